@@ -1,0 +1,16 @@
+//! # tpsim-model — what things are and what they cost
+//!
+//! Pure functions and data, no clock and no randomness: units, hardware and topology, LLM
+//! architectures lowered for tensor parallelism, kernel and collective costs, engine memory plans and
+//! speculative-decoding arithmetic. The event engine (`tpsim`) and calibration (`tpsim-calibrate`)
+//! both build on this crate; it depends on neither (book/src/architecture.md).
+
+pub mod collective;
+pub mod compute;
+pub mod hw;
+pub mod llm;
+pub mod memory;
+pub mod spec;
+pub mod units;
+
+pub use units::{Bandwidth, Bytes, Duration, UnitError};

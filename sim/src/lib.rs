@@ -1,0 +1,14 @@
+//! # tpsim — time
+//!
+//! The deterministic event engine, the task-graph executor, scenario files, the decode loop, reports
+//! and the `tpsim` command line. All costs come from `tpsim-model`; this crate decides *when* things
+//! happen. Same scenario and seed → byte-identical output (book/src/architecture.md).
+
+pub mod cli;
+pub mod decode;
+pub mod engine;
+pub mod exec;
+pub mod presets;
+pub mod report;
+pub mod scenario;
+pub mod trace;
