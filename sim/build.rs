@@ -1,1 +1,57 @@
-fn main() {}
+//! Bundles the preset data files under `scenarios/` into the binary, so `tpsim` finds them wherever
+//! it is run from. Presets stay data: this script only lists files, it does not interpret them.
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == ext));
+    v.sort();
+    v
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let mut out = String::new();
+    for (kind, sub) in [("HARDWARE", "hardware"), ("ENGINES", "engines")] {
+        let dir = root.join(sub);
+        println!("cargo::rerun-if-changed={}", dir.display());
+        writeln!(out, "/// Bundled `{sub}` presets: (name, file text).").unwrap();
+        writeln!(out, "pub static {kind}: &[(&str, &str)] = &[").unwrap();
+        for f in files(&dir, "toml") {
+            println!("cargo::rerun-if-changed={}", f.display());
+            let name = f.file_stem().unwrap().to_string_lossy();
+            writeln!(out, "    ({name:?}, include_str!({:?})),", f.canonicalize().unwrap()).unwrap();
+        }
+        writeln!(out, "];").unwrap();
+    }
+    let dir = root.join("models");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut models: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default();
+    models.sort();
+    writeln!(out, "/// Bundled model presets: (name, config.json text, quant.toml text).").unwrap();
+    writeln!(out, "pub static MODELS: &[(&str, &str, &str)] = &[").unwrap();
+    for m in models {
+        let (cfg, quant) = (m.join("config.json"), m.join("quant.toml"));
+        if !cfg.exists() || !quant.exists() {
+            continue;
+        }
+        println!("cargo::rerun-if-changed={}", cfg.display());
+        println!("cargo::rerun-if-changed={}", quant.display());
+        let name = m.file_name().unwrap().to_string_lossy();
+        writeln!(
+            out,
+            "    ({name:?}, include_str!({:?}), include_str!({:?})),",
+            cfg.canonicalize().unwrap(),
+            quant.canonicalize().unwrap()
+        )
+        .unwrap();
+    }
+    writeln!(out, "];").unwrap();
+    let dest = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("presets.rs");
+    std::fs::write(dest, out).unwrap();
+}

@@ -142,7 +142,9 @@ impl NcclAnalytic {
         }
         let ch = self.channels.max(1) as f64;
         let bus = ch * self.channel_bw_gbps;
-        let hw = self.step_latency_us.unwrap_or_else(|| hw_latency_us(self.link, algo, proto));
+        let hw = self
+            .step_latency_us
+            .unwrap_or_else(|| hw_latency_us(self.link, algo, proto));
         let (latency, algbw) = match algo {
             Algo::Ring => {
                 let steps = 2.0 * (n - 1.0);
@@ -151,7 +153,10 @@ impl NcclAnalytic {
                     Proto::Ll128 => (bus * 0.92).min(ch * BLACKWELL_LL128_PER_CHANNEL),
                     Proto::Simple => bus,
                 };
-                (base_latency_us(algo, proto) + steps * hw, bus * n / (2.0 * (n - 1.0)))
+                (
+                    base_latency_us(algo, proto) + steps * hw,
+                    bus * n / (2.0 * (n - 1.0)),
+                )
             }
             Algo::Tree => {
                 // Single node: the tree is a chain; 2 × (n − 1) × hw (pcie-collectives.md).
@@ -192,11 +197,62 @@ impl NcclAnalytic {
     }
 }
 
+impl NcclAnalytic {
+    /// NCCL's estimate for a ring all-gather where each rank ends with `total` bytes: (n − 1) steps,
+    /// algBw = busBw × n / (n − 1) (nccl-tests' busbw convention for all-gather), Ring only, the
+    /// fastest enabled protocol.
+    pub fn allgather(&self, total: Bytes) -> Option<CollectiveEstimate> {
+        if self.ranks < 2 {
+            return self.estimate_with(total, Algo::Ring, Proto::Simple);
+        }
+        let n = self.ranks as f64;
+        let ch = self.channels.max(1) as f64;
+        let mut best: Option<CollectiveEstimate> = None;
+        for proto in [Proto::Ll, Proto::Ll128, Proto::Simple] {
+            if self.algo == Some(Algo::Tree) || self.proto.is_some_and(|p| p != proto) {
+                continue;
+            }
+            if proto == Proto::Ll128 && !self.ll128_enabled && self.proto != Some(Proto::Ll128) {
+                continue;
+            }
+            let bus = ch * self.channel_bw_gbps;
+            let bus = match proto {
+                Proto::Ll => (bus * 0.5).min(BLACKWELL_LL_MAX_BW),
+                Proto::Ll128 => (bus * 0.92).min(ch * BLACKWELL_LL128_PER_CHANNEL),
+                Proto::Simple => bus,
+            };
+            let hw = self
+                .step_latency_us
+                .unwrap_or_else(|| hw_latency_us(self.link, Algo::Ring, proto));
+            let latency = base_latency_us(Algo::Ring, proto) + (n - 1.0) * hw;
+            let algbw = bus * n / (n - 1.0);
+            let time = Duration::from_us_f64(latency + total.0 as f64 / (1000.0 * algbw));
+            let e = CollectiveEstimate {
+                algo: Algo::Ring,
+                proto,
+                channels: self.channels.max(1),
+                latency_us: latency,
+                algbw_gbps: algbw,
+                time,
+            };
+            if best.is_none_or(|b| e.time < b.time) {
+                best = Some(e);
+            }
+        }
+        best
+    }
+}
+
 /// First-cut custom one-shot allreduce (vLLM/SGLang pull kernel): two flag barriers, each a round
 /// trip over the path, plus each rank pulling (n − 1) × S bytes from its peers at `read_gbps`.
 /// Contention, the posted-write collapse and system-memory staging as a flow effect come with
 /// issue #3; `read_gbps` carries the staging slowdown for now.
-pub fn custom_oneshot_first_cut(ranks: u32, bytes: Bytes, one_way_latency_us: f64, read_gbps: f64) -> Duration {
+pub fn custom_oneshot_first_cut(
+    ranks: u32,
+    bytes: Bytes,
+    one_way_latency_us: f64,
+    read_gbps: f64,
+) -> Duration {
     if ranks < 2 {
         return Duration::ZERO;
     }
@@ -239,9 +295,15 @@ mod tests {
     #[test]
     fn ll128_only_when_named() {
         let mut m = gen5_p2p(8);
-        assert!(m.estimate_with(Bytes(1 << 20), Algo::Ring, Proto::Ll128).is_none());
+        assert!(
+            m.estimate_with(Bytes(1 << 20), Algo::Ring, Proto::Ll128)
+                .is_none()
+        );
         m.proto = Some(Proto::Ll128);
-        assert!(m.estimate_with(Bytes(1 << 20), Algo::Ring, Proto::Ll128).is_some());
+        assert!(
+            m.estimate_with(Bytes(1 << 20), Algo::Ring, Proto::Ll128)
+                .is_some()
+        );
     }
 
     #[test]
@@ -249,6 +311,16 @@ mod tests {
         // 256 MiB: Ring/Simple algBw 45 × 8/14 = 25.7 GB/s beats LL's 12.9 despite 88.2 µs latency.
         let e = gen5_p2p(8).allreduce(Bytes(256 << 20)).unwrap();
         assert_eq!(e.proto, Proto::Simple);
+    }
+
+    #[test]
+    fn allgather_ring_ll() {
+        // 8 ranks, Gen5 2 × 22.5: LL latency 6.6 + 7 × 1.0 = 13.6 µs; algBw 22.5 × 8/7 = 25.714 GB/s;
+        // 1 MiB of logits → 13.6 + 1,048,576 / 25,714.3 = 54.378 µs; Simple: 8.4 + 7 × 5.7 = 48.3 µs +
+        // 1,048,576 / 51,428.6 = 68.69 µs → LL wins.
+        let e = gen5_p2p(8).allgather(Bytes(1 << 20)).unwrap();
+        assert_eq!(e.proto, Proto::Ll);
+        assert!((e.time.as_us_f64() - 54.378).abs() < 0.001, "{}", e.time);
     }
 
     #[test]

@@ -47,7 +47,11 @@ mod tests {
         let t = r.op_time(6.0e9, 2.0 * 3.0e9, 0);
         assert!((t.as_ms_f64() - 3.351_955).abs() < 1e-5, "{t}");
         // Compute-bound: 1e12 FLOP at 5e14 × 0.5 = 4 ms, plus 2 kernels × 3 µs.
-        let r = ComputeRates { flops_efficiency: 0.5, kernel_overhead_us: 3.0, ..r };
+        let r = ComputeRates {
+            flops_efficiency: 0.5,
+            kernel_overhead_us: 3.0,
+            ..r
+        };
         assert!((r.op_time(1e6, 1e12, 2).as_ms_f64() - 4.006).abs() < 1e-9);
     }
 }

@@ -138,11 +138,18 @@ impl Topology {
         if paths.is_empty() {
             return Err(TopologyError::NoGpus);
         }
-        let mut out = Topology { paths: Vec::new(), kinds: Vec::new() };
+        let mut out = Topology {
+            paths: Vec::new(),
+            kinds: Vec::new(),
+        };
         for (gpu, p) in paths.iter().enumerate() {
             let p = p.as_ref();
-            let segs: Vec<String> =
-                p.split('/').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+            let segs: Vec<String> = p
+                .split('/')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
             if segs.is_empty() {
                 return Err(TopologyError::EmptyPath { gpu });
             }
@@ -155,15 +162,24 @@ impl Topology {
                 } else if s.starts_with("switch") {
                     NodeKind::Switch
                 } else {
-                    return Err(TopologyError::UnknownSegment { gpu, segment: s.clone() });
+                    return Err(TopologyError::UnknownSegment {
+                        gpu,
+                        segment: s.clone(),
+                    });
                 };
                 kinds.push(k);
             }
             if kinds[0] != NodeKind::Socket {
-                return Err(TopologyError::NoSocket { gpu, path: p.to_string() });
+                return Err(TopologyError::NoSocket {
+                    gpu,
+                    path: p.to_string(),
+                });
             }
             if kinds[1..].contains(&NodeKind::Socket) {
-                return Err(TopologyError::NestedSocket { gpu, path: p.to_string() });
+                return Err(TopologyError::NestedSocket {
+                    gpu,
+                    path: p.to_string(),
+                });
             }
             out.paths.push(segs);
             out.kinds.push(kinds);
@@ -216,20 +232,31 @@ impl Topology {
     /// the path class is at most the P2P level; otherwise SHM through host memory.
     pub fn nccl_transport(&self, a: usize, b: usize, gpu: &GpuSpec, p2p_level: PathClass) -> Transport {
         let class = self.path_class(a, b, gpu.nvlink);
-        if gpu.p2p && class <= p2p_level { Transport::P2p } else { Transport::Shm }
+        if gpu.p2p && class <= p2p_level {
+            Transport::P2p
+        } else {
+            Transport::Shm
+        }
     }
 
     /// The worst transport on NCCL's ring in index order (0 → 1 → … → n−1 → 0) over the first
     /// `n` GPUs. First cut: the real ring search (issue #3) may reorder ranks.
     pub fn ring_transport(&self, n: usize, gpu: &GpuSpec, p2p_level: PathClass) -> Transport {
-        (0..n).map(|i| self.nccl_transport(i, (i + 1) % n, gpu, p2p_level)).max().unwrap_or(Transport::P2p)
+        (0..n)
+            .map(|i| self.nccl_transport(i, (i + 1) % n, gpu, p2p_level))
+            .max()
+            .unwrap_or(Transport::P2p)
     }
 }
 
 /// NCCL's default P2P level (`paths.cc`): PXB, except SYS on AMD hosts with at most 2 GPUs
 /// (reference/pcie-collectives.md, "Transport").
 pub fn nccl_default_p2p_level(cpu_vendor_amd: bool, gpus: usize) -> PathClass {
-    if cpu_vendor_amd && gpus <= 2 { PathClass::Sys } else { PathClass::Pxb }
+    if cpu_vendor_amd && gpus <= 2 {
+        PathClass::Sys
+    } else {
+        PathClass::Pxb
+    }
 }
 
 #[cfg(test)]
@@ -292,9 +319,18 @@ mod tests {
 
     #[test]
     fn bad_paths_are_errors() {
-        assert!(matches!(Topology::from_paths(&["rack0/root0"]), Err(TopologyError::UnknownSegment { .. })));
-        assert!(matches!(Topology::from_paths(&["root0"]), Err(TopologyError::NoSocket { .. })));
-        assert!(matches!(Topology::from_paths::<&str>(&[]), Err(TopologyError::NoGpus)));
+        assert!(matches!(
+            Topology::from_paths(&["rack0/root0"]),
+            Err(TopologyError::UnknownSegment { .. })
+        ));
+        assert!(matches!(
+            Topology::from_paths(&["root0"]),
+            Err(TopologyError::NoSocket { .. })
+        ));
+        assert!(matches!(
+            Topology::from_paths::<&str>(&[]),
+            Err(TopologyError::NoGpus)
+        ));
         assert_eq!(PathClass::parse_level("node"), Some(PathClass::Phb));
         assert_eq!(PathClass::parse_level("bogus"), None);
     }

@@ -103,7 +103,12 @@ pub fn sglang_kv_plan(i: &SglangKvInput) -> SglangKvPlan {
 /// The smallest mem_fraction_static for which the profile yields at least one page of tokens:
 /// solve available − total × (1 − f) = page × cell / 2^30 for f. Returns `None` when even f = 1
 /// does not start (weights alone exceed the free memory).
-pub fn sglang_min_fraction(total_gib: f64, available_gib: f64, cell_size: u64, page_size: u64) -> Option<f64> {
+pub fn sglang_min_fraction(
+    total_gib: f64,
+    available_gib: f64,
+    cell_size: u64,
+    page_size: u64,
+) -> Option<f64> {
     if total_gib <= 0.0 {
         return None;
     }
@@ -134,11 +139,16 @@ pub fn check_late_allocations(free: Bytes, allocs: &[LateAllocation]) -> LateVer
     let mut left = free.0;
     for (index, a) in allocs.iter().enumerate() {
         if a.bytes.0 > left {
-            return LateVerdict::Fails { index, missing: Bytes(a.bytes.0 - left) };
+            return LateVerdict::Fails {
+                index,
+                missing: Bytes(a.bytes.0 - left),
+            };
         }
         left -= a.bytes.0;
     }
-    LateVerdict::Fits { headroom: Bytes(left) }
+    LateVerdict::Fits {
+        headroom: Bytes(left),
+    }
 }
 
 #[cfg(test)]
@@ -217,10 +227,25 @@ mod tests {
     #[test]
     fn late_allocations() {
         let allocs = vec![
-            LateAllocation { name: "a".into(), bytes: Bytes(60) },
-            LateAllocation { name: "b".into(), bytes: Bytes(50) },
+            LateAllocation {
+                name: "a".into(),
+                bytes: Bytes(60),
+            },
+            LateAllocation {
+                name: "b".into(),
+                bytes: Bytes(50),
+            },
         ];
-        assert_eq!(check_late_allocations(Bytes(100), &allocs), LateVerdict::Fails { index: 1, missing: Bytes(10) });
-        assert_eq!(check_late_allocations(Bytes(120), &allocs), LateVerdict::Fits { headroom: Bytes(10) });
+        assert_eq!(
+            check_late_allocations(Bytes(100), &allocs),
+            LateVerdict::Fails {
+                index: 1,
+                missing: Bytes(10)
+            }
+        );
+        assert_eq!(
+            check_late_allocations(Bytes(120), &allocs),
+            LateVerdict::Fits { headroom: Bytes(10) }
+        );
     }
 }

@@ -43,7 +43,10 @@ impl Acceptance {
         {
             return Err(AcceptanceError::Increasing(w[1], w[0]));
         }
-        match rates.iter().find(|r| !(r.is_finite() && (0.0..=1.0).contains(*r))) {
+        match rates
+            .iter()
+            .find(|r| !(r.is_finite() && (0.0..=1.0).contains(*r)))
+        {
             Some(r) => Err(AcceptanceError::OutOfRange(*r)),
             None => Ok(()),
         }
@@ -56,7 +59,11 @@ impl Acceptance {
             Acceptance::PerPosition(v) => v.get(i).or(v.last()).copied().unwrap_or(0.0),
             Acceptance::Cumulative(v) => {
                 let here = v.get(i).copied().unwrap_or(0.0);
-                let before = if i == 0 { 1.0 } else { v.get(i - 1).copied().unwrap_or(0.0) };
+                let before = if i == 0 {
+                    1.0
+                } else {
+                    v.get(i - 1).copied().unwrap_or(0.0)
+                };
                 if before > 0.0 { here / before } else { 0.0 }
             }
         }
@@ -90,7 +97,11 @@ impl Acceptance {
 
 /// The acceptance length at which speculation breaks even: τ such that τ / iteration = 1 / step.
 pub fn break_even_accept_len(iteration_s: f64, plain_step_s: f64) -> f64 {
-    if plain_step_s > 0.0 { iteration_s / plain_step_s } else { f64::INFINITY }
+    if plain_step_s > 0.0 {
+        iteration_s / plain_step_s
+    } else {
+        f64::INFINITY
+    }
 }
 
 #[cfg(test)]

@@ -21,14 +21,19 @@ pub enum UnitError {
     #[error("`{input}` is not a number followed by a unit: expected {expected}")]
     BadNumber { input: String, expected: &'static str },
     #[error("unknown unit `{unit}` in `{input}`: expected {expected}")]
-    UnknownUnit { input: String, unit: String, expected: &'static str },
+    UnknownUnit {
+        input: String,
+        unit: String,
+        expected: &'static str,
+    },
     #[error("`{input}` is negative: expected a value ≥ 0")]
     Negative { input: String },
     #[error("`{input}` is too large to represent")]
     Overflow { input: String },
 }
 
-const BYTES_EXPECTED: &str = "a size such as 4096, 14KB, 96GiB (B, KB, MB, GB, TB = 10^3^k; KiB, MiB, GiB, TiB, K, M, G = 2^10k)";
+const BYTES_EXPECTED: &str =
+    "a size such as 4096, 14KB, 96GiB (B, KB, MB, GB, TB = 10^3^k; KiB, MiB, GiB, TiB, K, M, G = 2^10k)";
 const TIME_EXPECTED: &str = "a duration such as 1.2us, 250µs, 30ms (ps, ns, us/µs, ms, s)";
 const BW_EXPECTED: &str = "a bandwidth such as 53.6GB/s, 1.79TB/s, 900MB/s (B/s, KB/s, MB/s, GB/s, TB/s decimal; KiB/s, MiB/s, GiB/s binary)";
 
@@ -344,7 +349,9 @@ impl<'de> serde::Deserialize<'de> for Bytes {
                 Ok(Bytes(v))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Bytes, E> {
-                u64::try_from(v).map(Bytes).map_err(|_| E::custom(format!("{v} is negative: expected a size ≥ 0")))
+                u64::try_from(v)
+                    .map(Bytes)
+                    .map_err(|_| E::custom(format!("{v} is negative: expected a size ≥ 0")))
             }
         }
         d.deserialize_any(V)
@@ -360,11 +367,17 @@ struct Decimal {
 impl Decimal {
     /// `round(self × factor)`, half away from zero, in u64 range.
     fn scale(&self, factor: u128, input: &str) -> Result<u128, UnitError> {
-        let overflow = || UnitError::Overflow { input: input.to_string() };
+        let overflow = || UnitError::Overflow {
+            input: input.to_string(),
+        };
         let num = self.mantissa.checked_mul(factor).ok_or_else(overflow)?;
         let den = 10u128.checked_pow(self.decimals).ok_or_else(overflow)?;
         let v = (num + den / 2) / den;
-        if v > u64::MAX as u128 { Err(overflow()) } else { Ok(v) }
+        if v > u64::MAX as u128 {
+            Err(overflow())
+        } else {
+            Ok(v)
+        }
     }
 }
 
@@ -378,7 +391,10 @@ fn split_number<'a>(s: &'a str, expected: &'static str) -> Result<(Decimal, &'a 
         return Err(UnitError::Negative { input: s.to_string() });
     }
     let t = t.strip_prefix('+').unwrap_or(t);
-    let bad = || UnitError::BadNumber { input: s.to_string(), expected };
+    let bad = || UnitError::BadNumber {
+        input: s.to_string(),
+        expected,
+    };
     let mut mantissa: u128 = 0;
     let mut decimals: u32 = 0;
     let mut seen_digit = false;
@@ -424,8 +440,13 @@ fn split_number<'a>(s: &'a str, expected: &'static str) -> Result<(Decimal, &'a 
     }
     let mut dec = Decimal { mantissa, decimals };
     if exp >= 0 {
-        let mul = 10u128.checked_pow(exp as u32).ok_or_else(|| UnitError::Overflow { input: s.to_string() })?;
-        dec.mantissa = dec.mantissa.checked_mul(mul).ok_or_else(|| UnitError::Overflow { input: s.to_string() })?;
+        let mul = 10u128
+            .checked_pow(exp as u32)
+            .ok_or_else(|| UnitError::Overflow { input: s.to_string() })?;
+        dec.mantissa = dec
+            .mantissa
+            .checked_mul(mul)
+            .ok_or_else(|| UnitError::Overflow { input: s.to_string() })?;
     } else {
         dec.decimals += exp.unsigned_abs();
     }
@@ -433,7 +454,11 @@ fn split_number<'a>(s: &'a str, expected: &'static str) -> Result<(Decimal, &'a 
 }
 
 fn unknown(input: &str, unit: &str, expected: &'static str) -> UnitError {
-    UnitError::UnknownUnit { input: input.to_string(), unit: unit.to_string(), expected }
+    UnitError::UnknownUnit {
+        input: input.to_string(),
+        unit: unit.to_string(),
+        expected,
+    }
 }
 
 #[cfg(test)]
@@ -465,9 +490,15 @@ mod tests {
     fn bandwidth_decimal_gb() {
         let bw: Bandwidth = "53.6GB/s".parse().unwrap();
         assert_eq!(bw.bytes_per_s(), 53_600_000_000);
-        assert_eq!("1.79TB/s".parse::<Bandwidth>().unwrap().bytes_per_s(), 1_790_000_000_000);
+        assert_eq!(
+            "1.79TB/s".parse::<Bandwidth>().unwrap().bytes_per_s(),
+            1_790_000_000_000
+        );
         assert_eq!("1GiB/s".parse::<Bandwidth>().unwrap().bytes_per_s(), 1 << 30);
-        assert_eq!("24GBps".parse::<Bandwidth>().unwrap().bytes_per_s(), 24_000_000_000);
+        assert_eq!(
+            "24GBps".parse::<Bandwidth>().unwrap().bytes_per_s(),
+            24_000_000_000
+        );
     }
 
     #[test]
@@ -482,13 +513,31 @@ mod tests {
     fn bad_strings_say_what_was_expected() {
         let e = "96 GiG".parse::<Bytes>().unwrap_err();
         assert!(e.to_string().contains("unknown unit `GiG`"), "{e}");
-        assert!(matches!("-3ms".parse::<Duration>(), Err(UnitError::Negative { .. })));
-        assert!(matches!("fast".parse::<Bandwidth>(), Err(UnitError::BadNumber { .. })));
+        assert!(matches!(
+            "-3ms".parse::<Duration>(),
+            Err(UnitError::Negative { .. })
+        ));
+        assert!(matches!(
+            "fast".parse::<Bandwidth>(),
+            Err(UnitError::BadNumber { .. })
+        ));
         assert!(matches!("".parse::<Bytes>(), Err(UnitError::Empty { .. })));
-        assert!(matches!("12".parse::<Duration>(), Err(UnitError::UnknownUnit { .. })));
-        assert!(matches!("53GB".parse::<Bandwidth>(), Err(UnitError::UnknownUnit { .. })));
-        assert!(matches!("0GB/s".parse::<Bandwidth>(), Err(UnitError::BadNumber { .. })));
-        assert!(matches!("99999999999TiB".parse::<Bytes>(), Err(UnitError::Overflow { .. })));
+        assert!(matches!(
+            "12".parse::<Duration>(),
+            Err(UnitError::UnknownUnit { .. })
+        ));
+        assert!(matches!(
+            "53GB".parse::<Bandwidth>(),
+            Err(UnitError::UnknownUnit { .. })
+        ));
+        assert!(matches!(
+            "0GB/s".parse::<Bandwidth>(),
+            Err(UnitError::BadNumber { .. })
+        ));
+        assert!(matches!(
+            "99999999999TiB".parse::<Bytes>(),
+            Err(UnitError::Overflow { .. })
+        ));
     }
 
     #[test]

@@ -1,1 +1,37 @@
-//! (in progress)
+//! Preset data files bundled at build time from `scenarios/hardware/*.toml`,
+//! `scenarios/engines/*.toml` and `scenarios/models/<name>/{config.json,quant.toml}`.
+//!
+//! A scenario names a preset either by its bundled name (`preset = "kimi-k2.5"`) or by a path
+//! relative to the scenario file (`preset = "./my-box.toml"`; anything containing `/` or ending in
+//! `.toml`/`.json` is a path).
+
+include!(concat!(env!("OUT_DIR"), "/presets.rs"));
+
+/// Whether a preset reference is a path rather than a bundled name.
+pub fn is_path(reference: &str) -> bool {
+    reference.contains('/') || reference.ends_with(".toml") || reference.ends_with(".json")
+}
+
+/// The bundled hardware preset `name`.
+pub fn hardware(name: &str) -> Option<&'static str> {
+    HARDWARE.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The bundled engine preset `name`.
+pub fn engine(name: &str) -> Option<&'static str> {
+    ENGINES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The bundled model preset `name`: (config.json, quant.toml).
+pub fn model(name: &str) -> Option<(&'static str, &'static str)> {
+    MODELS.iter().find(|(n, _, _)| *n == name).map(|(_, c, q)| (*c, *q))
+}
+
+/// Names of bundled presets of one kind, for error messages and `--help`.
+pub fn names(kind: &str) -> Vec<&'static str> {
+    match kind {
+        "hardware" => HARDWARE.iter().map(|(n, _)| *n).collect(),
+        "engine" => ENGINES.iter().map(|(n, _)| *n).collect(),
+        _ => MODELS.iter().map(|(n, _, _)| *n).collect(),
+    }
+}

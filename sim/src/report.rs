@@ -1,1 +1,367 @@
-//! (in progress)
+//! Reports: the JSON object of `tpsim run --json` (schema in book/src/json.md; keep it stable) and
+//! the text report built from the same object.
+
+use crate::decode::{Prediction, Verdict};
+use crate::exec::Category;
+use crate::scenario::{AllreduceBackend, Scenario};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use tpsim_model::hw::Transport;
+use tpsim_model::units::Bytes;
+
+/// Version of the JSON schema; bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The whole `tpsim run --json` object.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub schema_version: u32,
+    pub tpsim_version: &'static str,
+    pub scenario: ScenarioSummary,
+    pub throughput: Throughput,
+    /// Mean critical-path ms per iteration by category: compute, collective, host, sync, idle.
+    pub breakdown: BTreeMap<String, f64>,
+    /// The category with the most time per iteration (idle excluded).
+    pub bottleneck: String,
+    pub memory: MemoryReport,
+    pub collectives: Collectives,
+    pub spec: Option<SpecReport>,
+    /// Physical floors to compare against.
+    pub floor: Floor,
+    /// Which parts of this prediction are first-cut models, in words.
+    pub first_cut: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioSummary {
+    pub file: String,
+    pub seed: u64,
+    pub hardware: String,
+    pub gpus: usize,
+    pub model: String,
+    pub engine: String,
+    pub tp: u32,
+    pub allreduce: AllreduceBackend,
+    pub concurrency: u32,
+    pub prompt_len: u32,
+    pub output_len: u32,
+    /// "eagle3 steps=3 topk=1 draft_tokens=4 draft=…" or null.
+    pub speculative: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Throughput {
+    /// Output tokens per second over all requests, during decode.
+    pub output_tok_s: f64,
+    /// Output tokens per second of one request.
+    pub per_request_tok_s: f64,
+    /// Mean time per output token of one request, ms.
+    pub tpot_ms: f64,
+    /// Median / 99th percentile of per-iteration time per accepted token, ms.
+    pub itl_p50_ms: f64,
+    pub itl_p99_ms: f64,
+    pub iterations: u64,
+    pub output_tokens: u64,
+    pub decode_time_ms: f64,
+    pub mean_iteration_ms: f64,
+    /// Distinct iteration shapes simulated (the rest were reused).
+    pub distinct_shapes: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryReport {
+    /// "ok" or "oom".
+    pub verdict: &'static str,
+    pub kv_tokens: u64,
+    pub kv_pool_gib: f64,
+    pub cell_size_bytes: u64,
+    pub draft_cell_size_bytes: Option<u64>,
+    pub mem_fraction_static: f64,
+    pub total_gib: f64,
+    pub total_source: crate::decode::Source,
+    pub available_gib: f64,
+    pub available_source: crate::decode::Source,
+    pub rest_gib: f64,
+    pub min_mem_fraction_static: Option<f64>,
+    pub headroom_mib: f64,
+    pub oom: Option<OomReport>,
+    pub entries: Vec<crate::decode::MemEntry>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OomReport {
+    pub step: String,
+    pub message: String,
+    pub missing_mib: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Collectives {
+    pub backend: AllreduceBackend,
+    /// NCCL transport on the ring: "p2p" or "shm".
+    pub transport: &'static str,
+    pub p2p_level: &'static str,
+    pub staged_peer_loads: bool,
+    /// Allreduces in one target forward pass (embedding + 2 per layer).
+    pub allreduces_per_pass: u32,
+    pub decode_allreduce_bytes: u64,
+    pub decode_allreduce_us: f64,
+    pub decode_algorithm: String,
+    pub verify_allreduce_bytes: Option<u64>,
+    pub verify_allreduce_us: Option<f64>,
+    pub verify_pass_allreduce_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SpecReport {
+    pub accept_len_mean: f64,
+    pub expected_accept_len: f64,
+    pub tok_s_without_spec: f64,
+    pub break_even_accept_len: Option<f64>,
+    /// Mean iteration time / mean plain decode step time.
+    pub iteration_ratio: f64,
+    pub iteration_ms: f64,
+    pub plain_step_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Floor {
+    /// Weights read per rank by one 1-token-per-request decode pass, GiB.
+    pub weights_read_gib_per_step: f64,
+    /// That read at the datasheet memory bandwidth, ms.
+    pub memory_floor_ms_per_step: f64,
+}
+
+const FIRST_CUT: &[&str] = &[
+    "collectives: NCCL's analytic formula with a host-staged per-step latency for SHM (flow network: issue #3)",
+    "custom allreduce: barriers + peer reads at a staged bandwidth, no contention or posted-write collapse (issue #3)",
+    "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
+    "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
+    "memory: SGLang late-2025 era only; graph and activation sizes are preset assumptions (issue #5)",
+    "speculation: topk = 1 chains; draft extend costed over num_draft_tokens (issue #6)",
+];
+
+/// Builds the report object.
+pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
+    let m = &p.main;
+    let c = s.workload.concurrency;
+    let breakdown: BTreeMap<String, f64> = Category::ALL
+        .iter()
+        .filter(|c| matches!(c, Category::Compute | Category::Collective | Category::Host | Category::Sync | Category::Idle))
+        .map(|cat| (cat.as_str().to_string(), m.breakdown_ms().get(cat).copied().unwrap_or(0.0)))
+        .collect();
+    let bottleneck = breakdown
+        .iter()
+        .filter(|(k, _)| k.as_str() != "idle")
+        .fold(None::<(&String, f64)>, |best, (k, v)| match best {
+            Some((_, bv)) if bv >= *v => best,
+            _ => Some((k, *v)),
+        })
+        .map_or_else(|| "none".to_string(), |(k, _)| k.clone());
+    let tp = s.engine.tp;
+    let fp1 = s.model.forward_pass(tp, c);
+    let ar1 = p.costs.allreduce(fp1.allreduce_bytes);
+    let per_pass = fp1.allreduces;
+    let (verify_bytes, verify_us, verify_ms) = match &s.speculative {
+        Some(sp) => {
+            let fpv = s.model.forward_pass(tp, c * sp.num_draft_tokens);
+            let arv = p.costs.allreduce(fpv.allreduce_bytes);
+            let us = arv.time.as_us_f64();
+            (Some(fpv.allreduce_bytes.0), Some(us), Some(us * fpv.allreduces as f64 / 1000.0))
+        }
+        None => (None, None, None),
+    };
+    let spec = match (&s.speculative, &p.without_spec) {
+        (Some(sp), Some(plain)) => Some(SpecReport {
+            accept_len_mean: m.accept_len_mean,
+            expected_accept_len: sp.acceptance.expected_accept_len(sp.num_steps),
+            tok_s_without_spec: plain.output_tok_s(),
+            break_even_accept_len: p.break_even_accept_len,
+            iteration_ratio: if plain.mean_iteration_ms > 0.0 { m.mean_iteration_ms / plain.mean_iteration_ms } else { 0.0 },
+            iteration_ms: m.mean_iteration_ms,
+            plain_step_ms: plain.mean_iteration_ms,
+        }),
+        _ => None,
+    };
+    let mem = &p.memory;
+    let oom = match &mem.verdict {
+        Verdict::Ok => None,
+        Verdict::Oom { step, message, missing } => {
+            Some(OomReport { step: step.clone(), message: message.clone(), missing_mib: missing.as_mib_f64() })
+        }
+    };
+    let weights = fp1.weight_bytes();
+    RunReport {
+        schema_version: SCHEMA_VERSION,
+        tpsim_version: env!("CARGO_PKG_VERSION"),
+        scenario: ScenarioSummary {
+            file: s.file.display().to_string(),
+            seed: s.seed,
+            hardware: s.hardware.name.clone(),
+            gpus: s.hardware.topology.gpu_count(),
+            model: s.model_name.clone(),
+            engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
+            tp,
+            allreduce: s.engine.allreduce,
+            concurrency: c,
+            prompt_len: s.workload.prompt_len,
+            output_len: s.workload.output_len,
+            speculative: s.speculative.as_ref().map(|sp| {
+                format!(
+                    "{} steps={} topk={} draft_tokens={} draft={}",
+                    sp.algorithm, sp.num_steps, sp.topk, sp.num_draft_tokens, sp.draft_name
+                )
+            }),
+        },
+        throughput: Throughput {
+            output_tok_s: m.output_tok_s(),
+            per_request_tok_s: m.output_tok_s() / c.max(1) as f64,
+            tpot_ms: m.tpot_ms(c),
+            itl_p50_ms: m.tpot_percentile_ms(50.0),
+            itl_p99_ms: m.tpot_percentile_ms(99.0),
+            iterations: m.iterations,
+            output_tokens: m.output_tokens,
+            decode_time_ms: m.total_time.as_ms_f64(),
+            mean_iteration_ms: m.mean_iteration_ms,
+            distinct_shapes: m.distinct_shapes,
+        },
+        breakdown,
+        bottleneck,
+        memory: MemoryReport {
+            verdict: if oom.is_some() { "oom" } else { "ok" },
+            kv_tokens: mem.kv_tokens,
+            kv_pool_gib: mem.kv_pool.as_gib_f64(),
+            cell_size_bytes: mem.cell_size,
+            draft_cell_size_bytes: mem.draft_cell_size,
+            mem_fraction_static: mem.mem_fraction_static,
+            total_gib: mem.total_gib,
+            total_source: mem.total_source,
+            available_gib: mem.available_gib,
+            available_source: mem.available_source,
+            rest_gib: mem.rest_gib,
+            min_mem_fraction_static: mem.min_mem_fraction_static,
+            headroom_mib: mem.headroom.as_mib_f64(),
+            oom,
+            entries: mem.entries.clone(),
+        },
+        collectives: Collectives {
+            backend: p.costs.backend,
+            transport: match p.costs.transport {
+                Transport::P2p => "p2p",
+                Transport::Shm => "shm",
+            },
+            p2p_level: p.costs.p2p_level.as_str(),
+            staged_peer_loads: p.costs.staged_peer_loads,
+            allreduces_per_pass: per_pass,
+            decode_allreduce_bytes: ar1.bytes.0,
+            decode_allreduce_us: ar1.time.as_us_f64(),
+            decode_algorithm: ar1.algorithm,
+            verify_allreduce_bytes: verify_bytes,
+            verify_allreduce_us: verify_us,
+            verify_pass_allreduce_ms: verify_ms,
+        },
+        spec,
+        floor: Floor {
+            weights_read_gib_per_step: weights.as_gib_f64(),
+            memory_floor_ms_per_step: s.hardware.gpu.memory_bandwidth.transfer_time(weights).as_ms_f64(),
+        },
+        first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// The human-readable report.
+pub fn text(r: &RunReport) -> String {
+    let mut o = String::new();
+    let sc = &r.scenario;
+    let _ = writeln!(o, "tpsim {} — {}", r.tpsim_version, sc.file);
+    let _ = writeln!(o, "  hardware  {} ({} GPUs)", sc.hardware, sc.gpus);
+    let _ = writeln!(o, "  model     {}   engine {}  tp={}  allreduce={:?}", sc.model, sc.engine, sc.tp, sc.allreduce);
+    if let Some(sp) = &sc.speculative {
+        let _ = writeln!(o, "  spec      {sp}");
+    }
+    let _ = writeln!(o, "  workload  concurrency={} prompt={} output={}  seed={}", sc.concurrency, sc.prompt_len, sc.output_len, sc.seed);
+    let _ = writeln!(o);
+    let m = &r.memory;
+    let _ = writeln!(o, "Memory (per GPU, SGLang rules)");
+    let _ = writeln!(
+        o,
+        "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {}",
+        m.total_gib, m.total_source, m.available_gib, m.available_source, m.mem_fraction_static
+    );
+    let _ = writeln!(o, "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token", m.rest_gib, m.cell_size_bytes);
+    match &m.oom {
+        None => {
+            let _ = writeln!(
+                o,
+                "  verdict OK: KV cache {} tokens ({:.2} GiB); headroom after the last allocation {:.0} MiB",
+                m.kv_tokens, m.kv_pool_gib, m.headroom_mib
+            );
+        }
+        Some(oom) => {
+            let _ = writeln!(o, "  verdict OOM at {}: missing {:.0} MiB", oom.step, oom.missing_mib);
+            let _ = writeln!(o, "  the engine would print: {}", oom.message);
+        }
+    }
+    if let Some(f) = m.min_mem_fraction_static {
+        let _ = writeln!(o, "  smallest mem_fraction_static that starts: {f:.4}");
+    }
+    let _ = writeln!(o);
+    let t = &r.throughput;
+    if m.oom.is_some() {
+        let _ = writeln!(o, "Decode (the engine would NOT start; figures assume it did)");
+    } else {
+        let _ = writeln!(o, "Decode");
+    }
+    let _ = writeln!(o, "  output throughput  {:.1} tok/s ({:.1} tok/s per request)", t.output_tok_s, t.per_request_tok_s);
+    let _ = writeln!(o, "  time per output token  {:.2} ms (p50 {:.2}, p99 {:.2})", t.tpot_ms, t.itl_p50_ms, t.itl_p99_ms);
+    let _ = writeln!(o, "  iterations {} of {:.2} ms mean; {} distinct shapes simulated", t.iterations, t.mean_iteration_ms, t.distinct_shapes);
+    if let Some(sp) = &r.spec {
+        let _ = writeln!(
+            o,
+            "  speculation: accept length {:.2} (expected {:.2}); without it {:.1} tok/s; iteration {:.2} ms = {:.2} × plain step {:.2} ms",
+            sp.accept_len_mean, sp.expected_accept_len, sp.tok_s_without_spec, sp.iteration_ms, sp.iteration_ratio, sp.plain_step_ms
+        );
+        if let Some(be) = sp.break_even_accept_len {
+            let _ = writeln!(o, "  break-even acceptance length {be:.2}");
+        }
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "Per-iteration breakdown (critical path, ms)");
+    for (k, v) in &r.breakdown {
+        let _ = writeln!(o, "  {k:<11} {v:>9.3}");
+    }
+    let _ = writeln!(o, "  bottleneck: {}", r.bottleneck);
+    let _ = writeln!(o);
+    let c = &r.collectives;
+    let _ = writeln!(
+        o,
+        "Collectives: {:?} over {} (NCCL P2P level {}){}",
+        c.backend,
+        c.transport,
+        c.p2p_level,
+        if c.staged_peer_loads { "; kernel peer loads staged through system memory" } else { "" }
+    );
+    let _ = writeln!(
+        o,
+        "  {} allreduces per target pass; decode allreduce {} → {:.1} µs ({})",
+        c.allreduces_per_pass,
+        Bytes(c.decode_allreduce_bytes),
+        c.decode_allreduce_us,
+        c.decode_algorithm
+    );
+    if let (Some(b), Some(us), Some(ms)) = (c.verify_allreduce_bytes, c.verify_allreduce_us, c.verify_pass_allreduce_ms) {
+        let _ = writeln!(o, "  verify allreduce {} → {:.1} µs; {:.2} ms of allreduce per verify pass", Bytes(b), us, ms);
+    }
+    let _ = writeln!(
+        o,
+        "Floor: {:.2} GiB of weights per rank per step → {:.2} ms at datasheet bandwidth",
+        r.floor.weights_read_gib_per_step, r.floor.memory_floor_ms_per_step
+    );
+    let _ = writeln!(o);
+    let _ = writeln!(o, "First-cut models in this prediction:");
+    for f in &r.first_cut {
+        let _ = writeln!(o, "  - {f}");
+    }
+    o
+}

@@ -1,1 +1,508 @@
-//! (in progress)
+//! Scenario files: the TOML schema, preset resolution and validation.
+//!
+//! A scenario has `seed` and the sections `[hardware]`, `[model]`, `[engine]` (with `[engine.env]`,
+//! `[engine.costs]`, `[engine.observed]`), `[speculative]` and `[workload]`. Hardware, models and
+//! engine costs come from preset data files (see [`crate::presets`]); every key of a hardware or
+//! engine preset can be overridden inline. Unknown keys are errors everywhere. Every error names the
+//! file, the TOML key path, the line when known, and what was expected (book/src/scenarios.md).
+
+mod error;
+mod schema;
+
+pub use error::ScenarioError;
+pub use schema::*;
+
+use crate::presets;
+use std::path::{Path, PathBuf};
+use tpsim_model::hw::{GpuSpec, PathClass, Topology};
+use tpsim_model::llm::{ModelSpec, Quantization};
+use tpsim_model::spec::Acceptance;
+use tpsim_model::units::{Bandwidth, Bytes, Duration};
+
+/// A fully resolved, validated scenario: what the simulation runs on.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The file it came from (for messages).
+    pub file: PathBuf,
+    pub seed: u64,
+    pub hardware: Hardware,
+    /// Preset name or path of the target model.
+    pub model_name: String,
+    pub model: ModelSpec,
+    pub engine: Engine,
+    pub speculative: Option<Speculative>,
+    pub workload: Workload,
+}
+
+/// Resolved hardware.
+#[derive(Debug, Clone)]
+pub struct Hardware {
+    pub name: String,
+    pub cpu_amd: bool,
+    pub gpu: GpuSpec,
+    pub topology: Topology,
+    pub params: HwParams,
+}
+
+/// Resolved first-cut hardware cost parameters (all required after merging preset and overrides).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HwParams {
+    pub context_overhead: Bytes,
+    pub mem_efficiency: f64,
+    pub flops_efficiency: f64,
+    pub kernel_overhead: Duration,
+    pub nccl_channels: u32,
+    pub nccl_channel_bw: Bandwidth,
+    pub shm_step_latency: Duration,
+    pub shm_channel_bw: Bandwidth,
+    pub p2p_latency: Duration,
+    pub peer_read_bw: Bandwidth,
+    pub staged_peer_read_factor: f64,
+}
+
+/// Allreduce backend of the TP group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllreduceBackend {
+    /// NCCL (what stock SGLang uses on > 2 PCIe GPUs).
+    Nccl,
+    /// SGLang's custom one-shot/two-shot kernel, forced on (a local patch on PCIe).
+    Custom,
+}
+
+/// NCCL environment variables that change the transport or the tuner.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NcclEnv {
+    pub p2p_level: Option<PathClass>,
+    pub p2p_disable: bool,
+    pub proto: Option<tpsim_model::collective::Proto>,
+    pub algo: Option<tpsim_model::collective::Algo>,
+    pub min_nchannels: Option<u32>,
+    pub max_nchannels: Option<u32>,
+}
+
+/// Resolved engine settings.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub name: String,
+    pub version: Option<String>,
+    pub tp: u32,
+    pub mem_fraction_static: f64,
+    pub allreduce: AllreduceBackend,
+    pub page_size: u64,
+    pub max_total_tokens: Option<u64>,
+    pub cuda_graph: bool,
+    pub env: NcclEnv,
+    pub costs: EngineCosts,
+    pub observed: Option<Observed>,
+}
+
+/// Resolved engine cost and memory parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineCosts {
+    pub era: String,
+    pub host_overhead: Duration,
+    pub sync_cost: Duration,
+    pub kernels_per_layer: u32,
+    pub custom_allreduce_buffers: Bytes,
+    pub target_cuda_graph_memory: Bytes,
+    pub draft_cuda_graph_memory: Bytes,
+    pub activation_memory: Bytes,
+}
+
+/// Values read off a real start-up log (GiB, as the engine prints "GB").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    pub free_after_init_gib: Option<f64>,
+    pub free_after_weights_gib: Option<f64>,
+}
+
+/// Resolved speculative decoding.
+#[derive(Debug, Clone)]
+pub struct Speculative {
+    pub algorithm: String,
+    pub draft_name: String,
+    pub draft: ModelSpec,
+    pub num_steps: u32,
+    pub topk: u32,
+    pub num_draft_tokens: u32,
+    pub acceptance: Acceptance,
+}
+
+/// Resolved workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub concurrency: u32,
+    pub prompt_len: u32,
+    pub output_len: u32,
+}
+
+/// Reads, parses, resolves and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError::Io { file: path.display().to_string(), message: e.to_string() })?;
+    load_str(&text, path)
+}
+
+/// Parses, resolves and validates scenario text; `path` names it in errors and anchors relative
+/// preset paths.
+pub fn load_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+    let file: ScenarioFile = error::parse_toml(text, path)?;
+    Resolver { path, text }.resolve(file)
+}
+
+struct Resolver<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Resolver<'_> {
+    fn invalid(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::invalid(self.path, self.text, key, message.into())
+    }
+
+    fn need<T>(&self, v: Option<T>, key: &str) -> Result<T, ScenarioError> {
+        v.ok_or_else(|| self.invalid(key, "missing: expected a value here or in the preset"))
+    }
+
+    fn frac(&self, v: Option<f64>, key: &str) -> Result<f64, ScenarioError> {
+        let v = self.need(v, key)?;
+        if v.is_finite() && v > 0.0 && v <= 1.0 { Ok(v) } else { Err(self.invalid(key, format!("{v} is outside (0, 1]"))) }
+    }
+
+    fn read_relative(&self, key: &str, reference: &str) -> Result<(PathBuf, String), ScenarioError> {
+        let base = self.path.parent().unwrap_or(Path::new("."));
+        let p = base.join(reference);
+        match std::fs::read_to_string(&p) {
+            Ok(t) => Ok((p, t)),
+            Err(e) => Err(self.invalid(key, format!("cannot read preset file `{}`: {e}", p.display()))),
+        }
+    }
+
+    fn resolve(&self, f: ScenarioFile) -> Result<Scenario, ScenarioError> {
+        let hardware = self.hardware(f.hardware)?;
+        let (model_name, model) = self.model("model", f.model)?;
+        let engine = self.engine(f.engine, &hardware, &model)?;
+        let speculative = match f.speculative {
+            Some(s) => Some(self.speculative(s, engine.tp)?),
+            None => None,
+        };
+        let workload = self.workload(f.workload.unwrap_or_default())?;
+        Ok(Scenario {
+            file: self.path.to_path_buf(),
+            seed: f.seed.unwrap_or(0),
+            hardware,
+            model_name,
+            model,
+            engine,
+            speculative,
+            workload,
+        })
+    }
+
+    fn hardware(&self, h: HardwareSection) -> Result<Hardware, ScenarioError> {
+        let base = match &h.preset {
+            None => HardwareSection::default(),
+            Some(r) => {
+                let (file, text) = if presets::is_path(r) {
+                    let (p, t) = self.read_relative("hardware.preset", r)?;
+                    (p, t)
+                } else {
+                    let t = presets::hardware(r).ok_or_else(|| {
+                        self.invalid(
+                            "hardware.preset",
+                            format!("unknown hardware preset `{r}`; expected one of: {}", presets::names("hardware").join(", ")),
+                        )
+                    })?;
+                    (PathBuf::from(format!("<preset hardware/{r}.toml>")), t.to_string())
+                };
+                let sec: HardwareSection = error::parse_toml(&text, &file)?;
+                if sec.preset.is_some() || sec.gpus.is_some() {
+                    return Err(ScenarioError::invalid(
+                        &file,
+                        &text,
+                        "preset",
+                        "a hardware preset file cannot itself name a preset or a GPU count".into(),
+                    ));
+                }
+                sec
+            }
+        };
+        let gpus_override = h.gpus;
+        let m = h.merged_over(base);
+        let g = m.gpu.unwrap_or_default();
+        let gpu = GpuSpec {
+            name: self.need(g.name, "hardware.gpu.name")?,
+            memory_total_mib: self.need(g.memory_total_mib, "hardware.gpu.memory_total_mib")?,
+            memory_bandwidth: self.need(g.memory_bandwidth, "hardware.gpu.memory_bandwidth")?,
+            bf16_tflops: self.need(g.bf16_tflops, "hardware.gpu.bf16_tflops")?,
+            sm_count: self.need(g.sm_count, "hardware.gpu.sm_count")?,
+            compute_capability: self.need(g.compute_capability, "hardware.gpu.compute_capability")?,
+            pcie_gen: self.need(g.pcie_gen, "hardware.gpu.pcie_gen")?,
+            pcie_width: self.need(g.pcie_width, "hardware.gpu.pcie_width")?,
+            p2p: self.need(g.p2p, "hardware.gpu.p2p")?,
+            nvlink: g.nvlink.unwrap_or(false),
+        };
+        if gpu.memory_total_mib == 0 {
+            return Err(self.invalid("hardware.gpu.memory_total_mib", "must be > 0 MiB"));
+        }
+        if !(gpu.bf16_tflops.is_finite() && gpu.bf16_tflops > 0.0) {
+            return Err(self.invalid("hardware.gpu.bf16_tflops", "expected a finite number > 0"));
+        }
+        if !(3..=6).contains(&gpu.pcie_gen) {
+            return Err(self.invalid("hardware.gpu.pcie_gen", format!("{} is not a PCIe generation: expected 3, 4, 5 or 6", gpu.pcie_gen)));
+        }
+        if ![1, 2, 4, 8, 16].contains(&gpu.pcie_width) {
+            return Err(self.invalid("hardware.gpu.pcie_width", format!("x{} is not a PCIe width: expected 1, 2, 4, 8 or 16", gpu.pcie_width)));
+        }
+        let t = m.topology.unwrap_or_default();
+        let paths = self.need(t.gpus, "hardware.topology.gpus")?;
+        let topology = Topology::from_paths(&paths).map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
+        if let Some(n) = gpus_override
+            && n as usize != topology.gpu_count()
+        {
+            return Err(self.invalid(
+                "hardware.gpus",
+                format!("{n} GPUs, but the topology lists {}: expected them to match", topology.gpu_count()),
+            ));
+        }
+        let p = m.params.unwrap_or_default();
+        let params = HwParams {
+            context_overhead: self.need(p.context_overhead, "hardware.params.context_overhead")?,
+            mem_efficiency: self.frac(p.mem_efficiency, "hardware.params.mem_efficiency")?,
+            flops_efficiency: self.frac(p.flops_efficiency, "hardware.params.flops_efficiency")?,
+            kernel_overhead: self.need(p.kernel_overhead, "hardware.params.kernel_overhead")?,
+            nccl_channels: self.need(p.nccl_channels, "hardware.params.nccl_channels")?,
+            nccl_channel_bw: self.need(p.nccl_channel_bw, "hardware.params.nccl_channel_bw")?,
+            shm_step_latency: self.need(p.shm_step_latency, "hardware.params.shm_step_latency")?,
+            shm_channel_bw: self.need(p.shm_channel_bw, "hardware.params.shm_channel_bw")?,
+            p2p_latency: self.need(p.p2p_latency, "hardware.params.p2p_latency")?,
+            peer_read_bw: self.need(p.peer_read_bw, "hardware.params.peer_read_bw")?,
+            staged_peer_read_factor: self.need(p.staged_peer_read_factor, "hardware.params.staged_peer_read_factor")?,
+        };
+        if params.nccl_channels == 0 || params.nccl_channels > 64 {
+            return Err(self.invalid("hardware.params.nccl_channels", "expected 1 to 64 channels (NCCL's MAXCHANNELS)"));
+        }
+        if !(params.staged_peer_read_factor.is_finite() && params.staged_peer_read_factor >= 1.0) {
+            return Err(self.invalid("hardware.params.staged_peer_read_factor", "expected a slowdown factor ≥ 1"));
+        }
+        let cpu_amd = match m.cpu_vendor.as_deref().unwrap_or("amd") {
+            "amd" => true,
+            "intel" => false,
+            other => return Err(self.invalid("hardware.cpu_vendor", format!("`{other}`: expected \"amd\" or \"intel\""))),
+        };
+        Ok(Hardware { name: m.name.unwrap_or_else(|| "custom".into()), cpu_amd, gpu, topology, params })
+    }
+
+    fn model(&self, key: &str, m: Option<ModelSection>) -> Result<(String, ModelSpec), ScenarioError> {
+        let m = m.ok_or_else(|| self.invalid(key, "missing section: expected a model preset, e.g. preset = \"kimi-k2.5\""))?;
+        let pkey = format!("{key}.preset");
+        let (name, config, quant_text) = match (&m.preset, &m.config) {
+            (Some(r), None) if !presets::is_path(r) => {
+                let (c, q) = presets::model(r).ok_or_else(|| {
+                    self.invalid(&pkey, format!("unknown model preset `{r}`; expected one of: {}", presets::names("model").join(", ")))
+                })?;
+                (r.clone(), c.to_string(), Some(q.to_string()))
+            }
+            (Some(r), None) => {
+                let (_, c) = self.read_relative(&pkey, &format!("{r}/config.json"))?;
+                let (_, q) = self.read_relative(&pkey, &format!("{r}/quant.toml"))?;
+                (r.clone(), c, Some(q))
+            }
+            (None, Some(c)) => {
+                let (_, text) = self.read_relative(&format!("{key}.config"), c)?;
+                (c.clone(), text, None)
+            }
+            (Some(_), Some(_)) => return Err(self.invalid(key, "give either `preset` or `config`, not both")),
+            (None, None) => return Err(self.invalid(key, "expected `preset = \"<name or dir>\"` or `config = \"<config.json>\"`")),
+        };
+        let quant: Quantization = match (m.quantization, quant_text) {
+            (Some(q), _) => q,
+            (None, Some(t)) => error::parse_toml(&t, Path::new(&format!("<model {name}/quant.toml>")))?,
+            (None, None) => Quantization::default(),
+        };
+        let spec = ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&pkey, e.to_string()))?;
+        Ok((name, spec))
+    }
+
+    fn engine(&self, e: Option<EngineSection>, hw: &Hardware, model: &ModelSpec) -> Result<Engine, ScenarioError> {
+        let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
+        let name = e.name.clone().unwrap_or_else(|| "sglang".into());
+        if name != "sglang" {
+            return Err(self.invalid("engine.name", format!("`{name}`: expected \"sglang\" (vLLM arrives with issue #5)")));
+        }
+        let preset_text = presets::engine(&name).ok_or_else(|| self.invalid("engine.name", "no bundled preset"))?;
+        let base: CostsSection = error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
+        let c = e.costs.unwrap_or_default().merged_over(base);
+        let costs = EngineCosts {
+            era: self.need(c.era, "engine.costs.era")?,
+            host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
+            sync_cost: self.need(c.sync_cost, "engine.costs.sync_cost")?,
+            kernels_per_layer: self.need(c.kernels_per_layer, "engine.costs.kernels_per_layer")?,
+            custom_allreduce_buffers: self.need(c.custom_allreduce_buffers, "engine.costs.custom_allreduce_buffers")?,
+            target_cuda_graph_memory: self.need(c.target_cuda_graph_memory, "engine.costs.target_cuda_graph_memory")?,
+            draft_cuda_graph_memory: self.need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
+            activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
+        };
+        if costs.era != "late-2025" {
+            return Err(self.invalid("engine.costs.era", format!("`{}`: expected \"late-2025\" (other eras arrive with issue #5)", costs.era)));
+        }
+        let tp = e.tp.ok_or_else(|| self.invalid("engine.tp", "missing: expected the tensor-parallel size, e.g. tp = 8"))?;
+        let gpus = hw.topology.gpu_count() as u32;
+        if tp == 0 || tp > gpus {
+            return Err(self.invalid("engine.tp", format!("tp = {tp}, but the hardware has {gpus} GPUs: expected 1 ≤ tp ≤ {gpus}")));
+        }
+        model.validate_tp(tp).map_err(|err| self.invalid("engine.tp", err.to_string()))?;
+        let f = e.mem_fraction_static.unwrap_or(0.88);
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
+        }
+        let page_size = e.page_size.unwrap_or(1);
+        if page_size == 0 {
+            return Err(self.invalid("engine.page_size", "expected a page size ≥ 1 token"));
+        }
+        let env = self.nccl_env(e.env.unwrap_or_default())?;
+        let observed = match e.observed {
+            None => None,
+            Some(o) => {
+                for (v, key) in [
+                    (o.free_after_init_gib, "engine.observed.free_after_init_gib"),
+                    (o.free_after_weights_gib, "engine.observed.free_after_weights_gib"),
+                ] {
+                    if let Some(v) = v
+                        && !(v.is_finite() && v >= 0.0)
+                    {
+                        return Err(self.invalid(key, format!("{v}: expected GiB ≥ 0 as the log prints it")));
+                    }
+                }
+                if let (Some(a), Some(b)) = (o.free_after_init_gib, o.free_after_weights_gib)
+                    && b > a
+                {
+                    return Err(self.invalid(
+                        "engine.observed.free_after_weights_gib",
+                        format!("{b} GiB free after weights exceeds {a} GiB free before them"),
+                    ));
+                }
+                Some(Observed { free_after_init_gib: o.free_after_init_gib, free_after_weights_gib: o.free_after_weights_gib })
+            }
+        };
+        Ok(Engine {
+            name,
+            version: e.version,
+            tp,
+            mem_fraction_static: f,
+            allreduce: e.allreduce.unwrap_or(AllreduceBackend::Nccl),
+            page_size,
+            max_total_tokens: e.max_total_tokens,
+            cuda_graph: e.cuda_graph.unwrap_or(true),
+            env,
+            costs,
+            observed,
+        })
+    }
+
+    fn nccl_env(&self, env: std::collections::BTreeMap<String, String>) -> Result<NcclEnv, ScenarioError> {
+        use tpsim_model::collective::{Algo, Proto};
+        let mut out = NcclEnv::default();
+        for (k, v) in env {
+            let key = format!("engine.env.{k}");
+            match k.as_str() {
+                "NCCL_P2P_LEVEL" => {
+                    out.p2p_level = Some(PathClass::parse_level(&v).ok_or_else(|| {
+                        self.invalid(&key, format!("`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE) or SYS"))
+                    })?)
+                }
+                "NCCL_P2P_DISABLE" => {
+                    out.p2p_disable = match v.as_str() {
+                        "1" => true,
+                        "0" => false,
+                        _ => return Err(self.invalid(&key, format!("`{v}`: expected \"0\" or \"1\""))),
+                    }
+                }
+                "NCCL_PROTO" => {
+                    out.proto = Some(match v.to_ascii_uppercase().as_str() {
+                        "LL" => Proto::Ll,
+                        "LL128" => Proto::Ll128,
+                        "SIMPLE" => Proto::Simple,
+                        _ => return Err(self.invalid(&key, format!("`{v}`: expected LL, LL128 or Simple"))),
+                    })
+                }
+                "NCCL_ALGO" => {
+                    out.algo = Some(match v.to_ascii_uppercase().as_str() {
+                        "RING" => Algo::Ring,
+                        "TREE" => Algo::Tree,
+                        _ => return Err(self.invalid(&key, format!("`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"))),
+                    })
+                }
+                "NCCL_MIN_NCHANNELS" | "NCCL_MAX_NCHANNELS" => {
+                    let n: u32 = v
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=64).contains(n))
+                        .ok_or_else(|| self.invalid(&key, format!("`{v}`: expected an integer from 1 to 64")))?;
+                    if k == "NCCL_MIN_NCHANNELS" {
+                        out.min_nchannels = Some(n);
+                    } else {
+                        out.max_nchannels = Some(n);
+                    }
+                }
+                _ => {
+                    return Err(self.invalid(
+                        &key,
+                        "unknown variable: expected one of NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_PROTO, NCCL_ALGO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS",
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn speculative(&self, s: SpeculativeSection, tp: u32) -> Result<Speculative, ScenarioError> {
+        let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
+        if algorithm != "eagle3" {
+            return Err(self.invalid("speculative.algorithm", format!("`{algorithm}`: expected \"eagle3\" (MTP/NextN arrive with issue #6)")));
+        }
+        let draft_ref = s.draft.ok_or_else(|| self.invalid("speculative.draft", "missing: expected the draft model preset, e.g. \"kimi-k2.5-eagle3\""))?;
+        let section = ModelSection { preset: Some(draft_ref.clone()), config: None, quantization: None };
+        let (draft_name, draft) = self.model("speculative.draft_model", Some(section)).map_err(|e| e.rename_key("speculative.draft_model.preset", "speculative.draft"))?;
+        draft.validate_tp(tp).map_err(|e| self.invalid("speculative.draft", format!("draft at tp = {tp}: {e}")))?;
+        let steps = s.num_steps.unwrap_or(3);
+        let topk = s.topk.unwrap_or(1);
+        if !(1..=16).contains(&steps) {
+            return Err(self.invalid("speculative.num_steps", format!("{steps}: expected 1 to 16")));
+        }
+        if topk != 1 {
+            return Err(self.invalid("speculative.topk", format!("{topk}: only topk = 1 (a chain) in this version; trees arrive with issue #6")));
+        }
+        let n = s.num_draft_tokens.unwrap_or(steps + 1);
+        if n != steps + 1 {
+            return Err(self.invalid(
+                "speculative.num_draft_tokens",
+                format!("{n}: with topk = 1 SGLang forces num_draft_tokens = num_steps + 1 = {}", steps + 1),
+            ));
+        }
+        let acceptance = s.acceptance.ok_or_else(|| {
+            self.invalid("speculative.acceptance", "missing: expected e.g. acceptance = { alpha = 0.8 } or { per_position = [0.8, 0.7, 0.6] }")
+        })?;
+        acceptance.validate().map_err(|e| self.invalid("speculative.acceptance", e.to_string()))?;
+        Ok(Speculative { algorithm, draft_name, draft, num_steps: steps, topk, num_draft_tokens: n, acceptance })
+    }
+
+    fn workload(&self, w: WorkloadSection) -> Result<Workload, ScenarioError> {
+        let out = Workload {
+            concurrency: w.concurrency.unwrap_or(1),
+            prompt_len: w.prompt_len.unwrap_or(1024),
+            output_len: w.output_len.unwrap_or(1024),
+        };
+        if out.concurrency == 0 || out.concurrency > 4096 {
+            return Err(self.invalid("workload.concurrency", format!("{}: expected 1 to 4096 requests", out.concurrency)));
+        }
+        if out.output_len == 0 {
+            return Err(self.invalid("workload.output_len", "expected at least 1 output token"));
+        }
+        if out.prompt_len.saturating_add(out.output_len) > 10_000_000 {
+            return Err(self.invalid("workload.prompt_len", "prompt_len + output_len exceeds 10M tokens"));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,463 @@
+//! Reading a HuggingFace `config.json` and lowering it to a [`ModelSpec`].
+//!
+//! Parsing is permissive (unknown keys are ignored: real configs carry dozens of training-only
+//! fields) but every field the cost model needs is required by name, per architecture.
+
+use serde::Deserialize;
+
+use super::quant::{Quantization, WeightDtype};
+use super::{Architecture, Attention, Eagle3, Ffn, ModelError, ModelSpec, MoeShape, VisionTower};
+
+/// The subset of a HuggingFace `config.json` tpsim reads. Every field is optional here; the lowering
+/// decides per architecture which ones are required.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ModelConfig {
+    /// Model class names, e.g. `["DeepseekV3ForCausalLM"]`; the first one decides the architecture.
+    #[serde(default)]
+    pub architectures: Option<Vec<String>>,
+    /// HuggingFace `model_type` (informational).
+    #[serde(default)]
+    pub model_type: Option<String>,
+    /// Hub id or path the config was saved from, if recorded (used as the model name).
+    #[serde(default, rename = "_name_or_path")]
+    pub name_or_path: Option<String>,
+    /// Nested language-model config of multimodal wrappers (Kimi-K2.5).
+    #[serde(default)]
+    pub text_config: Option<Box<ModelConfig>>,
+    /// Vision tower config of multimodal wrappers (kept as raw JSON: its keys vary by family).
+    #[serde(default)]
+    pub vision_config: Option<serde_json::Value>,
+    /// Weight dtype of the release (`torch_dtype`, renamed `dtype` by transformers ≥ 4.56).
+    #[serde(default)]
+    pub torch_dtype: Option<String>,
+    /// Newer spelling of `torch_dtype`.
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// Residual-stream width.
+    #[serde(default)]
+    pub hidden_size: Option<u64>,
+    /// Decoder layers (excluding MTP/NextN layers).
+    #[serde(default)]
+    pub num_hidden_layers: Option<u64>,
+    /// Query heads.
+    #[serde(default)]
+    pub num_attention_heads: Option<u64>,
+    /// KV heads (GQA); defaults to `num_attention_heads`.
+    #[serde(default)]
+    pub num_key_value_heads: Option<u64>,
+    /// Per-head width; defaults to `hidden_size / num_attention_heads`.
+    #[serde(default)]
+    pub head_dim: Option<u64>,
+    /// Dense MLP intermediate width.
+    #[serde(default)]
+    pub intermediate_size: Option<u64>,
+    /// Vocabulary size.
+    #[serde(default)]
+    pub vocab_size: Option<u64>,
+    /// LM head shares the embedding matrix.
+    #[serde(default)]
+    pub tie_word_embeddings: Option<bool>,
+    /// Bias on the attention projections (Llama-style configs; Qwen2 always has a QKV bias).
+    #[serde(default)]
+    pub attention_bias: Option<bool>,
+    /// Per-head RMSNorm on q and k (GLM-4.5 `use_qk_norm`; Qwen3 always has it).
+    #[serde(default)]
+    pub use_qk_norm: Option<bool>,
+    /// MLA query compression rank (`null` = no compression, DeepSeek-V2-Lite style).
+    #[serde(default)]
+    pub q_lora_rank: Option<u64>,
+    /// MLA latent KV rank.
+    #[serde(default)]
+    pub kv_lora_rank: Option<u64>,
+    /// MLA per-head non-rotary q/k width.
+    #[serde(default)]
+    pub qk_nope_head_dim: Option<u64>,
+    /// MLA rotary q/k width (shared rotary key).
+    #[serde(default)]
+    pub qk_rope_head_dim: Option<u64>,
+    /// MLA per-head value width.
+    #[serde(default)]
+    pub v_head_dim: Option<u64>,
+    /// Routed experts (DeepSeek/GLM spelling).
+    #[serde(default)]
+    pub n_routed_experts: Option<u64>,
+    /// Routed experts (Qwen MoE spelling).
+    #[serde(default)]
+    pub num_experts: Option<u64>,
+    /// Experts each token is routed to.
+    #[serde(default)]
+    pub num_experts_per_tok: Option<u64>,
+    /// Per-expert intermediate width.
+    #[serde(default)]
+    pub moe_intermediate_size: Option<u64>,
+    /// Shared experts (each of `moe_intermediate_size`).
+    #[serde(default)]
+    pub n_shared_experts: Option<u64>,
+    /// Leading dense layers before the MoE layers (DeepSeek/GLM).
+    #[serde(default)]
+    pub first_k_dense_replace: Option<u64>,
+    /// Every how many layers a MoE layer appears (DeepSeek; 1 = all after the dense prefix).
+    #[serde(default)]
+    pub moe_layer_freq: Option<u64>,
+    /// Qwen MoE: every how many layers a MoE layer appears.
+    #[serde(default)]
+    pub decoder_sparse_step: Option<u64>,
+    /// Qwen MoE: layers forced dense.
+    #[serde(default)]
+    pub mlp_only_layers: Option<Vec<u64>>,
+    /// MTP/NextN layers shipped with the checkpoint (not loaded by the target).
+    #[serde(default)]
+    pub num_nextn_predict_layers: Option<u64>,
+    /// EAGLE-3: reduced draft vocabulary of the LM head (defaults to `vocab_size`).
+    #[serde(default)]
+    pub draft_vocab_size: Option<u64>,
+    /// EAGLE-3: hidden size of the target whose features the draft fuses (defaults to `hidden_size`).
+    #[serde(default)]
+    pub target_hidden_size: Option<u64>,
+}
+
+impl ModelConfig {
+    /// Parse `config.json` text. Unknown keys are ignored; a key tpsim reads with the wrong JSON type
+    /// is an error.
+    pub fn from_json(text: &str) -> Result<ModelConfig, ModelError> {
+        serde_json::from_str(text).map_err(|e| ModelError::Json {
+            message: e.to_string(),
+        })
+    }
+
+    fn first_arch(&self) -> Option<&str> {
+        self.architectures
+            .as_ref()
+            .and_then(|a| a.first())
+            .map(String::as_str)
+    }
+
+    fn weight_dtype(&self) -> Result<WeightDtype, ModelError> {
+        match self.torch_dtype.as_deref().or(self.dtype.as_deref()) {
+            None => Ok(WeightDtype::Bf16),
+            Some(s) => WeightDtype::from_torch(s).ok_or_else(|| ModelError::InvalidField {
+                field: "torch_dtype".into(),
+                value: s.into(),
+                expected: "bfloat16, float16 or float32".into(),
+            }),
+        }
+    }
+}
+
+/// Architectures tpsim can lower (the first entry of `architectures`).
+pub const SUPPORTED_ARCHITECTURES: [&str; 9] = [
+    "LlamaForCausalLM",
+    "Qwen2ForCausalLM",
+    "Qwen3ForCausalLM",
+    "Qwen3MoeForCausalLM",
+    "DeepseekV3ForCausalLM",
+    "KimiK25ForConditionalGeneration",
+    "Glm4MoeForCausalLM",
+    "LlamaForCausalLMEagle3",
+    "Eagle3LlamaForCausalLM",
+];
+
+fn arch_of(name: &str) -> Option<Architecture> {
+    Some(match name {
+        "LlamaForCausalLM" => Architecture::Llama,
+        "Qwen2ForCausalLM" => Architecture::Qwen2,
+        "Qwen3ForCausalLM" => Architecture::Qwen3,
+        "Qwen3MoeForCausalLM" => Architecture::Qwen3Moe,
+        "DeepseekV3ForCausalLM" => Architecture::DeepseekV3,
+        "KimiK25ForConditionalGeneration" => Architecture::KimiK25,
+        "Glm4MoeForCausalLM" => Architecture::Glm4Moe,
+        "LlamaForCausalLMEagle3" | "Eagle3LlamaForCausalLM" => Architecture::Eagle3Llama,
+        _ => return None,
+    })
+}
+
+/// Largest width, count or vocabulary accepted (2^20 = 1,048,576; the largest real vocabulary is
+/// ≈ 262 k). Keeps every shape product far from u64 overflow.
+const MAX_DIM: u64 = 1 << 20;
+/// Largest layer count accepted (real models have ≤ 126).
+const MAX_LAYERS: u64 = 10_000;
+
+fn req(v: Option<u64>, field: &str, arch: &str) -> Result<u64, ModelError> {
+    match v {
+        None => Err(ModelError::MissingField {
+            field: field.into(),
+            architecture: arch.into(),
+        }),
+        Some(x) => positive(x, field),
+    }
+}
+
+/// A positive width within [`MAX_DIM`] (layer counts within [`MAX_LAYERS`]).
+fn positive(x: u64, field: &str) -> Result<u64, ModelError> {
+    let max = if field == "num_hidden_layers" {
+        MAX_LAYERS
+    } else {
+        MAX_DIM
+    };
+    if x == 0 || x > max {
+        return Err(ModelError::InvalidField {
+            field: field.into(),
+            value: x.to_string(),
+            expected: format!("a positive integer no larger than {max}"),
+        });
+    }
+    Ok(x)
+}
+
+/// An optional width: absent stays absent, present must be within bounds (0 allowed when `zero_ok`).
+fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelError> {
+    match v {
+        Some(0) if zero_ok => Ok(Some(0)),
+        Some(x) => positive(x, field).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Lower a parsed config. `quant` is attached to the spec and checked against the model.
+pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
+    let arch_name = cfg.first_arch().ok_or(ModelError::NoArchitecture)?;
+    let arch = arch_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {
+        found: arch_name.to_string(),
+        supported: SUPPORTED_ARCHITECTURES.to_vec(),
+    })?;
+    let name = cfg
+        .name_or_path
+        .clone()
+        .filter(|s| !s.is_empty())
+        .or_else(|| cfg.model_type.clone().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| arch_name.to_string());
+
+    // Multimodal wrapper: the language model lives in `text_config`.
+    let (text, has_vision, vision) = if arch == Architecture::KimiK25 {
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let text_hidden = text.hidden_size;
+        // Without a `vision_config`, Kimi-K2.5's published MoonViT sizes are assumed (flagged).
+        let vision = Some(VisionTower::from_json(
+            cfg.vision_config.as_ref().unwrap_or(&serde_json::Value::Null),
+            text_hidden.unwrap_or(0),
+        ));
+        (text, true, vision)
+    } else {
+        (cfg, false, None)
+    };
+    let an = arch_name;
+
+    let hidden = req(text.hidden_size, "hidden_size", an)?;
+    let num_layers = req(text.num_hidden_layers, "num_hidden_layers", an)?;
+    let heads = req(text.num_attention_heads, "num_attention_heads", an)?;
+    let vocab = req(text.vocab_size, "vocab_size", an)?;
+    let dtype = match text.torch_dtype.as_deref().or(text.dtype.as_deref()) {
+        Some(_) => text.weight_dtype()?,
+        None => cfg.weight_dtype()?,
+    };
+    let num_layers_u32 = u32::try_from(num_layers).map_err(|_| ModelError::InvalidField {
+        field: "num_hidden_layers".into(),
+        value: num_layers.to_string(),
+        expected: "fewer than 2^32 layers".into(),
+    })?;
+
+    let mla = matches!(arch, Architecture::DeepseekV3 | Architecture::KimiK25);
+    let (attention, kv_heads, head_dim) = if mla {
+        let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
+        let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
+        let qk_rope_head_dim = req(text.qk_rope_head_dim, "qk_rope_head_dim", an)?;
+        let v_head_dim = req(text.v_head_dim, "v_head_dim", an)?;
+        let q_lora_rank = match opt(text.q_lora_rank, "q_lora_rank", true)? {
+            Some(0) => None,
+            other => other,
+        };
+        (
+            Attention::Mla {
+                q_lora_rank,
+                kv_lora_rank,
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+            },
+            heads,
+            qk_nope_head_dim + qk_rope_head_dim,
+        )
+    } else {
+        let kv_heads = opt(text.num_key_value_heads, "num_key_value_heads", false)?.unwrap_or(heads);
+        if !heads.is_multiple_of(kv_heads) {
+            return Err(ModelError::InvalidField {
+                field: "num_key_value_heads".into(),
+                value: kv_heads.to_string(),
+                expected: format!("a divisor of num_attention_heads ({heads})"),
+            });
+        }
+        let head_dim = match opt(text.head_dim, "head_dim", false)? {
+            Some(d) => d,
+            None if hidden.is_multiple_of(heads) => hidden / heads,
+            None => {
+                return Err(ModelError::MissingField {
+                    field: "head_dim (hidden_size is not a multiple of num_attention_heads)".into(),
+                    architecture: an.into(),
+                });
+            }
+        };
+        (
+            Attention::Gqa {
+                heads,
+                kv_heads,
+                head_dim,
+            },
+            kv_heads,
+            head_dim,
+        )
+    };
+
+    // Feed-forward, layer by layer.
+    let (layers, moe, dense_intermediate, first_k_dense_replace) = match arch {
+        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => {
+            let dense = req(text.intermediate_size, "intermediate_size", an)?;
+            let e = req(text.n_routed_experts, "n_routed_experts", an)?;
+            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+            let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+            let shared = opt(text.n_shared_experts, "n_shared_experts", true)?.ok_or_else(|| {
+                ModelError::MissingField {
+                    field: "n_shared_experts".into(),
+                    architecture: an.into(),
+                }
+            })?;
+            let first_k = text
+                .first_k_dense_replace
+                .ok_or_else(|| ModelError::MissingField {
+                    field: "first_k_dense_replace".into(),
+                    architecture: an.into(),
+                })?;
+            let freq = text.moe_layer_freq.unwrap_or(1).max(1);
+            check_k(k, e)?;
+            let shape = MoeShape {
+                n_routed_experts: e,
+                num_experts_per_tok: k,
+                moe_intermediate: mi,
+                n_shared_experts: shared,
+            };
+            let layers = (0..num_layers)
+                .map(|i| {
+                    if i >= first_k && i.is_multiple_of(freq) {
+                        Ffn::Moe(shape)
+                    } else {
+                        Ffn::Dense { intermediate: dense }
+                    }
+                })
+                .collect();
+            (layers, Some(shape), dense, first_k.min(num_layers) as u32)
+        }
+        Architecture::Qwen3Moe => {
+            let e = req(text.num_experts, "num_experts", an)?;
+            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+            let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+            check_k(k, e)?;
+            let step = text.decoder_sparse_step.unwrap_or(1).max(1);
+            let dense_only = text.mlp_only_layers.clone().unwrap_or_default();
+            let dense = text.intermediate_size.unwrap_or(0);
+            let shape = MoeShape {
+                n_routed_experts: e,
+                num_experts_per_tok: k,
+                moe_intermediate: mi,
+                n_shared_experts: 0,
+            };
+            let mut layers = Vec::new();
+            for i in 0..num_layers {
+                if !dense_only.contains(&i) && (i + 1).is_multiple_of(step) {
+                    layers.push(Ffn::Moe(shape));
+                } else {
+                    // A dense layer needs its width.
+                    let d = req(text.intermediate_size, "intermediate_size", an)?;
+                    layers.push(Ffn::Dense { intermediate: d });
+                }
+            }
+            let first_k = layers
+                .iter()
+                .take_while(|l| matches!(l, Ffn::Dense { .. }))
+                .count() as u32;
+            (layers, Some(shape), dense, first_k)
+        }
+        _ => {
+            let dense = req(text.intermediate_size, "intermediate_size", an)?;
+            (
+                (0..num_layers)
+                    .map(|_| Ffn::Dense { intermediate: dense })
+                    .collect(),
+                None,
+                dense,
+                num_layers_u32,
+            )
+        }
+    };
+
+    let eagle3 = if arch == Architecture::Eagle3Llama {
+        Some(Eagle3 {
+            target_hidden: opt(text.target_hidden_size, "target_hidden_size", false)?.unwrap_or(hidden),
+            draft_vocab: opt(text.draft_vocab_size, "draft_vocab_size", false)?.unwrap_or(vocab),
+        })
+    } else {
+        None
+    };
+
+    let attention_bias = match arch {
+        Architecture::Qwen2 => true,
+        _ => text.attention_bias.unwrap_or(false),
+    };
+    let qk_norm = match arch {
+        Architecture::Qwen3 | Architecture::Qwen3Moe => true,
+        _ => text.use_qk_norm.unwrap_or(false),
+    };
+
+    let spec = ModelSpec {
+        name,
+        arch,
+        dtype,
+        num_layers: num_layers_u32,
+        hidden,
+        vocab,
+        heads,
+        kv_heads,
+        head_dim,
+        attention,
+        layers,
+        moe,
+        dense_intermediate,
+        first_k_dense_replace,
+        num_nextn_predict_layers: text
+            .num_nextn_predict_layers
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)) as u32,
+        tie_word_embeddings: text
+            .tie_word_embeddings
+            .or(cfg.tie_word_embeddings)
+            .unwrap_or(false),
+        has_vision,
+        vision,
+        attention_bias,
+        qk_norm,
+        eagle3,
+        quantization: quant,
+    };
+    if spec.moe.is_none() && quant.experts.is_some() {
+        return Err(ModelError::InvalidQuantization {
+            field: "experts".into(),
+            expected: format!("no `experts` override: {} has no routed experts", spec.name),
+        });
+    }
+    Ok(spec)
+}
+
+fn check_k(k: u64, e: u64) -> Result<(), ModelError> {
+    if k > e {
+        return Err(ModelError::InvalidField {
+            field: "num_experts_per_tok".into(),
+            value: k.to_string(),
+            expected: format!("at most the number of routed experts ({e})"),
+        });
+    }
+    Ok(())
+}

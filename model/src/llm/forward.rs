@@ -1,0 +1,180 @@
+//! First-cut work of one forward pass, per rank: bytes of weights read, FLOPs, and the collectives.
+//!
+//! The decode model (in `tpsim`) turns this into time with the compute and collective cost models.
+//! Not included here (context-dependent, left to the compute model): attention over the KV cache,
+//! and activations' own memory traffic.
+
+use serde::Serialize;
+
+use super::ModelSpec;
+use crate::units::Bytes;
+
+/// Work of one decoder layer on one rank.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LayerWork {
+    /// Attention weights read (projections + norms; absorbed MLA reads w_kc/w_vc, not kv_b_proj).
+    pub attn_weight_bytes: Bytes,
+    /// Feed-forward weights read: the whole dense MLP, or router + shared experts + the expected
+    /// distinct routed experts' shards.
+    pub ffn_weight_bytes: Bytes,
+    /// 2 × attention parameters × tokens (projections only; attention over the KV cache excluded).
+    pub attn_flops: f64,
+    /// 2 × feed-forward parameters used per token × tokens (MoE: router + shared + k experts).
+    pub ffn_flops: f64,
+    /// Whether the layer is MoE.
+    pub is_moe: bool,
+    /// Expected distinct routed experts touched (0 for dense layers).
+    pub experts_touched: f64,
+}
+
+/// Work of one forward pass over `tokens` tokens (a decode batch, or a verify pass over the draft
+/// tokens), per rank.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ForwardPass {
+    /// Tokens processed.
+    pub tokens: u32,
+    /// Decoder layers, in order.
+    pub layers: Vec<LayerWork>,
+    /// Embedding rows read: tokens × hidden × dtype ÷ tp (each rank looks up the ids in its vocab
+    /// shard).
+    pub embed_bytes: Bytes,
+    /// LM-head shard read once (tied models: the embedding shard).
+    pub lm_head_bytes: Bytes,
+    /// 2 × LM-head shard parameters × tokens.
+    pub lm_head_flops: f64,
+    /// Size of each allreduce: tokens × hidden × activation bytes (bf16: 2) = 14 KB per token for
+    /// hidden 7168.
+    pub allreduce_bytes: Bytes,
+    /// Allreduces per pass: 2 per layer (after attention, after MLP/MoE) plus 1 for the vocab-parallel
+    /// embedding (SGLang `VocabParallelEmbedding.forward` all-reduces its masked lookup); 0 at tp 1.
+    pub allreduces: u32,
+    /// Output size of the logits all-gather: tokens × padded vocab (draft vocab for EAGLE-3) ×
+    /// activation bytes (SGLang `LogitsProcessor` gathers the vocab-sharded logits); 0 at tp 1.
+    pub logits_allgather_bytes: Bytes,
+    /// EAGLE-3 fusion layer (3 × target hidden → hidden, replicated) weights. It runs only in a draft
+    /// pass whose input is the target's captured hidden states (the draft-extend pass), not in the
+    /// following draft steps (SGLang `llama_eagle3.py` applies `fc` only to 3H-wide inputs), so it is
+    /// reported apart and **not** included in [`ForwardPass::weight_bytes`]. 0 for other models.
+    pub fusion_bytes: Bytes,
+    /// 2 × fusion parameters × tokens, for the pass that applies it; not in [`ForwardPass::flops`].
+    pub fusion_flops: f64,
+}
+
+impl ForwardPass {
+    /// Total weight bytes read by the pass (layers + embedding rows + LM head).
+    pub fn weight_bytes(&self) -> Bytes {
+        let layers = self.layers.iter().fold(0u64, |a, l| {
+            a.saturating_add(l.attn_weight_bytes.0)
+                .saturating_add(l.ffn_weight_bytes.0)
+        });
+        Bytes(
+            layers
+                .saturating_add(self.embed_bytes.0)
+                .saturating_add(self.lm_head_bytes.0),
+        )
+    }
+
+    /// Total FLOPs of the pass (layers + LM head).
+    pub fn flops(&self) -> f64 {
+        self.layers
+            .iter()
+            .map(|l| l.attn_flops + l.ffn_flops)
+            .sum::<f64>()
+            + self.lm_head_flops
+    }
+}
+
+/// Expected number of distinct experts touched when `n` tokens each pick `k` of `e` experts, with
+/// routing treated as uniform and independent across tokens: `E · (1 − (1 − k/E)^n)`
+/// (`reference/spec-decode.md`, "Cost regularities"). Kimi (E = 384, k = 8): 8, 15.8, 31.0, 59.5 for
+/// n = 1, 2, 4, 8. Returns 0 for `e = 0` or `n = 0`, and never more than `e`.
+pub fn expected_distinct_experts(e: u64, k: u64, n: u64) -> f64 {
+    if e == 0 || n == 0 {
+        return 0.0;
+    }
+    let e_f = e as f64;
+    let p = (k.min(e) as f64) / e_f;
+    let n_i = i32::try_from(n).unwrap_or(i32::MAX);
+    (e_f * (1.0 - (1.0 - p).powi(n_i))).clamp(0.0, e_f)
+}
+
+impl ModelSpec {
+    /// Per-rank work of one forward pass over `tokens` tokens at this TP size (first cut: weights are
+    /// read once per pass; MoE layers read the expected distinct experts). `tp = 0` is treated as 1.
+    pub fn forward_pass(&self, tp: u32, tokens: u32) -> ForwardPass {
+        let t = u64::from(tp.max(1));
+        let n = u64::from(tokens);
+        let nf = f64::from(tokens);
+        let inv = self.inventory(tp);
+        let act = self.activation_bytes();
+
+        let layers = inv
+            .layers
+            .iter()
+            .map(|l| {
+                let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
+                let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
+                let f = &l.ffn;
+                if f.n_experts == 0 {
+                    let params: u64 = f.dense.iter().map(|p| p.params()).sum();
+                    LayerWork {
+                        attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
+                        ffn_weight_bytes: Bytes(self.sum_bytes(&f.dense)),
+                        attn_flops: 2.0 * attn_params as f64 * nf,
+                        ffn_flops: 2.0 * params as f64 * nf,
+                        is_moe: false,
+                        experts_touched: 0.0,
+                    }
+                } else {
+                    let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
+                    let expert_bytes = self.sum_bytes(&f.expert) as f64;
+                    let fixed = self
+                        .sum_bytes(&f.router)
+                        .saturating_add(self.sum_bytes(&f.shared));
+                    let expert_params: u64 = f.expert.iter().map(|p| p.params()).sum();
+                    let fixed_params: u64 = f.router.iter().chain(&f.shared).map(|p| p.params()).sum();
+                    let per_token = fixed_params as f64 + f.top_k as f64 * expert_params as f64;
+                    LayerWork {
+                        attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
+                        ffn_weight_bytes: Bytes(
+                            fixed.saturating_add((touched * expert_bytes).round() as u64),
+                        ),
+                        attn_flops: 2.0 * attn_params as f64 * nf,
+                        ffn_flops: 2.0 * per_token * nf,
+                        is_moe: true,
+                        experts_touched: touched,
+                    }
+                }
+            })
+            .collect::<Vec<_>>();
+
+        let lm_head_bytes = if inv.lm_head.is_empty() {
+            // Tied: the LM head is the embedding shard.
+            self.sum_bytes(&inv.embed)
+        } else {
+            self.sum_bytes(&inv.lm_head)
+        };
+        let logits_rows = inv.lm_head.first().map_or(inv.vocab_rows, |p| p.rows);
+        let (allreduces, gather) = if t > 1 {
+            (
+                2u32.saturating_mul(self.num_layers).saturating_add(1),
+                n.saturating_mul(logits_rows.saturating_mul(t))
+                    .saturating_mul(act),
+            )
+        } else {
+            (0, 0)
+        };
+        ForwardPass {
+            tokens,
+            layers,
+            embed_bytes: Bytes(n.saturating_mul(self.hidden).saturating_mul(act).div_ceil(t)),
+            lm_head_bytes: Bytes(lm_head_bytes),
+            lm_head_flops: 2.0 * inv.lm_head_params as f64 * nf,
+            allreduce_bytes: Bytes(n.saturating_mul(self.hidden).saturating_mul(act)),
+            allreduces,
+            logits_allgather_bytes: Bytes(gather),
+            fusion_bytes: Bytes(self.sum_bytes(&inv.draft_fc)),
+            fusion_flops: 2.0 * inv.draft_fc.iter().map(|p| p.params()).sum::<u64>() as f64 * nf,
+        }
+    }
+}

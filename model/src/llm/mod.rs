@@ -1,0 +1,462 @@
+//! # LLM architectures lowered for tensor parallelism
+//!
+//! A model enters tpsim as its HuggingFace `config.json` plus a [`Quantization`] description. This
+//! module reads the config ([`ModelConfig`]), lowers it to the facts the cost model needs
+//! ([`ModelSpec`]) and answers, per TP rank:
+//!
+//! - does this TP size work at all ([`ModelSpec::validate_tp`]),
+//! - how many bytes of weights each rank loads ([`ModelSpec::weight_bytes_per_rank`], broken down by
+//!   [`ModelSpec::weight_breakdown`]), following SGLang's sharding rules,
+//! - how many bytes of KV cache one token costs per rank ([`ModelSpec::kv_cell_bytes`],
+//!   `reference/engine-memory.md` "Cell size"),
+//! - what one forward pass over `tokens` tokens reads, computes and communicates
+//!   ([`ModelSpec::forward_pass`]), including the expected number of distinct MoE experts touched
+//!   ([`expected_distinct_experts`]).
+//!
+//! Everything is a pure function of the config text and the quantization: no I/O.
+
+mod config;
+mod forward;
+mod quant;
+mod weights;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::units::Bytes;
+
+pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
+pub use forward::{ForwardPass, LayerWork, expected_distinct_experts};
+pub use quant::{KvCacheDtype, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat};
+pub use weights::WeightBreakdown;
+
+/// Everything that can be wrong with a model description or a TP size. Each message says what was
+/// expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The text is not JSON, or a field tpsim reads has the wrong JSON type.
+    #[error("config.json could not be parsed: {message} (expected a HuggingFace config.json object)")]
+    Json {
+        /// The JSON parser's message (with line and column).
+        message: String,
+    },
+    /// `architectures` is absent or empty.
+    #[error(
+        "config.json has no `architectures` entry (expected e.g. \"architectures\": [\"LlamaForCausalLM\"]; \
+         supported: {})",
+        SUPPORTED_ARCHITECTURES.join(", ")
+    )]
+    NoArchitecture,
+    /// The first `architectures` entry is not one tpsim can lower.
+    #[error("unsupported architecture `{found}` (expected one of: {})", supported.join(", "))]
+    UnsupportedArchitecture {
+        /// The architecture named by the config.
+        found: String,
+        /// The architectures tpsim supports.
+        supported: Vec<&'static str>,
+    },
+    /// A field required by this architecture is missing.
+    #[error("config.json is missing `{field}`, which {architecture} requires")]
+    MissingField {
+        /// The missing key.
+        field: String,
+        /// The architecture that needs it.
+        architecture: String,
+    },
+    /// A field has an impossible value.
+    #[error("config.json field `{field}` = {value} is invalid (expected {expected})")]
+    InvalidField {
+        /// The key.
+        field: String,
+        /// Its value as written.
+        value: String,
+        /// What would have been accepted.
+        expected: String,
+    },
+    /// The quantization description is inconsistent or does not fit the model.
+    #[error("quantization `{field}` is invalid (expected {expected})")]
+    InvalidQuantization {
+        /// The quantization key (`experts.group_size`, …).
+        field: String,
+        /// What would have been accepted.
+        expected: String,
+    },
+    /// A TP size the engine would refuse.
+    #[error("tp = {tp} does not work for {model}: {reason}")]
+    InvalidTp {
+        /// The requested tensor-parallel size.
+        tp: u32,
+        /// The model's name.
+        model: String,
+        /// Which numbers do not divide, and what would.
+        reason: String,
+    },
+}
+
+/// The architecture family, which decides the layer layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Architecture {
+    /// `LlamaForCausalLM` (Llama 2/3.x): GQA, SwiGLU MLP.
+    Llama,
+    /// `Qwen2ForCausalLM` (Qwen2.5, QwQ): Llama layout plus a QKV bias.
+    Qwen2,
+    /// `Qwen3ForCausalLM`: Llama layout plus per-head q/k RMSNorm.
+    Qwen3,
+    /// `Qwen3MoeForCausalLM`: Qwen3 attention, routed experts without shared experts.
+    Qwen3Moe,
+    /// `DeepseekV3ForCausalLM` (DeepSeek-V3/R1, Kimi-K2): MLA attention, dense prefix then MoE with a
+    /// shared expert.
+    DeepseekV3,
+    /// `KimiK25ForConditionalGeneration`: a DeepSeek-V3 text model inside a multimodal wrapper with a
+    /// MoonViT vision tower.
+    KimiK25,
+    /// `Glm4MoeForCausalLM` (GLM-4.5/4.6): GQA attention, dense prefix then MoE with a shared expert.
+    Glm4Moe,
+    /// EAGLE-3 draft (`LlamaForCausalLMEagle3` / `Eagle3LlamaForCausalLM`): one Llama layer over
+    /// [embedding ‖ fused target features], its own LM head, the target's embedding.
+    Eagle3Llama,
+}
+
+/// Attention layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Attention {
+    /// Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2/K2.5).
+    Mla {
+        /// Query compression rank (`None`: queries projected directly from the hidden state).
+        q_lora_rank: Option<u64>,
+        /// Latent KV rank (the cached latent width).
+        kv_lora_rank: u64,
+        /// Per-head non-rotary q/k width.
+        qk_nope_head_dim: u64,
+        /// Rotary q/k width (one shared rotary key per token, cached).
+        qk_rope_head_dim: u64,
+        /// Per-head value width.
+        v_head_dim: u64,
+    },
+    /// Grouped-query (or multi-head, when `kv_heads == heads`) attention.
+    Gqa {
+        /// Query heads.
+        heads: u64,
+        /// Key/value heads.
+        kv_heads: u64,
+        /// Width of each head (keys and values alike).
+        head_dim: u64,
+    },
+}
+
+/// Shape of a MoE feed-forward block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MoeShape {
+    /// Routed experts E.
+    pub n_routed_experts: u64,
+    /// Experts per token k.
+    pub num_experts_per_tok: u64,
+    /// Intermediate width of each expert.
+    pub moe_intermediate: u64,
+    /// Always-active shared experts, each `moe_intermediate` wide (DeepSeek/GLM; 0 for Qwen3-MoE).
+    pub n_shared_experts: u64,
+}
+
+/// The feed-forward block of one decoder layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Ffn {
+    /// SwiGLU MLP (gate, up, down).
+    Dense {
+        /// Intermediate width.
+        intermediate: u64,
+    },
+    /// Router + routed experts + shared experts.
+    Moe(MoeShape),
+}
+
+/// EAGLE-3 draft specifics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Eagle3 {
+    /// Hidden size of the target; the fusion layer maps 3 × this to the draft hidden size.
+    pub target_hidden: u64,
+    /// Rows of the draft's own LM head (32,000 for the reference drafters; the full vocabulary for the
+    /// public Kimi-K2.5 drafter).
+    pub draft_vocab: u64,
+}
+
+/// The vision tower of a multimodal model (MoonViT for Kimi-K2.5), sized from `vision_config`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VisionTower {
+    /// Encoder blocks.
+    pub layers: u64,
+    /// Encoder width.
+    pub hidden: u64,
+    /// Encoder MLP width.
+    pub intermediate: u64,
+    /// Encoder attention heads.
+    pub heads: u64,
+    /// Patch edge in pixels.
+    pub patch: u64,
+    /// Learned position-embedding grid (height × width).
+    pub pos_emb_cells: u64,
+    /// Patches merged into one token by the projector (2×2 = 4).
+    pub merge: u64,
+    /// Width the projector maps to (the text hidden size).
+    pub text_hidden: u64,
+    /// True when `vision_config` lacked the sizes and the MoonViT defaults of Kimi-K2.5
+    /// (27 × 1152, MLP 4304, 16 heads, ≈ 0.47 B parameters) were assumed.
+    pub assumed: bool,
+}
+
+impl VisionTower {
+    /// Kimi-K2.5's MoonViT as published (`vision_config` of moonshotai/Kimi-K2.5): used for any
+    /// field the config leaves out.
+    const KIMI_DEFAULT: VisionTower = VisionTower {
+        layers: 27,
+        hidden: 1152,
+        intermediate: 4304,
+        heads: 16,
+        patch: 14,
+        pos_emb_cells: 64 * 64,
+        merge: 4,
+        text_hidden: 7168,
+        assumed: true,
+    };
+
+    fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
+        // Sizes outside (0, 2^20] are ignored (defaults used) so no shape product can overflow.
+        let get = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| v.get(*k).and_then(serde_json::Value::as_u64))
+                .filter(|&x| x > 0 && x <= 1 << 20)
+        };
+        let d = Self::KIMI_DEFAULT;
+        let layers = get(&["vt_num_hidden_layers", "num_hidden_layers", "depth"]);
+        let hidden = get(&["vt_hidden_size", "hidden_size"]);
+        let intermediate = get(&["vt_intermediate_size", "intermediate_size"]);
+        let heads = get(&["vt_num_attention_heads", "num_attention_heads", "num_heads"]);
+        let assumed = layers.is_none() || hidden.is_none() || intermediate.is_none();
+        let merge = v
+            .get("merge_kernel_size")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(serde_json::Value::as_u64)
+                    .fold(1u64, u64::saturating_mul)
+            })
+            .filter(|&m| m > 0 && m <= 64)
+            .unwrap_or(d.merge);
+        let pos = match (get(&["init_pos_emb_height"]), get(&["init_pos_emb_width"])) {
+            (Some(h), Some(w)) if h <= 4096 && w <= 4096 => h * w,
+            _ => d.pos_emb_cells,
+        };
+        VisionTower {
+            layers: layers.filter(|&x| x <= 1024).unwrap_or(d.layers),
+            hidden: hidden.unwrap_or(d.hidden),
+            intermediate: intermediate.unwrap_or(d.intermediate),
+            heads: heads.unwrap_or(d.heads),
+            patch: get(&["patch_size"]).filter(|&x| x <= 1024).unwrap_or(d.patch),
+            pos_emb_cells: pos,
+            merge,
+            text_hidden: get(&["text_hidden_size"]).unwrap_or(if text_hidden > 0 && text_hidden <= 1 << 20 {
+                text_hidden
+            } else {
+                d.text_hidden
+            }),
+            assumed,
+        }
+    }
+}
+
+/// The lowered, validated facts of one model: what the cost and memory models read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelSpec {
+    /// Name (`_name_or_path`, else `model_type`, else the architecture).
+    pub name: String,
+    /// Architecture family.
+    pub arch: Architecture,
+    /// Release dtype of unquantized weights and activations (`torch_dtype`; bf16 if absent).
+    #[serde(skip)]
+    pub dtype: WeightDtype,
+    /// Decoder layers loaded by the engine (MTP/NextN layers excluded).
+    pub num_layers: u32,
+    /// Residual-stream width.
+    pub hidden: u64,
+    /// Vocabulary size (embedding rows).
+    pub vocab: u64,
+    /// Query heads.
+    pub heads: u64,
+    /// KV heads (for MLA: equal to `heads`, informational).
+    pub kv_heads: u64,
+    /// Query/key head width (for MLA: qk_nope + qk_rope).
+    pub head_dim: u64,
+    /// Attention layout.
+    pub attention: Attention,
+    /// Feed-forward block of each decoder layer, in order.
+    pub layers: Vec<Ffn>,
+    /// MoE shape if any layer is MoE.
+    pub moe: Option<MoeShape>,
+    /// Dense MLP width (`intermediate_size`; 0 when no layer uses it).
+    pub dense_intermediate: u64,
+    /// Leading dense layers before the first MoE layer (= `num_layers` for dense models).
+    pub first_k_dense_replace: u32,
+    /// MTP/NextN layers in the checkpoint; not loaded by the target (they are a draft).
+    pub num_nextn_predict_layers: u32,
+    /// LM head shares the embedding matrix.
+    pub tie_word_embeddings: bool,
+    /// Multimodal model with a vision tower.
+    pub has_vision: bool,
+    /// The vision tower's size, when `has_vision`.
+    pub vision: Option<VisionTower>,
+    /// Attention projections carry a bias (Qwen2 QKV bias, `attention_bias`).
+    pub attention_bias: bool,
+    /// Per-head q/k RMSNorm (Qwen3, GLM `use_qk_norm`).
+    pub qk_norm: bool,
+    /// EAGLE-3 draft specifics, for draft models.
+    pub eagle3: Option<Eagle3>,
+    /// How the weights and the KV cache are stored.
+    #[serde(skip)]
+    pub quantization: Quantization,
+}
+
+impl ModelSpec {
+    /// Parse a HuggingFace `config.json` and lower it with the given quantization.
+    ///
+    /// Errors: invalid JSON, no/unsupported architecture (listing the supported ones), a missing or
+    /// zero required field (named), an `experts` quantization override on a dense model.
+    pub fn from_config_json(text: &str, quant: Quantization) -> Result<ModelSpec, ModelError> {
+        let cfg = ModelConfig::from_json(text)?;
+        config::lower(&cfg, quant)
+    }
+
+    /// Lower an already parsed config.
+    pub fn from_config(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
+        config::lower(cfg, quant)
+    }
+
+    /// Whether this is an EAGLE-3 draft model.
+    pub fn is_eagle3_draft(&self) -> bool {
+        self.eagle3.is_some()
+    }
+
+    /// Bytes of one activation element (bf16/fp16: 2), the unit of allreduce and logits messages.
+    pub fn activation_bytes(&self) -> u64 {
+        self.dtype.float_bytes().unwrap_or(2)
+    }
+
+    /// Check that SGLang would accept this TP size.
+    ///
+    /// - `tp ≥ 1`;
+    /// - attention heads divisible by `tp` (heads are split across ranks, SGLang `linear.py`
+    ///   `QKVParallelLinear` / MLA `num_local_heads = num_heads // tp`);
+    /// - GQA: `kv_heads % tp == 0`, or `tp % kv_heads == 0` (then SGLang replicates each KV head on
+    ///   `tp / kv_heads` ranks, `QKVParallelLinear.num_kv_head_replicas`);
+    /// - dense MLP, expert and shared-expert intermediate widths divisible by `tp`
+    ///   (`MergedColumnParallelLinear` / `FusedMoE` shard the intermediate dimension);
+    /// - quantized shards hold whole scale groups/blocks: `intermediate / tp` a multiple of the int4
+    ///   group, the fp8 block or the NVFP4 block (SGLang `fp8.py` raises "… is not divisible by weight
+    ///   quantization block_n"; group-quantized MoE kernels need whole groups);
+    /// - vision tower heads divisible by `tp` (SGLang `VisionAttention` with `use_qkv_parallel`).
+    pub fn validate_tp(&self, tp: u32) -> Result<(), ModelError> {
+        let fail = |reason: String| {
+            Err(ModelError::InvalidTp {
+                tp,
+                model: self.name.clone(),
+                reason,
+            })
+        };
+        if tp == 0 {
+            return fail("tp must be at least 1".into());
+        }
+        let t = u64::from(tp);
+        if !self.heads.is_multiple_of(t) {
+            return fail(format!(
+                "{} attention heads are not divisible by tp {tp} (expected a tp that divides {})",
+                self.heads, self.heads
+            ));
+        }
+        if let Attention::Gqa { kv_heads, .. } = self.attention
+            && !kv_heads.is_multiple_of(t)
+            && !t.is_multiple_of(kv_heads)
+        {
+            return fail(format!(
+                "{kv_heads} KV heads: tp {tp} neither divides them nor is a multiple of them \
+                 (expected kv_heads % tp == 0 or tp % kv_heads == 0)"
+            ));
+        }
+        let q = &self.quantization;
+        let mut widths: Vec<(&str, u64, WeightFormat)> = Vec::new();
+        if self.layers.iter().any(|l| matches!(l, Ffn::Dense { .. })) {
+            widths.push(("dense MLP intermediate_size", self.dense_intermediate, q.weights));
+        }
+        if let Some(m) = self.moe {
+            widths.push(("moe_intermediate_size", m.moe_intermediate, q.expert_format()));
+            if m.n_shared_experts > 0 {
+                widths.push((
+                    "shared-expert intermediate",
+                    m.moe_intermediate * m.n_shared_experts,
+                    q.weights,
+                ));
+            }
+        }
+        for (what, width, fmt) in widths {
+            if !width.is_multiple_of(t) {
+                return fail(format!("{what} {width} is not divisible by tp {tp}"));
+            }
+            let shard = width / t;
+            for g in [fmt.input_granule(), fmt.output_granule()].into_iter().flatten() {
+                if g > 0 && !shard.is_multiple_of(g) {
+                    return fail(format!(
+                        "{what} {width} / tp {tp} = {shard} per rank is not a multiple of the {} \
+                         quantization group/block of {g} (expected a tp with {width} / tp divisible by {g})",
+                        fmt.dtype.name()
+                    ));
+                }
+            }
+        }
+        if let Some(v) = self.vision
+            && !v.heads.is_multiple_of(t)
+        {
+            return fail(format!(
+                "the vision tower's {} heads are not divisible by tp {tp} (SGLang shards vision attention \
+                 by heads)",
+                v.heads
+            ));
+        }
+        Ok(())
+    }
+
+    /// KV-cache bytes per token per rank ("cell size", `reference/engine-memory.md`):
+    ///
+    /// - MLA: `(kv_lora_rank + qk_rope_head_dim) × layers × dtype bytes`, **not** divided by TP (the
+    ///   latent cache is replicated on every rank). Kimi-K2.5 bf16: 576 × 61 × 2 = 70,272.
+    /// - GQA: `max(1, kv_heads / tp) × (head_dim + v_head_dim) × layers × dtype bytes`
+    ///   (v_head_dim = head_dim). Llama-3.1-8B at tp 1: 8 × 256 × 32 × 2 = 131,072.
+    ///
+    /// `layers` is this model's own `num_hidden_layers` (an EAGLE-3 draft: 1). The dtype is the
+    /// quantization's `kv_cache_dtype` (`auto` = model dtype). `tp = 0` is treated as 1.
+    pub fn kv_cell_bytes(&self, tp: u32) -> u64 {
+        let t = u64::from(tp.max(1));
+        let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
+        let layers = u64::from(self.num_layers);
+        match self.attention {
+            Attention::Mla {
+                kv_lora_rank,
+                qk_rope_head_dim,
+                ..
+            } => (kv_lora_rank + qk_rope_head_dim)
+                .saturating_mul(layers)
+                .saturating_mul(dt),
+            Attention::Gqa {
+                kv_heads, head_dim, ..
+            } => (kv_heads / t)
+                .max(1)
+                .saturating_mul(2 * head_dim)
+                .saturating_mul(layers)
+                .saturating_mul(dt),
+        }
+    }
+
+    /// Bytes of weights one TP rank loads (SGLang sharding; see [`ModelSpec::weight_breakdown`] for the
+    /// rules and their sources). `tp = 0` is treated as 1; call [`ModelSpec::validate_tp`] first.
+    pub fn weight_bytes_per_rank(&self, tp: u32) -> Bytes {
+        Bytes(self.weight_breakdown(tp).total())
+    }
+}

@@ -1,0 +1,438 @@
+//! Weight and KV-cache number formats, and what they cost in bytes.
+//!
+//! A model enters tpsim as its HuggingFace `config.json` plus a small quantization description
+//! (`quant.toml`, parsed by the `tpsim` crate into [`Quantization`]). The description says how the
+//! *linear layers inside the decoder* are stored; embeddings, the LM head, norms and the MoE router
+//! always stay at the model dtype (that is how every checkpoint tpsim knows is laid out: DeepSeek-V3's
+//! FP8 release keeps `embed_tokens`, `lm_head` and `gate.weight` in bf16; Kimi-K2.5's
+//! compressed-tensors config lists `lm_head` in `ignore`).
+//!
+//! Sizes are computed per tensor from its (rows, cols) shape, so scale and group layouts round the way
+//! the checkpoint does, and a TP shard of a tensor is costed exactly like the shard it is.
+
+use serde::Deserialize;
+
+use super::ModelError;
+
+/// Bytes of one bf16 / fp16 element (IEEE 754 binary16 and bfloat16 are both 16-bit formats).
+const HALF_BYTES: u64 = 2;
+/// Bytes of one fp32 element (IEEE 754 binary32).
+const FP32_BYTES: u64 = 4;
+/// NVFP4 micro-block: 16 fp4 (e2m1) values share one fp8 (e4m3) scale
+/// (NVIDIA, "NVFP4" format description in the Blackwell tensor-core / TensorRT Model Optimizer docs).
+pub const NVFP4_BLOCK: u64 = 16;
+/// Per-tensor fp32 values an NVFP4 checkpoint adds: `weight_scale_2` (global scale) and `input_scale`
+/// (TensorRT Model Optimizer NVFP4 checkpoint layout, as read by SGLang's `modelopt_quant.py`).
+const NVFP4_PER_TENSOR_BYTES: u64 = 2 * FP32_BYTES;
+/// Per-tensor fp8 checkpoints (no block size) carry one fp32 `weight_scale` per tensor
+/// (vLLM/SGLang `fp8.py`, per-tensor scheme).
+const FP8_PER_TENSOR_SCALE_BYTES: u64 = FP32_BYTES;
+
+/// Storage type of weight elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightDtype {
+    /// bfloat16: 2 bytes.
+    Bf16,
+    /// IEEE half: 2 bytes.
+    Fp16,
+    /// IEEE single: 4 bytes (rare for serving; accepted so fp32 `torch_dtype` configs parse).
+    Fp32,
+    /// fp8 e4m3: 1 byte, plus fp32 scales (per 128×128 block for DeepSeek-style block quantization).
+    Fp8,
+    /// 4-bit integer, group-quantized along the input dimension: 0.5 byte + one scale per group.
+    Int4,
+    /// NVIDIA fp4 (e2m1) with one fp8 scale per 16 elements: 0.5 + 1/16 byte.
+    Nvfp4,
+}
+
+impl WeightDtype {
+    /// Lower-case name as written in `quant.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightDtype::Bf16 => "bf16",
+            WeightDtype::Fp16 => "fp16",
+            WeightDtype::Fp32 => "fp32",
+            WeightDtype::Fp8 => "fp8",
+            WeightDtype::Int4 => "int4",
+            WeightDtype::Nvfp4 => "nvfp4",
+        }
+    }
+
+    /// Bytes per element for the unquantized floating types (bf16/fp16/fp32); `None` otherwise.
+    pub fn float_bytes(self) -> Option<u64> {
+        match self {
+            WeightDtype::Bf16 | WeightDtype::Fp16 => Some(HALF_BYTES),
+            WeightDtype::Fp32 => Some(FP32_BYTES),
+            _ => None,
+        }
+    }
+
+    /// Parse a HuggingFace `torch_dtype` / `dtype` string ("bfloat16", "float16", "float32").
+    pub(crate) fn from_torch(s: &str) -> Option<WeightDtype> {
+        match s.trim_start_matches("torch.") {
+            "bfloat16" | "bf16" => Some(WeightDtype::Bf16),
+            "float16" | "fp16" | "half" => Some(WeightDtype::Fp16),
+            "float32" | "fp32" | "float" => Some(WeightDtype::Fp32),
+            _ => None,
+        }
+    }
+}
+
+/// Storage type of quantization scales.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScaleDtype {
+    /// 2 bytes (compressed-tensors INT4 checkpoints such as Kimi-K2.5 store bf16 group scales).
+    Bf16,
+    /// 2 bytes (GPTQ/AWQ checkpoints store fp16 scales).
+    Fp16,
+    /// 4 bytes (DeepSeek-V3 FP8 `weight_scale_inv`).
+    Fp32,
+    /// 1 byte (NVFP4 block scales are fp8 e4m3).
+    Fp8,
+}
+
+impl ScaleDtype {
+    /// Bytes of one scale value.
+    pub fn bytes(self) -> u64 {
+        match self {
+            ScaleDtype::Bf16 | ScaleDtype::Fp16 => HALF_BYTES,
+            ScaleDtype::Fp32 => FP32_BYTES,
+            ScaleDtype::Fp8 => 1,
+        }
+    }
+}
+
+/// How one class of weight tensors is stored. Validated: construct through [`WeightFormat::plain`] or
+/// deserialization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WeightFormat {
+    /// Element type.
+    pub dtype: WeightDtype,
+    /// Elements per scale group along the input dimension (int4: required; nvfp4: always 16).
+    pub group_size: Option<u32>,
+    /// Scale element type (int4 default bf16; fp8 blocks fp32; nvfp4 fp8).
+    pub scale_dtype: Option<ScaleDtype>,
+    /// fp8 block quantization `[rows, cols]` per scale, e.g. `[128, 128]` (DeepSeek-V3
+    /// `weight_block_size`); `None` = one fp32 scale per tensor.
+    pub block_size: Option<[u32; 2]>,
+    /// int4 only: asymmetric quantization with a packed 4-bit zero point per group.
+    pub zero_point: bool,
+}
+
+impl WeightFormat {
+    /// An unquantized format (bf16, fp16 or fp32 elements, no scales).
+    pub fn plain(dtype: WeightDtype) -> WeightFormat {
+        WeightFormat {
+            dtype,
+            group_size: None,
+            scale_dtype: None,
+            block_size: None,
+            zero_point: false,
+        }
+    }
+
+    /// Exact bytes of a `rows × cols` weight (rows = output features, cols = input features, the
+    /// PyTorch `Linear.weight` layout) in this format, scales included.
+    ///
+    /// - bf16/fp16: 2 B per element; fp32: 4 B.
+    /// - fp8: 1 B per element (OCP 8-bit floating point spec, e4m3) + one fp32 scale per
+    ///   `block_size` block, rounded up at the edges (DeepSeek-V3 `weight_scale_inv`,
+    ///   `ceil(rows/128) × ceil(cols/128)`), or one fp32 scale per tensor without blocks.
+    /// - int4: 0.5 B per element (two values per byte; compressed-tensors `pack-quantized` packs 8 per
+    ///   int32) + `rows × ceil(cols / group_size)` scales of `scale_dtype`, + the same count of packed
+    ///   4-bit zero points when asymmetric (compressed-tensors `symmetric = false`, GPTQ `qzeros`).
+    /// - nvfp4: 0.5 B per element + one fp8 scale per 16 input elements + two fp32 per-tensor scales.
+    pub fn tensor_bytes(&self, rows: u64, cols: u64) -> u64 {
+        let elems = rows.saturating_mul(cols);
+        match self.dtype {
+            WeightDtype::Bf16 | WeightDtype::Fp16 => elems.saturating_mul(HALF_BYTES),
+            WeightDtype::Fp32 => elems.saturating_mul(FP32_BYTES),
+            WeightDtype::Fp8 => {
+                let scales = match self.block_size {
+                    Some([br, bc]) => rows
+                        .div_ceil(u64::from(br.max(1)))
+                        .saturating_mul(cols.div_ceil(u64::from(bc.max(1))))
+                        .saturating_mul(self.scale_bytes()),
+                    None => FP8_PER_TENSOR_SCALE_BYTES,
+                };
+                elems.saturating_add(scales)
+            }
+            WeightDtype::Int4 => {
+                let g = u64::from(self.group_size.unwrap_or(1).max(1));
+                let groups = rows.saturating_mul(cols.div_ceil(g));
+                let mut b = elems
+                    .div_ceil(2)
+                    .saturating_add(groups.saturating_mul(self.scale_bytes()));
+                if self.zero_point {
+                    b = b.saturating_add(groups.div_ceil(2));
+                }
+                b
+            }
+            WeightDtype::Nvfp4 => {
+                let groups = rows.saturating_mul(cols.div_ceil(NVFP4_BLOCK));
+                elems
+                    .div_ceil(2)
+                    .saturating_add(groups.saturating_mul(self.scale_bytes()))
+                    .saturating_add(NVFP4_PER_TENSOR_BYTES)
+            }
+        }
+    }
+
+    /// Nominal bytes per parameter for a large tensor (edge rounding and per-tensor scalars ignored):
+    /// bf16 2, fp8 1 (+ 4 / (128·128) with 128×128 blocks), int4 g32 bf16 0.5625, nvfp4 0.5625.
+    pub fn bytes_per_param(&self) -> f64 {
+        match self.dtype {
+            WeightDtype::Bf16 | WeightDtype::Fp16 => HALF_BYTES as f64,
+            WeightDtype::Fp32 => FP32_BYTES as f64,
+            WeightDtype::Fp8 => match self.block_size {
+                Some([br, bc]) => {
+                    1.0 + self.scale_bytes() as f64 / (f64::from(br.max(1)) * f64::from(bc.max(1)))
+                }
+                None => 1.0,
+            },
+            WeightDtype::Int4 => {
+                let g = f64::from(self.group_size.unwrap_or(1).max(1));
+                let zp = if self.zero_point { 0.5 / g } else { 0.0 };
+                0.5 + self.scale_bytes() as f64 / g + zp
+            }
+            WeightDtype::Nvfp4 => 0.5 + self.scale_bytes() as f64 / NVFP4_BLOCK as f64,
+        }
+    }
+
+    /// Bytes of one scale value (defaults: int4 bf16, fp8 fp32, nvfp4 fp8; 0 for unquantized).
+    fn scale_bytes(&self) -> u64 {
+        match (self.scale_dtype, self.dtype) {
+            (Some(s), _) => s.bytes(),
+            (None, WeightDtype::Int4) => ScaleDtype::Bf16.bytes(),
+            (None, WeightDtype::Fp8) => ScaleDtype::Fp32.bytes(),
+            (None, WeightDtype::Nvfp4) => ScaleDtype::Fp8.bytes(),
+            (None, _) => 0,
+        }
+    }
+
+    /// Input-dimension granularity a TP shard must respect (int4 group, fp8 block column count,
+    /// nvfp4 block); `None` for unquantized formats.
+    pub(crate) fn input_granule(&self) -> Option<u64> {
+        match self.dtype {
+            WeightDtype::Int4 => self.group_size.map(u64::from),
+            WeightDtype::Fp8 => self.block_size.map(|[_, c]| u64::from(c)),
+            WeightDtype::Nvfp4 => Some(NVFP4_BLOCK),
+            _ => None,
+        }
+    }
+
+    /// Output-dimension granularity a column-parallel shard must respect (fp8 block rows).
+    pub(crate) fn output_granule(&self) -> Option<u64> {
+        match self.dtype {
+            WeightDtype::Fp8 => self.block_size.map(|[r, _]| u64::from(r)),
+            _ => None,
+        }
+    }
+
+    fn from_raw(raw: RawFormat, what: &str) -> Result<WeightFormat, ModelError> {
+        let bad = |field: &str, expected: &str| ModelError::InvalidQuantization {
+            field: format!("{what}{field}"),
+            expected: expected.to_string(),
+        };
+        if raw.group_size == Some(0) {
+            return Err(bad(
+                "group_size",
+                "a positive number of elements per scale group (e.g. 32 or 128)",
+            ));
+        }
+        if let Some([r, c]) = raw.block_size
+            && (r == 0 || c == 0)
+        {
+            return Err(bad("block_size", "two positive numbers, e.g. [128, 128]"));
+        }
+        match raw.dtype {
+            WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp32 => {
+                if raw.group_size.is_some()
+                    || raw.scale_dtype.is_some()
+                    || raw.block_size.is_some()
+                    || raw.zero_point
+                {
+                    return Err(bad(
+                        "dtype",
+                        "group_size / scale_dtype / block_size / zero_point only with a quantized dtype \
+                         (fp8, int4, nvfp4)",
+                    ));
+                }
+            }
+            WeightDtype::Fp8 => {
+                if raw.group_size.is_some() || raw.zero_point {
+                    return Err(bad(
+                        "group_size",
+                        "no group_size / zero_point for fp8 (use block_size = [128, 128])",
+                    ));
+                }
+            }
+            WeightDtype::Int4 => {
+                if raw.group_size.is_none() {
+                    return Err(bad(
+                        "group_size",
+                        "a group_size for int4 weights (e.g. 32 for Kimi-K2.5, 128 for GPTQ)",
+                    ));
+                }
+                if raw.block_size.is_some() {
+                    return Err(bad("block_size", "no block_size for int4 (use group_size)"));
+                }
+            }
+            WeightDtype::Nvfp4 => {
+                if raw.group_size.is_some_and(|g| u64::from(g) != NVFP4_BLOCK) {
+                    return Err(bad(
+                        "group_size",
+                        "16 (NVFP4 always scales blocks of 16) or nothing",
+                    ));
+                }
+                if raw.block_size.is_some() || raw.zero_point {
+                    return Err(bad("block_size", "no block_size / zero_point for nvfp4"));
+                }
+            }
+        }
+        Ok(WeightFormat {
+            dtype: raw.dtype,
+            group_size: raw.group_size,
+            scale_dtype: raw.scale_dtype,
+            block_size: raw.block_size,
+            zero_point: raw.zero_point,
+        })
+    }
+}
+
+/// KV-cache element type (`--kv-cache-dtype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KvCacheDtype {
+    /// Same as the model dtype (SGLang's default `auto`): bf16 for every preset.
+    #[default]
+    Auto,
+    /// bfloat16, 2 bytes.
+    Bf16,
+    /// IEEE half, 2 bytes.
+    Fp16,
+    /// fp8 e4m3, 1 byte.
+    Fp8E4m3,
+    /// fp8 e5m2, 1 byte.
+    Fp8E5m2,
+}
+
+impl KvCacheDtype {
+    /// Bytes per cached element, resolving `auto` to the model dtype.
+    pub fn bytes(self, model_dtype: WeightDtype) -> u64 {
+        match self {
+            KvCacheDtype::Auto => model_dtype.float_bytes().unwrap_or(HALF_BYTES),
+            KvCacheDtype::Bf16 | KvCacheDtype::Fp16 => HALF_BYTES,
+            KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2 => 1,
+        }
+    }
+}
+
+/// The quantization description of a model (`quant.toml`): how decoder linear layers are stored, an
+/// optional override for routed experts, and the KV-cache dtype.
+///
+/// ```toml
+/// dtype = "bf16"                                   # attention, dense MLP, shared experts
+/// experts = { dtype = "int4", group_size = 32, scale_dtype = "bf16" }
+/// kv_cache_dtype = "auto"
+/// ```
+/// Unknown keys are rejected (`deny_unknown_fields`); impossible combinations (int4 without a group
+/// size, a group size on bf16) are rejected with [`ModelError::InvalidQuantization`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawQuantization")]
+pub struct Quantization {
+    /// Format of the decoder's linear layers (attention projections, dense MLPs, shared experts, and
+    /// routed experts unless `experts` overrides it).
+    pub weights: WeightFormat,
+    /// Format of the routed experts, if different from `weights`.
+    pub experts: Option<WeightFormat>,
+    /// KV-cache element type.
+    pub kv_cache_dtype: KvCacheDtype,
+}
+
+impl Default for Quantization {
+    /// Everything bf16, KV `auto`.
+    fn default() -> Self {
+        Quantization::bf16()
+    }
+}
+
+impl Quantization {
+    /// Everything bf16 (the HuggingFace release format of most models), KV `auto`.
+    pub fn bf16() -> Quantization {
+        Quantization {
+            weights: WeightFormat::plain(WeightDtype::Bf16),
+            experts: None,
+            kv_cache_dtype: KvCacheDtype::Auto,
+        }
+    }
+
+    /// Format used for routed experts (the override, else the default).
+    pub fn expert_format(&self) -> WeightFormat {
+        self.experts.unwrap_or(self.weights)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFormat {
+    dtype: WeightDtype,
+    #[serde(default)]
+    group_size: Option<u32>,
+    #[serde(default)]
+    scale_dtype: Option<ScaleDtype>,
+    #[serde(default)]
+    block_size: Option<[u32; 2]>,
+    #[serde(default)]
+    zero_point: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuantization {
+    #[serde(default = "default_dtype")]
+    dtype: WeightDtype,
+    #[serde(default)]
+    group_size: Option<u32>,
+    #[serde(default)]
+    scale_dtype: Option<ScaleDtype>,
+    #[serde(default)]
+    block_size: Option<[u32; 2]>,
+    #[serde(default)]
+    zero_point: bool,
+    #[serde(default)]
+    experts: Option<RawFormat>,
+    #[serde(default)]
+    kv_cache_dtype: KvCacheDtype,
+}
+
+fn default_dtype() -> WeightDtype {
+    WeightDtype::Bf16
+}
+
+impl TryFrom<RawQuantization> for Quantization {
+    type Error = ModelError;
+    fn try_from(raw: RawQuantization) -> Result<Self, ModelError> {
+        let weights = WeightFormat::from_raw(
+            RawFormat {
+                dtype: raw.dtype,
+                group_size: raw.group_size,
+                scale_dtype: raw.scale_dtype,
+                block_size: raw.block_size,
+                zero_point: raw.zero_point,
+            },
+            "",
+        )?;
+        let experts = raw
+            .experts
+            .map(|e| WeightFormat::from_raw(e, "experts."))
+            .transpose()?;
+        Ok(Quantization {
+            weights,
+            experts,
+            kv_cache_dtype: raw.kv_cache_dtype,
+        })
+    }
+}

@@ -1,0 +1,401 @@
+//! Per-rank weight inventory under SGLang tensor parallelism.
+//!
+//! Sharding rules (SGLang `python/sglang/srt/…`):
+//!
+//! | piece | rule | source |
+//! |---|---|---|
+//! | token embedding | vocab-parallel: rows (vocab padded to 64) split by tp | `layers/vocab_parallel_embedding.py` `VocabParallelEmbedding` |
+//! | LM head | vocab-parallel like the embedding; nothing extra if tied | same file, `ParallelLMHead` |
+//! | GQA q/k/v | column-parallel by heads; KV heads replicated when tp > kv_heads | `layers/linear.py` `QKVParallelLinear` |
+//! | o_proj, MLP down, expert down | row-parallel: input dim split by tp | `layers/linear.py` `RowParallelLinear` |
+//! | MLP gate/up, shared experts | column-parallel: intermediate split by tp | `MergedColumnParallelLinear`, `models/deepseek_v2.py` `DeepseekV2MLP` |
+//! | MLA q_a_proj + kv_a_proj_with_mqa (+ their norms) | **replicated** | `models/deepseek_v2.py` `fused_qkv_a_proj_with_mqa` = `ReplicatedLinear` |
+//! | MLA q_b_proj, kv_b_proj | column-parallel by heads | `models/deepseek_v2.py` (`ColumnParallelLinear`) |
+//! | MLA w_kc / w_vc | extra per-rank copies of kv_b_proj at model dtype, made after loading for the absorbed decode path | `models/deepseek_v2.py` `post_load_weights` (`.contiguous()` copies; fp8 is dequantized first) |
+//! | MoE router (`gate`) and its score-correction bias | **replicated** | `models/deepseek_v2.py` `MoEGate`; `models/qwen3_moe.py` `ReplicatedLinear` |
+//! | routed experts | TP-MoE: every rank holds every expert, 1/tp of its intermediate | `layers/moe/fused_moe_triton/layer.py` `FusedMoE` (no expert parallelism) |
+//! | norms | replicated | `layers/layernorm.py` `RMSNorm` |
+//! | MTP/NextN layers | not loaded by the target (they are the draft) | `models/deepseek_v2.py` skips `model.layers.{num_hidden_layers}` |
+//! | vision encoder blocks | qkv/o and MLP split by tp; patch embedding, position embedding, norms and projector replicated | `models/kimi_k25.py` (`VisionAttention(use_qkv_parallel=True)`, `MLP2` = Column/RowParallelLinear, `K2VLMultiModalProjector` = `ReplicatedLinear`); all replicated with `--mm-enable-dp-encoder` |
+//! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
+//!
+//! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
+//! `input_scale`s beyond the per-tensor pair, rotary caches) are not counted: they are < 1 MiB per rank.
+
+use serde::Serialize;
+
+use super::quant::{WeightDtype, WeightFormat};
+use super::{Attention, Ffn, ModelSpec, MoeShape, VisionTower};
+
+/// SGLang pads the vocabulary of `VocabParallelEmbedding`/`ParallelLMHead` to a multiple of 64
+/// (`DEFAULT_VOCAB_PADDING_SIZE`, `layers/vocab_parallel_embedding.py`).
+const VOCAB_PADDING: u64 = 64;
+
+/// Which format a tensor is stored in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fmt {
+    /// Model dtype (embeddings, LM head, norms, router, biases, vision tower, MLA absorbed copies).
+    Model,
+    /// fp32 regardless of model dtype (DeepSeek `e_score_correction_bias`).
+    Fp32,
+    /// The quantization's default linear-layer format.
+    Linear,
+    /// The quantization's routed-expert format.
+    Expert,
+}
+
+/// One weight tensor as held by one rank.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Piece {
+    /// Output features held by this rank.
+    pub rows: u64,
+    /// Input features held by this rank.
+    pub cols: u64,
+    /// Identical tensors of this shape (experts).
+    pub count: u64,
+    /// Storage format.
+    pub fmt: Fmt,
+    /// Read by a decode forward pass (false for kv_b_proj, replaced by w_kc/w_vc in absorbed MLA).
+    pub decode: bool,
+}
+
+impl Piece {
+    fn new(rows: u64, cols: u64, fmt: Fmt) -> Piece {
+        Piece {
+            rows,
+            cols,
+            count: 1,
+            fmt,
+            decode: true,
+        }
+    }
+    /// A 1-D parameter (norm weight, bias) of `n` elements at model dtype.
+    fn vec(n: u64) -> Piece {
+        Piece::new(n, 1, Fmt::Model)
+    }
+    /// Parameters held by the rank.
+    pub fn params(&self) -> u64 {
+        self.rows.saturating_mul(self.cols).saturating_mul(self.count)
+    }
+}
+
+/// The feed-forward pieces of one layer, split by role.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FfnPieces {
+    /// Dense MLP (empty for MoE layers).
+    pub dense: Vec<Piece>,
+    /// Router (+ correction bias).
+    pub router: Vec<Piece>,
+    /// One routed expert's tensors (count 1), per rank.
+    pub expert: Vec<Piece>,
+    /// Routed experts held (E), 0 for dense layers.
+    pub n_experts: u64,
+    /// Experts per token (k).
+    pub top_k: u64,
+    /// Shared experts.
+    pub shared: Vec<Piece>,
+}
+
+/// One decoder layer held by one rank.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LayerPieces {
+    /// Attention projections and the layer's norms.
+    pub attn: Vec<Piece>,
+    /// Feed-forward.
+    pub ffn: FfnPieces,
+}
+
+/// Everything one rank holds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Inventory {
+    /// Token embedding shard (empty for EAGLE-3 drafts, which use the target's).
+    pub embed: Vec<Piece>,
+    /// Rows of the vocab shard the embedding/LM head holds.
+    pub vocab_rows: u64,
+    /// LM head shard (empty when tied to the embedding).
+    pub lm_head: Vec<Piece>,
+    /// Parameters of the LM-head matmul per rank (tied: the embedding shard).
+    pub lm_head_params: u64,
+    /// EAGLE-3 fusion layer and extra norms.
+    pub draft_fc: Vec<Piece>,
+    /// Decoder layers.
+    pub layers: Vec<LayerPieces>,
+    /// Final norm.
+    pub final_norm: Vec<Piece>,
+    /// Vision tower.
+    pub vision: Vec<Piece>,
+}
+
+/// Bytes of weights per rank by component (what `weight_bytes_per_rank` sums).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct WeightBreakdown {
+    /// Token embedding shard (0 for EAGLE-3 drafts: shared with the target).
+    pub embedding: u64,
+    /// LM head shard (0 when tied).
+    pub lm_head: u64,
+    /// Attention projections, including replicated MLA down-projections and absorbed copies.
+    pub attention: u64,
+    /// Dense MLPs.
+    pub dense_mlp: u64,
+    /// Routed experts (1/tp of each).
+    pub routed_experts: u64,
+    /// Shared experts.
+    pub shared_experts: u64,
+    /// MoE routers (replicated).
+    pub router: u64,
+    /// Norms and biases (1-D parameters; replicated unless they belong to a sharded projection).
+    pub norms: u64,
+    /// Vision tower and projector.
+    pub vision: u64,
+    /// EAGLE-3 fusion layer (replicated).
+    pub draft_fc: u64,
+}
+
+impl WeightBreakdown {
+    /// Sum of all components, bytes.
+    pub fn total(&self) -> u64 {
+        [
+            self.embedding,
+            self.lm_head,
+            self.attention,
+            self.dense_mlp,
+            self.routed_experts,
+            self.shared_experts,
+            self.router,
+            self.norms,
+            self.vision,
+            self.draft_fc,
+        ]
+        .iter()
+        .fold(0u64, |a, &b| a.saturating_add(b))
+    }
+}
+
+impl ModelSpec {
+    /// The format a piece is stored in.
+    pub(crate) fn format_of(&self, fmt: Fmt) -> WeightFormat {
+        match fmt {
+            Fmt::Model => WeightFormat::plain(self.dtype),
+            Fmt::Fp32 => WeightFormat::plain(WeightDtype::Fp32),
+            Fmt::Linear => self.quantization.weights,
+            Fmt::Expert => self.quantization.expert_format(),
+        }
+    }
+
+    /// Bytes of a piece (all its copies).
+    pub(crate) fn piece_bytes(&self, p: &Piece) -> u64 {
+        self.format_of(p.fmt)
+            .tensor_bytes(p.rows, p.cols)
+            .saturating_mul(p.count)
+    }
+
+    pub(crate) fn sum_bytes(&self, ps: &[Piece]) -> u64 {
+        ps.iter().fold(0u64, |a, p| a.saturating_add(self.piece_bytes(p)))
+    }
+
+    /// Weights per rank by component, bytes. The sharding rules and their SGLang sources are listed
+    /// in this module's table (`model/src/llm/weights.rs`). `tp = 0` is treated as 1.
+    pub fn weight_breakdown(&self, tp: u32) -> WeightBreakdown {
+        let inv = self.inventory(tp);
+        let mut b = WeightBreakdown {
+            embedding: self.sum_bytes(&inv.embed),
+            lm_head: self.sum_bytes(&inv.lm_head),
+            draft_fc: self.sum_bytes(&inv.draft_fc),
+            vision: self.sum_bytes(&inv.vision),
+            norms: self.sum_bytes(&inv.final_norm),
+            ..WeightBreakdown::default()
+        };
+        for l in &inv.layers {
+            for p in &l.attn {
+                let bytes = self.piece_bytes(p);
+                if p.cols == 1 && p.fmt == Fmt::Model {
+                    b.norms = b.norms.saturating_add(bytes);
+                } else {
+                    b.attention = b.attention.saturating_add(bytes);
+                }
+            }
+            b.dense_mlp = b.dense_mlp.saturating_add(self.sum_bytes(&l.ffn.dense));
+            b.router = b.router.saturating_add(self.sum_bytes(&l.ffn.router));
+            b.shared_experts = b.shared_experts.saturating_add(self.sum_bytes(&l.ffn.shared));
+            b.routed_experts = b
+                .routed_experts
+                .saturating_add(self.sum_bytes(&l.ffn.expert).saturating_mul(l.ffn.n_experts));
+        }
+        b
+    }
+
+    /// What one rank holds at this TP size.
+    pub(crate) fn inventory(&self, tp: u32) -> Inventory {
+        let t = u64::from(tp.max(1));
+        let h = self.hidden;
+        let mut inv = Inventory::default();
+
+        // Vocab-parallel embedding / LM head.
+        let padded = self.vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
+        inv.vocab_rows = padded.div_ceil(t);
+        if self.eagle3.is_none() {
+            inv.embed.push(Piece::new(inv.vocab_rows, h, Fmt::Model));
+        }
+        if let Some(e) = self.eagle3 {
+            let rows = (e.draft_vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING).div_ceil(t);
+            inv.lm_head.push(Piece::new(rows, h, Fmt::Model));
+            inv.lm_head_params = rows * h;
+            // Fusion of three target hidden states (replicated).
+            inv.draft_fc.push(Piece::new(h, 3 * e.target_hidden, Fmt::Model));
+        } else if self.tie_word_embeddings {
+            inv.lm_head_params = inv.vocab_rows * h;
+        } else {
+            inv.lm_head.push(Piece::new(inv.vocab_rows, h, Fmt::Model));
+            inv.lm_head_params = inv.vocab_rows * h;
+        }
+        inv.final_norm.push(Piece::vec(h));
+
+        let attn = self.attention_pieces(t);
+        inv.layers = self
+            .layers
+            .iter()
+            .map(|ffn| LayerPieces {
+                attn: attn.clone(),
+                ffn: self.ffn_pieces(ffn, t),
+            })
+            .collect();
+
+        if let Some(v) = self.vision {
+            inv.vision = vision_pieces(&v, t);
+        }
+        inv
+    }
+
+    fn attention_pieces(&self, t: u64) -> Vec<Piece> {
+        let h = self.hidden;
+        // Layer norms: input_layernorm + post_attention_layernorm.
+        let mut ps = vec![Piece::vec(h), Piece::vec(h)];
+        match self.attention {
+            Attention::Gqa {
+                heads,
+                kv_heads,
+                head_dim,
+            } => {
+                // EAGLE-3's midlayer attends over [embedding ‖ fused feature]: 2H inputs.
+                let attn_in = if self.eagle3.is_some() { 2 * h } else { h };
+                let q_rows = heads / t * head_dim;
+                let kv_rows = 2 * (kv_heads / t).max(1) * head_dim;
+                ps.push(Piece::new(q_rows + kv_rows, attn_in, Fmt::Linear));
+                if self.attention_bias {
+                    ps.push(Piece::vec(q_rows + kv_rows));
+                }
+                ps.push(Piece::new(h, heads / t * head_dim, Fmt::Linear));
+                if self.qk_norm {
+                    ps.push(Piece::vec(head_dim));
+                    ps.push(Piece::vec(head_dim));
+                }
+                if self.eagle3.is_some() {
+                    // hidden_norm on the fused feature.
+                    ps.push(Piece::vec(h));
+                }
+            }
+            Attention::Mla {
+                q_lora_rank,
+                kv_lora_rank,
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+            } => {
+                let local = self.heads / t;
+                let qk = qk_nope_head_dim + qk_rope_head_dim;
+                match q_lora_rank {
+                    Some(r) => {
+                        // fused_qkv_a_proj_with_mqa: replicated on every rank.
+                        ps.push(Piece::new(r + kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear));
+                        ps.push(Piece::vec(r));
+                        ps.push(Piece::new(local * qk, r, Fmt::Linear));
+                    }
+                    None => {
+                        ps.push(Piece::new(local * qk, h, Fmt::Linear));
+                        ps.push(Piece::new(kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear));
+                    }
+                }
+                ps.push(Piece::vec(kv_lora_rank));
+                let mut kv_b = Piece::new(local * (qk_nope_head_dim + v_head_dim), kv_lora_rank, Fmt::Linear);
+                kv_b.decode = false;
+                ps.push(kv_b);
+                ps.push(Piece::new(local * qk_nope_head_dim, kv_lora_rank, Fmt::Model)); // w_kc
+                ps.push(Piece::new(local * v_head_dim, kv_lora_rank, Fmt::Model)); // w_vc
+                ps.push(Piece::new(h, local * v_head_dim, Fmt::Linear));
+            }
+        }
+        ps
+    }
+
+    fn ffn_pieces(&self, ffn: &Ffn, t: u64) -> FfnPieces {
+        let h = self.hidden;
+        let mlp = |inter: u64, fmt: Fmt| -> Vec<Piece> {
+            let local = inter / t;
+            vec![Piece::new(2 * local, h, fmt), Piece::new(h, local, fmt)]
+        };
+        match *ffn {
+            Ffn::Dense { intermediate } => FfnPieces {
+                dense: mlp(intermediate, Fmt::Linear),
+                ..FfnPieces::default()
+            },
+            Ffn::Moe(MoeShape {
+                n_routed_experts: e,
+                num_experts_per_tok: k,
+                moe_intermediate,
+                n_shared_experts,
+            }) => {
+                let mut router = vec![Piece::new(e, h, Fmt::Model)];
+                if matches!(
+                    self.arch,
+                    super::Architecture::DeepseekV3
+                        | super::Architecture::KimiK25
+                        | super::Architecture::Glm4Moe
+                ) {
+                    // e_score_correction_bias (noaux_tc routing), fp32 in the checkpoint.
+                    router.push(Piece::new(e, 1, Fmt::Fp32));
+                }
+                FfnPieces {
+                    dense: Vec::new(),
+                    router,
+                    expert: mlp(moe_intermediate, Fmt::Expert),
+                    n_experts: e,
+                    top_k: k,
+                    shared: if n_shared_experts > 0 {
+                        mlp(moe_intermediate * n_shared_experts, Fmt::Linear)
+                    } else {
+                        Vec::new()
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// MoonViT tower + projector per rank (`models/kimi_k25.py`): encoder blocks TP-sharded,
+/// everything else replicated, all at model dtype.
+fn vision_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // wqkv (column-parallel by heads)
+        ps.push(Piece::vec(3 * h / t)); // its bias
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // wo (row-parallel)
+        ps.push(Piece::vec(h)); // its bias (replicated)
+        ps.push(Piece::new(i / t, h, Fmt::Model)); // fc0 (column-parallel)
+        ps.push(Piece::vec(i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // fc1 (row-parallel)
+        ps.push(Piece::vec(h));
+        ps.push(Piece::vec(4 * h)); // norm0, norm1: weight + bias
+    }
+    ps.push(Piece::new(h, 3 * v.patch * v.patch, Fmt::Model)); // patch embedding conv
+    ps.push(Piece::vec(h));
+    ps.push(Piece::new(v.pos_emb_cells, h, Fmt::Model)); // learned position embedding
+    ps.push(Piece::vec(2 * h)); // final layernorm
+    let merged = h * v.merge;
+    ps.push(Piece::vec(2 * h)); // projector pre-norm
+    ps.push(Piece::new(merged, merged, Fmt::Model)); // linear_1
+    ps.push(Piece::vec(merged));
+    ps.push(Piece::new(v.text_hidden, merged, Fmt::Model)); // linear_2
+    ps.push(Piece::vec(v.text_hidden));
+    ps
+}

@@ -1,0 +1,191 @@
+//! The scenario file as written: every field optional so that presets and inline overrides merge
+//! key by key; `deny_unknown_fields` everywhere so a typo is an error, not a silent default.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use tpsim_model::llm::Quantization;
+use tpsim_model::spec::Acceptance;
+use tpsim_model::units::{Bandwidth, Bytes, Duration};
+
+use super::AllreduceBackend;
+
+/// Declares a section whose fields are all optional, with `merged_over(base)` taking each field
+/// from `self` when set and from `base` otherwise.
+macro_rules! mergeable {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* $f:ident : $t:ty,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Default, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name { $($(#[$fm])* pub $f: Option<$t>,)* }
+        impl $name {
+            /// Field by field: `self` where set, else `base`.
+            pub fn merged_over(self, base: Self) -> Self {
+                Self { $($f: self.$f.or(base.$f),)* }
+            }
+        }
+    };
+}
+
+/// Top level of a scenario file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Seed of every random stream of the run (default 0).
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub hardware: HardwareSection,
+    pub model: Option<ModelSection>,
+    pub engine: Option<EngineSection>,
+    pub speculative: Option<SpeculativeSection>,
+    pub workload: Option<WorkloadSection>,
+}
+
+/// `[hardware]`: a preset plus overrides, or a whole box inline.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HardwareSection {
+    /// Bundled preset name or a path to a hardware TOML file (relative to the scenario).
+    pub preset: Option<String>,
+    /// GPU count the user expects; must match the topology.
+    pub gpus: Option<u32>,
+    pub name: Option<String>,
+    /// "amd" or "intel" (NCCL's default P2P level and inter-socket model depend on it).
+    pub cpu_vendor: Option<String>,
+    pub gpu: Option<GpuSection>,
+    pub topology: Option<TopologySection>,
+    pub params: Option<ParamsSection>,
+}
+
+impl HardwareSection {
+    /// Overrides in `self` over the preset `base`, section by section and key by key.
+    pub fn merged_over(self, base: HardwareSection) -> HardwareSection {
+        HardwareSection {
+            preset: None,
+            gpus: self.gpus,
+            name: self.name.or(base.name),
+            cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
+            gpu: Some(self.gpu.unwrap_or_default().merged_over(base.gpu.unwrap_or_default())),
+            topology: Some(TopologySection { gpus: self.topology.and_then(|t| t.gpus).or(base.topology.and_then(|t| t.gpus)) }),
+            params: Some(self.params.unwrap_or_default().merged_over(base.params.unwrap_or_default())),
+        }
+    }
+}
+
+mergeable! {
+    /// `[hardware.gpu]`: datasheet figures (see `tpsim_model::hw::GpuSpec`).
+    pub struct GpuSection {
+        name: String,
+        memory_total_mib: u64,
+        memory_bandwidth: Bandwidth,
+        bf16_tflops: f64,
+        sm_count: u32,
+        compute_capability: String,
+        pcie_gen: u32,
+        pcie_width: u32,
+        p2p: bool,
+        nvlink: bool,
+    }
+}
+
+/// `[hardware.topology]`: one path per GPU, e.g. "socket0/root0/switch0".
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySection {
+    pub gpus: Option<Vec<String>>,
+}
+
+mergeable! {
+    /// `[hardware.params]`: first-cut cost parameters (see the presets for their sources).
+    pub struct ParamsSection {
+        context_overhead: Bytes,
+        mem_efficiency: f64,
+        flops_efficiency: f64,
+        kernel_overhead: Duration,
+        nccl_channels: u32,
+        nccl_channel_bw: Bandwidth,
+        shm_step_latency: Duration,
+        shm_channel_bw: Bandwidth,
+        p2p_latency: Duration,
+        peer_read_bw: Bandwidth,
+        staged_peer_read_factor: f64,
+    }
+}
+
+/// `[model]`: a preset (name or directory with config.json + quant.toml) or a config.json path.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    pub preset: Option<String>,
+    pub config: Option<String>,
+    pub quantization: Option<Quantization>,
+}
+
+/// `[engine]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSection {
+    /// "sglang" (default).
+    pub name: Option<String>,
+    /// Engine version as the user runs it (informational until issue #5 maps versions to eras).
+    pub version: Option<String>,
+    pub tp: Option<u32>,
+    pub mem_fraction_static: Option<f64>,
+    pub allreduce: Option<AllreduceBackend>,
+    pub page_size: Option<u64>,
+    pub max_total_tokens: Option<u64>,
+    pub cuda_graph: Option<bool>,
+    /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
+    pub env: Option<BTreeMap<String, String>>,
+    pub costs: Option<CostsSection>,
+    pub observed: Option<ObservedSection>,
+}
+
+mergeable! {
+    /// `[engine.costs]`: engine cost and memory parameters over `scenarios/engines/<name>.toml`.
+    pub struct CostsSection {
+        era: String,
+        host_overhead: Duration,
+        sync_cost: Duration,
+        kernels_per_layer: u32,
+        custom_allreduce_buffers: Bytes,
+        target_cuda_graph_memory: Bytes,
+        draft_cuda_graph_memory: Bytes,
+        activation_memory: Bytes,
+    }
+}
+
+/// `[engine.observed]`: what a real start-up log said (GiB, the log's "GB").
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObservedSection {
+    /// "Init torch distributed ends" / the min over ranks of free memory after init.
+    pub free_after_init_gib: Option<f64>,
+    /// "Load weight end. ... avail mem=" (min over ranks).
+    pub free_after_weights_gib: Option<f64>,
+}
+
+/// `[speculative]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeculativeSection {
+    /// "eagle3".
+    pub algorithm: Option<String>,
+    /// Draft model preset name or directory.
+    pub draft: Option<String>,
+    pub num_steps: Option<u32>,
+    pub topk: Option<u32>,
+    pub num_draft_tokens: Option<u32>,
+    pub acceptance: Option<Acceptance>,
+}
+
+/// `[workload]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSection {
+    /// Requests decoded together (closed loop, all start at once).
+    pub concurrency: Option<u32>,
+    /// Prompt tokens per request (sets the starting context).
+    pub prompt_len: Option<u32>,
+    /// Output tokens per request.
+    pub output_len: Option<u32>,
+}

@@ -1,0 +1,54 @@
+//! Helpers shared by the end-to-end tests: run the CLI in-process and locate bundled files.
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Exit code, stdout and stderr of one `tpsim` invocation.
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `tpsim ARGS…` through the same entry point as the binary.
+pub fn tpsim(args: &[&str]) -> Out {
+    let mut argv: Vec<OsString> = vec!["tpsim".into()];
+    argv.extend(args.iter().map(OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = tpsim::cli::main_with_args(&argv, &mut out, &mut err);
+    Out { code, stdout: String::from_utf8_lossy(&out).into_owned(), stderr: String::from_utf8_lossy(&err).into_owned() }
+}
+
+/// Path of a file under the repository's `scenarios/`.
+pub fn scenario(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(rel).display().to_string()
+}
+
+/// Runs `tpsim run FILE --json` and parses the object; panics with stderr on failure.
+pub fn run_json(file: &str) -> serde_json::Value {
+    let o = tpsim(&["run", file, "--json"]);
+    assert_eq!(o.code, 0, "tpsim run {file} failed: {}", o.stderr);
+    serde_json::from_str(&o.stdout).expect("valid JSON")
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tpsim-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// The seed baseline's text with `from` replaced by `to` (exactly once), written to a scratch file.
+pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(scenario("seed/baseline.toml")).expect("baseline");
+    assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once in baseline.toml");
+    let p = scratch(name).join("scenario.toml");
+    std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
+    p.display().to_string()
+}
+
+pub fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
