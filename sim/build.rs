@@ -23,17 +23,30 @@ fn main() {
         for f in files(&dir, "toml") {
             println!("cargo::rerun-if-changed={}", f.display());
             let name = f.file_stem().unwrap().to_string_lossy();
-            writeln!(out, "    ({name:?}, include_str!({:?})),", f.canonicalize().unwrap()).unwrap();
+            writeln!(
+                out,
+                "    ({name:?}, include_str!({:?})),",
+                f.canonicalize().unwrap()
+            )
+            .unwrap();
         }
         writeln!(out, "];").unwrap();
     }
     let dir = root.join("models");
     println!("cargo::rerun-if-changed={}", dir.display());
     let mut models: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     models.sort();
-    writeln!(out, "/// Bundled model presets: (name, config.json text, quant.toml text).").unwrap();
+    writeln!(
+        out,
+        "/// Bundled model presets: (name, config.json text, quant.toml text)."
+    )
+    .unwrap();
     writeln!(out, "pub static MODELS: &[(&str, &str, &str)] = &[").unwrap();
     for m in models {
         let (cfg, quant) = (m.join("config.json"), m.join("quant.toml"));

@@ -216,6 +216,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::float_cmp)] // integer-valued results: exact equality is the point
     fn floordiv_matches_python() {
         assert_eq!(python_floordiv(7.0, 2.0), 3.0);
         assert_eq!(python_floordiv(-7.0, 2.0), -4.0);

@@ -59,12 +59,21 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Err(e) => {
             let code = e.exit_code();
             let text = e.render().to_string();
-            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
+            let _ = if code == 0 {
+                write!(out, "{text}")
+            } else {
+                write!(err, "{text}")
+            };
             return code;
         }
     };
     match cli.command {
-        Command::Run { scenario, json, trace, seed } => run(&scenario, json, trace.as_deref(), seed, out, err),
+        Command::Run {
+            scenario,
+            json,
+            trace,
+            seed,
+        } => run(&scenario, json, trace.as_deref(), seed, out, err),
         Command::Validate { scenario } => match scenario::load(&scenario) {
             Ok(s) => {
                 let _ = writeln!(
@@ -74,7 +83,11 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                     s.model_name,
                     s.hardware.topology.gpu_count(),
                     s.engine.tp,
-                    if s.speculative.is_some() { "speculative" } else { "no speculation" }
+                    if s.speculative.is_some() {
+                        "speculative"
+                    } else {
+                        "no speculation"
+                    }
                 );
                 0
             }
@@ -88,7 +101,14 @@ fn bad_input(err: &mut dyn Write, e: &dyn std::fmt::Display) -> i32 {
     EXIT_BAD_INPUT
 }
 
-fn run(path: &Path, json: bool, trace: Option<&Path>, seed: Option<u64>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+fn run(
+    path: &Path,
+    json: bool,
+    trace: Option<&Path>,
+    seed: Option<u64>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let mut s = match scenario::load(path) {
         Ok(s) => s,
         Err(e) => return bad_input(err, &e),
@@ -105,7 +125,9 @@ fn run(path: &Path, json: bool, trace: Option<&Path>, seed: Option<u64>, out: &m
     };
     let r = report::build(&s, &p);
     let written = if json {
-        serde_json::to_string_pretty(&r).map_err(std::io::Error::other).and_then(|t| writeln!(out, "{t}"))
+        serde_json::to_string_pretty(&r)
+            .map_err(std::io::Error::other)
+            .and_then(|t| writeln!(out, "{t}"))
     } else {
         write!(out, "{}", report::text(&r))
     };

@@ -107,6 +107,9 @@ pub fn predict(s: &Scenario) -> Result<Prediction, DecodeError> {
     })
 }
 
+/// Simulated iterations by (active requests, context bucket, speculating): makespan and breakdown.
+type ShapeCache = BTreeMap<(u32, u32, bool), (Duration, BTreeMap<Category, Duration>)>;
+
 fn run_loop(
     s: &Scenario,
     b: &mut passes::Builder,
@@ -119,7 +122,7 @@ fn run_loop(
     let mut produced = vec![0u64; n];
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
-    let mut cache: BTreeMap<(u32, u32, bool), (Duration, BTreeMap<Category, Duration>)> = BTreeMap::new();
+    let mut cache: ShapeCache = BTreeMap::new();
     let mut res = LoopResult {
         iterations: 0,
         output_tokens: 0,
@@ -146,7 +149,10 @@ fn run_loop(
             Some(v) => v.clone(),
             None => {
                 let shape = b.simulate(active, bucket, spec.is_some())?;
-                let v = (shape.schedule.makespan, shape.schedule.critical_path_by_category());
+                let v = (
+                    shape.schedule.makespan,
+                    shape.schedule.critical_path_by_category(),
+                );
                 if speculate == s.speculative.is_some() && b.first_shapes.len() < TRACE_ITERATIONS {
                     b.first_shapes.push(shape);
                 }
@@ -159,7 +165,10 @@ fn run_loop(
                 continue;
             }
             let got = match spec {
-                Some(sp) => sp.acceptance.sample_accept_len(sp.num_steps, || accept_rng.random::<f64>()) as u64,
+                Some(sp) => sp
+                    .acceptance
+                    .sample_accept_len(sp.num_steps, || accept_rng.random::<f64>())
+                    as u64,
                 None => 1,
             };
             let got = got.min(remaining[i]);
@@ -187,12 +196,20 @@ impl LoopResult {
     /// Output tokens per second over all requests.
     pub fn output_tok_s(&self) -> f64 {
         let s = self.total_time.as_secs_f64();
-        if s > 0.0 { self.output_tokens as f64 / s } else { 0.0 }
+        if s > 0.0 {
+            self.output_tokens as f64 / s
+        } else {
+            0.0
+        }
     }
     /// Mean time per output token of one request, ms.
     pub fn tpot_ms(&self, concurrency: u32) -> f64 {
         let per_req = self.output_tokens as f64 / concurrency.max(1) as f64;
-        if per_req > 0.0 { self.total_time.as_ms_f64() / per_req } else { 0.0 }
+        if per_req > 0.0 {
+            self.total_time.as_ms_f64() / per_req
+        } else {
+            0.0
+        }
     }
     /// Percentile `p` in [0, 100] of the per-token time samples (nearest rank).
     pub fn tpot_percentile_ms(&self, p: f64) -> f64 {
@@ -206,6 +223,9 @@ impl LoopResult {
     /// Mean critical-path time per iteration by category, ms.
     pub fn breakdown_ms(&self) -> BTreeMap<Category, f64> {
         let n = self.iterations.max(1) as f64;
-        self.breakdown_total.iter().map(|(c, d)| (*c, d.as_ms_f64() / n)).collect()
+        self.breakdown_total
+            .iter()
+            .map(|(c, d)| (*c, d.as_ms_f64() / n))
+            .collect()
     }
 }

@@ -24,7 +24,10 @@ pub fn engine(name: &str) -> Option<&'static str> {
 
 /// The bundled model preset `name`: (config.json, quant.toml).
 pub fn model(name: &str) -> Option<(&'static str, &'static str)> {
-    MODELS.iter().find(|(n, _, _)| *n == name).map(|(_, c, q)| (*c, *q))
+    MODELS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, c, q)| (*c, *q))
 }
 
 /// Names of bundled presets of one kind, for error messages and `--help`.

@@ -148,8 +148,18 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let c = s.workload.concurrency;
     let breakdown: BTreeMap<String, f64> = Category::ALL
         .iter()
-        .filter(|c| matches!(c, Category::Compute | Category::Collective | Category::Host | Category::Sync | Category::Idle))
-        .map(|cat| (cat.as_str().to_string(), m.breakdown_ms().get(cat).copied().unwrap_or(0.0)))
+        .filter(|c| {
+            matches!(
+                c,
+                Category::Compute | Category::Collective | Category::Host | Category::Sync | Category::Idle
+            )
+        })
+        .map(|cat| {
+            (
+                cat.as_str().to_string(),
+                m.breakdown_ms().get(cat).copied().unwrap_or(0.0),
+            )
+        })
         .collect();
     let bottleneck = breakdown
         .iter()
@@ -168,7 +178,11 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             let fpv = s.model.forward_pass(tp, c * sp.num_draft_tokens);
             let arv = p.costs.allreduce(fpv.allreduce_bytes);
             let us = arv.time.as_us_f64();
-            (Some(fpv.allreduce_bytes.0), Some(us), Some(us * fpv.allreduces as f64 / 1000.0))
+            (
+                Some(fpv.allreduce_bytes.0),
+                Some(us),
+                Some(us * fpv.allreduces as f64 / 1000.0),
+            )
         }
         None => (None, None, None),
     };
@@ -178,7 +192,11 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             expected_accept_len: sp.acceptance.expected_accept_len(sp.num_steps),
             tok_s_without_spec: plain.output_tok_s(),
             break_even_accept_len: p.break_even_accept_len,
-            iteration_ratio: if plain.mean_iteration_ms > 0.0 { m.mean_iteration_ms / plain.mean_iteration_ms } else { 0.0 },
+            iteration_ratio: if plain.mean_iteration_ms > 0.0 {
+                m.mean_iteration_ms / plain.mean_iteration_ms
+            } else {
+                0.0
+            },
             iteration_ms: m.mean_iteration_ms,
             plain_step_ms: plain.mean_iteration_ms,
         }),
@@ -187,9 +205,15 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let mem = &p.memory;
     let oom = match &mem.verdict {
         Verdict::Ok => None,
-        Verdict::Oom { step, message, missing } => {
-            Some(OomReport { step: step.clone(), message: message.clone(), missing_mib: missing.as_mib_f64() })
-        }
+        Verdict::Oom {
+            step,
+            message,
+            missing,
+        } => Some(OomReport {
+            step: step.clone(),
+            message: message.clone(),
+            missing_mib: missing.as_mib_f64(),
+        }),
     };
     let weights = fp1.weight_bytes();
     RunReport {
@@ -276,11 +300,19 @@ pub fn text(r: &RunReport) -> String {
     let sc = &r.scenario;
     let _ = writeln!(o, "tpsim {} — {}", r.tpsim_version, sc.file);
     let _ = writeln!(o, "  hardware  {} ({} GPUs)", sc.hardware, sc.gpus);
-    let _ = writeln!(o, "  model     {}   engine {}  tp={}  allreduce={:?}", sc.model, sc.engine, sc.tp, sc.allreduce);
+    let _ = writeln!(
+        o,
+        "  model     {}   engine {}  tp={}  allreduce={:?}",
+        sc.model, sc.engine, sc.tp, sc.allreduce
+    );
     if let Some(sp) = &sc.speculative {
         let _ = writeln!(o, "  spec      {sp}");
     }
-    let _ = writeln!(o, "  workload  concurrency={} prompt={} output={}  seed={}", sc.concurrency, sc.prompt_len, sc.output_len, sc.seed);
+    let _ = writeln!(
+        o,
+        "  workload  concurrency={} prompt={} output={}  seed={}",
+        sc.concurrency, sc.prompt_len, sc.output_len, sc.seed
+    );
     let _ = writeln!(o);
     let m = &r.memory;
     let _ = writeln!(o, "Memory (per GPU, SGLang rules)");
@@ -289,7 +321,11 @@ pub fn text(r: &RunReport) -> String {
         "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {}",
         m.total_gib, m.total_source, m.available_gib, m.available_source, m.mem_fraction_static
     );
-    let _ = writeln!(o, "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token", m.rest_gib, m.cell_size_bytes);
+    let _ = writeln!(
+        o,
+        "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token",
+        m.rest_gib, m.cell_size_bytes
+    );
     match &m.oom {
         None => {
             let _ = writeln!(
@@ -299,7 +335,11 @@ pub fn text(r: &RunReport) -> String {
             );
         }
         Some(oom) => {
-            let _ = writeln!(o, "  verdict OOM at {}: missing {:.0} MiB", oom.step, oom.missing_mib);
+            let _ = writeln!(
+                o,
+                "  verdict OOM at {}: missing {:.0} MiB",
+                oom.step, oom.missing_mib
+            );
             let _ = writeln!(o, "  the engine would print: {}", oom.message);
         }
     }
@@ -313,14 +353,31 @@ pub fn text(r: &RunReport) -> String {
     } else {
         let _ = writeln!(o, "Decode");
     }
-    let _ = writeln!(o, "  output throughput  {:.1} tok/s ({:.1} tok/s per request)", t.output_tok_s, t.per_request_tok_s);
-    let _ = writeln!(o, "  time per output token  {:.2} ms (p50 {:.2}, p99 {:.2})", t.tpot_ms, t.itl_p50_ms, t.itl_p99_ms);
-    let _ = writeln!(o, "  iterations {} of {:.2} ms mean; {} distinct shapes simulated", t.iterations, t.mean_iteration_ms, t.distinct_shapes);
+    let _ = writeln!(
+        o,
+        "  output throughput  {:.1} tok/s ({:.1} tok/s per request)",
+        t.output_tok_s, t.per_request_tok_s
+    );
+    let _ = writeln!(
+        o,
+        "  time per output token  {:.2} ms (p50 {:.2}, p99 {:.2})",
+        t.tpot_ms, t.itl_p50_ms, t.itl_p99_ms
+    );
+    let _ = writeln!(
+        o,
+        "  iterations {} of {:.2} ms mean; {} distinct shapes simulated",
+        t.iterations, t.mean_iteration_ms, t.distinct_shapes
+    );
     if let Some(sp) = &r.spec {
         let _ = writeln!(
             o,
             "  speculation: accept length {:.2} (expected {:.2}); without it {:.1} tok/s; iteration {:.2} ms = {:.2} × plain step {:.2} ms",
-            sp.accept_len_mean, sp.expected_accept_len, sp.tok_s_without_spec, sp.iteration_ms, sp.iteration_ratio, sp.plain_step_ms
+            sp.accept_len_mean,
+            sp.expected_accept_len,
+            sp.tok_s_without_spec,
+            sp.iteration_ms,
+            sp.iteration_ratio,
+            sp.plain_step_ms
         );
         if let Some(be) = sp.break_even_accept_len {
             let _ = writeln!(o, "  break-even acceptance length {be:.2}");
@@ -340,7 +397,11 @@ pub fn text(r: &RunReport) -> String {
         c.backend,
         c.transport,
         c.p2p_level,
-        if c.staged_peer_loads { "; kernel peer loads staged through system memory" } else { "" }
+        if c.staged_peer_loads {
+            "; kernel peer loads staged through system memory"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         o,
@@ -350,8 +411,18 @@ pub fn text(r: &RunReport) -> String {
         c.decode_allreduce_us,
         c.decode_algorithm
     );
-    if let (Some(b), Some(us), Some(ms)) = (c.verify_allreduce_bytes, c.verify_allreduce_us, c.verify_pass_allreduce_ms) {
-        let _ = writeln!(o, "  verify allreduce {} → {:.1} µs; {:.2} ms of allreduce per verify pass", Bytes(b), us, ms);
+    if let (Some(b), Some(us), Some(ms)) = (
+        c.verify_allreduce_bytes,
+        c.verify_allreduce_us,
+        c.verify_pass_allreduce_ms,
+    ) {
+        let _ = writeln!(
+            o,
+            "  verify allreduce {} → {:.1} µs; {:.2} ms of allreduce per verify pass",
+            Bytes(b),
+            us,
+            ms
+        );
     }
     let _ = writeln!(
         o,

@@ -139,8 +139,10 @@ pub struct Workload {
 
 /// Reads, parses, resolves and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::Io { file: path.display().to_string(), message: e.to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     load_str(&text, path)
 }
 
@@ -167,7 +169,11 @@ impl Resolver<'_> {
 
     fn frac(&self, v: Option<f64>, key: &str) -> Result<f64, ScenarioError> {
         let v = self.need(v, key)?;
-        if v.is_finite() && v > 0.0 && v <= 1.0 { Ok(v) } else { Err(self.invalid(key, format!("{v} is outside (0, 1]"))) }
+        if v.is_finite() && v > 0.0 && v <= 1.0 {
+            Ok(v)
+        } else {
+            Err(self.invalid(key, format!("{v} is outside (0, 1]")))
+        }
     }
 
     fn read_relative(&self, key: &str, reference: &str) -> Result<(PathBuf, String), ScenarioError> {
@@ -211,10 +217,16 @@ impl Resolver<'_> {
                     let t = presets::hardware(r).ok_or_else(|| {
                         self.invalid(
                             "hardware.preset",
-                            format!("unknown hardware preset `{r}`; expected one of: {}", presets::names("hardware").join(", ")),
+                            format!(
+                                "unknown hardware preset `{r}`; expected one of: {}",
+                                presets::names("hardware").join(", ")
+                            ),
                         )
                     })?;
-                    (PathBuf::from(format!("<preset hardware/{r}.toml>")), t.to_string())
+                    (
+                        PathBuf::from(format!("<preset hardware/{r}.toml>")),
+                        t.to_string(),
+                    )
                 };
                 let sec: HardwareSection = error::parse_toml(&text, &file)?;
                 if sec.preset.is_some() || sec.gpus.is_some() {
@@ -250,20 +262,33 @@ impl Resolver<'_> {
             return Err(self.invalid("hardware.gpu.bf16_tflops", "expected a finite number > 0"));
         }
         if !(3..=6).contains(&gpu.pcie_gen) {
-            return Err(self.invalid("hardware.gpu.pcie_gen", format!("{} is not a PCIe generation: expected 3, 4, 5 or 6", gpu.pcie_gen)));
+            return Err(self.invalid(
+                "hardware.gpu.pcie_gen",
+                format!("{} is not a PCIe generation: expected 3, 4, 5 or 6", gpu.pcie_gen),
+            ));
         }
         if ![1, 2, 4, 8, 16].contains(&gpu.pcie_width) {
-            return Err(self.invalid("hardware.gpu.pcie_width", format!("x{} is not a PCIe width: expected 1, 2, 4, 8 or 16", gpu.pcie_width)));
+            return Err(self.invalid(
+                "hardware.gpu.pcie_width",
+                format!(
+                    "x{} is not a PCIe width: expected 1, 2, 4, 8 or 16",
+                    gpu.pcie_width
+                ),
+            ));
         }
         let t = m.topology.unwrap_or_default();
         let paths = self.need(t.gpus, "hardware.topology.gpus")?;
-        let topology = Topology::from_paths(&paths).map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
+        let topology = Topology::from_paths(&paths)
+            .map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
         if let Some(n) = gpus_override
             && n as usize != topology.gpu_count()
         {
             return Err(self.invalid(
                 "hardware.gpus",
-                format!("{n} GPUs, but the topology lists {}: expected them to match", topology.gpu_count()),
+                format!(
+                    "{n} GPUs, but the topology lists {}: expected them to match",
+                    topology.gpu_count()
+                ),
             ));
         }
         let p = m.params.unwrap_or_default();
@@ -278,29 +303,60 @@ impl Resolver<'_> {
             shm_channel_bw: self.need(p.shm_channel_bw, "hardware.params.shm_channel_bw")?,
             p2p_latency: self.need(p.p2p_latency, "hardware.params.p2p_latency")?,
             peer_read_bw: self.need(p.peer_read_bw, "hardware.params.peer_read_bw")?,
-            staged_peer_read_factor: self.need(p.staged_peer_read_factor, "hardware.params.staged_peer_read_factor")?,
+            staged_peer_read_factor: self.need(
+                p.staged_peer_read_factor,
+                "hardware.params.staged_peer_read_factor",
+            )?,
         };
         if params.nccl_channels == 0 || params.nccl_channels > 64 {
-            return Err(self.invalid("hardware.params.nccl_channels", "expected 1 to 64 channels (NCCL's MAXCHANNELS)"));
+            return Err(self.invalid(
+                "hardware.params.nccl_channels",
+                "expected 1 to 64 channels (NCCL's MAXCHANNELS)",
+            ));
         }
         if !(params.staged_peer_read_factor.is_finite() && params.staged_peer_read_factor >= 1.0) {
-            return Err(self.invalid("hardware.params.staged_peer_read_factor", "expected a slowdown factor ≥ 1"));
+            return Err(self.invalid(
+                "hardware.params.staged_peer_read_factor",
+                "expected a slowdown factor ≥ 1",
+            ));
         }
         let cpu_amd = match m.cpu_vendor.as_deref().unwrap_or("amd") {
             "amd" => true,
             "intel" => false,
-            other => return Err(self.invalid("hardware.cpu_vendor", format!("`{other}`: expected \"amd\" or \"intel\""))),
+            other => {
+                return Err(self.invalid(
+                    "hardware.cpu_vendor",
+                    format!("`{other}`: expected \"amd\" or \"intel\""),
+                ));
+            }
         };
-        Ok(Hardware { name: m.name.unwrap_or_else(|| "custom".into()), cpu_amd, gpu, topology, params })
+        Ok(Hardware {
+            name: m.name.unwrap_or_else(|| "custom".into()),
+            cpu_amd,
+            gpu,
+            topology,
+            params,
+        })
     }
 
     fn model(&self, key: &str, m: Option<ModelSection>) -> Result<(String, ModelSpec), ScenarioError> {
-        let m = m.ok_or_else(|| self.invalid(key, "missing section: expected a model preset, e.g. preset = \"kimi-k2.5\""))?;
+        let m = m.ok_or_else(|| {
+            self.invalid(
+                key,
+                "missing section: expected a model preset, e.g. preset = \"kimi-k2.5\"",
+            )
+        })?;
         let pkey = format!("{key}.preset");
         let (name, config, quant_text) = match (&m.preset, &m.config) {
             (Some(r), None) if !presets::is_path(r) => {
                 let (c, q) = presets::model(r).ok_or_else(|| {
-                    self.invalid(&pkey, format!("unknown model preset `{r}`; expected one of: {}", presets::names("model").join(", ")))
+                    self.invalid(
+                        &pkey,
+                        format!(
+                            "unknown model preset `{r}`; expected one of: {}",
+                            presets::names("model").join(", ")
+                        ),
+                    )
                 })?;
                 (r.clone(), c.to_string(), Some(q.to_string()))
             }
@@ -314,45 +370,84 @@ impl Resolver<'_> {
                 (c.clone(), text, None)
             }
             (Some(_), Some(_)) => return Err(self.invalid(key, "give either `preset` or `config`, not both")),
-            (None, None) => return Err(self.invalid(key, "expected `preset = \"<name or dir>\"` or `config = \"<config.json>\"`")),
+            (None, None) => {
+                return Err(self.invalid(
+                    key,
+                    "expected `preset = \"<name or dir>\"` or `config = \"<config.json>\"`",
+                ));
+            }
         };
         let quant: Quantization = match (m.quantization, quant_text) {
             (Some(q), _) => q,
             (None, Some(t)) => error::parse_toml(&t, Path::new(&format!("<model {name}/quant.toml>")))?,
             (None, None) => Quantization::default(),
         };
-        let spec = ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&pkey, e.to_string()))?;
+        let spec =
+            ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&pkey, e.to_string()))?;
         Ok((name, spec))
     }
 
-    fn engine(&self, e: Option<EngineSection>, hw: &Hardware, model: &ModelSpec) -> Result<Engine, ScenarioError> {
+    fn engine(
+        &self,
+        e: Option<EngineSection>,
+        hw: &Hardware,
+        model: &ModelSpec,
+    ) -> Result<Engine, ScenarioError> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
         let name = e.name.clone().unwrap_or_else(|| "sglang".into());
         if name != "sglang" {
-            return Err(self.invalid("engine.name", format!("`{name}`: expected \"sglang\" (vLLM arrives with issue #5)")));
+            return Err(self.invalid(
+                "engine.name",
+                format!("`{name}`: expected \"sglang\" (vLLM arrives with issue #5)"),
+            ));
         }
-        let preset_text = presets::engine(&name).ok_or_else(|| self.invalid("engine.name", "no bundled preset"))?;
-        let base: CostsSection = error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
+        let preset_text =
+            presets::engine(&name).ok_or_else(|| self.invalid("engine.name", "no bundled preset"))?;
+        let base: CostsSection =
+            error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
         let c = e.costs.unwrap_or_default().merged_over(base);
         let costs = EngineCosts {
             era: self.need(c.era, "engine.costs.era")?,
             host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
             sync_cost: self.need(c.sync_cost, "engine.costs.sync_cost")?,
             kernels_per_layer: self.need(c.kernels_per_layer, "engine.costs.kernels_per_layer")?,
-            custom_allreduce_buffers: self.need(c.custom_allreduce_buffers, "engine.costs.custom_allreduce_buffers")?,
-            target_cuda_graph_memory: self.need(c.target_cuda_graph_memory, "engine.costs.target_cuda_graph_memory")?,
-            draft_cuda_graph_memory: self.need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
+            custom_allreduce_buffers: self.need(
+                c.custom_allreduce_buffers,
+                "engine.costs.custom_allreduce_buffers",
+            )?,
+            target_cuda_graph_memory: self.need(
+                c.target_cuda_graph_memory,
+                "engine.costs.target_cuda_graph_memory",
+            )?,
+            draft_cuda_graph_memory: self
+                .need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
             activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
         };
         if costs.era != "late-2025" {
-            return Err(self.invalid("engine.costs.era", format!("`{}`: expected \"late-2025\" (other eras arrive with issue #5)", costs.era)));
+            return Err(self.invalid(
+                "engine.costs.era",
+                format!(
+                    "`{}`: expected \"late-2025\" (other eras arrive with issue #5)",
+                    costs.era
+                ),
+            ));
         }
-        let tp = e.tp.ok_or_else(|| self.invalid("engine.tp", "missing: expected the tensor-parallel size, e.g. tp = 8"))?;
+        let tp = e.tp.ok_or_else(|| {
+            self.invalid(
+                "engine.tp",
+                "missing: expected the tensor-parallel size, e.g. tp = 8",
+            )
+        })?;
         let gpus = hw.topology.gpu_count() as u32;
         if tp == 0 || tp > gpus {
-            return Err(self.invalid("engine.tp", format!("tp = {tp}, but the hardware has {gpus} GPUs: expected 1 ≤ tp ≤ {gpus}")));
+            return Err(self.invalid(
+                "engine.tp",
+                format!("tp = {tp}, but the hardware has {gpus} GPUs: expected 1 ≤ tp ≤ {gpus}"),
+            ));
         }
-        model.validate_tp(tp).map_err(|err| self.invalid("engine.tp", err.to_string()))?;
+        model
+            .validate_tp(tp)
+            .map_err(|err| self.invalid("engine.tp", err.to_string()))?;
         let f = e.mem_fraction_static.unwrap_or(0.88);
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
@@ -383,7 +478,10 @@ impl Resolver<'_> {
                         format!("{b} GiB free after weights exceeds {a} GiB free before them"),
                     ));
                 }
-                Some(Observed { free_after_init_gib: o.free_after_init_gib, free_after_weights_gib: o.free_after_weights_gib })
+                Some(Observed {
+                    free_after_init_gib: o.free_after_init_gib,
+                    free_after_weights_gib: o.free_after_weights_gib,
+                })
             }
         };
         Ok(Engine {
@@ -409,7 +507,10 @@ impl Resolver<'_> {
             match k.as_str() {
                 "NCCL_P2P_LEVEL" => {
                     out.p2p_level = Some(PathClass::parse_level(&v).ok_or_else(|| {
-                        self.invalid(&key, format!("`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE) or SYS"))
+                        self.invalid(
+                            &key,
+                            format!("`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE) or SYS"),
+                        )
                     })?)
                 }
                 "NCCL_P2P_DISABLE" => {
@@ -428,18 +529,22 @@ impl Resolver<'_> {
                     })
                 }
                 "NCCL_ALGO" => {
-                    out.algo = Some(match v.to_ascii_uppercase().as_str() {
-                        "RING" => Algo::Ring,
-                        "TREE" => Algo::Tree,
-                        _ => return Err(self.invalid(&key, format!("`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"))),
-                    })
+                    out.algo =
+                        Some(match v.to_ascii_uppercase().as_str() {
+                            "RING" => Algo::Ring,
+                            "TREE" => Algo::Tree,
+                            _ => return Err(self.invalid(
+                                &key,
+                                format!(
+                                    "`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"
+                                ),
+                            )),
+                        })
                 }
                 "NCCL_MIN_NCHANNELS" | "NCCL_MAX_NCHANNELS" => {
-                    let n: u32 = v
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=64).contains(n))
-                        .ok_or_else(|| self.invalid(&key, format!("`{v}`: expected an integer from 1 to 64")))?;
+                    let n: u32 = v.parse().ok().filter(|n| (1..=64).contains(n)).ok_or_else(|| {
+                        self.invalid(&key, format!("`{v}`: expected an integer from 1 to 64"))
+                    })?;
                     if k == "NCCL_MIN_NCHANNELS" {
                         out.min_nchannels = Some(n);
                     } else {
@@ -460,32 +565,67 @@ impl Resolver<'_> {
     fn speculative(&self, s: SpeculativeSection, tp: u32) -> Result<Speculative, ScenarioError> {
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
         if algorithm != "eagle3" {
-            return Err(self.invalid("speculative.algorithm", format!("`{algorithm}`: expected \"eagle3\" (MTP/NextN arrive with issue #6)")));
+            return Err(self.invalid(
+                "speculative.algorithm",
+                format!("`{algorithm}`: expected \"eagle3\" (MTP/NextN arrive with issue #6)"),
+            ));
         }
-        let draft_ref = s.draft.ok_or_else(|| self.invalid("speculative.draft", "missing: expected the draft model preset, e.g. \"kimi-k2.5-eagle3\""))?;
-        let section = ModelSection { preset: Some(draft_ref.clone()), config: None, quantization: None };
-        let (draft_name, draft) = self.model("speculative.draft_model", Some(section)).map_err(|e| e.rename_key("speculative.draft_model.preset", "speculative.draft"))?;
-        draft.validate_tp(tp).map_err(|e| self.invalid("speculative.draft", format!("draft at tp = {tp}: {e}")))?;
+        let draft_ref = s.draft.ok_or_else(|| {
+            self.invalid(
+                "speculative.draft",
+                "missing: expected the draft model preset, e.g. \"kimi-k2.5-eagle3\"",
+            )
+        })?;
+        let section = ModelSection {
+            preset: Some(draft_ref.clone()),
+            config: None,
+            quantization: None,
+        };
+        let (draft_name, draft) = self
+            .model("speculative.draft_model", Some(section))
+            .map_err(|e| e.rename_key("speculative.draft_model.preset", "speculative.draft"))?;
+        draft
+            .validate_tp(tp)
+            .map_err(|e| self.invalid("speculative.draft", format!("draft at tp = {tp}: {e}")))?;
         let steps = s.num_steps.unwrap_or(3);
         let topk = s.topk.unwrap_or(1);
         if !(1..=16).contains(&steps) {
             return Err(self.invalid("speculative.num_steps", format!("{steps}: expected 1 to 16")));
         }
         if topk != 1 {
-            return Err(self.invalid("speculative.topk", format!("{topk}: only topk = 1 (a chain) in this version; trees arrive with issue #6")));
+            return Err(self.invalid(
+                "speculative.topk",
+                format!("{topk}: only topk = 1 (a chain) in this version; trees arrive with issue #6"),
+            ));
         }
         let n = s.num_draft_tokens.unwrap_or(steps + 1);
         if n != steps + 1 {
             return Err(self.invalid(
                 "speculative.num_draft_tokens",
-                format!("{n}: with topk = 1 SGLang forces num_draft_tokens = num_steps + 1 = {}", steps + 1),
+                format!(
+                    "{n}: with topk = 1 SGLang forces num_draft_tokens = num_steps + 1 = {}",
+                    steps + 1
+                ),
             ));
         }
         let acceptance = s.acceptance.ok_or_else(|| {
-            self.invalid("speculative.acceptance", "missing: expected e.g. acceptance = { alpha = 0.8 } or { per_position = [0.8, 0.7, 0.6] }")
+            self.invalid(
+                "speculative.acceptance",
+                "missing: expected e.g. acceptance = { alpha = 0.8 } or { per_position = [0.8, 0.7, 0.6] }",
+            )
         })?;
-        acceptance.validate().map_err(|e| self.invalid("speculative.acceptance", e.to_string()))?;
-        Ok(Speculative { algorithm, draft_name, draft, num_steps: steps, topk, num_draft_tokens: n, acceptance })
+        acceptance
+            .validate()
+            .map_err(|e| self.invalid("speculative.acceptance", e.to_string()))?;
+        Ok(Speculative {
+            algorithm,
+            draft_name,
+            draft,
+            num_steps: steps,
+            topk,
+            num_draft_tokens: n,
+            acceptance,
+        })
     }
 
     fn workload(&self, w: WorkloadSection) -> Result<Workload, ScenarioError> {
@@ -495,13 +635,19 @@ impl Resolver<'_> {
             output_len: w.output_len.unwrap_or(1024),
         };
         if out.concurrency == 0 || out.concurrency > 4096 {
-            return Err(self.invalid("workload.concurrency", format!("{}: expected 1 to 4096 requests", out.concurrency)));
+            return Err(self.invalid(
+                "workload.concurrency",
+                format!("{}: expected 1 to 4096 requests", out.concurrency),
+            ));
         }
         if out.output_len == 0 {
             return Err(self.invalid("workload.output_len", "expected at least 1 output token"));
         }
         if out.prompt_len.saturating_add(out.output_len) > 10_000_000 {
-            return Err(self.invalid("workload.prompt_len", "prompt_len + output_len exceeds 10M tokens"));
+            return Err(self.invalid(
+                "workload.prompt_len",
+                "prompt_len + output_len exceeds 10M tokens",
+            ));
         }
         Ok(out)
     }

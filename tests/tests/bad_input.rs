@@ -8,9 +8,17 @@ use common::*;
 fn bad(name: &str, from: &str, to: &str) -> String {
     let file = baseline_with(name, from, to);
     let o = tpsim(&["run", &file]);
-    assert_eq!(o.code, 2, "expected exit 2 for {name}; stdout: {}\nstderr: {}", o.stdout, o.stderr);
+    assert_eq!(
+        o.code, 2,
+        "expected exit 2 for {name}; stdout: {}\nstderr: {}",
+        o.stdout, o.stderr
+    );
     assert!(o.stderr.starts_with("error: "), "{}", o.stderr);
-    assert!(o.stderr.contains(&file), "message must name the file: {}", o.stderr);
+    assert!(
+        o.stderr.contains(&file),
+        "message must name the file: {}",
+        o.stderr
+    );
     o.stderr
 }
 
@@ -24,7 +32,10 @@ fn unknown_top_level_key() {
 #[test]
 fn unknown_key_in_a_section() {
     let e = bad("unknown-engine", "tp = 8", "tp_size = 8");
-    assert!(e.contains("key `engine.tp_size`") && e.contains("unknown field `tp_size`"), "{e}");
+    assert!(
+        e.contains("key `engine.tp_size`") && e.contains("unknown field `tp_size`"),
+        "{e}"
+    );
     assert!(e.contains(":15:1:"), "{e}");
     assert!(e.contains("expected one of"), "{e}");
 }
@@ -37,14 +48,24 @@ fn wrong_type() {
 
 #[test]
 fn bad_unit_string() {
-    let e = bad("bad-unit", "gpus = 8", "gpus = 8\n[hardware.params]\nkernel_overhead = \"2 parsecs\"");
-    assert!(e.contains("key `hardware.params.kernel_overhead`") && e.contains("unknown unit `parsecs`"), "{e}");
+    let e = bad(
+        "bad-unit",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\nkernel_overhead = \"2 parsecs\"",
+    );
+    assert!(
+        e.contains("key `hardware.params.kernel_overhead`") && e.contains("unknown unit `parsecs`"),
+        "{e}"
+    );
 }
 
 #[test]
 fn invalid_toml_syntax() {
     let e = bad("syntax", "tp = 8", "tp = = 8");
-    assert!(e.contains(":15:6: extra `=`"), "line, column and what is wrong: {e}");
+    assert!(
+        e.contains(":15:6: extra `=`"),
+        "line, column and what is wrong: {e}"
+    );
 }
 
 #[test]
@@ -64,55 +85,109 @@ fn tp_larger_than_the_box() {
 #[test]
 fn gpu_count_must_match_topology() {
     let e = bad("gpus", "gpus = 8", "gpus = 4");
-    assert!(e.contains("key `hardware.gpus`") && e.contains("topology lists 8"), "{e}");
+    assert!(
+        e.contains("key `hardware.gpus`") && e.contains("topology lists 8"),
+        "{e}"
+    );
 }
 
 #[test]
 fn fraction_outside_0_1() {
     let e = bad("frac", "mem_fraction_static = 0.88", "mem_fraction_static = 1.5");
-    assert!(e.contains("key `engine.mem_fraction_static`") && e.contains("outside (0, 1]"), "{e}");
+    assert!(
+        e.contains("key `engine.mem_fraction_static`") && e.contains("outside (0, 1]"),
+        "{e}"
+    );
     let e = bad("frac0", "mem_fraction_static = 0.88", "mem_fraction_static = 0.0");
     assert!(e.contains("outside (0, 1]"), "{e}");
 }
 
 #[test]
 fn efficiency_outside_0_1() {
-    let e = bad("eff", "gpus = 8", "gpus = 8\n[hardware.params]\nmem_efficiency = 1.3");
-    assert!(e.contains("key `hardware.params.mem_efficiency`") && e.contains("outside (0, 1]"), "{e}");
+    let e = bad(
+        "eff",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\nmem_efficiency = 1.3",
+    );
+    assert!(
+        e.contains("key `hardware.params.mem_efficiency`") && e.contains("outside (0, 1]"),
+        "{e}"
+    );
 }
 
 #[test]
 fn unknown_preset_lists_the_known_ones() {
     let e = bad("preset", "preset = \"kimi-k2.5\"", "preset = \"kimi-k3\"");
-    assert!(e.contains("key `model.preset`") && e.contains("kimi-k2.5-eagle3"), "{e}");
-    let e = bad("hw-preset", "preset = \"rtx-pro-6000-8x-dual-turin-direct\"", "preset = \"dgx\"");
-    assert!(e.contains("key `hardware.preset`") && e.contains("rtx-pro-6000-8x-2switch-trpro"), "{e}");
+    assert!(
+        e.contains("key `model.preset`") && e.contains("kimi-k2.5-eagle3"),
+        "{e}"
+    );
+    let e = bad(
+        "hw-preset",
+        "preset = \"rtx-pro-6000-8x-dual-turin-direct\"",
+        "preset = \"dgx\"",
+    );
+    assert!(
+        e.contains("key `hardware.preset`") && e.contains("rtx-pro-6000-8x-2switch-trpro"),
+        "{e}"
+    );
 }
 
 #[test]
 fn bad_nccl_environment() {
-    let e = bad("env", "page_size = 1", "page_size = 1\n[engine.env]\nNCCL_P2P_LEVEL = \"FAST\"");
-    assert!(e.contains("key `engine.env.NCCL_P2P_LEVEL`") && e.contains("PXB"), "{e}");
-    let e = bad("env2", "page_size = 1", "page_size = 1\n[engine.env]\nNCCL_BOGUS = \"1\"");
-    assert!(e.contains("key `engine.env.NCCL_BOGUS`") && e.contains("unknown variable"), "{e}");
+    let e = bad(
+        "env",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nNCCL_P2P_LEVEL = \"FAST\"",
+    );
+    assert!(
+        e.contains("key `engine.env.NCCL_P2P_LEVEL`") && e.contains("PXB"),
+        "{e}"
+    );
+    let e = bad(
+        "env2",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nNCCL_BOGUS = \"1\"",
+    );
+    assert!(
+        e.contains("key `engine.env.NCCL_BOGUS`") && e.contains("unknown variable"),
+        "{e}"
+    );
 }
 
 #[test]
 fn acceptance_out_of_range() {
-    let e = bad("alpha", "acceptance = { alpha = 0.82 }", "acceptance = { alpha = 1.82 }");
-    assert!(e.contains("key `speculative.acceptance`") && e.contains("outside [0, 1]"), "{e}");
+    let e = bad(
+        "alpha",
+        "acceptance = { alpha = 0.82 }",
+        "acceptance = { alpha = 1.82 }",
+    );
+    assert!(
+        e.contains("key `speculative.acceptance`") && e.contains("outside [0, 1]"),
+        "{e}"
+    );
 }
 
 #[test]
 fn draft_tokens_must_match_a_chain() {
     let e = bad("ndt", "num_draft_tokens = 4", "num_draft_tokens = 8");
-    assert!(e.contains("key `speculative.num_draft_tokens`") && e.contains("num_steps + 1 = 4"), "{e}");
+    assert!(
+        e.contains("key `speculative.num_draft_tokens`") && e.contains("num_steps + 1 = 4"),
+        "{e}"
+    );
 }
 
 #[test]
 fn observed_values_must_be_consistent() {
-    let e = bad("obs", "free_after_weights_gib = 21.71", "free_after_weights_gib = 99.0");
-    assert!(e.contains("key `engine.observed.free_after_weights_gib`") && e.contains("exceeds"), "{e}");
+    let e = bad(
+        "obs",
+        "free_after_weights_gib = 21.71",
+        "free_after_weights_gib = 99.0",
+    );
+    assert!(
+        e.contains("key `engine.observed.free_after_weights_gib`") && e.contains("exceeds"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -122,13 +197,20 @@ fn bad_topology_path() {
         "gpus = 8",
         "[hardware.topology]\ngpus = [\"socket0/root0\", \"rack1/root1\", \"socket0/root2\", \"socket0/root3\", \"socket1/root4\", \"socket1/root5\", \"socket1/root6\", \"socket1/root7\"]",
     );
-    assert!(e.contains("key `hardware.topology.gpus`") && e.contains("rack1"), "{e}");
+    assert!(
+        e.contains("key `hardware.topology.gpus`") && e.contains("rack1"),
+        "{e}"
+    );
 }
 
 #[test]
 fn unsupported_architecture_in_a_config() {
     let dir = scratch("arch");
-    std::fs::write(dir.join("config.json"), r#"{"architectures": ["FooForCausalLM"], "hidden_size": 8}"#).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"architectures": ["FooForCausalLM"], "hidden_size": 8}"#,
+    )
+    .unwrap();
     let text = std::fs::read_to_string(scenario("seed/baseline.toml"))
         .unwrap()
         .replacen("preset = \"kimi-k2.5\"", "config = \"config.json\"", 1);
@@ -136,14 +218,22 @@ fn unsupported_architecture_in_a_config() {
     std::fs::write(&file, text).unwrap();
     let o = tpsim(&["run", &file.display().to_string()]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("FooForCausalLM") && o.stderr.contains("DeepseekV3ForCausalLM"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("FooForCausalLM") && o.stderr.contains("DeepseekV3ForCausalLM"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
 fn missing_file_and_bad_arguments() {
     let o = tpsim(&["run", "/nonexistent/scenario.toml"]);
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("/nonexistent/scenario.toml") && o.stderr.contains("cannot read"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("/nonexistent/scenario.toml") && o.stderr.contains("cannot read"),
+        "{}",
+        o.stderr
+    );
     let o = tpsim(&["run"]);
     assert_eq!(o.code, 2, "missing argument is a usage error");
     assert!(o.stderr.contains("SCENARIO"), "{}", o.stderr);
@@ -151,7 +241,11 @@ fn missing_file_and_bad_arguments() {
     assert_eq!(o.code, 2);
     let o = tpsim(&["--help"]);
     assert_eq!(o.code, 0);
-    assert!(o.stdout.contains("run") && o.stdout.contains("validate"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("run") && o.stdout.contains("validate"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]
@@ -176,6 +270,11 @@ fn garbage_never_panics() {
         let file = dir.join(format!("f{i}.toml"));
         std::fs::write(&file, &b).unwrap();
         let o = tpsim(&["validate", &file.display().to_string()]);
-        assert!(o.code == 0 || o.code == 2, "case {i}: exit {} {}", o.code, o.stderr);
+        assert!(
+            o.code == 0 || o.code == 2,
+            "case {i}: exit {} {}",
+            o.code,
+            o.stderr
+        );
     }
 }

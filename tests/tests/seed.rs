@@ -15,11 +15,18 @@ fn r1_baseline_kv_cache_matches_the_engine_arithmetic() {
     assert_eq!(m["verdict"], "ok");
     assert_eq!(m["kv_tokens"], 159_294);
     assert_eq!(m["cell_size_bytes"], 70_272);
-    assert!((f(&m["kv_pool_gib"]) - 10.4252).abs() < 1e-3, "{}", m["kv_pool_gib"]);
+    assert!(
+        (f(&m["kv_pool_gib"]) - 10.4252).abs() < 1e-3,
+        "{}",
+        m["kv_pool_gib"]
+    );
     assert!((f(&m["rest_gib"]) - 10.4252).abs() < 1e-9);
     // The required JSON fields exist and are finite numbers.
     for (sec, key) in [("throughput", "output_tok_s"), ("throughput", "tpot_ms")] {
-        assert!(f(&j[sec][key]).is_finite() && f(&j[sec][key]) > 0.0, "{sec}.{key}");
+        assert!(
+            f(&j[sec][key]).is_finite() && f(&j[sec][key]) > 0.0,
+            "{sec}.{key}"
+        );
     }
     for k in ["compute", "collective", "host", "sync", "idle"] {
         assert!(f(&j["breakdown"][k]) >= 0.0, "breakdown.{k}");
@@ -35,13 +42,20 @@ fn r2_low_fraction_dies_with_sglangs_text_and_says_the_minimum() {
     assert_eq!(m["verdict"], "oom");
     assert_eq!(m["kv_tokens"], 0);
     let msg = m["oom"]["message"].as_str().unwrap();
-    assert!(msg.contains("Not enough memory. Please try to increase --mem-fraction-static"), "{msg}");
+    assert!(
+        msg.contains("Not enough memory. Please try to increase --mem-fraction-static"),
+        "{msg}"
+    );
     assert!((f(&m["rest_gib"]) + 20.608).abs() < 1e-9);
     assert!((f(&m["min_mem_fraction_static"]) - 0.76914).abs() < 1e-4);
     // The text report says the same in words.
     let o = tpsim(&["run", &scenario("seed/low-fraction.toml")]);
     assert_eq!(o.code, 0);
-    assert!(o.stdout.contains("verdict OOM") && o.stdout.contains("0.7691"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("verdict OOM") && o.stdout.contains("0.7691"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]
@@ -53,8 +67,15 @@ fn r3_custom_allreduce_buffers_move_the_budget_by_f_times_delta() {
     assert_eq!(j["memory"]["kv_tokens"], 159_215);
     // Modeled (no observed values): the 40 MiB of buffers (engines/sglang.toml) are taken before
     // `total`, so rest moves by exactly −0.88 × 40 MiB = −35.2 MiB (±0.01 MiB).
-    let nccl = baseline_with("r3-nccl", "free_after_init_gib = 94.04\nfree_after_weights_gib = 21.71\n", "");
-    let custom = std::fs::read_to_string(&nccl).unwrap().replacen("allreduce = \"nccl\"", "allreduce = \"custom\"", 1);
+    let nccl = baseline_with(
+        "r3-nccl",
+        "free_after_init_gib = 94.04\nfree_after_weights_gib = 21.71\n",
+        "",
+    );
+    let custom =
+        std::fs::read_to_string(&nccl)
+            .unwrap()
+            .replacen("allreduce = \"nccl\"", "allreduce = \"custom\"", 1);
     let custom_path = scratch("r3-custom").join("s.toml");
     std::fs::write(&custom_path, custom).unwrap();
     let a = run_json(&nccl);
@@ -96,17 +117,26 @@ fn same_seed_same_bytes_and_seed_only_moves_random_parts() {
     assert_eq!(a.code, 0);
     assert_eq!(a.stdout, b.stdout, "same seed must give identical JSON");
     let c = tpsim(&["run", &file, "--json", "--seed", "7"]);
-    let (ja, jc): (serde_json::Value, serde_json::Value) =
-        (serde_json::from_str(&a.stdout).unwrap(), serde_json::from_str(&c.stdout).unwrap());
+    let (ja, jc): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&a.stdout).unwrap(),
+        serde_json::from_str(&c.stdout).unwrap(),
+    );
     // Only the acceptance draws are random: memory and collective costs may not move.
     assert_eq!(ja["memory"], jc["memory"]);
     assert_eq!(ja["collectives"], jc["collectives"]);
-    assert_ne!(ja["throughput"]["iterations"], jc["throughput"]["iterations"], "different seeds should draw differently");
+    assert_ne!(
+        ja["throughput"]["iterations"], jc["throughput"]["iterations"],
+        "different seeds should draw differently"
+    );
     // A scenario without speculation draws nothing: any seed gives the same bytes.
     let text = std::fs::read_to_string(&file).unwrap();
     let (head, tail) = text.split_at(text.find("[speculative]").unwrap());
     let nospec = scratch("nospec").join("s.toml");
-    std::fs::write(&nospec, format!("{head}{}", &tail[tail.find("[workload]").unwrap()..])).unwrap();
+    std::fs::write(
+        &nospec,
+        format!("{head}{}", &tail[tail.find("[workload]").unwrap()..]),
+    )
+    .unwrap();
     let nospec = nospec.display().to_string();
     let x = tpsim(&["run", &nospec, "--json", "--seed", "1"]);
     let y = tpsim(&["run", &nospec, "--json", "--seed", "2"]);
@@ -119,9 +149,15 @@ fn same_seed_same_bytes_and_seed_only_moves_random_parts() {
 fn trace_is_valid_chrome_json() {
     let dir = scratch("trace");
     let file = dir.join("run.trace.json");
-    let o = tpsim(&["run", &scenario("seed/baseline.toml"), "--trace", &file.display().to_string()]);
+    let o = tpsim(&[
+        "run",
+        &scenario("seed/baseline.toml"),
+        "--trace",
+        &file.display().to_string(),
+    ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).expect("trace parses as JSON");
+    let t: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).expect("trace parses as JSON");
     let ev = t["traceEvents"].as_array().expect("traceEvents array");
     let complete: Vec<_> = ev.iter().filter(|e| e["ph"] == "X").collect();
     assert!(complete.len() > 1000, "{} events", complete.len());
@@ -129,9 +165,18 @@ fn trace_is_valid_chrome_json() {
         assert!(f(&e["ts"]) >= 0.0 && f(&e["dur"]) >= 0.0);
         assert!(e["pid"].is_u64() && e["tid"].is_u64() && e["name"].is_string());
     }
-    let names: Vec<&str> = ev.iter().filter(|e| e["ph"] == "M").filter_map(|e| e["args"]["name"].as_str()).collect();
+    let names: Vec<&str> = ev
+        .iter()
+        .filter(|e| e["ph"] == "M")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
     assert!(names.iter().any(|n| n.contains("GPU 0")), "{names:?}");
-    assert!(names.iter().any(|n| n.contains("host") || n.contains("scheduler")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .any(|n| n.contains("host") || n.contains("scheduler")),
+        "{names:?}"
+    );
     // One track per GPU stream: 8 GPUs + the host.
     let mut pids: Vec<u64> = complete.iter().map(|e| e["pid"].as_u64().unwrap()).collect();
     pids.sort_unstable();
@@ -141,7 +186,12 @@ fn trace_is_valid_chrome_json() {
 
 #[test]
 fn validate_accepts_every_bundled_scenario() {
-    for s in ["seed/baseline.toml", "seed/custom-ar.toml", "seed/low-fraction.toml", "seed/nccl-p2p.toml"] {
+    for s in [
+        "seed/baseline.toml",
+        "seed/custom-ar.toml",
+        "seed/low-fraction.toml",
+        "seed/nccl-p2p.toml",
+    ] {
         let o = tpsim(&["validate", &scenario(s)]);
         assert_eq!(o.code, 0, "{s}: {}", o.stderr);
         assert!(o.stdout.contains(": ok"), "{}", o.stdout);

@@ -70,7 +70,11 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     let tp = e.tp;
     let gib = |b: Bytes| b.as_gib_f64();
     let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
-    let custom = if e.allreduce == AllreduceBackend::Custom { e.costs.custom_allreduce_buffers } else { Bytes(0) };
+    let custom = if e.allreduce == AllreduceBackend::Custom {
+        e.costs.custom_allreduce_buffers
+    } else {
+        Bytes(0)
+    };
     let weights = s.model.weight_bytes_per_rank(tp);
     let mut entries = vec![MemEntry {
         name: "CUDA context, NCCL communicators".into(),
@@ -89,9 +93,21 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     let obs = e.observed.as_ref();
     let (total_gib, total_source) = match obs.and_then(|o| o.free_after_init_gib) {
         Some(v) => (v, Source::Observed),
-        None => (gib(Bytes(device.0.saturating_sub(s.hardware.params.context_overhead.0 + custom.0))), Source::Modeled),
+        None => (
+            gib(Bytes(
+                device
+                    .0
+                    .saturating_sub(s.hardware.params.context_overhead.0 + custom.0),
+            )),
+            Source::Modeled,
+        ),
     };
-    entries.push(MemEntry { name: "target weights".into(), bytes: weights.0, moment: "before available", source: Source::Modeled });
+    entries.push(MemEntry {
+        name: "target weights".into(),
+        bytes: weights.0,
+        moment: "before available",
+        source: Source::Modeled,
+    });
     let (available_gib, available_source) = match obs.and_then(|o| o.free_after_weights_gib) {
         Some(v) => (v, Source::Observed),
         None => ((total_gib - gib(weights)).max(0.0), Source::Modeled),
@@ -131,23 +147,48 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         };
         return plan;
     }
-    plan.entries.push(MemEntry { name: "target KV pool".into(), bytes: kv.pool_bytes.0, moment: "kv pool", source: Source::EngineRule });
+    plan.entries.push(MemEntry {
+        name: "target KV pool".into(),
+        bytes: kv.pool_bytes.0,
+        moment: "kv pool",
+        source: Source::EngineRule,
+    });
     let mut late = Vec::new();
     if let Some(sp) = &s.speculative {
-        late.push(LateAllocation { name: "draft weights".into(), bytes: sp.draft.weight_bytes_per_rank(tp) });
+        late.push(LateAllocation {
+            name: "draft weights".into(),
+            bytes: sp.draft.weight_bytes_per_rank(tp),
+        });
         // Late-2025 era: the draft pool has the target's token count (engine-memory.md, step 10).
         let dcell = sp.draft.kv_cell_bytes(tp);
-        late.push(LateAllocation { name: "draft KV pool".into(), bytes: Bytes((kv.tokens + e.page_size) * dcell) });
+        late.push(LateAllocation {
+            name: "draft KV pool".into(),
+            bytes: Bytes((kv.tokens + e.page_size) * dcell),
+        });
     }
     if e.cuda_graph {
-        late.push(LateAllocation { name: "target CUDA graphs".into(), bytes: e.costs.target_cuda_graph_memory });
+        late.push(LateAllocation {
+            name: "target CUDA graphs".into(),
+            bytes: e.costs.target_cuda_graph_memory,
+        });
         if s.speculative.is_some() {
-            late.push(LateAllocation { name: "draft CUDA graphs".into(), bytes: e.costs.draft_cuda_graph_memory });
+            late.push(LateAllocation {
+                name: "draft CUDA graphs".into(),
+                bytes: e.costs.draft_cuda_graph_memory,
+            });
         }
     }
-    late.push(LateAllocation { name: "activations".into(), bytes: e.costs.activation_memory });
+    late.push(LateAllocation {
+        name: "activations".into(),
+        bytes: e.costs.activation_memory,
+    });
     for a in &late {
-        plan.entries.push(MemEntry { name: a.name.clone(), bytes: a.bytes.0, moment: "after pool", source: Source::Modeled });
+        plan.entries.push(MemEntry {
+            name: a.name.clone(),
+            bytes: a.bytes.0,
+            moment: "after pool",
+            source: Source::Modeled,
+        });
     }
     match check_late_allocations(kv.free_after_pool, &late) {
         LateVerdict::Fits { headroom } => plan.headroom = headroom,

@@ -45,8 +45,14 @@ pub fn collective_costs(s: &Scenario) -> Costs {
     let p = &hw.params;
     let env = &s.engine.env;
     let tp = s.engine.tp as usize;
-    let level = env.p2p_level.unwrap_or_else(|| nccl_default_p2p_level(hw.cpu_amd, tp));
-    let transport = if env.p2p_disable { Transport::Shm } else { hw.topology.ring_transport(tp, &hw.gpu, level) };
+    let level = env
+        .p2p_level
+        .unwrap_or_else(|| nccl_default_p2p_level(hw.cpu_amd, tp));
+    let transport = if env.p2p_disable {
+        Transport::Shm
+    } else {
+        hw.topology.ring_transport(tp, &hw.gpu, level)
+    };
     let mut channels = p.nccl_channels;
     if let Some(min) = env.min_nchannels {
         channels = channels.max(min);
@@ -62,7 +68,11 @@ pub fn collective_costs(s: &Scenario) -> Costs {
         ranks: s.engine.tp,
         channels,
         channel_bw_gbps: channel_bw.as_gbps(),
-        link: if hw.gpu.nvlink { LinkClass::NvLink } else { LinkClass::Pci },
+        link: if hw.gpu.nvlink {
+            LinkClass::NvLink
+        } else {
+            LinkClass::Pci
+        },
         step_latency_us,
         ll128_enabled: hw.gpu.nvlink,
         algo: env.algo,
@@ -70,7 +80,8 @@ pub fn collective_costs(s: &Scenario) -> Costs {
     };
     // Kernel peer loads are staged through system memory on paths through a CPU root complex
     // (pcie-collectives.md, "Driver P2P mode on direct-attach paths").
-    let staged = (0..tp).any(|a| (0..tp).any(|b| hw.topology.path_class(a, b, hw.gpu.nvlink) >= PathClass::Phb));
+    let staged =
+        (0..tp).any(|a| (0..tp).any(|b| hw.topology.path_class(a, b, hw.gpu.nvlink) >= PathClass::Phb));
     let factor = if staged { p.staged_peer_read_factor } else { 1.0 };
     Costs {
         backend: s.engine.allreduce,
@@ -86,17 +97,25 @@ pub fn collective_costs(s: &Scenario) -> Costs {
 impl Costs {
     /// One allreduce of `bytes` per rank.
     pub fn allreduce(&self, bytes: Bytes) -> CollectiveCost {
-        let custom_ok = bytes.0 <= CUSTOM_AR_MAX_BYTES && bytes.0 % 16 == 0;
+        let custom_ok = bytes.0 <= CUSTOM_AR_MAX_BYTES && bytes.0.is_multiple_of(16);
         if self.backend == AllreduceBackend::Custom && custom_ok {
             let n = self.nccl.ranks;
             if bytes.0 < CUSTOM_AR_ONESHOT_BELOW || n <= 2 {
                 let time = custom_oneshot_first_cut(n, bytes, self.custom_latency_us, self.custom_read_gbps);
-                return CollectiveCost { bytes, time, algorithm: "custom one-shot".into() };
+                return CollectiveCost {
+                    bytes,
+                    time,
+                    algorithm: "custom one-shot".into(),
+                };
             }
             // Two-shot: reduce-scatter + all-gather, 2(n − 1)/n × S in per rank, same two barriers.
             let moved = Bytes(2 * bytes.0 / n as u64);
             let time = custom_oneshot_first_cut(n, moved, self.custom_latency_us, self.custom_read_gbps);
-            return CollectiveCost { bytes, time, algorithm: "custom two-shot".into() };
+            return CollectiveCost {
+                bytes,
+                time,
+                algorithm: "custom two-shot".into(),
+            };
         }
         match self.nccl.allreduce(bytes) {
             Some(e) => CollectiveCost {
@@ -104,17 +123,38 @@ impl Costs {
                 time: e.time,
                 algorithm: format!("nccl {}/{}", e.algo.as_str(), e.proto.as_str()),
             },
-            None => CollectiveCost { bytes, time: Duration::ZERO, algorithm: "none (NCCL_ALGO/NCCL_PROTO exclude every choice)".into() },
+            None => CollectiveCost {
+                bytes,
+                time: Duration::ZERO,
+                algorithm: "none (NCCL_ALGO/NCCL_PROTO exclude every choice)".into(),
+            },
         }
     }
 
     /// One all-gather ending with `total` bytes per rank (always NCCL).
     pub fn allgather(&self, total: Bytes) -> CollectiveCost {
         match self.nccl.allgather(total) {
-            Some(e) => CollectiveCost { bytes: total, time: e.time, algorithm: format!("nccl {}/{}", e.algo.as_str(), e.proto.as_str()) },
-            None => CollectiveCost { bytes: total, time: Duration::ZERO, algorithm: "none".into() },
+            Some(e) => CollectiveCost {
+                bytes: total,
+                time: e.time,
+                algorithm: format!("nccl {}/{}", e.algo.as_str(), e.proto.as_str()),
+            },
+            None => CollectiveCost {
+                bytes: total,
+                time: Duration::ZERO,
+                algorithm: "none".into(),
+            },
         }
     }
+}
+
+/// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
+/// sequence) and the context length each sequence attends over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassShape {
+    pub seqs: u32,
+    pub tokens: u32,
+    pub ctx: u32,
 }
 
 /// Builds and simulates iteration graphs over one set of resources.
@@ -133,7 +173,12 @@ impl<'a> Builder<'a> {
     pub fn new(s: &'a Scenario, costs: &'a Costs) -> Self {
         let mut resources = Resources::new();
         let streams = (0..s.engine.tp)
-            .map(|g| resources.add(ResourceKind::GpuStream { gpu: g, stream: 0 }, format!("GPU {g} compute")))
+            .map(|g| {
+                resources.add(
+                    ResourceKind::GpuStream { gpu: g, stream: 0 },
+                    format!("GPU {g} compute"),
+                )
+            })
             .collect();
         let host = resources.add(ResourceKind::Host { thread: 0 }, "scheduler".into());
         let hw = &s.hardware;
@@ -144,7 +189,15 @@ impl<'a> Builder<'a> {
             flops_efficiency: hw.params.flops_efficiency,
             kernel_overhead_us: hw.params.kernel_overhead.as_us_f64(),
         };
-        Builder { s, costs, rates, resources, streams, host, first_shapes: Vec::new() }
+        Builder {
+            s,
+            costs,
+            rates,
+            resources,
+            streams,
+            host,
+            first_shapes: Vec::new(),
+        }
     }
 
     /// Builds and runs one iteration: `batch` active requests at context `ctx`, with or without the
@@ -153,28 +206,81 @@ impl<'a> Builder<'a> {
         let mut g = TaskGraph::new();
         let s = self.s;
         let e = &s.engine;
-        let host = g.add(Task::new("schedule batch", Category::Host, e.costs.host_overhead).on([self.host]))?;
+        let host =
+            g.add(Task::new("schedule batch", Category::Host, e.costs.host_overhead).on([self.host]))?;
         match s.speculative.as_ref().filter(|_| speculate) {
             None => {
                 // Overlap scheduler on (SGLang's default without spec v1): the host's work for the
                 // next batch overlaps this GPU pass; the iteration ends with the sampled-token sync.
-                let pass = self.add_pass(&mut g, &s.model, "decode", batch, batch, ctx, &[])?;
-                g.add(Task::new("sync: sampled tokens → host", Category::Sync, e.costs.sync_cost).on([self.host]).after([pass, host]))?;
+                let pass = self.add_pass(
+                    &mut g,
+                    &s.model,
+                    "decode",
+                    PassShape {
+                        seqs: batch,
+                        tokens: batch,
+                        ctx,
+                    },
+                    &[],
+                )?;
+                g.add(
+                    Task::new("sync: sampled tokens → host", Category::Sync, e.costs.sync_cost)
+                        .on([self.host])
+                        .after([pass, host]),
+                )?;
             }
             Some(sp) => {
                 let k = sp.topk;
                 let n = sp.num_draft_tokens;
                 let mut prev = g.add(
-                    Task::new("sync: draft KV slot allocation", Category::Sync, e.costs.sync_cost).on([self.host]).after([host]),
+                    Task::new(
+                        "sync: draft KV slot allocation",
+                        Category::Sync,
+                        e.costs.sync_cost,
+                    )
+                    .on([self.host])
+                    .after([host]),
                 )?;
                 for step in 1..sp.num_steps {
-                    prev = self.add_pass(&mut g, &sp.draft, &format!("draft {step}"), batch, batch * k, ctx, &[prev])?;
+                    prev = self.add_pass(
+                        &mut g,
+                        &sp.draft,
+                        &format!("draft {step}"),
+                        PassShape {
+                            seqs: batch,
+                            tokens: batch * k,
+                            ctx,
+                        },
+                        &[prev],
+                    )?;
                 }
-                let verify = self.add_pass(&mut g, &s.model, "verify", batch, batch * n, ctx, &[prev])?;
-                let accept = g.add(
-                    Task::new("sync: accept lengths → host", Category::Sync, e.costs.sync_cost).on([self.host]).after([verify]),
+                let verify = self.add_pass(
+                    &mut g,
+                    &s.model,
+                    "verify",
+                    PassShape {
+                        seqs: batch,
+                        tokens: batch * n,
+                        ctx,
+                    },
+                    &[prev],
                 )?;
-                self.add_pass(&mut g, &sp.draft, "draft extend", batch, batch * n, ctx, &[accept])?;
+                let accept = g.add(
+                    Task::new("sync: accept lengths → host", Category::Sync, e.costs.sync_cost)
+                        .on([self.host])
+                        .after([verify]),
+                )?;
+                self.add_pass(
+                    &mut g,
+                    &sp.draft,
+                    "draft extend",
+                    PassShape {
+                        seqs: batch,
+                        tokens: batch * n,
+                        ctx,
+                    },
+                    &[accept],
+                )?;
             }
         }
         let schedule = exec::run(&g, &self.resources)?;
@@ -187,11 +293,10 @@ impl<'a> Builder<'a> {
         g: &mut TaskGraph,
         model: &ModelSpec,
         label: &str,
-        seqs: u32,
-        tokens: u32,
-        ctx: u32,
+        shape: PassShape,
         deps: &[TaskId],
     ) -> Result<TaskId, DecodeError> {
+        let PassShape { seqs, tokens, ctx } = shape;
         let tp = self.s.engine.tp;
         let fp = model.forward_pass(tp, tokens);
         let kpl = self.s.engine.costs.kernels_per_layer.max(2);
@@ -199,32 +304,85 @@ impl<'a> Builder<'a> {
         // KV bytes read per layer per rank: every sequence's context once (the first-cut attention).
         let kv_per_layer = model.kv_cell_bytes(tp) as f64 / layers * ctx as f64 * seqs as f64;
         let streams = self.streams.clone();
-        let per_gpu = |g: &mut TaskGraph, name: String, time: Duration, after: &[TaskId]| -> Result<Vec<TaskId>, DecodeError> {
+        let per_gpu = |g: &mut TaskGraph,
+                       name: String,
+                       time: Duration,
+                       after: &[TaskId]|
+         -> Result<Vec<TaskId>, DecodeError> {
             streams
                 .iter()
-                .map(|&st| g.add(Task::new(name.clone(), Category::Compute, time).on([st]).after(after.iter().copied())).map_err(DecodeError::from))
+                .map(|&st| {
+                    g.add(
+                        Task::new(name.clone(), Category::Compute, time)
+                            .on([st])
+                            .after(after.iter().copied()),
+                    )
+                    .map_err(DecodeError::from)
+                })
                 .collect()
         };
-        let gang = |g: &mut TaskGraph, name: String, cat: Category, time: Duration, after: Vec<TaskId>| -> Result<TaskId, DecodeError> {
-            Ok(g.add(Task::new(name, cat, time).on(streams.iter().copied()).after(after))?)
+        let gang = |g: &mut TaskGraph,
+                    name: String,
+                    cat: Category,
+                    time: Duration,
+                    after: Vec<TaskId>|
+         -> Result<TaskId, DecodeError> {
+            Ok(g.add(
+                Task::new(name, cat, time)
+                    .on(streams.iter().copied())
+                    .after(after),
+            )?)
         };
         let ar = self.costs.allreduce(fp.allreduce_bytes);
         // Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
         // VocabParallelEmbedding with tp > 1).
-        let emb = per_gpu(g, format!("{label}: embed"), self.rates.op_time(0.0, 0.0, 1), deps)?;
-        let mut prev = gang(g, format!("{label}: allreduce embed"), Category::Collective, ar.time, emb)?;
+        let emb = per_gpu(
+            g,
+            format!("{label}: embed"),
+            self.rates.op_time(0.0, 0.0, 1),
+            deps,
+        )?;
+        let mut prev = gang(
+            g,
+            format!("{label}: allreduce embed"),
+            Category::Collective,
+            ar.time,
+            emb,
+        )?;
         for (i, l) in fp.layers.iter().enumerate() {
-            let t_attn = self.rates.op_time(l.attn_weight_bytes.0 as f64 + kv_per_layer, l.attn_flops, kpl / 2);
+            let t_attn =
+                self.rates
+                    .op_time(l.attn_weight_bytes.0 as f64 + kv_per_layer, l.attn_flops, kpl / 2);
             let a = per_gpu(g, format!("{label}: L{i} attention"), t_attn, &[prev])?;
-            prev = gang(g, format!("{label}: L{i} allreduce attn"), Category::Collective, ar.time, a)?;
-            let t_ffn = self.rates.op_time(l.ffn_weight_bytes.0 as f64, l.ffn_flops, kpl - kpl / 2);
+            prev = gang(
+                g,
+                format!("{label}: L{i} allreduce attn"),
+                Category::Collective,
+                ar.time,
+                a,
+            )?;
+            let t_ffn = self
+                .rates
+                .op_time(l.ffn_weight_bytes.0 as f64, l.ffn_flops, kpl - kpl / 2);
             let kind = if l.is_moe { "moe" } else { "mlp" };
             let f = per_gpu(g, format!("{label}: L{i} {kind}"), t_ffn, &[prev])?;
-            prev = gang(g, format!("{label}: L{i} allreduce {kind}"), Category::Collective, ar.time, f)?;
+            prev = gang(
+                g,
+                format!("{label}: L{i} allreduce {kind}"),
+                Category::Collective,
+                ar.time,
+                f,
+            )?;
         }
         let t_head = self.rates.op_time(fp.lm_head_bytes.0 as f64, fp.lm_head_flops, 1);
         let h = per_gpu(g, format!("{label}: lm head"), t_head, &[prev])?;
         let ag = self.costs.allgather(fp.logits_allgather_bytes);
-        gang(g, format!("{label}: all-gather logits"), Category::Collective, ag.time, h)
+        gang(
+            g,
+            format!("{label}: all-gather logits"),
+            Category::Collective,
+            ag.time,
+            h,
+        )
     }
 }

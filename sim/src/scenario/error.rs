@@ -12,14 +12,29 @@ pub enum ScenarioError {
     Io { file: String, message: String },
     /// The TOML does not parse or does not fit the schema (unknown key, wrong type, bad unit).
     #[error("{file}{}: {}{message}", line_col(*line, *col), key_part(key))]
-    Parse { file: String, key: String, line: Option<usize>, col: Option<usize>, message: String },
+    Parse {
+        file: String,
+        key: String,
+        line: Option<usize>,
+        col: Option<usize>,
+        message: String,
+    },
     /// The values parse but make no sense together (TP vs heads, GPU count vs topology, ranges).
     #[error("{file}{}: {}{message}", line_col(*line, None), key_part(key))]
-    Invalid { file: String, key: String, line: Option<usize>, message: String },
+    Invalid {
+        file: String,
+        key: String,
+        line: Option<usize>,
+        message: String,
+    },
 }
 
 fn key_part(key: &str) -> String {
-    if key.is_empty() { String::new() } else { format!("key `{key}`: ") }
+    if key.is_empty() {
+        String::new()
+    } else {
+        format!("key `{key}`: ")
+    }
 }
 
 fn line_col(line: Option<usize>, col: Option<usize>) -> String {
@@ -33,7 +48,12 @@ fn line_col(line: Option<usize>, col: Option<usize>) -> String {
 impl ScenarioError {
     /// A semantic error on `key`, located in `text` when the key is written there.
     pub fn invalid(file: &Path, text: &str, key: &str, message: String) -> ScenarioError {
-        ScenarioError::Invalid { file: file.display().to_string(), key: key.to_string(), line: locate(text, key), message }
+        ScenarioError::Invalid {
+            file: file.display().to_string(),
+            key: key.to_string(),
+            line: locate(text, key),
+            message,
+        }
     }
 
     /// The key path the error is about.
@@ -47,9 +67,17 @@ impl ScenarioError {
     /// Same error reported under another key name (when an internal path differs from the file's).
     pub fn rename_key(self, from: &str, to: &str) -> ScenarioError {
         match self {
-            ScenarioError::Invalid { file, key, line, message } if key == from => {
-                ScenarioError::Invalid { file, key: to.to_string(), line, message }
-            }
+            ScenarioError::Invalid {
+                file,
+                key,
+                line,
+                message,
+            } if key == from => ScenarioError::Invalid {
+                file,
+                key: to.to_string(),
+                line,
+                message,
+            },
             other => other,
         }
     }
@@ -76,7 +104,13 @@ fn from_toml(file: &str, text: &str, key: &str, e: &toml::de::Error) -> Scenario
         }
         None => (locate(text, key), None),
     };
-    ScenarioError::Parse { file: file.to_string(), key: key.to_string(), line, col, message: e.message().trim().to_string() }
+    ScenarioError::Parse {
+        file: file.to_string(),
+        key: key.to_string(),
+        line,
+        col,
+        message: e.message().trim().to_string(),
+    }
 }
 
 /// Line (1-based) where the dotted key path is written in `text`, if it is.

@@ -64,9 +64,22 @@ impl HardwareSection {
             gpus: self.gpus,
             name: self.name.or(base.name),
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
-            gpu: Some(self.gpu.unwrap_or_default().merged_over(base.gpu.unwrap_or_default())),
-            topology: Some(TopologySection { gpus: self.topology.and_then(|t| t.gpus).or(base.topology.and_then(|t| t.gpus)) }),
-            params: Some(self.params.unwrap_or_default().merged_over(base.params.unwrap_or_default())),
+            gpu: Some(
+                self.gpu
+                    .unwrap_or_default()
+                    .merged_over(base.gpu.unwrap_or_default()),
+            ),
+            topology: Some(TopologySection {
+                gpus: self
+                    .topology
+                    .and_then(|t| t.gpus)
+                    .or(base.topology.and_then(|t| t.gpus)),
+            }),
+            params: Some(
+                self.params
+                    .unwrap_or_default()
+                    .merged_over(base.params.unwrap_or_default()),
+            ),
         }
     }
 }

@@ -17,12 +17,20 @@ pub fn tpsim(args: &[&str]) -> Out {
     argv.extend(args.iter().map(OsString::from));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = tpsim::cli::main_with_args(&argv, &mut out, &mut err);
-    Out { code, stdout: String::from_utf8_lossy(&out).into_owned(), stderr: String::from_utf8_lossy(&err).into_owned() }
+    Out {
+        code,
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+    }
 }
 
 /// Path of a file under the repository's `scenarios/`.
 pub fn scenario(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(rel).display().to_string()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(rel)
+        .display()
+        .to_string()
 }
 
 /// Runs `tpsim run FILE --json` and parses the object; panics with stderr on failure.
@@ -43,7 +51,11 @@ pub fn scratch(name: &str) -> PathBuf {
 /// The seed baseline's text with `from` replaced by `to` (exactly once), written to a scratch file.
 pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
     let text = std::fs::read_to_string(scenario("seed/baseline.toml")).expect("baseline");
-    assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once in baseline.toml");
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "`{from}` must occur once in baseline.toml"
+    );
     let p = scratch(name).join("scenario.toml");
     std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
     p.display().to_string()
