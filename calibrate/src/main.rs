@@ -13,7 +13,7 @@ use std::path::PathBuf;
     about = "Calibrate tpsim to your own GPU box: measure, ingest logs, fit a profile, check it",
     long_about = "Workflow: `bench` measures this machine's GPUs (needs the `cuda` feature and a driver), \
 `ingest` turns nccl-tests output and SGLang/vLLM logs into measurements, `fit` writes a hardware profile \
-that scenarios use with `[hardware] profile = ...`, and `check` compares predictions with measurements."
+that scenarios will consume (issue #7), and `check` compares predictions with measurements."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -391,18 +391,21 @@ pub fn text(r: &RunReport) -> String {
     let _ = writeln!(o, "  bottleneck: {}", r.bottleneck);
     let _ = writeln!(o);
     let c = &r.collectives;
-    let _ = writeln!(
-        o,
-        "Collectives: {:?} over {} (NCCL P2P level {}){}",
-        c.backend,
-        c.transport,
-        c.p2p_level,
-        if c.staged_peer_loads {
-            "; kernel peer loads staged through system memory"
-        } else {
-            ""
+    let nccl_path = format!("NCCL over {} (P2P level {})", c.transport, c.p2p_level);
+    let staged = if c.staged_peer_loads {
+        "; kernel peer loads staged through system memory"
+    } else {
+        ""
+    };
+    let _ = match c.backend {
+        AllreduceBackend::Nccl => writeln!(o, "Collectives: {nccl_path}{staged}"),
+        AllreduceBackend::Custom => {
+            writeln!(
+                o,
+                "Collectives: custom allreduce{staged}; all-gathers and fallbacks on {nccl_path}"
+            )
         }
-    );
+    };
     let _ = writeln!(
         o,
         "  {} allreduces per target pass; decode allreduce {} → {:.1} µs ({})",

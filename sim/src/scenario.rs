@@ -456,6 +456,12 @@ impl Resolver<'_> {
         if page_size == 0 {
             return Err(self.invalid("engine.page_size", "expected a page size ≥ 1 token"));
         }
+        if e.max_total_tokens == Some(0) {
+            return Err(self.invalid(
+                "engine.max_total_tokens",
+                "0: expected at least 1 token (omit the key for no cap)",
+            ));
+        }
         let env = self.nccl_env(e.env.unwrap_or_default())?;
         let observed = match e.observed {
             None => None,

@@ -197,3 +197,27 @@ fn validate_accepts_every_bundled_scenario() {
         assert!(o.stdout.contains(": ok"), "{}", o.stdout);
     }
 }
+
+#[test]
+fn every_bundled_model_preset_loads_through_a_scenario() {
+    // Parses each preset's config.json and quant.toml the way a user's scenario does (tp 1 divides
+    // everything; the memory verdict does not matter to `validate`).
+    for name in tpsim::presets::names("model") {
+        let from = "[model]\npreset = \"kimi-k2.5\"";
+        let file = baseline_with(
+            &format!("preset-{name}"),
+            from,
+            &format!("[model]\npreset = \"{name}\""),
+        );
+        let text = std::fs::read_to_string(&file)
+            .unwrap()
+            .replacen("tp = 8", "tp = 1", 1);
+        let text = text.replacen("[speculative]", "[speculative_unused]", 1);
+        let text =
+            text[..text.find("[speculative_unused]").unwrap()].to_string() + "[workload]\nconcurrency = 1\n";
+        std::fs::write(&file, text).unwrap();
+        let o = tpsim(&["validate", &file]);
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+    }
+    assert!(tpsim::presets::names("model").len() >= 6);
+}
