@@ -282,5 +282,8 @@ fn garbage_never_panics() {
 #[test]
 fn zero_token_cap_is_rejected() {
     let e = bad("cap0", "page_size = 1", "page_size = 1\nmax_total_tokens = 0");
-    assert!(e.contains("key `engine.max_total_tokens`") && e.contains("at least 1 token"), "{e}");
+    assert!(
+        e.contains("key `engine.max_total_tokens`") && e.contains("at least 1 token"),
+        "{e}"
+    );
 }
