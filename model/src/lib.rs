@@ -11,6 +11,7 @@ pub mod hw;
 pub mod llm;
 pub mod memory;
 pub mod spec;
+pub mod topo;
 pub mod units;
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};

@@ -14,9 +14,10 @@ pub use schema::*;
 
 use crate::presets;
 use std::path::{Path, PathBuf};
-use tpsim_model::hw::{GpuSpec, PathClass, Topology};
+use tpsim_model::hw::{GpuSpec, PathClass};
 use tpsim_model::llm::{ModelSpec, Quantization};
 use tpsim_model::spec::Acceptance;
+use tpsim_model::topo::Topology;
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
 
 /// A fully resolved, validated scenario: what the simulation runs on.
@@ -278,7 +279,7 @@ impl Resolver<'_> {
         }
         let t = m.topology.unwrap_or_default();
         let paths = self.need(t.gpus, "hardware.topology.gpus")?;
-        let topology = Topology::from_paths(&paths)
+        let topology = Topology::new(&paths, &t.nodes.unwrap_or_default())
             .map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
         if let Some(n) = gpus_override
             && n as usize != topology.gpu_count()

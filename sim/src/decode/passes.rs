@@ -5,7 +5,7 @@ use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, Tas
 use crate::scenario::{AllreduceBackend, Scenario};
 use tpsim_model::collective::{LinkClass, NcclAnalytic, custom_oneshot_first_cut};
 use tpsim_model::compute::ComputeRates;
-use tpsim_model::hw::{PathClass, Transport, nccl_default_p2p_level};
+use tpsim_model::hw::{PathClass, Transport, nccl_default_p2p_level, nccl_transport};
 use tpsim_model::llm::ModelSpec;
 use tpsim_model::units::{Bytes, Duration};
 
@@ -51,7 +51,16 @@ pub fn collective_costs(s: &Scenario) -> Costs {
     let transport = if env.p2p_disable {
         Transport::Shm
     } else {
-        hw.topology.ring_transport(tp, &hw.gpu, level)
+        (0..tp)
+            .map(|i| {
+                nccl_transport(
+                    hw.topology.path_class(i, (i + 1) % tp, hw.gpu.nvlink),
+                    &hw.gpu,
+                    level,
+                )
+            })
+            .max()
+            .unwrap_or(Transport::P2p)
     };
     let mut channels = p.nccl_channels;
     if let Some(min) = env.min_nchannels {

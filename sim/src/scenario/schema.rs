@@ -69,12 +69,15 @@ impl HardwareSection {
                     .unwrap_or_default()
                     .merged_over(base.gpu.unwrap_or_default()),
             ),
-            topology: Some(TopologySection {
-                gpus: self
-                    .topology
-                    .and_then(|t| t.gpus)
-                    .or(base.topology.and_then(|t| t.gpus)),
-            }),
+            // A topology is replaced whole: node attributes belong to the GPU paths they name.
+            topology: match self.topology {
+                Some(t) if t.gpus.is_some() => Some(t),
+                Some(t) => Some(TopologySection {
+                    gpus: base.topology.and_then(|b| b.gpus),
+                    nodes: t.nodes,
+                }),
+                None => base.topology,
+            },
             params: Some(
                 self.params
                     .unwrap_or_default()
@@ -105,6 +108,8 @@ mergeable! {
 #[serde(deny_unknown_fields)]
 pub struct TopologySection {
     pub gpus: Option<Vec<String>>,
+    /// Per-node attributes (switch uplink generation/width, ACS), keyed by node name.
+    pub nodes: Option<BTreeMap<String, tpsim_model::topo::NodeAttrs>>,
 }
 
 mergeable! {
