@@ -94,26 +94,6 @@ pub enum Transport {
     Shm,
 }
 
-/// NCCL's default P2P level (`paths.cc`): PXB, except SYS on AMD hosts with at most 2 GPUs
-/// (reference/pcie-collectives.md, "Transport").
-pub fn nccl_default_p2p_level(cpu_vendor_amd: bool, gpus: usize) -> PathClass {
-    if cpu_vendor_amd && gpus <= 2 {
-        PathClass::Sys
-    } else {
-        PathClass::Pxb
-    }
-}
-
-/// NCCL's transport for a pair: P2P if the GPUs support it and the path class is at most the P2P
-/// level; otherwise SHM through host memory (pcie-collectives.md, "Transport").
-pub fn nccl_transport(class: PathClass, gpu: &GpuSpec, p2p_level: PathClass) -> Transport {
-    if gpu.p2p && class <= p2p_level {
-        Transport::P2p
-    } else {
-        Transport::Shm
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

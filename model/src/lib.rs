@@ -5,11 +5,11 @@
 //! speculative-decoding arithmetic. The event engine (`tpsim`) and calibration (`tpsim-calibrate`)
 //! both build on this crate; it depends on neither (book/src/architecture.md).
 
-pub mod collective;
 pub mod compute;
 pub mod hw;
 pub mod llm;
 pub mod memory;
+pub mod nccl;
 pub mod spec;
 pub mod topo;
 pub mod units;

@@ -57,7 +57,7 @@ pub struct LoopResult {
 }
 
 /// Everything a run predicts.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Prediction {
     pub memory: MemoryPlan,
     pub costs: Costs,

@@ -134,8 +134,7 @@ pub struct Floor {
 }
 
 const FIRST_CUT: &[&str] = &[
-    "collectives: NCCL's analytic formula with a host-staged per-step latency for SHM (flow network: issue #3)",
-    "custom allreduce: barriers + peer reads at a staged bandwidth, no contention or posted-write collapse (issue #3)",
+    "collectives: NCCL's search/tuner executed step by step on the flow network; SHM and staged-load costs partly calibrated to the seed (issue #3)",
     "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
     "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
     "memory: SGLang late-2025 era only; graph and activation sizes are preset assumptions (issue #5)",
@@ -271,12 +270,12 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         },
         collectives: Collectives {
             backend: p.costs.backend,
-            transport: match p.costs.transport {
+            transport: match p.costs.transport() {
                 Transport::P2p => "p2p",
                 Transport::Shm => "shm",
             },
-            p2p_level: p.costs.p2p_level.as_str(),
-            staged_peer_loads: p.costs.staged_peer_loads,
+            p2p_level: p.costs.p2p_level().as_str(),
+            staged_peer_loads: p.costs.staged_peer_loads(),
             allreduces_per_pass: per_pass,
             decode_allreduce_bytes: ar1.bytes.0,
             decode_allreduce_us: ar1.time.as_us_f64(),

@@ -45,20 +45,47 @@ pub struct Hardware {
     pub params: HwParams,
 }
 
-/// Resolved first-cut hardware cost parameters (all required after merging preset and overrides).
+/// Resolved hardware cost parameters (all required after merging preset and overrides). Each is
+/// documented, with its source, in the hardware preset files and book/src/scenarios.md.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HwParams {
+    /// Free memory lost to the CUDA context and NCCL before the engine measures `total`.
     pub context_overhead: Bytes,
+    /// Achieved fraction of the datasheet memory bandwidth for weight streaming.
     pub mem_efficiency: f64,
+    /// Achieved fraction of the datasheet FLOP rate for decode GEMMs.
     pub flops_efficiency: f64,
+    /// Fixed cost per kernel inside a CUDA graph.
     pub kernel_overhead: Duration,
-    pub nccl_channels: u32,
-    pub nccl_channel_bw: Bandwidth,
-    pub shm_step_latency: Duration,
-    pub shm_channel_bw: Bandwidth,
-    pub p2p_latency: Duration,
-    pub peer_read_bw: Bandwidth,
+    /// Effective per-direction bandwidth of a Gen5 / Gen4 x16 link (scaled by width / 16).
+    pub pcie_gen5_x16_bw: Bandwidth,
+    pub pcie_gen4_x16_bw: Bandwidth,
+    /// One-way latency of one PCIe link traversal (GPU or switch uplink).
+    pub pcie_hop_latency: Duration,
+    /// Extra one-way latency of turning through a CPU root complex.
+    pub root_complex_latency: Duration,
+    /// Per-direction bandwidth of a root complex's connection to the CPU fabric.
+    pub root_complex_bw: Bandwidth,
+    /// Per-direction bandwidth and one-way latency of the inter-socket link.
+    pub inter_socket_bw: Bandwidth,
+    pub inter_socket_latency: Duration,
+    /// Host DRAM bandwidth per socket available to SHM staging.
+    pub host_memory_bw: Bandwidth,
+    /// Throughput of NCCL's SHM transport per connection (its copy path through host memory).
+    pub shm_copy_bw: Bandwidth,
+    /// Software cost of one SHM step, within a socket and across sockets.
+    pub shm_step_cost: Duration,
+    pub shm_cross_socket_step_cost: Duration,
+    /// Posted-write collapse rule: a source writing to ≥ `collapse_min_roots` destination root
+    /// complexes from ≥ `collapse_min_sources` GPUs keeps `collapse_factor` of its write bandwidth.
+    pub collapse_min_roots: u32,
+    pub collapse_min_sources: u32,
+    pub collapse_factor: f64,
+    /// Slowdown of kernel peer loads staged through system memory, and their latency.
     pub staged_peer_read_factor: f64,
+    pub staged_latency: Duration,
+    /// Driver ForceP2P mode: kernel peer loads are never staged.
+    pub force_p2p: bool,
 }
 
 /// Allreduce backend of the TP group.
@@ -71,16 +98,8 @@ pub enum AllreduceBackend {
     Custom,
 }
 
-/// NCCL environment variables that change the transport or the tuner.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NcclEnv {
-    pub p2p_level: Option<PathClass>,
-    pub p2p_disable: bool,
-    pub proto: Option<tpsim_model::collective::Proto>,
-    pub algo: Option<tpsim_model::collective::Algo>,
-    pub min_nchannels: Option<u32>,
-    pub max_nchannels: Option<u32>,
-}
+/// NCCL environment variables that change the transport or the tuner (see `tpsim_model::nccl`).
+pub use tpsim_model::nccl::NcclEnv;
 
 /// Resolved engine settings.
 #[derive(Debug, Clone)]
@@ -152,6 +171,41 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let file: ScenarioFile = error::parse_toml(text, path)?;
     Resolver { path, text }.resolve(file)
+}
+
+/// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
+/// current directory), with the same checks as in a scenario.
+pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> {
+    let r = Resolver {
+        path: Path::new("./--hardware"),
+        text: "",
+    };
+    r.hardware(HardwareSection {
+        preset: Some(reference.to_string()),
+        ..HardwareSection::default()
+    })
+    .map_err(|e| e.rename_key("hardware.preset", "--hardware"))
+}
+
+/// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
+pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
+    let mut map = std::collections::BTreeMap::new();
+    for p in pairs {
+        let Some((k, v)) = p.split_once('=') else {
+            return Err(ScenarioError::Invalid {
+                file: "--env".into(),
+                key: p.clone(),
+                line: None,
+                message: "expected KEY=VALUE, e.g. NCCL_P2P_LEVEL=SYS".into(),
+            });
+        };
+        map.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Resolver {
+        path: Path::new("--env"),
+        text: "",
+    }
+    .nccl_env(map)
 }
 
 struct Resolver<'a> {
@@ -293,33 +347,36 @@ impl Resolver<'_> {
             ));
         }
         let p = m.params.unwrap_or_default();
+        let k = |name: &str| format!("hardware.params.{name}");
         let params = HwParams {
-            context_overhead: self.need(p.context_overhead, "hardware.params.context_overhead")?,
-            mem_efficiency: self.frac(p.mem_efficiency, "hardware.params.mem_efficiency")?,
-            flops_efficiency: self.frac(p.flops_efficiency, "hardware.params.flops_efficiency")?,
-            kernel_overhead: self.need(p.kernel_overhead, "hardware.params.kernel_overhead")?,
-            nccl_channels: self.need(p.nccl_channels, "hardware.params.nccl_channels")?,
-            nccl_channel_bw: self.need(p.nccl_channel_bw, "hardware.params.nccl_channel_bw")?,
-            shm_step_latency: self.need(p.shm_step_latency, "hardware.params.shm_step_latency")?,
-            shm_channel_bw: self.need(p.shm_channel_bw, "hardware.params.shm_channel_bw")?,
-            p2p_latency: self.need(p.p2p_latency, "hardware.params.p2p_latency")?,
-            peer_read_bw: self.need(p.peer_read_bw, "hardware.params.peer_read_bw")?,
-            staged_peer_read_factor: self.need(
-                p.staged_peer_read_factor,
-                "hardware.params.staged_peer_read_factor",
-            )?,
+            context_overhead: self.need(p.context_overhead, &k("context_overhead"))?,
+            mem_efficiency: self.frac(p.mem_efficiency, &k("mem_efficiency"))?,
+            flops_efficiency: self.frac(p.flops_efficiency, &k("flops_efficiency"))?,
+            kernel_overhead: self.need(p.kernel_overhead, &k("kernel_overhead"))?,
+            pcie_gen5_x16_bw: self.need(p.pcie_gen5_x16_bw, &k("pcie_gen5_x16_bw"))?,
+            pcie_gen4_x16_bw: self.need(p.pcie_gen4_x16_bw, &k("pcie_gen4_x16_bw"))?,
+            pcie_hop_latency: self.need(p.pcie_hop_latency, &k("pcie_hop_latency"))?,
+            root_complex_latency: self.need(p.root_complex_latency, &k("root_complex_latency"))?,
+            root_complex_bw: self.need(p.root_complex_bw, &k("root_complex_bw"))?,
+            inter_socket_bw: self.need(p.inter_socket_bw, &k("inter_socket_bw"))?,
+            inter_socket_latency: self.need(p.inter_socket_latency, &k("inter_socket_latency"))?,
+            host_memory_bw: self.need(p.host_memory_bw, &k("host_memory_bw"))?,
+            shm_copy_bw: self.need(p.shm_copy_bw, &k("shm_copy_bw"))?,
+            shm_step_cost: self.need(p.shm_step_cost, &k("shm_step_cost"))?,
+            shm_cross_socket_step_cost: self
+                .need(p.shm_cross_socket_step_cost, &k("shm_cross_socket_step_cost"))?,
+            collapse_min_roots: self.need(p.collapse_min_roots, &k("collapse_min_roots"))?,
+            collapse_min_sources: self.need(p.collapse_min_sources, &k("collapse_min_sources"))?,
+            collapse_factor: self.frac(p.collapse_factor, &k("collapse_factor"))?,
+            staged_peer_read_factor: self.need(p.staged_peer_read_factor, &k("staged_peer_read_factor"))?,
+            staged_latency: self.need(p.staged_latency, &k("staged_latency"))?,
+            force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,
         };
-        if params.nccl_channels == 0 || params.nccl_channels > 64 {
-            return Err(self.invalid(
-                "hardware.params.nccl_channels",
-                "expected 1 to 64 channels (NCCL's MAXCHANNELS)",
-            ));
-        }
         if !(params.staged_peer_read_factor.is_finite() && params.staged_peer_read_factor >= 1.0) {
-            return Err(self.invalid(
-                "hardware.params.staged_peer_read_factor",
-                "expected a slowdown factor ≥ 1",
-            ));
+            return Err(self.invalid(&k("staged_peer_read_factor"), "expected a slowdown factor ≥ 1"));
+        }
+        if params.collapse_min_roots == 0 || params.collapse_min_sources == 0 {
+            return Err(self.invalid(&k("collapse_min_roots"), "expected thresholds ≥ 1"));
         }
         let cpu_amd = match m.cpu_vendor.as_deref().unwrap_or("amd") {
             "amd" => true,
@@ -507,7 +564,7 @@ impl Resolver<'_> {
     }
 
     fn nccl_env(&self, env: std::collections::BTreeMap<String, String>) -> Result<NcclEnv, ScenarioError> {
-        use tpsim_model::collective::{Algo, Proto};
+        use tpsim_model::nccl::{Algo, Proto};
         let mut out = NcclEnv::default();
         for (k, v) in env {
             let key = format!("engine.env.{k}");

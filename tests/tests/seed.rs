@@ -86,27 +86,51 @@ fn r3_custom_allreduce_buffers_move_the_budget_by_f_times_delta() {
 }
 
 #[test]
-fn seed_orders_of_magnitude() {
-    // First-cut decode model (issue #2): with default NCCL the box is on the SHM transport, so each
-    // allreduce costs ≈ 200 µs (6.6 + 14 × 14 µs of host-staged steps + bytes/algBw) and a 4-token
-    // verify pass carries 123 of them (S1: ≈ 122) → tens of ms, the seed's order (S2: ≈ 30 ms).
+fn r4_degraded_nccl_costs_about_30_ms_per_verify_pass() {
+    // seed-story R4 (and S1/S2): on the seed box default NCCL stops P2P at PXB, so every ring hop
+    // (PHB within a socket, SYS across) goes through host memory (SHM), and the dual-AMD search
+    // falls back to the simple order. A 4-token verify pass carries 123 allreduces of 56 KiB
+    // (S1: ≈ 122); target ≈ 30 ms of allreduce per pass, ± 20 % (the project's tolerance).
     let j = run_json(&scenario("seed/baseline.toml"));
     let c = &j["collectives"];
     assert_eq!(c["transport"], "shm");
     assert_eq!(c["allreduces_per_pass"], 123);
-    let us = f(&c["verify_allreduce_us"]);
-    assert!((150.0..=350.0).contains(&us), "{us}");
     let ms = f(&c["verify_pass_allreduce_ms"]);
-    assert!((15.0..=45.0).contains(&ms), "{ms}");
+    assert!((24.0..=36.0).contains(&ms), "{ms} ms per verify pass");
     assert_eq!(j["bottleneck"], "collective");
-    // With P2P allowed, NCCL's analytic ring/LL gives the reference's 21.7 µs at 14 KB (±0.1 µs).
-    let p = run_json(&scenario("seed/nccl-p2p.toml"));
-    assert_eq!(p["collectives"]["transport"], "p2p");
-    assert!((f(&p["collectives"]["decode_allreduce_us"]) - 21.715).abs() < 0.1);
-    assert!(f(&p["throughput"]["output_tok_s"]) > f(&j["throughput"]["output_tok_s"]));
-    // Output tok/s of the baseline with EAGLE-3: tens of tok/s (seed: "> 76"); within 10× either way.
+    // Output tok/s of the baseline with EAGLE-3: the seed saw "more than 2× of 38"; within 10×.
     let tok_s = f(&j["throughput"]["output_tok_s"]);
     assert!((7.6..=760.0).contains(&tok_s), "{tok_s}");
+}
+
+#[test]
+fn r5_p2p_allreduce_is_17_to_30_us_on_a_switch_box() {
+    // seed-story R5: with NCCL on P2P (a switch topology, NCCL_P2P_LEVEL=SYS) an allreduce of
+    // 14–115 KB takes 17–30 µs on 8× RTX PRO 6000.
+    let o = tpsim(&[
+        "collective",
+        "--hardware",
+        "rtx-pro-6000-8x-2switch-trpro",
+        "--sizes",
+        "14336,57344,114688",
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    for row in j["rows"].as_array().unwrap() {
+        let us = f(&row["time_us"]);
+        assert!((17.0..=30.0).contains(&us), "{row}");
+        assert_eq!(row["protocol"], "LL");
+    }
+    // On the seed box itself P2P cuts the SHM cost but the dual-AMD search still degenerates
+    // (pcie-collectives.md: AMD's 16 GB/s inter-socket assumption): between the two.
+    let p = run_json(&scenario("seed/nccl-p2p.toml"));
+    let b = run_json(&scenario("seed/baseline.toml"));
+    assert_eq!(p["collectives"]["transport"], "p2p");
+    assert!(f(&p["collectives"]["decode_allreduce_us"]) < f(&b["collectives"]["decode_allreduce_us"]));
+    assert!(f(&p["throughput"]["output_tok_s"]) > f(&b["throughput"]["output_tok_s"]));
 }
 
 #[test]

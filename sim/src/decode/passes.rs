@@ -1,19 +1,13 @@
 //! Lowering of forward passes to task graphs, and the first-cut collective costs they use.
 
 use super::{DecodeError, SimulatedShape};
+use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Scenario};
-use tpsim_model::collective::{LinkClass, NcclAnalytic, custom_oneshot_first_cut};
 use tpsim_model::compute::ComputeRates;
-use tpsim_model::hw::{PathClass, Transport, nccl_default_p2p_level, nccl_transport};
+use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::llm::ModelSpec;
 use tpsim_model::units::{Bytes, Duration};
-
-/// Max message size of the custom allreduce (engine-memory.md: max_size 8 MiB default); above it
-/// and for sizes not a multiple of 16 the engines fall back to NCCL.
-const CUSTOM_AR_MAX_BYTES: u64 = 8 << 20;
-/// Custom allreduce at ≤ 8 ranks: one-shot below 256 KiB, two-shot above (engine-memory.md).
-const CUSTOM_AR_ONESHOT_BELOW: u64 = 256 << 10;
 
 /// The cost of one collective call and how it was chosen.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,135 +18,52 @@ pub struct CollectiveCost {
     pub algorithm: String,
 }
 
-/// How collectives are costed for this scenario.
-#[derive(Debug, Clone, PartialEq)]
+/// How collectives are costed for this scenario: the TP group's communicator on the flow network.
+#[derive(Debug)]
 pub struct Costs {
     pub backend: AllreduceBackend,
-    /// NCCL's P2P level in force.
-    pub p2p_level: PathClass,
-    /// The worst transport on NCCL's ring.
-    pub transport: Transport,
-    /// Whether kernel peer loads are staged through system memory (direct-attach paths).
-    pub staged_peer_loads: bool,
-    nccl: NcclAnalytic,
-    custom_latency_us: f64,
-    custom_read_gbps: f64,
+    pub comm: Comm,
 }
 
 /// Derives the collective cost model from the scenario.
 pub fn collective_costs(s: &Scenario) -> Costs {
-    let hw = &s.hardware;
-    let p = &hw.params;
-    let env = &s.engine.env;
-    let tp = s.engine.tp as usize;
-    let level = env
-        .p2p_level
-        .unwrap_or_else(|| nccl_default_p2p_level(hw.cpu_amd, tp));
-    let transport = if env.p2p_disable {
-        Transport::Shm
-    } else {
-        (0..tp)
-            .map(|i| {
-                nccl_transport(
-                    hw.topology.path_class(i, (i + 1) % tp, hw.gpu.nvlink),
-                    &hw.gpu,
-                    level,
-                )
-            })
-            .max()
-            .unwrap_or(Transport::P2p)
-    };
-    let mut channels = p.nccl_channels;
-    if let Some(min) = env.min_nchannels {
-        channels = channels.max(min);
-    }
-    if let Some(max) = env.max_nchannels {
-        channels = channels.min(max);
-    }
-    let (step_latency_us, channel_bw) = match transport {
-        Transport::P2p => (None, p.nccl_channel_bw),
-        Transport::Shm => (Some(p.shm_step_latency.as_us_f64()), p.shm_channel_bw),
-    };
-    let nccl = NcclAnalytic {
-        ranks: s.engine.tp,
-        channels,
-        channel_bw_gbps: channel_bw.as_gbps(),
-        link: if hw.gpu.nvlink {
-            LinkClass::NvLink
-        } else {
-            LinkClass::Pci
-        },
-        step_latency_us,
-        ll128_enabled: hw.gpu.nvlink,
-        algo: env.algo,
-        proto: env.proto,
-    };
-    // Kernel peer loads are staged through system memory on paths through a CPU root complex
-    // (pcie-collectives.md, "Driver P2P mode on direct-attach paths").
-    let staged =
-        (0..tp).any(|a| (0..tp).any(|b| hw.topology.path_class(a, b, hw.gpu.nvlink) >= PathClass::Phb));
-    let factor = if staged { p.staged_peer_read_factor } else { 1.0 };
     Costs {
         backend: s.engine.allreduce,
-        p2p_level: level,
-        transport,
-        staged_peer_loads: staged,
-        nccl,
-        custom_latency_us: p.p2p_latency.as_us_f64(),
-        custom_read_gbps: p.peer_read_bw.as_gbps() / factor,
+        comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env),
     }
 }
 
 impl Costs {
-    /// One allreduce of `bytes` per rank.
+    /// NCCL's P2P level in force.
+    pub fn p2p_level(&self) -> PathClass {
+        self.comm.level
+    }
+    /// The worst transport on NCCL's ring.
+    pub fn transport(&self) -> Transport {
+        self.comm.transport
+    }
+    /// Whether any pair's kernel peer loads are staged through system memory.
+    pub fn staged_peer_loads(&self) -> bool {
+        let r = &self.comm.ranks;
+        r.iter()
+            .any(|&a| r.iter().any(|&b| a != b && self.comm.fabric.is_staged(a, b)))
+    }
+    /// One allreduce of `bytes` per rank, simulated on the network.
     pub fn allreduce(&self, bytes: Bytes) -> CollectiveCost {
-        let custom_ok = bytes.0 <= CUSTOM_AR_MAX_BYTES && bytes.0.is_multiple_of(16);
-        if self.backend == AllreduceBackend::Custom && custom_ok {
-            let n = self.nccl.ranks;
-            if bytes.0 < CUSTOM_AR_ONESHOT_BELOW || n <= 2 {
-                let time = custom_oneshot_first_cut(n, bytes, self.custom_latency_us, self.custom_read_gbps);
-                return CollectiveCost {
-                    bytes,
-                    time,
-                    algorithm: "custom one-shot".into(),
-                };
-            }
-            // Two-shot: reduce-scatter + all-gather, 2(n − 1)/n × S in per rank, same two barriers.
-            let moved = Bytes(2 * bytes.0 / n as u64);
-            let time = custom_oneshot_first_cut(n, moved, self.custom_latency_us, self.custom_read_gbps);
-            return CollectiveCost {
-                bytes,
-                time,
-                algorithm: "custom two-shot".into(),
-            };
-        }
-        match self.nccl.allreduce(bytes) {
-            Some(e) => CollectiveCost {
-                bytes,
-                time: e.time,
-                algorithm: format!("nccl {}/{}", e.algo.as_str(), e.proto.as_str()),
-            },
-            None => CollectiveCost {
-                bytes,
-                time: Duration::ZERO,
-                algorithm: "none (NCCL_ALGO/NCCL_PROTO exclude every choice)".into(),
-            },
+        let o = self.comm.allreduce(bytes.0, Request::Backend(self.backend));
+        CollectiveCost {
+            bytes,
+            time: o.time,
+            algorithm: o.algorithm,
         }
     }
-
     /// One all-gather ending with `total` bytes per rank (always NCCL).
     pub fn allgather(&self, total: Bytes) -> CollectiveCost {
-        match self.nccl.allgather(total) {
-            Some(e) => CollectiveCost {
-                bytes: total,
-                time: e.time,
-                algorithm: format!("nccl {}/{}", e.algo.as_str(), e.proto.as_str()),
-            },
-            None => CollectiveCost {
-                bytes: total,
-                time: Duration::ZERO,
-                algorithm: "none".into(),
-            },
+        let o = self.comm.allgather(total.0);
+        CollectiveCost {
+            bytes: total,
+            time: o.time,
+            algorithm: o.algorithm,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The `tpsim` command line (clap). Errors in user input exit with code 2 and a message naming the
 //! file, the key and what was expected; `--help` on every subcommand explains the options.
 
+mod collective;
+
 use crate::{decode, report, scenario, trace::TraceBuilder};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -50,6 +52,54 @@ enum Command {
         /// The scenario TOML file.
         scenario: PathBuf,
     },
+    /// Simulate one collective across message sizes, in nccl-tests' columns (size, time, algbw,
+    /// busbw) plus the chosen algorithm, protocol, channels and the bottleneck link.
+    #[command(
+        after_help = "Examples:\n  tpsim collective scenarios/seed/baseline.toml --sizes 14K,56K,112K\n  tpsim collective --hardware rtx-pro-6000-8x-2switch-trpro --gpus 8 --sizes 4K..256M --env NCCL_P2P_LEVEL=SYS\n  tpsim collective --hardware rtx-pro-6000-8x-dual-turin-direct --algo custom-oneshot --sizes 14336,57344 --json"
+    )]
+    Collective {
+        /// A scenario: hardware, TP size, allreduce backend and NCCL environment come from it.
+        scenario: Option<PathBuf>,
+        /// A hardware preset (bundled name or path) instead of a scenario.
+        #[arg(long, value_name = "PRESET")]
+        hardware: Option<String>,
+        /// GPUs in the communicator (default: the scenario's tp, or every GPU of the preset).
+        #[arg(long)]
+        gpus: Option<usize>,
+        /// allreduce or allgather.
+        #[arg(long, default_value = "allreduce")]
+        op: String,
+        /// Sizes: a list (4K,56K,1M or plain bytes 14336,57344) and/or ranges 4K..256M (×2 steps).
+        #[arg(long, default_value = "4K..256M")]
+        sizes: String,
+        /// backend (the scenario's, with the engine's dispatch rules), nccl, nccl-analytic,
+        /// custom-oneshot, custom-twoshot, custom-push, custom-staged-push.
+        #[arg(long, default_value = "backend")]
+        algo: String,
+        /// flow (execute on the simulated network) or nccl-analytic (NCCL's own estimate).
+        #[arg(long, default_value = "flow")]
+        model: String,
+        /// NCCL environment, KEY=VALUE (repeatable), e.g. NCCL_P2P_LEVEL=SYS.
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A TSV with `size_bytes` and `time_us` columns: adds measured times and errors.
+        #[arg(long, value_name = "FILE.tsv")]
+        compare: Option<PathBuf>,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the GPU topology matrix as `nvidia-smi topo -m` would, plus NCCL's transport per pair.
+    Topo {
+        /// A scenario file.
+        scenario: Option<PathBuf>,
+        /// A hardware preset (bundled name or path) instead of a scenario.
+        #[arg(long, value_name = "PRESET")]
+        hardware: Option<String>,
+        /// NCCL environment, KEY=VALUE (repeatable).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+    },
 }
 
 /// Runs the CLI on `args` (including the program name), writing to `out`/`err`; returns the exit code.
@@ -93,6 +143,71 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             }
             Err(e) => bad_input(err, &e),
         },
+        Command::Collective {
+            scenario,
+            hardware,
+            gpus,
+            op,
+            sizes,
+            algo,
+            model,
+            env,
+            compare,
+            json,
+        } => {
+            let src = collective::Source {
+                scenario,
+                hardware,
+                gpus,
+                env,
+            };
+            let result = (|| {
+                let setup = src.setup()?;
+                let sizes = collective::parse_sizes(&sizes)?;
+                let req = match model.as_str() {
+                    "flow" => collective::parse_algo(&algo, setup.backend)?,
+                    "nccl-analytic" => crate::comm::Request::NcclAnalytic,
+                    other => {
+                        return Err(collective::CmdError::Usage(format!(
+                            "--model `{other}`: expected flow or nccl-analytic"
+                        )));
+                    }
+                };
+                collective::run(&setup, &op, &sizes, req, compare.as_deref())
+            })();
+            match result {
+                Ok(r) => {
+                    let written = if json {
+                        serde_json::to_string_pretty(&r)
+                            .map_err(std::io::Error::other)
+                            .and_then(|t| writeln!(out, "{t}"))
+                    } else {
+                        write!(out, "{}", collective::text(&r))
+                    };
+                    if written.is_err() { EXIT_FAILURE } else { 0 }
+                }
+                Err(e) => bad_input(err, &e),
+            }
+        }
+        Command::Topo {
+            scenario,
+            hardware,
+            env,
+        } => {
+            let src = collective::Source {
+                scenario,
+                hardware,
+                gpus: None,
+                env,
+            };
+            match src.setup() {
+                Ok(setup) => {
+                    let _ = write!(out, "{}", collective::topo_text(&setup));
+                    0
+                }
+                Err(e) => bad_input(err, &e),
+            }
+        }
     }
 }
 

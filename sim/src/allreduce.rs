@@ -1,0 +1,432 @@
+//! Allreduce algorithms executed step by step on the flow network ([`crate::fabric`]).
+//!
+//! Each algorithm lowers to a DAG of sends (flows with dependencies and a per-connection window),
+//! which [`execute`] runs on a [`FlowSim`]. Contention, the posted-write collapse, SHM staging and
+//! staged peer loads therefore come out of the network, not out of a fudge factor.
+//! - NCCL ring: 2(n − 1) steps; per channel, rank r sends chunk pieces to r + 1; a piece of step k
+//!   may leave once piece k − 1 arrived from r − 1; a connection streams its pieces back to back
+//!   (cut-through at the protocol's grain); wire bytes = payload / protocol efficiency; each step adds NCCL's per-step latency.
+//! - NCCL tree (single node = chain): reduce down the chain, broadcast back up, pipelined in slots.
+//! - Custom one-shot pull, two-shot, one-shot push, staged push (pcie-collectives.md, "Custom
+//!   allreduce algorithms"), with flag barriers whose latency is the real path's.
+
+use crate::fabric::Fabric;
+use crate::net::{FlowKind, FlowSim, FlowSpec};
+use std::collections::{BTreeMap, BTreeSet};
+use tpsim_model::units::Duration;
+
+/// The custom allreduce kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CustomAlgo {
+    /// vLLM/SGLang one-shot: barrier, every rank pulls the whole buffer from every peer, barrier.
+    OneShot,
+    /// Reduce-scatter by peer reads, barrier, all-gather by peer reads.
+    TwoShot,
+    /// Every rank writes its buffer to every peer, then a system-scope barrier.
+    Push,
+    /// FlashInfer-style PCIe push: one outbound and one inbound stream per rank at a time.
+    StagedPush,
+}
+
+impl CustomAlgo {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CustomAlgo::OneShot => "custom one-shot",
+            CustomAlgo::TwoShot => "custom two-shot",
+            CustomAlgo::Push => "custom push",
+            CustomAlgo::StagedPush => "custom staged-push",
+        }
+    }
+}
+
+/// How NCCL runs one call (from the tuner): what to execute on the network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NcclPlan {
+    /// "Ring" or "Tree".
+    pub algo: &'static str,
+    /// "LL", "LL128" or "Simple".
+    pub proto: &'static str,
+    pub channels: u32,
+    /// Launch and setup cost paid once (NCCL's base latency for the algorithm/protocol).
+    pub base_latency: Duration,
+    /// Per-step latency (NCCL's hardware latency per step for the link class).
+    pub step_latency: Duration,
+    /// Payload bytes per wire byte (LL 8/16, LL128 120/128, Simple 1).
+    pub efficiency: f64,
+    /// Payload bytes of one slot (buffer / NCCL_STEPS, times efficiency).
+    pub slot_bytes: u64,
+    /// Whether the hops use NCCL's SHM transport rather than P2P.
+    pub shm: bool,
+}
+
+/// The result of one simulated collective.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub time: Duration,
+    /// e.g. "nccl Ring/LL", "custom one-shot".
+    pub algorithm: String,
+    pub protocol: String,
+    pub channels: u32,
+    /// Name of the link that was busiest at full capacity.
+    pub bottleneck: Option<String>,
+    /// Flows simulated.
+    pub flows: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Send {
+    spec: FlowSpec,
+    deps: Vec<usize>,
+    /// Connection index for the in-flight window; `usize::MAX` = unlimited.
+    conn: usize,
+    /// Extra delay after all deps are done before the send may start (barrier software, etc.).
+    delay: Duration,
+}
+
+type Queues = BTreeMap<usize, BTreeSet<usize>>;
+
+/// Starts queued sends while their connection's window allows.
+fn drain(
+    sends: &[Send],
+    queued: &mut Queues,
+    inflight: &mut BTreeMap<usize, usize>,
+    ready_at: &[Duration],
+    window: usize,
+    sim: &mut FlowSim<'_>,
+) {
+    for (&conn, set) in queued.iter_mut() {
+        while let Some(&i) = set.first() {
+            let busy = inflight.get(&conn).copied().unwrap_or(0);
+            if conn != usize::MAX && busy >= window {
+                break;
+            }
+            set.remove(&i);
+            let mut spec = sends[i].spec.clone();
+            spec.start = ready_at[i].max(sim.now());
+            spec.tag = i as u64;
+            // Specs come from the fabric's own paths; an error here would be a bug in this module.
+            let added = sim.add_flow(spec);
+            debug_assert!(added.is_ok(), "{added:?}");
+            *inflight.entry(conn).or_insert(0) += 1;
+        }
+    }
+}
+
+/// Runs a DAG of sends; returns the completion time of the last one (and the sim for statistics).
+fn execute(fab: &Fabric, sends: Vec<Send>, window: usize, start: Duration) -> (Duration, FlowSim<'_>) {
+    let n = sends.len();
+    let mut sim = FlowSim::new(&fab.net);
+    let mut waiting: Vec<usize> = sends.iter().map(|s| s.deps.len()).collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, s) in sends.iter().enumerate() {
+        for &d in &s.deps {
+            dependents[d].push(i);
+        }
+    }
+    let mut ready_at: Vec<Duration> = sends.iter().map(|s| start + s.delay).collect();
+    let mut inflight: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut queued: Queues = BTreeMap::new();
+    let mut end = start;
+    for i in 0..n {
+        if waiting[i] == 0 {
+            queued.entry(sends[i].conn).or_default().insert(i);
+        }
+    }
+    drain(&sends, &mut queued, &mut inflight, &ready_at, window, &mut sim);
+    while let Some(c) = sim.next_completion() {
+        let i = c.tag as usize;
+        end = end.max(c.time);
+        if let Some(v) = inflight.get_mut(&sends[i].conn) {
+            *v = v.saturating_sub(1);
+        }
+        for &j in &dependents[i] {
+            waiting[j] -= 1;
+            ready_at[j] = ready_at[j].max(c.time + sends[j].delay);
+            if waiting[j] == 0 {
+                queued.entry(sends[j].conn).or_default().insert(j);
+            }
+        }
+        drain(&sends, &mut queued, &mut inflight, &ready_at, window, &mut sim);
+    }
+    (end, sim)
+}
+
+fn outcome(
+    fab: &Fabric,
+    end: Duration,
+    sim: &FlowSim<'_>,
+    algorithm: String,
+    protocol: &str,
+    channels: u32,
+) -> Outcome {
+    Outcome {
+        time: end,
+        algorithm,
+        protocol: protocol.to_string(),
+        channels,
+        bottleneck: sim.bottleneck().map(|l| fab.net.link(l).name.clone()),
+        flows: sim.flow_count(),
+    }
+}
+
+/// NCCL allreduce of `bytes` over `ranks` (GPU indices in ring order) following `plan`.
+pub fn nccl(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan) -> Outcome {
+    nccl_ring_steps(fab, ranks, bytes, plan, 2 * ranks.len().saturating_sub(1))
+}
+
+/// NCCL ring all-gather ending with `total` bytes per rank: n − 1 steps of total / n per rank.
+pub fn nccl_allgather(fab: &Fabric, ranks: &[usize], total: u64, plan: &NcclPlan) -> Outcome {
+    let ring = NcclPlan {
+        algo: "Ring",
+        ..plan.clone()
+    };
+    nccl_ring_steps(fab, ranks, total, &ring, ranks.len().saturating_sub(1))
+}
+
+fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, steps: usize) -> Outcome {
+    let n = ranks.len();
+    let name = format!("nccl {}/{}", plan.algo, plan.proto);
+    if n < 2 || bytes == 0 {
+        return Outcome {
+            time: Duration::ZERO,
+            algorithm: name,
+            protocol: plan.proto.into(),
+            channels: 0,
+            bottleneck: None,
+            flows: 0,
+        };
+    }
+    let c = plan.channels.max(1) as usize;
+    let hop = |s: usize, d: usize, payload: u64| -> (FlowSpec, Duration) {
+        let wire = (payload as f64 / plan.efficiency).ceil() as u64;
+        let mut f = if plan.shm {
+            fab.shm_flow(ranks[s], ranks[d], wire, Duration::ZERO, 0)
+        } else {
+            fab.flow(ranks[s], ranks[d], wire, Duration::ZERO, FlowKind::Write, 0)
+        };
+        // NCCL's per-step latency stands for the flag/fence protocol of a step on this link class;
+        // the SHM path adds its own legs and step cost on top. The latency is paid between a piece's
+        // last byte leaving the sender and the receiver forwarding it (a delay on the dependency),
+        // so a connection streams its pieces back to back: cut-through pipelining.
+        let lat = if plan.shm {
+            f.latency + plan.step_latency
+        } else {
+            plan.step_latency
+        };
+        f.latency = Duration::ZERO;
+        (f, lat)
+    };
+    let mut sends: Vec<Send> = Vec::new();
+    let mut max_lat = Duration::ZERO;
+    if plan.algo == "Tree" {
+        // Chain 0 → 1 → … → n−1 (reduce) then back n−1 → … → 0 (broadcast), per channel S / c,
+        // pipelined in slots.
+        let per_ch = bytes.div_ceil(c as u64);
+        let m = per_ch.div_ceil(plan.slot_bytes.max(1)).max(1) as usize;
+        let piece = per_ch.div_ceil(m as u64);
+        let hops: Vec<(usize, usize)> = (0..n - 1)
+            .map(|i| (i, i + 1))
+            .chain((1..n).rev().map(|i| (i, i - 1)))
+            .collect();
+        let chain: Vec<(FlowSpec, Duration)> = hops.iter().map(|&(s, d)| hop(s, d, piece)).collect();
+        for ch in 0..c {
+            let mut prev: Vec<Option<usize>> = vec![None; m];
+            for (h, (spec, lat)) in chain.iter().enumerate() {
+                max_lat = max_lat.max(*lat);
+                let delay = if h == 0 { Duration::ZERO } else { chain[h - 1].1 };
+                for p in prev.iter_mut() {
+                    let idx = sends.len();
+                    sends.push(Send {
+                        spec: spec.clone(),
+                        deps: p.iter().copied().collect(),
+                        conn: ch * 2 * n + h,
+                        delay,
+                    });
+                    *p = Some(idx);
+                }
+            }
+        }
+    } else {
+        let chunk = bytes.div_ceil((c * n) as u64);
+        let m = chunk.div_ceil(plan.slot_bytes.max(1)).max(1) as usize;
+        let piece = chunk.div_ceil(m as u64);
+        // The hop r → r + 1 of every rank, with its latency, computed once.
+        let ring: Vec<(FlowSpec, Duration)> = (0..n).map(|r| hop(r, (r + 1) % n, piece)).collect();
+        max_lat = ring.iter().map(|h| h.1).max().unwrap_or(Duration::ZERO);
+        // last[r][j]: index of the most recent send from rank r of piece j (per channel).
+        for ch in 0..c {
+            let mut last: Vec<Vec<Option<usize>>> = vec![vec![None; m]; n];
+            for _k in 0..steps {
+                let before = last.clone();
+                for (r, last_r) in last.iter_mut().enumerate() {
+                    let from = (r + n - 1) % n;
+                    for j in 0..m {
+                        let idx = sends.len();
+                        let delay = if before[from][j].is_some() {
+                            ring[from].1
+                        } else {
+                            Duration::ZERO
+                        };
+                        sends.push(Send {
+                            spec: ring[r].0.clone(),
+                            deps: before[from][j].into_iter().collect(),
+                            conn: ch * n + r,
+                            delay,
+                        });
+                        last_r[j] = Some(idx);
+                    }
+                }
+            }
+        }
+    }
+    let (end, sim) = execute(fab, sends, 1, plan.base_latency);
+    // The last pieces still have to arrive.
+    outcome(fab, end + max_lat, &sim, name, plan.proto, plan.channels)
+}
+
+/// A barrier among `ranks` starting after `deps`: every rank writes a flag to every peer; each
+/// rank's barrier ends when all flags addressed to it arrived. Returns the per-rank end sends.
+fn barrier(fab: &Fabric, ranks: &[usize], sends: &mut Vec<Send>, deps: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = ranks.len();
+    let mut into: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for a in 0..n {
+        for (b, slot) in into.iter_mut().enumerate() {
+            if a == b {
+                continue;
+            }
+            let mut f = fab.flow(ranks[a], ranks[b], 0, Duration::ZERO, FlowKind::Write, 0);
+            f.latency = fab.flag_latency(ranks[a], ranks[b]);
+            let idx = sends.len();
+            sends.push(Send {
+                spec: f,
+                deps: deps[a].clone(),
+                conn: usize::MAX,
+                delay: Duration::ZERO,
+            });
+            slot.push(idx);
+        }
+    }
+    into
+}
+
+/// A custom allreduce of `bytes` over `ranks`.
+pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launch: Duration) -> Outcome {
+    let n = ranks.len();
+    if n < 2 || bytes == 0 {
+        return Outcome {
+            time: Duration::ZERO,
+            algorithm: algo.as_str().into(),
+            protocol: "-".into(),
+            channels: 0,
+            bottleneck: None,
+            flows: 0,
+        };
+    }
+    let mut sends: Vec<Send> = Vec::new();
+    let none: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let ready = barrier(fab, ranks, &mut sends, &none);
+    let after_data: Vec<Vec<usize>> = match algo {
+        CustomAlgo::OneShot => {
+            let mut done = vec![Vec::new(); n];
+            for r in 0..n {
+                for p in 0..n {
+                    if p != r {
+                        let idx = sends.len();
+                        sends.push(Send {
+                            spec: fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0),
+                            deps: ready[r].clone(),
+                            conn: usize::MAX,
+                            delay: Duration::ZERO,
+                        });
+                        done[r].push(idx);
+                    }
+                }
+            }
+            done
+        }
+        CustomAlgo::TwoShot => {
+            let part = bytes.div_ceil(n as u64);
+            let mut rs = vec![Vec::new(); n];
+            for r in 0..n {
+                for p in 0..n {
+                    if p != r {
+                        let idx = sends.len();
+                        sends.push(Send {
+                            spec: fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0),
+                            deps: ready[r].clone(),
+                            conn: usize::MAX,
+                            delay: Duration::ZERO,
+                        });
+                        rs[r].push(idx);
+                    }
+                }
+            }
+            let mid = barrier(fab, ranks, &mut sends, &rs);
+            let mut ag = vec![Vec::new(); n];
+            for r in 0..n {
+                for p in 0..n {
+                    if p != r {
+                        let idx = sends.len();
+                        sends.push(Send {
+                            spec: fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0),
+                            deps: mid[r].clone(),
+                            conn: usize::MAX,
+                            delay: Duration::ZERO,
+                        });
+                        ag[r].push(idx);
+                    }
+                }
+            }
+            ag
+        }
+        CustomAlgo::Push => {
+            // Writes land in the peers' buffers; a peer may finish once all writes into it arrived.
+            let mut into = vec![Vec::new(); n];
+            for r in 0..n {
+                for (p, slot) in into.iter_mut().enumerate() {
+                    if p != r {
+                        let idx = sends.len();
+                        let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
+                        f.latency = fab.flag_latency(ranks[r], ranks[p]);
+                        sends.push(Send {
+                            spec: f,
+                            deps: ready[r].clone(),
+                            conn: usize::MAX,
+                            delay: Duration::ZERO,
+                        });
+                        slot.push(idx);
+                    }
+                }
+            }
+            into
+        }
+        CustomAlgo::StagedPush => {
+            // Round k: rank r writes to r + k (one outbound and one inbound stream per rank).
+            let mut prev: Vec<Vec<usize>> = ready.clone();
+            let mut into = vec![Vec::new(); n];
+            for k in 1..n {
+                let mut next = vec![Vec::new(); n];
+                for r in 0..n {
+                    let p = (r + k) % n;
+                    let idx = sends.len();
+                    let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
+                    f.latency = fab.flag_latency(ranks[r], ranks[p]);
+                    sends.push(Send {
+                        spec: f,
+                        deps: prev[r].clone(),
+                        conn: usize::MAX,
+                        delay: Duration::ZERO,
+                    });
+                    next[r].push(idx);
+                    into[p].push(idx);
+                }
+                prev = next;
+            }
+            into
+        }
+    };
+    barrier(fab, ranks, &mut sends, &after_data);
+    let (end, sim) = execute(fab, sends, usize::MAX, launch);
+    outcome(fab, end, &sim, algo.as_str().into(), "-", 1)
+}

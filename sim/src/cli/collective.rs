@@ -1,0 +1,411 @@
+//! `tpsim collective` (one collective across sizes, in nccl-tests' columns) and `tpsim topo`
+//! (the `nvidia-smi topo -m` matrix plus NCCL's transport per pair).
+
+use crate::allreduce::CustomAlgo;
+use crate::comm::{Comm, Request};
+use crate::scenario::{self, AllreduceBackend, Hardware, NcclEnv, ScenarioError};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+use tpsim_model::units::{Bytes, UnitError};
+
+/// Where the hardware and the NCCL environment come from.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    pub scenario: Option<std::path::PathBuf>,
+    pub hardware: Option<String>,
+    pub gpus: Option<usize>,
+    pub env: Vec<String>,
+}
+
+/// The box, the ranks, the environment and the backend a command works on.
+#[derive(Debug)]
+pub struct Setup {
+    pub hardware: Hardware,
+    pub gpus: usize,
+    pub env: NcclEnv,
+    pub backend: AllreduceBackend,
+}
+
+/// Errors of these commands (all bad input: exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum CmdError {
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    #[error("--sizes `{input}`: {source}")]
+    Size { input: String, source: UnitError },
+    #[error("--sizes `{0}`: expected a list like 4K,56K,1M or a range 4K..256M (powers of two)")]
+    Range(String),
+    #[error("{0}")]
+    Usage(String),
+    #[error("--compare {file}: {message}")]
+    Compare { file: String, message: String },
+}
+
+impl Source {
+    /// Resolves the setup: a scenario's hardware, TP size, backend and NCCL environment, or a
+    /// hardware preset with `--gpus`; `--env` adds to (and overrides) the environment.
+    pub fn setup(&self) -> Result<Setup, CmdError> {
+        let (hardware, tp, mut env, backend) = match (&self.scenario, &self.hardware) {
+            (Some(p), None) => {
+                let s = scenario::load(p)?;
+                (s.hardware, s.engine.tp as usize, s.engine.env, s.engine.allreduce)
+            }
+            (None, Some(h)) => {
+                let hw = scenario::hardware_from_preset(h)?;
+                let n = hw.topology.gpu_count();
+                (hw, n, NcclEnv::default(), AllreduceBackend::Nccl)
+            }
+            (Some(_), Some(_)) => {
+                return Err(CmdError::Usage("give a SCENARIO or --hardware, not both".into()));
+            }
+            (None, None) => {
+                return Err(CmdError::Usage(
+                    "give a SCENARIO file or --hardware PRESET".into(),
+                ));
+            }
+        };
+        if !self.env.is_empty() {
+            let extra = scenario::nccl_env_from_args(&self.env)?;
+            env.p2p_level = extra.p2p_level.or(env.p2p_level);
+            env.p2p_disable |= extra.p2p_disable;
+            env.proto = extra.proto.or(env.proto);
+            env.algo = extra.algo.or(env.algo);
+            env.min_nchannels = extra.min_nchannels.or(env.min_nchannels);
+            env.max_nchannels = extra.max_nchannels.or(env.max_nchannels);
+        }
+        let gpus = self.gpus.unwrap_or(tp);
+        let have = hardware.topology.gpu_count();
+        if gpus < 1 || gpus > have {
+            return Err(CmdError::Usage(format!(
+                "--gpus {gpus}: the hardware has {have} GPUs (expected 1 to {have})"
+            )));
+        }
+        Ok(Setup {
+            hardware,
+            gpus,
+            env,
+            backend,
+        })
+    }
+}
+
+/// Parses `--sizes`: a comma list of sizes (`4K,56K,1M`, plain bytes allowed) and/or ranges
+/// `A..B` that step by powers of two, as nccl-tests' `-b A -e B -f 2` does.
+pub fn parse_sizes(spec: &str) -> Result<Vec<u64>, CmdError> {
+    let mut out = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let parse = |t: &str| {
+            t.parse::<Bytes>().map(|b| b.0).map_err(|e| CmdError::Size {
+                input: t.to_string(),
+                source: e,
+            })
+        };
+        if let Some((a, b)) = part.split_once("..") {
+            let (mut x, hi) = (parse(a)?, parse(b)?);
+            if x == 0 || hi < x {
+                return Err(CmdError::Range(part.to_string()));
+            }
+            while x <= hi {
+                out.push(x);
+                x = x.saturating_mul(2);
+            }
+        } else {
+            out.push(parse(part)?);
+        }
+    }
+    if out.is_empty() {
+        return Err(CmdError::Range(spec.to_string()));
+    }
+    Ok(out)
+}
+
+/// The `--algo` names.
+pub fn parse_algo(name: &str, backend: AllreduceBackend) -> Result<Request, CmdError> {
+    Ok(match name {
+        "backend" => Request::Backend(backend),
+        "nccl" => Request::Nccl,
+        "nccl-analytic" => Request::NcclAnalytic,
+        "custom-oneshot" => Request::Custom(CustomAlgo::OneShot),
+        "custom-twoshot" => Request::Custom(CustomAlgo::TwoShot),
+        "custom-push" => Request::Custom(CustomAlgo::Push),
+        "custom-staged-push" => Request::Custom(CustomAlgo::StagedPush),
+        other => {
+            return Err(CmdError::Usage(format!(
+                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-twoshot, custom-push or custom-staged-push"
+            )));
+        }
+    })
+}
+
+/// One row of `tpsim collective`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub size_bytes: u64,
+    pub time_us: f64,
+    /// GB/s, 10^9 B/s: size / time.
+    pub algbw_gbps: f64,
+    /// algbw × 2(n − 1)/n for allreduce, × (n − 1)/n for all-gather (nccl-tests' convention).
+    pub busbw_gbps: f64,
+    pub algorithm: String,
+    pub protocol: String,
+    pub channels: u32,
+    pub bottleneck: Option<String>,
+    pub measured_us: Option<f64>,
+    /// (predicted − measured) / measured.
+    pub error: Option<f64>,
+}
+
+/// The whole `--json` answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub hardware: String,
+    pub gpus: usize,
+    pub op: String,
+    pub transport: String,
+    pub p2p_level: String,
+    pub nccl_graph: String,
+    pub rows: Vec<Row>,
+    pub median_abs_error: Option<f64>,
+    pub worst_abs_error: Option<f64>,
+}
+
+/// Runs the collective for each size.
+pub fn run(
+    setup: &Setup,
+    op: &str,
+    sizes: &[u64],
+    req: Request,
+    compare: Option<&Path>,
+) -> Result<Report, CmdError> {
+    let comm = Comm::new(&setup.hardware, setup.gpus, &setup.env);
+    let n = setup.gpus as f64;
+    let measured = match compare {
+        Some(p) => Some(read_compare(p)?),
+        None => None,
+    };
+    let mut rows = Vec::new();
+    for &size in sizes {
+        let o = match op {
+            "allreduce" => comm.allreduce(size, req),
+            "allgather" => comm.allgather(size),
+            other => {
+                return Err(CmdError::Usage(format!(
+                    "--op `{other}`: expected allreduce or allgather"
+                )));
+            }
+        };
+        let t = o.time.as_us_f64();
+        let algbw = if t > 0.0 { size as f64 / (t * 1e3) } else { 0.0 };
+        let factor = if n > 1.0 {
+            if op == "allreduce" {
+                2.0 * (n - 1.0) / n
+            } else {
+                (n - 1.0) / n
+            }
+        } else {
+            1.0
+        };
+        let m = measured
+            .as_ref()
+            .and_then(|v| v.iter().find(|(s, _)| *s == size).map(|(_, t)| *t));
+        rows.push(Row {
+            size_bytes: size,
+            time_us: t,
+            algbw_gbps: algbw,
+            busbw_gbps: algbw * factor,
+            algorithm: o.algorithm,
+            protocol: o.protocol,
+            channels: o.channels,
+            bottleneck: o.bottleneck,
+            measured_us: m,
+            error: m.filter(|m| *m > 0.0).map(|m| (t - m) / m),
+        });
+    }
+    let mut errs: Vec<f64> = rows.iter().filter_map(|r| r.error.map(f64::abs)).collect();
+    errs.sort_by(f64::total_cmp);
+    let median = (!errs.is_empty()).then(|| {
+        let k = errs.len();
+        if k % 2 == 1 {
+            errs[k / 2]
+        } else {
+            (errs[k / 2 - 1] + errs[k / 2]) / 2.0
+        }
+    });
+    Ok(Report {
+        hardware: setup.hardware.name.clone(),
+        gpus: setup.gpus,
+        op: op.to_string(),
+        transport: format!("{:?}", comm.transport).to_lowercase(),
+        p2p_level: comm.level.as_str().to_string(),
+        nccl_graph: format!(
+            "{} channel(s) × {:.1} GB/s{}",
+            comm.graph.channels,
+            comm.graph.bw_per_channel_gbps,
+            if comm.graph.simple_order_fallback {
+                " (search failed: simple order)"
+            } else {
+                ""
+            }
+        ),
+        rows,
+        median_abs_error: median,
+        worst_abs_error: errs.last().copied(),
+    })
+}
+
+/// Reads `size_bytes` and `time_us` columns of a TSV with a header (data/allreduce.tsv's format).
+fn read_compare(p: &Path) -> Result<Vec<(u64, f64)>, CmdError> {
+    let file = p.display().to_string();
+    let text = std::fs::read_to_string(p).map_err(|e| CmdError::Compare {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| h.trim() == name);
+    let (Some(si), Some(ti)) = (col("size_bytes"), col("time_us")) else {
+        return Err(CmdError::Compare {
+            file,
+            message: "expected a header with `size_bytes` and `time_us` columns".into(),
+        });
+    };
+    let mut out = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (Some(s), Some(t)) = (f.get(si), f.get(ti)) else {
+            continue;
+        };
+        if s.trim().is_empty() || t.trim().is_empty() {
+            continue;
+        }
+        let s: u64 = s.trim().parse().map_err(|_| CmdError::Compare {
+            file: file.clone(),
+            message: format!("line {}: size_bytes `{s}` is not an integer", i + 2),
+        })?;
+        let t: f64 = t
+            .trim()
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| CmdError::Compare {
+                file: file.clone(),
+                message: format!("line {}: time_us `{t}` is not a time in µs", i + 2),
+            })?;
+        out.push((s, t));
+    }
+    Ok(out)
+}
+
+/// The text table.
+pub fn text(r: &Report) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "# {} on {} GPUs of {}", r.op, r.gpus, r.hardware);
+    let _ = writeln!(
+        o,
+        "# NCCL: transport {} (P2P level {}), graph {}",
+        r.transport, r.p2p_level, r.nccl_graph
+    );
+    let cmp = r.rows.iter().any(|x| x.measured_us.is_some());
+    let _ = write!(
+        o,
+        "#{:>12} {:>11} {:>11} {:>11}  {:<22} {:>3}  bottleneck",
+        "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm", "ch"
+    );
+    if cmp {
+        let _ = write!(o, "  {:>11} {:>8}", "meas.(us)", "error");
+    }
+    let _ = writeln!(o);
+    for x in &r.rows {
+        let _ = write!(
+            o,
+            " {:>12} {:>11.2} {:>11.3} {:>11.3}  {:<22} {:>3}  {}",
+            x.size_bytes,
+            x.time_us,
+            x.algbw_gbps,
+            x.busbw_gbps,
+            x.algorithm,
+            x.channels,
+            x.bottleneck.as_deref().unwrap_or("-")
+        );
+        if let (Some(m), Some(e)) = (x.measured_us, x.error) {
+            let _ = write!(o, "  {m:>11.2} {:>+7.1}%", e * 100.0);
+        }
+        let _ = writeln!(o);
+    }
+    if let (Some(m), Some(w)) = (r.median_abs_error, r.worst_abs_error) {
+        let _ = writeln!(
+            o,
+            "# error vs measured: median {:.1} %, worst {:.1} %",
+            m * 100.0,
+            w * 100.0
+        );
+    }
+    o
+}
+
+/// `tpsim topo`: the nvidia-smi matrix and the transports.
+pub fn topo_text(setup: &Setup) -> String {
+    let hw = &setup.hardware;
+    let t = &hw.topology;
+    let n = setup.gpus;
+    let comm = Comm::new(hw, n, &setup.env);
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({} GPUs shown of {})", hw.name, n, t.gpu_count());
+    let _ = write!(o, "{:<8}", "");
+    for j in 0..n {
+        let _ = write!(o, "{:<7}", format!("GPU{j}"));
+    }
+    let _ = writeln!(o, "path");
+    for i in 0..n {
+        let _ = write!(o, "{:<8}", format!("GPU{i}"));
+        for j in 0..n {
+            let _ = write!(o, "{:<7}", t.smi_label(i, j, hw.gpu.nvlink));
+        }
+        let _ = writeln!(o, "{}", t.path_of(i));
+    }
+    let _ = writeln!(
+        o,
+        "\nLegend: X = self, NV = NVLink, PIX = one PCIe switch, PXB = several switches, NODE = through a CPU root complex, SYS = across sockets"
+    );
+    let _ = writeln!(
+        o,
+        "\nTransport per pair (NCCL P2P level {}): P2P, SHM (through host DRAM); * = kernel peer loads staged through system memory",
+        comm.level.as_str()
+    );
+    let _ = write!(o, "{:<8}", "");
+    for j in 0..n {
+        let _ = write!(o, "{:<7}", format!("GPU{j}"));
+    }
+    let _ = writeln!(o);
+    for i in 0..n {
+        let _ = write!(o, "{:<8}", format!("GPU{i}"));
+        for j in 0..n {
+            let cell = if i == j {
+                "X".to_string()
+            } else {
+                let tr =
+                    tpsim_model::nccl::transport(t.path_class(i, j, hw.gpu.nvlink), hw.gpu.p2p, comm.level);
+                let name = match tr {
+                    tpsim_model::hw::Transport::P2p => "P2P",
+                    tpsim_model::hw::Transport::Shm => "SHM",
+                };
+                format!("{name}{}", if comm.fabric.is_staged(i, j) { "*" } else { "" })
+            };
+            let _ = write!(o, "{cell:<7}");
+        }
+        let _ = writeln!(o);
+    }
+    let _ = writeln!(
+        o,
+        "\nNCCL ring graph: {} channel(s) × {:.1} GB/s{}",
+        comm.graph.channels,
+        comm.graph.bw_per_channel_gbps,
+        if comm.graph.simple_order_fallback {
+            " — the search failed and fell back to the simple order"
+        } else {
+            ""
+        }
+    );
+    o
+}

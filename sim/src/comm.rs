@@ -1,0 +1,222 @@
+//! The TP group's communicator: NCCL's decisions (`tpsim_model::nccl`) plus the engine's custom
+//! allreduce dispatch rules, executed on the box's flow network ([`crate::allreduce`]). Results are
+//! a pure function of the message size, so each size is simulated once and cached.
+
+use crate::allreduce::{self, CustomAlgo, NcclPlan, Outcome};
+use crate::fabric::Fabric;
+use crate::scenario::{AllreduceBackend, Hardware};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use tpsim_model::hw::{PathClass, Transport};
+use tpsim_model::nccl::{self, Algo, Choice, NcclEnv, NcclTopoInput, PathInfo, Proto, RingGraph, TunerTable};
+use tpsim_model::units::{Bytes, Duration};
+
+/// NCCL's assumed inter-socket bandwidth, GB/s (pcie-collectives.md, "Channel search": AMD 16;
+/// Intel 6/10/22/40 by generation — 22, Skylake-class, when the generation is not given).
+const NCCL_AMD_INTER_SOCKET_GBPS: f64 = 16.0;
+const NCCL_INTEL_INTER_SOCKET_GBPS: f64 = 22.0;
+/// Intel root complexes charge P2P through a host bridge 6/5 of its bandwidth (pcie-collectives.md).
+const NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR: f64 = 5.0 / 6.0;
+
+/// Engine rules for the custom allreduce (engine-memory.md, "Custom allreduce: when it runs"):
+/// sizes that are multiples of 16 below max_size 8 MiB; one-shot for 2 ranks, below 512 KiB with
+/// full NVLink and ≤ 4 ranks, below 256 KiB with ≤ 8 ranks; two-shot otherwise.
+const CUSTOM_MAX_BYTES: u64 = 8 << 20;
+const CUSTOM_ONESHOT_NVLINK4: u64 = 512 << 10;
+const CUSTOM_ONESHOT_8: u64 = 256 << 10;
+
+/// Which algorithm a caller asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// The scenario's backend with the engine's dispatch rules.
+    Backend(AllreduceBackend),
+    /// NCCL as its tuner chooses, executed on the network.
+    Nccl,
+    /// NCCL's own analytic estimate (no network).
+    NcclAnalytic,
+    /// One custom kernel, forced.
+    Custom(CustomAlgo),
+}
+
+/// The communicator of the first `n` GPUs of a box.
+#[derive(Debug)]
+pub struct Comm {
+    pub fabric: Fabric,
+    pub ranks: Vec<usize>,
+    pub env: NcclEnv,
+    pub level: PathClass,
+    pub transport: Transport,
+    pub graph: RingGraph,
+    pub table: TunerTable,
+    nvlink: bool,
+    cache: RefCell<BTreeMap<(u64, bool, String), Outcome>>,
+}
+
+impl Comm {
+    /// Builds the communicator over GPUs `0..n` of `hw` with NCCL environment `env`.
+    pub fn new(hw: &Hardware, n: usize, env: &NcclEnv) -> Comm {
+        let fabric = Fabric::new(hw);
+        let ranks: Vec<usize> = (0..n.min(hw.topology.gpu_count())).collect();
+        let n = ranks.len();
+        let gpu = &hw.gpu;
+        let level = nccl::p2p_level(env, hw.cpu_amd, n as u32);
+        let link = gpu.nccl_pci_bandwidth_gbps();
+        let mut ring_path = Vec::with_capacity(n);
+        let mut transport = Transport::P2p;
+        for i in 0..n {
+            let (a, b) = (ranks[i], ranks[(i + 1) % n]);
+            let class = hw.topology.path_class(a, b, gpu.nvlink);
+            let t = nccl::transport(class, gpu.p2p, level);
+            transport = transport.max(t);
+            let mut bw = link;
+            if class >= PathClass::Phb && !hw.cpu_amd {
+                bw *= NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR;
+            }
+            if class == PathClass::Sys {
+                bw = bw.min(if hw.cpu_amd {
+                    NCCL_AMD_INTER_SOCKET_GBPS
+                } else {
+                    NCCL_INTEL_INTER_SOCKET_GBPS
+                });
+            }
+            ring_path.push(PathInfo { class, bw_gbps: bw });
+        }
+        let sm = sm_of(&gpu.compute_capability);
+        let input = NcclTopoInput {
+            ranks: n as u32,
+            sm,
+            cpu_amd: hw.cpu_amd,
+            gpu_link_gbps: link,
+            ring_path,
+            nvlink: gpu.nvlink,
+        };
+        let graph = nccl::search_ring(&input, env);
+        let table = nccl::tune(&graph, n as u32, &input, env);
+        Comm {
+            fabric,
+            ranks,
+            env: *env,
+            level,
+            transport,
+            graph,
+            table,
+            nvlink: gpu.nvlink,
+            cache: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// NCCL's per-call choice for `bytes`.
+    pub fn nccl_choice(&self, bytes: u64) -> Option<Choice> {
+        self.table.select(Bytes(bytes)).ok()
+    }
+
+    fn plan(&self, c: &Choice) -> NcclPlan {
+        let algo = match c.algo {
+            Algo::Ring => "Ring",
+            Algo::Tree => "Tree",
+        };
+        let proto = c.proto.as_str();
+        let eff = c.proto.payload_efficiency();
+        NcclPlan {
+            algo,
+            proto,
+            channels: c.channels.max(1),
+            base_latency: Duration::from_us_f64(nccl::base_latency_us(c.algo, c.proto)),
+            step_latency: Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto)),
+            efficiency: eff,
+            // Forwarding granularity. LL is cut-through at the grain of one pass of the block: each
+            // thread moves one 16-byte line carrying 8 bytes (device.h), so nthreads × 8 B; LL128
+            // and Simple forward whole slots (buffer / NCCL_STEPS).
+            slot_bytes: match c.proto {
+                Proto::Ll => u64::from(c.nthreads.max(32)) * 8,
+                _ => ((nccl::slot_bytes(c.proto) as f64) * eff) as u64,
+            },
+            shm: self.transport == Transport::Shm,
+        }
+    }
+
+    /// One allreduce of `bytes` per rank.
+    pub fn allreduce(&self, bytes: u64, req: Request) -> Outcome {
+        let key = (bytes, false, format!("{req:?}"));
+        if let Some(o) = self.cache.borrow().get(&key) {
+            return o.clone();
+        }
+        let o = self.allreduce_uncached(bytes, req);
+        self.cache.borrow_mut().insert(key, o.clone());
+        o
+    }
+
+    fn allreduce_uncached(&self, bytes: u64, req: Request) -> Outcome {
+        let n = self.ranks.len();
+        let custom = match req {
+            Request::Custom(a) => Some(a),
+            Request::Backend(AllreduceBackend::Custom) => self.custom_dispatch(bytes),
+            _ => None,
+        };
+        if let Some(a) = custom {
+            let launch = Duration::from_us_f64(0.0);
+            return allreduce::custom(&self.fabric, &self.ranks, bytes, a, launch);
+        }
+        let Some(choice) = self.nccl_choice(bytes) else {
+            return Outcome {
+                time: Duration::ZERO,
+                algorithm: "none (NCCL_ALGO/NCCL_PROTO exclude every choice)".into(),
+                protocol: "-".into(),
+                channels: 0,
+                bottleneck: None,
+                flows: 0,
+            };
+        };
+        if req == Request::NcclAnalytic || n < 2 {
+            return Outcome {
+                time: Duration::from_us_f64(choice.time_us),
+                algorithm: format!("nccl-analytic {}/{}", choice.algo.as_str(), choice.proto.as_str()),
+                protocol: choice.proto.as_str().into(),
+                channels: choice.channels,
+                bottleneck: None,
+                flows: 0,
+            };
+        }
+        allreduce::nccl(&self.fabric, &self.ranks, bytes, &self.plan(&choice))
+    }
+
+    /// The engine's custom-allreduce dispatch for `bytes` (`None` = falls back to NCCL).
+    pub fn custom_dispatch(&self, bytes: u64) -> Option<CustomAlgo> {
+        let n = self.ranks.len();
+        if !matches!(n, 2 | 4 | 6 | 8) || !bytes.is_multiple_of(16) || bytes >= CUSTOM_MAX_BYTES {
+            return None;
+        }
+        let one_shot = n == 2
+            || (self.nvlink && n <= 4 && bytes < CUSTOM_ONESHOT_NVLINK4)
+            || (n <= 8 && bytes < CUSTOM_ONESHOT_8);
+        Some(if one_shot {
+            CustomAlgo::OneShot
+        } else {
+            CustomAlgo::TwoShot
+        })
+    }
+
+    /// An all-gather ending with `total` bytes per rank: NCCL ring, n − 1 steps of total / n.
+    pub fn allgather(&self, total: u64) -> Outcome {
+        let key = (total, true, String::new());
+        if let Some(o) = self.cache.borrow().get(&key) {
+            return o.clone();
+        }
+        let o = match self.table.select(Bytes(total)) {
+            Ok(c) if self.ranks.len() >= 2 => {
+                allreduce::nccl_allgather(&self.fabric, &self.ranks, total, &self.plan(&c))
+            }
+            _ => self.allreduce_uncached(0, Request::Nccl),
+        };
+        self.cache.borrow_mut().insert(key, o.clone());
+        o
+    }
+}
+
+/// "12.0" → 120 (NCCL's compute capability × 10).
+fn sm_of(cc: &str) -> u32 {
+    let mut it = cc.split('.');
+    let major: u32 = it.next().and_then(|x| x.trim().parse().ok()).unwrap_or(8);
+    let minor: u32 = it.next().and_then(|x| x.trim().parse().ok()).unwrap_or(0);
+    major * 10 + minor.min(9)
+}

@@ -1,0 +1,317 @@
+//! The box as a flow network: every directed edge of the PCIe tree (see `tpsim_model::topo`) becomes
+//! a link with a capacity and a one-way latency taken from the hardware parameters, and every GPU's
+//! parent (switch or root port) gets a posted-write collapse group.
+
+use crate::net::{CollapseGroup, CollapseTag, FlowKind, FlowSpec, GroupId, LinkId, Network};
+use crate::scenario::{Hardware, HwParams};
+use std::collections::BTreeMap;
+use tpsim_model::hw::GpuSpec;
+use tpsim_model::topo::{Edge, Endpoint, NodeKind, Topology};
+use tpsim_model::units::{Bandwidth, Duration};
+
+/// A path: the links a transfer crosses and their summed one-way latency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Path {
+    pub links: Vec<LinkId>,
+    pub latency: Duration,
+}
+
+/// The network of one box.
+#[derive(Debug, Clone)]
+pub struct Fabric {
+    pub net: Network,
+    pub topology: Topology,
+    pub params: HwParams,
+    edges: BTreeMap<Edge, (LinkId, Duration)>,
+    /// Collapse group of each GPU-parent node, with its virtual port link.
+    groups: BTreeMap<usize, (GroupId, LinkId)>,
+    /// Per ordered GPU pair: the SHM connection's copy limit.
+    shm_conn: BTreeMap<(usize, usize), LinkId>,
+    /// Per reading GPU: the limit of its peer loads staged through system memory.
+    staged: BTreeMap<usize, LinkId>,
+}
+
+/// Per-direction bandwidth of a PCIe link of `gen` × `width` from the measured x16 figures.
+fn pcie_bw(p: &HwParams, pcie_gen: u32, width: u32) -> Bandwidth {
+    let x16 = if pcie_gen >= 5 {
+        p.pcie_gen5_x16_bw
+    } else {
+        p.pcie_gen4_x16_bw
+    };
+    // Gen3 and below: half of Gen4 per lane (PCIe spec: 8 vs 16 GT/s).
+    let x16 = if pcie_gen <= 3 {
+        x16.scaled(0.5).unwrap_or(x16)
+    } else {
+        x16
+    };
+    x16.scaled(width.clamp(1, 16) as f64 / 16.0).unwrap_or(x16)
+}
+
+impl Fabric {
+    /// Builds the network for the hardware of a scenario.
+    pub fn new(hw: &Hardware) -> Fabric {
+        Self::build(&hw.topology, &hw.gpu, &hw.params)
+    }
+
+    /// Builds the network from its parts.
+    pub fn build(topology: &Topology, gpu: &GpuSpec, p: &HwParams) -> Fabric {
+        let mut f = Fabric {
+            net: Network::new(),
+            topology: topology.clone(),
+            params: p.clone(),
+            edges: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            shm_conn: BTreeMap::new(),
+            staged: BTreeMap::new(),
+        };
+        let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
+        let nodes = topology.nodes().to_vec();
+        let add = |f: &mut Fabric, e: Edge, name: String, bw: Bandwidth, lat: Duration| {
+            let id = f.net.add_link(name, bw);
+            f.edges.insert(e, (id, lat));
+        };
+        for g in 0..topology.gpu_count() {
+            let parent = &nodes[topology.gpu_parent(g)].name;
+            add(
+                &mut f,
+                Edge::Up(Endpoint::Gpu(g)),
+                format!("GPU{g}→{parent}"),
+                gpu_bw,
+                p.pcie_hop_latency,
+            );
+            add(
+                &mut f,
+                Edge::Down(Endpoint::Gpu(g)),
+                format!("{parent}→GPU{g}"),
+                gpu_bw,
+                p.pcie_hop_latency,
+            );
+        }
+        for (i, n) in nodes.iter().enumerate() {
+            let Some(parent) = n.parent else { continue };
+            let pname = &nodes[parent].name;
+            let (bw, lat) = match n.kind {
+                NodeKind::Switch => (
+                    pcie_bw(p, n.pcie_gen.unwrap_or(gpu.pcie_gen), n.width.unwrap_or(16)),
+                    p.pcie_hop_latency,
+                ),
+                // Turning through the root complex costs its latency once: half on the way up, half down.
+                NodeKind::RootPort => (
+                    p.root_complex_bw,
+                    Duration::from_ps(p.root_complex_latency.as_ps() / 2),
+                ),
+                NodeKind::RootComplex | NodeKind::Socket => (p.root_complex_bw, Duration::ZERO),
+            };
+            add(
+                &mut f,
+                Edge::Up(Endpoint::Node(i)),
+                format!("{}→{pname}", n.name),
+                bw,
+                lat,
+            );
+            add(
+                &mut f,
+                Edge::Down(Endpoint::Node(i)),
+                format!("{pname}→{}", n.name),
+                bw,
+                lat,
+            );
+        }
+        let sockets: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].kind == NodeKind::Socket)
+            .collect();
+        for &a in &sockets {
+            for &b in &sockets {
+                if a != b {
+                    let name = format!("{}→{}", nodes[a].name, nodes[b].name);
+                    add(
+                        &mut f,
+                        Edge::InterSocket { from: a, to: b },
+                        name,
+                        p.inter_socket_bw,
+                        p.inter_socket_latency,
+                    );
+                }
+            }
+            for write in [true, false] {
+                let name = format!("{} DRAM {}", nodes[a].name, if write { "write" } else { "read" });
+                add(
+                    &mut f,
+                    Edge::Dram { socket: a, write },
+                    name,
+                    p.host_memory_bw,
+                    Duration::ZERO,
+                );
+            }
+        }
+        // One collapse group per node that has GPUs as children (a switch or a root port): its write
+        // port is normally its uplink's capacity, `collapse_factor` of it once the rule fires.
+        let mut parents: Vec<usize> = (0..topology.gpu_count())
+            .map(|g| topology.gpu_parent(g))
+            .collect();
+        parents.sort_unstable();
+        parents.dedup();
+        for n in parents {
+            let node = &nodes[n];
+            let normal = match node.kind {
+                NodeKind::Switch => {
+                    pcie_bw(p, node.pcie_gen.unwrap_or(gpu.pcie_gen), node.width.unwrap_or(16))
+                }
+                _ => gpu_bw,
+            };
+            let port = f.net.add_link(format!("{} write port", node.name), normal);
+            let normal_bps = normal.bytes_per_s() as f64;
+            let group = f.net.add_collapse_group(CollapseGroup {
+                name: node.name.clone(),
+                port,
+                normal_bps,
+                collapsed_bps: normal_bps * p.collapse_factor,
+                min_dest_roots: p.collapse_min_roots,
+                min_sources: p.collapse_min_sources,
+            });
+            if let Ok(g) = group {
+                f.groups.insert(n, (g, port));
+            }
+        }
+        let staged_bw = gpu_bw.scaled(1.0 / p.staged_peer_read_factor).unwrap_or(gpu_bw);
+        for a in 0..topology.gpu_count() {
+            for b in 0..topology.gpu_count() {
+                if a != b {
+                    let id = f
+                        .net
+                        .add_link(format!("SHM connection GPU{a}→GPU{b}"), p.shm_copy_bw);
+                    f.shm_conn.insert((a, b), id);
+                }
+            }
+            // The staging path is the reader's: a custom allreduce took 242 µs at 114 KB on 8 GPUs
+            // (pcie-collectives.md), i.e. ≈ 7 × 114 KB / 200 µs ≈ 4 GB/s per reader in total.
+            let id = f
+                .net
+                .add_link(format!("staged peer loads into GPU{a}"), staged_bw);
+            f.staged.insert(a, id);
+        }
+        f
+    }
+
+    /// A flow of NCCL's SHM transport from `src` to `dst` through the DRAM of the sender's socket:
+    /// the write leg and the read leg share one connection limit (`shm_copy_bw`), pipelined, so it
+    /// is modelled as one flow over the union of both legs' links. Latency: both legs plus the SHM
+    /// step cost (cross-socket when the two GPUs are on different sockets).
+    pub fn shm_flow(&self, src: usize, dst: usize, bytes: u64, start: Duration, tag: u64) -> FlowSpec {
+        let socket = self.topology.socket_of(src);
+        let w = self.host_path(src, socket, true);
+        let r = self.host_path(dst, socket, false);
+        let mut links = w.links;
+        for l in r.links {
+            if !links.contains(&l) {
+                links.push(l);
+            }
+        }
+        if let Some(&c) = self.shm_conn.get(&(src, dst)) {
+            links.push(c);
+        }
+        let cross = self.topology.socket_of(dst) != socket;
+        let step = if cross {
+            self.params.shm_cross_socket_step_cost
+        } else {
+            self.params.shm_step_cost
+        };
+        FlowSpec {
+            path: links,
+            bytes,
+            start,
+            kind: FlowKind::Write,
+            collapse: None,
+            latency: w.latency + r.latency + step,
+            tag,
+        }
+    }
+
+    /// Whether kernel peer loads from `owner` by `reader` are staged through system memory.
+    pub fn is_staged(&self, reader: usize, owner: usize) -> bool {
+        self.topology
+            .staged_peer_loads(reader, owner, self.params.force_p2p)
+    }
+
+    /// A kernel peer load (custom allreduce): `reader` pulls `bytes` from `owner`. Staged loads are
+    /// limited to `1 / staged_peer_read_factor` of the link and take `staged_latency`.
+    pub fn peer_read(&self, reader: usize, owner: usize, bytes: u64, start: Duration, tag: u64) -> FlowSpec {
+        let mut f = self.flow(owner, reader, bytes, start, FlowKind::Read, tag);
+        if self.is_staged(reader, owner) {
+            if let Some(&l) = self.staged.get(&reader) {
+                f.path.push(l);
+            }
+            f.latency = self.params.staged_latency;
+        }
+        f
+    }
+
+    /// The one-way latency of a flag write from `a` to `b` (a barrier's unit): the path latency, or
+    /// the staged latency on staged paths.
+    pub fn flag_latency(&self, a: usize, b: usize) -> Duration {
+        if self.is_staged(b, a) {
+            self.params.staged_latency
+        } else {
+            self.path(a, b).latency
+        }
+    }
+
+    fn path_of(&self, edges: &[Edge]) -> Path {
+        let mut links = Vec::with_capacity(edges.len());
+        let mut latency = Duration::ZERO;
+        for e in edges {
+            if let Some(&(id, lat)) = self.edges.get(e) {
+                links.push(id);
+                latency += lat;
+            }
+        }
+        Path { links, latency }
+    }
+
+    /// The path data takes from GPU `a` to GPU `b`.
+    pub fn path(&self, a: usize, b: usize) -> Path {
+        self.path_of(&self.topology.route(a, b))
+    }
+
+    /// The path from GPU `gpu` into (or out of) the DRAM of `socket`.
+    pub fn host_path(&self, gpu: usize, socket: usize, to_host: bool) -> Path {
+        self.path_of(&self.topology.route_host(gpu, socket, to_host))
+    }
+
+    /// A flow carrying `bytes` from GPU `src` to GPU `dst`. Writes that leave the source's parent
+    /// node pass its collapse port and are tagged for the collapse rule; reads are never collapsed.
+    pub fn flow(
+        &self,
+        src: usize,
+        dst: usize,
+        bytes: u64,
+        start: Duration,
+        kind: FlowKind,
+        tag: u64,
+    ) -> FlowSpec {
+        let mut path = self.path(src, dst);
+        let parent = self.topology.gpu_parent(src);
+        let leaves = self.topology.gpu_parent(dst) != parent;
+        let mut collapse = None;
+        if kind == FlowKind::Write
+            && leaves
+            && let Some(&(group, port)) = self.groups.get(&parent)
+        {
+            path.links.insert(1, port);
+            collapse = Some(CollapseTag {
+                group,
+                source: src as u32,
+                dest_root: self.topology.root_complex_of(dst) as u32,
+            });
+        }
+        FlowSpec {
+            path: path.links,
+            bytes,
+            start,
+            kind,
+            collapse,
+            latency: path.latency,
+            tag,
+        }
+    }
+}
