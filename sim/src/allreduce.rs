@@ -58,6 +58,9 @@ pub struct NcclPlan {
     pub slot_bytes: u64,
     /// Whether the hops use NCCL's SHM transport rather than P2P.
     pub shm: bool,
+    /// Per (channel, rank) connection limits (`Fabric::add_nccl_connections`); may be shorter
+    /// than the channel count (then uncapped).
+    pub conn_links: Vec<Vec<crate::net::LinkId>>,
 }
 
 /// The result of one simulated collective.
@@ -268,8 +271,14 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                         } else {
                             Duration::ZERO
                         };
+                        let mut spec = ring[r].0.clone();
+                        if !plan.shm
+                            && let Some(&l) = plan.conn_links.get(ch).and_then(|v| v.get(r))
+                        {
+                            spec.path.push(l);
+                        }
                         sends.push(Send {
-                            spec: ring[r].0.clone(),
+                            spec,
                             deps: before[from][j].into_iter().collect(),
                             conn: ch * n + r,
                             delay,

@@ -49,13 +49,14 @@ pub struct Comm {
     pub graph: RingGraph,
     pub table: TunerTable,
     nvlink: bool,
+    conn_links: Vec<Vec<crate::net::LinkId>>,
     cache: RefCell<BTreeMap<(u64, bool, String), Outcome>>,
 }
 
 impl Comm {
     /// Builds the communicator over GPUs `0..n` of `hw` with NCCL environment `env`.
     pub fn new(hw: &Hardware, n: usize, env: &NcclEnv) -> Comm {
-        let fabric = Fabric::new(hw);
+        let mut fabric = Fabric::new(hw);
         let ranks: Vec<usize> = (0..n.min(hw.topology.gpu_count())).collect();
         let n = ranks.len();
         let gpu = &hw.gpu;
@@ -92,6 +93,11 @@ impl Comm {
         };
         let graph = nccl::search_ring(&input, env);
         let table = nccl::tune(&graph, n as u32, &input, env);
+        let max_ch = graph
+            .comm_channels
+            .max(env.min_nchannels.unwrap_or(0))
+            .clamp(1, 64);
+        let conn_links = fabric.add_nccl_connections(&ranks, max_ch);
         Comm {
             fabric,
             ranks,
@@ -101,6 +107,7 @@ impl Comm {
             graph,
             table,
             nvlink: gpu.nvlink,
+            conn_links,
             cache: RefCell::new(BTreeMap::new()),
         }
     }
@@ -132,6 +139,12 @@ impl Comm {
                 _ => ((nccl::slot_bytes(c.proto) as f64) * eff) as u64,
             },
             shm: self.transport == Transport::Shm,
+            // The per-channel cap was measured with large (Simple) messages only.
+            conn_links: if c.proto == Proto::Simple {
+                self.conn_links.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 

@@ -193,6 +193,20 @@ impl Fabric {
         f
     }
 
+    /// Adds one connection link per (channel, rank) for NCCL's ring: rank `ranks[r]` sending to
+    /// its successor on channel `ch` is capped at `nccl_channel_bw`. Returns `[ch][r]`.
+    pub fn add_nccl_connections(&mut self, ranks: &[usize], channels: u32) -> Vec<Vec<LinkId>> {
+        let bw = self.params.nccl_channel_bw;
+        (0..channels)
+            .map(|ch| {
+                ranks
+                    .iter()
+                    .map(|&g| self.net.add_link(format!("NCCL channel {ch} GPU{g}→next"), bw))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// A flow of NCCL's SHM transport from `src` to `dst` through the DRAM of the sender's socket:
     /// the write leg and the read leg share one connection limit (`shm_copy_bw`), pipelined, so it
     /// is modelled as one flow over the union of both legs' links. Latency: both legs plus the SHM

@@ -50,7 +50,7 @@
 //! # Time and determinism
 //!
 //! Rates and remaining bytes are `f64` (bytes/s, bytes); event times are integer picoseconds, each
-//! rounded once from `f64` (`now + ⌈remaining ÷ rate⌉`, a value within 10⁻³ ps of an integer is
+//! rounded once from `f64` (`now + ⌈remaining ÷ rate⌉`, a value less than 10⁻³ ps above an integer is
 //! taken as that integer so exact arithmetic is not pushed 1 ps late by float noise). All loops run
 //! in a fixed order over `Vec`s, so the same inputs give the same completions bit for bit. At one
 //! instant the order is: flows whose last byte leaves now (then rates are recomputed), completions

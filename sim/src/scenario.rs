@@ -73,6 +73,8 @@ pub struct HwParams {
     pub host_memory_bw: Bandwidth,
     /// Throughput of NCCL's SHM transport per connection (its copy path through host memory).
     pub shm_copy_bw: Bandwidth,
+    /// Throughput of one NCCL channel's connection between two ranks.
+    pub nccl_channel_bw: Bandwidth,
     /// Software cost of one SHM step, within a socket and across sockets.
     pub shm_step_cost: Duration,
     pub shm_cross_socket_step_cost: Duration,
@@ -362,6 +364,7 @@ impl Resolver<'_> {
             inter_socket_latency: self.need(p.inter_socket_latency, &k("inter_socket_latency"))?,
             host_memory_bw: self.need(p.host_memory_bw, &k("host_memory_bw"))?,
             shm_copy_bw: self.need(p.shm_copy_bw, &k("shm_copy_bw"))?,
+            nccl_channel_bw: self.need(p.nccl_channel_bw, &k("nccl_channel_bw"))?,
             shm_step_cost: self.need(p.shm_step_cost, &k("shm_step_cost"))?,
             shm_cross_socket_step_cost: self
                 .need(p.shm_cross_socket_step_cost, &k("shm_cross_socket_step_cost"))?,

@@ -128,6 +128,7 @@ mergeable! {
         inter_socket_latency: Duration,
         host_memory_bw: Bandwidth,
         shm_copy_bw: Bandwidth,
+        nccl_channel_bw: Bandwidth,
         shm_step_cost: Duration,
         shm_cross_socket_step_cost: Duration,
         collapse_min_roots: u32,

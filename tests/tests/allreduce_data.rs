@@ -1,0 +1,286 @@
+//! Allreduce predictions against the measured table `../shared/data/allreduce.tsv` (issue #3).
+//!
+//! Each measured system is mapped to a hardware preset and the NCCL settings its row states; the
+//! prediction comes from the preset's topology and parameters, never from a fit to the row. Rows
+//! without a size (averages over sweeps) and the mixed 7-GPU box are skipped. The table printed by
+//! `cargo test -p tpsim-tests --test allreduce_data -- --nocapture` is the one reported on the issue.
+
+mod common;
+use common::*;
+use std::path::PathBuf;
+
+/// (substring of the topology column, substring of the algorithm column, preset, extra args).
+const SYSTEMS: &[(&str, &str, &str, &[&str])] = &[
+    (
+        "SEPARATE root complexes",
+        "Ring",
+        "rtx-pro-6000-8x-2switch-trpro",
+        &["--env", "NCCL_P2P_LEVEL=SYS", "--env", "NCCL_ALGO=Ring"],
+    ),
+    (
+        "sharing ONE root complex",
+        "Ring",
+        "rtx-pro-6000-8x-2switch-trpro-shared-rc",
+        &["--env", "NCCL_P2P_LEVEL=SYS", "--env", "NCCL_ALGO=Ring"],
+    ),
+    (
+        "4 GPUs same NUMA socket",
+        "NCCL default",
+        "rtx-pro-6000-4x-turin-same-numa",
+        SYS,
+    ),
+    ("(luke)", "NCCL auto", "rtx-pro-6000-8x-3switch-luke", SYS),
+    (
+        "(luke)",
+        "custom oneshot",
+        "rtx-pro-6000-8x-3switch-luke",
+        &["--algo", "custom-oneshot"],
+    ),
+    ("(Grimulkan)", "default", "rtx-pro-6000-8x-4switch-grimulkan", SYS),
+    ("(Festr)", "default", "rtx-pro-6000-8x-dual-turin-festr", SYS),
+    ("bus 0x1a/0x1b", "auto", "rtx-4090-2x-no-p2p", &[]),
+    ("tinybox", "auto", "rtx-4090-6x-tinybox", SYS),
+    ("one PLX PCIe switch", "NCCL inside", "v100-4x-plx", &[]),
+    (
+        "one PLX PCIe switch",
+        "one-shot PUSH",
+        "v100-4x-plx",
+        &["--algo", "custom-push"],
+    ),
+];
+
+/// The rows' `p2p_enabled` column says P2P was in use, while NCCL's default level (PXB) would
+/// refuse it on paths through the CPU: those users ran with P2P allowed, as the community
+/// knowledge base the rows come from recommends (NCCL_P2P_LEVEL=SYS).
+const SYS: &[&str] = &["--env", "NCCL_P2P_LEVEL=SYS"];
+
+// Not compared: the H100 PCIe NVLink-bridge rows (marked "NOT a PCIe-only datapoint; for contrast"
+// in the table; NVLink links are not part of the PCIe fabric model yet), the sweep averages without
+// a size, and the mixed 7-GPU box.
+
+struct Row {
+    system: usize,
+    source_line: usize,
+    size: u64,
+    measured_us: f64,
+}
+
+fn data_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/allreduce.tsv")
+}
+
+fn rows() -> Vec<Row> {
+    let text =
+        std::fs::read_to_string(data_file()).expect("../shared/data/allreduce.tsv beside the repository");
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (topo, size, time, algo) = (f[3], f[5], f[6], f[9]);
+        let (Ok(size), Ok(t)) = (size.trim().parse::<u64>(), time.trim().parse::<f64>()) else {
+            continue;
+        };
+        if let Some(s) = SYSTEMS
+            .iter()
+            .position(|(t_, a_, _, _)| topo.contains(t_) && algo.contains(a_))
+        {
+            out.push(Row {
+                system: s,
+                source_line: i + 1,
+                size,
+                measured_us: t,
+            });
+        }
+    }
+    out
+}
+
+fn predict(system: usize, size: u64) -> (f64, String) {
+    let (_, _, preset, extra) = SYSTEMS[system];
+    let sz = size.to_string();
+    let mut args = vec![
+        "collective",
+        "--hardware",
+        preset,
+        "--sizes",
+        sz.as_str(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = tpsim(&args);
+    assert_eq!(o.code, 0, "{preset}: {}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let r = &j["rows"][0];
+    (
+        f(&r["time_us"]),
+        r["algorithm"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn nccl_and_custom_rows_against_the_measured_table() {
+    let rows = rows();
+    assert!(
+        rows.len() >= 80,
+        "expected the table's sized rows, got {}",
+        rows.len()
+    );
+    let mut nccl_err = Vec::new();
+    let mut custom_err = Vec::new();
+    println!(
+        "{:<5} {:<42} {:>11} {:>10} {:>10} {:>8}  algorithm",
+        "line", "preset", "size", "meas.us", "pred.us", "error"
+    );
+    for r in &rows {
+        let (pred, algo) = predict(r.system, r.size);
+        let e = (pred - r.measured_us) / r.measured_us;
+        println!(
+            "{:<5} {:<42} {:>11} {:>10.2} {:>10.2} {:>+7.1}%  {algo}",
+            r.source_line,
+            SYSTEMS[r.system].2,
+            r.size,
+            r.measured_us,
+            pred,
+            e * 100.0
+        );
+        if algo.starts_with("nccl") {
+            nccl_err.push(e)
+        } else {
+            custom_err.push(e)
+        }
+    }
+    let stats = |v: &mut Vec<f64>| {
+        let mut a: Vec<f64> = v.iter().map(|e| e.abs()).collect();
+        a.sort_by(f64::total_cmp);
+        let median = if a.is_empty() { 0.0 } else { a[a.len() / 2] };
+        let worst_ratio = v
+            .iter()
+            .map(|e| if *e >= 0.0 { 1.0 + e } else { 1.0 / (1.0 + e) })
+            .fold(1.0, f64::max);
+        (median, worst_ratio, a.len())
+    };
+    let (nm, nw, nn) = stats(&mut nccl_err);
+    let (cm, cw, cn) = stats(&mut custom_err);
+    println!(
+        "NCCL rows: {nn}, median |error| {:.1} %, worst ratio {nw:.2}×",
+        nm * 100.0
+    );
+    println!(
+        "custom rows: {cn}, median |error| {:.1} %, worst ratio {cw:.2}×",
+        cm * 100.0
+    );
+    // Issue #3's targets for NCCL: median ≤ 15 %, no row off by more than 2×.
+    assert!(nm <= 0.15, "NCCL median |error| {:.1} % exceeds 15 %", nm * 100.0);
+    assert!(nw <= 2.0, "an NCCL row is off by {nw:.2}×");
+}
+
+/// Times from `tpsim collective --json` for a list of sizes.
+fn times(preset: &str, algo: &str, gpus: &str, sizes: &[u64], extra: &[&str]) -> Vec<f64> {
+    let list = sizes.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let mut args = vec![
+        "collective",
+        "--hardware",
+        preset,
+        "--gpus",
+        gpus,
+        "--algo",
+        algo,
+        "--sizes",
+        &list,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = tpsim(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    j["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| f(&r["time_us"]))
+        .collect()
+}
+
+/// The size where custom stops beating NCCL, on a grid of quarter powers of two from 4 KiB.
+fn predicted_crossover(preset: &str, custom: &str, gpus: &str, extra: &[&str]) -> f64 {
+    let sizes: Vec<u64> = (0..40)
+        .map(|i| ((4096.0 * 2f64.powf(i as f64 / 4.0)) as u64) / 16 * 16)
+        .collect();
+    let c = times(preset, custom, gpus, &sizes, extra);
+    let n = times(preset, "nccl", gpus, &sizes, extra);
+    let i = (0..sizes.len())
+        .find(|&i| c[i] > n[i])
+        .expect("custom should lose at some size");
+    assert!(i > 0, "custom loses already at the smallest size");
+    sizes[i] as f64
+}
+
+/// Linear interpolation of the zero of (custom − NCCL) between two measured sizes.
+fn measured_crossover(lo: (f64, f64, f64), hi: (f64, f64, f64)) -> f64 {
+    let (s0, c0, n0) = lo;
+    let (s1, c1, n1) = hi;
+    let (d0, d1) = (c0 - n0, c1 - n1);
+    assert!(d0 < 0.0 && d1 > 0.0);
+    s0 + (s1 - s0) * (-d0) / (d1 - d0)
+}
+
+#[test]
+fn luke_custom_vs_nccl_crossover_within_2x_of_measured() {
+    // luke box (allreduce.tsv lines 45–48): 32 KiB custom 16.5 < NCCL 24.5 µs; 64 KiB 25.9 > 24.1 µs
+    // → measured crossover ≈ 59.5 KB by linear interpolation.
+    let m = measured_crossover((32768.0, 16.5, 24.5), (65536.0, 25.9, 24.1));
+    let p = predicted_crossover("rtx-pro-6000-8x-3switch-luke", "custom-oneshot", "8", SYS);
+    println!("luke: measured crossover {m:.0} B, predicted {p:.0} B");
+    assert!(
+        p / m <= 2.0 && m / p <= 2.0,
+        "luke: predicted {p} vs measured {m}"
+    );
+}
+
+/// Known gap: the V100 preset is ≈ 20–30 % optimistic for both NCCL and the push kernel (Gen3 PLX
+/// figures derived from Gen4 ones), which puts the predicted crossover at ≈ 2.1× the measured one.
+/// Run with `cargo test -p tpsim-tests --test allreduce_data -- --ignored`.
+#[test]
+#[ignore = "known gap: V100 crossover predicted at 2.1x the measured size"]
+fn v100_custom_push_crossover_within_2x() {
+    // V100 behind one PLX switch (lines 89–92): 128 KiB push 44.5 < NCCL 51.8 µs; 384 KiB 120.3 > 83.5
+    // → ≈ 178 KB (the reference: "between 128 and 384 KB").
+    let m = measured_crossover((131072.0, 44.5, 51.8), (393216.0, 120.3, 83.5));
+    let p = predicted_crossover("v100-4x-plx", "custom-push", "4", &[]);
+    println!("V100: measured crossover {m:.0} B, predicted {p:.0} B");
+    assert!(
+        p / m <= 2.0 && m / p <= 2.0,
+        "V100: predicted {p} vs measured {m}"
+    );
+}
+
+#[test]
+fn r7_custom_one_shot_wins_at_2_gpus_and_loses_at_8_beyond_tens_of_kb() {
+    // seed-story R7 on an 8× RTX PRO 6000 switch box with P2P: 4 KB – 1 MB.
+    let sizes: Vec<u64> = (12..=20).map(|p| 1u64 << p).collect();
+    let preset = "rtx-pro-6000-8x-3switch-luke";
+    let c2 = times(preset, "custom-oneshot", "2", &sizes, SYS);
+    let n2 = times(preset, "nccl", "2", &sizes, SYS);
+    for i in 0..4 {
+        assert!(
+            c2[i] < n2[i],
+            "2 GPUs, {} B: custom {} vs NCCL {}",
+            sizes[i],
+            c2[i],
+            n2[i]
+        );
+    }
+    let c8 = times(preset, "custom-oneshot", "8", &sizes, SYS);
+    let n8 = times(preset, "nccl", "8", &sizes, SYS);
+    assert!(c8[0] < n8[0], "8 GPUs, 4 KiB: custom should still win");
+    let first_loss = (0..sizes.len())
+        .find(|&i| c8[i] > n8[i])
+        .expect("custom must lose at 8 GPUs");
+    assert!(
+        (16 << 10..=256 << 10).contains(&sizes[first_loss]),
+        "crossover at {} B",
+        sizes[first_loss]
+    );
+    for i in first_loss..sizes.len() {
+        assert!(c8[i] > n8[i], "8 GPUs, {} B: custom should keep losing", sizes[i]);
+    }
+}
