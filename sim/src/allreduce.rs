@@ -12,7 +12,9 @@
 
 use crate::fabric::Fabric;
 use crate::net::{FlowKind, FlowSim, FlowSpec};
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::rc::Rc;
 use tpsim_model::units::Duration;
 
 /// The custom allreduce kernels.
@@ -77,42 +79,57 @@ pub struct Outcome {
     pub flows: usize,
 }
 
+/// Dependencies of a send, without an allocation for the common 0–1 case.
+#[derive(Debug, Clone)]
+enum Deps {
+    One(Option<usize>),
+    Many(Rc<[usize]>),
+}
+
+impl Deps {
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Deps::One(o) => o.as_slice(),
+            Deps::Many(v) => v,
+        }
+    }
+    fn many(v: &[usize]) -> Deps {
+        Deps::Many(Rc::from(v))
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Send {
-    spec: FlowSpec,
-    deps: Vec<usize>,
+    /// Shared between the sends of one hop (no copy of the path per send).
+    spec: Rc<FlowSpec>,
+    deps: Deps,
     /// Connection index for the in-flight window; `usize::MAX` = unlimited.
     conn: usize,
     /// Extra delay after all deps are done before the send may start (barrier software, etc.).
     delay: Duration,
 }
 
-type Queues = BTreeMap<usize, BTreeSet<usize>>;
+/// Per-connection state of [`execute`]: ready sends (a min-heap: lowest index first, so the order
+/// is deterministic) and sends in flight.
+#[derive(Debug, Default)]
+struct Conn {
+    ready: BinaryHeap<Reverse<usize>>,
+    inflight: usize,
+    unlimited: bool,
+}
 
-/// Starts queued sends while their connection's window allows.
-fn drain(
-    sends: &[Send],
-    queued: &mut Queues,
-    inflight: &mut BTreeMap<usize, usize>,
-    ready_at: &[Duration],
-    window: usize,
-    sim: &mut FlowSim<'_>,
-) {
-    for (&conn, set) in queued.iter_mut() {
-        while let Some(&i) = set.first() {
-            let busy = inflight.get(&conn).copied().unwrap_or(0);
-            if conn != usize::MAX && busy >= window {
-                break;
-            }
-            set.remove(&i);
-            let mut spec = sends[i].spec.clone();
-            spec.start = ready_at[i].max(sim.now());
-            spec.tag = i as u64;
-            // Specs come from the fabric's own paths; an error here would be a bug in this module.
-            let added = sim.add_flow(spec);
-            debug_assert!(added.is_ok(), "{added:?}");
-            *inflight.entry(conn).or_insert(0) += 1;
+/// Starts the ready sends of one connection while its window allows.
+fn drain_conn(conn: &mut Conn, sends: &[Send], ready_at: &[Duration], window: usize, sim: &mut FlowSim<'_>) {
+    while let Some(&Reverse(i)) = conn.ready.peek() {
+        if !conn.unlimited && conn.inflight >= window {
+            break;
         }
+        conn.ready.pop();
+        let start = ready_at[i].max(sim.now());
+        // Specs come from the fabric's own paths; an error here would be a bug in this module.
+        let added = sim.add_flow_at(&sends[i].spec, start, i as u64);
+        debug_assert!(added.is_ok(), "{added:?}");
+        conn.inflight += 1;
     }
 }
 
@@ -120,37 +137,71 @@ fn drain(
 fn execute(fab: &Fabric, sends: Vec<Send>, window: usize, start: Duration) -> (Duration, FlowSim<'_>) {
     let n = sends.len();
     let mut sim = FlowSim::new(&fab.net);
-    let mut waiting: Vec<usize> = sends.iter().map(|s| s.deps.len()).collect();
-    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, s) in sends.iter().enumerate() {
-        for &d in &s.deps {
-            dependents[d].push(i);
+    let mut waiting: Vec<usize> = sends.iter().map(|s| s.deps.as_slice().len()).collect();
+    // Dependents as a flat adjacency list (CSR): no allocation per send.
+    let mut offsets = vec![0usize; n + 1];
+    for s in &sends {
+        for &d in s.deps.as_slice() {
+            offsets[d + 1] += 1;
         }
     }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut dependents = vec![0usize; offsets[n]];
+    for (i, s) in sends.iter().enumerate() {
+        for &d in s.deps.as_slice() {
+            dependents[fill[d]] = i;
+            fill[d] += 1;
+        }
+    }
+    // Dense connection ids.
+    let ids: BTreeMap<usize, usize> = {
+        let mut v: Vec<usize> = sends.iter().map(|s| s.conn).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.into_iter().enumerate().map(|(i, c)| (c, i)).collect()
+    };
+    let conn_of: Vec<usize> = sends.iter().map(|s| ids[&s.conn]).collect();
+    let mut conns: Vec<Conn> = ids
+        .keys()
+        .map(|&c| Conn {
+            unlimited: c == usize::MAX,
+            ..Conn::default()
+        })
+        .collect();
     let mut ready_at: Vec<Duration> = sends.iter().map(|s| start + s.delay).collect();
-    let mut inflight: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut queued: Queues = BTreeMap::new();
     let mut end = start;
     for i in 0..n {
         if waiting[i] == 0 {
-            queued.entry(sends[i].conn).or_default().insert(i);
+            conns[conn_of[i]].ready.push(Reverse(i));
         }
     }
-    drain(&sends, &mut queued, &mut inflight, &ready_at, window, &mut sim);
+    for c in conns.iter_mut() {
+        drain_conn(c, &sends, &ready_at, window, &mut sim);
+    }
+    let mut touched: Vec<usize> = Vec::new();
     while let Some(c) = sim.next_completion() {
         let i = c.tag as usize;
         end = end.max(c.time);
-        if let Some(v) = inflight.get_mut(&sends[i].conn) {
-            *v = v.saturating_sub(1);
-        }
-        for &j in &dependents[i] {
+        let ci = conn_of[i];
+        conns[ci].inflight = conns[ci].inflight.saturating_sub(1);
+        touched.clear();
+        touched.push(ci);
+        for &j in &dependents[offsets[i]..offsets[i + 1]] {
             waiting[j] -= 1;
             ready_at[j] = ready_at[j].max(c.time + sends[j].delay);
             if waiting[j] == 0 {
-                queued.entry(sends[j].conn).or_default().insert(j);
+                conns[conn_of[j]].ready.push(Reverse(j));
+                touched.push(conn_of[j]);
             }
         }
-        drain(&sends, &mut queued, &mut inflight, &ready_at, window, &mut sim);
+        touched.sort_unstable();
+        touched.dedup();
+        for &t in &touched {
+            drain_conn(&mut conns[t], &sends, &ready_at, window, &mut sim);
+        }
     }
     (end, sim)
 }
@@ -232,7 +283,13 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
             .map(|i| (i, i + 1))
             .chain((1..n).rev().map(|i| (i, i - 1)))
             .collect();
-        let chain: Vec<(FlowSpec, Duration)> = hops.iter().map(|&(s, d)| hop(s, d, piece)).collect();
+        let chain: Vec<(Rc<FlowSpec>, Duration)> = hops
+            .iter()
+            .map(|&(s, d)| {
+                let (f, l) = hop(s, d, piece);
+                (Rc::new(f), l)
+            })
+            .collect();
         for ch in 0..c {
             let mut prev: Vec<Option<usize>> = vec![None; m];
             for (h, (spec, lat)) in chain.iter().enumerate() {
@@ -241,8 +298,8 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                 for p in prev.iter_mut() {
                     let idx = sends.len();
                     sends.push(Send {
-                        spec: spec.clone(),
-                        deps: p.iter().copied().collect(),
+                        spec: Rc::clone(spec),
+                        deps: Deps::One(*p),
                         conn: ch * 2 * n + h,
                         delay,
                     });
@@ -259,6 +316,18 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         max_lat = ring.iter().map(|h| h.1).max().unwrap_or(Duration::ZERO);
         // last[r][j]: index of the most recent send from rank r of piece j (per channel).
         for ch in 0..c {
+            // This channel's hop specs, each with its connection limit, shared by all its sends.
+            let specs: Vec<Rc<FlowSpec>> = (0..n)
+                .map(|r| {
+                    let mut spec = ring[r].0.clone();
+                    if !plan.shm
+                        && let Some(&l) = plan.conn_links.get(ch).and_then(|v| v.get(r))
+                    {
+                        spec.path.push(l);
+                    }
+                    Rc::new(spec)
+                })
+                .collect();
             let mut last: Vec<Vec<Option<usize>>> = vec![vec![None; m]; n];
             for _k in 0..steps {
                 let before = last.clone();
@@ -271,15 +340,9 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                         } else {
                             Duration::ZERO
                         };
-                        let mut spec = ring[r].0.clone();
-                        if !plan.shm
-                            && let Some(&l) = plan.conn_links.get(ch).and_then(|v| v.get(r))
-                        {
-                            spec.path.push(l);
-                        }
                         sends.push(Send {
-                            spec,
-                            deps: before[from][j].into_iter().collect(),
+                            spec: Rc::clone(&specs[r]),
+                            deps: Deps::One(before[from][j]),
                             conn: ch * n + r,
                             delay,
                         });
@@ -308,8 +371,8 @@ fn barrier(fab: &Fabric, ranks: &[usize], sends: &mut Vec<Send>, deps: &[Vec<usi
             f.latency = fab.flag_latency(ranks[a], ranks[b]);
             let idx = sends.len();
             sends.push(Send {
-                spec: f,
-                deps: deps[a].clone(),
+                spec: Rc::new(f),
+                deps: Deps::many(&deps[a]),
                 conn: usize::MAX,
                 delay: Duration::ZERO,
             });
@@ -343,8 +406,8 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                     if p != r {
                         let idx = sends.len();
                         sends.push(Send {
-                            spec: fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0),
-                            deps: ready[r].clone(),
+                            spec: Rc::new(fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0)),
+                            deps: Deps::many(&ready[r]),
                             conn: usize::MAX,
                             delay: Duration::ZERO,
                         });
@@ -362,8 +425,8 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                     if p != r {
                         let idx = sends.len();
                         sends.push(Send {
-                            spec: fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0),
-                            deps: ready[r].clone(),
+                            spec: Rc::new(fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0)),
+                            deps: Deps::many(&ready[r]),
                             conn: usize::MAX,
                             delay: Duration::ZERO,
                         });
@@ -378,8 +441,8 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                     if p != r {
                         let idx = sends.len();
                         sends.push(Send {
-                            spec: fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0),
-                            deps: mid[r].clone(),
+                            spec: Rc::new(fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0)),
+                            deps: Deps::many(&mid[r]),
                             conn: usize::MAX,
                             delay: Duration::ZERO,
                         });
@@ -399,8 +462,8 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                         let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
                         f.latency = fab.flag_latency(ranks[r], ranks[p]);
                         sends.push(Send {
-                            spec: f,
-                            deps: ready[r].clone(),
+                            spec: Rc::new(f),
+                            deps: Deps::many(&ready[r]),
                             conn: usize::MAX,
                             delay: Duration::ZERO,
                         });
@@ -422,8 +485,8 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                     let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
                     f.latency = fab.flag_latency(ranks[r], ranks[p]);
                     sends.push(Send {
-                        spec: f,
-                        deps: prev[r].clone(),
+                        spec: Rc::new(f),
+                        deps: Deps::many(&prev[r]),
                         conn: usize::MAX,
                         delay: Duration::ZERO,
                     });

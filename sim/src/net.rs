@@ -520,9 +520,19 @@ impl<'a> FlowSim<'a> {
     /// [`NetError::UnknownGroup`], [`NetError::PortNotOnPath`] (a tagged write not crossing its
     /// group's port), [`NetError::TooMany`].
     pub fn add_flow(&mut self, spec: FlowSpec) -> Result<FlowId, NetError> {
-        if spec.start < self.now {
+        let (start, tag) = (spec.start, spec.tag);
+        self.add_flow_at(&spec, start, tag)
+    }
+
+    /// [`FlowSim::add_flow`] from a borrowed spec, with its start time and tag given separately:
+    /// lets a caller keep one spec per hop and launch it many times without copying the path.
+    ///
+    /// # Errors
+    /// As [`FlowSim::add_flow`].
+    pub fn add_flow_at(&mut self, spec: &FlowSpec, start: Duration, tag: u64) -> Result<FlowId, NetError> {
+        if start < self.now {
             return Err(NetError::StartInPast {
-                start_ps: spec.start.as_ps(),
+                start_ps: start.as_ps(),
                 now_ps: self.now.as_ps(),
             });
         }
@@ -558,7 +568,7 @@ impl<'a> FlowSim<'a> {
             latency: spec.latency,
             kind: spec.kind,
             collapse: spec.collapse,
-            tag: spec.tag,
+            tag,
             phase: if zero { Phase::Tail } else { Phase::Pending },
             remaining: spec.bytes as f64,
             rate: 0.0,
@@ -566,13 +576,12 @@ impl<'a> FlowSim<'a> {
             frozen: false,
         });
         if zero {
-            self.tails
-                .push(Reverse(((spec.start + spec.latency).as_ps(), id)));
+            self.tails.push(Reverse(((start + spec.latency).as_ps(), id)));
         } else {
-            if spec.start == self.now {
+            if start == self.now {
                 self.starting_now.push(id);
             } else {
-                self.pending.push(Reverse((spec.start.as_ps(), id)));
+                self.pending.push(Reverse((start.as_ps(), id)));
             }
         }
         Ok(FlowId(id))
