@@ -111,6 +111,8 @@ pub struct Collectives {
     pub verify_allreduce_bytes: Option<u64>,
     pub verify_allreduce_us: Option<f64>,
     pub verify_pass_allreduce_ms: Option<f64>,
+    /// Engine rules the scenario goes against, in words.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -283,6 +285,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             verify_allreduce_bytes: verify_bytes,
             verify_allreduce_us: verify_us,
             verify_pass_allreduce_ms: verify_ms,
+            warnings: engine_warnings(s),
         },
         spec,
         floor: Floor {
@@ -291,6 +294,27 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         },
         first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
     }
+}
+
+/// Where the scenario departs from what the stock engine would do (engine-memory.md, "Custom
+/// allreduce: when it runs").
+fn engine_warnings(s: &Scenario) -> Vec<String> {
+    let mut w = Vec::new();
+    let tp = s.engine.tp;
+    if s.engine.allreduce == AllreduceBackend::Custom {
+        if tp > 2 && !s.hardware.gpu.nvlink {
+            w.push(format!(
+                "stock SGLang disables its custom allreduce on more than two PCIe-only GPUs (tp = {tp}); this \
+                 models a local patch that forces it on"
+            ));
+        }
+        if !matches!(tp, 2 | 4 | 6 | 8) {
+            w.push(format!(
+                "the custom allreduce supports world sizes 2, 4, 6 and 8; tp = {tp} falls back to NCCL"
+            ));
+        }
+    }
+    w
 }
 
 /// The human-readable report.
@@ -425,6 +449,9 @@ pub fn text(r: &RunReport) -> String {
             us,
             ms
         );
+    }
+    for warning in &c.warnings {
+        let _ = writeln!(o, "  warning: {warning}");
     }
     let _ = writeln!(
         o,

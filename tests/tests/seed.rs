@@ -245,3 +245,19 @@ fn every_bundled_model_preset_loads_through_a_scenario() {
     }
     assert!(tpsim::presets::names("model").len() >= 6);
 }
+
+#[test]
+fn forcing_custom_allreduce_on_pcie_is_flagged() {
+    // engine-memory.md: stock SGLang refuses the custom allreduce for > 2 PCIe-only GPUs; the seed's
+    // custom-ar run forced it with a local patch (S6), and the report must say so.
+    let j = run_json(&scenario("seed/custom-ar.toml"));
+    let w = j["collectives"]["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].as_str().unwrap().contains("more than two PCIe-only GPUs"),
+        "{w:?}"
+    );
+    assert_eq!(j["collectives"]["decode_algorithm"], "custom one-shot");
+    let b = run_json(&scenario("seed/baseline.toml"));
+    assert!(b["collectives"]["warnings"].as_array().unwrap().is_empty());
+}
