@@ -54,6 +54,7 @@ pub struct Comm {
     pub graph: RingGraph,
     pub table: TunerTable,
     nvlink: bool,
+    p2p: bool,
     conn_links: Vec<Vec<crate::net::LinkId>>,
     cache: RefCell<BTreeMap<(u64, bool, String), Outcome>>,
 }
@@ -112,6 +113,7 @@ impl Comm {
             graph,
             table,
             nvlink: gpu.nvlink,
+            p2p: gpu.p2p,
             conn_links,
             cache: RefCell::new(BTreeMap::new()),
         }
@@ -202,7 +204,9 @@ impl Comm {
     /// The engine's custom-allreduce dispatch for `bytes` (`None` = falls back to NCCL).
     pub fn custom_dispatch(&self, bytes: u64) -> Option<CustomAlgo> {
         let n = self.ranks.len();
-        if !matches!(n, 2 | 4 | 6 | 8) || !bytes.is_multiple_of(16) || bytes >= CUSTOM_MAX_BYTES {
+        // The engines also require working P2P between every pair (engine-memory.md).
+        if !self.p2p || !matches!(n, 2 | 4 | 6 | 8) || !bytes.is_multiple_of(16) || bytes >= CUSTOM_MAX_BYTES
+        {
             return None;
         }
         let one_shot = n == 2

@@ -151,7 +151,11 @@ fn nccl_and_custom_rows_against_the_measured_table() {
     let stats = |v: &mut Vec<f64>| {
         let mut a: Vec<f64> = v.iter().map(|e| e.abs()).collect();
         a.sort_by(f64::total_cmp);
-        let median = if a.is_empty() { 0.0 } else { a[a.len() / 2] };
+        let median = match a.len() {
+            0 => 0.0,
+            k if k % 2 == 1 => a[k / 2],
+            k => (a[k / 2 - 1] + a[k / 2]) / 2.0,
+        };
         let worst_ratio = v
             .iter()
             .map(|e| if *e >= 0.0 { 1.0 + e } else { 1.0 / (1.0 + e) })
