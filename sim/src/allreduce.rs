@@ -277,7 +277,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         // Chain 0 → 1 → … → n−1 (reduce) then back n−1 → … → 0 (broadcast), per channel S / c,
         // pipelined in slots.
         let per_ch = bytes.div_ceil(c as u64);
-        let m = per_ch.div_ceil(plan.slot_bytes.max(1)).max(1) as usize;
+        let m = (per_ch / plan.slot_bytes.max(1)).max(1) as usize;
         let piece = per_ch.div_ceil(m as u64);
         let hops: Vec<(usize, usize)> = (0..n - 1)
             .map(|i| (i, i + 1))
@@ -309,7 +309,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         }
     } else {
         let chunk = bytes.div_ceil((c * n) as u64);
-        let m = chunk.div_ceil(plan.slot_bytes.max(1)).max(1) as usize;
+        let m = (chunk / plan.slot_bytes.max(1)).max(1) as usize;
         let piece = chunk.div_ceil(m as u64);
         // The hop r → r + 1 of every rank, with its latency, computed once.
         let ring: Vec<(FlowSpec, Duration)> = (0..n).map(|r| hop(r, (r + 1) % n, piece)).collect();

@@ -25,10 +25,11 @@ const CUSTOM_MAX_BYTES: u64 = 8 << 20;
 const CUSTOM_ONESHOT_NVLINK4: u64 = 512 << 10;
 const CUSTOM_ONESHOT_8: u64 = 256 << 10;
 
-/// Simulation grain for LL's cut-through forwarding: pieces of at least 8 KiB keep a 56 KB
-/// allreduce to one piece per chunk (a resolution choice of the simulator, like the decode loop's
-/// context bucket, not a hardware fact; it shifts mid-size LL times by under a microsecond).
-const LL_MIN_PIECE: u64 = 8192;
+/// Simulation grain for LL's cut-through forwarding: a chunk splits into ⌊chunk / grain⌋ pieces of at
+/// least 4 KiB, which keeps a 56 KB allreduce (7 KiB chunks) to one piece per chunk and a 256 KB one
+/// (8 KiB chunks on 4 channels) to two. A resolution choice of the simulator, like the decode loop's
+/// context bucket, not a hardware fact.
+const LL_MIN_PIECE: u64 = 4096;
 
 /// Which algorithm a caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

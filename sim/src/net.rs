@@ -380,6 +380,8 @@ pub struct FlowSim<'a> {
     used: Vec<u32>,
     seen_roots: Vec<u32>,
     seen_sources: Vec<u32>,
+    /// Scratch: collapse tags of the active writes (recompute).
+    tags: Vec<CollapseTag>,
     /// Per link: a bottleneck of the current filling round.
     bottleneck: Vec<bool>,
 }
@@ -429,6 +431,7 @@ impl<'a> FlowSim<'a> {
             used: Vec::new(),
             seen_roots: Vec::new(),
             seen_sources: Vec::new(),
+            tags: Vec::new(),
             bottleneck: vec![false; nl],
         }
     }
@@ -738,24 +741,26 @@ impl<'a> FlowSim<'a> {
     /// Sets the collapse ports' capacities, then every active flow's max-min fair rate, its drain
     /// time and `next_drain`.
     fn recompute(&mut self) {
-        // Collapse state of every group, from the active tagged writes.
+        // Collapse state of every group, from the active tagged writes: one pass gathers the tags
+        // (usually none or a few), then each group counts its distinct roots and sources.
+        self.tags.clear();
+        for &id in &self.active {
+            let f = &self.flows[id as usize];
+            if f.kind == FlowKind::Write
+                && let Some(t) = f.collapse
+            {
+                self.tags.push(t);
+            }
+        }
         for (g, grp) in self.net.groups.iter().enumerate() {
             self.seen_roots.clear();
             self.seen_sources.clear();
-            for &id in &self.active {
-                let f = &self.flows[id as usize];
-                if f.kind != FlowKind::Write {
-                    continue;
+            for t in self.tags.iter().filter(|t| t.group.0 as usize == g) {
+                if !self.seen_roots.contains(&t.dest_root) {
+                    self.seen_roots.push(t.dest_root);
                 }
-                if let Some(t) = f.collapse
-                    && t.group.0 as usize == g
-                {
-                    if !self.seen_roots.contains(&t.dest_root) {
-                        self.seen_roots.push(t.dest_root);
-                    }
-                    if !self.seen_sources.contains(&t.source) {
-                        self.seen_sources.push(t.source);
-                    }
+                if !self.seen_sources.contains(&t.source) {
+                    self.seen_sources.push(t.source);
                 }
             }
             let c = self.seen_roots.len() >= grp.min_dest_roots as usize

@@ -176,18 +176,23 @@ pub fn run(
     op: &str,
     sizes: &[u64],
     req: Request,
-    compare: Option<&Path>,
+    compare: Option<(&Path, Option<&str>)>,
 ) -> Result<Report, CmdError> {
     let comm = Comm::new(&setup.hardware, setup.gpus, &setup.env);
     let n = setup.gpus as f64;
     let measured = match compare {
-        Some(p) => Some(read_compare(p)?),
+        Some((p, filter)) => Some(read_compare(p, filter)?),
         None => None,
     };
     let mut rows = Vec::new();
     for &size in sizes {
         let o = match op {
             "allreduce" => comm.allreduce(size, req),
+            "allgather" if req == Request::NcclAnalytic => {
+                return Err(CmdError::Usage(
+                    "--model nccl-analytic covers allreduce only".into(),
+                ));
+            }
             "allgather" => comm.allgather(size),
             other => {
                 return Err(CmdError::Usage(format!(
@@ -255,7 +260,7 @@ pub fn run(
 }
 
 /// Reads `size_bytes` and `time_us` columns of a TSV with a header (data/allreduce.tsv's format).
-fn read_compare(p: &Path) -> Result<Vec<(u64, f64)>, CmdError> {
+fn read_compare(p: &Path, filter: Option<&str>) -> Result<Vec<(u64, f64)>, CmdError> {
     let file = p.display().to_string();
     let text = std::fs::read_to_string(p).map_err(|e| CmdError::Compare {
         file: file.clone(),
@@ -272,6 +277,9 @@ fn read_compare(p: &Path) -> Result<Vec<(u64, f64)>, CmdError> {
     };
     let mut out = Vec::new();
     for (i, line) in lines.enumerate() {
+        if filter.is_some_and(|f| !line.contains(f)) {
+            continue;
+        }
         let f: Vec<&str> = line.split('\t').collect();
         let (Some(s), Some(t)) = (f.get(si), f.get(ti)) else {
             continue;

@@ -85,6 +85,10 @@ enum Command {
         /// A TSV with `size_bytes` and `time_us` columns: adds measured times and errors.
         #[arg(long, value_name = "FILE.tsv")]
         compare: Option<PathBuf>,
+        /// Only compare with the TSV rows whose line contains TEXT (e.g. one system of a table
+        /// that holds several).
+        #[arg(long, value_name = "TEXT", requires = "compare")]
+        compare_filter: Option<String>,
         /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
@@ -96,6 +100,9 @@ enum Command {
         /// A hardware preset (bundled name or path) instead of a scenario.
         #[arg(long, value_name = "PRESET")]
         hardware: Option<String>,
+        /// GPUs to show (default: the scenario's tp, or every GPU of the preset).
+        #[arg(long)]
+        gpus: Option<usize>,
         /// NCCL environment, KEY=VALUE (repeatable).
         #[arg(long = "env", value_name = "KEY=VALUE")]
         env: Vec<String>,
@@ -153,6 +160,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             model,
             env,
             compare,
+            compare_filter,
             json,
         } => {
             let src = collective::Source {
@@ -165,6 +173,11 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                 let setup = src.setup()?;
                 let sizes = collective::parse_sizes(&sizes)?;
                 let req = match model.as_str() {
+                    "flow" if op == "allgather" && algo != "backend" && algo != "nccl" => {
+                        return Err(collective::CmdError::Usage(format!(
+                            "--algo `{algo}` with --op allgather: all-gathers always run on NCCL (use nccl)"
+                        )));
+                    }
                     "flow" => collective::parse_algo(&algo, setup.backend)?,
                     "nccl-analytic" => crate::comm::Request::NcclAnalytic,
                     other => {
@@ -173,7 +186,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                         )));
                     }
                 };
-                collective::run(&setup, &op, &sizes, req, compare.as_deref())
+                let compare = compare.as_deref().map(|p| (p, compare_filter.as_deref()));
+                collective::run(&setup, &op, &sizes, req, compare)
             })();
             match result {
                 Ok(r) => {
@@ -192,12 +206,13 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::Topo {
             scenario,
             hardware,
+            gpus,
             env,
         } => {
             let src = collective::Source {
                 scenario,
                 hardware,
-                gpus: None,
+                gpus,
                 env,
             };
             match src.setup() {
