@@ -205,3 +205,38 @@ fn topo_prints_the_smi_matrix_and_transports() {
         o.stdout
     );
 }
+
+#[test]
+fn compare_filter_selects_one_system_of_a_table() {
+    let dir = scratch("compare-filter");
+    let tsv = dir.join("m.tsv");
+    std::fs::write(
+        &tsv,
+        "system\tsize_bytes\ttime_us\nA\t14336\t20.0\nB\t14336\t40.0\n",
+    )
+    .unwrap();
+    let t = tsv.display().to_string();
+    let hw = "rtx-pro-6000-8x-2switch-trpro";
+    let b = collective_json(&[
+        "--hardware",
+        hw,
+        "--sizes",
+        "14336",
+        "--compare",
+        &t,
+        "--compare-filter",
+        "B",
+    ]);
+    assert_eq!(b["rows"][0]["measured_us"], 40.0);
+    let a = collective_json(&["--hardware", hw, "--sizes", "14336", "--compare", &t]);
+    assert_eq!(
+        a["rows"][0]["measured_us"], 20.0,
+        "without a filter the first row of the size counts"
+    );
+    // The filter needs --compare; topo honours --gpus.
+    let o = tpsim(&["collective", "--hardware", hw, "--compare-filter", "B"]);
+    assert_eq!(o.code, 2);
+    let o = tpsim(&["topo", "--hardware", hw, "--gpus", "2"]);
+    assert_eq!(o.code, 0);
+    assert!(o.stdout.contains("(2 GPUs shown of 8)"), "{}", o.stdout);
+}
