@@ -382,6 +382,32 @@ fn barrier(fab: &Fabric, ranks: &[usize], sends: &mut Vec<Send>, deps: &[Vec<usi
     into
 }
 
+/// Every rank pulls `bytes` from every peer once its `after` sends are done; returns, per rank,
+/// the reads it issued.
+fn all_peer_reads(
+    fab: &Fabric,
+    ranks: &[usize],
+    sends: &mut Vec<Send>,
+    bytes: u64,
+    after: &[Vec<usize>],
+) -> Vec<Vec<usize>> {
+    let n = ranks.len();
+    let mut done = vec![Vec::new(); n];
+    for (r, slot) in done.iter_mut().enumerate() {
+        let deps = Deps::many(&after[r]);
+        for p in (0..n).filter(|&p| p != r) {
+            slot.push(sends.len());
+            sends.push(Send {
+                spec: Rc::new(fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0)),
+                deps: deps.clone(),
+                conn: usize::MAX,
+                delay: Duration::ZERO,
+            });
+        }
+    }
+    done
+}
+
 /// A custom allreduce of `bytes` over `ranks`.
 pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launch: Duration) -> Outcome {
     let n = ranks.len();
@@ -399,58 +425,12 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
     let none: Vec<Vec<usize>> = vec![Vec::new(); n];
     let ready = barrier(fab, ranks, &mut sends, &none);
     let after_data: Vec<Vec<usize>> = match algo {
-        CustomAlgo::OneShot => {
-            let mut done = vec![Vec::new(); n];
-            for r in 0..n {
-                for p in 0..n {
-                    if p != r {
-                        let idx = sends.len();
-                        sends.push(Send {
-                            spec: Rc::new(fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0)),
-                            deps: Deps::many(&ready[r]),
-                            conn: usize::MAX,
-                            delay: Duration::ZERO,
-                        });
-                        done[r].push(idx);
-                    }
-                }
-            }
-            done
-        }
+        CustomAlgo::OneShot => all_peer_reads(fab, ranks, &mut sends, bytes, &ready),
         CustomAlgo::TwoShot => {
             let part = bytes.div_ceil(n as u64);
-            let mut rs = vec![Vec::new(); n];
-            for r in 0..n {
-                for p in 0..n {
-                    if p != r {
-                        let idx = sends.len();
-                        sends.push(Send {
-                            spec: Rc::new(fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0)),
-                            deps: Deps::many(&ready[r]),
-                            conn: usize::MAX,
-                            delay: Duration::ZERO,
-                        });
-                        rs[r].push(idx);
-                    }
-                }
-            }
+            let rs = all_peer_reads(fab, ranks, &mut sends, part, &ready);
             let mid = barrier(fab, ranks, &mut sends, &rs);
-            let mut ag = vec![Vec::new(); n];
-            for r in 0..n {
-                for p in 0..n {
-                    if p != r {
-                        let idx = sends.len();
-                        sends.push(Send {
-                            spec: Rc::new(fab.peer_read(ranks[r], ranks[p], part, Duration::ZERO, 0)),
-                            deps: Deps::many(&mid[r]),
-                            conn: usize::MAX,
-                            delay: Duration::ZERO,
-                        });
-                        ag[r].push(idx);
-                    }
-                }
-            }
-            ag
+            all_peer_reads(fab, ranks, &mut sends, part, &mid)
         }
         CustomAlgo::Push => {
             // Writes land in the peers' buffers; a peer may finish once all writes into it arrived.
