@@ -52,6 +52,9 @@ pub struct LoopResult {
     pub tpot_samples_ms: Vec<f64>,
     /// Critical-path breakdown summed over iterations, by category.
     pub breakdown_total: BTreeMap<Category, Duration>,
+    /// Critical-path time summed over iterations by op class (attention, moe, mlp, lm_head,
+    /// embed, allreduce, allgather, host, sync, idle).
+    pub by_op_total: BTreeMap<&'static str, Duration>,
     /// Distinct shapes simulated.
     pub distinct_shapes: usize,
 }
@@ -108,7 +111,15 @@ pub fn predict(s: &Scenario) -> Result<Prediction, DecodeError> {
 }
 
 /// Simulated iterations by (active requests, context bucket, speculating): makespan and breakdown.
-type ShapeCache = BTreeMap<(u32, u32, bool), (Duration, BTreeMap<Category, Duration>)>;
+type ShapeCache = BTreeMap<(u32, u32, bool), ShapeCost>;
+
+/// What one simulated iteration shape costs: its makespan and critical-path breakdowns.
+#[derive(Debug, Clone)]
+struct ShapeCost {
+    makespan: Duration,
+    by_category: BTreeMap<Category, Duration>,
+    by_op: BTreeMap<&'static str, Duration>,
+}
 
 fn run_loop(
     s: &Scenario,
@@ -131,6 +142,7 @@ fn run_loop(
         accept_len_mean: 0.0,
         tpot_samples_ms: Vec::new(),
         breakdown_total: BTreeMap::new(),
+        by_op_total: BTreeMap::new(),
         distinct_shapes: 0,
     };
     let mut accepted_sum = 0u64;
@@ -145,14 +157,15 @@ fn run_loop(
             .unwrap_or(0) as u32;
         let bucket = ctx.div_ceil(CONTEXT_BUCKET).max(1) * CONTEXT_BUCKET;
         let key = (active, bucket, spec.is_some());
-        let (iter_time, breakdown) = match cache.get(&key) {
+        let cost = match cache.get(&key) {
             Some(v) => v.clone(),
             None => {
                 let shape = b.simulate(active, bucket, spec.is_some())?;
-                let v = (
-                    shape.schedule.makespan,
-                    shape.schedule.critical_path_by_category(),
-                );
+                let v = ShapeCost {
+                    makespan: shape.schedule.makespan,
+                    by_category: shape.schedule.critical_path_by_category(),
+                    by_op: passes::op_breakdown(&shape.graph, &shape.schedule),
+                };
                 if speculate == s.speculative.is_some() && b.first_shapes.len() < TRACE_ITERATIONS {
                     b.first_shapes.push(shape);
                 }
@@ -160,6 +173,7 @@ fn run_loop(
                 v
             }
         };
+        let iter_time = cost.makespan;
         for i in 0..n {
             if remaining[i] == 0 {
                 continue;
@@ -180,8 +194,11 @@ fn run_loop(
         }
         res.iterations += 1;
         res.total_time += iter_time;
-        for (c, d) in breakdown {
+        for (c, d) in cost.by_category {
             *res.breakdown_total.entry(c).or_insert(Duration::ZERO) += d;
+        }
+        for (op, d) in cost.by_op {
+            *res.by_op_total.entry(op).or_insert(Duration::ZERO) += d;
         }
     }
     res.output_tokens = accepted_sum;
@@ -220,6 +237,15 @@ impl LoopResult {
         let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
         v[rank.min(v.len()) - 1]
     }
+    /// Mean critical-path time per iteration by op class, ms.
+    pub fn by_op_ms(&self) -> BTreeMap<String, f64> {
+        let n = self.iterations.max(1) as f64;
+        self.by_op_total
+            .iter()
+            .map(|(c, d)| (c.to_string(), d.as_ms_f64() / n))
+            .collect()
+    }
+
     /// Mean critical-path time per iteration by category, ms.
     pub fn breakdown_ms(&self) -> BTreeMap<Category, f64> {
         let n = self.iterations.max(1) as f64;

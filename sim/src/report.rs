@@ -22,6 +22,9 @@ pub struct RunReport {
     pub throughput: Throughput,
     /// Mean critical-path ms per iteration by category: compute, collective, host, sync, idle.
     pub breakdown: BTreeMap<String, f64>,
+    /// Mean critical-path ms per iteration by op class: attention, moe, mlp, lm_head, embed,
+    /// allreduce, allgather, host, sync, idle (sums to the mean iteration time).
+    pub breakdown_by_op: BTreeMap<String, f64>,
     /// The category with the most time per iteration (idle excluded).
     pub bottleneck: String,
     pub memory: MemoryReport,
@@ -131,8 +134,17 @@ pub struct SpecReport {
 pub struct Floor {
     /// Weights read per rank by one 1-token-per-request decode pass, GiB.
     pub weights_read_gib_per_step: f64,
-    /// That read at the datasheet memory bandwidth, ms.
+    /// KV cache read per rank by that pass at the prompt length, GiB.
+    pub kv_read_gib_per_step: f64,
+    /// Weights + KV at the datasheet memory bandwidth, ms.
     pub memory_floor_ms_per_step: f64,
+    /// Allreduces × one flag round trip over the fastest neighbour path, ms: no allreduce
+    /// algorithm can beat a round trip.
+    pub comm_floor_ms_per_step: f64,
+    /// Physical floor of the time per output token without speculation: memory + communication.
+    pub tpot_ms: f64,
+    /// Predicted time per output token ÷ the floor (≥ 1).
+    pub gap: f64,
 }
 
 const FIRST_CUT: &[&str] = &[
@@ -252,6 +264,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             distinct_shapes: m.distinct_shapes,
         },
         breakdown,
+        breakdown_by_op: m.by_op_ms(),
         bottleneck,
         memory: MemoryReport {
             verdict: if oom.is_some() { "oom" } else { "ok" },
@@ -288,11 +301,39 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             warnings: engine_warnings(s),
         },
         spec,
-        floor: Floor {
-            weights_read_gib_per_step: weights.as_gib_f64(),
-            memory_floor_ms_per_step: s.hardware.gpu.memory_bandwidth.transfer_time(weights).as_ms_f64(),
-        },
+        floor: floor(s, p, weights, fp1.allreduces, m.tpot_ms(c)),
         first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// The physical floor of one plain decode step (DESIGN.md §2.4): weights and KV at the datasheet
+/// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
+fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: f64) -> Floor {
+    let c = s.workload.concurrency as u64;
+    let kv = Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len as u64 * c);
+    let bw = s.hardware.gpu.memory_bandwidth;
+    let memory_ms = bw.transfer_time(weights).as_ms_f64() + bw.transfer_time(kv).as_ms_f64();
+    let ranks = &p.costs.comm.ranks;
+    let hop = (0..ranks.len())
+        .filter(|_| ranks.len() > 1)
+        .map(|i| {
+            p.costs
+                .comm
+                .fabric
+                .path(ranks[i], ranks[(i + 1) % ranks.len()])
+                .latency
+        })
+        .min()
+        .unwrap_or(tpsim_model::units::Duration::ZERO);
+    let comm_ms = allreduces as f64 * 2.0 * hop.as_ms_f64();
+    let floor_ms = memory_ms + comm_ms;
+    Floor {
+        weights_read_gib_per_step: weights.as_gib_f64(),
+        kv_read_gib_per_step: kv.as_gib_f64(),
+        memory_floor_ms_per_step: memory_ms,
+        comm_floor_ms_per_step: comm_ms,
+        tpot_ms: floor_ms,
+        gap: if floor_ms > 0.0 { tpot_ms / floor_ms } else { 0.0 },
     }
 }
 
@@ -411,6 +452,13 @@ pub fn text(r: &RunReport) -> String {
     for (k, v) in &r.breakdown {
         let _ = writeln!(o, "  {k:<11} {v:>9.3}");
     }
+    let ops: Vec<String> = r
+        .breakdown_by_op
+        .iter()
+        .filter(|(_, v)| **v > 0.0)
+        .map(|(k, v)| format!("{k} {v:.2}"))
+        .collect();
+    let _ = writeln!(o, "  by op (ms): {}", ops.join(", "));
     let _ = writeln!(o, "  bottleneck: {}", r.bottleneck);
     let _ = writeln!(o);
     let c = &r.collectives;
@@ -453,10 +501,17 @@ pub fn text(r: &RunReport) -> String {
     for warning in &c.warnings {
         let _ = writeln!(o, "  warning: {warning}");
     }
+    let fl = &r.floor;
     let _ = writeln!(
         o,
-        "Floor: {:.2} GiB of weights per rank per step → {:.2} ms at datasheet bandwidth",
-        r.floor.weights_read_gib_per_step, r.floor.memory_floor_ms_per_step
+        "Floor: {:.2} GiB weights + {:.2} GiB KV per rank per step → {:.2} ms; {:.3} ms of allreduce round trips; \
+         TPOT floor {:.2} ms, prediction {:.2}× the floor",
+        fl.weights_read_gib_per_step,
+        fl.kv_read_gib_per_step,
+        fl.memory_floor_ms_per_step,
+        fl.comm_floor_ms_per_step,
+        fl.tpot_ms,
+        fl.gap
     );
     let _ = writeln!(o);
     let _ = writeln!(o, "First-cut models in this prediction:");

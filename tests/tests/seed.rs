@@ -261,3 +261,22 @@ fn forcing_custom_allreduce_on_pcie_is_flagged() {
     let b = run_json(&scenario("seed/baseline.toml"));
     assert!(b["collectives"]["warnings"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn breakdowns_sum_to_the_iteration_and_the_floor_is_below_the_prediction() {
+    let j = run_json(&scenario("seed/baseline.toml"));
+    let mean = f(&j["throughput"]["mean_iteration_ms"]);
+    let by_cat: f64 = j["breakdown"].as_object().unwrap().values().map(f).sum();
+    let by_op: f64 = j["breakdown_by_op"].as_object().unwrap().values().map(f).sum();
+    // Both are critical-path decompositions of the same makespans (integer ps, summed then divided).
+    assert!((by_cat - mean).abs() < 1e-6, "{by_cat} vs {mean}");
+    assert!((by_op - mean).abs() < 1e-6, "{by_op} vs {mean}");
+    // Seed-story R4 again, from the op view: allreduces dominate the baseline's iteration.
+    let ar = f(&j["breakdown_by_op"]["allreduce"]);
+    assert!(ar > 0.5 * mean, "{ar} of {mean}");
+    // Floor: 5.62 GiB weights + KV at 1.79 TB/s ≈ 3.4 ms, below the prediction.
+    let fl = &j["floor"];
+    assert!((3.0..4.0).contains(&f(&fl["memory_floor_ms_per_step"])), "{fl}");
+    assert!(f(&fl["gap"]) >= 1.0);
+    assert!(f(&fl["tpot_ms"]) <= f(&j["throughput"]["tpot_ms"]) * 3.0);
+}

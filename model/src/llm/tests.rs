@@ -431,3 +431,16 @@ fn multimodal_without_vision_config_assumes_moonvit() {
     assert!(s.vision.expect("assumed tower").assumed);
     assert_eq!(s.weight_breakdown(8).vision, 222_547_868);
 }
+
+#[test]
+fn kimi_verify_of_4_tokens_reads_about_10_gb_per_rank() {
+    // Issue #4 / hardware-and-models.md: verifying 4 tokens with independent routing touches
+    // 384 × (1 − (1 − 8/384)^4) ≈ 31.0 experts per MoE layer and reads ≈ 10.3 GB per rank at TP 8;
+    // tolerance 15 % (the same as the 1-token figure).
+    let s = kimi();
+    let fp = s.forward_pass(8, 4);
+    let gb = fp.weight_bytes().as_gb_f64();
+    assert!((gb - 10.3).abs() <= 0.15 * 10.3, "{gb} GB");
+    assert!((fp.layers[1].experts_touched - 31.0).abs() < 0.05);
+    assert_eq!(fp.allreduce_bytes.0, 4 * 14_336);
+}

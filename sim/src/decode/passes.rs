@@ -306,3 +306,43 @@ impl<'a> Builder<'a> {
         )
     }
 }
+
+/// The op class of a task, from the names [`Builder`] gives its tasks.
+pub fn op_class(name: &str) -> &'static str {
+    const CLASSES: [(&str, &str); 10] = [
+        ("allreduce", "allreduce"),
+        ("all-gather", "allgather"),
+        ("attention", "attention"),
+        (" moe", "moe"),
+        (" mlp", "mlp"),
+        ("lm head", "lm_head"),
+        ("embed", "embed"),
+        ("sync", "sync"),
+        ("schedule", "host"),
+        ("", "other"),
+    ];
+    CLASSES
+        .iter()
+        .find(|(k, _)| name.contains(k))
+        .map_or("other", |(_, v)| v)
+}
+
+/// Where an iteration's makespan went along the critical path, by op class; gaps count as "idle".
+/// Sums exactly to the makespan (like `Schedule::critical_path_by_category`).
+pub fn op_breakdown(
+    g: &TaskGraph,
+    schedule: &exec::Schedule,
+) -> std::collections::BTreeMap<&'static str, Duration> {
+    let mut m = std::collections::BTreeMap::new();
+    let mut prev = Duration::ZERO;
+    m.insert("idle", Duration::ZERO);
+    for id in schedule.critical_path() {
+        let (Some(rec), Some(task)) = (schedule.record(id), g.get(id)) else {
+            continue;
+        };
+        *m.entry("idle").or_insert(Duration::ZERO) += rec.start - prev;
+        *m.entry(op_class(&task.name)).or_insert(Duration::ZERO) += rec.end - rec.start;
+        prev = rec.end;
+    }
+    m
+}
