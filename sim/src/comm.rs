@@ -68,7 +68,11 @@ impl Comm {
         let n = ranks.len();
         let gpu = &hw.gpu;
         let level = nccl::p2p_level(env, hw.cpu_amd, n as u32);
-        let link = gpu.nccl_pci_bandwidth_gbps();
+        // NCCL's model of the GPU's own link: NVLink port bandwidth on NVLink boxes, else PCIe.
+        let link = match (gpu.nvlink, hw.params.nvlink_bw) {
+            (true, Some(nv)) => nv.as_gbps(),
+            _ => gpu.nccl_pci_bandwidth_gbps(),
+        };
         let mut ring_path = Vec::with_capacity(n);
         let mut transport = Transport::P2p;
         for i in 0..n {

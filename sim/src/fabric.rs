@@ -29,6 +29,8 @@ pub struct Fabric {
     shm_conn: BTreeMap<(usize, usize), LinkId>,
     /// Per reading GPU: the limit of its peer loads staged through system memory.
     staged: BTreeMap<usize, LinkId>,
+    /// Per GPU, its NVLink port into and out of the NVSwitch fabric (NVLink boxes only).
+    nvlink: BTreeMap<usize, (LinkId, LinkId)>,
 }
 
 /// Per-direction bandwidth of a PCIe link of `gen` × `width` from the measured x16 figures.
@@ -63,6 +65,7 @@ impl Fabric {
             groups: BTreeMap::new(),
             shm_conn: BTreeMap::new(),
             staged: BTreeMap::new(),
+            nvlink: BTreeMap::new(),
         };
         let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
         let nodes = topology.nodes().to_vec();
@@ -171,6 +174,15 @@ impl Fabric {
             });
             if let Ok(g) = group {
                 f.groups.insert(n, (g, port));
+            }
+        }
+        if gpu.nvlink
+            && let Some(bw) = p.nvlink_bw
+        {
+            for g in 0..topology.gpu_count() {
+                let up = f.net.add_link(format!("GPU{g}→NVLink"), bw);
+                let down = f.net.add_link(format!("NVLink→GPU{g}"), bw);
+                f.nvlink.insert(g, (up, down));
             }
         }
         let staged_bw = gpu_bw.scaled(1.0 / p.staged_peer_read_factor).unwrap_or(gpu_bw);
@@ -282,9 +294,24 @@ impl Fabric {
         Path { links, latency }
     }
 
-    /// The path data takes from GPU `a` to GPU `b`.
+    /// The path data takes from GPU `a` to GPU `b`: over NVLink when the box has it (through the
+    /// NVSwitch fabric: the sender's port out, the receiver's port in), else the PCIe tree.
     pub fn path(&self, a: usize, b: usize) -> Path {
+        if let (Some(&(up, _)), Some(&(_, down))) = (self.nvlink.get(&a), self.nvlink.get(&b))
+            && a != b
+        {
+            let latency = self.params.nvlink_latency.unwrap_or(Duration::ZERO);
+            return Path {
+                links: vec![up, down],
+                latency,
+            };
+        }
         self.path_of(&self.topology.route(a, b))
+    }
+
+    /// Whether GPU pairs talk over NVLink.
+    pub fn has_nvlink(&self) -> bool {
+        !self.nvlink.is_empty()
     }
 
     /// The path from GPU `gpu` into (or out of) the DRAM of `socket`.
@@ -308,6 +335,7 @@ impl Fabric {
         let leaves = self.topology.gpu_parent(dst) != parent;
         let mut collapse = None;
         if kind == FlowKind::Write
+            && !self.has_nvlink()
             && leaves
             && let Some(&(group, port)) = self.groups.get(&parent)
         {

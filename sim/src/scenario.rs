@@ -88,6 +88,10 @@ pub struct HwParams {
     pub staged_latency: Duration,
     /// Driver ForceP2P mode: kernel peer loads are never staged.
     pub force_p2p: bool,
+    /// Per-direction bandwidth of each GPU's NVLink port and the one-way latency GPU → GPU over
+    /// NVLink (required when `gpu.nvlink = true`, unused otherwise).
+    pub nvlink_bw: Option<Bandwidth>,
+    pub nvlink_latency: Option<Duration>,
 }
 
 /// Allreduce backend of the TP group.
@@ -178,15 +182,40 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
 /// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
 /// current directory), with the same checks as in a scenario.
 pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> {
+    const CLI: &str = "./--hardware";
     let r = Resolver {
-        path: Path::new("./--hardware"),
+        path: Path::new(CLI),
         text: "",
     };
-    r.hardware(HardwareSection {
+    let section = HardwareSection {
         preset: Some(reference.to_string()),
         ..HardwareSection::default()
-    })
-    .map_err(|e| e.rename_key("hardware.preset", "--hardware"))
+    };
+    r.hardware(section)
+        .map_err(|e| match e.rename_key("hardware.preset", "--hardware") {
+            // Errors in the preset's own values belong to the preset file: name it and its line.
+            ScenarioError::Invalid {
+                file,
+                key,
+                line,
+                message,
+            } if file == CLI && key != "--hardware" => {
+                let text = if presets::is_path(reference) {
+                    std::fs::read_to_string(reference).unwrap_or_default()
+                } else {
+                    presets::hardware(reference).unwrap_or_default().to_string()
+                };
+                let in_file = key.strip_prefix("hardware.").unwrap_or(&key);
+                let line = error::locate(&text, in_file).or(line);
+                ScenarioError::Invalid {
+                    file: reference.to_string(),
+                    key,
+                    line,
+                    message,
+                }
+            }
+            other => other,
+        })
 }
 
 /// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
@@ -374,7 +403,13 @@ impl Resolver<'_> {
             staged_peer_read_factor: self.need(p.staged_peer_read_factor, &k("staged_peer_read_factor"))?,
             staged_latency: self.need(p.staged_latency, &k("staged_latency"))?,
             force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,
+            nvlink_bw: p.nvlink_bw,
+            nvlink_latency: p.nvlink_latency,
         };
+        if gpu.nvlink {
+            self.need(params.nvlink_bw, &k("nvlink_bw"))?;
+            self.need(params.nvlink_latency, &k("nvlink_latency"))?;
+        }
         if !(params.staged_peer_read_factor.is_finite() && params.staged_peer_read_factor >= 1.0) {
             return Err(self.invalid(&k("staged_peer_read_factor"), "expected a slowdown factor ≥ 1"));
         }

@@ -240,3 +240,33 @@ fn compare_filter_selects_one_system_of_a_table() {
     assert_eq!(o.code, 0);
     assert!(o.stdout.contains("(2 GPUs shown of 8)"), "{}", o.stdout);
 }
+
+#[test]
+fn nvlink_boxes_use_nvlink_links_and_latencies() {
+    // pcie-collectives.md: NVLink Ring/LL per-step latency 0.6 µs → 8 ranks: 6.6 + 14 × 0.6 = 15.0 µs
+    // plus the 14 KB transfer at NVLink rates (a few ns): 15.0–15.5 µs.
+    let j = collective_json(&["--hardware", "h200-8x-nvlink", "--sizes", "14336"]);
+    let r = &j["rows"][0];
+    assert!((15.0..15.5).contains(&f(&r["time_us"])), "{r}");
+    assert_eq!(r["algorithm"], "nccl Ring/LL");
+    assert!(r["bottleneck"].as_str().unwrap().contains("NVLink"), "{r}");
+    let o = tpsim(&["topo", "--hardware", "h200-8x-nvlink"]);
+    let gpu0 = o.stdout.lines().find(|l| l.starts_with("GPU0 ")).unwrap();
+    assert_eq!(gpu0.split_whitespace().nth(2), Some("NV"));
+}
+
+#[test]
+fn an_nvlink_gpu_needs_its_nvlink_bandwidth() {
+    let dir = scratch("nvlink-params");
+    let text = std::fs::read_to_string(scenario("hardware/h200-8x-nvlink.toml")).unwrap();
+    let cut = text.find("\nnvlink_bw =").unwrap();
+    std::fs::write(dir.join("box.toml"), &text[..cut]).unwrap();
+    let o = tpsim(&["topo", "--hardware", &dir.join("box.toml").display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("hardware.params.nvlink_bw"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("box.toml"),
+        "the preset file is named: {}",
+        o.stderr
+    );
+}

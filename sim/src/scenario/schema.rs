@@ -137,6 +137,8 @@ mergeable! {
         staged_peer_read_factor: f64,
         staged_latency: Duration,
         force_p2p: bool,
+        nvlink_bw: Bandwidth,
+        nvlink_latency: Duration,
     }
 }
 
