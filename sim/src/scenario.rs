@@ -129,7 +129,6 @@ pub struct EngineCosts {
     pub era: String,
     pub host_overhead: Duration,
     pub sync_cost: Duration,
-    pub kernels_per_layer: u32,
     pub custom_allreduce_buffers: Bytes,
     pub target_cuda_graph_memory: Bytes,
     pub draft_cuda_graph_memory: Bytes,
@@ -506,7 +505,6 @@ impl Resolver<'_> {
             era: self.need(c.era, "engine.costs.era")?,
             host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
             sync_cost: self.need(c.sync_cost, "engine.costs.sync_cost")?,
-            kernels_per_layer: self.need(c.kernels_per_layer, "engine.costs.kernels_per_layer")?,
             custom_allreduce_buffers: self.need(
                 c.custom_allreduce_buffers,
                 "engine.costs.custom_allreduce_buffers",

@@ -210,16 +210,24 @@ fn trace_is_valid_chrome_json() {
 
 #[test]
 fn validate_accepts_every_bundled_scenario() {
-    for s in [
-        "seed/baseline.toml",
-        "seed/custom-ar.toml",
-        "seed/low-fraction.toml",
-        "seed/nccl-p2p.toml",
-    ] {
-        let o = tpsim(&["validate", &scenario(s)]);
-        assert_eq!(o.code, 0, "{s}: {}", o.stderr);
-        assert!(o.stdout.contains(": ok"), "{}", o.stdout);
+    let mut n = 0;
+    for dir in ["seed", "examples"] {
+        let mut files: Vec<_> = std::fs::read_dir(scenario(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for p in files
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        {
+            let o = tpsim(&["validate", &p.display().to_string()]);
+            assert_eq!(o.code, 0, "{}: {}", p.display(), o.stderr);
+            assert!(o.stdout.contains(": ok"), "{}", o.stdout);
+            n += 1;
+        }
     }
+    assert!(n >= 6, "{n} scenarios");
 }
 
 #[test]

@@ -25,6 +25,34 @@ pub struct LayerWork {
     pub is_moe: bool,
     /// Expected distinct routed experts touched (0 for dense layers).
     pub experts_touched: f64,
+    /// Kernels the attention half of the layer launches at decode ([`attention_kernels`]).
+    pub attn_kernels: u32,
+    /// Kernels the MLP/MoE half launches ([`ffn_kernels`]).
+    pub ffn_kernels: u32,
+}
+
+/// Kernels of a decode step's attention half, counted from SGLang's layer code (`models/llama.py`
+/// `LlamaDecoderLayer`/`LlamaAttention`; `models/deepseek_v2.py` `forward_absorb`):
+/// - GQA: fused add+RMSNorm, qkv_proj GEMM, rotary embedding, decode attention, o_proj GEMM = 5, plus
+///   one q/k-norm kernel with per-head q/k RMSNorm (Qwen3, GLM);
+/// - MLA (absorbed): RMSNorm, fused q_a/kv_a projection, q_a and kv_a layernorms (2), q_b_proj,
+///   w_kc batched GEMM, rotary embedding, split-KV decode attention and its reduction (2), w_vc batched
+///   GEMM, o_proj = 11.
+pub fn attention_kernels(mla: bool, qk_norm: bool) -> u32 {
+    if mla { 11 } else { 5 + u32::from(qk_norm) }
+}
+
+/// Kernels of the feed-forward half, from the same sources (`layers/moe/fused_moe_triton`):
+/// - dense: fused add+RMSNorm, gate_up GEMM, SiluAndMul, down GEMM = 4;
+/// - MoE: RMSNorm, router GEMM, top-k selection, moe_align_block_size, fused expert GEMM w13,
+///   SiluAndMul, fused expert GEMM w2, sum over the k experts = 8, plus 4 for shared experts
+///   (gate_up, act, down, add).
+pub fn ffn_kernels(moe: bool, shared: bool) -> u32 {
+    match (moe, shared) {
+        (false, _) => 4,
+        (true, false) => 8,
+        (true, true) => 12,
+    }
 }
 
 /// Work of one forward pass over `tokens` tokens (a decode batch, or a verify pass over the draft
@@ -107,6 +135,10 @@ impl ModelSpec {
         let nf = f64::from(tokens);
         let inv = self.inventory(tp);
         let act = self.activation_bytes();
+        let attn_kernels = attention_kernels(
+            matches!(self.attention, super::Attention::Mla { .. }),
+            self.qk_norm,
+        );
 
         let layers = inv
             .layers
@@ -124,6 +156,8 @@ impl ModelSpec {
                         ffn_flops: 2.0 * params as f64 * nf,
                         is_moe: false,
                         experts_touched: 0.0,
+                        attn_kernels,
+                        ffn_kernels: ffn_kernels(false, false),
                     }
                 } else {
                     let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
@@ -143,6 +177,8 @@ impl ModelSpec {
                         ffn_flops: 2.0 * per_token * nf,
                         is_moe: true,
                         experts_touched: touched,
+                        attn_kernels,
+                        ffn_kernels: ffn_kernels(true, !f.shared.is_empty()),
                     }
                 }
             })

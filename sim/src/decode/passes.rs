@@ -219,7 +219,6 @@ impl<'a> Builder<'a> {
         let PassShape { seqs, tokens, ctx } = shape;
         let tp = self.s.engine.tp;
         let fp = model.forward_pass(tp, tokens);
-        let kpl = self.s.engine.costs.kernels_per_layer.max(2);
         let layers = fp.layers.len().max(1) as f64;
         // KV bytes read per layer per rank: every sequence's context once (the first-cut attention).
         let kv_per_layer = model.kv_cell_bytes(tp) as f64 / layers * ctx as f64 * seqs as f64;
@@ -270,9 +269,11 @@ impl<'a> Builder<'a> {
             emb,
         )?;
         for (i, l) in fp.layers.iter().enumerate() {
-            let t_attn =
-                self.rates
-                    .op_time(l.attn_weight_bytes.0 as f64 + kv_per_layer, l.attn_flops, kpl / 2);
+            let t_attn = self.rates.op_time(
+                l.attn_weight_bytes.0 as f64 + kv_per_layer,
+                l.attn_flops,
+                l.attn_kernels,
+            );
             let a = per_gpu(g, format!("{label}: L{i} attention"), t_attn, &[prev])?;
             prev = gang(
                 g,
@@ -283,7 +284,7 @@ impl<'a> Builder<'a> {
             )?;
             let t_ffn = self
                 .rates
-                .op_time(l.ffn_weight_bytes.0 as f64, l.ffn_flops, kpl - kpl / 2);
+                .op_time(l.ffn_weight_bytes.0 as f64, l.ffn_flops, l.ffn_kernels);
             let kind = if l.is_moe { "moe" } else { "mlp" };
             let f = per_gpu(g, format!("{label}: L{i} {kind}"), t_ffn, &[prev])?;
             prev = gang(

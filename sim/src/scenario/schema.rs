@@ -177,7 +177,6 @@ mergeable! {
         era: String,
         host_overhead: Duration,
         sync_cost: Duration,
-        kernels_per_layer: u32,
         custom_allreduce_buffers: Bytes,
         target_cuda_graph_memory: Bytes,
         draft_cuda_graph_memory: Bytes,
