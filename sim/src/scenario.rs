@@ -118,6 +118,9 @@ pub struct Engine {
     pub page_size: u64,
     pub max_total_tokens: Option<u64>,
     pub cuda_graph: bool,
+    /// SGLang's overlap scheduler (on unless `disable_overlap_schedule = true`; spec v1 never
+    /// overlaps): the host prepares the next batch while the GPU runs this one.
+    pub overlap_schedule: bool,
     pub env: NcclEnv,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,
@@ -129,6 +132,8 @@ pub struct EngineCosts {
     pub era: String,
     pub host_overhead: Duration,
     pub sync_cost: Duration,
+    /// Host cost of launching one kernel without CUDA graphs (per rank, serialised).
+    pub launch_overhead: Duration,
     pub custom_allreduce_buffers: Bytes,
     pub target_cuda_graph_memory: Bytes,
     pub draft_cuda_graph_memory: Bytes,
@@ -505,6 +510,7 @@ impl Resolver<'_> {
             era: self.need(c.era, "engine.costs.era")?,
             host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
             sync_cost: self.need(c.sync_cost, "engine.costs.sync_cost")?,
+            launch_overhead: self.need(c.launch_overhead, "engine.costs.launch_overhead")?,
             custom_allreduce_buffers: self.need(
                 c.custom_allreduce_buffers,
                 "engine.costs.custom_allreduce_buffers",
@@ -593,6 +599,7 @@ impl Resolver<'_> {
             page_size,
             max_total_tokens: e.max_total_tokens,
             cuda_graph: e.cuda_graph.unwrap_or(true),
+            overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
             env,
             costs,
             observed,

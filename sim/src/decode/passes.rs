@@ -86,6 +86,8 @@ pub struct Builder<'a> {
     pub resources: Resources,
     streams: Vec<ResourceId>,
     host: ResourceId,
+    /// Each rank's launching host thread, in eager mode only (empty with CUDA graphs).
+    launchers: Vec<ResourceId>,
     pub first_shapes: Vec<SimulatedShape>,
 }
 
@@ -101,6 +103,13 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let host = resources.add(ResourceKind::Host { thread: 0 }, "scheduler".into());
+        let launchers = if s.engine.cuda_graph {
+            Vec::new()
+        } else {
+            (0..s.engine.tp)
+                .map(|r| resources.add(ResourceKind::Host { thread: 1 + r }, format!("rank {r} launcher")))
+                .collect()
+        };
         let hw = &s.hardware;
         let rates = ComputeRates {
             mem_bytes_per_s: hw.gpu.memory_bandwidth.bytes_per_s() as f64,
@@ -116,6 +125,7 @@ impl<'a> Builder<'a> {
             resources,
             streams,
             host,
+            launchers,
             first_shapes: Vec::new(),
         }
     }
@@ -131,7 +141,13 @@ impl<'a> Builder<'a> {
         match s.speculative.as_ref().filter(|_| speculate) {
             None => {
                 // Overlap scheduler on (SGLang's default without spec v1): the host's work for the
-                // next batch overlaps this GPU pass; the iteration ends with the sampled-token sync.
+                // next batch overlaps this GPU pass; with --disable-overlap-schedule the pass waits
+                // for it. The iteration ends with the sampled-token sync.
+                let wait: Vec<TaskId> = if e.overlap_schedule {
+                    Vec::new()
+                } else {
+                    vec![host]
+                };
                 let pass = self.add_pass(
                     &mut g,
                     &s.model,
@@ -141,7 +157,7 @@ impl<'a> Builder<'a> {
                         tokens: batch,
                         ctx,
                     },
-                    &[],
+                    &wait,
                 )?;
                 g.add(
                     Task::new("sync: sampled tokens → host", Category::Sync, e.costs.sync_cost)
@@ -207,6 +223,54 @@ impl<'a> Builder<'a> {
         Ok(SimulatedShape { graph: g, schedule })
     }
 
+    /// Adds `kernels` kernels' worth of work on every rank after `after`. With CUDA graphs the
+    /// kernels are replayed by the GPU; in eager mode each rank's host thread first launches them
+    /// (`launch_overhead` each, serialised on that thread), and the GPU work waits for its launch.
+    fn per_gpu(
+        &self,
+        g: &mut TaskGraph,
+        name: &str,
+        time: Duration,
+        kernels: u32,
+        after: &[TaskId],
+    ) -> Result<Vec<TaskId>, DecodeError> {
+        let mut out = Vec::with_capacity(self.streams.len());
+        for (r, &st) in self.streams.iter().enumerate() {
+            let mut deps: Vec<TaskId> = after.to_vec();
+            if let Some(&launcher) = self.launchers.get(r) {
+                let cost = self.s.engine.costs.launch_overhead.times(u64::from(kernels));
+                deps.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
+            }
+            out.push(
+                g.add(
+                    Task::new(name.to_string(), Category::Compute, time)
+                        .on([st])
+                        .after(deps),
+                )?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// A collective occupying every rank's stream (launched like one kernel per rank).
+    fn gang(
+        &self,
+        g: &mut TaskGraph,
+        name: &str,
+        time: Duration,
+        mut after: Vec<TaskId>,
+    ) -> Result<TaskId, DecodeError> {
+        for &launcher in &self.launchers {
+            let cost = self.s.engine.costs.launch_overhead;
+            after.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
+        }
+        Ok(g.add(
+            Task::new(name.to_string(), Category::Collective, time)
+                .on(self.streams.iter().copied())
+                .after(after),
+        )?)
+    }
+
     /// Adds one forward pass of `model` over `tokens` tokens on every rank; returns its last task.
     fn add_pass(
         &self,
@@ -222,95 +286,49 @@ impl<'a> Builder<'a> {
         let layers = fp.layers.len().max(1) as f64;
         // KV bytes read per layer per rank: every sequence's context once (the first-cut attention).
         let kv_per_layer = model.kv_cell_bytes(tp) as f64 / layers * ctx as f64 * seqs as f64;
-        let streams = self.streams.clone();
-        let per_gpu = |g: &mut TaskGraph,
-                       name: String,
-                       time: Duration,
-                       after: &[TaskId]|
-         -> Result<Vec<TaskId>, DecodeError> {
-            streams
-                .iter()
-                .map(|&st| {
-                    g.add(
-                        Task::new(name.clone(), Category::Compute, time)
-                            .on([st])
-                            .after(after.iter().copied()),
-                    )
-                    .map_err(DecodeError::from)
-                })
-                .collect()
-        };
-        let gang = |g: &mut TaskGraph,
-                    name: String,
-                    cat: Category,
-                    time: Duration,
-                    after: Vec<TaskId>|
-         -> Result<TaskId, DecodeError> {
-            Ok(g.add(
-                Task::new(name, cat, time)
-                    .on(streams.iter().copied())
-                    .after(after),
-            )?)
-        };
         let ar = self.costs.allreduce(fp.allreduce_bytes);
         // Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
         // VocabParallelEmbedding with tp > 1).
-        let emb = per_gpu(
+        let emb = self.per_gpu(
             g,
-            format!("{label}: embed"),
+            &format!("{label}: embed"),
             self.rates.op_time(0.0, 0.0, 1),
+            1,
             deps,
         )?;
-        let mut prev = gang(
-            g,
-            format!("{label}: allreduce embed"),
-            Category::Collective,
-            ar.time,
-            emb,
-        )?;
+        let mut prev = self.gang(g, &format!("{label}: allreduce embed"), ar.time, emb)?;
         for (i, l) in fp.layers.iter().enumerate() {
             let t_attn = self.rates.op_time(
                 l.attn_weight_bytes.0 as f64 + kv_per_layer,
                 l.attn_flops,
                 l.attn_kernels,
             );
-            let a = per_gpu(g, format!("{label}: L{i} attention"), t_attn, &[prev])?;
-            prev = gang(
+            let a = self.per_gpu(
                 g,
-                format!("{label}: L{i} allreduce attn"),
-                Category::Collective,
-                ar.time,
-                a,
+                &format!("{label}: L{i} attention"),
+                t_attn,
+                l.attn_kernels,
+                &[prev],
             )?;
+            prev = self.gang(g, &format!("{label}: L{i} allreduce attn"), ar.time, a)?;
             let t_ffn = self
                 .rates
                 .op_time(l.ffn_weight_bytes.0 as f64, l.ffn_flops, l.ffn_kernels);
             let kind = if l.is_moe { "moe" } else { "mlp" };
-            let f = per_gpu(g, format!("{label}: L{i} {kind}"), t_ffn, &[prev])?;
-            prev = gang(
-                g,
-                format!("{label}: L{i} allreduce {kind}"),
-                Category::Collective,
-                ar.time,
-                f,
-            )?;
+            let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
+            prev = self.gang(g, &format!("{label}: L{i} allreduce {kind}"), ar.time, f)?;
         }
         let t_head = self.rates.op_time(fp.lm_head_bytes.0 as f64, fp.lm_head_flops, 1);
-        let h = per_gpu(g, format!("{label}: lm head"), t_head, &[prev])?;
+        let h = self.per_gpu(g, &format!("{label}: lm head"), t_head, 1, &[prev])?;
         let ag = self.costs.allgather(fp.logits_allgather_bytes);
-        gang(
-            g,
-            format!("{label}: all-gather logits"),
-            Category::Collective,
-            ag.time,
-            h,
-        )
+        self.gang(g, &format!("{label}: all-gather logits"), ag.time, h)
     }
 }
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 10] = [
+    const CLASSES: [(&str, &str); 11] = [
+        ("launch ", "launch"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),

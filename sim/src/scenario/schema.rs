@@ -165,6 +165,8 @@ pub struct EngineSection {
     pub page_size: Option<u64>,
     pub max_total_tokens: Option<u64>,
     pub cuda_graph: Option<bool>,
+    /// SGLang's `--disable-overlap-schedule`.
+    pub disable_overlap_schedule: Option<bool>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
@@ -177,6 +179,7 @@ mergeable! {
         era: String,
         host_overhead: Duration,
         sync_cost: Duration,
+        launch_overhead: Duration,
         custom_allreduce_buffers: Bytes,
         target_cuda_graph_memory: Bytes,
         draft_cuda_graph_memory: Bytes,
