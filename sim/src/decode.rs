@@ -15,7 +15,7 @@ pub use passes::{CollectiveCost, Costs, collective_costs};
 
 use crate::engine::RngStreams;
 use crate::exec::{self, Category, Resources, Schedule, TaskGraph};
-use crate::scenario::Scenario;
+use crate::scenario::{LengthSpec, Scenario};
 use rand::RngExt;
 use std::collections::BTreeMap;
 use tpsim_model::spec::break_even_accept_len;
@@ -40,16 +40,24 @@ pub struct SimulatedShape {
 pub struct LoopResult {
     /// Iterations run.
     pub iterations: u64,
-    /// Output tokens produced over all requests.
+    /// Output tokens produced over all requests (the prefill's first tokens included).
     pub output_tokens: u64,
-    /// Total simulated decode time.
+    /// Output tokens produced by decode iterations.
+    pub decode_tokens: u64,
+    /// Total simulated decode time (prefill excluded).
     pub total_time: Duration,
+    /// Total simulated prefill time.
+    pub prefill_time: Duration,
     /// Mean time per iteration in ms.
     pub mean_iteration_ms: f64,
     /// Mean accepted tokens per request-iteration (1 without speculation).
     pub accept_len_mean: f64,
     /// Per-request time per output token, ms (sorted samples, one per request-iteration).
     pub tpot_samples_ms: Vec<f64>,
+    /// Time to first token, ms (sorted, one per request): the prefill pass that admitted it.
+    pub ttft_samples_ms: Vec<f64>,
+    /// Time per output token of each finished request that decoded (in finishing order), ms.
+    pub request_tpot_ms: Vec<f64>,
     /// Critical-path breakdown summed over iterations, by category.
     pub breakdown_total: BTreeMap<Category, Duration>,
     /// Critical-path time summed over iterations by op class (attention, moe, mlp, lm_head,
@@ -110,8 +118,8 @@ pub fn predict(s: &Scenario) -> Result<Prediction, DecodeError> {
     })
 }
 
-/// Simulated iterations by (active requests, context bucket, speculating): makespan and breakdown.
-type ShapeCache = BTreeMap<(u32, u32, bool), ShapeCost>;
+/// Simulated shapes by (kind, batch, bucket and speculating): makespan and breakdowns.
+type ShapeCache = BTreeMap<(u32, u32, u32), ShapeCost>;
 
 /// What one simulated iteration shape costs: its makespan and critical-path breakdowns.
 #[derive(Debug, Clone)]
@@ -121,6 +129,67 @@ struct ShapeCost {
     by_op: BTreeMap<&'static str, Duration>,
 }
 
+/// One request of the closed loop.
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    prompt: u32,
+    remaining: u64,
+    produced: u64,
+    /// Decode time spent while this request was in the batch.
+    decode_time: Duration,
+}
+
+/// Draws every request's lengths, in order, from the seeded "workload" stream.
+fn draw_requests(s: &Scenario, rng: &RngStreams) -> Vec<Request> {
+    let w = &s.workload;
+    let mut r = rng.stream("workload");
+    let mut draw = |l: LengthSpec| -> u32 {
+        match l {
+            LengthSpec::Fixed(n) => n,
+            LengthSpec::Uniform(u) => r.random_range(u.min..=u.max),
+        }
+    };
+    (0..w.num_requests)
+        .map(|_| {
+            let prompt = draw(w.prompt_len);
+            let output = draw(w.output_len);
+            Request {
+                prompt,
+                remaining: u64::from(output),
+                produced: 0,
+                decode_time: Duration::ZERO,
+            }
+        })
+        .collect()
+}
+
+/// Simulates a shape once and caches its cost.
+fn shape_cost(
+    cache: &mut ShapeCache,
+    key: (u32, u32, u32),
+    b: &mut passes::Builder,
+    trace: bool,
+    build: impl FnOnce(&mut passes::Builder) -> Result<SimulatedShape, DecodeError>,
+) -> Result<ShapeCost, DecodeError> {
+    if let Some(v) = cache.get(&key) {
+        return Ok(v.clone());
+    }
+    let shape = build(b)?;
+    let v = ShapeCost {
+        makespan: shape.schedule.makespan,
+        by_category: shape.schedule.critical_path_by_category(),
+        by_op: passes::op_breakdown(&shape.graph, &shape.schedule),
+    };
+    if trace && b.first_shapes.len() < TRACE_ITERATIONS {
+        b.first_shapes.push(shape);
+    }
+    cache.insert(key, v.clone());
+    Ok(v)
+}
+
+/// The closed loop: `concurrency` requests in flight; a new request is admitted as soon as one
+/// finishes, its prompt prefilled (one prefill pass for all admitted at once, which yields their
+/// first token), then it joins the decode batch.
 fn run_loop(
     s: &Scenario,
     b: &mut passes::Builder,
@@ -128,56 +197,76 @@ fn run_loop(
     speculate: bool,
 ) -> Result<LoopResult, DecodeError> {
     let w = &s.workload;
-    let n = w.concurrency as usize;
-    let mut remaining = vec![w.output_len as u64; n];
-    let mut produced = vec![0u64; n];
+    let mut queue = draw_requests(s, rng).into_iter();
+    let mut active: Vec<Request> = Vec::new();
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
+    let trace = speculate == s.speculative.is_some();
+    // Keys: (kind 0 = decode / 1 = prefill, batch, context or token bucket) × speculating.
     let mut cache: ShapeCache = BTreeMap::new();
     let mut res = LoopResult {
         iterations: 0,
         output_tokens: 0,
         total_time: Duration::ZERO,
+        prefill_time: Duration::ZERO,
         mean_iteration_ms: 0.0,
         accept_len_mean: 0.0,
         tpot_samples_ms: Vec::new(),
+        ttft_samples_ms: Vec::new(),
+        request_tpot_ms: Vec::new(),
         breakdown_total: BTreeMap::new(),
         by_op_total: BTreeMap::new(),
         distinct_shapes: 0,
+        decode_tokens: 0,
     };
     let mut accepted_sum = 0u64;
     let mut request_iterations = 0u64;
-    while remaining.iter().any(|&r| r > 0) {
-        let active = remaining.iter().filter(|&&r| r > 0).count() as u32;
+    loop {
+        // Admit new requests and prefill them together.
+        let mut admitted: Vec<Request> = Vec::new();
+        while active.len() + admitted.len() < w.concurrency as usize {
+            match queue.next() {
+                Some(r) => admitted.push(r),
+                None => break,
+            }
+        }
+        if !admitted.is_empty() {
+            let n = admitted.len() as u32;
+            let tokens: u32 = admitted.iter().map(|r| r.prompt).sum();
+            let bucket = tokens.div_ceil(CONTEXT_BUCKET).max(1) * CONTEXT_BUCKET;
+            let key = (1, n, bucket + u32::from(spec.is_some()));
+            let cost = shape_cost(&mut cache, key, b, false, |b| {
+                b.simulate_prefill(n, bucket, spec.is_some())
+            })?;
+            res.prefill_time += cost.makespan;
+            for mut r in admitted {
+                res.ttft_samples_ms.push(cost.makespan.as_ms_f64());
+                r.remaining -= 1;
+                r.produced += 1;
+                res.output_tokens += 1;
+                if r.remaining > 0 {
+                    active.push(r);
+                }
+            }
+            continue;
+        }
+        if active.is_empty() {
+            break;
+        }
+        let batch = active.len() as u32;
         // Context of the longest active request, rounded up to the bucket: conservative KV reads.
-        let ctx = (0..n)
-            .filter(|&i| remaining[i] > 0)
-            .map(|i| w.prompt_len as u64 + produced[i])
+        let ctx = active
+            .iter()
+            .map(|r| u64::from(r.prompt) + r.produced)
             .max()
             .unwrap_or(0) as u32;
         let bucket = ctx.div_ceil(CONTEXT_BUCKET).max(1) * CONTEXT_BUCKET;
-        let key = (active, bucket, spec.is_some());
-        let cost = match cache.get(&key) {
-            Some(v) => v.clone(),
-            None => {
-                let shape = b.simulate(active, bucket, spec.is_some())?;
-                let v = ShapeCost {
-                    makespan: shape.schedule.makespan,
-                    by_category: shape.schedule.critical_path_by_category(),
-                    by_op: passes::op_breakdown(&shape.graph, &shape.schedule),
-                };
-                if speculate == s.speculative.is_some() && b.first_shapes.len() < TRACE_ITERATIONS {
-                    b.first_shapes.push(shape);
-                }
-                cache.insert(key, v.clone());
-                v
-            }
-        };
+        let key = (0, batch, bucket * 2 + u32::from(spec.is_some()));
+        let cost = shape_cost(&mut cache, key, b, trace, |b| {
+            b.simulate(batch, bucket, spec.is_some())
+        })?;
         let iter_time = cost.makespan;
-        for i in 0..n {
-            if remaining[i] == 0 {
-                continue;
-            }
+        for r in active.iter_mut() {
             let got = match spec {
                 Some(sp) => sp
                     .acceptance
@@ -185,13 +274,20 @@ fn run_loop(
                     as u64,
                 None => 1,
             };
-            let got = got.min(remaining[i]);
-            remaining[i] -= got;
-            produced[i] += got;
+            let got = got.min(r.remaining);
+            r.remaining -= got;
+            r.produced += got;
             accepted_sum += got;
             request_iterations += 1;
             res.tpot_samples_ms.push(iter_time.as_ms_f64() / got as f64);
+            r.decode_time += iter_time;
+            if r.remaining == 0 {
+                // TPOT as bench_serving defines it: decode time over the tokens after the first.
+                res.request_tpot_ms
+                    .push(r.decode_time.as_ms_f64() / (r.produced - 1).max(1) as f64);
+            }
         }
+        active.retain(|r| r.remaining > 0);
         res.iterations += 1;
         res.total_time += iter_time;
         for (c, d) in cost.by_category {
@@ -201,31 +297,52 @@ fn run_loop(
             *res.by_op_total.entry(op).or_insert(Duration::ZERO) += d;
         }
     }
-    res.output_tokens = accepted_sum;
+    res.output_tokens += accepted_sum;
+    res.decode_tokens = accepted_sum;
     res.mean_iteration_ms = res.total_time.as_ms_f64() / res.iterations.max(1) as f64;
     res.accept_len_mean = accepted_sum as f64 / request_iterations.max(1) as f64;
     res.tpot_samples_ms.sort_by(f64::total_cmp);
+    res.ttft_samples_ms.sort_by(f64::total_cmp);
     res.distinct_shapes = cache.len();
     Ok(res)
 }
 
 impl LoopResult {
-    /// Output tokens per second over all requests.
+    /// Output tokens per second during decode (prefill time and first tokens excluded), as SGLang's
+    /// "gen throughput" log line reports it.
     pub fn output_tok_s(&self) -> f64 {
         let s = self.total_time.as_secs_f64();
+        if s > 0.0 {
+            self.decode_tokens as f64 / s
+        } else {
+            0.0
+        }
+    }
+    /// Output tokens per second end to end: every output token over decode plus prefill time.
+    pub fn e2e_output_tok_s(&self) -> f64 {
+        let s = (self.total_time + self.prefill_time).as_secs_f64();
         if s > 0.0 {
             self.output_tokens as f64 / s
         } else {
             0.0
         }
     }
-    /// Mean time per output token of one request, ms.
-    pub fn tpot_ms(&self, concurrency: u32) -> f64 {
-        let per_req = self.output_tokens as f64 / concurrency.max(1) as f64;
-        if per_req > 0.0 {
-            self.total_time.as_ms_f64() / per_req
-        } else {
+    /// Mean time to first token, ms.
+    pub fn ttft_ms(&self) -> f64 {
+        let v = &self.ttft_samples_ms;
+        if v.is_empty() {
             0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    }
+    /// Mean time per output token of one request, ms.
+    pub fn tpot_ms(&self) -> f64 {
+        let v = &self.request_tpot_ms;
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
         }
     }
     /// Percentile `p` in [0, 100] of the per-token time samples (nearest rank).

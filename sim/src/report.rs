@@ -47,19 +47,30 @@ pub struct ScenarioSummary {
     pub tp: u32,
     pub allreduce: AllreduceBackend,
     pub concurrency: u32,
+    pub num_requests: u32,
+    /// Prompt and output tokens per request: the fixed value, or the mean of a uniform range
+    /// (rounded); `prompt_len_dist`/`output_len_dist` say which ("1024" or "512..=2048").
     pub prompt_len: u32,
     pub output_len: u32,
+    pub prompt_len_dist: String,
+    pub output_len_dist: String,
     /// "eagle3 steps=3 topk=1 draft_tokens=4 draft=…" or null.
     pub speculative: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
-    /// Output tokens per second over all requests, during decode.
+    /// Output tokens per second over all requests, during decode (SGLang's "gen throughput").
     pub output_tok_s: f64,
+    /// Output tokens per second end to end: all output tokens over decode + prefill time.
+    pub e2e_output_tok_s: f64,
+    /// Mean time to first token (the prefill that admitted the request), ms.
+    pub ttft_ms: f64,
+    /// Total prefill time of the run, ms.
+    pub prefill_time_ms: f64,
     /// Output tokens per second of one request.
     pub per_request_tok_s: f64,
-    /// Mean time per output token of one request, ms.
+    /// Mean over requests of (decode time ÷ tokens after the first), ms (bench_serving's TPOT).
     pub tpot_ms: f64,
     /// Median / 99th percentile of per-iteration time per accepted token, ms.
     pub itl_p50_ms: f64,
@@ -242,8 +253,11 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             tp,
             allreduce: s.engine.allreduce,
             concurrency: c,
-            prompt_len: s.workload.prompt_len,
-            output_len: s.workload.output_len,
+            num_requests: s.workload.num_requests,
+            prompt_len: s.workload.prompt_len.mean().round() as u32,
+            output_len: s.workload.output_len.mean().round() as u32,
+            prompt_len_dist: s.workload.prompt_len.to_string(),
+            output_len_dist: s.workload.output_len.to_string(),
             speculative: s.speculative.as_ref().map(|sp| {
                 format!(
                     "{} steps={} topk={} draft_tokens={} draft={}",
@@ -254,7 +268,10 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         throughput: Throughput {
             output_tok_s: m.output_tok_s(),
             per_request_tok_s: m.output_tok_s() / c.max(1) as f64,
-            tpot_ms: m.tpot_ms(c),
+            tpot_ms: m.tpot_ms(),
+            e2e_output_tok_s: m.e2e_output_tok_s(),
+            ttft_ms: m.ttft_ms(),
+            prefill_time_ms: m.prefill_time.as_ms_f64(),
             itl_p50_ms: m.tpot_percentile_ms(50.0),
             itl_p99_ms: m.tpot_percentile_ms(99.0),
             iterations: m.iterations,
@@ -301,7 +318,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             warnings: engine_warnings(s),
         },
         spec,
-        floor: floor(s, p, weights, fp1.allreduces, m.tpot_ms(c)),
+        floor: floor(s, p, weights, fp1.allreduces, m.tpot_ms()),
         first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
     }
 }
@@ -310,7 +327,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
 /// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
 fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: f64) -> Floor {
     let c = s.workload.concurrency as u64;
-    let kv = Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len as u64 * c);
+    let kv = Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len.mean().round() as u64 * c);
     let bw = s.hardware.gpu.memory_bandwidth;
     let memory_ms = bw.transfer_time(weights).as_ms_f64() + bw.transfer_time(kv).as_ms_f64();
     let ranks = &p.costs.comm.ranks;
@@ -374,8 +391,8 @@ pub fn text(r: &RunReport) -> String {
     }
     let _ = writeln!(
         o,
-        "  workload  concurrency={} prompt={} output={}  seed={}",
-        sc.concurrency, sc.prompt_len, sc.output_len, sc.seed
+        "  workload  concurrency={} requests={} prompt={} output={}  seed={}",
+        sc.concurrency, sc.num_requests, sc.prompt_len_dist, sc.output_len_dist, sc.seed
     );
     let _ = writeln!(o);
     let m = &r.memory;
@@ -431,6 +448,11 @@ pub fn text(r: &RunReport) -> String {
         o,
         "  iterations {} of {:.2} ms mean; {} distinct shapes simulated",
         t.iterations, t.mean_iteration_ms, t.distinct_shapes
+    );
+    let _ = writeln!(
+        o,
+        "  prefill: time to first token {:.2} ms; end to end {:.1} tok/s including {:.1} ms of prefill",
+        t.ttft_ms, t.e2e_output_tok_s, t.prefill_time_ms
     );
     if let Some(sp) = &r.spec {
         let _ = writeln!(

@@ -163,8 +163,9 @@ pub struct Speculative {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workload {
     pub concurrency: u32,
-    pub prompt_len: u32,
-    pub output_len: u32,
+    pub num_requests: u32,
+    pub prompt_len: LengthSpec,
+    pub output_len: LengthSpec,
 }
 
 /// Reads, parses, resolves and validates a scenario file.
@@ -736,10 +737,12 @@ impl Resolver<'_> {
     }
 
     fn workload(&self, w: WorkloadSection) -> Result<Workload, ScenarioError> {
+        let concurrency = w.concurrency.unwrap_or(1);
         let out = Workload {
-            concurrency: w.concurrency.unwrap_or(1),
-            prompt_len: w.prompt_len.unwrap_or(1024),
-            output_len: w.output_len.unwrap_or(1024),
+            concurrency,
+            num_requests: w.num_requests.unwrap_or(concurrency),
+            prompt_len: w.prompt_len.unwrap_or(LengthSpec::Fixed(1024)),
+            output_len: w.output_len.unwrap_or(LengthSpec::Fixed(1024)),
         };
         if out.concurrency == 0 || out.concurrency > 4096 {
             return Err(self.invalid(
@@ -747,10 +750,27 @@ impl Resolver<'_> {
                 format!("{}: expected 1 to 4096 requests", out.concurrency),
             ));
         }
-        if out.output_len == 0 {
+        if out.num_requests < out.concurrency || out.num_requests > 1_000_000 {
+            return Err(self.invalid(
+                "workload.num_requests",
+                format!(
+                    "{}: expected concurrency ({}) to 1,000,000 requests",
+                    out.num_requests, out.concurrency
+                ),
+            ));
+        }
+        for (len, key) in [
+            (out.prompt_len, "workload.prompt_len"),
+            (out.output_len, "workload.output_len"),
+        ] {
+            if len.min() > len.max() {
+                return Err(self.invalid(key, format!("{len}: min must not exceed max")));
+            }
+        }
+        if out.output_len.min() == 0 {
             return Err(self.invalid("workload.output_len", "expected at least 1 output token"));
         }
-        if out.prompt_len.saturating_add(out.output_len) > 10_000_000 {
+        if out.prompt_len.max().saturating_add(out.output_len.max()) > 10_000_000 {
             return Err(self.invalid(
                 "workload.prompt_len",
                 "prompt_len + output_len exceeds 10M tokens",

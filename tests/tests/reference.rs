@@ -72,3 +72,65 @@ fn eager_mode_is_launch_bound_for_a_deep_moe() {
         j["breakdown_by_op"]
     );
 }
+
+/// The Llama example with its `[workload]` replaced.
+fn llama_workload(name: &str, workload: &str) -> String {
+    let text = std::fs::read_to_string(scenario("examples/llama-3.1-8b-h100.toml")).unwrap();
+    let cut = text.find("[workload]").unwrap();
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, format!("{}[workload]\n{workload}\n", &text[..cut])).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn prefill_gives_the_first_token() {
+    // Llama-3.1-8B prefill of 256 tokens on one H100: 2 × 8.03 G params × 256 = 4.11 TFLOP at
+    // 989 TFLOP/s × 0.50 (h100-sxm-1x.toml) = 8.3 ms, compute-bound (the 15 GiB weight read takes
+    // ≈ 6 ms); plus per-kernel and host costs: 8.3–10 ms.
+    let j = run_json(&scenario("examples/llama-3.1-8b-h100.toml"));
+    let ttft = f(&j["throughput"]["ttft_ms"]);
+    assert!((8.3..10.0).contains(&ttft), "{ttft} ms");
+    // 512 output tokens: 1 from the prefill, 511 from decode steps.
+    assert_eq!(j["throughput"]["output_tokens"], 512);
+    assert_eq!(j["throughput"]["iterations"], 511);
+    assert!(f(&j["throughput"]["e2e_output_tok_s"]) < f(&j["throughput"]["output_tok_s"]));
+}
+
+#[test]
+fn closed_loop_with_drawn_lengths_is_reproducible() {
+    let file = llama_workload(
+        "closed-loop",
+        "concurrency = 2\nnum_requests = 6\nprompt_len = { min = 100, max = 400 }\noutput_len = { min = 50, max = 150 }",
+    );
+    let a = tpsim(&["run", &file, "--json"]);
+    let b = tpsim(&["run", &file, "--json"]);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    assert_eq!(a.stdout, b.stdout);
+    let j: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+    let n = j["throughput"]["output_tokens"].as_u64().unwrap();
+    assert!((6 * 50..=6 * 150).contains(&n), "{n}");
+    assert_eq!(j["scenario"]["prompt_len_dist"], "100..=400");
+    assert_eq!(j["scenario"]["prompt_len"], 250);
+    // Another seed draws other lengths.
+    let c: serde_json::Value =
+        serde_json::from_str(&tpsim(&["run", &file, "--json", "--seed", "9"]).stdout).unwrap();
+    assert_ne!(c["throughput"]["output_tokens"], j["throughput"]["output_tokens"]);
+}
+
+#[test]
+fn bad_workloads_are_rejected() {
+    for (w, needle) in [
+        ("concurrency = 4\nnum_requests = 2", "workload.num_requests"),
+        ("output_len = { min = 9, max = 3 }", "min must not exceed max"),
+        (
+            "output_len = { min = 1, max = 3, mean = 2 }",
+            "workload.output_len",
+        ),
+        ("output_len = 0", "at least 1 output token"),
+    ] {
+        let file = llama_workload("bad-workload", w);
+        let o = tpsim(&["run", &file]);
+        assert_eq!(o.code, 2, "{w}: {}", o.stderr);
+        assert!(o.stderr.contains(needle), "{w}: {}", o.stderr);
+    }
+}

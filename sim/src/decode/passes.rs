@@ -130,6 +130,39 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Builds and runs the prefill of `requests` new requests with `tokens` prompt tokens in all: the
+    /// scheduler's work, one target pass over every prompt token (and, with EAGLE-3, one draft pass
+    /// over them), then the sync that returns the first tokens. First cut: attention over the prompt
+    /// itself is not costed (issue #4).
+    pub fn simulate_prefill(
+        &mut self,
+        requests: u32,
+        tokens: u32,
+        speculate: bool,
+    ) -> Result<SimulatedShape, DecodeError> {
+        let mut g = TaskGraph::new();
+        let s = self.s;
+        let e = &s.engine;
+        let host =
+            g.add(Task::new("schedule prefill", Category::Host, e.costs.host_overhead).on([self.host]))?;
+        let shape = PassShape {
+            seqs: requests,
+            tokens,
+            ctx: 0,
+        };
+        let mut last = self.add_pass(&mut g, &s.model, "prefill", shape, &[host])?;
+        if let Some(sp) = s.speculative.as_ref().filter(|_| speculate) {
+            last = self.add_pass(&mut g, &sp.draft, "draft prefill", shape, &[last])?;
+        }
+        g.add(
+            Task::new("sync: first tokens → host", Category::Sync, e.costs.sync_cost)
+                .on([self.host])
+                .after([last]),
+        )?;
+        let schedule = exec::run(&g, &self.resources)?;
+        Ok(SimulatedShape { graph: g, schedule })
+    }
+
     /// Builds and runs one iteration: `batch` active requests at context `ctx`, with or without the
     /// speculative draft/verify cycle.
     pub fn simulate(&mut self, batch: u32, ctx: u32, speculate: bool) -> Result<SimulatedShape, DecodeError> {

@@ -215,10 +215,61 @@ pub struct SpeculativeSection {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSection {
-    /// Requests decoded together (closed loop, all start at once).
+    /// Requests in flight (closed loop: a finished request is replaced by the next one).
     pub concurrency: Option<u32>,
-    /// Prompt tokens per request (sets the starting context).
-    pub prompt_len: Option<u32>,
-    /// Output tokens per request.
-    pub output_len: Option<u32>,
+    /// Requests in all (default: `concurrency`).
+    pub num_requests: Option<u32>,
+    /// Prompt tokens per request (sets the starting context): a number or `{ min, max }`.
+    pub prompt_len: Option<LengthSpec>,
+    /// Output tokens per request: a number or `{ min, max }`.
+    pub output_len: Option<LengthSpec>,
+}
+
+/// A token count: fixed, or drawn uniformly from `min..=max` per request (seeded stream "workload").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum LengthSpec {
+    Fixed(u32),
+    Uniform(UniformLength),
+}
+
+/// `{ min = …, max = … }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniformLength {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl LengthSpec {
+    /// The mean length (for reports and floors).
+    pub fn mean(self) -> f64 {
+        match self {
+            LengthSpec::Fixed(n) => f64::from(n),
+            LengthSpec::Uniform(u) => (f64::from(u.min) + f64::from(u.max)) / 2.0,
+        }
+    }
+    /// The largest length it can take.
+    pub fn max(self) -> u32 {
+        match self {
+            LengthSpec::Fixed(n) => n,
+            LengthSpec::Uniform(u) => u.max,
+        }
+    }
+    /// The smallest length it can take.
+    pub fn min(self) -> u32 {
+        match self {
+            LengthSpec::Fixed(n) => n,
+            LengthSpec::Uniform(u) => u.min,
+        }
+    }
+}
+
+impl std::fmt::Display for LengthSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LengthSpec::Fixed(n) => write!(f, "{n}"),
+            LengthSpec::Uniform(u) => write!(f, "{}..={}", u.min, u.max),
+        }
+    }
 }
