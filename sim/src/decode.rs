@@ -9,6 +9,7 @@
 
 mod memory;
 mod passes;
+pub mod routing;
 
 pub use memory::{MemEntry, MemoryPlan, Source, Verdict, plan_memory};
 pub use passes::{CollectiveCost, Costs, collective_costs};

@@ -30,6 +30,8 @@ pub struct Scenario {
     /// Preset name or path of the target model.
     pub model_name: String,
     pub model: ModelSpec,
+    /// `[model] routing_skew` (0 = uniform independent routing).
+    pub routing_skew: f64,
     pub engine: Engine,
     pub speculative: Option<Speculative>,
     pub workload: Workload,
@@ -278,6 +280,13 @@ impl Resolver<'_> {
 
     fn resolve(&self, f: ScenarioFile) -> Result<Scenario, ScenarioError> {
         let hardware = self.hardware(f.hardware)?;
+        let routing_skew = f.model.as_ref().and_then(|m| m.routing_skew).unwrap_or(0.0);
+        if !(routing_skew.is_finite() && (0.0..=8.0).contains(&routing_skew)) {
+            return Err(self.invalid(
+                "model.routing_skew",
+                format!("{routing_skew}: expected a skew from 0 (uniform) to 8"),
+            ));
+        }
         let (model_name, model) = self.model("model", f.model)?;
         let engine = self.engine(f.engine, &hardware, &model)?;
         let speculative = match f.speculative {
@@ -291,6 +300,7 @@ impl Resolver<'_> {
             hardware,
             model_name,
             model,
+            routing_skew,
             engine,
             speculative,
             workload,
@@ -688,6 +698,7 @@ impl Resolver<'_> {
             preset: Some(draft_ref.clone()),
             config: None,
             quantization: None,
+            routing_skew: None,
         };
         let (draft_name, draft) = self
             .model("speculative.draft_model", Some(section))

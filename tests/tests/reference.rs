@@ -134,3 +134,34 @@ fn bad_workloads_are_rejected() {
         assert!(o.stderr.contains(needle), "{w}: {}", o.stderr);
     }
 }
+
+#[test]
+fn routing_skew_reads_fewer_experts() {
+    // spec-decode.md: E·(1 − (1 − k/E)^n) is an upper bound; correlated (skewed) routing touches fewer
+    // distinct experts, so the MoE part of a 4-token verify pass gets cheaper.
+    let base = std::fs::read_to_string(scenario("seed/nccl-p2p.toml")).unwrap();
+    let skewed = base.replacen(
+        "preset = \"kimi-k2.5\"\n",
+        "preset = \"kimi-k2.5\"\nrouting_skew = 1.0\n",
+        1,
+    );
+    assert_ne!(base, skewed);
+    let p = scratch("skew").join("s.toml");
+    std::fs::write(&p, skewed).unwrap();
+    let s = run_json(&p.display().to_string());
+    let u = run_json(&scenario("seed/nccl-p2p.toml"));
+    assert!(f(&s["breakdown_by_op"]["moe"]) < f(&u["breakdown_by_op"]["moe"]));
+    assert_eq!(
+        s["breakdown_by_op"]["attention"],
+        u["breakdown_by_op"]["attention"]
+    );
+    let bad = base.replacen(
+        "preset = \"kimi-k2.5\"\n",
+        "preset = \"kimi-k2.5\"\nrouting_skew = -1\n",
+        1,
+    );
+    std::fs::write(&p, bad).unwrap();
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("model.routing_skew"), "{}", o.stderr);
+}

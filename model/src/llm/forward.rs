@@ -25,6 +25,13 @@ pub struct LayerWork {
     pub is_moe: bool,
     /// Expected distinct routed experts touched (0 for dense layers).
     pub experts_touched: f64,
+    /// MoE only: routed experts in the layer, experts per token, the bytes of one routed expert's
+    /// shard on this rank and the always-read part (router + shared experts), so that a caller with
+    /// another estimate of the distinct experts can recompute `ffn_weight_bytes`.
+    pub n_experts: u64,
+    pub top_k: u64,
+    pub expert_shard_bytes: Bytes,
+    pub fixed_ffn_bytes: Bytes,
     /// Kernels the attention half of the layer launches at decode ([`attention_kernels`]).
     pub attn_kernels: u32,
     /// Kernels the MLP/MoE half launches ([`ffn_kernels`]).
@@ -156,6 +163,10 @@ impl ModelSpec {
                         ffn_flops: 2.0 * params as f64 * nf,
                         is_moe: false,
                         experts_touched: 0.0,
+                        n_experts: 0,
+                        top_k: 0,
+                        expert_shard_bytes: Bytes(0),
+                        fixed_ffn_bytes: Bytes(0),
                         attn_kernels,
                         ffn_kernels: ffn_kernels(false, false),
                     }
@@ -177,6 +188,10 @@ impl ModelSpec {
                         ffn_flops: 2.0 * per_token * nf,
                         is_moe: true,
                         experts_touched: touched,
+                        n_experts: f.n_experts,
+                        top_k: f.top_k,
+                        expert_shard_bytes: Bytes(expert_bytes.round() as u64),
+                        fixed_ffn_bytes: Bytes(fixed),
                         attn_kernels,
                         ffn_kernels: ffn_kernels(true, !f.shared.is_empty()),
                     }

@@ -88,6 +88,8 @@ pub struct Builder<'a> {
     host: ResourceId,
     /// Each rank's launching host thread, in eager mode only (empty with CUDA graphs).
     launchers: Vec<ResourceId>,
+    /// Distinct-expert estimates for the scenario's routing skew.
+    routing: super::routing::Routing,
     pub first_shapes: Vec<SimulatedShape>,
 }
 
@@ -126,6 +128,7 @@ impl<'a> Builder<'a> {
             streams,
             host,
             launchers,
+            routing: super::routing::Routing::new(s.routing_skew, s.seed),
             first_shapes: Vec::new(),
         }
     }
@@ -344,9 +347,15 @@ impl<'a> Builder<'a> {
                 &[prev],
             )?;
             prev = self.gang(g, &format!("{label}: L{i} allreduce attn"), ar.time, a)?;
-            let t_ffn = self
-                .rates
-                .op_time(l.ffn_weight_bytes.0 as f64, l.ffn_flops, l.ffn_kernels);
+            // MoE weights read: the always-read part plus one shard per distinct expert touched, with
+            // the scenario's routing model (the closed form when routing is uniform).
+            let ffn_bytes = if l.is_moe {
+                let touched = self.routing.distinct(l.n_experts, l.top_k, tokens);
+                l.fixed_ffn_bytes.0 as f64 + touched * l.expert_shard_bytes.0 as f64
+            } else {
+                l.ffn_weight_bytes.0 as f64
+            };
+            let t_ffn = self.rates.op_time(ffn_bytes, l.ffn_flops, l.ffn_kernels);
             let kind = if l.is_moe { "moe" } else { "mlp" };
             let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
             prev = self.gang(g, &format!("{label}: L{i} allreduce {kind}"), ar.time, f)?;

@@ -149,6 +149,10 @@ pub struct ModelSection {
     pub preset: Option<String>,
     pub config: Option<String>,
     pub quantization: Option<Quantization>,
+    /// MoE routing skew: 0 (default) = independent uniform routing, the closed form
+    /// E·(1 − (1 − k/E)^n); s > 0 = expert popularity ∝ 1 / rank^s, distinct experts estimated by
+    /// seeded sampling.
+    pub routing_skew: Option<f64>,
 }
 
 /// `[engine]`.
