@@ -229,3 +229,40 @@ impl ModelSpec {
         }
     }
 }
+
+impl ModelSpec {
+    /// FLOPs per rank per layer of attention over the context (the part [`ForwardPass`] leaves out):
+    /// - decode (`prefill = false`): each of `tokens` queries scores `ctx` keys and mixes `ctx`
+    ///   values: 2 × tokens × ctx × heads/tp × (d_k + d_v); MLA decodes absorbed, in the latent space:
+    ///   d_k = kv_lora_rank + qk_rope_head_dim, d_v = kv_lora_rank (SGLang `forward_absorb`);
+    /// - prefill (`prefill = true`, `seqs` prompts of tokens / seqs each, causal): half the square,
+    ///   2 × seqs × p²/2 × heads/tp × (d_k + d_v), MLA un-absorbed (d_k = nope + rope, d_v = v_head_dim).
+    pub fn attention_context_flops(&self, tp: u32, tokens: u32, seqs: u32, ctx: u32, prefill: bool) -> f64 {
+        let t = f64::from(tp.max(1));
+        let (heads, dk, dv) = match self.attention {
+            super::Attention::Mla {
+                kv_lora_rank,
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+                ..
+            } => {
+                if prefill {
+                    (self.heads, qk_nope_head_dim + qk_rope_head_dim, v_head_dim)
+                } else {
+                    (self.heads, kv_lora_rank + qk_rope_head_dim, kv_lora_rank)
+                }
+            }
+            super::Attention::Gqa { heads, head_dim, .. } => (heads, head_dim, head_dim),
+        };
+        let per_rank_heads = (heads as f64 / t).max(1.0);
+        let width = (dk + dv) as f64;
+        if prefill {
+            let s = f64::from(seqs.max(1));
+            let p = f64::from(tokens) / s;
+            2.0 * s * p * p / 2.0 * per_rank_heads * width
+        } else {
+            2.0 * f64::from(tokens) * f64::from(ctx) * per_rank_heads * width
+        }
+    }
+}

@@ -444,3 +444,15 @@ fn kimi_verify_of_4_tokens_reads_about_10_gb_per_rank() {
     assert!((fp.layers[1].experts_touched - 31.0).abs() < 0.05);
     assert_eq!(fp.allreduce_bytes.0, 4 * 14_336);
 }
+
+#[test]
+#[allow(clippy::float_cmp)] // integer-valued products: exact equality is the point
+fn attention_context_flops_by_hand() {
+    // Kimi-K2.5 decode, absorbed MLA, TP 8: 64 / 8 = 8 heads × (512 + 64 + 512) = 8,704 per key;
+    // 1 token × 1,024 context × 2 = 17,825,792 FLOP per layer per rank.
+    let s = kimi();
+    assert_eq!(s.attention_context_flops(8, 1, 1, 1024, false), 17_825_792.0);
+    // Prefill of one 1,024-token prompt, un-absorbed: 8 heads × (128 + 64 + 128) = 2,560;
+    // 2 × 1024² / 2 × 2,560 = 2,684,354,560.
+    assert_eq!(s.attention_context_flops(8, 1024, 1, 0, true), 2_684_354_560.0);
+}

@@ -322,6 +322,9 @@ impl<'a> Builder<'a> {
         let layers = fp.layers.len().max(1) as f64;
         // KV bytes read per layer per rank: every sequence's context once (the first-cut attention).
         let kv_per_layer = model.kv_cell_bytes(tp) as f64 / layers * ctx as f64 * seqs as f64;
+        // Attention over the context: decode reads it from the KV cache (kv_per_layer above) and
+        // computes over it; a prefill (ctx = 0) attends causally over its own prompt.
+        let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
         let ar = self.costs.allreduce(fp.allreduce_bytes);
         // Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
         // VocabParallelEmbedding with tp > 1).
@@ -336,7 +339,7 @@ impl<'a> Builder<'a> {
         for (i, l) in fp.layers.iter().enumerate() {
             let t_attn = self.rates.op_time(
                 l.attn_weight_bytes.0 as f64 + kv_per_layer,
-                l.attn_flops,
+                l.attn_flops + attn_ctx_flops,
                 l.attn_kernels,
             );
             let a = self.per_gpu(
