@@ -123,6 +123,8 @@ pub struct Engine {
     /// SGLang's overlap scheduler (on unless `disable_overlap_schedule = true`; spec v1 never
     /// overlaps): the host prepares the next batch while the GPU runs this one.
     pub overlap_schedule: bool,
+    /// Expert parallelism size: 1 (experts TP-sharded) or `tp` (each rank owns whole experts).
+    pub ep_size: u32,
     pub env: NcclEnv,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,
@@ -563,6 +565,21 @@ impl Resolver<'_> {
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
         }
+        let ep_size = e.ep_size.unwrap_or(1);
+        if ep_size != 1 && ep_size != tp {
+            return Err(self.invalid(
+                "engine.ep_size",
+                format!("{ep_size}: expected 1 or the tp size ({tp})"),
+            ));
+        }
+        if ep_size > 1
+            && !model
+                .layers
+                .iter()
+                .any(|l| matches!(l, tpsim_model::llm::Ffn::Moe(_)))
+        {
+            return Err(self.invalid("engine.ep_size", "expert parallelism needs a MoE model"));
+        }
         let page_size = e.page_size.unwrap_or(1);
         if page_size == 0 {
             return Err(self.invalid("engine.page_size", "expected a page size ≥ 1 token"));
@@ -611,6 +628,7 @@ impl Resolver<'_> {
             max_total_tokens: e.max_total_tokens,
             cuda_graph: e.cuda_graph.unwrap_or(true),
             overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
+            ep_size,
             env,
             costs,
             observed,

@@ -165,3 +165,43 @@ fn routing_skew_reads_fewer_experts() {
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("model.routing_skew"), "{}", o.stderr);
 }
+
+#[test]
+fn expert_parallelism_is_paced_by_the_busiest_rank() {
+    // With ep_size = tp each rank owns 384 / 8 = 48 whole experts. At batch 1 the 8 routed experts of
+    // a token land unevenly (the busiest rank holds ≈ 2–3 of them), and that rank reads each in full
+    // (8 TP shards' worth), so the MoE part is slower than with TP-sharded experts, where every rank
+    // reads 1/8 of all 8.
+    let base = std::fs::read_to_string(scenario("seed/nccl-p2p.toml")).unwrap();
+    let p = scratch("ep").join("s.toml");
+    std::fs::write(
+        &p,
+        base.replacen("page_size = 1\n", "page_size = 1\nep_size = 8\n", 1),
+    )
+    .unwrap();
+    let ep = run_json(&p.display().to_string());
+    let tp = run_json(&scenario("seed/nccl-p2p.toml"));
+    let (m_ep, m_tp) = (f(&ep["breakdown_by_op"]["moe"]), f(&tp["breakdown_by_op"]["moe"]));
+    assert!(m_ep > 1.2 * m_tp && m_ep < 4.0 * m_tp, "{m_ep} vs {m_tp}");
+    for (bad, needle) in [
+        ("ep_size = 3", "expected 1 or the tp size"),
+        ("ep_size = 0", "expected 1 or the tp size"),
+    ] {
+        std::fs::write(
+            &p,
+            base.replacen("page_size = 1\n", &format!("page_size = 1\n{bad}\n"), 1),
+        )
+        .unwrap();
+        let o = tpsim(&["run", &p.display().to_string()]);
+        assert_eq!(o.code, 2, "{bad}");
+        assert!(
+            o.stderr.contains("engine.ep_size") && o.stderr.contains(needle),
+            "{}",
+            o.stderr
+        );
+    }
+    // A dense model has no experts to distribute.
+    let dense = std::fs::read_to_string(scenario("examples/llama-3.1-8b-h100.toml")).unwrap();
+    std::fs::write(&p, dense.replacen("tp = 1\n", "tp = 1\nep_size = 1\n", 1)).unwrap();
+    assert_eq!(tpsim(&["validate", &p.display().to_string()]).code, 0);
+}

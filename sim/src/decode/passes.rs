@@ -352,7 +352,12 @@ impl<'a> Builder<'a> {
             prev = self.gang(g, &format!("{label}: L{i} allreduce attn"), ar.time, a)?;
             // MoE weights read: the always-read part plus one shard per distinct expert touched, with
             // the scenario's routing model (the closed form when routing is uniform).
-            let ffn_bytes = if l.is_moe {
+            let ffn_bytes = if l.is_moe && self.s.engine.ep_size > 1 {
+                // Expert parallelism: each rank owns whole experts; the busiest rank reads its
+                // touched experts in full (tp shards' worth each) and sets the step's pace.
+                let busiest = self.routing.busiest_rank(l.n_experts, l.top_k, tokens, tp);
+                l.fixed_ffn_bytes.0 as f64 + busiest * l.expert_shard_bytes.0 as f64 * f64::from(tp)
+            } else if l.is_moe {
                 let touched = self.routing.distinct(l.n_experts, l.top_k, tokens);
                 l.fixed_ffn_bytes.0 as f64 + touched * l.expert_shard_bytes.0 as f64
             } else {

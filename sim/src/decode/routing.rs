@@ -23,6 +23,8 @@ pub struct Routing {
     skew: f64,
     rng: RngStreams,
     cache: RefCell<BTreeMap<(u64, u64, u32), f64>>,
+    /// Busiest-rank estimates, per (E, k, n, ranks).
+    ep_cache: RefCell<BTreeMap<(u64, u64, u32, u32), f64>>,
 }
 
 impl Routing {
@@ -31,6 +33,7 @@ impl Routing {
             skew,
             rng: RngStreams::new(seed),
             cache: RefCell::new(BTreeMap::new()),
+            ep_cache: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -48,6 +51,55 @@ impl Routing {
         }
         let v = self.sample(e, k.min(e), tokens);
         self.cache.borrow_mut().insert(key, v);
+        v
+    }
+
+    /// Expert parallelism: expected largest number of distinct touched experts that one of `ranks`
+    /// ranks owns, each owning a contiguous block of e / ranks experts (SGLang's EP layout). The
+    /// busiest rank sets the MoE time of the step. Sampled like [`Routing::distinct`] (uniform routing
+    /// included: the maximum has no simple closed form).
+    pub fn busiest_rank(&self, e: u64, k: u64, tokens: u32, ranks: u32) -> f64 {
+        if e == 0 || k == 0 || tokens == 0 || ranks == 0 {
+            return 0.0;
+        }
+        let key = (e, k, tokens, ranks);
+        if let Some(v) = self.ep_cache.borrow().get(&key) {
+            return *v;
+        }
+        let k = k.min(e);
+        let mut rng = self.rng.stream(&format!("routing-ep/{e}/{k}/{tokens}/{ranks}"));
+        let skew = self.skew.max(0.0);
+        let weights: Vec<f64> = (1..=e).map(|r| (r as f64).powf(-skew)).collect();
+        let Ok(dist) = WeightedIndex::new(&weights) else {
+            return 0.0;
+        };
+        let per_rank = e.div_ceil(u64::from(ranks)) as usize;
+        let mut total = 0u64;
+        for _ in 0..TRIALS {
+            let mut touched = vec![false; e as usize];
+            for _ in 0..tokens {
+                let mut mine: Vec<usize> = Vec::with_capacity(k as usize);
+                let mut guard = 0;
+                while (mine.len() as u64) < k && guard < 64 * k {
+                    guard += 1;
+                    let x = dist.sample(&mut rng);
+                    if !mine.contains(&x) {
+                        mine.push(x);
+                    }
+                }
+                for x in mine {
+                    touched[x] = true;
+                }
+            }
+            let busiest = touched
+                .chunks(per_rank)
+                .map(|c| c.iter().filter(|t| **t).count())
+                .max()
+                .unwrap_or(0);
+            total += busiest as u64;
+        }
+        let v = total as f64 / f64::from(TRIALS);
+        self.ep_cache.borrow_mut().insert(key, v);
         v
     }
 
@@ -99,6 +151,17 @@ mod tests {
         // spec-decode.md: Kimi E = 384, k = 8: 8, 15.8, 31.0, 59.5 for n = 1, 2, 4, 8.
         let r = Routing::new(0.0, 1);
         assert!((r.distinct(384, 8, 4) - 31.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn expert_parallel_busiest_rank() {
+        let r = Routing::new(0.0, 3);
+        // One token, k = 8 of 384 experts on 8 ranks of 48: between 8 / 8 = 1 (perfectly spread) and 8.
+        let one = r.busiest_rank(384, 8, 1, 8);
+        assert!(one > 1.0 && one < 4.0, "{one}");
+        // One rank owns everything: the busiest rank touches all distinct experts.
+        let all = r.busiest_rank(384, 8, 4, 1);
+        assert!((all - 31.0).abs() < 1.0, "{all}");
     }
 
     #[test]

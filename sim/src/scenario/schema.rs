@@ -171,6 +171,8 @@ pub struct EngineSection {
     pub cuda_graph: Option<bool>,
     /// SGLang's `--disable-overlap-schedule`.
     pub disable_overlap_schedule: Option<bool>,
+    /// SGLang's `--ep-size`: 1 (TP-sharded experts, default) or `tp` (expert parallelism).
+    pub ep_size: Option<u32>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
