@@ -2,6 +2,7 @@
 //! file, the key and what was expected; `--help` on every subcommand explains the options.
 
 mod collective;
+mod memory;
 
 use crate::{decode, report, scenario, trace::TraceBuilder};
 use clap::{Parser, Subcommand};
@@ -92,6 +93,22 @@ enum Command {
         /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
+    },
+    /// The per-GPU memory plan: every allocation, the KV cache the engine will size, whether start-up
+    /// succeeds (with the engine's own error text), and the thresholds (smallest mem_fraction_static,
+    /// largest context and concurrency).
+    #[command(
+        after_help = "Examples:\n  tpsim memory scenarios/seed/low-fraction.toml\n  tpsim memory scenarios/seed/baseline.toml --log\n  tpsim memory scenarios/seed/baseline.toml --json"
+    )]
+    Memory {
+        /// The scenario TOML file.
+        scenario: PathBuf,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Print the start-up lines SGLang would log, to diff against a real log.
+        #[arg(long)]
+        log: bool,
     },
     /// Print the GPU topology matrix as `nvidia-smi topo -m` would, plus NCCL's transport per pair.
     Topo {
@@ -203,6 +220,28 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                 Err(e) => bad_input(err, &e),
             }
         }
+        Command::Memory { scenario, json, log } => match scenario::load(&scenario) {
+            Ok(s) => {
+                let p = memory::plan(&s);
+                let a = memory::answer(&s, &p);
+                let mut text = String::new();
+                if json {
+                    text = serde_json::to_string_pretty(&a).unwrap_or_default() + "\n";
+                } else {
+                    if log {
+                        text.push_str(&memory::log(&s, &p));
+                        text.push('\n');
+                    }
+                    text.push_str(&memory::text(&s, &a));
+                }
+                if write!(out, "{text}").is_err() {
+                    EXIT_FAILURE
+                } else {
+                    0
+                }
+            }
+            Err(e) => bad_input(err, &e),
+        },
         Command::Topo {
             scenario,
             hardware,

@@ -1,0 +1,212 @@
+//! `tpsim memory`: the per-rank memory plan of a scenario as a table, its thresholds, and the lines
+//! SGLang would print at start-up (`--log`), so a user can diff them against a real log.
+
+use crate::decode::{MemoryPlan, Source, Verdict, plan_memory};
+use crate::scenario::Scenario;
+use serde::Serialize;
+use std::fmt::Write as _;
+use tpsim_model::llm::Attention;
+use tpsim_model::units::Bytes;
+
+/// One allocation of the plan, for `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub name: String,
+    pub mib: f64,
+    pub moment: &'static str,
+    pub source: Source,
+}
+
+/// The `tpsim memory --json` object.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryAnswer {
+    pub verdict: &'static str,
+    pub failing_step: Option<String>,
+    pub error: Option<String>,
+    pub missing_mib: Option<f64>,
+    pub total_gib: f64,
+    pub available_gib: f64,
+    pub mem_fraction_static: f64,
+    pub rest_gib: f64,
+    pub cell_size_bytes: u64,
+    pub kv_tokens: u64,
+    pub kv_pool_gib: f64,
+    pub headroom_mib: f64,
+    /// Smallest mem_fraction_static with which the KV profile yields a page.
+    pub min_mem_fraction_static: Option<f64>,
+    /// Largest context (prompt + output) per request at the configured concurrency.
+    pub max_context_at_concurrency: u64,
+    /// Largest concurrency at the configured context (mean prompt + mean output).
+    pub max_concurrency_at_context: u64,
+    pub entries: Vec<Entry>,
+}
+
+/// Builds the answer.
+pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
+    let (failing_step, error, missing) = match &p.verdict {
+        Verdict::Ok => (None, None, None),
+        Verdict::Oom {
+            step,
+            message,
+            missing,
+        } => (
+            Some(step.clone()),
+            Some(message.clone()),
+            Some(missing.as_mib_f64()),
+        ),
+    };
+    let w = &s.workload;
+    let ctx = (w.prompt_len.mean() + w.output_len.mean()).round().max(1.0) as u64;
+    MemoryAnswer {
+        verdict: if failing_step.is_some() { "oom" } else { "ok" },
+        failing_step,
+        error,
+        missing_mib: missing,
+        total_gib: p.total_gib,
+        available_gib: p.available_gib,
+        mem_fraction_static: p.mem_fraction_static,
+        rest_gib: p.rest_gib,
+        cell_size_bytes: p.cell_size,
+        kv_tokens: p.kv_tokens,
+        kv_pool_gib: p.kv_pool.as_gib_f64(),
+        headroom_mib: p.headroom.as_mib_f64(),
+        min_mem_fraction_static: p.min_mem_fraction_static,
+        max_context_at_concurrency: p.kv_tokens / u64::from(w.concurrency.max(1)),
+        max_concurrency_at_context: p.kv_tokens / ctx,
+        entries: p
+            .entries
+            .iter()
+            .map(|e| Entry {
+                name: e.name.clone(),
+                mib: Bytes(e.bytes).as_mib_f64(),
+                moment: e.moment,
+                source: e.source,
+            })
+            .collect(),
+    }
+}
+
+/// The table.
+pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "Memory plan per GPU — {} on {} (tp {}, SGLang {} era)",
+        s.model_name, s.hardware.name, s.engine.tp, s.engine.costs.era
+    );
+    let _ = writeln!(o, "  {:<36} {:>12}  {:<17} source", "allocation", "MiB", "when");
+    for e in &a.entries {
+        let _ = writeln!(
+            o,
+            "  {:<36} {:>12.1}  {:<17} {:?}",
+            e.name, e.mib, e.moment, e.source
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  total (free after init) {:.2} GiB, available after weights {:.2} GiB, mem_fraction_static {}",
+        a.total_gib, a.available_gib, a.mem_fraction_static
+    );
+    let _ = writeln!(
+        o,
+        "  rest = {:.4} GiB → {} tokens of {} B ({:.2} GiB)",
+        a.rest_gib, a.kv_tokens, a.cell_size_bytes, a.kv_pool_gib
+    );
+    match (&a.failing_step, &a.error) {
+        (Some(step), Some(err)) => {
+            let _ = writeln!(
+                o,
+                "Verdict: OOM at {step}, missing {:.0} MiB\n  {err}",
+                a.missing_mib.unwrap_or(0.0)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "Verdict: starts; {:.0} MiB left after the last allocation",
+                a.headroom_mib
+            );
+        }
+    }
+    if let Some(f) = a.min_mem_fraction_static {
+        let _ = writeln!(o, "  smallest mem_fraction_static that starts: {f:.4}");
+    }
+    let _ = writeln!(
+        o,
+        "  largest context per request at concurrency {}: {} tokens; largest concurrency at {} + {} tokens: {}",
+        s.workload.concurrency,
+        a.max_context_at_concurrency,
+        s.workload.prompt_len,
+        s.workload.output_len,
+        a.max_concurrency_at_context
+    );
+    o
+}
+
+/// The lines SGLang prints at start-up for this plan (late-2025 formats, engine-memory.md steps 4–11;
+/// "GB" means GiB there). Values the plan does not know (times, context length) are not printed.
+pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Load weight begin. avail mem={:.2} GB", p.total_gib);
+    let _ = writeln!(
+        o,
+        "Load weight end. avail mem={:.2} GB, mem usage={:.2} GB.",
+        p.available_gib,
+        p.total_gib - p.available_gib
+    );
+    if let Verdict::Oom { message, .. } = &p.verdict
+        && p.kv_tokens == 0
+    {
+        let _ = writeln!(o, "{message}");
+        return o;
+    }
+    let pool = p.kv_pool.as_gib_f64();
+    match s.model.attention {
+        Attention::Mla { .. } => {
+            let _ = writeln!(
+                o,
+                "KV Cache is allocated. #tokens: {}, KV size: {:.2} GB",
+                p.kv_tokens, pool
+            );
+        }
+        Attention::Gqa { .. } => {
+            let _ = writeln!(
+                o,
+                "KV Cache is allocated. #tokens: {}, K size: {:.2} GB, V size: {:.2} GB",
+                p.kv_tokens,
+                pool / 2.0,
+                pool / 2.0
+            );
+        }
+    }
+    let after_pool = p.available_gib - pool;
+    let _ = writeln!(o, "Memory pool end. avail mem={after_pool:.2} GB");
+    let graphs = s.engine.costs.target_cuda_graph_memory.as_gib_f64();
+    if s.engine.cuda_graph {
+        let _ = writeln!(
+            o,
+            "Capture cuda graph begin. This can take up to several minutes. avail mem={after_pool:.2} GB"
+        );
+        let _ = writeln!(
+            o,
+            "Capture cuda graph end. mem usage={graphs:.2} GB. avail mem={:.2} GB.",
+            after_pool - graphs
+        );
+    }
+    if let Verdict::Oom { message, step, .. } = &p.verdict {
+        let _ = writeln!(o, "{message}  (at: {step})");
+        return o;
+    }
+    let _ = writeln!(
+        o,
+        "max_total_num_tokens={}, available_gpu_mem={:.2} GB",
+        p.kv_tokens,
+        p.headroom.as_gib_f64()
+    );
+    o
+}
+
+/// Runs the plan for a scenario.
+pub fn plan(s: &Scenario) -> MemoryPlan {
+    plan_memory(s)
+}
