@@ -151,6 +151,112 @@ pub fn check_late_allocations(free: Bytes, allocs: &[LateAllocation]) -> LateVer
     }
 }
 
+/// SGLang eras whose memory rules differ (reference/engine-memory.md, "SGLang eras").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SglangEra {
+    /// ≤ mid-2025: default fraction by TP size.
+    Early2025,
+    /// mid-2025 → autumn 2025: default fraction by GPU memory (PR #7054).
+    Mid2025,
+    /// late 2025 → spring 2026 (the seed's): reserved memory from chunked prefill and graph sizes.
+    Late2025,
+}
+
+impl SglangEra {
+    /// Parses the names used in engine presets and scenarios.
+    pub fn parse(s: &str) -> Option<SglangEra> {
+        Some(match s {
+            "early-2025" => SglangEra::Early2025,
+            "mid-2025" => SglangEra::Mid2025,
+            "late-2025" => SglangEra::Late2025,
+            _ => return None,
+        })
+    }
+}
+
+/// What SGLang's default `--mem-fraction-static` depends on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefaultFractionInput {
+    pub era: SglangEra,
+    /// nvidia-smi `memory.total` in MiB, minimum over the visible GPUs.
+    pub gpu_mem_mib: u64,
+    pub tp: u32,
+    /// Pipeline-parallel size (1 here).
+    pub pp: u32,
+    /// Speculative decoding of the EAGLE family.
+    pub eagle: bool,
+    /// (vit_layers, vit_hidden) of a multimodal model served with its vision tower.
+    pub vision: Option<(u64, u64)>,
+}
+
+/// Why a default fraction cannot be derived.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DefaultFractionError {
+    #[error(
+        "the late-2025 defaults for a {gib:.0} GiB card depend on chunked_prefill_size and cuda_graph_max_bs buckets tpsim only knows for 90–160 GiB cards; set mem_fraction_static"
+    )]
+    UnknownBucket { gib: f64 },
+}
+
+/// SGLang's default `--mem-fraction-static` (engine-memory.md, "SGLang eras"):
+/// - early 2025: by TP size: tp ≥ 16 → 0.79, ≥ 8 → 0.81, ≥ 4 → 0.85, ≥ 2 → 0.87, else 0.88;
+/// - mid 2025: reserved GiB = 2.8 + tp·pp/10 (< 35 GiB cards), 9.5 + tp·pp/2 (< 90), 12 + tp·pp/2
+///   (< 160), 32 (larger), + 2 with EAGLE; f = round((gpu − reserved) / gpu, 3);
+/// - late 2025: reserved MiB = 512 + 1.5 × max(chunked_prefill_size, 2048) + 2 × cuda_graph_max_bs plus
+///   tp·pp/8 × 1024, at least 10 GiB on cards > 60 GiB, plus 2 GiB with EAGLE; f = (gpu − reserved) / gpu,
+///   multiplied for multimodal models by 0.95 × clamp(1 − 0.1 × (vit_layers × vit_hidden² / (24 × 1024²)
+///   − 1), 0.8, 1.05). The per-card buckets of chunked_prefill_size / cuda_graph_max_bs are known for 90–160 GiB
+///   cards (8192 and 256, or 512 at tp ≥ 4); other sizes are an error asking for an explicit value.
+pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultFractionError> {
+    let gpu_gib = i.gpu_mem_mib as f64 / 1024.0;
+    let tpp = f64::from(i.tp * i.pp.max(1));
+    Ok(match i.era {
+        SglangEra::Early2025 => match i.tp {
+            16.. => 0.79,
+            8.. => 0.81,
+            4.. => 0.85,
+            2.. => 0.87,
+            _ => 0.88,
+        },
+        SglangEra::Mid2025 => {
+            let mut reserved = if gpu_gib < 35.0 {
+                2.8 + tpp / 10.0
+            } else if gpu_gib < 90.0 {
+                9.5 + tpp / 2.0
+            } else if gpu_gib < 160.0 {
+                12.0 + tpp / 2.0
+            } else {
+                32.0
+            };
+            if i.eagle {
+                reserved += 2.0;
+            }
+            ((gpu_gib - reserved) / gpu_gib * 1000.0).round() / 1000.0
+        }
+        SglangEra::Late2025 => {
+            if !(90.0..160.0).contains(&gpu_gib) {
+                return Err(DefaultFractionError::UnknownBucket { gib: gpu_gib });
+            }
+            let chunked = 8192.0f64;
+            let graph_bs = if i.tp >= 4 { 512.0 } else { 256.0 };
+            let mut reserved = 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0;
+            if gpu_gib > 60.0 {
+                reserved = reserved.max(10.0 * 1024.0);
+            }
+            if i.eagle {
+                reserved += 2.0 * 1024.0;
+            }
+            let gpu = i.gpu_mem_mib as f64;
+            let mut f = (gpu - reserved) / gpu;
+            if let Some((layers, hidden)) = i.vision {
+                let x = layers as f64 * (hidden as f64).powi(2) / (24.0 * 1024.0 * 1024.0);
+                f *= 0.95 * (1.0 - 0.1 * (x - 1.0)).clamp(0.8, 1.05);
+            }
+            f
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +329,49 @@ mod tests {
         assert_eq!(python_floordiv(0.0, 3.0), 0.0);
         // Python: 1.0 // 0.1 == 9.0 (not 10.0, which (1.0/0.1).floor() gives).
         assert_eq!(python_floordiv(1.0, 0.1), 9.0);
+    }
+
+    #[test]
+    fn default_fractions_by_era() {
+        // engine-memory.tsv: Grok-2 on 8× H100 80 GB under SGLang v0.5.2rc2 (mid-2025 era) logged the
+        // automatic fraction 0.831: gpu 81,559 MiB = 79.647 GiB, reserved 9.5 + 8/2 = 13.5 GiB →
+        // (79.647 − 13.5) / 79.647 = 0.83050 → 0.831.
+        let mut i = DefaultFractionInput {
+            era: SglangEra::Mid2025,
+            gpu_mem_mib: 81_559,
+            tp: 8,
+            pp: 1,
+            eagle: false,
+            vision: None,
+        };
+        assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
+        i.era = SglangEra::Early2025;
+        assert!((sglang_default_fraction(&i).unwrap() - 0.81).abs() < 1e-12);
+        // Late 2025, the seed box: 97,887 MiB, tp 8 → 512 + 1.5 × 8192 + 2 × 512 + 1024 = 14,848 MiB,
+        // + 2,048 for EAGLE = 16,896 → (97,887 − 16,896) / 97,887 = 0.827393…
+        let seed = DefaultFractionInput {
+            era: SglangEra::Late2025,
+            gpu_mem_mib: 97_887,
+            tp: 8,
+            pp: 1,
+            eagle: true,
+            vision: None,
+        };
+        assert!((sglang_default_fraction(&seed).unwrap() - 80_991.0 / 97_887.0).abs() < 1e-12);
+        // With a vision tower of 27 layers × 1152 wide: x = 27 × 1152² / (24 × 1024²) = 1.423828…,
+        // factor 0.95 × (1 − 0.0423828) = 0.909736…
+        let v = DefaultFractionInput {
+            vision: Some((27, 1152)),
+            ..seed.clone()
+        };
+        let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);
+        let want = 80_991.0 / 97_887.0 * 0.95 * (1.0 - 0.1 * (x - 1.0));
+        assert!((sglang_default_fraction(&v).unwrap() - want).abs() < 1e-12);
+        let h100 = DefaultFractionInput {
+            gpu_mem_mib: 81_559,
+            ..seed
+        };
+        assert!(sglang_default_fraction(&h100).is_err());
     }
 
     #[test]

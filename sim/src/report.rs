@@ -92,6 +92,8 @@ pub struct MemoryReport {
     pub cell_size_bytes: u64,
     pub draft_cell_size_bytes: Option<u64>,
     pub mem_fraction_static: f64,
+    /// Whether the fraction is SGLang's default for the era (the scenario did not set it).
+    pub mem_fraction_static_default: bool,
     pub total_gib: f64,
     pub total_source: crate::decode::Source,
     pub available_gib: f64,
@@ -290,6 +292,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             cell_size_bytes: mem.cell_size,
             draft_cell_size_bytes: mem.draft_cell_size,
             mem_fraction_static: mem.mem_fraction_static,
+            mem_fraction_static_default: s.engine.fraction_is_default,
             total_gib: mem.total_gib,
             total_source: mem.total_source,
             available_gib: mem.available_gib,
@@ -399,8 +402,17 @@ pub fn text(r: &RunReport) -> String {
     let _ = writeln!(o, "Memory (per GPU, SGLang rules)");
     let _ = writeln!(
         o,
-        "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {}",
-        m.total_gib, m.total_source, m.available_gib, m.available_source, m.mem_fraction_static
+        "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {:.4}{}",
+        m.total_gib,
+        m.total_source,
+        m.available_gib,
+        m.available_source,
+        m.mem_fraction_static,
+        if m.mem_fraction_static_default {
+            " (SGLang's default)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         o,

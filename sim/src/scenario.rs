@@ -16,6 +16,7 @@ use crate::presets;
 use std::path::{Path, PathBuf};
 use tpsim_model::hw::{GpuSpec, PathClass};
 use tpsim_model::llm::{ModelSpec, Quantization};
+use tpsim_model::memory::{DefaultFractionInput, SglangEra, sglang_default_fraction};
 use tpsim_model::spec::Acceptance;
 use tpsim_model::topo::Topology;
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
@@ -116,6 +117,8 @@ pub struct Engine {
     pub version: Option<String>,
     pub tp: u32,
     pub mem_fraction_static: f64,
+    /// Whether `mem_fraction_static` is SGLang's default for the era (not given in the scenario).
+    pub fraction_is_default: bool,
     pub allreduce: AllreduceBackend,
     pub page_size: u64,
     pub max_total_tokens: Option<u64>,
@@ -290,7 +293,8 @@ impl Resolver<'_> {
             ));
         }
         let (model_name, model) = self.model("model", f.model)?;
-        let engine = self.engine(f.engine, &hardware, &model)?;
+        let speculative = f.speculative.is_some();
+        let engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, engine.tp)?),
             None => None,
@@ -504,6 +508,7 @@ impl Resolver<'_> {
         &self,
         e: Option<EngineSection>,
         hw: &Hardware,
+        speculative: bool,
         model: &ModelSpec,
     ) -> Result<Engine, ScenarioError> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
@@ -536,15 +541,15 @@ impl Resolver<'_> {
                 .need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
             activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
         };
-        if costs.era != "late-2025" {
+        let Some(era) = SglangEra::parse(&costs.era) else {
             return Err(self.invalid(
                 "engine.costs.era",
                 format!(
-                    "`{}`: expected \"late-2025\" (other eras arrive with issue #5)",
+                    "`{}`: expected \"early-2025\", \"mid-2025\" or \"late-2025\" (spring-2026 arrives with issue #5)",
                     costs.era
                 ),
             ));
-        }
+        };
         let tp = e.tp.ok_or_else(|| {
             self.invalid(
                 "engine.tp",
@@ -561,7 +566,32 @@ impl Resolver<'_> {
         model
             .validate_tp(tp)
             .map_err(|err| self.invalid("engine.tp", err.to_string()))?;
-        let f = e.mem_fraction_static.unwrap_or(0.88);
+        let (f, fraction_is_default) = match e.mem_fraction_static {
+            Some(f) => (f, false),
+            None => {
+                let input = DefaultFractionInput {
+                    era,
+                    gpu_mem_mib: hw.gpu.memory_total_mib,
+                    tp,
+                    pp: 1,
+                    eagle: speculative,
+                    vision: model
+                        .vision
+                        .as_ref()
+                        .filter(|_| model.has_vision)
+                        .map(|v| (v.layers, v.hidden)),
+                };
+                let f = sglang_default_fraction(&input)
+                    .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))?;
+                (f, true)
+            }
+        };
+        if speculative && era != SglangEra::Late2025 {
+            return Err(self.invalid(
+                "engine.costs.era",
+                format!("`{}`: speculative decoding memory rules of this era arrive with issue #5; use \"late-2025\"", costs.era),
+            ));
+        }
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
         }
@@ -623,6 +653,7 @@ impl Resolver<'_> {
             version: e.version,
             tp,
             mem_fraction_static: f,
+            fraction_is_default,
             allreduce: e.allreduce.unwrap_or(AllreduceBackend::Nccl),
             page_size,
             max_total_tokens: e.max_total_tokens,

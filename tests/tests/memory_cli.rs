@@ -60,3 +60,54 @@ fn low_fraction_prints_sglangs_error() {
     let o = tpsim(&["memory", "/nonexistent.toml"]);
     assert_eq!(o.code, 2);
 }
+
+#[test]
+fn sglangs_default_fraction_by_era() {
+    // The seed scenario without mem_fraction_static: the late-2025 rule on a 97,887 MiB card at tp 8
+    // with EAGLE reserves 16,896 MiB → 0.827393…, times the vision factor of Kimi-K2.5's 27 × 1152
+    // MoonViT (0.95 × (1 − 0.1 × (27 × 1152² / (24 × 1024²) − 1)) = 0.909736…) = 0.75271… — below the
+    // 0.7691 this box needs: the default would die with "Not enough memory".
+    let text = std::fs::read_to_string(scenario("seed/baseline.toml")).unwrap();
+    let p = scratch("default-fraction").join("s.toml");
+    let no_f: String = text
+        .lines()
+        .filter(|l| !l.starts_with("mem_fraction_static"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&p, &no_f).unwrap();
+    let j = run_json(&p.display().to_string());
+    let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);
+    let want = 80_991.0 / 97_887.0 * 0.95 * (1.0 - 0.1 * (x - 1.0));
+    assert!((f(&j["memory"]["mem_fraction_static"]) - want).abs() < 1e-12);
+    assert_eq!(j["memory"]["mem_fraction_static_default"], true);
+    assert_eq!(j["memory"]["verdict"], "oom");
+    // Mid-2025 era, Llama-3.1-8B on one H100 (81,559 MiB = 79.647 GiB): reserved 9.5 + 1/2 = 10 GiB →
+    // round((79.647 − 10) / 79.647, 3) = 0.874.
+    let llama = std::fs::read_to_string(scenario("examples/llama-3.1-8b-h100.toml")).unwrap();
+    let mid: String = llama
+        .lines()
+        .filter(|l| !l.starts_with("mem_fraction_static"))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        + "[engine.costs]\nera = \"mid-2025\"\n";
+    std::fs::write(&p, &mid).unwrap();
+    let j = run_json(&p.display().to_string());
+    assert!(
+        (f(&j["memory"]["mem_fraction_static"]) - 0.874).abs() < 1e-12,
+        "{}",
+        j["memory"]["mem_fraction_static"]
+    );
+    // Late-2025 defaults on an 80 GB card need buckets tpsim does not have: a clear error.
+    std::fs::write(&p, mid.replace("mid-2025", "late-2025")).unwrap();
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("engine.mem_fraction_static") && o.stderr.contains("set mem_fraction_static"),
+        "{}",
+        o.stderr
+    );
+    std::fs::write(&p, mid.replace("mid-2025", "spring-2026")).unwrap();
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("engine.costs.era"), "{}", o.stderr);
+}
