@@ -257,6 +257,84 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
     })
 }
 
+/// vLLM v1's KV sizing (reference/engine-memory.md, "vLLM"): `requested = total × gpu_memory_utilization`;
+/// the start fails if the free memory at start-up is below it; the KV cache gets what the weights, the
+/// profiled peak activation and the non-torch growth leave of `requested`, cut into whole blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VllmKvInput {
+    /// Device memory, GiB (torch's total).
+    pub total_gib: f64,
+    /// Free memory when the worker starts, GiB.
+    pub free_at_start_gib: f64,
+    pub gpu_memory_utilization: f64,
+    /// "Model loading took X GiB".
+    pub weights_gib: f64,
+    /// Peak activation of the profile run (max_num_batched_tokens), GiB.
+    pub peak_activation_gib: f64,
+    /// Non-torch memory growth since the snapshot (NCCL, CUDA graphs' private pools, …), GiB.
+    pub non_torch_gib: f64,
+    /// Bytes per token per rank over all layers.
+    pub cell_size: u64,
+    /// `--block-size` (tokens per block).
+    pub block_size: u64,
+    /// `--max-model-len`: the start fails if one request of this length does not fit.
+    pub max_model_len: Option<u64>,
+}
+
+/// vLLM's plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VllmKvPlan {
+    pub requested_gib: f64,
+    /// "Available KV cache memory: X GiB".
+    pub available_kv_gib: f64,
+    pub blocks: u64,
+    /// "GPU KV cache size: N tokens".
+    pub tokens: u64,
+    /// The failure text, if the start fails.
+    pub error: Option<String>,
+}
+
+/// vLLM v1's KV sizing.
+pub fn vllm_kv_plan(i: &VllmKvInput) -> VllmKvPlan {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let requested = i.total_gib * i.gpu_memory_utilization;
+    let mut plan = VllmKvPlan {
+        requested_gib: requested,
+        available_kv_gib: 0.0,
+        blocks: 0,
+        tokens: 0,
+        error: None,
+    };
+    if i.free_at_start_gib < requested {
+        plan.error = Some(format!(
+            "ValueError: Free memory on device ({:.2}/{:.2} GiB) on startup is less than desired GPU memory utilization ({}, {:.2} GiB).",
+            i.free_at_start_gib, i.total_gib, i.gpu_memory_utilization, requested
+        ));
+        return plan;
+    }
+    let available = requested - i.weights_gib - i.peak_activation_gib - i.non_torch_gib;
+    plan.available_kv_gib = available;
+    let per_block = (i.block_size.max(1) * i.cell_size.max(1)) as f64;
+    if available <= 0.0 {
+        plan.error = Some("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.".into());
+        return plan;
+    }
+    plan.blocks = (available * GIB / per_block).floor() as u64;
+    plan.tokens = plan.blocks * i.block_size.max(1);
+    if plan.blocks == 0 {
+        plan.error = Some("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.".into());
+    } else if let Some(len) = i.max_model_len
+        && plan.tokens < len
+    {
+        plan.error = Some(format!(
+            "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is needed, which is larger than the available KV cache memory ({:.2} GiB).",
+            (len * i.cell_size) as f64 / GIB,
+            available
+        ));
+    }
+    plan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +450,62 @@ mod tests {
             ..seed
         };
         assert!(sglang_default_fraction(&h100).is_err());
+    }
+
+    #[test]
+    fn vllm_blocks_from_the_logs() {
+        // engine-memory.tsv, vLLM 0.19.0, Llama-3.1-8B-Instruct on H100, fp8 KV (32 layers × 8 KV heads ×
+        // (128 + 128) × 1 B = 65,536 B/token): "Available KV cache memory: 58.11 GiB" → 58.11 × 2^30 /
+        // (16 × 65,536) = 59,504.6 → 59,504 blocks = 952,064 tokens; logged 952,032 (the 2-decimal GiB
+        // print allows ± 82 tokens). Requested 79.65 × 0.95 = 75.67 GiB; 75.67 − 14.99 (weights) − 2.57
+        // (activation + non-torch: 2.5675, derived from this row) = 58.11.
+        let i = VllmKvInput {
+            total_gib: 79.65,
+            free_at_start_gib: 78.68,
+            gpu_memory_utilization: 0.95,
+            weights_gib: 14.99,
+            peak_activation_gib: 2.0,
+            non_torch_gib: 0.5675,
+            cell_size: 65_536,
+            block_size: 16,
+            max_model_len: None,
+        };
+        let p = vllm_kv_plan(&i);
+        assert!(
+            (p.available_kv_gib - 58.11).abs() < 1e-3,
+            "{}",
+            p.available_kv_gib
+        );
+        assert_eq!(p.tokens, 952_064);
+        assert!((p.tokens as f64 - 952_032.0).abs() <= 82.0);
+        assert!(p.error.is_none());
+        // Start-up check: 0.99 × 79.65 = 78.85 GiB > 78.68 free.
+        let p = vllm_kv_plan(&VllmKvInput {
+            gpu_memory_utilization: 0.99,
+            ..i.clone()
+        });
+        assert!(
+            p.error
+                .as_deref()
+                .unwrap_or("")
+                .contains("less than desired GPU memory utilization")
+        );
+        // Weights beyond the requested share: no blocks.
+        let p = vllm_kv_plan(&VllmKvInput {
+            weights_gib: 80.0,
+            ..i.clone()
+        });
+        assert!(
+            p.error
+                .as_deref()
+                .unwrap_or("")
+                .contains("No available memory for the cache blocks")
+        );
+        let p = vllm_kv_plan(&VllmKvInput {
+            max_model_len: Some(2_000_000),
+            ..i
+        });
+        assert!(p.error.as_deref().unwrap_or("").contains("max seq len (2000000)"));
     }
 
     #[test]

@@ -399,26 +399,40 @@ pub fn text(r: &RunReport) -> String {
     );
     let _ = writeln!(o);
     let m = &r.memory;
-    let _ = writeln!(o, "Memory (per GPU, SGLang rules)");
-    let _ = writeln!(
-        o,
-        "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {:.4}{}",
-        m.total_gib,
-        m.total_source,
-        m.available_gib,
-        m.available_source,
-        m.mem_fraction_static,
-        if m.mem_fraction_static_default {
-            " (SGLang's default)"
-        } else {
-            ""
-        }
-    );
-    let _ = writeln!(
-        o,
-        "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token",
-        m.rest_gib, m.cell_size_bytes
-    );
+    if sc.engine.starts_with("vllm") {
+        let _ = writeln!(o, "Memory (per GPU, vLLM v1 rules)");
+        let _ = writeln!(
+            o,
+            "  device {:.2} GiB; requested = device × gpu_memory_utilization {} = {:.2} GiB",
+            m.total_gib, m.mem_fraction_static, m.available_gib
+        );
+        let _ = writeln!(
+            o,
+            "  KV = requested − weights − peak activation − non-torch = {:.4} GiB; cell {} B/token",
+            m.rest_gib, m.cell_size_bytes
+        );
+    } else {
+        let _ = writeln!(o, "Memory (per GPU, SGLang rules)");
+        let _ = writeln!(
+            o,
+            "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {:.4}{}",
+            m.total_gib,
+            m.total_source,
+            m.available_gib,
+            m.available_source,
+            m.mem_fraction_static,
+            if m.mem_fraction_static_default {
+                " (SGLang's default)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            o,
+            "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token",
+            m.rest_gib, m.cell_size_bytes
+        );
+    }
     match &m.oom {
         None => {
             let _ = writeln!(
@@ -437,7 +451,12 @@ pub fn text(r: &RunReport) -> String {
         }
     }
     if let Some(f) = m.min_mem_fraction_static {
-        let _ = writeln!(o, "  smallest mem_fraction_static that starts: {f:.4}");
+        let knob = if sc.engine.starts_with("vllm") {
+            "gpu_memory_utilization"
+        } else {
+            "mem_fraction_static"
+        };
+        let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     let _ = writeln!(o);
     let t = &r.throughput;

@@ -123,6 +123,11 @@ pub struct Engine {
     pub page_size: u64,
     pub max_total_tokens: Option<u64>,
     pub cuda_graph: bool,
+    /// Which engine's memory rules apply.
+    pub kind: EngineKind,
+    /// vLLM's `--gpu-memory-utilization` (default 0.9) and `--max-model-len`.
+    pub gpu_memory_utilization: f64,
+    pub max_model_len: Option<u64>,
     /// SGLang's overlap scheduler (on unless `disable_overlap_schedule = true`; spec v1 never
     /// overlaps): the host prepares the next batch while the GPU runs this one.
     pub overlap_schedule: bool,
@@ -145,6 +150,8 @@ pub struct EngineCosts {
     pub target_cuda_graph_memory: Bytes,
     pub draft_cuda_graph_memory: Bytes,
     pub activation_memory: Bytes,
+    /// vLLM: non-torch memory growth during its profile (NCCL, CUDA context growth).
+    pub non_torch_memory: Option<Bytes>,
 }
 
 /// Values read off a real start-up log (GiB, as the engine prints "GB").
@@ -152,6 +159,18 @@ pub struct EngineCosts {
 pub struct Observed {
     pub free_after_init_gib: Option<f64>,
     pub free_after_weights_gib: Option<f64>,
+    pub free_at_start_gib: Option<f64>,
+    pub weights_gib: Option<f64>,
+    pub peak_activation_gib: Option<f64>,
+    pub non_torch_gib: Option<f64>,
+}
+
+/// Which engine's rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    Sglang,
+    Vllm,
 }
 
 /// Resolved speculative decoding.
@@ -513,10 +532,33 @@ impl Resolver<'_> {
     ) -> Result<Engine, ScenarioError> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
         let name = e.name.clone().unwrap_or_else(|| "sglang".into());
-        if name != "sglang" {
+        let kind = match name.as_str() {
+            "sglang" => EngineKind::Sglang,
+            "vllm" => EngineKind::Vllm,
+            _ => {
+                return Err(self.invalid(
+                    "engine.name",
+                    format!("`{name}`: expected \"sglang\" or \"vllm\""),
+                ));
+            }
+        };
+        if kind == EngineKind::Vllm {
+            if e.mem_fraction_static.is_some() {
+                return Err(self.invalid(
+                    "engine.mem_fraction_static",
+                    "an SGLang setting: with vLLM use gpu_memory_utilization",
+                ));
+            }
+            if speculative {
+                return Err(self.invalid(
+                    "engine.name",
+                    "speculative decoding under vLLM is not modelled yet (issue #6): use sglang",
+                ));
+            }
+        } else if e.gpu_memory_utilization.is_some() || e.max_model_len.is_some() {
             return Err(self.invalid(
-                "engine.name",
-                format!("`{name}`: expected \"sglang\" (vLLM arrives with issue #5)"),
+                "engine.gpu_memory_utilization",
+                "a vLLM setting: with SGLang use mem_fraction_static",
             ));
         }
         let preset_text =
@@ -540,8 +582,19 @@ impl Resolver<'_> {
             draft_cuda_graph_memory: self
                 .need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
             activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
+            non_torch_memory: c.non_torch_memory,
         };
-        let Some(era) = SglangEra::parse(&costs.era) else {
+        let era = SglangEra::parse(&costs.era);
+        if kind == EngineKind::Vllm && costs.era != "v1" {
+            return Err(self.invalid(
+                "engine.costs.era",
+                format!(
+                    "`{}`: vLLM's memory rules are those of its v1 worker: expected \"v1\"",
+                    costs.era
+                ),
+            ));
+        }
+        let Some(era) = era.or((kind == EngineKind::Vllm).then_some(SglangEra::Late2025)) else {
             return Err(self.invalid(
                 "engine.costs.era",
                 format!(
@@ -568,6 +621,8 @@ impl Resolver<'_> {
             .map_err(|err| self.invalid("engine.tp", err.to_string()))?;
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),
+            // vLLM sizes by gpu_memory_utilization instead (below).
+            None if kind == EngineKind::Vllm => (0.9, false),
             None => {
                 let input = DefaultFractionInput {
                     era,
@@ -610,7 +665,26 @@ impl Resolver<'_> {
         {
             return Err(self.invalid("engine.ep_size", "expert parallelism needs a MoE model"));
         }
-        let page_size = e.page_size.unwrap_or(1);
+        // Tokens per page: SGLang's default page size 1; vLLM's default block size 16.
+        let page_size = e
+            .page_size
+            .unwrap_or(if kind == EngineKind::Vllm { 16 } else { 1 });
+        let gpu_memory_utilization = e.gpu_memory_utilization.unwrap_or(0.9);
+        if !(gpu_memory_utilization.is_finite()
+            && gpu_memory_utilization > 0.0
+            && gpu_memory_utilization <= 1.0)
+        {
+            return Err(self.invalid(
+                "engine.gpu_memory_utilization",
+                format!("{gpu_memory_utilization} is outside (0, 1]"),
+            ));
+        }
+        if kind == EngineKind::Vllm && costs.non_torch_memory.is_none() {
+            return Err(self.invalid(
+                "engine.costs.non_torch_memory",
+                "missing: expected a value here or in the engine preset",
+            ));
+        }
         if page_size == 0 {
             return Err(self.invalid("engine.page_size", "expected a page size ≥ 1 token"));
         }
@@ -642,9 +716,25 @@ impl Resolver<'_> {
                         format!("{b} GiB free after weights exceeds {a} GiB free before them"),
                     ));
                 }
+                for (v, key) in [
+                    (o.free_at_start_gib, "engine.observed.free_at_start_gib"),
+                    (o.weights_gib, "engine.observed.weights_gib"),
+                    (o.peak_activation_gib, "engine.observed.peak_activation_gib"),
+                    (o.non_torch_gib, "engine.observed.non_torch_gib"),
+                ] {
+                    if let Some(v) = v
+                        && !(v.is_finite() && v >= 0.0)
+                    {
+                        return Err(self.invalid(key, format!("{v}: expected GiB ≥ 0 as the log prints it")));
+                    }
+                }
                 Some(Observed {
                     free_after_init_gib: o.free_after_init_gib,
                     free_after_weights_gib: o.free_after_weights_gib,
+                    free_at_start_gib: o.free_at_start_gib,
+                    weights_gib: o.weights_gib,
+                    peak_activation_gib: o.peak_activation_gib,
+                    non_torch_gib: o.non_torch_gib,
                 })
             }
         };
@@ -659,6 +749,9 @@ impl Resolver<'_> {
             max_total_tokens: e.max_total_tokens,
             cuda_graph: e.cuda_graph.unwrap_or(true),
             overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
+            kind,
+            gpu_memory_utilization,
+            max_model_len: e.max_model_len,
             ep_size,
             env,
             costs,

@@ -97,3 +97,41 @@ fn deepseek_v4_minimum_fraction_matches_sglangs_message() {
     assert!((f - (1.0 - 12.25 / 137.90)).abs() < 1e-6, "{f}");
     assert!(f <= 0.9113 && 0.9113 - f < 2e-4, "{f}");
 }
+
+#[test]
+fn vllm_kv_tokens_from_a_log_it_was_not_fitted_to() {
+    // engine-memory.tsv, vLLM 0.19.0, Llama-3.1-8B-Instruct on H100 80 GB, gpu_memory_utilization 0.95,
+    // "Model loading took 8.49 GiB", logged "GPU KV cache size: 529,248 tokens". engines/vllm.toml's
+    // activation + non-torch (2.57 GiB) comes from the fp8-KV row of the same model, not this one.
+    // requested = 81,559 MiB / 1024 × 0.95 = 75.665 GiB; KV = 75.665 − 8.49 − 2.57 = 64.605 GiB →
+    // ⌊64.605 × 2^30 / (16 × 131,072)⌋ = 33,077 blocks = 529,232 tokens. Tolerance: the log's
+    // 2-decimal GiB prints, ± 0.01 GiB = ± 82 tokens.
+    let text = "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\ntp = 1\n\
+                gpu_memory_utilization = 0.95\n[engine.observed]\nfree_at_start_gib = 78.68\nweights_gib = 8.49\n";
+    let p = scratch("vllm").join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    let j = run_json(&p.display().to_string());
+    let tokens = j["memory"]["kv_tokens"].as_u64().unwrap();
+    assert_eq!(tokens, 529_232);
+    assert!((tokens as f64 - 529_248.0).abs() <= 82.0);
+    assert_eq!(j["memory"]["verdict"], "ok");
+    // Asking for more than is free at start-up fails with vLLM's start-up check.
+    std::fs::write(&p, text.replace("0.95", "0.99")).unwrap();
+    let j = run_json(&p.display().to_string());
+    assert_eq!(j["memory"]["verdict"], "oom");
+    let msg = j["memory"]["oom"]["message"].as_str().unwrap();
+    assert!(msg.contains("less than desired GPU memory utilization"), "{msg}");
+    // SGLang's knob is refused under vLLM, and the other way round.
+    std::fs::write(
+        &p,
+        text.replace("gpu_memory_utilization = 0.95", "mem_fraction_static = 0.9"),
+    )
+    .unwrap();
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("with vLLM use gpu_memory_utilization"),
+        "{}",
+        o.stderr
+    );
+}

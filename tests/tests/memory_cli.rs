@@ -111,3 +111,31 @@ fn sglangs_default_fraction_by_era() {
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("engine.costs.era"), "{}", o.stderr);
 }
+
+#[test]
+fn vllm_log_lines() {
+    // Llama-3.1-8B on one H100 under vLLM at 0.95 (modeled weights 14.96 GiB, engines/vllm.toml's
+    // 2 + 0.57 GiB): the v1 worker's three lines.
+    let p = scratch("vllm-log").join("s.toml");
+    std::fs::write(
+        &p,
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\ntp = 1\n\
+         gpu_memory_utilization = 0.95\n[workload]\nprompt_len = 256\noutput_len = 256\n",
+    )
+    .unwrap();
+    let o = tpsim(&["memory", &p.display().to_string(), "--log"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    for needle in [
+        "Available KV cache memory: ",
+        "GPU KV cache size: ",
+        "Maximum concurrency for 512 tokens per request: ",
+    ] {
+        assert!(o.stdout.contains(needle), "{needle}: {}", o.stdout);
+    }
+    assert!(
+        !o.stdout.contains("KV Cache is allocated"),
+        "no SGLang lines: {}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("vllm v1 rules"), "{}", o.stdout);
+}

@@ -2,7 +2,7 @@
 //! SGLang would print at start-up (`--log`), so a user can diff them against a real log.
 
 use crate::decode::{MemoryPlan, Source, Verdict, plan_memory};
-use crate::scenario::Scenario;
+use crate::scenario::{EngineKind, Scenario};
 use serde::Serialize;
 use std::fmt::Write as _;
 use tpsim_model::llm::Attention;
@@ -91,8 +91,8 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Memory plan per GPU — {} on {} (tp {}, SGLang {} era)",
-        s.model_name, s.hardware.name, s.engine.tp, s.engine.costs.era
+        "Memory plan per GPU — {} on {} (tp {}, {} {} rules)",
+        s.model_name, s.hardware.name, s.engine.tp, s.engine.name, s.engine.costs.era
     );
     let _ = writeln!(o, "  {:<36} {:>12}  {:<17} source", "allocation", "MiB", "when");
     for e in &a.entries {
@@ -129,7 +129,12 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         }
     }
     if let Some(f) = a.min_mem_fraction_static {
-        let _ = writeln!(o, "  smallest mem_fraction_static that starts: {f:.4}");
+        let knob = if s.engine.kind == EngineKind::Vllm {
+            "gpu_memory_utilization"
+        } else {
+            "mem_fraction_static"
+        };
+        let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     let _ = writeln!(
         o,
@@ -146,6 +151,9 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
 /// The lines SGLang prints at start-up for this plan (late-2025 formats, engine-memory.md steps 4–11;
 /// "GB" means GiB there). Values the plan does not know (times, context length) are not printed.
 pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
+    if s.engine.kind == EngineKind::Vllm {
+        return vllm_log(s, p);
+    }
     let mut o = String::new();
     let _ = writeln!(o, "Load weight begin. avail mem={:.2} GB", p.total_gib);
     let _ = writeln!(
@@ -202,6 +210,29 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
         "max_total_num_tokens={}, available_gpu_mem={:.2} GB",
         p.kv_tokens,
         p.headroom.as_gib_f64()
+    );
+    o
+}
+
+/// The lines vLLM's v1 worker logs for this plan (engine-memory.md, "vLLM": "Available KV cache
+/// memory", "GPU KV cache size", "Maximum concurrency for L tokens per request").
+fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
+    let mut o = String::new();
+    if let Some(w) = p.entries.iter().find(|e| e.name == "target weights") {
+        let _ = writeln!(o, "Model loading took {:.4} GiB", Bytes(w.bytes).as_gib_f64());
+    }
+    if let Verdict::Oom { message, .. } = &p.verdict {
+        let _ = writeln!(o, "{message}");
+        return o;
+    }
+    let _ = writeln!(o, "Available KV cache memory: {:.2} GiB", p.rest_gib);
+    let _ = writeln!(o, "GPU KV cache size: {} tokens", p.kv_tokens);
+    let w = &s.workload;
+    let len = (w.prompt_len.max() + w.output_len.max()).max(1);
+    let _ = writeln!(
+        o,
+        "Maximum concurrency for {len} tokens per request: {:.2}x",
+        p.kv_tokens as f64 / f64::from(len)
     );
     o
 }

@@ -1,11 +1,12 @@
 //! The per-rank memory plan of the scenario (first cut of issue #5): SGLang's KV sizing from
 //! observed or modeled free memory, then every allocation after the pool checked against what is left.
 
-use crate::scenario::{AllreduceBackend, Scenario};
+use crate::scenario::{AllreduceBackend, EngineKind, Scenario};
 use tpsim_model::memory::{
     LateAllocation, LateVerdict, SGLANG_NOT_ENOUGH_MEMORY, SglangKvInput, TORCH_OOM, check_late_allocations,
     sglang_kv_plan, sglang_min_fraction,
 };
+use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
 use tpsim_model::units::Bytes;
 
 /// Where a figure of the plan came from.
@@ -66,6 +67,9 @@ pub struct MemoryPlan {
 
 /// Builds the plan.
 pub fn plan_memory(s: &Scenario) -> MemoryPlan {
+    if s.engine.kind == EngineKind::Vllm {
+        return plan_vllm(s);
+    }
     let e = &s.engine;
     let tp = e.tp;
     let gib = |b: Bytes| b.as_gib_f64();
@@ -201,4 +205,123 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         }
     }
     plan
+}
+
+/// vLLM v1's plan (engine-memory.md, "vLLM"): observed values from `[engine.observed]` where given.
+fn plan_vllm(s: &Scenario) -> MemoryPlan {
+    let e = &s.engine;
+    let tp = e.tp;
+    let obs = e.observed.as_ref();
+    let total_gib = s.hardware.gpu.memory_total_mib as f64 / 1024.0;
+    let custom = if e.allreduce == AllreduceBackend::Custom {
+        e.costs.custom_allreduce_buffers
+    } else {
+        Bytes(0)
+    };
+    let pick = |o: Option<f64>, modeled: Bytes| -> (f64, Source) {
+        match o {
+            Some(v) => (v, Source::Observed),
+            None => (modeled.as_gib_f64(), Source::Modeled),
+        }
+    };
+    let context = Bytes(s.hardware.params.context_overhead.0 + custom.0);
+    let (free_at_start, free_src) = pick(
+        obs.and_then(|o| o.free_at_start_gib),
+        Bytes::from_gib_f64((total_gib - context.as_gib_f64()).max(0.0)),
+    );
+    let (weights, w_src) = pick(obs.and_then(|o| o.weights_gib), s.model.weight_bytes_per_rank(tp));
+    let (activation, a_src) = pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory);
+    let (non_torch, n_src) = pick(
+        obs.and_then(|o| o.non_torch_gib),
+        e.costs.non_torch_memory.unwrap_or(Bytes(0)),
+    );
+    let cell = s.model.kv_cell_bytes(tp);
+    let plan = vllm_kv_plan(&VllmKvInput {
+        total_gib,
+        free_at_start_gib: free_at_start,
+        gpu_memory_utilization: e.gpu_memory_utilization,
+        weights_gib: weights,
+        peak_activation_gib: activation,
+        non_torch_gib: non_torch,
+        cell_size: cell,
+        block_size: e.page_size,
+        max_model_len: e.max_model_len,
+    });
+    let gib = |v: f64| Bytes::from_gib_f64(v.max(0.0)).0;
+    let mut entries = vec![
+        MemEntry {
+            name: "CUDA context, NCCL (before start-up)".into(),
+            bytes: gib(total_gib - free_at_start),
+            moment: "before start",
+            source: free_src,
+        },
+        MemEntry {
+            name: "target weights".into(),
+            bytes: gib(weights),
+            moment: "load",
+            source: w_src,
+        },
+        MemEntry {
+            name: "peak activation (profile run)".into(),
+            bytes: gib(activation),
+            moment: "profile",
+            source: a_src,
+        },
+        MemEntry {
+            name: "non-torch growth".into(),
+            bytes: gib(non_torch),
+            moment: "profile",
+            source: n_src,
+        },
+    ];
+    let pool = Bytes(plan.tokens * cell);
+    if plan.tokens > 0 {
+        entries.push(MemEntry {
+            name: "KV cache".into(),
+            bytes: pool.0,
+            moment: "kv pool",
+            source: Source::EngineRule,
+        });
+    }
+    // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
+    // block) / total.
+    let block_gib = (e.page_size.max(1) * cell) as f64 / (1u64 << 30) as f64;
+    let min_util = (weights + activation + non_torch + block_gib) / total_gib;
+    let verdict = match &plan.error {
+        None => Verdict::Ok,
+        Some(msg) => Verdict::Oom {
+            step: if plan.available_kv_gib == 0.0 && msg.contains("Free memory") {
+                "start-up check (free memory < total × gpu_memory_utilization)".into()
+            } else {
+                "KV cache profile (requested − weights − activation − non-torch)".into()
+            },
+            message: msg.clone(),
+            missing: Bytes::from_gib_f64(if msg.contains("Free memory") {
+                plan.requested_gib - free_at_start
+            } else {
+                block_gib - plan.available_kv_gib
+            }),
+        },
+    };
+    let headroom = if plan.error.is_none() {
+        Bytes::from_gib_f64((plan.available_kv_gib - pool.as_gib_f64()).max(0.0))
+    } else {
+        Bytes(0)
+    };
+    MemoryPlan {
+        verdict,
+        total_gib,
+        total_source: Source::Modeled,
+        available_gib: plan.requested_gib,
+        available_source: Source::EngineRule,
+        mem_fraction_static: e.gpu_memory_utilization,
+        cell_size: cell,
+        rest_gib: plan.available_kv_gib,
+        kv_tokens: plan.tokens,
+        kv_pool: pool,
+        draft_cell_size: None,
+        min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
+        headroom,
+        entries,
+    }
 }

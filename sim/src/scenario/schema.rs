@@ -173,6 +173,10 @@ pub struct EngineSection {
     pub disable_overlap_schedule: Option<bool>,
     /// SGLang's `--ep-size`: 1 (TP-sharded experts, default) or `tp` (expert parallelism).
     pub ep_size: Option<u32>,
+    /// vLLM's `--gpu-memory-utilization` (vLLM only; default 0.9).
+    pub gpu_memory_utilization: Option<f64>,
+    /// vLLM's `--max-model-len`: the start fails if one request of this length does not fit (vLLM only).
+    pub max_model_len: Option<u64>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
@@ -190,6 +194,7 @@ mergeable! {
         target_cuda_graph_memory: Bytes,
         draft_cuda_graph_memory: Bytes,
         activation_memory: Bytes,
+        non_torch_memory: Bytes,
     }
 }
 
@@ -201,6 +206,14 @@ pub struct ObservedSection {
     pub free_after_init_gib: Option<f64>,
     /// "Load weight end. ... avail mem=" (min over ranks).
     pub free_after_weights_gib: Option<f64>,
+    /// vLLM: free memory when the worker starts.
+    pub free_at_start_gib: Option<f64>,
+    /// vLLM: "Model loading took X GiB".
+    pub weights_gib: Option<f64>,
+    /// vLLM: the profile run's peak activation.
+    pub peak_activation_gib: Option<f64>,
+    /// vLLM: non-torch memory growth since the snapshot.
+    pub non_torch_gib: Option<f64>,
 }
 
 /// `[speculative]`.
