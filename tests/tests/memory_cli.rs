@@ -139,3 +139,56 @@ fn vllm_log_lines() {
     );
     assert!(o.stdout.contains("vllm v1 rules"), "{}", o.stdout);
 }
+
+#[test]
+fn against_explains_the_custom_allreduce_delta() {
+    // seed-story R3, modeled (observed values removed): the 40 MiB of IPC buffers come before `total`,
+    // so ΔA = ΔT = −40 MiB and rest moves by −40 + (1 − 0.88) × 40 = −35.2 MiB = −f × Δ.
+    let dir = scratch("against");
+    let base = std::fs::read_to_string(scenario("seed/baseline.toml"))
+        .unwrap()
+        .replacen(
+            "free_after_init_gib = 94.04\nfree_after_weights_gib = 21.71\n",
+            "",
+            1,
+        );
+    let a = dir.join("a.toml");
+    let b = dir.join("b.toml");
+    std::fs::write(&a, &base).unwrap();
+    std::fs::write(
+        &b,
+        base.replacen("allreduce = \"nccl\"", "allreduce = \"custom\"", 1),
+    )
+    .unwrap();
+    let o = tpsim(&[
+        "memory",
+        &a.display().to_string(),
+        "--against",
+        &b.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let d: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert!((f(&d["rest_mib"]) + 35.2).abs() < 0.01, "{d}");
+    assert!((f(&d["from_available_mib"]) + 40.0).abs() < 0.01, "{d}");
+    assert!((f(&d["from_total_mib"]) - 4.8).abs() < 0.01, "{d}");
+    assert!(f(&d["from_fraction_mib"]).abs() < 1e-9);
+    let o = tpsim(&[
+        "memory",
+        &a.display().to_string(),
+        "--against",
+        &b.display().to_string(),
+    ]);
+    assert!(
+        o.stdout.contains("custom-allreduce IPC buffers") && o.stdout.contains("+40.0"),
+        "{}",
+        o.stdout
+    );
+    let o = tpsim(&[
+        "memory",
+        &a.display().to_string(),
+        "--against",
+        "/nonexistent.toml",
+    ]);
+    assert_eq!(o.code, 2);
+}

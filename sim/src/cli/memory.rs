@@ -237,6 +237,83 @@ fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
     o
 }
 
+/// Where the KV budget moved between two plans (SGLang rules): with rest = A − T × (1 − f),
+/// rest_B − rest_A = ΔA − (1 − f_B) × ΔT + T_A × Δf exactly — e.g. buffers Δ allocated before `total`
+/// lower both A and T, so the budget moves by −Δ + (1 − f) × Δ = −f × Δ (seed-story R3).
+#[derive(Debug, Clone, Serialize)]
+pub struct Delta {
+    pub rest_mib: f64,
+    /// Contribution of the free memory after weights (ΔA).
+    pub from_available_mib: f64,
+    /// Contribution of the free memory after init (−(1 − f_B) × ΔT).
+    pub from_total_mib: f64,
+    /// Contribution of the fraction (T_A × Δf).
+    pub from_fraction_mib: f64,
+    pub kv_tokens: i64,
+    /// Per allocation present in either plan: (name, MiB in A, MiB in B).
+    pub entries: Vec<(String, f64, f64)>,
+}
+
+/// The delta from plan `a` to plan `b`.
+pub fn delta(a: &MemoryPlan, b: &MemoryPlan) -> Delta {
+    const MIB_PER_GIB: f64 = 1024.0;
+    let d_avail = b.available_gib - a.available_gib;
+    let d_total = b.total_gib - a.total_gib;
+    let d_f = b.mem_fraction_static - a.mem_fraction_static;
+    let mut names: Vec<String> = a
+        .entries
+        .iter()
+        .chain(&b.entries)
+        .map(|e| e.name.clone())
+        .collect();
+    names.dedup();
+    let mut seen = Vec::new();
+    let mut entries = Vec::new();
+    for n in names {
+        if seen.contains(&n) {
+            continue;
+        }
+        let size = |p: &MemoryPlan| {
+            p.entries
+                .iter()
+                .find(|e| e.name == n)
+                .map_or(0.0, |e| Bytes(e.bytes).as_mib_f64())
+        };
+        entries.push((n.clone(), size(a), size(b)));
+        seen.push(n);
+    }
+    Delta {
+        rest_mib: (b.rest_gib - a.rest_gib) * MIB_PER_GIB,
+        from_available_mib: d_avail * MIB_PER_GIB,
+        from_total_mib: -(1.0 - b.mem_fraction_static) * d_total * MIB_PER_GIB,
+        from_fraction_mib: a.total_gib * d_f * MIB_PER_GIB,
+        kv_tokens: b.kv_tokens as i64 - a.kv_tokens as i64,
+        entries,
+    }
+}
+
+/// The delta as text.
+pub fn delta_text(a_name: &str, b_name: &str, d: &Delta) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "From {a_name} to {b_name}:");
+    let _ = writeln!(
+        o,
+        "  {:<36} {:>12} {:>12} {:>12}",
+        "allocation", "A MiB", "B MiB", "Δ MiB"
+    );
+    for (n, a, b) in &d.entries {
+        if (a - b).abs() > 0.05 {
+            let _ = writeln!(o, "  {n:<36} {a:>12.1} {b:>12.1} {:>+12.1}", b - a);
+        }
+    }
+    let _ = writeln!(
+        o,
+        "  KV budget (rest) {:+.1} MiB = {:+.1} (free after weights) {:+.1} (free after init × (1 − f)) {:+.1} (fraction × total); KV tokens {:+}",
+        d.rest_mib, d.from_available_mib, d.from_total_mib, d.from_fraction_mib, d.kv_tokens
+    );
+    o
+}
+
 /// Runs the plan for a scenario.
 pub fn plan(s: &Scenario) -> MemoryPlan {
     plan_memory(s)

@@ -109,6 +109,9 @@ enum Command {
         /// Print the start-up lines SGLang would log, to diff against a real log.
         #[arg(long)]
         log: bool,
+        /// A second scenario: show where the memory and the KV budget moved from SCENARIO to it.
+        #[arg(long, value_name = "SCENARIO_B", conflicts_with = "log")]
+        against: Option<PathBuf>,
     },
     /// Print the GPU topology matrix as `nvidia-smi topo -m` would, plus NCCL's transport per pair.
     Topo {
@@ -220,7 +223,34 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                 Err(e) => bad_input(err, &e),
             }
         }
-        Command::Memory { scenario, json, log } => match scenario::load(&scenario) {
+        Command::Memory {
+            scenario,
+            json,
+            log,
+            against: Some(b_path),
+        } => match (scenario::load(&scenario), scenario::load(&b_path)) {
+            (Ok(a), Ok(b)) => {
+                let d = memory::delta(&memory::plan(&a), &memory::plan(&b));
+                let text = if json {
+                    serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
+                } else {
+                    memory::delta_text(&scenario.display().to_string(), &b_path.display().to_string(), &d)
+                };
+                let _ = log;
+                if write!(out, "{text}").is_err() {
+                    EXIT_FAILURE
+                } else {
+                    0
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => bad_input(err, &e),
+        },
+        Command::Memory {
+            scenario,
+            json,
+            log,
+            against: None,
+        } => match scenario::load(&scenario) {
             Ok(s) => {
                 let p = memory::plan(&s);
                 let a = memory::answer(&s, &p);
