@@ -121,6 +121,8 @@ pub struct Collectives {
     pub staged_peer_loads: bool,
     /// Allreduces in one target forward pass (embedding + 2 per layer).
     pub allreduces_per_pass: u32,
+    /// The same count for a verify pass (issue #6's name; null without speculation).
+    pub allreduces_per_verify_pass: Option<u32>,
     pub decode_allreduce_bytes: u64,
     pub decode_allreduce_us: f64,
     pub decode_algorithm: String,
@@ -312,6 +314,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             p2p_level: p.costs.p2p_level().as_str(),
             staged_peer_loads: p.costs.staged_peer_loads(),
             allreduces_per_pass: per_pass,
+            allreduces_per_verify_pass: s.speculative.as_ref().map(|_| per_pass),
             decode_allreduce_bytes: ar1.bytes.0,
             decode_allreduce_us: ar1.time.as_us_f64(),
             decode_algorithm: ar1.algorithm,

@@ -288,3 +288,27 @@ fn breakdowns_sum_to_the_iteration_and_the_floor_is_below_the_prediction() {
     assert!(f(&fl["gap"]) >= 1.0);
     assert!(f(&fl["tpot_ms"]) <= f(&j["throughput"]["tpot_ms"]) * 3.0);
 }
+
+#[test]
+fn best_spec_searches_the_chain_depth() {
+    let o = tpsim(&["run", &scenario("seed/nccl-p2p.toml"), "--best-spec", "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let b: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let cands = b["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 8);
+    let best = f(&b["best"]["output_tok_s"]);
+    assert!(cands.iter().all(|c| f(&c["output_tok_s"]) <= best));
+    // The steps = 3 candidate is the scenario itself (same seed, same draws).
+    let own = run_json(&scenario("seed/nccl-p2p.toml"));
+    let three = cands.iter().find(|c| c["num_steps"] == 3).unwrap();
+    assert_eq!(three["output_tok_s"], own["throughput"]["output_tok_s"]);
+    assert_eq!(own["collectives"]["allreduces_per_verify_pass"], 123);
+    // Plain decode has nothing to search.
+    let text = std::fs::read_to_string(scenario("seed/baseline.toml")).unwrap();
+    let (head, tail) = text.split_at(text.find("[speculative]").unwrap());
+    let p = scratch("best-spec").join("s.toml");
+    std::fs::write(&p, format!("{head}{}", &tail[tail.find("[workload]").unwrap()..])).unwrap();
+    let o = tpsim(&["run", &p.display().to_string(), "--best-spec"]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("[speculative]"), "{}", o.stderr);
+}

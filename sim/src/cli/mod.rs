@@ -1,6 +1,7 @@
 //! The `tpsim` command line (clap). Errors in user input exit with code 2 and a message naming the
 //! file, the key and what was expected; `--help` on every subcommand explains the options.
 
+mod best_spec;
 mod collective;
 mod memory;
 
@@ -47,6 +48,10 @@ enum Command {
         /// Override the scenario's `seed`.
         #[arg(long)]
         seed: Option<u64>,
+        /// Search the speculative shape (num_steps 1–8, topk 1) for the highest tok/s under the
+        /// memory plan, instead of running the scenario's own.
+        #[arg(long, conflicts_with = "trace")]
+        best_spec: bool,
     },
     /// Check a scenario file (schema, presets, semantic rules) without running it.
     Validate {
@@ -148,8 +153,43 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::Run {
             scenario,
             json,
+            seed,
+            best_spec: true,
+            ..
+        } => {
+            let mut s = match scenario::load(&scenario) {
+                Ok(s) => s,
+                Err(e) => return bad_input(err, &e),
+            };
+            if let Some(seed) = seed {
+                s.seed = seed;
+            }
+            match best_spec::search(&s) {
+                Ok(b) => {
+                    let text = if json {
+                        serde_json::to_string_pretty(&b).unwrap_or_default() + "\n"
+                    } else {
+                        best_spec::text(&b)
+                    };
+                    if write!(out, "{text}").is_err() {
+                        EXIT_FAILURE
+                    } else {
+                        0
+                    }
+                }
+                Err(e @ best_spec::BestSpecError::NoSpeculative) => bad_input(err, &e),
+                Err(e) => {
+                    let _ = writeln!(err, "internal error: {e}");
+                    EXIT_FAILURE
+                }
+            }
+        }
+        Command::Run {
+            scenario,
+            json,
             trace,
             seed,
+            ..
         } => run(&scenario, json, trace.as_deref(), seed, out, err),
         Command::Validate { scenario } => match scenario::load(&scenario) {
             Ok(s) => {

@@ -1,0 +1,140 @@
+//! `tpsim run --best-spec`: search the speculative-decoding shape for the highest output tok/s under
+//! the memory plan. Chains only (topk = 1, num_draft_tokens = num_steps + 1) until trees arrive with
+//! issue #6; steps 1 to 8.
+
+use crate::decode;
+use crate::scenario::Scenario;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Steps tried (SGLang's EAGLE-3 chains are typically 1–8 deep; spec-decode.md's measurements span 2–8).
+const MAX_STEPS: u32 = 8;
+
+/// One candidate shape.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    pub num_steps: u32,
+    pub topk: u32,
+    pub num_draft_tokens: u32,
+    pub output_tok_s: f64,
+    pub accept_len_mean: f64,
+    pub iteration_ms: f64,
+    /// "ok" or "oom" (an OOM candidate is never the best).
+    pub memory_verdict: &'static str,
+}
+
+/// The answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct BestSpec {
+    pub tok_s_without_spec: f64,
+    pub best: Option<Candidate>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// Errors: the scenario has no `[speculative]`, or a simulation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BestSpecError {
+    #[error("--best-spec needs a [speculative] section in the scenario")]
+    NoSpeculative,
+    #[error("{0}")]
+    Decode(#[from] decode::DecodeError),
+}
+
+/// Runs every candidate.
+pub fn search(s: &Scenario) -> Result<BestSpec, BestSpecError> {
+    let Some(sp) = &s.speculative else {
+        return Err(BestSpecError::NoSpeculative);
+    };
+    let mut candidates = Vec::new();
+    let mut without = 0.0;
+    for steps in 1..=MAX_STEPS {
+        let mut t = s.clone();
+        let mut spec = sp.clone();
+        spec.num_steps = steps;
+        spec.topk = 1;
+        spec.num_draft_tokens = steps + 1;
+        t.speculative = Some(spec);
+        let p = decode::predict(&t)?;
+        if let Some(w) = &p.without_spec {
+            without = w.output_tok_s();
+        }
+        candidates.push(Candidate {
+            num_steps: steps,
+            topk: 1,
+            num_draft_tokens: steps + 1,
+            output_tok_s: p.main.output_tok_s(),
+            accept_len_mean: p.main.accept_len_mean,
+            iteration_ms: p.main.mean_iteration_ms,
+            memory_verdict: if matches!(p.memory.verdict, decode::Verdict::Ok) {
+                "ok"
+            } else {
+                "oom"
+            },
+        });
+    }
+    let best = candidates
+        .iter()
+        .filter(|c| c.memory_verdict == "ok")
+        .fold(None::<&Candidate>, |b, c| match b {
+            Some(b) if b.output_tok_s >= c.output_tok_s => Some(b),
+            _ => Some(c),
+        })
+        .cloned();
+    Ok(BestSpec {
+        tok_s_without_spec: without,
+        best,
+        candidates,
+    })
+}
+
+/// The table.
+pub fn text(b: &BestSpec) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "Speculative shapes (topk 1 chains), plain decode {:.1} tok/s",
+        b.tok_s_without_spec
+    );
+    let _ = writeln!(
+        o,
+        "  {:>5} {:>5} {:>12} {:>11} {:>12} {:>7}",
+        "steps", "draft", "tok/s", "accept len", "iteration ms", "memory"
+    );
+    for c in &b.candidates {
+        let mark = if b.best.as_ref().is_some_and(|x| x.num_steps == c.num_steps) {
+            "  ← best"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            o,
+            "  {:>5} {:>5} {:>12.1} {:>11.2} {:>12.2} {:>7}{mark}",
+            c.num_steps,
+            c.num_draft_tokens,
+            c.output_tok_s,
+            c.accept_len_mean,
+            c.iteration_ms,
+            c.memory_verdict
+        );
+    }
+    match &b.best {
+        Some(c) => {
+            let _ = writeln!(
+                o,
+                "Best: num_steps = {}, topk = 1, num_draft_tokens = {} → {:.1} tok/s ({:.2}× plain decode)",
+                c.num_steps,
+                c.num_draft_tokens,
+                c.output_tok_s,
+                if b.tok_s_without_spec > 0.0 {
+                    c.output_tok_s / b.tok_s_without_spec
+                } else {
+                    0.0
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(o, "No shape starts under the memory plan.");
+        }
+    }
+    o
+}
