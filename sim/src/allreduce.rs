@@ -77,6 +77,8 @@ pub struct Outcome {
     pub bottleneck: Option<String>,
     /// Flows simulated.
     pub flows: usize,
+    /// Every transfer, in completion order (for traces: which links carried what, when).
+    pub timeline: Vec<FlowRecord>,
 }
 
 /// Dependencies of a send, without an allocation for the common 0–1 case.
@@ -119,13 +121,21 @@ struct Conn {
 }
 
 /// Starts the ready sends of one connection while its window allows.
-fn drain_conn(conn: &mut Conn, sends: &[Send], ready_at: &[Duration], window: usize, sim: &mut FlowSim<'_>) {
+fn drain_conn(
+    conn: &mut Conn,
+    sends: &[Send],
+    ready_at: &[Duration],
+    started: &mut [Duration],
+    window: usize,
+    sim: &mut FlowSim<'_>,
+) {
     while let Some(&Reverse(i)) = conn.ready.peek() {
         if !conn.unlimited && conn.inflight >= window {
             break;
         }
         conn.ready.pop();
         let start = ready_at[i].max(sim.now());
+        started[i] = start;
         // Specs come from the fabric's own paths; an error here would be a bug in this module.
         let added = sim.add_flow_at(&sends[i].spec, start, i as u64);
         debug_assert!(added.is_ok(), "{added:?}");
@@ -133,8 +143,22 @@ fn drain_conn(conn: &mut Conn, sends: &[Send], ready_at: &[Duration], window: us
     }
 }
 
-/// Runs a DAG of sends; returns the completion time of the last one (and the sim for statistics).
-fn execute(fab: &Fabric, sends: Vec<Send>, window: usize, start: Duration) -> (Duration, FlowSim<'_>) {
+/// One simulated transfer: its path and when it started and completed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowRecord {
+    pub spec: Rc<FlowSpec>,
+    pub start: Duration,
+    pub end: Duration,
+}
+
+/// Runs a DAG of sends; returns the completion time of the last one, the sim (for statistics) and
+/// every transfer's record in completion order.
+fn execute(
+    fab: &Fabric,
+    sends: Vec<Send>,
+    window: usize,
+    start: Duration,
+) -> (Duration, FlowSim<'_>, Vec<FlowRecord>) {
     let n = sends.len();
     let mut sim = FlowSim::new(&fab.net);
     let mut waiting: Vec<usize> = sends.iter().map(|s| s.deps.as_slice().len()).collect();
@@ -172,6 +196,8 @@ fn execute(fab: &Fabric, sends: Vec<Send>, window: usize, start: Duration) -> (D
         })
         .collect();
     let mut ready_at: Vec<Duration> = sends.iter().map(|s| start + s.delay).collect();
+    let mut started = vec![Duration::ZERO; n];
+    let mut records = Vec::with_capacity(n);
     let mut end = start;
     for i in 0..n {
         if waiting[i] == 0 {
@@ -179,12 +205,17 @@ fn execute(fab: &Fabric, sends: Vec<Send>, window: usize, start: Duration) -> (D
         }
     }
     for c in conns.iter_mut() {
-        drain_conn(c, &sends, &ready_at, window, &mut sim);
+        drain_conn(c, &sends, &ready_at, &mut started, window, &mut sim);
     }
     let mut touched: Vec<usize> = Vec::new();
     while let Some(c) = sim.next_completion() {
         let i = c.tag as usize;
         end = end.max(c.time);
+        records.push(FlowRecord {
+            spec: Rc::clone(&sends[i].spec),
+            start: started[i],
+            end: c.time,
+        });
         let ci = conn_of[i];
         conns[ci].inflight = conns[ci].inflight.saturating_sub(1);
         touched.clear();
@@ -200,16 +231,17 @@ fn execute(fab: &Fabric, sends: Vec<Send>, window: usize, start: Duration) -> (D
         touched.sort_unstable();
         touched.dedup();
         for &t in &touched {
-            drain_conn(&mut conns[t], &sends, &ready_at, window, &mut sim);
+            drain_conn(&mut conns[t], &sends, &ready_at, &mut started, window, &mut sim);
         }
     }
-    (end, sim)
+    (end, sim, records)
 }
 
 fn outcome(
     fab: &Fabric,
     end: Duration,
     sim: &FlowSim<'_>,
+    timeline: Vec<FlowRecord>,
     algorithm: String,
     protocol: &str,
     channels: u32,
@@ -221,6 +253,7 @@ fn outcome(
         channels,
         bottleneck: sim.bottleneck().map(|l| fab.net.link(l).name.clone()),
         flows: sim.flow_count(),
+        timeline,
     }
 }
 
@@ -249,6 +282,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
             channels: 0,
             bottleneck: None,
             flows: 0,
+            timeline: Vec::new(),
         };
     }
     let c = plan.channels.max(1) as usize;
@@ -352,9 +386,17 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
             }
         }
     }
-    let (end, sim) = execute(fab, sends, 1, plan.base_latency);
+    let (end, sim, timeline) = execute(fab, sends, 1, plan.base_latency);
     // The last pieces still have to arrive.
-    outcome(fab, end + max_lat, &sim, name, plan.proto, plan.channels)
+    outcome(
+        fab,
+        end + max_lat,
+        &sim,
+        timeline,
+        name,
+        plan.proto,
+        plan.channels,
+    )
 }
 
 /// A barrier among `ranks` starting after `deps`: every rank writes a flag to every peer; each
@@ -419,6 +461,7 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
             channels: 0,
             bottleneck: None,
             flows: 0,
+            timeline: Vec::new(),
         };
     }
     let mut sends: Vec<Send> = Vec::new();
@@ -479,6 +522,6 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
         }
     };
     barrier(fab, ranks, &mut sends, &after_data);
-    let (end, sim) = execute(fab, sends, usize::MAX, launch);
-    outcome(fab, end, &sim, algo.as_str().into(), "-", 1)
+    let (end, sim, timeline) = execute(fab, sends, usize::MAX, launch);
+    outcome(fab, end, &sim, timeline, algo.as_str().into(), "-", 1)
 }

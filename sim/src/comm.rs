@@ -191,6 +191,7 @@ impl Comm {
                 channels: 0,
                 bottleneck: None,
                 flows: 0,
+                timeline: Vec::new(),
             };
         };
         if req == Request::NcclAnalytic || n < 2 {
@@ -201,6 +202,7 @@ impl Comm {
                 channels: choice.channels,
                 bottleneck: None,
                 flows: 0,
+                timeline: Vec::new(),
             };
         }
         allreduce::nccl(&self.fabric, &self.ranks, bytes, &self.plan(&choice))

@@ -12,7 +12,7 @@ mod passes;
 pub mod routing;
 
 pub use memory::{MemEntry, MemoryPlan, Source, Verdict, plan_memory};
-pub use passes::{CollectiveCost, Costs, collective_costs};
+pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
 
 use crate::engine::RngStreams;
 use crate::exec::{self, Category, Resources, Schedule, TaskGraph};
@@ -34,6 +34,8 @@ pub enum DecodeError {
 pub struct SimulatedShape {
     pub graph: TaskGraph,
     pub schedule: Schedule,
+    /// The collective tasks and their sizes.
+    pub collectives: Vec<(exec::TaskId, passes::Collective)>,
 }
 
 /// Per-iteration statistics of a whole run.

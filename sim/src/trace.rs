@@ -58,6 +58,7 @@ pub enum TraceError {
 enum Args {
     Meta { name: String },
     Task { task: u32, schedule: usize },
+    Flow { bytes: u64 },
 }
 
 /// One trace event, as in the Trace Event Format document (Chrome/Perfetto).
@@ -177,6 +178,33 @@ impl TraceBuilder {
             }
         }
         Ok(())
+    }
+
+    /// Adds one transfer on the track of link `link` (named `link_name`): `name` from `start` to
+    /// `end` of simulated time, carrying `bytes`. Used to show which links a collective loaded.
+    pub fn add_link_event(
+        &mut self,
+        link: u32,
+        link_name: &str,
+        name: &str,
+        start: Duration,
+        end: Duration,
+        bytes: u64,
+    ) {
+        let pid = LINK_PID_BASE.saturating_add(link);
+        self.tracks
+            .entry((pid, 0))
+            .or_insert_with(|| (format!("link {link_name}"), "transfers".to_string()));
+        self.events.push(TraceEvent {
+            name: name.to_string(),
+            cat: Some("link"),
+            ph: "X",
+            ts: Some(start.as_us_f64()),
+            dur: Some((end - start).as_us_f64()),
+            pid,
+            tid: 0,
+            args: Args::Flow { bytes },
+        });
     }
 
     /// Number of complete (`"X"`) events added so far.

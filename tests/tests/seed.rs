@@ -201,11 +201,23 @@ fn trace_is_valid_chrome_json() {
             .any(|n| n.contains("host") || n.contains("scheduler")),
         "{names:?}"
     );
-    // One track per GPU stream: 8 GPUs + the host.
-    let mut pids: Vec<u64> = complete.iter().map(|e| e["pid"].as_u64().unwrap()).collect();
+    // One track per GPU stream (8 GPUs) and the host, plus one per link with traffic.
+    let mut pids: Vec<u64> = complete
+        .iter()
+        .filter(|e| e["cat"] != "link")
+        .map(|e| e["pid"].as_u64().unwrap())
+        .collect();
     pids.sort_unstable();
     pids.dedup();
     assert_eq!(pids.len(), 9, "{pids:?}");
+    let link_events: Vec<_> = complete.iter().filter(|e| e["cat"] == "link").collect();
+    assert!(!link_events.is_empty(), "collectives load links");
+    assert!(
+        link_events
+            .iter()
+            .all(|e| e["args"]["bytes"].as_u64().unwrap() > 0)
+    );
+    assert!(names.iter().any(|n| n.starts_with("link GPU0→")), "{names:?}");
 }
 
 #[test]

@@ -340,6 +340,57 @@ fn bad_input(err: &mut dyn Write, e: &dyn std::fmt::Display) -> i32 {
     EXIT_BAD_INPUT
 }
 
+/// Link tracks for a traced iteration: for each collective, one event per physical link it used,
+/// from its first transfer's start to its last one's end on that link, with the bytes carried (the
+/// simulator's virtual limit links — write ports, channel and SHM connection caps, staging — are
+/// left out). One event per (collective, link) keeps traces of deep models loadable.
+fn add_link_tracks(
+    tb: &mut TraceBuilder,
+    p: &decode::Prediction,
+    shape: &decode::SimulatedShape,
+    offset: Duration,
+    backend: scenario::AllreduceBackend,
+) {
+    let comm = &p.costs.comm;
+    let links = comm.fabric.net.links();
+    for &(task, coll) in &shape.collectives {
+        let Some(rec) = shape.schedule.record(task) else {
+            continue;
+        };
+        let (o, label) = match coll {
+            decode::Collective::Allreduce(b) => (
+                comm.allreduce(b, crate::comm::Request::Backend(backend)),
+                "allreduce",
+            ),
+            decode::Collective::Allgather(b) => (comm.allgather(b), "all-gather"),
+        };
+        let mut per_link: std::collections::BTreeMap<u32, (Duration, Duration, u64)> =
+            std::collections::BTreeMap::new();
+        for f in o.timeline.iter().filter(|f| f.spec.bytes > 0) {
+            for l in &f.spec.path {
+                let e = per_link.entry(l.0).or_insert((f.start, f.end, 0));
+                e.0 = e.0.min(f.start);
+                e.1 = e.1.max(f.end);
+                e.2 += f.spec.bytes;
+            }
+        }
+        let at = offset + rec.start;
+        for (id, (start, end, bytes)) in per_link {
+            let Some(link) = links.get(id as usize) else {
+                continue;
+            };
+            let n = &link.name;
+            if ["write port", "NCCL channel", "SHM connection", "staged peer"]
+                .iter()
+                .any(|v| n.contains(v))
+            {
+                continue;
+            }
+            tb.add_link_event(id, n, label, at + start, at + end, bytes);
+        }
+    }
+}
+
 fn run(
     path: &Path,
     json: bool,
@@ -382,6 +433,7 @@ fn run(
                 let _ = writeln!(err, "internal error: {e}");
                 return EXIT_FAILURE;
             }
+            add_link_tracks(&mut tb, &p, shape, offset, s.engine.allreduce);
             offset += shape.schedule.makespan;
         }
         let res = std::fs::File::create(file).and_then(|f| tb.write_to(std::io::BufWriter::new(f)));

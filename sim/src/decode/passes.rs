@@ -68,6 +68,13 @@ impl Costs {
     }
 }
 
+/// A collective task's kind and size in bytes per rank (the all-gather's: its output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collective {
+    Allreduce(u64),
+    Allgather(u64),
+}
+
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
 /// sequence) and the context length each sequence attends over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +97,8 @@ pub struct Builder<'a> {
     launchers: Vec<ResourceId>,
     /// Distinct-expert estimates for the scenario's routing skew.
     routing: super::routing::Routing,
+    /// The collective tasks of the graph being built, with their sizes (for link tracks in traces).
+    collectives: std::cell::RefCell<Vec<(TaskId, Collective)>>,
     pub first_shapes: Vec<SimulatedShape>,
 }
 
@@ -129,6 +138,7 @@ impl<'a> Builder<'a> {
             host,
             launchers,
             routing: super::routing::Routing::new(s.routing_skew, s.seed),
+            collectives: std::cell::RefCell::new(Vec::new()),
             first_shapes: Vec::new(),
         }
     }
@@ -163,7 +173,12 @@ impl<'a> Builder<'a> {
                 .after([last]),
         )?;
         let schedule = exec::run(&g, &self.resources)?;
-        Ok(SimulatedShape { graph: g, schedule })
+        let collectives = std::mem::take(&mut *self.collectives.borrow_mut());
+        Ok(SimulatedShape {
+            graph: g,
+            schedule,
+            collectives,
+        })
     }
 
     /// Builds and runs one iteration: `batch` active requests at context `ctx`, with or without the
@@ -256,7 +271,12 @@ impl<'a> Builder<'a> {
             }
         }
         let schedule = exec::run(&g, &self.resources)?;
-        Ok(SimulatedShape { graph: g, schedule })
+        let collectives = std::mem::take(&mut *self.collectives.borrow_mut());
+        Ok(SimulatedShape {
+            graph: g,
+            schedule,
+            collectives,
+        })
     }
 
     /// Adds `kernels` kernels' worth of work on every rank after `after`. With CUDA graphs the
@@ -293,6 +313,7 @@ impl<'a> Builder<'a> {
         &self,
         g: &mut TaskGraph,
         name: &str,
+        coll: Collective,
         time: Duration,
         mut after: Vec<TaskId>,
     ) -> Result<TaskId, DecodeError> {
@@ -300,11 +321,13 @@ impl<'a> Builder<'a> {
             let cost = self.s.engine.costs.launch_overhead;
             after.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
         }
-        Ok(g.add(
+        let id = g.add(
             Task::new(name.to_string(), Category::Collective, time)
                 .on(self.streams.iter().copied())
                 .after(after),
-        )?)
+        )?;
+        self.collectives.borrow_mut().push((id, coll));
+        Ok(id)
     }
 
     /// Adds one forward pass of `model` over `tokens` tokens on every rank; returns its last task.
@@ -335,7 +358,13 @@ impl<'a> Builder<'a> {
             1,
             deps,
         )?;
-        let mut prev = self.gang(g, &format!("{label}: allreduce embed"), ar.time, emb)?;
+        let mut prev = self.gang(
+            g,
+            &format!("{label}: allreduce embed"),
+            Collective::Allreduce(fp.allreduce_bytes.0),
+            ar.time,
+            emb,
+        )?;
         for (i, l) in fp.layers.iter().enumerate() {
             let t_attn = self.rates.op_time(
                 l.attn_weight_bytes.0 as f64 + kv_per_layer,
@@ -349,7 +378,13 @@ impl<'a> Builder<'a> {
                 l.attn_kernels,
                 &[prev],
             )?;
-            prev = self.gang(g, &format!("{label}: L{i} allreduce attn"), ar.time, a)?;
+            prev = self.gang(
+                g,
+                &format!("{label}: L{i} allreduce attn"),
+                Collective::Allreduce(fp.allreduce_bytes.0),
+                ar.time,
+                a,
+            )?;
             // MoE weights read: the always-read part plus one shard per distinct expert touched, with
             // the scenario's routing model (the closed form when routing is uniform).
             let ffn_bytes = if l.is_moe && self.s.engine.ep_size > 1 {
@@ -366,12 +401,24 @@ impl<'a> Builder<'a> {
             let t_ffn = self.rates.op_time(ffn_bytes, l.ffn_flops, l.ffn_kernels);
             let kind = if l.is_moe { "moe" } else { "mlp" };
             let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
-            prev = self.gang(g, &format!("{label}: L{i} allreduce {kind}"), ar.time, f)?;
+            prev = self.gang(
+                g,
+                &format!("{label}: L{i} allreduce {kind}"),
+                Collective::Allreduce(fp.allreduce_bytes.0),
+                ar.time,
+                f,
+            )?;
         }
         let t_head = self.rates.op_time(fp.lm_head_bytes.0 as f64, fp.lm_head_flops, 1);
         let h = self.per_gpu(g, &format!("{label}: lm head"), t_head, 1, &[prev])?;
         let ag = self.costs.allgather(fp.logits_allgather_bytes);
-        self.gang(g, &format!("{label}: all-gather logits"), ag.time, h)
+        self.gang(
+            g,
+            &format!("{label}: all-gather logits"),
+            Collective::Allgather(fp.logits_allgather_bytes.0),
+            ag.time,
+            h,
+        )
     }
 }
 
