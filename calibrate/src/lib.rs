@@ -1,0 +1,5 @@
+//! tpsim-calibrate: measurements on real GPUs (feature `cuda`), ingestion of engine logs and
+//! benchmark outputs, fitting of hardware profiles, and checks of predictions against
+//! measurements. The binary `tpsim-calibrate` is a thin layer over this library.
+
+pub mod measurement;
