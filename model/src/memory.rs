@@ -50,6 +50,23 @@ pub struct SglangKvInput {
     pub page_size: u64,
     /// `--max-total-tokens`, which can only lower the count.
     pub max_total_tokens: Option<u64>,
+    /// Which era's arithmetic applies (see [`SglangEra`]).
+    pub era: SglangEra,
+    /// The model's `context_len` (config `max_position_embeddings` or `--context-length`): sizes the
+    /// request pool `max_num_reqs`.
+    pub context_len: u64,
+    /// `--max-running-requests` as configured (or the era's speculative default), if any.
+    pub max_running_requests: Option<u64>,
+    /// The speculative shape when a draft runs (its pool rules differ by era).
+    pub spec: Option<SpecShape>,
+}
+
+/// `--speculative-num-steps`, `--speculative-eagle-topk`, `--speculative-num-draft-tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecShape {
+    pub num_steps: u64,
+    pub topk: u64,
+    pub num_draft_tokens: u64,
 }
 
 /// SGLang's KV plan and its verdict.
@@ -69,23 +86,63 @@ pub struct SglangKvPlan {
     pub free_after_pool: Bytes,
     /// Whether the engine gets past the KV profile step.
     pub starts: bool,
+    /// Whether the pool fits in the free memory (only the mid-2025 speculative inflation can make
+    /// it larger than `rest`; PyTorch then fails the allocation).
+    pub pool_fits: bool,
+    /// Size of the request pool (`max_num_reqs`): configured, or
+    /// min(max(int(profiled / context_len × 512), 2048), 4096).
+    pub max_num_reqs: u64,
+    /// The scheduler's `max_running_requests`: min(configured or tokens // 2, max_num_reqs).
+    pub max_running_requests: u64,
+    /// Token slots of the draft's KV pool (0 without speculation): the target's count, except in
+    /// the early-2025 era (profiled + max_num_reqs × steps + 100, capped).
+    pub draft_tokens: u64,
 }
 
-/// SGLang's KV sizing (reference/engine-memory.md, start-up steps 5–8).
+/// SGLang's KV sizing (reference/engine-memory.md, start-up steps 5–8, and the eras table):
+/// `rest = available − total × (1 − f)`; tokens = rest × 2^30 // cell_size (a float floor division up
+/// to late 2025, `int(rest × 2^30) // cell_size` in integers from spring 2026, where `cell_size` already
+/// includes the draft's share, see [`sglang_spring_cell_size`]); in the mid-2025 era a speculative run
+/// adds max_num_reqs × (steps × topk + draft_tokens) + 100 tokens beyond the profile
+/// (`model_runner.py`, "draft_runner_cache_size"); then the `--max-total-tokens` cap and the page floor.
 pub fn sglang_kv_plan(i: &SglangKvInput) -> SglangKvPlan {
     const GIB: f64 = (1u64 << 30) as f64;
     let rest = i.available_gib - i.total_gib * (1.0 - i.mem_fraction_static);
-    let profiled = if rest.is_finite() && i.cell_size > 0 {
-        python_floordiv(rest * GIB, i.cell_size as f64) as i64
-    } else {
+    let profiled = if !(rest.is_finite() && i.cell_size > 0) {
         0
+    } else if i.era >= SglangEra::Spring2026 {
+        // `int(rest_memory * (1 << 30))` truncates toward zero; `//` on ints floors.
+        ((rest * GIB).trunc() as i64).div_euclid(i.cell_size as i64)
+    } else {
+        python_floordiv(rest * GIB, i.cell_size as f64) as i64
     };
-    let mut tokens = profiled.max(0) as u64;
-    if let Some(cap) = i.max_total_tokens {
-        tokens = tokens.min(cap);
-    }
+    let max_num_reqs = i.max_running_requests.unwrap_or_else(|| {
+        // `int(tokens / context_len * 512)`, then min(max(·, 2048), 4096).
+        let x = (profiled as f64 / i.context_len.max(1) as f64 * 512.0).trunc();
+        x.clamp(2048.0, 4096.0) as u64
+    });
     let page = i.page_size.max(1);
-    tokens = tokens / page * page;
+    let cap_and_floor = |t: i64| -> u64 {
+        let mut t = t.max(0) as u64;
+        if let Some(cap) = i.max_total_tokens {
+            t = t.min(cap);
+        }
+        t / page * page
+    };
+    let inflated = match (i.era, i.spec) {
+        (SglangEra::Mid2025, Some(sp)) => {
+            profiled + (max_num_reqs * (sp.num_steps * sp.topk + sp.num_draft_tokens) + 100) as i64
+        }
+        _ => profiled,
+    };
+    let tokens = cap_and_floor(inflated);
+    let draft_tokens = match (i.era, i.spec) {
+        (_, None) => 0,
+        (SglangEra::Early2025, Some(sp)) => {
+            cap_and_floor(profiled + (max_num_reqs * sp.num_steps + 100) as i64)
+        }
+        _ => tokens,
+    };
     let starts = tokens > 0;
     let pool = if starts { (tokens + page) * i.cell_size } else { 0 };
     let available = Bytes::from_gib_f64(i.available_gib.max(0.0));
@@ -97,7 +154,72 @@ pub fn sglang_kv_plan(i: &SglangKvInput) -> SglangKvPlan {
         reserve_bytes: Bytes::from_gib_f64((i.total_gib * (1.0 - i.mem_fraction_static)).max(0.0)),
         free_after_pool: Bytes(available.0.saturating_sub(pool)),
         starts,
+        pool_fits: pool <= available.0,
+        max_num_reqs,
+        max_running_requests: i.max_running_requests.unwrap_or(tokens / 2).min(max_num_reqs),
+        draft_tokens: if starts { draft_tokens } else { 0 },
     }
+}
+
+/// Spring-2026 era: the target's cell size scaled so that an EAGLE draft's KV pool (same token
+/// count, assumed the target's per-layer geometry) is inside the budget:
+/// `int(cell × (1 + draft_layers / target_layers))` (engine-memory.md, eras table).
+pub fn sglang_spring_cell_size(cell: u64, draft_layers: u32, target_layers: u32) -> u64 {
+    if draft_layers == 0 || target_layers == 0 {
+        return cell;
+    }
+    (cell as f64 * (1.0 + f64::from(draft_layers) / f64::from(target_layers))).trunc() as u64
+}
+
+/// The error text of each era when the profile yields no tokens (engine-memory.md step 7). Late-2025
+/// builds append the value with Python's `{expr=}` f-string form (`Current value:
+/// self.server_args.mem_fraction_static=0.88`, model_runner_kv_cache_mixin.py); spring-2026 builds
+/// print `Current value: mem_fraction_static=0.88` (pool_configurator.py).
+pub fn sglang_not_enough_memory(era: SglangEra, mem_fraction_static: f64) -> String {
+    let f = python_float_repr(mem_fraction_static);
+    match era {
+        SglangEra::Early2025 | SglangEra::Mid2025 => SGLANG_NOT_ENOUGH_MEMORY.to_string(),
+        SglangEra::Late2025 => {
+            format!("{SGLANG_NOT_ENOUGH_MEMORY} Current value: self.server_args.mem_fraction_static={f}")
+        }
+        SglangEra::Spring2026 => {
+            format!("{SGLANG_NOT_ENOUGH_MEMORY} Current value: mem_fraction_static={f}")
+        }
+    }
+}
+
+/// Python's `repr(float)` for finite values: the shortest round-trip digits (as Rust's `Display`),
+/// with `.0` on integral values.
+fn python_float_repr(x: f64) -> String {
+    let s = format!("{x}");
+    if x.is_finite() && !s.contains(['.', 'e']) {
+        format!("{s}.0")
+    } else {
+        s
+    }
+}
+
+/// Maps an SGLang version string (`0.5.2rc2`, `v0.5.8.post1`, `~0.4.3`) to its memory era, where
+/// the evidence allows. Boundaries: PR #7054's per-GPU defaults (mid-2025) are in place by v0.4.7
+/// and logged by v0.5.2rc2 (engine-memory.tsv, Grok-2 row); late-2025 rules from v0.5.3, still in
+/// v0.5.8.post1 (engine-memory.tsv, Kimi-K2.5 MI355X row); spring-2026 rules from v0.6. Versions
+/// 0.5.9–0.5.x are ambiguous (`None`): the caller asks for `engine.costs.era`.
+pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
+    let v = version.trim().trim_start_matches(['~', 'v', 'V']);
+    let mut parts = v.split('.').map(|p| {
+        let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<u32>().ok()
+    });
+    let major = parts.next()??;
+    let minor = parts.next()??;
+    let patch = parts.next().flatten().unwrap_or(0);
+    Some(match (major, minor, patch) {
+        (0, 0..=3, _) | (0, 4, 0..=6) => SglangEra::Early2025,
+        (0, 4, _) | (0, 5, 0..=2) => SglangEra::Mid2025,
+        (0, 5, 3..=8) => SglangEra::Late2025,
+        (0, 5, _) => return None,
+        _ => SglangEra::Spring2026,
+    })
 }
 
 /// The smallest mem_fraction_static for which the profile yields at least one page of tokens:
@@ -160,15 +282,28 @@ pub enum SglangEra {
     Mid2025,
     /// late 2025 → spring 2026 (the seed's): reserved memory from chunked prefill and graph sizes.
     Late2025,
+    /// spring 2026 →: the target cell size carries the draft's KV, the speculative reserve is gone.
+    Spring2026,
 }
 
 impl SglangEra {
+    /// The name used in engine presets and scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            SglangEra::Early2025 => "early-2025",
+            SglangEra::Mid2025 => "mid-2025",
+            SglangEra::Late2025 => "late-2025",
+            SglangEra::Spring2026 => "spring-2026",
+        }
+    }
+
     /// Parses the names used in engine presets and scenarios.
     pub fn parse(s: &str) -> Option<SglangEra> {
         Some(match s {
             "early-2025" => SglangEra::Early2025,
             "mid-2025" => SglangEra::Mid2025,
             "late-2025" => SglangEra::Late2025,
+            "spring-2026" => SglangEra::Spring2026,
             _ => return None,
         })
     }
@@ -233,7 +368,7 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
             }
             ((gpu_gib - reserved) / gpu_gib * 1000.0).round() / 1000.0
         }
-        SglangEra::Late2025 => {
+        SglangEra::Late2025 | SglangEra::Spring2026 => {
             if !(90.0..160.0).contains(&gpu_gib) {
                 return Err(DefaultFractionError::UnknownBucket { gib: gpu_gib });
             }
@@ -243,7 +378,8 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
             if gpu_gib > 60.0 {
                 reserved = reserved.max(10.0 * 1024.0);
             }
-            if i.eagle {
+            // Spring 2026 removed the speculative reserve (the draft is inside the KV budget).
+            if i.eagle && i.era == SglangEra::Late2025 {
                 reserved += 2.0 * 1024.0;
             }
             let gpu = i.gpu_mem_mib as f64;
@@ -347,6 +483,10 @@ mod tests {
             cell_size: 70_272,
             page_size: 1,
             max_total_tokens: None,
+            era: SglangEra::Late2025,
+            context_len: 262_144,
+            max_running_requests: None,
+            spec: None,
         })
     }
 
@@ -384,6 +524,129 @@ mod tests {
         assert!(b.starts);
     }
 
+    fn seed_input(era: SglangEra, spec: bool) -> SglangKvInput {
+        SglangKvInput {
+            total_gib: 94.04,
+            available_gib: 21.71,
+            mem_fraction_static: 0.88,
+            cell_size: 70_272,
+            page_size: 1,
+            max_total_tokens: None,
+            era,
+            context_len: 262_144,
+            max_running_requests: None,
+            spec: spec.then_some(SpecShape {
+                num_steps: 3,
+                topk: 1,
+                num_draft_tokens: 4,
+            }),
+        }
+    }
+
+    #[test]
+    fn request_limits_late_2025() {
+        // max_num_reqs = min(max(int(159,294 / 262,144 × 512), 2048), 4096) = min(max(311, 2048), 4096)
+        // = 2048; max_running_requests = min(159,294 // 2, 2048) = 2048 (model_runner_kv_cache_mixin.py,
+        // scheduler). With EAGLE the late-2025 server sets max_running_requests = 48 (engine-memory.md).
+        let p = sglang_kv_plan(&seed_input(SglangEra::Late2025, false));
+        assert_eq!((p.max_num_reqs, p.max_running_requests), (2048, 2048));
+        let mut i = seed_input(SglangEra::Late2025, true);
+        i.max_running_requests = Some(48);
+        let p = sglang_kv_plan(&i);
+        assert_eq!((p.tokens, p.draft_tokens), (159_294, 159_294));
+        assert_eq!((p.max_num_reqs, p.max_running_requests), (48, 48));
+        // A small pool: 1,000 tokens → max_running_requests = 1,000 // 2 = 500.
+        let mut i = seed_input(SglangEra::Late2025, false);
+        i.max_total_tokens = Some(1_000);
+        assert_eq!(sglang_kv_plan(&i).max_running_requests, 500);
+    }
+
+    #[test]
+    fn draft_pools_by_era() {
+        // Mid-2025: the shared pool is inflated by 2048 × (3 × 1 + 4) + 100 = 14,436 tokens beyond the
+        // profiled 159,294 → 173,730 for target and draft alike (model_runner.py, draft_runner_cache_size).
+        let p = sglang_kv_plan(&seed_input(SglangEra::Mid2025, true));
+        assert_eq!(
+            (p.profiled_tokens, p.tokens, p.draft_tokens),
+            (159_294, 173_730, 173_730)
+        );
+        assert_eq!(p.pool_bytes, Bytes(173_731 * 70_272));
+        assert!(p.pool_fits);
+        // Early-2025: the target keeps the profile, the draft gets 2048 × 3 + 100 = 6,244 more.
+        let p = sglang_kv_plan(&seed_input(SglangEra::Early2025, true));
+        assert_eq!((p.tokens, p.draft_tokens), (159_294, 165_538));
+        // Mid-2025 at f = 0.76: rest = 21.71 − 94.04 × 0.24 = −0.8596 GiB → −0.8596 × 2^30 / 70,272 =
+        // −13,134.4 → −13,135 by floor division (Python), + 14,436 = 1,301 tokens: the engine starts
+        // where the late-2025 rule fails.
+        let mut i = seed_input(SglangEra::Mid2025, true);
+        i.mem_fraction_static = 0.76;
+        let p = sglang_kv_plan(&i);
+        assert_eq!((p.profiled_tokens, p.tokens), (-13_135, 1_301));
+        assert!(p.starts);
+        i.era = SglangEra::Late2025;
+        assert!(!sglang_kv_plan(&i).starts);
+    }
+
+    #[test]
+    fn spring_2026_cell_and_integer_arithmetic() {
+        // Kimi-K2.5 (61 layers) + a 1-layer EAGLE-3 draft: int(70,272 × (1 + 1/61)) = 71,424 B; then
+        // int(10.4252 × 2^30) = 11,193,973,263 B // 71,424 = 156,725 tokens (vs 159,294 in late 2025,
+        // where the draft pool came out of the reserve instead).
+        assert_eq!(sglang_spring_cell_size(70_272, 1, 61), 71_424);
+        assert_eq!(sglang_spring_cell_size(70_272, 0, 61), 70_272);
+        let mut i = seed_input(SglangEra::Spring2026, true);
+        i.cell_size = 71_424;
+        let p = sglang_kv_plan(&i);
+        assert_eq!((p.tokens, p.draft_tokens), (156_725, 156_725));
+    }
+
+    #[test]
+    fn error_texts_by_era() {
+        assert_eq!(
+            sglang_not_enough_memory(SglangEra::Mid2025, 0.55),
+            "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+        );
+        assert_eq!(
+            sglang_not_enough_memory(SglangEra::Late2025, 0.55),
+            "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.55"
+        );
+        assert_eq!(
+            sglang_not_enough_memory(SglangEra::Spring2026, 1.0),
+            "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=1.0"
+        );
+    }
+
+    #[test]
+    fn eras_from_versions() {
+        // engine-memory.tsv rows: ~0.4.3.post4 (early), v0.5.2rc2 (mid, Grok-2's auto fraction 0.831),
+        // v0.5.8.post1 (late).
+        assert_eq!(
+            sglang_era_from_version("~0.4.3.post4"),
+            Some(SglangEra::Early2025)
+        );
+        assert_eq!(sglang_era_from_version("0.4.7"), Some(SglangEra::Mid2025));
+        assert_eq!(sglang_era_from_version("v0.5.2rc2"), Some(SglangEra::Mid2025));
+        assert_eq!(sglang_era_from_version("0.5.3"), Some(SglangEra::Late2025));
+        assert_eq!(sglang_era_from_version("v0.5.8.post1"), Some(SglangEra::Late2025));
+        assert_eq!(sglang_era_from_version("0.5.9"), None);
+        assert_eq!(sglang_era_from_version("0.6.1"), Some(SglangEra::Spring2026));
+        assert_eq!(sglang_era_from_version("main"), None);
+    }
+
+    #[test]
+    fn spring_default_fraction_drops_the_speculative_reserve() {
+        // 97,887 MiB, tp 8: reserved 14,848 MiB without the +2,048 EAGLE reserve → 83,039 / 97,887.
+        let i = DefaultFractionInput {
+            era: SglangEra::Spring2026,
+            gpu_mem_mib: 97_887,
+            tp: 8,
+            pp: 1,
+            eagle: true,
+            vision: None,
+        };
+        assert!((sglang_default_fraction(&i).unwrap() - 83_039.0 / 97_887.0).abs() < 1e-12);
+    }
+
     #[test]
     fn page_rounding_and_cap() {
         let mut i = SglangKvInput {
@@ -393,6 +656,10 @@ mod tests {
             cell_size: 70_272,
             page_size: 64,
             max_total_tokens: None,
+            era: SglangEra::Late2025,
+            context_len: 262_144,
+            max_running_requests: None,
+            spec: None,
         };
         assert_eq!(sglang_kv_plan(&i).tokens, 159_232); // 159,294 floored to a multiple of 64.
         i.max_total_tokens = Some(100_000);

@@ -93,15 +93,27 @@ pub const CONTEXT_BUCKET: u32 = 64;
 /// How many iterations `--trace` lays out.
 pub const TRACE_ITERATIONS: usize = 2;
 
+/// Requests decoding at once: the workload's concurrency, capped by the engine's
+/// `max_running_requests` (SGLang's scheduler; the rest wait in the queue).
+pub fn running_requests(s: &Scenario, memory: &MemoryPlan) -> u32 {
+    memory
+        .max_running_requests
+        .map_or(s.workload.concurrency, |m| {
+            s.workload.concurrency.min(m.min(u64::from(u32::MAX)) as u32)
+        })
+        .max(1)
+}
+
 /// Runs the scenario: memory plan, then the decode loop (and the no-speculation loop for comparison).
 pub fn predict(s: &Scenario) -> Result<Prediction, DecodeError> {
     let memory = plan_memory(s);
     let costs = collective_costs(s);
     let mut builder = passes::Builder::new(s, &costs);
     let rng = RngStreams::new(s.seed);
-    let main = run_loop(s, &mut builder, &rng, s.speculative.is_some())?;
+    let max_batch = running_requests(s, &memory);
+    let main = run_loop(s, &mut builder, &rng, s.speculative.is_some(), max_batch)?;
     let (without_spec, be) = if s.speculative.is_some() {
-        let plain = run_loop(s, &mut builder, &rng, false)?;
+        let plain = run_loop(s, &mut builder, &rng, false, max_batch)?;
         let be = break_even_accept_len(main.mean_iteration_ms, plain.mean_iteration_ms);
         (Some(plain), be.is_finite().then_some(be))
     } else {
@@ -198,8 +210,8 @@ fn run_loop(
     b: &mut passes::Builder,
     rng: &RngStreams,
     speculate: bool,
+    max_batch: u32,
 ) -> Result<LoopResult, DecodeError> {
-    let w = &s.workload;
     let mut queue = draw_requests(s, rng).into_iter();
     let mut active: Vec<Request> = Vec::new();
     let mut accept_rng = rng.stream("acceptance");
@@ -227,7 +239,7 @@ fn run_loop(
     loop {
         // Admit new requests and prefill them together.
         let mut admitted: Vec<Request> = Vec::new();
-        while active.len() + admitted.len() < w.concurrency as usize {
+        while active.len() + admitted.len() < max_batch as usize {
             match queue.next() {
                 Some(r) => admitted.push(r),
                 None => break,

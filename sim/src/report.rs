@@ -87,7 +87,16 @@ pub struct Throughput {
 pub struct MemoryReport {
     /// "ok" or "oom".
     pub verdict: &'static str,
+    /// Engine memory rules in force (`late-2025`, …, `v1` for vLLM) and where they came from.
+    pub era: String,
+    pub era_source: String,
     pub kv_tokens: u64,
+    /// Token slots of the draft's KV pool (speculative SGLang runs).
+    pub draft_kv_tokens: Option<u64>,
+    /// SGLang's `max_running_requests`: the decode batch never exceeds it.
+    pub max_running_requests: Option<u64>,
+    /// Where the workload exceeds what the plan lets the engine run at once.
+    pub warnings: Vec<String>,
     pub kv_pool_gib: f64,
     pub cell_size_bytes: u64,
     pub draft_cell_size_bytes: Option<u64>,
@@ -173,7 +182,7 @@ const FIRST_CUT: &[&str] = &[
 /// Builds the report object.
 pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let m = &p.main;
-    let c = s.workload.concurrency;
+    let c = running(s, p);
     let breakdown: BTreeMap<String, f64> = Category::ALL
         .iter()
         .filter(|c| {
@@ -289,7 +298,16 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         bottleneck,
         memory: MemoryReport {
             verdict: if oom.is_some() { "oom" } else { "ok" },
+            era: if s.engine.kind == crate::scenario::EngineKind::Vllm {
+                "v1".into()
+            } else {
+                s.engine.era.name().into()
+            },
+            era_source: s.engine.era_source.clone(),
             kv_tokens: mem.kv_tokens,
+            draft_kv_tokens: mem.draft_kv_tokens,
+            max_running_requests: mem.max_running_requests,
+            warnings: memory_warnings(s, mem),
             kv_pool_gib: mem.kv_pool.as_gib_f64(),
             cell_size_bytes: mem.cell_size,
             draft_cell_size_bytes: mem.draft_cell_size,
@@ -332,7 +350,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
 /// The physical floor of one plain decode step (DESIGN.md §2.4): weights and KV at the datasheet
 /// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
 fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: f64) -> Floor {
-    let c = s.workload.concurrency as u64;
+    let c = u64::from(running(s, p));
     let kv = Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len.mean().round() as u64 * c);
     let bw = s.hardware.gpu.memory_bandwidth;
     let memory_ms = bw.transfer_time(weights).as_ms_f64() + bw.transfer_time(kv).as_ms_f64();
@@ -358,6 +376,35 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
         tpot_ms: floor_ms,
         gap: if floor_ms > 0.0 { tpot_ms / floor_ms } else { 0.0 },
     }
+}
+
+fn running(s: &Scenario, p: &Prediction) -> u32 {
+    crate::decode::running_requests(s, &p.memory)
+}
+
+/// Where the workload exceeds what the engine's memory plan lets it run at once.
+fn memory_warnings(s: &Scenario, mem: &crate::decode::MemoryPlan) -> Vec<String> {
+    let mut w = Vec::new();
+    if let Some(m) = mem.max_running_requests
+        && u64::from(s.workload.concurrency) > m
+        && mem.kv_tokens > 0
+    {
+        w.push(format!(
+            "concurrency {} exceeds SGLang's max_running_requests = {m}: at most {m} requests decode at once, \
+             the rest queue (set engine.max_running_requests to change it)",
+            s.workload.concurrency
+        ));
+    }
+    let per_request = s.workload.prompt_len.max() as u64 + s.workload.output_len.max() as u64;
+    let running = u64::from(s.workload.concurrency).min(mem.max_running_requests.unwrap_or(u64::MAX));
+    if mem.kv_tokens > 0 && running * per_request > mem.kv_tokens {
+        w.push(format!(
+            "{running} requests × {per_request} tokens exceed the KV cache ({} tokens): the engine would \
+             queue or retract requests, which tpsim does not model; the prediction is optimistic",
+            mem.kv_tokens
+        ));
+    }
+    w
 }
 
 /// Where the scenario departs from what the stock engine would do (engine-memory.md, "Custom
@@ -415,7 +462,11 @@ pub fn text(r: &RunReport) -> String {
             m.rest_gib, m.cell_size_bytes
         );
     } else {
-        let _ = writeln!(o, "Memory (per GPU, SGLang rules)");
+        let _ = writeln!(
+            o,
+            "Memory (per GPU, SGLang {} rules, from {})",
+            m.era, m.era_source
+        );
         let _ = writeln!(
             o,
             "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {:.4}{}",
@@ -435,6 +486,12 @@ pub fn text(r: &RunReport) -> String {
             "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token",
             m.rest_gib, m.cell_size_bytes
         );
+        if let Some(r) = m.max_running_requests {
+            let _ = writeln!(o, "  max_running_requests {r}");
+        }
+    }
+    for warning in &m.warnings {
+        let _ = writeln!(o, "  warning: {warning}");
     }
     match &m.oom {
         None => {

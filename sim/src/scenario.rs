@@ -122,6 +122,13 @@ pub struct Engine {
     pub allreduce: AllreduceBackend,
     pub page_size: u64,
     pub max_total_tokens: Option<u64>,
+    /// `--max-running-requests` as configured, or the era's speculative default (48).
+    pub max_running_requests: Option<u64>,
+    /// SGLang's `context_len`: `--context-length` or the model's `max_position_embeddings`.
+    pub context_len: u64,
+    /// SGLang memory era in force (vLLM: unused) and where it came from.
+    pub era: SglangEra,
+    pub era_source: String,
     pub cuda_graph: bool,
     /// Which engine's memory rules apply.
     pub kind: EngineKind,
@@ -565,6 +572,7 @@ impl Resolver<'_> {
             presets::engine(&name).ok_or_else(|| self.invalid("engine.name", "no bundled preset"))?;
         let base: CostsSection =
             error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
+        let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let c = e.costs.unwrap_or_default().merged_over(base);
         let costs = EngineCosts {
             era: self.need(c.era, "engine.costs.era")?,
@@ -584,7 +592,30 @@ impl Resolver<'_> {
             activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
             non_torch_memory: c.non_torch_memory,
         };
-        let era = SglangEra::parse(&costs.era);
+        // The era: `engine.costs.era` when the scenario sets it, else from `engine.version`, else the
+        // engine preset's.
+        let version_era = match (&e.version, kind) {
+            (Some(v), EngineKind::Sglang) if user_era.is_none() => {
+                match tpsim_model::memory::sglang_era_from_version(v) {
+                    Some(era) => Some(era),
+                    None => {
+                        return Err(self.invalid(
+                            "engine.version",
+                            format!(
+                                "`{v}`: tpsim cannot place this SGLang version in a memory era (0.5.9–0.5.x fall between late-2025 and spring-2026 rules); set engine.costs.era = \"late-2025\" or \"spring-2026\""
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let era_source = match (user_era, &version_era, &e.version) {
+            (Some(()), _, _) => "engine.costs.era".to_string(),
+            (None, Some(_), Some(v)) => format!("engine.version {v}"),
+            _ => format!("engines/{name}.toml"),
+        };
+        let era = version_era.or_else(|| SglangEra::parse(&costs.era));
         if kind == EngineKind::Vllm && costs.era != "v1" {
             return Err(self.invalid(
                 "engine.costs.era",
@@ -598,7 +629,7 @@ impl Resolver<'_> {
             return Err(self.invalid(
                 "engine.costs.era",
                 format!(
-                    "`{}`: expected \"early-2025\", \"mid-2025\" or \"late-2025\" (spring-2026 arrives with issue #5)",
+                    "`{}`: expected \"early-2025\", \"mid-2025\", \"late-2025\" or \"spring-2026\"",
                     costs.era
                 ),
             ));
@@ -641,12 +672,6 @@ impl Resolver<'_> {
                 (f, true)
             }
         };
-        if speculative && era != SglangEra::Late2025 {
-            return Err(self.invalid(
-                "engine.costs.era",
-                format!("`{}`: speculative decoding memory rules of this era arrive with issue #5; use \"late-2025\"", costs.era),
-            ));
-        }
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
         }
@@ -694,6 +719,28 @@ impl Resolver<'_> {
                 "0: expected at least 1 token (omit the key for no cap)",
             ));
         }
+        if e.max_running_requests == Some(0) {
+            return Err(self.invalid(
+                "engine.max_running_requests",
+                "0: expected at least 1 request (omit the key for the engine's default)",
+            ));
+        }
+        // SGLang's EAGLE default (late-2025 era on, engine-memory.md "SGLang eras").
+        let max_running_requests = e
+            .max_running_requests
+            .or((speculative && kind == EngineKind::Sglang && era >= SglangEra::Late2025).then_some(48));
+        let context_len = match e.context_length.or(model.context_len) {
+            Some(0) => {
+                return Err(self.invalid("engine.context_length", "0: expected a context length ≥ 1 token"));
+            }
+            Some(c) => c,
+            None => {
+                return Err(self.invalid(
+                    "engine.context_length",
+                    "missing: the model config has no max_position_embeddings; set engine.context_length",
+                ));
+            }
+        };
         let env = self.nccl_env(e.env.unwrap_or_default())?;
         let observed = match e.observed {
             None => None,
@@ -747,6 +794,10 @@ impl Resolver<'_> {
             allreduce: e.allreduce.unwrap_or(AllreduceBackend::Nccl),
             page_size,
             max_total_tokens: e.max_total_tokens,
+            max_running_requests,
+            context_len,
+            era,
+            era_source,
             cuda_graph: e.cuda_graph.unwrap_or(true),
             overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
             kind,

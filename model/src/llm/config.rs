@@ -108,6 +108,9 @@ pub struct ModelConfig {
     /// MTP/NextN layers shipped with the checkpoint (not loaded by the target).
     #[serde(default)]
     pub num_nextn_predict_layers: Option<u64>,
+    /// Longest sequence the model was trained for; SGLang's default `context_len`.
+    #[serde(default)]
+    pub max_position_embeddings: Option<u64>,
     /// EAGLE-3: reduced draft vocabulary of the LM head (defaults to `vocab_size`).
     #[serde(default)]
     pub draft_vocab_size: Option<u64>,
@@ -431,6 +434,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             .num_nextn_predict_layers
             .unwrap_or(0)
             .min(u64::from(u32::MAX)) as u32,
+        context_len: text.max_position_embeddings.or(cfg.max_position_embeddings),
         tie_word_embeddings: text
             .tie_word_embeddings
             .or(cfg.tie_word_embeddings)

@@ -299,6 +299,9 @@ pub struct ModelSpec {
     pub first_k_dense_replace: u32,
     /// MTP/NextN layers in the checkpoint; not loaded by the target (they are a draft).
     pub num_nextn_predict_layers: u32,
+    /// `max_position_embeddings` of the (text) config: SGLang's default `context_len`, which sizes
+    /// its request pool (`max_num_reqs`). `None` when the config does not say.
+    pub context_len: Option<u64>,
     /// LM head shares the embedding matrix.
     pub tie_word_embeddings: bool,
     /// Multimodal model with a vision tower.

@@ -17,10 +17,31 @@ pub struct Entry {
     pub source: Source,
 }
 
+/// The KV cache as the engine sizes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct KvCache {
+    /// SGLang's `max_total_num_tokens` (vLLM: "GPU KV cache size" in tokens).
+    pub max_total_num_tokens: u64,
+    /// Bytes the target pool allocates (SGLang: one padded page included).
+    pub bytes: u64,
+    /// Bytes per token per rank (spring 2026 with EAGLE: including the draft's share).
+    pub cell_size_bytes: u64,
+    /// Token slots of the draft's pool (speculative runs).
+    pub draft_tokens: Option<u64>,
+    /// SGLang's request pool (`max_num_reqs`) and the scheduler's `max_running_requests`.
+    pub max_num_reqs: Option<u64>,
+    pub max_running_requests: Option<u64>,
+}
+
 /// The `tpsim memory --json` object.
 #[derive(Debug, Clone, Serialize)]
 pub struct MemoryAnswer {
     pub verdict: &'static str,
+    /// The engine's memory rules: `early-2025` … `spring-2026` for SGLang, `v1` for vLLM, and where
+    /// that choice came from (`engine.costs.era`, `engine.version …`, or the engine preset).
+    pub era: String,
+    pub era_source: String,
+    pub kv_cache: KvCache,
     pub failing_step: Option<String>,
     pub error: Option<String>,
     pub missing_mib: Option<f64>,
@@ -57,8 +78,23 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
     };
     let w = &s.workload;
     let ctx = (w.prompt_len.mean() + w.output_len.mean()).round().max(1.0) as u64;
+    let era = if s.engine.kind == EngineKind::Vllm {
+        "v1".to_string()
+    } else {
+        s.engine.era.name().to_string()
+    };
     MemoryAnswer {
         verdict: if failing_step.is_some() { "oom" } else { "ok" },
+        era,
+        era_source: s.engine.era_source.clone(),
+        kv_cache: KvCache {
+            max_total_num_tokens: p.kv_tokens,
+            bytes: p.kv_pool.0,
+            cell_size_bytes: p.cell_size,
+            draft_tokens: p.draft_kv_tokens,
+            max_num_reqs: p.max_num_reqs,
+            max_running_requests: p.max_running_requests,
+        },
         failing_step,
         error,
         missing_mib: missing,
@@ -91,8 +127,8 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Memory plan per GPU — {} on {} (tp {}, {} {} rules)",
-        s.model_name, s.hardware.name, s.engine.tp, s.engine.name, s.engine.costs.era
+        "Memory plan per GPU — {} on {} (tp {}, {} {} rules, from {})",
+        s.model_name, s.hardware.name, s.engine.tp, s.engine.name, a.era, a.era_source
     );
     let _ = writeln!(o, "  {:<36} {:>12}  {:<17} source", "allocation", "MiB", "when");
     for e in &a.entries {
@@ -112,6 +148,18 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         "  rest = {:.4} GiB → {} tokens of {} B ({:.2} GiB)",
         a.rest_gib, a.kv_tokens, a.cell_size_bytes, a.kv_pool_gib
     );
+    if let (Some(d), Some(reqs), Some(running)) = (
+        a.kv_cache.draft_tokens,
+        a.kv_cache.max_num_reqs,
+        a.kv_cache.max_running_requests,
+    ) {
+        let _ = writeln!(
+            o,
+            "  draft KV pool {d} tokens; max_num_reqs {reqs}, max_running_requests {running}"
+        );
+    } else if let Some(running) = a.kv_cache.max_running_requests {
+        let _ = writeln!(o, "  max_running_requests {running}");
+    }
     match (&a.failing_step, &a.error) {
         (Some(step), Some(err)) => {
             let _ = writeln!(
@@ -162,6 +210,13 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
         p.available_gib,
         p.total_gib - p.available_gib
     );
+    if s.engine.era >= tpsim_model::memory::SglangEra::Spring2026 {
+        let _ = writeln!(
+            o,
+            "Memory profiling: available_gpu_memory={:.2} GB, total_gpu_memory={:.2} GB, mem_fraction_static={:.2}, rest_memory={:.2} GB",
+            p.available_gib, p.total_gib, p.mem_fraction_static, p.rest_gib
+        );
+    }
     if let Verdict::Oom { message, .. } = &p.verdict
         && p.kv_tokens == 0
     {
@@ -207,8 +262,10 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
     }
     let _ = writeln!(
         o,
-        "max_total_num_tokens={}, available_gpu_mem={:.2} GB",
+        "max_total_num_tokens={}, max_running_requests={}, context_len={}, available_gpu_mem={:.2} GB",
         p.kv_tokens,
+        p.max_running_requests.unwrap_or(0),
+        s.engine.context_len,
         p.headroom.as_gib_f64()
     );
     o

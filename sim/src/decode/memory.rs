@@ -3,8 +3,8 @@
 
 use crate::scenario::{AllreduceBackend, EngineKind, Scenario};
 use tpsim_model::memory::{
-    LateAllocation, LateVerdict, SGLANG_NOT_ENOUGH_MEMORY, SglangKvInput, TORCH_OOM, check_late_allocations,
-    sglang_kv_plan, sglang_min_fraction,
+    LateAllocation, LateVerdict, SglangEra, SglangKvInput, SpecShape, TORCH_OOM, check_late_allocations,
+    sglang_kv_plan, sglang_min_fraction, sglang_not_enough_memory, sglang_spring_cell_size,
 };
 use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
 use tpsim_model::units::Bytes;
@@ -59,6 +59,12 @@ pub struct MemoryPlan {
     pub kv_tokens: u64,
     pub kv_pool: Bytes,
     pub draft_cell_size: Option<u64>,
+    /// Token slots of the draft's KV pool (SGLang with speculation; the era decides, see
+    /// `tpsim_model::memory::SglangKvPlan::draft_tokens`).
+    pub draft_kv_tokens: Option<u64>,
+    /// SGLang's request pool size and the scheduler's `max_running_requests` (None under vLLM).
+    pub max_num_reqs: Option<u64>,
+    pub max_running_requests: Option<u64>,
     pub min_mem_fraction_static: Option<f64>,
     /// Free memory left after the last allocation (0 when the start fails).
     pub headroom: Bytes,
@@ -112,11 +118,41 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         moment: "before available",
         source: Source::Modeled,
     });
+    // Spring 2026 counts the draft's weights before the KV profile (engine-memory.md, eras table);
+    // earlier eras load them after the pool, out of the reserve.
+    let spring = e.era >= SglangEra::Spring2026;
+    let draft_weights = s
+        .speculative
+        .as_ref()
+        .map(|sp| sp.draft.weight_bytes_per_rank(tp))
+        .unwrap_or(Bytes(0));
+    if spring && draft_weights.0 > 0 {
+        entries.push(MemEntry {
+            name: "draft weights".into(),
+            bytes: draft_weights.0,
+            moment: "before available",
+            source: Source::Modeled,
+        });
+    }
+    let early_draft = if spring { draft_weights } else { Bytes(0) };
     let (available_gib, available_source) = match obs.and_then(|o| o.free_after_weights_gib) {
-        Some(v) => (v, Source::Observed),
-        None => ((total_gib - gib(weights)).max(0.0), Source::Modeled),
+        Some(v) => ((v - gib(early_draft)).max(0.0), Source::Observed),
+        None => (
+            (total_gib - gib(weights) - gib(early_draft)).max(0.0),
+            Source::Modeled,
+        ),
     };
-    let cell = s.model.kv_cell_bytes(tp);
+    let target_cell = s.model.kv_cell_bytes(tp);
+    // Spring 2026: the target's cell carries the EAGLE draft's layers.
+    let cell = match &s.speculative {
+        Some(sp) if spring => sglang_spring_cell_size(target_cell, sp.draft.num_layers, s.model.num_layers),
+        _ => target_cell,
+    };
+    let spec = s.speculative.as_ref().map(|sp| SpecShape {
+        num_steps: u64::from(sp.num_steps),
+        topk: u64::from(sp.topk),
+        num_draft_tokens: u64::from(sp.num_draft_tokens),
+    });
     let kv = sglang_kv_plan(&SglangKvInput {
         total_gib,
         available_gib,
@@ -124,8 +160,25 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         cell_size: cell,
         page_size: e.page_size,
         max_total_tokens: e.max_total_tokens,
+        era: e.era,
+        context_len: e.context_len,
+        max_running_requests: e.max_running_requests,
+        spec,
     });
-    let min_f = sglang_min_fraction(total_gib, available_gib, cell, e.page_size);
+    // Mid 2025: the speculative inflation (at the threshold the request pool is at its floor of 2048
+    // unless configured) lets the engine start with a negative profile.
+    let inflation = match (e.era, spec) {
+        (SglangEra::Mid2025, Some(sp)) => {
+            e.max_running_requests.unwrap_or(2048) * (sp.num_steps * sp.topk + sp.num_draft_tokens) + 100
+        }
+        _ => 0,
+    };
+    let min_f = if inflation > 0 {
+        let need = (e.page_size.max(1) as f64 - inflation as f64) * cell as f64 / (1u64 << 30) as f64;
+        Some((1.0 - (available_gib - need) / total_gib).clamp(0.0, 1.0))
+    } else {
+        sglang_min_fraction(total_gib, available_gib, cell, e.page_size)
+    };
     let mut plan = MemoryPlan {
         verdict: Verdict::Ok,
         total_gib,
@@ -138,6 +191,9 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         kv_tokens: kv.tokens,
         kv_pool: kv.pool_bytes,
         draft_cell_size: s.speculative.as_ref().map(|sp| sp.draft.kv_cell_bytes(tp)),
+        draft_kv_tokens: s.speculative.as_ref().map(|_| kv.draft_tokens),
+        max_num_reqs: Some(kv.max_num_reqs),
+        max_running_requests: Some(kv.max_running_requests),
         min_mem_fraction_static: min_f,
         headroom: Bytes(0),
         entries,
@@ -146,8 +202,18 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         let need = (e.page_size.max(1) * cell) as f64 / (1u64 << 30) as f64;
         plan.verdict = Verdict::Oom {
             step: "KV cache profile (rest = available − total × (1 − mem_fraction_static) ≤ 0)".into(),
-            message: SGLANG_NOT_ENOUGH_MEMORY.into(),
+            message: sglang_not_enough_memory(e.era, e.mem_fraction_static),
             missing: Bytes::from_gib_f64(need - kv.rest_gib),
+        };
+        plan.max_running_requests = None;
+        plan.draft_kv_tokens = plan.draft_kv_tokens.map(|_| 0);
+        return plan;
+    }
+    if !kv.pool_fits {
+        plan.verdict = Verdict::Oom {
+            step: "allocating the target KV pool (inflated beyond the profile)".into(),
+            message: TORCH_OOM.into(),
+            missing: Bytes(kv.pool_bytes.0 - Bytes::from_gib_f64(available_gib).0),
         };
         return plan;
     }
@@ -159,15 +225,18 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     });
     let mut late = Vec::new();
     if let Some(sp) = &s.speculative {
-        late.push(LateAllocation {
-            name: "draft weights".into(),
-            bytes: sp.draft.weight_bytes_per_rank(tp),
-        });
-        // Late-2025 era: the draft pool has the target's token count (engine-memory.md, step 10).
+        if !spring {
+            late.push(LateAllocation {
+                name: "draft weights".into(),
+                bytes: draft_weights,
+            });
+        }
+        // The draft's pool: the target's token count (early 2025: more, see SglangKvPlan), its own
+        // geometry, one padded page (engine-memory.md, step 10).
         let dcell = sp.draft.kv_cell_bytes(tp);
         late.push(LateAllocation {
             name: "draft KV pool".into(),
-            bytes: Bytes((kv.tokens + e.page_size) * dcell),
+            bytes: Bytes((kv.draft_tokens + e.page_size) * dcell),
         });
     }
     if e.cuda_graph {
@@ -320,6 +389,9 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         kv_tokens: plan.tokens,
         kv_pool: pool,
         draft_cell_size: None,
+        draft_kv_tokens: None,
+        max_num_reqs: None,
+        max_running_requests: None,
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
         headroom,
         entries,

@@ -161,8 +161,14 @@ pub struct ModelSection {
 pub struct EngineSection {
     /// "sglang" (default).
     pub name: Option<String>,
-    /// Engine version as the user runs it (informational until issue #5 maps versions to eras).
+    /// SGLang version as the user runs it (`0.5.8.post1`): selects the memory era when
+    /// `engine.costs.era` is not given (see `tpsim_model::memory::sglang_era_from_version`).
     pub version: Option<String>,
+    /// SGLang's `--max-running-requests` (default: 48 with EAGLE in the late-2025 and spring-2026
+    /// eras, else min(max_total_num_tokens // 2, max_num_reqs)).
+    pub max_running_requests: Option<u64>,
+    /// SGLang's `--context-length` (default: the model config's `max_position_embeddings`).
+    pub context_length: Option<u64>,
     pub tp: Option<u32>,
     pub mem_fraction_static: Option<f64>,
     pub allreduce: Option<AllreduceBackend>,

@@ -1,0 +1,190 @@
+//! SGLang's memory rules by era (issue #5, reference/engine-memory.md "SGLang eras"), on the seed
+//! scenario: the draft pool rules, the spring-2026 cell scaling, max_running_requests, and the era
+//! chosen from `engine.version`. Every expected figure is computed by hand in the comments; token
+//! counts are exact (they are the engine's integer arithmetic).
+
+mod common;
+use common::*;
+
+/// The seed baseline with extra TOML appended (e.g. an `[engine.costs]` table).
+fn baseline_plus(name: &str, extra: &str) -> String {
+    let text = std::fs::read_to_string(scenario("seed/baseline.toml")).expect("baseline");
+    let p = scratch(name).join("scenario.toml");
+    std::fs::write(&p, format!("{text}\n{extra}\n")).expect("write");
+    p.display().to_string()
+}
+
+fn memory_json(file: &str) -> serde_json::Value {
+    let o = tpsim(&["memory", file, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    serde_json::from_str(&o.stdout).expect("JSON")
+}
+
+#[test]
+fn spring_2026_scales_the_cell_and_counts_draft_weights() {
+    // Spring 2026: the draft's 770,760,704 B of weights per rank (pinned in model/src/llm/tests.rs) come
+    // off the observed 21.71 GiB before the profile → 20.992173 GiB; rest = 20.992173 − 94.04 × 0.12 =
+    // 9.707373 GiB; int(rest × 2^30) = 10,423,212,559 B; cell int(70,272 × (1 + 1/61)) = 71,424 B →
+    // 145,934 tokens (late-2025 rules: 159,294). The draft pool has the same token count.
+    let f = baseline_plus("spring", "[engine.costs]\nera = \"spring-2026\"");
+    let j = memory_json(&f);
+    assert_eq!(j["era"], "spring-2026");
+    assert_eq!(j["era_source"], "engine.costs.era");
+    assert_eq!(j["kv_cache"]["cell_size_bytes"], 71_424);
+    assert_eq!(j["kv_cache"]["max_total_num_tokens"], 145_934);
+    assert_eq!(j["kv_cache"]["draft_tokens"], 145_934);
+    assert_eq!(j["kv_cache"]["bytes"], 145_935u64 * 71_424);
+    assert_eq!(j["kv_cache"]["max_running_requests"], 48);
+    let o = tpsim(&["memory", &f, "--log"]);
+    assert!(
+        o.stdout.contains(
+            "Memory profiling: available_gpu_memory=20.99 GB, total_gpu_memory=94.04 GB, mem_fraction_static=0.88, rest_memory=9.71 GB"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("max_total_num_tokens=145934, max_running_requests=48, context_len=262144")
+    );
+}
+
+#[test]
+fn mid_2025_inflates_the_shared_pool() {
+    // Mid 2025: no 48-request default; max_num_reqs = min(max(int(159,294 / 262,144 × 512), 2048),
+    // 4096) = 2048; the pool grows by 2048 × (3 × 1 + 4) + 100 = 14,436 → 173,730 tokens for target and
+    // draft; max_running_requests = min(173,730 // 2, 2048) = 2048.
+    let f = baseline_plus("mid", "[engine.costs]\nera = \"mid-2025\"");
+    let j = memory_json(&f);
+    assert_eq!(j["verdict"], "ok");
+    assert_eq!(j["kv_cache"]["max_total_num_tokens"], 173_730);
+    assert_eq!(j["kv_cache"]["bytes"], 12_208_424_832u64); // 173,731 × 70,272
+    assert_eq!(j["kv_cache"]["draft_tokens"], 173_730);
+    assert_eq!(j["kv_cache"]["max_num_reqs"], 2048);
+    assert_eq!(j["kv_cache"]["max_running_requests"], 2048);
+    // Threshold: the inflation lets a negative profile start; need (1 − 14,436) × 70,272 / 2^30 =
+    // −0.944712 GiB → f = 1 − (21.71 + 0.944712) / 94.04 = 0.759095 (late-2025: 0.7691).
+    let fmin = f64_of(&j["min_mem_fraction_static"]);
+    assert!((fmin - 0.759_095).abs() < 1e-6, "{fmin}");
+    // At f = 0.76 the engine starts with −13,135 + 14,436 = 1,301 tokens; late-2025 rules fail there.
+    let low = baseline_plus("mid-low", "[engine.costs]\nera = \"mid-2025\"");
+    let text = std::fs::read_to_string(&low)
+        .unwrap()
+        .replace("mem_fraction_static = 0.88", "mem_fraction_static = 0.76");
+    std::fs::write(&low, text).unwrap();
+    let j = memory_json(&low);
+    assert_eq!(j["verdict"], "ok");
+    assert_eq!(j["kv_cache"]["max_total_num_tokens"], 1_301);
+    // Just below the threshold (−0.001) it fails with the mid-2025 text.
+    let text = std::fs::read_to_string(&low)
+        .unwrap()
+        .replace("mem_fraction_static = 0.76", "mem_fraction_static = 0.758");
+    std::fs::write(&low, text).unwrap();
+    let j = memory_json(&low);
+    assert_eq!(j["verdict"], "oom");
+    assert_eq!(
+        j["error"],
+        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    );
+}
+
+fn f64_of(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn early_2025_gives_the_draft_a_larger_pool() {
+    // Early 2025: the target keeps the 159,294 profiled tokens; the draft pool gets
+    // 159,294 + 2048 × 3 + 100 = 165,538 slots of 4,096 B.
+    let f = baseline_plus("early", "[engine.costs]\nera = \"early-2025\"");
+    let j = memory_json(&f);
+    assert_eq!(j["kv_cache"]["max_total_num_tokens"], 159_294);
+    assert_eq!(j["kv_cache"]["draft_tokens"], 165_538);
+    let draft = j["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "draft KV pool")
+        .expect("draft KV pool entry");
+    // (165,538 + 1) × 4,096 B = 678,047,744 B = 646.64 MiB.
+    assert!((f64_of(&draft["mib"]) - 678_047_744.0 / 1_048_576.0).abs() < 1e-9);
+}
+
+#[test]
+fn late_2025_error_text_names_the_value() {
+    let o = tpsim(&["memory", &scenario("seed/low-fraction.toml"), "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        j["error"],
+        "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.55"
+    );
+    assert!(j["kv_cache"]["max_running_requests"].is_null());
+}
+
+#[test]
+fn era_from_engine_version() {
+    // engine-memory.tsv: Grok-2 under v0.5.2rc2 logged the mid-2025 default fraction.
+    let f = baseline_with(
+        "version",
+        "name = \"sglang\"",
+        "name = \"sglang\"\nversion = \"v0.5.2rc2\"",
+    );
+    let j = memory_json(&f);
+    assert_eq!(j["era"], "mid-2025");
+    assert_eq!(j["era_source"], "engine.version v0.5.2rc2");
+    assert_eq!(j["kv_cache"]["max_total_num_tokens"], 173_730);
+    // An explicit era wins over the version.
+    let text = std::fs::read_to_string(&f).unwrap() + "\n[engine.costs]\nera = \"late-2025\"\n";
+    std::fs::write(&f, text).unwrap();
+    let j = memory_json(&f);
+    assert_eq!(
+        (j["era"].as_str(), j["era_source"].as_str()),
+        (Some("late-2025"), Some("engine.costs.era"))
+    );
+    // A version between eras is a clear error naming the key and the way out.
+    let f = baseline_with(
+        "version-gap",
+        "name = \"sglang\"",
+        "name = \"sglang\"\nversion = \"0.5.9\"",
+    );
+    let o = tpsim(&["run", &f]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("engine.version") && o.stderr.contains("engine.costs.era"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn max_running_requests_caps_the_batch() {
+    // With EAGLE, late-2025 SGLang runs at most 48 requests; asking for 64 warns. And a batch capped by
+    // engine.max_running_requests = 4 at concurrency 8 is the same simulation as concurrency 4.
+    let f = baseline_with("mrr", "concurrency = 1", "concurrency = 64");
+    let j = run_json(&f);
+    assert_eq!(j["memory"]["max_running_requests"], 48);
+    let warnings = j["memory"]["warnings"].to_string();
+    assert!(warnings.contains("max_running_requests = 48"), "{warnings}");
+    let capped = baseline_with(
+        "mrr-capped",
+        "concurrency = 1",
+        "concurrency = 8\nnum_requests = 8",
+    );
+    let text = std::fs::read_to_string(&capped)
+        .unwrap()
+        .replace("page_size = 1", "page_size = 1\nmax_running_requests = 4");
+    std::fs::write(&capped, text).unwrap();
+    let four = baseline_with("mrr-four", "concurrency = 1", "concurrency = 4\nnum_requests = 8");
+    let (a, b) = (run_json(&capped), run_json(&four));
+    assert_eq!(a["throughput"], b["throughput"]);
+    assert_eq!(a["memory"]["max_running_requests"], 4);
+    // 0 is refused.
+    let zero = std::fs::read_to_string(&capped)
+        .unwrap()
+        .replace("max_running_requests = 4", "max_running_requests = 0");
+    std::fs::write(&capped, zero).unwrap();
+    let o = tpsim(&["run", &capped]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("engine.max_running_requests"), "{}", o.stderr);
+}
