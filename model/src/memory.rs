@@ -309,6 +309,26 @@ impl SglangEra {
     }
 }
 
+/// SGLang's per-card defaults of (chunked_prefill_size, cuda_graph_max_bs) from late 2025
+/// (`server_args.py`, GPU-memory buckets in MiB): < 20 GiB 2048 / 8; < 35 GiB 2048 / 24 (80 at
+/// tp ≥ 4); < 60 GiB 4096 / 32 (160); < 90 GiB and < 160 GiB 8192 / 256 (512); larger 16384 / 512. The
+/// largest bucket is checked against engine-memory.tsv's MI355X row (see [`sglang_default_fraction`]).
+pub fn late_2025_buckets(gpu_mem_mib: u64, tp: u32) -> (f64, f64) {
+    let gib = gpu_mem_mib as f64 / 1024.0;
+    let wide = tp >= 4;
+    if gib < 20.0 {
+        (2048.0, 8.0)
+    } else if gib < 35.0 {
+        (2048.0, if wide { 80.0 } else { 24.0 })
+    } else if gib < 60.0 {
+        (4096.0, if wide { 160.0 } else { 32.0 })
+    } else if gib < 160.0 {
+        (8192.0, if wide { 512.0 } else { 256.0 })
+    } else {
+        (16384.0, 512.0)
+    }
+}
+
 /// What SGLang's default `--mem-fraction-static` depends on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DefaultFractionInput {
@@ -327,21 +347,19 @@ pub struct DefaultFractionInput {
 /// Why a default fraction cannot be derived.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DefaultFractionError {
-    #[error(
-        "the late-2025 defaults for a {gib:.0} GiB card depend on chunked_prefill_size and cuda_graph_max_bs buckets tpsim only knows for 90–160 GiB cards; set mem_fraction_static"
-    )]
-    UnknownBucket { gib: f64 },
+    #[error("the GPU reports no memory, so SGLang's default cannot be derived; set mem_fraction_static")]
+    NoMemory,
 }
 
 /// SGLang's default `--mem-fraction-static` (engine-memory.md, "SGLang eras"):
 /// - early 2025: by TP size: tp ≥ 16 → 0.79, ≥ 8 → 0.81, ≥ 4 → 0.85, ≥ 2 → 0.87, else 0.88;
 /// - mid 2025: reserved GiB = 2.8 + tp·pp/10 (< 35 GiB cards), 9.5 + tp·pp/2 (< 90), 12 + tp·pp/2
 ///   (< 160), 32 (larger), + 2 with EAGLE; f = round((gpu − reserved) / gpu, 3);
-/// - late 2025: reserved MiB = 512 + 1.5 × max(chunked_prefill_size, 2048) + 2 × cuda_graph_max_bs plus
-///   tp·pp/8 × 1024, at least 10 GiB on cards > 60 GiB, plus 2 GiB with EAGLE; f = (gpu − reserved) / gpu,
+/// - late 2025 (and spring 2026 without the EAGLE reserve): reserved MiB = 512 + 1.5 × max(chunked_prefill_size, 2048) + 2 × cuda_graph_max_bs plus
+///   tp·pp/8 × 1024, at least 10 GiB on cards > 60 GiB, plus 2 GiB with EAGLE; f = round((gpu − reserved) / gpu, 3),
 ///   multiplied for multimodal models by 0.95 × clamp(1 − 0.1 × (vit_layers × vit_hidden² / (24 × 1024²)
-///   − 1), 0.8, 1.05). The per-card buckets of chunked_prefill_size / cuda_graph_max_bs are known for 90–160 GiB
-///   cards (8192 and 256, or 512 at tp ≥ 4); other sizes are an error asking for an explicit value.
+///   − 1), 0.8, 1.05), the base rounded to 3 decimals first; chunked_prefill_size / cuda_graph_max_bs
+///   from [`late_2025_buckets`].
 pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultFractionError> {
     let gpu_gib = i.gpu_mem_mib as f64 / 1024.0;
     let tpp = f64::from(i.tp * i.pp.max(1));
@@ -369,11 +387,10 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
             ((gpu_gib - reserved) / gpu_gib * 1000.0).round() / 1000.0
         }
         SglangEra::Late2025 | SglangEra::Spring2026 => {
-            if !(90.0..160.0).contains(&gpu_gib) {
-                return Err(DefaultFractionError::UnknownBucket { gib: gpu_gib });
+            if i.gpu_mem_mib == 0 {
+                return Err(DefaultFractionError::NoMemory);
             }
-            let chunked = 8192.0f64;
-            let graph_bs = if i.tp >= 4 { 512.0 } else { 256.0 };
+            let (chunked, graph_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
             let mut reserved = 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0;
             if gpu_gib > 60.0 {
                 reserved = reserved.max(10.0 * 1024.0);
@@ -383,7 +400,10 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
                 reserved += 2.0 * 1024.0;
             }
             let gpu = i.gpu_mem_mib as f64;
-            let mut f = (gpu - reserved) / gpu;
+            // Rounded to 3 decimals before the vision factor: engine-memory.tsv's Kimi-K2.5 row on
+            // MI355X (294,912 MiB, tp 8, reserved 27,136 MiB) logged 0.8260405859375 =
+            // round(0.907986, 3) × 0.909736 (its 27 × 1152 MoonViT), not 0.907986 × 0.909736.
+            let mut f = ((gpu - reserved) / gpu * 1000.0).round() / 1000.0;
             if let Some((layers, hidden)) = i.vision {
                 let x = layers as f64 * (hidden as f64).powi(2) / (24.0 * 1024.0 * 1024.0);
                 f *= 0.95 * (1.0 - 0.1 * (x - 1.0)).clamp(0.8, 1.05);
@@ -635,7 +655,8 @@ mod tests {
 
     #[test]
     fn spring_default_fraction_drops_the_speculative_reserve() {
-        // 97,887 MiB, tp 8: reserved 14,848 MiB without the +2,048 EAGLE reserve → 83,039 / 97,887.
+        // 97,887 MiB, tp 8: reserved 14,848 MiB without the +2,048 EAGLE reserve →
+        // round(83,039 / 97,887, 3) = round(0.848315, 3) = 0.848.
         let i = DefaultFractionInput {
             era: SglangEra::Spring2026,
             gpu_mem_mib: 97_887,
@@ -644,7 +665,7 @@ mod tests {
             eagle: true,
             vision: None,
         };
-        assert!((sglang_default_fraction(&i).unwrap() - 83_039.0 / 97_887.0).abs() < 1e-12);
+        assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
     }
 
     #[test]
@@ -693,7 +714,7 @@ mod tests {
         i.era = SglangEra::Early2025;
         assert!((sglang_default_fraction(&i).unwrap() - 0.81).abs() < 1e-12);
         // Late 2025, the seed box: 97,887 MiB, tp 8 → 512 + 1.5 × 8192 + 2 × 512 + 1024 = 14,848 MiB,
-        // + 2,048 for EAGLE = 16,896 → (97,887 − 16,896) / 97,887 = 0.827393…
+        // + 2,048 for EAGLE = 16,896 → round((97,887 − 16,896) / 97,887, 3) = round(0.827393, 3) = 0.827.
         let seed = DefaultFractionInput {
             era: SglangEra::Late2025,
             gpu_mem_mib: 97_887,
@@ -702,7 +723,7 @@ mod tests {
             eagle: true,
             vision: None,
         };
-        assert!((sglang_default_fraction(&seed).unwrap() - 80_991.0 / 97_887.0).abs() < 1e-12);
+        assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
         // With a vision tower of 27 layers × 1152 wide: x = 27 × 1152² / (24 × 1024²) = 1.423828…,
         // factor 0.95 × (1 − 0.0423828) = 0.909736…
         let v = DefaultFractionInput {
@@ -710,13 +731,27 @@ mod tests {
             ..seed.clone()
         };
         let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);
-        let want = 80_991.0 / 97_887.0 * 0.95 * (1.0 - 0.1 * (x - 1.0));
+        let want = 0.827 * 0.95 * (1.0 - 0.1 * (x - 1.0));
         assert!((sglang_default_fraction(&v).unwrap() - want).abs() < 1e-12);
+        // engine-memory.tsv, Kimi-K2.5 TP 8 on MI355X under v0.5.8.post1 (late 2025), no speculation:
+        // 294,912 MiB → bucket 16,384 / 512: reserved 512 + 24,576 + 1,024 + 1,024 = 27,136 MiB;
+        // round(267,776 / 294,912, 3) = 0.908; × 0.909736 (MoonViT 27 × 1152) = 0.8260405859375, the
+        // logged value.
+        let mi355x = DefaultFractionInput {
+            gpu_mem_mib: 294_912,
+            eagle: false,
+            ..v
+        };
+        assert!((sglang_default_fraction(&mi355x).unwrap() - 0.826_040_585_937_5).abs() < 1e-12);
+        // An H100 (81,559 MiB, tp 8, EAGLE): 8192 / 512 bucket, reserved 14,848 + 2,048 →
+        // round(64,663 / 81,559, 3) = round(0.792837, 3) = 0.793.
         let h100 = DefaultFractionInput {
             gpu_mem_mib: 81_559,
             ..seed
         };
-        assert!(sglang_default_fraction(&h100).is_err());
+        assert!((sglang_default_fraction(&h100).unwrap() - 0.793).abs() < 1e-12);
+        assert_eq!(late_2025_buckets(24_564, 1), (2048.0, 24.0));
+        assert_eq!(late_2025_buckets(46_068, 8), (4096.0, 160.0));
     }
 
     #[test]
