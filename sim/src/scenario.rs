@@ -168,6 +168,7 @@ pub struct Observed {
     pub free_after_weights_gib: Option<f64>,
     pub free_at_start_gib: Option<f64>,
     pub weights_gib: Option<f64>,
+    pub cuda_graph_gib: Option<f64>,
     pub peak_activation_gib: Option<f64>,
     pub non_torch_gib: Option<f64>,
 }
@@ -766,6 +767,7 @@ impl Resolver<'_> {
                 for (v, key) in [
                     (o.free_at_start_gib, "engine.observed.free_at_start_gib"),
                     (o.weights_gib, "engine.observed.weights_gib"),
+                    (o.cuda_graph_gib, "engine.observed.cuda_graph_gib"),
                     (o.peak_activation_gib, "engine.observed.peak_activation_gib"),
                     (o.non_torch_gib, "engine.observed.non_torch_gib"),
                 ] {
@@ -780,6 +782,7 @@ impl Resolver<'_> {
                     free_after_weights_gib: o.free_after_weights_gib,
                     free_at_start_gib: o.free_at_start_gib,
                     weights_gib: o.weights_gib,
+                    cuda_graph_gib: o.cuda_graph_gib,
                     peak_activation_gib: o.peak_activation_gib,
                     non_torch_gib: o.non_torch_gib,
                 })

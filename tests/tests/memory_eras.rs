@@ -188,3 +188,39 @@ fn max_running_requests_caps_the_batch() {
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains("engine.max_running_requests"), "{}", o.stderr);
 }
+
+#[test]
+fn observed_weight_and_graph_memory_replace_the_model() {
+    // A log that gives "Load weight end. ... mem usage=72.33 GB" instead of the avail figure:
+    // available = 94.04 − 72.33 = 21.71 GiB → the seed's 159,294 tokens (R1). "Capture cuda graph
+    // end. ... mem usage=2.50 GB" replaces the modelled 1.5 GiB of target graphs: headroom falls by
+    // exactly 1 GiB.
+    let base = memory_json(&scenario("seed/baseline.toml"));
+    let f = baseline_with(
+        "observed",
+        "free_after_weights_gib = 21.71",
+        "weights_gib = 72.33\ncuda_graph_gib = 2.5",
+    );
+    let j = memory_json(&f);
+    assert_eq!(j["kv_cache"]["max_total_num_tokens"], 159_294);
+    let entry = |j: &serde_json::Value, name: &str| -> serde_json::Value {
+        j["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no entry {name}"))
+    };
+    assert_eq!(entry(&j, "target weights")["source"], "observed");
+    assert_eq!(entry(&j, "target CUDA graphs")["source"], "observed");
+    assert!((f64_of(&entry(&j, "target CUDA graphs")["mib"]) - 2560.0).abs() < 1e-9);
+    let drop = f64_of(&base["headroom_mib"]) - f64_of(&j["headroom_mib"]);
+    assert!((drop - 1024.0).abs() < 0.01, "{drop}");
+    let o = tpsim(&["memory", &f, "--log"]);
+    assert!(
+        o.stdout.contains("Capture cuda graph end. mem usage=2.50 GB."),
+        "{}",
+        o.stdout
+    );
+}

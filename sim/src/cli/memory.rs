@@ -244,7 +244,11 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
     }
     let after_pool = p.available_gib - pool;
     let _ = writeln!(o, "Memory pool end. avail mem={after_pool:.2} GB");
-    let graphs = s.engine.costs.target_cuda_graph_memory.as_gib_f64();
+    let graphs = p
+        .entries
+        .iter()
+        .find(|e| e.name == "target CUDA graphs")
+        .map_or(0.0, |e| Bytes(e.bytes).as_gib_f64());
     if s.engine.cuda_graph {
         let _ = writeln!(
             o,

@@ -135,13 +135,23 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         });
     }
     let early_draft = if spring { draft_weights } else { Bytes(0) };
-    let (available_gib, available_source) = match obs.and_then(|o| o.free_after_weights_gib) {
-        Some(v) => ((v - gib(early_draft)).max(0.0), Source::Observed),
-        None => (
+    let (available_gib, available_source) = match (
+        obs.and_then(|o| o.free_after_weights_gib),
+        obs.and_then(|o| o.weights_gib),
+    ) {
+        (Some(v), _) => ((v - gib(early_draft)).max(0.0), Source::Observed),
+        (None, Some(w)) => ((total_gib - w - gib(early_draft)).max(0.0), Source::Observed),
+        (None, None) => (
             (total_gib - gib(weights) - gib(early_draft)).max(0.0),
             Source::Modeled,
         ),
     };
+    if let Some(w) = obs.and_then(|o| o.weights_gib)
+        && let Some(entry) = entries.iter_mut().find(|e| e.name == "target weights")
+    {
+        entry.bytes = Bytes::from_gib_f64(w).0;
+        entry.source = Source::Observed;
+    }
     let target_cell = s.model.kv_cell_bytes(tp);
     // Spring 2026: the target's cell carries the EAGLE draft's layers.
     let cell = match &s.speculative {
@@ -239,10 +249,11 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
             bytes: Bytes((kv.draft_tokens + e.page_size) * dcell),
         });
     }
+    let observed_graphs = obs.and_then(|o| o.cuda_graph_gib).map(Bytes::from_gib_f64);
     if e.cuda_graph {
         late.push(LateAllocation {
             name: "target CUDA graphs".into(),
-            bytes: e.costs.target_cuda_graph_memory,
+            bytes: observed_graphs.unwrap_or(e.costs.target_cuda_graph_memory),
         });
         if s.speculative.is_some() {
             late.push(LateAllocation {
@@ -256,11 +267,16 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         bytes: e.costs.activation_memory,
     });
     for a in &late {
+        let observed = a.name == "target CUDA graphs" && observed_graphs.is_some();
         plan.entries.push(MemEntry {
             name: a.name.clone(),
             bytes: a.bytes.0,
             moment: "after pool",
-            source: Source::Modeled,
+            source: if observed {
+                Source::Observed
+            } else {
+                Source::Modeled
+            },
         });
     }
     match check_late_allocations(kv.free_after_pool, &late) {

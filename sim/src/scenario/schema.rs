@@ -214,8 +214,12 @@ pub struct ObservedSection {
     pub free_after_weights_gib: Option<f64>,
     /// vLLM: free memory when the worker starts.
     pub free_at_start_gib: Option<f64>,
-    /// vLLM: "Model loading took X GiB".
+    /// Weight memory: SGLang's "Load weight end. ... mem usage=X GB" (used when
+    /// `free_after_weights_gib` is absent: available = total − X), vLLM's "Model loading took X GiB".
     pub weights_gib: Option<f64>,
+    /// SGLang: "Capture cuda graph end. ... mem usage=X GB" (replaces the target's modelled CUDA-graph
+    /// memory).
+    pub cuda_graph_gib: Option<f64>,
     /// vLLM: the profile run's peak activation.
     pub peak_activation_gib: Option<f64>,
     /// vLLM: non-torch memory growth since the snapshot.
