@@ -188,6 +188,21 @@ pub fn sglang_not_enough_memory(era: SglangEra, mem_fraction_static: f64) -> Str
     }
 }
 
+/// Spring-2026 builds check the budget before sizing the pool: when `rest ≤ 0` they raise this
+/// instead of "Not enough memory", with the minimum viable fraction 1 − available / total (no page
+/// term) to 4 decimals and the suggestion ⌈1000 × minimum⌉ / 1000 (model_runner_kv_cache_mixin.py,
+/// "draft weights are now counted"; engine-memory.md step 7).
+pub fn sglang_no_kv_memory_error(mem_fraction_static: f64, available_gib: f64, total_gib: f64) -> String {
+    let minimum = 1.0 - available_gib / total_gib;
+    let suggested = (minimum * 1000.0).ceil() / 1000.0;
+    format!(
+        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={}. \
+         Raise --mem-fraction-static above {suggested:.3} (minimum viable = 1 - available/pre = {minimum:.4}). \
+         If using speculative decoding, draft weights are now counted.",
+        python_float_repr(mem_fraction_static)
+    )
+}
+
 /// Python's `repr(float)` for finite values: the shortest round-trip digits (as Rust's `Display`),
 /// with `.0` on integral values.
 fn python_float_repr(x: f64) -> String {
@@ -633,6 +648,19 @@ mod tests {
         assert_eq!(
             sglang_not_enough_memory(SglangEra::Spring2026, 1.0),
             "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=1.0"
+        );
+    }
+
+    #[test]
+    fn spring_error_names_the_minimum_viable_fraction() {
+        // engine-memory.tsv, DeepSeek-V4-Pro on 8× H200 (image 2026-07), 12.25 GiB free after weights of
+        // 137.90 GiB before them, f = 0.88: 1 − 12.25 / 137.90 = 0.911167 → "0.9112", suggestion 0.912.
+        let m = sglang_no_kv_memory_error(0.88, 12.25, 137.90);
+        assert_eq!(
+            m,
+            "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88. \
+             Raise --mem-fraction-static above 0.912 (minimum viable = 1 - available/pre = 0.9112). \
+             If using speculative decoding, draft weights are now counted."
         );
     }
 

@@ -47,6 +47,20 @@ fn spring_2026_scales_the_cell_and_counts_draft_weights() {
         o.stdout
             .contains("max_total_num_tokens=145934, max_running_requests=48, context_len=262144")
     );
+    // At f = 0.55 the budget is negative: spring-2026 builds raise their ValueError with
+    // 1 − 20.992173 / 94.04 = 0.776774 → "0.7768", suggestion 0.777.
+    let low = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("mem_fraction_static = 0.88", "mem_fraction_static = 0.55");
+    std::fs::write(&f, low).unwrap();
+    let j = memory_json(&f);
+    assert_eq!(j["verdict"], "oom");
+    assert_eq!(
+        j["error"],
+        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.55. \
+         Raise --mem-fraction-static above 0.777 (minimum viable = 1 - available/pre = 0.7768). \
+         If using speculative decoding, draft weights are now counted."
+    );
 }
 
 #[test]

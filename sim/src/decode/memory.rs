@@ -4,7 +4,8 @@
 use crate::scenario::{AllreduceBackend, EngineKind, Scenario};
 use tpsim_model::memory::{
     LateAllocation, LateVerdict, SglangEra, SglangKvInput, SpecShape, TORCH_OOM, check_late_allocations,
-    sglang_kv_plan, sglang_min_fraction, sglang_not_enough_memory, sglang_spring_cell_size,
+    sglang_kv_plan, sglang_min_fraction, sglang_no_kv_memory_error, sglang_not_enough_memory,
+    sglang_spring_cell_size,
 };
 use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
 use tpsim_model::units::Bytes;
@@ -212,7 +213,11 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         let need = (e.page_size.max(1) * cell) as f64 / (1u64 << 30) as f64;
         plan.verdict = Verdict::Oom {
             step: "KV cache profile (rest = available − total × (1 − mem_fraction_static) ≤ 0)".into(),
-            message: sglang_not_enough_memory(e.era, e.mem_fraction_static),
+            message: if spring && kv.rest_gib <= 0.0 {
+                sglang_no_kv_memory_error(e.mem_fraction_static, available_gib, total_gib)
+            } else {
+                sglang_not_enough_memory(e.era, e.mem_fraction_static)
+            },
             missing: Bytes::from_gib_f64(need - kv.rest_gib),
         };
         plan.max_running_requests = None;
