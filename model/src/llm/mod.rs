@@ -437,23 +437,45 @@ impl ModelSpec {
     /// quantization's `kv_cache_dtype` (`auto` = model dtype). `tp = 0` is treated as 1.
     pub fn kv_cell_bytes(&self, tp: u32) -> u64 {
         let t = u64::from(tp.max(1));
+        let fp4 = self.quantization.kv_cache_dtype == super::llm::quant::KvCacheDtype::Fp4E2m1;
         let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
         let layers = u64::from(self.num_layers);
+        // fp4 (SGLang's MLATokenToKVPoolFP4 / MHATokenToKVPoolFP4 sizing, engine-memory.md "Cell size"):
+        // half the 1-byte cell for the packed values, plus one 1-byte scale per 16 elements.
         match self.attention {
             Attention::Mla {
                 kv_lora_rank,
                 qk_rope_head_dim,
                 ..
-            } => (kv_lora_rank + qk_rope_head_dim)
-                .saturating_mul(layers)
-                .saturating_mul(dt),
+            } => {
+                let dim = kv_lora_rank + qk_rope_head_dim;
+                let cell = dim.saturating_mul(layers).saturating_mul(dt);
+                if fp4 {
+                    cell / 2 + (dim / 16).saturating_mul(layers).saturating_mul(dt)
+                } else {
+                    cell
+                }
+            }
             Attention::Gqa {
                 kv_heads, head_dim, ..
-            } => (kv_heads / t)
-                .max(1)
-                .saturating_mul(2 * head_dim)
-                .saturating_mul(layers)
-                .saturating_mul(dt),
+            } => {
+                let n = (kv_heads / t).max(1);
+                let cell = n
+                    .saturating_mul(2 * head_dim)
+                    .saturating_mul(layers)
+                    .saturating_mul(dt);
+                if fp4 {
+                    // Scales for K and V: n × head_dim × layers × 2 × 1 B / 16. (Spring-2026 builds add
+                    // a shared fp8 dequant workspace of n × head_dim × 2 B per token: not included.)
+                    cell / 2
+                        + n.saturating_mul(head_dim)
+                            .saturating_mul(layers)
+                            .saturating_mul(2 * dt)
+                            / 16
+                } else {
+                    cell
+                }
+            }
         }
     }
 

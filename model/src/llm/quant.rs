@@ -317,6 +317,9 @@ pub enum KvCacheDtype {
     Fp8E4m3,
     /// fp8 e5m2, 1 byte.
     Fp8E5m2,
+    /// fp4 e2m1 (`--kv-cache-dtype fp4_e2m1`): two values per byte plus one scale byte per 16 values
+    /// (SGLang's `float4_e2m1fn_x2` pools, see `ModelSpec::kv_cell_bytes`).
+    Fp4E2m1,
 }
 
 impl KvCacheDtype {
@@ -325,7 +328,9 @@ impl KvCacheDtype {
         match self {
             KvCacheDtype::Auto => model_dtype.float_bytes().unwrap_or(HALF_BYTES),
             KvCacheDtype::Bf16 | KvCacheDtype::Fp16 => HALF_BYTES,
-            KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2 => 1,
+            // fp4: the packed element type is 1 byte (2 values); the halving and scales are applied
+            // by the cell-size formula.
+            KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2 | KvCacheDtype::Fp4E2m1 => 1,
         }
     }
 }

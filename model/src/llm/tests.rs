@@ -456,3 +456,30 @@ fn attention_context_flops_by_hand() {
     // 2 × 1024² / 2 × 2,560 = 2,684,354,560.
     assert_eq!(s.attention_context_flops(8, 1024, 1, 0, true), 2_684_354_560.0);
 }
+
+// ---------------------------------------------------------------- KV cell sizes by dtype
+
+#[test]
+fn kv_cells_fp8_and_fp4() {
+    // engine-memory.md "Cell size": MLA (512 + 64) × 61 layers × 2 B = 70,272 (bf16), × 1 B = 35,136
+    // (fp8); fp4 halves the 1-byte cell and adds one scale byte per 16 elements:
+    // 35,136 / 2 + (576 / 16) × 61 = 17,568 + 2,196 = 19,764.
+    let with_kv = |text: &str, q: Quantization, kv: &str| {
+        let mut q = q;
+        q.kv_cache_dtype = serde_json::from_str(&format!("\"{kv}\"")).expect("kv dtype");
+        spec(text, q)
+    };
+    assert_eq!(with_kv(KIMI, kimi_quant(), "auto").kv_cell_bytes(8), 70_272);
+    assert_eq!(with_kv(KIMI, kimi_quant(), "fp8_e4m3").kv_cell_bytes(8), 35_136);
+    assert_eq!(with_kv(KIMI, kimi_quant(), "fp4_e2m1").kv_cell_bytes(8), 19_764);
+    // GQA, Llama-3.1-8B at tp 1: 8 KV heads × (128 + 128) × 32 layers × 1 B = 65,536 (fp8); fp4:
+    // 32,768 + 8 × 128 × 32 × 2 / 16 = 32,768 + 4,096 = 36,864.
+    assert_eq!(
+        with_kv(LLAMA_8B, Quantization::bf16(), "fp8_e4m3").kv_cell_bytes(1),
+        65_536
+    );
+    assert_eq!(
+        with_kv(LLAMA_8B, Quantization::bf16(), "fp4_e2m1").kv_cell_bytes(1),
+        36_864
+    );
+}
