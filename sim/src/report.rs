@@ -175,7 +175,7 @@ const FIRST_CUT: &[&str] = &[
     "collectives: NCCL's search/tuner executed step by step on the flow network; SHM and staged-load costs partly calibrated to the seed (issue #3)",
     "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
     "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
-    "memory: SGLang late-2025 era only; graph and activation sizes are preset assumptions (issue #5)",
+    "memory: CUDA-graph and activation sizes are engine-preset assumptions unless [engine.observed] gives them; SGLang eras before late 2025 are placed by version with approximate boundaries (issue #5)",
     "speculation: topk = 1 chains; draft extend costed over num_draft_tokens (issue #6)",
 ];
 
