@@ -109,18 +109,21 @@ pub fn device_info(ctx: &Arc<CudaContext>) -> Result<DeviceInfo, BenchError> {
     let (major, minor) = ctx
         .compute_capability()
         .ctx(|| format!("compute capability of GPU {i}"))?;
+    let pci_bus_id = format!(
+        "{:04x}:{:02x}:{:02x}.0",
+        attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+    );
+    let pcie = super::plan::pcie_links_from_sysfs(&pci_bus_id);
     Ok(DeviceInfo {
         ordinal: i as u32,
         name: ctx.name().ctx(|| format!("name of GPU {i}"))?,
         total_mem_bytes: ctx.total_mem().ctx(|| format!("memory of GPU {i}"))? as u64,
         sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
         cc: (major.max(0) as u32, minor.max(0) as u32),
-        pci_bus_id: format!(
-            "{:04x}:{:02x}:{:02x}.0",
-            attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
-            attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
-            attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
-        ),
+        pci_bus_id,
+        pcie,
         l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
         mem_clock_khz: attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?,
         mem_bus_bits: attr(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,

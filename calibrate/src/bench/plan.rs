@@ -388,6 +388,22 @@ pub struct DeviceInfo {
     /// Peak memory clock in kHz and bus width in bits (driver attributes 36 and 37).
     pub mem_clock_khz: u64,
     pub mem_bus_bits: u64,
+    /// PCIe link now and at most, from Linux sysfs (the driver API has no attribute for them).
+    pub pcie: PcieLinks,
+}
+
+/// A PCIe link: generation and lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcieLink {
+    pub generation: u32,
+    pub lanes: u32,
+}
+
+/// A device's PCIe link as trained now and its maximum; `None` where sysfs does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PcieLinks {
+    pub current: Option<PcieLink>,
+    pub max: Option<PcieLink>,
 }
 
 impl DeviceInfo {
@@ -397,11 +413,12 @@ impl DeviceInfo {
         2.0 * self.mem_clock_khz as f64 * 1e3 * (self.mem_bus_bits as f64 / 8.0) / 1e9
     }
 
-    /// One line for the provenance notes. PCIe generation and width are not driver attributes
-    /// (only NVML reports them), so the bus id is recorded to find them with `nvidia-smi`.
+    /// One line for the provenance notes.
     pub fn note(&self) -> String {
+        let link =
+            |l: Option<PcieLink>| l.map_or("?".to_string(), |l| format!("gen{} x{}", l.generation, l.lanes));
         format!(
-            "gpu {}: {}, {} MiB, {} SMs, sm_{}{}, L2 {} MiB, pci {}, peak memory bandwidth from driver attributes {:.0} GB/s",
+            "gpu {}: {}, {} MiB, {} SMs, sm_{}{}, L2 {} MiB, pci {} PCIe {} (max {}; an idle GPU may train its link down), peak memory bandwidth from driver attributes {:.0} GB/s",
             self.ordinal,
             self.name,
             self.total_mem_bytes >> 20,
@@ -410,8 +427,44 @@ impl DeviceInfo {
             self.cc.1,
             self.l2_bytes >> 20,
             self.pci_bus_id,
+            link(self.pcie.current),
+            link(self.pcie.max),
             self.peak_mem_gbps()
         )
+    }
+}
+
+/// PCIe generation of a sysfs link speed (`32.0 GT/s PCIe`, `8 GT/s`, `2.5 GT/s`): the per-lane
+/// rates of generations 1–6 are 2.5, 5, 8, 16, 32 and 64 GT/s (PCI-SIG base specifications).
+pub fn pcie_gen(speed: &str) -> Option<u32> {
+    let gts: f64 = speed.split_whitespace().next()?.parse().ok()?;
+    [2.5, 5.0, 8.0, 16.0, 32.0, 64.0]
+        .iter()
+        .position(|r| (gts - r).abs() < 0.01)
+        .map(|i| i as u32 + 1)
+}
+
+/// The link described by the text of sysfs `*_link_speed` and `*_link_width`.
+pub fn pcie_link(speed: &str, width: &str) -> Option<PcieLink> {
+    Some(PcieLink {
+        generation: pcie_gen(speed)?,
+        lanes: width.trim().parse().ok().filter(|&w| w > 0)?,
+    })
+}
+
+/// The current and maximum PCIe link of the device at `bus_id` (`0000:19:00.0`) from
+/// `/sys/bus/pci/devices/<bus_id>/{current,max}_link_{speed,width}`.
+pub fn pcie_links_from_sysfs(bus_id: &str) -> PcieLinks {
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/bus/pci/devices/{bus_id}/{f}")).ok();
+    let link = |kind: &str| {
+        pcie_link(
+            &read(&format!("{kind}_link_speed"))?,
+            &read(&format!("{kind}_link_width"))?,
+        )
+    };
+    PcieLinks {
+        current: link("current"),
+        max: link("max"),
     }
 }
 

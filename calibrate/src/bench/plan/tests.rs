@@ -167,6 +167,24 @@ fn versions_format() {
     assert_eq!(parse_driver_version("garbage"), None);
 }
 
+#[test]
+fn pcie_links_from_sysfs_text() {
+    // Kernel formats: "32.0 GT/s PCIe" (5.x and later), "8 GT/s" and "2.5 GT/s" (older).
+    assert_eq!(pcie_gen("32.0 GT/s PCIe\n"), Some(5));
+    assert_eq!(pcie_gen("8 GT/s"), Some(3));
+    assert_eq!(pcie_gen("2.5 GT/s"), Some(1));
+    assert_eq!(pcie_gen("Unknown"), None);
+    assert_eq!(
+        pcie_link("16.0 GT/s PCIe\n", "16\n"),
+        Some(PcieLink {
+            generation: 4,
+            lanes: 16
+        })
+    );
+    assert_eq!(pcie_link("16.0 GT/s PCIe", "0"), None);
+    assert_eq!(pcie_links_from_sysfs("ffff:ff:ff.9"), PcieLinks::default());
+}
+
 fn h200(ordinal: u32) -> DeviceInfo {
     DeviceInfo {
         ordinal,
@@ -178,6 +196,13 @@ fn h200(ordinal: u32) -> DeviceInfo {
         l2_bytes: 52_428_800,
         mem_clock_khz: 2_619_000,
         mem_bus_bits: 6144,
+        pcie: PcieLinks {
+            current: Some(PcieLink {
+                generation: 5,
+                lanes: 16,
+            }),
+            max: None,
+        },
     }
 }
 
@@ -188,7 +213,7 @@ fn device_note_and_peak_bandwidth() {
     assert!(close(d.peak_mem_gbps(), 4022.784, 1e-6));
     assert_eq!(
         d.note(),
-        "gpu 0: NVIDIA H200, 143771 MiB, 132 SMs, sm_90, L2 50 MiB, pci 0000:19:00.0, peak memory bandwidth from driver attributes 4023 GB/s"
+        "gpu 0: NVIDIA H200, 143771 MiB, 132 SMs, sm_90, L2 50 MiB, pci 0000:19:00.0 PCIe gen5 x16 (max ?; an idle GPU may train its link down), peak memory bandwidth from driver attributes 4023 GB/s"
     );
 }
 
