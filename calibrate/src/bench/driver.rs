@@ -14,7 +14,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DriverError};
 
-use super::plan::DeviceInfo;
+use super::facts::DeviceInfo;
 
 /// Why a benchmark (or the whole bench) could not run.
 #[derive(Debug, thiserror::Error)]
@@ -115,7 +115,7 @@ pub fn device_info(ctx: &Arc<CudaContext>) -> Result<DeviceInfo, BenchError> {
         attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
         attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
     );
-    let pcie = super::plan::pcie_links_from_sysfs(&pci_bus_id);
+    let pcie = super::facts::pcie_links_from_sysfs(&pci_bus_id);
     Ok(DeviceInfo {
         ordinal: i as u32,
         name: ctx.name().ctx(|| format!("name of GPU {i}"))?,
@@ -151,7 +151,7 @@ pub fn nccl_version_code() -> Option<i32> {
 pub fn kernel_driver_version() -> Option<String> {
     std::fs::read_to_string("/proc/driver/nvidia/version")
         .ok()
-        .and_then(|t| super::plan::parse_driver_version(&t))
+        .and_then(|t| super::facts::parse_driver_version(&t))
 }
 
 /// A pair of timing events on one context.

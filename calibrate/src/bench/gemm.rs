@@ -1,6 +1,6 @@
 //! GEMM/GEMV at decode shapes (feature `cuda`): cuBLAS bf16 on GPU 0, Y[m×n] = X[m×k] · Wᵀ with W
 //! stored n×k as the engines store linear weights, for m ∈ [`GEMM_M`] and the projection shapes of
-//! [`plan::gemm_projections`]. Weights rotate through enough copies to miss L2, as in a real decode
+//! [`shapes::gemm_projections`]. Weights rotate through enough copies to miss L2, as in a real decode
 //! step. fp8 is not measured: cudarc's cuBLASLt wrapper has no fp8 matmul.
 
 #![allow(unsafe_code)] // cuBLAS calls (see the SAFETY note)
@@ -14,7 +14,9 @@ use cudarc::driver::{CudaContext, CudaSlice};
 use half::bf16;
 
 use super::driver::{self, BenchError, Ctx, Timer};
-use super::plan::{self, DeviceInfo, GEMM_M, Plan};
+use super::facts::DeviceInfo;
+use super::plan::{self, Plan};
+use super::shapes::{self, GEMM_M};
 use crate::measurement::Record;
 
 /// Time every decode shape on `ctx`'s GPU, appending one record per (m, n, k).
@@ -31,7 +33,7 @@ pub fn run(
         unsafe { cudarc::cublas::sys::is_culib_present() },
         " (CUDA toolkit's cuBLAS)",
     )?;
-    let shapes = plan::distinct_shapes(&plan::gemm_projections().map_err(BenchError::Other)?);
+    let shapes = shapes::distinct_shapes(&shapes::gemm_projections().map_err(BenchError::Other)?);
     let gpu = ctx.ordinal();
     let on = |what: &str| format!("{what} on GPU {gpu}");
     let stream = ctx.new_stream().ctx(|| on("creating a stream"))?;

@@ -1,14 +1,17 @@
 //! `tpsim-calibrate bench`: microbenchmarks of this machine's GPUs, written as a measurement file
 //! (`tpsim-measurements/1`).
 //!
-//! - [`plan`] (always compiled, unit-tested without a GPU): sizes, shapes, statistics, bandwidth
-//!   formulas and the assembly of the measurement file.
+//! Always compiled and unit-tested without a GPU: [`plan`] (families, sizes, iteration counts,
+//! statistics, bandwidth and latency formulas), [`shapes`] (decode GEMM shapes from model configs),
+//! [`facts`] (device properties, versions, assembly of the measurement file).
 //! - [`cli`]: the `bench` subcommand's arguments and entry point.
 //! - With the `cuda` feature: `driver` (probe, contexts, timing), one module per benchmark
 //!   (`mem`, `p2p`, `gemm`, `nccl`) and [`measure`], which runs them.
 
 pub mod cli;
+pub mod facts;
 pub mod plan;
+pub mod shapes;
 
 #[cfg(feature = "cuda")]
 pub mod driver;
@@ -29,7 +32,8 @@ mod measure_impl {
     use std::io::Write;
 
     use super::driver::{self, BenchError};
-    use super::plan::{self, Family, MachineFacts, Plan};
+    use super::facts::{self, MachineFacts};
+    use super::plan::{Family, Plan};
     use crate::measurement::MeasurementFile;
 
     /// Run the selected benchmarks and assemble the measurement file. Fails only when no GPU can be
@@ -45,8 +49,8 @@ mod measure_impl {
         for d in &devices {
             let _ = writeln!(err, "{}", d.note());
         }
-        let facts = MachineFacts {
-            hostname: plan::hostname(),
+        let machine = MachineFacts {
+            hostname: facts::hostname(),
             driver_version: driver::kernel_driver_version(),
             cuda_driver_api: driver::cuda_driver_api_version(),
             nccl_code: driver::nccl_version_code(),
@@ -58,7 +62,7 @@ mod measure_impl {
             let _ = writeln!(err, "bench {} ...", fam.name());
             let r = match fam {
                 Family::Mem => super::mem::run(&ctxs, plan, &mut records, err),
-                Family::Gemm => super::gemm::run(&ctxs[0], &facts.devices[0], plan, &mut records, err),
+                Family::Gemm => super::gemm::run(&ctxs[0], &machine.devices[0], plan, &mut records, err),
                 Family::P2p | Family::Nccl if ctxs.len() < 2 => Err(BenchError::Other(format!(
                     "needs at least 2 GPUs, this machine has {}",
                     ctxs.len()
@@ -72,6 +76,6 @@ mod measure_impl {
                 warnings.push(w);
             }
         }
-        Ok(plan::assemble(&facts, plan, records, warnings))
+        Ok(facts::assemble(&machine, plan, records, warnings))
     }
 }
