@@ -40,17 +40,17 @@ find_nccl2() {
   ldconfig -p 2>/dev/null | awk '/libnccl\.so\.2 /{print $NF; exit}'
   local IFS=:
   for d in ${LD_LIBRARY_PATH:-}; do
-    [ -e "$d/libnccl.so.2" ] && echo "$d/libnccl.so.2"
+    if [ -e "$d/libnccl.so.2" ]; then echo "$d/libnccl.so.2"; fi
   done
 }
 have_nccl_so() {
-  ldconfig -p 2>/dev/null | grep -q 'libnccl\.so ' && return 0
+  ldconfig -p 2>/dev/null | grep 'libnccl\.so ' >/dev/null && return 0
   local IFS=:
   for d in ${LD_LIBRARY_PATH:-}; do [ -e "$d/libnccl.so" ] && return 0; done
   return 1
 }
 if ! have_nccl_so; then
-  nccl2=$(find_nccl2 | head -n 1)
+  nccl2=$(find_nccl2 | head -n 1 || true)
   if [ -n "$nccl2" ]; then
     shim=$(mktemp -d)
     trap 'rm -rf "$shim"' EXIT
