@@ -2,4 +2,5 @@
 //! benchmark outputs, fitting of hardware profiles, and checks of predictions against
 //! measurements. The binary `tpsim-calibrate` is a thin layer over this library.
 
+pub mod bench;
 pub mod measurement;

@@ -23,10 +23,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run GPU microbenchmarks (memory, P2P, GEMM, NCCL allreduce) and write a measurement file.
-    Bench {
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
+    Bench(tpsim_calibrate::bench::cli::BenchArgs),
     /// Parse nccl-tests tables, SGLang/vLLM server logs or bench JSON into measurements.
     Ingest { files: Vec<PathBuf> },
     /// Fit profile parameters from measurements, with confidence intervals.
@@ -41,13 +38,10 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let what = match cli.command {
-        Command::Bench { .. } if !cfg!(feature = "cuda") => {
-            eprintln!(
-                "tpsim-calibrate bench: this build has no GPU support; rebuild with `--features cuda` on a machine with an NVIDIA driver (and see issue #7: not implemented yet)"
-            );
-            std::process::exit(1);
+        Command::Bench(args) => {
+            let code = tpsim_calibrate::bench::cli::run(args, &mut std::io::stdout(), &mut std::io::stderr());
+            std::process::exit(code);
         }
-        Command::Bench { .. } => "bench",
         Command::Ingest { .. } => "ingest",
         Command::Fit { .. } => "fit",
         Command::Check { .. } => "check",

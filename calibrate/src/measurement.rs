@@ -75,7 +75,8 @@ pub enum Record {
     },
     /// Copy bandwidth between two devices or a device and the host.
     CopyBandwidth {
-        /// `d2d` (within one GPU), `h2d`, `d2h`, `p2p`.
+        /// `d2d` (within one GPU; `bench` counts read + write, 2 × size ÷ time, as CUDA's
+        /// bandwidthTest does), `h2d`, `d2h`, `p2p`.
         path: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         src: Option<u32>,

@@ -1,0 +1,179 @@
+//! The GEMM/GEMV shapes `bench` times: per-rank projections of a decode step at tensor
+//! parallelism, computed from HuggingFace configs through `tpsim-model`. Pure; tested without a GPU.
+
+use tpsim_model::llm::{Attention, Ffn, ModelSpec, Quantization};
+
+/// Token counts of the GEMM/GEMV sweep: decode batches (issue #7 point 1).
+pub const GEMM_M: [u64; 5] = [1, 4, 8, 16, 32];
+
+/// Tensor-parallel degree of the decode shapes (the seed box runs TP 8, `reference/seed-story.md`).
+pub const GEMM_TP: u64 = 8;
+
+/// One projection of a decoder: Y[m×n] = X[m×k] · Wᵀ, W being n×k on one rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Projection {
+    /// `<model>/<projection>`, e.g. `llama-3.1-8b/qkv_proj`.
+    pub name: String,
+    /// Output features on this rank.
+    pub n: u64,
+    /// Input features on this rank.
+    pub k: u64,
+}
+
+/// The per-rank projection shapes of one decode step of `spec` at tensor parallelism `tp`, with
+/// SGLang's sharding (the table in `model/src/llm/weights.rs`): GQA q/k/v and MLP gate/up
+/// column-parallel, o/down row-parallel, MLA `fused_qkv_a_proj_with_mqa` and the MoE router
+/// replicated, routed and shared experts split by intermediate (TP-MoE), LM head vocab-parallel.
+/// MLA's absorbed w_kc/w_vc are batched per-head GEMMs over the KV cache, not projections: left out.
+pub fn decode_projections(label: &str, spec: &ModelSpec, tp: u64) -> Vec<Projection> {
+    let tp = tp.max(1);
+    let h = spec.hidden;
+    let mut out = Vec::new();
+    let mut push = |what: &str, n: u64, k: u64| {
+        if n > 0 && k > 0 {
+            out.push(Projection {
+                name: format!("{label}/{what}"),
+                n,
+                k,
+            });
+        }
+    };
+    match spec.attention {
+        Attention::Gqa {
+            heads,
+            kv_heads,
+            head_dim,
+        } => {
+            // KV heads are replicated when tp > kv_heads (QKVParallelLinear).
+            let kv = kv_heads.div_ceil(tp).max(1);
+            push("qkv_proj", (heads / tp + 2 * kv) * head_dim, h);
+            push("o_proj", h, heads / tp * head_dim);
+        }
+        Attention::Mla {
+            q_lora_rank,
+            kv_lora_rank,
+            qk_nope_head_dim,
+            qk_rope_head_dim,
+            v_head_dim,
+        } => {
+            let heads = spec.heads / tp;
+            match q_lora_rank {
+                Some(q) => {
+                    push("fused_qkv_a_proj", q + kv_lora_rank + qk_rope_head_dim, h);
+                    push("q_b_proj", heads * (qk_nope_head_dim + qk_rope_head_dim), q);
+                }
+                None => {
+                    push("kv_a_proj", kv_lora_rank + qk_rope_head_dim, h);
+                    push("q_proj", heads * (qk_nope_head_dim + qk_rope_head_dim), h);
+                }
+            }
+            push("o_proj", h, heads * v_head_dim);
+        }
+    }
+    let dense = spec.layers.iter().any(|l| matches!(l, Ffn::Dense { .. }));
+    if dense && spec.dense_intermediate > 0 {
+        let i = spec.dense_intermediate / tp;
+        push("mlp.gate_up_proj", 2 * i, h);
+        push("mlp.down_proj", h, i);
+    }
+    if let Some(moe) = spec.moe {
+        push("moe.router", moe.n_routed_experts, h);
+        let i = moe.moe_intermediate / tp;
+        push("moe.expert.gate_up_proj", 2 * i, h);
+        push("moe.expert.down_proj", h, i);
+        if moe.n_shared_experts > 0 {
+            let s = moe.moe_intermediate * moe.n_shared_experts / tp;
+            push("moe.shared.gate_up_proj", 2 * s, h);
+            push("moe.shared.down_proj", h, s);
+        }
+    }
+    push("lm_head", spec.vocab.div_ceil(tp), h);
+    out
+}
+
+/// The models whose decode shapes `bench` times (configs from `scenarios/models/`, compiled in so
+/// the benchmark binary needs no checkout): Llama-3.1-8B and Kimi-K2.5, the seed story's model.
+const GEMM_MODELS: [(&str, &str); 2] = [
+    (
+        "llama-3.1-8b",
+        include_str!("../../../scenarios/models/llama-3.1-8b/config.json"),
+    ),
+    (
+        "kimi-k2.5",
+        include_str!("../../../scenarios/models/kimi-k2.5/config.json"),
+    ),
+];
+
+/// Projection shapes of the compiled-in models at [`GEMM_TP`], in model order; an error names the
+/// config that failed to parse (a defect of the repository, not of the user's input).
+pub fn gemm_projections() -> Result<Vec<Projection>, String> {
+    let mut all = Vec::new();
+    for (label, json) in GEMM_MODELS {
+        let spec = ModelSpec::from_config_json(json, Quantization::bf16())
+            .map_err(|e| format!("scenarios/models/{label}/config.json: {e}"))?;
+        all.extend(decode_projections(label, &spec, GEMM_TP));
+    }
+    Ok(all)
+}
+
+/// The distinct (n, k) pairs of `projections`, in first-seen order, with the names sharing each.
+pub fn distinct_shapes(projections: &[Projection]) -> Vec<(u64, u64, Vec<String>)> {
+    let mut out: Vec<(u64, u64, Vec<String>)> = Vec::new();
+    for p in projections {
+        match out.iter_mut().find(|(n, k, _)| *n == p.n && *k == p.k) {
+            Some((_, _, names)) => names.push(p.name.clone()),
+            None => out.push((p.n, p.k, vec![p.name.clone()])),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(ps: &[Projection], name: &str) -> (u64, u64) {
+        let p = ps
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no {name} in {ps:?}"));
+        (p.n, p.k)
+    }
+
+    #[test]
+    fn llama_8b_projections_at_tp8() {
+        // config.json: hidden 4096, 32 heads, 8 KV heads, head_dim 128, intermediate 14336, vocab 128256.
+        let ps = gemm_projections().unwrap();
+        assert_eq!(shape(&ps, "llama-3.1-8b/qkv_proj"), ((4 + 2) * 128, 4096));
+        assert_eq!(shape(&ps, "llama-3.1-8b/o_proj"), (4096, 512));
+        assert_eq!(shape(&ps, "llama-3.1-8b/mlp.gate_up_proj"), (2 * 1792, 4096));
+        assert_eq!(shape(&ps, "llama-3.1-8b/mlp.down_proj"), (4096, 1792));
+        assert_eq!(shape(&ps, "llama-3.1-8b/lm_head"), (16032, 4096));
+        assert_eq!(ps.iter().filter(|p| p.name.starts_with("llama")).count(), 5);
+    }
+
+    #[test]
+    fn kimi_k25_projections_at_tp8() {
+        // config.json: hidden 7168, 64 heads, q_lora 1536, kv_lora 512, qk_nope 128, qk_rope 64,
+        // v_head 128, intermediate 18432, 384 experts of 2048, 1 shared, vocab 163840.
+        let ps = gemm_projections().unwrap();
+        assert_eq!(shape(&ps, "kimi-k2.5/fused_qkv_a_proj"), (1536 + 512 + 64, 7168));
+        assert_eq!(shape(&ps, "kimi-k2.5/q_b_proj"), (8 * 192, 1536));
+        assert_eq!(shape(&ps, "kimi-k2.5/o_proj"), (7168, 1024));
+        assert_eq!(shape(&ps, "kimi-k2.5/mlp.gate_up_proj"), (4608, 7168));
+        assert_eq!(shape(&ps, "kimi-k2.5/mlp.down_proj"), (7168, 2304));
+        assert_eq!(shape(&ps, "kimi-k2.5/moe.router"), (384, 7168));
+        assert_eq!(shape(&ps, "kimi-k2.5/moe.expert.gate_up_proj"), (512, 7168));
+        assert_eq!(shape(&ps, "kimi-k2.5/moe.expert.down_proj"), (7168, 256));
+        assert_eq!(shape(&ps, "kimi-k2.5/moe.shared.down_proj"), (7168, 256));
+        assert_eq!(shape(&ps, "kimi-k2.5/lm_head"), (20480, 7168));
+        // Expert and shared expert shards coincide: timed once.
+        let d = distinct_shapes(&ps);
+        let (_, _, names) = d.iter().find(|(n, k, _)| (*n, *k) == (7168, 256)).unwrap();
+        assert_eq!(
+            names,
+            &["kimi-k2.5/moe.expert.down_proj", "kimi-k2.5/moe.shared.down_proj"]
+        );
+        assert_eq!(d.len(), ps.len() - 2);
+    }
+}
