@@ -15,7 +15,11 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
     let mut out = String::new();
-    for (kind, sub) in [("HARDWARE", "hardware"), ("ENGINES", "engines")] {
+    for (kind, sub) in [
+        ("HARDWARE", "hardware"),
+        ("ENGINES", "engines"),
+        ("ACCEPTANCE", "acceptance"),
+    ] {
         let dir = root.join(sub);
         println!("cargo::rerun-if-changed={}", dir.display());
         writeln!(out, "/// Bundled `{sub}` presets: (name, file text).").unwrap();

@@ -3,6 +3,9 @@
 
 use serde::Deserialize;
 
+pub mod tree;
+pub use tree::{AcceptanceModel, DraftTree, Positional, Sampler};
+
 /// How draft tokens are accepted along a chain (topk = 1).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]

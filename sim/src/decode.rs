@@ -216,6 +216,10 @@ fn run_loop(
     let mut active: Vec<Request> = Vec::new();
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
+    let mut sampler = spec.map(|sp| {
+        sp.acceptance
+            .sampler(sp.num_steps, sp.topk, sp.num_draft_tokens)
+    });
     let trace = speculate == s.speculative.is_some();
     // Keys: (kind 0 = decode / 1 = prefill, batch, context or token bucket) × speculating.
     let mut cache: ShapeCache = BTreeMap::new();
@@ -282,11 +286,8 @@ fn run_loop(
         })?;
         let iter_time = cost.makespan;
         for r in active.iter_mut() {
-            let got = match spec {
-                Some(sp) => sp
-                    .acceptance
-                    .sample_accept_len(sp.num_steps, || accept_rng.random::<f64>())
-                    as u64,
+            let got = match sampler.as_mut() {
+                Some(sm) => u64::from(sm.draw(|| accept_rng.random::<f64>())),
                 None => 1,
             };
             let got = got.min(r.remaining);

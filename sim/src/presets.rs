@@ -1,5 +1,5 @@
 //! Preset data files bundled at build time from `scenarios/hardware/*.toml`,
-//! `scenarios/engines/*.toml` and `scenarios/models/<name>/{config.json,quant.toml}`.
+//! `scenarios/engines/*.toml`, `scenarios/acceptance/*.toml` and `scenarios/models/<name>/{config.json,quant.toml}`.
 //!
 //! A scenario names a preset either by its bundled name (`preset = "kimi-k2.5"`) or by a path
 //! relative to the scenario file (`preset = "./my-box.toml"`; anything containing `/` or ending in
@@ -22,6 +22,11 @@ pub fn engine(name: &str) -> Option<&'static str> {
     ENGINES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// The bundled acceptance profile `name` (`scenarios/acceptance/<name>.toml`).
+pub fn acceptance(name: &str) -> Option<&'static str> {
+    ACCEPTANCE.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// The bundled model preset `name`: (config.json, quant.toml).
 pub fn model(name: &str) -> Option<(&'static str, &'static str)> {
     MODELS
@@ -35,6 +40,7 @@ pub fn names(kind: &str) -> Vec<&'static str> {
     match kind {
         "hardware" => HARDWARE.iter().map(|(n, _)| *n).collect(),
         "engine" => ENGINES.iter().map(|(n, _)| *n).collect(),
+        "acceptance" => ACCEPTANCE.iter().map(|(n, _)| *n).collect(),
         _ => MODELS.iter().map(|(n, _, _)| *n).collect(),
     }
 }

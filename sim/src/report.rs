@@ -176,7 +176,7 @@ const FIRST_CUT: &[&str] = &[
     "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
     "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
     "memory: CUDA-graph and activation sizes are engine-preset assumptions unless [engine.observed] gives them; SGLang eras before late 2025 are placed by version with approximate boundaries (issue #5)",
-    "speculation: topk = 1 chains; draft extend costed over num_draft_tokens (issue #6)",
+    "speculation: trees under positional acceptance (Sequoia) ranked by the draft's scores; draft extend costed over num_draft_tokens (issue #6)",
 ];
 
 /// Builds the report object.
@@ -226,7 +226,9 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let spec = match (&s.speculative, &p.without_spec) {
         (Some(sp), Some(plain)) => Some(SpecReport {
             accept_len_mean: m.accept_len_mean,
-            expected_accept_len: sp.acceptance.expected_accept_len(sp.num_steps),
+            expected_accept_len: sp
+                .acceptance
+                .expected_accept_len(sp.num_steps, sp.topk, sp.num_draft_tokens),
             tok_s_without_spec: plain.output_tok_s(),
             break_even_accept_len: p.break_even_accept_len,
             iteration_ratio: if plain.mean_iteration_ms > 0.0 {

@@ -6,6 +6,7 @@
 //! engine preset can be overridden inline. Unknown keys are errors everywhere. Every error names the
 //! file, the TOML key path, the line when known, and what was expected (book/src/scenarios.md).
 
+mod acceptance;
 mod error;
 mod schema;
 
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use tpsim_model::hw::{GpuSpec, PathClass};
 use tpsim_model::llm::{ModelSpec, Quantization};
 use tpsim_model::memory::{DefaultFractionInput, SglangEra, sglang_default_fraction};
-use tpsim_model::spec::Acceptance;
+use tpsim_model::spec::AcceptanceModel;
 use tpsim_model::topo::Topology;
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
 
@@ -190,7 +191,7 @@ pub struct Speculative {
     pub num_steps: u32,
     pub topk: u32,
     pub num_draft_tokens: u32,
-    pub acceptance: Acceptance,
+    pub acceptance: AcceptanceModel,
 }
 
 /// Resolved workload.
@@ -907,31 +908,47 @@ impl Resolver<'_> {
         if !(1..=16).contains(&steps) {
             return Err(self.invalid("speculative.num_steps", format!("{steps}: expected 1 to 16")));
         }
-        if topk != 1 {
-            return Err(self.invalid(
-                "speculative.topk",
-                format!("{topk}: only topk = 1 (a chain) in this version; trees arrive with issue #6"),
-            ));
+        if !(1..=16).contains(&topk) {
+            return Err(self.invalid("speculative.topk", format!("{topk}: expected 1 to 16")));
         }
-        let n = s.num_draft_tokens.unwrap_or(steps + 1);
-        if n != steps + 1 {
-            return Err(self.invalid(
-                "speculative.num_draft_tokens",
-                format!(
-                    "{n}: with topk = 1 SGLang forces num_draft_tokens = num_steps + 1 = {}",
-                    steps + 1
-                ),
-            ));
-        }
-        let acceptance = s.acceptance.ok_or_else(|| {
+        let n = if topk == 1 {
+            let n = s.num_draft_tokens.unwrap_or(steps + 1);
+            if n != steps + 1 {
+                return Err(self.invalid(
+                    "speculative.num_draft_tokens",
+                    format!(
+                        "{n}: with topk = 1 SGLang forces num_draft_tokens = num_steps + 1 = {}",
+                        steps + 1
+                    ),
+                ));
+            }
+            n
+        } else {
+            // SGLang's candidates: topk at depth 1, topk² at each further step.
+            let most = 1 + topk + (steps - 1) * topk * topk;
+            match s.num_draft_tokens {
+                Some(n) if (2..=most).contains(&n) => n,
+                Some(n) => {
+                    return Err(self.invalid(
+                        "speculative.num_draft_tokens",
+                        format!("{n}: with topk = {topk} and {steps} steps expected 2 to {most} (root + candidates)"),
+                    ));
+                }
+                None => {
+                    return Err(self.invalid(
+                        "speculative.num_draft_tokens",
+                        format!("missing: with topk = {topk} give the tree's size, 2 to {most}"),
+                    ));
+                }
+            }
+        };
+        let section = s.acceptance.ok_or_else(|| {
             self.invalid(
                 "speculative.acceptance",
-                "missing: expected e.g. acceptance = { alpha = 0.8 } or { per_position = [0.8, 0.7, 0.6] }",
+                "missing: expected e.g. acceptance = { alpha = 0.8 }, { per_position = [0.8, 0.7, 0.6] }, { profile = \"kimi-k2.5-eagle3-mtbench\" } or { trace = \"accept.txt\" }",
             )
         })?;
-        acceptance
-            .validate()
-            .map_err(|e| self.invalid("speculative.acceptance", e.to_string()))?;
+        let acceptance = self.acceptance(section, steps)?;
         Ok(Speculative {
             algorithm,
             draft_name,

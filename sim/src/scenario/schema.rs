@@ -4,7 +4,6 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use tpsim_model::llm::Quantization;
-use tpsim_model::spec::Acceptance;
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
 
 use super::AllreduceBackend;
@@ -237,7 +236,51 @@ pub struct SpeculativeSection {
     pub num_steps: Option<u32>,
     pub topk: Option<u32>,
     pub num_draft_tokens: Option<u32>,
-    pub acceptance: Option<Acceptance>,
+    pub acceptance: Option<AcceptanceSection>,
+}
+
+/// `[speculative] acceptance = { … }`, and the whole of an acceptance profile file
+/// (`scenarios/acceptance/<name>.toml`, which may not hold `profile` or `trace`). Exactly one of
+/// `alpha`, `per_position`, `cumulative` and `trace` after the profile is applied; inline keys
+/// override the profile's.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptanceSection {
+    /// Bundled profile name or a path to a profile TOML file (relative to the scenario).
+    pub profile: Option<String>,
+    /// Path (relative to the scenario) of a file with one accept length per line, replayed in order.
+    pub trace: Option<String>,
+    pub alpha: Option<f64>,
+    pub per_position: Option<Vec<f64>>,
+    pub cumulative: Option<Vec<f64>>,
+    /// Conditional acceptance of rank 2, 3, … siblings given the better ranks were rejected (trees).
+    pub siblings: Option<Vec<f64>>,
+    /// The draft's mean probability of its rank 1, 2, … candidates, by which SGLang ranks tree nodes.
+    pub draft_scores: Option<Vec<f64>>,
+}
+
+impl AcceptanceSection {
+    /// Field by field: `self` where set, else `base` (the chain form is taken whole from one side).
+    pub fn merged_over(self, base: Self) -> Self {
+        let own_chain = self.alpha.is_some()
+            || self.per_position.is_some()
+            || self.cumulative.is_some()
+            || self.trace.is_some();
+        let (alpha, per_position, cumulative, trace) = if own_chain {
+            (self.alpha, self.per_position, self.cumulative, self.trace)
+        } else {
+            (base.alpha, base.per_position, base.cumulative, base.trace)
+        };
+        AcceptanceSection {
+            profile: self.profile,
+            trace,
+            alpha,
+            per_position,
+            cumulative,
+            siblings: self.siblings.or(base.siblings),
+            draft_scores: self.draft_scores.or(base.draft_scores),
+        }
+    }
 }
 
 /// `[workload]`.
