@@ -7,6 +7,7 @@
 //! file, the TOML key path, the line when known, and what was expected (book/src/scenarios.md).
 
 mod acceptance;
+mod draft;
 mod error;
 mod schema;
 
@@ -188,6 +189,8 @@ pub struct Speculative {
     pub algorithm: String,
     pub draft_name: String,
     pub draft: ModelSpec,
+    /// Draft weights per rank (an MTP layer shares the target's embedding and LM head).
+    pub draft_weights: Bytes,
     pub num_steps: u32,
     pub topk: u32,
     pub num_draft_tokens: u32,
@@ -324,7 +327,7 @@ impl Resolver<'_> {
         let speculative = f.speculative.is_some();
         let engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let speculative = match f.speculative {
-            Some(s) => Some(self.speculative(s, engine.tp)?),
+            Some(s) => Some(self.speculative(s, engine.tp, &model)?),
             None => None,
         };
         let workload = self.workload(f.workload.unwrap_or_default())?;
@@ -877,32 +880,14 @@ impl Resolver<'_> {
         Ok(out)
     }
 
-    fn speculative(&self, s: SpeculativeSection, tp: u32) -> Result<Speculative, ScenarioError> {
+    fn speculative(
+        &self,
+        s: SpeculativeSection,
+        tp: u32,
+        target: &ModelSpec,
+    ) -> Result<Speculative, ScenarioError> {
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
-        if algorithm != "eagle3" {
-            return Err(self.invalid(
-                "speculative.algorithm",
-                format!("`{algorithm}`: expected \"eagle3\" (MTP/NextN arrive with issue #6)"),
-            ));
-        }
-        let draft_ref = s.draft.ok_or_else(|| {
-            self.invalid(
-                "speculative.draft",
-                "missing: expected the draft model preset, e.g. \"kimi-k2.5-eagle3\"",
-            )
-        })?;
-        let section = ModelSection {
-            preset: Some(draft_ref.clone()),
-            config: None,
-            quantization: None,
-            routing_skew: None,
-        };
-        let (draft_name, draft) = self
-            .model("speculative.draft_model", Some(section))
-            .map_err(|e| e.rename_key("speculative.draft_model.preset", "speculative.draft"))?;
-        draft
-            .validate_tp(tp)
-            .map_err(|e| self.invalid("speculative.draft", format!("draft at tp = {tp}: {e}")))?;
+        let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;
         let steps = s.num_steps.unwrap_or(3);
         let topk = s.topk.unwrap_or(1);
         if !(1..=16).contains(&steps) {
@@ -953,6 +938,7 @@ impl Resolver<'_> {
             algorithm,
             draft_name,
             draft,
+            draft_weights,
             num_steps: steps,
             topk,
             num_draft_tokens: n,

@@ -125,7 +125,7 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     let draft_weights = s
         .speculative
         .as_ref()
-        .map(|sp| sp.draft.weight_bytes_per_rank(tp))
+        .map(|sp| sp.draft_weights)
         .unwrap_or(Bytes(0));
     if spring && draft_weights.0 > 0 {
         entries.push(MemEntry {
