@@ -205,3 +205,32 @@ fn mean_accept_length_converges_to_the_expectation() {
     let tol = 3.0 * (2.25 / n).sqrt() + 3.0 * seeds as f64 / n;
     assert!((mean - expected).abs() < tol, "tree: mean {mean} over {n} draws vs {expected} ± {tol}");
 }
+
+#[test]
+fn best_spec_adds_trees_when_siblings_are_known() {
+    // With the Kimi-K2 SpecBundle profile (it gives siblings) the search adds 24 tree shapes to the
+    // 8 chains: depths 3/5/7 × topk 2/4/8 × 1, 2, 4 × (steps + 1) draft tokens = 27, minus the three
+    // topk-2 shapes with 4 × (steps + 1) tokens, more than the tree has candidates (16 > 1 + 2 + 2 × 4,
+    // 24 > 1 + 2 + 4 × 4, 32 > 1 + 2 + 6 × 4).
+    // As measured on H200 (data/spec-decode.tsv, Kimi-K2-Instruct gsm8k: (7,1,8) 544.2 tok/s, (7,4,8)
+    // 459.2), the topk 4 tree at 8 draft tokens is slower than the chain at 8.
+    let p = variant("best-tree", LLAMA, (3, 1, 4), "{ profile = \"kimi-k2-eagle3-specbundle\" }", 512);
+    let o = tpsim(&["run", &p, "--best-spec", "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let b: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let cands = b["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 32);
+    let tok_s = |s: u32, k: u32, n: u32| {
+        let c = cands
+            .iter()
+            .find(|c| c["num_steps"] == s && c["topk"] == k && c["num_draft_tokens"] == n)
+            .unwrap_or_else(|| panic!("no candidate ({s}, {k}, {n})"));
+        f(&c["output_tok_s"])
+    };
+    assert!(tok_s(7, 4, 8) < tok_s(7, 1, 8));
+    // Without sibling information trees cannot accept off the chain: chains only.
+    let q = variant("best-chain", LLAMA, (3, 1, 4), "{ alpha = 0.7631 }", 512);
+    let o = tpsim(&["run", &q, "--best-spec", "--json"]);
+    let b: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(b["candidates"].as_array().unwrap().len(), 8);
+}

@@ -1,14 +1,37 @@
 //! `tpsim run --best-spec`: search the speculative-decoding shape for the highest output tok/s under
-//! the memory plan. Chains only (topk = 1, num_draft_tokens = num_steps + 1) until trees arrive with
-//! issue #6; steps 1 to 8.
+//! the memory plan. Chains (topk = 1, num_draft_tokens = num_steps + 1) of 1 to 8 steps; when the
+//! acceptance model describes siblings (`siblings`, needed for a tree to accept anything off the
+//! chain), also trees at SpecBundle's depths 3, 5, 7 with topk 2, 4, 8 and 1, 2 or 4 × (steps + 1)
+//! draft tokens.
 
 use crate::decode;
 use crate::scenario::Scenario;
 use serde::Serialize;
+use tpsim_model::spec::AcceptanceModel;
 use std::fmt::Write as _;
 
 /// Steps tried (SGLang's EAGLE-3 chains are typically 1–8 deep; spec-decode.md's measurements span 2–8).
 const MAX_STEPS: u32 = 8;
+
+/// The shapes tried, as (num_steps, topk, num_draft_tokens).
+fn shapes(acceptance: &AcceptanceModel) -> Vec<(u32, u32, u32)> {
+    let mut v: Vec<(u32, u32, u32)> = (1..=MAX_STEPS).map(|s| (s, 1, s + 1)).collect();
+    let trees = matches!(acceptance, AcceptanceModel::Positional(p) if !p.siblings.is_empty());
+    if trees {
+        // Depths of the SpecBundle tree measurements (data/spec-decode.tsv: (5,3,6), (7,4,8)).
+        for steps in [3, 5, 7] {
+            for topk in [2, 4, 8] {
+                let most = 1 + topk + (steps - 1) * topk * topk;
+                for n in [steps + 1, 2 * (steps + 1), 4 * (steps + 1)] {
+                    if n <= most {
+                        v.push((steps, topk, n));
+                    }
+                }
+            }
+        }
+    }
+    v
+}
 
 /// One candidate shape.
 #[derive(Debug, Clone, Serialize)]
@@ -47,12 +70,12 @@ pub fn search(s: &Scenario) -> Result<BestSpec, BestSpecError> {
     };
     let mut candidates = Vec::new();
     let mut without = 0.0;
-    for steps in 1..=MAX_STEPS {
+    for (steps, topk, n) in shapes(&sp.acceptance) {
         let mut t = s.clone();
         let mut spec = sp.clone();
         spec.num_steps = steps;
-        spec.topk = 1;
-        spec.num_draft_tokens = steps + 1;
+        spec.topk = topk;
+        spec.num_draft_tokens = n;
         t.speculative = Some(spec);
         let p = decode::predict(&t)?;
         if let Some(w) = &p.without_spec {
@@ -60,8 +83,8 @@ pub fn search(s: &Scenario) -> Result<BestSpec, BestSpecError> {
         }
         candidates.push(Candidate {
             num_steps: steps,
-            topk: 1,
-            num_draft_tokens: steps + 1,
+            topk,
+            num_draft_tokens: n,
             output_tok_s: p.main.output_tok_s(),
             accept_len_mean: p.main.accept_len_mean,
             iteration_ms: p.main.mean_iteration_ms,
@@ -92,24 +115,26 @@ pub fn text(b: &BestSpec) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "Speculative shapes (topk 1 chains), plain decode {:.1} tok/s",
+        "Speculative shapes, plain decode {:.1} tok/s",
         b.tok_s_without_spec
     );
     let _ = writeln!(
         o,
-        "  {:>5} {:>5} {:>12} {:>11} {:>12} {:>7}",
-        "steps", "draft", "tok/s", "accept len", "iteration ms", "memory"
+        "  {:>5} {:>4} {:>5} {:>12} {:>11} {:>12} {:>7}",
+        "steps", "topk", "draft", "tok/s", "accept len", "iteration ms", "memory"
     );
+    let shape = |c: &Candidate| (c.num_steps, c.topk, c.num_draft_tokens);
     for c in &b.candidates {
-        let mark = if b.best.as_ref().is_some_and(|x| x.num_steps == c.num_steps) {
+        let mark = if b.best.as_ref().is_some_and(|x| shape(x) == shape(c)) {
             "  ← best"
         } else {
             ""
         };
         let _ = writeln!(
             o,
-            "  {:>5} {:>5} {:>12.1} {:>11.2} {:>12.2} {:>7}{mark}",
+            "  {:>5} {:>4} {:>5} {:>12.1} {:>11.2} {:>12.2} {:>7}{mark}",
             c.num_steps,
+            c.topk,
             c.num_draft_tokens,
             c.output_tok_s,
             c.accept_len_mean,
@@ -121,8 +146,9 @@ pub fn text(b: &BestSpec) -> String {
         Some(c) => {
             let _ = writeln!(
                 o,
-                "Best: num_steps = {}, topk = 1, num_draft_tokens = {} → {:.1} tok/s ({:.2}× plain decode)",
+                "Best: num_steps = {}, topk = {}, num_draft_tokens = {} → {:.1} tok/s ({:.2}× plain decode)",
                 c.num_steps,
+                c.topk,
                 c.num_draft_tokens,
                 c.output_tok_s,
                 if b.tok_s_without_spec > 0.0 {
