@@ -27,6 +27,8 @@ pub enum AcceptanceError {
     OutOfRange(f64),
     #[error("per_position is empty: expected at least one rate in [0, 1]")]
     Empty,
+    #[error("`{0}` is empty: expected at least one rate in [0, 1]")]
+    EmptyList(&'static str),
     #[error("cumulative acceptance must not increase along the chain ({0} after {1})")]
     Increasing(f64, f64),
 }

@@ -101,6 +101,9 @@ impl Positional {
     /// Checks every rate is finite and in [0, 1].
     pub fn validate(&self) -> Result<(), super::AcceptanceError> {
         self.chain.validate()?;
+        if self.draft_scores.as_ref().is_some_and(Vec::is_empty) {
+            return Err(super::AcceptanceError::EmptyList("draft_scores"));
+        }
         let extra = self.siblings.iter().chain(self.draft_scores.iter().flatten());
         match extra.copied().find(|r| !(r.is_finite() && (0.0..=1.0).contains(r))) {
             Some(r) => Err(super::AcceptanceError::OutOfRange(r)),
