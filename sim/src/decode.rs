@@ -216,10 +216,7 @@ fn run_loop(
     let mut active: Vec<Request> = Vec::new();
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
-    let mut sampler = spec.map(|sp| {
-        sp.acceptance
-            .sampler(sp.num_steps, sp.topk, sp.num_draft_tokens)
-    });
+    let mut sampler = spec.map(|sp| sp.acceptance.sampler(sp.num_steps, sp.topk, sp.num_draft_tokens));
     let trace = speculate == s.speculative.is_some();
     // Keys: (kind 0 = decode / 1 = prefill, batch, context or token bucket) × speculating.
     let mut cache: ShapeCache = BTreeMap::new();

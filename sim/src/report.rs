@@ -226,9 +226,11 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let spec = match (&s.speculative, &p.without_spec) {
         (Some(sp), Some(plain)) => Some(SpecReport {
             accept_len_mean: m.accept_len_mean,
-            expected_accept_len: sp
-                .acceptance
-                .expected_accept_len(sp.num_steps, sp.topk, sp.num_draft_tokens),
+            expected_accept_len: sp.acceptance.expected_accept_len(
+                sp.num_steps,
+                sp.topk,
+                sp.num_draft_tokens,
+            ),
             tok_s_without_spec: plain.output_tok_s(),
             break_even_accept_len: p.break_even_accept_len,
             iteration_ratio: if plain.mean_iteration_ms > 0.0 {

@@ -12,7 +12,11 @@ fn ratio(name: &str, file: &str, steps: u32) -> f64 {
     let text = std::fs::read_to_string(scenario(file)).expect("scenario");
     let text = text
         .replacen("num_steps = 3", &format!("num_steps = {steps}"), 1)
-        .replacen("num_draft_tokens = 4", &format!("num_draft_tokens = {}", steps + 1), 1);
+        .replacen(
+            "num_draft_tokens = 4",
+            &format!("num_draft_tokens = {}", steps + 1),
+            1,
+        );
     let p = scratch(&format!("{name}-{steps}")).join("s.toml");
     // Bundled profiles are found by name; the scenario has no relative paths.
     std::fs::write(&p, text).expect("write");

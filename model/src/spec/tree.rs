@@ -105,7 +105,10 @@ impl Positional {
             return Err(super::AcceptanceError::EmptyList("draft_scores"));
         }
         let extra = self.siblings.iter().chain(self.draft_scores.iter().flatten());
-        match extra.copied().find(|r| !(r.is_finite() && (0.0..=1.0).contains(r))) {
+        match extra
+            .copied()
+            .find(|r| !(r.is_finite() && (0.0..=1.0).contains(r)))
+        {
             Some(r) => Err(super::AcceptanceError::OutOfRange(r)),
             None => Ok(()),
         }
@@ -190,11 +193,7 @@ impl DraftTree {
                 cum += self.positional.marginal(depth, r);
                 u < cum
             });
-            let child = rank.and_then(|r| {
-                self.nodes
-                    .iter()
-                    .position(|n| n.parent == at && n.rank == r)
-            });
+            let child = rank.and_then(|r| self.nodes.iter().position(|n| n.parent == at && n.rank == r));
             match child {
                 Some(c) => {
                     at = Some(c);

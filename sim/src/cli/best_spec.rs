@@ -7,8 +7,8 @@
 use crate::decode;
 use crate::scenario::Scenario;
 use serde::Serialize;
-use tpsim_model::spec::AcceptanceModel;
 use std::fmt::Write as _;
+use tpsim_model::spec::AcceptanceModel;
 
 /// Steps tried (SGLang's EAGLE-3 chains are typically 1–8 deep; spec-decode.md's measurements span 2–8).
 const MAX_STEPS: u32 = 8;

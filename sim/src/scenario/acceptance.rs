@@ -10,7 +10,11 @@ const KEY: &str = "speculative.acceptance";
 
 impl Resolver<'_> {
     /// Resolves the acceptance section for a shape of `steps` draft steps.
-    pub(super) fn acceptance(&self, a: AcceptanceSection, steps: u32) -> Result<AcceptanceModel, ScenarioError> {
+    pub(super) fn acceptance(
+        &self,
+        a: AcceptanceSection,
+        steps: u32,
+    ) -> Result<AcceptanceModel, ScenarioError> {
         let a = match &a.profile {
             None => a,
             Some(r) => {
@@ -31,7 +35,10 @@ impl Resolver<'_> {
                     (format!("<acceptance profile {r}>"), t.to_string())
                 };
                 let base: AcceptanceSection = error::parse_toml(&text, Path::new(&file))?;
-                for (set, k) in [(base.profile.is_some(), "profile"), (base.trace.is_some(), "trace")] {
+                for (set, k) in [
+                    (base.profile.is_some(), "profile"),
+                    (base.trace.is_some(), "trace"),
+                ] {
                     if set {
                         return Err(ScenarioError::invalid(
                             Path::new(&file),
