@@ -176,7 +176,7 @@ const FIRST_CUT: &[&str] = &[
     "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
     "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
     "memory: CUDA-graph and activation sizes are engine-preset assumptions unless [engine.observed] gives them; SGLang eras before late 2025 are placed by version with approximate boundaries (issue #5)",
-    "speculation: trees under positional acceptance (Sequoia) ranked by the draft's scores; draft extend costed over num_draft_tokens (issue #6)",
+    "speculation: trees under positional acceptance (Sequoia) ranked by the draft's scores; draft extend padded to num_steps + 1 tokens; EAGLE-3 fusion / MTP eh_proj matmuls not costed (issue #6)",
 ];
 
 /// Builds the report object.

@@ -257,13 +257,16 @@ impl<'a> Builder<'a> {
                         .on([self.host])
                         .after([verify]),
                 )?;
+                // Draft extend over the accepted tokens, at most num_steps + 1 per request (a tree is
+                // num_steps deep), the graph padded to that (SGLang
+                // `eagle_draft_extend_cuda_graph_runner.py`: num_tokens_per_bs = steps + 1).
                 self.add_pass(
                     &mut g,
                     &sp.draft,
                     "draft extend",
                     PassShape {
                         seqs: batch,
-                        tokens: batch * n,
+                        tokens: batch * (sp.num_steps + 1),
                         ctx,
                     },
                     &[accept],
