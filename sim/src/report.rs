@@ -23,7 +23,7 @@ pub struct RunReport {
     /// Mean critical-path ms per iteration by category: compute, collective, host, sync, idle.
     pub breakdown: BTreeMap<String, f64>,
     /// Mean critical-path ms per iteration by op class: attention, moe, mlp, lm_head, embed,
-    /// allreduce, allgather, host, sync, idle (sums to the mean iteration time).
+    /// fusion, allreduce, allgather, host, sync, idle (sums to the mean iteration time).
     pub breakdown_by_op: BTreeMap<String, f64>,
     /// The category with the most time per iteration (idle excluded).
     pub bottleneck: String,
@@ -176,7 +176,7 @@ const FIRST_CUT: &[&str] = &[
     "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
     "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
     "memory: CUDA-graph and activation sizes are engine-preset assumptions unless [engine.observed] gives them; SGLang eras before late 2025 are placed by version with approximate boundaries (issue #5)",
-    "speculation: trees under positional acceptance (Sequoia) ranked by the draft's scores; draft extend padded to num_steps + 1 tokens; EAGLE-3 fusion / MTP eh_proj matmuls not costed (issue #6)",
+    "speculation: trees under positional acceptance (Sequoia) ranked by the draft's scores; draft extend padded to num_steps + 1 tokens; MTP eh_proj matmul not costed (issue #6)",
 ];
 
 /// Builds the report object.

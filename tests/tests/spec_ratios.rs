@@ -39,15 +39,15 @@ fn check(name: &str, file: &str, intercept: f64, slope: f64) {
 
 #[test]
 fn kimi_on_8_h200_at_batch_8() {
-    // Measured with this tree (debug build): 1.810 / 2.158 / 2.407 against 1.985 / 2.295 / 2.605
-    // (−9 %, −6 %, −8 %); the MoE verify pass (experts touched by 8 × (steps + 1) tokens) dominates.
+    // Simulated (this tree): 1.819 / 2.167 / 2.416 against 1.985 / 2.295 / 2.605 (−8 %, −6 %, −7 %);
+    // the MoE verify pass (experts touched by 8 × (steps + 1) tokens) dominates.
     check("kimi", "examples/kimi-k2.5-eagle3-h200x8-bs8.toml", 1.52, 0.155);
 }
 
 #[test]
 fn llama_8b_on_one_h200_at_batch_1() {
-    // Measured: 1.215 / 1.311 / 1.407 against 1.368 / 1.500 / 1.632 (−11 %, −13 %, −14 %): the
+    // Simulated: 1.221 / 1.317 / 1.413 against 1.368 / 1.500 / 1.632 (−11 %, −12 %, −13 %): a
     // simulated draft step costs 0.048 plain steps against the measured 0.066 (one layer, a 32k-row
-    // LM head and the kernel overheads; launch-bound costs of small kernels are under-counted).
+    // LM head and per-kernel overheads; small-kernel costs are likely under-counted).
     check("llama", "examples/llama-3.1-8b-eagle3-h200-bs1.toml", 1.17, 0.066);
 }

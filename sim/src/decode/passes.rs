@@ -260,16 +260,27 @@ impl<'a> Builder<'a> {
                 // Draft extend over the accepted tokens, at most num_steps + 1 per request (a tree is
                 // num_steps deep), the graph padded to that (SGLang
                 // `eagle_draft_extend_cuda_graph_runner.py`: num_tokens_per_bs = steps + 1).
+                let extend = batch * (sp.num_steps + 1);
+                // EAGLE-3 fuses the target's three captured hidden states (3H → H, replicated on every
+                // rank) only in this pass: the later draft steps feed the draft's own H-wide state
+                // (model::llm::forward, `ForwardPass::fusion_bytes`).
+                let fp = sp.draft.forward_pass(self.s.engine.tp, extend);
+                let after = if fp.fusion_bytes.0 > 0 {
+                    let t = self.rates.op_time(fp.fusion_bytes.0 as f64, fp.fusion_flops, 1);
+                    self.per_gpu(&mut g, "draft extend: fusion fc", t, 1, &[accept])?
+                } else {
+                    vec![accept]
+                };
                 self.add_pass(
                     &mut g,
                     &sp.draft,
                     "draft extend",
                     PassShape {
                         seqs: batch,
-                        tokens: batch * (sp.num_steps + 1),
+                        tokens: extend,
                         ctx,
                     },
-                    &[accept],
+                    &after,
                 )?;
             }
         }
@@ -427,8 +438,9 @@ impl<'a> Builder<'a> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 11] = [
+    const CLASSES: [(&str, &str); 12] = [
         ("launch ", "launch"),
+        ("fusion", "fusion"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),

@@ -60,7 +60,7 @@ impl Resolver<'_> {
 /// is MoE), sharded like the target; `eh_proj` (2H → H, a plain `nn.Linear`, replicated) and the
 /// `enorm`/`hnorm` norms; the embedding and LM head are the target's (`eagle_worker.py`
 /// `set_embed_and_head`), so they cost compute in every draft pass but no memory. First cut: the
-/// `eh_proj` matmul is not costed in the passes (like EAGLE-3's fusion layer).
+/// `eh_proj` matmul is not costed in the passes.
 fn mtp_draft(target: &ModelSpec, tp: u32) -> Result<(String, ModelSpec, Bytes), String> {
     let n = target.num_nextn_predict_layers;
     let Some(ffn) = target.layers.last().copied().filter(|_| n > 0) else {
