@@ -9,7 +9,7 @@
 mod error;
 mod schema;
 
-pub use error::ScenarioError;
+pub use error::{ScenarioError, parse_toml};
 pub use schema::*;
 
 use crate::presets;
