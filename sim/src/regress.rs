@@ -3,7 +3,8 @@
 //! tolerance, [`render`] writes the file back deterministically (`--update`).
 //!
 //! A scenario file is every `*.toml` under the root, in any folder except the preset folders
-//! `hardware/`, `engines/` and `models/`, and except the baselines file itself. Keys are paths relative
+//! `hardware/`, `engines/` and `models/`, and except the baselines files (the root's
+//! [`BASELINES_FILE`] and the one given with `--baselines`). Keys are paths relative
 //! to the root with `/` separators. Floats are stored with [`DECIMALS`] decimals and the recomputed
 //! value is rounded the same way before comparing, so an unchanged model compares exactly equal and a
 //! re-run of `--update` writes a byte-identical file.
@@ -20,6 +21,8 @@ use std::path::{Path, PathBuf};
 pub const SCHEMA: u32 = 1;
 /// Decimals of every stored float (a storage resolution of this tool, not a model constant).
 pub const DECIMALS: usize = 6;
+/// Name of the baselines file in the root (`scenarios/baselines.toml`).
+pub const BASELINES_FILE: &str = "baselines.toml";
 /// Folders under the root that hold presets, not scenarios.
 pub const PRESET_DIRS: &[&str] = &["hardware", "engines", "models"];
 
@@ -193,8 +196,8 @@ pub fn metrics(r: &RunReport) -> Metrics {
     m
 }
 
-/// The scenario files under `root` (sorted relative paths with `/`), skipping the preset folders and
-/// the file `skip` (the baselines).
+/// The scenario files under `root` (sorted relative paths with `/`), skipping the preset folders,
+/// the root's [`BASELINES_FILE`] and the file `skip` (the baselines in use).
 pub fn discover(root: &Path, skip: &Path) -> Result<Vec<String>, RegressError> {
     let skip = skip.canonicalize().ok();
     let mut found = Vec::new();
@@ -216,7 +219,10 @@ pub fn discover(root: &Path, skip: &Path) -> Result<Vec<String>, RegressError> {
                 if !(rel.is_empty() && PRESET_DIRS.contains(&name.as_str())) {
                     stack.push((path, key));
                 }
-            } else if name.ends_with(".toml") && path.canonicalize().ok() != skip {
+            } else if name.ends_with(".toml")
+                && path.canonicalize().ok() != skip
+                && !(rel.is_empty() && name == BASELINES_FILE)
+            {
                 found.push(key);
             }
         }
@@ -532,7 +538,7 @@ pub fn table(o: &Outcome, baselines_file: &str) -> String {
 /// The default root and baselines file, relative to the working directory.
 pub fn default_paths(root: Option<PathBuf>, baselines: Option<PathBuf>) -> (PathBuf, PathBuf) {
     let root = root.unwrap_or_else(|| PathBuf::from("scenarios"));
-    let file = baselines.unwrap_or_else(|| root.join("baselines.toml"));
+    let file = baselines.unwrap_or_else(|| root.join(BASELINES_FILE));
     (root, file)
 }
 
