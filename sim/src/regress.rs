@@ -578,5 +578,14 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("tpot_msx"), "{e}");
+        // An integer tolerance reads as a float (TOML users write `abs = 1`).
+        let b = parse(
+            "schema = 1\n[tolerance]\ntpot_ms = { abs = 1 }\n",
+            Path::new("b.toml"),
+        );
+        assert_eq!(
+            b.map(|b| b.tolerance_for("x", "tpot_ms")).ok(),
+            Some(Tolerance { rel: 0.0, abs: 1.0 })
+        );
     }
 }
