@@ -13,6 +13,7 @@ pub mod exec;
 pub mod fabric;
 pub mod net;
 pub mod presets;
+pub mod regress;
 pub mod report;
 pub mod scenario;
 pub mod trace;

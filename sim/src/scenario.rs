@@ -11,7 +11,7 @@ mod draft;
 mod error;
 mod schema;
 
-pub use error::ScenarioError;
+pub use error::{ScenarioError, parse_toml};
 pub use schema::*;
 
 use crate::presets;

@@ -3,7 +3,9 @@
 
 mod best_spec;
 mod collective;
+mod diff;
 mod memory;
+mod regress;
 
 use crate::{decode, report, scenario, trace::TraceBuilder};
 use clap::{Parser, Subcommand};
@@ -131,6 +133,37 @@ enum Command {
         /// NCCL environment, KEY=VALUE (repeatable).
         #[arg(long = "env", value_name = "KEY=VALUE")]
         env: Vec<String>,
+    },
+    /// Run two scenarios and show both predictions side by side, where the time per iteration moved
+    /// (by category and by op/collective, with Δ and B/A) and where memory and the KV budget moved.
+    #[command(
+        after_help = "Examples:\n  tpsim diff scenarios/seed/baseline.toml scenarios/seed/custom-ar.toml\n  tpsim diff scenarios/seed/baseline.toml scenarios/seed/nccl-p2p.toml --json"
+    )]
+    Diff {
+        /// Scenario A (the reference).
+        a: PathBuf,
+        /// Scenario B (the change).
+        b: PathBuf,
+        /// Print one JSON object {a, b, deltas} (a and b as `tpsim run --json`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// The CI gate: recompute every scenario under the root and compare with the stored baselines;
+    /// exit 1 with a table when a metric moved beyond its tolerance or a scenario and its baseline do
+    /// not pair up.
+    #[command(
+        after_help = "Examples:\n  tpsim regress\n  tpsim regress --update    # after an intended model change; commit scenarios/baselines.toml with it"
+    )]
+    Regress {
+        /// Rewrite the baselines from the current predictions (keeps the tolerances).
+        #[arg(long)]
+        update: bool,
+        /// The baselines file (default: ROOT/baselines.toml).
+        #[arg(long, value_name = "FILE")]
+        baselines: Option<PathBuf>,
+        /// The folder whose scenario files are checked (default: scenarios).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
     },
 }
 
@@ -332,6 +365,30 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                 Err(e) => bad_input(err, &e),
             }
         }
+        Command::Diff { a, b, json } => match diff::diff(&a, &b) {
+            Ok(d) => {
+                let text = if json {
+                    serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
+                } else {
+                    diff::text(&d)
+                };
+                if write!(out, "{text}").is_err() {
+                    EXIT_FAILURE
+                } else {
+                    0
+                }
+            }
+            Err(e @ diff::DiffError::Scenario(_)) => bad_input(err, &e),
+            Err(e) => {
+                let _ = writeln!(err, "internal error: {e}");
+                EXIT_FAILURE
+            }
+        },
+        Command::Regress {
+            update,
+            baselines,
+            root,
+        } => regress::run(update, baselines, root, out, err),
     }
 }
 

@@ -1,0 +1,220 @@
+//! `tpsim diff A.toml B.toml`: both predictions side by side (the same run as `tpsim run`), where the
+//! time per iteration moved — by category and by op/collective, sorted by |Δ| — and where the memory
+//! and the KV budget moved (the `tpsim memory --against` delta). A side whose engine would not start
+//! (OOM) prints the engine's error and still shows its memory.
+
+use super::memory;
+use crate::decode;
+use crate::report::{self, RunReport};
+use crate::scenario;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// One compared quantity: A, B, B − A and B ÷ A (null when A is 0 or either side lacks it).
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub name: String,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    pub delta: Option<f64>,
+    pub ratio: Option<f64>,
+}
+
+impl Change {
+    fn new(name: &str, a: Option<f64>, b: Option<f64>) -> Change {
+        let both = a.zip(b);
+        Change {
+            name: name.to_string(),
+            a,
+            b,
+            delta: both.map(|(a, b)| b - a),
+            ratio: both.filter(|(a, _)| *a != 0.0).map(|(a, b)| b / a),
+        }
+    }
+}
+
+/// Where things moved from A to B.
+#[derive(Debug, Clone, Serialize)]
+pub struct Deltas {
+    /// The headline figures (tok/s, TPOT, TTFT, acceptance, KV tokens, min fraction), fixed order.
+    pub summary: Vec<Change>,
+    /// Memory verdicts ("ok"/"oom") of A and B.
+    pub verdict: (String, String),
+    /// Mean critical-path ms per iteration by category, sorted by |Δ| (largest first).
+    pub by_category: Vec<Change>,
+    /// Mean critical-path ms per iteration by op class / collective, sorted by |Δ|.
+    pub by_op: Vec<Change>,
+    /// Where memory and the KV budget moved (as `tpsim memory --against --json`).
+    pub memory: memory::Delta,
+}
+
+/// The `tpsim diff --json` object: both `tpsim run --json` reports and the deltas.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiffReport {
+    pub a: RunReport,
+    pub b: RunReport,
+    pub deltas: Deltas,
+}
+
+/// Errors of `tpsim diff`: a scenario that does not load (bad input) or a failed simulation.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("{0}")]
+    Scenario(#[from] scenario::ScenarioError),
+    #[error("{file}: {source}")]
+    Decode {
+        file: String,
+        source: decode::DecodeError,
+    },
+}
+
+/// Runs both scenarios and compares them.
+pub fn diff(a_path: &Path, b_path: &Path) -> Result<DiffReport, DiffError> {
+    let sa = scenario::load(a_path)?;
+    let sb = scenario::load(b_path)?;
+    let run = |s: &scenario::Scenario, path: &Path| {
+        decode::predict(s).map_err(|source| DiffError::Decode {
+            file: path.display().to_string(),
+            source,
+        })
+    };
+    let (pa, pb) = (run(&sa, a_path)?, run(&sb, b_path)?);
+    let (a, b) = (report::build(&sa, &pa), report::build(&sb, &pb));
+    let deltas = Deltas {
+        summary: summary(&a, &b),
+        verdict: (a.memory.verdict.to_string(), b.memory.verdict.to_string()),
+        by_category: sorted(&a.breakdown, &b.breakdown),
+        by_op: sorted(&a.breakdown_by_op, &b.breakdown_by_op),
+        memory: memory::delta(&pa.memory, &pb.memory),
+    };
+    Ok(DiffReport { a, b, deltas })
+}
+
+fn summary(a: &RunReport, b: &RunReport) -> Vec<Change> {
+    let spec = |r: &RunReport, f: fn(&report::SpecReport) -> f64| r.spec.as_ref().map(f);
+    vec![
+        Change::new(
+            "output_tok_s",
+            Some(a.throughput.output_tok_s),
+            Some(b.throughput.output_tok_s),
+        ),
+        Change::new("tpot_ms", Some(a.throughput.tpot_ms), Some(b.throughput.tpot_ms)),
+        Change::new("ttft_ms", Some(a.throughput.ttft_ms), Some(b.throughput.ttft_ms)),
+        Change::new(
+            "mean_iteration_ms",
+            Some(a.throughput.mean_iteration_ms),
+            Some(b.throughput.mean_iteration_ms),
+        ),
+        Change::new(
+            "accept_len_mean",
+            spec(a, |s| s.accept_len_mean),
+            spec(b, |s| s.accept_len_mean),
+        ),
+        Change::new(
+            "tok_s_without_spec",
+            spec(a, |s| s.tok_s_without_spec),
+            spec(b, |s| s.tok_s_without_spec),
+        ),
+        Change::new(
+            "kv_tokens",
+            Some(a.memory.kv_tokens as f64),
+            Some(b.memory.kv_tokens as f64),
+        ),
+        Change::new(
+            "min_mem_fraction_static",
+            a.memory.min_mem_fraction_static,
+            b.memory.min_mem_fraction_static,
+        ),
+    ]
+}
+
+/// Every key of either map (a missing key counts as 0 ms), sorted by |Δ| descending, then by name;
+/// rows that are 0 on both sides are left out.
+fn sorted(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> Vec<Change> {
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let mut v: Vec<Change> = keys
+        .into_iter()
+        .map(|k| {
+            let get = |m: &BTreeMap<String, f64>| Some(m.get(k).copied().unwrap_or(0.0));
+            Change::new(k, get(a), get(b))
+        })
+        .filter(|c| c.a != Some(0.0) || c.b != Some(0.0))
+        .collect();
+    v.sort_by(|x, y| {
+        let d = |c: &Change| c.delta.unwrap_or(0.0).abs();
+        d(y).total_cmp(&d(x)).then_with(|| x.name.cmp(&y.name))
+    });
+    v
+}
+
+fn num(x: Option<f64>, decimals: usize) -> String {
+    x.map_or("—".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+fn row(o: &mut String, c: &Change, decimals: usize) {
+    let _ = writeln!(
+        o,
+        "  {:<26} {:>12} {:>12} {:>12} {:>8}",
+        c.name,
+        num(c.a, decimals),
+        num(c.b, decimals),
+        c.delta.map_or("—".to_string(), |d| format!("{d:+.decimals$}")),
+        c.ratio.map_or("—".to_string(), |r| format!("{r:.3}×")),
+    );
+}
+
+/// The text report.
+pub fn text(d: &DiffReport) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "A: {}", d.a.scenario.file);
+    let _ = writeln!(o, "B: {}", d.b.scenario.file);
+    for (side, r) in [("A", &d.a), ("B", &d.b)] {
+        if let Some(oom) = &r.memory.oom {
+            let _ = writeln!(
+                o,
+                "{side} would NOT start: OOM at {}, missing {:.0} MiB\n  {}",
+                oom.step, oom.missing_mib, oom.message
+            );
+        }
+    }
+    let _ = writeln!(o);
+    let head = |o: &mut String, title: &str| {
+        let _ = writeln!(o, "{title}");
+        let _ = writeln!(o, "  {:<26} {:>12} {:>12} {:>12} {:>8}", "", "A", "B", "Δ", "B/A");
+    };
+    head(&mut o, "Predictions");
+    let (va, vb) = &d.deltas.verdict;
+    let _ = writeln!(o, "  {:<26} {:>12} {:>12}", "memory verdict", va, vb);
+    for c in &d.deltas.summary {
+        let decimals = match c.name.as_str() {
+            "kv_tokens" => 0,
+            "min_mem_fraction_static" => 4,
+            "accept_len_mean" | "tpot_ms" | "ttft_ms" | "mean_iteration_ms" => 3,
+            _ => 1,
+        };
+        if c.a.is_some() || c.b.is_some() {
+            row(&mut o, c, decimals);
+        }
+    }
+    let _ = writeln!(o);
+    head(
+        &mut o,
+        "Time per iteration by category (critical path, ms; largest move first)",
+    );
+    for c in &d.deltas.by_category {
+        row(&mut o, c, 3);
+    }
+    let _ = writeln!(o);
+    head(
+        &mut o,
+        "Time per iteration by op / collective (critical path, ms; largest move first)",
+    );
+    for c in &d.deltas.by_op {
+        row(&mut o, c, 3);
+    }
+    let _ = writeln!(o);
+    o.push_str(&memory::delta_text("A", "B", &d.deltas.memory));
+    o
+}
