@@ -127,6 +127,20 @@ fn check_sglang(name: &str, p: &SglangKvPlan, r: &Row, band: f64) -> (u64, u64) 
         "{name}: {} vs {logged} beyond the rounding band ±{band:.0}",
         p.tokens
     );
+    // The allocation line pins the cell: SGLang allocates (tokens + page) slots and prints K and V
+    // sizes (MHA/GQA: half the cell each) or the total (MLA), in GiB to 2 decimals.
+    if let Some(k) = r["k_size_gb"]
+        .split_whitespace()
+        .next()
+        .and_then(|t| t.parse::<f64>().ok())
+    {
+        let share = if r["v_size_gb"].is_empty() { 1 } else { 2 };
+        let printed = (logged + 1) as f64 * (p.pool_bytes.0 / (p.tokens + 1) / share) as f64 / GIB;
+        assert!(
+            (printed - k).abs() < 0.005,
+            "{name}: K size {printed:.4} vs logged {k}"
+        );
+    }
     (p.tokens, logged)
 }
 
