@@ -506,6 +506,55 @@ pub fn vllm_kv_plan(i: &VllmKvInput) -> VllmKvPlan {
     plan
 }
 
+/// vLLM v1's KV-cache groups for a model whose attention layers come in several types with one page
+/// size (sliding-window + full attention: Gemma-2/3, gpt-oss). vLLM
+/// (`v1/core/kv_cache_utils.py`, `_get_kv_cache_groups_uniform_page_size`) splits each type into
+/// groups of `group_size` layers — the smallest type's layer count, or the largest's when
+/// max < 1.5 × min — padding the last group of a type; every block then holds one page for each of
+/// `group_size` layers (`get_kv_cache_config_from_groups`: `num_blocks = available // page_size //
+/// group_size`) and the log reports `num_blocks // num_groups × block_size` tokens
+/// (`_report_kv_cache_config`). A model with one attention type is one group of all its layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VllmKvGroups {
+    /// Layers whose pages share one block.
+    pub group_size: u64,
+    /// KV-cache groups (block tables).
+    pub num_groups: u64,
+}
+
+/// Groups for the given layer counts per attention type (e.g. `[5, 29]`: Gemma-3-4B's 5 full and 29
+/// sliding-window layers → groups of 5, 1 + 6 = 7 groups, one padding layer). Empty or zero counts
+/// give one group of one layer.
+pub fn vllm_kv_groups(layers_per_type: &[u64]) -> VllmKvGroups {
+    let counts: Vec<u64> = layers_per_type.iter().copied().filter(|&n| n > 0).collect();
+    let (Some(&min), Some(&max)) = (counts.iter().min(), counts.iter().max()) else {
+        return VllmKvGroups {
+            group_size: 1,
+            num_groups: 1,
+        };
+    };
+    // `if max_num_layers < min_num_layers * 1.5: group_size = max_num_layers`, in integers.
+    let group_size = if 2 * max < 3 * min { max } else { min };
+    VllmKvGroups {
+        group_size,
+        num_groups: counts.iter().map(|n| n.div_ceil(group_size)).sum(),
+    }
+}
+
+impl VllmKvGroups {
+    /// The `cell_size` to give [`vllm_kv_plan`] so that its `blocks` are vLLM's `num_blocks`: bytes
+    /// per token of one layer's page (per rank) × `group_size`.
+    pub fn cell_size(&self, per_layer_token_bytes: u64) -> u64 {
+        per_layer_token_bytes * self.group_size
+    }
+
+    /// "GPU KV cache size: N tokens" for `blocks` blocks: `blocks // num_groups × block_size`. For a
+    /// single group this is [`VllmKvPlan::tokens`]; for several it is not.
+    pub fn reported_tokens(&self, blocks: u64, block_size: u64) -> u64 {
+        blocks / self.num_groups.max(1) * block_size
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -836,6 +885,43 @@ mod tests {
             ..i
         });
         assert!(p.error.as_deref().unwrap_or("").contains("max seq len (2000000)"));
+    }
+
+    #[test]
+    fn vllm_hybrid_groups() {
+        // vLLM 0.19 logs (engine-memory.tsv, llm-d-planner rows): Gemma-3-4B has 5 full + 29 sliding
+        // layers → groups of 5, 7 groups, and the log warns "Add 1 padding layers"; 204,817 blocks are
+        // reported as 204,817 // 7 × 16 = 468,144 tokens. Gemma-2-2B 13 + 13 → one group size of 13,
+        // 2 groups: 83,770 blocks → 670,160 tokens. gpt-oss-20b with an EAGLE draft (12 sw + 13 full,
+        // the source's own example) → 13 since 13 < 1.5 × 12.
+        let g = vllm_kv_groups(&[5, 29]);
+        assert_eq!((g.group_size, g.num_groups), (5, 7));
+        assert_eq!(g.reported_tokens(204_817, 16), 468_144);
+        assert_eq!(g.cell_size(4_096), 20_480);
+        let g = vllm_kv_groups(&[13, 13]);
+        assert_eq!((g.group_size, g.num_groups), (13, 2));
+        assert_eq!(g.reported_tokens(83_770, 16), 670_160);
+        assert_eq!(vllm_kv_groups(&[12, 13]).group_size, 13);
+        assert_eq!(
+            vllm_kv_groups(&[8, 40]),
+            VllmKvGroups {
+                group_size: 8,
+                num_groups: 6
+            }
+        );
+        // One attention type: one group of all layers, tokens = blocks × block_size.
+        let g = vllm_kv_groups(&[32]);
+        assert_eq!(
+            (g.group_size, g.num_groups, g.reported_tokens(7_891, 16)),
+            (32, 1, 126_256)
+        );
+        assert_eq!(
+            vllm_kv_groups(&[]),
+            VllmKvGroups {
+                group_size: 1,
+                num_groups: 1
+            }
+        );
     }
 
     #[test]
