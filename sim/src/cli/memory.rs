@@ -204,11 +204,19 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
     }
     let mut o = String::new();
     let _ = writeln!(o, "Load weight begin. avail mem={:.2} GB", p.total_gib);
+    // Spring 2026 counts the draft's weights before the profile; the target's own "Load weight end"
+    // line is printed before they load.
+    let early_draft = p
+        .entries
+        .iter()
+        .find(|e| e.name == "draft weights" && e.moment == "before available")
+        .map_or(0.0, |e| Bytes(e.bytes).as_gib_f64());
+    let after_target = p.available_gib + early_draft;
     let _ = writeln!(
         o,
         "Load weight end. avail mem={:.2} GB, mem usage={:.2} GB.",
-        p.available_gib,
-        p.total_gib - p.available_gib
+        after_target,
+        p.total_gib - after_target
     );
     if s.engine.era >= tpsim_model::memory::SglangEra::Spring2026 {
         let _ = writeln!(
