@@ -4,3 +4,5 @@
 
 pub mod bench;
 pub mod measurement;
+pub mod fit;
+pub mod tsv;
