@@ -22,7 +22,15 @@ pub const MIN_SENSITIVITY: f64 = 1e-3;
 /// Two parameters whose Jacobian columns have |cosine| above this cannot be told apart.
 const MAX_COLLINEARITY: f64 = 0.9999;
 const MAX_LM_ITERATIONS: usize = 100;
-const MAX_IRLS_ROUNDS: usize = 20;
+const MAX_IRLS_ROUNDS: usize = 10;
+/// LM stops when a step moves no θ by more than this (a 0.0001 % change of a parameter) or lowers
+/// the cost by less than this fraction: far below the intervals of any real fit.
+const STEP_TOLERANCE: f64 = 1e-6;
+const GAIN_TOLERANCE: f64 = 1e-6;
+/// IRLS stops when no robust weight changes by more than this between rounds, or when a round
+/// moved no θ by more than `THETA_TOLERANCE` (0.01 % of a parameter, far inside any interval).
+const WEIGHT_TOLERANCE: f64 = 1e-3;
+const THETA_TOLERANCE: f64 = 1e-4;
 
 /// Why the solver stopped without an estimate.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -75,14 +83,21 @@ pub fn solve<E>(
         Ok(f.iter().zip(y).map(|(f, y)| f - y).collect())
     };
     let mut theta = theta0.to_vec();
-    let j0 = jacobian(&mut eval, &theta, lower, upper)?;
+    let r0 = eval(&theta)?;
+    let j0 = jacobian(&mut eval, &theta, &r0, lower, upper)?;
     identifiable(&j0)?;
     let mut weights = vec![1.0; n];
     let mut lm_iterations = 0;
     let mut irls_rounds = 0;
     for _ in 0..MAX_IRLS_ROUNDS {
         irls_rounds += 1;
+        let before = theta.clone();
         lm_iterations += levenberg_marquardt(&mut eval, &mut theta, &weights, lower, upper)?;
+        let moved = theta
+            .iter()
+            .zip(&before)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
         let r = eval(&theta)?;
         let new = huber_weights(&r);
         let change = new
@@ -91,12 +106,12 @@ pub fn solve<E>(
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
         weights = new;
-        if change < 1e-4 {
+        if change < WEIGHT_TOLERANCE || (irls_rounds > 1 && moved < THETA_TOLERANCE) {
             break;
         }
     }
     let residuals = eval(&theta)?;
-    let j = jacobian(&mut eval, &theta, lower, upper)?;
+    let j = jacobian(&mut eval, &theta, &residuals, lower, upper)?;
     let (a, _) = normal_equations(&j, &weights, &residuals);
     let dof = n - p;
     let sigma2 = residuals
@@ -162,7 +177,7 @@ fn levenberg_marquardt<E>(
     let mut c = cost(&r);
     let mut lambda = 1e-3;
     for it in 0..MAX_LM_ITERATIONS {
-        let j = jacobian(eval, theta, lower, upper)?;
+        let j = jacobian(eval, theta, &r, lower, upper)?;
         let (a, g) = normal_equations(&j, w, &r);
         let mut accepted = None;
         while lambda <= 1e10 {
@@ -202,7 +217,7 @@ fn levenberg_marquardt<E>(
         *theta = trial;
         r = rt;
         c = ct;
-        if step < 1e-8 || gain <= 1e-12 * c {
+        if step < STEP_TOLERANCE || gain <= GAIN_TOLERANCE * c {
             return Ok(it + 1);
         }
     }
@@ -225,23 +240,24 @@ fn normal_equations(j: &Matrix, w: &[f64], r: &[f64]) -> (Matrix, Vec<f64>) {
     (a, g)
 }
 
-/// Central differences (one-sided at a bound): row i, column k = ∂r_i / ∂θ_k.
+/// Central differences (one-sided at a bound) around `theta`, whose residuals are `base`: row i,
+/// column k = ∂r_i / ∂θ_k.
 fn jacobian<E>(
     eval: &mut dyn FnMut(&[f64]) -> Result<Vec<f64>, LmError<E>>,
     theta: &[f64],
+    base: &[f64],
     lower: &[f64],
     upper: &[f64],
 ) -> Result<Matrix, LmError<E>> {
-    let base = eval(theta)?;
     let mut j = vec![vec![0.0; theta.len()]; base.len()];
     for k in 0..theta.len() {
         let up = (theta[k] + FD_STEP).min(upper[k]);
         let down = (theta[k] - FD_STEP).max(lower[k]);
         let mut t = theta.to_vec();
         t[k] = up;
-        let fu = if up > theta[k] { eval(&t)? } else { base.clone() };
+        let fu = if up > theta[k] { eval(&t)? } else { base.to_vec() };
         t[k] = down;
-        let fd = if down < theta[k] { eval(&t)? } else { base.clone() };
+        let fd = if down < theta[k] { eval(&t)? } else { base.to_vec() };
         let h = up - down;
         for (i, row) in j.iter_mut().enumerate() {
             row[k] = if h > 0.0 { (fu[i] - fd[i]) / h } else { 0.0 };
