@@ -90,10 +90,11 @@ fn known_link_parameters_are_fitted_back_within_their_intervals() {
     assert_eq!(p.provenance.date.as_deref(), Some("2026-11-29"));
     assert_eq!(p.provenance.machine.as_deref(), Some("tpsim"));
     for (name, truth, max_width) in [
-        // Widths: bandwidth within ±3 %, hop latency within ±15 % of the truth (found 2 × 1.3 % and
-        // 2 × 5.6 % of the value with this seed; the bounds leave room for another noise draw).
-        ("pcie_gen5_x16_bw", TRUE_BW_GBPS, 0.06),
-        ("pcie_hop_latency", TRUE_HOP_US, 0.30),
+        // Widths (high − low) / truth: found 5.6 % for the bandwidth (48.72 [47.38, 50.09]) and 7.6 %
+        // for the hop latency (0.5014 [0.4827, 0.5208]) with this seed; bounds 8 % and 12 % leave room
+        // for another noise draw while still failing an interval that says nothing.
+        ("pcie_gen5_x16_bw", TRUE_BW_GBPS, 0.08),
+        ("pcie_hop_latency", TRUE_HOP_US, 0.12),
     ] {
         let v = &p.params[name];
         let (lo, hi) = (v.ci_low.unwrap(), v.ci_high.unwrap());

@@ -53,9 +53,10 @@ pub enum LmError<E> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solution {
     pub theta: Vec<f64>,
-    /// Covariance of θ: σ² (Jᵀ W J)⁻¹.
+    /// Covariance of θ: σ² (Jᵀ J)⁻¹ with Huber's σ² (below).
     pub covariance: Matrix,
-    /// Weighted residual variance Σ w r² / (n − p).
+    /// Residual variance of the M-estimate, Huber's H1 form (equal to Σ r² / (n − p) when no row
+    /// was down-weighted).
     pub sigma2: f64,
     /// n − p.
     pub dof: usize,
@@ -112,14 +113,18 @@ pub fn solve<E>(
     }
     let residuals = eval(&theta)?;
     let j = jacobian(&mut eval, &theta, &residuals, lower, upper)?;
-    let (a, _) = normal_equations(&j, &weights, &residuals);
+    // Huber's covariance of an M-estimate ("H1", Huber 1981 §7.6; statsmodels RLM's default):
+    // K² · [Σ ψ(r)² / (n − p)] / (mean ψ′)² · (Jᵀ J)⁻¹ with ψ(r) = w·r, ψ′ = 1 on the rows that kept
+    // weight 1 and 0 on the down-weighted ones, K = 1 + (p / n) · var ψ′ / (mean ψ′)². With every
+    // weight 1 it is the least-squares σ² (Jᵀ J)⁻¹. (Σ w r² alone would understate σ²: the largest
+    // residuals carry the smallest weights.)
+    let ones = vec![1.0; n];
+    let (a, _) = normal_equations(&j, &ones, &residuals);
     let dof = n - p;
-    let sigma2 = residuals
-        .iter()
-        .zip(&weights)
-        .map(|(r, w)| w * r * r)
-        .sum::<f64>()
-        / dof as f64;
+    let psi2: f64 = residuals.iter().zip(&weights).map(|(r, w)| (w * r).powi(2)).sum();
+    let m = weights.iter().filter(|w| **w >= 1.0).count() as f64 / n as f64;
+    let k = 1.0 + (p as f64 / n as f64) * (1.0 - m) / m.max(1.0 / n as f64);
+    let sigma2 = k * k * psi2 / dof as f64 / (m * m).max(1.0 / (n * n) as f64);
     let inv = linalg::inverse(&a).ok_or_else(|| collinear_pair(&j))?;
     let covariance = inv
         .iter()

@@ -4,8 +4,8 @@
 //! preset ([`rows::predict`]). The chosen parameters are fitted on log time (so every row counts by
 //! its relative error, whatever its size) in log-parameter space (so they stay positive), by
 //! Levenberg–Marquardt with a finite-difference Jacobian, robust to outliers through Huber IRLS
-//! ([`lm`]). Intervals are 95 % Student-t intervals from the covariance σ² (Jᵀ W J)⁻¹, mapped back
-//! through exp (so they are asymmetric around the value). The result is written as a profile
+//! ([`lm`]). Intervals are 95 % Student-t intervals from the covariance σ² (Jᵀ J)⁻¹ with Huber's
+//! robust σ², mapped back through exp (so they are asymmetric around the value). The result is written as a profile
 //! (`tpsim::scenario::profile`) that scenarios consume.
 
 pub mod cli;
@@ -51,9 +51,13 @@ pub struct FittedParam {
     pub unit: ParamUnit,
     pub start: f64,
     pub value: f64,
-    /// 95 % interval.
+    /// 95 % interval, clipped to the range the fit may explore (start ÷ 100 … start × 100, and ≤ 1
+    /// for fractions).
     pub ci_low: f64,
     pub ci_high: f64,
+    /// The value ended on the edge of that range: the rows push it further than the fit allows, so
+    /// neither the value nor the interval is determined by them.
+    pub at_bound: bool,
 }
 
 /// Fit quality on a set of rows: median and worst |relative error| of the predictions.
@@ -186,13 +190,15 @@ pub fn fit(
         .enumerate()
         .map(|(k, n)| {
             let half = t * sol.covariance[k][k].max(0.0).sqrt();
+            let th = sol.theta[k];
             FittedParam {
                 name: n.clone(),
                 unit: units[k],
                 start: start[k],
-                value: sol.theta[k].exp(),
-                ci_low: (sol.theta[k] - half).exp(),
-                ci_high: (sol.theta[k] + half).exp(),
+                value: th.exp(),
+                ci_low: (th - half).clamp(lower[k], upper[k]).exp(),
+                ci_high: (th + half).clamp(lower[k], upper[k]).exp(),
+                at_bound: (th - lower[k]).abs() < 1e-6 || (upper[k] - th).abs() < 1e-6,
             }
         })
         .collect();

@@ -32,12 +32,20 @@ pub fn text(r: &FitResult, hardware: &str, holdout: Option<&str>) -> String {
     for p in &r.params {
         let _ = writeln!(
             o,
-            "{:<28} {:>12} {:>12} {:>27}  {}",
+            "{:<28} {:>12} {:>12} {:>27}  {}{}",
             p.name,
             sig6(p.start),
             sig6(p.value),
             format!("[{}, {}]", sig6(p.ci_low), sig6(p.ci_high)),
-            unit(p)
+            unit(p),
+            if p.at_bound { "  (at its bound)" } else { "" }
+        );
+    }
+    for p in r.params.iter().filter(|p| p.at_bound) {
+        let _ = writeln!(
+            o,
+            "warning: {} ended at the edge of its range (start ÷ 100 … start × 100; fractions ≤ 1, factors ≥ 1): the rows push it further than the fit allows, so neither value nor interval is determined; drop it from --params or set it inline",
+            p.name
         );
     }
     let _ = writeln!(
@@ -86,7 +94,11 @@ pub fn profile(r: &FitResult, provenance: ProfileProvenance) -> ProfileFile {
                     ci_low: Some(sig6(p.ci_low).min(sig6(p.value))),
                     ci_high: Some(sig6(p.ci_high).max(sig6(p.value))),
                     unit: unit(p).to_string(),
-                    source: source.clone(),
+                    source: if p.at_bound {
+                        format!("{source}; ended at the edge of the fit's range: not determined")
+                    } else {
+                        source.clone()
+                    },
                 },
             )
         })
