@@ -38,7 +38,11 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     if let Command::Fit(args) = cli.command {
-        std::process::exit(tpsim_calibrate::fit::cli::run(args, &mut std::io::stdout(), &mut std::io::stderr()));
+        std::process::exit(tpsim_calibrate::fit::cli::run(
+            args,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ));
     }
     let what = match cli.command {
         Command::Bench(args) => {

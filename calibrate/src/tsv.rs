@@ -59,10 +59,25 @@ pub fn allreduce_records(
         let bad = |what: &str, v: &str| TsvError {
             file: file.to_string(),
             line: i + 2,
-            message: format!("{what} `{v}` is not {}", if what == "time_us" { "a time in µs > 0" } else { "an integer ≥ 1" }),
+            message: format!(
+                "{what} `{v}` is not {}",
+                if what == "time_us" {
+                    "a time in µs > 0"
+                } else {
+                    "an integer ≥ 1"
+                }
+            ),
         };
-        let n: u32 = get(ni).parse().ok().filter(|n| *n >= 1).ok_or_else(|| bad("n_gpus", get(ni)))?;
-        let size: u64 = get(si).parse().ok().filter(|s| *s >= 1).ok_or_else(|| bad("size_bytes", get(si)))?;
+        let n: u32 = get(ni)
+            .parse()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| bad("n_gpus", get(ni)))?;
+        let size: u64 = get(si)
+            .parse()
+            .ok()
+            .filter(|s| *s >= 1)
+            .ok_or_else(|| bad("size_bytes", get(si)))?;
         let t: f64 = get(ti)
             .parse()
             .ok()
@@ -94,7 +109,13 @@ mod tests {
                     a\t8\t\t\t12.0\tGroup A average\n";
         let m = allreduce_records(text, "t.tsv", &["Group A"], &["NCCL_P2P_LEVEL=SYS"], None).unwrap();
         assert_eq!(m.records.len(), 1);
-        let Record::Collective { time_us, busbw_gbps, env, .. } = &m.records[0] else {
+        let Record::Collective {
+            time_us,
+            busbw_gbps,
+            env,
+            ..
+        } = &m.records[0]
+        else {
             panic!("{m:?}")
         };
         assert_eq!((*time_us, *busbw_gbps), (23.93, Some(0.3)));

@@ -34,7 +34,8 @@ fn tmp(name: &str) -> PathBuf {
 
 /// Median |relative error| of `preset` (with `profile` applied, if any) on the rows of `group`.
 fn median_error(preset: &str, profile: Option<&str>, group: &str) -> f64 {
-    let m = tsv::allreduce_records(&data(), "allreduce.tsv", &["c-payne", group], ENV, Some("torch")).unwrap();
+    let m =
+        tsv::allreduce_records(&data(), "allreduce.tsv", &["c-payne", group], ENV, Some("torch")).unwrap();
     let rs = rows::rows_of("allreduce.tsv", &m).unwrap();
     assert_eq!(rs.len(), 12, "{group}: expected 12 sized rows");
     let hw = scenario::hardware_from_args(preset, profile).unwrap();
@@ -50,7 +51,14 @@ fn median_error(preset: &str, profile: Option<&str>, group: &str) -> f64 {
 fn fitting_group_a_lowers_the_error_on_group_b() {
     let meas = tmp("cpayne-group-a.json");
     let out = tmp("cpayne-group-a-profile.toml");
-    let m = tsv::allreduce_records(&data(), "allreduce.tsv", &["c-payne", GROUP_A], ENV, Some("torch")).unwrap();
+    let m = tsv::allreduce_records(
+        &data(),
+        "allreduce.tsv",
+        &["c-payne", GROUP_A],
+        ENV,
+        Some("torch"),
+    )
+    .unwrap();
     std::fs::write(&meas, serde_json::to_string_pretty(&m).unwrap()).unwrap();
     let args = FitArgs {
         measurements: vec![meas],
@@ -78,5 +86,8 @@ fn fitting_group_a_lowers_the_error_on_group_b() {
     // floating-point differences between platforms.
     assert!((before - 0.1024).abs() < 0.0025, "before {before}");
     assert!((after - 0.0829).abs() < 0.0025, "after {after}");
-    assert!(after < before - 0.01, "the fit must lower the held-out median by ≥ 1 point");
+    assert!(
+        after < before - 0.01,
+        "the fit must lower the held-out median by ≥ 1 point"
+    );
 }

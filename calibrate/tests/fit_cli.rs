@@ -20,7 +20,10 @@ fn small(name: &str, backend: &str) -> PathBuf {
         machine: Some("test-box".into()),
         ..Provenance::default()
     });
-    for (k, size) in [4096u64, 8192, 16384, 32768, 65536, 131072].into_iter().enumerate() {
+    for (k, size) in [4096u64, 8192, 16384, 32768, 65536, 131072]
+        .into_iter()
+        .enumerate()
+    {
         m.records.push(Record::Collective {
             op: "allreduce".into(),
             n_gpus: 4,
@@ -99,7 +102,10 @@ fn bad_parameters_are_refused() {
     let (code, _, e) = fit(args(vec![meas.clone()], &["force_p2p"]));
     assert_eq!(code, 2);
     assert!(e.contains("`force_p2p` is not a fittable parameter"), "{e}");
-    let (code, _, e) = fit(args(vec![meas.clone()], &["pcie_hop_latency", "pcie_hop_latency"]));
+    let (code, _, e) = fit(args(
+        vec![meas.clone()],
+        &["pcie_hop_latency", "pcie_hop_latency"],
+    ));
     assert_eq!(code, 2);
     assert!(e.contains("listed twice"), "{e}");
     // Six rows cannot carry six parameters and an interval.
@@ -119,19 +125,33 @@ fn bad_parameters_are_refused() {
 #[test]
 fn bad_files_are_named() {
     let p = tmp("not-json.json");
-    std::fs::write(&p, "{ \"schema\": \"tpsim-measurements/1\",\n  \"records\": oops }").unwrap();
+    std::fs::write(
+        &p,
+        "{ \"schema\": \"tpsim-measurements/1\",\n  \"records\": oops }",
+    )
+    .unwrap();
     let (code, _, e) = fit(args(vec![p.clone()], &[]));
     assert_eq!(code, 2);
-    assert!(e.contains(&p.display().to_string()) && e.contains("line 2"), "{e}");
+    assert!(
+        e.contains(&p.display().to_string()) && e.contains("line 2"),
+        "{e}"
+    );
 
     let p = tmp("other-schema.json");
     std::fs::write(&p, r#"{"schema":"x/2","provenance":{"tool":"t"},"records":[]}"#).unwrap();
     let (code, _, e) = fit(args(vec![p], &[]));
     assert_eq!(code, 2);
-    assert!(e.contains("schema `x/2`: expected \"tpsim-measurements/1\""), "{e}");
+    assert!(
+        e.contains("schema `x/2`: expected \"tpsim-measurements/1\""),
+        "{e}"
+    );
 
     let p = tmp("no-collectives.json");
-    std::fs::write(&p, r#"{"schema":"tpsim-measurements/1","provenance":{"tool":"t"},"records":[]}"#).unwrap();
+    std::fs::write(
+        &p,
+        r#"{"schema":"tpsim-measurements/1","provenance":{"tool":"t"},"records":[]}"#,
+    )
+    .unwrap();
     let (code, _, e) = fit(args(vec![p], &[]));
     assert_eq!(code, 2);
     assert!(e.contains("no collective record"), "{e}");
@@ -140,7 +160,10 @@ fn bad_files_are_named() {
     a.holdout = Some("size=999".into());
     let (code, _, e) = fit(a);
     assert_eq!(code, 2);
-    assert!(e.contains("--holdout `size=999`: no row label contains it"), "{e}");
+    assert!(
+        e.contains("--holdout `size=999`: no row label contains it"),
+        "{e}"
+    );
 
     let mut a = args(vec![small("unknown-hw.json", "custom")], &[]);
     a.hardware = "no-such-box".into();

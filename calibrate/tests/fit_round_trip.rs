@@ -98,8 +98,18 @@ fn known_link_parameters_are_fitted_back_within_their_intervals() {
     ] {
         let v = &p.params[name];
         let (lo, hi) = (v.ci_low.unwrap(), v.ci_high.unwrap());
-        println!("{name}: {} [{lo}, {hi}] (true {truth}), width {:.1} %", v.value, (hi - lo) / truth * 100.0);
-        assert!(lo <= truth && truth <= hi, "{name}: true {truth} outside [{lo}, {hi}]");
-        assert!((hi - lo) / truth < max_width, "{name}: interval [{lo}, {hi}] wider than {max_width} × {truth}");
+        println!(
+            "{name}: {} [{lo}, {hi}] (true {truth}), width {:.1} %",
+            v.value,
+            (hi - lo) / truth * 100.0
+        );
+        assert!(
+            lo <= truth && truth <= hi,
+            "{name}: true {truth} outside [{lo}, {hi}]"
+        );
+        assert!(
+            (hi - lo) / truth < max_width,
+            "{name}: interval [{lo}, {hi}] wider than {max_width} × {truth}"
+        );
     }
 }

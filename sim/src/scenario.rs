@@ -244,8 +244,8 @@ pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hard
         profile: profile.map(str::to_string),
         ..HardwareSection::default()
     };
-    r.hardware(section)
-        .map_err(|e| match e
+    r.hardware(section).map_err(|e| {
+        match e
             .rename_key("hardware.preset", "--hardware")
             .rename_key("hardware.profile", "--profile")
         {
@@ -271,7 +271,8 @@ pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hard
                 }
             }
             other => other,
-        })
+        }
+    })
 }
 
 /// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
@@ -385,8 +386,7 @@ impl Resolver<'_> {
                         &file,
                         &text,
                         "preset",
-                        "a hardware preset file cannot itself name a preset, a profile or a GPU count"
-                            .into(),
+                        "a hardware preset file cannot itself name a preset, a profile or a GPU count".into(),
                     ));
                 }
                 sec
@@ -532,9 +532,8 @@ impl Resolver<'_> {
                 continue;
             }
             // `profile::read` has checked every name and value.
-            profile::set(params, &name, v.value).map_err(|m| {
-                ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m)
-            })?;
+            profile::set(params, &name, v.value)
+                .map_err(|m| ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m))?;
             applied.push((name, v));
         }
         Ok(profile::AppliedProfile {

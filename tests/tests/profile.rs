@@ -67,13 +67,20 @@ fn profile_values_sit_between_the_preset_and_the_inline_params() {
     let t_profile = time_56k(&[&with_profile]);
     let t_inline = time_56k(&[&inline]);
     let t_preset = time_56k(&[&scenario("seed/baseline.toml")]);
-    assert_eq!(t_profile.to_bits(), t_inline.to_bits(), "{t_profile} vs {t_inline}");
+    assert_eq!(
+        t_profile.to_bits(),
+        t_inline.to_bits(),
+        "{t_profile} vs {t_inline}"
+    );
     // Default NCCL on the seed box runs SHM across sockets; the 56 KB allreduce's critical path holds
     // whole cross-socket steps, so the 7 µs saved per step comes off in multiples of 7 µs (found: 5
     // steps, 222.01 → 187.01 µs; tolerance 1 ns for the picosecond clock).
     let saved = t_preset - t_profile;
     let steps = (saved / 7.0).round();
-    assert!(steps >= 1.0 && (saved - 7.0 * steps).abs() < 1e-3, "{t_profile} µs vs preset {t_preset} µs");
+    assert!(
+        steps >= 1.0 && (saved - 7.0 * steps).abs() < 1e-3,
+        "{t_profile} µs vs preset {t_preset} µs"
+    );
 
     let j = run_json(&with_profile);
     let p = &j["hardware"]["profile"];
@@ -88,7 +95,10 @@ fn profile_values_sit_between_the_preset_and_the_inline_params() {
         .collect();
     assert_eq!(names, ["mem_efficiency", "shm_cross_socket_step_cost"]);
     let shm = &p["params"][1];
-    assert_eq!((f(&shm["value"]), f(&shm["ci_low"]), f(&shm["ci_high"])), (7.0, 6.0, 8.0));
+    assert_eq!(
+        (f(&shm["value"]), f(&shm["ci_low"]), f(&shm["ci_high"])),
+        (7.0, 6.0, 8.0)
+    );
     assert_eq!(shm["unit"], "us");
     assert_eq!(p["params"][0]["ci_low"], serde_json::Value::Null);
     assert_eq!(p["overridden_inline"], serde_json::json!(["kernel_overhead"]));
@@ -96,13 +106,21 @@ fn profile_values_sit_between_the_preset_and_the_inline_params() {
     let o = tpsim(&["run", &with_profile]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
-        o.stdout.contains("shm_cross_socket_step_cost = 7 us [6, 8]  (test)"),
+        o.stdout
+            .contains("shm_cross_socket_step_cost = 7 us [6, 8]  (test)"),
         "{}",
         o.stdout
     );
-    assert!(o.stdout.contains("overridden by the scenario: kernel_overhead"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("overridden by the scenario: kernel_overhead"),
+        "{}",
+        o.stdout
+    );
     // Without a profile the object is null.
-    assert_eq!(run_json(&scenario("seed/baseline.toml"))["hardware"]["profile"], serde_json::Value::Null);
+    assert_eq!(
+        run_json(&scenario("seed/baseline.toml"))["hardware"]["profile"],
+        serde_json::Value::Null
+    );
 }
 
 #[test]
@@ -114,13 +132,29 @@ fn collective_takes_a_profile_with_a_preset() {
     let preset = "rtx-pro-6000-8x-dual-turin-direct";
     let with = time_56k(&["--hardware", preset, "--profile", &prof]);
     let with_scenario = time_56k(&[&scenario_with("profile-cli-scenario", PROFILE)]);
-    assert_eq!(with.to_bits(), with_scenario.to_bits(), "{with} vs {with_scenario}");
-    let o = tpsim(&["collective", "--hardware", preset, "--profile", &prof, "--sizes", "56K"]);
+    assert_eq!(
+        with.to_bits(),
+        with_scenario.to_bits(),
+        "{with} vs {with_scenario}"
+    );
+    let o = tpsim(&[
+        "collective",
+        "--hardware",
+        preset,
+        "--profile",
+        &prof,
+        "--sizes",
+        "56K",
+    ]);
     assert!(o.stdout.contains(&format!("# profile {prof}")), "{}", o.stdout);
 
     let o = tpsim(&["collective", "--hardware", preset, "--profile", "no/such.toml"]);
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("--profile") && o.stderr.contains("no/such.toml"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--profile") && o.stderr.contains("no/such.toml"),
+        "{}",
+        o.stderr
+    );
     let o = tpsim(&["collective", &scenario("seed/baseline.toml"), "--profile", &prof]);
     assert_ne!(o.code, 0, "--profile needs --hardware");
 }
@@ -129,7 +163,11 @@ fn bad_profile(name: &str, profile: &str) -> String {
     let file = scenario_with(name, profile);
     let o = tpsim(&["run", &file]);
     assert_eq!(o.code, 2, "stdout: {}\nstderr: {}", o.stdout, o.stderr);
-    assert!(o.stderr.contains("box.toml"), "must name the profile file: {}", o.stderr);
+    assert!(
+        o.stderr.contains("box.toml"),
+        "must name the profile file: {}",
+        o.stderr
+    );
     o.stderr
 }
 
@@ -147,13 +185,28 @@ fn unknown_profile_key_names_the_file_the_key_and_the_line() {
 
 #[test]
 fn profile_unit_and_range_are_checked() {
-    let e = bad_profile("profile-unit", &PROFILE.replace("unit = \"us\"\nsource = \"test\"\n\n[params.mem", "unit = \"GB/s\"\nsource = \"test\"\n\n[params.mem"));
+    let e = bad_profile(
+        "profile-unit",
+        &PROFILE.replace(
+            "unit = \"us\"\nsource = \"test\"\n\n[params.mem",
+            "unit = \"GB/s\"\nsource = \"test\"\n\n[params.mem",
+        ),
+    );
     assert!(e.contains("params.shm_cross_socket_step_cost.unit"), "{e}");
     assert!(e.contains("expected \"us\""), "{e}");
     let e = bad_profile("profile-range", &PROFILE.replace("value = 0.7", "value = 1.7"));
-    assert!(e.contains("params.mem_efficiency.value") && e.contains("(0, 1]"), "{e}");
+    assert!(
+        e.contains("params.mem_efficiency.value") && e.contains("(0, 1]"),
+        "{e}"
+    );
     let e = bad_profile("profile-ci", &PROFILE.replace("ci_high = 8.0", "ci_high = 6.5"));
     assert!(e.contains("must be finite and contain the value"), "{e}");
-    let e = bad_profile("profile-schema", &PROFILE.replace("source = \"test\"\n\n[params.mem", "sauce = \"test\"\n\n[params.mem"));
+    let e = bad_profile(
+        "profile-schema",
+        &PROFILE.replace(
+            "source = \"test\"\n\n[params.mem",
+            "sauce = \"test\"\n\n[params.mem",
+        ),
+    );
     assert!(e.contains("unknown field `sauce`"), "{e}");
 }

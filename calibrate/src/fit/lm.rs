@@ -32,6 +32,11 @@ const GAIN_TOLERANCE: f64 = 1e-6;
 const WEIGHT_TOLERANCE: f64 = 1e-3;
 const THETA_TOLERANCE: f64 = 1e-4;
 
+/// A model: θ → one predicted value per row.
+pub type Model<'a, E> = dyn FnMut(&[f64]) -> Result<Vec<f64>, E> + 'a;
+/// Residuals: θ → prediction − observation per row.
+type Residuals<'a, E> = dyn FnMut(&[f64]) -> Result<Vec<f64>, LmError<E>> + 'a;
+
 /// Why the solver stopped without an estimate.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LmError<E> {
@@ -69,7 +74,7 @@ pub struct Solution {
 
 /// Fits θ to `y` starting at `theta0`, within `[lower, upper]` per component.
 pub fn solve<E>(
-    model: &mut dyn FnMut(&[f64]) -> Result<Vec<f64>, E>,
+    model: &mut Model<'_, E>,
     y: &[f64],
     theta0: &[f64],
     lower: &[f64],
@@ -171,7 +176,7 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 
 /// Levenberg–Marquardt on Σ w r², Marquardt's diagonal scaling; returns the iterations taken.
 fn levenberg_marquardt<E>(
-    eval: &mut dyn FnMut(&[f64]) -> Result<Vec<f64>, LmError<E>>,
+    eval: &mut Residuals<'_, E>,
     theta: &mut Vec<f64>,
     w: &[f64],
     lower: &[f64],
@@ -248,7 +253,7 @@ fn normal_equations(j: &Matrix, w: &[f64], r: &[f64]) -> (Matrix, Vec<f64>) {
 /// Central differences (one-sided at a bound) around `theta`, whose residuals are `base`: row i,
 /// column k = ∂r_i / ∂θ_k.
 fn jacobian<E>(
-    eval: &mut dyn FnMut(&[f64]) -> Result<Vec<f64>, LmError<E>>,
+    eval: &mut Residuals<'_, E>,
     theta: &[f64],
     base: &[f64],
     lower: &[f64],
@@ -317,10 +322,7 @@ mod tests {
         let xs: Vec<f64> = (1..=8).map(f64::from).collect();
         let y: Vec<f64> = xs.iter().map(|x| (2.0 * x + 5.0_f64).ln()).collect();
         let mut model = |t: &[f64]| -> Result<Vec<f64>, ()> {
-            Ok(xs
-                .iter()
-                .map(|x| (t[0].exp() * x + t[1].exp()).ln())
-                .collect())
+            Ok(xs.iter().map(|x| (t[0].exp() * x + t[1].exp()).ln()).collect())
         };
         let s = solve(&mut model, &y, &[0.0, 0.0], &[-5.0, -5.0], &[5.0, 5.0]).unwrap();
         assert!((s.theta[0].exp() - 2.0).abs() < 1e-6, "{:?}", s.theta);
@@ -339,8 +341,9 @@ mod tests {
     #[test]
     fn refuses_two_parameters_that_act_the_same() {
         let y = vec![1.0, 2.0, 3.0];
-        let mut model =
-            |t: &[f64]| -> Result<Vec<f64>, ()> { Ok((1..=3).map(|x| f64::from(x) * (t[0] + t[1])).collect()) };
+        let mut model = |t: &[f64]| -> Result<Vec<f64>, ()> {
+            Ok((1..=3).map(|x| f64::from(x) * (t[0] + t[1])).collect())
+        };
         let e = solve(&mut model, &y, &[0.5, 0.5], &[-5.0; 2], &[5.0; 2]).unwrap_err();
         assert_eq!(e, LmError::Collinear { a: 0, b: 1 });
     }
@@ -352,6 +355,10 @@ mod tests {
         let r = vec![0.0, 0.01, -0.01, 0.01, -0.01, 1.0, 0.0];
         let w = huber_weights(&r);
         assert!((w[5] - HUBER_K * MAD_TO_SIGMA * 0.01).abs() < 1e-9, "{w:?}");
-        assert!(w.iter().enumerate().all(|(i, w)| i == 5 || (*w - 1.0).abs() < 1e-12));
+        assert!(
+            w.iter()
+                .enumerate()
+                .all(|(i, w)| i == 5 || (*w - 1.0).abs() < 1e-12)
+        );
     }
 }

@@ -89,12 +89,20 @@ pub fn text(h: &HardwareReport) -> String {
         p.date.as_deref().map(|d| format!(", {d}")).unwrap_or_default()
     );
     for v in &p.params {
-        let unit = if v.unit.is_empty() { String::new() } else { format!(" {}", v.unit) };
+        let unit = if v.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", v.unit)
+        };
         let ci = match (v.ci_low, v.ci_high) {
             (Some(lo), Some(hi)) => format!(" [{lo}, {hi}]"),
             _ => String::new(),
         };
-        let _ = writeln!(o, "            {} = {}{unit}{ci}  ({})", v.name, v.value, v.source);
+        let _ = writeln!(
+            o,
+            "            {} = {}{unit}{ci}  ({})",
+            v.name, v.value, v.source
+        );
     }
     if !p.overridden_inline.is_empty() {
         let _ = writeln!(

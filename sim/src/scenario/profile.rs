@@ -7,8 +7,8 @@
 //! and a `source` sentence. Merge order: preset < profile < the scenario's inline `[hardware.params]`
 //! (book/src/calibration.md).
 
-use super::error::{self, ScenarioError};
 use super::HwParams;
+use super::error::{self, ScenarioError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -253,7 +253,10 @@ pub fn read(path: &Path) -> Result<ProfileFile, ScenarioError> {
         {
             return Err(bad(
                 &format!("{key}.ci_low"),
-                format!("interval [{lo}, {hi}] must be finite and contain the value {}", p.value),
+                format!(
+                    "interval [{lo}, {hi}] must be finite and contain the value {}",
+                    p.value
+                ),
             ));
         }
     }
