@@ -37,20 +37,16 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    if let Command::Fit(args) = cli.command {
-        std::process::exit(tpsim_calibrate::fit::cli::run(
-            args,
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ));
-    }
     let what = match cli.command {
         Command::Bench(args) => {
             let code = tpsim_calibrate::bench::cli::run(args, &mut std::io::stdout(), &mut std::io::stderr());
             std::process::exit(code);
         }
         Command::Ingest { .. } => "ingest",
-        Command::Fit(_) => "fit",
+        Command::Fit(args) => {
+            let code = tpsim_calibrate::fit::cli::run(args, &mut std::io::stdout(), &mut std::io::stderr());
+            std::process::exit(code);
+        }
         Command::Check { .. } => "check",
     };
     eprintln!("tpsim-calibrate {what}: not implemented yet (arrives with issue #7)");

@@ -19,7 +19,7 @@ pub struct FitArgs {
     #[arg(long, value_name = "N")]
     pub gpus: Option<u32>,
     /// Parameters to fit, comma-separated `[hardware.params]` names (default: the PCIe link bandwidth
-    /// of the GPUs' generation and pcie_hop_latency).
+    /// of the GPUs' generation and pcie_hop_latency, each only if some row is sensitive to it).
     #[arg(long, value_name = "a,b,c", value_delimiter = ',')]
     pub params: Vec<String>,
     /// Write the profile TOML here (otherwise only the summary is printed).
@@ -80,7 +80,8 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             files.join(", ")
         )));
     }
-    let names = if args.params.is_empty() {
+    let defaulted = args.params.is_empty();
+    let mut names: Vec<String> = if defaulted {
         super::default_params(&hw)
     } else {
         args.params.iter().map(|s| s.trim().to_string()).collect()
@@ -94,8 +95,24 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             all[0].label
         )));
     }
-    let r = super::fit(&hw, &all, &names, &is_held)?;
-    let summary = super::text(&r, &args.hardware, args.holdout.as_deref());
+    // Default parameters the rows cannot pin are dropped with a note; named ones are an error.
+    let mut dropped = Vec::new();
+    let r = loop {
+        match super::fit(&hw, &all, &names, &is_held) {
+            Err(FitError::Insensitive(n)) if defaulted && names.len() > 1 => {
+                names.retain(|x| *x != n);
+                dropped.push(n);
+            }
+            other => break other?,
+        }
+    };
+    let mut summary = String::new();
+    for n in &dropped {
+        summary.push_str(&format!(
+            "note: no row is sensitive to {n}: left at the preset's value (default --params)\n"
+        ));
+    }
+    summary.push_str(&super::text(&r, &args.hardware, args.holdout.as_deref()));
     let profile = if args.out.is_some() {
         let mut notes = vec![format!(
             "fitted on {} rows; median |error| before {:.1} %, after {:.1} %",
