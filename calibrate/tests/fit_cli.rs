@@ -94,7 +94,10 @@ fn a_parameter_no_row_depends_on_is_refused() {
     // With the default --params the same parameter is left at the preset's value, with a note.
     let (code, o, e) = fit(args(vec![small("nccl-default.json", "nccl")], &[]));
     assert_eq!(code, 0, "{e}");
-    assert!(o.starts_with("note: no row is sensitive to pcie_hop_latency"), "{o}");
+    assert!(
+        o.starts_with("note: no row is sensitive to pcie_hop_latency"),
+        "{o}"
+    );
     assert!(o.contains("\npcie_gen5_x16_bw "), "{o}");
 }
 
