@@ -3,4 +3,6 @@
 //! measurements. The binary `tpsim-calibrate` is a thin layer over this library.
 
 pub mod bench;
+pub mod fit;
 pub mod measurement;
+pub mod tsv;

@@ -26,8 +26,8 @@ enum Command {
     Bench(tpsim_calibrate::bench::cli::BenchArgs),
     /// Parse nccl-tests tables, SGLang/vLLM server logs or bench JSON into measurements.
     Ingest { files: Vec<PathBuf> },
-    /// Fit profile parameters from measurements, with confidence intervals.
-    Fit { measurements: Vec<PathBuf> },
+    /// Fit hardware parameters to measured collectives, with 95 % intervals; write a profile.
+    Fit(tpsim_calibrate::fit::cli::FitArgs),
     /// Compare predictions with measurements row by row; non-zero exit above a threshold.
     Check {
         profile: PathBuf,
@@ -43,7 +43,10 @@ fn main() {
             std::process::exit(code);
         }
         Command::Ingest { .. } => "ingest",
-        Command::Fit { .. } => "fit",
+        Command::Fit(args) => {
+            let code = tpsim_calibrate::fit::cli::run(args, &mut std::io::stdout(), &mut std::io::stderr());
+            std::process::exit(code);
+        }
         Command::Check { .. } => "check",
     };
     eprintln!("tpsim-calibrate {what}: not implemented yet (arrives with issue #7)");

@@ -10,6 +10,9 @@ use std::fmt::Write as _;
 use tpsim_model::hw::Transport;
 use tpsim_model::units::Bytes;
 
+mod hardware;
+pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
+
 /// Version of the JSON schema; bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -19,6 +22,8 @@ pub struct RunReport {
     pub schema_version: u32,
     pub tpsim_version: &'static str,
     pub scenario: ScenarioSummary,
+    /// The box and the profile applied to it (which parameters came from it, with intervals).
+    pub hardware: HardwareReport,
     pub throughput: Throughput,
     /// Mean critical-path ms per iteration by category: compute, collective, host, sync, idle.
     pub breakdown: BTreeMap<String, f64>,
@@ -282,6 +287,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
                 )
             }),
         },
+        hardware: hardware::build(&s.hardware),
         throughput: Throughput {
             output_tok_s: m.output_tok_s(),
             per_request_tok_s: m.output_tok_s() / c.max(1) as f64,
@@ -438,6 +444,7 @@ pub fn text(r: &RunReport) -> String {
     let sc = &r.scenario;
     let _ = writeln!(o, "tpsim {} — {}", r.tpsim_version, sc.file);
     let _ = writeln!(o, "  hardware  {} ({} GPUs)", sc.hardware, sc.gpus);
+    o.push_str(&hardware::text(&r.hardware));
     let _ = writeln!(
         o,
         "  model     {}   engine {}  tp={}  allreduce={:?}",

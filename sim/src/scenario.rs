@@ -9,6 +9,7 @@
 mod acceptance;
 mod draft;
 mod error;
+pub mod profile;
 mod schema;
 
 pub use error::{ScenarioError, parse_toml};
@@ -48,6 +49,8 @@ pub struct Hardware {
     pub gpu: GpuSpec,
     pub topology: Topology,
     pub params: HwParams,
+    /// The profile applied over the preset, if any, and which parameters came from it.
+    pub profile: Option<profile::AppliedProfile>,
 }
 
 /// Resolved hardware cost parameters (all required after merging preset and overrides). Each is
@@ -225,6 +228,12 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
 /// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
 /// current directory), with the same checks as in a scenario.
 pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> {
+    hardware_from_args(reference, None)
+}
+
+/// [`hardware_from_preset`] with a profile (`--profile FILE`, relative to the current directory)
+/// applied over the preset's parameters.
+pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hardware, ScenarioError> {
     const CLI: &str = "./--hardware";
     let r = Resolver {
         path: Path::new(CLI),
@@ -232,17 +241,21 @@ pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> 
     };
     let section = HardwareSection {
         preset: Some(reference.to_string()),
+        profile: profile.map(str::to_string),
         ..HardwareSection::default()
     };
-    r.hardware(section)
-        .map_err(|e| match e.rename_key("hardware.preset", "--hardware") {
+    r.hardware(section).map_err(|e| {
+        match e
+            .rename_key("hardware.preset", "--hardware")
+            .rename_key("hardware.profile", "--profile")
+        {
             // Errors in the preset's own values belong to the preset file: name it and its line.
             ScenarioError::Invalid {
                 file,
                 key,
                 line,
                 message,
-            } if file == CLI && key != "--hardware" => {
+            } if file == CLI && key != "--hardware" && key != "--profile" => {
                 let text = if presets::is_path(reference) {
                     std::fs::read_to_string(reference).unwrap_or_default()
                 } else {
@@ -258,7 +271,8 @@ pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> 
                 }
             }
             other => other,
-        })
+        }
+    })
 }
 
 /// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
@@ -367,18 +381,20 @@ impl Resolver<'_> {
                     )
                 };
                 let sec: HardwareSection = error::parse_toml(&text, &file)?;
-                if sec.preset.is_some() || sec.gpus.is_some() {
+                if sec.preset.is_some() || sec.gpus.is_some() || sec.profile.is_some() {
                     return Err(ScenarioError::invalid(
                         &file,
                         &text,
                         "preset",
-                        "a hardware preset file cannot itself name a preset or a GPU count".into(),
+                        "a hardware preset file cannot itself name a preset, a profile or a GPU count".into(),
                     ));
                 }
                 sec
             }
         };
         let gpus_override = h.gpus;
+        let inline_params = h.params.clone().unwrap_or_default();
+        let profile_ref = h.profile.clone();
         let m = h.merged_over(base);
         let g = m.gpu.unwrap_or_default();
         let gpu = GpuSpec {
@@ -431,7 +447,7 @@ impl Resolver<'_> {
         }
         let p = m.params.unwrap_or_default();
         let k = |name: &str| format!("hardware.params.{name}");
-        let params = HwParams {
+        let mut params = HwParams {
             context_overhead: self.need(p.context_overhead, &k("context_overhead"))?,
             mem_efficiency: self.frac(p.mem_efficiency, &k("mem_efficiency"))?,
             flops_efficiency: self.frac(p.flops_efficiency, &k("flops_efficiency"))?,
@@ -457,6 +473,10 @@ impl Resolver<'_> {
             force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,
             nvlink_bw: p.nvlink_bw,
             nvlink_latency: p.nvlink_latency,
+        };
+        let profile = match profile_ref {
+            None => None,
+            Some(r) => Some(self.apply_profile(&r, &inline_params, &mut params)?),
         };
         if gpu.nvlink {
             self.need(params.nvlink_bw, &k("nvlink_bw"))?;
@@ -484,6 +504,43 @@ impl Resolver<'_> {
             gpu,
             topology,
             params,
+            profile,
+        })
+    }
+
+    /// Reads the profile `reference` (relative to this file) and sets each of its parameters that
+    /// the inline `[hardware.params]` does not set: preset < profile < inline.
+    fn apply_profile(
+        &self,
+        reference: &str,
+        inline: &ParamsSection,
+        params: &mut HwParams,
+    ) -> Result<profile::AppliedProfile, ScenarioError> {
+        let file = self.path.parent().unwrap_or(Path::new(".")).join(reference);
+        if !file.is_file() {
+            return Err(self.invalid(
+                "hardware.profile",
+                format!("cannot read profile file `{}`", file.display()),
+            ));
+        }
+        let pf = profile::read(&file)?;
+        let mut applied = Vec::new();
+        let mut overridden = Vec::new();
+        for (name, v) in pf.params {
+            if inline.is_set(&name) {
+                overridden.push(name);
+                continue;
+            }
+            // `profile::read` has checked every name and value.
+            profile::set(params, &name, v.value)
+                .map_err(|m| ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m))?;
+            applied.push((name, v));
+        }
+        Ok(profile::AppliedProfile {
+            file,
+            provenance: pf.provenance,
+            applied,
+            overridden,
         })
     }
 

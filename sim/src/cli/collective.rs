@@ -14,6 +14,8 @@ use tpsim_model::units::{Bytes, UnitError};
 pub struct Source {
     pub scenario: Option<std::path::PathBuf>,
     pub hardware: Option<String>,
+    /// A profile (`--profile`, with `--hardware` only) applied over the preset's parameters.
+    pub profile: Option<std::path::PathBuf>,
     pub gpus: Option<usize>,
     pub env: Vec<String>,
 }
@@ -47,12 +49,18 @@ impl Source {
     /// hardware preset with `--gpus`; `--env` adds to (and overrides) the environment.
     pub fn setup(&self) -> Result<Setup, CmdError> {
         let (hardware, tp, mut env, backend) = match (&self.scenario, &self.hardware) {
+            (Some(_), None) if self.profile.is_some() => {
+                return Err(CmdError::Usage(
+                    "--profile goes with --hardware; a scenario names its profile in `[hardware] profile = \"…\"`".into(),
+                ));
+            }
             (Some(p), None) => {
                 let s = scenario::load(p)?;
                 (s.hardware, s.engine.tp as usize, s.engine.env, s.engine.allreduce)
             }
             (None, Some(h)) => {
-                let hw = scenario::hardware_from_preset(h)?;
+                let profile = self.profile.as_ref().map(|p| p.display().to_string());
+                let hw = scenario::hardware_from_args(h, profile.as_deref())?;
                 let n = hw.topology.gpu_count();
                 (hw, n, NcclEnv::default(), AllreduceBackend::Nccl)
             }
@@ -160,6 +168,8 @@ pub struct Row {
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub hardware: String,
+    /// The profile applied over the preset's parameters (file), or null.
+    pub profile: Option<String>,
     pub gpus: usize,
     pub op: String,
     pub transport: String,
@@ -239,6 +249,11 @@ pub fn run(
     });
     Ok(Report {
         hardware: setup.hardware.name.clone(),
+        profile: setup
+            .hardware
+            .profile
+            .as_ref()
+            .map(|p| p.file.display().to_string()),
         gpus: setup.gpus,
         op: op.to_string(),
         transport: format!("{:?}", comm.transport).to_lowercase(),
@@ -309,6 +324,9 @@ fn read_compare(p: &Path, filter: Option<&str>) -> Result<Vec<(u64, f64)>, CmdEr
 pub fn text(r: &Report) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "# {} on {} GPUs of {}", r.op, r.gpus, r.hardware);
+    if let Some(p) = &r.profile {
+        let _ = writeln!(o, "# profile {p} over the preset's parameters");
+    }
     let _ = writeln!(
         o,
         "# NCCL: transport {} (P2P level {}), graph {}",

@@ -71,6 +71,9 @@ enum Command {
         /// A hardware preset (bundled name or path) instead of a scenario.
         #[arg(long, value_name = "PRESET")]
         hardware: Option<String>,
+        /// A hardware profile (`tpsim-calibrate fit`) applied over the --hardware preset's params.
+        #[arg(long, value_name = "FILE", requires = "hardware")]
+        profile: Option<PathBuf>,
         /// GPUs in the communicator (default: the scenario's tp, or every GPU of the preset).
         #[arg(long)]
         gpus: Option<usize>,
@@ -246,6 +249,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::Collective {
             scenario,
             hardware,
+            profile,
             gpus,
             op,
             sizes,
@@ -259,6 +263,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             let src = collective::Source {
                 scenario,
                 hardware,
+                profile,
                 gpus,
                 env,
             };
@@ -354,6 +359,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             let src = collective::Source {
                 scenario,
                 hardware,
+                profile: None,
                 gpus,
                 env,
             };

@@ -21,6 +21,10 @@ macro_rules! mergeable {
             pub fn merged_over(self, base: Self) -> Self {
                 Self { $($f: self.$f.or(base.$f),)* }
             }
+            /// Whether the key `name` is set in this section.
+            pub fn is_set(&self, name: &str) -> bool {
+                match name { $(stringify!($f) => self.$f.is_some(),)* _ => false }
+            }
         }
     };
 }
@@ -47,6 +51,9 @@ pub struct HardwareSection {
     pub preset: Option<String>,
     /// GPU count the user expects; must match the topology.
     pub gpus: Option<u32>,
+    /// A profile written by `tpsim-calibrate fit` (path relative to the scenario): its values go over
+    /// the preset's `[params]` and under this section's own `params`.
+    pub profile: Option<String>,
     pub name: Option<String>,
     /// "amd" or "intel" (NCCL's default P2P level and inter-socket model depend on it).
     pub cpu_vendor: Option<String>,
@@ -61,6 +68,7 @@ impl HardwareSection {
         HardwareSection {
             preset: None,
             gpus: self.gpus,
+            profile: self.profile.or(base.profile),
             name: self.name.or(base.name),
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
             gpu: Some(

@@ -1,0 +1,148 @@
+//! The `fit` subcommand: arguments, the run, the printed summary and the profile file.
+
+use super::{FitError, Row, rows};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use tpsim::scenario::{self, profile::ProfileProvenance};
+
+/// `tpsim-calibrate fit MEAS.json… --hardware PRESET [--params a,b] [--out profile.toml]`.
+#[derive(Debug, Clone, Args)]
+pub struct FitArgs {
+    /// Measurement files (`tpsim-measurements/1` JSON); their `collective` records are fitted.
+    #[arg(required = true, value_name = "MEAS.json")]
+    pub measurements: Vec<PathBuf>,
+    /// Hardware preset (bundled name or path) whose parameters are the starting point.
+    #[arg(long, value_name = "PRESET")]
+    pub hardware: String,
+    /// Only the rows measured on this many GPUs.
+    #[arg(long, value_name = "N")]
+    pub gpus: Option<u32>,
+    /// Parameters to fit, comma-separated `[hardware.params]` names (default: the PCIe link bandwidth
+    /// of the GPUs' generation and pcie_hop_latency, each only if some row is sensitive to it).
+    #[arg(long, value_name = "a,b,c", value_delimiter = ',')]
+    pub params: Vec<String>,
+    /// Write the profile TOML here (otherwise only the summary is printed).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Hold out the rows whose label (`FILE#k op n=N size=S backend env…`) contains TEXT: they are
+    /// not fitted, only evaluated before and after.
+    #[arg(long, value_name = "TEXT")]
+    pub holdout: Option<String>,
+    /// Date to record in the profile's provenance (never taken from the clock).
+    #[arg(long)]
+    pub date: Option<String>,
+    /// Machine name to record (default: the first measurement file's `machine`).
+    #[arg(long)]
+    pub machine: Option<String>,
+}
+
+/// Runs `fit`; returns the exit code (0 ok, 2 bad input, 1 cannot write the profile).
+pub fn run(args: FitArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match execute(&args) {
+        Ok((summary, profile)) => {
+            let _ = write!(out, "{summary}");
+            if let (Some(path), Some(text)) = (&args.out, profile) {
+                if let Err(e) = std::fs::write(path, text) {
+                    let _ = writeln!(err, "tpsim-calibrate fit: cannot write {}: {e}", path.display());
+                    return 1;
+                }
+                let _ = writeln!(out, "profile written to {}", path.display());
+            }
+            0
+        }
+        Err(e) => {
+            let _ = writeln!(err, "tpsim-calibrate fit: {e}");
+            2
+        }
+    }
+}
+
+fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
+    let hw = scenario::hardware_from_preset(&args.hardware)?;
+    let mut all: Vec<Row> = Vec::new();
+    let mut machine = args.machine.clone();
+    let mut files = Vec::new();
+    for p in &args.measurements {
+        let m = rows::read_file(p)?;
+        let name = p.display().to_string();
+        machine = machine.or(m.provenance.machine.clone());
+        all.extend(rows::rows_of(&name, &m)?);
+        files.push(name);
+    }
+    if let Some(n) = args.gpus {
+        all.retain(|r| r.n_gpus == n as usize);
+    }
+    if all.is_empty() {
+        return Err(FitError::Usage(format!(
+            "no collective record{} in {}",
+            args.gpus.map(|n| format!(" on {n} GPUs")).unwrap_or_default(),
+            files.join(", ")
+        )));
+    }
+    let defaulted = args.params.is_empty();
+    let mut names: Vec<String> = if defaulted {
+        super::default_params(&hw)
+    } else {
+        args.params.iter().map(|s| s.trim().to_string()).collect()
+    };
+    let holdout = args.holdout.clone();
+    let is_held = |r: &Row| holdout.as_deref().is_some_and(|t| r.label.contains(t));
+    if holdout.is_some() && !all.iter().any(is_held) {
+        return Err(FitError::Usage(format!(
+            "--holdout `{}`: no row label contains it (labels look like `{}`)",
+            holdout.as_deref().unwrap_or(""),
+            all[0].label
+        )));
+    }
+    // Default parameters the rows cannot pin are dropped with a note; named ones are an error.
+    let mut dropped = Vec::new();
+    let r = loop {
+        match super::fit(&hw, &all, &names, &is_held) {
+            Err(FitError::Insensitive(n)) if defaulted && names.len() > 1 => {
+                names.retain(|x| *x != n);
+                dropped.push(n);
+            }
+            other => break other?,
+        }
+    };
+    let mut summary = String::new();
+    for n in &dropped {
+        summary.push_str(&format!(
+            "note: no row is sensitive to {n}: left at the preset's value (default --params)\n"
+        ));
+    }
+    summary.push_str(&super::text(&r, &args.hardware, args.holdout.as_deref()));
+    let profile = if args.out.is_some() {
+        let mut notes = vec![format!(
+            "fitted on {} rows; median |error| before {:.1} %, after {:.1} %",
+            r.fitted_rows,
+            r.before.median_abs * 100.0,
+            r.after.median_abs * 100.0
+        )];
+        if let (Some(t), Some(b), Some(a)) = (&args.holdout, r.holdout_before, r.holdout_after) {
+            notes.push(format!(
+                "held out {} rows matching `{t}`: median |error| before {:.1} %, after {:.1} %",
+                b.rows,
+                b.median_abs * 100.0,
+                a.median_abs * 100.0
+            ));
+        }
+        let provenance = ProfileProvenance {
+            tool: format!("tpsim-calibrate fit {}", env!("CARGO_PKG_VERSION")),
+            date: args.date.clone(),
+            hardware: Some(args.hardware.clone()),
+            machine,
+            measurements: files,
+            notes,
+        };
+        let p = super::profile(&r, provenance);
+        let body = toml::to_string(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;
+        Some(format!(
+            "# Hardware profile written by tpsim-calibrate fit (book/src/calibration.md).\n# Use it with `[hardware] profile = \"<this file>\"` or `tpsim collective --profile <this file>`.\n{body}"
+        ))
+    } else {
+        None
+    };
+    Ok((summary, profile))
+}

@@ -1,0 +1,115 @@
+//! The `hardware` object of `tpsim run --json`: the box and, when a profile was applied, which
+//! parameters came from it with their 95 % intervals (book/src/json.md).
+
+use crate::scenario::Hardware;
+use crate::scenario::profile::AppliedProfile;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The hardware a run used.
+#[derive(Debug, Clone, Serialize)]
+pub struct HardwareReport {
+    pub name: String,
+    pub gpus: usize,
+    /// The profile applied over the preset, or null.
+    pub profile: Option<ProfileReport>,
+}
+
+/// A profile applied over the preset.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileReport {
+    /// The file as resolved (relative to the scenario).
+    pub file: String,
+    /// The tool that wrote it and the date given to it, if any.
+    pub tool: String,
+    pub date: Option<String>,
+    /// Measurement files it was fitted from.
+    pub measurements: Vec<String>,
+    /// Parameters whose value came from the profile, sorted by name.
+    pub params: Vec<ProfileParamReport>,
+    /// Parameters of the profile that the scenario's inline `[hardware.params]` overrode.
+    pub overridden_inline: Vec<String>,
+}
+
+/// One parameter taken from a profile, in its profile unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileParamReport {
+    pub name: String,
+    pub value: f64,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// `GB/s`, `us`, `GiB` or `""` (fractions, factors).
+    pub unit: String,
+    pub source: String,
+}
+
+/// The report object of `hw`.
+pub fn build(hw: &Hardware) -> HardwareReport {
+    HardwareReport {
+        name: hw.name.clone(),
+        gpus: hw.topology.gpu_count(),
+        profile: hw.profile.as_ref().map(profile),
+    }
+}
+
+fn profile(p: &AppliedProfile) -> ProfileReport {
+    ProfileReport {
+        file: p.file.display().to_string(),
+        tool: p.provenance.tool.clone(),
+        date: p.provenance.date.clone(),
+        measurements: p.provenance.measurements.clone(),
+        params: p
+            .applied
+            .iter()
+            .map(|(name, v)| ProfileParamReport {
+                name: name.clone(),
+                value: v.value,
+                ci_low: v.ci_low,
+                ci_high: v.ci_high,
+                unit: v.unit.clone(),
+                source: v.source.clone(),
+            })
+            .collect(),
+        overridden_inline: p.overridden.clone(),
+    }
+}
+
+/// Text lines under the report's `hardware` line: one per profile parameter, e.g.
+/// `  profile   pcie_hop_latency = 0.5 us [0.48, 0.52]  (fit: 17 collective rows, R² = 0.99)`.
+pub fn text(h: &HardwareReport) -> String {
+    let mut o = String::new();
+    let Some(p) = &h.profile else {
+        return o;
+    };
+    let _ = writeln!(
+        o,
+        "  profile   {} ({}{})",
+        p.file,
+        p.tool,
+        p.date.as_deref().map(|d| format!(", {d}")).unwrap_or_default()
+    );
+    for v in &p.params {
+        let unit = if v.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", v.unit)
+        };
+        let ci = match (v.ci_low, v.ci_high) {
+            (Some(lo), Some(hi)) => format!(" [{lo}, {hi}]"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            o,
+            "            {} = {}{unit}{ci}  ({})",
+            v.name, v.value, v.source
+        );
+    }
+    if !p.overridden_inline.is_empty() {
+        let _ = writeln!(
+            o,
+            "            overridden by the scenario: {}",
+            p.overridden_inline.join(", ")
+        );
+    }
+    o
+}

@@ -1,0 +1,264 @@
+//! Hardware profiles: fitted values of `[hardware.params]` keys, written by `tpsim-calibrate fit` and
+//! read by scenarios (`[hardware] profile = "…"`) and `tpsim collective --profile`.
+//!
+//! A profile is a TOML file with `[provenance]` (which tool wrote it, from which measurement files, on
+//! which machine, and the date only when the user passed one: no wall clock reaches a file) and one
+//! `[params.<name>]` table per parameter: `value` in `unit`, optional 95 % interval `ci_low`/`ci_high`
+//! and a `source` sentence. Merge order: preset < profile < the scenario's inline `[hardware.params]`
+//! (book/src/calibration.md).
+
+use super::HwParams;
+use super::error::{self, ScenarioError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tpsim_model::units::{Bandwidth, Bytes, Duration};
+
+/// The unit a profile parameter is written in (the `unit` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamUnit {
+    /// Decimal GB/s (10^9 B/s), written `"GB/s"`.
+    GbPerS,
+    /// Microseconds, written `"us"`.
+    Us,
+    /// Binary gigabytes, written `"GiB"`.
+    Gib,
+    /// A fraction in (0, 1], written `""`.
+    Fraction,
+    /// A slowdown factor ≥ 1, written `""`.
+    Factor,
+}
+
+impl ParamUnit {
+    /// The `unit` string of a profile.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamUnit::GbPerS => "GB/s",
+            ParamUnit::Us => "us",
+            ParamUnit::Gib => "GiB",
+            ParamUnit::Fraction | ParamUnit::Factor => "",
+        }
+    }
+}
+
+/// The `[hardware.params]` keys a profile may carry: every continuous one. The integer collapse
+/// thresholds and the `force_p2p` switch describe the box, not a measured rate: scenarios set them.
+pub const PROFILE_PARAMS: &[(&str, ParamUnit)] = &[
+    ("context_overhead", ParamUnit::Gib),
+    ("mem_efficiency", ParamUnit::Fraction),
+    ("flops_efficiency", ParamUnit::Fraction),
+    ("kernel_overhead", ParamUnit::Us),
+    ("pcie_gen5_x16_bw", ParamUnit::GbPerS),
+    ("pcie_gen4_x16_bw", ParamUnit::GbPerS),
+    ("pcie_hop_latency", ParamUnit::Us),
+    ("root_complex_latency", ParamUnit::Us),
+    ("root_complex_bw", ParamUnit::GbPerS),
+    ("inter_socket_bw", ParamUnit::GbPerS),
+    ("inter_socket_latency", ParamUnit::Us),
+    ("host_memory_bw", ParamUnit::GbPerS),
+    ("shm_copy_bw", ParamUnit::GbPerS),
+    ("nccl_channel_bw", ParamUnit::GbPerS),
+    ("shm_step_cost", ParamUnit::Us),
+    ("shm_cross_socket_step_cost", ParamUnit::Us),
+    ("collapse_factor", ParamUnit::Fraction),
+    ("staged_peer_read_factor", ParamUnit::Factor),
+    ("staged_latency", ParamUnit::Us),
+    ("nvlink_bw", ParamUnit::GbPerS),
+    ("nvlink_latency", ParamUnit::Us),
+];
+
+/// The unit of profile parameter `name`, or `None` if a profile cannot carry it.
+pub fn param_unit(name: &str) -> Option<ParamUnit> {
+    PROFILE_PARAMS.iter().find(|(n, _)| *n == name).map(|(_, u)| *u)
+}
+
+/// The value of parameter `name` of `p` in its profile unit (`None` for an unknown name or an unset
+/// NVLink value).
+pub fn get(p: &HwParams, name: &str) -> Option<f64> {
+    let bw = |b: Bandwidth| Some(b.as_gbps());
+    let us = |d: Duration| Some(d.as_us_f64());
+    match name {
+        "context_overhead" => Some(p.context_overhead.as_gib_f64()),
+        "mem_efficiency" => Some(p.mem_efficiency),
+        "flops_efficiency" => Some(p.flops_efficiency),
+        "kernel_overhead" => us(p.kernel_overhead),
+        "pcie_gen5_x16_bw" => bw(p.pcie_gen5_x16_bw),
+        "pcie_gen4_x16_bw" => bw(p.pcie_gen4_x16_bw),
+        "pcie_hop_latency" => us(p.pcie_hop_latency),
+        "root_complex_latency" => us(p.root_complex_latency),
+        "root_complex_bw" => bw(p.root_complex_bw),
+        "inter_socket_bw" => bw(p.inter_socket_bw),
+        "inter_socket_latency" => us(p.inter_socket_latency),
+        "host_memory_bw" => bw(p.host_memory_bw),
+        "shm_copy_bw" => bw(p.shm_copy_bw),
+        "nccl_channel_bw" => bw(p.nccl_channel_bw),
+        "shm_step_cost" => us(p.shm_step_cost),
+        "shm_cross_socket_step_cost" => us(p.shm_cross_socket_step_cost),
+        "collapse_factor" => Some(p.collapse_factor),
+        "staged_peer_read_factor" => Some(p.staged_peer_read_factor),
+        "staged_latency" => us(p.staged_latency),
+        "nvlink_bw" => p.nvlink_bw.and_then(bw),
+        "nvlink_latency" => p.nvlink_latency.and_then(us),
+        _ => None,
+    }
+}
+
+/// Checks that `v` (in the profile unit) is a valid value of parameter `name`: bandwidths > 0,
+/// durations and sizes ≥ 0, fractions in (0, 1], factors ≥ 1, all finite. Errors in words.
+pub fn check(name: &str, v: f64) -> Result<ParamUnit, String> {
+    let unit = param_unit(name).ok_or_else(|| unknown_message(name))?;
+    let ok = v.is_finite()
+        && match unit {
+            ParamUnit::GbPerS => v > 0.0,
+            ParamUnit::Us | ParamUnit::Gib => v >= 0.0,
+            ParamUnit::Fraction => v > 0.0 && v <= 1.0,
+            ParamUnit::Factor => v >= 1.0,
+        };
+    if ok {
+        return Ok(unit);
+    }
+    let range = match unit {
+        ParamUnit::GbPerS => "a bandwidth > 0 GB/s",
+        ParamUnit::Us => "a duration ≥ 0 µs",
+        ParamUnit::Gib => "a size ≥ 0 GiB",
+        ParamUnit::Fraction => "a fraction in (0, 1]",
+        ParamUnit::Factor => "a factor ≥ 1",
+    };
+    Err(format!("{v}: expected {range}"))
+}
+
+/// Sets parameter `name` of `p` to `v` (in its profile unit), after [`check`].
+pub fn set(p: &mut HwParams, name: &str, v: f64) -> Result<(), String> {
+    check(name, v)?;
+    let bw = Bandwidth::from_gbps(v).ok_or_else(|| format!("{v}: expected a bandwidth > 0 GB/s"));
+    let us = Duration::from_us_f64(v);
+    match name {
+        "context_overhead" => p.context_overhead = Bytes::from_gib_f64(v),
+        "mem_efficiency" => p.mem_efficiency = v,
+        "flops_efficiency" => p.flops_efficiency = v,
+        "kernel_overhead" => p.kernel_overhead = us,
+        "pcie_gen5_x16_bw" => p.pcie_gen5_x16_bw = bw?,
+        "pcie_gen4_x16_bw" => p.pcie_gen4_x16_bw = bw?,
+        "pcie_hop_latency" => p.pcie_hop_latency = us,
+        "root_complex_latency" => p.root_complex_latency = us,
+        "root_complex_bw" => p.root_complex_bw = bw?,
+        "inter_socket_bw" => p.inter_socket_bw = bw?,
+        "inter_socket_latency" => p.inter_socket_latency = us,
+        "host_memory_bw" => p.host_memory_bw = bw?,
+        "shm_copy_bw" => p.shm_copy_bw = bw?,
+        "nccl_channel_bw" => p.nccl_channel_bw = bw?,
+        "shm_step_cost" => p.shm_step_cost = us,
+        "shm_cross_socket_step_cost" => p.shm_cross_socket_step_cost = us,
+        "collapse_factor" => p.collapse_factor = v,
+        "staged_peer_read_factor" => p.staged_peer_read_factor = v,
+        "staged_latency" => p.staged_latency = us,
+        "nvlink_bw" => p.nvlink_bw = Some(bw?),
+        "nvlink_latency" => p.nvlink_latency = Some(us),
+        _ => return Err(unknown_message(name)),
+    }
+    Ok(())
+}
+
+fn unknown_message(name: &str) -> String {
+    format!(
+        "`{name}` is not a profile parameter: expected one of {}",
+        PROFILE_PARAMS
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// A whole profile file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileFile {
+    pub provenance: ProfileProvenance,
+    /// One entry per parameter, keyed by its `[hardware.params]` name (sorted: BTreeMap).
+    pub params: BTreeMap<String, ProfileParam>,
+}
+
+/// Where a profile's values come from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileProvenance {
+    /// The program that wrote it, e.g. `tpsim-calibrate fit 0.1.0`, or `hand` for a hand-written one.
+    pub tool: String,
+    /// Date given by the user (`--date`); never taken from the clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// The hardware preset the values were fitted against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<String>,
+    /// Host name or label of the measured machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// Measurement files, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measurements: Vec<String>,
+    /// Free-form notes (goodness of fit, rows held out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One parameter of a profile: value and 95 % interval in `unit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileParam {
+    pub value: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    /// `GB/s`, `us`, `GiB` or `""` (fractions and factors): must match the parameter's unit.
+    pub unit: String,
+    /// How the value was obtained, e.g. `fit: 24 collective rows, R² = 0.98`.
+    pub source: String,
+}
+
+/// A profile as applied to a box: what the report shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedProfile {
+    /// The file, as resolved (relative to the scenario, or to the working directory on the CLI).
+    pub file: PathBuf,
+    pub provenance: ProfileProvenance,
+    /// Parameters whose value came from the profile, by name.
+    pub applied: Vec<(String, ProfileParam)>,
+    /// Parameters of the profile that the scenario's inline `[hardware.params]` overrode.
+    pub overridden: Vec<String>,
+}
+
+/// Reads a profile and checks every key: known name, matching unit, value in range. Errors name the
+/// file, the key `params.<name>…` and its line.
+pub fn read(path: &Path) -> Result<ProfileFile, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let file: ProfileFile = error::parse_toml(&text, path)?;
+    for (name, p) in &file.params {
+        let key = format!("params.{name}");
+        let bad = |k: &str, m: String| ScenarioError::invalid(path, &text, k, m);
+        let unit = param_unit(name).ok_or_else(|| bad(&key, unknown_message(name)))?;
+        if p.unit != unit.as_str() {
+            return Err(bad(
+                &format!("{key}.unit"),
+                format!("`{}`: expected \"{}\" for {name}", p.unit, unit.as_str()),
+            ));
+        }
+        check(name, p.value).map_err(|m| bad(&format!("{key}.value"), m))?;
+        if let (Some(lo), Some(hi)) = (p.ci_low, p.ci_high)
+            && !(lo.is_finite() && hi.is_finite() && lo <= p.value && p.value <= hi)
+        {
+            return Err(bad(
+                &format!("{key}.ci_low"),
+                format!(
+                    "interval [{lo}, {hi}] must be finite and contain the value {}",
+                    p.value
+                ),
+            ));
+        }
+    }
+    Ok(file)
+}
