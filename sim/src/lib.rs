@@ -16,4 +16,5 @@ pub mod presets;
 pub mod regress;
 pub mod report;
 pub mod scenario;
+pub mod sweep;
 pub mod trace;

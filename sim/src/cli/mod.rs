@@ -6,6 +6,7 @@ mod collective;
 mod diff;
 mod memory;
 mod regress;
+mod sweep;
 
 use crate::{decode, report, scenario, trace::TraceBuilder};
 use clap::{Parser, Subcommand};
@@ -123,6 +124,14 @@ enum Command {
         #[arg(long, value_name = "SCENARIO_B", conflicts_with = "log")]
         against: Option<PathBuf>,
     },
+    /// Run a scenario over a grid of settings (any key, cartesian product) in parallel: one CSV or
+    /// JSON row per point, an optional SVG chart, shards for batch systems.
+    #[command(
+        after_help = "Examples:\n  tpsim sweep scenarios/seed/baseline.toml --set engine.mem_fraction_static=0.70:0.95:0.05 --set engine.allreduce=nccl,custom\n  tpsim sweep my.toml --set speculative.num_steps=1:7:1 --set engine.allreduce=nccl,custom --plot steps.svg --x speculative.num_steps\n  tpsim sweep my.toml --set workload.concurrency=1,2,4,8 --shard 2/4 --out part2.csv"
+    )]
+    Sweep(sweep::SweepArgs),
+    /// Join the CSVs of `tpsim sweep --shard I/N` runs into the CSV of the whole sweep.
+    Merge(sweep::MergeArgs),
     /// Print the GPU topology matrix as `nvidia-smi topo -m` would, plus NCCL's transport per pair.
     Topo {
         /// A scenario file.
@@ -350,6 +359,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             }
             Err(e) => bad_input(err, &e),
         },
+        Command::Sweep(a) => sweep::run(&a, out, err),
+        Command::Merge(a) => sweep::merge(&a, out, err),
         Command::Topo {
             scenario,
             hardware,

@@ -1,0 +1,481 @@
+//! Sweeps (issue #8): the cartesian product of `--set` keys over one scenario, each point predicted
+//! exactly as `tpsim run` predicts it, in parallel with results in input order; CSV/JSON rows, shards
+//! and their merge, and an SVG chart (`plot`).
+//!
+//! A point is the scenario's TOML text parsed as a table, the point's keys set by dotted path,
+//! re-serialised and resolved with [`scenario::load_str`] under the original path (so relative presets
+//! resolve as in the file). Point `i` of a product is numbered in row-major order: the first `--set`
+//! is the outermost loop. Every point is a pure function of its text, so rows are byte-identical
+//! whatever the thread count or shard.
+
+pub mod keys;
+pub mod plot;
+
+use crate::scenario::{self, Scenario, ScenarioError};
+use crate::{decode, report};
+use keys::Axis;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Errors of a sweep. `Set`, `Point`, `Shard` and `Merge` are bad input (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error("--set {arg}: {message}")]
+    Set { arg: String, message: String },
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    /// A point whose scenario does not resolve; `point` names its index and settings.
+    #[error("point {index} ({settings}): {message}")]
+    Point {
+        index: usize,
+        settings: String,
+        message: String,
+    },
+    #[error("--shard {0}: expected I/N with 1 ≤ I ≤ N, e.g. 2/8")]
+    Shard(String),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{file}: {message}")]
+    Merge { file: String, message: String },
+    #[error("internal error at point {index}: {message}")]
+    Internal { index: usize, message: String },
+    /// Writing an output (CSV, JSON, SVG) failed.
+    #[error("{0}")]
+    Output(String),
+}
+
+impl SweepError {
+    /// Whether the error is the user's input (exit code 2) rather than an internal failure.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, SweepError::Internal { .. } | SweepError::Output(_))
+    }
+}
+
+/// Which slice of the points to run: point `i` belongs to shard `i % count + 1` (a stride, so
+/// every shard gets a mix of cheap and expensive points, and a missing shard leaves gaps that
+/// `merge` detects).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `I/N`.
+    pub fn parse(t: &str) -> Result<Shard, SweepError> {
+        let bad = || SweepError::Shard(t.to_string());
+        let (i, n) = t.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether point `i` (0-based) is in this shard.
+    pub fn contains(&self, i: usize) -> bool {
+        i % self.count == self.index - 1
+    }
+}
+
+/// A sweep: the base scenario's text and path, and the swept keys in the order given.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub path: PathBuf,
+    pub base: toml::Table,
+    pub axes: Vec<Axis>,
+}
+
+impl Sweep {
+    /// Reads the scenario file and parses the `--set` arguments.
+    pub fn new(path: &Path, sets: &[String]) -> Result<Sweep, SweepError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+            file: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        // Resolve the base once: a broken scenario is reported as itself, not as point 0.
+        scenario::load_str(&text, path)?;
+        let base: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::Parse {
+            file: path.display().to_string(),
+            key: String::new(),
+            line: None,
+            col: None,
+            message: e.message().trim().to_string(),
+        })?;
+        if sets.is_empty() {
+            return Err(SweepError::Usage(
+                "give at least one --set KEY=V1,V2,… or --set KEY=START:END:STEP".into(),
+            ));
+        }
+        let axes = sets.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>, _>>()?;
+        for (i, a) in axes.iter().enumerate() {
+            if axes[..i].iter().any(|b| b.key == a.key) {
+                return Err(SweepError::Usage(format!("--set {}: the key is set twice", a.key)));
+            }
+        }
+        let total = axes.iter().try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64));
+        if total.is_none_or(|t| t > keys::MAX_VALUES_PER_KEY) {
+            return Err(SweepError::Usage(format!(
+                "the product of the --set values exceeds {} points",
+                keys::MAX_VALUES_PER_KEY
+            )));
+        }
+        Ok(Sweep {
+            path: path.to_path_buf(),
+            base,
+            axes,
+        })
+    }
+
+    /// Number of points in the product.
+    pub fn len(&self) -> usize {
+        self.axes.iter().map(|a| a.values.len()).product()
+    }
+
+    /// Whether the product is empty (never, for a sweep built by `new`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value index of each axis at point `i` (first axis outermost).
+    pub fn choice(&self, mut i: usize) -> Vec<usize> {
+        let mut c = vec![0; self.axes.len()];
+        for (k, a) in self.axes.iter().enumerate().rev() {
+            c[k] = i % a.values.len();
+            i /= a.values.len();
+        }
+        c
+    }
+
+    /// "engine.allreduce=nccl, speculative.num_steps=3" for point `i`.
+    pub fn settings(&self, i: usize) -> String {
+        self.axes
+            .iter()
+            .zip(self.choice(i))
+            .map(|(a, v)| format!("{}={}", a.key, a.values[v].text))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Whether rows carry `accept_len_mean`: the base speculates or a `speculative.` key is swept
+    /// (decided from the inputs alone, so every shard writes the same header).
+    pub fn has_spec_column(&self) -> bool {
+        self.base.contains_key("speculative") || self.axes.iter().any(|a| a.key.starts_with("speculative."))
+    }
+
+    /// The scenario of point `i`.
+    pub fn scenario(&self, i: usize) -> Result<Scenario, SweepError> {
+        let point = |message: String| SweepError::Point {
+            index: i,
+            settings: self.settings(i),
+            message,
+        };
+        let mut t = self.base.clone();
+        for (a, v) in self.axes.iter().zip(self.choice(i)) {
+            keys::set(&mut t, &a.key, &a.values[v]).map_err(|m| point(format!("key `{}`: {m}", a.key)))?;
+        }
+        let text = toml::to_string(&t).map_err(|e| point(e.to_string()))?;
+        scenario::load_str(&text, &self.path).map_err(|e| point(without_line(e, &self.path).to_string()))
+    }
+
+    /// Runs the points of `shard` (all points when `None`) on `threads` threads (0: rayon's
+    /// default), calling `tick` after each; rows come back in point order.
+    pub fn run(
+        &self,
+        shard: Option<Shard>,
+        threads: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Row>, SweepError> {
+        let points: Vec<usize> = (0..self.len())
+            .filter(|&i| shard.is_none_or(|s| s.contains(i)))
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| SweepError::Usage(format!("--threads {threads}: {e}")))?;
+        pool.install(|| {
+            // Resolve every point first, so a bad key fails in a moment, before any simulation.
+            let scenarios = points
+                .par_iter()
+                .map(|&i| self.scenario(i))
+                .collect::<Result<Vec<_>, _>>()?;
+            points
+                .par_iter()
+                .zip(scenarios)
+                .map(|(&i, s)| {
+                    let row = self.row(i, &s);
+                    tick();
+                    row
+                })
+                .collect()
+        })
+    }
+
+    fn row(&self, i: usize, s: &Scenario) -> Result<Row, SweepError> {
+        let choice = self.choice(i);
+        let mem = decode::plan_memory(s);
+        let mut row = Row {
+            point: i,
+            inputs: self
+                .axes
+                .iter()
+                .zip(&choice)
+                .map(|(a, &v)| a.values[v].clone())
+                .collect(),
+            verdict: "oom",
+            kv_tokens: mem.kv_tokens,
+            min_mem_fraction_static: mem.min_mem_fraction_static.filter(|f| f.is_finite()),
+            perf: None,
+        };
+        if mem.verdict != decode::Verdict::Ok {
+            return Ok(row);
+        }
+        let p = decode::predict(s).map_err(|e| SweepError::Internal {
+            index: i,
+            message: e.to_string(),
+        })?;
+        let r = report::build(s, &p);
+        row.verdict = r.memory.verdict;
+        if row.verdict == "ok" {
+            row.perf = Some(Perf {
+                output_tok_s: r.throughput.output_tok_s,
+                tpot_ms: r.throughput.tpot_ms,
+                ttft_ms: r.throughput.ttft_ms,
+                accept_len_mean: r.spec.as_ref().map(|sp| sp.accept_len_mean),
+                allreduce_ms_per_iter: r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0),
+                bottleneck: r.bottleneck,
+            });
+        }
+        Ok(row)
+    }
+}
+
+/// Errors in a point's re-serialised text carry lines of that text, not of the user's file: drop
+/// them (the key and message still say what is wrong).
+fn without_line(e: ScenarioError, path: &Path) -> ScenarioError {
+    let ours = |f: &str| f == path.display().to_string();
+    match e {
+        ScenarioError::Parse { file, key, message, .. } if ours(&file) => ScenarioError::Parse {
+            file,
+            key,
+            line: None,
+            col: None,
+            message,
+        },
+        ScenarioError::Invalid { file, key, message, .. } if ours(&file) => ScenarioError::Invalid {
+            file,
+            key,
+            line: None,
+            message,
+        },
+        other => other,
+    }
+}
+
+/// Performance metrics of a point that starts (never NaN: `tpsim run` reports the same numbers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Perf {
+    /// Output tokens per second during decode.
+    pub output_tok_s: f64,
+    /// Mean time per output token, ms.
+    pub tpot_ms: f64,
+    /// Mean time to first token, ms.
+    pub ttft_ms: f64,
+    /// Mean accepted tokens per iteration (speculative points only).
+    pub accept_len_mean: Option<f64>,
+    /// Allreduce time on the critical path of one iteration, ms.
+    pub allreduce_ms_per_iter: f64,
+    /// The category with the most time per iteration.
+    pub bottleneck: String,
+}
+
+/// One point's row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// 0-based index in the full product.
+    pub point: usize,
+    /// The value of each swept key, in `--set` order.
+    pub inputs: Vec<keys::Value>,
+    /// "ok" or "oom".
+    pub verdict: &'static str,
+    /// KV cache tokens the engine sizes (max_total_num_tokens).
+    pub kv_tokens: u64,
+    /// Smallest mem_fraction_static that starts, when one does.
+    pub min_mem_fraction_static: Option<f64>,
+    /// `None` for OOM points.
+    pub perf: Option<Perf>,
+}
+
+/// The metric columns after the swept keys.
+pub fn metric_columns(spec: bool) -> Vec<&'static str> {
+    let mut c = vec!["verdict", "output_tok_s", "tpot_ms", "ttft_ms"];
+    if spec {
+        c.push("accept_len_mean");
+    }
+    c.extend([
+        "kv_tokens",
+        "min_mem_fraction_static",
+        "allreduce_ms_per_iter",
+        "bottleneck",
+    ]);
+    c
+}
+
+/// The numeric metrics a chart can show.
+pub const PLOTTABLE: &[&str] = &[
+    "output_tok_s",
+    "tpot_ms",
+    "ttft_ms",
+    "accept_len_mean",
+    "kv_tokens",
+    "min_mem_fraction_static",
+    "allreduce_ms_per_iter",
+];
+
+impl Row {
+    /// A numeric metric by column name (`None` when empty: OOM, or not speculative).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let p = self.perf.as_ref();
+        let v = match name {
+            "output_tok_s" => p.map(|p| p.output_tok_s),
+            "tpot_ms" => p.map(|p| p.tpot_ms),
+            "ttft_ms" => p.map(|p| p.ttft_ms),
+            "accept_len_mean" => p.and_then(|p| p.accept_len_mean),
+            "kv_tokens" => Some(self.kv_tokens as f64),
+            "min_mem_fraction_static" => self.min_mem_fraction_static,
+            "allreduce_ms_per_iter" => p.map(|p| p.allreduce_ms_per_iter),
+            _ => None,
+        };
+        v.filter(|v| v.is_finite())
+    }
+
+    /// The metric cells in `metric_columns` order; empty strings for missing values.
+    fn metric_cells(&self, spec: bool) -> Vec<String> {
+        let num = |name| self.metric(name).map_or_else(String::new, |v| v.to_string());
+        metric_columns(spec)
+            .into_iter()
+            .map(|c| match c {
+                "verdict" => self.verdict.to_string(),
+                "bottleneck" => self
+                    .perf
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.bottleneck.clone()),
+                "kv_tokens" => self.kv_tokens.to_string(),
+                c => num(c),
+            })
+            .collect()
+    }
+}
+
+/// Writes the CSV: `point`, the swept keys, then the metrics; one line per row.
+pub fn write_csv(sweep: &Sweep, rows: &[Row], out: &mut dyn std::io::Write) -> Result<(), csv::Error> {
+    let spec = sweep.has_spec_column();
+    let mut w = csv::Writer::from_writer(out);
+    let mut header = vec!["point".to_string()];
+    header.extend(sweep.axes.iter().map(|a| a.key.clone()));
+    header.extend(metric_columns(spec).into_iter().map(String::from));
+    w.write_record(&header)?;
+    for r in rows {
+        let mut rec = vec![r.point.to_string()];
+        rec.extend(r.inputs.iter().map(|v| v.text.clone()));
+        rec.extend(r.metric_cells(spec));
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// The rows as a JSON array of objects (swept keys with their TOML types; empty metrics as null).
+pub fn to_json(sweep: &Sweep, rows: &[Row]) -> serde_json::Value {
+    let spec = sweep.has_spec_column();
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let mut o = serde_json::Map::new();
+            o.insert("point".into(), r.point.into());
+            for (a, v) in sweep.axes.iter().zip(&r.inputs) {
+                let j = match &v.toml {
+                    toml::Value::Integer(i) => (*i).into(),
+                    toml::Value::Float(f) => serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into),
+                    toml::Value::Boolean(b) => (*b).into(),
+                    _ => v.text.clone().into(),
+                };
+                o.insert(a.key.clone(), j);
+            }
+            for c in metric_columns(spec) {
+                let j = match c {
+                    "verdict" => r.verdict.into(),
+                    "bottleneck" => r.perf.as_ref().map_or(serde_json::Value::Null, |p| p.bottleneck.clone().into()),
+                    "kv_tokens" => r.kv_tokens.into(),
+                    c => r
+                        .metric(c)
+                        .and_then(serde_json::Number::from_f64)
+                        .map_or(serde_json::Value::Null, Into::into),
+                };
+                o.insert(c.into(), j);
+            }
+            serde_json::Value::Object(o)
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
+/// Joins shard CSVs into the CSV of the unsharded sweep: same header in every file, rows ordered by
+/// `point`, no point twice and none missing between 0 and the largest.
+pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Result<(), SweepError> {
+    let mut header: Option<csv::StringRecord> = None;
+    let mut rows: Vec<(usize, csv::StringRecord)> = Vec::new();
+    for f in files {
+        let err = |message: String| SweepError::Merge {
+            file: f.display().to_string(),
+            message,
+        };
+        let mut r = csv::Reader::from_path(f).map_err(|e| err(e.to_string()))?;
+        let h = r.headers().map_err(|e| err(e.to_string()))?.clone();
+        if h.get(0) != Some("point") {
+            return Err(err("not a `tpsim sweep` CSV: the first column is not `point`".into()));
+        }
+        match &header {
+            Some(first) if *first != h => {
+                return Err(err(format!(
+                    "its columns differ from {}'s: shards of one sweep have the same --set keys",
+                    files[0].display()
+                )));
+            }
+            Some(_) => {}
+            None => header = Some(h),
+        }
+        for rec in r.records() {
+            let rec = rec.map_err(|e| err(e.to_string()))?;
+            let p = rec
+                .get(0)
+                .and_then(|p| p.parse::<usize>().ok())
+                .ok_or_else(|| err(format!("line {}: `point` is not an index", rec.position().map_or(0, |p| p.line()))))?;
+            rows.push((p, rec));
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    if let Some(w) = rows.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(SweepError::Usage(format!("point {} appears twice in the inputs", w[0].0)));
+    }
+    if let Some(missing) = rows.iter().enumerate().find(|(k, r)| *k != r.0) {
+        return Err(SweepError::Usage(format!(
+            "point {} is missing: is a shard left out?",
+            missing.0
+        )));
+    }
+    let io = |e: csv::Error| SweepError::Output(format!("writing the merged CSV: {e}"));
+    let mut w = csv::Writer::from_writer(out);
+    if let Some(h) = header {
+        w.write_record(&h).map_err(io)?;
+    }
+    for (_, rec) in &rows {
+        w.write_record(rec).map_err(io)?;
+    }
+    w.flush().map_err(|e| io(e.into()))?;
+    Ok(())
+}
