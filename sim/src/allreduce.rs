@@ -14,7 +14,7 @@ use crate::fabric::Fabric;
 use crate::net::{FlowKind, FlowSim, FlowSpec};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::rc::Rc;
+use std::sync::Arc;
 use tpsim_model::units::Duration;
 
 /// The custom allreduce kernels.
@@ -85,7 +85,7 @@ pub struct Outcome {
 #[derive(Debug, Clone)]
 enum Deps {
     One(Option<usize>),
-    Many(Rc<[usize]>),
+    Many(Arc<[usize]>),
 }
 
 impl Deps {
@@ -96,14 +96,14 @@ impl Deps {
         }
     }
     fn many(v: &[usize]) -> Deps {
-        Deps::Many(Rc::from(v))
+        Deps::Many(Arc::from(v))
     }
 }
 
 #[derive(Debug, Clone)]
 struct Send {
     /// Shared between the sends of one hop (no copy of the path per send).
-    spec: Rc<FlowSpec>,
+    spec: Arc<FlowSpec>,
     deps: Deps,
     /// Connection index for the in-flight window; `usize::MAX` = unlimited.
     conn: usize,
@@ -146,7 +146,7 @@ fn drain_conn(
 /// One simulated transfer: its path and when it started and completed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowRecord {
-    pub spec: Rc<FlowSpec>,
+    pub spec: Arc<FlowSpec>,
     pub start: Duration,
     pub end: Duration,
 }
@@ -212,7 +212,7 @@ fn execute(
         let i = c.tag as usize;
         end = end.max(c.time);
         records.push(FlowRecord {
-            spec: Rc::clone(&sends[i].spec),
+            spec: Arc::clone(&sends[i].spec),
             start: started[i],
             end: c.time,
         });
@@ -317,11 +317,11 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
             .map(|i| (i, i + 1))
             .chain((1..n).rev().map(|i| (i, i - 1)))
             .collect();
-        let chain: Vec<(Rc<FlowSpec>, Duration)> = hops
+        let chain: Vec<(Arc<FlowSpec>, Duration)> = hops
             .iter()
             .map(|&(s, d)| {
                 let (f, l) = hop(s, d, piece);
-                (Rc::new(f), l)
+                (Arc::new(f), l)
             })
             .collect();
         for ch in 0..c {
@@ -332,7 +332,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                 for p in prev.iter_mut() {
                     let idx = sends.len();
                     sends.push(Send {
-                        spec: Rc::clone(spec),
+                        spec: Arc::clone(spec),
                         deps: Deps::One(*p),
                         conn: ch * 2 * n + h,
                         delay,
@@ -351,7 +351,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         // last[r][j]: index of the most recent send from rank r of piece j (per channel).
         for ch in 0..c {
             // This channel's hop specs, each with its connection limit, shared by all its sends.
-            let specs: Vec<Rc<FlowSpec>> = (0..n)
+            let specs: Vec<Arc<FlowSpec>> = (0..n)
                 .map(|r| {
                     let mut spec = ring[r].0.clone();
                     if !plan.shm
@@ -359,7 +359,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                     {
                         spec.path.push(l);
                     }
-                    Rc::new(spec)
+                    Arc::new(spec)
                 })
                 .collect();
             let mut last: Vec<Vec<Option<usize>>> = vec![vec![None; m]; n];
@@ -375,7 +375,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                             Duration::ZERO
                         };
                         sends.push(Send {
-                            spec: Rc::clone(&specs[r]),
+                            spec: Arc::clone(&specs[r]),
                             deps: Deps::One(before[from][j]),
                             conn: ch * n + r,
                             delay,
@@ -413,7 +413,7 @@ fn barrier(fab: &Fabric, ranks: &[usize], sends: &mut Vec<Send>, deps: &[Vec<usi
             f.latency = fab.flag_latency(ranks[a], ranks[b]);
             let idx = sends.len();
             sends.push(Send {
-                spec: Rc::new(f),
+                spec: Arc::new(f),
                 deps: Deps::many(&deps[a]),
                 conn: usize::MAX,
                 delay: Duration::ZERO,
@@ -440,7 +440,7 @@ fn all_peer_reads(
         for p in (0..n).filter(|&p| p != r) {
             slot.push(sends.len());
             sends.push(Send {
-                spec: Rc::new(fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0)),
+                spec: Arc::new(fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0)),
                 deps: deps.clone(),
                 conn: usize::MAX,
                 delay: Duration::ZERO,
@@ -485,7 +485,7 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                         let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
                         f.latency = fab.flag_latency(ranks[r], ranks[p]);
                         sends.push(Send {
-                            spec: Rc::new(f),
+                            spec: Arc::new(f),
                             deps: Deps::many(&ready[r]),
                             conn: usize::MAX,
                             delay: Duration::ZERO,
@@ -508,7 +508,7 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
                     let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
                     f.latency = fab.flag_latency(ranks[r], ranks[p]);
                     sends.push(Send {
-                        spec: Rc::new(f),
+                        spec: Arc::new(f),
                         deps: Deps::many(&prev[r]),
                         conn: usize::MAX,
                         delay: Duration::ZERO,

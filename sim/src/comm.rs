@@ -1,12 +1,14 @@
 //! The TP group's communicator: NCCL's decisions (`tpsim_model::nccl`) plus the engine's custom
 //! allreduce dispatch rules, executed on the box's flow network ([`crate::allreduce`]). Results are
-//! a pure function of the message size, so each size is simulated once and cached.
+//! a pure function of the message size, so each size is simulated once and cached. The cache is
+//! shared by every communicator of the process built from the same inputs (hardware, group size,
+//! NCCL environment), so the points of a sweep that share a box simulate each collective once.
 
 use crate::allreduce::{self, CustomAlgo, NcclPlan, Outcome};
 use crate::fabric::Fabric;
 use crate::scenario::{AllreduceBackend, Hardware};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::nccl::{self, Algo, Choice, NcclEnv, NcclTopoInput, PathInfo, Proto, RingGraph, TunerTable};
 use tpsim_model::units::{Bytes, Duration};
@@ -57,12 +59,27 @@ pub struct Comm {
     nvlink: bool,
     p2p: bool,
     conn_links: Vec<Vec<crate::net::LinkId>>,
-    cache: RefCell<BTreeMap<(u64, bool, String), Outcome>>,
+    cache: Arc<Mutex<OutcomeCache>>,
+}
+
+/// Simulated collectives by (bytes, is all-gather, request).
+type OutcomeCache = BTreeMap<(u64, bool, String), Outcome>;
+
+/// Every communicator's cache, by the `Debug` text of its inputs: `Comm::new` reads nothing but
+/// (hardware, group size, NCCL environment) and every collective is a pure function of them and
+/// the request, so equal inputs give equal outcomes whatever the order points run in.
+static SHARED: Mutex<BTreeMap<String, Arc<Mutex<OutcomeCache>>>> = Mutex::new(BTreeMap::new());
+
+fn shared_cache(hw: &Hardware, n: usize, env: &NcclEnv) -> Arc<Mutex<OutcomeCache>> {
+    let key = format!("{hw:?}|{n}|{env:?}");
+    let mut all = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    all.entry(key).or_default().clone()
 }
 
 impl Comm {
     /// Builds the communicator over GPUs `0..n` of `hw` with NCCL environment `env`.
     pub fn new(hw: &Hardware, n: usize, env: &NcclEnv) -> Comm {
+        let cache = shared_cache(hw, n, env);
         let mut fabric = Fabric::new(hw);
         let ranks: Vec<usize> = (0..n.min(hw.topology.gpu_count())).collect();
         let n = ranks.len();
@@ -120,7 +137,7 @@ impl Comm {
             nvlink: gpu.nvlink,
             p2p: gpu.p2p,
             conn_links,
-            cache: RefCell::new(BTreeMap::new()),
+            cache,
         }
     }
 
@@ -163,11 +180,11 @@ impl Comm {
     /// One allreduce of `bytes` per rank.
     pub fn allreduce(&self, bytes: u64, req: Request) -> Outcome {
         let key = (bytes, false, format!("{req:?}"));
-        if let Some(o) = self.cache.borrow().get(&key) {
-            return o.clone();
+        if let Some(o) = self.cached(&key) {
+            return o;
         }
         let o = self.simulate(bytes, req);
-        self.cache.borrow_mut().insert(key, o.clone());
+        self.store(key, &o);
         o
     }
 
@@ -229,8 +246,8 @@ impl Comm {
     /// An all-gather ending with `total` bytes per rank: NCCL ring, n − 1 steps of total / n.
     pub fn allgather(&self, total: u64) -> Outcome {
         let key = (total, true, String::new());
-        if let Some(o) = self.cache.borrow().get(&key) {
-            return o.clone();
+        if let Some(o) = self.cached(&key) {
+            return o;
         }
         let o = match self.table.select(Bytes(total)) {
             Ok(c) if self.ranks.len() >= 2 => {
@@ -238,8 +255,18 @@ impl Comm {
             }
             _ => self.simulate(0, Request::Nccl),
         };
-        self.cache.borrow_mut().insert(key, o.clone());
+        self.store(key, &o);
         o
+    }
+
+    fn cached(&self, key: &(u64, bool, String)) -> Option<Outcome> {
+        let c = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        c.get(key).cloned()
+    }
+
+    fn store(&self, key: (u64, bool, String), o: &Outcome) {
+        let mut c = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        c.entry(key).or_insert_with(|| o.clone());
     }
 }
 

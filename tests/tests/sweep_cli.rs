@@ -23,9 +23,11 @@ fn cell<'a>(header: &[String], row: &'a [String], col: &str) -> &'a str {
     &row[i]
 }
 
+/// A numeric cell, parsed by serde_json's own float parser: `tpsim run --json` and the CSV print the
+/// same shortest round-trip digits, and serde_json (without `float_roundtrip`) may land one ulp away
+/// from the exact value, so the same parser on both sides makes equal digits compare equal.
 fn num(header: &[String], row: &[String], col: &str) -> f64 {
-    cell(header, row, col)
-        .parse()
+    serde_json::from_str(cell(header, row, col))
         .unwrap_or_else(|_| panic!("{col} is not a number: {row:?}"))
 }
 
