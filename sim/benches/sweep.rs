@@ -15,7 +15,7 @@ fn bench(c: &mut Criterion) {
         "speculative.acceptance.alpha=0.7,0.9",
     ]
     .map(String::from);
-    let sw = Sweep::new(&file, &sets).expect("bundled scenario");
+    let sw = Sweep::new(&file, &sets, &[]).expect("bundled scenario");
     assert_eq!(sw.len(), 16);
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10).measurement_time(WallDuration::from_secs(10));

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 
 /// The seed baseline without `num_draft_tokens`, so every `num_steps` resolves (topk = 1 chains get
-/// num_steps + 1, scenario.rs).
+/// num_steps + 1, scenario.rs): what `--unset speculative.num_draft_tokens` does to a sweep.
 fn chain_baseline(name: &str) -> String {
     baseline_with(name, "num_draft_tokens = 4\n", "")
 }
@@ -40,9 +40,11 @@ const STEPS: [&str; 4] = [
 
 #[test]
 fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
+    // The sweep runs on the seed baseline itself; the single runs on a copy without the key.
+    let base = scenario("seed/baseline.toml");
     let file = chain_baseline("sweep-steps");
     let args = |extra: &[&str]| {
-        let mut a = vec!["sweep", file.as_str(), "--quiet"];
+        let mut a = vec!["sweep", base.as_str(), "--quiet", "--unset", "speculative.num_draft_tokens"];
         a.extend(STEPS);
         a.extend(extra);
         a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
@@ -225,6 +227,7 @@ fn bad_keys_and_values_exit_2_naming_the_point_and_key() {
     for (args, needle) in [
         (vec!["--set", "engine.mem_fraction_static=0.9:0.8:0.05"], "goes away from END"),
         (vec!["--set", "noequals"], "expected KEY="),
+        (vec!["--set", "engine.tp=8", "--unset", "engine.nope"], "--unset engine.nope"),
         (vec!["--set", "engine.tp=8", "--shard", "3/2"], "--shard 3/2"),
         (vec!["--set", "engine.tp=8", "--plot", "x.svg", "--x", "engine.page_size"], "not a swept key"),
     ] {

@@ -17,6 +17,10 @@ pub struct SweepArgs {
     /// included). Repeat for a cartesian product; the first --set is the outermost loop.
     #[arg(long = "set", value_name = "KEY=VALUES", required = true)]
     pub set: Vec<String>,
+    /// Remove KEY from the scenario before setting the swept keys, so its default applies (e.g.
+    /// --unset speculative.num_draft_tokens when sweeping num_steps: the default is num_steps + 1).
+    #[arg(long, value_name = "KEY")]
+    pub unset: Vec<String>,
     /// Write the rows to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -86,7 +90,7 @@ pub fn run(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 
 fn sweep_inner(a: &SweepArgs, out: &mut dyn Write) -> Result<(), SweepError> {
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
-    let sw = Sweep::new(&a.scenario, &a.set)?;
+    let sw = Sweep::new(&a.scenario, &a.set, &a.unset)?;
     let plot = a.plot.as_ref().map(|_| PlotSpec {
         x: a.x.clone().unwrap_or_default(),
         series: a.series.clone(),

@@ -196,6 +196,22 @@ pub fn set(table: &mut toml::Table, key: &str, value: &Value) -> Result<(), Stri
     Ok(())
 }
 
+/// Removes `key` (dotted path) from `table`; an error when the scenario does not set it.
+pub fn remove(table: &mut toml::Table, key: &str) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    let (leaf, path) = parts.split_last().ok_or("empty key")?;
+    let mut t = table;
+    for p in path {
+        t = match t.get_mut(*p) {
+            Some(toml::Value::Table(inner)) => inner,
+            _ => return Err("the scenario does not set this key".into()),
+        };
+    }
+    t.remove(*leaf)
+        .map(|_| ())
+        .ok_or_else(|| "the scenario does not set this key".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,21 +91,25 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// Reads the scenario file and parses the `--set` arguments.
-    pub fn new(path: &Path, sets: &[String]) -> Result<Sweep, SweepError> {
+    /// Reads the scenario file, removes the `unset` keys (so their defaults apply, e.g.
+    /// `speculative.num_draft_tokens` = num_steps + 1) and parses the `--set` arguments.
+    pub fn new(path: &Path, sets: &[String], unset: &[String]) -> Result<Sweep, SweepError> {
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
             file: path.display().to_string(),
             message: e.to_string(),
         })?;
         // Resolve the base once: a broken scenario is reported as itself, not as point 0.
         scenario::load_str(&text, path)?;
-        let base: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::Parse {
+        let mut base: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::Parse {
             file: path.display().to_string(),
             key: String::new(),
             line: None,
             col: None,
             message: e.message().trim().to_string(),
         })?;
+        for k in unset {
+            keys::remove(&mut base, k).map_err(|m| SweepError::Usage(format!("--unset {k}: {m}")))?;
+        }
         if sets.is_empty() {
             return Err(SweepError::Usage(
                 "give at least one --set KEY=V1,V2,… or --set KEY=START:END:STEP".into(),

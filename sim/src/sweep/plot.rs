@@ -109,6 +109,8 @@ pub fn svg(sweep: &Sweep, rows: &[Row], spec: &PlotSpec, title: &str) -> Result<
     let (xi, line_keys) = layout(sweep, spec)?;
     let xs = &sweep.axes[xi].values;
     let numeric = xs.iter().all(|v| v.toml.is_integer() || v.toml.is_float());
+    // Integer keys (steps, concurrency) get ticks at integers only.
+    let integer = xs.iter().all(|v| v.toml.is_integer());
     let x_of = |r: &Row| -> f64 {
         let v = &r.inputs[xi];
         match v.toml {
@@ -164,7 +166,9 @@ pub fn svg(sweep: &Sweep, rows: &[Row], spec: &PlotSpec, title: &str) -> Result<
             .build_cartesian_2d(x0..x1, 0.0..y1)?;
         let labels: Vec<String> = xs.iter().map(|v| v.text.clone()).collect();
         let fmt_x = |x: &f64| -> String {
-            if numeric {
+            if integer && (x - x.round()).abs() > 1e-9 {
+                String::new()
+            } else if numeric {
                 let s = format!("{x:.4}");
                 s.trim_end_matches('0').trim_end_matches('.').to_string()
             } else {
