@@ -13,13 +13,18 @@ fn chain_baseline(name: &str) -> String {
 
 /// CSV text → header and rows of cells (no quoting occurs in these sweeps' cells).
 fn parse_csv(t: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut lines = t.lines().map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+    let mut lines = t
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
     let header = lines.next().expect("header");
     (header, lines.collect())
 }
 
 fn cell<'a>(header: &[String], row: &'a [String], col: &str) -> &'a str {
-    let i = header.iter().position(|h| h == col).unwrap_or_else(|| panic!("no column {col}"));
+    let i = header
+        .iter()
+        .position(|h| h == col)
+        .unwrap_or_else(|| panic!("no column {col}"));
     &row[i]
 }
 
@@ -27,8 +32,7 @@ fn cell<'a>(header: &[String], row: &'a [String], col: &str) -> &'a str {
 /// same shortest round-trip digits, and serde_json (without `float_roundtrip`) may land one ulp away
 /// from the exact value, so the same parser on both sides makes equal digits compare equal.
 fn num(header: &[String], row: &[String], col: &str) -> f64 {
-    serde_json::from_str(cell(header, row, col))
-        .unwrap_or_else(|_| panic!("{col} is not a number: {row:?}"))
+    serde_json::from_str(cell(header, row, col)).unwrap_or_else(|_| panic!("{col} is not a number: {row:?}"))
 }
 
 const STEPS: [&str; 4] = [
@@ -44,7 +48,13 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
     let base = scenario("seed/baseline.toml");
     let file = chain_baseline("sweep-steps");
     let args = |extra: &[&str]| {
-        let mut a = vec!["sweep", base.as_str(), "--quiet", "--unset", "speculative.num_draft_tokens"];
+        let mut a = vec![
+            "sweep",
+            base.as_str(),
+            "--quiet",
+            "--unset",
+            "speculative.num_draft_tokens",
+        ];
         a.extend(STEPS);
         a.extend(extra);
         a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
@@ -97,10 +107,18 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
         std::fs::write(&single, text).unwrap();
         let j = run_json(&single.display().to_string());
         assert_eq!(cell(&h, r, "verdict"), "ok");
-        assert_eq!(num(&h, r, "output_tok_s"), f(&j["throughput"]["output_tok_s"]), "row {k}");
+        assert_eq!(
+            num(&h, r, "output_tok_s"),
+            f(&j["throughput"]["output_tok_s"]),
+            "row {k}"
+        );
         assert_eq!(num(&h, r, "tpot_ms"), f(&j["throughput"]["tpot_ms"]), "row {k}");
         assert_eq!(num(&h, r, "ttft_ms"), f(&j["throughput"]["ttft_ms"]), "row {k}");
-        assert_eq!(num(&h, r, "accept_len_mean"), f(&j["spec"]["accept_len_mean"]), "row {k}");
+        assert_eq!(
+            num(&h, r, "accept_len_mean"),
+            f(&j["spec"]["accept_len_mean"]),
+            "row {k}"
+        );
         assert_eq!(num(&h, r, "kv_tokens"), f(&j["memory"]["kv_tokens"]), "row {k}");
         assert_eq!(
             num(&h, r, "min_mem_fraction_static"),
@@ -124,10 +142,16 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
     run(&["--shard", "1/2", "--out", &a_s]);
     run(&["--shard", "2/2", "--out", &b_s, "--threads", "1"]);
     let (_, a_rows) = parse_csv(&std::fs::read_to_string(&a).unwrap());
-    assert_eq!(a_rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(), ["0", "2", "4"]);
+    assert_eq!(
+        a_rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(),
+        ["0", "2", "4"]
+    );
     let m = tpsim(&["merge", &b_s, &a_s]);
     assert_eq!(m.code, 0, "{}", m.stderr);
-    assert_eq!(m.stdout, one, "merged shards must equal the unsharded CSV byte for byte");
+    assert_eq!(
+        m.stdout, one,
+        "merged shards must equal the unsharded CSV byte for byte"
+    );
     // A left-out shard leaves a gap; the same shard twice is a duplicate.
     let m = tpsim(&["merge", &b_s]);
     assert_eq!(m.code, 2);
@@ -162,10 +186,20 @@ fn oom_points_are_rows_without_metrics_and_json_and_plot_show_them() {
         // 0.70 is below the seed's smallest fraction that starts, 0.7691 (seed story R2; printed
         // by `tpsim memory` with 4 decimals, hence the 5e-5 tolerance).
         assert_eq!(cell(&h, r, "verdict"), "oom");
-        for c in ["output_tok_s", "tpot_ms", "ttft_ms", "accept_len_mean", "allreduce_ms_per_iter", "bottleneck"] {
+        for c in [
+            "output_tok_s",
+            "tpot_ms",
+            "ttft_ms",
+            "accept_len_mean",
+            "allreduce_ms_per_iter",
+            "bottleneck",
+        ] {
             assert_eq!(cell(&h, r, c), "", "{c} must be empty for an OOM point");
         }
-        assert!((num(&h, r, "min_mem_fraction_static") - 0.7691).abs() < 5e-5, "{r:?}");
+        assert!(
+            (num(&h, r, "min_mem_fraction_static") - 0.7691).abs() < 5e-5,
+            "{r:?}"
+        );
     }
     // 0.88 with NCCL: the seed's 159,294 KV tokens (R1).
     assert_eq!(cell(&h, &rows[2], "verdict"), "ok");
@@ -174,11 +208,23 @@ fn oom_points_are_rows_without_metrics_and_json_and_plot_show_them() {
 
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg"), "{}", &chart[..80.min(chart.len())]);
-    for t in ["OOM", "engine.allreduce=nccl", "engine.allreduce=custom", "output throughput (tokens/s)"] {
+    for t in [
+        "OOM",
+        "engine.allreduce=nccl",
+        "engine.allreduce=custom",
+        "output throughput (tokens/s)",
+    ] {
         assert!(chart.contains(t), "the chart lacks `{t}`");
     }
 
-    let o = tpsim(&["sweep", &base, "--quiet", "--json", "--set", "engine.mem_fraction_static=0.70,0.88"]);
+    let o = tpsim(&[
+        "sweep",
+        &base,
+        "--quiet",
+        "--json",
+        "--set",
+        "engine.mem_fraction_static=0.70,0.88",
+    ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(j[0]["verdict"], "oom");
@@ -199,7 +245,10 @@ fn range_gives_exact_decimal_points() {
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let (h, rows) = parse_csv(&o.stdout);
-    let fr: Vec<&str> = rows.iter().map(|r| cell(&h, r, "engine.mem_fraction_static")).collect();
+    let fr: Vec<&str> = rows
+        .iter()
+        .map(|r| cell(&h, r, "engine.mem_fraction_static"))
+        .collect();
     assert_eq!(fr, ["0.80", "0.85", "0.90"]);
     // More static memory, more KV: strictly increasing token counts.
     let kv: Vec<f64> = rows.iter().map(|r| num(&h, r, "kv_tokens")).collect();
@@ -216,7 +265,11 @@ fn bad_keys_and_values_exit_2_naming_the_point_and_key() {
 
     let o = tpsim(&["sweep", &base, "--set", "engine.allreduce=nccl,carrier-pigeon"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("point 1 (engine.allreduce=carrier-pigeon)"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("point 1 (engine.allreduce=carrier-pigeon)"),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("engine.allreduce"), "{}", o.stderr);
 
     // num_steps 1 with the baseline's num_draft_tokens = 4 breaks SGLang's topk = 1 rule.
@@ -225,11 +278,27 @@ fn bad_keys_and_values_exit_2_naming_the_point_and_key() {
     assert!(o.stderr.contains("speculative.num_draft_tokens"), "{}", o.stderr);
 
     for (args, needle) in [
-        (vec!["--set", "engine.mem_fraction_static=0.9:0.8:0.05"], "goes away from END"),
+        (
+            vec!["--set", "engine.mem_fraction_static=0.9:0.8:0.05"],
+            "goes away from END",
+        ),
         (vec!["--set", "noequals"], "expected KEY="),
-        (vec!["--set", "engine.tp=8", "--unset", "engine.nope"], "--unset engine.nope"),
+        (
+            vec!["--set", "engine.tp=8", "--unset", "engine.nope"],
+            "--unset engine.nope",
+        ),
         (vec!["--set", "engine.tp=8", "--shard", "3/2"], "--shard 3/2"),
-        (vec!["--set", "engine.tp=8", "--plot", "x.svg", "--x", "engine.page_size"], "not a swept key"),
+        (
+            vec![
+                "--set",
+                "engine.tp=8",
+                "--plot",
+                "x.svg",
+                "--x",
+                "engine.page_size",
+            ],
+            "not a swept key",
+        ),
     ] {
         let mut a = vec!["sweep", base.as_str()];
         a.extend(args);

@@ -66,7 +66,11 @@ pub struct MergeArgs {
 
 fn fail(err: &mut dyn Write, e: &SweepError) -> i32 {
     let _ = writeln!(err, "error: {e}");
-    if e.is_bad_input() { EXIT_BAD_INPUT } else { EXIT_FAILURE }
+    if e.is_bad_input() {
+        EXIT_BAD_INPUT
+    } else {
+        EXIT_FAILURE
+    }
 }
 
 /// Writes `bytes` to `file`, or to `out` when there is no file.
@@ -100,12 +104,15 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write) -> Result<(), SweepError> {
     if let Some(p) = &plot {
         sweep::plot::check(&sw, p)?;
     }
-    let n = (0..sw.len()).filter(|&i| shard.is_none_or(|s| s.contains(i))).count();
+    let n = (0..sw.len())
+        .filter(|&i| shard.is_none_or(|s| s.contains(i)))
+        .count();
     let bar = if a.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
         let b = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} points  {elapsed} (eta {eta})") {
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} points  {elapsed} (eta {eta})")
+        {
             b.set_style(style);
         }
         b
@@ -125,7 +132,10 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write) -> Result<(), SweepError> {
     };
     emit(a.out.as_deref(), out, &bytes)?;
     if let (Some(p), Some(file)) = (&plot, &a.plot) {
-        let name = a.scenario.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let name = a
+            .scenario
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let title = format!("{} vs {} — {name}", p.metric, p.x);
         let svg = sweep::plot::svg(&sw, &rows, p, &title)?;
         emit(Some(file), out, svg.as_bytes())?;

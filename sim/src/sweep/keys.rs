@@ -97,9 +97,7 @@ fn fixed(t: &str) -> Option<(i64, u32)> {
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
     let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if int.is_empty() && frac.is_empty()
-        || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit())
-    {
+    if int.is_empty() && frac.is_empty() || !int.chars().chain(frac.chars()).all(|c| c.is_ascii_digit()) {
         return None;
     }
     let n: i64 = format!("{int}{frac}").parse().ok()?;
@@ -121,8 +119,7 @@ fn range(spec: &str) -> Result<Vec<Value>, String> {
         return Err(format!("`{spec}`: at most 9 decimals in a range"));
     }
     let scale = |(n, d): (i64, u32)| n.checked_mul(10i64.pow(decimals - d));
-    let (Some(start), Some(end), Some(step)) = (scale(parsed[0]), scale(parsed[1]), scale(parsed[2]))
-    else {
+    let (Some(start), Some(end), Some(step)) = (scale(parsed[0]), scale(parsed[1]), scale(parsed[2])) else {
         return Err(format!("`{spec}`: numbers too large"));
     };
     if step == 0 {

@@ -115,13 +115,21 @@ impl Sweep {
                 "give at least one --set KEY=V1,V2,… or --set KEY=START:END:STEP".into(),
             ));
         }
-        let axes = sets.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>, _>>()?;
+        let axes = sets
+            .iter()
+            .map(|s| Axis::parse(s))
+            .collect::<Result<Vec<_>, _>>()?;
         for (i, a) in axes.iter().enumerate() {
             if axes[..i].iter().any(|b| b.key == a.key) {
-                return Err(SweepError::Usage(format!("--set {}: the key is set twice", a.key)));
+                return Err(SweepError::Usage(format!(
+                    "--set {}: the key is set twice",
+                    a.key
+                )));
             }
         }
-        let total = axes.iter().try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64));
+        let total = axes
+            .iter()
+            .try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64));
         if total.is_none_or(|t| t > keys::MAX_VALUES_PER_KEY) {
             return Err(SweepError::Usage(format!(
                 "the product of the --set values exceeds {} points",
@@ -263,14 +271,18 @@ impl Sweep {
 fn without_line(e: ScenarioError, path: &Path) -> ScenarioError {
     let ours = |f: &str| f == path.display().to_string();
     match e {
-        ScenarioError::Parse { file, key, message, .. } if ours(&file) => ScenarioError::Parse {
+        ScenarioError::Parse {
+            file, key, message, ..
+        } if ours(&file) => ScenarioError::Parse {
             file,
             key,
             line: None,
             col: None,
             message,
         },
-        ScenarioError::Invalid { file, key, message, .. } if ours(&file) => ScenarioError::Invalid {
+        ScenarioError::Invalid {
+            file, key, message, ..
+        } if ours(&file) => ScenarioError::Invalid {
             file,
             key,
             line: None,
@@ -404,7 +416,9 @@ pub fn to_json(sweep: &Sweep, rows: &[Row]) -> serde_json::Value {
             for (a, v) in sweep.axes.iter().zip(&r.inputs) {
                 let j = match &v.toml {
                     toml::Value::Integer(i) => (*i).into(),
-                    toml::Value::Float(f) => serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into),
+                    toml::Value::Float(f) => {
+                        serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
+                    }
                     toml::Value::Boolean(b) => (*b).into(),
                     _ => v.text.clone().into(),
                 };
@@ -413,7 +427,10 @@ pub fn to_json(sweep: &Sweep, rows: &[Row]) -> serde_json::Value {
             for c in metric_columns(spec) {
                 let j = match c {
                     "verdict" => r.verdict.into(),
-                    "bottleneck" => r.perf.as_ref().map_or(serde_json::Value::Null, |p| p.bottleneck.clone().into()),
+                    "bottleneck" => r
+                        .perf
+                        .as_ref()
+                        .map_or(serde_json::Value::Null, |p| p.bottleneck.clone().into()),
                     "kv_tokens" => r.kv_tokens.into(),
                     c => r
                         .metric(c)
@@ -441,7 +458,9 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Result<(), Swee
         let mut r = csv::Reader::from_path(f).map_err(|e| err(e.to_string()))?;
         let h = r.headers().map_err(|e| err(e.to_string()))?.clone();
         if h.get(0) != Some("point") {
-            return Err(err("not a `tpsim sweep` CSV: the first column is not `point`".into()));
+            return Err(err(
+                "not a `tpsim sweep` CSV: the first column is not `point`".into()
+            ));
         }
         match &header {
             Some(first) if *first != h => {
@@ -455,16 +474,21 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Result<(), Swee
         }
         for rec in r.records() {
             let rec = rec.map_err(|e| err(e.to_string()))?;
-            let p = rec
-                .get(0)
-                .and_then(|p| p.parse::<usize>().ok())
-                .ok_or_else(|| err(format!("line {}: `point` is not an index", rec.position().map_or(0, |p| p.line()))))?;
+            let p = rec.get(0).and_then(|p| p.parse::<usize>().ok()).ok_or_else(|| {
+                err(format!(
+                    "line {}: `point` is not an index",
+                    rec.position().map_or(0, |p| p.line())
+                ))
+            })?;
             rows.push((p, rec));
         }
     }
     rows.sort_by_key(|r| r.0);
     if let Some(w) = rows.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(SweepError::Usage(format!("point {} appears twice in the inputs", w[0].0)));
+        return Err(SweepError::Usage(format!(
+            "point {} appears twice in the inputs",
+            w[0].0
+        )));
     }
     if let Some(missing) = rows.iter().enumerate().find(|(k, r)| *k != r.0) {
         return Err(SweepError::Usage(format!(

@@ -191,7 +191,11 @@ pub fn svg(sweep: &Sweep, rows: &[Row], spec: &PlotSpec, title: &str) -> Result<
         mesh.draw()?;
         for (k, (label, pts)) in lines.iter().enumerate() {
             let c = COLORS[k % COLORS.len()];
-            let label = if label.is_empty() { spec.metric.clone() } else { label.clone() };
+            let label = if label.is_empty() {
+                spec.metric.clone()
+            } else {
+                label.clone()
+            };
             chart
                 .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
                 .label(label)
@@ -200,7 +204,10 @@ pub fn svg(sweep: &Sweep, rows: &[Row], spec: &PlotSpec, title: &str) -> Result<
         }
         if !ooms.is_empty() {
             chart
-                .draw_series(ooms.iter().map(|&x| Cross::new((x, 0.0), 7, OOM_COLOR.stroke_width(3))))?
+                .draw_series(
+                    ooms.iter()
+                        .map(|&x| Cross::new((x, 0.0), 7, OOM_COLOR.stroke_width(3))),
+                )?
                 .label("OOM (does not start)")
                 .legend(|(x, y)| Cross::new((x + 10, y), 5, OOM_COLOR.stroke_width(3)));
         }
