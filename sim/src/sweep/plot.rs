@@ -143,7 +143,7 @@ pub fn svg(sweep: &Sweep, rows: &[Row], spec: &PlotSpec, title: &str) -> Result<
     }
     let all_x: Vec<f64> = rows.iter().map(x_of).collect();
     let (mut x0, mut x1) = bounds(all_x.iter().copied());
-    if !numeric || x0 == x1 {
+    if !numeric || x1 - x0 <= 0.0 {
         x0 -= 0.5;
         x1 += 0.5;
     } else {
