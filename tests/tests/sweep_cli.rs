@@ -273,6 +273,16 @@ fn bad_keys_and_values_exit_2_naming_the_point_and_key() {
             "goes away from END",
         ),
         (vec!["--set", "noequals"], "expected KEY="),
+        // Several bad points: the first in grid order is reported, whatever the threads.
+        (
+            vec![
+                "--set",
+                "engine.allreduce=pigeon,owl,nccl,raven",
+                "--threads",
+                "2",
+            ],
+            "point 0 (engine.allreduce=pigeon)",
+        ),
         (
             vec!["--set", "engine.tp=8", "--unset", "engine.nope"],
             "--unset engine.nope",

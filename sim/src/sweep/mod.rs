@@ -209,13 +209,14 @@ impl Sweep {
             .num_threads(threads)
             .build()
             .map_err(|e| SweepError::Usage(format!("--threads {threads}: {e}")))?;
+        // Results are collected in point order and the first error *in that order* is reported
+        // (rayon's own Result collection may return any failing point's error).
         pool.install(|| {
             // Resolve every point first, so a bad key fails in a moment, before any simulation.
-            let scenarios = points
-                .par_iter()
-                .map(|&i| self.scenario(i))
-                .collect::<Result<Vec<_>, _>>()?;
-            points
+            let scenarios: Vec<Result<Scenario, SweepError>> =
+                points.par_iter().map(|&i| self.scenario(i)).collect();
+            let scenarios = scenarios.into_iter().collect::<Result<Vec<_>, _>>()?;
+            let rows: Vec<Result<Row, SweepError>> = points
                 .par_iter()
                 .zip(scenarios)
                 .map(|(&i, s)| {
@@ -223,7 +224,8 @@ impl Sweep {
                     tick();
                     row
                 })
-                .collect()
+                .collect();
+            rows.into_iter().collect()
         })
     }
 
