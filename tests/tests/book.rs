@@ -1,0 +1,404 @@
+//! The book cannot rot: every command shown in `book/src/*.md` runs here, and its shown output is
+//! checked against the real output.
+//!
+//! Rules (also stated in the book's architecture chapter):
+//! - In a fenced block tagged `console`, a line starting with `$ ` is a command (a trailing ` \`
+//!   continues it on the next line). Words are split as a POSIX shell would (quotes, `#` comments).
+//! - The command runs in-process through the runner of its program (`tpsim`, and
+//!   `cargo run [--release] [-q] -p tpsim -- ARGS`, which is `tpsim ARGS` without cargo's build
+//!   messages), from the repository root: paths in the book are relative to it.
+//! - The exit code must be 0, or N when the line ends with the comment `# exit N`.
+//! - The lines after a command, up to the next command or the block's end, are its expected
+//!   output (stdout, then stderr): each must equal a real line after trimming trailing spaces, in
+//!   order and contiguous; a line `...` stands for any number of real lines. A command shown with no
+//!   output lines is checked for its exit code only.
+//! - Files the book writes (`--trace`, `--out`, `--plot`, …) must go under `/tmp/`.
+//! - A program without a runner (`cargo test`, `mdbook`, …) is allowed only in a block tagged
+//!   `console,no-run`; it is listed as skipped. A `tpsim` command is never allowed there: it must run.
+//! - `$ ` lines in `sh`, `bash`, `shell` or `text` blocks, and `tpsim …`/`cargo run …` lines in
+//!   `sh`, `bash` or `shell` blocks, are errors: they would escape the test.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The repository root, made the process's working directory once (all tests of this binary use
+/// repository-relative paths, as the book does).
+fn repo_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("tests/ has a parent")
+            .canonicalize()
+            .expect("repository root");
+        std::env::set_current_dir(&root).expect("cd to the repository root");
+        root
+    })
+}
+
+/// Exit code and combined output (stdout lines, then stderr lines) of one command.
+struct Outcome {
+    code: i32,
+    output: String,
+}
+
+type Runner = fn(&[String]) -> Result<Outcome, String>;
+
+/// Program name → runner. Add `tpsim-calibrate` here once its library exposes `cli::main_with_args`.
+fn runners() -> BTreeMap<&'static str, Runner> {
+    let mut m: BTreeMap<&'static str, Runner> = BTreeMap::new();
+    m.insert("tpsim", run_tpsim);
+    m.insert("cargo", run_cargo);
+    m
+}
+
+fn run_tpsim(args: &[String]) -> Result<Outcome, String> {
+    let mut argv: Vec<OsString> = vec!["tpsim".into()];
+    argv.extend(args.iter().map(OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = tpsim::cli::main_with_args(&argv, &mut out, &mut err);
+    let mut output = String::from_utf8_lossy(&out).into_owned();
+    output.push_str(&String::from_utf8_lossy(&err));
+    Ok(Outcome { code, output })
+}
+
+/// `cargo run [--release] [-q] [--locked] -p tpsim -- ARGS` is `tpsim ARGS`; any other cargo
+/// command has no runner.
+fn run_cargo(args: &[String]) -> Result<Outcome, String> {
+    let sep = args.iter().position(|a| a == "--");
+    let (head, tail) = match sep {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &args[args.len()..]),
+    };
+    let mut flags: Vec<&str> = head.iter().map(String::as_str).collect();
+    flags.retain(|a| !matches!(*a, "--release" | "-q" | "--quiet" | "--locked"));
+    if flags == ["run", "-p", "tpsim"] && sep.is_some() {
+        run_tpsim(tail)
+    } else {
+        Err(format!(
+            "no runner for `cargo {}`: only `cargo run [--release] -p tpsim -- …` runs; show other \
+             cargo commands in a `console,no-run` block",
+            args.join(" ")
+        ))
+    }
+}
+
+/// One `$ ` command of a console block.
+#[derive(Debug)]
+struct Command {
+    file: String,
+    line: usize,
+    text: String,
+    no_run: bool,
+    expected_code: i32,
+    expected: Vec<String>,
+}
+
+/// What one file holds: its commands, and errors found while reading it.
+#[derive(Debug, Default)]
+struct Parsed {
+    commands: Vec<Command>,
+    errors: Vec<String>,
+}
+
+/// The exit code a command line asks for with a trailing `# exit N` (0 without one).
+fn expected_exit(text: &str) -> Result<i32, String> {
+    match text.rsplit_once("# exit ") {
+        Some((_, n)) if !n.trim().is_empty() => n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`# exit {n}`: expected an integer exit code")),
+        _ => Ok(0),
+    }
+}
+
+/// Extracts the commands of every `console` block of one markdown file.
+fn parse(file: &str, text: &str) -> Parsed {
+    let mut p = Parsed::default();
+    let mut lines = text.lines().enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
+        let Some(info) = line.trim_start().strip_prefix("```") else {
+            continue;
+        };
+        let fence_indent = line.len() - line.trim_start().len();
+        let tags: Vec<&str> = info.split(',').map(str::trim).collect();
+        let console = tags.first() == Some(&"console");
+        let no_run = console && tags.contains(&"no-run");
+        let shell_like = matches!(tags.first(), Some(&("sh" | "bash" | "shell" | "text")));
+        let mut current: Option<Command> = None;
+        let mut pending_continuation = false;
+        loop {
+            let Some((j, l)) = lines.next() else {
+                p.errors
+                    .push(format!("{file}:{}: unterminated code block", i + 1));
+                break;
+            };
+            if l.trim_start().starts_with("```") && l.len() - l.trim_start().len() <= fence_indent + 3
+            {
+                break;
+            }
+            let shell_cmd = matches!(tags.first(), Some(&("sh" | "bash" | "shell")))
+                && (l.starts_with("tpsim") || l.starts_with("cargo run"));
+            if shell_like && (l.starts_with("$ ") || shell_cmd) {
+                p.errors.push(format!(
+                    "{file}:{}: a command in a ```{} block is never run: use a ```console block",
+                    j + 1,
+                    tags[0]
+                ));
+            }
+            if !console {
+                continue;
+            }
+            if pending_continuation {
+                let c = current.as_mut().expect("continuation follows a command");
+                let part = l.trim();
+                pending_continuation = part.ends_with('\\');
+                c.text.push(' ');
+                c.text.push_str(part.trim_end_matches('\\').trim_end());
+                continue;
+            }
+            if let Some(cmd) = l.strip_prefix("$ ") {
+                p.commands.extend(current.take());
+                pending_continuation = cmd.trim_end().ends_with('\\');
+                current = Some(Command {
+                    file: file.to_string(),
+                    line: j + 1,
+                    text: cmd.trim_end().trim_end_matches('\\').trim_end().to_string(),
+                    no_run,
+                    expected_code: 0,
+                    expected: Vec::new(),
+                });
+            } else if let Some(c) = current.as_mut() {
+                c.expected.push(l.trim_end().to_string());
+            } else if !l.trim().is_empty() {
+                p.errors.push(format!(
+                    "{file}:{}: output line before any `$ ` command in a console block",
+                    j + 1
+                ));
+            }
+        }
+        p.commands.extend(current.take());
+    }
+    for c in &mut p.commands {
+        while c.expected.last().is_some_and(|l| l.is_empty()) {
+            c.expected.pop();
+        }
+        match expected_exit(&c.text) {
+            Ok(code) => c.expected_code = code,
+            Err(e) => p.errors.push(format!("{}:{}: {e}", c.file, c.line)),
+        }
+    }
+    p
+}
+
+/// Does `real` match the `pattern` lines, where a `...` line matches any number of real lines?
+/// On failure, says which expected line was not found where it should be.
+fn matches(pattern: &[String], real: &[String]) -> Result<(), String> {
+    // dp[i][j]: pattern[i..] matches real[j..].
+    let (n, m) = (pattern.len(), real.len());
+    let mut dp = vec![vec![false; m + 1]; n + 1];
+    dp[n][m] = true;
+    for i in (0..n).rev() {
+        for j in (0..=m).rev() {
+            dp[i][j] = if pattern[i] == "..." {
+                dp[i + 1][j] || (j < m && dp[i][j + 1])
+            } else {
+                j < m && pattern[i] == real[j] && dp[i + 1][j + 1]
+            };
+        }
+    }
+    if dp[0][0] {
+        return Ok(());
+    }
+    // Diagnose: walk the pattern greedily and name the first line that cannot be placed.
+    let mut j = 0;
+    let mut elided = false;
+    for p in pattern {
+        if p == "..." {
+            elided = true;
+            continue;
+        }
+        let found = if elided {
+            real[j..].iter().position(|r| r == p).map(|k| j + k)
+        } else {
+            (j < m && real[j] == *p).then_some(j)
+        };
+        match found {
+            Some(k) => j = k + 1,
+            None => {
+                let actual = real.get(j).map_or("<end of output>", String::as_str);
+                return Err(if elided {
+                    format!("expected line\n      {p}\n    is not in the real output after line {j}")
+                } else {
+                    format!("expected line\n      {p}\n    but real line {} is\n      {actual}", j + 1)
+                });
+            }
+        }
+        elided = false;
+    }
+    Err(format!(
+        "the real output goes on after the last shown line (add `...` to elide): {}",
+        real.get(j).map_or("", String::as_str)
+    ))
+}
+
+/// Flags whose value is a file the command writes: the book must point them under /tmp/.
+const WRITE_FLAGS: &[&str] = &["--trace", "--out", "--output", "--plot", "--csv", "-o"];
+
+fn check_write_targets(args: &[String]) -> Result<(), String> {
+    for (i, a) in args.iter().enumerate() {
+        let (flag, value) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v.to_string())),
+            _ => (a.as_str(), args.get(i + 1).cloned()),
+        };
+        if WRITE_FLAGS.contains(&flag) {
+            let v = value.unwrap_or_default();
+            if !v.starts_with("/tmp/") {
+                return Err(format!("`{flag} {v}` writes outside /tmp/: the book writes only to /tmp/…"));
+            }
+            if let Some(dir) = Path::new(&v).parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs one command; `Ok(true)` when it ran and matched, `Ok(false)` when skipped (no-run).
+fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool, String> {
+    let words = shlex::split(&c.text).ok_or("unbalanced quotes")?;
+    let (program, args) = words.split_first().ok_or("empty command")?;
+    if ["|", ">", ">>", "<", "&&", ";", "2>&1"].iter().any(|op| args.iter().any(|a| a == op)) {
+        return Err("pipes, redirections and command lists are not supported".into());
+    }
+    let runner = runners.get(program.as_str());
+    let runs_tpsim =
+        program == "tpsim" || (program == "cargo" && run_cargo_is_tpsim(args));
+    if c.no_run {
+        if runs_tpsim {
+            return Err("a tpsim command in a `console,no-run` block: it must run, move it to a `console` block".into());
+        }
+        return Ok(false);
+    }
+    let Some(runner) = runner else {
+        return Err(format!(
+            "no runner for program `{program}`: tag the block `console,no-run` or add a runner"
+        ));
+    };
+    check_write_targets(args)?;
+    let outcome = runner(args)?;
+    let real: Vec<String> = {
+        let mut v: Vec<String> = outcome.output.lines().map(|l| l.trim_end().to_string()).collect();
+        while v.last().is_some_and(|l| l.is_empty()) {
+            v.pop();
+        }
+        v
+    };
+    if outcome.code != c.expected_code {
+        let head: Vec<&str> = real.iter().take(20).map(String::as_str).collect();
+        return Err(format!(
+            "exit code {} (expected {}); output:\n{}",
+            outcome.code,
+            c.expected_code,
+            head.join("\n")
+        ));
+    }
+    if !c.expected.is_empty() {
+        matches(&c.expected, &real).map_err(|e| {
+            let shown: Vec<&str> = real.iter().take(80).map(String::as_str).collect();
+            format!("{e}\n  real output:\n{}", shown.join("\n"))
+        })?;
+    }
+    Ok(true)
+}
+
+fn run_cargo_is_tpsim(args: &[String]) -> bool {
+    args.first().is_some_and(|a| a == "run") && args.windows(2).any(|w| w[0] == "-p" && w[1] == "tpsim")
+}
+
+/// The book's chapters, sorted by file name.
+fn chapters() -> Vec<(String, String)> {
+    let dir = repo_root().join("book/src");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("book/src")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = format!("book/src/{}", p.file_name().expect("name").to_string_lossy());
+            (name, std::fs::read_to_string(&p).expect("read chapter"))
+        })
+        .collect()
+}
+
+#[test]
+fn every_command_in_the_book_runs_and_prints_what_the_book_shows() {
+    let runners = runners();
+    let mut failures = Vec::new();
+    let mut summary = Vec::new();
+    let mut total_ran = 0;
+    let start = std::time::Instant::now();
+    for (file, text) in chapters() {
+        let parsed = parse(&file, &text);
+        failures.extend(parsed.errors);
+        let (mut ran, mut skipped) = (0, Vec::new());
+        for c in &parsed.commands {
+            match execute(c, &runners) {
+                Ok(true) => ran += 1,
+                Ok(false) => skipped.push(format!("{}:{} `{}`", c.file, c.line, c.text)),
+                Err(e) => failures.push(format!("{}:{}: `$ {}`: {e}", c.file, c.line, c.text)),
+            }
+        }
+        total_ran += ran;
+        summary.push(format!("{file}: {ran} commands ran, {} skipped (no-run)", skipped.len()));
+        summary.extend(skipped.into_iter().map(|s| format!("    skipped {s}")));
+    }
+    println!("{}", summary.join("\n"));
+    println!("{total_ran} commands in {:.1} s", start.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "{} book command(s) failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(total_ran >= 10, "the book test ran only {total_ran} commands");
+}
+
+fn lines(s: &str) -> Vec<String> {
+    s.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn output_patterns_match_exactly_or_with_elision() {
+    let real = lines("a\nb\nc\nd");
+    assert!(matches(&lines("a\nb\nc\nd"), &real).is_ok());
+    assert!(matches(&lines("a\n...\nd"), &real).is_ok());
+    assert!(matches(&lines("...\nc\n..."), &real).is_ok());
+    assert!(matches(&lines("...\nb\nd"), &real).is_err(), "b and d are not contiguous");
+    assert!(matches(&lines("a\nb"), &real).is_err(), "output goes on without `...`");
+    assert!(matches(&lines("b\n..."), &real).is_err(), "must start at the first line");
+    assert!(matches(&lines("a\n...\nx"), &real).is_err(), "x is not in the output");
+    assert!(matches(&lines("...\n...\nd"), &real).is_ok());
+}
+
+#[test]
+fn console_blocks_are_parsed_into_commands_codes_and_outputs() {
+    let md = "text\n```console\n$ tpsim validate a.toml # exit 2\nerror: a\n\n$ tpsim topo \\\n  --gpus 2\n```\n\
+              ```console,no-run\n$ cargo test --workspace\n```\n```sh\n$ tpsim run x\n```\n";
+    let p = parse("x.md", md);
+    assert_eq!(p.commands.len(), 3);
+    assert_eq!(p.commands[0].expected_code, 2);
+    assert_eq!(p.commands[0].expected, ["error: a"]);
+    assert_eq!(p.commands[1].text, "tpsim topo --gpus 2");
+    assert_eq!(p.commands[1].line, 6);
+    assert!(p.commands[2].no_run);
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    assert!(p.errors[0].starts_with("x.md:13:"), "{:?}", p.errors);
+}
