@@ -137,8 +137,7 @@ fn parse(file: &str, text: &str) -> Parsed {
                     .push(format!("{file}:{}: unterminated code block", i + 1));
                 break;
             };
-            if l.trim_start().starts_with("```") && l.len() - l.trim_start().len() <= fence_indent + 3
-            {
+            if l.trim_start().starts_with("```") && l.len() - l.trim_start().len() <= fence_indent + 3 {
                 break;
             }
             let shell_cmd = matches!(tags.first(), Some(&("sh" | "bash" | "shell")))
@@ -234,7 +233,10 @@ fn matches(pattern: &[String], real: &[String]) -> Result<(), String> {
                 return Err(if elided {
                     format!("expected line\n      {p}\n    is not in the real output after line {j}")
                 } else {
-                    format!("expected line\n      {p}\n    but real line {} is\n      {actual}", j + 1)
+                    format!(
+                        "expected line\n      {p}\n    but real line {} is\n      {actual}",
+                        j + 1
+                    )
                 });
             }
         }
@@ -258,7 +260,9 @@ fn check_write_targets(args: &[String]) -> Result<(), String> {
         if WRITE_FLAGS.contains(&flag) {
             let v = value.unwrap_or_default();
             if !v.starts_with("/tmp/") {
-                return Err(format!("`{flag} {v}` writes outside /tmp/: the book writes only to /tmp/…"));
+                return Err(format!(
+                    "`{flag} {v}` writes outside /tmp/: the book writes only to /tmp/…"
+                ));
             }
             if let Some(dir) = Path::new(&v).parent() {
                 std::fs::create_dir_all(dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
@@ -272,15 +276,20 @@ fn check_write_targets(args: &[String]) -> Result<(), String> {
 fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool, String> {
     let words = shlex::split(&c.text).ok_or("unbalanced quotes")?;
     let (program, args) = words.split_first().ok_or("empty command")?;
-    if ["|", ">", ">>", "<", "&&", ";", "2>&1"].iter().any(|op| args.iter().any(|a| a == op)) {
+    if ["|", ">", ">>", "<", "&&", ";", "2>&1"]
+        .iter()
+        .any(|op| args.iter().any(|a| a == op))
+    {
         return Err("pipes, redirections and command lists are not supported".into());
     }
     let runner = runners.get(program.as_str());
-    let runs_tpsim =
-        program == "tpsim" || (program == "cargo" && run_cargo_is_tpsim(args));
+    let runs_tpsim = program == "tpsim" || (program == "cargo" && run_cargo_is_tpsim(args));
     if c.no_run {
         if runs_tpsim {
-            return Err("a tpsim command in a `console,no-run` block: it must run, move it to a `console` block".into());
+            return Err(
+                "a tpsim command in a `console,no-run` block: it must run, move it to a `console` block"
+                    .into(),
+            );
         }
         return Ok(false);
     }
@@ -339,6 +348,9 @@ fn chapters() -> Vec<(String, String)> {
 }
 
 #[test]
+// The wall clock only measures this test's own duration, printed for whoever keeps the book test fast;
+// it never reaches a simulation.
+#[allow(clippy::disallowed_methods)]
 fn every_command_in_the_book_runs_and_prints_what_the_book_shows() {
     let runners = runners();
     let mut failures = Vec::new();
@@ -349,6 +361,7 @@ fn every_command_in_the_book_runs_and_prints_what_the_book_shows() {
         let parsed = parse(&file, &text);
         failures.extend(parsed.errors);
         let (mut ran, mut skipped) = (0, Vec::new());
+        let file_start = std::time::Instant::now();
         for c in &parsed.commands {
             match execute(c, &runners) {
                 Ok(true) => ran += 1,
@@ -357,7 +370,11 @@ fn every_command_in_the_book_runs_and_prints_what_the_book_shows() {
             }
         }
         total_ran += ran;
-        summary.push(format!("{file}: {ran} commands ran, {} skipped (no-run)", skipped.len()));
+        summary.push(format!(
+            "{file}: {ran} commands ran, {} skipped (no-run), {:.1} s",
+            skipped.len(),
+            file_start.elapsed().as_secs_f64()
+        ));
         summary.extend(skipped.into_iter().map(|s| format!("    skipped {s}")));
     }
     println!("{}", summary.join("\n"));
@@ -381,10 +398,22 @@ fn output_patterns_match_exactly_or_with_elision() {
     assert!(matches(&lines("a\nb\nc\nd"), &real).is_ok());
     assert!(matches(&lines("a\n...\nd"), &real).is_ok());
     assert!(matches(&lines("...\nc\n..."), &real).is_ok());
-    assert!(matches(&lines("...\nb\nd"), &real).is_err(), "b and d are not contiguous");
-    assert!(matches(&lines("a\nb"), &real).is_err(), "output goes on without `...`");
-    assert!(matches(&lines("b\n..."), &real).is_err(), "must start at the first line");
-    assert!(matches(&lines("a\n...\nx"), &real).is_err(), "x is not in the output");
+    assert!(
+        matches(&lines("...\nb\nd"), &real).is_err(),
+        "b and d are not contiguous"
+    );
+    assert!(
+        matches(&lines("a\nb"), &real).is_err(),
+        "output goes on without `...`"
+    );
+    assert!(
+        matches(&lines("b\n..."), &real).is_err(),
+        "must start at the first line"
+    );
+    assert!(
+        matches(&lines("a\n...\nx"), &real).is_err(),
+        "x is not in the output"
+    );
     assert!(matches(&lines("...\n...\nd"), &real).is_ok());
 }
 
@@ -401,4 +430,154 @@ fn console_blocks_are_parsed_into_commands_codes_and_outputs() {
     assert!(p.commands[2].no_run);
     assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
     assert!(p.errors[0].starts_with("x.md:13:"), "{:?}", p.errors);
+}
+
+/// Every word of every backtick span and every `[section]` header of a chapter.
+fn documented_words(md: &str) -> std::collections::BTreeSet<String> {
+    let mut spans: Vec<&str> = md.split('`').skip(1).step_by(2).collect();
+    spans.extend(md.lines().filter(|l| l.trim_start().starts_with('[')));
+    spans
+        .iter()
+        .flat_map(|s| s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every object key of a JSON value, at any depth (inside arrays too).
+fn json_keys(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                out.insert(k.clone());
+                json_keys(x, out);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| json_keys(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn json_reference_names_every_key_that_run_and_memory_emit() {
+    let root = repo_root();
+    let md = std::fs::read_to_string(root.join("book/src/json.md")).expect("json.md");
+    let documented = documented_words(&md);
+    let mut keys = std::collections::BTreeSet::new();
+    // The baseline (speculative, starts) and low-fraction (OOM: the `oom` object) cover every
+    // optional part of the run object; memory --json of both and of the vLLM example cover the memory
+    // object, and --against its delta.
+    let against = [
+        "memory",
+        "scenarios/seed/baseline.toml",
+        "--against",
+        "scenarios/seed/custom-ar.toml",
+        "--json",
+    ];
+    for args in [
+        &["run", "scenarios/seed/baseline.toml", "--json"][..],
+        &["run", "scenarios/seed/low-fraction.toml", "--json"],
+        &["memory", "scenarios/seed/baseline.toml", "--json"],
+        &["memory", "scenarios/seed/low-fraction.toml", "--json"],
+        &["memory", "book/examples/llama-3.1-8b-h100-vllm.toml", "--json"],
+        &against,
+    ] {
+        let o = common::tpsim(args);
+        assert_eq!(o.code, 0, "tpsim {}: {}", args.join(" "), o.stderr);
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("valid JSON");
+        json_keys(&v, &mut keys);
+    }
+    assert!(keys.len() > 50, "only {} keys: the walk is broken", keys.len());
+    let missing: Vec<&String> = keys.iter().filter(|k| !documented.contains(*k)).collect();
+    assert!(
+        missing.is_empty(),
+        "book/src/json.md does not document these keys of `tpsim run --json` / `tpsim memory --json`: {missing:?}"
+    );
+}
+
+/// Field names of the scenario schema: `name: Type,` lines inside the structs (and the
+/// `mergeable!` macro bodies) of `sim/src/scenario/schema.rs`, under their `#[serde(rename)]` names.
+fn schema_fields(src: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut rename: Option<String> = None;
+    for l in src.lines() {
+        let t = l.trim_start();
+        if l.len() == t.len() || t.starts_with("//") {
+            continue; // top-level items and comments
+        }
+        if let Some(r) = t.strip_prefix("#[serde(rename = \"") {
+            rename = r.split('"').next().map(str::to_string);
+            continue;
+        }
+        let t = t.strip_prefix("pub ").unwrap_or(t);
+        let Some((name, ty)) = t.split_once(':') else {
+            continue;
+        };
+        let is_ident = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        let ty = ty.trim();
+        if is_ident && ty.starts_with(|c: char| c.is_ascii_alphabetic()) && ty.ends_with(',') {
+            fields.push(rename.take().unwrap_or_else(|| name.to_string()));
+        }
+    }
+    fields
+}
+
+#[test]
+fn scenario_reference_names_every_schema_field() {
+    let root = repo_root();
+    let src = std::fs::read_to_string(root.join("sim/src/scenario/schema.rs")).expect("schema.rs");
+    let mut fields = schema_fields(&src);
+    let topo = std::fs::read_to_string(root.join("model/src/topo.rs")).expect("topo.rs");
+    let attrs = topo
+        .split("pub struct NodeAttrs")
+        .nth(1)
+        .and_then(|s| s.split_once('}'))
+        .map(|(body, _)| schema_fields(body))
+        .expect("NodeAttrs in model/src/topo.rs");
+    fields.extend(attrs);
+    for known in [
+        "seed",
+        "memory_total_mib",
+        "nvlink_latency",
+        "free_after_init_gib",
+        "output_len",
+        "gen",
+    ] {
+        assert!(
+            fields.iter().any(|f| f == known),
+            "the scan missed `{known}`: {fields:?}"
+        );
+    }
+    let md = std::fs::read_to_string(root.join("book/src/scenarios.md")).expect("scenarios.md");
+    let documented = documented_words(&md);
+    let mut missing: Vec<&String> = fields.iter().filter(|f| !documented.contains(*f)).collect();
+    // Every bundled hardware, engine and model preset is listed too.
+    let mut presets = Vec::new();
+    for dir in ["scenarios/hardware", "scenarios/engines", "scenarios/models"] {
+        for e in std::fs::read_dir(root.join(dir)).expect("preset dir") {
+            let p = e.expect("dir entry").path();
+            if p.is_dir() {
+                presets.push(p.file_name().expect("name").to_string_lossy().into_owned());
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                presets.push(p.file_stem().expect("name").to_string_lossy().into_owned());
+            }
+        }
+    }
+    presets.sort();
+    let missing_presets: Vec<&String> = presets
+        .iter()
+        .filter(|p| !md.contains(&format!("`{p}`")))
+        .collect();
+    assert!(
+        missing_presets.is_empty(),
+        "book/src/scenarios.md does not list these bundled presets: {missing_presets:?}"
+    );
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "book/src/scenarios.md does not document these scenario keys: {missing:?}"
+    );
 }
