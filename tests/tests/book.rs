@@ -581,3 +581,42 @@ fn scenario_reference_names_every_schema_field() {
         "book/src/scenarios.md does not document these scenario keys: {missing:?}"
     );
 }
+
+#[test]
+fn commands_that_escape_the_rules_are_refused() {
+    repo_root();
+    let cmd = |text: &str, no_run: bool| Command {
+        file: "x.md".into(),
+        line: 1,
+        text: text.into(),
+        no_run,
+        expected_code: 0,
+        expected: Vec::new(),
+    };
+    let r = runners();
+    let e = execute(
+        &cmd("tpsim run scenarios/seed/baseline.toml --trace out.json", false),
+        &r,
+    );
+    assert!(e.unwrap_err().contains("outside /tmp/"));
+    let e = execute(&cmd("mdbook build book", false), &r);
+    assert!(e.unwrap_err().contains("no runner for program `mdbook`"));
+    assert_eq!(execute(&cmd("mdbook build book", true), &r), Ok(false));
+    let e = execute(&cmd("tpsim validate scenarios/seed/baseline.toml", true), &r);
+    assert!(e.unwrap_err().contains("must run"));
+    let e = execute(&cmd("cargo test --workspace", false), &r);
+    assert!(e.unwrap_err().contains("no runner for `cargo test --workspace`"));
+    let e = execute(
+        &cmd("tpsim validate scenarios/seed/baseline.toml | head", false),
+        &r,
+    );
+    assert!(e.unwrap_err().contains("pipes"));
+    // A wrong exit code and a wrong line both fail.
+    let mut c = cmd("tpsim validate book/examples/bad/typo.toml", false);
+    assert!(execute(&c, &r).unwrap_err().contains("exit code 2 (expected 0)"));
+    c.expected_code = 2;
+    c.expected = vec!["error: something else".into()];
+    assert!(execute(&c, &r).is_err());
+    c.expected = vec!["...".into()];
+    assert_eq!(execute(&c, &r), Ok(true));
+}
