@@ -4,8 +4,8 @@
 //! Rules (also stated in the book's architecture chapter):
 //! - In a fenced block tagged `console`, a line starting with `$ ` is a command (a trailing ` \`
 //!   continues it on the next line). Words are split as a POSIX shell would (quotes, `#` comments).
-//! - The command runs in-process through the runner of its program (`tpsim`, and
-//!   `cargo run [--release] [-q] -p tpsim -- ARGS`, which is `tpsim ARGS` without cargo's build
+//! - The command runs in-process through the runner of its program (`tpsim`;
+//!   `cargo run [--release] [-q] -p PROGRAM -- ARGS` is `PROGRAM ARGS` without cargo's build
 //!   messages), from the repository root: paths in the book are relative to it.
 //! - The exit code must be 0, or N when the line ends with the comment `# exit N`.
 //! - The lines after a command, up to the next command or the block's end, are its expected
@@ -52,7 +52,6 @@ type Runner = fn(&[String]) -> Result<Outcome, String>;
 fn runners() -> BTreeMap<&'static str, Runner> {
     let mut m: BTreeMap<&'static str, Runner> = BTreeMap::new();
     m.insert("tpsim", run_tpsim);
-    m.insert("cargo", run_cargo);
     m
 }
 
@@ -66,24 +65,15 @@ fn run_tpsim(args: &[String]) -> Result<Outcome, String> {
     Ok(Outcome { code, output })
 }
 
-/// `cargo run [--release] [-q] [--locked] -p tpsim -- ARGS` is `tpsim ARGS`; any other cargo
-/// command has no runner.
-fn run_cargo(args: &[String]) -> Result<Outcome, String> {
-    let sep = args.iter().position(|a| a == "--");
-    let (head, tail) = match sep {
-        Some(i) => (&args[..i], &args[i + 1..]),
-        None => (args, &args[args.len()..]),
-    };
-    let mut flags: Vec<&str> = head.iter().map(String::as_str).collect();
+/// `cargo run [--release] [-q] [--locked] -p PROGRAM -- ARGS` is `PROGRAM ARGS` (cargo's build
+/// messages aside); `None` for any other cargo command.
+fn cargo_run_target(args: &[String]) -> Option<(String, Vec<String>)> {
+    let sep = args.iter().position(|a| a == "--")?;
+    let mut flags: Vec<&str> = args[..sep].iter().map(String::as_str).collect();
     flags.retain(|a| !matches!(*a, "--release" | "-q" | "--quiet" | "--locked"));
-    if flags == ["run", "-p", "tpsim"] && sep.is_some() {
-        run_tpsim(tail)
-    } else {
-        Err(format!(
-            "no runner for `cargo {}`: only `cargo run [--release] -p tpsim -- …` runs; show other \
-             cargo commands in a `console,no-run` block",
-            args.join(" ")
-        ))
+    match flags.as_slice() {
+        ["run", "-p", program] => Some((program.to_string(), args[sep + 1..].to_vec())),
+        _ => None,
     }
 }
 
@@ -282,10 +272,14 @@ fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool
     {
         return Err("pipes, redirections and command lists are not supported".into());
     }
-    let runner = runners.get(program.as_str());
-    let runs_tpsim = program == "tpsim" || (program == "cargo" && run_cargo_is_tpsim(args));
+    // `cargo run -p PROGRAM -- ARGS` runs as `PROGRAM ARGS`.
+    let (program, args) = match (program.as_str(), cargo_run_target(args)) {
+        ("cargo", Some((p, a))) => (p, a),
+        _ => (program.clone(), args.to_vec()),
+    };
+    let args = args.as_slice();
     if c.no_run {
-        if runs_tpsim {
+        if program == "tpsim" {
             return Err(
                 "a tpsim command in a `console,no-run` block: it must run, move it to a `console` block"
                     .into(),
@@ -293,9 +287,14 @@ fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool
         }
         return Ok(false);
     }
-    let Some(runner) = runner else {
+    let Some(runner) = runners.get(program.as_str()) else {
         return Err(format!(
-            "no runner for program `{program}`: tag the block `console,no-run` or add a runner"
+            "no runner for program `{program}`{}: tag the block `console,no-run` or add a runner",
+            if program == "cargo" {
+                format!(" (`cargo {}`)", args.join(" "))
+            } else {
+                String::new()
+            }
         ));
     };
     check_write_targets(args)?;
@@ -323,10 +322,6 @@ fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool
         })?;
     }
     Ok(true)
-}
-
-fn run_cargo_is_tpsim(args: &[String]) -> bool {
-    args.first().is_some_and(|a| a == "run") && args.windows(2).any(|w| w[0] == "-p" && w[1] == "tpsim")
 }
 
 /// The book's chapters, sorted by file name.
@@ -605,7 +600,18 @@ fn commands_that_escape_the_rules_are_refused() {
     let e = execute(&cmd("tpsim validate scenarios/seed/baseline.toml", true), &r);
     assert!(e.unwrap_err().contains("must run"));
     let e = execute(&cmd("cargo test --workspace", false), &r);
-    assert!(e.unwrap_err().contains("no runner for `cargo test --workspace`"));
+    assert!(
+        e.unwrap_err()
+            .contains("no runner for program `cargo` (`cargo test --workspace`)")
+    );
+    let e = execute(
+        &cmd(
+            "cargo run -p tpsim -- validate scenarios/seed/baseline.toml",
+            true,
+        ),
+        &r,
+    );
+    assert!(e.unwrap_err().contains("must run"));
     let e = execute(
         &cmd("tpsim validate scenarios/seed/baseline.toml | head", false),
         &r,
