@@ -15,6 +15,9 @@
 //! - Files the book writes (`--trace`, `--out`, `--plot`, …) must go under `/tmp/`.
 //! - A program without a runner (`cargo test`, `mdbook`, …) is allowed only in a block tagged
 //!   `console,no-run`; it is listed as skipped. A `tpsim` command is never allowed there: it must run.
+//! - `TPSIM_BLESS_BOOK=1 cargo test -p tpsim-tests --test book` rewrites the shown output of the
+//!   commands that fail (whole outputs whole; elided ones line by line, numbers aside): review the
+//!   diff, then run the test again.
 //! - `$ ` lines in `sh`, `bash`, `shell` or `text` blocks, and `tpsim …`/`cargo run …` lines in
 //!   `sh`, `bash` or `shell` blocks, are errors: they would escape the test.
 
@@ -86,6 +89,8 @@ struct Command {
     no_run: bool,
     expected_code: i32,
     expected: Vec<String>,
+    /// 0-based index in the file of the first expected-output line (for `TPSIM_BLESS_BOOK`).
+    output_start: usize,
 }
 
 /// What one file holds: its commands, and errors found while reading it.
@@ -148,6 +153,7 @@ fn parse(file: &str, text: &str) -> Parsed {
                 pending_continuation = part.ends_with('\\');
                 c.text.push(' ');
                 c.text.push_str(part.trim_end_matches('\\').trim_end());
+                c.output_start = j + 1;
                 continue;
             }
             if let Some(cmd) = l.strip_prefix("$ ") {
@@ -160,6 +166,7 @@ fn parse(file: &str, text: &str) -> Parsed {
                     no_run,
                     expected_code: 0,
                     expected: Vec::new(),
+                    output_start: j + 1,
                 });
             } else if let Some(c) = current.as_mut() {
                 c.expected.push(l.trim_end().to_string());
@@ -262,6 +269,59 @@ fn check_write_targets(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Output as the book compares it: lines with trailing spaces trimmed, trailing empty lines dropped.
+fn output_lines(output: &str) -> Vec<String> {
+    let mut v: Vec<String> = output.lines().map(|l| l.trim_end().to_string()).collect();
+    while v.last().is_some_and(|l| l.is_empty()) {
+        v.pop();
+    }
+    v
+}
+
+/// A line with every number replaced by `#`: how a shown line is found again once its figures moved.
+fn shape(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_number = false;
+    for ch in line.chars() {
+        let numeric = ch.is_ascii_digit() || (in_number && ch == '.');
+        if numeric && !in_number {
+            out.push('#');
+        } else if !numeric {
+            out.push(ch);
+        }
+        in_number = numeric;
+    }
+    out
+}
+
+/// New shown output for `TPSIM_BLESS_BOOK=1`: the whole real output when the book showed it whole;
+/// otherwise each shown line replaced by the next real line of the same shape (numbers aside), the
+/// `...` kept. A line whose shape is gone stays as it was, for a person to fix.
+fn bless(shown: &[String], real: &[String]) -> Vec<String> {
+    if !shown.iter().any(|l| l == "...") {
+        return real.to_vec();
+    }
+    let mut next = 0;
+    shown
+        .iter()
+        .map(|l| {
+            if l == "..." {
+                return l.clone();
+            }
+            match real[next.min(real.len())..]
+                .iter()
+                .position(|r| shape(r) == shape(l))
+            {
+                Some(k) => {
+                    next += k + 1;
+                    real[next - 1].clone()
+                }
+                None => l.clone(),
+            }
+        })
+        .collect()
+}
+
 /// Runs one command; `Ok(true)` when it ran and matched, `Ok(false)` when skipped (no-run).
 fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool, String> {
     let words = shlex::split(&c.text).ok_or("unbalanced quotes")?;
@@ -299,13 +359,7 @@ fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool
     };
     check_write_targets(args)?;
     let outcome = runner(args)?;
-    let real: Vec<String> = {
-        let mut v: Vec<String> = outcome.output.lines().map(|l| l.trim_end().to_string()).collect();
-        while v.last().is_some_and(|l| l.is_empty()) {
-            v.pop();
-        }
-        v
-    };
+    let real = output_lines(&outcome.output);
     if outcome.code != c.expected_code {
         let head: Vec<&str> = real.iter().take(20).map(String::as_str).collect();
         return Err(format!(
@@ -322,6 +376,18 @@ fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool
         })?;
     }
     Ok(true)
+}
+
+/// For `TPSIM_BLESS_BOOK`: the command's new shown output, when it exits as the book says.
+fn rerun_for_bless(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Option<Vec<String>> {
+    let words = shlex::split(&c.text)?;
+    let (program, args) = words.split_first()?;
+    let (program, args) = match (program.as_str(), cargo_run_target(args)) {
+        ("cargo", Some((p, a))) => (p, a),
+        _ => (program.clone(), args.to_vec()),
+    };
+    let outcome = runners.get(program.as_str())?(&args).ok()?;
+    (outcome.code == c.expected_code).then(|| bless(&c.expected, &output_lines(&outcome.output)))
 }
 
 /// The book's chapters, sorted by file name.
@@ -351,18 +417,34 @@ fn every_command_in_the_book_runs_and_prints_what_the_book_shows() {
     let mut failures = Vec::new();
     let mut summary = Vec::new();
     let mut total_ran = 0;
+    // TPSIM_BLESS_BOOK=1 rewrites the shown output of failing commands (review the diff, then rerun).
+    let bless_mode = std::env::var_os("TPSIM_BLESS_BOOK").is_some_and(|v| v == "1");
     let start = std::time::Instant::now();
     for (file, text) in chapters() {
         let parsed = parse(&file, &text);
         failures.extend(parsed.errors);
         let (mut ran, mut skipped) = (0, Vec::new());
         let file_start = std::time::Instant::now();
+        let mut blessed: Vec<(usize, usize, Vec<String>)> = Vec::new();
         for c in &parsed.commands {
             match execute(c, &runners) {
                 Ok(true) => ran += 1,
                 Ok(false) => skipped.push(format!("{}:{} `{}`", c.file, c.line, c.text)),
-                Err(e) => failures.push(format!("{}:{}: `$ {}`: {e}", c.file, c.line, c.text)),
+                Err(e) => {
+                    if let Some(new) = bless_mode.then(|| rerun_for_bless(c, &runners)).flatten() {
+                        blessed.push((c.output_start, c.expected.len(), new));
+                    }
+                    failures.push(format!("{}:{}: `$ {}`: {e}", c.file, c.line, c.text));
+                }
             }
+        }
+        if !blessed.is_empty() {
+            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+            for (start, len, new) in blessed.into_iter().rev() {
+                lines.splice(start..start + len, new);
+            }
+            std::fs::write(repo_root().join(&file), lines.join("\n") + "\n").expect("write chapter");
+            println!("{file}: rewrote the shown output of failing commands (TPSIM_BLESS_BOOK)");
         }
         total_ran += ran;
         summary.push(format!(
@@ -385,6 +467,26 @@ fn every_command_in_the_book_runs_and_prints_what_the_book_shows() {
 
 fn lines(s: &str) -> Vec<String> {
     s.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn blessing_keeps_the_elisions_and_follows_the_numbers() {
+    let real = lines("head 1\nspeed 12.5 tok/s\nother\ntail 3");
+    assert_eq!(
+        bless(&lines("head 0"), &real),
+        real,
+        "a whole output is replaced whole"
+    );
+    let shown = lines("...\nspeed 9.0 tok/s\n...\ngone 1");
+    assert_eq!(bless(&shown, &real), lines("...\nspeed 12.5 tok/s\n...\ngone 1"));
+    assert_eq!(shape("x 1.25 ms, 3"), "x # ms, #");
+}
+
+#[test]
+fn only_prose_counts_as_documentation() {
+    let w = documented_words("`a_b` and `c`\n```toml\n`d`\ne = 1\n```\n[x.y]\nplain");
+    let w: Vec<&str> = w.iter().map(String::as_str).collect();
+    assert_eq!(w, ["a_b", "c", "x", "y"]);
 }
 
 #[test]
@@ -427,10 +529,23 @@ fn console_blocks_are_parsed_into_commands_codes_and_outputs() {
     assert!(p.errors[0].starts_with("x.md:13:"), "{:?}", p.errors);
 }
 
-/// Every word of every backtick span and every `[section]` header of a chapter.
+/// Every word of every backtick span and every `[section]` header of a chapter's prose: fenced code
+/// blocks do not count (a key that only appears in an example is not documented).
 fn documented_words(md: &str) -> std::collections::BTreeSet<String> {
-    let mut spans: Vec<&str> = md.split('`').skip(1).step_by(2).collect();
-    spans.extend(md.lines().filter(|l| l.trim_start().starts_with('[')));
+    let mut in_fence = false;
+    let prose: String = md
+        .lines()
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                in_fence = !in_fence;
+                return false;
+            }
+            !in_fence
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut spans: Vec<&str> = prose.split('`').skip(1).step_by(2).collect();
+    spans.extend(prose.lines().filter(|l| l.trim_start().starts_with('[')));
     spans
         .iter()
         .flat_map(|s| s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
@@ -587,6 +702,7 @@ fn commands_that_escape_the_rules_are_refused() {
         no_run,
         expected_code: 0,
         expected: Vec::new(),
+        output_start: 2,
     };
     let r = runners();
     let e = execute(
