@@ -126,6 +126,20 @@ pub enum Record {
         cuda_graph_mem_gib: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         avail_after_graph_gib: Option<f64>,
+        /// Free memory after the KV pool was allocated (SGLang `Memory pool end. avail mem=`), GiB.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        avail_after_pool_gib: Option<f64>,
+        /// Memory the engine budgeted for the KV cache before rounding to whole tokens or blocks
+        /// (vLLM `Available KV cache memory:`), GiB.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kv_budget_gib: Option<f64>,
+        /// vLLM `Maximum concurrency for L tokens per request: Cx`: C (requests of L tokens each
+        /// that fit in the KV cache) …
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_concurrency: Option<f64>,
+        /// … and L, tokens per request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_concurrency_request_tokens: Option<u64>,
     },
     /// Decode throughput as a server log or benchmark reports it.
     DecodeThroughput {
@@ -143,6 +157,19 @@ pub enum Record {
         tpot_ms: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ttft_ms: Option<f64>,
+        /// Prompt tokens per request, when the benchmark fixed them (bench_one_batch `input_len`,
+        /// bench_serving `random_input_len`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_len: Option<u64>,
+        /// Output tokens per request, when the benchmark fixed them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output_len: Option<u64>,
+        /// What `tok_s` counts: `decode` (decode steps only: SGLang's `gen throughput`, vLLM's
+        /// `Avg generation throughput`, bench_one_batch's median decode throughput) or
+        /// `end_to_end` (all output tokens over the whole run, prefill included: bench_serving's
+        /// `output_throughput`). Absent means `decode`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        measure: Option<String>,
     },
 }
 

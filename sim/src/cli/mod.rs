@@ -2,7 +2,7 @@
 //! file, the key and what was expected; `--help` on every subcommand explains the options.
 
 mod best_spec;
-mod collective;
+pub mod collective;
 mod diff;
 mod memory;
 mod regress;

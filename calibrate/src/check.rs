@@ -1,0 +1,547 @@
+//! `tpsim-calibrate check`: tpsim's prediction against every measured record it can predict.
+//!
+//! - `Collective` records: the same library call `tpsim collective` makes (`tpsim::cli::collective::run`
+//!   on the scenario's or preset's box, the record's GPU count and NCCL environment plus `--env`),
+//!   so a row's error equals `tpsim collective --compare` on the same size.
+//! - `EngineMemory` records: the KV tokens of the scenario's memory plan (`tpsim memory`), as the
+//!   scenario states it (its `[engine.observed]` values included, the record's are not injected).
+//! - `DecodeThroughput` records: `tpsim run` of the scenario with the workload's concurrency (and,
+//!   when the record fixed them, prompt and output lengths) set to the record's; decode tok/s
+//!   (SGLang's "gen throughput") or end-to-end output tok/s, as the record's `measure` says.
+//!
+//! The error is signed, (predicted − measured) / measured. The gate is the median |error| over
+//! predicted rows; the worst ratio is max(predicted/measured, measured/predicted).
+
+use crate::measurement::{MeasurementFile, Record, SCHEMA};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use tpsim::cli::collective::{self, CmdError};
+use tpsim::comm::Request;
+use tpsim::scenario::{self, AllreduceBackend, EngineKind, LengthSpec, Scenario};
+
+/// What the predictions run on.
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    pub scenario: Option<PathBuf>,
+    pub hardware: Option<String>,
+    /// A hardware profile over the preset (with `hardware` only; a scenario names its own in
+    /// `[hardware] profile`), as `tpsim collective --profile` applies it.
+    pub profile: Option<PathBuf>,
+    /// Extra NCCL environment (`KEY=VALUE`) for collective rows.
+    pub env: Vec<String>,
+}
+
+/// Errors of `check` (all bad input: exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("{file}: {message}")]
+    Read { file: String, message: String },
+    #[error("{file}: schema `{found}`: expected `{SCHEMA}`")]
+    Schema { file: String, found: String },
+    #[error("{0}")]
+    Target(#[from] CmdError),
+    #[error("{0}")]
+    Scenario(#[from] scenario::ScenarioError),
+    #[error("none of the {0} records can be predicted (see the skipped list); nothing to check")]
+    Nothing(usize),
+}
+
+/// One record's row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// 1-based position over all records of all files, in the order given.
+    pub index: usize,
+    pub file: String,
+    pub kind: &'static str,
+    /// What was measured, in words (`allreduce 8192 B on 4 GPUs, out-of-place`).
+    pub what: String,
+    /// Unit of `measured` and `predicted`: `us`, `tokens` or `tok/s`.
+    pub unit: &'static str,
+    pub measured: f64,
+    pub predicted: Option<f64>,
+    /// (predicted − measured) / measured.
+    pub error: Option<f64>,
+    /// Why tpsim cannot predict this record.
+    pub skipped: Option<String>,
+}
+
+/// The whole `--json` answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub target: String,
+    pub rows: Vec<Row>,
+    pub checked: usize,
+    pub skipped: usize,
+    /// Median of |error| over predicted rows (a fraction).
+    pub median_abs_error: f64,
+    /// Largest max(predicted/measured, measured/predicted) over predicted rows, and its row.
+    pub worst_ratio: Option<f64>,
+    pub worst_row: Option<usize>,
+    /// The gate (a fraction): `pass` is median_abs_error ≤ threshold.
+    pub threshold: f64,
+    pub pass: bool,
+}
+
+/// Reads a measurement file (schema checked).
+pub fn load(path: &Path) -> Result<MeasurementFile, CheckError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| CheckError::Read {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    let m: MeasurementFile = serde_json::from_str(&text).map_err(|e| CheckError::Read {
+        file: file.clone(),
+        message: format!(
+            "line {}, column {}: {e} (expected a {SCHEMA} measurement file, as `ingest` writes)",
+            e.line(),
+            e.column()
+        ),
+    })?;
+    if m.schema != SCHEMA {
+        return Err(CheckError::Schema {
+            file,
+            found: m.schema,
+        });
+    }
+    Ok(m)
+}
+
+fn skip(
+    index: usize,
+    file: &str,
+    kind: &'static str,
+    what: String,
+    unit: &'static str,
+    measured: f64,
+    why: impl Into<String>,
+) -> Row {
+    Row {
+        index,
+        file: file.to_string(),
+        kind,
+        what,
+        unit,
+        measured,
+        predicted: None,
+        error: None,
+        skipped: Some(why.into()),
+    }
+}
+
+/// Compares every record of `files` (path, contents) with tpsim's prediction.
+pub fn check(
+    target: &Target,
+    files: &[(String, MeasurementFile)],
+    threshold: f64,
+) -> Result<Report, CheckError> {
+    let base = collective::Source {
+        scenario: target.scenario.clone(),
+        hardware: target.hardware.clone(),
+        profile: target.profile.clone(),
+        gpus: None,
+        env: target.env.clone(),
+    }
+    .setup()?;
+    let have = base.hardware.topology.gpu_count();
+    let scen: Option<Scenario> = match &target.scenario {
+        Some(p) => Some(scenario::load(p)?),
+        None => None,
+    };
+    let mut rows = Vec::new();
+    // Collective rows are predicted per (GPUs, env, op, request) group, sizes in one call.
+    let mut groups: BTreeMap<(usize, Vec<String>, String, String), Vec<(usize, u64)>> = BTreeMap::new();
+    let mut requests: BTreeMap<String, Request> = BTreeMap::new();
+    let mut memory_plan = None;
+    let mut runs: BTreeMap<(u32, Option<u64>, Option<u64>, bool), Result<f64, String>> = BTreeMap::new();
+    let mut index = 0;
+    for (file, m) in files {
+        for r in &m.records {
+            index += 1;
+            let row_at = rows.len();
+            match r {
+                Record::Collective {
+                    op,
+                    n_gpus,
+                    size_bytes,
+                    time_us,
+                    backend,
+                    env,
+                    placement,
+                    ..
+                } => {
+                    let what = format!(
+                        "{op} {size_bytes} B on {n_gpus} GPUs{}",
+                        placement.as_deref().map(|p| format!(", {p}")).unwrap_or_default()
+                    );
+                    let sk = |why: String| skip(index, file, "collective", what.clone(), "us", *time_us, why);
+                    let n = *n_gpus as usize;
+                    if op != "allreduce" && op != "allgather" {
+                        rows.push(sk(format!("tpsim models allreduce and allgather, not {op}")));
+                        continue;
+                    }
+                    if n < 1 || n > have {
+                        rows.push(sk(format!("{n} GPUs: the hardware has {have}")));
+                        continue;
+                    }
+                    if *time_us <= 0.0 {
+                        rows.push(sk("measured time is not positive".into()));
+                        continue;
+                    }
+                    let req = match (backend.as_deref(), base.backend) {
+                        (Some("nccl"), AllreduceBackend::Custom) => Request::Nccl,
+                        (Some("custom"), _) => Request::Backend(AllreduceBackend::Custom),
+                        _ => Request::Backend(base.backend),
+                    };
+                    let key = format!("{req:?}");
+                    requests.insert(key.clone(), req);
+                    let mut e = target.env.clone();
+                    e.extend(env.iter().cloned());
+                    rows.push(Row {
+                        index,
+                        file: file.clone(),
+                        kind: "collective",
+                        what,
+                        unit: "us",
+                        measured: *time_us,
+                        predicted: None,
+                        error: None,
+                        skipped: None,
+                    });
+                    groups
+                        .entry((n, e, op.clone(), key))
+                        .or_default()
+                        .push((row_at, *size_bytes));
+                }
+                Record::EngineMemory {
+                    engine,
+                    rank,
+                    kv_tokens,
+                    ..
+                } => {
+                    let what = format!(
+                        "{engine} KV tokens{}",
+                        rank.map(|r| format!(", rank {r}")).unwrap_or_default()
+                    );
+                    let measured = kv_tokens.unwrap_or(0) as f64;
+                    let sk = |why: &str| {
+                        skip(
+                            index,
+                            file,
+                            "engine_memory",
+                            what.clone(),
+                            "tokens",
+                            measured,
+                            why,
+                        )
+                    };
+                    let Some(s) = &scen else {
+                        rows.push(sk(
+                            "needs --scenario (the memory plan needs a model and an engine)",
+                        ));
+                        continue;
+                    };
+                    if kv_tokens.is_none() {
+                        rows.push(sk("the record has no KV token count"));
+                        continue;
+                    }
+                    if engine_name(s) != engine {
+                        rows.push(sk(&format!(
+                            "measured on {engine}; the scenario runs {}",
+                            engine_name(s)
+                        )));
+                        continue;
+                    }
+                    let plan = memory_plan.get_or_insert_with(|| tpsim::decode::plan_memory(s));
+                    rows.push(predicted(
+                        index,
+                        file,
+                        "engine_memory",
+                        what,
+                        "tokens",
+                        measured,
+                        plan.kv_tokens as f64,
+                    ));
+                }
+                Record::DecodeThroughput {
+                    engine,
+                    batch,
+                    tok_s,
+                    input_len,
+                    output_len,
+                    measure,
+                    ..
+                } => {
+                    let e2e = measure.as_deref() == Some("end_to_end");
+                    let what = format!(
+                        "{engine} {} tok/s at batch {batch}",
+                        if e2e { "end-to-end" } else { "decode" }
+                    );
+                    let sk = |why: &str| {
+                        skip(
+                            index,
+                            file,
+                            "decode_throughput",
+                            what.clone(),
+                            "tok/s",
+                            *tok_s,
+                            why,
+                        )
+                    };
+                    let Some(s) = &scen else {
+                        rows.push(sk("needs --scenario (tpsim run needs a model and an engine)"));
+                        continue;
+                    };
+                    if engine_name(s) != engine {
+                        rows.push(sk(&format!(
+                            "measured on {engine}; the scenario runs {}",
+                            engine_name(s)
+                        )));
+                        continue;
+                    }
+                    if *tok_s <= 0.0 {
+                        rows.push(sk("measured throughput is 0 (an idle log interval)"));
+                        continue;
+                    }
+                    if *batch == 0 || *batch > 4096 {
+                        rows.push(sk("batch outside 1..4096 (the scenario limit)"));
+                        continue;
+                    }
+                    let key = (*batch, *input_len, *output_len, e2e);
+                    let p = runs
+                        .entry(key)
+                        .or_insert_with(|| run_at(s, *batch, *input_len, *output_len, e2e))
+                        .clone();
+                    match p {
+                        Ok(p) => rows.push(predicted(
+                            index,
+                            file,
+                            "decode_throughput",
+                            what,
+                            "tok/s",
+                            *tok_s,
+                            p,
+                        )),
+                        Err(why) => rows.push(sk(&why)),
+                    }
+                }
+                other => {
+                    let (kind, what) = match other {
+                        Record::CopyBandwidth { path, .. } => ("copy_bandwidth", format!("{path} copy")),
+                        Record::P2pLatency { src, dst, .. } => {
+                            ("p2p_latency", format!("GPU{src}→GPU{dst} latency"))
+                        }
+                        Record::Gemm { m, n, k, dtype, .. } => ("gemm", format!("{dtype} GEMM {m}×{n}×{k}")),
+                        _ => ("other", String::new()),
+                    };
+                    rows.push(skip(
+                        index,
+                        file,
+                        kind,
+                        what,
+                        "",
+                        0.0,
+                        "check does not predict this kind yet (fit uses it)",
+                    ));
+                }
+            }
+        }
+    }
+    for ((n, env, op, key), members) in &groups {
+        let setup = collective::Source {
+            scenario: target.scenario.clone(),
+            hardware: target.hardware.clone(),
+            profile: target.profile.clone(),
+            gpus: Some(*n),
+            env: env.clone(),
+        }
+        .setup();
+        let sizes: Vec<u64> = members.iter().map(|m| m.1).collect();
+        let result = setup.and_then(|s| collective::run(&s, op, &sizes, requests[key], None));
+        match result {
+            Ok(report) => {
+                for ((at, _), r) in members.iter().zip(&report.rows) {
+                    let row = &mut rows[*at];
+                    row.predicted = Some(r.time_us);
+                    row.error = Some((r.time_us - row.measured) / row.measured);
+                }
+            }
+            Err(e) => {
+                for (at, _) in members {
+                    rows[*at].skipped = Some(e.to_string());
+                }
+            }
+        }
+    }
+    summarize(target_name(target, &base.hardware.name), rows, threshold)
+}
+
+fn engine_name(s: &Scenario) -> &'static str {
+    match s.engine.kind {
+        EngineKind::Vllm => "vllm",
+        _ => "sglang",
+    }
+}
+
+fn predicted(
+    index: usize,
+    file: &str,
+    kind: &'static str,
+    what: String,
+    unit: &'static str,
+    measured: f64,
+    p: f64,
+) -> Row {
+    Row {
+        index,
+        file: file.to_string(),
+        kind,
+        what,
+        unit,
+        measured,
+        predicted: Some(p),
+        error: (measured > 0.0).then(|| (p - measured) / measured),
+        skipped: None,
+    }
+}
+
+/// `tpsim run` of the scenario at a batch (and lengths), tok/s.
+fn run_at(
+    s: &Scenario,
+    batch: u32,
+    input: Option<u64>,
+    output: Option<u64>,
+    e2e: bool,
+) -> Result<f64, String> {
+    let mut s = s.clone();
+    s.workload.concurrency = batch;
+    s.workload.num_requests = batch;
+    let len = |v: u64| {
+        u32::try_from(v)
+            .map(LengthSpec::Fixed)
+            .map_err(|_| format!("length {v} too large"))
+    };
+    if let Some(i) = input {
+        s.workload.prompt_len = len(i.max(1))?;
+    }
+    if let Some(o) = output {
+        s.workload.output_len = len(o.max(1))?;
+    }
+    let p = tpsim::decode::predict(&s).map_err(|e| format!("tpsim run: {e}"))?;
+    Ok(if e2e {
+        p.main.e2e_output_tok_s()
+    } else {
+        p.main.output_tok_s()
+    })
+}
+
+fn target_name(t: &Target, hw: &str) -> String {
+    let mut s = match &t.scenario {
+        Some(p) => format!("scenario {}", p.display()),
+        None => format!("hardware {hw}"),
+    };
+    if let Some(p) = &t.profile {
+        let _ = write!(s, " with profile {}", p.display());
+    }
+    if !t.env.is_empty() {
+        let _ = write!(s, " ({})", t.env.join(" "));
+    }
+    s
+}
+
+fn summarize(target: String, rows: Vec<Row>, threshold: f64) -> Result<Report, CheckError> {
+    let mut errs: Vec<f64> = rows.iter().filter_map(|r| r.error.map(f64::abs)).collect();
+    if errs.is_empty() {
+        return Err(CheckError::Nothing(rows.len()));
+    }
+    errs.sort_by(f64::total_cmp);
+    let k = errs.len();
+    let median = if k % 2 == 1 {
+        errs[k / 2]
+    } else {
+        (errs[k / 2 - 1] + errs[k / 2]) / 2.0
+    };
+    let mut worst: Option<(f64, usize)> = None;
+    for r in &rows {
+        if let (Some(p), true) = (r.predicted, r.measured > 0.0) {
+            if p > 0.0 {
+                let ratio = (p / r.measured).max(r.measured / p);
+                if worst.is_none_or(|(w, _)| ratio > w) {
+                    worst = Some((ratio, r.index));
+                }
+            }
+        }
+    }
+    let checked = rows.iter().filter(|r| r.error.is_some()).count();
+    Ok(Report {
+        target,
+        skipped: rows.len() - checked,
+        checked,
+        rows,
+        median_abs_error: median,
+        worst_ratio: worst.map(|w| w.0),
+        worst_row: worst.map(|w| w.1),
+        threshold,
+        pass: median <= threshold,
+    })
+}
+
+/// The text table.
+pub fn text(r: &Report) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "# check against {}: {} rows predicted, {} skipped",
+        r.target, r.checked, r.skipped
+    );
+    let _ = writeln!(
+        o,
+        "#{:>4}  {:<18} {:<46} {:>14} {:>14} {:>8}",
+        "row", "kind", "record", "measured", "predicted", "error"
+    );
+    let unit = |v: f64, u: &str| match u {
+        "tokens" => format!("{v:.0}"),
+        "" => "-".to_string(),
+        _ => format!("{v:.2} {u}"),
+    };
+    for x in r.rows.iter().filter(|x| x.error.is_some()) {
+        let _ = writeln!(
+            o,
+            " {:>4}  {:<18} {:<46} {:>14} {:>14} {:>+7.1}%",
+            x.index,
+            x.kind,
+            x.what,
+            unit(x.measured, x.unit),
+            unit(x.predicted.unwrap_or(0.0), x.unit),
+            x.error.unwrap_or(0.0) * 100.0
+        );
+    }
+    let skipped: Vec<&Row> = r.rows.iter().filter(|x| x.error.is_none()).collect();
+    if !skipped.is_empty() {
+        let _ = writeln!(o, "# skipped:");
+        for x in skipped {
+            let _ = writeln!(
+                o,
+                " {:>4}  {:<18} {:<46} {}",
+                x.index,
+                x.kind,
+                x.what,
+                x.skipped.as_deref().unwrap_or("no prediction")
+            );
+        }
+    }
+    let _ = write!(
+        o,
+        "# median |error| {:.1} % over {} rows (threshold {:.1} %): {}",
+        r.median_abs_error * 100.0,
+        r.checked,
+        r.threshold * 100.0,
+        if r.pass { "pass" } else { "FAIL" }
+    );
+    if let (Some(w), Some(i)) = (r.worst_ratio, r.worst_row) {
+        let _ = write!(o, "; worst ratio {w:.2}× (row {i})");
+    }
+    let _ = writeln!(o);
+    o
+}

@@ -1,0 +1,226 @@
+//! The `tpsim-calibrate` command line (clap), callable in-process for tests. Bad input (unreadable
+//! or malformed files, unknown formats, bad arguments) exits with code 2 and a message naming the
+//! file, the line and what was expected; `check` exits 1 when the median error is above the
+//! threshold.
+
+use crate::{check, ingest};
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Exit code for bad input, as clap uses for usage errors.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code for a failed gate (`check` above its threshold) or an output that cannot be written.
+pub const EXIT_FAILURE: i32 = 1;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tpsim-calibrate",
+    version,
+    about = "Calibrate tpsim to your own GPU box: measure, ingest logs, fit a profile, check it",
+    long_about = "Workflow: `bench` measures this machine's GPUs (needs the `cuda` feature and a driver), \
+`ingest` turns nccl-tests output and SGLang/vLLM logs into measurements, `fit` writes a hardware profile \
+that scenarios will consume (issue #7), and `check` compares predictions with measurements."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run GPU microbenchmarks (memory, P2P, GEMM, NCCL allreduce) and write a measurement file.
+    Bench(crate::bench::cli::BenchArgs),
+    /// Parse nccl-tests tables, SGLang/vLLM server logs or SGLang bench JSON into one measurement
+    /// file (JSON, schema tpsim-measurements/1), records in file order.
+    #[command(
+        after_help = "Examples:\n  tpsim-calibrate ingest all_reduce_perf.txt --out box.json --label my-box\n  tpsim-calibrate ingest server.log bench.jsonl --out serve.json\n  tpsim memory scenarios/seed/baseline.toml --log > plan.log && tpsim-calibrate ingest plan.log"
+    )]
+    Ingest {
+        /// Input files, read in order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the measurement file here instead of standard output.
+        #[arg(long, value_name = "FILE.json")]
+        out: Option<PathBuf>,
+        /// auto (detect from the content), nccl-tests, sglang-log, vllm-log or sglang-bench-json.
+        #[arg(long, default_value = "auto")]
+        format: String,
+        /// A name for the machine (provenance.machine), overriding a host name found in the input.
+        #[arg(long, value_name = "TEXT")]
+        label: Option<String>,
+    },
+    /// Fit hardware parameters to measured collectives, with 95 % intervals; write a profile.
+    Fit(crate::fit::cli::FitArgs),
+    /// Compare tpsim's predictions with measurements row by row: signed error per row, median
+    /// |error| and worst ratio; exit 1 when the median exceeds the threshold.
+    #[command(
+        after_help = "Examples:\n  tpsim-calibrate check --hardware rtx-pro-6000-4x-turin-same-numa --env NCCL_P2P_LEVEL=SYS box.json\n  tpsim-calibrate check --scenario scenarios/seed/baseline.toml serve.json --threshold 15 --json"
+    )]
+    Check {
+        /// A scenario: hardware, model, engine and workload come from it (all record kinds).
+        #[arg(long, value_name = "SCENARIO")]
+        scenario: Option<PathBuf>,
+        /// A hardware preset instead of a scenario (collective records only).
+        #[arg(long, value_name = "PRESET")]
+        hardware: Option<String>,
+        /// A hardware profile (TOML, as `fit` writes) over the preset's parameters; with
+        /// --hardware only (a scenario names its profile in `[hardware] profile`).
+        #[arg(long, value_name = "FILE.toml")]
+        profile: Option<PathBuf>,
+        /// NCCL environment for collective rows, KEY=VALUE (repeatable), e.g. NCCL_P2P_LEVEL=SYS.
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// Gate on the median |error|, in percent.
+        #[arg(long, default_value_t = 25.0, value_name = "PCT")]
+        threshold: f64,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Measurement files (tpsim-measurements/1).
+        #[arg(required = true)]
+        measurements: Vec<PathBuf>,
+    },
+}
+
+/// Runs the CLI on `args` (including the program name), writing to `out`/`err`; returns the exit code.
+pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = e.exit_code();
+            let text = e.render().to_string();
+            let _ = if code == 0 {
+                write!(out, "{text}")
+            } else {
+                write!(err, "{text}")
+            };
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Bench(args) => crate::bench::cli::run(args, out, err),
+        Command::Fit(args) => crate::fit::cli::run(args, out, err),
+        Command::Ingest {
+            files,
+            out: out_file,
+            format,
+            label,
+        } => ingest_cmd(&files, out_file, &format, label.as_deref(), out, err),
+        Command::Check {
+            scenario,
+            hardware,
+            profile,
+            env,
+            threshold,
+            json,
+            measurements,
+        } => {
+            let target = check::Target {
+                scenario,
+                hardware,
+                profile,
+                env,
+            };
+            check_cmd(&target, &measurements, threshold, json, out, err)
+        }
+    }
+}
+
+fn bad_input(err: &mut dyn Write, e: &dyn std::fmt::Display) -> i32 {
+    let _ = writeln!(err, "error: {e}");
+    EXIT_BAD_INPUT
+}
+
+fn ingest_cmd(
+    files: &[PathBuf],
+    out_file: Option<PathBuf>,
+    format: &str,
+    label: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let Some(format) = ingest::Format::from_name(format) else {
+        return bad_input(
+            err,
+            &format!(
+                "--format `{format}`: expected auto, nccl-tests, sglang-log, vllm-log or sglang-bench-json"
+            ),
+        );
+    };
+    let paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    let (file, warnings) = match ingest::ingest_files(&paths, format, label) {
+        Ok(x) => x,
+        Err(e) => return bad_input(err, &e),
+    };
+    for w in &warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+    let text = match serde_json::to_string_pretty(&file) {
+        Ok(t) => t + "\n",
+        Err(e) => {
+            let _ = writeln!(err, "internal error: {e}");
+            return EXIT_FAILURE;
+        }
+    };
+    let written = match &out_file {
+        Some(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
+        None => write!(out, "{text}").map_err(|e| e.to_string()),
+    };
+    match written {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "error: cannot write the measurement file: {e}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+fn check_cmd(
+    target: &check::Target,
+    measurements: &[PathBuf],
+    threshold: f64,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    if !threshold.is_finite() || threshold < 0.0 {
+        return bad_input(
+            err,
+            &format!("--threshold {threshold}: expected a percentage ≥ 0"),
+        );
+    }
+    let mut files = Vec::new();
+    for p in measurements {
+        match check::load(p) {
+            Ok(m) => files.push((p.display().to_string(), m)),
+            Err(e) => return bad_input(err, &e),
+        }
+    }
+    let report = match check::check(target, &files, threshold / 100.0) {
+        Ok(r) => r,
+        Err(e) => return bad_input(err, &e),
+    };
+    let written = if json {
+        serde_json::to_string_pretty(&report)
+            .map_err(std::io::Error::other)
+            .and_then(|t| writeln!(out, "{t}"))
+    } else {
+        write!(out, "{}", check::text(&report))
+    };
+    if written.is_err() {
+        return EXIT_FAILURE;
+    }
+    if report.pass {
+        0
+    } else {
+        let _ = writeln!(
+            err,
+            "check failed: median |error| {:.1} % exceeds the threshold {:.1} %",
+            report.median_abs_error * 100.0,
+            report.threshold * 100.0
+        );
+        EXIT_FAILURE
+    }
+}

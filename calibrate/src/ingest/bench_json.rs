@@ -1,0 +1,149 @@
+//! SGLang benchmark result files: JSON objects, one per line (both scripts append
+//! `json.dumps(result) + "\n"`) or concatenated. Two kinds, told apart by their keys:
+//!
+//! - `bench_serving` (`python/sglang/bench_serving.py`): `output_throughput` (output tokens/s over
+//!   the whole run), `mean_tpot_ms`, `mean_ttft_ms`, `max_concurrency` (null when unbounded),
+//!   `accept_length` (null without speculation), `random_input_len`/`random_output_len`.
+//! - `bench_one_batch` (`python/sglang/bench_one_batch.py`): `batch_size`, `input_len`,
+//!   `output_len`, `median_decode_latency` (s) and `median_decode_throughput` (tokens/s, the
+//!   batch over one decode step); rows with `output_len` 1 hold prefill only and are skipped.
+//!
+//! One `DecodeThroughput` record per object.
+
+use super::{LineError, Parsed};
+use crate::measurement::Record;
+use serde_json::{Map, Value};
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
+    let mut out = Parsed::default();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    loop {
+        let start = stream.byte_offset();
+        let item = match stream.next() {
+            None => break,
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                return Err(LineError::new(
+                    e.line(),
+                    format!("expected a JSON object (one result per line): {e}"),
+                ));
+            }
+        };
+        // Where the object starts: skip the whitespace before it.
+        let skipped = text[start..].len() - text[start..].trim_start().len();
+        let line = line_of(text, start + skipped);
+        let Value::Object(o) = item else {
+            return Err(LineError::new(
+                line,
+                "expected a JSON object with bench_serving or bench_one_batch keys",
+            ));
+        };
+        if o.contains_key("output_throughput") {
+            out.records.push(serving(line, &o)?);
+        } else if o.contains_key("batch_size") {
+            match one_batch(line, &o)? {
+                Some(r) => out.records.push(r),
+                None => out.warnings.push(format!(
+                    "line {line}: bench_one_batch row without decode steps (output_len 1) skipped"
+                )),
+            }
+        } else {
+            return Err(LineError::new(
+                line,
+                "JSON object with neither `output_throughput` (bench_serving) nor `batch_size` (bench_one_batch)",
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// A number under `key`: None when absent or null, an error when something else.
+fn opt_num(line: usize, o: &Map<String, Value>, key: &str) -> Result<Option<f64>, LineError> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| LineError::new(line, format!("`{key}`: expected a number, found {v}"))),
+    }
+}
+
+fn need_num(line: usize, o: &Map<String, Value>, key: &str) -> Result<f64, LineError> {
+    opt_num(line, o, key)?
+        .ok_or_else(|| LineError::new(line, format!("`{key}`: expected a number, found nothing")))
+}
+
+/// A non-negative whole number (JSON integers or floats with no fraction, as Python may write).
+fn opt_int(line: usize, o: &Map<String, Value>, key: &str) -> Result<Option<u64>, LineError> {
+    match opt_num(line, o, key)? {
+        None => Ok(None),
+        Some(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Ok(Some(x as u64)),
+        Some(x) => Err(LineError::new(
+            line,
+            format!("`{key}`: expected a whole number, found {x}"),
+        )),
+    }
+}
+
+fn batch_u32(line: usize, key: &str, v: u64) -> Result<u32, LineError> {
+    u32::try_from(v)
+        .ok()
+        .filter(|b| *b > 0)
+        .ok_or_else(|| LineError::new(line, format!("`{key}` {v}: expected 1 or more requests")))
+}
+
+fn serving(line: usize, o: &Map<String, Value>) -> Result<Record, LineError> {
+    let tok_s = need_num(line, o, "output_throughput")?;
+    let batch = match opt_int(line, o, "max_concurrency")? {
+        Some(b) => batch_u32(line, "max_concurrency", b)?,
+        None => {
+            // Unbounded concurrency: the mean number of requests in flight, as bench_serving
+            // measured it (`concurrency`), rounded.
+            let c = need_num(line, o, "concurrency").map_err(|_| {
+                LineError::new(
+                    line,
+                    "`max_concurrency` is null and `concurrency` is missing: expected one of them",
+                )
+            })?;
+            batch_u32(line, "concurrency", c.round().max(1.0) as u64)?
+        }
+    };
+    Ok(Record::DecodeThroughput {
+        engine: "sglang".into(),
+        batch,
+        tok_s,
+        accept_len: opt_num(line, o, "accept_length")?,
+        context_tokens: None,
+        tpot_ms: opt_num(line, o, "mean_tpot_ms")?,
+        ttft_ms: opt_num(line, o, "mean_ttft_ms")?,
+        input_len: opt_int(line, o, "random_input_len")?,
+        output_len: opt_int(line, o, "random_output_len")?,
+        measure: Some("end_to_end".into()),
+    })
+}
+
+fn one_batch(line: usize, o: &Map<String, Value>) -> Result<Option<Record>, LineError> {
+    let batch = opt_int(line, o, "batch_size")?.unwrap_or(0);
+    let batch = batch_u32(line, "batch_size", batch)?;
+    let Some(tok_s) = opt_num(line, o, "median_decode_throughput")? else {
+        return Ok(None);
+    };
+    Ok(Some(Record::DecodeThroughput {
+        engine: "sglang".into(),
+        batch,
+        tok_s,
+        accept_len: None,
+        context_tokens: None,
+        tpot_ms: opt_num(line, o, "median_decode_latency")?.map(|s| s * 1e3),
+        ttft_ms: opt_num(line, o, "prefill_latency")?.map(|s| s * 1e3),
+        input_len: opt_int(line, o, "input_len")?,
+        output_len: opt_int(line, o, "output_len")?,
+        measure: Some("decode".into()),
+    }))
+}

@@ -1,0 +1,288 @@
+//! `tpsim-calibrate ingest`: parsers that turn what users already have — nccl-tests tables, SGLang
+//! and vLLM server logs, SGLang benchmark JSON — into [`Record`]s of the measurement file.
+//!
+//! Every parser reads the whole text and returns the records in the order their lines appear, so
+//! the same input always gives the same file. A line that looks like one the parser knows but
+//! holds something else where a number belongs is an error naming the line and what was expected;
+//! a log that simply stops early (a start-up that never reached the KV line, a table without its
+//! footer) gives what could be read plus a warning.
+
+mod bench_json;
+mod nccl_tests;
+mod sglang_log;
+mod vllm_log;
+
+use crate::measurement::{MeasurementFile, Provenance, Record};
+use std::path::Path;
+
+/// Input formats `ingest` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// nccl-tests' `all_reduce_perf` / `all_gather_perf` (any `*_perf`) standard output.
+    NcclTests,
+    /// An SGLang server (or bench_one_batch) log.
+    SglangLog,
+    /// A vLLM server log.
+    VllmLog,
+    /// SGLang `bench_serving` / `bench_one_batch` result files (JSON objects, one per line or
+    /// concatenated).
+    SglangBenchJson,
+}
+
+impl Format {
+    /// The `--format` names.
+    pub fn from_name(name: &str) -> Option<Option<Format>> {
+        Some(match name {
+            "auto" => None,
+            "nccl-tests" => Some(Format::NcclTests),
+            "sglang-log" => Some(Format::SglangLog),
+            "vllm-log" => Some(Format::VllmLog),
+            "sglang-bench-json" => Some(Format::SglangBenchJson),
+            _ => return None,
+        })
+    }
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::NcclTests => "nccl-tests",
+            Format::SglangLog => "sglang-log",
+            Format::VllmLog => "vllm-log",
+            Format::SglangBenchJson => "sglang-bench-json",
+        }
+    }
+}
+
+/// A parse failure inside one file: the 1-based line and what was expected there.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct LineError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl LineError {
+    pub(crate) fn new(line: usize, message: impl Into<String>) -> Self {
+        Self {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Errors of `ingest` (all bad input: exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("{file}: {message}")]
+    Io { file: String, message: String },
+    #[error("{file}:{line}: {message}")]
+    Malformed {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    #[error(
+        "{file}: cannot tell the format (expected nccl-tests output, an SGLang or vLLM log, or SGLang bench JSON); give --format"
+    )]
+    Unknown { file: String },
+}
+
+/// What one parser read from one file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Parsed {
+    pub records: Vec<Record>,
+    /// Warnings about partial or ambiguous input (also written to provenance notes).
+    pub warnings: Vec<String>,
+    /// Machine facts the input states (GPU name, count, host, NCCL version).
+    pub meta: Meta,
+}
+
+/// Machine facts found in an input.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta {
+    pub machine: Option<String>,
+    pub gpu: Option<String>,
+    pub gpu_count: Option<u32>,
+    pub nccl_version: Option<String>,
+}
+
+/// Guesses the format from the content (the first marker found decides).
+pub fn detect(text: &str) -> Option<Format> {
+    let t = text.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        return Some(Format::SglangBenchJson);
+    }
+    const NCCL: &[&str] = &[
+        "# nThread ",
+        "# Collective test starting",
+        "# Avg bus bandwidth",
+        "out-of-place",
+    ];
+    const SGLANG: &[&str] = &[
+        "Load weight begin",
+        "Load weight end",
+        "KV Cache is allocated",
+        "Decode batch",
+        "max_total_num_tokens=",
+        "Capture cuda graph",
+        "Memory pool end",
+    ];
+    const VLLM: &[&str] = &[
+        "GPU KV cache size:",
+        "Available KV cache memory:",
+        "Model loading took",
+        "Avg generation throughput:",
+    ];
+    for (markers, f) in [
+        (NCCL, Format::NcclTests),
+        (VLLM, Format::VllmLog),
+        (SGLANG, Format::SglangLog),
+    ] {
+        if markers.iter().any(|m| text.contains(m)) {
+            return Some(f);
+        }
+    }
+    None
+}
+
+/// Parses text in a known format; `name` is the file name (nccl-tests' op can come from it).
+pub fn parse(text: &str, format: Format, name: &str) -> Result<Parsed, LineError> {
+    match format {
+        Format::NcclTests => nccl_tests::parse(text, name),
+        Format::SglangLog => sglang_log::parse(text),
+        Format::VllmLog => vllm_log::parse(text),
+        Format::SglangBenchJson => bench_json::parse(text),
+    }
+}
+
+/// Reads and parses one file; `format` None detects it.
+pub fn ingest_file(path: &Path, format: Option<Format>) -> Result<(Format, Parsed), IngestError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| IngestError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    let format = match format.or_else(|| detect(&text)) {
+        Some(f) => f,
+        None => return Err(IngestError::Unknown { file }),
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let parsed = parse(&text, format, name).map_err(|e| IngestError::Malformed {
+        file: file.clone(),
+        line: e.line,
+        message: e.message,
+    })?;
+    Ok((format, parsed))
+}
+
+/// Ingests files into one measurement file, in the order given; warnings go to provenance notes
+/// prefixed with their file, and are returned for the caller to print.
+pub fn ingest_files(
+    paths: &[&Path],
+    format: Option<Format>,
+    label: Option<&str>,
+) -> Result<(MeasurementFile, Vec<String>), IngestError> {
+    let mut out = MeasurementFile::new(Provenance {
+        tool: "ingest".into(),
+        machine: label.map(str::to_string),
+        ..Provenance::default()
+    });
+    let mut warnings = Vec::new();
+    for p in paths {
+        let (format, parsed) = ingest_file(p, format)?;
+        let file = p.display().to_string();
+        let pv = &mut out.provenance;
+        pv.sources.push(file.clone());
+        merge(
+            &mut pv.machine,
+            parsed.meta.machine,
+            "machine",
+            &file,
+            &mut warnings,
+        );
+        merge(&mut pv.gpu, parsed.meta.gpu, "GPU", &file, &mut warnings);
+        merge(
+            &mut pv.gpu_count,
+            parsed.meta.gpu_count,
+            "GPU count",
+            &file,
+            &mut warnings,
+        );
+        merge(
+            &mut pv.nccl_version,
+            parsed.meta.nccl_version,
+            "NCCL version",
+            &file,
+            &mut warnings,
+        );
+        if parsed.records.is_empty() {
+            warnings.push(format!(
+                "{file}: no measurements found in this {} input",
+                format.name()
+            ));
+        }
+        warnings.extend(parsed.warnings.into_iter().map(|w| format!("{file}: {w}")));
+        out.records.extend(parsed.records);
+    }
+    out.provenance.notes.extend(warnings.iter().cloned());
+    Ok((out, warnings))
+}
+
+/// Keeps the first value of a provenance fact; a different later value is a warning.
+fn merge<T: PartialEq + std::fmt::Debug>(
+    slot: &mut Option<T>,
+    new: Option<T>,
+    what: &str,
+    file: &str,
+    warnings: &mut Vec<String>,
+) {
+    match (slot.as_ref(), new) {
+        (None, n) => *slot = n,
+        (Some(old), Some(n)) if *old != n => warnings.push(format!(
+            "{file}: {what} {n:?} differs from {old:?} read earlier; keeping the first"
+        )),
+        _ => {}
+    }
+}
+
+/// Parses a float that must be finite (`what` names it in the error).
+pub(crate) fn num(line: usize, what: &str, text: &str) -> Result<f64, LineError> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| LineError::new(line, format!("{what} `{}`: expected a number", text.trim())))
+}
+
+/// Parses an unsigned integer, allowing `,` thousands separators as vLLM prints them.
+pub(crate) fn int(line: usize, what: &str, text: &str) -> Result<u64, LineError> {
+    text.trim()
+        .replace(',', "")
+        .parse::<u64>()
+        .map_err(|_| LineError::new(line, format!("{what} `{}`: expected a whole number", text.trim())))
+}
+
+/// The text after `key` up to the next `, ` or `. ` (or the end of the line), trimmed; None if
+/// `key` is absent. Log lines separate their fields that way (`avail mem=1.00 GB, mem usage=…`,
+/// `mem usage=0.50 GB. avail mem=…`); decimal points are never followed by a space.
+pub(crate) fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let at = text.find(key)? + key.len();
+    let rest = &text[at..];
+    let end = [rest.find(", "), rest.find(". ")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim())
+}
+
+/// A value followed by a unit (`12.34 GB`, `7.14x`): the number before the unit.
+pub(crate) fn strip_unit<'a>(v: &'a str, units: &[&str]) -> &'a str {
+    let v = v.trim().trim_end_matches('.');
+    for u in units {
+        if let Some(x) = v.strip_suffix(u) {
+            return x.trim();
+        }
+    }
+    v
+}

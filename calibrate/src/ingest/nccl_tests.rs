@@ -1,0 +1,225 @@
+//! nccl-tests output (`all_reduce_perf`, `all_gather_perf`, any `*_perf`), as its `src/util.cu`
+//! prints it: a `#` header (`# nccl-tests version … nccl-library=22803`, `# Collective test
+//! starting: all_reduce_perf`, `# nThread 1 nGpus 4 minBytes … `, one `#  Rank  0 Group  0 Pid …
+//! on HOST device  0 [BUS] GPU NAME` line per rank), a table whose rows are
+//! `size count type redop root` followed by `time algbw busbw #wrong` for out-of-place then
+//! in-place (times in µs, bandwidths in GB/s = 1e9 B/s; with `-I 1` four per-iteration columns
+//! follow each group; with timestamps a date and time close the row), and a footer
+//! `# Avg bus bandwidth    : X`. Older versions print the bus id as `[0x01]` and lack the
+//! version and "test starting" lines; NCCL itself may add `NCCL version 2.x.y+cudaA.B` and
+//! `NCCL INFO` lines, which are skipped.
+//!
+//! One `Collective` record per row and placement (out-of-place first), `time_us` the mean per call.
+
+use super::{LineError, Meta, Parsed, int, num};
+use crate::measurement::Record;
+
+/// Maps a `*_perf` program name (or a file name containing it) to tpsim's op name.
+fn op_from_program(name: &str) -> Option<&'static str> {
+    const OPS: &[(&str, &str)] = &[
+        ("all_reduce", "allreduce"),
+        ("all_gather", "allgather"),
+        ("reduce_scatter", "reducescatter"),
+        ("alltoall", "alltoall"),
+        ("sendrecv", "sendrecv"),
+        ("broadcast", "broadcast"),
+        ("reduce", "reduce"),
+        ("gather", "gather"),
+        ("scatter", "scatter"),
+    ];
+    let n = name.to_ascii_lowercase();
+    OPS.iter().find(|(k, _)| n.contains(k)).map(|(_, v)| *v)
+}
+
+/// NCCL's version code (major × 10000 + minor × 100 + patch since 2.9) as `2.28.3`.
+fn version_from_code(code: u32) -> String {
+    format!("{}.{}.{}", code / 10000, (code / 100) % 100, code % 100)
+}
+
+/// Whether a token looks like a timestamp part (`2026-11-29` or `10:31:02`).
+fn is_stamp(t: &str) -> bool {
+    t.len() >= 8
+        && t.chars().all(|c| c.is_ascii_digit() || c == '-' || c == ':')
+        && (t.contains('-') || t.contains(':'))
+}
+
+pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
+    let mut out = Parsed::default();
+    let mut meta = Meta::default();
+    let mut op: Option<&'static str> = None;
+    let mut threads_x_gpus: Option<u32> = None;
+    let mut ranks = 0u32;
+    let mut footer = false;
+    let mut assumed_op_warned = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(h) = line.strip_prefix('#') {
+            let h = h.trim();
+            if let Some(p) = h.strip_prefix("Collective test starting:") {
+                op = op.or(op_from_program(p.trim()));
+            } else if h.starts_with("nThread ") {
+                let t: Vec<&str> = h.split_whitespace().collect();
+                let get = |k: &str| t.iter().position(|x| *x == k).and_then(|p| t.get(p + 1)).copied();
+                let (Some(a), Some(b)) = (get("nThread"), get("nGpus")) else {
+                    return Err(LineError::new(
+                        line_no,
+                        "header: expected `# nThread N nGpus M …`",
+                    ));
+                };
+                let a = int(line_no, "nThread", a)?;
+                let b = int(line_no, "nGpus", b)?;
+                threads_x_gpus = u32::try_from(a * b).ok();
+            } else if h.starts_with("Rank ") {
+                ranks += 1;
+                // `Rank  0 Group  0 Pid  1234 on HOST device  0 [BUS] NAME`
+                let t: Vec<&str> = h.split_whitespace().collect();
+                if let Some(p) = t.iter().position(|x| *x == "on") {
+                    if meta.machine.is_none() {
+                        meta.machine = t.get(p + 1).map(|s| s.to_string());
+                    }
+                }
+                if let Some(close) = h.find(']') {
+                    let name = h[close + 1..].trim();
+                    if !name.is_empty() && meta.gpu.is_none() {
+                        meta.gpu = Some(name.to_string());
+                    }
+                }
+            } else if let Some(v) = h.split_whitespace().find_map(|t| t.strip_prefix("nccl-library=")) {
+                if let Ok(code) = v.parse::<u32>() {
+                    meta.nccl_version = Some(version_from_code(code));
+                }
+            } else if h.starts_with("Avg bus bandwidth") {
+                footer = true;
+            }
+            continue;
+        }
+        if let Some(at) = line.find("NCCL version ") {
+            let v = line[at + "NCCL version ".len()..].split_whitespace().next();
+            if let Some(v) = v {
+                let v = v.split('+').next().unwrap_or(v);
+                meta.nccl_version.get_or_insert_with(|| v.to_string());
+            }
+            continue;
+        }
+        let t: Vec<&str> = line.split_whitespace().collect();
+        // Table rows start with the size in bytes; anything else (NCCL INFO, warnings) is not ours.
+        if t[0].parse::<u64>().is_err() {
+            continue;
+        }
+        if t.len() < 5 {
+            return Err(LineError::new(
+                line_no,
+                format!(
+                    "table row with {} columns: expected size count type redop root, then time algbw busbw #wrong for out-of-place and in-place",
+                    t.len()
+                ),
+            ));
+        }
+        let size = int(line_no, "size (B)", t[0])?;
+        int(line_no, "count (elements)", t[1])?;
+        let (redop, root) = (t[3], t[4]);
+        let root: i64 = root
+            .parse()
+            .map_err(|_| LineError::new(line_no, format!("root `{root}`: expected an integer rank or -1")))?;
+        let mut rest: Vec<&str> = t[5..].to_vec();
+        if rest.len() >= 2 && is_stamp(rest[rest.len() - 1]) && is_stamp(rest[rest.len() - 2]) {
+            rest.truncate(rest.len() - 2);
+        }
+        let (group, placements): (usize, &[&str]) = match rest.len() {
+            8 => (4, &["out-of-place", "in-place"]),
+            16 => (8, &["out-of-place", "in-place"]),
+            4 => (4, &["in-place"]),
+            n => {
+                return Err(LineError::new(
+                    line_no,
+                    format!(
+                        "{n} columns after `root`: expected 8 (time algbw busbw #wrong, out-of-place then in-place) or 16 (with -I per-iteration columns)"
+                    ),
+                ));
+            }
+        };
+        let n_gpus = if ranks > 0 {
+            ranks
+        } else if let Some(n) = threads_x_gpus {
+            n
+        } else {
+            return Err(LineError::new(
+                line_no,
+                "table row before any `# nThread … nGpus …` or `#  Rank …` header line: cannot tell how many GPUs ran it",
+            ));
+        };
+        let op = match op.or_else(|| op_from_program(file_name)) {
+            Some(o) => o,
+            None => {
+                let guess = if redop == "none" { "allgather" } else { "allreduce" };
+                if !assumed_op_warned {
+                    out.warnings.push(format!(
+                        "no `# Collective test starting:` line and no *_perf in the file name: assumed {guess} from redop `{redop}`, root {root}"
+                    ));
+                    assumed_op_warned = true;
+                }
+                op = Some(guess);
+                guess
+            }
+        };
+        for (k, placement) in placements.iter().enumerate() {
+            let g = &rest[k * group..k * group + 4];
+            let what = |c: &str| format!("{placement} {c}");
+            let time = num(line_no, &what("time (us)"), g[0])?;
+            num(line_no, &what("algbw (GB/s)"), g[1])?;
+            let busbw = num(line_no, &what("busbw (GB/s)"), g[2])?;
+            if g[3] != "N/A" {
+                let wrong = num(line_no, &what("#wrong"), g[3])?;
+                if wrong > 0.0 {
+                    out.warnings.push(format!(
+                        "line {line_no}: {placement} row reports {wrong} wrong elements (kept)"
+                    ));
+                }
+            }
+            if time <= 0.0 {
+                return Err(LineError::new(
+                    line_no,
+                    format!("{placement} time `{}`: expected a positive time in µs", g[0]),
+                ));
+            }
+            out.records.push(Record::Collective {
+                op: op.to_string(),
+                n_gpus,
+                size_bytes: size,
+                time_us: time,
+                busbw_gbps: Some(busbw),
+                backend: Some("nccl".into()),
+                env: Vec::new(),
+                placement: Some((*placement).to_string()),
+            });
+        }
+    }
+    if !out.records.is_empty() && !footer {
+        out.warnings.push(
+            "the table stops before the `# Avg bus bandwidth` footer: the run may have been cut short".into(),
+        );
+    }
+    meta.gpu_count = if ranks > 0 { Some(ranks) } else { threads_x_gpus };
+    out.meta = meta;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_codes_and_stamps() {
+        assert_eq!(version_from_code(22803), "2.28.3");
+        assert_eq!(version_from_code(21903), "2.19.3");
+        assert!(is_stamp("2026-11-29") && is_stamp("10:31:02"));
+        assert!(!is_stamp("12.5") && !is_stamp("N/A"));
+        assert_eq!(op_from_program("all_reduce_perf"), Some("allreduce"));
+        assert_eq!(op_from_program("reduce_scatter_perf"), Some("reducescatter"));
+        assert_eq!(op_from_program("x.log"), None);
+    }
+}
