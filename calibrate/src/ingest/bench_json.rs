@@ -19,7 +19,17 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// Python's `json.dumps` writes the non-JSON constants `Infinity`, `-Infinity` and `NaN` (e.g.
+/// bench_serving's `"request_rate": Infinity` for an unbounded rate); they become `null` (same
+/// line numbers: only tokens after `: ` are replaced).
+fn python_constants_to_null(text: &str) -> String {
+    text.replace(": -Infinity", ": null")
+        .replace(": Infinity", ": null")
+        .replace(": NaN", ": null")
+}
+
 pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
+    let text = &python_constants_to_null(text);
     let mut out = Parsed::default();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
     loop {

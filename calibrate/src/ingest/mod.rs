@@ -109,7 +109,11 @@ pub struct Meta {
 /// Guesses the format from the content (the first marker found decides).
 pub fn detect(text: &str) -> Option<Format> {
     let t = text.trim_start();
-    if t.starts_with('{') || t.starts_with('[') {
+    // JSON objects, or an array of them; a log line may start with `[DATE …]`, never `[{`.
+    let array_of_objects = t
+        .strip_prefix('[')
+        .is_some_and(|r| r.trim_start().starts_with(['{', ']']));
+    if t.starts_with('{') || array_of_objects {
         return Some(Format::SglangBenchJson);
     }
     const NCCL: &[&str] = &[
