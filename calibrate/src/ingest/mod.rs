@@ -197,13 +197,15 @@ pub fn ingest_files(
         let file = p.display().to_string();
         let pv = &mut out.provenance;
         pv.sources.push(file.clone());
-        merge(
-            &mut pv.machine,
-            parsed.meta.machine,
-            "machine",
-            &file,
-            &mut warnings,
-        );
+        if label.is_none() {
+            merge(
+                &mut pv.machine,
+                parsed.meta.machine,
+                "machine",
+                &file,
+                &mut warnings,
+            );
+        }
         merge(&mut pv.gpu, parsed.meta.gpu, "GPU", &file, &mut warnings);
         merge(
             &mut pv.gpu_count,

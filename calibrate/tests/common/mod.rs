@@ -1,0 +1,95 @@
+//! Helpers for the calibrate tests: run `tpsim-calibrate` and `tpsim` in-process, locate fixtures,
+//! write scratch files.
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Exit code, stdout and stderr of one invocation.
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+fn run(
+    main: fn(&[OsString], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+    name: &str,
+    args: &[&str],
+) -> Out {
+    let mut argv: Vec<OsString> = vec![name.into()];
+    argv.extend(args.iter().map(OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = main(&argv, &mut out, &mut err);
+    Out {
+        code,
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+    }
+}
+
+/// `tpsim-calibrate ARGS…` through the binary's entry point.
+pub fn calibrate(args: &[&str]) -> Out {
+    run(tpsim_calibrate::cli::main_with_args, "tpsim-calibrate", args)
+}
+
+/// `tpsim ARGS…` through the binary's entry point.
+pub fn tpsim(args: &[&str]) -> Out {
+    run(tpsim::cli::main_with_args, "tpsim", args)
+}
+
+/// A fixture under `calibrate/tests/fixtures/`.
+pub fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A file under the repository's `scenarios/`.
+pub fn scenario(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+/// The shared measured data (`../shared/data/` beside the repository).
+pub fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tpsim-calibrate-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write scratch file");
+    p.display().to_string()
+}
+
+/// `ingest FILES… [extra]` that must succeed; the parsed JSON and stderr.
+pub fn ingest_ok(args: &[&str]) -> (serde_json::Value, String) {
+    let mut a = vec!["ingest"];
+    a.extend_from_slice(args);
+    let o = calibrate(&a);
+    assert_eq!(o.code, 0, "ingest {args:?}: {}", o.stderr);
+    (serde_json::from_str(&o.stdout).expect("valid JSON"), o.stderr)
+}
+
+/// A JSON number as f64 (panics otherwise).
+pub fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
