@@ -130,6 +130,11 @@ fn skip(
     }
 }
 
+/// Collective rows predicted together: (GPUs, NCCL env, op, request).
+type GroupKey = (usize, Vec<String>, String, String);
+/// Decode runs shared by equal records: (batch, prompt length, output length, end to end).
+type RunKey = (u32, Option<u64>, Option<u64>, bool);
+
 /// Compares every record of `files` (path, contents) with tpsim's prediction.
 pub fn check(
     target: &Target,
@@ -151,10 +156,10 @@ pub fn check(
     };
     let mut rows = Vec::new();
     // Collective rows are predicted per (GPUs, env, op, request) group, sizes in one call.
-    let mut groups: BTreeMap<(usize, Vec<String>, String, String), Vec<(usize, u64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<(usize, u64)>> = BTreeMap::new();
     let mut requests: BTreeMap<String, Request> = BTreeMap::new();
     let mut memory_plan = None;
-    let mut runs: BTreeMap<(u32, Option<u64>, Option<u64>, bool), Result<f64, String>> = BTreeMap::new();
+    let mut runs: BTreeMap<RunKey, Result<f64, String>> = BTreeMap::new();
     let mut index = 0;
     for (file, m) in files {
         for r in &m.records {
@@ -464,12 +469,13 @@ fn summarize(target: String, rows: Vec<Row>, threshold: f64) -> Result<Report, C
     };
     let mut worst: Option<(f64, usize)> = None;
     for r in &rows {
-        if let (Some(p), true) = (r.predicted, r.measured > 0.0) {
-            if p > 0.0 {
-                let ratio = (p / r.measured).max(r.measured / p);
-                if worst.is_none_or(|(w, _)| ratio > w) {
-                    worst = Some((ratio, r.index));
-                }
+        if let Some(p) = r.predicted
+            && p > 0.0
+            && r.measured > 0.0
+        {
+            let ratio = (p / r.measured).max(r.measured / p);
+            if worst.is_none_or(|(w, _)| ratio > w) {
+                worst = Some((ratio, r.index));
             }
         }
     }

@@ -3,6 +3,10 @@
 //! trip with `tpsim memory --log`. Values are compared exactly where the parser copies a printed
 //! decimal (tolerance 1e-9 for sums).
 
+// Exact equality is the point: values are copied from printed decimals or computed by the same
+// library call on both sides.
+#![allow(clippy::float_cmp)]
+
 mod common;
 use common::*;
 use serde_json::Value;

@@ -77,10 +77,10 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
                 ranks += 1;
                 // `Rank  0 Group  0 Pid  1234 on HOST device  0 [BUS] NAME`
                 let t: Vec<&str> = h.split_whitespace().collect();
-                if let Some(p) = t.iter().position(|x| *x == "on") {
-                    if meta.machine.is_none() {
-                        meta.machine = t.get(p + 1).map(|s| s.to_string());
-                    }
+                if let Some(p) = t.iter().position(|x| *x == "on")
+                    && meta.machine.is_none()
+                {
+                    meta.machine = t.get(p + 1).map(|s| s.to_string());
                 }
                 if let Some(close) = h.find(']') {
                     let name = h[close + 1..].trim();

@@ -1,0 +1,284 @@
+//! `tpsim-calibrate check`: per-row errors against tpsim's own commands, the gate, skipped rows and
+//! bad input.
+
+// Exact equality is the point: values are copied from printed decimals or computed by the same
+// library call on both sides.
+#![allow(clippy::float_cmp)]
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// The nccl-tests fixture (allreduce.tsv rows 26-32) ingested into a scratch measurement file.
+fn nccl_measurements(test: &str) -> String {
+    let dir = scratch(test);
+    let out = dir.join("nccl.json").display().to_string();
+    let o = calibrate(&[
+        "ingest",
+        &fixture("nccl-tests-allreduce-4x-turin.txt"),
+        "--out",
+        &out,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    out
+}
+
+const PRESET: &str = "rtx-pro-6000-4x-turin-same-numa";
+const SIZES: &str = "8192,65536,262144,524288,1048576,4194304,16777216";
+
+#[test]
+fn collective_rows_match_tpsim_collective_compare() {
+    // allreduce.tsv rows 26-32 (4× RTX PRO 6000, EPYC 9575F, same NUMA socket, NCCL 2.28.3
+    // nccl-tests default): the same seven sizes through `tpsim collective --compare` (the table,
+    // filtered to that system) and through `check` on the nccl-tests fixture built from those rows.
+    // Both use NCCL_P2P_LEVEL=SYS, as tests/tests/allreduce_data.rs does for this system.
+    let meas = nccl_measurements("vs-collective");
+    let o = calibrate(&[
+        "check",
+        "--hardware",
+        PRESET,
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        &meas,
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    let c: Value = serde_json::from_str(&o.stdout).unwrap();
+    let t = tpsim(&[
+        "collective",
+        "--hardware",
+        PRESET,
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        "--sizes",
+        SIZES,
+        "--compare",
+        &data("allreduce.tsv"),
+        "--compare-filter",
+        "4 GPUs same NUMA socket",
+        "--json",
+    ]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let t: Value = serde_json::from_str(&t.stdout).unwrap();
+    let trows = t["rows"].as_array().unwrap();
+    let crows = c["rows"].as_array().unwrap();
+    assert_eq!(trows.len(), 7);
+    assert_eq!(crows.len(), 14, "out-of-place and in-place per size");
+    for (k, tr) in trows.iter().enumerate() {
+        for cr in &crows[2 * k..2 * k + 2] {
+            assert_eq!(
+                f(&cr["measured"]),
+                f(&tr["measured_us"]),
+                "size {}",
+                tr["size_bytes"]
+            );
+            assert_eq!(
+                f(&cr["predicted"]),
+                f(&tr["time_us"]),
+                "size {}",
+                tr["size_bytes"]
+            );
+            assert!(
+                (f(&cr["error"]) - f(&tr["error"])).abs() < 1e-12,
+                "size {}: check {} vs collective {}",
+                tr["size_bytes"],
+                cr["error"],
+                tr["error"]
+            );
+        }
+    }
+    // Each size appears twice with the same error, so the medians agree too.
+    assert!((f(&c["median_abs_error"]) - f(&t["median_abs_error"])).abs() < 1e-12);
+    assert_eq!(c["checked"], 14);
+    assert_eq!(c["skipped"], 0);
+    assert_eq!(c["pass"], true);
+    let worst = f(&c["worst_ratio"]);
+    let by_hand = crows
+        .iter()
+        .map(|r| {
+            let (p, m) = (f(&r["predicted"]), f(&r["measured"]));
+            (p / m).max(m / p)
+        })
+        .fold(0.0, f64::max);
+    assert_eq!(worst, by_hand);
+}
+
+#[test]
+fn the_gate_exits_1_above_the_threshold() {
+    let meas = nccl_measurements("gate");
+    let args = |th: &'static str| {
+        calibrate(&[
+            "check",
+            "--hardware",
+            PRESET,
+            "--env",
+            "NCCL_P2P_LEVEL=SYS",
+            &meas,
+            "--threshold",
+            th,
+        ])
+    };
+    let json = calibrate(&[
+        "check",
+        "--hardware",
+        PRESET,
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        &meas,
+        "--json",
+    ]);
+    let median = f(&serde_json::from_str::<Value>(&json.stdout).unwrap()["median_abs_error"]) * 100.0;
+    assert!(median > 1.0 && median < 99.0, "median {median} %");
+    let hi = args("99");
+    assert_eq!(hi.code, 0, "{}", hi.stderr);
+    assert!(hi.stdout.contains("pass"));
+    let lo = args("1");
+    assert_eq!(lo.code, 1);
+    assert!(lo.stdout.contains("FAIL"));
+    assert!(lo.stderr.contains("exceeds the threshold 1.0 %"), "{}", lo.stderr);
+    // The text table names every row with its signed error.
+    assert!(hi.stdout.contains("allreduce 8192 B on 4 GPUs, out-of-place"));
+    assert!(hi.stdout.contains("11.17 us"));
+}
+
+#[test]
+fn memory_and_decode_rows_against_the_seed_scenario() {
+    // The seed log fixture (S3/S4/S5 → 159,294 tokens) against scenarios/seed/baseline.toml, whose
+    // plan gives 159,294 (R1): error exactly 0. The decode line at batch 1 against `tpsim run`'s
+    // output_tok_s for the same scenario (concurrency 1 already).
+    let dir = scratch("seed");
+    let meas = dir.join("seed.json").display().to_string();
+    let files = [
+        fixture("sglang-seed-kimi-tp8.log"),
+        fixture("vllm-codellama-7b-h100.log"),
+        fixture("nccl-tests-allreduce-4x-turin.txt"),
+    ];
+    let o = calibrate(&["ingest", &files[0], &files[1], &files[2], "--out", &meas]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let base = scenario("seed/baseline.toml");
+    let o = calibrate(&[
+        "check",
+        "--scenario",
+        &base,
+        &meas,
+        "--json",
+        "--threshold",
+        "100000",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let c: Value = serde_json::from_str(&o.stdout).unwrap();
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2 + 1 + 14);
+    assert_eq!(rows[0]["kind"], "engine_memory");
+    assert_eq!(f(&rows[0]["predicted"]), 159_294.0);
+    assert_eq!(f(&rows[0]["error"]), 0.0);
+    let run = tpsim(&["run", &base, "--json"]);
+    let run: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(rows[1]["kind"], "decode_throughput");
+    assert_eq!(f(&rows[1]["predicted"]), f(&run["throughput"]["output_tok_s"]));
+    assert_eq!(f(&rows[1]["measured"]), 76.0);
+    // vLLM record against an SGLang scenario: skipped with the reason.
+    assert_eq!(rows[2]["kind"], "engine_memory");
+    assert!(rows[2]["skipped"].as_str().unwrap().contains("measured on vllm"));
+    // 4-GPU collectives on the scenario's 8-GPU box are predicted (4 of its GPUs).
+    assert!(rows[3]["predicted"].is_number());
+    assert_eq!(c["skipped"], 1);
+}
+
+#[test]
+fn unpredictable_records_are_listed_as_skipped() {
+    let dir = scratch("skips");
+    let m = r#"{"schema":"tpsim-measurements/1","provenance":{"tool":"bench"},"records":[
+ {"kind":"gemm","m":1,"n":7168,"k":2048,"dtype":"bf16","time_us":9.5},
+ {"kind":"collective","op":"allreduce","n_gpus":16,"size_bytes":8192,"time_us":20.0},
+ {"kind":"collective","op":"broadcast","n_gpus":4,"size_bytes":8192,"time_us":20.0},
+ {"kind":"collective","op":"allreduce","n_gpus":4,"size_bytes":8192,"time_us":11.17},
+ {"kind":"engine_memory","engine":"sglang","kv_tokens":1000},
+ {"kind":"decode_throughput","engine":"sglang","batch":1,"tok_s":70.0}
+]}"#;
+    let file = write(&dir, "m.json", m);
+    let o = calibrate(&[
+        "check",
+        "--hardware",
+        PRESET,
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        &file,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let t = &o.stdout;
+    assert!(t.contains("1 rows predicted, 5 skipped"), "{t}");
+    assert!(t.contains("check does not predict this kind yet"), "{t}");
+    assert!(t.contains("16 GPUs: the hardware has 4"), "{t}");
+    assert!(
+        t.contains("tpsim models allreduce and allgather, not broadcast"),
+        "{t}"
+    );
+    assert!(t.contains("needs --scenario (the memory plan"), "{t}");
+    assert!(t.contains("needs --scenario (tpsim run"), "{t}");
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let dir = scratch("bad");
+    let meas = nccl_measurements("bad-meas");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--hardware".into(), PRESET.into(), "/nonexistent.json".into()],
+            "/nonexistent.json",
+        ),
+        (
+            vec![
+                "--hardware".into(),
+                PRESET.into(),
+                write(
+                    &dir,
+                    "s.json",
+                    r#"{"schema":"tpsim-measurements/9","provenance":{"tool":"x"},"records":[]}"#,
+                ),
+            ],
+            "expected `tpsim-measurements/1`",
+        ),
+        (
+            vec![
+                "--hardware".into(),
+                PRESET.into(),
+                write(&dir, "b.json", "{\"schema\": 1}"),
+            ],
+            "line 1, column",
+        ),
+        (vec![meas.clone()], "give a SCENARIO file or --hardware PRESET"),
+        (
+            vec!["--hardware".into(), "no-such-box".into(), meas.clone()],
+            "no-such-box",
+        ),
+        (
+            vec![
+                "--hardware".into(),
+                PRESET.into(),
+                "--threshold=-5".into(),
+                meas.clone(),
+            ],
+            "--threshold -5",
+        ),
+        (
+            vec![
+                "--hardware".into(),
+                PRESET.into(),
+                write(
+                    &dir,
+                    "e.json",
+                    r#"{"schema":"tpsim-measurements/1","provenance":{"tool":"x"},"records":[]}"#,
+                ),
+            ],
+            "nothing to check",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut a = vec!["check"];
+        a.extend(args.iter().map(String::as_str));
+        let o = calibrate(&a);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains(want), "{args:?}: {}", o.stderr);
+    }
+}
