@@ -282,3 +282,46 @@ fn bad_input_exits_2() {
         assert!(o.stderr.contains(want), "{args:?}: {}", o.stderr);
     }
 }
+
+/// engine-memory.tsv's vLLM 0.19.0 Llama-3.1-8B fp8 row as a scenario (the same one
+/// tests/tests/engine_memory.rs checks: observed 78.68 GiB free at start, 8.49 GiB of weights).
+const VLLM_SCENARIO: &str = "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\ntp = 1\n\
+gpu_memory_utilization = 0.95\n[engine.observed]\nfree_at_start_gib = 78.68\nweights_gib = 8.49\n";
+
+#[test]
+fn vllm_kv_tokens_row_and_round_trip() {
+    let dir = scratch("vllm");
+    let scen = write(&dir, "s.toml", VLLM_SCENARIO);
+    // The logged 529,248 tokens against the plan's 529,232 (tests/tests/engine_memory.rs derives it):
+    // error (529,232 − 529,248) / 529,248.
+    let meas = dir.join("v.json").display().to_string();
+    let o = calibrate(&[
+        "ingest",
+        &fixture("vllm-llama-3.1-8b-h100-fp8.log"),
+        "--out",
+        &meas,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = calibrate(&["check", "--scenario", &scen, &meas, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let c: Value = serde_json::from_str(&o.stdout).unwrap();
+    let row = &c["rows"][0];
+    assert_eq!(row["kind"], "engine_memory");
+    assert_eq!(f(&row["measured"]), 529_248.0);
+    assert_eq!(f(&row["predicted"]), 529_232.0);
+    assert!((f(&row["error"]) - (529_232.0 - 529_248.0) / 529_248.0).abs() < 1e-15);
+    // `tpsim memory --log` of the same scenario, ingested, gives the plan's tokens back.
+    let log = tpsim(&["memory", &scen, "--log"]);
+    assert_eq!(log.code, 0, "{}", log.stderr);
+    let plan: Value = serde_json::from_str(&tpsim(&["memory", &scen, "--json"]).stdout).unwrap();
+    let file = write(&dir, "plan.log", &log.stdout);
+    let (v, _) = ingest_ok(&[&file]);
+    let m = &v["records"][0];
+    assert_eq!(m["engine"], "vllm");
+    assert_eq!(m["kv_tokens"], plan["kv_tokens"]);
+    assert_eq!(m["kv_tokens"], 529_232);
+    assert_eq!(
+        f(&m["kv_budget_gib"]),
+        (f(&plan["rest_gib"]) * 100.0).round() / 100.0
+    );
+}
