@@ -8,7 +8,7 @@
 //!   `output_len`, `median_decode_latency` (s) and `median_decode_throughput` (tokens/s, the
 //!   batch over one decode step); rows with `output_len` 1 hold prefill only and are skipped.
 //!
-//! One `DecodeThroughput` record per object.
+//! One `DecodeThroughput` record per object (a JSON array of them is read element by element).
 
 use super::{LineError, Parsed};
 use crate::measurement::Record;
@@ -47,29 +47,42 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
         // Where the object starts: skip the whitespace before it.
         let skipped = text[start..].len() - text[start..].trim_start().len();
         let line = line_of(text, start + skipped);
-        let Value::Object(o) = item else {
-            return Err(LineError::new(
-                line,
-                "expected a JSON object with bench_serving or bench_one_batch keys",
-            ));
+        // A JSON array of results is read as its elements (their line: the array's).
+        let items = match item {
+            Value::Array(v) => v,
+            v => vec![v],
         };
-        if o.contains_key("output_throughput") {
-            out.records.push(serving(line, &o)?);
-        } else if o.contains_key("batch_size") {
-            match one_batch(line, &o)? {
-                Some(r) => out.records.push(r),
-                None => out.warnings.push(format!(
-                    "line {line}: bench_one_batch row without decode steps (output_len 1) skipped"
-                )),
-            }
-        } else {
-            return Err(LineError::new(
-                line,
-                "JSON object with neither `output_throughput` (bench_serving) nor `batch_size` (bench_one_batch)",
-            ));
+        for item in items {
+            let Value::Object(o) = item else {
+                return Err(LineError::new(
+                    line,
+                    "expected a JSON object with bench_serving or bench_one_batch keys",
+                ));
+            };
+            result(line, &o, &mut out)?;
         }
     }
     Ok(out)
+}
+
+/// One result object into a record (or a warning for a prefill-only bench_one_batch row).
+fn result(line: usize, o: &Map<String, Value>, out: &mut Parsed) -> Result<(), LineError> {
+    if o.contains_key("output_throughput") {
+        out.records.push(serving(line, o)?);
+    } else if o.contains_key("batch_size") {
+        match one_batch(line, o)? {
+            Some(r) => out.records.push(r),
+            None => out.warnings.push(format!(
+                "line {line}: bench_one_batch row without decode steps (output_len 1) skipped"
+            )),
+        }
+    } else {
+        return Err(LineError::new(
+            line,
+            "JSON object with neither `output_throughput` (bench_serving) nor `batch_size` (bench_one_batch)",
+        ));
+    }
+    Ok(())
 }
 
 /// A number under `key`: None when absent or null, an error when something else.
@@ -156,4 +169,30 @@ fn one_batch(line: usize, o: &Map<String, Value>) -> Result<Option<Record>, Line
         output_len: opt_int(line, o, "output_len")?,
         measure: Some("decode".into()),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_and_concatenated_objects() {
+        let p = parse("[{\"batch_size\": 2, \"median_decode_throughput\": 100.0},\n {\"batch_size\": 4, \"median_decode_throughput\": 180.5}]{\"output_throughput\": 9.5, \"max_concurrency\": 3}").unwrap();
+        assert_eq!(p.records.len(), 3);
+        let Record::DecodeThroughput { batch, tok_s, .. } = &p.records[2] else {
+            panic!("{:?}", p.records[2]);
+        };
+        assert_eq!((*batch, *tok_s), (3, 9.5));
+        let e = parse("\n\n[1, 2]").unwrap_err();
+        assert_eq!(e.line, 3);
+        let e = parse("{\"other\": 1}").unwrap_err();
+        assert!(e.message.contains("neither `output_throughput`"), "{}", e.message);
+        // Unbounded concurrency: the measured mean, rounded.
+        let p =
+            parse("{\"output_throughput\": 50.0, \"max_concurrency\": null, \"concurrency\": 7.6}").unwrap();
+        let Record::DecodeThroughput { batch, .. } = &p.records[0] else {
+            panic!()
+        };
+        assert_eq!(*batch, 8);
+    }
 }

@@ -292,3 +292,42 @@ pub(crate) fn strip_unit<'a>(v: &'a str, units: &[&str]) -> &'a str {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_stop_at_comma_or_period_space() {
+        let l = "Load weight end. type=X, avail mem=21.71 GB, mem usage=72.33 GB.";
+        assert_eq!(field(l, "avail mem="), Some("21.71 GB"));
+        assert_eq!(field(l, "mem usage="), Some("72.33 GB."));
+        assert_eq!(strip_unit("72.33 GB.", &["GB"]), "72.33");
+        let g = "Capture cuda graph end. Time elapsed: 3.10 s. mem usage=0.93 GB. avail mem=1.16 GB.";
+        assert_eq!(field(g, "mem usage="), Some("0.93 GB"));
+        assert_eq!(field(g, "avail mem="), Some("1.16 GB."));
+        assert_eq!(field(g, "nothing="), None);
+        assert_eq!(int(1, "n", "126,256").unwrap(), 126_256);
+        assert!(int(1, "n", "12.5").is_err());
+        assert!(num(1, "x", "inf").is_err() && num(1, "x", "NaN").is_err());
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in [
+            Format::NcclTests,
+            Format::SglangLog,
+            Format::VllmLog,
+            Format::SglangBenchJson,
+        ] {
+            assert_eq!(Format::from_name(f.name()), Some(Some(f)));
+        }
+        assert_eq!(Format::from_name("auto"), Some(None));
+        assert_eq!(Format::from_name("csv"), None);
+        assert_eq!(
+            detect("[2026-01-01 00:00:00 TP0] Decode batch. x"),
+            Some(Format::SglangLog)
+        );
+        assert_eq!(detect(" [ {\"a\": 1} ]"), Some(Format::SglangBenchJson));
+    }
+}
