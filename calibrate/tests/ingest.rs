@@ -466,3 +466,38 @@ fn several_files_in_order_deterministic_with_label_and_out() {
     let back: tpsim_calibrate::measurement::MeasurementFile = serde_json::from_slice(&first).unwrap();
     assert_eq!(back.records.len(), 16);
 }
+
+#[test]
+fn two_runs_in_one_file_keep_their_own_op_and_gpu_count() {
+    // all_reduce_perf on 4 GPUs (cut before its footer) then all_gather_perf on 2, appended to one
+    // file; numbers made up for the format.
+    let dir = scratch("two-runs");
+    let text = "\
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 4 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 1 iters: 1 agg iters: 1 validation: 1 graph: 0 unalign: 0
+           8             2     float     sum      -1    12.00    0.00    0.00       0    11.00    0.00    0.00       0
+# Collective test starting: all_gather_perf
+# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 1 iters: 1 agg iters: 1 validation: 1 graph: 0 unalign: 0
+           8             2     float    none      -1     7.00    0.00    0.00       0     6.00    0.00    0.00       0
+# Avg bus bandwidth    : 0
+";
+    let file = write(&dir, "runs.txt", text);
+    let (v, err) = ingest_ok(&[&file]);
+    let r = records(&v);
+    assert_eq!(r.len(), 4);
+    assert_eq!(
+        (r[0]["op"].as_str(), r[0]["n_gpus"].as_u64()),
+        (Some("allreduce"), Some(4))
+    );
+    assert_eq!(
+        (r[3]["op"].as_str(), r[3]["n_gpus"].as_u64()),
+        (Some("allgather"), Some(2))
+    );
+    assert_eq!(f(&r[3]["time_us"]), 6.00);
+    assert_eq!(
+        err.matches("stops before the `# Avg bus bandwidth` footer")
+            .count(),
+        1,
+        "{err}"
+    );
+}

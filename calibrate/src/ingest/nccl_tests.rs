@@ -43,13 +43,17 @@ fn is_stamp(t: &str) -> bool {
         && (t.contains('-') || t.contains(':'))
 }
 
+/// The warning for a table without its footer.
+const CUT: &str = "the table stops before the `# Avg bus bandwidth` footer: the run may have been cut short";
+
 pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
     let mut out = Parsed::default();
     let mut meta = Meta::default();
     let mut op: Option<&'static str> = None;
     let mut threads_x_gpus: Option<u32> = None;
     let mut ranks = 0u32;
-    let mut footer = false;
+    // Rows read since the last footer (a file may hold several runs, each with its footer).
+    let mut open_table = false;
     let mut assumed_op_warned = false;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
@@ -60,7 +64,17 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
         if let Some(h) = line.strip_prefix('#') {
             let h = h.trim();
             if let Some(p) = h.strip_prefix("Collective test starting:") {
-                op = op.or(op_from_program(p.trim()));
+                // A new run: its own op, GPUs and footer.
+                if open_table {
+                    out.warnings.push(CUT.into());
+                }
+                open_table = false;
+                op = op_from_program(p.trim());
+                threads_x_gpus = None;
+                ranks = 0;
+                assumed_op_warned = false;
+            } else if h.starts_with("Using devices") {
+                ranks = 0;
             } else if h.starts_with("nThread ") {
                 let t: Vec<&str> = h.split_whitespace().collect();
                 let get = |k: &str| t.iter().position(|x| *x == k).and_then(|p| t.get(p + 1)).copied();
@@ -93,7 +107,7 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
                     meta.nccl_version = Some(version_from_code(code));
                 }
             } else if h.starts_with("Avg bus bandwidth") {
-                footer = true;
+                open_table = false;
             }
             continue;
         }
@@ -186,6 +200,7 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
                     format!("{placement} time `{}`: expected a positive time in µs", g[0]),
                 ));
             }
+            open_table = true;
             out.records.push(Record::Collective {
                 op: op.to_string(),
                 n_gpus,
@@ -198,10 +213,8 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
             });
         }
     }
-    if !out.records.is_empty() && !footer {
-        out.warnings.push(
-            "the table stops before the `# Avg bus bandwidth` footer: the run may have been cut short".into(),
-        );
+    if open_table {
+        out.warnings.push(CUT.into());
     }
     meta.gpu_count = if ranks > 0 { Some(ranks) } else { threads_x_gpus };
     out.meta = meta;
