@@ -130,7 +130,7 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         avail_after_pool_gib: Option<f64>,
         /// Memory the engine budgeted for the KV cache before rounding to whole tokens or blocks
-        /// (vLLM `Available KV cache memory:`), GiB.
+        /// (vLLM `Available KV cache memory:`, SGLang's `Memory profiling: … rest_memory=`), GiB.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         kv_budget_gib: Option<f64>,
         /// vLLM `Maximum concurrency for L tokens per request: Cx`: C (requests of L tokens each

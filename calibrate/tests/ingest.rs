@@ -501,3 +501,30 @@ fn two_runs_in_one_file_keep_their_own_op_and_gpu_count() {
         "{err}"
     );
 }
+
+#[test]
+fn round_trip_spring_2026_log_with_memory_profiling_line() {
+    // The spring-2026 rules print `Memory profiling: … mem_fraction_static=…, rest_memory=… GB`:
+    // the fraction and the KV budget come back too.
+    let dir = scratch("spring");
+    let text = std::fs::read_to_string(scenario("seed/baseline.toml"))
+        .unwrap()
+        .replace(
+            "[engine.observed]",
+            "[engine.costs]\nera = \"spring-2026\"\n\n[engine.observed]",
+        );
+    let scen = write(&dir, "spring.toml", &text);
+    let log = tpsim(&["memory", &scen, "--log"]);
+    assert_eq!(log.code, 0, "{}", log.stderr);
+    assert!(log.stdout.contains("Memory profiling:"), "{}", log.stdout);
+    let plan: Value = serde_json::from_str(&tpsim(&["memory", &scen, "--json"]).stdout).unwrap();
+    let file = write(&dir, "plan.log", &log.stdout);
+    let (v, err) = ingest_ok(&[&file]);
+    assert!(err.is_empty(), "{err}");
+    let m = &records(&v)[0];
+    assert_eq!(m["kv_tokens"], plan["kv_tokens"]);
+    assert_eq!(f(&m["mem_fraction_static"]), 0.88);
+    let two = |x: f64| (x * 100.0).round() / 100.0;
+    assert_eq!(f(&m["kv_budget_gib"]), two(f(&plan["rest_gib"])));
+    assert_eq!(f(&m["avail_after_load_gib"]), two(f(&plan["available_gib"])));
+}

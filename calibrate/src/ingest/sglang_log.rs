@@ -9,7 +9,8 @@
 //! `KV Cache is allocated. #tokens: N, K size: a GB, V size: b GB` (MLA: `KV size: c GB`),
 //! `Memory pool end. avail mem=X GB`, `Capture cuda graph end. … mem usage=U GB. avail mem=A GB.`,
 //! `max_total_num_tokens=N, …`; `mem_fraction_static=F` from the `server_args=` line or the
-//! newer `Memory profiling:` line. One `EngineMemory` record per rank, placed where the rank's
+//! newer `Memory profiling: … mem_fraction_static=F, rest_memory=R GB` line (R, the KV budget, goes
+//! to `kv_budget_gib`). One `EngineMemory` record per rank, placed where the rank's
 //! first memory line is.
 //!
 //! `Decode batch[.,] #running-req: R, #token: T, … accept len: L, … gen throughput (token/s): G`
@@ -31,6 +32,7 @@ struct Mem {
     graph: Option<f64>,
     after_graph: Option<f64>,
     max_total: Option<u64>,
+    rest: Option<f64>,
     draft_skipped: bool,
 }
 
@@ -86,6 +88,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             "Memory pool end",
             "Capture cuda graph end",
             "max_total_num_tokens=",
+            "Memory profiling:",
         ]
         .into_iter()
         .find(|k| line.starts_with(k));
@@ -155,6 +158,10 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
                     m.after_graph = Some(a);
                 }
             }
+            "Memory profiling:" => {
+                let v = gib(n, "rest_memory", need("rest_memory=")?)?;
+                m.rest.get_or_insert(v);
+            }
             _ => {
                 let v = int(n, "max_total_num_tokens", need("max_total_num_tokens=")?)?;
                 m.max_total.get_or_insert(v);
@@ -192,7 +199,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             cuda_graph_mem_gib: m.graph,
             avail_after_graph_gib: m.after_graph,
             avail_after_pool_gib: m.pool_end,
-            kv_budget_gib: None,
+            kv_budget_gib: m.rest,
             max_concurrency: None,
             max_concurrency_request_tokens: None,
         };
