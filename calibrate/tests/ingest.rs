@@ -526,5 +526,8 @@ fn round_trip_spring_2026_log_with_memory_profiling_line() {
     assert_eq!(f(&m["mem_fraction_static"]), 0.88);
     let two = |x: f64| (x * 100.0).round() / 100.0;
     assert_eq!(f(&m["kv_budget_gib"]), two(f(&plan["rest_gib"])));
-    assert_eq!(f(&m["avail_after_load_gib"]), two(f(&plan["available_gib"])));
+    // The target's `Load weight end` shows free memory before the draft's weights load (its own
+    // line): baseline.toml's observed 21.71; the profile's `available` (20.99) is after them.
+    assert_eq!(f(&m["avail_after_load_gib"]), 21.71);
+    assert!(f(&plan["available_gib"]) < 21.71);
 }
