@@ -325,3 +325,67 @@ fn vllm_kv_tokens_row_and_round_trip() {
         (f(&plan["rest_gib"]) * 100.0).round() / 100.0
     );
 }
+
+#[test]
+fn profile_is_applied_as_tpsim_collective_applies_it() {
+    // A profile raising the preset's per-channel NCCL bandwidth from 11.5 to 20 GB/s: check with
+    // --profile gives tpsim collective --profile's times, and they differ from the preset's at 16 MiB.
+    let dir = scratch("profile");
+    let prof = write(
+        &dir,
+        "p.toml",
+        "[provenance]\ntool = \"hand\"\n\n[params.nccl_channel_bw]\nvalue = 20.0\nunit = \"GB/s\"\nsource = \"test\"\n",
+    );
+    let meas = nccl_measurements("profile-meas");
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "check",
+            "--hardware",
+            PRESET,
+            "--env",
+            "NCCL_P2P_LEVEL=SYS",
+            &meas,
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        let o = calibrate(&a);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        serde_json::from_str::<Value>(&o.stdout).unwrap()
+    };
+    let with = run(&["--profile", &prof]);
+    let without = run(&[]);
+    let t = tpsim(&[
+        "collective",
+        "--hardware",
+        PRESET,
+        "--profile",
+        &prof,
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        "--sizes",
+        "16777216",
+        "--json",
+    ]);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let t: Value = serde_json::from_str(&t.stdout).unwrap();
+    let last = &with["rows"][13];
+    assert_eq!(last["what"], "allreduce 16777216 B on 4 GPUs, in-place");
+    assert_eq!(f(&last["predicted"]), f(&t["rows"][0]["time_us"]));
+    assert!(f(&last["predicted"]) < f(&without["rows"][13]["predicted"]));
+    assert!(with["target"].as_str().unwrap().contains("with profile"));
+    // With a scenario the profile belongs in its [hardware] section.
+    let o = calibrate(&[
+        "check",
+        "--scenario",
+        &scenario("seed/baseline.toml"),
+        "--profile",
+        &prof,
+        &meas,
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("--profile goes with --hardware"),
+        "{}",
+        o.stderr
+    );
+}
