@@ -56,7 +56,18 @@ type Runner = fn(&[String]) -> Result<Outcome, String>;
 fn runners() -> BTreeMap<&'static str, Runner> {
     let mut m: BTreeMap<&'static str, Runner> = BTreeMap::new();
     m.insert("tpsim", run_tpsim);
+    m.insert("tpsim-calibrate", run_calibrate);
     m
+}
+
+fn run_calibrate(args: &[String]) -> Result<Outcome, String> {
+    let mut argv: Vec<OsString> = vec!["tpsim-calibrate".into()];
+    argv.extend(args.iter().map(OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = tpsim_calibrate::cli::main_with_args(&argv, &mut out, &mut err);
+    let mut output = String::from_utf8_lossy(&out).into_owned();
+    output.push_str(&String::from_utf8_lossy(&err));
+    Ok(Outcome { code, output })
 }
 
 fn run_tpsim(args: &[String]) -> Result<Outcome, String> {
