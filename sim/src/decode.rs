@@ -106,13 +106,19 @@ pub fn running_requests(s: &Scenario, memory: &MemoryPlan) -> u32 {
 
 /// Runs the scenario: memory plan, then the decode loop (and the no-speculation loop for comparison).
 pub fn predict(s: &Scenario) -> Result<Prediction, DecodeError> {
+    predict_with(s, true)
+}
+
+/// [`predict`], optionally without the no-speculation comparison loop (`without_spec` is then
+/// `None`). The main loop's results are the same either way: each loop draws its own streams.
+pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Prediction, DecodeError> {
     let memory = plan_memory(s);
     let costs = collective_costs(s);
     let mut builder = passes::Builder::new(s, &costs);
     let rng = RngStreams::new(s.seed);
     let max_batch = running_requests(s, &memory);
     let main = run_loop(s, &mut builder, &rng, s.speculative.is_some(), max_batch)?;
-    let (without_spec, be) = if s.speculative.is_some() {
+    let (without_spec, be) = if s.speculative.is_some() && compare_without_spec {
         let plain = run_loop(s, &mut builder, &rng, false, max_batch)?;
         let be = break_even_accept_len(main.mean_iteration_ms, plain.mean_iteration_ms);
         (Some(plain), be.is_finite().then_some(be))
