@@ -50,6 +50,11 @@ enum Command {
         /// A name for the machine (provenance.machine), overriding a host name found in the input.
         #[arg(long, value_name = "TEXT")]
         label: Option<String>,
+        /// The NCCL environment the runs used, KEY=VALUE (repeatable), e.g. NCCL_P2P_LEVEL=SYS:
+        /// nccl-tests output does not record it, and `fit`/`check` need it to choose the transport.
+        /// Stamped on every collective record that carries no environment of its own.
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
     },
     /// Fit hardware parameters to measured collectives, with 95 % intervals; write a profile.
     Fit(crate::fit::cli::FitArgs),
@@ -107,7 +112,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             out: out_file,
             format,
             label,
-        } => ingest_cmd(&files, out_file, &format, label.as_deref(), out, err),
+            env,
+        } => ingest_cmd(&files, out_file, &format, label.as_deref(), &env, out, err),
         Command::Check {
             scenario,
             hardware,
@@ -138,9 +144,14 @@ fn ingest_cmd(
     out_file: Option<PathBuf>,
     format: &str,
     label: Option<&str>,
+    env: &[String],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    // Same rules as tpsim's `--env` (known NCCL_* names and values), so a typo is an error here.
+    if let Err(e) = tpsim::scenario::nccl_env_from_args(env) {
+        return bad_input(err, &e);
+    }
     let Some(format) = ingest::Format::from_name(format) else {
         return bad_input(
             err,
@@ -150,10 +161,17 @@ fn ingest_cmd(
         );
     };
     let paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
-    let (file, warnings) = match ingest::ingest_files(&paths, format, label) {
+    let (mut file, warnings) = match ingest::ingest_files(&paths, format, label) {
         Ok(x) => x,
         Err(e) => return bad_input(err, &e),
     };
+    for r in &mut file.records {
+        if let crate::measurement::Record::Collective { env: e, .. } = r
+            && e.is_empty()
+        {
+            e.extend(env.iter().cloned());
+        }
+    }
     for w in &warnings {
         let _ = writeln!(err, "warning: {w}");
     }

@@ -531,3 +531,76 @@ fn round_trip_spring_2026_log_with_memory_profiling_line() {
     assert_eq!(f(&m["avail_after_load_gib"]), 21.71);
     assert!(f(&plan["available_gib"]) < 21.71);
 }
+
+#[test]
+fn env_is_stamped_on_collective_records_and_checked() {
+    // nccl-tests does not print the NCCL environment; `--env` records it so fit/check pick the
+    // transport the run used (the fixture's rows were measured with NCCL_P2P_LEVEL=SYS).
+    let o = calibrate(&[
+        "ingest",
+        &fixture("nccl-tests-allreduce-4x-turin.txt"),
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let recs = records(&v);
+    assert_eq!(recs.len(), 14);
+    for r in recs {
+        assert_eq!(r["env"], serde_json::json!(["NCCL_P2P_LEVEL=SYS"]), "{r}");
+    }
+    // A misspelt variable is refused with exit 2, naming it.
+    let o = calibrate(&[
+        "ingest",
+        &fixture("nccl-tests-allreduce-4x-turin.txt"),
+        "--env",
+        "NCCL_P2P_LEVL=SYS",
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("NCCL_P2P_LEVL"), "{}", o.stderr);
+    // With the environment, fit can use the rows: the channel rate is determined, but not together
+    // with the link rate, which no row is limited by on this box (a singular system, named).
+    let dir = std::env::temp_dir().join(format!("tpsim-ingest-env-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let meas = dir.join("m.json");
+    let o = calibrate(&[
+        "ingest",
+        &fixture("nccl-tests-allreduce-4x-turin.txt"),
+        "--env",
+        "NCCL_P2P_LEVEL=SYS",
+        "--out",
+        &meas.display().to_string(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let m = meas.display().to_string();
+    let o = calibrate(&[
+        "fit",
+        &m,
+        "--hardware",
+        "rtx-pro-6000-4x-turin-same-numa",
+        "--params",
+        "pcie_gen5_x16_bw,nccl_channel_bw",
+    ]);
+    assert_eq!(o.code, 2, "{}{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr
+            .contains("do not determine pcie_gen5_x16_bw, nccl_channel_bw together"),
+        "{}",
+        o.stderr
+    );
+    let o = calibrate(&[
+        "fit",
+        &m,
+        "--hardware",
+        "rtx-pro-6000-4x-turin-same-numa",
+        "--params",
+        "nccl_channel_bw",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // Median |error| 18.3 % before (the book's check example) and lower after.
+    assert!(
+        o.stdout.contains("median |error| before 18.3 %, after 17.1 %"),
+        "{}",
+        o.stdout
+    );
+}

@@ -52,6 +52,10 @@ pub enum LmError<E> {
     /// Fewer rows than parameters + 1: no residual degree of freedom for an interval.
     #[error("{rows} rows for {params} parameters: need at least {params} + 1")]
     TooFewRows { rows: usize, params: usize },
+    /// JᵀWJ cannot be inverted although no pair of columns is collinear: the rows do not
+    /// determine all parameters together (typically one stops mattering at the solution).
+    #[error("the rows do not determine all parameters together (singular system)")]
+    Singular,
 }
 
 /// The estimate.
@@ -292,7 +296,7 @@ fn identifiable<E>(j: &Matrix) -> Result<(), LmError<E>> {
 }
 
 /// The most collinear pair of Jacobian columns (|cosine| > [`MAX_COLLINEARITY`]) as an error, or
-/// `TooFewRows` as a stand-in when none is (the caller then reports the singular system itself).
+/// [`LmError::Singular`] when none is.
 fn collinear_pair<E>(j: &Matrix) -> LmError<E> {
     let p = j.first().map_or(0, Vec::len);
     let col = |k: usize| j.iter().map(move |row| row[k]);
@@ -306,10 +310,7 @@ fn collinear_pair<E>(j: &Matrix) -> LmError<E> {
             }
         }
     }
-    LmError::TooFewRows {
-        rows: j.len(),
-        params: p,
-    }
+    LmError::Singular
 }
 
 #[cfg(test)]

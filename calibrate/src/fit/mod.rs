@@ -40,6 +40,10 @@ pub enum FitError {
     Collinear(String, String),
     #[error("{rows} rows to fit for {params} parameters: need at least {params} + 1 rows")]
     TooFewRows { rows: usize, params: usize },
+    #[error(
+        "these rows do not determine {0} together (singular system at the fit's end: one of them stops mattering there); fit fewer parameters or add rows that exercise each"
+    )]
+    Singular(String),
     #[error("{0}")]
     Usage(String),
 }
@@ -181,6 +185,7 @@ pub fn fit(
         lm::LmError::Insensitive { index } => FitError::Insensitive(names[index].clone()),
         lm::LmError::Collinear { a, b } => FitError::Collinear(names[a].clone(), names[b].clone()),
         lm::LmError::TooFewRows { rows, params } => FitError::TooFewRows { rows, params },
+        lm::LmError::Singular => FitError::Singular(names.join(", ")),
     })?;
     let t = StudentsT::new(0.0, 1.0, sol.dof as f64)
         .map_err(|e| FitError::Usage(format!("Student-t with {} dof: {e}", sol.dof)))?
