@@ -56,7 +56,7 @@ enum Command {
         #[arg(long = "env", value_name = "KEY=VALUE")]
         env: Vec<String>,
     },
-    /// Fit hardware parameters to measured collectives, with 95 % intervals; write a profile.
+    /// Fit hardware parameters to measured collectives and GEMMs, with 95 % intervals; write a profile.
     Fit(crate::fit::cli::FitArgs),
     /// Compare tpsim's predictions with measurements row by row: signed error per row, median
     /// |error| and worst ratio; exit 1 when the median exceeds the threshold.

@@ -162,7 +162,7 @@ fn bad_files_are_named() {
     .unwrap();
     let (code, _, e) = fit(args(vec![p], &[]));
     assert_eq!(code, 2);
-    assert!(e.contains("no collective record"), "{e}");
+    assert!(e.contains("no collective or bf16/fp16 gemm record"), "{e}");
 
     let mut a = args(vec![small("holdout.json", "custom")], &["pcie_hop_latency"]);
     a.holdout = Some("size=999".into());

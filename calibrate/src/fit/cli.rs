@@ -9,7 +9,9 @@ use tpsim::scenario::{self, profile::ProfileProvenance};
 /// `tpsim-calibrate fit MEAS.json… --hardware PRESET [--params a,b] [--out profile.toml]`.
 #[derive(Debug, Clone, Args)]
 pub struct FitArgs {
-    /// Measurement files (`tpsim-measurements/1` JSON); their `collective` records are fitted.
+    /// Measurement files (`tpsim-measurements/1` JSON); their `collective` records (link, protocol
+    /// and SHM parameters) and bf16/fp16 `gemm` records (mem_efficiency, flops_efficiency,
+    /// kernel_overhead) are fitted.
     #[arg(required = true, value_name = "MEAS.json")]
     pub measurements: Vec<PathBuf>,
     /// Hardware preset (bundled name or path) whose parameters are the starting point.
@@ -75,7 +77,7 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
     }
     if all.is_empty() {
         return Err(FitError::Usage(format!(
-            "no collective record{} in {}",
+            "no collective or bf16/fp16 gemm record{} in {}",
             args.gpus.map(|n| format!(" on {n} GPUs")).unwrap_or_default(),
             files.join(", ")
         )));

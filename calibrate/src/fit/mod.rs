@@ -1,6 +1,6 @@
-//! `tpsim-calibrate fit`: hardware parameters fitted to measured collectives.
+//! `tpsim-calibrate fit`: hardware parameters fitted to measured collectives and GEMMs.
 //!
-//! Each measured collective row is predicted by tpsim's flow simulation on the chosen hardware
+//! Each measured row (a collective, or a GEMM) is predicted by tpsim on the chosen hardware
 //! preset ([`rows::predict`]). The chosen parameters are fitted on log time (so every row counts by
 //! its relative error, whatever its size) in log-parameter space (so they stay positive), by
 //! Levenberg–Marquardt with a finite-difference Jacobian, robust to outliers through Huber IRLS
@@ -150,7 +150,7 @@ pub fn fit(
     }
     let (train, test): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| !holdout(r));
     if train.is_empty() {
-        return Err(FitError::Usage("no collective row left to fit".into()));
+        return Err(FitError::Usage("no row left to fit".into()));
     }
     let with = |theta: &[f64]| -> Result<Hardware, String> {
         let mut h = hw.clone();

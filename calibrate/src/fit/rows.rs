@@ -1,17 +1,27 @@
-//! The rows a fit uses: the `collective` records of measurement files, and their predictions by
-//! tpsim's flow simulation (the code path of `tpsim collective`).
+//! The rows a fit uses: the `collective` records of measurement files, predicted by tpsim's flow
+//! simulation (the code path of `tpsim collective`), and the `gemm` records, predicted by tpsim's
+//! kernel cost (`tpsim_model::compute`: max(bytes ÷ achieved bandwidth, FLOPs ÷ achieved rate) + the
+//! per-kernel fixed cost), which is how `mem_efficiency`, `flops_efficiency` and `kernel_overhead`
+//! are fitted.
 
 use super::FitError;
 use crate::measurement::{MeasurementFile, Record, SCHEMA};
 use std::path::Path;
 use tpsim::comm::{Comm, Request};
 use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv};
+use tpsim_model::compute::ComputeRates;
 
-/// Collective operation of a row.
+/// Operation of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Allreduce,
     Allgather,
+    /// One GEMM C[m×n] = A[m×k] · B[k×n] in a 2-byte dtype (bf16/fp16) on one GPU.
+    Gemm {
+        m: u64,
+        n: u64,
+        k: u64,
+    },
 }
 
 /// One measured collective call.
@@ -55,6 +65,44 @@ pub fn read_file(path: &Path) -> Result<MeasurementFile, FitError> {
 pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
     let mut out = Vec::new();
     for (k, r) in m.records.iter().enumerate() {
+        if let Record::Gemm {
+            m: gm,
+            n: gn,
+            k: gk,
+            dtype,
+            time_us,
+        } = r
+        {
+            let bad = |message: String| FitError::Input {
+                file: file.to_string(),
+                message: format!("records[{k}]: {message}"),
+            };
+            // The hardware presets give the bf16 tensor rate only: other dtypes have no rate to fit.
+            if !matches!(dtype.as_str(), "bf16" | "fp16") {
+                continue;
+            }
+            if !(time_us.is_finite() && *time_us > 0.0) {
+                return Err(bad(format!("time_us {time_us}: expected a time > 0 µs")));
+            }
+            if *gm == 0 || *gn == 0 || *gk == 0 {
+                return Err(bad("expected m, n, k ≥ 1".into()));
+            }
+            out.push(Row {
+                label: format!("{file}#{k} gemm m={gm} n={gn} k={gk} {dtype}"),
+                op: Op::Gemm {
+                    m: *gm,
+                    n: *gn,
+                    k: *gk,
+                },
+                n_gpus: 1,
+                size_bytes: 2 * (gm * gk + gk * gn + gm * gn),
+                measured_us: *time_us,
+                env_args: Vec::new(),
+                env: NcclEnv::default(),
+                request: Request::Nccl,
+            });
+            continue;
+        }
         let Record::Collective {
             op,
             n_gpus,
@@ -97,6 +145,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             match op {
                 Op::Allreduce => "allreduce",
                 Op::Allgather => "allgather",
+                Op::Gemm { .. } => "gemm",
             },
             backend.as_deref().unwrap_or("nccl")
         );
@@ -123,6 +172,20 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
 pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
     let mut out = vec![0.0; rows.len()];
     let mut done = vec![false; rows.len()];
+    let rates = ComputeRates {
+        mem_bytes_per_s: hw.gpu.memory_bandwidth.bytes_per_s() as f64,
+        mem_efficiency: hw.params.mem_efficiency,
+        flops_per_s: hw.gpu.bf16_tflops * 1e12,
+        flops_efficiency: hw.params.flops_efficiency,
+        kernel_overhead_us: hw.params.kernel_overhead.as_us_f64(),
+    };
+    for (r, (o, d)) in rows.iter().zip(out.iter_mut().zip(done.iter_mut())) {
+        if let Op::Gemm { m, n, k } = r.op {
+            let flops = 2.0 * m as f64 * n as f64 * k as f64;
+            *o = rates.op_time(r.size_bytes as f64, flops, 1).as_us_f64().max(1e-6);
+            *d = true;
+        }
+    }
     for i in 0..rows.len() {
         if done[i] {
             continue;
@@ -136,6 +199,7 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
             let o = match r.op {
                 Op::Allreduce => comm.allreduce(r.size_bytes, r.request),
                 Op::Allgather => comm.allgather(r.size_bytes),
+                Op::Gemm { .. } => continue,
             };
             out[j] = o.time.as_us_f64().max(1e-6);
             done[j] = true;

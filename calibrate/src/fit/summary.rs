@@ -21,7 +21,7 @@ pub fn text(r: &FitResult, hardware: &str, holdout: Option<&str>) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "fit on {hardware}: {} collective rows, {} LM iterations in {} IRLS rounds (Huber)",
+        "fit on {hardware}: {} rows, {} LM iterations in {} IRLS rounds (Huber)",
         r.fitted_rows, r.lm_iterations, r.irls_rounds
     );
     let _ = writeln!(
@@ -80,7 +80,7 @@ pub fn text(r: &FitResult, hardware: &str, holdout: Option<&str>) -> String {
 /// source sentence; `provenance` as given by the caller.
 pub fn profile(r: &FitResult, provenance: ProfileProvenance) -> ProfileFile {
     let source = format!(
-        "fit: {} collective rows, R² = {:.4}, RMS log error {:.4}",
+        "fit: {} rows, R² = {:.4}, RMS log error {:.4}",
         r.fitted_rows, r.r2, r.rms_log_error
     );
     let params: BTreeMap<String, ProfileParam> = r
