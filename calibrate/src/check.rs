@@ -12,7 +12,7 @@
 //! The error is signed, (predicted − measured) / measured. The gate is the median |error| over
 //! predicted rows; the worst ratio is max(predicted/measured, measured/predicted).
 
-use crate::measurement::{MeasurementFile, Record, SCHEMA};
+use crate::measurement::{MeasurementFile, ReadError, Record, SCHEMA};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -87,25 +87,20 @@ pub struct Report {
 /// Reads a measurement file (schema checked).
 pub fn load(path: &Path) -> Result<MeasurementFile, CheckError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| CheckError::Read {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
-    let m: MeasurementFile = serde_json::from_str(&text).map_err(|e| CheckError::Read {
-        file: file.clone(),
-        message: format!(
-            "line {}, column {}: {e} (expected a {SCHEMA} measurement file, as `ingest` writes)",
-            e.line(),
-            e.column()
-        ),
-    })?;
-    if m.schema != SCHEMA {
-        return Err(CheckError::Schema {
+    MeasurementFile::read(path).map_err(|e| match e {
+        ReadError::Io(message) => CheckError::Read { file, message },
+        ReadError::Parse {
+            line,
+            column,
+            message,
+        } => CheckError::Read {
             file,
-            found: m.schema,
-        });
-    }
-    Ok(m)
+            message: format!(
+                "line {line}, column {column}: {message} (expected a {SCHEMA} measurement file, as `ingest` writes)"
+            ),
+        },
+        ReadError::Schema(found) => CheckError::Schema { file, found },
+    })
 }
 
 fn skip(

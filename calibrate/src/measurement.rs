@@ -173,7 +173,37 @@ pub enum Record {
     },
 }
 
+/// Why a measurement file could not be read; callers add the file name and their own wording.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read: {0}")]
+    Io(String),
+    #[error("line {line}, column {column}: {message}")]
+    Parse {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The file parsed but declares another schema than [`SCHEMA`].
+    #[error("schema `{0}`: expected `{SCHEMA}`")]
+    Schema(String),
+}
+
 impl MeasurementFile {
+    /// Reads and parses a measurement file, checking its schema tag.
+    pub fn read(path: &std::path::Path) -> Result<Self, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io(e.to_string()))?;
+        let m: Self = serde_json::from_str(&text).map_err(|e| ReadError::Parse {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if m.schema != SCHEMA {
+            return Err(ReadError::Schema(m.schema));
+        }
+        Ok(m)
+    }
+
     /// An empty file with the given provenance.
     pub fn new(provenance: Provenance) -> Self {
         Self {

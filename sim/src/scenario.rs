@@ -53,6 +53,21 @@ pub struct Hardware {
     pub profile: Option<profile::AppliedProfile>,
 }
 
+impl Hardware {
+    /// The GPU's achieved kernel rates: datasheet bandwidth and bf16 rate times the preset's (or
+    /// profile's) efficiencies, plus the per-kernel fixed cost. The one place both the simulation and
+    /// `tpsim-calibrate fit` build them from.
+    pub fn compute_rates(&self) -> tpsim_model::compute::ComputeRates {
+        tpsim_model::compute::ComputeRates {
+            mem_bytes_per_s: self.gpu.memory_bandwidth.bytes_per_s() as f64,
+            mem_efficiency: self.params.mem_efficiency,
+            flops_per_s: self.gpu.bf16_tflops * 1e12,
+            flops_efficiency: self.params.flops_efficiency,
+            kernel_overhead_us: self.params.kernel_overhead.as_us_f64(),
+        }
+    }
+}
+
 /// Resolved hardware cost parameters (all required after merging preset and overrides). Each is
 /// documented, with its source, in the hardware preset files and book/src/scenarios.md.
 #[derive(Debug, Clone, PartialEq)]

@@ -60,21 +60,24 @@ fn runners() -> BTreeMap<&'static str, Runner> {
     m
 }
 
-fn run_calibrate(args: &[String]) -> Result<Outcome, String> {
-    let mut argv: Vec<OsString> = vec!["tpsim-calibrate".into()];
-    argv.extend(args.iter().map(OsString::from));
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = tpsim_calibrate::cli::main_with_args(&argv, &mut out, &mut err);
-    let mut output = String::from_utf8_lossy(&out).into_owned();
-    output.push_str(&String::from_utf8_lossy(&err));
-    Ok(Outcome { code, output })
+fn run_tpsim(args: &[String]) -> Result<Outcome, String> {
+    run_in_process(tpsim::cli::main_with_args, "tpsim", args)
 }
 
-fn run_tpsim(args: &[String]) -> Result<Outcome, String> {
-    let mut argv: Vec<OsString> = vec!["tpsim".into()];
+fn run_calibrate(args: &[String]) -> Result<Outcome, String> {
+    run_in_process(tpsim_calibrate::cli::main_with_args, "tpsim-calibrate", args)
+}
+
+/// Runs a CLI through its in-process entry point; stdout then stderr, as the book shows them.
+fn run_in_process(
+    main: fn(&[OsString], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+    name: &str,
+    args: &[String],
+) -> Result<Outcome, String> {
+    let mut argv: Vec<OsString> = vec![name.into()];
     argv.extend(args.iter().map(OsString::from));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = tpsim::cli::main_with_args(&argv, &mut out, &mut err);
+    let code = main(&argv, &mut out, &mut err);
     let mut output = String::from_utf8_lossy(&out).into_owned();
     output.push_str(&String::from_utf8_lossy(&err));
     Ok(Outcome { code, output })

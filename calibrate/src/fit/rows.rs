@@ -5,11 +5,10 @@
 //! are fitted.
 
 use super::FitError;
-use crate::measurement::{MeasurementFile, Record, SCHEMA};
+use crate::measurement::{MeasurementFile, ReadError, Record, SCHEMA};
 use std::path::Path;
 use tpsim::comm::{Comm, Request};
 use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv};
-use tpsim_model::compute::ComputeRates;
 
 /// Operation of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,22 +40,14 @@ pub struct Row {
 
 /// Reads one measurement file (schema [`SCHEMA`]).
 pub fn read_file(path: &Path) -> Result<MeasurementFile, FitError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| FitError::Input {
-        file: file.clone(),
-        message: format!("cannot read: {e}"),
-    })?;
-    let m: MeasurementFile = serde_json::from_str(&text).map_err(|e| FitError::Input {
-        file: file.clone(),
-        message: format!("line {}: {e}", e.line()),
-    })?;
-    if m.schema != SCHEMA {
-        return Err(FitError::Input {
-            file,
-            message: format!("schema `{}`: expected \"{SCHEMA}\"", m.schema),
-        });
-    }
-    Ok(m)
+    MeasurementFile::read(path).map_err(|e| FitError::Input {
+        file: path.display().to_string(),
+        message: match e {
+            ReadError::Io(m) => format!("cannot read: {m}"),
+            ReadError::Parse { line, message, .. } => format!("line {line}: {message}"),
+            ReadError::Schema(found) => format!("schema `{found}`: expected \"{SCHEMA}\""),
+        },
+    })
 }
 
 /// The collective records of `m` (named `file` in labels and errors) as rows; other record kinds are
@@ -172,13 +163,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
 pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
     let mut out = vec![0.0; rows.len()];
     let mut done = vec![false; rows.len()];
-    let rates = ComputeRates {
-        mem_bytes_per_s: hw.gpu.memory_bandwidth.bytes_per_s() as f64,
-        mem_efficiency: hw.params.mem_efficiency,
-        flops_per_s: hw.gpu.bf16_tflops * 1e12,
-        flops_efficiency: hw.params.flops_efficiency,
-        kernel_overhead_us: hw.params.kernel_overhead.as_us_f64(),
-    };
+    let rates = hw.compute_rates();
     for (r, (o, d)) in rows.iter().zip(out.iter_mut().zip(done.iter_mut())) {
         if let Op::Gemm { m, n, k } = r.op {
             let flops = 2.0 * m as f64 * n as f64 * k as f64;

@@ -121,14 +121,7 @@ impl<'a> Builder<'a> {
                 .map(|r| resources.add(ResourceKind::Host { thread: 1 + r }, format!("rank {r} launcher")))
                 .collect()
         };
-        let hw = &s.hardware;
-        let rates = ComputeRates {
-            mem_bytes_per_s: hw.gpu.memory_bandwidth.bytes_per_s() as f64,
-            mem_efficiency: hw.params.mem_efficiency,
-            flops_per_s: hw.gpu.bf16_tflops * 1e12,
-            flops_efficiency: hw.params.flops_efficiency,
-            kernel_overhead_us: hw.params.kernel_overhead.as_us_f64(),
-        };
+        let rates = s.hardware.compute_rates();
         Builder {
             s,
             costs,
