@@ -287,3 +287,35 @@ fn zero_token_cap_is_rejected() {
         "{e}"
     );
 }
+
+#[test]
+fn memory_keys_of_this_issue() {
+    // engine.context_length 0, a negative observed graph memory, an unknown era name, a version that
+    // is not a version: each names its key.
+    let e = bad("ctx0", "page_size = 1", "page_size = 1\ncontext_length = 0");
+    assert!(e.contains("engine.context_length"), "{e}");
+    let e = bad(
+        "graph-neg",
+        "free_after_weights_gib = 21.71",
+        "free_after_weights_gib = 21.71\ncuda_graph_gib = -1.5",
+    );
+    assert!(e.contains("engine.observed.cuda_graph_gib"), "{e}");
+    let e = bad(
+        "era-typo",
+        "page_size = 1",
+        "page_size = 1\n[engine.costs]\nera = \"spring-2027\"",
+    );
+    assert!(e.contains("engine.costs.era") && e.contains("spring-2026"), "{e}");
+    let e = bad(
+        "version-junk",
+        "name = \"sglang\"",
+        "name = \"sglang\"\nversion = \"main\"",
+    );
+    assert!(e.contains("engine.version"), "{e}");
+    let e = bad(
+        "mrr-string",
+        "page_size = 1",
+        "page_size = 1\nmax_running_requests = \"many\"",
+    );
+    assert!(e.contains("max_running_requests"), "{e}");
+}
