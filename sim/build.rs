@@ -13,7 +13,11 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    // Read at run time of the script (not `env!`, fixed when the script was compiled): a moved checkout
+    // must not reuse a stale path and bundle nothing.
+    let manifest =
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
+    let root = Path::new(&manifest).join("../scenarios");
     let mut out = String::new();
     for (kind, sub) in [
         ("HARDWARE", "hardware"),
