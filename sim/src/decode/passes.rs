@@ -76,12 +76,41 @@ pub enum Collective {
 }
 
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
-/// sequence) and the context length each sequence attends over.
+/// sequence), the context length each sequence attends over, and how many of the tokens get logits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PassShape {
     pub seqs: u32,
     pub tokens: u32,
     pub ctx: u32,
+    /// Tokens whose logits the LM head computes and the all-gather gathers: every token of a decode,
+    /// draft or verify pass, but only the last token of each sequence in an extend pass (prefill,
+    /// draft extend). SGLang `layers/logits_processor.py` keeps all rows only for decode, target
+    /// verify, and draft extend with full hidden capture; extend batches without logprobs are pruned
+    /// to `last_index`, and `speculative/eagle_worker.py` `forward_draft_extend_after_decode` runs
+    /// with capture LAST and `num_tokens_for_logprob_per_req = 1`. vLLM likewise samples only at the
+    /// last token of each request (its `logits_indices`).
+    pub logits: u32,
+}
+
+impl PassShape {
+    /// A pass whose every token gets logits (decode, draft steps, target verify).
+    pub fn all_logits(seqs: u32, tokens: u32, ctx: u32) -> Self {
+        PassShape {
+            seqs,
+            tokens,
+            ctx,
+            logits: tokens,
+        }
+    }
+    /// An extend pass: logits for the last token of each sequence only (prefill, draft extend).
+    pub fn extend(seqs: u32, tokens: u32, ctx: u32) -> Self {
+        PassShape {
+            seqs,
+            tokens,
+            ctx,
+            logits: seqs.min(tokens),
+        }
+    }
 }
 
 /// Builds and simulates iteration graphs over one set of resources.
@@ -151,11 +180,7 @@ impl<'a> Builder<'a> {
         let e = &s.engine;
         let host =
             g.add(Task::new("schedule prefill", Category::Host, e.costs.host_overhead).on([self.host]))?;
-        let shape = PassShape {
-            seqs: requests,
-            tokens,
-            ctx: 0,
-        };
+        let shape = PassShape::extend(requests, tokens, 0);
         let mut last = self.add_pass(&mut g, &s.model, "prefill", shape, &[host])?;
         if let Some(sp) = s.speculative.as_ref().filter(|_| speculate) {
             last = self.add_pass(&mut g, &sp.draft, "draft prefill", shape, &[last])?;
@@ -196,11 +221,7 @@ impl<'a> Builder<'a> {
                     &mut g,
                     &s.model,
                     "decode",
-                    PassShape {
-                        seqs: batch,
-                        tokens: batch,
-                        ctx,
-                    },
+                    PassShape::all_logits(batch, batch, ctx),
                     &wait,
                 )?;
                 g.add(
@@ -226,11 +247,7 @@ impl<'a> Builder<'a> {
                         &mut g,
                         &sp.draft,
                         &format!("draft {step}"),
-                        PassShape {
-                            seqs: batch,
-                            tokens: batch * k,
-                            ctx,
-                        },
+                        PassShape::all_logits(batch, batch * k, ctx),
                         &[prev],
                     )?;
                 }
@@ -238,11 +255,7 @@ impl<'a> Builder<'a> {
                     &mut g,
                     &s.model,
                     "verify",
-                    PassShape {
-                        seqs: batch,
-                        tokens: batch * n,
-                        ctx,
-                    },
+                    PassShape::all_logits(batch, batch * n, ctx),
                     &[prev],
                 )?;
                 let accept = g.add(
@@ -268,11 +281,7 @@ impl<'a> Builder<'a> {
                     &mut g,
                     &sp.draft,
                     "draft extend",
-                    PassShape {
-                        seqs: batch,
-                        tokens: extend,
-                        ctx,
-                    },
+                    PassShape::extend(batch, extend, ctx),
                     &after,
                 )?;
             }
@@ -346,7 +355,12 @@ impl<'a> Builder<'a> {
         shape: PassShape,
         deps: &[TaskId],
     ) -> Result<TaskId, DecodeError> {
-        let PassShape { seqs, tokens, ctx } = shape;
+        let PassShape {
+            seqs,
+            tokens,
+            ctx,
+            logits,
+        } = shape;
         let tp = self.s.engine.tp;
         let fp = model.forward_pass(tp, tokens);
         let layers = fp.layers.len().max(1) as f64;
@@ -416,13 +430,19 @@ impl<'a> Builder<'a> {
                 f,
             )?;
         }
-        let t_head = self.rates.op_time(fp.lm_head_bytes.0 as f64, fp.lm_head_flops, 1);
+        // The LM head reads its whole shard whatever the row count; its FLOPs and the gathered
+        // logits scale with the rows that get logits (`PassShape::logits`).
+        let rows = f64::from(logits) / f64::from(tokens.max(1));
+        let t_head = self
+            .rates
+            .op_time(fp.lm_head_bytes.0 as f64, fp.lm_head_flops * rows, 1);
         let h = self.per_gpu(g, &format!("{label}: lm head"), t_head, 1, &[prev])?;
-        let ag = self.costs.allgather(fp.logits_allgather_bytes);
+        let gather = Bytes(fp.logits_allgather_bytes.0 / u64::from(tokens.max(1)) * u64::from(logits));
+        let ag = self.costs.allgather(gather);
         self.gang(
             g,
             &format!("{label}: all-gather logits"),
-            Collective::Allgather(fp.logits_allgather_bytes.0),
+            Collective::Allgather(gather.0),
             ag.time,
             h,
         )
