@@ -11,6 +11,7 @@ pub mod llm;
 pub mod memory;
 pub mod nccl;
 pub mod spec;
+pub mod state_pool;
 pub mod topo;
 pub mod units;
 

@@ -394,7 +394,7 @@ fn running(s: &Scenario, p: &Prediction) -> u32 {
 
 /// Where the workload exceeds what the engine's memory plan lets it run at once.
 fn memory_warnings(s: &Scenario, mem: &crate::decode::MemoryPlan) -> Vec<String> {
-    let mut w = Vec::new();
+    let mut w = mem.notes.clone();
     if let Some(m) = mem.max_running_requests
         && u64::from(s.workload.concurrency) > m
         && mem.kv_tokens > 0

@@ -6,7 +6,9 @@
 use serde::Deserialize;
 
 use super::quant::{Quantization, WeightDtype};
-use super::{Architecture, Attention, Eagle3, Ffn, ModelError, ModelSpec, MoeShape, VisionTower};
+use super::{
+    Architecture, Attention, Eagle3, Ffn, GatedDeltaNet, Mixer, ModelError, ModelSpec, MoeShape, VisionTower,
+};
 
 /// The subset of a HuggingFace `config.json` tpsim reads. Every field is optional here; the lowering
 /// decides per architecture which ones are required.
@@ -117,6 +119,40 @@ pub struct ModelConfig {
     /// EAGLE-3: hidden size of the target whose features the draft fuses (defaults to `hidden_size`).
     #[serde(default)]
     pub target_hidden_size: Option<u64>,
+    /// Hybrid models (Qwen3.5): each layer's mixer, `"full_attention"` or `"linear_attention"`.
+    #[serde(default)]
+    pub layer_types: Option<Vec<String>>,
+    /// Hybrid models: every how many layers a full-attention layer appears (used without
+    /// `layer_types`: layer i is full attention when (i + 1) % interval == 0).
+    #[serde(default)]
+    pub full_attention_interval: Option<u64>,
+    /// Gated DeltaNet key heads.
+    #[serde(default)]
+    pub linear_num_key_heads: Option<u64>,
+    /// Gated DeltaNet value heads.
+    #[serde(default)]
+    pub linear_num_value_heads: Option<u64>,
+    /// Gated DeltaNet key head width.
+    #[serde(default)]
+    pub linear_key_head_dim: Option<u64>,
+    /// Gated DeltaNet value head width.
+    #[serde(default)]
+    pub linear_value_head_dim: Option<u64>,
+    /// Gated DeltaNet causal-conv kernel width.
+    #[serde(default)]
+    pub linear_conv_kernel_dim: Option<u64>,
+    /// Recurrent-state dtype (`"float32"`, `"bfloat16"`); SGLang's default is float32.
+    #[serde(default)]
+    pub mamba_ssm_dtype: Option<String>,
+    /// Qwen MoE: intermediate width of the (single) shared expert.
+    #[serde(default)]
+    pub shared_expert_intermediate_size: Option<u64>,
+    /// Qwen3.5: sigmoid output gate on full attention (q_proj twice as wide); SGLang's default true.
+    #[serde(default)]
+    pub attn_output_gate: Option<bool>,
+    /// Qwen3.5 spelling of the MTP layer count.
+    #[serde(default)]
+    pub mtp_num_hidden_layers: Option<u64>,
 }
 
 impl ModelConfig {
@@ -148,7 +184,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 9] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 11] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -158,6 +194,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 9] = [
     "Glm4MoeForCausalLM",
     "LlamaForCausalLMEagle3",
     "Eagle3LlamaForCausalLM",
+    "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration",
 ];
 
 fn arch_of(name: &str) -> Option<Architecture> {
@@ -170,6 +208,7 @@ fn arch_of(name: &str) -> Option<Architecture> {
         "KimiK25ForConditionalGeneration" => Architecture::KimiK25,
         "Glm4MoeForCausalLM" => Architecture::Glm4Moe,
         "LlamaForCausalLMEagle3" | "Eagle3LlamaForCausalLM" => Architecture::Eagle3Llama,
+        "Qwen3_5MoeForCausalLM" | "Qwen3_5MoeForConditionalGeneration" => Architecture::Qwen35Moe,
         _ => return None,
     })
 }
@@ -246,6 +285,19 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             text_hidden.unwrap_or(0),
         ));
         (text, true, vision)
+    } else if arch_name == "Qwen3_5MoeForConditionalGeneration" {
+        // Same wrapper layout as Kimi-K2.5: the language model is `text_config`. Its vision tower is
+        // not modelled (documented in the preset README).
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        (text, false, None)
+    } else if arch == Architecture::Qwen35Moe {
+        (cfg.text_config.as_deref().unwrap_or(cfg), false, None)
     } else {
         (cfg, false, None)
     };
@@ -384,6 +436,33 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 .count() as u32;
             (layers, Some(shape), dense, first_k)
         }
+        Architecture::Qwen35Moe => {
+            let e = req(text.num_experts, "num_experts", an)?;
+            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+            let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+            let si = req(
+                text.shared_expert_intermediate_size,
+                "shared_expert_intermediate_size",
+                an,
+            )?;
+            check_k(k, e)?;
+            if !si.is_multiple_of(mi) {
+                return Err(ModelError::InvalidField {
+                    field: "shared_expert_intermediate_size".into(),
+                    value: si.to_string(),
+                    expected: format!("a multiple of moe_intermediate_size ({mi})"),
+                });
+            }
+            let shape = MoeShape {
+                n_routed_experts: e,
+                num_experts_per_tok: k,
+                moe_intermediate: mi,
+                n_shared_experts: si / mi,
+            };
+            // Every layer is sparse (SGLang `qwen3_next.py`: `is_layer_sparse = True`).
+            let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
+            (layers, Some(shape), text.intermediate_size.unwrap_or(0), 0)
+        }
         _ => {
             let dense = req(text.intermediate_size, "intermediate_size", an)?;
             (
@@ -411,9 +490,18 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
-        Architecture::Qwen3 | Architecture::Qwen3Moe => true,
+        Architecture::Qwen3 | Architecture::Qwen3Moe | Architecture::Qwen35Moe => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
+    let (mixers, linear_attention) = if arch == Architecture::Qwen35Moe {
+        (
+            hybrid_mixers(text, num_layers, an)?,
+            Some(gated_delta_net(text, an)?),
+        )
+    } else {
+        (vec![Mixer::Attention; num_layers_u32 as usize], None)
+    };
+    let attn_output_gate = arch == Architecture::Qwen35Moe && text.attn_output_gate.unwrap_or(true);
 
     let spec = ModelSpec {
         name,
@@ -432,6 +520,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         first_k_dense_replace,
         num_nextn_predict_layers: text
             .num_nextn_predict_layers
+            .or(text.mtp_num_hidden_layers)
             .unwrap_or(0)
             .min(u64::from(u32::MAX)) as u32,
         context_len: text.max_position_embeddings.or(cfg.max_position_embeddings),
@@ -444,6 +533,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         attention_bias,
         qk_norm,
         eagle3,
+        mixers,
+        linear_attention,
+        attn_output_gate,
         quantization: quant,
     };
     if spec.moe.is_none() && quant.experts.is_some() {
@@ -464,4 +556,72 @@ fn check_k(k: u64, e: u64) -> Result<(), ModelError> {
         });
     }
     Ok(())
+}
+
+/// Each layer's mixer from `layer_types` (checked against the layer count), else from
+/// `full_attention_interval` (layer i is full attention when (i + 1) % interval == 0).
+fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mixer>, ModelError> {
+    if let Some(types) = &text.layer_types {
+        if types.len() as u64 != num_layers {
+            return Err(ModelError::InvalidField {
+                field: "layer_types".into(),
+                value: format!("{} entries", types.len()),
+                expected: format!("one entry per layer (num_hidden_layers = {num_layers})"),
+            });
+        }
+        return types
+            .iter()
+            .map(|t| match t.as_str() {
+                "full_attention" => Ok(Mixer::Attention),
+                "linear_attention" => Ok(Mixer::Linear),
+                other => Err(ModelError::InvalidField {
+                    field: "layer_types".into(),
+                    value: format!("\"{other}\""),
+                    expected: "\"full_attention\" or \"linear_attention\"".into(),
+                }),
+            })
+            .collect();
+    }
+    let interval = req(text.full_attention_interval, "full_attention_interval", an)?;
+    Ok((0..num_layers)
+        .map(|i| {
+            if (i + 1).is_multiple_of(interval) {
+                Mixer::Attention
+            } else {
+                Mixer::Linear
+            }
+        })
+        .collect())
+}
+
+/// The Gated DeltaNet shape; every `linear_*` key is required.
+fn gated_delta_net(text: &ModelConfig, an: &str) -> Result<GatedDeltaNet, ModelError> {
+    let ssm_state_bytes = match text.mamba_ssm_dtype.as_deref() {
+        // SGLang's default SGLANG_MAMBA_SSM_DTYPE = float32 (`configs/qwen3_5.py` hybrid_gdn_params).
+        None | Some("float32") | Some("torch.float32") => 4,
+        Some("bfloat16") | Some("float16") | Some("torch.bfloat16") | Some("torch.float16") => 2,
+        Some(other) => {
+            return Err(ModelError::InvalidField {
+                field: "mamba_ssm_dtype".into(),
+                value: other.into(),
+                expected: "float32, bfloat16 or float16".into(),
+            });
+        }
+    };
+    let g = GatedDeltaNet {
+        num_k_heads: req(text.linear_num_key_heads, "linear_num_key_heads", an)?,
+        num_v_heads: req(text.linear_num_value_heads, "linear_num_value_heads", an)?,
+        head_k_dim: req(text.linear_key_head_dim, "linear_key_head_dim", an)?,
+        head_v_dim: req(text.linear_value_head_dim, "linear_value_head_dim", an)?,
+        conv_kernel: req(text.linear_conv_kernel_dim, "linear_conv_kernel_dim", an)?,
+        ssm_state_bytes,
+    };
+    if !g.num_v_heads.is_multiple_of(g.num_k_heads) {
+        return Err(ModelError::InvalidField {
+            field: "linear_num_value_heads".into(),
+            value: g.num_v_heads.to_string(),
+            expected: format!("a multiple of linear_num_key_heads ({})", g.num_k_heads),
+        });
+    }
+    Ok(g)
 }

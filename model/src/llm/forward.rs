@@ -36,6 +36,14 @@ pub struct LayerWork {
     pub attn_kernels: u32,
     /// Kernels the MLP/MoE half launches ([`ffn_kernels`]).
     pub ffn_kernels: u32,
+    /// The layer's token mixer (hybrids: linear attention or full attention).
+    pub mixer: super::Mixer,
+    /// KV-cache bytes this layer reads per context token per sequence on this rank (0 for linear
+    /// attention): its share of [`ModelSpec::kv_cell_bytes`].
+    pub kv_bytes_per_token: u64,
+    /// Recurrent (conv + SSM) state of one request in this layer on this rank, bytes (0 for full
+    /// attention). A decode step reads it and writes it back (`llm::hybrid`).
+    pub state_bytes: u64,
 }
 
 /// Kernels of a decode step's attention half, counted from SGLang's layer code (`models/llama.py`
@@ -142,15 +150,28 @@ impl ModelSpec {
         let nf = f64::from(tokens);
         let inv = self.inventory(tp);
         let act = self.activation_bytes();
-        let attn_kernels = attention_kernels(
+        // Full attention with an output gate adds one sigmoid-and-multiply kernel (`qwen3_next.py`).
+        let full_kernels = attention_kernels(
             matches!(self.attention, super::Attention::Mla { .. }),
             self.qk_norm,
-        );
+        ) + u32::from(self.attn_output_gate);
+        let kv_layers = u64::from(self.kv_layers().max(1));
+        let kv_per_layer = self.kv_cell_bytes(tp) / kv_layers;
+        let state = self.linear_attention.map_or(0, |g| g.state_bytes(tp));
+        let recurrence = self.linear_attention.map_or(0.0, |g| g.recurrence_flops(tp)) * nf;
 
         let layers = inv
             .layers
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(i, l)| {
+                let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
+                let linear = mixer == super::Mixer::Linear;
+                let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
+                    (super::hybrid::LINEAR_ATTENTION_KERNELS, 0, state, recurrence)
+                } else {
+                    (full_kernels, kv_per_layer, 0, 0.0)
+                };
                 let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
                 let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
                 let f = &l.ffn;
@@ -159,7 +180,7 @@ impl ModelSpec {
                     LayerWork {
                         attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
                         ffn_weight_bytes: Bytes(self.sum_bytes(&f.dense)),
-                        attn_flops: 2.0 * attn_params as f64 * nf,
+                        attn_flops: 2.0 * attn_params as f64 * nf + extra_flops,
                         ffn_flops: 2.0 * params as f64 * nf,
                         is_moe: false,
                         experts_touched: 0.0,
@@ -169,6 +190,9 @@ impl ModelSpec {
                         fixed_ffn_bytes: Bytes(0),
                         attn_kernels,
                         ffn_kernels: ffn_kernels(false, false),
+                        mixer,
+                        kv_bytes_per_token,
+                        state_bytes,
                     }
                 } else {
                     let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
@@ -184,7 +208,7 @@ impl ModelSpec {
                         ffn_weight_bytes: Bytes(
                             fixed.saturating_add((touched * expert_bytes).round() as u64),
                         ),
-                        attn_flops: 2.0 * attn_params as f64 * nf,
+                        attn_flops: 2.0 * attn_params as f64 * nf + extra_flops,
                         ffn_flops: 2.0 * per_token * nf,
                         is_moe: true,
                         experts_touched: touched,
@@ -194,6 +218,9 @@ impl ModelSpec {
                         fixed_ffn_bytes: Bytes(fixed),
                         attn_kernels,
                         ffn_kernels: ffn_kernels(true, !f.shared.is_empty()),
+                        mixer,
+                        kv_bytes_per_token,
+                        state_bytes,
                     }
                 }
             })

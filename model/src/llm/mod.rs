@@ -17,6 +17,7 @@
 
 mod config;
 mod forward;
+mod hybrid;
 mod quant;
 mod weights;
 
@@ -29,6 +30,7 @@ use crate::units::Bytes;
 
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
 pub use forward::{ForwardPass, LayerWork, expected_distinct_experts};
+pub use hybrid::{GatedDeltaNet, Mixer};
 pub use quant::{KvCacheDtype, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat};
 pub use weights::WeightBreakdown;
 
@@ -117,6 +119,10 @@ pub enum Architecture {
     /// EAGLE-3 draft (`LlamaForCausalLMEagle3` / `Eagle3LlamaForCausalLM`): one Llama layer over
     /// [embedding ‖ fused target features], its own LM head, the target's embedding.
     Eagle3Llama,
+    /// `Qwen3_5MoeForCausalLM` / `Qwen3_5MoeForConditionalGeneration` (Qwen3.5 MoE): a hybrid of
+    /// Gated DeltaNet linear-attention layers and gated full-attention layers (every
+    /// `full_attention_interval`-th), MoE with one shared expert in every layer. See [`hybrid`].
+    Qwen35Moe,
 }
 
 /// Attention layout.
@@ -314,6 +320,13 @@ pub struct ModelSpec {
     pub qk_norm: bool,
     /// EAGLE-3 draft specifics, for draft models.
     pub eagle3: Option<Eagle3>,
+    /// Token mixer of each decoder layer, in order (all [`Mixer::Attention`] except in hybrids).
+    pub mixers: Vec<Mixer>,
+    /// The linear-attention (Gated DeltaNet) shape of hybrid models' [`Mixer::Linear`] layers.
+    pub linear_attention: Option<GatedDeltaNet>,
+    /// Full attention multiplies its output by a sigmoid gate that `q_proj` produces alongside the
+    /// queries (Qwen3.5 `attn_output_gate`): the query projection is twice as wide.
+    pub attn_output_gate: bool,
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,
@@ -384,6 +397,15 @@ impl ModelSpec {
                  (expected kv_heads % tp == 0 or tp % kv_heads == 0)"
             ));
         }
+        if let Some(g) = self.linear_attention
+            && (!g.num_k_heads.is_multiple_of(t) || !g.num_v_heads.is_multiple_of(t))
+        {
+            return fail(format!(
+                "the linear-attention layers' {} key heads and {} value heads must both be divisible by tp {tp} \
+                 (SGLang `qwen3_next.py` shards them with `divide`)",
+                g.num_k_heads, g.num_v_heads
+            ));
+        }
         let q = &self.quantization;
         let mut widths: Vec<(&str, u64, WeightFormat)> = Vec::new();
         if self.layers.iter().any(|l| matches!(l, Ffn::Dense { .. })) {
@@ -433,13 +455,15 @@ impl ModelSpec {
     /// - GQA: `max(1, kv_heads / tp) × (head_dim + v_head_dim) × layers × dtype bytes`
     ///   (v_head_dim = head_dim). Llama-3.1-8B at tp 1: 8 × 256 × 32 × 2 = 131,072.
     ///
-    /// `layers` is this model's own `num_hidden_layers` (an EAGLE-3 draft: 1). The dtype is the
+    /// `layers` is this model's own count of full-attention layers ([`ModelSpec::kv_layers`]: all of
+    /// `num_hidden_layers` except in hybrids, whose linear-attention layers hold no KV; an EAGLE-3
+    /// draft: 1). Qwen3.5-397B at tp 4: 1 × 2 × 256 × 15 × 2 = 15,360. The dtype is the
     /// quantization's `kv_cache_dtype` (`auto` = model dtype). `tp = 0` is treated as 1.
     pub fn kv_cell_bytes(&self, tp: u32) -> u64 {
         let t = u64::from(tp.max(1));
         let fp4 = self.quantization.kv_cache_dtype == super::llm::quant::KvCacheDtype::Fp4E2m1;
         let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
-        let layers = u64::from(self.num_layers);
+        let layers = u64::from(self.kv_layers());
         // fp4 (SGLang's MLATokenToKVPoolFP4 / MHATokenToKVPoolFP4 sizing, engine-memory.md "Cell size"):
         // half the 1-byte cell for the packed values, plus one 1-byte scale per 16 elements.
         match self.attention {

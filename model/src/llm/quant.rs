@@ -355,6 +355,10 @@ pub struct Quantization {
     pub experts: Option<WeightFormat>,
     /// KV-cache element type.
     pub kv_cache_dtype: KvCacheDtype,
+    /// Format of every linear layer and expert of the MTP/NextN draft layer, when the checkpoint
+    /// stores it differently from the target (`mtp = { dtype = "bf16" }`: lukealonso's Qwen3.5 NVFP4
+    /// keeps the MTP layer in bf16); `None` = as the target.
+    pub mtp: Option<WeightFormat>,
 }
 
 impl Default for Quantization {
@@ -371,6 +375,7 @@ impl Quantization {
             weights: WeightFormat::plain(WeightDtype::Bf16),
             experts: None,
             kv_cache_dtype: KvCacheDtype::Auto,
+            mtp: None,
         }
     }
 
@@ -411,6 +416,8 @@ struct RawQuantization {
     experts: Option<RawFormat>,
     #[serde(default)]
     kv_cache_dtype: KvCacheDtype,
+    #[serde(default)]
+    mtp: Option<RawFormat>,
 }
 
 fn default_dtype() -> WeightDtype {
@@ -434,10 +441,12 @@ impl TryFrom<RawQuantization> for Quantization {
             .experts
             .map(|e| WeightFormat::from_raw(e, "experts."))
             .transpose()?;
+        let mtp = raw.mtp.map(|e| WeightFormat::from_raw(e, "mtp.")).transpose()?;
         Ok(Quantization {
             weights,
             experts,
             kv_cache_dtype: raw.kv_cache_dtype,
+            mtp,
         })
     }
 }

@@ -483,3 +483,138 @@ fn kv_cells_fp8_and_fp4() {
         36_864
     );
 }
+
+// ---------------------------------------------------------------- Qwen3.5 (hybrid)
+
+const QWEN35: &str = include_str!("../../../scenarios/models/qwen3.5-397b-a17b/config.json");
+
+/// `qwen3.5-397b-a17b-nvfp4/quant.toml` as JSON: routed experts NVFP4, the rest bf16.
+fn qwen35_nvfp4() -> Quantization {
+    serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"nvfp4"},"mtp":{"dtype":"bf16"}}"#)
+        .expect("qwen3.5 nvfp4 quant")
+}
+
+#[test]
+fn qwen35_parses_the_hybrid_layout() {
+    let m = spec(QWEN35, qwen35_nvfp4());
+    assert_eq!(m.arch, Architecture::Qwen35Moe);
+    assert_eq!((m.num_layers, m.hidden, m.vocab), (60, 4096, 248_320));
+    // layer_types: every 4th layer (index 3, 7, …, 59) is full attention → 15 full + 45 linear.
+    assert_eq!((m.kv_layers(), m.linear_layers()), (15, 45));
+    assert_eq!(m.mixers[3], Mixer::Attention);
+    assert_eq!(m.mixers[0], Mixer::Linear);
+    assert!(m.attn_output_gate && m.qk_norm);
+    assert_eq!(m.num_nextn_predict_layers, 1, "mtp_num_hidden_layers");
+    let moe = m.moe.expect("moe");
+    assert_eq!(
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.n_shared_experts
+        ),
+        (512, 10, 1)
+    );
+    // Without layer_types, full_attention_interval 4 gives the same layout.
+    let v: serde_json::Value = serde_json::from_str(QWEN35).unwrap();
+    let mut v2 = v.clone();
+    v2["text_config"].as_object_mut().unwrap().remove("layer_types");
+    let m2 = spec(&v2.to_string(), qwen35_nvfp4());
+    assert_eq!(m2.mixers, m.mixers);
+    // The flat CausalLM spelling lowers the same way.
+    let mut flat = v["text_config"].clone();
+    flat["architectures"] = serde_json::json!(["Qwen3_5MoeForCausalLM"]);
+    assert_eq!(spec(&flat.to_string(), qwen35_nvfp4()).mixers, m.mixers);
+}
+
+#[test]
+fn qwen35_kv_cell_and_state_at_tp4() {
+    let m = spec(QWEN35, qwen35_nvfp4());
+    // Only the 15 full-attention layers hold KV; 2 KV heads at tp 4 are replicated (1 per rank):
+    // 1 × (256 + 256) × 15 × 2 B = 15,360 B/token. tp 1: 2 heads → 30,720.
+    assert_eq!(m.kv_cell_bytes(4), 15_360);
+    assert_eq!(m.kv_cell_bytes(1), 30_720);
+    // SGLang mamba_cache_per_req at tp 4: conv (2·2048 + 8192)/4 = 3072 channels × 3 × 2 B = 18,432
+    // plus SSM 16 × 128 × 128 × 4 B = 1,048,576, × 45 layers = 48,015,360.
+    let g = m.linear_attention.expect("gdn");
+    assert_eq!(g.conv_state_bytes(4), 18_432);
+    assert_eq!(g.ssm_state_bytes_per_rank(4), 1_048_576);
+    assert_eq!(m.linear_state_bytes_per_req(4), 48_015_360);
+}
+
+#[test]
+fn qwen35_nvfp4_weights_per_rank_at_tp4() {
+    let m = spec(QWEN35, qwen35_nvfp4());
+    m.validate_tp(4).expect("tp 4");
+    let b = m.weight_breakdown(4);
+    // One routed expert's shard (intermediate 1024 / 4 = 256), NVFP4 (0.5 B + one fp8 scale per 16 +
+    // 8 B per tensor): gate_up [512, 4096] = 1,048,576 + 131,072 + 8; down [4096, 256] = 524,288 +
+    // 65,536 + 8 → 1,769,488 B; × 512 experts × 60 layers = 54,358,671,360.
+    assert_eq!(b.routed_experts, 54_358_671_360);
+    // Shared expert bf16: (2·256·4096 + 4096·256) × 2 B × 60 = 377,487,360.
+    assert_eq!(b.shared_experts, 377_487_360);
+    // Router [512, 4096] + shared_expert_gate [1, 4096], bf16, replicated: 4,202,496 × 60.
+    assert_eq!(b.router, 252_149_760);
+    // Linear layers (× 45): in_proj_qkvz (2·2048 + 2·8192)/4 = 5120 rows, in_proj_ba 32 rows,
+    // out_proj 4096 × 2048, all × 4096 inputs, bf16; conv1d 3072 × 4 × 2 B; A_log 16 × 4 B (fp32):
+    // (5120·4096 + 32·4096 + 4096·2048) × 2 + 24,576 + 64 = 59,007,040.
+    // Full layers (× 15): qkv (2 × 8 × 256 query+gate rows + 2 × 1 × 256 KV rows) × 4096 + o_proj
+    // 4096 × 2048, bf16 = 54,525,952. Total 45 × 59,007,040 + 15 × 54,525,952 = 3,473,206,080.
+    assert_eq!(b.attention, 3_473_206_080);
+    // Embedding and LM head: 248,320 / 4 = 62,080 rows × 4096 × 2 B each.
+    assert_eq!((b.embedding, b.lm_head), (508_559_360, 508_559_360));
+    // Norms: 60 × 2 × 4096 × 2 B + 45 × (dt_bias 16 + gated norm 128) × 2 B + 15 × q/k norms 2 × 256
+    // × 2 B + final 4096 × 2 B = 1,019,552.
+    assert_eq!(b.norms, 1_019_552);
+    // 59,479,652,832 B = 55.39 GiB per rank (≈ 237.9 GB over 4 ranks with the replicated router and
+    // norms; lukealonso's checkpoint is ≈ 233 GB on disk, its README).
+    assert_eq!(m.weight_bytes_per_rank(4).0, 59_479_652_832);
+}
+
+#[test]
+fn qwen35_decode_reads_state_not_kv_in_linear_layers() {
+    let m = spec(QWEN35, qwen35_nvfp4());
+    let fp = m.forward_pass(4, 1);
+    assert_eq!(fp.layers.len(), 60);
+    let lin = &fp.layers[0];
+    let full = &fp.layers[3];
+    assert_eq!((lin.kv_bytes_per_token, lin.state_bytes), (0, 18_432 + 1_048_576));
+    assert_eq!((full.kv_bytes_per_token, full.state_bytes), (1024, 0));
+    assert_eq!(lin.attn_kernels, 8);
+    // GQA 5 + q/k norm 1 + output gate 1.
+    assert_eq!(full.attn_kernels, 7);
+    // Allreduces: 2 per layer + the embedding's.
+    assert_eq!(fp.allreduces, 121);
+    // One token touches 10 experts: 10 × 1,769,488 B + shared 6,291,456 + router 4,202,496.
+    assert_eq!(lin.ffn_weight_bytes.0, 10 * 1_769_488 + 6_291_456 + 4_202_496);
+}
+
+#[test]
+fn qwen35_bad_configs_are_named() {
+    let v: serde_json::Value = serde_json::from_str(QWEN35).unwrap();
+    let mut short = v.clone();
+    short["text_config"]["layer_types"] = serde_json::json!(["full_attention"]);
+    let e = ModelSpec::from_config_json(&short.to_string(), qwen35_nvfp4()).unwrap_err();
+    assert!(
+        e.to_string().contains("layer_types") && e.to_string().contains("60"),
+        "{e}"
+    );
+    let mut odd = v.clone();
+    odd["text_config"]["layer_types"][0] = serde_json::json!("sliding_attention");
+    let e = ModelSpec::from_config_json(&odd.to_string(), qwen35_nvfp4()).unwrap_err();
+    assert!(e.to_string().contains("sliding_attention"), "{e}");
+    let mut missing = v.clone();
+    missing["text_config"]
+        .as_object_mut()
+        .unwrap()
+        .remove("linear_num_value_heads");
+    let e = ModelSpec::from_config_json(&missing.to_string(), qwen35_nvfp4()).unwrap_err();
+    assert!(e.to_string().contains("linear_num_value_heads"), "{e}");
+    let mut nowrap = v.clone();
+    nowrap.as_object_mut().unwrap().remove("text_config");
+    let e = ModelSpec::from_config_json(&nowrap.to_string(), qwen35_nvfp4()).unwrap_err();
+    assert!(e.to_string().contains("text_config"), "{e}");
+    // tp 32: 32 query heads divide, but the 16 linear key heads do not.
+    let m = spec(QWEN35, qwen35_nvfp4());
+    let e = m.validate_tp(32).unwrap_err();
+    assert!(e.to_string().contains("16 key heads"), "{e}");
+}

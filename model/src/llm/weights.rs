@@ -17,6 +17,9 @@
 //! | norms | replicated | `layers/layernorm.py` `RMSNorm` |
 //! | MTP/NextN layers | not loaded by the target (they are the draft) | `models/deepseek_v2.py` skips `model.layers.{num_hidden_layers}` |
 //! | vision encoder blocks | qkv/o and MLP split by tp; patch embedding, position embedding, norms and projector replicated | `models/kimi_k25.py` (`VisionAttention(use_qkv_parallel=True)`, `MLP2` = Column/RowParallelLinear, `K2VLMultiModalProjector` = `ReplicatedLinear`); all replicated with `--mm-enable-dp-encoder` |
+//! | Qwen3.5 full attention | q_proj twice as wide with `attn_output_gate` (queries + gate), KV heads replicated like GQA | `models/qwen3_next.py` `Qwen3HybridAttentionDecoderLayer` |
+//! | Qwen3.5 linear attention (Gated DeltaNet) | projections column/row-parallel, conv1d at model dtype; see `llm::hybrid` | `models/qwen3_next.py` `Qwen3GatedDeltaNet` |
+//! | Qwen3.5 shared expert and its 1-output `shared_expert_gate` | shared expert column/row-parallel; gate replicated | `models/qwen2_moe.py` `Qwen2MoeSparseMoeBlock` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
 //! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
@@ -60,7 +63,7 @@ pub(crate) struct Piece {
 }
 
 impl Piece {
-    fn new(rows: u64, cols: u64, fmt: Fmt) -> Piece {
+    pub(crate) fn new(rows: u64, cols: u64, fmt: Fmt) -> Piece {
         Piece {
             rows,
             cols,
@@ -70,7 +73,7 @@ impl Piece {
         }
     }
     /// A 1-D parameter (norm weight, bias) of `n` elements at model dtype.
-    fn vec(n: u64) -> Piece {
+    pub(crate) fn vec(n: u64) -> Piece {
         Piece::new(n, 1, Fmt::Model)
     }
     /// Parameters held by the rank.
@@ -251,11 +254,16 @@ impl ModelSpec {
         inv.final_norm.push(Piece::vec(h));
 
         let attn = self.attention_pieces(t);
+        let linear = self.linear_attention.map(|g| g.pieces(h, t));
         inv.layers = self
             .layers
             .iter()
-            .map(|ffn| LayerPieces {
-                attn: attn.clone(),
+            .enumerate()
+            .map(|(i, ffn)| LayerPieces {
+                attn: match (self.mixers.get(i), &linear) {
+                    (Some(super::Mixer::Linear), Some(l)) => l.clone(),
+                    _ => attn.clone(),
+                },
                 ffn: self.ffn_pieces(ffn, t),
             })
             .collect();
@@ -278,7 +286,8 @@ impl ModelSpec {
             } => {
                 // EAGLE-3's midlayer attends over [embedding ‖ fused feature]: 2H inputs.
                 let attn_in = if self.eagle3.is_some() { 2 * h } else { h };
-                let q_rows = heads / t * head_dim;
+                // With an output gate (Qwen3.5) q_proj also produces a same-sized gate.
+                let q_rows = heads / t * head_dim * (1 + u64::from(self.attn_output_gate));
                 let kv_rows = 2 * (kv_heads / t).max(1) * head_dim;
                 ps.push(Piece::new(q_rows + kv_rows, attn_in, Fmt::Linear));
                 if self.attention_bias {
@@ -353,6 +362,10 @@ impl ModelSpec {
                 ) {
                     // e_score_correction_bias (noaux_tc routing), fp32 in the checkpoint.
                     router.push(Piece::new(e, 1, Fmt::Fp32));
+                }
+                if self.arch == super::Architecture::Qwen35Moe {
+                    // shared_expert_gate: hidden → 1, replicated (`qwen2_moe.py`).
+                    router.push(Piece::new(1, h, Fmt::Model));
                 }
                 FfnPieces {
                     dense: Vec::new(),

@@ -8,6 +8,7 @@ use tpsim_model::memory::{
     sglang_spring_cell_size,
 };
 use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
+use tpsim_model::state_pool::sglang_state_pool;
 use tpsim_model::units::Bytes;
 
 /// Where a figure of the plan came from.
@@ -70,6 +71,8 @@ pub struct MemoryPlan {
     /// Free memory left after the last allocation (0 when the start fails).
     pub headroom: Bytes,
     pub entries: Vec<MemEntry>,
+    /// Where the plan is approximate (reported as warnings).
+    pub notes: Vec<String>,
 }
 
 /// Builds the plan.
@@ -154,11 +157,33 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         entry.source = Source::Observed;
     }
     let target_cell = s.model.kv_cell_bytes(tp);
-    // Spring 2026: the target's cell carries the EAGLE draft's layers.
+    // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).
     let cell = match &s.speculative {
-        Some(sp) if spring => sglang_spring_cell_size(target_cell, sp.draft.num_layers, s.model.num_layers),
+        Some(sp) if spring => sglang_spring_cell_size(target_cell, sp.draft.kv_layers(), s.model.kv_layers()),
         _ => target_cell,
     };
+    // Hybrid linear-attention models: the state pool comes out of `rest` before the KV pool
+    // (tpsim_model::state_pool); passing a smaller `available` lowers `rest` by the same amount.
+    let per_req = s.model.linear_state_bytes_per_req(tp);
+    let state_pool = (per_req > 0).then(|| {
+        sglang_state_pool(
+            available_gib - total_gib * (1.0 - e.mem_fraction_static),
+            per_req,
+            s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
+            e.max_running_requests,
+        )
+    });
+    let state_gib = state_pool.map_or(0.0, |p| {
+        (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
+    });
+    let mut notes = Vec::new();
+    if state_pool.is_some() && s.speculative.is_some() {
+        notes.push(
+            "state pool sizing approximate: SGLang's speculative intermediate-state reservation is modelled with \
+             the default radix cache and no_buffer strategy (3 slots per request)"
+                .to_string(),
+        );
+    }
     let spec = s.speculative.as_ref().map(|sp| SpecShape {
         num_steps: u64::from(sp.num_steps),
         topk: u64::from(sp.topk),
@@ -166,7 +191,7 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     });
     let kv = sglang_kv_plan(&SglangKvInput {
         total_gib,
-        available_gib,
+        available_gib: available_gib - state_gib,
         mem_fraction_static: e.mem_fraction_static,
         cell_size: cell,
         page_size: e.page_size,
@@ -208,7 +233,17 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         min_mem_fraction_static: min_f,
         headroom: Bytes(0),
         entries,
+        notes,
     };
+    if let Some(p) = state_pool {
+        plan.max_running_requests = plan.max_running_requests.map(|m| m.min(p.max_running_requests));
+        plan.entries.push(MemEntry {
+            name: format!("state pool, {} requests", p.slots),
+            bytes: p.bytes + p.intermediate_bytes,
+            moment: "kv pool",
+            source: Source::EngineRule,
+        });
+    }
     if !kv.starts {
         let need = (e.page_size.max(1) * cell) as f64 / (1u64 << 30) as f64;
         plan.verdict = Verdict::Oom {
@@ -398,7 +433,17 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     } else {
         Bytes(0)
     };
+    let notes = if s.model.linear_state_bytes_per_req(tp) > 0 {
+        vec![
+            "state pool sizing approximate: vLLM's pages for the linear-attention states are not modelled; \
+             the KV cache counts only the full-attention layers and is optimistic"
+                .to_string(),
+        ]
+    } else {
+        Vec::new()
+    };
     MemoryPlan {
+        notes,
         verdict,
         total_gib,
         total_source: Source::Modeled,

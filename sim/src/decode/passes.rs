@@ -363,12 +363,19 @@ impl<'a> Builder<'a> {
         } = shape;
         let tp = self.s.engine.tp;
         let fp = model.forward_pass(tp, tokens);
-        let layers = fp.layers.len().max(1) as f64;
-        // KV bytes read per layer per rank: every sequence's context once (the first-cut attention).
-        let kv_per_layer = model.kv_cell_bytes(tp) as f64 / layers * ctx as f64 * seqs as f64;
-        // Attention over the context: decode reads it from the KV cache (kv_per_layer above) and
-        // computes over it; a prefill (ctx = 0) attends causally over its own prompt.
+        // Attention over the context: decode reads it from the KV cache (each full-attention layer's
+        // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
+        // it; a prefill (ctx = 0) attends causally over its own prompt.
         let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
+        // Linear-attention layers instead read each sequence's recurrent state and write it back
+        // (`llm::hybrid`). A verify pass over n tokens per sequence also stores the n intermediate
+        // states (SGLang keeps one per draft token to roll back to the accepted one); a prefill
+        // writes only the final state.
+        let state_passes = if ctx == 0 {
+            2.0
+        } else {
+            1.0 + f64::from(tokens) / f64::from(seqs.max(1))
+        };
         let ar = self.costs.allreduce(fp.allreduce_bytes);
         // Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
         // VocabParallelEmbedding with tp > 1).
@@ -387,9 +394,16 @@ impl<'a> Builder<'a> {
             emb,
         )?;
         for (i, l) in fp.layers.iter().enumerate() {
+            let linear = l.mixer == tpsim_model::llm::Mixer::Linear;
+            let context_bytes = if linear {
+                l.state_bytes as f64 * f64::from(seqs) * state_passes
+            } else {
+                l.kv_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs)
+            };
+            let ctx_flops = if linear { 0.0 } else { attn_ctx_flops };
             let t_attn = self.rates.op_time(
-                l.attn_weight_bytes.0 as f64 + kv_per_layer,
-                l.attn_flops + attn_ctx_flops,
+                l.attn_weight_bytes.0 as f64 + context_bytes,
+                l.attn_flops + ctx_flops,
                 l.attn_kernels,
             );
             let a = self.per_gpu(

@@ -59,7 +59,9 @@ impl Resolver<'_> {
 /// per `num_nextn_predict_layers` with the FFN of the target's deep layers (DeepSeek-V3's MTP layer
 /// is MoE), sharded like the target; `eh_proj` (2H → H, a plain `nn.Linear`, replicated) and the
 /// `enorm`/`hnorm` norms; the embedding and LM head are the target's (`eagle_worker.py`
-/// `set_embed_and_head`), so they cost compute in every draft pass but no memory. First cut: the
+/// `set_embed_and_head`), so they cost compute in every draft pass but no memory. Qwen3.5's MTP layer
+/// (`mtp_num_hidden_layers = 1`) has the same shape: `fc` 2H → H, two norms, one gated full-attention
+/// layer with the target's MoE. First cut: the
 /// `eh_proj` matmul is not costed in the passes.
 fn mtp_draft(target: &ModelSpec, tp: u32) -> Result<(String, ModelSpec, Bytes), String> {
     let n = target.num_nextn_predict_layers;
@@ -73,6 +75,14 @@ fn mtp_draft(target: &ModelSpec, tp: u32) -> Result<(String, ModelSpec, Bytes), 
     d.name = format!("{} MTP", target.name);
     d.num_layers = n;
     d.layers = vec![ffn; n as usize];
+    // Qwen3.5's MTP layer is a full-attention + MoE layer (SGLang `models/qwen3_5_mtp.py`; the
+    // config's mtp_num_hidden_layers): its mixer is attention even though the target is a hybrid.
+    d.mixers = vec![tpsim_model::llm::Mixer::Attention; n as usize];
+    // quant.toml `mtp = { … }`: the checkpoint stores the MTP layer in its own format.
+    if let Some(f) = target.quantization.mtp {
+        d.quantization.weights = f;
+        d.quantization.experts = None;
+    }
     d.first_k_dense_replace = 0;
     d.num_nextn_predict_layers = 0;
     d.has_vision = false;
