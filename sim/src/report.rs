@@ -163,7 +163,8 @@ pub struct SpecReport {
 pub struct Floor {
     /// Weights read per rank by one 1-token-per-request decode pass, GiB.
     pub weights_read_gib_per_step: f64,
-    /// KV cache read per rank by that pass at the prompt length, GiB.
+    /// KV cache read per rank by that pass at the prompt length (hybrids: plus the recurrent states
+    /// read and written), GiB.
     pub kv_read_gib_per_step: f64,
     /// Weights + KV at the datasheet memory bandwidth, ms.
     pub memory_floor_ms_per_step: f64,
@@ -361,7 +362,11 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
 /// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
 fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: f64) -> Floor {
     let c = u64::from(running(s, p));
-    let kv = Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len.mean().round() as u64 * c);
+    // Hybrids (Qwen3.5) also read and write each request's recurrent state in every linear layer;
+    // it is counted with the KV read.
+    let state = 2 * s.model.linear_state_bytes_per_req(s.engine.tp) * c;
+    let kv =
+        Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len.mean().round() as u64 * c + state);
     let bw = s.hardware.gpu.memory_bandwidth;
     let memory_ms = bw.transfer_time(weights).as_ms_f64() + bw.transfer_time(kv).as_ms_f64();
     let ranks = &p.costs.comm.ranks;

@@ -108,7 +108,11 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
         headroom_mib: p.headroom.as_mib_f64(),
         min_mem_fraction_static: p.min_mem_fraction_static,
         max_context_at_concurrency: p.kv_tokens / u64::from(w.concurrency.max(1)),
-        max_concurrency_at_context: p.kv_tokens / ctx,
+        // Hybrids: the state pool caps the running requests (SGLang `_resolve_max_num_reqs`).
+        max_concurrency_at_context: match p.max_running_requests {
+            Some(m) if s.model.linear_state_bytes_per_req(s.engine.tp) > 0 => (p.kv_tokens / ctx).min(m),
+            _ => p.kv_tokens / ctx,
+        },
         entries: p
             .entries
             .iter()

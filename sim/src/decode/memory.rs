@@ -223,7 +223,8 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         available_source,
         mem_fraction_static: e.mem_fraction_static,
         cell_size: cell,
-        rest_gib: kv.rest_gib,
+        // The engine's `rest` (the state pool, listed as an entry, comes out of it).
+        rest_gib: kv.rest_gib + state_gib,
         kv_tokens: kv.tokens,
         kv_pool: kv.pool_bytes,
         draft_cell_size: s.speculative.as_ref().map(|sp| sp.draft.kv_cell_bytes(tp)),
