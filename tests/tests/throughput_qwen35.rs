@@ -152,9 +152,9 @@ fn mtp_draft_is_the_bf16_mtp_layer() {
         .unwrap()
         .iter()
         .find(|e| e["name"] == "draft weights")
-        .map(|e| f(&e["bytes"]))
+        .and_then(|e| e["bytes"].as_u64())
         .unwrap();
-    assert_eq!(draft, 3_353_396_224.0);
+    assert_eq!(draft, 3_353_396_224);
     // The MTP layer's KV: one full-attention layer, 1 replicated KV head × 512 × 2 B.
     assert_eq!(j["memory"]["draft_cell_size_bytes"], 1024);
     // The target's cell holds only the 15 full-attention layers.
