@@ -185,3 +185,31 @@ fn state_pool_is_reserved_before_the_kv_pool() {
     let slots = pool_b as u64 / 48_015_360;
     assert_eq!(j["memory"]["max_running_requests"], slots / 3);
 }
+
+#[test]
+fn a_broken_qwen35_config_is_a_clear_error() {
+    // A config.json whose layer_types does not cover the 60 layers: exit 2, naming the key.
+    let text = std::fs::read_to_string(scenario("models/qwen3.5-397b-a17b/config.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["text_config"]["layer_types"] = serde_json::json!(["linear_attention", "full_attention"]);
+    let dir = scratch("qwen35-bad-config");
+    let cfg = dir.join("config.json");
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    let p = dir.join("s.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "[hardware]\npreset = \"rtx-pro-6000-4x-turin-same-numa\"\n\n[model]\nconfig = \"{}\"\n\n\
+             [engine]\nname = \"sglang\"\ntp = 4\n",
+            cfg.display()
+        ),
+    )
+    .unwrap();
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert!(
+        o.code == 2 && o.stderr.contains("layer_types") && o.stderr.contains("num_hidden_layers = 60"),
+        "{} {}",
+        o.code,
+        o.stderr
+    );
+}

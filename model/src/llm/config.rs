@@ -597,7 +597,7 @@ fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mi
 /// The Gated DeltaNet shape; every `linear_*` key is required.
 fn gated_delta_net(text: &ModelConfig, an: &str) -> Result<GatedDeltaNet, ModelError> {
     let ssm_state_bytes = match text.mamba_ssm_dtype.as_deref() {
-        // SGLang's default SGLANG_MAMBA_SSM_DTYPE = float32 (`configs/qwen3_5.py` hybrid_gdn_params).
+        // SGLang's default SGLANG_MAMBA_SSM_DTYPE = float32 (`configs/qwen3_next.py` mamba2_cache_params).
         None | Some("float32") | Some("torch.float32") => 4,
         Some("bfloat16") | Some("float16") | Some("torch.bfloat16") | Some("torch.float16") => 2,
         Some(other) => {

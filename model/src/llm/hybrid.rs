@@ -22,10 +22,13 @@
 //! gate, q_proj is twice as wide; KV heads are replicated when tp > kv_heads
 //! (`num_kv_heads = max(1, kv_heads // tp)`), and q/k carry per-head RMSNorms.
 //!
-//! Per-request state (SGLang `configs/qwen3_next.py` / `qwen3_5.py` `hybrid_gdn_params` and
-//! `mamba_cache_per_req`): per linear layer and rank, a conv state of (conv_dim / tp) × (kernel − 1)
-//! bf16 values (`conv_dtype = torch.bfloat16`) and a temporal (SSM) state of (num_v_heads / tp) ×
-//! head_k_dim × head_v_dim values of `SGLANG_MAMBA_SSM_DTYPE`, default float32. vLLM's
+//! Per-request state (SGLang `configs/qwen3_next.py` `mamba2_cache_params` — `hybrid_gdn_params` in
+//! older builds — which `configs/qwen3_5.py` `Qwen3_5TextConfig` inherits, and `configs/mamba_utils.py`
+//! `Mamba2CacheParams.mamba_cache_per_req`): per linear layer and rank, a conv state of (conv_dim / tp)
+//! × (kernel − 1) bf16 values (`CONV_DTYPE = torch.bfloat16`) and a temporal (SSM) state of
+//! (num_v_heads / tp) × head_k_dim × head_v_dim values of `SGLANG_MAMBA_SSM_DTYPE`, default float32.
+//! The MTP draft is full attention (`configs/qwen3_5.py` `Qwen3_5MTPTextConfig`:
+//! `full_attention_interval = 1`). vLLM's
 //! `MambaStateDtypeCalculator.gated_delta_net_state_dtype` takes the SSM dtype from the config's
 //! `mamba_ssm_dtype` for Qwen3.5 (`vllm/model_executor/models/config.py`). Each decode step's
 //! recurrent kernel (`fused_sigmoid_gating_delta_rule_update` / `causal_conv1d_update`) loads the
