@@ -213,3 +213,20 @@ fn a_broken_qwen35_config_is_a_clear_error() {
         o.stderr
     );
 }
+
+#[test]
+fn approximate_state_sizing_is_said_not_hidden() {
+    // SGLang without speculation: the state pool follows `_handle_max_mamba_cache` exactly → no warning.
+    let j = run_json(&qwen35_scenario("warn", "sglang", 1, ""));
+    assert_eq!(j["memory"]["warnings"], serde_json::json!([]));
+    // vLLM: its pages for the recurrent states are not modelled → warned.
+    let j = run_json(&qwen35_scenario("warn", "vllm", 1, ""));
+    let w = j["memory"]["warnings"].to_string();
+    assert!(w.contains("state pool sizing approximate"), "{w}");
+    // SGLang with MTP: the intermediate-state reservation is approximate → warned.
+    let spec = "[speculative]\nalgorithm = \"mtp\"\nnum_steps = 2\ntopk = 1\nnum_draft_tokens = 3\n\
+                acceptance = { per_position = [0.8] }\n\n";
+    let j = run_json(&qwen35_scenario("warn-mtp", "sglang", 1, spec));
+    let w = j["memory"]["warnings"].to_string();
+    assert!(w.contains("state pool sizing approximate"), "{w}");
+}
