@@ -177,6 +177,13 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
     });
     let mut notes = Vec::new();
+    if state_pool.is_some() && s.speculative.is_some() && spring {
+        notes.push(
+            "draft KV share approximate: the spring-2026 cell × (1 + draft layers / target layers) rule is applied \
+             with full-attention layer counts for this hybrid model (not verified against SGLang's hybrid pools)"
+                .to_string(),
+        );
+    }
     if state_pool.is_some() && s.speculative.is_some() {
         notes.push(
             "state pool sizing approximate: SGLang's speculative intermediate-state reservation is modelled with \
