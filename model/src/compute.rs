@@ -1,8 +1,10 @@
 //! Kernel cost, first cut (DESIGN.md §3.4): an op costs
 //! max(bytes ÷ achieved bandwidth, flops ÷ achieved throughput) + a fixed overhead, with achieved
-//! rates = datasheet × an efficiency from the hardware preset or profile. Issue #4 replaces the single
-//! efficiencies with curves by op class and size.
+//! rates = datasheet × an efficiency from the hardware preset or profile. The efficiency is the
+//! op class's curve at the op's size per kernel when the hardware has one ([`crate::curves`], issue
+//! #4), else the single `mem_efficiency` / `flops_efficiency`.
 
+use crate::curves::{Curves, OpClass};
 use crate::units::Duration;
 
 /// Achieved rates of one GPU.
@@ -18,13 +20,39 @@ pub struct ComputeRates {
     pub flops_efficiency: f64,
     /// Fixed cost per kernel (launch gap inside a CUDA graph, prologue), µs.
     pub kernel_overhead_us: f64,
+    /// Efficiency curves by op class (empty: the single efficiencies above apply everywhere).
+    pub curves: Curves,
 }
 
 impl ComputeRates {
-    /// Cost of an op reading `bytes` and doing `flops`, made of `kernels` kernels.
+    /// Cost of an op reading `bytes` and doing `flops`, made of `kernels` kernels, with the
+    /// `default` class's curves (a lone GEMM, the embedding lookup, the EAGLE-3 fusion).
     pub fn op_time(&self, bytes: f64, flops: f64, kernels: u32) -> Duration {
-        let mem_s = bytes / (self.mem_bytes_per_s * self.mem_efficiency);
-        let flop_s = flops / (self.flops_per_s * self.flops_efficiency);
+        self.op_time_for(OpClass::Default, bytes, flops, kernels)
+    }
+
+    /// Achieved memory efficiency of a `class` kernel moving `bytes_per_kernel` bytes.
+    pub fn mem_efficiency_for(&self, class: OpClass, bytes_per_kernel: f64) -> f64 {
+        self.curves
+            .mem(class)
+            .map_or(self.mem_efficiency, |c| c.at(bytes_per_kernel))
+    }
+
+    /// Achieved FLOP efficiency of a `class` kernel doing `flops_per_kernel` FLOPs.
+    pub fn flops_efficiency_for(&self, class: OpClass, flops_per_kernel: f64) -> f64 {
+        self.curves
+            .flops(class)
+            .map_or(self.flops_efficiency, |c| c.at(flops_per_kernel))
+    }
+
+    /// Cost of a `class` op reading `bytes` and doing `flops`, made of `kernels` kernels: the
+    /// curves are read at the size of one kernel (bytes and FLOPs ÷ kernels, the whole op for 0).
+    pub fn op_time_for(&self, class: OpClass, bytes: f64, flops: f64, kernels: u32) -> Duration {
+        let per = f64::from(kernels.max(1));
+        let mem_eff = self.mem_efficiency_for(class, bytes / per);
+        let flops_eff = self.flops_efficiency_for(class, flops / per);
+        let mem_s = bytes / (self.mem_bytes_per_s * mem_eff);
+        let flop_s = flops / (self.flops_per_s * flops_eff);
         let s = mem_s.max(flop_s);
         Duration::from_us_f64(s * 1e6 + kernels as f64 * self.kernel_overhead_us)
     }
@@ -43,6 +71,7 @@ mod tests {
             flops_per_s: 5e14,
             flops_efficiency: 1.0,
             kernel_overhead_us: 0.0,
+            curves: Curves::default(),
         };
         let t = r.op_time(6.0e9, 2.0 * 3.0e9, 0);
         assert!((t.as_ms_f64() - 3.351_955).abs() < 1e-5, "{t}");
@@ -53,5 +82,41 @@ mod tests {
             ..r
         };
         assert!((r.op_time(1e6, 1e12, 2).as_ms_f64() - 4.006).abs() < 1e-9);
+    }
+
+    #[test]
+    fn curves_by_class_and_size_per_kernel() {
+        use crate::curves::{ClassCurves, Curve};
+        let mut r = ComputeRates {
+            mem_bytes_per_s: 1e12,
+            mem_efficiency: 0.8,
+            flops_per_s: 1e15,
+            flops_efficiency: 0.5,
+            kernel_overhead_us: 1.0,
+            curves: Curves::default(),
+        };
+        r.curves.classes.insert(
+            OpClass::Mlp,
+            ClassCurves {
+                mem: Some(Curve::new(vec![(1e6, 0.4), (1e8, 0.9)]).unwrap()),
+                flops: None,
+            },
+        );
+        // Mlp, 2 kernels of 1e7 B each: halfway in ln between the points → 0.65;
+        // 2e7 B ÷ (1e12 × 0.65) = 30.769 µs, + 2 × 1 µs = 32.769 µs. FLOPs negligible.
+        let t = r.op_time_for(OpClass::Mlp, 2e7, 1e6, 2);
+        assert!((t.as_us_f64() - (2e7 / 0.65e12 * 1e6 + 2.0)).abs() < 1e-6, "{t}");
+        // Attention has no curve and there is no default: the single 0.8 → 25 µs + 1 µs.
+        let t = r.op_time_for(OpClass::Attention, 2e7, 1e6, 1);
+        assert!((t.as_us_f64() - 26.0).abs() < 1e-6, "{t}");
+        // Below the first point the curve is flat: 1e5 B at 0.4 → 0.25 µs + 1 µs.
+        let t = r.op_time_for(OpClass::Mlp, 1e5, 0.0, 1);
+        assert!((t.as_us_f64() - 1.25).abs() < 1e-6, "{t}");
+        // Without curves, op_time and op_time_for agree to the picosecond.
+        r.curves = Curves::default();
+        assert_eq!(
+            r.op_time(3.3e9, 7.1e11, 5),
+            r.op_time_for(OpClass::Moe, 3.3e9, 7.1e11, 5)
+        );
     }
 }

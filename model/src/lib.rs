@@ -6,6 +6,7 @@
 //! both build on this crate; it depends on neither (book/src/architecture.md).
 
 pub mod compute;
+pub mod curves;
 pub mod hw;
 pub mod llm;
 pub mod memory;

@@ -51,6 +51,9 @@ pub struct Hardware {
     pub params: HwParams,
     /// The profile applied over the preset, if any, and which parameters came from it.
     pub profile: Option<profile::AppliedProfile>,
+    /// Efficiency curves by op class (preset < profile < inline `[hardware.compute]`, class by
+    /// class); empty when none is given, and then the single efficiencies of `params` apply.
+    pub curves: tpsim_model::curves::Curves,
 }
 
 impl Hardware {
@@ -64,6 +67,7 @@ impl Hardware {
             flops_per_s: self.gpu.bf16_tflops * 1e12,
             flops_efficiency: self.params.flops_efficiency,
             kernel_overhead_us: self.params.kernel_overhead.as_us_f64(),
+            curves: self.curves.clone(),
         }
     }
 }
@@ -404,12 +408,20 @@ impl Resolver<'_> {
                         "a hardware preset file cannot itself name a preset, a profile or a GPU count".into(),
                     ));
                 }
+                if let Some(c) = &sec.compute {
+                    profile::curves_of(c).map_err(|(k, m)| ScenarioError::invalid(&file, &text, &k, m))?;
+                }
                 sec
             }
         };
         let gpus_override = h.gpus;
         let inline_params = h.params.clone().unwrap_or_default();
         let profile_ref = h.profile.clone();
+        let inline_compute = h.compute.clone();
+        let preset_compute = base.compute.clone().unwrap_or_default();
+        if let Some(c) = &inline_compute {
+            profile::curves_of(c).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
+        }
         let m = h.merged_over(base);
         let g = m.gpu.unwrap_or_default();
         let gpu = GpuSpec {
@@ -489,10 +501,22 @@ impl Resolver<'_> {
             nvlink_bw: p.nvlink_bw,
             nvlink_latency: p.nvlink_latency,
         };
+        let mut compute = preset_compute;
         let profile = match profile_ref {
             None => None,
-            Some(r) => Some(self.apply_profile(&r, &inline_params, &mut params)?),
+            Some(r) => Some(self.apply_profile(
+                &r,
+                &inline_params,
+                &mut params,
+                inline_compute.as_ref(),
+                &mut compute,
+            )?),
         };
+        if let Some(c) = inline_compute {
+            compute = c.merged_over(compute);
+        }
+        // Every part was checked where it was read (preset, profile, inline).
+        let curves = profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
         if gpu.nvlink {
             self.need(params.nvlink_bw, &k("nvlink_bw"))?;
             self.need(params.nvlink_latency, &k("nvlink_latency"))?;
@@ -520,6 +544,7 @@ impl Resolver<'_> {
             topology,
             params,
             profile,
+            curves,
         })
     }
 
@@ -530,6 +555,8 @@ impl Resolver<'_> {
         reference: &str,
         inline: &ParamsSection,
         params: &mut HwParams,
+        inline_compute: Option<&ComputeSection>,
+        compute: &mut ComputeSection,
     ) -> Result<profile::AppliedProfile, ScenarioError> {
         let file = self.path.parent().unwrap_or(Path::new(".")).join(reference);
         if !file.is_file() {
@@ -551,11 +578,23 @@ impl Resolver<'_> {
                 .map_err(|m| ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m))?;
             applied.push((name, v));
         }
+        let mut curves = Vec::new();
+        if let Some(c) = pf.compute {
+            for (class, curve) in c.curves {
+                if inline_compute.is_some_and(|i| i.curves.contains_key(&class)) {
+                    overridden.push(format!("compute.curves.{class}"));
+                    continue;
+                }
+                curves.push(class.clone());
+                compute.curves.insert(class, curve);
+            }
+        }
         Ok(profile::AppliedProfile {
             file,
             provenance: pf.provenance,
             applied,
             overridden,
+            curves,
         })
     }
 

@@ -103,5 +103,9 @@ pub fn profile(r: &FitResult, provenance: ProfileProvenance) -> ProfileFile {
             )
         })
         .collect();
-    ProfileFile { provenance, params }
+    ProfileFile {
+        provenance,
+        params,
+        compute: None,
+    }
 }

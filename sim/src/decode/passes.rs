@@ -5,6 +5,7 @@ use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Scenario};
 use tpsim_model::compute::ComputeRates;
+use tpsim_model::curves::OpClass;
 use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::llm::ModelSpec;
 use tpsim_model::units::{Bytes, Duration};
@@ -401,7 +402,8 @@ impl<'a> Builder<'a> {
                 l.kv_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs)
             };
             let ctx_flops = if linear { 0.0 } else { attn_ctx_flops };
-            let t_attn = self.rates.op_time(
+            let t_attn = self.rates.op_time_for(
+                OpClass::Attention,
                 l.attn_weight_bytes.0 as f64 + context_bytes,
                 l.attn_flops + ctx_flops,
                 l.attn_kernels,
@@ -433,8 +435,12 @@ impl<'a> Builder<'a> {
             } else {
                 l.ffn_weight_bytes.0 as f64
             };
-            let t_ffn = self.rates.op_time(ffn_bytes, l.ffn_flops, l.ffn_kernels);
-            let kind = if l.is_moe { "moe" } else { "mlp" };
+            let (class, kind) = if l.is_moe {
+                (OpClass::Moe, "moe")
+            } else {
+                (OpClass::Mlp, "mlp")
+            };
+            let t_ffn = self.rates.op_time_for(class, ffn_bytes, l.ffn_flops, l.ffn_kernels);
             let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
             prev = self.gang(
                 g,
@@ -447,9 +453,12 @@ impl<'a> Builder<'a> {
         // The LM head reads its whole shard whatever the row count; its FLOPs and the gathered
         // logits scale with the rows that get logits (`PassShape::logits`).
         let rows = f64::from(logits) / f64::from(tokens.max(1));
-        let t_head = self
-            .rates
-            .op_time(fp.lm_head_bytes.0 as f64, fp.lm_head_flops * rows, 1);
+        let t_head = self.rates.op_time_for(
+            OpClass::LmHead,
+            fp.lm_head_bytes.0 as f64,
+            fp.lm_head_flops * rows,
+            1,
+        );
         let h = self.per_gpu(g, &format!("{label}: lm head"), t_head, 1, &[prev])?;
         let gather = Bytes(fp.logits_allgather_bytes.0 / u64::from(tokens.max(1)) * u64::from(logits));
         let ag = self.costs.allgather(gather);

@@ -29,6 +29,9 @@ pub struct ProfileReport {
     pub params: Vec<ProfileParamReport>,
     /// Parameters of the profile that the scenario's inline `[hardware.params]` overrode.
     pub overridden_inline: Vec<String>,
+    /// Efficiency-curve classes (`compute.curves.<class>`) taken from the profile; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<String>,
 }
 
 /// One parameter taken from a profile, in its profile unit.
@@ -71,6 +74,7 @@ fn profile(p: &AppliedProfile) -> ProfileReport {
             })
             .collect(),
         overridden_inline: p.overridden.clone(),
+        curves: p.curves.clone(),
     }
 }
 
@@ -102,6 +106,13 @@ pub fn text(h: &HardwareReport) -> String {
             o,
             "            {} = {}{unit}{ci}  ({})",
             v.name, v.value, v.source
+        );
+    }
+    if !p.curves.is_empty() {
+        let _ = writeln!(
+            o,
+            "            efficiency curves: {}",
+            p.curves.join(", ")
         );
     }
     if !p.overridden_inline.is_empty() {

@@ -7,11 +7,12 @@
 //! and a `source` sentence. Merge order: preset < profile < the scenario's inline `[hardware.params]`
 //! (book/src/calibration.md).
 
-use super::HwParams;
 use super::error::{self, ScenarioError};
+use super::{ComputeSection, HwParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use tpsim_model::curves::{ClassCurves, Curve, Curves, OpClass};
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
 
 /// The unit a profile parameter is written in (the `unit` key).
@@ -176,7 +177,11 @@ fn unknown_message(name: &str) -> String {
 pub struct ProfileFile {
     pub provenance: ProfileProvenance,
     /// One entry per parameter, keyed by its `[hardware.params]` name (sorted: BTreeMap).
+    #[serde(default)]
     pub params: BTreeMap<String, ProfileParam>,
+    /// Fitted efficiency curves, `[compute.curves.<class>]` (with `ci` and `source`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute: Option<ComputeSection>,
 }
 
 /// Where a profile's values come from.
@@ -227,6 +232,57 @@ pub struct AppliedProfile {
     pub applied: Vec<(String, ProfileParam)>,
     /// Parameters of the profile that the scenario's inline `[hardware.params]` overrode.
     pub overridden: Vec<String>,
+    /// Curve classes that came from the profile (those the scenario's inline
+    /// `[hardware.compute.curves]` did not replace).
+    pub curves: Vec<String>,
+}
+
+/// Checks a `[compute]` section and builds its curves. An error is (key below the section's owner,
+/// e.g. `compute.curves.mlp.points`, message saying what was expected).
+pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
+    let mut out = Curves::default();
+    for (name, c) in &sec.curves {
+        let key = format!("compute.curves.{name}");
+        let class = OpClass::from_key(name).map_err(|e| (key.clone(), e.to_string()))?;
+        let curve = |k: &str, p: &Option<Vec<[f64; 2]>>| -> Result<Option<Curve>, (String, String)> {
+            p.as_ref()
+                .map(|p| Curve::new(p.iter().map(|q| (q[0], q[1])).collect()))
+                .transpose()
+                .map_err(|e| (format!("{key}.{k}"), e.to_string()))
+        };
+        let mem = curve("points", &c.points)?;
+        let flops = curve("flops_points", &c.flops_points)?;
+        if mem.is_none() && flops.is_none() {
+            return Err((
+                key,
+                "no curve: expected `points = [[bytes, efficiency], …]` and/or `flops_points = [[flops, efficiency], …]`"
+                    .into(),
+            ));
+        }
+        if let Some(ci) = &c.ci {
+            let pts = c.points.as_deref().unwrap_or_default();
+            if ci.len() != pts.len() {
+                return Err((
+                    format!("{key}.ci"),
+                    format!(
+                        "{} intervals for {} points: expected one [low, high] per point",
+                        ci.len(),
+                        pts.len()
+                    ),
+                ));
+            }
+            for (i, ([lo, hi], [_, v])) in ci.iter().zip(pts).enumerate() {
+                if !(lo.is_finite() && hi.is_finite() && lo <= v && v <= hi) {
+                    return Err((
+                        format!("{key}.ci"),
+                        format!("interval {i} [{lo}, {hi}] must be finite and contain the efficiency {v}"),
+                    ));
+                }
+            }
+        }
+        out.classes.insert(class, ClassCurves { mem, flops });
+    }
+    Ok(out)
 }
 
 /// Reads a profile and checks every key: known name, matching unit, value in range. Errors name the
@@ -259,6 +315,9 @@ pub fn read(path: &Path) -> Result<ProfileFile, ScenarioError> {
                 ),
             ));
         }
+    }
+    if let Some(c) = &file.compute {
+        curves_of(c).map_err(|(k, m)| ScenarioError::invalid(path, &text, &k, m))?;
     }
     Ok(file)
 }

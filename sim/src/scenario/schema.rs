@@ -60,6 +60,46 @@ pub struct HardwareSection {
     pub gpu: Option<GpuSection>,
     pub topology: Option<TopologySection>,
     pub params: Option<ParamsSection>,
+    /// `[compute]` (`[hardware.compute]` in a scenario): efficiency curves by op class.
+    pub compute: Option<ComputeSection>,
+}
+
+/// `[compute]` of a hardware preset (`[hardware.compute]` inline, `[compute]` in a profile).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputeSection {
+    /// `[compute.curves.<class>]`, class ∈ default, attention, mlp, moe, lm_head
+    /// (`tpsim_model::curves::OpClass`).
+    #[serde(default)]
+    pub curves: BTreeMap<String, CurveSection>,
+}
+
+impl ComputeSection {
+    /// Class by class: `self`'s curves replace `base`'s whole.
+    pub fn merged_over(self, base: ComputeSection) -> ComputeSection {
+        let mut curves = base.curves;
+        curves.extend(self.curves);
+        ComputeSection { curves }
+    }
+}
+
+/// `[compute.curves.<class>]`: achieved efficiency versus size per kernel, piecewise-linear in
+/// ln(size), flat beyond the ends (`tpsim_model::curves::Curve`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSection {
+    /// `[[bytes per kernel, memory efficiency], …]`, sizes strictly increasing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<[f64; 2]>>,
+    /// `[[FLOPs per kernel, FLOP efficiency], …]`, sizes strictly increasing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops_points: Option<Vec<[f64; 2]>>,
+    /// Optional (written by `fit`): the 95 % interval `[low, high]` of each `points` efficiency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<Vec<[f64; 2]>>,
+    /// Optional: how the curve was obtained (`fit: …`, a reference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl HardwareSection {
@@ -90,6 +130,10 @@ impl HardwareSection {
                     .unwrap_or_default()
                     .merged_over(base.params.unwrap_or_default()),
             ),
+            compute: match (self.compute, base.compute) {
+                (Some(s), Some(b)) => Some(s.merged_over(b)),
+                (s, b) => s.or(b),
+            },
         }
     }
 }

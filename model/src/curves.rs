@@ -1,0 +1,284 @@
+//! Efficiency curves (DESIGN.md §3.4, issue #4): the fraction of the datasheet memory bandwidth (or
+//! FLOP rate) a kernel achieves, as a function of the bytes (or FLOPs) one kernel moves, per op
+//! class. Small kernels do not reach the streaming bandwidth a large GEMV does; a curve says by how
+//! much. A curve is a list of `(size, efficiency)` points, piecewise-linear in ln(size) between
+//! points and flat beyond the first and last point. Classes without a curve fall back to the
+//! `default` class's curve, then to the single `mem_efficiency` / `flops_efficiency` of the
+//! hardware, so hardware without curves costs exactly what it did before curves existed.
+
+use std::collections::BTreeMap;
+
+/// The op classes a curve can be given for: the decode passes' `by op` names (`sim` breakdown) plus
+/// `default`, the curve of every class that has none of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OpClass {
+    /// Fallback for every class without its own curve (and for a lone GEMM benchmark).
+    Default,
+    /// Attention layers: QKV/O weight streaming plus the KV-cache reads.
+    Attention,
+    /// Dense MLP layers (weight-streaming GEMV/GEMM).
+    Mlp,
+    /// MoE expert GEMMs (routed experts, plus shared experts and router).
+    Moe,
+    /// The LM head (vocabulary-parallel GEMM).
+    LmHead,
+}
+
+impl OpClass {
+    /// Every class, in key order.
+    pub const ALL: [OpClass; 5] = [
+        OpClass::Default,
+        OpClass::Attention,
+        OpClass::Mlp,
+        OpClass::Moe,
+        OpClass::LmHead,
+    ];
+
+    /// The key of the class in `[compute.curves.<key>]`.
+    pub fn key(self) -> &'static str {
+        match self {
+            OpClass::Default => "default",
+            OpClass::Attention => "attention",
+            OpClass::Mlp => "mlp",
+            OpClass::Moe => "moe",
+            OpClass::LmHead => "lm_head",
+        }
+    }
+
+    /// The class named `key`, or an error listing the valid keys.
+    pub fn from_key(key: &str) -> Result<OpClass, CurveError> {
+        OpClass::ALL
+            .into_iter()
+            .find(|c| c.key() == key)
+            .ok_or_else(|| CurveError::UnknownClass(key.to_string()))
+    }
+}
+
+/// Why a curve (or a class name) is invalid. Messages say what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CurveError {
+    #[error(
+        "`{0}` is not an op class: expected one of default, attention, mlp, moe, lm_head"
+    )]
+    UnknownClass(String),
+    #[error("no points: expected at least one [size, efficiency] point")]
+    Empty,
+    #[error("point {index}: [{size}, {efficiency}] is not finite: expected finite numbers")]
+    NotFinite {
+        index: usize,
+        size: f64,
+        efficiency: f64,
+    },
+    #[error("point {index}: size {size} is not > 0: expected a size in bytes (or FLOPs) > 0")]
+    SizeNotPositive { index: usize, size: f64 },
+    #[error(
+        "point {index}: size {size} is not above the previous point's {previous}: expected points sorted by strictly increasing size"
+    )]
+    NotSorted {
+        index: usize,
+        size: f64,
+        previous: f64,
+    },
+    #[error("point {index}: efficiency {efficiency} is outside (0, 1]")]
+    Efficiency { index: usize, efficiency: f64 },
+}
+
+/// Achieved efficiency versus size per kernel: validated, sorted points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    points: Vec<(f64, f64)>,
+}
+
+impl Curve {
+    /// Checks and wraps `points` (`(size, efficiency)`; sizes in bytes or FLOPs per kernel, > 0,
+    /// strictly increasing; efficiencies in (0, 1]; at least one point; everything finite).
+    pub fn new(points: Vec<(f64, f64)>) -> Result<Curve, CurveError> {
+        if points.is_empty() {
+            return Err(CurveError::Empty);
+        }
+        for (index, &(size, efficiency)) in points.iter().enumerate() {
+            if !(size.is_finite() && efficiency.is_finite()) {
+                return Err(CurveError::NotFinite {
+                    index,
+                    size,
+                    efficiency,
+                });
+            }
+            if size <= 0.0 {
+                return Err(CurveError::SizeNotPositive { index, size });
+            }
+            if !(efficiency > 0.0 && efficiency <= 1.0) {
+                return Err(CurveError::Efficiency { index, efficiency });
+            }
+            if index > 0 && size <= points[index - 1].0 {
+                return Err(CurveError::NotSorted {
+                    index,
+                    size,
+                    previous: points[index - 1].0,
+                });
+            }
+        }
+        Ok(Curve { points })
+    }
+
+    /// The points, `(size, efficiency)`, by increasing size.
+    pub fn points(&self) -> &[(f64, f64)] {
+        &self.points
+    }
+
+    /// The efficiency at `size` per kernel: linear in ln(size) between the two points around it,
+    /// the end value beyond either end (and for sizes ≤ 0, such as a kernel that reads nothing).
+    pub fn at(&self, size: f64) -> f64 {
+        let p = &self.points;
+        let (first, last) = (p[0], p[p.len() - 1]);
+        if !(size > first.0) {
+            return first.1;
+        }
+        if size >= last.0 {
+            return last.1;
+        }
+        // First point strictly above `size`; it exists and is not the first (size > first.0).
+        let hi = p.partition_point(|q| q.0 <= size);
+        let (a, b) = (p[hi - 1], p[hi]);
+        let t = (size.ln() - a.0.ln()) / (b.0.ln() - a.0.ln());
+        a.1 + t * (b.1 - a.1)
+    }
+}
+
+/// The curves of one op class: memory efficiency versus bytes per kernel, FLOP efficiency versus
+/// FLOPs per kernel; either may be absent (then the next fallback applies to that rate).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClassCurves {
+    pub mem: Option<Curve>,
+    pub flops: Option<Curve>,
+}
+
+/// All curves of one GPU, by class. Empty by default: every rate falls back to the single value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Curves {
+    pub classes: BTreeMap<OpClass, ClassCurves>,
+}
+
+impl Curves {
+    /// Whether no class has a curve.
+    pub fn is_empty(&self) -> bool {
+        self.classes
+            .values()
+            .all(|c| c.mem.is_none() && c.flops.is_none())
+    }
+
+    /// The memory curve in force for `class`: its own, else `default`'s.
+    pub fn mem(&self, class: OpClass) -> Option<&Curve> {
+        self.pick(class, |c| c.mem.as_ref())
+    }
+
+    /// The FLOP curve in force for `class`: its own, else `default`'s.
+    pub fn flops(&self, class: OpClass) -> Option<&Curve> {
+        self.pick(class, |c| c.flops.as_ref())
+    }
+
+    fn pick<'a>(
+        &'a self,
+        class: OpClass,
+        f: impl Fn(&'a ClassCurves) -> Option<&'a Curve>,
+    ) -> Option<&'a Curve> {
+        self.classes
+            .get(&class)
+            .and_then(&f)
+            .or_else(|| self.classes.get(&OpClass::Default).and_then(&f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(p: &[(f64, f64)]) -> Curve {
+        Curve::new(p.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn interpolates_in_log_size_and_is_flat_beyond_the_ends() {
+        let c = curve(&[(1e3, 0.2), (1e5, 0.6), (1e7, 0.9)]);
+        // Ends and beyond: flat.
+        assert_eq!(c.at(1.0), 0.2);
+        assert_eq!(c.at(0.0), 0.2);
+        assert_eq!(c.at(1e3), 0.2);
+        assert_eq!(c.at(1e7), 0.9);
+        assert_eq!(c.at(1e9), 0.9);
+        // 1e4 is halfway between 1e3 and 1e5 in ln: 0.2 + 0.5 × 0.4 = 0.4.
+        assert!((c.at(1e4) - 0.4).abs() < 1e-12);
+        // 1e6 halfway between 1e5 and 1e7: 0.6 + 0.5 × 0.3 = 0.75.
+        assert!((c.at(1e6) - 0.75).abs() < 1e-12);
+        // A point itself.
+        assert!((c.at(1e5) - 0.6).abs() < 1e-12);
+        // 10^3.5 is a quarter of the way from 1e3 to 1e5 in ln: 0.2 + 0.25 × 0.4 = 0.3.
+        assert!((c.at(10f64.powf(3.5)) - 0.3).abs() < 1e-12);
+        // One point: constant.
+        let one = curve(&[(4096.0, 0.7)]);
+        assert_eq!(one.at(1.0), 0.7);
+        assert_eq!(one.at(1e12), 0.7);
+    }
+
+    #[test]
+    fn rejects_bad_points() {
+        assert_eq!(Curve::new(vec![]), Err(CurveError::Empty));
+        assert!(matches!(
+            Curve::new(vec![(1.0, f64::NAN)]),
+            Err(CurveError::NotFinite { index: 0, .. })
+        ));
+        assert_eq!(
+            Curve::new(vec![(0.0, 0.5)]),
+            Err(CurveError::SizeNotPositive {
+                index: 0,
+                size: 0.0
+            })
+        );
+        assert_eq!(
+            Curve::new(vec![(10.0, 0.5), (10.0, 0.6)]),
+            Err(CurveError::NotSorted {
+                index: 1,
+                size: 10.0,
+                previous: 10.0
+            })
+        );
+        assert_eq!(
+            Curve::new(vec![(10.0, 1.5)]),
+            Err(CurveError::Efficiency {
+                index: 0,
+                efficiency: 1.5
+            })
+        );
+        assert!(Curve::new(vec![(10.0, 0.0)]).is_err());
+        assert!(Curve::new(vec![(10.0, 1.0)]).is_ok());
+        assert_eq!(
+            OpClass::from_key("gemv"),
+            Err(CurveError::UnknownClass("gemv".into()))
+        );
+        assert_eq!(OpClass::from_key("lm_head"), Ok(OpClass::LmHead));
+    }
+
+    #[test]
+    fn classes_fall_back_to_default() {
+        let mut cs = Curves::default();
+        assert!(cs.is_empty());
+        cs.classes.insert(
+            OpClass::Default,
+            ClassCurves {
+                mem: Some(curve(&[(1.0, 0.5)])),
+                flops: None,
+            },
+        );
+        cs.classes.insert(
+            OpClass::Moe,
+            ClassCurves {
+                mem: Some(curve(&[(1.0, 0.3)])),
+                flops: Some(curve(&[(1.0, 0.4)])),
+            },
+        );
+        assert_eq!(cs.mem(OpClass::Moe).map(|c| c.at(1.0)), Some(0.3));
+        assert_eq!(cs.mem(OpClass::Mlp).map(|c| c.at(1.0)), Some(0.5));
+        assert_eq!(cs.flops(OpClass::Moe).map(|c| c.at(1.0)), Some(0.4));
+        assert!(cs.flops(OpClass::Mlp).is_none());
+    }
+}
