@@ -5,6 +5,11 @@
 //!   so a row's error equals `tpsim collective --compare` on the same size.
 //! - `EngineMemory` records: the KV tokens of the scenario's memory plan (`tpsim memory`), as the
 //!   scenario states it (its `[engine.observed]` values included, the record's are not injected).
+//! - `Gemm` records (bf16/fp16): the kernel cost the decode passes use, with the hardware's (or
+//!   profile's) efficiencies and curves (class `default`), [`crate::predict::gemm_us`].
+//! - `CopyBandwidth` records between two GPUs with peer access: one flow between the pair on the
+//!   box's flow network; `P2pLatency` records: the fabric's flag latency (staged without peer
+//!   access), [`crate::predict`].
 //! - `DecodeThroughput` records: `tpsim run` of the scenario with the workload's concurrency (and,
 //!   when the record fixed them, prompt and output lengths) set to the record's; decode tok/s
 //!   (SGLang's "gen throughput") or end-to-end output tok/s, as the record's `measure` says.
@@ -13,6 +18,7 @@
 //! predicted rows; the worst ratio is max(predicted/measured, measured/predicted).
 
 use crate::measurement::{MeasurementFile, ReadError, Record, SCHEMA};
+use crate::predict;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -326,24 +332,98 @@ pub fn check(
                         Err(why) => rows.push(sk(&why)),
                     }
                 }
-                other => {
-                    let (kind, what) = match other {
-                        Record::CopyBandwidth { path, .. } => ("copy_bandwidth", format!("{path} copy")),
-                        Record::P2pLatency { src, dst, .. } => {
-                            ("p2p_latency", format!("GPU{src}→GPU{dst} latency"))
-                        }
-                        Record::Gemm { m, n, k, dtype, .. } => ("gemm", format!("{dtype} GEMM {m}×{n}×{k}")),
-                        _ => ("other", String::new()),
+                Record::Gemm {
+                    m,
+                    n,
+                    k,
+                    dtype,
+                    time_us,
+                } => {
+                    let what = format!("{dtype} GEMM {m}×{n}×{k}");
+                    let sk = |why: &str| skip(index, file, "gemm", what.clone(), "us", *time_us, why);
+                    if !matches!(dtype.as_str(), "bf16" | "fp16") {
+                        rows.push(sk("the hardware presets give the bf16/fp16 tensor rate only"));
+                    } else if *m == 0 || *n == 0 || *k == 0 || !(*time_us > 0.0) {
+                        rows.push(sk("expected m, n, k ≥ 1 and a time > 0 µs"));
+                    } else {
+                        let p = predict::gemm_us(&base.hardware, *m, *n, *k);
+                        rows.push(predicted(index, file, "gemm", what, "us", *time_us, p));
+                    }
+                }
+                Record::CopyBandwidth {
+                    path,
+                    src,
+                    dst,
+                    peer_access,
+                    size_bytes,
+                    gbps,
+                } => {
+                    let what = match (src, dst) {
+                        (Some(a), Some(b)) => format!("{path} copy GPU{a}→GPU{b} {size_bytes} B"),
+                        _ => format!("{path} copy {size_bytes} B"),
                     };
-                    rows.push(skip(
-                        index,
-                        file,
-                        kind,
-                        what,
-                        "",
-                        0.0,
-                        "check does not predict this kind yet (fit uses it)",
-                    ));
+                    let sk = |why: String| skip(index, file, "copy_bandwidth", what.clone(), "GB/s", *gbps, why);
+                    let (Some(a), Some(b), "p2p") = (src, dst, path.as_str()) else {
+                        rows.push(sk(format!(
+                            "tpsim predicts p2p copies between two named GPUs, not {path}"
+                        )));
+                        continue;
+                    };
+                    if *peer_access == Some(false) || !base.hardware.gpu.p2p {
+                        rows.push(sk(
+                            "without peer access the driver stages the copy through host memory, which tpsim does not model"
+                                .into(),
+                        ));
+                        continue;
+                    }
+                    if !(*gbps > 0.0) {
+                        rows.push(sk("measured bandwidth is not positive".into()));
+                        continue;
+                    }
+                    match predict::p2p_copy_gbps(&base.hardware, *a, *b, *size_bytes) {
+                        Ok(p) => rows.push(predicted(
+                            index,
+                            file,
+                            "copy_bandwidth",
+                            what,
+                            "GB/s",
+                            *gbps,
+                            p,
+                        )),
+                        Err(e) => rows.push(sk(e.to_string())),
+                    }
+                }
+                Record::P2pLatency {
+                    src,
+                    dst,
+                    peer_access,
+                    one_way_us,
+                } => {
+                    let what = format!(
+                        "GPU{src}→GPU{dst} one-way latency{}",
+                        if *peer_access == Some(false) {
+                            ", no peer access"
+                        } else {
+                            ""
+                        }
+                    );
+                    let sk = |why: String| skip(index, file, "p2p_latency", what.clone(), "us", *one_way_us, why);
+                    if !(*one_way_us > 0.0) {
+                        rows.push(sk("measured latency is not positive".into()));
+                        continue;
+                    }
+                    match predict::p2p_latency_us(&base.hardware, *src, *dst, *peer_access) {
+                        Ok(p) => rows.push(predicted(
+                            index,
+                            file,
+                            "p2p_latency",
+                            what,
+                            "us",
+                            *one_way_us,
+                            p,
+                        )),
+                        Err(e) => rows.push(sk(e.to_string())),
+                    }
                 }
             }
         }

@@ -8,4 +8,5 @@ pub mod cli;
 pub mod fit;
 pub mod ingest;
 pub mod measurement;
+pub mod predict;
 pub mod tsv;

@@ -189,7 +189,7 @@ fn memory_and_decode_rows_against_the_seed_scenario() {
 fn unpredictable_records_are_listed_as_skipped() {
     let dir = scratch("skips");
     let m = r#"{"schema":"tpsim-measurements/1","provenance":{"tool":"bench"},"records":[
- {"kind":"gemm","m":1,"n":7168,"k":2048,"dtype":"bf16","time_us":9.5},
+ {"kind":"gemm","m":1,"n":7168,"k":2048,"dtype":"fp8","time_us":9.5},
  {"kind":"collective","op":"allreduce","n_gpus":16,"size_bytes":8192,"time_us":20.0},
  {"kind":"collective","op":"broadcast","n_gpus":4,"size_bytes":8192,"time_us":20.0},
  {"kind":"collective","op":"allreduce","n_gpus":4,"size_bytes":8192,"time_us":11.17},
@@ -208,7 +208,7 @@ fn unpredictable_records_are_listed_as_skipped() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let t = &o.stdout;
     assert!(t.contains("1 rows predicted, 5 skipped"), "{t}");
-    assert!(t.contains("check does not predict this kind yet"), "{t}");
+    assert!(t.contains("bf16/fp16 tensor rate only"), "{t}");
     assert!(t.contains("16 GPUs: the hardware has 4"), "{t}");
     assert!(
         t.contains("tpsim models allreduce and allgather, not broadcast"),
@@ -388,4 +388,58 @@ fn profile_is_applied_as_tpsim_collective_applies_it() {
         "{}",
         o.stderr
     );
+}
+
+#[test]
+fn gemm_and_p2p_rows_are_predicted_and_gated() {
+    let dir = scratch("gemm-p2p");
+    // Hand-made records (not measured): one decode GEMV, a same-switch and a cross-switch P2P
+    // copy, a same-switch latency and one without peer access, plus rows tpsim cannot predict.
+    let m = r#"{"schema":"tpsim-measurements/1","provenance":{"tool":"bench"},"records":[
+ {"kind":"gemm","m":1,"n":7168,"k":2048,"dtype":"bf16","time_us":25.0},
+ {"kind":"copy_bandwidth","path":"p2p","src":0,"dst":1,"peer_access":true,"size_bytes":67108864,"gbps":50.0},
+ {"kind":"p2p_latency","src":0,"dst":1,"peer_access":true,"one_way_us":0.70},
+ {"kind":"p2p_latency","src":0,"dst":4,"peer_access":false,"one_way_us":14.0},
+ {"kind":"copy_bandwidth","path":"p2p","src":0,"dst":1,"peer_access":false,"size_bytes":67108864,"gbps":10.0},
+ {"kind":"copy_bandwidth","path":"h2d","size_bytes":67108864,"gbps":50.0},
+ {"kind":"p2p_latency","src":0,"dst":9,"one_way_us":1.0}
+]}"#;
+    let file = write(&dir, "m.json", m);
+    let hw = "rtx-pro-6000-8x-2switch-trpro";
+    let o = calibrate(&["check", "--hardware", hw, &file, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: Value = serde_json::from_str(&o.stdout).unwrap();
+    let rows = j["rows"].as_array().unwrap();
+    let pred = |i: usize| f(&rows[i]["predicted"]);
+    // GEMM 1×7168×2048 bf16: 2 × (2048 + 14 680 064 + 7168) = 29 378 560 B at 1.79 TB/s × 0.80 =
+    // 20.515754 µs (29.4 MFLOP at 250 TFLOP/s is 0.12 µs, below it) + 2 µs kernel overhead.
+    assert!((pred(0) - 22.515_754).abs() < 1e-5, "{}", pred(0));
+    assert_eq!(rows[0]["kind"], "gemm");
+    // Copy GPU0 → GPU1 behind the same switch: 64 MiB over Gen5 x16 at 53.6 GB/s = 1252.0310 µs,
+    // + 2 links × 0.34 µs = 1252.7110 µs → 53.5709 GB/s.
+    assert!((pred(1) - 53.570_9).abs() < 1e-4, "{}", pred(1));
+    assert_eq!(rows[1]["unit"], "GB/s");
+    // Flag latency behind one switch: 2 × 0.34 µs; without peer access: the 14 µs staged latency.
+    assert!((pred(2) - 0.68).abs() < 1e-9, "{}", pred(2));
+    assert!((pred(3) - 14.0).abs() < 1e-9, "{}", pred(3));
+    for (i, why) in [
+        (4, "stages the copy through host memory"),
+        (5, "not h2d"),
+        (6, "GPU 9: the hardware has 8 GPUs"),
+    ] {
+        let s = rows[i]["skipped"].as_str().unwrap_or_default();
+        assert!(s.contains(why), "row {i}: {s}");
+    }
+    assert_eq!((j["checked"].as_u64(), j["skipped"].as_u64()), (Some(4), Some(3)));
+    // Errors: GEMM 22.5158 vs 25 → −9.94 %; copy 53.5709 vs 50 → +7.14 %; latency 0.68 vs 0.70 →
+    // −2.86 %; staged 14 vs 14 → 0. Median of |e| = (2.86 + 7.14) / 2 = 5.0 %; worst ratio 25 / 22.5158.
+    assert!((f(&j["median_abs_error"]) - 0.05).abs() < 1e-4, "{}", j["median_abs_error"]);
+    assert!((f(&j["worst_ratio"]) - 25.0 / 22.515_754).abs() < 1e-6);
+    assert_eq!(j["worst_row"], 1);
+    // The gate counts these rows: 5 % passes at 6 %, fails at 4 % (exit 1).
+    let o = calibrate(&["check", "--hardware", hw, &file, "--threshold", "6"]);
+    assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("GPU0→GPU1 one-way latency"), "{}", o.stdout);
+    let o = calibrate(&["check", "--hardware", hw, &file, "--threshold", "4"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
 }

@@ -166,8 +166,8 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
     let rates = hw.compute_rates();
     for (r, (o, d)) in rows.iter().zip(out.iter_mut().zip(done.iter_mut())) {
         if let Op::Gemm { m, n, k } = r.op {
-            let flops = 2.0 * m as f64 * n as f64 * k as f64;
-            *o = rates.op_time(r.size_bytes as f64, flops, 1).as_us_f64().max(1e-6);
+            let (bytes, flops) = crate::predict::gemm_bytes_flops(m, n, k);
+            *o = rates.op_time(bytes, flops, 1).as_us_f64().max(1e-6);
             *d = true;
         }
     }
