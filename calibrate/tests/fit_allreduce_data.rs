@@ -69,6 +69,7 @@ fn fitting_group_a_lowers_the_error_on_group_b() {
         holdout: None,
         date: None,
         machine: None,
+        curves: false,
     };
     let (mut so, mut se) = (Vec::new(), Vec::new());
     let code = fit::cli::run(args, &mut so, &mut se);

@@ -50,6 +50,7 @@ fn args(files: Vec<PathBuf>, params: &[&str]) -> FitArgs {
         holdout: None,
         date: None,
         machine: None,
+        curves: false,
     }
 }
 

@@ -79,6 +79,7 @@ fn kernel_parameters_are_fitted_back_from_gemm_timings() {
         holdout: None,
         date: None,
         machine: None,
+        curves: false,
     };
     let (mut so, mut se) = (Vec::new(), Vec::new());
     let code = fit::cli::run(args, &mut so, &mut se);

@@ -80,6 +80,7 @@ fn known_link_parameters_are_fitted_back_within_their_intervals() {
         holdout: None,
         date: Some("2026-11-29".into()),
         machine: None,
+        curves: false,
     };
     let (mut so, mut se) = (Vec::new(), Vec::new());
     let code = fit::cli::run(args, &mut so, &mut se);

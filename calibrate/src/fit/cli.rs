@@ -37,6 +37,11 @@ pub struct FitArgs {
     /// Machine name to record (default: the first measurement file's `machine`).
     #[arg(long)]
     pub machine: Option<String>,
+    /// Fit the gemm records as the `default` class's memory-efficiency curve (one point per power of
+    /// 4 of the bytes with ≥ 3 memory-bound rows) instead of as single parameters; the other records
+    /// still fit `--params`.
+    #[arg(long)]
+    pub curves: bool,
 }
 
 /// Runs `fit`; returns the exit code (0 ok, 2 bad input, 1 cannot write the profile).
@@ -82,6 +87,21 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             files.join(", ")
         )));
     }
+    let curve = if args.curves {
+        let c = super::curves::fit_curve(&hw, &all)?;
+        all.retain(|r| !matches!(r.op, super::Op::Gemm { .. }));
+        if all.is_empty() && args.params.is_empty() {
+            return curve_only(args, &c, machine, files);
+        }
+        Some(c)
+    } else {
+        None
+    };
+    if all.is_empty() {
+        return Err(FitError::Usage(
+            "--params with --curves: no collective record left to fit them".into(),
+        ));
+    }
     let defaulted = args.params.is_empty();
     let mut names: Vec<String> = if defaulted {
         super::default_params(&hw)
@@ -115,6 +135,9 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
         ));
     }
     summary.push_str(&super::text(&r, &args.hardware, args.holdout.as_deref()));
+    if let Some(c) = &curve {
+        summary.push_str(&super::curve_text(c));
+    }
     let profile = if args.out.is_some() {
         let mut notes = vec![format!(
             "fitted on {} rows; median |error| before {:.1} %, after {:.1} %",
@@ -130,6 +153,14 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
                 a.median_abs * 100.0
             ));
         }
+        if let Some(c) = &curve {
+            notes.push(format!(
+                "curve fitted on {} gemm rows; median |error| before {:.1} %, after {:.1} %",
+                c.rows,
+                c.before.median_abs * 100.0,
+                c.after.median_abs * 100.0
+            ));
+        }
         let provenance = ProfileProvenance {
             tool: format!("tpsim-calibrate fit {}", env!("CARGO_PKG_VERSION")),
             date: args.date.clone(),
@@ -138,11 +169,50 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             measurements: files,
             notes,
         };
-        let p = super::profile(&r, provenance);
+        let mut p = super::profile(&r, provenance);
+        p.compute = curve.as_ref().map(super::curve_section);
         let body = toml::to_string(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;
-        Some(format!(
-            "# Hardware profile written by tpsim-calibrate fit (book/src/calibration.md).\n# Use it with `[hardware] profile = \"<this file>\"` or `tpsim collective --profile <this file>`.\n{body}"
-        ))
+        Some(header(&body))
+    } else {
+        None
+    };
+    Ok((summary, profile))
+}
+
+fn header(body: &str) -> String {
+    format!(
+        "# Hardware profile written by tpsim-calibrate fit (book/src/calibration.md).\n# Use it with `[hardware] profile = \"<this file>\"` or `tpsim collective --profile <this file>`.\n{body}"
+    )
+}
+
+/// `--curves` on gemm records alone: the curve's summary and a profile holding only the curve.
+fn curve_only(
+    args: &FitArgs,
+    c: &super::curves::CurveFit,
+    machine: Option<String>,
+    files: Vec<String>,
+) -> Result<(String, Option<String>), FitError> {
+    let summary = format!("fit on {}: ", args.hardware) + &super::curve_text(c);
+    let profile = if args.out.is_some() {
+        let p = scenario::profile::ProfileFile {
+            provenance: ProfileProvenance {
+                tool: format!("tpsim-calibrate fit {}", env!("CARGO_PKG_VERSION")),
+                date: args.date.clone(),
+                hardware: Some(args.hardware.clone()),
+                machine,
+                measurements: files,
+                notes: vec![format!(
+                    "curve fitted on {} rows; median |error| before {:.1} %, after {:.1} %",
+                    c.rows,
+                    c.before.median_abs * 100.0,
+                    c.after.median_abs * 100.0
+                )],
+            },
+            params: Default::default(),
+            compute: Some(super::curve_section(c)),
+        };
+        let body = toml::to_string(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;
+        Some(header(&body))
     } else {
         None
     };

@@ -9,13 +9,14 @@
 //! (`tpsim::scenario::profile`) that scenarios consume.
 
 pub mod cli;
+pub mod curves;
 mod linalg;
 pub mod lm;
 pub mod rows;
 mod summary;
 
 pub use rows::{Op, Row};
-pub use summary::{profile, text};
+pub use summary::{curve_section, curve_text, profile, text};
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use tpsim::scenario::profile::{self as prof, ParamUnit};

@@ -1,9 +1,11 @@
 //! The fit's printed summary and the profile it writes.
 
+use super::curves::CurveFit;
 use super::{FitResult, FittedParam};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use tpsim::scenario::profile::{ProfileFile, ProfileParam, ProfileProvenance};
+use tpsim::scenario::{ComputeSection, CurveSection};
 
 /// `v` rounded to 6 significant digits: values in a profile carry what the fit can support, and
 /// the same bytes on every platform.
@@ -74,6 +76,88 @@ pub fn text(r: &FitResult, hardware: &str, holdout: Option<&str>) -> String {
         );
     }
     o
+}
+
+/// The summary of a curve fit: one line per point (bytes per kernel, rows, start, fitted, 95 %
+/// interval), then rows, R², RMS log error and the median/worst |error| before and after.
+pub fn curve_text(c: &CurveFit) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "curve {} (memory efficiency vs bytes per kernel): {} memory-bound gemm rows, {} FLOP-bound left out; kernel_overhead held at {} us",
+        c.class.key(),
+        c.rows,
+        c.flop_bound,
+        sig6(c.kernel_overhead_us)
+    );
+    let _ = writeln!(
+        o,
+        "{:>14} {:>5} {:>10} {:>10} {:>24}",
+        "bytes/kernel", "rows", "start", "fitted", "95 % interval"
+    );
+    for p in &c.points {
+        let _ = writeln!(
+            o,
+            "{:>14} {:>5} {:>10} {:>10} {:>24}{}",
+            sig6(p.bytes),
+            p.rows,
+            sig6(p.start),
+            sig6(p.efficiency),
+            format!("[{}, {}]", sig6(p.ci_low), sig6(p.ci_high)),
+            if p.at_bound { "  (at its bound)" } else { "" }
+        );
+    }
+    let _ = writeln!(
+        o,
+        "R² (log time) {:.4}, RMS log error {:.4}; median |error| before {:.1} %, after {:.1} %; worst before {:.1} %, after {:.1} %",
+        c.r2,
+        c.rms_log_error,
+        c.before.median_abs * 100.0,
+        c.after.median_abs * 100.0,
+        c.before.worst_abs * 100.0,
+        c.after.worst_abs * 100.0
+    );
+    o
+}
+
+/// The `[compute]` section of a curve fit: points and intervals at 6 significant digits, with a
+/// source sentence.
+pub fn curve_section(c: &CurveFit) -> ComputeSection {
+    let points: Vec<[f64; 2]> = c
+        .points
+        .iter()
+        .map(|p| [sig6(p.bytes), sig6(p.efficiency)])
+        .collect();
+    let ci = c
+        .points
+        .iter()
+        .map(|p| {
+            let v = sig6(p.efficiency);
+            [sig6(p.ci_low).min(v), sig6(p.ci_high).max(v)]
+        })
+        .collect();
+    let mut source = format!(
+        "fit: {} memory-bound gemm rows in {} size buckets (powers of 4 of the bytes), kernel_overhead held at {} us, R² = {:.4}, RMS log error {:.4}",
+        c.rows,
+        c.points.len(),
+        sig6(c.kernel_overhead_us),
+        c.r2,
+        c.rms_log_error
+    );
+    if c.points.iter().any(|p| p.at_bound) {
+        source.push_str("; a point ended at the edge of the fit's range: not determined");
+    }
+    let mut curves = BTreeMap::new();
+    curves.insert(
+        c.class.key().to_string(),
+        CurveSection {
+            points: Some(points),
+            flops_points: None,
+            ci: Some(ci),
+            source: Some(source),
+        },
+    );
+    ComputeSection { curves }
 }
 
 /// The profile of a fit: each parameter's value and interval (6 significant digits), unit and a
