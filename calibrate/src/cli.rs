@@ -58,6 +58,13 @@ enum Command {
     },
     /// Fit hardware parameters to measured collectives and GEMMs, with 95 % intervals; write a profile.
     Fit(crate::fit::cli::FitArgs),
+    /// Fit SGLang's per-iteration host overhead to logged decode throughput on a scenario, with a
+    /// 95 % interval; write an `[engine.costs]` fragment.
+    #[command(
+        name = "fit-host",
+        after_help = "Example:\n  tpsim-calibrate ingest server.log --out serve.json && tpsim-calibrate fit-host serve.json --scenario my.toml --out costs.toml"
+    )]
+    FitHost(crate::fit::host::FitHostArgs),
     /// Compare tpsim's predictions with measurements row by row: signed error per row, median
     /// |error| and worst ratio; exit 1 when the median exceeds the threshold.
     #[command(
@@ -107,6 +114,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
     match cli.command {
         Command::Bench(args) => crate::bench::cli::run(args, out, err),
         Command::Fit(args) => crate::fit::cli::run(args, out, err),
+        Command::FitHost(args) => crate::fit::host::run(args, out, err),
         Command::Ingest {
             files,
             out: out_file,

@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod curves;
+pub mod host;
 mod linalg;
 pub mod lm;
 pub mod rows;

@@ -177,7 +177,7 @@ fn unknown_message(name: &str) -> String {
 pub struct ProfileFile {
     pub provenance: ProfileProvenance,
     /// One entry per parameter, keyed by its `[hardware.params]` name (sorted: BTreeMap).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, ProfileParam>,
     /// Fitted efficiency curves, `[compute.curves.<class>]` (with `ci` and `source`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
