@@ -343,7 +343,7 @@ pub fn check(
                     let sk = |why: &str| skip(index, file, "gemm", what.clone(), "us", *time_us, why);
                     if !matches!(dtype.as_str(), "bf16" | "fp16") {
                         rows.push(sk("the hardware presets give the bf16/fp16 tensor rate only"));
-                    } else if *m == 0 || *n == 0 || *k == 0 || !(*time_us > 0.0) {
+                    } else if *m == 0 || *n == 0 || *k == 0 || !(time_us.is_finite() && *time_us > 0.0) {
                         rows.push(sk("expected m, n, k ≥ 1 and a time > 0 µs"));
                     } else {
                         let p = predict::gemm_us(&base.hardware, *m, *n, *k);
@@ -362,7 +362,8 @@ pub fn check(
                         (Some(a), Some(b)) => format!("{path} copy GPU{a}→GPU{b} {size_bytes} B"),
                         _ => format!("{path} copy {size_bytes} B"),
                     };
-                    let sk = |why: String| skip(index, file, "copy_bandwidth", what.clone(), "GB/s", *gbps, why);
+                    let sk =
+                        |why: String| skip(index, file, "copy_bandwidth", what.clone(), "GB/s", *gbps, why);
                     let (Some(a), Some(b), "p2p") = (src, dst, path.as_str()) else {
                         rows.push(sk(format!(
                             "tpsim predicts p2p copies between two named GPUs, not {path}"
@@ -376,20 +377,12 @@ pub fn check(
                         ));
                         continue;
                     }
-                    if !(*gbps > 0.0) {
+                    if !(gbps.is_finite() && *gbps > 0.0) {
                         rows.push(sk("measured bandwidth is not positive".into()));
                         continue;
                     }
                     match predict::p2p_copy_gbps(&base.hardware, *a, *b, *size_bytes) {
-                        Ok(p) => rows.push(predicted(
-                            index,
-                            file,
-                            "copy_bandwidth",
-                            what,
-                            "GB/s",
-                            *gbps,
-                            p,
-                        )),
+                        Ok(p) => rows.push(predicted(index, file, "copy_bandwidth", what, "GB/s", *gbps, p)),
                         Err(e) => rows.push(sk(e.to_string())),
                     }
                 }
@@ -407,21 +400,14 @@ pub fn check(
                             ""
                         }
                     );
-                    let sk = |why: String| skip(index, file, "p2p_latency", what.clone(), "us", *one_way_us, why);
-                    if !(*one_way_us > 0.0) {
+                    let sk =
+                        |why: String| skip(index, file, "p2p_latency", what.clone(), "us", *one_way_us, why);
+                    if !(one_way_us.is_finite() && *one_way_us > 0.0) {
                         rows.push(sk("measured latency is not positive".into()));
                         continue;
                     }
                     match predict::p2p_latency_us(&base.hardware, *src, *dst, *peer_access) {
-                        Ok(p) => rows.push(predicted(
-                            index,
-                            file,
-                            "p2p_latency",
-                            what,
-                            "us",
-                            *one_way_us,
-                            p,
-                        )),
+                        Ok(p) => rows.push(predicted(index, file, "p2p_latency", what, "us", *one_way_us, p)),
                         Err(e) => rows.push(sk(e.to_string())),
                     }
                 }

@@ -23,10 +23,7 @@ pub fn gemm_bytes_flops(m: u64, n: u64, k: u64) -> (f64, f64) {
 /// Predicted time of one bf16/fp16 GEMM on `hw`, µs (never below 1 ps).
 pub fn gemm_us(hw: &Hardware, m: u64, n: u64, k: u64) -> f64 {
     let (bytes, flops) = gemm_bytes_flops(m, n, k);
-    hw.compute_rates()
-        .op_time(bytes, flops, 1)
-        .as_us_f64()
-        .max(1e-6)
+    hw.compute_rates().op_time(bytes, flops, 1).as_us_f64().max(1e-6)
 }
 
 /// Why a pair record cannot be predicted.

@@ -433,7 +433,11 @@ fn gemm_and_p2p_rows_are_predicted_and_gated() {
     assert_eq!((j["checked"].as_u64(), j["skipped"].as_u64()), (Some(4), Some(3)));
     // Errors: GEMM 22.5158 vs 25 → −9.94 %; copy 53.5709 vs 50 → +7.14 %; latency 0.68 vs 0.70 →
     // −2.86 %; staged 14 vs 14 → 0. Median of |e| = (2.86 + 7.14) / 2 = 5.0 %; worst ratio 25 / 22.5158.
-    assert!((f(&j["median_abs_error"]) - 0.05).abs() < 1e-4, "{}", j["median_abs_error"]);
+    assert!(
+        (f(&j["median_abs_error"]) - 0.05).abs() < 1e-4,
+        "{}",
+        j["median_abs_error"]
+    );
     assert!((f(&j["worst_ratio"]) - 25.0 / 22.515_754).abs() < 1e-6);
     assert_eq!(j["worst_row"], 1);
     // The gate counts these rows: 5 % passes at 6 %, fails at 4 % (exit 1).

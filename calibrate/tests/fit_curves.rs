@@ -154,7 +154,12 @@ fn a_known_curve_is_fitted_back_within_its_intervals() {
         // 20 rows at 2 % noise: every interval narrower than ±25 % of the value.
         assert!(hi - lo < 0.5 * pt[1], "[{lo}, {hi}] around {}", pt[1]);
     }
-    assert!(c.source.as_deref().unwrap().starts_with("fit: 20 memory-bound gemm rows in 5 size buckets"));
+    assert!(
+        c.source
+            .as_deref()
+            .unwrap()
+            .starts_with("fit: 20 memory-bound gemm rows in 5 size buckets")
+    );
     assert_eq!(p.provenance.date.as_deref(), Some("2026-11-29"));
 
     // Through `--profile`, the fitted curve predicts the noise-free truth within 5 % on every

@@ -40,8 +40,8 @@ fn a_known_host_overhead_is_fitted_back_within_its_interval() {
     });
     for batch in [1u32, 2, 4, 8] {
         for ctx in [256u32, 2048] {
-            let t = (host::device_iteration_us(&s, batch, ctx).unwrap() + TRUE_US)
-                * noise.sample(&mut rng).exp();
+            let t =
+                (host::device_iteration_us(&s, batch, ctx).unwrap() + TRUE_US) * noise.sample(&mut rng).exp();
             m.records.push(Record::DecodeThroughput {
                 engine: "sglang".into(),
                 batch,
@@ -160,7 +160,11 @@ fn bad_input_exits_2() {
         &scenario("examples/llama-3.1-8b-h100.toml"),
     ]);
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("overlap scheduler hides the host work"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("overlap scheduler hides the host work"),
+        "{}",
+        o.stderr
+    );
     // A speculative scenario needs the accept length of every line.
     let o = calibrate(&["fit-host", &meas, "--scenario", &scenario("seed/baseline.toml")]);
     assert_eq!(o.code, 2);
@@ -178,5 +182,9 @@ fn bad_input_exits_2() {
     let file = llama_no_overlap(&dir);
     let o = calibrate(&["fit-host", &empty, "--scenario", &file.display().to_string()]);
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("no SGLang decode_throughput record"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("no SGLang decode_throughput record"),
+        "{}",
+        o.stderr
+    );
 }

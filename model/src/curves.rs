@@ -57,9 +57,7 @@ impl OpClass {
 /// Why a curve (or a class name) is invalid. Messages say what was expected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CurveError {
-    #[error(
-        "`{0}` is not an op class: expected one of default, attention, mlp, moe, lm_head"
-    )]
+    #[error("`{0}` is not an op class: expected one of default, attention, mlp, moe, lm_head")]
     UnknownClass(String),
     #[error("no points: expected at least one [size, efficiency] point")]
     Empty,
@@ -74,11 +72,7 @@ pub enum CurveError {
     #[error(
         "point {index}: size {size} is not above the previous point's {previous}: expected points sorted by strictly increasing size"
     )]
-    NotSorted {
-        index: usize,
-        size: f64,
-        previous: f64,
-    },
+    NotSorted { index: usize, size: f64, previous: f64 },
     #[error("point {index}: efficiency {efficiency} is outside (0, 1]")]
     Efficiency { index: usize, efficiency: f64 },
 }
@@ -131,7 +125,7 @@ impl Curve {
     pub fn at(&self, size: f64) -> f64 {
         let p = &self.points;
         let (first, last) = (p[0], p[p.len() - 1]);
-        if !(size > first.0) {
+        if size.is_nan() || size <= first.0 {
             return first.1;
         }
         if size >= last.0 {
@@ -190,6 +184,8 @@ impl Curves {
 }
 
 #[cfg(test)]
+// Exact equality is the point: beyond the ends the stored value itself comes back.
+#[allow(clippy::float_cmp)]
 mod tests {
     use super::*;
 
@@ -229,10 +225,7 @@ mod tests {
         ));
         assert_eq!(
             Curve::new(vec![(0.0, 0.5)]),
-            Err(CurveError::SizeNotPositive {
-                index: 0,
-                size: 0.0
-            })
+            Err(CurveError::SizeNotPositive { index: 0, size: 0.0 })
         );
         assert_eq!(
             Curve::new(vec![(10.0, 0.5), (10.0, 0.6)]),

@@ -516,7 +516,8 @@ impl Resolver<'_> {
             compute = c.merged_over(compute);
         }
         // Every part was checked where it was read (preset, profile, inline).
-        let curves = profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
+        let curves =
+            profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
         if gpu.nvlink {
             self.need(params.nvlink_bw, &k("nvlink_bw"))?;
             self.need(params.nvlink_latency, &k("nvlink_latency"))?;

@@ -160,7 +160,10 @@ fn bad_curves_name_the_file_the_key_and_what_was_expected() {
         Some(&PROFILE.replace("[1e9, 0.5]]\nci", "[1e9, 0.0]]\nci")),
     );
     assert!(e.contains("box.toml:6"), "{e}");
-    assert!(e.contains("compute.curves.default.points") && e.contains("outside (0, 1]"), "{e}");
+    assert!(
+        e.contains("compute.curves.default.points") && e.contains("outside (0, 1]"),
+        "{e}"
+    );
     let e = bad(
         "curves-profile-ci",
         "profile = \"box.toml\"\n",

@@ -15,7 +15,7 @@ use super::{Errors, FitError, Op, Row};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::BTreeMap;
 use tpsim::scenario::Hardware;
-use tpsim_model::curves::{ClassCurves, Curve, OpClass};
+use tpsim_model::curves::{Curve, OpClass};
 
 /// Rows a size bucket needs to get its own point: two more than the one parameter it adds, so
 /// every point is over-determined by its own rows.
@@ -59,7 +59,7 @@ pub struct CurveFit {
 fn with_curve(hw: &Hardware, class: OpClass, pts: &[(f64, f64)]) -> Result<Hardware, String> {
     let mut h = hw.clone();
     let curve = Curve::new(pts.to_vec()).map_err(|e| e.to_string())?;
-    let entry = h.curves.classes.entry(class).or_insert_with(ClassCurves::default);
+    let entry = h.curves.classes.entry(class).or_default();
     entry.mem = Some(curve);
     Ok(h)
 }

@@ -116,7 +116,9 @@ pub fn rows_of(s: &Scenario, file: &str, records: &[Record]) -> Result<Vec<HostR
             (false, _) => 1.0,
         };
         let ctx = match context_tokens {
-            Some(t) => u32::try_from(t / u64::from(*batch)).map_err(|_| bad(format!("#token {t} too large")))?,
+            Some(t) => {
+                u32::try_from(t / u64::from(*batch)).map_err(|_| bad(format!("#token {t} too large")))?
+            }
             None => match s.workload.prompt_len {
                 LengthSpec::Fixed(n) => n,
                 _ => {
@@ -226,7 +228,11 @@ pub fn run(args: FitHostArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             let _ = write!(out, "{}", text(&f, &args.scenario.display().to_string()));
             if let Some(path) = &args.out {
                 if let Err(e) = std::fs::write(path, fragment(&f, &args)) {
-                    let _ = writeln!(err, "tpsim-calibrate fit-host: cannot write {}: {e}", path.display());
+                    let _ = writeln!(
+                        err,
+                        "tpsim-calibrate fit-host: cannot write {}: {e}",
+                        path.display()
+                    );
                     return 1;
                 }
                 let _ = writeln!(out, "[engine.costs] written to {}", path.display());

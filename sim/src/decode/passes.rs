@@ -440,7 +440,9 @@ impl<'a> Builder<'a> {
             } else {
                 (OpClass::Mlp, "mlp")
             };
-            let t_ffn = self.rates.op_time_for(class, ffn_bytes, l.ffn_flops, l.ffn_kernels);
+            let t_ffn = self
+                .rates
+                .op_time_for(class, ffn_bytes, l.ffn_flops, l.ffn_kernels);
             let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
             prev = self.gang(
                 g,

@@ -109,11 +109,7 @@ pub fn text(h: &HardwareReport) -> String {
         );
     }
     if !p.curves.is_empty() {
-        let _ = writeln!(
-            o,
-            "            efficiency curves: {}",
-            p.curves.join(", ")
-        );
+        let _ = writeln!(o, "            efficiency curves: {}", p.curves.join(", "));
     }
     if !p.overridden_inline.is_empty() {
         let _ = writeln!(
