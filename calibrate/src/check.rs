@@ -7,7 +7,8 @@
 //!   scenario states it (its `[engine.observed]` values included, the record's are not injected).
 //! - `Gemm` records (bf16/fp16): the kernel cost the decode passes use, with the hardware's (or
 //!   profile's) efficiencies and curves (class `default`), [`crate::predict::gemm_us`].
-//! - `CopyBandwidth` records between two GPUs with peer access: one flow between the pair on the
+//! - `CopyBandwidth` records within one GPU (`d2d`): 2 × size through the kernel cost;
+//!   between two GPUs with peer access: one flow between the pair on the
 //!   box's flow network; `P2pLatency` records: the fabric's flag latency (staged without peer
 //!   access), [`crate::predict`].
 //! - `DecodeThroughput` records: `tpsim run` of the scenario with the workload's concurrency (and,
@@ -364,9 +365,14 @@ pub fn check(
                     };
                     let sk =
                         |why: String| skip(index, file, "copy_bandwidth", what.clone(), "GB/s", *gbps, why);
+                    if path == "d2d" && *size_bytes > 0 && gbps.is_finite() && *gbps > 0.0 {
+                        let p = predict::d2d_gbps(&base.hardware, *size_bytes);
+                        rows.push(predicted(index, file, "copy_bandwidth", what, "GB/s", *gbps, p));
+                        continue;
+                    }
                     let (Some(a), Some(b), "p2p") = (src, dst, path.as_str()) else {
                         rows.push(sk(format!(
-                            "tpsim predicts p2p copies between two named GPUs, not {path}"
+                            "tpsim predicts d2d copies and p2p copies between two named GPUs, not {path}"
                         )));
                         continue;
                     };

@@ -2,6 +2,8 @@
 //!
 //! - a GEMM through the kernel cost the decode passes use (`Hardware::compute_rates`,
 //!   `tpsim_model::compute`), class `default` of the efficiency curves;
+//! - a copy within one GPU (`d2d`, counted read + write as `bench` and CUDA's bandwidthTest count it)
+//!   as a kernel moving 2 × size bytes through the same kernel cost (class `default`);
 //! - a peer copy as one write flow between the pair on the box's flow network (`tpsim::fabric`,
 //!   `tpsim::net`): the bottleneck link's bandwidth plus the path's one-way latency;
 //! - a flag ping-pong's one-way latency as the fabric's flag latency (what custom allreduce barriers
@@ -24,6 +26,14 @@ pub fn gemm_bytes_flops(m: u64, n: u64, k: u64) -> (f64, f64) {
 pub fn gemm_us(hw: &Hardware, m: u64, n: u64, k: u64) -> f64 {
     let (bytes, flops) = gemm_bytes_flops(m, n, k);
     hw.compute_rates().op_time(bytes, flops, 1).as_us_f64().max(1e-6)
+}
+
+/// Predicted bandwidth of a device-to-device copy of `bytes` within one GPU, GB/s counted as
+/// 2 × bytes ÷ time: a kernel that reads and writes `bytes` each, at the kernel cost.
+pub fn d2d_gbps(hw: &Hardware, bytes: u64) -> f64 {
+    let moved = 2.0 * bytes as f64;
+    let s = hw.compute_rates().op_time(moved, 0.0, 1).as_us_f64().max(1e-6) / 1e6;
+    moved / s / 1e9
 }
 
 /// Why a pair record cannot be predicted.

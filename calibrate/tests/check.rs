@@ -402,6 +402,7 @@ fn gemm_and_p2p_rows_are_predicted_and_gated() {
  {"kind":"p2p_latency","src":0,"dst":4,"peer_access":false,"one_way_us":14.0},
  {"kind":"copy_bandwidth","path":"p2p","src":0,"dst":1,"peer_access":false,"size_bytes":67108864,"gbps":10.0},
  {"kind":"copy_bandwidth","path":"h2d","size_bytes":67108864,"gbps":50.0},
+ {"kind":"copy_bandwidth","path":"d2d","size_bytes":268435456,"gbps":1400.0},
  {"kind":"p2p_latency","src":0,"dst":9,"one_way_us":1.0}
 ]}"#;
     let file = write(&dir, "m.json", m);
@@ -422,28 +423,33 @@ fn gemm_and_p2p_rows_are_predicted_and_gated() {
     // Flag latency behind one switch: 2 × 0.34 µs; without peer access: the 14 µs staged latency.
     assert!((pred(2) - 0.68).abs() < 1e-9, "{}", pred(2));
     assert!((pred(3) - 14.0).abs() < 1e-9, "{}", pred(3));
+    // d2d of 256 MiB: 2 × 268 435 456 B at 1.79 TB/s × 0.80 = 374.910 µs + 2 µs → 1424.40 GB/s.
+    let d2d: f64 = 2.0 * 268_435_456.0 / (2.0 * 268_435_456.0 / 1.432e12 + 2e-6) / 1e9;
+    assert!((d2d - 1424.40).abs() < 0.01, "{d2d}");
+    assert!((pred(6) - d2d).abs() < 1e-6, "{}", pred(6));
     for (i, why) in [
         (4, "stages the copy through host memory"),
         (5, "not h2d"),
-        (6, "GPU 9: the hardware has 8 GPUs"),
+        (7, "GPU 9: the hardware has 8 GPUs"),
     ] {
         let s = rows[i]["skipped"].as_str().unwrap_or_default();
         assert!(s.contains(why), "row {i}: {s}");
     }
-    assert_eq!((j["checked"].as_u64(), j["skipped"].as_u64()), (Some(4), Some(3)));
+    assert_eq!((j["checked"].as_u64(), j["skipped"].as_u64()), (Some(5), Some(3)));
     // Errors: GEMM 22.5158 vs 25 → −9.94 %; copy 53.5709 vs 50 → +7.14 %; latency 0.68 vs 0.70 →
-    // −2.86 %; staged 14 vs 14 → 0. Median of |e| = (2.86 + 7.14) / 2 = 5.0 %; worst ratio 25 / 22.5158.
+    // −2.86 %; staged 14 vs 14 → 0; d2d 1424.40 vs 1400 → +1.74 %. Median of |e| over the five:
+    // the latency row's 0.02 / 0.70 = 2.86 %; worst ratio 25 / 22.5158 (row 1).
     assert!(
-        (f(&j["median_abs_error"]) - 0.05).abs() < 1e-4,
+        (f(&j["median_abs_error"]) - 0.02 / 0.70).abs() < 1e-9,
         "{}",
         j["median_abs_error"]
     );
     assert!((f(&j["worst_ratio"]) - 25.0 / 22.515_754).abs() < 1e-6);
     assert_eq!(j["worst_row"], 1);
-    // The gate counts these rows: 5 % passes at 6 %, fails at 4 % (exit 1).
-    let o = calibrate(&["check", "--hardware", hw, &file, "--threshold", "6"]);
+    // The gate counts these rows: 2.86 % passes at 3 %, fails at 2 % (exit 1).
+    let o = calibrate(&["check", "--hardware", hw, &file, "--threshold", "3"]);
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("GPU0→GPU1 one-way latency"), "{}", o.stdout);
-    let o = calibrate(&["check", "--hardware", hw, &file, "--threshold", "4"]);
+    let o = calibrate(&["check", "--hardware", hw, &file, "--threshold", "2"]);
     assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
 }
