@@ -133,7 +133,8 @@ pub struct Collectives {
     pub transport: &'static str,
     pub p2p_level: &'static str,
     pub staged_peer_loads: bool,
-    /// Allreduces in one target forward pass (embedding + 2 per layer).
+    /// Allreduces in one target forward pass (embedding + 2 per layer, + 1 per layer for a q/k norm
+    /// over all heads such as MiniMax-M2's).
     pub allreduces_per_pass: u32,
     /// The same count for a verify pass (issue #6's name; null without speculation).
     pub allreduces_per_verify_pass: Option<u32>,
@@ -215,7 +216,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let tp = s.engine.tp;
     let fp1 = s.model.forward_pass(tp, c);
     let ar1 = p.costs.allreduce(fp1.allreduce_bytes);
-    let per_pass = fp1.allreduces;
+    let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
     let (verify_bytes, verify_us, verify_ms) = match &s.speculative {
         Some(sp) => {
             let fpv = s.model.forward_pass(tp, c * sp.num_draft_tokens);
@@ -353,7 +354,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             warnings: engine_warnings(s),
         },
         spec,
-        floor: floor(s, p, weights, fp1.allreduces, m.tpot_ms()),
+        floor: floor(s, p, weights, per_pass, m.tpot_ms()),
         first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
     }
 }

@@ -764,8 +764,9 @@ impl Resolver<'_> {
                 format!("tp = {tp}, but the hardware has {gpus} GPUs: expected 1 ≤ tp ≤ {gpus}"),
             ));
         }
+        // With expert parallelism the experts are not split by tp (checked with the EP size).
         model
-            .validate_tp(tp)
+            .validate_parallel(tp, e.ep_size.unwrap_or(1))
             .map_err(|err| self.invalid("engine.tp", err.to_string()))?;
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),

@@ -86,6 +86,20 @@ pub struct ModelConfig {
     /// Routed experts (Qwen MoE spelling).
     #[serde(default)]
     pub num_experts: Option<u64>,
+    /// Routed experts (Mixtral/MiniMax spelling).
+    #[serde(default)]
+    pub num_local_experts: Option<u64>,
+    /// MiniMax-M2: shared-expert width (0 in every published MiniMax-M2.x config; tpsim accepts only 0).
+    #[serde(default)]
+    pub shared_intermediate_size: Option<u64>,
+    /// MiniMax-M2: the router adds an fp32 `e_score_correction_bias` (SGLang `use_routing_bias`,
+    /// default false).
+    #[serde(default)]
+    pub use_routing_bias: Option<bool>,
+    /// MiniMax-M2: `"per_layer"` = one RMSNorm over all heads' q (and all k) at once, the only type
+    /// SGLang's `minimax_m2.py` accepts (default `"per_layer"`).
+    #[serde(default)]
+    pub qk_norm_type: Option<String>,
     /// Experts each token is routed to.
     #[serde(default)]
     pub num_experts_per_tok: Option<u64>,
@@ -184,7 +198,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 11] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 12] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -196,6 +210,7 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 11] = [
     "Eagle3LlamaForCausalLM",
     "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration",
+    "MiniMaxM2ForCausalLM",
 ];
 
 fn arch_of(name: &str) -> Option<Architecture> {
@@ -209,6 +224,7 @@ fn arch_of(name: &str) -> Option<Architecture> {
         "Glm4MoeForCausalLM" => Architecture::Glm4Moe,
         "LlamaForCausalLMEagle3" | "Eagle3LlamaForCausalLM" => Architecture::Eagle3Llama,
         "Qwen3_5MoeForCausalLM" | "Qwen3_5MoeForConditionalGeneration" => Architecture::Qwen35Moe,
+        "MiniMaxM2ForCausalLM" => Architecture::MiniMaxM2,
         _ => return None,
     })
 }
@@ -463,6 +479,34 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
             (layers, Some(shape), text.intermediate_size.unwrap_or(0), 0)
         }
+        Architecture::MiniMaxM2 => {
+            // Every layer is MoE; `intermediate_size` is the expert width (SGLang `minimax_m2.py`
+            // builds `FusedMoE(intermediate_size=config.intermediate_size)`, no dense MLP).
+            let e = req(text.num_local_experts, "num_local_experts", an)?;
+            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+            let mi = req(text.intermediate_size, "intermediate_size", an)?;
+            check_k(k, e)?;
+            if let Some(s) = text.shared_intermediate_size.filter(|&s| s != 0) {
+                return Err(ModelError::InvalidField {
+                    field: "shared_intermediate_size".into(),
+                    value: s.to_string(),
+                    expected: "0 (MiniMax-M2 has no shared expert; SGLang's minimax_m2.py builds none)"
+                        .into(),
+                });
+            }
+            let shape = MoeShape {
+                n_routed_experts: e,
+                num_experts_per_tok: k,
+                moe_intermediate: mi,
+                n_shared_experts: 0,
+            };
+            (
+                (0..num_layers).map(|_| Ffn::Moe(shape)).collect(),
+                Some(shape),
+                0,
+                0,
+            )
+        }
         _ => {
             let dense = req(text.intermediate_size, "intermediate_size", an)?;
             (
@@ -502,6 +546,23 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         (vec![Mixer::Attention; num_layers_u32 as usize], None)
     };
     let attn_output_gate = arch == Architecture::Qwen35Moe && text.attn_output_gate.unwrap_or(true);
+    // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
+    // by the engine ("Unsupported qk_norm_type").
+    let qk_norm_full_width = arch == Architecture::MiniMaxM2 && qk_norm;
+    if qk_norm_full_width && let Some(t) = text.qk_norm_type.as_deref().filter(|t| *t != "per_layer") {
+        return Err(ModelError::InvalidField {
+            field: "qk_norm_type".into(),
+            value: t.into(),
+            expected: "\"per_layer\" (the only type SGLang's minimax_m2.py supports)".into(),
+        });
+    }
+    // fp32 `e_score_correction_bias` beside the router: DeepSeek/GLM noaux_tc routing always,
+    // MiniMax-M2 when `use_routing_bias` (SGLang default false).
+    let routing_bias = match arch {
+        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => true,
+        Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
+        _ => false,
+    };
 
     let spec = ModelSpec {
         name,
@@ -532,6 +593,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         vision,
         attention_bias,
         qk_norm,
+        qk_norm_full_width,
+        routing_bias,
         eagle3,
         mixers,
         linear_attention,

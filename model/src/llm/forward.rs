@@ -90,7 +90,15 @@ pub struct ForwardPass {
     pub allreduce_bytes: Bytes,
     /// Allreduces per pass: 2 per layer (after attention, after MLP/MoE) plus 1 for the vocab-parallel
     /// embedding (SGLang `VocabParallelEmbedding.forward` all-reduces its masked lookup); 0 at tp 1.
+    /// The q/k-norm statistics allreduces are counted apart ([`ForwardPass::qk_norm_allreduces`]).
     pub allreduces: u32,
+    /// Extra allreduces of a q/k norm that spans all heads (MiniMax-M2): one per layer at tp > 1,
+    /// else 0. Each sums the per-token q and k sums of squares across the TP ranks between the qkv
+    /// projection and the normalisation (SGLang `models/minimax_m2.py` `MiniMaxM2QKRMSNorm._forward_naive`:
+    /// `rms_sumsq_serial`, `attn_tp_all_reduce`, `rms_apply_serial`).
+    pub qk_norm_allreduces: u32,
+    /// Size of each of those allreduces as SGLang sends it: [`qk_norm_stats_bytes`] with its padding.
+    pub qk_norm_allreduce_bytes: Bytes,
     /// Output size of the logits all-gather: tokens × padded vocab (draft vocab for EAGLE-3) ×
     /// activation bytes (SGLang `LogitsProcessor` gathers the vocab-sharded logits); 0 at tp 1.
     pub logits_allgather_bytes: Bytes,
@@ -127,6 +135,22 @@ impl ForwardPass {
     }
 }
 
+/// Bytes of one q/k-norm statistics allreduce over `tokens` tokens: two fp32 values per token (the
+/// q and the k sum of squares).
+///
+/// - SGLang (`padded = true`) pads the element count to a multiple of 4 so the buffer is 16-byte
+///   aligned and its custom allreduce accepts it (`models/minimax_m2.py` `rms_sumsq_serial`:
+///   `B_padded = (B + B2 + 3) // 4 * 4` fp32): 16 B for 1 or 2 tokens, 32 B for 3 or 4.
+/// - vLLM (`padded = false`) reduces the `[tokens, 2]` fp32 tensor as is
+///   (`model_executor/models/minimax_m2.py` → `layers/mamba/linear_attn.py`
+///   `_minimax_qk_norm_tp_fallback`, `_all_reduce_variance`): 8 B per token, which its custom
+///   allreduce (16-byte multiples only) takes for even token counts only.
+pub fn qk_norm_stats_bytes(tokens: u64, padded: bool) -> u64 {
+    let elems = 2 * tokens;
+    let elems = if padded { elems.div_ceil(4) * 4 } else { elems };
+    elems * 4
+}
+
 /// Expected number of distinct experts touched when `n` tokens each pick `k` of `e` experts, with
 /// routing treated as uniform and independent across tokens: `E · (1 − (1 − k/E)^n)`
 /// (`reference/spec-decode.md`, "Cost regularities"). Kimi (E = 384, k = 8): 8, 15.8, 31.0, 59.5 for
@@ -151,10 +175,16 @@ impl ModelSpec {
         let inv = self.inventory(tp);
         let act = self.activation_bytes();
         // Full attention with an output gate adds one sigmoid-and-multiply kernel (`qwen3_next.py`).
+        // A q/k norm over all heads is two kernels (sums of squares, then apply) around its
+        // allreduce instead of one fused per-head norm (SGLang `minimax_m2.py`, `_forward_naive`).
         let full_kernels = attention_kernels(
             matches!(self.attention, super::Attention::Mla { .. }),
             self.qk_norm,
-        ) + u32::from(self.attn_output_gate);
+        ) + u32::from(self.attn_output_gate)
+            + u32::from(self.qk_norm_full_width);
+        // MiniMax-M2 casts the hidden states to fp32 for its fp32 router: one more kernel
+        // (SGLang `minimax_m2.py` `forward_normal`: `self.gate(hidden_states.to(torch.float32))`).
+        let router_cast = u32::from(self.arch == super::Architecture::MiniMaxM2);
         let kv_layers = u64::from(self.kv_layers().max(1));
         let kv_per_layer = self.kv_cell_bytes(tp) / kv_layers;
         let state = self.linear_attention.map_or(0, |g| g.state_bytes(tp));
@@ -217,7 +247,7 @@ impl ModelSpec {
                         expert_shard_bytes: Bytes(expert_bytes.round() as u64),
                         fixed_ffn_bytes: Bytes(fixed),
                         attn_kernels,
-                        ffn_kernels: ffn_kernels(true, !f.shared.is_empty()),
+                        ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast,
                         mixer,
                         kv_bytes_per_token,
                         state_bytes,
@@ -242,9 +272,20 @@ impl ModelSpec {
         } else {
             (0, 0)
         };
+        let qk_norm_allreduces = if t > 1 && self.qk_norm_full_width {
+            self.num_layers
+        } else {
+            0
+        };
         ForwardPass {
             tokens,
             layers,
+            qk_norm_allreduces,
+            qk_norm_allreduce_bytes: Bytes(if qk_norm_allreduces > 0 {
+                qk_norm_stats_bytes(n, true)
+            } else {
+                0
+            }),
             embed_bytes: Bytes(n.saturating_mul(self.hidden).saturating_mul(act).div_ceil(t)),
             lm_head_bytes: Bytes(lm_head_bytes),
             lm_head_flops: 2.0 * inv.lm_head_params as f64 * nf,

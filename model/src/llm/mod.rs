@@ -23,13 +23,15 @@ mod weights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_minimax;
 
 use serde::Serialize;
 
 use crate::units::Bytes;
 
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
-pub use forward::{ForwardPass, LayerWork, expected_distinct_experts};
+pub use forward::{ForwardPass, LayerWork, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
 pub use quant::{KvCacheDtype, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat};
 pub use weights::WeightBreakdown;
@@ -123,6 +125,10 @@ pub enum Architecture {
     /// Gated DeltaNet linear-attention layers and gated full-attention layers (every
     /// `full_attention_interval`-th), MoE with one shared expert in every layer. See [`hybrid`].
     Qwen35Moe,
+    /// `MiniMaxM2ForCausalLM` (MiniMax-M2, M2.5, M2.7): GQA with partial rotary and a q/k RMSNorm over
+    /// all heads at once (statistics all-reduced across TP ranks), every layer MoE with sigmoid
+    /// routing, an fp32 router and no shared expert.
+    MiniMaxM2,
 }
 
 /// Attention layout.
@@ -316,8 +322,16 @@ pub struct ModelSpec {
     pub vision: Option<VisionTower>,
     /// Attention projections carry a bias (Qwen2 QKV bias, `attention_bias`).
     pub attention_bias: bool,
-    /// Per-head q/k RMSNorm (Qwen3, GLM `use_qk_norm`).
+    /// q/k RMSNorm (Qwen3, GLM `use_qk_norm`: per head; MiniMax-M2: over all heads).
     pub qk_norm: bool,
+    /// The q/k norm spans all heads (MiniMax-M2 `qk_norm_type = "per_layer"`): each rank holds its
+    /// heads' slice of the norm weights and, at tp > 1, the per-token sums of squares are all-reduced
+    /// before normalising (SGLang `models/minimax_m2.py` `MiniMaxM2QKRMSNorm`; vLLM
+    /// `MiniMaxText01RMSNormTP.forward_qkv`).
+    pub qk_norm_full_width: bool,
+    /// MoE routers carry an fp32 `e_score_correction_bias` (DeepSeek/GLM noaux_tc; MiniMax-M2
+    /// `use_routing_bias`).
+    pub routing_bias: bool,
     /// EAGLE-3 draft specifics, for draft models.
     pub eagle3: Option<Eagle3>,
     /// Token mixer of each decoder layer, in order (all [`Mixer::Attention`] except in hybrids).
@@ -371,6 +385,15 @@ impl ModelSpec {
     ///   quantization block_n"; group-quantized MoE kernels need whole groups);
     /// - vision tower heads divisible by `tp` (SGLang `VisionAttention` with `use_qkv_parallel`).
     pub fn validate_tp(&self, tp: u32) -> Result<(), ModelError> {
+        self.validate_parallel(tp, 1)
+    }
+
+    /// [`ModelSpec::validate_tp`] with expert parallelism: at `ep_size > 1` (SGLang `--ep-size`, equal
+    /// to tp) each rank holds `E / ep_size` whole experts instead of `1/tp` of every expert, so the
+    /// expert width is not split and need not divide into quantization blocks per rank; instead the
+    /// routed experts must divide evenly over the ranks (SGLang `FusedMoE`:
+    /// `num_local_experts = num_experts // ep_size`).
+    pub fn validate_parallel(&self, tp: u32, ep_size: u32) -> Result<(), ModelError> {
         let fail = |reason: String| {
             Err(ModelError::InvalidTp {
                 tp,
@@ -412,7 +435,17 @@ impl ModelSpec {
             widths.push(("dense MLP intermediate_size", self.dense_intermediate, q.weights));
         }
         if let Some(m) = self.moe {
-            widths.push(("moe_intermediate_size", m.moe_intermediate, q.expert_format()));
+            if ep_size > 1 {
+                if !m.n_routed_experts.is_multiple_of(u64::from(ep_size)) {
+                    return fail(format!(
+                        "{} routed experts do not divide over ep_size {ep_size} (expected an ep_size \
+                         that divides {})",
+                        m.n_routed_experts, m.n_routed_experts
+                    ));
+                }
+            } else {
+                widths.push(("moe_intermediate_size", m.moe_intermediate, q.expert_format()));
+            }
             if m.n_shared_experts > 0 {
                 widths.push((
                     "shared-expert intermediate",

@@ -12,7 +12,8 @@
 //! | MLA q_a_proj + kv_a_proj_with_mqa (+ their norms) | **replicated** | `models/deepseek_v2.py` `fused_qkv_a_proj_with_mqa` = `ReplicatedLinear` |
 //! | MLA q_b_proj, kv_b_proj | column-parallel by heads | `models/deepseek_v2.py` (`ColumnParallelLinear`) |
 //! | MLA w_kc / w_vc | extra per-rank copies of kv_b_proj at model dtype, made after loading for the absorbed decode path | `models/deepseek_v2.py` `post_load_weights` (`.contiguous()` copies; fp8 is dequantized first) |
-//! | MoE router (`gate`) and its score-correction bias | **replicated** | `models/deepseek_v2.py` `MoEGate`; `models/qwen3_moe.py` `ReplicatedLinear` |
+//! | MoE router (`gate`) and its score-correction bias | **replicated** (MiniMax-M2: gate in fp32) | `models/deepseek_v2.py` `MoEGate`; `models/qwen3_moe.py` `ReplicatedLinear`; `models/minimax_m2.py` (`params_dtype=torch.float32`) |
+//! | MiniMax-M2 q/k norm over all heads | sharded with the heads | `models/minimax_m2.py` `MiniMaxM2RMSNormTP` |
 //! | routed experts | TP-MoE: every rank holds every expert, 1/tp of its intermediate | `layers/moe/fused_moe_triton/layer.py` `FusedMoE` (no expert parallelism) |
 //! | norms | replicated | `layers/layernorm.py` `RMSNorm` |
 //! | MTP/NextN layers | not loaded by the target (they are the draft) | `models/deepseek_v2.py` skips `model.layers.{num_hidden_layers}` |
@@ -294,7 +295,12 @@ impl ModelSpec {
                     ps.push(Piece::vec(q_rows + kv_rows));
                 }
                 ps.push(Piece::new(h, heads / t * head_dim, Fmt::Linear));
-                if self.qk_norm {
+                if self.qk_norm_full_width {
+                    // One norm over all heads, sharded with the heads (SGLang `MiniMaxM2RMSNormTP`:
+                    // `num_heads / tp × head_dim`, one replicated head when tp > kv_heads).
+                    ps.push(Piece::vec(heads / t * head_dim));
+                    ps.push(Piece::vec((kv_heads / t).max(1) * head_dim));
+                } else if self.qk_norm {
                     ps.push(Piece::vec(head_dim));
                     ps.push(Piece::vec(head_dim));
                 }
@@ -353,14 +359,16 @@ impl ModelSpec {
                 moe_intermediate,
                 n_shared_experts,
             }) => {
-                let mut router = vec![Piece::new(e, h, Fmt::Model)];
-                if matches!(
-                    self.arch,
-                    super::Architecture::DeepseekV3
-                        | super::Architecture::KimiK25
-                        | super::Architecture::Glm4Moe
-                ) {
-                    // e_score_correction_bias (noaux_tc routing), fp32 in the checkpoint.
+                // MiniMax-M2's router is fp32 whatever the checkpoint stores (SGLang `minimax_m2.py`:
+                // `gate = ReplicatedLinear(..., params_dtype=torch.float32)`).
+                let gate_fmt = if self.arch == super::Architecture::MiniMaxM2 {
+                    Fmt::Fp32
+                } else {
+                    Fmt::Model
+                };
+                let mut router = vec![Piece::new(e, h, gate_fmt)];
+                if self.routing_bias {
+                    // e_score_correction_bias, fp32 in the checkpoint and in the engine.
                     router.push(Piece::new(e, 1, Fmt::Fp32));
                 }
                 if self.arch == super::Architecture::Qwen35Moe {

@@ -394,7 +394,26 @@ impl<'a> Builder<'a> {
             ar.time,
             emb,
         )?;
+        // A q/k norm over all heads (MiniMax-M2) all-reduces its per-token statistics once per layer
+        // (model::llm::forward `qk_norm_allreduces`); SGLang pads the message to 16 B, vLLM does not.
+        let qk_norm = (fp.qk_norm_allreduces > 0).then(|| {
+            let padded = self.s.engine.kind == crate::scenario::EngineKind::Sglang;
+            let bytes = tpsim_model::llm::qk_norm_stats_bytes(u64::from(tokens), padded);
+            (bytes, self.costs.allreduce(Bytes(bytes)).time)
+        });
         for (i, l) in fp.layers.iter().enumerate() {
+            if let Some((bytes, time)) = qk_norm {
+                // In the engine it sits between the qkv projection and the attention kernel; all of a
+                // layer's tasks run in one chain on every stream, so placing it before the attention
+                // task gives the same times.
+                prev = self.gang(
+                    g,
+                    &format!("{label}: L{i} allreduce qk-norm"),
+                    Collective::Allreduce(bytes),
+                    time,
+                    vec![prev],
+                )?;
+            }
             let linear = l.mixer == tpsim_model::llm::Mixer::Linear;
             let context_bytes = if linear {
                 l.state_bytes as f64 * f64::from(seqs) * state_passes
