@@ -144,6 +144,13 @@ pub struct Collectives {
     pub verify_allreduce_bytes: Option<u64>,
     pub verify_allreduce_us: Option<f64>,
     pub verify_pass_allreduce_ms: Option<f64>,
+    /// A q/k norm over all heads (MiniMax-M2): bytes of one of its per-layer statistics allreduces in
+    /// a decode pass (`null` when the model has none or tp = 1).
+    pub qk_norm_allreduce_bytes: Option<u64>,
+    /// Its time, µs.
+    pub qk_norm_allreduce_us: Option<f64>,
+    /// How it runs (an 8-byte vLLM message is not a 16-byte multiple: NCCL, even at tp 2).
+    pub qk_norm_algorithm: Option<String>,
     /// Engine rules the scenario goes against, in words.
     pub warnings: Vec<String>,
 }
@@ -217,6 +224,12 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let fp1 = s.model.forward_pass(tp, c);
     let ar1 = p.costs.allreduce(fp1.allreduce_bytes);
     let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
+    // The q/k-norm statistics allreduce, sized as the engine sends it (decode::passes).
+    let qk = (fp1.qk_norm_allreduces > 0).then(|| {
+        let padded = s.engine.kind == crate::scenario::EngineKind::Sglang;
+        p.costs
+            .allreduce(Bytes(tpsim_model::llm::qk_norm_stats_bytes(u64::from(c), padded)))
+    });
     let (verify_bytes, verify_us, verify_ms) = match &s.speculative {
         Some(sp) => {
             let fpv = s.model.forward_pass(tp, c * sp.num_draft_tokens);
@@ -351,6 +364,9 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             verify_allreduce_bytes: verify_bytes,
             verify_allreduce_us: verify_us,
             verify_pass_allreduce_ms: verify_ms,
+            qk_norm_allreduce_bytes: qk.as_ref().map(|q| q.bytes.0),
+            qk_norm_allreduce_us: qk.as_ref().map(|q| q.time.as_us_f64()),
+            qk_norm_algorithm: qk.map(|q| q.algorithm),
             warnings: engine_warnings(s),
         },
         spec,
@@ -615,6 +631,13 @@ pub fn text(r: &RunReport) -> String {
         c.decode_allreduce_us,
         c.decode_algorithm
     );
+    if let (Some(b), Some(us), Some(alg)) = (c.qk_norm_allreduce_bytes, c.qk_norm_allreduce_us, &c.qk_norm_algorithm) {
+        let _ = writeln!(
+            o,
+            "  of which 1 per layer for the q/k-norm statistics: {} → {us:.1} µs ({alg})",
+            Bytes(b)
+        );
+    }
     if let (Some(b), Some(us), Some(ms)) = (
         c.verify_allreduce_bytes,
         c.verify_allreduce_us,

@@ -167,3 +167,21 @@ fn minimax_config_errors_name_the_field() {
         .to_string();
     assert!(err.contains("num_local_experts"), "{err}");
 }
+
+// The other dense model of data/throughput.tsv's compared rows (vLLM PR 2192), pinned here beside it.
+const LLAMA_2_13B: &str = include_str!("../../../scenarios/models/llama-2-13b/config.json");
+
+#[test]
+fn llama_2_13b_fp16_tp2() {
+    let q: Quantization = serde_json::from_str(r#"{"dtype":"fp16"}"#).expect("fp16");
+    let m = ModelSpec::from_config_json(LLAMA_2_13B, q).expect("llama-2-13b parses");
+    // tp 2 by hand: embedding and lm_head 16,000 rows × 5120 × 2 B = 163,840,000 each; final norm 10,240;
+    // per layer: qkv 3 × 20 × 128 = 7680 rows × 5120 × 2 = 78,643,200; o_proj 5120 × 2560 × 2 =
+    // 26,214,400; norms 2 × 5120 × 2 = 20,480; gate_up 2 × 6912 × 5120 × 2 = 141,557,760; down
+    // 5120 × 6912 × 2 = 70,778,880 → 317,214,720; total 327,690,240 + 40 × 317,214,720 =
+    // 13,016,279,040 B = 12.12 GiB.
+    assert_eq!(m.weight_bytes_per_rank(2).0, 13_016_279_040);
+    // KV cell at tp 2: 20 heads × 256 × 40 layers × 2 B = 409,600 B per token.
+    assert_eq!(m.kv_cell_bytes(2), 409_600);
+    assert_eq!(m.forward_pass(2, 1).qk_norm_allreduces, 0);
+}
