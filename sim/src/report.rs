@@ -631,7 +631,11 @@ pub fn text(r: &RunReport) -> String {
         c.decode_allreduce_us,
         c.decode_algorithm
     );
-    if let (Some(b), Some(us), Some(alg)) = (c.qk_norm_allreduce_bytes, c.qk_norm_allreduce_us, &c.qk_norm_algorithm) {
+    if let (Some(b), Some(us), Some(alg)) = (
+        c.qk_norm_allreduce_bytes,
+        c.qk_norm_allreduce_us,
+        &c.qk_norm_algorithm,
+    ) {
         let _ = writeln!(
             o,
             "  of which 1 per layer for the q/k-norm statistics: {} → {us:.1} µs ({alg})",

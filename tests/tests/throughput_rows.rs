@@ -59,7 +59,8 @@ fn data_file() -> PathBuf {
 }
 
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(data_file()).expect("../shared/data/throughput.tsv beside the repository");
+    let text =
+        std::fs::read_to_string(data_file()).expect("../shared/data/throughput.tsv beside the repository");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
     let col = |name: &str| {
@@ -104,14 +105,22 @@ fn row(engine: &str, model: &str, quant: &str, gpus: &str, batch: &str) -> Row {
             r.engine == engine && r.model == model && r.quant == quant && r.n_gpus == gpus && r.batch == batch
         })
         .collect();
-    assert_eq!(found.len(), 1, "expected one row {engine}/{model}/{quant}/{gpus}/{batch}, found {found:?}");
+    assert_eq!(
+        found.len(),
+        1,
+        "expected one row {engine}/{model}/{quant}/{gpus}/{batch}, found {found:?}"
+    );
     found[0].clone()
 }
 
 /// "85-89" → (85, 89); "~114" → (114, 114); "70.6" → (70.6, 70.6).
 fn range(s: &str) -> (f64, f64) {
     let s = s.trim().trim_start_matches('~');
-    let num = |x: &str| x.trim().parse::<f64>().unwrap_or_else(|_| panic!("not a tok/s value: {s}"));
+    let num = |x: &str| {
+        x.trim()
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("not a tok/s value: {s}"))
+    };
     match s.split_once('-') {
         Some((a, b)) => (num(a), num(b)),
         None => (num(s), num(s)),
@@ -148,7 +157,11 @@ fn minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | NVFP4 | 2 GPUs | batch 1 | 85-89 (Festr).
     let r = row("SGLang", "MiniMax-M2.5", "NVFP4", "2", "1");
     let (pred, _) = predict("minimax-m2.5-nvfp4-sglang-tp2.toml");
-    check("MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1", range(&r.output_tok_s), pred);
+    check(
+        "MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1",
+        range(&r.output_tok_s),
+        pred,
+    );
 }
 
 #[test]
@@ -156,7 +169,11 @@ fn minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | vLLM | MiniMax-M2.5 | AWQ | 2 GPUs | batch 1 | ~114 (low ctx).
     let r = row("vLLM", "MiniMax-M2.5", "AWQ", "2", "1");
     let (pred, _) = predict("minimax-m2.5-awq-vllm-tp2.toml");
-    check("MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1", range(&r.output_tok_s), pred);
+    check(
+        "MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1",
+        range(&r.output_tok_s),
+        pred,
+    );
 }
 
 #[test]
@@ -179,13 +196,19 @@ fn minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1() {
     // (tuned MoE kernels).
     let r = row("SGLang", "MiniMax-M2.5", "FP8 (EP)", "8", "1");
     let (pred, _) = predict("minimax-m2.5-fp8-ep-sglang-tp8.toml");
-    check("MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1", range(&r.output_tok_s), pred);
+    check(
+        "MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1",
+        range(&r.output_tok_s),
+        pred,
+    );
 }
 
 /// "latency 10.43 s -> 9.79 s" → (10.43, 9.79).
 fn latencies(s: &str) -> (f64, f64) {
     let body = s.trim().trim_start_matches("latency").trim();
-    let (a, b) = body.split_once("->").unwrap_or_else(|| panic!("not a latency pair: {s}"));
+    let (a, b) = body
+        .split_once("->")
+        .unwrap_or_else(|| panic!("not a latency pair: {s}"));
     let sec = |x: &str| {
         x.trim()
             .trim_end_matches('s')
@@ -207,8 +230,16 @@ fn llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
     let (_, custom) = predict("llama-2-13b-a30x2-vllm-custom.toml");
     let m_nccl = tokens / nccl_s;
     let m_custom = tokens / custom_s;
-    check("Llama-2-13B fp16, vLLM, 2× A30, bs 32, NCCL", (m_nccl, m_nccl), nccl);
-    check("Llama-2-13B fp16, vLLM, 2× A30, bs 32, custom AR", (m_custom, m_custom), custom);
+    check(
+        "Llama-2-13B fp16, vLLM, 2× A30, bs 32, NCCL",
+        (m_nccl, m_nccl),
+        nccl,
+    );
+    check(
+        "Llama-2-13B fp16, vLLM, 2× A30, bs 32, custom AR",
+        (m_custom, m_custom),
+        custom,
+    );
     // The PR's point, the custom allreduce's speedup (10.43 / 9.79 = 1.065), depends only on the
     // allreduce costs, which are validated against allreduce.tsv: predicted within 5 % of it.
     let measured = nccl_s / custom_s;
@@ -224,7 +255,11 @@ fn llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
 #[test]
 fn every_row_is_compared_or_skipped_with_a_reason() {
     // (engine, model) of the rows compared above, and of those skipped in the module doc.
-    let compared = [("SGLang", "MiniMax-M2.5"), ("vLLM", "MiniMax-M2.5"), ("vLLM", "Llama 13B")];
+    let compared = [
+        ("SGLang", "MiniMax-M2.5"),
+        ("vLLM", "MiniMax-M2.5"),
+        ("vLLM", "Llama 13B"),
+    ];
     let skipped = [
         ("vLLM (POC)", "DeepSeek-V4 (Flash)"),
         ("SGLang (V100 fork)", "Qwen3.8 Flash Next"),
