@@ -156,11 +156,15 @@ fn check(label: &str, measured: (f64, f64), predicted: f64) -> (f64, f64) {
 fn minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | NVFP4 | 2 GPUs | batch 1 | 85-89 (Festr).
     let r = row("SGLang", "MiniMax-M2.5", "NVFP4", "2", "1");
-    let (pred, _) = predict("minimax-m2.5-nvfp4-sglang-tp2.toml");
+    let v = run_json(&scenario("validation/minimax-m2.5-nvfp4-sglang-tp2.toml"));
+    // SGLang pads the q/k-norm statistics to 16 B, which its custom allreduce takes on 2 GPUs.
+    let c = &v["collectives"];
+    assert_eq!(c["qk_norm_allreduce_bytes"], 16);
+    assert_eq!(c["qk_norm_algorithm"], "custom one-shot");
     check(
         "MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1",
         range(&r.output_tok_s),
-        pred,
+        f(&v["throughput"]["output_tok_s"]),
     );
 }
 
@@ -168,11 +172,20 @@ fn minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
 fn minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | vLLM | MiniMax-M2.5 | AWQ | 2 GPUs | batch 1 | ~114 (low ctx).
     let r = row("vLLM", "MiniMax-M2.5", "AWQ", "2", "1");
-    let (pred, _) = predict("minimax-m2.5-awq-vllm-tp2.toml");
+    let v = run_json(&scenario("validation/minimax-m2.5-awq-vllm-tp2.toml"));
+    // vLLM's unpadded 8-byte statistics are not a 16-byte multiple: NCCL even on 2 GPUs.
+    let c = &v["collectives"];
+    assert_eq!(c["qk_norm_allreduce_bytes"], 8);
+    assert!(
+        c["qk_norm_algorithm"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("nccl")),
+        "{c}"
+    );
     check(
         "MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1",
         range(&r.output_tok_s),
-        pred,
+        f(&v["throughput"]["output_tok_s"]),
     );
 }
 
