@@ -319,3 +319,20 @@ fn memory_keys_of_this_issue() {
     );
     assert!(e.contains("max_running_requests"), "{e}");
 }
+
+#[test]
+fn fp8_expert_shard_off_the_block_grid_needs_expert_parallelism() {
+    // MiniMax-M2.5 FP8 at tp 8 without EP: 1536 / 8 = 192 rows per rank is not a whole number of
+    // 128-row scale blocks (SGLang refuses it); with ep_size = 8 the same file is valid.
+    let text = std::fs::read_to_string(scenario("validation/minimax-m2.5-fp8-ep-sglang-tp8.toml"))
+        .expect("scenario");
+    assert_eq!(text.matches("ep_size = 8\n").count(), 1);
+    let p = scratch("fp8-tp8-no-ep").join("scenario.toml");
+    std::fs::write(&p, text.replacen("ep_size = 8\n", "", 1)).expect("write");
+    let file = p.display().to_string();
+    let o = tpsim(&["run", &file]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    let e = o.stderr;
+    assert!(e.contains(&file) && e.contains("engine.tp"), "{e}");
+    assert!(e.contains("1536 / tp 8 = 192") && e.contains("128"), "{e}");
+}
