@@ -335,4 +335,8 @@ fn fp8_expert_shard_off_the_block_grid_needs_expert_parallelism() {
     let e = o.stderr;
     assert!(e.contains(&file) && e.contains("engine.tp"), "{e}");
     assert!(e.contains("1536 / tp 8 = 192") && e.contains("128"), "{e}");
+    assert!(
+        e.contains("ep_size = tp"),
+        "the message points at expert parallelism: {e}"
+    );
 }

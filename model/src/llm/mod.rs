@@ -461,9 +461,15 @@ impl ModelSpec {
             let shard = width / t;
             for g in [fmt.input_granule(), fmt.output_granule()].into_iter().flatten() {
                 if g > 0 && !shard.is_multiple_of(g) {
+                    // Routed experts need not be split: expert parallelism keeps them whole.
+                    let or_ep = if what == "moe_intermediate_size" {
+                        ", or expert parallelism: ep_size = tp"
+                    } else {
+                        ""
+                    };
                     return fail(format!(
                         "{what} {width} / tp {tp} = {shard} per rank is not a multiple of the {} \
-                         quantization group/block of {g} (expected a tp with {width} / tp divisible by {g})",
+                         quantization group/block of {g} (expected a tp with {width} / tp divisible by {g}{or_ep})",
                         fmt.dtype.name()
                     ));
                 }
