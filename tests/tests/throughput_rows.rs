@@ -26,7 +26,7 @@
 //! lists covers.
 //!
 //! The band. Observed with the default profile (the table printed by `cargo test -p tpsim-tests --test
-//! throughput_rows -- --nocapture`): measured ÷ predicted 0.46–0.76 for the MiniMax rows and 0.84–0.85
+//! throughput_rows -- --nocapture`): measured ÷ predicted 0.46–0.76 for the MiniMax rows and 0.83–0.85
 //! for the Llama rows — tpsim is optimistic everywhere. Reasons, none of them row-specific: the
 //! template efficiencies are uncalibrated (memory at 80 % of the datasheet bandwidth, 2 µs per kernel,
 //! `scenarios/hardware/README.md`; calibration is issue #7), and batch-1 MoE decode on SM 12.0 runs
