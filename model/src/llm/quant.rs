@@ -5,7 +5,9 @@
 //! *linear layers inside the decoder* are stored; embeddings, the LM head, norms and the MoE router
 //! always stay at the model dtype (that is how every checkpoint tpsim knows is laid out: DeepSeek-V3's
 //! FP8 release keeps `embed_tokens`, `lm_head` and `gate.weight` in bf16; Kimi-K2.5's
-//! compressed-tensors config lists `lm_head` in `ignore`).
+//! compressed-tensors config lists `lm_head` in `ignore`). One exception, by architecture: MiniMax-M2's
+//! router is fp32 (its checkpoint and SGLang's `ReplicatedLinear(params_dtype=torch.float32)`), see
+//! `weights.rs`.
 //!
 //! Sizes are computed per tensor from its (rows, cols) shape, so scale and group layouts round the way
 //! the checkpoint does, and a TP shard of a tensor is costed exactly like the shard it is.
