@@ -90,6 +90,16 @@ fn minimax_fp8_tp8_needs_expert_parallelism() {
     assert!(err.contains("192") && err.contains("128"), "{err}");
     // With EP 8 each rank holds 256 / 8 = 32 whole experts.
     m.validate_parallel(8, 8).expect("tp 8 with ep 8");
+    // Weights at tp 8, by hand: embedding and lm_head 25,008 rows × 3072 × 2 = 153,649,152 each; final
+    //   norm 6,144; per layer: qkv 1024 rows × 3072 + 8 × 24 × 4 = 3,146,496; o_proj 3072 × 768 +
+    //   24 × 6 × 4 = 2,359,872; norms 14,080; router 3,146,752; experts 256 × (384 × 3072 + 3 × 24 × 4
+    //   = 1,179,936; 3072 × 192 + 24 × 2 × 4 = 590,016) = 453,107,712 → 461,774,912 per layer;
+    //   total 307,298,304 + 6,144 + 62 × 461,774,912 = 28,937,348,992 B = 26.95 GiB.
+    // That counts 1/8 of every expert; under EP a rank holds 32 whole experts, whose w2 scales round
+    // to 12 column blocks per expert instead of 8 shards × 2 (192 = 128 + 64 columns):
+    // 32 × (9,439,488 + 4,719,744) = 453,095,424,
+    // 12,288 B per layer (0.7 MiB in all) fewer — below the < 1 MiB the inventory leaves out.
+    assert_eq!(m.weight_bytes_per_rank(8).0, 28_937_348_992);
     assert!(
         m.validate_parallel(8, 3).is_err(),
         "256 experts do not divide over 3 ranks"
