@@ -167,6 +167,9 @@ pub struct ModelConfig {
     /// Qwen3.5 spelling of the MTP layer count.
     #[serde(default)]
     pub mtp_num_hidden_layers: Option<u64>,
+    /// Tokens a sliding-window attention layer attends to (gpt-oss: 128).
+    #[serde(default)]
+    pub sliding_window: Option<u64>,
 }
 
 impl ModelConfig {
@@ -198,7 +201,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 12] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 13] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -211,6 +214,7 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 12] = [
     "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration",
     "MiniMaxM2ForCausalLM",
+    "GptOssForCausalLM",
 ];
 
 fn arch_of(name: &str) -> Option<Architecture> {
@@ -225,6 +229,7 @@ fn arch_of(name: &str) -> Option<Architecture> {
         "LlamaForCausalLMEagle3" | "Eagle3LlamaForCausalLM" => Architecture::Eagle3Llama,
         "Qwen3_5MoeForCausalLM" | "Qwen3_5MoeForConditionalGeneration" => Architecture::Qwen35Moe,
         "MiniMaxM2ForCausalLM" => Architecture::MiniMaxM2,
+        "GptOssForCausalLM" => Architecture::GptOss,
         _ => return None,
     })
 }
@@ -479,14 +484,20 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
             (layers, Some(shape), text.intermediate_size.unwrap_or(0), 0)
         }
-        Architecture::MiniMaxM2 => {
-            // Every layer is MoE; `intermediate_size` is the expert width (SGLang `minimax_m2.py`
-            // builds `FusedMoE(intermediate_size=config.intermediate_size)`, no dense MLP).
+        // MiniMax-M2: every layer is MoE; `intermediate_size` is the expert width (SGLang
+        // `minimax_m2.py` builds `FusedMoE(intermediate_size=config.intermediate_size)`, no dense MLP).
+        // gpt-oss: the same, no shared expert (vLLM `models/gpt_oss.py` `MLPBlock`:
+        // `FusedMoE(num_experts=num_local_experts, top_k=num_experts_per_tok,
+        // intermediate_size=intermediate_size)`).
+        Architecture::MiniMaxM2 | Architecture::GptOss => {
             let e = req(text.num_local_experts, "num_local_experts", an)?;
             let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
             let mi = req(text.intermediate_size, "intermediate_size", an)?;
             check_k(k, e)?;
-            if let Some(s) = text.shared_intermediate_size.filter(|&s| s != 0) {
+            if let Some(s) = text
+                .shared_intermediate_size
+                .filter(|&s| s != 0 && arch == Architecture::MiniMaxM2)
+            {
                 return Err(ModelError::InvalidField {
                     field: "shared_intermediate_size".into(),
                     value: s.to_string(),
@@ -530,7 +541,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     };
 
     let attention_bias = match arch {
-        Architecture::Qwen2 => true,
+        // gpt-oss: `QKVParallelLinear` / `RowParallelLinear` with their default bias (vLLM `gpt_oss.py`).
+        Architecture::Qwen2 | Architecture::GptOss => true,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -542,8 +554,15 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             hybrid_mixers(text, num_layers, an)?,
             Some(gated_delta_net(text, an)?),
         )
+    } else if arch == Architecture::GptOss {
+        (super::gpt_oss::mixers(text, num_layers)?, None)
     } else {
         (vec![Mixer::Attention; num_layers_u32 as usize], None)
+    };
+    let sliding_window = if arch == Architecture::GptOss {
+        Some(req(text.sliding_window, "sliding_window", an)?)
+    } else {
+        None
     };
     let attn_output_gate = arch == Architecture::Qwen35Moe && text.attn_output_gate.unwrap_or(true);
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
@@ -599,6 +618,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         mixers,
         linear_attention,
         attn_output_gate,
+        sliding_window,
         quantization: quant,
     };
     if spec.moe.is_none() && quant.experts.is_some() {

@@ -41,6 +41,9 @@ pub struct LayerWork {
     /// KV-cache bytes this layer reads per context token per sequence on this rank (0 for linear
     /// attention): its share of [`ModelSpec::kv_cell_bytes`].
     pub kv_bytes_per_token: u64,
+    /// Sliding-window layers: the most context tokens per sequence a decode step reads from this
+    /// layer's KV cache ([`ModelSpec::sliding_window`]); `None` = the whole context.
+    pub kv_window: Option<u64>,
     /// Recurrent (conv + SSM) state of one request in this layer on this rank, bytes (0 for full
     /// attention). A decode step reads it and writes it back (`llm::hybrid`).
     pub state_bytes: u64,
@@ -202,6 +205,11 @@ impl ModelSpec {
                 } else {
                     (full_kernels, kv_per_layer, 0, 0.0)
                 };
+                let kv_window = if mixer == super::Mixer::SlidingAttention {
+                    self.sliding_window
+                } else {
+                    None
+                };
                 let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
                 let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
                 let f = &l.ffn;
@@ -223,6 +231,7 @@ impl ModelSpec {
                         mixer,
                         kv_bytes_per_token,
                         state_bytes,
+                        kv_window,
                     }
                 } else {
                     let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
@@ -251,6 +260,7 @@ impl ModelSpec {
                         mixer,
                         kv_bytes_per_token,
                         state_bytes,
+                        kv_window,
                     }
                 }
             })

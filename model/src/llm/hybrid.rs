@@ -49,6 +49,10 @@ pub enum Mixer {
     Attention,
     /// Gated DeltaNet linear attention: a fixed-size recurrent state per request, no KV cache.
     Linear,
+    /// Softmax attention over at most the last [`super::ModelSpec::sliding_window`] tokens of each
+    /// sequence (gpt-oss `"sliding_attention"` layers, `llm::gpt_oss`): it holds KV like full
+    /// attention, but a decode step reads only the window.
+    SlidingAttention,
 }
 
 /// Shape of the Gated DeltaNet layers (config.json `linear_*` keys).
@@ -134,12 +138,34 @@ impl GatedDeltaNet {
 pub const LINEAR_ATTENTION_KERNELS: u32 = 8;
 
 impl ModelSpec {
-    /// Layers that hold KV cache (full attention): all layers except a hybrid's linear ones.
+    /// Layers that hold KV cache (full and sliding-window attention): all layers except a hybrid's
+    /// linear ones.
     pub fn kv_layers(&self) -> u32 {
         if self.mixers.is_empty() {
             return self.num_layers;
         }
-        self.mixers.iter().filter(|m| **m == Mixer::Attention).count() as u32
+        self.mixers.iter().filter(|m| **m != Mixer::Linear).count() as u32
+    }
+
+    /// KV-holding layers per attention type, as vLLM groups them (`memory::vllm_kv_groups`):
+    /// `[sliding, full]` for a model with sliding-window layers (gpt-oss-20b: `[12, 12]`), else
+    /// `[kv_layers]`.
+    pub fn kv_layer_counts(&self) -> Vec<u64> {
+        let sliding = u64::from(self.sliding_layers());
+        let full = u64::from(self.kv_layers()) - sliding;
+        if sliding == 0 {
+            vec![full]
+        } else {
+            vec![sliding, full]
+        }
+    }
+
+    /// Sliding-window attention layers (0 except for gpt-oss).
+    pub fn sliding_layers(&self) -> u32 {
+        self.mixers
+            .iter()
+            .filter(|m| **m == Mixer::SlidingAttention)
+            .count() as u32
     }
 
     /// Linear-attention layers (0 for non-hybrid models).

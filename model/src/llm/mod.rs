@@ -17,6 +17,7 @@
 
 mod config;
 mod forward;
+mod gpt_oss;
 mod hybrid;
 mod quant;
 mod weights;
@@ -33,7 +34,9 @@ use crate::units::Bytes;
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
 pub use forward::{ForwardPass, LayerWork, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
-pub use quant::{KvCacheDtype, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat};
+pub use quant::{
+    KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
+};
 pub use weights::WeightBreakdown;
 
 /// Everything that can be wrong with a model description or a TP size. Each message says what was
@@ -129,6 +132,10 @@ pub enum Architecture {
     /// all heads at once (statistics all-reduced across TP ranks), every layer MoE with sigmoid
     /// routing, an fp32 router and no shared expert.
     MiniMaxM2,
+    /// `GptOssForCausalLM` (gpt-oss-20b/120b): GQA with q/k/v/o biases and per-head attention sinks,
+    /// even layers sliding-window, MoE with a biased router and biased MXFP4 experts in every layer.
+    /// See [`gpt_oss`].
+    GptOss,
 }
 
 /// Attention layout.
@@ -341,6 +348,9 @@ pub struct ModelSpec {
     /// Full attention multiplies its output by a sigmoid gate that `q_proj` produces alongside the
     /// queries (Qwen3.5 `attn_output_gate`): the query projection is twice as wide.
     pub attn_output_gate: bool,
+    /// Tokens a [`Mixer::SlidingAttention`] layer attends to (`sliding_window`, gpt-oss: 128); `None`
+    /// for models without sliding layers.
+    pub sliding_window: Option<u64>,
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,

@@ -29,6 +29,11 @@ const NVFP4_PER_TENSOR_BYTES: u64 = 2 * FP32_BYTES;
 /// Per-tensor fp8 checkpoints (no block size) carry one fp32 `weight_scale` per tensor
 /// (vLLM/SGLang `fp8.py`, per-tensor scheme).
 const FP8_PER_TENSOR_SCALE_BYTES: u64 = FP32_BYTES;
+/// MXFP4 block: 32 fp4 (e2m1) values share one 8-bit power-of-two (E8M0) scale, i.e. 4 + 8/32 = 4.25
+/// bits per weight (OCP Microscaling Formats (MX) v1.0 spec, MXFP4: k = 32, scale E8M0; the gpt-oss
+/// checkpoints store `*_blocks` as uint8 pairs and `*_scales` as one uint8 per 32 values, vLLM
+/// `quantization/mxfp4.py` `mxfp4_block = 32`).
+pub const MXFP4_BLOCK: u64 = 32;
 
 /// Storage type of weight elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
@@ -46,6 +51,9 @@ pub enum WeightDtype {
     Int4,
     /// NVIDIA fp4 (e2m1) with one fp8 scale per 16 elements: 0.5 + 1/16 byte.
     Nvfp4,
+    /// OCP MXFP4: fp4 (e2m1) with one E8M0 (1-byte) scale per 32 elements: 0.5 + 1/32 byte
+    /// (4.25 bits). gpt-oss's routed experts ([`MXFP4_BLOCK`]).
+    Mxfp4,
 }
 
 impl WeightDtype {
@@ -58,6 +66,7 @@ impl WeightDtype {
             WeightDtype::Fp8 => "fp8",
             WeightDtype::Int4 => "int4",
             WeightDtype::Nvfp4 => "nvfp4",
+            WeightDtype::Mxfp4 => "mxfp4",
         }
     }
 
@@ -121,6 +130,13 @@ pub struct WeightFormat {
     pub block_size: Option<[u32; 2]>,
     /// int4 only: asymmetric quantization with a packed 4-bit zero point per group.
     pub zero_point: bool,
+    /// Routed experts only: the engine pads the hidden dimension of every expert tensor to a multiple
+    /// of this (vLLM's MXFP4 MoE backends, `quantization/mxfp4.py` `create_weights`: Marlin 256,
+    /// FlashInfer 128 or 256, Triton none); `None` = no padding. See `llm::gpt_oss`.
+    pub pad_hidden: Option<u32>,
+    /// Routed experts only: the engine pads each rank's expert intermediate width to a multiple of
+    /// this (vLLM Marlin 128, FlashInfer 128 or 256, Triton 64); `None` = no padding.
+    pub pad_intermediate: Option<u32>,
 }
 
 impl WeightFormat {
@@ -132,6 +148,8 @@ impl WeightFormat {
             scale_dtype: None,
             block_size: None,
             zero_point: false,
+            pad_hidden: None,
+            pad_intermediate: None,
         }
     }
 
@@ -146,6 +164,7 @@ impl WeightFormat {
     ///   int32) + `rows × ceil(cols / group_size)` scales of `scale_dtype`, + the same count of packed
     ///   4-bit zero points when asymmetric (compressed-tensors `symmetric = false`, GPTQ `qzeros`).
     /// - nvfp4: 0.5 B per element + one fp8 scale per 16 input elements + two fp32 per-tensor scales.
+    /// - mxfp4: 0.5 B per element + one 1-byte E8M0 scale per 32 input elements (4.25 bits).
     pub fn tensor_bytes(&self, rows: u64, cols: u64) -> u64 {
         let elems = rows.saturating_mul(cols);
         match self.dtype {
@@ -179,6 +198,9 @@ impl WeightFormat {
                     .saturating_add(groups.saturating_mul(self.scale_bytes()))
                     .saturating_add(NVFP4_PER_TENSOR_BYTES)
             }
+            WeightDtype::Mxfp4 => elems
+                .div_ceil(2)
+                .saturating_add(rows.saturating_mul(cols.div_ceil(MXFP4_BLOCK))),
         }
     }
 
@@ -200,6 +222,7 @@ impl WeightFormat {
                 0.5 + self.scale_bytes() as f64 / g + zp
             }
             WeightDtype::Nvfp4 => 0.5 + self.scale_bytes() as f64 / NVFP4_BLOCK as f64,
+            WeightDtype::Mxfp4 => 0.5 + 1.0 / MXFP4_BLOCK as f64,
         }
     }
 
@@ -209,7 +232,7 @@ impl WeightFormat {
             (Some(s), _) => s.bytes(),
             (None, WeightDtype::Int4) => ScaleDtype::Bf16.bytes(),
             (None, WeightDtype::Fp8) => ScaleDtype::Fp32.bytes(),
-            (None, WeightDtype::Nvfp4) => ScaleDtype::Fp8.bytes(),
+            (None, WeightDtype::Nvfp4) | (None, WeightDtype::Mxfp4) => ScaleDtype::Fp8.bytes(),
             (None, _) => 0,
         }
     }
@@ -221,6 +244,9 @@ impl WeightFormat {
             WeightDtype::Int4 => self.group_size.map(u64::from),
             WeightDtype::Fp8 => self.block_size.map(|[_, c]| u64::from(c)),
             WeightDtype::Nvfp4 => Some(NVFP4_BLOCK),
+            // MXFP4: vLLM splits the intermediate dimension in whole 32-blocks, ceil(blocks / tp) per
+            // rank (`models/gpt_oss.py` `per_rank_intermediate_size_block = cdiv(...)`), so any tp that
+            // divides the width works; the per-rank width is rounded in `llm::gpt_oss`.
             _ => None,
         }
     }
@@ -259,7 +285,7 @@ impl WeightFormat {
                     return Err(bad(
                         "dtype",
                         "group_size / scale_dtype / block_size / zero_point only with a quantized dtype \
-                         (fp8, int4, nvfp4)",
+                         (fp8, int4, nvfp4, mxfp4)",
                     ));
                 }
             }
@@ -282,6 +308,19 @@ impl WeightFormat {
                     return Err(bad("block_size", "no block_size for int4 (use group_size)"));
                 }
             }
+            WeightDtype::Mxfp4 => {
+                if raw.group_size.is_some_and(|g| u64::from(g) != MXFP4_BLOCK)
+                    || raw.block_size.is_some()
+                    || raw.zero_point
+                    || raw.scale_dtype.is_some_and(|d| d != ScaleDtype::Fp8)
+                {
+                    return Err(bad(
+                        "group_size",
+                        "mxfp4 with no group_size (always 32), block_size, zero_point or scale_dtype \
+                         (its E8M0 scales are 1 byte)",
+                    ));
+                }
+            }
             WeightDtype::Nvfp4 => {
                 if raw.group_size.is_some_and(|g| u64::from(g) != NVFP4_BLOCK) {
                     return Err(bad(
@@ -294,12 +333,28 @@ impl WeightFormat {
                 }
             }
         }
+        for (key, pad) in [
+            ("pad_hidden", raw.pad_hidden),
+            ("pad_intermediate", raw.pad_intermediate),
+        ] {
+            if pad == Some(0) {
+                return Err(bad(key, "a positive multiple (e.g. 128 or 256) or nothing"));
+            }
+            if pad.is_some() && what != "experts." {
+                return Err(bad(
+                    key,
+                    "padding only on the routed experts (`experts = { dtype = \"mxfp4\", pad_hidden = 256 }`)",
+                ));
+            }
+        }
         Ok(WeightFormat {
             dtype: raw.dtype,
             group_size: raw.group_size,
             scale_dtype: raw.scale_dtype,
             block_size: raw.block_size,
             zero_point: raw.zero_point,
+            pad_hidden: raw.pad_hidden,
+            pad_intermediate: raw.pad_intermediate,
         })
     }
 }
@@ -399,6 +454,10 @@ struct RawFormat {
     block_size: Option<[u32; 2]>,
     #[serde(default)]
     zero_point: bool,
+    #[serde(default)]
+    pad_hidden: Option<u32>,
+    #[serde(default)]
+    pad_intermediate: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -436,6 +495,8 @@ impl TryFrom<RawQuantization> for Quantization {
                 scale_dtype: raw.scale_dtype,
                 block_size: raw.block_size,
                 zero_point: raw.zero_point,
+                pad_hidden: None,
+                pad_intermediate: None,
             },
             "",
         )?;

@@ -308,6 +308,9 @@ impl ModelSpec {
                     // hidden_norm on the fused feature.
                     ps.push(Piece::vec(h));
                 }
+                if self.arch == super::Architecture::GptOss {
+                    ps.extend(super::gpt_oss::attention_extras(h, heads, t));
+                }
             }
             Attention::Mla {
                 q_lora_rank,
@@ -375,10 +378,17 @@ impl ModelSpec {
                     // shared_expert_gate: hidden → 1, replicated (`qwen2_moe.py`).
                     router.push(Piece::new(1, h, Fmt::Model));
                 }
+                let expert = if self.arch == super::Architecture::GptOss {
+                    // Router bias, replicated (`gpt_oss.py` `torch.nn.Linear`); biased, padded experts.
+                    router.push(Piece::vec(e));
+                    super::gpt_oss::expert_pieces(h, moe_intermediate, t, &self.quantization.expert_format())
+                } else {
+                    mlp(moe_intermediate, Fmt::Expert)
+                };
                 FfnPieces {
                     dense: Vec::new(),
                     router,
-                    expert: mlp(moe_intermediate, Fmt::Expert),
+                    expert,
                     n_experts: e,
                     top_k: k,
                     shared: if n_shared_experts > 0 {

@@ -7,7 +7,7 @@ use tpsim_model::memory::{
     sglang_kv_plan, sglang_min_fraction, sglang_no_kv_memory_error, sglang_not_enough_memory,
     sglang_spring_cell_size,
 };
-use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
+use tpsim_model::memory::{VllmKvInput, vllm_kv_groups, vllm_kv_plan};
 use tpsim_model::state_pool::sglang_state_pool;
 use tpsim_model::units::Bytes;
 
@@ -177,6 +177,14 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
     });
     let mut notes = Vec::new();
+    if s.model.sliding_layers() > 0 {
+        notes.push(
+            "KV pool approximate: SGLang's SWA pool (separate full and sliding-window pools sized by \
+             swa_full_tokens_ratio) is not modelled; every sliding-window layer is counted as full attention \
+             (fewer tokens than SGLang reports)"
+                .to_string(),
+        );
+    }
     if state_pool.is_some() && s.speculative.is_some() && spring {
         notes.push(
             "draft KV share approximate: the spring-2026 cell × (1 + draft layers / target layers) rule is applied \
@@ -369,14 +377,23 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         e.costs.non_torch_memory.unwrap_or(Bytes(0)),
     );
     let cell = s.model.kv_cell_bytes(tp);
-    let plan = vllm_kv_plan(&VllmKvInput {
+    // Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
+    // pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
+    // attention type is one group of all its layers, i.e. the plain cell.
+    let groups = vllm_kv_groups(&s.model.kv_layer_counts());
+    let plan_cell = if s.model.sliding_layers() > 0 {
+        groups.cell_size(cell / u64::from(s.model.kv_layers().max(1)))
+    } else {
+        cell
+    };
+    let mut plan = vllm_kv_plan(&VllmKvInput {
         total_gib,
         free_at_start_gib: free_at_start,
         gpu_memory_utilization: e.gpu_memory_utilization,
         weights_gib: weights,
         peak_activation_gib: activation,
         non_torch_gib: non_torch,
-        cell_size: cell,
+        cell_size: plan_cell,
         block_size: e.page_size,
         max_model_len: e.max_model_len,
     });
@@ -407,7 +424,8 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
             source: n_src,
         },
     ];
-    let pool = Bytes(plan.tokens * cell);
+    let pool = Bytes(plan.tokens * plan_cell);
+    plan.tokens = groups.reported_tokens(plan.blocks, e.page_size.max(1));
     if plan.tokens > 0 {
         entries.push(MemEntry {
             name: "KV cache".into(),
@@ -418,7 +436,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     }
     // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
     // block) / total.
-    let block_gib = (e.page_size.max(1) * cell) as f64 / (1u64 << 30) as f64;
+    let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
     let min_util = (weights + activation + non_torch + block_gib) / total_gib;
     let verdict = match &plan.error {
         None => Verdict::Ok,

@@ -415,12 +415,22 @@ impl<'a> Builder<'a> {
                 )?;
             }
             let linear = l.mixer == tpsim_model::llm::Mixer::Linear;
+            // A sliding-window layer (gpt-oss) reads at most its window of each sequence's KV; decode
+            // FLOPs scale the same way. A prefill (ctx = 0) keeps the causal full-prompt count (an
+            // overestimate for sliding layers with prompts longer than the window).
+            let kv_ctx = l.kv_window.map_or(u64::from(ctx), |w| u64::from(ctx).min(w)) as f64;
             let context_bytes = if linear {
                 l.state_bytes as f64 * f64::from(seqs) * state_passes
             } else {
-                l.kv_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs)
+                l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
             };
-            let ctx_flops = if linear { 0.0 } else { attn_ctx_flops };
+            let ctx_flops = if linear {
+                0.0
+            } else if ctx > 0 {
+                attn_ctx_flops * kv_ctx / f64::from(ctx)
+            } else {
+                attn_ctx_flops
+            };
             let t_attn = self.rates.op_time_for(
                 OpClass::Attention,
                 l.attn_weight_bytes.0 as f64 + context_bytes,

@@ -1,0 +1,270 @@
+//! gpt-oss (`GptOssForCausalLM`): alternating sliding-window / full attention with per-head sinks,
+//! biased projections, and a biased MoE whose routed experts are MXFP4.
+//!
+//! Config facts (huggingface.co/openai/gpt-oss-20b and openai/gpt-oss-120b `config.json`, read
+//! through public copies: github.com/EchoCog/gpt-oss-20b `config.json` at 52971a1 — the 20b config
+//! verbatim except that the mirror rewrote `quant_method` to "gptq" — and, for the 120b, a public
+//! test's transcription of https://huggingface.co/openai/gpt-oss-120b/raw/main/config.json (kiln's
+//! gpt-oss test `REAL`, layer_types 18 × [sliding, full]), whose `quant_method` is "mxfp4"): hidden 2880,
+//! head_dim 64, 64 query / 8 KV heads, `layer_types` alternating `"sliding_attention"`,
+//! `"full_attention"` (layer 0 sliding), `sliding_window` 128, `attention_bias` true,
+//! `intermediate_size` 2880, `num_local_experts` 32 (20b) / 128 (120b), `num_experts_per_tok` 4,
+//! vocab 201,088, `tie_word_embeddings` false, 24 (20b) / 36 (120b) layers, `max_position_embeddings`
+//! 131,072, `quantization_config` = mxfp4 with `modules_to_not_convert` = self_attn, router,
+//! embed_tokens, lm_head (so only the routed experts are MXFP4), `swiglu_limit` 7.0 (a clamp inside
+//! the activation: no extra weights).
+//!
+//! Per-rank layout under TP (vLLM `model_executor/models/gpt_oss.py`, read in the library; SGLang's
+//! `models/gpt_oss.py` follows the same module structure):
+//!
+//! | piece | rule |
+//! |---|---|
+//! | q/k/v (+ bias) | `QKVParallelLinear` with bias: heads split by tp, KV heads replicated when tp > 8 |
+//! | o_proj (+ bias) | `RowParallelLinear` with bias: input split by tp, the `hidden` bias on every rank |
+//! | `sinks` | one learned logit per query head, `num_attention_heads / tp` per rank, bf16 (fp32 only with `VLLM_USE_TRTLLM_ATTENTION`) |
+//! | router (+ bias) | `torch.nn.Linear(hidden, E)` in bf16, replicated |
+//! | experts | `FusedMoE`, TP on the intermediate dim in whole MXFP4 blocks: `ceil((I / 32) / tp) × 32` per rank (`load_weights`: `per_rank_intermediate_size_block = cdiv(...)`) |
+//! | expert biases | `w13_bias` (E × 2·I_rank) and `w2_bias` (E × hidden) in bf16 (`quantization/mxfp4.py` `create_weights`) |
+//!
+//! **MXFP4 padding.** vLLM pads each expert's intermediate (per rank) and hidden widths for its MoE
+//! kernel (`quantization/mxfp4.py` `create_weights`, later `fused_moe/oracle/mxfp4.py`
+//! `mxfp4_round_up_hidden_size_and_intermediate_size`): Marlin: intermediate → multiple of 128, hidden →
+//! multiple of 256; FlashInfer TRT-LLM (SM100): 256 / 256; FlashInfer CUTLASS: 128 / 128; Triton:
+//! intermediate → 64, hidden unpadded. The quantization's `pad_intermediate` / `pad_hidden` carry it.
+//! The presets use Marlin's, which reproduces vLLM 0.19's logged weights for gpt-oss-20b on H100
+//! (data/engine-memory.tsv rows 30–31: 13.64 GiB at tp 1, 7.01 GiB at tp 2; tpsim 13.67 / 7.06, see
+//! the unit tests) where Triton's would give 12.82 / 6.52 and CUTLASS's 13.24 / 6.84.
+
+use super::hybrid::Mixer;
+use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
+use super::weights::{Fmt, Piece};
+use super::{ModelConfig, ModelError};
+
+/// Each layer's mixer from `layer_types` (`"sliding_attention"` / `"full_attention"`, one per layer);
+/// without it, vLLM's rule: even layers slide (`gpt_oss.py`: `sliding_window if layer_idx % 2 == 0`).
+pub(crate) fn mixers(text: &ModelConfig, num_layers: u64) -> Result<Vec<Mixer>, ModelError> {
+    let Some(types) = &text.layer_types else {
+        return Ok((0..num_layers)
+            .map(|i| {
+                if i.is_multiple_of(2) {
+                    Mixer::SlidingAttention
+                } else {
+                    Mixer::Attention
+                }
+            })
+            .collect());
+    };
+    if types.len() as u64 != num_layers {
+        return Err(ModelError::InvalidField {
+            field: "layer_types".into(),
+            value: format!("{} entries", types.len()),
+            expected: format!("one entry per layer (num_hidden_layers = {num_layers})"),
+        });
+    }
+    types
+        .iter()
+        .map(|t| match t.as_str() {
+            "full_attention" => Ok(Mixer::Attention),
+            "sliding_attention" => Ok(Mixer::SlidingAttention),
+            other => Err(ModelError::InvalidField {
+                field: "layer_types".into(),
+                value: format!("\"{other}\""),
+                expected: "\"sliding_attention\" or \"full_attention\"".into(),
+            }),
+        })
+        .collect()
+}
+
+/// `x` rounded up to a multiple of `m` (`None`: unchanged).
+fn round_up(x: u64, m: Option<u32>) -> u64 {
+    match m {
+        Some(m) if m > 1 => x.div_ceil(u64::from(m)) * u64::from(m),
+        _ => x,
+    }
+}
+
+/// (hidden, intermediate) of one routed expert as one rank holds it: the intermediate split by tp
+/// (MXFP4: in whole 32-blocks, `ceil(I / 32 / tp) × 32`), then both padded per the format.
+/// gpt-oss-20b, Marlin padding: tp 1 → (3072, 2944); tp 2 → (3072, 1536).
+pub(crate) fn expert_dims(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -> (u64, u64) {
+    let local = if fmt.dtype == WeightDtype::Mxfp4 {
+        inter.div_ceil(MXFP4_BLOCK).div_ceil(t) * MXFP4_BLOCK
+    } else {
+        inter / t
+    };
+    (
+        round_up(hidden, fmt.pad_hidden),
+        round_up(local, fmt.pad_intermediate),
+    )
+}
+
+/// One routed expert on one rank: w13 (gate+up) and w2 (down) in the expert format, and their bf16
+/// biases (sized by the padded widths, as vLLM allocates them).
+pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -> Vec<Piece> {
+    let (h, i) = expert_dims(hidden, inter, t, fmt);
+    vec![
+        Piece::new(2 * i, h, Fmt::Expert),
+        Piece::vec(2 * i),
+        Piece::new(h, i, Fmt::Expert),
+        Piece::vec(h),
+    ]
+}
+
+/// The attention extras of one layer on one rank: the o_proj bias (`hidden`, every rank) and the
+/// sinks (`heads / tp`, bf16).
+pub(crate) fn attention_extras(hidden: u64, heads: u64, t: u64) -> Vec<Piece> {
+    vec![Piece::vec(hidden), Piece::vec(heads / t)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Architecture, Ffn, Mixer, ModelSpec, Quantization};
+
+    const GPT_OSS_20B: &str = include_str!("../../../scenarios/models/gpt-oss-20b/config.json");
+    const GPT_OSS_120B: &str = include_str!("../../../scenarios/models/gpt-oss-120b/config.json");
+    const GIB: f64 = (1u64 << 30) as f64;
+
+    /// The presets' `quant.toml` as JSON: MXFP4 experts with vLLM Marlin's padding, the rest bf16.
+    fn quant() -> Quantization {
+        serde_json::from_str(
+            r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_hidden":256,"pad_intermediate":128}}"#,
+        )
+        .expect("gpt-oss quant")
+    }
+
+    fn spec(text: &str) -> ModelSpec {
+        ModelSpec::from_config_json(text, quant()).expect("gpt-oss preset")
+    }
+
+    #[test]
+    fn lowers_the_20b_config() {
+        let m = spec(GPT_OSS_20B);
+        assert_eq!(m.arch, Architecture::GptOss);
+        assert_eq!(
+            (m.num_layers, m.hidden, m.vocab, m.heads, m.kv_heads, m.head_dim),
+            (24, 2880, 201_088, 64, 8, 64)
+        );
+        assert_eq!((m.sliding_layers(), m.kv_layers()), (12, 24));
+        assert_eq!(
+            (m.mixers[0], m.mixers[1]),
+            (Mixer::SlidingAttention, Mixer::Attention)
+        );
+        assert_eq!(m.sliding_window, Some(128));
+        assert_eq!(m.kv_layer_counts(), vec![12, 12]);
+        assert!(m.attention_bias && !m.tie_word_embeddings);
+        let moe = m.moe.unwrap();
+        assert_eq!(
+            (
+                moe.n_routed_experts,
+                moe.num_experts_per_tok,
+                moe.moe_intermediate
+            ),
+            (32, 4, 2880)
+        );
+        assert!(m.layers.iter().all(|l| matches!(l, Ffn::Moe(_))));
+        // Without layer_types: vLLM's rule, even layers slide.
+        let mut v: serde_json::Value = serde_json::from_str(GPT_OSS_20B).unwrap();
+        v.as_object_mut().unwrap().remove("layer_types");
+        assert_eq!(spec(&v.to_string()).mixers, m.mixers);
+    }
+
+    #[test]
+    fn expert_dims_round_to_blocks_then_pad() {
+        let f = quant().expert_format();
+        // 2880 / 32 = 90 blocks; tp 1: 2880 → ×128 = 2944; tp 2: 45 blocks = 1440 → 1536; tp 4: 23
+        // blocks = 736 → 768; tp 8: 12 blocks = 384 → 384. Hidden 2880 → ×256 = 3072.
+        for (t, i) in [(1, 2944), (2, 1536), (4, 768), (8, 384)] {
+            assert_eq!(super::expert_dims(2880, 2880, t, &f), (3072, i), "tp {t}");
+        }
+        // MXFP4 = 4.25 bits: a 3072 × 2944 tensor is 3072 × 2944 / 2 + 3072 × 92 scale bytes.
+        assert_eq!(f.tensor_bytes(3072, 2944), 4_521_984 + 282_624);
+        assert!((f.bytes_per_param() - 4.25 / 8.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weights_20b_match_vllm_h100_rows() {
+        let m = spec(GPT_OSS_20B);
+        // tp 1: embedding = LM head = 201,088 × 2880 × 2 = 1,158,266,880; final norm 5,760.
+        // Per layer: attention = norms 11,520 + qkv (4096 + 1024) × 2880 × 2 = 29,491,200 + its bias
+        // 10,240 + o_proj 2880 × 4096 × 2 = 23,592,960 + its bias 5,760 + sinks 128 = 53,111,808;
+        // router 32 × 2880 × 2 + 64 = 184,384; one expert (3072, 2944): w13 5888 × 3072 / 2 + 5888 × 96
+        // = 9,609,216, bias 11,776, w2 3072 × 2944 / 2 + 3072 × 92 = 4,804,608, bias 6,144 =
+        // 14,431,744, × 32 = 461,815,808. Layer 515,112,000 × 24 = 12,362,688,000.
+        // Total 14,679,227,520 B = 13.671 GiB; vLLM 0.19 logged 13.64 (engine-memory.tsv row 30): +0.23 %.
+        let b1 = m.weight_bytes_per_rank(1).0;
+        assert_eq!(b1, 14_679_227_520);
+        assert!(((b1 as f64 / GIB) / 13.64 - 1.0).abs() < 0.01);
+        // tp 2: embedding + LM head 2 × 100,544 × 2880 × 2 = 1,158,266,880; attention (2048 + 512) ×
+        // 2880 × 2 = 14,745,600 + 5,120 + 2880 × 2048 × 2 = 11,796,480 + 5,760 + sinks 64 + norms
+        // 11,520 = 26,564,544; router 184,384; expert (3072, 1536): 5,013,504 + 6,144 + 2,506,752 +
+        // 6,144 = 7,532,544, × 32 = 241,041,408. Layer 267,790,336 × 24 = 6,426,968,064.
+        // Total 7,585,240,704 B = 7.064 GiB; vLLM logged 7.01 (row 31): +0.78 %.
+        let b2 = m.weight_bytes_per_rank(2).0;
+        assert_eq!(b2, 7_585_240_704);
+        assert!(((b2 as f64 / GIB) / 7.01 - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn weights_120b_by_tp() {
+        let m = spec(GPT_OSS_120B);
+        assert_eq!((m.num_layers, m.moe.unwrap().n_routed_experts), (36, 128));
+        // Router 128 × 2880 × 2 + 256 = 737,536 at every tp. Embedding + LM head + final norm:
+        // tp 1 2,316,539,520; tp 2 1,158,272,640; tp 4 579,139,200; tp 8 289,572,480.
+        // tp 1: layer 53,111,808 + 737,536 + 128 × 14,431,744 = 1,901,112,576; × 36 + 2,316,539,520.
+        // tp 2: 26,564,544 + 737,536 + 128 × 7,532,544 = 991,467,712.
+        // tp 4: attention 11,520 + (1024 + 256) × 2880 × 2 + 2,560 + 2880 × 1024 × 2 + 5,760 + 32 =
+        //       13,290,912; expert (3072, 768): 2,506,752 + 3,072 + 1,253,376 + 6,144 = 3,769,344.
+        // tp 8: attention (1 KV head) 11,520 + (512 + 128) × 2880 × 2 + 1,280 + 2880 × 512 × 2 + 5,760
+        //       + 16 = 6,654,096; expert (3072, 384): 1,253,376 + 1,536 + 626,688 + 6,144 = 1,887,744.
+        let want = [
+            (1, 36 * 1_901_112_576 + 2_316_539_520u64), // 70,756,592,256 B = 65.90 GiB
+            (2, 36 * 991_467_712 + 1_158_272_640),      // 36,851,110,272 B = 34.32 GiB
+            (4, 36 * (13_290_912 + 737_536 + 128 * 3_769_344) + 579_139_200), // 18,453,300,480 = 17.19 GiB
+            (8, 36 * (6_654_096 + 737_536 + 128 * 1_887_744) + 289_572_480), // 9,254,395,584 = 8.62 GiB
+        ];
+        for (tp, bytes) in want {
+            m.validate_tp(tp).unwrap();
+            assert_eq!(m.weight_bytes_per_rank(tp).0, bytes, "tp {tp}");
+        }
+    }
+
+    #[test]
+    fn kv_cell_and_sliding_reads() {
+        let m = spec(GPT_OSS_20B);
+        // 8 KV heads × 2 × 64 × 24 layers × 2 B = 49,152 at tp 1; 4 heads at tp 2 → 24,576.
+        assert_eq!(m.kv_cell_bytes(1), 49_152);
+        assert_eq!(m.kv_cell_bytes(2), 24_576);
+        // 120b: 36 layers → 73,728 at tp 1, 1 head per rank at tp 8 → 9,216.
+        let big = spec(GPT_OSS_120B);
+        assert_eq!((big.kv_cell_bytes(1), big.kv_cell_bytes(8)), (73_728, 9_216));
+        let fp = m.forward_pass(1, 1);
+        assert_eq!(fp.layers[0].kv_window, Some(128));
+        assert_eq!(fp.layers[1].kv_window, None);
+        assert_eq!(fp.layers[0].kv_bytes_per_token, 2_048);
+    }
+
+    #[test]
+    fn bad_configs_are_named() {
+        let mut v: serde_json::Value = serde_json::from_str(GPT_OSS_20B).unwrap();
+        v.as_object_mut().unwrap().remove("num_local_experts");
+        let e = ModelSpec::from_config_json(&v.to_string(), quant())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("num_local_experts") && e.contains("GptOssForCausalLM"),
+            "{e}"
+        );
+        let mut v: serde_json::Value = serde_json::from_str(GPT_OSS_20B).unwrap();
+        v["layer_types"][3] = serde_json::json!("chunked_attention");
+        let e = ModelSpec::from_config_json(&v.to_string(), quant())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("layer_types") && e.contains("sliding_attention"),
+            "{e}"
+        );
+        // Padding belongs to the experts only.
+        let bad: Result<Quantization, _> = serde_json::from_str(r#"{"dtype":"bf16","pad_hidden":256}"#);
+        assert!(bad.is_err());
+    }
+}
