@@ -1,0 +1,157 @@
+//! gpt-oss end to end (issue #4 item 1): the presets' weights and KV cell through a scenario, vLLM's
+//! hybrid KV groups in the memory plan, the engine-memory.tsv gpt-oss-20b row replayed through a
+//! scenario, sliding-window layers capping their KV reads in decode, and bad configs.
+//!
+//! Hand arithmetic of the weights: `model/src/llm/gpt_oss.rs` unit tests (gpt-oss-120b at tp 2:
+//! 36 × 991,467,712 + 1,158,272,640 = 36,851,110,272 B = 34.32 GiB).
+
+mod common;
+use common::*;
+
+const QUANT: &str = "[model.quantization]\ndtype = \"bf16\"\n\
+                     experts = { dtype = \"mxfp4\", pad_hidden = 256, pad_intermediate = 128 }\n";
+
+/// The example, run with --json.
+fn example() -> serde_json::Value {
+    run_json(&scenario("examples/gpt-oss-120b-rtx6000x2.toml"))
+}
+
+#[test]
+fn example_weights_kv_cell_and_vllm_groups() {
+    let j = example();
+    let m = &j["memory"];
+    let weights = m["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "target weights")
+        .unwrap();
+    assert_eq!(weights["bytes"].as_u64().unwrap(), 36_851_110_272);
+    // 4 KV heads per rank × 2 × 64 × 36 layers × 2 B.
+    assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 36_864);
+    // vLLM: 18 sliding + 18 full layers → 2 groups of 18; a block holds 16 tokens of 18 layers' pages
+    // (16 × 18 × 1,024 B). requested = 97,887 MiB / 1024 × 0.9 = 86.0335 GiB; KV = 86.0335 − 34.3203 −
+    // 2.87 − 2.07 = 46.7732 GiB → ⌊46.7732 × 2^30 / 294,912⌋ = 170,296 blocks → 170,296 // 2 × 16 =
+    // 1,362,368 tokens ("GPU KV cache size").
+    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_362_368);
+    assert_eq!(m["verdict"], "ok");
+}
+
+#[test]
+fn vllm_h100_row_30_through_a_scenario() {
+    // engine-memory.tsv row 30: vLLM 0.19.0, openai/gpt-oss-20b, H100, tp 1, gpu_memory_utilization 0.95,
+    // avail before load 78.68, weights 13.64, activation 2.87, non_torch_fwd 0.25; logged "GPU KV cache
+    // size: 1,277,184 tokens". The preset H100 has 81,559 MiB = 79.65 GiB where the log's card reports
+    // 79.19 GiB, so the requested budget is 0.95 × 0.46 = 0.44 GiB larger here: requested 75.6651, KV =
+    // 75.6651 − 13.64 − 2.87 − 0.25 = 58.9051 GiB → ⌊58.9051 × 2^30 / (16 × 12 × 2,048)⌋ = 160,850 blocks
+    // → 160,850 // 2 × 16 = 1,286,800 tokens, +0.75 % of the log (the device-size difference; vLLM
+    // tolerance 1 %, issue #5).
+    let base = "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gpt-oss-20b\"\n[engine]\nname = \"vllm\"\n\
+                tp = 1\ngpu_memory_utilization = 0.95\npage_size = 16\n[engine.observed]\nfree_at_start_gib = 78.68\n\
+                peak_activation_gib = 2.87\nnon_torch_gib = 0.25\n";
+    let p = scratch("gpt-oss-row30").join("s.toml");
+    std::fs::write(&p, format!("{base}weights_gib = 13.64\n")).unwrap();
+    let j = run_json(&p.display().to_string());
+    let tokens = j["memory"]["kv_tokens"].as_u64().unwrap();
+    assert_eq!(tokens, 1_286_800);
+    assert!((tokens as f64 / 1_277_184.0 - 1.0).abs() < 0.01);
+    // With tpsim's own weights (13.671 GiB, +0.23 %): ⌊58.8740 × 2^30 / 393,216⌋ = 160,765 → 1,286,112.
+    std::fs::write(&p, base).unwrap();
+    let j = run_json(&p.display().to_string());
+    assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 1_286_112);
+}
+
+#[test]
+fn sglang_plan_says_the_swa_pool_is_approximate() {
+    let text = std::fs::read_to_string(scenario("examples/gpt-oss-120b-rtx6000x2.toml")).unwrap();
+    let text = text
+        .replace("name = \"vllm\"", "name = \"sglang\"")
+        .replace(
+            "gpu_memory_utilization = 0.9      # vLLM's default",
+            "mem_fraction_static = 0.85",
+        )
+        .replace(
+            "page_size = 16                    # vLLM's default block size",
+            "",
+        );
+    let p = scratch("gpt-oss-sglang").join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    let j = run_json(&p.display().to_string());
+    let w = j["memory"]["warnings"].to_string();
+    assert!(w.contains("SWA pool") && w.contains("approximate"), "{w}");
+}
+
+/// TPOT (ms) of gpt-oss-120b at tp 2 with its `layer_types` replaced by `types(i)`, at `prompt` tokens
+/// of context (64 output tokens, batch `batch`).
+fn tpot(name: &str, types: impl Fn(usize) -> &'static str, prompt: u32, batch: u32) -> f64 {
+    let cfg = std::fs::read_to_string(scenario("models/gpt-oss-120b/config.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&cfg).unwrap();
+    v["layer_types"] = (0..36).map(|i| serde_json::json!(types(i))).collect();
+    let d = scratch(&format!("gpt-oss-{name}-{prompt}-{batch}"));
+    std::fs::write(d.join("config.json"), v.to_string()).unwrap();
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"rtx-pro-6000-2x-turin-same-numa\"\n[model]\nconfig = \"config.json\"\n{QUANT}\
+         [engine]\nname = \"vllm\"\ntp = 2\n[engine.costs]\nactivation_memory = \"2.87GiB\"\nnon_torch_memory = \"2.07GiB\"\n\
+         [workload]\nconcurrency = {batch}\nprompt_len = {prompt}\noutput_len = 64\n"
+    );
+    std::fs::write(d.join("s.toml"), text).unwrap();
+    f(&run_json(&d.join("s.toml").display().to_string())["throughput"]["tpot_ms"])
+}
+
+#[test]
+fn decode_time_grows_with_context_only_through_full_layers() {
+    let mixed = |i: usize| {
+        if i % 2 == 0 {
+            "sliding_attention"
+        } else {
+            "full_attention"
+        }
+    };
+    for batch in [1, 8] {
+        // All sliding: every layer reads min(ctx, 128) tokens → the step time does not move.
+        let s1 = tpot("sliding", |_| "sliding_attention", 1024, batch);
+        let s2 = tpot("sliding", |_| "sliding_attention", 16_384, batch);
+        assert_eq!(s1, s2, "batch {batch}");
+        // The real alternation grows half as fast as all-full (18 of 36 layers read the context); the
+        // attention kernels are memory-bound at decode, so the growth is linear in bytes read.
+        let m = tpot("mixed", mixed, 16_384, batch) - tpot("mixed", mixed, 1024, batch);
+        let full = tpot("full", |_| "full_attention", 16_384, batch)
+            - tpot("full", |_| "full_attention", 1024, batch);
+        assert!(full > 0.0 && m > 0.0, "batch {batch}: {m} {full}");
+        let ratio = m / full;
+        println!("batch {batch}: mixed +{m:.4} ms, full +{full:.4} ms, ratio {ratio:.4}");
+        // The sliding layers still read their 128-token window, the same at both contexts: the ratio
+        // is 0.5 (measured 0.5000 at batch 1 and 8); 0.2 % allows the time quantum's rounding.
+        assert!((ratio - 0.5).abs() < 0.001, "batch {batch}: ratio {ratio}");
+    }
+}
+
+#[test]
+fn bad_configs_exit_2_naming_the_key() {
+    let cfg = std::fs::read_to_string(scenario("models/gpt-oss-20b/config.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&cfg).unwrap();
+    v.as_object_mut().unwrap().remove("sliding_window");
+    let d = scratch("gpt-oss-bad");
+    std::fs::write(d.join("config.json"), v.to_string()).unwrap();
+    let text = format!(
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\nconfig = \"config.json\"\n{QUANT}[engine]\nname = \"vllm\"\ntp = 1\n"
+    );
+    std::fs::write(d.join("s.toml"), &text).unwrap();
+    let o = tpsim(&["run", &d.join("s.toml").display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("sliding_window") && o.stderr.contains("GptOssForCausalLM"),
+        "{}",
+        o.stderr
+    );
+    // mxfp4 with a group size other than 32.
+    std::fs::write(d.join("config.json"), &cfg).unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        text.replace("dtype = \"mxfp4\",", "dtype = \"mxfp4\", group_size = 16,"),
+    )
+    .unwrap();
+    let o = tpsim(&["run", &d.join("s.toml").display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("mxfp4"), "{}", o.stderr);
+}
