@@ -205,6 +205,28 @@ mod tests {
     }
 
     #[test]
+    fn weights_20b_under_other_vllm_backends() {
+        // Triton (intermediate → ×64, hidden unpadded): one expert at tp 1 (2880, 2880) = 8,812,800 +
+        // 11,520 + 4,406,400 + 5,760 = 13,236,480; layer 53,111,808 + 184,384 + 32 × 13,236,480 =
+        // 476,863,552; × 24 + 2,316,539,520 = 13,761,264,768 B = 12.82 GiB (−6 % of the logged 13.64).
+        // tp 2 (2880, 1472): 4,504,320 + 5,888 + 2,252,160 + 5,760 = 6,768,128; layer 243,329,024;
+        // × 24 + 1,158,272,640 = 6,998,169,216 B = 6.52 GiB (−7 % of 7.01).
+        let triton: Quantization =
+            serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":64}}"#).unwrap();
+        let m = ModelSpec::from_config_json(GPT_OSS_20B, triton).unwrap();
+        assert_eq!(m.weight_bytes_per_rank(1).0, 13_761_264_768);
+        assert_eq!(m.weight_bytes_per_rank(2).0, 6_998_169_216);
+        // FlashInfer CUTLASS (128 / 128): 14,217,788,544 B = 13.24 GiB and 7,344,395,904 B = 6.84 GiB.
+        let cutlass: Quantization = serde_json::from_str(
+            r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_hidden":128,"pad_intermediate":128}}"#,
+        )
+        .unwrap();
+        let m = ModelSpec::from_config_json(GPT_OSS_20B, cutlass).unwrap();
+        assert_eq!(m.weight_bytes_per_rank(1).0, 14_217_788_544);
+        assert_eq!(m.weight_bytes_per_rank(2).0, 7_344_395_904);
+    }
+
+    #[test]
     fn weights_120b_by_tp() {
         let m = spec(GPT_OSS_120B);
         assert_eq!((m.num_layers, m.moe.unwrap().n_routed_experts), (36, 128));
