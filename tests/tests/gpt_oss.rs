@@ -35,6 +35,16 @@ fn example_weights_kv_cell_and_vllm_groups() {
     // 1,362,368 tokens ("GPU KV cache size").
     assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_362_368);
     assert_eq!(m["verdict"], "ok");
+    // A second concurrency: the same memory plan, more tokens per second in total, a slower step
+    // (8 sequences read 8× the KV and touch E·(1 − (1 − 4/128)^8) = 28.6 experts per layer, not 4).
+    let text = std::fs::read_to_string(scenario("examples/gpt-oss-120b-rtx6000x2.toml")).unwrap();
+    let p = scratch("gpt-oss-bs8").join("s.toml");
+    std::fs::write(&p, text.replace("concurrency = 1", "concurrency = 8")).unwrap();
+    let j8 = run_json(&p.display().to_string());
+    assert_eq!(j8["memory"]["kv_tokens"], j["memory"]["kv_tokens"]);
+    let (t1, t8) = (&j["throughput"], &j8["throughput"]);
+    assert!(f(&t8["output_tok_s"]) > 2.0 * f(&t1["output_tok_s"]), "{t1} {t8}");
+    assert!(f(&t8["tpot_ms"]) > f(&t1["tpot_ms"]), "{t1} {t8}");
 }
 
 #[test]

@@ -212,7 +212,8 @@ mod tests {
         // tp 2 (2880, 1472): 4,504,320 + 5,888 + 2,252,160 + 5,760 = 6,768,128; layer 243,329,024;
         // × 24 + 1,158,272,640 = 6,998,169,216 B = 6.52 GiB (−7 % of 7.01).
         let triton: Quantization =
-            serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":64}}"#).unwrap();
+            serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":64}}"#)
+                .unwrap();
         let m = ModelSpec::from_config_json(GPT_OSS_20B, triton).unwrap();
         assert_eq!(m.weight_bytes_per_rank(1).0, 13_761_264_768);
         assert_eq!(m.weight_bytes_per_rank(2).0, 6_998_169_216);

@@ -504,9 +504,10 @@ impl ModelSpec {
     /// - GQA: `max(1, kv_heads / tp) × (head_dim + v_head_dim) × layers × dtype bytes`
     ///   (v_head_dim = head_dim). Llama-3.1-8B at tp 1: 8 × 256 × 32 × 2 = 131,072.
     ///
-    /// `layers` is this model's own count of full-attention layers ([`ModelSpec::kv_layers`]: all of
+    /// `layers` is this model's own count of KV-holding layers ([`ModelSpec::kv_layers`]: all of
     /// `num_hidden_layers` except in hybrids, whose linear-attention layers hold no KV; an EAGLE-3
-    /// draft: 1). Qwen3.5-397B at tp 4: 1 × 2 × 256 × 15 × 2 = 15,360. The dtype is the
+    /// draft: 1). gpt-oss's sliding-window layers count like full ones (vLLM reports its KV capacity
+    /// that way, `memory::vllm_kv_groups`): gpt-oss-20b at tp 1: 8 × 128 × 24 × 2 = 49,152. Qwen3.5-397B at tp 4: 1 × 2 × 256 × 15 × 2 = 15,360. The dtype is the
     /// quantization's `kv_cache_dtype` (`auto` = model dtype). `tp = 0` is treated as 1.
     pub fn kv_cell_bytes(&self, tp: u32) -> u64 {
         let t = u64::from(tp.max(1));

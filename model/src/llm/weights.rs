@@ -21,6 +21,7 @@
 //! | Qwen3.5 full attention | q_proj twice as wide with `attn_output_gate` (queries + gate), KV heads replicated like GQA | `models/qwen3_next.py` `Qwen3HybridAttentionDecoderLayer` |
 //! | Qwen3.5 linear attention (Gated DeltaNet) | projections column/row-parallel, conv1d at model dtype; see `llm::hybrid` | `models/qwen3_next.py` `Qwen3GatedDeltaNet` |
 //! | Qwen3.5 shared expert and its 1-output `shared_expert_gate` | shared expert column/row-parallel; gate replicated | `models/qwen2_moe.py` `Qwen2MoeSparseMoeBlock` |
+//! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
 //! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
