@@ -177,11 +177,15 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
     });
     let mut notes = Vec::new();
+    // gpt-oss under SGLang. A 2026 build sizes the pools in `model_executor/pool_configurator.py`
+    // `HybridSWAPoolConfigurator`: max tokens = rest // (full B/token × full layers + swa_full_tokens_ratio
+    // × window B/token × window layers), window pool = ratio × full pool (server default ratio 0.8);
+    // older eras size them in `model_runner.py`. Not implemented (per era, unverified against logs).
     if s.model.sliding_layers() > 0 {
         notes.push(
-            "KV pool approximate: SGLang's SWA pool (separate full and sliding-window pools sized by \
-             swa_full_tokens_ratio) is not modelled; every sliding-window layer is counted as full attention \
-             (fewer tokens than SGLang reports)"
+            "KV pool approximate: SGLang's SWA pool (separate full and sliding-window pools, the window pool \
+             swa_full_tokens_ratio × the full one) is not modelled; every sliding-window layer is counted as full \
+             attention (fewer tokens than SGLang reports)"
                 .to_string(),
         );
     }
