@@ -267,6 +267,26 @@ mod tests {
     }
 
     #[test]
+    fn padding_applies_to_other_moe_models_too() {
+        // Qwen3-235B (128 experts of 1536, hidden 4096, 94 layers) at tp 8: 192 per rank.
+        let cfg = include_str!("../../../scenarios/models/qwen3-235b-a22b/config.json");
+        let per_expert = |q: &str| {
+            let m = ModelSpec::from_config_json(cfg, serde_json::from_str(q).unwrap()).unwrap();
+            m.weight_breakdown(8).routed_experts / (94 * 128)
+        };
+        // MXFP4: w13 384 × 4096 / 2 + 384 × 128 = 835,584; w2 4096 × 192 / 2 + 4096 × 6 = 417,792.
+        assert_eq!(
+            per_expert(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4"}}"#),
+            1_253_376
+        );
+        // Padded to 256: w13 512 × 4096 / 2 + 512 × 128 = 1,114,112; w2 4096 × 128 + 4096 × 8 = 557,056.
+        assert_eq!(
+            per_expert(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":128}}"#),
+            1_671_168
+        );
+    }
+
+    #[test]
     fn bad_configs_are_named() {
         let mut v: serde_json::Value = serde_json::from_str(GPT_OSS_20B).unwrap();
         v.as_object_mut().unwrap().remove("num_local_experts");

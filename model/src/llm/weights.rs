@@ -384,7 +384,14 @@ impl ModelSpec {
                     router.push(Piece::vec(e));
                     super::gpt_oss::expert_pieces(h, moe_intermediate, t, &self.quantization.expert_format())
                 } else {
-                    mlp(moe_intermediate, Fmt::Expert)
+                    // Whole MXFP4 blocks per rank and the format's padding, if any (`llm::gpt_oss`); with
+                    // neither this is (hidden, intermediate / tp).
+                    let fmt = self.quantization.expert_format();
+                    let (eh, ei) = super::gpt_oss::expert_dims(h, moe_intermediate, t, &fmt);
+                    vec![
+                        Piece::new(2 * ei, eh, Fmt::Expert),
+                        Piece::new(eh, ei, Fmt::Expert),
+                    ]
                 };
                 FfnPieces {
                     dense: Vec::new(),
