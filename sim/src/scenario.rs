@@ -642,8 +642,15 @@ impl Resolver<'_> {
             (None, Some(t)) => error::parse_toml(&t, Path::new(&format!("<model {name}/quant.toml>")))?,
             (None, None) => Quantization::default(),
         };
+        // Name the key the user wrote: a config error is about `model.config` when the file came
+        // from there, else about the preset that supplied it.
+        let ckey = if m.config.is_some() {
+            format!("{key}.config")
+        } else {
+            pkey
+        };
         let spec =
-            ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&pkey, e.to_string()))?;
+            ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&ckey, e.to_string()))?;
         Ok((name, spec))
     }
 

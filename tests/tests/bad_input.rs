@@ -116,6 +116,32 @@ fn efficiency_outside_0_1() {
 }
 
 #[test]
+fn unknown_architecture_in_a_config_file_names_model_config_and_the_supported_ones() {
+    // A config.json given by path (`[model] config = …`) with an architecture tpsim does not lower:
+    // the error names that key (not `model.preset`) and lists every supported class.
+    let file = baseline_with("arch", "preset = \"kimi-k2.5\"", "config = \"config.json\"");
+    let dir = std::path::Path::new(&file).parent().unwrap().to_path_buf();
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"architectures": ["FooForCausalLM"], "hidden_size": 1}"#,
+    )
+    .unwrap();
+    let o = tpsim(&["run", &file]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    let e = o.stderr;
+    assert!(e.contains("key `model.config`"), "{e}");
+    assert!(e.contains("unsupported architecture `FooForCausalLM`"), "{e}");
+    for arch in [
+        "LlamaForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "GptOssForCausalLM",
+        "Qwen3_5MoeForCausalLM",
+    ] {
+        assert!(e.contains(arch), "{arch} missing: {e}");
+    }
+}
+
+#[test]
 fn unknown_preset_lists_the_known_ones() {
     let e = bad("preset", "preset = \"kimi-k2.5\"", "preset = \"kimi-k3\"");
     assert!(
