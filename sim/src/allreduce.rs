@@ -58,8 +58,13 @@ pub struct NcclPlan {
     pub efficiency: f64,
     /// Payload bytes of one slot (buffer / NCCL_STEPS, times efficiency).
     pub slot_bytes: u64,
-    /// Whether the hops use NCCL's SHM transport rather than P2P.
-    pub shm: bool,
+    /// Per ring hop `r → r + 1` (index `r`, wrapping): whether that connection uses NCCL's SHM
+    /// transport rather than P2P. NCCL picks the transport per peer connection (`p2pCanConnect`, then
+    /// `shmCanConnect`): on a box where only some pairs pass `NCCL_P2P_LEVEL`, a ring mixes P2P
+    /// hops and SHM hops (rtx6kpro hardware/asus-esc8000a-e13p-broadcom-switches.md, "NCCL
+    /// Configuration": `0→1 via P2P`, `1→2 via SHM`). A tree hop between neighbours `i`, `i ± 1`
+    /// uses the same pair's entry. Shorter than the ring (e.g. empty) = P2P.
+    pub shm_hops: Vec<bool>,
     /// Per (channel, rank) connection limits (`Fabric::add_nccl_connections`); may be shorter
     /// than the channel count (then uncapped).
     pub conn_links: Vec<Vec<crate::net::LinkId>>,
@@ -286,9 +291,15 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         };
     }
     let c = plan.channels.max(1) as usize;
+    // Whether the connection between ring neighbours `s` and `d` (either direction) is SHM.
+    let is_shm = |s: usize, d: usize| -> bool {
+        let lo = if (s + 1) % n == d { s } else { d };
+        plan.shm_hops.get(lo).copied().unwrap_or(false)
+    };
     let hop = |s: usize, d: usize, payload: u64| -> (FlowSpec, Duration) {
         let wire = (payload as f64 / plan.efficiency).ceil() as u64;
-        let mut f = if plan.shm {
+        let shm = is_shm(s, d);
+        let mut f = if shm {
             fab.shm_flow(ranks[s], ranks[d], wire, Duration::ZERO, 0)
         } else {
             fab.flow(ranks[s], ranks[d], wire, Duration::ZERO, FlowKind::Write, 0)
@@ -297,7 +308,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         // the SHM path adds its own legs and step cost on top. The latency is paid between a piece's
         // last byte leaving the sender and the receiver forwarding it (a delay on the dependency),
         // so a connection streams its pieces back to back: cut-through pipelining.
-        let lat = if plan.shm {
+        let lat = if shm {
             f.latency + plan.step_latency
         } else {
             plan.step_latency
@@ -354,7 +365,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
             let specs: Vec<Arc<FlowSpec>> = (0..n)
                 .map(|r| {
                     let mut spec = ring[r].0.clone();
-                    if !plan.shm
+                    if !is_shm(r, (r + 1) % n)
                         && let Some(&l) = plan.conn_links.get(ch).and_then(|v| v.get(r))
                     {
                         spec.path.push(l);

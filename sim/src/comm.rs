@@ -53,7 +53,10 @@ pub struct Comm {
     pub ranks: Vec<usize>,
     pub env: NcclEnv,
     pub level: PathClass,
+    /// The worst transport of the ring's hops (what `tpsim topo` and the header report).
     pub transport: Transport,
+    /// The transport of each ring hop `ranks[r] → ranks[r + 1]` (NCCL chooses per connection).
+    pub hop_transports: Vec<Transport>,
     pub graph: RingGraph,
     pub table: TunerTable,
     nvlink: bool,
@@ -92,11 +95,13 @@ impl Comm {
         };
         let mut ring_path = Vec::with_capacity(n);
         let mut transport = Transport::P2p;
+        let mut hop_transports = Vec::with_capacity(n);
         for i in 0..n {
             let (a, b) = (ranks[i], ranks[(i + 1) % n]);
             let class = hw.topology.path_class(a, b, gpu.nvlink);
             let t = nccl::transport(class, gpu.p2p, level);
             transport = transport.max(t);
+            hop_transports.push(t);
             let mut bw = link;
             if class >= PathClass::Phb && !hw.cpu_amd {
                 bw *= NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR;
@@ -132,6 +137,7 @@ impl Comm {
             env: *env,
             level,
             transport,
+            hop_transports,
             graph,
             table,
             nvlink: gpu.nvlink,
@@ -167,7 +173,7 @@ impl Comm {
                 Proto::Ll => (u64::from(c.nthreads.max(32)) * 8).max(LL_MIN_PIECE),
                 _ => ((nccl::slot_bytes(c.proto) as f64) * eff) as u64,
             },
-            shm: self.transport == Transport::Shm,
+            shm_hops: self.hop_transports.iter().map(|&t| t == Transport::Shm).collect(),
             // The per-channel cap was measured with large (Simple) messages only.
             conn_links: if c.proto == Proto::Simple {
                 self.conn_links.clone()
