@@ -283,3 +283,41 @@ fn sm_of(cc: &str) -> u32 {
     let minor: u32 = it.next().and_then(|x| x.trim().parse().ok()).unwrap_or(0);
     major * 10 + minor.min(9)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::hardware_from_preset;
+
+    /// NCCL picks the transport per connection: on the ASUS box with the default level (PXB) the
+    /// partition-local hops 0→1 and 2→3 are P2P (PIX), the hops 1→2 and 3→0 between partitions
+    /// (NODE) are SHM (rtx6kpro asus-esc8000a-e13p-broadcom-switches.md, "NCCL Configuration").
+    #[test]
+    fn ring_hops_carry_their_own_transport() {
+        let hw = hardware_from_preset("rtx-pro-6000-8x-asus-esc8000a-e13p").unwrap();
+        let c = Comm::new(&hw, 4, &NcclEnv::default());
+        use Transport::{P2p, Shm};
+        assert_eq!(c.hop_transports, vec![P2p, Shm, P2p, Shm]);
+        assert_eq!(c.transport, Shm);
+        let sys = NcclEnv {
+            p2p_level: Some(PathClass::Sys),
+            ..NcclEnv::default()
+        };
+        let c = Comm::new(&hw, 4, &sys);
+        assert_eq!(c.hop_transports, vec![P2p; 4]);
+    }
+
+    /// With mixed hops the ring's large-message rate is set by its SHM hops at `shm_copy_bw`
+    /// (30.3 GB/s in the ASUS preset), not by SHM everywhere: 32 MiB × 2 × 3/4 ÷ 30.3 GB/s ≈ 1661 µs
+    /// of SHM-hop time, so the call must take at least that and not much more (the P2P hops and
+    /// latencies are hidden under the SHM hop's pipeline; 10 % allowance).
+    #[test]
+    fn mixed_ring_is_bound_by_its_shm_hops() {
+        let hw = hardware_from_preset("rtx-pro-6000-8x-asus-esc8000a-e13p").unwrap();
+        let c = Comm::new(&hw, 4, &NcclEnv::default());
+        let bytes = 32u64 << 20;
+        let t = c.allreduce(bytes, Request::Nccl).time.as_us_f64();
+        let floor = bytes as f64 * 1.5 / 30.3e9 * 1e6;
+        assert!(t >= floor && t <= floor * 1.1, "{t} µs vs SHM-hop floor {floor} µs");
+    }
+}
