@@ -318,6 +318,9 @@ mod tests {
         let bytes = 32u64 << 20;
         let t = c.allreduce(bytes, Request::Nccl).time.as_us_f64();
         let floor = bytes as f64 * 1.5 / 30.3e9 * 1e6;
-        assert!(t >= floor && t <= floor * 1.1, "{t} µs vs SHM-hop floor {floor} µs");
+        assert!(
+            t >= floor && t <= floor * 1.1,
+            "{t} µs vs SHM-hop floor {floor} µs"
+        );
     }
 }

@@ -75,7 +75,10 @@ fn predicted(preset: &str, custom: &str, gpus: &str, extra: &[&str]) -> f64 {
 }
 
 fn within_2x(name: &str, predicted: f64, measured: f64) {
-    println!("{name}: measured crossover {measured:.0} B, predicted {predicted:.0} B ({:.2}×)", predicted / measured);
+    println!(
+        "{name}: measured crossover {measured:.0} B, predicted {predicted:.0} B ({:.2}×)",
+        predicted / measured
+    );
     assert!(
         predicted / measured <= 2.0 && measured / predicted <= 2.0,
         "{name}: predicted {predicted:.0} B vs measured {measured:.0} B"
@@ -94,19 +97,14 @@ fn asus_4gpu_default_nccl_crossover_within_2x() {
     within_2x("ASUS 4 GPUs, NCCL default (SHM between partitions)", p, m);
 }
 
-/// "120 KB (4 GPUs, switch)" (pcie-collectives.md): with `NCCL_P2P_LEVEL=SYS` NCCL uses P2P between
-/// the partitions and takes over much earlier. p2pmark table "4 GPU, fp16, NCCL_P2P_LEVEL=SYS" of the
-/// page's revision ab80164: 64 KB custom 12.3 < NCCL 13.8 µs, 128 KB 17.5 > 15.5 µs → ≈ 94 KB (SGLang's
-/// auto-crossover on 4 GPUs of one NUMA node: 120 KB, `optimization/pcie-oneshot-allreduce.md`).
+/// The same box and kernel with `NCCL_P2P_LEVEL=SYS`: NCCL uses P2P between the partitions and takes
+/// over much earlier. p2pmark table "4 GPU, fp16, NCCL_P2P_LEVEL=SYS" of the page's revision ab80164:
+/// 64 KB custom 12.3 < NCCL 13.8 µs, 128 KB 17.5 > 15.5 µs → ≈ 94 KB. (Not the reference's "120 KB
+/// (4 GPUs, switch)": that one is SGLang's startup auto-tune on the WRX90 c-payne box, see the book.)
 #[test]
 fn asus_4gpu_p2p_level_sys_crossover_within_2x() {
     let m = zero((65536.0, 12.3, 13.8), (131072.0, 17.5, 15.5));
-    let p = predicted(
-        ASUS,
-        "custom-oneshot",
-        "4",
-        &["--env", "NCCL_P2P_LEVEL=SYS"],
-    );
+    let p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
     within_2x("ASUS 4 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
 }
 
@@ -115,12 +113,7 @@ fn asus_4gpu_p2p_level_sys_crossover_within_2x() {
 #[test]
 fn asus_shm_moves_the_crossover_up() {
     let shm = predicted(ASUS, "custom-oneshot", "4", &[]);
-    let p2p = predicted(
-        ASUS,
-        "custom-oneshot",
-        "4",
-        &["--env", "NCCL_P2P_LEVEL=SYS"],
-    );
+    let p2p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
     println!("ASUS 4 GPUs: predicted crossover {shm:.0} B with SHM, {p2p:.0} B with P2P");
     assert!(shm / p2p >= 4.0, "SHM {shm} vs P2P {p2p}");
 }
