@@ -270,3 +270,41 @@ fn an_nvlink_gpu_needs_its_nvlink_bandwidth() {
         o.stderr
     );
 }
+
+#[test]
+fn a_ring_that_mixes_transports_says_so() {
+    // ASUS GPUs 0–3 at the default level: 0→1 and 2→3 inside a partition (PIX, P2P), 1→2 and 3→0
+    // between partitions (NODE, SHM), as NCCL's log on that box shows (rtx6kpro
+    // asus-esc8000a-e13p-broadcom-switches.md, "NCCL Configuration").
+    let args = [
+        "collective",
+        "--hardware",
+        "rtx-pro-6000-8x-asus-esc8000a-e13p",
+        "--gpus",
+        "4",
+        "--sizes",
+        "64K",
+    ];
+    let o = tpsim(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("# NCCL: transport shm on 2 of 4 ring hops, p2p on the rest (P2P level PXB)"),
+        "{}",
+        o.stdout
+    );
+    let mut json = args.to_vec();
+    json.push("--json");
+    let j: serde_json::Value = serde_json::from_str(&tpsim(&json).stdout).unwrap();
+    assert_eq!(j["shm_hops"], 2);
+    assert_eq!(j["transport"], "shm");
+    // With P2P allowed everywhere no hop is SHM and the header is the plain one.
+    let mut sys = args.to_vec();
+    sys.extend(["--env", "NCCL_P2P_LEVEL=SYS"]);
+    let o = tpsim(&sys);
+    assert!(
+        o.stdout.contains("# NCCL: transport p2p (P2P level SYS)"),
+        "{}",
+        o.stdout
+    );
+}

@@ -173,6 +173,8 @@ pub struct Report {
     pub gpus: usize,
     pub op: String,
     pub transport: String,
+    /// Ring hops on NCCL's SHM transport (NCCL picks per connection; the others are P2P).
+    pub shm_hops: usize,
     pub p2p_level: String,
     pub nccl_graph: String,
     pub rows: Vec<Row>,
@@ -257,6 +259,11 @@ pub fn run(
         gpus: setup.gpus,
         op: op.to_string(),
         transport: format!("{:?}", comm.transport).to_lowercase(),
+        shm_hops: comm
+            .hop_transports
+            .iter()
+            .filter(|&&t| t == tpsim_model::hw::Transport::Shm)
+            .count(),
         p2p_level: comm.level.as_str().to_string(),
         nccl_graph: format!(
             "{} channel(s) × {:.1} GB/s{}",
@@ -327,9 +334,15 @@ pub fn text(r: &Report) -> String {
     if let Some(p) = &r.profile {
         let _ = writeln!(o, "# profile {p} over the preset's parameters");
     }
+    // A ring that mixes transports says how many of its hops run on SHM.
+    let mixed = if r.shm_hops > 0 && r.shm_hops < r.gpus {
+        format!(" on {} of {} ring hops, p2p on the rest", r.shm_hops, r.gpus)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         o,
-        "# NCCL: transport {} (P2P level {}), graph {}",
+        "# NCCL: transport {}{mixed} (P2P level {}), graph {}",
         r.transport, r.p2p_level, r.nccl_graph
     );
     let cmp = r.rows.iter().any(|x| x.measured_us.is_some());
