@@ -65,6 +65,13 @@ enum Command {
         after_help = "Example:\n  tpsim-calibrate ingest server.log --out serve.json && tpsim-calibrate fit-host serve.json --scenario my.toml --out costs.toml"
     )]
     FitHost(crate::fit::host::FitHostArgs),
+    /// Fit hardware parameters (default kernel_overhead, mem_efficiency) to measured end-to-end
+    /// decode tok/s of scenarios, with 95 % intervals and an optional held-out set; write a profile.
+    #[command(
+        name = "fit-throughput",
+        after_help = "PAIRS.tsv: tab-separated, header `label  scenario  tok_s` (label optional), scenario paths relative to the table.\nExample:\n  tpsim-calibrate fit-throughput pairs.tsv --hardware rtx-pro-6000-8x-1switch --holdout Qwen --out profile.toml"
+    )]
+    FitThroughput(crate::fit::throughput::FitThroughputArgs),
     /// Compare tpsim's predictions with measurements row by row: signed error per row, median
     /// |error| and worst ratio; exit 1 when the median exceeds the threshold.
     #[command(
@@ -115,6 +122,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::Bench(args) => crate::bench::cli::run(args, out, err),
         Command::Fit(args) => crate::fit::cli::run(args, out, err),
         Command::FitHost(args) => crate::fit::host::run(args, out, err),
+        Command::FitThroughput(args) => crate::fit::throughput::run(args, out, err),
         Command::Ingest {
             files,
             out: out_file,

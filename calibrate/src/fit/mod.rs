@@ -15,13 +15,14 @@ mod linalg;
 pub mod lm;
 pub mod rows;
 mod summary;
+pub mod throughput;
 
 pub use rows::{Op, Row};
 pub use summary::{curve_section, curve_text, profile, text};
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use tpsim::scenario::profile::{self as prof, ParamUnit};
-use tpsim::scenario::{Hardware, ScenarioError};
+use tpsim::scenario::{Hardware, HwParams, ScenarioError};
 
 /// How far a fitted parameter may move from its start value, either way (a factor of 100): far
 /// beyond any plausible calibration, and a guard against a run-away fit on a flat direction.
@@ -121,95 +122,19 @@ pub fn fit(
             r.label, r.n_gpus
         )));
     }
-    let mut units = Vec::new();
-    let mut start = Vec::new();
-    for (i, n) in names.iter().enumerate() {
-        if names[..i].contains(n) {
-            return Err(FitError::Param(format!("`{n}` is listed twice")));
-        }
-        let unit = prof::param_unit(n).ok_or_else(|| {
-            FitError::Param(format!(
-                "`{n}` is not a fittable parameter: expected some of {}",
-                prof::PROFILE_PARAMS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
-        let v = prof::get(&hw.params, n)
-            .ok_or_else(|| FitError::Param(format!("`{n}` is not set on this hardware")))?;
-        if v <= 0.0 {
-            return Err(FitError::Param(format!(
-                "`{n}` starts at 0: a fit in log space needs a positive start value"
-            )));
-        }
-        units.push(unit);
-        start.push(v);
-    }
-    if names.is_empty() {
-        return Err(FitError::Param("no parameter to fit".into()));
-    }
     let (train, test): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| !holdout(r));
     if train.is_empty() {
         return Err(FitError::Usage("no row left to fit".into()));
     }
-    let with = |theta: &[f64]| -> Result<Hardware, String> {
-        let mut h = hw.clone();
-        for (n, t) in names.iter().zip(theta) {
-            prof::set(&mut h.params, n, t.exp()).map_err(|m| format!("{n}: {m}"))?;
-        }
-        Ok(h)
-    };
     let y: Vec<f64> = train.iter().map(|r| r.measured_us.ln()).collect();
-    let mut model = |theta: &[f64]| -> Result<Vec<f64>, String> {
-        let h = with(theta)?;
+    let mut model = |p: &HwParams| -> Result<Vec<f64>, String> {
+        let mut h = hw.clone();
+        h.params = p.clone();
         Ok(rows::predict(&h, &train).iter().map(|t| t.ln()).collect())
     };
-    let theta0: Vec<f64> = start.iter().map(|v| v.ln()).collect();
-    let lower: Vec<f64> = theta0.iter().map(|t| t - MAX_FACTOR.ln()).collect();
-    let upper: Vec<f64> = theta0
-        .iter()
-        .zip(&units)
-        .map(|(t, u)| match u {
-            // Fractions stay ≤ 1.
-            ParamUnit::Fraction => (t + MAX_FACTOR.ln()).min(0.0),
-            _ => t + MAX_FACTOR.ln(),
-        })
-        .collect();
-    let lower: Vec<f64> = lower
-        .iter()
-        .zip(&units)
-        .map(|(l, u)| if *u == ParamUnit::Factor { l.max(0.0) } else { *l })
-        .collect();
-    let sol = lm::solve(&mut model, &y, &theta0, &lower, &upper).map_err(|e| match e {
-        lm::LmError::Model(m) => FitError::Usage(m),
-        lm::LmError::Insensitive { index } => FitError::Insensitive(names[index].clone()),
-        lm::LmError::Collinear { a, b } => FitError::Collinear(names[a].clone(), names[b].clone()),
-        lm::LmError::TooFewRows { rows, params } => FitError::TooFewRows { rows, params },
-        lm::LmError::Singular => FitError::Singular(names.join(", ")),
-    })?;
-    let t = StudentsT::new(0.0, 1.0, sol.dof as f64)
-        .map_err(|e| FitError::Usage(format!("Student-t with {} dof: {e}", sol.dof)))?
-        .inverse_cdf(0.975);
-    let params = names
-        .iter()
-        .enumerate()
-        .map(|(k, n)| {
-            let half = t * sol.covariance[k][k].max(0.0).sqrt();
-            let th = sol.theta[k];
-            FittedParam {
-                name: n.clone(),
-                unit: units[k],
-                start: start[k],
-                value: th.exp(),
-                ci_low: (th - half).clamp(lower[k], upper[k]).exp(),
-                ci_high: (th + half).clamp(lower[k], upper[k]).exp(),
-                at_bound: (th - lower[k]).abs() < 1e-6 || (upper[k] - th).abs() < 1e-6,
-            }
-        })
-        .collect();
-    let fitted = with(&sol.theta).map_err(FitError::Usage)?;
+    let (sol, params, fitted_params) = solve_params(&hw.params, names, &y, &mut model)?;
+    let mut fitted = hw.clone();
+    fitted.params = fitted_params;
     let mean = y.iter().sum::<f64>() / y.len() as f64;
     let ss_tot: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
     let ss_res: f64 = sol.residuals.iter().map(|r| r * r).sum();
@@ -248,4 +173,99 @@ pub fn fit(
         irls_rounds: sol.irls_rounds,
         hardware: fitted,
     })
+}
+
+/// The fit of `names` (parameters of `start`, in their profile units) to observations `y`, shared by
+/// `fit` and `fit-throughput`: θ is the logarithm of each parameter (bounded to start ÷ 100 … start ×
+/// 100, fractions ≤ 1, factors ≥ 1); `model` maps a full parameter set to one prediction per `y`, on
+/// the same (log) scale. Returns the LM solution, each parameter with its 95 % Student-t interval, and
+/// the fitted parameter set.
+pub fn solve_params(
+    start_params: &HwParams,
+    names: &[String],
+    y: &[f64],
+    model: &mut dyn FnMut(&HwParams) -> Result<Vec<f64>, String>,
+) -> Result<(lm::Solution, Vec<FittedParam>, HwParams), FitError> {
+    let mut units = Vec::new();
+    let mut start = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            return Err(FitError::Param(format!("`{n}` is listed twice")));
+        }
+        let unit = prof::param_unit(n).ok_or_else(|| {
+            FitError::Param(format!(
+                "`{n}` is not a fittable parameter: expected some of {}",
+                prof::PROFILE_PARAMS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        let v = prof::get(start_params, n)
+            .ok_or_else(|| FitError::Param(format!("`{n}` is not set on this hardware")))?;
+        if v <= 0.0 {
+            return Err(FitError::Param(format!(
+                "`{n}` starts at 0: a fit in log space needs a positive start value"
+            )));
+        }
+        units.push(unit);
+        start.push(v);
+    }
+    if names.is_empty() {
+        return Err(FitError::Param("no parameter to fit".into()));
+    }
+    let with = |theta: &[f64]| -> Result<HwParams, String> {
+        let mut p = start_params.clone();
+        for (n, t) in names.iter().zip(theta) {
+            prof::set(&mut p, n, t.exp()).map_err(|m| format!("{n}: {m}"))?;
+        }
+        Ok(p)
+    };
+    let mut theta_model = |theta: &[f64]| -> Result<Vec<f64>, String> { model(&with(theta)?) };
+    let theta0: Vec<f64> = start.iter().map(|v| v.ln()).collect();
+    let lower: Vec<f64> = theta0.iter().map(|t| t - MAX_FACTOR.ln()).collect();
+    let upper: Vec<f64> = theta0
+        .iter()
+        .zip(&units)
+        .map(|(t, u)| match u {
+            // Fractions stay ≤ 1.
+            ParamUnit::Fraction => (t + MAX_FACTOR.ln()).min(0.0),
+            _ => t + MAX_FACTOR.ln(),
+        })
+        .collect();
+    let lower: Vec<f64> = lower
+        .iter()
+        .zip(&units)
+        .map(|(l, u)| if *u == ParamUnit::Factor { l.max(0.0) } else { *l })
+        .collect();
+    let sol = lm::solve(&mut theta_model, y, &theta0, &lower, &upper).map_err(|e| match e {
+        lm::LmError::Model(m) => FitError::Usage(m),
+        lm::LmError::Insensitive { index } => FitError::Insensitive(names[index].clone()),
+        lm::LmError::Collinear { a, b } => FitError::Collinear(names[a].clone(), names[b].clone()),
+        lm::LmError::TooFewRows { rows, params } => FitError::TooFewRows { rows, params },
+        lm::LmError::Singular => FitError::Singular(names.join(", ")),
+    })?;
+    let t = StudentsT::new(0.0, 1.0, sol.dof as f64)
+        .map_err(|e| FitError::Usage(format!("Student-t with {} dof: {e}", sol.dof)))?
+        .inverse_cdf(0.975);
+    let params: Vec<FittedParam> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| {
+            let half = t * sol.covariance[k][k].max(0.0).sqrt();
+            let th = sol.theta[k];
+            FittedParam {
+                name: n.clone(),
+                unit: units[k],
+                start: start[k],
+                value: th.exp(),
+                ci_low: (th - half).clamp(lower[k], upper[k]).exp(),
+                ci_high: (th + half).clamp(lower[k], upper[k]).exp(),
+                at_bound: (th - lower[k]).abs() < 1e-6 || (upper[k] - th).abs() < 1e-6,
+            }
+        })
+        .collect();
+    let fitted = with(&sol.theta).map_err(FitError::Usage)?;
+    Ok((sol, params, fitted))
 }

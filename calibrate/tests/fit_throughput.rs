@@ -1,0 +1,298 @@
+//! Issue #7, "fitting on one part lowers the error on another part", on real data: `fit-throughput`
+//! fits `kernel_overhead` to the four MiniMax-M2.5 batch-1 rows of `data/throughput.tsv` and is
+//! evaluated on the six Qwen3.5-397B batch-1 rows it never saw (`scenarios/validation/
+//! throughput-pairs.tsv`); the committed profile `scenarios/profiles/rtx-pro-6000-throughput-fit.toml`
+//! is that fit, reproduced here; bad input exits 2.
+
+mod common;
+use common::*;
+use std::path::PathBuf;
+use tpsim::scenario;
+use tpsim_calibrate::fit::throughput;
+
+fn pairs_file() -> PathBuf {
+    PathBuf::from(scenario("validation/throughput-pairs.tsv"))
+}
+
+fn profile_file() -> String {
+    scenario("profiles/rtx-pro-6000-throughput-fit.toml")
+}
+
+/// "85-89" → 87; "~114" → 114; "70.6" → 70.6.
+fn midpoint(s: &str) -> f64 {
+    let s = s.trim().trim_start_matches('~');
+    let num = |x: &str| {
+        x.trim()
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("not tok/s: {s}"))
+    };
+    match s.split_once('-') {
+        Some((a, b)) => (num(a) + num(b)) / 2.0,
+        None => num(s),
+    }
+}
+
+#[test]
+fn every_pair_is_a_batch1_row_of_throughput_tsv() {
+    // (label, source contains, engine, model, quant, n_gpus, output_tok_s as the table writes it).
+    let rows = [
+        (
+            "MiniMax-M2.5 NVFP4 SGLang TP2",
+            "benchmarks/results.md",
+            "SGLang",
+            "MiniMax-M2.5",
+            "NVFP4",
+            "2",
+            "85-89",
+        ),
+        (
+            "MiniMax-M2.5 AWQ vLLM TP2",
+            "benchmarks/results.md",
+            "vLLM",
+            "MiniMax-M2.5",
+            "AWQ",
+            "2",
+            "~114",
+        ),
+        (
+            "MiniMax-M2.5 FP8 SGLang TP4",
+            "benchmarks/results.md",
+            "SGLang",
+            "MiniMax-M2.5",
+            "FP8",
+            "4",
+            "~71",
+        ),
+        (
+            "MiniMax-M2.5 FP8 EP SGLang TP8",
+            "benchmarks/results.md",
+            "SGLang",
+            "MiniMax-M2.5",
+            "FP8 (EP)",
+            "8",
+            "~86",
+        ),
+        (
+            "Qwen3.5 SGLang results.md",
+            "benchmarks/results.md",
+            "SGLang",
+            "Qwen3.5-397B-A17B",
+            "NVFP4",
+            "4",
+            "42-51",
+        ),
+        (
+            "Qwen3.5 SGLang oneshot.md NCCL",
+            "pcie-oneshot-allreduce.md",
+            "SGLang",
+            "Qwen3.5-397B-A17B",
+            "NVFP4",
+            "4",
+            "70.6",
+        ),
+        (
+            "Qwen3.5 SGLang oneshot.md oneshot",
+            "pcie-oneshot-allreduce.md",
+            "SGLang",
+            "Qwen3.5-397B-A17B",
+            "NVFP4",
+            "4",
+            "76.1",
+        ),
+        (
+            "Qwen3.5 SGLang 2026-04-03",
+            "2026-04-03.md",
+            "SGLang",
+            "Qwen3.5-397B-A17B",
+            "NVFP4",
+            "4",
+            "108",
+        ),
+        (
+            "Qwen3.5 vLLM results.md",
+            "benchmarks/results.md",
+            "vLLM",
+            "Qwen3.5-397B-A17B",
+            "NVFP4",
+            "4",
+            "70-86",
+        ),
+        (
+            "Qwen3.5 vLLM MTP-scaling none",
+            "results.md (MTP scaling)",
+            "vLLM",
+            "Qwen3.5-397B-A17B",
+            "NVFP4 (nvidia)",
+            "4",
+            "85.8",
+        ),
+    ];
+    let tsv = std::fs::read_to_string(data("throughput.tsv")).expect("throughput.tsv");
+    let pairs = throughput::read_pairs(&pairs_file()).expect("pairs");
+    assert_eq!(pairs.len(), rows.len());
+    for (p, (label, source, engine, model, quant, gpus, out)) in pairs.iter().zip(rows) {
+        assert_eq!(p.label, label);
+        // Columns: source engine model quant gpu n_gpus tp batch spec output_tok_s notes.
+        let found = tsv
+            .lines()
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .filter(|f| {
+                f.len() > 9
+                    && f[0].contains(source)
+                    && f[1] == engine
+                    && f[2] == model
+                    && f[3] == quant
+                    && f[5] == gpus
+                    && f[7] == "1"
+                    && f[8] == "none"
+                    && f[9] == out
+            })
+            .count();
+        assert_eq!(
+            found, 1,
+            "{label}: no single batch-1 row {source} {engine} {model} {quant} {out}"
+        );
+        assert!(
+            (p.measured_tok_s - midpoint(out)).abs() < 1e-9,
+            "{label}: {} vs {out}",
+            p.measured_tok_s
+        );
+    }
+}
+
+#[test]
+fn a_minimax_fit_lowers_the_error_on_the_held_out_qwen35_rows() {
+    let hw = scenario::hardware_from_preset("rtx-pro-6000-8x-1switch").unwrap();
+    let mut pairs = throughput::read_pairs(&pairs_file()).unwrap();
+    // 64 output tokens per request, as the committed profile's command (`--output-len 64`).
+    throughput::set_output_len(&mut pairs, 64);
+    let f = throughput::fit(&hw, &pairs, &["kernel_overhead".to_string()], Some("Qwen3.5")).unwrap();
+    let k = &f.fit.params[0];
+    // Fitted on the 4 MiniMax rows (measured ÷ predicted 0.46–0.76 with the template's 2 µs):
+    // 6.56 µs, 95 % interval [3.72, 11.56] µs (tolerance 0.5 %: the fit's own convergence).
+    for (got, want) in [(k.value, 6.555_6), (k.ci_low, 3.717_47), (k.ci_high, 11.560_5)] {
+        assert!((got / want - 1.0).abs() < 5e-3, "{k:?}");
+    }
+    assert!(!k.at_bound);
+    assert_eq!((f.fit.fitted_rows, f.fit.held_out_rows), (4, 6));
+    // The fitted rows: median |error| of tok/s 63.6 % → 14.2 %.
+    assert!(
+        (f.fit.before.median_abs - 0.636).abs() < 0.002,
+        "{:?}",
+        f.fit.before
+    );
+    assert!(
+        (f.fit.after.median_abs - 0.142).abs() < 0.002,
+        "{:?}",
+        f.fit.after
+    );
+    // The held-out Qwen3.5 rows (never fitted): every one is predicted at 124.4 tok/s before and
+    // 74.4 after (one scenario per engine, the same decode model); median |error| 61.5 % → 9.3 %,
+    // worst (the 42-51 row) 167.6 % → 60.0 %.
+    let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
+    assert!((hb.median_abs - 0.615).abs() < 0.002, "{hb:?}");
+    assert!((ha.median_abs - 0.093).abs() < 0.002, "{ha:?}");
+    assert!((hb.worst_abs - 1.676).abs() < 0.002 && (ha.worst_abs - 0.600).abs() < 0.002);
+    assert!(ha.median_abs < hb.median_abs / 5.0);
+    for r in f.rows.iter().filter(|r| r.held_out) {
+        assert!((r.before_tok_s - 124.4).abs() < 0.05, "{r:?}");
+        assert!((r.after_tok_s - 74.38).abs() < 0.05, "{r:?}");
+    }
+    // The committed profile is this fit: same value and interval, same per-row notes.
+    let committed = scenario::profile::read(&PathBuf::from(profile_file())).unwrap();
+    let fresh = tpsim_calibrate::fit::profile(&f.fit, Default::default());
+    assert_eq!(committed.params, fresh.params);
+    let rows_noted = committed
+        .provenance
+        .notes
+        .iter()
+        .filter(|n| n.contains(" row `"))
+        .count();
+    assert_eq!(rows_noted, 10);
+}
+
+/// The held-out SGLang scenario at `batch` with `output` tokens per request, with the committed
+/// profile applied, written to `dir`.
+fn qwen35_with_profile(dir: &std::path::Path, batch: u32, output: u32) -> String {
+    let text =
+        std::fs::read_to_string(scenario("validation/qwen3.5-397b-nvfp4-sglang-tp4-bs1.toml")).unwrap();
+    let text = text
+        .replace(
+            "preset = \"rtx-pro-6000-4x-turin-same-numa\"\n",
+            &format!(
+                "preset = \"rtx-pro-6000-4x-turin-same-numa\"\nprofile = \"{}\"\n",
+                profile_file()
+            ),
+        )
+        .replace("concurrency = 1\n", &format!("concurrency = {batch}\n"))
+        .replace("output_len = 512\n", &format!("output_len = {output}\n"));
+    let p = dir.join(format!("qwen35-bs{batch}.toml"));
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn tok_s(file: &str) -> f64 {
+    let o = tpsim(&["run", file, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    v["throughput"]["output_tok_s"].as_f64().unwrap()
+}
+
+#[test]
+fn the_profile_applies_to_batch1_and_overcorrects_larger_batches() {
+    let dir = scratch("fit-throughput-profile");
+    // Loading the profile reproduces the held-out prediction its notes record (74.4 tok/s at the
+    // fit's 64 output tokens; tolerance 0.05, the notes' rounding).
+    assert!((tok_s(&qwen35_with_profile(&dir, 1, 64)) - 74.4).abs() < 0.05);
+    // Its scope: kernel_overhead absorbs a batch-1 shortfall, not a per-kernel constant. The
+    // 2026-04-03 SGLang rows at batch 8, 32, 64 (554, 1174, ~1550 tok/s; within ±6 % of the default
+    // profile, tests/tests/throughput_qwen35.rs) become 17–33 % faster than the prediction with it
+    // (the scenario's 512 output tokens): measured ÷ predicted 1.335, 1.261, 1.173 (predicted 415.1,
+    // 931.2, 1321.4 tok/s; tolerance 0.005).
+    for (batch, measured, ratio) in [(8, 554.0, 1.335), (32, 1174.0, 1.261), (64, 1550.0, 1.173)] {
+        let r = measured / tok_s(&qwen35_with_profile(&dir, batch, 512));
+        assert!(
+            (r - ratio).abs() < 0.005,
+            "batch {batch}: measured ÷ predicted {r:.3}, expected {ratio}"
+        );
+    }
+}
+
+#[test]
+fn bad_pairs_are_clear_errors() {
+    let dir = scratch("fit-throughput-bad");
+    let sc = scenario("validation/minimax-m2.5-fp8-sglang-tp4.toml");
+    let cases: [(&str, &str, &[&str]); 5] = [
+        (
+            "label\tscenario\n",
+            "expected tab-separated columns `scenario` and `tok_s`",
+            &[],
+        ),
+        (
+            "scenario\ttok_s\nSC\tfast\n",
+            ":2: tok_s `fast`: expected measured tok/s > 0",
+            &[],
+        ),
+        ("scenario\ttok_s\nmissing.toml\t70\n", ":2: ", &[]),
+        (
+            "scenario\ttok_s\nSC\t70\nSC\t71\n",
+            "`nope` is not a fittable parameter",
+            &["--params", "nope"],
+        ),
+        (
+            "scenario\ttok_s\nSC\t70\nSC\t71\n",
+            "--holdout `Qwen`: no row label contains it",
+            &["--holdout", "Qwen"],
+        ),
+    ];
+    for (k, (text, want, extra)) in cases.iter().enumerate() {
+        let p = dir.join(format!("pairs{k}.tsv"));
+        std::fs::write(&p, text.replace("SC", &sc)).unwrap();
+        let path = p.display().to_string();
+        let mut args = vec!["fit-throughput", &path, "--hardware", "rtx-pro-6000-8x-1switch"];
+        args.extend(extra.iter().copied());
+        let o = calibrate(&args);
+        assert_eq!(o.code, 2, "case {k}: {}", o.stderr);
+        assert!(o.stderr.contains(want), "case {k}: {}", o.stderr);
+    }
+}
