@@ -211,6 +211,34 @@ fn a_minimax_fit_lowers_the_error_on_the_held_out_qwen35_rows() {
     assert_eq!(rows_noted, 10);
 }
 
+#[test]
+fn the_reverse_a_qwen35_fit_lowers_the_error_on_the_held_out_minimax_rows() {
+    let hw = scenario::hardware_from_preset("rtx-pro-6000-4x-turin-same-numa").unwrap();
+    let mut pairs = throughput::read_pairs(&pairs_file()).unwrap();
+    throughput::set_output_len(&mut pairs, 64);
+    let f = throughput::fit(&hw, &pairs, &["kernel_overhead".to_string()], Some("MiniMax")).unwrap();
+    let k = &f.fit.params[0];
+    // Fitted on the 6 Qwen3.5 rows (the 108 tok/s row down-weighted by Huber): 6.12 µs [4.03, 9.29]
+    // (tolerance 0.5 %), close to the 6.56 µs the MiniMax rows give.
+    for (got, want) in [(k.value, 6.119_55), (k.ci_low, 4.030_11), (k.ci_high, 9.292_29)] {
+        assert!((got / want - 1.0).abs() < 5e-3, "{k:?}");
+    }
+    assert_eq!(
+        (f.fit.fitted_rows, f.fit.held_out_rows, f.fit.downweighted),
+        (6, 4, 1)
+    );
+    // Held-out MiniMax-M2.5 rows: median |error| of tok/s 63.6 % → 14.3 %, worst 116.5 % → 32.9 %.
+    let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
+    assert!(
+        (hb.median_abs - 0.636).abs() < 0.002 && (ha.median_abs - 0.143).abs() < 0.002,
+        "{hb:?} {ha:?}"
+    );
+    assert!(
+        (hb.worst_abs - 1.165).abs() < 0.002 && (ha.worst_abs - 0.329).abs() < 0.002,
+        "{hb:?} {ha:?}"
+    );
+}
+
 /// The held-out SGLang scenario at `batch` with `output` tokens per request, with the committed
 /// profile applied, written to `dir`.
 fn qwen35_with_profile(dir: &std::path::Path, batch: u32, output: u32) -> String {
