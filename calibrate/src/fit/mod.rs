@@ -7,6 +7,9 @@
 //! ([`lm`]). Intervals are 95 % Student-t intervals from the covariance σ² (Jᵀ J)⁻¹ with Huber's
 //! robust σ², mapped back through exp (so they are asymmetric around the value). The result is written as a profile
 //! (`tpsim::scenario::profile`) that scenarios consume.
+//!
+//! `fit-throughput` ([`throughput`]) fits the same way to end-to-end decode tok/s of whole scenarios;
+//! both go through [`solve_params`] (bounds, LM, intervals).
 
 pub mod cli;
 pub mod curves;
