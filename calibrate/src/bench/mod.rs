@@ -6,7 +6,7 @@
 //! [`facts`] (device properties, versions, assembly of the measurement file).
 //! - [`cli`]: the `bench` subcommand's arguments and entry point.
 //! - With the `cuda` feature: `driver` (probe, contexts, timing), one module per benchmark
-//!   (`mem`, `p2p`, `gemm`, `nccl`) and [`measure`], which runs them.
+//!   (`mem`, `p2p`, `gemm`, `nccl`) and `measure` (re-exported from this module), which runs them.
 
 pub mod cli;
 pub mod facts;
