@@ -1,7 +1,7 @@
 //! Allreduce algorithms executed step by step on the flow network ([`crate::fabric`]).
 //!
 //! Each algorithm lowers to a DAG of sends (flows with dependencies and a per-connection window),
-//! which [`execute`] runs on a [`FlowSim`]. Contention, the posted-write collapse, SHM staging and
+//! which `execute` runs on a [`FlowSim`]. Contention, the posted-write collapse, SHM staging and
 //! staged peer loads therefore come out of the network, not out of a fudge factor.
 //! - NCCL ring: 2(n − 1) steps; per channel, rank r sends chunk pieces to r + 1; a piece of step k
 //!   may leave once piece k − 1 arrived from r − 1; a connection streams its pieces back to back

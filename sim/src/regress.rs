@@ -1,5 +1,5 @@
 //! The regression gate (`tpsim regress`): `scenarios/baselines.toml` stores the predicted metrics of
-//! every scenario file under `scenarios/`; [`check`] recomputes them and compares each metric with its
+//! every scenario file under `scenarios/`; [`measure_all`] recomputes them, [`compare`] checks each metric with its
 //! tolerance, [`render`] writes the file back deterministically (`--update`).
 //!
 //! A scenario file is every `*.toml` under the root, in any folder except the preset folders

@@ -32,9 +32,9 @@ pub struct LayerWork {
     pub top_k: u64,
     pub expert_shard_bytes: Bytes,
     pub fixed_ffn_bytes: Bytes,
-    /// Kernels the attention half of the layer launches at decode ([`attention_kernels`]).
+    /// Kernels the attention half of the layer launches at decode (`attention_kernels`).
     pub attn_kernels: u32,
-    /// Kernels the MLP/MoE half launches ([`ffn_kernels`]).
+    /// Kernels the MLP/MoE half launches (`ffn_kernels`).
     pub ffn_kernels: u32,
     /// The layer's token mixer (hybrids: linear attention or full attention).
     pub mixer: super::Mixer,

@@ -4,7 +4,7 @@
 //! Config facts (huggingface.co/openai/gpt-oss-20b and openai/gpt-oss-120b `config.json`, read
 //! through public copies: github.com/EchoCog/gpt-oss-20b `config.json` at 52971a1 — the 20b config
 //! verbatim except that the mirror rewrote `quant_method` to "gptq" — and, for the 120b, a public
-//! test's transcription of https://huggingface.co/openai/gpt-oss-120b/raw/main/config.json (kiln's
+//! test's transcription of <https://huggingface.co/openai/gpt-oss-120b/raw/main/config.json> (kiln's
 //! gpt-oss test `REAL`, layer_types 18 × [sliding, full]), whose `quant_method` is "mxfp4"): hidden 2880,
 //! head_dim 64, 64 query / 8 KV heads, `layer_types` alternating `"sliding_attention"`,
 //! `"full_attention"` (layer 0 sliding), `sliding_window` 128, `attention_bias` true,

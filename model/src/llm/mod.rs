@@ -126,7 +126,7 @@ pub enum Architecture {
     Eagle3Llama,
     /// `Qwen3_5MoeForCausalLM` / `Qwen3_5MoeForConditionalGeneration` (Qwen3.5 MoE): a hybrid of
     /// Gated DeltaNet linear-attention layers and gated full-attention layers (every
-    /// `full_attention_interval`-th), MoE with one shared expert in every layer. See [`hybrid`].
+    /// `full_attention_interval`-th), MoE with one shared expert in every layer. See the `hybrid` module.
     Qwen35Moe,
     /// `MiniMaxM2ForCausalLM` (MiniMax-M2, M2.5, M2.7): GQA with partial rotary and a q/k RMSNorm over
     /// all heads at once (statistics all-reduced across TP ranks), every layer MoE with sigmoid
@@ -134,7 +134,7 @@ pub enum Architecture {
     MiniMaxM2,
     /// `GptOssForCausalLM` (gpt-oss-20b/120b): GQA with q/k/v/o biases and per-head attention sinks,
     /// even layers sliding-window, MoE with a biased router and biased MXFP4 experts in every layer.
-    /// See [`gpt_oss`].
+    /// See the `gpt_oss` module.
     GptOss,
 }
 
