@@ -177,33 +177,6 @@ fn nccl_and_custom_rows_against_the_measured_table() {
     assert!(nw <= 2.0, "an NCCL row is off by {nw:.2}×");
 }
 
-/// Times from `tpsim collective --json` for a list of sizes.
-fn times(preset: &str, algo: &str, gpus: &str, sizes: &[u64], extra: &[&str]) -> Vec<f64> {
-    let list = sizes.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-    let mut args = vec![
-        "collective",
-        "--hardware",
-        preset,
-        "--gpus",
-        gpus,
-        "--algo",
-        algo,
-        "--sizes",
-        &list,
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let o = tpsim(&args);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
-    j["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| f(&r["time_us"]))
-        .collect()
-}
-
 /// The size where custom stops beating NCCL, on a grid of quarter powers of two from 4 KiB.
 fn predicted_crossover(preset: &str, custom: &str, gpus: &str, extra: &[&str]) -> f64 {
     let sizes: Vec<u64> = (0..40)

@@ -20,33 +20,6 @@ use common::*;
 
 const ASUS: &str = "rtx-pro-6000-8x-asus-esc8000a-e13p";
 
-/// Times (µs) from `tpsim collective --json` for a list of sizes.
-fn times(preset: &str, algo: &str, gpus: &str, sizes: &[u64], extra: &[&str]) -> Vec<f64> {
-    let list = sizes.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-    let mut args = vec![
-        "collective",
-        "--hardware",
-        preset,
-        "--gpus",
-        gpus,
-        "--algo",
-        algo,
-        "--sizes",
-        &list,
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let o = tpsim(&args);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
-    j["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| f(&r["time_us"]))
-        .collect()
-}
-
 /// Zero of (custom − NCCL) between two sizes, linear in size: `lo`/`hi` = (size, custom, nccl).
 fn zero(lo: (f64, f64, f64), hi: (f64, f64, f64)) -> f64 {
     let (s0, c0, n0) = lo;

@@ -64,3 +64,30 @@ pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
 pub fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
+
+/// Times (µs) from `tpsim collective --json` for a list of sizes.
+pub fn times(preset: &str, algo: &str, gpus: &str, sizes: &[u64], extra: &[&str]) -> Vec<f64> {
+    let list = sizes.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let mut args = vec![
+        "collective",
+        "--hardware",
+        preset,
+        "--gpus",
+        gpus,
+        "--algo",
+        algo,
+        "--sizes",
+        &list,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = tpsim(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    j["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| f(&r["time_us"]))
+        .collect()
+}
