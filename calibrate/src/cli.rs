@@ -105,18 +105,9 @@ enum Command {
 
 /// Runs the CLI on `args` (including the program name), writing to `out`/`err`; returns the exit code.
 pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match tpsim::cli::parse_args::<Cli>(args, out, err) {
         Ok(c) => c,
-        Err(e) => {
-            let code = e.exit_code();
-            let text = e.render().to_string();
-            let _ = if code == 0 {
-                write!(out, "{text}")
-            } else {
-                write!(err, "{text}")
-            };
-            return code;
-        }
+        Err(code) => return code,
     };
     match cli.command {
         Command::Bench(args) => crate::bench::cli::run(args, out, err),

@@ -179,20 +179,27 @@ enum Command {
     },
 }
 
+/// Parses `args` with clap as a CLI entry point does: on `--help`/`--version` the text goes to `out`,
+/// on a usage error to `err`; either way `Err` carries clap's exit code (0 or 2). Shared with
+/// `tpsim-calibrate`, so both binaries answer bad arguments alike.
+pub fn parse_args<C: Parser>(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> Result<C, i32> {
+    C::try_parse_from(args).map_err(|e| {
+        let code = e.exit_code();
+        let text = e.render().to_string();
+        let _ = if code == 0 {
+            write!(out, "{text}")
+        } else {
+            write!(err, "{text}")
+        };
+        code
+    })
+}
+
 /// Runs the CLI on `args` (including the program name), writing to `out`/`err`; returns the exit code.
 pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse_args::<Cli>(args, out, err) {
         Ok(c) => c,
-        Err(e) => {
-            let code = e.exit_code();
-            let text = e.render().to_string();
-            let _ = if code == 0 {
-                write!(out, "{text}")
-            } else {
-                write!(err, "{text}")
-            };
-            return code;
-        }
+        Err(code) => return code,
     };
     match cli.command {
         Command::Run {
