@@ -320,7 +320,9 @@ impl Fabric {
     }
 
     /// A flow carrying `bytes` from GPU `src` to GPU `dst`. Writes that leave the source's parent
-    /// node pass its collapse port and are tagged for the collapse rule; reads are never collapsed.
+    /// node pass its collapse port and are tagged for the collapse rule. Reads (data in the same
+    /// direction, as completions) are tagged too when the platform's `collapse_reads` says their
+    /// completions collapse like posted writes; otherwise they never trigger it.
     pub fn flow(
         &self,
         src: usize,
@@ -334,7 +336,8 @@ impl Fabric {
         let parent = self.topology.gpu_parent(src);
         let leaves = self.topology.gpu_parent(dst) != parent;
         let mut collapse = None;
-        if kind == FlowKind::Write
+        let counts = kind == FlowKind::Write || self.params.collapse_reads;
+        if counts
             && !self.has_nvlink()
             && leaves
             && let Some(&(group, port)) = self.groups.get(&parent)
@@ -350,7 +353,8 @@ impl Fabric {
             path: path.links,
             bytes,
             start,
-            kind,
+            // The network counts write-kind flows only: a read whose completions count is one.
+            kind: if collapse.is_some() { FlowKind::Write } else { kind },
             collapse,
             latency: path.latency,
             tag,

@@ -110,6 +110,10 @@ pub struct HwParams {
     pub collapse_min_roots: u32,
     pub collapse_min_sources: u32,
     pub collapse_factor: f64,
+    /// Whether the data of peer reads (their completions, flowing owner → reader) counts for the
+    /// collapse rule like posted writes. Off unless a preset has evidence for its platform: the
+    /// reference measured reads unaffected on the paths it tried (pcie-collectives.md).
+    pub collapse_reads: bool,
     /// Slowdown of kernel peer loads staged through system memory, and their latency.
     pub staged_peer_read_factor: f64,
     pub staged_latency: Duration,
@@ -495,6 +499,7 @@ impl Resolver<'_> {
             collapse_min_roots: self.need(p.collapse_min_roots, &k("collapse_min_roots"))?,
             collapse_min_sources: self.need(p.collapse_min_sources, &k("collapse_min_sources"))?,
             collapse_factor: self.frac(p.collapse_factor, &k("collapse_factor"))?,
+            collapse_reads: p.collapse_reads.unwrap_or(false),
             staged_peer_read_factor: self.need(p.staged_peer_read_factor, &k("staged_peer_read_factor"))?,
             staged_latency: self.need(p.staged_latency, &k("staged_latency"))?,
             force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,

@@ -43,7 +43,8 @@ impl ParamUnit {
 }
 
 /// The `[hardware.params]` keys a profile may carry: every continuous one. The integer collapse
-/// thresholds and the `force_p2p` switch describe the box, not a measured rate: scenarios set them.
+/// thresholds and the `collapse_reads` and `force_p2p` switches describe the box, not a measured
+/// rate: scenarios set them.
 pub const PROFILE_PARAMS: &[(&str, ParamUnit)] = &[
     ("context_overhead", ParamUnit::Gib),
     ("mem_efficiency", ParamUnit::Fraction),

@@ -185,6 +185,7 @@ mergeable! {
         collapse_min_roots: u32,
         collapse_min_sources: u32,
         collapse_factor: f64,
+        collapse_reads: bool,
         staged_peer_read_factor: f64,
         staged_latency: Duration,
         force_p2p: bool,
