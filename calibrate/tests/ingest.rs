@@ -597,9 +597,10 @@ fn env_is_stamped_on_collective_records_and_checked() {
         "nccl_channel_bw",
     ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    // Median |error| 18.3 % before (the book's check example) and lower after.
+    // Median |error| 16.9 % before (the book's check example); the fitted channel rate (11.44 GB/s)
+    // is within 1 % of the preset's 11.5, so the median stays.
     assert!(
-        o.stdout.contains("median |error| before 18.3 %, after 17.1 %"),
+        o.stdout.contains("median |error| before 16.9 %, after 16.9 %"),
         "{}",
         o.stdout
     );

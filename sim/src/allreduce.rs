@@ -5,7 +5,9 @@
 //! staged peer loads therefore come out of the network, not out of a fudge factor.
 //! - NCCL ring: 2(n − 1) steps; per channel, rank r sends chunk pieces to r + 1; a piece of step k
 //!   may leave once piece k − 1 arrived from r − 1; a connection streams its pieces back to back
-//!   (cut-through at the protocol's grain); wire bytes = payload / protocol efficiency; each step adds NCCL's per-step latency.
+//!   (cut-through at the protocol's grain); wire bytes = payload / protocol efficiency; each step
+//!   adds NCCL's per-step latency (the box's measured Simple step on P2P hops, see
+//!   [`NcclPlan::step_latency`]).
 //! - NCCL tree (single node = chain): reduce down the chain, broadcast back up, pipelined in slots.
 //! - Custom one-shot pull, two-shot, one-shot push, staged push (pcie-collectives.md, "Custom
 //!   allreduce algorithms"), with flag barriers whose latency is the real path's.
@@ -52,8 +54,12 @@ pub struct NcclPlan {
     pub channels: u32,
     /// Launch and setup cost paid once (NCCL's base latency for the algorithm/protocol).
     pub base_latency: Duration,
-    /// Per-step latency (NCCL's hardware latency per step for the link class).
+    /// Per-step latency on a P2P hop: NCCL's hardware latency per step for the link class, or the
+    /// box's measured Simple step (`nccl_simple_step_latency`) for Simple ring steps on PCIe.
     pub step_latency: Duration,
+    /// Per-step latency on an SHM hop: always NCCL's figure (the SHM step costs added on top were
+    /// calibrated with it).
+    pub shm_step_latency: Duration,
     /// Payload bytes per wire byte (LL 8/16, LL128 120/128, Simple 1).
     pub efficiency: f64,
     /// Payload bytes of one slot (buffer / NCCL_STEPS, times efficiency).
@@ -309,7 +315,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         // last byte leaving the sender and the receiver forwarding it (a delay on the dependency),
         // so a connection streams its pieces back to back: cut-through pipelining.
         let lat = if shm {
-            f.latency + plan.step_latency
+            f.latency + plan.shm_step_latency
         } else {
             plan.step_latency
         };

@@ -164,7 +164,8 @@ impl Comm {
             proto,
             channels: c.channels.max(1),
             base_latency: Duration::from_us_f64(nccl::base_latency_us(c.algo, c.proto)),
-            step_latency: Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto)),
+            step_latency: self.step_latency(c),
+            shm_step_latency: Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto)),
             efficiency: eff,
             // Forwarding granularity. LL is cut-through at the grain of one pass of the block: each
             // thread moves one 16-byte line carrying 8 bytes (device.h), so nthreads × 8 B; LL128
@@ -180,6 +181,18 @@ impl Comm {
             } else {
                 Vec::new()
             },
+        }
+    }
+
+    /// The time a step of the chosen protocol takes on a P2P hop beyond its data: NCCL's tuning
+    /// figure, except for Simple ring steps on PCIe, where the box's measured
+    /// `nccl_simple_step_latency` replaces NCCL's 5.7 µs (which its tuner uses to rank protocols,
+    /// not a measured time).
+    fn step_latency(&self, c: &Choice) -> Duration {
+        if c.proto == Proto::Simple && c.algo == Algo::Ring && !self.nvlink {
+            self.fabric.params.nccl_simple_step_latency
+        } else {
+            Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto))
         }
     }
 

@@ -102,6 +102,10 @@ pub struct HwParams {
     pub shm_copy_bw: Bandwidth,
     /// Throughput of one NCCL channel's connection between two ranks.
     pub nccl_channel_bw: Bandwidth,
+    /// Time one step of NCCL's Simple protocol takes on a PCIe ring hop, beyond moving its data
+    /// (the flag/fence protocol of a step). NCCL's tuner models it as 5.7 µs on PCIe; the flow
+    /// executor uses this measured figure instead (NVLink hops keep NCCL's NVLink figure).
+    pub nccl_simple_step_latency: Duration,
     /// Software cost of one SHM step, within a socket and across sockets.
     pub shm_step_cost: Duration,
     pub shm_cross_socket_step_cost: Duration,
@@ -493,6 +497,8 @@ impl Resolver<'_> {
             host_memory_bw: self.need(p.host_memory_bw, &k("host_memory_bw"))?,
             shm_copy_bw: self.need(p.shm_copy_bw, &k("shm_copy_bw"))?,
             nccl_channel_bw: self.need(p.nccl_channel_bw, &k("nccl_channel_bw"))?,
+            nccl_simple_step_latency: self
+                .need(p.nccl_simple_step_latency, &k("nccl_simple_step_latency"))?,
             shm_step_cost: self.need(p.shm_step_cost, &k("shm_step_cost"))?,
             shm_cross_socket_step_cost: self
                 .need(p.shm_cross_socket_step_cost, &k("shm_cross_socket_step_cost"))?,

@@ -208,3 +208,22 @@ fn r7_custom_one_shot_wins_at_2_gpus_and_loses_at_8_beyond_tens_of_kb() {
         assert!(c8[i] > n8[i], "8 GPUs, {} B: custom should keep losing", sizes[i]);
     }
 }
+
+/// pcie-collectives.md ("Channel search"; "Measured on public 8× RTX PRO 6000 boxes"): on dual Turin
+/// the AMD inter-socket assumption makes NCCL's search fail, and with P2P the default graph takes
+/// "48 µs at 32 KB" (48–56 µs at small sizes). The presets' `nccl_simple_step_latency` (2.83 µs) was
+/// derived from that 48 µs as (48 − 8.4) / 14; this checks the derivation holds through the flow
+/// executor (data time, channel trimming, the SYS hops' latencies) on both dual-Turin presets: each
+/// size must land in the measured 48–56 µs range.
+#[test]
+fn dual_turin_default_graph_with_p2p_takes_48_to_56_us() {
+    for preset in [
+        "rtx-pro-6000-8x-dual-turin-festr",
+        "rtx-pro-6000-8x-dual-turin-direct",
+    ] {
+        let t = times(preset, "nccl", "8", &[14336, 32768, 57344], SYS);
+        for us in t {
+            assert!((48.0..=56.0).contains(&us), "{preset}: {us} µs");
+        }
+    }
+}

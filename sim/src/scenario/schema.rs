@@ -180,6 +180,7 @@ mergeable! {
         host_memory_bw: Bandwidth,
         shm_copy_bw: Bandwidth,
         nccl_channel_bw: Bandwidth,
+        nccl_simple_step_latency: Duration,
         shm_step_cost: Duration,
         shm_cross_socket_step_cost: Duration,
         collapse_min_roots: u32,
