@@ -15,7 +15,7 @@
 use crate::fabric::Fabric;
 use crate::net::{FlowKind, FlowSim, FlowSpec};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 use tpsim_model::units::Duration;
 
@@ -148,7 +148,7 @@ fn drain_conn(
         let start = ready_at[i].max(sim.now());
         started[i] = start;
         // Specs come from the fabric's own paths; an error here would be a bug in this module.
-        let added = sim.add_flow_at(&sends[i].spec, start, i as u64);
+        let added = sim.add_trusted_flow_at(&sends[i].spec, start, i as u64);
         debug_assert!(added.is_ok(), "{added:?}");
         conn.inflight += 1;
     }
@@ -172,6 +172,7 @@ fn execute(
 ) -> (Duration, FlowSim<'_>, Vec<FlowRecord>) {
     let n = sends.len();
     let mut sim = FlowSim::new(&fab.net);
+    sim.reserve(n, sends.iter().map(|s| s.spec.path.len()).sum());
     let mut waiting: Vec<usize> = sends.iter().map(|s| s.deps.as_slice().len()).collect();
     // Dependents as a flat adjacency list (CSR): no allocation per send.
     let mut offsets = vec![0usize; n + 1];
@@ -191,16 +192,19 @@ fn execute(
             fill[d] += 1;
         }
     }
-    // Dense connection ids.
-    let ids: BTreeMap<usize, usize> = {
+    // Dense connection ids: the sorted distinct connection numbers, looked up by binary search.
+    let ids: Vec<usize> = {
         let mut v: Vec<usize> = sends.iter().map(|s| s.conn).collect();
         v.sort_unstable();
         v.dedup();
-        v.into_iter().enumerate().map(|(i, c)| (c, i)).collect()
+        v
     };
-    let conn_of: Vec<usize> = sends.iter().map(|s| ids[&s.conn]).collect();
+    let conn_of: Vec<usize> = sends
+        .iter()
+        .map(|s| ids.binary_search(&s.conn).unwrap_or(0))
+        .collect();
     let mut conns: Vec<Conn> = ids
-        .keys()
+        .iter()
         .map(|&c| Conn {
             unlimited: c == usize::MAX,
             ..Conn::default()
@@ -364,6 +368,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         let piece = chunk.div_ceil(m as u64);
         // The hop r → r + 1 of every rank, with its latency, computed once.
         let ring: Vec<(FlowSpec, Duration)> = (0..n).map(|r| hop(r, (r + 1) % n, piece)).collect();
+        sends.reserve(c * steps * n * m);
         max_lat = ring.iter().map(|h| h.1).max().unwrap_or(Duration::ZERO);
         // last[r][j]: index of the most recent send from rank r of piece j (per channel).
         for ch in 0..c {
@@ -379,25 +384,29 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
                     Arc::new(spec)
                 })
                 .collect();
-            let mut last: Vec<Vec<Option<usize>>> = vec![vec![None; m]; n];
+            // last[r * m + j]: index of the most recent send of piece j from rank r; `before` is
+            // the previous step's (two flat buffers swapped per step, no allocation per step).
+            let mut last: Vec<Option<usize>> = vec![None; n * m];
+            let mut before: Vec<Option<usize>> = vec![None; n * m];
             for _k in 0..steps {
-                let before = last.clone();
-                for (r, last_r) in last.iter_mut().enumerate() {
+                std::mem::swap(&mut last, &mut before);
+                for r in 0..n {
                     let from = (r + n - 1) % n;
                     for j in 0..m {
                         let idx = sends.len();
-                        let delay = if before[from][j].is_some() {
+                        let dep = before[from * m + j];
+                        let delay = if dep.is_some() {
                             ring[from].1
                         } else {
                             Duration::ZERO
                         };
                         sends.push(Send {
                             spec: Arc::clone(&specs[r]),
-                            deps: Deps::One(before[from][j]),
+                            deps: Deps::One(dep),
                             conn: ch * n + r,
                             delay,
                         });
-                        last_r[j] = Some(idx);
+                        last[r * m + j] = Some(idx);
                     }
                 }
             }

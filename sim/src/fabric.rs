@@ -31,6 +31,9 @@ pub struct Fabric {
     staged: BTreeMap<usize, LinkId>,
     /// Per GPU, its NVLink port into and out of the NVSwitch fabric (NVLink boxes only).
     nvlink: BTreeMap<usize, (LinkId, LinkId)>,
+    /// `pair_paths[a * gpus + b]`: the GPU → GPU path, computed once (collectives ask for the same
+    /// few pairs on every call).
+    pair_paths: Vec<Path>,
 }
 
 /// Per-direction bandwidth of a PCIe link of `gen` × `width` from the measured x16 figures.
@@ -66,6 +69,7 @@ impl Fabric {
             shm_conn: BTreeMap::new(),
             staged: BTreeMap::new(),
             nvlink: BTreeMap::new(),
+            pair_paths: Vec::new(),
         };
         let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
         let nodes = topology.nodes().to_vec();
@@ -202,6 +206,8 @@ impl Fabric {
                 .add_link(format!("staged peer loads into GPU{a}"), staged_bw);
             f.staged.insert(a, id);
         }
+        let g = topology.gpu_count();
+        f.pair_paths = (0..g * g).map(|i| f.route_path(i / g, i % g)).collect();
         f
     }
 
@@ -297,6 +303,15 @@ impl Fabric {
     /// The path data takes from GPU `a` to GPU `b`: over NVLink when the box has it (through the
     /// NVSwitch fabric: the sender's port out, the receiver's port in), else the PCIe tree.
     pub fn path(&self, a: usize, b: usize) -> Path {
+        let g = self.topology.gpu_count();
+        match self.pair_paths.get(a * g + b) {
+            Some(p) if a < g && b < g => p.clone(),
+            _ => self.route_path(a, b),
+        }
+    }
+
+    /// [`Fabric::path`] computed from the topology (what the cache holds).
+    fn route_path(&self, a: usize, b: usize) -> Path {
         if let (Some(&(up, _)), Some(&(_, down))) = (self.nvlink.get(&a), self.nvlink.get(&b))
             && a != b
         {

@@ -436,6 +436,14 @@ impl<'a> FlowSim<'a> {
         }
     }
 
+    /// Reserves room for `flows` more flows whose paths total `path_links` links, so that adding
+    /// them does not reallocate (a collective knows its send count before it runs).
+    pub fn reserve(&mut self, flows: usize, path_links: usize) {
+        self.flows.reserve(flows);
+        self.paths.reserve(path_links);
+        self.tails.reserve(flows);
+    }
+
     /// Forgets every flow and statistic and sets the clock back to zero, keeping the buffers: a
     /// sweep can reuse one simulator for many collectives without allocating.
     pub fn reset(&mut self) {
@@ -533,6 +541,30 @@ impl<'a> FlowSim<'a> {
     /// # Errors
     /// As [`FlowSim::add_flow`].
     pub fn add_flow_at(&mut self, spec: &FlowSpec, start: Duration, tag: u64) -> Result<FlowId, NetError> {
+        self.validate(spec, start)?;
+        self.push_flow(spec, start, tag)
+    }
+
+    /// [`FlowSim::add_flow_at`] for specs this crate built from the network's own links (the
+    /// collectives' hops): the checks run in debug builds only, since they cost more than the
+    /// flow itself on a hot path of a few hundred flows per collective.
+    ///
+    /// # Errors
+    /// Only [`NetError::TooMany`] in release builds; every [`FlowSim::add_flow`] error in debug.
+    pub(crate) fn add_trusted_flow_at(
+        &mut self,
+        spec: &FlowSpec,
+        start: Duration,
+        tag: u64,
+    ) -> Result<FlowId, NetError> {
+        if cfg!(debug_assertions) {
+            self.validate(spec, start)?;
+        }
+        self.push_flow(spec, start.max(self.now), tag)
+    }
+
+    /// The checks of [`FlowSim::add_flow`].
+    fn validate(&self, spec: &FlowSpec, start: Duration) -> Result<(), NetError> {
         if start < self.now {
             return Err(NetError::StartInPast {
                 start_ps: start.as_ps(),
@@ -561,6 +593,11 @@ impl<'a> FlowSim<'a> {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Appends a checked flow.
+    fn push_flow(&mut self, spec: &FlowSpec, start: Duration, tag: u64) -> Result<FlowId, NetError> {
         let id = u32::try_from(self.flows.len()).map_err(|_| NetError::TooMany("flows"))?;
         let zero = spec.bytes == 0;
         let path_start = u32::try_from(self.paths.len()).map_err(|_| NetError::TooMany("path links"))?;
