@@ -446,5 +446,20 @@ pub fn topo_text(setup: &Setup) -> String {
             ""
         }
     );
+    let p = &hw.params;
+    if p.collapse_factor < 1.0 {
+        let _ = writeln!(
+            o,
+            "Posted-write collapse: a switch or root port writing to ≥ {} root complexes from ≥ {} of its GPUs keeps {:.1} % of its write bandwidth{}",
+            p.collapse_min_roots,
+            p.collapse_min_sources,
+            p.collapse_factor * 100.0,
+            if p.collapse_reads {
+                "; the data of peer reads counts too (collapse_reads)"
+            } else {
+                ""
+            }
+        );
+    }
     o
 }
