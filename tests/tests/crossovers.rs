@@ -180,7 +180,7 @@ fn asus_8gpu_cross_numa_auto_tune_crossover_within_2x() {
 /// Custom vs NCCL (8 GPU, fp16)"): 4 KB custom 30.6 < NCCL 57.2 µs, 8 KB 64.3 > 57.6 → ≈ 7.4 KB, 6.5×
 /// below the auto-tune's threshold. Its NCCL column is `NCCL_P2P_LEVEL=SYS` (the setting the page gives
 /// next to it): tpsim with SYS predicts it within 0.76–0.94× at 256 B … 32 MB, with the defaults 2.4–3.9×
-/// too slow below 64 KB. Both the NCCL rows (the issue's 2× bound) and the crossover are asserted.
+/// too slow from 256 B to 64 KB. Both the NCCL rows (the issue's 2× bound) and the crossover are asserted.
 #[test]
 fn asus_8gpu_p2pmark_crossover_within_2x() {
     let sys = ["--env", "NCCL_P2P_LEVEL=SYS"];
