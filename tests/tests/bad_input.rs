@@ -366,3 +366,51 @@ fn fp8_expert_shard_off_the_block_grid_needs_expert_parallelism() {
         "the message points at expert parallelism: {e}"
     );
 }
+
+#[test]
+fn collapse_and_simple_step_keys_of_issue_3() {
+    // `collapse_reads` is a switch: a string is refused, naming the key.
+    let e = bad(
+        "collapse-reads",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\ncollapse_reads = \"yes\"",
+    );
+    assert!(
+        e.contains("key `hardware.params.collapse_reads`") && e.contains("expected a boolean"),
+        "{e}"
+    );
+    // `nccl_simple_step_latency` is a duration.
+    let e = bad(
+        "simple-step",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\nnccl_simple_step_latency = \"fast\"",
+    );
+    assert!(
+        e.contains("key `hardware.params.nccl_simple_step_latency`"),
+        "{e}"
+    );
+    // A hardware file written before the key existed: missing, named, exit 2.
+    let text = std::fs::read_to_string(scenario("hardware/v100-4x-plx.toml")).unwrap();
+    let old: String = text
+        .lines()
+        .filter(|l| !l.starts_with("nccl_simple_step_latency"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let p = scratch("old-hardware").join("v100.toml");
+    std::fs::write(&p, old).unwrap();
+    let o = tpsim(&[
+        "collective",
+        "--hardware",
+        &p.display().to_string(),
+        "--sizes",
+        "4K",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("key `hardware.params.nccl_simple_step_latency`")
+            && o.stderr.contains("missing"),
+        "{}",
+        o.stderr
+    );
+}
