@@ -26,6 +26,19 @@ fn llama_no_overlap(dir: &Path) -> PathBuf {
     p
 }
 
+/// The hand-written SGLang decode log ingested into `dir/serve.json`; returns its path.
+fn ingested_llama_log(dir: &Path) -> String {
+    let meas = dir.join("serve.json").display().to_string();
+    let o = calibrate(&[
+        "ingest",
+        &fixture("sglang-decode-llama-8b-h100.log"),
+        "--out",
+        &meas,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    meas
+}
+
 #[test]
 fn a_known_host_overhead_is_fitted_back_within_its_interval() {
     let dir = scratch("fit-host-round-trip");
@@ -94,14 +107,7 @@ fn a_known_host_overhead_is_fitted_back_within_its_interval() {
 fn hand_written_sglang_log_gives_iteration_times_and_the_mean_residual() {
     let dir = scratch("fit-host-log");
     let file = llama_no_overlap(&dir);
-    let meas = dir.join("serve.json").display().to_string();
-    let o = calibrate(&[
-        "ingest",
-        &fixture("sglang-decode-llama-8b-h100.log"),
-        "--out",
-        &meas,
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let meas = ingested_llama_log(&dir);
     let o = calibrate(&["fit-host", &meas, "--scenario", &file.display().to_string()]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     println!("{}", o.stdout);
@@ -144,14 +150,7 @@ fn hand_written_sglang_log_gives_iteration_times_and_the_mean_residual() {
 #[test]
 fn bad_input_exits_2() {
     let dir = scratch("fit-host-bad");
-    let meas = dir.join("serve.json").display().to_string();
-    let o = calibrate(&[
-        "ingest",
-        &fixture("sglang-decode-llama-8b-h100.log"),
-        "--out",
-        &meas,
-    ]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let meas = ingested_llama_log(&dir);
     // The overlap scheduler hides host work: refused.
     let o = calibrate(&[
         "fit-host",
