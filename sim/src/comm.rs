@@ -159,13 +159,15 @@ impl Comm {
         };
         let proto = c.proto.as_str();
         let eff = c.proto.payload_efficiency();
+        // NCCL's per-step figure: what SHM hops pay, and P2P hops except Simple ring steps on PCIe.
+        let tuning = Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto));
         NcclPlan {
             algo,
             proto,
             channels: c.channels.max(1),
             base_latency: Duration::from_us_f64(nccl::base_latency_us(c.algo, c.proto)),
-            step_latency: self.step_latency(c),
-            shm_step_latency: Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto)),
+            step_latency: self.step_latency(c, tuning),
+            shm_step_latency: tuning,
             efficiency: eff,
             // Forwarding granularity. LL is cut-through at the grain of one pass of the block: each
             // thread moves one 16-byte line carrying 8 bytes (device.h), so nthreads × 8 B; LL128
@@ -188,11 +190,11 @@ impl Comm {
     /// figure, except for Simple ring steps on PCIe, where the box's measured
     /// `nccl_simple_step_latency` replaces NCCL's 5.7 µs (which its tuner uses to rank protocols,
     /// not a measured time).
-    fn step_latency(&self, c: &Choice) -> Duration {
+    fn step_latency(&self, c: &Choice, tuning: Duration) -> Duration {
         if c.proto == Proto::Simple && c.algo == Algo::Ring && !self.nvlink {
             self.fabric.params.nccl_simple_step_latency
         } else {
-            Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto))
+            tuning
         }
     }
 
