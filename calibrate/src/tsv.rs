@@ -1,4 +1,4 @@
-//! Collective rows of a tab-separated table in the layout of `data/allreduce.tsv` (a header with
+//! Collective rows of a tab-separated table in the layout of `tests/data/allreduce.tsv` (a header with
 //! `n_gpus`, `size_bytes`, `time_us` and optionally `busbw_GBps`) as a measurement file, so that
 //! published tables can be fitted and checked like `bench` output.
 

@@ -1,8 +1,8 @@
-//! Issue #7, "Done when" 2: link parameters fitted on one part of `../shared/data/allreduce.tsv`
+//! Issue #7, "Done when" 2: link parameters fitted on one part of `tests/data/allreduce.tsv`
 //! lower the error on another part of the same system.
 //!
 //! The system: 8× RTX PRO 6000 behind two c-payne Gen5 switches on one Threadripper Pro 7955WX
-//! (data/allreduce.tsv lines 2–25, torch.distributed all_reduce with NCCL_P2P_LEVEL=SYS and the ring
+//! (tests/data/allreduce.tsv lines 2–25, torch.distributed all_reduce with NCCL_P2P_LEVEL=SYS and the ring
 //! forced). The box was measured twice: with the switches on separate root complexes (Group A, even
 //! lines 2–24, preset `rtx-pro-6000-8x-2switch-trpro`) and with both on one root complex (Group B,
 //! odd lines 3–25, preset `rtx-pro-6000-8x-2switch-trpro-shared-rc`). The fit sees Group A only; the
@@ -23,8 +23,8 @@ const GROUP_A: &str = "SEPARATE root complexes";
 const GROUP_B: &str = "sharing ONE root complex";
 
 fn data() -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/allreduce.tsv");
-    std::fs::read_to_string(&p).expect("../shared/data/allreduce.tsv beside the repository")
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/allreduce.tsv");
+    std::fs::read_to_string(&p).expect("tests/data/allreduce.tsv in the repository")
 }
 
 fn tmp(name: &str) -> PathBuf {

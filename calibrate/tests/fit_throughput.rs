@@ -1,5 +1,5 @@
 //! Issue #7, "fitting on one part lowers the error on another part", on real data: `fit-throughput`
-//! fits `kernel_overhead` to the four MiniMax-M2.5 batch-1 rows of `data/throughput.tsv` and is
+//! fits `kernel_overhead` to the four MiniMax-M2.5 batch-1 rows of `tests/data/throughput.tsv` and is
 //! evaluated on the six Qwen3.5-397B batch-1 rows it never saw (`scenarios/validation/
 //! throughput-pairs.tsv`); the committed profile `scenarios/profiles/rtx-pro-6000-throughput-fit.toml`
 //! is that fit, reproduced here; bad input exits 2.

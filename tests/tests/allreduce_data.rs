@@ -1,4 +1,4 @@
-//! Allreduce predictions against the measured table `../shared/data/allreduce.tsv` (issue #3).
+//! Allreduce predictions against the measured table `tests/data/allreduce.tsv` (issue #3).
 //!
 //! Each measured system is mapped to a hardware preset and the NCCL settings its row states; the
 //! prediction comes from the preset's topology and parameters, never from a fit to the row. Rows
@@ -66,12 +66,12 @@ struct Row {
 }
 
 fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/allreduce.tsv")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/allreduce.tsv")
 }
 
 fn rows() -> Vec<Row> {
     let text =
-        std::fs::read_to_string(data_file()).expect("../shared/data/allreduce.tsv beside the repository");
+        std::fs::read_to_string(data_file()).expect("tests/data/allreduce.tsv in the repository");
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();

@@ -1,4 +1,4 @@
-//! SGLang's KV sizing against real start-up logs: `../shared/data/engine-memory.tsv`.
+//! SGLang's KV sizing against real start-up logs: `tests/data/engine-memory.tsv`.
 //!
 //! For each SGLang row whose model has a preset, a scenario replays the log's observed free memory
 //! (before and after loading the weights) at the logged mem_fraction_static; the KV token count must
@@ -14,8 +14,8 @@ use common::*;
 use std::path::PathBuf;
 
 fn tsv() -> Vec<Vec<String>> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/engine-memory.tsv");
-    let text = std::fs::read_to_string(p).expect("../shared/data/engine-memory.tsv beside the repository");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/engine-memory.tsv");
+    let text = std::fs::read_to_string(p).expect("tests/data/engine-memory.tsv in the repository");
     text.lines()
         .skip(1)
         .map(|l| l.split('\t').map(str::to_string).collect())

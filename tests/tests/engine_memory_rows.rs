@@ -1,4 +1,4 @@
-//! Issue #5's data check: every row of `../shared/data/engine-memory.tsv` replayed from its observed
+//! Issue #5's data check: every row of `tests/data/engine-memory.tsv` replayed from its observed
 //! inputs through the library (`tpsim_model::memory::sglang_kv_plan` / `vllm_kv_plan`), one test per
 //! row, named `<engine>_<version>_<model>_<gpu>_<tp>`.
 //!
@@ -31,8 +31,8 @@ type Row = BTreeMap<String, String>;
 /// The row on `line` (the file's line number; the header is line 1), after checking its model column
 /// so that a reordered file fails loudly instead of testing the wrong row.
 fn row(line: usize, model: &str) -> Row {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/engine-memory.tsv");
-    let text = std::fs::read_to_string(&p).expect("../shared/data/engine-memory.tsv beside the repository");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/engine-memory.tsv");
+    let text = std::fs::read_to_string(&p).expect("tests/data/engine-memory.tsv in the repository");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
     let cells: Vec<&str> = text.lines().nth(line - 1).expect("row").split('\t').collect();
@@ -949,7 +949,7 @@ fn vllm_0_11_llama_3_3_70b_fp8_h100_tp1_oom() {
 fn every_row_has_a_test() {
     // 11 SGLang rows (lines 2–12; line 6 has two tests), 26 vLLM 0.19 rows (lines 13–38), 1 vLLM ~0.11
     // row (line 39). A new row fails this until it gets its own test.
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/engine-memory.tsv");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/engine-memory.tsv");
     let text = std::fs::read_to_string(p).unwrap();
     let engines: Vec<String> = text
         .lines()

@@ -6,7 +6,7 @@ use common::*;
 
 #[test]
 fn llama_3_1_8b_on_one_h100_within_15_percent() {
-    // data/spec-decode.tsv, first row (SGLang docs, Llama-3.1-8B-Instruct, 1× H100, batch 1):
+    // tests/data/spec-decode.tsv, first row (SGLang docs, Llama-3.1-8B-Instruct, 1× H100, batch 1):
     // tok_s_base 158.34 tok/s. Tolerance 15 % (issue #4).
     let j = run_json(&scenario("examples/llama-3.1-8b-h100.toml"));
     let tok_s = f(&j["throughput"]["output_tok_s"]);

@@ -36,7 +36,7 @@ fn variant(name: &str, file: &str, shape: (u32, u32, u32), acceptance: &str, out
 
 #[test]
 fn kimi_k2_5_profiles_reproduce_the_measured_accept_lengths() {
-    // data/spec-decode.tsv, lightseekorg/kimi-k2.5-eagle3 rows at (3, 1, 4): MTBench 2.687, GSM8K
+    // tests/data/spec-decode.tsv, lightseekorg/kimi-k2.5-eagle3 rows at (3, 1, 4): MTBench 2.687, GSM8K
     // 3.201, HumanEval 3.285. The profiles' geometric rates are rounded to 6 digits: ±1e-4.
     for (name, want) in [("mtbench", 2.687), ("gsm8k", 3.201), ("humaneval", 3.285)] {
         let acc = format!("{{ profile = \"kimi-k2.5-eagle3-{name}\" }}");
@@ -48,7 +48,7 @@ fn kimi_k2_5_profiles_reproduce_the_measured_accept_lengths() {
 
 #[test]
 fn kimi_k2_profile_chains_and_trees() {
-    // data/spec-decode.tsv, the AQ-MedAI/Kimi-K2-Instruct-eagle3 SpecBundle rows, means over the
+    // tests/data/spec-decode.tsv, the AQ-MedAI/Kimi-K2-Instruct-eagle3 SpecBundle rows, means over the
     // seven datasets (reference/spec-decode.md quotes them): chains (3,1,4) 3.078, (5,1,6) 3.842,
     // (7,1,8) 4.290 — the profile is fitted to these, ±2e-3 for its 6-digit rates. Trees at the same
     // num_draft_tokens: measured (5,3,6) 3.181 and (7,4,8) 3.029; the profile gives 3.078 for both
@@ -259,7 +259,7 @@ fn best_spec_adds_trees_when_siblings_are_known() {
     // 8 chains: depths 3/5/7 × topk 2/4/8 × 1, 2, 4 × (steps + 1) draft tokens = 27, minus the three
     // topk-2 shapes with 4 × (steps + 1) tokens, more than the tree has candidates (16 > 1 + 2 + 2 × 4,
     // 24 > 1 + 2 + 4 × 4, 32 > 1 + 2 + 6 × 4).
-    // As measured on H200 (data/spec-decode.tsv, Kimi-K2-Instruct gsm8k: (7,1,8) 544.2 tok/s, (7,4,8)
+    // As measured on H200 (tests/data/spec-decode.tsv, Kimi-K2-Instruct gsm8k: (7,1,8) 544.2 tok/s, (7,4,8)
     // 459.2), the topk 4 tree at 8 draft tokens is slower than the chain at 8.
     let p = variant(
         "best-tree",

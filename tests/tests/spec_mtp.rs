@@ -10,7 +10,7 @@ fn deepseek_v3_nextn_on_8_h200() {
     let j = run_json(&scenario(DSV3));
     // Tree (2, 4, 4) with a = 0.9 and no sibling information: the 3 nodes are the chain's
     // (siblings' marginals are 0): τ = 1 + 0.9 + 0.81 = 2.71, inside the measured 2.5–3
-    // (data/spec-decode.tsv, SGLang PR #3582).
+    // (tests/data/spec-decode.tsv, SGLang PR #3582).
     let tau = f(&j["spec"]["expected_accept_len"]);
     assert!((tau - 2.71).abs() < 1e-12, "{tau}");
     // Speed-up at bs = 1: measured 77 / 43.8 = 1.76× (same row), within 20 %. (The absolute tok/s

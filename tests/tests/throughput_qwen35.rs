@@ -1,4 +1,4 @@
-//! Qwen3.5-397B-A17B on 4× RTX PRO 6000 Blackwell against `../shared/data/throughput.tsv` (issue #4).
+//! Qwen3.5-397B-A17B on 4× RTX PRO 6000 Blackwell against `tests/data/throughput.tsv` (issue #4).
 //!
 //! Every prediction uses the default, uncalibrated hardware profile of
 //! `rtx-pro-6000-4x-turin-same-numa` (memory efficiency 0.80, 2 µs per kernel: assumed template values)
@@ -16,7 +16,7 @@
 //! Rows NOT asserted: every row with MTP (SGLang AWQ-INT4 MTP=5 152, NVFP4 MTP=5 132, vLLM MTP=2 130
 //! and the MTP-scaling series, the ASUS ESC8000A-E13P MTP series 67.3 … 1376.9, the b12x MTP 165.9,
 //! the 8-GPU FP8 MTP 75-125 and NVFP4 EP=8 MTP 350): no acceptance rate for Qwen3.5's MTP layer is
-//! sourced in `reference/spec-decode.md` or `data/spec-decode.tsv`, so their predictions would measure
+//! sourced in `reference/spec-decode.md` or `tests/data/spec-decode.tsv`, so their predictions would measure
 //! an assumed acceptance, not the model. The MTP draft itself is checked structurally below.
 
 mod common;

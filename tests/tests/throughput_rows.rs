@@ -1,4 +1,4 @@
-//! Decode throughput against the measured rows of `../shared/data/throughput.tsv` (issue #4), with the
+//! Decode throughput against the measured rows of `tests/data/throughput.tsv` (issue #4), with the
 //! **default (uncalibrated) profile**: each row runs its scenario under `scenarios/validation/` and the
 //! test asserts measured ÷ predicted within [`BAND`]. The measured values are read from the data file,
 //! never copied into the scenarios; no preset is tuned per row.
@@ -55,12 +55,12 @@ struct Row {
 }
 
 fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/throughput.tsv")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/throughput.tsv")
 }
 
 fn rows() -> Vec<Row> {
     let text =
-        std::fs::read_to_string(data_file()).expect("../shared/data/throughput.tsv beside the repository");
+        std::fs::read_to_string(data_file()).expect("tests/data/throughput.tsv in the repository");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
     let col = |name: &str| {

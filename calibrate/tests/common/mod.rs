@@ -56,10 +56,10 @@ pub fn scenario(rel: &str) -> String {
         .to_string()
 }
 
-/// The shared measured data (`../shared/data/` beside the repository).
+/// A measured table under the repository's `tests/data/`.
 pub fn data(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
+        .join("../tests/data")
         .join(name)
         .display()
         .to_string()

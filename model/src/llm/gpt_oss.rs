@@ -32,7 +32,7 @@
 //! multiple of 256; FlashInfer TRT-LLM (SM100): 256 / 256; FlashInfer CUTLASS: 128 / 128; Triton:
 //! intermediate → 64, hidden unpadded. The quantization's `pad_intermediate` / `pad_hidden` carry it.
 //! The presets use Marlin's, which reproduces vLLM 0.19's logged weights for gpt-oss-20b on H100
-//! (data/engine-memory.tsv rows 30–31: 13.64 GiB at tp 1, 7.01 GiB at tp 2; tpsim 13.67 / 7.06, see
+//! (tests/data/engine-memory.tsv rows 30–31: 13.64 GiB at tp 1, 7.01 GiB at tp 2; tpsim 13.67 / 7.06, see
 //! the unit tests) where Triton's would give 12.82 / 6.52 and CUTLASS's 13.24 / 6.84. SGLang's default
 //! (triton_kernels) MXFP4 MoE pads the intermediate to 64 and not the hidden, and casts the expert
 //! biases to fp32 after loading (SGLang `layers/quantization/mxfp4.py`), i.e. `pad_intermediate = 64`.

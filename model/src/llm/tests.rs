@@ -1,5 +1,5 @@
 //! Unit tests pinned to hand-computed values and to the measured references in
-//! `shared/data/engine-memory.tsv` / `reference/hardware-and-models.md`.
+//! `tests/data/engine-memory.tsv` / `reference/hardware-and-models.md`.
 
 use super::*;
 

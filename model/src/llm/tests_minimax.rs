@@ -71,7 +71,7 @@ fn minimax_fp8_weights_per_rank_tp1_tp2_tp4() {
     //     router 3,146,752; experts 256 × (w13 1536 × 3072 + 12 × 24 × 4 = 4,719,744,
     //     w2 3072 × 768 + 24 × 6 × 4 = 2,359,872) = 1,812,381,696 → 1,837,573,376 per layer;
     //   total 2 × 614,596,608 + 6,144 + 62 × 1,837,573,376 = 115,158,748,672 B = 107.25 GiB
-    //   (more than one 96 GB RTX PRO 6000 holds: the FP8 rows of data/throughput.tsv use 4 and 8 GPUs).
+    //   (more than one 96 GB RTX PRO 6000 holds: the FP8 rows of tests/data/throughput.tsv use 4 and 8 GPUs).
     assert_eq!(m.weight_bytes_per_rank(2).0, 115_158_748_672);
     // tp 4: embedding and lm_head 50,016 rows → 307,298,304 each; per layer: qkv 2048 rows
     //   → 6,291,456 + 16 × 24 × 4 = 6,292,992; o_proj 3072 × 1536 + 24 × 12 × 4 = 4,719,744;
@@ -85,7 +85,7 @@ fn minimax_fp8_weights_per_rank_tp1_tp2_tp4() {
 fn minimax_fp8_tp8_needs_expert_parallelism() {
     let m = minimax(fp8());
     // 1536 / 8 = 192 per rank is not a whole number of 128-row fp8 blocks: SGLang refuses plain TP 8,
-    // which is why the 8-GPU FP8 row of data/throughput.tsv runs with EP.
+    // which is why the 8-GPU FP8 row of tests/data/throughput.tsv runs with EP.
     let err = m.validate_tp(8).expect_err("tp 8 fp8 without EP").to_string();
     assert!(err.contains("192") && err.contains("128"), "{err}");
     // With EP 8 each rank holds 256 / 8 = 32 whole experts.
@@ -178,7 +178,7 @@ fn minimax_config_errors_name_the_field() {
     assert!(err.contains("num_local_experts"), "{err}");
 }
 
-// The other dense model of data/throughput.tsv's compared rows (vLLM PR 2192), pinned here beside it.
+// The other dense model of tests/data/throughput.tsv's compared rows (vLLM PR 2192), pinned here beside it.
 const LLAMA_2_13B: &str = include_str!("../../../scenarios/models/llama-2-13b/config.json");
 
 #[test]

@@ -18,7 +18,7 @@ fn shapes(acceptance: &AcceptanceModel) -> Vec<(u32, u32, u32)> {
     let mut v: Vec<(u32, u32, u32)> = (1..=MAX_STEPS).map(|s| (s, 1, s + 1)).collect();
     let trees = matches!(acceptance, AcceptanceModel::Positional(p) if !p.siblings.is_empty());
     if trees {
-        // Depths of the SpecBundle tree measurements (data/spec-decode.tsv: (5,3,6), (7,4,8)).
+        // Depths of the SpecBundle tree measurements (tests/data/spec-decode.tsv: (5,3,6), (7,4,8)).
         for steps in [3, 5, 7] {
             for topk in [2, 4, 8] {
                 let most = 1 + topk + (steps - 1) * topk * topk;

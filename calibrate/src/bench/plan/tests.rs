@@ -72,7 +72,7 @@ fn bandwidths_in_gb_per_s() {
 
 #[test]
 fn busbw_matches_allreduce_tsv_rows() {
-    // /work/shared/data/allreduce.tsv line 22: 8 GPUs, 268435456 B, 10226.11 µs → busbw 45.940
+    // tests/data/allreduce.tsv line 22: 8 GPUs, 268435456 B, 10226.11 µs → busbw 45.940
     // (printed to 2 decimals: tolerance 0.005).
     let b = allreduce_busbw_gbps(268_435_456, 10_226.11, 8).unwrap();
     assert!(close(b, 45.94, 0.005), "{b}");
