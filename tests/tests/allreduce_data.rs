@@ -70,8 +70,7 @@ fn data_file() -> PathBuf {
 }
 
 fn rows() -> Vec<Row> {
-    let text =
-        std::fs::read_to_string(data_file()).expect("tests/data/allreduce.tsv in the repository");
+    let text = std::fs::read_to_string(data_file()).expect("tests/data/allreduce.tsv in the repository");
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();

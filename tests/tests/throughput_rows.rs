@@ -59,8 +59,7 @@ fn data_file() -> PathBuf {
 }
 
 fn rows() -> Vec<Row> {
-    let text =
-        std::fs::read_to_string(data_file()).expect("tests/data/throughput.tsv in the repository");
+    let text = std::fs::read_to_string(data_file()).expect("tests/data/throughput.tsv in the repository");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
     let col = |name: &str| {
