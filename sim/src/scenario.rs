@@ -16,6 +16,7 @@ pub use error::{ScenarioError, parse_toml};
 pub use schema::*;
 
 use crate::presets;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tpsim_model::hw::{GpuSpec, PathClass};
 use tpsim_model::llm::{ModelSpec, Quantization};
@@ -54,6 +55,18 @@ pub struct Hardware {
     /// Efficiency curves by op class (preset < profile < inline `[hardware.compute]`, class by
     /// class); empty when none is given, and then the single efficiencies of `params` apply.
     pub curves: tpsim_model::curves::Curves,
+    /// The `params` whose value was fitted to measurements, by name: the preset's `[fitted]`
+    /// entries (less those the scenario overrode inline) and every parameter a profile supplied.
+    pub fitted: BTreeMap<String, FittedConstant>,
+}
+
+/// A fitted parameter's provenance: the rows it was fitted to, the command that refits it and the
+/// file that declared it (a preset or a profile).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FittedConstant {
+    pub rows: String,
+    pub refit: String,
+    pub file: String,
 }
 
 impl Hardware {
@@ -386,6 +399,7 @@ impl Resolver<'_> {
     }
 
     fn hardware(&self, h: HardwareSection) -> Result<Hardware, ScenarioError> {
+        let mut preset_file = String::from("the scenario");
         let base = match &h.preset {
             None => HardwareSection::default(),
             Some(r) => {
@@ -419,6 +433,8 @@ impl Resolver<'_> {
                 if let Some(c) = &sec.compute {
                     profile::curves_of(c).map_err(|(k, m)| ScenarioError::invalid(&file, &text, &k, m))?;
                 }
+                check_fitted(&sec, "fitted", |k, m| ScenarioError::invalid(&file, &text, k, m))?;
+                preset_file = file.display().to_string();
                 sec
             }
         };
@@ -429,6 +445,18 @@ impl Resolver<'_> {
         let preset_compute = base.compute.clone().unwrap_or_default();
         if let Some(c) = &inline_compute {
             profile::curves_of(c).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
+        }
+        check_fitted(&h, "hardware.fitted", |k, m| self.invalid(k, m))?;
+        let inline_fitted = h.fitted.clone().unwrap_or_default();
+        let mut fitted: BTreeMap<String, FittedConstant> = BTreeMap::new();
+        for (name, f) in base.fitted.clone().unwrap_or_default() {
+            // A value the scenario sets inline is no longer the fitted one.
+            if !inline_params.is_set(&name) {
+                fitted.insert(name, fitted_constant(f, &preset_file));
+            }
+        }
+        for (name, f) in inline_fitted {
+            fitted.insert(name, fitted_constant(f, "the scenario"));
         }
         let m = h.merged_over(base);
         let g = m.gpu.unwrap_or_default();
@@ -523,6 +551,11 @@ impl Resolver<'_> {
                 &mut compute,
             )?),
         };
+        if let Some(p) = &profile {
+            for (name, _) in &p.applied {
+                fitted.insert(name.clone(), profile_fitted(p));
+            }
+        }
         if let Some(c) = inline_compute {
             compute = c.merged_over(compute);
         }
@@ -557,6 +590,7 @@ impl Resolver<'_> {
             params,
             profile,
             curves,
+            fitted,
         })
     }
 
@@ -1118,5 +1152,75 @@ impl Resolver<'_> {
             ));
         }
         Ok(out)
+    }
+}
+
+/// Checks the `[fitted]` entries of `sec`: each names a profile parameter (`profile::PROFILE_PARAMS`)
+/// that the same section sets in its `[params]`, with non-empty rows and refit command.
+fn check_fitted(
+    sec: &HardwareSection,
+    prefix: &str,
+    err: impl Fn(&str, String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    let params = sec.params.clone().unwrap_or_default();
+    for (name, f) in sec.fitted.iter().flatten() {
+        let key = format!("{prefix}.{name}");
+        if profile::param_unit(name).is_none() {
+            return Err(err(
+                &key,
+                format!(
+                    "`{name}` is not a fittable parameter: expected one of {}",
+                    profile::PROFILE_PARAMS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if !params.is_set(name) {
+            return Err(err(
+                &key,
+                format!("`{name}` is marked fitted but this file's [params] does not set it"),
+            ));
+        }
+        if f.rows.trim().is_empty() || f.refit.trim().is_empty() {
+            return Err(err(
+                &key,
+                "expected non-empty `rows` (what it was fitted to) and `refit` (the command that refits it)"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn fitted_constant(f: FittedSection, file: &str) -> FittedConstant {
+    FittedConstant {
+        rows: f.rows,
+        refit: f.refit,
+        file: file.to_string(),
+    }
+}
+
+/// A profile's parameters are fitted by construction: its measurement files are their rows, and the
+/// command its notes record (`command: …`) refits them.
+fn profile_fitted(p: &profile::AppliedProfile) -> FittedConstant {
+    let refit = p
+        .provenance
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix("command: "))
+        .map(str::to_string)
+        .unwrap_or_else(|| p.provenance.tool.clone());
+    let rows = if p.provenance.measurements.is_empty() {
+        "the measurements named in the profile".to_string()
+    } else {
+        p.provenance.measurements.join(", ")
+    };
+    FittedConstant {
+        rows,
+        refit,
+        file: p.file.display().to_string(),
     }
 }

@@ -3,7 +3,9 @@
 use super::{DecodeError, SimulatedShape};
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
-use crate::scenario::{AllreduceBackend, Scenario};
+use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
 use tpsim_model::compute::ComputeRates;
 use tpsim_model::curves::OpClass;
 use tpsim_model::hw::{PathClass, Transport};
@@ -24,6 +26,9 @@ pub struct CollectiveCost {
 pub struct Costs {
     pub backend: AllreduceBackend,
     pub comm: Comm,
+    /// Every distinct collective the prediction asked for: which hardware parameters a prediction
+    /// used is derived from these ([`Costs::params_used`]).
+    calls: Mutex<BTreeSet<Collective>>,
 }
 
 /// Derives the collective cost model from the scenario.
@@ -31,6 +36,7 @@ pub fn collective_costs(s: &Scenario) -> Costs {
     Costs {
         backend: s.engine.allreduce,
         comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env),
+        calls: Mutex::new(BTreeSet::new()),
     }
 }
 
@@ -51,6 +57,7 @@ impl Costs {
     }
     /// One allreduce of `bytes` per rank, simulated on the network.
     pub fn allreduce(&self, bytes: Bytes) -> CollectiveCost {
+        self.record(Collective::Allreduce(bytes.0));
         let o = self.comm.allreduce(bytes.0, Request::Backend(self.backend));
         CollectiveCost {
             bytes,
@@ -60,6 +67,7 @@ impl Costs {
     }
     /// One all-gather ending with `total` bytes per rank (always NCCL).
     pub fn allgather(&self, total: Bytes) -> CollectiveCost {
+        self.record(Collective::Allgather(total.0));
         let o = self.comm.allgather(total.0);
         CollectiveCost {
             bytes: total,
@@ -67,10 +75,58 @@ impl Costs {
             algorithm: o.algorithm,
         }
     }
+
+    fn record(&self, c: Collective) {
+        self.calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(c);
+    }
+
+    /// Which of `names` (hardware parameters, `profile::PROFILE_PARAMS` names) the collectives of
+    /// this prediction depend on: a parameter counts as used when changing it (by a quarter, kept in
+    /// its valid range) changes the time of at least one collective the prediction asked for. Exact
+    /// for what was simulated, whatever path (SHM hop, Simple step, collapse, staged load) reads it.
+    pub fn params_used(&self, hw: &Hardware, names: &[&str]) -> Vec<String> {
+        let calls: Vec<Collective> = self
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .copied()
+            .collect();
+        let n = self.comm.ranks.len();
+        let time = |comm: &Comm, c: &Collective| match *c {
+            Collective::Allreduce(b) => comm.allreduce(b, Request::Backend(self.backend)).time,
+            Collective::Allgather(b) => comm.allgather(b).time,
+        };
+        let base: Vec<Duration> = calls.iter().map(|c| time(&self.comm, c)).collect();
+        names
+            .iter()
+            .filter(|name| {
+                let Some(v) = profile::get(&hw.params, name) else {
+                    return false;
+                };
+                // Fractions move down (they are ≤ 1), everything else up; a zero duration moves to 1 µs.
+                let moved = match profile::param_unit(name) {
+                    Some(profile::ParamUnit::Fraction) => v * 0.75,
+                    _ if v <= 0.0 => 1.0,
+                    _ => v * 1.25,
+                };
+                let mut h = hw.clone();
+                if profile::set(&mut h.params, name, moved).is_err() {
+                    return false;
+                }
+                let comm = Comm::new(&h, n, &self.comm.env);
+                calls.iter().zip(&base).any(|(c, t)| time(&comm, c) != *t)
+            })
+            .map(|s| s.to_string())
+            .collect()
+    }
 }
 
 /// A collective task's kind and size in bytes per rank (the all-gather's: its output).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Collective {
     Allreduce(u64),
     Allgather(u64),

@@ -62,6 +62,22 @@ pub struct HardwareSection {
     pub params: Option<ParamsSection>,
     /// `[compute]` (`[hardware.compute]` in a scenario): efficiency curves by op class.
     pub compute: Option<ComputeSection>,
+    /// `[fitted.<param>]` (`[hardware.fitted.<param>]` in a scenario): the `[params]` values that
+    /// were fitted to measurements, each with the rows it was fitted to and the command that refits
+    /// it (issue #14: calibration is not validation).
+    pub fitted: Option<BTreeMap<String, FittedSection>>,
+}
+
+/// `[fitted.<param>]`: where a fitted `[params]` value came from. Those rows are then a consistency
+/// check of the value, never evidence of accuracy.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FittedSection {
+    /// The rows or observation the value was fitted to, e.g.
+    /// `tests/data/allreduce.tsv lines 73-79 (2x RTX 4090, no P2P: busbw 2.2 GB/s)`.
+    pub rows: String,
+    /// The command that refits it from those rows.
+    pub refit: String,
 }
 
 /// `[compute]` of a hardware preset (`[hardware.compute]` inline, `[compute]` in a profile).
@@ -132,6 +148,13 @@ impl HardwareSection {
             ),
             compute: match (self.compute, base.compute) {
                 (Some(s), Some(b)) => Some(s.merged_over(b)),
+                (s, b) => s.or(b),
+            },
+            fitted: match (self.fitted, base.fitted) {
+                (Some(s), Some(mut b)) => {
+                    b.extend(s);
+                    Some(b)
+                }
                 (s, b) => s.or(b),
             },
         }
