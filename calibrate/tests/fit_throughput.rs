@@ -127,15 +127,16 @@ fn every_pair_is_a_batch1_row_of_throughput_tsv() {
             "85.8",
         ),
     ];
-    let tsv = std::fs::read_to_string(data("throughput.tsv")).expect("throughput.tsv");
+    let tsv = read_tsv(std::path::Path::new(&data("throughput.tsv")));
     let pairs = throughput::read_pairs(&pairs_file()).expect("pairs");
     assert_eq!(pairs.len(), rows.len());
     for (p, (label, source, engine, model, quant, gpus, out)) in pairs.iter().zip(rows) {
         assert_eq!(p.label, label);
         // Columns: source engine model quant gpu n_gpus tp batch spec output_tok_s notes.
         let found = tsv
-            .lines()
-            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .rows
+            .iter()
+            .map(|r| &r.cells)
             .filter(|f| {
                 f.len() > 9
                     && f[0].contains(source)

@@ -7,7 +7,6 @@
 
 mod common;
 use common::*;
-use std::path::PathBuf;
 
 /// (substring of the topology column, substring of the algorithm column, preset, extra args).
 const SYSTEMS: &[(&str, &str, &str, &[&str])] = &[
@@ -65,16 +64,10 @@ struct Row {
     measured_us: f64,
 }
 
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/allreduce.tsv")
-}
-
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(data_file()).expect("tests/data/allreduce.tsv in the repository");
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let (topo, size, time, algo) = (f[3], f[5], f[6], f[9]);
+    for r in read_tsv(&data_path("allreduce.tsv")).rows {
+        let (topo, size, time, algo) = (r.get(3), r.get(5), r.get(6), r.get(9));
         let (Ok(size), Ok(t)) = (size.trim().parse::<u64>(), time.trim().parse::<f64>()) else {
             continue;
         };
@@ -84,7 +77,7 @@ fn rows() -> Vec<Row> {
         {
             out.push(Row {
                 system: s,
-                source_line: i + 1,
+                source_line: r.line,
                 size,
                 measured_us: t,
             });

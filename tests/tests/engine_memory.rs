@@ -11,14 +11,12 @@
 
 mod common;
 use common::*;
-use std::path::PathBuf;
 
 fn tsv() -> Vec<Vec<String>> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/engine-memory.tsv");
-    let text = std::fs::read_to_string(p).expect("tests/data/engine-memory.tsv in the repository");
-    text.lines()
-        .skip(1)
-        .map(|l| l.split('\t').map(str::to_string).collect())
+    read_tsv(&data_path("engine-memory.tsv"))
+        .rows
+        .into_iter()
+        .map(|r| r.cells)
         .collect()
 }
 

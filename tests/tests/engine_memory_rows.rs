@@ -14,6 +14,8 @@
 //! planner from each model's HF config.json); "vLLM log" is the row's own log in
 //! `accuracy/results/v0.19.0/logs/` of the same commit.
 
+mod common;
+use common::{data_path, read_tsv};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use tpsim_model::llm::ModelSpec;
@@ -31,15 +33,14 @@ type Row = BTreeMap<String, String>;
 /// The row on `line` (the file's line number; the header is line 1), after checking its model column
 /// so that a reordered file fails loudly instead of testing the wrong row.
 fn row(line: usize, model: &str) -> Row {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/engine-memory.tsv");
-    let text = std::fs::read_to_string(&p).expect("tests/data/engine-memory.tsv in the repository");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let cells: Vec<&str> = text.lines().nth(line - 1).expect("row").split('\t').collect();
-    let r: Row = header
+    let t = read_tsv(&data_path("engine-memory.tsv"));
+    let rec = t.rows.iter().find(|r| r.line == line);
+    let rec = rec.unwrap_or_else(|| panic!("engine-memory.tsv has no line {line}"));
+    let r: Row = t
+        .header
         .iter()
-        .zip(cells.iter().chain(std::iter::repeat(&"")))
-        .map(|(h, c)| ((*h).to_string(), (*c).to_string()))
+        .enumerate()
+        .map(|(i, h)| (h.clone(), rec.get(i).to_string()))
         .collect();
     assert_eq!(r["model"], model, "engine-memory.tsv line {line}");
     r
@@ -949,13 +950,10 @@ fn vllm_0_11_llama_3_3_70b_fp8_h100_tp1_oom() {
 fn every_row_has_a_test() {
     // 11 SGLang rows (lines 2–12; line 6 has two tests), 26 vLLM 0.19 rows (lines 13–38), 1 vLLM ~0.11
     // row (line 39). A new row fails this until it gets its own test.
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/engine-memory.tsv");
-    let text = std::fs::read_to_string(p).unwrap();
-    let engines: Vec<String> = text
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split('\t').nth(1).unwrap_or("").to_string())
+    let engines: Vec<String> = read_tsv(&data_path("engine-memory.tsv"))
+        .rows
+        .iter()
+        .map(|r| r.get(1).to_string())
         .collect();
     assert_eq!(engines.len(), 38);
     assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 11);

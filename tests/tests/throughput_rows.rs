@@ -37,7 +37,6 @@
 
 mod common;
 use common::*;
-use std::path::PathBuf;
 
 /// Accepted measured ÷ predicted (see the module doc for why).
 const BAND: (f64, f64) = (0.4, 1.2);
@@ -54,20 +53,9 @@ struct Row {
     output_tok_s: String,
 }
 
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/throughput.tsv")
-}
-
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(data_file()).expect("tests/data/throughput.tsv in the repository");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("throughput.tsv has no `{name}` column"))
-    };
+    let t = read_tsv(&data_path("throughput.tsv"));
+    let col = |name: &str| t.col(name);
     let (source, engine, model, quant, n_gpus, batch, out) = (
         col("source"),
         col("engine"),
@@ -77,11 +65,10 @@ fn rows() -> Vec<Row> {
         col("batch_or_concurrency"),
         col("output_tok_s"),
     );
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            let get = |i: usize| f.get(i).copied().unwrap_or("").to_string();
+    t.rows
+        .iter()
+        .map(|r| {
+            let get = |i: usize| r.get(i).to_string();
             Row {
                 source: get(source),
                 engine: get(engine),
