@@ -174,10 +174,14 @@ pub fn metrics(r: &RunReport) -> Metrics {
     let mut put = |k: &str, v: Value| {
         m.insert(k.to_string(), v);
     };
-    put("verdict", Value::Text(r.memory.verdict.to_string()));
-    put("output_tok_s", Value::Float(r.throughput.output_tok_s));
-    put("tpot_ms", Value::Float(r.throughput.tpot_ms));
-    put("ttft_ms", Value::Float(r.throughput.ttft_ms));
+    put("verdict", Value::Text(r.verdict.to_string()));
+    // An engine that would not start has no throughput (its report has none): only the verdict and
+    // the memory metrics are stored.
+    if let Some(t) = &r.throughput {
+        put("output_tok_s", Value::Float(t.output_tok_s));
+        put("tpot_ms", Value::Float(t.tpot_ms));
+        put("ttft_ms", Value::Float(t.ttft_ms));
+    }
     put("kv_tokens", Value::Int(r.memory.kv_tokens));
     if let Some(f) = r.memory.min_mem_fraction_static {
         put("min_mem_fraction_static", Value::Float(f));
@@ -186,8 +190,10 @@ pub fn metrics(r: &RunReport) -> Metrics {
         put("accept_len_mean", Value::Float(sp.accept_len_mean));
         put("tok_s_without_spec", Value::Float(sp.tok_s_without_spec));
     }
-    let ar = r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0);
-    put("allreduce_ms_per_iteration", Value::Float(ar));
+    if r.throughput.is_some() {
+        let ar = r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0);
+        put("allreduce_ms_per_iteration", Value::Float(ar));
+    }
     for v in m.values_mut() {
         if let Value::Float(x) = v {
             *x = quantize(*x);

@@ -22,9 +22,15 @@ pub struct RunReport {
     pub schema_version: u32,
     pub tpsim_version: &'static str,
     pub scenario: ScenarioSummary,
+    /// The engine's verdict on the scenario: "ok", or "oom" when it would not start (the memory
+    /// plan's verdict). Anything but "ok" means no decode happens and nothing of it is reported.
+    pub verdict: &'static str,
+    /// The engine's own error text when the verdict is not "ok" (null otherwise).
+    pub error: Option<String>,
     /// The box and the profile applied to it (which parameters came from it, with intervals).
     pub hardware: HardwareReport,
-    pub throughput: Throughput,
+    /// Null when the verdict is not "ok": an engine that does not start has no throughput.
+    pub throughput: Option<Throughput>,
     /// Mean critical-path ms per iteration by category: compute, collective, host, sync, idle.
     pub breakdown: BTreeMap<String, f64>,
     /// Mean critical-path ms per iteration by op class: attention, moe, mlp, lm_head, embed,
@@ -181,8 +187,8 @@ pub struct Floor {
     pub comm_floor_ms_per_step: f64,
     /// Physical floor of the time per output token without speculation: memory + communication.
     pub tpot_ms: f64,
-    /// Predicted time per output token ÷ the floor (≥ 1).
-    pub gap: f64,
+    /// Predicted time per output token ÷ the floor (≥ 1); null without a prediction.
+    pub gap: Option<f64>,
 }
 
 const FIRST_CUT: &[&str] = &[
@@ -197,6 +203,8 @@ const FIRST_CUT: &[&str] = &[
 pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let m = &p.main;
     let c = running(s, p);
+    let (verdict, error) = engine_verdict(p);
+    let decodes = verdict == "ok";
     let breakdown: BTreeMap<String, f64> = Category::ALL
         .iter()
         .filter(|c| {
@@ -205,6 +213,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
                 Category::Compute | Category::Collective | Category::Host | Category::Sync | Category::Idle
             )
         })
+        .filter(|_| decodes)
         .map(|cat| {
             (
                 cat.as_str().to_string(),
@@ -244,7 +253,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         None => (None, None, None),
     };
     let spec = match (&s.speculative, &p.without_spec) {
-        (Some(sp), Some(plain)) => Some(SpecReport {
+        (Some(sp), Some(plain)) if decodes => Some(SpecReport {
             accept_len_mean: m.accept_len_mean,
             expected_accept_len: sp.acceptance.expected_accept_len(
                 sp.num_steps,
@@ -302,8 +311,10 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
                 )
             }),
         },
+        verdict,
+        error,
         hardware: hardware::build(&s.hardware),
-        throughput: Throughput {
+        throughput: decodes.then(|| Throughput {
             output_tok_s: m.output_tok_s(),
             per_request_tok_s: m.output_tok_s() / c.max(1) as f64,
             tpot_ms: m.tpot_ms(),
@@ -317,9 +328,9 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             decode_time_ms: m.total_time.as_ms_f64(),
             mean_iteration_ms: m.mean_iteration_ms,
             distinct_shapes: m.distinct_shapes,
-        },
+        }),
         breakdown,
-        breakdown_by_op: m.by_op_ms(),
+        breakdown_by_op: if decodes { m.by_op_ms() } else { BTreeMap::new() },
         bottleneck,
         memory: MemoryReport {
             verdict: if oom.is_some() { "oom" } else { "ok" },
@@ -370,14 +381,14 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             warnings: engine_warnings(s),
         },
         spec,
-        floor: floor(s, p, weights, per_pass, m.tpot_ms()),
+        floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
         first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
     }
 }
 
 /// The physical floor of one plain decode step (DESIGN.md §2.4): weights and KV at the datasheet
 /// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
-fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: f64) -> Floor {
+fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: Option<f64>) -> Floor {
     let c = u64::from(running(s, p));
     // Hybrids (Qwen3.5) also read and write each request's recurrent state in every linear layer;
     // it is counted with the KV read.
@@ -406,7 +417,16 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
         memory_floor_ms_per_step: memory_ms,
         comm_floor_ms_per_step: comm_ms,
         tpot_ms: floor_ms,
-        gap: if floor_ms > 0.0 { tpot_ms / floor_ms } else { 0.0 },
+        gap: tpot_ms.map(|t| if floor_ms > 0.0 { t / floor_ms } else { 0.0 }),
+    }
+}
+
+/// The engine's verdict and its own error text: "ok", or "oom" with the start-up error when the
+/// memory plan fails.
+fn engine_verdict(p: &Prediction) -> (&'static str, Option<String>) {
+    match &p.memory.verdict {
+        Verdict::Ok => ("ok", None),
+        Verdict::Oom { message, .. } => ("oom", Some(message.clone())),
     }
 }
 
@@ -552,61 +572,17 @@ pub fn text(r: &RunReport) -> String {
         let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     let _ = writeln!(o);
-    let t = &r.throughput;
-    if m.oom.is_some() {
-        let _ = writeln!(o, "Decode (the engine would NOT start; figures assume it did)");
-    } else {
-        let _ = writeln!(o, "Decode");
-    }
-    let _ = writeln!(
-        o,
-        "  output throughput  {:.1} tok/s ({:.1} tok/s per request)",
-        t.output_tok_s, t.per_request_tok_s
-    );
-    let _ = writeln!(
-        o,
-        "  time per output token  {:.2} ms (p50 {:.2}, p99 {:.2})",
-        t.tpot_ms, t.itl_p50_ms, t.itl_p99_ms
-    );
-    let _ = writeln!(
-        o,
-        "  iterations {} of {:.2} ms mean; {} distinct shapes simulated",
-        t.iterations, t.mean_iteration_ms, t.distinct_shapes
-    );
-    let _ = writeln!(
-        o,
-        "  prefill: time to first token {:.2} ms; end to end {:.1} tok/s including {:.1} ms of prefill",
-        t.ttft_ms, t.e2e_output_tok_s, t.prefill_time_ms
-    );
-    if let Some(sp) = &r.spec {
-        let _ = writeln!(
-            o,
-            "  speculation: accept length {:.2} (expected {:.2}); without it {:.1} tok/s; iteration {:.2} ms = {:.2} × plain step {:.2} ms",
-            sp.accept_len_mean,
-            sp.expected_accept_len,
-            sp.tok_s_without_spec,
-            sp.iteration_ms,
-            sp.iteration_ratio,
-            sp.plain_step_ms
-        );
-        if let Some(be) = sp.break_even_accept_len {
-            let _ = writeln!(o, "  break-even acceptance length {be:.2}");
+    match &r.throughput {
+        Some(t) => decode_text(&mut o, r, t),
+        None => {
+            let _ = writeln!(
+                o,
+                "Decode: none — {} (see the verdict above): no token is decoded, so there is no throughput",
+                verdict_words(r.verdict)
+            );
+            let _ = writeln!(o);
         }
     }
-    let _ = writeln!(o);
-    let _ = writeln!(o, "Per-iteration breakdown (critical path, ms)");
-    for (k, v) in &r.breakdown {
-        let _ = writeln!(o, "  {k:<11} {v:>9.3}");
-    }
-    let ops: Vec<String> = r
-        .breakdown_by_op
-        .iter()
-        .filter(|(_, v)| **v > 0.0)
-        .map(|(k, v)| format!("{k} {v:.2}"))
-        .collect();
-    let _ = writeln!(o, "  by op (ms): {}", ops.join(", "));
-    let _ = writeln!(o, "  bottleneck: {}", r.bottleneck);
-    let _ = writeln!(o);
     let c = &r.collectives;
     let nccl_path = format!("NCCL over {} (P2P level {})", c.transport, c.p2p_level);
     let staged = if c.staged_peer_loads {
@@ -659,16 +635,18 @@ pub fn text(r: &RunReport) -> String {
         let _ = writeln!(o, "  warning: {warning}");
     }
     let fl = &r.floor;
+    let gap = fl
+        .gap
+        .map_or_else(String::new, |g| format!(", prediction {g:.2}× the floor"));
     let _ = writeln!(
         o,
         "Floor: {:.2} GiB weights + {:.2} GiB KV per rank per step → {:.2} ms; {:.3} ms of allreduce round trips; \
-         TPOT floor {:.2} ms, prediction {:.2}× the floor",
+         TPOT floor {:.2} ms{gap}",
         fl.weights_read_gib_per_step,
         fl.kv_read_gib_per_step,
         fl.memory_floor_ms_per_step,
         fl.comm_floor_ms_per_step,
         fl.tpot_ms,
-        fl.gap
     );
     let _ = writeln!(o);
     let _ = writeln!(o, "First-cut models in this prediction:");
@@ -676,4 +654,66 @@ pub fn text(r: &RunReport) -> String {
         let _ = writeln!(o, "  - {f}");
     }
     o
+}
+
+/// What a verdict other than "ok" means, in words.
+pub fn verdict_words(verdict: &str) -> &'static str {
+    match verdict {
+        "oom" => "the engine would not start",
+        _ => "the engine would not run this scenario",
+    }
+}
+
+/// The decode and per-iteration breakdown sections of the text report (an engine that starts).
+fn decode_text(o: &mut String, r: &RunReport, t: &Throughput) {
+    let _ = writeln!(o, "Decode");
+    let _ = writeln!(
+        o,
+        "  output throughput  {:.1} tok/s ({:.1} tok/s per request)",
+        t.output_tok_s, t.per_request_tok_s
+    );
+    let _ = writeln!(
+        o,
+        "  time per output token  {:.2} ms (p50 {:.2}, p99 {:.2})",
+        t.tpot_ms, t.itl_p50_ms, t.itl_p99_ms
+    );
+    let _ = writeln!(
+        o,
+        "  iterations {} of {:.2} ms mean; {} distinct shapes simulated",
+        t.iterations, t.mean_iteration_ms, t.distinct_shapes
+    );
+    let _ = writeln!(
+        o,
+        "  prefill: time to first token {:.2} ms; end to end {:.1} tok/s including {:.1} ms of prefill",
+        t.ttft_ms, t.e2e_output_tok_s, t.prefill_time_ms
+    );
+    if let Some(sp) = &r.spec {
+        let _ = writeln!(
+            o,
+            "  speculation: accept length {:.2} (expected {:.2}); without it {:.1} tok/s; iteration {:.2} ms = {:.2} × plain step {:.2} ms",
+            sp.accept_len_mean,
+            sp.expected_accept_len,
+            sp.tok_s_without_spec,
+            sp.iteration_ms,
+            sp.iteration_ratio,
+            sp.plain_step_ms
+        );
+        if let Some(be) = sp.break_even_accept_len {
+            let _ = writeln!(o, "  break-even acceptance length {be:.2}");
+        }
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "Per-iteration breakdown (critical path, ms)");
+    for (k, v) in &r.breakdown {
+        let _ = writeln!(o, "  {k:<11} {v:>9.3}");
+    }
+    let ops: Vec<String> = r
+        .breakdown_by_op
+        .iter()
+        .filter(|(_, v)| **v > 0.0)
+        .map(|(k, v)| format!("{k} {v:.2}"))
+        .collect();
+    let _ = writeln!(o, "  by op (ms): {}", ops.join(", "));
+    let _ = writeln!(o, "  bottleneck: {}", r.bottleneck);
+    let _ = writeln!(o);
 }

@@ -85,8 +85,8 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<DiffReport, DiffError> {
     let deltas = Deltas {
         summary: summary(&a, &b),
         verdict: (a.memory.verdict.to_string(), b.memory.verdict.to_string()),
-        by_category: sorted(&a.breakdown, &b.breakdown),
-        by_op: sorted(&a.breakdown_by_op, &b.breakdown_by_op),
+        by_category: both_decode(&a, &b, sorted(&a.breakdown, &b.breakdown)),
+        by_op: both_decode(&a, &b, sorted(&a.breakdown_by_op, &b.breakdown_by_op)),
         memory: memory::delta(&pa.memory, &pb.memory),
     };
     Ok(DiffReport { a, b, deltas })
@@ -94,18 +94,16 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<DiffReport, DiffError> {
 
 fn summary(a: &RunReport, b: &RunReport) -> Vec<Change> {
     let spec = |r: &RunReport, f: fn(&report::SpecReport) -> f64| r.spec.as_ref().map(f);
+    // A side whose engine does not run the scenario has no throughput: its cells stay empty.
+    let t = |r: &RunReport, f: fn(&report::Throughput) -> f64| r.throughput.as_ref().map(f);
     vec![
-        Change::new(
-            "output_tok_s",
-            Some(a.throughput.output_tok_s),
-            Some(b.throughput.output_tok_s),
-        ),
-        Change::new("tpot_ms", Some(a.throughput.tpot_ms), Some(b.throughput.tpot_ms)),
-        Change::new("ttft_ms", Some(a.throughput.ttft_ms), Some(b.throughput.ttft_ms)),
+        Change::new("output_tok_s", t(a, |t| t.output_tok_s), t(b, |t| t.output_tok_s)),
+        Change::new("tpot_ms", t(a, |t| t.tpot_ms), t(b, |t| t.tpot_ms)),
+        Change::new("ttft_ms", t(a, |t| t.ttft_ms), t(b, |t| t.ttft_ms)),
         Change::new(
             "mean_iteration_ms",
-            Some(a.throughput.mean_iteration_ms),
-            Some(b.throughput.mean_iteration_ms),
+            t(a, |t| t.mean_iteration_ms),
+            t(b, |t| t.mean_iteration_ms),
         ),
         Change::new(
             "accept_len_mean",
@@ -128,6 +126,16 @@ fn summary(a: &RunReport, b: &RunReport) -> Vec<Change> {
             b.memory.min_mem_fraction_static,
         ),
     ]
+}
+
+/// The per-iteration comparison only when both sides decode: an engine that does not start has no
+/// iteration to compare (its missing keys would read as 0 ms).
+fn both_decode(a: &RunReport, b: &RunReport, v: Vec<Change>) -> Vec<Change> {
+    if a.throughput.is_some() && b.throughput.is_some() {
+        v
+    } else {
+        Vec::new()
+    }
 }
 
 /// Every key of either map (a missing key counts as 0 ms), sorted by |Δ| descending, then by name;
@@ -199,20 +207,27 @@ pub fn text(d: &DiffReport) -> String {
         }
     }
     let _ = writeln!(o);
-    head(
-        &mut o,
-        "Time per iteration by category (critical path, ms; largest move first)",
-    );
-    for c in &d.deltas.by_category {
-        row(&mut o, c, 3);
-    }
-    let _ = writeln!(o);
-    head(
-        &mut o,
-        "Time per iteration by op / collective (critical path, ms; largest move first)",
-    );
-    for c in &d.deltas.by_op {
-        row(&mut o, c, 3);
+    if d.a.throughput.is_some() && d.b.throughput.is_some() {
+        head(
+            &mut o,
+            "Time per iteration by category (critical path, ms; largest move first)",
+        );
+        for c in &d.deltas.by_category {
+            row(&mut o, c, 3);
+        }
+        let _ = writeln!(o);
+        head(
+            &mut o,
+            "Time per iteration by op / collective (critical path, ms; largest move first)",
+        );
+        for c in &d.deltas.by_op {
+            row(&mut o, c, 3);
+        }
+    } else {
+        let _ = writeln!(
+            o,
+            "Time per iteration: not compared (a side that does not start decodes nothing)"
+        );
     }
     let _ = writeln!(o);
     o.push_str(&memory::delta_text("A", "B", &d.deltas.memory));

@@ -254,12 +254,12 @@ impl Sweep {
             message: e.to_string(),
         })?;
         let r = report::build(s, &p);
-        row.verdict = r.memory.verdict;
-        if row.verdict == "ok" {
+        row.verdict = r.verdict;
+        if let Some(t) = &r.throughput {
             row.perf = Some(Perf {
-                output_tok_s: r.throughput.output_tok_s,
-                tpot_ms: r.throughput.tpot_ms,
-                ttft_ms: r.throughput.ttft_ms,
+                output_tok_s: t.output_tok_s,
+                tpot_ms: t.tpot_ms,
+                ttft_ms: t.ttft_ms,
                 accept_len_mean: s.speculative.as_ref().map(|_| p.main.accept_len_mean),
                 allreduce_ms_per_iter: r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0),
                 bottleneck: r.bottleneck,
