@@ -14,7 +14,7 @@ mod hardware;
 pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
 
 /// Version of the JSON schema; bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The whole `tpsim run --json` object.
 #[derive(Debug, Clone, Serialize)]
@@ -43,8 +43,27 @@ pub struct RunReport {
     pub spec: Option<SpecReport>,
     /// Physical floors to compare against.
     pub floor: Floor,
-    /// Which parts of this prediction are first-cut models, in words.
-    pub first_cut: Vec<String>,
+    /// The fitted constants this prediction used, derived from what it simulated: each was fitted
+    /// to the rows it names, so agreement with those rows is consistency, not accuracy (sorted by
+    /// name; empty when every parameter it used is a datasheet fact, derived or assumed).
+    pub fitted_constants: Vec<FittedUse>,
+}
+
+/// One fitted constant a prediction used.
+#[derive(Debug, Clone, Serialize)]
+pub struct FittedUse {
+    /// The `[hardware.params]` key.
+    pub name: String,
+    /// Its value, in `unit`.
+    pub value: f64,
+    /// `GB/s`, `us`, `GiB` or `""` (fractions, factors).
+    pub unit: String,
+    /// What it was fitted to.
+    pub rows: String,
+    /// The command that refits it.
+    pub refit: String,
+    /// The preset or profile that declares it.
+    pub file: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -190,14 +209,6 @@ pub struct Floor {
     /// Predicted time per output token ÷ the floor (≥ 1); null without a prediction.
     pub gap: Option<f64>,
 }
-
-const FIRST_CUT: &[&str] = &[
-    "collectives: NCCL's search/tuner executed step by step on the flow network; SHM and staged-load costs partly calibrated to the seed (issue #3)",
-    "kernels: weight bytes / (bandwidth × efficiency) + a fixed cost per kernel (efficiency curves: issue #4)",
-    "host: one scheduler cost and fixed sync costs per iteration (issue #4)",
-    "memory: CUDA-graph and activation sizes are engine-preset assumptions unless [engine.observed] gives them; SGLang eras before late 2025 are placed by version with approximate boundaries (issue #5)",
-    "speculation: trees under positional acceptance (Sequoia) ranked by the draft's scores; draft extend padded to num_steps + 1 tokens; MTP eh_proj matmul not costed (issue #6)",
-];
 
 /// Builds the report object.
 pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
@@ -382,8 +393,44 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         },
         spec,
         floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
-        first_cut: FIRST_CUT.iter().map(|s| s.to_string()).collect(),
+        fitted_constants: fitted_used(s, p),
     }
+}
+
+/// Parameters every prediction uses: the memory plan reads `context_overhead`, every kernel the
+/// efficiencies and the per-kernel overhead.
+const ALWAYS_USED: &[&str] = &[
+    "context_overhead",
+    "mem_efficiency",
+    "flops_efficiency",
+    "kernel_overhead",
+];
+
+/// The fitted constants of the scenario's hardware that this prediction used: the always-used ones,
+/// and the others when a collective the prediction simulated depends on them.
+fn fitted_used(s: &Scenario, p: &Prediction) -> Vec<FittedUse> {
+    let hw = &s.hardware;
+    let others: Vec<&str> = hw
+        .fitted
+        .keys()
+        .map(String::as_str)
+        .filter(|n| !ALWAYS_USED.contains(n))
+        .collect();
+    let used = p.costs.params_used(hw, &others);
+    hw.fitted
+        .iter()
+        .filter(|(n, _)| ALWAYS_USED.contains(&n.as_str()) || used.contains(n))
+        .filter_map(|(n, f)| {
+            Some(FittedUse {
+                name: n.clone(),
+                value: crate::scenario::profile::get(&hw.params, n)?,
+                unit: crate::scenario::profile::param_unit(n)?.as_str().to_string(),
+                rows: f.rows.clone(),
+                refit: f.refit.clone(),
+                file: f.file.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The physical floor of one plain decode step (DESIGN.md §2.4): weights and KV at the datasheet
@@ -649,9 +696,25 @@ pub fn text(r: &RunReport) -> String {
         fl.tpot_ms,
     );
     let _ = writeln!(o);
-    let _ = writeln!(o, "First-cut models in this prediction:");
-    for f in &r.first_cut {
-        let _ = writeln!(o, "  - {f}");
+    if r.fitted_constants.is_empty() {
+        let _ = writeln!(
+            o,
+            "Fitted constants used: none (every parameter is a datasheet fact, derived from facts, or assumed; see the preset)"
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "Fitted constants used (agreement with their own rows is consistency, not accuracy):"
+        );
+        for f in &r.fitted_constants {
+            let unit = if f.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", f.unit)
+            };
+            let _ = writeln!(o, "  - {} = {}{unit}: fitted to {}", f.name, f.value, f.rows);
+            let _ = writeln!(o, "    refit: {}", f.refit);
+        }
     }
     o
 }
