@@ -27,6 +27,9 @@ pub struct RunReport {
     pub verdict: &'static str,
     /// The engine's own error text when the verdict is not "ok" (null otherwise).
     pub error: Option<String>,
+    /// Settings the engine would adjust at start-up, with the warning it logs (e.g. SGLang's
+    /// "speculative_num_draft_tokens is adjusted to …"); the prediction uses the adjusted values.
+    pub warnings: Vec<String>,
     /// The box and the profile applied to it (which parameters came from it, with intervals).
     pub hardware: HardwareReport,
     /// Null when the verdict is not "ok": an engine that does not start has no throughput.
@@ -324,6 +327,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         },
         verdict,
         error,
+        warnings: s.warnings.clone(),
         hardware: hardware::build(&s.hardware),
         throughput: decodes.then(|| Throughput {
             output_tok_s: m.output_tok_s(),

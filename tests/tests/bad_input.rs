@@ -195,10 +195,11 @@ fn acceptance_out_of_range() {
 }
 
 #[test]
-fn draft_tokens_must_match_a_chain() {
-    let e = bad("ndt", "num_draft_tokens = 4", "num_draft_tokens = 8");
+fn draft_tokens_without_num_steps_fail_as_sglangs_assertion() {
+    // (A chain's num_draft_tokens ≠ num_steps + 1 is adjusted with SGLang's warning: engine_like.rs.)
+    let e = bad("ndt", "num_steps = 3\n", "");
     assert!(
-        e.contains("key `speculative.num_draft_tokens`") && e.contains("num_steps + 1 = 4"),
+        e.contains("key `speculative.num_steps`") && e.contains("AssertionError"),
         "{e}"
     );
 }

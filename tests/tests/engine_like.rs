@@ -123,3 +123,90 @@ fn diff_against_an_engine_that_would_not_start_shows_no_throughput_for_it() {
         t.stdout
     );
 }
+
+const ADJUSTED: &str =
+    "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1";
+
+#[test]
+fn sweep_over_num_steps_adjusts_num_draft_tokens_like_sglang_and_warns() {
+    let o = tpsim(&[
+        "sweep",
+        &scenario("seed/baseline.toml"),
+        "--quiet",
+        "--set",
+        "speculative.num_steps=1,2,3,5",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows: Vec<&str> = o.stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{}", o.stdout);
+    assert!(rows.iter().all(|r| r.contains(",ok,")), "{}", o.stdout);
+    // One warning per adjusted point (num_steps 3 already has 4 draft tokens), in grid order.
+    let w: Vec<&str> = o.stderr.lines().collect();
+    assert_eq!(w.len(), 3, "{}", o.stderr);
+    for (line, (p, steps, n)) in w.iter().zip([(0, 1, 2), (1, 2, 3), (3, 5, 6)]) {
+        assert!(
+            line.starts_with(&format!(
+                "warning: point {p} (speculative.num_steps={steps}): {ADJUSTED}"
+            )) && line.ends_with(&format!("speculative.num_draft_tokens 4 → {n})")),
+            "{line}"
+        );
+    }
+    // The adjusted points are the chains `--unset speculative.num_draft_tokens` gives.
+    let unset = tpsim(&[
+        "sweep",
+        &scenario("seed/baseline.toml"),
+        "--quiet",
+        "--unset",
+        "speculative.num_draft_tokens",
+        "--set",
+        "speculative.num_steps=1,2,3,5",
+    ]);
+    assert_eq!(unset.stdout, o.stdout);
+    assert_eq!(unset.stderr, "");
+}
+
+#[test]
+fn run_adjusts_a_chains_num_draft_tokens_and_reports_the_warning() {
+    let file = baseline_with("engine-like-ndt", "num_draft_tokens = 4", "num_draft_tokens = 8");
+    let o = tpsim(&["run", &file, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(
+        o.stderr.trim_end(),
+        format!("warning: {file}: {ADJUSTED} (SGLang's warning; speculative.num_draft_tokens 8 → 4)")
+    );
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let w = j["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1);
+    assert!(w[0].as_str().unwrap().starts_with(ADJUSTED));
+    assert!(
+        j["scenario"]["speculative"]
+            .as_str()
+            .unwrap()
+            .contains("draft_tokens=4")
+    );
+    // The same prediction as the scenario that says 4.
+    let base = run_json(&scenario("seed/baseline.toml"));
+    assert_eq!(j["throughput"], base["throughput"]);
+    assert_eq!(base["warnings"], serde_json::json!([]));
+    // validate and memory print it too.
+    for cmd in ["validate", "memory"] {
+        let o = tpsim(&[cmd, &file]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(o.stderr.contains(ADJUSTED), "{cmd}: {}", o.stderr);
+    }
+}
+
+#[test]
+fn topk_or_draft_tokens_without_num_steps_is_sglangs_assertion() {
+    let file = baseline_with("engine-like-nosteps", "num_steps = 3\n", "");
+    let o = tpsim(&["run", &file]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("key `speculative.num_steps`")
+            && o.stderr.contains(
+                "AssertionError (`assert speculative_eagle_topk is None and speculative_num_draft_tokens is None`"
+            ),
+        "{}",
+        o.stderr
+    );
+}

@@ -213,7 +213,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             best_spec: true,
             ..
         } => {
-            let mut s = match scenario::load(&scenario) {
+            let mut s = match load(&scenario, err) {
                 Ok(s) => s,
                 Err(e) => return bad_input(err, &e),
             };
@@ -247,7 +247,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             seed,
             ..
         } => run(&scenario, json, trace.as_deref(), seed, out, err),
-        Command::Validate { scenario } => match scenario::load(&scenario) {
+        Command::Validate { scenario } => match load(&scenario, err) {
             Ok(s) => {
                 let _ = writeln!(
                     out,
@@ -326,7 +326,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             json,
             log,
             against: Some(b_path),
-        } => match (scenario::load(&scenario), scenario::load(&b_path)) {
+        } => match (load(&scenario, err), load(&b_path, err)) {
             (Ok(a), Ok(b)) => {
                 let d = memory::delta(&memory::plan(&a), &memory::plan(&b));
                 let text = if json {
@@ -348,7 +348,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             json,
             log,
             against: None,
-        } => match scenario::load(&scenario) {
+        } => match load(&scenario, err) {
             Ok(s) => {
                 let p = memory::plan(&s);
                 let a = memory::answer(&s, &p);
@@ -395,6 +395,9 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         }
         Command::Diff { a, b, json } => match diff::diff(&a, &b) {
             Ok(d) => {
+                for (file, r) in [(&a, &d.a), (&b, &d.b)] {
+                    warn(err, file, &r.warnings);
+                }
                 let text = if json {
                     serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
                 } else {
@@ -417,6 +420,20 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             baselines,
             root,
         } => regress::run(update, baselines, root, out, err),
+    }
+}
+
+/// Loads a scenario and prints the engine's adjustments (its warnings) on stderr.
+fn load(path: &Path, err: &mut dyn Write) -> Result<scenario::Scenario, scenario::ScenarioError> {
+    let s = scenario::load(path)?;
+    warn(err, path, &s.warnings);
+    Ok(s)
+}
+
+/// One `warning: FILE: …` line per engine adjustment.
+fn warn(err: &mut dyn Write, path: &Path, warnings: &[String]) {
+    for w in warnings {
+        let _ = writeln!(err, "warning: {}: {w}", path.display());
     }
 }
 
@@ -484,7 +501,7 @@ fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let mut s = match scenario::load(path) {
+    let mut s = match load(path, err) {
         Ok(s) => s,
         Err(e) => return bad_input(err, &e),
     };

@@ -86,13 +86,13 @@ fn emit(file: Option<&Path>, out: &mut dyn Write, bytes: &[u8]) -> Result<(), Sw
 
 /// Runs `tpsim sweep`; returns the exit code.
 pub fn run(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    match sweep_inner(a, out) {
+    match sweep_inner(a, out, err) {
         Ok(()) => 0,
         Err(e) => fail(err, &e),
     }
 }
 
-fn sweep_inner(a: &SweepArgs, out: &mut dyn Write) -> Result<(), SweepError> {
+fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), SweepError> {
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let sw = Sweep::new(&a.scenario, &a.set, &a.unset)?;
     let plot = a.plot.as_ref().map(|_| PlotSpec {
@@ -120,6 +120,12 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write) -> Result<(), SweepError> {
     let rows = sw.run(shard, a.threads, &|| bar.inc(1));
     bar.finish_and_clear();
     let rows = rows?;
+    // The engine's adjustments, point by point in grid order (deterministic).
+    for r in &rows {
+        for w in &r.warnings {
+            let _ = writeln!(err, "warning: point {} ({}): {w}", r.point, sw.settings(r.point));
+        }
+    }
     let bytes = if a.json {
         let mut t = serde_json::to_string_pretty(&sweep::to_json(&sw, &rows))
             .map_err(|e| SweepError::Output(e.to_string()))?;

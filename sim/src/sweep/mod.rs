@@ -244,6 +244,7 @@ impl Sweep {
             kv_tokens: mem.kv_tokens,
             min_mem_fraction_static: mem.min_mem_fraction_static.filter(|f| f.is_finite()),
             perf: None,
+            warnings: s.warnings.clone(),
         };
         if mem.verdict != decode::Verdict::Ok {
             return Ok(row);
@@ -327,6 +328,9 @@ pub struct Row {
     pub min_mem_fraction_static: Option<f64>,
     /// `None` for OOM points.
     pub perf: Option<Perf>,
+    /// The engine's adjustments of this point's settings, with its warnings (printed on stderr,
+    /// not written to the rows).
+    pub warnings: Vec<String>,
 }
 
 /// The metric columns after the swept keys.
