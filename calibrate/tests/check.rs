@@ -5,8 +5,7 @@
 // library call on both sides.
 #![allow(clippy::float_cmp)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// The nccl-tests fixture (allreduce.tsv rows 26-32) ingested into a scratch measurement file.

@@ -2,8 +2,7 @@
 //! fits `[engine.costs] host_overhead` as their residual over tpsim's device time, with a 95 %
 //! interval; a round trip from a known overhead, a hand-written log, and bad input.
 
-mod common;
-use common::*;
+use crate::common::*;
 use rand::SeedableRng;
 use rand::distr::Distribution;
 use rand_chacha::ChaCha8Rng;

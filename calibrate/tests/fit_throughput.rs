@@ -4,8 +4,7 @@
 //! throughput-pairs.tsv`); the committed profile `scenarios/profiles/rtx-pro-6000-throughput-fit.toml`
 //! is that fit, reproduced here; bad input exits 2.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 use tpsim::scenario;
 use tpsim_calibrate::fit::throughput;

@@ -7,8 +7,7 @@
 // library call on both sides.
 #![allow(clippy::float_cmp)]
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use tpsim_calibrate::ingest::{Format, detect};
 

@@ -3,10 +3,9 @@
 //! Each measured system is mapped to a hardware preset and the NCCL settings its row states; the
 //! prediction comes from the preset's topology and parameters, never from a fit to the row. Rows
 //! without a size (averages over sweeps) and the mixed 7-GPU box are skipped. The table printed by
-//! `cargo test -p tpsim-tests --test allreduce_data -- --nocapture` is the one reported on the issue.
+//! `cargo test -p tpsim-tests --test integration allreduce_data:: -- --nocapture` is the one reported on the issue.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// (substring of the topology column, substring of the algorithm column, preset, extra args).
 const SYSTEMS: &[(&str, &str, &str, &[&str])] = &[

@@ -1,8 +1,7 @@
 //! Every class of bad input gives exit code 2 and a message naming the file, the key and what was
 //! expected — never a panic (DESIGN.md §2.5). One test per class; each asserts the message.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Runs `tpsim run` on a modified baseline and returns stderr after asserting exit code 2.
 fn bad(name: &str, from: &str, to: &str) -> String {

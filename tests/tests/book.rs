@@ -16,21 +16,22 @@
 //! - A program without a runner (`cargo test`, `mdbook`, …) is allowed only in a block tagged
 //!   `console,no-run`, and so is a command that must not run here (`tpsim regress --update` rewrites
 //!   the repository's baselines); they are listed as skipped and may show no output.
-//! - `TPSIM_BLESS_BOOK=1 cargo test -p tpsim-tests --test book` rewrites the shown output of the
-//!   commands that fail (whole outputs whole; elided ones line by line, numbers aside): review the
+//! - `TPSIM_BLESS_BOOK=1 cargo test -p tpsim-tests --test integration book::` rewrites the shown
+//!   output of the commands that fail (whole outputs whole; elided ones line by line, numbers aside): review the
 //!   diff, then run the test again.
 //! - `$ ` lines in `sh`, `bash`, `shell` or `text` blocks, and `tpsim …`/`cargo run …` lines in
 //!   `sh`, `bash` or `shell` blocks, are errors: they would escape the test.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// The repository root, made the process's working directory once (all tests of this binary use
-/// repository-relative paths, as the book does).
+/// The repository root, made the process's working directory once (the book's paths are relative to
+/// it). The other modules of the integration test binary share the process and use absolute paths
+/// only (`common::scenario`, `common::data_path`, `common::scratch`), so the change does not reach them.
 fn repo_root() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
     ROOT.get_or_init(|| {

@@ -1,7 +1,6 @@
 //! `tpsim collective` and `tpsim topo` through the CLI: values, schema and bad input.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn collective_json(args: &[&str]) -> serde_json::Value {
     let mut a = vec!["collective"];

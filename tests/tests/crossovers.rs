@@ -15,8 +15,7 @@
 //! `ncclAllReduce`, both replayed in CUDA graphs, on GPU0–3 of the ASUS ESC8000A-E13P (one Broadcom
 //! PEX890xx chip, two partitions of 2 GPUs, ACS off).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const ASUS: &str = "rtx-pro-6000-8x-asus-esc8000a-e13p";
 

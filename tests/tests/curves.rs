@@ -3,8 +3,7 @@
 //! curves every prediction is unchanged; a curve moves only its own class; bad curves are exit-2
 //! errors naming the file, the key and what was expected.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Llama-3.1-8B on one H100 SXM (scenarios/examples/llama-3.1-8b-h100.toml) plus `extra` after the
 /// `[hardware]` section, written beside an optional `box.toml` profile.

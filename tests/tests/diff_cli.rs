@@ -2,8 +2,7 @@
 //! the time moves in the allreduces, the memory in the custom-allreduce IPC buffers; both sides are
 //! exactly what `tpsim run --json` prints for each file.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn diff_json(a: &str, b: &str) -> serde_json::Value {
     let o = tpsim(&["diff", a, b, "--json"]);

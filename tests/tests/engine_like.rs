@@ -3,8 +3,7 @@
 //! adjusts a setting with a warning, tpsim adjusts and warns; where it refuses, tpsim refuses with
 //! its text.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const NOT_ENOUGH_MEMORY: &str = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.55";
 

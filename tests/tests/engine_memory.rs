@@ -9,8 +9,7 @@
 //!   tolerance is then ± 0.05 GiB (the Kimi-K2.5 MI355X row is 0.02 GiB off: its logged KV size,
 //!   160.63 GB, is itself 0.02 below the rank-local formula).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn tsv() -> Vec<Vec<String>> {
     read_tsv(&data_path("engine-memory.tsv"))

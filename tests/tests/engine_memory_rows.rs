@@ -14,8 +14,7 @@
 //! planner from each model's HF config.json); "vLLM log" is the row's own log in
 //! `accuracy/results/v0.19.0/logs/` of the same commit.
 
-mod common;
-use common::{data_path, read_tsv};
+use crate::common::{data_path, read_tsv};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use tpsim_model::llm::ModelSpec;

@@ -5,8 +5,7 @@
 //! Hand arithmetic of the weights: `model/src/llm/gpt_oss.rs` unit tests (gpt-oss-120b at tp 2:
 //! 36 × 991,467,712 + 1,158,272,640 = 36,851,110,272 B = 34.32 GiB).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const QUANT: &str = "[model.quantization]\ndtype = \"bf16\"\n\
                      experts = { dtype = \"mxfp4\", pad_hidden = 256, pad_intermediate = 128 }\n";

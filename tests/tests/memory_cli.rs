@@ -1,7 +1,6 @@
 //! `tpsim memory`: the plan, its thresholds and the start-up log lines (seed story R1, R2).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn baseline_plan_log_and_thresholds() {

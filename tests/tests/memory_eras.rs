@@ -3,8 +3,7 @@
 //! chosen from `engine.version`. Every expected figure is computed by hand in the comments; token
 //! counts are exact (they are the engine's integer arithmetic).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The seed baseline with extra TOML appended (e.g. an `[engine.costs]` table).
 fn baseline_plus(name: &str, extra: &str) -> String {

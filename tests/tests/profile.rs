@@ -2,8 +2,7 @@
 //! Merge order preset < profile < inline `[hardware.params]`; the report lists what came from the
 //! profile; bad profiles are exit-2 errors naming the profile file, the key and its line.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// A profile that sets the seed box's cross-socket SHM step cost to 7 µs (preset: 14 µs), its memory

@@ -1,8 +1,7 @@
 //! Issue #4's reference scenarios against public measurements, with the default (uncalibrated)
 //! hardware presets.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// CONSISTENCY, not validation: the Hopper presets' kernel_overhead (3 µs) was chosen over this row
 /// and three others (the presets' `[fitted.kernel_overhead]`), so passing here is in-sample; the

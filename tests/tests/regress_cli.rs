@@ -2,8 +2,7 @@
 //! parameter fails the gate with a table naming the scenario and metric; `--update` makes it pass;
 //! unpaired scenarios/baselines fail; a malformed baselines file is bad input (exit 2).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 const LLAMA: &str = "examples/llama-3.1-8b-h100.toml";

@@ -1,8 +1,7 @@
 //! The seed story (reference/seed-story.md) through the whole program: R1–R3 memory figures, the
 //! JSON schema's required fields, determinism and the trace.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn r1_baseline_kv_cache_matches_the_engine_arithmetic() {

@@ -1,8 +1,7 @@
 //! Acceptance models end to end (issue #6): bundled profiles, replayed traces, trees at fixed
 //! num_draft_tokens, and the determinism and convergence of the stochastic draws.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const LLAMA: &str = "examples/llama-3.1-8b-eagle3-h200-bs1.toml";
 const KIMI: &str = "examples/kimi-k2.5-eagle3-h200x8-bs8.toml";

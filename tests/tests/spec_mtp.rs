@@ -1,7 +1,6 @@
 //! MTP (DeepSeek NextN) drafts: the target's own MTP layer through the EAGLE machinery (issue #6).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const DSV3: &str = "examples/deepseek-v3-mtp-h200x8.toml";
 

@@ -8,8 +8,7 @@
 //! two ratios and two throughput figures (the presets' `[fitted.kernel_overhead]`), so passing here is
 //! in-sample. The out-of-sample figure is `tpsim-calibrate crossval hopper` (book/src/validation.md).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// `spec.iteration_ratio` of `file` with `steps` draft steps (chain: num_draft_tokens = steps + 1).
 fn ratio(name: &str, file: &str, steps: u32) -> f64 {

@@ -2,8 +2,7 @@
 //! identical for any thread count, shards that merge back byte for byte, OOM rows, ranges, errors,
 //! and the SVG chart.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The seed baseline without `num_draft_tokens`, so every `num_steps` resolves (topk = 1 chains get
 /// num_steps + 1, scenario.rs): what `--unset speculative.num_draft_tokens` does to a sweep.

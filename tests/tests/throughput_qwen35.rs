@@ -19,8 +19,7 @@
 //! sourced in `reference/spec-decode.md` or `tests/data/spec-decode.tsv`, so their predictions would measure
 //! an assumed acceptance, not the model. The MTP draft itself is checked structurally below.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The common band every compared row must be in (measured / predicted).
 const COMMON_BAND: (f64, f64) = (0.35, 1.15);

@@ -26,7 +26,7 @@
 //! lists covers.
 //!
 //! The band. Observed with the default profile (the table printed by `cargo test -p tpsim-tests --test
-//! throughput_rows -- --nocapture`): measured ÷ predicted 0.46–0.76 for the MiniMax rows and 0.83–0.85
+//! integration throughput_rows:: -- --nocapture`): measured ÷ predicted 0.46–0.76 for the MiniMax rows and 0.83–0.85
 //! for the Llama rows — tpsim is optimistic everywhere. Reasons, none of them row-specific: the
 //! template efficiencies are uncalibrated (memory at 80 % of the datasheet bandwidth, 2 µs per kernel,
 //! `scenarios/hardware/README.md`; calibration is issue #7), and batch-1 MoE decode on SM 12.0 runs
@@ -35,8 +35,7 @@
 //! upper bound 1.2 because a measurement faster than 1.2× an optimistic template would mean tpsim
 //! counts work the engine does not do (wrong bytes, a missing fusion) — that must fail.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Accepted measured ÷ predicted (see the module doc for why).
 const BAND: (f64, f64) = (0.4, 1.2);

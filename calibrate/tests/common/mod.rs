@@ -66,8 +66,16 @@ pub fn data(name: &str) -> String {
 }
 
 /// A fresh scratch directory for one test.
+///
+/// Every module of the integration test binary runs in one process: the calling file's name keeps
+/// their folders apart (`#[track_caller]`), as separate test binaries' process ids used to.
+#[track_caller]
 pub fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpsim-calibrate-{}-{test}", std::process::id()));
+    let file = std::path::Path::new(std::panic::Location::caller().file());
+    let module = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let d = std::env::temp_dir().join(format!("tpsim-calibrate-{}-{module}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
     d

@@ -45,14 +45,23 @@ pub fn run_json(file: &str) -> serde_json::Value {
 }
 
 /// A fresh scratch directory for one test.
+///
+/// Every module of the integration test binary runs in one process: the calling file's name keeps
+/// their folders apart (`#[track_caller]`), as separate test binaries' process ids used to.
+#[track_caller]
 pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tpsim-test-{}-{name}", std::process::id()));
+    let file = std::path::Path::new(std::panic::Location::caller().file());
+    let module = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let d = std::env::temp_dir().join(format!("tpsim-test-{}-{module}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
     d
 }
 
 /// The seed baseline's text with `from` replaced by `to` (exactly once), written to a scratch file.
+#[track_caller]
 pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
     let text = std::fs::read_to_string(scenario("seed/baseline.toml")).expect("baseline");
     assert_eq!(

@@ -1,0 +1,58 @@
+//! tpsim's end-to-end tests, in one test binary: each file of this folder is a module of it (issue #14: one
+//! executable per crate instead of one per file, so a cold `cargo test --workspace` links far less).
+//! `Cargo.toml` sets `autotests = false`, so a new test file must be declared below, which
+//! [`every_test_file_is_declared`] checks. Run one module with
+//! `cargo test -p tpsim-tests --test integration <module>::`, one test with `<module>::<test>`.
+
+mod common;
+
+mod allreduce_data;
+mod bad_input;
+mod book;
+mod collective_cli;
+mod crossovers;
+mod curves;
+mod diff_cli;
+mod engine_like;
+mod engine_memory;
+mod engine_memory_rows;
+mod fitted;
+mod gpt_oss;
+mod memory_cli;
+mod memory_eras;
+mod profile;
+mod reference;
+mod regress_cli;
+mod seed;
+mod spec_acceptance;
+mod spec_mtp;
+mod spec_ratios;
+mod sweep_cli;
+mod throughput_qwen35;
+mod throughput_rows;
+
+/// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
+/// undeclared file would silently never be built or run.
+#[test]
+fn every_test_file_is_declared() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let main = include_str!("main.rs");
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(&dir).expect("tests/") {
+        let p = e.expect("dir entry").path();
+        let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        if p.extension().is_some_and(|x| x == "rs")
+            && stem != "main"
+            && !main.contains(&format!("\nmod {stem};\n"))
+        {
+            missing.push(stem);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "declare these test files as modules in {}/main.rs: {missing:?}",
+        dir.display()
+    );
+}
