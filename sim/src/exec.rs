@@ -25,6 +25,25 @@
 //!
 //! Everything is integer time and ordered containers: the same graph gives the same schedule on
 //! every machine (DESIGN.md §2.1).
+//!
+//! # Invariants
+//!
+//! The state machine is checked in every build (release too; a violation is an engine bug and
+//! panics with a message starting `exec invariant (<name>)`), at O(1) per task, per (task,
+//! resource) and per dependency edge, on data the executor touches anyway:
+//!
+//! - *states*: a task goes blocked → queued → running → done, each step once, and every task is
+//!   done when the events run out (no stall);
+//! - *exclusion*: a resource holds one task at a time and is released only by its holder, at the
+//!   holder's recorded end; hence no two tasks overlap on a resource (the post-hoc sort that checked
+//!   this in debug builds only is gone: it cost O(n log n) and an allocation per run for a property
+//!   these O(1) checks already imply);
+//! - *queues*: a task starts only after waiting in the queue of every one of its resources, and a
+//!   task that did not start at its ready time starts at an instant one of its resources was
+//!   released;
+//! - *dependencies*: when a task ends, each of its dependents is still blocked, waiting for it (so
+//!   no task becomes ready or starts before all its dependencies ended), and a task starts no
+//!   earlier than its ready time.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -535,7 +554,11 @@ impl Runner<'_> {
     /// All dependencies of `s` are done at `now` (or its `not_before` arrived).
     fn make_ready(&mut self, s: u32, now: Duration) {
         let si = s as usize;
-        assert_eq!(self.state[si], State::Blocked, "task #{s} became ready twice");
+        assert_eq!(
+            self.state[si],
+            State::Blocked,
+            "exec invariant (states): task #{s} became ready twice"
+        );
         self.ready[si] = now;
         let tasks = self.tasks;
         let task = &tasks[si];
@@ -552,18 +575,25 @@ impl Runner<'_> {
 
     fn start(&mut self, s: u32, now: Duration, cause: Option<u32>) {
         let si = s as usize;
-        assert!(now >= self.ready[si], "task #{s} starts before it is ready");
+        assert!(
+            now >= self.ready[si],
+            "exec invariant (dependencies): task #{s} starts before it is ready"
+        );
         let tasks = self.tasks;
         let task = &tasks[si];
         for &r in &task.resources {
             let ri = r.index();
             assert!(
                 self.holder[ri].is_none(),
-                "resource #{} runs two tasks at once",
+                "exec invariant (exclusion): resource #{} runs two tasks at once",
                 r.0
             );
             let removed = self.waiting[ri].remove(&(self.ready[si].as_ps(), s));
-            assert!(removed, "task #{s} started without waiting on resource #{}", r.0);
+            assert!(
+                removed,
+                "exec invariant (queues): task #{s} started without waiting on resource #{}",
+                r.0
+            );
             self.holder[ri] = Some(s);
             self.busy[ri] += task.duration;
         }
@@ -576,15 +606,22 @@ impl Runner<'_> {
 
     fn end(&mut self, s: u32, now: Duration) {
         let si = s as usize;
-        assert_eq!(self.state[si], State::Running, "task #{s} ended without running");
-        assert_eq!(self.records[si].end, now, "task #{s} ended at the wrong time");
+        assert_eq!(
+            self.state[si],
+            State::Running,
+            "exec invariant (states): task #{s} ended without running"
+        );
+        assert_eq!(
+            self.records[si].end, now,
+            "exec invariant (states): task #{s} ended at the wrong time"
+        );
         self.state[si] = State::Done;
         let tasks = self.tasks;
         for &r in &tasks[si].resources {
             assert_eq!(
                 self.holder[r.index()],
                 Some(s),
-                "resource #{} released by a non-holder",
+                "exec invariant (exclusion): resource #{} released by a non-holder",
                 r.0
             );
             self.holder[r.index()] = None;
@@ -595,6 +632,11 @@ impl Runner<'_> {
         for k in a..b {
             let n = self.succ[k];
             let ni = n as usize;
+            // O(1) per edge, on a line this loop loads anyway: no task has become ready (let alone
+            // started) before every one of its dependencies ended.
+            if self.state[ni] != State::Blocked || self.remaining[ni] == 0 {
+                dependency_violated(n, s);
+            }
             self.remaining[ni] -= 1;
             if self.remaining[ni] == 0 {
                 self.dep_cause[ni] = Some(s);
@@ -640,7 +682,7 @@ impl Runner<'_> {
                     .find(|&h| self.records[h as usize].end == now);
                 assert!(
                     c.is_some(),
-                    "task #{s} started late with no resource released at that time"
+                    "exec invariant (queues): task #{s} started late with no resource released at that time"
                 );
                 c
             };
@@ -736,13 +778,13 @@ pub fn run(graph: &TaskGraph, resources: &Resources) -> Result<Schedule, ExecErr
     }
 
     for (i, st) in rn.state.iter().enumerate() {
-        assert_eq!(*st, State::Done, "task #{i} never ran: the executor stalled");
+        assert_eq!(
+            *st,
+            State::Done,
+            "exec invariant (states): task #{i} never ran: the executor stalled"
+        );
     }
     let makespan = rn.records.iter().map(|r| r.end).max().unwrap_or(Duration::ZERO);
-    debug_assert!(
-        no_overlaps(tasks, &rn.records, nres),
-        "a resource ran two tasks at once"
-    );
     Ok(Schedule {
         records: rn.records,
         makespan,
@@ -753,18 +795,13 @@ pub fn run(graph: &TaskGraph, resources: &Resources) -> Result<Schedule, ExecErr
     })
 }
 
-/// Checks that no resource holds two tasks over overlapping intervals (zero-length ones may touch).
-fn no_overlaps(tasks: &[Task], records: &[TaskRecord], nres: usize) -> bool {
-    let mut per: Vec<Vec<(Duration, Duration)>> = vec![Vec::new(); nres];
-    for (t, r) in tasks.iter().zip(records) {
-        for q in &t.resources {
-            per[q.index()].push((r.start, r.end));
-        }
-    }
-    per.iter_mut().all(|v| {
-        v.sort();
-        v.windows(2).all(|w| w[0].1 <= w[1].0)
-    })
+/// The panic of the *dependencies* invariant, out of the hot loop.
+#[cold]
+#[inline(never)]
+fn dependency_violated(task: u32, dep: u32) -> ! {
+    panic!(
+        "exec invariant (dependencies): task #{task} became ready or started before its dependency #{dep} ended"
+    )
 }
 
 #[cfg(test)]

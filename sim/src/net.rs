@@ -57,9 +57,24 @@
 //! due now (lowest [`FlowId`] first, one per call), flows starting now (all together, then one
 //! recomputation).
 //!
-//! Invariants, asserted: time never goes back; every flow completes exactly once; every rate is
-//! finite and > 0; after each recomputation the rates crossing a link sum to at most its capacity
-//! (+ 10⁻⁹ relative).
+//! # Invariants
+//!
+//! Asserted in every build (release too: a violation is an engine bug, never bad input, and panics
+//! with a message starting `net invariant (<name>)`), at O(1) per event and O(links used + active
+//! flows) per recomputation, i.e. within the cost of the recomputation itself:
+//!
+//! - *time*: the clock never goes back;
+//! - *phases*: a flow goes pending → transmitting → tail → done, each step once; it completes exactly
+//!   once, and when no event is left every flow added has completed;
+//! - *positive rates*: every fair share, hence every transmitting flow's rate, is finite and > 0;
+//! - *every flow frozen*: progressive filling gives every transmitting flow a rate;
+//! - *link capacity*: after each recomputation the rates crossing a link sum to at most its
+//!   capacity (+ 10⁻⁹ relative);
+//! - *conservation*: a flow ends its transmission having sent its bytes, to within 1 B + 10⁻⁶
+//!   relative either way (its drain time is rounded to the picosecond; float noise).
+//!
+//! The randomized tests of `vopr.rs` drive random networks against these and against end-to-end
+//! properties (max-min fairness, exact lone-flow times, bytes per link).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -404,6 +419,15 @@ fn ceil_ps(bytes: f64, rate: f64) -> u64 {
     if x - (n as f64) < 1e-3 { n } else { n + 1 }
 }
 
+/// The panic of the *conservation* invariant, out of the hot loop.
+#[cold]
+#[inline(never)]
+fn conservation_violated(id: u32, remaining: f64, bytes: u64) -> ! {
+    panic!(
+        "net invariant (conservation): flow {id} ends its transmission with {remaining} of {bytes} B unsent"
+    )
+}
+
 impl<'a> FlowSim<'a> {
     /// A simulator at time zero with no flows.
     pub fn new(net: &'a Network) -> Self {
@@ -643,7 +667,11 @@ impl<'a> FlowSim<'a> {
             {
                 self.tails.pop();
                 let f = &mut self.flows[id as usize];
-                assert_eq!(f.phase, Phase::Tail, "flow {id} completed twice");
+                assert_eq!(
+                    f.phase,
+                    Phase::Tail,
+                    "net invariant (phases): flow {id} completed twice"
+                );
                 f.phase = Phase::Done;
                 self.completed += 1;
                 return Some(Completion {
@@ -664,7 +692,11 @@ impl<'a> FlowSim<'a> {
                 self.active.append(&mut self.starting_now);
                 for &id in &self.active[first..] {
                     let f = &mut self.flows[id as usize];
-                    debug_assert_eq!(f.phase, Phase::Pending);
+                    assert_eq!(
+                        f.phase,
+                        Phase::Pending,
+                        "net invariant (phases): flow {id} started twice"
+                    );
                     f.phase = Phase::Active;
                 }
                 self.recompute();
@@ -679,7 +711,16 @@ impl<'a> FlowSim<'a> {
             let start = self.pending.peek().map_or(u64::MAX, |r| r.0.0);
             let next = drain.min(tail).min(start);
             if next == u64::MAX {
-                debug_assert!(self.active.is_empty());
+                assert!(
+                    self.active.is_empty(),
+                    "net invariant (phases): {} flows transmit but none ever drains",
+                    self.active.len()
+                );
+                assert_eq!(
+                    self.completed,
+                    self.flows.len(),
+                    "net invariant (phases): no event left, but not every flow completed"
+                );
                 return None;
             }
             self.advance_to(next);
@@ -730,14 +771,23 @@ impl<'a> FlowSim<'a> {
     /// Moves the clock to `t`, progressing every active flow and the statistics.
     fn advance_to(&mut self, t: u64) {
         let now = self.now.as_ps();
-        assert!(t >= now, "time went back: {t} ps < {now} ps");
-        debug_assert!(self.starting_now.is_empty());
+        assert!(
+            t >= now,
+            "net invariant (time): time went back: {t} ps < {now} ps"
+        );
+        assert!(
+            self.starting_now.is_empty(),
+            "net invariant (phases): the clock moves past flows due to start at {now} ps"
+        );
         let dt = t - now;
         if dt > 0 {
             let dtf = dt as f64;
             for &id in &self.active {
                 let f = &mut self.flows[id as usize];
-                f.remaining = (f.remaining - f.rate * dtf / PS_PER_S as f64).max(0.0);
+                // Not clamped at 0: only a flow whose drain time is `t` can overshoot (by at most its
+                // rate × 1 ps, the rounding up of its drain time), and it is drained at `t` before
+                // anything reads `remaining` again; `drain_now` checks what is left.
+                f.remaining -= f.rate * dtf / PS_PER_S as f64;
             }
             for &l in &self.used {
                 let l = l as usize;
@@ -764,6 +814,14 @@ impl<'a> FlowSim<'a> {
             if f.drain_at != now {
                 return true;
             }
+            // The drain time is rounded to the picosecond (up, or down by under 10⁻³ ps): what is
+            // left, either way, is at most the rate × 1 ps plus float noise, well under a byte.
+            // (`as i64`: one instruction; a flow of 2⁶³ B or more is not a flow. Written so that a
+            // NaN fails too.)
+            let sent = f.remaining.abs() <= 1.0 + 1e-6 * f.bytes as i64 as f64;
+            if !sent {
+                conservation_violated(id, f.remaining, f.bytes);
+            }
             f.phase = Phase::Tail;
             f.remaining = 0.0;
             f.rate = 0.0;
@@ -778,6 +836,20 @@ impl<'a> FlowSim<'a> {
     /// Sets the collapse ports' capacities, then every active flow's max-min fair rate, its drain
     /// time and `next_drain`.
     fn recompute(&mut self) {
+        // The previous recomputation's allocation, checked as it is cleared (one pass over the links
+        // it used, which this loop visits anyway): the *every flow frozen* and *link capacity*
+        // invariants. Every allocation with a transmitting flow is followed by another
+        // recomputation (at the latest when its last flow drains), so each is checked.
+        for &l in &self.used {
+            let l = l as usize;
+            let within = self.load[l] <= self.cap[l] * (1.0 + 1e-9); // a NaN fails too
+            if self.count[l] != 0 || !within {
+                self.capacity_violated(l);
+            }
+            self.load[l] = 0.0;
+        }
+        self.used.clear();
+
         // Collapse state of every group, from the active tagged writes: one pass gathers the tags
         // (usually none or a few), then each group counts its distinct roots and sources.
         self.tags.clear();
@@ -807,10 +879,6 @@ impl<'a> FlowSim<'a> {
         }
 
         // Links used, flows per link.
-        for &l in &self.used {
-            self.load[l as usize] = 0.0;
-        }
-        self.used.clear();
         for &id in &self.active {
             let f = &mut self.flows[id as usize];
             f.frozen = false;
@@ -840,7 +908,7 @@ impl<'a> FlowSim<'a> {
             }
             assert!(
                 level.is_finite() && level > 0.0,
-                "non-positive fair share {level}"
+                "net invariant (positive rates): fair share {level} bytes/s is not a positive rate"
             );
             let within = level * (1.0 + 1e-12);
             for &l in &self.used {
@@ -878,20 +946,21 @@ impl<'a> FlowSim<'a> {
             next = next.min(f.drain_at);
         }
         self.next_drain = next;
+    }
 
-        if cfg!(debug_assertions) {
-            for &l in &self.used {
-                let l = l as usize;
-                debug_assert_eq!(self.count[l], 0);
-                debug_assert!(
-                    self.load[l] <= self.cap[l] * (1.0 + 1e-9),
-                    "link {} over capacity: {} > {} bytes/s",
-                    self.net.links[l].name,
-                    self.load[l],
-                    self.cap[l]
-                );
-            }
-        }
+    /// The panic of the *every flow frozen* and *link capacity* invariants, out of the hot loop.
+    #[cold]
+    #[inline(never)]
+    fn capacity_violated(&self, l: usize) -> ! {
+        let name = &self.net.links[l].name;
+        assert_eq!(
+            self.count[l], 0,
+            "net invariant (every flow frozen): link {name} still has unfrozen flows"
+        );
+        panic!(
+            "net invariant (link capacity): link {name} carries {} > {} bytes/s",
+            self.load[l], self.cap[l]
+        );
     }
 }
 
