@@ -18,3 +18,5 @@ pub mod report;
 pub mod scenario;
 pub mod sweep;
 pub mod trace;
+#[cfg(test)]
+mod vopr;
