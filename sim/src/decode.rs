@@ -7,10 +7,12 @@
 //! target verify over batch × num_draft_tokens → accept (sync) → draft extend. Iteration shapes
 //! (batch, context bucket, pass mix) are simulated once and reused.
 
+mod admission;
 mod memory;
 mod passes;
 pub mod routing;
 
+pub use admission::rejection;
 pub use memory::{MemEntry, MemoryPlan, Source, Verdict, plan_memory};
 pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
 

@@ -178,8 +178,11 @@ pub fn metrics(r: &RunReport) -> Metrics {
     // An engine that would not start has no throughput (its report has none): only the verdict and
     // the memory metrics are stored.
     if let Some(t) = &r.throughput {
-        put("output_tok_s", Value::Float(t.output_tok_s));
-        put("tpot_ms", Value::Float(t.tpot_ms));
+        // Decode figures only when a decode iteration ran (not for output_len = 1).
+        if let (Some(tok_s), Some(tpot)) = (t.output_tok_s, t.tpot_ms) {
+            put("output_tok_s", Value::Float(tok_s));
+            put("tpot_ms", Value::Float(tpot));
+        }
         put("ttft_ms", Value::Float(t.ttft_ms));
     }
     put("kv_tokens", Value::Int(r.memory.kv_tokens));
@@ -190,7 +193,7 @@ pub fn metrics(r: &RunReport) -> Metrics {
         put("accept_len_mean", Value::Float(sp.accept_len_mean));
         put("tok_s_without_spec", Value::Float(sp.tok_s_without_spec));
     }
-    if r.throughput.is_some() {
+    if r.throughput.as_ref().is_some_and(|t| t.iterations > 0) {
         let ar = r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0);
         put("allreduce_ms_per_iteration", Value::Float(ar));
     }

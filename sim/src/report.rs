@@ -22,8 +22,9 @@ pub struct RunReport {
     pub schema_version: u32,
     pub tpsim_version: &'static str,
     pub scenario: ScenarioSummary,
-    /// The engine's verdict on the scenario: "ok", or "oom" when it would not start (the memory
-    /// plan's verdict). Anything but "ok" means no decode happens and nothing of it is reported.
+    /// The engine's verdict on the scenario: "ok"; "oom" when it would not start (the memory plan's
+    /// verdict); "rejected" when it starts but refuses the workload's requests (a prompt longer than
+    /// the context, an empty prompt). Anything but "ok" means nothing is decoded or reported.
     pub verdict: &'static str,
     /// The engine's own error text when the verdict is not "ok" (null otherwise).
     pub error: Option<String>,
@@ -93,8 +94,11 @@ pub struct ScenarioSummary {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Throughput {
-    /// Output tokens per second over all requests, during decode (SGLang's "gen throughput").
-    pub output_tok_s: f64,
+    /// Output tokens per second over all requests, during decode (SGLang's "gen throughput"). This
+    /// and the other decode figures (`per_request_tok_s`, `tpot_ms`, `itl_*`, `mean_iteration_ms`)
+    /// are null when no decode iteration runs (every request ends with its first token,
+    /// output_len = 1): the prefill figures are then the whole answer.
+    pub output_tok_s: Option<f64>,
     /// Output tokens per second end to end: all output tokens over decode + prefill time.
     pub e2e_output_tok_s: f64,
     /// Mean time to first token (the prefill that admitted the request), ms.
@@ -102,16 +106,16 @@ pub struct Throughput {
     /// Total prefill time of the run, ms.
     pub prefill_time_ms: f64,
     /// Output tokens per second of one request.
-    pub per_request_tok_s: f64,
+    pub per_request_tok_s: Option<f64>,
     /// Mean over requests of (decode time ÷ tokens after the first), ms (bench_serving's TPOT).
-    pub tpot_ms: f64,
+    pub tpot_ms: Option<f64>,
     /// Median / 99th percentile of per-iteration time per accepted token, ms.
-    pub itl_p50_ms: f64,
-    pub itl_p99_ms: f64,
+    pub itl_p50_ms: Option<f64>,
+    pub itl_p99_ms: Option<f64>,
     pub iterations: u64,
     pub output_tokens: u64,
     pub decode_time_ms: f64,
-    pub mean_iteration_ms: f64,
+    pub mean_iteration_ms: Option<f64>,
     /// Distinct iteration shapes simulated (the rest were reused).
     pub distinct_shapes: usize,
 }
@@ -217,8 +221,11 @@ pub struct Floor {
 pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let m = &p.main;
     let c = running(s, p);
-    let (verdict, error) = engine_verdict(p);
-    let decodes = verdict == "ok";
+    let (verdict, error) = engine_verdict(s, p);
+    let serves = verdict == "ok";
+    // Decode figures exist only when an iteration ran (output_len = 1 ends at the prefill).
+    let decodes = serves && m.iterations > 0;
+    let dec = |v: f64| decodes.then_some(v);
     let breakdown: BTreeMap<String, f64> = Category::ALL
         .iter()
         .filter(|c| {
@@ -329,19 +336,19 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         error,
         warnings: s.warnings.clone(),
         hardware: hardware::build(&s.hardware),
-        throughput: decodes.then(|| Throughput {
-            output_tok_s: m.output_tok_s(),
-            per_request_tok_s: m.output_tok_s() / c.max(1) as f64,
-            tpot_ms: m.tpot_ms(),
+        throughput: serves.then(|| Throughput {
+            output_tok_s: dec(m.output_tok_s()),
+            per_request_tok_s: dec(m.output_tok_s() / c.max(1) as f64),
+            tpot_ms: dec(m.tpot_ms()),
             e2e_output_tok_s: m.e2e_output_tok_s(),
             ttft_ms: m.ttft_ms(),
             prefill_time_ms: m.prefill_time.as_ms_f64(),
-            itl_p50_ms: m.tpot_percentile_ms(50.0),
-            itl_p99_ms: m.tpot_percentile_ms(99.0),
+            itl_p50_ms: dec(m.tpot_percentile_ms(50.0)),
+            itl_p99_ms: dec(m.tpot_percentile_ms(99.0)),
             iterations: m.iterations,
             output_tokens: m.output_tokens,
             decode_time_ms: m.total_time.as_ms_f64(),
-            mean_iteration_ms: m.mean_iteration_ms,
+            mean_iteration_ms: dec(m.mean_iteration_ms),
             distinct_shapes: m.distinct_shapes,
         }),
         breakdown,
@@ -472,12 +479,15 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
     }
 }
 
-/// The engine's verdict and its own error text: "ok", or "oom" with the start-up error when the
-/// memory plan fails.
-fn engine_verdict(p: &Prediction) -> (&'static str, Option<String>) {
+/// The engine's verdict and its own error text: "oom" with the start-up error when the memory plan
+/// fails, else "rejected" with the request error when it refuses the workload's requests, else "ok".
+fn engine_verdict(s: &Scenario, p: &Prediction) -> (&'static str, Option<String>) {
     match &p.memory.verdict {
-        Verdict::Ok => ("ok", None),
         Verdict::Oom { message, .. } => ("oom", Some(message.clone())),
+        Verdict::Ok => match crate::decode::rejection(s) {
+            Some(message) => ("rejected", Some(message)),
+            None => ("ok", None),
+        },
     }
 }
 
@@ -623,6 +633,20 @@ pub fn text(r: &RunReport) -> String {
         let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     let _ = writeln!(o);
+    if r.verdict == "rejected" {
+        let _ = writeln!(
+            o,
+            "Requests: rejected — the workload's longest request ({} prompt + {} output tokens) is refused by the engine:",
+            max_of(&sc.prompt_len_dist),
+            max_of(&sc.output_len_dist)
+        );
+        let _ = writeln!(
+            o,
+            "  the engine would answer: {}",
+            r.error.as_deref().unwrap_or("")
+        );
+        let _ = writeln!(o);
+    }
     match &r.throughput {
         Some(t) => decode_text(&mut o, r, t),
         None => {
@@ -723,37 +747,63 @@ pub fn text(r: &RunReport) -> String {
     o
 }
 
+/// The largest value of a length distribution as the report writes it ("1024" or "512..=2048").
+fn max_of(dist: &str) -> &str {
+    dist.rsplit("..=").next().unwrap_or(dist)
+}
+
 /// What a verdict other than "ok" means, in words.
 pub fn verdict_words(verdict: &str) -> &'static str {
     match verdict {
         "oom" => "the engine would not start",
+        "rejected" => "the engine rejects the requests",
         _ => "the engine would not run this scenario",
     }
 }
 
 /// The decode and per-iteration breakdown sections of the text report (an engine that starts).
 fn decode_text(o: &mut String, r: &RunReport, t: &Throughput) {
+    let prefill = |o: &mut String| {
+        let _ = writeln!(
+            o,
+            "  prefill: time to first token {:.2} ms; end to end {:.1} tok/s including {:.1} ms of prefill",
+            t.ttft_ms, t.e2e_output_tok_s, t.prefill_time_ms
+        );
+    };
+    let (Some(tok_s), Some(per_request), Some(tpot), Some(p50), Some(p99), Some(mean)) = (
+        t.output_tok_s,
+        t.per_request_tok_s,
+        t.tpot_ms,
+        t.itl_p50_ms,
+        t.itl_p99_ms,
+        t.mean_iteration_ms,
+    ) else {
+        // No decode iteration: every request ends with the token its prefill produced.
+        let _ = writeln!(
+            o,
+            "Decode: none — every request ends with its first token (output_len = {}), which the prefill \
+             produces: no decode iteration, so no decode throughput or time per output token",
+            r.scenario.output_len_dist
+        );
+        prefill(o);
+        let _ = writeln!(o);
+        return;
+    };
     let _ = writeln!(o, "Decode");
     let _ = writeln!(
         o,
-        "  output throughput  {:.1} tok/s ({:.1} tok/s per request)",
-        t.output_tok_s, t.per_request_tok_s
+        "  output throughput  {tok_s:.1} tok/s ({per_request:.1} tok/s per request)"
     );
     let _ = writeln!(
         o,
-        "  time per output token  {:.2} ms (p50 {:.2}, p99 {:.2})",
-        t.tpot_ms, t.itl_p50_ms, t.itl_p99_ms
+        "  time per output token  {tpot:.2} ms (p50 {p50:.2}, p99 {p99:.2})"
     );
     let _ = writeln!(
         o,
-        "  iterations {} of {:.2} ms mean; {} distinct shapes simulated",
-        t.iterations, t.mean_iteration_ms, t.distinct_shapes
+        "  iterations {} of {mean:.2} ms mean; {} distinct shapes simulated",
+        t.iterations, t.distinct_shapes
     );
-    let _ = writeln!(
-        o,
-        "  prefill: time to first token {:.2} ms; end to end {:.1} tok/s including {:.1} ms of prefill",
-        t.ttft_ms, t.e2e_output_tok_s, t.prefill_time_ms
-    );
+    prefill(o);
     if let Some(sp) = &r.spec {
         let _ = writeln!(
             o,

@@ -209,3 +209,214 @@ fn topk_or_draft_tokens_without_num_steps_is_sglangs_assertion() {
         o.stderr
     );
 }
+
+/// `tpsim run` of the seed baseline with `from` replaced by `to`: exit code, stdout, stderr.
+fn run_modified(name: &str, from: &str, to: &str, json: bool) -> (Out, String) {
+    let file = baseline_with(name, from, to);
+    let mut args = vec!["run", file.as_str()];
+    if json {
+        args.push("--json");
+    }
+    (tpsim(&args), file)
+}
+
+#[test]
+fn a_prompt_longer_than_the_context_is_rejected_with_sglangs_text() {
+    // Kimi-K2.5: context 262,144 tokens; EAGLE (3 steps, topk 1, 4 draft tokens) reserves
+    // max(1 × 3, 4) = 4 slots, which SGLang counts in the input.
+    let (o, file) = run_modified(
+        "engine-like-long",
+        "prompt_len = 1024",
+        "prompt_len = 300000",
+        false,
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let text =
+        "ValueError: The input (300004 tokens) is longer than the model's context length (262144 tokens).";
+    assert!(
+        o.stdout.contains(&format!("the engine would answer: {text}")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("Decode: none — the engine rejects the requests")
+    );
+    assert!(!o.stdout.contains("tok/s"), "{}", o.stdout);
+    assert_eq!(
+        o.stderr.trim_end(),
+        format!("{file}: the engine rejects the requests: {text}")
+    );
+    let (o, _) = run_modified(
+        "engine-like-long-json",
+        "prompt_len = 1024",
+        "prompt_len = 300000",
+        true,
+    );
+    assert_eq!(o.code, 3);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(j["verdict"], "rejected");
+    assert_eq!(j["error"], text);
+    assert!(j["throughput"].is_null());
+    // The engine starts: its memory plan is fine.
+    assert_eq!(j["memory"]["verdict"], "ok");
+}
+
+#[test]
+fn prompt_plus_output_beyond_the_context_is_rejected_with_sglangs_text() {
+    let (o, _) = run_modified(
+        "engine-like-total",
+        "prompt_len = 1024",
+        "prompt_len = 262100",
+        true,
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(j["verdict"], "rejected");
+    assert_eq!(
+        j["error"],
+        "ValueError: Requested token count exceeds the model's maximum context length of 262144 tokens. \
+         You requested a total of 263128 tokens: 262104 tokens from the input messages and 1024 tokens for \
+         the completion. Please reduce the number of tokens in the input messages or the completion to fit \
+         within the limit."
+    );
+    // A range is judged by its longest request.
+    let (o, _) = run_modified(
+        "engine-like-range",
+        "prompt_len = 1024",
+        "prompt_len = { min = 1024, max = 270000 }",
+        true,
+    );
+    assert_eq!(o.code, 3, "{}", o.stderr);
+}
+
+#[test]
+fn an_empty_prompt_is_rejected_with_sglangs_text() {
+    let (o, _) = run_modified("engine-like-empty", "prompt_len = 1024", "prompt_len = 0", true);
+    assert_eq!(o.code, 3, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(j["verdict"], "rejected");
+    assert_eq!(j["error"], "ValueError: input_ids cannot be empty.");
+}
+
+#[test]
+fn vllm_rejects_a_prompt_longer_than_max_model_len_with_its_text() {
+    let file = scenario("examples/llama-3.1-8b-h100.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let d = scratch("engine-like-vllm");
+    let vllm = d.join("s.toml");
+    // The vLLM twin of the Llama example, with max_model_len 4096 and a 5000-token prompt.
+    let body = text
+        .replace("name = \"sglang\"", "name = \"vllm\"\nmax_model_len = 4096")
+        .replace("mem_fraction_static", "gpu_memory_utilization");
+    let body = with_line(&body, "prompt_len", "5000");
+    std::fs::write(&vllm, body).unwrap();
+    let o = tpsim(&["run", vllm.to_str().unwrap(), "--json"]);
+    assert_eq!(o.code, 3, "{}\n{}", o.stdout, o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        j["error"],
+        "VLLMValidationError: The decoder prompt (length 5000) is longer than the maximum model length of 4096. \
+         Make sure that `max_model_len` is no smaller than the number of text tokens."
+    );
+}
+
+/// `key = …` at the start of a line set to `value` (the line must exist once).
+fn with_line(text: &str, key: &str, value: &str) -> String {
+    let mut hits = 0;
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with(&format!("{key} =")) {
+                hits += 1;
+                format!("{key} = {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert_eq!(hits, 1, "`{key} =` must occur once");
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn output_len_1_reports_the_time_to_first_token_and_no_decode_throughput() {
+    let (o, _) = run_modified("engine-like-one", "output_len = 1024", "output_len = 1", false);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("Decode: none — every request ends with its first token (output_len = 1)"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("time to first token 1562.79 ms"),
+        "{}",
+        o.stdout
+    );
+    for absent in [
+        "0.0 tok/s",
+        "0.00 ms",
+        "output throughput",
+        "Per-iteration breakdown",
+    ] {
+        assert!(!o.stdout.contains(absent), "`{absent}` in:\n{}", o.stdout);
+    }
+    let (o, _) = run_modified(
+        "engine-like-one-json",
+        "output_len = 1024",
+        "output_len = 1",
+        true,
+    );
+    assert_eq!(o.code, 0);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let t = &j["throughput"];
+    assert_eq!(j["verdict"], "ok");
+    assert_eq!(t["iterations"], 0);
+    assert_eq!(t["output_tokens"], 1);
+    for k in [
+        "output_tok_s",
+        "per_request_tok_s",
+        "tpot_ms",
+        "itl_p50_ms",
+        "itl_p99_ms",
+        "mean_iteration_ms",
+    ] {
+        assert!(t[k].is_null(), "{k}: {}", t[k]);
+    }
+    assert!(
+        f(&t["ttft_ms"]) > 1000.0 && f(&t["e2e_output_tok_s"]) > 0.0,
+        "{t}"
+    );
+    assert!(j["spec"].is_null() && j["floor"]["gap"].is_null());
+    assert_eq!(j["breakdown"], serde_json::json!({}));
+    assert_eq!(j["bottleneck"], "none");
+}
+
+#[test]
+fn sweep_marks_rejected_points_and_prefill_only_points() {
+    let o = tpsim(&[
+        "sweep",
+        &scenario("seed/baseline.toml"),
+        "--quiet",
+        "--set",
+        "workload.prompt_len=1024,300000",
+        "--set",
+        "workload.output_len=1,2",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows: Vec<&str> = o.stdout.lines().collect();
+    assert!(
+        rows[1].starts_with("0,1024,1,ok,,,1562.793937511,,159294,"),
+        "{}",
+        rows[1]
+    );
+    assert!(rows[1].ends_with(",,none"), "{}", rows[1]);
+    assert!(rows[2].starts_with("1,1024,2,ok,23.7"), "{}", rows[2]);
+    assert!(
+        rows[3].starts_with("2,300000,1,rejected,,,,,159294,"),
+        "{}",
+        rows[3]
+    );
+    assert!(rows[4].starts_with("3,300000,2,rejected,"), "{}", rows[4]);
+}

@@ -94,12 +94,13 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<DiffReport, DiffError> {
 
 fn summary(a: &RunReport, b: &RunReport) -> Vec<Change> {
     let spec = |r: &RunReport, f: fn(&report::SpecReport) -> f64| r.spec.as_ref().map(f);
-    // A side whose engine does not run the scenario has no throughput: its cells stay empty.
-    let t = |r: &RunReport, f: fn(&report::Throughput) -> f64| r.throughput.as_ref().map(f);
+    // A side whose engine does not run the scenario has no throughput, one without a decode
+    // iteration (output_len = 1) no decode figures: their cells stay empty.
+    let t = |r: &RunReport, f: fn(&report::Throughput) -> Option<f64>| r.throughput.as_ref().and_then(f);
     vec![
         Change::new("output_tok_s", t(a, |t| t.output_tok_s), t(b, |t| t.output_tok_s)),
         Change::new("tpot_ms", t(a, |t| t.tpot_ms), t(b, |t| t.tpot_ms)),
-        Change::new("ttft_ms", t(a, |t| t.ttft_ms), t(b, |t| t.ttft_ms)),
+        Change::new("ttft_ms", t(a, |t| Some(t.ttft_ms)), t(b, |t| Some(t.ttft_ms))),
         Change::new(
             "mean_iteration_ms",
             t(a, |t| t.mean_iteration_ms),
@@ -131,11 +132,12 @@ fn summary(a: &RunReport, b: &RunReport) -> Vec<Change> {
 /// The per-iteration comparison only when both sides decode: an engine that does not start has no
 /// iteration to compare (its missing keys would read as 0 ms).
 fn both_decode(a: &RunReport, b: &RunReport, v: Vec<Change>) -> Vec<Change> {
-    if a.throughput.is_some() && b.throughput.is_some() {
-        v
-    } else {
-        Vec::new()
-    }
+    if decodes(a) && decodes(b) { v } else { Vec::new() }
+}
+
+/// Whether a report has decode iterations (its engine serves the scenario and output_len > 1).
+fn decodes(r: &RunReport) -> bool {
+    r.throughput.as_ref().is_some_and(|t| t.iterations > 0)
 }
 
 /// Every key of either map (a missing key counts as 0 ms), sorted by |Δ| descending, then by name;
@@ -207,7 +209,7 @@ pub fn text(d: &DiffReport) -> String {
         }
     }
     let _ = writeln!(o);
-    if d.a.throughput.is_some() && d.b.throughput.is_some() {
+    if decodes(&d.a) && decodes(&d.b) {
         head(
             &mut o,
             "Time per iteration by category (critical path, ms; largest move first)",
@@ -226,7 +228,7 @@ pub fn text(d: &DiffReport) -> String {
     } else {
         let _ = writeln!(
             o,
-            "Time per iteration: not compared (a side that does not start decodes nothing)"
+            "Time per iteration: not compared (a side that does not start, or ends every request at its first token, has no decode iteration)"
         );
     }
     let _ = writeln!(o);

@@ -19,9 +19,10 @@ use tpsim_model::units::Duration;
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit code for an internal failure or an output that cannot be written.
 pub const EXIT_FAILURE: i32 = 1;
-/// Exit code of `tpsim run` when the engine would not serve the scenario (it would not start): the
-/// report carries the engine's verdict and error text and no throughput. Distinct from 1 (failure)
-/// and 2 (bad input): the input is valid and the simulation succeeded; the answer is "no".
+/// Exit code of `tpsim run` when the engine would not serve the scenario (it would not start, or it
+/// rejects the workload's requests): the report carries the engine's verdict and error text and no
+/// throughput. Distinct from 1 (failure) and 2 (bad input): the input is valid and the simulation
+/// succeeded; the answer is "no".
 pub const EXIT_ENGINE_VERDICT: i32 = 3;
 
 #[derive(Debug, Parser)]
@@ -33,7 +34,7 @@ pub const EXIT_ENGINE_VERDICT: i32 = 3;
 whether the engine starts or dies with \"Not enough memory\", and where each millisecond goes \
 (kernels, allreduces, host overhead). Describe the deployment in a scenario TOML file \
 (see scenarios/seed/baseline.toml and the book's scenario reference) and run it.",
-    after_help = "Examples:\n  tpsim run scenarios/seed/baseline.toml\n  tpsim run scenarios/seed/baseline.toml --json\n  tpsim run scenarios/seed/custom-ar.toml --trace custom.trace.json\n  tpsim validate my-box.toml\n\nExit codes:\n  0  success\n  1  internal failure, or an output that cannot be written\n  2  bad input (a scenario, preset or argument that is wrong; the message names the file and key)\n  3  tpsim run: the engine would not serve the scenario (it would not start); the report gives its verdict and error text, no throughput"
+    after_help = "Examples:\n  tpsim run scenarios/seed/baseline.toml\n  tpsim run scenarios/seed/baseline.toml --json\n  tpsim run scenarios/seed/custom-ar.toml --trace custom.trace.json\n  tpsim validate my-box.toml\n\nExit codes:\n  0  success\n  1  internal failure, or an output that cannot be written\n  2  bad input (a scenario, preset or argument that is wrong; the message names the file and key)\n  3  tpsim run: the engine would not serve the scenario (it would not start, or it rejects the requests); the report gives its verdict and error text, no throughput"
 )]
 struct Cli {
     #[command(subcommand)]

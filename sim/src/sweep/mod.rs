@@ -249,6 +249,11 @@ impl Sweep {
         if mem.verdict != decode::Verdict::Ok {
             return Ok(row);
         }
+        // The engine starts but refuses the requests (e.g. a prompt longer than the context).
+        if decode::rejection(s).is_some() {
+            row.verdict = "rejected";
+            return Ok(row);
+        }
         // Sweep rows need no comparison with plain decoding: skip that second loop.
         let p = decode::predict_with(s, false).map_err(|e| SweepError::Internal {
             index: i,
@@ -257,12 +262,19 @@ impl Sweep {
         let r = report::build(s, &p);
         row.verdict = r.verdict;
         if let Some(t) = &r.throughput {
+            // Without a decode iteration (output_len = 1) only the prefill figures exist.
+            let decoded = t.iterations > 0;
             row.perf = Some(Perf {
                 output_tok_s: t.output_tok_s,
                 tpot_ms: t.tpot_ms,
                 ttft_ms: t.ttft_ms,
-                accept_len_mean: s.speculative.as_ref().map(|_| p.main.accept_len_mean),
-                allreduce_ms_per_iter: r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0),
+                accept_len_mean: s
+                    .speculative
+                    .as_ref()
+                    .filter(|_| decoded)
+                    .map(|_| p.main.accept_len_mean),
+                allreduce_ms_per_iter: decoded
+                    .then(|| r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0)),
                 bottleneck: r.bottleneck,
             });
         }
@@ -299,16 +311,16 @@ fn without_line(e: ScenarioError, path: &Path) -> ScenarioError {
 /// Performance metrics of a point that starts (never NaN: `tpsim run` reports the same numbers).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Perf {
-    /// Output tokens per second during decode.
-    pub output_tok_s: f64,
-    /// Mean time per output token, ms.
-    pub tpot_ms: f64,
+    /// Output tokens per second during decode (`None` without a decode iteration, output_len = 1).
+    pub output_tok_s: Option<f64>,
+    /// Mean time per output token, ms (`None` likewise).
+    pub tpot_ms: Option<f64>,
     /// Mean time to first token, ms.
     pub ttft_ms: f64,
     /// Mean accepted tokens per iteration (speculative points only).
     pub accept_len_mean: Option<f64>,
-    /// Allreduce time on the critical path of one iteration, ms.
-    pub allreduce_ms_per_iter: f64,
+    /// Allreduce time on the critical path of one iteration, ms (`None` without an iteration).
+    pub allreduce_ms_per_iter: Option<f64>,
     /// The category with the most time per iteration.
     pub bottleneck: String,
 }
@@ -364,13 +376,13 @@ impl Row {
     pub fn metric(&self, name: &str) -> Option<f64> {
         let p = self.perf.as_ref();
         let v = match name {
-            "output_tok_s" => p.map(|p| p.output_tok_s),
-            "tpot_ms" => p.map(|p| p.tpot_ms),
+            "output_tok_s" => p.and_then(|p| p.output_tok_s),
+            "tpot_ms" => p.and_then(|p| p.tpot_ms),
             "ttft_ms" => p.map(|p| p.ttft_ms),
             "accept_len_mean" => p.and_then(|p| p.accept_len_mean),
             "kv_tokens" => Some(self.kv_tokens as f64),
             "min_mem_fraction_static" => self.min_mem_fraction_static,
-            "allreduce_ms_per_iter" => p.map(|p| p.allreduce_ms_per_iter),
+            "allreduce_ms_per_iter" => p.and_then(|p| p.allreduce_ms_per_iter),
             _ => None,
         };
         v.filter(|v| v.is_finite())
