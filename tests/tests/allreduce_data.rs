@@ -1,7 +1,11 @@
 //! Allreduce predictions against the measured table `tests/data/allreduce.tsv` (issue #3).
 //!
 //! Each measured system is mapped to a hardware preset and the NCCL settings its row states; the
-//! prediction comes from the preset's topology and parameters, never from a fit to the row. Rows
+//! prediction comes from the preset's topology and parameters. CONSISTENCY, not validation: the
+//! presets' shared collective constants (`nccl_channel_bw`, `shm_copy_bw`, `shm_step_cost`) were fitted
+//! to rows of this same table (each preset's `[fitted]` entries name them), so the figures here are
+//! in-sample. The out-of-sample figures are leave-one-system-out: `tpsim-calibrate crossval allreduce`
+//! (book/src/validation.md). Rows
 //! without a size (averages over sweeps) and the mixed 7-GPU box are skipped. The table printed by
 //! `cargo test -p tpsim-tests --test integration allreduce_data:: -- --nocapture` is the one reported on the issue.
 
@@ -108,7 +112,7 @@ fn predict(system: usize, size: u64) -> (f64, String) {
 }
 
 #[test]
-fn nccl_and_custom_rows_against_the_measured_table() {
+fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
     let rows = rows();
     assert!(
         rows.len() >= 80,
@@ -207,7 +211,7 @@ fn r7_custom_one_shot_wins_at_2_gpus_and_loses_at_8_beyond_tens_of_kb() {
 /// executor (data time, channel trimming, the SYS hops' latencies) on both dual-Turin presets: each
 /// size must land in the measured 48–56 µs range.
 #[test]
-fn dual_turin_default_graph_with_p2p_takes_48_to_56_us() {
+fn consistency_dual_turin_default_graph_with_p2p_takes_48_to_56_us() {
     for preset in [
         "rtx-pro-6000-8x-dual-turin-festr",
         "rtx-pro-6000-8x-dual-turin-direct",

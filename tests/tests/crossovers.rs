@@ -14,6 +14,12 @@
 //! pull one-shot, up to 36 blocks × 512 threads), no end barrier (double-buffered flags) — against
 //! `ncclAllReduce`, both replayed in CUDA graphs, on GPU0–3 of the ASUS ESC8000A-E13P (one Broadcom
 //! PEX890xx chip, two partitions of 2 GPUs, ACS off).
+//!
+//! Validation or consistency (issue #14): a test is `validation_*` when no constant it depends on was
+//! fitted to the box it checks, `consistency_*` when one was: the ASUS preset's `shm_copy_bw` (30.3 GB/s)
+//! is read off the same page's 4-GPU default-NCCL busbw and its `collapse_factor` (0.073) off the same
+//! box's collapse measurement, so the default-NCCL crossover and the 8-GPU one-shot are in-sample. The
+//! tolerance is issue #3's target for crossovers, a factor 2, for both kinds.
 
 use crate::common::*;
 
@@ -63,7 +69,7 @@ fn within_2x(name: &str, predicted: f64, measured: f64) {
 /// ≈ 886 KB. (SGLang's startup auto-crossover on the same box, `optimization/pcie-oneshot-allreduce.md`:
 /// 512 KB 51.0 < 71.7, 1 MB 95.6 > 85.2 — it reports the last winning size, 512 KB.)
 #[test]
-fn asus_4gpu_default_nccl_crossover_within_2x() {
+fn consistency_asus_4gpu_default_nccl_crossover_within_2x() {
     let m = zero((524288.0, 51.3, 72.0), (1048576.0, 95.8, 86.5));
     let p = predicted(ASUS, "custom-oneshot", "4", &[]);
     within_2x("ASUS 4 GPUs, NCCL default (SHM between partitions)", p, m);
@@ -74,7 +80,7 @@ fn asus_4gpu_default_nccl_crossover_within_2x() {
 /// 64 KB custom 12.3 < NCCL 13.8 µs, 128 KB 17.5 > 15.5 µs → ≈ 94 KB. (Not the reference's "120 KB
 /// (4 GPUs, switch)": that one is SGLang's startup auto-tune on the WRX90 c-payne box, see the book.)
 #[test]
-fn asus_4gpu_p2p_level_sys_crossover_within_2x() {
+fn validation_asus_4gpu_p2p_level_sys_crossover_within_2x() {
     let m = zero((65536.0, 12.3, 13.8), (131072.0, 17.5, 15.5));
     let p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
     within_2x("ASUS 4 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
@@ -83,7 +89,7 @@ fn asus_4gpu_p2p_level_sys_crossover_within_2x() {
 /// The two ASUS crossovers differ by NCCL's transport only (the custom kernel is the same): SHM
 /// between the partitions must push the crossover up by a large factor (measured ≈ 886 / 94 ≈ 9.4×).
 #[test]
-fn asus_shm_moves_the_crossover_up() {
+fn consistency_asus_shm_moves_the_crossover_up() {
     let shm = predicted(ASUS, "custom-oneshot", "4", &[]);
     let p2p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
     println!("ASUS 4 GPUs: predicted crossover {shm:.0} B with SHM, {p2p:.0} B with P2P");
@@ -94,7 +100,7 @@ fn asus_shm_moves_the_crossover_up() {
 /// `hardware/pcie-bandwidth.md`, "Custom Allreduce vs NCCL"; NCCL with P2P on every pair): 32 KiB
 /// custom one-shot 16.5 < NCCL 24.5 µs, 64 KiB 25.9 > 24.1 µs → ≈ 59.5 KB.
 #[test]
-fn luke_8gpu_crossover_within_2x() {
+fn validation_luke_8gpu_crossover_within_2x() {
     let m = zero((32768.0, 16.5, 24.5), (65536.0, 25.9, 24.1));
     let p = predicted(
         "rtx-pro-6000-8x-3switch-luke",
@@ -113,7 +119,7 @@ fn luke_8gpu_crossover_within_2x() {
 /// unmeasured interval (its measured slope falls from 0.29 µs/KiB below 128 KiB to 0.12 above), so
 /// the line is only an estimate of where the sign changes.
 #[test]
-fn v100_push_crossover_within_2x() {
+fn validation_v100_push_crossover_within_2x() {
     let m = zero((131072.0, 44.5, 51.8), (393216.0, 120.3, 83.5));
     let p = predicted("v100-4x-plx", "custom-push", "4", &[]);
     assert!(
@@ -132,7 +138,7 @@ fn v100_push_crossover_within_2x() {
 /// fp16)": tpsim stays 2.4× short, see the book.) On 4 GPUs no partition returns data to two root
 /// ports, nothing collapses, and the same size takes ≈ 10 µs (measured 12.3).
 #[test]
-fn asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
+fn consistency_asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
     let o = tpsim(&[
         "collective",
         "--hardware",
@@ -166,7 +172,7 @@ fn asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
 /// ran on the ASUS ESC8000A-E13P; `models/glm5.md`, "Auto crossover: 48 KB on 8 GPUs"), with NCCL at
 /// its defaults (the page's launch commands set no NCCL variable).
 #[test]
-fn asus_8gpu_cross_numa_auto_tune_crossover_within_2x() {
+fn consistency_asus_8gpu_cross_numa_auto_tune_crossover_within_2x() {
     let p = predicted(ASUS, "custom-oneshot", "8", &[]);
     within_2x(
         "ASUS 8 GPUs cross-NUMA (SGLang auto-tune), NCCL default",
@@ -181,7 +187,7 @@ fn asus_8gpu_cross_numa_auto_tune_crossover_within_2x() {
 /// next to it): tpsim with SYS predicts it within 0.76–0.94× at 256 B … 32 MB, with the defaults 2.4–3.9×
 /// too slow from 256 B to 64 KB. Both the NCCL rows (the issue's 2× bound) and the crossover are asserted.
 #[test]
-fn asus_8gpu_p2pmark_crossover_within_2x() {
+fn consistency_asus_8gpu_p2pmark_crossover_within_2x() {
     let sys = ["--env", "NCCL_P2P_LEVEL=SYS"];
     let sizes = [256, 4096, 8192, 65536, 33554432];
     let measured = [27.1, 57.2, 57.6, 67.8, 2715.0];

@@ -34,7 +34,7 @@ fn variant(name: &str, file: &str, shape: (u32, u32, u32), acceptance: &str, out
 }
 
 #[test]
-fn kimi_k2_5_profiles_reproduce_the_measured_accept_lengths() {
+fn consistency_kimi_k2_5_profiles_reproduce_the_measured_accept_lengths() {
     // tests/data/spec-decode.tsv, lightseekorg/kimi-k2.5-eagle3 rows at (3, 1, 4): MTBench 2.687, GSM8K
     // 3.201, HumanEval 3.285. The profiles' geometric rates are rounded to 6 digits: ±1e-4.
     for (name, want) in [("mtbench", 2.687), ("gsm8k", 3.201), ("humaneval", 3.285)] {
@@ -46,7 +46,7 @@ fn kimi_k2_5_profiles_reproduce_the_measured_accept_lengths() {
 }
 
 #[test]
-fn kimi_k2_profile_chains_and_trees() {
+fn consistency_kimi_k2_profile_chains_and_trees() {
     // tests/data/spec-decode.tsv, the AQ-MedAI/Kimi-K2-Instruct-eagle3 SpecBundle rows, means over the
     // seven datasets (reference/spec-decode.md quotes them): chains (3,1,4) 3.078, (5,1,6) 3.842,
     // (7,1,8) 4.290 — the profile is fitted to these, ±2e-3 for its 6-digit rates. Trees at the same

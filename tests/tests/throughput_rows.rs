@@ -1,6 +1,6 @@
 //! Decode throughput against the measured rows of `tests/data/throughput.tsv` (issue #4), with the
 //! **default (uncalibrated) profile**: each row runs its scenario under `scenarios/validation/` and the
-//! test asserts measured ÷ predicted within [`BAND`]. The measured values are read from the data file,
+//! test holds each to the project's target ([`TARGET`]). The measured values are read from the data file,
 //! never copied into the scenarios; no preset is tuned per row.
 //!
 //! Rows compared here (source, engine, quant, GPUs, batch):
@@ -25,20 +25,120 @@
 //! [`every_row_is_compared_or_skipped_with_a_reason`] fails if the table grows a row none of these
 //! lists covers.
 //!
-//! The band. Observed with the default profile (the table printed by `cargo test -p tpsim-tests --test
-//! integration throughput_rows:: -- --nocapture`): measured ÷ predicted 0.46–0.76 for the MiniMax rows and 0.83–0.85
-//! for the Llama rows — tpsim is optimistic everywhere. Reasons, none of them row-specific: the
-//! template efficiencies are uncalibrated (memory at 80 % of the datasheet bandwidth, 2 µs per kernel,
-//! `scenarios/hardware/README.md`; calibration is issue #7), and batch-1 MoE decode on SM 12.0 runs
-//! engine kernels far from the bandwidth roof (the 8-GPU FP8 row's note, "tuned MoE kernels", is the
-//! community's own evidence that the defaults leave a lot on the table). Hence the lower bound 0.4; the
-//! upper bound 1.2 because a measurement faster than 1.2× an optimistic template would mean tpsim
-//! counts work the engine does not do (wrong bytes, a missing fusion) — that must fail.
+//! VALIDATION, out-of-sample: nothing in the predictions was fitted to these rows (the default profile's
+//! kernel parameters are template assumptions; its collective constants were fitted to the allreduce
+//! table, another data set). Each row is held to the project's throughput target, [`TARGET`]: the
+//! prediction within ±20 % of the measurement (of some value in a measured range). No band is chosen per
+//! row. A row outside the target is a documented miss: it is listed in [`KNOWN_MISSES`] with its
+//! reason, and book/src/validation.md lists the same rows. The test fails when a listed miss comes within
+//! the target (remove it from both lists) and when an unlisted row leaves it. The table printed by
+//! `cargo test -p tpsim-tests --test integration throughput_ -- --nocapture` is the one in the book.
 
 use crate::common::*;
 
-/// Accepted measured ÷ predicted (see the module doc for why).
-const BAND: (f64, f64) = (0.4, 1.2);
+/// The project's decode-throughput target: |predicted ÷ measured − 1| ≤ 20 % (book/src/validation.md).
+pub(crate) const TARGET: f64 = 0.20;
+
+/// Rows outside [`TARGET`] with the default profile, each with the reason (book/src/validation.md,
+/// "Known misses"). Labels as passed to [`validate`].
+pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
+    (
+        "MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1",
+        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel",
+    ),
+    (
+        "MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1",
+        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel",
+    ),
+    (
+        "MiniMax-M2.5 FP8, SGLang, 4 GPUs, bs 1",
+        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel; the row's FP8 block-scaled MoE kernels are untuned (\"defaults\")",
+    ),
+    (
+        "MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1",
+        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel",
+    ),
+    (
+        "Llama-2-13B fp16, vLLM, 2× A30, bs 32, NCCL",
+        "A30 kernels costed with the template efficiencies (never calibrated on Ampere)",
+    ),
+    (
+        "Qwen3.5 NVFP4, SGLang results.md, bs 1",
+        "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
+    ),
+    (
+        "Qwen3.5 NVFP4, SGLang pcie-oneshot NCCL, bs 1",
+        "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies",
+    ),
+    (
+        "Qwen3.5 NVFP4, SGLang pcie-oneshot one-shot AR, bs 1",
+        "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies; the row's community one-shot allreduce is not modelled on this box (compared with NCCL)",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM results.md, bs 1",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 1",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 2",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 5",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 10",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 20",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+    (
+        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 32",
+        "vLLM runs 52-69 % of the prediction at every batch: tpsim costs vLLM's Qwen3.5 kernels as SGLang's",
+    ),
+];
+
+/// Holds one row to [`TARGET`]: within it, or a listed [`KNOWN_MISSES`] row that is still outside
+/// it. `measured` is (low, high) of a range, or the value twice. Prints the comparison.
+pub(crate) fn validate(label: &str, measured: (f64, f64), predicted: f64) {
+    let (lo, hi) = measured;
+    // Relative error to the nearest value of the measured range (0 inside it).
+    let err = if predicted < lo {
+        predicted / lo - 1.0
+    } else if predicted > hi {
+        predicted / hi - 1.0
+    } else {
+        0.0
+    };
+    let within = err.abs() <= TARGET;
+    let miss = KNOWN_MISSES.iter().find(|(l, _)| *l == label);
+    println!(
+        "{label}: measured {lo:.1}–{hi:.1} tok/s, predicted {predicted:.1} tok/s, error {:+.1} % ({})",
+        err * 100.0,
+        match (within, miss.is_some()) {
+            (true, _) => "within ±20 %",
+            (false, true) => "known miss",
+            (false, false) => "MISS",
+        }
+    );
+    match (within, miss) {
+        (true, Some(_)) => panic!(
+            "{label}: now within ±20 % ({:+.1} %): remove it from KNOWN_MISSES and the book's list",
+            err * 100.0
+        ),
+        (false, None) => panic!(
+            "{label}: predicted {predicted:.1} tok/s is {:+.1} % from the measured {lo}–{hi}, outside the ±20 % target",
+            err * 100.0
+        ),
+        _ => {}
+    }
+}
 
 /// One row of `throughput.tsv` (the columns these tests read).
 #[derive(Debug, Clone)]
@@ -119,26 +219,8 @@ fn predict(file: &str) -> (f64, f64) {
     (f(&t["output_tok_s"]), f(&t["e2e_output_tok_s"]))
 }
 
-/// Asserts both ends of a measured range fall in [`BAND`] of the prediction; prints the comparison.
-fn check(label: &str, measured: (f64, f64), predicted: f64) -> (f64, f64) {
-    let ratios = (measured.0 / predicted, measured.1 / predicted);
-    println!(
-        "{label}: measured {:.1}–{:.1} tok/s, predicted {predicted:.1} tok/s, ratio {:.3}–{:.3}, band [{}, {}]",
-        measured.0, measured.1, ratios.0, ratios.1, BAND.0, BAND.1
-    );
-    for r in [ratios.0, ratios.1] {
-        assert!(
-            (BAND.0..=BAND.1).contains(&r),
-            "{label}: measured ÷ predicted = {r:.3} is outside [{}, {}] (measured {measured:?}, predicted {predicted:.1})",
-            BAND.0,
-            BAND.1
-        );
-    }
-    ratios
-}
-
 #[test]
-fn minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
+fn validation_minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | NVFP4 | 2 GPUs | batch 1 | 85-89 (Festr).
     let r = row("SGLang", "MiniMax-M2.5", "NVFP4", "2", "1");
     let v = run_json(&scenario("validation/minimax-m2.5-nvfp4-sglang-tp2.toml"));
@@ -146,7 +228,7 @@ fn minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
     let c = &v["collectives"];
     assert_eq!(c["qk_norm_allreduce_bytes"], 16);
     assert_eq!(c["qk_norm_algorithm"], "custom one-shot");
-    check(
+    validate(
         "MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1",
         range(&r.output_tok_s),
         f(&v["throughput"]["output_tok_s"]),
@@ -154,7 +236,7 @@ fn minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
 }
 
 #[test]
-fn minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
+fn validation_minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | vLLM | MiniMax-M2.5 | AWQ | 2 GPUs | batch 1 | ~114 (low ctx).
     let r = row("vLLM", "MiniMax-M2.5", "AWQ", "2", "1");
     let v = run_json(&scenario("validation/minimax-m2.5-awq-vllm-tp2.toml"));
@@ -167,7 +249,7 @@ fn minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
             .is_some_and(|a| a.starts_with("nccl")),
         "{c}"
     );
-    check(
+    validate(
         "MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1",
         range(&r.output_tok_s),
         f(&v["throughput"]["output_tok_s"]),
@@ -175,7 +257,7 @@ fn minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
 }
 
 #[test]
-fn minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
+fn validation_minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | FP8 | 4 GPUs | batch 1 | ~71 (defaults).
     let r = row("SGLang", "MiniMax-M2.5", "FP8", "4", "1");
     let v = run_json(&scenario("validation/minimax-m2.5-fp8-sglang-tp4.toml"));
@@ -191,7 +273,7 @@ fn minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
         (got_ms / want_ms - 1.0).abs() < 1e-3,
         "allreduce on the critical path {got_ms} ms vs 125 + 62 calls = {want_ms} ms"
     );
-    check(
+    validate(
         "MiniMax-M2.5 FP8, SGLang, 4 GPUs, bs 1",
         range(&r.output_tok_s),
         f(&v["throughput"]["output_tok_s"]),
@@ -199,12 +281,12 @@ fn minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
 }
 
 #[test]
-fn minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1() {
+fn validation_minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | FP8 (EP) | 8 GPUs | batch 1 | ~86
     // (tuned MoE kernels).
     let r = row("SGLang", "MiniMax-M2.5", "FP8 (EP)", "8", "1");
     let (pred, _) = predict("minimax-m2.5-fp8-ep-sglang-tp8.toml");
-    check(
+    validate(
         "MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1",
         range(&r.output_tok_s),
         pred,
@@ -228,7 +310,7 @@ fn latencies(s: &str) -> (f64, f64) {
 }
 
 #[test]
-fn llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
+fn validation_llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
     // vllm PR 2192 | vLLM | Llama 13B | fp16 | 2× A30 (no NVLink) | batch 32 | latency 10.43 s (NCCL)
     // → 9.79 s (custom allreduce), benchmark_latency 256 in / 256 out: 32 × 256 output tokens per run.
     let r = row("vLLM", "Llama 13B", "fp16", "2", "32");
@@ -238,12 +320,12 @@ fn llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
     let (_, custom) = predict("llama-2-13b-a30x2-vllm-custom.toml");
     let m_nccl = tokens / nccl_s;
     let m_custom = tokens / custom_s;
-    check(
+    validate(
         "Llama-2-13B fp16, vLLM, 2× A30, bs 32, NCCL",
         (m_nccl, m_nccl),
         nccl,
     );
-    check(
+    validate(
         "Llama-2-13B fp16, vLLM, 2× A30, bs 32, custom AR",
         (m_custom, m_custom),
         custom,
