@@ -21,7 +21,10 @@
 //! Decisions are taken once per instant, after every event of that instant (task ends, tasks
 //! becoming ready, chains of zero-duration resource-free barriers) has been processed, so ties at
 //! the same instant are resolved by the key and never by event order. A task without resources is a
-//! pure delay (or, with duration 0, a barrier/join): it starts at its ready time.
+//! pure delay (or, with duration 0, a barrier/join): it starts at its ready time. A zero-duration
+//! task *with* resources is an event of its instant too: the tasks that may start at an instant
+//! start in key order, and once a zero-duration one has started the rest are decided again after
+//! its end, so that what its end makes ready competes by key.
 //!
 //! Everything is integer time and ordered containers: the same graph gives the same schedule on
 //! every machine (DESIGN.md §2.1).
@@ -540,6 +543,11 @@ struct Runner<'g> {
     busy: Vec<Duration>,
     dirty: Vec<u32>,
     is_dirty: Vec<bool>,
+    /// Scratch of `dispatch_in_key_order`: the tasks that may start now.
+    startable: Vec<u32>,
+    /// Queued tasks with resources and zero duration (while there are none, `dispatch` needs no
+    /// ordering).
+    zero_queued: usize,
     queue: EventQueue<Ev>,
 }
 
@@ -566,6 +574,9 @@ impl Runner<'_> {
             self.start(s, now, self.dep_cause[si]);
         } else {
             self.state[si] = State::Queued;
+            if task.duration == Duration::ZERO {
+                self.zero_queued += 1;
+            }
             for &r in &task.resources {
                 self.waiting[r.index()].insert((now.as_ps(), s));
                 self.mark_dirty(r);
@@ -581,6 +592,9 @@ impl Runner<'_> {
         );
         let tasks = self.tasks;
         let task = &tasks[si];
+        if task.duration == Duration::ZERO && !task.resources.is_empty() {
+            self.zero_queued -= 1;
+        }
         for &r in &task.resources {
             let ri = r.index();
             assert!(
@@ -653,6 +667,12 @@ impl Runner<'_> {
     /// Starts every queued task that may start at `now` (see the module's scheduling rule). Only the
     /// heads of resources whose state changed at this instant can have become startable.
     fn dispatch(&mut self, now: Duration) {
+        if self.zero_queued > 0 {
+            self.dispatch_in_key_order(now);
+            return;
+        }
+        // No queued task takes zero time: nothing started here happens at this instant, so the
+        // order of the starts does not matter (that of the dirty list is kept).
         let tasks = self.tasks;
         let dirty = std::mem::take(&mut self.dirty);
         for &r in &dirty {
@@ -664,33 +684,82 @@ impl Runner<'_> {
             let Some(&(_, s)) = self.waiting[ri].first() else {
                 continue;
             };
-            let task = &tasks[s as usize];
-            let startable = task.resources.iter().all(|q| {
-                self.holder[q.index()].is_none() && self.waiting[q.index()].first().map(|h| h.1) == Some(s)
-            });
-            if !startable {
-                continue;
+            if self.may_start(&tasks[s as usize], s) {
+                self.start_queued(s, now);
             }
-            let cause = if now == self.ready[s as usize] {
-                self.dep_cause[s as usize]
-            } else {
-                // It waited: the resource released at this instant determined the start.
-                let c = task
-                    .resources
-                    .iter()
-                    .filter_map(|q| self.last_holder[q.index()])
-                    .find(|&h| self.records[h as usize].end == now);
-                assert!(
-                    c.is_some(),
-                    "exec invariant (queues): task #{s} started late with no resource released at that time"
-                );
-                c
-            };
-            self.start(s, now, cause);
         }
         // Reuse the allocation.
         self.dirty = dirty;
         self.dirty.clear();
+    }
+
+    /// [`Runner::dispatch`] while a zero-duration task is queued: its end belongs to this instant
+    /// and may make tasks ready whose keys are smaller than those of other startable tasks. So the
+    /// startable tasks start in key order up to the first zero-duration one, and the rest stay
+    /// dirty, decided again once its end has been processed (at the same instant). Whatever that
+    /// end makes ready has a larger key than the zero-duration task (a later id, ready now), hence
+    /// than every task started before it: each resource still serves strictly by key.
+    fn dispatch_in_key_order(&mut self, now: Duration) {
+        let tasks = self.tasks;
+        let mut dirty = std::mem::take(&mut self.dirty);
+        let mut startable = std::mem::take(&mut self.startable);
+        startable.clear();
+        for &r in &dirty {
+            let ri = r as usize;
+            self.is_dirty[ri] = false;
+            if self.holder[ri].is_some() {
+                continue;
+            }
+            let Some(&(_, s)) = self.waiting[ri].first() else {
+                continue;
+            };
+            // A gang task heads several dirty resources: once is enough.
+            if !startable.contains(&s) && self.may_start(&tasks[s as usize], s) {
+                startable.push(s);
+            }
+        }
+        dirty.clear();
+        self.dirty = dirty;
+        startable.sort_unstable_by_key(|&s| (self.ready[s as usize], s));
+        let mut stop = false;
+        for &s in &startable {
+            if stop {
+                for &q in &tasks[s as usize].resources {
+                    self.mark_dirty(q);
+                }
+                continue;
+            }
+            stop = tasks[s as usize].duration == Duration::ZERO;
+            self.start_queued(s, now);
+        }
+        self.startable = startable;
+    }
+
+    /// Whether queued task `s` may start now: all its resources free, and it heads every queue.
+    fn may_start(&self, task: &Task, s: u32) -> bool {
+        task.resources.iter().all(|q| {
+            self.holder[q.index()].is_none() && self.waiting[q.index()].first().map(|h| h.1) == Some(s)
+        })
+    }
+
+    /// Starts queued task `s` at `now`, with the task whose end determined the start.
+    fn start_queued(&mut self, s: u32, now: Duration) {
+        let cause = if now == self.ready[s as usize] {
+            self.dep_cause[s as usize]
+        } else {
+            // It waited: the resource released at this instant determined the start.
+            let c = self.tasks[s as usize]
+                .resources
+                .iter()
+                .filter_map(|q| self.last_holder[q.index()])
+                .find(|&h| self.records[h as usize].end == now);
+            assert!(
+                c.is_some(),
+                "exec invariant (queues): task #{s} started late with no resource released at that time"
+            );
+            c
+        };
+        self.start(s, now, cause);
     }
 }
 
@@ -758,6 +827,8 @@ pub fn run(graph: &TaskGraph, resources: &Resources) -> Result<Schedule, ExecErr
         busy: vec![Duration::ZERO; nres],
         dirty: Vec::with_capacity(nres),
         is_dirty: vec![false; nres],
+        startable: Vec::new(),
+        zero_queued: 0,
         queue: EventQueue::with_capacity(nres + 16),
     };
     for (i, t) in tasks.iter().enumerate() {
@@ -828,6 +899,30 @@ mod tests {
             })
             .collect();
         (res, ids)
+    }
+
+    #[test]
+    fn zero_duration_task_on_a_resource_is_an_event_of_its_instant() {
+        // Task z takes no time on stream 0; task a (after z) and task b (no deps) want stream 1 for
+        // 10 µs. Both are ready at 0 with keys (0, a) < (0, b), so a runs first, although b could
+        // start before z's end (at the same instant) made a ready. Found by vopr::executor (seed 5):
+        // b used to take the stream first.
+        let (res, s) = streams(2);
+        let mut g = TaskGraph::new();
+        let z = g
+            .add(Task::new("z", Category::Sync, Duration::ZERO).on([s[0]]))
+            .unwrap();
+        let a = g
+            .add(Task::new("a", Category::Compute, us(10)).on([s[1]]).after([z]))
+            .unwrap();
+        let b = g
+            .add(Task::new("b", Category::Compute, us(10)).on([s[1]]))
+            .unwrap();
+        let sch = run(&g, &res).unwrap();
+        assert_eq!(span(&sch, z), (0, 0));
+        assert_eq!(span(&sch, a), (0, 10));
+        assert_eq!(span(&sch, b), (10, 20));
+        assert_eq!(sch.critical_path(), vec![z, a, b]);
     }
 
     #[test]
