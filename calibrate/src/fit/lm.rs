@@ -84,6 +84,30 @@ pub fn solve<E>(
     lower: &[f64],
     upper: &[f64],
 ) -> Result<Solution, LmError<E>> {
+    solve_inner(model, y, theta0, lower, upper, false)
+}
+
+/// [`solve`], except that a system singular at the end (a parameter stopped mattering there, e.g. on
+/// its bound) still gives its estimate, with a NaN covariance (no interval), instead of
+/// [`LmError::Singular`]. For callers that need the point estimate only (`crossval`'s predictions).
+pub fn solve_estimate<E>(
+    model: &mut Model<'_, E>,
+    y: &[f64],
+    theta0: &[f64],
+    lower: &[f64],
+    upper: &[f64],
+) -> Result<Solution, LmError<E>> {
+    solve_inner(model, y, theta0, lower, upper, true)
+}
+
+fn solve_inner<E>(
+    model: &mut Model<'_, E>,
+    y: &[f64],
+    theta0: &[f64],
+    lower: &[f64],
+    upper: &[f64],
+    allow_singular: bool,
+) -> Result<Solution, LmError<E>> {
     let (n, p) = (y.len(), theta0.len());
     if n <= p {
         return Err(LmError::TooFewRows { rows: n, params: p });
@@ -134,11 +158,14 @@ pub fn solve<E>(
     let m = weights.iter().filter(|w| **w >= 1.0).count() as f64 / n as f64;
     let k = 1.0 + (p as f64 / n as f64) * (1.0 - m) / m.max(1.0 / n as f64);
     let sigma2 = k * k * psi2 / dof as f64 / (m * m).max(1.0 / (n * n) as f64);
-    let inv = linalg::inverse(&a).ok_or_else(|| collinear_pair(&j))?;
-    let covariance = inv
-        .iter()
-        .map(|row| row.iter().map(|v| v * sigma2).collect())
-        .collect();
+    let covariance = match linalg::inverse(&a) {
+        Some(inv) => inv
+            .iter()
+            .map(|row| row.iter().map(|v| v * sigma2).collect())
+            .collect(),
+        None if allow_singular => vec![vec![f64::NAN; p]; p],
+        None => return Err(collinear_pair(&j)),
+    };
     Ok(Solution {
         theta,
         covariance,

@@ -21,7 +21,7 @@ mod summary;
 pub mod throughput;
 
 pub use rows::{Op, Row};
-pub use summary::{curve_section, curve_text, profile, text};
+pub use summary::{curve_section, curve_text, profile, sig6, text};
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use tpsim::scenario::profile::{self as prof, ParamUnit};
@@ -189,6 +189,28 @@ pub fn solve_params(
     y: &[f64],
     model: &mut dyn FnMut(&HwParams) -> Result<Vec<f64>, String>,
 ) -> Result<(lm::Solution, Vec<FittedParam>, HwParams), FitError> {
+    solve_params_inner(start_params, names, y, model, false)
+}
+
+/// [`solve_params`], except that a fit whose system is singular at the end (a parameter stopped
+/// mattering there) still gives its values, with NaN intervals, instead of [`FitError::Singular`]
+/// ([`lm::solve_estimate`]): for `crossval`, which needs the values to predict with.
+pub fn solve_params_estimate(
+    start_params: &HwParams,
+    names: &[String],
+    y: &[f64],
+    model: &mut dyn FnMut(&HwParams) -> Result<Vec<f64>, String>,
+) -> Result<(lm::Solution, Vec<FittedParam>, HwParams), FitError> {
+    solve_params_inner(start_params, names, y, model, true)
+}
+
+fn solve_params_inner(
+    start_params: &HwParams,
+    names: &[String],
+    y: &[f64],
+    model: &mut dyn FnMut(&HwParams) -> Result<Vec<f64>, String>,
+    allow_singular: bool,
+) -> Result<(lm::Solution, Vec<FittedParam>, HwParams), FitError> {
     let mut units = Vec::new();
     let mut start = Vec::new();
     for (i, n) in names.iter().enumerate() {
@@ -242,7 +264,12 @@ pub fn solve_params(
         .zip(&units)
         .map(|(l, u)| if *u == ParamUnit::Factor { l.max(0.0) } else { *l })
         .collect();
-    let sol = lm::solve(&mut theta_model, y, &theta0, &lower, &upper).map_err(|e| match e {
+    let solve = if allow_singular {
+        lm::solve_estimate
+    } else {
+        lm::solve
+    };
+    let sol = solve(&mut theta_model, y, &theta0, &lower, &upper).map_err(|e| match e {
         lm::LmError::Model(m) => FitError::Usage(m),
         lm::LmError::Insensitive { index } => FitError::Insensitive(names[index].clone()),
         lm::LmError::Collinear { a, b } => FitError::Collinear(names[a].clone(), names[b].clone()),
