@@ -72,6 +72,12 @@ enum Command {
         after_help = "PAIRS.tsv: tab-separated, header `label  scenario  tok_s` (label optional), scenario paths relative to the table.\nExample:\n  tpsim-calibrate fit-throughput pairs.tsv --hardware rtx-pro-6000-8x-1switch --holdout Qwen --out profile.toml"
     )]
     FitThroughput(crate::fit::throughput::FitThroughputArgs),
+    /// Out-of-sample error figures: refit the fitted constants without one system (allreduce) or one
+    /// group of rows (throughput, hopper) and predict it, for each in turn; in-sample figures beside.
+    #[command(
+        after_help = "Examples:\n  tpsim-calibrate crossval allreduce\n  tpsim-calibrate crossval throughput --hardware rtx-pro-6000-8x-1switch --group box --output-len 64\n  tpsim-calibrate crossval hopper --json"
+    )]
+    Crossval(crate::crossval::CrossvalArgs),
     /// Compare tpsim's predictions with measurements row by row: signed error per row, median
     /// |error| and worst ratio; exit 1 when the median exceeds the threshold.
     #[command(
@@ -114,6 +120,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::Fit(args) => crate::fit::cli::run(args, out, err),
         Command::FitHost(args) => crate::fit::host::run(args, out, err),
         Command::FitThroughput(args) => crate::fit::throughput::run(args, out, err),
+        Command::Crossval(args) => crate::crossval::run(args, out, err),
         Command::Ingest {
             files,
             out: out_file,

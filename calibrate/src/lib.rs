@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod check;
 pub mod cli;
+pub mod crossval;
 pub mod fit;
 pub mod ingest;
 pub mod measurement;

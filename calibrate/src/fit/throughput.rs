@@ -63,6 +63,9 @@ pub struct Pair {
     pub file: String,
     pub scenario: Scenario,
     pub measured_tok_s: f64,
+    /// Every cell of the row by its column name (extra columns such as `model` or `box` group the
+    /// rows for `crossval throughput`).
+    pub columns: BTreeMap<String, String>,
 }
 
 /// One row's predictions before and after the fit, tok/s.
@@ -139,6 +142,11 @@ pub fn read_pairs(path: &Path) -> Result<Vec<Pair>, FitError> {
             file: sc.to_string(),
             scenario,
             measured_tok_s: tok_s,
+            columns: header
+                .iter()
+                .enumerate()
+                .map(|(k, h)| (h.to_string(), get(k).to_string()))
+                .collect(),
         });
     }
     if out.is_empty() {

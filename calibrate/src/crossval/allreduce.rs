@@ -1,0 +1,494 @@
+//! `tpsim-calibrate crossval allreduce`: leave-one-system-out over the measured allreduce table.
+//!
+//! Per held-out system k, every shared constant of the systems file is fitted jointly on all rows of
+//! the other systems (each row predicted by the flow simulation on its own system's preset, the
+//! shared values in place of the preset's, except those the system keeps), then system k's rows are
+//! predicted with the fitted values. Beside it: the presets as shipped ("bundled", in-sample where a
+//! preset constant was fitted to rows of the table) and one fit on all systems ("joint", in-sample).
+
+use super::systems::{self, Excluded, SharedSpec, System, Systems};
+use super::{ConstFit, CrossvalError, Summary, fit_or_prior, moved_notes, pct, ratio, short};
+use crate::fit::{self, FitError, rows};
+use clap::Args;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+use tpsim::scenario::{HwParams, profile as prof};
+
+/// `tpsim-calibrate crossval allreduce [--data FILE.tsv] [--systems FILE.toml] [--json]`.
+#[derive(Debug, Clone, Args)]
+pub struct AllreduceArgs {
+    /// The measured allreduce table (columns `topology`, `n_gpus`, `size_bytes`, `time_us`,
+    /// `algo_proto_if_known`).
+    #[arg(long, value_name = "FILE.tsv", default_value = "tests/data/allreduce.tsv")]
+    pub data: PathBuf,
+    /// The systems file: shared constants with their priors, systems with their row sets, presets,
+    /// NCCL settings and algorithms, and the rows left out.
+    #[arg(
+        long,
+        value_name = "FILE.toml",
+        default_value = "calibrate/crossval/allreduce-systems.toml"
+    )]
+    pub systems: PathBuf,
+    /// Print one JSON object (with every row's predictions) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One row's measurement and predictions, µs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowPrediction {
+    pub line: usize,
+    pub preset: String,
+    pub n_gpus: usize,
+    pub size_bytes: u64,
+    pub measured_us: f64,
+    /// The presets as shipped.
+    pub bundled_us: f64,
+    /// The all-systems fit (in-sample).
+    pub joint_us: f64,
+    /// The fit without this row's system (out-of-sample).
+    pub left_out_us: f64,
+}
+
+/// One system's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemReport {
+    pub name: String,
+    pub presets: Vec<String>,
+    /// Shared constants kept at the preset's value on this system.
+    pub keep: Vec<String>,
+    pub rows: usize,
+    /// Rows the fold without this system was fitted on.
+    pub training_rows: usize,
+    /// In-sample where a preset constant was fitted to rows of the table.
+    pub bundled: Summary,
+    /// In-sample.
+    pub joint: Summary,
+    /// Out-of-sample: predicted with the constants fitted on the other systems.
+    pub left_out: Summary,
+    /// The constants fitted without this system.
+    pub fold: Vec<ConstFit>,
+    pub row_predictions: Vec<RowPrediction>,
+}
+
+/// Medians of the per-system medians.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Medians {
+    pub bundled: f64,
+    pub joint: f64,
+    pub left_out: f64,
+}
+
+/// All rows together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Overall {
+    pub bundled: Summary,
+    pub joint: Summary,
+    pub left_out: Summary,
+    pub median_of_system_medians: Medians,
+}
+
+/// The report (`--json` prints it as is).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub data: String,
+    pub systems_file: String,
+    pub shared: Vec<SharedSpec>,
+    /// Rows without a size or a time (sweep averages), skipped.
+    pub unsized_rows: usize,
+    pub excluded: Vec<Excluded>,
+    pub systems: Vec<SystemReport>,
+    /// The constants fitted on every system's rows.
+    pub joint: Vec<ConstFit>,
+    pub overall: Overall,
+}
+
+/// Predicted time of every row of `system` (parts in order), µs, with the shared constants taken
+/// from `params` (except those the system keeps at its preset's value).
+pub fn predict_system(system: &System, shared: &[SharedSpec], params: &HwParams) -> Result<Vec<f64>, String> {
+    let mut out = Vec::with_capacity(system.rows());
+    for part in &system.parts {
+        let mut hw = part.hardware.clone();
+        for s in shared.iter().filter(|s| !system.keep.contains(&s.name)) {
+            let v = prof::get(params, &s.name).ok_or_else(|| format!("`{}` is not set", s.name))?;
+            prof::set(&mut hw.params, &s.name, v).map_err(|m| format!("{}: {m}", s.name))?;
+        }
+        out.extend(rows::predict(&hw, &part.rows));
+    }
+    Ok(out)
+}
+
+/// Predictions by (system index, bits of the shared values applied to it): every fit of every fold
+/// starts from the same priors and probes the same points, and a system that keeps a constant at its
+/// preset's value does not change when the fit moves it. A pure function of its key, so the memo
+/// changes no result, whatever order the folds run in.
+#[derive(Debug, Default)]
+pub struct Memo(Mutex<MemoMap>);
+
+/// (system index, bits of the applied shared values) → the system's predictions, µs.
+type MemoMap = BTreeMap<(usize, Vec<u64>), Vec<f64>>;
+
+impl Memo {
+    /// [`predict_system`] of system `k` of `sys`, remembered.
+    pub fn predict(&self, sys: &Systems, k: usize, params: &HwParams) -> Result<Vec<f64>, String> {
+        let s = &sys.systems[k];
+        let bits: Vec<u64> = sys
+            .shared
+            .iter()
+            .filter(|c| !s.keep.contains(&c.name))
+            .map(|c| prof::get(params, &c.name).map_or(u64::MAX, f64::to_bits))
+            .collect();
+        let key = (k, bits);
+        if let Some(v) = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(v.clone());
+        }
+        let v = predict_system(s, &sys.shared, params)?;
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, v.clone());
+        Ok(v)
+    }
+}
+
+/// The predictions of `system` on its presets as shipped.
+pub fn predict_bundled(system: &System) -> Vec<f64> {
+    system
+        .parts
+        .iter()
+        .flat_map(|p| rows::predict(&p.hardware, &p.rows))
+        .collect()
+}
+
+/// A parameter set holding every shared constant at its prior (the other parameters are those of the
+/// first system's first preset and are never read).
+pub fn priors(sys: &Systems) -> Result<HwParams, CrossvalError> {
+    let mut p = sys.systems[0].parts[0].hardware.params.clone();
+    for s in &sys.shared {
+        prof::set(&mut p, &s.name, s.prior)
+            .map_err(|m| CrossvalError::Usage(format!("prior of {}: {m}", s.name)))?;
+    }
+    Ok(p)
+}
+
+/// Fits the shared constants on the rows of the systems `train` (indices into `sys.systems`), from
+/// their priors; constants the rows do not determine keep their prior. Returns each constant and the
+/// parameter set to predict with. Reads nothing of the other systems.
+pub fn fit_shared(
+    sys: &Systems,
+    train: &[usize],
+    memo: &Memo,
+) -> Result<(Vec<ConstFit>, HwParams), CrossvalError> {
+    let start = priors(sys)?;
+    let names: Vec<String> = sys.shared.iter().map(|s| s.name.clone()).collect();
+    let y: Vec<f64> = train
+        .iter()
+        .flat_map(|&k| {
+            sys.systems[k]
+                .parts
+                .iter()
+                .flat_map(|p| p.rows.iter().map(|r| r.measured_us.ln()))
+        })
+        .collect();
+    let mut model = |p: &HwParams| -> Result<Vec<f64>, String> {
+        let mut out = Vec::with_capacity(y.len());
+        for &k in train {
+            out.extend(memo.predict(sys, k, p)?.into_iter().map(f64::ln));
+        }
+        Ok(out)
+    };
+    let mut attempt = |active: &[String], from: &HwParams| -> Result<_, FitError> {
+        fit::solve_params_estimate(from, active, &y, &mut model).map(|(_, params, fitted)| (params, fitted))
+    };
+    Ok(fit_or_prior(&start, &names, &mut attempt)?)
+}
+
+/// Runs every fit (the joint one and one per held-out system, in parallel, collected in order) and
+/// assembles the report.
+pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report, CrossvalError> {
+    let n = sys.systems.len();
+    if n < 2 {
+        return Err(CrossvalError::Usage(format!(
+            "{systems_file}: {n} system: leave-one-system-out needs at least 2"
+        )));
+    }
+    // Task 0: all systems; task k + 1: all but system k.
+    let tasks: Vec<Vec<usize>> = std::iter::once((0..n).collect())
+        .chain((0..n).map(|k| (0..n).filter(|&j| j != k).collect()))
+        .collect();
+    let memo = Memo::default();
+    let fits: Vec<(Vec<ConstFit>, HwParams)> = tasks
+        .par_iter()
+        .map(|train| fit_shared(sys, train, &memo))
+        .collect::<Result<_, _>>()?;
+    let predictions: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = (0..n)
+        .into_par_iter()
+        .map(|k| {
+            let s = &sys.systems[k];
+            let joint = memo.predict(sys, k, &fits[0].1)?;
+            let left = memo.predict(sys, k, &fits[k + 1].1)?;
+            Ok((predict_bundled(s), joint, left))
+        })
+        .collect::<Result<_, String>>()
+        .map_err(CrossvalError::Usage)?;
+    let mut reports = Vec::new();
+    let (mut all_b, mut all_j, mut all_l) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, s) in sys.systems.iter().enumerate() {
+        let (b, j, l) = &predictions[k];
+        let mut rows = Vec::new();
+        let mut i = 0;
+        for part in &s.parts {
+            for (r, line) in part.rows.iter().zip(&part.lines) {
+                rows.push(RowPrediction {
+                    line: *line,
+                    preset: part.preset.clone(),
+                    n_gpus: r.n_gpus,
+                    size_bytes: r.size_bytes,
+                    measured_us: r.measured_us,
+                    bundled_us: fit::sig6(b[i]),
+                    joint_us: fit::sig6(j[i]),
+                    left_out_us: fit::sig6(l[i]),
+                });
+                i += 1;
+            }
+        }
+        let pairs = |v: &[f64]| -> Vec<(f64, f64)> {
+            v.iter()
+                .zip(s.parts.iter().flat_map(|p| &p.rows))
+                .map(|(p, r)| (*p, r.measured_us))
+                .collect()
+        };
+        let (pb, pj, pl) = (pairs(b), pairs(j), pairs(l));
+        all_b.extend(&pb);
+        all_j.extend(&pj);
+        all_l.extend(&pl);
+        let mut presets: Vec<String> = Vec::new();
+        for p in &s.parts {
+            if !presets.contains(&p.preset) {
+                presets.push(p.preset.clone());
+            }
+        }
+        reports.push(SystemReport {
+            name: s.name.clone(),
+            presets,
+            keep: s.keep.clone(),
+            rows: s.rows(),
+            training_rows: sys
+                .systems
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, o)| o.rows())
+                .sum(),
+            bundled: Summary::of(&pb),
+            joint: Summary::of(&pj),
+            left_out: Summary::of(&pl),
+            fold: fits[k + 1].0.clone(),
+            row_predictions: rows,
+        });
+    }
+    let med = |f: &dyn Fn(&SystemReport) -> f64| fit::sig6(fit::lm::median(reports.iter().map(f).collect()));
+    let overall = Overall {
+        bundled: Summary::of(&all_b),
+        joint: Summary::of(&all_j),
+        left_out: Summary::of(&all_l),
+        median_of_system_medians: Medians {
+            bundled: med(&|r| r.bundled.median_abs_error),
+            joint: med(&|r| r.joint.median_abs_error),
+            left_out: med(&|r| r.left_out.median_abs_error),
+        },
+    };
+    Ok(Report {
+        data: data.to_string(),
+        systems_file: systems_file.to_string(),
+        shared: sys.shared.clone(),
+        unsized_rows: sys.unsized_rows,
+        excluded: sys.excluded.clone(),
+        systems: reports,
+        joint: fits[0].0.clone(),
+        overall,
+    })
+}
+
+/// Columns of text, left-aligned first column, right-aligned others, two spaces apart.
+pub fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut o = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            let pad = width[c] - cell.chars().count();
+            if c == 0 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str("  ");
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        o.push_str(line.trim_end());
+        o.push('\n');
+    }
+    o
+}
+
+/// The unit of a profile parameter as a column label.
+pub fn unit_label(name: &str) -> &'static str {
+    match prof::param_unit(name).map(|u| u.as_str()) {
+        Some("us") => "µs",
+        Some("") => "fraction",
+        Some(u) => u,
+        None => "",
+    }
+}
+
+/// The printed tables.
+pub fn text(r: &Report) -> String {
+    let mut o = String::new();
+    let rows: usize = r.systems.iter().map(|s| s.rows).sum();
+    let _ = writeln!(
+        o,
+        "crossval allreduce: {} ({rows} rows on {} systems, mapped by {})",
+        r.data,
+        r.systems.len(),
+        r.systems_file
+    );
+    let _ = writeln!(
+        o,
+        "skipped: {} rows without a size (sweep averages){}",
+        r.unsized_rows,
+        r.excluded
+            .iter()
+            .map(|e| format!("; {} excluded ({})", e.lines.len(), e.reason))
+            .collect::<String>()
+    );
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "Median |relative error| per system. in-sample: the presets as shipped (constants fitted to rows of\nthis table, see each preset's [fitted.*]) and one fit of the shared constants on all systems;\nout-of-sample: the shared constants fitted on the other systems only, this system predicted."
+    );
+    let mut t = vec![
+        vec![
+            String::new(),
+            String::new(),
+            "in-sample".into(),
+            "in-sample".into(),
+            "out-of-sample".into(),
+            "out-of-sample".into(),
+        ],
+        vec![
+            "system".into(),
+            "rows".into(),
+            "bundled".into(),
+            "joint fit".into(),
+            "left out".into(),
+            "worst ratio".into(),
+        ],
+    ];
+    for s in &r.systems {
+        t.push(vec![
+            s.name.clone(),
+            s.rows.to_string(),
+            pct(s.bundled.median_abs_error),
+            pct(s.joint.median_abs_error),
+            pct(s.left_out.median_abs_error),
+            ratio(s.left_out.worst_ratio),
+        ]);
+    }
+    let ov = &r.overall;
+    t.push(vec![
+        "all rows (median over rows)".into(),
+        rows.to_string(),
+        pct(ov.bundled.median_abs_error),
+        pct(ov.joint.median_abs_error),
+        pct(ov.left_out.median_abs_error),
+        ratio(ov.left_out.worst_ratio),
+    ]);
+    t.push(vec![
+        "median of the system medians".into(),
+        String::new(),
+        pct(ov.median_of_system_medians.bundled),
+        pct(ov.median_of_system_medians.joint),
+        pct(ov.median_of_system_medians.left_out),
+        String::new(),
+    ]);
+    t.push(vec![
+        "worst ratio over all rows".into(),
+        String::new(),
+        ratio(ov.bundled.worst_ratio),
+        ratio(ov.joint.worst_ratio),
+        ratio(ov.left_out.worst_ratio),
+        String::new(),
+    ]);
+    o.push_str(&table(&t));
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "Shared constants per fit. (prior) = not determined by the fit's training rows, kept at its prior;\n* = ended at the edge of the fit's range (start ÷ 100 … × 100, fractions ≤ 1); † = the fit started a\ndecade from the prior, where the training rows respond to it (a cap that does not bind at the prior)."
+    );
+    let mut t = vec![
+        {
+            let mut h = vec!["fit".to_string()];
+            h.extend(r.shared.iter().map(|s| s.name.clone()));
+            h
+        },
+        {
+            let mut h = vec![String::new()];
+            h.extend(r.shared.iter().map(|s| unit_label(&s.name).to_string()));
+            h
+        },
+    ];
+    let mut prior_row = vec!["priors (start of every fit)".to_string()];
+    prior_row.extend(r.shared.iter().map(|s| short(s.prior)));
+    t.push(prior_row);
+    let mut joint = vec!["joint fit (all systems)".to_string()];
+    joint.extend(r.joint.iter().map(ConstFit::cell));
+    t.push(joint);
+    for s in &r.systems {
+        let mut row = vec![format!("without {}", s.name)];
+        row.extend(s.fold.iter().map(ConstFit::cell));
+        t.push(row);
+    }
+    o.push_str(&table(&t));
+    o.push_str(&moved_notes("joint fit", &r.joint));
+    for s in &r.systems {
+        o.push_str(&moved_notes(&format!("without {}", s.name), &s.fold));
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "Priors (never fitted to this table):");
+    for s in &r.shared {
+        let _ = writeln!(o, "  {} = {}: {}", s.name, short(s.prior), s.source);
+    }
+    o
+}
+
+/// Runs `crossval allreduce`: the text tables, or the JSON object.
+pub fn execute(args: &AllreduceArgs) -> Result<String, CrossvalError> {
+    let sys = systems::load(&args.systems, &args.data)?;
+    let r = crossval(
+        &sys,
+        &args.data.display().to_string(),
+        &args.systems.display().to_string(),
+    )?;
+    if args.json {
+        serde_json::to_string_pretty(&r)
+            .map(|t| t + "\n")
+            .map_err(|e| CrossvalError::Usage(format!("JSON: {e}")))
+    } else {
+        Ok(text(&r))
+    }
+}

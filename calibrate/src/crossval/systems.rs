@@ -1,0 +1,362 @@
+//! The allreduce systems file (`calibrate/crossval/allreduce-systems.toml`, schema
+//! `tpsim-crossval-systems/1`) and the rows of the measured table it selects.
+//!
+//! The file lists the shared constants with their priors, the measured systems (each one box, with
+//! one or more row sets: the table's rows whose `topology` and `algo_proto_if_known` columns contain
+//! the set's strings, predicted on a preset with an NCCL environment and an algorithm), and the sized
+//! rows that are not predicted, with the reason. Every row of the table with a size and a time must
+//! belong to exactly one set or exclusion: a row added to the table must be classified here.
+
+use super::CrossvalError;
+use crate::fit::{Op, Row};
+use serde::Deserialize;
+use std::path::Path;
+use tpsim::cli::collective::parse_algo;
+use tpsim::scenario::{self, AllreduceBackend, Hardware, profile as prof};
+
+/// The schema string the file must carry.
+pub const SCHEMA: &str = "tpsim-crossval-systems/1";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpec {
+    schema: String,
+    shared: Vec<SharedSpec>,
+    system: Vec<SystemSpec>,
+    #[serde(default)]
+    excluded: Vec<ExcludedSpec>,
+}
+
+/// A shared constant: a `[hardware.params]` name, its prior (profile unit) and where the prior comes
+/// from.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedSpec {
+    pub name: String,
+    pub prior: f64,
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SystemSpec {
+    name: String,
+    #[serde(default)]
+    keep: Vec<String>,
+    rows: Vec<SetSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetSpec {
+    topology: String,
+    algorithm: String,
+    preset: String,
+    #[serde(default)]
+    env: Vec<String>,
+    #[serde(default = "nccl")]
+    algo: String,
+}
+
+fn nccl() -> String {
+    "nccl".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExcludedSpec {
+    topology: String,
+    reason: String,
+}
+
+/// One row set of a system: its preset, the rows and their lines in the table.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub preset: String,
+    pub hardware: Hardware,
+    pub rows: Vec<Row>,
+    /// 1-based line of each row in the table (the header is line 1).
+    pub lines: Vec<usize>,
+}
+
+/// One measured system (one box).
+#[derive(Debug, Clone)]
+pub struct System {
+    pub name: String,
+    /// Shared constants that stay at the preset's value on this system.
+    pub keep: Vec<String>,
+    pub parts: Vec<Part>,
+}
+
+impl System {
+    /// Number of rows over all parts.
+    pub fn rows(&self) -> usize {
+        self.parts.iter().map(|p| p.rows.len()).sum()
+    }
+}
+
+/// Sized rows left out, with the reason.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Excluded {
+    pub reason: String,
+    pub lines: Vec<usize>,
+}
+
+/// The systems file applied to the table.
+#[derive(Debug, Clone)]
+pub struct Systems {
+    pub shared: Vec<SharedSpec>,
+    pub systems: Vec<System>,
+    pub excluded: Vec<Excluded>,
+    /// Rows without a size or a time (sweep averages).
+    pub unsized_rows: usize,
+}
+
+/// What a row of the table belongs to: set `b` of system `a`, or exclusion `e`.
+#[derive(Debug, Clone, Copy)]
+enum Claim {
+    Set(usize, usize),
+    Excluded(usize),
+}
+
+fn input(file: &str, message: String) -> CrossvalError {
+    CrossvalError::Input {
+        file: file.to_string(),
+        message,
+    }
+}
+
+/// Reads the systems file `systems` and selects the rows of the table `data` (paths as given, for
+/// messages).
+pub fn load(systems: &Path, data: &Path) -> Result<Systems, CrossvalError> {
+    let sf = systems.display().to_string();
+    let text = std::fs::read_to_string(systems).map_err(|e| input(&sf, format!("cannot read: {e}")))?;
+    let df = data.display().to_string();
+    let table = std::fs::read_to_string(data).map_err(|e| input(&df, format!("cannot read: {e}")))?;
+    parse(&text, &sf, &table, &df)
+}
+
+/// [`load`] on the texts of the two files (named `sf` and `df` in messages).
+pub fn parse(text: &str, sf: &str, table: &str, df: &str) -> Result<Systems, CrossvalError> {
+    let spec: FileSpec = toml::from_str(text).map_err(|e| input(sf, e.to_string().trim_end().to_string()))?;
+    if spec.schema != SCHEMA {
+        return Err(input(
+            sf,
+            format!("schema `{}`: expected \"{SCHEMA}\"", spec.schema),
+        ));
+    }
+    for (i, s) in spec.shared.iter().enumerate() {
+        let key = format!("shared[{i}]");
+        if spec.shared[..i].iter().any(|o| o.name == s.name) {
+            return Err(input(sf, format!("{key}.name: `{}` is listed twice", s.name)));
+        }
+        prof::check(&s.name, s.prior).map_err(|m| input(sf, format!("{key} ({}): prior {m}", s.name)))?;
+        if s.prior <= 0.0 {
+            return Err(input(
+                sf,
+                format!(
+                    "{key} ({}).prior: expected a value > 0 (the fit runs on the logarithm)",
+                    s.name
+                ),
+            ));
+        }
+    }
+    if spec.system.is_empty() {
+        return Err(input(sf, "no [[system]]: expected at least one".into()));
+    }
+    let mut systems = Vec::new();
+    for (i, s) in spec.system.iter().enumerate() {
+        let key = format!("system[{i}] ({})", s.name);
+        if spec.system[..i].iter().any(|o| o.name == s.name) {
+            return Err(input(sf, format!("{key}.name: listed twice")));
+        }
+        for k in &s.keep {
+            if !spec.shared.iter().any(|x| x.name == *k) {
+                return Err(input(
+                    sf,
+                    format!("{key}.keep: `{k}` is not a [[shared]] constant"),
+                ));
+            }
+        }
+        if s.rows.is_empty() {
+            return Err(input(sf, format!("{key}.rows: expected at least one row set")));
+        }
+        let mut parts = Vec::new();
+        for (j, r) in s.rows.iter().enumerate() {
+            let key = format!("{key}.rows[{j}]");
+            let hardware = scenario::hardware_from_preset(&r.preset)
+                .map_err(|e| input(sf, format!("{key}.preset: {e}")))?;
+            for n in spec.shared.iter().map(|x| &x.name) {
+                if prof::get(&hardware.params, n).is_none() {
+                    return Err(input(
+                        sf,
+                        format!("{key}.preset `{}`: `{n}` is not set", r.preset),
+                    ));
+                }
+            }
+            let env =
+                scenario::nccl_env_from_args(&r.env).map_err(|e| input(sf, format!("{key}.env: {e}")))?;
+            let request = parse_algo(&r.algo, AllreduceBackend::Nccl)
+                .map_err(|e| input(sf, format!("{key}.algo: {e}")))?;
+            // Kept whole for the rows: the parsed environment and request.
+            parts.push((
+                Part {
+                    preset: r.preset.clone(),
+                    hardware,
+                    rows: Vec::new(),
+                    lines: Vec::new(),
+                },
+                env,
+                request,
+            ));
+        }
+        systems.push((s, parts));
+    }
+    // The table.
+    let mut lines = table.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let header: Vec<&str> = lines
+        .next()
+        .map(|(_, l)| l.split('\t').map(str::trim).collect())
+        .unwrap_or_default();
+    let col = |name: &str| {
+        header.iter().position(|h| *h == name).ok_or_else(|| {
+            input(
+                &format!("{df}:1"),
+                format!("expected a header with a `{name}` column"),
+            )
+        })
+    };
+    let (ci, ni, si, ti, ai) = (
+        col("topology")?,
+        col("n_gpus")?,
+        col("size_bytes")?,
+        col("time_us")?,
+        col("algo_proto_if_known")?,
+    );
+    let mut excluded: Vec<Excluded> = spec
+        .excluded
+        .iter()
+        .map(|e| Excluded {
+            reason: e.reason.clone(),
+            lines: Vec::new(),
+        })
+        .collect();
+    let mut unsized_rows = 0;
+    for (line, l) in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split('\t').map(str::trim).collect();
+        let get = |k: usize| f.get(k).copied().unwrap_or("");
+        if get(si).is_empty() || get(ti).is_empty() {
+            unsized_rows += 1;
+            continue;
+        }
+        let at = format!("{df}:{line}");
+        let (topo, algo) = (get(ci), get(ai));
+        // Every set or exclusion that matches, with a name for messages.
+        let mut claims: Vec<(Claim, String)> = Vec::new();
+        for (a, (s, _)) in systems.iter().enumerate() {
+            for (b, r) in s.rows.iter().enumerate() {
+                if topo.contains(&r.topology) && algo.contains(&r.algorithm) {
+                    claims.push((Claim::Set(a, b), format!("system `{}` rows[{b}]", s.name)));
+                }
+            }
+        }
+        for (e, x) in spec.excluded.iter().enumerate() {
+            if topo.contains(&x.topology) {
+                claims.push((Claim::Excluded(e), format!("excluded[{e}]")));
+            }
+        }
+        match claims.len() {
+            0 => {
+                return Err(input(
+                    &at,
+                    format!(
+                        "no [[system.rows]] set or [[excluded]] entry of {sf} matches this row (topology `{topo}`, algo_proto_if_known `{algo}`): expected exactly one"
+                    ),
+                ));
+            }
+            1 => {}
+            _ => {
+                return Err(input(
+                    &at,
+                    format!(
+                        "{} of {sf} all match this row: expected exactly one",
+                        claims.iter().map(|c| c.1.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+        }
+        let (a, b) = match claims[0].0 {
+            Claim::Set(a, b) => (a, b),
+            Claim::Excluded(e) => {
+                excluded[e].lines.push(line);
+                continue;
+            }
+        };
+        let bad = |what: &str, v: &str, want: &str| input(&at, format!("{what} `{v}`: expected {want}"));
+        let n: usize = get(ni)
+            .parse()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| bad("n_gpus", get(ni), "an integer ≥ 1"))?;
+        let size: u64 = get(si)
+            .parse()
+            .ok()
+            .filter(|s| *s >= 1)
+            .ok_or_else(|| bad("size_bytes", get(si), "an integer ≥ 1"))?;
+        let t: f64 = get(ti)
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t > 0.0)
+            .ok_or_else(|| bad("time_us", get(ti), "a time in µs > 0"))?;
+        let (s, parts) = &mut systems[a];
+        let (part, env, request) = &mut parts[b];
+        let have = part.hardware.topology.gpu_count();
+        if n > have {
+            return Err(input(
+                &at,
+                format!(
+                    "n_gpus {n}: preset `{}` (system `{}`) has {have} GPUs",
+                    part.preset, s.name
+                ),
+            ));
+        }
+        part.rows.push(Row {
+            label: format!("{at} {} n={n} size={size}", s.name),
+            op: Op::Allreduce,
+            n_gpus: n,
+            size_bytes: size,
+            measured_us: t,
+            env_args: s.rows[b].env.clone(),
+            env: *env,
+            request: *request,
+        });
+        part.lines.push(line);
+    }
+    let mut out = Vec::new();
+    for (s, parts) in systems {
+        let parts: Vec<Part> = parts.into_iter().map(|(p, _, _)| p).collect();
+        if let Some(p) = parts.iter().position(|p| p.rows.is_empty()) {
+            return Err(input(
+                sf,
+                format!(
+                    "system `{}` rows[{p}]: no row of {df} matches topology `{}` and algorithm `{}`",
+                    s.name, s.rows[p].topology, s.rows[p].algorithm
+                ),
+            ));
+        }
+        out.push(System {
+            name: s.name.clone(),
+            keep: s.keep.clone(),
+            parts,
+        });
+    }
+    Ok(Systems {
+        shared: spec.shared,
+        systems: out,
+        excluded,
+        unsized_rows,
+    })
+}
