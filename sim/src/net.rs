@@ -815,10 +815,12 @@ impl<'a> FlowSim<'a> {
                 return true;
             }
             // The drain time is rounded to the picosecond (up, or down by under 10⁻³ ps): what is
-            // left, either way, is at most the rate × 1 ps plus float noise, well under a byte.
-            // (`as i64`: one instruction; a flow of 2⁶³ B or more is not a flow. Written so that a
-            // NaN fails too.)
-            let sent = f.remaining.abs() <= 1.0 + 1e-6 * f.bytes as i64 as f64;
+            // left, either way, is at most the rate × 1 ps plus float noise. That is under a byte
+            // below 10¹² B/s, but not at the rates a fit explores (a Gen5 link × 100 moves 5 B per
+            // ps), hence the rate term. (`as i64`: one instruction; a flow of 2⁶³ B or more is not a
+            // flow. Written so that a NaN fails too.)
+            let per_ps = f.rate / PS_PER_S as f64;
+            let sent = f.remaining.abs() <= 1.0 + per_ps + 1e-6 * f.bytes as i64 as f64;
             if !sent {
                 conservation_violated(id, f.remaining, f.bytes);
             }
@@ -990,6 +992,21 @@ mod tests {
 
     fn times(c: &[Completion]) -> Vec<(u64, u64)> {
         c.iter().map(|c| (c.tag, c.time.as_ps())).collect()
+    }
+
+    #[test]
+    fn a_flow_faster_than_a_byte_per_picosecond_passes_the_conservation_check() {
+        // 2048 B over 5360 GB/s (a Gen5 link × 100, as a fit may try): 2048 / 5.36 B/ps = 382.09 ps,
+        // rounded up to 383 ps, where 4.9 B more than the flow holds would have been sent. The
+        // conservation invariant allows the rate × 1 ps of that rounding (it panicked here before).
+        let mut net = Network::new();
+        let l = net.add_link("l", gbps(5360.0));
+        let mut sim = FlowSim::new(&net);
+        let id = sim.add_flow(flow(vec![l], 2048, Duration::ZERO, 1)).unwrap();
+        let c = sim.next_completion().unwrap();
+        assert_eq!(c.flow, id);
+        assert_eq!(c.time, Duration::from_ps(383));
+        assert_eq!(sim.link_stats(l).bytes, 2048);
     }
 
     #[test]
