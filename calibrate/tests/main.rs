@@ -8,6 +8,7 @@ mod common;
 
 mod bench_cli;
 mod check;
+mod crossval;
 mod fit_allreduce_data;
 mod fit_cli;
 mod fit_coverage;

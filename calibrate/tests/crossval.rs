@@ -1,0 +1,380 @@
+//! `tpsim-calibrate crossval` (issue #14: out-of-sample error figures). The full tables come from the
+//! release command (book/src/calibration.md, "Out-of-sample figures"); these tests pin its behaviour on
+//! small inputs: the bundled systems file classifies every sized row of the measured table; a fold whose
+//! training rows cannot see a constant keeps its prior and predicts the held-out system with it; a fold
+//! never reads its held-out rows; the output is the same bytes for any thread count; bad input exits 2.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use tpsim::scenario::{self, profile as prof};
+use tpsim_calibrate::crossval::{NOT_DETERMINED, allreduce, systems, throughput as cvt};
+use tpsim_calibrate::fit::{rows, throughput};
+
+fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+fn bundled_systems() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crossval/allreduce-systems.toml")
+}
+
+#[test]
+fn the_bundled_systems_file_classifies_every_sized_row() {
+    let s = systems::load(&bundled_systems(), Path::new(&data("allreduce.tsv"))).unwrap();
+    let got: Vec<(&str, usize)> = s.systems.iter().map(|x| (x.name.as_str(), x.rows())).collect();
+    assert_eq!(
+        got,
+        [
+            ("c-payne WRX90 (Group A + B)", 24),
+            ("4x Turin same NUMA", 7),
+            ("luke (3 switches)", 12),
+            ("Grimulkan (4 switches)", 1),
+            ("Festr (dual Turin)", 1),
+            ("2x RTX 4090 (SHM)", 29),
+            ("tinybox (6x RTX 4090)", 1),
+            ("4x V100 PLX", 12),
+        ]
+    );
+    // The 87 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38 and 93-95
+    // are excluded with a reason.
+    assert_eq!(s.unsized_rows, 3);
+    let ex: Vec<&[usize]> = s.excluded.iter().map(|e| e.lines.as_slice()).collect();
+    assert_eq!(ex, [&[38][..], &[93, 94, 95][..]]);
+    // Every shared constant the presets fitted to rows of this table is one of the shared constants
+    // (tests/data/allreduce.tsv is named in their [fitted.*] rows), and no prior is the presets' value
+    // where that value came from the table.
+    let names: Vec<&str> = s.shared.iter().map(|c| c.name.as_str()).collect();
+    for n in [
+        "nccl_channel_bw",
+        "shm_copy_bw",
+        "shm_step_cost",
+        "shm_cross_socket_step_cost",
+        "nccl_simple_step_latency",
+        "collapse_factor",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    for sys in &s.systems {
+        for part in &sys.parts {
+            for (n, f) in &part.hardware.fitted {
+                if f.rows.contains("allreduce.tsv") {
+                    assert!(
+                        names.contains(&n.as_str()),
+                        "{}: {n} is fitted to allreduce.tsv rows but not shared",
+                        part.preset
+                    );
+                }
+            }
+        }
+    }
+    // c-payne Group A is on lines 2, 4, … 24 and Group B on 3, 5, … 25.
+    let cpayne = &s.systems[0];
+    assert_eq!(cpayne.parts[0].lines, (2..=24).step_by(2).collect::<Vec<_>>());
+    assert_eq!(cpayne.parts[1].lines, (3..=25).step_by(2).collect::<Vec<_>>());
+}
+
+/// A table of a few rows of `tests/data/allreduce.tsv` (its header and the given lines), cheap enough
+/// for a debug build: the 4-GPU Turin box (P2P, NCCL), three rows of the 2× RTX 4090 (SHM) and the
+/// tinybox.
+const LINES: &[usize] = &[26, 28, 30, 31, 51, 66, 73, 80];
+
+fn small_table(scale_4090: f64) -> String {
+    let text = std::fs::read_to_string(data("allreduce.tsv")).unwrap();
+    let all: Vec<&str> = text.lines().collect();
+    let mut out = vec![all[0].to_string()];
+    for &l in LINES {
+        let mut f: Vec<String> = all[l - 1].split('\t').map(str::to_string).collect();
+        if f[3].contains("bus 0x1a/0x1b") {
+            let t: f64 = f[6].parse().unwrap();
+            f[6] = format!("{}", t * scale_4090);
+        }
+        out.push(f.join("\t"));
+    }
+    out.join("\n") + "\n"
+}
+
+const SMALL_SYSTEMS: &str = r#"
+schema = "tpsim-crossval-systems/1"
+
+[[shared]]
+name = "nccl_channel_bw"
+prior = 24.0
+source = "NCCL per-channel speed"
+
+[[shared]]
+name = "shm_copy_bw"
+prior = 30.3
+source = "ASUS box"
+
+[[shared]]
+name = "shm_step_cost"
+prior = 0.34
+source = "one link traversal"
+
+[[system]]
+name = "turin"
+[[system.rows]]
+topology = "4 GPUs same NUMA socket"
+algorithm = "NCCL default"
+preset = "rtx-pro-6000-4x-turin-same-numa"
+env = ["NCCL_P2P_LEVEL=SYS"]
+
+[[system]]
+name = "4090"
+[[system.rows]]
+topology = "bus 0x1a/0x1b"
+algorithm = "auto"
+preset = "rtx-4090-2x-no-p2p"
+
+[[system]]
+name = "tinybox"
+[[system.rows]]
+topology = "tinybox"
+algorithm = "auto"
+preset = "rtx-4090-6x-tinybox"
+env = ["NCCL_P2P_LEVEL=SYS"]
+"#;
+
+fn small(scale_4090: f64) -> systems::Systems {
+    systems::parse(SMALL_SYSTEMS, "small.toml", &small_table(scale_4090), "small.tsv").unwrap()
+}
+
+#[test]
+fn a_fold_that_cannot_see_the_shm_rows_keeps_the_shm_priors_and_predicts_with_them() {
+    let s = small(1.0);
+    let r = allreduce::crossval(&s, "small.tsv", "small.toml").unwrap();
+    let names: Vec<&str> = r.systems.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["turin", "4090", "tinybox"]);
+    assert_eq!(r.systems.iter().map(|x| x.rows).collect::<Vec<_>>(), [4, 3, 1]);
+    // Without the 4090 no training row goes through SHM: both SHM constants keep their priors, and
+    // the report says why; the channel rate is still fitted (the Turin rows run Simple over P2P).
+    let fold = &r.systems[1].fold;
+    for (c, prior) in fold[1..].iter().zip([30.3, 0.34]) {
+        assert_eq!(c.prior_reason.as_deref(), Some(NOT_DETERMINED), "{c:?}");
+        assert!((c.value - prior).abs() < 1e-12 && c.ci_low.is_none(), "{c:?}");
+    }
+    assert_eq!(fold[0].prior_reason, None, "{:?}", fold[0]);
+    // The held-out 4090 rows are those of the preset with the SHM priors in place (the channel rate is
+    // P2P-only and does not enter): the same numbers as `tpsim collective` with those values.
+    let mut hw = scenario::hardware_from_preset("rtx-4090-2x-no-p2p").unwrap();
+    prof::set(&mut hw.params, "shm_copy_bw", 30.3).unwrap();
+    prof::set(&mut hw.params, "shm_step_cost", 0.34).unwrap();
+    let want = rows::predict(&hw, &s.systems[1].parts[0].rows);
+    let got: Vec<f64> = r.systems[1]
+        .row_predictions
+        .iter()
+        .map(|x| x.left_out_us)
+        .collect();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g / w - 1.0).abs() < 1e-5, "{got:?} vs {want:?}");
+    }
+    // With the 4090 in the training rows the SHM copy rate is fitted: its prior, 30.3 GB/s, does not
+    // bind on a Gen4 box, so the fit starts a decade below, where the rows respond. It lands at 2.04 GB/s
+    // (the 32 MB row alone says 2.21 GB/s; the 256 KB row pulls it down), interval [1.36, 3.06].
+    let bw = &r.joint[1];
+    assert_eq!(bw.prior_reason, None, "{bw:?}");
+    assert!(bw.moved() && (bw.start - 3.03).abs() < 1e-9, "{bw:?}");
+    assert!((bw.value / 2.039_15 - 1.0).abs() < 0.01, "{bw:?}");
+    // The text names the fallback.
+    let t = allreduce::text(&r);
+    assert!(t.contains("30.30 (prior)"), "{t}");
+    assert!(t.contains("out-of-sample") && t.contains("in-sample"), "{t}");
+}
+
+#[test]
+fn a_fold_never_reads_its_held_out_rows() {
+    // The 4090's measured times tripled: the fold that holds the 4090 out fits exactly the same values;
+    // the folds that train on it (and the joint fit) move.
+    let (a, b) = (small(1.0), small(3.0));
+    let (ra, rb) = (
+        allreduce::crossval(&a, "t", "s").unwrap(),
+        allreduce::crossval(&b, "t", "s").unwrap(),
+    );
+    assert_eq!(ra.systems[1].fold, rb.systems[1].fold);
+    assert_eq!(
+        ra.systems[1]
+            .row_predictions
+            .iter()
+            .map(|x| x.left_out_us)
+            .collect::<Vec<_>>(),
+        rb.systems[1]
+            .row_predictions
+            .iter()
+            .map(|x| x.left_out_us)
+            .collect::<Vec<_>>()
+    );
+    assert_ne!(ra.joint, rb.joint);
+    assert_ne!(ra.systems[0].fold, rb.systems[0].fold);
+    // And fit_shared on the training systems alone gives that fold's values.
+    let memo = allreduce::Memo::default();
+    let (direct, _) = allreduce::fit_shared(&a, &[0, 2], &memo).unwrap();
+    assert_eq!(direct, ra.systems[1].fold);
+}
+
+#[test]
+fn the_same_bytes_for_any_thread_count() {
+    let dir = scratch("crossval-threads");
+    let sys = write(&dir, "small.toml", SMALL_SYSTEMS);
+    let tsv = write(&dir, "small.tsv", &small_table(1.0));
+    let args = [
+        "crossval",
+        "allreduce",
+        "--systems",
+        &sys,
+        "--data",
+        &tsv,
+        "--json",
+    ];
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| calibrate(&args))
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    assert_eq!(one.stdout, two.stdout);
+    let j: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
+    assert_eq!(j["systems"].as_array().unwrap().len(), 3);
+    assert_eq!(j["systems"][1]["fold"][1]["prior_reason"], NOT_DETERMINED);
+    // The text tables come out the same way.
+    let text = calibrate(&args[..args.len() - 1]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(text.stdout.contains("without 4090"), "{}", text.stdout);
+}
+
+#[test]
+fn bad_systems_files_and_tables_exit_2_naming_what_is_wrong() {
+    let dir = scratch("crossval-bad");
+    let tsv = write(&dir, "small.tsv", &small_table(1.0));
+    let cases: Vec<(String, &str)> = vec![
+        // The tinybox row matches no set.
+        (
+            SMALL_SYSTEMS.replace("topology = \"tinybox\"", "topology = \"nowhere\""),
+            "small.tsv:9: no [[system.rows]] set or [[excluded]] entry",
+        ),
+        // A set that claims a row of another.
+        (
+            SMALL_SYSTEMS.replace("topology = \"tinybox\"", "topology = \"\""),
+            "all match this row: expected exactly one",
+        ),
+        (
+            SMALL_SYSTEMS.replace("prior = 0.34", "prior = 0.0"),
+            "shared[2] (shm_step_cost).prior: expected a value > 0",
+        ),
+        (
+            SMALL_SYSTEMS.replace("name = \"shm_copy_bw\"", "name = \"shm_copy\""),
+            "`shm_copy` is not a profile parameter",
+        ),
+        (
+            SMALL_SYSTEMS.replace(
+                "algorithm = \"auto\"\npreset = \"rtx-4090-2x-no-p2p\"",
+                "algorithm = \"auto\"\npreset = \"rtx-4090-2x-no-p2p\"\nalgo = \"custom-pull\"",
+            ),
+            "system[1] (4090).rows[0].algo: --algo `custom-pull`",
+        ),
+        (
+            SMALL_SYSTEMS.replace(
+                "[[system]]\nname = \"turin\"",
+                "[[system]]\nname = \"turin\"\nkeep = [\"collapse_factor\"]",
+            ),
+            "system[0] (turin).keep: `collapse_factor` is not a [[shared]] constant",
+        ),
+        (
+            SMALL_SYSTEMS.replace("source = \"ASUS box\"", "source = \"ASUS box\"\nunit = \"GB/s\""),
+            "unknown field `unit`",
+        ),
+        (
+            SMALL_SYSTEMS.replace("tpsim-crossval-systems/1", "v2"),
+            "schema `v2`: expected \"tpsim-crossval-systems/1\"",
+        ),
+    ];
+    for (k, (text, want)) in cases.iter().enumerate() {
+        let sys = write(&dir, &format!("s{k}.toml"), text);
+        let o = calibrate(&["crossval", "allreduce", "--systems", &sys, "--data", &tsv]);
+        assert_eq!(o.code, 2, "case {k}: {}", o.stderr);
+        assert!(o.stderr.contains(want), "case {k}: {}", o.stderr);
+    }
+    // A bad time in a claimed row names its line and column.
+    let bad = write(
+        &dir,
+        "bad.tsv",
+        &small_table(1.0).replacen("\t11.17\t", "\tfast\t", 1),
+    );
+    let sys = write(&dir, "ok.toml", SMALL_SYSTEMS);
+    let o = calibrate(&["crossval", "allreduce", "--systems", &sys, "--data", &bad]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("bad.tsv:2: time_us `fast`: expected a time in µs > 0"),
+        "{}",
+        o.stderr
+    );
+    let o = calibrate(&[
+        "crossval",
+        "allreduce",
+        "--systems",
+        "missing.toml",
+        "--data",
+        &tsv,
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("missing.toml: cannot read"), "{}", o.stderr);
+}
+
+/// The Hopper pairs with `--group model`: the two Llama-3.1-8B rows form one group, so the fold that
+/// holds them out trains on the Kimi row alone, one row for one parameter: kernel_overhead keeps its
+/// start value (the template's 2 µs of h100-pcie-2x-nvlink-bridge), and the Llama rows are predicted
+/// with it, exactly as a run of their scenarios with kernel_overhead = 2 µs.
+#[test]
+fn a_fold_with_one_training_row_per_parameter_predicts_with_the_start_value() {
+    let hw = scenario::hardware_from_preset("h100-pcie-2x-nvlink-bridge").unwrap();
+    let mut pairs =
+        throughput::read_pairs(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crossval/hopper-pairs.tsv"))
+            .unwrap();
+    throughput::set_output_len(&mut pairs, 4);
+    let groups = cvt::groups_of(&pairs, "model", "hopper-pairs.tsv").unwrap();
+    assert_eq!(groups, ["Llama-3.1-8B", "Kimi-K2.5", "Llama-3.1-8B"]);
+    let names = vec!["kernel_overhead".to_string()];
+    let cvt::Outcome {
+        in_sample,
+        groups: reports,
+        rows,
+        ..
+    } = cvt::crossval(&hw, &pairs, &groups, &names).unwrap();
+    assert_eq!(in_sample[0].prior_reason, None);
+    let llama = &reports[0];
+    assert_eq!((llama.name.as_str(), llama.training_rows), ("Llama-3.1-8B", 1));
+    assert_eq!(
+        llama.fold[0].prior_reason.as_deref(),
+        Some("1 training rows for 1 constants: not determined")
+    );
+    assert!((llama.fold[0].value - 2.0).abs() < 1e-12);
+    for (p, r) in pairs.iter().zip(&rows).filter(|(_, r)| r.group == "Llama-3.1-8B") {
+        let want = throughput::predict(p, &names, &hw.params).unwrap();
+        assert!((r.left_out_tok_s / want - 1.0).abs() < 1e-5, "{r:?} vs {want}");
+    }
+    // The Kimi fold trains on the two Llama rows: fitted, and its value differs from the in-sample one.
+    assert_eq!(reports[1].fold[0].prior_reason, None);
+    assert!((reports[1].fold[0].value - in_sample[0].value).abs() > 1e-3);
+}
+
+#[test]
+fn throughput_groups_must_be_a_column_of_the_table() {
+    let o = calibrate(&[
+        "crossval",
+        "hopper",
+        "--group",
+        "engine",
+        "--pairs",
+        &repo("calibrate/crossval/hopper-pairs.tsv").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("no `engine` column: expected --group to name a column of the table"),
+        "{}",
+        o.stderr
+    );
+}
