@@ -192,7 +192,7 @@ pub enum ReadError {
 impl MeasurementFile {
     /// Reads and parses a measurement file, checking its schema tag.
     pub fn read(path: &std::path::Path) -> Result<Self, ReadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io(e.to_string()))?;
+        let text = tpsim::files::read_text(path).map_err(|e| ReadError::Io(e.to_string()))?;
         let m: Self = serde_json::from_str(&text).map_err(|e| ReadError::Parse {
             line: e.line(),
             column: e.column(),

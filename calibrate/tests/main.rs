@@ -18,6 +18,7 @@ mod fit_kernels;
 mod fit_round_trip;
 mod fit_throughput;
 mod ingest;
+mod input_files;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

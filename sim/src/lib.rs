@@ -11,6 +11,7 @@ pub mod decode;
 pub mod engine;
 pub mod exec;
 pub mod fabric;
+pub mod files;
 pub mod net;
 pub mod presets;
 pub mod regress;

@@ -334,7 +334,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Baselines, RegressError> {
 
 /// Reads and parses the baselines file.
 pub fn read(file: &Path) -> Result<Baselines, RegressError> {
-    let text = std::fs::read_to_string(file).map_err(|e| RegressError::Io {
+    let text = crate::files::read_text(file).map_err(|e| RegressError::Io {
         file: file.display().to_string(),
         message: format!("cannot read the baselines: {e} (create them with `tpsim regress --update`)"),
     })?;

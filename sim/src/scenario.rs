@@ -255,7 +255,7 @@ pub struct Workload {
 
 /// Reads, parses, resolves and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+    let text = crate::files::read_text(path).map_err(|e| ScenarioError::Io {
         file: path.display().to_string(),
         message: e.to_string(),
     })?;
@@ -301,7 +301,7 @@ pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hard
                 message,
             } if file == CLI && key != "--hardware" && key != "--profile" => {
                 let text = if presets::is_path(reference) {
-                    std::fs::read_to_string(reference).unwrap_or_default()
+                    crate::files::read_text(Path::new(reference)).unwrap_or_default()
                 } else {
                     presets::hardware(reference).unwrap_or_default().to_string()
                 };
@@ -366,7 +366,7 @@ impl Resolver<'_> {
     fn read_relative(&self, key: &str, reference: &str) -> Result<(PathBuf, String), ScenarioError> {
         let base = self.path.parent().unwrap_or(Path::new("."));
         let p = base.join(reference);
-        match std::fs::read_to_string(&p) {
+        match crate::files::read_text(&p) {
             Ok(t) => Ok((p, t)),
             Err(e) => Err(self.invalid(key, format!("cannot read preset file `{}`: {e}", p.display()))),
         }
@@ -611,10 +611,10 @@ impl Resolver<'_> {
         compute: &mut ComputeSection,
     ) -> Result<profile::AppliedProfile, ScenarioError> {
         let file = self.path.parent().unwrap_or(Path::new(".")).join(reference);
-        if !file.is_file() {
+        if let Err(e) = crate::files::check_input(&file) {
             return Err(self.invalid(
                 "hardware.profile",
-                format!("cannot read profile file `{}`", file.display()),
+                format!("cannot read profile file `{}`: {e}", file.display()),
             ));
         }
         let pf = profile::read(&file)?;

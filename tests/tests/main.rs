@@ -18,6 +18,7 @@ mod engine_memory;
 mod engine_memory_rows;
 mod fitted;
 mod gpt_oss;
+mod input_files;
 mod memory_cli;
 mod memory_eras;
 mod profile;

@@ -90,7 +90,7 @@ pub struct ThroughputFit {
 /// Reads a pairs table (see [`FitThroughputArgs::pairs`]) and loads each scenario.
 pub fn read_pairs(path: &Path) -> Result<Vec<Pair>, FitError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| FitError::Input {
+    let text = tpsim::files::read_text(path).map_err(|e| FitError::Input {
         file: file.clone(),
         message: format!("cannot read: {e}"),
     })?;

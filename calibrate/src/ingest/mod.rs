@@ -162,7 +162,7 @@ pub fn parse(text: &str, format: Format, name: &str) -> Result<Parsed, LineError
 /// Reads and parses one file; `format` None detects it.
 pub fn ingest_file(path: &Path, format: Option<Format>) -> Result<(Format, Parsed), IngestError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| IngestError::Io {
+    let text = tpsim::files::read_text(path).map_err(|e| IngestError::Io {
         file: file.clone(),
         message: e.to_string(),
     })?;

@@ -284,7 +284,7 @@ pub fn run(
 /// Reads `size_bytes` and `time_us` columns of a TSV with a header (tests/data/allreduce.tsv's format).
 fn read_compare(p: &Path, filter: Option<&str>) -> Result<Vec<(u64, f64)>, CmdError> {
     let file = p.display().to_string();
-    let text = std::fs::read_to_string(p).map_err(|e| CmdError::Compare {
+    let text = crate::files::read_text(p).map_err(|e| CmdError::Compare {
         file: file.clone(),
         message: e.to_string(),
     })?;

@@ -292,7 +292,7 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
 /// Reads a profile and checks every key: known name, matching unit, value in range. Errors name the
 /// file, the key `params.<name>…` and its line.
 pub fn read(path: &Path) -> Result<ProfileFile, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+    let text = crate::files::read_text(path).map_err(|e| ScenarioError::Io {
         file: path.display().to_string(),
         message: e.to_string(),
     })?;

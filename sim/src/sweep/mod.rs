@@ -94,7 +94,7 @@ impl Sweep {
     /// Reads the scenario file, removes the `unset` keys (so their defaults apply, e.g.
     /// `speculative.num_draft_tokens` = num_steps + 1) and parses the `--set` arguments.
     pub fn new(path: &Path, sets: &[String], unset: &[String]) -> Result<Sweep, SweepError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
+        let text = crate::files::read_text(path).map_err(|e| ScenarioError::Io {
             file: path.display().to_string(),
             message: e.to_string(),
         })?;
@@ -474,7 +474,8 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Result<(), Swee
             file: f.display().to_string(),
             message,
         };
-        let mut r = csv::Reader::from_path(f).map_err(|e| err(e.to_string()))?;
+        let bytes = crate::files::read_bytes(f).map_err(|e| err(format!("cannot read: {e}")))?;
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
         let h = r.headers().map_err(|e| err(e.to_string()))?.clone();
         if h.get(0) != Some("point") {
             return Err(err(
