@@ -7,7 +7,7 @@
 //! preset constant was fitted to rows of the table) and one fit on all systems ("joint", in-sample).
 
 use super::systems::{self, Excluded, SharedSpec, System, Systems};
-use super::{ConstFit, CrossvalError, Summary, fit_or_prior, moved_notes, pct, ratio, short};
+use super::{ConstFit, CrossvalError, Summary, fit_or_prior, moved_notes, pct, ratio, short, wrap};
 use crate::fit::{self, FitError, rows};
 use clap::Args;
 use rayon::prelude::*;
@@ -369,13 +369,22 @@ pub fn text(r: &Report) -> String {
     );
     let _ = writeln!(
         o,
-        "skipped: {} rows without a size (sweep averages){}",
-        r.unsized_rows,
-        r.excluded
-            .iter()
-            .map(|e| format!("; {} excluded ({})", e.lines.len(), e.reason))
-            .collect::<String>()
+        "skipped: {} rows without a size (sweep averages)",
+        r.unsized_rows
     );
+    for e in &r.excluded {
+        let _ = writeln!(
+            o,
+            "excluded: line{} {}: {}",
+            if e.lines.len() == 1 { "" } else { "s" },
+            e.lines
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            e.reason
+        );
+    }
     let _ = writeln!(o);
     let _ = writeln!(
         o,
@@ -389,6 +398,7 @@ pub fn text(r: &Report) -> String {
             "in-sample".into(),
             "out-of-sample".into(),
             "out-of-sample".into(),
+            String::new(),
         ],
         vec![
             "system".into(),
@@ -397,6 +407,7 @@ pub fn text(r: &Report) -> String {
             "joint fit".into(),
             "left out".into(),
             "worst ratio".into(),
+            "fitted on".into(),
         ],
     ];
     for s in &r.systems {
@@ -407,6 +418,7 @@ pub fn text(r: &Report) -> String {
             pct(s.joint.median_abs_error),
             pct(s.left_out.median_abs_error),
             ratio(s.left_out.worst_ratio),
+            format!("{} rows", s.training_rows),
         ]);
     }
     let ov = &r.overall;
@@ -452,7 +464,7 @@ pub fn text(r: &Report) -> String {
             h
         },
     ];
-    let mut prior_row = vec!["priors (start of every fit)".to_string()];
+    let mut prior_row = vec!["priors".to_string()];
     prior_row.extend(r.shared.iter().map(|s| short(s.prior)));
     t.push(prior_row);
     let mut joint = vec!["joint fit (all systems)".to_string()];
@@ -464,14 +476,28 @@ pub fn text(r: &Report) -> String {
         t.push(row);
     }
     o.push_str(&table(&t));
-    o.push_str(&moved_notes("joint fit", &r.joint));
-    for s in &r.systems {
-        o.push_str(&moved_notes(&format!("without {}", s.name), &s.fold));
-    }
+    let mut fits: Vec<(String, &[ConstFit])> = vec![("joint fit".into(), &r.joint)];
+    fits.extend(
+        r.systems
+            .iter()
+            .map(|s| (format!("without {}", s.name), s.fold.as_slice())),
+    );
+    o.push_str(&moved_notes(&fits));
     let _ = writeln!(o);
     let _ = writeln!(o, "Priors (never fitted to this table):");
     for s in &r.shared {
-        let _ = writeln!(o, "  {} = {}: {}", s.name, short(s.prior), s.source);
+        o.push_str("  ");
+        o.push_str(&wrap(
+            &format!(
+                "{} = {} {}: {}",
+                s.name,
+                short(s.prior),
+                unit_label(&s.name),
+                s.source
+            ),
+            102,
+            4,
+        ));
     }
     o
 }

@@ -285,20 +285,58 @@ pub fn fit_or_prior(
     Ok((out, params))
 }
 
-/// Notes on the constants of one fit whose start moved away from the prior, for the tables.
-pub fn moved_notes(fit: &str, consts: &[ConstFit]) -> String {
-    consts
-        .iter()
-        .filter(|c| c.prior_reason.is_none() && c.moved())
-        .map(|c| {
-            format!(
-                "{fit}: {} started at {} (no training row responds to it at its prior {})\n",
-                c.name,
-                short(c.start),
-                short(c.prior)
-            )
-        })
-        .collect()
+/// Notes on the constants whose fit started away from the prior, for the tables: one line per
+/// constant and start, naming the fits (`fits`: a label and the constants of each fit, in order).
+pub fn moved_notes(fits: &[(String, &[ConstFit])]) -> String {
+    let mut groups: Vec<(String, f64, f64, Vec<String>)> = Vec::new();
+    for (label, consts) in fits {
+        for c in consts.iter().filter(|c| c.prior_reason.is_none() && c.moved()) {
+            match groups
+                .iter_mut()
+                .find(|g| g.0 == c.name && g.1.to_bits() == c.start.to_bits())
+            {
+                Some(g) => g.3.push(label.clone()),
+                None => groups.push((c.name.clone(), c.start, c.prior, vec![label.clone()])),
+            }
+        }
+    }
+    let mut o = String::new();
+    for (name, start, prior, labels) in groups {
+        let fitted = fits
+            .iter()
+            .filter(|(_, cs)| cs.iter().any(|c| c.name == name && c.prior_reason.is_none()))
+            .count();
+        let which = if labels.len() == fitted && fitted > 1 {
+            format!("in all {fitted} fits that determine it")
+        } else {
+            labels.join(", ")
+        };
+        o.push_str(&format!(
+            "† {name} started at {} ({which}): no training row responds to it at its prior {}\n",
+            short(start),
+            short(prior)
+        ));
+    }
+    o
+}
+
+/// `text` wrapped at `width` characters, continuation lines indented by `indent` spaces.
+pub fn wrap(text: &str, width: usize, indent: usize) -> String {
+    let mut o = String::new();
+    let mut line = String::new();
+    for w in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > width {
+            o.push_str(&line);
+            o.push('\n');
+            line = " ".repeat(indent);
+        } else if !line.is_empty() && !line.chars().all(|c| c == ' ') {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    o.push_str(&line);
+    o.push('\n');
+    o
 }
 
 /// `{:.1} %` of a fraction.

@@ -9,7 +9,7 @@
 //! of a fold whose training rows do not determine a parameter.
 
 use super::allreduce::{table, unit_label};
-use super::{ConstFit, CrossvalError, Summary, fit_or_prior, moved_notes, pct, ratio, short};
+use super::{ConstFit, CrossvalError, Summary, fit_or_prior, moved_notes, pct, ratio, short, wrap};
 use crate::fit::throughput::{self as tp, Pair};
 use crate::fit::{self, FitError};
 use clap::Args;
@@ -324,12 +324,15 @@ pub fn text(r: &Report) -> String {
             .map(|n| format!(", {n} output tokens per request"))
             .unwrap_or_default()
     );
-    let _ = writeln!(
-        o,
-        "fitted: {}; every fit starts from {}'s values ({starts}), which stay where a fold's rows do not determine them",
-        r.params.join(", "),
-        r.hardware
-    );
+    o.push_str(&wrap(
+        &format!(
+            "fitted: {}; every fit starts from {}'s values ({starts}), which stay where a fold's rows do not determine them",
+            r.params.join(", "),
+            r.hardware
+        ),
+        104,
+        2,
+    ));
     let _ = writeln!(o);
     let _ = writeln!(
         o,
@@ -427,10 +430,13 @@ pub fn text(r: &Report) -> String {
         t.push(row);
     }
     o.push_str(&table(&t));
-    o.push_str(&moved_notes("all rows", &r.in_sample));
-    for g in &r.groups {
-        o.push_str(&moved_notes(&format!("without {}", g.name), &g.fold));
-    }
+    let mut fits: Vec<(String, &[ConstFit])> = vec![("all rows".into(), &r.in_sample)];
+    fits.extend(
+        r.groups
+            .iter()
+            .map(|g| (format!("without {}", g.name), g.fold.as_slice())),
+    );
+    o.push_str(&moved_notes(&fits));
     for g in &r.groups {
         for c in g.fold.iter().filter(|c| c.prior_reason.is_some()) {
             let _ = writeln!(
