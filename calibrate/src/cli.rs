@@ -175,6 +175,10 @@ fn ingest_cmd(
         );
     };
     let paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    // An --out that is one of the inputs would destroy it: refused before anything is read.
+    if let Some(Err(e)) = out_file.as_deref().map(|o| tpsim::files::check_output(o, &paths)) {
+        return bad_input(err, &e);
+    }
     let (mut file, warnings) = match ingest::ingest_files(&paths, format, label) {
         Ok(x) => x,
         Err(e) => return bad_input(err, &e),
@@ -196,16 +200,22 @@ fn ingest_cmd(
             return EXIT_FAILURE;
         }
     };
-    let written = match &out_file {
-        Some(p) => std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display())),
-        None => write!(out, "{text}").map_err(|e| e.to_string()),
-    };
-    match written {
-        Ok(()) => 0,
-        Err(e) => {
-            let _ = writeln!(err, "error: cannot write the measurement file: {e}");
-            EXIT_FAILURE
-        }
+    match &out_file {
+        Some(p) => match tpsim::files::write_output(p, &paths, text.as_bytes()) {
+            Ok(()) => 0,
+            Err(e) if e.is_bad_input() => bad_input(err, &e),
+            Err(e) => {
+                let _ = writeln!(err, "error: cannot write the measurement file: {e}");
+                EXIT_FAILURE
+            }
+        },
+        None => match write!(out, "{text}") {
+            Ok(()) => 0,
+            Err(e) => {
+                let _ = writeln!(err, "error: cannot write the measurement file: {e}");
+                EXIT_FAILURE
+            }
+        },
     }
 }
 

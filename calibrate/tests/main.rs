@@ -19,6 +19,7 @@ mod fit_round_trip;
 mod fit_throughput;
 mod ingest;
 mod input_files;
+mod outputs;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

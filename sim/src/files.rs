@@ -1,11 +1,19 @@
-//! Reading input files safely: every file tpsim and tpsim-calibrate read on a user's behalf (scenario
-//! files, `preset = "…"` hardware/model/engine presets and their `config.json`/`quant.toml`, profiles,
-//! acceptance traces, baselines, TSV/JSON/log inputs) goes through [`read_text`], which refuses what
-//! is not a regular file (a directory, `/dev/zero`, a FIFO that would block forever) and files larger
-//! than [`MAX_INPUT_BYTES`], before reading a byte of them.
+//! Reading input files and writing outputs safely.
+//!
+//! Every file tpsim and tpsim-calibrate read on a user's behalf (scenario files, `preset = "…"`
+//! hardware/model/engine presets and their `config.json`/`quant.toml`, profiles, acceptance traces,
+//! baselines, TSV/JSON/log inputs) goes through [`read_text`], which refuses what is not a regular
+//! file (a directory, `/dev/zero`, a FIFO that would block forever) and files larger than
+//! [`MAX_INPUT_BYTES`], before reading a byte of them.
+//!
+//! Every output file (`--out`, `--trace`, `--plot`, `regress --update`) goes through
+//! [`check_output`] before the work and [`write_output`] after it: an output that is the same file
+//! as one of the command's inputs (same device and inode: the same path, a symbolic or a hard link)
+//! is refused, and the bytes go to a temporary file in the output's folder that is then renamed over
+//! it, so a failed or interrupted write never leaves a half-written file.
 
-use std::io::Read;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 /// The largest input file accepted: 64 MiB. The largest real inputs are measurement logs and
 /// nccl-tests outputs of a few MiB (a day of SGLang server logging at one line per decode batch is
@@ -83,6 +91,92 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
     String::from_utf8(read_bytes(path)?).map_err(|e| ReadError::NotText(e.utf8_error().to_string()))
 }
 
+/// Why an output was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The output is one of the command's inputs (bad input: exit 2).
+    #[error(
+        "{out}: refusing to write: it is the same file as the input {input}; write the output somewhere else"
+    )]
+    SameAsInput { out: String, input: String },
+    /// The OS refused (a missing folder, permissions, a full disk; exit 1).
+    #[error("{file}: cannot write: {message}")]
+    Io { file: String, message: String },
+}
+
+impl WriteError {
+    /// Whether it is the user's input (exit 2) rather than a failure to write (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, WriteError::SameAsInput { .. })
+    }
+}
+
+/// (device, inode) of an existing file, following symbolic links.
+fn identity(p: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Refuses `out` when it is the same file as one of `inputs` (inputs that do not exist are
+/// skipped: an output that does not exist yet cannot be one of them).
+pub fn check_output<P: AsRef<Path>>(out: &Path, inputs: &[P]) -> Result<(), WriteError> {
+    let Some(o) = identity(out) else {
+        return Ok(());
+    };
+    match inputs.iter().find(|i| identity(i.as_ref()) == Some(o)) {
+        Some(i) => Err(WriteError::SameAsInput {
+            out: out.display().to_string(),
+            input: i.as_ref().display().to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes what `write` produces to `out` after [`check_output`]: into a temporary file in the same
+/// folder, renamed over `out` once complete. An existing `out` that is not a regular file (e.g.
+/// `/dev/null`, a FIFO) is written in place instead: a rename would replace the device.
+pub fn write_output_with<P: AsRef<Path>>(
+    out: &Path,
+    inputs: &[P],
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
+    check_output(out, inputs)?;
+    let io = |e: std::io::Error| WriteError::Io {
+        file: out.display().to_string(),
+        message: e.to_string(),
+    };
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(out).map_err(io)?;
+        return write(&mut f).and_then(|()| f.flush()).map_err(io);
+    }
+    let tmp = temporary_beside(out);
+    let result = (|| {
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(f);
+        write(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, out)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// [`write_output_with`] for bytes already in memory.
+pub fn write_output<P: AsRef<Path>>(out: &Path, inputs: &[P], bytes: &[u8]) -> Result<(), WriteError> {
+    write_output_with(out, inputs, |w| w.write_all(bytes))
+}
+
+/// `DIR/.NAME.tmp-PID` beside `out`: the same file system, so the rename is atomic.
+fn temporary_beside(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +203,50 @@ mod tests {
         assert!(matches!(read_text(&bin), Err(ReadError::NotText(_))));
         std::fs::write(&bin, "ok").unwrap();
         assert_eq!(read_text(&bin).unwrap(), "ok");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn outputs_never_overwrite_inputs_and_land_whole() {
+        let d = std::env::temp_dir().join(format!("tpsim-files-out-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let input = d.join("in.toml");
+        std::fs::write(&input, "input").unwrap();
+        // The same path, another spelling of it, a symbolic link and a hard link to it.
+        let sym = d.join("sym.toml");
+        let hard = d.join("hard.toml");
+        std::os::unix::fs::symlink(&input, &sym).unwrap();
+        std::fs::hard_link(&input, &hard).unwrap();
+        let dotted = d.join(".").join("in.toml");
+        for out in [&input, &sym, &hard, &dotted] {
+            let e = write_output(out, &[&input], b"x").unwrap_err();
+            assert!(e.is_bad_input(), "{e}");
+            assert!(e.to_string().contains("same file as the input"), "{e}");
+        }
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), "input");
+        // Another file: written whole, no temporary left behind.
+        let out = d.join("out.json");
+        write_output(&out, &[&input], b"{}").unwrap();
+        write_output(&out, &[&input], b"{\"a\": 1}").unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"a\": 1}");
+        let names: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!names.iter().any(|n| n.contains(".tmp-")), "{names:?}");
+        // A failing writer leaves the old file and no temporary.
+        let e = write_output_with(&out, &[&input], |_| Err(std::io::Error::other("boom"))).unwrap_err();
+        assert!(!e.is_bad_input() && e.to_string().contains("boom"), "{e}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"a\": 1}");
+        // A device is written in place, not replaced.
+        write_output(Path::new("/dev/null"), &[&input], b"x").unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 }

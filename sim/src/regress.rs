@@ -250,6 +250,16 @@ pub fn measure(path: &Path) -> Result<Metrics, RegressError> {
     Ok(metrics(&report::build(&s, &p)))
 }
 
+/// Every file the scenarios under `root` are read from (scenario files, presets, profiles, …).
+pub fn inputs(root: &Path, baselines_file: &Path) -> Result<Vec<PathBuf>, RegressError> {
+    let mut all = Vec::new();
+    for rel in discover(root, baselines_file)? {
+        let s = scenario::load(&root.join(&rel)).map_err(RegressError::Scenario)?;
+        all.extend(s.inputs);
+    }
+    Ok(all)
+}
+
 /// Recomputes the metrics of every scenario under `root`, keyed by relative path.
 pub fn measure_all(root: &Path, baselines_file: &Path) -> Result<BTreeMap<String, Metrics>, RegressError> {
     discover(root, baselines_file)?

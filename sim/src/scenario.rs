@@ -44,6 +44,9 @@ pub struct Scenario {
     /// "speculative_num_draft_tokens is adjusted to …"): the scenario resolves to the adjusted value,
     /// and the CLI prints these on stderr and in the JSON report.
     pub warnings: Vec<String>,
+    /// The files it was read from: the scenario file, then every preset, `config.json`,
+    /// `quant.toml`, profile and acceptance trace it named (an output must not overwrite one).
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Resolved hardware.
@@ -266,7 +269,12 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 /// preset paths.
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let file: ScenarioFile = error::parse_toml(text, path)?;
-    Resolver { path, text }.resolve(file)
+    Resolver {
+        path,
+        text,
+        read: Default::default(),
+    }
+    .resolve(file)
 }
 
 /// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
@@ -282,6 +290,7 @@ pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hard
     let r = Resolver {
         path: Path::new(CLI),
         text: "",
+        read: Default::default(),
     };
     let section = HardwareSection {
         preset: Some(reference.to_string()),
@@ -336,6 +345,7 @@ pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
     Resolver {
         path: Path::new("--env"),
         text: "",
+        read: Default::default(),
     }
     .nccl_env(map)
 }
@@ -343,6 +353,8 @@ pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
 struct Resolver<'a> {
     path: &'a Path,
     text: &'a str,
+    /// The files read so far besides `path` (presets, configs, profiles, traces).
+    read: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 impl Resolver<'_> {
@@ -367,7 +379,10 @@ impl Resolver<'_> {
         let base = self.path.parent().unwrap_or(Path::new("."));
         let p = base.join(reference);
         match crate::files::read_text(&p) {
-            Ok(t) => Ok((p, t)),
+            Ok(t) => {
+                self.read.borrow_mut().push(p.clone());
+                Ok((p, t))
+            }
             Err(e) => Err(self.invalid(key, format!("cannot read preset file `{}`: {e}", p.display()))),
         }
     }
@@ -401,6 +416,9 @@ impl Resolver<'_> {
             speculative,
             workload,
             warnings,
+            inputs: std::iter::once(self.path.to_path_buf())
+                .chain(self.read.take())
+                .collect(),
         })
     }
 
@@ -618,6 +636,7 @@ impl Resolver<'_> {
             ));
         }
         let pf = profile::read(&file)?;
+        self.read.borrow_mut().push(file.clone());
         let mut applied = Vec::new();
         let mut overridden = Vec::new();
         for (name, v) in pf.params {

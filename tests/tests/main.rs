@@ -21,6 +21,7 @@ mod gpt_oss;
 mod input_files;
 mod memory_cli;
 mod memory_eras;
+mod outputs;
 mod profile;
 mod reference;
 mod regress_cli;

@@ -64,23 +64,27 @@ mod imp {
     use std::path::Path;
 
     pub fn run(plan: &super::Plan, path: Option<&Path>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-        // Open the output first: a typo in --out should not cost a full benchmark run.
-        let mut file = match path.map(std::fs::File::create).transpose() {
-            Ok(f) => f,
-            Err(e) => {
-                let p = path.map(|p| p.display().to_string()).unwrap_or_default();
-                let _ = writeln!(err, "tpsim-calibrate bench: cannot write --out {p}: {e}");
+        // Check the output's folder first: a typo in --out should not cost a full benchmark run.
+        // The file itself is written whole at the end (tpsim::files), never half.
+        if let Some(p) = path {
+            let dir = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if !dir.is_dir() {
+                let _ = writeln!(
+                    err,
+                    "tpsim-calibrate bench: cannot write --out {}: the folder {} does not exist",
+                    p.display(),
+                    dir.display()
+                );
                 return 2;
             }
-        };
+        }
         let measured = match crate::bench::measure(plan, err) {
             Ok(m) => m,
             Err(e) => {
                 let _ = writeln!(err, "tpsim-calibrate bench: {e}");
-                // Leave no empty file behind to be mistaken for a measurement.
-                if let Some(p) = path {
-                    let _ = std::fs::remove_file(p);
-                }
                 return 1;
             }
         };
@@ -94,11 +98,13 @@ mod imp {
                 return 1;
             }
         };
-        let sink: &mut dyn Write = match file.as_mut() {
-            Some(f) => f,
-            None => out,
+        let written = match path {
+            Some(p) => {
+                tpsim::files::write_output::<&Path>(p, &[], json.as_bytes()).map_err(|e| e.to_string())
+            }
+            None => out.write_all(json.as_bytes()).map_err(|e| e.to_string()),
         };
-        if let Err(e) = sink.write_all(json.as_bytes()) {
+        if let Err(e) = written {
             let _ = writeln!(err, "tpsim-calibrate bench: cannot write the measurements: {e}");
             return 2;
         }

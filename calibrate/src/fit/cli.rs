@@ -46,13 +46,24 @@ pub struct FitArgs {
 
 /// Runs `fit`; returns the exit code (0 ok, 2 bad input, 1 cannot write the profile).
 pub fn run(args: FitArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    // The profile must not overwrite a measurement file or a --hardware preset path.
+    let mut inputs = args.measurements.clone();
+    inputs.push(std::path::PathBuf::from(&args.hardware));
+    if let Some(Err(e)) = args
+        .out
+        .as_deref()
+        .map(|o| tpsim::files::check_output(o, &inputs))
+    {
+        let _ = writeln!(err, "tpsim-calibrate fit: {e}");
+        return 2;
+    }
     match execute(&args) {
         Ok((summary, profile)) => {
             let _ = write!(out, "{summary}");
             if let (Some(path), Some(text)) = (&args.out, profile) {
-                if let Err(e) = std::fs::write(path, text) {
-                    let _ = writeln!(err, "tpsim-calibrate fit: cannot write {}: {e}", path.display());
-                    return 1;
+                if let Err(e) = tpsim::files::write_output(path, &inputs, text.as_bytes()) {
+                    let _ = writeln!(err, "tpsim-calibrate fit: {e}");
+                    return if e.is_bad_input() { 2 } else { 1 };
                 }
                 let _ = writeln!(out, "profile written to {}", path.display());
             }

@@ -223,17 +223,27 @@ pub fn fragment(f: &HostFit, args: &FitHostArgs) -> String {
 
 /// Runs `fit-host`; returns the exit code (0 ok, 2 bad input, 1 cannot write the fragment).
 pub fn run(args: FitHostArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    // The fragment must not overwrite a measurement file, the scenario or a file it reads.
+    let mut inputs = args.measurements.clone();
+    inputs.push(args.scenario.clone());
+    if let Ok(s) = tpsim::scenario::load(&args.scenario) {
+        inputs.extend(s.inputs);
+    }
+    if let Some(Err(e)) = args
+        .out
+        .as_deref()
+        .map(|o| tpsim::files::check_output(o, &inputs))
+    {
+        let _ = writeln!(err, "tpsim-calibrate fit-host: {e}");
+        return 2;
+    }
     match execute(&args) {
         Ok(f) => {
             let _ = write!(out, "{}", text(&f, &args.scenario.display().to_string()));
             if let Some(path) = &args.out {
-                if let Err(e) = std::fs::write(path, fragment(&f, &args)) {
-                    let _ = writeln!(
-                        err,
-                        "tpsim-calibrate fit-host: cannot write {}: {e}",
-                        path.display()
-                    );
-                    return 1;
+                if let Err(e) = tpsim::files::write_output(path, &inputs, fragment(&f, &args).as_bytes()) {
+                    let _ = writeln!(err, "tpsim-calibrate fit-host: {e}");
+                    return if e.is_bad_input() { 2 } else { 1 };
                 }
                 let _ = writeln!(out, "[engine.costs] written to {}", path.display());
             }

@@ -310,17 +310,26 @@ pub fn rows_text(f: &ThroughputFit) -> String {
 
 /// Runs `fit-throughput`; returns the exit code (0 ok, 2 bad input, 1 cannot write the profile).
 pub fn run(args: FitThroughputArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    // The profile must not overwrite the pairs table, a scenario or a file one reads.
+    let mut inputs = vec![args.pairs.clone(), PathBuf::from(&args.hardware)];
+    if let Ok(pairs) = read_pairs(&args.pairs) {
+        inputs.extend(pairs.into_iter().flat_map(|p| p.scenario.inputs));
+    }
+    if let Some(Err(e)) = args
+        .out
+        .as_deref()
+        .map(|o| tpsim::files::check_output(o, &inputs))
+    {
+        let _ = writeln!(err, "tpsim-calibrate fit-throughput: {e}");
+        return 2;
+    }
     match execute(&args) {
         Ok((summary, profile)) => {
             let _ = write!(out, "{summary}");
             if let (Some(path), Some(text)) = (&args.out, profile) {
-                if let Err(e) = std::fs::write(path, text) {
-                    let _ = writeln!(
-                        err,
-                        "tpsim-calibrate fit-throughput: cannot write {}: {e}",
-                        path.display()
-                    );
-                    return 1;
+                if let Err(e) = tpsim::files::write_output(path, &inputs, text.as_bytes()) {
+                    let _ = writeln!(err, "tpsim-calibrate fit-throughput: {e}");
+                    return if e.is_bad_input() { 2 } else { 1 };
                 }
                 let _ = writeln!(out, "profile written to {}", path.display());
             }

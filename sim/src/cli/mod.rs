@@ -438,6 +438,16 @@ fn warn(err: &mut dyn Write, path: &Path, warnings: &[String]) {
     }
 }
 
+/// An output that was not written: exit 2 when it would have overwritten an input, else 1.
+pub(crate) fn write_failed(err: &mut dyn Write, e: &crate::files::WriteError) -> i32 {
+    let _ = writeln!(err, "error: {e}");
+    if e.is_bad_input() {
+        EXIT_BAD_INPUT
+    } else {
+        EXIT_FAILURE
+    }
+}
+
 fn bad_input(err: &mut dyn Write, e: &dyn std::fmt::Display) -> i32 {
     let _ = writeln!(err, "error: {e}");
     EXIT_BAD_INPUT
@@ -509,6 +519,10 @@ fn run(
     if let Some(seed) = seed {
         s.seed = seed;
     }
+    // Refuse a trace that would overwrite an input before spending the simulation on it.
+    if let Some(Err(e)) = trace.map(|t| crate::files::check_output(t, &s.inputs)) {
+        return bad_input(err, &e);
+    }
     let p = match decode::predict(&s) {
         Ok(p) => p,
         Err(e) => {
@@ -552,10 +566,8 @@ fn run(
             add_link_tracks(&mut tb, &p, shape, offset, s.engine.allreduce);
             offset += shape.schedule.makespan;
         }
-        let res = std::fs::File::create(file).and_then(|f| tb.write_to(std::io::BufWriter::new(f)));
-        if let Err(e) = res {
-            let _ = writeln!(err, "error: {}: cannot write the trace: {e}", file.display());
-            return EXIT_FAILURE;
+        if let Err(e) = crate::files::write_output_with(file, &s.inputs, |w| tb.write_to(w)) {
+            return write_failed(err, &e);
         }
     }
     0

@@ -73,11 +73,16 @@ fn fail(err: &mut dyn Write, e: &SweepError) -> i32 {
     }
 }
 
-/// Writes `bytes` to `file`, or to `out` when there is no file.
-fn emit(file: Option<&Path>, out: &mut dyn Write, bytes: &[u8]) -> Result<(), SweepError> {
+/// Writes `bytes` to `file` (never over one of `inputs`, atomically), or to `out` when there is no
+/// file.
+fn emit<P: AsRef<Path>>(
+    file: Option<&Path>,
+    inputs: &[P],
+    out: &mut dyn Write,
+    bytes: &[u8],
+) -> Result<(), SweepError> {
     match file {
-        Some(f) => std::fs::write(f, bytes)
-            .map_err(|e| SweepError::Output(format!("{}: cannot write: {e}", f.display()))),
+        Some(f) => Ok(crate::files::write_output(f, inputs, bytes)?),
         None => out
             .write_all(bytes)
             .map_err(|e| SweepError::Output(format!("writing the rows: {e}"))),
@@ -100,9 +105,18 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
         series: a.series.clone(),
         metric: a.metric.clone(),
     });
-    // Check the chart's keys before spending minutes on the points.
+    // Check the chart's keys and the outputs before spending minutes on the points: no output may
+    // overwrite the scenario or a file it reads, nor the other output.
     if let Some(p) = &plot {
         sweep::plot::check(&sw, p)?;
+    }
+    if let Some(f) = &a.out {
+        crate::files::check_output(f, &sw.inputs)?;
+    }
+    let mut plot_inputs = sw.inputs.clone();
+    plot_inputs.extend(a.out.clone());
+    if let Some(f) = &a.plot {
+        crate::files::check_output(f, &plot_inputs)?;
     }
     let n = (0..sw.len())
         .filter(|&i| shard.is_none_or(|s| s.contains(i)))
@@ -136,7 +150,7 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
         sweep::write_csv(&sw, &rows, &mut b).map_err(|e| SweepError::Output(e.to_string()))?;
         b
     };
-    emit(a.out.as_deref(), out, &bytes)?;
+    emit(a.out.as_deref(), &sw.inputs, out, &bytes)?;
     if let (Some(p), Some(file)) = (&plot, &a.plot) {
         let name = a
             .scenario
@@ -144,15 +158,18 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let title = format!("{} vs {} — {name}", p.metric, p.x);
         let svg = sweep::plot::svg(&sw, &rows, p, &title)?;
-        emit(Some(file), out, svg.as_bytes())?;
+        emit(Some(file), &plot_inputs, out, svg.as_bytes())?;
     }
     Ok(())
 }
 
 /// Runs `tpsim merge`; returns the exit code.
 pub fn merge(a: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if let Some(Err(e)) = a.out.as_deref().map(|f| crate::files::check_output(f, &a.files)) {
+        return fail(err, &e.into());
+    }
     let mut b = Vec::new();
-    match sweep::merge(&a.files, &mut b).and_then(|()| emit(a.out.as_deref(), out, &b)) {
+    match sweep::merge(&a.files, &mut b).and_then(|()| emit(a.out.as_deref(), &a.files, out, &b)) {
         Ok(()) => 0,
         Err(e) => fail(err, &e),
     }

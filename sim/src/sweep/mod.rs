@@ -37,6 +37,9 @@ pub enum SweepError {
     Usage(String),
     #[error("{file}: {message}")]
     Merge { file: String, message: String },
+    /// An output (--out, --plot) that is one of the inputs, or cannot be written.
+    #[error("{0}")]
+    Write(#[from] crate::files::WriteError),
     #[error("internal error at point {index}: {message}")]
     Internal { index: usize, message: String },
     /// Writing an output (CSV, JSON, SVG) failed.
@@ -47,7 +50,11 @@ pub enum SweepError {
 impl SweepError {
     /// Whether the error is the user's input (exit code 2) rather than an internal failure.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SweepError::Internal { .. } | SweepError::Output(_))
+        match self {
+            SweepError::Internal { .. } | SweepError::Output(_) => false,
+            SweepError::Write(w) => w.is_bad_input(),
+            _ => true,
+        }
     }
 }
 
@@ -86,6 +93,8 @@ impl Shard {
 #[derive(Debug, Clone)]
 pub struct Sweep {
     pub path: PathBuf,
+    /// The files the base scenario was read from (outputs must not overwrite them).
+    pub inputs: Vec<PathBuf>,
     pub base: toml::Table,
     pub axes: Vec<Axis>,
 }
@@ -99,7 +108,7 @@ impl Sweep {
             message: e.to_string(),
         })?;
         // Resolve the base once: a broken scenario is reported as itself, not as point 0.
-        scenario::load_str(&text, path)?;
+        let inputs = scenario::load_str(&text, path)?.inputs;
         let mut base: toml::Table = text.parse().map_err(|e: toml::de::Error| ScenarioError::Parse {
             file: path.display().to_string(),
             key: String::new(),
@@ -138,6 +147,7 @@ impl Sweep {
         }
         Ok(Sweep {
             path: path.to_path_buf(),
+            inputs,
             base,
             axes,
         })
