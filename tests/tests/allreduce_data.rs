@@ -1,149 +1,62 @@
 //! Allreduce predictions against the measured table `tests/data/allreduce.tsv` (issue #3).
 //!
-//! Each measured system is mapped to a hardware preset and the NCCL settings its row states; the
-//! prediction comes from the preset's topology and parameters. CONSISTENCY, not validation: the
-//! presets' shared collective constants (`nccl_channel_bw`, `shm_copy_bw`, `shm_step_cost`) were fitted
-//! to rows of this same table (each preset's `[fitted]` entries name them), so the figures here are
-//! in-sample. The out-of-sample figures are leave-one-system-out: `tpsim-calibrate crossval allreduce`
-//! (book/src/validation.md). Rows
-//! without a size (averages over sweeps) and the mixed 7-GPU box are skipped. The table printed by
-//! `cargo test -p tpsim-tests --test integration allreduce_data:: -- --nocapture` is the one reported on the issue.
+//! Which rows belong to which system, and how each is predicted (preset, NCCL settings, algorithm), is
+//! `calibrate/crossval/allreduce-systems.toml`, the one mapping `tpsim-calibrate crossval allreduce` also
+//! reads; the prediction comes from the preset's topology and parameters. CONSISTENCY, not validation:
+//! the presets' shared collective constants (`nccl_channel_bw`, `shm_copy_bw`, `shm_step_cost`) were
+//! fitted to rows of this same table (each preset's `[fitted]` entries name them), so the figures here
+//! are in-sample. The out-of-sample figures are leave-one-system-out: `tpsim-calibrate crossval
+//! allreduce` (book/src/validation.md). The table printed by
+//! `cargo test -p tpsim-tests --test integration allreduce_data:: -- --nocapture` is the one in the book.
 
 use crate::common::*;
-
-/// (substring of the topology column, substring of the algorithm column, preset, extra args).
-const SYSTEMS: &[(&str, &str, &str, &[&str])] = &[
-    (
-        "SEPARATE root complexes",
-        "Ring",
-        "rtx-pro-6000-8x-2switch-trpro",
-        &["--env", "NCCL_P2P_LEVEL=SYS", "--env", "NCCL_ALGO=Ring"],
-    ),
-    (
-        "sharing ONE root complex",
-        "Ring",
-        "rtx-pro-6000-8x-2switch-trpro-shared-rc",
-        &["--env", "NCCL_P2P_LEVEL=SYS", "--env", "NCCL_ALGO=Ring"],
-    ),
-    (
-        "4 GPUs same NUMA socket",
-        "NCCL default",
-        "rtx-pro-6000-4x-turin-same-numa",
-        SYS,
-    ),
-    ("(luke)", "NCCL auto", "rtx-pro-6000-8x-3switch-luke", SYS),
-    (
-        "(luke)",
-        "custom oneshot",
-        "rtx-pro-6000-8x-3switch-luke",
-        &["--algo", "custom-oneshot"],
-    ),
-    ("(Grimulkan)", "default", "rtx-pro-6000-8x-4switch-grimulkan", SYS),
-    ("(Festr)", "default", "rtx-pro-6000-8x-dual-turin-festr", SYS),
-    ("bus 0x1a/0x1b", "auto", "rtx-4090-2x-no-p2p", &[]),
-    ("tinybox", "auto", "rtx-4090-6x-tinybox", SYS),
-    ("one PLX PCIe switch", "NCCL inside", "v100-4x-plx", &[]),
-    (
-        "one PLX PCIe switch",
-        "one-shot PUSH",
-        "v100-4x-plx",
-        &["--algo", "custom-push"],
-    ),
-];
+use std::path::PathBuf;
+use tpsim::comm::Request;
+use tpsim_calibrate::crossval::systems;
+use tpsim_calibrate::fit::rows;
 
 /// The rows' `p2p_enabled` column says P2P was in use, while NCCL's default level (PXB) would
 /// refuse it on paths through the CPU: those users ran with P2P allowed, as the community
 /// knowledge base the rows come from recommends (NCCL_P2P_LEVEL=SYS).
 const SYS: &[&str] = &["--env", "NCCL_P2P_LEVEL=SYS"];
 
-// Not compared: the H100 PCIe NVLink-bridge rows (marked "NOT a PCIe-only datapoint; for contrast"
-// in the table; NVLink links are not part of the PCIe fabric model yet), the sweep averages without
-// a size, and the mixed 7-GPU box.
-
-struct Row {
-    system: usize,
-    source_line: usize,
-    size: u64,
-    measured_us: f64,
-}
-
-fn rows() -> Vec<Row> {
-    let mut out = Vec::new();
-    for r in read_tsv(&data_path("allreduce.tsv")).rows {
-        let (topo, size, time, algo) = (r.get(3), r.get(5), r.get(6), r.get(9));
-        let (Ok(size), Ok(t)) = (size.trim().parse::<u64>(), time.trim().parse::<f64>()) else {
-            continue;
-        };
-        if let Some(s) = SYSTEMS
-            .iter()
-            .position(|(t_, a_, _, _)| topo.contains(t_) && algo.contains(a_))
-        {
-            out.push(Row {
-                system: s,
-                source_line: r.line,
-                size,
-                measured_us: t,
-            });
-        }
-    }
-    out
-}
-
-fn predict(system: usize, size: u64) -> (f64, String) {
-    let (_, _, preset, extra) = SYSTEMS[system];
-    let sz = size.to_string();
-    let mut args = vec![
-        "collective",
-        "--hardware",
-        preset,
-        "--sizes",
-        sz.as_str(),
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let o = tpsim(&args);
-    assert_eq!(o.code, 0, "{preset}: {}", o.stderr);
-    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
-    let r = &j["rows"][0];
-    (
-        f(&r["time_us"]),
-        r["algorithm"].as_str().unwrap_or("").to_string(),
-    )
-}
-
 #[test]
 fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
-    let rows = rows();
-    assert!(
-        rows.len() >= 80,
-        "expected the table's sized rows, got {}",
-        rows.len()
-    );
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let all = systems::load(
+        &root.join("calibrate/crossval/allreduce-systems.toml"),
+        &data_path("allreduce.tsv"),
+    )
+    .expect("the bundled systems file maps the table");
     let mut nccl_err = Vec::new();
     let mut custom_err = Vec::new();
     println!(
-        "{:<5} {:<42} {:>11} {:>10} {:>10} {:>8}  algorithm",
+        "{:<5} {:<42} {:>11} {:>10} {:>10} {:>8}  kind",
         "line", "preset", "size", "meas.us", "pred.us", "error"
     );
-    for r in &rows {
-        let (pred, algo) = predict(r.system, r.size);
-        let e = (pred - r.measured_us) / r.measured_us;
-        println!(
-            "{:<5} {:<42} {:>11} {:>10.2} {:>10.2} {:>+7.1}%  {algo}",
-            r.source_line,
-            SYSTEMS[r.system].2,
-            r.size,
-            r.measured_us,
-            pred,
-            e * 100.0
-        );
-        if algo.starts_with("nccl") {
-            nccl_err.push(e)
-        } else {
-            custom_err.push(e)
+    for part in all.systems.iter().flat_map(|s| &s.parts) {
+        let pred = rows::predict(&part.hardware, &part.rows);
+        for ((r, p), line) in part.rows.iter().zip(&pred).zip(&part.lines) {
+            let e = (p - r.measured_us) / r.measured_us;
+            let custom = matches!(r.request, Request::Custom(_));
+            println!(
+                "{line:<5} {:<42} {:>11} {:>10.2} {:>10.2} {:>+7.1}%  {}",
+                part.preset,
+                r.size_bytes,
+                r.measured_us,
+                p,
+                e * 100.0,
+                if custom { "custom" } else { "nccl" }
+            );
+            if custom {
+                custom_err.push(e)
+            } else {
+                nccl_err.push(e)
+            }
         }
     }
-    let stats = |v: &mut Vec<f64>| {
+    assert_eq!(nccl_err.len() + custom_err.len(), 87, "sized rows mapped");
+    let stats = |v: &[f64]| {
         let mut a: Vec<f64> = v.iter().map(|e| e.abs()).collect();
         a.sort_by(f64::total_cmp);
         let median = match a.len() {
@@ -157,8 +70,8 @@ fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
             .fold(1.0, f64::max);
         (median, worst_ratio, a.len())
     };
-    let (nm, nw, nn) = stats(&mut nccl_err);
-    let (cm, cw, cn) = stats(&mut custom_err);
+    let (nm, nw, nn) = stats(&nccl_err);
+    let (cm, cw, cn) = stats(&custom_err);
     println!(
         "NCCL rows: {nn}, median |error| {:.1} %, worst ratio {nw:.2}×",
         nm * 100.0
@@ -167,7 +80,7 @@ fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
         "custom rows: {cn}, median |error| {:.1} %, worst ratio {cw:.2}×",
         cm * 100.0
     );
-    // Issue #3's targets for NCCL: median ≤ 15 %, no row off by more than 2×.
+    // Issue #3's targets for NCCL: median ≤ 15 %, no row off by more than 2× (in-sample here).
     assert!(nm <= 0.15, "NCCL median |error| {:.1} % exceeds 15 %", nm * 100.0);
     assert!(nw <= 2.0, "an NCCL row is off by {nw:.2}×");
 }
