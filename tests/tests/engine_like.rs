@@ -420,3 +420,24 @@ fn sweep_marks_rejected_points_and_prefill_only_points() {
     );
     assert!(rows[4].starts_with("3,300000,2,rejected,"), "{}", rows[4]);
 }
+
+#[test]
+fn sweep_threads_beyond_the_points_are_not_spawned() {
+    // --threads 100000 over two points spawned 100,000 threads (over a minute); the pool now has
+    // min(threads, points) of them: the points run on at most two distinct threads, and the rows
+    // are the same as with one thread.
+    let sw = tpsim::sweep::Sweep::new(
+        std::path::Path::new(&scenario("seed/baseline.toml")),
+        &["engine.mem_fraction_static=0.55,0.88".to_string()],
+        &[],
+    )
+    .unwrap();
+    let seen = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let tick = || {
+        let id = format!("{:?}", std::thread::current().id());
+        seen.lock().unwrap().insert(id);
+    };
+    let many = sw.run(None, 100_000, &tick).unwrap();
+    assert!(seen.lock().unwrap().len() <= 2, "{:?}", seen.lock().unwrap());
+    assert_eq!(many, sw.run(None, 1, &|| {}).unwrap());
+}

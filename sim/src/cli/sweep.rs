@@ -27,7 +27,8 @@ pub struct SweepArgs {
     /// Write a JSON array of objects instead of CSV.
     #[arg(long)]
     pub json: bool,
-    /// Worker threads (0: one per core). The rows are identical for any value.
+    /// Worker threads (0: one per core), never more than the points. The rows are identical for
+    /// any value.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Run only shard I of N: the points whose index % N = I − 1. Join the shards' CSVs with

@@ -205,7 +205,8 @@ impl Sweep {
     }
 
     /// Runs the points of `shard` (all points when `None`) on `threads` threads (0: rayon's
-    /// default), calling `tick` after each; rows come back in point order.
+    /// default), never more threads than points ([`pool_size`]), calling `tick` after each; rows
+    /// come back in point order.
     pub fn run(
         &self,
         shard: Option<Shard>,
@@ -216,7 +217,7 @@ impl Sweep {
             .filter(|&i| shard.is_none_or(|s| s.contains(i)))
             .collect();
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(pool_size(threads, points.len()))
             .build()
             .map_err(|e| SweepError::Usage(format!("--threads {threads}: {e}")))?;
         // Results are collected in point order and the first error *in that order* is reported
@@ -289,6 +290,19 @@ impl Sweep {
             });
         }
         Ok(row)
+    }
+}
+
+/// Threads of a sweep's pool: `threads` (0: one per core) but never more than `points` — an idle
+/// thread costs a stack and a spin, and `--threads 100000` over two points used to spawn them all.
+/// 0 means rayon's default (one per core, or RAYON_NUM_THREADS).
+pub fn pool_size(threads: usize, points: usize) -> usize {
+    let points = points.max(1);
+    if threads == 0 {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        if points < cores { points } else { 0 }
+    } else {
+        threads.min(points)
     }
 }
 
@@ -536,4 +550,22 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Result<(), Swee
     }
     w.flush().map_err(|e| io(e.into()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pool_size;
+
+    #[test]
+    fn the_pool_never_has_more_threads_than_points() {
+        assert_eq!(pool_size(100_000, 2), 2);
+        assert_eq!(pool_size(3, 10), 3);
+        assert_eq!(pool_size(8, 8), 8);
+        // An empty shard still needs a pool of one.
+        assert_eq!(pool_size(4, 0), 1);
+        // Default: one per core, capped by the points (0 = rayon's own default).
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        assert_eq!(pool_size(0, 1), if cores > 1 { 1 } else { 0 });
+        assert_eq!(pool_size(0, cores + 5), 0);
+    }
 }
