@@ -378,3 +378,33 @@ fn throughput_groups_must_be_a_column_of_the_table() {
         o.stderr
     );
 }
+
+/// VALIDATION, out-of-sample: the Hopper presets' `kernel_overhead` was chosen on three decode rates
+/// (`calibrate/crossval/hopper-pairs.tsv`); fitted on any two of them, it must predict the third within
+/// the project's decode-throughput target, ±20 % (book/src/validation.md, "Targets"). |error| left out
+/// today: Llama-3.1-8B 1× H100 7.8 %, Kimi-K2.5 8× H200 6.3 %, Llama-3.1-8B 1× H200 3.2 %.
+#[test]
+fn validation_hopper_kernel_overhead_leave_one_out_within_target() {
+    let pairs = repo("calibrate/crossval/hopper-pairs.tsv");
+    let o = calibrate(&[
+        "crossval",
+        "hopper",
+        "--pairs",
+        &pairs.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    let groups = j["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 3, "one fold per Hopper row");
+    for g in groups {
+        let left_out = f(&g["left_out"]["median_abs_error"]);
+        assert!(
+            left_out <= 0.20,
+            "{}: {:.1} % out-of-sample, outside the ±20 % target",
+            g["name"],
+            left_out * 100.0
+        );
+        assert_eq!(g["training_rows"], 2, "{}", g["name"]);
+    }
+}
