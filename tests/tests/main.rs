@@ -22,6 +22,7 @@ mod input_files;
 mod memory_cli;
 mod memory_eras;
 mod outputs;
+mod presets_extend;
 mod profile;
 mod reference;
 mod regress_cli;
