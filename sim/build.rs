@@ -21,6 +21,8 @@ fn main() {
     let mut out = String::new();
     for (kind, sub) in [
         ("HARDWARE", "hardware"),
+        // Not presets themselves: the shared parts that presets name with `extends`.
+        ("HARDWARE_TEMPLATES", "hardware/templates"),
         ("ENGINES", "engines"),
         ("ACCEPTANCE", "acceptance"),
     ] {

@@ -1,4 +1,5 @@
-//! Preset data files bundled at build time from `scenarios/hardware/*.toml`,
+//! Preset data files bundled at build time from `scenarios/hardware/*.toml` (and the templates they
+//! extend, `scenarios/hardware/templates/*.toml`),
 //! `scenarios/engines/*.toml`, `scenarios/acceptance/*.toml` and `scenarios/models/<name>/{config.json,quant.toml}`.
 //!
 //! A scenario names a preset either by its bundled name (`preset = "kimi-k2.5"`) or by a path
@@ -15,6 +16,15 @@ pub fn is_path(reference: &str) -> bool {
 /// The bundled hardware preset `name`.
 pub fn hardware(name: &str) -> Option<&'static str> {
     HARDWARE.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The bundled hardware template `name` (`scenarios/hardware/templates/<name>.toml`): the part that
+/// several presets share, named by their `extends = "<name>"`; not a preset itself.
+pub fn hardware_template(name: &str) -> Option<&'static str> {
+    HARDWARE_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
 }
 
 /// The bundled engine preset `name`.
@@ -39,6 +49,7 @@ pub fn model(name: &str) -> Option<(&'static str, &'static str)> {
 pub fn names(kind: &str) -> Vec<&'static str> {
     match kind {
         "hardware" => HARDWARE.iter().map(|(n, _)| *n).collect(),
+        "hardware-template" => HARDWARE_TEMPLATES.iter().map(|(n, _)| *n).collect(),
         "engine" => ENGINES.iter().map(|(n, _)| *n).collect(),
         "acceptance" => ACCEPTANCE.iter().map(|(n, _)| *n).collect(),
         _ => MODELS.iter().map(|(n, _, _)| *n).collect(),

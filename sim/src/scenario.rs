@@ -9,6 +9,7 @@
 mod acceptance;
 mod draft;
 mod error;
+pub mod layers;
 pub mod profile;
 mod schema;
 
@@ -65,6 +66,9 @@ pub struct Hardware {
     /// The `params` whose value was fitted to measurements, by name: the preset's `[fitted]`
     /// entries (less those the scenario overrode inline) and every parameter a profile supplied.
     pub fitted: BTreeMap<String, FittedConstant>,
+    /// The files it was merged from, lowest first: templates, preset, profile, the scenario
+    /// (`tpsim validate --explain`).
+    pub layers: layers::Layers,
 }
 
 /// A fitted parameter's provenance: the rows it was fitted to, the command that refits it and the
@@ -309,12 +313,21 @@ pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hard
                 line,
                 message,
             } if file == CLI && key != "--hardware" && key != "--profile" => {
+                let in_file = key.strip_prefix("hardware.").unwrap_or(&key);
+                // A value a template supplies: name the template and its line.
+                let template = r
+                    .hardware_chain("hardware.preset", reference, layers::LayerKind::Preset)
+                    .ok()
+                    .and_then(|c| c.layers.into_iter().rev().find(|l| l.sets(in_file)))
+                    .filter(|l| l.kind == layers::LayerKind::Template);
+                if let Some(l) = template {
+                    return l.error(key, message);
+                }
                 let text = if presets::is_path(reference) {
                     crate::files::read_text(Path::new(reference)).unwrap_or_default()
                 } else {
                     presets::hardware(reference).unwrap_or_default().to_string()
                 };
-                let in_file = key.strip_prefix("hardware.").unwrap_or(&key);
                 let line = error::locate(&text, in_file).or(line);
                 ScenarioError::Invalid {
                     file: reference.to_string(),
@@ -423,45 +436,19 @@ impl Resolver<'_> {
     }
 
     fn hardware(&self, h: HardwareSection) -> Result<Hardware, ScenarioError> {
-        let mut preset_file = String::from("the scenario");
-        let base = match &h.preset {
-            None => HardwareSection::default(),
-            Some(r) => {
-                let (file, text) = if presets::is_path(r) {
-                    let (p, t) = self.read_relative("hardware.preset", r)?;
-                    (p, t)
-                } else {
-                    let t = presets::hardware(r).ok_or_else(|| {
-                        self.invalid(
-                            "hardware.preset",
-                            format!(
-                                "unknown hardware preset `{r}`; expected one of: {}",
-                                presets::names("hardware").join(", ")
-                            ),
-                        )
-                    })?;
-                    (
-                        PathBuf::from(format!("<preset hardware/{r}.toml>")),
-                        t.to_string(),
-                    )
-                };
-                let sec: HardwareSection = error::parse_toml(&text, &file)?;
-                if sec.preset.is_some() || sec.gpus.is_some() || sec.profile.is_some() {
-                    return Err(ScenarioError::invalid(
-                        &file,
-                        &text,
-                        "preset",
-                        "a hardware preset file cannot itself name a preset, a profile or a GPU count".into(),
-                    ));
-                }
-                if let Some(c) = &sec.compute {
-                    profile::curves_of(c).map_err(|(k, m)| ScenarioError::invalid(&file, &text, &k, m))?;
-                }
-                check_fitted(&sec, "fitted", |k, m| ScenarioError::invalid(&file, &text, k, m))?;
-                preset_file = file.display().to_string();
-                sec
+        // The preset (or the template the scenario extends) with every template below it.
+        let chain = match (&h.preset, &h.extends) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    "hardware.extends",
+                    "give either `preset` (a hardware preset) or `extends` (a template), not both",
+                ));
             }
+            (Some(r), None) => self.hardware_chain("hardware.preset", r, layers::LayerKind::Preset)?,
+            (None, Some(t)) => self.hardware_chain("hardware.extends", t, layers::LayerKind::Template)?,
+            (None, None) => layers::Chain::default(),
         };
+        let base = chain.section;
         let gpus_override = h.gpus;
         let inline_params = h.params.clone().unwrap_or_default();
         let profile_ref = h.profile.clone();
@@ -476,7 +463,8 @@ impl Resolver<'_> {
         for (name, f) in base.fitted.clone().unwrap_or_default() {
             // A value the scenario sets inline is no longer the fitted one.
             if !inline_params.is_set(&name) {
-                fitted.insert(name, fitted_constant(f, &preset_file));
+                let file = chain.fitted_files.get(&name).map_or("", String::as_str);
+                fitted.insert(name, fitted_constant(f, file));
             }
         }
         for (name, f) in inline_fitted {
@@ -606,6 +594,13 @@ impl Resolver<'_> {
                 ));
             }
         };
+        let mut layers = chain.layers;
+        if let Some(p) = &profile {
+            layers.push(layers::Layer::profile(&p.file));
+        }
+        if !self.text.is_empty() {
+            layers.push(layers::Layer::scenario(self.path, self.text));
+        }
         Ok(Hardware {
             name: m.name.unwrap_or_else(|| "custom".into()),
             cpu_amd,
@@ -615,6 +610,7 @@ impl Resolver<'_> {
             profile,
             curves,
             fitted,
+            layers: layers::Layers::new(layers),
         })
     }
 

@@ -1,6 +1,9 @@
-//! Presets that inherit (issue #15, point 3). First: the resolved hardware of every bundled preset,
-//! checked in, so that rewriting the presets on templates cannot move a value.
+//! Presets that inherit (issue #15, point 3): a hardware file may `extends = "<template>"`; the
+//! template's keys are merged under its own, key by key; a `[fitted]` mark follows its value; cycles
+//! and unknown templates are bad input; `tpsim validate --explain KEY` names the file a value came
+//! from. The bundled presets resolve exactly as before.
 
+use crate::common::*;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -54,5 +57,393 @@ fn every_bundled_preset_resolves_as_before() {
         want.lines().count(),
         now.lines().count(),
         "{EXPECTED}: line count"
+    );
+}
+
+/// Writes `files` (name, text) into a fresh scratch folder and returns its path.
+#[track_caller]
+fn files(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = scratch(name);
+    for (f, text) in files {
+        std::fs::write(dir.join(f), text).expect("write");
+    }
+    dir
+}
+
+/// Every resolved field of a hardware description but its name and the files of its fitted marks.
+fn values(hw: &tpsim::scenario::Hardware) -> String {
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?}",
+        hw.gpu,
+        hw.params,
+        hw.topology,
+        hw.curves,
+        hw.cpu_amd,
+        hw.fitted.keys().collect::<Vec<_>>()
+    )
+}
+
+fn hardware(path: &Path) -> tpsim::scenario::Hardware {
+    let p = path.display().to_string();
+    tpsim::scenario::hardware_from_preset(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+const BASE: &str = r#"# a template of shared constants
+[gpu]
+name = "Base GPU"
+memory_total_mib = 1000
+memory_bandwidth = "1TB/s"
+bf16_tflops = 100.0
+sm_count = 10
+compute_capability = "9.0"
+pcie_gen = 5
+pcie_width = 16
+p2p = true
+
+[params]
+context_overhead = "1GiB"
+mem_efficiency = 0.8
+flops_efficiency = 0.5
+kernel_overhead = "2us"
+pcie_gen5_x16_bw = "50GB/s"
+pcie_gen4_x16_bw = "25GB/s"
+pcie_hop_latency = "0.3us"
+root_complex_latency = "0.4us"
+root_complex_bw = "100GB/s"
+inter_socket_bw = "100GB/s"
+inter_socket_latency = "0.2us"
+host_memory_bw = "400GB/s"
+shm_copy_bw = "2GB/s"
+nccl_channel_bw = "11GB/s"
+nccl_simple_step_latency = "3us"
+shm_step_cost = "0.2us"
+shm_cross_socket_step_cost = "14us"
+collapse_min_roots = 2
+collapse_min_sources = 2
+collapse_factor = 0.25
+staged_peer_read_factor = 15.0
+staged_latency = "14us"
+force_p2p = false
+
+[compute.curves.default]
+points = [[1e6, 0.5], [1e9, 0.8]]
+
+[fitted.nccl_channel_bw]
+rows = "base rows"
+refit = "base refit"
+
+[fitted.shm_step_cost]
+rows = "base rows"
+refit = "base refit"
+
+[fitted.collapse_factor]
+rows = "base rows"
+refit = "base refit"
+"#;
+
+/// A template over BASE: a new GPU name, a channel rate of its own (its fitted mark dropped), a new
+/// SHM step with a mark of its own, and a curve class of its own.
+const MID: &str = r#"extends = "base.toml"
+
+[gpu]
+name = "Mid GPU"
+
+[params]
+nccl_channel_bw = "12GB/s"
+shm_step_cost = "0.3us"
+
+[compute.curves.mlp]
+points = [[1e6, 0.6], [1e9, 0.9]]
+
+[fitted.shm_step_cost]
+rows = "mid rows"
+refit = "mid refit"
+"#;
+
+/// A box over MID.
+const BOX: &str = r#"name = "a box"
+cpu_vendor = "intel"
+extends = "mid.toml"
+
+[topology]
+gpus = ["socket0/root0/switch0", "socket0/root0/switch0"]
+
+[topology.nodes.switch0]
+gen = 4
+
+[params]
+kernel_overhead = "3us"
+"#;
+
+/// The same box written out whole: what the chain must resolve to.
+fn flat() -> String {
+    let params = BASE
+        .split("[params]\n")
+        .nth(1)
+        .and_then(|p| p.split("\n[compute").next())
+        .expect("BASE [params]")
+        .replace("kernel_overhead = \"2us\"", "kernel_overhead = \"3us\"")
+        .replace("nccl_channel_bw = \"11GB/s\"", "nccl_channel_bw = \"12GB/s\"")
+        .replace("shm_step_cost = \"0.2us\"", "shm_step_cost = \"0.3us\"");
+    let gpu = BASE
+        .split("[gpu]\n")
+        .nth(1)
+        .and_then(|g| g.split("\n[params]").next())
+        .expect("BASE [gpu]")
+        .replace("Base GPU", "Mid GPU");
+    format!(
+        "name = \"a box\"\ncpu_vendor = \"intel\"\n\n[gpu]\n{gpu}\n[topology]\ngpus = [\"socket0/root0/switch0\", \"socket0/root0/switch0\"]\n\n\
+         [topology.nodes.switch0]\ngen = 4\n\n[params]\n{params}\n\
+         [compute.curves.default]\npoints = [[1e6, 0.5], [1e9, 0.8]]\n\n[compute.curves.mlp]\npoints = [[1e6, 0.6], [1e9, 0.9]]\n\n\
+         [fitted.shm_step_cost]\nrows = \"mid rows\"\nrefit = \"mid refit\"\n\n\
+         [fitted.collapse_factor]\nrows = \"base rows\"\nrefit = \"base refit\"\n"
+    )
+}
+
+#[test]
+fn a_template_chain_merges_exactly_as_the_box_written_out() {
+    let flat = flat();
+    let dir = files(
+        "chain",
+        &[
+            ("base.toml", BASE),
+            ("mid.toml", MID),
+            ("box.toml", BOX),
+            ("flat.toml", &flat),
+        ],
+    );
+    let chain = hardware(&dir.join("box.toml"));
+    let whole = hardware(&dir.join("flat.toml"));
+    assert_eq!(values(&chain), values(&whole));
+    assert_eq!(chain.name, "a box");
+    // The child's values win; the others come from below.
+    assert_eq!(chain.gpu.name, "Mid GPU");
+    assert_eq!(chain.gpu.memory_total_mib, 1000);
+    assert!((chain.params.nccl_channel_bw.as_gbps() - 12.0).abs() < 1e-9);
+    assert!((chain.params.kernel_overhead.as_us_f64() - 3.0).abs() < 1e-9);
+    assert!((chain.params.collapse_factor - 0.25).abs() < 1e-12);
+    assert_eq!(chain.curves.classes.len(), 2, "default from BASE, mlp from MID");
+    // A fitted mark follows its value: MID set nccl_channel_bw without a mark (dropped), declared
+    // its own shm_step_cost; collapse_factor keeps BASE's.
+    let marks: Vec<(&str, &str, &str)> = chain
+        .fitted
+        .iter()
+        .map(|(n, f)| (n.as_str(), f.rows.as_str(), f.file.as_str()))
+        .collect();
+    let base = dir.join("base.toml").display().to_string();
+    let mid = dir.join("mid.toml").display().to_string();
+    assert_eq!(marks.len(), 2, "{marks:?}");
+    assert_eq!(marks[0].0, "collapse_factor");
+    assert_eq!(marks[0].1, "base rows");
+    assert!(marks[0].2.ends_with("base.toml"), "{}: {base}", marks[0].2);
+    assert_eq!(marks[1].0, "shm_step_cost");
+    assert_eq!(marks[1].1, "mid rows");
+    assert!(marks[1].2.ends_with("mid.toml"), "{}: {mid}", marks[1].2);
+    // The same through the CLI: one collective on both, byte for byte.
+    let run = |f: &str| {
+        let o = tpsim(&[
+            "collective",
+            "--hardware",
+            &dir.join(f).display().to_string(),
+            "--sizes",
+            "4K..64M",
+            "--json",
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        o.stdout
+    };
+    assert_eq!(run("box.toml"), run("flat.toml"));
+}
+
+#[test]
+fn a_cycle_exits_2_naming_the_files() {
+    let dir = files(
+        "cycle",
+        &[
+            ("a.toml", "extends = \"b.toml\"\nname = \"a\"\n"),
+            ("b.toml", "# b\nextends = \"a.toml\"\n"),
+            ("self.toml", "extends = \"self.toml\"\n"),
+        ],
+    );
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("a.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    // Named where the cycle closes: b.toml's `extends`, line 2.
+    assert!(o.stderr.contains("b.toml:2: key `extends`"), "{}", o.stderr);
+    assert!(o.stderr.contains("extends cycle"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("a.toml → ") && o.stderr.contains("b.toml → "),
+        "the chain is spelled out: {}",
+        o.stderr
+    );
+    let o = tpsim(&["topo", "--hardware", &dir.join("self.toml").display().to_string()]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("self.toml:1: key `extends`") && o.stderr.contains("extends cycle"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_chain_longer_than_the_bound_exits_2() {
+    // t0 extends t1 … t8: nine files, one more than MAX_CHAIN.
+    let n = tpsim::scenario::layers::MAX_CHAIN + 1;
+    let texts: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            let text = if i + 1 < n {
+                format!("extends = \"t{}.toml\"\n", i + 1)
+            } else {
+                String::new()
+            };
+            (format!("t{i}.toml"), text)
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = texts.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let dir = files("deep", &refs);
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("t0.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains(&format!(
+            "t{}.toml:1: key `extends`",
+            tpsim::scenario::layers::MAX_CHAIN - 1
+        )) && o.stderr.contains("more than 8 files in one extends chain"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn an_unknown_template_exits_2_listing_the_templates() {
+    let dir = files(
+        "unknown",
+        &[
+            ("box.toml", "name = \"x\"\n\nextends = \"rtx-pro-9000\"\n"),
+            ("preset.toml", "extends = \"rtx-pro-6000-8x-dual-turin-direct\"\n"),
+            ("missing.toml", "extends = \"nowhere/t.toml\"\n"),
+        ],
+    );
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("box.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains(
+            "box.toml:3: key `extends`: unknown hardware template `rtx-pro-9000`; expected one of: "
+        ),
+        "{}",
+        o.stderr
+    );
+    for t in tpsim::presets::names("hardware-template") {
+        assert!(o.stderr.contains(t), "{t} is listed: {}", o.stderr);
+    }
+    // A preset is not a template.
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("preset.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("`rtx-pro-6000-8x-dual-turin-direct` is a hardware preset, not a template"),
+        "{}",
+        o.stderr
+    );
+    // A file that is not there: named, with the file that names it.
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("missing.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("missing.toml:1: key `extends`: cannot read template file")
+            && o.stderr.contains("nowhere/t.toml"),
+        "{}",
+        o.stderr
+    );
+    // In a scenario: the scenario's key and line.
+    let s = baseline_with(
+        "unknown-in-scenario",
+        "preset = \"rtx-pro-6000-8x-dual-turin-direct\"",
+        "extends = \"rtx-pro-9000\"",
+    );
+    let o = tpsim(&["validate", &s]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("scenario.toml:7: key `hardware.extends`: unknown hardware template `rtx-pro-9000`"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn errors_in_a_template_name_the_template_its_line_and_key() {
+    // A value that parses but is wrong, supplied by a template: the template's file and line.
+    let bad_gen = BASE.replace("pcie_gen = 5", "pcie_gen = 7");
+    let line = bad_gen.lines().position(|l| l == "pcie_gen = 7").unwrap() + 1;
+    let dir = files(
+        "template-errors",
+        &[("base.toml", &bad_gen), ("mid.toml", MID), ("box.toml", BOX)],
+    );
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("box.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains(&format!(
+            "base.toml:{line}: key `hardware.gpu.pcie_gen`: 7 is not a PCIe generation"
+        )),
+        "{}",
+        o.stderr
+    );
+    // A typo: the template's line, column and key.
+    let typo = MID.replace("shm_step_cost = \"0.3us\"", "shm_stepcost = \"0.3us\"");
+    let dir = files(
+        "template-typo",
+        &[("base.toml", BASE), ("mid.toml", &typo), ("box.toml", BOX)],
+    );
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("box.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("mid.toml:8:1: key `params.shm_stepcost`: unknown field `shm_stepcost`"),
+        "{}",
+        o.stderr
+    );
+    // A template cannot name a GPU count.
+    let dir = files(
+        "template-gpus",
+        &[("t.toml", "gpus = 2\n"), ("box.toml", "extends = \"t.toml\"\n")],
+    );
+    let o = tpsim(&[
+        "validate",
+        "--hardware",
+        &dir.join("box.toml").display().to_string(),
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("a hardware template cannot itself name a preset, a profile or a GPU count"),
+        "{}",
+        o.stderr
     );
 }

@@ -7,6 +7,7 @@ mod diff;
 mod memory;
 mod regress;
 mod sweep;
+mod validate;
 
 use crate::{decode, report, scenario, trace::TraceBuilder};
 use clap::{Parser, Subcommand};
@@ -62,10 +63,10 @@ enum Command {
         best_spec: bool,
     },
     /// Check a scenario file (schema, presets, semantic rules) without running it.
-    Validate {
-        /// The scenario TOML file.
-        scenario: PathBuf,
-    },
+    #[command(
+        after_help = "Examples:\n  tpsim validate my-box.toml\n  tpsim validate scenarios/seed/baseline.toml --explain hardware.params.nccl_channel_bw\n  tpsim validate --hardware rtx-pro-6000-8x-asus-esc8000a-e13p --explain hardware.params.shm_copy_bw"
+    )]
+    Validate(validate::ValidateArgs),
     /// Simulate one collective across message sizes, in nccl-tests' columns (size, time, algbw,
     /// busbw) plus the chosen algorithm, protocol, channels and the bottleneck link.
     #[command(
@@ -248,25 +249,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             seed,
             ..
         } => run(&scenario, json, trace.as_deref(), seed, out, err),
-        Command::Validate { scenario } => match load(&scenario, err) {
-            Ok(s) => {
-                let _ = writeln!(
-                    out,
-                    "{}: ok ({} on {} GPUs, tp {}, {})",
-                    scenario.display(),
-                    s.model_name,
-                    s.hardware.topology.gpu_count(),
-                    s.engine.tp,
-                    if s.speculative.is_some() {
-                        "speculative"
-                    } else {
-                        "no speculation"
-                    }
-                );
-                0
-            }
-            Err(e) => bad_input(err, &e),
-        },
+        Command::Validate(a) => validate::run(a, out, err),
         Command::Collective {
             scenario,
             hardware,

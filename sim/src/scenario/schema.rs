@@ -17,6 +17,8 @@ macro_rules! mergeable {
         #[serde(deny_unknown_fields)]
         pub struct $name { $($(#[$fm])* pub $f: Option<$t>,)* }
         impl $name {
+            /// The keys of this section, in declaration order.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($f)),*];
             /// Field by field: `self` where set, else `base`.
             pub fn merged_over(self, base: Self) -> Self {
                 Self { $($f: self.$f.or(base.$f),)* }
@@ -49,6 +51,10 @@ pub struct ScenarioFile {
 pub struct HardwareSection {
     /// Bundled preset name or a path to a hardware TOML file (relative to the scenario).
     pub preset: Option<String>,
+    /// A template whose keys this section (or file) is merged over, key by key as a scenario over its
+    /// preset: a bundled template name (`scenarios/hardware/templates/<name>.toml`) or a path
+    /// relative to the file that names it. Templates may extend templates.
+    pub extends: Option<String>,
     /// GPU count the user expects; must match the topology.
     pub gpus: Option<u32>,
     /// A profile written by `tpsim-calibrate fit` (path relative to the scenario): its values go over
@@ -123,6 +129,7 @@ impl HardwareSection {
     pub fn merged_over(self, base: HardwareSection) -> HardwareSection {
         HardwareSection {
             preset: None,
+            extends: None,
             gpus: self.gpus,
             profile: self.profile.or(base.profile),
             name: self.name.or(base.name),
