@@ -406,11 +406,11 @@ fn formats_are_detected_from_content() {
         "{}",
         o.stderr
     );
-    // A forced format that finds nothing: a warning, an empty record list.
+    // A forced format that finds nothing is an error (ingest_limits.rs), not an empty success.
     let o = calibrate(&["ingest", &file, "--format", "vllm-log"]);
-    assert_eq!(o.code, 0);
+    assert_eq!(o.code, 2);
     assert!(
-        o.stderr.contains("no measurements found in this vllm-log input"),
+        o.stderr.contains("--format vllm-log found no measurements in it"),
         "{}",
         o.stderr
     );

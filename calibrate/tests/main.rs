@@ -18,6 +18,7 @@ mod fit_kernels;
 mod fit_round_trip;
 mod fit_throughput;
 mod ingest;
+mod ingest_limits;
 mod input_files;
 mod outputs;
 

@@ -10,27 +10,50 @@
 //!
 //! One `DecodeThroughput` record per object (a JSON array of them is read element by element).
 
-use super::{LineError, Parsed};
+use super::{ACCEPT_LEN, Bound, LATENCY_MS, LATENCY_S, LineError, Parsed, REQUESTS, TOK_S, within};
 use crate::measurement::Record;
 use serde_json::{Map, Value};
 
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
+/// 1-based line numbers of increasing byte offsets, counting each newline once: the whole file
+/// costs one pass (counting from the start for every object made 20,000 lines take seconds).
+struct Lines<'a> {
+    text: &'a str,
+    offset: usize,
+    line: usize,
+}
+
+impl Lines<'_> {
+    /// The line of `offset` (never before the previous one asked).
+    fn at(&mut self, offset: usize) -> usize {
+        let offset = offset.clamp(self.offset, self.text.len());
+        self.line += self.text.as_bytes()[self.offset..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.offset = offset;
+        self.line
+    }
 }
 
 /// Python's `json.dumps` writes the non-JSON constants `Infinity`, `-Infinity` and `NaN` (e.g.
-/// bench_serving's `"request_rate": Infinity` for an unbounded rate); they become `null` (same
-/// line numbers: only tokens after `: ` are replaced).
-fn python_constants_to_null(text: &str) -> String {
-    text.replace(": -Infinity", ": null")
-        .replace(": Infinity", ": null")
-        .replace(": NaN", ": null")
+/// bench_serving's `"request_rate": Infinity` for an unbounded rate, `"std_ttft_ms": NaN` for one
+/// request); they become the strings `"Infinity"`, `"-Infinity"` and `"NaN"`, so the JSON parses,
+/// a key tpsim does not read is ignored, and one it reads is refused as not a number (same line
+/// numbers: only tokens after `: ` are replaced).
+fn python_constants_to_strings(text: &str) -> String {
+    text.replace(": -Infinity", ": \"-Infinity\"")
+        .replace(": Infinity", ": \"Infinity\"")
+        .replace(": NaN", ": \"NaN\"")
 }
 
 pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
-    let text = &python_constants_to_null(text);
+    let text = &python_constants_to_strings(text);
     let mut out = Parsed::default();
+    let mut lines = Lines {
+        text,
+        offset: 0,
+        line: 1,
+    };
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
     loop {
         let start = stream.byte_offset();
@@ -46,7 +69,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
         };
         // Where the object starts: skip the whitespace before it.
         let skipped = text[start..].len() - text[start..].trim_start().len();
-        let line = line_of(text, start + skipped);
+        let line = lines.at(start + skipped);
         // A JSON array of results is read as its elements (their line: the array's).
         let items = match item {
             Value::Array(v) => v,
@@ -85,7 +108,8 @@ fn result(line: usize, o: &Map<String, Value>, out: &mut Parsed) -> Result<(), L
     Ok(())
 }
 
-/// A number under `key`: None when absent or null, an error when something else.
+/// A number under `key`: None when absent or null, an error when something else (NaN and
+/// Infinity included).
 fn opt_num(line: usize, o: &Map<String, Value>, key: &str) -> Result<Option<f64>, LineError> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -97,8 +121,15 @@ fn opt_num(line: usize, o: &Map<String, Value>, key: &str) -> Result<Option<f64>
     }
 }
 
-fn need_num(line: usize, o: &Map<String, Value>, key: &str) -> Result<f64, LineError> {
+/// [`opt_num`] within a physical bound.
+fn opt_in(line: usize, o: &Map<String, Value>, key: &str, b: Bound) -> Result<Option<f64>, LineError> {
     opt_num(line, o, key)?
+        .map(|v| within(line, &format!("`{key}`"), v, b))
+        .transpose()
+}
+
+fn need_in(line: usize, o: &Map<String, Value>, key: &str, b: Bound) -> Result<f64, LineError> {
+    opt_in(line, o, key, b)?
         .ok_or_else(|| LineError::new(line, format!("`{key}`: expected a number, found nothing")))
 }
 
@@ -122,13 +153,16 @@ fn batch_u32(line: usize, key: &str, v: u64) -> Result<u32, LineError> {
 }
 
 fn serving(line: usize, o: &Map<String, Value>) -> Result<Record, LineError> {
-    let tok_s = need_num(line, o, "output_throughput")?;
+    let tok_s = need_in(line, o, "output_throughput", TOK_S)?;
     let batch = match opt_int(line, o, "max_concurrency")? {
         Some(b) => batch_u32(line, "max_concurrency", b)?,
         None => {
             // Unbounded concurrency: the mean number of requests in flight, as bench_serving
             // measured it (`concurrency`), rounded.
-            let c = need_num(line, o, "concurrency").map_err(|_| {
+            let c = need_in(line, o, "concurrency", REQUESTS).map_err(|e| {
+                if o.get("concurrency").is_some_and(|v| !v.is_null()) {
+                    return e;
+                }
                 LineError::new(
                     line,
                     "`max_concurrency` is null and `concurrency` is missing: expected one of them",
@@ -141,10 +175,10 @@ fn serving(line: usize, o: &Map<String, Value>) -> Result<Record, LineError> {
         engine: "sglang".into(),
         batch,
         tok_s,
-        accept_len: opt_num(line, o, "accept_length")?,
+        accept_len: opt_in(line, o, "accept_length", ACCEPT_LEN)?,
         context_tokens: None,
-        tpot_ms: opt_num(line, o, "mean_tpot_ms")?,
-        ttft_ms: opt_num(line, o, "mean_ttft_ms")?,
+        tpot_ms: opt_in(line, o, "mean_tpot_ms", LATENCY_MS)?,
+        ttft_ms: opt_in(line, o, "mean_ttft_ms", LATENCY_MS)?,
         input_len: opt_int(line, o, "random_input_len")?,
         output_len: opt_int(line, o, "random_output_len")?,
         measure: Some("end_to_end".into()),
@@ -154,7 +188,7 @@ fn serving(line: usize, o: &Map<String, Value>) -> Result<Record, LineError> {
 fn one_batch(line: usize, o: &Map<String, Value>) -> Result<Option<Record>, LineError> {
     let batch = opt_int(line, o, "batch_size")?.unwrap_or(0);
     let batch = batch_u32(line, "batch_size", batch)?;
-    let Some(tok_s) = opt_num(line, o, "median_decode_throughput")? else {
+    let Some(tok_s) = opt_in(line, o, "median_decode_throughput", TOK_S)? else {
         return Ok(None);
     };
     Ok(Some(Record::DecodeThroughput {
@@ -163,8 +197,8 @@ fn one_batch(line: usize, o: &Map<String, Value>) -> Result<Option<Record>, Line
         tok_s,
         accept_len: None,
         context_tokens: None,
-        tpot_ms: opt_num(line, o, "median_decode_latency")?.map(|s| s * 1e3),
-        ttft_ms: opt_num(line, o, "prefill_latency")?.map(|s| s * 1e3),
+        tpot_ms: opt_in(line, o, "median_decode_latency", LATENCY_S)?.map(|s| s * 1e3),
+        ttft_ms: opt_in(line, o, "prefill_latency", LATENCY_S)?.map(|s| s * 1e3),
         input_len: opt_int(line, o, "input_len")?,
         output_len: opt_int(line, o, "output_len")?,
         measure: Some("decode".into()),

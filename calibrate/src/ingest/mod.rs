@@ -85,6 +85,14 @@ pub enum IngestError {
         "{file}: cannot tell the format (expected nccl-tests output, an SGLang or vLLM log, or SGLang bench JSON); give --format"
     )]
     Unknown { file: String },
+    /// A format forced with `--format` that finds nothing in the file: an empty success would hide
+    /// the wrong format.
+    #[error("{file}: --format {format} found no measurements in it{hint}")]
+    NothingFound {
+        file: String,
+        format: &'static str,
+        hint: String,
+    },
 }
 
 /// What one parser read from one file.
@@ -159,13 +167,15 @@ pub fn parse(text: &str, format: Format, name: &str) -> Result<Parsed, LineError
     }
 }
 
-/// Reads and parses one file; `format` None detects it.
+/// Reads and parses one file; `format` None detects it. A forced format that finds no record is an
+/// error ([`IngestError::NothingFound`]); a detected one gives a warning instead (a log cut short).
 pub fn ingest_file(path: &Path, format: Option<Format>) -> Result<(Format, Parsed), IngestError> {
     let file = path.display().to_string();
     let text = tpsim::files::read_text(path).map_err(|e| IngestError::Io {
         file: file.clone(),
         message: e.to_string(),
     })?;
+    let forced = format.is_some();
     let format = match format.or_else(|| detect(&text)) {
         Some(f) => f,
         None => return Err(IngestError::Unknown { file }),
@@ -176,6 +186,21 @@ pub fn ingest_file(path: &Path, format: Option<Format>) -> Result<(Format, Parse
         line: e.line,
         message: e.message,
     })?;
+    if forced && parsed.records.is_empty() {
+        let hint = match detect(&text) {
+            Some(d) if d != format => format!(
+                " (its content looks like {0}: try --format {0} or auto)",
+                d.name()
+            ),
+            Some(_) => " (its lines of that format hold no complete measurement)".into(),
+            None => " (its content matches none of the formats ingest reads)".into(),
+        };
+        return Err(IngestError::NothingFound {
+            file,
+            format: format.name(),
+            hint,
+        });
+    }
     Ok((format, parsed))
 }
 
@@ -258,6 +283,103 @@ pub(crate) fn num(line: usize, what: &str, text: &str) -> Result<f64, LineError>
         .ok()
         .filter(|v| v.is_finite())
         .ok_or_else(|| LineError::new(line, format!("{what} `{}`: expected a number", text.trim())))
+}
+
+/// The physically possible range of one kind of measured value. The limits are far beyond anything
+/// real, so only an impossible or corrupted number fails (a negative memory or throughput, a
+/// bandwidth of petabytes per second), never a measurement of a big machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Bound {
+    pub lo: f64,
+    pub hi: f64,
+    pub unit: &'static str,
+}
+
+/// Memory of one GPU, GiB: 1 TiB, 3.5× the largest GPU memory shipped (288 GB: B300, MI355X).
+pub(crate) const MEM_GIB: Bound = Bound {
+    lo: 0.0,
+    hi: 1024.0,
+    unit: "GiB",
+};
+/// A memory budget (SGLang's `rest_memory`, vLLM's available KV cache memory), GiB: the engines print
+/// it negative just before they fail with "Not enough memory", so it may be below 0 by as much.
+pub(crate) const BUDGET_GIB: Bound = Bound {
+    lo: -1024.0,
+    hi: 1024.0,
+    unit: "GiB",
+};
+/// Output tokens per second of one engine: 10 million, 100× what one 8-GPU server decodes at its
+/// largest batches (of the order of 1e5 tok/s).
+pub(crate) const TOK_S: Bound = Bound {
+    lo: 0.0,
+    hi: 1e7,
+    unit: "tok/s",
+};
+/// A bandwidth, GB/s: 100 TB/s, more than 50× NVLink 5's 1.8 TB/s per GPU.
+pub(crate) const GBPS: Bound = Bound {
+    lo: 0.0,
+    hi: 1e5,
+    unit: "GB/s",
+};
+/// One collective call, µs: an hour.
+pub(crate) const CALL_US: Bound = Bound {
+    lo: 0.0,
+    hi: 3.6e9,
+    unit: "µs",
+};
+/// A per-token or per-request latency, ms: a day.
+pub(crate) const LATENCY_MS: Bound = Bound {
+    lo: 0.0,
+    hi: 8.64e7,
+    unit: "ms",
+};
+/// A latency in seconds (bench_one_batch): a day.
+pub(crate) const LATENCY_S: Bound = Bound {
+    lo: 0.0,
+    hi: 86_400.0,
+    unit: "s",
+};
+/// Accepted tokens per speculative step: no engine verifies more than 256 draft tokens per step.
+pub(crate) const ACCEPT_LEN: Bound = Bound {
+    lo: 0.0,
+    hi: 256.0,
+    unit: "tokens",
+};
+/// A fraction of GPU memory (mem_fraction_static, gpu_memory_utilization).
+pub(crate) const FRACTION: Bound = Bound {
+    lo: 0.0,
+    hi: 1.0,
+    unit: "",
+};
+/// Requests at once (a measured mean concurrency, vLLM's maximum concurrency): 10 million.
+pub(crate) const REQUESTS: Bound = Bound {
+    lo: 0.0,
+    hi: 1e7,
+    unit: "requests",
+};
+
+/// `v` when it lies within `b`, else an error naming the line, the value and the range.
+pub(crate) fn within(line: usize, what: &str, v: f64, b: Bound) -> Result<f64, LineError> {
+    if v.is_finite() && (b.lo..=b.hi).contains(&v) {
+        return Ok(v);
+    }
+    let unit = if b.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", b.unit)
+    };
+    Err(LineError::new(
+        line,
+        format!(
+            "{what} {v}: physically impossible, expected {} to {}{unit}",
+            b.lo, b.hi
+        ),
+    ))
+}
+
+/// [`num`] within a [`Bound`].
+pub(crate) fn bounded(line: usize, what: &str, text: &str, b: Bound) -> Result<f64, LineError> {
+    within(line, what, num(line, what, text)?, b)
 }
 
 /// Parses an unsigned integer, allowing `,` thousands separators as vLLM prints them.

@@ -11,7 +11,7 @@
 //!
 //! One `Collective` record per row and placement (out-of-place first), `time_us` the mean per call.
 
-use super::{LineError, Meta, Parsed, int, num};
+use super::{CALL_US, GBPS, LineError, Meta, Parsed, bounded, int, num};
 use crate::measurement::Record;
 
 /// Maps a `*_perf` program name (or a file name containing it) to tpsim's op name.
@@ -183,9 +183,9 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
         for (k, placement) in placements.iter().enumerate() {
             let g = &rest[k * group..k * group + 4];
             let what = |c: &str| format!("{placement} {c}");
-            let time = num(line_no, &what("time (us)"), g[0])?;
-            num(line_no, &what("algbw (GB/s)"), g[1])?;
-            let busbw = num(line_no, &what("busbw (GB/s)"), g[2])?;
+            let time = bounded(line_no, &what("time (us)"), g[0], CALL_US)?;
+            bounded(line_no, &what("algbw (GB/s)"), g[1], GBPS)?;
+            let busbw = bounded(line_no, &what("busbw (GB/s)"), g[2], GBPS)?;
             if g[3] != "N/A" {
                 let wrong = num(line_no, &what("#wrong"), g[3])?;
                 if wrong > 0.0 {

@@ -16,7 +16,9 @@
 //! `Decode batch[.,] #running-req: R, #token: T, … accept len: L, … gen throughput (token/s): G`
 //! (hybrid models print `#full token:`): one `DecodeThroughput` record per line.
 
-use super::{LineError, Parsed, field, int, num, strip_unit};
+use super::{
+    ACCEPT_LEN, BUDGET_GIB, Bound, LineError, MEM_GIB, Parsed, TOK_S, bounded, field, int, num, strip_unit,
+};
 use crate::measurement::Record;
 
 /// One rank's start-up values, filled as its lines come.
@@ -50,8 +52,14 @@ fn split_prefix(line: &str) -> (Option<u32>, &str) {
     (None, t)
 }
 
+/// A memory amount (`12.34 GB`, which SGLang means as GiB) within `b`.
+fn gib_in(line: usize, what: &str, v: &str, b: Bound) -> Result<f64, LineError> {
+    bounded(line, what, strip_unit(v, &["GB", "GiB"]), b)
+}
+
+/// A memory amount of one GPU: never negative, never more than [`MEM_GIB`] allows.
 fn gib(line: usize, what: &str, v: &str) -> Result<f64, LineError> {
-    num(line, what, strip_unit(v, &["GB", "GiB"]))
+    gib_in(line, what, v, MEM_GIB)
 }
 
 pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
@@ -159,7 +167,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
                 }
             }
             "Memory profiling:" => {
-                let v = gib(n, "rest_memory", need("rest_memory=")?)?;
+                let v = gib_in(n, "rest_memory", need("rest_memory=")?, BUDGET_GIB)?;
                 m.rest.get_or_insert(v);
             }
             _ => {
@@ -241,13 +249,18 @@ fn decode(n: usize, line: &str) -> Result<Record, LineError> {
     let batch = int(n, "#running-req", need("#running-req:")?)?;
     let batch =
         u32::try_from(batch).map_err(|_| LineError::new(n, format!("#running-req {batch}: too large")))?;
-    let tok_s = num(n, "gen throughput (token/s)", need("gen throughput (token/s):")?)?;
+    let tok_s = bounded(
+        n,
+        "gen throughput (token/s)",
+        need("gen throughput (token/s):")?,
+        TOK_S,
+    )?;
     let context = match field(line, "#token:").or_else(|| field(line, "#full token:")) {
         Some(v) => Some(int(n, "#token", v)?),
         None => None,
     };
     let accept = match field(line, "accept len:") {
-        Some(v) => Some(num(n, "accept len", v)?),
+        Some(v) => Some(bounded(n, "accept len", v, ACCEPT_LEN)?),
         None => None,
     };
     Ok(Record::DecodeThroughput {

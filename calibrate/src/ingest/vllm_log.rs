@@ -10,7 +10,10 @@
 //! one `DecodeThroughput` record per throughput line with running requests (idle lines, Running: 0,
 //! are skipped).
 
-use super::{LineError, Parsed, field, int, num, strip_unit};
+use super::{
+    ACCEPT_LEN, BUDGET_GIB, Bound, FRACTION, LineError, MEM_GIB, Parsed, REQUESTS, TOK_S, bounded, field,
+    int, strip_unit,
+};
 use crate::measurement::Record;
 
 #[derive(Debug, Default)]
@@ -23,11 +26,11 @@ struct Mem {
     fraction: Option<f64>,
 }
 
-fn gib(line: usize, what: &str, v: &str) -> Result<f64, LineError> {
+fn gib(line: usize, what: &str, v: &str, b: Bound) -> Result<f64, LineError> {
     // `12.56 GiB and 3.1 seconds` / `12.56 GiB memory and …`: the number before the unit.
     let v = v.split(" and ").next().unwrap_or(v);
     let v = v.trim().trim_end_matches(" memory");
-    num(line, what, strip_unit(v, &["GiB", "GB"]))
+    bounded(line, what, strip_unit(v, &["GiB", "GB"]), b)
 }
 
 pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
@@ -40,16 +43,16 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
         for key in ["gpu_memory_utilization': ", "gpu_memory_utilization="] {
             if let Some(v) = field(line, key) {
                 let v = v.trim_end_matches(['}', ')']);
-                let f = num(n, "gpu_memory_utilization", v)?;
+                let f = bounded(n, "gpu_memory_utilization", v, FRACTION)?;
                 m.fraction.get_or_insert(f);
             }
         }
         if let Some(v) = field(line, "Model loading took ") {
-            m.weights.get_or_insert(gib(n, "Model loading took", v)?);
+            m.weights.get_or_insert(gib(n, "Model loading took", v, MEM_GIB)?);
             touched = true;
         }
         if let Some(v) = field(line, "Available KV cache memory: ") {
-            let g = gib(n, "Available KV cache memory", v)?;
+            let g = gib(n, "Available KV cache memory", v, BUDGET_GIB)?;
             m.budget = Some(m.budget.map_or(g, |b: f64| b.min(g)));
             touched = true;
         }
@@ -63,7 +66,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             let bad = || LineError::new(n, "expected `Maximum concurrency for L tokens per request: Cx`");
             let (len, c) = rest.split_once(" tokens per request: ").ok_or_else(bad)?;
             let len = int(n, "tokens per request", len)?;
-            let c = num(n, "maximum concurrency", strip_unit(c, &["x"]))?;
+            let c = bounded(n, "maximum concurrency", strip_unit(c, &["x"]), REQUESTS)?;
             m.concurrency.get_or_insert((len, c));
             touched = true;
         }
@@ -72,7 +75,12 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             m.record = Some(out.records.len() - 1);
         }
         if let Some(v) = field(line, "Avg generation throughput: ") {
-            let tok_s = num(n, "Avg generation throughput", strip_unit(v, &["tokens/s"]))?;
+            let tok_s = bounded(
+                n,
+                "Avg generation throughput",
+                strip_unit(v, &["tokens/s"]),
+                TOK_S,
+            )?;
             let running = field(line, "Running: ")
                 .ok_or_else(|| LineError::new(n, "throughput line without `Running: N reqs`"))?;
             let running = int(n, "Running", strip_unit(running, &["reqs"]))?;
@@ -95,7 +103,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             });
         }
         if let Some(v) = field(line, "Mean acceptance length: ") {
-            let l = num(n, "Mean acceptance length", v)?;
+            let l = bounded(n, "Mean acceptance length", v, ACCEPT_LEN)?;
             if let Some(Record::DecodeThroughput { accept_len, .. }) = out.records.last_mut() {
                 *accept_len = Some(l);
             }
