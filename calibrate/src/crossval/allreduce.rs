@@ -36,6 +36,39 @@ pub struct AllreduceArgs {
     /// Print one JSON object (with every row's predictions) instead of the tables.
     #[arg(long)]
     pub json: bool,
+    /// Validation gate: exit 1 unless every system's out-of-sample median |error| is within
+    /// [`TARGET`] or the systems file lists it as a `known_miss` (and every known miss still misses).
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// The allreduce target of the project (issue #3, book/src/validation.md "Targets"): median |error| ≤
+/// 15 % per system, here out-of-sample.
+pub const TARGET: f64 = 0.15;
+
+/// What `--check` finds wrong, one sentence each; empty when the figures and the known-miss list agree.
+pub fn check(sys: &Systems, r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for (s, rep) in sys.systems.iter().zip(&r.systems) {
+        let m = rep.left_out.median_abs_error;
+        let within = m <= TARGET;
+        match (&s.known_miss, within) {
+            (None, false) => out.push(format!(
+                "{}: out-of-sample median |error| {:.1} % exceeds the {:.0} % target and the systems file lists no known_miss for it",
+                s.name,
+                m * 100.0,
+                TARGET * 100.0
+            )),
+            (Some(_), true) => out.push(format!(
+                "{}: out-of-sample median |error| {:.1} % is now within the {:.0} % target: remove its known_miss (and the book's)",
+                s.name,
+                m * 100.0,
+                TARGET * 100.0
+            )),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// One row's measurement and predictions, µs.
@@ -504,17 +537,24 @@ pub fn text(r: &Report) -> String {
 
 /// Runs `crossval allreduce`: the text tables, or the JSON object.
 pub fn execute(args: &AllreduceArgs) -> Result<String, CrossvalError> {
+    execute_checked(args).map(|(text, _)| text)
+}
+
+/// [`execute`], with what `--check` found wrong (empty without `--check`).
+pub fn execute_checked(args: &AllreduceArgs) -> Result<(String, Vec<String>), CrossvalError> {
     let sys = systems::load(&args.systems, &args.data)?;
     let r = crossval(
         &sys,
         &args.data.display().to_string(),
         &args.systems.display().to_string(),
     )?;
-    if args.json {
+    let failures = if args.check { check(&sys, &r) } else { Vec::new() };
+    let text = if args.json {
         serde_json::to_string_pretty(&r)
             .map(|t| t + "\n")
-            .map_err(|e| CrossvalError::Usage(format!("JSON: {e}")))
+            .map_err(|e| CrossvalError::Usage(format!("JSON: {e}")))?
     } else {
-        Ok(text(&r))
-    }
+        text(&r)
+    };
+    Ok((text, failures))
 }

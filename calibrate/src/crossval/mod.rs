@@ -63,19 +63,29 @@ pub enum Mode {
     Hopper(throughput::HopperArgs),
 }
 
-/// Runs `crossval`; returns the exit code (0 ok, 2 bad input).
+/// Runs `crossval`; returns the exit code (0 ok, 1 a `--check` failed or the output could not be
+/// written, 2 bad input).
 pub fn run(args: CrossvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (name, result) = match args.mode {
-        Mode::Allreduce(a) => ("allreduce", allreduce::execute(&a)),
-        Mode::Throughput(a) => ("throughput", throughput::execute(&a)),
-        Mode::Hopper(a) => ("hopper", throughput::execute(&a.into_throughput())),
+        Mode::Allreduce(a) => ("allreduce", allreduce::execute_checked(&a)),
+        Mode::Throughput(a) => ("throughput", throughput::execute(&a).map(|t| (t, Vec::new()))),
+        Mode::Hopper(a) => (
+            "hopper",
+            throughput::execute(&a.into_throughput()).map(|t| (t, Vec::new())),
+        ),
     };
     match result {
-        Ok(text) => {
+        Ok((text, failures)) => {
             if write!(out, "{text}").is_err() {
                 return crate::cli::EXIT_FAILURE;
             }
-            0
+            if failures.is_empty() {
+                return 0;
+            }
+            for f in &failures {
+                let _ = writeln!(err, "tpsim-calibrate crossval {name} --check: {f}");
+            }
+            crate::cli::EXIT_FAILURE
         }
         Err(e) => {
             let _ = writeln!(err, "tpsim-calibrate crossval {name}: {e}");
