@@ -136,9 +136,9 @@ fn input(file: &str, message: String) -> CrossvalError {
 /// messages).
 pub fn load(systems: &Path, data: &Path) -> Result<Systems, CrossvalError> {
     let sf = systems.display().to_string();
-    let text = std::fs::read_to_string(systems).map_err(|e| input(&sf, format!("cannot read: {e}")))?;
+    let text = tpsim::files::read_text(systems).map_err(|e| input(&sf, format!("cannot read: {e}")))?;
     let df = data.display().to_string();
-    let table = std::fs::read_to_string(data).map_err(|e| input(&df, format!("cannot read: {e}")))?;
+    let table = tpsim::files::read_text(data).map_err(|e| input(&df, format!("cannot read: {e}")))?;
     parse(&text, &sf, &table, &df)
 }
 
