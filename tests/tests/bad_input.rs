@@ -389,17 +389,29 @@ fn collapse_and_simple_step_keys_of_issue_3() {
         e.contains("key `hardware.params.nccl_simple_step_latency`"),
         "{e}"
     );
-    // A hardware file written before the key existed: missing, named, exit 2.
-    let text = std::fs::read_to_string(scenario("hardware/v100-4x-plx.toml")).unwrap();
+    // A hardware file written before the key existed: missing, named, exit 2. The V100 preset on a
+    // copy of its templates whose shared constants lack the key.
+    let dir = scratch("old-hardware");
+    let host = std::fs::read_to_string(scenario("hardware/templates/pcie-nccl-host.toml")).unwrap();
     // Such a file has no `[fitted]` tables either (they came later, issue #14).
-    let text = text.split("\n# Constants of [params] fitted").next().unwrap();
-    let old: String = text
+    let host = host.split("\n# Constants of [params] fitted").next().unwrap();
+    let old: String = host
         .lines()
         .filter(|l| !l.starts_with("nccl_simple_step_latency"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let p = scratch("old-hardware").join("v100.toml");
-    std::fs::write(&p, old).unwrap();
+    std::fs::write(dir.join("old-host.toml"), old).unwrap();
+    let gpu = std::fs::read_to_string(scenario("hardware/templates/v100-sxm2.toml")).unwrap();
+    let gpu = gpu.replacen("extends = \"pcie-nccl-host\"", "extends = \"old-host.toml\"", 1);
+    std::fs::write(dir.join("gpu.toml"), gpu).unwrap();
+    let text = std::fs::read_to_string(scenario("hardware/v100-4x-plx.toml")).unwrap();
+    assert_eq!(text.matches("extends = \"v100-sxm2\"").count(), 1);
+    let p = dir.join("v100.toml");
+    std::fs::write(
+        &p,
+        text.replacen("extends = \"v100-sxm2\"", "extends = \"gpu.toml\"", 1),
+    )
+    .unwrap();
     let o = tpsim(&[
         "collective",
         "--hardware",

@@ -30,10 +30,8 @@ fn nccl_over_p2p_uses_the_p2p_ring_constants_not_the_shm_ones() {
             .contains("tests/data/allreduce.tsv lines 22-25"),
         "{c}"
     );
-    assert_eq!(
-        c["file"],
-        "<preset hardware/rtx-pro-6000-8x-dual-turin-direct.toml>"
-    );
+    // The seed box's preset inherits the mark with the value from the template that declares both.
+    assert_eq!(c["file"], "<preset hardware/templates/pcie-nccl-host.toml>");
     assert!(
         c["refit"]
             .as_str()
@@ -132,14 +130,20 @@ fn bad_fitted_entries_are_rejected_naming_the_key() {
             "does not set it",
         ),
         (
-            "[fitted.host_memory_bw]\nrows = \"\"\nrefit = \"c\"\n",
+            "[params]\nhost_memory_bw = \"400GB/s\"\n[fitted.host_memory_bw]\nrows = \"\"\nrefit = \"c\"\n",
             "fitted.host_memory_bw",
             "non-empty `rows`",
         ),
         (
-            "[fitted.host_memory_bw]\nrows = \"r\"\n",
+            "[params]\nhost_memory_bw = \"400GB/s\"\n[fitted.host_memory_bw]\nrows = \"r\"\n",
             "refit",
             "missing field",
+        ),
+        // The value comes from the preset's template: a mark belongs in the file that sets the value.
+        (
+            "[fitted.host_memory_bw]\nrows = \"r\"\nrefit = \"c\"\n",
+            "fitted.host_memory_bw",
+            "does not set it",
         ),
     ];
     for (i, (extra, key, needle)) in cases.iter().enumerate() {
@@ -154,36 +158,62 @@ fn bad_fitted_entries_are_rejected_naming_the_key() {
 
 #[test]
 fn every_bundled_fitted_entry_resolves_and_the_shared_constants_are_declared() {
-    // Each hardware preset that sets the shared collective constants at their fitted values declares
-    // them fitted: a preset that silently drops the mark would let a report hide a fitted constant.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/hardware");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).expect("hardware/") {
-        let p = e.expect("entry").path();
-        if p.extension().and_then(|x| x.to_str()) != Some("toml") {
-            continue;
+    // Each hardware file (preset or template) that sets a shared collective constant at its fitted
+    // value declares it fitted in the same file.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/hardware");
+    let mut files = Vec::new();
+    for dir in [root.clone(), root.join("templates")] {
+        for e in std::fs::read_dir(&dir).expect("hardware/") {
+            let p = e.expect("entry").path();
+            if p.extension().and_then(|x| x.to_str()) == Some("toml") {
+                files.push(p);
+            }
         }
-        let text = std::fs::read_to_string(&p).expect("read");
-        for (line, key) in [
-            ("nccl_channel_bw = \"11.5GB/s\"", "[fitted.nccl_channel_bw]"),
-            (
-                "nccl_simple_step_latency = \"2.83us\"",
-                "[fitted.nccl_simple_step_latency]",
-            ),
-            ("shm_step_cost = \"0.2us\"", "[fitted.shm_step_cost]"),
-            (
-                "shm_cross_socket_step_cost = \"14us\"",
-                "[fitted.shm_cross_socket_step_cost]",
-            ),
-            ("kernel_overhead = \"3us\"", "[fitted.kernel_overhead]"),
-        ] {
+    }
+    let shared = [
+        ("nccl_channel_bw = \"11.5GB/s\"", "[fitted.nccl_channel_bw]"),
+        (
+            "nccl_simple_step_latency = \"2.83us\"",
+            "[fitted.nccl_simple_step_latency]",
+        ),
+        ("shm_step_cost = \"0.2us\"", "[fitted.shm_step_cost]"),
+        (
+            "shm_cross_socket_step_cost = \"14us\"",
+            "[fitted.shm_cross_socket_step_cost]",
+        ),
+        ("kernel_overhead = \"3us\"", "[fitted.kernel_overhead]"),
+    ];
+    for p in &files {
+        let text = std::fs::read_to_string(p).expect("read");
+        for (line, key) in shared {
             if text.contains(line) {
                 assert!(text.contains(key), "{}: {line} without {key}", p.display());
+            }
+        }
+    }
+    // And every preset resolves with the marks of those it uses at their fitted values: a preset or
+    // template that sets one again without its entry would drop the mark, and a report would hide
+    // a fitted constant.
+    let mut n = 0;
+    for name in tpsim::presets::names("hardware") {
+        let hw = tpsim::scenario::hardware_from_preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (param, fitted_value) in [
+            ("nccl_channel_bw", 11.5),
+            ("nccl_simple_step_latency", 2.83),
+            ("shm_step_cost", 0.2),
+            ("shm_cross_socket_step_cost", 14.0),
+            ("kernel_overhead", 3.0),
+        ] {
+            let v = tpsim::scenario::profile::get(&hw.params, param).expect("a profile parameter");
+            if (v - fitted_value).abs() < 1e-9 {
+                assert!(
+                    hw.fitted.contains_key(param),
+                    "{name}: {param} = {v} without its [fitted] mark"
+                );
                 n += 1;
             }
         }
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let o = tpsim(&["topo", "--hardware", &name]);
+        let o = tpsim(&["topo", "--hardware", name]);
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
     }
     assert!(n >= 18 * 4, "{n} fitted declarations checked");

@@ -1,7 +1,7 @@
 //! Presets that inherit (issue #15, point 3): a hardware file may `extends = "<template>"`; the
 //! template's keys are merged under its own, key by key; a `[fitted]` mark follows its value; cycles
 //! and unknown templates are bad input; `tpsim validate --explain KEY` names the file a value came
-//! from. The bundled presets resolve exactly as before.
+//! from. The bundled presets are written on templates and resolve exactly as before.
 
 use crate::common::*;
 use std::fmt::Write as _;
@@ -256,6 +256,44 @@ fn a_template_chain_merges_exactly_as_the_box_written_out() {
 }
 
 #[test]
+fn a_scenario_may_extend_a_template_and_its_inline_keys_win() {
+    // The seed box written in the scenario itself over the bundled GPU template: the same prediction
+    // as the bundled preset (whose only keys beyond the template are name, vendor and topology).
+    let text = std::fs::read_to_string(scenario("seed/baseline.toml")).expect("baseline");
+    let from = "preset = \"rtx-pro-6000-8x-dual-turin-direct\"";
+    let preset =
+        std::fs::read_to_string(scenario("hardware/rtx-pro-6000-8x-dual-turin-direct.toml")).unwrap();
+    let paths = preset
+        .split("[topology]\n")
+        .nth(1)
+        .expect("the preset's topology");
+    let inline = text.replacen(
+        from,
+        "extends = \"rtx-pro-6000-server\"\nname = \"8x RTX PRO 6000 Blackwell Server, dual EPYC Turin, direct-attach (seed box)\"\ncpu_vendor = \"amd\"",
+        1,
+    );
+    let inline = format!("{inline}\n[hardware.topology]\n{paths}");
+    let dir = files("inline-extends", &[("s.toml", &inline)]);
+    let a = run_json(&scenario("seed/baseline.toml"));
+    let b = run_json(&dir.join("s.toml").display().to_string());
+    assert_eq!(a["throughput"], b["throughput"]);
+    assert_eq!(a["memory"], b["memory"]);
+    assert_eq!(a["collectives"], b["collectives"]);
+    assert_eq!(a["fitted_constants"], b["fitted_constants"]);
+    // preset and extends together: bad input naming the key.
+    let both = text.replacen(from, &format!("{from}\nextends = \"rtx-pro-6000-server\""), 1);
+    let dir = files("inline-both", &[("s.toml", &both)]);
+    let o = tpsim(&["validate", &dir.join("s.toml").display().to_string()]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("s.toml:8: key `hardware.extends`: give either `preset`"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
 fn a_cycle_exits_2_naming_the_files() {
     let dir = files(
         "cycle",
@@ -446,4 +484,134 @@ fn errors_in_a_template_name_the_template_its_line_and_key() {
         "{}",
         o.stderr
     );
+}
+
+/// `tpsim validate --hardware PRESET --explain KEY`'s output.
+fn explain(preset: &str, key: &str) -> String {
+    let o = tpsim(&["validate", "--hardware", preset, "--explain", key]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    o.stdout
+}
+
+#[test]
+fn explain_names_the_template_of_a_shared_constant_and_the_preset_of_a_box_value() {
+    let asus = "rtx-pro-6000-8x-asus-esc8000a-e13p";
+    // A shared constant: the template that declares it, its mark there too.
+    let e = explain(asus, "hardware.params.nccl_channel_bw");
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines[0], "hardware.params.nccl_channel_bw = \"11.5GB/s\"");
+    assert!(
+        lines[1].starts_with("  set in     <preset hardware/templates/pcie-nccl-host.toml>:")
+            && lines[1].ends_with(" (template)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("  fitted to  tests/data/allreduce.tsv lines 22-25"),
+        "{e}"
+    );
+    // A GPU figure: the GPU template.
+    let e = explain(asus, "gpu.memory_bandwidth");
+    assert!(
+        e.starts_with("hardware.gpu.memory_bandwidth = \"1.79TB/s\"\n  set in     <preset hardware/templates/rtx-pro-6000-server.toml>:"),
+        "{e}"
+    );
+    // A box-specific value: the preset, over the template's, with its own fitted mark.
+    let e = explain(asus, "hardware.params.shm_copy_bw");
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines[0], "hardware.params.shm_copy_bw = \"30.3GB/s\"");
+    assert!(
+        lines[1].starts_with(&format!("  set in     <preset hardware/{asus}.toml>:")),
+        "{e}"
+    );
+    assert!(
+        lines[2].starts_with("  overrides  \"2.2GB/s\" in <preset hardware/templates/pcie-nccl-host.toml>:"),
+        "{e}"
+    );
+    assert!(
+        e.contains("  fitted to  this box's own 4-GPU default-NCCL busbw"),
+        "{e}"
+    );
+    // An Intel box's collapse factor: the template's mark is dropped, and explain says so.
+    let e = explain("h200-8x-nvlink", "hardware.fitted.collapse_factor");
+    assert!(e.starts_with("hardware.fitted.collapse_factor: not fitted\n  dropped    the mark of <preset hardware/templates/pcie-nccl-host.toml>:"), "{e}");
+    // The line it names is where the key is written.
+    let template =
+        std::fs::read_to_string(scenario("hardware/templates/pcie-nccl-host.toml")).expect("template");
+    let e = explain("rtx-pro-6000-8x-dual-turin-direct", "params.nccl_channel_bw");
+    let line: usize = e
+        .split("pcie-nccl-host.toml>:")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a line number");
+    assert!(
+        template
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .starts_with("nccl_channel_bw = ")
+    );
+    // In a scenario, an inline key is the scenario's, over the template's.
+    let s = baseline_with(
+        "explain-inline",
+        "[engine]",
+        "[hardware.params]\nnccl_channel_bw = \"12GB/s\"\n\n[engine]",
+    );
+    let o = tpsim(&["validate", &s, "--explain", "hardware.params.nccl_channel_bw"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("scenario.toml:"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains(
+            " (scenario)\n  overrides  \"11.5GB/s\" in <preset hardware/templates/pcie-nccl-host.toml>:"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("  not fitted: the value of "), "{}", o.stdout);
+    // Without --explain, validate prints its one line as before.
+    let o = tpsim(&["validate", &scenario("seed/baseline.toml")]);
+    assert_eq!(o.code, 0);
+    assert!(
+        o.stdout
+            .ends_with(": ok (kimi-k2.5 on 8 GPUs, tp 8, speculative)\n"),
+        "{}",
+        o.stdout
+    );
+    // A key that is not a hardware key: bad input, listing the keys.
+    let o = tpsim(&["validate", "--hardware", asus, "--explain", "engine.tp"]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr
+            .contains("error: --explain: key `engine.tp`: expected hardware.name"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn every_bundled_preset_extends_a_template_and_every_template_is_used() {
+    let mut used = std::collections::BTreeSet::new();
+    for name in tpsim::presets::names("hardware") {
+        let text = std::fs::read_to_string(scenario(&format!("hardware/{name}.toml"))).expect("preset");
+        assert!(text.contains("\nextends = \""), "{name} extends no template");
+        let hw = tpsim::scenario::hardware_from_preset(name).expect("resolves");
+        let layers: Vec<&tpsim::scenario::layers::Layer> = hw.layers.iter().collect();
+        // Templates below, the preset on top; the shared constants at the bottom of every chain.
+        assert!(layers.len() >= 3, "{name}: {:?}", hw.layers);
+        assert_eq!(layers[0].file, "<preset hardware/templates/pcie-nccl-host.toml>");
+        let (top, below) = layers.split_last().unwrap();
+        assert_eq!(top.file, format!("<preset hardware/{name}.toml>"));
+        for l in below {
+            assert_eq!(l.kind, tpsim::scenario::layers::LayerKind::Template, "{name}");
+            used.insert(l.file.clone());
+        }
+    }
+    for t in tpsim::presets::names("hardware-template") {
+        let file = format!("<preset hardware/templates/{t}.toml>");
+        assert!(used.contains(&file), "no preset extends {file}");
+        // A template is not a preset.
+        let o = tpsim(&["topo", "--hardware", t]);
+        assert_eq!(o.code, 2, "{t}");
+        assert!(o.stderr.contains("unknown hardware preset"), "{}", o.stderr);
+    }
 }
