@@ -113,9 +113,11 @@ fn consistency_r4_degraded_nccl_costs_about_30_ms_per_verify_pass() {
         fitted,
         ["shm_copy_bw", "shm_cross_socket_step_cost", "shm_step_cost"]
     );
-    // Output tok/s of the baseline with EAGLE-3: the seed saw "more than 2× of 38"; within 10×.
+    // Output tok/s of the baseline with EAGLE-3: S7 saw the custom allreduce's 38 tok/s run "more than
+    // 2× slower than NCCL", so this NCCL case ran above 76 tok/s: a lower bound, held to the project's
+    // ±20 % (≥ 60.8 tok/s; 72.1 predicted). Consistency too: its allreduce time rests on the S2 fit.
     let tok_s = f(&j["throughput"]["output_tok_s"]);
-    assert!((7.6..=760.0).contains(&tok_s), "{tok_s}");
+    assert!(tok_s >= 0.8 * 76.0, "{tok_s} tok/s, below 0.8 × S7's 76");
 }
 
 #[test]
