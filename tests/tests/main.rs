@@ -7,6 +7,7 @@
 mod common;
 
 mod allreduce_data;
+mod architecture;
 mod bad_input;
 mod book;
 mod collective_cli;

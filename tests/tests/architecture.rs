@@ -1,0 +1,124 @@
+//! The crate boundaries of book/src/architecture.md ("Invariants"), checked on the sources: what each
+//! crate deliberately does not do. A check that finds a violation names the file and line.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("source dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Lines of the files under `dir` (outside `skip`) that contain one of `needles`, comments left out.
+fn offending(dir: &str, skip: &[&str], needles: &[&str]) -> Vec<String> {
+    let base = root().join(dir);
+    let mut found = Vec::new();
+    for f in sources(&base) {
+        let rel = f.strip_prefix(root()).unwrap().display().to_string();
+        if skip.iter().any(|s| rel.starts_with(s)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).expect("read source");
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if let Some(n) = needles.iter().find(|n| code.contains(*n)) {
+                found.push(format!("{rel}:{}: `{n}`", i + 1));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn model_reads_no_file_clock_or_environment_and_prints_nothing() {
+    let bad = offending(
+        "model/src",
+        &[],
+        &[
+            "std::fs",
+            "std::time",
+            "std::env",
+            "std::process",
+            "std::io::std",
+            "println!",
+            "eprintln!",
+            "print!(",
+            "File::",
+        ],
+    );
+    assert!(bad.is_empty(), "model is pure (no I/O, no clock): {bad:#?}");
+}
+
+#[test]
+fn the_sim_library_prints_nothing_outside_its_command_line() {
+    let bad = offending(
+        "sim/src",
+        &["sim/src/cli/", "sim/src/main.rs"],
+        &[
+            "println!",
+            "eprintln!",
+            "print!(",
+            "std::process::exit",
+            "std::io::stdout",
+            "std::io::stderr",
+        ],
+    );
+    assert!(
+        bad.is_empty(),
+        "sim's library returns values and errors; the CLI prints: {bad:#?}"
+    );
+}
+
+#[test]
+fn user_files_are_read_and_written_only_through_sim_files() {
+    // `tpsim::files` refuses non-regular and oversized inputs and outputs that overwrite an input
+    // (issue #14); reading or writing a user's file any other way would bypass both.
+    let needles = [
+        "read_to_string",
+        "File::open",
+        "File::create",
+        "fs::write",
+        "fs::read(",
+    ];
+    let mut bad = offending("sim/src", &["sim/src/files.rs"], &needles);
+    bad.extend(offending("calibrate/src", &["calibrate/src/bench/"], &needles));
+    assert!(bad.is_empty(), "go through tpsim::files: {bad:#?}");
+}
+
+#[test]
+fn dependencies_point_one_way() {
+    let deps = |krate: &str| {
+        let text = std::fs::read_to_string(root().join(krate).join("Cargo.toml")).expect("Cargo.toml");
+        let t: toml::Table = toml::from_str(&text).expect("toml");
+        t.get("dependencies")
+            .and_then(|d| d.as_table())
+            .map(|d| d.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let model = deps("model");
+    assert!(
+        !model.iter().any(|d| d.starts_with("tpsim")),
+        "model depends on no other tpsim crate: {model:?}"
+    );
+    let sim = deps("sim");
+    assert!(
+        !sim.iter().any(|d| d == "tpsim-calibrate"),
+        "sim never imports calibrate (it reads the profile files calibrate writes): {sim:?}"
+    );
+}
