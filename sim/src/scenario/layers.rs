@@ -12,7 +12,8 @@
 //! from and which values it overrode (`tpsim validate --explain KEY`).
 
 use super::error::{self, ScenarioError};
-use super::{GpuSection, HardwareSection, ParamsSection, Resolver, check_fitted, profile};
+use super::hardware::check_fitted;
+use super::{GpuSection, HardwareSection, ParamsSection, Resolver, profile};
 use crate::presets;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

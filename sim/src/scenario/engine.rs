@@ -1,0 +1,471 @@
+//! The `[engine]` section (with `[engine.env]`, `[engine.costs]` and `[engine.observed]`) resolved
+//! into an [`Engine`]: SGLang or vLLM, its memory settings, era, limits and NCCL environment.
+
+use super::{
+    AllreduceBackend, CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, NcclEnv,
+    Observed, ObservedSection, Resolver, ScenarioError, error,
+};
+use crate::presets;
+use std::path::Path;
+use tpsim_model::hw::PathClass;
+use tpsim_model::llm::ModelSpec;
+use tpsim_model::memory::{DefaultFractionInput, SglangEra, sglang_default_fraction};
+
+/// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
+pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
+    let mut map = std::collections::BTreeMap::new();
+    for p in pairs {
+        let Some((k, v)) = p.split_once('=') else {
+            return Err(ScenarioError::Invalid {
+                file: "--env".into(),
+                key: p.clone(),
+                line: None,
+                message: "expected KEY=VALUE, e.g. NCCL_P2P_LEVEL=SYS".into(),
+            });
+        };
+        map.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Resolver {
+        path: Path::new("--env"),
+        text: "",
+        read: Default::default(),
+    }
+    .nccl_env(map)
+}
+
+impl Resolver<'_> {
+    pub(super) fn engine(
+        &self,
+        e: Option<EngineSection>,
+        hw: &Hardware,
+        speculative: bool,
+        model: &ModelSpec,
+    ) -> Result<Engine, ScenarioError> {
+        let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
+        let name = e.name.clone().unwrap_or_else(|| "sglang".into());
+        let kind = self.engine_kind(&name, &e, speculative)?;
+        let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
+        let costs = self.engine_costs(&name, e.costs)?;
+        let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
+        let tp = self.tp(e.tp, e.ep_size, hw, model)?;
+        let (f, fraction_is_default) = match e.mem_fraction_static {
+            Some(f) => (f, false),
+            // vLLM sizes by gpu_memory_utilization instead (below).
+            None if kind == EngineKind::Vllm => (0.9, false),
+            None => (
+                self.sglang_default_fraction(era, hw, tp, speculative, model)?,
+                true,
+            ),
+        };
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
+        }
+        let ep_size = self.ep_size(e.ep_size, tp, model)?;
+        // Tokens per page: SGLang's default page size 1; vLLM's default block size 16.
+        let page_size = e
+            .page_size
+            .unwrap_or(if kind == EngineKind::Vllm { 16 } else { 1 });
+        let gpu_memory_utilization = self.vllm_memory(e.gpu_memory_utilization, kind, &costs)?;
+        self.check_caps(page_size, e.max_total_tokens, e.max_running_requests)?;
+        // SGLang's EAGLE default (late-2025 era on, engine-memory.md "SGLang eras").
+        let max_running_requests = e
+            .max_running_requests
+            .or((speculative && kind == EngineKind::Sglang && era >= SglangEra::Late2025).then_some(48));
+        let context_len = self.context_len(e.context_length, model)?;
+        let env = self.nccl_env(e.env.unwrap_or_default())?;
+        let observed = match e.observed {
+            None => None,
+            Some(o) => Some(self.observed(o)?),
+        };
+        Ok(Engine {
+            name,
+            version: e.version,
+            tp,
+            mem_fraction_static: f,
+            fraction_is_default,
+            allreduce: e.allreduce.unwrap_or(AllreduceBackend::Nccl),
+            page_size,
+            max_total_tokens: e.max_total_tokens,
+            max_running_requests,
+            context_len,
+            era,
+            era_source,
+            cuda_graph: e.cuda_graph.unwrap_or(true),
+            overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
+            kind,
+            gpu_memory_utilization,
+            max_model_len: e.max_model_len,
+            ep_size,
+            env,
+            costs,
+            observed,
+        })
+    }
+
+    /// The engine named `name`, refusing the other engine's memory settings (and speculative
+    /// decoding under vLLM).
+    fn engine_kind(
+        &self,
+        name: &str,
+        e: &EngineSection,
+        speculative: bool,
+    ) -> Result<EngineKind, ScenarioError> {
+        let kind = match name {
+            "sglang" => EngineKind::Sglang,
+            "vllm" => EngineKind::Vllm,
+            _ => {
+                return Err(self.invalid(
+                    "engine.name",
+                    format!("`{name}`: expected \"sglang\" or \"vllm\""),
+                ));
+            }
+        };
+        if kind == EngineKind::Vllm {
+            if e.mem_fraction_static.is_some() {
+                return Err(self.invalid(
+                    "engine.mem_fraction_static",
+                    "an SGLang setting: with vLLM use gpu_memory_utilization",
+                ));
+            }
+            if speculative {
+                return Err(self.invalid(
+                    "engine.name",
+                    "speculative decoding under vLLM is not modelled yet (issue #6): use sglang",
+                ));
+            }
+        } else if e.gpu_memory_utilization.is_some() || e.max_model_len.is_some() {
+            return Err(self.invalid(
+                "engine.gpu_memory_utilization",
+                "a vLLM setting: with SGLang use mem_fraction_static",
+            ));
+        }
+        Ok(kind)
+    }
+
+    /// The engine's costs: the bundled preset `engines/<name>.toml` under `[engine.costs]`.
+    fn engine_costs(&self, name: &str, inline: Option<CostsSection>) -> Result<EngineCosts, ScenarioError> {
+        let preset_text =
+            presets::engine(name).ok_or_else(|| self.invalid("engine.name", "no bundled preset"))?;
+        let base: CostsSection =
+            error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
+        let c = inline.unwrap_or_default().merged_over(base);
+        Ok(EngineCosts {
+            era: self.need(c.era, "engine.costs.era")?,
+            host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
+            sync_cost: self.need(c.sync_cost, "engine.costs.sync_cost")?,
+            launch_overhead: self.need(c.launch_overhead, "engine.costs.launch_overhead")?,
+            custom_allreduce_buffers: self.need(
+                c.custom_allreduce_buffers,
+                "engine.costs.custom_allreduce_buffers",
+            )?,
+            target_cuda_graph_memory: self.need(
+                c.target_cuda_graph_memory,
+                "engine.costs.target_cuda_graph_memory",
+            )?,
+            draft_cuda_graph_memory: self
+                .need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
+            activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
+            non_torch_memory: c.non_torch_memory,
+        })
+    }
+
+    /// The memory era and where it came from (`Engine::era_source`).
+    fn memory_era(
+        &self,
+        name: &str,
+        kind: EngineKind,
+        version: Option<&str>,
+        user_era: Option<()>,
+        costs: &EngineCosts,
+    ) -> Result<(SglangEra, String), ScenarioError> {
+        // The era: `engine.costs.era` when the scenario sets it, else from `engine.version`, else the
+        // engine preset's.
+        let version_era = match (version, kind) {
+            (Some(v), EngineKind::Sglang) if user_era.is_none() => {
+                match tpsim_model::memory::sglang_era_from_version(v) {
+                    Some(era) => Some(era),
+                    None => {
+                        return Err(self.invalid(
+                            "engine.version",
+                            format!(
+                                "`{v}`: tpsim cannot place this SGLang version in a memory era (0.5.9–0.5.x fall between late-2025 and spring-2026 rules); set engine.costs.era = \"late-2025\" or \"spring-2026\""
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let era_source = match (user_era, &version_era, version) {
+            (Some(()), _, _) => "engine.costs.era".to_string(),
+            (None, Some(_), Some(v)) => format!("engine.version {v}"),
+            _ => format!("engines/{name}.toml"),
+        };
+        let era = version_era.or_else(|| SglangEra::parse(&costs.era));
+        if kind == EngineKind::Vllm && costs.era != "v1" {
+            return Err(self.invalid(
+                "engine.costs.era",
+                format!(
+                    "`{}`: vLLM's memory rules are those of its v1 worker: expected \"v1\"",
+                    costs.era
+                ),
+            ));
+        }
+        let Some(era) = era.or((kind == EngineKind::Vllm).then_some(SglangEra::Late2025)) else {
+            return Err(self.invalid(
+                "engine.costs.era",
+                format!(
+                    "`{}`: expected \"early-2025\", \"mid-2025\", \"late-2025\" or \"spring-2026\"",
+                    costs.era
+                ),
+            ));
+        };
+        Ok((era, era_source))
+    }
+
+    /// The tensor-parallel size, checked against the GPU count and the model's shapes.
+    fn tp(
+        &self,
+        tp: Option<u32>,
+        ep_size: Option<u32>,
+        hw: &Hardware,
+        model: &ModelSpec,
+    ) -> Result<u32, ScenarioError> {
+        let tp = tp.ok_or_else(|| {
+            self.invalid(
+                "engine.tp",
+                "missing: expected the tensor-parallel size, e.g. tp = 8",
+            )
+        })?;
+        let gpus = hw.topology.gpu_count() as u32;
+        if tp == 0 || tp > gpus {
+            return Err(self.invalid(
+                "engine.tp",
+                format!("tp = {tp}, but the hardware has {gpus} GPUs: expected 1 ≤ tp ≤ {gpus}"),
+            ));
+        }
+        // With expert parallelism the experts are not split by tp (checked with the EP size).
+        model
+            .validate_parallel(tp, ep_size.unwrap_or(1))
+            .map_err(|err| self.invalid("engine.tp", err.to_string()))?;
+        Ok(tp)
+    }
+
+    /// SGLang's default `mem_fraction_static` for this era, GPU, tp and model (when the scenario
+    /// gives none).
+    fn sglang_default_fraction(
+        &self,
+        era: SglangEra,
+        hw: &Hardware,
+        tp: u32,
+        speculative: bool,
+        model: &ModelSpec,
+    ) -> Result<f64, ScenarioError> {
+        let input = DefaultFractionInput {
+            era,
+            gpu_mem_mib: hw.gpu.memory_total_mib,
+            tp,
+            pp: 1,
+            eagle: speculative,
+            vision: model
+                .vision
+                .as_ref()
+                .filter(|_| model.has_vision)
+                .map(|v| (v.layers, v.hidden)),
+        };
+        sglang_default_fraction(&input)
+            .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))
+    }
+
+    /// The expert-parallel size: 1, or tp with a MoE model.
+    fn ep_size(&self, ep_size: Option<u32>, tp: u32, model: &ModelSpec) -> Result<u32, ScenarioError> {
+        let ep_size = ep_size.unwrap_or(1);
+        if ep_size != 1 && ep_size != tp {
+            return Err(self.invalid(
+                "engine.ep_size",
+                format!("{ep_size}: expected 1 or the tp size ({tp})"),
+            ));
+        }
+        if ep_size > 1
+            && !model
+                .layers
+                .iter()
+                .any(|l| matches!(l, tpsim_model::llm::Ffn::Moe(_)))
+        {
+            return Err(self.invalid("engine.ep_size", "expert parallelism needs a MoE model"));
+        }
+        Ok(ep_size)
+    }
+
+    /// vLLM's memory settings: `gpu_memory_utilization` (default 0.9) and, under vLLM, the engine's
+    /// `non_torch_memory`.
+    fn vllm_memory(
+        &self,
+        gpu_memory_utilization: Option<f64>,
+        kind: EngineKind,
+        costs: &EngineCosts,
+    ) -> Result<f64, ScenarioError> {
+        let gpu_memory_utilization = gpu_memory_utilization.unwrap_or(0.9);
+        if !(gpu_memory_utilization.is_finite()
+            && gpu_memory_utilization > 0.0
+            && gpu_memory_utilization <= 1.0)
+        {
+            return Err(self.invalid(
+                "engine.gpu_memory_utilization",
+                format!("{gpu_memory_utilization} is outside (0, 1]"),
+            ));
+        }
+        if kind == EngineKind::Vllm && costs.non_torch_memory.is_none() {
+            return Err(self.invalid(
+                "engine.costs.non_torch_memory",
+                "missing: expected a value here or in the engine preset",
+            ));
+        }
+        Ok(gpu_memory_utilization)
+    }
+
+    /// The page size and the scenario's token and request caps: none may be 0.
+    fn check_caps(
+        &self,
+        page_size: u64,
+        max_total_tokens: Option<u64>,
+        max_running_requests: Option<u64>,
+    ) -> Result<(), ScenarioError> {
+        if page_size == 0 {
+            return Err(self.invalid("engine.page_size", "expected a page size ≥ 1 token"));
+        }
+        if max_total_tokens == Some(0) {
+            return Err(self.invalid(
+                "engine.max_total_tokens",
+                "0: expected at least 1 token (omit the key for no cap)",
+            ));
+        }
+        if max_running_requests == Some(0) {
+            return Err(self.invalid(
+                "engine.max_running_requests",
+                "0: expected at least 1 request (omit the key for the engine's default)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The context length: `engine.context_length`, else the model config's.
+    fn context_len(&self, given: Option<u64>, model: &ModelSpec) -> Result<u64, ScenarioError> {
+        match given.or(model.context_len) {
+            Some(0) => Err(self.invalid("engine.context_length", "0: expected a context length ≥ 1 token")),
+            Some(c) => Ok(c),
+            None => Err(self.invalid(
+                "engine.context_length",
+                "missing: the model config has no max_position_embeddings; set engine.context_length",
+            )),
+        }
+    }
+
+    /// The `[engine.observed]` values read off a server log: GiB ≥ 0, and no more free after the
+    /// weights than before them.
+    fn observed(&self, o: ObservedSection) -> Result<Observed, ScenarioError> {
+        for (v, key) in [
+            (o.free_after_init_gib, "engine.observed.free_after_init_gib"),
+            (o.free_after_weights_gib, "engine.observed.free_after_weights_gib"),
+        ] {
+            if let Some(v) = v
+                && !(v.is_finite() && v >= 0.0)
+            {
+                return Err(self.invalid(key, format!("{v}: expected GiB ≥ 0 as the log prints it")));
+            }
+        }
+        if let (Some(a), Some(b)) = (o.free_after_init_gib, o.free_after_weights_gib)
+            && b > a
+        {
+            return Err(self.invalid(
+                "engine.observed.free_after_weights_gib",
+                format!("{b} GiB free after weights exceeds {a} GiB free before them"),
+            ));
+        }
+        for (v, key) in [
+            (o.free_at_start_gib, "engine.observed.free_at_start_gib"),
+            (o.weights_gib, "engine.observed.weights_gib"),
+            (o.cuda_graph_gib, "engine.observed.cuda_graph_gib"),
+            (o.peak_activation_gib, "engine.observed.peak_activation_gib"),
+            (o.non_torch_gib, "engine.observed.non_torch_gib"),
+        ] {
+            if let Some(v) = v
+                && !(v.is_finite() && v >= 0.0)
+            {
+                return Err(self.invalid(key, format!("{v}: expected GiB ≥ 0 as the log prints it")));
+            }
+        }
+        Ok(Observed {
+            free_after_init_gib: o.free_after_init_gib,
+            free_after_weights_gib: o.free_after_weights_gib,
+            free_at_start_gib: o.free_at_start_gib,
+            weights_gib: o.weights_gib,
+            cuda_graph_gib: o.cuda_graph_gib,
+            peak_activation_gib: o.peak_activation_gib,
+            non_torch_gib: o.non_torch_gib,
+        })
+    }
+
+    fn nccl_env(&self, env: std::collections::BTreeMap<String, String>) -> Result<NcclEnv, ScenarioError> {
+        use tpsim_model::nccl::{Algo, Proto};
+        let mut out = NcclEnv::default();
+        for (k, v) in env {
+            let key = format!("engine.env.{k}");
+            match k.as_str() {
+                "NCCL_P2P_LEVEL" => {
+                    out.p2p_level = Some(PathClass::parse_level(&v).ok_or_else(|| {
+                        self.invalid(
+                            &key,
+                            format!("`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE) or SYS"),
+                        )
+                    })?)
+                }
+                "NCCL_P2P_DISABLE" => {
+                    out.p2p_disable = match v.as_str() {
+                        "1" => true,
+                        "0" => false,
+                        _ => return Err(self.invalid(&key, format!("`{v}`: expected \"0\" or \"1\""))),
+                    }
+                }
+                "NCCL_PROTO" => {
+                    out.proto = Some(match v.to_ascii_uppercase().as_str() {
+                        "LL" => Proto::Ll,
+                        "LL128" => Proto::Ll128,
+                        "SIMPLE" => Proto::Simple,
+                        _ => return Err(self.invalid(&key, format!("`{v}`: expected LL, LL128 or Simple"))),
+                    })
+                }
+                "NCCL_ALGO" => {
+                    out.algo =
+                        Some(match v.to_ascii_uppercase().as_str() {
+                            "RING" => Algo::Ring,
+                            "TREE" => Algo::Tree,
+                            _ => return Err(self.invalid(
+                                &key,
+                                format!(
+                                    "`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"
+                                ),
+                            )),
+                        })
+                }
+                "NCCL_MIN_NCHANNELS" | "NCCL_MAX_NCHANNELS" => {
+                    let n: u32 = v.parse().ok().filter(|n| (1..=64).contains(n)).ok_or_else(|| {
+                        self.invalid(&key, format!("`{v}`: expected an integer from 1 to 64"))
+                    })?;
+                    if k == "NCCL_MIN_NCHANNELS" {
+                        out.min_nchannels = Some(n);
+                    } else {
+                        out.max_nchannels = Some(n);
+                    }
+                }
+                _ => {
+                    return Err(self.invalid(
+                        &key,
+                        "unknown variable: expected one of NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_PROTO, NCCL_ALGO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS",
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,392 @@
+//! The `[hardware]` section: a preset or template chain, a profile and inline keys resolved into a
+//! [`Hardware`], and the fitted-constant records that say where each fitted value came from.
+
+use super::{
+    ComputeSection, FittedConstant, FittedSection, GpuSection, Hardware, HardwareSection, HwParams,
+    ParamsSection, Resolver, ScenarioError, error, layers, profile,
+};
+use crate::presets;
+use std::collections::BTreeMap;
+use std::path::Path;
+use tpsim_model::hw::GpuSpec;
+use tpsim_model::topo::Topology;
+
+/// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
+/// current directory), with the same checks as in a scenario.
+pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> {
+    hardware_from_args(reference, None)
+}
+
+/// [`hardware_from_preset`] with a profile (`--profile FILE`, relative to the current directory)
+/// applied over the preset's parameters.
+pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hardware, ScenarioError> {
+    const CLI: &str = "./--hardware";
+    let r = Resolver {
+        path: Path::new(CLI),
+        text: "",
+        read: Default::default(),
+    };
+    let section = HardwareSection {
+        preset: Some(reference.to_string()),
+        profile: profile.map(str::to_string),
+        ..HardwareSection::default()
+    };
+    r.hardware(section).map_err(|e| {
+        match e
+            .rename_key("hardware.preset", "--hardware")
+            .rename_key("hardware.profile", "--profile")
+        {
+            // Errors in the preset's own values belong to the preset file: name it and its line.
+            ScenarioError::Invalid {
+                file,
+                key,
+                line,
+                message,
+            } if file == CLI && key != "--hardware" && key != "--profile" => {
+                let in_file = key.strip_prefix("hardware.").unwrap_or(&key);
+                // A value a template supplies: name the template and its line.
+                let template = r
+                    .hardware_chain("hardware.preset", reference, layers::LayerKind::Preset)
+                    .ok()
+                    .and_then(|c| c.layers.into_iter().rev().find(|l| l.sets(in_file)))
+                    .filter(|l| l.kind == layers::LayerKind::Template);
+                if let Some(l) = template {
+                    return l.error(key, message);
+                }
+                let text = if presets::is_path(reference) {
+                    crate::files::read_text(Path::new(reference)).unwrap_or_default()
+                } else {
+                    presets::hardware(reference).unwrap_or_default().to_string()
+                };
+                let line = error::locate(&text, in_file).or(line);
+                ScenarioError::Invalid {
+                    file: reference.to_string(),
+                    key,
+                    line,
+                    message,
+                }
+            }
+            other => other,
+        }
+    })
+}
+
+impl Resolver<'_> {
+    pub(super) fn hardware(&self, h: HardwareSection) -> Result<Hardware, ScenarioError> {
+        // The preset (or the template the scenario extends) with every template below it.
+        let chain = match (&h.preset, &h.extends) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    "hardware.extends",
+                    "give either `preset` (a hardware preset) or `extends` (a template), not both",
+                ));
+            }
+            (Some(r), None) => self.hardware_chain("hardware.preset", r, layers::LayerKind::Preset)?,
+            (None, Some(t)) => self.hardware_chain("hardware.extends", t, layers::LayerKind::Template)?,
+            (None, None) => layers::Chain::default(),
+        };
+        let base = chain.section;
+        let gpus_override = h.gpus;
+        let inline_params = h.params.clone().unwrap_or_default();
+        let profile_ref = h.profile.clone();
+        let inline_compute = h.compute.clone();
+        let preset_compute = base.compute.clone().unwrap_or_default();
+        if let Some(c) = &inline_compute {
+            profile::curves_of(c).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
+        }
+        check_fitted(&h, "hardware.fitted", |k, m| self.invalid(k, m))?;
+        let inline_fitted = h.fitted.clone().unwrap_or_default();
+        let mut fitted: BTreeMap<String, FittedConstant> = BTreeMap::new();
+        for (name, f) in base.fitted.clone().unwrap_or_default() {
+            // A value the scenario sets inline is no longer the fitted one.
+            if !inline_params.is_set(&name) {
+                let file = chain.fitted_files.get(&name).map_or("", String::as_str);
+                fitted.insert(name, fitted_constant(f, file));
+            }
+        }
+        for (name, f) in inline_fitted {
+            fitted.insert(name, fitted_constant(f, "the scenario"));
+        }
+        let m = h.merged_over(base);
+        let gpu = self.gpu_spec(m.gpu.unwrap_or_default())?;
+        let t = m.topology.unwrap_or_default();
+        let paths = self.need(t.gpus, "hardware.topology.gpus")?;
+        let topology = Topology::new(&paths, &t.nodes.unwrap_or_default())
+            .map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
+        if let Some(n) = gpus_override
+            && n as usize != topology.gpu_count()
+        {
+            return Err(self.invalid(
+                "hardware.gpus",
+                format!(
+                    "{n} GPUs, but the topology lists {}: expected them to match",
+                    topology.gpu_count()
+                ),
+            ));
+        }
+        let mut params = self.hw_params(m.params.unwrap_or_default())?;
+        let mut compute = preset_compute;
+        let profile = match profile_ref {
+            None => None,
+            Some(r) => Some(self.apply_profile(
+                &r,
+                &inline_params,
+                &mut params,
+                inline_compute.as_ref(),
+                &mut compute,
+            )?),
+        };
+        if let Some(p) = &profile {
+            for (name, _) in &p.applied {
+                fitted.insert(name.clone(), profile_fitted(p));
+            }
+        }
+        if let Some(c) = inline_compute {
+            compute = c.merged_over(compute);
+        }
+        // Every part was checked where it was read (preset, profile, inline).
+        let curves =
+            profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
+        self.check_params(&gpu, &params)?;
+        let cpu_amd = match m.cpu_vendor.as_deref().unwrap_or("amd") {
+            "amd" => true,
+            "intel" => false,
+            other => {
+                return Err(self.invalid(
+                    "hardware.cpu_vendor",
+                    format!("`{other}`: expected \"amd\" or \"intel\""),
+                ));
+            }
+        };
+        let mut layers = chain.layers;
+        if let Some(p) = &profile {
+            layers.push(layers::Layer::profile(&p.file));
+        }
+        if !self.text.is_empty() {
+            layers.push(layers::Layer::scenario(self.path, self.text));
+        }
+        Ok(Hardware {
+            name: m.name.unwrap_or_else(|| "custom".into()),
+            cpu_amd,
+            gpu,
+            topology,
+            params,
+            profile,
+            curves,
+            fitted,
+            layers: layers::Layers::new(layers),
+        })
+    }
+
+    /// The GPU: every key required, with its memory, throughput and PCIe link checked.
+    fn gpu_spec(&self, g: GpuSection) -> Result<GpuSpec, ScenarioError> {
+        let gpu = GpuSpec {
+            name: self.need(g.name, "hardware.gpu.name")?,
+            memory_total_mib: self.need(g.memory_total_mib, "hardware.gpu.memory_total_mib")?,
+            memory_bandwidth: self.need(g.memory_bandwidth, "hardware.gpu.memory_bandwidth")?,
+            bf16_tflops: self.need(g.bf16_tflops, "hardware.gpu.bf16_tflops")?,
+            sm_count: self.need(g.sm_count, "hardware.gpu.sm_count")?,
+            compute_capability: self.need(g.compute_capability, "hardware.gpu.compute_capability")?,
+            pcie_gen: self.need(g.pcie_gen, "hardware.gpu.pcie_gen")?,
+            pcie_width: self.need(g.pcie_width, "hardware.gpu.pcie_width")?,
+            p2p: self.need(g.p2p, "hardware.gpu.p2p")?,
+            nvlink: g.nvlink.unwrap_or(false),
+        };
+        if gpu.memory_total_mib == 0 {
+            return Err(self.invalid("hardware.gpu.memory_total_mib", "must be > 0 MiB"));
+        }
+        if !(gpu.bf16_tflops.is_finite() && gpu.bf16_tflops > 0.0) {
+            return Err(self.invalid("hardware.gpu.bf16_tflops", "expected a finite number > 0"));
+        }
+        if !(3..=6).contains(&gpu.pcie_gen) {
+            return Err(self.invalid(
+                "hardware.gpu.pcie_gen",
+                format!("{} is not a PCIe generation: expected 3, 4, 5 or 6", gpu.pcie_gen),
+            ));
+        }
+        if ![1, 2, 4, 8, 16].contains(&gpu.pcie_width) {
+            return Err(self.invalid(
+                "hardware.gpu.pcie_width",
+                format!(
+                    "x{} is not a PCIe width: expected 1, 2, 4, 8 or 16",
+                    gpu.pcie_width
+                ),
+            ));
+        }
+        Ok(gpu)
+    }
+
+    /// The calibrated parameters: every key required except the NVLink ones and `collapse_reads`;
+    /// fractions in (0, 1].
+    fn hw_params(&self, p: ParamsSection) -> Result<HwParams, ScenarioError> {
+        let k = |name: &str| format!("hardware.params.{name}");
+        Ok(HwParams {
+            context_overhead: self.need(p.context_overhead, &k("context_overhead"))?,
+            mem_efficiency: self.frac(p.mem_efficiency, &k("mem_efficiency"))?,
+            flops_efficiency: self.frac(p.flops_efficiency, &k("flops_efficiency"))?,
+            kernel_overhead: self.need(p.kernel_overhead, &k("kernel_overhead"))?,
+            pcie_gen5_x16_bw: self.need(p.pcie_gen5_x16_bw, &k("pcie_gen5_x16_bw"))?,
+            pcie_gen4_x16_bw: self.need(p.pcie_gen4_x16_bw, &k("pcie_gen4_x16_bw"))?,
+            pcie_hop_latency: self.need(p.pcie_hop_latency, &k("pcie_hop_latency"))?,
+            root_complex_latency: self.need(p.root_complex_latency, &k("root_complex_latency"))?,
+            root_complex_bw: self.need(p.root_complex_bw, &k("root_complex_bw"))?,
+            inter_socket_bw: self.need(p.inter_socket_bw, &k("inter_socket_bw"))?,
+            inter_socket_latency: self.need(p.inter_socket_latency, &k("inter_socket_latency"))?,
+            host_memory_bw: self.need(p.host_memory_bw, &k("host_memory_bw"))?,
+            shm_copy_bw: self.need(p.shm_copy_bw, &k("shm_copy_bw"))?,
+            nccl_channel_bw: self.need(p.nccl_channel_bw, &k("nccl_channel_bw"))?,
+            nccl_simple_step_latency: self
+                .need(p.nccl_simple_step_latency, &k("nccl_simple_step_latency"))?,
+            shm_step_cost: self.need(p.shm_step_cost, &k("shm_step_cost"))?,
+            shm_cross_socket_step_cost: self
+                .need(p.shm_cross_socket_step_cost, &k("shm_cross_socket_step_cost"))?,
+            collapse_min_roots: self.need(p.collapse_min_roots, &k("collapse_min_roots"))?,
+            collapse_min_sources: self.need(p.collapse_min_sources, &k("collapse_min_sources"))?,
+            collapse_factor: self.frac(p.collapse_factor, &k("collapse_factor"))?,
+            collapse_reads: p.collapse_reads.unwrap_or(false),
+            staged_peer_read_factor: self.need(p.staged_peer_read_factor, &k("staged_peer_read_factor"))?,
+            staged_latency: self.need(p.staged_latency, &k("staged_latency"))?,
+            force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,
+            nvlink_bw: p.nvlink_bw,
+            nvlink_latency: p.nvlink_latency,
+        })
+    }
+
+    /// The checks on the parameters as the profile leaves them: NVLink's when the GPU has it, the
+    /// staged-read slowdown and the collapse thresholds.
+    fn check_params(&self, gpu: &GpuSpec, params: &HwParams) -> Result<(), ScenarioError> {
+        let k = |name: &str| format!("hardware.params.{name}");
+        if gpu.nvlink {
+            self.need(params.nvlink_bw, &k("nvlink_bw"))?;
+            self.need(params.nvlink_latency, &k("nvlink_latency"))?;
+        }
+        if !(params.staged_peer_read_factor.is_finite() && params.staged_peer_read_factor >= 1.0) {
+            return Err(self.invalid(&k("staged_peer_read_factor"), "expected a slowdown factor ≥ 1"));
+        }
+        if params.collapse_min_roots == 0 || params.collapse_min_sources == 0 {
+            return Err(self.invalid(&k("collapse_min_roots"), "expected thresholds ≥ 1"));
+        }
+        Ok(())
+    }
+
+    /// Reads the profile `reference` (relative to this file) and sets each of its parameters that
+    /// the inline `[hardware.params]` does not set: preset < profile < inline.
+    fn apply_profile(
+        &self,
+        reference: &str,
+        inline: &ParamsSection,
+        params: &mut HwParams,
+        inline_compute: Option<&ComputeSection>,
+        compute: &mut ComputeSection,
+    ) -> Result<profile::AppliedProfile, ScenarioError> {
+        let file = self.path.parent().unwrap_or(Path::new(".")).join(reference);
+        if let Err(e) = crate::files::check_input(&file) {
+            return Err(self.invalid(
+                "hardware.profile",
+                format!("cannot read profile file `{}`: {e}", file.display()),
+            ));
+        }
+        let pf = profile::read(&file)?;
+        self.read.borrow_mut().push(file.clone());
+        let mut applied = Vec::new();
+        let mut overridden = Vec::new();
+        for (name, v) in pf.params {
+            if inline.is_set(&name) {
+                overridden.push(name);
+                continue;
+            }
+            // `profile::read` has checked every name and value.
+            profile::set(params, &name, v.value)
+                .map_err(|m| ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m))?;
+            applied.push((name, v));
+        }
+        let mut curves = Vec::new();
+        if let Some(c) = pf.compute {
+            for (class, curve) in c.curves {
+                if inline_compute.is_some_and(|i| i.curves.contains_key(&class)) {
+                    overridden.push(format!("compute.curves.{class}"));
+                    continue;
+                }
+                curves.push(class.clone());
+                compute.curves.insert(class, curve);
+            }
+        }
+        Ok(profile::AppliedProfile {
+            file,
+            provenance: pf.provenance,
+            applied,
+            overridden,
+            curves,
+        })
+    }
+}
+
+/// Checks the `[fitted]` entries of `sec`: each names a profile parameter (`profile::PROFILE_PARAMS`)
+/// that the same section sets in its `[params]`, with non-empty rows and refit command.
+pub(super) fn check_fitted(
+    sec: &HardwareSection,
+    prefix: &str,
+    err: impl Fn(&str, String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    let params = sec.params.clone().unwrap_or_default();
+    for (name, f) in sec.fitted.iter().flatten() {
+        let key = format!("{prefix}.{name}");
+        if profile::param_unit(name).is_none() {
+            return Err(err(
+                &key,
+                format!(
+                    "`{name}` is not a fittable parameter: expected one of {}",
+                    profile::PROFILE_PARAMS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if !params.is_set(name) {
+            return Err(err(
+                &key,
+                format!("`{name}` is marked fitted but this file's [params] does not set it"),
+            ));
+        }
+        if f.rows.trim().is_empty() || f.refit.trim().is_empty() {
+            return Err(err(
+                &key,
+                "expected non-empty `rows` (what it was fitted to) and `refit` (the command that refits it)"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn fitted_constant(f: FittedSection, file: &str) -> FittedConstant {
+    FittedConstant {
+        rows: f.rows,
+        refit: f.refit,
+        file: file.to_string(),
+    }
+}
+
+/// A profile's parameters are fitted by construction: its measurement files are their rows, and the
+/// command its notes record (`command: …`) refits them.
+fn profile_fitted(p: &profile::AppliedProfile) -> FittedConstant {
+    let refit = p
+        .provenance
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix("command: "))
+        .map(str::to_string)
+        .unwrap_or_else(|| p.provenance.tool.clone());
+    let rows = if p.provenance.measurements.is_empty() {
+        "the measurements named in the profile".to_string()
+    } else {
+        p.provenance.measurements.join(", ")
+    };
+    FittedConstant {
+        rows,
+        refit,
+        file: p.file.display().to_string(),
+    }
+}

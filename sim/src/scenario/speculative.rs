@@ -1,0 +1,101 @@
+//! The `[speculative]` section: the draft model, the step/top-k/draft-token shape checked against
+//! SGLang's rules, and the acceptance model.
+
+use super::{Engine, Resolver, ScenarioError, Speculative, SpeculativeSection};
+use tpsim_model::llm::ModelSpec;
+
+impl Resolver<'_> {
+    pub(super) fn speculative(
+        &self,
+        s: SpeculativeSection,
+        engine: &Engine,
+        target: &ModelSpec,
+        warnings: &mut Vec<String>,
+    ) -> Result<Speculative, ScenarioError> {
+        let tp = engine.tp;
+        let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
+        let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;
+        // SGLang (server_args.py, `_handle_speculative_decoding`): without --speculative-num-steps it
+        // auto-chooses all three after `assert speculative_eagle_topk is None and
+        // speculative_num_draft_tokens is None`, so giving topk or num_draft_tokens alone fails there.
+        if s.num_steps.is_none() && (s.topk.is_some() || s.num_draft_tokens.is_some()) {
+            return Err(self.invalid(
+                "speculative.num_steps",
+                "missing while topk or num_draft_tokens is set: SGLang then stops with an AssertionError \
+                 (`assert speculative_eagle_topk is None and speculative_num_draft_tokens is None`, \
+                 server_args.py); set num_steps too",
+            ));
+        }
+        let steps = s.num_steps.unwrap_or(3);
+        let topk = s.topk.unwrap_or(1);
+        // Ranges of tpsim's own (SGLang has none): the acceptance models and tree builder are
+        // defined up to 16 steps and 16 candidates per step.
+        if !(1..=16).contains(&steps) {
+            return Err(self.invalid("speculative.num_steps", format!("{steps}: expected 1 to 16")));
+        }
+        if !(1..=16).contains(&topk) {
+            return Err(self.invalid("speculative.topk", format!("{topk}: expected 1 to 16")));
+        }
+        let n = if topk == 1 {
+            // SGLang adjusts, with a warning, rather than refusing (server_args.py,
+            // `_handle_speculative_decoding`: `if speculative_eagle_topk == 1 and
+            // speculative_num_draft_tokens != speculative_num_steps + 1`).
+            let n = steps + 1;
+            if let Some(given) = s.num_draft_tokens.filter(|&g| g != n) {
+                warnings.push(format!(
+                    "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1 \
+                     (SGLang's warning; speculative.num_draft_tokens {given} → {n})"
+                ));
+            }
+            n
+        } else {
+            // SGLang's candidates: topk at depth 1, topk² at each further step. More draft tokens
+            // than candidates makes the tree builder's top-k selection fail at the first verify, so
+            // tpsim refuses them here.
+            let most = 1 + topk + (steps - 1) * topk * topk;
+            match s.num_draft_tokens {
+                Some(n) if (2..=most).contains(&n) => n,
+                Some(n) => {
+                    return Err(self.invalid(
+                        "speculative.num_draft_tokens",
+                        format!("{n}: with topk = {topk} and {steps} steps expected 2 to {most} (root + candidates)"),
+                    ));
+                }
+                None => {
+                    return Err(self.invalid(
+                        "speculative.num_draft_tokens",
+                        format!("missing: with topk = {topk} give the tree's size, 2 to {most}"),
+                    ));
+                }
+            }
+        };
+        if topk > 1 && engine.page_size > 1 {
+            // SGLang refuses this unless the attention backend is flashinfer (later also fa3 and
+            // triton); tpsim does not model the attention backend, so it warns with SGLang's text.
+            warnings.push(format!(
+                "speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect results for paged \
+                 attention backends. This combination is only supported for the 'flashinfer' backend. \
+                 (SGLang's error unless --attention-backend flashinfer; topk = {topk}, page_size = {}; tpsim does \
+                 not model the attention backend)",
+                engine.page_size
+            ));
+        }
+        let section = s.acceptance.ok_or_else(|| {
+            self.invalid(
+                "speculative.acceptance",
+                "missing: expected e.g. acceptance = { alpha = 0.8 }, { per_position = [0.8, 0.7, 0.6] }, { profile = \"kimi-k2.5-eagle3-mtbench\" } or { trace = \"accept.txt\" }",
+            )
+        })?;
+        let acceptance = self.acceptance(section, steps)?;
+        Ok(Speculative {
+            algorithm,
+            draft_name,
+            draft,
+            draft_weights,
+            num_steps: steps,
+            topk,
+            num_draft_tokens: n,
+            acceptance,
+        })
+    }
+}
