@@ -40,20 +40,7 @@ mod throughput_rows;
 #[test]
 fn every_test_file_is_declared() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let main = include_str!("main.rs");
-    let mut missing = Vec::new();
-    for e in std::fs::read_dir(&dir).expect("tests/") {
-        let p = e.expect("dir entry").path();
-        let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-            continue;
-        };
-        if p.extension().is_some_and(|x| x == "rs")
-            && stem != "main"
-            && !main.contains(&format!("\nmod {stem};\n"))
-        {
-            missing.push(stem);
-        }
-    }
+    let missing = common::undeclared_test_files(&dir, include_str!("main.rs"));
     assert!(
         missing.is_empty(),
         "declare these test files as modules in {}/main.rs: {missing:?}",

@@ -102,60 +102,6 @@ pub fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-/// A tab-separated table with one header line, as the `csv` crate reads it.
-#[derive(Debug)]
-pub struct Tsv {
-    pub header: Vec<String>,
-    pub rows: Vec<TsvRow>,
-}
-
-/// One record of a [`Tsv`]: its line in the file (the header is line 1) and its cells.
-#[derive(Debug)]
-pub struct TsvRow {
-    pub line: usize,
-    pub cells: Vec<String>,
-}
-
-impl Tsv {
-    /// The index of the column named `name`; panics when there is none.
-    pub fn col(&self, name: &str) -> usize {
-        self.header
-            .iter()
-            .position(|h| h == name)
-            .unwrap_or_else(|| panic!("no `{name}` column in {:?}", self.header))
-    }
-}
-
-impl TsvRow {
-    /// Cell `i`, or "" when the row is shorter.
-    pub fn get(&self, i: usize) -> &str {
-        self.cells.get(i).map_or("", String::as_str)
-    }
-}
-
-/// Reads a tab-separated table: cells verbatim (no quoting: a `"` is an ordinary character), rows may
-/// be shorter or longer than the header, blank lines are skipped.
-pub fn read_tsv(path: &std::path::Path) -> Tsv {
-    let mut r = csv::ReaderBuilder::new()
-        .delimiter(b'\t')
-        .flexible(true)
-        .quoting(false)
-        .from_path(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let header = r
-        .headers()
-        .unwrap_or_else(|e| panic!("{}: header: {e}", path.display()))
-        .iter()
-        .map(str::to_string)
-        .collect();
-    let rows = r
-        .records()
-        .map(|rec| rec.unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-        .filter(|rec| rec.iter().any(|c| !c.trim().is_empty()))
-        .map(|rec| TsvRow {
-            line: rec.position().map_or(0, |p| p.line() as usize),
-            cells: rec.iter().map(str::to_string).collect(),
-        })
-        .collect();
-    Tsv { header, rows }
-}
+#[path = "../../../tests/tests/common/shared.rs"]
+mod shared;
+pub use shared::*;
