@@ -615,3 +615,28 @@ fn every_bundled_preset_extends_a_template_and_every_template_is_used() {
         assert!(o.stderr.contains("unknown hardware preset"), "{}", o.stderr);
     }
 }
+
+#[test]
+fn explain_refuses_a_key_that_names_nothing() {
+    for (key, needle) in [
+        ("", "key ``: expected hardware.name"),
+        ("hardware.nosuch.x", "key `nosuch.x`: expected hardware.name"),
+        (
+            "hardware.params.shm_copy_bw.extra",
+            "key `params.shm_copy_bw.extra`: expected",
+        ),
+        (
+            "hardware.params.bogus",
+            "`bogus` is not a key of [params]: expected one of",
+        ),
+    ] {
+        let o = tpsim(&["validate", "--hardware", "v100-4x-plx", "--explain", key]);
+        assert_eq!(o.code, 2, "{key}: {}", o.stdout);
+        assert!(
+            o.stderr.contains("--explain") && o.stderr.contains(needle),
+            "{key}: {}",
+            o.stderr
+        );
+        assert!(o.stdout.is_empty(), "{key}: {}", o.stdout);
+    }
+}
