@@ -1,6 +1,6 @@
 //! `tpsim-calibrate check`: tpsim's prediction against every measured record it can predict.
 //!
-//! - `Collective` records: the same library call `tpsim collective` makes (`tpsim::cli::collective::run`
+//! - `Collective` records: the same library call `tpsim collective` makes (`tpsim::collective::run`
 //!   on the scenario's or preset's box, the record's GPU count and NCCL environment plus `--env`),
 //!   so a row's error equals `tpsim collective --compare` on the same size.
 //! - `EngineMemory` records: the KV tokens of the scenario's memory plan (`tpsim memory`), as the
@@ -24,7 +24,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tpsim::cli::collective::{self, CmdError};
+use tpsim::collective::{self, CmdError};
 use tpsim::comm::Request;
 use tpsim::scenario::{self, AllreduceBackend, EngineKind, LengthSpec, Scenario};
 

@@ -109,9 +109,24 @@ enum Command {
     },
 }
 
+/// Parses `args` as `tpsim` does: `--help`/`--version` text to `out`, a usage error to `err`, and
+/// `Err` carrying clap's exit code (0 or 2), so both binaries answer bad arguments alike.
+fn parse_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> Result<Cli, i32> {
+    Cli::try_parse_from(args).map_err(|e| {
+        let code = e.exit_code();
+        let text = e.render().to_string();
+        let _ = if code == 0 {
+            write!(out, "{text}")
+        } else {
+            write!(err, "{text}")
+        };
+        code
+    })
+}
+
 /// Runs the CLI on `args` (including the program name), writing to `out`/`err`; returns the exit code.
 pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let cli = match tpsim::cli::parse_args::<Cli>(args, out, err) {
+    let cli = match parse_args(args, out, err) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -1,17 +1,33 @@
 //! # tpsim — time
 //!
 //! The deterministic event engine, the task-graph executor, scenario files, the decode loop, reports
-//! and the `tpsim` command line. All costs come from `tpsim-model`; this crate decides *when* things
+//! (as data). The `tpsim` command line, its text rendering, progress bars and plots live in `tpsim-cli`
+//! (sim/cli). All costs come from `tpsim-model`; this crate decides *when* things
 //! happen. Same scenario and seed → byte-identical output (book/src/architecture.md).
+//!
+//! ## The API
+//!
+//! What a caller (the CLI, `tpsim-calibrate`, a user's program) needs, re-exported here:
+//! - load a scenario: [`load`] (a file) or [`scenario::load_str`] (text) → [`Scenario`];
+//! - predict: [`predict`] → [`Prediction`], and [`report::build`] for the report object (`--json`);
+//! - plan memory: [`plan_memory`] → [`MemoryPlan`] (the engine's verdict and KV tokens);
+//! - simulate a collective: [`collective::Source::setup`] then [`simulate_collective`] across sizes;
+//! - sweep: [`Sweep::new`] then [`Sweep::run`].
+//!
+//! The other modules are public for the integration tests of the engine (network, executor, fabric)
+//! and for calibration's comparisons; their items may change without notice.
 
 pub mod allreduce;
-pub mod cli;
+pub mod best_spec;
+pub mod collective;
 pub mod comm;
 pub mod decode;
+pub mod diff;
 pub mod engine;
 pub mod exec;
 pub mod fabric;
 pub mod files;
+pub mod memory;
 pub mod net;
 pub mod presets;
 pub mod regress;
@@ -21,3 +37,8 @@ pub mod sweep;
 pub mod trace;
 #[cfg(test)]
 mod vopr;
+
+pub use collective::run as simulate_collective;
+pub use decode::{MemoryPlan, Prediction, plan_memory, predict};
+pub use scenario::{Scenario, ScenarioError, load};
+pub use sweep::Sweep;

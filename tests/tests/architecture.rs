@@ -66,10 +66,10 @@ fn model_reads_no_file_clock_or_environment_and_prints_nothing() {
 }
 
 #[test]
-fn the_sim_library_prints_nothing_outside_its_command_line() {
+fn the_sim_library_prints_nothing() {
     let bad = offending(
         "sim/src",
-        &["sim/src/cli/", "sim/src/main.rs"],
+        &[],
         &[
             "println!",
             "eprintln!",
@@ -81,7 +81,7 @@ fn the_sim_library_prints_nothing_outside_its_command_line() {
     );
     assert!(
         bad.is_empty(),
-        "sim's library returns values and errors; the CLI prints: {bad:#?}"
+        "sim's library returns values and errors; the CLI (sim/cli) prints: {bad:#?}"
     );
 }
 
@@ -97,6 +97,7 @@ fn user_files_are_read_and_written_only_through_sim_files() {
         "fs::read(",
     ];
     let mut bad = offending("sim/src", &["sim/src/files.rs"], &needles);
+    bad.extend(offending("sim/cli/src", &[], &needles));
     bad.extend(offending("calibrate/src", &["calibrate/src/bench/"], &needles));
     assert!(bad.is_empty(), "go through tpsim::files: {bad:#?}");
 }
@@ -112,6 +113,25 @@ fn dependencies_point_one_way() {
             .unwrap_or_default()
     };
     let model = deps("model");
+    // The library carries no command line (issue #15): argument parsing, progress bars, plots and
+    // the text reports are tpsim-cli's (sim/cli), and nothing but tests and the binary depends on it.
+    let sim_lib = deps("sim");
+    for cli_only in ["clap", "indicatif", "plotters", "tpsim-cli"] {
+        assert!(
+            !sim_lib.iter().any(|d| d == cli_only),
+            "the tpsim library does not depend on {cli_only}: {sim_lib:?}"
+        );
+    }
+    let calibrate = deps("calibrate");
+    assert!(
+        !calibrate.iter().any(|d| d == "tpsim-cli"),
+        "calibrate uses the tpsim library, never the CLI crate: {calibrate:?}"
+    );
+    let cli_paths = offending("calibrate/src", &[], &["tpsim::cli", "tpsim_cli"]);
+    assert!(
+        cli_paths.is_empty(),
+        "calibrate uses the tpsim library, never the CLI: {cli_paths:#?}"
+    );
     assert!(
         !model.iter().any(|d| d.starts_with("tpsim")),
         "model depends on no other tpsim crate: {model:?}"

@@ -5,7 +5,7 @@
 //! - In a fenced block tagged `console`, a line starting with `$ ` is a command (a trailing ` \`
 //!   continues it on the next line). Words are split as a POSIX shell would (quotes, `#` comments).
 //! - The command runs in-process through the runner of its program (`tpsim`;
-//!   `cargo run [--release] [-q] -p PROGRAM -- ARGS` is `PROGRAM ARGS` without cargo's build
+//!   `cargo run [--release] [-q] (-p|--bin) PROGRAM -- ARGS` is `PROGRAM ARGS` without cargo's build
 //!   messages), from the repository root: paths in the book are relative to it.
 //! - The exit code must be 0, or N when the line ends with the comment `# exit N`.
 //! - The lines after a command, up to the next command or the block's end, are its expected
@@ -62,7 +62,7 @@ fn runners() -> BTreeMap<&'static str, Runner> {
 }
 
 fn run_tpsim(args: &[String]) -> Result<Outcome, String> {
-    run_in_process(tpsim::cli::main_with_args, "tpsim", args)
+    run_in_process(tpsim_cli::main_with_args, "tpsim", args)
 }
 
 fn run_calibrate(args: &[String]) -> Result<Outcome, String> {
@@ -84,14 +84,15 @@ fn run_in_process(
     Ok(Outcome { code, output })
 }
 
-/// `cargo run [--release] [-q] [--locked] -p PROGRAM -- ARGS` is `PROGRAM ARGS` (cargo's build
-/// messages aside); `None` for any other cargo command.
+/// `cargo run [--release] [-q] [--locked] (-p|--bin) PROGRAM -- ARGS` is `PROGRAM ARGS` (cargo's
+/// build messages aside; `tpsim` is the binary of package `tpsim-cli`, `tpsim-calibrate` the binary
+/// of its package of that name); `None` for any other cargo command.
 fn cargo_run_target(args: &[String]) -> Option<(String, Vec<String>)> {
     let sep = args.iter().position(|a| a == "--")?;
     let mut flags: Vec<&str> = args[..sep].iter().map(String::as_str).collect();
     flags.retain(|a| !matches!(*a, "--release" | "-q" | "--quiet" | "--locked"));
     match flags.as_slice() {
-        ["run", "-p", program] => Some((program.to_string(), args[sep + 1..].to_vec())),
+        ["run", "-p" | "--bin", program] => Some((program.to_string(), args[sep + 1..].to_vec())),
         _ => None,
     }
 }
@@ -348,7 +349,7 @@ fn execute(c: &Command, runners: &BTreeMap<&'static str, Runner>) -> Result<bool
     {
         return Err("pipes, redirections and command lists are not supported".into());
     }
-    // `cargo run -p PROGRAM -- ARGS` runs as `PROGRAM ARGS`.
+    // `cargo run -p PROGRAM -- ARGS` (or `--bin PROGRAM`) runs as `PROGRAM ARGS`.
     let (program, args) = match (program.as_str(), cargo_run_target(args)) {
         ("cargo", Some((p, a))) => (p, a),
         _ => (program.clone(), args.to_vec()),

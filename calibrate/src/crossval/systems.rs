@@ -11,7 +11,7 @@ use super::CrossvalError;
 use crate::fit::{Op, Row};
 use serde::Deserialize;
 use std::path::Path;
-use tpsim::cli::collective::parse_algo;
+use tpsim::collective::parse_algo;
 use tpsim::scenario::{self, AllreduceBackend, Hardware, profile as prof};
 
 /// The schema string the file must carry.

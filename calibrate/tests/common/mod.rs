@@ -35,7 +35,7 @@ pub fn calibrate(args: &[&str]) -> Out {
 
 /// `tpsim ARGS…` through the binary's entry point.
 pub fn tpsim(args: &[&str]) -> Out {
-    run(tpsim::cli::main_with_args, "tpsim", args)
+    run(tpsim_cli::main_with_args, "tpsim", args)
 }
 
 /// A fixture under `calibrate/tests/fixtures/`.

@@ -4,7 +4,6 @@
 use crate::scenario::Hardware;
 use crate::scenario::profile::AppliedProfile;
 use serde::Serialize;
-use std::fmt::Write as _;
 
 /// The hardware a run used.
 #[derive(Debug, Clone, Serialize)]
@@ -76,47 +75,4 @@ fn profile(p: &AppliedProfile) -> ProfileReport {
         overridden_inline: p.overridden.clone(),
         curves: p.curves.clone(),
     }
-}
-
-/// Text lines under the report's `hardware` line: one per profile parameter, e.g.
-/// `  profile   pcie_hop_latency = 0.5 us [0.48, 0.52]  (fit: 17 collective rows, R² = 0.99)`.
-pub fn text(h: &HardwareReport) -> String {
-    let mut o = String::new();
-    let Some(p) = &h.profile else {
-        return o;
-    };
-    let _ = writeln!(
-        o,
-        "  profile   {} ({}{})",
-        p.file,
-        p.tool,
-        p.date.as_deref().map(|d| format!(", {d}")).unwrap_or_default()
-    );
-    for v in &p.params {
-        let unit = if v.unit.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", v.unit)
-        };
-        let ci = match (v.ci_low, v.ci_high) {
-            (Some(lo), Some(hi)) => format!(" [{lo}, {hi}]"),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            o,
-            "            {} = {}{unit}{ci}  ({})",
-            v.name, v.value, v.source
-        );
-    }
-    if !p.curves.is_empty() {
-        let _ = writeln!(o, "            efficiency curves: {}", p.curves.join(", "));
-    }
-    if !p.overridden_inline.is_empty() {
-        let _ = writeln!(
-            o,
-            "            overridden by the scenario: {}",
-            p.overridden_inline.join(", ")
-        );
-    }
-    o
 }

@@ -9,7 +9,6 @@
 //! whatever the thread count or shard.
 
 pub mod keys;
-pub mod plot;
 
 use crate::scenario::{self, Scenario, ScenarioError};
 use crate::{decode, report};

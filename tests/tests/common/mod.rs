@@ -16,7 +16,7 @@ pub fn tpsim(args: &[&str]) -> Out {
     let mut argv: Vec<OsString> = vec!["tpsim".into()];
     argv.extend(args.iter().map(OsString::from));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = tpsim::cli::main_with_args(&argv, &mut out, &mut err);
+    let code = tpsim_cli::main_with_args(&argv, &mut out, &mut err);
     Out {
         code,
         stdout: String::from_utf8_lossy(&out).into_owned(),

@@ -1,19 +1,23 @@
-//! The `tpsim` command line (clap). Errors in user input exit with code 2 and a message naming the
+//! The `tpsim` command line (clap) over the `tpsim` library: this crate parses arguments, renders the
+//! library's reports as text, draws progress bars and plots, and writes to the terminal; the library
+//! never prints. Errors in user input exit with code 2 and a message naming the
 //! file, the key and what was expected; `--help` on every subcommand explains the options.
 
 mod best_spec;
-pub mod collective;
+mod collective;
 mod diff;
 mod memory;
+mod plot;
 mod regress;
+mod report;
 mod sweep;
 mod validate;
 
-use crate::{decode, report, scenario, trace::TraceBuilder};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use tpsim::{decode, scenario, trace::TraceBuilder};
 use tpsim_model::units::Duration;
 
 /// Exit code for bad input (scenario errors, bad arguments), as clap uses for usage errors.
@@ -281,7 +285,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                         )));
                     }
                     "flow" => collective::parse_algo(&algo, setup.backend)?,
-                    "nccl-analytic" => crate::comm::Request::NcclAnalytic,
+                    "nccl-analytic" => tpsim::comm::Request::NcclAnalytic,
                     other => {
                         return Err(collective::CmdError::Usage(format!(
                             "--model `{other}`: expected flow or nccl-analytic"
@@ -422,7 +426,7 @@ fn warn(err: &mut dyn Write, path: &Path, warnings: &[String]) {
 }
 
 /// An output that was not written: exit 2 when it would have overwritten an input, else 1.
-pub(crate) fn write_failed(err: &mut dyn Write, e: &crate::files::WriteError) -> i32 {
+pub(crate) fn write_failed(err: &mut dyn Write, e: &tpsim::files::WriteError) -> i32 {
     let _ = writeln!(err, "error: {e}");
     if e.is_bad_input() {
         EXIT_BAD_INPUT
@@ -455,7 +459,7 @@ fn add_link_tracks(
         };
         let (o, label) = match coll {
             decode::Collective::Allreduce(b) => (
-                comm.allreduce(b, crate::comm::Request::Backend(backend)),
+                comm.allreduce(b, tpsim::comm::Request::Backend(backend)),
                 "allreduce",
             ),
             decode::Collective::Allgather(b) => (comm.allgather(b), "all-gather"),
@@ -503,7 +507,7 @@ fn run(
         s.seed = seed;
     }
     // Refuse a trace that would overwrite an input before spending the simulation on it.
-    if let Some(Err(e)) = trace.map(|t| crate::files::check_output(t, &s.inputs)) {
+    if let Some(Err(e)) = trace.map(|t| tpsim::files::check_output(t, &s.inputs)) {
         return bad_input(err, &e);
     }
     let p = match decode::predict(&s) {
@@ -549,7 +553,7 @@ fn run(
             add_link_tracks(&mut tb, &p, shape, offset, s.engine.allreduce);
             offset += shape.schedule.makespan;
         }
-        if let Err(e) = crate::files::write_output_with(file, &s.inputs, |w| tb.write_to(w)) {
+        if let Err(e) = tpsim::files::write_output_with(file, &s.inputs, |w| tb.write_to(w)) {
             return write_failed(err, &e);
         }
     }

@@ -2,9 +2,9 @@
 //! say which file a hardware value came from and what it overrode (issue #15: presets that inherit).
 
 use super::{EXIT_FAILURE, bad_input, load};
-use crate::scenario;
 use std::io::Write;
 use std::path::PathBuf;
+use tpsim::scenario;
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {

@@ -1,12 +1,13 @@
 //! `tpsim sweep` and `tpsim merge`: the options, the progress bar and where the outputs go. The work
-//! is in `crate::sweep`.
+//! is in `tpsim::sweep`.
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
-use crate::sweep::{self, Shard, Sweep, SweepError, plot::PlotSpec};
+use crate::plot::{self, PlotSpec};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use tpsim::sweep::{self, Shard, Sweep, SweepError};
 
 /// `tpsim sweep` options.
 #[derive(Debug, Args)]
@@ -83,7 +84,7 @@ fn emit<P: AsRef<Path>>(
     bytes: &[u8],
 ) -> Result<(), SweepError> {
     match file {
-        Some(f) => Ok(crate::files::write_output(f, inputs, bytes)?),
+        Some(f) => Ok(tpsim::files::write_output(f, inputs, bytes)?),
         None => out
             .write_all(bytes)
             .map_err(|e| SweepError::Output(format!("writing the rows: {e}"))),
@@ -109,15 +110,15 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
     // Check the chart's keys and the outputs before spending minutes on the points: no output may
     // overwrite the scenario or a file it reads, nor the other output.
     if let Some(p) = &plot {
-        sweep::plot::check(&sw, p)?;
+        plot::check(&sw, p)?;
     }
     if let Some(f) = &a.out {
-        crate::files::check_output(f, &sw.inputs)?;
+        tpsim::files::check_output(f, &sw.inputs)?;
     }
     let mut plot_inputs = sw.inputs.clone();
     plot_inputs.extend(a.out.clone());
     if let Some(f) = &a.plot {
-        crate::files::check_output(f, &plot_inputs)?;
+        tpsim::files::check_output(f, &plot_inputs)?;
     }
     let n = (0..sw.len())
         .filter(|&i| shard.is_none_or(|s| s.contains(i)))
@@ -158,7 +159,7 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let title = format!("{} vs {} — {name}", p.metric, p.x);
-        let svg = sweep::plot::svg(&sw, &rows, p, &title)?;
+        let svg = plot::svg(&sw, &rows, p, &title)?;
         emit(Some(file), &plot_inputs, out, svg.as_bytes())?;
     }
     Ok(())
@@ -166,7 +167,7 @@ fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
 
 /// Runs `tpsim merge`; returns the exit code.
 pub fn merge(a: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    if let Some(Err(e)) = a.out.as_deref().map(|f| crate::files::check_output(f, &a.files)) {
+    if let Some(Err(e)) = a.out.as_deref().map(|f| tpsim::files::check_output(f, &a.files)) {
         return fail(err, &e.into());
     }
     let mut b = Vec::new();

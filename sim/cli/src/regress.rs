@@ -1,11 +1,11 @@
 //! `tpsim regress [--update]`: the CI gate over `scenarios/baselines.toml` (logic in
-//! [`crate::regress`]). Exit 0 when every metric is within tolerance, 1 when any moved or a scenario
+//! [`tpsim::regress`]). Exit 0 when every metric is within tolerance, 1 when any moved or a scenario
 //! and its baseline do not pair up, 2 for bad input (a malformed baselines file, a broken scenario).
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
-use crate::regress::{self, RegressError};
 use std::io::Write;
 use std::path::PathBuf;
+use tpsim::regress::{self, RegressError};
 
 /// Runs the command.
 pub fn run(
@@ -28,7 +28,7 @@ pub fn run(
             let text = regress::render(&old.updated(&now));
             // The baselines file is its own to rewrite; never a scenario or a file one reads.
             let inputs = regress::inputs(&root, &file)?;
-            if let Err(e) = crate::files::write_output(&file, &inputs, text.as_bytes()) {
+            if let Err(e) = tpsim::files::write_output(&file, &inputs, text.as_bytes()) {
                 return Ok(super::write_failed(err, &e));
             }
             let _ = writeln!(out, "wrote {shown}: {} scenarios", now.len());

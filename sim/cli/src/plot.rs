@@ -2,8 +2,8 @@
 //! the other swept keys; points that do not start (OOM) are red crosses on the x axis. Drawn with
 //! plotters' SVG backend, which writes `<text>` elements and needs no font files.
 
-use super::{Row, Sweep, SweepError};
 use plotters::prelude::*;
+use tpsim::sweep::{PLOTTABLE, Row, Sweep, SweepError};
 
 /// What to draw: the x key, the optional series key, the metric column.
 #[derive(Debug, Clone)]
@@ -71,11 +71,11 @@ fn layout(sweep: &Sweep, spec: &PlotSpec) -> Result<(usize, Vec<usize>), SweepEr
             .ok_or_else(|| usage(format!("{opt} {k}: not a swept key (give it with --set)")))
     };
     let xi = find(&spec.x, "--x")?;
-    if !super::PLOTTABLE.contains(&spec.metric.as_str()) {
+    if !PLOTTABLE.contains(&spec.metric.as_str()) {
         return Err(usage(format!(
             "--metric {}: expected one of {}",
             spec.metric,
-            super::PLOTTABLE.join(", ")
+            PLOTTABLE.join(", ")
         )));
     }
     // Keys that tell the lines apart: --series, or every other swept key.

@@ -1,0 +1,102 @@
+//! The text of `tpsim memory` ([`tpsim::memory`]).
+
+use std::fmt::Write as _;
+pub(crate) use tpsim::memory::*;
+use tpsim::scenario::EngineKind;
+use tpsim::scenario::Scenario;
+
+/// The table.
+pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "Memory plan per GPU — {} on {} (tp {}, {} {} rules, from {})",
+        s.model_name, s.hardware.name, s.engine.tp, s.engine.name, a.era, a.era_source
+    );
+    let _ = writeln!(o, "  {:<36} {:>12}  {:<17} source", "allocation", "MiB", "when");
+    for e in &a.entries {
+        let _ = writeln!(
+            o,
+            "  {:<36} {:>12.1}  {:<17} {:?}",
+            e.name, e.mib, e.moment, e.source
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  total (free after init) {:.2} GiB, available after weights {:.2} GiB, mem_fraction_static {}",
+        a.total_gib, a.available_gib, a.mem_fraction_static
+    );
+    let _ = writeln!(
+        o,
+        "  rest = {:.4} GiB → {} tokens of {} B ({:.2} GiB)",
+        a.rest_gib, a.kv_tokens, a.cell_size_bytes, a.kv_pool_gib
+    );
+    if let (Some(d), Some(reqs), Some(running)) = (
+        a.kv_cache.draft_tokens,
+        a.kv_cache.max_num_reqs,
+        a.kv_cache.max_running_requests,
+    ) {
+        let _ = writeln!(
+            o,
+            "  draft KV pool {d} tokens; max_num_reqs {reqs}, max_running_requests {running}"
+        );
+    } else if let Some(running) = a.kv_cache.max_running_requests {
+        let _ = writeln!(o, "  max_running_requests {running}");
+    }
+    match (&a.failing_step, &a.error) {
+        (Some(step), Some(err)) => {
+            let _ = writeln!(
+                o,
+                "Verdict: OOM at {step}, missing {:.0} MiB\n  {err}",
+                a.missing_mib.unwrap_or(0.0)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "Verdict: starts; {:.0} MiB left after the last allocation",
+                a.headroom_mib
+            );
+        }
+    }
+    if let Some(f) = a.min_mem_fraction_static {
+        let knob = if s.engine.kind == EngineKind::Vllm {
+            "gpu_memory_utilization"
+        } else {
+            "mem_fraction_static"
+        };
+        let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
+    }
+    let _ = writeln!(
+        o,
+        "  largest context per request at concurrency {}: {} tokens; largest concurrency at {} + {} tokens: {}",
+        s.workload.concurrency,
+        a.max_context_at_concurrency,
+        s.workload.prompt_len,
+        s.workload.output_len,
+        a.max_concurrency_at_context
+    );
+    o
+}
+
+/// The delta as text.
+pub fn delta_text(a_name: &str, b_name: &str, d: &Delta) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "From {a_name} to {b_name}:");
+    let _ = writeln!(
+        o,
+        "  {:<36} {:>12} {:>12} {:>12}",
+        "allocation", "A MiB", "B MiB", "Δ MiB"
+    );
+    for (n, a, b) in &d.entries {
+        if (a - b).abs() > 0.05 {
+            let _ = writeln!(o, "  {n:<36} {a:>12.1} {b:>12.1} {:>+12.1}", b - a);
+        }
+    }
+    let _ = writeln!(
+        o,
+        "  KV budget (rest) {:+.1} MiB = {:+.1} (free after weights) {:+.1} (free after init × (1 − f)) {:+.1} (fraction × total); KV tokens {:+}",
+        d.rest_mib, d.from_available_mib, d.from_total_mib, d.from_fraction_mib, d.kv_tokens
+    );
+    o
+}

@@ -1,0 +1,343 @@
+//! The human-readable `tpsim run` report ([`tpsim::report::RunReport`]).
+
+use std::fmt::Write as _;
+pub(crate) use tpsim::report::*;
+use tpsim::scenario::AllreduceBackend;
+use tpsim_model::units::Bytes;
+
+/// The human-readable report.
+pub fn text(r: &RunReport) -> String {
+    let mut o = String::new();
+    let sc = &r.scenario;
+    let _ = writeln!(o, "tpsim {} — {}", r.tpsim_version, sc.file);
+    let _ = writeln!(o, "  hardware  {} ({} GPUs)", sc.hardware, sc.gpus);
+    o.push_str(&hardware_text(&r.hardware));
+    let _ = writeln!(
+        o,
+        "  model     {}   engine {}  tp={}  allreduce={:?}",
+        sc.model, sc.engine, sc.tp, sc.allreduce
+    );
+    if let Some(sp) = &sc.speculative {
+        let _ = writeln!(o, "  spec      {sp}");
+    }
+    let _ = writeln!(
+        o,
+        "  workload  concurrency={} requests={} prompt={} output={}  seed={}",
+        sc.concurrency, sc.num_requests, sc.prompt_len_dist, sc.output_len_dist, sc.seed
+    );
+    let _ = writeln!(o);
+    let m = &r.memory;
+    if sc.engine.starts_with("vllm") {
+        let _ = writeln!(o, "Memory (per GPU, vLLM v1 rules)");
+        let _ = writeln!(
+            o,
+            "  device {:.2} GiB; requested = device × gpu_memory_utilization {} = {:.2} GiB",
+            m.total_gib, m.mem_fraction_static, m.available_gib
+        );
+        let _ = writeln!(
+            o,
+            "  KV = requested − weights − peak activation − non-torch = {:.4} GiB; cell {} B/token",
+            m.rest_gib, m.cell_size_bytes
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "Memory (per GPU, SGLang {} rules, from {})",
+            m.era, m.era_source
+        );
+        let _ = writeln!(
+            o,
+            "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {:.4}{}",
+            m.total_gib,
+            m.total_source,
+            m.available_gib,
+            m.available_source,
+            m.mem_fraction_static,
+            if m.mem_fraction_static_default {
+                " (SGLang's default)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            o,
+            "  rest = available − total × (1 − f) = {:.4} GiB; cell {} B/token",
+            m.rest_gib, m.cell_size_bytes
+        );
+        if let Some(r) = m.max_running_requests {
+            let _ = writeln!(o, "  max_running_requests {r}");
+        }
+    }
+    for warning in &m.warnings {
+        let _ = writeln!(o, "  warning: {warning}");
+    }
+    match &m.oom {
+        None => {
+            let _ = writeln!(
+                o,
+                "  verdict OK: KV cache {} tokens ({:.2} GiB); headroom after the last allocation {:.0} MiB",
+                m.kv_tokens, m.kv_pool_gib, m.headroom_mib
+            );
+        }
+        Some(oom) => {
+            let _ = writeln!(
+                o,
+                "  verdict OOM at {}: missing {:.0} MiB",
+                oom.step, oom.missing_mib
+            );
+            let _ = writeln!(o, "  the engine would print: {}", oom.message);
+        }
+    }
+    if let Some(f) = m.min_mem_fraction_static {
+        let knob = if sc.engine.starts_with("vllm") {
+            "gpu_memory_utilization"
+        } else {
+            "mem_fraction_static"
+        };
+        let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
+    }
+    let _ = writeln!(o);
+    if r.verdict == "rejected" {
+        let _ = writeln!(
+            o,
+            "Requests: rejected — the workload's longest request ({} prompt + {} output tokens) is refused by the engine:",
+            max_of(&sc.prompt_len_dist),
+            max_of(&sc.output_len_dist)
+        );
+        let _ = writeln!(
+            o,
+            "  the engine would answer: {}",
+            r.error.as_deref().unwrap_or("")
+        );
+        let _ = writeln!(o);
+    }
+    match &r.throughput {
+        Some(t) => decode_text(&mut o, r, t),
+        None => {
+            let _ = writeln!(
+                o,
+                "Decode: none — {} (see the verdict above): no token is decoded, so there is no throughput",
+                verdict_words(r.verdict)
+            );
+            let _ = writeln!(o);
+        }
+    }
+    let c = &r.collectives;
+    let nccl_path = format!("NCCL over {} (P2P level {})", c.transport, c.p2p_level);
+    let staged = if c.staged_peer_loads {
+        "; kernel peer loads staged through system memory"
+    } else {
+        ""
+    };
+    let _ = match c.backend {
+        AllreduceBackend::Nccl => writeln!(o, "Collectives: {nccl_path}{staged}"),
+        AllreduceBackend::Custom => {
+            writeln!(
+                o,
+                "Collectives: custom allreduce{staged}; all-gathers and fallbacks on {nccl_path}"
+            )
+        }
+    };
+    let _ = writeln!(
+        o,
+        "  {} allreduces per target pass; decode allreduce {} → {:.1} µs ({})",
+        c.allreduces_per_pass,
+        Bytes(c.decode_allreduce_bytes),
+        c.decode_allreduce_us,
+        c.decode_algorithm
+    );
+    if let (Some(b), Some(us), Some(alg)) = (
+        c.qk_norm_allreduce_bytes,
+        c.qk_norm_allreduce_us,
+        &c.qk_norm_algorithm,
+    ) {
+        let _ = writeln!(
+            o,
+            "  of which 1 per layer for the q/k-norm statistics: {} → {us:.1} µs ({alg})",
+            Bytes(b)
+        );
+    }
+    if let (Some(b), Some(us), Some(ms)) = (
+        c.verify_allreduce_bytes,
+        c.verify_allreduce_us,
+        c.verify_pass_allreduce_ms,
+    ) {
+        let _ = writeln!(
+            o,
+            "  verify allreduce {} → {:.1} µs; {:.2} ms of allreduce per verify pass",
+            Bytes(b),
+            us,
+            ms
+        );
+    }
+    for warning in &c.warnings {
+        let _ = writeln!(o, "  warning: {warning}");
+    }
+    let fl = &r.floor;
+    let gap = fl
+        .gap
+        .map_or_else(String::new, |g| format!(", prediction {g:.2}× the floor"));
+    let _ = writeln!(
+        o,
+        "Floor: {:.2} GiB weights + {:.2} GiB KV per rank per step → {:.2} ms; {:.3} ms of allreduce round trips; \
+         TPOT floor {:.2} ms{gap}",
+        fl.weights_read_gib_per_step,
+        fl.kv_read_gib_per_step,
+        fl.memory_floor_ms_per_step,
+        fl.comm_floor_ms_per_step,
+        fl.tpot_ms,
+    );
+    let _ = writeln!(o);
+    if r.fitted_constants.is_empty() {
+        let _ = writeln!(
+            o,
+            "Fitted constants used: none (every parameter is a datasheet fact, derived from facts, or assumed; see the preset)"
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "Fitted constants used (agreement with their own rows is consistency, not accuracy):"
+        );
+        for f in &r.fitted_constants {
+            let unit = if f.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", f.unit)
+            };
+            let _ = writeln!(o, "  - {} = {}{unit}: fitted to {}", f.name, f.value, f.rows);
+            let _ = writeln!(o, "    refit: {}", f.refit);
+        }
+    }
+    o
+}
+
+/// The largest value of a length distribution as the report writes it ("1024" or "512..=2048").
+fn max_of(dist: &str) -> &str {
+    dist.rsplit("..=").next().unwrap_or(dist)
+}
+
+/// What a verdict other than "ok" means, in words.
+pub fn verdict_words(verdict: &str) -> &'static str {
+    match verdict {
+        "oom" => "the engine would not start",
+        "rejected" => "the engine rejects the requests",
+        _ => "the engine would not run this scenario",
+    }
+}
+
+/// The decode and per-iteration breakdown sections of the text report (an engine that starts).
+fn decode_text(o: &mut String, r: &RunReport, t: &Throughput) {
+    let prefill = |o: &mut String| {
+        let _ = writeln!(
+            o,
+            "  prefill: time to first token {:.2} ms; end to end {:.1} tok/s including {:.1} ms of prefill",
+            t.ttft_ms, t.e2e_output_tok_s, t.prefill_time_ms
+        );
+    };
+    let (Some(tok_s), Some(per_request), Some(tpot), Some(p50), Some(p99), Some(mean)) = (
+        t.output_tok_s,
+        t.per_request_tok_s,
+        t.tpot_ms,
+        t.itl_p50_ms,
+        t.itl_p99_ms,
+        t.mean_iteration_ms,
+    ) else {
+        // No decode iteration: every request ends with the token its prefill produced.
+        let _ = writeln!(
+            o,
+            "Decode: none — every request ends with its first token (output_len = {}), which the prefill \
+             produces: no decode iteration, so no decode throughput or time per output token",
+            r.scenario.output_len_dist
+        );
+        prefill(o);
+        let _ = writeln!(o);
+        return;
+    };
+    let _ = writeln!(o, "Decode");
+    let _ = writeln!(
+        o,
+        "  output throughput  {tok_s:.1} tok/s ({per_request:.1} tok/s per request)"
+    );
+    let _ = writeln!(
+        o,
+        "  time per output token  {tpot:.2} ms (p50 {p50:.2}, p99 {p99:.2})"
+    );
+    let _ = writeln!(
+        o,
+        "  iterations {} of {mean:.2} ms mean; {} distinct shapes simulated",
+        t.iterations, t.distinct_shapes
+    );
+    prefill(o);
+    if let Some(sp) = &r.spec {
+        let _ = writeln!(
+            o,
+            "  speculation: accept length {:.2} (expected {:.2}); without it {:.1} tok/s; iteration {:.2} ms = {:.2} × plain step {:.2} ms",
+            sp.accept_len_mean,
+            sp.expected_accept_len,
+            sp.tok_s_without_spec,
+            sp.iteration_ms,
+            sp.iteration_ratio,
+            sp.plain_step_ms
+        );
+        if let Some(be) = sp.break_even_accept_len {
+            let _ = writeln!(o, "  break-even acceptance length {be:.2}");
+        }
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "Per-iteration breakdown (critical path, ms)");
+    for (k, v) in &r.breakdown {
+        let _ = writeln!(o, "  {k:<11} {v:>9.3}");
+    }
+    let ops: Vec<String> = r
+        .breakdown_by_op
+        .iter()
+        .filter(|(_, v)| **v > 0.0)
+        .map(|(k, v)| format!("{k} {v:.2}"))
+        .collect();
+    let _ = writeln!(o, "  by op (ms): {}", ops.join(", "));
+    let _ = writeln!(o, "  bottleneck: {}", r.bottleneck);
+    let _ = writeln!(o);
+}
+
+/// Text lines under the report's `hardware` line: one per profile parameter, e.g.
+/// `  profile   pcie_hop_latency = 0.5 us [0.48, 0.52]  (fit: 17 collective rows, R² = 0.99)`.
+pub fn hardware_text(h: &HardwareReport) -> String {
+    let mut o = String::new();
+    let Some(p) = &h.profile else {
+        return o;
+    };
+    let _ = writeln!(
+        o,
+        "  profile   {} ({}{})",
+        p.file,
+        p.tool,
+        p.date.as_deref().map(|d| format!(", {d}")).unwrap_or_default()
+    );
+    for v in &p.params {
+        let unit = if v.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", v.unit)
+        };
+        let ci = match (v.ci_low, v.ci_high) {
+            (Some(lo), Some(hi)) => format!(" [{lo}, {hi}]"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            o,
+            "            {} = {}{unit}{ci}  ({})",
+            v.name, v.value, v.source
+        );
+    }
+    if !p.curves.is_empty() {
+        let _ = writeln!(o, "            efficiency curves: {}", p.curves.join(", "));
+    }
+    if !p.overridden_inline.is_empty() {
+        let _ = writeln!(
+            o,
+            "            overridden by the scenario: {}",
+            p.overridden_inline.join(", ")
+        );
+    }
+    o
+}
