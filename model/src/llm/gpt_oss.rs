@@ -39,7 +39,8 @@
 
 use super::hybrid::Mixer;
 use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
-use super::weights::{Fmt, Piece};
+// `weights` calls into this module, never the reverse: the pieces come from `piece`.
+use super::piece::{Fmt, Piece};
 use super::{ModelConfig, ModelError};
 
 /// Each layer's mixer from `layer_types` (`"sliding_attention"` / `"full_attention"`, one per layer);

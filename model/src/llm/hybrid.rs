@@ -37,7 +37,8 @@
 use serde::Serialize;
 
 use super::ModelSpec;
-use super::weights::{Fmt, Piece};
+// `weights` calls into this module, never the reverse: the pieces come from `piece`.
+use super::piece::{Fmt, Piece};
 
 /// Bytes of one conv-state element: SGLang's `CONV_DTYPE = torch.bfloat16` (`configs/mamba_utils.py`).
 const CONV_STATE_BYTES: u64 = 2;

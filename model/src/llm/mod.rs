@@ -19,6 +19,7 @@ mod config;
 mod forward;
 mod gpt_oss;
 mod hybrid;
+mod piece;
 mod quant;
 mod weights;
 

@@ -29,60 +29,14 @@
 
 use serde::Serialize;
 
+// Dependencies point one way: this module uses `piece`, `gpt_oss` and `hybrid`; none of them uses it.
+use super::piece::{Fmt, Piece};
 use super::quant::{WeightDtype, WeightFormat};
 use super::{Attention, Ffn, ModelSpec, MoeShape, VisionTower};
 
 /// SGLang pads the vocabulary of `VocabParallelEmbedding`/`ParallelLMHead` to a multiple of 64
 /// (`DEFAULT_VOCAB_PADDING_SIZE`, `layers/vocab_parallel_embedding.py`).
 const VOCAB_PADDING: u64 = 64;
-
-/// Which format a tensor is stored in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Fmt {
-    /// Model dtype (embeddings, LM head, norms, router, biases, vision tower, MLA absorbed copies).
-    Model,
-    /// fp32 regardless of model dtype (DeepSeek `e_score_correction_bias`).
-    Fp32,
-    /// The quantization's default linear-layer format.
-    Linear,
-    /// The quantization's routed-expert format.
-    Expert,
-}
-
-/// One weight tensor as held by one rank.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Piece {
-    /// Output features held by this rank.
-    pub rows: u64,
-    /// Input features held by this rank.
-    pub cols: u64,
-    /// Identical tensors of this shape (experts).
-    pub count: u64,
-    /// Storage format.
-    pub fmt: Fmt,
-    /// Read by a decode forward pass (false for kv_b_proj, replaced by w_kc/w_vc in absorbed MLA).
-    pub decode: bool,
-}
-
-impl Piece {
-    pub(crate) fn new(rows: u64, cols: u64, fmt: Fmt) -> Piece {
-        Piece {
-            rows,
-            cols,
-            count: 1,
-            fmt,
-            decode: true,
-        }
-    }
-    /// A 1-D parameter (norm weight, bias) of `n` elements at model dtype.
-    pub(crate) fn vec(n: u64) -> Piece {
-        Piece::new(n, 1, Fmt::Model)
-    }
-    /// Parameters held by the rank.
-    pub fn params(&self) -> u64 {
-        self.rows.saturating_mul(self.cols).saturating_mul(self.count)
-    }
-}
 
 /// The feed-forward pieces of one layer, split by role.
 #[derive(Debug, Clone, Default)]
