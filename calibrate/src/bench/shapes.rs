@@ -140,6 +140,38 @@ mod tests {
         (p.n, p.k)
     }
 
+    /// Every shape `bench` times, in the order it times them, as `decode_projections` produced
+    /// them when it re-derived the sharding rules itself (before it took them from
+    /// `tpsim_model`'s lowering): the bench's output must not move.
+    #[test]
+    fn gemm_projections_are_the_pinned_shapes() {
+        let pinned: [(&str, u64, u64); 16] = [
+            ("llama-3.1-8b/qkv_proj", 768, 4096),
+            ("llama-3.1-8b/o_proj", 4096, 512),
+            ("llama-3.1-8b/mlp.gate_up_proj", 3584, 4096),
+            ("llama-3.1-8b/mlp.down_proj", 4096, 1792),
+            ("llama-3.1-8b/lm_head", 16032, 4096),
+            ("kimi-k2.5/fused_qkv_a_proj", 2112, 7168),
+            ("kimi-k2.5/q_b_proj", 1536, 1536),
+            ("kimi-k2.5/o_proj", 7168, 1024),
+            ("kimi-k2.5/mlp.gate_up_proj", 4608, 7168),
+            ("kimi-k2.5/mlp.down_proj", 7168, 2304),
+            ("kimi-k2.5/moe.router", 384, 7168),
+            ("kimi-k2.5/moe.expert.gate_up_proj", 512, 7168),
+            ("kimi-k2.5/moe.expert.down_proj", 7168, 256),
+            ("kimi-k2.5/moe.shared.gate_up_proj", 512, 7168),
+            ("kimi-k2.5/moe.shared.down_proj", 7168, 256),
+            ("kimi-k2.5/lm_head", 20480, 7168),
+        ];
+        let got: Vec<(String, u64, u64)> = gemm_projections()
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.name, p.n, p.k))
+            .collect();
+        let want: Vec<(String, u64, u64)> = pinned.iter().map(|&(s, n, k)| (s.to_string(), n, k)).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn llama_8b_projections_at_tp8() {
         // config.json: hidden 4096, 32 heads, 8 KV heads, head_dim 128, intermediate 14336, vocab 128256.
