@@ -1,7 +1,8 @@
 //! The GEMM/GEMV shapes `bench` times: per-rank projections of a decode step at tensor
-//! parallelism, computed from HuggingFace configs through `tpsim-model`. Pure; tested without a GPU.
+//! parallelism, computed from HuggingFace configs by `tpsim-model`'s own lowering (this module
+//! re-derives no sharding rule). Pure; tested without a GPU.
 
-use tpsim_model::llm::{Attention, Ffn, ModelSpec, Quantization};
+use tpsim_model::llm::{ModelSpec, Quantization};
 
 /// Token counts of the GEMM/GEMV sweep: decode batches (issue #7 point 1).
 pub const GEMM_M: [u64; 5] = [1, 4, 8, 16, 32];
@@ -20,75 +21,21 @@ pub struct Projection {
     pub k: u64,
 }
 
-/// The per-rank projection shapes of one decode step of `spec` at tensor parallelism `tp`, with
-/// SGLang's sharding (the table in `model/src/llm/weights.rs`): GQA q/k/v and MLP gate/up
-/// column-parallel, o/down row-parallel, MLA `fused_qkv_a_proj_with_mqa` and the MoE router
-/// replicated, routed and shared experts split by intermediate (TP-MoE), LM head vocab-parallel.
-/// MLA's absorbed w_kc/w_vc are batched per-head GEMMs over the KV cache, not projections: left out.
+/// The per-rank projection shapes of one decode step of `spec` at tensor parallelism `tp`, as
+/// `tpsim-model` lowers them ([`ModelSpec::decode_projections`], from the same per-rank inventory
+/// as its weights and forward pass, so the sharding rules are written once: the table in
+/// `model/src/llm/weights.rs`), each named `<label>/<projection>`. MLA's absorbed w_kc/w_vc are
+/// batched per-head GEMMs over the KV cache, not projections: left out.
 pub fn decode_projections(label: &str, spec: &ModelSpec, tp: u64) -> Vec<Projection> {
-    let tp = tp.max(1);
-    let h = spec.hidden;
-    let mut out = Vec::new();
-    let mut push = |what: &str, n: u64, k: u64| {
-        if n > 0 && k > 0 {
-            out.push(Projection {
-                name: format!("{label}/{what}"),
-                n,
-                k,
-            });
-        }
-    };
-    match spec.attention {
-        Attention::Gqa {
-            heads,
-            kv_heads,
-            head_dim,
-        } => {
-            // KV heads are replicated when tp > kv_heads (QKVParallelLinear).
-            let kv = kv_heads.div_ceil(tp).max(1);
-            push("qkv_proj", (heads / tp + 2 * kv) * head_dim, h);
-            push("o_proj", h, heads / tp * head_dim);
-        }
-        Attention::Mla {
-            q_lora_rank,
-            kv_lora_rank,
-            qk_nope_head_dim,
-            qk_rope_head_dim,
-            v_head_dim,
-        } => {
-            let heads = spec.heads / tp;
-            match q_lora_rank {
-                Some(q) => {
-                    push("fused_qkv_a_proj", q + kv_lora_rank + qk_rope_head_dim, h);
-                    push("q_b_proj", heads * (qk_nope_head_dim + qk_rope_head_dim), q);
-                }
-                None => {
-                    push("kv_a_proj", kv_lora_rank + qk_rope_head_dim, h);
-                    push("q_proj", heads * (qk_nope_head_dim + qk_rope_head_dim), h);
-                }
-            }
-            push("o_proj", h, heads * v_head_dim);
-        }
-    }
-    let dense = spec.layers.iter().any(|l| matches!(l, Ffn::Dense { .. }));
-    if dense && spec.dense_intermediate > 0 {
-        let i = spec.dense_intermediate / tp;
-        push("mlp.gate_up_proj", 2 * i, h);
-        push("mlp.down_proj", h, i);
-    }
-    if let Some(moe) = spec.moe {
-        push("moe.router", moe.n_routed_experts, h);
-        let i = moe.moe_intermediate / tp;
-        push("moe.expert.gate_up_proj", 2 * i, h);
-        push("moe.expert.down_proj", h, i);
-        if moe.n_shared_experts > 0 {
-            let s = moe.moe_intermediate * moe.n_shared_experts / tp;
-            push("moe.shared.gate_up_proj", 2 * s, h);
-            push("moe.shared.down_proj", h, s);
-        }
-    }
-    push("lm_head", spec.vocab.div_ceil(tp), h);
-    out
+    let tp = u32::try_from(tp.max(1)).unwrap_or(u32::MAX);
+    spec.decode_projections(tp)
+        .into_iter()
+        .map(|p| Projection {
+            name: format!("{label}/{}", p.name),
+            n: p.n,
+            k: p.k,
+        })
+        .collect()
 }
 
 /// The models whose decode shapes `bench` times (configs from `scenarios/models/`, compiled in so

@@ -308,6 +308,56 @@ impl ModelSpec {
     }
 }
 
+/// One projection GEMM of a decode step on one rank: Y[m×n] = X[m×k] · Wᵀ, W being n×k.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Projection {
+    /// The projection, e.g. `qkv_proj`, `mlp.down_proj`, `moe.expert.gate_up_proj`, `lm_head`.
+    pub name: &'static str,
+    /// Output features on this rank.
+    pub n: u64,
+    /// Input features on this rank.
+    pub k: u64,
+}
+
+impl ModelSpec {
+    /// The distinct per-rank projection GEMMs of a decode step at this TP size, in layer order (the
+    /// attention half, then the dense MLP or router, routed expert and shared experts), then the LM
+    /// head (tied models: the embedding shard). They come from the same per-rank inventory as
+    /// [`ModelSpec::weight_breakdown`] and [`ModelSpec::forward_pass`], so the sharding rules
+    /// (this crate's `weights` table) are written once. A shape repeated by later layers is listed
+    /// once; MLA's absorbed w_kc/w_vc (batched per-head GEMMs over the KV cache) and kv_b_proj
+    /// (not read at decode) are left out, as are norms, biases and empty shapes. `tp = 0` is
+    /// treated as 1.
+    pub fn decode_projections(&self, tp: u32) -> Vec<Projection> {
+        let inv = self.inventory(tp);
+        let layers = inv.layers.iter().flat_map(|l| {
+            l.attn
+                .iter()
+                .chain(&l.ffn.dense)
+                .chain(&l.ffn.router)
+                .chain(&l.ffn.expert)
+                .chain(&l.ffn.shared)
+        });
+        let tied = inv.lm_head.is_empty().then(|| {
+            // Tied: the LM head multiplies by the embedding shard.
+            super::piece::Piece::new(inv.vocab_rows, self.hidden, super::piece::Fmt::Model).gemm("lm_head")
+        });
+        let mut out: Vec<Projection> = Vec::new();
+        for p in layers.chain(&inv.lm_head).chain(tied.as_ref()) {
+            let Some(name) = p.gemm else { continue };
+            let proj = Projection {
+                name,
+                n: p.rows,
+                k: p.cols,
+            };
+            if p.decode && proj.n > 0 && proj.k > 0 && !out.contains(&proj) {
+                out.push(proj);
+            }
+        }
+        out
+    }
+}
+
 impl ModelSpec {
     /// FLOPs per rank per layer of attention over the context (the part [`ForwardPass`] leaves out):
     /// - decode (`prefill = false`): each of `tokens` queries scores `ctx` keys and mixes `ctx`

@@ -106,9 +106,9 @@ pub(crate) fn expert_dims(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -
 pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -> Vec<Piece> {
     let (h, i) = expert_dims(hidden, inter, t, fmt);
     vec![
-        Piece::new(2 * i, h, Fmt::Expert),
+        Piece::new(2 * i, h, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
         Piece::vec(2 * i),
-        Piece::new(h, i, Fmt::Expert),
+        Piece::new(h, i, Fmt::Expert).gemm("moe.expert.down_proj"),
         Piece::vec(h),
     ]
 }

@@ -119,15 +119,15 @@ impl GatedDeltaNet {
         let h = hidden;
         let v_local = self.num_v_heads / t;
         vec![
-            Piece::vec(h),                                                               // input_layernorm
+            Piece::vec(h), // input_layernorm
             Piece::vec(h), // post_attention_layernorm
-            Piece::new((2 * self.key_dim() + 2 * self.value_dim()) / t, h, Fmt::Linear), // in_proj_qkvz
-            Piece::new(2 * v_local, h, Fmt::Linear), // in_proj_ba
+            Piece::new((2 * self.key_dim() + 2 * self.value_dim()) / t, h, Fmt::Linear).gemm("in_proj_qkvz"), // in_proj_qkvz
+            Piece::new(2 * v_local, h, Fmt::Linear).gemm("in_proj_ba"), // in_proj_ba
             Piece::new(self.conv_dim() / t, self.conv_kernel, Fmt::Model), // conv1d
-            Piece::new(v_local, 1, Fmt::Fp32), // A_log
-            Piece::vec(v_local), // dt_bias
-            Piece::vec(self.head_v_dim), // norm
-            Piece::new(h, self.value_dim() / t, Fmt::Linear), // out_proj
+            Piece::new(v_local, 1, Fmt::Fp32),                          // A_log
+            Piece::vec(v_local),                                        // dt_bias
+            Piece::vec(self.head_v_dim),                                // norm
+            Piece::new(h, self.value_dim() / t, Fmt::Linear).gemm("out_proj"), // out_proj
         ]
     }
 }

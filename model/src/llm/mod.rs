@@ -33,7 +33,7 @@ use serde::Serialize;
 use crate::units::Bytes;
 
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
-pub use forward::{ForwardPass, LayerWork, expected_distinct_experts, qk_norm_stats_bytes};
+pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,

@@ -32,6 +32,10 @@ pub(crate) struct Piece {
     pub fmt: Fmt,
     /// Read by a decode forward pass (false for kv_b_proj, replaced by w_kc/w_vc in absorbed MLA).
     pub decode: bool,
+    /// The projection's name when the piece is the weight of a linear layer's GEMM (`qkv_proj`,
+    /// `mlp.down_proj`, …; see `ModelSpec::decode_projections`); `None` for norms, biases, the
+    /// embedding and MLA's batched absorbed copies.
+    pub gemm: Option<&'static str>,
 }
 
 impl Piece {
@@ -42,6 +46,14 @@ impl Piece {
             count: 1,
             fmt,
             decode: true,
+            gemm: None,
+        }
+    }
+    /// The same piece, named as the weight of the projection GEMM `name`.
+    pub(crate) fn gemm(self, name: &'static str) -> Piece {
+        Piece {
+            gemm: Some(name),
+            ..self
         }
     }
     /// A 1-D parameter (norm weight, bias) of `n` elements at model dtype.

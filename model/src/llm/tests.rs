@@ -618,3 +618,45 @@ fn qwen35_bad_configs_are_named() {
     let e = m.validate_tp(32).unwrap_err();
     assert!(e.to_string().contains("16 key heads"), "{e}");
 }
+
+#[test]
+fn decode_projections_of_llama_8b_at_tp8() {
+    // hidden 4096, 32 heads / 8 KV heads of 128, intermediate 14336, vocab 128256 (a multiple of 64).
+    let got: Vec<(&str, u64, u64)> = spec(LLAMA_8B, Quantization::bf16())
+        .decode_projections(8)
+        .iter()
+        .map(|p| (p.name, p.n, p.k))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("qkv_proj", (4 + 2) * 128, 4096),
+            ("o_proj", 4096, 512),
+            ("mlp.gate_up_proj", 2 * 1792, 4096),
+            ("mlp.down_proj", 4096, 1792),
+            ("lm_head", 16032, 4096),
+        ]
+    );
+}
+
+#[test]
+fn decode_projections_cover_the_decode_flops_of_a_dense_model() {
+    // Every GEMM of a dense GQA layer is a projection: with the layer's two norms (2 × hidden 8192,
+    // which the forward pass counts with the attention), their parameters are the forward pass's.
+    let s = spec(LLAMA_70B, Quantization::bf16());
+    for tp in [1, 2, 4, 8] {
+        let per_layer: u64 = s
+            .decode_projections(tp)
+            .iter()
+            .filter(|p| p.name != "lm_head")
+            .map(|p| p.n * p.k)
+            .sum();
+        let fp = s.forward_pass(tp, 1);
+        let l = &fp.layers[0];
+        assert_eq!(
+            2.0 * (per_layer + 2 * 8192) as f64,
+            l.attn_flops + l.ffn_flops,
+            "tp {tp}"
+        );
+    }
+}

@@ -197,14 +197,15 @@ impl ModelSpec {
         }
         if let Some(e) = self.eagle3 {
             let rows = (e.draft_vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING).div_ceil(t);
-            inv.lm_head.push(Piece::new(rows, h, Fmt::Model));
+            inv.lm_head.push(Piece::new(rows, h, Fmt::Model).gemm("lm_head"));
             inv.lm_head_params = rows * h;
             // Fusion of three target hidden states (replicated).
             inv.draft_fc.push(Piece::new(h, 3 * e.target_hidden, Fmt::Model));
         } else if self.tie_word_embeddings {
             inv.lm_head_params = inv.vocab_rows * h;
         } else {
-            inv.lm_head.push(Piece::new(inv.vocab_rows, h, Fmt::Model));
+            inv.lm_head
+                .push(Piece::new(inv.vocab_rows, h, Fmt::Model).gemm("lm_head"));
             inv.lm_head_params = inv.vocab_rows * h;
         }
         inv.final_norm.push(Piece::vec(h));
@@ -245,11 +246,11 @@ impl ModelSpec {
                 // With an output gate (Qwen3.5) q_proj also produces a same-sized gate.
                 let q_rows = heads / t * head_dim * (1 + u64::from(self.attn_output_gate));
                 let kv_rows = 2 * (kv_heads / t).max(1) * head_dim;
-                ps.push(Piece::new(q_rows + kv_rows, attn_in, Fmt::Linear));
+                ps.push(Piece::new(q_rows + kv_rows, attn_in, Fmt::Linear).gemm("qkv_proj"));
                 if self.attention_bias {
                     ps.push(Piece::vec(q_rows + kv_rows));
                 }
-                ps.push(Piece::new(h, heads / t * head_dim, Fmt::Linear));
+                ps.push(Piece::new(h, heads / t * head_dim, Fmt::Linear).gemm("o_proj"));
                 if self.qk_norm_full_width {
                     // One norm over all heads, sharded with the heads (SGLang `MiniMaxM2RMSNormTP`:
                     // `num_heads / tp × head_dim`, one replicated head when tp > kv_heads).
@@ -279,13 +280,18 @@ impl ModelSpec {
                 match q_lora_rank {
                     Some(r) => {
                         // fused_qkv_a_proj_with_mqa: replicated on every rank.
-                        ps.push(Piece::new(r + kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear));
+                        ps.push(
+                            Piece::new(r + kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear)
+                                .gemm("fused_qkv_a_proj"),
+                        );
                         ps.push(Piece::vec(r));
-                        ps.push(Piece::new(local * qk, r, Fmt::Linear));
+                        ps.push(Piece::new(local * qk, r, Fmt::Linear).gemm("q_b_proj"));
                     }
                     None => {
-                        ps.push(Piece::new(local * qk, h, Fmt::Linear));
-                        ps.push(Piece::new(kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear));
+                        ps.push(Piece::new(local * qk, h, Fmt::Linear).gemm("q_proj"));
+                        ps.push(
+                            Piece::new(kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear).gemm("kv_a_proj"),
+                        );
                     }
                 }
                 ps.push(Piece::vec(kv_lora_rank));
@@ -294,7 +300,7 @@ impl ModelSpec {
                 ps.push(kv_b);
                 ps.push(Piece::new(local * qk_nope_head_dim, kv_lora_rank, Fmt::Model)); // w_kc
                 ps.push(Piece::new(local * v_head_dim, kv_lora_rank, Fmt::Model)); // w_vc
-                ps.push(Piece::new(h, local * v_head_dim, Fmt::Linear));
+                ps.push(Piece::new(h, local * v_head_dim, Fmt::Linear).gemm("o_proj"));
             }
         }
         ps
@@ -302,13 +308,16 @@ impl ModelSpec {
 
     fn ffn_pieces(&self, ffn: &Ffn, t: u64) -> FfnPieces {
         let h = self.hidden;
-        let mlp = |inter: u64, fmt: Fmt| -> Vec<Piece> {
+        let mlp = |inter: u64, fmt: Fmt, names: [&'static str; 2]| -> Vec<Piece> {
             let local = inter / t;
-            vec![Piece::new(2 * local, h, fmt), Piece::new(h, local, fmt)]
+            vec![
+                Piece::new(2 * local, h, fmt).gemm(names[0]),
+                Piece::new(h, local, fmt).gemm(names[1]),
+            ]
         };
         match *ffn {
             Ffn::Dense { intermediate } => FfnPieces {
-                dense: mlp(intermediate, Fmt::Linear),
+                dense: mlp(intermediate, Fmt::Linear, ["mlp.gate_up_proj", "mlp.down_proj"]),
                 ..FfnPieces::default()
             },
             Ffn::Moe(MoeShape {
@@ -324,7 +333,7 @@ impl ModelSpec {
                 } else {
                     Fmt::Model
                 };
-                let mut router = vec![Piece::new(e, h, gate_fmt)];
+                let mut router = vec![Piece::new(e, h, gate_fmt).gemm("moe.router")];
                 if self.routing_bias {
                     // e_score_correction_bias, fp32 in the checkpoint and in the engine.
                     router.push(Piece::new(e, 1, Fmt::Fp32));
@@ -343,8 +352,8 @@ impl ModelSpec {
                     let fmt = self.quantization.expert_format();
                     let (eh, ei) = super::gpt_oss::expert_dims(h, moe_intermediate, t, &fmt);
                     vec![
-                        Piece::new(2 * ei, eh, Fmt::Expert),
-                        Piece::new(eh, ei, Fmt::Expert),
+                        Piece::new(2 * ei, eh, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
+                        Piece::new(eh, ei, Fmt::Expert).gemm("moe.expert.down_proj"),
                     ]
                 };
                 FfnPieces {
@@ -354,7 +363,11 @@ impl ModelSpec {
                     n_experts: e,
                     top_k: k,
                     shared: if n_shared_experts > 0 {
-                        mlp(moe_intermediate * n_shared_experts, Fmt::Linear)
+                        mlp(
+                            moe_intermediate * n_shared_experts,
+                            Fmt::Linear,
+                            ["moe.shared.gate_up_proj", "moe.shared.down_proj"],
+                        )
                     } else {
                         Vec::new()
                     },
