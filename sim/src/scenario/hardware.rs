@@ -3,7 +3,7 @@
 
 use super::{
     ComputeSection, FittedConstant, FittedSection, GpuSection, Hardware, HardwareSection, HwParams,
-    ParamsSection, Resolver, ScenarioError, error, layers, profile,
+    ParamsSection, Resolver, ScenarioError, TopologySection, error, layers, profile,
 };
 use crate::presets;
 use std::collections::BTreeMap;
@@ -73,18 +73,7 @@ pub fn hardware_from_args(reference: &str, profile: Option<&str>) -> Result<Hard
 
 impl Resolver<'_> {
     pub(super) fn hardware(&self, h: HardwareSection) -> Result<Hardware, ScenarioError> {
-        // The preset (or the template the scenario extends) with every template below it.
-        let chain = match (&h.preset, &h.extends) {
-            (Some(_), Some(_)) => {
-                return Err(self.invalid(
-                    "hardware.extends",
-                    "give either `preset` (a hardware preset) or `extends` (a template), not both",
-                ));
-            }
-            (Some(r), None) => self.hardware_chain("hardware.preset", r, layers::LayerKind::Preset)?,
-            (None, Some(t)) => self.hardware_chain("hardware.extends", t, layers::LayerKind::Template)?,
-            (None, None) => layers::Chain::default(),
-        };
+        let chain = self.hardware_base(&h)?;
         let base = chain.section;
         let gpus_override = h.gpus;
         let inline_params = h.params.clone().unwrap_or_default();
@@ -94,36 +83,10 @@ impl Resolver<'_> {
         if let Some(c) = &inline_compute {
             profile::curves_of(c).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
         }
-        check_fitted(&h, "hardware.fitted", |k, m| self.invalid(k, m))?;
-        let inline_fitted = h.fitted.clone().unwrap_or_default();
-        let mut fitted: BTreeMap<String, FittedConstant> = BTreeMap::new();
-        for (name, f) in base.fitted.clone().unwrap_or_default() {
-            // A value the scenario sets inline is no longer the fitted one.
-            if !inline_params.is_set(&name) {
-                let file = chain.fitted_files.get(&name).map_or("", String::as_str);
-                fitted.insert(name, fitted_constant(f, file));
-            }
-        }
-        for (name, f) in inline_fitted {
-            fitted.insert(name, fitted_constant(f, "the scenario"));
-        }
+        let mut fitted = self.fitted_constants(&h, &base, &chain.fitted_files, &inline_params)?;
         let m = h.merged_over(base);
         let gpu = self.gpu_spec(m.gpu.unwrap_or_default())?;
-        let t = m.topology.unwrap_or_default();
-        let paths = self.need(t.gpus, "hardware.topology.gpus")?;
-        let topology = Topology::new(&paths, &t.nodes.unwrap_or_default())
-            .map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
-        if let Some(n) = gpus_override
-            && n as usize != topology.gpu_count()
-        {
-            return Err(self.invalid(
-                "hardware.gpus",
-                format!(
-                    "{n} GPUs, but the topology lists {}: expected them to match",
-                    topology.gpu_count()
-                ),
-            ));
-        }
+        let topology = self.topology(m.topology.unwrap_or_default(), gpus_override)?;
         let mut params = self.hw_params(m.params.unwrap_or_default())?;
         let mut compute = preset_compute;
         let profile = match profile_ref {
@@ -148,23 +111,8 @@ impl Resolver<'_> {
         let curves =
             profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
         self.check_params(&gpu, &params)?;
-        let cpu_amd = match m.cpu_vendor.as_deref().unwrap_or("amd") {
-            "amd" => true,
-            "intel" => false,
-            other => {
-                return Err(self.invalid(
-                    "hardware.cpu_vendor",
-                    format!("`{other}`: expected \"amd\" or \"intel\""),
-                ));
-            }
-        };
-        let mut layers = chain.layers;
-        if let Some(p) = &profile {
-            layers.push(layers::Layer::profile(&p.file));
-        }
-        if !self.text.is_empty() {
-            layers.push(layers::Layer::scenario(self.path, self.text));
-        }
+        let cpu_amd = self.cpu_amd(m.cpu_vendor.as_deref())?;
+        let layers = self.resolved_layers(chain.layers, profile.as_ref());
         Ok(Hardware {
             name: m.name.unwrap_or_else(|| "custom".into()),
             cpu_amd,
@@ -176,6 +124,92 @@ impl Resolver<'_> {
             fitted,
             layers: layers::Layers::new(layers),
         })
+    }
+
+    /// The preset (or the template the scenario extends) with every template below it.
+    fn hardware_base(&self, h: &HardwareSection) -> Result<layers::Chain, ScenarioError> {
+        Ok(match (&h.preset, &h.extends) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    "hardware.extends",
+                    "give either `preset` (a hardware preset) or `extends` (a template), not both",
+                ));
+            }
+            (Some(r), None) => self.hardware_chain("hardware.preset", r, layers::LayerKind::Preset)?,
+            (None, Some(t)) => self.hardware_chain("hardware.extends", t, layers::LayerKind::Template)?,
+            (None, None) => layers::Chain::default(),
+        })
+    }
+
+    /// The fitted-constant records: the base's (with the file each came from) unless the scenario
+    /// sets the value inline, then the scenario's own `[hardware.fitted]`, checked first.
+    fn fitted_constants(
+        &self,
+        h: &HardwareSection,
+        base: &HardwareSection,
+        fitted_files: &BTreeMap<String, String>,
+        inline_params: &ParamsSection,
+    ) -> Result<BTreeMap<String, FittedConstant>, ScenarioError> {
+        check_fitted(h, "hardware.fitted", |k, m| self.invalid(k, m))?;
+        let inline_fitted = h.fitted.clone().unwrap_or_default();
+        let mut fitted: BTreeMap<String, FittedConstant> = BTreeMap::new();
+        for (name, f) in base.fitted.clone().unwrap_or_default() {
+            // A value the scenario sets inline is no longer the fitted one.
+            if !inline_params.is_set(&name) {
+                let file = fitted_files.get(&name).map_or("", String::as_str);
+                fitted.insert(name, fitted_constant(f, file));
+            }
+        }
+        for (name, f) in inline_fitted {
+            fitted.insert(name, fitted_constant(f, "the scenario"));
+        }
+        Ok(fitted)
+    }
+
+    /// The PCIe tree of `[hardware.topology]`, and `hardware.gpus`, when given, checked against it.
+    fn topology(&self, t: TopologySection, gpus_override: Option<u32>) -> Result<Topology, ScenarioError> {
+        let paths = self.need(t.gpus, "hardware.topology.gpus")?;
+        let topology = Topology::new(&paths, &t.nodes.unwrap_or_default())
+            .map_err(|e| self.invalid("hardware.topology.gpus", e.to_string()))?;
+        if let Some(n) = gpus_override
+            && n as usize != topology.gpu_count()
+        {
+            return Err(self.invalid(
+                "hardware.gpus",
+                format!(
+                    "{n} GPUs, but the topology lists {}: expected them to match",
+                    topology.gpu_count()
+                ),
+            ));
+        }
+        Ok(topology)
+    }
+
+    /// `hardware.cpu_vendor`: AMD (the default) or Intel.
+    fn cpu_amd(&self, vendor: Option<&str>) -> Result<bool, ScenarioError> {
+        match vendor.unwrap_or("amd") {
+            "amd" => Ok(true),
+            "intel" => Ok(false),
+            other => Err(self.invalid(
+                "hardware.cpu_vendor",
+                format!("`{other}`: expected \"amd\" or \"intel\""),
+            )),
+        }
+    }
+
+    /// The files the hardware was read from, bottom up: the chain's, the profile, the scenario.
+    fn resolved_layers(
+        &self,
+        mut layers: Vec<layers::Layer>,
+        profile: Option<&profile::AppliedProfile>,
+    ) -> Vec<layers::Layer> {
+        if let Some(p) = profile {
+            layers.push(layers::Layer::profile(&p.file));
+        }
+        if !self.text.is_empty() {
+            layers.push(layers::Layer::scenario(self.path, self.text));
+        }
+        layers
     }
 
     /// The GPU: every key required, with its memory, throughput and PCIe link checked.
