@@ -15,71 +15,9 @@ impl Resolver<'_> {
         let tp = engine.tp;
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
         let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;
-        // SGLang (server_args.py, `_handle_speculative_decoding`): without --speculative-num-steps it
-        // auto-chooses all three after `assert speculative_eagle_topk is None and
-        // speculative_num_draft_tokens is None`, so giving topk or num_draft_tokens alone fails there.
-        if s.num_steps.is_none() && (s.topk.is_some() || s.num_draft_tokens.is_some()) {
-            return Err(self.invalid(
-                "speculative.num_steps",
-                "missing while topk or num_draft_tokens is set: SGLang then stops with an AssertionError \
-                 (`assert speculative_eagle_topk is None and speculative_num_draft_tokens is None`, \
-                 server_args.py); set num_steps too",
-            ));
-        }
-        let steps = s.num_steps.unwrap_or(3);
-        let topk = s.topk.unwrap_or(1);
-        // Ranges of tpsim's own (SGLang has none): the acceptance models and tree builder are
-        // defined up to 16 steps and 16 candidates per step.
-        if !(1..=16).contains(&steps) {
-            return Err(self.invalid("speculative.num_steps", format!("{steps}: expected 1 to 16")));
-        }
-        if !(1..=16).contains(&topk) {
-            return Err(self.invalid("speculative.topk", format!("{topk}: expected 1 to 16")));
-        }
-        let n = if topk == 1 {
-            // SGLang adjusts, with a warning, rather than refusing (server_args.py,
-            // `_handle_speculative_decoding`: `if speculative_eagle_topk == 1 and
-            // speculative_num_draft_tokens != speculative_num_steps + 1`).
-            let n = steps + 1;
-            if let Some(given) = s.num_draft_tokens.filter(|&g| g != n) {
-                warnings.push(format!(
-                    "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1 \
-                     (SGLang's warning; speculative.num_draft_tokens {given} → {n})"
-                ));
-            }
-            n
-        } else {
-            // SGLang's candidates: topk at depth 1, topk² at each further step. More draft tokens
-            // than candidates makes the tree builder's top-k selection fail at the first verify, so
-            // tpsim refuses them here.
-            let most = 1 + topk + (steps - 1) * topk * topk;
-            match s.num_draft_tokens {
-                Some(n) if (2..=most).contains(&n) => n,
-                Some(n) => {
-                    return Err(self.invalid(
-                        "speculative.num_draft_tokens",
-                        format!("{n}: with topk = {topk} and {steps} steps expected 2 to {most} (root + candidates)"),
-                    ));
-                }
-                None => {
-                    return Err(self.invalid(
-                        "speculative.num_draft_tokens",
-                        format!("missing: with topk = {topk} give the tree's size, 2 to {most}"),
-                    ));
-                }
-            }
-        };
-        if topk > 1 && engine.page_size > 1 {
-            // SGLang refuses this unless the attention backend is flashinfer (later also fa3 and
-            // triton); tpsim does not model the attention backend, so it warns with SGLang's text.
-            warnings.push(format!(
-                "speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect results for paged \
-                 attention backends. This combination is only supported for the 'flashinfer' backend. \
-                 (SGLang's error unless --attention-backend flashinfer; topk = {topk}, page_size = {}; tpsim does \
-                 not model the attention backend)",
-                engine.page_size
-            ));
-        }
+        let (steps, topk) = self.steps_and_topk(s.num_steps, s.topk, s.num_draft_tokens)?;
+        let n = self.num_draft_tokens(s.num_draft_tokens, steps, topk, warnings)?;
+        warn_topk_with_pages(topk, engine.page_size, warnings);
         let section = s.acceptance.ok_or_else(|| {
             self.invalid(
                 "speculative.acceptance",
@@ -97,5 +35,95 @@ impl Resolver<'_> {
             num_draft_tokens: n,
             acceptance,
         })
+    }
+
+    /// `num_steps` and `topk`: `num_steps` given whenever the tree is, each within tpsim's range.
+    fn steps_and_topk(
+        &self,
+        num_steps: Option<u32>,
+        topk_given: Option<u32>,
+        num_draft_tokens: Option<u32>,
+    ) -> Result<(u32, u32), ScenarioError> {
+        // SGLang (server_args.py, `_handle_speculative_decoding`): without --speculative-num-steps it
+        // auto-chooses all three after `assert speculative_eagle_topk is None and
+        // speculative_num_draft_tokens is None`, so giving topk or num_draft_tokens alone fails there.
+        if num_steps.is_none() && (topk_given.is_some() || num_draft_tokens.is_some()) {
+            return Err(self.invalid(
+                "speculative.num_steps",
+                "missing while topk or num_draft_tokens is set: SGLang then stops with an AssertionError \
+                 (`assert speculative_eagle_topk is None and speculative_num_draft_tokens is None`, \
+                 server_args.py); set num_steps too",
+            ));
+        }
+        let steps = num_steps.unwrap_or(3);
+        let topk = topk_given.unwrap_or(1);
+        // Ranges of tpsim's own (SGLang has none): the acceptance models and tree builder are
+        // defined up to 16 steps and 16 candidates per step.
+        if !(1..=16).contains(&steps) {
+            return Err(self.invalid("speculative.num_steps", format!("{steps}: expected 1 to 16")));
+        }
+        if !(1..=16).contains(&topk) {
+            return Err(self.invalid("speculative.topk", format!("{topk}: expected 1 to 16")));
+        }
+        Ok((steps, topk))
+    }
+
+    /// The draft tree's size: `num_steps + 1` for a chain (SGLang adjusts another value, with a
+    /// warning), given and within SGLang's candidates for a tree.
+    fn num_draft_tokens(
+        &self,
+        num_draft_tokens: Option<u32>,
+        steps: u32,
+        topk: u32,
+        warnings: &mut Vec<String>,
+    ) -> Result<u32, ScenarioError> {
+        Ok(if topk == 1 {
+            // SGLang adjusts, with a warning, rather than refusing (server_args.py,
+            // `_handle_speculative_decoding`: `if speculative_eagle_topk == 1 and
+            // speculative_num_draft_tokens != speculative_num_steps + 1`).
+            let n = steps + 1;
+            if let Some(given) = num_draft_tokens.filter(|&g| g != n) {
+                warnings.push(format!(
+                    "speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1 \
+                     (SGLang's warning; speculative.num_draft_tokens {given} → {n})"
+                ));
+            }
+            n
+        } else {
+            // SGLang's candidates: topk at depth 1, topk² at each further step. More draft tokens
+            // than candidates makes the tree builder's top-k selection fail at the first verify, so
+            // tpsim refuses them here.
+            let most = 1 + topk + (steps - 1) * topk * topk;
+            match num_draft_tokens {
+                Some(n) if (2..=most).contains(&n) => n,
+                Some(n) => {
+                    return Err(self.invalid(
+                        "speculative.num_draft_tokens",
+                        format!("{n}: with topk = {topk} and {steps} steps expected 2 to {most} (root + candidates)"),
+                    ));
+                }
+                None => {
+                    return Err(self.invalid(
+                        "speculative.num_draft_tokens",
+                        format!("missing: with topk = {topk} give the tree's size, 2 to {most}"),
+                    ));
+                }
+            }
+        })
+    }
+}
+
+/// SGLang's warning for a draft tree (topk > 1) over paged attention.
+fn warn_topk_with_pages(topk: u32, page_size: u64, warnings: &mut Vec<String>) {
+    if topk > 1 && page_size > 1 {
+        // SGLang refuses this unless the attention backend is flashinfer (later also fa3 and
+        // triton); tpsim does not model the attention backend, so it warns with SGLang's text.
+        warnings.push(format!(
+            "speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect results for paged \
+             attention backends. This combination is only supported for the 'flashinfer' backend. \
+             (SGLang's error unless --attention-backend flashinfer; topk = {topk}, page_size = {}; tpsim does \
+             not model the attention backend)",
+            page_size
+        ));
     }
 }
