@@ -206,48 +206,10 @@ impl Resolver<'_> {
     ) -> Result<Chain, ScenarioError> {
         let (file, text, rel) = self.read_hardware_file(from, reference, kind)?;
         let display = file.display().to_string();
-        let identity = match &rel {
-            Some(r) => self
-                .path
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join(r)
-                .canonicalize()
-                .map_or_else(|_| display.clone(), |p| p.display().to_string()),
-            None => display.clone(),
-        };
-        if let Some(i) = seen.iter().position(|(id, _)| *id == identity) {
-            let cycle: Vec<&str> = seen[i..]
-                .iter()
-                .map(|(_, f)| f.as_str())
-                .chain([display.as_str()])
-                .collect();
-            return Err(refuse(
-                self,
-                from,
-                format!(
-                    "`{reference}`: extends cycle {}: expected a chain that ends in a file without `extends`",
-                    cycle.join(" → ")
-                ),
-            ));
-        }
+        let identity = self.identity(&display, rel.as_deref());
+        self.check_no_cycle(from, reference, seen, &identity, &display)?;
         let err = |k: &str, m: String| ScenarioError::invalid(&file, &text, k, m);
-        let sec: HardwareSection = error::parse_toml(&text, &file)?;
-        if sec.preset.is_some() || sec.gpus.is_some() || sec.profile.is_some() {
-            let what = if kind == LayerKind::Template {
-                "a hardware template"
-            } else {
-                "a hardware preset file"
-            };
-            return Err(err(
-                "preset",
-                format!("{what} cannot itself name a preset, a profile or a GPU count"),
-            ));
-        }
-        if let Some(c) = &sec.compute {
-            profile::curves_of(c).map_err(|(k, m)| err(&k, m))?;
-        }
-        check_fitted(&sec, "fitted", |k, m| err(k, m))?;
+        let sec = layer_section(&file, &text, kind)?;
         seen.push((identity, display.clone()));
         let layer = Layer {
             kind,
@@ -268,15 +230,7 @@ impl Resolver<'_> {
             });
         };
         if seen.len() >= MAX_CHAIN {
-            let files: Vec<&str> = seen.iter().map(|(_, f)| f.as_str()).collect();
-            return Err(err(
-                "extends",
-                format!(
-                    "`{parent}`: more than {MAX_CHAIN} files in one extends chain ({} → …): expected a preset and at most {} templates",
-                    files.join(" → "),
-                    MAX_CHAIN - 1
-                ),
-            ));
+            return Err(err("extends", too_deep(&parent, seen)));
         }
         let here = Referrer::File {
             file: &file,
@@ -285,6 +239,48 @@ impl Resolver<'_> {
         };
         let base = self.chain(&here, &parent, LayerKind::Template, seen)?;
         Ok(merge(sec, &display, layer, base))
+    }
+
+    /// The file's identity in the chain: its canonical path, relative to the scenario's folder
+    /// (bundled files and paths that do not resolve: their name in messages).
+    fn identity(&self, display: &str, rel: Option<&Path>) -> String {
+        match rel {
+            Some(r) => self
+                .path
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(r)
+                .canonicalize()
+                .map_or_else(|_| display.to_string(), |p| p.display().to_string()),
+            None => display.to_string(),
+        }
+    }
+
+    /// Refuses a file already in the chain below `from`, naming the cycle.
+    fn check_no_cycle(
+        &self,
+        from: &Referrer<'_>,
+        reference: &str,
+        seen: &[(String, String)],
+        identity: &str,
+        display: &str,
+    ) -> Result<(), ScenarioError> {
+        if let Some(i) = seen.iter().position(|(id, _)| *id == identity) {
+            let cycle: Vec<&str> = seen[i..]
+                .iter()
+                .map(|(_, f)| f.as_str())
+                .chain([display])
+                .collect();
+            return Err(refuse(
+                self,
+                from,
+                format!(
+                    "`{reference}`: extends cycle {}: expected a chain that ends in a file without `extends`",
+                    cycle.join(" → ")
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The file `reference` names: its name in messages, its text, and its path relative to the
@@ -362,6 +358,39 @@ impl Resolver<'_> {
 }
 
 /// An error about the reference itself, named where it is written.
+/// A preset's or template's own section, parsed, with what only a scenario may name refused and
+/// its compute curves and fitted records checked.
+fn layer_section(file: &Path, text: &str, kind: LayerKind) -> Result<HardwareSection, ScenarioError> {
+    let err = |k: &str, m: String| ScenarioError::invalid(file, text, k, m);
+    let sec: HardwareSection = error::parse_toml(text, file)?;
+    if sec.preset.is_some() || sec.gpus.is_some() || sec.profile.is_some() {
+        let what = if kind == LayerKind::Template {
+            "a hardware template"
+        } else {
+            "a hardware preset file"
+        };
+        return Err(err(
+            "preset",
+            format!("{what} cannot itself name a preset, a profile or a GPU count"),
+        ));
+    }
+    if let Some(c) = &sec.compute {
+        profile::curves_of(c).map_err(|(k, m)| err(&k, m))?;
+    }
+    check_fitted(&sec, "fitted", |k, m| err(k, m))?;
+    Ok(sec)
+}
+
+/// The message for an extends chain longer than [`MAX_CHAIN`] files.
+fn too_deep(parent: &str, seen: &[(String, String)]) -> String {
+    let files: Vec<&str> = seen.iter().map(|(_, f)| f.as_str()).collect();
+    format!(
+        "`{parent}`: more than {MAX_CHAIN} files in one extends chain ({} → …): expected a preset and at most {} templates",
+        files.join(" → "),
+        MAX_CHAIN - 1
+    )
+}
+
 fn refuse(r: &Resolver<'_>, from: &Referrer<'_>, message: String) -> ScenarioError {
     match from {
         Referrer::Scenario(key) => r.invalid(key, message),
