@@ -2,7 +2,7 @@
 //! and duplicated into the runtime channel count as `init.cc` and `connect.cc` do.
 
 use super::limits::{MAXCHANNELS, RING_SEARCH_MAX_CHANNELS, SIMPLE_ORDER_BW_GBPS};
-use super::{NcclEnv, NcclTopoInput};
+use super::{NcclEnv, NcclTopoInput, PathInfo};
 use crate::hw::PathClass;
 
 /// Per-channel speeds the intra-node search tries, GB/s, highest first (`search.cc`).
@@ -158,16 +158,7 @@ pub fn search_graph(
         Pattern::Tree => input.ring_path.len().min(n - 1),
     };
     let path = &input.ring_path[..used];
-    let hops: Vec<f64> = path
-        .iter()
-        .map(|h| {
-            if h.bw_gbps.is_finite() {
-                h.bw_gbps.max(0.0)
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let hops = hop_speeds(path);
     let type_intra = path.iter().map(|h| h.class).max().unwrap_or(PathClass::Loc);
     let max_bw = input
         .ring_path
@@ -184,20 +175,66 @@ pub fn search_graph(
     let min_ch = min_channels.max(1);
     let max_ch = max_channels.max(min_ch);
 
+    let Some((ch, bw)) = first_pass(
+        speeds,
+        &hops,
+        max_bw,
+        start_total_bw,
+        system_total_bw,
+        min_ch,
+        max_ch,
+    ) else {
+        return fallback;
+    };
+    let (ch, bw) = dup_channels(input.sm, ch, bw, max_ch);
+    let (ch, bw) = second_pass(pattern, speeds, &hops, ch, bw, max_ch);
+    SearchResult {
+        channels: ch,
+        bw_gbps: bw,
+        type_intra,
+        simple_order_fallback: false,
+    }
+}
+
+/// Each hop's bandwidth, GB/s (not finite or negative: 0).
+fn hop_speeds(path: &[PathInfo]) -> Vec<f64> {
+    path.iter()
+        .map(|h| {
+            if h.bw_gbps.is_finite() {
+                h.bw_gbps.max(0.0)
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// Whether `c` channels at `s` GB/s, at least `min`, beat `best` (more total bandwidth).
+fn better(best: Option<(u32, f64)>, c: u32, s: f64, min: u32) -> bool {
+    c >= min && c > 0 && best.is_none_or(|(bc, bs)| c as f64 * s > bc as f64 * bs)
+}
+
+/// Pass 1: from the first speed that fits the best hop and the GPU's link, down the speed array
+/// while the next speed is > 0.49 × the best found, until `max_ch` channels or the system's
+/// bandwidth is reached. `None`: no speed gives `min_ch` channels.
+fn first_pass(
+    speeds: &[f64],
+    hops: &[f64],
+    max_bw: f64,
+    start_total_bw: f64,
+    system_total_bw: f64,
+    min_ch: u32,
+    max_ch: u32,
+) -> Option<(u32, f64)> {
     let last = speeds.len() - 1;
     let mut idx = 0;
     while idx < last && (speeds[idx] > max_bw || speeds[idx] * min_ch as f64 > start_total_bw) {
         idx += 1;
     }
-
-    // Pass 1.
     let mut best: Option<(u32, f64)> = None;
-    let better = |best: Option<(u32, f64)>, c: u32, s: f64, min: u32| {
-        c >= min && c > 0 && best.is_none_or(|(bc, bs)| c as f64 * s > bc as f64 * bs)
-    };
     loop {
         let s = speeds[idx];
-        let c = channels_at(&hops, s, max_ch);
+        let c = channels_at(hops, s, max_ch);
         if better(best, c, s, min_ch) {
             best = Some((c, s));
         }
@@ -212,18 +249,27 @@ pub fn search_graph(
         }
         break;
     }
-    let Some((mut ch, mut bw)) = best else {
-        return fallback;
-    };
+    best
+}
 
-    // Channel doubling (ncclTopoDupChannels).
-    if bw >= 25.0 && !(input.sm > 80 && bw < 50.0 && ch > 4) {
+/// Channel doubling (ncclTopoDupChannels): twice the channels (within `max_ch`) at the speed split
+/// between them, when the speed is ≥ 25 GB/s (not on SM > 80 below 50 GB/s with > 4 channels).
+fn dup_channels(sm: u32, ch: u32, bw: f64, max_ch: u32) -> (u32, f64) {
+    let (mut ch, mut bw) = (ch, bw);
+    if bw >= 25.0 && !(sm > 80 && bw < 50.0 && ch > 4) {
         let dup = (ch * 2).min(max_ch);
         bw /= dup.div_ceil(ch) as f64;
         ch = dup;
     }
+    (ch, bw)
+}
 
-    // Pass 2: try to raise the speed with at least the channels found.
+/// Pass 2: try to raise the speed with at least the channels found. Rings try every higher speed
+/// and keep any better total; trees raise the speed step by step while it improves and stays < 2×
+/// the start.
+fn second_pass(pattern: Pattern, speeds: &[f64], hops: &[f64], ch: u32, bw: f64, max_ch: u32) -> (u32, f64) {
+    let (mut ch, mut bw) = (ch, bw);
+    let last = speeds.len() - 1;
     let mut idx = 0;
     while idx < last && speeds[idx] > bw {
         idx += 1;
@@ -234,7 +280,7 @@ pub fn search_graph(
             while idx > 0 {
                 idx -= 1;
                 let s = speeds[idx];
-                let c = channels_at(&hops, s, max_ch);
+                let c = channels_at(hops, s, max_ch);
                 if better(Some((ch, bw)), c, s, min2) {
                     ch = c;
                     bw = s;
@@ -247,7 +293,7 @@ pub fn search_graph(
             while idx > 0 && (intra - bw).abs() < 1e-9 && intra < inter * 2.0 {
                 idx -= 1;
                 intra = speeds[idx];
-                let c = channels_at(&hops, intra, max_ch);
+                let c = channels_at(hops, intra, max_ch);
                 if better(Some((ch, bw)), c, intra, min2) {
                     ch = c;
                     bw = intra;
@@ -255,12 +301,7 @@ pub fn search_graph(
             }
         }
     }
-    SearchResult {
-        channels: ch,
-        bw_gbps: bw,
-        type_intra,
-        simple_order_fallback: false,
-    }
+    (ch, bw)
 }
 
 /// NCCL's ring and tree searches for a single node, reconciled as `init.cc` does, with the runtime
