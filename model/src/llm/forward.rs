@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::ModelSpec;
+use super::weights::LayerPieces;
 use crate::units::Bytes;
 
 /// Work of one decoder layer on one rank.
@@ -193,77 +194,20 @@ impl ModelSpec {
         let state = self.linear_attention.map_or(0, |g| g.state_bytes(tp));
         let recurrence = self.linear_attention.map_or(0.0, |g| g.recurrence_flops(tp)) * nf;
 
+        let c = LayerConsts {
+            n,
+            nf,
+            full_kernels,
+            router_cast,
+            kv_per_layer,
+            state,
+            recurrence,
+        };
         let layers = inv
             .layers
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
-                let linear = mixer == super::Mixer::Linear;
-                let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
-                    (super::hybrid::LINEAR_ATTENTION_KERNELS, 0, state, recurrence)
-                } else {
-                    (full_kernels, kv_per_layer, 0, 0.0)
-                };
-                let kv_window = if mixer == super::Mixer::SlidingAttention {
-                    self.sliding_window
-                } else {
-                    None
-                };
-                let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
-                let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
-                let f = &l.ffn;
-                if f.n_experts == 0 {
-                    let params: u64 = f.dense.iter().map(|p| p.params()).sum();
-                    LayerWork {
-                        attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
-                        ffn_weight_bytes: Bytes(self.sum_bytes(&f.dense)),
-                        attn_flops: 2.0 * attn_params as f64 * nf + extra_flops,
-                        ffn_flops: 2.0 * params as f64 * nf,
-                        is_moe: false,
-                        experts_touched: 0.0,
-                        n_experts: 0,
-                        top_k: 0,
-                        expert_shard_bytes: Bytes(0),
-                        fixed_ffn_bytes: Bytes(0),
-                        attn_kernels,
-                        ffn_kernels: ffn_kernels(false, false),
-                        mixer,
-                        kv_bytes_per_token,
-                        state_bytes,
-                        kv_window,
-                    }
-                } else {
-                    let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
-                    let expert_bytes = self.sum_bytes(&f.expert) as f64;
-                    let fixed = self
-                        .sum_bytes(&f.router)
-                        .saturating_add(self.sum_bytes(&f.shared));
-                    let expert_params: u64 = f.expert.iter().map(|p| p.params()).sum();
-                    let fixed_params: u64 = f.router.iter().chain(&f.shared).map(|p| p.params()).sum();
-                    let per_token = fixed_params as f64 + f.top_k as f64 * expert_params as f64;
-                    LayerWork {
-                        attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
-                        ffn_weight_bytes: Bytes(
-                            fixed.saturating_add((touched * expert_bytes).round() as u64),
-                        ),
-                        attn_flops: 2.0 * attn_params as f64 * nf + extra_flops,
-                        ffn_flops: 2.0 * per_token * nf,
-                        is_moe: true,
-                        experts_touched: touched,
-                        n_experts: f.n_experts,
-                        top_k: f.top_k,
-                        expert_shard_bytes: Bytes(expert_bytes.round() as u64),
-                        fixed_ffn_bytes: Bytes(fixed),
-                        attn_kernels,
-                        ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast,
-                        mixer,
-                        kv_bytes_per_token,
-                        state_bytes,
-                        kv_window,
-                    }
-                }
-            })
+            .map(|(i, l)| self.layer_work(i, l, &c))
             .collect::<Vec<_>>();
 
         let lm_head_bytes = if inv.lm_head.is_empty() {
@@ -304,6 +248,101 @@ impl ModelSpec {
             logits_allgather_bytes: Bytes(gather),
             fusion_bytes: Bytes(self.sum_bytes(&inv.draft_fc)),
             fusion_flops: 2.0 * inv.draft_fc.iter().map(|p| p.params()).sum::<u64>() as f64 * nf,
+        }
+    }
+}
+
+/// What every layer of one forward pass shares (see [`ModelSpec::forward_pass`]).
+struct LayerConsts {
+    /// Tokens, as an integer and as a float.
+    n: u64,
+    nf: f64,
+    /// Kernels of a full-attention half-layer.
+    full_kernels: u32,
+    /// 1 when the hidden states are cast for an fp32 router (MiniMax-M2), else 0.
+    router_cast: u32,
+    /// KV-cache bytes per context token of one KV layer on this rank.
+    kv_per_layer: u64,
+    /// Recurrent state of one request in a linear-attention layer, bytes.
+    state: u64,
+    /// FLOPs of the linear-attention recurrence over the pass's tokens.
+    recurrence: f64,
+}
+
+impl ModelSpec {
+    /// The work of decoder layer `i` (its pieces `l`) in a forward pass.
+    fn layer_work(&self, i: usize, l: &LayerPieces, c: &LayerConsts) -> LayerWork {
+        let LayerConsts {
+            n,
+            nf,
+            full_kernels,
+            router_cast,
+            kv_per_layer,
+            state,
+            recurrence,
+        } = *c;
+        let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
+        let linear = mixer == super::Mixer::Linear;
+        let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
+            (super::hybrid::LINEAR_ATTENTION_KERNELS, 0, state, recurrence)
+        } else {
+            (full_kernels, kv_per_layer, 0, 0.0)
+        };
+        let kv_window = if mixer == super::Mixer::SlidingAttention {
+            self.sliding_window
+        } else {
+            None
+        };
+        let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
+        let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
+        let f = &l.ffn;
+        if f.n_experts == 0 {
+            let params: u64 = f.dense.iter().map(|p| p.params()).sum();
+            LayerWork {
+                attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
+                ffn_weight_bytes: Bytes(self.sum_bytes(&f.dense)),
+                attn_flops: 2.0 * attn_params as f64 * nf + extra_flops,
+                ffn_flops: 2.0 * params as f64 * nf,
+                is_moe: false,
+                experts_touched: 0.0,
+                n_experts: 0,
+                top_k: 0,
+                expert_shard_bytes: Bytes(0),
+                fixed_ffn_bytes: Bytes(0),
+                attn_kernels,
+                ffn_kernels: ffn_kernels(false, false),
+                mixer,
+                kv_bytes_per_token,
+                state_bytes,
+                kv_window,
+            }
+        } else {
+            let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
+            let expert_bytes = self.sum_bytes(&f.expert) as f64;
+            let fixed = self
+                .sum_bytes(&f.router)
+                .saturating_add(self.sum_bytes(&f.shared));
+            let expert_params: u64 = f.expert.iter().map(|p| p.params()).sum();
+            let fixed_params: u64 = f.router.iter().chain(&f.shared).map(|p| p.params()).sum();
+            let per_token = fixed_params as f64 + f.top_k as f64 * expert_params as f64;
+            LayerWork {
+                attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
+                ffn_weight_bytes: Bytes(fixed.saturating_add((touched * expert_bytes).round() as u64)),
+                attn_flops: 2.0 * attn_params as f64 * nf + extra_flops,
+                ffn_flops: 2.0 * per_token * nf,
+                is_moe: true,
+                experts_touched: touched,
+                n_experts: f.n_experts,
+                top_k: f.top_k,
+                expert_shard_bytes: Bytes(expert_bytes.round() as u64),
+                fixed_ffn_bytes: Bytes(fixed),
+                attn_kernels,
+                ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast,
+                mixer,
+                kv_bytes_per_token,
+                state_bytes,
+                kv_window,
+            }
         }
     }
 }
