@@ -17,6 +17,7 @@ use crate::net::{FlowKind, FlowSim, FlowSpec};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
+use tpsim_model::nccl::{Algo, Proto};
 use tpsim_model::units::Duration;
 
 /// The custom allreduce kernels.
@@ -47,10 +48,8 @@ impl CustomAlgo {
 /// How NCCL runs one call (from the tuner): what to execute on the network.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NcclPlan {
-    /// "Ring" or "Tree".
-    pub algo: &'static str,
-    /// "LL", "LL128" or "Simple".
-    pub proto: &'static str,
+    pub algo: Algo,
+    pub proto: Proto,
     pub channels: u32,
     /// Launch and setup cost paid once (NCCL's base latency for the algorithm/protocol).
     pub base_latency: Duration,
@@ -290,7 +289,7 @@ pub fn nccl(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan) -> Outco
 /// NCCL ring all-gather ending with `total` bytes per rank: n − 1 steps of total / n per rank.
 pub fn nccl_allgather(fab: &Fabric, ranks: &[usize], total: u64, plan: &NcclPlan) -> Outcome {
     let ring = NcclPlan {
-        algo: "Ring",
+        algo: Algo::Ring,
         ..plan.clone()
     };
     nccl_ring_steps(fab, ranks, total, &ring, ranks.len().saturating_sub(1))
@@ -298,12 +297,12 @@ pub fn nccl_allgather(fab: &Fabric, ranks: &[usize], total: u64, plan: &NcclPlan
 
 fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, steps: usize) -> Outcome {
     let n = ranks.len();
-    let name = format!("nccl {}/{}", plan.algo, plan.proto);
+    let name = format!("nccl {}/{}", plan.algo.as_str(), plan.proto.as_str());
     if n < 2 || bytes == 0 {
         return Outcome {
             time: Duration::ZERO,
             algorithm: name,
-            protocol: plan.proto.into(),
+            protocol: plan.proto.as_str().into(),
             channels: 0,
             bottleneck: None,
             flows: 0,
@@ -338,7 +337,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
     };
     let mut sends: Vec<Send> = Vec::new();
     let mut max_lat = Duration::ZERO;
-    if plan.algo == "Tree" {
+    if plan.algo == Algo::Tree {
         // Chain 0 → 1 → … → n−1 (reduce) then back n−1 → … → 0 (broadcast), per channel S / c,
         // pipelined in slots.
         let per_ch = bytes.div_ceil(c as u64);
@@ -430,7 +429,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
         &sim,
         timeline,
         name,
-        plan.proto,
+        plan.proto.as_str(),
         plan.channels,
     )
 }

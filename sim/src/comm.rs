@@ -153,17 +153,12 @@ impl Comm {
     }
 
     fn plan(&self, c: &Choice) -> NcclPlan {
-        let algo = match c.algo {
-            Algo::Ring => "Ring",
-            Algo::Tree => "Tree",
-        };
-        let proto = c.proto.as_str();
         let eff = c.proto.payload_efficiency();
         // NCCL's per-step figure: what SHM hops pay, and P2P hops except Simple ring steps on PCIe.
         let tuning = Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto));
         NcclPlan {
-            algo,
-            proto,
+            algo: c.algo,
+            proto: c.proto,
             channels: c.channels.max(1),
             base_latency: Duration::from_us_f64(nccl::base_latency_us(c.algo, c.proto)),
             step_latency: self.step_latency(c, tuning),

@@ -20,6 +20,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use tpsim_model::hw::GpuSpec;
+use tpsim_model::nccl::{Algo, Proto};
 use tpsim_model::topo::{NodeAttrs, Topology};
 use tpsim_model::units::{Bandwidth, Bytes, Duration, PS_PER_S};
 
@@ -740,10 +741,17 @@ fn collectives() {
         } else {
             Vec::new()
         };
-        let (proto, efficiency) =
-            [("LL", 0.5), ("LL128", 120.0 / 128.0), ("Simple", 1.0)][rng.random_range(0..3)];
+        let (proto, efficiency) = [
+            (Proto::Ll, 0.5),
+            (Proto::Ll128, 120.0 / 128.0),
+            (Proto::Simple, 1.0),
+        ][rng.random_range(0..3)];
         let plan = NcclPlan {
-            algo: if rng.random_bool(0.5) { "Ring" } else { "Tree" },
+            algo: if rng.random_bool(0.5) {
+                Algo::Ring
+            } else {
+                Algo::Tree
+            },
             proto,
             channels,
             base_latency: ps(rng, 10_000_000),
