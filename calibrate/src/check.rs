@@ -133,7 +133,7 @@ fn skip(
 }
 
 /// Collective rows predicted together: (GPUs, NCCL env, op, request).
-type GroupKey = (usize, Vec<String>, String, String);
+type GroupKey = (usize, Vec<String>, collective::Op, String);
 /// Decode runs shared by equal records: (batch, prompt length, output length, end to end).
 type RunKey = (u32, Option<u64>, Option<u64>, bool);
 
@@ -184,10 +184,10 @@ pub fn check(
                     );
                     let sk = |why: String| skip(index, file, "collective", what.clone(), "us", *time_us, why);
                     let n = *n_gpus as usize;
-                    if op != "allreduce" && op != "allgather" {
+                    let Some(coll) = collective::Op::from_name(op) else {
                         rows.push(sk(format!("tpsim models allreduce and allgather, not {op}")));
                         continue;
-                    }
+                    };
                     if n < 1 || n > have {
                         rows.push(sk(format!("{n} GPUs: the hardware has {have}")));
                         continue;
@@ -217,7 +217,7 @@ pub fn check(
                         skipped: None,
                     });
                     groups
-                        .entry((n, e, op.clone(), key))
+                        .entry((n, e, coll, key))
                         .or_default()
                         .push((row_at, *size_bytes));
                 }
@@ -430,7 +430,7 @@ pub fn check(
         }
         .setup();
         let sizes: Vec<u64> = members.iter().map(|m| m.1).collect();
-        let result = setup.and_then(|s| collective::run(&s, op, &sizes, requests[key], None));
+        let result = setup.and_then(|s| collective::run(&s, *op, &sizes, requests[key], None));
         match result {
             Ok(report) => {
                 for ((at, _), r) in members.iter().zip(&report.rows) {

@@ -47,7 +47,8 @@ impl GpuSpec {
 
 /// Path class between two GPUs, ordered from closest to farthest as NCCL orders them
 /// (`topo.h`: LOC < NVL < PIX < PXB < PHB < SYS). nvidia-smi's "NODE" is PHB within one socket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+/// Serialized (and displayed) as that name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum PathClass {
     Loc,
@@ -59,6 +60,16 @@ pub enum PathClass {
 }
 
 impl PathClass {
+    /// Every class, closest first.
+    pub const ALL: [PathClass; 6] = [
+        PathClass::Loc,
+        PathClass::Nvl,
+        PathClass::Pix,
+        PathClass::Pxb,
+        PathClass::Phb,
+        PathClass::Sys,
+    ];
+
     /// The name NCCL and `nvidia-smi topo -m` print.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -85,8 +96,15 @@ impl PathClass {
     }
 }
 
-/// The transport NCCL uses between two ranks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+impl std::fmt::Display for PathClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The transport NCCL uses between two ranks. Serialized (and displayed) as its lowercase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Transport {
     /// Direct peer access over PCIe (or NVLink).
     P2p,
@@ -94,9 +112,45 @@ pub enum Transport {
     Shm,
 }
 
+impl Transport {
+    /// Both transports.
+    pub const ALL: [Transport; 2] = [Transport::P2p, Transport::Shm];
+
+    /// The lowercase name reports use: "p2p" or "shm".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::P2p => "p2p",
+            Transport::Shm => "shm",
+        }
+    }
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_class_names_round_trip() {
+        for c in PathClass::ALL {
+            assert_eq!(PathClass::parse_level(c.as_str()), Some(c));
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+            assert_eq!(c.to_string(), c.as_str());
+        }
+    }
+
+    #[test]
+    fn transport_names_match_serde() {
+        for t in Transport::ALL {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+            assert_eq!(t.to_string(), t.as_str());
+        }
+    }
 
     fn rtx() -> GpuSpec {
         GpuSpec {

@@ -6,7 +6,46 @@ use crate::comm::{Comm, Request};
 use crate::scenario::{self, AllreduceBackend, Hardware, NcclEnv, ScenarioError};
 use serde::Serialize;
 use std::path::Path;
+use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::units::{Bytes, UnitError};
+
+/// The collective `tpsim collective --op` runs. Serialized as its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Allreduce,
+    Allgather,
+}
+
+impl Op {
+    /// Every collective, in `--op`'s documented order.
+    pub const ALL: [Op; 2] = [Op::Allreduce, Op::Allgather];
+
+    /// The name `--op` and measurement files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Allreduce => "allreduce",
+            Op::Allgather => "allgather",
+        }
+    }
+
+    /// The collective named `name` (`allreduce` or `allgather`), or None.
+    pub fn from_name(name: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|o| o.as_str() == name)
+    }
+
+    /// `--op`'s value, with the command's error for any other name.
+    pub fn parse(name: &str) -> Result<Op, CmdError> {
+        Op::from_name(name)
+            .ok_or_else(|| CmdError::Usage(format!("--op `{name}`: expected allreduce or allgather")))
+    }
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
 
 /// Where the hardware and the NCCL environment come from.
 #[derive(Debug, Clone, Default)]
@@ -170,11 +209,11 @@ pub struct Report {
     /// The profile applied over the preset's parameters (file), or null.
     pub profile: Option<String>,
     pub gpus: usize,
-    pub op: String,
-    pub transport: String,
+    pub op: Op,
+    pub transport: Transport,
     /// Ring hops on NCCL's SHM transport (NCCL picks per connection; the others are P2P).
     pub shm_hops: usize,
-    pub p2p_level: String,
+    pub p2p_level: PathClass,
     pub nccl_graph: String,
     pub rows: Vec<Row>,
     pub median_abs_error: Option<f64>,
@@ -184,7 +223,7 @@ pub struct Report {
 /// Runs the collective for each size.
 pub fn run(
     setup: &Setup,
-    op: &str,
+    op: Op,
     sizes: &[u64],
     req: Request,
     compare: Option<(&Path, Option<&str>)>,
@@ -198,23 +237,18 @@ pub fn run(
     let mut rows = Vec::new();
     for &size in sizes {
         let o = match op {
-            "allreduce" => comm.allreduce(size, req),
-            "allgather" if req == Request::NcclAnalytic => {
+            Op::Allreduce => comm.allreduce(size, req),
+            Op::Allgather if req == Request::NcclAnalytic => {
                 return Err(CmdError::Usage(
                     "--model nccl-analytic covers allreduce only".into(),
                 ));
             }
-            "allgather" => comm.allgather(size),
-            other => {
-                return Err(CmdError::Usage(format!(
-                    "--op `{other}`: expected allreduce or allgather"
-                )));
-            }
+            Op::Allgather => comm.allgather(size),
         };
         let t = o.time.as_us_f64();
         let algbw = if t > 0.0 { size as f64 / (t * 1e3) } else { 0.0 };
         let factor = if n > 1.0 {
-            if op == "allreduce" {
+            if op == Op::Allreduce {
                 2.0 * (n - 1.0) / n
             } else {
                 (n - 1.0) / n
@@ -256,14 +290,14 @@ pub fn run(
             .as_ref()
             .map(|p| p.file.display().to_string()),
         gpus: setup.gpus,
-        op: op.to_string(),
-        transport: format!("{:?}", comm.transport).to_lowercase(),
+        op,
+        transport: comm.transport,
         shm_hops: comm
             .hop_transports
             .iter()
-            .filter(|&&t| t == tpsim_model::hw::Transport::Shm)
+            .filter(|&&t| t == Transport::Shm)
             .count(),
-        p2p_level: comm.level.as_str().to_string(),
+        p2p_level: comm.level,
         nccl_graph: format!(
             "{} channel(s) × {:.1} GB/s{}",
             comm.graph.channels,
@@ -324,4 +358,20 @@ fn read_compare(p: &Path, filter: Option<&str>) -> Result<Vec<(u64, f64)>, CmdEr
         out.push((s, t));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_names_round_trip() {
+        for op in Op::ALL {
+            assert_eq!(Op::parse(op.as_str()).unwrap(), op);
+            assert_eq!(serde_json::to_value(op).unwrap(), op.as_str());
+        }
+        assert!(
+            matches!(Op::parse("broadcast"), Err(CmdError::Usage(m)) if m == "--op `broadcast`: expected allreduce or allgather")
+        );
+    }
 }

@@ -6,7 +6,7 @@ use crate::exec::Category;
 use crate::scenario::{AllreduceBackend, Scenario};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use tpsim_model::hw::Transport;
+use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::units::Bytes;
 
 mod hardware;
@@ -161,8 +161,8 @@ pub struct OomReport {
 pub struct Collectives {
     pub backend: AllreduceBackend,
     /// NCCL transport on the ring: "p2p" or "shm".
-    pub transport: &'static str,
-    pub p2p_level: &'static str,
+    pub transport: Transport,
+    pub p2p_level: PathClass,
     pub staged_peer_loads: bool,
     /// Allreduces in one target forward pass (embedding + 2 per layer, + 1 per layer for a q/k norm
     /// over all heads such as MiniMax-M2's).
@@ -382,11 +382,8 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         },
         collectives: Collectives {
             backend: p.costs.backend,
-            transport: match p.costs.transport() {
-                Transport::P2p => "p2p",
-                Transport::Shm => "shm",
-            },
-            p2p_level: p.costs.p2p_level().as_str(),
+            transport: p.costs.transport(),
+            p2p_level: p.costs.p2p_level(),
             staged_peer_loads: p.costs.staged_peer_loads(),
             allreduces_per_pass: per_pass,
             allreduces_per_verify_pass: s.speculative.as_ref().map(|_| per_pass),

@@ -331,7 +331,7 @@ pub fn parse(text: &str, sf: &str, table: &str, df: &str) -> Result<Systems, Cro
         }
         part.rows.push(Row {
             label: format!("{at} {} n={n} size={size}", s.name),
-            op: Op::Allreduce,
+            op: Op::Collective(tpsim::collective::Op::Allreduce),
             n_gpus: n,
             size_bytes: size,
             measured_us: t,

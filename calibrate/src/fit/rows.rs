@@ -7,20 +7,17 @@
 use super::FitError;
 use crate::measurement::{MeasurementFile, ReadError, Record, SCHEMA};
 use std::path::Path;
+use tpsim::collective::Op as Collective;
 use tpsim::comm::{Comm, Request};
 use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv};
 
 /// Operation of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
-    Allreduce,
-    Allgather,
+    /// An allreduce or all-gather across `n_gpus`.
+    Collective(Collective),
     /// One GEMM C[m×n] = A[m×k] · B[k×n] in a 2-byte dtype (bf16/fp16) on one GPU.
-    Gemm {
-        m: u64,
-        n: u64,
-        k: u64,
-    },
+    Gemm { m: u64, n: u64, k: u64 },
 }
 
 /// One measured collective call.
@@ -110,11 +107,10 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             file: file.to_string(),
             message: format!("records[{k}]: {message}"),
         };
-        let op = match op.as_str() {
-            "allreduce" => Op::Allreduce,
-            "allgather" => Op::Allgather,
-            other => return Err(bad(format!("op `{other}`: expected allreduce or allgather"))),
+        let Some(collective) = Collective::from_name(op) else {
+            return Err(bad(format!("op `{op}`: expected allreduce or allgather")));
         };
+        let op = Op::Collective(collective);
         if !(time_us.is_finite() && *time_us > 0.0) {
             return Err(bad(format!("time_us {time_us}: expected a time > 0 µs")));
         }
@@ -124,7 +120,9 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
         let parsed = scenario::nccl_env_from_args(env).map_err(|e| bad(e.to_string()))?;
         let request = match backend.as_deref() {
             None | Some("nccl") | Some("torch") => Request::Nccl,
-            Some("custom") if op == Op::Allreduce => Request::Backend(AllreduceBackend::Custom),
+            Some("custom") if collective == Collective::Allreduce => {
+                Request::Backend(AllreduceBackend::Custom)
+            }
             Some(other) => {
                 return Err(bad(format!(
                     "backend `{other}`: expected nccl, torch or custom (allreduce only)"
@@ -133,11 +131,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
         };
         let mut label = format!(
             "{file}#{k} {} n={n_gpus} size={size_bytes} {}",
-            match op {
-                Op::Allreduce => "allreduce",
-                Op::Allgather => "allgather",
-                Op::Gemm { .. } => "gemm",
-            },
+            collective.as_str(),
             backend.as_deref().unwrap_or("nccl")
         );
         for e in env {
@@ -185,8 +179,8 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
             // twice, so keeping every outcome for the life of the process only grows memory (3.4 GB
             // over the thousands of evaluations of `crossval allreduce`); the result is the same.
             let o = match r.op {
-                Op::Allreduce => comm.simulate(r.size_bytes, r.request),
-                Op::Allgather => comm.allgather(r.size_bytes),
+                Op::Collective(Collective::Allreduce) => comm.simulate(r.size_bytes, r.request),
+                Op::Collective(Collective::Allgather) => comm.allgather(r.size_bytes),
                 Op::Gemm { .. } => continue,
             };
             out[j] = o.time.as_us_f64().max(1e-6);

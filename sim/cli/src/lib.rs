@@ -278,8 +278,14 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             let result = (|| {
                 let setup = src.setup()?;
                 let sizes = collective::parse_sizes(&sizes)?;
+                // Parsed here, reported after the other arguments (as the library did).
+                let op = collective::Op::parse(&op);
                 let req = match model.as_str() {
-                    "flow" if op == "allgather" && algo != "backend" && algo != "nccl" => {
+                    "flow"
+                        if matches!(op, Ok(collective::Op::Allgather))
+                            && algo != "backend"
+                            && algo != "nccl" =>
+                    {
                         return Err(collective::CmdError::Usage(format!(
                             "--algo `{algo}` with --op allgather: all-gathers always run on NCCL (use nccl)"
                         )));
@@ -293,7 +299,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                     }
                 };
                 let compare = compare.as_deref().map(|p| (p, compare_filter.as_deref()));
-                collective::run(&setup, &op, &sizes, req, compare)
+                collective::run(&setup, op?, &sizes, req, compare)
             })();
             match result {
                 Ok(r) => {
