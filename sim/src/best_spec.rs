@@ -5,6 +5,7 @@
 //! draft tokens.
 
 use crate::decode;
+use crate::report::EngineVerdict;
 use crate::scenario::Scenario;
 use serde::Serialize;
 use tpsim_model::spec::AcceptanceModel;
@@ -42,7 +43,7 @@ pub struct Candidate {
     pub accept_len_mean: f64,
     pub iteration_ms: f64,
     /// "ok" or "oom" (an OOM candidate is never the best).
-    pub memory_verdict: &'static str,
+    pub memory_verdict: EngineVerdict,
 }
 
 /// The answer.
@@ -87,16 +88,12 @@ pub fn search(s: &Scenario) -> Result<BestSpec, BestSpecError> {
             output_tok_s: p.main.output_tok_s(),
             accept_len_mean: p.main.accept_len_mean,
             iteration_ms: p.main.mean_iteration_ms,
-            memory_verdict: if matches!(p.memory.verdict, decode::Verdict::Ok) {
-                "ok"
-            } else {
-                "oom"
-            },
+            memory_verdict: EngineVerdict::of_memory(&p.memory.verdict),
         });
     }
     let best = candidates
         .iter()
-        .filter(|c| c.memory_verdict == "ok")
+        .filter(|c| c.memory_verdict == EngineVerdict::Ok)
         .fold(None::<&Candidate>, |b, c| match b {
             Some(b) if b.output_tok_s >= c.output_tok_s => Some(b),
             _ => Some(c),

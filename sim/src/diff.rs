@@ -5,7 +5,7 @@
 
 use super::memory;
 use crate::decode;
-use crate::report::{self, RunReport};
+use crate::report::{self, EngineVerdict, RunReport};
 use crate::scenario;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -40,7 +40,7 @@ pub struct Deltas {
     /// The headline figures (tok/s, TPOT, TTFT, acceptance, KV tokens, min fraction), fixed order.
     pub summary: Vec<Change>,
     /// Memory verdicts ("ok"/"oom") of A and B.
-    pub verdict: (String, String),
+    pub verdict: (EngineVerdict, EngineVerdict),
     /// Mean critical-path ms per iteration by category, sorted by |Δ| (largest first).
     pub by_category: Vec<Change>,
     /// Mean critical-path ms per iteration by op class / collective, sorted by |Δ|.
@@ -83,7 +83,7 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<DiffReport, DiffError> {
     let (a, b) = (report::build(&sa, &pa), report::build(&sb, &pb));
     let deltas = Deltas {
         summary: summary(&a, &b),
-        verdict: (a.memory.verdict.to_string(), b.memory.verdict.to_string()),
+        verdict: (a.memory.verdict, b.memory.verdict),
         by_category: both_decode(&a, &b, sorted(&a.breakdown, &b.breakdown)),
         by_op: both_decode(&a, &b, sorted(&a.breakdown_by_op, &b.breakdown_by_op)),
         memory: memory::delta(&pa.memory, &pb.memory),

@@ -2,6 +2,7 @@
 //! SGLang would print at start-up (`--log`), so a user can diff them against a real log.
 
 use crate::decode::{MemoryPlan, Source, Verdict, plan_memory};
+use crate::report::EngineVerdict;
 use crate::scenario::{EngineKind, Scenario};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -36,7 +37,7 @@ pub struct KvCache {
 /// The `tpsim memory --json` object.
 #[derive(Debug, Clone, Serialize)]
 pub struct MemoryAnswer {
-    pub verdict: &'static str,
+    pub verdict: EngineVerdict,
     /// The engine's memory rules: `early-2025` … `spring-2026` for SGLang, `v1` for vLLM, and where
     /// that choice came from (`engine.costs.era`, `engine.version …`, or the engine preset).
     pub era: String,
@@ -84,7 +85,7 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
         s.engine.era.name().to_string()
     };
     MemoryAnswer {
-        verdict: if failing_step.is_some() { "oom" } else { "ok" },
+        verdict: EngineVerdict::of_memory(&p.verdict),
         era,
         era_source: s.engine.era_source.clone(),
         kv_cache: KvCache {

@@ -15,6 +15,51 @@ pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
 /// Version of the JSON schema; bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
 
+/// The engine's verdict on a scenario, serialized as its lowercase name ("ok", "oom", "rejected").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineVerdict {
+    /// It starts and serves the workload.
+    Ok,
+    /// It would not start: the memory plan fails.
+    Oom,
+    /// It starts but refuses the workload's requests.
+    Rejected,
+}
+
+impl EngineVerdict {
+    /// Every verdict.
+    pub const ALL: [EngineVerdict; 3] = [EngineVerdict::Ok, EngineVerdict::Oom, EngineVerdict::Rejected];
+
+    /// The name reports, sweep rows and baselines use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineVerdict::Ok => "ok",
+            EngineVerdict::Oom => "oom",
+            EngineVerdict::Rejected => "rejected",
+        }
+    }
+
+    /// The verdict named `name`, or None.
+    pub fn from_name(name: &str) -> Option<EngineVerdict> {
+        EngineVerdict::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
+    /// The memory plan's verdict: `Ok` or `Oom`.
+    pub fn of_memory(v: &Verdict) -> EngineVerdict {
+        match v {
+            Verdict::Ok => EngineVerdict::Ok,
+            Verdict::Oom { .. } => EngineVerdict::Oom,
+        }
+    }
+}
+
+impl std::fmt::Display for EngineVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// The whole `tpsim run --json` object.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -24,7 +69,7 @@ pub struct RunReport {
     /// The engine's verdict on the scenario: "ok"; "oom" when it would not start (the memory plan's
     /// verdict); "rejected" when it starts but refuses the workload's requests (a prompt longer than
     /// the context, an empty prompt). Anything but "ok" means nothing is decoded or reported.
-    pub verdict: &'static str,
+    pub verdict: EngineVerdict,
     /// The engine's own error text when the verdict is not "ok" (null otherwise).
     pub error: Option<String>,
     /// Settings the engine would adjust at start-up, with the warning it logs (e.g. SGLang's
@@ -122,7 +167,7 @@ pub struct Throughput {
 #[derive(Debug, Clone, Serialize)]
 pub struct MemoryReport {
     /// "ok" or "oom".
-    pub verdict: &'static str,
+    pub verdict: EngineVerdict,
     /// Engine memory rules in force (`late-2025`, …, `v1` for vLLM) and where they came from.
     pub era: String,
     pub era_source: String,
@@ -221,7 +266,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let m = &p.main;
     let c = running(s, p);
     let (verdict, error) = engine_verdict(s, p);
-    let serves = verdict == "ok";
+    let serves = verdict == EngineVerdict::Ok;
     // Decode figures exist only when an iteration ran (output_len = 1 ends at the prefill).
     let decodes = serves && m.iterations > 0;
     let dec = |v: f64| decodes.then_some(v);
@@ -243,7 +288,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         .collect();
     let bottleneck = breakdown
         .iter()
-        .filter(|(k, _)| k.as_str() != "idle")
+        .filter(|(k, _)| k.as_str() != Category::Idle.as_str())
         .fold(None::<(&String, f64)>, |best, (k, v)| match best {
             Some((_, bv)) if bv >= *v => best,
             _ => Some((k, *v)),
@@ -354,7 +399,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         breakdown_by_op: if decodes { m.by_op_ms() } else { BTreeMap::new() },
         bottleneck,
         memory: MemoryReport {
-            verdict: if oom.is_some() { "oom" } else { "ok" },
+            verdict: EngineVerdict::of_memory(&mem.verdict),
             era: if s.engine.kind == crate::scenario::EngineKind::Vllm {
                 "v1".into()
             } else {
@@ -477,12 +522,12 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
 
 /// The engine's verdict and its own error text: "oom" with the start-up error when the memory plan
 /// fails, else "rejected" with the request error when it refuses the workload's requests, else "ok".
-fn engine_verdict(s: &Scenario, p: &Prediction) -> (&'static str, Option<String>) {
+fn engine_verdict(s: &Scenario, p: &Prediction) -> (EngineVerdict, Option<String>) {
     match &p.memory.verdict {
-        Verdict::Oom { message, .. } => ("oom", Some(message.clone())),
+        Verdict::Oom { message, .. } => (EngineVerdict::Oom, Some(message.clone())),
         Verdict::Ok => match crate::decode::rejection(s) {
-            Some(message) => ("rejected", Some(message)),
-            None => ("ok", None),
+            Some(message) => (EngineVerdict::Rejected, Some(message)),
+            None => (EngineVerdict::Ok, None),
         },
     }
 }
@@ -535,4 +580,18 @@ fn engine_warnings(s: &Scenario) -> Vec<String> {
         }
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_names_round_trip() {
+        for v in EngineVerdict::ALL {
+            assert_eq!(EngineVerdict::from_name(v.as_str()), Some(v));
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str());
+        }
+        assert_eq!(EngineVerdict::from_name("OK"), None);
+    }
 }

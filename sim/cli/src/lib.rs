@@ -541,7 +541,7 @@ fn run(
             "{}: {}: {}",
             path.display(),
             report::verdict_words(r.verdict),
-            r.error.as_deref().unwrap_or(r.verdict)
+            r.error.as_deref().unwrap_or(r.verdict.as_str())
         );
         if let Some(file) = trace {
             let _ = writeln!(err, "{}: no trace written: nothing is decoded", file.display());

@@ -3,6 +3,7 @@
 //! plotters' SVG backend, which writes `<text>` elements and needs no font files.
 
 use plotters::prelude::*;
+use tpsim::report::EngineVerdict;
 use tpsim::sweep::{PLOTTABLE, Row, Sweep, SweepError};
 
 /// What to draw: the x key, the optional series key, the metric column.
@@ -136,8 +137,8 @@ pub fn svg(sweep: &Sweep, rows: &[Row], spec: &PlotSpec, title: &str) -> Result<
             }
         };
         match (r.verdict, r.metric(&spec.metric)) {
-            ("ok", Some(y)) => lines[pos].1.push((x_of(r), y)),
-            ("oom", _) => ooms.push(x_of(r)),
+            (EngineVerdict::Ok, Some(y)) => lines[pos].1.push((x_of(r), y)),
+            (EngineVerdict::Oom, _) => ooms.push(x_of(r)),
             _ => {}
         }
     }

@@ -1,6 +1,7 @@
 //! The human-readable `tpsim run` report ([`tpsim::report::RunReport`]).
 
 use std::fmt::Write as _;
+use tpsim::report::EngineVerdict;
 pub(crate) use tpsim::report::*;
 use tpsim::scenario::AllreduceBackend;
 use tpsim_model::units::Bytes;
@@ -97,7 +98,7 @@ pub fn text(r: &RunReport) -> String {
         let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     let _ = writeln!(o);
-    if r.verdict == "rejected" {
+    if r.verdict == EngineVerdict::Rejected {
         let _ = writeln!(
             o,
             "Requests: rejected — the workload's longest request ({} prompt + {} output tokens) is refused by the engine:",
@@ -217,11 +218,11 @@ fn max_of(dist: &str) -> &str {
 }
 
 /// What a verdict other than "ok" means, in words.
-pub fn verdict_words(verdict: &str) -> &'static str {
+pub fn verdict_words(verdict: EngineVerdict) -> &'static str {
     match verdict {
-        "oom" => "the engine would not start",
-        "rejected" => "the engine rejects the requests",
-        _ => "the engine would not run this scenario",
+        EngineVerdict::Oom => "the engine would not start",
+        EngineVerdict::Rejected => "the engine rejects the requests",
+        EngineVerdict::Ok => "the engine would not run this scenario",
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod keys;
 
+use crate::report::EngineVerdict;
 use crate::scenario::{self, Scenario, ScenarioError};
 use crate::{decode, report};
 use keys::Axis;
@@ -250,7 +251,7 @@ impl Sweep {
                 .zip(&choice)
                 .map(|(a, &v)| a.values[v].clone())
                 .collect(),
-            verdict: "oom",
+            verdict: EngineVerdict::Oom,
             kv_tokens: mem.kv_tokens,
             min_mem_fraction_static: mem.min_mem_fraction_static.filter(|f| f.is_finite()),
             perf: None,
@@ -261,7 +262,7 @@ impl Sweep {
         }
         // The engine starts but refuses the requests (e.g. a prompt longer than the context).
         if decode::rejection(s).is_some() {
-            row.verdict = "rejected";
+            row.verdict = EngineVerdict::Rejected;
             return Ok(row);
         }
         // Sweep rows need no comparison with plain decoding: skip that second loop.
@@ -355,8 +356,8 @@ pub struct Row {
     pub point: usize,
     /// The value of each swept key, in `--set` order.
     pub inputs: Vec<keys::Value>,
-    /// "ok" or "oom".
-    pub verdict: &'static str,
+    /// "ok", "oom" or "rejected".
+    pub verdict: EngineVerdict,
     /// KV cache tokens the engine sizes (max_total_num_tokens).
     pub kv_tokens: u64,
     /// Smallest mem_fraction_static that starts, when one does.
@@ -468,7 +469,7 @@ pub fn to_json(sweep: &Sweep, rows: &[Row]) -> serde_json::Value {
             }
             for c in metric_columns(spec) {
                 let j = match c {
-                    "verdict" => r.verdict.into(),
+                    "verdict" => r.verdict.as_str().into(),
                     "bottleneck" => r
                         .perf
                         .as_ref()
