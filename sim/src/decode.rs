@@ -13,7 +13,7 @@ mod passes;
 pub mod routing;
 
 pub use admission::rejection;
-pub use memory::{MemEntry, MemoryPlan, Source, Verdict, plan_memory};
+pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, plan_memory};
 pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
 
 use crate::engine::RngStreams;

@@ -1,7 +1,7 @@
 //! `tpsim memory`: the per-rank memory plan of a scenario as a table, its thresholds, and the lines
 //! SGLang would print at start-up (`--log`), so a user can diff them against a real log.
 
-use crate::decode::{MemoryPlan, Source, Verdict, plan_memory};
+use crate::decode::{MemKind, MemoryPlan, Moment, Source, Verdict, plan_memory};
 use crate::report::EngineVerdict;
 use crate::scenario::{EngineKind, Scenario};
 use serde::Serialize;
@@ -12,9 +12,10 @@ use tpsim_model::units::Bytes;
 /// One allocation of the plan, for `--json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Entry {
-    pub name: String,
+    /// What it is, serialized as its name.
+    pub name: MemKind,
     pub mib: f64,
-    pub moment: &'static str,
+    pub moment: Moment,
     pub source: Source,
 }
 
@@ -118,7 +119,7 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
             .entries
             .iter()
             .map(|e| Entry {
-                name: e.name.clone(),
+                name: e.kind,
                 mib: Bytes(e.bytes).as_mib_f64(),
                 moment: e.moment,
                 source: e.source,
@@ -140,7 +141,7 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
     let early_draft = p
         .entries
         .iter()
-        .find(|e| e.name == "draft weights" && e.moment == "before available")
+        .find(|e| e.kind == MemKind::DraftWeights && e.moment == Moment::BeforeAvailable)
         .map_or(0.0, |e| Bytes(e.bytes).as_gib_f64());
     let after_target = p.available_gib + early_draft;
     let _ = writeln!(
@@ -186,7 +187,7 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
     let graphs = p
         .entries
         .iter()
-        .find(|e| e.name == "target CUDA graphs")
+        .find(|e| e.kind == MemKind::TargetCudaGraphs)
         .map_or(0.0, |e| Bytes(e.bytes).as_gib_f64());
     if s.engine.cuda_graph {
         let _ = writeln!(
@@ -218,7 +219,7 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
 /// memory", "GPU KV cache size", "Maximum concurrency for L tokens per request").
 fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
     let mut o = String::new();
-    if let Some(w) = p.entries.iter().find(|e| e.name == "target weights") {
+    if let Some(w) = p.entries.iter().find(|e| e.kind == MemKind::TargetWeights) {
         let _ = writeln!(o, "Model loading took {:.4} GiB", Bytes(w.bytes).as_gib_f64());
     }
     if let Verdict::Oom { message, .. } = &p.verdict {
@@ -250,8 +251,8 @@ pub struct Delta {
     /// Contribution of the fraction (T_A × Δf).
     pub from_fraction_mib: f64,
     pub kv_tokens: i64,
-    /// Per allocation present in either plan: (name, MiB in A, MiB in B).
-    pub entries: Vec<(String, f64, f64)>,
+    /// Per allocation present in either plan: (what, serialized as its name; MiB in A, MiB in B).
+    pub entries: Vec<(MemKind, f64, f64)>,
 }
 
 /// The delta from plan `a` to plan `b`.
@@ -260,27 +261,22 @@ pub fn delta(a: &MemoryPlan, b: &MemoryPlan) -> Delta {
     let d_avail = b.available_gib - a.available_gib;
     let d_total = b.total_gib - a.total_gib;
     let d_f = b.mem_fraction_static - a.mem_fraction_static;
-    let mut names: Vec<String> = a
-        .entries
-        .iter()
-        .chain(&b.entries)
-        .map(|e| e.name.clone())
-        .collect();
-    names.dedup();
+    let mut kinds: Vec<MemKind> = a.entries.iter().chain(&b.entries).map(|e| e.kind).collect();
+    kinds.dedup();
     let mut seen = Vec::new();
     let mut entries = Vec::new();
-    for n in names {
-        if seen.contains(&n) {
+    for k in kinds {
+        if seen.contains(&k) {
             continue;
         }
         let size = |p: &MemoryPlan| {
             p.entries
                 .iter()
-                .find(|e| e.name == n)
+                .find(|e| e.kind == k)
                 .map_or(0.0, |e| Bytes(e.bytes).as_mib_f64())
         };
-        entries.push((n.clone(), size(a), size(b)));
-        seen.push(n);
+        entries.push((k, size(a), size(b)));
+        seen.push(k);
     }
     Delta {
         rest_mib: (b.rest_gib - a.rest_gib) * MIB_PER_GIB,

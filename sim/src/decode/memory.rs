@@ -23,13 +23,137 @@ pub enum Source {
     EngineRule,
 }
 
+/// What an allocation of the plan is. Serialized (and displayed) as its name in the memory table,
+/// e.g. "target weights".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MemKind {
+    /// SGLang: the CUDA context and NCCL's communicators, before `total` is measured.
+    Context,
+    /// vLLM: what is used before start-up (CUDA context, NCCL).
+    ContextBeforeStartup,
+    /// The custom allreduce's IPC buffers.
+    CustomAllreduceBuffers,
+    TargetWeights,
+    DraftWeights,
+    /// SGLang's pool of recurrent states (hybrid models) for `slots` requests.
+    StatePool {
+        slots: u64,
+    },
+    TargetKvPool,
+    DraftKvPool,
+    TargetCudaGraphs,
+    DraftCudaGraphs,
+    Activations,
+    /// vLLM: the profile run's peak activation.
+    PeakActivation,
+    /// vLLM: memory outside torch's allocator that grows during the profile.
+    NonTorchGrowth,
+    /// vLLM's KV cache.
+    KvCache,
+}
+
+impl MemKind {
+    /// The name the memory table, `--json` and the engine's error texts use.
+    pub fn name(self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
+            MemKind::Context => "CUDA context, NCCL communicators",
+            MemKind::ContextBeforeStartup => "CUDA context, NCCL (before start-up)",
+            MemKind::CustomAllreduceBuffers => "custom-allreduce IPC buffers",
+            MemKind::TargetWeights => "target weights",
+            MemKind::DraftWeights => "draft weights",
+            MemKind::StatePool { slots } => {
+                return std::borrow::Cow::Owned(format!("state pool, {slots} requests"));
+            }
+            MemKind::TargetKvPool => "target KV pool",
+            MemKind::DraftKvPool => "draft KV pool",
+            MemKind::TargetCudaGraphs => "target CUDA graphs",
+            MemKind::DraftCudaGraphs => "draft CUDA graphs",
+            MemKind::Activations => "activations",
+            MemKind::PeakActivation => "peak activation (profile run)",
+            MemKind::NonTorchGrowth => "non-torch growth",
+            MemKind::KvCache => "KV cache",
+        })
+    }
+}
+
+impl std::fmt::Display for MemKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(&self.name())
+    }
+}
+
+impl serde::Serialize for MemKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+/// When an allocation happens in the engine's start-up, relative to its measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum Moment {
+    /// SGLang: before `total` (free memory after init) is measured.
+    #[serde(rename = "before total")]
+    BeforeTotal,
+    /// SGLang: before `available` (free memory after the weights) is measured.
+    #[serde(rename = "before available")]
+    BeforeAvailable,
+    /// Inside the KV budget.
+    #[serde(rename = "kv pool")]
+    KvPool,
+    /// SGLang: after the KV pool, out of what is left.
+    #[serde(rename = "after pool")]
+    AfterPool,
+    /// vLLM: before start-up.
+    #[serde(rename = "before start")]
+    BeforeStart,
+    /// vLLM: while loading the model.
+    #[serde(rename = "load")]
+    Load,
+    /// vLLM: during the profile run.
+    #[serde(rename = "profile")]
+    Profile,
+}
+
+impl Moment {
+    /// Every moment.
+    pub const ALL: [Moment; 7] = [
+        Moment::BeforeTotal,
+        Moment::BeforeAvailable,
+        Moment::KvPool,
+        Moment::AfterPool,
+        Moment::BeforeStart,
+        Moment::Load,
+        Moment::Profile,
+    ];
+
+    /// The name the memory table and `--json` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Moment::BeforeTotal => "before total",
+            Moment::BeforeAvailable => "before available",
+            Moment::KvPool => "kv pool",
+            Moment::AfterPool => "after pool",
+            Moment::BeforeStart => "before start",
+            Moment::Load => "load",
+            Moment::Profile => "profile",
+        }
+    }
+}
+
+impl std::fmt::Display for Moment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 /// One allocation on a rank.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MemEntry {
-    pub name: String,
+    /// What it is (serialized as `name`).
+    #[serde(rename = "name")]
+    pub kind: MemKind,
     pub bytes: u64,
-    /// "before total", "before available", "kv pool", "after pool".
-    pub moment: &'static str,
+    pub moment: Moment,
     pub source: Source,
 }
 
@@ -91,16 +215,16 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     };
     let weights = s.model.weight_bytes_per_rank(tp);
     let mut entries = vec![MemEntry {
-        name: "CUDA context, NCCL communicators".into(),
+        kind: MemKind::Context,
         bytes: s.hardware.params.context_overhead.0,
-        moment: "before total",
+        moment: Moment::BeforeTotal,
         source: Source::Modeled,
     }];
     if custom.0 > 0 {
         entries.push(MemEntry {
-            name: "custom-allreduce IPC buffers".into(),
+            kind: MemKind::CustomAllreduceBuffers,
             bytes: custom.0,
-            moment: "before total",
+            moment: Moment::BeforeTotal,
             source: Source::Modeled,
         });
     }
@@ -117,9 +241,9 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         ),
     };
     entries.push(MemEntry {
-        name: "target weights".into(),
+        kind: MemKind::TargetWeights,
         bytes: weights.0,
-        moment: "before available",
+        moment: Moment::BeforeAvailable,
         source: Source::Modeled,
     });
     // Spring 2026 counts the draft's weights before the KV profile (engine-memory.md, eras table);
@@ -132,9 +256,9 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         .unwrap_or(Bytes(0));
     if spring && draft_weights.0 > 0 {
         entries.push(MemEntry {
-            name: "draft weights".into(),
+            kind: MemKind::DraftWeights,
             bytes: draft_weights.0,
-            moment: "before available",
+            moment: Moment::BeforeAvailable,
             source: Source::Modeled,
         });
     }
@@ -151,7 +275,7 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         ),
     };
     if let Some(w) = obs.and_then(|o| o.weights_gib)
-        && let Some(entry) = entries.iter_mut().find(|e| e.name == "target weights")
+        && let Some(entry) = entries.iter_mut().find(|e| e.kind == MemKind::TargetWeights)
     {
         entry.bytes = Bytes::from_gib_f64(w).0;
         entry.source = Source::Observed;
@@ -258,9 +382,9 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     if let Some(p) = state_pool {
         plan.max_running_requests = plan.max_running_requests.map(|m| m.min(p.max_running_requests));
         plan.entries.push(MemEntry {
-            name: format!("state pool, {} requests", p.slots),
+            kind: MemKind::StatePool { slots: p.slots },
             bytes: p.bytes + p.intermediate_bytes,
-            moment: "kv pool",
+            moment: Moment::KvPool,
             source: Source::EngineRule,
         });
     }
@@ -288,50 +412,42 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         return plan;
     }
     plan.entries.push(MemEntry {
-        name: "target KV pool".into(),
+        kind: MemKind::TargetKvPool,
         bytes: kv.pool_bytes.0,
-        moment: "kv pool",
+        moment: Moment::KvPool,
         source: Source::EngineRule,
     });
-    let mut late = Vec::new();
+    // What is allocated after the pool, in order.
+    let mut late: Vec<(MemKind, Bytes)> = Vec::new();
     if let Some(sp) = &s.speculative {
         if !spring {
-            late.push(LateAllocation {
-                name: "draft weights".into(),
-                bytes: draft_weights,
-            });
+            late.push((MemKind::DraftWeights, draft_weights));
         }
         // The draft's pool: the target's token count (early 2025: more, see SglangKvPlan), its own
         // geometry, one padded page (engine-memory.md, step 10).
         let dcell = sp.draft.kv_cell_bytes(tp);
-        late.push(LateAllocation {
-            name: "draft KV pool".into(),
-            bytes: Bytes((kv.draft_tokens + e.page_size) * dcell),
-        });
+        late.push((
+            MemKind::DraftKvPool,
+            Bytes((kv.draft_tokens + e.page_size) * dcell),
+        ));
     }
     let observed_graphs = obs.and_then(|o| o.cuda_graph_gib).map(Bytes::from_gib_f64);
     if e.cuda_graph {
-        late.push(LateAllocation {
-            name: "target CUDA graphs".into(),
-            bytes: observed_graphs.unwrap_or(e.costs.target_cuda_graph_memory),
-        });
+        late.push((
+            MemKind::TargetCudaGraphs,
+            observed_graphs.unwrap_or(e.costs.target_cuda_graph_memory),
+        ));
         if s.speculative.is_some() {
-            late.push(LateAllocation {
-                name: "draft CUDA graphs".into(),
-                bytes: e.costs.draft_cuda_graph_memory,
-            });
+            late.push((MemKind::DraftCudaGraphs, e.costs.draft_cuda_graph_memory));
         }
     }
-    late.push(LateAllocation {
-        name: "activations".into(),
-        bytes: e.costs.activation_memory,
-    });
-    for a in &late {
-        let observed = a.name == "target CUDA graphs" && observed_graphs.is_some();
+    late.push((MemKind::Activations, e.costs.activation_memory));
+    for &(kind, bytes) in &late {
+        let observed = kind == MemKind::TargetCudaGraphs && observed_graphs.is_some();
         plan.entries.push(MemEntry {
-            name: a.name.clone(),
-            bytes: a.bytes.0,
-            moment: "after pool",
+            kind,
+            bytes: bytes.0,
+            moment: Moment::AfterPool,
             source: if observed {
                 Source::Observed
             } else {
@@ -339,11 +455,18 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
             },
         });
     }
-    match check_late_allocations(kv.free_after_pool, &late) {
+    let allocs: Vec<LateAllocation> = late
+        .iter()
+        .map(|&(kind, bytes)| LateAllocation {
+            name: kind.name().into_owned(),
+            bytes,
+        })
+        .collect();
+    match check_late_allocations(kv.free_after_pool, &allocs) {
         LateVerdict::Fits { headroom } => plan.headroom = headroom,
         LateVerdict::Fails { index, missing } => {
             plan.verdict = Verdict::Oom {
-                step: format!("allocating {} after the KV pool", late[index].name),
+                step: format!("allocating {} after the KV pool", late[index].0),
                 message: TORCH_OOM.into(),
                 missing,
             };
@@ -404,27 +527,27 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let gib = |v: f64| Bytes::from_gib_f64(v.max(0.0)).0;
     let mut entries = vec![
         MemEntry {
-            name: "CUDA context, NCCL (before start-up)".into(),
+            kind: MemKind::ContextBeforeStartup,
             bytes: gib(total_gib - free_at_start),
-            moment: "before start",
+            moment: Moment::BeforeStart,
             source: free_src,
         },
         MemEntry {
-            name: "target weights".into(),
+            kind: MemKind::TargetWeights,
             bytes: gib(weights),
-            moment: "load",
+            moment: Moment::Load,
             source: w_src,
         },
         MemEntry {
-            name: "peak activation (profile run)".into(),
+            kind: MemKind::PeakActivation,
             bytes: gib(activation),
-            moment: "profile",
+            moment: Moment::Profile,
             source: a_src,
         },
         MemEntry {
-            name: "non-torch growth".into(),
+            kind: MemKind::NonTorchGrowth,
             bytes: gib(non_torch),
-            moment: "profile",
+            moment: Moment::Profile,
             source: n_src,
         },
     ];
@@ -432,9 +555,9 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     plan.tokens = groups.reported_tokens(plan.blocks, e.page_size.max(1));
     if plan.tokens > 0 {
         entries.push(MemEntry {
-            name: "KV cache".into(),
+            kind: MemKind::KvCache,
             bytes: pool.0,
-            moment: "kv pool",
+            moment: Moment::KvPool,
             source: Source::EngineRule,
         });
     }
@@ -491,5 +614,31 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
         headroom,
         entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moments_serialize_as_their_names() {
+        for m in Moment::ALL {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
+            assert_eq!(format!("{m:<18}|"), format!("{:<18}|", m.as_str()));
+        }
+    }
+
+    #[test]
+    fn kinds_serialize_as_their_names() {
+        for (k, name) in [
+            (MemKind::TargetWeights, "target weights"),
+            (MemKind::StatePool { slots: 96 }, "state pool, 96 requests"),
+            (MemKind::TargetCudaGraphs, "target CUDA graphs"),
+        ] {
+            assert_eq!(k.name(), name);
+            assert_eq!(serde_json::to_value(k).unwrap(), name);
+            assert_eq!(format!("{k:<36}|"), format!("{name:<36}|"));
+        }
     }
 }
