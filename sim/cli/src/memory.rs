@@ -17,8 +17,11 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
     for e in &a.entries {
         let _ = writeln!(
             o,
-            "  {:<36} {:>12.1}  {:<17} {:?}",
-            e.name, e.mib, e.moment, e.source
+            "  {:<36} {:>12.1}  {:<17} {}",
+            e.name,
+            e.mib,
+            e.moment,
+            crate::report::source_name(e.source)
         );
     }
     let _ = writeln!(

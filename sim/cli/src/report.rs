@@ -1,6 +1,7 @@
 //! The human-readable `tpsim run` report ([`tpsim::report::RunReport`]).
 
 use std::fmt::Write as _;
+use tpsim::decode::Source;
 use tpsim::report::EngineVerdict;
 pub(crate) use tpsim::report::*;
 use tpsim::scenario::AllreduceBackend;
@@ -15,8 +16,11 @@ pub fn text(r: &RunReport) -> String {
     o.push_str(&hardware_text(&r.hardware));
     let _ = writeln!(
         o,
-        "  model     {}   engine {}  tp={}  allreduce={:?}",
-        sc.model, sc.engine, sc.tp, sc.allreduce
+        "  model     {}   engine {}  tp={}  allreduce={}",
+        sc.model,
+        sc.engine,
+        sc.tp,
+        backend_name(sc.allreduce)
     );
     if let Some(sp) = &sc.speculative {
         let _ = writeln!(o, "  spec      {sp}");
@@ -48,11 +52,11 @@ pub fn text(r: &RunReport) -> String {
         );
         let _ = writeln!(
             o,
-            "  total {:.2} GiB ({:?})  available after weights {:.2} GiB ({:?})  mem_fraction_static {:.4}{}",
+            "  total {:.2} GiB ({})  available after weights {:.2} GiB ({})  mem_fraction_static {:.4}{}",
             m.total_gib,
-            m.total_source,
+            source_name(m.total_source),
             m.available_gib,
-            m.available_source,
+            source_name(m.available_source),
             m.mem_fraction_static,
             if m.mem_fraction_static_default {
                 " (SGLang's default)"
@@ -215,6 +219,23 @@ pub fn text(r: &RunReport) -> String {
 /// The largest value of a length distribution as the report writes it ("1024" or "512..=2048").
 fn max_of(dist: &str) -> &str {
     dist.rsplit("..=").next().unwrap_or(dist)
+}
+
+/// The backend as the report's header names it.
+pub fn backend_name(b: AllreduceBackend) -> &'static str {
+    match b {
+        AllreduceBackend::Nccl => "Nccl",
+        AllreduceBackend::Custom => "Custom",
+    }
+}
+
+/// Where a figure of the memory plan came from, as the text tables name it.
+pub fn source_name(s: Source) -> &'static str {
+    match s {
+        Source::Observed => "Observed",
+        Source::Modeled => "Modeled",
+        Source::EngineRule => "EngineRule",
+    }
 }
 
 /// What a verdict other than "ok" means, in words.
