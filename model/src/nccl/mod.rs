@@ -66,6 +66,13 @@ impl Algo {
         }
     }
 
+    /// The algorithm `NCCL_ALGO` names, case-insensitively as NCCL reads it (`Ring`, `ring`, `TREE`).
+    pub fn parse(name: &str) -> Option<Algo> {
+        Algo::ALL
+            .into_iter()
+            .find(|a| a.as_str().eq_ignore_ascii_case(name))
+    }
+
     fn index(self) -> usize {
         self as usize
     }
@@ -93,6 +100,13 @@ impl Proto {
             Proto::Ll128 => "LL128",
             Proto::Simple => "Simple",
         }
+    }
+
+    /// The protocol `NCCL_PROTO` names, case-insensitively as NCCL reads it (`LL128`, `simple`).
+    pub fn parse(name: &str) -> Option<Proto> {
+        Proto::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(name))
     }
 
     /// Fraction of the bytes on the wire that are payload (dimensionless): LL 8/16 (a 16 B
@@ -252,6 +266,16 @@ mod tests {
         assert_eq!(Proto::Ll.as_str(), "LL");
         assert_eq!(Proto::Ll128.as_str(), "LL128");
         assert_eq!(Proto::Simple.as_str(), "Simple");
+        for a in Algo::ALL {
+            assert_eq!(Algo::parse(a.as_str()), Some(a));
+            assert_eq!(Algo::parse(&a.as_str().to_ascii_uppercase()), Some(a));
+        }
+        for p in Proto::ALL {
+            assert_eq!(Proto::parse(p.as_str()), Some(p));
+            assert_eq!(Proto::parse(&p.as_str().to_ascii_lowercase()), Some(p));
+        }
+        assert_eq!(Algo::parse("CollnetDirect"), None);
+        assert_eq!(Proto::parse("LL64"), None);
     }
 
     #[test]

@@ -428,25 +428,18 @@ impl Resolver<'_> {
                     }
                 }
                 "NCCL_PROTO" => {
-                    out.proto = Some(match v.to_ascii_uppercase().as_str() {
-                        "LL" => Proto::Ll,
-                        "LL128" => Proto::Ll128,
-                        "SIMPLE" => Proto::Simple,
-                        _ => return Err(self.invalid(&key, format!("`{v}`: expected LL, LL128 or Simple"))),
-                    })
+                    out.proto =
+                        Some(Proto::parse(&v).ok_or_else(|| {
+                            self.invalid(&key, format!("`{v}`: expected LL, LL128 or Simple"))
+                        })?)
                 }
                 "NCCL_ALGO" => {
-                    out.algo =
-                        Some(match v.to_ascii_uppercase().as_str() {
-                            "RING" => Algo::Ring,
-                            "TREE" => Algo::Tree,
-                            _ => return Err(self.invalid(
-                                &key,
-                                format!(
-                                    "`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"
-                                ),
-                            )),
-                        })
+                    out.algo = Some(Algo::parse(&v).ok_or_else(|| {
+                        self.invalid(
+                            &key,
+                            format!("`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"),
+                        )
+                    })?)
                 }
                 "NCCL_MIN_NCHANNELS" | "NCCL_MAX_NCHANNELS" => {
                     let n: u32 = v.parse().ok().filter(|n| (1..=64).contains(n)).ok_or_else(|| {
