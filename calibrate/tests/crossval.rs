@@ -334,7 +334,7 @@ fn a_fold_with_one_training_row_per_parameter_predicts_with_the_start_value() {
         throughput::read_pairs(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crossval/hopper-pairs.tsv"))
             .unwrap();
     throughput::set_output_len(&mut pairs, 4);
-    let groups = cvt::groups_of(&pairs, "model", "hopper-pairs.tsv").unwrap();
+    let groups = cvt::groups_of(&pairs, &cvt::GroupBy::parse("model"), "hopper-pairs.tsv").unwrap();
     assert_eq!(groups, ["Llama-3.1-8B", "Kimi-K2.5", "Llama-3.1-8B"]);
     let names = vec!["kernel_overhead".to_string()];
     let cvt::Outcome {

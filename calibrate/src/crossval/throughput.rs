@@ -165,31 +165,57 @@ pub struct Outcome {
     pub overall: Overall,
 }
 
-/// The group of each pair: the value of column `group`, or the label for `row`.
-pub fn groups_of(pairs: &[Pair], group: &str, file: &str) -> Result<Vec<String>, CrossvalError> {
+/// How pairs are grouped for leave-one-group-out (`--group`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupBy {
+    /// Each row is its own group (`--group row`): leave-one-row-out.
+    Row,
+    /// The rows sharing a value of this column of the pairs table (`--group model`).
+    Column(String),
+}
+
+impl GroupBy {
+    /// `row` or a column name, as `--group` takes it.
+    pub fn parse(name: &str) -> GroupBy {
+        match name {
+            "row" => GroupBy::Row,
+            column => GroupBy::Column(column.to_string()),
+        }
+    }
+
+    /// The name `--group` and the report use.
+    pub fn name(&self) -> &str {
+        match self {
+            GroupBy::Row => "row",
+            GroupBy::Column(c) => c,
+        }
+    }
+}
+
+/// The group of each pair: the value of the grouping column, or the row's label.
+pub fn groups_of(pairs: &[Pair], group: &GroupBy, file: &str) -> Result<Vec<String>, CrossvalError> {
+    let group = match group {
+        GroupBy::Row => return Ok(pairs.iter().map(|p| p.label.clone()).collect()),
+        GroupBy::Column(c) => c.as_str(),
+    };
     pairs
         .iter()
-        .map(|p| {
-            if group == "row" {
-                return Ok(p.label.clone());
-            }
-            match p.columns.get(group).map(String::as_str) {
-                Some(v) if !v.is_empty() => Ok(v.to_string()),
-                Some(_) => Err(CrossvalError::Input {
-                    file: file.to_string(),
-                    message: format!(
-                        "row `{}`: column `{group}` is empty: expected the group of every row",
-                        p.label
-                    ),
-                }),
-                None => Err(CrossvalError::Input {
-                    file: file.to_string(),
-                    message: format!(
-                        "no `{group}` column: expected --group to name a column of the table ({}) or `row`",
-                        p.columns.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                }),
-            }
+        .map(|p| match p.columns.get(group).map(String::as_str) {
+            Some(v) if !v.is_empty() => Ok(v.to_string()),
+            Some(_) => Err(CrossvalError::Input {
+                file: file.to_string(),
+                message: format!(
+                    "row `{}`: column `{group}` is empty: expected the group of every row",
+                    p.label
+                ),
+            }),
+            None => Err(CrossvalError::Input {
+                file: file.to_string(),
+                message: format!(
+                    "no `{group}` column: expected --group to name a column of the table ({}) or `row`",
+                    p.columns.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            }),
         })
         .collect()
 }
@@ -450,7 +476,7 @@ pub fn text(r: &Report) -> String {
     }
     let _ = writeln!(o);
     let _ = writeln!(o, "Rows (tok/s; ratio = measured ÷ predicted):");
-    let by_row = r.group_by == "row";
+    let by_row = GroupBy::parse(&r.group_by) == GroupBy::Row;
     let mut t = vec![vec![
         "row".to_string(),
         "group".into(),
@@ -523,13 +549,14 @@ pub fn execute(args: &ThroughputArgs) -> Result<String, CrossvalError> {
         }
     }
     let file = args.pairs.display().to_string();
-    let groups = groups_of(&pairs, &args.group, &file)?;
+    let group_by = GroupBy::parse(&args.group);
+    let groups = groups_of(&pairs, &group_by, &file)?;
     let o = crossval(&hw, &pairs, &groups, &names)?;
     let r = Report {
         pairs: file,
         hardware: args.hardware.clone(),
         params: names,
-        group_by: args.group.clone(),
+        group_by: group_by.name().to_string(),
         output_len: args.output_len,
         in_sample: o.in_sample,
         groups: o.groups,
