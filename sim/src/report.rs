@@ -7,6 +7,8 @@ use crate::scenario::{AllreduceBackend, Scenario};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use tpsim_model::hw::{PathClass, Transport};
+use tpsim_model::llm::Architecture;
+use tpsim_model::llm::coverage::{self, EngineCoverage};
 use tpsim_model::units::Bytes;
 
 mod hardware;
@@ -95,6 +97,21 @@ pub struct RunReport {
     /// to the rows it names, so agreement with those rows is consistency, not accuracy (sorted by
     /// name; empty when every parameter it used is a datasheet fact, derived or assumed).
     pub fitted_constants: Vec<FittedUse>,
+    /// What tpsim reproduces of this model's architecture under this engine and which public
+    /// start-up logs or measurements check it (book/src/coverage.md); `checks` empty: none does.
+    pub model_checks: ModelChecks,
+}
+
+/// The coverage of the scenario's model under its engine ([`tpsim_model::llm::coverage`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelChecks {
+    /// The architecture tpsim lowered the model to.
+    pub architecture: Architecture,
+    /// The families that architecture serves.
+    pub families: &'static str,
+    /// What is exact, approximate or refused, and what checks it, under this engine.
+    #[serde(flatten)]
+    pub engine: EngineCoverage,
 }
 
 /// One fitted constant a prediction used.
@@ -446,6 +463,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         spec,
         floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
         fitted_constants: fitted_used(s, p),
+        model_checks: model_checks(s),
     }
 }
 
@@ -460,6 +478,18 @@ const ALWAYS_USED: &[&str] = &[
 
 /// The fitted constants of the scenario's hardware that this prediction used: the always-used ones,
 /// and the others when a collective the prediction simulated depends on them.
+fn model_checks(s: &Scenario) -> ModelChecks {
+    let c = coverage::coverage(s.model.arch);
+    ModelChecks {
+        architecture: c.arch,
+        families: c.families,
+        engine: match s.engine.kind {
+            crate::scenario::EngineKind::Sglang => c.sglang,
+            crate::scenario::EngineKind::Vllm => c.vllm,
+        },
+    }
+}
+
 fn fitted_used(s: &Scenario, p: &Prediction) -> Vec<FittedUse> {
     let hw = &s.hardware;
     let others: Vec<&str> = hw

@@ -11,6 +11,7 @@ mod architecture;
 mod bad_input;
 mod book;
 mod collective_cli;
+mod coverage;
 mod crossovers;
 mod curves;
 mod diff_cli;

@@ -217,7 +217,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 13] = [
     "GptOssForCausalLM",
 ];
 
-fn arch_of(name: &str) -> Option<Architecture> {
+/// The architecture an `architectures` entry names, if tpsim lowers it.
+pub fn architecture_of(name: &str) -> Option<Architecture> {
     Some(match name {
         "LlamaForCausalLM" => Architecture::Llama,
         "Qwen2ForCausalLM" => Architecture::Qwen2,
@@ -279,7 +280,7 @@ fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelE
 /// Lower a parsed config. `quant` is attached to the spec and checked against the model.
 pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
     let arch_name = cfg.first_arch().ok_or(ModelError::NoArchitecture)?;
-    let arch = arch_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {
+    let arch = architecture_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {
         found: arch_name.to_string(),
         supported: SUPPORTED_ARCHITECTURES.to_vec(),
     })?;

@@ -16,6 +16,7 @@
 //! Everything is a pure function of the config text and the quantization: no I/O.
 
 mod config;
+pub mod coverage;
 mod forward;
 mod gpt_oss;
 mod hybrid;
@@ -32,7 +33,7 @@ use serde::Serialize;
 
 use crate::units::Bytes;
 
-pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
+pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
 pub use quant::{

@@ -1,0 +1,275 @@
+//! What tpsim reproduces of each architecture under each engine, and which public start-up log or
+//! measurement checks it (issue #16, point 4).
+//!
+//! One [`Coverage`] per [`Architecture`] (the `match` in [`coverage`] is exhaustive, so a new
+//! architecture cannot be added without saying what is exact and what checks it). The book's table
+//! (book/src/coverage.md) is rendered from [`all`], and `tests/tests/coverage.rs` checks that the
+//! book shows it and that every test a [`Check`] names exists. A run report names the checks of its
+//! model under its engine, or says that none exists.
+
+use serde::Serialize;
+
+use super::{Architecture, SUPPORTED_ARCHITECTURES, architecture_of};
+
+/// How closely tpsim follows the engine on one aspect of one architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// The engine's arithmetic, to the byte or token (given its inputs).
+    Exact,
+    /// Modelled, but from first principles or fitted constants rather than the engine's own figures.
+    Approximate,
+    /// The engine runs it but tpsim does not model it under this engine yet (it refuses the
+    /// scenario, saying so).
+    NotModelled,
+    /// The engine refuses this architecture (tpsim refuses with its text).
+    Refused,
+}
+
+impl Level {
+    /// The word the book's table and the report use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Exact => "exact",
+            Level::Approximate => "approx.",
+            Level::NotModelled => "not modelled",
+            Level::Refused => "refused",
+        }
+    }
+}
+
+/// One public start-up log or measurement that checks tpsim on an architecture, and the test that
+/// compares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// The log or measurement (where it is, engine version, GPU, TP).
+    pub source: &'static str,
+    /// The test (`module::function` of the repository's test suites) that compares tpsim with it.
+    pub test: &'static str,
+}
+
+/// What tpsim reproduces under one engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EngineCoverage {
+    /// Weights per rank (the engine's sharding and the checkpoint's format).
+    pub weights: Level,
+    /// Bytes of KV cache (or state) per token per rank.
+    pub kv_cell: Level,
+    /// The pool layout and token count (pages, per-layer-type groups, SWA/NSA pools).
+    pub pool: Level,
+    /// Decode cost (kernels and collectives of an iteration).
+    pub cost: Level,
+    /// What checks it.
+    pub checks: &'static [Check],
+}
+
+/// What tpsim reproduces of one architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// The architecture.
+    pub arch: Architecture,
+    /// The model families it serves, as users name them.
+    pub families: &'static str,
+    /// Under SGLang.
+    pub sglang: EngineCoverage,
+    /// Under vLLM.
+    pub vllm: EngineCoverage,
+}
+
+/// Exact memory, approximate cost: what every architecture whose lowering follows the engine's
+/// sharding and pool code gets.
+const fn exact_memory(checks: &'static [Check]) -> EngineCoverage {
+    EngineCoverage {
+        weights: Level::Exact,
+        kv_cell: Level::Exact,
+        pool: Level::Exact,
+        cost: Level::Approximate,
+        checks,
+    }
+}
+
+/// An engine under which tpsim refuses the architecture's scenarios, saying it does not model them.
+const NOT_MODELLED: EngineCoverage = EngineCoverage {
+    weights: Level::NotModelled,
+    kv_cell: Level::NotModelled,
+    pool: Level::NotModelled,
+    cost: Level::NotModelled,
+    checks: &[],
+};
+
+const fn check(source: &'static str, test: &'static str) -> Check {
+    Check { source, test }
+}
+
+/// The coverage of `arch` (exhaustive: a new architecture must say what is exact and what checks it).
+pub fn coverage(arch: Architecture) -> &'static Coverage {
+    match arch {
+        Architecture::Llama => &LLAMA,
+        Architecture::Qwen2 => &QWEN2,
+        Architecture::Qwen3 => &QWEN3,
+        Architecture::Qwen3Moe => &QWEN3_MOE,
+        Architecture::DeepseekV3 => &DEEPSEEK_V3,
+        Architecture::KimiK25 => &KIMI_K25,
+        Architecture::Glm4Moe => &GLM4_MOE,
+        Architecture::Eagle3Llama => &EAGLE3_LLAMA,
+        Architecture::Qwen35Moe => &QWEN35_MOE,
+        Architecture::MiniMaxM2 => &MINIMAX_M2,
+        Architecture::GptOss => &GPT_OSS,
+    }
+}
+
+/// Every supported architecture's coverage, in the order of [`SUPPORTED_ARCHITECTURES`] (each once).
+pub fn all() -> Vec<&'static Coverage> {
+    let mut out: Vec<&'static Coverage> = Vec::new();
+    for name in SUPPORTED_ARCHITECTURES {
+        if let Some(arch) = architecture_of(name)
+            && !out.iter().any(|c| c.arch == arch)
+        {
+            out.push(coverage(arch));
+        }
+    }
+    out
+}
+
+static LLAMA: Coverage = Coverage {
+    arch: Architecture::Llama,
+    families: "Llama 2, Llama 3.x, CodeLlama",
+    sglang: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 4: SGLang ~0.4.1, Llama-3.1-8B, 1× H100",
+            "engine_memory_rows::sglang_0_4_1_llama_3_1_8b_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 11: SGLang ~0.3.5, Llama-3.1-8B, 1× H100",
+            "engine_memory_rows::sglang_0_3_5_llama_3_1_8b_h100_tp1",
+        ),
+    ]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 13: vLLM 0.19.0, CodeLlama-7B, 1× H100",
+            "engine_memory_rows::vllm_0_19_codellama_7b_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 25: vLLM 0.19.0, Llama-3.1-8B, 4× H100 TP 4",
+            "engine_memory_rows::vllm_0_19_llama_3_1_8b_h100_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 36: vLLM 0.19.0, Llama-3.1-8B W4A16 (GPTQ-Marlin), 1× H100",
+            "engine_memory_rows::vllm_0_19_llama_3_1_8b_w4a16_h100_tp1",
+        ),
+    ]),
+};
+
+static QWEN2: Coverage = Coverage {
+    arch: Architecture::Qwen2,
+    families: "Qwen2, Qwen2.5, QwQ",
+    sglang: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 2: SGLang ~0.4.3, QwQ-32B, 4× L4 TP 4",
+        "engine_memory_rows::sglang_0_4_3_qwq_32b_l4_tp4",
+    )]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 34: vLLM 0.19.0, Qwen2.5-7B, 4× H100 TP 4",
+            "engine_memory_rows::vllm_0_19_qwen2_5_7b_h100_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 38: vLLM 0.19.0, Qwen2.5-7B W8A8, 1× H100",
+            "engine_memory_rows::vllm_0_19_qwen2_5_7b_w8a8_h100_tp1",
+        ),
+    ]),
+};
+
+static QWEN3: Coverage = Coverage {
+    arch: Architecture::Qwen3,
+    families: "Qwen3 dense",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 35: vLLM 0.19.0, Qwen3-8B, 1× H100",
+        "engine_memory_rows::vllm_0_19_qwen3_8b_h100_tp1",
+    )]),
+};
+
+static QWEN3_MOE: Coverage = Coverage {
+    arch: Architecture::Qwen3Moe,
+    families: "Qwen3 MoE (30B-A3B, 235B-A22B)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static DEEPSEEK_V3: Coverage = Coverage {
+    arch: Architecture::DeepseekV3,
+    families: "DeepSeek-V3, R1, Kimi-K2",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static KIMI_K25: Coverage = Coverage {
+    arch: Architecture::KimiK25,
+    families: "Kimi-K2.5",
+    sglang: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 3: SGLang 0.5.8, Kimi-K2.5, 8× MI355X TP 8",
+        "engine_memory_rows::sglang_0_5_8_kimi_k2_5_mi355x_tp8",
+    )]),
+    vllm: exact_memory(&[]),
+};
+
+static GLM4_MOE: Coverage = Coverage {
+    arch: Architecture::Glm4Moe,
+    families: "GLM-4.5, GLM-4.6",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static EAGLE3_LLAMA: Coverage = Coverage {
+    arch: Architecture::Eagle3Llama,
+    families: "EAGLE-3 drafts (Llama layer)",
+    sglang: exact_memory(&[]),
+    // Speculative decoding under vLLM is refused by the scenario resolver (issue #17).
+    vllm: NOT_MODELLED,
+};
+
+static QWEN35_MOE: Coverage = Coverage {
+    arch: Architecture::Qwen35Moe,
+    families: "Qwen3.5 MoE (hybrid Gated DeltaNet)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static MINIMAX_M2: Coverage = Coverage {
+    arch: Architecture::MiniMaxM2,
+    families: "MiniMax-M2, M2.5, M2.7",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static GPT_OSS: Coverage = Coverage {
+    arch: Architecture::GptOss,
+    families: "gpt-oss-20b, gpt-oss-120b",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 31: vLLM 0.19.0, gpt-oss-20b, 2× H100 TP 2",
+            "engine_memory_rows::vllm_0_19_gpt_oss_20b_h100_tp2",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 30: vLLM 0.19.0, gpt-oss-20b, 1× H100 (fails after the KV line)",
+            "engine_memory_rows::vllm_0_19_gpt_oss_20b_h100_tp1_failed_after_kv",
+        ),
+    ]),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_architecture_finds_its_own_entry() {
+        let all = all();
+        for c in &all {
+            assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
+        }
+        // Every architecture tpsim lowers today, once.
+        assert_eq!(all.len(), 11);
+        assert_eq!(Level::Approximate.as_str(), "approx.");
+    }
+}
