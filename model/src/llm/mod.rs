@@ -21,12 +21,17 @@ mod gpt_oss;
 mod hybrid;
 mod piece;
 mod quant;
+// h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.
+mod vlm;
 mod weights;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_minimax;
+// h3: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
+#[cfg(test)]
+mod tests_h3;
 
 use serde::Serialize;
 
@@ -38,6 +43,7 @@ pub use hybrid::{GatedDeltaNet, Mixer};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
+pub use vlm::VisionFamily;
 pub use weights::WeightBreakdown;
 
 /// Everything that can be wrong with a model description or a TP size. Each message says what was
@@ -137,6 +143,21 @@ pub enum Architecture {
     /// even layers sliding-window, MoE with a biased router and biased MXFP4 experts in every layer.
     /// See the `gpt_oss` module.
     GptOss,
+    // h3 families: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
+    /// `Qwen2_5_VLForConditionalGeneration`: a Qwen2 text tower (QKV bias) plus the Qwen2.5 ViT
+    /// (window attention, SwiGLU, 2×2 patch merger). See the `vlm` module.
+    Qwen25Vl,
+    /// `Qwen2MoeForCausalLM` (Qwen1.5-MoE, Qwen2-57B-A14B): QKV bias, routed experts plus one shared
+    /// expert of `shared_expert_intermediate_size` with a sigmoid `shared_expert_gate`.
+    Qwen2Moe,
+    /// `Phi3ForCausalLM` (Phi-3/3.5/4): Llama layout with fused `qkv_proj` / `gate_up_proj`.
+    Phi3,
+    /// `GraniteForCausalLM` (Granite 3.x): Llama layout; its multipliers are scalars.
+    Granite,
+    /// `GlmForCausalLM` (glm-4-9b-chat-hf): Llama layout with a QKV bias and fused gate_up.
+    Glm,
+    /// `Glm4ForCausalLM` (GLM-4-0414): as `Glm` plus post-attention and post-MLP norms.
+    Glm4,
 }
 
 /// Attention layout.
@@ -223,6 +244,13 @@ pub struct VisionTower {
     /// True when `vision_config` lacked the sizes and the MoonViT defaults of Kimi-K2.5
     /// (27 × 1152, MLP 4304, 16 heads, ≈ 0.47 B parameters) were assumed.
     pub assumed: bool,
+    /// Which encoder layout the pieces follow (see `llm::vlm`).
+    pub family: VisionFamily,
+    /// Frames folded into one patch (Qwen2.5-VL `temporal_patch_size` 2; 1 for image-only encoders).
+    pub temporal_patch: u64,
+    /// (layers, hidden) as SGLang's `ServerArgs.adjust_mem_fraction_for_vlm` reads them:
+    /// `vision_config.num_hidden_layers` (default 24) and `vision_config.hidden_size` (default 1024).
+    pub sglang_fraction_dims: (u64, u64),
 }
 
 impl VisionTower {
@@ -238,6 +266,9 @@ impl VisionTower {
         merge: 4,
         text_hidden: 7168,
         assumed: true,
+        family: VisionFamily::MoonVit,
+        temporal_patch: 1,
+        sglang_fraction_dims: (27, 1152),
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
@@ -281,7 +312,17 @@ impl VisionTower {
                 d.text_hidden
             }),
             assumed,
+            family: VisionFamily::MoonVit,
+            temporal_patch: 1,
+            // Kimi-K2.5: the logged default fraction used the tower's own 27 × 1152 (engine-memory.tsv).
+            sglang_fraction_dims: (0, 0),
         }
+        .with_own_fraction_dims()
+    }
+
+    fn with_own_fraction_dims(mut self) -> VisionTower {
+        self.sglang_fraction_dims = (self.layers, self.hidden);
+        self
     }
 }
 

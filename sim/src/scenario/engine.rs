@@ -271,7 +271,9 @@ impl Resolver<'_> {
                 .vision
                 .as_ref()
                 .filter(|_| model.has_vision)
-                .map(|v| (v.layers, v.hidden)),
+                // The (layers, hidden) SGLang's `adjust_mem_fraction_for_vlm` reads from
+                // `vision_config` (defaults 24 / 1024), not necessarily the tower's own depth.
+                .map(|v| v.sglang_fraction_dims),
         };
         sglang_default_fraction(&input)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))

@@ -1,0 +1,140 @@
+//! Vision towers of vision-language models, read from `vision_config`.
+//!
+//! The tower is loaded with the model on every rank and counts in the weights; decode runs the text
+//! tower only, so nothing here enters the forward pass. Each family reads these `vision_config` keys:
+//!
+//! | family | layers | hidden | MLP | heads | patch | other | SGLang fraction dims |
+//! |---|---|---|---|---|---|---|---|
+//! | MoonViT (Kimi-K2.5) | `vt_num_hidden_layers` | `vt_hidden_size` | `vt_intermediate_size` | `vt_num_attention_heads` | `patch_size` | `init_pos_emb_height × _width`, `merge_kernel_size`, `text_hidden_size` | (layers, hidden) |
+//! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
+//!
+//! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
+//! (SGLang 0.5.9 `server_args.py`) reads with `getattr(vision_config, "num_hidden_layers", 24)` and
+//! `getattr(vision_config, "hidden_size", 1024)` to lower its default `mem_fraction_static` by
+//! `0.95 × clamp(1 − 0.1 × (layers × hidden² / (24 × 1024²) − 1), 0.8, 1.05)`; the Qwen2.5-VL vision
+//! config names its depth `depth`, so the engine sees the default 24 layers.
+//!
+//! Sharding of the Qwen2.5-VL tower (SGLang 0.5.9 and vLLM 0.11.0 `models/qwen2_5_vl.py` agree):
+//! `qkv` column-parallel by heads with bias (`QKVParallelLinear` in vLLM), `proj` row-parallel with
+//! bias, the SwiGLU MLP `gate_up_proj` (`MergedColumnParallelLinear`) / `down_proj`
+//! (`RowParallelLinear`) with biases, the patch merger's two linears `ColumnParallelLinear` /
+//! `RowParallelLinear` with biases; the `Conv3d` patch embedding (no bias), the RMSNorms `norm1`,
+//! `norm2` and the merger's `ln_q` are replicated. No learned position embedding (2-D rotary).
+
+use serde::Serialize;
+
+use super::piece::{Fmt, Piece};
+use super::{ModelError, VisionTower};
+
+/// The encoder layout of a vision tower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum VisionFamily {
+    /// Kimi-K2.5's MoonViT (LayerNorm, GELU MLP, learned position grid, 2×2 patch-merger projector).
+    MoonVit,
+    /// Qwen2.5-VL's ViT (RMSNorm, SwiGLU MLP with biases, Conv3d patches over 2 frames, window
+    /// attention, 2×2 merger MLP to the text width).
+    QwenVit,
+}
+
+/// Largest accepted vision width/count (as for the text tower).
+const MAX_DIM: u64 = 1 << 20;
+
+fn get(v: &serde_json::Value, key: &str) -> Result<Option<u64>, ModelError> {
+    match v.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(x) => match x.as_u64() {
+            Some(n) if n > 0 && n <= MAX_DIM => Ok(Some(n)),
+            _ => Err(ModelError::InvalidField {
+                field: format!("vision_config.{key}"),
+                value: x.to_string(),
+                expected: format!("a positive integer no larger than {MAX_DIM}"),
+            }),
+        },
+    }
+}
+
+fn need(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
+    get(v, key)?.ok_or_else(|| ModelError::MissingField {
+        field: format!("vision_config.{key}"),
+        architecture: arch.into(),
+    })
+}
+
+/// The Qwen2.5-VL tower from `vision_config` (every size key required; `temporal_patch_size`
+/// defaults to 2 and `in_chans` to 3 as in transformers' `Qwen2_5_VLVisionConfig`).
+pub(crate) fn qwen_vit(
+    v: Option<&serde_json::Value>,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = v.ok_or_else(|| ModelError::MissingField {
+        field: "vision_config".into(),
+        architecture: arch.into(),
+    })?;
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, "num_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    let layers = need(v, "depth", arch)?;
+    if layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.depth".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    let in_chans = get(v, "in_chans")?.or(get(v, "in_channels")?).unwrap_or(3);
+    let merge = need(v, "spatial_merge_size", arch)?;
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch: need(v, "patch_size", arch)?,
+        pos_emb_cells: 0,
+        merge: merge.saturating_mul(merge),
+        text_hidden: get(v, "out_hidden_size")?.unwrap_or(text_hidden),
+        assumed: false,
+        family: VisionFamily::QwenVit,
+        // Conv3d kernel (temporal, patch, patch) over `in_chans` channels.
+        temporal_patch: get(v, "temporal_patch_size")?
+            .unwrap_or(2)
+            .saturating_mul(in_chans),
+        sglang_fraction_dims: (
+            get(v, "num_hidden_layers")?.unwrap_or(24),
+            get(v, "hidden_size")?.unwrap_or(1024),
+        ),
+    })
+}
+
+/// Qwen2.5-VL tower per rank (sharding in the module docs), all at model dtype.
+pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::vec(2 * h)); // norm1, norm2 (RMSNorm weights)
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv
+        ps.push(Piece::vec(3 * h / t));
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // proj
+        ps.push(Piece::vec(h));
+        ps.push(Piece::new(2 * i / t, h, Fmt::Model)); // gate_up_proj
+        ps.push(Piece::vec(2 * i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // down_proj
+        ps.push(Piece::vec(h));
+    }
+    // Conv3d patch embedding: hidden × (channels·temporal) × patch × patch, no bias.
+    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model));
+    // Merger: ln_q on the vision width, then (merge·h → merge·h) and (merge·h → text hidden).
+    let m = h * v.merge;
+    ps.push(Piece::vec(h));
+    ps.push(Piece::new(m / t, m, Fmt::Model));
+    ps.push(Piece::vec(m / t));
+    ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
+    ps.push(Piece::vec(v.text_hidden));
+    ps
+}
