@@ -269,3 +269,56 @@ fn phi4_mini_tied_and_phi35_mini_mha() {
     // MHA, head_dim 96: 32 · 192 · 32 · 2 = 393,216.
     assert_eq!(s.kv_cell_bytes(1), 393_216);
 }
+
+// ---------------------------------------------------------------- Granite 3.x
+
+const GRANITE_33_8B: &str = include_str!("../../../scenarios/models/granite-3.3-8b/config.json");
+
+#[test]
+fn granite_33_8b_weights_and_kv() {
+    let s = spec(GRANITE_33_8B);
+    assert_eq!(s.arch, Architecture::Granite);
+    assert!(s.tie_word_embeddings);
+    // tp 1: vocab 49,159 padded to 49,216 (multiple of 64): 49,216·4096 = 201,588,736 (tied, once).
+    // Layer: norms 8,192; qkv (4096 + 2·1024)·4096 = 25,165,824; o 4096² = 16,777,216; MLP
+    // 3·12800·4096 = 157,286,400 → 199,237,632; × 40 = 7,969,505,280; + 201,588,736 + 4,096 =
+    // 8,171,098,112 params (the checkpoint's 8,170,864,640 + 57 padding rows · 4096) × 2 =
+    // 16,342,196,224 B. The multipliers add nothing.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 16_342_196_224);
+    // tp 2: vocab rows 24,608·4096 = 100,794,368; layer 8,192 + 3072·4096 + 4096·2048 + 3·6400·4096
+    // = 99,622,912; × 40 = 3,984,916,480; + 100,794,368 + 4,096 = 4,085,714,944 × 2 = 8,171,429,888 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 8_171_429_888);
+    // 8 KV heads · 256 · 40 · 2 B = 163,840 at tp 1, 81,920 at tp 2.
+    assert_eq!(s.kv_cell_bytes(1), 163_840);
+    assert_eq!(s.kv_cell_bytes(2), 81_920);
+    // Same file as a Llama: identical bytes (the multipliers are scalars).
+    let llama = GRANITE_33_8B.replace("GraniteForCausalLM", "LlamaForCausalLM");
+    assert_eq!(spec(&llama).weight_bytes_per_rank(2).0, 8_171_429_888);
+}
+
+// ---------------------------------------------------------------- GLM-4 dense (rules only)
+
+#[test]
+fn glm4_adds_two_norms_and_qkv_bias() {
+    // No published GLM-4-0414 config was found (preset missing); this checks the rules on a small
+    // config: hidden 64, 2 layers, 4 heads, 2 KV heads, head_dim 16, intermediate 128, vocab 128.
+    let cfg = |arch: &str| {
+        format!(
+            r#"{{"architectures": ["{arch}"], "hidden_size": 64, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128,
+            "vocab_size": 128, "attention_bias": true, "partial_rotary_factor": 0.5}}"#
+        )
+    };
+    let glm = spec(&cfg("GlmForCausalLM"));
+    let glm4 = spec(&cfg("Glm4ForCausalLM"));
+    assert!(glm.attention_bias && glm4.attention_bias);
+    // GlmForCausalLM, tp 1: embedding + LM head 2·128·64 = 16,384. Layer: norms 128; qkv
+    // (64 + 2·32)·64 = 8,192 + bias 128; o 64·64 = 4,096; MLP 3·128·64 = 24,576 → 37,120; × 2 =
+    // 74,240; + 16,384 + 64 = 90,688 params × 2 = 181,376 B.
+    assert_eq!(glm.weight_bytes_per_rank(1).0, 181_376);
+    // Glm4ForCausalLM adds post_self_attn_layernorm and post_mlp_layernorm: + 2·64·2 layers = 256
+    // params → 90,944 × 2 = 181,888 B.
+    assert_eq!(glm4.weight_bytes_per_rank(1).0, 181_888);
+    // KV: 2 · 32 · 2 layers · 2 B = 256 (partial rotary changes nothing).
+    assert_eq!(glm4.kv_cell_bytes(1), 256);
+}
