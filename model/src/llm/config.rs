@@ -170,6 +170,16 @@ pub struct ModelConfig {
     /// Tokens a sliding-window attention layer attends to (gpt-oss: 128).
     #[serde(default)]
     pub sliding_window: Option<u64>,
+    // h3: vision-language wrappers (Mistral-3).
+    /// Mistral-3: patches merged per side by the projector's patch merger (2 → 2×2).
+    #[serde(default)]
+    pub spatial_merge_size: Option<u64>,
+    /// Mistral-3: biases on the projector's `linear_1` / `linear_2` (default false).
+    #[serde(default)]
+    pub multimodal_projector_bias: Option<bool>,
+    /// LLaVA-style: which vision layer's output feeds the projector (−1 = last).
+    #[serde(default)]
+    pub vision_feature_layer: Option<i64>,
 }
 
 impl ModelConfig {
@@ -201,7 +211,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 19] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 20] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -222,6 +232,7 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 19] = [
     "GraniteForCausalLM",
     "GlmForCausalLM",
     "Glm4ForCausalLM",
+    "Mistral3ForConditionalGeneration",
 ];
 
 fn arch_of(name: &str) -> Option<Architecture> {
@@ -244,6 +255,7 @@ fn arch_of(name: &str) -> Option<Architecture> {
         "GraniteForCausalLM" => Architecture::Granite,
         "GlmForCausalLM" => Architecture::Glm,
         "Glm4ForCausalLM" => Architecture::Glm4,
+        "Mistral3ForConditionalGeneration" => Architecture::Mistral3,
         _ => return None,
     })
 }
@@ -342,6 +354,17 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             text.hidden_size.unwrap_or(0),
             arch_name,
         )?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Mistral3 {
+        // h3: Mistral-3 = Pixtral ViT + patch-merger projector + a Mistral (Llama-layout) text tower.
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let tower = super::vlm::pixtral(cfg, text.hidden_size.unwrap_or(0), arch_name)?;
         (text, true, Some(tower))
     } else {
         (cfg, false, None)

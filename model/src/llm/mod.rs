@@ -158,6 +158,9 @@ pub enum Architecture {
     Glm,
     /// `Glm4ForCausalLM` (GLM-4-0414): as `Glm` plus post-attention and post-MLP norms.
     Glm4,
+    /// `Mistral3ForConditionalGeneration` (Mistral-Small-3.1/3.2): a Mistral (Llama-layout) text
+    /// tower in `text_config` plus a Pixtral ViT and a patch-merger projector. See the `vlm` module.
+    Mistral3,
 }
 
 /// Attention layout.
@@ -251,6 +254,8 @@ pub struct VisionTower {
     /// (layers, hidden) as SGLang's `ServerArgs.adjust_mem_fraction_for_vlm` reads them:
     /// `vision_config.num_hidden_layers` (default 24) and `vision_config.hidden_size` (default 1024).
     pub sglang_fraction_dims: (u64, u64),
+    /// The projector's linears carry biases (Mistral-3 `multimodal_projector_bias`).
+    pub projector_bias: bool,
 }
 
 impl VisionTower {
@@ -269,6 +274,7 @@ impl VisionTower {
         family: VisionFamily::MoonVit,
         temporal_patch: 1,
         sglang_fraction_dims: (27, 1152),
+        projector_bias: true,
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
@@ -316,6 +322,7 @@ impl VisionTower {
             temporal_patch: 1,
             // Kimi-K2.5: the logged default fraction used the tower's own 27 × 1152 (engine-memory.tsv).
             sglang_fraction_dims: (0, 0),
+            projector_bias: true,
         }
         .with_own_fraction_dims()
     }

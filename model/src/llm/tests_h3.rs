@@ -322,3 +322,61 @@ fn glm4_adds_two_norms_and_qkv_bias() {
     // KV: 2 · 32 · 2 layers · 2 B = 256 (partial rotary changes nothing).
     assert_eq!(glm4.kv_cell_bytes(1), 256);
 }
+
+// ---------------------------------------------------------------- Mistral-3 (Pixtral)
+
+const MISTRAL_SMALL_32: &str = include_str!("../../../scenarios/models/mistral-small-3.2-24b/config.json");
+
+#[test]
+fn mistral3_lowers_text_config_and_pixtral() {
+    let s = spec(MISTRAL_SMALL_32);
+    assert_eq!(s.arch, Architecture::Mistral3);
+    assert!(s.has_vision && !s.attention_bias);
+    // head_dim is explicit (128; 5120 / 32 would be 160).
+    assert_eq!((s.num_layers, s.heads, s.kv_heads, s.head_dim), (40, 32, 8, 128));
+    let v = s.vision.expect("tower");
+    assert_eq!(v.family, VisionFamily::Pixtral);
+    assert_eq!(
+        (
+            v.layers,
+            v.hidden,
+            v.intermediate,
+            v.heads,
+            v.merge,
+            v.text_hidden
+        ),
+        (24, 1024, 4096, 16, 4, 5120)
+    );
+    // SGLang's VLM fraction: 24 × 1024² is the ViT-L baseline → factor 0.95 exactly.
+    assert_eq!(v.sglang_fraction_dims, (24, 1024));
+    assert!(!v.projector_bias);
+}
+
+#[test]
+fn mistral3_weights_per_rank() {
+    let s = spec(MISTRAL_SMALL_32);
+    // Vision, tp 1: block norms 2,048 + qkv 3072·1024 = 3,145,728 + o 1,048,576 + gate_up 8192·1024 =
+    // 8,388,608 + down 4,194,304 = 16,779,264; × 24 = 402,702,336; patch conv 1024·3·14·14 = 602,112;
+    // ln_pre 1,024; projector norm 1,024 + merger 1024·4096 = 4,194,304 + linear_1 5120·1024 =
+    // 5,242,880 + linear_2 5120² = 26,214,400 → 438,958,080 params = 877,916,160 B.
+    assert_eq!(s.weight_breakdown(1).vision, 877_916_160);
+    // Text, tp 1: 2 · 131,072·5120 = 1,342,177,280; layer 10,240 + (4096 + 2048)·5120 + 5120·4096 +
+    // 3·32768·5120 = 555,755,520; × 40 = 22,230,220,800; + 5,120 → 23,572,403,200. Total
+    // 24,011,361,280 params (the published 24 B) × 2 = 48,022,722,560 B.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 48_022_722_560);
+    // tp 2: text 2 · 65,536·5120 = 671,088,640 + 40 · (10,240 + 3072·5120 + 5120·2048 + 3·16384·5120
+    // = 277,882,880) + 5,120 = 11,786,408,960; vision blocks 24 · (2,048 + 1536·1024 + 1024·512 +
+    // 4096·1024 + 1024·2048 = 8,390,656) = 201,375,744 + 602,112 + 1,024 + projector 35,652,608
+    // (replicated in SGLang) = 237,631,488. Total 12,024,040,448 × 2 = 24,048,080,896 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 24_048_080_896);
+    // KV: 8 · 256 · 40 · 2 = 163,840 at tp 1; 20,480 at tp 8.
+    assert_eq!(s.kv_cell_bytes(1), 163_840);
+    assert_eq!(s.kv_cell_bytes(8), 20_480);
+}
+
+#[test]
+fn mistral3_rejects_other_feature_layers() {
+    let text = MISTRAL_SMALL_32.replace("\"vision_feature_layer\": -1", "\"vision_feature_layer\": -2");
+    let err = ModelSpec::from_config_json(&text, bf16()).unwrap_err();
+    assert!(err.to_string().contains("vision_feature_layer"), "{err}");
+}

@@ -6,6 +6,7 @@
 //! | family | layers | hidden | MLP | heads | patch | other | SGLang fraction dims |
 //! |---|---|---|---|---|---|---|---|
 //! | MoonViT (Kimi-K2.5) | `vt_num_hidden_layers` | `vt_hidden_size` | `vt_intermediate_size` | `vt_num_attention_heads` | `patch_size` | `init_pos_emb_height × _width`, `merge_kernel_size`, `text_hidden_size` | (layers, hidden) |
+//! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
 //!
 //! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
@@ -34,6 +35,9 @@ pub enum VisionFamily {
     /// Qwen2.5-VL's ViT (RMSNorm, SwiGLU MLP with biases, Conv3d patches over 2 frames, window
     /// attention, 2×2 merger MLP to the text width).
     QwenVit,
+    /// Pixtral ViT of Mistral-3 (RMSNorm, SwiGLU MLP without biases, Conv2d patches, 2-D rotary)
+    /// plus the Mistral-3 projector (RMSNorm, patch merger, two linears).
+    Pixtral,
 }
 
 /// Largest accepted vision width/count (as for the text tower).
@@ -109,6 +113,7 @@ pub(crate) fn qwen_vit(
             get(v, "num_hidden_layers")?.unwrap_or(24),
             get(v, "hidden_size")?.unwrap_or(1024),
         ),
+        projector_bias: true,
     })
 }
 
@@ -136,5 +141,97 @@ pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     ps.push(Piece::vec(m / t));
     ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
     ps.push(Piece::vec(v.text_hidden));
+    ps
+}
+
+/// The Mistral-3 tower from `vision_config` plus the wrapper's projector keys. Only
+/// `vision_feature_layer` −1 (absent = −1) is accepted: with another layer vLLM builds fewer blocks
+/// (`num_hidden_layers_override`), which tpsim does not model.
+pub(crate) fn pixtral(
+    cfg: &super::ModelConfig,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = cfg
+        .vision_config
+        .as_ref()
+        .ok_or_else(|| ModelError::MissingField {
+            field: "vision_config".into(),
+            architecture: arch.into(),
+        })?;
+    if let Some(l) = cfg.vision_feature_layer.filter(|&l| l != -1) {
+        return Err(ModelError::InvalidField {
+            field: "vision_feature_layer".into(),
+            value: l.to_string(),
+            expected: "-1 (the last vision layer; other layers are not modelled)".into(),
+        });
+    }
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, "num_attention_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_attention_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    let layers = need(v, "num_hidden_layers", arch)?;
+    if layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_hidden_layers".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    let merge = match cfg.spatial_merge_size {
+        None => 2,
+        Some(m) if m > 0 && m <= 64 => m,
+        Some(m) => {
+            return Err(ModelError::InvalidField {
+                field: "spatial_merge_size".into(),
+                value: m.to_string(),
+                expected: "a positive integer no larger than 64".into(),
+            });
+        }
+    };
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch: need(v, "patch_size", arch)?,
+        pos_emb_cells: 0,
+        merge: merge * merge,
+        text_hidden,
+        assumed: false,
+        family: VisionFamily::Pixtral,
+        // Conv2d over `num_channels` (one frame).
+        temporal_patch: get(v, "num_channels")?.unwrap_or(3),
+        sglang_fraction_dims: (layers, hidden),
+        projector_bias: cfg.multimodal_projector_bias.unwrap_or(false),
+    })
+}
+
+/// Pixtral tower + Mistral-3 projector per rank (SGLang 0.5.9 sharding, see `weights.rs`).
+pub(crate) fn pixtral_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::vec(2 * h)); // attention_norm, ffn_norm
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv, no bias
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // o_proj
+        ps.push(Piece::new(2 * i / t, h, Fmt::Model)); // gate_up_proj
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // down_proj
+    }
+    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model)); // patch_conv, no bias
+    ps.push(Piece::vec(h)); // ln_pre
+    // Projector, replicated: norm, patch merger (merge·h → h, no bias), linear_1, linear_2.
+    ps.push(Piece::vec(h));
+    ps.push(Piece::new(h, h * v.merge, Fmt::Model));
+    ps.push(Piece::new(v.text_hidden, h, Fmt::Model));
+    ps.push(Piece::new(v.text_hidden, v.text_hidden, Fmt::Model));
+    if v.projector_bias {
+        ps.push(Piece::vec(2 * v.text_hidden));
+    }
     ps
 }

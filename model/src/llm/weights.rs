@@ -25,6 +25,7 @@
 //! | Phi-3 (h3) | checkpoint's fused `qkv_proj` / `gate_up_proj` split by the engine into the Llama pieces: same shards | SGLang 0.5.9 `models/llama.py` `Phi3ForCausalLM`, vLLM 0.11.0 `models/phi3.py` (a `LlamaForCausalLM`) |
 //! | Granite 3.x (h3) | Llama pieces; `embedding_multiplier`, `residual_multiplier`, `attention_multiplier`, `logits_scaling` are scalars | SGLang 0.5.9 / vLLM 0.11.0 `models/granite.py` |
 //! | GLM-4 dense (h3) | Llama pieces with a QKV bias (`attention_bias`); `Glm4ForCausalLM` adds two replicated RMSNorms per layer | vLLM 0.11.0 `models/glm.py` (`GlmForCausalLM(LlamaForCausalLM)`), SGLang 0.5.9 / vLLM 0.11.0 `models/glm4.py` |
+//! | Mistral-3 Pixtral tower + projector (h3) | blocks sharded (SGLang `models/pixtral.py` `PixtralHFVisionModel`: `VisionAttention`, `MergedColumnParallelLinear` / `RowParallelLinear`); patch conv, norms and the whole projector replicated (SGLang 0.5.9 `models/mistral.py` uses transformers' `Mistral3MultiModalProjector`, plain `nn.Linear`; vLLM 0.11.0 shards `linear_1`/`linear_2`) | see `llm::vlm` |
 //! | Qwen2.5-VL vision tower (h3) | blocks and merger column/row-parallel with biases, Conv3d patch embedding and norms replicated | see `llm::vlm` |
 //! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
@@ -235,6 +236,7 @@ impl ModelSpec {
                 super::VisionFamily::MoonVit => vision_pieces(&v, t),
                 // h3: generic towers (`llm::vlm`).
                 super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t),
+                super::VisionFamily::Pixtral => super::vlm::pixtral_pieces(&v, t),
             };
         }
         inv
