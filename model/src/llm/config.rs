@@ -180,6 +180,9 @@ pub struct ModelConfig {
     /// LLaVA-style: which vision layer's output feeds the projector (−1 = last).
     #[serde(default)]
     pub vision_feature_layer: Option<i64>,
+    /// Mllama text tower: ids of the cross-attention layers among `num_hidden_layers`.
+    #[serde(default)]
+    pub cross_attention_layers: Option<Vec<u64>>,
 }
 
 impl ModelConfig {
@@ -211,7 +214,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 20] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 21] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -233,6 +236,7 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 20] = [
     "GlmForCausalLM",
     "Glm4ForCausalLM",
     "Mistral3ForConditionalGeneration",
+    "MllamaForConditionalGeneration",
 ];
 
 fn arch_of(name: &str) -> Option<Architecture> {
@@ -256,6 +260,7 @@ fn arch_of(name: &str) -> Option<Architecture> {
         "GlmForCausalLM" => Architecture::Glm,
         "Glm4ForCausalLM" => Architecture::Glm4,
         "Mistral3ForConditionalGeneration" => Architecture::Mistral3,
+        "MllamaForConditionalGeneration" => Architecture::Mllama,
         _ => return None,
     })
 }
@@ -365,6 +370,21 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 architecture: arch_name.into(),
             })?;
         let tower = super::vlm::pixtral(cfg, text.hidden_size.unwrap_or(0), arch_name)?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Mllama {
+        // h3: Llama-3.2-Vision: text tower (self- and cross-attention layers) in `text_config`.
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let tower = super::vlm::mllama(
+            cfg.vision_config.as_ref(),
+            text.hidden_size.unwrap_or(0),
+            arch_name,
+        )?;
         (text, true, Some(tower))
     } else {
         (cfg, false, None)
@@ -678,6 +698,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         attn_output_gate,
         sliding_window,
         quantization: quant,
+        cross_attention_layers: if arch == Architecture::Mllama {
+            mllama_cross_layers(text, num_layers, an)?
+        } else {
+            Vec::new()
+        },
     };
     if spec.moe.is_none() && quant.experts.is_some() {
         return Err(ModelError::InvalidQuantization {
@@ -785,4 +810,28 @@ fn qwen2_moe_shared(text: &ModelConfig, mi: u64) -> Result<u64, ModelError> {
             expected: format!("0 or a multiple of moe_intermediate_size ({mi})"),
         }),
     }
+}
+
+/// h3: Mllama's cross-attention layer ids: required, each below `num_hidden_layers`.
+fn mllama_cross_layers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<u32>, ModelError> {
+    let ids = text
+        .cross_attention_layers
+        .as_ref()
+        .ok_or_else(|| ModelError::MissingField {
+            field: "text_config.cross_attention_layers".into(),
+            architecture: an.into(),
+        })?;
+    ids.iter()
+        .map(|&i| {
+            if i < num_layers {
+                Ok(i as u32)
+            } else {
+                Err(ModelError::InvalidField {
+                    field: "text_config.cross_attention_layers".into(),
+                    value: i.to_string(),
+                    expected: format!("layer ids below num_hidden_layers ({num_layers})"),
+                })
+            }
+        })
+        .collect()
 }

@@ -161,6 +161,11 @@ pub enum Architecture {
     /// `Mistral3ForConditionalGeneration` (Mistral-Small-3.1/3.2): a Mistral (Llama-layout) text
     /// tower in `text_config` plus a Pixtral ViT and a patch-merger projector. See the `vlm` module.
     Mistral3,
+    /// `MllamaForConditionalGeneration` (Llama-3.2-Vision): a Llama text tower whose
+    /// `cross_attention_layers` attend to the image (q/k norms and two tanh gates each) plus the Mllama
+    /// ViT (local + gated global encoder, tile embeddings) and a linear projector. SGLang keeps one
+    /// ordinary KV pool over all text layers; vLLM ≥ 0.11 refuses the architecture.
+    Mllama,
 }
 
 /// Attention layout.
@@ -256,6 +261,15 @@ pub struct VisionTower {
     pub sglang_fraction_dims: (u64, u64),
     /// The projector's linears carry biases (Mistral-3 `multimodal_projector_bias`).
     pub projector_bias: bool,
+    /// Mllama: gated global encoder layers after the local ones (`num_global_layers`), else 0.
+    pub global_layers: u64,
+    /// Mllama: tiles per image (`max_num_tiles`) and aspect-ratio ids (`supported_aspect_ratios`),
+    /// else 0; the projector input width is `vision_output_dim`.
+    pub tiles: u64,
+    /// Mllama: aspect-ratio ids (`supported_aspect_ratios` entries).
+    pub aspect_ratios: u64,
+    /// Mllama: the projector's input width (`vision_output_dim`).
+    pub projector_in: u64,
 }
 
 impl VisionTower {
@@ -275,6 +289,10 @@ impl VisionTower {
         temporal_patch: 1,
         sglang_fraction_dims: (27, 1152),
         projector_bias: true,
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
@@ -323,6 +341,10 @@ impl VisionTower {
             // Kimi-K2.5: the logged default fraction used the tower's own 27 × 1152 (engine-memory.tsv).
             sglang_fraction_dims: (0, 0),
             projector_bias: true,
+            global_layers: 0,
+            tiles: 0,
+            aspect_ratios: 0,
+            projector_in: 0,
         }
         .with_own_fraction_dims()
     }
@@ -403,6 +425,10 @@ pub struct ModelSpec {
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,
+    /// h3: Mllama's cross-attention layer ids (`text_config.cross_attention_layers`); empty elsewhere.
+    /// They hold KV like the other layers in SGLang's single pool (per request: the image tokens plus
+    /// the sequence); their q/k RMSNorms and two tanh gates are extra weights.
+    pub cross_attention_layers: Vec<u32>,
 }
 
 impl ModelSpec {

@@ -380,3 +380,72 @@ fn mistral3_rejects_other_feature_layers() {
     let err = ModelSpec::from_config_json(&text, bf16()).unwrap_err();
     assert!(err.to_string().contains("vision_feature_layer"), "{err}");
 }
+
+// ---------------------------------------------------------------- Mllama (Llama-3.2-Vision)
+
+const LLAMA_32_90B_VISION: &str = include_str!("../../../scenarios/models/llama-3.2-90b-vision/config.json");
+
+#[test]
+fn mllama_90b_lowers_cross_layers_and_tower() {
+    let s = spec(LLAMA_32_90B_VISION);
+    assert_eq!(s.arch, Architecture::Mllama);
+    assert_eq!((s.num_layers, s.heads, s.kv_heads, s.head_dim), (100, 64, 8, 128));
+    assert_eq!(
+        s.cross_attention_layers,
+        (3..100).step_by(5).collect::<Vec<u32>>()
+    );
+    let v = s.vision.expect("tower");
+    assert_eq!(v.family, VisionFamily::Mllama);
+    // (560 / 14)² + 1 = 1601 positions; 8 aspect ratios; 32 + 8 layers.
+    assert_eq!(
+        (
+            v.pos_emb_cells,
+            v.aspect_ratios,
+            v.tiles,
+            v.layers,
+            v.global_layers
+        ),
+        (1601, 8, 4, 32, 8)
+    );
+    assert_eq!(v.sglang_fraction_dims, (32, 1280));
+}
+
+#[test]
+fn mllama_90b_weights_and_kv_tp8() {
+    let s = spec(LLAMA_32_90B_VISION);
+    // Vision at tp 8, per layer: LayerNorms 4·1280 = 5,120; qkv 480·1280 = 614,400 + bias 480;
+    // proj 1280·160 = 204,800 + 1,280; fc1 640·1280 = 819,200 + 640; fc2 1280·640 = 819,200 + 1,280
+    // → 2,466,400; × 40 = 98,656,000 + 8 global layers' 2 gates = 98,656,016. Patch embedding
+    // 160·588 = 94,080; class 1,280; positions 1601·1280 = 2,049,280; tile positions 9·4·1601·1280 =
+    // 73,774,080 + gate 1; pre/post tile embeddings 2·(9·5120 + 1) = 92,162; LayerNorms 5,120;
+    // projector 8192·7680 + 8192 = 62,922,752 → 237,594,771 parameters = 475,189,542 B.
+    assert_eq!(s.weight_breakdown(8).vision, 475_189_542);
+    // Text at tp 8: embed_tokens (128,256 + 8 → 128,320 rows)/8 · 8192 = 131,399,680; LM head
+    // 16,032·8192 = 131,334,144. Layer: norms 16,384; qkv (1024 + 2·128)·8192 = 10,485,760; o
+    // 8192·1024 = 8,388,608; MLP 3·3584·8192 = 88,080,384 → 106,971,136; × 100 = 10,697,113,600;
+    // 20 cross layers · (q/k norms 256 + 2 gates) = 5,160; + final norm 8,192 → 10,959,860,776.
+    // Total 11,197,455,547 × 2 = 22,394,911,094 B (20.86 GiB).
+    assert_eq!(s.weight_bytes_per_rank(8).0, 22_394_911_094);
+    // KV: SGLang's single pool over all 100 layers: 1 KV head · 256 · 100 · 2 = 51,200 at tp 8;
+    // 8 · 256 · 100 · 2 = 409,600 at tp 1.
+    assert_eq!(s.kv_cell_bytes(8), 51_200);
+    assert_eq!(s.kv_cell_bytes(1), 409_600);
+    // SGLang's VLM fraction factor for (32, 1280): x = 32·1280²/(24·1024²) = 2.0833…,
+    // 0.95 · (1 − 0.10833…) = 0.847083….
+    let f = crate::memory::sglang_vlm_fraction_factor(32, 1280);
+    assert!(
+        (f - 0.95 * (1.0 - 0.1 * (32.0 * 1280.0 * 1280.0 / (24.0 * 1024.0 * 1024.0) - 1.0))).abs() < 1e-15
+    );
+    assert!((f - 0.847_083_333).abs() < 1e-9, "{f}");
+}
+
+#[test]
+fn mllama_cross_layer_ids_are_checked() {
+    let bad = LLAMA_32_90B_VISION.replace("      98\n    ]", "      100\n    ]");
+    let err = ModelSpec::from_config_json(&bad, bf16()).unwrap_err();
+    assert!(err.to_string().contains("cross_attention_layers"), "{err}");
+    let missing =
+        LLAMA_32_90B_VISION.replace("\"cross_attention_layers\"", "\"cross_attention_layers_removed\"");
+    let err = ModelSpec::from_config_json(&missing, bf16()).unwrap_err();
+    assert!(err.to_string().contains("cross_attention_layers"), "{err}");
+}

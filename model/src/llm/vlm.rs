@@ -7,6 +7,7 @@
 //! |---|---|---|---|---|---|---|---|
 //! | MoonViT (Kimi-K2.5) | `vt_num_hidden_layers` | `vt_hidden_size` | `vt_intermediate_size` | `vt_num_attention_heads` | `patch_size` | `init_pos_emb_height × _width`, `merge_kernel_size`, `text_hidden_size` | (layers, hidden) |
 //! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
+//! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
 //!
 //! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
@@ -38,6 +39,9 @@ pub enum VisionFamily {
     /// Pixtral ViT of Mistral-3 (RMSNorm, SwiGLU MLP without biases, Conv2d patches, 2-D rotary)
     /// plus the Mistral-3 projector (RMSNorm, patch merger, two linears).
     Pixtral,
+    /// Mllama's ViT (LayerNorm, GELU MLP, local + gated global layers, tile and position embeddings)
+    /// plus its linear projector from `vision_output_dim`.
+    Mllama,
 }
 
 /// Largest accepted vision width/count (as for the text tower).
@@ -114,6 +118,10 @@ pub(crate) fn qwen_vit(
             get(v, "hidden_size")?.unwrap_or(1024),
         ),
         projector_bias: true,
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
     })
 }
 
@@ -209,6 +217,10 @@ pub(crate) fn pixtral(
         temporal_patch: get(v, "num_channels")?.unwrap_or(3),
         sglang_fraction_dims: (layers, hidden),
         projector_bias: cfg.multimodal_projector_bias.unwrap_or(false),
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
     })
 }
 
@@ -233,5 +245,111 @@ pub(crate) fn pixtral_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     if v.projector_bias {
         ps.push(Piece::vec(2 * v.text_hidden));
     }
+    ps
+}
+
+/// The Mllama tower (SGLang 0.5.9 `models/mllama.py` `MllamaVisionModel`); every size key required.
+pub(crate) fn mllama(
+    v: Option<&serde_json::Value>,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = v.ok_or_else(|| ModelError::MissingField {
+        field: "vision_config".into(),
+        architecture: arch.into(),
+    })?;
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, "attention_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.attention_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    let layers = need(v, "num_hidden_layers", arch)?;
+    let global_layers = get(v, "num_global_layers")?.unwrap_or(0);
+    if layers + global_layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_hidden_layers".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    let patch = need(v, "patch_size", arch)?;
+    let image = need(v, "image_size", arch)?;
+    let side = image / patch;
+    let aspect_ratios = v
+        .get("supported_aspect_ratios")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| a.len() as u64)
+        .filter(|&n| n > 0 && n <= 1024)
+        .ok_or_else(|| ModelError::MissingField {
+            field: "vision_config.supported_aspect_ratios".into(),
+            architecture: arch.into(),
+        })?;
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch,
+        // (image / patch)² patches plus the class token.
+        pos_emb_cells: side.saturating_mul(side) + 1,
+        merge: 1,
+        text_hidden,
+        assumed: false,
+        family: VisionFamily::Mllama,
+        temporal_patch: get(v, "num_channels")?.unwrap_or(3),
+        sglang_fraction_dims: (layers, hidden),
+        projector_bias: true,
+        global_layers,
+        tiles: need(v, "max_num_tiles", arch)?,
+        aspect_ratios,
+        projector_in: need(v, "vision_output_dim", arch)?,
+    })
+}
+
+/// Mllama tower + projector per rank. SGLang 0.5.9 `models/mllama.py`: the patch embedding is a
+/// `ColumnParallelLinear` over output channels (no bias); each encoder layer a `VisionAttention` with
+/// `use_qkv_parallel` and its default q/k/v and output biases, `fc1`/`fc2` column/row-parallel with
+/// biases, two `nn.LayerNorm`s; global layers add `gate_attn`/`gate_ffn`; class, position, tile and
+/// aspect-ratio embeddings, the pre/post LayerNorms and the `ReplicatedLinear` projector (bias) are
+/// replicated. `max_aspect_ratio_id` = number of supported aspect ratios, so the tables have that + 1
+/// rows.
+pub(crate) fn mllama_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for l in 0..v.layers + v.global_layers {
+        ps.push(Piece::vec(4 * h)); // input_layernorm, post_attention_layernorm (weight + bias)
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv
+        ps.push(Piece::vec(3 * h / t));
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // proj
+        ps.push(Piece::vec(h));
+        ps.push(Piece::new(i / t, h, Fmt::Model)); // fc1
+        ps.push(Piece::vec(i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // fc2
+        ps.push(Piece::vec(h));
+        if l >= v.layers {
+            ps.push(Piece::vec(2)); // gate_attn, gate_ffn
+        }
+    }
+    ps.push(Piece::new(
+        h / t,
+        v.temporal_patch * v.patch * v.patch,
+        Fmt::Model,
+    )); // patch embedding
+    ps.push(Piece::vec(h)); // class_embedding
+    let rows = v.aspect_ratios + 1;
+    ps.push(Piece::new(v.pos_emb_cells, h, Fmt::Model)); // gated position embedding
+    ps.push(Piece::new(rows, v.tiles * v.pos_emb_cells * h, Fmt::Model)); // tile position embedding
+    ps.push(Piece::vec(1)); // its gate
+    for _ in 0..2 {
+        ps.push(Piece::new(rows, v.tiles * h, Fmt::Model)); // pre/post tile positional embedding
+        ps.push(Piece::vec(1));
+    }
+    ps.push(Piece::vec(4 * h)); // layernorm_pre, layernorm_post
+    ps.push(Piece::new(v.text_hidden, v.projector_in, Fmt::Model)); // multi_modal_projector
+    ps.push(Piece::vec(v.text_hidden));
     ps
 }

@@ -198,7 +198,12 @@ impl ModelSpec {
         // Vocab-parallel embedding / LM head.
         let padded = self.vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
         inv.vocab_rows = padded.div_ceil(t);
-        if self.eagle3.is_none() {
+        if self.arch == super::Architecture::Mllama {
+            // h3: Mllama's embed_tokens has vocab + 8 rows (SGLang 0.5.9 `models/mllama.py`
+            // `VocabParallelEmbedding(config.vocab_size + 8, …)`); the LM head keeps vocab_size.
+            let rows = (self.vocab + 8).div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
+            inv.embed.push(Piece::new(rows.div_ceil(t), h, Fmt::Model));
+        } else if self.eagle3.is_none() {
             inv.embed.push(Piece::new(inv.vocab_rows, h, Fmt::Model));
         }
         if let Some(e) = self.eagle3 {
@@ -230,6 +235,14 @@ impl ModelSpec {
                 ffn: self.ffn_pieces(ffn, t),
             })
             .collect();
+        // h3: Mllama cross-attention layers add q_norm, k_norm (head_dim each) and the two tanh gates
+        // (SGLang 0.5.9 `models/mllama.py` `MllamaTextCrossAttention`, `MllamaCrossAttentionDecoderLayer`).
+        for &i in &self.cross_attention_layers {
+            if let Some(l) = inv.layers.get_mut(i as usize) {
+                l.attn.push(Piece::vec(2 * self.head_dim));
+                l.attn.push(Piece::vec(2));
+            }
+        }
 
         if let Some(v) = self.vision {
             inv.vision = match v.family {
@@ -237,6 +250,7 @@ impl ModelSpec {
                 // h3: generic towers (`llm::vlm`).
                 super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t),
                 super::VisionFamily::Pixtral => super::vlm::pixtral_pieces(&v, t),
+                super::VisionFamily::Mllama => super::vlm::mllama_pieces(&v, t),
             };
         }
         inv
