@@ -569,6 +569,19 @@ impl ModelSpec {
                 v.heads
             ));
         }
+        // h3: the generic towers' MLP is column-parallel too: vLLM 0.11.0 `layers/linear.py`
+        // `MergedColumnParallelLinear` asserts every output size divides by tp (Qwen2.5-VL's 3420 fails
+        // at tp 8), and SGLang shards it the same way.
+        if let Some(v) = self.vision
+            && v.family != VisionFamily::MoonVit
+            && !v.intermediate.is_multiple_of(t)
+        {
+            return fail(format!(
+                "the vision tower's MLP width {} is not divisible by tp {tp} (the engines shard it with \
+                 MergedColumnParallelLinear / ColumnParallelLinear)",
+                v.intermediate
+            ));
+        }
         Ok(())
     }
 

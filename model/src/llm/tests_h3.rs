@@ -73,6 +73,10 @@ fn qwen25_vl_72b_tp4_matches_vllm_log() {
         .replace("\"num_attention_heads\": 28", "\"num_attention_heads\": 64")
         .replace("\"num_key_value_heads\": 4", "\"num_key_value_heads\": 8");
     let s = spec(&text);
+    // 64 heads and 8 KV heads allow tp 8, but the vision MLP (3420) does not divide by 8.
+    assert!(s.validate_tp(4).is_ok());
+    let err = s.validate_tp(8).unwrap_err();
+    assert!(err.to_string().contains("vision tower's MLP width 3420"), "{err}");
     // Per rank at tp 4: embedding and LM head 38,016·8192 = 311,427,072 each. Layer: norms 16,384;
     // qkv (2048 + 2·256)·8192 = 20,971,520 + bias 2,560; o 8192·2048 = 16,777,216; gate_up
     // 2·7392·8192 = 121,110,528; down 8192·7392 = 60,555,264 → 219,433,472; × 80 = 17,554,677,760;
