@@ -420,12 +420,20 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
             // round(0.907986, 3) × 0.909736 (its 27 × 1152 MoonViT), not 0.907986 × 0.909736.
             let mut f = ((gpu - reserved) / gpu * 1000.0).round() / 1000.0;
             if let Some((layers, hidden)) = i.vision {
-                let x = layers as f64 * (hidden as f64).powi(2) / (24.0 * 1024.0 * 1024.0);
-                f *= 0.95 * (1.0 - 0.1 * (x - 1.0)).clamp(0.8, 1.05);
+                f *= sglang_vlm_fraction_factor(layers, hidden);
             }
             f
         }
     })
+}
+
+/// The factor SGLang multiplies its default `mem_fraction_static` by for a multimodal model served
+/// with its vision tower (SGLang 0.5.9 `server_args.py` `ServerArgs.adjust_mem_fraction_for_vlm`):
+/// 0.95 × clamp(1 − 0.1 × (layers × hidden² / (24 × 1024²) − 1), 0.8, 1.05), with the
+/// `vision_config` layers and hidden size as the engine reads them (`VisionTower::sglang_fraction_dims`).
+pub fn sglang_vlm_fraction_factor(layers: u64, hidden: u64) -> f64 {
+    let x = layers as f64 * (hidden as f64).powi(2) / (24.0 * 1024.0 * 1024.0);
+    0.95 * (1.0 - 0.1 * (x - 1.0)).clamp(0.8, 1.05)
 }
 
 /// vLLM v1's KV sizing (reference/engine-memory.md, "vLLM"): `requested = total × gpu_memory_utilization`;

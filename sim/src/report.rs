@@ -201,6 +201,10 @@ pub struct MemoryReport {
     pub mem_fraction_static: f64,
     /// Whether the fraction is SGLang's default for the era (the scenario did not set it).
     pub mem_fraction_static_default: bool,
+    /// The factor SGLang's `adjust_mem_fraction_for_vlm` applied to that default for a multimodal
+    /// model (None when the fraction was given, or for text-only models / eras without the rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mem_fraction_vlm_factor: Option<f64>,
     pub total_gib: f64,
     pub total_source: crate::decode::Source,
     pub available_gib: f64,
@@ -432,6 +436,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             draft_cell_size_bytes: mem.draft_cell_size,
             mem_fraction_static: mem.mem_fraction_static,
             mem_fraction_static_default: s.engine.fraction_is_default,
+            mem_fraction_vlm_factor: vlm_fraction_factor(s),
             total_gib: mem.total_gib,
             total_source: mem.total_source,
             available_gib: mem.available_gib,
@@ -564,6 +569,22 @@ fn engine_verdict(s: &Scenario, p: &Prediction) -> (EngineVerdict, Option<String
 
 fn running(s: &Scenario, p: &Prediction) -> u32 {
     crate::decode::running_requests(s, &p.memory)
+}
+
+/// SGLang's VLM reduction of its default fraction, when it applied (late-2025 and spring-2026 eras:
+/// `tpsim_model::memory::sglang_default_fraction`).
+fn vlm_fraction_factor(s: &Scenario) -> Option<f64> {
+    use tpsim_model::memory::SglangEra;
+    let e = &s.engine;
+    if e.kind != crate::scenario::EngineKind::Sglang
+        || !e.fraction_is_default
+        || !matches!(e.era, SglangEra::Late2025 | SglangEra::Spring2026)
+        || !s.model.has_vision
+    {
+        return None;
+    }
+    let (layers, hidden) = s.model.vision?.sglang_fraction_dims;
+    Some(tpsim_model::memory::sglang_vlm_fraction_factor(layers, hidden))
 }
 
 /// Where the workload exceeds what the engine's memory plan lets it run at once.

@@ -35,6 +35,7 @@ mod spec_ratios;
 mod sweep_cli;
 mod throughput_qwen35;
 mod throughput_rows;
+mod vlm_h3;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

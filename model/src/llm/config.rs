@@ -170,6 +170,19 @@ pub struct ModelConfig {
     /// Tokens a sliding-window attention layer attends to (gpt-oss: 128).
     #[serde(default)]
     pub sliding_window: Option<u64>,
+    // h3: vision-language wrappers (Mistral-3).
+    /// Mistral-3: patches merged per side by the projector's patch merger (2 → 2×2).
+    #[serde(default)]
+    pub spatial_merge_size: Option<u64>,
+    /// Mistral-3: biases on the projector's `linear_1` / `linear_2` (default false).
+    #[serde(default)]
+    pub multimodal_projector_bias: Option<bool>,
+    /// LLaVA-style: which vision layer's output feeds the projector (−1 = last).
+    #[serde(default)]
+    pub vision_feature_layer: Option<i64>,
+    /// Mllama text tower: ids of the cross-attention layers among `num_hidden_layers`.
+    #[serde(default)]
+    pub cross_attention_layers: Option<Vec<u64>>,
 }
 
 impl ModelConfig {
@@ -201,7 +214,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 13] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 21] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -215,6 +228,15 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 13] = [
     "Qwen3_5MoeForConditionalGeneration",
     "MiniMaxM2ForCausalLM",
     "GptOssForCausalLM",
+    // h3: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
+    "Qwen2_5_VLForConditionalGeneration",
+    "Qwen2MoeForCausalLM",
+    "Phi3ForCausalLM",
+    "GraniteForCausalLM",
+    "GlmForCausalLM",
+    "Glm4ForCausalLM",
+    "Mistral3ForConditionalGeneration",
+    "MllamaForConditionalGeneration",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -231,6 +253,15 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Qwen3_5MoeForCausalLM" | "Qwen3_5MoeForConditionalGeneration" => Architecture::Qwen35Moe,
         "MiniMaxM2ForCausalLM" => Architecture::MiniMaxM2,
         "GptOssForCausalLM" => Architecture::GptOss,
+        // h3: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
+        "Qwen2_5_VLForConditionalGeneration" => Architecture::Qwen25Vl,
+        "Qwen2MoeForCausalLM" => Architecture::Qwen2Moe,
+        "Phi3ForCausalLM" => Architecture::Phi3,
+        "GraniteForCausalLM" => Architecture::Granite,
+        "GlmForCausalLM" => Architecture::Glm,
+        "Glm4ForCausalLM" => Architecture::Glm4,
+        "Mistral3ForConditionalGeneration" => Architecture::Mistral3,
+        "MllamaForConditionalGeneration" => Architecture::Mllama,
         _ => return None,
     })
 }
@@ -320,6 +351,42 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         (text, false, None)
     } else if arch == Architecture::Qwen35Moe {
         (cfg.text_config.as_deref().unwrap_or(cfg), false, None)
+    } else if arch == Architecture::Qwen25Vl {
+        // h3: the published Qwen2.5-VL files keep the text keys at the top level; transformers ≥ 4.53
+        // re-saves them under `text_config`. Either is read (SGLang `hf_text_config`).
+        let text = cfg.text_config.as_deref().unwrap_or(cfg);
+        let tower = super::vlm::qwen_vit(
+            cfg.vision_config.as_ref(),
+            text.hidden_size.unwrap_or(0),
+            arch_name,
+        )?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Mistral3 {
+        // h3: Mistral-3 = Pixtral ViT + patch-merger projector + a Mistral (Llama-layout) text tower.
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let tower = super::vlm::pixtral(cfg, text.hidden_size.unwrap_or(0), arch_name)?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Mllama {
+        // h3: Llama-3.2-Vision: text tower (self- and cross-attention layers) in `text_config`.
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let tower = super::vlm::mllama(
+            cfg.vision_config.as_ref(),
+            text.hidden_size.unwrap_or(0),
+            arch_name,
+        )?;
+        (text, true, Some(tower))
     } else {
         (cfg, false, None)
     };
@@ -428,7 +495,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 .collect();
             (layers, Some(shape), dense, first_k.min(num_layers) as u32)
         }
-        Architecture::Qwen3Moe => {
+        // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
+        // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
+        // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
+        Architecture::Qwen3Moe | Architecture::Qwen2Moe => {
             let e = req(text.num_experts, "num_experts", an)?;
             let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
             let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
@@ -436,11 +506,16 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             let step = text.decoder_sparse_step.unwrap_or(1).max(1);
             let dense_only = text.mlp_only_layers.clone().unwrap_or_default();
             let dense = text.intermediate_size.unwrap_or(0);
+            let n_shared = if arch == Architecture::Qwen2Moe {
+                qwen2_moe_shared(text, mi)?
+            } else {
+                0
+            };
             let shape = MoeShape {
                 n_routed_experts: e,
                 num_experts_per_tok: k,
                 moe_intermediate: mi,
-                n_shared_experts: 0,
+                n_shared_experts: n_shared,
             };
             let mut layers = Vec::new();
             for i in 0..num_layers {
@@ -544,6 +619,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     let attention_bias = match arch {
         // gpt-oss: `QKVParallelLinear` / `RowParallelLinear` with their default bias (vLLM `gpt_oss.py`).
         Architecture::Qwen2 | Architecture::GptOss => true,
+        // h3: Qwen2.5-VL's text tower is Qwen2 (bias on q/k/v); Qwen2-MoE reads `qkv_bias`, default
+        // true (SGLang 0.5.9 `qwen2_moe.py`); GLM/GLM-4 read `attention_bias`.
+        Architecture::Qwen25Vl | Architecture::Qwen2Moe => true,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -621,6 +699,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         attn_output_gate,
         sliding_window,
         quantization: quant,
+        cross_attention_layers: if arch == Architecture::Mllama {
+            mllama_cross_layers(text, num_layers, an)?
+        } else {
+            Vec::new()
+        },
     };
     if spec.moe.is_none() && quant.experts.is_some() {
         return Err(ModelError::InvalidQuantization {
@@ -708,4 +791,48 @@ fn gated_delta_net(text: &ModelConfig, an: &str) -> Result<GatedDeltaNet, ModelE
         });
     }
     Ok(g)
+}
+
+/// h3: Qwen2-MoE's shared expert, as a count of `moe_intermediate_size`-wide experts (tpsim's
+/// [`MoeShape`] holds shared experts that way). Absent or 0 = no shared expert (SGLang 0.5.9
+/// `qwen2_moe.py` builds it only when `shared_expert_intermediate_size > 0`); otherwise it must be a
+/// multiple of the expert width (Qwen1.5-MoE-A2.7B: 5632 = 4 × 1408; Qwen2-57B-A14B: 20480 = 8 × 2560).
+fn qwen2_moe_shared(text: &ModelConfig, mi: u64) -> Result<u64, ModelError> {
+    match opt(
+        text.shared_expert_intermediate_size,
+        "shared_expert_intermediate_size",
+        true,
+    )? {
+        None | Some(0) => Ok(0),
+        Some(si) if si.is_multiple_of(mi) => Ok(si / mi),
+        Some(si) => Err(ModelError::InvalidField {
+            field: "shared_expert_intermediate_size".into(),
+            value: si.to_string(),
+            expected: format!("0 or a multiple of moe_intermediate_size ({mi})"),
+        }),
+    }
+}
+
+/// h3: Mllama's cross-attention layer ids: required, each below `num_hidden_layers`.
+fn mllama_cross_layers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<u32>, ModelError> {
+    let ids = text
+        .cross_attention_layers
+        .as_ref()
+        .ok_or_else(|| ModelError::MissingField {
+            field: "text_config.cross_attention_layers".into(),
+            architecture: an.into(),
+        })?;
+    ids.iter()
+        .map(|&i| {
+            if i < num_layers {
+                Ok(i as u32)
+            } else {
+                Err(ModelError::InvalidField {
+                    field: "text_config.cross_attention_layers".into(),
+                    value: i.to_string(),
+                    expected: format!("layer ids below num_hidden_layers ({num_layers})"),
+                })
+            }
+        })
+        .collect()
 }

@@ -22,12 +22,17 @@ mod gpt_oss;
 mod hybrid;
 mod piece;
 mod quant;
+// h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.
+mod vlm;
 mod weights;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_minimax;
+// h3: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
+#[cfg(test)]
+mod tests_h3;
 
 use serde::Serialize;
 
@@ -39,6 +44,7 @@ pub use hybrid::{GatedDeltaNet, Mixer};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
+pub use vlm::VisionFamily;
 pub use weights::WeightBreakdown;
 
 /// Everything that can be wrong with a model description or a TP size. Each message says what was
@@ -138,6 +144,29 @@ pub enum Architecture {
     /// even layers sliding-window, MoE with a biased router and biased MXFP4 experts in every layer.
     /// See the `gpt_oss` module.
     GptOss,
+    // h3 families: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
+    /// `Qwen2_5_VLForConditionalGeneration`: a Qwen2 text tower (QKV bias) plus the Qwen2.5 ViT
+    /// (window attention, SwiGLU, 2×2 patch merger). See the `vlm` module.
+    Qwen25Vl,
+    /// `Qwen2MoeForCausalLM` (Qwen1.5-MoE, Qwen2-57B-A14B): QKV bias, routed experts plus one shared
+    /// expert of `shared_expert_intermediate_size` with a sigmoid `shared_expert_gate`.
+    Qwen2Moe,
+    /// `Phi3ForCausalLM` (Phi-3/3.5/4): Llama layout with fused `qkv_proj` / `gate_up_proj`.
+    Phi3,
+    /// `GraniteForCausalLM` (Granite 3.x): Llama layout; its multipliers are scalars.
+    Granite,
+    /// `GlmForCausalLM` (glm-4-9b-chat-hf): Llama layout with a QKV bias and fused gate_up.
+    Glm,
+    /// `Glm4ForCausalLM` (GLM-4-0414): as `Glm` plus post-attention and post-MLP norms.
+    Glm4,
+    /// `Mistral3ForConditionalGeneration` (Mistral-Small-3.1/3.2): a Mistral (Llama-layout) text
+    /// tower in `text_config` plus a Pixtral ViT and a patch-merger projector. See the `vlm` module.
+    Mistral3,
+    /// `MllamaForConditionalGeneration` (Llama-3.2-Vision): a Llama text tower whose
+    /// `cross_attention_layers` attend to the image (q/k norms and two tanh gates each) plus the Mllama
+    /// ViT (local + gated global encoder, tile embeddings) and a linear projector. SGLang keeps one
+    /// ordinary KV pool over all text layers; vLLM ≥ 0.11 refuses the architecture.
+    Mllama,
 }
 
 /// Attention layout.
@@ -224,6 +253,24 @@ pub struct VisionTower {
     /// True when `vision_config` lacked the sizes and the MoonViT defaults of Kimi-K2.5
     /// (27 × 1152, MLP 4304, 16 heads, ≈ 0.47 B parameters) were assumed.
     pub assumed: bool,
+    /// Which encoder layout the pieces follow (see `llm::vlm`).
+    pub family: VisionFamily,
+    /// Frames folded into one patch (Qwen2.5-VL `temporal_patch_size` 2; 1 for image-only encoders).
+    pub temporal_patch: u64,
+    /// (layers, hidden) as SGLang's `ServerArgs.adjust_mem_fraction_for_vlm` reads them:
+    /// `vision_config.num_hidden_layers` (default 24) and `vision_config.hidden_size` (default 1024).
+    pub sglang_fraction_dims: (u64, u64),
+    /// The projector's linears carry biases (Mistral-3 `multimodal_projector_bias`).
+    pub projector_bias: bool,
+    /// Mllama: gated global encoder layers after the local ones (`num_global_layers`), else 0.
+    pub global_layers: u64,
+    /// Mllama: tiles per image (`max_num_tiles`) and aspect-ratio ids (`supported_aspect_ratios`),
+    /// else 0; the projector input width is `vision_output_dim`.
+    pub tiles: u64,
+    /// Mllama: aspect-ratio ids (`supported_aspect_ratios` entries).
+    pub aspect_ratios: u64,
+    /// Mllama: the projector's input width (`vision_output_dim`).
+    pub projector_in: u64,
 }
 
 impl VisionTower {
@@ -239,6 +286,14 @@ impl VisionTower {
         merge: 4,
         text_hidden: 7168,
         assumed: true,
+        family: VisionFamily::MoonVit,
+        temporal_patch: 1,
+        sglang_fraction_dims: (27, 1152),
+        projector_bias: true,
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
@@ -282,7 +337,22 @@ impl VisionTower {
                 d.text_hidden
             }),
             assumed,
+            family: VisionFamily::MoonVit,
+            temporal_patch: 1,
+            // Kimi-K2.5: the logged default fraction used the tower's own 27 × 1152 (engine-memory.tsv).
+            sglang_fraction_dims: (0, 0),
+            projector_bias: true,
+            global_layers: 0,
+            tiles: 0,
+            aspect_ratios: 0,
+            projector_in: 0,
         }
+        .with_own_fraction_dims()
+    }
+
+    fn with_own_fraction_dims(mut self) -> VisionTower {
+        self.sglang_fraction_dims = (self.layers, self.hidden);
+        self
     }
 }
 
@@ -356,6 +426,10 @@ pub struct ModelSpec {
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,
+    /// h3: Mllama's cross-attention layer ids (`text_config.cross_attention_layers`); empty elsewhere.
+    /// They hold KV like the other layers in SGLang's single pool (per request: the image tokens plus
+    /// the sequence); their q/k RMSNorms and two tanh gates are extra weights.
+    pub cross_attention_layers: Vec<u32>,
 }
 
 impl ModelSpec {
@@ -494,6 +568,19 @@ impl ModelSpec {
                 "the vision tower's {} heads are not divisible by tp {tp} (SGLang shards vision attention \
                  by heads)",
                 v.heads
+            ));
+        }
+        // h3: the generic towers' MLP is column-parallel too: vLLM 0.11.0 `layers/linear.py`
+        // `MergedColumnParallelLinear` asserts every output size divides by tp (Qwen2.5-VL's 3420 fails
+        // at tp 8), and SGLang shards it the same way.
+        if let Some(v) = self.vision
+            && v.family != VisionFamily::MoonVit
+            && !v.intermediate.is_multiple_of(t)
+        {
+            return fail(format!(
+                "the vision tower's MLP width {} is not divisible by tp {tp} (the engines shard it with \
+                 MergedColumnParallelLinear / ColumnParallelLinear)",
+                v.intermediate
             ));
         }
         Ok(())

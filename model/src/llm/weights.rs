@@ -21,6 +21,12 @@
 //! | Qwen3.5 full attention | q_proj twice as wide with `attn_output_gate` (queries + gate), KV heads replicated like GQA | `models/qwen3_next.py` `Qwen3HybridAttentionDecoderLayer` |
 //! | Qwen3.5 linear attention (Gated DeltaNet) | projections column/row-parallel, conv1d at model dtype; see `llm::hybrid` | `models/qwen3_next.py` `Qwen3GatedDeltaNet` |
 //! | Qwen3.5 shared expert and its 1-output `shared_expert_gate` | shared expert column/row-parallel; gate replicated | `models/qwen2_moe.py` `Qwen2MoeSparseMoeBlock` |
+//! | Qwen2-MoE (h3) | as Qwen3.5's MoE block: router `ReplicatedLinear`, `FusedMoE` experts, shared expert `Qwen2MoeMLP` column/row-parallel, `shared_expert_gate` = `torch.nn.Linear(hidden, 1)` replicated; QKV bias | SGLang 0.5.9 / vLLM 0.11.0 `models/qwen2_moe.py` |
+//! | Phi-3 (h3) | checkpoint's fused `qkv_proj` / `gate_up_proj` split by the engine into the Llama pieces: same shards | SGLang 0.5.9 `models/llama.py` `Phi3ForCausalLM`, vLLM 0.11.0 `models/phi3.py` (a `LlamaForCausalLM`) |
+//! | Granite 3.x (h3) | Llama pieces; `embedding_multiplier`, `residual_multiplier`, `attention_multiplier`, `logits_scaling` are scalars | SGLang 0.5.9 / vLLM 0.11.0 `models/granite.py` |
+//! | GLM-4 dense (h3) | Llama pieces with a QKV bias (`attention_bias`); `Glm4ForCausalLM` adds two replicated RMSNorms per layer | vLLM 0.11.0 `models/glm.py` (`GlmForCausalLM(LlamaForCausalLM)`), SGLang 0.5.9 / vLLM 0.11.0 `models/glm4.py` |
+//! | Mistral-3 Pixtral tower + projector (h3) | blocks sharded (SGLang `models/pixtral.py` `PixtralHFVisionModel`: `VisionAttention`, `MergedColumnParallelLinear` / `RowParallelLinear`); patch conv, norms and the whole projector replicated (SGLang 0.5.9 `models/mistral.py` uses transformers' `Mistral3MultiModalProjector`, plain `nn.Linear`; vLLM 0.11.0 shards `linear_1`/`linear_2`) | see `llm::vlm` |
+//! | Qwen2.5-VL vision tower (h3) | blocks and merger column/row-parallel with biases, Conv3d patch embedding and norms replicated | see `llm::vlm` |
 //! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
@@ -192,7 +198,12 @@ impl ModelSpec {
         // Vocab-parallel embedding / LM head.
         let padded = self.vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
         inv.vocab_rows = padded.div_ceil(t);
-        if self.eagle3.is_none() {
+        if self.arch == super::Architecture::Mllama {
+            // h3: Mllama's embed_tokens has vocab + 8 rows (SGLang 0.5.9 `models/mllama.py`
+            // `VocabParallelEmbedding(config.vocab_size + 8, …)`); the LM head keeps vocab_size.
+            let rows = (self.vocab + 8).div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
+            inv.embed.push(Piece::new(rows.div_ceil(t), h, Fmt::Model));
+        } else if self.eagle3.is_none() {
             inv.embed.push(Piece::new(inv.vocab_rows, h, Fmt::Model));
         }
         if let Some(e) = self.eagle3 {
@@ -224,9 +235,23 @@ impl ModelSpec {
                 ffn: self.ffn_pieces(ffn, t),
             })
             .collect();
+        // h3: Mllama cross-attention layers add q_norm, k_norm (head_dim each) and the two tanh gates
+        // (SGLang 0.5.9 `models/mllama.py` `MllamaTextCrossAttention`, `MllamaCrossAttentionDecoderLayer`).
+        for &i in &self.cross_attention_layers {
+            if let Some(l) = inv.layers.get_mut(i as usize) {
+                l.attn.push(Piece::vec(2 * self.head_dim));
+                l.attn.push(Piece::vec(2));
+            }
+        }
 
         if let Some(v) = self.vision {
-            inv.vision = vision_pieces(&v, t);
+            inv.vision = match v.family {
+                super::VisionFamily::MoonVit => vision_pieces(&v, t),
+                // h3: generic towers (`llm::vlm`).
+                super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t),
+                super::VisionFamily::Pixtral => super::vlm::pixtral_pieces(&v, t),
+                super::VisionFamily::Mllama => super::vlm::mllama_pieces(&v, t),
+            };
         }
         inv
     }
@@ -266,6 +291,12 @@ impl ModelSpec {
                 }
                 if self.arch == super::Architecture::GptOss {
                     ps.extend(super::gpt_oss::attention_extras(h, heads, t));
+                }
+                // h3: GLM-4-0414 adds post_self_attn_layernorm and post_mlp_layernorm (SGLang 0.5.9
+                // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated.
+                if self.arch == super::Architecture::Glm4 {
+                    ps.push(Piece::vec(h));
+                    ps.push(Piece::vec(h));
                 }
             }
             Attention::Mla {
@@ -338,7 +369,10 @@ impl ModelSpec {
                     // e_score_correction_bias, fp32 in the checkpoint and in the engine.
                     router.push(Piece::new(e, 1, Fmt::Fp32));
                 }
-                if self.arch == super::Architecture::Qwen35Moe {
+                if matches!(
+                    self.arch,
+                    super::Architecture::Qwen35Moe | super::Architecture::Qwen2Moe
+                ) {
                     // shared_expert_gate: hidden → 1, replicated (`qwen2_moe.py`).
                     router.push(Piece::new(1, h, Fmt::Model));
                 }

@@ -58,10 +58,11 @@ pub fn text(r: &RunReport) -> String {
             m.available_gib,
             source_name(m.available_source),
             m.mem_fraction_static,
-            if m.mem_fraction_static_default {
-                " (SGLang's default)"
-            } else {
-                ""
+            match (m.mem_fraction_static_default, m.mem_fraction_vlm_factor) {
+                (true, Some(v)) =>
+                    format!(" (SGLang's default, × {v:.4} for the vision tower: adjust_mem_fraction_for_vlm)"),
+                (true, None) => " (SGLang's default)".to_string(),
+                _ => String::new(),
             }
         );
         let _ = writeln!(

@@ -44,6 +44,16 @@ impl Resolver<'_> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
         let name = e.name.clone().unwrap_or_else(|| "sglang".into());
         let kind = self.engine_kind(&name, &e, speculative)?;
+        // h3: vLLM ≥ 0.11 removed Mllama (0.11.0 `model_executor/models/registry.py`
+        // `_PREVIOUSLY_SUPPORTED_MODELS`: last version 0.10.2); its registry raises this text.
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Mllama {
+            return Err(self.invalid(
+                "engine.name",
+                "vLLM refuses the model: \"Model architecture MllamaForConditionalGeneration was supported in \
+                 vLLM until v0.10.2, and is not supported anymore. Please use an older version of vLLM if you \
+                 want to use this model architecture.\" (use sglang)",
+            ));
+        }
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
         let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
@@ -271,7 +281,9 @@ impl Resolver<'_> {
                 .vision
                 .as_ref()
                 .filter(|_| model.has_vision)
-                .map(|v| (v.layers, v.hidden)),
+                // The (layers, hidden) SGLang's `adjust_mem_fraction_for_vlm` reads from
+                // `vision_config` (defaults 24 / 1024), not necessarily the tower's own depth.
+                .map(|v| v.sglang_fraction_dims),
         };
         sglang_default_fraction(&input)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))

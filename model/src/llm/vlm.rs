@@ -1,0 +1,355 @@
+//! Vision towers of vision-language models, read from `vision_config`.
+//!
+//! The tower is loaded with the model on every rank and counts in the weights; decode runs the text
+//! tower only, so nothing here enters the forward pass. Each family reads these `vision_config` keys:
+//!
+//! | family | layers | hidden | MLP | heads | patch | other | SGLang fraction dims |
+//! |---|---|---|---|---|---|---|---|
+//! | MoonViT (Kimi-K2.5) | `vt_num_hidden_layers` | `vt_hidden_size` | `vt_intermediate_size` | `vt_num_attention_heads` | `patch_size` | `init_pos_emb_height × _width`, `merge_kernel_size`, `text_hidden_size` | (layers, hidden) |
+//! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
+//! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
+//! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
+//!
+//! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
+//! (SGLang 0.5.9 `server_args.py`) reads with `getattr(vision_config, "num_hidden_layers", 24)` and
+//! `getattr(vision_config, "hidden_size", 1024)` to lower its default `mem_fraction_static` by
+//! `0.95 × clamp(1 − 0.1 × (layers × hidden² / (24 × 1024²) − 1), 0.8, 1.05)`; the Qwen2.5-VL vision
+//! config names its depth `depth`, so the engine sees the default 24 layers.
+//!
+//! Sharding of the Qwen2.5-VL tower (SGLang 0.5.9 and vLLM 0.11.0 `models/qwen2_5_vl.py` agree):
+//! `qkv` column-parallel by heads with bias (`QKVParallelLinear` in vLLM), `proj` row-parallel with
+//! bias, the SwiGLU MLP `gate_up_proj` (`MergedColumnParallelLinear`) / `down_proj`
+//! (`RowParallelLinear`) with biases, the patch merger's two linears `ColumnParallelLinear` /
+//! `RowParallelLinear` with biases; the `Conv3d` patch embedding (no bias), the RMSNorms `norm1`,
+//! `norm2` and the merger's `ln_q` are replicated. No learned position embedding (2-D rotary).
+
+use serde::Serialize;
+
+use super::piece::{Fmt, Piece};
+use super::{ModelError, VisionTower};
+
+/// The encoder layout of a vision tower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum VisionFamily {
+    /// Kimi-K2.5's MoonViT (LayerNorm, GELU MLP, learned position grid, 2×2 patch-merger projector).
+    MoonVit,
+    /// Qwen2.5-VL's ViT (RMSNorm, SwiGLU MLP with biases, Conv3d patches over 2 frames, window
+    /// attention, 2×2 merger MLP to the text width).
+    QwenVit,
+    /// Pixtral ViT of Mistral-3 (RMSNorm, SwiGLU MLP without biases, Conv2d patches, 2-D rotary)
+    /// plus the Mistral-3 projector (RMSNorm, patch merger, two linears).
+    Pixtral,
+    /// Mllama's ViT (LayerNorm, GELU MLP, local + gated global layers, tile and position embeddings)
+    /// plus its linear projector from `vision_output_dim`.
+    Mllama,
+}
+
+/// Largest accepted vision width/count (as for the text tower).
+const MAX_DIM: u64 = 1 << 20;
+
+fn get(v: &serde_json::Value, key: &str) -> Result<Option<u64>, ModelError> {
+    match v.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(x) => match x.as_u64() {
+            Some(n) if n > 0 && n <= MAX_DIM => Ok(Some(n)),
+            _ => Err(ModelError::InvalidField {
+                field: format!("vision_config.{key}"),
+                value: x.to_string(),
+                expected: format!("a positive integer no larger than {MAX_DIM}"),
+            }),
+        },
+    }
+}
+
+fn need(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
+    get(v, key)?.ok_or_else(|| ModelError::MissingField {
+        field: format!("vision_config.{key}"),
+        architecture: arch.into(),
+    })
+}
+
+/// The Qwen2.5-VL tower from `vision_config` (every size key required; `temporal_patch_size`
+/// defaults to 2 and `in_chans` to 3 as in transformers' `Qwen2_5_VLVisionConfig`).
+pub(crate) fn qwen_vit(
+    v: Option<&serde_json::Value>,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = v.ok_or_else(|| ModelError::MissingField {
+        field: "vision_config".into(),
+        architecture: arch.into(),
+    })?;
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, "num_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    let layers = need(v, "depth", arch)?;
+    if layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.depth".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    let in_chans = get(v, "in_chans")?.or(get(v, "in_channels")?).unwrap_or(3);
+    let merge = need(v, "spatial_merge_size", arch)?;
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch: need(v, "patch_size", arch)?,
+        pos_emb_cells: 0,
+        merge: merge.saturating_mul(merge),
+        text_hidden: get(v, "out_hidden_size")?.unwrap_or(text_hidden),
+        assumed: false,
+        family: VisionFamily::QwenVit,
+        // Conv3d kernel (temporal, patch, patch) over `in_chans` channels.
+        temporal_patch: get(v, "temporal_patch_size")?
+            .unwrap_or(2)
+            .saturating_mul(in_chans),
+        sglang_fraction_dims: (
+            get(v, "num_hidden_layers")?.unwrap_or(24),
+            get(v, "hidden_size")?.unwrap_or(1024),
+        ),
+        projector_bias: true,
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
+    })
+}
+
+/// Qwen2.5-VL tower per rank (sharding in the module docs), all at model dtype.
+pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::vec(2 * h)); // norm1, norm2 (RMSNorm weights)
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv
+        ps.push(Piece::vec(3 * h / t));
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // proj
+        ps.push(Piece::vec(h));
+        ps.push(Piece::new(2 * i / t, h, Fmt::Model)); // gate_up_proj
+        ps.push(Piece::vec(2 * i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // down_proj
+        ps.push(Piece::vec(h));
+    }
+    // Conv3d patch embedding: hidden × (channels·temporal) × patch × patch, no bias.
+    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model));
+    // Merger: ln_q on the vision width, then (merge·h → merge·h) and (merge·h → text hidden).
+    let m = h * v.merge;
+    ps.push(Piece::vec(h));
+    ps.push(Piece::new(m / t, m, Fmt::Model));
+    ps.push(Piece::vec(m / t));
+    ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
+    ps.push(Piece::vec(v.text_hidden));
+    ps
+}
+
+/// The Mistral-3 tower from `vision_config` plus the wrapper's projector keys. Only
+/// `vision_feature_layer` −1 (absent = −1) is accepted: with another layer vLLM builds fewer blocks
+/// (`num_hidden_layers_override`), which tpsim does not model.
+pub(crate) fn pixtral(
+    cfg: &super::ModelConfig,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = cfg
+        .vision_config
+        .as_ref()
+        .ok_or_else(|| ModelError::MissingField {
+            field: "vision_config".into(),
+            architecture: arch.into(),
+        })?;
+    if let Some(l) = cfg.vision_feature_layer.filter(|&l| l != -1) {
+        return Err(ModelError::InvalidField {
+            field: "vision_feature_layer".into(),
+            value: l.to_string(),
+            expected: "-1 (the last vision layer; other layers are not modelled)".into(),
+        });
+    }
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, "num_attention_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_attention_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    let layers = need(v, "num_hidden_layers", arch)?;
+    if layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_hidden_layers".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    let merge = match cfg.spatial_merge_size {
+        None => 2,
+        Some(m) if m > 0 && m <= 64 => m,
+        Some(m) => {
+            return Err(ModelError::InvalidField {
+                field: "spatial_merge_size".into(),
+                value: m.to_string(),
+                expected: "a positive integer no larger than 64".into(),
+            });
+        }
+    };
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch: need(v, "patch_size", arch)?,
+        pos_emb_cells: 0,
+        merge: merge * merge,
+        text_hidden,
+        assumed: false,
+        family: VisionFamily::Pixtral,
+        // Conv2d over `num_channels` (one frame).
+        temporal_patch: get(v, "num_channels")?.unwrap_or(3),
+        sglang_fraction_dims: (layers, hidden),
+        projector_bias: cfg.multimodal_projector_bias.unwrap_or(false),
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
+    })
+}
+
+/// Pixtral tower + Mistral-3 projector per rank (SGLang 0.5.9 sharding, see `weights.rs`).
+pub(crate) fn pixtral_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::vec(2 * h)); // attention_norm, ffn_norm
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv, no bias
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // o_proj
+        ps.push(Piece::new(2 * i / t, h, Fmt::Model)); // gate_up_proj
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // down_proj
+    }
+    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model)); // patch_conv, no bias
+    ps.push(Piece::vec(h)); // ln_pre
+    // Projector, replicated: norm, patch merger (merge·h → h, no bias), linear_1, linear_2.
+    ps.push(Piece::vec(h));
+    ps.push(Piece::new(h, h * v.merge, Fmt::Model));
+    ps.push(Piece::new(v.text_hidden, h, Fmt::Model));
+    ps.push(Piece::new(v.text_hidden, v.text_hidden, Fmt::Model));
+    if v.projector_bias {
+        ps.push(Piece::vec(2 * v.text_hidden));
+    }
+    ps
+}
+
+/// The Mllama tower (SGLang 0.5.9 `models/mllama.py` `MllamaVisionModel`); every size key required.
+pub(crate) fn mllama(
+    v: Option<&serde_json::Value>,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = v.ok_or_else(|| ModelError::MissingField {
+        field: "vision_config".into(),
+        architecture: arch.into(),
+    })?;
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, "attention_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.attention_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    let layers = need(v, "num_hidden_layers", arch)?;
+    let global_layers = get(v, "num_global_layers")?.unwrap_or(0);
+    if layers + global_layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_hidden_layers".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    let patch = need(v, "patch_size", arch)?;
+    let image = need(v, "image_size", arch)?;
+    let side = image / patch;
+    let aspect_ratios = v
+        .get("supported_aspect_ratios")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| a.len() as u64)
+        .filter(|&n| n > 0 && n <= 1024)
+        .ok_or_else(|| ModelError::MissingField {
+            field: "vision_config.supported_aspect_ratios".into(),
+            architecture: arch.into(),
+        })?;
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch,
+        // (image / patch)² patches plus the class token.
+        pos_emb_cells: side.saturating_mul(side) + 1,
+        merge: 1,
+        text_hidden,
+        assumed: false,
+        family: VisionFamily::Mllama,
+        temporal_patch: get(v, "num_channels")?.unwrap_or(3),
+        sglang_fraction_dims: (layers, hidden),
+        projector_bias: true,
+        global_layers,
+        tiles: need(v, "max_num_tiles", arch)?,
+        aspect_ratios,
+        projector_in: need(v, "vision_output_dim", arch)?,
+    })
+}
+
+/// Mllama tower + projector per rank. SGLang 0.5.9 `models/mllama.py`: the patch embedding is a
+/// `ColumnParallelLinear` over output channels (no bias); each encoder layer a `VisionAttention` with
+/// `use_qkv_parallel` and its default q/k/v and output biases, `fc1`/`fc2` column/row-parallel with
+/// biases, two `nn.LayerNorm`s; global layers add `gate_attn`/`gate_ffn`; class, position, tile and
+/// aspect-ratio embeddings, the pre/post LayerNorms and the `ReplicatedLinear` projector (bias) are
+/// replicated. `max_aspect_ratio_id` = number of supported aspect ratios, so the tables have that + 1
+/// rows.
+pub(crate) fn mllama_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for l in 0..v.layers + v.global_layers {
+        ps.push(Piece::vec(4 * h)); // input_layernorm, post_attention_layernorm (weight + bias)
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv
+        ps.push(Piece::vec(3 * h / t));
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // proj
+        ps.push(Piece::vec(h));
+        ps.push(Piece::new(i / t, h, Fmt::Model)); // fc1
+        ps.push(Piece::vec(i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // fc2
+        ps.push(Piece::vec(h));
+        if l >= v.layers {
+            ps.push(Piece::vec(2)); // gate_attn, gate_ffn
+        }
+    }
+    ps.push(Piece::new(
+        h / t,
+        v.temporal_patch * v.patch * v.patch,
+        Fmt::Model,
+    )); // patch embedding
+    ps.push(Piece::vec(h)); // class_embedding
+    let rows = v.aspect_ratios + 1;
+    ps.push(Piece::new(v.pos_emb_cells, h, Fmt::Model)); // gated position embedding
+    ps.push(Piece::new(rows, v.tiles * v.pos_emb_cells * h, Fmt::Model)); // tile position embedding
+    ps.push(Piece::vec(1)); // its gate
+    for _ in 0..2 {
+        ps.push(Piece::new(rows, v.tiles * h, Fmt::Model)); // pre/post tile positional embedding
+        ps.push(Piece::vec(1));
+    }
+    ps.push(Piece::vec(4 * h)); // layernorm_pre, layernorm_post
+    ps.push(Piece::new(v.text_hidden, v.projector_in, Fmt::Model)); // multi_modal_projector
+    ps.push(Piece::vec(v.text_hidden));
+    ps
+}
