@@ -60,11 +60,15 @@ fn every_check_names_a_test_that_exists() {
     for c in coverage::all() {
         for e in [&c.sglang, &c.vllm] {
             for ch in e.checks {
-                let (module, function) = ch
-                    .test
+                // `module::function` of tests/tests/, or `llm::module::function` of model/src/llm/.
+                let (dir, path) = match ch.test.strip_prefix("llm::") {
+                    Some(rest) => ("model/src/llm", rest),
+                    None => ("tests/tests", ch.test),
+                };
+                let (module, function) = path
                     .split_once("::")
                     .unwrap_or_else(|| panic!("{:?}: test `{}` is not module::function", c.arch, ch.test));
-                let file = root().join("tests/tests").join(format!("{module}.rs"));
+                let file = root().join(dir).join(format!("{module}.rs"));
                 let text = std::fs::read_to_string(&file)
                     .unwrap_or_else(|_| panic!("{:?}: no test file {}", c.arch, file.display()));
                 assert!(

@@ -958,3 +958,34 @@ fn every_row_has_a_test() {
     assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 11);
     assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 27);
 }
+
+#[test]
+fn vllm_0_19_weights_of_bundled_vlm_and_granite_presets() {
+    // tpsim's own weights per rank (not the logged figure the KV checks above take as input) against
+    // vLLM 0.19's "Model loading took X GiB" on 1× H100, within 0.3 % (the line also counts small
+    // non-weight buffers, so tpsim may be slightly below):
+    // - line 27, Mistral-Small-3.1-24B (same architecture and sizes as the bundled
+    //   mistral-small-3.2-24b: Pixtral tower + projector + 40-layer text tower, tp 1, nothing
+    //   sharded): 48,022,722,560 B = 44.724 GiB vs logged 44.76 (−0.08 %);
+    // - line 20, granite-3.3-8b (tied 49,216-row padded vocabulary): 16,342,196,224 B = 15.220 GiB vs
+    //   logged 15.25 (−0.20 %).
+    for (line, model, name, tp) in [
+        (
+            27,
+            "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+            "mistral-small-3.2-24b",
+            1,
+        ),
+        (20, "ibm-granite/granite-3.3-8b-instruct", "granite-3.3-8b", 1),
+    ] {
+        let r = row(line, model);
+        let logged = num(&r, "weight_mem_gb");
+        let ours = preset(name).weight_bytes_per_rank(tp).0 as f64 / GIB;
+        let err = (ours - logged) / logged;
+        assert!(
+            (-0.003..=0.0).contains(&err),
+            "line {line} {name}: tpsim {ours:.3} GiB vs logged {logged} GiB ({:+.2} %)",
+            err * 100.0
+        );
+    }
+}

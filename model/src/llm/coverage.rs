@@ -44,7 +44,8 @@ impl Level {
 pub struct Check {
     /// The log or measurement (where it is, engine version, GPU, TP).
     pub source: &'static str,
-    /// The test (`module::function` of the repository's test suites) that compares tpsim with it.
+    /// The test that compares tpsim with it: `module::function` of tests/tests/, or
+    /// `llm::module::function` of the model crate's unit tests (model/src/llm/).
     pub test: &'static str,
 }
 
@@ -115,6 +116,14 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Qwen35Moe => &QWEN35_MOE,
         Architecture::MiniMaxM2 => &MINIMAX_M2,
         Architecture::GptOss => &GPT_OSS,
+        Architecture::Qwen25Vl => &QWEN25_VL,
+        Architecture::Qwen2Moe => &QWEN2_MOE,
+        Architecture::Phi3 => &PHI3,
+        Architecture::Granite => &GRANITE,
+        Architecture::Glm => &GLM,
+        Architecture::Glm4 => &GLM4,
+        Architecture::Mistral3 => &MISTRAL3,
+        Architecture::Mllama => &MLLAMA,
     }
 }
 
@@ -258,6 +267,104 @@ static GPT_OSS: Coverage = Coverage {
     ]),
 };
 
+static QWEN25_VL: Coverage = Coverage {
+    arch: Architecture::Qwen25Vl,
+    families: "Qwen2.5-VL (text tower + Qwen2.5 ViT)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "github.com/vllm-project/vllm issue 16570: vLLM 0.8.3, Qwen2.5-VL-72B, 4× A100 TP 4, weights per rank",
+            "llm::tests_h3::qwen25_vl_72b_tp4_matches_vllm_log",
+        ),
+        check(
+            "github.com/QwenLM/Qwen3-VL issue 1057: vLLM 0.8.2, Qwen2.5-VL-7B, 1× H100, weights and KV cell",
+            "llm::tests_h3::qwen25_vl_7b_kv_cell_and_vllm_log",
+        ),
+    ]),
+};
+
+static QWEN2_MOE: Coverage = Coverage {
+    arch: Architecture::Qwen2Moe,
+    families: "Qwen1.5-MoE, Qwen2-MoE (shared expert)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static PHI3: Coverage = Coverage {
+    arch: Architecture::Phi3,
+    families: "Phi-3, Phi-3.5, Phi-4 (dense)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static GRANITE: Coverage = Coverage {
+    arch: Architecture::Granite,
+    families: "Granite 3.x (dense)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 20: vLLM 0.19.0, granite-3.3-8b, 1× H100, weights",
+            "engine_memory_rows::vllm_0_19_weights_of_bundled_vlm_and_granite_presets",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 20: vLLM 0.19.0, granite-3.3-8b, 1× H100, KV tokens",
+            "engine_memory_rows::vllm_0_19_granite_3_3_8b_h100_tp1",
+        ),
+    ]),
+};
+
+static GLM: Coverage = Coverage {
+    arch: Architecture::Glm,
+    families: "GLM-4-9B (glm-4-9b-chat-hf)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static GLM4: Coverage = Coverage {
+    arch: Architecture::Glm4,
+    families: "GLM-4-0414 (9B, 32B)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static MISTRAL3: Coverage = Coverage {
+    arch: Architecture::Mistral3,
+    families: "Mistral-Small-3.1, 3.2 (text tower + Pixtral)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 27: vLLM 0.19.0, Mistral-Small-3.1-24B, 1× H100, weights",
+            "engine_memory_rows::vllm_0_19_weights_of_bundled_vlm_and_granite_presets",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 27: vLLM 0.19.0, Mistral-Small-3.1-24B, 1× H100, KV tokens",
+            "engine_memory_rows::vllm_0_19_mistral_small_3_1_24b_h100_tp1",
+        ),
+    ]),
+};
+
+static MLLAMA: Coverage = Coverage {
+    arch: Architecture::Mllama,
+    families: "Llama-3.2-Vision (cross-attention)",
+    // SGLang: one pool over all text layers; the image tokens each request also holds in it are not
+    // counted, and cross-attention layers are costed as self-attention.
+    sglang: EngineCoverage {
+        weights: Level::Exact,
+        kv_cell: Level::Exact,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: &[],
+    },
+    // vLLM ≥ 0.11 no longer supports the architecture; tpsim refuses with vLLM's text.
+    vllm: EngineCoverage {
+        weights: Level::Refused,
+        kv_cell: Level::Refused,
+        pool: Level::Refused,
+        cost: Level::Refused,
+        checks: &[],
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,7 +376,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 11);
+        assert_eq!(all.len(), 19);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }
