@@ -19,12 +19,15 @@ mod config;
 mod forward;
 mod gpt_oss;
 mod hybrid;
+mod local_attention;
 mod piece;
 mod quant;
 mod weights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_local;
 #[cfg(test)]
 mod tests_minimax;
 
@@ -137,6 +140,22 @@ pub enum Architecture {
     /// even layers sliding-window, MoE with a biased router and biased MXFP4 experts in every layer.
     /// See the `gpt_oss` module.
     GptOss,
+    // Local/global attention families (issue #16, `local_attention` module):
+    /// `GemmaForCausalLM` (Gemma 1): Llama layout with explicit `head_dim`, tied embeddings, GeGLU.
+    Gemma,
+    /// `Gemma2ForCausalLM`: Gemma plus pre/post feed-forward norms, even layers sliding-window.
+    Gemma2,
+    /// `Gemma3ForCausalLM` / `Gemma3ForConditionalGeneration`: Gemma-2 norms plus per-head q/k norms,
+    /// 5 of 6 layers sliding-window; the multimodal wrapper adds a SigLIP tower.
+    Gemma3,
+    /// `MistralForCausalLM`: Llama layout; every layer sliding-window when `sliding_window` is set.
+    Mistral,
+    /// `MixtralForCausalLM`: Mistral attention, every layer MoE without shared experts.
+    Mixtral,
+    /// `Llama4ForConditionalGeneration` (Scout, Maverick): chunked local attention with every 4th
+    /// layer global NoPE, MoE every `interleave_moe_layer_step` layers with a shared expert, vision
+    /// tower.
+    Llama4,
 }
 
 /// Attention layout.
@@ -201,7 +220,19 @@ pub struct Eagle3 {
     pub draft_vocab: u64,
 }
 
-/// The vision tower of a multimodal model (MoonViT for Kimi-K2.5), sized from `vision_config`.
+/// Which vision encoder a [`VisionTower`] is (they differ in their stems and projectors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum VisionKind {
+    /// Kimi-K2.5's MoonViT.
+    MoonVit,
+    /// Gemma-3's SigLIP (`siglip_vision_model`) with its projector.
+    Siglip,
+    /// Llama-4's vision model with its pixel-shuffle adapter and projector.
+    Llama4,
+}
+
+/// The vision tower of a multimodal model (MoonViT for Kimi-K2.5, SigLIP for Gemma-3, Llama-4's),
+/// sized from `vision_config`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct VisionTower {
     /// Encoder blocks.
@@ -223,6 +254,12 @@ pub struct VisionTower {
     /// True when `vision_config` lacked the sizes and the MoonViT defaults of Kimi-K2.5
     /// (27 × 1152, MLP 4304, 16 heads, ≈ 0.47 B parameters) were assumed.
     pub assumed: bool,
+    /// The encoder family.
+    pub kind: VisionKind,
+    /// Llama-4: `projector_input_dim` of the pixel-shuffle MLP (0 otherwise).
+    pub projector_input: u64,
+    /// Llama-4: `vision_output_dim`, the projector's input (0 otherwise).
+    pub projector_output: u64,
 }
 
 impl VisionTower {
@@ -238,6 +275,9 @@ impl VisionTower {
         merge: 4,
         text_hidden: 7168,
         assumed: true,
+        kind: VisionKind::MoonVit,
+        projector_input: 0,
+        projector_output: 0,
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
@@ -281,6 +321,9 @@ impl VisionTower {
                 d.text_hidden
             }),
             assumed,
+            kind: VisionKind::MoonVit,
+            projector_input: 0,
+            projector_output: 0,
         }
     }
 }
@@ -352,6 +395,12 @@ pub struct ModelSpec {
     /// Tokens a [`Mixer::SlidingAttention`] layer attends to (`sliding_window`, gpt-oss: 128); `None`
     /// for models without sliding layers.
     pub sliding_window: Option<u64>,
+    /// Positions per chunk of a [`Mixer::ChunkedAttention`] layer (Llama-4 `attention_chunk_size`,
+    /// 8192); `None` for models without chunked layers.
+    pub attention_chunk_size: Option<u64>,
+    /// Layers without rotary embedding (Llama-4's global layers, from `no_rope_layers` or every 4th);
+    /// informational: NoPE changes no cost.
+    pub nope_layers: Vec<u32>,
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,

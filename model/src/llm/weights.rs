@@ -22,6 +22,7 @@
 //! | Qwen3.5 linear attention (Gated DeltaNet) | projections column/row-parallel, conv1d at model dtype; see `llm::hybrid` | `models/qwen3_next.py` `Qwen3GatedDeltaNet` |
 //! | Qwen3.5 shared expert and its 1-output `shared_expert_gate` | shared expert column/row-parallel; gate replicated | `models/qwen2_moe.py` `Qwen2MoeSparseMoeBlock` |
 //! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
+//! | Gemma 1/2/3, Mistral, Mixtral, Llama-4 | extra norms, SigLIP / Llama-4 vision towers, interleaved MoE with a shared expert: see `llm::local_attention` | SGLang `models/gemma*.py`, `mixtral.py`, `llama4.py`, `mllama4.py`, `siglip.py` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
 //! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
@@ -226,7 +227,13 @@ impl ModelSpec {
             .collect();
 
         if let Some(v) = self.vision {
-            inv.vision = vision_pieces(&v, t);
+            inv.vision = match v.kind {
+                super::VisionKind::MoonVit => vision_pieces(&v, t),
+                // Local/global attention families (issue #16): SigLIP (Gemma-3), Llama-4.
+                super::VisionKind::Siglip | super::VisionKind::Llama4 => {
+                    super::local_attention::vision_pieces(&v, t)
+                }
+            };
         }
         inv
     }
@@ -266,6 +273,14 @@ impl ModelSpec {
                 }
                 if self.arch == super::Architecture::GptOss {
                     ps.extend(super::gpt_oss::attention_extras(h, heads, t));
+                }
+                // Gemma-2/3: pre- and post-feed-forward RMSNorms beside the usual two (issue #16).
+                if matches!(
+                    self.arch,
+                    super::Architecture::Gemma2 | super::Architecture::Gemma3
+                ) {
+                    ps.push(Piece::vec(h));
+                    ps.push(Piece::vec(h));
                 }
             }
             Attention::Mla {
