@@ -52,6 +52,18 @@ fn invalid(field: &str, value: String, expected: String) -> ModelError {
     }
 }
 
+/// Context tokens of one sequence whose KV a decode step of a layer with this mixer reads, with `ctx`
+/// tokens of context: a sliding layer at most `window` (the last ones); a chunked layer the tokens of
+/// the current chunk, `ctx − ⌊(ctx − 1) / chunk⌋ × chunk` (1 … chunk); other layers all `ctx`.
+/// Gemma-3 (window 1024) at 8192: 1024. Llama-4 (chunk 8192) at 8192: 8192; at 8193: 1; at 33,000: 232.
+pub fn local_kv_tokens(mixer: Mixer, window: Option<u64>, ctx: u64) -> u64 {
+    match (mixer, window) {
+        (Mixer::SlidingAttention, Some(w)) => ctx.min(w),
+        (Mixer::ChunkedAttention, Some(c)) if c > 0 && ctx > 0 => ctx - (ctx - 1) / c * c,
+        _ => ctx,
+    }
+}
+
 /// Each layer's mixer and the window/chunk the local ones use (table above). Returns
 /// `(mixers, sliding_window, attention_chunk_size)`.
 pub(crate) fn mixers(
@@ -302,4 +314,24 @@ pub(crate) fn vision_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
         }
     }
     ps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Mixer, local_kv_tokens};
+
+    #[test]
+    fn local_reads_are_bounded() {
+        assert_eq!(local_kv_tokens(Mixer::SlidingAttention, Some(1024), 8192), 1024);
+        assert_eq!(local_kv_tokens(Mixer::SlidingAttention, Some(1024), 100), 100);
+        assert_eq!(local_kv_tokens(Mixer::ChunkedAttention, Some(8192), 8192), 8192);
+        assert_eq!(local_kv_tokens(Mixer::ChunkedAttention, Some(8192), 8193), 1);
+        // 33,000 − ⌊32,999 / 8192⌋ × 8192 = 33,000 − 4 × 8192 = 232.
+        assert_eq!(local_kv_tokens(Mixer::ChunkedAttention, Some(8192), 33_000), 232);
+        assert_eq!(local_kv_tokens(Mixer::Attention, None, 33_000), 33_000);
+        for ctx in 0..40_000 {
+            assert!(local_kv_tokens(Mixer::ChunkedAttention, Some(8192), ctx) <= 8192);
+            assert!(local_kv_tokens(Mixer::SlidingAttention, Some(1024), ctx) <= 1024);
+        }
+    }
 }

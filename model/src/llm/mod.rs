@@ -38,6 +38,7 @@ use crate::units::Bytes;
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
+pub use local_attention::local_kv_tokens;
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
