@@ -46,7 +46,13 @@ fn llama4_sglang_swa_pool() {
     for (era, extra) in [("late", ""), ("spring", "[engine.costs]\nera = \"spring-2026\"")] {
         let f = write(
             &format!("l4-{era}"),
-            &sglang("llama-4-scout", "rtx-pro-6000-4x-turin-same-numa", 4, "0.5.8", extra),
+            &sglang(
+                "llama-4-scout",
+                "rtx-pro-6000-4x-turin-same-numa",
+                4,
+                "0.5.8",
+                extra,
+            ),
         );
         let j = run_json(&f);
         let m = &j["memory"];

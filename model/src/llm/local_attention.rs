@@ -64,6 +64,9 @@ pub fn local_kv_tokens(mixer: Mixer, window: Option<u64>, ctx: u64) -> u64 {
     }
 }
 
+/// Each layer's mixer and the window / chunk the local ones use.
+pub(crate) type LocalLayout = (Vec<Mixer>, Option<u64>, Option<u64>);
+
 /// Each layer's mixer and the window/chunk the local ones use (table above). Returns
 /// `(mixers, sliding_window, attention_chunk_size)`.
 pub(crate) fn mixers(
@@ -71,7 +74,7 @@ pub(crate) fn mixers(
     text: &ModelConfig,
     num_layers: u64,
     an: &str,
-) -> Result<(Vec<Mixer>, Option<u64>, Option<u64>), ModelError> {
+) -> Result<LocalLayout, ModelError> {
     let n = num_layers as usize;
     let window = text.sliding_window.filter(|&w| w > 0);
     let chunk = text.attention_chunk_size.filter(|&c| c > 0);

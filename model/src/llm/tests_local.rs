@@ -7,6 +7,9 @@ const GEMMA3_27B: &str = include_str!("../../../scenarios/models/gemma-3-27b-it/
 const SCOUT: &str = include_str!("../../../scenarios/models/llama-4-scout/config.json");
 const MAVERICK: &str = include_str!("../../../scenarios/models/llama-4-maverick/config.json");
 const MIXTRAL_8X7B: &str = include_str!("../../../scenarios/models/mixtral-8x7b/config.json");
+const GEMMA_2B: &str = include_str!("../../../scenarios/models/gemma-2b/config.json");
+const GEMMA2_9B: &str = include_str!("../../../scenarios/models/gemma-2-9b/config.json");
+const MISTRAL_7B: &str = include_str!("../../../scenarios/models/mistral-7b-v0.3/config.json");
 const MIXTRAL_8X22B: &str = include_str!("../../../scenarios/models/mixtral-8x22b/config.json");
 
 fn bf16() -> Quantization {
@@ -237,4 +240,62 @@ fn bad_local_configs_are_named() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("sliding_window_pattern"), "{e}");
+}
+
+#[test]
+fn gemma1_weights_and_kv() {
+    let m = spec(GEMMA_2B);
+    assert_eq!(m.arch, Architecture::Gemma);
+    // Explicit head_dim 256 (= 2048 / 8 here too), 1 KV head (MQA), tied 256,000-row embedding, all
+    // layers full attention.
+    assert_eq!((m.head_dim, m.kv_heads, m.sliding_layers()), (256, 1, 0));
+    assert!(m.tie_word_embeddings && !m.qk_norm);
+    // tp 1: embedding 256,000 × 2048 = 524,288,000 + final norm 2048; per layer norms 2 × 2048 + qkv
+    // (2048 + 512) × 2048 + o 2048 × 2048 + MLP 3 × 16,384 × 2048 = 110,104,576; × 18 = 1,981,882,368.
+    // 2,506,172,416 parameters (Gemma-2B: 2.51 B) × 2 B.
+    assert_eq!(m.weight_bytes_per_rank(1).0, 5_012_344_832);
+    // tp 2: the single KV head is replicated: embedding 128,000 × 2048 × 2 = 524,288,000; layer (4096 +
+    // (1024 + 512) × 2048 + 2048 × 1024 + 3 × 8192 × 2048) × 2 = 111,157,248; × 18 + 4096 =
+    // 2,525,122,560.
+    assert_eq!(m.weight_bytes_per_rank(2).0, 2_525_122_560);
+    // KV: 1 head × 512 × 18 × 2 = 18,432 B at tp 1 and (replicated) at tp 2.
+    assert_eq!((m.kv_cell_bytes(1), m.kv_cell_bytes(2)), (18_432, 18_432));
+}
+
+#[test]
+fn gemma2_alternates_and_weights() {
+    let m = spec(GEMMA2_9B);
+    assert_eq!(m.arch, Architecture::Gemma2);
+    // No layer_types: even layers slide (window 4096), odd ones full: 21 + 21.
+    assert_eq!(m.kv_layer_counts(), vec![21, 21]);
+    assert_eq!(
+        (m.mixers[0], m.mixers[1]),
+        (Mixer::SlidingAttention, Mixer::Attention)
+    );
+    assert_eq!(m.sliding_window, Some(4096));
+    // tp 1: per layer 4 norms 14,336 + qkv (4096 + 4096) × 3584 + o 3584 × 4096 + MLP 3 × 14,336 × 3584
+    // = 198,195,200; × 42 + embedding 917,504,000 + 3584 = 9,241,705,984 parameters (9.24 B published).
+    assert_eq!(m.weight_bytes_per_rank(1).0, 2 * 9_241_705_984);
+    assert_eq!(m.weight_bytes_per_rank(2).0, 9_242_311_680);
+    // KV at tp 2: 4 heads × 512 × 42 × 2 = 172,032.
+    assert_eq!(m.kv_cell_bytes(2), 172_032);
+}
+
+#[test]
+fn mistral_weights_and_kv() {
+    let m = spec(MISTRAL_7B);
+    assert_eq!(m.arch, Architecture::Mistral);
+    // v0.3: `sliding_window: null` → all full attention.
+    assert_eq!((m.sliding_layers(), m.sliding_window), (0, None));
+    // tp 1: 2 × 32,768 × 4096 + 4096 + 32 × (8192 + (4096 + 2048) × 4096 + 4096 × 4096 + 3 × 14,336 ×
+    // 4096) = 7,248,023,552 parameters (7.25 B published).
+    assert_eq!(m.weight_bytes_per_rank(1).0, 14_496_047_104);
+    assert_eq!(m.weight_bytes_per_rank(2).0, 7_248_289_792);
+    // KV at tp 1: 8 × 256 × 32 × 2 = 131,072.
+    assert_eq!(m.kv_cell_bytes(1), 131_072);
+    // v0.1's `sliding_window: 4096`: every layer slides, one attention type.
+    let v01 = spec(&edit(MISTRAL_7B, |v| {
+        v["sliding_window"] = serde_json::json!(4096)
+    }));
+    assert_eq!((v01.sliding_layers(), v01.kv_layer_counts()), (32, vec![32]));
 }
