@@ -76,6 +76,18 @@ fn llama4_sglang_swa_pool() {
                     .contains("SWAKVPool mem usage: 28.90 GB, swa size: 594192, full size: 742741")
         );
     }
+    // SGLang 0.5.6 needs --hybrid-kvcache-ratio for Llama-4's split: the plain pool of 631,330 tokens.
+    let f = write(
+        "l4-056",
+        &sglang("llama-4-scout", "rtx-pro-6000-4x-turin-same-numa", 4, "0.5.6", ""),
+    );
+    let j = run_json(&f);
+    assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 631_330);
+    assert!(
+        j["memory"]["warnings"]
+            .to_string()
+            .contains("--hybrid-kvcache-ratio")
+    );
     // swa_full_tokens_ratio 1: the uniform pool (every layer 631,330 tokens).
     let f = write(
         "l4-ratio1",

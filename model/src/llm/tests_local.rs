@@ -299,3 +299,20 @@ fn mistral_weights_and_kv() {
     }));
     assert_eq!((v01.sliding_layers(), v01.kv_layer_counts()), (32, vec![32]));
 }
+
+#[test]
+fn gemma3_text_only_class() {
+    // Gemma3ForCausalLM: the text config at top level, no vision tower. The 27B text weights at tp 2 are
+    // the multimodal total minus the SigLIP tower: 27,440,822,896 − 430,122,096 = 27,010,700,800.
+    let text = edit(GEMMA3_27B, |v| {
+        let mut t = v["text_config"].clone();
+        t["architectures"] = serde_json::json!(["Gemma3ForCausalLM"]);
+        *v = t;
+    });
+    let m = spec(&text);
+    assert_eq!(
+        (m.arch, m.has_vision, m.sliding_layers()),
+        (Architecture::Gemma3, false, 52)
+    );
+    assert_eq!(m.weight_bytes_per_rank(2).0, 27_010_700_800);
+}

@@ -485,6 +485,18 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
             if e.disable_hybrid_swa_memory {
                 return (false, Vec::new());
             }
+            // 0.5.5 / 0.5.6 (`configs/model_config.py` `is_hybrid_model`): Llama-4 gets the SWA pool
+            // only with `--hybrid-kvcache-ratio` (default none), which tpsim does not take: plain pool.
+            if m.arch == Architecture::Llama4 && e.version.as_deref().is_some_and(before_0_5_8) {
+                return (
+                    false,
+                    vec![
+                        "KV pool: SGLang before 0.5.8 sizes Llama-4 as one pool over all layers unless \
+                         --hybrid-kvcache-ratio is given (not modelled)"
+                            .to_string(),
+                    ],
+                );
+            }
             if m.arch == Architecture::GptOss {
                 if s.hardware.gpu.compute_capability.starts_with("10.") {
                     return (
@@ -508,6 +520,24 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
             (true, Vec::new())
         }
         _ => (false, Vec::new()),
+    }
+}
+
+/// Whether an SGLang version string (`0.5.6`, `v0.5.5.post1`) is older than 0.5.8, the first version
+/// read with the `is_hybrid_swa_model` list (0.5.7 unread: treated as older). Unparsable: false.
+fn before_0_5_8(v: &str) -> bool {
+    let nums: Vec<u64> = v
+        .trim_start_matches('v')
+        .split('.')
+        .take(3)
+        .map_while(|p| {
+            let d: String = p.chars().take_while(char::is_ascii_digit).collect();
+            d.parse().ok()
+        })
+        .collect();
+    match nums.as_slice() {
+        [a, b, c] => (*a, *b, *c) < (0, 5, 8),
+        _ => false,
     }
 }
 
