@@ -514,6 +514,60 @@ pub fn vllm_kv_plan(i: &VllmKvInput) -> VllmKvPlan {
     plan
 }
 
+/// SGLang's token split between the full-attention and the sliding-window (local) pools of its hybrid
+/// SWA KV pool (Llama-4, gpt-oss; `SWAKVPool`), from `tokens` = `max_total_num_tokens` after the
+/// `--max-total-tokens` cap and the page floor:
+///
+/// - late 2025 (0.5.8 `model_runner_kv_cache_mixin.py` `set_num_tokens_hybrid_swa`): full =
+///   int(tokens × layers / (ratio × swa_layers + full_layers)) (a float division), swa = int(full × ratio);
+/// - spring 2026 (0.5.9, same function, per-token bytes per layer `Fb` = `Sb` here): full =
+///   int(tokens × (Fb × full_layers + Sb × swa_layers) / (Fb × full_layers + ratio × Sb × swa_layers));
+///   swa = int(full × ratio);
+///
+/// then both floored to the page; a model without full layers puts every token in the SWA pool.
+/// Llama-4 at tp 4 (36 chunked + 12 full layers, ratio 0.8), tokens 1,000,000: full = int(48,000,000 /
+/// 40.8) = 1,176,470, swa = int(941,176.0) = 941,176.
+pub fn sglang_swa_split(
+    era: SglangEra,
+    tokens: u64,
+    full_layers: u64,
+    swa_layers: u64,
+    layer_bytes: u64,
+    ratio: f64,
+    page_size: u64,
+) -> SglangSwaSplit {
+    let page = page_size.max(1);
+    if full_layers == 0 {
+        return SglangSwaSplit {
+            full_tokens: 0,
+            swa_tokens: tokens / page * page,
+        };
+    }
+    let full = if era >= SglangEra::Spring2026 {
+        let fb = layer_bytes as f64;
+        let total = (tokens as f64) * (fb * full_layers as f64 + fb * swa_layers as f64);
+        (total / (fb * full_layers as f64 + ratio * fb * swa_layers as f64)).trunc()
+    } else {
+        let total = (tokens * (full_layers + swa_layers)) as f64;
+        (total / (ratio * swa_layers as f64 + full_layers as f64)).trunc()
+    };
+    let full = full.max(0.0) as u64;
+    let swa = (full as f64 * ratio).trunc().max(0.0) as u64;
+    SglangSwaSplit {
+        full_tokens: full / page * page,
+        swa_tokens: swa / page * page,
+    }
+}
+
+/// Token slots of SGLang's two hybrid pools ([`sglang_swa_split`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SglangSwaSplit {
+    /// `full_max_total_num_tokens` (the engine's `max_total_num_tokens` from then on).
+    pub full_tokens: u64,
+    /// `swa_max_total_num_tokens`.
+    pub swa_tokens: u64,
+}
+
 /// vLLM v1's KV-cache groups for a model whose attention layers come in several types with one page
 /// size (sliding-window + full attention: Gemma-2/3, gpt-oss). vLLM
 /// (`v1/core/kv_cache_utils.py`, `_get_kv_cache_groups_uniform_page_size`) splits each type into
@@ -770,6 +824,28 @@ mod tests {
         assert_eq!(sglang_kv_plan(&i).tokens, 159_232); // 159,294 floored to a multiple of 64.
         i.max_total_tokens = Some(100_000);
         assert_eq!(sglang_kv_plan(&i).tokens, 99_968);
+    }
+
+    #[test]
+    fn swa_split_by_era() {
+        // Llama-4 Scout: 36 chunked + 12 full layers (equal geometry, 1024 B per layer per token), ratio
+        // 0.8, page 1. Late 2025: int(1,000,000 × 48 / (0.8 × 36 + 12)) = int(48,000,000 / 40.8) =
+        // 1,176,470; swa = int(1,176,470 × 0.8) = int(941,176.0) = 941,176.
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, 1024, 0.8, 1);
+        assert_eq!((s.full_tokens, s.swa_tokens), (1_176_470, 941_176));
+        // Spring 2026, bytes form: 1,000,000 × 48 × 1024 / (12 × 1024 + 0.8 × 36 × 1024) = the same
+        // quotient 1,176,470.58… → 1,176,470.
+        let s = sglang_swa_split(SglangEra::Spring2026, 1_000_000, 12, 36, 1024, 0.8, 1);
+        assert_eq!((s.full_tokens, s.swa_tokens), (1_176_470, 941_176));
+        // Page 64: 1,176,470 → 1,176,448; 941,176 → 941,120.
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, 1024, 0.8, 64);
+        assert_eq!((s.full_tokens, s.swa_tokens), (1_176_448, 941_120));
+        // Ratio 1: the split is the uniform pool.
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, 1024, 1.0, 1);
+        assert_eq!((s.full_tokens, s.swa_tokens), (1_000_000, 1_000_000));
+        // No full layers: every token is a window token.
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_001, 0, 36, 1024, 0.8, 16);
+        assert_eq!((s.full_tokens, s.swa_tokens), (0, 1_000_000));
     }
 
     #[test]

@@ -163,23 +163,52 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
         let _ = writeln!(o, "{message}");
         return o;
     }
+    // The engine's own warnings (issue #16: SWA pool turned off) where it prints them.
+    for n in &p.notes {
+        if let Some(w) = n.strip_prefix("SGLang: ") {
+            let _ = writeln!(o, "WARNING {w}");
+        }
+    }
     let pool = p.kv_pool.as_gib_f64();
-    match s.model.attention {
-        Attention::Mla { .. } => {
+    // Hybrid SWA pool (issue #16): the split, then each sub-pool's line (SWA first), then the total
+    // (SGLang 0.5.8 `set_num_tokens_hybrid_swa`, `memory_pool.py` `MHATokenToKVPool`,
+    // `swa_memory_pool.py` `SWAKVPool`).
+    if let Some(w) = p.swa {
+        let _ = writeln!(
+            o,
+            "Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
+            w.full_tokens, w.swa_tokens
+        );
+        for (tokens, bytes) in [(w.swa_tokens, w.swa_bytes), (w.full_tokens, w.full_bytes)] {
+            let half = Bytes(bytes).as_gib_f64() / 2.0;
             let _ = writeln!(
                 o,
-                "KV Cache is allocated. #tokens: {}, KV size: {:.2} GB",
-                p.kv_tokens, pool
+                "KV Cache is allocated. #tokens: {tokens}, K size: {half:.2} GB, V size: {half:.2} GB"
             );
         }
-        Attention::Gqa { .. } => {
-            let _ = writeln!(
-                o,
-                "KV Cache is allocated. #tokens: {}, K size: {:.2} GB, V size: {:.2} GB",
-                p.kv_tokens,
-                pool / 2.0,
-                pool / 2.0
-            );
+        let _ = writeln!(
+            o,
+            "SWAKVPool mem usage: {pool:.2} GB, swa size: {}, full size: {}",
+            w.swa_tokens, w.full_tokens
+        );
+    } else {
+        match s.model.attention {
+            Attention::Mla { .. } => {
+                let _ = writeln!(
+                    o,
+                    "KV Cache is allocated. #tokens: {}, KV size: {:.2} GB",
+                    p.kv_tokens, pool
+                );
+            }
+            Attention::Gqa { .. } => {
+                let _ = writeln!(
+                    o,
+                    "KV Cache is allocated. #tokens: {}, K size: {:.2} GB, V size: {:.2} GB",
+                    p.kv_tokens,
+                    pool / 2.0,
+                    pool / 2.0
+                );
+            }
         }
     }
     let after_pool = p.available_gib - pool;
@@ -227,6 +256,12 @@ fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
         return o;
     }
     let _ = writeln!(o, "Available KV cache memory: {:.2} GiB", p.rest_gib);
+    // The engine's own warnings (issue #16: hybrid manager off, padding layers).
+    for n in &p.notes {
+        if let Some(w) = n.strip_prefix("vLLM: ") {
+            let _ = writeln!(o, "WARNING {w}");
+        }
+    }
     let _ = writeln!(o, "GPU KV cache size: {} tokens", p.kv_tokens);
     let w = &s.workload;
     let len = (w.prompt_len.max() + w.output_len.max()).max(1);

@@ -527,8 +527,22 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
     // Hybrids (Qwen3.5) also read and write each request's recurrent state in every linear layer;
     // it is counted with the KV read.
     let state = 2 * s.model.linear_state_bytes_per_req(s.engine.tp) * c;
-    let kv =
-        Bytes(s.model.kv_cell_bytes(s.engine.tp) * s.workload.prompt_len.mean().round() as u64 * c + state);
+    // Local layers (sliding / chunked, issue #16) read only their window or current chunk.
+    let m = &s.model;
+    let ctx = s.workload.prompt_len.mean().round() as u64;
+    let per_layer = m.kv_cell_bytes(s.engine.tp) / u64::from(m.kv_layers().max(1));
+    let read = if m.sliding_layers() == 0 {
+        m.kv_cell_bytes(s.engine.tp) * ctx
+    } else {
+        let tokens: u64 = m
+            .mixers
+            .iter()
+            .filter(|x| **x != tpsim_model::llm::Mixer::Linear)
+            .map(|x| tpsim_model::llm::local_kv_tokens(*x, m.local_window(*x), ctx))
+            .sum();
+        per_layer * tokens
+    };
+    let kv = Bytes(read * c + state);
     let bw = s.hardware.gpu.memory_bandwidth;
     let memory_ms = bw.transfer_time(weights).as_ms_f64() + bw.transfer_time(kv).as_ms_f64();
     let ranks = &p.costs.comm.ranks;

@@ -207,6 +207,13 @@ pub struct Engine {
     pub overlap_schedule: bool,
     /// Expert parallelism size: 1 (experts TP-sharded) or `tp` (each rank owns whole experts).
     pub ep_size: u32,
+    // Local/global attention memory (issue #16):
+    /// SGLang's `--swa-full-tokens-ratio` (default 0.8): SWA-pool tokens per full-pool token.
+    pub swa_full_tokens_ratio: f64,
+    /// SGLang's `--disable-hybrid-swa-memory` as configured (the engine may also set it itself).
+    pub disable_hybrid_swa_memory: bool,
+    /// vLLM's `--disable-hybrid-kv-cache-manager` as configured.
+    pub disable_hybrid_kv_cache_manager: bool,
     pub env: NcclEnv,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,

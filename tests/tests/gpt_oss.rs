@@ -71,10 +71,12 @@ fn vllm_h100_row_30_through_a_scenario() {
 }
 
 #[test]
-fn sglang_plan_says_the_swa_pool_is_approximate() {
+fn sglang_splits_the_swa_pool_except_with_trtllm_mha() {
+    // SGLang 0.5.8/0.5.9 size gpt-oss as a hybrid SWA pool (`is_hybrid_swa_model`); on RTX PRO 6000
+    // (compute capability 12.0) the default backend is triton, so the pool is split.
     let text = std::fs::read_to_string(scenario("examples/gpt-oss-120b-rtx6000x2.toml")).unwrap();
     let text = text
-        .replace("name = \"vllm\"", "name = \"sglang\"")
+        .replace("name = \"vllm\"", "name = \"sglang\"\nversion = \"0.5.8\"")
         .replace(
             "gpu_memory_utilization = 0.9      # vLLM's default",
             "mem_fraction_static = 0.85",
@@ -84,10 +86,27 @@ fn sglang_plan_says_the_swa_pool_is_approximate() {
             "",
         );
     let p = scratch("gpt-oss-sglang").join("s.toml");
-    std::fs::write(&p, text).unwrap();
+    std::fs::write(&p, &text).unwrap();
+    let j = run_json(&p.display().to_string());
+    let names = j["memory"]["entries"].to_string();
+    assert!(names.contains("target KV pool, SWA layers (18 ×"), "{names}");
+    // On SM100 the default backend is trtllm_mha: SGLang turns the SWA pool off, with its warning.
+    let p = scratch("gpt-oss-sglang-sm100").join("s.toml");
+    std::fs::write(
+        &p,
+        text.replace(
+            "[model]",
+            "[hardware.gpu]\ncompute_capability = \"10.0\"\n\n[model]",
+        ),
+    )
+    .unwrap();
     let j = run_json(&p.display().to_string());
     let w = j["memory"]["warnings"].to_string();
-    assert!(w.contains("SWA pool") && w.contains("approximate"), "{w}");
+    assert!(
+        w.contains("Disable hybrid SWA memory for GPT-OSS model with trtllm_mha attention backend."),
+        "{w}"
+    );
+    assert!(j["memory"]["entries"].to_string().contains("\"target KV pool\""));
 }
 
 /// TPOT (ms) of gpt-oss-120b at tp 2 with its `layer_types` replaced by `types(i)`, at `prompt` tokens

@@ -21,6 +21,8 @@ mod engine_memory_rows;
 mod fitted;
 mod gpt_oss;
 mod input_files;
+// Local/global attention families (issue #16).
+mod local_attention;
 mod memory_cli;
 mod memory_eras;
 mod outputs;

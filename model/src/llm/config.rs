@@ -183,6 +183,22 @@ pub struct ModelConfig {
     /// Mllama text tower: ids of the cross-attention layers among `num_hidden_layers`.
     #[serde(default)]
     pub cross_attention_layers: Option<Vec<u64>>,
+    // Local/global attention families (issue #16):
+    /// Gemma-3: every how many layers a global layer appears (layer i global iff (i + 1) % p == 0).
+    #[serde(default)]
+    pub sliding_window_pattern: Option<u64>,
+    /// Llama-4: positions per chunk of the chunked local attention layers.
+    #[serde(default)]
+    pub attention_chunk_size: Option<u64>,
+    /// Llama-4: one flag per layer, 0 = no rotary embedding (NoPE).
+    #[serde(default)]
+    pub no_rope_layers: Option<Vec<u64>>,
+    /// Llama-4: every how many layers a MoE layer appears.
+    #[serde(default)]
+    pub interleave_moe_layer_step: Option<u64>,
+    /// Llama-4: width of the dense (non-MoE) layers' MLP.
+    #[serde(default)]
+    pub intermediate_size_mlp: Option<u64>,
 }
 
 impl ModelConfig {
@@ -214,7 +230,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 21] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 28] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -237,6 +253,14 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 21] = [
     "Glm4ForCausalLM",
     "Mistral3ForConditionalGeneration",
     "MllamaForConditionalGeneration",
+    // Local/global attention families (issue #16):
+    "GemmaForCausalLM",
+    "Gemma2ForCausalLM",
+    "Gemma3ForCausalLM",
+    "Gemma3ForConditionalGeneration",
+    "MistralForCausalLM",
+    "MixtralForCausalLM",
+    "Llama4ForConditionalGeneration",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -262,6 +286,13 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Glm4ForCausalLM" => Architecture::Glm4,
         "Mistral3ForConditionalGeneration" => Architecture::Mistral3,
         "MllamaForConditionalGeneration" => Architecture::Mllama,
+        // Local/global attention families (issue #16):
+        "GemmaForCausalLM" => Architecture::Gemma,
+        "Gemma2ForCausalLM" => Architecture::Gemma2,
+        "Gemma3ForCausalLM" | "Gemma3ForConditionalGeneration" => Architecture::Gemma3,
+        "MistralForCausalLM" => Architecture::Mistral,
+        "MixtralForCausalLM" => Architecture::Mixtral,
+        "Llama4ForConditionalGeneration" => Architecture::Llama4,
         _ => return None,
     })
 }
@@ -387,6 +418,18 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             arch_name,
         )?;
         (text, true, Some(tower))
+    } else if arch_name == "Gemma3ForConditionalGeneration" || arch == Architecture::Llama4 {
+        // Local/global attention families (issue #16): text_config + a SigLIP / Llama-4 vision tower.
+        let text = cfg
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let v = super::local_attention::vision_tower(arch, cfg.vision_config.as_ref(), th, arch_name)?;
+        (text, true, Some(v))
     } else {
         (cfg, false, None)
     };
@@ -395,7 +438,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     let hidden = req(text.hidden_size, "hidden_size", an)?;
     let num_layers = req(text.num_hidden_layers, "num_hidden_layers", an)?;
     let heads = req(text.num_attention_heads, "num_attention_heads", an)?;
-    let vocab = req(text.vocab_size, "vocab_size", an)?;
+    // Gemma-3 configs may leave the vocabulary to HF's `Gemma3TextConfig` default.
+    let vocab = match (arch, text.vocab_size) {
+        (Architecture::Gemma3, None) => super::local_attention::GEMMA3_DEFAULT_VOCAB,
+        _ => req(text.vocab_size, "vocab_size", an)?,
+    };
     let dtype = match text.torch_dtype.as_deref().or(text.dtype.as_deref()) {
         Some(_) => text.weight_dtype()?,
         None => cfg.weight_dtype()?,
@@ -594,6 +641,47 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 0,
             )
         }
+        // Local/global attention families (issue #16): Mixtral (every layer MoE, experts of
+        // `intermediate_size`, SGLang `mixtral.py` `MixtralMoE`) and Llama-4 (MoE iff (i + 1) %
+        // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
+        // of `intermediate_size_mlp`: SGLang `llama4.py` `_is_moe_layer`, `Llama4MoE.shared_expert`).
+        Architecture::Mixtral | Architecture::Llama4 => {
+            let e = req(text.num_local_experts, "num_local_experts", an)?;
+            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+            let mi = req(text.intermediate_size, "intermediate_size", an)?;
+            check_k(k, e)?;
+            let llama4 = arch == Architecture::Llama4;
+            let shape = MoeShape {
+                n_routed_experts: e,
+                num_experts_per_tok: k,
+                moe_intermediate: mi,
+                n_shared_experts: u64::from(llama4),
+            };
+            let step = if llama4 {
+                req(text.interleave_moe_layer_step, "interleave_moe_layer_step", an)?
+            } else {
+                1
+            };
+            let dense = if step > 1 {
+                req(text.intermediate_size_mlp, "intermediate_size_mlp", an)?
+            } else {
+                0
+            };
+            let layers: Vec<Ffn> = (0..num_layers)
+                .map(|i| {
+                    if (i + 1).is_multiple_of(step) {
+                        Ffn::Moe(shape)
+                    } else {
+                        Ffn::Dense { intermediate: dense }
+                    }
+                })
+                .collect();
+            let first_k = layers
+                .iter()
+                .take_while(|l| matches!(l, Ffn::Dense { .. }))
+                .count() as u32;
+            (layers, Some(shape), dense, first_k)
+        }
         _ => {
             let dense = req(text.intermediate_size, "intermediate_size", an)?;
             (
@@ -626,6 +714,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     };
     let qk_norm = match arch {
         Architecture::Qwen3 | Architecture::Qwen3Moe | Architecture::Qwen35Moe => true,
+        // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.
+        Architecture::Gemma3 => true,
+        Architecture::Llama4 => false,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     let (mixers, linear_attention) = if arch == Architecture::Qwen35Moe {
@@ -633,16 +724,38 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             hybrid_mixers(text, num_layers, an)?,
             Some(gated_delta_net(text, an)?),
         )
-    } else if arch == Architecture::GptOss {
-        (super::gpt_oss::mixers(text, num_layers)?, None)
     } else {
-        (vec![Mixer::Attention; num_layers_u32 as usize], None)
+        (Vec::new(), None)
     };
-    let sliding_window = if arch == Architecture::GptOss {
-        Some(req(text.sliding_window, "sliding_window", an)?)
+    // Sliding-window / chunked local layers (`local_attention`; gpt-oss included).
+    let local = matches!(
+        arch,
+        Architecture::GptOss
+            | Architecture::Gemma
+            | Architecture::Gemma2
+            | Architecture::Gemma3
+            | Architecture::Mistral
+            | Architecture::Mixtral
+            | Architecture::Llama4
+    );
+    let (mixers, sliding_window, attention_chunk_size) = if !local {
+        let n = num_layers_u32 as usize;
+        (
+            if mixers.is_empty() {
+                vec![Mixer::Attention; n]
+            } else {
+                mixers
+            },
+            None,
+            None,
+        )
     } else {
-        None
+        if arch == Architecture::GptOss {
+            req(text.sliding_window, "sliding_window", an)?;
+        }
+        super::local_attention::mixers(arch, text, num_layers, an)?
     };
+    let nope_layers = super::local_attention::nope_layers(arch, text, num_layers)?;
     let attn_output_gate = arch == Architecture::Qwen35Moe && text.attn_output_gate.unwrap_or(true);
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
     // by the engine ("Unsupported qk_norm_type").
@@ -682,11 +795,19 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             .or(text.mtp_num_hidden_layers)
             .unwrap_or(0)
             .min(u64::from(u32::MAX)) as u32,
-        context_len: text.max_position_embeddings.or(cfg.max_position_embeddings),
+        context_len: text
+            .max_position_embeddings
+            .or(cfg.max_position_embeddings)
+            .or((arch == Architecture::Gemma3).then_some(super::local_attention::GEMMA3_DEFAULT_CONTEXT)),
+        // Gemma ties its embeddings by default (HF `GemmaConfig`/`Gemma2Config`/`Gemma3TextConfig`
+        // `tie_word_embeddings=True`; SGLang's Gemma models have no separate LM head).
         tie_word_embeddings: text
             .tie_word_embeddings
             .or(cfg.tie_word_embeddings)
-            .unwrap_or(false),
+            .unwrap_or(matches!(
+                arch,
+                Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3
+            )),
         has_vision,
         vision,
         attention_bias,
@@ -698,6 +819,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         linear_attention,
         attn_output_gate,
         sliding_window,
+        attention_chunk_size,
+        nope_layers,
         quantization: quant,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?

@@ -124,6 +124,12 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Glm4 => &GLM4,
         Architecture::Mistral3 => &MISTRAL3,
         Architecture::Mllama => &MLLAMA,
+        Architecture::Gemma => &GEMMA,
+        Architecture::Gemma2 => &GEMMA2,
+        Architecture::Gemma3 => &GEMMA3,
+        Architecture::Mistral => &MISTRAL,
+        Architecture::Mixtral => &MIXTRAL,
+        Architecture::Llama4 => &LLAMA4,
     }
 }
 
@@ -365,6 +371,63 @@ static MLLAMA: Coverage = Coverage {
     },
 };
 
+static GEMMA: Coverage = Coverage {
+    arch: Architecture::Gemma,
+    families: "Gemma 1",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static GEMMA2: Coverage = Coverage {
+    arch: Architecture::Gemma2,
+    families: "Gemma 2 (alternating sliding-window)",
+    // SGLang disables its SWA pool for Gemma-2/3 (with a warning): one plain pool over all layers.
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 16: vLLM 0.19.0, gemma-2-2b, 1× H100, KV tokens (hybrid groups)",
+        "engine_memory_rows::vllm_0_19_gemma_2_2b_h100_tp1",
+    )]),
+};
+
+static GEMMA3: Coverage = Coverage {
+    arch: Architecture::Gemma3,
+    families: "Gemma 3 (5:1 local:global; text and SigLIP VLM)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 17: vLLM 0.19.0, gemma-3-12b, 1× H100, KV tokens (hybrid groups)",
+            "engine_memory_rows::vllm_0_19_gemma_3_12b_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 18: vLLM 0.19.0, gemma-3-4b, 1× H100, KV tokens (7 groups, 1 padding layer)",
+            "engine_memory_rows::vllm_0_19_gemma_3_4b_h100_tp1",
+        ),
+    ]),
+};
+
+static MISTRAL: Coverage = Coverage {
+    arch: Architecture::Mistral,
+    families: "Mistral 7B (sliding_window when set)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static MIXTRAL: Coverage = Coverage {
+    arch: Architecture::Mixtral,
+    families: "Mixtral 8x7B, 8x22B",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static LLAMA4: Coverage = Coverage {
+    arch: Architecture::Llama4,
+    families: "Llama 4 Scout, Maverick (chunked local attention, interleaved MoE)",
+    // SGLang's hybrid SWA pool (0.5.8 by layers, 0.5.9 by bytes); vLLM 0.11 turns its hybrid
+    // manager off for chunked attention (with its warning) and sizes every layer in full.
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,7 +439,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 19);
+        assert_eq!(all.len(), 25);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -42,8 +42,8 @@ pub struct LayerWork {
     /// KV-cache bytes this layer reads per context token per sequence on this rank (0 for linear
     /// attention): its share of [`ModelSpec::kv_cell_bytes`].
     pub kv_bytes_per_token: u64,
-    /// Sliding-window layers: the most context tokens per sequence a decode step reads from this
-    /// layer's KV cache ([`ModelSpec::sliding_window`]); `None` = the whole context.
+    /// Local (sliding-window or chunked) layers: the most context tokens per sequence a decode step
+    /// reads from this layer's KV cache ([`ModelSpec::local_window`]); `None` = the whole context.
     pub kv_window: Option<u64>,
     /// Recurrent (conv + SSM) state of one request in this layer on this rank, bytes (0 for full
     /// attention). A decode step reads it and writes it back (`llm::hybrid`).
@@ -288,11 +288,7 @@ impl ModelSpec {
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
-        let kv_window = if mixer == super::Mixer::SlidingAttention {
-            self.sliding_window
-        } else {
-            None
-        };
+        let kv_window = self.local_window(mixer);
         let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
         let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
         let f = &l.ffn;

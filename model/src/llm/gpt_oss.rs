@@ -37,46 +37,9 @@
 //! (triton_kernels) MXFP4 MoE pads the intermediate to 64 and not the hidden, and casts the expert
 //! biases to fp32 after loading (SGLang `layers/quantization/mxfp4.py`), i.e. `pad_intermediate = 64`.
 
-use super::hybrid::Mixer;
 use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
 // `weights` calls into this module, never the reverse: the pieces come from `piece`.
 use super::piece::{Fmt, Piece};
-use super::{ModelConfig, ModelError};
-
-/// Each layer's mixer from `layer_types` (`"sliding_attention"` / `"full_attention"`, one per layer);
-/// without it, vLLM's rule: even layers slide (`gpt_oss.py`: `sliding_window if layer_idx % 2 == 0`).
-pub(crate) fn mixers(text: &ModelConfig, num_layers: u64) -> Result<Vec<Mixer>, ModelError> {
-    let Some(types) = &text.layer_types else {
-        return Ok((0..num_layers)
-            .map(|i| {
-                if i.is_multiple_of(2) {
-                    Mixer::SlidingAttention
-                } else {
-                    Mixer::Attention
-                }
-            })
-            .collect());
-    };
-    if types.len() as u64 != num_layers {
-        return Err(ModelError::InvalidField {
-            field: "layer_types".into(),
-            value: format!("{} entries", types.len()),
-            expected: format!("one entry per layer (num_hidden_layers = {num_layers})"),
-        });
-    }
-    types
-        .iter()
-        .map(|t| match t.as_str() {
-            "full_attention" => Ok(Mixer::Attention),
-            "sliding_attention" => Ok(Mixer::SlidingAttention),
-            other => Err(ModelError::InvalidField {
-                field: "layer_types".into(),
-                value: format!("\"{other}\""),
-                expected: "\"sliding_attention\" or \"full_attention\"".into(),
-            }),
-        })
-        .collect()
-}
 
 /// `x` rounded up to a multiple of `m` (`None`: unchanged).
 fn round_up(x: u64, m: Option<u32>) -> u64 {
@@ -301,7 +264,7 @@ mod tests {
             "{e}"
         );
         let mut v: serde_json::Value = serde_json::from_str(GPT_OSS_20B).unwrap();
-        v["layer_types"][3] = serde_json::json!("chunked_attention");
+        v["layer_types"][3] = serde_json::json!("global_attention");
         let e = ModelSpec::from_config_json(&v.to_string(), quant())
             .unwrap_err()
             .to_string();

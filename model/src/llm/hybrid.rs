@@ -51,9 +51,21 @@ pub enum Mixer {
     /// Gated DeltaNet linear attention: a fixed-size recurrent state per request, no KV cache.
     Linear,
     /// Softmax attention over at most the last [`super::ModelSpec::sliding_window`] tokens of each
-    /// sequence (gpt-oss `"sliding_attention"` layers, `llm::gpt_oss`): it holds KV like full
-    /// attention, but a decode step reads only the window.
+    /// sequence (gpt-oss, Gemma-2/3, Mistral `"sliding_attention"` layers, `llm::local_attention`): it
+    /// holds KV like full attention, but a decode step reads only the window.
     SlidingAttention,
+    /// Chunked local attention (Llama-4 RoPE layers, `attention_chunk_size`): a token attends to the
+    /// earlier tokens of its own chunk of [`super::ModelSpec::attention_chunk_size`] positions, so a
+    /// decode step reads at most one chunk of KV per sequence (`llm::local_attention`).
+    ChunkedAttention,
+}
+
+impl Mixer {
+    /// Whether the layer attends over a local window (sliding or chunked) rather than the whole
+    /// context.
+    pub fn is_local(self) -> bool {
+        matches!(self, Mixer::SlidingAttention | Mixer::ChunkedAttention)
+    }
 }
 
 /// Shape of the Gated DeltaNet layers (config.json `linear_*` keys).
@@ -149,24 +161,34 @@ impl ModelSpec {
     }
 
     /// KV-holding layers per attention type, as vLLM groups them (`memory::vllm_kv_groups`):
-    /// `[sliding, full]` for a model with sliding-window layers (gpt-oss-20b: `[12, 12]`), else
-    /// `[kv_layers]`.
+    /// `[local, full]` for a model with both local (sliding-window or chunked) and full layers
+    /// (gpt-oss-20b: `[12, 12]`), else `[kv_layers]`.
     pub fn kv_layer_counts(&self) -> Vec<u64> {
         let sliding = u64::from(self.sliding_layers());
         let full = u64::from(self.kv_layers()) - sliding;
-        if sliding == 0 {
-            vec![full]
-        } else {
-            vec![sliding, full]
+        match (sliding, full) {
+            (0, _) => vec![full],
+            // Every layer local (Mistral with a window): one attention type.
+            (_, 0) => vec![sliding],
+            _ => vec![sliding, full],
         }
     }
 
-    /// Sliding-window attention layers (0 except for gpt-oss).
+    /// Local attention layers: sliding-window and chunked (gpt-oss, Gemma-2/3, Mistral, Llama-4; 0
+    /// for models with only full attention).
     pub fn sliding_layers(&self) -> u32 {
-        self.mixers
-            .iter()
-            .filter(|m| **m == Mixer::SlidingAttention)
-            .count() as u32
+        self.mixers.iter().filter(|m| m.is_local()).count() as u32
+    }
+
+    /// The most context tokens per sequence a decode step of a layer with this mixer reads:
+    /// `sliding_window` for sliding layers, `attention_chunk_size` for chunked ones, `None` (the whole
+    /// context) otherwise.
+    pub fn local_window(&self, mixer: Mixer) -> Option<u64> {
+        match mixer {
+            Mixer::SlidingAttention => self.sliding_window,
+            Mixer::ChunkedAttention => self.attention_chunk_size,
+            Mixer::Attention | Mixer::Linear => None,
+        }
     }
 
     /// Linear-attention layers (0 for non-hybrid models).

@@ -20,6 +20,7 @@ pub mod coverage;
 mod forward;
 mod gpt_oss;
 mod hybrid;
+mod local_attention;
 mod piece;
 mod quant;
 // h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.
@@ -28,6 +29,8 @@ mod weights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_local;
 #[cfg(test)]
 mod tests_minimax;
 // h3: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
@@ -41,6 +44,7 @@ use crate::units::Bytes;
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
+pub use local_attention::local_kv_tokens;
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
@@ -167,6 +171,22 @@ pub enum Architecture {
     /// ViT (local + gated global encoder, tile embeddings) and a linear projector. SGLang keeps one
     /// ordinary KV pool over all text layers; vLLM ≥ 0.11 refuses the architecture.
     Mllama,
+    // Local/global attention families (issue #16, `local_attention` module):
+    /// `GemmaForCausalLM` (Gemma 1): Llama layout with explicit `head_dim`, tied embeddings, GeGLU.
+    Gemma,
+    /// `Gemma2ForCausalLM`: Gemma plus pre/post feed-forward norms, even layers sliding-window.
+    Gemma2,
+    /// `Gemma3ForCausalLM` / `Gemma3ForConditionalGeneration`: Gemma-2 norms plus per-head q/k norms,
+    /// 5 of 6 layers sliding-window; the multimodal wrapper adds a SigLIP tower.
+    Gemma3,
+    /// `MistralForCausalLM`: Llama layout; every layer sliding-window when `sliding_window` is set.
+    Mistral,
+    /// `MixtralForCausalLM`: Mistral attention, every layer MoE without shared experts.
+    Mixtral,
+    /// `Llama4ForConditionalGeneration` (Scout, Maverick): chunked local attention with every 4th
+    /// layer global NoPE, MoE every `interleave_moe_layer_step` layers with a shared expert, vision
+    /// tower.
+    Llama4,
 }
 
 /// Attention layout.
@@ -231,7 +251,8 @@ pub struct Eagle3 {
     pub draft_vocab: u64,
 }
 
-/// The vision tower of a multimodal model (MoonViT for Kimi-K2.5), sized from `vision_config`.
+/// The vision tower of a multimodal model (MoonViT for Kimi-K2.5, SigLIP for Gemma-3, Llama-4's),
+/// sized from `vision_config`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct VisionTower {
     /// Encoder blocks.
@@ -271,6 +292,10 @@ pub struct VisionTower {
     pub aspect_ratios: u64,
     /// Mllama: the projector's input width (`vision_output_dim`).
     pub projector_in: u64,
+    /// Llama-4: `projector_input_dim` of the pixel-shuffle MLP (0 otherwise).
+    pub projector_input: u64,
+    /// Llama-4: `vision_output_dim`, the projector's input (0 otherwise).
+    pub projector_output: u64,
 }
 
 impl VisionTower {
@@ -294,6 +319,8 @@ impl VisionTower {
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        projector_input: 0,
+        projector_output: 0,
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
@@ -346,6 +373,8 @@ impl VisionTower {
             tiles: 0,
             aspect_ratios: 0,
             projector_in: 0,
+            projector_input: 0,
+            projector_output: 0,
         }
         .with_own_fraction_dims()
     }
@@ -423,6 +452,12 @@ pub struct ModelSpec {
     /// Tokens a [`Mixer::SlidingAttention`] layer attends to (`sliding_window`, gpt-oss: 128); `None`
     /// for models without sliding layers.
     pub sliding_window: Option<u64>,
+    /// Positions per chunk of a [`Mixer::ChunkedAttention`] layer (Llama-4 `attention_chunk_size`,
+    /// 8192); `None` for models without chunked layers.
+    pub attention_chunk_size: Option<u64>,
+    /// Layers without rotary embedding (Llama-4's global layers, from `no_rope_layers` or every 4th);
+    /// informational: NoPE changes no cost.
+    pub nope_layers: Vec<u32>,
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,

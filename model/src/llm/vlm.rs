@@ -42,6 +42,10 @@ pub enum VisionFamily {
     /// Mllama's ViT (LayerNorm, GELU MLP, local + gated global layers, tile and position embeddings)
     /// plus its linear projector from `vision_output_dim`.
     Mllama,
+    /// Gemma-3's SigLIP (`siglip_vision_model`) with its projector.
+    Siglip,
+    /// Llama-4's vision model with its pixel-shuffle adapter and projector.
+    Llama4,
 }
 
 /// Largest accepted vision width/count (as for the text tower).
@@ -109,6 +113,8 @@ pub(crate) fn qwen_vit(
         text_hidden: get(v, "out_hidden_size")?.unwrap_or(text_hidden),
         assumed: false,
         family: VisionFamily::QwenVit,
+        projector_input: 0,
+        projector_output: 0,
         // Conv3d kernel (temporal, patch, patch) over `in_chans` channels.
         temporal_patch: get(v, "temporal_patch_size")?
             .unwrap_or(2)
@@ -213,6 +219,8 @@ pub(crate) fn pixtral(
         text_hidden,
         assumed: false,
         family: VisionFamily::Pixtral,
+        projector_input: 0,
+        projector_output: 0,
         // Conv2d over `num_channels` (one frame).
         temporal_patch: get(v, "num_channels")?.unwrap_or(3),
         sglang_fraction_dims: (layers, hidden),
@@ -300,6 +308,8 @@ pub(crate) fn mllama(
         text_hidden,
         assumed: false,
         family: VisionFamily::Mllama,
+        projector_input: 0,
+        projector_output: 0,
         temporal_patch: get(v, "num_channels")?.unwrap_or(3),
         sglang_fraction_dims: (layers, hidden),
         projector_bias: true,

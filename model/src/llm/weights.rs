@@ -28,6 +28,7 @@
 //! | Mistral-3 Pixtral tower + projector (h3) | blocks sharded (SGLang `models/pixtral.py` `PixtralHFVisionModel`: `VisionAttention`, `MergedColumnParallelLinear` / `RowParallelLinear`); patch conv, norms and the whole projector replicated (SGLang 0.5.9 `models/mistral.py` uses transformers' `Mistral3MultiModalProjector`, plain `nn.Linear`; vLLM 0.11.0 shards `linear_1`/`linear_2`) | see `llm::vlm` |
 //! | Qwen2.5-VL vision tower (h3) | blocks and merger column/row-parallel with biases, Conv3d patch embedding and norms replicated | see `llm::vlm` |
 //! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
+//! | Gemma 1/2/3, Mistral, Mixtral, Llama-4 | extra norms, SigLIP / Llama-4 vision towers, interleaved MoE with a shared expert: see `llm::local_attention` | SGLang `models/gemma*.py`, `mixtral.py`, `llama4.py`, `mllama4.py`, `siglip.py` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
 //! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
@@ -251,6 +252,10 @@ impl ModelSpec {
                 super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t),
                 super::VisionFamily::Pixtral => super::vlm::pixtral_pieces(&v, t),
                 super::VisionFamily::Mllama => super::vlm::mllama_pieces(&v, t),
+                // Local/global attention families (issue #16): SigLIP (Gemma-3), Llama-4.
+                super::VisionFamily::Siglip | super::VisionFamily::Llama4 => {
+                    super::local_attention::vision_pieces(&v, t)
+                }
             };
         }
         inv
@@ -294,7 +299,11 @@ impl ModelSpec {
                 }
                 // h3: GLM-4-0414 adds post_self_attn_layernorm and post_mlp_layernorm (SGLang 0.5.9
                 // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated.
-                if self.arch == super::Architecture::Glm4 {
+                // Gemma-2/3: pre- and post-feed-forward RMSNorms beside the usual two (issue #16).
+                if matches!(
+                    self.arch,
+                    super::Architecture::Glm4 | super::Architecture::Gemma2 | super::Architecture::Gemma3
+                ) {
                     ps.push(Piece::vec(h));
                     ps.push(Piece::vec(h));
                 }

@@ -5,7 +5,7 @@ use crate::scenario::{AllreduceBackend, EngineKind, Scenario};
 use tpsim_model::memory::{
     LateAllocation, LateVerdict, SglangEra, SglangKvInput, SpecShape, TORCH_OOM, check_late_allocations,
     sglang_kv_plan, sglang_min_fraction, sglang_no_kv_memory_error, sglang_not_enough_memory,
-    sglang_spring_cell_size,
+    sglang_spring_cell_size, sglang_swa_split,
 };
 use tpsim_model::memory::{VllmKvInput, vllm_kv_groups, vllm_kv_plan};
 use tpsim_model::state_pool::sglang_state_pool;
@@ -40,6 +40,16 @@ pub enum MemKind {
         slots: u64,
     },
     TargetKvPool,
+    /// SGLang's hybrid SWA pool: the part for the sliding-window (or chunked) layers.
+    TargetKvPoolSwa {
+        layers: u64,
+        tokens: u64,
+    },
+    /// SGLang's hybrid SWA pool: the part for the full-attention layers.
+    TargetKvPoolFull {
+        layers: u64,
+        tokens: u64,
+    },
     DraftKvPool,
     TargetCudaGraphs,
     DraftCudaGraphs,
@@ -65,6 +75,16 @@ impl MemKind {
                 return std::borrow::Cow::Owned(format!("state pool, {slots} requests"));
             }
             MemKind::TargetKvPool => "target KV pool",
+            MemKind::TargetKvPoolSwa { layers, tokens } => {
+                return std::borrow::Cow::Owned(format!(
+                    "target KV pool, SWA layers ({layers} × {tokens} tokens)"
+                ));
+            }
+            MemKind::TargetKvPoolFull { layers, tokens } => {
+                return std::borrow::Cow::Owned(format!(
+                    "target KV pool, full layers ({layers} × {tokens} tokens)"
+                ));
+            }
             MemKind::DraftKvPool => "draft KV pool",
             MemKind::TargetCudaGraphs => "target CUDA graphs",
             MemKind::DraftCudaGraphs => "draft CUDA graphs",
@@ -171,6 +191,29 @@ pub enum Verdict {
     },
 }
 
+/// SGLang's two pools of its hybrid SWA KV pool (`mem_cache/swa_memory_pool.py` `SWAKVPool`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwaPools {
+    /// Full-attention layers and their token slots (`full_max_total_num_tokens`).
+    pub full_layers: u64,
+    pub full_tokens: u64,
+    /// Bytes of the full pool: (full_tokens + page) × per-layer cell × full_layers.
+    pub full_bytes: u64,
+    /// Local (sliding / chunked) layers and their token slots (`swa_max_total_num_tokens`).
+    pub swa_layers: u64,
+    pub swa_tokens: u64,
+    pub swa_bytes: u64,
+}
+
+/// vLLM's KV-cache groups (`memory::vllm_kv_groups`) when the hybrid manager keeps several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvGroups {
+    pub group_size: u64,
+    pub num_groups: u64,
+    /// Padding layers vLLM adds to fill the last group of each type.
+    pub padding_layers: u64,
+}
+
 /// The memory plan of one rank (all ranks are alike in a TP group).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
@@ -195,6 +238,10 @@ pub struct MemoryPlan {
     /// Free memory left after the last allocation (0 when the start fails).
     pub headroom: Bytes,
     pub entries: Vec<MemEntry>,
+    /// SGLang's hybrid SWA pool when the engine uses one (Llama-4, gpt-oss; issue #16).
+    pub swa: Option<SwaPools>,
+    /// vLLM's hybrid KV-cache groups when there is more than one (issue #16).
+    pub kv_groups: Option<KvGroups>,
     /// Where the plan is approximate (reported as warnings).
     pub notes: Vec<String>,
 }
@@ -301,18 +348,9 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
     });
     let mut notes = Vec::new();
-    // gpt-oss under SGLang. A 2026 build sizes the pools in `model_executor/pool_configurator.py`
-    // `HybridSWAPoolConfigurator`: max tokens = rest // (full B/token × full layers + swa_full_tokens_ratio
-    // × window B/token × window layers), window pool = ratio × full pool (server default ratio 0.8);
-    // older eras size them in `model_runner.py`. Not implemented (per era, unverified against logs).
-    if s.model.sliding_layers() > 0 {
-        notes.push(
-            "KV pool approximate: SGLang's SWA pool (separate full and sliding-window pools, the window pool \
-             swa_full_tokens_ratio × the full one) is not modelled; every sliding-window layer is counted as full \
-             attention (fewer tokens than SGLang reports)"
-                .to_string(),
-        );
-    }
+    // Local/global attention (issue #16): does SGLang split the KV pool into full and SWA pools?
+    let (swa_on, swa_warnings) = sglang_uses_swa_pool(s);
+    notes.extend(swa_warnings);
     if state_pool.is_some() && s.speculative.is_some() && spring {
         notes.push(
             "draft KV share approximate: the spring-2026 cell × (1 + draft layers / target layers) rule is applied \
@@ -332,7 +370,7 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         topk: u64::from(sp.topk),
         num_draft_tokens: u64::from(sp.num_draft_tokens),
     });
-    let kv = sglang_kv_plan(&SglangKvInput {
+    let mut kv = sglang_kv_plan(&SglangKvInput {
         total_gib,
         available_gib: available_gib - state_gib,
         mem_fraction_static: e.mem_fraction_static,
@@ -358,7 +396,50 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     } else {
         sglang_min_fraction(total_gib, available_gib, cell, e.page_size)
     };
+    // The hybrid SWA split of the profiled (capped, page-floored) tokens (`sglang_swa_split`): from
+    // here on `max_total_num_tokens` is the full pool's count.
+    let swa = (swa_on && kv.starts).then(|| {
+        let n_swa = u64::from(s.model.sliding_layers());
+        let n_full = u64::from(s.model.kv_layers()) - n_swa;
+        let layer = target_cell / u64::from(s.model.kv_layers().max(1));
+        let split = sglang_swa_split(
+            e.era,
+            kv.tokens,
+            n_full,
+            n_swa,
+            layer,
+            e.swa_full_tokens_ratio,
+            e.page_size,
+        );
+        let page = e.page_size.max(1);
+        SwaPools {
+            full_layers: n_full,
+            full_tokens: split.full_tokens,
+            full_bytes: (split.full_tokens + page) * layer * n_full,
+            swa_layers: n_swa,
+            swa_tokens: split.swa_tokens,
+            swa_bytes: (split.swa_tokens + page) * layer * n_swa,
+        }
+    });
+    if let Some(w) = swa {
+        let pool = w.full_bytes + w.swa_bytes;
+        let available = Bytes::from_gib_f64(available_gib.max(0.0));
+        kv.tokens = w.full_tokens;
+        kv.pool_bytes = Bytes(pool);
+        kv.free_after_pool = Bytes(available.0.saturating_sub(pool));
+        kv.pool_fits = pool <= available.0;
+        kv.max_running_requests = e
+            .max_running_requests
+            .unwrap_or(w.full_tokens / 2)
+            .min(kv.max_num_reqs);
+        if s.speculative.is_some() {
+            // The draft's pool follows the SWA-adjusted count (`draft_runner_cache_size = full`).
+            kv.draft_tokens = w.full_tokens;
+        }
+    }
     let mut plan = MemoryPlan {
+        swa,
+        kv_groups: None,
         verdict: Verdict::Ok,
         total_gib,
         total_source,
@@ -411,12 +492,34 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         };
         return plan;
     }
-    plan.entries.push(MemEntry {
-        kind: MemKind::TargetKvPool,
-        bytes: kv.pool_bytes.0,
-        moment: Moment::KvPool,
-        source: Source::EngineRule,
-    });
+    match swa {
+        Some(w) => {
+            plan.entries.push(MemEntry {
+                kind: MemKind::TargetKvPoolSwa {
+                    layers: w.swa_layers,
+                    tokens: w.swa_tokens,
+                },
+                bytes: w.swa_bytes,
+                moment: Moment::KvPool,
+                source: Source::EngineRule,
+            });
+            plan.entries.push(MemEntry {
+                kind: MemKind::TargetKvPoolFull {
+                    layers: w.full_layers,
+                    tokens: w.full_tokens,
+                },
+                bytes: w.full_bytes,
+                moment: Moment::KvPool,
+                source: Source::EngineRule,
+            });
+        }
+        None => plan.entries.push(MemEntry {
+            kind: MemKind::TargetKvPool,
+            bytes: kv.pool_bytes.0,
+            moment: Moment::KvPool,
+            source: Source::EngineRule,
+        }),
+    }
     // What is allocated after the pool, in order.
     let mut late: Vec<(MemKind, Bytes)> = Vec::new();
     if let Some(sp) = &s.speculative {
@@ -475,6 +578,112 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     plan
 }
 
+/// Whether SGLang sizes this model's KV cache as a hybrid SWA pool, and the warnings it prints when
+/// it turns that off (issue #16).
+///
+/// - 0.5.8 / 0.5.9 (`configs/model_config.py` `is_hybrid_swa_model`): only Llama-4
+///   (`Llama4ForConditionalGeneration`) and gpt-oss (`GptOssForCausalLM`) (and MiMo, not modelled)
+///   get one; every other model with sliding windows (Gemma-2/3, Mistral, Mixtral) gets the plain pool
+///   sized as if every layer were global.
+/// - `server_args.py` `_handle_model_specific_adjustments` turns it off for Gemma-2/3 (warning "Disable
+///   hybrid SWA memory for <arch> as it is not yet supported."), and for gpt-oss with the
+///   `trtllm_mha` attention backend (the default on SM100, `is_sm100_supported`: compute capability
+///   10.x) or with speculative decoding, each with its warning.
+/// - `--disable-hybrid-swa-memory` turns it off silently.
+/// - Before the late-2025 era tpsim has not read the rules (0.5.5 needed `--hybrid-kvcache-ratio` for
+///   Llama-4 and disabled gpt-oss): the plain pool is used, with a note.
+fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
+    use tpsim_model::llm::Architecture;
+    let m = &s.model;
+    if m.sliding_layers() == 0 {
+        return (false, Vec::new());
+    }
+    let e = &s.engine;
+    match m.arch {
+        Architecture::Gemma2 | Architecture::Gemma3 => {
+            let arch = match (m.arch, m.has_vision) {
+                (Architecture::Gemma2, _) => "Gemma2ForCausalLM",
+                (_, true) => "Gemma3ForConditionalGeneration",
+                _ => "Gemma3ForCausalLM",
+            };
+            (
+                false,
+                vec![format!(
+                    "SGLang: Disable hybrid SWA memory for {arch} as it is not yet supported. (every layer's KV is \
+                     sized for the full context; the window only saves reads)"
+                )],
+            )
+        }
+        Architecture::Llama4 | Architecture::GptOss => {
+            if e.era < SglangEra::Late2025 {
+                return (
+                    false,
+                    vec![
+                        "KV pool approximate: SGLang's hybrid SWA pool rules before 0.5.3 are not modelled; every \
+                         local layer is counted as full attention"
+                            .to_string(),
+                    ],
+                );
+            }
+            if e.disable_hybrid_swa_memory {
+                return (false, Vec::new());
+            }
+            // 0.5.5 / 0.5.6 (`configs/model_config.py` `is_hybrid_model`): Llama-4 gets the SWA pool
+            // only with `--hybrid-kvcache-ratio` (default none), which tpsim does not take: plain pool.
+            if m.arch == Architecture::Llama4 && e.version.as_deref().is_some_and(before_0_5_8) {
+                return (
+                    false,
+                    vec![
+                        "KV pool: SGLang before 0.5.8 sizes Llama-4 as one pool over all layers unless \
+                         --hybrid-kvcache-ratio is given (not modelled)"
+                            .to_string(),
+                    ],
+                );
+            }
+            if m.arch == Architecture::GptOss {
+                if s.hardware.gpu.compute_capability.starts_with("10.") {
+                    return (
+                        false,
+                        vec![
+                            "SGLang: Disable hybrid SWA memory for GPT-OSS model with trtllm_mha attention backend."
+                                .to_string(),
+                        ],
+                    );
+                }
+                if s.speculative.is_some() {
+                    return (
+                        false,
+                        vec![
+                            "SGLang: Disable hybrid SWA memory for GPT-OSS model with speculative decoding."
+                                .to_string(),
+                        ],
+                    );
+                }
+            }
+            (true, Vec::new())
+        }
+        _ => (false, Vec::new()),
+    }
+}
+
+/// Whether an SGLang version string (`0.5.6`, `v0.5.5.post1`) is older than 0.5.8, the first version
+/// read with the `is_hybrid_swa_model` list (0.5.7 unread: treated as older). Unparsable: false.
+fn before_0_5_8(v: &str) -> bool {
+    let nums: Vec<u64> = v
+        .trim_start_matches('v')
+        .split('.')
+        .take(3)
+        .map_while(|p| {
+            let d: String = p.chars().take_while(char::is_ascii_digit).collect();
+            d.parse().ok()
+        })
+        .collect();
+    match nums.as_slice() {
+        [a, b, c] => (*a, *b, *c) < (0, 5, 8),
+        _ => false,
+    }
+}
+
 /// vLLM v1's plan (engine-memory.md, "vLLM"): observed values from `[engine.observed]` where given.
 fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let e = &s.engine;
@@ -507,12 +716,60 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     // Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
     // pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
     // attention type is one group of all its layers, i.e. the plain cell.
-    let groups = vllm_kv_groups(&s.model.kv_layer_counts());
-    let plan_cell = if s.model.sliding_layers() > 0 {
+    // Local/global attention (issue #16): vLLM 0.11 turns the hybrid manager off for chunked local
+    // attention (Llama-4) by default (`config/__init__.py` `VllmConfig.__post_init__`, with its
+    // warning), or on `--disable-hybrid-kv-cache-manager`; `unify_hybrid_kv_cache_specs` then makes
+    // every layer full attention (its warning): one group of all layers, the plain cell.
+    let mut notes = Vec::new();
+    let chunked = s
+        .model
+        .mixers
+        .contains(&tpsim_model::llm::Mixer::ChunkedAttention);
+    let local = u64::from(s.model.sliding_layers());
+    let mixed = local > 0 && local < u64::from(s.model.kv_layers());
+    if chunked {
+        notes.push(
+            "vLLM: There is a latency regression when using chunked local attention with the hybrid KV cache \
+             manager. Disabling it, by default. To enable it, set the environment \
+             VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
+                .to_string(),
+        );
+    }
+    let hybrid = mixed && !chunked && !e.disable_hybrid_kv_cache_manager;
+    if mixed && !hybrid {
+        notes.push(
+            "vLLM: Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any \
+             optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). \
+             The compute of layers like sliding window is still saved."
+                .to_string(),
+        );
+    }
+    let counts = if hybrid {
+        s.model.kv_layer_counts()
+    } else {
+        vec![u64::from(s.model.kv_layers())]
+    };
+    let groups = vllm_kv_groups(&counts);
+    let plan_cell = if hybrid {
         groups.cell_size(cell / u64::from(s.model.kv_layers().max(1)))
     } else {
         cell
     };
+    // `_get_kv_cache_groups_uniform_page_size`: each type's last group is padded to group_size layers,
+    // with a warning per type.
+    let mut padding_layers = 0;
+    if groups.num_groups > 1 {
+        for n in counts.iter().copied().filter(|&n| n > 0) {
+            let pad = groups.group_size - n % groups.group_size;
+            if pad != groups.group_size {
+                padding_layers += pad;
+                notes.push(format!(
+                    "vLLM: Add {pad} padding layers, may waste at most {:.2}% KV cache memory",
+                    pad as f64 / n as f64 * 100.0
+                ));
+            }
+        }
+    }
     let mut plan = vllm_kv_plan(&VllmKvInput {
         total_gib,
         free_at_start_gib: free_at_start,
@@ -586,16 +843,20 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     } else {
         Bytes(0)
     };
-    let notes = if s.model.linear_state_bytes_per_req(tp) > 0 {
-        vec![
+    if s.model.linear_state_bytes_per_req(tp) > 0 {
+        notes.push(
             "state pool sizing approximate: vLLM's pages for the linear-attention states are not modelled; \
              the KV cache counts only the full-attention layers and is optimistic"
                 .to_string(),
-        ]
-    } else {
-        Vec::new()
-    };
+        );
+    }
     MemoryPlan {
+        swa: None,
+        kv_groups: (groups.num_groups > 1).then_some(KvGroups {
+            group_size: groups.group_size,
+            num_groups: groups.num_groups,
+            padding_layers,
+        }),
         notes,
         verdict,
         total_gib,

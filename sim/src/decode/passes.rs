@@ -491,7 +491,8 @@ impl<'a> Builder<'a> {
             // A sliding-window layer (gpt-oss) reads at most its window of each sequence's KV; decode
             // FLOPs scale the same way. A prefill (ctx = 0) keeps the causal full-prompt count (an
             // overestimate for sliding layers with prompts longer than the window).
-            let kv_ctx = l.kv_window.map_or(u64::from(ctx), |w| u64::from(ctx).min(w)) as f64;
+            // A chunked layer (Llama-4) reads the current chunk (`llm::local_kv_tokens`).
+            let kv_ctx = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(ctx)) as f64;
             let context_bytes = if linear {
                 l.state_bytes as f64 * f64::from(seqs) * state_passes
             } else {

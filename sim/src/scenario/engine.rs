@@ -82,6 +82,15 @@ impl Resolver<'_> {
             .max_running_requests
             .or((speculative && kind == EngineKind::Sglang && era >= SglangEra::Late2025).then_some(48));
         let context_len = self.context_len(e.context_length, model)?;
+        // SGLang `server_args.py` (0.5.8/0.5.9): `swa_full_tokens_ratio` must be in (0, 1], default 0.8.
+        let swa_full_tokens_ratio = e.swa_full_tokens_ratio.unwrap_or(0.8);
+        if !(swa_full_tokens_ratio.is_finite() && swa_full_tokens_ratio > 0.0 && swa_full_tokens_ratio <= 1.0)
+        {
+            return Err(self.invalid(
+                "engine.swa_full_tokens_ratio",
+                format!("{swa_full_tokens_ratio}: expected a ratio in (0, 1]"),
+            ));
+        }
         let env = self.nccl_env(e.env.unwrap_or_default())?;
         let observed = match e.observed {
             None => None,
@@ -106,6 +115,9 @@ impl Resolver<'_> {
             gpu_memory_utilization,
             max_model_len: e.max_model_len,
             ep_size,
+            swa_full_tokens_ratio,
+            disable_hybrid_swa_memory: e.disable_hybrid_swa_memory.unwrap_or(false),
+            disable_hybrid_kv_cache_manager: e.disable_hybrid_kv_cache_manager.unwrap_or(false),
             env,
             costs,
             observed,

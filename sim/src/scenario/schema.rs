@@ -266,6 +266,13 @@ pub struct EngineSection {
     pub gpu_memory_utilization: Option<f64>,
     /// vLLM's `--max-model-len`: the start fails if one request of this length does not fit (vLLM only).
     pub max_model_len: Option<u64>,
+    // Local/global attention memory (issue #16):
+    /// SGLang's `--swa-full-tokens-ratio` (default 0.8, in (0, 1]).
+    pub swa_full_tokens_ratio: Option<f64>,
+    /// SGLang's `--disable-hybrid-swa-memory` (default false).
+    pub disable_hybrid_swa_memory: Option<bool>,
+    /// vLLM's `--disable-hybrid-kv-cache-manager` (default false).
+    pub disable_hybrid_kv_cache_manager: Option<bool>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
