@@ -157,7 +157,10 @@ pub fn curve_section(c: &CurveFit) -> ComputeSection {
             source: Some(source),
         },
     );
-    ComputeSection { curves }
+    ComputeSection {
+        curves,
+        formats: BTreeMap::new(),
+    }
 }
 
 /// The profile of a fit: each parameter's value and interval (6 significant digits), unit and a

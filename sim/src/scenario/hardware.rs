@@ -344,6 +344,14 @@ impl Resolver<'_> {
                 curves.push(class.clone());
                 compute.curves.insert(class, curve);
             }
+            for (format, curve) in c.formats {
+                if inline_compute.is_some_and(|i| i.formats.contains_key(&format)) {
+                    overridden.push(format!("compute.formats.{format}"));
+                    continue;
+                }
+                curves.push(format!("formats.{format}"));
+                compute.formats.insert(format, curve);
+            }
         }
         Ok(profile::AppliedProfile {
             file,
