@@ -21,6 +21,8 @@ mod gpt_oss;
 mod hybrid;
 mod piece;
 mod quant;
+// Issue #16 (h4): the quantization a checkpoint declares (config.json / hf_quant_config.json).
+pub mod quant_hf;
 mod weights;
 
 #[cfg(test)]
