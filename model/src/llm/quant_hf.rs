@@ -620,3 +620,59 @@ mod tests {
         assert!(e.to_string().contains("kv_cache_quant_algo"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod preset_bytes {
+    use super::*;
+    use crate::llm::ModelSpec;
+
+    fn spec(config: &str, hf: Option<&str>) -> ModelSpec {
+        let cfg: Value = serde_json::from_str(config).unwrap();
+        let hf: Option<Value> = hf.map(|h| serde_json::from_str(h).unwrap());
+        ModelSpec::from_config_json(config, from_checkpoint(&cfg, hf.as_ref()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn qwen3_32b_fp8_weight_bytes_per_rank() {
+        let m = spec(
+            include_str!("../../../scenarios/models/qwen3-32b-fp8/config.json"),
+            None,
+        );
+        let b = m.weight_breakdown(2);
+        // Qwen3-32B: hidden 5120, 64 heads × 128 = 8192, 8 KV heads × 128 = 1024, MLP 25 600, 64 layers,
+        // vocab 151 936 untied. TP 2, fp8 1 B/element + fp32 per 128×128 block:
+        // q 4096×5120: 20 971 520 + 32×40×4 = 5120 → 20 976 640; k, v 512×5120: 2 621 440 + 4×40×4 = 640
+        // → 2 622 080 each; o 5120×4096: 20 971 520 + 40×32×4 → 20 976 640; per layer 47 197 440;
+        // × 64 = 3 020 636 160.
+        assert_eq!(b.attention, 3_020_636_160);
+        // gate, up 12 800×5120 and down 5120×12 800: 65 536 000 + 100×40×4 = 16 000 → 65 552 000 each;
+        // 196 656 000 per layer × 64 = 12 585 984 000.
+        assert_eq!(b.dense_mlp, 12_585_984_000);
+        // Embedding and LM head stay bf16: 75 968 rows × 5120 × 2 B = 777 912 320 each.
+        assert_eq!((b.embedding, b.lm_head), (777_912_320, 777_912_320));
+    }
+
+    #[test]
+    fn llama_70b_modelopt_fp8_weight_bytes_per_rank() {
+        let m = spec(
+            include_str!("../../../scenarios/models/llama-3.1-70b-fp8-modelopt/config.json"),
+            Some(include_str!(
+                "../../../scenarios/models/llama-3.1-70b-fp8-modelopt/hf_quant_config.json"
+            )),
+        );
+        assert_eq!(m.quantization.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
+        let b = m.weight_breakdown(4);
+        // Llama-3.1-70B: hidden 8192, 64 heads, 8 KV heads × 128, MLP 28 672, 80 layers. TP 4, fp8 per
+        // tensor (1 B/element + one fp32 scale per tensor shard): q 2048×8192 = 16 777 216, k and v
+        // 256×8192 = 2 097 152 each, o 8192×2048 = 16 777 216 → 37 748 736 per layer + the scales.
+        let scales_attn = b.attention - 80 * 37_748_736;
+        // gate, up 7168×8192 and down 8192×7168: 58 720 256 each → 176 160 768 per layer.
+        let scales_mlp = b.dense_mlp - 80 * 176_160_768;
+        // One 4-byte scale per tensor as tpsim lays them out, fused qkv + o and fused gate_up + down: 2 per
+        // layer each (after loading, SGLang 0.5.9 `modelopt_quant.py` / `fp8.py` keep one max scale per
+        // fused tensor, `requantize_with_max_scale`); the static `input_scale` scalars are not counted.
+        assert_eq!((scales_attn, scales_mlp), (80 * 2 * 4, 80 * 2 * 4));
+        // The LM head (excluded) is bf16: 32 064 rows × 8192 × 2 B = 525 336 576.
+        assert_eq!(b.lm_head, 525_336_576);
+    }
+}
