@@ -58,8 +58,23 @@ impl ComputeRates {
         flops: f64,
         kernels: u32,
     ) -> Duration {
+        self.op_time_streams(class, parts, None, flops, kernels)
+    }
+
+    /// [`ComputeRates::op_time_formats`] where the non-weight parts (`None`) are KV-cache reads of
+    /// attention `backend`: they stream at the class efficiency × the backend's factor
+    /// ([`Curves::backend_factor`], 1 without a curve or a backend). Without format and backend
+    /// curves this is `op_time_for` on the summed bytes, to the bit.
+    pub fn op_time_streams(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        backend: Option<&str>,
+        flops: f64,
+        kernels: u32,
+    ) -> Duration {
         let bytes: f64 = parts.iter().map(|p| p.0).sum();
-        if self.curves.formats.is_empty() {
+        if self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
             return self.op_time_for(class, bytes, flops, kernels);
         }
         let per = f64::from(kernels.max(1));
@@ -68,7 +83,10 @@ impl ComputeRates {
         let mem_s: f64 = parts
             .iter()
             .map(|&(b, f)| {
-                let factor = f.map_or(1.0, |d| self.curves.format_factor(d, bytes / per));
+                let factor = match f {
+                    Some(d) => self.curves.format_factor(d, bytes / per),
+                    None => self.curves.backend_factor(backend, bytes / per),
+                };
                 b / (self.mem_bytes_per_s * mem_eff * factor)
             })
             .sum();
@@ -151,6 +169,15 @@ mod tests {
             Curve::new(vec![(1e6, 0.25), (49e6, 0.75)]).unwrap(),
         );
         let t = r.op_time_formats(OpClass::Moe, &parts, 1e6, 2);
+        assert!((t.as_us_f64() - 29.5).abs() < 1e-6, "{t}");
+        // An attention backend's factor applies to the non-weight (KV) part only: flashinfer at 0.5
+        // → the 2 MB KV part at 0.4 TB/s = 5 µs instead of 2.5: 32 µs.
+        r.curves
+            .attention_backends
+            .insert("flashinfer".into(), Curve::new(vec![(1.0, 0.5)]).unwrap());
+        let t = r.op_time_streams(OpClass::Moe, &parts, Some("flashinfer"), 1e6, 2);
+        assert!((t.as_us_f64() - 32.0).abs() < 1e-6, "{t}");
+        let t = r.op_time_streams(OpClass::Moe, &parts, Some("triton"), 1e6, 2);
         assert!((t.as_us_f64() - 29.5).abs() < 1e-6, "{t}");
         // Other formats are untouched: bf16-only parts cost what op_time_for says.
         let bf16 = [(14e6, Some(WeightDtype::Bf16))];

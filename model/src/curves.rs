@@ -167,16 +167,29 @@ pub struct Curves {
     /// format without a curve streams at factor 1 (the class's efficiency), so hardware without
     /// format curves costs exactly what it did before.
     pub formats: BTreeMap<WeightDtype, Curve>,
+    /// Issue #16: relative efficiency of the decode attention kernel's KV-cache reads per attention
+    /// backend (`[compute.attention_backends.<name>]`, SGLang's `--attention-backend` names), versus
+    /// bytes per kernel; the scenario's backend (`engine.attention_backend`) picks it. None: factor 1.
+    pub attention_backends: BTreeMap<String, Curve>,
 }
 
 impl Curves {
     /// Whether no class and no format has a curve.
     pub fn is_empty(&self) -> bool {
         self.formats.is_empty()
+            && self.attention_backends.is_empty()
             && self
                 .classes
                 .values()
                 .all(|c| c.mem.is_none() && c.flops.is_none())
+    }
+
+    /// The relative efficiency of the KV-cache reads of attention `backend` in a kernel moving
+    /// `bytes_per_kernel` bytes: its curve there, 1 without one (or without a backend).
+    pub fn backend_factor(&self, backend: Option<&str>, bytes_per_kernel: f64) -> f64 {
+        backend
+            .and_then(|b| self.attention_backends.get(b))
+            .map_or(1.0, |c| c.at(bytes_per_kernel))
     }
 
     /// The relative streaming efficiency of weights in `dtype` read by a kernel moving

@@ -70,3 +70,51 @@ fn batch1_qwen35_nvfp4_vs_awq_held_out() {
     let r0 = tok_s(scn, false, None) / tok_s(scn, false, Some(swap));
     assert!((r0 - 1.0).abs() < 0.01, "{r0}");
 }
+
+#[test]
+fn attention_backend_factor_applies_to_the_kv_reads_of_that_backend() {
+    // Llama-3.1-8B on one H100 (SGLang's default there: fa3), batch 8, 8k-token prompts: the KV reads
+    // are a large part of the step. A `triton` factor of 0.5 leaves the default backend's run where it
+    // was and slows the run that selects triton; a bad name is refused naming the key.
+    let dir = scratch("backend");
+    let prof = dir.join("p.toml");
+    std::fs::write(
+        &prof,
+        "[provenance]\ntool = \"hand\"\n\n[compute.attention_backends.triton]\npoints = [[1.0, 0.5]]\n",
+    )
+    .unwrap();
+    let scn = |backend: &str, profile: bool| -> String {
+        let p = dir.join(format!("s-{backend}-{profile}.toml"));
+        let prof_line = if profile {
+            format!("profile = {:?}\n", prof.display().to_string())
+        } else {
+            String::new()
+        };
+        let be = if backend.is_empty() {
+            String::new()
+        } else {
+            format!("attention_backend = \"{backend}\"\n")
+        };
+        std::fs::write(
+            &p,
+            format!(
+                "seed = 1\n\n[hardware]\npreset = \"h100-sxm-1x\"\n{prof_line}\n[model]\npreset = \"llama-3.1-8b\"\n\n\
+                 [engine]\nname = \"sglang\"\ntp = 1\n{be}\n[workload]\nconcurrency = 8\nprompt_len = 8192\noutput_len = 64\n"
+            ),
+        )
+        .unwrap();
+        p.display().to_string()
+    };
+    let t = |s: String| f(&run_json(&s)["throughput"]["output_tok_s"]);
+    let base = t(scn("", false));
+    assert!((t(scn("", true)) - base).abs() < 1e-9, "default fa3 has no curve");
+    assert!(
+        (t(scn("triton", false)) - base).abs() < 1e-9,
+        "no curve without the profile"
+    );
+    let slow = t(scn("triton", true));
+    assert!(slow < 0.98 * base, "{slow} vs {base}");
+    let o = tpsim(&["run", &scn("flash_attn", false)]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("engine.attention_backend"), "{}", o.stderr);
+}

@@ -160,6 +160,7 @@ pub fn curve_section(c: &CurveFit) -> ComputeSection {
     ComputeSection {
         curves,
         formats: BTreeMap::new(),
+        attention_backends: BTreeMap::new(),
     }
 }
 

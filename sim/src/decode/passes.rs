@@ -507,13 +507,15 @@ impl<'a> Builder<'a> {
                 attn_ctx_flops
             };
             // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
-            // one), the KV-cache / state reads at the class's efficiency.
-            let t_attn = self.rates.op_time_formats(
+            // one), the KV-cache / state reads at the class's efficiency × the engine's attention
+            // backend's factor (`[compute.attention_backends]`, 1 without one).
+            let t_attn = self.rates.op_time_streams(
                 OpClass::Attention,
                 &[
                     (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
                     (context_bytes, None),
                 ],
+                self.s.engine.attention_backend.as_deref(),
                 l.attn_flops + ctx_flops,
                 l.attn_kernels,
             );

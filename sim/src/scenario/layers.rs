@@ -481,6 +481,12 @@ fn unit_of(key: &str) -> Result<Unit, String> {
             tpsim_model::curves::OpClass::from_key(class).map_err(|e| format!("key `{key}`: {e}"))?;
             Ok(Unit::Key(format!("compute.curves.{class}")))
         }
+        ["compute", "attention_backends", b, ..] if parts.len() <= 4 => {
+            if !crate::scenario::attention_backend::is_sglang_backend(b) {
+                return Err(format!("key `{key}`: `{b}` is not an SGLang --attention-backend"));
+            }
+            Ok(Unit::Key(format!("compute.attention_backends.{b}")))
+        }
         ["compute", "formats", f, ..] if parts.len() <= 4 => {
             tpsim_model::curves::format_from_key(f).map_err(|e| format!("key `{key}`: {e}"))?;
             Ok(Unit::Key(format!("compute.formats.{f}")))

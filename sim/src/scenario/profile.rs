@@ -286,26 +286,48 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
         }
         out.classes.insert(class, ClassCurves { mem, flops });
     }
-    for (name, c) in &sec.formats {
-        let key = format!("compute.formats.{name}");
-        let dtype = format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?;
-        if c.flops_points.is_some() || c.ci.is_some() {
-            return Err((
-                key,
-                "only `points = [[bytes per kernel, factor], …]` (and `source`): a format factor \
-                 scales weight streaming, not FLOPs"
-                    .into(),
-            ));
+    for (group, map) in [
+        ("formats", &sec.formats),
+        ("attention_backends", &sec.attention_backends),
+    ] {
+        for (name, c) in map {
+            let key = format!("compute.{group}.{name}");
+            if group == "formats" {
+                format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?;
+            } else if !crate::scenario::attention_backend::is_sglang_backend(name) {
+                return Err((
+                    key,
+                    format!(
+                        "`{name}` is not an SGLang --attention-backend: expected one of {}",
+                        crate::scenario::attention_backend::SGLANG_ATTENTION_BACKENDS.join(", ")
+                    ),
+                ));
+            }
+            if c.flops_points.is_some() || c.ci.is_some() {
+                return Err((
+                    key,
+                    "only `points = [[bytes per kernel, factor], …]` (and `source`): the factor scales \
+                     memory streaming, not FLOPs"
+                        .into(),
+                ));
+            }
+            let Some(p) = &c.points else {
+                return Err((
+                    key,
+                    "no curve: expected `points = [[bytes per kernel, factor], …]`".into(),
+                ));
+            };
+            let curve = Curve::new(p.iter().map(|q| (q[0], q[1])).collect())
+                .map_err(|e| (format!("{key}.points"), e.to_string()))?;
+            if group == "formats" {
+                out.formats.insert(
+                    format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?,
+                    curve,
+                );
+            } else {
+                out.attention_backends.insert(name.clone(), curve);
+            }
         }
-        let Some(p) = &c.points else {
-            return Err((
-                key,
-                "no curve: expected `points = [[bytes per kernel, factor], …]`".into(),
-            ));
-        };
-        let curve = Curve::new(p.iter().map(|q| (q[0], q[1])).collect())
-            .map_err(|e| (format!("{key}.points"), e.to_string()))?;
-        out.formats.insert(dtype, curve);
     }
     Ok(out)
 }

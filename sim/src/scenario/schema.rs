@@ -99,6 +99,10 @@ pub struct ComputeSection {
     /// kernels relative to the op class's (`tpsim_model::curves::Curves::formats`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub formats: BTreeMap<String, CurveSection>,
+    /// `[compute.attention_backends.<name>]`, name one of SGLang's `--attention-backend` values
+    /// (issue #16): `points = [[bytes per kernel, factor], …]` for the decode attention's KV-cache reads.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attention_backends: BTreeMap<String, CurveSection>,
 }
 
 impl ComputeSection {
@@ -108,7 +112,13 @@ impl ComputeSection {
         curves.extend(self.curves);
         let mut formats = base.formats;
         formats.extend(self.formats);
-        ComputeSection { curves, formats }
+        let mut attention_backends = base.attention_backends;
+        attention_backends.extend(self.attention_backends);
+        ComputeSection {
+            curves,
+            formats,
+            attention_backends,
+        }
     }
 }
 
@@ -277,6 +287,9 @@ pub struct EngineSection {
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
     pub observed: Option<ObservedSection>,
+    /// SGLang's `--attention-backend` (issue #16; default: SGLang's choice for the GPU and model,
+    /// `scenario::attention_backend`).
+    pub attention_backend: Option<String>,
 }
 
 mergeable! {
