@@ -157,7 +157,7 @@ pub struct ClassCurves {
 }
 
 /// All curves of one GPU, by class. Empty by default: every rate falls back to the single value.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Curves {
     pub classes: BTreeMap<OpClass, ClassCurves>,
     /// Issue #16: relative weight-streaming efficiency of the kernels that read weights stored in a
@@ -171,6 +171,21 @@ pub struct Curves {
     /// backend (`[compute.attention_backends.<name>]`, SGLang's `--attention-backend` names), versus
     /// bytes per kernel; the scenario's backend (`engine.attention_backend`) picks it. None: factor 1.
     pub attention_backends: BTreeMap<String, Curve>,
+}
+
+/// Format and backend maps are shown only when set, so hardware without them prints as before.
+impl std::fmt::Debug for Curves {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Curves");
+        d.field("classes", &self.classes);
+        if !self.formats.is_empty() {
+            d.field("formats", &self.formats);
+        }
+        if !self.attention_backends.is_empty() {
+            d.field("attention_backends", &self.attention_backends);
+        }
+        d.finish()
+    }
 }
 
 impl Curves {

@@ -148,11 +148,11 @@ fn place(config: &Value, q: WeightFormat, kept: Kept, field: &str) -> Result<Qua
         return Ok(out);
     }
     let text = config.get("text_config").unwrap_or(config);
-    let dense_layers_kept = kept.dense_mlp
-        || !text
-            .get("first_k_dense_replace")
-            .and_then(Value::as_u64)
-            .is_some_and(|k| k > 0);
+    let dense_layers = text
+        .get("first_k_dense_replace")
+        .and_then(Value::as_u64)
+        .is_some_and(|k| k > 0);
+    let dense_layers_kept = kept.dense_mlp || !dense_layers;
     let shared_kept = kept.shared_experts || !has_shared_experts(config);
     if is_moe(config) && kept.attention && shared_kept && dense_layers_kept {
         out.weights = plain;

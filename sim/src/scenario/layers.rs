@@ -444,7 +444,7 @@ fn get<'t>(table: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
 
 /// The keys `--explain` takes, in words.
 pub const EXPLAIN_KEYS: &str = "hardware.name, hardware.cpu_vendor, hardware.gpu.<key>, hardware.topology.gpus, \
-hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>], hardware.compute.formats.<dtype>[.<key>] or \
+hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>], hardware.compute.formats.<dtype>[.<key>], hardware.compute.attention_backends.<name>[.<key>] or \
 hardware.fitted.<param>";
 
 /// How a key merges.
