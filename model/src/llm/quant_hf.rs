@@ -661,6 +661,9 @@ mod preset_bytes {
             )),
         );
         assert_eq!(m.quantization.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
+        // fp8 KV: 1 byte per element, no per-token scales (research 16-kv-arithmetic.md §5): 80 layers
+        // × K and V × (8 KV heads ÷ 4) × 128 × 1 B = 40 960 B per token per rank at TP 4 (bf16: 81 920).
+        assert_eq!(m.kv_cell_bytes(4), 40_960);
         let b = m.weight_breakdown(4);
         // Llama-3.1-70B: hidden 8192, 64 heads, 8 KV heads × 128, MLP 28 672, 80 layers. TP 4, fp8 per
         // tensor (1 B/element + one fp32 scale per tensor shard): q 2048×8192 = 16 777 216, k and v
