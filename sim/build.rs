@@ -58,7 +58,7 @@ fn main() {
     )
     .unwrap();
     writeln!(out, "pub static MODELS: &[(&str, &str, &str)] = &[").unwrap();
-    for m in models {
+    for m in &models {
         let (cfg, quant) = (m.join("config.json"), m.join("quant.toml"));
         if !cfg.exists() || !quant.exists() {
             continue;
@@ -71,6 +71,29 @@ fn main() {
             "    ({name:?}, include_str!({:?}), include_str!({:?})),",
             cfg.canonicalize().unwrap(),
             quant.canonicalize().unwrap()
+        )
+        .unwrap();
+    }
+    writeln!(out, "];").unwrap();
+    // Issue #16: a model preset may carry the checkpoint's ModelOpt `hf_quant_config.json`, read when
+    // its quant.toml says `from = "config"`.
+    writeln!(
+        out,
+        "/// Bundled model presets' `hf_quant_config.json`: (name, text)."
+    )
+    .unwrap();
+    writeln!(out, "pub static MODEL_HF_QUANT: &[(&str, &str)] = &[").unwrap();
+    for m in &models {
+        let hf = m.join("hf_quant_config.json");
+        if !hf.exists() || !m.join("quant.toml").exists() {
+            continue;
+        }
+        println!("cargo::rerun-if-changed={}", hf.display());
+        let name = m.file_name().unwrap().to_string_lossy();
+        writeln!(
+            out,
+            "    ({name:?}, include_str!({:?})),",
+            hf.canonicalize().unwrap()
         )
         .unwrap();
     }

@@ -247,3 +247,76 @@ fn intervals_cover_the_truth_95_percent_of_the_time() {
     println!("covered {covered} of 500");
     assert!((465..=485).contains(&covered), "{covered} of 500");
 }
+
+/// Issue #16: NVFP4 GEMVs generated with a known format factor over the known `default` curve (same
+/// noise) are fitted back by `fit --curves`: the factor lands in the profile as
+/// `[compute.formats.nvfp4]`, within three standard errors of the truth.
+#[test]
+fn a_known_format_factor_is_fitted_back() {
+    const FACTOR: f64 = 0.4;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fit-curves-formats");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (meas, out) = (dir.join("gemv.json"), dir.join("profile.toml"));
+    let mut m = synthetic();
+    let mut truth = scenario::hardware_from_preset(PRESET).unwrap();
+    truth.curves.classes.insert(
+        OpClass::Default,
+        ClassCurves {
+            mem: Some(Curve::new(true_curve()).unwrap()),
+            flops: None,
+        },
+    );
+    truth.curves.formats.insert(
+        tpsim_model::llm::WeightDtype::Nvfp4,
+        Curve::new(vec![(1.0, FACTOR)]).unwrap(),
+    );
+    let noise = Normal::new(0.0, NOISE_SIGMA).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED + 1);
+    // Eight m = 1 NVFP4 GEMVs, k = 4096, n from 4096 to 32 768 (8.6 … 69 MB of weights).
+    for i in 0..8u64 {
+        let n = 4096 * (i + 1);
+        let g = fit::curves::QuantGemm {
+            label: String::new(),
+            m: 1,
+            n,
+            k: K,
+            format: fit::curves::record_format("nvfp4").unwrap(),
+            measured_us: 1.0,
+        };
+        m.records.push(Record::Gemm {
+            m: 1,
+            n,
+            k: K,
+            dtype: "nvfp4".into(),
+            time_us: fit::curves::quant_gemm_us(&truth, &g) * noise.sample(&mut rng).exp(),
+        });
+    }
+    std::fs::write(&meas, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    let (mut so, mut se) = (Vec::new(), Vec::new());
+    let code = fit::cli::run(args(meas, Some(out.clone())), &mut so, &mut se);
+    let summary = String::from_utf8_lossy(&so).into_owned();
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&se));
+    assert!(summary.contains("format nvfp4"), "{summary}");
+    let p: profile::ProfileFile = toml::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let f = &p.compute.as_ref().unwrap().formats["nvfp4"];
+    let got = f.points.as_ref().unwrap()[0][1];
+    let src = f.source.as_deref().unwrap();
+    assert!(src.starts_with("fit: 8 memory-bound nvfp4 gemm rows"), "{src}");
+    // 8 rows at 2 % noise: the factor within ±5 % of the truth.
+    assert!((got / FACTOR - 1.0).abs() < 0.05, "fitted {got}, true {FACTOR}");
+    // The profile applies: its hardware predicts the noise-free NVFP4 GEMVs within 6 %.
+    let fitted = scenario::hardware_from_args(PRESET, Some(&out.display().to_string())).unwrap();
+    let g = fit::curves::QuantGemm {
+        label: String::new(),
+        m: 1,
+        n: 16384,
+        k: K,
+        format: fit::curves::record_format("nvfp4").unwrap(),
+        measured_us: 1.0,
+    };
+    let (a, b) = (
+        fit::curves::quant_gemm_us(&fitted, &g),
+        fit::curves::quant_gemm_us(&truth, &g),
+    );
+    assert!((a / b - 1.0).abs() < 0.06, "{a} vs {b}");
+}

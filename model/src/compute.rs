@@ -5,6 +5,7 @@
 //! #4), else the single `mem_efficiency` / `flops_efficiency`.
 
 use crate::curves::{Curves, OpClass};
+use crate::llm::WeightDtype;
 use crate::units::Duration;
 
 /// Achieved rates of one GPU.
@@ -45,6 +46,55 @@ impl ComputeRates {
             .map_or(self.flops_efficiency, |c| c.at(flops_per_kernel))
     }
 
+    /// Cost of a `class` op whose reads are `parts`, each `(bytes, format)` (`None`: not weights,
+    /// e.g. the KV cache), doing `flops` in `kernels` kernels. The class curve is read at the whole
+    /// op's bytes per kernel, as [`ComputeRates::op_time_for`]; each weight part then streams at that
+    /// efficiency × its format's factor ([`Curves::format_factor`], at the same bytes per kernel).
+    /// Without format curves (every factor 1) this is `op_time_for` on the summed bytes, to the bit.
+    pub fn op_time_formats(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        flops: f64,
+        kernels: u32,
+    ) -> Duration {
+        self.op_time_streams(class, parts, None, flops, kernels)
+    }
+
+    /// [`ComputeRates::op_time_formats`] where the non-weight parts (`None`) are KV-cache reads of
+    /// attention `backend`: they stream at the class efficiency × the backend's factor
+    /// ([`Curves::backend_factor`], 1 without a curve or a backend). Without format and backend
+    /// curves this is `op_time_for` on the summed bytes, to the bit.
+    pub fn op_time_streams(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        backend: Option<&str>,
+        flops: f64,
+        kernels: u32,
+    ) -> Duration {
+        let bytes: f64 = parts.iter().map(|p| p.0).sum();
+        if self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
+            return self.op_time_for(class, bytes, flops, kernels);
+        }
+        let per = f64::from(kernels.max(1));
+        let mem_eff = self.mem_efficiency_for(class, bytes / per);
+        let flops_eff = self.flops_efficiency_for(class, flops / per);
+        let mem_s: f64 = parts
+            .iter()
+            .map(|&(b, f)| {
+                let factor = match f {
+                    Some(d) => self.curves.format_factor(d, bytes / per),
+                    None => self.curves.backend_factor(backend, bytes / per),
+                };
+                b / (self.mem_bytes_per_s * mem_eff * factor)
+            })
+            .sum();
+        let flop_s = flops / (self.flops_per_s * flops_eff);
+        let s = mem_s.max(flop_s);
+        Duration::from_us_f64(s * 1e6 + kernels as f64 * self.kernel_overhead_us)
+    }
+
     /// Cost of a `class` op reading `bytes` and doing `flops`, made of `kernels` kernels: the
     /// curves are read at the size of one kernel (bytes and FLOPs ÷ kernels, the whole op for 0).
     pub fn op_time_for(&self, class: OpClass, bytes: f64, flops: f64, kernels: u32) -> Duration {
@@ -82,6 +132,59 @@ mod tests {
             ..r
         };
         assert!((r.op_time(1e6, 1e12, 2).as_ms_f64() - 4.006).abs() < 1e-9);
+    }
+
+    #[test]
+    fn format_factors_scale_only_their_own_bytes() {
+        use crate::curves::Curve;
+        let mut r = ComputeRates {
+            mem_bytes_per_s: 1e12,
+            mem_efficiency: 0.8,
+            flops_per_s: 1e15,
+            flops_efficiency: 0.5,
+            kernel_overhead_us: 1.0,
+            curves: Curves::default(),
+        };
+        let parts = [
+            (4e6, Some(WeightDtype::Bf16)),
+            (8e6, Some(WeightDtype::Nvfp4)),
+            (2e6, None),
+        ];
+        // No format curves: exactly op_time_for on the 14 MB summed.
+        assert_eq!(
+            r.op_time_formats(OpClass::Moe, &parts, 1e6, 2),
+            r.op_time_for(OpClass::Moe, 14e6, 1e6, 2)
+        );
+        // nvfp4 at 0.5 flat: 4 MB + 2 MB at 0.8 TB/s = 7.5 µs; 8 MB at 0.4 TB/s = 20 µs;
+        // + 2 kernels × 1 µs = 29.5 µs (FLOPs: 1e6 / 5e14 = 0.002 µs, not binding).
+        r.curves
+            .formats
+            .insert(WeightDtype::Nvfp4, Curve::new(vec![(1.0, 0.5)]).unwrap());
+        let t = r.op_time_formats(OpClass::Moe, &parts, 1e6, 2);
+        assert!((t.as_us_f64() - 29.5).abs() < 1e-9, "{t}");
+        // A curve is read at the op's bytes per kernel: 7 MB per kernel, halfway in ln between
+        // 1 MB (0.25) and 49 MB (0.75) → 0.5, the same 29.5 µs.
+        r.curves.formats.insert(
+            WeightDtype::Nvfp4,
+            Curve::new(vec![(1e6, 0.25), (49e6, 0.75)]).unwrap(),
+        );
+        let t = r.op_time_formats(OpClass::Moe, &parts, 1e6, 2);
+        assert!((t.as_us_f64() - 29.5).abs() < 1e-6, "{t}");
+        // An attention backend's factor applies to the non-weight (KV) part only: flashinfer at 0.5
+        // → the 2 MB KV part at 0.4 TB/s = 5 µs instead of 2.5: 32 µs.
+        r.curves
+            .attention_backends
+            .insert("flashinfer".into(), Curve::new(vec![(1.0, 0.5)]).unwrap());
+        let t = r.op_time_streams(OpClass::Moe, &parts, Some("flashinfer"), 1e6, 2);
+        assert!((t.as_us_f64() - 32.0).abs() < 1e-6, "{t}");
+        let t = r.op_time_streams(OpClass::Moe, &parts, Some("triton"), 1e6, 2);
+        assert!((t.as_us_f64() - 29.5).abs() < 1e-6, "{t}");
+        // Other formats are untouched: bf16-only parts cost what op_time_for says.
+        let bf16 = [(14e6, Some(WeightDtype::Bf16))];
+        assert_eq!(
+            r.op_time_formats(OpClass::Mlp, &bf16, 0.0, 1),
+            r.op_time_for(OpClass::Mlp, 14e6, 0.0, 1)
+        );
     }
 
     #[test]

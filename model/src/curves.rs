@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::llm::WeightDtype;
+
 /// The op classes a curve can be given for: the decode passes' `by op` names (`sim` breakdown) plus
 /// `default`, the curve of every class that has none of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,11 +56,18 @@ impl OpClass {
     }
 }
 
+/// The weight format named `key` in `[compute.formats.<key>]`, or an error listing the valid keys.
+pub fn format_from_key(key: &str) -> Result<WeightDtype, CurveError> {
+    WeightDtype::from_name(key).ok_or_else(|| CurveError::UnknownFormat(key.to_string()))
+}
+
 /// Why a curve (or a class name) is invalid. Messages say what was expected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CurveError {
     #[error("`{0}` is not an op class: expected one of default, attention, mlp, moe, lm_head")]
     UnknownClass(String),
+    #[error("`{0}` is not a weight format: expected one of bf16, fp16, fp32, fp8, int4, int8, nvfp4, mxfp4")]
+    UnknownFormat(String),
     #[error("no points: expected at least one [size, efficiency] point")]
     Empty,
     #[error("point {index}: [{size}, {efficiency}] is not finite: expected finite numbers")]
@@ -148,17 +157,60 @@ pub struct ClassCurves {
 }
 
 /// All curves of one GPU, by class. Empty by default: every rate falls back to the single value.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Curves {
     pub classes: BTreeMap<OpClass, ClassCurves>,
+    /// Issue #16: relative weight-streaming efficiency of the kernels that read weights stored in a
+    /// given format (`[compute.formats.<dtype>]`, dtype as in `quant.toml`), versus bytes per
+    /// kernel. It multiplies the op class's memory efficiency for the bytes in that format only: a
+    /// batch-1 NVFP4 GEMV on SM 12.0 does not stream its weights as well as a Marlin INT4 one. A
+    /// format without a curve streams at factor 1 (the class's efficiency), so hardware without
+    /// format curves costs exactly what it did before.
+    pub formats: BTreeMap<WeightDtype, Curve>,
+    /// Issue #16: relative efficiency of the decode attention kernel's KV-cache reads per attention
+    /// backend (`[compute.attention_backends.<name>]`, SGLang's `--attention-backend` names), versus
+    /// bytes per kernel; the scenario's backend (`engine.attention_backend`) picks it. None: factor 1.
+    pub attention_backends: BTreeMap<String, Curve>,
+}
+
+/// Format and backend maps are shown only when set, so hardware without them prints as before.
+impl std::fmt::Debug for Curves {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Curves");
+        d.field("classes", &self.classes);
+        if !self.formats.is_empty() {
+            d.field("formats", &self.formats);
+        }
+        if !self.attention_backends.is_empty() {
+            d.field("attention_backends", &self.attention_backends);
+        }
+        d.finish()
+    }
 }
 
 impl Curves {
-    /// Whether no class has a curve.
+    /// Whether no class and no format has a curve.
     pub fn is_empty(&self) -> bool {
-        self.classes
-            .values()
-            .all(|c| c.mem.is_none() && c.flops.is_none())
+        self.formats.is_empty()
+            && self.attention_backends.is_empty()
+            && self
+                .classes
+                .values()
+                .all(|c| c.mem.is_none() && c.flops.is_none())
+    }
+
+    /// The relative efficiency of the KV-cache reads of attention `backend` in a kernel moving
+    /// `bytes_per_kernel` bytes: its curve there, 1 without one (or without a backend).
+    pub fn backend_factor(&self, backend: Option<&str>, bytes_per_kernel: f64) -> f64 {
+        backend
+            .and_then(|b| self.attention_backends.get(b))
+            .map_or(1.0, |c| c.at(bytes_per_kernel))
+    }
+
+    /// The relative streaming efficiency of weights in `dtype` read by a kernel moving
+    /// `bytes_per_kernel` bytes: the format's curve there, 1 without one.
+    pub fn format_factor(&self, dtype: WeightDtype, bytes_per_kernel: f64) -> f64 {
+        self.formats.get(&dtype).map_or(1.0, |c| c.at(bytes_per_kernel))
     }
 
     /// The memory curve in force for `class`: its own, else `default`'s.

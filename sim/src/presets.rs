@@ -45,6 +45,11 @@ pub fn model(name: &str) -> Option<(&'static str, &'static str)> {
         .map(|(_, c, q)| (*c, *q))
 }
 
+/// The bundled model preset `name`'s ModelOpt `hf_quant_config.json`, when it has one.
+pub fn model_hf_quant(name: &str) -> Option<&'static str> {
+    MODEL_HF_QUANT.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// Names of bundled presets of one kind, for error messages and `--help`.
 pub fn names(kind: &str) -> Vec<&'static str> {
     match kind {

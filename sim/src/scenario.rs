@@ -12,6 +12,8 @@
 //! `workload.rs`.
 
 mod acceptance;
+// Issue #16 (h4): engine.attention_backend.
+pub mod attention_backend;
 mod draft;
 mod engine;
 mod error;
@@ -217,6 +219,9 @@ pub struct Engine {
     pub env: NcclEnv,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,
+    /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
+    /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
+    pub attention_backend: Option<String>,
 }
 
 /// Resolved engine cost and memory parameters.

@@ -19,6 +19,8 @@ mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
 mod fitted;
+// Issue #16 (h4): weight-format kernel efficiency.
+mod format_efficiency;
 mod gpt_oss;
 mod input_files;
 // Local/global attention families (issue #16).

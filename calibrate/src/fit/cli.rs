@@ -81,11 +81,15 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
     let mut all: Vec<Row> = Vec::new();
     let mut machine = args.machine.clone();
     let mut files = Vec::new();
+    let mut quant = Vec::new();
     for p in &args.measurements {
         let m = rows::read_file(p)?;
         let name = p.display().to_string();
         machine = machine.or(m.provenance.machine.clone());
         all.extend(rows::rows_of(&name, &m)?);
+        if args.curves {
+            quant.extend(super::curves::quant_gemms_of(&name, &m)?);
+        }
         files.push(name);
     }
     if let Some(n) = args.gpus {
@@ -98,11 +102,14 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             files.join(", ")
         )));
     }
+    // Issue #16: with the default curve fitted, quantized gemm rows give each format's factor.
+    let mut formats = Vec::new();
     let curve = if args.curves {
         let c = super::curves::fit_curve(&hw, &all)?;
+        formats = super::curves::fit_formats(&c.hardware, &quant)?;
         all.retain(|r| !matches!(r.op, super::Op::Gemm { .. }));
         if all.is_empty() && args.params.is_empty() {
-            return curve_only(args, &c, machine, files);
+            return curve_only(args, &c, &formats, machine, files);
         }
         Some(c)
     } else {
@@ -148,6 +155,7 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
     summary.push_str(&super::text(&r, &args.hardware, args.holdout.as_deref()));
     if let Some(c) = &curve {
         summary.push_str(&super::curve_text(c));
+        summary.push_str(&super::formats_text(&formats));
     }
     let profile = if args.out.is_some() {
         let mut notes = vec![format!(
@@ -181,7 +189,11 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             notes,
         };
         let mut p = super::profile(&r, provenance);
-        p.compute = curve.as_ref().map(super::curve_section);
+        p.compute = curve.as_ref().map(|c| {
+            let mut sec = super::curve_section(c);
+            super::add_formats(&mut sec, &formats);
+            sec
+        });
         let body = toml::to_string(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;
         Some(header(&body))
     } else {
@@ -200,10 +212,12 @@ fn header(body: &str) -> String {
 fn curve_only(
     args: &FitArgs,
     c: &super::curves::CurveFit,
+    formats: &[super::curves::FormatFit],
     machine: Option<String>,
     files: Vec<String>,
 ) -> Result<(String, Option<String>), FitError> {
-    let summary = format!("fit on {}: ", args.hardware) + &super::curve_text(c);
+    let summary =
+        format!("fit on {}: ", args.hardware) + &super::curve_text(c) + &super::formats_text(formats);
     let profile = if args.out.is_some() {
         let p = scenario::profile::ProfileFile {
             provenance: ProfileProvenance {
@@ -220,7 +234,11 @@ fn curve_only(
                 )],
             },
             params: Default::default(),
-            compute: Some(super::curve_section(c)),
+            compute: Some({
+                let mut sec = super::curve_section(c);
+                super::add_formats(&mut sec, formats);
+                sec
+            }),
         };
         let body = toml::to_string(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;
         Some(header(&body))

@@ -21,7 +21,7 @@ mod summary;
 pub mod throughput;
 
 pub use rows::{Op, Row};
-pub use summary::{curve_section, curve_text, profile, sig6, text};
+pub use summary::{add_formats, curve_section, curve_text, formats_text, profile, sig6, text};
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use tpsim::scenario::profile::{self as prof, ParamUnit};

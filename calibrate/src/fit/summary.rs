@@ -157,7 +157,11 @@ pub fn curve_section(c: &CurveFit) -> ComputeSection {
             source: Some(source),
         },
     );
-    ComputeSection { curves }
+    ComputeSection {
+        curves,
+        formats: BTreeMap::new(),
+        attention_backends: BTreeMap::new(),
+    }
 }
 
 /// The profile of a fit: each parameter's value and interval (6 significant digits), unit and a
@@ -191,5 +195,49 @@ pub fn profile(r: &FitResult, provenance: ProfileProvenance) -> ProfileFile {
         provenance,
         params,
         compute: None,
+    }
+}
+
+/// Issue #16: the summary lines of fitted format factors (none: empty).
+pub fn formats_text(fs: &[super::curves::FormatFit]) -> String {
+    let mut o = String::new();
+    for f in fs {
+        let _ = writeln!(
+            o,
+            "format {} (memory-efficiency factor over the default curve): {} = [{}, {}] from {} memory-bound gemm rows ({} FLOP-bound left out); median |error| before {:.1} %, after {:.1} %{}",
+            f.format.name(),
+            sig6(f.factor),
+            sig6(f.ci_low),
+            sig6(f.ci_high),
+            f.rows,
+            f.flop_bound,
+            f.before.median_abs * 100.0,
+            f.after.median_abs * 100.0,
+            if f.at_bound { "  (at its bound)" } else { "" }
+        );
+    }
+    o
+}
+
+/// Adds fitted format factors to a profile's `[compute]` as one-point `[compute.formats.<dtype>]`
+/// curves with their interval and source.
+pub fn add_formats(c: &mut ComputeSection, fs: &[super::curves::FormatFit]) {
+    for f in fs {
+        c.formats.insert(
+            f.format.name().to_string(),
+            CurveSection {
+                points: Some(vec![[1.0, f.factor]]),
+                flops_points: None,
+                ci: None,
+                source: Some(format!(
+                    "fit: {} memory-bound {} gemm rows, factor 95 % interval [{}, {}], over the default curve{}",
+                    f.rows,
+                    f.format.name(),
+                    sig6(f.ci_low),
+                    sig6(f.ci_high),
+                    if f.at_bound { "; at the edge of the fit's range: not determined" } else { "" }
+                )),
+            },
+        );
     }
 }

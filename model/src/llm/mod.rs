@@ -25,6 +25,8 @@ mod piece;
 mod quant;
 // h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.
 mod vlm;
+// Issue #16 (h4): the quantization a checkpoint declares (config.json / hf_quant_config.json).
+pub mod quant_hf;
 mod weights;
 
 #[cfg(test)]

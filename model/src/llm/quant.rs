@@ -49,6 +49,9 @@ pub enum WeightDtype {
     Fp8,
     /// 4-bit integer, group-quantized along the input dimension: 0.5 byte + one scale per group.
     Int4,
+    /// 8-bit integer (compressed-tensors W8A8 INT8): 1 byte + one fp32 scale per output channel
+    /// (`per_channel = true`) or per tensor.
+    Int8,
     /// NVIDIA fp4 (e2m1) with one fp8 scale per 16 elements: 0.5 + 1/16 byte.
     Nvfp4,
     /// OCP MXFP4: fp4 (e2m1) with one E8M0 (1-byte) scale per 32 elements: 0.5 + 1/32 byte
@@ -65,9 +68,27 @@ impl WeightDtype {
             WeightDtype::Fp32 => "fp32",
             WeightDtype::Fp8 => "fp8",
             WeightDtype::Int4 => "int4",
+            WeightDtype::Int8 => "int8",
             WeightDtype::Nvfp4 => "nvfp4",
             WeightDtype::Mxfp4 => "mxfp4",
         }
+    }
+
+    /// Every weight dtype, in declaration order.
+    pub const ALL: [WeightDtype; 8] = [
+        WeightDtype::Bf16,
+        WeightDtype::Fp16,
+        WeightDtype::Fp32,
+        WeightDtype::Fp8,
+        WeightDtype::Int4,
+        WeightDtype::Int8,
+        WeightDtype::Nvfp4,
+        WeightDtype::Mxfp4,
+    ];
+
+    /// The dtype written `name` in `quant.toml` (`bf16`, `fp8`, `int4`, …), if any.
+    pub fn from_name(name: &str) -> Option<WeightDtype> {
+        WeightDtype::ALL.into_iter().find(|d| d.name() == name)
     }
 
     /// Bytes per element for the unquantized floating types (bf16/fp16/fp32); `None` otherwise.
@@ -130,6 +151,9 @@ pub struct WeightFormat {
     pub block_size: Option<[u32; 2]>,
     /// int4 only: asymmetric quantization with a packed 4-bit zero point per group.
     pub zero_point: bool,
+    /// fp8 / int8 only: one scale per output channel (row) instead of per tensor or block
+    /// (compressed-tensors `strategy = "channel"`; vLLM's `ChannelQuantScaleParameter`, fp32).
+    pub per_channel: bool,
     /// Routed experts only: the engine pads the hidden dimension of every expert tensor to a multiple
     /// of this (vLLM's MXFP4 MoE backends, `quantization/mxfp4.py` `create_weights`: Marlin 256,
     /// FlashInfer 128 or 256, Triton none); `None` = no padding. See `llm::gpt_oss`.
@@ -148,6 +172,7 @@ impl WeightFormat {
             scale_dtype: None,
             block_size: None,
             zero_point: false,
+            per_channel: false,
             pad_hidden: None,
             pad_intermediate: None,
         }
@@ -170,12 +195,13 @@ impl WeightFormat {
         match self.dtype {
             WeightDtype::Bf16 | WeightDtype::Fp16 => elems.saturating_mul(HALF_BYTES),
             WeightDtype::Fp32 => elems.saturating_mul(FP32_BYTES),
-            WeightDtype::Fp8 => {
+            WeightDtype::Fp8 | WeightDtype::Int8 => {
                 let scales = match self.block_size {
                     Some([br, bc]) => rows
                         .div_ceil(u64::from(br.max(1)))
                         .saturating_mul(cols.div_ceil(u64::from(bc.max(1))))
                         .saturating_mul(self.scale_bytes()),
+                    None if self.per_channel => rows.saturating_mul(self.scale_bytes()),
                     None => FP8_PER_TENSOR_SCALE_BYTES,
                 };
                 elems.saturating_add(scales)
@@ -210,7 +236,7 @@ impl WeightFormat {
         match self.dtype {
             WeightDtype::Bf16 | WeightDtype::Fp16 => HALF_BYTES as f64,
             WeightDtype::Fp32 => FP32_BYTES as f64,
-            WeightDtype::Fp8 => match self.block_size {
+            WeightDtype::Fp8 | WeightDtype::Int8 => match self.block_size {
                 Some([br, bc]) => {
                     1.0 + self.scale_bytes() as f64 / (f64::from(br.max(1)) * f64::from(bc.max(1)))
                 }
@@ -231,7 +257,7 @@ impl WeightFormat {
         match (self.scale_dtype, self.dtype) {
             (Some(s), _) => s.bytes(),
             (None, WeightDtype::Int4) => ScaleDtype::Bf16.bytes(),
-            (None, WeightDtype::Fp8) => ScaleDtype::Fp32.bytes(),
+            (None, WeightDtype::Fp8 | WeightDtype::Int8) => ScaleDtype::Fp32.bytes(),
             (None, WeightDtype::Nvfp4) | (None, WeightDtype::Mxfp4) => ScaleDtype::Fp8.bytes(),
             (None, _) => 0,
         }
@@ -289,11 +315,18 @@ impl WeightFormat {
                     ));
                 }
             }
-            WeightDtype::Fp8 => {
+            WeightDtype::Fp8 | WeightDtype::Int8 => {
                 if raw.group_size.is_some() || raw.zero_point {
                     return Err(bad(
                         "group_size",
-                        "no group_size / zero_point for fp8 (use block_size = [128, 128])",
+                        "no group_size / zero_point for fp8 / int8 (use block_size = [128, 128] or \
+                         per_channel = true)",
+                    ));
+                }
+                if raw.per_channel && raw.block_size.is_some() {
+                    return Err(bad(
+                        "per_channel",
+                        "either block_size or per_channel = true, not both",
                     ));
                 }
             }
@@ -333,6 +366,12 @@ impl WeightFormat {
                 }
             }
         }
+        if raw.per_channel && !matches!(raw.dtype, WeightDtype::Fp8 | WeightDtype::Int8) {
+            return Err(bad(
+                "per_channel",
+                "per_channel = true only with fp8 or int8 (int4 / nvfp4 / mxfp4 scale groups)",
+            ));
+        }
         for (key, pad) in [
             ("pad_hidden", raw.pad_hidden),
             ("pad_intermediate", raw.pad_intermediate),
@@ -353,6 +392,7 @@ impl WeightFormat {
             scale_dtype: raw.scale_dtype,
             block_size: raw.block_size,
             zero_point: raw.zero_point,
+            per_channel: raw.per_channel,
             pad_hidden: raw.pad_hidden,
             pad_intermediate: raw.pad_intermediate,
         })
@@ -455,6 +495,8 @@ struct RawFormat {
     #[serde(default)]
     zero_point: bool,
     #[serde(default)]
+    per_channel: bool,
+    #[serde(default)]
     pad_hidden: Option<u32>,
     #[serde(default)]
     pad_intermediate: Option<u32>,
@@ -473,6 +515,8 @@ struct RawQuantization {
     block_size: Option<[u32; 2]>,
     #[serde(default)]
     zero_point: bool,
+    #[serde(default)]
+    per_channel: bool,
     #[serde(default)]
     experts: Option<RawFormat>,
     #[serde(default)]
@@ -495,6 +539,7 @@ impl TryFrom<RawQuantization> for Quantization {
                 scale_dtype: raw.scale_dtype,
                 block_size: raw.block_size,
                 zero_point: raw.zero_point,
+                per_channel: raw.per_channel,
                 pad_hidden: None,
                 pad_intermediate: None,
             },

@@ -474,6 +474,8 @@ impl<'a> Builder<'a> {
             let bytes = tpsim_model::llm::qk_norm_stats_bytes(u64::from(tokens), padded);
             (bytes, self.costs.allreduce(Bytes(bytes)).time)
         });
+        let dense_fmt = model.quantization.weights.dtype;
+        let expert_fmt = model.quantization.expert_format().dtype;
         for (i, l) in fp.layers.iter().enumerate() {
             if let Some((bytes, time)) = qk_norm {
                 // In the engine it sits between the qkv projection and the attention kernel; all of a
@@ -505,9 +507,16 @@ impl<'a> Builder<'a> {
             } else {
                 attn_ctx_flops
             };
-            let t_attn = self.rates.op_time_for(
+            // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
+            // one), the KV-cache / state reads at the class's efficiency × the engine's attention
+            // backend's factor (`[compute.attention_backends]`, 1 without one).
+            let t_attn = self.rates.op_time_streams(
                 OpClass::Attention,
-                l.attn_weight_bytes.0 as f64 + context_bytes,
+                &[
+                    (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
+                    (context_bytes, None),
+                ],
+                self.s.engine.attention_backend.as_deref(),
                 l.attn_flops + ctx_flops,
                 l.attn_kernels,
             );
@@ -543,9 +552,17 @@ impl<'a> Builder<'a> {
             } else {
                 (OpClass::Mlp, "mlp")
             };
+            // Routed experts in their format, the always-read part (router, shared experts) in the
+            // dense one.
+            let ffn_parts = if l.is_moe {
+                let fixed = (l.fixed_ffn_bytes.0 as f64).min(ffn_bytes);
+                [(fixed, Some(dense_fmt)), (ffn_bytes - fixed, Some(expert_fmt))]
+            } else {
+                [(ffn_bytes, Some(dense_fmt)), (0.0, None)]
+            };
             let t_ffn = self
                 .rates
-                .op_time_for(class, ffn_bytes, l.ffn_flops, l.ffn_kernels);
+                .op_time_formats(class, &ffn_parts, l.ffn_flops, l.ffn_kernels);
             let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
             prev = self.gang(
                 g,
@@ -558,9 +575,10 @@ impl<'a> Builder<'a> {
         // The LM head reads its whole shard whatever the row count; its FLOPs and the gathered
         // logits scale with the rows that get logits (`PassShape::logits`).
         let rows = f64::from(logits) / f64::from(tokens.max(1));
-        let t_head = self.rates.op_time_for(
+        // The LM head stays at the model dtype (`llm::quant`).
+        let t_head = self.rates.op_time_formats(
             OpClass::LmHead,
-            fp.lm_head_bytes.0 as f64,
+            &[(fp.lm_head_bytes.0 as f64, Some(model.dtype))],
             fp.lm_head_flops * rows,
             1,
         );

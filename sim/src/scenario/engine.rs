@@ -96,6 +96,14 @@ impl Resolver<'_> {
             None => None,
             Some(o) => Some(self.observed(o)?),
         };
+        // Issue #16 (h4): the attention backend, checked against the engine's names.
+        let attention_backend = super::attention_backend::resolve(
+            e.attention_backend,
+            kind,
+            &hw.gpu.compute_capability,
+            model,
+            |k, m| self.invalid(k, m),
+        )?;
         Ok(Engine {
             name,
             version: e.version,
@@ -121,6 +129,7 @@ impl Resolver<'_> {
             env,
             costs,
             observed,
+            attention_backend,
         })
     }
 

@@ -344,6 +344,22 @@ impl Resolver<'_> {
                 curves.push(class.clone());
                 compute.curves.insert(class, curve);
             }
+            for (backend, curve) in c.attention_backends {
+                if inline_compute.is_some_and(|i| i.attention_backends.contains_key(&backend)) {
+                    overridden.push(format!("compute.attention_backends.{backend}"));
+                    continue;
+                }
+                curves.push(format!("attention_backends.{backend}"));
+                compute.attention_backends.insert(backend, curve);
+            }
+            for (format, curve) in c.formats {
+                if inline_compute.is_some_and(|i| i.formats.contains_key(&format)) {
+                    overridden.push(format!("compute.formats.{format}"));
+                    continue;
+                }
+                curves.push(format!("formats.{format}"));
+                compute.formats.insert(format, curve);
+            }
         }
         Ok(profile::AppliedProfile {
             file,

@@ -444,7 +444,7 @@ fn get<'t>(table: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
 
 /// The keys `--explain` takes, in words.
 pub const EXPLAIN_KEYS: &str = "hardware.name, hardware.cpu_vendor, hardware.gpu.<key>, hardware.topology.gpus, \
-hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>] or \
+hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>], hardware.compute.formats.<dtype>[.<key>], hardware.compute.attention_backends.<name>[.<key>] or \
 hardware.fitted.<param>";
 
 /// How a key merges.
@@ -480,6 +480,16 @@ fn unit_of(key: &str) -> Result<Unit, String> {
         ["compute", "curves", class, ..] if parts.len() <= 4 => {
             tpsim_model::curves::OpClass::from_key(class).map_err(|e| format!("key `{key}`: {e}"))?;
             Ok(Unit::Key(format!("compute.curves.{class}")))
+        }
+        ["compute", "attention_backends", b, ..] if parts.len() <= 4 => {
+            if !crate::scenario::attention_backend::is_sglang_backend(b) {
+                return Err(format!("key `{key}`: `{b}` is not an SGLang --attention-backend"));
+            }
+            Ok(Unit::Key(format!("compute.attention_backends.{b}")))
+        }
+        ["compute", "formats", f, ..] if parts.len() <= 4 => {
+            tpsim_model::curves::format_from_key(f).map_err(|e| format!("key `{key}`: {e}"))?;
+            Ok(Unit::Key(format!("compute.formats.{f}")))
         }
         ["fitted", p, rest @ ..] if rest.is_empty() || rest == ["rows"] || rest == ["refit"] => {
             if profile::param_unit(p).is_none() {

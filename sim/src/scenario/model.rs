@@ -19,8 +19,10 @@ impl Resolver<'_> {
             )
         })?;
         let pkey = format!("{key}.preset");
+        let mut hf_quant: Option<String> = None;
         let (name, config, quant_text) = match (&m.preset, &m.config) {
             (Some(r), None) if !presets::is_path(r) => {
+                hf_quant = presets::model_hf_quant(r).map(str::to_string);
                 let (c, q) = presets::model(r).ok_or_else(|| {
                     self.invalid(
                         &pkey,
@@ -35,6 +37,11 @@ impl Resolver<'_> {
             (Some(r), None) => {
                 let (_, c) = self.read_relative(&pkey, &format!("{r}/config.json"))?;
                 let (_, q) = self.read_relative(&pkey, &format!("{r}/quant.toml"))?;
+                let hf = format!("{r}/hf_quant_config.json");
+                let base = self.path.parent().unwrap_or(Path::new("."));
+                if base.join(&hf).exists() {
+                    hf_quant = Some(self.read_relative(&pkey, &hf)?.1);
+                }
                 (r.clone(), c, Some(q))
             }
             (None, Some(c)) => {
@@ -51,7 +58,7 @@ impl Resolver<'_> {
         };
         let quant: Quantization = match (m.quantization, quant_text) {
             (Some(q), _) => q,
-            (None, Some(t)) => error::parse_toml(&t, Path::new(&format!("<model {name}/quant.toml>")))?,
+            (None, Some(t)) => self.quant_file(&name, &t, &config, hf_quant.as_deref())?,
             (None, None) => Quantization::default(),
         };
         // Name the key the user wrote: a config error is about `model.config` when the file came
@@ -64,5 +71,59 @@ impl Resolver<'_> {
         let spec =
             ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&ckey, e.to_string()))?;
         Ok((name, spec))
+    }
+}
+
+/// Keys a `from = "config"` quant.toml may carry beside `from`.
+const FROM_CONFIG_KEYS: [&str; 2] = ["from", "kv_cache_dtype"];
+
+impl Resolver<'_> {
+    /// A preset's quant.toml: the explicit description, or (issue #16) `from = "config"`: the
+    /// quantization the checkpoint declares (`quantization_config` in config.json, or its ModelOpt
+    /// `hf_quant_config.json`; `tpsim_model::llm::quant_hf`), with an optional `kv_cache_dtype`
+    /// override.
+    fn quant_file(
+        &self,
+        name: &str,
+        text: &str,
+        config: &str,
+        hf_quant: Option<&str>,
+    ) -> Result<Quantization, ScenarioError> {
+        let file = format!("<model {name}/quant.toml>");
+        let table: toml::Table = error::parse_toml(text, Path::new(&file))?;
+        let Some(from) = table.get("from") else {
+            return error::parse_toml(text, Path::new(&file));
+        };
+        // Errors point at the scenario's model preset and name the quant.toml key.
+        let bad = |k: &str, m: String| self.invalid("model.preset", format!("{file} `{k}`: {m}"));
+        if from.as_str() != Some("config") {
+            return Err(bad(
+                "from",
+                format!("{from}: expected \"config\" (read the checkpoint's own quantization)"),
+            ));
+        }
+        if let Some(k) = table.keys().find(|k| !FROM_CONFIG_KEYS.contains(&k.as_str())) {
+            return Err(bad(
+                k,
+                "with `from = \"config\"` only `kv_cache_dtype` may be given (the formats come from \
+                 the checkpoint)"
+                    .into(),
+            ));
+        }
+        let bad_json = |what: &str, e: serde_json::Error| bad("from", format!("{what} is not JSON: {e}"));
+        let cfg: serde_json::Value = serde_json::from_str(config).map_err(|e| bad_json("config.json", e))?;
+        let hf: Option<serde_json::Value> = hf_quant
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| bad_json("hf_quant_config.json", e))?;
+        let mut q = tpsim_model::llm::quant_hf::from_checkpoint(&cfg, hf.as_ref())
+            .map_err(|e| bad("from", e.to_string()))?;
+        if let Some(kv) = table.get("kv_cache_dtype") {
+            q.kv_cache_dtype = kv
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| bad("kv_cache_dtype", e.to_string()))?;
+        }
+        Ok(q)
     }
 }

@@ -12,7 +12,7 @@ use super::{ComputeSection, HwParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tpsim_model::curves::{ClassCurves, Curve, Curves, OpClass};
+use tpsim_model::curves::{ClassCurves, Curve, Curves, OpClass, format_from_key};
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
 
 /// The unit a profile parameter is written in (the `unit` key).
@@ -285,6 +285,49 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
             }
         }
         out.classes.insert(class, ClassCurves { mem, flops });
+    }
+    for (group, map) in [
+        ("formats", &sec.formats),
+        ("attention_backends", &sec.attention_backends),
+    ] {
+        for (name, c) in map {
+            let key = format!("compute.{group}.{name}");
+            if group == "formats" {
+                format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?;
+            } else if !crate::scenario::attention_backend::is_sglang_backend(name) {
+                return Err((
+                    key,
+                    format!(
+                        "`{name}` is not an SGLang --attention-backend: expected one of {}",
+                        crate::scenario::attention_backend::SGLANG_ATTENTION_BACKENDS.join(", ")
+                    ),
+                ));
+            }
+            if c.flops_points.is_some() || c.ci.is_some() {
+                return Err((
+                    key,
+                    "only `points = [[bytes per kernel, factor], …]` (and `source`): the factor scales \
+                     memory streaming, not FLOPs"
+                        .into(),
+                ));
+            }
+            let Some(p) = &c.points else {
+                return Err((
+                    key,
+                    "no curve: expected `points = [[bytes per kernel, factor], …]`".into(),
+                ));
+            };
+            let curve = Curve::new(p.iter().map(|q| (q[0], q[1])).collect())
+                .map_err(|e| (format!("{key}.points"), e.to_string()))?;
+            if group == "formats" {
+                out.formats.insert(
+                    format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?,
+                    curve,
+                );
+            } else {
+                out.attention_backends.insert(name.clone(), curve);
+            }
+        }
     }
     Ok(out)
 }

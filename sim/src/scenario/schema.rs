@@ -94,14 +94,31 @@ pub struct ComputeSection {
     /// (`tpsim_model::curves::OpClass`).
     #[serde(default)]
     pub curves: BTreeMap<String, CurveSection>,
+    /// `[compute.formats.<dtype>]`, dtype ∈ bf16, fp16, fp32, fp8, int4, int8, nvfp4, mxfp4 (issue #16):
+    /// `points = [[bytes per kernel, factor], …]`, the weight-streaming efficiency of that format's
+    /// kernels relative to the op class's (`tpsim_model::curves::Curves::formats`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub formats: BTreeMap<String, CurveSection>,
+    /// `[compute.attention_backends.<name>]`, name one of SGLang's `--attention-backend` values
+    /// (issue #16): `points = [[bytes per kernel, factor], …]` for the decode attention's KV-cache reads.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attention_backends: BTreeMap<String, CurveSection>,
 }
 
 impl ComputeSection {
-    /// Class by class: `self`'s curves replace `base`'s whole.
+    /// Class by class and format by format: `self`'s curves replace `base`'s whole.
     pub fn merged_over(self, base: ComputeSection) -> ComputeSection {
         let mut curves = base.curves;
         curves.extend(self.curves);
-        ComputeSection { curves }
+        let mut formats = base.formats;
+        formats.extend(self.formats);
+        let mut attention_backends = base.attention_backends;
+        attention_backends.extend(self.attention_backends);
+        ComputeSection {
+            curves,
+            formats,
+            attention_backends,
+        }
     }
 }
 
@@ -277,6 +294,9 @@ pub struct EngineSection {
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
     pub observed: Option<ObservedSection>,
+    /// SGLang's `--attention-backend` (issue #16; default: SGLang's choice for the GPU and model,
+    /// `scenario::attention_backend`).
+    pub attention_backend: Option<String>,
 }
 
 mergeable! {

@@ -1,0 +1,681 @@
+//! The quantization a checkpoint declares itself (issue #16): `quantization_config` in its
+//! `config.json`, or TensorRT Model Optimizer's `hf_quant_config.json`, mapped to tpsim's
+//! [`Quantization`] so that a preset's `quant.toml` can say `from = "config"` and get the bytes the
+//! engine loads. Explicit `quant.toml` files keep working unchanged.
+//!
+//! What is read, per `quant_method` (the keys as the engines read them; vLLM 0.11.0 and SGLang 0.5.9
+//! `layers/quantization/`):
+//! - `fp8` (`fp8.py` `Fp8Config.from_config`): `weight_block_size = [r, c]` → fp8 with fp32 scales
+//!   per r×c block (`weight_scale_inv`); absent → one fp32 scale per tensor. `scale_fmt = "ue8m0"`
+//!   (DeepSeek-V3.1/V3.2) constrains the values of the same fp32 scales to powers of two; the bytes
+//!   loaded are the same. `modules_to_not_convert` / `ignored_layers`: see [`Kept`].
+//! - `compressed-tensors` (`compressed_tensors.py` `_quantization_scheme_map_from_config`): one
+//!   `config_groups` scheme for the `Linear` targets; its `weights` give
+//!   `num_bits`/`type`/`strategy`/`group_size`/`symmetric`/`block_structure`: int 4 group → int4 with
+//!   model-dtype scales (+ packed zero points when asymmetric); int 8 channel → int8 with one fp32
+//!   scale per row (W8A8 INT8, `compressed_tensors_w8a8_int8.py` `ChannelQuantScaleParameter`
+//!   float32); float 8 tensor/channel/block → fp8 likewise; float 4 group 16 → nvfp4. `ignore`: see
+//!   [`Kept`].
+//! - `gptq` (`gptq_marlin.py`): `bits = 4`, `group_size`, `sym` → int4, fp16 scales, zero points when
+//!   `sym = false` (Marlin drops them for symmetric checkpoints after loading). `desc_act`'s int32
+//!   `g_idx` (4 B per input column per tensor) is not counted.
+//! - `awq` (`awq_marlin.py`): `bits = 4`, `group_size`, `zero_point` → int4, fp16 scales.
+//! - `mxfp4` (gpt-oss, `mxfp4.py`): routed experts mxfp4, the rest at the model dtype (the
+//!   checkpoint's `modules_to_not_convert` lists attention, router, embeddings and LM head); no engine
+//!   padding (write `pad_hidden` / `pad_intermediate` in an explicit `quant.toml` for that).
+//! - ModelOpt `hf_quant_config.json` (`modelopt_quant.py` `ModelOptFp8Config` / `ModelOptFp4Config`):
+//!   `quantization.quant_algo` FP8 → fp8 with one fp32 scale per tensor; NVFP4 → nvfp4;
+//!   `exclude_modules` as `ignore`; `kv_cache_quant_algo = "FP8"` → KV cache fp8 e4m3 (see
+//!   [`modelopt_kv`]).
+
+use serde_json::Value;
+
+use super::ModelError;
+use super::quant::{KvCacheDtype, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat};
+
+fn bad(field: &str, expected: impl Into<String>) -> ModelError {
+    ModelError::InvalidQuantization {
+        field: field.to_string(),
+        expected: expected.into(),
+    }
+}
+
+/// Which decoder linear layers a checkpoint's ignore list keeps unquantized, beyond the parts tpsim
+/// always keeps at the model dtype (embeddings, LM head, norms, router, MTP glue, NSA indexer).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Kept {
+    attention: bool,
+    shared_experts: bool,
+    dense_mlp: bool,
+    routed_experts: bool,
+}
+
+/// Module-name fragments tpsim always keeps at the model dtype (`llm::quant` module doc): an ignore
+/// entry containing one of them changes nothing.
+const ALWAYS_UNQUANTIZED: [&str; 11] = [
+    "lm_head",
+    "embed_tokens",
+    "norm",
+    ".gate.",
+    "router",
+    "e_score_correction_bias",
+    "indexer",
+    "eh_proj",
+    "shared_head",
+    "vision",
+    "visual",
+];
+
+fn classify(list: Option<&Value>, field: &str) -> Result<Kept, ModelError> {
+    let mut kept = Kept::default();
+    let Some(list) = list else {
+        return Ok(kept);
+    };
+    let items = list
+        .as_array()
+        .ok_or_else(|| bad(field, "a list of module names"))?;
+    for (i, item) in items.iter().enumerate() {
+        let name = item
+            .as_str()
+            .ok_or_else(|| bad(&format!("{field}[{i}]"), "a module name (string)"))?;
+        let n = name.trim_start_matches("re:");
+        if n == "gate" || n.ends_with(".gate") || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k)) {
+            continue;
+        }
+        if n.contains("shared_expert") {
+            kept.shared_experts = true;
+        } else if n.contains("experts") {
+            kept.routed_experts = true;
+        } else if n.contains("attn") || n.contains("attention") {
+            kept.attention = true;
+        } else if n.contains("mlp") {
+            kept.dense_mlp = true;
+        } else {
+            return Err(bad(
+                &format!("{field}[{i}]"),
+                format!(
+                    "a module tpsim can place (`{name}` is none of attention, mlp, shared or routed \
+                     experts, or the always-unquantized lm_head/embed/norm/router): write quant.toml \
+                     explicitly"
+                ),
+            ));
+        }
+    }
+    Ok(kept)
+}
+
+/// The model's own float dtype (`torch_dtype`, else `dtype`, else bf16).
+fn model_dtype(config: &Value) -> WeightDtype {
+    let text = config.get("text_config").unwrap_or(config);
+    config
+        .get("torch_dtype")
+        .or_else(|| config.get("dtype"))
+        .or_else(|| text.get("torch_dtype"))
+        .or_else(|| text.get("dtype"))
+        .and_then(Value::as_str)
+        .and_then(WeightDtype::from_torch)
+        .unwrap_or(WeightDtype::Bf16)
+}
+
+fn is_moe(config: &Value) -> bool {
+    let text = config.get("text_config").unwrap_or(config);
+    ["n_routed_experts", "num_experts", "num_local_experts"]
+        .iter()
+        .any(|k| text.get(k).and_then(Value::as_u64).is_some_and(|n| n > 1))
+}
+
+fn has_shared_experts(config: &Value) -> bool {
+    let text = config.get("text_config").unwrap_or(config);
+    ["n_shared_experts", "shared_expert_intermediate_size"]
+        .iter()
+        .any(|k| text.get(k).and_then(Value::as_u64).is_some_and(|n| n > 0))
+}
+
+/// Places `q` by what the ignore list keeps: everything quantized; or (MoE) the routed experts only,
+/// when attention and the dense/shared MLPs are all kept. A split tpsim cannot express is refused.
+fn place(config: &Value, q: WeightFormat, kept: Kept, field: &str) -> Result<Quantization, ModelError> {
+    let plain = WeightFormat::plain(model_dtype(config));
+    let mut out = Quantization::bf16();
+    if kept.routed_experts {
+        return Err(bad(
+            field,
+            "routed experts quantized (tpsim cannot keep them unquantized under a quantized \
+             checkpoint): write quant.toml explicitly",
+        ));
+    }
+    if kept == Kept::default() {
+        out.weights = q;
+        return Ok(out);
+    }
+    let text = config.get("text_config").unwrap_or(config);
+    let dense_layers = text
+        .get("first_k_dense_replace")
+        .and_then(Value::as_u64)
+        .is_some_and(|k| k > 0);
+    let dense_layers_kept = kept.dense_mlp || !dense_layers;
+    let shared_kept = kept.shared_experts || !has_shared_experts(config);
+    if is_moe(config) && kept.attention && shared_kept && dense_layers_kept {
+        out.weights = plain;
+        out.experts = Some(q);
+        return Ok(out);
+    }
+    Err(bad(
+        field,
+        "an ignore list that keeps either nothing beyond lm_head/embeddings/norms/router, or (MoE) \
+         everything but the routed experts: this split needs an explicit quant.toml",
+    ))
+}
+
+fn req_u64(v: &Value, key: &str, field: &str) -> Result<u64, ModelError> {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| bad(&format!("{field}.{key}"), "a non-negative integer"))
+}
+
+fn group_u32(g: u64, field: &str) -> Result<u32, ModelError> {
+    u32::try_from(g)
+        .ok()
+        .filter(|g| *g > 0)
+        .ok_or_else(|| bad(field, "a positive group size (e.g. 32 or 128)"))
+}
+
+/// `fp8` (`Fp8Config`).
+fn fp8(qc: &Value) -> Result<WeightFormat, ModelError> {
+    let mut f = WeightFormat::plain(WeightDtype::Fp8);
+    if let Some(b) = qc.get("weight_block_size").filter(|b| !b.is_null()) {
+        let arr = b
+            .as_array()
+            .filter(|a| a.len() == 2)
+            .and_then(|a| Some([a[0].as_u64()?, a[1].as_u64()?]))
+            .and_then(|[r, c]| Some([u32::try_from(r).ok()?, u32::try_from(c).ok()?]))
+            .filter(|[r, c]| *r > 0 && *c > 0)
+            .ok_or_else(|| {
+                bad(
+                    "quantization_config.weight_block_size",
+                    "two positive integers, e.g. [128, 128]",
+                )
+            })?;
+        f.block_size = Some(arr);
+        f.scale_dtype = Some(ScaleDtype::Fp32);
+    }
+    Ok(f)
+}
+
+/// One compressed-tensors weight scheme.
+fn compressed_weights(w: &Value, scale: ScaleDtype, field: &str) -> Result<WeightFormat, ModelError> {
+    let bits = req_u64(w, "num_bits", field)?;
+    let ty = w.get("type").and_then(Value::as_str).unwrap_or("int");
+    let strategy = w.get("strategy").and_then(Value::as_str).unwrap_or("tensor");
+    let symmetric = w.get("symmetric").and_then(Value::as_bool).unwrap_or(true);
+    let group = w.get("group_size").and_then(Value::as_u64);
+    match (ty, bits, strategy) {
+        ("int", 4, "group") => {
+            let g = group_u32(group.unwrap_or(0), &format!("{field}.group_size"))?;
+            let mut f = WeightFormat::plain(WeightDtype::Int4);
+            f.group_size = Some(g);
+            f.scale_dtype = Some(scale);
+            f.zero_point = !symmetric;
+            Ok(f)
+        }
+        ("float", 4, "tensor_group" | "group") if group.is_none_or(|g| g == NVFP4_BLOCK) => {
+            Ok(WeightFormat::plain(WeightDtype::Nvfp4))
+        }
+        ("int" | "float", 8, "channel" | "tensor" | "block") => {
+            let mut f = WeightFormat::plain(if ty == "int" {
+                WeightDtype::Int8
+            } else {
+                WeightDtype::Fp8
+            });
+            f.scale_dtype = Some(ScaleDtype::Fp32);
+            match strategy {
+                "channel" => f.per_channel = true,
+                "block" => {
+                    f.block_size = Some(
+                        w.get("block_structure")
+                            .and_then(Value::as_array)
+                            .filter(|a| a.len() == 2)
+                            .and_then(|a| Some([a[0].as_u64()?, a[1].as_u64()?]))
+                            .and_then(|[r, c]| Some([u32::try_from(r).ok()?, u32::try_from(c).ok()?]))
+                            .filter(|[r, c]| *r > 0 && *c > 0)
+                            .ok_or_else(|| {
+                                bad(
+                                    &format!("{field}.block_structure"),
+                                    "two positive integers, e.g. [128, 128]",
+                                )
+                            })?,
+                    );
+                }
+                _ => {}
+            }
+            Ok(f)
+        }
+        _ => Err(bad(
+            field,
+            format!(
+                "one of: int 4-bit group, float 4-bit group 16 (nvfp4), int or float 8-bit \
+                 channel/tensor/block (got type `{ty}`, {bits} bits, strategy `{strategy}`)"
+            ),
+        )),
+    }
+}
+
+fn compressed_tensors(config: &Value, qc: &Value) -> Result<Quantization, ModelError> {
+    let field = "quantization_config.config_groups";
+    let groups = qc
+        .get("config_groups")
+        .and_then(Value::as_object)
+        .filter(|g| !g.is_empty())
+        .ok_or_else(|| bad(field, "at least one scheme group"))?;
+    if groups.len() != 1 {
+        return Err(bad(
+            field,
+            format!(
+                "one scheme group (this checkpoint has {}: per-module schemes need an explicit quant.toml)",
+                groups.len()
+            ),
+        ));
+    }
+    let (name, g) = groups.iter().next().expect("one group");
+    let gfield = format!("{field}.{name}.weights");
+    let w = g.get("weights").ok_or_else(|| bad(&gfield, "a weights scheme"))?;
+    // compressed-tensors stores int4 group scales in the model dtype (Kimi-K2.5: bf16).
+    let scale = match model_dtype(config) {
+        WeightDtype::Fp16 => ScaleDtype::Fp16,
+        _ => ScaleDtype::Bf16,
+    };
+    let q = compressed_weights(w, scale, &gfield)?;
+    let kept = classify(qc.get("ignore"), "quantization_config.ignore")?;
+    let mut out = place(config, q, kept, "quantization_config.ignore")?;
+    // `kv_cache_scheme` (float 8) is the checkpoint's own KV quantization; SGLang and vLLM still
+    // default `--kv-cache-dtype auto` to the model dtype for compressed-tensors, so it is not applied.
+    out.kv_cache_dtype = KvCacheDtype::Auto;
+    Ok(out)
+}
+
+fn int4_marlin(qc: &Value, method: &str, zero_point: bool) -> Result<WeightFormat, ModelError> {
+    let field = format!("quantization_config({method})");
+    let bits = req_u64(qc, "bits", &field)?;
+    if bits != 4 {
+        return Err(bad(
+            &format!("{field}.bits"),
+            format!("4 ({bits}-bit {method} is not modelled)"),
+        ));
+    }
+    let g = qc
+        .get("group_size")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| bad(&format!("{field}.group_size"), "an integer"))?;
+    let g = u64::try_from(g).map_err(|_| {
+        bad(
+            &format!("{field}.group_size"),
+            "a positive group size (channel-wise group_size = -1 is not modelled)",
+        )
+    })?;
+    let mut f = WeightFormat::plain(WeightDtype::Int4);
+    f.group_size = Some(group_u32(g, &format!("{field}.group_size"))?);
+    f.scale_dtype = Some(ScaleDtype::Fp16);
+    f.zero_point = zero_point;
+    Ok(f)
+}
+
+/// SGLang's `--kv-cache-dtype auto` with a ModelOpt checkpoint: `kv_cache_quant_algo = "FP8"` in
+/// `hf_quant_config.json` selects fp8 e4m3 (SGLang 0.5.9 `model_runner.py`
+/// `configure_kv_cache_dtype`: with `auto` and a ModelOpt quantization whose KV algorithm is FP8 the
+/// pool dtype becomes `torch.float8_e4m3fn`); anything else keeps the model dtype.
+pub fn modelopt_kv(hf_quant: &Value) -> Result<KvCacheDtype, ModelError> {
+    match hf_quant
+        .get("quantization")
+        .and_then(|q| q.get("kv_cache_quant_algo"))
+    {
+        None | Some(Value::Null) => Ok(KvCacheDtype::Auto),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("fp8") => Ok(KvCacheDtype::Fp8E4m3),
+        Some(v) => Err(bad(
+            "hf_quant_config.quantization.kv_cache_quant_algo",
+            format!("\"FP8\" or nothing (got {v})"),
+        )),
+    }
+}
+
+fn modelopt(config: &Value, hf: &Value) -> Result<Quantization, ModelError> {
+    let q = hf
+        .get("quantization")
+        .ok_or_else(|| bad("hf_quant_config.quantization", "a table with quant_algo"))?;
+    let algo = q
+        .get("quant_algo")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("hf_quant_config.quantization.quant_algo", "\"FP8\" or \"NVFP4\""))?;
+    let f = match algo {
+        "FP8" => WeightFormat::plain(WeightDtype::Fp8),
+        "NVFP4" => WeightFormat::plain(WeightDtype::Nvfp4),
+        other => {
+            return Err(bad(
+                "hf_quant_config.quantization.quant_algo",
+                format!("\"FP8\" or \"NVFP4\" (got \"{other}\")"),
+            ));
+        }
+    };
+    let kept = classify(
+        q.get("exclude_modules"),
+        "hf_quant_config.quantization.exclude_modules",
+    )?;
+    let mut out = place(config, f, kept, "hf_quant_config.quantization.exclude_modules")?;
+    out.kv_cache_dtype = modelopt_kv(hf)?;
+    Ok(out)
+}
+
+/// The quantization `config` (a parsed `config.json`) declares, or the one in `hf_quant` (a parsed
+/// `hf_quant_config.json`) when the checkpoint has one. A config without `quantization_config` is
+/// unquantized: every linear layer at the model dtype.
+pub fn from_checkpoint(config: &Value, hf_quant: Option<&Value>) -> Result<Quantization, ModelError> {
+    if let Some(hf) = hf_quant {
+        return modelopt(config, hf);
+    }
+    // Multimodal wrappers (Kimi-K2.5) may keep it under `text_config`.
+    let qc = config.get("quantization_config").or_else(|| {
+        config
+            .get("text_config")
+            .and_then(|t| t.get("quantization_config"))
+    });
+    let Some(qc) = qc.filter(|q| !q.is_null()) else {
+        let mut out = Quantization::bf16();
+        out.weights = WeightFormat::plain(model_dtype(config));
+        return Ok(out);
+    };
+    let method = qc
+        .get("quant_method")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("quantization_config.quant_method", "a string"))?;
+    let ignore_key = |k: &str| format!("quantization_config.{k}");
+    match method {
+        "fp8" => {
+            let key = if qc.get("ignored_layers").is_some() {
+                "ignored_layers"
+            } else {
+                "modules_to_not_convert"
+            };
+            let kept = classify(qc.get(key), &ignore_key(key))?;
+            place(config, fp8(qc)?, kept, &ignore_key(key))
+        }
+        "compressed-tensors" => compressed_tensors(config, qc),
+        "gptq" => {
+            let sym = qc.get("sym").and_then(Value::as_bool).unwrap_or(true);
+            let kept = classify(
+                qc.get("modules_to_not_convert"),
+                &ignore_key("modules_to_not_convert"),
+            )?;
+            place(
+                config,
+                int4_marlin(qc, "gptq", !sym)?,
+                kept,
+                &ignore_key("modules_to_not_convert"),
+            )
+        }
+        "awq" => {
+            let zp = qc.get("zero_point").and_then(Value::as_bool).unwrap_or(true);
+            let kept = classify(
+                qc.get("modules_to_not_convert"),
+                &ignore_key("modules_to_not_convert"),
+            )?;
+            place(
+                config,
+                int4_marlin(qc, "awq", zp)?,
+                kept,
+                &ignore_key("modules_to_not_convert"),
+            )
+        }
+        "mxfp4" => {
+            let mut out = Quantization::bf16();
+            out.weights = WeightFormat::plain(model_dtype(config));
+            out.experts = Some(WeightFormat::plain(WeightDtype::Mxfp4));
+            Ok(out)
+        }
+        other => Err(bad(
+            "quantization_config.quant_method",
+            format!(
+                "one of fp8, compressed-tensors, gptq, awq, mxfp4, or a ModelOpt hf_quant_config.json \
+                 (got \"{other}\")"
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(s: &str) -> Value {
+        serde_json::from_str(s).expect("test JSON")
+    }
+
+    fn explicit(toml_text: &str) -> Quantization {
+        toml::from_str(toml_text).expect("quant.toml")
+    }
+
+    /// The bundled presets whose config.json declares a quantization: reading it gives the formats
+    /// of the hand-written quant.toml beside it (gpt-oss: less the engine padding, which the
+    /// checkpoint does not say).
+    #[test]
+    fn presets_from_config_match_their_quant_toml() {
+        for (name, config, quant) in [
+            (
+                "deepseek-v3",
+                include_str!("../../../scenarios/models/deepseek-v3/config.json"),
+                include_str!("../../../scenarios/models/deepseek-v3/quant.toml"),
+            ),
+            (
+                "minimax-m2.5",
+                include_str!("../../../scenarios/models/minimax-m2.5/config.json"),
+                include_str!("../../../scenarios/models/minimax-m2.5/quant.toml"),
+            ),
+            (
+                "kimi-k2.5",
+                include_str!("../../../scenarios/models/kimi-k2.5/config.json"),
+                include_str!("../../../scenarios/models/kimi-k2.5/quant.toml"),
+            ),
+        ] {
+            let got = from_checkpoint(&json(config), None).expect(name);
+            assert_eq!(got, explicit(quant), "{name}");
+        }
+        let got = from_checkpoint(
+            &json(include_str!("../../../scenarios/models/gpt-oss-120b/config.json")),
+            None,
+        )
+        .unwrap();
+        let mut want = explicit(include_str!("../../../scenarios/models/gpt-oss-120b/quant.toml"));
+        let e = want.experts.as_mut().unwrap();
+        e.pad_hidden = None;
+        e.pad_intermediate = None;
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn fp8_block_and_modelopt_bytes() {
+        // Qwen/Qwen3-32B-FP8 quantization_config (research/configs/qwen3-32b-fp8, vendored by
+        // ai-dynamo/aiconfigurator).
+        let cfg = json(
+            r#"{"torch_dtype": "bfloat16", "quantization_config": {"activation_scheme": "dynamic",
+            "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128]}}"#,
+        );
+        let q = from_checkpoint(&cfg, None).unwrap();
+        assert_eq!(q.weights.dtype, WeightDtype::Fp8);
+        assert_eq!(q.experts, None);
+        assert_eq!(q.kv_cache_dtype, KvCacheDtype::Auto);
+        // q_proj of Qwen3-32B: 8192 × 5120 fp8 = 41 943 040 B + ceil(8192/128) × ceil(5120/128) =
+        // 64 × 40 = 2560 fp32 block scales = 10 240 B → 41 953 280 B; at TP 2 (4096 rows):
+        // 20 971 520 + 32 × 40 × 4 = 5120 → 20 976 640 B per rank.
+        assert_eq!(q.weights.tensor_bytes(8192, 5120), 41_953_280);
+        assert_eq!(q.weights.tensor_bytes(4096, 5120), 20_976_640);
+        // deepseek-ai/DeepSeek-V3.2 (research/configs/deepseek-v3.2): ue8m0 scales are the same fp32
+        // tensors, so the same format.
+        let ds = json(
+            r#"{"torch_dtype": "bfloat16", "quantization_config": {"activation_scheme": "dynamic",
+            "fmt": "e4m3", "quant_method": "fp8", "scale_fmt": "ue8m0", "weight_block_size": [128, 128]}}"#,
+        );
+        assert_eq!(from_checkpoint(&ds, None).unwrap(), q);
+        // nvidia/Llama-3.1-70B-Instruct-FP8 hf_quant_config.json (research/configs/
+        // llama-3.1-70b-fp8-modelopt): FP8 per tensor, lm_head excluded, FP8 KV.
+        let hf = json(
+            r#"{"producer": {"name": "modelopt", "version": "0.23.0"}, "quantization":
+            {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}}"#,
+        );
+        let q = from_checkpoint(&json(r#"{"torch_dtype": "bfloat16"}"#), Some(&hf)).unwrap();
+        assert_eq!(q.weights.dtype, WeightDtype::Fp8);
+        assert_eq!(q.weights.block_size, None);
+        // SGLang `auto` with kv_cache_quant_algo FP8 → fp8 e4m3: 1 byte per element.
+        assert_eq!(q.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
+        assert_eq!(q.kv_cache_dtype.bytes(WeightDtype::Bf16), 1);
+        // o_proj of Llama-3.1-70B, 8192 × 8192 per tensor: 67 108 864 B + one fp32 scale = 67 108 868;
+        // at TP 4 (2048 input columns): 16 777 216 + 4 = 16 777 220 B per rank.
+        assert_eq!(q.weights.tensor_bytes(8192, 8192), 67_108_868);
+        assert_eq!(q.weights.tensor_bytes(8192, 2048), 16_777_220);
+        // Without kv_cache_quant_algo, `auto` stays the model dtype.
+        let hf = json(r#"{"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["lm_head"]}}"#);
+        let q = from_checkpoint(&json("{}"), Some(&hf)).unwrap();
+        assert_eq!(
+            (q.weights.dtype, q.kv_cache_dtype),
+            (WeightDtype::Nvfp4, KvCacheDtype::Auto)
+        );
+    }
+
+    #[test]
+    fn int8_gptq_awq_bytes() {
+        // compressed-tensors W8A8 INT8 (llm-compressor's W8A8 scheme as RedHatAI's *-quantized.w8a8
+        // checkpoints declare it: int 8-bit channel symmetric weights, int 8-bit dynamic per-token
+        // activations, lm_head ignored).
+        let cfg = json(
+            r#"{"torch_dtype": "bfloat16", "quantization_config": {"quant_method": "compressed-tensors",
+            "format": "int-quantized", "ignore": ["lm_head"], "config_groups": {"group_0": {
+            "targets": ["Linear"], "weights": {"num_bits": 8, "type": "int", "symmetric": true,
+            "strategy": "channel", "dynamic": false}, "input_activations": {"num_bits": 8,
+            "type": "int", "symmetric": true, "strategy": "token", "dynamic": true}}}}}"#,
+        );
+        let q = from_checkpoint(&cfg, None).unwrap();
+        assert_eq!(q.weights.dtype, WeightDtype::Int8);
+        // Llama-3.1-8B gate_proj 14336 × 4096: 58 720 256 int8 B + 14 336 fp32 row scales
+        // (57 344 B) = 58 777 600 B; TP 2 (7168 rows): 29 360 128 + 28 672 = 29 388 800 B per rank.
+        assert_eq!(q.weights.tensor_bytes(14336, 4096), 58_777_600);
+        assert_eq!(q.weights.tensor_bytes(7168, 4096), 29_388_800);
+        // GPTQ 4-bit, group 128, symmetric (AutoGPTQ's quantize_config keys): fp16 scales, no zeros.
+        let g = json(
+            r#"{"torch_dtype": "float16", "quantization_config": {"quant_method": "gptq", "bits": 4,
+            "group_size": 128, "desc_act": false, "sym": true}}"#,
+        );
+        let q = from_checkpoint(&g, None).unwrap();
+        // 4096 × 4096: 8 388 608 B of nibbles + 4096 × 32 groups × 2 B = 262 144 → 8 650 752 B.
+        assert_eq!(q.weights.tensor_bytes(4096, 4096), 8_650_752);
+        // AWQ 4-bit, group 128, zero point (AutoAWQ's keys): + 4096 × 32 packed 4-bit zeros = 65 536
+        // → 8 716 288 B.
+        let a = json(
+            r#"{"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+            "zero_point": true, "version": "gemm"}}"#,
+        );
+        assert_eq!(
+            from_checkpoint(&a, None)
+                .unwrap()
+                .weights
+                .tensor_bytes(4096, 4096),
+            8_716_288
+        );
+        // The explicit quant.toml of the AWQ presets says the same for their experts.
+        let explicit_awq = explicit(include_str!(
+            "../../../scenarios/models/minimax-m2.5-awq/quant.toml"
+        ));
+        assert_eq!(
+            explicit_awq.expert_format(),
+            from_checkpoint(&a, None).unwrap().weights
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_field() {
+        let e = from_checkpoint(
+            &json(r#"{"quantization_config": {"quant_method": "bitsandbytes"}}"#),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("quantization_config.quant_method"), "{e}");
+        let e = from_checkpoint(
+            &json(r#"{"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": -1}}"#),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("group_size"), "{e}");
+        // An ignore list that keeps attention but quantizes a dense model's MLP: not expressible.
+        let e = from_checkpoint(
+            &json(
+                r#"{"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128],
+                "modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}}"#,
+            ),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("modules_to_not_convert"), "{e}");
+        let e = from_checkpoint(
+            &json(r#"{}"#),
+            Some(&json(
+                r#"{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "INT8"}}"#,
+            )),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("kv_cache_quant_algo"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod preset_bytes {
+    use super::*;
+    use crate::llm::ModelSpec;
+
+    fn spec(config: &str, hf: Option<&str>) -> ModelSpec {
+        let cfg: Value = serde_json::from_str(config).unwrap();
+        let hf: Option<Value> = hf.map(|h| serde_json::from_str(h).unwrap());
+        ModelSpec::from_config_json(config, from_checkpoint(&cfg, hf.as_ref()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn qwen3_32b_fp8_weight_bytes_per_rank() {
+        let m = spec(
+            include_str!("../../../scenarios/models/qwen3-32b-fp8/config.json"),
+            None,
+        );
+        let b = m.weight_breakdown(2);
+        // Qwen3-32B: hidden 5120, 64 heads × 128 = 8192, 8 KV heads × 128 = 1024, MLP 25 600, 64 layers,
+        // vocab 151 936 untied. TP 2, fp8 1 B/element + fp32 per 128×128 block:
+        // q 4096×5120: 20 971 520 + 32×40×4 = 5120 → 20 976 640; k, v 512×5120: 2 621 440 + 4×40×4 = 640
+        // → 2 622 080 each; o 5120×4096: 20 971 520 + 40×32×4 → 20 976 640; per layer 47 197 440;
+        // × 64 = 3 020 636 160.
+        assert_eq!(b.attention, 3_020_636_160);
+        // gate, up 12 800×5120 and down 5120×12 800: 65 536 000 + 100×40×4 = 16 000 → 65 552 000 each;
+        // 196 656 000 per layer × 64 = 12 585 984 000.
+        assert_eq!(b.dense_mlp, 12_585_984_000);
+        // Embedding and LM head stay bf16: 75 968 rows × 5120 × 2 B = 777 912 320 each.
+        assert_eq!((b.embedding, b.lm_head), (777_912_320, 777_912_320));
+    }
+
+    #[test]
+    fn llama_70b_modelopt_fp8_weight_bytes_per_rank() {
+        let m = spec(
+            include_str!("../../../scenarios/models/llama-3.1-70b-fp8-modelopt/config.json"),
+            Some(include_str!(
+                "../../../scenarios/models/llama-3.1-70b-fp8-modelopt/hf_quant_config.json"
+            )),
+        );
+        assert_eq!(m.quantization.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
+        // fp8 KV: 1 byte per element, no per-token scales (research 16-kv-arithmetic.md §5): 80 layers
+        // × K and V × (8 KV heads ÷ 4) × 128 × 1 B = 40 960 B per token per rank at TP 4 (bf16: 81 920).
+        assert_eq!(m.kv_cell_bytes(4), 40_960);
+        let b = m.weight_breakdown(4);
+        // Llama-3.1-70B: hidden 8192, 64 heads, 8 KV heads × 128, MLP 28 672, 80 layers. TP 4, fp8 per
+        // tensor (1 B/element + one fp32 scale per tensor shard): q 2048×8192 = 16 777 216, k and v
+        // 256×8192 = 2 097 152 each, o 8192×2048 = 16 777 216 → 37 748 736 per layer + the scales.
+        let scales_attn = b.attention - 80 * 37_748_736;
+        // gate, up 7168×8192 and down 8192×7168: 58 720 256 each → 176 160 768 per layer.
+        let scales_mlp = b.dense_mlp - 80 * 176_160_768;
+        // One 4-byte scale per tensor as tpsim lays them out, fused qkv + o and fused gate_up + down: 2 per
+        // layer each (after loading, SGLang 0.5.9 `modelopt_quant.py` / `fp8.py` keep one max scale per
+        // fused tensor, `requantize_with_max_scale`); the static `input_scale` scalars are not counted.
+        assert_eq!((scales_attn, scales_mlp), (80 * 2 * 4, 80 * 2 * 4));
+        // The LM head (excluded) is bf16: 32 064 rows × 8192 × 2 B = 525 336 576.
+        assert_eq!(b.lm_head, 525_336_576);
+    }
+}
