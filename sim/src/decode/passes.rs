@@ -504,6 +504,22 @@ impl<'a> Builder<'a> {
             } else {
                 attn_ctx_flops
             };
+            // DSA (DeepSeek-V3.2, GLM-5; model::llm::dsa): besides the `index_topk` selected tokens'
+            // latents (the window above), the indexer reads every context token's key and scores it
+            // (a prefill scores its own prompt causally: half the square).
+            let (context_bytes, ctx_flops) = if l.index_bytes_per_token > 0 {
+                let scored = if ctx > 0 {
+                    f64::from(tokens) * f64::from(ctx)
+                } else {
+                    f64::from(tokens) * f64::from(tokens) / f64::from(seqs.max(1)) / 2.0
+                };
+                (
+                    context_bytes + l.index_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs),
+                    ctx_flops + l.index_flops_per_ctx_token * scored,
+                )
+            } else {
+                (context_bytes, ctx_flops)
+            };
             let t_attn = self.rates.op_time_for(
                 OpClass::Attention,
                 l.attn_weight_bytes.0 as f64 + context_bytes,
