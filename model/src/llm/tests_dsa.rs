@@ -194,3 +194,27 @@ fn deepseek_v2_lite_lowering() {
     assert_eq!(tokens, 807_568);
     assert!((tokens as f64 - 807_792.0).abs() <= 333.0);
 }
+
+#[test]
+fn kimi_vl_reuses_the_kimi_k25_lowering() {
+    // No published Kimi-VL-A3B config.json was reachable here (no preset). The wrapper lowers like
+    // Kimi-K2.5's: MLA MoE text tower from `text_config`, MoonViT from `vision_config`. Checked on the
+    // Kimi-K2.5 file with only the architecture renamed: same weights, KV cell and vision tower.
+    const KIMI: &str = include_str!("../../../scenarios/models/kimi-k2.5/config.json");
+    let q: Quantization = serde_json::from_str(
+        r#"{"dtype":"bf16","experts":{"dtype":"int4","group_size":32,"scale_dtype":"bf16"},"kv_cache_dtype":"auto"}"#,
+    )
+    .expect("quant");
+    let k25 = ModelSpec::from_config_json(KIMI, q).expect("k2.5");
+    let vl_text = KIMI.replace(
+        "KimiK25ForConditionalGeneration",
+        "KimiVLForConditionalGeneration",
+    );
+    let vl = ModelSpec::from_config_json(&vl_text, q).expect("kimi-vl");
+    assert_eq!(vl.arch, Architecture::KimiVl);
+    assert!(vl.has_vision);
+    assert_eq!(vl.vision, k25.vision);
+    assert_eq!(vl.weight_breakdown(8), k25.weight_breakdown(8));
+    assert_eq!(vl.kv_cell_bytes(8), 70_272); // 576 × 61 × 2, not divided by tp
+    assert!(vl.indexer.is_none());
+}

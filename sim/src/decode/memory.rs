@@ -282,7 +282,8 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     if let Some(n) = nsa {
         let over = kv.pool_bytes.as_gib_f64() - kv.rest_gib;
         plan.notes.push(format!(
-            "DeepSeek DSA KV: SGLang budgets {} B per token per layer ({:?} rule, {} era) and its NSATokenToKVPool              allocates {} (latent {} + indexer {}); the pool is {:.2} GiB {} rest, {}",
+            "DeepSeek DSA KV: SGLang budgets {} B per token per layer ({:?} rule, {} era) and its NSATokenToKVPool \
+             allocates {} (latent {} + indexer {}); the pool is {:.2} GiB {} rest, {}",
             n.budget_cell(nsa_rule) / n.layers.max(1),
             nsa_rule,
             e.era.name(),
