@@ -168,3 +168,24 @@ fn glm5_breakdown_follows_its_layer_types() {
     assert!(f(&ops["moe"]) > 10.0 * f(&ops["mlp"]), "{ops}");
     assert_eq!(j["verdict"], "ok");
 }
+
+#[test]
+fn v32_pool_larger_than_the_free_memory_fails_before_the_kv_line() {
+    // f = 1.0 leaves no reserve: rest = available = 13.6922 GiB → 340,416 tokens of the 43,188-B budget
+    // (13.6922 × 2^30 // 43,188 = 340,4xx, floored to 64), but the pool needs (340,416 + 64) × 48,068 B =
+    // 15.24 GiB: PyTorch fails allocating it, before SGLang prints its KV line.
+    let p = variant("full", "mem_fraction_static = 0.94", "mem_fraction_static = 1.0");
+    let j = memory_json(&p);
+    assert_eq!(j["verdict"], "oom");
+    assert!(
+        j["failing_step"]
+            .as_str()
+            .unwrap()
+            .contains("allocating the target KV pool"),
+        "{j}"
+    );
+    assert_eq!(j["error"], "torch.OutOfMemoryError: CUDA out of memory.");
+    let log = tpsim(&["memory", &p, "--log"]).stdout;
+    assert!(!log.contains("KV Cache is allocated"), "{log}");
+    assert!(log.contains("torch.OutOfMemoryError"), "{log}");
+}

@@ -14,7 +14,7 @@ mod collective_cli;
 mod crossovers;
 mod curves;
 mod diff_cli;
-mod dsa; // h2 (issue #16): DeepSeek DSA
+mod dsa;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;

@@ -7,6 +7,11 @@
 //! indexer key, keeps the `index_topk` (2048) best tokens, and the MLA attention reads only those
 //! tokens' latents (HF transformers `docs/source/en/model_doc/deepseek_v32.md`, "Lightning indexer"
 //! and "Fine-grained token selection"; SGLang `layers/attention/nsa/nsa_indexer.py`).
+//! The decode traffic this gives per layer — every context token's indexer key plus the selected
+//! tokens' latents — is spelled out for the same indexer in vllm-project/vllm PR #51209 (DeepSeek-V4:
+//! "reads (S/4) × 132 B of its own K cache, while the main sparse MLA reads only index_topk × 576 B";
+//! V3.2/GLM-5 index every token, S × 132 B), and the indexer is TP-replicated, "so every rank pays it
+//! in full". `sim/src/decode/passes.rs` adds it to each layer's attention time.
 //!
 //! ## Weights (SGLang 0.5.9 `layers/attention/nsa/nsa_indexer.py` `Indexer.__init__`), per layer, all
 //! replicated on every rank:
