@@ -28,6 +28,8 @@ pub struct KvCache {
     pub bytes: u64,
     /// Bytes per token per rank (spring 2026 with EAGLE: including the draft's share).
     pub cell_size_bytes: u64,
+    /// DSA models: bytes per token the pool holds when they differ from the budget (`cell_size_bytes`).
+    pub pool_cell_size_bytes: Option<u64>,
     /// Token slots of the draft's pool (speculative runs).
     pub draft_tokens: Option<u64>,
     /// SGLang's request pool (`max_num_reqs`) and the scheduler's `max_running_requests`.
@@ -93,6 +95,7 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
             max_total_num_tokens: p.kv_tokens,
             bytes: p.kv_pool.0,
             cell_size_bytes: p.cell_size,
+            pool_cell_size_bytes: p.pool_cell_size,
             draft_tokens: p.draft_kv_tokens,
             max_num_reqs: p.max_num_reqs,
             max_running_requests: p.max_running_requests,
@@ -157,8 +160,8 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
             p.available_gib, p.total_gib, p.mem_fraction_static, p.rest_gib
         );
     }
-    if let Verdict::Oom { message, .. } = &p.verdict
-        && p.kv_tokens == 0
+    if let Verdict::Oom { message, step, .. } = &p.verdict
+        && (p.kv_tokens == 0 || step.starts_with("allocating the target KV pool"))
     {
         let _ = writeln!(o, "{message}");
         return o;

@@ -15,6 +15,7 @@ mod acceptance;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 mod draft;
+mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod engine;
 mod error;
 mod hardware;
@@ -350,10 +351,11 @@ impl Resolver<'_> {
                 format!("{routing_skew}: expected a skew from 0 (uniform) to 8"),
             ));
         }
-        let (model_name, model) = self.model("model", f.model)?;
+        let (model_name, mut model) = self.model("model", f.model)?;
         let speculative = f.speculative.is_some();
-        let engine = self.engine(f.engine, &hardware, speculative, &model)?;
+        let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
+        self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,

@@ -199,6 +199,20 @@ pub struct ModelConfig {
     /// Llama-4: width of the dense (non-MoE) layers' MLP.
     #[serde(default)]
     pub intermediate_size_mlp: Option<u64>,
+    // h2 (issue #16): DeepSeek DSA (V3.2, GLM-5) indexer and DeepSeek-V2 routing keys.
+    /// DSA indexer query heads (DeepSeek-V3.2: 64, GLM-5: 32).
+    #[serde(default)]
+    pub index_n_heads: Option<u64>,
+    /// DSA indexer head width, also the cached indexer key width (128).
+    #[serde(default)]
+    pub index_head_dim: Option<u64>,
+    /// DSA: tokens each query attends to (2048).
+    #[serde(default)]
+    pub index_topk: Option<u64>,
+    /// DeepSeek routing (`greedy`, `group_limited_greedy`, `noaux_tc`): only `noaux_tc` carries the
+    /// fp32 `e_score_correction_bias` (SGLang `models/deepseek_v2.py` `MoEGate`).
+    #[serde(default)]
+    pub topk_method: Option<String>,
 }
 
 impl ModelConfig {
@@ -230,7 +244,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 28] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 32] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -261,6 +275,11 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 28] = [
     "MistralForCausalLM",
     "MixtralForCausalLM",
     "Llama4ForConditionalGeneration",
+    // h2 (issue #16): DeepSeek-V2, DSA (V3.2, GLM-5), Kimi-VL.
+    "DeepseekV2ForCausalLM",
+    "DeepseekV32ForCausalLM",
+    "GlmMoeDsaForCausalLM",
+    "KimiVLForConditionalGeneration",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -293,6 +312,11 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "MistralForCausalLM" => Architecture::Mistral,
         "MixtralForCausalLM" => Architecture::Mixtral,
         "Llama4ForConditionalGeneration" => Architecture::Llama4,
+        // h2 (issue #16): DeepSeek-V2, DSA (V3.2, GLM-5), Kimi-VL.
+        "DeepseekV2ForCausalLM" => Architecture::DeepseekV2,
+        "DeepseekV32ForCausalLM" => Architecture::DeepseekV32,
+        "GlmMoeDsaForCausalLM" => Architecture::GlmMoeDsa,
+        "KimiVLForConditionalGeneration" => Architecture::KimiVl,
         _ => return None,
     })
 }
@@ -354,7 +378,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         .unwrap_or_else(|| arch_name.to_string());
 
     // Multimodal wrapper: the language model lives in `text_config`.
-    let (text, has_vision, vision) = if arch == Architecture::KimiK25 {
+    let (text, has_vision, vision) = if matches!(arch, Architecture::KimiK25 | Architecture::KimiVl) {
         let text = cfg
             .text_config
             .as_deref()
@@ -453,7 +477,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         expected: "fewer than 2^32 layers".into(),
     })?;
 
-    let mla = matches!(arch, Architecture::DeepseekV3 | Architecture::KimiK25);
+    let mla = is_deepseek_mla(arch);
     let (attention, kv_heads, head_dim) = if mla {
         let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
         let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
@@ -506,7 +530,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
 
     // Feed-forward, layer by layer.
     let (layers, moe, dense_intermediate, first_k_dense_replace) = match arch {
-        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => {
+        a if a == Architecture::Glm4Moe || is_deepseek_mla(a) => {
             let dense = req(text.intermediate_size, "intermediate_size", an)?;
             let e = req(text.n_routed_experts, "n_routed_experts", an)?;
             let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
@@ -771,6 +795,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // MiniMax-M2 when `use_routing_bias` (SGLang default false).
     let routing_bias = match arch {
         Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => true,
+        // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
+        a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
         _ => false,
     };
@@ -821,6 +847,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         sliding_window,
         attention_chunk_size,
         nope_layers,
+        indexer: dsa_indexer(text, arch, an)?,
         quantization: quant,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
@@ -835,6 +862,54 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         });
     }
     Ok(spec)
+}
+
+// h2 (issue #16): DeepSeek MLA families and the DSA indexer.
+/// Architectures with DeepSeek's MLA attention and DeepSeek-style MoE (`first_k_dense_replace`,
+/// shared experts): SGLang treats them all as MLA (`configs/model_config.py` `_derive_model_shapes`).
+fn is_deepseek_mla(arch: Architecture) -> bool {
+    matches!(
+        arch,
+        Architecture::DeepseekV3
+            | Architecture::KimiK25
+            | Architecture::DeepseekV2
+            | Architecture::DeepseekV32
+            | Architecture::GlmMoeDsa
+            | Architecture::KimiVl
+    )
+}
+
+/// The DSA indexer of DeepSeek-V3.2 / GLM-5 (all three `index_*` keys required; SGLang's
+/// `is_deepseek_nsa` requires `index_topk`, and its pool asserts `index_head_dim` = 128) — `None`
+/// for other architectures. The indexer's query comes from the compressed query, so `q_lora_rank`
+/// is required too.
+fn dsa_indexer(
+    text: &ModelConfig,
+    arch: Architecture,
+    an: &str,
+) -> Result<Option<super::Indexer>, ModelError> {
+    if !matches!(arch, Architecture::DeepseekV32 | Architecture::GlmMoeDsa) {
+        return Ok(None);
+    }
+    let head_dim = req(text.index_head_dim, "index_head_dim", an)?;
+    if head_dim != super::dsa::NSA_QUANT_BLOCK {
+        return Err(ModelError::InvalidField {
+            field: "index_head_dim".into(),
+            value: head_dim.to_string(),
+            expected: "128 (SGLang's NSATokenToKVPool asserts index_head_dim == 128)".into(),
+        });
+    }
+    if text.q_lora_rank.unwrap_or(0) == 0 {
+        return Err(ModelError::MissingField {
+            field: "q_lora_rank".into(),
+            architecture: an.into(),
+        });
+    }
+    Ok(Some(super::Indexer {
+        n_heads: req(text.index_n_heads, "index_n_heads", an)?,
+        head_dim,
+        topk: req(text.index_topk, "index_topk", an)?,
+    }))
 }
 
 fn check_k(k: u64, e: u64) -> Result<(), ModelError> {

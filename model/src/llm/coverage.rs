@@ -130,6 +130,10 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Mistral => &MISTRAL,
         Architecture::Mixtral => &MIXTRAL,
         Architecture::Llama4 => &LLAMA4,
+        Architecture::DeepseekV2 => &DEEPSEEK_V2,
+        Architecture::DeepseekV32 => &DEEPSEEK_V32,
+        Architecture::GlmMoeDsa => &GLM_MOE_DSA,
+        Architecture::KimiVl => &KIMI_VL,
     }
 }
 
@@ -428,6 +432,54 @@ static LLAMA4: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
+static DEEPSEEK_V2: Coverage = Coverage {
+    arch: Architecture::DeepseekV2,
+    families: "DeepSeek-V2, V2-Lite (MLA)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "github.com/vllm-project/vllm issues 15871 (V2-Lite, \"0.95 GiB KV cache is needed\" at 32,768 tokens) and 20665 (4× L4, per-stage KV tokens, −0.03 %)",
+        "llm::tests_dsa::deepseek_v2_lite_lowering",
+    )]),
+};
+
+static DEEPSEEK_V32: Coverage = Coverage {
+    arch: Architecture::DeepseekV32,
+    families: "DeepSeek-V3.2, V3.2-Exp (sparse attention, DSA/NSA)",
+    // SGLang: the budget per token (by build: latent only, + indexer, or the allocated layout from
+    // 0.5.17) and what NSATokenToKVPool allocates, with the verdict when the excess does not fit. The
+    // PR's KV-size lines are reproduced from its token counts; the token counts themselves need the
+    // free memory the log does not give.
+    sglang: exact_memory(&[check(
+        "github.com/sgl-project/sglang PR 11309: SGLang main 2025-10, DeepSeek-V3.2-Exp, 8× B200, KV size lines 54.52 / 65.49 / 43.67 GB",
+        "llm::tests_dsa::sglang_pr_11309_kv_lines",
+    )]),
+    vllm: exact_memory(&[]),
+};
+
+static GLM_MOE_DSA: Coverage = Coverage {
+    arch: Architecture::GlmMoeDsa,
+    families: "GLM-5 (sparse attention, DSA/NSA)",
+    sglang: exact_memory(&[]),
+    // vLLM 0.11 predates GLM-5: its DeepSeek-V3.2 rules (fp8_ds_mla, block 64) are applied.
+    vllm: EngineCoverage {
+        weights: Level::Exact,
+        kv_cell: Level::Approximate,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: &[],
+    },
+};
+
+static KIMI_VL: Coverage = Coverage {
+    arch: Architecture::KimiVl,
+    families: "Kimi-VL (MLA MoE text tower + MoonViT)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, KV tokens",
+        "engine_memory_rows::vllm_0_19_kimi_vl_a3b_h100_tp1",
+    )]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,7 +491,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 25);
+        assert_eq!(all.len(), 29);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

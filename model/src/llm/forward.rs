@@ -48,6 +48,13 @@ pub struct LayerWork {
     /// Recurrent (conv + SSM) state of one request in this layer on this rank, bytes (0 for full
     /// attention). A decode step reads it and writes it back (`llm::hybrid`).
     pub state_bytes: u64,
+    /// DSA (DeepSeek-V3.2, GLM-5; `llm::dsa`): indexer-key bytes a decode step reads per context
+    /// token per sequence — the indexer scores **every** context token, while the MLA part reads
+    /// only the `index_topk` selected tokens' latents (`kv_window`). 0 for other models.
+    pub index_bytes_per_token: u64,
+    /// DSA: FLOPs per query token per context token of the indexer's scoring (replicated on every
+    /// rank); 0 for other models.
+    pub index_flops_per_ctx_token: f64,
 }
 
 /// Kernels of a decode step's attention half, counted from SGLang's layer code (`models/llama.py`
@@ -193,6 +200,15 @@ impl ModelSpec {
         let kv_per_layer = self.kv_cell_bytes(tp) / kv_layers;
         let state = self.linear_attention.map_or(0, |g| g.state_bytes(tp));
         let recurrence = self.linear_attention.map_or(0.0, |g| g.recurrence_flops(tp)) * nf;
+        // DSA: the selected tokens' latents at the pool's layout (fp8: 656 B, bf16: 1,152 B), the
+        // indexer keys of every token (132 B) and the scoring FLOPs (`llm::dsa`).
+        let kv_bytes = self.quantization.kv_cache_dtype.bytes(self.dtype);
+        let dsa = self.indexer.zip(self.nsa_kv(kv_bytes)).map(|(ix, kv)| Dsa {
+            latent: kv.latent_pool,
+            index: kv.index,
+            topk: ix.topk,
+            flops: ix.score_flops_per_ctx_token(),
+        });
 
         let c = LayerConsts {
             n,
@@ -202,6 +218,7 @@ impl ModelSpec {
             kv_per_layer,
             state,
             recurrence,
+            dsa,
         };
         let layers = inv
             .layers
@@ -267,6 +284,21 @@ struct LayerConsts {
     state: u64,
     /// FLOPs of the linear-attention recurrence over the pass's tokens.
     recurrence: f64,
+    /// DSA models' per-layer sparse-attention figures.
+    dsa: Option<Dsa>,
+}
+
+/// A DSA layer's decode reads (`llm::dsa`).
+#[derive(Clone, Copy)]
+struct Dsa {
+    /// Latent bytes per selected token.
+    latent: u64,
+    /// Indexer-key bytes per context token.
+    index: u64,
+    /// Selected tokens per query (`index_topk`).
+    topk: u64,
+    /// Indexer FLOPs per query token per context token.
+    flops: f64,
 }
 
 impl ModelSpec {
@@ -280,6 +312,7 @@ impl ModelSpec {
             kv_per_layer,
             state,
             recurrence,
+            dsa,
         } = *c;
         let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
         let linear = mixer == super::Mixer::Linear;
@@ -288,7 +321,13 @@ impl ModelSpec {
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
-        let kv_window = self.local_window(mixer);
+        // A DSA layer (DeepSeek-V3.2, GLM-5) reads its `index_topk` selected tokens' latents, given as its
+        // window (`llm::local_kv_tokens`).
+        let kv_window = self.local_window(mixer).or(dsa.map(|d| d.topk));
+        let (kv_bytes_per_token, index_bytes_per_token, index_flops_per_ctx_token) = match dsa {
+            Some(d) if !linear => (d.latent, d.index, d.flops),
+            _ => (kv_bytes_per_token, 0, 0.0),
+        };
         let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
         let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
         let f = &l.ffn;
@@ -311,6 +350,8 @@ impl ModelSpec {
                 kv_bytes_per_token,
                 state_bytes,
                 kv_window,
+                index_bytes_per_token,
+                index_flops_per_ctx_token,
             }
         } else {
             let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
@@ -338,6 +379,8 @@ impl ModelSpec {
                 kv_bytes_per_token,
                 state_bytes,
                 kv_window,
+                index_bytes_per_token,
+                index_flops_per_ctx_token,
             }
         }
     }

@@ -60,6 +60,9 @@ pub fn local_kv_tokens(mixer: Mixer, window: Option<u64>, ctx: u64) -> u64 {
     match (mixer, window) {
         (Mixer::SlidingAttention, Some(w)) => ctx.min(w),
         (Mixer::ChunkedAttention, Some(c)) if c > 0 && ctx > 0 => ctx - (ctx - 1) / c * c,
+        // A DeepSeek sparse-attention layer (DSA: DeepSeek-V3.2, GLM-5) attends to its `index_topk`
+        // selected tokens, passed as the window (`llm::dsa`).
+        (Mixer::Attention, Some(k)) => ctx.min(k),
         _ => ctx,
     }
 }

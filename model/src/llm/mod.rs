@@ -17,6 +17,7 @@
 
 mod config;
 pub mod coverage;
+mod dsa;
 mod forward;
 mod gpt_oss;
 mod hybrid;
@@ -44,6 +45,7 @@ use serde::Serialize;
 use crate::units::Bytes;
 
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
+pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
 pub use local_attention::local_kv_tokens;
@@ -189,6 +191,20 @@ pub enum Architecture {
     /// layer global NoPE, MoE every `interleave_moe_layer_step` layers with a shared expert, vision
     /// tower.
     Llama4,
+    // h2 (issue #16): DeepSeek MLA families — V2/V2-Lite, DSA (V3.2, GLM-5), Kimi-VL.
+    /// `DeepseekV2ForCausalLM` (DeepSeek-V2, V2-Lite): MLA like V3 (`q_lora_rank` null on Lite),
+    /// dense prefix then MoE with shared experts; softmax routing without a score-correction bias
+    /// unless `topk_method` is `noaux_tc`.
+    DeepseekV2,
+    /// `DeepseekV32ForCausalLM` (DeepSeek-V3.2/-Exp): DeepSeek-V3 plus the DSA lightning indexer in
+    /// every layer (`llm::dsa`).
+    DeepseekV32,
+    /// `GlmMoeDsaForCausalLM` (GLM-5): the DeepSeek-V3.2 layout with GLM's widths (SGLang
+    /// `models/glm4_moe.py` subclasses `DeepseekV2ForCausalLM`).
+    GlmMoeDsa,
+    /// `KimiVLForConditionalGeneration` (Kimi-VL-A3B): a DeepSeek-V3-style MLA MoE text tower in
+    /// `text_config` plus a MoonViT vision tower (as Kimi-K2.5).
+    KimiVl,
 }
 
 /// Attention layout.
@@ -460,6 +476,9 @@ pub struct ModelSpec {
     /// Layers without rotary embedding (Llama-4's global layers, from `no_rope_layers` or every 4th);
     /// informational: NoPE changes no cost.
     pub nope_layers: Vec<u32>,
+    /// DeepSeek sparse attention (DSA/NSA: DeepSeek-V3.2, GLM-5): the lightning indexer every layer
+    /// carries (`llm::dsa`); `None` for other models.
+    pub indexer: Option<Indexer>,
     /// How the weights and the KV cache are stored.
     #[serde(skip)]
     pub quantization: Quantization,
@@ -685,3 +704,7 @@ impl ModelSpec {
         Bytes(self.weight_breakdown(tp).total())
     }
 }
+
+// h2 (issue #16): DeepSeek-V2 / DSA / Kimi-VL tests.
+#[cfg(test)]
+mod tests_dsa;

@@ -29,6 +29,7 @@
 //! | Qwen2.5-VL vision tower (h3) | blocks and merger column/row-parallel with biases, Conv3d patch embedding and norms replicated | see `llm::vlm` |
 //! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
 //! | Gemma 1/2/3, Mistral, Mixtral, Llama-4 | extra norms, SigLIP / Llama-4 vision towers, interleaved MoE with a shared expert: see `llm::local_attention` | SGLang `models/gemma*.py`, `mixtral.py`, `llama4.py`, `mllama4.py`, `siglip.py` |
+//! | DSA indexer (DeepSeek-V3.2, GLM-5) | wq_b, wk (quantizable), weights_proj (bf16), k_norm (fp32): all replicated | `layers/attention/nsa/nsa_indexer.py` `Indexer`; see `llm::dsa` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
 //! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
@@ -341,6 +342,10 @@ impl ModelSpec {
                 ps.push(Piece::new(local * qk_nope_head_dim, kv_lora_rank, Fmt::Model)); // w_kc
                 ps.push(Piece::new(local * v_head_dim, kv_lora_rank, Fmt::Model)); // w_vc
                 ps.push(Piece::new(h, local * v_head_dim, Fmt::Linear).gemm("o_proj"));
+                // h2 (issue #16): the DSA lightning indexer, replicated (`llm::dsa`).
+                if let (Some(ix), Some(r)) = (self.indexer, q_lora_rank) {
+                    ps.extend(ix.pieces(h, r));
+                }
             }
         }
         ps

@@ -34,6 +34,15 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         "  rest = {:.4} GiB → {} tokens of {} B ({:.2} GiB)",
         a.rest_gib, a.kv_tokens, a.cell_size_bytes, a.kv_pool_gib
     );
+    if let Some(c) = a.kv_cache.pool_cell_size_bytes.filter(|_| a.kv_tokens > 0) {
+        let _ = writeln!(
+            o,
+            "  budget {} B per token, pool allocates {} B per token ({:+.2} GiB against rest)",
+            a.cell_size_bytes,
+            c,
+            a.kv_pool_gib - a.rest_gib
+        );
+    }
     if let (Some(d), Some(reqs), Some(running)) = (
         a.kv_cache.draft_tokens,
         a.kv_cache.max_num_reqs,

@@ -224,6 +224,9 @@ pub struct MemoryPlan {
     pub available_source: Source,
     pub mem_fraction_static: f64,
     pub cell_size: u64,
+    /// DSA models (h2, issue #16): bytes per token the KV pool actually holds, when the engine's
+    /// budget (`cell_size`) differs from it (SGLang ≤ 0.5.16 with fp8 KV: 708 vs 788 B per layer).
+    pub pool_cell_size: Option<u64>,
     pub rest_gib: f64,
     pub kv_tokens: u64,
     pub kv_pool: Bytes,
@@ -327,7 +330,16 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         entry.bytes = Bytes::from_gib_f64(w).0;
         entry.source = Source::Observed;
     }
-    let target_cell = s.model.kv_cell_bytes(tp);
+    // DSA (DeepSeek-V3.2, GLM-5): SGLang budgets per its version's rule and allocates the NSA pool's
+    // own layout (tpsim_model::llm::dsa).
+    let nsa = s
+        .model
+        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype));
+    let nsa_rule = nsa_budget_rule(e);
+    let target_cell = match nsa {
+        Some(n) => n.budget_cell(nsa_rule),
+        None => s.model.kv_cell_bytes(tp),
+    };
     // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).
     let cell = match &s.speculative {
         Some(sp) if spring => sglang_spring_cell_size(target_cell, sp.draft.kv_layers(), s.model.kv_layers()),
@@ -382,6 +394,17 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         max_running_requests: e.max_running_requests,
         spec,
     });
+    // DSA: the pool is `NSATokenToKVPool`'s size, not tokens × budget; what it holds beyond `rest`
+    // comes out of the (1 − f) reserve, and PyTorch fails the allocation if it exceeds the free memory.
+    if let Some(n) = nsa
+        && kv.starts
+    {
+        let pool = n.sglang_pool_bytes(kv.tokens, e.page_size.max(1));
+        let available = Bytes::from_gib_f64(available_gib - state_gib);
+        kv.pool_bytes = Bytes(pool);
+        kv.pool_fits = pool <= available.0;
+        kv.free_after_pool = Bytes(available.0.saturating_sub(pool));
+    }
     // Mid 2025: the speculative inflation (at the threshold the request pool is at its floor of 2048
     // unless configured) lets the engine start with a negative profile.
     let inflation = match (e.era, spec) {
@@ -447,6 +470,7 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         available_source,
         mem_fraction_static: e.mem_fraction_static,
         cell_size: cell,
+        pool_cell_size: nsa.map(|n| n.pool_cell()).filter(|&c| c != cell),
         // The engine's `rest` (the state pool, listed as an entry, comes out of it).
         rest_gib: kv.rest_gib + state_gib,
         kv_tokens: kv.tokens,
@@ -460,6 +484,26 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
         entries,
         notes,
     };
+    if let Some(n) = nsa {
+        let over = kv.pool_bytes.as_gib_f64() - kv.rest_gib;
+        plan.notes.push(format!(
+            "DeepSeek DSA KV: SGLang budgets {} B per token per layer ({:?} rule, {} era) and its NSATokenToKVPool \
+             allocates {} (latent {} + indexer {}); the pool is {:.2} GiB {} rest, {}",
+            n.budget_cell(nsa_rule) / n.layers.max(1),
+            nsa_rule,
+            e.era.name(),
+            n.pool_cell() / n.layers.max(1),
+            n.latent_pool,
+            n.index,
+            over.abs(),
+            if over > 0.0 { "above" } else { "within" },
+            if over > 0.0 {
+                "taken from the (1 − mem_fraction_static) reserve meant for CUDA graphs and activations"
+            } else {
+                "as budgeted"
+            }
+        ));
+    }
     if let Some(p) = state_pool {
         plan.max_running_requests = plan.max_running_requests.map(|m| m.min(p.max_running_requests));
         plan.entries.push(MemEntry {
@@ -486,7 +530,11 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     }
     if !kv.pool_fits {
         plan.verdict = Verdict::Oom {
-            step: "allocating the target KV pool (inflated beyond the profile)".into(),
+            step: if nsa.is_some() {
+                "allocating the target KV pool (NSATokenToKVPool larger than its budget)".into()
+            } else {
+                "allocating the target KV pool (inflated beyond the profile)".into()
+            },
             message: TORCH_OOM.into(),
             missing: Bytes(kv.pool_bytes.0 - Bytes::from_gib_f64(available_gib).0),
         };
@@ -712,7 +760,15 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         obs.and_then(|o| o.non_torch_gib),
         e.costs.non_torch_memory.unwrap_or(Bytes(0)),
     );
-    let cell = s.model.kv_cell_bytes(tp);
+    // DSA: one uniform-type group of latent + indexer pages per layer (fp8_ds_mla 656 + 132, bf16
+    // 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM allocates what it budgets.
+    let cell = match s
+        .model
+        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
+    {
+        Some(n) => n.pool_cell(),
+        None => s.model.kv_cell_bytes(tp),
+    };
     // Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
     // pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
     // attention type is one group of all its layers, i.e. the plain cell.
@@ -865,6 +921,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         available_source: Source::EngineRule,
         mem_fraction_static: e.gpu_memory_utilization,
         cell_size: cell,
+        pool_cell_size: None,
         rest_gib: plan.available_kv_gib,
         kv_tokens: plan.tokens,
         kv_pool: pool,
@@ -875,6 +932,28 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
         headroom,
         entries,
+    }
+}
+
+/// Which SGLang budget rule applies to a DSA model (h2, issue #16; `NsaBudgetRule`): by era, except
+/// that an explicit `engine.version` of 0.5.17 or later (the fix, `pool_configurator.py`
+/// `_compute_cell_size`) budgets what the pool allocates.
+fn nsa_budget_rule(e: &crate::scenario::Engine) -> tpsim_model::llm::NsaBudgetRule {
+    use tpsim_model::llm::NsaBudgetRule;
+    let fixed = e.version.as_deref().is_some_and(|v| {
+        let mut it = v.trim().trim_start_matches(['~', 'v', 'V']).split('.').map(|p| {
+            p.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse::<u32>()
+                .ok()
+        });
+        matches!((it.next().flatten(), it.next().flatten(), it.next().flatten()), (Some(0), Some(5), Some(p)) if p >= 17)
+    });
+    if fixed {
+        NsaBudgetRule::Allocated
+    } else {
+        NsaBudgetRule::for_era(e.era)
     }
 }
 

@@ -507,6 +507,22 @@ impl<'a> Builder<'a> {
             } else {
                 attn_ctx_flops
             };
+            // DSA (DeepSeek-V3.2, GLM-5; model::llm::dsa): besides the `index_topk` selected tokens'
+            // latents (the window above), the indexer reads every context token's key and scores it
+            // (a prefill scores its own prompt causally: half the square).
+            let (context_bytes, ctx_flops) = if l.index_bytes_per_token > 0 {
+                let scored = if ctx > 0 {
+                    f64::from(tokens) * f64::from(ctx)
+                } else {
+                    f64::from(tokens) * f64::from(tokens) / f64::from(seqs.max(1)) / 2.0
+                };
+                (
+                    context_bytes + l.index_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs),
+                    ctx_flops + l.index_flops_per_ctx_token * scored,
+                )
+            } else {
+                (context_bytes, ctx_flops)
+            };
             // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
             // one), the KV-cache / state reads at the class's efficiency × the engine's attention
             // backend's factor (`[compute.attention_backends]`, 1 without one).

@@ -1,0 +1,191 @@
+//! DeepSeek sparse attention (DSA: DeepSeek-V3.2, GLM-5) end to end (h2, issue #16): the engines'
+//! forced settings, SGLang's budget vs NSATokenToKVPool allocation and the verdict it leads to, vLLM's
+//! cell, and the sparse decode reads.
+//!
+//! Hand figures for 8× RTX PRO 6000 (97,887 MiB; the preset's 1,587.2 MiB context): total = 96,299.8 MiB
+//! = 94.0428 GiB; DeepSeek-V3.2 FP8 weights 86,275,740,032 B per rank at tp 8 (model unit test
+//! `v32_lowers_with_its_indexer`) = 80.3505 GiB → available 13.6922 GiB.
+
+use crate::common::*;
+
+fn memory_json(path: &str) -> serde_json::Value {
+    let o = tpsim(&["memory", path, "--json"]);
+    serde_json::from_str(&o.stdout).unwrap_or_else(|_| panic!("{}", o.stderr))
+}
+
+/// The fp8 example with `from` replaced by `to`, written to a scratch file.
+#[track_caller]
+fn variant(name: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(scenario("examples/deepseek-v3.2-rtx6000x8.toml")).unwrap();
+    assert!(text.contains(from), "{from}");
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text.replace(from, to)).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn v32_fp8_sglang_budget_vs_pool() {
+    // SGLang 0.5.9 rules (late-2025): f = 0.94 → rest = 13.6922 − 94.0428 × 0.06 = 8.04966 GiB;
+    // budget 708 × 61 = 43,188 B → 8.04966 × 2^30 // 43,188 = 200,137 → 200,128 (page 64); the
+    // NSATokenToKVPool holds 788 × 61 = 48,068 B per token: (200,128 + 64) × 48,068 = 9,622,829,056 B
+    // = 8.96 GiB, 0.91 GiB more than rest.
+    let j = memory_json(&scenario("examples/deepseek-v3.2-rtx6000x8.toml"));
+    let kv = &j["kv_cache"];
+    assert_eq!(kv["cell_size_bytes"], 43_188);
+    assert_eq!(kv["pool_cell_size_bytes"], 48_068);
+    assert_eq!(kv["max_total_num_tokens"], 200_128);
+    assert_eq!(kv["bytes"], 9_622_829_056u64);
+    assert!((f(&j["rest_gib"]) - 8.04966).abs() < 1e-4);
+    assert_eq!(j["verdict"], "ok");
+    let o = tpsim(&[
+        "run",
+        &scenario("examples/deepseek-v3.2-rtx6000x8.toml"),
+        "--json",
+    ]);
+    assert!(
+        o.stderr.contains("Setting page size to 64 for DeepSeek DSA."),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("Setting KV cache dtype to fp8_e4m3 for DeepSeek DSA on SM12 device."),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn v32_over_allocation_prints_the_kv_line_then_ooms() {
+    // f = 0.97: rest = 13.6922 − 94.0428 × 0.03 = 10.8709 GiB → 270,272 tokens of the 43,188-B budget,
+    // pool (270,272 + 64) × 48,068 B = 12.1021 GiB → 1.5901 GiB left for the CUDA graphs (1.5 GiB) and
+    // activations (1 GiB, engines/sglang.toml): the engine logs the pool, then dies allocating the
+    // activations.
+    let p = variant("oom", "mem_fraction_static = 0.94", "mem_fraction_static = 0.97");
+    let j = memory_json(&p);
+    assert_eq!(j["kv_tokens"], 270_272);
+    assert_eq!(j["verdict"], "oom");
+    assert!(j["failing_step"].as_str().unwrap().contains("activations"), "{j}");
+    let log = tpsim(&["memory", &p, "--log"]).stdout;
+    let kv_line = log
+        .find("KV Cache is allocated. #tokens: 270272, KV size: 12.10 GB")
+        .expect(&log);
+    let oom = log.find("torch.OutOfMemoryError").expect(&log);
+    assert!(kv_line < oom, "{log}");
+    // SGLang ≥ 0.5.17 (`engine.version`; a 0.5.x version needs the era named too) budgets what it
+    // allocates (48,068 B): 10.8709 × 2^30 // 48,068 = 242,83x → 242,816 tokens, pool 10.8730 GiB,
+    // 2.8193 GiB left → starts.
+    let fixed = variant(
+        "fixed",
+        "mem_fraction_static = 0.94",
+        "mem_fraction_static = 0.97\nversion = \"0.5.17\"",
+    );
+    let j = memory_json(&fixed);
+    assert_eq!(j["kv_tokens"], 242_816);
+    assert_eq!(j["kv_cache"]["cell_size_bytes"], 48_068);
+    assert_eq!(j["kv_cache"]["pool_cell_size_bytes"], serde_json::Value::Null);
+    assert_eq!(j["verdict"], "ok", "{j}");
+}
+
+#[test]
+fn v32_bf16_kv_budget_equals_pool() {
+    // bf16: 1,284 × 61 = 78,324 B budgeted and allocated: 8.04966 × 2^30 // 78,324 = 110,355 → 110,336.
+    let j = memory_json(&scenario("examples/deepseek-v3.2-bf16kv-rtx6000x8.toml"));
+    assert_eq!(j["kv_cache"]["cell_size_bytes"], 78_324);
+    assert_eq!(j["kv_cache"]["pool_cell_size_bytes"], serde_json::Value::Null);
+    assert_eq!(j["kv_tokens"], 110_336);
+    assert_eq!(j["kv_cache"]["bytes"], (110_336u64 + 64) * 78_324);
+}
+
+#[test]
+fn v32_vllm_fp8_ds_mla_cell_and_block_64() {
+    // vLLM 0.11: fp8_ds_mla 656 + indexer 132 per layer → 48,068 B per token, block 64, no mismatch.
+    let p = variant(
+        "vllm",
+        "name = \"sglang\"\ntp = 8\nmem_fraction_static = 0.94",
+        "name = \"vllm\"\ntp = 8",
+    );
+    let p = {
+        let t = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("[engine.costs]\nera = \"late-2025\"\n", "");
+        std::fs::write(&p, t).unwrap();
+        p
+    };
+    let o = tpsim(&["memory", &p, "--json"]);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap_or_else(|_| panic!("{}", o.stderr));
+    assert_eq!(j["kv_cache"]["cell_size_bytes"], 48_068);
+    assert_eq!(j["kv_tokens"].as_u64().unwrap() % 64, 0);
+    assert!(o.stderr.contains("fp8_ds_mla"), "{}", o.stderr);
+}
+
+#[test]
+fn bad_kv_dtype_is_refused_with_the_engine_text() {
+    let p = variant(
+        "fp16",
+        "preset = \"deepseek-v3.2\"",
+        "preset = \"deepseek-v3.2\"\nquantization = { dtype = \"fp8\", block_size = [128, 128], scale_dtype = \"fp32\", kv_cache_dtype = \"fp16\" }",
+    );
+    let o = tpsim(&["memory", &p]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn sparse_decode_reads_the_indexer_over_the_whole_context() {
+    // Mean context 4,352 vs 65,792 (prompt + half the 512 outputs): the latent reads are capped at the
+    // 2,048 selected tokens in both; the indexer reads 132 B × 61,440 more tokens × 61 layers = 494.7 MB
+    // more per step → ≥ 0.276 ms at 1.79 TB/s. A dense MLA read of the same tokens' 656-B latents would
+    // add 2.459 GB → 1.374 ms: the difference must lie between the two.
+    let attn = |prompt: &str| {
+        let p = variant(
+            &format!("p{prompt}"),
+            "prompt_len = 1024",
+            &format!("prompt_len = {prompt}"),
+        );
+        let j = run_json(&p);
+        f(&j["breakdown_by_op"]["attention"])
+    };
+    let d = attn("65536") - attn("4096");
+    assert!(d > 0.276 && d < 1.374, "attention grew by {d} ms");
+}
+
+#[test]
+fn glm5_breakdown_follows_its_layer_types() {
+    // GLM-5: 3 dense layers (MLP) and 75 MoE layers, all with MLA + indexer attention.
+    let j = run_json(&scenario("examples/glm-5-fp8-rtx6000x8.toml"));
+    let ops = &j["breakdown_by_op"];
+    for op in ["attention", "mlp", "moe"] {
+        assert!(f(&ops[op]) > 0.0, "{op}: {ops}");
+    }
+    // Expert layers outnumber dense ones 25 to 1 and read top-8 experts of 2048 + a shared expert of
+    // 2048 (vs one 12,288-wide MLP): the MoE time dominates the MLP time.
+    assert!(f(&ops["moe"]) > 10.0 * f(&ops["mlp"]), "{ops}");
+    assert_eq!(j["verdict"], "ok");
+}
+
+#[test]
+fn v32_pool_larger_than_the_free_memory_fails_before_the_kv_line() {
+    // f = 1.0 leaves no reserve: rest = available = 13.6922 GiB → 340,416 tokens of the 43,188-B budget
+    // (13.6922 × 2^30 // 43,188 = 340,4xx, floored to 64), but the pool needs (340,416 + 64) × 48,068 B =
+    // 15.24 GiB: PyTorch fails allocating it, before SGLang prints its KV line.
+    let p = variant("full", "mem_fraction_static = 0.94", "mem_fraction_static = 1.0");
+    let j = memory_json(&p);
+    assert_eq!(j["verdict"], "oom");
+    assert!(
+        j["failing_step"]
+            .as_str()
+            .unwrap()
+            .contains("allocating the target KV pool"),
+        "{j}"
+    );
+    assert_eq!(j["error"], "torch.OutOfMemoryError: CUDA out of memory.");
+    let log = tpsim(&["memory", &p, "--log"]).stdout;
+    assert!(!log.contains("KV Cache is allocated"), "{log}");
+    assert!(log.contains("torch.OutOfMemoryError"), "{log}");
+}
