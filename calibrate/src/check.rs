@@ -151,302 +151,373 @@ pub fn check(
         env: target.env.clone(),
     }
     .setup()?;
-    let have = base.hardware.topology.gpu_count();
     let scen: Option<Scenario> = match &target.scenario {
         Some(p) => Some(scenario::load(p)?),
         None => None,
     };
-    let mut rows = Vec::new();
-    // Collective rows are predicted per (GPUs, env, op, request) group, sizes in one call.
-    let mut groups: BTreeMap<GroupKey, Vec<(usize, u64)>> = BTreeMap::new();
-    let mut requests: BTreeMap<String, Request> = BTreeMap::new();
-    let mut memory_plan = None;
-    let mut runs: BTreeMap<RunKey, Result<f64, String>> = BTreeMap::new();
+    let mut checker = Checker {
+        target,
+        have: base.hardware.topology.gpu_count(),
+        base: &base,
+        scen: scen.as_ref(),
+        rows: Vec::new(),
+        groups: BTreeMap::new(),
+        requests: BTreeMap::new(),
+        memory_plan: None,
+        runs: BTreeMap::new(),
+    };
     let mut index = 0;
     for (file, m) in files {
         for r in &m.records {
             index += 1;
-            let row_at = rows.len();
-            match r {
-                Record::Collective {
-                    op,
-                    n_gpus,
-                    size_bytes,
-                    time_us,
-                    backend,
-                    env,
-                    placement,
-                    ..
-                } => {
-                    let what = format!(
-                        "{op} {size_bytes} B on {n_gpus} GPUs{}",
-                        placement.as_deref().map(|p| format!(", {p}")).unwrap_or_default()
-                    );
-                    let sk = |why: String| skip(index, file, "collective", what.clone(), "us", *time_us, why);
-                    let n = *n_gpus as usize;
-                    let Some(coll) = collective::Op::from_name(op) else {
-                        rows.push(sk(format!("tpsim models allreduce and allgather, not {op}")));
-                        continue;
-                    };
-                    if n < 1 || n > have {
-                        rows.push(sk(format!("{n} GPUs: the hardware has {have}")));
-                        continue;
-                    }
-                    if *time_us <= 0.0 {
-                        rows.push(sk("measured time is not positive".into()));
-                        continue;
-                    }
-                    let req = match (backend.as_deref(), base.backend) {
-                        (Some("nccl"), AllreduceBackend::Custom) => Request::Nccl,
-                        (Some("custom"), _) => Request::Backend(AllreduceBackend::Custom),
-                        _ => Request::Backend(base.backend),
-                    };
-                    let key = format!("{req:?}");
-                    requests.insert(key.clone(), req);
-                    let mut e = target.env.clone();
-                    e.extend(env.iter().cloned());
-                    rows.push(Row {
-                        index,
-                        file: file.clone(),
-                        kind: "collective",
-                        what,
-                        unit: "us",
-                        measured: *time_us,
-                        predicted: None,
-                        error: None,
-                        skipped: None,
-                    });
-                    groups
-                        .entry((n, e, coll, key))
-                        .or_default()
-                        .push((row_at, *size_bytes));
-                }
-                Record::EngineMemory {
-                    engine,
-                    rank,
-                    kv_tokens,
-                    ..
-                } => {
-                    let what = format!(
-                        "{engine} KV tokens{}",
-                        rank.map(|r| format!(", rank {r}")).unwrap_or_default()
-                    );
-                    let measured = kv_tokens.unwrap_or(0) as f64;
-                    let sk = |why: &str| {
-                        skip(
-                            index,
-                            file,
-                            "engine_memory",
-                            what.clone(),
-                            "tokens",
-                            measured,
-                            why,
-                        )
-                    };
-                    let Some(s) = &scen else {
-                        rows.push(sk(
-                            "needs --scenario (the memory plan needs a model and an engine)",
-                        ));
-                        continue;
-                    };
-                    if kv_tokens.is_none() {
-                        rows.push(sk("the record has no KV token count"));
-                        continue;
-                    }
-                    if engine_name(s) != engine {
-                        rows.push(sk(&format!(
-                            "measured on {engine}; the scenario runs {}",
-                            engine_name(s)
-                        )));
-                        continue;
-                    }
-                    let plan = memory_plan.get_or_insert_with(|| tpsim::decode::plan_memory(s));
-                    rows.push(predicted(
-                        index,
-                        file,
-                        "engine_memory",
-                        what,
-                        "tokens",
-                        measured,
-                        plan.kv_tokens as f64,
-                    ));
-                }
-                Record::DecodeThroughput {
-                    engine,
-                    batch,
-                    tok_s,
-                    input_len,
-                    output_len,
-                    measure,
-                    ..
-                } => {
-                    let e2e = measure.as_deref() == Some("end_to_end");
-                    let what = format!(
-                        "{engine} {} tok/s at batch {batch}",
-                        if e2e { "end-to-end" } else { "decode" }
-                    );
-                    let sk = |why: &str| {
-                        skip(
-                            index,
-                            file,
-                            "decode_throughput",
-                            what.clone(),
-                            "tok/s",
-                            *tok_s,
-                            why,
-                        )
-                    };
-                    let Some(s) = &scen else {
-                        rows.push(sk("needs --scenario (tpsim run needs a model and an engine)"));
-                        continue;
-                    };
-                    if engine_name(s) != engine {
-                        rows.push(sk(&format!(
-                            "measured on {engine}; the scenario runs {}",
-                            engine_name(s)
-                        )));
-                        continue;
-                    }
-                    if *tok_s <= 0.0 {
-                        rows.push(sk("measured throughput is 0 (an idle log interval)"));
-                        continue;
-                    }
-                    if *batch == 0 || *batch > 4096 {
-                        rows.push(sk("batch outside 1..4096 (the scenario limit)"));
-                        continue;
-                    }
-                    let key = (*batch, *input_len, *output_len, e2e);
-                    let p = runs
-                        .entry(key)
-                        .or_insert_with(|| run_at(s, *batch, *input_len, *output_len, e2e))
-                        .clone();
-                    match p {
-                        Ok(p) => rows.push(predicted(
-                            index,
-                            file,
-                            "decode_throughput",
-                            what,
-                            "tok/s",
-                            *tok_s,
-                            p,
-                        )),
-                        Err(why) => rows.push(sk(&why)),
-                    }
-                }
-                Record::Gemm {
-                    m,
-                    n,
-                    k,
-                    dtype,
-                    time_us,
-                } => {
-                    let what = format!("{dtype} GEMM {m}×{n}×{k}");
-                    let sk = |why: &str| skip(index, file, "gemm", what.clone(), "us", *time_us, why);
-                    if !matches!(dtype.as_str(), "bf16" | "fp16") {
-                        rows.push(sk("the hardware presets give the bf16/fp16 tensor rate only"));
-                    } else if *m == 0 || *n == 0 || *k == 0 || !(time_us.is_finite() && *time_us > 0.0) {
-                        rows.push(sk("expected m, n, k ≥ 1 and a time > 0 µs"));
+            let row = checker.record(index, file, r);
+            checker.rows.push(row);
+        }
+    }
+    checker.predict_collectives();
+    summarize(target_name(target, &base.hardware.name), checker.rows, threshold)
+}
+
+/// One measured record's row before the verdict: where it came from and what it measured.
+struct Measured<'a> {
+    index: usize,
+    file: &'a str,
+    kind: &'static str,
+    what: String,
+    unit: &'static str,
+    measured: f64,
+}
+
+impl Measured<'_> {
+    fn skip(&self, why: impl Into<String>) -> Row {
+        skip(
+            self.index,
+            self.file,
+            self.kind,
+            self.what.clone(),
+            self.unit,
+            self.measured,
+            why,
+        )
+    }
+
+    fn predicted(self, p: f64) -> Row {
+        predicted(
+            self.index,
+            self.file,
+            self.kind,
+            self.what,
+            self.unit,
+            self.measured,
+            p,
+        )
+    }
+
+    /// A row whose prediction is filled in later (collectives, predicted per group).
+    fn pending(self) -> Row {
+        Row {
+            index: self.index,
+            file: self.file.to_string(),
+            kind: self.kind,
+            what: self.what,
+            unit: self.unit,
+            measured: self.measured,
+            predicted: None,
+            error: None,
+            skipped: None,
+        }
+    }
+}
+
+/// The state of one `check`: the rows so far and what is shared between records.
+struct Checker<'a> {
+    target: &'a Target,
+    base: &'a collective::Setup,
+    /// GPUs in the box.
+    have: usize,
+    scen: Option<&'a Scenario>,
+    rows: Vec<Row>,
+    /// Collective rows are predicted per (GPUs, env, op, request) group, sizes in one call.
+    groups: BTreeMap<GroupKey, Vec<(usize, u64)>>,
+    requests: BTreeMap<String, Request>,
+    memory_plan: Option<tpsim::decode::MemoryPlan>,
+    runs: BTreeMap<RunKey, Result<f64, String>>,
+}
+
+impl Checker<'_> {
+    /// The row of record number `index` of `file`.
+    fn record(&mut self, index: usize, file: &str, r: &Record) -> Row {
+        let at = |kind, what, unit, measured| Measured {
+            index,
+            file,
+            kind,
+            what,
+            unit,
+            measured,
+        };
+        match r {
+            Record::Collective {
+                op,
+                n_gpus,
+                size_bytes,
+                time_us,
+                backend,
+                env,
+                placement,
+                ..
+            } => {
+                let what = format!(
+                    "{op} {size_bytes} B on {n_gpus} GPUs{}",
+                    placement.as_deref().map(|p| format!(", {p}")).unwrap_or_default()
+                );
+                let row = at("collective", what, "us", *time_us);
+                self.collective(row, op, *n_gpus, *size_bytes, backend.as_deref(), env)
+            }
+            Record::EngineMemory {
+                engine,
+                rank,
+                kv_tokens,
+                ..
+            } => {
+                let what = format!(
+                    "{engine} KV tokens{}",
+                    rank.map(|r| format!(", rank {r}")).unwrap_or_default()
+                );
+                let measured = kv_tokens.unwrap_or(0) as f64;
+                self.engine_memory(at("engine_memory", what, "tokens", measured), engine, *kv_tokens)
+            }
+            Record::DecodeThroughput {
+                engine,
+                batch,
+                tok_s,
+                input_len,
+                output_len,
+                measure,
+                ..
+            } => {
+                let e2e = measure.as_deref() == Some("end_to_end");
+                let what = format!(
+                    "{engine} {} tok/s at batch {batch}",
+                    if e2e { "end-to-end" } else { "decode" }
+                );
+                let row = at("decode_throughput", what, "tok/s", *tok_s);
+                self.decode_throughput(row, engine, (*batch, *input_len, *output_len, e2e))
+            }
+            Record::Gemm {
+                m,
+                n,
+                k,
+                dtype,
+                time_us,
+            } => {
+                let what = format!("{dtype} GEMM {m}×{n}×{k}");
+                self.gemm(at("gemm", what, "us", *time_us), dtype, *m, *n, *k)
+            }
+            Record::CopyBandwidth {
+                path,
+                src,
+                dst,
+                peer_access,
+                size_bytes,
+                gbps,
+            } => {
+                let what = match (src, dst) {
+                    (Some(a), Some(b)) => format!("{path} copy GPU{a}→GPU{b} {size_bytes} B"),
+                    _ => format!("{path} copy {size_bytes} B"),
+                };
+                let row = at("copy_bandwidth", what, "GB/s", *gbps);
+                self.copy_bandwidth(row, path, (*src, *dst), *peer_access, *size_bytes)
+            }
+            Record::P2pLatency {
+                src,
+                dst,
+                peer_access,
+                one_way_us,
+            } => {
+                let what = format!(
+                    "GPU{src}→GPU{dst} one-way latency{}",
+                    if *peer_access == Some(false) {
+                        ", no peer access"
                     } else {
-                        let p = predict::gemm_us(&base.hardware, *m, *n, *k);
-                        rows.push(predicted(index, file, "gemm", what, "us", *time_us, p));
+                        ""
+                    }
+                );
+                let row = at("p2p_latency", what, "us", *one_way_us);
+                self.p2p_latency(row, *src, *dst, *peer_access)
+            }
+        }
+    }
+
+    /// A collective row waits for its group's prediction ([`Self::predict_collectives`]).
+    fn collective(
+        &mut self,
+        row: Measured,
+        op: &str,
+        n_gpus: u32,
+        size_bytes: u64,
+        backend: Option<&str>,
+        env: &[String],
+    ) -> Row {
+        let n = n_gpus as usize;
+        let Some(coll) = collective::Op::from_name(op) else {
+            return row.skip(format!("tpsim models allreduce and allgather, not {op}"));
+        };
+        if n < 1 || n > self.have {
+            return row.skip(format!("{n} GPUs: the hardware has {}", self.have));
+        }
+        if row.measured <= 0.0 {
+            return row.skip("measured time is not positive");
+        }
+        let req = match (backend, self.base.backend) {
+            (Some("nccl"), AllreduceBackend::Custom) => Request::Nccl,
+            (Some("custom"), _) => Request::Backend(AllreduceBackend::Custom),
+            _ => Request::Backend(self.base.backend),
+        };
+        let key = format!("{req:?}");
+        self.requests.insert(key.clone(), req);
+        let mut e = self.target.env.clone();
+        e.extend(env.iter().cloned());
+        let row_at = self.rows.len();
+        self.groups
+            .entry((n, e, coll, key))
+            .or_default()
+            .push((row_at, size_bytes));
+        row.pending()
+    }
+
+    fn engine_memory(&mut self, row: Measured, engine: &str, kv_tokens: Option<u64>) -> Row {
+        let Some(s) = self.scen else {
+            return row.skip("needs --scenario (the memory plan needs a model and an engine)");
+        };
+        if kv_tokens.is_none() {
+            return row.skip("the record has no KV token count");
+        }
+        if engine_name(s) != engine {
+            return row.skip(format!(
+                "measured on {engine}; the scenario runs {}",
+                engine_name(s)
+            ));
+        }
+        let plan = self
+            .memory_plan
+            .get_or_insert_with(|| tpsim::decode::plan_memory(s));
+        let p = plan.kv_tokens as f64;
+        row.predicted(p)
+    }
+
+    fn decode_throughput(&mut self, row: Measured, engine: &str, key: RunKey) -> Row {
+        let Some(s) = self.scen else {
+            return row.skip("needs --scenario (tpsim run needs a model and an engine)");
+        };
+        if engine_name(s) != engine {
+            return row.skip(format!(
+                "measured on {engine}; the scenario runs {}",
+                engine_name(s)
+            ));
+        }
+        if row.measured <= 0.0 {
+            return row.skip("measured throughput is 0 (an idle log interval)");
+        }
+        let (batch, input_len, output_len, e2e) = key;
+        if batch == 0 || batch > 4096 {
+            return row.skip("batch outside 1..4096 (the scenario limit)");
+        }
+        let p = self
+            .runs
+            .entry(key)
+            .or_insert_with(|| run_at(s, batch, input_len, output_len, e2e))
+            .clone();
+        match p {
+            Ok(p) => row.predicted(p),
+            Err(why) => row.skip(why),
+        }
+    }
+
+    fn gemm(&self, row: Measured, dtype: &str, m: u64, n: u64, k: u64) -> Row {
+        let time_us = row.measured;
+        if !matches!(dtype, "bf16" | "fp16") {
+            row.skip("the hardware presets give the bf16/fp16 tensor rate only")
+        } else if m == 0 || n == 0 || k == 0 || !(time_us.is_finite() && time_us > 0.0) {
+            row.skip("expected m, n, k ≥ 1 and a time > 0 µs")
+        } else {
+            let p = predict::gemm_us(&self.base.hardware, m, n, k);
+            row.predicted(p)
+        }
+    }
+
+    fn copy_bandwidth(
+        &self,
+        row: Measured,
+        path: &str,
+        (src, dst): (Option<u32>, Option<u32>),
+        peer_access: Option<bool>,
+        size_bytes: u64,
+    ) -> Row {
+        let gbps = row.measured;
+        if path == "d2d" && size_bytes > 0 && gbps.is_finite() && gbps > 0.0 {
+            let p = predict::d2d_gbps(&self.base.hardware, size_bytes);
+            return row.predicted(p);
+        }
+        let (Some(a), Some(b), "p2p") = (src, dst, path) else {
+            return row.skip(format!(
+                "tpsim predicts d2d copies and p2p copies between two named GPUs, not {path}"
+            ));
+        };
+        if peer_access == Some(false) || !self.base.hardware.gpu.p2p {
+            return row.skip(
+                "without peer access the driver stages the copy through host memory, which tpsim does not model",
+            );
+        }
+        if !(gbps.is_finite() && gbps > 0.0) {
+            return row.skip("measured bandwidth is not positive");
+        }
+        match predict::p2p_copy_gbps(&self.base.hardware, a, b, size_bytes) {
+            Ok(p) => row.predicted(p),
+            Err(e) => row.skip(e.to_string()),
+        }
+    }
+
+    fn p2p_latency(&self, row: Measured, src: u32, dst: u32, peer_access: Option<bool>) -> Row {
+        let one_way_us = row.measured;
+        if !(one_way_us.is_finite() && one_way_us > 0.0) {
+            return row.skip("measured latency is not positive");
+        }
+        match predict::p2p_latency_us(&self.base.hardware, src, dst, peer_access) {
+            Ok(p) => row.predicted(p),
+            Err(e) => row.skip(e.to_string()),
+        }
+    }
+
+    /// Predicts each collective group's sizes in one `tpsim collective` call and fills in its rows.
+    fn predict_collectives(&mut self) {
+        let target = self.target;
+        for ((n, env, op, key), members) in &self.groups {
+            let setup = collective::Source {
+                scenario: target.scenario.clone(),
+                hardware: target.hardware.clone(),
+                profile: target.profile.clone(),
+                gpus: Some(*n),
+                env: env.clone(),
+            }
+            .setup();
+            let sizes: Vec<u64> = members.iter().map(|m| m.1).collect();
+            let result = setup.and_then(|s| collective::run(&s, *op, &sizes, self.requests[key], None));
+            match result {
+                Ok(report) => {
+                    for ((at, _), r) in members.iter().zip(&report.rows) {
+                        let row = &mut self.rows[*at];
+                        row.predicted = Some(r.time_us);
+                        row.error = Some((r.time_us - row.measured) / row.measured);
                     }
                 }
-                Record::CopyBandwidth {
-                    path,
-                    src,
-                    dst,
-                    peer_access,
-                    size_bytes,
-                    gbps,
-                } => {
-                    let what = match (src, dst) {
-                        (Some(a), Some(b)) => format!("{path} copy GPU{a}→GPU{b} {size_bytes} B"),
-                        _ => format!("{path} copy {size_bytes} B"),
-                    };
-                    let sk =
-                        |why: String| skip(index, file, "copy_bandwidth", what.clone(), "GB/s", *gbps, why);
-                    if path == "d2d" && *size_bytes > 0 && gbps.is_finite() && *gbps > 0.0 {
-                        let p = predict::d2d_gbps(&base.hardware, *size_bytes);
-                        rows.push(predicted(index, file, "copy_bandwidth", what, "GB/s", *gbps, p));
-                        continue;
-                    }
-                    let (Some(a), Some(b), "p2p") = (src, dst, path.as_str()) else {
-                        rows.push(sk(format!(
-                            "tpsim predicts d2d copies and p2p copies between two named GPUs, not {path}"
-                        )));
-                        continue;
-                    };
-                    if *peer_access == Some(false) || !base.hardware.gpu.p2p {
-                        rows.push(sk(
-                            "without peer access the driver stages the copy through host memory, which tpsim does not model"
-                                .into(),
-                        ));
-                        continue;
-                    }
-                    if !(gbps.is_finite() && *gbps > 0.0) {
-                        rows.push(sk("measured bandwidth is not positive".into()));
-                        continue;
-                    }
-                    match predict::p2p_copy_gbps(&base.hardware, *a, *b, *size_bytes) {
-                        Ok(p) => rows.push(predicted(index, file, "copy_bandwidth", what, "GB/s", *gbps, p)),
-                        Err(e) => rows.push(sk(e.to_string())),
-                    }
-                }
-                Record::P2pLatency {
-                    src,
-                    dst,
-                    peer_access,
-                    one_way_us,
-                } => {
-                    let what = format!(
-                        "GPU{src}→GPU{dst} one-way latency{}",
-                        if *peer_access == Some(false) {
-                            ", no peer access"
-                        } else {
-                            ""
-                        }
-                    );
-                    let sk =
-                        |why: String| skip(index, file, "p2p_latency", what.clone(), "us", *one_way_us, why);
-                    if !(one_way_us.is_finite() && *one_way_us > 0.0) {
-                        rows.push(sk("measured latency is not positive".into()));
-                        continue;
-                    }
-                    match predict::p2p_latency_us(&base.hardware, *src, *dst, *peer_access) {
-                        Ok(p) => rows.push(predicted(index, file, "p2p_latency", what, "us", *one_way_us, p)),
-                        Err(e) => rows.push(sk(e.to_string())),
+                Err(e) => {
+                    for (at, _) in members {
+                        self.rows[*at].skipped = Some(e.to_string());
                     }
                 }
             }
         }
     }
-    for ((n, env, op, key), members) in &groups {
-        let setup = collective::Source {
-            scenario: target.scenario.clone(),
-            hardware: target.hardware.clone(),
-            profile: target.profile.clone(),
-            gpus: Some(*n),
-            env: env.clone(),
-        }
-        .setup();
-        let sizes: Vec<u64> = members.iter().map(|m| m.1).collect();
-        let result = setup.and_then(|s| collective::run(&s, *op, &sizes, requests[key], None));
-        match result {
-            Ok(report) => {
-                for ((at, _), r) in members.iter().zip(&report.rows) {
-                    let row = &mut rows[*at];
-                    row.predicted = Some(r.time_us);
-                    row.error = Some((r.time_us - row.measured) / row.measured);
-                }
-            }
-            Err(e) => {
-                for (at, _) in members {
-                    rows[*at].skipped = Some(e.to_string());
-                }
-            }
-        }
-    }
-    summarize(target_name(target, &base.hardware.name), rows, threshold)
 }
 
 fn engine_name(s: &Scenario) -> &'static str {

@@ -6,7 +6,7 @@ use crate::net::{CollapseGroup, CollapseTag, FlowKind, FlowSpec, GroupId, LinkId
 use crate::scenario::{Hardware, HwParams};
 use std::collections::BTreeMap;
 use tpsim_model::hw::GpuSpec;
-use tpsim_model::topo::{Edge, Endpoint, NodeKind, Topology};
+use tpsim_model::topo::{Edge, Endpoint, Node, NodeKind, Topology};
 use tpsim_model::units::{Bandwidth, Duration};
 
 /// A path: the links a transfer crosses and their summed one-way latency.
@@ -73,29 +73,56 @@ impl Fabric {
         };
         let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
         let nodes = topology.nodes().to_vec();
-        let add = |f: &mut Fabric, e: Edge, name: String, bw: Bandwidth, lat: Duration| {
-            let id = f.net.add_link(name, bw);
-            f.edges.insert(e, (id, lat));
-        };
-        for g in 0..topology.gpu_count() {
-            let parent = &nodes[topology.gpu_parent(g)].name;
-            add(
-                &mut f,
+        f.add_gpu_links(&nodes, gpu_bw);
+        f.add_tree_links(&nodes, gpu);
+        f.add_socket_links(&nodes);
+        f.add_collapse_groups(&nodes, gpu, gpu_bw);
+        if gpu.nvlink
+            && let Some(bw) = p.nvlink_bw
+        {
+            for g in 0..topology.gpu_count() {
+                let up = f.net.add_link(format!("GPU{g}→NVLink"), bw);
+                let down = f.net.add_link(format!("NVLink→GPU{g}"), bw);
+                f.nvlink.insert(g, (up, down));
+            }
+        }
+        f.add_shm_and_staged_links(gpu_bw);
+        let g = topology.gpu_count();
+        f.pair_paths = (0..g * g).map(|i| f.route_path(i / g, i % g)).collect();
+        f
+    }
+
+    /// One link of the PCIe tree (or of the host) for edge `e`.
+    fn add_edge(&mut self, e: Edge, name: String, bw: Bandwidth, lat: Duration) {
+        let id = self.net.add_link(name, bw);
+        self.edges.insert(e, (id, lat));
+    }
+
+    /// Each GPU's link to its parent, up and down.
+    fn add_gpu_links(&mut self, nodes: &[Node], gpu_bw: Bandwidth) {
+        let hop = self.params.pcie_hop_latency;
+        for g in 0..self.topology.gpu_count() {
+            let parent = &nodes[self.topology.gpu_parent(g)].name;
+            self.add_edge(
                 Edge::Up(Endpoint::Gpu(g)),
                 format!("GPU{g}→{parent}"),
                 gpu_bw,
-                p.pcie_hop_latency,
+                hop,
             );
-            add(
-                &mut f,
+            self.add_edge(
                 Edge::Down(Endpoint::Gpu(g)),
                 format!("{parent}→GPU{g}"),
                 gpu_bw,
-                p.pcie_hop_latency,
+                hop,
             );
         }
+    }
+
+    /// Each node's link to its parent (switch uplinks, root ports, root complexes), up and down.
+    fn add_tree_links(&mut self, nodes: &[Node], gpu: &GpuSpec) {
         for (i, n) in nodes.iter().enumerate() {
             let Some(parent) = n.parent else { continue };
+            let p = &self.params;
             let pname = &nodes[parent].name;
             let (bw, lat) = match n.kind {
                 NodeKind::Switch => (
@@ -109,21 +136,24 @@ impl Fabric {
                 ),
                 NodeKind::RootComplex | NodeKind::Socket => (p.root_complex_bw, Duration::ZERO),
             };
-            add(
-                &mut f,
+            self.add_edge(
                 Edge::Up(Endpoint::Node(i)),
                 format!("{}→{pname}", n.name),
                 bw,
                 lat,
             );
-            add(
-                &mut f,
+            self.add_edge(
                 Edge::Down(Endpoint::Node(i)),
                 format!("{pname}→{}", n.name),
                 bw,
                 lat,
             );
         }
+    }
+
+    /// The links between sockets and each socket's DRAM (write and read).
+    fn add_socket_links(&mut self, nodes: &[Node]) {
+        let p = self.params.clone();
         let sockets: Vec<usize> = (0..nodes.len())
             .filter(|&i| nodes[i].kind == NodeKind::Socket)
             .collect();
@@ -131,8 +161,7 @@ impl Fabric {
             for &b in &sockets {
                 if a != b {
                     let name = format!("{}→{}", nodes[a].name, nodes[b].name);
-                    add(
-                        &mut f,
+                    self.add_edge(
                         Edge::InterSocket { from: a, to: b },
                         name,
                         p.inter_socket_bw,
@@ -142,8 +171,7 @@ impl Fabric {
             }
             for write in [true, false] {
                 let name = format!("{} DRAM {}", nodes[a].name, if write { "write" } else { "read" });
-                add(
-                    &mut f,
+                self.add_edge(
                     Edge::Dram { socket: a, write },
                     name,
                     p.host_memory_bw,
@@ -151,24 +179,30 @@ impl Fabric {
                 );
             }
         }
-        // One collapse group per node that has GPUs as children (a switch or a root port): its write
-        // port is normally its uplink's capacity, `collapse_factor` of it once the rule fires.
-        let mut parents: Vec<usize> = (0..topology.gpu_count())
-            .map(|g| topology.gpu_parent(g))
+    }
+
+    /// One collapse group per node that has GPUs as children (a switch or a root port): its write
+    /// port is normally its uplink's capacity, `collapse_factor` of it once the rule fires.
+    fn add_collapse_groups(&mut self, nodes: &[Node], gpu: &GpuSpec, gpu_bw: Bandwidth) {
+        let p = self.params.clone();
+        let mut parents: Vec<usize> = (0..self.topology.gpu_count())
+            .map(|g| self.topology.gpu_parent(g))
             .collect();
         parents.sort_unstable();
         parents.dedup();
         for n in parents {
             let node = &nodes[n];
             let normal = match node.kind {
-                NodeKind::Switch => {
-                    pcie_bw(p, node.pcie_gen.unwrap_or(gpu.pcie_gen), node.width.unwrap_or(16))
-                }
+                NodeKind::Switch => pcie_bw(
+                    &p,
+                    node.pcie_gen.unwrap_or(gpu.pcie_gen),
+                    node.width.unwrap_or(16),
+                ),
                 _ => gpu_bw,
             };
-            let port = f.net.add_link(format!("{} write port", node.name), normal);
+            let port = self.net.add_link(format!("{} write port", node.name), normal);
             let normal_bps = normal.bytes_per_s() as f64;
-            let group = f.net.add_collapse_group(CollapseGroup {
+            let group = self.net.add_collapse_group(CollapseGroup {
                 name: node.name.clone(),
                 port,
                 normal_bps,
@@ -177,38 +211,34 @@ impl Fabric {
                 min_sources: p.collapse_min_sources,
             });
             if let Ok(g) = group {
-                f.groups.insert(n, (g, port));
+                self.groups.insert(n, (g, port));
             }
         }
-        if gpu.nvlink
-            && let Some(bw) = p.nvlink_bw
-        {
-            for g in 0..topology.gpu_count() {
-                let up = f.net.add_link(format!("GPU{g}→NVLink"), bw);
-                let down = f.net.add_link(format!("NVLink→GPU{g}"), bw);
-                f.nvlink.insert(g, (up, down));
-            }
-        }
-        let staged_bw = gpu_bw.scaled(1.0 / p.staged_peer_read_factor).unwrap_or(gpu_bw);
-        for a in 0..topology.gpu_count() {
-            for b in 0..topology.gpu_count() {
+    }
+
+    /// Per ordered GPU pair an SHM connection link; per GPU the link its staged peer loads share.
+    fn add_shm_and_staged_links(&mut self, gpu_bw: Bandwidth) {
+        let p = &self.params;
+        let (shm_copy_bw, staged_bw) = (
+            p.shm_copy_bw,
+            gpu_bw.scaled(1.0 / p.staged_peer_read_factor).unwrap_or(gpu_bw),
+        );
+        for a in 0..self.topology.gpu_count() {
+            for b in 0..self.topology.gpu_count() {
                 if a != b {
-                    let id = f
+                    let id = self
                         .net
-                        .add_link(format!("SHM connection GPU{a}→GPU{b}"), p.shm_copy_bw);
-                    f.shm_conn.insert((a, b), id);
+                        .add_link(format!("SHM connection GPU{a}→GPU{b}"), shm_copy_bw);
+                    self.shm_conn.insert((a, b), id);
                 }
             }
             // The staging path is the reader's: a custom allreduce took 242 µs at 114 KB on 8 GPUs
             // (pcie-collectives.md), i.e. ≈ 7 × 114 KB / 200 µs ≈ 4 GB/s per reader in total.
-            let id = f
+            let id = self
                 .net
                 .add_link(format!("staged peer loads into GPU{a}"), staged_bw);
-            f.staged.insert(a, id);
+            self.staged.insert(a, id);
         }
-        let g = topology.gpu_count();
-        f.pair_paths = (0..g * g).map(|i| f.route_path(i / g, i % g)).collect();
-        f
     }
 
     /// Adds one connection link per (channel, rank) for NCCL's ring: rank `ranks[r]` sending to

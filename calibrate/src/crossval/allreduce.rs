@@ -392,6 +392,15 @@ pub fn unit_label(name: &str) -> &'static str {
 /// The printed tables.
 pub fn text(r: &Report) -> String {
     let mut o = String::new();
+    header_text(&mut o, r);
+    errors_table(&mut o, r);
+    constants_table(&mut o, r);
+    priors_text(&mut o, r);
+    o
+}
+
+/// The title, the rows without a size and the excluded rows.
+fn header_text(o: &mut String, r: &Report) {
     let rows: usize = r.systems.iter().map(|s| s.rows).sum();
     let _ = writeln!(
         o,
@@ -419,6 +428,11 @@ pub fn text(r: &Report) -> String {
         );
     }
     let _ = writeln!(o);
+}
+
+/// The table of median errors per system and over all rows.
+fn errors_table(o: &mut String, r: &Report) {
+    let rows: usize = r.systems.iter().map(|s| s.rows).sum();
     let _ = writeln!(
         o,
         "Median |relative error| per system. in-sample: the presets as shipped (constants fitted to rows of\nthis table, see each preset's [fitted.*]) and one fit of the shared constants on all systems;\nout-of-sample: the shared constants fitted on the other systems only, this system predicted."
@@ -481,6 +495,10 @@ pub fn text(r: &Report) -> String {
     ]);
     o.push_str(&table(&t));
     let _ = writeln!(o);
+}
+
+/// The shared constants of each fit, with the notes on values that moved.
+fn constants_table(o: &mut String, r: &Report) {
     let _ = writeln!(
         o,
         "Shared constants per fit. (prior) = not determined by the fit's training rows, kept at its prior;\n* = ended at the edge of the fit's range (start ÷ 100 … × 100, fractions ≤ 1); † = the fit started a\ndecade from the prior, where the training rows respond to it (a cap that does not bind at the prior)."
@@ -517,6 +535,10 @@ pub fn text(r: &Report) -> String {
     );
     o.push_str(&moved_notes(&fits));
     let _ = writeln!(o);
+}
+
+/// The priors with their sources.
+fn priors_text(o: &mut String, r: &Report) {
     let _ = writeln!(o, "Priors (never fitted to this table):");
     for s in &r.shared {
         o.push_str("  ");
@@ -532,7 +554,6 @@ pub fn text(r: &Report) -> String {
             4,
         ));
     }
-    o
 }
 
 /// Runs `crossval allreduce`: the text tables, or the JSON object.

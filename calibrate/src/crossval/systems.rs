@@ -12,7 +12,8 @@ use crate::fit::{Op, Row};
 use serde::Deserialize;
 use std::path::Path;
 use tpsim::collective::parse_algo;
-use tpsim::scenario::{self, AllreduceBackend, Hardware, profile as prof};
+use tpsim::comm::Request;
+use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv, profile as prof};
 
 /// The schema string the file must carry.
 pub const SCHEMA: &str = "tpsim-crossval-systems/1";
@@ -151,196 +152,15 @@ pub fn parse(text: &str, sf: &str, table: &str, df: &str) -> Result<Systems, Cro
             format!("schema `{}`: expected \"{SCHEMA}\"", spec.schema),
         ));
     }
-    for (i, s) in spec.shared.iter().enumerate() {
-        let key = format!("shared[{i}]");
-        if spec.shared[..i].iter().any(|o| o.name == s.name) {
-            return Err(input(sf, format!("{key}.name: `{}` is listed twice", s.name)));
-        }
-        prof::check(&s.name, s.prior).map_err(|m| input(sf, format!("{key} ({}): prior {m}", s.name)))?;
-        if s.prior <= 0.0 {
-            return Err(input(
-                sf,
-                format!(
-                    "{key} ({}).prior: expected a value > 0 (the fit runs on the logarithm)",
-                    s.name
-                ),
-            ));
-        }
-    }
+    check_shared(&spec.shared, sf)?;
     if spec.system.is_empty() {
         return Err(input(sf, "no [[system]]: expected at least one".into()));
     }
     let mut systems = Vec::new();
     for (i, s) in spec.system.iter().enumerate() {
-        let key = format!("system[{i}] ({})", s.name);
-        if spec.system[..i].iter().any(|o| o.name == s.name) {
-            return Err(input(sf, format!("{key}.name: listed twice")));
-        }
-        for k in &s.keep {
-            if !spec.shared.iter().any(|x| x.name == *k) {
-                return Err(input(
-                    sf,
-                    format!("{key}.keep: `{k}` is not a [[shared]] constant"),
-                ));
-            }
-        }
-        if s.rows.is_empty() {
-            return Err(input(sf, format!("{key}.rows: expected at least one row set")));
-        }
-        let mut parts = Vec::new();
-        for (j, r) in s.rows.iter().enumerate() {
-            let key = format!("{key}.rows[{j}]");
-            let hardware = scenario::hardware_from_preset(&r.preset)
-                .map_err(|e| input(sf, format!("{key}.preset: {e}")))?;
-            for n in spec.shared.iter().map(|x| &x.name) {
-                if prof::get(&hardware.params, n).is_none() {
-                    return Err(input(
-                        sf,
-                        format!("{key}.preset `{}`: `{n}` is not set", r.preset),
-                    ));
-                }
-            }
-            let env =
-                scenario::nccl_env_from_args(&r.env).map_err(|e| input(sf, format!("{key}.env: {e}")))?;
-            let request = parse_algo(&r.algo, AllreduceBackend::Nccl)
-                .map_err(|e| input(sf, format!("{key}.algo: {e}")))?;
-            // Kept whole for the rows: the parsed environment and request.
-            parts.push((
-                Part {
-                    preset: r.preset.clone(),
-                    hardware,
-                    rows: Vec::new(),
-                    lines: Vec::new(),
-                },
-                env,
-                request,
-            ));
-        }
-        systems.push((s, parts));
+        systems.push((s, resolve_system(&spec, i, s, sf)?));
     }
-    // The table.
-    let mut lines = table.lines().enumerate().map(|(i, l)| (i + 1, l));
-    let header: Vec<&str> = lines
-        .next()
-        .map(|(_, l)| l.split('\t').map(str::trim).collect())
-        .unwrap_or_default();
-    let col = |name: &str| {
-        header.iter().position(|h| *h == name).ok_or_else(|| {
-            input(
-                &format!("{df}:1"),
-                format!("expected a header with a `{name}` column"),
-            )
-        })
-    };
-    let (ci, ni, si, ti, ai) = (
-        col("topology")?,
-        col("n_gpus")?,
-        col("size_bytes")?,
-        col("time_us")?,
-        col("algo_proto_if_known")?,
-    );
-    let mut excluded: Vec<Excluded> = spec
-        .excluded
-        .iter()
-        .map(|e| Excluded {
-            reason: e.reason.clone(),
-            lines: Vec::new(),
-        })
-        .collect();
-    let mut unsized_rows = 0;
-    for (line, l) in lines {
-        if l.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = l.split('\t').map(str::trim).collect();
-        let get = |k: usize| f.get(k).copied().unwrap_or("");
-        if get(si).is_empty() || get(ti).is_empty() {
-            unsized_rows += 1;
-            continue;
-        }
-        let at = format!("{df}:{line}");
-        let (topo, algo) = (get(ci), get(ai));
-        // Every set or exclusion that matches, with a name for messages.
-        let mut claims: Vec<(Claim, String)> = Vec::new();
-        for (a, (s, _)) in systems.iter().enumerate() {
-            for (b, r) in s.rows.iter().enumerate() {
-                if topo.contains(&r.topology) && algo.contains(&r.algorithm) {
-                    claims.push((Claim::Set(a, b), format!("system `{}` rows[{b}]", s.name)));
-                }
-            }
-        }
-        for (e, x) in spec.excluded.iter().enumerate() {
-            if topo.contains(&x.topology) {
-                claims.push((Claim::Excluded(e), format!("excluded[{e}]")));
-            }
-        }
-        match claims.len() {
-            0 => {
-                return Err(input(
-                    &at,
-                    format!(
-                        "no [[system.rows]] set or [[excluded]] entry of {sf} matches this row (topology `{topo}`, algo_proto_if_known `{algo}`): expected exactly one"
-                    ),
-                ));
-            }
-            1 => {}
-            _ => {
-                return Err(input(
-                    &at,
-                    format!(
-                        "{} of {sf} all match this row: expected exactly one",
-                        claims.iter().map(|c| c.1.as_str()).collect::<Vec<_>>().join(", ")
-                    ),
-                ));
-            }
-        }
-        let (a, b) = match claims[0].0 {
-            Claim::Set(a, b) => (a, b),
-            Claim::Excluded(e) => {
-                excluded[e].lines.push(line);
-                continue;
-            }
-        };
-        let bad = |what: &str, v: &str, want: &str| input(&at, format!("{what} `{v}`: expected {want}"));
-        let n: usize = get(ni)
-            .parse()
-            .ok()
-            .filter(|n| *n >= 1)
-            .ok_or_else(|| bad("n_gpus", get(ni), "an integer ≥ 1"))?;
-        let size: u64 = get(si)
-            .parse()
-            .ok()
-            .filter(|s| *s >= 1)
-            .ok_or_else(|| bad("size_bytes", get(si), "an integer ≥ 1"))?;
-        let t: f64 = get(ti)
-            .parse()
-            .ok()
-            .filter(|t: &f64| t.is_finite() && *t > 0.0)
-            .ok_or_else(|| bad("time_us", get(ti), "a time in µs > 0"))?;
-        let (s, parts) = &mut systems[a];
-        let (part, env, request) = &mut parts[b];
-        let have = part.hardware.topology.gpu_count();
-        if n > have {
-            return Err(input(
-                &at,
-                format!(
-                    "n_gpus {n}: preset `{}` (system `{}`) has {have} GPUs",
-                    part.preset, s.name
-                ),
-            ));
-        }
-        part.rows.push(Row {
-            label: format!("{at} {} n={n} size={size}", s.name),
-            op: Op::Collective(tpsim::collective::Op::Allreduce),
-            n_gpus: n,
-            size_bytes: size,
-            measured_us: t,
-            env_args: s.rows[b].env.clone(),
-            env: *env,
-            request: *request,
-        });
-        part.lines.push(line);
-    }
+    let (excluded, unsized_rows) = select_rows(&spec, &mut systems, sf, table, df)?;
     let mut out = Vec::new();
     for (s, parts) in systems {
         let parts: Vec<Part> = parts.into_iter().map(|(p, _, _)| p).collect();
@@ -366,4 +186,251 @@ pub fn parse(text: &str, sf: &str, table: &str, df: &str) -> Result<Systems, Cro
         excluded,
         unsized_rows,
     })
+}
+
+/// A row set being filled: the part, with the parsed environment and request its rows carry.
+type PendingPart = (Part, NcclEnv, Request);
+
+/// The `[[shared]]` constants: each named once, with a valid positive prior.
+fn check_shared(shared: &[SharedSpec], sf: &str) -> Result<(), CrossvalError> {
+    for (i, s) in shared.iter().enumerate() {
+        let key = format!("shared[{i}]");
+        if shared[..i].iter().any(|o| o.name == s.name) {
+            return Err(input(sf, format!("{key}.name: `{}` is listed twice", s.name)));
+        }
+        prof::check(&s.name, s.prior).map_err(|m| input(sf, format!("{key} ({}): prior {m}", s.name)))?;
+        if s.prior <= 0.0 {
+            return Err(input(
+                sf,
+                format!(
+                    "{key} ({}).prior: expected a value > 0 (the fit runs on the logarithm)",
+                    s.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// System number `i` of the file, checked, with its row sets' presets, environments and requests
+/// resolved (and no rows yet).
+fn resolve_system(
+    spec: &FileSpec,
+    i: usize,
+    s: &SystemSpec,
+    sf: &str,
+) -> Result<Vec<PendingPart>, CrossvalError> {
+    let key = format!("system[{i}] ({})", s.name);
+    if spec.system[..i].iter().any(|o| o.name == s.name) {
+        return Err(input(sf, format!("{key}.name: listed twice")));
+    }
+    for k in &s.keep {
+        if !spec.shared.iter().any(|x| x.name == *k) {
+            return Err(input(
+                sf,
+                format!("{key}.keep: `{k}` is not a [[shared]] constant"),
+            ));
+        }
+    }
+    if s.rows.is_empty() {
+        return Err(input(sf, format!("{key}.rows: expected at least one row set")));
+    }
+    let mut parts = Vec::new();
+    for (j, r) in s.rows.iter().enumerate() {
+        let key = format!("{key}.rows[{j}]");
+        let hardware =
+            scenario::hardware_from_preset(&r.preset).map_err(|e| input(sf, format!("{key}.preset: {e}")))?;
+        for n in spec.shared.iter().map(|x| &x.name) {
+            if prof::get(&hardware.params, n).is_none() {
+                return Err(input(
+                    sf,
+                    format!("{key}.preset `{}`: `{n}` is not set", r.preset),
+                ));
+            }
+        }
+        let env = scenario::nccl_env_from_args(&r.env).map_err(|e| input(sf, format!("{key}.env: {e}")))?;
+        let request =
+            parse_algo(&r.algo, AllreduceBackend::Nccl).map_err(|e| input(sf, format!("{key}.algo: {e}")))?;
+        // Kept whole for the rows: the parsed environment and request.
+        parts.push((
+            Part {
+                preset: r.preset.clone(),
+                hardware,
+                rows: Vec::new(),
+                lines: Vec::new(),
+            },
+            env,
+            request,
+        ));
+    }
+    Ok(parts)
+}
+
+/// The table's columns that the selection reads.
+struct Columns {
+    topology: usize,
+    n_gpus: usize,
+    size_bytes: usize,
+    time_us: usize,
+    algo: usize,
+}
+
+impl Columns {
+    fn find(header: &[&str], df: &str) -> Result<Columns, CrossvalError> {
+        let col = |name: &str| {
+            header.iter().position(|h| *h == name).ok_or_else(|| {
+                input(
+                    &format!("{df}:1"),
+                    format!("expected a header with a `{name}` column"),
+                )
+            })
+        };
+        Ok(Columns {
+            topology: col("topology")?,
+            n_gpus: col("n_gpus")?,
+            size_bytes: col("size_bytes")?,
+            time_us: col("time_us")?,
+            algo: col("algo_proto_if_known")?,
+        })
+    }
+}
+
+/// Hands every sized row of the table to the one set or exclusion that claims it; returns the
+/// exclusions with their lines and the number of unsized rows.
+fn select_rows(
+    spec: &FileSpec,
+    systems: &mut [(&SystemSpec, Vec<PendingPart>)],
+    sf: &str,
+    table: &str,
+    df: &str,
+) -> Result<(Vec<Excluded>, usize), CrossvalError> {
+    let mut lines = table.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let header: Vec<&str> = lines
+        .next()
+        .map(|(_, l)| l.split('\t').map(str::trim).collect())
+        .unwrap_or_default();
+    let cols = Columns::find(&header, df)?;
+    let mut excluded: Vec<Excluded> = spec
+        .excluded
+        .iter()
+        .map(|e| Excluded {
+            reason: e.reason.clone(),
+            lines: Vec::new(),
+        })
+        .collect();
+    let mut unsized_rows = 0;
+    for (line, l) in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split('\t').map(str::trim).collect();
+        let get = |k: usize| f.get(k).copied().unwrap_or("");
+        if get(cols.size_bytes).is_empty() || get(cols.time_us).is_empty() {
+            unsized_rows += 1;
+            continue;
+        }
+        let at = format!("{df}:{line}");
+        let (topo, algo) = (get(cols.topology), get(cols.algo));
+        let (a, b) = match claim(spec, systems, sf, &at, topo, algo)? {
+            Claim::Set(a, b) => (a, b),
+            Claim::Excluded(e) => {
+                excluded[e].lines.push(line);
+                continue;
+            }
+        };
+        let (s, parts) = &mut systems[a];
+        add_row(s, b, &mut parts[b], &at, line, &cols, get)?;
+    }
+    Ok((excluded, unsized_rows))
+}
+
+/// The one set or exclusion that matches a row's topology and algorithm.
+fn claim(
+    spec: &FileSpec,
+    systems: &[(&SystemSpec, Vec<PendingPart>)],
+    sf: &str,
+    at: &str,
+    topo: &str,
+    algo: &str,
+) -> Result<Claim, CrossvalError> {
+    // Every set or exclusion that matches, with a name for messages.
+    let mut claims: Vec<(Claim, String)> = Vec::new();
+    for (a, (s, _)) in systems.iter().enumerate() {
+        for (b, r) in s.rows.iter().enumerate() {
+            if topo.contains(&r.topology) && algo.contains(&r.algorithm) {
+                claims.push((Claim::Set(a, b), format!("system `{}` rows[{b}]", s.name)));
+            }
+        }
+    }
+    for (e, x) in spec.excluded.iter().enumerate() {
+        if topo.contains(&x.topology) {
+            claims.push((Claim::Excluded(e), format!("excluded[{e}]")));
+        }
+    }
+    match claims.len() {
+        0 => Err(input(
+            at,
+            format!(
+                "no [[system.rows]] set or [[excluded]] entry of {sf} matches this row (topology `{topo}`, algo_proto_if_known `{algo}`): expected exactly one"
+            ),
+        )),
+        1 => Ok(claims[0].0),
+        _ => Err(input(
+            at,
+            format!(
+                "{} of {sf} all match this row: expected exactly one",
+                claims.iter().map(|c| c.1.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}
+
+/// Reads a claimed row's GPU count, size and time into row set `b` of system `s`.
+fn add_row<'f>(
+    s: &SystemSpec,
+    b: usize,
+    (part, env, request): &mut PendingPart,
+    at: &str,
+    line: usize,
+    cols: &Columns,
+    get: impl Fn(usize) -> &'f str,
+) -> Result<(), CrossvalError> {
+    let bad = |what: &str, v: &str, want: &str| input(at, format!("{what} `{v}`: expected {want}"));
+    let n: usize = get(cols.n_gpus)
+        .parse()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| bad("n_gpus", get(cols.n_gpus), "an integer ≥ 1"))?;
+    let size: u64 = get(cols.size_bytes)
+        .parse()
+        .ok()
+        .filter(|s| *s >= 1)
+        .ok_or_else(|| bad("size_bytes", get(cols.size_bytes), "an integer ≥ 1"))?;
+    let t: f64 = get(cols.time_us)
+        .parse()
+        .ok()
+        .filter(|t: &f64| t.is_finite() && *t > 0.0)
+        .ok_or_else(|| bad("time_us", get(cols.time_us), "a time in µs > 0"))?;
+    let have = part.hardware.topology.gpu_count();
+    if n > have {
+        return Err(input(
+            at,
+            format!(
+                "n_gpus {n}: preset `{}` (system `{}`) has {have} GPUs",
+                part.preset, s.name
+            ),
+        ));
+    }
+    part.rows.push(Row {
+        label: format!("{at} {} n={n} size={size}", s.name),
+        op: Op::Collective(tpsim::collective::Op::Allreduce),
+        n_gpus: n,
+        size_bytes: size,
+        measured_us: t,
+        env_args: s.rows[b].env.clone(),
+        env: *env,
+        request: *request,
+    });
+    part.lines.push(line);
+    Ok(())
 }

@@ -333,6 +333,15 @@ pub fn crossval(
 /// The printed tables.
 pub fn text(r: &Report) -> String {
     let mut o = String::new();
+    header_text(&mut o, r);
+    errors_table(&mut o, r);
+    fits_table(&mut o, r);
+    rows_table(&mut o, r);
+    o
+}
+
+/// The title and what was fitted, from which start.
+fn header_text(o: &mut String, r: &Report) {
     let starts = r
         .in_sample
         .iter()
@@ -360,6 +369,10 @@ pub fn text(r: &Report) -> String {
         2,
     ));
     let _ = writeln!(o);
+}
+
+/// The table of median errors per group and over all rows.
+fn errors_table(o: &mut String, r: &Report) {
     let _ = writeln!(
         o,
         "Median |relative error| of decode tok/s per group. bundled: each row's scenario with its presets as\nshipped (see their [params] comments for what those values were chosen on); in-sample: one fit on all\nrows; out-of-sample: fitted without the group, the group predicted."
@@ -419,6 +432,10 @@ pub fn text(r: &Report) -> String {
     ]);
     o.push_str(&table(&t));
     let _ = writeln!(o);
+}
+
+/// The fitted values of each fold, with the notes on values that moved or kept their start.
+fn fits_table(o: &mut String, r: &Report) {
     let _ = writeln!(
         o,
         "Fitted values. (prior) = not determined by the fit's rows, kept at the start value; * = at the edge\nof the fit's range (start ÷ 100 … × 100); † = started a decade away, where the rows respond."
@@ -475,6 +492,10 @@ pub fn text(r: &Report) -> String {
         }
     }
     let _ = writeln!(o);
+}
+
+/// Every row: measured, and predicted by the bundled presets, the in-sample fit and its left-out fold.
+fn rows_table(o: &mut String, r: &Report) {
     let _ = writeln!(o, "Rows (tok/s; ratio = measured ÷ predicted):");
     let by_row = GroupBy::parse(&r.group_by) == GroupBy::Row;
     let mut t = vec![vec![
@@ -508,7 +529,6 @@ pub fn text(r: &Report) -> String {
         }
     }
     o.push_str(&table(&t));
-    o
 }
 
 /// Runs `crossval throughput` (and `hopper`): the text tables, or the JSON object.

@@ -47,14 +47,16 @@ fn is_stamp(t: &str) -> bool {
 const CUT: &str = "the table stops before the `# Avg bus bandwidth` footer: the run may have been cut short";
 
 pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
-    let mut out = Parsed::default();
-    let mut meta = Meta::default();
-    let mut op: Option<&'static str> = None;
-    let mut threads_x_gpus: Option<u32> = None;
-    let mut ranks = 0u32;
-    // Rows read since the last footer (a file may hold several runs, each with its footer).
-    let mut open_table = false;
-    let mut assumed_op_warned = false;
+    let mut p = Parser {
+        file_name,
+        out: Parsed::default(),
+        meta: Meta::default(),
+        op: None,
+        threads_x_gpus: None,
+        ranks: 0,
+        open_table: false,
+        assumed_op_warned: false,
+    };
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim();
@@ -62,61 +64,11 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
             continue;
         }
         if let Some(h) = line.strip_prefix('#') {
-            let h = h.trim();
-            if let Some(p) = h.strip_prefix("Collective test starting:") {
-                // A new run: its own op, GPUs and footer.
-                if open_table {
-                    out.warnings.push(CUT.into());
-                }
-                open_table = false;
-                op = op_from_program(p.trim());
-                threads_x_gpus = None;
-                ranks = 0;
-                assumed_op_warned = false;
-            } else if h.starts_with("Using devices") {
-                ranks = 0;
-            } else if h.starts_with("nThread ") {
-                let t: Vec<&str> = h.split_whitespace().collect();
-                let get = |k: &str| t.iter().position(|x| *x == k).and_then(|p| t.get(p + 1)).copied();
-                let (Some(a), Some(b)) = (get("nThread"), get("nGpus")) else {
-                    return Err(LineError::new(
-                        line_no,
-                        "header: expected `# nThread N nGpus M …`",
-                    ));
-                };
-                let a = int(line_no, "nThread", a)?;
-                let b = int(line_no, "nGpus", b)?;
-                threads_x_gpus = u32::try_from(a * b).ok();
-            } else if h.starts_with("Rank ") {
-                ranks += 1;
-                // `Rank  0 Group  0 Pid  1234 on HOST device  0 [BUS] NAME`
-                let t: Vec<&str> = h.split_whitespace().collect();
-                if let Some(p) = t.iter().position(|x| *x == "on")
-                    && meta.machine.is_none()
-                {
-                    meta.machine = t.get(p + 1).map(|s| s.to_string());
-                }
-                if let Some(close) = h.find(']') {
-                    let name = h[close + 1..].trim();
-                    if !name.is_empty() && meta.gpu.is_none() {
-                        meta.gpu = Some(name.to_string());
-                    }
-                }
-            } else if let Some(v) = h.split_whitespace().find_map(|t| t.strip_prefix("nccl-library=")) {
-                if let Ok(code) = v.parse::<u32>() {
-                    meta.nccl_version = Some(version_from_code(code));
-                }
-            } else if h.starts_with("Avg bus bandwidth") {
-                open_table = false;
-            }
+            p.header(line_no, h.trim())?;
             continue;
         }
         if let Some(at) = line.find("NCCL version ") {
-            let v = line[at + "NCCL version ".len()..].split_whitespace().next();
-            if let Some(v) = v {
-                let v = v.split('+').next().unwrap_or(v);
-                meta.nccl_version.get_or_insert_with(|| v.to_string());
-            }
+            p.nccl_version(&line[at + "NCCL version ".len()..]);
             continue;
         }
         let t: Vec<&str> = line.split_whitespace().collect();
@@ -124,6 +76,92 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
         if t[0].parse::<u64>().is_err() {
             continue;
         }
+        p.row(line_no, &t)?;
+    }
+    Ok(p.finish())
+}
+
+/// What the parser knows so far: the records, the header's facts and the run in progress.
+struct Parser<'a> {
+    file_name: &'a str,
+    out: Parsed,
+    meta: Meta,
+    op: Option<&'static str>,
+    threads_x_gpus: Option<u32>,
+    ranks: u32,
+    /// Rows read since the last footer (a file may hold several runs, each with its footer).
+    open_table: bool,
+    assumed_op_warned: bool,
+}
+
+impl Parser<'_> {
+    /// A `#` line (without the `#`, trimmed).
+    fn header(&mut self, line_no: usize, h: &str) -> Result<(), LineError> {
+        if let Some(p) = h.strip_prefix("Collective test starting:") {
+            // A new run: its own op, GPUs and footer.
+            if self.open_table {
+                self.out.warnings.push(CUT.into());
+            }
+            self.open_table = false;
+            self.op = op_from_program(p.trim());
+            self.threads_x_gpus = None;
+            self.ranks = 0;
+            self.assumed_op_warned = false;
+        } else if h.starts_with("Using devices") {
+            self.ranks = 0;
+        } else if h.starts_with("nThread ") {
+            let t: Vec<&str> = h.split_whitespace().collect();
+            let get = |k: &str| t.iter().position(|x| *x == k).and_then(|p| t.get(p + 1)).copied();
+            let (Some(a), Some(b)) = (get("nThread"), get("nGpus")) else {
+                return Err(LineError::new(
+                    line_no,
+                    "header: expected `# nThread N nGpus M …`",
+                ));
+            };
+            let a = int(line_no, "nThread", a)?;
+            let b = int(line_no, "nGpus", b)?;
+            self.threads_x_gpus = u32::try_from(a * b).ok();
+        } else if h.starts_with("Rank ") {
+            self.rank(h);
+        } else if let Some(v) = h.split_whitespace().find_map(|t| t.strip_prefix("nccl-library=")) {
+            if let Ok(code) = v.parse::<u32>() {
+                self.meta.nccl_version = Some(version_from_code(code));
+            }
+        } else if h.starts_with("Avg bus bandwidth") {
+            self.open_table = false;
+        }
+        Ok(())
+    }
+
+    /// `Rank  0 Group  0 Pid  1234 on HOST device  0 [BUS] NAME`: one more GPU, and the machine and
+    /// GPU name of the first.
+    fn rank(&mut self, h: &str) {
+        self.ranks += 1;
+        let t: Vec<&str> = h.split_whitespace().collect();
+        if let Some(p) = t.iter().position(|x| *x == "on")
+            && self.meta.machine.is_none()
+        {
+            self.meta.machine = t.get(p + 1).map(|s| s.to_string());
+        }
+        if let Some(close) = h.find(']') {
+            let name = h[close + 1..].trim();
+            if !name.is_empty() && self.meta.gpu.is_none() {
+                self.meta.gpu = Some(name.to_string());
+            }
+        }
+    }
+
+    /// NCCL's own `NCCL version 2.x.y+cudaA.B` line (the text after `NCCL version `), unless the
+    /// header already gave the version.
+    fn nccl_version(&mut self, after: &str) {
+        if let Some(v) = after.split_whitespace().next() {
+            let v = v.split('+').next().unwrap_or(v);
+            self.meta.nccl_version.get_or_insert_with(|| v.to_string());
+        }
+    }
+
+    /// A table row (its whitespace-separated tokens, the first a size): one record per placement.
+    fn row(&mut self, line_no: usize, t: &[&str]) -> Result<(), LineError> {
         if t.len() < 5 {
             return Err(LineError::new(
                 line_no,
@@ -143,43 +181,9 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
         if rest.len() >= 2 && is_stamp(rest[rest.len() - 1]) && is_stamp(rest[rest.len() - 2]) {
             rest.truncate(rest.len() - 2);
         }
-        let (group, placements): (usize, &[&str]) = match rest.len() {
-            8 => (4, &["out-of-place", "in-place"]),
-            16 => (8, &["out-of-place", "in-place"]),
-            4 => (4, &["in-place"]),
-            n => {
-                return Err(LineError::new(
-                    line_no,
-                    format!(
-                        "{n} columns after `root`: expected 8 (time algbw busbw #wrong, out-of-place then in-place) or 16 (with -I per-iteration columns)"
-                    ),
-                ));
-            }
-        };
-        let n_gpus = if ranks > 0 {
-            ranks
-        } else if let Some(n) = threads_x_gpus {
-            n
-        } else {
-            return Err(LineError::new(
-                line_no,
-                "table row before any `# nThread … nGpus …` or `#  Rank …` header line: cannot tell how many GPUs ran it",
-            ));
-        };
-        let op = match op.or_else(|| op_from_program(file_name)) {
-            Some(o) => o,
-            None => {
-                let guess = if redop == "none" { "allgather" } else { "allreduce" };
-                if !assumed_op_warned {
-                    out.warnings.push(format!(
-                        "no `# Collective test starting:` line and no *_perf in the file name: assumed {guess} from redop `{redop}`, root {root}"
-                    ));
-                    assumed_op_warned = true;
-                }
-                op = Some(guess);
-                guess
-            }
-        };
+        let (group, placements) = placements(line_no, rest.len())?;
+        let n_gpus = self.n_gpus(line_no)?;
+        let op = self.op_of_row(redop, root);
         for (k, placement) in placements.iter().enumerate() {
             let g = &rest[k * group..k * group + 4];
             let what = |c: &str| format!("{placement} {c}");
@@ -189,7 +193,7 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
             if g[3] != "N/A" {
                 let wrong = num(line_no, &what("#wrong"), g[3])?;
                 if wrong > 0.0 {
-                    out.warnings.push(format!(
+                    self.out.warnings.push(format!(
                         "line {line_no}: {placement} row reports {wrong} wrong elements (kept)"
                     ));
                 }
@@ -200,8 +204,8 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
                     format!("{placement} time `{}`: expected a positive time in µs", g[0]),
                 ));
             }
-            open_table = true;
-            out.records.push(Record::Collective {
+            self.open_table = true;
+            self.out.records.push(Record::Collective {
                 op: op.to_string(),
                 n_gpus,
                 size_bytes: size,
@@ -212,13 +216,72 @@ pub(super) fn parse(text: &str, file_name: &str) -> Result<Parsed, LineError> {
                 placement: Some((*placement).to_string()),
             });
         }
+        Ok(())
     }
-    if open_table {
-        out.warnings.push(CUT.into());
+
+    /// The GPUs of the run: the `Rank` lines, else nThread × nGpus.
+    fn n_gpus(&self, line_no: usize) -> Result<u32, LineError> {
+        if self.ranks > 0 {
+            Ok(self.ranks)
+        } else if let Some(n) = self.threads_x_gpus {
+            Ok(n)
+        } else {
+            Err(LineError::new(
+                line_no,
+                "table row before any `# nThread … nGpus …` or `#  Rank …` header line: cannot tell how many GPUs ran it",
+            ))
+        }
     }
-    meta.gpu_count = if ranks > 0 { Some(ranks) } else { threads_x_gpus };
-    out.meta = meta;
-    Ok(out)
+
+    /// The run's op: from its header, else the file name, else guessed (once, with a warning)
+    /// from the row's reduction.
+    fn op_of_row(&mut self, redop: &str, root: i64) -> &'static str {
+        match self.op.or_else(|| op_from_program(self.file_name)) {
+            Some(o) => o,
+            None => {
+                let guess = if redop == "none" { "allgather" } else { "allreduce" };
+                if !self.assumed_op_warned {
+                    self.out.warnings.push(format!(
+                        "no `# Collective test starting:` line and no *_perf in the file name: assumed {guess} from redop `{redop}`, root {root}"
+                    ));
+                    self.assumed_op_warned = true;
+                }
+                self.op = Some(guess);
+                guess
+            }
+        }
+    }
+
+    fn finish(mut self) -> Parsed {
+        if self.open_table {
+            self.out.warnings.push(CUT.into());
+        }
+        self.meta.gpu_count = if self.ranks > 0 {
+            Some(self.ranks)
+        } else {
+            self.threads_x_gpus
+        };
+        self.out.meta = self.meta;
+        self.out
+    }
+}
+
+/// The columns per placement and the placements a row holds, from the number of columns after
+/// `root` (timestamps removed).
+fn placements(line_no: usize, n: usize) -> Result<(usize, &'static [&'static str]), LineError> {
+    Ok(match n {
+        8 => (4, &["out-of-place", "in-place"]),
+        16 => (8, &["out-of-place", "in-place"]),
+        4 => (4, &["in-place"]),
+        n => {
+            return Err(LineError::new(
+                line_no,
+                format!(
+                    "{n} columns after `root`: expected 8 (time algbw busbw #wrong, out-of-place then in-place) or 16 (with -I per-iteration columns)"
+                ),
+            ));
+        }
+    })
 }
 
 #[cfg(test)]

@@ -62,6 +62,17 @@ fn gib(line: usize, what: &str, v: &str) -> Result<f64, LineError> {
     gib_in(line, what, v, MEM_GIB)
 }
 
+/// The start-up lines that fill a rank's [`Mem`], by their start.
+const MEMORY_LINES: [&str; 7] = [
+    "Load weight begin",
+    "Load weight end",
+    "KV Cache is allocated",
+    "Memory pool end",
+    "Capture cuda graph end",
+    "max_total_num_tokens=",
+    "Memory profiling:",
+];
+
 pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
     let mut out = Parsed::default();
     let mut ranks: Vec<(Option<u32>, Mem)> = Vec::new();
@@ -70,15 +81,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let (rank, line) = split_prefix(raw);
-        if let Some(v) = field(line, "mem_fraction_static=").filter(|v| !v.starts_with("None")) {
-            let v = v.trim_end_matches(')');
-            let f = num(n, "mem_fraction_static", v)?;
-            if !(0.0..=1.0).contains(&f) {
-                return Err(LineError::new(
-                    n,
-                    format!("mem_fraction_static `{v}`: expected a fraction in [0, 1]"),
-                ));
-            }
+        if let Some(f) = mem_fraction(n, line)? {
             fraction.get_or_insert(f);
         }
         if line.contains("Not enough memory") || line.contains("leave no GPU memory") {
@@ -89,32 +92,62 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             out.records.push(decode(n, line)?);
             continue;
         }
-        let kind = [
-            "Load weight begin",
-            "Load weight end",
-            "KV Cache is allocated",
-            "Memory pool end",
-            "Capture cuda graph end",
-            "max_total_num_tokens=",
-            "Memory profiling:",
-        ]
-        .into_iter()
-        .find(|k| line.starts_with(k));
-        let Some(kind) = kind else { continue };
-        let m = match ranks.iter().position(|(r, _)| *r == rank) {
-            Some(p) => &mut ranks[p].1,
-            None => {
-                out.records.push(empty_memory(rank));
-                ranks.push((
-                    rank,
-                    Mem {
-                        record: out.records.len() - 1,
-                        ..Mem::default()
-                    },
-                ));
-                &mut ranks.last_mut().expect("just pushed").1
-            }
+        let Some(kind) = MEMORY_LINES.into_iter().find(|k| line.starts_with(k)) else {
+            continue;
         };
+        rank_mem(&mut ranks, &mut out.records, rank).read(n, kind, line)?;
+    }
+    for (rank, m) in &ranks {
+        m.finish(*rank, fraction, &mut out);
+    }
+    if let Some(f) = failure {
+        out.warnings.push(format!("start-up failed: {f}"));
+    }
+    Ok(out)
+}
+
+/// The `mem_fraction_static=F` of a line that sets it (not `None`), checked to be a fraction.
+fn mem_fraction(n: usize, line: &str) -> Result<Option<f64>, LineError> {
+    let Some(v) = field(line, "mem_fraction_static=").filter(|v| !v.starts_with("None")) else {
+        return Ok(None);
+    };
+    let v = v.trim_end_matches(')');
+    let f = num(n, "mem_fraction_static", v)?;
+    if !(0.0..=1.0).contains(&f) {
+        return Err(LineError::new(
+            n,
+            format!("mem_fraction_static `{v}`: expected a fraction in [0, 1]"),
+        ));
+    }
+    Ok(Some(f))
+}
+
+/// The start-up values of `rank`; a rank seen for the first time gets its (empty) record here.
+fn rank_mem<'a>(
+    ranks: &'a mut Vec<(Option<u32>, Mem)>,
+    records: &mut Vec<Record>,
+    rank: Option<u32>,
+) -> &'a mut Mem {
+    match ranks.iter().position(|(r, _)| *r == rank) {
+        Some(p) => &mut ranks[p].1,
+        None => {
+            records.push(empty_memory(rank));
+            ranks.push((
+                rank,
+                Mem {
+                    record: records.len() - 1,
+                    ..Mem::default()
+                },
+            ));
+            &mut ranks.last_mut().expect("just pushed").1
+        }
+    }
+}
+
+impl Mem {
+    /// A start-up line of kind `kind` (one of [`MEMORY_LINES`]), line number `n`.
+    fn read(&mut self, n: usize, kind: &str, line: &str) -> Result<(), LineError> {
+        let m = self;
         let need = |key: &str| {
             field(line, key)
                 .ok_or_else(|| LineError::new(n, format!("`{kind}` line without `{key}`: expected `{key}…`")))
@@ -175,8 +208,12 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
                 m.max_total.get_or_insert(v);
             }
         }
+        Ok(())
     }
-    for (rank, m) in &ranks {
+
+    /// The rank's warnings, and its record (at the place of its first memory line) filled in.
+    fn finish(&self, rank: Option<u32>, fraction: Option<f64>, out: &mut Parsed) {
+        let m = self;
         let who = rank.map_or("the log".to_string(), |r| format!("rank TP{r}"));
         if m.tokens.is_none() && m.max_total.is_none() {
             out.warnings.push(format!(
@@ -197,7 +234,7 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
         }
         out.records[m.record] = Record::EngineMemory {
             engine: "sglang".into(),
-            rank: *rank,
+            rank,
             mem_fraction_static: fraction,
             avail_before_load_gib: m.before,
             avail_after_load_gib: m.after,
@@ -212,10 +249,6 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             max_concurrency_request_tokens: None,
         };
     }
-    if let Some(f) = failure {
-        out.warnings.push(format!("start-up failed: {f}"));
-    }
-    Ok(out)
 }
 
 fn empty_memory(rank: Option<u32>) -> Record {

@@ -39,6 +39,47 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
     let mut idle = 0usize;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
+        let touched = m.read(n, line)?;
+        if touched && m.record.is_none() {
+            out.records.push(memory(&m));
+            m.record = Some(out.records.len() - 1);
+        }
+        if let Some(v) = field(line, "Avg generation throughput: ") {
+            match throughput(n, line, v)? {
+                Some(r) => out.records.push(r),
+                None => {
+                    idle += 1;
+                    continue;
+                }
+            }
+        }
+        if let Some(v) = field(line, "Mean acceptance length: ") {
+            let l = bounded(n, "Mean acceptance length", v, ACCEPT_LEN)?;
+            if let Some(Record::DecodeThroughput { accept_len, .. }) = out.records.last_mut() {
+                *accept_len = Some(l);
+            }
+        }
+    }
+    if let Some(r) = m.record {
+        out.records[r] = memory(&m);
+        if m.tokens.is_none() {
+            out.warnings
+                .push("the start-up stops before the `GPU KV cache size` line: KV tokens unknown".into());
+        }
+    }
+    if idle > 0 {
+        out.warnings.push(format!(
+            "{idle} idle throughput line(s) (Running: 0 reqs) skipped"
+        ));
+    }
+    Ok(out)
+}
+
+impl Mem {
+    /// The start-up values line `n` holds; whether it held one of the memory record's (the
+    /// utilization alone does not place the record).
+    fn read(&mut self, n: usize, line: &str) -> Result<bool, LineError> {
+        let m = self;
         let mut touched = false;
         for key in ["gpu_memory_utilization': ", "gpu_memory_utilization="] {
             if let Some(v) = field(line, key) {
@@ -70,58 +111,38 @@ pub(super) fn parse(text: &str) -> Result<Parsed, LineError> {
             m.concurrency.get_or_insert((len, c));
             touched = true;
         }
-        if touched && m.record.is_none() {
-            out.records.push(memory(&m));
-            m.record = Some(out.records.len() - 1);
-        }
-        if let Some(v) = field(line, "Avg generation throughput: ") {
-            let tok_s = bounded(
-                n,
-                "Avg generation throughput",
-                strip_unit(v, &["tokens/s"]),
-                TOK_S,
-            )?;
-            let running = field(line, "Running: ")
-                .ok_or_else(|| LineError::new(n, "throughput line without `Running: N reqs`"))?;
-            let running = int(n, "Running", strip_unit(running, &["reqs"]))?;
-            if running == 0 {
-                idle += 1;
-                continue;
-            }
-            out.records.push(Record::DecodeThroughput {
-                engine: "vllm".into(),
-                batch: u32::try_from(running)
-                    .map_err(|_| LineError::new(n, format!("Running {running}: too large")))?,
-                tok_s,
-                accept_len: None,
-                context_tokens: None,
-                tpot_ms: None,
-                ttft_ms: None,
-                input_len: None,
-                output_len: None,
-                measure: Some("decode".into()),
-            });
-        }
-        if let Some(v) = field(line, "Mean acceptance length: ") {
-            let l = bounded(n, "Mean acceptance length", v, ACCEPT_LEN)?;
-            if let Some(Record::DecodeThroughput { accept_len, .. }) = out.records.last_mut() {
-                *accept_len = Some(l);
-            }
-        }
+        Ok(touched)
     }
-    if let Some(r) = m.record {
-        out.records[r] = memory(&m);
-        if m.tokens.is_none() {
-            out.warnings
-                .push("the start-up stops before the `GPU KV cache size` line: KV tokens unknown".into());
-        }
+}
+
+/// A periodic throughput line (`v`, the text after `Avg generation throughput: `): its record,
+/// or `None` for an idle line (Running: 0).
+fn throughput(n: usize, line: &str, v: &str) -> Result<Option<Record>, LineError> {
+    let tok_s = bounded(
+        n,
+        "Avg generation throughput",
+        strip_unit(v, &["tokens/s"]),
+        TOK_S,
+    )?;
+    let running = field(line, "Running: ")
+        .ok_or_else(|| LineError::new(n, "throughput line without `Running: N reqs`"))?;
+    let running = int(n, "Running", strip_unit(running, &["reqs"]))?;
+    if running == 0 {
+        return Ok(None);
     }
-    if idle > 0 {
-        out.warnings.push(format!(
-            "{idle} idle throughput line(s) (Running: 0 reqs) skipped"
-        ));
-    }
-    Ok(out)
+    Ok(Some(Record::DecodeThroughput {
+        engine: "vllm".into(),
+        batch: u32::try_from(running)
+            .map_err(|_| LineError::new(n, format!("Running {running}: too large")))?,
+        tok_s,
+        accept_len: None,
+        context_tokens: None,
+        tpot_ms: None,
+        ttft_ms: None,
+        input_len: None,
+        output_len: None,
+        measure: Some("decode".into()),
+    }))
 }
 
 fn memory(m: &Mem) -> Record {

@@ -218,34 +218,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             seed,
             best_spec: true,
             ..
-        } => {
-            let mut s = match load(&scenario, err) {
-                Ok(s) => s,
-                Err(e) => return bad_input(err, &e),
-            };
-            if let Some(seed) = seed {
-                s.seed = seed;
-            }
-            match best_spec::search(&s) {
-                Ok(b) => {
-                    let text = if json {
-                        serde_json::to_string_pretty(&b).unwrap_or_default() + "\n"
-                    } else {
-                        best_spec::text(&b)
-                    };
-                    if write!(out, "{text}").is_err() {
-                        EXIT_FAILURE
-                    } else {
-                        0
-                    }
-                }
-                Err(e @ best_spec::BestSpecError::NoSpeculative) => bad_input(err, &e),
-                Err(e) => {
-                    let _ = writeln!(err, "internal error: {e}");
-                    EXIT_FAILURE
-                }
-            }
-        }
+        } => run_best_spec(&scenario, json, seed, out, err),
         Command::Run {
             scenario,
             json,
@@ -275,95 +248,22 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                 gpus,
                 env,
             };
-            let result = (|| {
-                let setup = src.setup()?;
-                let sizes = collective::parse_sizes(&sizes)?;
-                // Parsed here, reported after the other arguments (as the library did).
-                let op = collective::Op::parse(&op);
-                let req = match model.as_str() {
-                    "flow"
-                        if matches!(op, Ok(collective::Op::Allgather))
-                            && algo != "backend"
-                            && algo != "nccl" =>
-                    {
-                        return Err(collective::CmdError::Usage(format!(
-                            "--algo `{algo}` with --op allgather: all-gathers always run on NCCL (use nccl)"
-                        )));
-                    }
-                    "flow" => collective::parse_algo(&algo, setup.backend)?,
-                    "nccl-analytic" => tpsim::comm::Request::NcclAnalytic,
-                    other => {
-                        return Err(collective::CmdError::Usage(format!(
-                            "--model `{other}`: expected flow or nccl-analytic"
-                        )));
-                    }
-                };
-                let compare = compare.as_deref().map(|p| (p, compare_filter.as_deref()));
-                collective::run(&setup, op?, &sizes, req, compare)
-            })();
-            match result {
-                Ok(r) => {
-                    let written = if json {
-                        serde_json::to_string_pretty(&r)
-                            .map_err(std::io::Error::other)
-                            .and_then(|t| writeln!(out, "{t}"))
-                    } else {
-                        write!(out, "{}", collective::text(&r))
-                    };
-                    if written.is_err() { EXIT_FAILURE } else { 0 }
-                }
-                Err(e) => bad_input(err, &e),
-            }
+            let compare = compare.as_deref().map(|p| (p, compare_filter.as_deref()));
+            let result = collective_report(&src, &op, &sizes, &algo, &model, compare);
+            collective_output(result, json, out, err)
         }
         Command::Memory {
             scenario,
             json,
-            log,
+            log: _,
             against: Some(b_path),
-        } => match (load(&scenario, err), load(&b_path, err)) {
-            (Ok(a), Ok(b)) => {
-                let d = memory::delta(&memory::plan(&a), &memory::plan(&b));
-                let text = if json {
-                    serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
-                } else {
-                    memory::delta_text(&scenario.display().to_string(), &b_path.display().to_string(), &d)
-                };
-                let _ = log;
-                if write!(out, "{text}").is_err() {
-                    EXIT_FAILURE
-                } else {
-                    0
-                }
-            }
-            (Err(e), _) | (_, Err(e)) => bad_input(err, &e),
-        },
+        } => memory_against(&scenario, &b_path, json, out, err),
         Command::Memory {
             scenario,
             json,
             log,
             against: None,
-        } => match load(&scenario, err) {
-            Ok(s) => {
-                let p = memory::plan(&s);
-                let a = memory::answer(&s, &p);
-                let mut text = String::new();
-                if json {
-                    text = serde_json::to_string_pretty(&a).unwrap_or_default() + "\n";
-                } else {
-                    if log {
-                        text.push_str(&memory::log(&s, &p));
-                        text.push('\n');
-                    }
-                    text.push_str(&memory::text(&s, &a));
-                }
-                if write!(out, "{text}").is_err() {
-                    EXIT_FAILURE
-                } else {
-                    0
-                }
-            }
-            Err(e) => bad_input(err, &e),
-        },
+        } => memory_plan(&scenario, json, log, out, err),
         Command::Sweep(a) => sweep::run(&a, out, err),
         Command::Merge(a) => sweep::merge(&a, out, err),
         Command::Topo {
@@ -371,49 +271,193 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             hardware,
             gpus,
             env,
-        } => {
-            let src = collective::Source {
+        } => topo(
+            collective::Source {
                 scenario,
                 hardware,
                 profile: None,
                 gpus,
                 env,
-            };
-            match src.setup() {
-                Ok(setup) => {
-                    let _ = write!(out, "{}", collective::topo_text(&setup));
-                    0
-                }
-                Err(e) => bad_input(err, &e),
-            }
-        }
-        Command::Diff { a, b, json } => match diff::diff(&a, &b) {
-            Ok(d) => {
-                for (file, r) in [(&a, &d.a), (&b, &d.b)] {
-                    warn(err, file, &r.warnings);
-                }
-                let text = if json {
-                    serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
-                } else {
-                    diff::text(&d)
-                };
-                if write!(out, "{text}").is_err() {
-                    EXIT_FAILURE
-                } else {
-                    0
-                }
-            }
-            Err(e @ diff::DiffError::Scenario(_)) => bad_input(err, &e),
-            Err(e) => {
-                let _ = writeln!(err, "internal error: {e}");
-                EXIT_FAILURE
-            }
-        },
+            },
+            out,
+            err,
+        ),
+        Command::Diff { a, b, json } => diff_scenarios(&a, &b, json, out, err),
         Command::Regress {
             update,
             baselines,
             root,
         } => regress::run(update, baselines, root, out, err),
+    }
+}
+
+/// Writes `text` to `out`: exit code 0, or [`EXIT_FAILURE`] when it cannot be written.
+fn emit(out: &mut dyn Write, text: &str) -> i32 {
+    if write!(out, "{text}").is_err() {
+        EXIT_FAILURE
+    } else {
+        0
+    }
+}
+
+/// `tpsim run --best-spec`.
+fn run_best_spec(
+    scenario: &Path,
+    json: bool,
+    seed: Option<u64>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut s = match load(scenario, err) {
+        Ok(s) => s,
+        Err(e) => return bad_input(err, &e),
+    };
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
+    match best_spec::search(&s) {
+        Ok(b) => {
+            let text = if json {
+                serde_json::to_string_pretty(&b).unwrap_or_default() + "\n"
+            } else {
+                best_spec::text(&b)
+            };
+            emit(out, &text)
+        }
+        Err(e @ best_spec::BestSpecError::NoSpeculative) => bad_input(err, &e),
+        Err(e) => {
+            let _ = writeln!(err, "internal error: {e}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+/// `tpsim collective`: the box, the sizes, the operation and the request, then the simulation.
+fn collective_report(
+    src: &collective::Source,
+    op: &str,
+    sizes: &str,
+    algo: &str,
+    model: &str,
+    compare: Option<(&Path, Option<&str>)>,
+) -> Result<collective::Report, collective::CmdError> {
+    let setup = src.setup()?;
+    let sizes = collective::parse_sizes(sizes)?;
+    // Parsed here, reported after the other arguments (as the library did).
+    let op = collective::Op::parse(op);
+    let req = match model {
+        "flow" if matches!(op, Ok(collective::Op::Allgather)) && algo != "backend" && algo != "nccl" => {
+            return Err(collective::CmdError::Usage(format!(
+                "--algo `{algo}` with --op allgather: all-gathers always run on NCCL (use nccl)"
+            )));
+        }
+        "flow" => collective::parse_algo(algo, setup.backend)?,
+        "nccl-analytic" => tpsim::comm::Request::NcclAnalytic,
+        other => {
+            return Err(collective::CmdError::Usage(format!(
+                "--model `{other}`: expected flow or nccl-analytic"
+            )));
+        }
+    };
+    collective::run(&setup, op?, &sizes, req, compare)
+}
+
+/// Prints `tpsim collective`'s report (or its error).
+fn collective_output(
+    result: Result<collective::Report, collective::CmdError>,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    match result {
+        Ok(r) => {
+            let written = if json {
+                serde_json::to_string_pretty(&r)
+                    .map_err(std::io::Error::other)
+                    .and_then(|t| writeln!(out, "{t}"))
+            } else {
+                write!(out, "{}", collective::text(&r))
+            };
+            if written.is_err() { EXIT_FAILURE } else { 0 }
+        }
+        Err(e) => bad_input(err, &e),
+    }
+}
+
+/// `tpsim memory A --against B`: the change in the memory plan from A to B.
+fn memory_against(
+    scenario: &Path,
+    b_path: &Path,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    match (load(scenario, err), load(b_path, err)) {
+        (Ok(a), Ok(b)) => {
+            let d = memory::delta(&memory::plan(&a), &memory::plan(&b));
+            let text = if json {
+                serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
+            } else {
+                memory::delta_text(&scenario.display().to_string(), &b_path.display().to_string(), &d)
+            };
+            emit(out, &text)
+        }
+        (Err(e), _) | (_, Err(e)) => bad_input(err, &e),
+    }
+}
+
+/// `tpsim memory`: the scenario's memory plan (after the engine's log with `--log`).
+fn memory_plan(scenario: &Path, json: bool, log: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match load(scenario, err) {
+        Ok(s) => {
+            let p = memory::plan(&s);
+            let a = memory::answer(&s, &p);
+            let mut text = String::new();
+            if json {
+                text = serde_json::to_string_pretty(&a).unwrap_or_default() + "\n";
+            } else {
+                if log {
+                    text.push_str(&memory::log(&s, &p));
+                    text.push('\n');
+                }
+                text.push_str(&memory::text(&s, &a));
+            }
+            emit(out, &text)
+        }
+        Err(e) => bad_input(err, &e),
+    }
+}
+
+/// `tpsim topo`: the box's PCIe tree and NCCL's view of it.
+fn topo(src: collective::Source, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match src.setup() {
+        Ok(setup) => {
+            let _ = write!(out, "{}", collective::topo_text(&setup));
+            0
+        }
+        Err(e) => bad_input(err, &e),
+    }
+}
+
+/// `tpsim diff A B`.
+fn diff_scenarios(a: &Path, b: &Path, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match diff::diff(a, b) {
+        Ok(d) => {
+            for (file, r) in [(a, &d.a), (b, &d.b)] {
+                warn(err, file, &r.warnings);
+            }
+            let text = if json {
+                serde_json::to_string_pretty(&d).unwrap_or_default() + "\n"
+            } else {
+                diff::text(&d)
+            };
+            emit(out, &text)
+        }
+        Err(e @ diff::DiffError::Scenario(_)) => bad_input(err, &e),
+        Err(e) => {
+            let _ = writeln!(err, "internal error: {e}");
+            EXIT_FAILURE
+        }
     }
 }
 

@@ -10,6 +10,30 @@ use tpsim_model::units::Bytes;
 /// The human-readable report.
 pub fn text(r: &RunReport) -> String {
     let mut o = String::new();
+    header_text(&mut o, r);
+    memory_text(&mut o, &r.scenario, &r.memory);
+    if r.verdict == EngineVerdict::Rejected {
+        rejected_text(&mut o, r);
+    }
+    match &r.throughput {
+        Some(t) => decode_text(&mut o, r, t),
+        None => {
+            let _ = writeln!(
+                o,
+                "Decode: none — {} (see the verdict above): no token is decoded, so there is no throughput",
+                verdict_words(r.verdict)
+            );
+            let _ = writeln!(o);
+        }
+    }
+    collectives_text(&mut o, &r.collectives);
+    floor_text(&mut o, &r.floor);
+    fitted_text(&mut o, &r.fitted_constants);
+    o
+}
+
+/// The header: version, file, hardware, model and engine, speculative decoding, workload.
+fn header_text(o: &mut String, r: &RunReport) {
     let sc = &r.scenario;
     let _ = writeln!(o, "tpsim {} — {}", r.tpsim_version, sc.file);
     let _ = writeln!(o, "  hardware  {} ({} GPUs)", sc.hardware, sc.gpus);
@@ -31,7 +55,10 @@ pub fn text(r: &RunReport) -> String {
         sc.concurrency, sc.num_requests, sc.prompt_len_dist, sc.output_len_dist, sc.seed
     );
     let _ = writeln!(o);
-    let m = &r.memory;
+}
+
+/// The memory section: the engine's rules, the figures, the warnings and the verdict.
+fn memory_text(o: &mut String, sc: &ScenarioSummary, m: &MemoryReport) {
     if sc.engine.starts_with("vllm") {
         let _ = writeln!(o, "Memory (per GPU, vLLM v1 rules)");
         let _ = writeln!(
@@ -103,32 +130,27 @@ pub fn text(r: &RunReport) -> String {
         let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     let _ = writeln!(o);
-    if r.verdict == EngineVerdict::Rejected {
-        let _ = writeln!(
-            o,
-            "Requests: rejected — the workload's longest request ({} prompt + {} output tokens) is refused by the engine:",
-            max_of(&sc.prompt_len_dist),
-            max_of(&sc.output_len_dist)
-        );
-        let _ = writeln!(
-            o,
-            "  the engine would answer: {}",
-            r.error.as_deref().unwrap_or("")
-        );
-        let _ = writeln!(o);
-    }
-    match &r.throughput {
-        Some(t) => decode_text(&mut o, r, t),
-        None => {
-            let _ = writeln!(
-                o,
-                "Decode: none — {} (see the verdict above): no token is decoded, so there is no throughput",
-                verdict_words(r.verdict)
-            );
-            let _ = writeln!(o);
-        }
-    }
-    let c = &r.collectives;
+}
+
+/// The requests section of an engine that rejects the workload's longest request.
+fn rejected_text(o: &mut String, r: &RunReport) {
+    let sc = &r.scenario;
+    let _ = writeln!(
+        o,
+        "Requests: rejected — the workload's longest request ({} prompt + {} output tokens) is refused by the engine:",
+        max_of(&sc.prompt_len_dist),
+        max_of(&sc.output_len_dist)
+    );
+    let _ = writeln!(
+        o,
+        "  the engine would answer: {}",
+        r.error.as_deref().unwrap_or("")
+    );
+    let _ = writeln!(o);
+}
+
+/// The collectives section: the backend and path, the decode (q/k-norm, verify) allreduces.
+fn collectives_text(o: &mut String, c: &Collectives) {
     let nccl_path = format!("NCCL over {} (P2P level {})", c.transport, c.p2p_level);
     let staged = if c.staged_peer_loads {
         "; kernel peer loads staged through system memory"
@@ -179,7 +201,10 @@ pub fn text(r: &RunReport) -> String {
     for warning in &c.warnings {
         let _ = writeln!(o, "  warning: {warning}");
     }
-    let fl = &r.floor;
+}
+
+/// The floor line: what reading the weights and KV, and the allreduce round trips, cost at least.
+fn floor_text(o: &mut String, fl: &Floor) {
     let gap = fl
         .gap
         .map_or_else(String::new, |g| format!(", prediction {g:.2}× the floor"));
@@ -194,7 +219,11 @@ pub fn text(r: &RunReport) -> String {
         fl.tpot_ms,
     );
     let _ = writeln!(o);
-    if r.fitted_constants.is_empty() {
+}
+
+/// The fitted constants the prediction used, with how to refit each.
+fn fitted_text(o: &mut String, fitted: &[FittedUse]) {
+    if fitted.is_empty() {
         let _ = writeln!(
             o,
             "Fitted constants used: none (every parameter is a datasheet fact, derived from facts, or assumed; see the preset)"
@@ -204,7 +233,7 @@ pub fn text(r: &RunReport) -> String {
             o,
             "Fitted constants used (agreement with their own rows is consistency, not accuracy):"
         );
-        for f in &r.fitted_constants {
+        for f in fitted {
             let unit = if f.unit.is_empty() {
                 String::new()
             } else {
@@ -214,7 +243,6 @@ pub fn text(r: &RunReport) -> String {
             let _ = writeln!(o, "    refit: {}", f.refit);
         }
     }
-    o
 }
 
 /// The largest value of a length distribution as the report writes it ("1024" or "512..=2048").
