@@ -29,6 +29,7 @@ pub fn text(r: &RunReport) -> String {
     collectives_text(&mut o, &r.collectives);
     floor_text(&mut o, &r.floor);
     fitted_text(&mut o, &r.fitted_constants);
+    model_checks_text(&mut o, &r.scenario.engine, &r.model_checks);
     o
 }
 
@@ -241,6 +242,33 @@ fn fitted_text(o: &mut String, fitted: &[FittedUse]) {
             };
             let _ = writeln!(o, "  - {} = {}{unit}: fitted to {}", f.name, f.value, f.rows);
             let _ = writeln!(o, "    refit: {}", f.refit);
+        }
+    }
+}
+
+/// What of the model tpsim reproduces under this engine and what checks it (book: Model coverage).
+fn model_checks_text(o: &mut String, engine: &str, m: &ModelChecks) {
+    let e = &m.engine;
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "Model coverage ({:?}: {}; {engine}): weights {}, KV cell {}, pool {}, cost {}",
+        m.architecture,
+        m.families,
+        e.weights.as_str(),
+        e.kv_cell.as_str(),
+        e.pool.as_str(),
+        e.cost.as_str()
+    );
+    if e.checks.is_empty() {
+        let _ = writeln!(
+            o,
+            "  checked by: no public start-up log or measurement of this architecture under this engine; \
+             tpsim follows the engine's code, unverified"
+        );
+    } else {
+        for c in e.checks {
+            let _ = writeln!(o, "  checked by: {} (test {})", c.source, c.test);
         }
     }
 }
