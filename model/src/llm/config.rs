@@ -378,85 +378,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         .unwrap_or_else(|| arch_name.to_string());
 
     // Multimodal wrapper: the language model lives in `text_config`.
-    let (text, has_vision, vision) = if matches!(arch, Architecture::KimiK25 | Architecture::KimiVl) {
-        let text = cfg
-            .text_config
-            .as_deref()
-            .ok_or_else(|| ModelError::MissingField {
-                field: "text_config".into(),
-                architecture: arch_name.into(),
-            })?;
-        let text_hidden = text.hidden_size;
-        // Without a `vision_config`, Kimi-K2.5's published MoonViT sizes are assumed (flagged).
-        let vision = Some(VisionTower::from_json(
-            cfg.vision_config.as_ref().unwrap_or(&serde_json::Value::Null),
-            text_hidden.unwrap_or(0),
-        ));
-        (text, true, vision)
-    } else if arch_name == "Qwen3_5MoeForConditionalGeneration" {
-        // Same wrapper layout as Kimi-K2.5: the language model is `text_config`. Its vision tower is
-        // not modelled (documented in the preset README).
-        let text = cfg
-            .text_config
-            .as_deref()
-            .ok_or_else(|| ModelError::MissingField {
-                field: "text_config".into(),
-                architecture: arch_name.into(),
-            })?;
-        (text, false, None)
-    } else if arch == Architecture::Qwen35Moe {
-        (cfg.text_config.as_deref().unwrap_or(cfg), false, None)
-    } else if arch == Architecture::Qwen25Vl {
-        // h3: the published Qwen2.5-VL files keep the text keys at the top level; transformers ≥ 4.53
-        // re-saves them under `text_config`. Either is read (SGLang `hf_text_config`).
-        let text = cfg.text_config.as_deref().unwrap_or(cfg);
-        let tower = super::vlm::qwen_vit(
-            cfg.vision_config.as_ref(),
-            text.hidden_size.unwrap_or(0),
-            arch_name,
-        )?;
-        (text, true, Some(tower))
-    } else if arch == Architecture::Mistral3 {
-        // h3: Mistral-3 = Pixtral ViT + patch-merger projector + a Mistral (Llama-layout) text tower.
-        let text = cfg
-            .text_config
-            .as_deref()
-            .ok_or_else(|| ModelError::MissingField {
-                field: "text_config".into(),
-                architecture: arch_name.into(),
-            })?;
-        let tower = super::vlm::pixtral(cfg, text.hidden_size.unwrap_or(0), arch_name)?;
-        (text, true, Some(tower))
-    } else if arch == Architecture::Mllama {
-        // h3: Llama-3.2-Vision: text tower (self- and cross-attention layers) in `text_config`.
-        let text = cfg
-            .text_config
-            .as_deref()
-            .ok_or_else(|| ModelError::MissingField {
-                field: "text_config".into(),
-                architecture: arch_name.into(),
-            })?;
-        let tower = super::vlm::mllama(
-            cfg.vision_config.as_ref(),
-            text.hidden_size.unwrap_or(0),
-            arch_name,
-        )?;
-        (text, true, Some(tower))
-    } else if arch_name == "Gemma3ForConditionalGeneration" || arch == Architecture::Llama4 {
-        // Local/global attention families (issue #16): text_config + a SigLIP / Llama-4 vision tower.
-        let text = cfg
-            .text_config
-            .as_deref()
-            .ok_or_else(|| ModelError::MissingField {
-                field: "text_config".into(),
-                architecture: arch_name.into(),
-            })?;
-        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
-        let v = super::local_attention::vision_tower(arch, cfg.vision_config.as_ref(), th, arch_name)?;
-        (text, true, Some(v))
-    } else {
-        (cfg, false, None)
-    };
+    let (text, has_vision, vision) = text_and_vision(cfg, arch, arch_name)?;
     let an = arch_name;
 
     let hidden = req(text.hidden_size, "hidden_size", an)?;
@@ -477,247 +399,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         expected: "fewer than 2^32 layers".into(),
     })?;
 
-    let mla = is_deepseek_mla(arch);
-    let (attention, kv_heads, head_dim) = if mla {
-        let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
-        let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
-        let qk_rope_head_dim = req(text.qk_rope_head_dim, "qk_rope_head_dim", an)?;
-        let v_head_dim = req(text.v_head_dim, "v_head_dim", an)?;
-        let q_lora_rank = match opt(text.q_lora_rank, "q_lora_rank", true)? {
-            Some(0) => None,
-            other => other,
-        };
-        (
-            Attention::Mla {
-                q_lora_rank,
-                kv_lora_rank,
-                qk_nope_head_dim,
-                qk_rope_head_dim,
-                v_head_dim,
-            },
-            heads,
-            qk_nope_head_dim + qk_rope_head_dim,
-        )
-    } else {
-        let kv_heads = opt(text.num_key_value_heads, "num_key_value_heads", false)?.unwrap_or(heads);
-        if !heads.is_multiple_of(kv_heads) {
-            return Err(ModelError::InvalidField {
-                field: "num_key_value_heads".into(),
-                value: kv_heads.to_string(),
-                expected: format!("a divisor of num_attention_heads ({heads})"),
-            });
-        }
-        let head_dim = match opt(text.head_dim, "head_dim", false)? {
-            Some(d) => d,
-            None if hidden.is_multiple_of(heads) => hidden / heads,
-            None => {
-                return Err(ModelError::MissingField {
-                    field: "head_dim (hidden_size is not a multiple of num_attention_heads)".into(),
-                    architecture: an.into(),
-                });
-            }
-        };
-        (
-            Attention::Gqa {
-                heads,
-                kv_heads,
-                head_dim,
-            },
-            kv_heads,
-            head_dim,
-        )
-    };
+    let (attention, kv_heads, head_dim) = attention_of(text, arch, hidden, heads, an)?;
 
     // Feed-forward, layer by layer.
-    let (layers, moe, dense_intermediate, first_k_dense_replace) = match arch {
-        a if a == Architecture::Glm4Moe || is_deepseek_mla(a) => {
-            let dense = req(text.intermediate_size, "intermediate_size", an)?;
-            let e = req(text.n_routed_experts, "n_routed_experts", an)?;
-            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
-            let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
-            let shared = opt(text.n_shared_experts, "n_shared_experts", true)?.ok_or_else(|| {
-                ModelError::MissingField {
-                    field: "n_shared_experts".into(),
-                    architecture: an.into(),
-                }
-            })?;
-            let first_k = text
-                .first_k_dense_replace
-                .ok_or_else(|| ModelError::MissingField {
-                    field: "first_k_dense_replace".into(),
-                    architecture: an.into(),
-                })?;
-            let freq = text.moe_layer_freq.unwrap_or(1).max(1);
-            check_k(k, e)?;
-            let shape = MoeShape {
-                n_routed_experts: e,
-                num_experts_per_tok: k,
-                moe_intermediate: mi,
-                n_shared_experts: shared,
-            };
-            let layers = (0..num_layers)
-                .map(|i| {
-                    if i >= first_k && i.is_multiple_of(freq) {
-                        Ffn::Moe(shape)
-                    } else {
-                        Ffn::Dense { intermediate: dense }
-                    }
-                })
-                .collect();
-            (layers, Some(shape), dense, first_k.min(num_layers) as u32)
-        }
-        // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
-        // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
-        // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
-        Architecture::Qwen3Moe | Architecture::Qwen2Moe => {
-            let e = req(text.num_experts, "num_experts", an)?;
-            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
-            let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
-            check_k(k, e)?;
-            let step = text.decoder_sparse_step.unwrap_or(1).max(1);
-            let dense_only = text.mlp_only_layers.clone().unwrap_or_default();
-            let dense = text.intermediate_size.unwrap_or(0);
-            let n_shared = if arch == Architecture::Qwen2Moe {
-                qwen2_moe_shared(text, mi)?
-            } else {
-                0
-            };
-            let shape = MoeShape {
-                n_routed_experts: e,
-                num_experts_per_tok: k,
-                moe_intermediate: mi,
-                n_shared_experts: n_shared,
-            };
-            let mut layers = Vec::new();
-            for i in 0..num_layers {
-                if !dense_only.contains(&i) && (i + 1).is_multiple_of(step) {
-                    layers.push(Ffn::Moe(shape));
-                } else {
-                    // A dense layer needs its width.
-                    let d = req(text.intermediate_size, "intermediate_size", an)?;
-                    layers.push(Ffn::Dense { intermediate: d });
-                }
-            }
-            let first_k = layers
-                .iter()
-                .take_while(|l| matches!(l, Ffn::Dense { .. }))
-                .count() as u32;
-            (layers, Some(shape), dense, first_k)
-        }
-        Architecture::Qwen35Moe => {
-            let e = req(text.num_experts, "num_experts", an)?;
-            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
-            let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
-            let si = req(
-                text.shared_expert_intermediate_size,
-                "shared_expert_intermediate_size",
-                an,
-            )?;
-            check_k(k, e)?;
-            if !si.is_multiple_of(mi) {
-                return Err(ModelError::InvalidField {
-                    field: "shared_expert_intermediate_size".into(),
-                    value: si.to_string(),
-                    expected: format!("a multiple of moe_intermediate_size ({mi})"),
-                });
-            }
-            let shape = MoeShape {
-                n_routed_experts: e,
-                num_experts_per_tok: k,
-                moe_intermediate: mi,
-                n_shared_experts: si / mi,
-            };
-            // Every layer is sparse (SGLang `qwen3_next.py`: `is_layer_sparse = True`).
-            let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
-            (layers, Some(shape), text.intermediate_size.unwrap_or(0), 0)
-        }
-        // MiniMax-M2: every layer is MoE; `intermediate_size` is the expert width (SGLang
-        // `minimax_m2.py` builds `FusedMoE(intermediate_size=config.intermediate_size)`, no dense MLP).
-        // gpt-oss: the same, no shared expert (vLLM `models/gpt_oss.py` `MLPBlock`:
-        // `FusedMoE(num_experts=num_local_experts, top_k=num_experts_per_tok,
-        // intermediate_size=intermediate_size)`).
-        Architecture::MiniMaxM2 | Architecture::GptOss => {
-            let e = req(text.num_local_experts, "num_local_experts", an)?;
-            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
-            let mi = req(text.intermediate_size, "intermediate_size", an)?;
-            check_k(k, e)?;
-            if let Some(s) = text
-                .shared_intermediate_size
-                .filter(|&s| s != 0 && arch == Architecture::MiniMaxM2)
-            {
-                return Err(ModelError::InvalidField {
-                    field: "shared_intermediate_size".into(),
-                    value: s.to_string(),
-                    expected: "0 (MiniMax-M2 has no shared expert; SGLang's minimax_m2.py builds none)"
-                        .into(),
-                });
-            }
-            let shape = MoeShape {
-                n_routed_experts: e,
-                num_experts_per_tok: k,
-                moe_intermediate: mi,
-                n_shared_experts: 0,
-            };
-            (
-                (0..num_layers).map(|_| Ffn::Moe(shape)).collect(),
-                Some(shape),
-                0,
-                0,
-            )
-        }
-        // Local/global attention families (issue #16): Mixtral (every layer MoE, experts of
-        // `intermediate_size`, SGLang `mixtral.py` `MixtralMoE`) and Llama-4 (MoE iff (i + 1) %
-        // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
-        // of `intermediate_size_mlp`: SGLang `llama4.py` `_is_moe_layer`, `Llama4MoE.shared_expert`).
-        Architecture::Mixtral | Architecture::Llama4 => {
-            let e = req(text.num_local_experts, "num_local_experts", an)?;
-            let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
-            let mi = req(text.intermediate_size, "intermediate_size", an)?;
-            check_k(k, e)?;
-            let llama4 = arch == Architecture::Llama4;
-            let shape = MoeShape {
-                n_routed_experts: e,
-                num_experts_per_tok: k,
-                moe_intermediate: mi,
-                n_shared_experts: u64::from(llama4),
-            };
-            let step = if llama4 {
-                req(text.interleave_moe_layer_step, "interleave_moe_layer_step", an)?
-            } else {
-                1
-            };
-            let dense = if step > 1 {
-                req(text.intermediate_size_mlp, "intermediate_size_mlp", an)?
-            } else {
-                0
-            };
-            let layers: Vec<Ffn> = (0..num_layers)
-                .map(|i| {
-                    if (i + 1).is_multiple_of(step) {
-                        Ffn::Moe(shape)
-                    } else {
-                        Ffn::Dense { intermediate: dense }
-                    }
-                })
-                .collect();
-            let first_k = layers
-                .iter()
-                .take_while(|l| matches!(l, Ffn::Dense { .. }))
-                .count() as u32;
-            (layers, Some(shape), dense, first_k)
-        }
-        _ => {
-            let dense = req(text.intermediate_size, "intermediate_size", an)?;
-            (
-                (0..num_layers)
-                    .map(|_| Ffn::Dense { intermediate: dense })
-                    .collect(),
-                None,
-                dense,
-                num_layers_u32,
-            )
-        }
-    };
+    let (layers, moe, dense_intermediate, first_k_dense_replace) =
+        feed_forward(text, arch, num_layers, num_layers_u32, an)?;
 
     let eagle3 = if arch == Architecture::Eagle3Llama {
         Some(Eagle3 {
@@ -728,79 +414,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         None
     };
 
-    let attention_bias = match arch {
-        // gpt-oss: `QKVParallelLinear` / `RowParallelLinear` with their default bias (vLLM `gpt_oss.py`).
-        Architecture::Qwen2 | Architecture::GptOss => true,
-        // h3: Qwen2.5-VL's text tower is Qwen2 (bias on q/k/v); Qwen2-MoE reads `qkv_bias`, default
-        // true (SGLang 0.5.9 `qwen2_moe.py`); GLM/GLM-4 read `attention_bias`.
-        Architecture::Qwen25Vl | Architecture::Qwen2Moe => true,
-        _ => text.attention_bias.unwrap_or(false),
-    };
-    let qk_norm = match arch {
-        Architecture::Qwen3 | Architecture::Qwen3Moe | Architecture::Qwen35Moe => true,
-        // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.
-        Architecture::Gemma3 => true,
-        Architecture::Llama4 => false,
-        _ => text.use_qk_norm.unwrap_or(false),
-    };
-    let (mixers, linear_attention) = if arch == Architecture::Qwen35Moe {
-        (
-            hybrid_mixers(text, num_layers, an)?,
-            Some(gated_delta_net(text, an)?),
-        )
-    } else {
-        (Vec::new(), None)
-    };
-    // Sliding-window / chunked local layers (`local_attention`; gpt-oss included).
-    let local = matches!(
-        arch,
-        Architecture::GptOss
-            | Architecture::Gemma
-            | Architecture::Gemma2
-            | Architecture::Gemma3
-            | Architecture::Mistral
-            | Architecture::Mixtral
-            | Architecture::Llama4
-    );
-    let (mixers, sliding_window, attention_chunk_size) = if !local {
-        let n = num_layers_u32 as usize;
-        (
-            if mixers.is_empty() {
-                vec![Mixer::Attention; n]
-            } else {
-                mixers
-            },
-            None,
-            None,
-        )
-    } else {
-        if arch == Architecture::GptOss {
-            req(text.sliding_window, "sliding_window", an)?;
-        }
-        super::local_attention::mixers(arch, text, num_layers, an)?
-    };
+    let (attention_bias, qk_norm, qk_norm_full_width, routing_bias) = biases_and_norms(text, arch)?;
+    let (mixers, linear_attention, sliding_window, attention_chunk_size) =
+        mixers_of(text, arch, num_layers, num_layers_u32, an)?;
     let nope_layers = super::local_attention::nope_layers(arch, text, num_layers)?;
     let attn_output_gate = arch == Architecture::Qwen35Moe && text.attn_output_gate.unwrap_or(true);
-    // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
-    // by the engine ("Unsupported qk_norm_type").
-    let qk_norm_full_width = arch == Architecture::MiniMaxM2 && qk_norm;
-    if qk_norm_full_width && let Some(t) = text.qk_norm_type.as_deref().filter(|t| *t != "per_layer") {
-        return Err(ModelError::InvalidField {
-            field: "qk_norm_type".into(),
-            value: t.into(),
-            expected: "\"per_layer\" (the only type SGLang's minimax_m2.py supports)".into(),
-        });
-    }
-    // fp32 `e_score_correction_bias` beside the router: DeepSeek/GLM noaux_tc routing always,
-    // MiniMax-M2 when `use_routing_bias` (SGLang default false).
-    let routing_bias = match arch {
-        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => true,
-        // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
-        a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
-        Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
-        _ => false,
-    };
-
     let spec = ModelSpec {
         name,
         arch,
@@ -862,6 +480,466 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         });
     }
     Ok(spec)
+}
+
+/// The language model's config (`text_config` of a multimodal wrapper, else the config itself), whether
+/// the model has a vision tower, and the tower.
+fn text_and_vision<'a>(
+    cfg: &'a ModelConfig,
+    arch: Architecture,
+    arch_name: &str,
+) -> Result<(&'a ModelConfig, bool, Option<VisionTower>), ModelError> {
+    Ok(if matches!(arch, Architecture::KimiK25 | Architecture::KimiVl) {
+        let text = required_text_config(cfg, arch_name)?;
+        let text_hidden = text.hidden_size;
+        // Without a `vision_config`, Kimi-K2.5's published MoonViT sizes are assumed (flagged).
+        let vision = Some(VisionTower::from_json(
+            cfg.vision_config.as_ref().unwrap_or(&serde_json::Value::Null),
+            text_hidden.unwrap_or(0),
+        ));
+        (text, true, vision)
+    } else if arch_name == "Qwen3_5MoeForConditionalGeneration" {
+        // Same wrapper layout as Kimi-K2.5: the language model is `text_config`. Its vision tower is
+        // not modelled (documented in the preset README).
+        let text = required_text_config(cfg, arch_name)?;
+        (text, false, None)
+    } else if arch == Architecture::Qwen35Moe {
+        (cfg.text_config.as_deref().unwrap_or(cfg), false, None)
+    } else if arch == Architecture::Qwen25Vl {
+        // h3: the published Qwen2.5-VL files keep the text keys at the top level; transformers ≥ 4.53
+        // re-saves them under `text_config`. Either is read (SGLang `hf_text_config`).
+        let text = cfg.text_config.as_deref().unwrap_or(cfg);
+        let tower = super::vlm::qwen_vit(
+            cfg.vision_config.as_ref(),
+            text.hidden_size.unwrap_or(0),
+            arch_name,
+        )?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Mistral3 {
+        // h3: Mistral-3 = Pixtral ViT + patch-merger projector + a Mistral (Llama-layout) text tower.
+        let text = required_text_config(cfg, arch_name)?;
+        let tower = super::vlm::pixtral(cfg, text.hidden_size.unwrap_or(0), arch_name)?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Mllama {
+        // h3: Llama-3.2-Vision: text tower (self- and cross-attention layers) in `text_config`.
+        let text = required_text_config(cfg, arch_name)?;
+        let tower = super::vlm::mllama(
+            cfg.vision_config.as_ref(),
+            text.hidden_size.unwrap_or(0),
+            arch_name,
+        )?;
+        (text, true, Some(tower))
+    } else if arch_name == "Gemma3ForConditionalGeneration" || arch == Architecture::Llama4 {
+        // Local/global attention families (issue #16): text_config + a SigLIP / Llama-4 vision tower.
+        let text = required_text_config(cfg, arch_name)?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let v = super::local_attention::vision_tower(arch, cfg.vision_config.as_ref(), th, arch_name)?;
+        (text, true, Some(v))
+    } else {
+        (cfg, false, None)
+    })
+}
+
+/// `text_config`, which `arch_name` requires.
+fn required_text_config<'a>(cfg: &'a ModelConfig, arch_name: &str) -> Result<&'a ModelConfig, ModelError> {
+    cfg.text_config
+        .as_deref()
+        .ok_or_else(|| ModelError::MissingField {
+            field: "text_config".into(),
+            architecture: arch_name.into(),
+        })
+}
+
+/// The attention layout, KV heads and head width (MLA for the DeepSeek family, GQA otherwise).
+fn attention_of(
+    text: &ModelConfig,
+    arch: Architecture,
+    hidden: u64,
+    heads: u64,
+    an: &str,
+) -> Result<(Attention, u64, u64), ModelError> {
+    let mla = is_deepseek_mla(arch);
+    Ok(if mla {
+        let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
+        let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
+        let qk_rope_head_dim = req(text.qk_rope_head_dim, "qk_rope_head_dim", an)?;
+        let v_head_dim = req(text.v_head_dim, "v_head_dim", an)?;
+        let q_lora_rank = match opt(text.q_lora_rank, "q_lora_rank", true)? {
+            Some(0) => None,
+            other => other,
+        };
+        (
+            Attention::Mla {
+                q_lora_rank,
+                kv_lora_rank,
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+            },
+            heads,
+            qk_nope_head_dim + qk_rope_head_dim,
+        )
+    } else {
+        let kv_heads = opt(text.num_key_value_heads, "num_key_value_heads", false)?.unwrap_or(heads);
+        if !heads.is_multiple_of(kv_heads) {
+            return Err(ModelError::InvalidField {
+                field: "num_key_value_heads".into(),
+                value: kv_heads.to_string(),
+                expected: format!("a divisor of num_attention_heads ({heads})"),
+            });
+        }
+        let head_dim = match opt(text.head_dim, "head_dim", false)? {
+            Some(d) => d,
+            None if hidden.is_multiple_of(heads) => hidden / heads,
+            None => {
+                return Err(ModelError::MissingField {
+                    field: "head_dim (hidden_size is not a multiple of num_attention_heads)".into(),
+                    architecture: an.into(),
+                });
+            }
+        };
+        (
+            Attention::Gqa {
+                heads,
+                kv_heads,
+                head_dim,
+            },
+            kv_heads,
+            head_dim,
+        )
+    })
+}
+
+/// The feed-forward block of each layer, the MoE shape, the dense MLP width and the leading dense
+/// layers, by family.
+fn feed_forward(
+    text: &ModelConfig,
+    arch: Architecture,
+    num_layers: u64,
+    num_layers_u32: u32,
+    an: &str,
+) -> Result<FeedForward, ModelError> {
+    Ok(match arch {
+        a if a == Architecture::Glm4Moe || is_deepseek_mla(a) => deepseek_style_ffn(text, num_layers, an)?,
+        // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
+        // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
+        // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
+        Architecture::Qwen3Moe | Architecture::Qwen2Moe => qwen_moe_ffn(text, arch, num_layers, an)?,
+        Architecture::Qwen35Moe => qwen35_ffn(text, num_layers, an)?,
+        // MiniMax-M2: every layer is MoE; `intermediate_size` is the expert width (SGLang
+        // `minimax_m2.py` builds `FusedMoE(intermediate_size=config.intermediate_size)`, no dense MLP).
+        // gpt-oss: the same, no shared expert (vLLM `models/gpt_oss.py` `MLPBlock`:
+        // `FusedMoE(num_experts=num_local_experts, top_k=num_experts_per_tok,
+        // intermediate_size=intermediate_size)`).
+        Architecture::MiniMaxM2 | Architecture::GptOss => all_moe_ffn(text, arch, num_layers, an)?,
+        // Local/global attention families (issue #16): Mixtral (every layer MoE, experts of
+        // `intermediate_size`, SGLang `mixtral.py` `MixtralMoE`) and Llama-4 (MoE iff (i + 1) %
+        // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
+        // of `intermediate_size_mlp`: SGLang `llama4.py` `_is_moe_layer`, `Llama4MoE.shared_expert`).
+        Architecture::Mixtral | Architecture::Llama4 => local_moe_ffn(text, arch, num_layers, an)?,
+        _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
+    })
+}
+
+/// DeepSeek-style MoE (DeepSeek, Kimi, GLM-MoE, DSA): a dense prefix of `first_k_dense_replace` layers, then MoE every `moe_layer_freq` layers with shared experts.
+fn deepseek_style_ffn(text: &ModelConfig, num_layers: u64, an: &str) -> Result<FeedForward, ModelError> {
+    let dense = req(text.intermediate_size, "intermediate_size", an)?;
+    let e = req(text.n_routed_experts, "n_routed_experts", an)?;
+    let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+    let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+    let shared =
+        opt(text.n_shared_experts, "n_shared_experts", true)?.ok_or_else(|| ModelError::MissingField {
+            field: "n_shared_experts".into(),
+            architecture: an.into(),
+        })?;
+    let first_k = text
+        .first_k_dense_replace
+        .ok_or_else(|| ModelError::MissingField {
+            field: "first_k_dense_replace".into(),
+            architecture: an.into(),
+        })?;
+    let freq = text.moe_layer_freq.unwrap_or(1).max(1);
+    check_k(k, e)?;
+    let shape = MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: mi,
+        n_shared_experts: shared,
+    };
+    let layers = (0..num_layers)
+        .map(|i| {
+            if i >= first_k && i.is_multiple_of(freq) {
+                Ffn::Moe(shape)
+            } else {
+                Ffn::Dense { intermediate: dense }
+            }
+        })
+        .collect();
+    Ok((layers, Some(shape), dense, first_k.min(num_layers) as u32))
+}
+
+/// Qwen3-MoE and Qwen2-MoE: MoE unless in `mlp_only_layers` or off the `decoder_sparse_step` (Qwen2-MoE adds a shared expert).
+fn qwen_moe_ffn(
+    text: &ModelConfig,
+    arch: Architecture,
+    num_layers: u64,
+    an: &str,
+) -> Result<FeedForward, ModelError> {
+    let e = req(text.num_experts, "num_experts", an)?;
+    let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+    let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+    check_k(k, e)?;
+    let step = text.decoder_sparse_step.unwrap_or(1).max(1);
+    let dense_only = text.mlp_only_layers.clone().unwrap_or_default();
+    let dense = text.intermediate_size.unwrap_or(0);
+    let n_shared = if arch == Architecture::Qwen2Moe {
+        qwen2_moe_shared(text, mi)?
+    } else {
+        0
+    };
+    let shape = MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: mi,
+        n_shared_experts: n_shared,
+    };
+    let mut layers = Vec::new();
+    for i in 0..num_layers {
+        if !dense_only.contains(&i) && (i + 1).is_multiple_of(step) {
+            layers.push(Ffn::Moe(shape));
+        } else {
+            // A dense layer needs its width.
+            let d = req(text.intermediate_size, "intermediate_size", an)?;
+            layers.push(Ffn::Dense { intermediate: d });
+        }
+    }
+    let first_k = layers
+        .iter()
+        .take_while(|l| matches!(l, Ffn::Dense { .. }))
+        .count() as u32;
+    Ok((layers, Some(shape), dense, first_k))
+}
+
+/// Qwen3.5 MoE: every layer MoE with one shared expert of `shared_expert_intermediate_size`.
+fn qwen35_ffn(text: &ModelConfig, num_layers: u64, an: &str) -> Result<FeedForward, ModelError> {
+    let e = req(text.num_experts, "num_experts", an)?;
+    let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+    let mi = req(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+    let si = req(
+        text.shared_expert_intermediate_size,
+        "shared_expert_intermediate_size",
+        an,
+    )?;
+    check_k(k, e)?;
+    if !si.is_multiple_of(mi) {
+        return Err(ModelError::InvalidField {
+            field: "shared_expert_intermediate_size".into(),
+            value: si.to_string(),
+            expected: format!("a multiple of moe_intermediate_size ({mi})"),
+        });
+    }
+    let shape = MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: mi,
+        n_shared_experts: si / mi,
+    };
+    // Every layer is sparse (SGLang `qwen3_next.py`: `is_layer_sparse = True`).
+    let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
+    Ok((layers, Some(shape), text.intermediate_size.unwrap_or(0), 0))
+}
+
+/// MiniMax-M2 and gpt-oss: every layer MoE of `intermediate_size`, no shared expert.
+fn all_moe_ffn(
+    text: &ModelConfig,
+    arch: Architecture,
+    num_layers: u64,
+    an: &str,
+) -> Result<FeedForward, ModelError> {
+    let e = req(text.num_local_experts, "num_local_experts", an)?;
+    let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+    let mi = req(text.intermediate_size, "intermediate_size", an)?;
+    check_k(k, e)?;
+    if let Some(s) = text
+        .shared_intermediate_size
+        .filter(|&s| s != 0 && arch == Architecture::MiniMaxM2)
+    {
+        return Err(ModelError::InvalidField {
+            field: "shared_intermediate_size".into(),
+            value: s.to_string(),
+            expected: "0 (MiniMax-M2 has no shared expert; SGLang's minimax_m2.py builds none)".into(),
+        });
+    }
+    let shape = MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: mi,
+        n_shared_experts: 0,
+    };
+    Ok((
+        (0..num_layers).map(|_| Ffn::Moe(shape)).collect(),
+        Some(shape),
+        0,
+        0,
+    ))
+}
+
+/// Mixtral (every layer MoE) and Llama-4 (MoE every `interleave_moe_layer_step` layers, a shared expert, dense layers of `intermediate_size_mlp`).
+fn local_moe_ffn(
+    text: &ModelConfig,
+    arch: Architecture,
+    num_layers: u64,
+    an: &str,
+) -> Result<FeedForward, ModelError> {
+    let e = req(text.num_local_experts, "num_local_experts", an)?;
+    let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
+    let mi = req(text.intermediate_size, "intermediate_size", an)?;
+    check_k(k, e)?;
+    let llama4 = arch == Architecture::Llama4;
+    let shape = MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: mi,
+        n_shared_experts: u64::from(llama4),
+    };
+    let step = if llama4 {
+        req(text.interleave_moe_layer_step, "interleave_moe_layer_step", an)?
+    } else {
+        1
+    };
+    let dense = if step > 1 {
+        req(text.intermediate_size_mlp, "intermediate_size_mlp", an)?
+    } else {
+        0
+    };
+    let layers: Vec<Ffn> = (0..num_layers)
+        .map(|i| {
+            if (i + 1).is_multiple_of(step) {
+                Ffn::Moe(shape)
+            } else {
+                Ffn::Dense { intermediate: dense }
+            }
+        })
+        .collect();
+    let first_k = layers
+        .iter()
+        .take_while(|l| matches!(l, Ffn::Dense { .. }))
+        .count() as u32;
+    Ok((layers, Some(shape), dense, first_k))
+}
+
+/// Dense models: one MLP of `intermediate_size` per layer.
+fn dense_ffn(
+    text: &ModelConfig,
+    num_layers: u64,
+    num_layers_u32: u32,
+    an: &str,
+) -> Result<FeedForward, ModelError> {
+    let dense = req(text.intermediate_size, "intermediate_size", an)?;
+    Ok((
+        (0..num_layers)
+            .map(|_| Ffn::Dense { intermediate: dense })
+            .collect(),
+        None,
+        dense,
+        num_layers_u32,
+    ))
+}
+
+/// Each layer's feed-forward block, the MoE shape if any, the dense MLP width and the leading dense
+/// layers.
+type FeedForward = (Vec<Ffn>, Option<MoeShape>, u64, u32);
+
+/// Each layer's token mixer, the linear-attention shape of hybrids, and the window / chunk of local
+/// layers (`local_attention`; gpt-oss included).
+fn mixers_of(
+    text: &ModelConfig,
+    arch: Architecture,
+    num_layers: u64,
+    num_layers_u32: u32,
+    an: &str,
+) -> Result<Mixers, ModelError> {
+    let (mixers, linear_attention) = if arch == Architecture::Qwen35Moe {
+        (
+            hybrid_mixers(text, num_layers, an)?,
+            Some(gated_delta_net(text, an)?),
+        )
+    } else {
+        (Vec::new(), None)
+    };
+    // Sliding-window / chunked local layers (`local_attention`; gpt-oss included).
+    let local = matches!(
+        arch,
+        Architecture::GptOss
+            | Architecture::Gemma
+            | Architecture::Gemma2
+            | Architecture::Gemma3
+            | Architecture::Mistral
+            | Architecture::Mixtral
+            | Architecture::Llama4
+    );
+    let (mixers, sliding_window, attention_chunk_size) = if !local {
+        let n = num_layers_u32 as usize;
+        (
+            if mixers.is_empty() {
+                vec![Mixer::Attention; n]
+            } else {
+                mixers
+            },
+            None,
+            None,
+        )
+    } else {
+        if arch == Architecture::GptOss {
+            req(text.sliding_window, "sliding_window", an)?;
+        }
+        super::local_attention::mixers(arch, text, num_layers, an)?
+    };
+    Ok((mixers, linear_attention, sliding_window, attention_chunk_size))
+}
+
+/// Each layer's mixer, the Gated DeltaNet shape of hybrids, the sliding window and the chunk size.
+type Mixers = (Vec<Mixer>, Option<GatedDeltaNet>, Option<u64>, Option<u64>);
+
+/// Biases and norms beside the projections: `(attention_bias, qk_norm, qk_norm_full_width,
+/// routing_bias)`.
+fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, bool, bool, bool), ModelError> {
+    let attention_bias = match arch {
+        // gpt-oss: `QKVParallelLinear` / `RowParallelLinear` with their default bias (vLLM `gpt_oss.py`).
+        Architecture::Qwen2 | Architecture::GptOss => true,
+        // h3: Qwen2.5-VL's text tower is Qwen2 (bias on q/k/v); Qwen2-MoE reads `qkv_bias`, default
+        // true (SGLang 0.5.9 `qwen2_moe.py`); GLM/GLM-4 read `attention_bias`.
+        Architecture::Qwen25Vl | Architecture::Qwen2Moe => true,
+        _ => text.attention_bias.unwrap_or(false),
+    };
+    let qk_norm = match arch {
+        Architecture::Qwen3 | Architecture::Qwen3Moe | Architecture::Qwen35Moe => true,
+        // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.
+        Architecture::Gemma3 => true,
+        Architecture::Llama4 => false,
+        _ => text.use_qk_norm.unwrap_or(false),
+    };
+    // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
+    // by the engine ("Unsupported qk_norm_type").
+    let qk_norm_full_width = arch == Architecture::MiniMaxM2 && qk_norm;
+    if qk_norm_full_width && let Some(t) = text.qk_norm_type.as_deref().filter(|t| *t != "per_layer") {
+        return Err(ModelError::InvalidField {
+            field: "qk_norm_type".into(),
+            value: t.into(),
+            expected: "\"per_layer\" (the only type SGLang's minimax_m2.py supports)".into(),
+        });
+    }
+    // fp32 `e_score_correction_bias` beside the router: DeepSeek/GLM noaux_tc routing always,
+    // MiniMax-M2 when `use_routing_bias` (SGLang default false).
+    let routing_bias = match arch {
+        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => true,
+        // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
+        a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
+        Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
+        _ => false,
+    };
+
+    Ok((attention_bias, qk_norm, qk_norm_full_width, routing_bias))
 }
 
 // h2 (issue #16): DeepSeek MLA families and the DSA indexer.
