@@ -514,7 +514,7 @@ fn vllm_0_19_gemma_2_2b_h100_tp1() {
         16,
         "google/gemma-2-2b-it",
         &VllmGeometry {
-            per_layer_token_bytes: gqa_cell(4, 256, 1, 2, 1),
+            per_layer_token_bytes: preset_layer_bytes("gemma-2-2b-it", 1, None, Some(WeightDtype::Bf16)),
             layers_per_type: &[13, 13],
         },
     );
@@ -532,7 +532,7 @@ fn vllm_0_19_gemma_3_12b_h100_tp1() {
         17,
         "google/gemma-3-12b-it",
         &VllmGeometry {
-            per_layer_token_bytes: gqa_cell(8, 256, 1, 2, 1),
+            per_layer_token_bytes: preset_layer_bytes("gemma-3-12b-it", 1, None, None),
             layers_per_type: &[8, 40],
         },
     );
@@ -551,7 +551,7 @@ fn vllm_0_19_gemma_3_4b_h100_tp1() {
         18,
         "google/gemma-3-4b-it",
         &VllmGeometry {
-            per_layer_token_bytes: gqa_cell(4, 256, 1, 2, 1),
+            per_layer_token_bytes: preset_layer_bytes("gemma-3-4b-it", 1, None, None),
             layers_per_type: &[5, 29],
         },
     );
@@ -988,4 +988,99 @@ fn vllm_0_19_weights_of_bundled_vlm_and_granite_presets() {
             err * 100.0
         );
     }
+}
+
+// h5 (issue #16): tpsim's own weights of the Gemma presets made for rows 16–18 against vLLM 0.19's
+// "Model loading took X GiB" (the row's `weight_mem_gb`), 1× H100, tp 1.
+
+/// tpsim's weights per rank of a preset, in GiB, with the model dtype forced where the engine serves
+/// the checkpoint in another dtype.
+fn preset_weights_gib(name: &str, tp: u32, dtype: Option<WeightDtype>) -> f64 {
+    let mut m = preset(name);
+    if let Some(d) = dtype {
+        m.dtype = d;
+    }
+    m.weight_bytes_per_rank(tp).0 as f64 / GIB
+}
+
+/// Asserts tpsim's figure (plus `extra_gib` of explained non-weight buffers) is within 0.3 % of the
+/// row's logged weights, and returns the signed error of the figure.
+fn check_weights(line: usize, model: &str, ours_gib: f64, extra_gib: f64) -> f64 {
+    let r = row(line, model);
+    let logged = num(&r, "weight_mem_gb");
+    let err = (ours_gib + extra_gib - logged) / logged;
+    println!(
+        "line {line} {model}: tpsim {ours_gib:.4} GiB + {extra_gib:.4} = {:.4} vs logged {logged} ({:+.2} %)",
+        ours_gib + extra_gib,
+        err * 100.0
+    );
+    assert!(
+        err.abs() <= 0.003,
+        "line {line} {model}: tpsim {ours_gib:.4} + {extra_gib:.4} GiB vs logged {logged} GiB ({:+.2} %)",
+        err * 100.0
+    );
+    err
+}
+
+/// vLLM's rotary cos/sin cache of one RoPE instance, in GiB: `max_len × rotary_dim` elements at the
+/// model dtype (2 B), `max_len` = `max_position_embeddings` (× the factor for linear scaling: vLLM
+/// `rotary_embedding` `LinearScalingRotaryEmbedding._compute_cos_sin_cache` builds
+/// `max_position_embeddings × scaling_factor` rows). `get_rope` caches instances by their arguments,
+/// so all layers of one kind share one cache.
+fn rope_cache_gib(max_len: u64, rotary_dim: u64) -> f64 {
+    (max_len * rotary_dim * 2) as f64 / GIB
+}
+
+#[test]
+fn vllm_0_19_gemma_2_2b_weights_h100_tp1() {
+    // Preset gemma-2-2b-it (26 layers, hidden 2304, MLP 9216, 8 heads / 4 KV × 256, tied 256,000 ×
+    // 2304 embedding): 2,614,341,888 parameters. The checkpoint is float32 (`torch_dtype`); vLLM's
+    // `--dtype auto` serves a float32 checkpoint in bfloat16 on Hopper (the log's 4.9 GiB is the bf16
+    // size; fp32 would be 9.74 GiB), so the weights are taken at bf16: 5,228,683,776 B = 4.8696 GiB vs
+    // logged 4.9 (4.90: the csv drops trailing zeros), −0.62 %. vLLM also holds the RoPE cos/sin cache
+    // (8,192 positions × 256 × 2 B = 0.0039 GiB; the same cache explains the ≈ 0.03 GiB gaps of the
+    // 131,072-position Llama-3.1-8B / granite-3.3-8b / Mistral-Small rows), leaving 4.8735 GiB, −0.54 %:
+    // 0.026 GiB (28 MB) that this test does NOT explain (no other buffer of vLLM's Gemma-2 found). The
+    // issue's 0.3 % is therefore not met on this row; the test pins the unexplained gap (−0.54 % ±
+    // 0.05 %) so that any change to the preset's weights shows here.
+    let ours = preset_weights_gib("gemma-2-2b-it", 1, Some(WeightDtype::Bf16));
+    assert!((ours - 4.8696).abs() < 5e-5, "{ours}");
+    let r = row(16, "google/gemma-2-2b-it");
+    let logged = num(&r, "weight_mem_gb");
+    let with_rope = ours + rope_cache_gib(8_192, 256);
+    let err = (with_rope - logged) / logged;
+    println!(
+        "line 16 gemma-2-2b-it: tpsim {ours:.4} + rope = {with_rope:.4} GiB vs logged {logged} ({:+.2} %)",
+        err * 100.0
+    );
+    assert!((err + 0.0054).abs() <= 0.0005, "{:+.3} %", err * 100.0);
+}
+
+#[test]
+fn vllm_0_19_gemma_3_12b_weights_h100_tp1() {
+    // Preset gemma-3-12b-it: text tower (48 layers, hidden 3840, MLP 15360, 16 heads / 8 KV × 256, q/k
+    // norms, tied 262,208-row embedding) + SigLIP tower (27 × 1152) + projector: 24,374,650,080 B =
+    // 22.7007 GiB at bf16. Logged 23.31 GiB: −2.61 %. The gap is vLLM's RoPE caches, allocated while
+    // loading: Gemma-3's global layers use linear RoPE scaling, factor 8 (published gemma-3-12b-it
+    // `rope_scaling`, as in the gemma-3-27b-it preset; the text_config copy the preset comes from omits
+    // it), so their cache has 131,072 × 8 = 1,048,576 rows × 256 × 2 B = 0.5 GiB; the sliding layers'
+    // plain cache 131,072 × 256 × 2 B = 0.0625 GiB. 22.7007 + 0.5625 = 23.2632 GiB vs 23.31: −0.20 %.
+    let ours = preset_weights_gib("gemma-3-12b-it", 1, None);
+    assert!((ours - 22.7007).abs() < 5e-5, "{ours}");
+    let rope = rope_cache_gib(131_072 * 8, 256) + rope_cache_gib(131_072, 256);
+    assert!((rope - 0.5625).abs() < 1e-12);
+    let err = check_weights(17, "google/gemma-3-12b-it", ours, rope);
+    assert!(err < 0.0, "{err}");
+}
+
+#[test]
+fn vllm_0_19_gemma_3_4b_weights_h100_tp1() {
+    // Preset gemma-3-4b-it: text tower (34 layers, hidden 2560, MLP 10240, 8 heads / 4 KV × 256, tied
+    // 262,208-row embedding) + SigLIP tower + projector: 8,600,158,944 B = 8.0095 GiB at bf16. Logged
+    // 8.58 GiB: −6.65 % before buffers; with the same RoPE caches as the 12B (0.5625 GiB, linear
+    // factor 8 on the global layers) 8.5720 GiB: −0.09 %.
+    let ours = preset_weights_gib("gemma-3-4b-it", 1, None);
+    assert!((ours - 8.0095).abs() < 5e-5, "{ours}");
+    let rope = rope_cache_gib(131_072 * 8, 256) + rope_cache_gib(131_072, 256);
+    check_weights(18, "google/gemma-3-4b-it", ours, rope);
 }

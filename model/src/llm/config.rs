@@ -590,6 +590,10 @@ fn attention_of(
         }
         let head_dim = match opt(text.head_dim, "head_dim", false)? {
             Some(d) => d,
+            // h5 (issue #16): Gemma-3 configs may leave `head_dim` to HF `Gemma3TextConfig`'s default
+            // 256 (google/gemma-3-12b-it's text_config does: 256, not 3840 / 16 = 240; vLLM reads the
+            // HF config object, so it uses 256 too).
+            None if arch == Architecture::Gemma3 => super::local_attention::GEMMA3_DEFAULT_HEAD_DIM,
             None if hidden.is_multiple_of(heads) => hidden / heads,
             None => {
                 return Err(ModelError::MissingField {

@@ -387,10 +387,17 @@ static GEMMA2: Coverage = Coverage {
     families: "Gemma 2 (alternating sliding-window)",
     // SGLang disables its SWA pool for Gemma-2/3 (with a warning): one plain pool over all layers.
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[check(
-        "tests/data/engine-memory.tsv line 16: vLLM 0.19.0, gemma-2-2b, 1× H100, KV tokens (hybrid groups)",
-        "engine_memory_rows::vllm_0_19_gemma_2_2b_h100_tp1",
-    )]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 16: vLLM 0.19.0, gemma-2-2b, 1× H100, KV tokens (hybrid groups)",
+            "engine_memory_rows::vllm_0_19_gemma_2_2b_h100_tp1",
+        ),
+        // h5 (issue #16): weights of the gemma-2-2b-it preset.
+        check(
+            "tests/data/engine-memory.tsv line 16: vLLM 0.19.0, gemma-2-2b-it, 1× H100, weights (−0.54 %, 0.026 GiB unexplained)",
+            "engine_memory_rows::vllm_0_19_gemma_2_2b_weights_h100_tp1",
+        ),
+    ]),
 };
 
 static GEMMA3: Coverage = Coverage {
@@ -405,6 +412,15 @@ static GEMMA3: Coverage = Coverage {
         check(
             "tests/data/engine-memory.tsv line 18: vLLM 0.19.0, gemma-3-4b, 1× H100, KV tokens (7 groups, 1 padding layer)",
             "engine_memory_rows::vllm_0_19_gemma_3_4b_h100_tp1",
+        ),
+        // h5 (issue #16): weights of the gemma-3-12b-it / gemma-3-4b-it presets.
+        check(
+            "tests/data/engine-memory.tsv line 17: vLLM 0.19.0, gemma-3-12b-it, 1× H100, weights + RoPE caches",
+            "engine_memory_rows::vllm_0_19_gemma_3_12b_weights_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 18: vLLM 0.19.0, gemma-3-4b-it, 1× H100, weights + RoPE caches",
+            "engine_memory_rows::vllm_0_19_gemma_3_4b_weights_h100_tp1",
         ),
     ]),
 };

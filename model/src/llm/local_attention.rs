@@ -39,6 +39,9 @@ const GEMMA3_DEFAULT_PATTERN: u64 = 6;
 /// Gemma-3's vocabulary when `text_config` omits it (HF `Gemma3TextConfig` default `vocab_size`; the
 /// published gemma-3-27b-it `config.json` relies on it).
 pub(crate) const GEMMA3_DEFAULT_VOCAB: u64 = 262_208;
+/// Gemma-3's `head_dim` when `text_config` omits it (HF `Gemma3TextConfig` default `head_dim = 256`;
+/// the published gemma-3-12b-it `config.json` relies on it).
+pub(crate) const GEMMA3_DEFAULT_HEAD_DIM: u64 = 256;
 /// Gemma-3's `max_position_embeddings` default (HF `Gemma3TextConfig`).
 pub(crate) const GEMMA3_DEFAULT_CONTEXT: u64 = 131_072;
 /// Llama-4: every 4th layer is global NoPE attention (hard-coded in SGLang, see the module table).

@@ -316,3 +316,18 @@ fn gemma3_text_only_class() {
     );
     assert_eq!(m.weight_bytes_per_rank(2).0, 27_010_700_800);
 }
+
+// h5 (issue #16): Gemma-3 text configs that omit `head_dim` (the published gemma-3-12b-it does).
+#[test]
+fn gemma3_head_dim_defaults_to_256() {
+    // gemma-3-12b-it's text_config has no head_dim: HF `Gemma3TextConfig` defaults it to 256, not
+    // hidden / heads = 3840 / 16 = 240. KV cell at tp 1: 8 KV heads × 2 × 256 × 48 layers × 2 B =
+    // 393,216 B (240 would give 368,640).
+    let m = spec(include_str!(
+        "../../../scenarios/models/gemma-3-12b-it/config.json"
+    ));
+    assert_eq!(m.kv_cell_bytes(1), 393_216);
+    // An explicit head_dim still wins (the 27B: 128).
+    let m27 = spec(GEMMA3_27B);
+    assert_eq!(m27.kv_cell_bytes(1), 16 * 2 * 128 * 62 * 2);
+}
