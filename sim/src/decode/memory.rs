@@ -8,7 +8,7 @@ use tpsim_model::memory::{
     check_late_allocations, sglang_kv_plan, sglang_min_fraction, sglang_no_kv_memory_error,
     sglang_not_enough_memory, sglang_spring_cell_size, sglang_swa_split,
 };
-use tpsim_model::memory::{VllmKvInput, vllm_kv_groups, vllm_kv_plan};
+use tpsim_model::memory::{VllmKvGroups, VllmKvInput, VllmKvPlan, vllm_kv_groups, vllm_kv_plan};
 use tpsim_model::state_pool::{SglangStatePool, sglang_state_pool};
 use tpsim_model::units::Bytes;
 
@@ -905,136 +905,25 @@ fn before_0_5_8(v: &str) -> bool {
 fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let e = &s.engine;
     let tp = e.tp;
-    let obs = e.observed.as_ref();
     let total_gib = s.hardware.gpu.memory_total_mib as f64 / 1024.0;
-    let custom = if e.allreduce == AllreduceBackend::Custom {
-        e.costs.custom_allreduce_buffers
-    } else {
-        Bytes(0)
-    };
-    let pick = |o: Option<f64>, modeled: Bytes| -> (f64, Source) {
-        match o {
-            Some(v) => (v, Source::Observed),
-            None => (modeled.as_gib_f64(), Source::Modeled),
-        }
-    };
-    let context = Bytes(s.hardware.params.context_overhead.0 + custom.0);
-    let (free_at_start, free_src) = pick(
-        obs.and_then(|o| o.free_at_start_gib),
-        Bytes::from_gib_f64((total_gib - context.as_gib_f64()).max(0.0)),
-    );
-    let (weights, w_src) = pick(obs.and_then(|o| o.weights_gib), s.model.weight_bytes_per_rank(tp));
-    let (activation, a_src) = pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory);
-    let (non_torch, n_src) = pick(
-        obs.and_then(|o| o.non_torch_gib),
-        e.costs.non_torch_memory.unwrap_or(Bytes(0)),
-    );
-    // DSA: one uniform-type group of latent + indexer pages per layer (fp8_ds_mla 656 + 132, bf16
-    // 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM allocates what it budgets.
-    let cell = match s
-        .model
-        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
-    {
-        Some(n) => n.pool_cell(),
-        None => s.model.kv_cell_bytes(tp),
-    };
-    // Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
-    // pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
-    // attention type is one group of all its layers, i.e. the plain cell.
-    // Local/global attention (issue #16): vLLM 0.11 turns the hybrid manager off for chunked local
-    // attention (Llama-4) by default (`config/__init__.py` `VllmConfig.__post_init__`, with its
-    // warning), or on `--disable-hybrid-kv-cache-manager`; `unify_hybrid_kv_cache_specs` then makes
-    // every layer full attention (its warning): one group of all layers, the plain cell.
-    let mut notes = Vec::new();
-    let chunked = s
-        .model
-        .mixers
-        .contains(&tpsim_model::llm::Mixer::ChunkedAttention);
-    let local = u64::from(s.model.sliding_layers());
-    let mixed = local > 0 && local < u64::from(s.model.kv_layers());
-    if chunked {
-        notes.push(
-            "vLLM: There is a latency regression when using chunked local attention with the hybrid KV cache \
-             manager. Disabling it, by default. To enable it, set the environment \
-             VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
-                .to_string(),
-        );
-    }
-    let hybrid = mixed && !chunked && !e.disable_hybrid_kv_cache_manager;
-    if mixed && !hybrid {
-        notes.push(
-            "vLLM: Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any \
-             optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). \
-             The compute of layers like sliding window is still saved."
-                .to_string(),
-        );
-    }
-    let counts = if hybrid {
-        s.model.kv_layer_counts()
-    } else {
-        vec![u64::from(s.model.kv_layers())]
-    };
-    let groups = vllm_kv_groups(&counts);
-    let plan_cell = if hybrid {
-        groups.cell_size(cell / u64::from(s.model.kv_layers().max(1)))
-    } else {
-        cell
-    };
-    // `_get_kv_cache_groups_uniform_page_size`: each type's last group is padded to group_size layers,
-    // with a warning per type.
-    let mut padding_layers = 0;
-    if groups.num_groups > 1 {
-        for n in counts.iter().copied().filter(|&n| n > 0) {
-            let pad = groups.group_size - n % groups.group_size;
-            if pad != groups.group_size {
-                padding_layers += pad;
-                notes.push(format!(
-                    "vLLM: Add {pad} padding layers, may waste at most {:.2}% KV cache memory",
-                    pad as f64 / n as f64 * 100.0
-                ));
-            }
-        }
-    }
+    let m = VllmMeasured::of(s, total_gib);
+    let cell = vllm_cell(s);
+    let (layout, mut notes) = VllmLayout::of(s, cell);
+    let plan_cell = layout.plan_cell;
     let mut plan = vllm_kv_plan(&VllmKvInput {
         total_gib,
-        free_at_start_gib: free_at_start,
+        free_at_start_gib: m.free_at_start.0,
         gpu_memory_utilization: e.gpu_memory_utilization,
-        weights_gib: weights,
-        peak_activation_gib: activation,
-        non_torch_gib: non_torch,
+        weights_gib: m.weights.0,
+        peak_activation_gib: m.activation.0,
+        non_torch_gib: m.non_torch.0,
         cell_size: plan_cell,
         block_size: e.page_size,
         max_model_len: e.max_model_len,
     });
-    let gib = |v: f64| Bytes::from_gib_f64(v.max(0.0)).0;
-    let mut entries = vec![
-        MemEntry {
-            kind: MemKind::ContextBeforeStartup,
-            bytes: gib(total_gib - free_at_start),
-            moment: Moment::BeforeStart,
-            source: free_src,
-        },
-        MemEntry {
-            kind: MemKind::TargetWeights,
-            bytes: gib(weights),
-            moment: Moment::Load,
-            source: w_src,
-        },
-        MemEntry {
-            kind: MemKind::PeakActivation,
-            bytes: gib(activation),
-            moment: Moment::Profile,
-            source: a_src,
-        },
-        MemEntry {
-            kind: MemKind::NonTorchGrowth,
-            bytes: gib(non_torch),
-            moment: Moment::Profile,
-            source: n_src,
-        },
-    ];
+    let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
-    plan.tokens = groups.reported_tokens(plan.blocks, e.page_size.max(1));
+    plan.tokens = layout.groups.reported_tokens(plan.blocks, e.page_size.max(1));
     if plan.tokens > 0 {
         entries.push(MemEntry {
             kind: MemKind::KvCache,
@@ -1046,23 +935,8 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
     // block) / total.
     let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
-    let min_util = (weights + activation + non_torch + block_gib) / total_gib;
-    let verdict = match &plan.error {
-        None => Verdict::Ok,
-        Some(msg) => Verdict::Oom {
-            step: if plan.available_kv_gib == 0.0 && msg.contains("Free memory") {
-                "start-up check (free memory < total × gpu_memory_utilization)".into()
-            } else {
-                "KV cache profile (requested − weights − activation − non-torch)".into()
-            },
-            message: msg.clone(),
-            missing: Bytes::from_gib_f64(if msg.contains("Free memory") {
-                plan.requested_gib - free_at_start
-            } else {
-                block_gib - plan.available_kv_gib
-            }),
-        },
-    };
+    let min_util = (m.weights.0 + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
+    let verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
     let headroom = if plan.error.is_none() {
         Bytes::from_gib_f64((plan.available_kv_gib - pool.as_gib_f64()).max(0.0))
     } else {
@@ -1077,11 +951,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     }
     MemoryPlan {
         swa: None,
-        kv_groups: (groups.num_groups > 1).then_some(KvGroups {
-            group_size: groups.group_size,
-            num_groups: groups.num_groups,
-            padding_layers,
-        }),
+        kv_groups: layout.kv_groups(),
         notes,
         verdict,
         total_gib,
@@ -1101,6 +971,211 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
         headroom,
         entries,
+    }
+}
+
+/// What vLLM's start-up measures before the KV cache (GiB, each with its source): free memory at
+/// start, the weights, the profile run's peak activation and non-torch growth.
+struct VllmMeasured {
+    free_at_start: (f64, Source),
+    weights: (f64, Source),
+    activation: (f64, Source),
+    non_torch: (f64, Source),
+}
+
+impl VllmMeasured {
+    fn of(s: &Scenario, total_gib: f64) -> Self {
+        let e = &s.engine;
+        let obs = e.observed.as_ref();
+        let custom = custom_allreduce_buffers(e);
+        let pick = |o: Option<f64>, modeled: Bytes| -> (f64, Source) {
+            match o {
+                Some(v) => (v, Source::Observed),
+                None => (modeled.as_gib_f64(), Source::Modeled),
+            }
+        };
+        let context = Bytes(s.hardware.params.context_overhead.0 + custom.0);
+        VllmMeasured {
+            free_at_start: pick(
+                obs.and_then(|o| o.free_at_start_gib),
+                Bytes::from_gib_f64((total_gib - context.as_gib_f64()).max(0.0)),
+            ),
+            weights: pick(
+                obs.and_then(|o| o.weights_gib),
+                s.model.weight_bytes_per_rank(e.tp),
+            ),
+            activation: pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory),
+            non_torch: pick(
+                obs.and_then(|o| o.non_torch_gib),
+                e.costs.non_torch_memory.unwrap_or(Bytes(0)),
+            ),
+        }
+    }
+
+    /// The entries before the KV cache: the context before start-up, the weights at load, the
+    /// activation and non-torch growth of the profile run.
+    fn entries(&self, total_gib: f64) -> Vec<MemEntry> {
+        let gib = |v: f64| Bytes::from_gib_f64(v.max(0.0)).0;
+        vec![
+            MemEntry {
+                kind: MemKind::ContextBeforeStartup,
+                bytes: gib(total_gib - self.free_at_start.0),
+                moment: Moment::BeforeStart,
+                source: self.free_at_start.1,
+            },
+            MemEntry {
+                kind: MemKind::TargetWeights,
+                bytes: gib(self.weights.0),
+                moment: Moment::Load,
+                source: self.weights.1,
+            },
+            MemEntry {
+                kind: MemKind::PeakActivation,
+                bytes: gib(self.activation.0),
+                moment: Moment::Profile,
+                source: self.activation.1,
+            },
+            MemEntry {
+                kind: MemKind::NonTorchGrowth,
+                bytes: gib(self.non_torch.0),
+                moment: Moment::Profile,
+                source: self.non_torch.1,
+            },
+        ]
+    }
+}
+
+/// How vLLM lays the model's KV out in blocks: its groups, the cell per token of a block and the
+/// padding layers of the groups.
+struct VllmLayout {
+    groups: VllmKvGroups,
+    plan_cell: u64,
+    padding_layers: u64,
+}
+
+impl VllmLayout {
+    /// The layout for the model's `cell`, and the warnings vLLM prints about it.
+    fn of(s: &Scenario, cell: u64) -> (Self, Vec<String>) {
+        let (hybrid, mut notes) = vllm_uses_hybrid_manager(s);
+        let counts = if hybrid {
+            s.model.kv_layer_counts()
+        } else {
+            vec![u64::from(s.model.kv_layers())]
+        };
+        let groups = vllm_kv_groups(&counts);
+        let plan_cell = if hybrid {
+            groups.cell_size(cell / u64::from(s.model.kv_layers().max(1)))
+        } else {
+            cell
+        };
+        let (padding_layers, padding_notes) = vllm_padding(&counts, &groups);
+        notes.extend(padding_notes);
+        let layout = VllmLayout {
+            groups,
+            plan_cell,
+            padding_layers,
+        };
+        (layout, notes)
+    }
+
+    /// The groups, when the hybrid manager keeps more than one.
+    fn kv_groups(&self) -> Option<KvGroups> {
+        (self.groups.num_groups > 1).then_some(KvGroups {
+            group_size: self.groups.group_size,
+            num_groups: self.groups.num_groups,
+            padding_layers: self.padding_layers,
+        })
+    }
+}
+
+/// vLLM's KV cell per token. DSA: one uniform-type group of latent + indexer pages per layer
+/// (fp8_ds_mla 656 + 132, bf16 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM
+/// allocates what it budgets.
+fn vllm_cell(s: &Scenario) -> u64 {
+    match s
+        .model
+        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
+    {
+        Some(n) => n.pool_cell(),
+        None => s.model.kv_cell_bytes(s.engine.tp),
+    }
+}
+
+/// Whether vLLM's hybrid KV-cache manager keeps this model's attention types apart, and the warnings
+/// it prints when it does not.
+///
+/// Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
+/// pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
+/// attention type is one group of all its layers, i.e. the plain cell.
+/// Local/global attention (issue #16): vLLM 0.11 turns the hybrid manager off for chunked local
+/// attention (Llama-4) by default (`config/__init__.py` `VllmConfig.__post_init__`, with its
+/// warning), or on `--disable-hybrid-kv-cache-manager`; `unify_hybrid_kv_cache_specs` then makes
+/// every layer full attention (its warning): one group of all layers, the plain cell.
+fn vllm_uses_hybrid_manager(s: &Scenario) -> (bool, Vec<String>) {
+    let mut notes = Vec::new();
+    let chunked = s
+        .model
+        .mixers
+        .contains(&tpsim_model::llm::Mixer::ChunkedAttention);
+    let local = u64::from(s.model.sliding_layers());
+    let mixed = local > 0 && local < u64::from(s.model.kv_layers());
+    if chunked {
+        notes.push(
+            "vLLM: There is a latency regression when using chunked local attention with the hybrid KV cache \
+             manager. Disabling it, by default. To enable it, set the environment \
+             VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
+                .to_string(),
+        );
+    }
+    let hybrid = mixed && !chunked && !s.engine.disable_hybrid_kv_cache_manager;
+    if mixed && !hybrid {
+        notes.push(
+            "vLLM: Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any \
+             optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). \
+             The compute of layers like sliding window is still saved."
+                .to_string(),
+        );
+    }
+    (hybrid, notes)
+}
+
+/// `_get_kv_cache_groups_uniform_page_size`: each type's last group is padded to group_size layers,
+/// with a warning per type. The padding layers and the warnings.
+fn vllm_padding(counts: &[u64], groups: &VllmKvGroups) -> (u64, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut padding_layers = 0;
+    if groups.num_groups > 1 {
+        for n in counts.iter().copied().filter(|&n| n > 0) {
+            let pad = groups.group_size - n % groups.group_size;
+            if pad != groups.group_size {
+                padding_layers += pad;
+                notes.push(format!(
+                    "vLLM: Add {pad} padding layers, may waste at most {:.2}% KV cache memory",
+                    pad as f64 / n as f64 * 100.0
+                ));
+            }
+        }
+    }
+    (padding_layers, notes)
+}
+
+/// vLLM's start-up verdict: its start-up check on free memory, or the KV profile's error.
+fn vllm_verdict(plan: &VllmKvPlan, block_gib: f64, free_at_start: f64) -> Verdict {
+    match &plan.error {
+        None => Verdict::Ok,
+        Some(msg) => Verdict::Oom {
+            step: if plan.available_kv_gib == 0.0 && msg.contains("Free memory") {
+                "start-up check (free memory < total × gpu_memory_utilization)".into()
+            } else {
+                "KV cache profile (requested − weights − activation − non-torch)".into()
+            },
+            message: msg.clone(),
+            missing: Bytes::from_gib_f64(if msg.contains("Free memory") {
+                plan.requested_gib - free_at_start
+            } else {
+                block_gib - plan.available_kv_gib
+            }),
+        },
     }
 }
 
