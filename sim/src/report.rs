@@ -1,14 +1,14 @@
 //! Reports: the JSON object of `tpsim run --json` (schema in book/src/json.md; keep it stable) and
 //! the text report built from the same object.
 
-use crate::decode::{Prediction, Verdict};
+use crate::decode::{LoopResult, MemoryPlan, Prediction, Verdict};
 use crate::exec::Category;
 use crate::scenario::{AllreduceBackend, Scenario};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use tpsim_model::hw::{PathClass, Transport};
-use tpsim_model::llm::Architecture;
 use tpsim_model::llm::coverage::{self, EngineCoverage};
+use tpsim_model::llm::{Architecture, ForwardPass};
 use tpsim_model::units::Bytes;
 
 mod hardware;
@@ -290,8 +290,36 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let serves = verdict == EngineVerdict::Ok;
     // Decode figures exist only when an iteration ran (output_len = 1 ends at the prefill).
     let decodes = serves && m.iterations > 0;
-    let dec = |v: f64| decodes.then_some(v);
-    let breakdown: BTreeMap<String, f64> = Category::ALL
+    let breakdown = breakdown(m, decodes);
+    let bottleneck = bottleneck(&breakdown);
+    let tp = s.engine.tp;
+    let fp1 = s.model.forward_pass(tp, c);
+    let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
+    let weights = fp1.weight_bytes();
+    RunReport {
+        schema_version: SCHEMA_VERSION,
+        tpsim_version: env!("CARGO_PKG_VERSION"),
+        scenario: scenario_summary(s, c),
+        verdict,
+        error,
+        warnings: s.warnings.clone(),
+        hardware: hardware::build(&s.hardware),
+        throughput: serves.then(|| throughput(m, c, decodes)),
+        breakdown,
+        breakdown_by_op: if decodes { m.by_op_ms() } else { BTreeMap::new() },
+        bottleneck,
+        memory: memory_report(s, &p.memory),
+        collectives: collectives(s, p, c, &fp1),
+        spec: spec_report(s, p, decodes),
+        floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
+        fitted_constants: fitted_used(s, p),
+        model_checks: model_checks(s),
+    }
+}
+
+/// The critical path's decode time by category, ms (empty when nothing decoded).
+fn breakdown(m: &LoopResult, decodes: bool) -> BTreeMap<String, f64> {
+    Category::ALL
         .iter()
         .filter(|c| {
             matches!(
@@ -306,17 +334,120 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
                 m.breakdown_ms().get(cat).copied().unwrap_or(0.0),
             )
         })
-        .collect();
-    let bottleneck = breakdown
+        .collect()
+}
+
+/// The largest category of the breakdown other than idle (the first on ties), or "none".
+fn bottleneck(breakdown: &BTreeMap<String, f64>) -> String {
+    breakdown
         .iter()
         .filter(|(k, _)| k.as_str() != Category::Idle.as_str())
         .fold(None::<(&String, f64)>, |best, (k, v)| match best {
             Some((_, bv)) if bv >= *v => best,
             _ => Some((k, *v)),
         })
-        .map_or_else(|| "none".to_string(), |(k, _)| k.clone());
+        .map_or_else(|| "none".to_string(), |(k, _)| k.clone())
+}
+
+/// What the scenario is: its file, box, model, engine, speculation and workload.
+fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
+    ScenarioSummary {
+        file: s.file.display().to_string(),
+        seed: s.seed,
+        hardware: s.hardware.name.clone(),
+        gpus: s.hardware.topology.gpu_count(),
+        model: s.model_name.clone(),
+        engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
+        tp: s.engine.tp,
+        allreduce: s.engine.allreduce,
+        concurrency: c,
+        num_requests: s.workload.num_requests,
+        prompt_len: s.workload.prompt_len.mean().round() as u32,
+        output_len: s.workload.output_len.mean().round() as u32,
+        prompt_len_dist: s.workload.prompt_len.to_string(),
+        output_len_dist: s.workload.output_len.to_string(),
+        speculative: s.speculative.as_ref().map(|sp| {
+            format!(
+                "{} steps={} topk={} draft_tokens={} draft={}",
+                sp.algorithm, sp.num_steps, sp.topk, sp.num_draft_tokens, sp.draft_name
+            )
+        }),
+    }
+}
+
+/// Throughput and latencies of a run that serves `c` requests; the decode figures only when an
+/// iteration ran.
+fn throughput(m: &LoopResult, c: u32, decodes: bool) -> Throughput {
+    let dec = |v: f64| decodes.then_some(v);
+    Throughput {
+        output_tok_s: dec(m.output_tok_s()),
+        per_request_tok_s: dec(m.output_tok_s() / c.max(1) as f64),
+        tpot_ms: dec(m.tpot_ms()),
+        e2e_output_tok_s: m.e2e_output_tok_s(),
+        ttft_ms: m.ttft_ms(),
+        prefill_time_ms: m.prefill_time.as_ms_f64(),
+        itl_p50_ms: dec(m.tpot_percentile_ms(50.0)),
+        itl_p99_ms: dec(m.tpot_percentile_ms(99.0)),
+        iterations: m.iterations,
+        output_tokens: m.output_tokens,
+        decode_time_ms: m.total_time.as_ms_f64(),
+        mean_iteration_ms: dec(m.mean_iteration_ms),
+        distinct_shapes: m.distinct_shapes,
+    }
+}
+
+/// The memory plan as reported.
+fn memory_report(s: &Scenario, mem: &MemoryPlan) -> MemoryReport {
+    MemoryReport {
+        verdict: EngineVerdict::of_memory(&mem.verdict),
+        era: if s.engine.kind == crate::scenario::EngineKind::Vllm {
+            "v1".into()
+        } else {
+            s.engine.era.name().into()
+        },
+        era_source: s.engine.era_source.clone(),
+        kv_tokens: mem.kv_tokens,
+        draft_kv_tokens: mem.draft_kv_tokens,
+        max_running_requests: mem.max_running_requests,
+        warnings: memory_warnings(s, mem),
+        kv_pool_gib: mem.kv_pool.as_gib_f64(),
+        cell_size_bytes: mem.cell_size,
+        draft_cell_size_bytes: mem.draft_cell_size,
+        mem_fraction_static: mem.mem_fraction_static,
+        mem_fraction_static_default: s.engine.fraction_is_default,
+        mem_fraction_vlm_factor: vlm_fraction_factor(s),
+        total_gib: mem.total_gib,
+        total_source: mem.total_source,
+        available_gib: mem.available_gib,
+        available_source: mem.available_source,
+        rest_gib: mem.rest_gib,
+        min_mem_fraction_static: mem.min_mem_fraction_static,
+        headroom_mib: mem.headroom.as_mib_f64(),
+        oom: oom_report(&mem.verdict),
+        entries: mem.entries.clone(),
+    }
+}
+
+/// The failing step of a plan that does not start.
+fn oom_report(verdict: &Verdict) -> Option<OomReport> {
+    match verdict {
+        Verdict::Ok => None,
+        Verdict::Oom {
+            step,
+            message,
+            missing,
+        } => Some(OomReport {
+            step: step.clone(),
+            message: message.clone(),
+            missing_mib: missing.as_mib_f64(),
+        }),
+    }
+}
+
+/// The collectives of one decode pass of `c` requests (`fp1`), of a verify pass and of the q/k-norm
+/// statistics: how many, their sizes, times and algorithms.
+fn collectives(s: &Scenario, p: &Prediction, c: u32, fp1: &ForwardPass) -> Collectives {
     let tp = s.engine.tp;
-    let fp1 = s.model.forward_pass(tp, c);
     let ar1 = p.costs.allreduce(fp1.allreduce_bytes);
     let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
     // The q/k-norm statistics allreduce, sized as the engine sends it (decode::passes).
@@ -338,7 +469,30 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         }
         None => (None, None, None),
     };
-    let spec = match (&s.speculative, &p.without_spec) {
+    Collectives {
+        backend: p.costs.backend,
+        transport: p.costs.transport(),
+        p2p_level: p.costs.p2p_level(),
+        staged_peer_loads: p.costs.staged_peer_loads(),
+        allreduces_per_pass: per_pass,
+        allreduces_per_verify_pass: s.speculative.as_ref().map(|_| per_pass),
+        decode_allreduce_bytes: ar1.bytes.0,
+        decode_allreduce_us: ar1.time.as_us_f64(),
+        decode_algorithm: ar1.algorithm,
+        verify_allreduce_bytes: verify_bytes,
+        verify_allreduce_us: verify_us,
+        verify_pass_allreduce_ms: verify_ms,
+        qk_norm_allreduce_bytes: qk.as_ref().map(|q| q.bytes.0),
+        qk_norm_allreduce_us: qk.as_ref().map(|q| q.time.as_us_f64()),
+        qk_norm_algorithm: qk.map(|q| q.algorithm),
+        warnings: engine_warnings(s),
+    }
+}
+
+/// Speculation against the same box without it (when the scenario speculates and decoded).
+fn spec_report(s: &Scenario, p: &Prediction, decodes: bool) -> Option<SpecReport> {
+    let m = &p.main;
+    match (&s.speculative, &p.without_spec) {
         (Some(sp), Some(plain)) if decodes => Some(SpecReport {
             accept_len_mean: m.accept_len_mean,
             expected_accept_len: sp.acceptance.expected_accept_len(
@@ -357,118 +511,6 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             plain_step_ms: plain.mean_iteration_ms,
         }),
         _ => None,
-    };
-    let mem = &p.memory;
-    let oom = match &mem.verdict {
-        Verdict::Ok => None,
-        Verdict::Oom {
-            step,
-            message,
-            missing,
-        } => Some(OomReport {
-            step: step.clone(),
-            message: message.clone(),
-            missing_mib: missing.as_mib_f64(),
-        }),
-    };
-    let weights = fp1.weight_bytes();
-    RunReport {
-        schema_version: SCHEMA_VERSION,
-        tpsim_version: env!("CARGO_PKG_VERSION"),
-        scenario: ScenarioSummary {
-            file: s.file.display().to_string(),
-            seed: s.seed,
-            hardware: s.hardware.name.clone(),
-            gpus: s.hardware.topology.gpu_count(),
-            model: s.model_name.clone(),
-            engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
-            tp,
-            allreduce: s.engine.allreduce,
-            concurrency: c,
-            num_requests: s.workload.num_requests,
-            prompt_len: s.workload.prompt_len.mean().round() as u32,
-            output_len: s.workload.output_len.mean().round() as u32,
-            prompt_len_dist: s.workload.prompt_len.to_string(),
-            output_len_dist: s.workload.output_len.to_string(),
-            speculative: s.speculative.as_ref().map(|sp| {
-                format!(
-                    "{} steps={} topk={} draft_tokens={} draft={}",
-                    sp.algorithm, sp.num_steps, sp.topk, sp.num_draft_tokens, sp.draft_name
-                )
-            }),
-        },
-        verdict,
-        error,
-        warnings: s.warnings.clone(),
-        hardware: hardware::build(&s.hardware),
-        throughput: serves.then(|| Throughput {
-            output_tok_s: dec(m.output_tok_s()),
-            per_request_tok_s: dec(m.output_tok_s() / c.max(1) as f64),
-            tpot_ms: dec(m.tpot_ms()),
-            e2e_output_tok_s: m.e2e_output_tok_s(),
-            ttft_ms: m.ttft_ms(),
-            prefill_time_ms: m.prefill_time.as_ms_f64(),
-            itl_p50_ms: dec(m.tpot_percentile_ms(50.0)),
-            itl_p99_ms: dec(m.tpot_percentile_ms(99.0)),
-            iterations: m.iterations,
-            output_tokens: m.output_tokens,
-            decode_time_ms: m.total_time.as_ms_f64(),
-            mean_iteration_ms: dec(m.mean_iteration_ms),
-            distinct_shapes: m.distinct_shapes,
-        }),
-        breakdown,
-        breakdown_by_op: if decodes { m.by_op_ms() } else { BTreeMap::new() },
-        bottleneck,
-        memory: MemoryReport {
-            verdict: EngineVerdict::of_memory(&mem.verdict),
-            era: if s.engine.kind == crate::scenario::EngineKind::Vllm {
-                "v1".into()
-            } else {
-                s.engine.era.name().into()
-            },
-            era_source: s.engine.era_source.clone(),
-            kv_tokens: mem.kv_tokens,
-            draft_kv_tokens: mem.draft_kv_tokens,
-            max_running_requests: mem.max_running_requests,
-            warnings: memory_warnings(s, mem),
-            kv_pool_gib: mem.kv_pool.as_gib_f64(),
-            cell_size_bytes: mem.cell_size,
-            draft_cell_size_bytes: mem.draft_cell_size,
-            mem_fraction_static: mem.mem_fraction_static,
-            mem_fraction_static_default: s.engine.fraction_is_default,
-            mem_fraction_vlm_factor: vlm_fraction_factor(s),
-            total_gib: mem.total_gib,
-            total_source: mem.total_source,
-            available_gib: mem.available_gib,
-            available_source: mem.available_source,
-            rest_gib: mem.rest_gib,
-            min_mem_fraction_static: mem.min_mem_fraction_static,
-            headroom_mib: mem.headroom.as_mib_f64(),
-            oom,
-            entries: mem.entries.clone(),
-        },
-        collectives: Collectives {
-            backend: p.costs.backend,
-            transport: p.costs.transport(),
-            p2p_level: p.costs.p2p_level(),
-            staged_peer_loads: p.costs.staged_peer_loads(),
-            allreduces_per_pass: per_pass,
-            allreduces_per_verify_pass: s.speculative.as_ref().map(|_| per_pass),
-            decode_allreduce_bytes: ar1.bytes.0,
-            decode_allreduce_us: ar1.time.as_us_f64(),
-            decode_algorithm: ar1.algorithm,
-            verify_allreduce_bytes: verify_bytes,
-            verify_allreduce_us: verify_us,
-            verify_pass_allreduce_ms: verify_ms,
-            qk_norm_allreduce_bytes: qk.as_ref().map(|q| q.bytes.0),
-            qk_norm_allreduce_us: qk.as_ref().map(|q| q.time.as_us_f64()),
-            qk_norm_algorithm: qk.map(|q| q.algorithm),
-            warnings: engine_warnings(s),
-        },
-        spec,
-        floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
-        fitted_constants: fitted_used(s, p),
-        model_checks: model_checks(s),
     }
 }
 

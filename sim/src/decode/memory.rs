@@ -1,14 +1,15 @@
 //! The per-rank memory plan of the scenario (first cut of issue #5): SGLang's KV sizing from
 //! observed or modeled free memory, then every allocation after the pool checked against what is left.
 
-use crate::scenario::{AllreduceBackend, EngineKind, Scenario};
+use crate::scenario::{AllreduceBackend, Engine, EngineKind, Scenario};
+use tpsim_model::llm::{NsaBudgetRule, NsaKv};
 use tpsim_model::memory::{
-    LateAllocation, LateVerdict, SglangEra, SglangKvInput, SpecShape, TORCH_OOM, check_late_allocations,
-    sglang_kv_plan, sglang_min_fraction, sglang_no_kv_memory_error, sglang_not_enough_memory,
-    sglang_spring_cell_size, sglang_swa_split,
+    LateAllocation, LateVerdict, SglangEra, SglangKvInput, SglangKvPlan, SpecShape, TORCH_OOM,
+    check_late_allocations, sglang_kv_plan, sglang_min_fraction, sglang_no_kv_memory_error,
+    sglang_not_enough_memory, sglang_spring_cell_size, sglang_swa_split,
 };
-use tpsim_model::memory::{VllmKvInput, vllm_kv_groups, vllm_kv_plan};
-use tpsim_model::state_pool::sglang_state_pool;
+use tpsim_model::memory::{VllmKvGroups, VllmKvInput, VllmKvPlan, vllm_kv_groups, vllm_kv_plan};
+use tpsim_model::state_pool::{SglangStatePool, sglang_state_pool};
 use tpsim_model::units::Bytes;
 
 /// Where a figure of the plan came from.
@@ -254,174 +255,348 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
     if s.engine.kind == EngineKind::Vllm {
         return plan_vllm(s);
     }
-    let e = &s.engine;
-    let tp = e.tp;
-    let gib = |b: Bytes| b.as_gib_f64();
-    let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
-    let custom = if e.allreduce == AllreduceBackend::Custom {
+    SglangStartup::new(s).plan()
+}
+
+/// The custom allreduce's IPC buffers, when the scenario uses it.
+fn custom_allreduce_buffers(e: &Engine) -> Bytes {
+    if e.allreduce == AllreduceBackend::Custom {
         e.costs.custom_allreduce_buffers
     } else {
         Bytes(0)
-    };
-    let weights = s.model.weight_bytes_per_rank(tp);
-    let mut entries = vec![MemEntry {
-        kind: MemKind::Context,
-        bytes: s.hardware.params.context_overhead.0,
-        moment: Moment::BeforeTotal,
-        source: Source::Modeled,
-    }];
-    if custom.0 > 0 {
-        entries.push(MemEntry {
-            kind: MemKind::CustomAllreduceBuffers,
-            bytes: custom.0,
+    }
+}
+
+/// SGLang's start-up (engine-memory.md), one method per step: the measurements of `total` and
+/// `available`, the cell, the state pool, the KV profile and its pools (NSA, SWA), the verdict and
+/// the allocations after the pool.
+struct SglangStartup<'a> {
+    s: &'a Scenario,
+    e: &'a Engine,
+    /// Spring 2026 counts the draft's weights before the KV profile (engine-memory.md, eras table);
+    /// earlier eras load them after the pool, out of the reserve.
+    spring: bool,
+    draft_weights: Bytes,
+}
+
+/// `total` (free memory after init) and `available` (free memory after the weights) as SGLang
+/// measures them, with the allocations made before each.
+struct Measured {
+    entries: Vec<MemEntry>,
+    total_gib: f64,
+    total_source: Source,
+    available_gib: f64,
+    available_source: Source,
+}
+
+/// The KV cell SGLang budgets per token, and the DSA pool's layout when the model has one.
+struct Cells {
+    nsa: Option<NsaKv>,
+    nsa_rule: NsaBudgetRule,
+    /// The target's own cell.
+    target_cell: u64,
+    /// The cell the budget divides by (spring 2026 with speculation: with the draft's layers).
+    cell: u64,
+}
+
+impl<'a> SglangStartup<'a> {
+    fn new(s: &'a Scenario) -> Self {
+        let e = &s.engine;
+        SglangStartup {
+            s,
+            e,
+            spring: e.era >= SglangEra::Spring2026,
+            draft_weights: s
+                .speculative
+                .as_ref()
+                .map(|sp| sp.draft_weights)
+                .unwrap_or(Bytes(0)),
+        }
+    }
+
+    fn plan(&self) -> MemoryPlan {
+        let (s, e) = (self.s, self.e);
+        let m = self.measure();
+        let cells = self.cells();
+        let (state_pool, state_gib) = self.state_pool(m.total_gib, m.available_gib);
+        // Local/global attention (issue #16): does SGLang split the KV pool into full and SWA pools?
+        let (swa_on, mut notes) = sglang_uses_swa_pool(s);
+        notes.extend(self.hybrid_notes(state_pool.is_some()));
+        let spec = self.spec_shape();
+        let mut kv = self.kv_profile(&m, state_gib, &cells, spec);
+        let min_f = self.min_fraction(&m, cells.cell, spec);
+        // The hybrid SWA split of the profiled (capped, page-floored) tokens (`sglang_swa_split`): from
+        // here on `max_total_num_tokens` is the full pool's count.
+        let swa = (swa_on && kv.starts).then(|| self.swa_pools(&kv, cells.target_cell));
+        if let Some(w) = swa {
+            self.apply_swa(&mut kv, w, m.available_gib);
+        }
+        let mut plan = MemoryPlan {
+            swa,
+            kv_groups: None,
+            verdict: Verdict::Ok,
+            total_gib: m.total_gib,
+            total_source: m.total_source,
+            available_gib: m.available_gib,
+            available_source: m.available_source,
+            mem_fraction_static: e.mem_fraction_static,
+            cell_size: cells.cell,
+            pool_cell_size: cells.nsa.map(|n| n.pool_cell()).filter(|&c| c != cells.cell),
+            // The engine's `rest` (the state pool, listed as an entry, comes out of it).
+            rest_gib: kv.rest_gib + state_gib,
+            kv_tokens: kv.tokens,
+            kv_pool: kv.pool_bytes,
+            draft_cell_size: s.speculative.as_ref().map(|sp| sp.draft.kv_cell_bytes(e.tp)),
+            draft_kv_tokens: s.speculative.as_ref().map(|_| kv.draft_tokens),
+            max_num_reqs: Some(kv.max_num_reqs),
+            max_running_requests: Some(kv.max_running_requests),
+            min_mem_fraction_static: min_f,
+            headroom: Bytes(0),
+            entries: m.entries,
+            notes,
+        };
+        if let Some(n) = cells.nsa {
+            plan.notes.push(nsa_note(e, &n, cells.nsa_rule, &kv));
+        }
+        if let Some(p) = state_pool {
+            plan.max_running_requests = plan.max_running_requests.map(|m| m.min(p.max_running_requests));
+            plan.entries.push(MemEntry {
+                kind: MemKind::StatePool { slots: p.slots },
+                bytes: p.bytes + p.intermediate_bytes,
+                moment: Moment::KvPool,
+                source: Source::EngineRule,
+            });
+        }
+        if !kv.starts {
+            plan.verdict = self.profile_oom(&kv, cells.cell, m.available_gib, m.total_gib);
+            plan.max_running_requests = None;
+            plan.draft_kv_tokens = plan.draft_kv_tokens.map(|_| 0);
+            return plan;
+        }
+        if !kv.pool_fits {
+            plan.verdict = pool_oom(&kv, cells.nsa.is_some(), m.available_gib);
+            return plan;
+        }
+        plan.entries.extend(kv_pool_entries(swa, &kv));
+        self.allocate_after_pool(&mut plan, &kv);
+        plan
+    }
+
+    /// The CUDA context and NCCL's communicators (and the custom allreduce's buffers) before `total`
+    /// is measured; the weights (spring 2026: the draft's too) before `available` is.
+    fn measure(&self) -> Measured {
+        let (s, e) = (self.s, self.e);
+        let gib = |b: Bytes| b.as_gib_f64();
+        let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
+        let custom = custom_allreduce_buffers(e);
+        let weights = s.model.weight_bytes_per_rank(e.tp);
+        let mut entries = vec![MemEntry {
+            kind: MemKind::Context,
+            bytes: s.hardware.params.context_overhead.0,
             moment: Moment::BeforeTotal,
             source: Source::Modeled,
-        });
-    }
-    let obs = e.observed.as_ref();
-    let (total_gib, total_source) = match obs.and_then(|o| o.free_after_init_gib) {
-        Some(v) => (v, Source::Observed),
-        None => (
-            gib(Bytes(
-                device
-                    .0
-                    .saturating_sub(s.hardware.params.context_overhead.0 + custom.0),
-            )),
-            Source::Modeled,
-        ),
-    };
-    entries.push(MemEntry {
-        kind: MemKind::TargetWeights,
-        bytes: weights.0,
-        moment: Moment::BeforeAvailable,
-        source: Source::Modeled,
-    });
-    // Spring 2026 counts the draft's weights before the KV profile (engine-memory.md, eras table);
-    // earlier eras load them after the pool, out of the reserve.
-    let spring = e.era >= SglangEra::Spring2026;
-    let draft_weights = s
-        .speculative
-        .as_ref()
-        .map(|sp| sp.draft_weights)
-        .unwrap_or(Bytes(0));
-    if spring && draft_weights.0 > 0 {
+        }];
+        if custom.0 > 0 {
+            entries.push(MemEntry {
+                kind: MemKind::CustomAllreduceBuffers,
+                bytes: custom.0,
+                moment: Moment::BeforeTotal,
+                source: Source::Modeled,
+            });
+        }
+        let obs = e.observed.as_ref();
+        let (total_gib, total_source) = match obs.and_then(|o| o.free_after_init_gib) {
+            Some(v) => (v, Source::Observed),
+            None => (
+                gib(Bytes(
+                    device
+                        .0
+                        .saturating_sub(s.hardware.params.context_overhead.0 + custom.0),
+                )),
+                Source::Modeled,
+            ),
+        };
         entries.push(MemEntry {
-            kind: MemKind::DraftWeights,
-            bytes: draft_weights.0,
+            kind: MemKind::TargetWeights,
+            bytes: weights.0,
             moment: Moment::BeforeAvailable,
             source: Source::Modeled,
         });
-    }
-    let early_draft = if spring { draft_weights } else { Bytes(0) };
-    let (available_gib, available_source) = match (
-        obs.and_then(|o| o.free_after_weights_gib),
-        obs.and_then(|o| o.weights_gib),
-    ) {
-        (Some(v), _) => ((v - gib(early_draft)).max(0.0), Source::Observed),
-        (None, Some(w)) => ((total_gib - w - gib(early_draft)).max(0.0), Source::Observed),
-        (None, None) => (
-            (total_gib - gib(weights) - gib(early_draft)).max(0.0),
-            Source::Modeled,
-        ),
-    };
-    if let Some(w) = obs.and_then(|o| o.weights_gib)
-        && let Some(entry) = entries.iter_mut().find(|e| e.kind == MemKind::TargetWeights)
-    {
-        entry.bytes = Bytes::from_gib_f64(w).0;
-        entry.source = Source::Observed;
-    }
-    // DSA (DeepSeek-V3.2, GLM-5): SGLang budgets per its version's rule and allocates the NSA pool's
-    // own layout (tpsim_model::llm::dsa).
-    let nsa = s
-        .model
-        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype));
-    let nsa_rule = nsa_budget_rule(e);
-    let target_cell = match nsa {
-        Some(n) => n.budget_cell(nsa_rule),
-        None => s.model.kv_cell_bytes(tp),
-    };
-    // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).
-    let cell = match &s.speculative {
-        Some(sp) if spring => sglang_spring_cell_size(target_cell, sp.draft.kv_layers(), s.model.kv_layers()),
-        _ => target_cell,
-    };
-    // Hybrid linear-attention models: the state pool comes out of `rest` before the KV pool
-    // (tpsim_model::state_pool); passing a smaller `available` lowers `rest` by the same amount.
-    let per_req = s.model.linear_state_bytes_per_req(tp);
-    let state_pool = (per_req > 0).then(|| {
-        sglang_state_pool(
-            available_gib - total_gib * (1.0 - e.mem_fraction_static),
-            per_req,
-            s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
-            e.max_running_requests,
-        )
-    });
-    let state_gib = state_pool.map_or(0.0, |p| {
-        (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
-    });
-    let mut notes = Vec::new();
-    // Local/global attention (issue #16): does SGLang split the KV pool into full and SWA pools?
-    let (swa_on, swa_warnings) = sglang_uses_swa_pool(s);
-    notes.extend(swa_warnings);
-    if state_pool.is_some() && s.speculative.is_some() && spring {
-        notes.push(
-            "draft KV share approximate: the spring-2026 cell × (1 + draft layers / target layers) rule is applied \
-             with full-attention layer counts for this hybrid model (not verified against SGLang's hybrid pools)"
-                .to_string(),
-        );
-    }
-    if state_pool.is_some() && s.speculative.is_some() {
-        notes.push(
-            "state pool sizing approximate: SGLang's speculative intermediate-state reservation is modelled with \
-             the default radix cache and no_buffer strategy (3 slots per request)"
-                .to_string(),
-        );
-    }
-    let spec = s.speculative.as_ref().map(|sp| SpecShape {
-        num_steps: u64::from(sp.num_steps),
-        topk: u64::from(sp.topk),
-        num_draft_tokens: u64::from(sp.num_draft_tokens),
-    });
-    let mut kv = sglang_kv_plan(&SglangKvInput {
-        total_gib,
-        available_gib: available_gib - state_gib,
-        mem_fraction_static: e.mem_fraction_static,
-        cell_size: cell,
-        page_size: e.page_size,
-        max_total_tokens: e.max_total_tokens,
-        era: e.era,
-        context_len: e.context_len,
-        max_running_requests: e.max_running_requests,
-        spec,
-    });
-    // DSA: the pool is `NSATokenToKVPool`'s size, not tokens × budget; what it holds beyond `rest`
-    // comes out of the (1 − f) reserve, and PyTorch fails the allocation if it exceeds the free memory.
-    if let Some(n) = nsa
-        && kv.starts
-    {
-        let pool = n.sglang_pool_bytes(kv.tokens, e.page_size.max(1));
-        let available = Bytes::from_gib_f64(available_gib - state_gib);
-        kv.pool_bytes = Bytes(pool);
-        kv.pool_fits = pool <= available.0;
-        kv.free_after_pool = Bytes(available.0.saturating_sub(pool));
-    }
-    // Mid 2025: the speculative inflation (at the threshold the request pool is at its floor of 2048
-    // unless configured) lets the engine start with a negative profile.
-    let inflation = match (e.era, spec) {
-        (SglangEra::Mid2025, Some(sp)) => {
-            e.max_running_requests.unwrap_or(2048) * (sp.num_steps * sp.topk + sp.num_draft_tokens) + 100
+        if self.spring && self.draft_weights.0 > 0 {
+            entries.push(MemEntry {
+                kind: MemKind::DraftWeights,
+                bytes: self.draft_weights.0,
+                moment: Moment::BeforeAvailable,
+                source: Source::Modeled,
+            });
         }
-        _ => 0,
-    };
-    let min_f = if inflation > 0 {
-        let need = (e.page_size.max(1) as f64 - inflation as f64) * cell as f64 / (1u64 << 30) as f64;
-        Some((1.0 - (available_gib - need) / total_gib).clamp(0.0, 1.0))
-    } else {
-        sglang_min_fraction(total_gib, available_gib, cell, e.page_size)
-    };
-    // The hybrid SWA split of the profiled (capped, page-floored) tokens (`sglang_swa_split`): from
-    // here on `max_total_num_tokens` is the full pool's count.
-    let swa = (swa_on && kv.starts).then(|| {
+        let (available_gib, available_source) = self.available(total_gib, weights);
+        if let Some(w) = obs.and_then(|o| o.weights_gib)
+            && let Some(entry) = entries.iter_mut().find(|e| e.kind == MemKind::TargetWeights)
+        {
+            entry.bytes = Bytes::from_gib_f64(w).0;
+            entry.source = Source::Observed;
+        }
+        Measured {
+            entries,
+            total_gib,
+            total_source,
+            available_gib,
+            available_source,
+        }
+    }
+
+    /// `available`: observed, or `total` less the weights (spring 2026: less the draft's too).
+    fn available(&self, total_gib: f64, weights: Bytes) -> (f64, Source) {
+        let gib = |b: Bytes| b.as_gib_f64();
+        let obs = self.e.observed.as_ref();
+        let early_draft = if self.spring { self.draft_weights } else { Bytes(0) };
+        match (
+            obs.and_then(|o| o.free_after_weights_gib),
+            obs.and_then(|o| o.weights_gib),
+        ) {
+            (Some(v), _) => ((v - gib(early_draft)).max(0.0), Source::Observed),
+            (None, Some(w)) => ((total_gib - w - gib(early_draft)).max(0.0), Source::Observed),
+            (None, None) => (
+                (total_gib - gib(weights) - gib(early_draft)).max(0.0),
+                Source::Modeled,
+            ),
+        }
+    }
+
+    /// The cell per token. DSA (DeepSeek-V3.2, GLM-5): SGLang budgets per its version's rule and
+    /// allocates the NSA pool's own layout (tpsim_model::llm::dsa).
+    fn cells(&self) -> Cells {
+        let s = self.s;
+        let nsa = s
+            .model
+            .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype));
+        let nsa_rule = nsa_budget_rule(self.e);
+        let target_cell = match nsa {
+            Some(n) => n.budget_cell(nsa_rule),
+            None => s.model.kv_cell_bytes(self.e.tp),
+        };
+        // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).
+        let cell = match &s.speculative {
+            Some(sp) if self.spring => {
+                sglang_spring_cell_size(target_cell, sp.draft.kv_layers(), s.model.kv_layers())
+            }
+            _ => target_cell,
+        };
+        Cells {
+            nsa,
+            nsa_rule,
+            target_cell,
+            cell,
+        }
+    }
+
+    /// Hybrid linear-attention models: the state pool comes out of `rest` before the KV pool
+    /// (tpsim_model::state_pool); passing a smaller `available` lowers `rest` by the same amount.
+    /// The pool and the GiB it takes out of `rest`.
+    fn state_pool(&self, total_gib: f64, available_gib: f64) -> (Option<SglangStatePool>, f64) {
+        let (s, e) = (self.s, self.e);
+        let per_req = s.model.linear_state_bytes_per_req(e.tp);
+        let state_pool = (per_req > 0).then(|| {
+            sglang_state_pool(
+                available_gib - total_gib * (1.0 - e.mem_fraction_static),
+                per_req,
+                s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
+                e.max_running_requests,
+            )
+        });
+        let state_gib = state_pool.map_or(0.0, |p| {
+            (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
+        });
+        (state_pool, state_gib)
+    }
+
+    /// Where the plan of a hybrid linear-attention model with speculation is approximate.
+    fn hybrid_notes(&self, has_state_pool: bool) -> Vec<String> {
+        let mut notes = Vec::new();
+        let speculative = self.s.speculative.is_some();
+        if has_state_pool && speculative && self.spring {
+            notes.push(
+                "draft KV share approximate: the spring-2026 cell × (1 + draft layers / target layers) rule is applied \
+                 with full-attention layer counts for this hybrid model (not verified against SGLang's hybrid pools)"
+                    .to_string(),
+            );
+        }
+        if has_state_pool && speculative {
+            notes.push(
+                "state pool sizing approximate: SGLang's speculative intermediate-state reservation is modelled with \
+                 the default radix cache and no_buffer strategy (3 slots per request)"
+                    .to_string(),
+            );
+        }
+        notes
+    }
+
+    fn spec_shape(&self) -> Option<SpecShape> {
+        self.s.speculative.as_ref().map(|sp| SpecShape {
+            num_steps: u64::from(sp.num_steps),
+            topk: u64::from(sp.topk),
+            num_draft_tokens: u64::from(sp.num_draft_tokens),
+        })
+    }
+
+    /// SGLang's KV profile (`sglang_kv_plan`) over what the state pool leaves.
+    fn kv_profile(
+        &self,
+        m: &Measured,
+        state_gib: f64,
+        cells: &Cells,
+        spec: Option<SpecShape>,
+    ) -> SglangKvPlan {
+        let e = self.e;
+        let mut kv = sglang_kv_plan(&SglangKvInput {
+            total_gib: m.total_gib,
+            available_gib: m.available_gib - state_gib,
+            mem_fraction_static: e.mem_fraction_static,
+            cell_size: cells.cell,
+            page_size: e.page_size,
+            max_total_tokens: e.max_total_tokens,
+            era: e.era,
+            context_len: e.context_len,
+            max_running_requests: e.max_running_requests,
+            spec,
+        });
+        // DSA: the pool is `NSATokenToKVPool`'s size, not tokens × budget; what it holds beyond `rest`
+        // comes out of the (1 − f) reserve, and PyTorch fails the allocation if it exceeds the free memory.
+        if let Some(n) = cells.nsa
+            && kv.starts
+        {
+            let pool = n.sglang_pool_bytes(kv.tokens, e.page_size.max(1));
+            let available = Bytes::from_gib_f64(m.available_gib - state_gib);
+            kv.pool_bytes = Bytes(pool);
+            kv.pool_fits = pool <= available.0;
+            kv.free_after_pool = Bytes(available.0.saturating_sub(pool));
+        }
+        kv
+    }
+
+    /// The smallest `mem_fraction_static` that starts.
+    fn min_fraction(&self, m: &Measured, cell: u64, spec: Option<SpecShape>) -> Option<f64> {
+        let e = self.e;
+        // Mid 2025: the speculative inflation (at the threshold the request pool is at its floor of 2048
+        // unless configured) lets the engine start with a negative profile.
+        let inflation = match (e.era, spec) {
+            (SglangEra::Mid2025, Some(sp)) => {
+                e.max_running_requests.unwrap_or(2048) * (sp.num_steps * sp.topk + sp.num_draft_tokens) + 100
+            }
+            _ => 0,
+        };
+        if inflation > 0 {
+            let need = (e.page_size.max(1) as f64 - inflation as f64) * cell as f64 / (1u64 << 30) as f64;
+            Some((1.0 - (m.available_gib - need) / m.total_gib).clamp(0.0, 1.0))
+        } else {
+            sglang_min_fraction(m.total_gib, m.available_gib, cell, e.page_size)
+        }
+    }
+
+    /// The hybrid SWA pool's full and SWA parts for the profiled tokens (`sglang_swa_split`).
+    fn swa_pools(&self, kv: &SglangKvPlan, target_cell: u64) -> SwaPools {
+        let (s, e) = (self.s, self.e);
         let n_swa = u64::from(s.model.sliding_layers());
         let n_full = u64::from(s.model.kv_layers()) - n_swa;
         let layer = target_cell / u64::from(s.model.kv_layers().max(1));
@@ -443,8 +618,12 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
             swa_tokens: split.swa_tokens,
             swa_bytes: (split.swa_tokens + page) * layer * n_swa,
         }
-    });
-    if let Some(w) = swa {
+    }
+
+    /// The KV plan with the SWA pools in place of the plain one: the full pool's tokens, both pools'
+    /// bytes, the request cap and the draft's pool follow.
+    fn apply_swa(&self, kv: &mut SglangKvPlan, w: SwaPools, available_gib: f64) {
+        let e = self.e;
         let pool = w.full_bytes + w.swa_bytes;
         let available = Bytes::from_gib_f64(available_gib.max(0.0));
         kv.tokens = w.full_tokens;
@@ -455,94 +634,117 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
             .max_running_requests
             .unwrap_or(w.full_tokens / 2)
             .min(kv.max_num_reqs);
-        if s.speculative.is_some() {
+        if self.s.speculative.is_some() {
             // The draft's pool follows the SWA-adjusted count (`draft_runner_cache_size = full`).
             kv.draft_tokens = w.full_tokens;
         }
     }
-    let mut plan = MemoryPlan {
-        swa,
-        kv_groups: None,
-        verdict: Verdict::Ok,
-        total_gib,
-        total_source,
-        available_gib,
-        available_source,
-        mem_fraction_static: e.mem_fraction_static,
-        cell_size: cell,
-        pool_cell_size: nsa.map(|n| n.pool_cell()).filter(|&c| c != cell),
-        // The engine's `rest` (the state pool, listed as an entry, comes out of it).
-        rest_gib: kv.rest_gib + state_gib,
-        kv_tokens: kv.tokens,
-        kv_pool: kv.pool_bytes,
-        draft_cell_size: s.speculative.as_ref().map(|sp| sp.draft.kv_cell_bytes(tp)),
-        draft_kv_tokens: s.speculative.as_ref().map(|_| kv.draft_tokens),
-        max_num_reqs: Some(kv.max_num_reqs),
-        max_running_requests: Some(kv.max_running_requests),
-        min_mem_fraction_static: min_f,
-        headroom: Bytes(0),
-        entries,
-        notes,
-    };
-    if let Some(n) = nsa {
-        let over = kv.pool_bytes.as_gib_f64() - kv.rest_gib;
-        plan.notes.push(format!(
-            "DeepSeek DSA KV: SGLang budgets {} B per token per layer ({:?} rule, {} era) and its NSATokenToKVPool \
-             allocates {} (latent {} + indexer {}); the pool is {:.2} GiB {} rest, {}",
-            n.budget_cell(nsa_rule) / n.layers.max(1),
-            nsa_rule,
-            e.era.name(),
-            n.pool_cell() / n.layers.max(1),
-            n.latent_pool,
-            n.index,
-            over.abs(),
-            if over > 0.0 { "above" } else { "within" },
-            if over > 0.0 {
-                "taken from the (1 − mem_fraction_static) reserve meant for CUDA graphs and activations"
-            } else {
-                "as budgeted"
-            }
-        ));
-    }
-    if let Some(p) = state_pool {
-        plan.max_running_requests = plan.max_running_requests.map(|m| m.min(p.max_running_requests));
-        plan.entries.push(MemEntry {
-            kind: MemKind::StatePool { slots: p.slots },
-            bytes: p.bytes + p.intermediate_bytes,
-            moment: Moment::KvPool,
-            source: Source::EngineRule,
-        });
-    }
-    if !kv.starts {
+
+    /// The verdict when the KV profile leaves no room for one page.
+    fn profile_oom(&self, kv: &SglangKvPlan, cell: u64, available_gib: f64, total_gib: f64) -> Verdict {
+        let e = self.e;
         let need = (e.page_size.max(1) * cell) as f64 / (1u64 << 30) as f64;
-        plan.verdict = Verdict::Oom {
+        Verdict::Oom {
             step: "KV cache profile (rest = available − total × (1 − mem_fraction_static) ≤ 0)".into(),
-            message: if spring && kv.rest_gib <= 0.0 {
+            message: if self.spring && kv.rest_gib <= 0.0 {
                 sglang_no_kv_memory_error(e.mem_fraction_static, available_gib, total_gib)
             } else {
                 sglang_not_enough_memory(e.era, e.mem_fraction_static)
             },
             missing: Bytes::from_gib_f64(need - kv.rest_gib),
-        };
-        plan.max_running_requests = None;
-        plan.draft_kv_tokens = plan.draft_kv_tokens.map(|_| 0);
-        return plan;
+        }
     }
-    if !kv.pool_fits {
-        plan.verdict = Verdict::Oom {
-            step: if nsa.is_some() {
-                "allocating the target KV pool (NSATokenToKVPool larger than its budget)".into()
-            } else {
-                "allocating the target KV pool (inflated beyond the profile)".into()
-            },
-            message: TORCH_OOM.into(),
-            missing: Bytes(kv.pool_bytes.0 - Bytes::from_gib_f64(available_gib).0),
-        };
-        return plan;
-    }
-    match swa {
-        Some(w) => {
+
+    /// What is allocated after the pool, in order, and their check against what the pool left: the
+    /// entries, the headroom or the verdict of the first that does not fit.
+    fn allocate_after_pool(&self, plan: &mut MemoryPlan, kv: &SglangKvPlan) {
+        let observed_graphs = self
+            .e
+            .observed
+            .as_ref()
+            .and_then(|o| o.cuda_graph_gib)
+            .map(Bytes::from_gib_f64);
+        let late = self.late_allocations(kv, observed_graphs);
+        for &(kind, bytes) in &late {
+            let observed = kind == MemKind::TargetCudaGraphs && observed_graphs.is_some();
             plan.entries.push(MemEntry {
+                kind,
+                bytes: bytes.0,
+                moment: Moment::AfterPool,
+                source: if observed {
+                    Source::Observed
+                } else {
+                    Source::Modeled
+                },
+            });
+        }
+        let allocs: Vec<LateAllocation> = late
+            .iter()
+            .map(|&(kind, bytes)| LateAllocation {
+                name: kind.name().into_owned(),
+                bytes,
+            })
+            .collect();
+        match check_late_allocations(kv.free_after_pool, &allocs) {
+            LateVerdict::Fits { headroom } => plan.headroom = headroom,
+            LateVerdict::Fails { index, missing } => {
+                plan.verdict = Verdict::Oom {
+                    step: format!("allocating {} after the KV pool", late[index].0),
+                    message: TORCH_OOM.into(),
+                    missing,
+                };
+            }
+        }
+    }
+
+    /// The draft's weights (before spring 2026) and KV pool, the CUDA graphs and the activations.
+    fn late_allocations(&self, kv: &SglangKvPlan, observed_graphs: Option<Bytes>) -> Vec<(MemKind, Bytes)> {
+        let (s, e) = (self.s, self.e);
+        let mut late: Vec<(MemKind, Bytes)> = Vec::new();
+        if let Some(sp) = &s.speculative {
+            if !self.spring {
+                late.push((MemKind::DraftWeights, self.draft_weights));
+            }
+            // The draft's pool: the target's token count (early 2025: more, see SglangKvPlan), its own
+            // geometry, one padded page (engine-memory.md, step 10).
+            let dcell = sp.draft.kv_cell_bytes(e.tp);
+            late.push((
+                MemKind::DraftKvPool,
+                Bytes((kv.draft_tokens + e.page_size) * dcell),
+            ));
+        }
+        if e.cuda_graph {
+            late.push((
+                MemKind::TargetCudaGraphs,
+                observed_graphs.unwrap_or(e.costs.target_cuda_graph_memory),
+            ));
+            if s.speculative.is_some() {
+                late.push((MemKind::DraftCudaGraphs, e.costs.draft_cuda_graph_memory));
+            }
+        }
+        late.push((MemKind::Activations, e.costs.activation_memory));
+        late
+    }
+}
+
+/// The verdict when the target's KV pool, larger than what the profile budgeted, does not fit.
+fn pool_oom(kv: &SglangKvPlan, nsa: bool, available_gib: f64) -> Verdict {
+    Verdict::Oom {
+        step: if nsa {
+            "allocating the target KV pool (NSATokenToKVPool larger than its budget)".into()
+        } else {
+            "allocating the target KV pool (inflated beyond the profile)".into()
+        },
+        message: TORCH_OOM.into(),
+        missing: Bytes(kv.pool_bytes.0 - Bytes::from_gib_f64(available_gib).0),
+    }
+}
+
+/// The target's KV pool: one entry, or the SWA and full parts of a hybrid SWA pool.
+fn kv_pool_entries(swa: Option<SwaPools>, kv: &SglangKvPlan) -> Vec<MemEntry> {
+    match swa {
+        Some(w) => vec![
+            MemEntry {
                 kind: MemKind::TargetKvPoolSwa {
                     layers: w.swa_layers,
                     tokens: w.swa_tokens,
@@ -550,8 +752,8 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
                 bytes: w.swa_bytes,
                 moment: Moment::KvPool,
                 source: Source::EngineRule,
-            });
-            plan.entries.push(MemEntry {
+            },
+            MemEntry {
                 kind: MemKind::TargetKvPoolFull {
                     layers: w.full_layers,
                     tokens: w.full_tokens,
@@ -559,71 +761,38 @@ pub fn plan_memory(s: &Scenario) -> MemoryPlan {
                 bytes: w.full_bytes,
                 moment: Moment::KvPool,
                 source: Source::EngineRule,
-            });
-        }
-        None => plan.entries.push(MemEntry {
+            },
+        ],
+        None => vec![MemEntry {
             kind: MemKind::TargetKvPool,
             bytes: kv.pool_bytes.0,
             moment: Moment::KvPool,
             source: Source::EngineRule,
-        }),
+        }],
     }
-    // What is allocated after the pool, in order.
-    let mut late: Vec<(MemKind, Bytes)> = Vec::new();
-    if let Some(sp) = &s.speculative {
-        if !spring {
-            late.push((MemKind::DraftWeights, draft_weights));
+}
+
+/// The note on a DSA model's KV: what SGLang budgets, what its pool allocates, and where the
+/// difference comes from.
+fn nsa_note(e: &Engine, n: &NsaKv, nsa_rule: NsaBudgetRule, kv: &SglangKvPlan) -> String {
+    let over = kv.pool_bytes.as_gib_f64() - kv.rest_gib;
+    format!(
+        "DeepSeek DSA KV: SGLang budgets {} B per token per layer ({:?} rule, {} era) and its NSATokenToKVPool \
+         allocates {} (latent {} + indexer {}); the pool is {:.2} GiB {} rest, {}",
+        n.budget_cell(nsa_rule) / n.layers.max(1),
+        nsa_rule,
+        e.era.name(),
+        n.pool_cell() / n.layers.max(1),
+        n.latent_pool,
+        n.index,
+        over.abs(),
+        if over > 0.0 { "above" } else { "within" },
+        if over > 0.0 {
+            "taken from the (1 − mem_fraction_static) reserve meant for CUDA graphs and activations"
+        } else {
+            "as budgeted"
         }
-        // The draft's pool: the target's token count (early 2025: more, see SglangKvPlan), its own
-        // geometry, one padded page (engine-memory.md, step 10).
-        let dcell = sp.draft.kv_cell_bytes(tp);
-        late.push((
-            MemKind::DraftKvPool,
-            Bytes((kv.draft_tokens + e.page_size) * dcell),
-        ));
-    }
-    let observed_graphs = obs.and_then(|o| o.cuda_graph_gib).map(Bytes::from_gib_f64);
-    if e.cuda_graph {
-        late.push((
-            MemKind::TargetCudaGraphs,
-            observed_graphs.unwrap_or(e.costs.target_cuda_graph_memory),
-        ));
-        if s.speculative.is_some() {
-            late.push((MemKind::DraftCudaGraphs, e.costs.draft_cuda_graph_memory));
-        }
-    }
-    late.push((MemKind::Activations, e.costs.activation_memory));
-    for &(kind, bytes) in &late {
-        let observed = kind == MemKind::TargetCudaGraphs && observed_graphs.is_some();
-        plan.entries.push(MemEntry {
-            kind,
-            bytes: bytes.0,
-            moment: Moment::AfterPool,
-            source: if observed {
-                Source::Observed
-            } else {
-                Source::Modeled
-            },
-        });
-    }
-    let allocs: Vec<LateAllocation> = late
-        .iter()
-        .map(|&(kind, bytes)| LateAllocation {
-            name: kind.name().into_owned(),
-            bytes,
-        })
-        .collect();
-    match check_late_allocations(kv.free_after_pool, &allocs) {
-        LateVerdict::Fits { headroom } => plan.headroom = headroom,
-        LateVerdict::Fails { index, missing } => {
-            plan.verdict = Verdict::Oom {
-                step: format!("allocating {} after the KV pool", late[index].0),
-                message: TORCH_OOM.into(),
-                missing,
-            };
-        }
-    }
-    plan
+    )
 }
 
 /// Whether SGLang sizes this model's KV cache as a hybrid SWA pool, and the warnings it prints when
@@ -736,136 +905,25 @@ fn before_0_5_8(v: &str) -> bool {
 fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let e = &s.engine;
     let tp = e.tp;
-    let obs = e.observed.as_ref();
     let total_gib = s.hardware.gpu.memory_total_mib as f64 / 1024.0;
-    let custom = if e.allreduce == AllreduceBackend::Custom {
-        e.costs.custom_allreduce_buffers
-    } else {
-        Bytes(0)
-    };
-    let pick = |o: Option<f64>, modeled: Bytes| -> (f64, Source) {
-        match o {
-            Some(v) => (v, Source::Observed),
-            None => (modeled.as_gib_f64(), Source::Modeled),
-        }
-    };
-    let context = Bytes(s.hardware.params.context_overhead.0 + custom.0);
-    let (free_at_start, free_src) = pick(
-        obs.and_then(|o| o.free_at_start_gib),
-        Bytes::from_gib_f64((total_gib - context.as_gib_f64()).max(0.0)),
-    );
-    let (weights, w_src) = pick(obs.and_then(|o| o.weights_gib), s.model.weight_bytes_per_rank(tp));
-    let (activation, a_src) = pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory);
-    let (non_torch, n_src) = pick(
-        obs.and_then(|o| o.non_torch_gib),
-        e.costs.non_torch_memory.unwrap_or(Bytes(0)),
-    );
-    // DSA: one uniform-type group of latent + indexer pages per layer (fp8_ds_mla 656 + 132, bf16
-    // 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM allocates what it budgets.
-    let cell = match s
-        .model
-        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
-    {
-        Some(n) => n.pool_cell(),
-        None => s.model.kv_cell_bytes(tp),
-    };
-    // Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
-    // pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
-    // attention type is one group of all its layers, i.e. the plain cell.
-    // Local/global attention (issue #16): vLLM 0.11 turns the hybrid manager off for chunked local
-    // attention (Llama-4) by default (`config/__init__.py` `VllmConfig.__post_init__`, with its
-    // warning), or on `--disable-hybrid-kv-cache-manager`; `unify_hybrid_kv_cache_specs` then makes
-    // every layer full attention (its warning): one group of all layers, the plain cell.
-    let mut notes = Vec::new();
-    let chunked = s
-        .model
-        .mixers
-        .contains(&tpsim_model::llm::Mixer::ChunkedAttention);
-    let local = u64::from(s.model.sliding_layers());
-    let mixed = local > 0 && local < u64::from(s.model.kv_layers());
-    if chunked {
-        notes.push(
-            "vLLM: There is a latency regression when using chunked local attention with the hybrid KV cache \
-             manager. Disabling it, by default. To enable it, set the environment \
-             VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
-                .to_string(),
-        );
-    }
-    let hybrid = mixed && !chunked && !e.disable_hybrid_kv_cache_manager;
-    if mixed && !hybrid {
-        notes.push(
-            "vLLM: Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any \
-             optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). \
-             The compute of layers like sliding window is still saved."
-                .to_string(),
-        );
-    }
-    let counts = if hybrid {
-        s.model.kv_layer_counts()
-    } else {
-        vec![u64::from(s.model.kv_layers())]
-    };
-    let groups = vllm_kv_groups(&counts);
-    let plan_cell = if hybrid {
-        groups.cell_size(cell / u64::from(s.model.kv_layers().max(1)))
-    } else {
-        cell
-    };
-    // `_get_kv_cache_groups_uniform_page_size`: each type's last group is padded to group_size layers,
-    // with a warning per type.
-    let mut padding_layers = 0;
-    if groups.num_groups > 1 {
-        for n in counts.iter().copied().filter(|&n| n > 0) {
-            let pad = groups.group_size - n % groups.group_size;
-            if pad != groups.group_size {
-                padding_layers += pad;
-                notes.push(format!(
-                    "vLLM: Add {pad} padding layers, may waste at most {:.2}% KV cache memory",
-                    pad as f64 / n as f64 * 100.0
-                ));
-            }
-        }
-    }
+    let m = VllmMeasured::of(s, total_gib);
+    let cell = vllm_cell(s);
+    let (layout, mut notes) = VllmLayout::of(s, cell);
+    let plan_cell = layout.plan_cell;
     let mut plan = vllm_kv_plan(&VllmKvInput {
         total_gib,
-        free_at_start_gib: free_at_start,
+        free_at_start_gib: m.free_at_start.0,
         gpu_memory_utilization: e.gpu_memory_utilization,
-        weights_gib: weights,
-        peak_activation_gib: activation,
-        non_torch_gib: non_torch,
+        weights_gib: m.weights.0,
+        peak_activation_gib: m.activation.0,
+        non_torch_gib: m.non_torch.0,
         cell_size: plan_cell,
         block_size: e.page_size,
         max_model_len: e.max_model_len,
     });
-    let gib = |v: f64| Bytes::from_gib_f64(v.max(0.0)).0;
-    let mut entries = vec![
-        MemEntry {
-            kind: MemKind::ContextBeforeStartup,
-            bytes: gib(total_gib - free_at_start),
-            moment: Moment::BeforeStart,
-            source: free_src,
-        },
-        MemEntry {
-            kind: MemKind::TargetWeights,
-            bytes: gib(weights),
-            moment: Moment::Load,
-            source: w_src,
-        },
-        MemEntry {
-            kind: MemKind::PeakActivation,
-            bytes: gib(activation),
-            moment: Moment::Profile,
-            source: a_src,
-        },
-        MemEntry {
-            kind: MemKind::NonTorchGrowth,
-            bytes: gib(non_torch),
-            moment: Moment::Profile,
-            source: n_src,
-        },
-    ];
+    let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
-    plan.tokens = groups.reported_tokens(plan.blocks, e.page_size.max(1));
+    plan.tokens = layout.groups.reported_tokens(plan.blocks, e.page_size.max(1));
     if plan.tokens > 0 {
         entries.push(MemEntry {
             kind: MemKind::KvCache,
@@ -877,23 +935,8 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
     // block) / total.
     let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
-    let min_util = (weights + activation + non_torch + block_gib) / total_gib;
-    let verdict = match &plan.error {
-        None => Verdict::Ok,
-        Some(msg) => Verdict::Oom {
-            step: if plan.available_kv_gib == 0.0 && msg.contains("Free memory") {
-                "start-up check (free memory < total × gpu_memory_utilization)".into()
-            } else {
-                "KV cache profile (requested − weights − activation − non-torch)".into()
-            },
-            message: msg.clone(),
-            missing: Bytes::from_gib_f64(if msg.contains("Free memory") {
-                plan.requested_gib - free_at_start
-            } else {
-                block_gib - plan.available_kv_gib
-            }),
-        },
-    };
+    let min_util = (m.weights.0 + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
+    let verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
     let headroom = if plan.error.is_none() {
         Bytes::from_gib_f64((plan.available_kv_gib - pool.as_gib_f64()).max(0.0))
     } else {
@@ -908,11 +951,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     }
     MemoryPlan {
         swa: None,
-        kv_groups: (groups.num_groups > 1).then_some(KvGroups {
-            group_size: groups.group_size,
-            num_groups: groups.num_groups,
-            padding_layers,
-        }),
+        kv_groups: layout.kv_groups(),
         notes,
         verdict,
         total_gib,
@@ -932,6 +971,211 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
         headroom,
         entries,
+    }
+}
+
+/// What vLLM's start-up measures before the KV cache (GiB, each with its source): free memory at
+/// start, the weights, the profile run's peak activation and non-torch growth.
+struct VllmMeasured {
+    free_at_start: (f64, Source),
+    weights: (f64, Source),
+    activation: (f64, Source),
+    non_torch: (f64, Source),
+}
+
+impl VllmMeasured {
+    fn of(s: &Scenario, total_gib: f64) -> Self {
+        let e = &s.engine;
+        let obs = e.observed.as_ref();
+        let custom = custom_allreduce_buffers(e);
+        let pick = |o: Option<f64>, modeled: Bytes| -> (f64, Source) {
+            match o {
+                Some(v) => (v, Source::Observed),
+                None => (modeled.as_gib_f64(), Source::Modeled),
+            }
+        };
+        let context = Bytes(s.hardware.params.context_overhead.0 + custom.0);
+        VllmMeasured {
+            free_at_start: pick(
+                obs.and_then(|o| o.free_at_start_gib),
+                Bytes::from_gib_f64((total_gib - context.as_gib_f64()).max(0.0)),
+            ),
+            weights: pick(
+                obs.and_then(|o| o.weights_gib),
+                s.model.weight_bytes_per_rank(e.tp),
+            ),
+            activation: pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory),
+            non_torch: pick(
+                obs.and_then(|o| o.non_torch_gib),
+                e.costs.non_torch_memory.unwrap_or(Bytes(0)),
+            ),
+        }
+    }
+
+    /// The entries before the KV cache: the context before start-up, the weights at load, the
+    /// activation and non-torch growth of the profile run.
+    fn entries(&self, total_gib: f64) -> Vec<MemEntry> {
+        let gib = |v: f64| Bytes::from_gib_f64(v.max(0.0)).0;
+        vec![
+            MemEntry {
+                kind: MemKind::ContextBeforeStartup,
+                bytes: gib(total_gib - self.free_at_start.0),
+                moment: Moment::BeforeStart,
+                source: self.free_at_start.1,
+            },
+            MemEntry {
+                kind: MemKind::TargetWeights,
+                bytes: gib(self.weights.0),
+                moment: Moment::Load,
+                source: self.weights.1,
+            },
+            MemEntry {
+                kind: MemKind::PeakActivation,
+                bytes: gib(self.activation.0),
+                moment: Moment::Profile,
+                source: self.activation.1,
+            },
+            MemEntry {
+                kind: MemKind::NonTorchGrowth,
+                bytes: gib(self.non_torch.0),
+                moment: Moment::Profile,
+                source: self.non_torch.1,
+            },
+        ]
+    }
+}
+
+/// How vLLM lays the model's KV out in blocks: its groups, the cell per token of a block and the
+/// padding layers of the groups.
+struct VllmLayout {
+    groups: VllmKvGroups,
+    plan_cell: u64,
+    padding_layers: u64,
+}
+
+impl VllmLayout {
+    /// The layout for the model's `cell`, and the warnings vLLM prints about it.
+    fn of(s: &Scenario, cell: u64) -> (Self, Vec<String>) {
+        let (hybrid, mut notes) = vllm_uses_hybrid_manager(s);
+        let counts = if hybrid {
+            s.model.kv_layer_counts()
+        } else {
+            vec![u64::from(s.model.kv_layers())]
+        };
+        let groups = vllm_kv_groups(&counts);
+        let plan_cell = if hybrid {
+            groups.cell_size(cell / u64::from(s.model.kv_layers().max(1)))
+        } else {
+            cell
+        };
+        let (padding_layers, padding_notes) = vllm_padding(&counts, &groups);
+        notes.extend(padding_notes);
+        let layout = VllmLayout {
+            groups,
+            plan_cell,
+            padding_layers,
+        };
+        (layout, notes)
+    }
+
+    /// The groups, when the hybrid manager keeps more than one.
+    fn kv_groups(&self) -> Option<KvGroups> {
+        (self.groups.num_groups > 1).then_some(KvGroups {
+            group_size: self.groups.group_size,
+            num_groups: self.groups.num_groups,
+            padding_layers: self.padding_layers,
+        })
+    }
+}
+
+/// vLLM's KV cell per token. DSA: one uniform-type group of latent + indexer pages per layer
+/// (fp8_ds_mla 656 + 132, bf16 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM
+/// allocates what it budgets.
+fn vllm_cell(s: &Scenario) -> u64 {
+    match s
+        .model
+        .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
+    {
+        Some(n) => n.pool_cell(),
+        None => s.model.kv_cell_bytes(s.engine.tp),
+    }
+}
+
+/// Whether vLLM's hybrid KV-cache manager keeps this model's attention types apart, and the warnings
+/// it prints when it does not.
+///
+/// Sliding-window + full attention (gpt-oss): vLLM's hybrid allocator puts `group_size` layers'
+/// pages in one block and reports blocks // groups × block_size tokens (`vllm_kv_groups`). One
+/// attention type is one group of all its layers, i.e. the plain cell.
+/// Local/global attention (issue #16): vLLM 0.11 turns the hybrid manager off for chunked local
+/// attention (Llama-4) by default (`config/__init__.py` `VllmConfig.__post_init__`, with its
+/// warning), or on `--disable-hybrid-kv-cache-manager`; `unify_hybrid_kv_cache_specs` then makes
+/// every layer full attention (its warning): one group of all layers, the plain cell.
+fn vllm_uses_hybrid_manager(s: &Scenario) -> (bool, Vec<String>) {
+    let mut notes = Vec::new();
+    let chunked = s
+        .model
+        .mixers
+        .contains(&tpsim_model::llm::Mixer::ChunkedAttention);
+    let local = u64::from(s.model.sliding_layers());
+    let mixed = local > 0 && local < u64::from(s.model.kv_layers());
+    if chunked {
+        notes.push(
+            "vLLM: There is a latency regression when using chunked local attention with the hybrid KV cache \
+             manager. Disabling it, by default. To enable it, set the environment \
+             VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
+                .to_string(),
+        );
+    }
+    let hybrid = mixed && !chunked && !s.engine.disable_hybrid_kv_cache_manager;
+    if mixed && !hybrid {
+        notes.push(
+            "vLLM: Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any \
+             optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). \
+             The compute of layers like sliding window is still saved."
+                .to_string(),
+        );
+    }
+    (hybrid, notes)
+}
+
+/// `_get_kv_cache_groups_uniform_page_size`: each type's last group is padded to group_size layers,
+/// with a warning per type. The padding layers and the warnings.
+fn vllm_padding(counts: &[u64], groups: &VllmKvGroups) -> (u64, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut padding_layers = 0;
+    if groups.num_groups > 1 {
+        for n in counts.iter().copied().filter(|&n| n > 0) {
+            let pad = groups.group_size - n % groups.group_size;
+            if pad != groups.group_size {
+                padding_layers += pad;
+                notes.push(format!(
+                    "vLLM: Add {pad} padding layers, may waste at most {:.2}% KV cache memory",
+                    pad as f64 / n as f64 * 100.0
+                ));
+            }
+        }
+    }
+    (padding_layers, notes)
+}
+
+/// vLLM's start-up verdict: its start-up check on free memory, or the KV profile's error.
+fn vllm_verdict(plan: &VllmKvPlan, block_gib: f64, free_at_start: f64) -> Verdict {
+    match &plan.error {
+        None => Verdict::Ok,
+        Some(msg) => Verdict::Oom {
+            step: if plan.available_kv_gib == 0.0 && msg.contains("Free memory") {
+                "start-up check (free memory < total × gpu_memory_utilization)".into()
+            } else {
+                "KV cache profile (requested − weights − activation − non-torch)".into()
+            },
+            message: msg.clone(),
+            missing: Bytes::from_gib_f64(if msg.contains("Free memory") {
+                plan.requested_gib - free_at_start
+            } else {
+                block_gib - plan.available_kv_gib
+            }),
+        },
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use tpsim_model::compute::ComputeRates;
 use tpsim_model::curves::OpClass;
 use tpsim_model::hw::{PathClass, Transport};
-use tpsim_model::llm::ModelSpec;
+use tpsim_model::llm::{ForwardPass, LayerWork, ModelSpec};
 use tpsim_model::units::{Bytes, Duration};
 
 /// The cost of one collective call and how it was chosen.
@@ -429,11 +429,19 @@ impl<'a> Builder<'a> {
         shape: PassShape,
         deps: &[TaskId],
     ) -> Result<TaskId, DecodeError> {
+        let pass = self.pass(model, label, shape);
+        let mut prev = self.add_embed(g, &pass, deps)?;
+        for (i, l) in pass.fp.layers.iter().enumerate() {
+            prev = self.add_layer(g, &pass, i, l, prev)?;
+        }
+        self.add_lm_head(g, &pass, prev)
+    }
+
+    /// What every layer of one forward pass shares: its op list, the cost of its hidden-state
+    /// allreduce and of its q/k-norm one, and the attention's context terms.
+    fn pass<'p>(&self, model: &'p ModelSpec, label: &'p str, shape: PassShape) -> Pass<'p> {
         let PassShape {
-            seqs,
-            tokens,
-            ctx,
-            logits,
+            seqs, tokens, ctx, ..
         } = shape;
         let tp = self.s.engine.tp;
         let fp = model.forward_pass(tp, tokens);
@@ -451,22 +459,6 @@ impl<'a> Builder<'a> {
             1.0 + f64::from(tokens) / f64::from(seqs.max(1))
         };
         let ar = self.costs.allreduce(fp.allreduce_bytes);
-        // Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
-        // VocabParallelEmbedding with tp > 1).
-        let emb = self.per_gpu(
-            g,
-            &format!("{label}: embed"),
-            self.rates.op_time(0.0, 0.0, 1),
-            1,
-            deps,
-        )?;
-        let mut prev = self.gang(
-            g,
-            &format!("{label}: allreduce embed"),
-            Collective::Allreduce(fp.allreduce_bytes.0),
-            ar.time,
-            emb,
-        )?;
         // A q/k norm over all heads (MiniMax-M2) all-reduces its per-token statistics once per layer
         // (model::llm::forward `qk_norm_allreduces`); SGLang pads the message to 16 B, vLLM does not.
         let qk_norm = (fp.qk_norm_allreduces > 0).then(|| {
@@ -474,127 +466,194 @@ impl<'a> Builder<'a> {
             let bytes = tpsim_model::llm::qk_norm_stats_bytes(u64::from(tokens), padded);
             (bytes, self.costs.allreduce(Bytes(bytes)).time)
         });
-        let dense_fmt = model.quantization.weights.dtype;
-        let expert_fmt = model.quantization.expert_format().dtype;
-        for (i, l) in fp.layers.iter().enumerate() {
-            if let Some((bytes, time)) = qk_norm {
-                // In the engine it sits between the qkv projection and the attention kernel; all of a
-                // layer's tasks run in one chain on every stream, so placing it before the attention
-                // task gives the same times.
-                prev = self.gang(
-                    g,
-                    &format!("{label}: L{i} allreduce qk-norm"),
-                    Collective::Allreduce(bytes),
-                    time,
-                    vec![prev],
-                )?;
-            }
-            let linear = l.mixer == tpsim_model::llm::Mixer::Linear;
-            // A sliding-window layer (gpt-oss) reads at most its window of each sequence's KV; decode
-            // FLOPs scale the same way. A prefill (ctx = 0) keeps the causal full-prompt count (an
-            // overestimate for sliding layers with prompts longer than the window).
-            // A chunked layer (Llama-4) reads the current chunk (`llm::local_kv_tokens`).
-            let kv_ctx = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(ctx)) as f64;
-            let context_bytes = if linear {
-                l.state_bytes as f64 * f64::from(seqs) * state_passes
-            } else {
-                l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
-            };
-            let ctx_flops = if linear {
-                0.0
-            } else if ctx > 0 {
-                attn_ctx_flops * kv_ctx / f64::from(ctx)
-            } else {
-                attn_ctx_flops
-            };
-            // DSA (DeepSeek-V3.2, GLM-5; model::llm::dsa): besides the `index_topk` selected tokens'
-            // latents (the window above), the indexer reads every context token's key and scores it
-            // (a prefill scores its own prompt causally: half the square).
-            let (context_bytes, ctx_flops) = if l.index_bytes_per_token > 0 {
-                let scored = if ctx > 0 {
-                    f64::from(tokens) * f64::from(ctx)
-                } else {
-                    f64::from(tokens) * f64::from(tokens) / f64::from(seqs.max(1)) / 2.0
-                };
-                (
-                    context_bytes + l.index_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs),
-                    ctx_flops + l.index_flops_per_ctx_token * scored,
-                )
-            } else {
-                (context_bytes, ctx_flops)
-            };
-            // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
-            // one), the KV-cache / state reads at the class's efficiency × the engine's attention
-            // backend's factor (`[compute.attention_backends]`, 1 without one).
-            let t_attn = self.rates.op_time_streams(
-                OpClass::Attention,
-                &[
-                    (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
-                    (context_bytes, None),
-                ],
-                self.s.engine.attention_backend.as_deref(),
-                l.attn_flops + ctx_flops,
-                l.attn_kernels,
-            );
-            let a = self.per_gpu(
-                g,
-                &format!("{label}: L{i} attention"),
-                t_attn,
-                l.attn_kernels,
-                &[prev],
-            )?;
+        Pass {
+            model,
+            label,
+            shape,
+            fp,
+            ar_time: ar.time,
+            attn_ctx_flops,
+            state_passes,
+            qk_norm,
+        }
+    }
+
+    /// Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
+    /// VocabParallelEmbedding with tp > 1).
+    fn add_embed(&self, g: &mut TaskGraph, pass: &Pass, deps: &[TaskId]) -> Result<TaskId, DecodeError> {
+        let label = pass.label;
+        let emb = self.per_gpu(
+            g,
+            &format!("{label}: embed"),
+            self.rates.op_time(0.0, 0.0, 1),
+            1,
+            deps,
+        )?;
+        self.gang(
+            g,
+            &format!("{label}: allreduce embed"),
+            Collective::Allreduce(pass.fp.allreduce_bytes.0),
+            pass.ar_time,
+            emb,
+        )
+    }
+
+    /// One layer `i` after `prev`: its q/k-norm allreduce (if any), attention and allreduce, FFN
+    /// (MLP or MoE) and allreduce; returns its last task.
+    fn add_layer(
+        &self,
+        g: &mut TaskGraph,
+        pass: &Pass,
+        i: usize,
+        l: &LayerWork,
+        mut prev: TaskId,
+    ) -> Result<TaskId, DecodeError> {
+        let label = pass.label;
+        if let Some((bytes, time)) = pass.qk_norm {
+            // In the engine it sits between the qkv projection and the attention kernel; all of a
+            // layer's tasks run in one chain on every stream, so placing it before the attention
+            // task gives the same times.
             prev = self.gang(
                 g,
-                &format!("{label}: L{i} allreduce attn"),
-                Collective::Allreduce(fp.allreduce_bytes.0),
-                ar.time,
-                a,
-            )?;
-            // MoE weights read: the always-read part plus one shard per distinct expert touched, with
-            // the scenario's routing model (the closed form when routing is uniform).
-            let ffn_bytes = if l.is_moe && self.s.engine.ep_size > 1 {
-                // Expert parallelism: each rank owns whole experts; the busiest rank reads its
-                // touched experts in full (tp shards' worth each) and sets the step's pace.
-                let busiest = self.routing.busiest_rank(l.n_experts, l.top_k, tokens, tp);
-                l.fixed_ffn_bytes.0 as f64 + busiest * l.expert_shard_bytes.0 as f64 * f64::from(tp)
-            } else if l.is_moe {
-                let touched = self.routing.distinct(l.n_experts, l.top_k, tokens);
-                l.fixed_ffn_bytes.0 as f64 + touched * l.expert_shard_bytes.0 as f64
-            } else {
-                l.ffn_weight_bytes.0 as f64
-            };
-            let (class, kind) = if l.is_moe {
-                (OpClass::Moe, "moe")
-            } else {
-                (OpClass::Mlp, "mlp")
-            };
-            // Routed experts in their format, the always-read part (router, shared experts) in the
-            // dense one.
-            let ffn_parts = if l.is_moe {
-                let fixed = (l.fixed_ffn_bytes.0 as f64).min(ffn_bytes);
-                [(fixed, Some(dense_fmt)), (ffn_bytes - fixed, Some(expert_fmt))]
-            } else {
-                [(ffn_bytes, Some(dense_fmt)), (0.0, None)]
-            };
-            let t_ffn = self
-                .rates
-                .op_time_formats(class, &ffn_parts, l.ffn_flops, l.ffn_kernels);
-            let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
-            prev = self.gang(
-                g,
-                &format!("{label}: L{i} allreduce {kind}"),
-                Collective::Allreduce(fp.allreduce_bytes.0),
-                ar.time,
-                f,
+                &format!("{label}: L{i} allreduce qk-norm"),
+                Collective::Allreduce(bytes),
+                time,
+                vec![prev],
             )?;
         }
+        let t_attn = self.attention_time(pass, l);
+        let a = self.per_gpu(
+            g,
+            &format!("{label}: L{i} attention"),
+            t_attn,
+            l.attn_kernels,
+            &[prev],
+        )?;
+        prev = self.gang(
+            g,
+            &format!("{label}: L{i} allreduce attn"),
+            Collective::Allreduce(pass.fp.allreduce_bytes.0),
+            pass.ar_time,
+            a,
+        )?;
+        let (t_ffn, kind) = self.ffn_time(pass, l);
+        let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
+        self.gang(
+            g,
+            &format!("{label}: L{i} allreduce {kind}"),
+            Collective::Allreduce(pass.fp.allreduce_bytes.0),
+            pass.ar_time,
+            f,
+        )
+    }
+
+    /// The attention block's time: its weights, the KV cache (or recurrent state) it reads over the
+    /// context and the FLOPs over it.
+    fn attention_time(&self, pass: &Pass, l: &LayerWork) -> Duration {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        let attn_ctx_flops = pass.attn_ctx_flops;
+        let linear = l.mixer == tpsim_model::llm::Mixer::Linear;
+        // A sliding-window layer (gpt-oss) reads at most its window of each sequence's KV; decode
+        // FLOPs scale the same way. A prefill (ctx = 0) keeps the causal full-prompt count (an
+        // overestimate for sliding layers with prompts longer than the window).
+        // A chunked layer (Llama-4) reads the current chunk (`llm::local_kv_tokens`).
+        let kv_ctx = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(ctx)) as f64;
+        let context_bytes = if linear {
+            l.state_bytes as f64 * f64::from(seqs) * pass.state_passes
+        } else {
+            l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
+        };
+        let ctx_flops = if linear {
+            0.0
+        } else if ctx > 0 {
+            attn_ctx_flops * kv_ctx / f64::from(ctx)
+        } else {
+            attn_ctx_flops
+        };
+        // DSA (DeepSeek-V3.2, GLM-5; model::llm::dsa): besides the `index_topk` selected tokens'
+        // latents (the window above), the indexer reads every context token's key and scores it
+        // (a prefill scores its own prompt causally: half the square).
+        let (context_bytes, ctx_flops) = if l.index_bytes_per_token > 0 {
+            let scored = if ctx > 0 {
+                f64::from(tokens) * f64::from(ctx)
+            } else {
+                f64::from(tokens) * f64::from(tokens) / f64::from(seqs.max(1)) / 2.0
+            };
+            (
+                context_bytes + l.index_bytes_per_token as f64 * f64::from(ctx) * f64::from(seqs),
+                ctx_flops + l.index_flops_per_ctx_token * scored,
+            )
+        } else {
+            (context_bytes, ctx_flops)
+        };
+        let dense_fmt = pass.model.quantization.weights.dtype;
+        // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
+        // one), the KV-cache / state reads at the class's efficiency × the engine's attention
+        // backend's factor (`[compute.attention_backends]`, 1 without one).
+        self.rates.op_time_streams(
+            OpClass::Attention,
+            &[
+                (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
+                (context_bytes, None),
+            ],
+            self.s.engine.attention_backend.as_deref(),
+            l.attn_flops + ctx_flops,
+            l.attn_kernels,
+        )
+    }
+
+    /// The FFN block's time and its kind ("mlp" or "moe"): the weights it reads (MoE: the experts
+    /// the routing touches) in their formats.
+    fn ffn_time(&self, pass: &Pass, l: &LayerWork) -> (Duration, &'static str) {
+        let tokens = pass.shape.tokens;
+        let tp = self.s.engine.tp;
+        let dense_fmt = pass.model.quantization.weights.dtype;
+        let expert_fmt = pass.model.quantization.expert_format().dtype;
+        // MoE weights read: the always-read part plus one shard per distinct expert touched, with
+        // the scenario's routing model (the closed form when routing is uniform).
+        let ffn_bytes = if l.is_moe && self.s.engine.ep_size > 1 {
+            // Expert parallelism: each rank owns whole experts; the busiest rank reads its
+            // touched experts in full (tp shards' worth each) and sets the step's pace.
+            let busiest = self.routing.busiest_rank(l.n_experts, l.top_k, tokens, tp);
+            l.fixed_ffn_bytes.0 as f64 + busiest * l.expert_shard_bytes.0 as f64 * f64::from(tp)
+        } else if l.is_moe {
+            let touched = self.routing.distinct(l.n_experts, l.top_k, tokens);
+            l.fixed_ffn_bytes.0 as f64 + touched * l.expert_shard_bytes.0 as f64
+        } else {
+            l.ffn_weight_bytes.0 as f64
+        };
+        let (class, kind) = if l.is_moe {
+            (OpClass::Moe, "moe")
+        } else {
+            (OpClass::Mlp, "mlp")
+        };
+        // Routed experts in their format, the always-read part (router, shared experts) in the
+        // dense one.
+        let ffn_parts = if l.is_moe {
+            let fixed = (l.fixed_ffn_bytes.0 as f64).min(ffn_bytes);
+            [(fixed, Some(dense_fmt)), (ffn_bytes - fixed, Some(expert_fmt))]
+        } else {
+            [(ffn_bytes, Some(dense_fmt)), (0.0, None)]
+        };
+        let t_ffn = self
+            .rates
+            .op_time_formats(class, &ffn_parts, l.ffn_flops, l.ffn_kernels);
+        (t_ffn, kind)
+    }
+
+    /// The LM head after `prev` and the all-gather of its logits; returns the gather.
+    fn add_lm_head(&self, g: &mut TaskGraph, pass: &Pass, prev: TaskId) -> Result<TaskId, DecodeError> {
+        let (label, fp) = (pass.label, &pass.fp);
+        let PassShape { tokens, logits, .. } = pass.shape;
         // The LM head reads its whole shard whatever the row count; its FLOPs and the gathered
         // logits scale with the rows that get logits (`PassShape::logits`).
         let rows = f64::from(logits) / f64::from(tokens.max(1));
         // The LM head stays at the model dtype (`llm::quant`).
         let t_head = self.rates.op_time_formats(
             OpClass::LmHead,
-            &[(fp.lm_head_bytes.0 as f64, Some(model.dtype))],
+            &[(fp.lm_head_bytes.0 as f64, Some(pass.model.dtype))],
             fp.lm_head_flops * rows,
             1,
         );
@@ -609,6 +668,22 @@ impl<'a> Builder<'a> {
             h,
         )
     }
+}
+
+/// One forward pass being lowered (`Builder::add_pass`): what its layers share.
+struct Pass<'p> {
+    model: &'p ModelSpec,
+    label: &'p str,
+    shape: PassShape,
+    fp: ForwardPass,
+    /// The hidden-state allreduce after the embedding and each attention and FFN block.
+    ar_time: Duration,
+    /// Attention FLOPs over the context (`ModelSpec::attention_context_flops`).
+    attn_ctx_flops: f64,
+    /// How many times a linear-attention layer moves each sequence's recurrent state.
+    state_passes: f64,
+    /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
+    qk_norm: Option<(u64, Duration)>,
 }
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
