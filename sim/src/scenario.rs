@@ -16,6 +16,7 @@ mod acceptance;
 pub mod attention_backend;
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
+mod dtype;
 mod engine;
 mod error;
 mod hardware;
@@ -355,6 +356,7 @@ impl Resolver<'_> {
         let speculative = f.speculative.is_some();
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
+        self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),

@@ -259,3 +259,29 @@ fn attention_costs_follow_layer_types() {
     });
     assert!(global > 2.0 * local, "global {global} ms vs local {local} ms");
 }
+
+#[test]
+fn a_float32_checkpoint_is_served_in_16_bits() {
+    // gemma-2-2b-it's config.json says torch_dtype float32. Neither engine keeps it: vLLM 0.11
+    // `_resolve_auto_dtype` takes the platform's preferred dtype (bfloat16 on SM ≥ 8.0), SGLang 0.5.9
+    // `_get_and_verify_dtype` bfloat16 for Gemma (float16 for others). The KV cell at tp 1 is then
+    // 26 layers × 4 KV heads × 256 × 2 (K, V) × 2 B = 106,496 B, not float32's 212,992.
+    for (engine, warning) in [
+        ("vllm", "vLLM: Downcasting torch.float32 to torch.bfloat16."),
+        (
+            "sglang",
+            "SGLang: For Gemma 2, we downcast float32 to bfloat16 instead of float16 by default.",
+        ),
+    ] {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gemma-2-2b-it\"\n[engine]\n\
+             name = \"{engine}\"\ntp = 1\n"
+        );
+        let file = write(&format!("fp32-{engine}"), &text);
+        let o = tpsim(&["memory", &file, "--json"]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert!(o.stderr.contains(warning), "{engine}: {}", o.stderr);
+        let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(j["cell_size_bytes"], 106_496, "{engine}");
+    }
+}
