@@ -8,14 +8,14 @@
 //! - `fp8` (`fp8.py` `Fp8Config.from_config`): `weight_block_size = [r, c]` → fp8 with fp32 scales
 //!   per r×c block (`weight_scale_inv`); absent → one fp32 scale per tensor. `scale_fmt = "ue8m0"`
 //!   (DeepSeek-V3.1/V3.2) constrains the values of the same fp32 scales to powers of two; the bytes
-//!   loaded are the same. `modules_to_not_convert` / `ignored_layers`: see [`Kept`].
+//!   loaded are the same. `modules_to_not_convert` / `ignored_layers`: see `Kept`.
 //! - `compressed-tensors` (`compressed_tensors.py` `_quantization_scheme_map_from_config`): one
 //!   `config_groups` scheme for the `Linear` targets; its `weights` give
 //!   `num_bits`/`type`/`strategy`/`group_size`/`symmetric`/`block_structure`: int 4 group → int4 with
 //!   model-dtype scales (+ packed zero points when asymmetric); int 8 channel → int8 with one fp32
 //!   scale per row (W8A8 INT8, `compressed_tensors_w8a8_int8.py` `ChannelQuantScaleParameter`
 //!   float32); float 8 tensor/channel/block → fp8 likewise; float 4 group 16 → nvfp4. `ignore`: see
-//!   [`Kept`].
+//!   `Kept`.
 //! - `gptq` (`gptq_marlin.py`): `bits = 4`, `group_size`, `sym` → int4, fp16 scales, zero points when
 //!   `sym = false` (Marlin drops them for symmetric checkpoints after loading). `desc_act`'s int32
 //!   `g_idx` (4 B per input column per tensor) is not counted.
