@@ -32,7 +32,22 @@ pub struct GpuSpec {
     pub nvlink: bool,
 }
 
+/// The major part of a compute capability ("12.0" → 12; 0 when it is not a number). Engines choose
+/// defaults by it (SGLang's attention backend and DSA KV dtype, vLLM's preferred dtype).
+pub fn sm_major(compute_capability: &str) -> u32 {
+    compute_capability
+        .split('.')
+        .next()
+        .and_then(|m| m.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 impl GpuSpec {
+    /// The major part of the compute capability ([`sm_major`]).
+    pub fn sm_major(&self) -> u32 {
+        sm_major(&self.compute_capability)
+    }
+
     /// NCCL's model of one PCIe link: width × per-lane speed / 80, with lane speeds
     /// Gen4 = 120 and Gen5 = 240 (NCCL `topo.h`, reference/pcie-collectives.md) → 24 / 48 GB/s at x16.
     pub fn nccl_pci_bandwidth_gbps(&self) -> f64 {

@@ -382,17 +382,9 @@ impl VisionTower {
                 d.text_hidden
             }),
             assumed,
-            family: VisionFamily::MoonVit,
-            temporal_patch: 1,
-            // Kimi-K2.5: the logged default fraction used the tower's own 27 × 1152 (engine-memory.tsv).
-            sglang_fraction_dims: (0, 0),
-            projector_bias: true,
-            global_layers: 0,
-            tiles: 0,
-            aspect_ratios: 0,
-            projector_in: 0,
-            projector_input: 0,
-            projector_output: 0,
+            // The rest (MoonViT family, projector bias, no tiles) as Kimi-K2.5's; the fraction dims
+            // are the tower's own (below), as the logged default fraction used them (engine-memory.tsv).
+            ..d
         }
         .with_own_fraction_dims()
     }

@@ -72,6 +72,28 @@ fn need(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError>
     })
 }
 
+/// `vision_config`, its `hidden_size` and its head count (key `heads_key`), the heads dividing the width.
+fn width_and_heads<'a>(
+    v: Option<&'a serde_json::Value>,
+    heads_key: &str,
+    arch: &str,
+) -> Result<(&'a serde_json::Value, u64, u64), ModelError> {
+    let v = v.ok_or_else(|| ModelError::MissingField {
+        field: "vision_config".into(),
+        architecture: arch.into(),
+    })?;
+    let hidden = need(v, "hidden_size", arch)?;
+    let heads = need(v, heads_key, arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: format!("vision_config.{heads_key}"),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+        });
+    }
+    Ok((v, hidden, heads))
+}
+
 /// The Qwen2.5-VL tower from `vision_config` (every size key required; `temporal_patch_size`
 /// defaults to 2 and `in_chans` to 3 as in transformers' `Qwen2_5_VLVisionConfig`).
 pub(crate) fn qwen_vit(
@@ -79,19 +101,7 @@ pub(crate) fn qwen_vit(
     text_hidden: u64,
     arch: &str,
 ) -> Result<VisionTower, ModelError> {
-    let v = v.ok_or_else(|| ModelError::MissingField {
-        field: "vision_config".into(),
-        architecture: arch.into(),
-    })?;
-    let hidden = need(v, "hidden_size", arch)?;
-    let heads = need(v, "num_heads", arch)?;
-    if !hidden.is_multiple_of(heads) {
-        return Err(ModelError::InvalidField {
-            field: "vision_config.num_heads".into(),
-            value: heads.to_string(),
-            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
-        });
-    }
+    let (v, hidden, heads) = width_and_heads(v, "num_heads", arch)?;
     let layers = need(v, "depth", arch)?;
     if layers > 10_000 {
         return Err(ModelError::InvalidField {
@@ -262,19 +272,7 @@ pub(crate) fn mllama(
     text_hidden: u64,
     arch: &str,
 ) -> Result<VisionTower, ModelError> {
-    let v = v.ok_or_else(|| ModelError::MissingField {
-        field: "vision_config".into(),
-        architecture: arch.into(),
-    })?;
-    let hidden = need(v, "hidden_size", arch)?;
-    let heads = need(v, "attention_heads", arch)?;
-    if !hidden.is_multiple_of(heads) {
-        return Err(ModelError::InvalidField {
-            field: "vision_config.attention_heads".into(),
-            value: heads.to_string(),
-            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
-        });
-    }
+    let (v, hidden, heads) = width_and_heads(v, "attention_heads", arch)?;
     let layers = need(v, "num_hidden_layers", arch)?;
     let global_layers = get(v, "num_global_layers")?.unwrap_or(0);
     if layers + global_layers > 10_000 {

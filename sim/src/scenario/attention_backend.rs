@@ -46,11 +46,7 @@ pub fn is_sglang_backend(name: &str) -> bool {
 
 /// SGLang's default backend for `model` on a GPU of `compute_capability` ("9.0", "12.0", …).
 pub fn sglang_default(compute_capability: &str, model: &ModelSpec) -> &'static str {
-    let major = compute_capability
-        .split('.')
-        .next()
-        .and_then(|m| m.parse::<u32>().ok())
-        .unwrap_or(0);
+    let major = tpsim_model::hw::sm_major(compute_capability);
     let mla = matches!(model.attention, Attention::Mla { .. });
     match (mla, major) {
         (_, 9) => "fa3",

@@ -27,13 +27,7 @@ impl Resolver<'_> {
         if model.indexer.is_none() {
             return Ok(());
         }
-        let major: u32 = hw
-            .gpu
-            .compute_capability
-            .split('.')
-            .next()
-            .and_then(|m| m.trim().parse().ok())
-            .unwrap_or(0);
+        let major = hw.gpu.sm_major();
         let kv = &mut model.quantization.kv_cache_dtype;
         match engine.kind {
             EngineKind::Sglang => {

@@ -46,13 +46,7 @@ impl Resolver<'_> {
                 WeightDtype::Fp16
             }
             EngineKind::Vllm => {
-                let major: u32 = hw
-                    .gpu
-                    .compute_capability
-                    .split('.')
-                    .next()
-                    .and_then(|m| m.trim().parse().ok())
-                    .unwrap_or(0);
+                let major = hw.gpu.sm_major();
                 let (dt, name) = if major >= 8 {
                     (WeightDtype::Bf16, "bfloat16")
                 } else {
