@@ -136,3 +136,26 @@ fn vllm_kv_tokens_from_a_log_it_was_not_fitted_to() {
         o.stderr
     );
 }
+
+#[test]
+fn sglang_qwen3_235b_fp8_tp4_k_size_pins_the_kv_cell() {
+    // github.com/vllm-project/vllm issue 21348 (2025-07-22), SGLang on 4× H100, `--tp 4
+    // --mem-fraction-static 0.93`, Qwen3-235B-A22B-FP8: "KV Cache is allocated. #tokens: 367404, K size:
+    // 8.23 GB, V size: 8.23 GB" (GB = GiB). SGLang allocates tokens + page (1) = 367,405 slots per
+    // layer, K being half of each. The bundled qwen3-235b-a22b preset has the same architecture and
+    // attention (the FP8 checkpoint quantizes weights only; KV stays bf16): 94 layers × max(1, 4 KV
+    // heads / tp 4) × 128 × 2 B = 24,064 B of K per token → 367,405 × 24,064 = 8,841,233,920 B =
+    // 8.234 GiB, printed "8.23". The free memory is not in the log, so the token count is not checked.
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/models/qwen3-235b-a22b/config.json");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let spec =
+        tpsim_model::llm::ModelSpec::from_config_json(&text, tpsim_model::llm::Quantization::bf16()).unwrap();
+    let cell = spec.kv_cell_bytes(4);
+    assert_eq!(cell, 48_128);
+    let k_gib = (367_404 + 1) as f64 * (cell / 2) as f64 / (1u64 << 30) as f64;
+    assert_eq!(format!("{k_gib:.2}"), "8.23");
+    // A cell one KV head wider per rank (tp 2's) would print 16.47: the line pins the replication rule.
+    let wider = (367_404 + 1) as f64 * (spec.kv_cell_bytes(2) / 2) as f64 / (1u64 << 30) as f64;
+    assert_eq!(format!("{wider:.2}"), "16.47");
+}

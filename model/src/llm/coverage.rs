@@ -211,7 +211,10 @@ static QWEN3: Coverage = Coverage {
 static QWEN3_MOE: Coverage = Coverage {
     arch: Architecture::Qwen3Moe,
     families: "Qwen3 MoE (30B-A3B, 235B-A22B)",
-    sglang: exact_memory(&[]),
+    sglang: exact_memory(&[check(
+        "github.com/vllm-project/vllm issue 21348: SGLang, Qwen3-235B-A22B-FP8, 4× H100 TP 4, K size line (KV cell)",
+        "engine_memory::sglang_qwen3_235b_fp8_tp4_k_size_pins_the_kv_cell",
+    )]),
     vllm: exact_memory(&[]),
 };
 
