@@ -29,7 +29,9 @@ fn tok_s(file: &str, with_profile: bool, model: Option<(&str, &str)>) -> f64 {
 }
 
 #[test]
-fn batch1_minimax_formats_differ_as_measured() {
+fn consistency_batch1_minimax_formats_differ_as_fitted() {
+    // Consistency, not accuracy: the profile's NVFP4 and FP8 factors were fitted to exactly these rows
+    // (its [provenance] notes name them); the held-out check is the Qwen3.5 test below.
     let awq = "minimax-m2.5-awq-vllm-tp2.toml";
     let nvfp4 = "minimax-m2.5-nvfp4-sglang-tp2.toml";
     let fp8 = "minimax-m2.5-fp8-sglang-tp4.toml";
@@ -55,7 +57,7 @@ fn batch1_minimax_formats_differ_as_measured() {
 }
 
 #[test]
-fn batch1_qwen35_nvfp4_vs_awq_held_out() {
+fn validation_batch1_qwen35_nvfp4_vs_awq_held_out() {
     // Held out (not fitted): Qwen3.5-397B-A17B, SGLang, TP 4, batch 1, same engine for both checkpoints:
     // AWQ-INT4 152 and NVFP4 132 tok/s with MTP = 5 (tests/data/throughput.tsv, rtx6kpro
     // benchmarks/results.md), ratio 0.868. tpsim predicts without MTP (no sourced acceptance rate), so the
@@ -117,4 +119,52 @@ fn attention_backend_factor_applies_to_the_kv_reads_of_that_backend() {
     let o = tpsim(&["run", &scn("flash_attn", false)]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("engine.attention_backend"), "{}", o.stderr);
+}
+
+#[test]
+fn bad_format_and_backend_curves_are_refused_naming_the_key() {
+    // Garbage in a profile's new sections: an unknown format, an unknown backend, a factor outside
+    // (0, 1], a NaN, FLOP points. Each exits 2 and names the key.
+    let dir = scratch("bad-curves");
+    for (i, (section, expect)) in [
+        (
+            "[compute.formats.int3]\npoints = [[1.0, 0.5]]\n",
+            "compute.formats.int3",
+        ),
+        (
+            "[compute.attention_backends.flash_attn]\npoints = [[1.0, 0.5]]\n",
+            "compute.attention_backends.flash_attn",
+        ),
+        (
+            "[compute.formats.fp8]\npoints = [[1.0, 1.5]]\n",
+            "compute.formats.fp8.points",
+        ),
+        (
+            "[compute.formats.fp8]\npoints = [[1.0, nan]]\n",
+            "compute.formats.fp8.points",
+        ),
+        (
+            "[compute.formats.nvfp4]\nflops_points = [[1.0, 0.5]]\n",
+            "compute.formats.nvfp4",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let prof = dir.join(format!("p{i}.toml"));
+        std::fs::write(&prof, format!("[provenance]\ntool = \"hand\"\n\n{section}")).unwrap();
+        let scn = dir.join(format!("s{i}.toml"));
+        std::fs::write(
+            &scn,
+            format!(
+                "[hardware]\npreset = \"h100-sxm-1x\"\nprofile = {:?}\n[model]\npreset = \"llama-3.1-8b\"\n\
+                 [engine]\nname = \"sglang\"\ntp = 1\n",
+                prof.display().to_string()
+            ),
+        )
+        .unwrap();
+        let o = tpsim(&["validate", &scn.display().to_string()]);
+        assert_eq!(o.code, 2, "{section}: {}", o.stderr);
+        assert!(o.stderr.contains(expect), "{section}: {}", o.stderr);
+    }
 }

@@ -292,9 +292,12 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
     ] {
         for (name, c) in map {
             let key = format!("compute.{group}.{name}");
-            if group == "formats" {
-                format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?;
-            } else if !crate::scenario::attention_backend::is_sglang_backend(name) {
+            let format = if group == "formats" {
+                Some(format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?)
+            } else {
+                None
+            };
+            if format.is_none() && !crate::scenario::attention_backend::is_sglang_backend(name) {
                 return Err((
                     key,
                     format!(
@@ -319,13 +322,13 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
             };
             let curve = Curve::new(p.iter().map(|q| (q[0], q[1])).collect())
                 .map_err(|e| (format!("{key}.points"), e.to_string()))?;
-            if group == "formats" {
-                out.formats.insert(
-                    format_from_key(name).map_err(|e| (key.clone(), e.to_string()))?,
-                    curve,
-                );
-            } else {
-                out.attention_backends.insert(name.clone(), curve);
+            match format {
+                Some(f) => {
+                    out.formats.insert(f, curve);
+                }
+                None => {
+                    out.attention_backends.insert(name.clone(), curve);
+                }
             }
         }
     }
