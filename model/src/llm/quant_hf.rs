@@ -397,31 +397,17 @@ pub fn from_checkpoint(config: &Value, hf_quant: Option<&Value>) -> Result<Quant
             place(config, fp8(qc)?, kept, &ignore_key(key))
         }
         "compressed-tensors" => compressed_tensors(config, qc),
-        "gptq" => {
-            let sym = qc.get("sym").and_then(Value::as_bool).unwrap_or(true);
-            let kept = classify(
-                qc.get("modules_to_not_convert"),
-                &ignore_key("modules_to_not_convert"),
-            )?;
-            place(
-                config,
-                int4_marlin(qc, "gptq", !sym)?,
-                kept,
-                &ignore_key("modules_to_not_convert"),
-            )
-        }
-        "awq" => {
-            let zp = qc.get("zero_point").and_then(Value::as_bool).unwrap_or(true);
-            let kept = classify(
-                qc.get("modules_to_not_convert"),
-                &ignore_key("modules_to_not_convert"),
-            )?;
-            place(
-                config,
-                int4_marlin(qc, "awq", zp)?,
-                kept,
-                &ignore_key("modules_to_not_convert"),
-            )
+        method @ ("gptq" | "awq") => {
+            // Zero points: GPTQ stores them unless `sym`; AWQ when `zero_point` (both default as the
+            // engines read them).
+            let zero_points = if method == "gptq" {
+                !qc.get("sym").and_then(Value::as_bool).unwrap_or(true)
+            } else {
+                qc.get("zero_point").and_then(Value::as_bool).unwrap_or(true)
+            };
+            let ignored = ignore_key("modules_to_not_convert");
+            let kept = classify(qc.get("modules_to_not_convert"), &ignored)?;
+            place(config, int4_marlin(qc, method, zero_points)?, kept, &ignored)
         }
         "mxfp4" => {
             let mut out = Quantization::bf16();
