@@ -275,7 +275,9 @@ fn compressed_tensors(config: &Value, qc: &Value) -> Result<Quantization, ModelE
             ),
         ));
     }
-    let (name, g) = groups.iter().next().expect("one group");
+    let Some((name, g)) = groups.iter().next() else {
+        return Err(bad(field, "at least one scheme group"));
+    };
     let gfield = format!("{field}.{name}.weights");
     let w = g.get("weights").ok_or_else(|| bad(&gfield, "a weights scheme"))?;
     // compressed-tensors stores int4 group scales in the model dtype (Kimi-K2.5: bf16).
