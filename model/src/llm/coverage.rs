@@ -497,10 +497,17 @@ static KIMI_VL: Coverage = Coverage {
     arch: Architecture::KimiVl,
     families: "Kimi-VL (MLA MoE text tower + MoonViT)",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[check(
-        "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, KV tokens",
-        "engine_memory_rows::vllm_0_19_kimi_vl_a3b_h100_tp1",
-    )]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, KV tokens",
+            "engine_memory_rows::vllm_0_19_kimi_vl_a3b_h100_tp1",
+        ),
+        // fam (issue #16): weights of the kimi-vl-a3b preset (reconstructed config).
+        check(
+            "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, weights (−0.24 %; preset config reconstructed)",
+            "engine_memory_rows::vllm_0_19_kimi_vl_a3b_weights_h100_tp1",
+        ),
+    ]),
 };
 
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.

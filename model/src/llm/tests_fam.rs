@@ -234,3 +234,52 @@ fn llava_text_defaults_follow_the_text_model_type() {
         .to_string();
     assert!(e.contains("vision_feature_layer"), "{e}");
 }
+
+// ---------------------------------------------------------------- presets of existing rules
+
+const KIMI_VL_A3B: &str = include_str!("../../../scenarios/models/kimi-vl-a3b/config.json");
+const GLM_4_9B_0414: &str = include_str!("../../../scenarios/models/glm-4-9b-0414/config.json");
+
+#[test]
+fn kimi_vl_a3b_preset_weights_and_cell() {
+    let s = spec(KIMI_VL_A3B);
+    assert_eq!(s.arch, Architecture::KimiVl);
+    // MLA: (512 + 64) × 27 layers × 2 B = 31,104 B/token, not divided by tp.
+    assert_eq!(s.kv_cell_bytes(1), 31_104);
+    assert_eq!(s.kv_cell_bytes(4), 31_104);
+    let b = s.weight_breakdown(1);
+    // Per layer (q_lora_rank null): q_proj 16 × 192 × 2048 = 6,291,456, kv_a 576 × 2048 = 1,179,648,
+    // kv_b 16 × 256 × 512 = 2,097,152, absorbed w_kc + w_vc 2 × 16 × 128 × 512 = 2,097,152, o_proj
+    // 2048 × 2048 = 4,194,304 → 15,859,712; × 27 × 2 B = 856,424,448.
+    assert_eq!(b.attention, 856_424_448);
+    // Layer 0 dense 3 × 11264 × 2048 × 2 B; 26 MoE layers of 64 experts 3 × 1408 × 2048 and a shared
+    // expert of 2 × 1408.
+    assert_eq!(b.dense_mlp, 138_412_032);
+    assert_eq!(b.routed_experts, 26 * 64 * 8_650_752 * 2);
+    assert_eq!(b.shared_experts, 26 * 17_301_504 * 2);
+    // MoonViT 27 × 1152 (blocks 15,239,504 each = 411,466,608), patch conv + bias 678,528, 64 × 64
+    // positions 4,718,592, final and projector norms 4,608, projector 21,238,272 + 9,439,232 →
+    // 447,545,840 parameters.
+    assert_eq!(b.vision, 447_545_840 * 2);
+    // Embedding and LM head 163,840 × 2048 each, routers 26 × (64 × 2048 × 2 B + 64 × 4 B), norms
+    // 27 × 4,608 + 2,048 → total 32,928,561,632 B = 30.667 GiB (the vLLM 0.19 check against
+    // engine-memory.tsv line 29 is in tests/tests/engine_memory_rows.rs).
+    assert_eq!(s.weight_bytes_per_rank(1).0, 32_928_561_632);
+}
+
+#[test]
+fn glm_4_9b_0414_preset_weights_and_cell() {
+    let s = spec(GLM_4_9B_0414);
+    assert_eq!(s.arch, Architecture::Glm4);
+    assert!(s.attention_bias);
+    // 2 KV heads × 256 × 40 layers × 2 B = 40,960 at tp 1; tp 2: one head each → 20,480; tp 4: one
+    // replicated head → 20,480.
+    assert_eq!(s.kv_cell_bytes(1), 40_960);
+    assert_eq!(s.kv_cell_bytes(2), 20_480);
+    assert_eq!(s.kv_cell_bytes(4), 20_480);
+    // Per layer: q/o 2 × 4096² = 33,554,432, k/v 2 × 256 × 4096 = 2,097,152, q/k/v bias 4,608, MLP
+    // 3 × 13696 × 4096 = 168,296,448, four RMSNorms (GLM-4-0414's post-attention and post-MLP norms
+    // included) 16,384 → 203,969,024; × 40 = 8,158,760,960; embedding + LM head 2 × 151,552 × 4096
+    // = 1,241,513,984; final norm 4,096 → 9,400,279,040 parameters × 2 = 18,800,558,080 B.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 18_800_558_080);
+}
