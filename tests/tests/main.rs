@@ -19,6 +19,8 @@ mod dsa;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
+// fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+mod families_fam;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

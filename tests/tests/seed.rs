@@ -276,8 +276,16 @@ fn every_bundled_model_preset_loads_through_a_scenario() {
         let text = text.replacen("[speculative]", "[speculative_unused]", 1);
         let text =
             text[..text.find("[speculative_unused]").unwrap()].to_string() + "[workload]\nconcurrency = 1\n";
-        std::fs::write(&file, text).unwrap();
-        let o = tpsim(&["validate", &file]);
+        std::fs::write(&file, text.clone()).unwrap();
+        let mut o = tpsim(&["validate", &file]);
+        // fam (issue #16): a preset SGLang cannot serve (LLaVA-NeXT) is refused with "(use vllm)";
+        // it must then load under vLLM.
+        if o.code == 2 && o.stderr.contains("(use vllm)") {
+            let vllm = text[..text.find("[engine]").unwrap()].to_string()
+                + "[engine]\nname = \"vllm\"\ntp = 1\n[workload]\nconcurrency = 1\n";
+            std::fs::write(&file, vllm).unwrap();
+            o = tpsim(&["validate", &file]);
+        }
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
     }
     assert!(tpsim::presets::names("model").len() >= 6);

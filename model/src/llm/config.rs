@@ -213,15 +213,34 @@ pub struct ModelConfig {
     /// fp32 `e_score_correction_bias` (SGLang `models/deepseek_v2.py` `MoEGate`).
     #[serde(default)]
     pub topk_method: Option<String>,
+    // fam (issue #16): Phi-3.5-MoE and LLaVA-NeXT keys.
+    /// Phi-3.5-MoE: the LM head carries a bias (SGLang 0.5.9 / vLLM 0.11.0 `models/phimoe.py` build
+    /// `ParallelLMHead(..., bias=True)` whatever the config says).
+    #[serde(default)]
+    pub lm_head_bias: Option<bool>,
+    /// Set by [`ModelConfig::from_json`] on a nested `text_config` that names `sliding_window` (even
+    /// as null): LLaVA-NeXT fills transformers' `MistralConfig` default (4096) only when the key is
+    /// absent, and JSON null and absence both read as `None` above.
+    #[serde(skip)]
+    pub names_sliding_window: bool,
 }
 
 impl ModelConfig {
     /// Parse `config.json` text. Unknown keys are ignored; a key tpsim reads with the wrong JSON type
     /// is an error.
     pub fn from_json(text: &str) -> Result<ModelConfig, ModelError> {
-        serde_json::from_str(text).map_err(|e| ModelError::Json {
+        let mut cfg: ModelConfig = serde_json::from_str(text).map_err(|e| ModelError::Json {
             message: e.to_string(),
-        })
+        })?;
+        // fam (issue #16): whether `text_config` names `sliding_window` (LLaVA-NeXT defaults).
+        if let Some(t) = cfg.text_config.as_mut() {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            t.names_sliding_window = v
+                .get("text_config")
+                .and_then(|t| t.get("sliding_window"))
+                .is_some();
+        }
+        Ok(cfg)
     }
 
     fn first_arch(&self) -> Option<&str> {
@@ -244,7 +263,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 32] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 35] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -280,6 +299,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 32] = [
     "DeepseekV32ForCausalLM",
     "GlmMoeDsaForCausalLM",
     "KimiVLForConditionalGeneration",
+    // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+    "GraniteMoeForCausalLM",
+    "PhiMoEForCausalLM",
+    "LlavaNextForConditionalGeneration",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -317,6 +340,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "DeepseekV32ForCausalLM" => Architecture::DeepseekV32,
         "GlmMoeDsaForCausalLM" => Architecture::GlmMoeDsa,
         "KimiVLForConditionalGeneration" => Architecture::KimiVl,
+        // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+        "GraniteMoeForCausalLM" => Architecture::GraniteMoe,
+        "PhiMoEForCausalLM" => Architecture::PhiMoe,
+        "LlavaNextForConditionalGeneration" => Architecture::LlavaNext,
         _ => return None,
     })
 }
@@ -370,6 +397,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         found: arch_name.to_string(),
         supported: SUPPORTED_ARCHITECTURES.to_vec(),
     })?;
+    // fam (issue #16): LLaVA-NeXT's published text_config omits the widths transformers fills in.
+    let filled: ModelConfig;
+    let cfg: &ModelConfig = if arch == Architecture::LlavaNext {
+        filled = super::llava_next::with_text_defaults(cfg, arch_name)?;
+        &filled
+    } else {
+        cfg
+    };
     let name = cfg
         .name_or_path
         .clone()
@@ -529,6 +564,11 @@ fn text_and_vision<'a>(
             arch_name,
         )?;
         (text, true, Some(tower))
+    } else if arch == Architecture::LlavaNext {
+        // fam (issue #16): CLIP tower + projector + image_newline (`llava_next`).
+        let text = required_text_config(cfg, arch_name)?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        (text, true, Some(super::llava_next::clip(cfg, th, arch_name)?))
     } else if arch_name == "Gemma3ForConditionalGeneration" || arch == Architecture::Llama4 {
         // Local/global attention families (issue #16): text_config + a SigLIP / Llama-4 vision tower.
         let text = required_text_config(cfg, arch_name)?;
@@ -636,6 +676,10 @@ fn feed_forward(
         // `FusedMoE(num_experts=num_local_experts, top_k=num_experts_per_tok,
         // intermediate_size=intermediate_size)`).
         Architecture::MiniMaxM2 | Architecture::GptOss => all_moe_ffn(text, arch, num_layers, an)?,
+        // fam (issue #16): GraniteMoE and Phi-3.5-MoE: every layer `FusedMoE(num_local_experts,
+        // num_experts_per_tok, intermediate_size)` behind a bias-free replicated router, no shared
+        // expert (SGLang 0.5.9 / vLLM 0.11.0 `models/granitemoe.py`, `models/phimoe.py`).
+        Architecture::GraniteMoe | Architecture::PhiMoe => all_moe_ffn(text, arch, num_layers, an)?,
         // Local/global attention families (issue #16): Mixtral (every layer MoE, experts of
         // `intermediate_size`, SGLang `mixtral.py` `MixtralMoE`) and Llama-4 (MoE iff (i + 1) %
         // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
@@ -882,6 +926,12 @@ fn mixers_of(
             | Architecture::Mixtral
             | Architecture::Llama4
     );
+    // fam (issue #16): LLaVA-NeXT's Mistral text tower slides when its `sliding_window` is set.
+    let (arch, local) = if arch == Architecture::LlavaNext {
+        (Architecture::Mistral, true)
+    } else {
+        (arch, local)
+    };
     let (mixers, sliding_window, attention_chunk_size) = if !local {
         let n = num_layers_u32 as usize;
         (
@@ -914,6 +964,10 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // h3: Qwen2.5-VL's text tower is Qwen2 (bias on q/k/v); Qwen2-MoE reads `qkv_bias`, default
         // true (SGLang 0.5.9 `qwen2_moe.py`); GLM/GLM-4 read `attention_bias`.
         Architecture::Qwen25Vl | Architecture::Qwen2Moe => true,
+        // fam (issue #16): GraniteMoE's projections never carry a bias (SGLang 0.5.9 / vLLM 0.11.0
+        // `models/granitemoe.py`: `bias=False`); Phi-3.5-MoE reads `attention_bias` (SGLang; vLLM
+        // 0.11.0 hard-codes `bias=True`, as the published config says).
+        Architecture::GraniteMoe => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {

@@ -134,6 +134,10 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::DeepseekV32 => &DEEPSEEK_V32,
         Architecture::GlmMoeDsa => &GLM_MOE_DSA,
         Architecture::KimiVl => &KIMI_VL,
+        // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+        Architecture::GraniteMoe => &GRANITE_MOE,
+        Architecture::PhiMoe => &PHI_MOE,
+        Architecture::LlavaNext => &LLAVA_NEXT,
     }
 }
 
@@ -493,10 +497,41 @@ static KIMI_VL: Coverage = Coverage {
     arch: Architecture::KimiVl,
     families: "Kimi-VL (MLA MoE text tower + MoonViT)",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[check(
-        "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, KV tokens",
-        "engine_memory_rows::vllm_0_19_kimi_vl_a3b_h100_tp1",
-    )]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, KV tokens",
+            "engine_memory_rows::vllm_0_19_kimi_vl_a3b_h100_tp1",
+        ),
+        // fam (issue #16): weights of the kimi-vl-a3b preset (reconstructed config).
+        check(
+            "tests/data/engine-memory.tsv line 29: vLLM 0.19.0, Kimi-VL-A3B, 1× H100, weights (−0.24 %; preset config reconstructed)",
+            "engine_memory_rows::vllm_0_19_kimi_vl_a3b_weights_h100_tp1",
+        ),
+    ]),
+};
+
+// fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+static GRANITE_MOE: Coverage = Coverage {
+    arch: Architecture::GraniteMoe,
+    families: "Granite 3.x MoE (1B-A400M, 3B-A800M)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static PHI_MOE: Coverage = Coverage {
+    arch: Architecture::PhiMoe,
+    families: "Phi-3.5-MoE (config reconstructed from a field listing)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static LLAVA_NEXT: Coverage = Coverage {
+    arch: Architecture::LlavaNext,
+    families: "LLaVA-v1.6 llava-hf (Mistral/Llama text tower + CLIP; config reconstructed)",
+    // SGLang 0.5.9 has no native LlavaNextForConditionalGeneration and would fall back to its
+    // Transformers backend, which tpsim does not model: the scenario is refused, saying so.
+    sglang: NOT_MODELLED,
+    vllm: exact_memory(&[]),
 };
 
 #[cfg(test)]
@@ -510,7 +545,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 29);
+        assert_eq!(all.len(), 32);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

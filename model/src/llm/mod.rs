@@ -28,6 +28,9 @@ mod quant;
 mod vlm;
 // Issue #16 (h4): the quantization a checkpoint declares (config.json / hf_quant_config.json).
 pub mod quant_hf;
+// fam (issue #16): GraniteMoE / Phi-3.5-MoE extras and LLaVA-NeXT's text defaults and CLIP tower.
+mod llava_next;
+mod moe_families;
 mod weights;
 
 #[cfg(test)]
@@ -39,6 +42,9 @@ mod tests_minimax;
 // h3: Qwen2.5-VL, Qwen2-MoE, Phi-3, Granite, GLM-4 dense.
 #[cfg(test)]
 mod tests_h3;
+// fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+#[cfg(test)]
+mod tests_fam;
 
 use serde::Serialize;
 
@@ -205,6 +211,17 @@ pub enum Architecture {
     /// `KimiVLForConditionalGeneration` (Kimi-VL-A3B): a DeepSeek-V3-style MLA MoE text tower in
     /// `text_config` plus a MoonViT vision tower (as Kimi-K2.5).
     KimiVl,
+    // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT (`moe_families`, `llava_next` modules).
+    /// `GraniteMoeForCausalLM` (Granite 3.x MoE: 1B-A400M, 3B-A800M): Llama attention without biases,
+    /// every layer MoE of `intermediate_size` without a shared expert; the four multipliers are scalars.
+    GraniteMoe,
+    /// `PhiMoEForCausalLM` (Phi-3.5-MoE): GQA with q/k/v/o biases, LayerNorms with biases, every layer
+    /// MoE (16 experts, top-2) of `intermediate_size`, an LM head with a bias.
+    PhiMoe,
+    /// `LlavaNextForConditionalGeneration` (llava-hf LLaVA-v1.6): a Mistral or Llama text tower in
+    /// `text_config` (transformers' defaults for the keys it omits), a CLIP ViT built up to
+    /// `vision_feature_layer`, a two-layer projector and the `image_newline` vector.
+    LlavaNext,
 }
 
 /// Attention layout.

@@ -46,6 +46,9 @@ pub enum VisionFamily {
     Siglip,
     /// Llama-4's vision model with its pixel-shuffle adapter and projector.
     Llama4,
+    /// fam (issue #16): LLaVA-NeXT's CLIP ViT (LayerNorm, GELU MLP, biases everywhere, class and
+    /// learned position embeddings) plus its two-layer projector and `image_newline` (`llava_next`).
+    Clip,
 }
 
 /// Largest accepted vision width/count (as for the text tower).

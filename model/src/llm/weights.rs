@@ -29,6 +29,8 @@
 //! | Qwen2.5-VL vision tower (h3) | blocks and merger column/row-parallel with biases, Conv3d patch embedding and norms replicated | see `llm::vlm` |
 //! | gpt-oss | q/k/v/o biases, per-head sinks (split with the heads), biased replicated router, biased experts split in whole MXFP4 blocks and padded as the engine pads them | vLLM `models/gpt_oss.py`, `quantization/mxfp4.py`; see `llm::gpt_oss` |
 //! | Gemma 1/2/3, Mistral, Mixtral, Llama-4 | extra norms, SigLIP / Llama-4 vision towers, interleaved MoE with a shared expert: see `llm::local_attention` | SGLang `models/gemma*.py`, `mixtral.py`, `llama4.py`, `mllama4.py`, `siglip.py` |
+//! | GraniteMoE, Phi-3.5-MoE (fam) | Mixtral-like MoE; Phi's LayerNorm, o_proj and LM-head biases | see `llm::moe_families` |
+//! | LLaVA-NeXT CLIP tower + projector (fam) | blocks column/row-parallel with biases, built up to `vision_feature_layer`; embeddings and norms replicated; projector column/row-parallel | see `llm::llava_next` |
 //! | DSA indexer (DeepSeek-V3.2, GLM-5) | wq_b, wk (quantizable), weights_proj (bf16), k_norm (fp32): all replicated | `layers/attention/nsa/nsa_indexer.py` `Indexer`; see `llm::dsa` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
@@ -222,6 +224,14 @@ impl ModelSpec {
             inv.lm_head_params = inv.vocab_rows * h;
         }
         inv.final_norm.push(Piece::vec(h));
+        // fam (issue #16): Phi-3.5-MoE's final LayerNorm bias and LM-head bias (`llm::moe_families`).
+        if self.arch == super::Architecture::PhiMoe {
+            let (norm_bias, head_bias) = super::moe_families::phimoe_top_extras(h, inv.vocab_rows);
+            inv.final_norm.push(norm_bias);
+            if !self.tie_word_embeddings {
+                inv.lm_head.push(head_bias);
+            }
+        }
 
         let attn = self.attention_pieces(t);
         let linear = self.linear_attention.map(|g| g.pieces(h, t));
@@ -257,6 +267,8 @@ impl ModelSpec {
                 super::VisionFamily::Siglip | super::VisionFamily::Llama4 => {
                     super::local_attention::vision_pieces(&v, t)
                 }
+                // fam (issue #16): LLaVA-NeXT's CLIP tower, projector and image_newline.
+                super::VisionFamily::Clip => super::llava_next::clip_pieces(&v, t),
             };
         }
         inv
@@ -297,6 +309,10 @@ impl ModelSpec {
                 }
                 if self.arch == super::Architecture::GptOss {
                     ps.extend(super::gpt_oss::attention_extras(h, heads, t));
+                }
+                // fam (issue #16): Phi-3.5-MoE's o_proj and LayerNorm biases (`llm::moe_families`).
+                if self.arch == super::Architecture::PhiMoe {
+                    ps.extend(super::moe_families::phimoe_layer_extras(h, self.attention_bias));
                 }
                 // h3: GLM-4-0414 adds post_self_attn_layernorm and post_mlp_layernorm (SGLang 0.5.9
                 // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated.

@@ -54,6 +54,17 @@ impl Resolver<'_> {
                  want to use this model architecture.\" (use sglang)",
             ));
         }
+        // fam (issue #16): SGLang 0.5.9 registers no LlavaNextForConditionalGeneration (`models/llava.py`
+        // EntryClass) and would load it through its Transformers fallback (`model_loader/utils.py`
+        // `resolve_transformers_arch`), which tpsim does not model.
+        if kind == EngineKind::Sglang && model.arch == tpsim_model::llm::Architecture::LlavaNext {
+            return Err(self.invalid(
+                "engine.name",
+                "SGLang has no native LlavaNextForConditionalGeneration: it would log \"LlavaNextForConditionalGeneration \
+                 has no SGLang implementation, falling back to Transformers implementation\" and serve it through \
+                 the Transformers backend, which tpsim does not model (use vllm)",
+            ));
+        }
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
         let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
