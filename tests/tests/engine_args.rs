@@ -374,3 +374,143 @@ fn missing_scenario_exits_2() {
     let o = tpsim(&["engine-args", "/nonexistent/scenario.toml"]);
     assert_eq!(o.code, 2);
 }
+
+/// The keys of a `Deserialize` struct, as serde's derive hands them to `deserialize_struct` (its
+/// `FIELDS`): the probe records them and stops. Works for every section of the scenario schema,
+/// `mergeable!` or not, and through `try_from` (the raw struct's keys).
+fn keys_of<T: serde::de::DeserializeOwned>() -> Vec<&'static str> {
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("probe")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl serde::de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    struct Probe<'a>(&'a mut Vec<&'static str>);
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            self.0.extend_from_slice(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut v = Vec::new();
+    let _ = T::deserialize(Probe(&mut v));
+    v
+}
+
+/// Every scenario key, with its TOML path (`<…>` for a table's own names).
+fn every_scenario_key() -> Vec<String> {
+    use tpsim::scenario as s;
+    let sections: Vec<(&str, Vec<&str>)> = vec![
+        ("", keys_of::<s::ScenarioFile>()),
+        ("hardware.", keys_of::<s::HardwareSection>()),
+        ("hardware.gpu.", s::GpuSection::FIELDS.to_vec()),
+        ("hardware.topology.", keys_of::<s::TopologySection>()),
+        (
+            "hardware.topology.nodes.<name>.",
+            keys_of::<tpsim_model::topo::NodeAttrs>(),
+        ),
+        ("hardware.params.", s::ParamsSection::FIELDS.to_vec()),
+        ("hardware.compute.", keys_of::<s::ComputeSection>()),
+        ("hardware.compute.curves.<class>.", keys_of::<s::CurveSection>()),
+        ("hardware.fitted.<param>.", keys_of::<s::FittedSection>()),
+        ("model.", keys_of::<s::ModelSection>()),
+        ("model.quantization.", keys_of::<tpsim_model::llm::Quantization>()),
+        ("engine.", keys_of::<s::EngineSection>()),
+        ("engine.costs.", s::CostsSection::FIELDS.to_vec()),
+        ("engine.observed.", keys_of::<s::ObservedSection>()),
+        ("speculative.", keys_of::<s::SpeculativeSection>()),
+        ("speculative.acceptance.", keys_of::<s::AcceptanceSection>()),
+        ("workload.", keys_of::<s::WorkloadSection>()),
+    ];
+    let mut keys = Vec::new();
+    for (prefix, fields) in sections {
+        assert!(!fields.is_empty(), "the probe found no keys under `{prefix}`");
+        keys.extend(fields.into_iter().map(|f| format!("{prefix}{f}")));
+    }
+    keys
+}
+
+/// The `## Engine flags by key` section of book/src/scenarios.md.
+fn flags_section() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/scenarios.md");
+    let md = std::fs::read_to_string(&p).expect("scenarios.md");
+    let start = md
+        .find("\n## Engine flags by key")
+        .expect("a `## Engine flags by key` section in scenarios.md");
+    let rest = &md[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    rest[..end].to_string()
+}
+
+/// Issue #17 "Done when": the scenario reference lists every key with the engine flag it mirrors.
+/// Each row is `| `key` | SGLang | vLLM |`, each flag cell a `--flag`, an environment variable, or
+/// "simulator only" / "(none)" with a reason.
+#[test]
+fn book_names_the_engine_flag_of_every_scenario_key() {
+    let section = flags_section();
+    let mut rows = BTreeMap::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let key = cells[1].trim_matches('`').to_string();
+        rows.insert(key, (cells[2].to_string(), cells[3].to_string()));
+    }
+    let keys = every_scenario_key();
+    // Spot checks that the probe sees what the schema declares.
+    for k in [
+        "seed",
+        "engine.tp",
+        "hardware.params.nccl_channel_bw",
+        "model.quantization.kv_cache_dtype",
+    ] {
+        assert!(keys.iter().any(|x| x == k), "probe missed {k}: {keys:?}");
+    }
+    let missing: Vec<&String> = keys.iter().filter(|k| !rows.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty(),
+        "book/src/scenarios.md `## Engine flags by key` has no row for: {missing:?}"
+    );
+    for (k, (sg, vl)) in &rows {
+        for cell in [sg, vl] {
+            assert!(
+                ["--", "simulator only", "(none", "_", "vllm serve", "positional"]
+                    .iter()
+                    .any(|w| cell.contains(w)),
+                "row `{k}`: cell `{cell}` names no flag, environment variable or reason"
+            );
+        }
+    }
+    // The rows of the keys the engine-args command maps agree with its flags (SGLang, vLLM).
+    for (k, sg, vl) in [
+        ("engine.tp", "--tp-size", "--tensor-parallel-size"),
+        ("engine.page_size", "--page-size", "--block-size"),
+        (
+            "engine.max_running_requests",
+            "--max-running-requests",
+            "--max-num-seqs",
+        ),
+        ("engine.cuda_graph", "--disable-cuda-graph", "--enforce-eager"),
+    ] {
+        let (a, b) = &rows[k];
+        assert!(a.contains(sg) && b.contains(vl), "row `{k}`: {a} | {b}");
+    }
+}
