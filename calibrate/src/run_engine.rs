@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tpsim::Scenario;
 use tpsim::engine_args::EngineCommand;
 use tpsim::scenario::{EngineKind, LengthSpec};
@@ -58,6 +58,9 @@ pub struct RunPlan {
     pub result: PathBuf,
     /// The log line that says the server is ready.
     pub ready: String,
+    /// The scenario's input files, which no output may overwrite.
+    #[serde(skip)]
+    pub inputs: Vec<PathBuf>,
 }
 
 /// How to reach the engine on this box.
@@ -187,6 +190,7 @@ pub fn plan(s: &Scenario, cmd: &EngineCommand, p: &Programs, dir: &Path) -> Resu
         log: dir.join("server.log"),
         result,
         ready: ready.into(),
+        inputs: s.inputs.clone(),
     })
 }
 
@@ -247,7 +251,13 @@ pub fn probe(plan: &RunPlan) -> Result<(), RunError> {
 /// server's stdout and stderr go to `plan.log`; progress lines go to `err`.
 pub fn execute(plan: &RunPlan, startup_timeout: Duration, err: &mut dyn Write) -> Result<(), RunError> {
     let io = |what: &str, e: std::io::Error| RunError::Io(format!("{what}: {e}"));
-    let log = std::fs::File::create(&plan.log).map_err(|e| io(&plan.log.display().to_string(), e))?;
+    let log = tpsim::files::create_output_file(&plan.log, &plan.inputs).map_err(|e| {
+        if e.is_bad_input() {
+            RunError::Plan(e.to_string())
+        } else {
+            RunError::Io(e.to_string())
+        }
+    })?;
     let log2 = log.try_clone().map_err(|e| io("server log", e))?;
     let _ = writeln!(
         err,
@@ -284,11 +294,13 @@ pub fn execute(plan: &RunPlan, startup_timeout: Duration, err: &mut dyn Write) -
     outcome
 }
 
-/// Polls the log for the readiness line; fails when the server exits first or the time runs out.
+/// Polls the log every [`POLL`] for the readiness line; fails when the server exits first or the
+/// time runs out (counted in polls: the crate reads no clock, clippy.toml).
 fn wait_ready(server: &mut Child, plan: &RunPlan, timeout: Duration) -> Result<(), RunError> {
-    let start = Instant::now();
+    let polls = timeout.as_millis() / POLL.as_millis();
+    let mut n = 0u128;
     loop {
-        let text = std::fs::read_to_string(&plan.log).unwrap_or_default();
+        let text = tpsim::files::read_text(&plan.log).unwrap_or_default();
         if text.contains(&plan.ready) {
             return Ok(());
         }
@@ -300,15 +312,19 @@ fn wait_ready(server: &mut Child, plan: &RunPlan, timeout: Duration) -> Result<(
                 tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
             });
         }
-        if start.elapsed() >= timeout {
+        if n >= polls {
             return Err(RunError::Timeout {
                 secs: timeout.as_secs(),
                 log: plan.log.display().to_string(),
             });
         }
-        std::thread::sleep(Duration::from_millis(100));
+        n += 1;
+        std::thread::sleep(POLL);
     }
 }
+
+/// The interval between two looks at a process or its log.
+const POLL: Duration = Duration::from_millis(100);
 
 /// Stops the server this run started: SIGTERM by its process id (both engines then stop their
 /// worker processes), SIGKILL after 30 s.
@@ -321,12 +337,12 @@ fn stop(server: &mut Child) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(30) {
+    // 30 s in polls.
+    for _ in 0..300 {
         if let Ok(Some(_)) = server.try_wait() {
             return;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(POLL);
     }
     let _ = server.kill();
     let _ = server.wait();
@@ -357,7 +373,7 @@ pub fn measure(
         }
         let out = path.with_extension("measurements.json");
         let text = serde_json::to_string_pretty(&m).map_err(|e| bad(&e))? + "\n";
-        std::fs::write(&out, text).map_err(|e| bad(&e))?;
+        tpsim::files::write_output(&out, &plan.inputs, text.as_bytes()).map_err(|e| bad(&e))?;
         files.push((path.display().to_string(), m));
     }
     let target = check::Target {
