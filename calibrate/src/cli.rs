@@ -107,6 +107,15 @@ enum Command {
         #[arg(required = true)]
         measurements: Vec<PathBuf>,
     },
+    // Issue #17 point 6:
+    /// Run the real engine on this box: launch `tpsim engine-args SCENARIO`'s command, wait until it
+    /// serves, run the engine's benchmark with the scenario's workload, keep log and result in a
+    /// folder, ingest them and print `check` of the prediction against the measurement. Exits 2
+    /// without the engine installed.
+    #[command(
+        after_help = "Examples:\n  tpsim-calibrate run-engine scenarios/examples/llama-3.1-8b-h100.toml --out run1\n  tpsim-calibrate run-engine my.toml --python ~/venvs/sglang/bin/python --port 30001\n  tpsim-calibrate run-engine my.toml --dry-run"
+    )]
+    RunEngine(crate::run_engine::RunEngineArgs),
 }
 
 /// Parses `args` as `tpsim` does: `--help`/`--version` text to `out`, a usage error to `err`, and
@@ -136,6 +145,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::FitHost(args) => crate::fit::host::run(args, out, err),
         Command::FitThroughput(args) => crate::fit::throughput::run(args, out, err),
         Command::Crossval(args) => crate::crossval::run(args, out, err),
+        // Issue #17 point 6:
+        Command::RunEngine(args) => crate::run_engine::run(args, out, err),
         Command::Ingest {
             files,
             out: out_file,

@@ -10,4 +10,6 @@ pub mod fit;
 pub mod ingest;
 pub mod measurement;
 pub mod predict;
+// Issue #17 point 6: run the real engine and check the prediction against it.
+pub mod run_engine;
 pub mod tsv;

@@ -21,6 +21,8 @@ mod ingest;
 mod ingest_limits;
 mod input_files;
 mod outputs;
+// Issue #17 point 6: run-engine with a fake engine.
+mod run_engine;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

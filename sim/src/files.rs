@@ -169,6 +169,16 @@ pub fn write_output<P: AsRef<Path>>(out: &Path, inputs: &[P], bytes: &[u8]) -> R
     write_output_with(out, inputs, |w| w.write_all(bytes))
 }
 
+/// Issue #17 (`tpsim-calibrate run-engine`): `out` created (truncated) after [`check_output`], as a
+/// `File` another process can write to (a server's log, its standard output and error).
+pub fn create_output_file<P: AsRef<Path>>(out: &Path, inputs: &[P]) -> Result<std::fs::File, WriteError> {
+    check_output(out, inputs)?;
+    std::fs::File::create(out).map_err(|e| WriteError::Io {
+        file: out.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
 /// `DIR/.NAME.tmp-PID` beside `out`: the same file system, so the rename is atomic.
 fn temporary_beside(out: &Path) -> PathBuf {
     let name = out

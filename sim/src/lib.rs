@@ -24,6 +24,8 @@ pub mod comm;
 pub mod decode;
 pub mod diff;
 pub mod engine;
+// Issue #17 point 6: the engine launch command equivalent to a scenario.
+pub mod engine_args;
 pub mod exec;
 pub mod fabric;
 pub mod files;

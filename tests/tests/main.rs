@@ -16,6 +16,8 @@ mod crossovers;
 mod curves;
 mod diff_cli;
 mod dsa;
+// Issue #17 point 6: `tpsim engine-args`.
+mod engine_args;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;

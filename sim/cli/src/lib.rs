@@ -6,6 +6,8 @@
 mod best_spec;
 mod collective;
 mod diff;
+// Issue #17 point 6: `tpsim engine-args`.
+mod engine_args;
 mod memory;
 mod plot;
 mod regress;
@@ -187,6 +189,14 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    // Issue #17 point 6:
+    /// Print the SGLang (`python -m sglang.launch_server …`) or vLLM (`vllm serve …`) launch command and
+    /// environment equivalent to a scenario; settings with no engine flag become `#` notes, and a
+    /// combination the engine would refuse exits 2 with the engine's text.
+    #[command(
+        after_help = "Examples:\n  tpsim engine-args scenarios/seed/nccl-p2p.toml\n  tpsim engine-args scenarios/examples/gpt-oss-120b-rtx6000x2.toml --json"
+    )]
+    EngineArgs(engine_args::EngineArgsArgs),
 }
 
 /// Parses `args` with clap as a CLI entry point does: on `--help`/`--version` the text goes to `out`,
@@ -288,6 +298,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             baselines,
             root,
         } => regress::run(update, baselines, root, out, err),
+        // Issue #17 point 6:
+        Command::EngineArgs(a) => engine_args::run(a, out, err),
     }
 }
 

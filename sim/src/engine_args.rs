@@ -1,0 +1,469 @@
+//! `tpsim engine-args` (issue #17 point 6): the SGLang or vLLM launch command, with its environment,
+//! equivalent to a scenario — what a user types to run on a real box what tpsim simulated.
+//!
+//! The command states what the scenario's file states and nothing more: a key the file leaves out is
+//! left to the engine's own default (which tpsim models; a note says so), so a wrong tpsim default
+//! shows up as a prediction error against the real run instead of being forced onto the engine.
+//! Keys with no engine flag (hardware, costs, observations, acceptance, workload) become notes.
+//!
+//! Flag names and value forms, each from the engine's argument definitions:
+//! - SGLang: `python -m sglang.launch_server`, `ServerArgs.add_cli_args` in `sglang/srt/server_args.py`
+//!   (0.5.8 and 0.5.9 alike for every flag used here; `tests/data/engine-args/sglang-*.txt` lists what
+//!   each accepts and `tests/tests/engine_args.rs` checks every bundled scenario's command against it).
+//! - vLLM: `vllm serve MODEL`, `EngineArgs.add_cli_args` in `vllm/engine/arg_utils.py` (0.11.0), whose
+//!   flags are the config dataclass fields with `-` for `_` (`tests/data/engine-args/vllm-0.11.0.txt`).
+//!
+//! | scenario key | SGLang | vLLM |
+//! |---|---|---|
+//! | `[model] preset`/`config` | `--model-path` | positional model |
+//! | `engine.tp` | `--tp-size` | `--tensor-parallel-size` |
+//! | `engine.mem_fraction_static` / `gpu_memory_utilization` | `--mem-fraction-static` | `--gpu-memory-utilization` |
+//! | `engine.context_length` / `max_model_len` | `--context-length` | `--max-model-len` |
+//! | `engine.max_running_requests` | `--max-running-requests` | `--max-num-seqs` |
+//! | `engine.page_size` | `--page-size` | `--block-size` |
+//! | `engine.max_total_tokens` | `--max-total-tokens` | `--num-gpu-blocks-override` (tokens ÷ block) |
+//! | `model.quantization.kv_cache_dtype` | `--kv-cache-dtype` | `--kv-cache-dtype` |
+//! | `engine.cuda_graph = false` | `--disable-cuda-graph` | `--enforce-eager` |
+//! | `engine.disable_overlap_schedule` | `--disable-overlap-schedule` | (none) |
+//! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
+//! | `engine.attention_backend` | `--attention-backend` | (refused by the scenario) |
+//! | `engine.allreduce = "nccl"` | `--disable-custom-all-reduce` | `--disable-custom-all-reduce` |
+//! | `[speculative]` | `--speculative-algorithm`, `-draft-model-path`, `-num-steps`, `-eagle-topk`, `-num-draft-tokens` | `--speculative-config` JSON |
+//! | `engine.swa_full_tokens_ratio` | `--swa-full-tokens-ratio` | (none) |
+//! | `engine.disable_hybrid_swa_memory` | `--disable-hybrid-swa-memory` | (none) |
+//! | `engine.disable_hybrid_kv_cache_manager` | (none) | `--disable-hybrid-kv-cache-manager` |
+//! | `[engine.env]` | environment | environment |
+
+use crate::presets;
+use crate::scenario::{
+    self, AllreduceBackend, EngineKind, Scenario, ScenarioError, ScenarioFile, parse_toml,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tpsim_model::llm::{KvCacheDtype, WeightDtype};
+
+/// The SGLang version a command targets when the scenario names none: the newest whose argument
+/// list the tests check (`tests/data/engine-args/sglang-0.5.9.txt`).
+pub const DEFAULT_SGLANG_VERSION: &str = "0.5.9";
+/// The vLLM version a command targets when the scenario names none (`tests/data/engine-args/vllm-0.11.0.txt`).
+pub const DEFAULT_VLLM_VERSION: &str = "0.11.0";
+
+/// Placeholder printed where the model's HuggingFace repository is not known.
+pub const UNKNOWN_MODEL_PATH: &str = "<MODEL_PATH>";
+
+/// A launch command: program, arguments, environment and the notes about what it leaves out.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EngineCommand {
+    pub engine: EngineKind,
+    /// The engine version whose flags the command uses.
+    pub version: String,
+    /// Whether `version` is the scenario's `engine.version` (else tpsim's default target).
+    pub version_from_scenario: bool,
+    /// `["python", "-m", "sglang.launch_server"]` or `["vllm", "serve"]`.
+    pub program: Vec<String>,
+    /// Arguments after the program: flags and their values (vLLM: the model first, positional).
+    pub args: Vec<String>,
+    /// Environment variables to set for the server.
+    pub env: BTreeMap<String, String>,
+    /// What the command leaves to the engine or cannot say (simulator-only settings), one line each.
+    pub notes: Vec<String>,
+    /// The scenario's warnings: adjustments the engine makes itself at start-up (it logs the same).
+    pub warnings: Vec<String>,
+}
+
+impl EngineCommand {
+    /// Program and arguments in one list, as `std::process::Command` takes them.
+    pub fn argv(&self) -> Vec<String> {
+        self.program.iter().chain(&self.args).cloned().collect()
+    }
+
+    /// The value given to `flag` (the text after it), if the command has it.
+    pub fn value_of(&self, flag: &str) -> Option<&str> {
+        let i = self.args.iter().position(|a| a == flag)?;
+        self.args
+            .get(i + 1)
+            .map(String::as_str)
+            .filter(|v| !v.starts_with("--"))
+    }
+}
+
+/// Loads the scenario at `path` and builds its command.
+pub fn for_file(path: &Path) -> Result<(Scenario, EngineCommand), ScenarioError> {
+    let s = scenario::load(path)?;
+    let text = crate::files::read_text(path).map_err(|e| ScenarioError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let raw: ScenarioFile = parse_toml(&text, path)?;
+    let cmd = command(&s, &raw, &text)?;
+    Ok((s, cmd))
+}
+
+/// The HuggingFace repository of a bundled model preset (`scenarios/models/hf-ids.toml`).
+pub fn hf_id(preset: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Ids {
+        ids: BTreeMap<String, String>,
+    }
+    let ids: Ids = toml::from_str(include_str!("../../scenarios/models/hf-ids.toml")).ok()?;
+    ids.ids.get(preset).cloned()
+}
+
+/// The command for the resolved scenario `s`, whose file parsed as `raw` (text `text`, for the line
+/// of a refused key). Refuses, as the engine would, what it would not start with.
+pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCommand, ScenarioError> {
+    let refuse = |key: &str, msg: String| ScenarioError::invalid(&s.file, text, key, msg);
+    let e = raw.engine.clone().unwrap_or_default();
+    let kind = s.engine.kind;
+    let sglang = kind == EngineKind::Sglang;
+    let (version, version_from_scenario) = match &s.engine.version {
+        Some(v) => (v.trim_start_matches(['v', 'V']).to_string(), true),
+        None if sglang => (DEFAULT_SGLANG_VERSION.to_string(), false),
+        None => (DEFAULT_VLLM_VERSION.to_string(), false),
+    };
+    let mut c = Cmd::default();
+    let (model_path, model_note) = model_path(s, raw);
+    c.notes.extend(model_note);
+    let program: Vec<String> = if sglang {
+        ["python", "-m", "sglang.launch_server"]
+            .map(String::from)
+            .to_vec()
+    } else {
+        ["vllm", "serve"].map(String::from).to_vec()
+    };
+    if sglang {
+        // server_args.py: `--model-path` (alias `--model`).
+        c.arg("--model-path", &model_path);
+        // `--tensor-parallel-size` / `--tp-size`.
+        c.arg("--tp-size", s.engine.tp);
+    } else {
+        // `vllm serve` takes the model as its positional `model_tag` (vllm/entrypoints/cli/serve.py).
+        c.args.push(model_path);
+        c.arg("--tensor-parallel-size", s.engine.tp);
+    }
+
+    // Memory: the fraction the user stated; else the engine's default, which tpsim models.
+    match (sglang, e.mem_fraction_static, e.gpu_memory_utilization) {
+        (true, Some(f), _) => c.arg("--mem-fraction-static", f),
+        (true, None, _) => c.note(format!(
+            "engine.mem_fraction_static not set: SGLang picks its default (tpsim models {:.3}, memory era {:?} from {})",
+            s.engine.mem_fraction_static, s.engine.era, s.engine.era_source
+        )),
+        (false, _, Some(u)) => c.arg("--gpu-memory-utilization", u),
+        (false, _, None) => c.note("engine.gpu_memory_utilization not set: vLLM's default 0.9".into()),
+    }
+
+    // Context length: refused above the model's limit as the engine refuses it.
+    let derived = s.model.context_len;
+    if let Some(n) = e.context_length {
+        if let Some(d) = derived.filter(|d| n > *d) {
+            // SGLang 0.5.9 configs/model_config.py, ModelConfig.__init__.
+            return Err(refuse(
+                "engine.context_length",
+                format!(
+                    "SGLang refuses it: \"ValueError: Warning: User-specified context_length ({n}) is greater than the \
+                     derived context_length ({d}). This may lead to incorrect model outputs or CUDA errors. Note that the \
+                     derived context_length may differ from max_position_embeddings in the model's config. To allow \
+                     overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\""
+                ),
+            ));
+        }
+        if sglang {
+            c.arg("--context-length", n);
+        } else {
+            c.note("engine.context_length is SGLang's: vLLM's is max_model_len".into());
+        }
+    }
+    if let Some(n) = e.max_model_len {
+        if let Some(d) = derived.filter(|d| n > *d) {
+            // vLLM 0.11.0 config/model.py, `_get_and_verify_max_len`.
+            return Err(refuse(
+                "engine.max_model_len",
+                format!(
+                    "vLLM refuses it: \"ValueError: User-specified max_model_len ({n}) is greater than the derived \
+                     max_model_len (max_position_embeddings={d} or model_max_length=None in model's config.json). To \
+                     allow overriding this maximum, set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 …\""
+                ),
+            ));
+        }
+        c.arg("--max-model-len", n);
+    }
+
+    // Batch and pool limits.
+    if let Some(n) = e.max_running_requests {
+        c.arg(
+            if sglang {
+                "--max-running-requests"
+            } else {
+                "--max-num-seqs"
+            },
+            n,
+        );
+    }
+    if let Some(p) = e.page_size {
+        c.arg(if sglang { "--page-size" } else { "--block-size" }, p);
+    }
+    if let Some(t) = e.max_total_tokens {
+        if sglang {
+            c.arg("--max-total-tokens", t);
+        } else {
+            // CacheConfig.num_gpu_blocks_override: blocks of `block_size` tokens.
+            let blocks = t / s.engine.page_size.max(1);
+            c.arg("--num-gpu-blocks-override", blocks);
+        }
+    }
+
+    kv_cache_dtype(&mut c, s, raw, sglang).map_err(|m| refuse("model.quantization.kv_cache_dtype", m))?;
+    if raw.model.as_ref().is_some_and(|m| m.quantization.is_some()) {
+        c.note(
+            "model.quantization: the weight format is the checkpoint's (the engine reads its quantization_config); \
+             only kv_cache_dtype maps to a flag"
+                .into(),
+        );
+    }
+
+    if e.cuda_graph == Some(false) {
+        c.flag(if sglang {
+            "--disable-cuda-graph"
+        } else {
+            "--enforce-eager"
+        });
+    }
+    if e.disable_overlap_schedule == Some(true) {
+        if sglang {
+            c.flag("--disable-overlap-schedule");
+        } else {
+            c.note(
+                "engine.disable_overlap_schedule: an SGLang flag; vLLM has none (simulator only here)".into(),
+            );
+        }
+    }
+    if let Some(ep) = e.ep_size.filter(|&ep| ep > 1) {
+        if sglang {
+            // `--expert-parallel-size` / `--ep-size` / `--ep`.
+            c.arg("--ep-size", ep);
+        } else {
+            // ParallelConfig.enable_expert_parallel: EP over the whole TP group.
+            c.flag("--enable-expert-parallel");
+        }
+    }
+    if let Some(b) = &e.attention_backend {
+        c.arg("--attention-backend", b);
+    } else if let Some(b) = &s.engine.attention_backend {
+        c.note(format!(
+            "engine.attention_backend not set: the engine picks its backend (tpsim assumes {b})"
+        ));
+    }
+    allreduce(&mut c, s, sglang, e.allreduce.is_some());
+    if let Some(r) = e.swa_full_tokens_ratio {
+        c.arg("--swa-full-tokens-ratio", r);
+    }
+    if e.disable_hybrid_swa_memory == Some(true) {
+        c.flag("--disable-hybrid-swa-memory");
+    }
+    if e.disable_hybrid_kv_cache_manager == Some(true) {
+        c.flag("--disable-hybrid-kv-cache-manager");
+    }
+    speculative(&mut c, s, sglang);
+    for (k, v) in e.env.unwrap_or_default() {
+        c.env.insert(k, v);
+    }
+    simulator_only(&mut c, raw);
+    Ok(EngineCommand {
+        engine: kind,
+        version,
+        version_from_scenario,
+        program,
+        args: c.args,
+        env: c.env,
+        notes: c.notes,
+        warnings: s.warnings.clone(),
+    })
+}
+
+#[derive(Default)]
+struct Cmd {
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    notes: Vec<String>,
+}
+
+impl Cmd {
+    fn arg(&mut self, flag: &str, value: impl std::fmt::Display) {
+        self.args.push(flag.to_string());
+        self.args.push(value.to_string());
+    }
+    fn flag(&mut self, flag: &str) {
+        self.args.push(flag.to_string());
+    }
+    fn note(&mut self, n: String) {
+        self.notes.push(n);
+    }
+}
+
+/// The model argument: a bundled preset's HuggingFace repository, a preset directory or the directory
+/// of a `config.json` (the engines load a directory holding config.json and the weights).
+fn model_path(s: &Scenario, raw: &ScenarioFile) -> (String, Option<String>) {
+    let m = raw.model.clone().unwrap_or_default();
+    let base = s.file.parent().unwrap_or(Path::new("."));
+    match (m.preset, m.config) {
+        (Some(p), _) if !presets::is_path(&p) => match hf_id(&p) {
+            Some(id) => (id, None),
+            None => (
+                UNKNOWN_MODEL_PATH.into(),
+                Some(format!(
+                    "model preset `{p}` has no HuggingFace id in scenarios/models/hf-ids.toml: put the checkpoint's path in place of {UNKNOWN_MODEL_PATH}"
+                )),
+            ),
+        },
+        (Some(p), _) => (display(&base.join(p)), weights_note()),
+        (None, Some(cfg)) => {
+            let dir = base.join(cfg);
+            let dir = dir
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."));
+            (display(&dir), weights_note())
+        }
+        (None, None) => (UNKNOWN_MODEL_PATH.into(), None),
+    }
+}
+
+fn weights_note() -> Option<String> {
+    Some("the model directory must hold the checkpoint's weights beside config.json".into())
+}
+
+fn display(p: &Path) -> String {
+    let s = p.display().to_string();
+    if s.is_empty() { ".".into() } else { s }
+}
+
+/// `--kv-cache-dtype` from the scenario's own `[model] quantization` (every bundled preset says
+/// `auto`, the engine's default). SGLang 0.5.9 choices: auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16,
+/// fp4_e2m1; vLLM 0.11.0 (`CacheDType`): auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc.
+fn kv_cache_dtype(c: &mut Cmd, s: &Scenario, raw: &ScenarioFile, sglang: bool) -> Result<(), String> {
+    let Some(kv) = raw
+        .model
+        .as_ref()
+        .and_then(|m| m.quantization.as_ref())
+        .map(|q| q.kv_cache_dtype)
+    else {
+        return Ok(());
+    };
+    let name = match (kv, sglang) {
+        (KvCacheDtype::Auto, _) => return Ok(()),
+        (KvCacheDtype::Bf16, true) => "bf16",
+        (KvCacheDtype::Bf16, false) => "bfloat16",
+        (KvCacheDtype::Fp8E4m3, _) => "fp8_e4m3",
+        (KvCacheDtype::Fp8E5m2, _) => "fp8_e5m2",
+        (KvCacheDtype::Fp4E2m1, true) => "fp4_e2m1",
+        (KvCacheDtype::Fp16, _) if s.model.dtype == WeightDtype::Fp16 => {
+            c.note("kv_cache_dtype fp16 on an fp16 model: the engine's `auto`".into());
+            return Ok(());
+        }
+        (other, true) => {
+            return Err(format!(
+                "SGLang has no such --kv-cache-dtype ({other:?}): argparse stops with \"argument --kv-cache-dtype: invalid \
+                 choice\" (choose from 'auto', 'fp8_e5m2', 'fp8_e4m3', 'bf16', 'bfloat16', 'fp4_e2m1')"
+            ));
+        }
+        (other, false) => {
+            return Err(format!(
+                "vLLM has no such --kv-cache-dtype ({other:?}): argparse stops with \"argument --kv-cache-dtype: invalid \
+                 choice\" (choose from 'auto', 'bfloat16', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc')"
+            ));
+        }
+    };
+    c.arg("--kv-cache-dtype", name);
+    Ok(())
+}
+
+/// The TP allreduce: NCCL only = `--disable-custom-all-reduce`; `custom` = the engines' default.
+fn allreduce(c: &mut Cmd, s: &Scenario, sglang: bool, stated: bool) {
+    match s.engine.allreduce {
+        // One rank has no allreduce.
+        _ if s.engine.tp == 1 => {}
+        AllreduceBackend::Nccl => {
+            c.flag("--disable-custom-all-reduce");
+            if !stated {
+                c.note(
+                    "engine.allreduce not set: tpsim's default is NCCL, so the command turns the engine's custom \
+                     allreduce off (set allreduce = \"custom\" to simulate it on)"
+                        .into(),
+                );
+            }
+        }
+        AllreduceBackend::Custom if s.engine.tp > 2 && !s.hardware.gpu.nvlink => {
+            // custom_all_reduce.py (SGLang 0.5.9 and vLLM 0.11.0 alike): without full NVLink and with
+            // more than two GPUs the communicator disables itself with a warning.
+            c.note(format!(
+                "engine.allreduce = \"custom\": stock {} disables its custom allreduce on more than two PCIe-only GPUs \
+                 (custom_all_reduce.py: \"Custom allreduce is disabled because it's not supported on more than two \
+                 PCIe-only GPUs\"); the scenario assumes a locally patched engine",
+                if sglang { "SGLang" } else { "vLLM" }
+            ));
+        }
+        AllreduceBackend::Custom => {}
+    }
+}
+
+/// Speculative decoding: SGLang's `--speculative-*` flags, vLLM's `--speculative-config` JSON.
+fn speculative(c: &mut Cmd, s: &Scenario, sglang: bool) {
+    let Some(sp) = &s.speculative else { return };
+    let mtp = matches!(sp.algorithm.as_str(), "nextn" | "mtp");
+    let draft = (!mtp).then(|| hf_id(&sp.draft_name).unwrap_or_else(|| UNKNOWN_MODEL_PATH.into()));
+    if draft.as_deref() == Some(UNKNOWN_MODEL_PATH) {
+        c.note(format!(
+            "draft `{}` has no HuggingFace id: put its path in place of {UNKNOWN_MODEL_PATH}",
+            sp.draft_name
+        ));
+    }
+    if sglang {
+        // server_args.py choices EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM (NEXTN becomes EAGLE there).
+        c.arg("--speculative-algorithm", if mtp { "NEXTN" } else { "EAGLE3" });
+        if let Some(d) = &draft {
+            c.arg("--speculative-draft-model-path", d);
+        }
+        c.arg("--speculative-num-steps", sp.num_steps);
+        c.arg("--speculative-eagle-topk", sp.topk);
+        c.arg("--speculative-num-draft-tokens", sp.num_draft_tokens);
+    } else {
+        // vLLM 0.11.0 config/speculative.py SpeculativeConfig: method ∈ SpeculativeMethod, model,
+        // num_speculative_tokens (the chain length).
+        let mut cfg = serde_json::Map::new();
+        cfg.insert("method".into(), (if mtp { "mtp" } else { "eagle3" }).into());
+        if let Some(d) = draft {
+            cfg.insert("model".into(), d.into());
+        }
+        cfg.insert("num_speculative_tokens".into(), sp.num_steps.into());
+        c.arg("--speculative-config", serde_json::Value::Object(cfg));
+    }
+    c.note("speculative.acceptance: simulator only (the real engine measures its own acceptance)".into());
+}
+
+/// Notes for the keys the file sets that no engine flag mirrors.
+fn simulator_only(c: &mut Cmd, raw: &ScenarioFile) {
+    if raw.seed.is_some() {
+        c.note("seed: simulator only".into());
+    }
+    c.note("[hardware]: the box the command runs on (simulator only: no flag describes it)".into());
+    if raw.model.as_ref().is_some_and(|m| m.routing_skew.is_some()) {
+        c.note("model.routing_skew: simulator only (the real router decides)".into());
+    }
+    if let Some(e) = &raw.engine {
+        if e.costs.is_some() {
+            c.note("[engine.costs]: simulator only (tpsim's cost and memory parameters)".into());
+        }
+        if e.observed.is_some() {
+            c.note("[engine.observed]: simulator only (figures read off a start-up log)".into());
+        }
+        if e.max_total_tokens.is_some() && e.page_size.is_none() && e.name.as_deref() == Some("vllm") {
+            c.note(
+                "engine.max_total_tokens under vLLM: blocks = tokens / 16 (the default block size)".into(),
+            );
+        }
+    }
+    if raw.workload.is_some() {
+        c.note("[workload]: the benchmark's input, not the server's (tpsim-calibrate run-engine passes it to the benchmark)".into());
+    }
+}

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Extracts the command-line flags an engine accepts from its source, for tests/tests/engine_args.rs.
+
+Usage:
+  extract.py sglang VERSION path/to/sglang/srt/server_args.py > sglang-VERSION.txt
+  extract.py vllm VERSION path/to/vllm > vllm-VERSION.txt
+
+Reads the source with Python's `ast` (nothing is imported or run). For each `add_argument` call whose
+first arguments are string literals it writes one line: the flag names (aliases joined by `|`), a tab,
+the value kind (`flag` for store_true / store_false / BooleanOptionalAction, `int`, `float`, `str`,
+`json`, `deprecated`), and, when the engine restricts the values, a tab and the comma-separated choices
+(literal lists, module-level constants, or for vLLM the `Literal[...]` type of the config field).
+"""
+import ast
+import os
+import sys
+
+
+def module_constants(tree):
+    """Module-level NAME = [str, ...] / {str, ...} / [*OTHER, str] assignments."""
+    consts = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            v = literal_strings(node.value, consts)
+            if v is not None:
+                consts[node.targets[0].id] = v
+    return consts
+
+
+def literal_strings(node, consts):
+    if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Constant):
+                out.append(str(e.value))
+            elif isinstance(e, ast.Starred) and isinstance(e.value, ast.Name) and e.value.id in consts:
+                out.extend(consts[e.value.id])
+            else:
+                return None
+        return out
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = literal_strings(node.left, consts), literal_strings(node.right, consts)
+        if a is not None and b is not None:
+            return a + b
+    return None
+
+
+def kind_of(call, consts):
+    kind, choices = "str", None
+    for kw in call.keywords:
+        if kw.arg == "action":
+            v = kw.value
+            name = v.value if isinstance(v, ast.Constant) else getattr(v, "attr", getattr(v, "id", ""))
+            if name in ("store_true", "store_false", "BooleanOptionalAction"):
+                kind = "flag"
+            elif name == "DeprecatedAction":
+                kind = "deprecated"
+        elif kw.arg == "type":
+            v = kw.value
+            name = getattr(v, "id", getattr(v, "attr", ""))
+            if name in ("int", "float"):
+                kind = name
+            elif name in ("json.loads", "loads") or "json" in ast.unparse(v).lower():
+                kind = "json"
+        elif kw.arg == "choices":
+            choices = literal_strings(kw.value, consts)
+    return kind, choices
+
+
+def flags_of(call):
+    names = []
+    for a in call.args:
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--"):
+            names.append(a.value)
+    return names
+
+
+def sglang(path):
+    tree = ast.parse(open(path).read())
+    consts = module_constants(tree)
+    rows = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+            names = flags_of(node)
+            if names:
+                rows.append((names, *kind_of(node, consts)))
+    return rows
+
+
+def vllm_literals(root):
+    """Type aliases NAME = Literal["a", "b", ...] in vllm/config/*.py and the quantization package."""
+    lits = {}
+    files = [os.path.join(root, "vllm/config", f) for f in sorted(os.listdir(os.path.join(root, "vllm/config")))]
+    files.append(os.path.join(root, "vllm/model_executor/layers/quantization/__init__.py"))
+    for f in files:
+        if not f.endswith(".py"):
+            continue
+        tree = ast.parse(open(f).read())
+        for node in tree.body:
+            target, value = None, None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                target, value = node.targets[0].id, node.value
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                target, value = node.target.id, node.value
+            if target and isinstance(value, ast.Subscript) and getattr(value.value, "id", "") == "Literal":
+                s = value.slice
+                elts = s.elts if isinstance(s, ast.Tuple) else [s]
+                if all(isinstance(e, ast.Constant) for e in elts):
+                    lits[target] = [str(e.value) for e in elts]
+    return lits
+
+
+def vllm_field_types(root, lits):
+    """Config dataclass fields annotated with a Literal alias (or Literal[...] itself) -> choices."""
+    fields = {}
+    for f in sorted(os.listdir(os.path.join(root, "vllm/config"))):
+        if not f.endswith(".py"):
+            continue
+        tree = ast.parse(open(os.path.join(root, "vllm/config", f)).read())
+        for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+            for node in cls.body:
+                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                    ann = node.annotation
+                    names = [n.id for n in ast.walk(ann) if isinstance(n, ast.Name)]
+                    choice = None
+                    for n in names:
+                        if n in lits:
+                            choice = lits[n]
+                    if choice is None:
+                        for sub in ast.walk(ann):
+                            if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
+                                s = sub.slice
+                                elts = s.elts if isinstance(s, ast.Tuple) else [s]
+                                if all(isinstance(e, ast.Constant) for e in elts):
+                                    choice = [str(e.value) for e in elts]
+                    kind = "str"
+                    if "int" in names:
+                        kind = "int"
+                    if "float" in names:
+                        kind = "float"
+                    if "bool" in names:
+                        kind = "flag"
+                    fields[(cls.name, node.target.id)] = (kind, choice)
+    return fields
+
+
+def vllm(root):
+    lits = vllm_literals(root)
+    fields = vllm_field_types(root, lits)
+    by_field = {}
+    for (cls, name), v in fields.items():
+        by_field.setdefault(name, v)
+    rows = []
+    for rel in ("vllm/engine/arg_utils.py", "vllm/entrypoints/openai/cli_args.py"):
+        tree = ast.parse(open(os.path.join(root, rel)).read())
+        consts = module_constants(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                names = flags_of(node)
+                if not names:
+                    continue
+                kind, choices = kind_of(node, consts)
+                # `**cache_kwargs["block_size"]`: the config dataclass field's type gives kind and choices.
+                for kw in node.keywords:
+                    if kw.arg is None and isinstance(kw.value, ast.Subscript):
+                        key = kw.value.slice
+                        if isinstance(key, ast.Constant) and key.value in by_field:
+                            fk, fc = by_field[key.value]
+                            kind = fk if kind == "str" else kind
+                            choices = choices or fc
+                rows.append((names, kind, choices))
+    return rows
+
+
+def main():
+    engine, version, src = sys.argv[1], sys.argv[2], sys.argv[3]
+    rows = sglang(src) if engine == "sglang" else vllm(src)
+    if engine == "sglang":
+        print(f"# SGLang {version}: `python -m sglang.launch_server` arguments, from sglang/srt/server_args.py")
+        print(f"# (ServerArgs.add_cli_args) of the sglang-{version} wheel on PyPI.")
+    else:
+        print(f"# vLLM {version}: `vllm serve` arguments, from vllm/engine/arg_utils.py (EngineArgs.add_cli_args)")
+        print(f"# and vllm/entrypoints/openai/cli_args.py of the vllm-{version} sdist on PyPI; choices from the")
+        print("# Literal types of the vllm/config dataclass fields the arguments are derived from.")
+    print("# Written by tests/data/engine-args/extract.py. Columns (tab-separated): flag names (aliases joined")
+    print("# by |), value kind (flag | int | float | str | json | deprecated), choices (comma-separated, optional).")
+    seen = set()
+    for names, kind, choices in rows:
+        key = "|".join(names)
+        if key in seen:
+            continue
+        seen.add(key)
+        line = f"{key}\t{kind}"
+        if choices:
+            line += "\t" + ",".join(choices)
+        print(line)
+
+
+main()

@@ -1,0 +1,516 @@
+//! `tpsim engine-args` (issue #17 point 6): every bundled seed and example scenario yields a command
+//! the engine accepts at its version — each flag one the engine defines, each value one it parses —
+//! checked against the argument lists extracted from the engines' sources
+//! (`tests/data/engine-args/*.txt`, written by `tests/data/engine-args/extract.py` from SGLang's
+//! `server_args.py` and vLLM's `engine/arg_utils.py`); refusals carry the engine's own text; and the
+//! book's scenario reference names the engine flag of every scenario key.
+
+use crate::common::{data_path, scenario, scratch, tpsim};
+use std::collections::BTreeMap;
+use std::path::Path;
+use tpsim::engine_args::{self, EngineCommand};
+use tpsim::scenario::EngineKind;
+
+/// One accepted flag: its value kind and, when the engine restricts them, the allowed values.
+#[derive(Debug, Clone)]
+struct Flag {
+    kind: String,
+    choices: Option<Vec<String>>,
+}
+
+/// The flags of `tests/data/engine-args/<file>`, every alias a key.
+fn accepted(file: &str) -> BTreeMap<String, Flag> {
+    let p = data_path(&format!("engine-args/{file}"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut m = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let flag = Flag {
+            kind: cols[1].to_string(),
+            choices: cols.get(2).map(|c| c.split(',').map(String::from).collect()),
+        };
+        for name in cols[0].split('|') {
+            m.insert(name.to_string(), flag.clone());
+        }
+    }
+    m
+}
+
+/// The argument list a command is checked against: the engine and the version it targets.
+fn list_for(c: &EngineCommand) -> String {
+    match c.engine {
+        EngineKind::Sglang => format!("sglang-{}.txt", c.version),
+        EngineKind::Vllm => format!("vllm-{}.txt", c.version),
+    }
+}
+
+/// Checks `args` (after the program; vLLM's first is the positional model) against `flags` as the
+/// engine's argparse would: known flag, a value where one is taken, the value parses as its kind and
+/// is one of the choices. Returns the first problem.
+fn check_args(args: &[String], positional: usize, flags: &BTreeMap<String, Flag>) -> Result<(), String> {
+    let mut i = positional;
+    if args.len() < positional || args[..positional].iter().any(|a| a.starts_with('-')) {
+        return Err(format!(
+            "expected {positional} positional argument(s) first: {args:?}"
+        ));
+    }
+    while i < args.len() {
+        let name = &args[i];
+        let f = flags
+            .get(name)
+            .ok_or_else(|| format!("unrecognized argument {name}"))?;
+        if f.kind == "deprecated" {
+            return Err(format!("{name} is deprecated"));
+        }
+        if f.kind == "flag" {
+            i += 1;
+            continue;
+        }
+        let v = args
+            .get(i + 1)
+            .ok_or_else(|| format!("{name}: expected one argument"))?;
+        let ok = match f.kind.as_str() {
+            "int" => v.parse::<i64>().is_ok(),
+            "float" => v.parse::<f64>().is_ok_and(f64::is_finite),
+            "json" => serde_json::from_str::<serde_json::Value>(v).is_ok(),
+            _ => !v.starts_with("--"),
+        };
+        if !ok {
+            return Err(format!("{name}: invalid {} value: '{v}'", f.kind));
+        }
+        if let Some(c) = &f.choices
+            && !c.contains(v)
+        {
+            return Err(format!("{name}: invalid choice: '{v}' (choose from {c:?})"));
+        }
+        i += 2;
+    }
+    Ok(())
+}
+
+fn bundled(dir: &str) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(scenario(dir))
+        .expect("scenario dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_seed_and_example_command_is_one_the_engine_accepts() {
+    let mut checked = 0;
+    for file in bundled("seed").into_iter().chain(bundled("examples")) {
+        let (_, c) = engine_args::for_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let flags = accepted(&list_for(&c));
+        let positional = usize::from(c.engine == EngineKind::Vllm);
+        check_args(&c.args, positional, &flags)
+            .unwrap_or_else(|e| panic!("{}: {} {}: {e}", file.display(), list_for(&c), c.args.join(" ")));
+        // The model argument is a HuggingFace repository (owner/name), never the placeholder.
+        let model = if positional == 1 {
+            c.args[0].clone()
+        } else {
+            c.value_of("--model-path").expect("--model-path").to_string()
+        };
+        assert_eq!(model.split('/').count(), 2, "{}: model `{model}`", file.display());
+        for k in c.env.keys() {
+            assert!(
+                ["NCCL_", "SGLANG_", "VLLM_", "CUDA_"]
+                    .iter()
+                    .any(|p| k.starts_with(p)),
+                "{}: env {k}",
+                file.display()
+            );
+        }
+        checked += 1;
+    }
+    // 4 seed scenarios + 14 examples at the time of writing; more may be added, none removed.
+    assert!(checked >= 18, "checked {checked} scenarios");
+}
+
+/// The checker itself rejects what argparse rejects (else the test above could not fail).
+#[test]
+fn the_checker_rejects_unknown_flags_bad_values_and_choices() {
+    let sg = accepted("sglang-0.5.9.txt");
+    let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert!(check_args(&args(&["--tp-size", "8", "--disable-cuda-graph"]), 0, &sg).is_ok());
+    // SGLang accepts `--tensor-parallel-size` as an alias, but not vLLM's `--max-num-seqs`.
+    assert!(check_args(&args(&["--tensor-parallel-size", "8"]), 0, &sg).is_ok());
+    assert!(check_args(&args(&["--max-num-seqs", "8"]), 0, &sg).is_err());
+    assert!(check_args(&args(&["--tp-size", "2.5"]), 0, &sg).is_err());
+    assert!(check_args(&args(&["--mem-fraction-static", "most"]), 0, &sg).is_err());
+    // server_args.py 0.5.9 kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16, fp4_e2m1.
+    assert!(check_args(&args(&["--kv-cache-dtype", "fp8_e4m3"]), 0, &sg).is_ok());
+    assert!(check_args(&args(&["--kv-cache-dtype", "fp16"]), 0, &sg).is_err());
+    assert!(check_args(&args(&["--speculative-algorithm", "eagle3"]), 0, &sg).is_err());
+    let vl = accepted("vllm-0.11.0.txt");
+    assert!(check_args(&args(&["m/x", "--block-size", "16", "--enforce-eager"]), 1, &vl).is_ok());
+    // vLLM 0.11.0 `BlockSize` = Literal[1, 8, 16, 32, 64, 128].
+    assert!(check_args(&args(&["m/x", "--block-size", "24"]), 1, &vl).is_err());
+    assert!(check_args(&args(&["m/x", "--page-size", "16"]), 1, &vl).is_err());
+    assert!(check_args(&args(&["--block-size", "16"]), 1, &vl).is_err());
+}
+
+/// The seed's NCCL_P2P_LEVEL scenario, by hand from its file: tp 8, mem_fraction_static 0.88,
+/// page_size 1, allreduce nccl (→ --disable-custom-all-reduce), EAGLE-3 with the Kimi-K2.5 drafter,
+/// 3 steps, topk 1, 4 draft tokens, NCCL_P2P_LEVEL=SYS in the environment; no engine.version, so
+/// SGLang 0.5.9 (tpsim's default target).
+#[test]
+fn seed_nccl_p2p_command() {
+    let o = tpsim(&["engine-args", &scenario("seed/nccl-p2p.toml")]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let cmd: Vec<&str> = o.stdout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        cmd,
+        [
+            "NCCL_P2P_LEVEL=SYS \\",
+            "python -m sglang.launch_server \\",
+            "  --model-path moonshotai/Kimi-K2.5 \\",
+            "  --tp-size 8 \\",
+            "  --mem-fraction-static 0.88 \\",
+            "  --page-size 1 \\",
+            "  --disable-custom-all-reduce \\",
+            "  --speculative-algorithm EAGLE3 \\",
+            "  --speculative-draft-model-path lightseekorg/kimi-k2.5-eagle3 \\",
+            "  --speculative-num-steps 3 \\",
+            "  --speculative-eagle-topk 1 \\",
+            "  --speculative-num-draft-tokens 4",
+        ]
+    );
+    assert!(o.stdout.starts_with("# "), "{}", o.stdout);
+    assert!(o.stdout.contains("SGLang 0.5.9"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("# [engine.observed]: simulator only"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("# speculative.acceptance: simulator only"),
+        "{}",
+        o.stdout
+    );
+}
+
+/// vLLM: the positional model, `--tensor-parallel-size`, `--gpu-memory-utilization`, `--block-size`
+/// from the gpt-oss example's file (tp 2, 0.9, 16), as JSON.
+#[test]
+fn vllm_example_as_json() {
+    let o = tpsim(&[
+        "engine-args",
+        &scenario("examples/gpt-oss-120b-rtx6000x2.toml"),
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    assert_eq!(j["engine"], "vllm");
+    assert_eq!(j["version"], "0.11.0");
+    assert_eq!(j["program"], serde_json::json!(["vllm", "serve"]));
+    assert_eq!(
+        j["args"],
+        serde_json::json!([
+            "openai/gpt-oss-120b",
+            "--tensor-parallel-size",
+            "2",
+            "--gpu-memory-utilization",
+            "0.9",
+            "--block-size",
+            "16",
+            "--disable-custom-all-reduce"
+        ])
+    );
+}
+
+fn write(name: &str, text: &str) -> String {
+    let p = scratch(name).join("scenario.toml");
+    std::fs::write(&p, text).expect("write");
+    p.display().to_string()
+}
+
+/// Settings that map to flags only when the file states them, and their values.
+#[test]
+fn stated_settings_map_to_flags() {
+    let f = write(
+        "flags",
+        r#"
+[hardware]
+preset = "h100-sxm-1x"
+[model]
+preset = "llama-3.1-8b"
+quantization = { dtype = "bf16", kv_cache_dtype = "fp8_e4m3" }
+[engine]
+tp = 1
+context_length = 8192
+max_running_requests = 16
+page_size = 16
+max_total_tokens = 100000
+cuda_graph = false
+disable_overlap_schedule = true
+attention_backend = "flashinfer"
+[engine.env]
+NCCL_PROTO = "Simple"
+"#,
+    );
+    let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+    assert_eq!(c.value_of("--context-length"), Some("8192"));
+    assert_eq!(c.value_of("--max-running-requests"), Some("16"));
+    assert_eq!(c.value_of("--page-size"), Some("16"));
+    assert_eq!(c.value_of("--max-total-tokens"), Some("100000"));
+    assert_eq!(c.value_of("--kv-cache-dtype"), Some("fp8_e4m3"));
+    assert_eq!(c.value_of("--attention-backend"), Some("flashinfer"));
+    assert!(c.args.contains(&"--disable-cuda-graph".to_string()));
+    assert!(c.args.contains(&"--disable-overlap-schedule".to_string()));
+    // tp 1: no allreduce, no allreduce flag.
+    assert!(!c.args.iter().any(|a| a.contains("all-reduce")), "{:?}", c.args);
+    // Not stated: left to SGLang's default, with tpsim's value in a note.
+    assert_eq!(c.value_of("--mem-fraction-static"), None);
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.starts_with("engine.mem_fraction_static not set"))
+    );
+    assert_eq!(c.env.get("NCCL_PROTO").map(String::as_str), Some("Simple"));
+    check_args(&c.args, 0, &accepted("sglang-0.5.9.txt")).expect("accepted by SGLang 0.5.9");
+}
+
+/// vLLM names: max_running_requests → --max-num-seqs, page_size → --block-size, max_total_tokens →
+/// --num-gpu-blocks-override = 65,536 / 32 = 2048 blocks, cuda_graph = false → --enforce-eager, bf16
+/// KV → `bfloat16` (vLLM's CacheDType spelling).
+#[test]
+fn vllm_names() {
+    let f = write(
+        "vllm",
+        r#"
+[hardware]
+preset = "h100-sxm-1x"
+[model]
+preset = "llama-3.1-8b"
+quantization = { dtype = "bf16", kv_cache_dtype = "bf16" }
+[engine]
+name = "vllm"
+tp = 1
+max_model_len = 4096
+max_running_requests = 32
+page_size = 32
+max_total_tokens = 65536
+cuda_graph = false
+"#,
+    );
+    let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+    assert_eq!(c.args[0], "meta-llama/Llama-3.1-8B-Instruct");
+    assert_eq!(c.value_of("--max-model-len"), Some("4096"));
+    assert_eq!(c.value_of("--max-num-seqs"), Some("32"));
+    assert_eq!(c.value_of("--block-size"), Some("32"));
+    assert_eq!(c.value_of("--num-gpu-blocks-override"), Some("2048"));
+    assert_eq!(c.value_of("--kv-cache-dtype"), Some("bfloat16"));
+    assert!(c.args.contains(&"--enforce-eager".to_string()));
+    check_args(&c.args, 1, &accepted("vllm-0.11.0.txt")).expect("accepted by vLLM 0.11.0");
+}
+
+/// A context longer than the model's: SGLang's refusal (configs/model_config.py 0.5.9), exit 2.
+/// Llama-3.1-8B's max_position_embeddings is 131,072.
+#[test]
+fn sglang_refuses_a_context_beyond_the_model() {
+    let f = write(
+        "ctx",
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\ntp = 1\ncontext_length = 200000\n",
+    );
+    let o = tpsim(&["engine-args", &f]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains(
+            "User-specified context_length (200000) is greater than the derived context_length (131072)"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("engine.context_length"), "{}", o.stderr);
+    assert!(o.stdout.is_empty());
+}
+
+/// vLLM's refusal of a max_model_len beyond the model's (config/model.py 0.11.0), exit 2.
+#[test]
+fn vllm_refuses_a_max_model_len_beyond_the_model() {
+    let f = write(
+        "mml",
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\ntp = 1\nmax_model_len = 131073\n",
+    );
+    let o = tpsim(&["engine-args", &f]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("User-specified max_model_len (131073) is greater than the derived max_model_len"),
+        "{}",
+        o.stderr
+    );
+}
+
+/// A config.json path maps to its directory (where the engine expects the weights).
+#[test]
+fn a_config_path_maps_to_its_directory() {
+    let d = scratch("cfg");
+    let cfg = std::fs::read_to_string(scenario("models/llama-3.1-8b/config.json")).expect("config");
+    std::fs::create_dir_all(d.join("ckpt")).expect("dir");
+    std::fs::write(d.join("ckpt/config.json"), cfg).expect("write");
+    let f = d.join("s.toml");
+    std::fs::write(
+        &f,
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\nconfig = \"ckpt/config.json\"\n[engine]\ntp = 1\n",
+    )
+    .expect("write");
+    let (_, c) = engine_args::for_file(&f).expect("command");
+    assert_eq!(
+        c.value_of("--model-path"),
+        Some(d.join("ckpt").display().to_string().as_str())
+    );
+}
+
+/// A missing file is bad input (exit 2), as for every command.
+#[test]
+fn missing_scenario_exits_2() {
+    let o = tpsim(&["engine-args", "/nonexistent/scenario.toml"]);
+    assert_eq!(o.code, 2);
+}
+
+/// The keys of a `Deserialize` struct, as serde's derive hands them to `deserialize_struct` (its
+/// `FIELDS`): the probe records them and stops. Works for every section of the scenario schema,
+/// `mergeable!` or not, and through `try_from` (the raw struct's keys).
+fn keys_of<T: serde::de::DeserializeOwned>() -> Vec<&'static str> {
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("probe")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl serde::de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    struct Probe<'a>(&'a mut Vec<&'static str>);
+    impl<'de> serde::Deserializer<'de> for Probe<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            self.0.extend_from_slice(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut v = Vec::new();
+    let _ = T::deserialize(Probe(&mut v));
+    v
+}
+
+/// Every scenario key, with its TOML path (`<…>` for a table's own names).
+fn every_scenario_key() -> Vec<String> {
+    use tpsim::scenario as s;
+    let sections: Vec<(&str, Vec<&str>)> = vec![
+        ("", keys_of::<s::ScenarioFile>()),
+        ("hardware.", keys_of::<s::HardwareSection>()),
+        ("hardware.gpu.", s::GpuSection::FIELDS.to_vec()),
+        ("hardware.topology.", keys_of::<s::TopologySection>()),
+        (
+            "hardware.topology.nodes.<name>.",
+            keys_of::<tpsim_model::topo::NodeAttrs>(),
+        ),
+        ("hardware.params.", s::ParamsSection::FIELDS.to_vec()),
+        ("hardware.compute.", keys_of::<s::ComputeSection>()),
+        ("hardware.compute.curves.<class>.", keys_of::<s::CurveSection>()),
+        ("hardware.fitted.<param>.", keys_of::<s::FittedSection>()),
+        ("model.", keys_of::<s::ModelSection>()),
+        ("model.quantization.", keys_of::<tpsim_model::llm::Quantization>()),
+        ("engine.", keys_of::<s::EngineSection>()),
+        ("engine.costs.", s::CostsSection::FIELDS.to_vec()),
+        ("engine.observed.", keys_of::<s::ObservedSection>()),
+        ("speculative.", keys_of::<s::SpeculativeSection>()),
+        ("speculative.acceptance.", keys_of::<s::AcceptanceSection>()),
+        ("workload.", keys_of::<s::WorkloadSection>()),
+    ];
+    let mut keys = Vec::new();
+    for (prefix, fields) in sections {
+        assert!(!fields.is_empty(), "the probe found no keys under `{prefix}`");
+        keys.extend(fields.into_iter().map(|f| format!("{prefix}{f}")));
+    }
+    keys
+}
+
+/// The `## Engine flags by key` section of book/src/scenarios.md.
+fn flags_section() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/scenarios.md");
+    let md = std::fs::read_to_string(&p).expect("scenarios.md");
+    let start = md
+        .find("\n## Engine flags by key")
+        .expect("a `## Engine flags by key` section in scenarios.md");
+    let rest = &md[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    rest[..end].to_string()
+}
+
+/// Issue #17 "Done when": the scenario reference lists every key with the engine flag it mirrors.
+/// Each row is `| `key` | SGLang | vLLM |`, each flag cell a `--flag`, an environment variable, or
+/// "simulator only" / "(none)" with a reason.
+#[test]
+fn book_names_the_engine_flag_of_every_scenario_key() {
+    let section = flags_section();
+    let mut rows = BTreeMap::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let key = cells[1].trim_matches('`').to_string();
+        rows.insert(key, (cells[2].to_string(), cells[3].to_string()));
+    }
+    let keys = every_scenario_key();
+    // Spot checks that the probe sees what the schema declares.
+    for k in [
+        "seed",
+        "engine.tp",
+        "hardware.params.nccl_channel_bw",
+        "model.quantization.kv_cache_dtype",
+    ] {
+        assert!(keys.iter().any(|x| x == k), "probe missed {k}: {keys:?}");
+    }
+    let missing: Vec<&String> = keys.iter().filter(|k| !rows.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty(),
+        "book/src/scenarios.md `## Engine flags by key` has no row for: {missing:?}"
+    );
+    for (k, (sg, vl)) in &rows {
+        for cell in [sg, vl] {
+            assert!(
+                ["--", "simulator only", "(none", "_", "vllm serve", "positional"]
+                    .iter()
+                    .any(|w| cell.contains(w)),
+                "row `{k}`: cell `{cell}` names no flag, environment variable or reason"
+            );
+        }
+    }
+    // The rows of the keys the engine-args command maps agree with its flags (SGLang, vLLM).
+    for (k, sg, vl) in [
+        ("engine.tp", "--tp-size", "--tensor-parallel-size"),
+        ("engine.page_size", "--page-size", "--block-size"),
+        (
+            "engine.max_running_requests",
+            "--max-running-requests",
+            "--max-num-seqs",
+        ),
+        ("engine.cuda_graph", "--disable-cuda-graph", "--enforce-eager"),
+    ] {
+        let (a, b) = &rows[k];
+        assert!(a.contains(sg) && b.contains(vl), "row `{k}`: {a} | {b}");
+    }
+}
