@@ -37,6 +37,7 @@ mod seed;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;
+mod spec_vllm; // issue #17: speculative decoding under vLLM
 mod sweep_cli;
 mod throughput_qwen35;
 mod throughput_rows;
