@@ -18,13 +18,13 @@ fn vllm_with(name: &str, from: &str, to: &str) -> String {
     p.display().to_string()
 }
 
-fn entry(j: &serde_json::Value, name: &str) -> Option<f64> {
+fn entry(j: &serde_json::Value, name: &str) -> Option<u64> {
     j["memory"]["entries"]
         .as_array()
         .unwrap()
         .iter()
         .find(|e| e["name"] == name)
-        .map(|e| f(&e["bytes"]))
+        .map(|e| e["bytes"].as_u64().expect("bytes"))
 }
 
 #[test]
@@ -51,7 +51,7 @@ fn llama_8b_eagle3_memory_under_vllm_by_hand() {
     //   lm_head 32000 × 4096 (32000 is a multiple of 64)      = 131,072,000
     //   sum 424,689,664 × 2 B = 849,379,328 B, plus vLLM's draft_id_to_target_id, int64 × 32000 =
     //   256,000 B (models/llama_eagle3.py): 849,635,328 B. The embedding is the target's (same shape).
-    assert_eq!(entry(&spec, "draft weights"), Some(849_635_328.0));
+    assert_eq!(entry(&spec, "draft weights"), Some(849_635_328));
     // Cell: the target's 32 layers × 2 × 8 × 128 × 2 B = 131,072 B, the draft's one layer 4,096 B;
     // vLLM's one KV group holds both in every block.
     assert_eq!(spec["memory"]["cell_size_bytes"], 131_072);
@@ -61,14 +61,14 @@ fn llama_8b_eagle3_memory_under_vllm_by_hand() {
     let lost = (rest(&plain) - rest(&spec)) * (1u64 << 30) as f64;
     assert!((lost - 849_635_328.0).abs() < 1.0, "{lost}");
     // Blocks of 16 tokens × (131,072 + 4,096) B: tokens = ⌊rest / (16 × 135,168)⌋ × 16.
-    let tokens = (rest(&spec) * (1u64 << 30) as f64 / (16.0 * 135_168.0)).floor() * 16.0;
-    assert_eq!(f(&spec["memory"]["kv_tokens"]), tokens);
-    assert_eq!(f(&spec["memory"]["draft_kv_tokens"]), tokens);
-    assert_eq!(entry(&spec, "draft KV pool"), Some(tokens * 4_096.0));
-    assert_eq!(entry(&spec, "KV cache"), Some(tokens * 131_072.0));
+    let tokens = (rest(&spec) * (1u64 << 30) as f64 / (16.0 * 135_168.0)).floor() as u64 * 16;
+    assert_eq!(spec["memory"]["kv_tokens"].as_u64(), Some(tokens));
+    assert_eq!(spec["memory"]["draft_kv_tokens"].as_u64(), Some(tokens));
+    assert_eq!(entry(&spec, "draft KV pool"), Some(tokens * 4_096));
+    assert_eq!(entry(&spec, "KV cache"), Some(tokens * 131_072));
     // And fewer tokens than without speculation: 131,072 / 135,168 of the plain count, less the
     // weights' share (checked loosely: strictly fewer).
-    assert!(tokens < f(&plain["memory"]["kv_tokens"]));
+    assert!(tokens < plain["memory"]["kv_tokens"].as_u64().unwrap());
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn deepseek_v3_mtp_under_vllm_loads_its_own_head() {
     // of 64) / 8 ranks = 16,160 rows × 7168 × 2 B = 231,669,760 B, plus its RMSNorm 7168 × 2 B =
     // 14,336 B, on top of what SGLang loads (which shares the target's head).
     let extra = entry(&j, "draft weights").unwrap() - entry(&sg, "draft weights").unwrap();
-    assert_eq!(extra, 231_684_096.0);
+    assert_eq!(extra, 231_684_096);
     // The MTP layer's MLA pages, (512 + 64) × 2 B, in every block.
     assert_eq!(j["memory"]["draft_cell_size_bytes"], 1152);
     // k = 2 > 1: vLLM's warning about reusing the one MTP layer.
