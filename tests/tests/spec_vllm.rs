@@ -316,3 +316,20 @@ fn sglang_num_steps_is_accepted_as_vllms_k() {
     assert_eq!(a["throughput"], b["throughput"]);
     assert_eq!(a["memory"]["kv_tokens"], b["memory"]["kv_tokens"]);
 }
+
+#[test]
+fn best_spec_under_vllm_searches_chains_only() {
+    // The SpecBundle profile gives siblings, so SGLang's search adds 24 trees to the 8 chains
+    // (spec_acceptance.rs); vLLM has no top-k drafting: the 8 chains k = 1…8 only.
+    let p = vllm_with(
+        "best",
+        "acceptance = { alpha = 0.7631 }",
+        "acceptance = { profile = \"kimi-k2-eagle3-specbundle\" }",
+    );
+    let o = tpsim(&["run", &p, "--best-spec", "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let b: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let cands = b["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 8);
+    assert!(cands.iter().all(|c| c["topk"] == 1));
+}
