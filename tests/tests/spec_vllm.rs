@@ -333,3 +333,47 @@ fn best_spec_under_vllm_searches_chains_only() {
     assert_eq!(cands.len(), 8);
     assert!(cands.iter().all(|c| c["topk"] == 1));
 }
+
+#[test]
+fn ngram_under_vllm_verifies_without_a_draft_model() {
+    let p = vllm_with(
+        "ngram",
+        "algorithm = \"eagle3\"\ndraft = \"llama-3.1-8b-eagle3\"",
+        "algorithm = \"ngram\"",
+    );
+    let j = run_json(&p);
+    // No draft model: no draft weights or pages; the KV cache is the plain scenario's.
+    assert_eq!(entry(&j, "draft weights"), None);
+    assert_eq!(entry(&j, "draft KV pool"), None);
+    let plain = {
+        let text = std::fs::read_to_string(scenario(VLLM_EAGLE3)).unwrap();
+        let (cut, end) = (
+            text.find("[speculative]").unwrap(),
+            text.find("[workload]").unwrap(),
+        );
+        let q = scratch("ngram-plain").join("s.toml");
+        std::fs::write(&q, format!("{}{}", &text[..cut], &text[end..])).unwrap();
+        run_json(&q.display().to_string())
+    };
+    assert_eq!(j["memory"]["kv_tokens"], plain["memory"]["kv_tokens"]);
+    // The iteration is the verify of 1 × (1 + 3) tokens and the sync: no draft forward.
+    let s = tpsim::load(Path::new(&p)).unwrap();
+    let pred = tpsim::predict(&s).unwrap();
+    let names: Vec<&str> = pred.trace_shapes[0]
+        .graph
+        .iter()
+        .map(|(_, t)| t.name.as_str())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with("draft")), "{names:?}");
+    assert!(names.contains(&"verify: lm head"));
+    // The proposer's CPU time is not costed, and the report says so.
+    assert!(j["warnings"].to_string().contains("n-gram proposer"));
+    // A draft model is refused.
+    let q = vllm_with("ngram-draft", "algorithm = \"eagle3\"", "algorithm = \"ngram\"");
+    let o = tpsim(&["run", &q]);
+    assert!(
+        o.code == 2 && o.stderr.contains("speculative.draft"),
+        "{}",
+        o.stderr
+    );
+}

@@ -24,7 +24,8 @@ pub struct DraftMemory {
 
 impl DraftMemory {
     pub fn of(s: &Scenario) -> Self {
-        let Some(sp) = &s.speculative else {
+        // The n-gram proposer has no model.
+        let Some(sp) = s.speculative.as_ref().filter(|sp| sp.algorithm != "ngram") else {
             return DraftMemory::default();
         };
         let mut draft = sp.draft.clone();

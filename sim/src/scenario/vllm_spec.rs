@@ -1,5 +1,5 @@
 //! `[speculative]` under vLLM (issue #17): vLLM v1's EAGLE proposer (`v1/spec_decode/eagle.py`,
-//! methods "eagle3" and "mtp") drafting a chain of `num_speculative_tokens`, checked with vLLM
+//! methods "eagle3" and "mtp"; and the n-gram proposer, "ngram") drafting a chain of `num_speculative_tokens`, checked with vLLM
 //! 0.11.0's rules (`config/speculative.py` `SpeculativeConfig`), with the same acceptance models as
 //! SGLang. The draft's weights are those vLLM loads (`vllm_draft_weights`).
 //!
@@ -27,6 +27,8 @@ impl Resolver<'_> {
         let method = self.vllm_method(s.algorithm.as_deref(), warnings)?;
         let k = self.vllm_num_tokens(&s)?;
         let (draft_name, draft, draft_weights) = match method {
+            "ngram" => ngram_draft(s.draft.is_some(), target, warnings)
+                .map_err(|m| self.invalid("speculative.draft", m))?,
             "eagle3" => {
                 let model_type = hf_text_model_type(target.arch);
                 if !EAGLE3_TARGETS.iter().any(|t| model_type.contains(t)) {
@@ -111,14 +113,15 @@ impl Resolver<'_> {
                 key,
                 "EAGLE-1 heads (vLLM method \"eagle\") are not modelled yet: tpsim has no EAGLE-1 draft preset; use \"eagle3\"",
             )),
-            m @ ("ngram" | "medusa" | "mlp_speculator" | "draft_model") => Err(self.invalid(
+            "ngram" | "[ngram]" => Ok("ngram"),
+            m @ ("medusa" | "mlp_speculator" | "draft_model") => Err(self.invalid(
                 key,
-                format!("vLLM's method \"{m}\" is not modelled yet: expected \"eagle3\" or \"mtp\""),
+                format!("vLLM's method \"{m}\" is not modelled yet: expected \"eagle3\", \"mtp\" or \"ngram\""),
             )),
             _ => Err(self.invalid(
                 key,
                 format!(
-                    "`{given}`: expected one of vLLM's methods \"eagle3\" or \"mtp\" (SpeculativeConfig.method)"
+                    "`{given}`: expected one of vLLM's methods \"eagle3\", \"mtp\" or \"ngram\" (SpeculativeConfig.method)"
                 ),
             )),
         }
@@ -179,6 +182,28 @@ impl Resolver<'_> {
         }
         Ok(k)
     }
+}
+
+/// vLLM's n-gram proposer (`v1/spec_decode/ngram_proposer.py`, prompt lookup with
+/// `prompt_lookup_min` = `prompt_lookup_max` = 5 by default): no draft model, weights or KV; the
+/// [`Speculative`] carries the target as a placeholder draft that no pass runs.
+fn ngram_draft(
+    draft_given: bool,
+    target: &ModelSpec,
+    warnings: &mut Vec<String>,
+) -> Result<(String, ModelSpec, Bytes), String> {
+    if draft_given {
+        return Err(
+            "with algorithm = \"ngram\" vLLM has no draft model (its `model` is \"ngram\"): remove `draft`"
+                .into(),
+        );
+    }
+    warnings.push(
+        "tpsim: vLLM's n-gram proposer runs on the CPU after the bookkeeping sync; its time is not costed, and every \
+         request is assumed to get num_speculative_tokens drafts (vLLM proposes none when no n-gram matches)"
+            .into(),
+    );
+    Ok(("ngram (prompt lookup)".into(), target.clone(), Bytes(0)))
 }
 
 /// The target's `hf_text_config.model_type` as vLLM reads it (the configs under `scenarios/models/`).

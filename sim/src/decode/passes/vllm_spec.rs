@@ -71,6 +71,11 @@ impl Builder<'_> {
         ctx: u32,
         after: TaskId,
     ) -> Result<TaskId, DecodeError> {
+        // The n-gram proposer runs on the CPU after the bookkeeping sync (`gpu_model_runner.py`:
+        // methods without the padded drafter batch), not costed: no GPU work.
+        if sp.algorithm == "ngram" {
+            return Ok(after);
+        }
         // EAGLE-3's fusion fc (3H → H, replicated) over every input token of the first forward.
         let fp = sp.draft.forward_pass(self.s.engine.tp, first_tokens);
         let after = self.proposer_host_step(g, 1, after)?;
