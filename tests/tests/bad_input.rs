@@ -464,3 +464,16 @@ fn draft_step_overhead_must_be_a_duration() {
     );
     assert!(e.contains("engine.costs.draft_step_overhead"), "{e}");
 }
+
+#[test]
+fn draft_tensor_parallel_size_is_a_vllm_key() {
+    let e = bad(
+        "dtp",
+        "num_steps = 3\n",
+        "num_steps = 3\ndraft_tensor_parallel_size = 8\n",
+    );
+    assert!(
+        e.contains("key `speculative.draft_tensor_parallel_size`") && e.contains("a vLLM setting"),
+        "{e}"
+    );
+}

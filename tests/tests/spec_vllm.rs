@@ -291,6 +291,16 @@ fn vllm_refusals_quote_vllm() {
         e.contains("speculative.num_steps") && e.contains("num_speculative_tokens = 3"),
         "{e}"
     );
+    // draft_tensor_parallel_size: 1 or tp (vLLM's ValueError); 1 at tp = 1 is tp.
+    let e = run(
+        "dtp",
+        "num_speculative_tokens = 3",
+        "num_speculative_tokens = 3\ndraft_tensor_parallel_size = 2",
+    );
+    assert!(
+        e.contains("speculative_draft_tensor_parallel_size=2 cannot be other value than 1 or target model tensor_parallel_size"),
+        "{e}"
+    );
     // A tree size that is not 1 + k.
     let e = run(
         "ndt",

@@ -350,8 +350,10 @@ pub struct SpeculativeSection {
     pub topk: Option<u32>,
     pub num_draft_tokens: Option<u32>,
     pub acceptance: Option<AcceptanceSection>,
-    // vLLM speculative decoding (issue #17, `vllm_spec.rs`): vLLM's `num_speculative_tokens`.
+    // vLLM speculative decoding (issue #17, `vllm_spec.rs`): vLLM's `num_speculative_tokens` and
+    // `draft_tensor_parallel_size`.
     pub num_speculative_tokens: Option<u32>,
+    pub draft_tensor_parallel_size: Option<u32>,
 }
 
 /// `[speculative] acceptance = { … }`, and the whole of an acceptance profile file

@@ -22,6 +22,12 @@ impl Resolver<'_> {
                 "a vLLM setting: with SGLang use num_steps (and topk, num_draft_tokens)",
             ));
         }
+        if s.draft_tensor_parallel_size.is_some() {
+            return Err(self.invalid(
+                "speculative.draft_tensor_parallel_size",
+                "a vLLM setting: SGLang runs the draft at the engine's tp",
+            ));
+        }
         let tp = engine.tp;
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
         let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;

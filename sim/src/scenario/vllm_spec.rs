@@ -26,6 +26,7 @@ impl Resolver<'_> {
         let tp = engine.tp;
         let method = self.vllm_method(s.algorithm.as_deref(), warnings)?;
         let k = self.vllm_num_tokens(&s)?;
+        self.vllm_draft_tp(s.draft_tensor_parallel_size, tp, warnings)?;
         let (draft_name, draft, draft_weights) = match method {
             "ngram" => ngram_draft(s.draft.is_some(), target, warnings)
                 .map_err(|m| self.invalid("speculative.draft", m))?,
@@ -122,6 +123,35 @@ impl Resolver<'_> {
                 key,
                 format!(
                     "`{given}`: expected one of vLLM's methods \"eagle3\", \"mtp\" or \"ngram\" (SpeculativeConfig.method)"
+                ),
+            )),
+        }
+    }
+
+    /// `draft_tensor_parallel_size`: 1 or the target's tp (`_verify_and_get_draft_tp`, vLLM's text
+    /// otherwise). vLLM 0.11's v1 worker never reads the result (no use of it under `vllm/v1`): the
+    /// drafter is built in the target's parallel groups, so 1 at tp > 1 changes nothing (a note).
+    fn vllm_draft_tp(
+        &self,
+        given: Option<u32>,
+        tp: u32,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ScenarioError> {
+        match given {
+            None => Ok(()),
+            Some(d) if d == tp => Ok(()),
+            Some(1) => {
+                warnings.push(format!(
+                    "tpsim: speculative.draft_tensor_parallel_size = 1 is accepted by vLLM 0.11 but unused by its v1 worker: \
+                     the drafter runs at tp = {tp}"
+                ));
+                Ok(())
+            }
+            Some(d) => Err(self.invalid(
+                "speculative.draft_tensor_parallel_size",
+                format!(
+                    "vLLM refuses: \"speculative_draft_tensor_parallel_size={d} cannot be other value than 1 or target \
+                     model tensor_parallel_size\" (tp = {tp})"
                 ),
             )),
         }
