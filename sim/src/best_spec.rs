@@ -70,7 +70,12 @@ pub fn search(s: &Scenario) -> Result<BestSpec, BestSpecError> {
     };
     let mut candidates = Vec::new();
     let mut without = 0.0;
+    // Issue #17: vLLM drafts chains only (no top-k without a token tree).
+    let chains_only = s.engine.kind == crate::scenario::EngineKind::Vllm;
     for (steps, topk, n) in shapes(&sp.acceptance) {
+        if chains_only && topk > 1 {
+            continue;
+        }
         let mut t = s.clone();
         let mut spec = sp.clone();
         spec.num_steps = steps;

@@ -11,6 +11,7 @@ mod admission;
 mod memory;
 mod passes;
 pub mod routing;
+mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan
 
 pub use admission::rejection;
 pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, plan_memory};

@@ -25,6 +25,7 @@ mod model;
 pub mod profile;
 mod schema;
 mod speculative;
+mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod workload;
 
 pub use engine::nccl_env_from_args;
@@ -240,6 +241,9 @@ pub struct EngineCosts {
     pub activation_memory: Bytes,
     /// vLLM: non-torch memory growth during its profile (NCCL, CUDA context growth).
     pub non_torch_memory: Option<Bytes>,
+    // vLLM speculative decoding (issue #17):
+    /// Host time before each draft forward of vLLM's EAGLE proposer (0 unless the preset sets it).
+    pub draft_step_overhead: Duration,
 }
 
 /// Values read off a real start-up log (GiB, as the engine prints "GB").

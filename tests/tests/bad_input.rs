@@ -428,3 +428,52 @@ fn collapse_and_simple_step_keys_of_issue_3() {
         o.stderr
     );
 }
+
+// vLLM speculative decoding (issue #17): its keys.
+#[test]
+fn num_speculative_tokens_is_a_vllm_key() {
+    let e = bad("nst", "num_steps = 3\n", "num_speculative_tokens = 3\n");
+    assert!(
+        e.contains("key `speculative.num_speculative_tokens`") && e.contains("with SGLang use num_steps"),
+        "{e}"
+    );
+}
+
+#[test]
+fn vllm_speculation_refuses_an_eagle3_draft_on_a_deepseek_target() {
+    // The baseline's Kimi-K2.5 (a deepseek_v3 text model) under vLLM: 0.11.0's `_verify_args` text.
+    let e = bad(
+        "vllm-kimi",
+        "name = \"sglang\"\ntp = 8\nmem_fraction_static = 0.88",
+        "name = \"vllm\"\ntp = 8",
+    );
+    assert!(
+        e.contains("key `speculative.algorithm`")
+            && e.contains("Eagle3 is only supported for ['llama', 'qwen', 'minicpm', 'gpt_oss'] models")
+            && e.contains("model_type='deepseek_v3'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn draft_step_overhead_must_be_a_duration() {
+    let e = bad(
+        "dso",
+        "page_size = 1\n",
+        "page_size = 1\n[engine.costs]\ndraft_step_overhead = \"fast\"\n",
+    );
+    assert!(e.contains("engine.costs.draft_step_overhead"), "{e}");
+}
+
+#[test]
+fn draft_tensor_parallel_size_is_a_vllm_key() {
+    let e = bad(
+        "dtp",
+        "num_steps = 3\n",
+        "num_steps = 3\ndraft_tensor_parallel_size = 8\n",
+    );
+    assert!(
+        e.contains("key `speculative.draft_tensor_parallel_size`") && e.contains("a vLLM setting"),
+        "{e}"
+    );
+}

@@ -41,6 +41,8 @@ mod seed;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;
+// issue #17: speculative decoding under vLLM
+mod spec_vllm;
 mod sweep_cli;
 mod throughput_qwen35;
 mod throughput_rows;

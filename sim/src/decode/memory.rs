@@ -909,12 +909,19 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let m = VllmMeasured::of(s, total_gib);
     let cell = vllm_cell(s);
     let (layout, mut notes) = VllmLayout::of(s, cell);
-    let plan_cell = layout.plan_cell;
+    // Issue #17: the draft's weights (counted with the target's unless the load was observed) and
+    // its pages in every block (`vllm_spec_memory`).
+    let draft = super::vllm_spec_memory::DraftMemory::of(s);
+    let draft_weights_gib = match m.weights.1 {
+        Source::Observed => 0.0,
+        _ => draft.weights.as_gib_f64(),
+    };
+    let plan_cell = layout.plan_cell + draft.cell;
     let mut plan = vllm_kv_plan(&VllmKvInput {
         total_gib,
         free_at_start_gib: m.free_at_start.0,
         gpu_memory_utilization: e.gpu_memory_utilization,
-        weights_gib: m.weights.0,
+        weights_gib: m.weights.0 + draft_weights_gib,
         peak_activation_gib: m.activation.0,
         non_torch_gib: m.non_torch.0,
         cell_size: plan_cell,
@@ -923,19 +930,46 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     });
     let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
+    let draft_pool = Bytes(plan.tokens * draft.cell);
     plan.tokens = layout.groups.reported_tokens(plan.blocks, e.page_size.max(1));
+    if draft_weights_gib > 0.0 {
+        entries.insert(
+            2,
+            MemEntry {
+                kind: MemKind::DraftWeights,
+                bytes: draft.weights.0,
+                moment: Moment::Load,
+                source: Source::Modeled,
+            },
+        );
+    }
     if plan.tokens > 0 {
         entries.push(MemEntry {
             kind: MemKind::KvCache,
-            bytes: pool.0,
+            bytes: pool.0 - draft_pool.0,
             moment: Moment::KvPool,
             source: Source::EngineRule,
         });
+        if draft_pool.0 > 0 {
+            entries.push(MemEntry {
+                kind: MemKind::DraftKvPool,
+                bytes: draft_pool.0,
+                moment: Moment::KvPool,
+                source: Source::EngineRule,
+            });
+        }
+    }
+    if s.speculative.is_some() && layout.groups.num_groups > 1 {
+        notes.push(
+            "draft KV approximate: the draft's pages are added to every block of vLLM's hybrid KV-cache groups; \
+             vLLM places the draft layers in one group"
+                .to_string(),
+        );
     }
     // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
     // block) / total.
     let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
-    let min_util = (m.weights.0 + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
+    let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
     let verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
     let headroom = if plan.error.is_none() {
         Bytes::from_gib_f64((plan.available_kv_gib - pool.as_gib_f64()).max(0.0))
@@ -963,9 +997,9 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         pool_cell_size: None,
         rest_gib: plan.available_kv_gib,
         kv_tokens: plan.tokens,
-        kv_pool: pool,
-        draft_cell_size: None,
-        draft_kv_tokens: None,
+        kv_pool: Bytes(pool.0 - draft_pool.0),
+        draft_cell_size: s.speculative.as_ref().map(|_| draft.cell),
+        draft_kv_tokens: s.speculative.as_ref().map(|_| plan.tokens),
         max_num_reqs: None,
         max_running_requests: None,
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),

@@ -12,6 +12,8 @@ use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::llm::{ForwardPass, LayerWork, ModelSpec};
 use tpsim_model::units::{Bytes, Duration};
 
+mod vllm_spec; // issue #17: vLLM's speculative iteration
+
 /// The cost of one collective call and how it was chosen.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveCost {
@@ -257,7 +259,12 @@ impl<'a> Builder<'a> {
         let shape = PassShape::extend(requests, tokens, 0);
         let mut last = self.add_pass(&mut g, &s.model, "prefill", shape, &[host])?;
         if let Some(sp) = s.speculative.as_ref().filter(|_| speculate) {
-            last = self.add_pass(&mut g, &sp.draft, "draft prefill", shape, &[last])?;
+            last = if e.kind == crate::scenario::EngineKind::Vllm {
+                // Issue #17: vLLM drafts after the prefill too (`vllm_spec`).
+                self.vllm_drafter(&mut g, sp, requests, tokens, 0, last)?
+            } else {
+                self.add_pass(&mut g, &sp.draft, "draft prefill", shape, &[last])?
+            };
         }
         g.add(
             Task::new("sync: first tokens → host", Category::Sync, e.costs.sync_cost)
@@ -303,6 +310,10 @@ impl<'a> Builder<'a> {
                         .on([self.host])
                         .after([pass, host]),
                 )?;
+            }
+            // Issue #17: vLLM's verify-then-draft iteration (`vllm_spec`).
+            Some(sp) if e.kind == crate::scenario::EngineKind::Vllm => {
+                self.vllm_spec_iteration(&mut g, sp, batch, ctx, host)?;
             }
             Some(sp) => {
                 let k = sp.topk;

@@ -43,7 +43,7 @@ impl Resolver<'_> {
     ) -> Result<Engine, ScenarioError> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
         let name = e.name.clone().unwrap_or_else(|| "sglang".into());
-        let kind = self.engine_kind(&name, &e, speculative)?;
+        let kind = self.engine_kind(&name, &e)?;
         // h3: vLLM ≥ 0.11 removed Mllama (0.11.0 `model_executor/models/registry.py`
         // `_PREVIOUSLY_SUPPORTED_MODELS`: last version 0.10.2); its registry raises this text.
         if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Mllama {
@@ -144,14 +144,8 @@ impl Resolver<'_> {
         })
     }
 
-    /// The engine named `name`, refusing the other engine's memory settings (and speculative
-    /// decoding under vLLM).
-    fn engine_kind(
-        &self,
-        name: &str,
-        e: &EngineSection,
-        speculative: bool,
-    ) -> Result<EngineKind, ScenarioError> {
+    /// The engine named `name`, refusing the other engine's memory settings.
+    fn engine_kind(&self, name: &str, e: &EngineSection) -> Result<EngineKind, ScenarioError> {
         let kind = match name {
             "sglang" => EngineKind::Sglang,
             "vllm" => EngineKind::Vllm,
@@ -167,12 +161,6 @@ impl Resolver<'_> {
                 return Err(self.invalid(
                     "engine.mem_fraction_static",
                     "an SGLang setting: with vLLM use gpu_memory_utilization",
-                ));
-            }
-            if speculative {
-                return Err(self.invalid(
-                    "engine.name",
-                    "speculative decoding under vLLM is not modelled yet (issue #6): use sglang",
                 ));
             }
         } else if e.gpu_memory_utilization.is_some() || e.max_model_len.is_some() {
@@ -208,6 +196,10 @@ impl Resolver<'_> {
                 .need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
             activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
             non_torch_memory: c.non_torch_memory,
+            // Issue #17: vLLM's proposer steps (optional; SGLang's preset has none).
+            draft_step_overhead: c
+                .draft_step_overhead
+                .unwrap_or(tpsim_model::units::Duration::ZERO),
         })
     }
 

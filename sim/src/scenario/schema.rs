@@ -311,6 +311,8 @@ mergeable! {
         draft_cuda_graph_memory: Bytes,
         activation_memory: Bytes,
         non_torch_memory: Bytes,
+        // vLLM speculative decoding (issue #17): host work per draft step of vLLM's proposer.
+        draft_step_overhead: Duration,
     }
 }
 
@@ -348,6 +350,10 @@ pub struct SpeculativeSection {
     pub topk: Option<u32>,
     pub num_draft_tokens: Option<u32>,
     pub acceptance: Option<AcceptanceSection>,
+    // vLLM speculative decoding (issue #17, `vllm_spec.rs`): vLLM's `num_speculative_tokens` and
+    // `draft_tensor_parallel_size`.
+    pub num_speculative_tokens: Option<u32>,
+    pub draft_tensor_parallel_size: Option<u32>,
 }
 
 /// `[speculative] acceptance = { … }`, and the whole of an acceptance profile file

@@ -12,6 +12,22 @@ impl Resolver<'_> {
         target: &ModelSpec,
         warnings: &mut Vec<String>,
     ) -> Result<Speculative, ScenarioError> {
+        // Issue #17: vLLM's proposer and its own settings (`vllm_spec.rs`).
+        if engine.kind == super::EngineKind::Vllm {
+            return self.vllm_speculative(s, engine, target, warnings);
+        }
+        if s.num_speculative_tokens.is_some() {
+            return Err(self.invalid(
+                "speculative.num_speculative_tokens",
+                "a vLLM setting: with SGLang use num_steps (and topk, num_draft_tokens)",
+            ));
+        }
+        if s.draft_tensor_parallel_size.is_some() {
+            return Err(self.invalid(
+                "speculative.draft_tensor_parallel_size",
+                "a vLLM setting: SGLang runs the draft at the engine's tp",
+            ));
+        }
         let tp = engine.tp;
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
         let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;

@@ -1,0 +1,292 @@
+//! `[speculative]` under vLLM (issue #17): vLLM v1's EAGLE proposer (`v1/spec_decode/eagle.py`,
+//! methods "eagle3" and "mtp"; and the n-gram proposer, "ngram") drafting a chain of `num_speculative_tokens`, checked with vLLM
+//! 0.11.0's rules (`config/speculative.py` `SpeculativeConfig`), with the same acceptance models as
+//! SGLang. The draft's weights are those vLLM loads (`vllm_draft_weights`).
+//!
+//! Resolved into the shared [`Speculative`] as a chain: `num_steps = num_speculative_tokens`,
+//! `topk = 1`, `num_draft_tokens = num_speculative_tokens + 1` (the tokens verified per request: the
+//! last sampled token and the k drafts, `gpu_model_runner.py` `uniform_decode_query_len = 1 + k`).
+
+use super::{Engine, Resolver, ScenarioError, Speculative, SpeculativeSection};
+use tpsim_model::llm::{Architecture, ModelSpec};
+use tpsim_model::units::Bytes;
+
+/// vLLM 0.11.0 `config/speculative.py` `_verify_args`: the target model types EAGLE-3 accepts
+/// (a substring match on `hf_text_config.model_type`).
+const EAGLE3_TARGETS: [&str; 4] = ["llama", "qwen", "minicpm", "gpt_oss"];
+
+impl Resolver<'_> {
+    pub(super) fn vllm_speculative(
+        &self,
+        s: SpeculativeSection,
+        engine: &Engine,
+        target: &ModelSpec,
+        warnings: &mut Vec<String>,
+    ) -> Result<Speculative, ScenarioError> {
+        let tp = engine.tp;
+        let method = self.vllm_method(s.algorithm.as_deref(), warnings)?;
+        let k = self.vllm_num_tokens(&s)?;
+        self.vllm_draft_tp(s.draft_tensor_parallel_size, tp, warnings)?;
+        let (draft_name, draft, draft_weights) = match method {
+            "ngram" => ngram_draft(s.draft.is_some(), target, warnings)
+                .map_err(|m| self.invalid("speculative.draft", m))?,
+            "eagle3" => {
+                let model_type = hf_text_model_type(target.arch);
+                if !EAGLE3_TARGETS.iter().any(|t| model_type.contains(t)) {
+                    // vLLM's ValueError, with its list and the target's model type.
+                    return Err(self.invalid(
+                        "speculative.algorithm",
+                        format!(
+                            "vLLM refuses: \"Eagle3 is only supported for ['llama', 'qwen', 'minicpm', 'gpt_oss'] \
+                             models. Got self.target_model_config.hf_text_config.model_type='{model_type}'\""
+                        ),
+                    ));
+                }
+                self.draft("eagle3", s.draft, tp, target)?
+            }
+            _ => {
+                // "mtp": the target itself is the draft, through `hf_config_override` (0.11.0: DeepSeek-V3/
+                // V3.2 → deepseek_mtp, Glm4Moe → glm4_moe_mtp among tpsim's families). Another target
+                // falls through the method detection to "draft_model", which vLLM refuses.
+                if !matches!(
+                    target.arch,
+                    Architecture::DeepseekV3 | Architecture::DeepseekV32 | Architecture::Glm4Moe
+                ) {
+                    return Err(self.invalid(
+                        "speculative.algorithm",
+                        "vLLM refuses: \"Speculative decoding with draft model is not supported yet. Please \
+                         consider using other speculative decoding methods such as ngram, medusa, eagle, or mtp.\" \
+                         (vLLM 0.11.0 has no MTP module for this target's model type)",
+                    ));
+                }
+                let (name, spec, sglang_weights) = self.draft("mtp", s.draft, tp, target)?;
+                if k > 1 {
+                    // vLLM's warning, as its log prints it (the literal pieces join without spaces).
+                    warnings.push(
+                        "Enabling num_speculative_tokens > 1 will runmultiple times of forward on same MTP \
+                         layer,which may result in lower acceptance rate (vLLM's warning)"
+                            .into(),
+                    );
+                }
+                (name, spec, sglang_weights)
+            }
+        };
+        let draft_weights = vllm_draft_weights(method, &draft, draft_weights, tp);
+        let section = s.acceptance.ok_or_else(|| {
+            self.invalid(
+                "speculative.acceptance",
+                "missing: expected e.g. acceptance = { alpha = 0.8 }, { per_position = [0.8, 0.7, 0.6] }, { profile = \"kimi-k2.5-eagle3-mtbench\" } or { trace = \"accept.txt\" }",
+            )
+        })?;
+        let acceptance = self.acceptance(section, k)?;
+        Ok(Speculative {
+            algorithm: method.to_string(),
+            draft_name,
+            draft,
+            draft_weights,
+            num_steps: k,
+            topk: 1,
+            num_draft_tokens: k + 1,
+            acceptance,
+        })
+    }
+
+    /// vLLM's method name (`SpeculativeConfig.method`): "eagle3" (the default here, as in SGLang's
+    /// path) or "mtp"; SGLang's upper-case spellings are accepted, the MTP model types are renamed to
+    /// "mtp" with vLLM's deprecation warning.
+    fn vllm_method(
+        &self,
+        given: Option<&str>,
+        warnings: &mut Vec<String>,
+    ) -> Result<&'static str, ScenarioError> {
+        let given = given.unwrap_or("eagle3");
+        let key = "speculative.algorithm";
+        match given.to_ascii_lowercase().as_str() {
+            "eagle3" => Ok("eagle3"),
+            "mtp" => Ok("mtp"),
+            // 0.11.0 `MTP_MODEL_TYPES`; SGLang's "nextn" is the same idea under another name.
+            m @ ("deepseek_mtp" | "glm4_moe_mtp" | "mimo_mtp" | "ernie_mtp" | "qwen3_next_mtp" | "longcat_flash_mtp") => {
+                warnings.push(format!("method `{m}` is deprecated and replaced with mtp. (vLLM's warning)"));
+                Ok("mtp")
+            }
+            "nextn" => Err(self.invalid(key, "`nextn` is SGLang's name: vLLM calls the method \"mtp\"")),
+            "eagle" => Err(self.invalid(
+                key,
+                "EAGLE-1 heads (vLLM method \"eagle\") are not modelled yet: tpsim has no EAGLE-1 draft preset; use \"eagle3\"",
+            )),
+            "ngram" | "[ngram]" => Ok("ngram"),
+            m @ ("medusa" | "mlp_speculator" | "draft_model") => Err(self.invalid(
+                key,
+                format!("vLLM's method \"{m}\" is not modelled yet: expected \"eagle3\", \"mtp\" or \"ngram\""),
+            )),
+            _ => Err(self.invalid(
+                key,
+                format!(
+                    "`{given}`: expected one of vLLM's methods \"eagle3\", \"mtp\" or \"ngram\" (SpeculativeConfig.method)"
+                ),
+            )),
+        }
+    }
+
+    /// `draft_tensor_parallel_size`: 1 or the target's tp (`_verify_and_get_draft_tp`, vLLM's text
+    /// otherwise). vLLM 0.11's v1 worker never reads the result (no use of it under `vllm/v1`): the
+    /// drafter is built in the target's parallel groups, so 1 at tp > 1 changes nothing (a note).
+    fn vllm_draft_tp(
+        &self,
+        given: Option<u32>,
+        tp: u32,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ScenarioError> {
+        match given {
+            None => Ok(()),
+            Some(d) if d == tp => Ok(()),
+            Some(1) => {
+                warnings.push(format!(
+                    "tpsim: speculative.draft_tensor_parallel_size = 1 is accepted by vLLM 0.11 but unused by its v1 worker: \
+                     the drafter runs at tp = {tp}"
+                ));
+                Ok(())
+            }
+            Some(d) => Err(self.invalid(
+                "speculative.draft_tensor_parallel_size",
+                format!(
+                    "vLLM refuses: \"speculative_draft_tensor_parallel_size={d} cannot be other value than 1 or target \
+                     model tensor_parallel_size\" (tp = {tp})"
+                ),
+            )),
+        }
+    }
+
+    /// k = `num_speculative_tokens`, or SGLang's `num_steps` with a chain; vLLM has no draft tree
+    /// without `speculative_token_tree`, so `topk` > 1 is refused.
+    fn vllm_num_tokens(&self, s: &SpeculativeSection) -> Result<u32, ScenarioError> {
+        if let Some(topk) = s.topk.filter(|&t| t != 1) {
+            return Err(self.invalid(
+                "speculative.topk",
+                format!(
+                    "{topk}: vLLM has no top-k drafting; its EAGLE proposer drafts a chain of num_speculative_tokens \
+                     (a tree needs vLLM's speculative_token_tree, not modelled yet): use topk = 1"
+                ),
+            ));
+        }
+        let k = match (s.num_speculative_tokens, s.num_steps) {
+            (Some(k), Some(steps)) if k != steps => {
+                return Err(self.invalid(
+                    "speculative.num_steps",
+                    format!(
+                        "{steps} differs from num_speculative_tokens = {k}: vLLM drafts one token per step; give one of them"
+                    ),
+                ));
+            }
+            (Some(k), _) | (None, Some(k)) => k,
+            (None, None) => {
+                // vLLM's ValueError without the setting (its EAGLE-3 heads carry no n_predict).
+                return Err(self.invalid(
+                    "speculative.num_speculative_tokens",
+                    "missing: vLLM says \"num_speculative_tokens must be provided with speculative model unless \
+                     the draft model config contains an n_predict parameter.\" (e.g. num_speculative_tokens = 3)",
+                ));
+            }
+        };
+        if k == 0 {
+            return Err(self.invalid(
+                "speculative.num_speculative_tokens",
+                "vLLM refuses: \"Expected num_speculative_tokens to be greater than zero (0).\"",
+            ));
+        }
+        // tpsim's own range, as for SGLang's num_steps (the acceptance models are defined to 16).
+        if k > 16 {
+            return Err(self.invalid(
+                "speculative.num_speculative_tokens",
+                format!("{k}: expected 1 to 16"),
+            ));
+        }
+        if let Some(n) = s.num_draft_tokens.filter(|&n| n != k + 1) {
+            return Err(self.invalid(
+                "speculative.num_draft_tokens",
+                format!(
+                    "{n}: vLLM verifies num_speculative_tokens + 1 = {} tokens per request (it has no such setting; remove it)",
+                    k + 1
+                ),
+            ));
+        }
+        Ok(k)
+    }
+}
+
+/// vLLM's n-gram proposer (`v1/spec_decode/ngram_proposer.py`, prompt lookup with
+/// `prompt_lookup_min` = `prompt_lookup_max` = 5 by default): no draft model, weights or KV; the
+/// [`Speculative`] carries the target as a placeholder draft that no pass runs.
+fn ngram_draft(
+    draft_given: bool,
+    target: &ModelSpec,
+    warnings: &mut Vec<String>,
+) -> Result<(String, ModelSpec, Bytes), String> {
+    if draft_given {
+        return Err(
+            "with algorithm = \"ngram\" vLLM has no draft model (its `model` is \"ngram\"): remove `draft`"
+                .into(),
+        );
+    }
+    warnings.push(
+        "tpsim: vLLM's n-gram proposer runs on the CPU after the bookkeeping sync; its time is not costed, and every \
+         request is assumed to get num_speculative_tokens drafts (vLLM proposes none when no n-gram matches)"
+            .into(),
+    );
+    Ok(("ngram (prompt lookup)".into(), target.clone(), Bytes(0)))
+}
+
+/// The target's `hf_text_config.model_type` as vLLM reads it (the configs under `scenarios/models/`).
+fn hf_text_model_type(arch: Architecture) -> &'static str {
+    use Architecture as A;
+    match arch {
+        A::Llama => "llama",
+        A::Qwen2 => "qwen2",
+        A::Qwen3 => "qwen3",
+        A::Qwen3Moe => "qwen3_moe",
+        A::DeepseekV3 | A::KimiK25 | A::KimiVl => "deepseek_v3",
+        A::Glm4Moe => "glm4_moe",
+        A::Eagle3Llama => "llama",
+        A::Qwen35Moe => "qwen3_5_moe_text",
+        A::MiniMaxM2 => "minimax_m2",
+        A::GptOss => "gpt_oss",
+        A::Qwen25Vl => "qwen2_5_vl_text",
+        A::Qwen2Moe => "qwen2_moe",
+        A::Phi3 => "phi3",
+        A::Granite => "granite",
+        A::Glm => "glm",
+        A::Glm4 => "glm4",
+        A::Mistral3 | A::Mistral => "mistral",
+        A::Mllama => "mllama_text_model",
+        A::Gemma => "gemma",
+        A::Gemma2 => "gemma2",
+        A::Gemma3 => "gemma3_text",
+        A::Mixtral => "mixtral",
+        A::Llama4 => "llama4_text",
+        A::DeepseekV2 => "deepseek_v2",
+        A::DeepseekV32 => "deepseek_v32",
+        A::GlmMoeDsa => "glm_moe_dsa",
+    }
+}
+
+/// The draft's weights per rank as vLLM loads them, from SGLang's figure (`draft.rs`):
+/// - EAGLE-3: the same pieces (the embedding shared with the target when its shape matches,
+///   `eagle.py` `load_model`; its own LM head of `draft_vocab_size` rows) plus the
+///   `draft_id_to_target_id` map, an int64 `nn.Parameter` of `draft_vocab_size` entries
+///   (`models/llama_eagle3.py` `Eagle3LlamaForCausalLM.__init__`), replicated.
+/// - MTP: vLLM's `DeepSeekMultiTokenPredictorLayer` keeps its own `shared_head` (an RMSNorm and a
+///   `ParallelLMHead` of the full vocabulary, `models/deepseek_mtp.py` `SharedHead`): `load_model`
+///   rebinds `lm_head`, which the MTP model never reads, so the head is loaded besides the target's.
+///   SGLang shares the target's head instead.
+pub(super) fn vllm_draft_weights(method: &str, draft: &ModelSpec, sglang: Bytes, tp: u32) -> Bytes {
+    match (method, draft.eagle3) {
+        ("eagle3", Some(e)) => Bytes(sglang.0 + e.draft_vocab * 8),
+        ("eagle3", None) => sglang,
+        _ => {
+            let n = u64::from(draft.num_layers);
+            let b = draft.weight_breakdown(tp);
+            let norm = draft.hidden * draft.activation_bytes();
+            Bytes(sglang.0 + n * (b.lm_head + norm))
+        }
+    }
+}
