@@ -411,7 +411,9 @@ fn allreduce(c: &mut Cmd, s: &Scenario, sglang: bool, stated: bool) {
 fn speculative(c: &mut Cmd, s: &Scenario, sglang: bool) {
     let Some(sp) = &s.speculative else { return };
     let mtp = matches!(sp.algorithm.as_str(), "nextn" | "mtp");
-    let draft = (!mtp).then(|| hf_id(&sp.draft_name).unwrap_or_else(|| UNKNOWN_MODEL_PATH.into()));
+    // vLLM's n-gram proposer (`algorithm = "ngram"`, vLLM only) has no draft model.
+    let ngram = sp.algorithm == "ngram";
+    let draft = (!mtp && !ngram).then(|| hf_id(&sp.draft_name).unwrap_or_else(|| UNKNOWN_MODEL_PATH.into()));
     if draft.as_deref() == Some(UNKNOWN_MODEL_PATH) {
         c.note(format!(
             "draft `{}` has no HuggingFace id: put its path in place of {UNKNOWN_MODEL_PATH}",
@@ -431,7 +433,14 @@ fn speculative(c: &mut Cmd, s: &Scenario, sglang: bool) {
         // vLLM 0.11.0 config/speculative.py SpeculativeConfig: method ∈ SpeculativeMethod, model,
         // num_speculative_tokens (the chain length).
         let mut cfg = serde_json::Map::new();
-        cfg.insert("method".into(), (if mtp { "mtp" } else { "eagle3" }).into());
+        let method = if mtp {
+            "mtp"
+        } else if ngram {
+            "ngram"
+        } else {
+            "eagle3"
+        };
+        cfg.insert("method".into(), method.into());
         if let Some(d) = draft {
             cfg.insert("model".into(), d.into());
         }

@@ -266,6 +266,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::DeepseekV2 => "deepseek_v2",
         A::DeepseekV32 => "deepseek_v32",
         A::GlmMoeDsa => "glm_moe_dsa",
+        A::GraniteMoe => "granitemoe",
+        A::PhiMoe => "phimoe",
+        A::LlavaNext => "mistral",
     }
 }
 
