@@ -15,5 +15,7 @@ pub mod spec;
 pub mod state_pool;
 pub mod topo;
 pub mod units;
+// vLLM start-up memory from a scenario (issue #17 point 5).
+pub mod vllm_startup;
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};

@@ -11,6 +11,7 @@ mod admission;
 mod memory;
 mod passes;
 pub mod routing;
+mod vllm_parts; // issue #17 point 5: vLLM start-up parts from the scenario
 
 pub use admission::rejection;
 pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, plan_memory};

@@ -25,7 +25,8 @@ mod model;
 pub mod profile;
 mod schema;
 mod speculative;
-mod workload;
+mod vllm_startup;
+mod workload; // issue #17 point 5: vLLM start-up memory settings
 
 pub use engine::nccl_env_from_args;
 pub use error::{ScenarioError, parse_toml};
@@ -224,6 +225,10 @@ pub struct Engine {
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
     /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
     pub attention_backend: Option<String>,
+    /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
+    /// `None`: vLLM's default for the GPU).
+    pub max_num_batched_tokens: Option<u64>,
+    pub max_num_seqs: Option<u64>,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -240,6 +245,8 @@ pub struct EngineCosts {
     pub activation_memory: Bytes,
     /// vLLM: non-torch memory growth during its profile (NCCL, CUDA context growth).
     pub non_torch_memory: Option<Bytes>,
+    /// vLLM start-up parts (issue #17 point 5): the profile run's fitted coefficients.
+    pub vllm_startup: Option<tpsim_model::vllm_startup::StartupParams>,
 }
 
 /// Values read off a real start-up log (GiB, as the engine prints "GB").

@@ -91,6 +91,8 @@ impl Resolver<'_> {
                 format!("{swa_full_tokens_ratio}: expected a ratio in (0, 1]"),
             ));
         }
+        let (max_num_batched_tokens, max_num_seqs) =
+            self.vllm_batch_shape((e.max_num_batched_tokens, e.max_num_seqs), kind)?;
         let env = self.nccl_env(e.env.unwrap_or_default())?;
         let observed = match e.observed {
             None => None,
@@ -130,6 +132,8 @@ impl Resolver<'_> {
             costs,
             observed,
             attention_backend,
+            max_num_batched_tokens,
+            max_num_seqs,
         })
     }
 
@@ -180,6 +184,7 @@ impl Resolver<'_> {
         let base: CostsSection =
             error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
         let c = inline.unwrap_or_default().merged_over(base);
+        let vllm_startup = self.vllm_startup(&c)?;
         Ok(EngineCosts {
             era: self.need(c.era, "engine.costs.era")?,
             host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
@@ -197,6 +202,7 @@ impl Resolver<'_> {
                 .need(c.draft_cuda_graph_memory, "engine.costs.draft_cuda_graph_memory")?,
             activation_memory: self.need(c.activation_memory, "engine.costs.activation_memory")?,
             non_torch_memory: c.non_torch_memory,
+            vllm_startup,
         })
     }
 

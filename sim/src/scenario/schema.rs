@@ -198,6 +198,8 @@ mergeable! {
         pcie_width: u32,
         p2p: bool,
         nvlink: bool,
+        // vLLM memory (issue #17): torch's device total (`torch.cuda.mem_get_info()`), GiB.
+        torch_total_gib: f64,
     }
 }
 
@@ -290,6 +292,10 @@ pub struct EngineSection {
     pub disable_hybrid_swa_memory: Option<bool>,
     /// vLLM's `--disable-hybrid-kv-cache-manager` (default false).
     pub disable_hybrid_kv_cache_manager: Option<bool>,
+    // vLLM profile-run shape (issue #17 point 5): `--max-num-batched-tokens` and `--max-num-seqs`
+    // (defaults: vLLM's for the GPU, `tpsim_model::vllm_startup::default_batch_shape`).
+    pub max_num_batched_tokens: Option<u64>,
+    pub max_num_seqs: Option<u64>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
@@ -311,6 +317,12 @@ mergeable! {
         draft_cuda_graph_memory: Bytes,
         activation_memory: Bytes,
         non_torch_memory: Bytes,
+        // vLLM start-up parts (issue #17 point 5; tpsim_model::vllm_startup): the profile run's
+        // peak activation and non-torch growth beyond `non_torch_memory` (the single-GPU part).
+        vllm_activation_base: Bytes,
+        vllm_sampler_bytes_per_logit: f64,
+        vllm_non_torch_comm: Bytes,
+        vllm_non_torch_per_peer: Bytes,
     }
 }
 
