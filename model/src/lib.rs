@@ -10,7 +10,9 @@ pub mod curves;
 pub mod hw;
 pub mod llm;
 pub mod memory;
+// SGLang's KV and default-fraction eras by version (issue #17 point 5).
 pub mod nccl;
+pub mod sglang_eras;
 pub mod spec;
 pub mod state_pool;
 pub mod topo;

@@ -215,8 +215,10 @@ fn python_float_repr(x: f64) -> String {
 }
 
 /// Maps an SGLang version string (`0.5.2rc2`, `v0.5.8.post1`, `~0.4.3`) to its memory era, where
-/// the evidence allows. Boundaries: PR #7054's per-GPU defaults (mid-2025) are in place by v0.4.7
-/// and logged by v0.5.2rc2 (engine-memory.tsv, Grok-2 row); late-2025 rules from v0.5.3, still in
+/// the evidence allows. Boundaries: the shared, inflated speculative pool (mid-2025 KV rule) is in
+/// the 0.4.3.post4 wheel (`model_runner.py`; the ~0.4.2 docs row, engine-memory.tsv line 10, predates
+/// it) and the era is logged by v0.5.2rc2 (Grok-2 row); the default fraction changed later, in
+/// 0.4.8 (`crate::sglang_eras::sglang_fraction_era_from_version`); late-2025 rules from v0.5.3, still in
 /// v0.5.8.post1 (engine-memory.tsv, Kimi-K2.5 MI355X row); spring-2026 rules from v0.6. Versions
 /// 0.5.9–0.5.x are ambiguous (`None`): the caller asks for `engine.costs.era`.
 pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
@@ -229,7 +231,7 @@ pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
     let minor = parts.next()??;
     let patch = parts.next().flatten().unwrap_or(0);
     Some(match (major, minor, patch) {
-        (0, 0..=3, _) | (0, 4, 0..=6) => SglangEra::Early2025,
+        (0, 0..=3, _) | (0, 4, 0..=2) => SglangEra::Early2025,
         (0, 4, _) | (0, 5, 0..=2) => SglangEra::Mid2025,
         (0, 5, 3..=8) => SglangEra::Late2025,
         (0, 5, _) => return None,
@@ -777,12 +779,11 @@ mod tests {
 
     #[test]
     fn eras_from_versions() {
-        // engine-memory.tsv rows: ~0.4.3.post4 (early), v0.5.2rc2 (mid, Grok-2's auto fraction 0.831),
-        // v0.5.8.post1 (late).
-        assert_eq!(
-            sglang_era_from_version("~0.4.3.post4"),
-            Some(SglangEra::Early2025)
-        );
+        // engine-memory.tsv rows: ~0.4.2 (early: line 10's EAGLE pool), ~0.4.3.post4 (mid KV rule: its
+        // wheel's model_runner inflates the shared speculative pool), v0.5.2rc2 (mid, Grok-2's auto
+        // fraction 0.831), v0.5.8.post1 (late).
+        assert_eq!(sglang_era_from_version("~0.4.2"), Some(SglangEra::Early2025));
+        assert_eq!(sglang_era_from_version("~0.4.3.post4"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("0.4.7"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("v0.5.2rc2"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("0.5.3"), Some(SglangEra::Late2025));

@@ -237,3 +237,23 @@ fn observed_weight_and_graph_memory_replace_the_model() {
         o.stdout
     );
 }
+
+/// Issue #17 point 5: SGLang 0.4.7 still used the TP-size table for its default fraction (its wheel's
+/// `server_args.py`), 0.4.8 PR #7054's per-GPU reserve. On one H100 (81,559 MiB): 0.4.7 → 0.88 (tp 1);
+/// 0.4.8 → reserved 9.5 + 1/2 = 10 GiB → round((79.647 − 10) / 79.647, 3) = 0.874. Both are mid-2025
+/// KV versions (the shared speculative pool is in the 0.4.3.post4 wheel already).
+#[test]
+fn default_fraction_era_splits_from_the_kv_era_at_0_4_8() {
+    let f = |version: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+             version = \"{version}\"\ntp = 1\n"
+        );
+        let s = tpsim::scenario::load_str(&text, std::path::Path::new("v.toml")).unwrap();
+        (s.engine.mem_fraction_static, s.engine.era)
+    };
+    use tpsim_model::memory::SglangEra;
+    assert_eq!(f("0.4.7"), (0.88, SglangEra::Mid2025));
+    assert_eq!(f("0.4.8"), (0.874, SglangEra::Mid2025));
+    assert_eq!(f("0.4.2"), (0.88, SglangEra::Early2025));
+}

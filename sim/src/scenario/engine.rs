@@ -62,10 +62,19 @@ impl Resolver<'_> {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
             None if kind == EngineKind::Vllm => (0.9, false),
-            None => (
-                self.sglang_default_fraction(era, hw, tp, speculative, model)?,
-                true,
-            ),
+            // Issue #17: the default fraction's rule changed at 0.4.8, after the KV rule (0.4.3).
+            None => {
+                let fraction_era = match (&e.version, user_era) {
+                    (Some(v), None) => {
+                        tpsim_model::sglang_eras::sglang_fraction_era_from_version(v).unwrap_or(era)
+                    }
+                    _ => era,
+                };
+                (
+                    self.sglang_default_fraction(fraction_era, hw, tp, speculative, model)?,
+                    true,
+                )
+            }
         };
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
