@@ -13,6 +13,8 @@ pub mod memory;
 // SGLang's KV and default-fraction eras by version (issue #17 point 5).
 pub mod nccl;
 pub mod sglang_eras;
+// SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
+pub mod sglang_piecewise;
 pub mod spec;
 pub mod state_pool;
 pub mod topo;

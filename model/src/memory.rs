@@ -359,6 +359,10 @@ pub struct DefaultFractionInput {
     pub eagle: bool,
     /// (vit_layers, vit_hidden) of a multimodal model served with its vision tower.
     pub vision: Option<(u64, u64)>,
+    /// Late-2025 / spring-2026 rules: reserve (MiB) added before the 10 GiB floor by optional
+    /// features — SGLang's piecewise CUDA graphs (`crate::sglang_piecewise`, issue #17); the hook
+    /// for DP attention's reserve. 0 otherwise.
+    pub extra_reserve_mib: f64,
 }
 
 /// Why a default fraction cannot be derived.
@@ -408,7 +412,8 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
                 return Err(DefaultFractionError::NoMemory);
             }
             let (chunked, graph_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
-            let mut reserved = 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0;
+            let mut reserved =
+                512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
             if gpu_gib > 60.0 {
                 reserved = reserved.max(10.0 * 1024.0);
             }
@@ -804,6 +809,7 @@ mod tests {
             pp: 1,
             eagle: true,
             vision: None,
+            extra_reserve_mib: 0.0,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
     }
@@ -871,6 +877,7 @@ mod tests {
             pp: 1,
             eagle: false,
             vision: None,
+            extra_reserve_mib: 0.0,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
         i.era = SglangEra::Early2025;
@@ -884,12 +891,14 @@ mod tests {
             pp: 1,
             eagle: true,
             vision: None,
+            extra_reserve_mib: 0.0,
         };
         assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
         // With a vision tower of 27 layers × 1152 wide: x = 27 × 1152² / (24 × 1024²) = 1.423828…,
         // factor 0.95 × (1 − 0.0423828) = 0.909736…
         let v = DefaultFractionInput {
             vision: Some((27, 1152)),
+            extra_reserve_mib: 0.0,
             ..seed.clone()
         };
         let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);

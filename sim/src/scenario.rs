@@ -22,11 +22,12 @@ mod error;
 mod hardware;
 pub mod layers;
 mod model;
+mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod profile;
 mod schema;
 mod speculative;
-mod vllm_startup;
-mod workload; // issue #17 point 5: vLLM start-up memory settings
+mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
+mod workload;
 
 pub use engine::nccl_env_from_args;
 pub use error::{ScenarioError, parse_toml};
@@ -229,6 +230,8 @@ pub struct Engine {
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,
     pub max_num_seqs: Option<u64>,
+    /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5).
+    pub enable_piecewise_cuda_graph: bool,
 }
 
 /// Resolved engine cost and memory parameters.

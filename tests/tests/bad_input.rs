@@ -485,3 +485,25 @@ fn vllm_startup_keys() {
     let e = seed_vllm("[engine.costs]\nvllm_sampler_bytes_per_logit = nan");
     assert!(e.contains("engine.costs.vllm_sampler_bytes_per_logit"), "{e}");
 }
+
+// Issue #17 point 5: `enable_piecewise_cuda_graph` is an SGLang flag of the late-2025+ rules.
+#[test]
+fn piecewise_flag_refused_outside_its_rules() {
+    let e = bad(
+        "piecewise-string",
+        "page_size = 1",
+        "page_size = 1\nenable_piecewise_cuda_graph = \"yes\"",
+    );
+    assert!(e.contains("engine.enable_piecewise_cuda_graph"), "{e}");
+    // The seed sets mem_fraction_static, so the flag's reserve is not computed; without it, under the
+    // early-2025 rules, tpsim refuses the flag.
+    let e = bad(
+        "piecewise-early",
+        "mem_fraction_static = 0.88",
+        "enable_piecewise_cuda_graph = true\nversion = \"0.4.1\" #",
+    );
+    assert!(
+        e.contains("engine.enable_piecewise_cuda_graph") && e.contains("0.5.9"),
+        "{e}"
+    );
+}

@@ -70,8 +70,16 @@ impl Resolver<'_> {
                     }
                     _ => era,
                 };
+                let extra = self.piecewise_reserve(
+                    e.enable_piecewise_cuda_graph,
+                    kind,
+                    fraction_era,
+                    hw.gpu.memory_total_mib,
+                    tp,
+                    model,
+                )?;
                 (
-                    self.sglang_default_fraction(fraction_era, hw, tp, speculative, model)?,
+                    self.sglang_default_fraction(fraction_era, hw, tp, speculative, model, extra)?,
                     true,
                 )
             }
@@ -143,6 +151,7 @@ impl Resolver<'_> {
             attention_backend,
             max_num_batched_tokens,
             max_num_seqs,
+            enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),
         })
     }
 
@@ -306,6 +315,7 @@ impl Resolver<'_> {
         tp: u32,
         speculative: bool,
         model: &ModelSpec,
+        extra_reserve_mib: f64,
     ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
             era,
@@ -320,6 +330,7 @@ impl Resolver<'_> {
                 // The (layers, hidden) SGLang's `adjust_mem_fraction_for_vlm` reads from
                 // `vision_config` (defaults 24 / 1024), not necessarily the tower's own depth.
                 .map(|v| v.sglang_fraction_dims),
+            extra_reserve_mib,
         };
         sglang_default_fraction(&input)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))

@@ -296,6 +296,9 @@ pub struct EngineSection {
     // (defaults: vLLM's for the GPU, `tpsim_model::vllm_startup::default_batch_shape`).
     pub max_num_batched_tokens: Option<u64>,
     pub max_num_seqs: Option<u64>,
+    /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5): its reserve in the default
+    /// `mem_fraction_static` (SGLang 0.5.9 `server_args.py`).
+    pub enable_piecewise_cuda_graph: Option<bool>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
