@@ -30,6 +30,12 @@ pub struct GpuSpec {
     /// Whether the GPUs are joined by NVLink (then every pair is NVLink, path class NVL).
     #[serde(default)]
     pub nvlink: bool,
+    /// vLLM memory (issue #17): the device total `torch.cuda.mem_get_info()` reports, in GiB — the
+    /// CUDA driver's total, below `memory_total_mib` by the driver's reserve. vLLM sizes
+    /// `gpu_memory_utilization` against it. `None`: not known for this GPU (vLLM plans then use
+    /// `memory_total_mib`, with a note).
+    #[serde(default)]
+    pub torch_total_gib: Option<f64>,
 }
 
 /// The major part of a compute capability ("12.0" → 12; 0 when it is not a number). Engines choose
@@ -179,6 +185,7 @@ mod tests {
             pcie_width: 16,
             p2p: true,
             nvlink: false,
+            torch_total_gib: None,
         }
     }
 

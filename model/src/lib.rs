@@ -10,10 +10,16 @@ pub mod curves;
 pub mod hw;
 pub mod llm;
 pub mod memory;
+// SGLang's KV and default-fraction eras by version (issue #17 point 5).
 pub mod nccl;
+pub mod sglang_eras;
+// SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
+pub mod sglang_piecewise;
 pub mod spec;
 pub mod state_pool;
 pub mod topo;
 pub mod units;
+// vLLM start-up memory from a scenario (issue #17 point 5).
+pub mod vllm_startup;
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};

@@ -215,8 +215,10 @@ fn python_float_repr(x: f64) -> String {
 }
 
 /// Maps an SGLang version string (`0.5.2rc2`, `v0.5.8.post1`, `~0.4.3`) to its memory era, where
-/// the evidence allows. Boundaries: PR #7054's per-GPU defaults (mid-2025) are in place by v0.4.7
-/// and logged by v0.5.2rc2 (engine-memory.tsv, Grok-2 row); late-2025 rules from v0.5.3, still in
+/// the evidence allows. Boundaries: the shared, inflated speculative pool (mid-2025 KV rule) is in
+/// the 0.4.3.post4 wheel (`model_runner.py`; the ~0.4.2 docs row, engine-memory.tsv line 10, predates
+/// it) and the era is logged by v0.5.2rc2 (Grok-2 row); the default fraction changed later, in
+/// 0.4.8 (`crate::sglang_eras::sglang_fraction_era_from_version`); late-2025 rules from v0.5.3, still in
 /// v0.5.8.post1 (engine-memory.tsv, Kimi-K2.5 MI355X row); spring-2026 rules from v0.6. Versions
 /// 0.5.9–0.5.x are ambiguous (`None`): the caller asks for `engine.costs.era`.
 pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
@@ -229,7 +231,7 @@ pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
     let minor = parts.next()??;
     let patch = parts.next().flatten().unwrap_or(0);
     Some(match (major, minor, patch) {
-        (0, 0..=3, _) | (0, 4, 0..=6) => SglangEra::Early2025,
+        (0, 0..=3, _) | (0, 4, 0..=2) => SglangEra::Early2025,
         (0, 4, _) | (0, 5, 0..=2) => SglangEra::Mid2025,
         (0, 5, 3..=8) => SglangEra::Late2025,
         (0, 5, _) => return None,
@@ -357,6 +359,10 @@ pub struct DefaultFractionInput {
     pub eagle: bool,
     /// (vit_layers, vit_hidden) of a multimodal model served with its vision tower.
     pub vision: Option<(u64, u64)>,
+    /// Late-2025 / spring-2026 rules: reserve (MiB) added before the 10 GiB floor by optional
+    /// features — SGLang's piecewise CUDA graphs (`crate::sglang_piecewise`, issue #17); the hook
+    /// for DP attention's reserve. 0 otherwise.
+    pub extra_reserve_mib: f64,
 }
 
 /// Why a default fraction cannot be derived.
@@ -406,7 +412,8 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
                 return Err(DefaultFractionError::NoMemory);
             }
             let (chunked, graph_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
-            let mut reserved = 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0;
+            let mut reserved =
+                512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
             if gpu_gib > 60.0 {
                 reserved = reserved.max(10.0 * 1024.0);
             }
@@ -777,12 +784,11 @@ mod tests {
 
     #[test]
     fn eras_from_versions() {
-        // engine-memory.tsv rows: ~0.4.3.post4 (early), v0.5.2rc2 (mid, Grok-2's auto fraction 0.831),
-        // v0.5.8.post1 (late).
-        assert_eq!(
-            sglang_era_from_version("~0.4.3.post4"),
-            Some(SglangEra::Early2025)
-        );
+        // engine-memory.tsv rows: ~0.4.2 (early: line 10's EAGLE pool), ~0.4.3.post4 (mid KV rule: its
+        // wheel's model_runner inflates the shared speculative pool), v0.5.2rc2 (mid, Grok-2's auto
+        // fraction 0.831), v0.5.8.post1 (late).
+        assert_eq!(sglang_era_from_version("~0.4.2"), Some(SglangEra::Early2025));
+        assert_eq!(sglang_era_from_version("~0.4.3.post4"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("0.4.7"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("v0.5.2rc2"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("0.5.3"), Some(SglangEra::Late2025));
@@ -803,6 +809,7 @@ mod tests {
             pp: 1,
             eagle: true,
             vision: None,
+            extra_reserve_mib: 0.0,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
     }
@@ -870,6 +877,7 @@ mod tests {
             pp: 1,
             eagle: false,
             vision: None,
+            extra_reserve_mib: 0.0,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
         i.era = SglangEra::Early2025;
@@ -883,12 +891,14 @@ mod tests {
             pp: 1,
             eagle: true,
             vision: None,
+            extra_reserve_mib: 0.0,
         };
         assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
         // With a vision tower of 27 layers × 1152 wide: x = 27 × 1152² / (24 × 1024²) = 1.423828…,
         // factor 0.95 × (1 − 0.0423828) = 0.909736…
         let v = DefaultFractionInput {
             vision: Some((27, 1152)),
+            extra_reserve_mib: 0.0,
             ..seed.clone()
         };
         let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);

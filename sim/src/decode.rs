@@ -11,7 +11,8 @@ mod admission;
 mod memory;
 mod passes;
 pub mod routing;
-mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan
+mod vllm_parts;
+mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
 
 pub use admission::rejection;
 pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, plan_memory};

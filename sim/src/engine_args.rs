@@ -25,6 +25,8 @@
 //! | `model.quantization.kv_cache_dtype` | `--kv-cache-dtype` | `--kv-cache-dtype` |
 //! | `engine.cuda_graph = false` | `--disable-cuda-graph` | `--enforce-eager` |
 //! | `engine.disable_overlap_schedule` | `--disable-overlap-schedule` | (none) |
+//! | `engine.max_num_seqs`, `engine.max_num_batched_tokens` | (refused) | `--max-num-seqs`, `--max-num-batched-tokens` |
+//! | `engine.enable_piecewise_cuda_graph` | `--enable-piecewise-cuda-graph` | (refused) |
 //! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
 //! | `engine.attention_backend` | `--attention-backend` | (refused by the scenario) |
 //! | `engine.allreduce = "nccl"` | `--disable-custom-all-reduce` | `--disable-custom-all-reduce` |
@@ -211,6 +213,21 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             let blocks = t / s.engine.page_size.max(1);
             c.arg("--num-gpu-blocks-override", blocks);
         }
+    }
+
+    // vLLM's batch shape (issue #17 point 5; refused under SGLang by the scenario loader): SchedulerConfig
+    // `max_num_seqs` / `max_num_batched_tokens` (vLLM 0.11.0 engine/arg_utils.py).
+    if !sglang {
+        if let Some(n) = e.max_num_seqs.filter(|_| e.max_running_requests.is_none()) {
+            c.arg("--max-num-seqs", n);
+        }
+        if let Some(n) = e.max_num_batched_tokens {
+            c.arg("--max-num-batched-tokens", n);
+        }
+    }
+    // SGLang's piecewise CUDA graphs (server_args.py 0.5.9 `--enable-piecewise-cuda-graph`).
+    if sglang && e.enable_piecewise_cuda_graph == Some(true) {
+        c.flag("--enable-piecewise-cuda-graph");
     }
 
     kv_cache_dtype(&mut c, s, raw, sglang).map_err(|m| refuse("model.quantization.kv_cache_dtype", m))?;

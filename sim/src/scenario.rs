@@ -22,10 +22,12 @@ mod error;
 mod hardware;
 pub mod layers;
 mod model;
+mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod profile;
 mod schema;
 mod speculative;
 mod vllm_spec; // issue #17: speculative decoding under vLLM
+mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;
 
 pub use engine::nccl_env_from_args;
@@ -225,6 +227,12 @@ pub struct Engine {
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
     /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
     pub attention_backend: Option<String>,
+    /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
+    /// `None`: vLLM's default for the GPU).
+    pub max_num_batched_tokens: Option<u64>,
+    pub max_num_seqs: Option<u64>,
+    /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5).
+    pub enable_piecewise_cuda_graph: bool,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -244,6 +252,8 @@ pub struct EngineCosts {
     // vLLM speculative decoding (issue #17):
     /// Host time before each draft forward of vLLM's EAGLE proposer (0 unless the preset sets it).
     pub draft_step_overhead: Duration,
+    /// vLLM start-up parts (issue #17 point 5): the profile run's fitted coefficients.
+    pub vllm_startup: Option<tpsim_model::vllm_startup::StartupParams>,
 }
 
 /// Values read off a real start-up log (GiB, as the engine prints "GB").

@@ -615,6 +615,7 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         pcie_width: [4, 8, 16][rng.random_range(0..3)],
         p2p: rng.random_bool(0.8),
         nvlink,
+        torch_total_gib: None,
     };
     let gbs =
         |rng: &mut ChaCha8Rng, lo: u64, hi: u64| bw(log_uniform(rng, lo * 1_000_000_000, hi * 1_000_000_000));

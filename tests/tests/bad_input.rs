@@ -477,3 +477,82 @@ fn draft_tensor_parallel_size_is_a_vllm_key() {
         "{e}"
     );
 }
+
+// Issue #17 point 5 (vLLM start-up memory): the new keys refuse bad values, naming the key.
+#[test]
+fn vllm_startup_keys() {
+    // torch's total above nvidia-smi's (the seed's RTX PRO 6000: 97,887 MiB = 95.59 GiB), and NaN.
+    let e = bad(
+        "torch-total-big",
+        "gpus = 8",
+        "gpus = 8\n[hardware.gpu]\ntorch_total_gib = 96.5",
+    );
+    assert!(
+        e.contains("hardware.gpu.torch_total_gib") && e.contains("95.59"),
+        "{e}"
+    );
+    let e = bad(
+        "torch-total-nan",
+        "gpus = 8",
+        "gpus = 8\n[hardware.gpu]\ntorch_total_gib = nan",
+    );
+    assert!(e.contains("hardware.gpu.torch_total_gib"), "{e}");
+    // vLLM's batch-shape flags under SGLang are refused, and 0 under vLLM.
+    let e = bad(
+        "mnbt-sglang",
+        "page_size = 1",
+        "page_size = 1\nmax_num_seqs = 256",
+    );
+    assert!(
+        e.contains("engine.max_num_seqs") && e.contains("a vLLM setting"),
+        "{e}"
+    );
+    let vllm = "name = \"vllm\"\ngpu_memory_utilization = 0.9";
+    let seed_vllm = |extra: &str| {
+        // The seed without speculation (refused under vLLM) and with vLLM's knobs.
+        let text = std::fs::read_to_string(scenario("seed/baseline.toml")).unwrap();
+        let text = text
+            .replace("name = \"sglang\"", vllm)
+            .replace("mem_fraction_static = 0.88", "")
+            .replace("page_size = 1", &format!("page_size = 16\n{extra}"));
+        let cut = text.find("[speculative]").unwrap();
+        let end = text[cut..].find("\n[").map_or(text.len(), |i| cut + i + 1);
+        let text = format!("{}{}", &text[..cut], &text[end..]);
+        let p = scratch("vllm-startup-bad").join(format!("{}.toml", extra.len()));
+        std::fs::write(&p, text).unwrap();
+        let o = tpsim(&["run", &p.display().to_string()]);
+        assert_eq!(o.code, 2, "{extra}: {}", o.stderr);
+        o.stderr
+    };
+    let e = seed_vllm("max_num_batched_tokens = 0");
+    assert!(
+        e.contains("engine.max_num_batched_tokens") && e.contains("≥ 1"),
+        "{e}"
+    );
+    let e = seed_vllm("[engine.costs]\nvllm_sampler_bytes_per_logit = 1e9");
+    assert!(e.contains("engine.costs.vllm_sampler_bytes_per_logit"), "{e}");
+    let e = seed_vllm("[engine.costs]\nvllm_sampler_bytes_per_logit = nan");
+    assert!(e.contains("engine.costs.vllm_sampler_bytes_per_logit"), "{e}");
+}
+
+// Issue #17 point 5: `enable_piecewise_cuda_graph` is an SGLang flag of the late-2025+ rules.
+#[test]
+fn piecewise_flag_refused_outside_its_rules() {
+    let e = bad(
+        "piecewise-string",
+        "page_size = 1",
+        "page_size = 1\nenable_piecewise_cuda_graph = \"yes\"",
+    );
+    assert!(e.contains("engine.enable_piecewise_cuda_graph"), "{e}");
+    // The seed sets mem_fraction_static, so the flag's reserve is not computed; without it, under the
+    // early-2025 rules, tpsim refuses the flag.
+    let e = bad(
+        "piecewise-early",
+        "mem_fraction_static = 0.88",
+        "enable_piecewise_cuda_graph = true\nversion = \"0.4.1\" #",
+    );
+    assert!(
+        e.contains("engine.enable_piecewise_cuda_graph") && e.contains("0.5.9"),
+        "{e}"
+    );
+}

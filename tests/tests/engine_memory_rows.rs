@@ -159,8 +159,15 @@ fn sglang_0_4_3_qwq_32b_l4_tp4() {
     let r = row(2, "Qwen/QwQ-32B");
     let cell = preset("qwq-32b").kv_cell_bytes(4);
     assert_eq!(cell, 65_536);
-    let p = sglang(&r, SglangEra::Early2025, cell, None);
+    // Issue #17: ~0.4.3.post4 is a mid-2025 KV version (its wheel inflates the speculative pool; no
+    // speculation here, so the same tokens) with the early-2025 default fraction: the TP table gives
+    // 0.85 at tp 4, the row's mem_frac.
+    let p = sglang(&r, SglangEra::Mid2025, cell, None);
     assert_eq!(p.tokens, 46_620);
+    assert_eq!(
+        tpsim_model::sglang_eras::sglang_fraction_era_from_version(&r["engine_version"]),
+        Some(SglangEra::Early2025)
+    );
     check_sglang("qwq-32b", &p, &r, sglang_band(&r, cell));
     // The log's K size: (46,611 + 1) × 32,768 B = 1.42 GiB ("K size: 1.42 GB").
     assert!(((46_612.0 * 32_768.0) / GIB - num(&r, "k_size_gb")).abs() < 0.005);

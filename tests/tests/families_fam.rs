@@ -29,8 +29,9 @@ fn weights(j: &serde_json::Value) -> u64 {
 #[test]
 fn llava_next_runs_under_vllm_with_its_clip_tower() {
     let j = run_json(&scenario_for("llava-vllm", "llava-v1.6-mistral-7b", "vllm", 1));
-    // 7,554,149,376 parameters × 2 B (Mistral-7B text tower + 23 CLIP blocks + projector).
-    assert_eq!(weights(&j), 15_108_298_752);
+    // 7,554,149,376 parameters × 2 B (Mistral-7B text tower + 23 CLIP blocks + projector), plus vLLM's
+    // RoPE cos/sin cache (vllm_parts): 32,768 positions × head_dim 128 × 2 B = 8,388,608 B.
+    assert_eq!(weights(&j), 15_108_298_752 + 8_388_608);
     // 8 KV heads × 256 × 32 layers × 2 B; one page group: tokens = ⌊KV bytes / (16 × cell)⌋ × 16.
     let m = &j["memory"];
     let cell = m["cell_size_bytes"].as_u64().unwrap();
@@ -65,13 +66,18 @@ fn granite_moe_and_phi_moe_run_under_both_engines() {
             engine,
             1,
         ));
-        assert_eq!(weights(&j), 2_669_381_632, "{engine}");
+        // Under vLLM the RoPE cos/sin cache is loaded with the weights (vllm_parts): 131,072
+        // positions × head_dim 64 × 2 B = 16,777,216 B.
+        let rope = if engine == "vllm" { 16_777_216 } else { 0 };
+        assert_eq!(weights(&j), 2_669_381_632 + rope, "{engine}");
         assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 49_152);
         assert_eq!(j["memory"]["verdict"], "ok", "{engine}");
         // Phi-3.5-MoE at tp 1 on one H100: 77.99 GiB of weights do not leave room for a KV cache
         // (the engine would not start; tpsim gives its verdict and no throughput).
         let j = run_json(&scenario_for(&format!("phi-{engine}"), "phi-3.5-moe", engine, 1));
-        assert_eq!(weights(&j), 83_746_306_688, "{engine}");
+        // vLLM's RoPE cache: 131,072 positions × head_dim 128 × 2 B = 33,554,432 B.
+        let rope = if engine == "vllm" { 33_554_432 } else { 0 };
+        assert_eq!(weights(&j), 83_746_306_688 + rope, "{engine}");
         assert_ne!(j["memory"]["verdict"], "ok", "{engine}");
     }
 }

@@ -25,14 +25,18 @@ fn example_weights_kv_cell_and_vllm_groups() {
         .iter()
         .find(|e| e["name"] == "target weights")
         .unwrap();
-    assert_eq!(weights["bytes"].as_u64().unwrap(), 36_851_110_272);
+    // The checkpoint's 36,851,110,272 B + vLLM's RoPE cos/sin cache (issue #17: 131,072 positions × 64
+    // × 2 B = 16,777,216 B), which "Model loading took" includes.
+    assert_eq!(weights["bytes"].as_u64().unwrap(), 36_851_110_272 + 16_777_216);
     // 4 KV heads per rank × 2 × 64 × 36 layers × 2 B.
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 36_864);
     // vLLM: 18 sliding + 18 full layers → 2 groups of 18; a block holds 16 tokens of 18 layers' pages
-    // (16 × 18 × 1,024 B). requested = 97,887 MiB / 1024 × 0.9 = 86.0335 GiB; KV = 86.0335 − 34.3203 −
-    // 2.87 − 2.07 = 46.7732 GiB → ⌊46.7732 × 2^30 / 294,912⌋ = 170,296 blocks → 170,296 // 2 × 16 =
-    // 1,362,368 tokens ("GPU KV cache size").
-    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_362_368);
+    // (16 × 18 × 1,024 B). requested = 97,887 MiB / 1024 × 0.9 = 86.0335 GiB (no torch_total_gib for
+    // this GPU); issue #17's modelled parts: weights 34.3359 GiB, peak activation 8,192 × 2,880 × 2 B +
+    // 0.035 GiB + 1,024 × 201,088 × 14.63 B = 2.8845 GiB, non-torch 0.25 + 1.82 + 0.02 = 2.09 GiB; KV =
+    // 86.0335 − 34.3359 − 2.8845 − 2.09 = 46.7231 GiB → ⌊46.7231 × 2^30 / 294,912⌋ = 170,112 blocks →
+    // 170,112 // 2 × 16 = 1,360,896 tokens ("GPU KV cache size").
+    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_360_896);
     assert_eq!(m["verdict"], "ok");
     // A second concurrency: the same memory plan, more tokens per second in total, a slower step
     // (8 sequences read 8× the KV and touch E·(1 − (1 − 4/128)^8) = 28.6 experts per layer, not 4).
@@ -50,11 +54,10 @@ fn example_weights_kv_cell_and_vllm_groups() {
 fn vllm_h100_row_30_through_a_scenario() {
     // engine-memory.tsv row 30: vLLM 0.19.0, openai/gpt-oss-20b, H100, tp 1, gpu_memory_utilization 0.95,
     // avail before load 78.68, weights 13.64, activation 2.87, non_torch_fwd 0.25; logged "GPU KV cache
-    // size: 1,277,184 tokens". The preset H100 has 81,559 MiB = 79.65 GiB where the log's card reports
-    // 79.19 GiB, so the requested budget is 0.95 × 0.46 = 0.44 GiB larger here: requested 75.6651, KV =
-    // 75.6651 − 13.64 − 2.87 − 0.25 = 58.9051 GiB → ⌊58.9051 × 2^30 / (16 × 12 × 2,048)⌋ = 160,850 blocks
-    // → 160,850 // 2 × 16 = 1,286,800 tokens, +0.75 % of the log (the device-size difference; vLLM
-    // tolerance 1 %, issue #5).
+    // size: 1,277,184 tokens". Issue #17: the H100 preset carries torch's total, 79.19 GiB, as the log's
+    // card reports it: requested 0.95 × 79.19 = 75.2305, KV = 75.2305 − 13.64 − 2.87 − 0.25 = 58.4705 GiB
+    // → ⌊58.4705 × 2^30 / (16 × 12 × 2,048)⌋ = 159,663 blocks → 159,663 // 2 × 16 = 1,277,296 tokens,
+    // +0.009 % of the log (before, nvidia-smi's 79.65 GiB gave +0.75 %).
     let base = "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gpt-oss-20b\"\n[engine]\nname = \"vllm\"\n\
                 tp = 1\ngpu_memory_utilization = 0.95\npage_size = 16\n[engine.observed]\nfree_at_start_gib = 78.68\n\
                 peak_activation_gib = 2.87\nnon_torch_gib = 0.25\n";
@@ -62,12 +65,13 @@ fn vllm_h100_row_30_through_a_scenario() {
     std::fs::write(&p, format!("{base}weights_gib = 13.64\n")).unwrap();
     let j = run_json(&p.display().to_string());
     let tokens = j["memory"]["kv_tokens"].as_u64().unwrap();
-    assert_eq!(tokens, 1_286_800);
-    assert!((tokens as f64 / 1_277_184.0 - 1.0).abs() < 0.01);
-    // With tpsim's own weights (13.671 GiB, +0.23 %): ⌊58.8740 × 2^30 / 393,216⌋ = 160,765 → 1,286,112.
+    assert_eq!(tokens, 1_277_296);
+    assert!((tokens as f64 / 1_277_184.0 - 1.0).abs() < 0.003);
+    // With tpsim's own weights (13.671 GiB + the 0.0156 GiB RoPE cache = 13.687 GiB, +0.34 %): KV =
+    // 58.424 GiB → ⌊· × 2^30 / 393,216⌋ = 159,534 blocks → 1,276,272 tokens (−0.07 % of the log).
     std::fs::write(&p, base).unwrap();
     let j = run_json(&p.display().to_string());
-    assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 1_286_112);
+    assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 1_276_272);
 }
 
 #[test]

@@ -172,11 +172,13 @@ fn vllm(model: &str, hw: &str, tp: u32) -> String {
 
 #[test]
 fn gemma3_vllm_groups_and_llama4_unified() {
-    // Gemma-3 at tp 2: total = 97,887 MiB / 1024 = 95.5928 GiB (the preset's memory); requested 0.9 ×
-    // = 86.0335 GiB; weights 27,440,822,896 B = 25.5563 GiB; KV = 86.0335 − 25.5563 − 2 − 1 =
-    // 57.4773 GiB. 52 sliding + 10 full layers → groups of 10, 6 + 1 = 7 groups; a block is 16 tokens ×
-    // 10 layers × 4096 B = 655,360 B → ⌊57.4773 × 2^30 / 655,360⌋ = 94,170 blocks → 94,170 // 7 × 16 =
-    // 215,232 tokens. Padding: 6 × 10 − 52 = 8 layers, 8 / 52 = 15.38 %.
+    // Gemma-3 at tp 2: total = 97,887 MiB / 1024 = 95.5928 GiB (the preset's memory: no torch_total_gib
+    // for this GPU); requested 0.9 × = 86.0335 GiB; weights 27,440,822,896 B + vLLM's RoPE caches
+    // (issue #17: 131,072 × 128 × 2 B plain + 8× that for the linear-scaled global layers = 301,989,888 B)
+    // = 27,742,812,784 B = 25.8376 GiB; KV = 86.0335 − 25.8376 − 2 − 1 = 57.1959 GiB. 52 sliding + 10
+    // full layers → groups of 10, 6 + 1 = 7 groups; a block is 16 tokens × 10 layers × 4096 B = 655,360 B
+    // → ⌊57.1959 × 2^30 / 655,360⌋ = 93,709 blocks → 93,709 // 7 × 16 = 214,192 tokens. Padding: 6 × 10
+    // − 52 = 8 layers, 8 / 52 = 15.38 %.
     let f = write(
         "g3-vllm",
         &vllm("gemma-3-27b-it", "rtx-pro-6000-2x-turin-same-numa", 2),
@@ -184,7 +186,7 @@ fn gemma3_vllm_groups_and_llama4_unified() {
     let j = run_json(&f);
     let m = &j["memory"];
     let total = 97_887.0 / 1024.0 * 0.9;
-    let kv = total - 27_440_822_896.0 / (1u64 << 30) as f64 - 3.0;
+    let kv = total - (27_440_822_896.0 + 301_989_888.0) / (1u64 << 30) as f64 - 3.0;
     let blocks = (kv * (1u64 << 30) as f64 / 655_360.0).floor() as u64;
     assert_eq!(blocks / 7 * 16, m["kv_tokens"].as_u64().unwrap());
     let o = tpsim(&["memory", &f, "--log"]);
@@ -195,14 +197,15 @@ fn gemma3_vllm_groups_and_llama4_unified() {
         o.stdout
     );
     // Llama-4 Scout at tp 4: the hybrid manager is off for chunked attention (vLLM's warning), every
-    // layer full: one group, cell 49,152 B; weights 54,360,657,280 B = 50.6273 GiB → KV = 86.0335 −
-    // 50.6273 − 3 = 32.4062 GiB → ⌊· × 2^30 / (16 × 49,152)⌋ blocks × 16 tokens.
+    // layer full: one group, cell 49,152 B; weights 54,360,657,280 B = 50.6273 GiB + the RoPE cache of
+    // its 10,485,760 positions × 128 × 2 B = 2.5 GiB (issue #17's rule; no Scout log checks it) → KV =
+    // 86.0335 − 53.1273 − 3 = 29.9062 GiB → ⌊· × 2^30 / (16 × 49,152)⌋ blocks × 16 tokens.
     let f = write(
         "l4-vllm",
         &vllm("llama-4-scout", "rtx-pro-6000-4x-turin-same-numa", 4),
     );
     let j = run_json(&f);
-    let kv = total - 54_360_657_280.0 / (1u64 << 30) as f64 - 3.0;
+    let kv = total - (54_360_657_280.0 + 2_684_354_560.0) / (1u64 << 30) as f64 - 3.0;
     let blocks = (kv * (1u64 << 30) as f64 / (16.0 * 49_152.0)).floor() as u64;
     assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), blocks * 16);
     let w = j["memory"]["warnings"].to_string();

@@ -47,6 +47,8 @@ mod sweep_cli;
 mod throughput_qwen35;
 mod throughput_rows;
 mod vlm_h3;
+// Issue #17 point 5: vLLM start-up memory predicted from the scenario.
+mod vllm_startup;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -237,3 +237,49 @@ fn observed_weight_and_graph_memory_replace_the_model() {
         o.stdout
     );
 }
+
+/// Issue #17 point 5: SGLang 0.4.7 still used the TP-size table for its default fraction (its wheel's
+/// `server_args.py`), 0.4.8 PR #7054's per-GPU reserve. On one H100 (81,559 MiB): 0.4.7 → 0.88 (tp 1);
+/// 0.4.8 → reserved 9.5 + 1/2 = 10 GiB → round((79.647 − 10) / 79.647, 3) = 0.874. Both are mid-2025
+/// KV versions (the shared speculative pool is in the 0.4.3.post4 wheel already).
+#[test]
+fn default_fraction_era_splits_from_the_kv_era_at_0_4_8() {
+    let f = |version: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+             version = \"{version}\"\ntp = 1\n"
+        );
+        let s = tpsim::scenario::load_str(&text, std::path::Path::new("v.toml")).unwrap();
+        (s.engine.mem_fraction_static, s.engine.era)
+    };
+    use tpsim_model::memory::SglangEra;
+    assert_eq!(f("0.4.7"), (0.88, SglangEra::Mid2025));
+    assert_eq!(f("0.4.8"), (0.874, SglangEra::Mid2025));
+    assert_eq!(f("0.4.2"), (0.88, SglangEra::Early2025));
+}
+
+/// Issue #17 point 5: `enable_piecewise_cuda_graph` adds SGLang 0.5.9's reserve of 8 MiB per capture
+/// size to the default fraction (server_args.py: `reserved_mem += len(piecewise_cuda_graph_tokens) *
+/// 8`, before the 10 GiB floor). One H100 (81,559 MiB), tp 1, Llama-3.1-8B, SGLang 0.5.8 (late-2025):
+/// reserved = 512 + 1.5 × 8192 + 2 × 256 + 1/8 × 1024 = 13,440 MiB → round(68,119 / 81,559, 3) = 0.835;
+/// with piecewise graphs up to chunked_prefill_size 8192 (58 sizes, 464 MiB): 13,904 MiB →
+/// round(0.82952, 3) = 0.830. An MLA model caps the sizes at 2048 (42 sizes, 336 MiB).
+#[test]
+fn piecewise_cuda_graph_reserve_in_the_default_fraction() {
+    let f = |extra: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+             version = \"0.5.8\"\ntp = 1\n{extra}"
+        );
+        tpsim::scenario::load_str(&text, std::path::Path::new("p.toml"))
+            .map(|s| s.engine.mem_fraction_static)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(f(""), Ok(0.835));
+    assert_eq!(f("enable_piecewise_cuda_graph = true\n"), Ok(0.830));
+    // Before the late-2025 rules tpsim refuses the flag; vLLM refuses it as an SGLang flag.
+    let e = f("enable_piecewise_cuda_graph = true\n").and(f(
+        "enable_piecewise_cuda_graph = true\n[engine.costs]\nera = \"mid-2025\"\n",
+    ));
+    assert!(e.is_err_and(|m| m.contains("engine.enable_piecewise_cuda_graph") && m.contains("0.5.9")));
+}

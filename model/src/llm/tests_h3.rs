@@ -155,6 +155,7 @@ fn sglang_vlm_fraction_uses_the_engine_dims() {
         pp: 1,
         eagle: false,
         vision,
+        extra_reserve_mib: 0.0,
     };
     let base = crate::memory::sglang_default_fraction(&input(None)).expect("base");
     let f = crate::memory::sglang_default_fraction(&input(Some(v.sglang_fraction_dims))).expect("vlm");

@@ -905,10 +905,12 @@ fn before_0_5_8(v: &str) -> bool {
 fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let e = &s.engine;
     let tp = e.tp;
-    let total_gib = s.hardware.gpu.memory_total_mib as f64 / 1024.0;
+    // Issue #17 point 5: torch's device total, and the start-up parts modelled (vllm_parts).
+    let (total_gib, total_note) = super::vllm_parts::torch_total_gib(s);
     let m = VllmMeasured::of(s, total_gib);
     let cell = vllm_cell(s);
     let (layout, mut notes) = VllmLayout::of(s, cell);
+    notes.extend(total_note);
     // Issue #17: the draft's weights (counted with the target's unless the load was observed) and
     // its pages in every block (`vllm_spec_memory`).
     let draft = super::vllm_spec_memory::DraftMemory::of(s);
@@ -1034,15 +1036,12 @@ impl VllmMeasured {
                 obs.and_then(|o| o.free_at_start_gib),
                 Bytes::from_gib_f64((total_gib - context.as_gib_f64()).max(0.0)),
             ),
-            weights: pick(
-                obs.and_then(|o| o.weights_gib),
-                s.model.weight_bytes_per_rank(e.tp),
+            weights: pick(obs.and_then(|o| o.weights_gib), super::vllm_parts::weights(s)),
+            activation: pick(
+                obs.and_then(|o| o.peak_activation_gib),
+                super::vllm_parts::activation(s, total_gib).unwrap_or(e.costs.activation_memory),
             ),
-            activation: pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory),
-            non_torch: pick(
-                obs.and_then(|o| o.non_torch_gib),
-                e.costs.non_torch_memory.unwrap_or(Bytes(0)),
-            ),
+            non_torch: pick(obs.and_then(|o| o.non_torch_gib), super::vllm_parts::non_torch(s)),
         }
     }
 

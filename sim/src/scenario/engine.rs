@@ -73,10 +73,27 @@ impl Resolver<'_> {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
             None if kind == EngineKind::Vllm => (0.9, false),
-            None => (
-                self.sglang_default_fraction(era, hw, tp, speculative, model)?,
-                true,
-            ),
+            // Issue #17: the default fraction's rule changed at 0.4.8, after the KV rule (0.4.3).
+            None => {
+                let fraction_era = match (&e.version, user_era) {
+                    (Some(v), None) => {
+                        tpsim_model::sglang_eras::sglang_fraction_era_from_version(v).unwrap_or(era)
+                    }
+                    _ => era,
+                };
+                let extra = self.piecewise_reserve(
+                    e.enable_piecewise_cuda_graph,
+                    kind,
+                    fraction_era,
+                    hw.gpu.memory_total_mib,
+                    tp,
+                    model,
+                )?;
+                (
+                    self.sglang_default_fraction(fraction_era, hw, tp, speculative, model, extra)?,
+                    true,
+                )
+            }
         };
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
@@ -102,6 +119,8 @@ impl Resolver<'_> {
                 format!("{swa_full_tokens_ratio}: expected a ratio in (0, 1]"),
             ));
         }
+        let (max_num_batched_tokens, max_num_seqs) =
+            self.vllm_batch_shape((e.max_num_batched_tokens, e.max_num_seqs), kind)?;
         let env = self.nccl_env(e.env.unwrap_or_default())?;
         let observed = match e.observed {
             None => None,
@@ -141,6 +160,9 @@ impl Resolver<'_> {
             costs,
             observed,
             attention_backend,
+            max_num_batched_tokens,
+            max_num_seqs,
+            enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),
         })
     }
 
@@ -179,6 +201,7 @@ impl Resolver<'_> {
         let base: CostsSection =
             error::parse_toml(preset_text, Path::new(&format!("<preset engines/{name}.toml>")))?;
         let c = inline.unwrap_or_default().merged_over(base);
+        let vllm_startup = self.vllm_startup(&c)?;
         Ok(EngineCosts {
             era: self.need(c.era, "engine.costs.era")?,
             host_overhead: self.need(c.host_overhead, "engine.costs.host_overhead")?,
@@ -200,6 +223,7 @@ impl Resolver<'_> {
             draft_step_overhead: c
                 .draft_step_overhead
                 .unwrap_or(tpsim_model::units::Duration::ZERO),
+            vllm_startup,
         })
     }
 
@@ -294,6 +318,7 @@ impl Resolver<'_> {
         tp: u32,
         speculative: bool,
         model: &ModelSpec,
+        extra_reserve_mib: f64,
     ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
             era,
@@ -308,6 +333,7 @@ impl Resolver<'_> {
                 // The (layers, hidden) SGLang's `adjust_mem_fraction_for_vlm` reads from
                 // `vision_config` (defaults 24 / 1024), not necessarily the tower's own depth.
                 .map(|v| v.sglang_fraction_dims),
+            extra_reserve_mib,
         };
         sglang_default_fraction(&input)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))

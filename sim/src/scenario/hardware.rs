@@ -225,9 +225,22 @@ impl Resolver<'_> {
             pcie_width: self.need(g.pcie_width, "hardware.gpu.pcie_width")?,
             p2p: self.need(g.p2p, "hardware.gpu.p2p")?,
             nvlink: g.nvlink.unwrap_or(false),
+            torch_total_gib: g.torch_total_gib,
         };
         if gpu.memory_total_mib == 0 {
             return Err(self.invalid("hardware.gpu.memory_total_mib", "must be > 0 MiB"));
+        }
+        // vLLM memory (issue #17): torch's total is the driver's, at most nvidia-smi's.
+        if let Some(t) = gpu.torch_total_gib
+            && !(t.is_finite() && t > 0.0 && t <= gpu.memory_total_mib as f64 / 1024.0)
+        {
+            return Err(self.invalid(
+                "hardware.gpu.torch_total_gib",
+                format!(
+                    "{t}: expected GiB > 0 and at most memory_total_mib / 1024 = {:.2}",
+                    gpu.memory_total_mib as f64 / 1024.0
+                ),
+            ));
         }
         if !(gpu.bf16_tflops.is_finite() && gpu.bf16_tflops > 0.0) {
             return Err(self.invalid("hardware.gpu.bf16_tflops", "expected a finite number > 0"));

@@ -198,6 +198,8 @@ mergeable! {
         pcie_width: u32,
         p2p: bool,
         nvlink: bool,
+        // vLLM memory (issue #17): torch's device total (`torch.cuda.mem_get_info()`), GiB.
+        torch_total_gib: f64,
     }
 }
 
@@ -290,6 +292,13 @@ pub struct EngineSection {
     pub disable_hybrid_swa_memory: Option<bool>,
     /// vLLM's `--disable-hybrid-kv-cache-manager` (default false).
     pub disable_hybrid_kv_cache_manager: Option<bool>,
+    // vLLM profile-run shape (issue #17 point 5): `--max-num-batched-tokens` and `--max-num-seqs`
+    // (defaults: vLLM's for the GPU, `tpsim_model::vllm_startup::default_batch_shape`).
+    pub max_num_batched_tokens: Option<u64>,
+    pub max_num_seqs: Option<u64>,
+    /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5): its reserve in the default
+    /// `mem_fraction_static` (SGLang 0.5.9 `server_args.py`).
+    pub enable_piecewise_cuda_graph: Option<bool>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     pub costs: Option<CostsSection>,
@@ -313,6 +322,12 @@ mergeable! {
         non_torch_memory: Bytes,
         // vLLM speculative decoding (issue #17): host work per draft step of vLLM's proposer.
         draft_step_overhead: Duration,
+        // vLLM start-up parts (issue #17 point 5; tpsim_model::vllm_startup): the profile run's
+        // peak activation and non-torch growth beyond `non_torch_memory` (the single-GPU part).
+        vllm_activation_base: Bytes,
+        vllm_sampler_bytes_per_logit: f64,
+        vllm_non_torch_comm: Bytes,
+        vllm_non_torch_per_peer: Bytes,
     }
 }
 

@@ -1,0 +1,118 @@
+//! vLLM start-up parts predicted from the scenario (issue #17 point 5): torch's device total, the
+//! weights as vLLM counts them, the profile run's peak activation and non-torch growth. The rules
+//! are `tpsim_model::vllm_startup`'s; this file picks their inputs from the scenario.
+//! `[engine.observed]` values replace these (see `memory::VllmMeasured`).
+
+use crate::scenario::Scenario;
+use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, VisionFamily};
+use tpsim_model::units::Bytes;
+use tpsim_model::vllm_startup::{
+    ProfileShape, default_batch_shape, encoder_profile_bytes, non_torch_growth, peak_activation,
+    rope_cache_bytes,
+};
+
+/// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
+/// `torch_total_gib`, else nvidia-smi's `memory_total_mib` with a note (torch's is smaller by the
+/// driver's reserve, e.g. 79.19 against 79.65 GiB on an H100 80 GB).
+pub(super) fn torch_total_gib(s: &Scenario) -> (f64, Option<String>) {
+    let g = &s.hardware.gpu;
+    match g.torch_total_gib {
+        Some(t) => (t, None),
+        None => (
+            g.memory_total_mib as f64 / 1024.0,
+            Some(format!(
+                "vLLM total memory: the GPU preset has no torch_total_gib (torch.cuda.mem_get_info's total); \
+                 nvidia-smi's {} MiB used, which overstates vLLM's budget by the driver's reserve",
+                g.memory_total_mib
+            )),
+        ),
+    }
+}
+
+/// vLLM's "Model loading took X GiB": the checkpoint's bytes per rank plus the RoPE cos/sin caches
+/// built while the model is constructed (`tpsim_model::vllm_startup::rope_cache_bytes`).
+/// One cache of `max_position_embeddings × head_dim` rows per distinct RoPE; Gemma-3 builds two —
+/// its sliding layers' plain one and its global layers' linear-scaled one with 8× the rows (the
+/// published gemma-3-4b/12b/27b-it configs' `rope_scaling = {rope_type: linear, factor: 8}`; vLLM
+/// `models/gemma3.py` gives the sliding layers `rope_local_base_freq` without scaling). MLA models:
+/// not modelled (0).
+pub(super) fn weights(s: &Scenario) -> Bytes {
+    let m = &s.model;
+    let dtype = KvCacheDtype::Auto.bytes(m.dtype);
+    let rope = match (&m.attention, m.context_len) {
+        (Attention::Mla { .. }, _) | (_, None) => 0,
+        (_, Some(len)) => {
+            let plain = rope_cache_bytes(len, 1, m.head_dim, dtype).0;
+            if m.arch == Architecture::Gemma3 {
+                plain + rope_cache_bytes(len, 8, m.head_dim, dtype).0
+            } else {
+                plain
+            }
+        }
+    };
+    Bytes(m.weight_bytes_per_rank(s.engine.tp).0 + rope)
+}
+
+/// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU.
+pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
+    let (t, n) = default_batch_shape(total_gib, &s.hardware.gpu.name);
+    let tokens = s.engine.max_num_batched_tokens.unwrap_or(t);
+    (tokens, s.engine.max_num_seqs.unwrap_or(n).min(tokens))
+}
+
+/// The profile run's peak activation (`tpsim_model::vllm_startup::peak_activation`), or `None`
+/// when the engine preset lacks the coefficients.
+pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
+    let p = s.engine.costs.vllm_startup?;
+    let (tokens, seqs) = batch_shape(s, total_gib);
+    let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    Some(peak_activation(
+        &p,
+        &ProfileShape {
+            max_num_batched_tokens: tokens,
+            max_num_seqs: seqs,
+            hidden: s.model.hidden,
+            vocab: s.model.vocab,
+            dtype_bytes: dtype,
+            encoder_bytes: encoder_bytes(s, tokens, dtype),
+        },
+    ))
+}
+
+/// What the multimodal encoder profile leaves alive through the decoder's dummy pass
+/// (`tpsim_model::vllm_startup::encoder_profile_bytes`): for any vision model, one
+/// `budget × text_hidden` copy of encoder outputs in the model dtype, the encoder budget being
+/// `max_num_batched_tokens`; for Gemma-3's SigLIP also the dummy batch's pixels: 896-pixel images
+/// (the preset's 64 × 64 patch grid × 14-pixel patches) of 256 tokens each (`mm_tokens_per_image`),
+/// `budget // 256` of them, in the model dtype. Other towers' pixels: not modelled (Pixtral's two
+/// 1540-pixel dummies would add 0.03 GiB).
+///
+/// vLLM 0.11.0's `profile_run` expands EACH item's output to `budget` rows; for Gemma-3 that is 32
+/// copies (1.9 GiB), which the vLLM 0.19 rows rule out (engine-memory.tsv line 17: 3.94 GiB peak in
+/// all); one copy matches them (book/src/vllm-memory.md), so 0.19 is taken to hold one.
+fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
+    match s.model.vision {
+        Some(v) if v.family == VisionFamily::Siglip && v.pos_emb_cells > 0 => {
+            let side = (v.pos_emb_cells as f64).sqrt().round() as u64 * v.patch;
+            let tokens_per_image = 256;
+            encoder_profile_bytes(
+                budget / tokens_per_image,
+                3 * side * side * dtype,
+                budget,
+                v.text_hidden,
+                dtype,
+            )
+        }
+        Some(v) => encoder_profile_bytes(0, 0, budget, v.text_hidden, dtype),
+        None => 0,
+    }
+}
+
+/// The profile run's non-torch growth (`tpsim_model::vllm_startup::non_torch_growth`), or the
+/// preset's `non_torch_memory` alone without the coefficients.
+pub(super) fn non_torch(s: &Scenario) -> Bytes {
+    match s.engine.costs.vllm_startup {
+        Some(p) => non_torch_growth(&p, s.engine.tp),
+        None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
+    }
+}

@@ -1,0 +1,42 @@
+//! SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5): checked and turned into the reserve
+//! its default `mem_fraction_static` adds (`tpsim_model::sglang_piecewise`).
+
+use super::{EngineKind, Resolver, ScenarioError};
+use tpsim_model::llm::{Attention, ModelSpec};
+use tpsim_model::memory::{SglangEra, late_2025_buckets};
+use tpsim_model::sglang_piecewise::piecewise_reserve_mib;
+
+impl Resolver<'_> {
+    /// The reserve (MiB) `enable_piecewise_cuda_graph` adds to SGLang's default fraction: 0 when off;
+    /// refused under vLLM (an SGLang flag) and before the late-2025 era (tpsim models SGLang 0.5.9's
+    /// rule). `chunked_prefill_size` is the late-2025 bucket of the GPU (`late_2025_buckets`).
+    pub(super) fn piecewise_reserve(
+        &self,
+        enabled: Option<bool>,
+        kind: EngineKind,
+        era: SglangEra,
+        gpu_mem_mib: u64,
+        tp: u32,
+        model: &ModelSpec,
+    ) -> Result<f64, ScenarioError> {
+        if !enabled.unwrap_or(false) {
+            return Ok(0.0);
+        }
+        let key = "engine.enable_piecewise_cuda_graph";
+        if kind == EngineKind::Vllm {
+            return Err(self.invalid(
+                key,
+                "an SGLang flag: vLLM compiles piecewise CUDA graphs by default",
+            ));
+        }
+        if era < SglangEra::Late2025 {
+            return Err(self.invalid(
+                key,
+                "tpsim models the piecewise CUDA-graph reserve of SGLang 0.5.9 (late-2025 and spring-2026 eras) only",
+            ));
+        }
+        let (chunked, _) = late_2025_buckets(gpu_mem_mib, tp);
+        let mla = matches!(model.attention, Attention::Mla { .. });
+        Ok(piecewise_reserve_mib(chunked as u64, mla))
+    }
+}

@@ -1,0 +1,59 @@
+//! vLLM start-up memory settings (issue #17 point 5): the fitted coefficients of
+//! `[engine.costs]` (`vllm_*`, see `tpsim_model::vllm_startup`) and the profile-run shape
+//! (`engine.max_num_batched_tokens`, `engine.max_num_seqs`), checked.
+
+use super::schema::CostsSection;
+use super::{EngineKind, Resolver, ScenarioError};
+use tpsim_model::vllm_startup::StartupParams;
+
+impl Resolver<'_> {
+    /// The vLLM start-up coefficients, when all four keys are set (the bundled `engines/vllm.toml`
+    /// sets them; SGLang's preset does not and does not use them).
+    pub(super) fn vllm_startup(&self, c: &CostsSection) -> Result<Option<StartupParams>, ScenarioError> {
+        let (Some(base), Some(per_logit), Some(comm), Some(per_peer)) = (
+            c.vllm_activation_base,
+            c.vllm_sampler_bytes_per_logit,
+            c.vllm_non_torch_comm,
+            c.vllm_non_torch_per_peer,
+        ) else {
+            return Ok(None);
+        };
+        if !(per_logit.is_finite() && (0.0..=64.0).contains(&per_logit)) {
+            return Err(self.invalid(
+                "engine.costs.vllm_sampler_bytes_per_logit",
+                format!("{per_logit}: expected bytes per logit element in [0, 64]"),
+            ));
+        }
+        Ok(Some(StartupParams {
+            activation_base_gib: base.as_gib_f64(),
+            sampler_bytes_per_logit: per_logit,
+            non_torch_base_gib: c.non_torch_memory.map_or(0.0, |b| b.as_gib_f64()),
+            non_torch_comm_gib: comm.as_gib_f64(),
+            non_torch_per_peer_gib: per_peer.as_gib_f64(),
+        }))
+    }
+
+    /// `--max-num-batched-tokens` / `--max-num-seqs` as the scenario gives them: vLLM settings
+    /// (refused under SGLang, like `gpu_memory_utilization`), each ≥ 1.
+    pub(super) fn vllm_batch_shape(
+        &self,
+        (tokens, seqs): (Option<u64>, Option<u64>),
+        kind: EngineKind,
+    ) -> Result<(Option<u64>, Option<u64>), ScenarioError> {
+        for (v, key) in [
+            (tokens, "engine.max_num_batched_tokens"),
+            (seqs, "engine.max_num_seqs"),
+        ] {
+            if v.is_some() && kind != EngineKind::Vllm {
+                return Err(self.invalid(
+                    key,
+                    "a vLLM setting: with SGLang use chunked_prefill_size / max_running_requests",
+                ));
+            }
+            if v == Some(0) {
+                return Err(self.invalid(key, "expected a count ≥ 1"));
+            }
+        }
+        Ok((tokens, seqs))
+    }
+}

