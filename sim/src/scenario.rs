@@ -12,6 +12,9 @@
 //! `workload.rs`.
 
 mod acceptance;
+// Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
+mod collective_options;
+pub use collective_options::NcclTunerSection;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 mod draft;
@@ -219,6 +222,13 @@ pub struct Engine {
     /// vLLM's `--disable-hybrid-kv-cache-manager` as configured.
     pub disable_hybrid_kv_cache_manager: bool,
     pub env: NcclEnv,
+    // Collective options (issue #17, 3):
+    /// Where `env.version` came from (`engine.nccl_version`, the engine version's pin, or the model's).
+    pub nccl_version_source: String,
+    /// The custom allreduce's size cutoff (`engine.custom_allreduce_max_size` or the engine's).
+    pub custom_limits: crate::comm::CustomLimits,
+    /// Warnings of the collective options, moved to the scenario's list.
+    pub collective_warnings: Vec<String>,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
@@ -356,6 +366,7 @@ impl Resolver<'_> {
         let speculative = f.speculative.is_some();
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
+        warnings.append(&mut engine.collective_warnings); // issue #17 (3)
         self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         let speculative = match f.speculative {

@@ -46,8 +46,8 @@ pub use limits::{
 };
 pub use search::{Pattern, RingGraph, SearchResult, search_graph, search_ring, speed_array};
 pub use tuner::{
-    ArchCaps, Choice, TunerEntry, TunerTable, arch_caps, base_latency_us, hw_latency_us,
-    tree_correction_factor, tune,
+    ArchCaps, Choice, TunerEntry, TunerTable, arch_caps, base_latency_us, get_nthreads, hw_latency_us,
+    hw_latency_us_for, tree_correction_factor, tune,
 };
 
 use crate::hw::PathClass;
