@@ -33,6 +33,9 @@ pub struct CustomLimits {
     pub max_size: u64,
     /// SGLang takes `size <= max_size`, vLLM `size < max_size` (their `should_custom_ar`).
     pub inclusive: bool,
+    /// FlashInfer's PCIe-IPC allreduce (SGLang `SGLANG_ENABLE_PCIE_IPC_ALLREDUCE`): the largest
+    /// message it takes, bytes; it is tried before the custom kernel and NCCL.
+    pub pcie_ipc_max_bytes: Option<u64>,
 }
 
 impl Default for CustomLimits {
@@ -41,6 +44,7 @@ impl Default for CustomLimits {
         CustomLimits {
             max_size: 8 << 20,
             inclusive: false,
+            pcie_ipc_max_bytes: None,
         }
     }
 }
@@ -229,9 +233,7 @@ impl Comm {
     /// One allreduce of `bytes` per rank.
     pub fn allreduce(&self, bytes: u64, req: Request) -> Outcome {
         let key = match req {
-            Request::Backend(AllreduceBackend::Custom) => {
-                (bytes, false, format!("{req:?}|{:?}", self.custom))
-            }
+            Request::Backend(_) => (bytes, false, format!("{req:?}|{:?}", self.custom)),
             _ => (bytes, false, format!("{req:?}")),
         };
         if let Some(o) = self.cached(&key) {
@@ -247,6 +249,7 @@ impl Comm {
         let n = self.ranks.len();
         let custom = match req {
             Request::Custom(a) => Some(a),
+            Request::Backend(_) if self.pcie_ipc_takes(bytes) => Some(CustomAlgo::StagedPush),
             Request::Backend(AllreduceBackend::Custom) => self.custom_dispatch(bytes),
             _ => None,
         };
@@ -277,6 +280,14 @@ impl Comm {
             };
         }
         allreduce::nccl(&self.fabric, &self.ranks, bytes, &self.plan(&choice))
+    }
+
+    /// Whether SGLang's PCIe-IPC backend takes an allreduce of `bytes` (`scenario::pcie_ipc`): on,
+    /// 2, 4 or 8 ranks, within its workspace; it needs peer access like the custom kernel.
+    fn pcie_ipc_takes(&self, bytes: u64) -> bool {
+        self.custom
+            .pcie_ipc_max_bytes
+            .is_some_and(|m| self.p2p && matches!(self.ranks.len(), 2 | 4 | 8) && bytes > 0 && bytes <= m)
     }
 
     /// The engine's custom-allreduce dispatch for `bytes` (`None` = falls back to NCCL).

@@ -432,7 +432,12 @@ fn collapse_and_simple_step_keys_of_issue_3() {
 // Issue #17 (3): collective options — each new key refused with the key and what was expected.
 #[test]
 fn collective_option_keys_of_issue_17() {
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 10] = [
+        (
+            "pcie-ipc",
+            "[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"maybe\"",
+            "not a valid boolean value",
+        ),
         (
             "algo-list",
             "[engine.env]\nNCCL_ALGO = \"Ring,Bogus\"",

@@ -232,3 +232,33 @@ fn smaller_buffsize_slows_large_simple_rings() {
     assert_eq!((a.1.as_str(), b.1.as_str()), ("Simple", "Simple"));
     assert!(b.3 > a.3, "NCCL_BUFFSIZE=256K {} µs vs default {} µs", b.3, a.3);
 }
+
+/// `SGLANG_ENABLE_PCIE_IPC_ALLREDUCE=1` on the seed box (SGLang 0.5.23 `pcie_ipc_ar.py`): the
+/// backend is tried first and takes bf16 reductions up to its workspace, CUDA-graph max_bs × draft
+/// tokens × hidden elements: 512 (96 GB card, tp ≥ 4) × 4 (EAGLE-3 draft tokens) × 7168 (Kimi-K2.5)
+/// × 2 B = 29,360,128 B = 28 MiB. So 12 KiB and 28 MiB run the staged push, 29 MiB NCCL. With
+/// `engine.version = "0.5.8"` (whose wheel has no pcie_ipc_ar.py) the variable is ignored.
+#[test]
+fn pcie_ipc_allreduce_takes_decode_sized_messages() {
+    let on = baseline_with(
+        "ipc",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
+    );
+    let r = rows(&on, &["--sizes", "12K,28M,29M"]);
+    assert!(r[0].0.starts_with("custom staged-push"), "{r:?}");
+    assert!(r[1].0.starts_with("custom staged-push"), "{r:?}");
+    assert!(r[2].0.starts_with("nccl"), "{r:?}");
+    let old = baseline_with(
+        "ipc-old",
+        "page_size = 1",
+        "page_size = 1\nversion = \"0.5.8\"\n[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
+    );
+    assert!(rows(&old, &["--sizes", "12K"])[0].0.starts_with("nccl"));
+    let o = tpsim(&["validate", &old]);
+    assert!(
+        o.stderr.contains("has no FlashInfer PCIe-IPC allreduce"),
+        "{}",
+        o.stderr
+    );
+}

@@ -191,6 +191,7 @@ impl Resolver<'_> {
                 ));
             }
             return Ok(CustomLimits {
+                pcie_ipc_max_bytes: None,
                 max_size: b,
                 inclusive,
             });
@@ -214,6 +215,10 @@ impl Resolver<'_> {
                 ));
             }
         }
-        Ok(CustomLimits { max_size, inclusive })
+        Ok(CustomLimits {
+            max_size,
+            inclusive,
+            pcie_ipc_max_bytes: None,
+        })
     }
 }

@@ -94,7 +94,9 @@ impl Resolver<'_> {
         let (nccl_version, nccl_version_source) =
             self.nccl_version(e.nccl_version.as_deref(), &name, e.version.as_deref())?;
         let cuda_graph = e.cuda_graph.unwrap_or(true);
-        let env = self.nccl_env_for(e.env.unwrap_or_default(), nccl_version, e.nccl_tuner, cuda_graph)?;
+        let mut env_map = e.env.unwrap_or_default();
+        let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
+        let env = self.nccl_env_for(env_map, nccl_version, e.nccl_tuner, cuda_graph)?;
         let mut collective_warnings = Vec::new();
         let custom_limits = self.custom_limits(
             e.custom_allreduce_max_size.map(|b| b.0),
@@ -141,6 +143,7 @@ impl Resolver<'_> {
             nccl_version_source,
             custom_limits,
             collective_warnings,
+            pcie_ipc_vars,
             costs,
             observed,
             attention_backend,
