@@ -262,3 +262,43 @@ fn pcie_ipc_allreduce_takes_decode_sized_messages() {
         o.stderr
     );
 }
+
+/// `NCCL_MAX_NCHANNELS=0` and `NCCL_MIN_NCHANNELS=100` as NCCL 2.30.7 `connect.cc` takes them: a
+/// maximum below 1 becomes 1 ("setting it to 1"), a minimum above 64 becomes 64 ("limiting to 64"),
+/// each reported. With at most 1 channel a 32 MiB Simple ring runs on 1 channel.
+#[test]
+fn channel_limits_are_clamped_like_nccl() {
+    let s = scenario_file(
+        "maxch",
+        SWITCH_BOX,
+        "sglang",
+        8,
+        "",
+        "NCCL_P2P_LEVEL = \"SYS\"\nNCCL_MAX_NCHANNELS = \"0\"",
+        &[],
+    );
+    let o = tpsim(&["validate", &s]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("User asked for a maximum of 0 channels, setting it to 1"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(rows(&s, &["--sizes", "32M", "--algo", "nccl"])[0].2, 1);
+    let s = scenario_file(
+        "minch",
+        SWITCH_BOX,
+        "sglang",
+        8,
+        "",
+        "NCCL_MIN_NCHANNELS = \"100\"",
+        &[],
+    );
+    let o = tpsim(&["validate", &s]);
+    assert!(
+        o.stderr.contains("minimum of 100 channels, limiting to 64"),
+        "{}",
+        o.stderr
+    );
+}

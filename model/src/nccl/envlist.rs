@@ -97,7 +97,10 @@ fn prefixed(text: &str, elems: &[&str]) -> Result<Option<Vec<bool>>, ListError> 
                 return Err(ListError::Element {
                     token: tok.to_string(),
                     text: text.to_string(),
-                    expected: elems.join(", "),
+                    expected: match elems.split_last() {
+                        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                        _ => elems.join(", "),
+                    },
                 });
             };
             row[k] = set;

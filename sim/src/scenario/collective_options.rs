@@ -51,6 +51,7 @@ impl Resolver<'_> {
         version: NcclVersion,
         tuner: Option<NcclTunerSection>,
         cuda_graph: bool,
+        warnings: &mut Vec<String>,
     ) -> Result<NcclEnv, ScenarioError> {
         let mut out = NcclEnv {
             version,
@@ -96,13 +97,31 @@ impl Resolver<'_> {
                     out.algo_enable = row.map(|r| [r[Algo::Tree as usize], r[Algo::Ring as usize]]);
                 }
                 "NCCL_MIN_NCHANNELS" | "NCCL_MAX_NCHANNELS" => {
-                    let n: u32 = v.parse().ok().filter(|n| (1..=64).contains(n)).ok_or_else(|| {
-                        self.invalid(&key, format!("`{v}`: expected an integer from 1 to 64"))
+                    let n: i64 = v.trim().parse().map_err(|_| {
+                        self.invalid(
+                            &key,
+                            format!("`{v}`: expected an integer (NCCL keeps it within 1 to 64)"),
+                        )
                     })?;
+                    // `connect.cc` `ncclMinNchannels` / `ncclMaxNchannels` (v2.30.7): above
+                    // MAXCHANNELS (64) is limited to it; a minimum below 0 is 0 (none), a maximum below
+                    // 1 is 1, each with NCCL's INFO line.
+                    let max = i64::from(nccl::MAXCHANNELS);
                     if k == "NCCL_MIN_NCHANNELS" {
-                        out.min_nchannels = Some(n);
+                        if n > max {
+                            warnings.push(format!(
+                                "NCCL: User asked for a minimum of {n} channels, limiting to {max}"
+                            ));
+                        }
+                        let n = n.clamp(0, max) as u32;
+                        out.min_nchannels = (n > 0).then_some(n);
                     } else {
-                        out.max_nchannels = Some(n);
+                        if n < 1 {
+                            warnings.push(format!(
+                                "NCCL: User asked for a maximum of {n} channels, setting it to 1"
+                            ));
+                        }
+                        out.max_nchannels = Some(n.clamp(1, max) as u32);
                     }
                 }
                 "NCCL_NTHREADS" | "NCCL_LL128_NTHREADS" => {

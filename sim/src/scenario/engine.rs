@@ -96,8 +96,14 @@ impl Resolver<'_> {
         let cuda_graph = e.cuda_graph.unwrap_or(true);
         let mut env_map = e.env.unwrap_or_default();
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
-        let env = self.nccl_env_for(env_map, nccl_version, e.nccl_tuner, cuda_graph)?;
         let mut collective_warnings = Vec::new();
+        let env = self.nccl_env_for(
+            env_map,
+            nccl_version,
+            e.nccl_tuner,
+            cuda_graph,
+            &mut collective_warnings,
+        )?;
         let custom_limits = self.custom_limits(
             e.custom_allreduce_max_size.map(|b| b.0),
             kind,
@@ -457,6 +463,12 @@ impl Resolver<'_> {
     }
 
     fn nccl_env(&self, env: std::collections::BTreeMap<String, String>) -> Result<NcclEnv, ScenarioError> {
-        self.nccl_env_for(env, tpsim_model::nccl::NcclVersion::LATEST, None, true)
+        self.nccl_env_for(
+            env,
+            tpsim_model::nccl::NcclVersion::LATEST,
+            None,
+            true,
+            &mut Vec::new(),
+        )
     }
 }
