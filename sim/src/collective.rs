@@ -65,6 +65,8 @@ pub struct Setup {
     pub gpus: usize,
     pub env: NcclEnv,
     pub backend: AllreduceBackend,
+    /// The engine's custom allreduce cutoff (issue #17, 3; default without a scenario).
+    pub custom: crate::comm::CustomLimits,
 }
 
 /// Errors of these commands (all bad input: exit code 2).
@@ -86,6 +88,7 @@ impl Source {
     /// Resolves the setup: a scenario's hardware, TP size, backend and NCCL environment, or a
     /// hardware preset with `--gpus`; `--env` adds to (and overrides) the environment.
     pub fn setup(&self) -> Result<Setup, CmdError> {
+        let mut custom = crate::comm::CustomLimits::default();
         let (hardware, tp, mut env, backend) = match (&self.scenario, &self.hardware) {
             (Some(_), None) if self.profile.is_some() => {
                 return Err(CmdError::Usage(
@@ -94,6 +97,7 @@ impl Source {
             }
             (Some(p), None) => {
                 let s = scenario::load(p)?;
+                custom = s.engine.custom_limits;
                 (s.hardware, s.engine.tp as usize, s.engine.env, s.engine.allreduce)
             }
             (None, Some(h)) => {
@@ -115,10 +119,17 @@ impl Source {
             let extra = scenario::nccl_env_from_args(&self.env)?;
             env.p2p_level = extra.p2p_level.or(env.p2p_level);
             env.p2p_disable |= extra.p2p_disable;
-            env.proto = extra.proto.or(env.proto);
-            env.algo = extra.algo.or(env.algo);
+            env.proto_enable = extra.proto_enable.or(env.proto_enable);
+            env.algo_enable = extra.algo_enable.or(env.algo_enable);
             env.min_nchannels = extra.min_nchannels.or(env.min_nchannels);
             env.max_nchannels = extra.max_nchannels.or(env.max_nchannels);
+            // Issue #17 (3): the other variables (NCCL_GRAPH_FILE relative to the current directory).
+            env.nthreads = extra.nthreads.or(env.nthreads);
+            env.ll128_nthreads = extra.ll128_nthreads.or(env.ll128_nthreads);
+            for (b, e) in env.buffsize.iter_mut().zip(extra.buffsize) {
+                *b = e.or(*b);
+            }
+            env.graph = extra.graph.or(env.graph);
         }
         let gpus = self.gpus.unwrap_or(tp);
         let have = hardware.topology.gpu_count();
@@ -132,6 +143,7 @@ impl Source {
             gpus,
             env,
             backend,
+            custom,
         })
     }
 }
@@ -228,7 +240,7 @@ pub fn run(
     req: Request,
     compare: Option<(&Path, Option<&str>)>,
 ) -> Result<Report, CmdError> {
-    let comm = Comm::new(&setup.hardware, setup.gpus, &setup.env);
+    let comm = Comm::new(&setup.hardware, setup.gpus, &setup.env).with_custom(setup.custom);
     let n = setup.gpus as f64;
     let measured = match compare {
         Some((p, filter)) => Some(read_compare(p, filter)?),

@@ -21,10 +21,33 @@ const NCCL_INTEL_INTER_SOCKET_GBPS: f64 = 22.0;
 const NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR: f64 = 5.0 / 6.0;
 
 /// Engine rules for the custom allreduce (engine-memory.md, "Custom allreduce: when it runs"):
-/// sizes that are multiples of 16 below max_size 8 MiB; one-shot for 2 ranks, below 512 KiB with
-/// full NVLink and ≤ 4 ranks, below 256 KiB with ≤ 8 ranks; two-shot otherwise.
-const CUSTOM_MAX_BYTES: u64 = 8 << 20;
+/// sizes that are multiples of 16 within max_size ([`CustomLimits`]); one-shot for 2 ranks, below
+/// 512 KiB with full NVLink and ≤ 4 ranks, below 256 KiB with ≤ 8 ranks; two-shot otherwise (vLLM
+/// 0.11.0 `csrc/custom_all_reduce.cuh` `REDUCE_CASE`).
 const CUSTOM_ONESHOT_NVLINK4: u64 = 512 << 10;
+
+/// The custom allreduce's size cutoff (issue #17, 3): messages above it go to NCCL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CustomLimits {
+    /// `max_size`, bytes.
+    pub max_size: u64,
+    /// SGLang takes `size <= max_size`, vLLM `size < max_size` (their `should_custom_ar`).
+    pub inclusive: bool,
+    /// FlashInfer's PCIe-IPC allreduce (SGLang `SGLANG_ENABLE_PCIE_IPC_ALLREDUCE`): the largest
+    /// message it takes, bytes; it is tried before the custom kernel and NCCL.
+    pub pcie_ipc_max_bytes: Option<u64>,
+}
+
+impl Default for CustomLimits {
+    /// vLLM's and SGLang's 8 MiB, strict (what tpsim applied before the engines were told apart).
+    fn default() -> Self {
+        CustomLimits {
+            max_size: 8 << 20,
+            inclusive: false,
+            pcie_ipc_max_bytes: None,
+        }
+    }
+}
 const CUSTOM_ONESHOT_8: u64 = 256 << 10;
 
 /// Simulation grain for LL's cut-through forwarding: a chunk splits into ⌊chunk / grain⌋ pieces of at
@@ -63,6 +86,8 @@ pub struct Comm {
     p2p: bool,
     conn_links: Vec<Vec<crate::net::LinkId>>,
     cache: Arc<Mutex<OutcomeCache>>,
+    /// The engine's custom allreduce cutoff (issue #17, 3).
+    pub custom: CustomLimits,
 }
 
 /// Simulated collectives by (bytes, is all-gather, request).
@@ -134,7 +159,7 @@ impl Comm {
         Comm {
             fabric,
             ranks,
-            env: *env,
+            env: env.clone(),
             level,
             transport,
             hop_transports,
@@ -144,7 +169,14 @@ impl Comm {
             p2p: gpu.p2p,
             conn_links,
             cache,
+            custom: CustomLimits::default(),
         }
+    }
+
+    /// The same communicator with the engine's custom allreduce cutoff.
+    pub fn with_custom(mut self, custom: CustomLimits) -> Comm {
+        self.custom = custom;
+        self
     }
 
     /// NCCL's per-call choice for `bytes`.
@@ -155,7 +187,12 @@ impl Comm {
     fn plan(&self, c: &Choice) -> NcclPlan {
         let eff = c.proto.payload_efficiency();
         // NCCL's per-step figure: what SHM hops pay, and P2P hops except Simple ring steps on PCIe.
-        let tuning = Duration::from_us_f64(nccl::hw_latency_us(self.nvlink, c.algo, c.proto));
+        let tuning = Duration::from_us_f64(nccl::hw_latency_us_for(
+            self.env.version,
+            self.nvlink,
+            c.algo,
+            c.proto,
+        ));
         NcclPlan {
             algo: c.algo,
             proto: c.proto,
@@ -169,7 +206,7 @@ impl Comm {
             // and Simple forward whole slots (buffer / NCCL_STEPS).
             slot_bytes: match c.proto {
                 Proto::Ll => (u64::from(c.nthreads.max(32)) * 8).max(LL_MIN_PIECE),
-                _ => ((nccl::slot_bytes(c.proto) as f64) * eff) as u64,
+                _ => ((self.env.slot_bytes(c.proto) as f64) * eff) as u64,
             },
             shm_hops: self.hop_transports.iter().map(|&t| t == Transport::Shm).collect(),
             // The per-channel cap was measured with large (Simple) messages only.
@@ -195,7 +232,10 @@ impl Comm {
 
     /// One allreduce of `bytes` per rank.
     pub fn allreduce(&self, bytes: u64, req: Request) -> Outcome {
-        let key = (bytes, false, format!("{req:?}"));
+        let key = match req {
+            Request::Backend(_) => (bytes, false, format!("{req:?}|{:?}", self.custom)),
+            _ => (bytes, false, format!("{req:?}")),
+        };
         if let Some(o) = self.cached(&key) {
             return o;
         }
@@ -209,6 +249,7 @@ impl Comm {
         let n = self.ranks.len();
         let custom = match req {
             Request::Custom(a) => Some(a),
+            Request::Backend(_) if self.pcie_ipc_takes(bytes) => Some(CustomAlgo::StagedPush),
             Request::Backend(AllreduceBackend::Custom) => self.custom_dispatch(bytes),
             _ => None,
         };
@@ -241,12 +282,24 @@ impl Comm {
         allreduce::nccl(&self.fabric, &self.ranks, bytes, &self.plan(&choice))
     }
 
+    /// Whether SGLang's PCIe-IPC backend takes an allreduce of `bytes` (`scenario::pcie_ipc`): on,
+    /// 2, 4 or 8 ranks, within its workspace; it needs peer access like the custom kernel.
+    fn pcie_ipc_takes(&self, bytes: u64) -> bool {
+        self.custom
+            .pcie_ipc_max_bytes
+            .is_some_and(|m| self.p2p && matches!(self.ranks.len(), 2 | 4 | 8) && bytes > 0 && bytes <= m)
+    }
+
     /// The engine's custom-allreduce dispatch for `bytes` (`None` = falls back to NCCL).
     pub fn custom_dispatch(&self, bytes: u64) -> Option<CustomAlgo> {
         let n = self.ranks.len();
         // The engines also require working P2P between every pair (engine-memory.md).
-        if !self.p2p || !matches!(n, 2 | 4 | 6 | 8) || !bytes.is_multiple_of(16) || bytes >= CUSTOM_MAX_BYTES
-        {
+        let within = if self.custom.inclusive {
+            bytes <= self.custom.max_size
+        } else {
+            bytes < self.custom.max_size
+        };
+        if !self.p2p || !matches!(n, 2 | 4 | 6 | 8) || !bytes.is_multiple_of(16) || !within {
             return None;
         }
         let one_shot = n == 2

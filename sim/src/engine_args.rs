@@ -480,6 +480,25 @@ fn simulator_only(c: &mut Cmd, raw: &ScenarioFile) {
         if e.costs.is_some() {
             c.note("[engine.costs]: simulator only (tpsim's cost and memory parameters)".into());
         }
+        // Issue #17 point 3: the collective options with no engine flag.
+        if e.nccl_version.is_some() {
+            c.note(
+                "engine.nccl_version: the NCCL the installed torch wheel pins (no flag selects it)".into(),
+            );
+        }
+        if e.custom_allreduce_max_size.is_some() {
+            c.note(
+                "engine.custom_allreduce_max_size: a constant of the engine's custom allreduce (8 MiB); simulator only"
+                    .into(),
+            );
+        }
+        if e.nccl_tuner.is_some() {
+            c.note(
+                "[engine.nccl_tuner]: build NCCL's example tuner (ext-tuner/example) and set NCCL_TUNER_PLUGIN to it \
+                 and NCCL_TUNER_CONFIG_FILE to a CSV of these rows"
+                    .into(),
+            );
+        }
         if e.observed.is_some() {
             c.note("[engine.observed]: simulator only (figures read off a start-up log)".into());
         }

@@ -12,6 +12,11 @@
 //! `workload.rs`.
 
 mod acceptance;
+// Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
+mod collective_options;
+mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
+pub use collective_options::NcclTunerSection;
+pub use pcie_ipc::PcieIpcVars;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 mod draft;
@@ -222,6 +227,15 @@ pub struct Engine {
     /// vLLM's `--disable-hybrid-kv-cache-manager` as configured.
     pub disable_hybrid_kv_cache_manager: bool,
     pub env: NcclEnv,
+    // Collective options (issue #17, 3):
+    /// Where `env.version` came from (`engine.nccl_version`, the engine version's pin, or the model's).
+    pub nccl_version_source: String,
+    /// The custom allreduce's size cutoff (`engine.custom_allreduce_max_size` or the engine's).
+    pub custom_limits: crate::comm::CustomLimits,
+    /// Warnings of the collective options, moved to the scenario's list.
+    pub collective_warnings: Vec<String>,
+    /// SGLang's PCIe-IPC allreduce variables from `[engine.env]`.
+    pub pcie_ipc_vars: PcieIpcVars,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
@@ -370,12 +384,25 @@ impl Resolver<'_> {
         let speculative = f.speculative.is_some();
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
+        warnings.append(&mut engine.collective_warnings); // issue #17 (3)
         self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,
         };
+        // Issue #17 (3): FlashInfer's PCIe-IPC allreduce, sized by the decode width.
+        engine.custom_limits.pcie_ipc_max_bytes = self.pcie_ipc_max_bytes(
+            &engine.pcie_ipc_vars,
+            engine.kind,
+            engine.version.as_deref(),
+            engine.tp,
+            tpsim_model::memory::late_2025_buckets(hardware.gpu.memory_total_mib, engine.tp).1 as u64,
+            engine.cuda_graph,
+            speculative.as_ref().map(|s| u64::from(s.num_draft_tokens)),
+            model.hidden,
+            &mut warnings,
+        );
         let workload = self.workload(f.workload.unwrap_or_default())?;
         Ok(Scenario {
             file: self.path.to_path_buf(),

@@ -556,3 +556,60 @@ fn piecewise_flag_refused_outside_its_rules() {
         "{e}"
     );
 }
+
+// Issue #17 (3): collective options — each new key refused with the key and what was expected.
+#[test]
+fn collective_option_keys_of_issue_17() {
+    let cases: [(&str, &str, &str); 10] = [
+        (
+            "pcie-ipc",
+            "[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"maybe\"",
+            "not a valid boolean value",
+        ),
+        (
+            "algo-list",
+            "[engine.env]\nNCCL_ALGO = \"Ring,Bogus\"",
+            "Unrecognized element token \"Bogus\"",
+        ),
+        (
+            "algo-prefix",
+            "[engine.env]\nNCCL_ALGO = \"alltoall:ring\"",
+            "Unrecognized prefix token",
+        ),
+        (
+            "proto-order",
+            "[engine.env]\nNCCL_PROTO = \"allreduce:LL;Simple\"",
+            "must have a prefix",
+        ),
+        (
+            "nthreads",
+            "[engine.env]\nNCCL_NTHREADS = \"many\"",
+            "engine.env.NCCL_NTHREADS",
+        ),
+        (
+            "buffsize",
+            "[engine.env]\nNCCL_BUFFSIZE = \"4\"",
+            "byte count ≥ 8",
+        ),
+        (
+            "graph",
+            "[engine.env]\nNCCL_GRAPH_FILE = \"missing-graph.xml\"",
+            "engine.env.NCCL_GRAPH_FILE",
+        ),
+        ("version", "nccl_version = \"2.19.3\"", "2.27.5"),
+        (
+            "maxsize",
+            "custom_allreduce_max_size = \"100B\"",
+            "multiple of 16",
+        ),
+        (
+            "tuner",
+            "[engine.nccl_tuner]\nrows = [\"allreduce,0,10,ring,ll64,1,1,-1\"]",
+            "row 1",
+        ),
+    ];
+    for (name, add, want) in cases {
+        let e = bad(name, "page_size = 1", &format!("page_size = 1\n{add}"));
+        assert!(e.contains(want), "{name}: {e}");
+    }
+}

@@ -11,6 +11,8 @@ mod architecture;
 mod bad_input;
 mod book;
 mod collective_cli;
+// Issue #17 (3): collective options as users set them.
+mod collective_options;
 mod coverage;
 mod crossovers;
 mod curves;

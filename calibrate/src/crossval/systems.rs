@@ -428,7 +428,7 @@ fn add_row<'f>(
         size_bytes: size,
         measured_us: t,
         env_args: s.rows[b].env.clone(),
-        env: *env,
+        env: env.clone(),
         request: *request,
     });
     part.lines.push(line);

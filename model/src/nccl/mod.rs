@@ -23,9 +23,18 @@
 //! bottleneck bandwidth per hop, instead of NCCL's full link graph and permutation search; see
 //! [`search_ring`] for what that changes.
 
+mod envlist;
+mod graph_file;
 mod limits;
 mod search;
 mod tuner;
+mod tuner_plugin;
+mod versions;
+
+pub use envlist::{ListError, PROTO_NAMES, algo_names, allreduce_row};
+pub use graph_file::{GraphFile, parse_graph_file};
+pub use tuner_plugin::{TunerPlugin, TunerRow, parse_tuner_rows};
+pub use versions::{ListSyntax, NcclVersion, VersionError, engine_pinned_nccl};
 
 pub use limits::{
     ALLREDUCE_CHUNKSTEPS, ALLREDUCE_SLICESTEPS, LL_BUFF_BYTES, LL_PAYLOAD_EFFICIENCY, LL128_BUFF_BYTES,
@@ -37,8 +46,8 @@ pub use limits::{
 };
 pub use search::{Pattern, RingGraph, SearchResult, search_graph, search_ring, speed_array};
 pub use tuner::{
-    ArchCaps, Choice, TunerEntry, TunerTable, arch_caps, base_latency_us, hw_latency_us,
-    tree_correction_factor, tune,
+    ArchCaps, Choice, TunerEntry, TunerTable, arch_caps, base_latency_us, get_nthreads, hw_latency_us,
+    hw_latency_us_for, tree_correction_factor, tune,
 };
 
 use crate::hw::PathClass;
@@ -190,22 +199,84 @@ impl NcclTopoInput {
     }
 }
 
-/// The NCCL environment variables this module honours. `Default` = none set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The NCCL environment variables this module honours, and the NCCL release. `Default` = none
+/// set, NCCL 2.30.7.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NcclEnv {
     /// `NCCL_P2P_LEVEL` (LOC, NVL, PIX, PXB, PHB, SYS).
     pub p2p_level: Option<PathClass>,
     /// `NCCL_P2P_DISABLE=1` (wins over `NCCL_P2P_LEVEL`, as in `paths.cc` `ncclGetLevel`).
     pub p2p_disable: bool,
-    /// `NCCL_PROTO` naming exactly one protocol: only that one is enabled (and LL128 is then
-    /// enabled even on PCIe).
-    pub proto: Option<Proto>,
-    /// `NCCL_ALGO` naming exactly one algorithm: only that one is enabled.
-    pub algo: Option<Algo>,
+    /// `NCCL_PROTO`'s allreduce row (LL, LL128, Simple; [`allreduce_row`]): exactly the protocols
+    /// on — LL128 included even on PCIe. `None`: NCCL's defaults.
+    pub proto_enable: Option<[bool; 3]>,
+    /// `NCCL_ALGO`'s allreduce row for (Tree, Ring). `None`: both.
+    pub algo_enable: Option<[bool; 2]>,
     /// `NCCL_MIN_NCHANNELS` (runtime channels, `connect.cc` `ncclMinNchannels`).
     pub min_nchannels: Option<u32>,
     /// `NCCL_MAX_NCHANNELS` (runtime channels, `connect.cc` `ncclMaxNchannels`).
     pub max_nchannels: Option<u32>,
+    // Collective options as users set them (issue #17, 3):
+    /// `NCCL_NTHREADS` as given (`tuning.cc` `getNthreads` clamps it per protocol).
+    pub nthreads: Option<i64>,
+    /// `NCCL_LL128_NTHREADS` as given.
+    pub ll128_nthreads: Option<i64>,
+    /// `NCCL_LL_BUFFSIZE`, `NCCL_LL128_BUFFSIZE`, `NCCL_BUFFSIZE` (bytes per connection buffer, in
+    /// protocol order; `init.cc` `computeBuffSizes`).
+    pub buffsize: [Option<u64>; 3],
+    /// The NCCL release whose tables apply.
+    pub version: NcclVersion,
+    /// A tuner plugin's table (NCCL's example plugin, `ext-tuner/example`), rows in file order.
+    pub tuner: Option<TunerPlugin>,
+    /// `NCCL_GRAPH_FILE`: the channels and per-channel bandwidth a graph file fixes.
+    pub graph: Option<GraphFile>,
+}
+
+/// What an `NCCL_GRAPH_FILE` fixes for one graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphGiven {
+    /// Channels (`<channel>` elements of the ring graph).
+    pub channels: u32,
+    /// Per-channel bandwidth (`speedintra`), in MB/s (10⁻³ GB/s) so the struct stays `Eq`.
+    pub bw_mbps: u64,
+    /// The graph's intra-node path type (`typeintra`).
+    pub type_intra: PathClass,
+}
+
+impl NcclEnv {
+    /// Only protocol `p` (what `NCCL_PROTO=<p>` gives).
+    pub fn only_proto(p: Proto) -> NcclEnv {
+        let mut row = [false; 3];
+        row[p.index()] = true;
+        NcclEnv {
+            proto_enable: Some(row),
+            ..NcclEnv::default()
+        }
+    }
+
+    /// Only algorithm `a` (what `NCCL_ALGO=<a>` gives).
+    pub fn only_algo(a: Algo) -> NcclEnv {
+        let mut row = [false; 2];
+        row[a.index()] = true;
+        NcclEnv {
+            algo_enable: Some(row),
+            ..NcclEnv::default()
+        }
+    }
+
+    /// The connection buffer of a protocol, bytes on the wire: the variable's value or NCCL's
+    /// default ([`buff_bytes`]).
+    pub fn buff_bytes(&self, proto: Proto) -> u64 {
+        self.buffsize[proto.index()]
+            .unwrap_or_else(|| buff_bytes(proto))
+            .max(1)
+    }
+
+    /// One of the `NCCL_STEPS` slots of a protocol's buffer (`enqueue.cc`: `stepSize = buffSize /
+    /// NCCL_STEPS`).
+    pub fn slot_bytes(&self, proto: Proto) -> u64 {
+        (self.buff_bytes(proto) / NCCL_STEPS as u64).max(1)
+    }
 }
 
 /// Errors of this module.

@@ -2,7 +2,7 @@
 //! and duplicated into the runtime channel count as `init.cc` and `connect.cc` do.
 
 use super::limits::{MAXCHANNELS, RING_SEARCH_MAX_CHANNELS, SIMPLE_ORDER_BW_GBPS};
-use super::{NcclEnv, NcclTopoInput, PathInfo};
+use super::{NcclEnv, NcclTopoInput, NcclVersion, PathInfo};
 use crate::hw::PathClass;
 
 /// Per-channel speeds the intra-node search tries, GB/s, highest first (`search.cc`).
@@ -136,8 +136,19 @@ pub fn search_graph(
     min_channels: u32,
     max_channels: u32,
 ) -> SearchResult {
+    search_graph_for(input, pattern, min_channels, max_channels, NcclVersion::LATEST)
+}
+
+/// [`search_graph`] with the speed array of NCCL release `version` ([`NcclVersion::speed_array`]).
+pub fn search_graph_for(
+    input: &NcclTopoInput,
+    pattern: Pattern,
+    min_channels: u32,
+    max_channels: u32,
+    version: NcclVersion,
+) -> SearchResult {
     let n = input.ranks as usize;
-    let speeds = speed_array(input.sm);
+    let speeds = version.speed_array(input.sm);
     let fallback = SearchResult {
         channels: 1,
         bw_gbps: SIMPLE_ORDER_BW_GBPS,
@@ -317,11 +328,27 @@ fn second_pass(pattern: Pattern, speeds: &[f64], hops: &[f64], ch: u32, bw: f64,
 /// the same algorithm gives when 2 × 24 does not fit, i.e. when the best hop is in [45, 48) GB/s;
 /// the tests pin both.
 pub fn search_ring(input: &NcclTopoInput, env: &NcclEnv) -> RingGraph {
-    let ring = search_graph(input, Pattern::Ring, 1, RING_SEARCH_MAX_CHANNELS);
-    let tree = if input.ranks <= 1 {
-        ring
-    } else {
-        search_graph(input, Pattern::Tree, ring.channels, ring.channels)
+    let v = env.version;
+    // NCCL_GRAPH_FILE: a graph the file gives replaces its search (`search.cc` `ncclTopoCompute`
+    // returns the graph `ncclTopoGetGraphFromXml` read when it has channels).
+    let given = |g: super::GraphGiven| SearchResult {
+        channels: g.channels.clamp(1, RING_SEARCH_MAX_CHANNELS),
+        bw_gbps: g.bw_mbps as f64 / 1000.0,
+        type_intra: g.type_intra,
+        simple_order_fallback: false,
+    };
+    let file = env.graph.unwrap_or(super::GraphFile {
+        ring: None,
+        tree: None,
+    });
+    let ring = match file.ring {
+        Some(g) => given(g),
+        None => search_graph_for(input, Pattern::Ring, 1, RING_SEARCH_MAX_CHANNELS, v),
+    };
+    let tree = match file.tree {
+        Some(g) => given(g),
+        None if input.ranks <= 1 => ring,
+        None => search_graph_for(input, Pattern::Tree, ring.channels, ring.channels, v),
     };
     let channels = ring.channels.min(tree.channels).max(1);
     let mut comm = (2 * channels).min(MAXCHANNELS);

@@ -54,21 +54,7 @@ pub struct ArchCaps {
 /// The caps for a compute capability: Volta (< 80), Ampere (80–89), Hopper (90–99), Blackwell
 /// (≥ 100, including SM 12.0), single node (`tuning.cc` `compCapIndex`, `index2 = 0`).
 pub fn arch_caps(sm: u32) -> ArchCaps {
-    let (ll, ring128, tree128, tree) = if sm >= 100 {
-        (2.0 * 141.0, 40.0, 55.6, 70.0)
-    } else if sm >= 90 {
-        (141.0, 36.7, 36.7, 38.7)
-    } else if sm >= 80 {
-        (87.7, 20.0, 20.0, 24.0)
-    } else {
-        (39.0, 20.0, 20.0, 26.5)
-    };
-    ArchCaps {
-        ll_max_bw: ll,
-        per_ch_max_ring_ll128_bw: ring128,
-        per_ch_max_tree_ll128_bw: tree128,
-        per_ch_max_tree_bw: tree,
-    }
+    super::NcclVersion::LATEST.arch_caps(sm)
 }
 
 /// Tree allreduce bandwidth correction by message size, for sizes 64 B × 2^i, i = 0…23, per
@@ -135,6 +121,36 @@ pub struct TunerTable {
     pub max_threads: [[u32; 3]; 2],
     /// Bytes per thread thresholds, `[algo][proto]` (`tuning.cc` `threadThresholds`).
     pub thread_thresholds: [[u64; 3]; 2],
+    /// A tuner plugin's table (issue #17, 3), consulted per call.
+    pub plugin: Option<super::TunerPlugin>,
+}
+
+/// `NCCL_NTHREADS` / `NCCL_LL128_NTHREADS` as `tuning.cc` `getNthreads` reads them: a value ≤ 0
+/// (or unset) keeps the default; one that is not a multiple of 32 gives the maximum; above the
+/// maximum the maximum, below the minimum the minimum.
+pub fn get_nthreads(env: Option<i64>, min: u32, max: u32, def: u32) -> u32 {
+    match env {
+        Some(nt) if nt > 0 => {
+            if nt % i64::from(WARP_SIZE) != 0 || nt > i64::from(max) {
+                max
+            } else if nt < i64::from(min) {
+                min
+            } else {
+                nt as u32
+            }
+        }
+        _ => def,
+    }
+}
+
+/// Per-step latency of the hardware class for an NCCL release: [`hw_latency_us`], except PCI
+/// Tree/Simple, 28 µs through 2.22 ([`super::NcclVersion::pci_tree_simple_latency_us`]).
+pub fn hw_latency_us_for(v: super::NcclVersion, nvlink: bool, algo: Algo, proto: Proto) -> f64 {
+    if !nvlink && algo == Algo::Tree && proto == Proto::Simple {
+        v.pci_tree_simple_latency_us()
+    } else {
+        hw_latency_us(nvlink, algo, proto)
+    }
 }
 
 /// What one allreduce call runs on, as NCCL decides it (`enqueue.cc` `topoGetAlgoInfo`).
@@ -174,7 +190,7 @@ pub struct Choice {
 pub fn tune(graph: &RingGraph, ranks: u32, input: &NcclTopoInput, env: &NcclEnv) -> TunerTable {
     let n = ranks.max(1) as f64;
     let ch = graph.channels.max(1) as f64;
-    let caps = arch_caps(input.sm);
+    let caps = env.version.arch_caps(input.sm);
     let mut entries = Vec::with_capacity(6);
     for algo in Algo::ALL {
         let (bw_intra, type_intra) = match algo {
@@ -204,14 +220,14 @@ pub fn tune(graph: &RingGraph, ranks: u32, input: &NcclTopoInput, env: &NcclEnv)
                 Algo::Ring => bus,
                 Algo::Tree => bus * 0.5,
             };
-            let hw = hw_latency_us(nvl, algo, proto);
+            let hw = hw_latency_us_for(env.version, nvl, algo, proto);
             let latency = base_latency_us(algo, proto) + 2.0 * (n - 1.0) * hw;
 
-            let proto_on = match env.proto {
-                Some(p) => p == proto && !(proto == Proto::Ll128 && input.sm < 70),
+            let proto_on = match env.proto_enable {
+                Some(row) => row[proto.index()] && !(proto == Proto::Ll128 && input.sm < 70),
                 None => proto != Proto::Ll128 || (type_intra <= PathClass::Nvl && input.sm >= 70),
             };
-            let algo_on = env.algo.is_none_or(|a| a == algo);
+            let algo_on = env.algo_enable.is_none_or(|row| row[algo.index()]);
             let enabled = proto_on && algo_on && bus > 0.0 && ranks >= 2;
             entries.push(TunerEntry {
                 algo,
@@ -223,18 +239,24 @@ pub fn tune(graph: &RingGraph, ranks: u32, input: &NcclTopoInput, env: &NcclEnv)
             });
         }
     }
-    let ring_simple_threads = if graph.bw_per_channel_gbps * ch <= PCI_BW_GBPS {
+    let ring_simple_default = if graph.bw_per_channel_gbps * ch <= PCI_BW_GBPS {
         256
     } else {
         NCCL_SIMPLE_MAX_NTHREADS
     };
+    // `tuning.cc` `ncclTopoTuneModel`: NCCL_NTHREADS for LL and Simple (minimum 2 warps),
+    // NCCL_LL128_NTHREADS for LL128 (minimum a quarter of its maximum).
+    let nt = |max: u32, def: u32| get_nthreads(env.nthreads, 2 * WARP_SIZE, max, def);
+    let ll = nt(NCCL_LL_MAX_NTHREADS, NCCL_LL_MAX_NTHREADS);
+    let ll128 = get_nthreads(
+        env.ll128_nthreads,
+        NCCL_LL128_MAX_NTHREADS / 4,
+        NCCL_LL128_MAX_NTHREADS,
+        NCCL_LL128_MAX_NTHREADS,
+    );
     let max_threads = [
-        [
-            NCCL_LL_MAX_NTHREADS,
-            NCCL_LL128_MAX_NTHREADS,
-            NCCL_SIMPLE_MAX_NTHREADS,
-        ],
-        [NCCL_LL_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS, ring_simple_threads],
+        [ll, ll128, nt(NCCL_SIMPLE_MAX_NTHREADS, NCCL_SIMPLE_MAX_NTHREADS)],
+        [ll, ll128, nt(NCCL_SIMPLE_MAX_NTHREADS, ring_simple_default)],
     ];
     let base = [
         NCCL_LL_THREAD_THRESHOLD,
@@ -249,6 +271,7 @@ pub fn tune(graph: &RingGraph, ranks: u32, input: &NcclTopoInput, env: &NcclEnv)
         comm_channels: graph.comm_channels.max(1),
         max_threads,
         thread_thresholds,
+        plugin: env.tuner.clone(),
     }
 }
 
@@ -304,9 +327,18 @@ impl TunerTable {
                 best = Some((e, t, bw));
             }
         }
-        let Some((e, time_us, algbw)) = best else {
+        let Some((mut e, mut time_us, mut algbw)) = best else {
             return Err(NcclError::NoAlgorithm(String::new()));
         };
+        // A tuner plugin's row gives its pair cost 0 (ext-tuner/example `pluginGetCollInfo`).
+        let row = self
+            .plugin
+            .as_ref()
+            .and_then(|pl| pl.choose(bytes.0, self.ranks, |a, p| self.entry(a, p).enabled));
+        if let Some(r) = row {
+            e = self.entry(r.algo, r.proto);
+            (time_us, algbw) = self.time(e, bytes);
+        }
         let a = e.algo.index();
         let p = e.proto.index();
         let threshold = self.thread_thresholds[a][p];
@@ -330,6 +362,14 @@ impl TunerTable {
         }
         if e.algo == Algo::Tree {
             nt = NCCL_MAX_NTHREADS;
+        }
+        // With a plugin loaded its channel count replaces NCCL's: the row's, else the example's
+        // initial 1 (`enqueue.cc` `getAlgoInfo`), within the communicator's channels.
+        if self.plugin.is_some() {
+            nc = row
+                .and_then(|r| r.channels)
+                .unwrap_or(1)
+                .clamp(1, self.comm_channels.max(1));
         }
         Ok(Choice {
             algo: e.algo,
@@ -423,10 +463,7 @@ mod tests {
         let t = reference_table(&NcclEnv::default());
         assert!(!t.entry(Algo::Ring, Proto::Ll128).enabled);
         assert!(!t.entry(Algo::Tree, Proto::Ll128).enabled);
-        let env = NcclEnv {
-            proto: Some(Proto::Ll128),
-            ..NcclEnv::default()
-        };
+        let env = NcclEnv::only_proto(Proto::Ll128);
         let t = reference_table(&env);
         let e = t.entry(Algo::Ring, Proto::Ll128);
         assert!(e.enabled);
@@ -452,10 +489,7 @@ mod tests {
 
     #[test]
     fn nccl_algo_tree_is_honoured() {
-        let env = NcclEnv {
-            algo: Some(Algo::Tree),
-            ..NcclEnv::default()
-        };
+        let env = NcclEnv::only_algo(Algo::Tree);
         let t = reference_table(&env);
         for bytes in [4_096, 14_336, 1 << 20, 256 << 20] {
             let c = t.select(Bytes(bytes)).unwrap();
@@ -481,10 +515,7 @@ mod tests {
     fn no_algorithm_is_an_error_not_a_panic() {
         let mut inp = uniform(8, 60, PathClass::Pxb, 12.0);
         inp.gpu_link_gbps = 12.0;
-        let env = NcclEnv {
-            proto: Some(Proto::Ll128),
-            ..NcclEnv::default()
-        };
+        let env = NcclEnv::only_proto(Proto::Ll128);
         let t = tune(&RingGraph::given(1, 12.0, PathClass::Pxb), 8, &inp, &env);
         assert!(matches!(t.select(Bytes(1024)), Err(NcclError::NoAlgorithm(_))));
     }
@@ -497,5 +528,21 @@ mod tests {
             .select(Bytes(1 << 20))
             .unwrap();
         assert_eq!(c.time_us, 0.0);
+    }
+
+    /// `NCCL_NTHREADS` through `getNthreads` (tuning.cc): 256 → Simple ring 256 + 1 sync warp at
+    /// 256 MiB; 100 (not a multiple of 32) → the maximum 512 (+32); 32 (< 2 warps) → 64 (+32).
+    #[test]
+    fn nccl_nthreads_is_clamped_like_nccl() {
+        for (given, want) in [(256, 288), (100, 544), (32, 96)] {
+            let env = NcclEnv {
+                nthreads: Some(given),
+                ..NcclEnv::default()
+            };
+            let c = reference_table(&env).select(Bytes(256 << 20)).unwrap();
+            assert_eq!(c.nthreads, want, "NCCL_NTHREADS={given}");
+        }
+        assert_eq!(get_nthreads(Some(96), 160, 640, 640), 160);
+        assert_eq!(get_nthreads(Some(-2), 64, 512, 256), 256);
     }
 }

@@ -37,7 +37,7 @@ pub struct Costs {
 pub fn collective_costs(s: &Scenario) -> Costs {
     Costs {
         backend: s.engine.allreduce,
-        comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env),
+        comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env).with_custom(s.engine.custom_limits),
         calls: Mutex::new(BTreeSet::new()),
     }
 }
@@ -101,8 +101,8 @@ impl Costs {
         // A pure function of its inputs, asked again by every sweep point on the same box: computed
         // once per process (each perturbation builds a communicator, about a fifth of a sweep point).
         let key = format!(
-            "{hw:?}|{n}|{:?}|{:?}|{calls:?}|{names:?}",
-            self.comm.env, self.backend
+            "{hw:?}|{n}|{:?}|{:?}|{:?}|{calls:?}|{names:?}",
+            self.comm.env, self.comm.custom, self.backend
         );
         if let Some(hit) = USED.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return hit.clone();
@@ -128,7 +128,7 @@ impl Costs {
                 if profile::set(&mut h.params, name, moved).is_err() {
                     return false;
                 }
-                let comm = Comm::new(&h, n, &self.comm.env);
+                let comm = Comm::new(&h, n, &self.comm.env).with_custom(self.comm.custom);
                 calls.iter().zip(&base).any(|(c, t)| time(&comm, c) != *t)
             })
             .map(|s| s.to_string())

@@ -7,7 +7,6 @@ use super::{
 };
 use crate::presets;
 use std::path::Path;
-use tpsim_model::hw::PathClass;
 use tpsim_model::llm::ModelSpec;
 use tpsim_model::memory::{DefaultFractionInput, SglangEra, sglang_default_fraction};
 
@@ -121,7 +120,27 @@ impl Resolver<'_> {
         }
         let (max_num_batched_tokens, max_num_seqs) =
             self.vllm_batch_shape((e.max_num_batched_tokens, e.max_num_seqs), kind)?;
-        let env = self.nccl_env(e.env.unwrap_or_default())?;
+        // Issue #17 (3): the NCCL release, the environment read for it, the custom AR cutoff.
+        let (nccl_version, nccl_version_source) =
+            self.nccl_version(e.nccl_version.as_deref(), &name, e.version.as_deref())?;
+        let cuda_graph = e.cuda_graph.unwrap_or(true);
+        let mut env_map = e.env.unwrap_or_default();
+        let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
+        let mut collective_warnings = Vec::new();
+        let env = self.nccl_env_for(
+            env_map,
+            nccl_version,
+            e.nccl_tuner,
+            cuda_graph,
+            &mut collective_warnings,
+        )?;
+        let custom_limits = self.custom_limits(
+            e.custom_allreduce_max_size.map(|b| b.0),
+            kind,
+            &hw.gpu.compute_capability,
+            tp,
+            &mut collective_warnings,
+        )?;
         let observed = match e.observed {
             None => None,
             Some(o) => Some(self.observed(o)?),
@@ -157,6 +176,10 @@ impl Resolver<'_> {
             disable_hybrid_swa_memory: e.disable_hybrid_swa_memory.unwrap_or(false),
             disable_hybrid_kv_cache_manager: e.disable_hybrid_kv_cache_manager.unwrap_or(false),
             env,
+            nccl_version_source,
+            custom_limits,
+            collective_warnings,
+            pcie_ipc_vars,
             costs,
             observed,
             attention_backend,
@@ -469,58 +492,12 @@ impl Resolver<'_> {
     }
 
     fn nccl_env(&self, env: std::collections::BTreeMap<String, String>) -> Result<NcclEnv, ScenarioError> {
-        use tpsim_model::nccl::{Algo, Proto};
-        let mut out = NcclEnv::default();
-        for (k, v) in env {
-            let key = format!("engine.env.{k}");
-            match k.as_str() {
-                "NCCL_P2P_LEVEL" => {
-                    out.p2p_level = Some(PathClass::parse_level(&v).ok_or_else(|| {
-                        self.invalid(
-                            &key,
-                            format!("`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE) or SYS"),
-                        )
-                    })?)
-                }
-                "NCCL_P2P_DISABLE" => {
-                    out.p2p_disable = match v.as_str() {
-                        "1" => true,
-                        "0" => false,
-                        _ => return Err(self.invalid(&key, format!("`{v}`: expected \"0\" or \"1\""))),
-                    }
-                }
-                "NCCL_PROTO" => {
-                    out.proto =
-                        Some(Proto::parse(&v).ok_or_else(|| {
-                            self.invalid(&key, format!("`{v}`: expected LL, LL128 or Simple"))
-                        })?)
-                }
-                "NCCL_ALGO" => {
-                    out.algo = Some(Algo::parse(&v).ok_or_else(|| {
-                        self.invalid(
-                            &key,
-                            format!("`{v}`: expected Ring or Tree (NVLS/CollNet do not exist on PCIe boxes)"),
-                        )
-                    })?)
-                }
-                "NCCL_MIN_NCHANNELS" | "NCCL_MAX_NCHANNELS" => {
-                    let n: u32 = v.parse().ok().filter(|n| (1..=64).contains(n)).ok_or_else(|| {
-                        self.invalid(&key, format!("`{v}`: expected an integer from 1 to 64"))
-                    })?;
-                    if k == "NCCL_MIN_NCHANNELS" {
-                        out.min_nchannels = Some(n);
-                    } else {
-                        out.max_nchannels = Some(n);
-                    }
-                }
-                _ => {
-                    return Err(self.invalid(
-                        &key,
-                        "unknown variable: expected one of NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_PROTO, NCCL_ALGO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS",
-                    ));
-                }
-            }
-        }
-        Ok(out)
+        self.nccl_env_for(
+            env,
+            tpsim_model::nccl::NcclVersion::LATEST,
+            None,
+            true,
+            &mut Vec::new(),
+        )
     }
 }

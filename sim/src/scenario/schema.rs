@@ -301,6 +301,13 @@ pub struct EngineSection {
     pub enable_piecewise_cuda_graph: Option<bool>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
+    // Collective options (issue #17, 3):
+    /// The NCCL release, e.g. "2.27.5" (default: the engine version's torch pin, else 2.30.7).
+    pub nccl_version: Option<String>,
+    /// `[engine.nccl_tuner]`: NCCL's example tuner plugin's CSV rows.
+    pub nccl_tuner: Option<super::NcclTunerSection>,
+    /// The custom allreduce's `max_size` (vLLM `CustomAllreduce(max_size)`, SGLang `_MAX_CAR_SIZE`).
+    pub custom_allreduce_max_size: Option<tpsim_model::units::Bytes>,
     pub costs: Option<CostsSection>,
     pub observed: Option<ObservedSection>,
     /// SGLang's `--attention-backend` (issue #16; default: SGLang's choice for the GPU and model,
