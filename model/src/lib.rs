@@ -7,6 +7,7 @@
 
 pub mod compute;
 pub mod curves;
+pub mod dp_attention; // issue #17: SGLang DP attention
 pub mod hw;
 pub mod llm;
 pub mod memory;

@@ -14,6 +14,7 @@
 mod acceptance;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
+pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
@@ -224,6 +225,9 @@ pub struct Engine {
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
     /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
     pub attention_backend: Option<String>,
+    // Issue #17 (parallelism): SGLang DP attention.
+    /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
+    pub dp_attention: Option<dp_attention::DpAttention>,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -358,6 +362,8 @@ impl Resolver<'_> {
         let mut warnings = Vec::new();
         self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
+        // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
+        warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,

@@ -15,6 +15,7 @@ mod coverage;
 mod crossovers;
 mod curves;
 mod diff_cli;
+mod dp_attention; // issue #17
 mod dsa;
 mod engine_like;
 mod engine_memory;

@@ -513,6 +513,8 @@ fn add_link_tracks(
                 "allreduce",
             ),
             decode::Collective::Allgather(b) => (comm.allgather(b), "all-gather"),
+            // Issue #17: costed on the ring all-gather's links (`Costs::reduce_scatter`).
+            decode::Collective::ReduceScatter(b) => (comm.allgather(b), "reduce-scatter"),
         };
         let mut per_link: std::collections::BTreeMap<u32, (Duration, Duration, u64)> =
             std::collections::BTreeMap::new();

@@ -1,6 +1,8 @@
 //! Lowering of forward passes to task graphs, and the first-cut collective costs they use.
 
 use super::{DecodeError, SimulatedShape};
+
+mod dp_attention; // issue #17: SGLang DP attention's pass
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -29,6 +31,8 @@ pub struct Costs {
     /// Every distinct collective the prediction asked for: which hardware parameters a prediction
     /// used is derived from these ([`Costs::params_used`]).
     calls: Mutex<BTreeSet<Collective>>,
+    // Issue #17 (DP attention): the attention-TP group's communicator when 1 < attn_tp < tp.
+    pub attn: Option<Comm>,
 }
 
 /// Derives the collective cost model from the scenario.
@@ -37,6 +41,7 @@ pub fn collective_costs(s: &Scenario) -> Costs {
         backend: s.engine.allreduce,
         comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env),
         calls: Mutex::new(BTreeSet::new()),
+        attn: dp_attention::attn_comm(s),
     }
 }
 
@@ -76,6 +81,21 @@ impl Costs {
         }
     }
 
+    /// One reduce-scatter of `total` bytes per rank in (always NCCL; issue #17). NCCL's ring
+    /// reduce-scatter moves the same n − 1 steps of total / n as the ring all-gather ending with
+    /// `total` bytes (NCCL `device/reduce_scatter.h` and `all_gather.h` `runRing`; the tuner's
+    /// `ncclFuncSteps` counts both as nranks − 1), so it is costed as that all-gather; the
+    /// reduction's arithmetic is not costed.
+    pub fn reduce_scatter(&self, total: Bytes) -> CollectiveCost {
+        self.record(Collective::ReduceScatter(total.0));
+        let o = self.comm.allgather(total.0);
+        CollectiveCost {
+            bytes: total,
+            time: o.time,
+            algorithm: format!("reduce-scatter as {}", o.algorithm),
+        }
+    }
+
     fn record(&self, c: Collective) {
         self.calls
             .lock()
@@ -107,7 +127,7 @@ impl Costs {
         }
         let time = |comm: &Comm, c: &Collective| match *c {
             Collective::Allreduce(b) => comm.allreduce(b, Request::Backend(self.backend)).time,
-            Collective::Allgather(b) => comm.allgather(b).time,
+            Collective::Allgather(b) | Collective::ReduceScatter(b) => comm.allgather(b).time,
         };
         let base: Vec<Duration> = calls.iter().map(|c| time(&self.comm, c)).collect();
         let used: Vec<String> = names
@@ -147,6 +167,8 @@ static USED: Mutex<BTreeMap<String, Vec<String>>> = Mutex::new(BTreeMap::new());
 pub enum Collective {
     Allreduce(u64),
     Allgather(u64),
+    /// Issue #17 (DP attention): a reduce-scatter with `u64` bytes per rank in.
+    ReduceScatter(u64),
 }
 
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
@@ -429,6 +451,9 @@ impl<'a> Builder<'a> {
         shape: PassShape,
         deps: &[TaskId],
     ) -> Result<TaskId, DecodeError> {
+        if let Some(d) = self.s.engine.dp_attention {
+            return self.add_pass_dp(g, model, label, shape, deps, d);
+        }
         let pass = self.pass(model, label, shape);
         let mut prev = self.add_embed(g, &pass, deps)?;
         for (i, l) in pass.fp.layers.iter().enumerate() {
@@ -688,9 +713,12 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 12] = [
+    const CLASSES: [(&str, &str); 14] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
+        // Issue #17 (DP attention): the gather before and the scatter after each MLP/MoE.
+        ("dp gather", "dp_gather"),
+        ("dp scatter", "dp_scatter"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),

@@ -9,7 +9,7 @@ use crate::presets;
 use std::path::Path;
 use tpsim_model::hw::PathClass;
 use tpsim_model::llm::ModelSpec;
-use tpsim_model::memory::{DefaultFractionInput, SglangEra, sglang_default_fraction};
+use tpsim_model::memory::{DefaultFractionInput, SglangEra};
 
 /// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
 pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
@@ -104,7 +104,25 @@ impl Resolver<'_> {
             model,
             |k, m| self.invalid(k, m),
         )?;
+        // Issue #17: SGLang DP attention (`scenario::dp_attention`).
+        let dp_attention = super::dp_attention::resolve(
+            e.enable_dp_attention,
+            e.dp_size,
+            kind,
+            tp,
+            era,
+            hw.gpu.memory_total_mib,
+            model,
+            |k, m| self.invalid(k, m),
+        )?;
+        let f = match &dp_attention {
+            Some(d) if fraction_is_default => {
+                self.sglang_default_fraction_dp(era, hw, tp, speculative, model, d.dp)?
+            }
+            _ => f,
+        };
         Ok(Engine {
+            dp_attention,
             name,
             version: e.version,
             tp,
@@ -292,6 +310,19 @@ impl Resolver<'_> {
         speculative: bool,
         model: &ModelSpec,
     ) -> Result<f64, ScenarioError> {
+        self.sglang_default_fraction_dp(era, hw, tp, speculative, model, 1)
+    }
+
+    /// [`Self::sglang_default_fraction`] with DP attention at attention-DP size `dp` (issue #17).
+    fn sglang_default_fraction_dp(
+        &self,
+        era: SglangEra,
+        hw: &Hardware,
+        tp: u32,
+        speculative: bool,
+        model: &ModelSpec,
+        dp: u32,
+    ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
             era,
             gpu_mem_mib: hw.gpu.memory_total_mib,
@@ -306,7 +337,7 @@ impl Resolver<'_> {
                 // `vision_config` (defaults 24 / 1024), not necessarily the tower's own depth.
                 .map(|v| v.sglang_fraction_dims),
         };
-        sglang_default_fraction(&input)
+        tpsim_model::memory::sglang_default_fraction_dp(&input, dp)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))
     }
 

@@ -297,6 +297,12 @@ pub struct EngineSection {
     /// SGLang's `--attention-backend` (issue #16; default: SGLang's choice for the GPU and model,
     /// `scenario::attention_backend`).
     pub attention_backend: Option<String>,
+    // Issue #17 (parallelism): SGLang DP attention.
+    /// SGLang's `--enable-dp-attention` (default false; SGLang turns it off when `dp_size` is 1).
+    pub enable_dp_attention: Option<bool>,
+    /// SGLang's `--dp-size` (default 1): with `enable_dp_attention`, the attention data-parallel size
+    /// (attention TP = tp / dp_size).
+    pub dp_size: Option<u32>,
 }
 
 mergeable! {
