@@ -12,6 +12,7 @@ pub mod hw;
 pub mod llm;
 pub mod memory;
 pub mod nccl;
+pub mod pipeline; // issue #17: pipeline parallelism
 pub mod spec;
 pub mod state_pool;
 pub mod topo;

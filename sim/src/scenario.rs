@@ -23,6 +23,7 @@ mod error;
 mod hardware;
 pub mod layers;
 mod model;
+pub mod pipeline; // issue #17: pipeline parallelism
 pub mod profile;
 mod schema;
 mod speculative;
@@ -228,6 +229,8 @@ pub struct Engine {
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,
+    /// Pipeline-parallel stages (SGLang `--pp-size`, vLLM `--pipeline-parallel-size`; 1 = none).
+    pub pp: u32,
 }
 
 /// Resolved engine cost and memory parameters.

@@ -474,3 +474,15 @@ fn dp_attention_keys_of_issue_17() {
     // dp_size 1: SGLang turns DP attention off, so even Llama starts.
     assert_eq!(tpsim(&["validate", &p.display().to_string()]).code, 0);
 }
+
+/// Issue #17: `engine.pp_size`.
+#[test]
+fn pp_size_key_of_issue_17() {
+    let e = bad("pp0", "page_size = 1", "page_size = 1\npp_size = 0");
+    assert!(e.contains("engine.pp_size") && e.contains("≥ 1"), "{e}");
+    let e = bad("pp-gpus", "tp = 8", "tp = 4\npp_size = 4");
+    assert!(e.contains("engine.pp_size") && e.contains("tp × pp ≤ 8"), "{e}");
+    // The baseline speculates: EAGLE with pipeline stages is not modelled.
+    let e = bad("pp-spec", "tp = 8", "tp = 4\npp_size = 2");
+    assert!(e.contains("engine.pp_size") && e.contains("speculative"), "{e}");
+}

@@ -30,6 +30,7 @@ mod local_attention;
 mod memory_cli;
 mod memory_eras;
 mod outputs;
+mod pipeline; // issue #17
 mod presets_extend;
 mod profile;
 mod reference;

@@ -21,7 +21,11 @@ pub fn dp(e: &Engine) -> u32 {
 }
 
 /// Target weights one rank loads (`ModelSpec::weight_breakdown_dp_attention` under DP attention).
+/// With pipeline parallelism (issue #17): the binding stage's (`pipeline::binding_stage`).
 pub fn weights_per_rank(s: &Scenario) -> Bytes {
+    if let Some(st) = super::pipeline::binding_stage(s) {
+        return Bytes(st.weight_bytes);
+    }
     match s.engine.dp_attention {
         Some(d) => Bytes(
             s.model
@@ -38,5 +42,14 @@ pub fn per_group_running(e: &Engine, planned: u64, max_num_reqs: u64) -> u64 {
     match (e.dp_attention, e.max_running_requests) {
         (Some(d), Some(m)) => (m / u64::from(d.dp)).min(max_num_reqs),
         _ => planned,
+    }
+}
+
+/// The target's KV cell per token on one rank: at the attention TP, or the binding pipeline
+/// stage's (issue #17).
+pub fn kv_cell(s: &Scenario) -> u64 {
+    match super::pipeline::binding_stage(s) {
+        Some(st) => st.kv_cell_bytes,
+        None => s.model.kv_cell_bytes(attention_tp(&s.engine)),
     }
 }

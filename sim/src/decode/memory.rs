@@ -482,7 +482,7 @@ impl<'a> SglangStartup<'a> {
         let nsa_rule = nsa_budget_rule(self.e);
         let target_cell = match nsa {
             Some(n) => n.budget_cell(nsa_rule),
-            None => s.model.kv_cell_bytes(super::dp_attention::attention_tp(self.e)),
+            None => super::dp_attention::kv_cell(s),
         };
         // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).
         let cell = match &s.speculative {
@@ -1012,7 +1012,7 @@ impl VllmMeasured {
             ),
             weights: pick(
                 obs.and_then(|o| o.weights_gib),
-                s.model.weight_bytes_per_rank(e.tp),
+                super::dp_attention::weights_per_rank(s),
             ),
             activation: pick(obs.and_then(|o| o.peak_activation_gib), e.costs.activation_memory),
             non_torch: pick(
@@ -1107,7 +1107,7 @@ fn vllm_cell(s: &Scenario) -> u64 {
         .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
     {
         Some(n) => n.pool_cell(),
-        None => s.model.kv_cell_bytes(s.engine.tp),
+        None => super::dp_attention::kv_cell(s),
     }
 }
 

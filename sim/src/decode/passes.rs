@@ -3,6 +3,7 @@
 use super::{DecodeError, SimulatedShape};
 
 mod dp_attention; // issue #17: SGLang DP attention's pass
+pub(super) mod pipeline; // issue #17: sends between pipeline stages
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -96,6 +97,11 @@ impl Costs {
         }
     }
 
+    /// Notes a pipeline send (issue #17) among the prediction's collectives.
+    pub fn record_pp_send(&self, bytes: u64) {
+        self.record(Collective::PpSend(bytes));
+    }
+
     fn record(&self, c: Collective) {
         self.calls
             .lock()
@@ -128,6 +134,7 @@ impl Costs {
         let time = |comm: &Comm, c: &Collective| match *c {
             Collective::Allreduce(b) => comm.allreduce(b, Request::Backend(self.backend)).time,
             Collective::Allgather(b) | Collective::ReduceScatter(b) => comm.allgather(b).time,
+            Collective::PpSend(b) => pipeline::send_time(comm, n, 0, b),
         };
         let base: Vec<Duration> = calls.iter().map(|c| time(&self.comm, c)).collect();
         let used: Vec<String> = names
@@ -169,6 +176,8 @@ pub enum Collective {
     Allgather(u64),
     /// Issue #17 (DP attention): a reduce-scatter with `u64` bytes per rank in.
     ReduceScatter(u64),
+    /// Issue #17 (pipeline): each rank's send of `u64` bytes to the next stage.
+    PpSend(u64),
 }
 
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
@@ -298,6 +307,9 @@ impl<'a> Builder<'a> {
     /// Builds and runs one iteration: `batch` active requests at context `ctx`, with or without the
     /// speculative draft/verify cycle.
     pub fn simulate(&mut self, batch: u32, ctx: u32, speculate: bool) -> Result<SimulatedShape, DecodeError> {
+        // Issue #17: with pipeline parallelism an iteration is one micro-batch's pass through the
+        // stages (`decode::pipeline`).
+        let batch = super::pipeline::micro_batch(self.s, batch);
         let mut g = TaskGraph::new();
         let s = self.s;
         let e = &s.engine;
@@ -456,8 +468,22 @@ impl<'a> Builder<'a> {
         }
         let pass = self.pass(model, label, shape);
         let mut prev = self.add_embed(g, &pass, deps)?;
+        // Issue #17: the layers after which a pipeline stage hands over to the next.
+        let ends = super::pipeline::stage_ends(self.s);
         for (i, l) in pass.fp.layers.iter().enumerate() {
             prev = self.add_layer(g, &pass, i, l, prev)?;
+            if let Some(k) = ends.iter().position(|&e| e == i) {
+                let bytes = pipeline::send_bytes(shape.tokens, model.hidden, model.activation_bytes());
+                let t = pipeline::send_time(&self.costs.comm, self.s.engine.tp as usize, k, bytes);
+                self.costs.record_pp_send(bytes);
+                prev = self.gang(
+                    g,
+                    &format!("{label}: pp send stage {k} → {}", k + 1),
+                    Collective::PpSend(bytes),
+                    t,
+                    vec![prev],
+                )?;
+            }
         }
         self.add_lm_head(g, &pass, prev)
     }
@@ -713,9 +739,11 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 14] = [
+    const CLASSES: [(&str, &str); 15] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
+        // Issue #17 (pipeline): the hidden states' send to the next stage.
+        ("pp send", "pp_send"),
         // Issue #17 (DP attention): the gather before and the scatter after each MLP/MoE.
         ("dp gather", "dp_gather"),
         ("dp scatter", "dp_scatter"),

@@ -58,12 +58,33 @@ impl Resolver<'_> {
         let costs = self.engine_costs(&name, e.costs)?;
         let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
         let tp = self.tp(e.tp, e.ep_size, hw, model)?;
+        // Issue #17: pipeline parallelism and SGLang DP attention (`scenario::pipeline`,
+        // `scenario::dp_attention`).
+        let invalid = |k: &str, m: String| self.invalid(k, m);
+        let pp = super::pipeline::resolve(e.pp_size, tp, speculative, hw, model, invalid)?;
+        let dp_attention = super::dp_attention::resolve(
+            e.enable_dp_attention,
+            e.dp_size,
+            kind,
+            tp,
+            era,
+            hw.gpu.memory_total_mib,
+            model,
+            invalid,
+        )?;
+        if pp > 1 && dp_attention.is_some() {
+            return Err(self.invalid(
+                "engine.pp_size",
+                "pipeline parallelism together with DP attention is not modelled: use one of them",
+            ));
+        }
+        let dp = dp_attention.map_or(1, |d| d.dp);
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
             None if kind == EngineKind::Vllm => (0.9, false),
             None => (
-                self.sglang_default_fraction(era, hw, tp, speculative, model)?,
+                self.sglang_default_fraction(era, hw, (tp, pp, dp), speculative, model)?,
                 true,
             ),
         };
@@ -104,25 +125,9 @@ impl Resolver<'_> {
             model,
             |k, m| self.invalid(k, m),
         )?;
-        // Issue #17: SGLang DP attention (`scenario::dp_attention`).
-        let dp_attention = super::dp_attention::resolve(
-            e.enable_dp_attention,
-            e.dp_size,
-            kind,
-            tp,
-            era,
-            hw.gpu.memory_total_mib,
-            model,
-            |k, m| self.invalid(k, m),
-        )?;
-        let f = match &dp_attention {
-            Some(d) if fraction_is_default => {
-                self.sglang_default_fraction_dp(era, hw, tp, speculative, model, d.dp)?
-            }
-            _ => f,
-        };
         Ok(Engine {
             dp_attention,
+            pp,
             name,
             version: e.version,
             tp,
@@ -300,34 +305,21 @@ impl Resolver<'_> {
         Ok(tp)
     }
 
-    /// SGLang's default `mem_fraction_static` for this era, GPU, tp and model (when the scenario
-    /// gives none).
+    /// SGLang's default `mem_fraction_static` for this era, GPU, (tp, pp, DP-attention size) and
+    /// model (when the scenario gives none).
     fn sglang_default_fraction(
         &self,
         era: SglangEra,
         hw: &Hardware,
-        tp: u32,
+        (tp, pp, dp): (u32, u32, u32),
         speculative: bool,
         model: &ModelSpec,
-    ) -> Result<f64, ScenarioError> {
-        self.sglang_default_fraction_dp(era, hw, tp, speculative, model, 1)
-    }
-
-    /// [`Self::sglang_default_fraction`] with DP attention at attention-DP size `dp` (issue #17).
-    fn sglang_default_fraction_dp(
-        &self,
-        era: SglangEra,
-        hw: &Hardware,
-        tp: u32,
-        speculative: bool,
-        model: &ModelSpec,
-        dp: u32,
     ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
             era,
             gpu_mem_mib: hw.gpu.memory_total_mib,
             tp,
-            pp: 1,
+            pp,
             eagle: speculative,
             vision: model
                 .vision

@@ -303,6 +303,10 @@ pub struct EngineSection {
     /// SGLang's `--dp-size` (default 1): with `enable_dp_attention`, the attention data-parallel size
     /// (attention TP = tp / dp_size).
     pub dp_size: Option<u32>,
+    // Issue #17 (parallelism): pipeline parallelism.
+    /// SGLang's `--pp-size` / vLLM's `--pipeline-parallel-size` (default 1): stages of consecutive
+    /// layers, each on its own `tp` GPUs (tp × pp GPUs in all).
+    pub pp_size: Option<u32>,
 }
 
 mergeable! {
