@@ -97,9 +97,15 @@ mod tests {
     /// MiB and no large-bs term. dp 1 (SGLang turns DP attention off): 0.
     #[test]
     fn reserve_by_hand() {
-        assert_eq!(sglang_dp_attention_reserve_mib(512.0, 8), 18_432.0);
-        assert_eq!(sglang_dp_attention_reserve_mib(160.0, 4), 1_920.0);
-        assert_eq!(sglang_dp_attention_reserve_mib(300.0, 2), 1_800.0);
-        assert_eq!(sglang_dp_attention_reserve_mib(512.0, 1), 0.0);
+        // Whole MiB in f64: exact (tolerance 1e-9 only for the float comparison).
+        for (bs, dp, want) in [
+            (512.0, 8, 18_432.0),
+            (160.0, 4, 1_920.0),
+            (300.0, 2, 1_800.0),
+            (512.0, 1, 0.0),
+        ] {
+            let got = sglang_dp_attention_reserve_mib(bs, dp);
+            assert!((got - want).abs() < 1e-9, "bs {bs} dp {dp}: {got}");
+        }
     }
 }

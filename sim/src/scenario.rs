@@ -14,6 +14,7 @@
 mod acceptance;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
+pub mod dcp; // issue #17: vLLM decode context parallelism
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
@@ -231,6 +232,8 @@ pub struct Engine {
     pub dp_attention: Option<dp_attention::DpAttention>,
     /// Pipeline-parallel stages (SGLang `--pp-size`, vLLM `--pipeline-parallel-size`; 1 = none).
     pub pp: u32,
+    /// vLLM's decode context parallel size (1 = none).
+    pub dcp: u32,
 }
 
 /// Resolved engine cost and memory parameters.

@@ -486,3 +486,28 @@ fn pp_size_key_of_issue_17() {
     let e = bad("pp-spec", "tp = 8", "tp = 4\npp_size = 2");
     assert!(e.contains("engine.pp_size") && e.contains("speculative"), "{e}");
 }
+
+/// Issue #17: `engine.dcp_size` (vLLM's `--decode-context-parallel-size`).
+#[test]
+fn dcp_size_key_of_issue_17() {
+    let e = bad("dcp-sglang", "page_size = 1", "page_size = 1\ndcp_size = 2");
+    assert!(e.contains("engine.dcp_size") && e.contains("vLLM setting"), "{e}");
+    let text =
+        std::fs::read_to_string(scenario("examples/deepseek-v3-dcp8-vllm-h200x8.toml")).expect("example");
+    let run = |name: &str, t: String| {
+        let p = scratch(name).join("scenario.toml");
+        std::fs::write(&p, t).expect("write");
+        let o = tpsim(&["run", &p.display().to_string()]);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        o.stderr
+    };
+    let e = run("dcp3", text.replacen("dcp_size = 8", "dcp_size = 3", 1));
+    assert!(e.contains("tp_size=8 must be divisible bydcp_size=3."), "{e}");
+    let e = run("dcp0", text.replacen("dcp_size = 8", "dcp_size = 0", 1));
+    assert!(e.contains("engine.dcp_size") && e.contains("≥ 1"), "{e}");
+    let e = run(
+        "dcp-gqa",
+        text.replacen("\"deepseek-v3\"", "\"llama-3.1-70b\"", 1),
+    );
+    assert!(e.contains("does not return the softmax lse for decode"), "{e}");
+}

@@ -14,6 +14,7 @@ mod collective_cli;
 mod coverage;
 mod crossovers;
 mod curves;
+mod dcp; // issue #17
 mod diff_cli;
 mod dp_attention; // issue #17
 mod dsa;

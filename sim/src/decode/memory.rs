@@ -934,6 +934,17 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
     plan.tokens = layout.groups.reported_tokens(plan.blocks, e.page_size.max(1));
+    // Issue #17: vLLM 0.11 `v1/core/kv_cache_utils.py` reports dcp × the tokens under decode
+    // context parallelism ("Multiplying the GPU KV cache size by the dcp_world_size"): each rank
+    // stores 1/dcp of every request's tokens.
+    plan.tokens = plan.tokens.saturating_mul(u64::from(e.dcp.max(1)));
+    if e.dcp > 1 {
+        notes.push(format!(
+            "vLLM: \"Multiplying the GPU KV cache size by the dcp_world_size {}.\" (the tokens are the DCP \
+             group's: each rank's pool holds 1/{} of every request)",
+            e.dcp, e.dcp
+        ));
+    }
     if plan.tokens > 0 {
         entries.push(MemEntry {
             kind: MemKind::KvCache,

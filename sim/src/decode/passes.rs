@@ -2,8 +2,9 @@
 
 use super::{DecodeError, SimulatedShape};
 
+mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
-pub(super) mod pipeline; // issue #17: sends between pipeline stages
+pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -34,6 +35,8 @@ pub struct Costs {
     calls: Mutex<BTreeSet<Collective>>,
     // Issue #17 (DP attention): the attention-TP group's communicator when 1 < attn_tp < tp.
     pub attn: Option<Comm>,
+    // Issue #17 (vLLM DCP): the DCP group's communicator when dcp > 1.
+    pub dcp: Option<Comm>,
 }
 
 /// Derives the collective cost model from the scenario.
@@ -43,6 +46,7 @@ pub fn collective_costs(s: &Scenario) -> Costs {
         comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env),
         calls: Mutex::new(BTreeSet::new()),
         attn: dp_attention::attn_comm(s),
+        dcp: dcp::dcp_comm(s),
     }
 }
 
@@ -580,6 +584,8 @@ impl<'a> Builder<'a> {
             l.attn_kernels,
             &[prev],
         )?;
+        // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
+        let a = self.add_dcp(g, pass, i, a)?;
         prev = self.gang(
             g,
             &format!("{label}: L{i} allreduce attn"),
@@ -611,6 +617,12 @@ impl<'a> Builder<'a> {
         // overestimate for sliding layers with prompts longer than the window).
         // A chunked layer (Llama-4) reads the current chunk (`llm::local_kv_tokens`).
         let kv_ctx = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(ctx)) as f64;
+        // Issue #17 (vLLM DCP): each rank holds and reads 1/dcp of a decode's context (`passes::dcp`).
+        let kv_ctx = if ctx > 0 && self.s.engine.dcp > 1 {
+            (kv_ctx / f64::from(self.s.engine.dcp)).ceil()
+        } else {
+            kv_ctx
+        };
         let context_bytes = if linear {
             l.state_bytes as f64 * f64::from(seqs) * pass.state_passes
         } else {
@@ -739,11 +751,13 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 15] = [
+    const CLASSES: [(&str, &str); 16] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
         // Issue #17 (pipeline): the hidden states' send to the next stage.
         ("pp send", "pp_send"),
+        // Issue #17 (vLLM DCP): the query/LSE all-gathers and the output reduce-scatter.
+        (" dcp ", "dcp"),
         // Issue #17 (DP attention): the gather before and the scatter after each MLP/MoE.
         ("dp gather", "dp_gather"),
         ("dp scatter", "dp_scatter"),

@@ -66,8 +66,7 @@ fn supported(arch: Architecture) -> bool {
 /// scenario's typed error. SGLang turns DP attention off when dp_size is 1; dp_size without DP
 /// attention is SGLang's replica data parallelism (tp × dp GPUs), which tpsim refuses.
 pub fn resolve(
-    enable: Option<bool>,
-    dp_size: Option<u32>,
+    (enable, dp_size): (Option<bool>, Option<u32>),
     kind: EngineKind,
     tp: u32,
     era: SglangEra,

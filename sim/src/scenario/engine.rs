@@ -63,8 +63,7 @@ impl Resolver<'_> {
         let invalid = |k: &str, m: String| self.invalid(k, m);
         let pp = super::pipeline::resolve(e.pp_size, tp, speculative, hw, model, invalid)?;
         let dp_attention = super::dp_attention::resolve(
-            e.enable_dp_attention,
-            e.dp_size,
+            (e.enable_dp_attention, e.dp_size),
             kind,
             tp,
             era,
@@ -79,6 +78,13 @@ impl Resolver<'_> {
             ));
         }
         let dp = dp_attention.map_or(1, |d| d.dp);
+        let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, invalid)?;
+        if dcp > 1 && pp > 1 {
+            return Err(self.invalid(
+                "engine.dcp_size",
+                "decode context parallelism together with pipeline parallelism is not modelled",
+            ));
+        }
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
@@ -128,6 +134,7 @@ impl Resolver<'_> {
         Ok(Engine {
             dp_attention,
             pp,
+            dcp,
             name,
             version: e.version,
             tp,

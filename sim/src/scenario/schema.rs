@@ -307,6 +307,9 @@ pub struct EngineSection {
     /// SGLang's `--pp-size` / vLLM's `--pipeline-parallel-size` (default 1): stages of consecutive
     /// layers, each on its own `tp` GPUs (tp × pp GPUs in all).
     pub pp_size: Option<u32>,
+    // Issue #17 (parallelism): vLLM decode context parallelism.
+    /// vLLM's `--decode-context-parallel-size` (default 1; MLA models, tp divisible by it).
+    pub dcp_size: Option<u32>,
 }
 
 mergeable! {
