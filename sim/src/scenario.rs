@@ -21,6 +21,7 @@ mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
 mod engine;
 mod error;
+pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
 pub mod layers;
 mod model;

@@ -21,6 +21,7 @@ mod dsa;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
+mod expert_parallel; // issue #17
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -57,7 +57,16 @@ impl Resolver<'_> {
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
         let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
-        let tp = self.tp(e.tp, e.ep_size, hw, model)?;
+        // Issue #17: EP as each engine names it (`scenario::expert_parallel`).
+        let ep_req = super::expert_parallel::resolve(
+            e.ep_size,
+            e.enable_expert_parallel,
+            e.moe_a2a_backend.as_deref(),
+            (kind, e.tp),
+            model,
+            |k: &str, m: String| self.invalid(k, m),
+        )?;
+        let tp = self.tp(e.tp, ep_req, hw, model)?;
         // Issue #17: pipeline parallelism and SGLang DP attention (`scenario::pipeline`,
         // `scenario::dp_attention`).
         let invalid = |k: &str, m: String| self.invalid(k, m);
@@ -97,7 +106,7 @@ impl Resolver<'_> {
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
         }
-        let ep_size = self.ep_size(e.ep_size, tp, model)?;
+        let ep_size = self.ep_size(ep_req, tp, model)?;
         // Tokens per page: SGLang's default page size 1; vLLM's default block size 16.
         let page_size = e
             .page_size

@@ -310,6 +310,12 @@ pub struct EngineSection {
     // Issue #17 (parallelism): vLLM decode context parallelism.
     /// vLLM's `--decode-context-parallel-size` (default 1; MLA models, tp divisible by it).
     pub dcp_size: Option<u32>,
+    // Issue #17 (parallelism): expert parallelism as the engines name it.
+    /// vLLM's `--enable-expert-parallel` (vLLM only): EP size = tp (× dp, 1 here).
+    pub enable_expert_parallel: Option<bool>,
+    /// SGLang's `--moe-a2a-backend` (default "none": the allreduce path; the all-to-all backends are
+    /// refused as not modelled).
+    pub moe_a2a_backend: Option<String>,
 }
 
 mergeable! {
