@@ -14,14 +14,14 @@ mod collective_cli;
 mod coverage;
 mod crossovers;
 mod curves;
-mod dcp; // issue #17
+mod dcp;
 mod diff_cli;
-mod dp_attention; // issue #17
+mod dp_attention;
 mod dsa;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
-mod expert_parallel; // issue #17
+mod expert_parallel;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;
@@ -32,7 +32,7 @@ mod local_attention;
 mod memory_cli;
 mod memory_eras;
 mod outputs;
-mod pipeline; // issue #17
+mod pipeline;
 mod presets_extend;
 mod profile;
 mod reference;
