@@ -7,6 +7,7 @@
 
 pub mod compute;
 pub mod curves;
+pub mod dp_attention; // issue #17: SGLang DP attention
 pub mod hw;
 pub mod llm;
 pub mod memory;
@@ -14,6 +15,7 @@ pub mod memory;
 pub mod nccl;
 pub mod sglang_eras;
 // SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
+pub mod pipeline; // issue #17: pipeline parallelism
 pub mod sglang_piecewise;
 pub mod spec;
 pub mod state_pool;

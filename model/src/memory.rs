@@ -382,6 +382,13 @@ pub enum DefaultFractionError {
 ///   − 1), 0.8, 1.05), the base rounded to 3 decimals first; chunked_prefill_size / cuda_graph_max_bs
 ///   from [`late_2025_buckets`].
 pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultFractionError> {
+    sglang_default_fraction_dp(i, 1)
+}
+
+/// [`sglang_default_fraction`] with SGLang's DP attention at attention-DP size `dp` (1 = off; issue
+/// #17): its reserve (`dp_attention::sglang_dp_attention_reserve_mib`, mid 2025: + 4 GiB) is added
+/// before the late eras' 10 GiB floor.
+pub fn sglang_default_fraction_dp(i: &DefaultFractionInput, dp: u32) -> Result<f64, DefaultFractionError> {
     let gpu_gib = i.gpu_mem_mib as f64 / 1024.0;
     let tpp = f64::from(i.tp * i.pp.max(1));
     Ok(match i.era {
@@ -405,6 +412,9 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
             if i.eagle {
                 reserved += 2.0;
             }
+            if dp > 1 {
+                reserved += crate::dp_attention::SGLANG_MID_2025_DP_ATTENTION_RESERVE_GIB;
+            }
             ((gpu_gib - reserved) / gpu_gib * 1000.0).round() / 1000.0
         }
         SglangEra::Late2025 | SglangEra::Spring2026 => {
@@ -414,6 +424,7 @@ pub fn sglang_default_fraction(i: &DefaultFractionInput) -> Result<f64, DefaultF
             let (chunked, graph_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
             let mut reserved =
                 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
+            reserved += crate::dp_attention::sglang_dp_attention_reserve_mib(graph_bs, dp);
             if gpu_gib > 60.0 {
                 reserved = reserved.max(10.0 * 1024.0);
             }

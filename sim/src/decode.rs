@@ -8,8 +8,10 @@
 //! (batch, context bucket, pass mix) are simulated once and reused.
 
 mod admission;
+mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 mod passes;
+mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod vllm_parts;
 mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
@@ -99,11 +101,15 @@ pub const TRACE_ITERATIONS: usize = 2;
 
 /// Requests decoding at once: the workload's concurrency, capped by the engine's
 /// `max_running_requests` (SGLang's scheduler; the rest wait in the queue).
+/// Under DP attention (issue #17) each of the dp groups admits its own `max_running_requests`.
 pub fn running_requests(s: &Scenario, memory: &MemoryPlan) -> u32 {
+    let groups = u64::from(dp_attention::dp(&s.engine));
     memory
         .max_running_requests
         .map_or(s.workload.concurrency, |m| {
-            s.workload.concurrency.min(m.min(u64::from(u32::MAX)) as u32)
+            s.workload
+                .concurrency
+                .min(m.saturating_mul(groups).min(u64::from(u32::MAX)) as u32)
         })
         .max(1)
 }

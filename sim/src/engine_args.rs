@@ -264,6 +264,35 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             c.flag("--enable-expert-parallel");
         }
     }
+    // Parallelism (issue #17 point 1). SGLang 0.5.9 server_args.py: `--enable-dp-attention`,
+    // `--dp-size`, `--pp-size`, `--moe-a2a-backend`; vLLM 0.11.0 arg_utils.py: `--pipeline-parallel-size`,
+    // `--decode-context-parallel-size`, `--enable-expert-parallel`. The scenario loader refuses each
+    // engine's keys under the other engine.
+    if e.enable_dp_attention == Some(true) {
+        c.flag("--enable-dp-attention");
+    }
+    if let Some(dp) = e.dp_size {
+        c.arg("--dp-size", dp);
+    }
+    if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
+        c.arg(
+            if sglang {
+                "--pp-size"
+            } else {
+                "--pipeline-parallel-size"
+            },
+            pp,
+        );
+    }
+    if let Some(dcp) = e.dcp_size.filter(|&d| d > 1) {
+        c.arg("--decode-context-parallel-size", dcp);
+    }
+    if e.enable_expert_parallel == Some(true) && !(e.ep_size.is_some_and(|ep| ep > 1) && !sglang) {
+        c.flag("--enable-expert-parallel");
+    }
+    if let Some(b) = &e.moe_a2a_backend {
+        c.arg("--moe-a2a-backend", b);
+    }
     if let Some(b) = &e.attention_backend {
         c.arg("--attention-backend", b);
     } else if let Some(b) = &s.engine.attention_backend {

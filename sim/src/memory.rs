@@ -82,6 +82,7 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
     };
     let w = &s.workload;
     let ctx = (w.prompt_len.mean() + w.output_len.mean()).round().max(1.0) as u64;
+    let groups = u64::from(s.engine.dp_attention.map_or(1, |d| d.dp));
     let era = if s.engine.kind == EngineKind::Vllm {
         "v1".to_string()
     } else {
@@ -112,12 +113,15 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
         kv_pool_gib: p.kv_pool.as_gib_f64(),
         headroom_mib: p.headroom.as_mib_f64(),
         min_mem_fraction_static: p.min_mem_fraction_static,
-        max_context_at_concurrency: p.kv_tokens / u64::from(w.concurrency.max(1)),
+        // Issue #17: under DP attention each of the dp groups has its own pool and its share of the
+        // requests (dp = 1 otherwise).
+        max_context_at_concurrency: p.kv_tokens / u64::from(w.concurrency.max(1)).div_ceil(groups),
         // Hybrids: the state pool caps the running requests (SGLang `_resolve_max_num_reqs`).
-        max_concurrency_at_context: match p.max_running_requests {
-            Some(m) if s.model.linear_state_bytes_per_req(s.engine.tp) > 0 => (p.kv_tokens / ctx).min(m),
-            _ => p.kv_tokens / ctx,
-        },
+        max_concurrency_at_context: groups
+            * match p.max_running_requests {
+                Some(m) if s.model.linear_state_bytes_per_req(s.engine.tp) > 0 => (p.kv_tokens / ctx).min(m),
+                _ => p.kv_tokens / ctx,
+            },
         entries: p
             .entries
             .iter()

@@ -151,6 +151,15 @@ pub struct ScenarioSummary {
     pub output_len_dist: String,
     /// "eagle3 steps=3 topk=1 draft_tokens=4 draft=…" or null.
     pub speculative: Option<String>,
+    // Issue #17: parallelism beyond TP.
+    /// "dp 8 × attention tp 1 (gather/scatter around each MLP/MoE)" under SGLang DP attention; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dp_attention: Option<String>,
+    /// "pp 2 × tp 4: stages of layers [0, 40), [40, 80); 2 micro-batches in flight" with pipeline
+    /// parallelism; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -360,6 +369,30 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
         tp: s.engine.tp,
         allreduce: s.engine.allreduce,
+        dp_attention: s.engine.dp_attention.map(|d| {
+            format!(
+                "dp {} × attention tp {}: all-gather before and reduce-scatter after each MLP/MoE over the {} ranks",
+                d.dp, d.attn_tp, s.engine.tp
+            )
+        }),
+        pipeline: (s.engine.pp > 1).then(|| {
+            let rule = match s.engine.kind {
+                crate::scenario::EngineKind::Vllm => tpsim_model::pipeline::Partition::Vllm,
+                crate::scenario::EngineKind::Sglang => tpsim_model::pipeline::Partition::Sglang,
+            };
+            let ranges: Vec<String> =
+                tpsim_model::pipeline::stage_ranges(s.model.num_layers, s.engine.pp, rule)
+                    .iter()
+                    .map(|(a, b)| format!("[{a}, {b})"))
+                    .collect();
+            format!(
+                "pp {} × tp {}: stages of layers {}; {} micro-batches in flight",
+                s.engine.pp,
+                s.engine.tp,
+                ranges.join(", "),
+                s.engine.pp
+            )
+        }),
         concurrency: c,
         num_requests: s.workload.num_requests,
         prompt_len: s.workload.prompt_len.mean().round() as u32,

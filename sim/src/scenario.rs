@@ -19,15 +19,19 @@ pub use collective_options::NcclTunerSection;
 pub use pcie_ipc::PcieIpcVars;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
+pub mod dcp; // issue #17: vLLM decode context parallelism
+pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
 mod engine;
 mod error;
+pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
 pub mod layers;
 mod model;
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
+pub mod pipeline; // issue #17: pipeline parallelism
 pub mod profile;
 mod schema;
 mod speculative;
@@ -247,6 +251,13 @@ pub struct Engine {
     pub max_num_seqs: Option<u64>,
     /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5).
     pub enable_piecewise_cuda_graph: bool,
+    // Issue #17 (parallelism): SGLang DP attention.
+    /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
+    pub dp_attention: Option<dp_attention::DpAttention>,
+    /// Pipeline-parallel stages (SGLang `--pp-size`, vLLM `--pipeline-parallel-size`; 1 = none).
+    pub pp: u32,
+    /// vLLM's decode context parallel size (1 = none).
+    pub dcp: u32,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -387,6 +398,8 @@ impl Resolver<'_> {
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
         self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
+        // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
+        warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,

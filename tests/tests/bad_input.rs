@@ -613,3 +613,86 @@ fn collective_option_keys_of_issue_17() {
         assert!(e.contains(want), "{name}: {e}");
     }
 }
+
+/// Issue #17: SGLang DP attention's keys (`engine.enable_dp_attention`, `engine.dp_size`).
+#[test]
+fn dp_attention_keys_of_issue_17() {
+    let on = |dp: &str| format!("page_size = 1\nenable_dp_attention = true\ndp_size = {dp}");
+    // SGLang's `assert self.tp_size % self.dp_size == 0`.
+    let e = bad("dp3", "page_size = 1", &on("3"));
+    assert!(
+        e.contains("engine.dp_size") && e.contains("tp_size % dp_size == 0"),
+        "{e}"
+    );
+    let e = bad("dp0", "page_size = 1", &on("0"));
+    assert!(e.contains("engine.dp_size") && e.contains("≥ 1"), "{e}");
+    let e = bad("dp-replicas", "page_size = 1", "page_size = 1\ndp_size = 2");
+    assert!(
+        e.contains("engine.dp_size") && e.contains("replica data parallelism"),
+        "{e}"
+    );
+    let e = bad(
+        "dp-type",
+        "page_size = 1",
+        "page_size = 1\nenable_dp_attention = \"yes\"",
+    );
+    assert!(e.contains("enable_dp_attention"), "{e}");
+    // A model whose SGLang layer has no LayerCommunicator (Llama): refused, naming the key.
+    let text =
+        std::fs::read_to_string(scenario("examples/deepseek-v3-dp-attention-h200x8.toml")).expect("example");
+    let p = scratch("dp-llama-70b").join("scenario.toml");
+    std::fs::write(&p, text.replacen("\"deepseek-v3\"", "\"llama-3.1-70b\"", 1)).expect("write");
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("engine.enable_dp_attention") && o.stderr.contains("LayerCommunicator"),
+        "{}",
+        o.stderr
+    );
+    let text = std::fs::read_to_string(scenario("examples/llama-3.1-8b-h100.toml")).expect("example");
+    let p = scratch("dp-llama-8b").join("scenario.toml");
+    std::fs::write(
+        &p,
+        text.replacen("[engine]", "[engine]\nenable_dp_attention = true\ndp_size = 1", 1),
+    )
+    .expect("write");
+    // dp_size 1: SGLang turns DP attention off, so even Llama starts.
+    assert_eq!(tpsim(&["validate", &p.display().to_string()]).code, 0);
+}
+
+/// Issue #17: `engine.pp_size`.
+#[test]
+fn pp_size_key_of_issue_17() {
+    let e = bad("pp0", "page_size = 1", "page_size = 1\npp_size = 0");
+    assert!(e.contains("engine.pp_size") && e.contains("≥ 1"), "{e}");
+    let e = bad("pp-gpus", "tp = 8", "tp = 4\npp_size = 4");
+    assert!(e.contains("engine.pp_size") && e.contains("tp × pp ≤ 8"), "{e}");
+    // The baseline speculates: EAGLE with pipeline stages is not modelled.
+    let e = bad("pp-spec", "tp = 8", "tp = 4\npp_size = 2");
+    assert!(e.contains("engine.pp_size") && e.contains("speculative"), "{e}");
+}
+
+/// Issue #17: `engine.dcp_size` (vLLM's `--decode-context-parallel-size`).
+#[test]
+fn dcp_size_key_of_issue_17() {
+    let e = bad("dcp-sglang", "page_size = 1", "page_size = 1\ndcp_size = 2");
+    assert!(e.contains("engine.dcp_size") && e.contains("vLLM setting"), "{e}");
+    let text =
+        std::fs::read_to_string(scenario("examples/deepseek-v3-dcp8-vllm-h200x8.toml")).expect("example");
+    let run = |name: &str, t: String| {
+        let p = scratch(name).join("scenario.toml");
+        std::fs::write(&p, t).expect("write");
+        let o = tpsim(&["run", &p.display().to_string()]);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        o.stderr
+    };
+    let e = run("dcp3", text.replacen("dcp_size = 8", "dcp_size = 3", 1));
+    assert!(e.contains("tp_size=8 must be divisible bydcp_size=3."), "{e}");
+    let e = run("dcp0", text.replacen("dcp_size = 8", "dcp_size = 0", 1));
+    assert!(e.contains("engine.dcp_size") && e.contains("≥ 1"), "{e}");
+    let e = run(
+        "dcp-gqa",
+        text.replacen("\"deepseek-v3\"", "\"llama-3.1-70b\"", 1),
+    );
+    assert!(e.contains("does not return the softmax lse for decode"), "{e}");
+}

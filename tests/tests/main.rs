@@ -16,7 +16,9 @@ mod collective_options;
 mod coverage;
 mod crossovers;
 mod curves;
+mod dcp;
 mod diff_cli;
+mod dp_attention;
 mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
 mod engine_args;
@@ -24,6 +26,7 @@ mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
+mod expert_parallel;
 mod families_fam;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
@@ -35,6 +38,7 @@ mod local_attention;
 mod memory_cli;
 mod memory_eras;
 mod outputs;
+mod pipeline;
 mod presets_extend;
 mod profile;
 mod reference;

@@ -97,6 +97,8 @@ fn iteration_is_a_verify_of_b_times_1_plus_k_then_k_draft_forwards() {
             .map(|(_, c)| match c {
                 tpsim::decode::Collective::Allreduce(b) => *b,
                 tpsim::decode::Collective::Allgather(b) => *b,
+                tpsim::decode::Collective::ReduceScatter(b) => *b,
+                tpsim::decode::Collective::PpSend(b) => *b,
             })
             .collect()
     };

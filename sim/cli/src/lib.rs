@@ -525,6 +525,10 @@ fn add_link_tracks(
                 "allreduce",
             ),
             decode::Collective::Allgather(b) => (comm.allgather(b), "all-gather"),
+            // Issue #17: costed on the ring all-gather's links (`Costs::reduce_scatter`).
+            decode::Collective::ReduceScatter(b) => (comm.allgather(b), "reduce-scatter"),
+            // Issue #17: pipeline sends are not drawn on the link tracks.
+            decode::Collective::PpSend(_) => continue,
         };
         let mut per_link: std::collections::BTreeMap<u32, (Duration, Duration, u64)> =
             std::collections::BTreeMap::new();

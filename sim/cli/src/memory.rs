@@ -79,6 +79,14 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         };
         let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
+    // Issue #17: SGLang DP attention keeps one pool and scheduler per attention group.
+    if let Some(d) = s.engine.dp_attention {
+        let _ = writeln!(
+            o,
+            "  DP attention: {} groups of attention TP {}, each with its own KV pool and requests (box: {} × the pool)",
+            d.dp, d.attn_tp, d.dp
+        );
+    }
     let _ = writeln!(
         o,
         "  largest context per request at concurrency {}: {} tokens; largest concurrency at {} + {} tokens: {}",

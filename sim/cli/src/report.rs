@@ -47,6 +47,12 @@ fn header_text(o: &mut String, r: &RunReport) {
         sc.tp,
         backend_name(sc.allreduce)
     );
+    if let Some(d) = &sc.dp_attention {
+        let _ = writeln!(o, "  dp-attn   {d}");
+    }
+    if let Some(p) = &sc.pipeline {
+        let _ = writeln!(o, "  pipeline  {p}");
+    }
     if let Some(sp) = &sc.speculative {
         let _ = writeln!(o, "  spec      {sp}");
     }

@@ -346,10 +346,18 @@ impl<'a> SglangStartup<'a> {
             rest_gib: kv.rest_gib + state_gib,
             kv_tokens: kv.tokens,
             kv_pool: kv.pool_bytes,
-            draft_cell_size: s.speculative.as_ref().map(|sp| sp.draft.kv_cell_bytes(e.tp)),
+            draft_cell_size: s
+                .speculative
+                .as_ref()
+                .map(|sp| sp.draft.kv_cell_bytes(super::dp_attention::attention_tp(e))),
             draft_kv_tokens: s.speculative.as_ref().map(|_| kv.draft_tokens),
             max_num_reqs: Some(kv.max_num_reqs),
-            max_running_requests: Some(kv.max_running_requests),
+            // Issue #17: under DP attention, the group's share of the server's setting.
+            max_running_requests: Some(super::dp_attention::per_group_running(
+                e,
+                kv.max_running_requests,
+                kv.max_num_reqs,
+            )),
             min_mem_fraction_static: min_f,
             headroom: Bytes(0),
             entries: m.entries,
@@ -389,7 +397,7 @@ impl<'a> SglangStartup<'a> {
         let gib = |b: Bytes| b.as_gib_f64();
         let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
         let custom = custom_allreduce_buffers(e);
-        let weights = s.model.weight_bytes_per_rank(e.tp);
+        let weights = super::dp_attention::weights_per_rank(s);
         let mut entries = vec![MemEntry {
             kind: MemKind::Context,
             bytes: s.hardware.params.context_overhead.0,
@@ -474,7 +482,7 @@ impl<'a> SglangStartup<'a> {
         let nsa_rule = nsa_budget_rule(self.e);
         let target_cell = match nsa {
             Some(n) => n.budget_cell(nsa_rule),
-            None => s.model.kv_cell_bytes(self.e.tp),
+            None => super::dp_attention::kv_cell(s),
         };
         // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).
         let cell = match &s.speculative {
@@ -496,7 +504,9 @@ impl<'a> SglangStartup<'a> {
     /// The pool and the GiB it takes out of `rest`.
     fn state_pool(&self, total_gib: f64, available_gib: f64) -> (Option<SglangStatePool>, f64) {
         let (s, e) = (self.s, self.e);
-        let per_req = s.model.linear_state_bytes_per_req(e.tp);
+        let per_req = s
+            .model
+            .linear_state_bytes_per_req(super::dp_attention::attention_tp(e));
         let state_pool = (per_req > 0).then(|| {
             sglang_state_pool(
                 available_gib - total_gib * (1.0 - e.mem_fraction_static),
@@ -707,7 +717,7 @@ impl<'a> SglangStartup<'a> {
             }
             // The draft's pool: the target's token count (early 2025: more, see SglangKvPlan), its own
             // geometry, one padded page (engine-memory.md, step 10).
-            let dcell = sp.draft.kv_cell_bytes(e.tp);
+            let dcell = sp.draft.kv_cell_bytes(super::dp_attention::attention_tp(e));
             late.push((
                 MemKind::DraftKvPool,
                 Bytes((kv.draft_tokens + e.page_size) * dcell),
@@ -945,6 +955,17 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
             },
         );
     }
+    // Issue #17: vLLM 0.11 `v1/core/kv_cache_utils.py` reports dcp × the tokens under decode
+    // context parallelism ("Multiplying the GPU KV cache size by the dcp_world_size"): each rank
+    // stores 1/dcp of every request's tokens.
+    plan.tokens = plan.tokens.saturating_mul(u64::from(e.dcp.max(1)));
+    if e.dcp > 1 {
+        notes.push(format!(
+            "vLLM: \"Multiplying the GPU KV cache size by the dcp_world_size {}.\" (the tokens are the DCP \
+             group's: each rank's pool holds 1/{} of every request)",
+            e.dcp, e.dcp
+        ));
+    }
     if plan.tokens > 0 {
         entries.push(MemEntry {
             kind: MemKind::KvCache,
@@ -1130,7 +1151,7 @@ fn vllm_cell(s: &Scenario) -> u64 {
         .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))
     {
         Some(n) => n.pool_cell(),
-        None => s.model.kv_cell_bytes(s.engine.tp),
+        None => super::dp_attention::kv_cell(s),
     }
 }
 

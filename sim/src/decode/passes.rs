@@ -1,6 +1,10 @@
 //! Lowering of forward passes to task graphs, and the first-cut collective costs they use.
 
 use super::{DecodeError, SimulatedShape};
+
+mod dcp;
+mod dp_attention; // issue #17: SGLang DP attention's pass
+pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -31,6 +35,10 @@ pub struct Costs {
     /// Every distinct collective the prediction asked for: which hardware parameters a prediction
     /// used is derived from these ([`Costs::params_used`]).
     calls: Mutex<BTreeSet<Collective>>,
+    // Issue #17 (DP attention): the attention-TP group's communicator when 1 < attn_tp < tp.
+    pub attn: Option<Comm>,
+    // Issue #17 (vLLM DCP): the DCP group's communicator when dcp > 1.
+    pub dcp: Option<Comm>,
 }
 
 /// Derives the collective cost model from the scenario.
@@ -39,6 +47,8 @@ pub fn collective_costs(s: &Scenario) -> Costs {
         backend: s.engine.allreduce,
         comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env).with_custom(s.engine.custom_limits),
         calls: Mutex::new(BTreeSet::new()),
+        attn: dp_attention::attn_comm(s),
+        dcp: dcp::dcp_comm(s),
     }
 }
 
@@ -78,6 +88,26 @@ impl Costs {
         }
     }
 
+    /// One reduce-scatter of `total` bytes per rank in (always NCCL; issue #17). NCCL's ring
+    /// reduce-scatter moves the same n − 1 steps of total / n as the ring all-gather ending with
+    /// `total` bytes (NCCL `device/reduce_scatter.h` and `all_gather.h` `runRing`; the tuner's
+    /// `ncclFuncSteps` counts both as nranks − 1), so it is costed as that all-gather; the
+    /// reduction's arithmetic is not costed.
+    pub fn reduce_scatter(&self, total: Bytes) -> CollectiveCost {
+        self.record(Collective::ReduceScatter(total.0));
+        let o = self.comm.allgather(total.0);
+        CollectiveCost {
+            bytes: total,
+            time: o.time,
+            algorithm: format!("reduce-scatter as {}", o.algorithm),
+        }
+    }
+
+    /// Notes a pipeline send (issue #17) among the prediction's collectives.
+    pub fn record_pp_send(&self, bytes: u64) {
+        self.record(Collective::PpSend(bytes));
+    }
+
     fn record(&self, c: Collective) {
         self.calls
             .lock()
@@ -109,7 +139,8 @@ impl Costs {
         }
         let time = |comm: &Comm, c: &Collective| match *c {
             Collective::Allreduce(b) => comm.allreduce(b, Request::Backend(self.backend)).time,
-            Collective::Allgather(b) => comm.allgather(b).time,
+            Collective::Allgather(b) | Collective::ReduceScatter(b) => comm.allgather(b).time,
+            Collective::PpSend(b) => pipeline::send_time(comm, n, 0, b),
         };
         let base: Vec<Duration> = calls.iter().map(|c| time(&self.comm, c)).collect();
         let used: Vec<String> = names
@@ -149,6 +180,10 @@ static USED: Mutex<BTreeMap<String, Vec<String>>> = Mutex::new(BTreeMap::new());
 pub enum Collective {
     Allreduce(u64),
     Allgather(u64),
+    /// Issue #17 (DP attention): a reduce-scatter with `u64` bytes per rank in.
+    ReduceScatter(u64),
+    /// Issue #17 (pipeline): each rank's send of `u64` bytes to the next stage.
+    PpSend(u64),
 }
 
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
@@ -283,6 +318,9 @@ impl<'a> Builder<'a> {
     /// Builds and runs one iteration: `batch` active requests at context `ctx`, with or without the
     /// speculative draft/verify cycle.
     pub fn simulate(&mut self, batch: u32, ctx: u32, speculate: bool) -> Result<SimulatedShape, DecodeError> {
+        // Issue #17: with pipeline parallelism an iteration is one micro-batch's pass through the
+        // stages (`decode::pipeline`).
+        let batch = super::pipeline::micro_batch(self.s, batch);
         let mut g = TaskGraph::new();
         let s = self.s;
         let e = &s.engine;
@@ -440,10 +478,27 @@ impl<'a> Builder<'a> {
         shape: PassShape,
         deps: &[TaskId],
     ) -> Result<TaskId, DecodeError> {
+        if let Some(d) = self.s.engine.dp_attention {
+            return self.add_pass_dp(g, model, label, shape, deps, d);
+        }
         let pass = self.pass(model, label, shape);
         let mut prev = self.add_embed(g, &pass, deps)?;
+        // Issue #17: the layers after which a pipeline stage hands over to the next.
+        let ends = super::pipeline::stage_ends(self.s);
         for (i, l) in pass.fp.layers.iter().enumerate() {
             prev = self.add_layer(g, &pass, i, l, prev)?;
+            if let Some(k) = ends.iter().position(|&e| e == i) {
+                let bytes = pipeline::send_bytes(shape.tokens, model.hidden, model.activation_bytes());
+                let t = pipeline::send_time(&self.costs.comm, self.s.engine.tp as usize, k, bytes);
+                self.costs.record_pp_send(bytes);
+                prev = self.gang(
+                    g,
+                    &format!("{label}: pp send stage {k} → {}", k + 1),
+                    Collective::PpSend(bytes),
+                    t,
+                    vec![prev],
+                )?;
+            }
         }
         self.add_lm_head(g, &pass, prev)
     }
@@ -540,6 +595,8 @@ impl<'a> Builder<'a> {
             l.attn_kernels,
             &[prev],
         )?;
+        // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
+        let a = self.add_dcp(g, pass, i, a)?;
         prev = self.gang(
             g,
             &format!("{label}: L{i} allreduce attn"),
@@ -571,6 +628,12 @@ impl<'a> Builder<'a> {
         // overestimate for sliding layers with prompts longer than the window).
         // A chunked layer (Llama-4) reads the current chunk (`llm::local_kv_tokens`).
         let kv_ctx = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(ctx)) as f64;
+        // Issue #17 (vLLM DCP): each rank holds and reads 1/dcp of a decode's context (`passes::dcp`).
+        let kv_ctx = if ctx > 0 && self.s.engine.dcp > 1 {
+            (kv_ctx / f64::from(self.s.engine.dcp)).ceil()
+        } else {
+            kv_ctx
+        };
         let context_bytes = if linear {
             l.state_bytes as f64 * f64::from(seqs) * pass.state_passes
         } else {
@@ -699,9 +762,16 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 12] = [
+    const CLASSES: [(&str, &str); 16] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
+        // Issue #17 (pipeline): the hidden states' send to the next stage.
+        ("pp send", "pp_send"),
+        // Issue #17 (vLLM DCP): the query/LSE all-gathers and the output reduce-scatter.
+        (" dcp ", "dcp"),
+        // Issue #17 (DP attention): the gather before and the scatter after each MLP/MoE.
+        ("dp gather", "dp_gather"),
+        ("dp scatter", "dp_scatter"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),

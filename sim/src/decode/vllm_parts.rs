@@ -50,7 +50,9 @@ pub(super) fn weights(s: &Scenario) -> Bytes {
             }
         }
     };
-    Bytes(m.weight_bytes_per_rank(s.engine.tp).0 + rope)
+    // The checkpoint's share on this rank: the binding pipeline stage's, or at DP attention's
+    // split (issue #17; `dp_attention::weights_per_rank`), plus the stage's RoPE cache.
+    Bytes(super::dp_attention::weights_per_rank(s).0 + rope)
 }
 
 /// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU.

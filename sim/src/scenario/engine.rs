@@ -8,7 +8,7 @@ use super::{
 use crate::presets;
 use std::path::Path;
 use tpsim_model::llm::ModelSpec;
-use tpsim_model::memory::{DefaultFractionInput, SglangEra, sglang_default_fraction};
+use tpsim_model::memory::{DefaultFractionInput, SglangEra};
 
 /// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
 pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
@@ -67,7 +67,43 @@ impl Resolver<'_> {
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
         let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
-        let tp = self.tp(e.tp, e.ep_size, hw, model)?;
+        // Issue #17: EP as each engine names it (`scenario::expert_parallel`).
+        let ep_req = super::expert_parallel::resolve(
+            e.ep_size,
+            e.enable_expert_parallel,
+            e.moe_a2a_backend.as_deref(),
+            (kind, e.tp),
+            model,
+            |k: &str, m: String| self.invalid(k, m),
+        )?;
+        let tp = self.tp(e.tp, ep_req, hw, model)?;
+        // Issue #17: pipeline parallelism and SGLang DP attention (`scenario::pipeline`,
+        // `scenario::dp_attention`).
+        let invalid = |k: &str, m: String| self.invalid(k, m);
+        let pp = super::pipeline::resolve(e.pp_size, tp, speculative, hw, model, invalid)?;
+        let dp_attention = super::dp_attention::resolve(
+            (e.enable_dp_attention, e.dp_size),
+            kind,
+            tp,
+            era,
+            hw.gpu.memory_total_mib,
+            model,
+            invalid,
+        )?;
+        if pp > 1 && dp_attention.is_some() {
+            return Err(self.invalid(
+                "engine.pp_size",
+                "pipeline parallelism together with DP attention is not modelled: use one of them",
+            ));
+        }
+        let dp = dp_attention.map_or(1, |d| d.dp);
+        let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, invalid)?;
+        if dcp > 1 && pp > 1 {
+            return Err(self.invalid(
+                "engine.dcp_size",
+                "decode context parallelism together with pipeline parallelism is not modelled",
+            ));
+        }
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
@@ -89,7 +125,7 @@ impl Resolver<'_> {
                     model,
                 )?;
                 (
-                    self.sglang_default_fraction(fraction_era, hw, tp, speculative, model, extra)?,
+                    self.sglang_default_fraction(fraction_era, hw, (tp, pp, dp), speculative, model, extra)?,
                     true,
                 )
             }
@@ -97,7 +133,7 @@ impl Resolver<'_> {
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
         }
-        let ep_size = self.ep_size(e.ep_size, tp, model)?;
+        let ep_size = self.ep_size(ep_req, tp, model)?;
         // Tokens per page: SGLang's default page size 1; vLLM's default block size 16.
         let page_size = e
             .page_size
@@ -154,6 +190,9 @@ impl Resolver<'_> {
             |k, m| self.invalid(k, m),
         )?;
         Ok(Engine {
+            dp_attention,
+            pp,
+            dcp,
             name,
             version: e.version,
             tp,
@@ -332,13 +371,13 @@ impl Resolver<'_> {
         Ok(tp)
     }
 
-    /// SGLang's default `mem_fraction_static` for this era, GPU, tp and model (when the scenario
-    /// gives none).
+    /// SGLang's default `mem_fraction_static` for this era, GPU, (tp, pp, DP-attention size) and
+    /// model (when the scenario gives none).
     fn sglang_default_fraction(
         &self,
         era: SglangEra,
         hw: &Hardware,
-        tp: u32,
+        (tp, pp, dp): (u32, u32, u32),
         speculative: bool,
         model: &ModelSpec,
         extra_reserve_mib: f64,
@@ -347,7 +386,7 @@ impl Resolver<'_> {
             era,
             gpu_mem_mib: hw.gpu.memory_total_mib,
             tp,
-            pp: 1,
+            pp,
             eagle: speculative,
             vision: model
                 .vision
@@ -358,7 +397,7 @@ impl Resolver<'_> {
                 .map(|v| v.sglang_fraction_dims),
             extra_reserve_mib,
         };
-        sglang_default_fraction(&input)
+        tpsim_model::memory::sglang_default_fraction_dp(&input, dp)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))
     }
 

@@ -313,6 +313,25 @@ pub struct EngineSection {
     /// SGLang's `--attention-backend` (issue #16; default: SGLang's choice for the GPU and model,
     /// `scenario::attention_backend`).
     pub attention_backend: Option<String>,
+    // Issue #17 (parallelism): SGLang DP attention.
+    /// SGLang's `--enable-dp-attention` (default false; SGLang turns it off when `dp_size` is 1).
+    pub enable_dp_attention: Option<bool>,
+    /// SGLang's `--dp-size` (default 1): with `enable_dp_attention`, the attention data-parallel size
+    /// (attention TP = tp / dp_size).
+    pub dp_size: Option<u32>,
+    // Issue #17 (parallelism): pipeline parallelism.
+    /// SGLang's `--pp-size` / vLLM's `--pipeline-parallel-size` (default 1): stages of consecutive
+    /// layers, each on its own `tp` GPUs (tp × pp GPUs in all).
+    pub pp_size: Option<u32>,
+    // Issue #17 (parallelism): vLLM decode context parallelism.
+    /// vLLM's `--decode-context-parallel-size` (default 1; MLA models, tp divisible by it).
+    pub dcp_size: Option<u32>,
+    // Issue #17 (parallelism): expert parallelism as the engines name it.
+    /// vLLM's `--enable-expert-parallel` (vLLM only): EP size = tp (× dp, 1 here).
+    pub enable_expert_parallel: Option<bool>,
+    /// SGLang's `--moe-a2a-backend` (default "none": the allreduce path; the all-to-all backends are
+    /// refused as not modelled).
+    pub moe_a2a_backend: Option<String>,
 }
 
 mergeable! {

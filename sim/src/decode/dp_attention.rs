@@ -1,0 +1,55 @@
+//! Issue #17: SGLang's DP attention in the per-rank memory plan and the scheduler's batch (the
+//! iteration graph is `passes::dp_attention`).
+//!
+//! Each attention group is its own scheduler with its own KV pool (SGLang 0.5.9: one
+//! `Scheduler`/`ModelRunner` per attention-DP rank): a rank holds its attention shard's KV heads
+//! (`ModelSpec::kv_cell_bytes` at attn_tp) and the group admits `max_running_requests` of its own, the
+//! server's `--max-running-requests` divided by dp (`model_runner.py`: `max_running_requests //
+//! self.dp_size`, then capped by the request pool). The box so holds dp groups' requests at once.
+
+use crate::scenario::{Engine, Scenario};
+use tpsim_model::units::Bytes;
+
+/// The TP size the attention (and so the KV cache and linear-attention state) is sharded by.
+pub fn attention_tp(e: &Engine) -> u32 {
+    e.dp_attention.map_or(e.tp, |d| d.attn_tp)
+}
+
+/// Attention-DP groups (1 without DP attention).
+pub fn dp(e: &Engine) -> u32 {
+    e.dp_attention.map_or(1, |d| d.dp)
+}
+
+/// Target weights one rank loads (`ModelSpec::weight_breakdown_dp_attention` under DP attention).
+/// With pipeline parallelism (issue #17): the binding stage's (`pipeline::binding_stage`).
+pub fn weights_per_rank(s: &Scenario) -> Bytes {
+    if let Some(st) = super::pipeline::binding_stage(s) {
+        return Bytes(st.weight_bytes);
+    }
+    match s.engine.dp_attention {
+        Some(d) => Bytes(
+            s.model
+                .weight_breakdown_dp_attention(s.engine.tp, d.attn_tp)
+                .total(),
+        ),
+        None => s.model.weight_bytes_per_rank(s.engine.tp),
+    }
+}
+
+/// A group's `max_running_requests` from the plan's (computed with the server's setting): with the
+/// setting given, that divided by dp and capped by the request pool `max_num_reqs`.
+pub fn per_group_running(e: &Engine, planned: u64, max_num_reqs: u64) -> u64 {
+    match (e.dp_attention, e.max_running_requests) {
+        (Some(d), Some(m)) => (m / u64::from(d.dp)).min(max_num_reqs),
+        _ => planned,
+    }
+}
+
+/// The target's KV cell per token on one rank: at the attention TP, or the binding pipeline
+/// stage's (issue #17).
+pub fn kv_cell(s: &Scenario) -> u64 {
+    match super::pipeline::binding_stage(s) {
+        Some(st) => st.kv_cell_bytes,
+        None => s.model.kv_cell_bytes(attention_tp(&s.engine)),
+    }
+}

@@ -1,0 +1,117 @@
+//! Issue #17: SGLang's DP attention (`--enable-dp-attention --dp-size`) through `tpsim memory` and
+//! `tpsim run`. Expected figures are SGLang's own arithmetic, computed by hand in the comments.
+
+use crate::common::*;
+
+fn memory_json(file: &str) -> serde_json::Value {
+    let o = tpsim(&["memory", file, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    serde_json::from_str(&o.stdout).expect("JSON")
+}
+
+fn example_with(name: &str, from: &str, to: &str) -> String {
+    let text =
+        std::fs::read_to_string(scenario("examples/deepseek-v3-dp-attention-h200x8.toml")).expect("example");
+    assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
+    let p = scratch(name).join("scenario.toml");
+    std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
+    p.display().to_string()
+}
+
+/// SGLang 0.5.8/0.5.9 `server_args.py` `_handle_gpu_memory_settings` on an H200 (143,771 MiB, tp 8:
+/// chunked_prefill_size 8192, cuda_graph_max_bs 512): reserved = 512 + 1.5 × 8192 + 2 × 512 + 8/8 ×
+/// 1024 = 14,848 MiB; DP attention at dp 8 adds 512 × 8 × 3 = 12,288 and (512 > 300) 512 × 8 × 1.5 =
+/// 6,144 → 33,280 MiB (above the 10 GiB floor); f = round((143,771 − 33,280) / 143,771, 3) =
+/// round(0.76852, 3) = 0.769. Without DP attention: round(128,923 / 143,771, 3) = 0.897.
+#[test]
+fn default_fraction_carries_sglangs_dp_attention_reserve() {
+    let f = scenario("examples/deepseek-v3-dp-attention-h200x8.toml");
+    let j = memory_json(&f);
+    assert_eq!(j["mem_fraction_static"], 0.769);
+    let plain = example_with("dp-off", "enable_dp_attention = true\ndp_size = 8\n", "");
+    assert_eq!(memory_json(&plain)["mem_fraction_static"], 0.897);
+    // dp_size 1 turns DP attention off (SGLang `_handle_data_parallelism`): plain TP's fraction.
+    let one = example_with("dp-one", "dp_size = 8", "dp_size = 1");
+    assert_eq!(memory_json(&one)["mem_fraction_static"], 0.897);
+}
+
+/// Each attention group has its own pool: DeepSeek-V3's MLA cell stays 576 × 61 × 2 = 70,272 B, and
+/// the box holds dp = 8 groups' requests: largest concurrency at 1024 + 256 = 1,280 tokens = 8 ×
+/// ⌊tokens / 1,280⌋. The rank's weights grow by the embedding and attention now sharded over one
+/// rank instead of eight: the embedding alone by 129,280 × 7,168 × 2 × 7/8 = 1,621,688,320 B.
+#[test]
+fn pools_and_weights_per_attention_group() {
+    let j = memory_json(&scenario("examples/deepseek-v3-dp-attention-h200x8.toml"));
+    assert_eq!(j["kv_cache"]["cell_size_bytes"], 70_272);
+    let tokens = j["kv_tokens"].as_u64().expect("tokens");
+    assert_eq!(
+        j["max_concurrency_at_context"].as_u64(),
+        Some(8 * (tokens / 1_280))
+    );
+    let weights = |j: &serde_json::Value| {
+        j["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .find(|e| e["name"] == "target weights")
+            .map(|e| f(&e["mib"]))
+            .expect("weights entry")
+    };
+    let plain = memory_json(&example_with(
+        "dp-off-w",
+        "enable_dp_attention = true\ndp_size = 8\n",
+        "",
+    ));
+    let grew = (weights(&j) - weights(&plain)) * 1_048_576.0;
+    assert!(grew > 1_621_688_320.0, "{grew}");
+}
+
+/// A GQA model: Qwen3-235B-A22B's 4 KV heads at tp 8 give each rank one replicated head (1 × 2 ×
+/// 128 × 94 × 2 = 48,128 B per token); with dp 8 each rank holds all 4 of its group: 4 × 2 × 128 × 94
+/// × 2 = 192,512 B (SGLang `get_num_kv_heads(get_attention_tp_size())`).
+#[test]
+fn gqa_kv_heads_follow_the_attention_tp() {
+    let f = example_with(
+        "qwen3",
+        "preset = \"deepseek-v3\"",
+        "preset = \"qwen3-235b-a22b\"",
+    );
+    assert_eq!(memory_json(&f)["kv_cache"]["cell_size_bytes"], 192_512);
+    let f = example_with(
+        "qwen3-plain",
+        "[model]\npreset = \"deepseek-v3\"\n\n[engine]\nname = \"sglang\"\nversion = \"0.5.8\"\ntp = 8\nenable_dp_attention = true\ndp_size = 8\n",
+        "[model]\npreset = \"qwen3-235b-a22b\"\n\n[engine]\nname = \"sglang\"\nversion = \"0.5.8\"\ntp = 8\n",
+    );
+    assert_eq!(memory_json(&f)["kv_cache"]["cell_size_bytes"], 48_128);
+}
+
+/// `tpsim run` names the gathers and scatters in its breakdown and has no per-layer allreduce; the
+/// header states the layout and the engine's chunked-prefill warning (8192 / 8 = 1024) is printed.
+#[test]
+fn run_reports_the_dp_collectives() {
+    let file = scenario("examples/deepseek-v3-dp-attention-h200x8.toml");
+    let o = tpsim(&["run", &file]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("dp-attn   dp 8 × attention tp 1"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("dp_gather") && o.stdout.contains("dp_scatter"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stderr.contains("The chunked prefill size is adjusted to 1024"),
+        "{}",
+        o.stderr
+    );
+    let j = run_json(&file);
+    let by_op = &j["breakdown_by_op"];
+    assert!(by_op.get("allreduce").is_none(), "{by_op}");
+    assert!(
+        f(&by_op["dp_gather"]) > 0.0 && f(&by_op["dp_scatter"]) > 0.0,
+        "{by_op}"
+    );
+}
