@@ -12,6 +12,8 @@
 //! `workload.rs`.
 
 mod acceptance;
+// Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.
+pub mod accel;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 mod draft;
@@ -84,6 +86,8 @@ pub struct Hardware {
     /// The files it was merged from, lowest first: templates, preset, profile, the scenario
     /// (`tpsim validate --explain`).
     pub layers: layers::Layers,
+    /// Issue #17 point 4: the GPU's vendor, an xGMI mesh, a multi-node cluster.
+    pub accel: accel::Accel,
 }
 
 /// A fitted parameter's provenance: the rows it was fitted to, the command that refits it and the
