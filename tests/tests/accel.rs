@@ -197,3 +197,26 @@ fn kimi_k2_5_mi355x_start_up_through_the_scenario_path() {
     assert!(text.contains("2454730"), "{text}");
     assert!((2_454_730i64 - 2_454_421).abs() <= 764);
 }
+
+#[test]
+fn topo_shows_the_xgmi_mesh_as_peer_links() {
+    // Every pair of the MI300X platform is one xGMI hop: NV in the matrix, P2P without staging.
+    let o = tpsim(&["topo", "--hardware", "mi300x-8x-xgmi"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let row = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("GPU0    X      NV"))
+        .expect("NV row");
+    assert!(!row.contains("SYS") && !row.contains("NODE"), "{row}");
+    let transports: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("GPU"))
+        .skip(8)
+        .collect();
+    assert_eq!(transports.len(), 8, "{}", o.stdout);
+    for l in transports {
+        assert!(!l.contains("SHM") && !l.contains('*'), "{l}");
+    }
+}
