@@ -362,6 +362,10 @@ impl Resolver<'_> {
         let mut warnings = Vec::new();
         self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
+        // Issue #17 point 4: a GPU no fit has seen gets its decode times by extrapolation.
+        if let Some(w) = accel::extrapolation_warning(&hardware) {
+            warnings.push(w);
+        }
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,

@@ -220,3 +220,21 @@ fn topo_shows_the_xgmi_mesh_as_peer_links() {
         assert!(!l.contains("SHM") && !l.contains('*'), "{l}");
     }
 }
+
+#[test]
+fn amd_predictions_say_they_are_extrapolated() {
+    // No bundled fit comes from an AMD GPU: the scenario carries the note (stderr and JSON warnings);
+    // an NVIDIA preset does not.
+    let o = tpsim(&["run", &scenario("examples/llama-3.1-70b-mi300x8.toml")]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("AMD Instinct MI300X: kernel efficiencies borrowed from NVIDIA fits")
+            && o.stderr.contains("extrapolation"),
+        "{}",
+        o.stderr
+    );
+    let o = tpsim(&["run", &scenario("examples/kimi-k2.5-b200x8.toml")]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("extrapolation"), "{}", o.stderr);
+}

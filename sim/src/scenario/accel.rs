@@ -99,6 +99,20 @@ impl Accel {
     }
 }
 
+/// The note a scenario carries when its GPU's kernel efficiencies were never fitted on that vendor:
+/// every bundled fit (the template's efficiencies, the Hopper kernel cost, the profiles) comes from
+/// NVIDIA GPUs, so on an AMD GPU without a profile the compute times are an extrapolation.
+pub fn extrapolation_warning(hw: &super::Hardware) -> Option<String> {
+    (hw.accel.vendor == GpuVendor::Amd && hw.profile.is_none() && hw.curves.is_empty()).then(|| {
+        format!(
+            "{}: kernel efficiencies borrowed from NVIDIA fits (no profile fitted on {}): compute times \
+             are an extrapolation",
+            hw.gpu.name,
+            hw.accel.vendor.platform()
+        )
+    })
+}
+
 impl Resolver<'_> {
     /// Resolves `[gpu] vendor`, `[xgmi]` and `[cluster]` of the merged hardware section for a box of
     /// `gpus` GPUs whose GPU has NVLink when `nvlink`.
