@@ -25,6 +25,8 @@ fn main() {
         ("HARDWARE_TEMPLATES", "hardware/templates"),
         ("ENGINES", "engines"),
         ("ACCEPTANCE", "acceptance"),
+        // Issue #17 point 4: NIC presets a `[hardware.cluster]` names with `nic = "<name>"`.
+        ("NICS", "nics"),
     ] {
         let dir = root.join(sub);
         println!("cargo::rerun-if-changed={}", dir.display());

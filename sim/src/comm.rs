@@ -113,9 +113,14 @@ impl Comm {
         let n = ranks.len();
         let gpu = &hw.gpu;
         let level = nccl::p2p_level(env, hw.cpu_amd, n as u32);
+        // Issue #17 point 4: an xGMI mesh is a peer fabric like NVLink for RCCL's tuner (RCCL reuses
+        // NCCL's NVL link type for xGMI); its port is all links together.
+        let xgmi = hw.accel.xgmi.as_ref().map(|x| x.port_bw().as_gbps());
+        let peer_fabric = gpu.nvlink || xgmi.is_some();
         // NCCL's model of the GPU's own link: NVLink port bandwidth on NVLink boxes, else PCIe.
-        let link = match (gpu.nvlink, hw.params.nvlink_bw) {
-            (true, Some(nv)) => nv.as_gbps(),
+        let link = match (gpu.nvlink, hw.params.nvlink_bw, xgmi) {
+            (_, _, Some(x)) => x,
+            (true, Some(nv), _) => nv.as_gbps(),
             _ => gpu.nccl_pci_bandwidth_gbps(),
         };
         let mut ring_path = Vec::with_capacity(n);
@@ -123,7 +128,7 @@ impl Comm {
         let mut hop_transports = Vec::with_capacity(n);
         for i in 0..n {
             let (a, b) = (ranks[i], ranks[(i + 1) % n]);
-            let class = hw.topology.path_class(a, b, gpu.nvlink);
+            let class = hw.topology.path_class(a, b, peer_fabric);
             let t = nccl::transport(class, gpu.p2p, level);
             transport = transport.max(t);
             hop_transports.push(t);
@@ -147,7 +152,7 @@ impl Comm {
             cpu_amd: hw.cpu_amd,
             gpu_link_gbps: link,
             ring_path,
-            nvlink: gpu.nvlink,
+            nvlink: peer_fabric,
         };
         let graph = nccl::search_ring(&input, env);
         let table = nccl::tune(&graph, n as u32, &input, env);
@@ -165,7 +170,7 @@ impl Comm {
             hop_transports,
             graph,
             table,
-            nvlink: gpu.nvlink,
+            nvlink: peer_fabric,
             p2p: gpu.p2p,
             conn_links,
             cache,

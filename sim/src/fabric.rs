@@ -31,6 +31,9 @@ pub struct Fabric {
     staged: BTreeMap<usize, LinkId>,
     /// Per GPU, its NVLink port into and out of the NVSwitch fabric (NVLink boxes only).
     nvlink: BTreeMap<usize, (LinkId, LinkId)>,
+    /// Issue #17 point 4: the xGMI mesh's one link per ordered GPU pair (what a point-to-point send
+    /// between two GPUs is limited to; collectives spread over every link through the ports above).
+    xgmi_pairs: BTreeMap<(usize, usize), LinkId>,
     /// `pair_paths[a * gpus + b]`: the GPU → GPU path, computed once (collectives ask for the same
     /// few pairs on every call).
     pair_paths: Vec<Path>,
@@ -52,10 +55,56 @@ fn pcie_bw(p: &HwParams, pcie_gen: u32, width: u32) -> Bandwidth {
     x16.scaled(width.clamp(1, 16) as f64 / 16.0).unwrap_or(x16)
 }
 
+/// The per-direction bandwidth of a GPU's own PCIe link (issue #17 point 4: what a NIC reaching it
+/// over PCIe, or a host-staged copy, is limited to).
+pub fn gpu_link_bw(p: &HwParams, gpu: &GpuSpec) -> Bandwidth {
+    pcie_bw(p, gpu.pcie_gen, gpu.pcie_width)
+}
+
 impl Fabric {
     /// Builds the network for the hardware of a scenario.
     pub fn new(hw: &Hardware) -> Fabric {
-        Self::build(&hw.topology, &hw.gpu, &hw.params)
+        let mut f = Self::build(&hw.topology, &hw.gpu, &hw.params);
+        if let Some(x) = &hw.accel.xgmi {
+            f.add_xgmi(x);
+        }
+        f
+    }
+
+    /// Issue #17 point 4: AMD's fully connected xGMI mesh. Each GPU gets a port into and out of the
+    /// mesh with all of its links' bandwidth (`links × link_bw`): RCCL lays its channels' rings over
+    /// different links of the mesh, so a collective's traffic out of one GPU spreads over all of
+    /// them, as NCCL's over an NVSwitch port. Each ordered pair also gets its own link (`link_bw`),
+    /// which a point-to-point send ([`Fabric::send_flow`]) is limited to. GPU → GPU paths then take
+    /// the mesh (latency `xgmi.latency`), like NVLink's.
+    fn add_xgmi(&mut self, x: &crate::scenario::accel::Xgmi) {
+        let n = self.topology.gpu_count();
+        let port = x.port_bw();
+        for g in 0..n {
+            let up = self.net.add_link(format!("GPU{g}→xGMI"), port);
+            let down = self.net.add_link(format!("xGMI→GPU{g}"), port);
+            self.nvlink.insert(g, (up, down));
+        }
+        for a in 0..n {
+            for b in 0..n {
+                if a != b {
+                    let id = self.net.add_link(format!("xGMI link GPU{a}→GPU{b}"), x.link_bw);
+                    self.xgmi_pairs.insert((a, b), id);
+                }
+            }
+        }
+        self.params.nvlink_latency = Some(x.latency);
+        self.pair_paths = (0..n * n).map(|i| self.route_path(i / n, i % n)).collect();
+    }
+
+    /// A point-to-point send of `bytes` from GPU `src` to GPU `dst` (a pipeline stage's activations,
+    /// a KV transfer): the collective path plus, on an xGMI mesh, the one link joining the pair.
+    pub fn send_flow(&self, src: usize, dst: usize, bytes: u64, start: Duration, tag: u64) -> FlowSpec {
+        let mut f = self.flow(src, dst, bytes, start, FlowKind::Write, tag);
+        if let Some(&l) = self.xgmi_pairs.get(&(src, dst)) {
+            f.path.push(l);
+        }
+        f
     }
 
     /// Builds the network from its parts.
@@ -69,6 +118,7 @@ impl Fabric {
             shm_conn: BTreeMap::new(),
             staged: BTreeMap::new(),
             nvlink: BTreeMap::new(),
+            xgmi_pairs: BTreeMap::new(),
             pair_paths: Vec::new(),
         };
         let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
@@ -291,6 +341,10 @@ impl Fabric {
 
     /// Whether kernel peer loads from `owner` by `reader` are staged through system memory.
     pub fn is_staged(&self, reader: usize, owner: usize) -> bool {
+        // Issue #17 point 4: on an xGMI mesh a peer load crosses the pair's link, never the host.
+        if self.xgmi_pairs.contains_key(&(owner, reader)) {
+            return false;
+        }
         self.topology
             .staged_peer_loads(reader, owner, self.params.force_p2p)
     }

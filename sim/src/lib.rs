@@ -29,6 +29,8 @@ pub mod engine_args;
 pub mod exec;
 pub mod fabric;
 pub mod files;
+// Issue #17 point 4: transfers between the boxes of a `[hardware.cluster]`.
+pub mod internode;
 pub mod memory;
 pub mod net;
 pub mod presets;

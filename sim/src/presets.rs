@@ -37,6 +37,11 @@ pub fn acceptance(name: &str) -> Option<&'static str> {
     ACCEPTANCE.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// The bundled NIC preset `name` (`scenarios/nics/<name>.toml`; issue #17 point 4).
+pub fn nic(name: &str) -> Option<&'static str> {
+    NICS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// The bundled model preset `name`: (config.json, quant.toml).
 pub fn model(name: &str) -> Option<(&'static str, &'static str)> {
     MODELS
@@ -57,6 +62,7 @@ pub fn names(kind: &str) -> Vec<&'static str> {
         "hardware-template" => HARDWARE_TEMPLATES.iter().map(|(n, _)| *n).collect(),
         "engine" => ENGINES.iter().map(|(n, _)| *n).collect(),
         "acceptance" => ACCEPTANCE.iter().map(|(n, _)| *n).collect(),
+        "nic" => NICS.iter().map(|(n, _)| *n).collect(),
         _ => MODELS.iter().map(|(n, _, _)| *n).collect(),
     }
 }

@@ -24,7 +24,8 @@ pub const DECIMALS: usize = 6;
 /// Name of the baselines file in the root (`scenarios/baselines.toml`).
 pub const BASELINES_FILE: &str = "baselines.toml";
 /// Folders under the root that hold presets, not scenarios.
-pub const PRESET_DIRS: &[&str] = &["hardware", "engines", "models", "acceptance", "profiles"];
+// `nics`: the NIC presets of `[hardware.cluster]` (issue #17 point 4).
+pub const PRESET_DIRS: &[&str] = &["hardware", "engines", "models", "acceptance", "profiles", "nics"];
 
 /// The metrics, in table order, with their default tolerances: the throughput and time metrics
 /// within 0.5 % (the design's "honest tolerance" for a deterministic model: any code change that moves

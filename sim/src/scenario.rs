@@ -17,6 +17,8 @@ mod collective_options;
 mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
 pub use collective_options::NcclTunerSection;
 pub use pcie_ipc::PcieIpcVars;
+// Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.
+pub mod accel;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 pub mod dcp; // issue #17: vLLM decode context parallelism
@@ -96,6 +98,8 @@ pub struct Hardware {
     /// The files it was merged from, lowest first: templates, preset, profile, the scenario
     /// (`tpsim validate --explain`).
     pub layers: layers::Layers,
+    /// Issue #17 point 4: the GPU's vendor, an xGMI mesh, a multi-node cluster.
+    pub accel: accel::Accel,
 }
 
 /// A fitted parameter's provenance: the rows it was fitted to, the command that refits it and the
@@ -400,6 +404,10 @@ impl Resolver<'_> {
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
         warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));
+        // Issue #17 point 4: a GPU no fit has seen gets its decode times by extrapolation.
+        if let Some(w) = accel::extrapolation_warning(&hardware) {
+            warnings.push(w);
+        }
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,

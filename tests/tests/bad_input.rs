@@ -696,3 +696,76 @@ fn dcp_size_key_of_issue_17() {
     );
     assert!(e.contains("does not return the softmax lse for decode"), "{e}");
 }
+
+// Issue #17 point 4: accelerators (gpu.vendor, [hardware.xgmi]) and multi-node ([hardware.cluster]).
+#[test]
+fn accelerator_and_cluster_keys() {
+    let amd = "gpus = 8\n[hardware.gpu]\nvendor = \"amd\"\n";
+    for (name, to, key, needle) in [
+        (
+            "vendor",
+            "gpus = 8\n[hardware.gpu]\nvendor = \"intel\"".to_string(),
+            "hardware.gpu.vendor",
+            "`intel`: expected \"nvidia\" or \"amd\"",
+        ),
+        (
+            "xgmi-on-nvidia",
+            "gpus = 8\n[hardware.xgmi]\nlinks = 7\nlink_bw = \"48GB/s\"\nlatency = \"0.6us\"".into(),
+            "hardware.xgmi",
+            "xGMI is AMD's Infinity Fabric: expected gpu.vendor = \"amd\"",
+        ),
+        (
+            "xgmi-links",
+            format!("{amd}[hardware.xgmi]\nlinks = 3\nlink_bw = \"48GB/s\"\nlatency = \"0.6us\""),
+            "hardware.xgmi.links",
+            "3 links per GPU cannot join 8 GPUs fully: expected at least 7",
+        ),
+        (
+            "xgmi-missing-bw",
+            format!("{amd}[hardware.xgmi]\nlinks = 7\nlatency = \"0.6us\""),
+            "hardware.xgmi.link_bw",
+            "missing",
+        ),
+        (
+            "nic",
+            "gpus = 8\n[hardware.cluster]\nnodes = 2\nnic = \"token-ring\"".into(),
+            "hardware.cluster.nic",
+            "unknown NIC preset `token-ring`; expected one of: connectx-6-roce-200",
+        ),
+        (
+            "nics-per-node",
+            "gpus = 8\n[hardware.cluster]\nnodes = 2\nnic = \"connectx-7-ib-ndr400\"\nnics_per_node = 0".into(),
+            "hardware.cluster.nics_per_node",
+            "0: expected 1 to 8 (one per GPU at most)",
+        ),
+        (
+            "nodes",
+            "gpus = 8\n[hardware.cluster]\nnodes = 0\nnic = \"connectx-7-ib-ndr400\"".into(),
+            "hardware.cluster.nodes",
+            "0: expected 1 to 1024 boxes",
+        ),
+        (
+            "domain",
+            "gpus = 8\n[hardware.cluster]\nnodes = 2\nnic = \"connectx-7-ib-ndr400\"\nnvlink_domain_gpus = 72"
+                .into(),
+            "hardware.cluster.nvlink_domain_gpus",
+            "an NVLink domain needs NVLink: expected gpu.nvlink = true",
+        ),
+        (
+            "nic-bw",
+            "gpus = 8\n[hardware.cluster]\nnodes = 2\nnic_latency = \"2us\"".into(),
+            "hardware.cluster.nic_bw",
+            "missing",
+        ),
+        (
+            "cluster-typo",
+            "gpus = 8\n[hardware.cluster]\nnode = 2".into(),
+            "hardware.cluster.node",
+            "unknown field `node`",
+        ),
+    ] {
+        let e = bad(&format!("accel-{name}"), "gpus = 8", &to);
+        assert!(e.contains(&format!("key `{key}`")), "{name}: {e}");
+        assert!(e.contains(needle), "{name}: {e}");
+    }
+}

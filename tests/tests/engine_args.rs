@@ -39,11 +39,15 @@ fn accepted(file: &str) -> BTreeMap<String, Flag> {
     m
 }
 
-/// The argument list a command is checked against: the engine and the version it targets.
+/// The argument list a command is checked against: the engine and the version it targets. A
+/// post-release (`0.5.8.post1`) is checked against its release's list: post-releases fix packaging
+/// and bugs, and the lists hold only releases.
 fn list_for(c: &EngineCommand) -> String {
+    let v = c.version.trim_start_matches('v');
+    let v = v.split(".post").next().unwrap_or(v);
     match c.engine {
-        EngineKind::Sglang => format!("sglang-{}.txt", c.version),
-        EngineKind::Vllm => format!("vllm-{}.txt", c.version),
+        EngineKind::Sglang => format!("sglang-{v}.txt"),
+        EngineKind::Vllm => format!("vllm-{v}.txt"),
     }
 }
 

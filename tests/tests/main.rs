@@ -6,6 +6,8 @@
 
 mod common;
 
+// Issue #17 point 4: accelerators (B200, GB200, H20, L40S, RTX 4090 48GB, MI300X/MI325X/MI355X) and multi-node.
+mod accel;
 mod allreduce_data;
 mod architecture;
 mod bad_input;

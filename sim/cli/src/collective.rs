@@ -66,6 +66,8 @@ pub fn topo_text(setup: &Setup) -> String {
     let t = &hw.topology;
     let n = setup.gpus;
     let comm = Comm::new(hw, n, &setup.env);
+    // Issue #17 point 4: an xGMI mesh joins every pair like NVLink (shown as NV).
+    let peer = hw.gpu.nvlink || hw.accel.xgmi.is_some();
     let mut o = String::new();
     let _ = writeln!(o, "{} ({} GPUs shown of {})", hw.name, n, t.gpu_count());
     let _ = write!(o, "{:<8}", "");
@@ -76,7 +78,7 @@ pub fn topo_text(setup: &Setup) -> String {
     for i in 0..n {
         let _ = write!(o, "{:<8}", format!("GPU{i}"));
         for j in 0..n {
-            let _ = write!(o, "{:<7}", t.smi_label(i, j, hw.gpu.nvlink));
+            let _ = write!(o, "{:<7}", t.smi_label(i, j, peer));
         }
         let _ = writeln!(o, "{}", t.path_of(i));
     }
@@ -100,8 +102,7 @@ pub fn topo_text(setup: &Setup) -> String {
             let cell = if i == j {
                 "X".to_string()
             } else {
-                let tr =
-                    tpsim_model::nccl::transport(t.path_class(i, j, hw.gpu.nvlink), hw.gpu.p2p, comm.level);
+                let tr = tpsim_model::nccl::transport(t.path_class(i, j, peer), hw.gpu.p2p, comm.level);
                 let name = match tr {
                     tpsim_model::hw::Transport::P2p => "P2P",
                     tpsim_model::hw::Transport::Shm => "SHM",

@@ -358,6 +358,19 @@ impl Resolver<'_> {
             )
         })?;
         let gpus = hw.topology.gpu_count() as u32;
+        // Issue #17 point 4: a TP group larger than one box needs the cluster's NICs in every
+        // allreduce; the decode loop simulates collectives inside one box only.
+        if tp > gpus && tp <= gpus * hw.accel.nodes() {
+            return Err(self.invalid(
+                "engine.tp",
+                format!(
+                    "tp = {tp} spans {} boxes of {gpus} GPUs: tpsim simulates a TP group inside one box \
+                     only (transfers between boxes are costed for point-to-point sends, not yet \
+                     inside the decode loop's allreduce): expected tp ≤ {gpus}",
+                    tp.div_ceil(gpus)
+                ),
+            ));
+        }
         if tp == 0 || tp > gpus {
             return Err(self.invalid(
                 "engine.tp",

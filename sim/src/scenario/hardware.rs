@@ -85,8 +85,10 @@ impl Resolver<'_> {
         }
         let mut fitted = self.fitted_constants(&h, &base, &chain.fitted_files, &inline_params)?;
         let m = h.merged_over(base);
-        let gpu = self.gpu_spec(m.gpu.unwrap_or_default())?;
-        let topology = self.topology(m.topology.unwrap_or_default(), gpus_override)?;
+        let gpu = self.gpu_spec(m.gpu.clone().unwrap_or_default())?;
+        let topology = self.topology(m.topology.clone().unwrap_or_default(), gpus_override)?;
+        // Accelerators and multi-node (issue #17 point 4).
+        let accel = self.accel(&m, topology.gpu_count() as u32, gpu.nvlink)?;
         let mut params = self.hw_params(m.params.unwrap_or_default())?;
         let mut compute = preset_compute;
         let profile = match profile_ref {
@@ -123,6 +125,7 @@ impl Resolver<'_> {
             curves,
             fitted,
             layers: layers::Layers::new(layers),
+            accel,
         })
     }
 

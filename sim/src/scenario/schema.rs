@@ -72,6 +72,11 @@ pub struct HardwareSection {
     /// were fitted to measurements, each with the rows it was fitted to and the command that refits
     /// it (issue #14: calibration is not validation).
     pub fitted: Option<BTreeMap<String, FittedSection>>,
+    // Accelerators and multi-node (issue #17 point 4): sim/src/scenario/accel.rs resolves these.
+    /// `[xgmi]` (`[hardware.xgmi]` in a scenario): AMD's Infinity Fabric mesh between the GPUs.
+    pub xgmi: Option<XgmiSection>,
+    /// `[cluster]` (`[hardware.cluster]` in a scenario): several boxes joined by NICs.
+    pub cluster: Option<ClusterSection>,
 }
 
 /// `[fitted.<param>]`: where a fitted `[params]` value came from. Those rows are then a consistency
@@ -181,7 +186,56 @@ impl HardwareSection {
                 }
                 (s, b) => s.or(b),
             },
+            // Accelerators and multi-node (issue #17 point 4): key by key.
+            xgmi: merge_opt(self.xgmi, base.xgmi, XgmiSection::merged_over),
+            cluster: merge_opt(self.cluster, base.cluster, ClusterSection::merged_over),
         }
+    }
+}
+
+/// Both set: `f(top, base)`; else whichever is set.
+fn merge_opt<T>(top: Option<T>, base: Option<T>, f: impl Fn(T, T) -> T) -> Option<T> {
+    match (top, base) {
+        (Some(t), Some(b)) => Some(f(t, b)),
+        (t, b) => t.or(b),
+    }
+}
+
+// Accelerators and multi-node (issue #17 point 4): the `[xgmi]` and `[cluster]` sections.
+mergeable! {
+    /// `[hardware.xgmi]`: a fully connected Infinity Fabric (xGMI) mesh, every GPU linked to every
+    /// other by its own link (AMD Instinct MI300X / MI325X / MI355X platforms).
+    pub struct XgmiSection {
+        /// Links per GPU (7 in an 8-GPU platform: one to each peer).
+        links: u32,
+        /// Usable bandwidth of one link, per direction.
+        link_bw: Bandwidth,
+        /// One-way GPU → GPU latency over a link.
+        latency: Duration,
+    }
+}
+
+mergeable! {
+    /// `[hardware.cluster]`: `nodes` copies of the box joined by NICs (NCCL's net transport).
+    pub struct ClusterSection {
+        /// Boxes (each the `[topology]` above); 1 when absent.
+        nodes: u32,
+        /// A bundled NIC preset (`scenarios/nics/<name>.toml`) whose keys go under this section's.
+        nic: String,
+        /// The NIC's marketing name.
+        nic_name: String,
+        /// Line rate of one NIC port, per direction.
+        nic_bw: Bandwidth,
+        /// One-way latency through the NIC pair and the switch.
+        nic_latency: Duration,
+        /// NICs per box ("one per GPU" = the box's GPU count).
+        nics_per_node: u32,
+        /// GPUDirect RDMA: the NIC reads and writes GPU memory itself; without it every transfer
+        /// is staged through a host buffer (NCCL's `NCCL_NET_GDR_LEVEL`).
+        gpudirect_rdma: bool,
+        /// GPUs sharing one NVLink domain across boxes (GB200 NVL72: 72); transfers inside it use
+        /// NVLink, not the NICs. Absent: the box's own GPUs.
+        nvlink_domain_gpus: u32,
     }
 }
 
@@ -200,6 +254,8 @@ mergeable! {
         nvlink: bool,
         // vLLM memory (issue #17): torch's device total (`torch.cuda.mem_get_info()`), GiB.
         torch_total_gib: f64,
+        /// Accelerators (issue #17 point 4): "nvidia" (default) or "amd"; AMD runs RCCL.
+        vendor: String,
     }
 }
 

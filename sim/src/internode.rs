@@ -1,0 +1,129 @@
+//! Transfers between boxes of a `[hardware.cluster]` (issue #17 point 4): NCCL's net transport over
+//! the NICs, with or without GPUDirect RDMA, for any rank-to-rank transfer (a pipeline stage's send,
+//! one hop of a ring that spans boxes) and NCCL's ring allreduce across boxes. Analytic (no flow
+//! network): a box's own links are the fabric's ([`crate::fabric`]); these functions add what lies
+//! between boxes.
+//!
+//! Ranks are numbered box by box: global GPU `g` is GPU `g % gpus` of box `g / gpus`.
+
+use crate::scenario::Hardware;
+use crate::scenario::accel::Cluster;
+use tpsim_model::units::Duration;
+
+/// How bytes cross from one GPU to a GPU of another box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetPath {
+    /// Both in one box: the box's fabric carries it.
+    SameBox,
+    /// Across boxes inside one NVLink domain (GB200 NVL72): NVLink, as within a box.
+    NvlinkDomain,
+    /// NIC with GPUDirect RDMA: the NIC reads the sender's GPU memory and writes the receiver's.
+    NetGdr,
+    /// NIC without GPUDirect RDMA: each side stages through a host buffer (GPU → DRAM → NIC and
+    /// NIC → DRAM → GPU).
+    NetHostStaged,
+}
+
+/// The cost of one transfer: its path, its one-way latency and the rate it streams at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransferCost {
+    pub path: NetPath,
+    pub latency: Duration,
+    /// Bytes per second the transfer streams at once started.
+    pub bytes_per_s: f64,
+}
+
+impl TransferCost {
+    /// Latency plus `bytes` at the streaming rate.
+    pub fn time(&self, bytes: u64) -> Duration {
+        self.latency + Duration::from_us_f64(bytes as f64 / self.bytes_per_s.max(1.0) * 1e6)
+    }
+}
+
+/// The box of global GPU `g`.
+pub fn node_of(hw: &Hardware, g: usize) -> usize {
+    g / hw.topology.gpu_count().max(1)
+}
+
+/// The cost of sending from global GPU `src` to global GPU `dst` when they are in different boxes
+/// (`None` within one box: use the fabric, [`crate::fabric::Fabric::send_flow`]).
+///
+/// - NVLink domain: the NVLink port (`nvlink_bw`, `nvlink_latency`), as within a box.
+/// - GPUDirect RDMA: the NIC streams from GPU memory: the rate is the slower of the NIC line rate and
+///   the GPU's PCIe link (both sides cross one), the latency the NIC's plus a PCIe hop each side.
+/// - Host-staged (no GDR): NCCL's proxy moves the data through a host buffer on both sides (NCCL
+///   `transport/net.cc`: without GDR the receive and send buffers live in host memory, and the GPU
+///   kernel copies into and out of them). The stream is pipelined in slices, so the rate is the
+///   slowest stage: the NIC, the GPU's PCIe link, or the socket's DRAM, which takes every byte
+///   twice on each side (written by one agent, read by the other) → `host_memory_bw / 2`. The
+///   latency adds each side's host path (GPU ↔ DRAM through the PCIe tree) and the staged-copy
+///   latency the box measured (`staged_latency`, its "through system memory" figure).
+pub fn transfer(hw: &Hardware, src: usize, dst: usize) -> Option<TransferCost> {
+    let c = hw.accel.cluster.as_ref()?;
+    if node_of(hw, src) == node_of(hw, dst) {
+        return None;
+    }
+    let gpus = hw.topology.gpu_count().max(1) as u32;
+    let domain = (c.nvlink_domain_gpus / gpus).max(1) as usize;
+    if node_of(hw, src) / domain == node_of(hw, dst) / domain
+        && let (Some(bw), Some(lat)) = (hw.params.nvlink_bw, hw.params.nvlink_latency)
+    {
+        return Some(TransferCost {
+            path: NetPath::NvlinkDomain,
+            latency: lat,
+            bytes_per_s: bw.bytes_per_s() as f64,
+        });
+    }
+    let p = &hw.params;
+    let pcie = crate::fabric::gpu_link_bw(p, &hw.gpu).bytes_per_s() as f64;
+    let nic = c.nic_bw.bytes_per_s() as f64;
+    if c.gpudirect_rdma {
+        Some(TransferCost {
+            path: NetPath::NetGdr,
+            latency: c.nic_latency + p.pcie_hop_latency + p.pcie_hop_latency,
+            bytes_per_s: nic.min(pcie),
+        })
+    } else {
+        let dram = p.host_memory_bw.bytes_per_s() as f64 / 2.0;
+        let host_leg = p.pcie_hop_latency + p.root_complex_latency + p.staged_latency;
+        Some(TransferCost {
+            path: NetPath::NetHostStaged,
+            latency: c.nic_latency + host_leg + host_leg,
+            bytes_per_s: nic.min(pcie).min(dram),
+        })
+    }
+}
+
+/// NCCL's ring allreduce of `bytes` per rank over `nodes` boxes of `per_node` ranks each, with
+/// `intra_bytes_per_s` the busbw a ring inside one box reaches and `intra_step` its per-step
+/// latency: the ring enters and leaves every box once per channel, and NCCL runs one ring per NIC
+/// (its net channels), so the inter-box hop moves `2 (N − 1) / N × bytes / nics` per NIC. The time
+/// is the slower of the two hop kinds' streaming plus 2 (N − 1) steps, each waiting for the slowest
+/// hop's latency (NCCL tuning.cc's ring model: base + steps × per-step latency). `None` when the
+/// hardware has no cluster or the ranks fit in one box.
+pub fn ring_allreduce(
+    hw: &Hardware,
+    per_node: usize,
+    nodes: usize,
+    bytes: u64,
+    intra_bytes_per_s: f64,
+    intra_step: Duration,
+) -> Option<Duration> {
+    let c: &Cluster = hw.accel.cluster.as_ref()?;
+    if nodes < 2 || per_node == 0 {
+        return None;
+    }
+    let g = hw.topology.gpu_count();
+    let hop = transfer(hw, 0, g)?;
+    let n = (per_node * nodes) as f64;
+    let moved = 2.0 * (n - 1.0) / n * bytes as f64;
+    let nics = f64::from(c.nics_per_node.min(per_node as u32).max(1));
+    let inter = hop.bytes_per_s * nics;
+    let rate = intra_bytes_per_s.max(1.0).min(inter);
+    let steps = 2.0 * (n - 1.0);
+    let step = hop.latency.max(intra_step);
+    Some(Duration::from_us_f64(
+        moved / rate * 1e6 + steps * step.as_us_f64(),
+    ))
+}
