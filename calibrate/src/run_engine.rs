@@ -393,7 +393,7 @@ pub struct RunEngineArgs {
     /// load its `[workload]`.
     scenario: PathBuf,
     /// Folder for server.log, the benchmark result and the measurement files (default:
-    /// run-engine-<scenario name>); created if missing.
+    /// `run-engine-<scenario name>`); created if missing.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The Python interpreter that has SGLang.
