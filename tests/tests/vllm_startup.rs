@@ -164,6 +164,14 @@ const CASES: &[Case] = &[
         preset: "mistral-small-3.2-24b",
         model_extra: "quantization = { dtype = \"int8\", per_channel = true }\n",
     },
+    // `--dtype float32` (vrows, issue #17: `engine.dtype`): weights, activations and the KV cache
+    // in float32.
+    Case {
+        line: 23,
+        model: "meta-llama/Llama-3.1-8B-Instruct",
+        preset: "llama-3.1-8b",
+        model_extra: "",
+    },
     // Pipeline parallelism (vrows, issue #17): pp 4, predicted with no per-stage figure. The binding
     // stage is the last (8 layers + LM head: 4.26 GiB with the RoPE cache; the sampler's activation
     // is the last stage's), as the log's binding worker PP3 (pipeline.rs).
@@ -233,10 +241,6 @@ const NOT_COVERED: &[(usize, &str)] = &[
         "granite-3.1-2b: no preset (fit row; config.json incomplete in the public copies found)",
     ),
     (
-        23,
-        "Llama-3.1-8B --dtype float32: tpsim has no --dtype setting (scenario/dtype.rs)",
-    ),
-    (
         26,
         "phi-2: no preset (fit row; PhiForCausalLM, parallel attention + GELU MLP, is not a tpsim architecture)",
     ),
@@ -264,11 +268,15 @@ fn scenario_text(c: &Case, r: &Row) -> String {
     let len = r
         .note("max_model_len")
         .map_or(String::new(), |l| format!("max_model_len = {l}\n"));
-    let pp_key = if pp > 1 {
+    let mut pp_key = if pp > 1 {
         format!("pp_size = {pp}\n")
     } else {
         String::new()
     };
+    // The notes' `dtype=torch.float32` (line 23: `--dtype float32`) as `engine.dtype`.
+    if r.notes.contains("dtype=torch.float32") {
+        pp_key.push_str("dtype = \"float32\"\n");
+    }
     format!(
         "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{}\"\n{}[engine]\nname = \"vllm\"\ntp = {}\n\
          gpu_memory_utilization = {}\n{len}{pp_key}",
@@ -345,6 +353,17 @@ const MISSES: &[(usize, f64, &str)] = &[
         // (−0.07 GiB: with a 49k vocabulary the forward pass's peak, not modelled, exceeds the
         // sampler's). −0.28 GiB of 58.66 = +0.49 % tokens.
         "non-torch growth −0.21 GiB, activation −0.07 GiB",
+    ),
+    // vrows (issue #17): `--dtype float32`.
+    (
+        23,
+        0.00593,
+        // Llama-3.1-8B in float32: weights 29.98 and non-torch 0.25 as logged; peak activation 1.95 vs
+        // 2.21 (−0.26 GiB). The fitted sampler bytes per logit (14.63) come from 16-bit runs: this row's
+        // peak needs 16.7 B per logit (2.21 − 8192 × 4096 × 4 B − 0.035 base = 2.05 GiB over
+        // 1024 × 128,256 logits), i.e. the float32 sampler keeps more than the 16-bit one; no rule found
+        // in the 0.11 sources. −0.26 GiB of 42.80 = +0.59 % tokens.
+        "activation −0.26 GiB (sampler bytes per logit fitted on 16-bit runs)",
     ),
     // vrows (issue #17): the two former fit rows that miss with their presets.
     (
@@ -664,4 +683,24 @@ fn observed_parts_override_the_model() {
             "{k:?}"
         );
     }
+}
+
+/// `engine.dtype = "bfloat16"` under vLLM on a GPU before compute capability 8.0 (V100, 7.0): vLLM
+/// 0.11.0 `platforms/cuda.py` `check_if_supports_dtype` refuses it; `float16` starts.
+#[test]
+fn vllm_refuses_bfloat16_before_sm80() {
+    let text = |d: &str| {
+        format!(
+            "[hardware]\npreset = \"v100-4x-plx\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\n\
+             tp = 4\ndtype = \"{d}\"\n"
+        )
+    };
+    let e = tpsim::scenario::load_str(&text("bfloat16"), Path::new("v100.toml")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Bfloat16 is only supported on GPUs with compute capability of at least 8.0"),
+        "{e}"
+    );
+    let s = tpsim::scenario::load_str(&text("float16"), Path::new("v100.toml")).expect("float16 loads");
+    assert_eq!(s.model.dtype, tpsim_model::llm::WeightDtype::Fp16);
 }
