@@ -538,7 +538,7 @@ fn fit(without: Option<usize>) -> Fit {
         .collect();
     tp1.sort_by(f64::total_cmp);
     let k = tp1.len();
-    let median = if k % 2 == 0 {
+    let median = if k.is_multiple_of(2) {
         (tp1[k / 2 - 1] + tp1[k / 2]) / 2.0
     } else {
         tp1[k / 2]
