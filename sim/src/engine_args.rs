@@ -274,6 +274,10 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(dp) = e.dp_size {
         c.arg("--dp-size", dp);
     }
+    // Issue #17: `--dtype` (the same flag and names in SGLang 0.5.9 and vLLM 0.11.0).
+    if let Some(d) = &e.dtype {
+        c.arg("--dtype", d);
+    }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(
             if sglang {

@@ -27,6 +27,7 @@ mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
 mod engine;
+mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
 pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
@@ -397,10 +398,19 @@ impl Resolver<'_> {
         }
         let (model_name, mut model) = self.model("model", f.model)?;
         let speculative = f.speculative.is_some();
+        let dtype_flag = f.engine.as_ref().and_then(|e| e.dtype.clone()); // issue #17: --dtype
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
-        self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
+        if !self.engine_dtype(
+            &mut model,
+            engine.kind,
+            &hardware,
+            dtype_flag.as_deref(),
+            &mut warnings,
+        )? {
+            self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
+        }
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
         warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));

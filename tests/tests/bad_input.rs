@@ -769,3 +769,16 @@ fn accelerator_and_cluster_keys() {
         assert!(e.contains(needle), "{name}: {e}");
     }
 }
+
+// Issue #17 (vrows): `engine.dtype` takes the engines' `--dtype` names only, and vLLM refuses bfloat16
+// before compute capability 8.0 (vLLM 0.11.0 `platforms/cuda.py` `check_if_supports_dtype`).
+#[test]
+fn engine_dtype_refused_outside_the_engines_names() {
+    let e = bad("dtype-fp8", "page_size = 1", "page_size = 1\ndtype = \"fp8\"");
+    assert!(
+        e.contains("engine.dtype") && e.contains("Unknown dtype") && e.contains("bfloat16"),
+        "{e}"
+    );
+    let e = bad("dtype-number", "page_size = 1", "page_size = 1\ndtype = 16");
+    assert!(e.contains("dtype"), "{e}");
+}

@@ -518,3 +518,30 @@ fn book_names_the_engine_flag_of_every_scenario_key() {
         assert!(a.contains(sg) && b.contains(vl), "row `{k}`: {a} | {b}");
     }
 }
+
+/// Issue #17 (vrows): `engine.dtype` is `--dtype` in both engines, with the value as written (the
+/// engine-args lists: `--dtype` choices auto, half, float16, bfloat16, float, float32 in SGLang 0.5.9
+/// and vLLM 0.11.0).
+#[test]
+fn engine_dtype_maps_to_dtype() {
+    for (engine, list, positional) in [("vllm", "vllm-0.11.0.txt", 1), ("sglang", "sglang-0.5.9.txt", 0)] {
+        let f = write(
+            &format!("dtype-{engine}"),
+            &format!(
+                "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
+                 [engine]\nname = \"{engine}\"\ntp = 1\ndtype = \"half\"\n"
+            ),
+        );
+        let (s, c) = engine_args::for_file(Path::new(&f)).expect("command");
+        assert_eq!(c.value_of("--dtype"), Some("half"), "{engine}");
+        check_args(&c.args, positional, &accepted(list)).expect(list);
+        // Llama-3.1-8B's checkpoint is bf16: the engines warn "Casting torch.bfloat16 to torch.float16."
+        assert!(
+            s.warnings
+                .iter()
+                .any(|w| w.ends_with("Casting torch.bfloat16 to torch.float16.")),
+            "{:?}",
+            s.warnings
+        );
+    }
+}

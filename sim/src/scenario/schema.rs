@@ -388,6 +388,9 @@ pub struct EngineSection {
     /// SGLang's `--moe-a2a-backend` (default "none": the allreduce path; the all-to-all backends are
     /// refused as not modelled).
     pub moe_a2a_backend: Option<String>,
+    // Issue #17 (vrows): the engines' `--dtype` (`scenario/engine_dtype.rs`).
+    /// `--dtype` of SGLang and vLLM: auto (default), half, float16, bfloat16, float, float32.
+    pub dtype: Option<String>,
 }
 
 mergeable! {
