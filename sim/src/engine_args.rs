@@ -290,7 +290,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(dcp) = e.dcp_size.filter(|&d| d > 1) {
         c.arg("--decode-context-parallel-size", dcp);
     }
-    if e.enable_expert_parallel == Some(true) && !(e.ep_size.is_some_and(|ep| ep > 1) && !sglang) {
+    if e.enable_expert_parallel == Some(true) && (sglang || e.ep_size.is_none_or(|ep| ep <= 1)) {
         c.flag("--enable-expert-parallel");
     }
     if let Some(b) = &e.moe_a2a_backend {

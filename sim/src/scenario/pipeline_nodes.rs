@@ -15,7 +15,7 @@ pub fn check(
     invalid: &impl Fn(&str, String) -> ScenarioError,
 ) -> Result<(), ScenarioError> {
     let gpus = hw.topology.gpu_count() as u32;
-    if tp.saturating_mul(pp) <= gpus || tp == 0 || gpus % tp == 0 {
+    if tp.saturating_mul(pp) <= gpus || tp == 0 || gpus.is_multiple_of(tp) {
         return Ok(());
     }
     Err(invalid(
