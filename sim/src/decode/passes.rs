@@ -501,11 +501,13 @@ impl<'a> Builder<'a> {
             if let Some(k) = ends.iter().position(|&e| e == i) {
                 let bytes = pipeline::send_bytes(shape.tokens, model.hidden, model.activation_bytes());
                 let tp = self.s.engine.tp as usize;
+                let stages_per_box = (self.s.hardware.topology.gpu_count() / tp.max(1)).max(1);
                 // Issue #17 point 4: a boundary between boxes goes over the NICs.
                 let (t, net, coll) = match pipeline_net::send_time(&self.s.hardware, tp, k, bytes) {
                     Some(t) => (t, " (net)", Collective::PpSendNet(bytes)),
+                    // Boxes are alike: boundary k inside box b is costed as its twin in box 0.
                     None => (
-                        pipeline::send_time(&self.costs.comm, tp, k, bytes),
+                        pipeline::send_time(&self.costs.comm, tp, k % stages_per_box, bytes),
                         "",
                         Collective::PpSend(bytes),
                     ),

@@ -101,4 +101,41 @@ mod tests {
         let (_, t, _) = send_and_makespan(&scenario("[hardware.cluster]\nnics_per_node = 2"));
         assert!((t - 47.45304).abs() < 1e-3, "{t}");
     }
+
+    /// pp 4 × tp 4 on two boxes of 8: boundaries 0 (GPUs 0-3 → 4-7) and 2 (8-11 → 12-15) inside a
+    /// box, 1 (4-7 → 8-11) between boxes. The two inside sends cost the same (the boxes are alike)
+    /// and are not zero; the one between is 2.68 + 2.83 µs + 8 × 8,192 × 2 × 2 B = 262,144 B at
+    /// 50 GB/s (5.24288 µs) = 10.75288 µs (one micro-batch of ⌈32 / 4⌉ = 8 requests).
+    #[test]
+    fn only_the_boundary_between_boxes_goes_over_the_nics() {
+        let text = "[hardware]\npreset = \"h200-16x-2node-ib\"\n[model]\npreset = \"llama-3.1-70b\"\n\
+             [engine]\nname = \"sglang\"\nversion = \"0.5.8\"\ntp = 4\npp_size = 4\n\
+             [workload]\nconcurrency = 32\nprompt_len = 1024\noutput_len = 16\n";
+        let s = load_str(text, Path::new("pp4-net-test.toml")).expect("scenario");
+        let costs = collective_costs(&s);
+        let mut b = Builder::new(&s, &costs);
+        let shape = b.simulate(32, 1024, false).expect("simulate");
+        let sends: Vec<_> = shape
+            .graph
+            .iter()
+            .filter(|(_, t)| t.name.contains("pp send"))
+            .map(|(_, t)| (t.name.clone(), t.duration))
+            .collect();
+        let names: Vec<&str> = sends.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "decode: pp send stage 0 → 1",
+                "decode: pp send (net) stage 1 → 2",
+                "decode: pp send stage 2 → 3"
+            ]
+        );
+        assert_eq!(sends[0].1, sends[2].1);
+        assert!(sends[0].1.as_us_f64() > 0.0);
+        assert!(
+            (sends[1].1.as_us_f64() - 10.75288).abs() < 1e-3,
+            "{:?}",
+            sends[1].1
+        );
+    }
 }
