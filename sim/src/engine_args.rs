@@ -71,6 +71,9 @@ pub struct EngineCommand {
     pub notes: Vec<String>,
     /// The scenario's warnings: adjustments the engine makes itself at start-up (it logs the same).
     pub warnings: Vec<String>,
+    /// Issue #17 point 4: what each node runs when the ranks span boxes (empty: one box, `args`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<crate::engine_args_nodes::NodeCommand>,
 }
 
 impl EngineCommand {
@@ -320,6 +323,8 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         c.env.insert(k, v);
     }
     simulator_only(&mut c, raw);
+    // Issue #17 point 4: ranks across boxes launch on every node.
+    let nodes = crate::engine_args_nodes::per_node(s, &mut c.args, &mut c.notes);
     Ok(EngineCommand {
         engine: kind,
         version,
@@ -329,6 +334,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         env: c.env,
         notes: c.notes,
         warnings: s.warnings.clone(),
+        nodes,
     })
 }
 

@@ -26,6 +26,7 @@ pub mod diff;
 pub mod engine;
 // Issue #17 point 6: the engine launch command equivalent to a scenario.
 pub mod engine_args;
+pub mod engine_args_nodes; // issue #17 point 4: one launch per node of a cluster
 pub mod exec;
 pub mod fabric;
 pub mod files;

@@ -35,6 +35,7 @@ pub mod layers;
 mod model;
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
+pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
 mod schema;
 mod speculative;

@@ -177,7 +177,9 @@ fn tp_across_boxes_is_refused_with_the_reason() {
     let o = tpsim(&["validate", &f.display().to_string()]);
     assert_eq!(o.code, 2, "{}", o.stdout);
     assert!(
-        o.stderr.contains("key `engine.tp`") && o.stderr.contains("tp = 16 spans 2 boxes of 8 GPUs"),
+        o.stderr.contains("key `engine.tp`")
+            && o.stderr.contains("tp = 16 spans 2 boxes of 8 GPUs")
+            && o.stderr.contains("tp = 8, pp_size = 2"),
         "{}",
         o.stderr
     );

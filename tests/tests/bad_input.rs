@@ -782,3 +782,26 @@ fn engine_dtype_refused_outside_the_engines_names() {
     let e = bad("dtype-number", "page_size = 1", "page_size = 1\ndtype = 16");
     assert!(e.contains("dtype"), "{e}");
 }
+
+/// Issue #17 point 4: pipeline stages across the boxes of a cluster must not straddle a box (tp 4 ×
+/// pp 2 = 8 GPUs on boxes of 6: stage 1 would be GPUs 4-7, two on each box).
+#[test]
+fn pp_size_across_boxes_of_issue_17() {
+    let p = scratch("pp-straddle").join("scenario.toml");
+    std::fs::write(
+        &p,
+        "[hardware]\npreset = \"rtx-4090-6x-tinybox\"\n[hardware.cluster]\nnodes = 2\nnic = \"connectx-7-roce-400\"\n\
+         [model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\ntp = 4\npp_size = 2\n\
+         [workload]\nconcurrency = 1\nprompt_len = 128\noutput_len = 16\n",
+    )
+    .expect("write");
+    let o = tpsim(&["validate", &p.display().to_string()]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("key `engine.pp_size`")
+            && o.stderr.contains("spans 2 boxes of 6 GPUs")
+            && o.stderr.contains("straddle"),
+        "{}",
+        o.stderr
+    );
+}

@@ -114,6 +114,11 @@ fn every_seed_and_example_command_is_one_the_engine_accepts() {
         let positional = usize::from(c.engine == EngineKind::Vllm);
         check_args(&c.args, positional, &flags)
             .unwrap_or_else(|e| panic!("{}: {} {}: {e}", file.display(), list_for(&c), c.args.join(" ")));
+        // Issue #17 point 4: every node's command of a multi-node launch as well.
+        for n in c.nodes.iter().filter(|n| !n.args.is_empty()) {
+            check_args(&n.args, positional, &flags)
+                .unwrap_or_else(|e| panic!("{} node {}: {e}", file.display(), n.node));
+        }
         // The model argument is a HuggingFace repository (owner/name), never the placeholder.
         let model = if positional == 1 {
             c.args[0].clone()
@@ -544,4 +549,63 @@ fn engine_dtype_maps_to_dtype() {
             s.warnings
         );
     }
+}
+
+/// Issue #17 point 4: pp 2 × tp 8 on two 8-GPU boxes launches on two nodes. SGLang: the same command
+/// on each with `--nnodes 2 --node-rank R --dist-init-addr HEAD_NODE_IP:5000` (server_args.py 0.5.8);
+/// vLLM 0.11: `ray start --head` on node 0, `ray start --address=HEAD_NODE_IP:6379` on node 1, and
+/// `vllm serve … --distributed-executor-backend ray` on node 0 only (docs/serving/parallelism_scaling.md).
+#[test]
+fn multi_node_scenarios_launch_on_every_node() {
+    let f = scenario("examples/deepseek-v3-pp2-tp8-sglang-h200x16-2node.toml");
+    let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+    assert_eq!(c.nodes.len(), 2);
+    for (r, n) in c.nodes.iter().enumerate() {
+        let tail: Vec<&str> = n.args[n.args.len() - 6..].iter().map(String::as_str).collect();
+        let rank = r.to_string();
+        assert_eq!(
+            tail,
+            [
+                "--nnodes",
+                "2",
+                "--node-rank",
+                rank.as_str(),
+                "--dist-init-addr",
+                "HEAD_NODE_IP:5000"
+            ]
+        );
+        assert!(n.setup.is_empty());
+    }
+    assert_eq!(c.args, c.nodes[0].args);
+    let f = scenario("examples/deepseek-v3-pp2-tp8-vllm-h200x16-2node.toml");
+    let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+    assert_eq!(c.value_of("--distributed-executor-backend"), Some("ray"));
+    assert_eq!(c.value_of("--pipeline-parallel-size"), Some("2"));
+    assert_eq!(c.nodes.len(), 2);
+    assert_eq!(c.nodes[0].setup, ["ray start --head --port=6379"]);
+    assert_eq!(c.nodes[0].args, c.args);
+    assert_eq!(c.nodes[1].setup, ["ray start --address=HEAD_NODE_IP:6379"]);
+    assert!(c.nodes[1].args.is_empty());
+    // The text form prints a block per node.
+    let o = tpsim(&["engine-args", &f]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("# node 0 (head)\nray start --head --port=6379\nvllm serve"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("# node 1\nray start --address=HEAD_NODE_IP:6379\n"),
+        "{}",
+        o.stdout
+    );
+    // A single-box scenario has no per-node list.
+    let (_, c) = engine_args::for_file(Path::new(&scenario(
+        "examples/llama-3.1-70b-pp2-tp4-rtx6000x8.toml",
+    )))
+    .expect("command");
+    assert!(c.nodes.is_empty());
+    assert_eq!(c.value_of("--nnodes"), None);
 }

@@ -59,3 +59,17 @@ fn run_reports_the_pipeline_send() {
         j["breakdown_by_op"]
     );
 }
+
+/// Issue #17 point 4: pp 2 × tp 8 on two H200 boxes sends between the boxes over the NICs
+/// (`pp_send_net` in the breakdown, no intra-box `pp_send`), under both engines.
+#[test]
+fn run_reports_the_send_between_boxes() {
+    for e in ["vllm", "sglang"] {
+        let j = run_json(&scenario(&format!(
+            "examples/deepseek-v3-pp2-tp8-{e}-h200x16-2node.toml"
+        )));
+        let by = &j["breakdown_by_op"];
+        assert!(f(&by["pp_send_net"]) > 0.0, "{e}: {by}");
+        assert!(by.get("pp_send").is_none(), "{e}: {by}");
+    }
+}

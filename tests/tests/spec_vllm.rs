@@ -98,7 +98,7 @@ fn iteration_is_a_verify_of_b_times_1_plus_k_then_k_draft_forwards() {
                 tpsim::decode::Collective::Allreduce(b) => *b,
                 tpsim::decode::Collective::Allgather(b) => *b,
                 tpsim::decode::Collective::ReduceScatter(b) => *b,
-                tpsim::decode::Collective::PpSend(b) => *b,
+                tpsim::decode::Collective::PpSend(b) | tpsim::decode::Collective::PpSendNet(b) => *b,
             })
             .collect()
     };

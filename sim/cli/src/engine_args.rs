@@ -50,12 +50,34 @@ pub fn text(file: &str, c: &EngineCommand) -> String {
     for n in &c.notes {
         t.push_str(&format!("# {n}\n"));
     }
+    if c.nodes.is_empty() {
+        t.push_str(&command_text(c, &c.args));
+        return t;
+    }
+    // Issue #17 point 4: one block per node.
+    for n in &c.nodes {
+        let head = if n.node == 0 { " (head)" } else { "" };
+        t.push_str(&format!("\n# node {}{head}\n", n.node));
+        for line in &n.setup {
+            t.push_str(line);
+            t.push('\n');
+        }
+        if !n.args.is_empty() {
+            t.push_str(&command_text(c, &n.args));
+        }
+    }
+    t
+}
+
+/// The environment assignments and the program with `args`, one argument (or flag and value) per line.
+fn command_text(c: &EngineCommand, args: &[String]) -> String {
+    let mut t = String::new();
     let mut lines: Vec<String> = c.env.iter().map(|(k, v)| format!("{k}={}", quote(v))).collect();
     lines.push(c.program.iter().map(|p| quote(p)).collect::<Vec<_>>().join(" "));
     let mut i = 0;
-    while i < c.args.len() {
-        let a = &c.args[i];
-        match c.args.get(i + 1) {
+    while i < args.len() {
+        let a = &args[i];
+        match args.get(i + 1) {
             Some(v) if a.starts_with("--") && !v.starts_with("--") => {
                 lines.push(format!("  {a} {}", quote(v)));
                 i += 2;

@@ -529,6 +529,8 @@ fn add_link_tracks(
             decode::Collective::ReduceScatter(b) => (comm.allgather(b), "reduce-scatter"),
             // Issue #17: pipeline sends are not drawn on the link tracks.
             decode::Collective::PpSend(_) => continue,
+            // Issue #17 point 4: nor are sends between boxes (no fabric link carries them).
+            decode::Collective::PpSendNet(_) => continue,
         };
         let mut per_link: std::collections::BTreeMap<u32, (Duration, Duration, u64)> =
             std::collections::BTreeMap::new();

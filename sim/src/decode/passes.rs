@@ -5,6 +5,7 @@ use super::{DecodeError, SimulatedShape};
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
+pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -104,8 +105,8 @@ impl Costs {
     }
 
     /// Notes a pipeline send (issue #17) among the prediction's collectives.
-    pub fn record_pp_send(&self, bytes: u64) {
-        self.record(Collective::PpSend(bytes));
+    pub fn record_pp_send(&self, c: Collective) {
+        self.record(c);
     }
 
     fn record(&self, c: Collective) {
@@ -141,8 +142,16 @@ impl Costs {
             Collective::Allreduce(b) => comm.allreduce(b, Request::Backend(self.backend)).time,
             Collective::Allgather(b) | Collective::ReduceScatter(b) => comm.allgather(b).time,
             Collective::PpSend(b) => pipeline::send_time(comm, n, 0, b),
+            Collective::PpSendNet(_) => Duration::ZERO,
         };
-        let base: Vec<Duration> = calls.iter().map(|c| time(&self.comm, c)).collect();
+        // Issue #17 point 4: a stage send between boxes reads the hardware's cluster as well.
+        let time = |comm: &Comm, h: &Hardware, c: &Collective| match *c {
+            Collective::PpSendNet(b) => (0..h.topology.gpu_count() / n.max(1))
+                .find_map(|k| pipeline_net::send_time(h, n, k, b))
+                .unwrap_or(Duration::ZERO),
+            _ => time(comm, c),
+        };
+        let base: Vec<Duration> = calls.iter().map(|c| time(&self.comm, hw, c)).collect();
         let used: Vec<String> = names
             .iter()
             .filter(|name| {
@@ -160,7 +169,7 @@ impl Costs {
                     return false;
                 }
                 let comm = Comm::new(&h, n, &self.comm.env).with_custom(self.comm.custom);
-                calls.iter().zip(&base).any(|(c, t)| time(&comm, c) != *t)
+                calls.iter().zip(&base).any(|(c, t)| time(&comm, &h, c) != *t)
             })
             .map(|s| s.to_string())
             .collect();
@@ -184,6 +193,8 @@ pub enum Collective {
     ReduceScatter(u64),
     /// Issue #17 (pipeline): each rank's send of `u64` bytes to the next stage.
     PpSend(u64),
+    /// Issue #17 point 4: the same send between boxes of a cluster.
+    PpSendNet(u64),
 }
 
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
@@ -489,12 +500,23 @@ impl<'a> Builder<'a> {
             prev = self.add_layer(g, &pass, i, l, prev)?;
             if let Some(k) = ends.iter().position(|&e| e == i) {
                 let bytes = pipeline::send_bytes(shape.tokens, model.hidden, model.activation_bytes());
-                let t = pipeline::send_time(&self.costs.comm, self.s.engine.tp as usize, k, bytes);
-                self.costs.record_pp_send(bytes);
+                let tp = self.s.engine.tp as usize;
+                let stages_per_box = (self.s.hardware.topology.gpu_count() / tp.max(1)).max(1);
+                // Issue #17 point 4: a boundary between boxes goes over the NICs.
+                let (t, net, coll) = match pipeline_net::send_time(&self.s.hardware, tp, k, bytes) {
+                    Some(t) => (t, " (net)", Collective::PpSendNet(bytes)),
+                    // Boxes are alike: boundary k inside box b is costed as its twin in box 0.
+                    None => (
+                        pipeline::send_time(&self.costs.comm, tp, k % stages_per_box, bytes),
+                        "",
+                        Collective::PpSend(bytes),
+                    ),
+                };
+                self.costs.record_pp_send(coll);
                 prev = self.gang(
                     g,
-                    &format!("{label}: pp send stage {k} → {}", k + 1),
-                    Collective::PpSend(bytes),
+                    &format!("{label}: pp send{net} stage {k} → {}", k + 1),
+                    coll,
                     t,
                     vec![prev],
                 )?;
@@ -762,10 +784,12 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 16] = [
+    const CLASSES: [(&str, &str); 17] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
         // Issue #17 (pipeline): the hidden states' send to the next stage.
+        // Issue #17 point 4: the same send between boxes, over the NICs.
+        ("pp send (net)", "pp_send_net"),
         ("pp send", "pp_send"),
         // Issue #17 (vLLM DCP): the query/LSE all-gathers and the output reduce-scatter.
         (" dcp ", "dcp"),

@@ -365,8 +365,11 @@ impl Resolver<'_> {
                 "engine.tp",
                 format!(
                     "tp = {tp} spans {} boxes of {gpus} GPUs: tpsim simulates a TP group inside one box \
-                     only (transfers between boxes are costed for point-to-point sends, not yet \
-                     inside the decode loop's allreduce): expected tp ≤ {gpus}",
+                     only (the decode loop does not cost an allreduce across boxes yet): expected tp ≤ \
+                     {gpus}; to use the {} boxes, place pipeline stages across them instead: tp = {gpus}, \
+                     pp_size = {} (each stage's send between boxes is costed over the NICs)",
+                    tp.div_ceil(gpus),
+                    tp.div_ceil(gpus),
                     tp.div_ceil(gpus)
                 ),
             ));

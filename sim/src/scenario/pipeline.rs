@@ -24,7 +24,8 @@ pub fn resolve(
     if pp == 1 {
         return Ok(1);
     }
-    let gpus = hw.topology.gpu_count() as u32;
+    // Issue #17 point 4: stages placed box by box may span the boxes of a cluster.
+    let gpus = hw.topology.gpu_count() as u32 * hw.accel.nodes();
     if tp.saturating_mul(pp) > gpus {
         return Err(invalid(
             "engine.pp_size",
@@ -34,6 +35,7 @@ pub fn resolve(
             ),
         ));
     }
+    super::pipeline_nodes::check(tp, pp, hw, &invalid)?;
     if pp > model.num_layers {
         return Err(invalid(
             "engine.pp_size",
