@@ -270,12 +270,24 @@ fn check_cmd(
         Ok(r) => r,
         Err(e) => return bad_input(err, &e),
     };
+    print_check(&report, json, out, err)
+}
+
+/// Writes a `check` report (text, or JSON with `json`) and returns the exit code: 0 when it passes,
+/// [`EXIT_FAILURE`] (with the reason on `err`) when the median |error| exceeds the threshold or the
+/// output cannot be written. Shared by `check` and `run-engine`.
+pub(crate) fn print_check(
+    report: &check::Report,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let written = if json {
-        serde_json::to_string_pretty(&report)
+        serde_json::to_string_pretty(report)
             .map_err(std::io::Error::other)
             .and_then(|t| writeln!(out, "{t}"))
     } else {
-        write!(out, "{}", check::text(&report))
+        write!(out, "{}", check::text(report))
     };
     if written.is_err() {
         return EXIT_FAILURE;

@@ -486,25 +486,5 @@ pub fn run(a: RunEngineArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(r) => r,
         Err(e) => return fail(err, &e),
     };
-    let written = if a.json {
-        serde_json::to_string_pretty(&report)
-            .map_err(std::io::Error::other)
-            .and_then(|t| writeln!(out, "{t}"))
-    } else {
-        write!(out, "{}", check::text(&report))
-    };
-    if written.is_err() {
-        return EXIT_FAILURE;
-    }
-    if report.pass {
-        0
-    } else {
-        let _ = writeln!(
-            err,
-            "check failed: median |error| {:.1} % exceeds the threshold {:.1} %",
-            report.median_abs_error * 100.0,
-            report.threshold * 100.0
-        );
-        EXIT_FAILURE
-    }
+    crate::cli::print_check(&report, a.json, out, err)
 }

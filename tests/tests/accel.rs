@@ -186,7 +186,7 @@ fn tp_across_boxes_is_refused_with_the_reason() {
 }
 
 #[test]
-fn kimi_k2_5_mi355x_start_up_through_the_scenario_path() {
+fn consistency_kimi_k2_5_mi355x_start_up_through_the_scenario_path() {
     // tests/data/engine-memory.tsv line 3 (SGLang 0.5.8.post1, 8× MI355X, auto fraction): the example
     // scenario's total is the row's 283.56 GiB (288 GiB − context_overhead 4.44 GiB, the value read off
     // this row: consistency), its default fraction 0.8260405859375 and, with the logged weights,
