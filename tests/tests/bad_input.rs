@@ -560,7 +560,12 @@ fn piecewise_flag_refused_outside_its_rules() {
 // Issue #17 (3): collective options — each new key refused with the key and what was expected.
 #[test]
 fn collective_option_keys_of_issue_17() {
-    let cases: [(&str, &str, &str); 10] = [
+    let cases: [(&str, &str, &str); 11] = [
+        (
+            "tuner-file",
+            "[engine.nccl_tuner]\nfile = \"missing-tuner.csv\"",
+            "key `engine.nccl_tuner.file`: cannot read",
+        ),
         (
             "pcie-ipc",
             "[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"maybe\"",
