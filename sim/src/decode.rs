@@ -22,7 +22,7 @@ pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
 
 use crate::engine::RngStreams;
 use crate::exec::{self, Category, Resources, Schedule, TaskGraph};
-use crate::scenario::{LengthSpec, Scenario};
+use crate::scenario::Scenario;
 use rand::RngExt;
 use std::collections::BTreeMap;
 use tpsim_model::spec::break_even_accept_len;
@@ -170,26 +170,14 @@ struct Request {
     decode_time: Duration,
 }
 
-/// Draws every request's lengths, in order, from the seeded "workload" stream.
+/// Every request of the workload, in order, from the seeded request stream ([`crate::workload`]).
 fn draw_requests(s: &Scenario, rng: &RngStreams) -> Vec<Request> {
-    let w = &s.workload;
-    let mut r = rng.stream("workload");
-    let mut draw = |l: LengthSpec| -> u32 {
-        match l {
-            LengthSpec::Fixed(n) => n,
-            LengthSpec::Uniform(u) => r.random_range(u.min..=u.max),
-        }
-    };
-    (0..w.num_requests)
-        .map(|_| {
-            let prompt = draw(w.prompt_len);
-            let output = draw(w.output_len);
-            Request {
-                prompt,
-                remaining: u64::from(output),
-                produced: 0,
-                decode_time: Duration::ZERO,
-            }
+    crate::workload::RequestStream::new(s, rng)
+        .map(|r| Request {
+            prompt: r.prompt,
+            remaining: u64::from(r.output),
+            produced: 0,
+            decode_time: Duration::ZERO,
         })
         .collect()
 }

@@ -40,8 +40,10 @@ pub mod report;
 pub mod scenario;
 pub mod sweep;
 pub mod trace;
+// Issue #18 point 2: the requests a workload sends.
 #[cfg(test)]
 mod vopr;
+pub mod workload;
 
 pub use collective::run as simulate_collective;
 pub use decode::{MemoryPlan, Prediction, plan_memory, predict};
