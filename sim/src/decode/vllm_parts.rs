@@ -74,8 +74,11 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
             max_num_batched_tokens: tokens,
             max_num_seqs: seqs,
             hidden: s.model.hidden,
+            // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
+            mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
             vocab: s.model.vocab,
             dtype_bytes: dtype,
+            sm_count: u64::from(s.hardware.gpu.sm_count),
             encoder_bytes: encoder_bytes(s, tokens, dtype),
         },
     ))
@@ -90,8 +93,9 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
 /// 1540-pixel dummies would add 0.03 GiB).
 ///
 /// vLLM 0.11.0's `profile_run` expands EACH item's output to `budget` rows; for Gemma-3 that is 32
-/// copies (1.9 GiB), which the vLLM 0.19 rows rule out (engine-memory.tsv line 17: 3.94 GiB peak in
-/// all); one copy matches them (book/src/vllm-memory.md), so 0.19 is taken to hold one.
+/// copies (1.9 GiB). vLLM 0.19.0's `profile_run` stores each item's own output
+/// (`encoder_cache["tmp_{i}"]`), `items × tokens per item` ≈ one budget's worth in all, which the
+/// 0.19 rows agree with (engine-memory.tsv line 17: 3.94 GiB peak in all).
 fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
     match s.model.vision {
         Some(v) if v.family == VisionFamily::Siglip && v.pos_emb_cells > 0 => {
