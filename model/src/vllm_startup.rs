@@ -79,16 +79,34 @@ pub struct ProfileShape {
     /// Bytes that multimodal encoder profiling leaves alive during the decoder's dummy run
     /// ([`encoder_profile_bytes`]); 0 for text-only models.
     pub encoder_bytes: u64,
+    /// The fused-MoE workspace the dummy forward pass allocates and keeps ([`moe_workspace_bytes`]);
+    /// 0 for dense models and MoE kernels without a persistent workspace.
+    pub moe_workspace: u64,
 }
 
 /// Peak activation of vLLM's profile run (`torch_peak_increase`), as vLLM 0.19.0's
 /// `v1/worker/gpu_model_runner.py` `profile_run` allocates it: the larger of the dummy forward
 /// pass's peak ([`forward_peak_bytes`]) and the dummy sampler run's ([`sampler_peak_bytes`]), plus
-/// what the encoder profile leaves alive and the cuBLAS workspace (`activation_base_gib`).
+/// what stays allocated through both (the encoder profile's leftovers, the fused-MoE workspace)
+/// and the cuBLAS workspace (`activation_base_gib`).
 pub fn peak_activation(p: &StartupParams, s: &ProfileShape) -> Bytes {
     let peak = forward_peak_bytes(s).max(sampler_peak_bytes(p, s));
     let base = p.activation_base_gib * GIB;
-    Bytes(((peak + s.encoder_bytes) as f64 + base).round() as u64)
+    Bytes(((peak + s.encoder_bytes + s.moe_workspace) as f64 + base).round() as u64)
+}
+
+/// The workspace of vLLM 0.19's Triton fused-MoE experts (the unquantized bf16/fp16 path,
+/// `fused_moe/oracle/unquantized.py` → `TritonExperts`): `modular_kernel.py` `_allocate_buffers`
+/// takes `workspace13` (shared with the output: `max(M × topk × max(I, K), M × K)` elements) and
+/// `workspace2` (`M × topk × max(2I, K)`) from `v1/worker/workspace.py`'s `WorkspaceManager` in one
+/// buffer (each part rounded up to 256 B), which keeps it for the process: it is allocated by the
+/// profile run's forward pass and still there during the sampler. `M` = the dummy batch's tokens
+/// (no chunking), `I` = the expert MLP width on this rank, `K` = hidden.
+pub fn moe_workspace_bytes(tokens: u64, top_k: u64, inter: u64, hidden: u64, dtype: u64) -> u64 {
+    let round = |b: u64| b.div_ceil(256) * 256;
+    let ws13 = (tokens * top_k * inter.max(hidden)).max(tokens * hidden) * dtype;
+    let ws2 = tokens * top_k * (2 * inter).max(hidden) * dtype;
+    round(ws13) + round(ws2)
 }
 
 /// The dummy forward pass over `max_num_batched_tokens` tokens at its widest point, a dense
@@ -199,6 +217,7 @@ mod tests {
             dtype_bytes: dtype,
             sm_count: 132,
             encoder_bytes: 0,
+            moe_workspace: 0,
         }
     }
 
@@ -245,6 +264,19 @@ mod tests {
         };
         assert_eq!(forward_peak_bytes(&tiny), 0);
         assert_eq!(sampler_peak_bytes(&p, &tiny), (4 + 8) * 16 * 2 + 4 * 100 * 14);
+    }
+
+    #[test]
+    fn moe_workspace_of_the_triton_experts() {
+        // Kimi-VL-A3B at 8192 tokens: top 6, expert MLP 1408, hidden 2048, bf16:
+        // ws13 = 8192 × 6 × 2048 × 2 = 201,326,592; ws2 = 8192 × 6 × 2816 × 2 = 276,824,064.
+        assert_eq!(
+            moe_workspace_bytes(8_192, 6, 1_408, 2_048, 2),
+            201_326_592 + 276_824_064
+        );
+        // A wide expert MLP: ws13 = 8 × 2 × 100 × 2 = 3200 (K = 10 smaller), ws2 = 8 × 2 × 200 × 2 =
+        // 6400, each rounded up to 256 B: 3328 + 6400.
+        assert_eq!(moe_workspace_bytes(8, 2, 100, 10, 2), 3_328 + 6_400);
     }
 
     #[test]
