@@ -42,8 +42,8 @@ pub fn default_batch_shape(total_gib: f64, gpu_name: &str) -> (u64, u64) {
 /// The coefficients of the profile run (`[engine.vllm_startup]` of `engines/vllm.toml`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StartupParams {
-    /// Activation present whatever the model: PyTorch's cuBLAS workspace, allocated through the
-    /// caching allocator on the profile run's first GEMM (GiB; the preset cites its source).
+    /// Activation present whatever the model beyond PyTorch's cuBLAS workspace
+    /// ([`cublas_workspace_bytes`], computed from the GPU), GiB (the preset cites its check).
     pub activation_base_gib: f64,
     /// float32 bytes per logit element the sampler holds at its peak beside the model-dtype logits
     /// (vLLM 0.19: the float32 copy, the softmax probabilities and the exponential noise: 12).
@@ -82,17 +82,33 @@ pub struct ProfileShape {
     /// The fused-MoE workspace the dummy forward pass allocates and keeps ([`moe_workspace_bytes`]);
     /// 0 for dense models and MoE kernels without a persistent workspace.
     pub moe_workspace: u64,
+    /// PyTorch's cuBLAS workspace for this GPU ([`cublas_workspace_bytes`]).
+    pub cublas_workspace: u64,
+}
+
+/// PyTorch's default cuBLAS workspace, which the caching allocator hands out on the first GEMM of
+/// the profile run and which stays allocated (PyTorch `aten/src/ATen/cuda/CublasHandlePool.cpp`
+/// `getChosenWorkspaceSize`: `":4096:8"` = 32 MiB on compute capability 9.x–12.x (Hopper,
+/// Blackwell), `":4096:2:16:8"` = 4096 KiB × 2 + 16 KiB × 8 before). ROCm builds use hipBLASLt's
+/// sizes (not modelled: the CUDA rule is applied).
+pub fn cublas_workspace_bytes(sm_major: u32) -> u64 {
+    if (9..=12).contains(&sm_major) {
+        4096 * 8 * 1024
+    } else {
+        4096 * 1024 * 2 + 16 * 1024 * 8
+    }
 }
 
 /// Peak activation of vLLM's profile run (`torch_peak_increase`), as vLLM 0.19.0's
 /// `v1/worker/gpu_model_runner.py` `profile_run` allocates it: the larger of the dummy forward
 /// pass's peak ([`forward_peak_bytes`]) and the dummy sampler run's ([`sampler_peak_bytes`]), plus
 /// what stays allocated through both (the encoder profile's leftovers, the fused-MoE workspace)
-/// and the cuBLAS workspace (`activation_base_gib`).
+/// the cuBLAS workspace and the preset's `activation_base_gib` (0 in vLLM's preset).
 pub fn peak_activation(p: &StartupParams, s: &ProfileShape) -> Bytes {
     let peak = forward_peak_bytes(s).max(sampler_peak_bytes(p, s));
     let base = p.activation_base_gib * GIB;
-    Bytes(((peak + s.encoder_bytes + s.moe_workspace) as f64 + base).round() as u64)
+    let kept = s.encoder_bytes + s.moe_workspace + s.cublas_workspace;
+    Bytes(((peak + kept) as f64 + base).round() as u64)
 }
 
 /// The workspace of vLLM 0.19's Triton fused-MoE experts (the unquantized bf16/fp16 path,
@@ -218,6 +234,7 @@ mod tests {
             sm_count: 132,
             encoder_bytes: 0,
             moe_workspace: 0,
+            cublas_workspace: 0,
         }
     }
 
@@ -247,13 +264,16 @@ mod tests {
     fn forward_binds_with_a_small_vocabulary() {
         // CodeLlama-7B: forward 8192 × (3 × 11,008 + 4 × 4096) × 2 = 809,500,672 B; sampler
         // 83,886,080 + 1024 × 32,016 × 14 + 132 × 32,016 × 4 = 83,886,080 + 458,981,376 + 16,904,448
-        // = 559,771,904 B. Base 32 MiB = 33,554,432 on top.
+        // = 559,771,904 B. Hopper's cuBLAS workspace 32 MiB = 33,554,432 on top.
         let p = StartupParams {
-            activation_base_gib: 1.0 / 32.0,
+            activation_base_gib: 0.0,
             sampler_bytes_per_logit: 12.0,
             ..params()
         };
-        let s = shape(4_096, 11_008, 32_016, 2);
+        let s = ProfileShape {
+            cublas_workspace: cublas_workspace_bytes(9),
+            ..shape(4_096, 11_008, 32_016, 2)
+        };
         assert_eq!(forward_peak_bytes(&s), 809_500_672);
         assert_eq!(sampler_peak_bytes(&p, &s), 559_771_904);
         assert_eq!(peak_activation(&p, &s).0, 809_500_672 + 33_554_432);
@@ -264,6 +284,16 @@ mod tests {
         };
         assert_eq!(forward_peak_bytes(&tiny), 0);
         assert_eq!(sampler_peak_bytes(&p, &tiny), (4 + 8) * 16 * 2 + 4 * 100 * 14);
+    }
+
+    #[test]
+    fn cublas_workspace_by_generation() {
+        // CublasHandlePool.cpp: 32 MiB on Hopper (9.0) and Blackwell (10.0, 12.0); Ampere (8.0) and
+        // Volta (7.0): 4096 KiB × 2 + 16 KiB × 8 = 8,519,680 B.
+        assert_eq!(cublas_workspace_bytes(9), 33_554_432);
+        assert_eq!(cublas_workspace_bytes(12), 33_554_432);
+        assert_eq!(cublas_workspace_bytes(8), 8_519_680);
+        assert_eq!(cublas_workspace_bytes(7), 8_519_680);
     }
 
     #[test]

@@ -8,8 +8,8 @@ use tpsim_model::llm::WeightDtype;
 use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, VisionFamily};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
-    ProfileShape, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes, non_torch_growth,
-    peak_activation, rope_cache_bytes,
+    ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
+    non_torch_growth, peak_activation, rope_cache_bytes,
 };
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
@@ -82,6 +82,7 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
             sm_count: u64::from(s.hardware.gpu.sm_count),
             encoder_bytes: encoder_bytes(s, tokens, dtype),
             moe_workspace: moe_workspace(s, tokens, dtype),
+            cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
         },
     ))
 }
