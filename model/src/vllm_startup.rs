@@ -19,8 +19,8 @@
 //! - non-torch growth (`non_torch_increase`: memory outside torch's allocator that appears between the
 //!   snapshot and the end of the profile run; [`non_torch_growth`]).
 //!
-//! Where no code-derived rule exists the coefficient is a parameter of `scenarios/engines/vllm.toml`
-//! (`[engine.vllm_startup]`), fitted to named rows with the command that refits it.
+//! Every coefficient is a parameter of `scenarios/engines/vllm.toml` (`[engine.costs]`) with its
+//! source there; the non-torch ones are fitted to named rows with the command that refits them.
 
 use crate::units::Bytes;
 
@@ -39,14 +39,14 @@ pub fn default_batch_shape(total_gib: f64, gpu_name: &str) -> (u64, u64) {
     }
 }
 
-/// The fitted coefficients of the profile run (`[engine.vllm_startup]` of `engines/vllm.toml`).
+/// The coefficients of the profile run (`[engine.vllm_startup]` of `engines/vllm.toml`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StartupParams {
-    /// Activation present whatever the model (the sampler's small tensors, the dummy batch's
-    /// metadata), GiB.
+    /// Activation present whatever the model beyond PyTorch's cuBLAS workspace
+    /// ([`cublas_workspace_bytes`], computed from the GPU), GiB (the preset cites its check).
     pub activation_base_gib: f64,
-    /// Bytes per logit element of the dummy sampler run at its peak (the logits in the model dtype,
-    /// their float32 copy and the sampler's intermediates).
+    /// float32 bytes per logit element the sampler holds at its peak beside the model-dtype logits
+    /// (vLLM 0.19: the float32 copy, the softmax probabilities and the exponential noise: 12).
     pub sampler_bytes_per_logit: f64,
     /// Non-torch growth of a single-GPU profile run (kernel images loaded on first launch), GiB.
     pub non_torch_base_gib: f64,
@@ -68,28 +68,100 @@ pub struct ProfileShape {
     pub max_num_seqs: u64,
     /// Text hidden size.
     pub hidden: u64,
+    /// Dense gated-MLP width on this rank (`intermediate_size / tp`; 0 when no layer is dense).
+    pub mlp_intermediate: u64,
     /// Vocabulary (logits per request).
     pub vocab: u64,
     /// Bytes per activation element (the serving dtype).
     pub dtype_bytes: u64,
+    /// Streaming multiprocessors of the GPU (rows of the Triton top-k/top-p scratch buffer).
+    pub sm_count: u64,
     /// Bytes that multimodal encoder profiling leaves alive during the decoder's dummy run
     /// ([`encoder_profile_bytes`]); 0 for text-only models.
     pub encoder_bytes: u64,
+    /// The fused-MoE workspace the dummy forward pass allocates and keeps ([`moe_workspace_bytes`]);
+    /// 0 for dense models and MoE kernels without a persistent workspace.
+    pub moe_workspace: u64,
+    /// PyTorch's cuBLAS workspace for this GPU ([`cublas_workspace_bytes`]).
+    pub cublas_workspace: u64,
 }
 
-/// Peak activation of vLLM's profile run (`torch_peak_increase`). vLLM 0.11.0
-/// `v1/worker/gpu_model_runner.py` `profile_run` keeps the dummy forward pass's `hidden_states`
-/// (`max_num_batched_tokens × hidden` in the model dtype) alive through `_dummy_sampler_run` (it
-/// deletes them only afterwards), so the peak is reached in the sampler:
-/// hidden states + the encoder profiling's leftovers + base + `max_num_seqs × vocab ×
-/// sampler_bytes_per_logit` (the last two fitted: the sampler's float32 copies and sort buffers
-/// changed between versions and the rows are vLLM 0.19's).
+/// PyTorch's default cuBLAS workspace, which the caching allocator hands out on the first GEMM of
+/// the profile run and which stays allocated (PyTorch `aten/src/ATen/cuda/CublasHandlePool.cpp`
+/// `getChosenWorkspaceSize`: `":4096:8"` = 32 MiB on compute capability 9.x–12.x (Hopper,
+/// Blackwell), `":4096:2:16:8"` = 4096 KiB × 2 + 16 KiB × 8 before). ROCm builds use hipBLASLt's
+/// sizes (not modelled: the CUDA rule is applied).
+pub fn cublas_workspace_bytes(sm_major: u32) -> u64 {
+    if (9..=12).contains(&sm_major) {
+        4096 * 8 * 1024
+    } else {
+        4096 * 1024 * 2 + 16 * 1024 * 8
+    }
+}
+
+/// Peak activation of vLLM's profile run (`torch_peak_increase`), as vLLM 0.19.0's
+/// `v1/worker/gpu_model_runner.py` `profile_run` allocates it: the larger of the dummy forward
+/// pass's peak ([`forward_peak_bytes`]) and the dummy sampler run's ([`sampler_peak_bytes`]), plus
+/// what stays allocated through both (the encoder profile's leftovers, the fused-MoE workspace)
+/// the cuBLAS workspace and the preset's `activation_base_gib` (0 in vLLM's preset).
 pub fn peak_activation(p: &StartupParams, s: &ProfileShape) -> Bytes {
-    let reqs = s.max_num_seqs.min(s.max_num_batched_tokens);
-    let hidden_states = s.max_num_batched_tokens * s.hidden * s.dtype_bytes;
-    let sampler = p.sampler_bytes_per_logit * (reqs * s.vocab) as f64;
+    let peak = forward_peak_bytes(s).max(sampler_peak_bytes(p, s));
     let base = p.activation_base_gib * GIB;
-    Bytes(((hidden_states + s.encoder_bytes) as f64 + sampler + base).round() as u64)
+    let kept = s.encoder_bytes + s.moe_workspace + s.cublas_workspace;
+    Bytes(((peak + kept) as f64 + base).round() as u64)
+}
+
+/// The workspace of vLLM 0.19's Triton fused-MoE experts (the unquantized bf16/fp16 path,
+/// `fused_moe/oracle/unquantized.py` → `TritonExperts`): `modular_kernel.py` `_allocate_buffers`
+/// takes `workspace13` (shared with the output: `max(M × topk × max(I, K), M × K)` elements) and
+/// `workspace2` (`M × topk × max(2I, K)`) from `v1/worker/workspace.py`'s `WorkspaceManager` in one
+/// buffer (each part rounded up to 256 B), which keeps it for the process: it is allocated by the
+/// profile run's forward pass and still there during the sampler. `M` = the dummy batch's tokens
+/// (no chunking), `I` = the expert MLP width on this rank, `K` = hidden.
+pub fn moe_workspace_bytes(tokens: u64, top_k: u64, inter: u64, hidden: u64, dtype: u64) -> u64 {
+    let round = |b: u64| b.div_ceil(256) * 256;
+    let ws13 = (tokens * top_k * inter.max(hidden)).max(tokens * hidden) * dtype;
+    let ws2 = tokens * top_k * (2 * inter).max(hidden) * dtype;
+    round(ws13) + round(ws2)
+}
+
+/// The dummy forward pass over `max_num_batched_tokens` tokens at its widest point, a dense
+/// gated MLP: the `gate_up_proj` output `[T, 2I]` and the `SiluAndMul` output `[T, I]` alive at
+/// once, beside four `[T, hidden]` tensors of the residual stream (the layer's input and residual,
+/// which the compiled pieces hand to each other, the attention output and the new residual of the
+/// fused add-norm) — vLLM 0.19.0 `model_executor/models/llama.py` `LlamaMLP` / `LlamaDecoderLayer`.
+/// The count of residual tensors is a reading of that dataflow; engine-memory.tsv lines 13 and 20
+/// (the two rows whose forward pass binds) agree to +0.02 GiB. MoE-only models: 0 (their sampler
+/// binds in every row at hand).
+pub fn forward_peak_bytes(s: &ProfileShape) -> u64 {
+    if s.mlp_intermediate == 0 {
+        return 0;
+    }
+    s.max_num_batched_tokens * (3 * s.mlp_intermediate + 4 * s.hidden) * s.dtype_bytes
+}
+
+/// The dummy sampler run at its peak (vLLM 0.19.0 `gpu_model_runner.py` `_dummy_sampler_run`,
+/// `v1/sample/sampler.py` `Sampler.forward`, `v1/sample/ops/topk_topp_sampler.py`
+/// `forward_native` / `random_sample`, `ops/topk_topp_triton.py` `apply_top_k_top_p_triton`):
+/// - the forward pass's `hidden_states` (`T × hidden`, deleted only after the sampler), the
+///   gathered last hidden states and their `rand_like` replacement (`2 × reqs × hidden`);
+/// - the logits in the model dtype (`compute_logits`, held by `_dummy_sampler_run`) and, per logit,
+///   `sampler_bytes_per_logit` float32 bytes: the `.to(float32)` copy, the softmax `probs` and the
+///   exponential noise `q` (`empty_like(probs)`). With a float32 model `.to(float32)` is the same
+///   tensor, so the model-dtype logits are not counted twice;
+/// - the Triton top-k/top-p scratch buffer, cached per device: `min(next_pow2(reqs), SMs) × vocab`
+///   float32 rows (batches of 8 or more take the Triton path).
+pub fn sampler_peak_bytes(p: &StartupParams, s: &ProfileShape) -> u64 {
+    let reqs = s.max_num_seqs.min(s.max_num_batched_tokens);
+    let hidden_states = (s.max_num_batched_tokens + 2 * reqs) * s.hidden * s.dtype_bytes;
+    let model_dtype_logits = if s.dtype_bytes == 4 { 0 } else { s.dtype_bytes };
+    let logits = (reqs * s.vocab) as f64 * (p.sampler_bytes_per_logit + model_dtype_logits as f64);
+    let scratch = if reqs >= 8 {
+        reqs.next_power_of_two().min(s.sm_count.max(1)) * s.vocab * 4
+    } else {
+        0
+    };
+    hidden_states + logits.round() as u64 + scratch
 }
 
 /// Non-torch growth of the profile run (`non_torch_increase`) on a rank of a `tp`-rank group: the
@@ -136,7 +208,7 @@ mod tests {
     fn params() -> StartupParams {
         StartupParams {
             activation_base_gib: 0.0,
-            sampler_bytes_per_logit: 14.0,
+            sampler_bytes_per_logit: 12.0,
             non_torch_base_gib: 0.25,
             non_torch_comm_gib: 1.8,
             non_torch_per_peer_gib: 0.02,
@@ -151,34 +223,90 @@ mod tests {
         assert_eq!(default_batch_shape(23.5, "A30"), (2_048, 256));
     }
 
+    fn shape(hidden: u64, inter: u64, vocab: u64, dtype: u64) -> ProfileShape {
+        ProfileShape {
+            max_num_batched_tokens: 8_192,
+            max_num_seqs: 1_024,
+            hidden,
+            mlp_intermediate: inter,
+            vocab,
+            dtype_bytes: dtype,
+            sm_count: 132,
+            encoder_bytes: 0,
+            moe_workspace: 0,
+            cublas_workspace: 0,
+        }
+    }
+
     #[test]
-    fn peak_is_hidden_states_plus_sampler() {
-        // 8192 × 4096 × 2 B = 64 MiB of hidden states + 1024 × 128,256 × 14 B = 1,838,678,016 B.
-        let b = peak_activation(
-            &params(),
-            &ProfileShape {
-                max_num_batched_tokens: 8_192,
-                max_num_seqs: 1_024,
-                hidden: 4_096,
-                vocab: 128_256,
-                dtype_bytes: 2,
-                encoder_bytes: 0,
-            },
+    fn sampler_binds_with_a_large_vocabulary() {
+        // Llama-3.1-8B bf16 on H100: hidden states (8192 + 2 × 1024) × 4096 × 2 = 83,886,080;
+        // logits 1024 × 128,256 × (12 + 2) = 1,838,678,016; Triton scratch min(1024, 132) × 128,256 × 4
+        // = 67,719,168 → 1,990,283,264 B. Forward: 8192 × (3 × 14,336 + 4 × 4096) × 2 = 973,078,528.
+        let p = StartupParams {
+            activation_base_gib: 0.0,
+            sampler_bytes_per_logit: 12.0,
+            ..params()
+        };
+        let s = shape(4_096, 14_336, 128_256, 2);
+        assert_eq!(sampler_peak_bytes(&p, &s), 1_990_283_264);
+        assert_eq!(forward_peak_bytes(&s), 973_078_528);
+        assert_eq!(peak_activation(&p, &s).0, 1_990_283_264);
+        // float32: .to(float32) aliases, 12 B per logit: (8192 + 2048) × 4096 × 4 = 167,772,160
+        // + 1,576,009,728 + 67,719,168 = 1,811,501,056.
+        assert_eq!(
+            sampler_peak_bytes(&p, &shape(4_096, 14_336, 128_256, 4)),
+            1_811_501_056
         );
-        assert_eq!(b.0, 67_108_864 + 1_838_678_016);
-        // The sampler sees at most max_num_batched_tokens requests: 256 tokens → 256 requests.
-        let small = peak_activation(
-            &params(),
-            &ProfileShape {
-                max_num_batched_tokens: 256,
-                max_num_seqs: 1_024,
-                hidden: 4_096,
-                vocab: 1_000,
-                dtype_bytes: 2,
-                encoder_bytes: 0,
-            },
+    }
+
+    #[test]
+    fn forward_binds_with_a_small_vocabulary() {
+        // CodeLlama-7B: forward 8192 × (3 × 11,008 + 4 × 4096) × 2 = 809,500,672 B; sampler
+        // 83,886,080 + 1024 × 32,016 × 14 + 132 × 32,016 × 4 = 83,886,080 + 458,981,376 + 16,904,448
+        // = 559,771,904 B. Hopper's cuBLAS workspace 32 MiB = 33,554,432 on top.
+        let p = StartupParams {
+            activation_base_gib: 0.0,
+            sampler_bytes_per_logit: 12.0,
+            ..params()
+        };
+        let s = ProfileShape {
+            cublas_workspace: cublas_workspace_bytes(9),
+            ..shape(4_096, 11_008, 32_016, 2)
+        };
+        assert_eq!(forward_peak_bytes(&s), 809_500_672);
+        assert_eq!(sampler_peak_bytes(&p, &s), 559_771_904);
+        assert_eq!(peak_activation(&p, &s).0, 809_500_672 + 33_554_432);
+        // Fewer than 8 requests: no Triton scratch; MoE-only (no dense MLP): no forward term.
+        let tiny = ProfileShape {
+            max_num_batched_tokens: 4,
+            ..shape(16, 0, 100, 2)
+        };
+        assert_eq!(forward_peak_bytes(&tiny), 0);
+        assert_eq!(sampler_peak_bytes(&p, &tiny), (4 + 8) * 16 * 2 + 4 * 100 * 14);
+    }
+
+    #[test]
+    fn cublas_workspace_by_generation() {
+        // CublasHandlePool.cpp: 32 MiB on Hopper (9.0) and Blackwell (10.0, 12.0); Ampere (8.0) and
+        // Volta (7.0): 4096 KiB × 2 + 16 KiB × 8 = 8,519,680 B.
+        assert_eq!(cublas_workspace_bytes(9), 33_554_432);
+        assert_eq!(cublas_workspace_bytes(12), 33_554_432);
+        assert_eq!(cublas_workspace_bytes(8), 8_519_680);
+        assert_eq!(cublas_workspace_bytes(7), 8_519_680);
+    }
+
+    #[test]
+    fn moe_workspace_of_the_triton_experts() {
+        // Kimi-VL-A3B at 8192 tokens: top 6, expert MLP 1408, hidden 2048, bf16:
+        // ws13 = 8192 × 6 × 2048 × 2 = 201,326,592; ws2 = 8192 × 6 × 2816 × 2 = 276,824,064.
+        assert_eq!(
+            moe_workspace_bytes(8_192, 6, 1_408, 2_048, 2),
+            201_326_592 + 276_824_064
         );
-        assert_eq!(small.0, 256 * 4_096 * 2 + 256 * 1_000 * 14);
+        // A wide expert MLP: ws13 = 8 × 2 × 100 × 2 = 3200 (K = 10 smaller), ws2 = 8 × 2 × 200 × 2 =
+        // 6400, each rounded up to 256 B: 3328 + 6400.
+        assert_eq!(moe_workspace_bytes(8, 2, 100, 10, 2), 3_328 + 6_400);
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //! `[engine.observed]` values replace these (see `memory::VllmMeasured`).
 
 use crate::scenario::Scenario;
+use tpsim_model::llm::WeightDtype;
 use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, VisionFamily};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
-    ProfileShape, default_batch_shape, encoder_profile_bytes, non_torch_growth, peak_activation,
-    rope_cache_bytes,
+    ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
+    non_torch_growth, peak_activation, rope_cache_bytes,
 };
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
@@ -74,9 +75,14 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
             max_num_batched_tokens: tokens,
             max_num_seqs: seqs,
             hidden: s.model.hidden,
+            // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
+            mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
             vocab: s.model.vocab,
             dtype_bytes: dtype,
+            sm_count: u64::from(s.hardware.gpu.sm_count),
             encoder_bytes: encoder_bytes(s, tokens, dtype),
+            moe_workspace: moe_workspace(s, tokens, dtype),
+            cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
         },
     ))
 }
@@ -90,10 +96,12 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
 /// 1540-pixel dummies would add 0.03 GiB).
 ///
 /// vLLM 0.11.0's `profile_run` expands EACH item's output to `budget` rows; for Gemma-3 that is 32
-/// copies (1.9 GiB), which the vLLM 0.19 rows rule out (engine-memory.tsv line 17: 3.94 GiB peak in
-/// all); one copy matches them (book/src/vllm-memory.md), so 0.19 is taken to hold one.
+/// copies (1.9 GiB). vLLM 0.19.0's `profile_run` stores each item's own output
+/// (`encoder_cache["tmp_{i}"]`), `items × tokens per item` ≈ one budget's worth in all, which the
+/// 0.19 rows agree with (engine-memory.tsv line 17: 3.94 GiB peak in all).
 fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
     match s.model.vision {
+        Some(v) if s.model.arch == Architecture::KimiVl => moonvit_profile_bytes(&v, budget, dtype),
         Some(v) if v.family == VisionFamily::Siglip && v.pos_emb_cells > 0 => {
             let side = (v.pos_emb_cells as f64).sqrt().round() as u64 * v.patch;
             let tokens_per_image = 256;
@@ -117,4 +125,63 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
         Some(p) => non_torch_growth(&p, s.engine.tp),
         None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
     }
+}
+
+/// vrows2 (issue #17): what Kimi-VL's encoder profile leaves alive (vLLM 0.19.0 `profile_run` with
+/// `models/kimi_vl.py` and `models/moonvit.py`):
+/// - the dummy batch (`_get_mm_dummy_batch`, referenced until `profile_run` returns): `items` copies
+///   of one 1024 × 1024 dummy image (`MaxImageTokenMeta`), its 14-pixel patches in the model dtype
+///   (`InputProcessingContext._postprocess_output` casts floating outputs), after the processor
+///   scales it to `in_token_limit` = 4096 patches (KimiVLImageProcessor's config, as a public copy
+///   of Kimi-VL-A3B-Instruct's lists it: find_string id 68395533418) and pads it to whole 2 × 2
+///   merge cells: ⌊1024 × √(4096 / 73²)⌋ = 897 px → 924 px = 66 × 66 patches → 33 × 33 = 1089
+///   tokens (`KimiVLProcessingInfo.get_num_image_tokens`);
+/// - the encoder outputs, one per item (`encoder_cache["tmp_{i}"]`): `items × tokens × text_hidden`;
+/// - MoonViT's `Rope2DPosEmb.precomputed_freqs_cis`, a `cached_property` built on first use:
+///   512 × 512 positions × head_dim / 2 complex64 (8 B).
+///
+/// `items` = the encoder budget (`max_num_batched_tokens`) // tokens per image
+/// (`multimodal/encoder_budget.py` `_get_max_items`), at least 1.
+fn moonvit_profile_bytes(v: &tpsim_model::llm::VisionTower, budget: u64, dtype: u64) -> u64 {
+    const DUMMY_SIDE: f64 = 1024.0;
+    const IN_TOKEN_LIMIT: f64 = 4096.0;
+    let patch = v.patch.max(1);
+    // `merge` counts the patches of one token (2 × 2 = 4): the cell edge is √merge patches.
+    let cell = patch * ((v.merge.max(1) as f64).sqrt().round() as u64);
+    let per_side = (DUMMY_SIDE as u64 / patch) as f64;
+    let side = if per_side * per_side > IN_TOKEN_LIMIT {
+        (DUMMY_SIDE * (IN_TOKEN_LIMIT / (per_side * per_side)).sqrt()).floor() as u64
+    } else {
+        DUMMY_SIDE as u64
+    };
+    let padded = side.div_ceil(cell) * cell;
+    let patches = (padded / patch).pow(2);
+    let tokens = (padded / cell).pow(2);
+    let items = (budget / tokens).max(1);
+    let freqs = 512 * 512 * (v.hidden / v.heads.max(1) / 2) * 8;
+    encoder_profile_bytes(
+        items,
+        patches * 3 * patch * patch * dtype,
+        items * tokens,
+        v.text_hidden,
+        dtype,
+    ) + freqs
+}
+
+/// vrows2 (issue #17): the fused-MoE workspace of the profile run
+/// (`tpsim_model::vllm_startup::moe_workspace_bytes`) when the routed experts take vLLM's
+/// unquantized Triton path (bf16/fp16/fp32 experts); quantized experts (fp8, mxfp4, int4, …) run
+/// other kernels — gpt-oss's mxfp4 on Hopper a monolithic Triton kernel without this workspace
+/// (engine-memory.tsv lines 30-31 show none) — and are not modelled (0).
+fn moe_workspace(s: &Scenario, tokens: u64, dtype: u64) -> u64 {
+    let Some(moe) = &s.model.moe else {
+        return 0;
+    };
+    let q = &s.model.quantization;
+    let experts = q.experts.as_ref().unwrap_or(&q.weights).dtype;
+    if !matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp32) {
+        return 0;
+    }
+    let inter = moe.moe_intermediate / u64::from(s.engine.tp.max(1));
+    moe_workspace_bytes(tokens, moe.num_experts_per_tok, inter, s.model.hidden, dtype)
 }
