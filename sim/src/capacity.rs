@@ -94,6 +94,11 @@ pub struct Capacity {
     pub resolution: &'static str,
 }
 
+/// Exact equality of two evaluated loads (the search revisits the very values it computed).
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits()
+}
+
 /// The search over any evaluation (a simulation, or a stub in tests).
 pub fn search<E>(
     over: Over,
@@ -102,7 +107,7 @@ pub fn search<E>(
 ) -> Result<Capacity, E> {
     let mut points: Vec<Point> = Vec::new();
     let mut at = |x: f64, points: &mut Vec<Point>| -> Result<bool, E> {
-        if let Some(p) = points.iter().find(|p| p.x == x) {
+        if let Some(p) = points.iter().find(|p| same(p.x, x)) {
             return Ok(p.met);
         }
         let p = eval(x)?;
@@ -149,7 +154,7 @@ pub fn search<E>(
         lo = Some(l);
         hi = Some(h);
     }
-    let find = |x: Option<f64>| x.and_then(|x| points.iter().find(|p| p.x == x));
+    let find = |x: Option<f64>| x.and_then(|x| points.iter().find(|p| same(p.x, x)));
     // The binding objective: the one failing at the first point above the answer with the largest
     // measured / target ratio, or at the ceiling the one nearest its limit.
     let at_ceiling = hi.is_none();

@@ -146,7 +146,7 @@ impl RequestStream {
         }
     }
 
-    fn from_trace(&mut self) -> Option<RequestSpec> {
+    fn next_from_trace(&mut self) -> Option<RequestSpec> {
         let r = self.trace.as_mut()?.next_record()?;
         match r {
             Ok((rec, at_ms)) => Some(RequestSpec {
@@ -184,12 +184,12 @@ impl Iterator for RequestStream {
         let i = self.next;
         self.next += 1;
         if self.workload.load.trace.is_some() {
-            return self.from_trace();
+            return self.next_from_trace();
         }
         let arrival = self.arrival();
         if let Some(sp) = self.workload.load.shared_prefix {
             let group = i / sp.prompts_per_group.max(1);
-            if i % sp.prompts_per_group.max(1) == 0 {
+            if i.is_multiple_of(sp.prompts_per_group.max(1)) {
                 let sys = LengthSpec::Random(crate::scenario::RandomLength {
                     random: sp.system_prompt_len,
                     range_ratio: sp.range_ratio,

@@ -63,7 +63,7 @@ fn random_dataset_range_ratio() {
     let (m, _, _) = mean_sd(v.into_iter());
     assert!((m - 750.0).abs() < 2.5, "mean {m}");
     assert_eq!(s.workload.prompt_len.min(), 500);
-    assert_eq!(s.workload.prompt_len.mean(), 750.0);
+    assert!((s.workload.prompt_len.mean() - 750.0).abs() < 1e-12);
 }
 
 #[test]
@@ -83,9 +83,9 @@ fn histogram_from_data() {
     )
     .unwrap();
     let s = scenario::load(&p).unwrap();
-    assert_eq!(s.workload.output_len.mean(), 75.25);
+    assert!((s.workload.output_len.mean() - 75.25).abs() < 1e-12);
     let v: Vec<f64> = stream(&s).map(|r| f64::from(r.output)).collect();
-    let ones = v.iter().filter(|&&x| x == 1.0).count() as f64 / v.len() as f64;
+    let ones = v.iter().filter(|&&x| x < 1.5).count() as f64 / v.len() as f64;
     assert!((ones - 0.25).abs() < 0.006, "share of 1s {ones}");
     let (m, _, _) = mean_sd(v.into_iter());
     assert!((m - 75.25).abs() < 0.75, "mean {m}");
@@ -128,7 +128,7 @@ fn poisson_gaps_mean_and_cv() {
     assert!((m / 0.1 - 1.0).abs() < 0.015, "mean gap {m}");
     assert!((sd / m - 1.0).abs() < 0.02, "cv {}", sd / m);
     // The first request goes at t = 0, as bench_serving sends it before the first sleep.
-    assert_eq!(stream(&s).next().unwrap().arrival.unwrap().as_secs_f64(), 0.0);
+    assert_eq!(stream(&s).next().unwrap().arrival.unwrap().as_ps(), 0);
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn infinite_rate_sends_everything_at_zero() {
         "inf",
         "num_requests = 100\nrequest_rate = inf\nprompt_len = 8\noutput_len = 8",
     );
-    assert!(stream(&s).all(|r| r.arrival.unwrap().as_secs_f64() == 0.0));
+    assert!(stream(&s).all(|r| r.arrival.unwrap().as_ps() == 0));
 }
 
 #[test]
@@ -260,8 +260,8 @@ fn trace_replay() {
     assert!(s.inputs.iter().any(|i| i.ends_with("t.jsonl")));
     let v: Vec<RequestSpec> = stream(&s).collect();
     assert_eq!(v.len(), 2);
-    assert_eq!(v[0].arrival.unwrap().as_ms_f64(), 0.0);
-    assert_eq!(v[1].arrival.unwrap().as_ms_f64(), 250.5);
+    assert_eq!(v[0].arrival.unwrap().as_ps(), 0);
+    assert_eq!(v[1].arrival.unwrap().as_ps(), 250_500_000_000); // 250.5 ms
     assert_eq!((v[1].prompt, v[1].output), (20, 4));
     assert_eq!(v[1].prefix.map(|p| (p.group, p.len)), Some((2, 8)));
 }
@@ -319,7 +319,7 @@ fn bad_trace_lines_exit_2_with_file_and_line() {
     );
     bad_trace(
         "prefix",
-        &format!("{{\"prompt\": 4, \"output\": 1, \"prefix_group\": 1, \"prefix_len\": 5}}\n"),
+        "{\"prompt\": 4, \"output\": 1, \"prefix_group\": 1, \"prefix_len\": 5}\n",
         1,
         "prefix_len 5 exceeds prompt 4",
     );

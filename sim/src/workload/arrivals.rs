@@ -34,7 +34,8 @@ fn normal(rng: &mut ChaCha8Rng) -> f64 {
 /// (ACM TOMS 26(3), 2000), with their boost `G(k) = G(k + 1) · U^(1/k)` for shape < 1; shape 1
 /// is drawn directly as an exponential (one uniform).
 pub fn gamma_unit(rng: &mut ChaCha8Rng, shape: f64) -> f64 {
-    if shape == 1.0 {
+    // Exactly 1 (the default and Poisson), compared bit for bit.
+    if shape.to_bits() == 1.0f64.to_bits() {
         return -unit_open(rng).ln();
     }
     if shape < 1.0 {

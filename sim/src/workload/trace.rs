@@ -69,7 +69,7 @@ impl TraceReader {
     /// Opens `path`.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
         let file = path.display().to_string();
-        let f = File::open(path).map_err(|e| TraceError {
+        let f = crate::files::open_stream(path).map_err(|e| TraceError {
             file: file.clone(),
             line: 0,
             message: format!("cannot read: {e}"),
