@@ -116,6 +116,14 @@ enum Command {
         after_help = "Examples:\n  tpsim-calibrate run-engine scenarios/examples/llama-3.1-8b-h100.toml --out run1\n  tpsim-calibrate run-engine my.toml --python ~/venvs/sglang/bin/python --port 30001\n  tpsim-calibrate run-engine my.toml --dry-run"
     )]
     RunEngine(crate::run_engine::RunEngineArgs),
+    // Issue #18 (load):
+    /// Turn a bench_serving result with per-request details into a request trace (JSON lines of
+    /// prompt and output tokens) for a scenario's `[workload] trace`.
+    #[command(
+        name = "trace-from-bench",
+        after_help = "Example:\n  tpsim-calibrate trace-from-bench bench.jsonl --out trace.jsonl"
+    )]
+    TraceFromBench(crate::trace_from_bench::TraceFromBenchArgs),
 }
 
 /// Parses `args` as `tpsim` does: `--help`/`--version` text to `out`, a usage error to `err`, and
@@ -147,6 +155,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         Command::Crossval(args) => crate::crossval::run(args, out, err),
         // Issue #17 point 6:
         Command::RunEngine(args) => crate::run_engine::run(args, out, err),
+        Command::TraceFromBench(args) => crate::trace_from_bench::run(args, out, err),
         Command::Ingest {
             files,
             out: out_file,

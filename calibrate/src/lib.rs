@@ -12,4 +12,5 @@ pub mod measurement;
 pub mod predict;
 // Issue #17 point 6: run the real engine and check the prediction against it.
 pub mod run_engine;
+pub mod trace_from_bench; // issue #18 (load)
 pub mod tsv;

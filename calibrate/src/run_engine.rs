@@ -106,6 +106,7 @@ impl RunError {
 /// The run's commands for scenario `s`, whose launch command is `cmd`, writing into `dir`.
 pub fn plan(s: &Scenario, cmd: &EngineCommand, p: &Programs, dir: &Path) -> Result<RunPlan, RunError> {
     let w = &s.workload;
+    unsupported(w)?;
     let port = p.port.to_string();
     let mut server = cmd.argv();
     let (ready, probe, mut bench, result);
@@ -117,8 +118,8 @@ pub fn plan(s: &Scenario, cmd: &EngineCommand, p: &Programs, dir: &Path) -> Resu
             ready = SGLANG_READY;
             probe = vec![p.python.clone(), "-c".into(), "import sglang".into()];
             result = dir.join("bench.jsonl");
-            let (ilen, iratio) = sglang_len(w.prompt_len);
-            let (olen, oratio) = sglang_len(w.output_len);
+            let (ilen, iratio) = sglang_len(&w.prompt_len)?;
+            let (olen, oratio) = sglang_len(&w.output_len)?;
             if iratio != oratio {
                 return Err(RunError::Plan(format!(
                     "SGLang's bench_serving has one --random-range-ratio for prompts and outputs: \
@@ -151,8 +152,8 @@ pub fn plan(s: &Scenario, cmd: &EngineCommand, p: &Programs, dir: &Path) -> Resu
             ready = VLLM_READY;
             probe = vec![p.vllm.clone(), "--version".into()];
             result = dir.join("bench.json");
-            let (ilen, iratio) = vllm_len(w.prompt_len);
-            let (olen, oratio) = vllm_len(w.output_len);
+            let (ilen, iratio) = vllm_len(&w.prompt_len)?;
+            let (olen, oratio) = vllm_len(&w.output_len)?;
             if iratio != oratio {
                 return Err(RunError::Plan(format!(
                     "vLLM's bench serve has one --random-range-ratio for prompts and outputs: \
@@ -194,23 +195,48 @@ pub fn plan(s: &Scenario, cmd: &EngineCommand, p: &Programs, dir: &Path) -> Resu
     })
 }
 
+/// Issue #18 (load): what the random dataset cannot express (a histogram, a trace, shared
+/// prefixes, open-loop arrivals) is refused rather than silently run as something else.
+fn unsupported(w: &tpsim::scenario::Workload) -> Result<(), RunError> {
+    let what = if w.load.trace.is_some() {
+        "workload.trace"
+    } else if w.load.shared_prefix.is_some() {
+        "workload.shared_prefix"
+    } else if !matches!(w.load.arrivals, tpsim::workload::Arrivals::Closed) {
+        "workload.request_rate"
+    } else {
+        return Ok(());
+    };
+    Err(RunError::Plan(format!(
+        "{what}: run-engine drives bench_serving's closed-loop random dataset only"
+    )))
+}
+
+fn histogram_refused(l: &LengthSpec) -> RunError {
+    RunError::Plan(format!(
+        "{l}: bench_serving's random dataset has no histogram lengths (use fixed, uniform or random)"
+    ))
+}
+
 /// SGLang's random lengths in [ratio × len, len]: (len, ratio).
-fn sglang_len(l: LengthSpec) -> (u32, String) {
-    match l {
-        LengthSpec::Fixed(n) => (n, "1".into()),
+fn sglang_len(l: &LengthSpec) -> Result<(u32, String), RunError> {
+    Ok(match l {
+        LengthSpec::Fixed(n) => (*n, "1".into()),
         LengthSpec::Uniform(u) => (u.max, ratio(f64::from(u.min) / f64::from(u.max.max(1)))),
-    }
+        LengthSpec::Random(r) => (r.random, ratio(r.range_ratio)),
+        LengthSpec::Histogram(_) => return Err(histogram_refused(l)),
+    })
 }
 
 /// vLLM's random lengths in [len × (1 − ratio), len × (1 + ratio)]: (len, ratio).
-fn vllm_len(l: LengthSpec) -> (u32, String) {
-    match l {
-        LengthSpec::Fixed(n) => (n, "0".into()),
-        LengthSpec::Uniform(u) => {
-            let (a, b) = (f64::from(u.min), f64::from(u.max));
-            (((a + b) / 2.0).round() as u32, ratio((b - a) / (a + b).max(1.0)))
-        }
-    }
+fn vllm_len(l: &LengthSpec) -> Result<(u32, String), RunError> {
+    let (a, b) = match l {
+        LengthSpec::Fixed(n) => return Ok((*n, "0".into())),
+        LengthSpec::Uniform(u) => (f64::from(u.min), f64::from(u.max)),
+        LengthSpec::Random(_) => (f64::from(l.min()), f64::from(l.max())),
+        LengthSpec::Histogram(_) => return Err(histogram_refused(l)),
+    };
+    Ok((((a + b) / 2.0).round() as u32, ratio((b - a) / (a + b).max(1.0))))
 }
 
 fn ratio(x: f64) -> String {

@@ -11,6 +11,7 @@ mod admission;
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 mod passes;
+mod percentiles; // issue #18 (load): stub until the serving loop lands
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod vllm_parts;

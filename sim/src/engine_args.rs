@@ -551,4 +551,8 @@ fn simulator_only(c: &mut Cmd, raw: &ScenarioFile) {
     if raw.workload.is_some() {
         c.note("[workload]: the benchmark's input, not the server's (tpsim-calibrate run-engine passes it to the benchmark)".into());
     }
+    // Issue #18 (load): the objectives are the benchmark's (`vllm bench serve --goodput`), not the server's.
+    if raw.slo.is_some() {
+        c.note("[slo]: simulator only (the benchmark's --goodput objectives; tpsim capacity)".into());
+    }
 }

@@ -86,6 +86,16 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// Issue #18 (load): opens a regular file to read it streaming (a request trace), without the
+/// [`MAX_INPUT_BYTES`] bound: the reader bounds each record and the record count instead.
+pub fn open_stream(path: &Path) -> Result<std::fs::File, ReadError> {
+    let m = std::fs::metadata(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    if !m.is_file() {
+        return Err(ReadError::NotRegular(kind(&m)));
+    }
+    std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))
+}
+
 /// Reads a regular file of at most [`MAX_INPUT_BYTES`] as UTF-8 text.
 pub fn read_text(path: &Path) -> Result<String, ReadError> {
     String::from_utf8(read_bytes(path)?).map_err(|e| ReadError::NotText(e.utf8_error().to_string()))

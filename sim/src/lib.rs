@@ -41,9 +41,11 @@ pub mod scenario;
 pub mod sweep;
 pub mod trace;
 // Issue #18 point 2: the requests a workload sends.
+pub mod capacity; // issue #18 (load): highest rate or concurrency under SLOs
+pub mod slo;
 #[cfg(test)]
 mod vopr;
-pub mod workload;
+pub mod workload; // issue #18 (load): service-level objectives and goodput
 
 pub use collective::run as simulate_collective;
 pub use decode::{MemoryPlan, Prediction, plan_memory, predict};

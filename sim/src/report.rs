@@ -100,6 +100,19 @@ pub struct RunReport {
     /// What tpsim reproduces of this model's architecture under this engine and which public
     /// start-up logs or measurements check it (book/src/coverage.md); `checks` empty: none does.
     pub model_checks: ModelChecks,
+    /// Issue #18 (load): the scenario's `[slo]`, its objectives at their percentile and the goodput
+    /// (absent without `[slo]` or when the engine does not serve the scenario).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloReport>,
+}
+
+/// Issue #18 (load): how a run fares against the scenario's `[slo]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SloReport {
+    pub objectives: crate::slo::Slo,
+    /// Each objective's measured percentile and whether it is met.
+    pub checks: Vec<crate::slo::Check>,
+    pub goodput: crate::slo::Goodput,
 }
 
 /// The coverage of the scenario's model under its engine ([`tpsim_model::llm::coverage`]).
@@ -323,6 +336,11 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
         fitted_constants: fitted_used(s, p),
         model_checks: model_checks(s),
+        slo: s.slo.as_ref().filter(|_| serves).map(|slo| SloReport {
+            objectives: slo.clone(),
+            checks: crate::slo::check(&slo.targets(), m),
+            goodput: crate::slo::goodput(slo, m),
+        }),
     }
 }
 

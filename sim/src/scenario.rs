@@ -42,6 +42,7 @@ mod speculative;
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;
+mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo]
 
 pub use engine::nccl_env_from_args;
 pub use error::{ScenarioError, parse_toml};
@@ -72,6 +73,8 @@ pub struct Scenario {
     pub engine: Engine,
     pub speculative: Option<Speculative>,
     pub workload: Workload,
+    /// Issue #18 (load): the `[slo]` section, if any (goodput and `tpsim capacity`).
+    pub slo: Option<crate::slo::Slo>,
     /// Settings the engine would adjust at start-up, each with the warning it logs (e.g. SGLang's
     /// "speculative_num_draft_tokens is adjusted to …"): the scenario resolves to the adjusted value,
     /// and the CLI prints these on stderr and in the JSON report.
@@ -328,6 +331,8 @@ pub struct Workload {
     pub num_requests: u32,
     pub prompt_len: LengthSpec,
     pub output_len: LengthSpec,
+    /// Issue #18 (load): how requests arrive, a trace to replay, shared prompt prefixes.
+    pub load: crate::workload::Load,
 }
 
 /// Reads, parses, resolves and validates a scenario file.
@@ -436,6 +441,7 @@ impl Resolver<'_> {
             &mut warnings,
         );
         let workload = self.workload(f.workload.unwrap_or_default())?;
+        let slo = f.slo.map(|x| self.slo(x)).transpose()?; // issue #18 (load)
         Ok(Scenario {
             file: self.path.to_path_buf(),
             seed: f.seed.unwrap_or(0),
@@ -446,6 +452,7 @@ impl Resolver<'_> {
             engine,
             speculative,
             workload,
+            slo,
             warnings,
             inputs: std::iter::once(self.path.to_path_buf())
                 .chain(self.read.take())

@@ -5,12 +5,48 @@
 //! traces, shared prefixes) and the serving loop (what the engine's scheduler does with it). The
 //! loop pulls [`RequestSpec`]s from a [`RequestStream`] in order; nothing here knows the engine.
 
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use tpsim_model::units::Duration;
 
 use crate::engine::RngStreams;
 use crate::scenario::{LengthSpec, Scenario, Workload};
+
+// Issue #18 (load): arrivals, length distributions, traces, shared prefixes.
+pub mod arrivals;
+pub mod lengths;
+pub mod trace;
+pub use arrivals::Arrivals;
+
+/// bench_serving's generated-shared-prefix dataset, resolved: `num_groups` system prompts (each
+/// `max(⌊system_prompt_len·r⌋,1)..=system_prompt_len` tokens, drawn once per group from the seeded
+/// stream "prefix"), each followed by `prompts_per_group` questions (lengths from "workload").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharedPrefixSpec {
+    pub num_groups: u32,
+    pub prompts_per_group: u32,
+    pub system_prompt_len: u32,
+    pub question_len: u32,
+    pub range_ratio: f64,
+}
+
+/// Issue #18 (load): how a workload's requests arrive and where they come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Load {
+    pub arrivals: Arrivals,
+    /// A trace to replay instead of drawing lengths.
+    pub trace: Option<trace::TraceSpec>,
+    pub shared_prefix: Option<SharedPrefixSpec>,
+}
+
+impl Default for Load {
+    fn default() -> Self {
+        Load {
+            arrivals: Arrivals::Closed,
+            trace: None,
+            shared_prefix: None,
+        }
+    }
+}
 
 /// A prompt prefix shared by several requests (a system prompt, a few-shot preamble): requests of
 /// the same `group` start with the same `len` tokens, which a prefix cache can reuse.
@@ -37,20 +73,47 @@ pub struct RequestSpec {
 }
 
 /// The requests of a workload, in sending order, drawn one at a time.
+///
+/// Seeded streams: lengths from "workload" (prompt, then output, per request: the order every
+/// existing prediction depends on), arrival gaps from "arrival", system-prompt lengths of shared
+/// prefixes from "prefix"; so adding arrivals or prefixes does not shift the lengths.
 #[derive(Debug)]
 pub struct RequestStream {
     workload: Workload,
     rng: ChaCha8Rng,
+    gaps: ChaCha8Rng,
+    prefix_rng: ChaCha8Rng,
     next: u32,
+    /// Arrival time of the next open-loop request, ps.
+    clock_ps: u64,
+    /// The current shared-prefix group's system prompt length.
+    group_len: u32,
+    trace: Option<trace::TraceReader>,
+    /// Set when a trace line fails on the second read (the file changed since it was validated):
+    /// the stream then ends early, and the loop can report it.
+    pub error: Option<trace::TraceError>,
 }
 
 impl RequestStream {
     /// The stream of `s`'s workload, drawing from the seeded stream "workload" of `rng`.
     pub fn new(s: &Scenario, rng: &RngStreams) -> Self {
+        let (trace, error) = match &s.workload.load.trace {
+            Some(t) => match trace::TraceReader::open(&t.path) {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e)),
+            },
+            None => (None, None),
+        };
         RequestStream {
             workload: s.workload.clone(),
             rng: rng.stream("workload"),
+            gaps: rng.stream("arrival"),
+            prefix_rng: rng.stream("prefix"),
             next: 0,
+            clock_ps: 0,
+            group_len: 0,
+            trace,
+            error,
         }
     }
 
@@ -64,10 +127,47 @@ impl RequestStream {
         self.workload.num_requests == 0
     }
 
-    fn draw(&mut self, l: LengthSpec) -> u32 {
-        match l {
-            LengthSpec::Fixed(n) => n,
-            LengthSpec::Uniform(u) => self.rng.random_range(u.min..=u.max),
+    /// The arrival of the request about to be sent, then the clock advanced by one gap.
+    fn arrival(&mut self) -> Option<Duration> {
+        match self.workload.load.arrivals {
+            Arrivals::Closed => None,
+            Arrivals::Open { rate, burstiness } => {
+                let at = Duration::from_ps(self.clock_ps);
+                let gap = arrivals::gap_s(&mut self.gaps, rate, burstiness);
+                let ps = (gap * 1e12).round();
+                let ps = if ps.is_finite() && ps > 0.0 {
+                    ps.min(u64::MAX as f64) as u64
+                } else {
+                    0
+                };
+                self.clock_ps = self.clock_ps.saturating_add(ps);
+                Some(at)
+            }
+        }
+    }
+
+    fn next_from_trace(&mut self) -> Option<RequestSpec> {
+        let r = self.trace.as_mut()?.next_record()?;
+        match r {
+            Ok((rec, at_ms)) => Some(RequestSpec {
+                // A timed trace replays its own times; an untimed one takes the workload's
+                // arrivals (a closed loop, or `request_rate`).
+                arrival: match at_ms {
+                    Some(ms) => Some(Duration::from_ps_f64((ms * 1e9).round())),
+                    None => self.arrival(),
+                },
+                prompt: rec.prompt,
+                output: rec.output,
+                prefix: rec
+                    .prefix_group
+                    .zip(rec.prefix_len)
+                    .map(|(group, len)| SharedPrefix { group, len }),
+            }),
+            Err(e) => {
+                self.error = Some(e);
+                self.trace = None;
+                None
+            }
         }
     }
 }
@@ -81,11 +181,43 @@ impl Iterator for RequestStream {
         if self.next >= self.workload.num_requests {
             return None;
         }
+        let i = self.next;
         self.next += 1;
-        let prompt = self.draw(self.workload.prompt_len);
-        let output = self.draw(self.workload.output_len);
+        if self.workload.load.trace.is_some() {
+            return self.next_from_trace();
+        }
+        let arrival = self.arrival();
+        if let Some(sp) = self.workload.load.shared_prefix {
+            let group = i / sp.prompts_per_group.max(1);
+            if i.is_multiple_of(sp.prompts_per_group.max(1)) {
+                let sys = LengthSpec::Random(crate::scenario::RandomLength {
+                    random: sp.system_prompt_len,
+                    range_ratio: sp.range_ratio,
+                });
+                self.group_len = lengths::draw(&sys, &mut self.prefix_rng);
+            }
+            let question = lengths::draw(
+                &LengthSpec::Random(crate::scenario::RandomLength {
+                    random: sp.question_len,
+                    range_ratio: sp.range_ratio,
+                }),
+                &mut self.rng,
+            );
+            let output = lengths::draw(&self.workload.output_len, &mut self.rng);
+            return Some(RequestSpec {
+                arrival,
+                prompt: self.group_len + question,
+                output,
+                prefix: Some(SharedPrefix {
+                    group,
+                    len: self.group_len,
+                }),
+            });
+        }
+        let prompt = lengths::draw(&self.workload.prompt_len, &mut self.rng);
+        let output = lengths::draw(&self.workload.output_len, &mut self.rng);
         Some(RequestSpec {
-            arrival: None,
+            arrival,
             prompt,
             output,
             prefix: None,

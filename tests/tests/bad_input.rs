@@ -810,3 +810,152 @@ fn pp_size_across_boxes_of_issue_17() {
         o.stderr
     );
 }
+
+// Issue #18 (load): every new [workload] key and [slo].
+#[test]
+fn workload_load_keys_of_issue_18() {
+    let w = "concurrency = 1\nprompt_len = 1024\noutput_len = 1024";
+    for (name, to, key, what) in [
+        (
+            "rate-neg",
+            "concurrency = 1\nrequest_rate = -1.0",
+            "workload.request_rate",
+            "expected requests per second > 0",
+        ),
+        (
+            "rate-nan",
+            "concurrency = 1\nrequest_rate = nan",
+            "workload.request_rate",
+            "expected requests per second > 0",
+        ),
+        (
+            "rate-slow",
+            "concurrency = 1\nrequest_rate = 0.0000001",
+            "workload.request_rate",
+            "would arrive over more than",
+        ),
+        (
+            "burst-alone",
+            "concurrency = 1\nburstiness = 2.0",
+            "workload.burstiness",
+            "set workload.request_rate too",
+        ),
+        (
+            "burst-zero",
+            "concurrency = 1\nrequest_rate = 1.0\nburstiness = 0.0",
+            "workload.burstiness",
+            "expected a gamma shape",
+        ),
+        (
+            "random-ratio",
+            "concurrency = 1\nprompt_len = { random = 100, range_ratio = 1.5 }\noutput_len = 8",
+            "workload.prompt_len.range_ratio",
+            "expected a range ratio from 0 to 1",
+        ),
+        (
+            "random-zero",
+            "concurrency = 1\nprompt_len = 8\noutput_len = { random = 0, range_ratio = 0.5 }",
+            "workload.output_len",
+            "random: expected at least 1 token",
+        ),
+        (
+            "hist-missing",
+            "concurrency = 1\nprompt_len = { histogram = \"no-such.tsv\" }\noutput_len = 8",
+            "workload.prompt_len",
+            "cannot read",
+        ),
+        (
+            "trace-missing",
+            "concurrency = 1\ntrace = \"no-such.jsonl\"",
+            "workload.trace",
+            "cannot read",
+        ),
+        (
+            "gsp-zero",
+            "[workload.shared_prefix]\nnum_groups = 0",
+            "workload.shared_prefix.num_groups",
+            "expected at least 1",
+        ),
+        (
+            "gsp-ratio",
+            "[workload.shared_prefix]\nrange_ratio = -0.5",
+            "workload.shared_prefix.range_ratio",
+            "expected a range ratio",
+        ),
+        (
+            "gsp-and-len",
+            "prompt_len = 64\n[workload.shared_prefix]\nnum_groups = 2",
+            "workload.prompt_len",
+            "shared_prefix sets the lengths",
+        ),
+        (
+            "gsp-count",
+            "num_requests = 5\n[workload.shared_prefix]\nnum_groups = 2\nprompts_per_group = 2",
+            "workload.num_requests",
+            "num_groups × prompts_per_group = 4",
+        ),
+    ] {
+        let e = bad(name, w, to);
+        assert!(
+            e.contains(&format!("key `{key}`")) && e.contains(what),
+            "{name}: {e}"
+        );
+    }
+    for (name, to, key, what) in [
+        (
+            "slo-neg",
+            "[slo]\nttft_ms = -1.0",
+            "slo.ttft_ms",
+            "expected milliseconds > 0",
+        ),
+        (
+            "slo-inf",
+            "[slo]\ntpot_ms = inf",
+            "slo.tpot_ms",
+            "expected milliseconds > 0",
+        ),
+        (
+            "slo-e2e",
+            "[slo]\ne2e_ms = 0.0",
+            "slo.e2e_ms",
+            "expected milliseconds > 0",
+        ),
+        (
+            "slo-pct",
+            "[slo]\nttft_ms = 100.0\npercentile = 0.0",
+            "slo.percentile",
+            "expected a percentile in (0, 100]",
+        ),
+        (
+            "slo-empty",
+            "[slo]\npercentile = 90.0",
+            "slo",
+            "expected at least one of ttft_ms",
+        ),
+    ] {
+        let e = bad(name, "output_len = 1024", &format!("output_len = 1024\n{to}"));
+        assert!(
+            e.contains(&format!("key `{key}`")) && e.contains(what),
+            "{name}: {e}"
+        );
+    }
+    // A histogram line that is not `min max weight`: the message names the file and line.
+    let d = scratch("hist-bad");
+    std::fs::write(
+        d.join("h.tsv"),
+        "min_tokens\tmax_tokens\tweight\n1\t10\t5\n20\tten\t1\n",
+    )
+    .unwrap();
+    let base = std::fs::read_to_string(scenario("seed/baseline.toml")).unwrap();
+    let p = d.join("s.toml");
+    let text = base.replacen("prompt_len = 1024", "prompt_len = { histogram = \"h.tsv\" }", 1);
+    std::fs::write(&p, text).unwrap();
+    let o = tpsim(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("h.tsv:3: `20\tten\t1`: expected `min_tokens max_tokens weight`"),
+        "{}",
+        o.stderr
+    );
+}

@@ -12,7 +12,12 @@ mod allreduce_data;
 mod architecture;
 mod bad_input;
 mod book;
+// Issue #18 (load): workloads, SLOs, capacity, the published serving curve.
+mod capacity;
 mod collective_cli;
+mod serving_curve;
+mod trace_from_bench;
+mod workload_load;
 // Issue #17 (3): collective options as users set them.
 mod collective_options;
 mod coverage;

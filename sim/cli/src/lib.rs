@@ -4,6 +4,7 @@
 //! file, the key and what was expected; `--help` on every subcommand explains the options.
 
 mod best_spec;
+mod capacity; // issue #18 (load)
 mod collective;
 mod diff;
 // Issue #17 point 6: `tpsim engine-args`.
@@ -197,6 +198,13 @@ enum Command {
         after_help = "Examples:\n  tpsim engine-args scenarios/seed/nccl-p2p.toml\n  tpsim engine-args scenarios/examples/gpt-oss-120b-rtx6000x2.toml --json"
     )]
     EngineArgs(engine_args::EngineArgsArgs),
+    // Issue #18 (load):
+    /// The highest request rate or concurrency whose simulated latency percentiles meet the SLOs:
+    /// a deterministic search (doubling, then bisection) printing every point it evaluated.
+    #[command(
+        after_help = "Examples:\n  tpsim capacity scenarios/seed/baseline.toml --slo ttft_p99=2000,tpot_p99=50\n  tpsim capacity scenarios/examples/llama-3.1-8b-open-loop.toml --over rate --json"
+    )]
+    Capacity(capacity::CapacityArgs),
 }
 
 /// Parses `args` with clap as a CLI entry point does: on `--help`/`--version` the text goes to `out`,
@@ -300,6 +308,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         } => regress::run(update, baselines, root, out, err),
         // Issue #17 point 6:
         Command::EngineArgs(a) => engine_args::run(a, out, err),
+        Command::Capacity(a) => capacity::run(a, out, err),
     }
 }
 

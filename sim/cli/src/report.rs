@@ -30,7 +30,38 @@ pub fn text(r: &RunReport) -> String {
     floor_text(&mut o, &r.floor);
     fitted_text(&mut o, &r.fitted_constants);
     model_checks_text(&mut o, &r.scenario.engine, &r.model_checks);
+    slo_text(&mut o, r); // issue #18 (load)
     o
+}
+
+/// Issue #18 (load): the `[slo]` objectives and the goodput.
+fn slo_text(o: &mut String, r: &RunReport) {
+    let Some(s) = &r.slo else { return };
+    let _ = writeln!(o);
+    let _ = writeln!(o, "SLO (p{} of requests)", s.objectives.percentile);
+    for c in &s.checks {
+        let _ = writeln!(
+            o,
+            "  {:<10} {:>10.2} ms  limit {:>10.2} ms  {}",
+            c.target.name(),
+            c.measured_ms,
+            c.target.ms,
+            if c.met { "met" } else { "MISSED" }
+        );
+    }
+    let g = &s.goodput;
+    let _ = writeln!(
+        o,
+        "  goodput    {} of {} requests meet every objective{} — {:.3} req/s",
+        g.good_requests,
+        g.requests,
+        if g.exact {
+            ""
+        } else {
+            " (at most: per-request outcomes come with the serving loop)"
+        },
+        g.request_goodput
+    );
 }
 
 /// The header: version, file, hardware, model and engine, speculative decoding, workload.

@@ -43,6 +43,8 @@ pub struct ScenarioFile {
     pub engine: Option<EngineSection>,
     pub speculative: Option<SpeculativeSection>,
     pub workload: Option<WorkloadSection>,
+    /// Issue #18 (load): service-level objectives for goodput and `tpsim capacity`.
+    pub slo: Option<SloSection>,
 }
 
 /// `[hardware]`: a preset plus overrides, or a whole box inline.
@@ -512,14 +514,75 @@ pub struct WorkloadSection {
     pub prompt_len: Option<LengthSpec>,
     /// Output tokens per request: a number or `{ min, max }`.
     pub output_len: Option<LengthSpec>,
+    // Issue #18 (load): open-loop arrivals, trace replay and shared prefixes, named as
+    // bench_serving names them (sglang 0.5.9 bench_serving.py, vLLM 0.11.0 benchmarks/serve.py).
+    /// Open loop: requests per second (`--request-rate`); `inf` sends every request at t = 0.
+    /// With it, `concurrency` is the client's `--max-concurrency`.
+    pub request_rate: Option<f64>,
+    /// Shape of the gamma-distributed gaps between arrivals (`--burstiness`, default 1 = Poisson).
+    pub burstiness: Option<f64>,
+    /// A JSONL request trace to replay (path relative to the scenario; see `crate::workload::trace`).
+    pub trace: Option<String>,
+    /// bench_serving's generated-shared-prefix dataset (`--dataset-name generated-shared-prefix`).
+    pub shared_prefix: Option<SharedPrefixSection>,
+}
+
+/// `[workload.shared_prefix]`: `num_groups` system prompts, each followed by `prompts_per_group`
+/// questions (bench_serving's `--gsp-*` flags; requests in group order, as `--gsp-ordered`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedPrefixSection {
+    pub num_groups: Option<u32>,
+    pub prompts_per_group: Option<u32>,
+    pub system_prompt_len: Option<u32>,
+    pub question_len: Option<u32>,
+    /// Output tokens per request (default: the workload's `output_len`, which must then be fixed).
+    pub output_len: Option<u32>,
+    /// `--gsp-range-ratio`: each length drawn from `max(⌊len·r⌋, 1)..=len` (default 1 = fixed).
+    pub range_ratio: Option<f64>,
+}
+
+/// Issue #18 (load): `[slo]`, per-request service-level objectives in ms (bench_serving's
+/// `--goodput ttft:… tpot:… e2el:…`) and the percentile `tpsim capacity` holds them at.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SloSection {
+    pub ttft_ms: Option<f64>,
+    pub tpot_ms: Option<f64>,
+    pub e2e_ms: Option<f64>,
+    /// Percentile (0 < p ≤ 100) of the run's requests that must meet each objective (default 99).
+    pub percentile: Option<f64>,
 }
 
 /// A token count: fixed, or drawn uniformly from `min..=max` per request (seeded stream "workload").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum LengthSpec {
     Fixed(u32),
     Uniform(UniformLength),
+    // Issue #18 (load): bench_serving's random dataset and a histogram given as data.
+    Random(RandomLength),
+    Histogram(HistogramLength),
+}
+
+/// `{ random = N, range_ratio = r }`: SGLang bench_serving's random dataset (`--random-input-len`,
+/// `--random-range-ratio`; `compute_random_lens`, sglang 0.5.9): uniform in `max(⌊N·r⌋, 1)..=N`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomLength {
+    pub random: u32,
+    pub range_ratio: f64,
+}
+
+/// `{ histogram = "file.tsv" }`: bins `min_tokens max_tokens weight` read from a TSV file (path
+/// relative to the scenario); a bin is drawn by weight, then a length uniformly inside it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistogramLength {
+    pub histogram: String,
+    /// The bins, read when the scenario resolves.
+    #[serde(skip)]
+    pub bins: std::sync::Arc<[crate::workload::lengths::Bin]>,
 }
 
 /// `{ min = …, max = … }`.
@@ -532,24 +595,42 @@ pub struct UniformLength {
 
 impl LengthSpec {
     /// The mean length (for reports and floors).
-    pub fn mean(self) -> f64 {
+    pub fn mean(&self) -> f64 {
         match self {
-            LengthSpec::Fixed(n) => f64::from(n),
+            LengthSpec::Fixed(n) => f64::from(*n),
             LengthSpec::Uniform(u) => (f64::from(u.min) + f64::from(u.max)) / 2.0,
+            LengthSpec::Random(r) => {
+                let lo = crate::workload::lengths::random_low(r.random, r.range_ratio);
+                (f64::from(lo) + f64::from(r.random)) / 2.0
+            }
+            LengthSpec::Histogram(h) => crate::workload::lengths::hist_mean(&h.bins),
+        }
+    }
+    /// Issue #18 (load): which distribution, in words (`fixed`, `uniform`, `random`, `histogram`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LengthSpec::Fixed(_) => "fixed",
+            LengthSpec::Uniform(_) => "uniform",
+            LengthSpec::Random(_) => "random",
+            LengthSpec::Histogram(_) => "histogram",
         }
     }
     /// The largest length it can take.
-    pub fn max(self) -> u32 {
+    pub fn max(&self) -> u32 {
         match self {
-            LengthSpec::Fixed(n) => n,
+            LengthSpec::Fixed(n) => *n,
             LengthSpec::Uniform(u) => u.max,
+            LengthSpec::Random(r) => r.random,
+            LengthSpec::Histogram(h) => h.bins.iter().map(|b| b.max).max().unwrap_or(0),
         }
     }
     /// The smallest length it can take.
-    pub fn min(self) -> u32 {
+    pub fn min(&self) -> u32 {
         match self {
-            LengthSpec::Fixed(n) => n,
+            LengthSpec::Fixed(n) => *n,
             LengthSpec::Uniform(u) => u.min,
+            LengthSpec::Random(r) => crate::workload::lengths::random_low(r.random, r.range_ratio),
+            LengthSpec::Histogram(h) => h.bins.iter().map(|b| b.min).min().unwrap_or(0),
         }
     }
 }
@@ -559,6 +640,9 @@ impl std::fmt::Display for LengthSpec {
         match self {
             LengthSpec::Fixed(n) => write!(f, "{n}"),
             LengthSpec::Uniform(u) => write!(f, "{}..={}", u.min, u.max),
+            LengthSpec::Random(_) | LengthSpec::Histogram(_) => {
+                write!(f, "{} {}..={}", self.kind(), self.min(), self.max())
+            }
         }
     }
 }

@@ -4,13 +4,21 @@
 use super::{LengthSpec, Resolver, ScenarioError, Workload, WorkloadSection};
 
 impl Resolver<'_> {
-    pub(super) fn workload(&self, w: WorkloadSection) -> Result<Workload, ScenarioError> {
-        let concurrency = w.concurrency.unwrap_or(1);
+    pub(super) fn workload(&self, mut w: WorkloadSection) -> Result<Workload, ScenarioError> {
+        // Issue #18 (load): arrivals, histograms, a trace, shared prefixes (workload_load.rs).
+        let load = self.load(&mut w)?;
+        let open = !matches!(load.arrivals, crate::workload::Arrivals::Closed);
+        let concurrency = w.concurrency.unwrap_or(if open {
+            w.num_requests.unwrap_or(1).clamp(1, 4096)
+        } else {
+            1
+        });
         let out = Workload {
             concurrency,
             num_requests: w.num_requests.unwrap_or(concurrency),
             prompt_len: w.prompt_len.unwrap_or(LengthSpec::Fixed(1024)),
             output_len: w.output_len.unwrap_or(LengthSpec::Fixed(1024)),
+            load,
         };
         if out.concurrency == 0 || out.concurrency > 4096 {
             return Err(self.invalid(
@@ -18,7 +26,10 @@ impl Resolver<'_> {
                 format!("{}: expected 1 to 4096 requests", out.concurrency),
             ));
         }
-        if out.num_requests < out.concurrency || out.num_requests > 1_000_000 {
+        if (!open && out.num_requests < out.concurrency)
+            || out.num_requests == 0
+            || out.num_requests > 1_000_000
+        {
             return Err(self.invalid(
                 "workload.num_requests",
                 format!(
@@ -28,8 +39,8 @@ impl Resolver<'_> {
             ));
         }
         for (len, key) in [
-            (out.prompt_len, "workload.prompt_len"),
-            (out.output_len, "workload.output_len"),
+            (&out.prompt_len, "workload.prompt_len"),
+            (&out.output_len, "workload.output_len"),
         ] {
             if len.min() > len.max() {
                 return Err(self.invalid(key, format!("{len}: min must not exceed max")));
@@ -44,6 +55,7 @@ impl Resolver<'_> {
                 "prompt_len + output_len exceeds 10M tokens",
             ));
         }
+        self.open_loop_span(&out)?;
         Ok(out)
     }
 }

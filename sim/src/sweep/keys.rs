@@ -71,6 +71,9 @@ fn scalar(t: &str) -> Result<Value, String> {
             Ok(f) if f.is_finite() => toml::Value::Float(f),
             _ => return Err(format!("`{t}` is not a finite number")),
         }
+    } else if t == "inf" {
+        // Issue #18 (load): `workload.request_rate = inf` (every request at t = 0), TOML's own word.
+        toml::Value::Float(f64::INFINITY)
     } else if t == "true" || t == "false" {
         toml::Value::Boolean(t == "true")
     } else {
