@@ -13,6 +13,7 @@ use tpsim_model::units::Bytes;
 
 mod hardware;
 pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
+pub mod intervals; // issue #19 point 6
 
 /// Version of the JSON schema; bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -100,6 +101,16 @@ pub struct RunReport {
     /// What tpsim reproduces of this model's architecture under this engine and which public
     /// start-up logs or measurements check it (book/src/coverage.md); `checks` empty: none does.
     pub model_checks: ModelChecks,
+    // Issue #19 point 6: prediction intervals and the profile's calibrated range.
+    /// 95 % intervals of tok/s, TPOT, TTFT and the decode allreduce, propagated from the profile's
+    /// fitted intervals (`crate::intervals`); absent when the profile has none, without a profile,
+    /// or when the engine does not serve the scenario. Only `tpsim run` computes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<intervals::IntervalsReport>,
+    /// Whether the scenario lies inside the span of rows the profile was fitted on; absent
+    /// without a profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_range: Option<intervals::RangeReport>,
 }
 
 /// The coverage of the scenario's model under its engine ([`tpsim_model::llm::coverage`]).
@@ -323,6 +334,8 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
         fitted_constants: fitted_used(s, p),
         model_checks: model_checks(s),
+        intervals: None,
+        calibrated_range: crate::intervals::calibrated_range(s, c, fp1.allreduce_bytes.0),
     }
 }
 
