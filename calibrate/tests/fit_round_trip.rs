@@ -164,7 +164,7 @@ fn a_two_parameter_fit_writes_its_correlation_and_range_and_collective_uses_them
     let rep = tpsim::collective::run(&setup, tpsim::collective::Op::Allreduce, &[57344], req, None).unwrap();
     assert_eq!(rep.intervals.as_deref(), Some("fit"));
     let iv = rep.rows[0].time_us_interval.clone().unwrap();
-    assert_eq!(iv.value, rep.rows[0].time_us);
+    assert_eq!(iv.value.to_bits(), rep.rows[0].time_us.to_bits());
     // By hand: gᵢ = (ln t(hiᵢ) − ln t(loᵢ)) / 2 from the two reruns per parameter listed, then
     // w = √(g₁² + g₂² + 2 r g₁ g₂) and the interval t·e^∓w (tolerance 1e-9 relative).
     let g: Vec<f64> = iv

@@ -54,7 +54,7 @@ fn throughput_interval_is_the_kernel_overhead_sensitivity_by_hand() {
     // The value is the report's own prediction, the one the profile's notes record for this row
     // ("fitted row `MiniMax-M2.5 FP8 SGLang TP4`: … predicted 90.6 after"; tolerance 0.05 tok/s).
     let y = f(&t["value"]);
-    assert_eq!(y, f(&j["throughput"]["output_tok_s"]));
+    assert_eq!(y.to_bits(), f(&j["throughput"]["output_tok_s"]).to_bits());
     assert!((y - 90.6).abs() < 0.05, "{y}");
     assert_eq!(
         (t["level"].as_f64(), t["method"].as_str()),
@@ -85,7 +85,7 @@ fn throughput_interval_is_the_kernel_overhead_sensitivity_by_hand() {
     // TPOT moves the other way; its interval holds its value; TTFT and the allreduce too.
     let tp = &iv["tpot_ms"];
     assert!(f(&tp["low"]) < tpot && tpot < f(&tp["high"]));
-    assert_eq!(f(&tp["value"]), tpot);
+    assert_eq!(f(&tp["value"]).to_bits(), tpot.to_bits());
     for k in ["ttft_ms", "decode_allreduce_us"] {
         let x = &iv[k];
         assert!(

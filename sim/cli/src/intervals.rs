@@ -32,7 +32,8 @@ pub fn text(o: &mut String, r: &RunReport) {
         let line = |o: &mut String, what: &str, f: &Option<FigureInterval>, unit: &str, digits: usize| {
             if let Some(f) = f {
                 let names: Vec<&str> = f.params.iter().map(|e| e.name.as_str()).collect();
-                if f.low == f.high {
+                // Every rerun gave the same figure (to a part in 10^12).
+                if f.high - f.low <= 1e-12 * f.value.abs() {
                     let _ = writeln!(
                         o,
                         "  {what} {:.d$} {unit} (not moved by profile {}'s fitted {})",
