@@ -243,3 +243,57 @@ fn correlated_parameters_combine_through_the_fits_matrix() {
         o.stdout
     );
 }
+
+#[test]
+fn collective_with_the_profile_gives_each_time_an_interval() {
+    let prof = scenario("profiles/rtx-pro-6000-throughput-fit.toml");
+    let args = [
+        "collective",
+        "--hardware",
+        "rtx-pro-6000-8x-1switch",
+        "--profile",
+        &prof,
+        "--gpus",
+        "4",
+        "--sizes",
+        "6K,1M",
+    ];
+    let o = tpsim(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains(
+            "# 95 % interval of time(us), linearised from profile rtx-pro-6000-throughput-fit.toml's fitted kernel_overhead (one fitted parameter):"
+        ),
+        "{}",
+        o.stdout
+    );
+    let mut a = args.to_vec();
+    a.push("--json");
+    let j: serde_json::Value = serde_json::from_str(&tpsim(&a).stdout).unwrap();
+    assert_eq!(j["intervals"], "single");
+    for row in j["rows"].as_array().unwrap() {
+        let iv = &row["time_us_interval"];
+        assert_eq!(f(&iv["value"]).to_bits(), f(&row["time_us"]).to_bits());
+        assert!(
+            f(&iv["low"]) <= f(&iv["value"]) && f(&iv["value"]) <= f(&iv["high"]),
+            "{iv}"
+        );
+        assert_eq!(iv["params"][0]["name"], "kernel_overhead");
+    }
+    // Without a profile: no interval anywhere.
+    let j: serde_json::Value = serde_json::from_str(
+        &tpsim(&[
+            "collective",
+            "--hardware",
+            "rtx-pro-6000-8x-1switch",
+            "--gpus",
+            "4",
+            "--sizes",
+            "6K",
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(j.get("intervals").is_none() && j["rows"][0].get("time_us_interval").is_none());
+}

@@ -17,9 +17,15 @@ pub fn text(o: &mut String, r: &RunReport) {
     };
     let with_ci = p.params.iter().any(|v| v.ci_low.is_some() && v.ci_high.is_some());
     if !with_ci {
+        // A profile of curves only: their per-point `ci` is not propagated (book/src/intervals.md).
+        let curves = if p.curves.is_empty() {
+            ""
+        } else {
+            " (its efficiency curves' intervals are not propagated)"
+        };
         let _ = writeln!(
             o,
-            "Intervals: none — no fitted intervals in the profile {}",
+            "Intervals: none — no fitted intervals in the profile {}{curves}",
             short(&p.file)
         );
     } else if let Some(iv) = &r.intervals {
