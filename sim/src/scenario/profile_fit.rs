@@ -196,3 +196,19 @@ fn positive_semidefinite(m: &[Vec<f64>]) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::positive_semidefinite;
+
+    #[test]
+    fn a_correlation_no_fit_can_give_is_refused() {
+        // r12 = r13 = 0.9 forces r23 ≥ 2·0.81 − 1 = 0.62; −0.9 is impossible (determinant < 0).
+        let m = |r23: f64| vec![vec![1.0, 0.9, 0.9], vec![0.9, 1.0, r23], vec![0.9, r23, 1.0]];
+        assert!(!positive_semidefinite(&m(-0.9)));
+        assert!(positive_semidefinite(&m(0.62)));
+        assert!(positive_semidefinite(&m(0.9)));
+        // ±1 off the diagonal of a 2 × 2 is singular but valid (perfectly correlated).
+        assert!(positive_semidefinite(&[vec![1.0, -1.0], vec![-1.0, 1.0]]));
+    }
+}
