@@ -114,3 +114,73 @@ fn known_link_parameters_are_fitted_back_within_their_intervals() {
         );
     }
 }
+
+/// Issue #19 point 6: a two-parameter fit writes the parameters' correlation and the span of its
+/// rows, and `tpsim collective --profile` combines the two intervals through that correlation.
+#[test]
+fn a_two_parameter_fit_writes_its_correlation_and_range_and_collective_uses_them() {
+    let meas = tmp("round-trip-corr.json");
+    let out = tmp("round-trip-corr-profile.toml");
+    std::fs::write(&meas, serde_json::to_string_pretty(&synthetic()).unwrap()).unwrap();
+    let args = FitArgs {
+        measurements: vec![meas],
+        hardware: PRESET.into(),
+        gpus: None,
+        params: vec!["pcie_gen5_x16_bw".into(), "pcie_hop_latency".into()],
+        out: Some(out.clone()),
+        holdout: None,
+        date: None,
+        machine: None,
+        curves: false,
+    };
+    let (mut so, mut se) = (Vec::new(), Vec::new());
+    assert_eq!(
+        fit::cli::run(args, &mut so, &mut se),
+        0,
+        "{}",
+        String::from_utf8_lossy(&se)
+    );
+    // Read back through the simulator's reader (every check of the new keys applies).
+    let p = profile::read(&out).unwrap();
+    // The rows: NCCL on 8 GPUs and custom on 4, 4 KiB … 256 MiB (synthetic()).
+    let range = p.provenance.range.clone().unwrap();
+    assert_eq!((range.gpus, range.bytes), (Some([4, 8]), Some([4096, 256 << 20])));
+    let c = p.correlation.clone().unwrap();
+    assert_eq!(c.params, ["pcie_gen5_x16_bw", "pcie_hop_latency"]);
+    let r = c.matrix[0][1];
+    assert_eq!((c.matrix[0][0], c.matrix[1][1], c.matrix[1][0]), (1.0, 1.0, r));
+    assert!(r.abs() < 1.0, "{r}");
+    // A 56 KiB one-shot custom allreduce on the 4 GPUs of one switch depends on both the hop
+    // latency (its flag barriers) and the link bandwidth (its reads).
+    let src = tpsim::collective::Source {
+        scenario: None,
+        hardware: Some(PRESET.into()),
+        profile: Some(out),
+        gpus: Some(4),
+        env: vec![ENV.into()],
+    };
+    let setup = src.setup().unwrap();
+    let req = tpsim::collective::parse_algo("custom-oneshot", setup.backend).unwrap();
+    let rep = tpsim::collective::run(&setup, tpsim::collective::Op::Allreduce, &[57344], req, None).unwrap();
+    assert_eq!(rep.intervals.as_deref(), Some("fit"));
+    let iv = rep.rows[0].time_us_interval.clone().unwrap();
+    assert_eq!(iv.value.to_bits(), rep.rows[0].time_us.to_bits());
+    // By hand: gᵢ = (ln t(hiᵢ) − ln t(loᵢ)) / 2 from the two reruns per parameter listed, then
+    // w = √(g₁² + g₂² + 2 r g₁ g₂) and the interval t·e^∓w (tolerance 1e-9 relative).
+    let g: Vec<f64> = iv
+        .params
+        .iter()
+        .map(|e| (e.at_ci_high.ln() - e.at_ci_low.ln()) / 2.0)
+        .collect();
+    assert!(
+        g[0] < 0.0 && g[1] > 0.0,
+        "more bandwidth is faster, more latency slower: {g:?}"
+    );
+    let w = (g[0] * g[0] + g[1] * g[1] + 2.0 * r * g[0] * g[1]).sqrt();
+    assert!((iv.high / (iv.value * w.exp()) - 1.0).abs() < 1e-9, "{iv:?} {w}");
+    assert!(
+        (iv.low / (iv.value * (-w).exp()) - 1.0).abs() < 1e-9,
+        "{iv:?} {w}"
+    );
+    assert!(iv.low < iv.value && iv.value < iv.high);
+}

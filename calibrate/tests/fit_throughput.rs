@@ -202,6 +202,12 @@ fn a_minimax_fit_lowers_the_error_on_the_held_out_qwen35_rows() {
     let committed = scenario::profile::read(&PathBuf::from(profile_file())).unwrap();
     let fresh = tpsim_calibrate::fit::profile(&f.fit, Default::default());
     assert_eq!(committed.params, fresh.params);
+    // Issue #19 point 6: and the span of its fitted rows — four batch-1 MiniMax rows at tp 2, 2, 4, 8.
+    assert_eq!(committed.provenance.range, fresh.provenance.range);
+    let range = fresh.provenance.range.unwrap();
+    assert_eq!((range.batch, range.tp), (Some([1, 1]), Some([2, 8])));
+    // One parameter: no correlation matrix.
+    assert!(fresh.correlation.is_none() && committed.correlation.is_none());
     let rows_noted = committed
         .provenance
         .notes

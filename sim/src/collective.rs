@@ -212,6 +212,10 @@ pub struct Row {
     pub measured_us: Option<f64>,
     /// (predicted − measured) / measured.
     pub error: Option<f64>,
+    /// Issue #19 point 6: 95 % interval of `time_us` from the profile's fitted intervals; absent
+    /// without them (crate::intervals_collective).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_us_interval: Option<crate::report::intervals::FigureInterval>,
 }
 
 /// The whole `--json` answer.
@@ -230,6 +234,10 @@ pub struct Report {
     pub rows: Vec<Row>,
     pub median_abs_error: Option<f64>,
     pub worst_abs_error: Option<f64>,
+    /// Issue #19 point 6: how the rows' `time_us_interval`s were combined ("single", "fit",
+    /// "independent"), or "none: no fitted intervals in the profile"; absent without a profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<String>,
 }
 
 /// Runs the collective for each size.
@@ -282,8 +290,11 @@ pub fn run(
             bottleneck: o.bottleneck,
             measured_us: m,
             error: m.filter(|m| *m > 0.0).map(|m| (t - m) / m),
+            time_us_interval: None,
         });
     }
+    // Issue #19 point 6.
+    let intervals = crate::intervals_collective::attach(setup, op, req, &mut rows);
     let mut errs: Vec<f64> = rows.iter().filter_map(|r| r.error.map(f64::abs)).collect();
     errs.sort_by(f64::total_cmp);
     let median = (!errs.is_empty()).then(|| {
@@ -323,6 +334,7 @@ pub fn run(
         rows,
         median_abs_error: median,
         worst_abs_error: errs.last().copied(),
+        intervals,
     })
 }
 

@@ -32,6 +32,8 @@ pub mod fabric;
 pub mod files;
 // Issue #17 point 4: transfers between the boxes of a `[hardware.cluster]`.
 pub mod internode;
+pub mod intervals; // issue #19 point 6: prediction intervals from a profile's fit
+pub mod intervals_collective; // issue #19 point 6: the same for `tpsim collective`
 pub mod memory;
 pub mod net;
 pub mod presets;

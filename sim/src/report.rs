@@ -13,6 +13,7 @@ use tpsim_model::units::Bytes;
 
 mod hardware;
 pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
+pub mod intervals; // issue #19 point 6
 
 /// Version of the JSON schema; bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -104,6 +105,16 @@ pub struct RunReport {
     /// (absent without `[slo]` or when the engine does not serve the scenario).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloReport>,
+    // Issue #19 point 6: prediction intervals and the profile's calibrated range.
+    /// 95 % intervals of tok/s, TPOT, TTFT and the decode allreduce, propagated from the profile's
+    /// fitted intervals (`crate::intervals`); absent when the profile has none, without a profile,
+    /// or when the engine does not serve the scenario. Only `tpsim run` computes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<intervals::IntervalsReport>,
+    /// Whether the scenario lies inside the span of rows the profile was fitted on; absent
+    /// without a profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_range: Option<intervals::RangeReport>,
 }
 
 /// Issue #18 (load): how a run fares against the scenario's `[slo]`.
@@ -341,6 +352,8 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             checks: crate::slo::check(&slo.targets(), m),
             goodput: crate::slo::goodput(slo, m),
         }),
+        intervals: None,
+        calibrated_range: crate::intervals::calibrated_range(s, c, fp1.allreduce_bytes.0),
     }
 }
 

@@ -37,6 +37,7 @@ mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
+pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
 mod schema;
 mod speculative;
 mod vllm_spec; // issue #17: speculative decoding under vLLM

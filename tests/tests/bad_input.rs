@@ -959,3 +959,73 @@ fn workload_load_keys_of_issue_18() {
         o.stderr
     );
 }
+
+/// Issue #19 point 6: a profile's intervals (both ends, finite, around the value, in the
+/// parameter's range), `[correlation]` and `[provenance.range]`: exit 2 naming the profile's key.
+#[test]
+fn profile_interval_keys_of_issue_19() {
+    let profile = "[provenance]\ntool = \"hand\"\n\n[params.kernel_overhead]\nvalue = 6.5556\nci_low = 3.71747\n\
+                   ci_high = 11.5605\nunit = \"us\"\nsource = \"test\"\n";
+    let check = |name: &str, text: String, key: &str, what: &str| {
+        let file = baseline_with(name, "gpus = 8\n", "gpus = 8\nprofile = \"box.toml\"\n");
+        std::fs::write(
+            std::path::Path::new(&file).parent().unwrap().join("box.toml"),
+            text,
+        )
+        .unwrap();
+        let o = tpsim(&["run", &file]);
+        assert_eq!(o.code, 2, "{name}: {}", o.stdout);
+        assert!(
+            o.stderr.contains("box.toml") && o.stderr.contains(key) && o.stderr.contains(what),
+            "{name}: {}",
+            o.stderr
+        );
+    };
+    check(
+        "ci-nan",
+        profile.replace("ci_high = 11.5605", "ci_high = nan"),
+        "params.kernel_overhead.ci_high",
+        "must be finite and contain the value",
+    );
+    check(
+        "ci-inverted",
+        profile
+            .replace("ci_low = 3.71747", "ci_low = 11.5605")
+            .replace("ci_high = 11.5605\n", "ci_high = 3.71747\n"),
+        "params.kernel_overhead.ci_low",
+        "must be finite and contain the value 6.5556",
+    );
+    check(
+        "ci-half",
+        profile.replace("ci_high = 11.5605\n", ""),
+        "params.kernel_overhead.ci_high",
+        "both or neither",
+    );
+    check(
+        "ci-negative",
+        profile.replace("ci_low = 3.71747", "ci_low = -1.0"),
+        "params.kernel_overhead.ci_low",
+        "a duration ≥ 0 µs",
+    );
+    check(
+        "corr-unknown",
+        format!("{profile}\n[correlation]\nparams = [\"mem_efficiency\"]\nmatrix = [[1.0]]\n"),
+        "correlation.params",
+        "parameters of this profile that have an interval",
+    );
+    check(
+        "corr-diagonal",
+        format!("{profile}\n[correlation]\nparams = [\"kernel_overhead\"]\nmatrix = [[0.5]]\n"),
+        "correlation.matrix",
+        "expected 1",
+    );
+    check(
+        "range-inverted",
+        profile.replace(
+            "[params.kernel_overhead]",
+            "[provenance.range]\ntp = [8, 2]\n\n[params.kernel_overhead]",
+        ),
+        "provenance.range.tp",
+        "low ≤ high",
+    );
+}

@@ -40,6 +40,7 @@ mod fitted;
 mod format_efficiency;
 mod gpt_oss;
 mod input_files;
+mod intervals;
 // Local/global attention families (issue #16).
 mod local_attention;
 mod memory_cli;

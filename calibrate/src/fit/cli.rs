@@ -187,6 +187,7 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
             machine,
             measurements: files,
             notes,
+            range: None,
         };
         let mut p = super::profile(&r, provenance);
         p.compute = curve.as_ref().map(|c| {
@@ -232,6 +233,7 @@ fn curve_only(
                     c.before.median_abs * 100.0,
                     c.after.median_abs * 100.0
                 )],
+                range: None,
             },
             params: Default::default(),
             compute: Some({
@@ -239,6 +241,7 @@ fn curve_only(
                 super::add_formats(&mut sec, formats);
                 sec
             }),
+            correlation: None,
         };
         let body = toml::to_string(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;
         Some(header(&body))

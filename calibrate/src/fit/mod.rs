@@ -25,6 +25,7 @@ pub use summary::{add_formats, curve_section, curve_text, formats_text, profile,
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use tpsim::scenario::profile::{self as prof, ParamUnit};
+use tpsim::scenario::profile_fit::{ProfileRange, span};
 use tpsim::scenario::{Hardware, HwParams, ScenarioError};
 
 /// How far a fitted parameter may move from its start value, either way (a factor of 100): far
@@ -99,6 +100,27 @@ pub struct FitResult {
     pub irls_rounds: usize,
     /// The hardware with the fitted values.
     pub hardware: Hardware,
+    // Issue #19 point 6: what a profile needs to propagate the intervals honestly.
+    /// Correlation of the fitted parameters (log scale), from the covariance of the intervals.
+    pub correlation: Vec<Vec<f64>>,
+    /// The span of the fitted rows (held-out rows excluded).
+    pub range: ProfileRange,
+}
+
+/// Issue #19 point 6: the correlation matrix of a covariance (0 off the diagonal where a variance is 0).
+pub fn correlation_of(cov: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let sd: Vec<f64> = (0..cov.len()).map(|i| cov[i][i].max(0.0).sqrt()).collect();
+    (0..cov.len())
+        .map(|i| {
+            (0..cov.len())
+                .map(|j| match (i == j, sd[i] * sd[j]) {
+                    (true, _) => 1.0,
+                    (false, d) if d > 0.0 => (cov[i][j] / d).clamp(-1.0, 1.0),
+                    _ => 0.0,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Default parameters: the link bandwidth of the GPUs' PCIe generation and the per-hop latency.
@@ -175,6 +197,12 @@ pub fn fit(
         lm_iterations: sol.lm_iterations,
         irls_rounds: sol.irls_rounds,
         hardware: fitted,
+        correlation: correlation_of(&sol.covariance),
+        range: ProfileRange {
+            gpus: span(train.iter().map(|r| r.n_gpus as u64)),
+            bytes: span(train.iter().map(|r| r.size_bytes)),
+            ..Default::default()
+        },
     })
 }
 

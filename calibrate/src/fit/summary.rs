@@ -5,6 +5,7 @@ use super::{FitResult, FittedParam};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use tpsim::scenario::profile::{ProfileFile, ProfileParam, ProfileProvenance};
+use tpsim::scenario::profile_fit::ProfileCorrelation;
 use tpsim::scenario::{ComputeSection, CurveSection};
 
 /// `v` rounded to 6 significant digits: values in a profile carry what the fit can support, and
@@ -191,10 +192,24 @@ pub fn profile(r: &FitResult, provenance: ProfileProvenance) -> ProfileFile {
             )
         })
         .collect();
+    // Issue #19 point 6: the fitted rows' span, and the correlation when more than one parameter.
+    let mut provenance = provenance;
+    if provenance.range.is_none() && !r.range.is_empty() {
+        provenance.range = Some(r.range.clone());
+    }
+    let correlation = (r.params.len() > 1).then(|| ProfileCorrelation {
+        params: r.params.iter().map(|p| p.name.clone()).collect(),
+        matrix: r
+            .correlation
+            .iter()
+            .map(|row| row.iter().map(|v| sig6(*v)).collect())
+            .collect(),
+    });
     ProfileFile {
         provenance,
         params,
         compute: None,
+        correlation,
     }
 }
 

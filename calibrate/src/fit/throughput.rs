@@ -279,6 +279,14 @@ pub fn fit(
         lm_iterations: sol.lm_iterations,
         irls_rounds: sol.irls_rounds,
         hardware,
+        correlation: super::correlation_of(&sol.covariance),
+        range: tpsim::scenario::profile_fit::ProfileRange {
+            batch: tpsim::scenario::profile_fit::span(
+                train.iter().map(|p| u64::from(p.scenario.workload.concurrency)),
+            ),
+            tp: tpsim::scenario::profile_fit::span(train.iter().map(|p| u64::from(p.scenario.engine.tp))),
+            ..Default::default()
+        },
     };
     Ok(ThroughputFit { fit, rows })
 }
@@ -411,6 +419,7 @@ fn execute(args: &FitThroughputArgs) -> Result<(String, Option<String>), FitErro
         machine: None,
         measurements: vec![args.pairs.display().to_string()],
         notes,
+        range: None,
     };
     let p = super::profile(&f.fit, provenance);
     let body = toml::to_string_pretty(&p).map_err(|e| FitError::Usage(format!("profile: {e}")))?;

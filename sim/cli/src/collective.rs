@@ -57,6 +57,7 @@ pub fn text(r: &Report) -> String {
             w * 100.0
         );
     }
+    crate::intervals::collective_text(&mut o, r); // issue #19 point 6
     o
 }
 

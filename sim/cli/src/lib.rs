@@ -9,6 +9,7 @@ mod collective;
 mod diff;
 // Issue #17 point 6: `tpsim engine-args`.
 mod engine_args;
+mod intervals; // issue #19 point 6
 mod memory;
 mod plot;
 mod regress;
@@ -594,7 +595,12 @@ fn run(
             return EXIT_FAILURE;
         }
     };
-    let r = report::build(&s, &p);
+    let mut r = report::build(&s, &p);
+    // Issue #19 point 6: intervals from the profile's fitted intervals (2 reruns per parameter).
+    if let Err(e) = tpsim::intervals::attach(&s, &mut r) {
+        let _ = writeln!(err, "internal error: {e}");
+        return EXIT_FAILURE;
+    }
     let written = if json {
         serde_json::to_string_pretty(&r)
             .map_err(std::io::Error::other)

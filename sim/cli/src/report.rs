@@ -26,6 +26,7 @@ pub fn text(r: &RunReport) -> String {
             let _ = writeln!(o);
         }
     }
+    crate::intervals::text(&mut o, r); // issue #19 point 6
     collectives_text(&mut o, &r.collectives);
     floor_text(&mut o, &r.floor);
     fitted_text(&mut o, &r.fitted_constants);

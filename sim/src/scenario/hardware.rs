@@ -383,6 +383,7 @@ impl Resolver<'_> {
             applied,
             overridden,
             curves,
+            correlation: pf.correlation,
         })
     }
 }

@@ -186,6 +186,9 @@ pub struct ProfileFile {
     /// Fitted efficiency curves, `[compute.curves.<class>]` (with `ci` and `source`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute: Option<ComputeSection>,
+    /// Issue #19 point 6: the fit's correlation of its parameters (absent: assumed independent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation: Option<super::profile_fit::ProfileCorrelation>,
 }
 
 /// Where a profile's values come from.
@@ -209,6 +212,9 @@ pub struct ProfileProvenance {
     /// Free-form notes (goodness of fit, rows held out).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Issue #19 point 6: the span of the fitted rows (batch, tp, GPUs, bytes); absent: not stated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<super::profile_fit::ProfileRange>,
 }
 
 /// One parameter of a profile: value and 95 % interval in `unit`.
@@ -239,6 +245,8 @@ pub struct AppliedProfile {
     /// Curve classes that came from the profile (those the scenario's inline
     /// `[hardware.compute.curves]` did not replace).
     pub curves: Vec<String>,
+    /// Issue #19 point 6: the fit's correlation of its parameters, when the profile has one.
+    pub correlation: Option<super::profile_fit::ProfileCorrelation>,
 }
 
 /// Checks a `[compute]` section and builds its curves. An error is (key below the section's owner,
@@ -354,18 +362,9 @@ pub fn read(path: &Path) -> Result<ProfileFile, ScenarioError> {
             ));
         }
         check(name, p.value).map_err(|m| bad(&format!("{key}.value"), m))?;
-        if let (Some(lo), Some(hi)) = (p.ci_low, p.ci_high)
-            && !(lo.is_finite() && hi.is_finite() && lo <= p.value && p.value <= hi)
-        {
-            return Err(bad(
-                &format!("{key}.ci_low"),
-                format!(
-                    "interval [{lo}, {hi}] must be finite and contain the value {}",
-                    p.value
-                ),
-            ));
-        }
     }
+    // Issue #19 point 6: intervals (both ends, finite, around the value), correlation, range.
+    super::profile_fit::check_file(&file).map_err(|(k, m)| ScenarioError::invalid(path, &text, &k, m))?;
     if let Some(c) = &file.compute {
         curves_of(c).map_err(|(k, m)| ScenarioError::invalid(path, &text, &k, m))?;
     }

@@ -1,0 +1,299 @@
+//! Issue #19 point 6: prediction intervals propagated from a profile's fitted intervals, and the
+//! calibrated-range flag. The bundled throughput profile (scenarios/profiles/rtx-pro-6000-throughput-
+//! fit.toml: kernel_overhead 6.5556 µs, 95 % interval 3.71747–11.5605, fitted on batch-1 rows at
+//! tp 2–8) on its own fitted row `MiniMax-M2.5 FP8 SGLang TP4` (scenarios/examples/minimax-m2.5-fp8-
+//! tp4-fitted-profile.toml).
+
+use crate::common::*;
+use std::path::Path;
+
+const EXAMPLE: &str = "examples/minimax-m2.5-fp8-tp4-fitted-profile.toml";
+
+/// The example's text with `from` replaced by `to` (once), written beside a copy of the profile so
+/// that its relative `profile` path still resolves.
+#[track_caller]
+fn example_with(name: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(scenario(EXAMPLE)).expect("example");
+    assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
+    let dir = scratch(name);
+    std::fs::create_dir_all(dir.join("profiles")).unwrap();
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    std::fs::copy(
+        scenario("profiles/rtx-pro-6000-throughput-fit.toml"),
+        dir.join("profiles/rtx-pro-6000-throughput-fit.toml"),
+    )
+    .unwrap();
+    let p = dir.join("examples/s.toml");
+    std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+    p.display().to_string()
+}
+
+/// The example with kernel_overhead set inline (overriding the profile's value) to `us`.
+fn tok_s_at(name: &str, us: &str) -> (f64, f64) {
+    let file = example_with(
+        name,
+        "[model]",
+        &format!("[hardware.params]\nkernel_overhead = \"{us}us\"\n\n[model]"),
+    );
+    let j = run_json(&file);
+    assert!(
+        j.get("intervals").is_none(),
+        "an overridden parameter carries no interval"
+    );
+    (
+        f(&j["throughput"]["output_tok_s"]),
+        f(&j["throughput"]["tpot_ms"]),
+    )
+}
+
+#[test]
+fn throughput_interval_is_the_kernel_overhead_sensitivity_by_hand() {
+    let j = run_json(&scenario(EXAMPLE));
+    let iv = &j["intervals"];
+    let t = &iv["output_tok_s"];
+    // The value is the report's own prediction, the one the profile's notes record for this row
+    // ("fitted row `MiniMax-M2.5 FP8 SGLang TP4`: … predicted 90.6 after"; tolerance 0.05 tok/s).
+    let y = f(&t["value"]);
+    assert_eq!(y.to_bits(), f(&j["throughput"]["output_tok_s"]).to_bits());
+    assert!((y - 90.6).abs() < 0.05, "{y}");
+    assert_eq!(
+        (t["level"].as_f64(), t["method"].as_str()),
+        (Some(0.95), Some("linearised"))
+    );
+    assert_eq!(iv["correlation"], "single");
+    let p = &t["params"][0];
+    assert_eq!(p["name"], "kernel_overhead");
+    assert_eq!((f(&p["ci_low"]), f(&p["ci_high"])), (3.71747, 11.5605));
+    // By hand: rerun with kernel_overhead at each end of its interval (inline), then
+    // g = (ln y(11.5605) − ln y(3.71747)) / 2 and the interval is y·e^−|g| … y·e^|g|
+    // (book/src/intervals.md). Same arithmetic on the same numbers: tolerance 1e-9 relative.
+    let (lo_tok, lo_tpot) = tok_s_at("lo", "3.71747");
+    let (hi_tok, hi_tpot) = tok_s_at("hi", "11.5605");
+    assert_eq!((f(&p["at_ci_low"]), f(&p["at_ci_high"])), (lo_tok, hi_tok));
+    assert!(hi_tok < y && y < lo_tok, "more overhead per kernel, fewer tok/s");
+    let g = ((hi_tok.ln() - lo_tok.ln()) / 2.0).abs();
+    let (low, high) = (f(&t["low"]), f(&t["high"]));
+    assert!((low / (y * (-g).exp()) - 1.0).abs() < 1e-9, "{low}");
+    assert!((high / (y * g.exp()) - 1.0).abs() < 1e-9, "{high}");
+    assert!(low < y && y < high);
+    // A batch-1 step is a fixed chain of kernels each paying kernel_overhead once: TPOT is affine
+    // in it, so the slope over [lo, value] equals the slope over [value, hi] (tolerance 1 %).
+    let tpot = f(&j["throughput"]["tpot_ms"]);
+    let s1 = (tpot - lo_tpot) / (6.5556 - 3.71747);
+    let s2 = (hi_tpot - tpot) / (11.5605 - 6.5556);
+    assert!((s1 / s2 - 1.0).abs() < 0.01, "{s1} {s2}");
+    // TPOT moves the other way; its interval holds its value; TTFT and the allreduce too.
+    let tp = &iv["tpot_ms"];
+    assert!(f(&tp["low"]) < tpot && tpot < f(&tp["high"]));
+    assert_eq!(f(&tp["value"]).to_bits(), tpot.to_bits());
+    for k in ["ttft_ms", "decode_allreduce_us"] {
+        let x = &iv[k];
+        assert!(
+            f(&x["low"]) <= f(&x["value"]) && f(&x["value"]) <= f(&x["high"]),
+            "{k}: {x}"
+        );
+    }
+    // Batch 1 at tp 4: inside the fitted rows (batch 1–1, tp 2–8).
+    let r = &j["calibrated_range"];
+    assert_eq!(
+        (r["stated"].as_bool(), r["extrapolation"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert_eq!(r["fitted_on"], "batch 1–1, tp 2–8");
+    let o = tpsim(&["run", &scenario(EXAMPLE)]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let line = format!(
+        "throughput {y:.1} tok/s (95 % interval {low:.1}–{high:.1}, from profile rtx-pro-6000-throughput-fit.toml's fitted kernel_overhead)"
+    );
+    assert!(o.stdout.contains(&line), "{line}\n{}", o.stdout);
+    assert!(o.stdout.contains("Calibrated range: inside"), "{}", o.stdout);
+}
+
+#[test]
+fn batch_64_is_an_extrapolation_of_a_batch_1_fit() {
+    let file = example_with("b64", "concurrency = 1", "concurrency = 64");
+    let j = run_json(&file);
+    let r = &j["calibrated_range"];
+    assert_eq!(r["extrapolation"].as_bool(), Some(true));
+    assert_eq!(
+        r["outside"][0],
+        "batch 64 is outside the fitted batch 1–1: an extrapolation of the fit"
+    );
+    let o = tpsim(&["run", &file]);
+    assert!(
+        o.stdout.contains("Calibrated range: EXTRAPOLATION"),
+        "{}",
+        o.stdout
+    );
+    // The interval is still given (the fit's own uncertainty), beside the warning.
+    assert!(j["intervals"]["output_tok_s"].is_object());
+}
+
+#[test]
+fn no_interval_without_a_profile_or_without_fitted_intervals() {
+    let j = run_json(&scenario("seed/baseline.toml"));
+    assert!(j.get("intervals").is_none() && j.get("calibrated_range").is_none());
+    let o = tpsim(&["run", &scenario("seed/baseline.toml")]);
+    assert!(!o.stdout.contains("Intervals") && !o.stdout.contains("Calibrated range"));
+    // The same profile with the interval removed: no interval field, and the text says why; an
+    // old profile without [provenance.range] cannot say whether the scenario is inside it.
+    let file = example_with("noci", "[model]", "[model]");
+    let prof = Path::new(&file)
+        .parent()
+        .unwrap()
+        .join("../profiles/rtx-pro-6000-throughput-fit.toml");
+    let text = std::fs::read_to_string(&prof).unwrap();
+    let text = text
+        .replace("ci_low = 3.71747\nci_high = 11.5605\n", "")
+        .replace("[provenance.range]\nbatch = [1, 1]\ntp = [2, 8]\n", "");
+    std::fs::write(&prof, text).unwrap();
+    let j = run_json(&file);
+    assert!(j.get("intervals").is_none());
+    assert_eq!(j["calibrated_range"]["stated"].as_bool(), Some(false));
+    let o = tpsim(&["run", &file]);
+    assert!(
+        o.stdout
+            .contains("no fitted intervals in the profile rtx-pro-6000-throughput-fit.toml"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("Calibrated range: not stated"), "{}", o.stdout);
+}
+
+#[test]
+fn byte_identical_across_runs_and_thread_counts() {
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| tpsim(&["run", &scenario(EXAMPLE), "--json"]).stdout)
+    };
+    let one = run(1);
+    assert!(one.contains("\"intervals\""));
+    assert_eq!(one, run(4));
+    assert_eq!(one, run(1));
+}
+
+/// A two-parameter profile: kernel_overhead and mem_efficiency, with or without a correlation.
+fn two_param_profile(corr: Option<f64>) -> String {
+    let mut p = String::from(
+        "[provenance]\ntool = \"hand\"\n\n[params.kernel_overhead]\nvalue = 6.5556\nci_low = 3.71747\n\
+         ci_high = 11.5605\nunit = \"us\"\nsource = \"test\"\n\n[params.mem_efficiency]\nvalue = 0.8\n\
+         ci_low = 0.7\nci_high = 0.9\nunit = \"\"\nsource = \"test\"\n",
+    );
+    if let Some(r) = corr {
+        p.push_str(&format!(
+            "\n[correlation]\nparams = [\"kernel_overhead\", \"mem_efficiency\"]\nmatrix = [[1.0, {r}], [{r}, 1.0]]\n"
+        ));
+    }
+    p
+}
+
+#[test]
+fn correlated_parameters_combine_through_the_fits_matrix() {
+    let width = |name: &str, corr: Option<f64>| {
+        let file = example_with(name, "[model]", "[model]");
+        let prof = Path::new(&file)
+            .parent()
+            .unwrap()
+            .join("../profiles/rtx-pro-6000-throughput-fit.toml");
+        std::fs::write(&prof, two_param_profile(corr)).unwrap();
+        let j = run_json(&file);
+        let t = j["intervals"]["output_tok_s"].clone();
+        (j["intervals"]["correlation"].as_str().unwrap().to_string(), t)
+    };
+    let (label, t) = width("indep", None);
+    assert_eq!(label, "independent");
+    // By hand from the per-parameter runs the JSON lists: gᵢ = (ln y(hi) − ln y(lo)) / 2,
+    // w² = g₁² + g₂² + 2 r g₁ g₂ (tolerance 1e-9 relative on ln-widths).
+    let g: Vec<f64> = t["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (f(&p["at_ci_high"]).ln() - f(&p["at_ci_low"]).ln()) / 2.0)
+        .collect();
+    assert_eq!(g.len(), 2);
+    // More overhead lowers tok/s (g₁ < 0); more memory efficiency raises it (g₂ > 0).
+    assert!(g[0] < 0.0 && g[1] > 0.0, "{g:?}");
+    let w = |t: &serde_json::Value| (f(&t["high"]) / f(&t["value"])).ln();
+    assert!((w(&t) / (g[0] * g[0] + g[1] * g[1]).sqrt() - 1.0).abs() < 1e-9);
+    // Fitted with r = −0.6 (the two trade off against each other): the opposite-signed effects add.
+    let (label, tc) = width("corr", Some(-0.6));
+    assert_eq!(label, "fit");
+    let want = (g[0] * g[0] + g[1] * g[1] - 2.0 * 0.6 * g[0] * g[1]).sqrt();
+    assert!((w(&tc) / want - 1.0).abs() < 1e-9, "{} {want}", w(&tc));
+    assert!(w(&tc) > w(&t));
+    let file = example_with("indep-text", "[model]", "[model]");
+    let prof = Path::new(&file)
+        .parent()
+        .unwrap()
+        .join("../profiles/rtx-pro-6000-throughput-fit.toml");
+    std::fs::write(&prof, two_param_profile(None)).unwrap();
+    let o = tpsim(&["run", &file]);
+    assert!(
+        o.stdout
+            .contains("parameters assumed independent: the profile has no correlation matrix"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout.contains("fitted kernel_overhead, mem_efficiency)"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn collective_with_the_profile_gives_each_time_an_interval() {
+    let prof = scenario("profiles/rtx-pro-6000-throughput-fit.toml");
+    let args = [
+        "collective",
+        "--hardware",
+        "rtx-pro-6000-8x-1switch",
+        "--profile",
+        &prof,
+        "--gpus",
+        "4",
+        "--sizes",
+        "6K,1M",
+    ];
+    let o = tpsim(&args);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains(
+            "# 95 % interval of time(us), linearised from profile rtx-pro-6000-throughput-fit.toml's fitted kernel_overhead (one fitted parameter):"
+        ),
+        "{}",
+        o.stdout
+    );
+    let mut a = args.to_vec();
+    a.push("--json");
+    let j: serde_json::Value = serde_json::from_str(&tpsim(&a).stdout).unwrap();
+    assert_eq!(j["intervals"], "single");
+    for row in j["rows"].as_array().unwrap() {
+        let iv = &row["time_us_interval"];
+        assert_eq!(f(&iv["value"]).to_bits(), f(&row["time_us"]).to_bits());
+        assert!(
+            f(&iv["low"]) <= f(&iv["value"]) && f(&iv["value"]) <= f(&iv["high"]),
+            "{iv}"
+        );
+        assert_eq!(iv["params"][0]["name"], "kernel_overhead");
+    }
+    // Without a profile: no interval anywhere.
+    let j: serde_json::Value = serde_json::from_str(
+        &tpsim(&[
+            "collective",
+            "--hardware",
+            "rtx-pro-6000-8x-1switch",
+            "--gpus",
+            "4",
+            "--sizes",
+            "6K",
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(j.get("intervals").is_none() && j["rows"][0].get("time_us_interval").is_none());
+}
