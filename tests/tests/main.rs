@@ -24,6 +24,8 @@ mod dp_attention;
 mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
 mod engine_args;
+// Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
+mod engine_args_versions;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
