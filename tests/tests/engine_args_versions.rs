@@ -103,8 +103,6 @@ fn every_seed_and_example_at_the_newer_versions_is_accepted_or_refused_with_a_re
                 }
                 Err(e) => {
                     let m = e.to_string();
-                    eprintln!("refused: {} at {v}: {m}", file.display());
-                    eprintln!("refused: {} at {v}: {m}", file.display());
                     assert!(
                         m.contains("engine.version") && m.contains(v) && m.contains("--"),
                         "{} at {v}: refusal without a reason: {m}",

@@ -47,6 +47,8 @@ mod presets_extend;
 mod profile;
 mod reference;
 mod regress_cli;
+// Issue #17: the run header's NCCL version and vLLM speculative terms.
+mod run_header;
 mod seed;
 mod spec_acceptance;
 mod spec_mtp;

@@ -277,7 +277,7 @@ def main():
             print("# Plus the A[T, Arg(...)] fields of sglang/srt/arg_groups/fields/*.py (add_cli_args_from_dataclass).")
     else:
         print(f"# vLLM {version}: `vllm serve` arguments, from vllm/engine/arg_utils.py (EngineArgs.add_cli_args)")
-        print(f"# and vllm/entrypoints/openai/cli_args.py of the vllm-{version} sdist on PyPI; choices from the")
+        print(f"# and vllm/entrypoints/{{openai,common}}/cli_args.py of the vllm-{version} sdist or wheel on PyPI; choices from the")
         print("# Literal types of the vllm/config dataclass fields the arguments are derived from.")
     print("# Written by tests/data/engine-args/extract.py. Columns (tab-separated): flag names (aliases joined")
     print("# by |), value kind (flag | int | float | str | json | deprecated), choices (comma-separated, optional).")
