@@ -15,6 +15,8 @@ mod book;
 mod collective_cli;
 // Issue #17 (3): collective options as users set them.
 mod collective_options;
+// Issue #17 point 4: RTX 5090 2×/4× and RTX 4090 24 GB 4×/8× presets.
+mod consumer_presets;
 mod coverage;
 mod crossovers;
 mod curves;
