@@ -15,6 +15,7 @@ mod acceptance;
 // Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
 mod collective_options;
 mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
+mod rocm; // issue #17 point 4: SGLang on ROCm (aiter default backend, AITER fraction reserve)
 pub use collective_options::NcclTunerSection;
 pub use pcie_ipc::PcieIpcVars;
 // Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.

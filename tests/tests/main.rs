@@ -51,6 +51,8 @@ mod reference;
 mod regress_cli;
 // Issue #17: the run header's NCCL version and vLLM speculative terms.
 mod run_header;
+// Issue #17 point 4: SGLang on ROCm (aiter default, AITER fraction reserve).
+mod rocm;
 mod seed;
 mod spec_acceptance;
 mod spec_mtp;
