@@ -36,6 +36,7 @@ pub mod internode;
 pub mod memory;
 pub mod net;
 pub mod presets;
+pub mod quick_reduce; // issue #17 point 4: where vLLM QuickReduce runs (ROCm, 2/4/8, fully connected)
 pub mod regress;
 pub mod report;
 pub mod scenario;

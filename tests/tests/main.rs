@@ -47,6 +47,8 @@ mod outputs;
 mod pipeline;
 mod presets_extend;
 mod profile;
+// Issue #17 point 4: vLLM QuickReduce on ROCm.
+mod quick_reduce;
 mod reference;
 mod regress_cli;
 // Issue #17: the run header's NCCL version and vLLM speculative terms.
