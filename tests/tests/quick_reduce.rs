@@ -70,3 +70,49 @@ fn refused_where_vllm_does_not_build_it() {
     assert_eq!(o.code, 2, "{}", o.stdout);
     assert!(o.stderr.contains("unsupported world size: 6"), "{}", o.stderr);
 }
+
+fn scenario_file(name: &str, engine_extra: &str, env: &str) -> String {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"mi300x-8x-xgmi\"\n[model]\npreset = \"llama-3.1-70b\"\n[engine]\nname = \"vllm\"\ntp = 8\n{engine_extra}\n{env}\n\
+         [workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
+    );
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).expect("write");
+    p.display().to_string()
+}
+
+/// In a scenario: vLLM on 8× MI300X with the custom allreduce and INT4. The prefill's allreduces
+/// (8 × 1024 tokens × 8192 hidden × 2 B = 128 MiB) fall in INT4's window (bf16 cast to fp16 by
+/// default: 2 MiB to 2 GiB) and run as QuickReduce, so time to first token drops; decode's (8 × 8192
+/// × 2 B = 128 KiB) do not, so time per output token stays put (exactly).
+#[test]
+fn a_vllm_scenario_runs_prefill_allreduces_on_quick_reduce() {
+    let base = run_json(&scenario_file("qr-base", "allreduce = \"custom\"", ""));
+    let int4 = run_json(&scenario_file(
+        "qr-int4",
+        "allreduce = \"custom\"",
+        "[engine.env]\nVLLM_ROCM_QUICK_REDUCE_QUANTIZATION = \"INT4\"",
+    ));
+    let (t0, t1) = (
+        f(&base["throughput"]["ttft_ms"]),
+        f(&int4["throughput"]["ttft_ms"]),
+    );
+    assert!(t1 < t0 * 0.9, "ttft {t0} → {t1}");
+    assert_eq!(base["throughput"]["tpot_ms"], int4["throughput"]["tpot_ms"]);
+}
+
+/// vLLM builds QuickReduce only with its custom allreduce on, and only under vLLM: otherwise off,
+/// with a warning that says why.
+#[test]
+fn off_without_custom_allreduce_with_a_warning() {
+    let j = run_json(&scenario_file(
+        "qr-nocustom",
+        "",
+        "[engine.env]\nVLLM_ROCM_QUICK_REDUCE_QUANTIZATION = \"INT8\"",
+    ));
+    let w = j["warnings"].to_string();
+    assert!(
+        w.contains("INT8: off") && w.contains("custom allreduce on"),
+        "{w}"
+    );
+}

@@ -162,6 +162,7 @@ impl Resolver<'_> {
         let cuda_graph = e.cuda_graph.unwrap_or(true);
         let mut env_map = e.env.unwrap_or_default();
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
+        let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
         let env = self.nccl_env_for(
             env_map,
@@ -235,6 +236,7 @@ impl Resolver<'_> {
             custom_limits,
             collective_warnings,
             pcie_ipc_vars,
+            quick_reduce_vars,
             costs,
             observed,
             attention_backend,
