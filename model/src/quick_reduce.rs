@@ -108,7 +108,7 @@ pub fn window(
 
 /// Whether a message of `bytes` goes to QuickReduce with window `w` (also a multiple of 16 bytes).
 pub fn takes(w: Option<(u64, u64)>, bytes: u64) -> bool {
-    w.is_some_and(|(lo, hi)| bytes % 16 == 0 && bytes >= lo && bytes <= hi)
+    w.is_some_and(|(lo, hi)| bytes.is_multiple_of(16) && bytes >= lo && bytes <= hi)
 }
 
 #[cfg(test)]
