@@ -16,6 +16,7 @@ pub mod nccl;
 pub mod sglang_eras;
 // SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
 pub mod pipeline; // issue #17: pipeline parallelism
+pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
 pub mod sglang_piecewise;
 pub mod spec;
 pub mod state_pool;

@@ -32,6 +32,10 @@ pub enum CustomAlgo {
     Push,
     /// FlashInfer-style PCIe push: one outbound and one inbound stream per rank at a time.
     StagedPush,
+    /// Issue #17 point 4: vLLM's QuickReduce on ROCm (`tpsim_model::quick_reduce`): two shots of
+    /// peer writes of each 1/n partition, encoded by the regime's codec, with a barrier between.
+    /// The codec's compute is not timed (the kernels are bandwidth-bound by design).
+    QuickReduce(tpsim_model::quick_reduce::Regime),
 }
 
 impl CustomAlgo {
@@ -41,6 +45,12 @@ impl CustomAlgo {
             CustomAlgo::TwoShot => "custom two-shot",
             CustomAlgo::Push => "custom push",
             CustomAlgo::StagedPush => "custom staged-push",
+            CustomAlgo::QuickReduce(r) => match r {
+                tpsim_model::quick_reduce::Regime::Fp => "quick reduce FP",
+                tpsim_model::quick_reduce::Regime::Int8 => "quick reduce INT8",
+                tpsim_model::quick_reduce::Regime::Int6 => "quick reduce INT6",
+                tpsim_model::quick_reduce::Regime::Int4 => "quick reduce INT4",
+            },
         }
     }
 }
@@ -485,6 +495,36 @@ fn all_peer_reads(
     done
 }
 
+/// Every rank writes `bytes` into every peer's buffer once `deps[rank]` are done; the writes into
+/// each rank, per rank (a peer may go on once all writes into it arrived).
+fn all_peer_writes(
+    fab: &Fabric,
+    ranks: &[usize],
+    sends: &mut Vec<Send>,
+    bytes: u64,
+    deps: &[Vec<usize>],
+) -> Vec<Vec<usize>> {
+    let n = ranks.len();
+    let mut into = vec![Vec::new(); n];
+    for r in 0..n {
+        for (p, slot) in into.iter_mut().enumerate() {
+            if p != r {
+                let idx = sends.len();
+                let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
+                f.latency = fab.flag_latency(ranks[r], ranks[p]);
+                sends.push(Send {
+                    spec: Arc::new(f),
+                    deps: Deps::many(&deps[r]),
+                    conn: usize::MAX,
+                    delay: Duration::ZERO,
+                });
+                slot.push(idx);
+            }
+        }
+    }
+    into
+}
+
 /// A custom allreduce of `bytes` over `ranks`.
 pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launch: Duration) -> Outcome {
     let n = ranks.len();
@@ -510,26 +550,14 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
             let mid = barrier(fab, ranks, &mut sends, &rs);
             all_peer_reads(fab, ranks, &mut sends, part, &mid)
         }
-        CustomAlgo::Push => {
-            // Writes land in the peers' buffers; a peer may finish once all writes into it arrived.
-            let mut into = vec![Vec::new(); n];
-            for r in 0..n {
-                for (p, slot) in into.iter_mut().enumerate() {
-                    if p != r {
-                        let idx = sends.len();
-                        let mut f = fab.flow(ranks[r], ranks[p], bytes, Duration::ZERO, FlowKind::Write, 0);
-                        f.latency = fab.flag_latency(ranks[r], ranks[p]);
-                        sends.push(Send {
-                            spec: Arc::new(f),
-                            deps: Deps::many(&ready[r]),
-                            conn: usize::MAX,
-                            delay: Duration::ZERO,
-                        });
-                        slot.push(idx);
-                    }
-                }
-            }
-            into
+        CustomAlgo::Push => all_peer_writes(fab, ranks, &mut sends, bytes, &ready),
+        CustomAlgo::QuickReduce(regime) => {
+            // quick_reduce_impl.cuh: each rank writes every peer's partition, encoded, into that
+            // peer's buffer; after the flags, each writes its reduced partition to every peer.
+            let part = regime.payload(bytes.div_ceil(n as u64));
+            let scatter = all_peer_writes(fab, ranks, &mut sends, part, &ready);
+            let mid = barrier(fab, ranks, &mut sends, &scatter);
+            all_peer_writes(fab, ranks, &mut sends, part, &mid)
         }
         CustomAlgo::StagedPush => {
             // Round k: rank r writes to r + k (one outbound and one inbound stream per rank).

@@ -7,6 +7,7 @@ use crate::scenario::{self, AllreduceBackend, Hardware, NcclEnv, ScenarioError};
 use serde::Serialize;
 use std::path::Path;
 use tpsim_model::hw::{PathClass, Transport};
+use tpsim_model::quick_reduce::Regime;
 use tpsim_model::units::{Bytes, UnitError};
 
 /// The collective `tpsim collective --op` runs. Serialized as its name.
@@ -188,9 +189,14 @@ pub fn parse_algo(name: &str, backend: AllreduceBackend) -> Result<Request, CmdE
         "custom-twoshot" => Request::Custom(CustomAlgo::TwoShot),
         "custom-push" => Request::Custom(CustomAlgo::Push),
         "custom-staged-push" => Request::Custom(CustomAlgo::StagedPush),
+        // Issue #17 point 4: vLLM's QuickReduce (ROCm), by VLLM_ROCM_QUICK_REDUCE_QUANTIZATION level.
+        "quickreduce-fp" => Request::Custom(CustomAlgo::QuickReduce(Regime::Fp)),
+        "quickreduce-int8" => Request::Custom(CustomAlgo::QuickReduce(Regime::Int8)),
+        "quickreduce-int6" => Request::Custom(CustomAlgo::QuickReduce(Regime::Int6)),
+        "quickreduce-int4" => Request::Custom(CustomAlgo::QuickReduce(Regime::Int4)),
         other => {
             return Err(CmdError::Usage(format!(
-                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-twoshot, custom-push or custom-staged-push"
+                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-twoshot, custom-push, custom-staged-push or quickreduce-fp/-int8/-int6/-int4"
             )));
         }
     })
@@ -248,6 +254,12 @@ pub fn run(
     req: Request,
     compare: Option<(&Path, Option<&str>)>,
 ) -> Result<Report, CmdError> {
+    // Issue #17 point 4: QuickReduce only where vLLM runs it.
+    if let Request::Custom(CustomAlgo::QuickReduce(_)) = req
+        && let Some(why) = crate::quick_reduce::refusal(&setup.hardware, setup.gpus)
+    {
+        return Err(CmdError::Usage(format!("--algo quickreduce-*: {why}")));
+    }
     let comm = Comm::new(&setup.hardware, setup.gpus, &setup.env).with_custom(setup.custom);
     let n = setup.gpus as f64;
     let measured = match compare {

@@ -36,6 +36,9 @@ pub struct CustomLimits {
     /// FlashInfer's PCIe-IPC allreduce (SGLang `SGLANG_ENABLE_PCIE_IPC_ALLREDUCE`): the largest
     /// message it takes, bytes; it is tried before the custom kernel and NCCL.
     pub pcie_ipc_max_bytes: Option<u64>,
+    /// Issue #17 point 4: vLLM's QuickReduce (ROCm): its regime and the message sizes it takes
+    /// (bytes, inclusive); tried before the custom kernel (vLLM `cuda_communicator.py` `all_reduce`).
+    pub quick_reduce: Option<(tpsim_model::quick_reduce::Regime, u64, u64)>,
 }
 
 impl Default for CustomLimits {
@@ -45,6 +48,7 @@ impl Default for CustomLimits {
             max_size: 8 << 20,
             inclusive: false,
             pcie_ipc_max_bytes: None,
+            quick_reduce: None,
         }
     }
 }
@@ -254,6 +258,9 @@ impl Comm {
         let n = self.ranks.len();
         let custom = match req {
             Request::Custom(a) => Some(a),
+            Request::Backend(AllreduceBackend::Custom) if self.quick_reduce_takes(bytes).is_some() => {
+                self.quick_reduce_takes(bytes)
+            }
             Request::Backend(_) if self.pcie_ipc_takes(bytes) => Some(CustomAlgo::StagedPush),
             Request::Backend(AllreduceBackend::Custom) => self.custom_dispatch(bytes),
             _ => None,
@@ -285,6 +292,12 @@ impl Comm {
             };
         }
         allreduce::nccl(&self.fabric, &self.ranks, bytes, &self.plan(&choice))
+    }
+
+    /// Issue #17 point 4: QuickReduce when its window takes `bytes` (a multiple of 16 inside it).
+    fn quick_reduce_takes(&self, bytes: u64) -> Option<CustomAlgo> {
+        let (regime, lo, hi) = self.custom.quick_reduce?;
+        tpsim_model::quick_reduce::takes(Some((lo, hi)), bytes).then_some(CustomAlgo::QuickReduce(regime))
     }
 
     /// Whether SGLang's PCIe-IPC backend takes an allreduce of `bytes` (`scenario::pcie_ipc`): on,

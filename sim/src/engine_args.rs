@@ -323,6 +323,16 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         c.env.insert(k, v);
     }
     simulator_only(&mut c, raw);
+    // Issue #17 (flag lists by version): the version's spelling of each flag, or a refusal naming
+    // the flag it lacks (engine_args_versions.rs).
+    match crate::engine_args_versions::list_for(kind, &version) {
+        Some(list) => crate::engine_args_versions::adapt(list, &mut c.args, &mut c.notes)
+            .map_err(|m| refuse("engine.version", m))?,
+        None => c.note(format!(
+            "no argument list at or below {} {version}: the flags are those of tpsim's oldest list, unchecked",
+            if sglang { "SGLang" } else { "vLLM" }
+        )),
+    }
     // Issue #17 point 4: ranks across boxes launch on every node.
     let nodes = crate::engine_args_nodes::per_node(s, &mut c.args, &mut c.notes);
     Ok(EngineCommand {

@@ -27,6 +27,7 @@ pub mod engine;
 // Issue #17 point 6: the engine launch command equivalent to a scenario.
 pub mod engine_args;
 pub mod engine_args_nodes; // issue #17 point 4: one launch per node of a cluster
+pub mod engine_args_versions; // issue #17: engine-flag lists by version, renames, the flag check
 pub mod exec;
 pub mod fabric;
 pub mod files;
@@ -37,6 +38,7 @@ pub mod intervals_collective; // issue #19 point 6: the same for `tpsim collecti
 pub mod memory;
 pub mod net;
 pub mod presets;
+pub mod quick_reduce; // issue #17 point 4: where vLLM QuickReduce runs (ROCm, 2/4/8, fully connected)
 pub mod regress;
 pub mod report;
 pub mod scenario;

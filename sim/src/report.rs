@@ -12,6 +12,7 @@ use tpsim_model::llm::{Architecture, ForwardPass};
 use tpsim_model::units::Bytes;
 
 mod hardware;
+mod run_header; // issue #17: vLLM's speculative terms, the NCCL version in use
 pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
 pub mod intervals; // issue #19 point 6
 
@@ -173,7 +174,8 @@ pub struct ScenarioSummary {
     pub output_len: u32,
     pub prompt_len_dist: String,
     pub output_len_dist: String,
-    /// "eagle3 steps=3 topk=1 draft_tokens=4 draft=…" or null.
+    /// "eagle3 steps=3 topk=1 draft_tokens=4 draft=…" (SGLang's terms), "eagle3
+    /// num_speculative_tokens=3 draft=…" (vLLM's), or null.
     pub speculative: Option<String>,
     // Issue #17: parallelism beyond TP.
     /// "dp 8 × attention tp 1 (gather/scatter around each MLP/MoE)" under SGLang DP attention; absent
@@ -184,6 +186,10 @@ pub struct ScenarioSummary {
     /// parallelism; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<String>,
+    // Issue #17 (report fixes): the NCCL release the collectives use and where it came from
+    // (`engine.nccl_version`, the engine version's torch pin, or tpsim's NCCL model).
+    pub nccl_version: String,
+    pub nccl_version_source: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -430,12 +436,9 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         output_len: s.workload.output_len.mean().round() as u32,
         prompt_len_dist: s.workload.prompt_len.to_string(),
         output_len_dist: s.workload.output_len.to_string(),
-        speculative: s.speculative.as_ref().map(|sp| {
-            format!(
-                "{} steps={} topk={} draft_tokens={} draft={}",
-                sp.algorithm, sp.num_steps, sp.topk, sp.num_draft_tokens, sp.draft_name
-            )
-        }),
+        speculative: run_header::speculative_terms(s),
+        nccl_version: run_header::nccl_version(s).0,
+        nccl_version_source: run_header::nccl_version(s).1,
     }
 }
 

@@ -15,8 +15,11 @@ mod acceptance;
 // Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
 mod collective_options;
 mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
+mod rocm; // issue #17 point 4: SGLang on ROCm (aiter default backend, AITER fraction reserve)
 pub use collective_options::NcclTunerSection;
 pub use pcie_ipc::PcieIpcVars;
+mod quick_reduce; // issue #17 point 4: vLLM QuickReduce from [engine.env]
+pub use quick_reduce::QuickReduceVars;
 // Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.
 pub mod accel;
 // Issue #16 (h4): engine.attention_backend.
@@ -250,6 +253,8 @@ pub struct Engine {
     pub collective_warnings: Vec<String>,
     /// SGLang's PCIe-IPC allreduce variables from `[engine.env]`.
     pub pcie_ipc_vars: PcieIpcVars,
+    /// Issue #17 point 4: vLLM's QuickReduce variables from `[engine.env]`.
+    pub quick_reduce_vars: QuickReduceVars,
     pub costs: EngineCosts,
     pub observed: Option<Observed>,
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
@@ -439,6 +444,16 @@ impl Resolver<'_> {
             engine.cuda_graph,
             speculative.as_ref().map(|s| u64::from(s.num_draft_tokens)),
             model.hidden,
+            &mut warnings,
+        );
+        // Issue #17 point 4: vLLM's QuickReduce window (scenario/quick_reduce.rs).
+        engine.custom_limits.quick_reduce = quick_reduce::window(
+            &engine.quick_reduce_vars,
+            engine.kind,
+            engine.allreduce,
+            engine.tp,
+            &hardware,
+            model.dtype,
             &mut warnings,
         );
         let workload = self.workload(f.workload.unwrap_or_default())?;

@@ -1029,3 +1029,28 @@ fn profile_interval_keys_of_issue_19() {
         "low ≤ high",
     );
 }
+
+/// Issue #17 point 4: vLLM's QuickReduce variables — a level vLLM's `env_with_choices` rejects, and a
+/// max size that is no integer (vLLM's `int()`).
+#[test]
+fn bad_quick_reduce_variables() {
+    let e = bad(
+        "qr-level",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nVLLM_ROCM_QUICK_REDUCE_QUANTIZATION = \"Q4\"",
+    );
+    assert!(
+        e.contains("key `engine.env.VLLM_ROCM_QUICK_REDUCE_QUANTIZATION`") && e.contains("Valid options"),
+        "{e}"
+    );
+    let e = bad(
+        "qr-max",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nVLLM_ROCM_QUICK_REDUCE_MAX_SIZE_BYTES_MB = \"64MB\"",
+    );
+    assert!(
+        e.contains("key `engine.env.VLLM_ROCM_QUICK_REDUCE_MAX_SIZE_BYTES_MB`")
+            && e.contains("invalid literal for int()"),
+        "{e}"
+    );
+}

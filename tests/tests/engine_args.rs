@@ -39,16 +39,14 @@ fn accepted(file: &str) -> BTreeMap<String, Flag> {
     m
 }
 
-/// The argument list a command is checked against: the engine and the version it targets. A
-/// post-release (`0.5.8.post1`) is checked against its release's list: post-releases fix packaging
-/// and bugs, and the lists hold only releases.
+/// The argument list a command is checked against: the engine's list for the newest release at or
+/// below the version it targets (`tpsim::engine_args_versions::list_for`; a post-release such as
+/// `0.5.8.post1` counts as its release: post-releases fix packaging and bugs, and the lists hold only
+/// releases).
 fn list_for(c: &EngineCommand) -> String {
-    let v = c.version.trim_start_matches('v');
-    let v = v.split(".post").next().unwrap_or(v);
-    match c.engine {
-        EngineKind::Sglang => format!("sglang-{v}.txt"),
-        EngineKind::Vllm => format!("vllm-{v}.txt"),
-    }
+    tpsim::engine_args_versions::list_for(c.engine, &c.version)
+        .map(|l| l.file())
+        .unwrap_or_else(|| panic!("no argument list at or below {:?} {}", c.engine, c.version))
 }
 
 /// Checks `args` (after the program; vLLM's first is the positional model) against `flags` as the

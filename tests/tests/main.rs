@@ -20,6 +20,8 @@ mod trace_from_bench;
 mod workload_load;
 // Issue #17 (3): collective options as users set them.
 mod collective_options;
+// Issue #17 point 4: RTX 5090 2×/4× and RTX 4090 24 GB 4×/8× presets.
+mod consumer_presets;
 mod coverage;
 mod crossovers;
 mod curves;
@@ -29,6 +31,8 @@ mod dp_attention;
 mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
 mod engine_args;
+// Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
+mod engine_args_versions;
 mod engine_like;
 mod engine_memory;
 mod engine_memory_rows;
@@ -49,8 +53,14 @@ mod outputs;
 mod pipeline;
 mod presets_extend;
 mod profile;
+// Issue #17 point 4: vLLM QuickReduce on ROCm.
+mod quick_reduce;
 mod reference;
 mod regress_cli;
+// Issue #17: the run header's NCCL version and vLLM speculative terms.
+mod run_header;
+// Issue #17 point 4: SGLang on ROCm (aiter default, AITER fraction reserve).
+mod rocm;
 mod seed;
 mod spec_acceptance;
 mod spec_mtp;

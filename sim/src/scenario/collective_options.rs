@@ -213,6 +213,7 @@ impl Resolver<'_> {
                 pcie_ipc_max_bytes: None,
                 max_size: b,
                 inclusive,
+                quick_reduce: None,
             });
         }
         let mut max_size = 8 * MIB;
@@ -238,6 +239,7 @@ impl Resolver<'_> {
             max_size,
             inclusive,
             pcie_ipc_max_bytes: None,
+            quick_reduce: None,
         })
     }
 }

@@ -162,6 +162,7 @@ impl Resolver<'_> {
         let cuda_graph = e.cuda_graph.unwrap_or(true);
         let mut env_map = e.env.unwrap_or_default();
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
+        let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
         let env = self.nccl_env_for(
             env_map,
@@ -181,6 +182,7 @@ impl Resolver<'_> {
             None => None,
             Some(o) => Some(self.observed(o)?),
         };
+        let backend_given = e.attention_backend.is_some();
         // Issue #16 (h4): the attention backend, checked against the engine's names.
         let attention_backend = super::attention_backend::resolve(
             e.attention_backend,
@@ -189,6 +191,21 @@ impl Resolver<'_> {
             model,
             |k, m| self.invalid(k, m),
         )?;
+        // Issue #17 point 4: SGLang on ROCm — its default backend there, and the AITER reserve on the
+        // fraction (scenario/rocm.rs).
+        let attention_backend = match (kind, hw.accel.vendor, backend_given) {
+            (EngineKind::Sglang, super::accel::GpuVendor::Amd, false) => {
+                Some(super::rocm::sglang_default_backend(model, tp).to_string())
+            }
+            _ => attention_backend,
+        };
+        let f = match super::rocm::aiter_fraction(attention_backend.as_deref(), Some(context_len), f) {
+            Some((scaled, warning)) if kind == EngineKind::Sglang => {
+                collective_warnings.push(warning);
+                scaled
+            }
+            _ => f,
+        };
         Ok(Engine {
             dp_attention,
             pp,
@@ -219,6 +236,7 @@ impl Resolver<'_> {
             custom_limits,
             collective_warnings,
             pcie_ipc_vars,
+            quick_reduce_vars,
             costs,
             observed,
             attention_backend,

@@ -3,6 +3,9 @@
 
 Usage:
   extract.py sglang VERSION path/to/sglang/srt/server_args.py > sglang-VERSION.txt
+  (from SGLang 0.5.2x most flags are declared as `A[T, Arg(...)]` fields of the namespace classes in
+  sglang/srt/arg_groups/fields/*.py and registered by `add_cli_args_from_dataclass`; when that folder
+  sits next to server_args.py its fields are read too, by the rules of arg_groups/arg_utils.py)
   extract.py vllm VERSION path/to/vllm > vllm-VERSION.txt
 
 Reads the source with Python's `ast` (nothing is imported or run). For each `add_argument` call whose
@@ -55,7 +58,9 @@ def kind_of(call, consts):
             name = v.value if isinstance(v, ast.Constant) else getattr(v, "attr", getattr(v, "id", ""))
             if name in ("store_true", "store_false", "BooleanOptionalAction"):
                 kind = "flag"
-            elif name == "DeprecatedAction":
+            elif "Deprecated" in name:
+                # DeprecatedAction (vLLM, SGLang ≤ 0.5.9), DeprecatedStoreTrueAction /
+                # DeprecatedStoreConstAction (SGLang 0.5.2x): accepted with a warning.
                 kind = "deprecated"
         elif kw.arg == "type":
             v = kw.value
@@ -86,6 +91,89 @@ def sglang(path):
             names = flags_of(node)
             if names:
                 rows.append((names, *kind_of(node, consts)))
+    return rows
+
+
+def sglang_fields(srt):
+    """SGLang 0.5.2x: `name: A[T, "help"]` / `A[T, Arg(...)]` fields of sglang/srt/arg_groups/fields/*.py,
+    turned into flags as `add_cli_args_from_dataclass` (arg_groups/arg_utils.py) does: `--` + the name
+    with `-` for `_` unless `cli_name`, plus `aliases`; `no_cli=True` skipped; bool -> store_true;
+    Literal[...] -> its values as choices; int/float -> their kind; `type_parser=json.loads` -> json."""
+    base = os.path.join(srt, "arg_groups")
+    consts = {}
+    for extra in ("choices.py",):
+        f = os.path.join(base, extra)
+        if os.path.exists(f):
+            consts.update(module_constants(ast.parse(open(f).read())))
+    rows = []
+    folder = os.path.join(base, "fields")
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".py"):
+            continue
+        tree = ast.parse(open(os.path.join(folder, f)).read())
+        local = dict(consts)
+        local.update(module_constants(tree))
+        for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+            for node in cls.body:
+                if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+                    continue
+                ann = node.annotation
+                if not (isinstance(ann, ast.Subscript) and getattr(ann.value, "id", "") in ("A", "Annotated")):
+                    continue
+                parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+                if len(parts) < 2:
+                    continue
+                typ, meta = parts[0], parts[1]
+                kw = {}
+                if isinstance(meta, ast.Call) and getattr(meta.func, "id", "") == "Arg":
+                    kw = {k.arg: k.value for k in meta.keywords if k.arg}
+                elif not (isinstance(meta, ast.Constant) and isinstance(meta.value, str)):
+                    continue
+                if isinstance(kw.get("no_cli"), ast.Constant) and kw["no_cli"].value is True:
+                    continue
+                name = kw["cli_name"].value if isinstance(kw.get("cli_name"), ast.Constant) else \
+                    "--" + node.target.id.replace("_", "-")
+                names = [name]
+                if "aliases" in kw:
+                    names += literal_strings(kw["aliases"], local) or []
+                kind, choices = "str", None
+                if "choices" in kw:
+                    choices = literal_strings(kw["choices"], local)
+                action = kw.get("action")
+                if action is not None:
+                    an = getattr(action, "attr", getattr(action, "id", ""))
+                    if an == "BooleanOptionalAction":
+                        kind = "flag"
+                        names.append("--no-" + name[2:])
+                    elif "Deprecated" in an:
+                        kind = "deprecated"
+                    elif an in ("store_true", "store_false"):
+                        kind = "flag"
+                    rows.append((names, kind, choices))
+                    continue
+                tnames = [n.id for n in ast.walk(typ) if isinstance(n, ast.Name)]
+                lits = None
+                for sub in ast.walk(typ):
+                    if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
+                        s = sub.slice
+                        elts = s.elts if isinstance(s, ast.Tuple) else [s]
+                        if all(isinstance(e, ast.Constant) for e in elts):
+                            lits = [str(e.value) for e in elts]
+                tp = kw.get("type_parser")
+                tpn = ast.unparse(tp) if tp is not None else ""
+                if lits is not None:
+                    choices = choices or lits
+                elif "bool" in tnames and tp is None:
+                    kind = "flag"
+                elif "json" in tpn.lower():
+                    kind = "json"
+                elif tp is not None:
+                    kind = "str"
+                elif "int" in tnames:
+                    kind = "int"
+                elif "float" in tnames:
+                    kind = "float"
+                rows.append((names, kind, choices))
     return rows
 
 
@@ -153,7 +241,10 @@ def vllm(root):
     for (cls, name), v in fields.items():
         by_field.setdefault(name, v)
     rows = []
-    for rel in ("vllm/engine/arg_utils.py", "vllm/entrypoints/openai/cli_args.py"):
+    # The server's own arguments moved to vllm/entrypoints/common/cli_args.py in later releases (0.33.0).
+    server = [r for r in ("vllm/entrypoints/openai/cli_args.py", "vllm/entrypoints/common/cli_args.py")
+              if os.path.exists(os.path.join(root, r))][:1]
+    for rel in ["vllm/engine/arg_utils.py"] + server:
         tree = ast.parse(open(os.path.join(root, rel)).read())
         consts = module_constants(tree)
         for node in ast.walk(tree):
@@ -177,12 +268,16 @@ def vllm(root):
 def main():
     engine, version, src = sys.argv[1], sys.argv[2], sys.argv[3]
     rows = sglang(src) if engine == "sglang" else vllm(src)
+    if engine == "sglang" and os.path.isdir(os.path.join(os.path.dirname(src), "arg_groups", "fields")):
+        rows = sglang_fields(os.path.dirname(src)) + rows
     if engine == "sglang":
         print(f"# SGLang {version}: `python -m sglang.launch_server` arguments, from sglang/srt/server_args.py")
         print(f"# (ServerArgs.add_cli_args) of the sglang-{version} wheel on PyPI.")
+        if os.path.isdir(os.path.join(os.path.dirname(src), "arg_groups", "fields")):
+            print("# Plus the A[T, Arg(...)] fields of sglang/srt/arg_groups/fields/*.py (add_cli_args_from_dataclass).")
     else:
         print(f"# vLLM {version}: `vllm serve` arguments, from vllm/engine/arg_utils.py (EngineArgs.add_cli_args)")
-        print(f"# and vllm/entrypoints/openai/cli_args.py of the vllm-{version} sdist on PyPI; choices from the")
+        print(f"# and vllm/entrypoints/{{openai,common}}/cli_args.py of the vllm-{version} sdist or wheel on PyPI; choices from the")
         print("# Literal types of the vllm/config dataclass fields the arguments are derived from.")
     print("# Written by tests/data/engine-args/extract.py. Columns (tab-separated): flag names (aliases joined")
     print("# by |), value kind (flag | int | float | str | json | deprecated), choices (comma-separated, optional).")

@@ -1,0 +1,275 @@
+//! Issue #17 (engine-flag lists by version): which of the engines' argument lists a launch command
+//! targets, the flags renamed between versions, and the check that every flag `tpsim engine-args`
+//! prints is one that version defines.
+//!
+//! The lists are `tests/data/engine-args/<engine>-<version>.txt`, written by
+//! `tests/data/engine-args/extract.py` from each release's source on PyPI (SGLang
+//! `sglang/srt/server_args.py` and, from 0.5.2x, `sglang/srt/arg_groups/fields/*.py`; vLLM
+//! `vllm/engine/arg_utils.py` and the server's `cli_args.py`). A command for version V is checked
+//! against the list of the newest release at or below V; a post-release (`0.5.8.post1`) counts as its
+//! release (post-releases fix packaging and bugs, not the argument set).
+//!
+//! Renames, each from the newer release's source:
+//! - SGLang 0.5.23 `server_args.py` registers `--disable-cuda-graph` and `--enable-dp-attention` with
+//!   `DeprecatedStoreTrueAction`, whose messages name the replacements:
+//!   `--cuda-graph-backend-{decode,prefill}=disabled` and `--attn-dp-size <dp-size>` (in place of
+//!   `--dp-size <dp-size> --enable-dp-attention`). Printed in the new spelling.
+//! - SGLang 0.5.23 has no `--enable-piecewise-cuda-graph`: prefill graphs are a per-phase backend
+//!   (`--cuda-graph-backend-prefill`, `model_executor/cuda_graph_config.py` `Backend`: full,
+//!   breakable, disabled), and `default_prefill_backend()` picks `breakable` on CUDA. Printed as
+//!   `--cuda-graph-backend-prefill breakable`.
+//!
+//! Any other flag the version lacks is refused with a message naming the flag, the version and the list.
+
+use crate::scenario::EngineKind;
+use std::collections::BTreeMap;
+
+/// One release's argument list.
+#[derive(Debug, Clone, Copy)]
+pub struct FlagList {
+    pub engine: EngineKind,
+    /// The release, `major.minor.patch`.
+    pub version: &'static str,
+    text: &'static str,
+}
+
+/// Every bundled list, oldest first per engine.
+pub const LISTS: &[FlagList] = &[
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.8",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.8.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.9",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.9.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.23",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.23.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Vllm,
+        version: "0.11.0",
+        text: include_str!("../../tests/data/engine-args/vllm-0.11.0.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Vllm,
+        version: "0.12.0",
+        text: include_str!("../../tests/data/engine-args/vllm-0.12.0.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Vllm,
+        version: "0.33.0",
+        text: include_str!("../../tests/data/engine-args/vllm-0.33.0.txt"),
+    },
+];
+
+/// One accepted flag: its value kind (`flag`, `int`, `float`, `str`, `json`, `deprecated`) and, when
+/// the engine restricts them, the allowed values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlagSpec {
+    pub kind: String,
+    pub choices: Option<Vec<String>>,
+}
+
+impl FlagList {
+    /// The list's file under `tests/data/engine-args/`.
+    pub fn file(&self) -> String {
+        let e = match self.engine {
+            EngineKind::Sglang => "sglang",
+            EngineKind::Vllm => "vllm",
+        };
+        format!("{e}-{}.txt", self.version)
+    }
+
+    /// Every flag name (each alias a key) with its spec.
+    pub fn flags(&self) -> BTreeMap<String, FlagSpec> {
+        let mut m = BTreeMap::new();
+        for line in self
+            .text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let spec = FlagSpec {
+                kind: cols.get(1).copied().unwrap_or("str").to_string(),
+                choices: cols.get(2).map(|c| c.split(',').map(String::from).collect()),
+            };
+            for name in cols[0].split('|') {
+                m.insert(name.to_string(), spec.clone());
+            }
+        }
+        m
+    }
+}
+
+/// `0.5.8.post1` → `[0, 5, 8]`, `v0.12.0` → `[0, 12, 0]`: the leading numeric components (a
+/// post-release counts as its release). `None` when the text starts with no number.
+pub fn release(version: &str) -> Option<Vec<u64>> {
+    let v = version.trim().trim_start_matches(['v', 'V']);
+    let mut out = Vec::new();
+    for part in v.split('.') {
+        let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() {
+            break;
+        }
+        out.push(digits.parse().ok()?);
+        if digits.len() != part.len() {
+            break;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The list a command for `engine` at `version` is checked against: the newest release at or below
+/// it. `None` when the version is older than every list (or unreadable).
+pub fn list_for(engine: EngineKind, version: &str) -> Option<&'static FlagList> {
+    let want = release(version)?;
+    LISTS
+        .iter()
+        .filter(|l| l.engine == engine)
+        .filter(|l| release(l.version).is_some_and(|r| r <= want))
+        .max_by_key(|l| release(l.version))
+}
+
+/// Rewrites `args` (after the program; vLLM's first is the positional model) into `list`'s spelling
+/// (the renames above), then checks every flag and value against it. Returns the first flag the
+/// version cannot take, as a message for the user.
+pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -> Result<(), String> {
+    let flags = list.flags();
+    let usable = |f: &str| flags.get(f).is_some_and(|s| s.kind != "deprecated");
+    let engine = match list.engine {
+        EngineKind::Sglang => "SGLang",
+        EngineKind::Vllm => "vLLM",
+    };
+    let positional = usize::from(list.engine == EngineKind::Vllm);
+    if list.engine == EngineKind::Sglang {
+        let has = |args: &Vec<String>, f: &str| args.iter().any(|a| a == f);
+        if has(args, "--disable-cuda-graph")
+            && !usable("--disable-cuda-graph")
+            && usable("--cuda-graph-backend-decode")
+            && usable("--cuda-graph-backend-prefill")
+        {
+            remove_flag(args, "--disable-cuda-graph", false);
+            remove_flag(args, "--enable-piecewise-cuda-graph", false);
+            args.extend(
+                [
+                    "--cuda-graph-backend-decode",
+                    "disabled",
+                    "--cuda-graph-backend-prefill",
+                    "disabled",
+                ]
+                .map(String::from),
+            );
+            notes.push(format!(
+                "--disable-cuda-graph is deprecated in SGLang {}: printed as --cuda-graph-backend-decode/-prefill disabled",
+                list.version
+            ));
+        }
+        if has(args, "--enable-piecewise-cuda-graph")
+            && !usable("--enable-piecewise-cuda-graph")
+            && usable("--cuda-graph-backend-prefill")
+        {
+            remove_flag(args, "--enable-piecewise-cuda-graph", false);
+            args.extend(["--cuda-graph-backend-prefill", "breakable"].map(String::from));
+            notes.push(format!(
+                "SGLang {} has no --enable-piecewise-cuda-graph: piecewise prefill graphs are --cuda-graph-backend-prefill \
+                 breakable (its default on CUDA)",
+                list.version
+            ));
+        }
+        if has(args, "--enable-dp-attention") && !usable("--enable-dp-attention") && usable("--attn-dp-size")
+        {
+            remove_flag(args, "--enable-dp-attention", false);
+            if let Some(i) = args.iter().position(|a| a == "--dp-size") {
+                args[i] = "--attn-dp-size".into();
+            }
+            notes.push(format!(
+                "--enable-dp-attention is deprecated in SGLang {}: printed as --attn-dp-size <dp-size>",
+                list.version
+            ));
+        }
+    }
+    let mut i = positional;
+    while i < args.len() {
+        let name = &args[i];
+        let Some(spec) = flags.get(name) else {
+            return Err(format!(
+                "{engine} {} has no flag {name} (tests/data/engine-args/{}, from the engine's argument definitions); \
+                 tpsim has no equivalent to print at this version",
+                list.version,
+                list.file()
+            ));
+        };
+        if spec.kind == "deprecated" {
+            notes.push(format!(
+                "{name} is deprecated in {engine} {} (it still starts, with a warning)",
+                list.version
+            ));
+        }
+        if matches!(spec.kind.as_str(), "flag" | "deprecated") {
+            i += 1;
+            continue;
+        }
+        let Some(v) = args.get(i + 1) else {
+            return Err(format!("{name}: {engine} {} expects a value", list.version));
+        };
+        let ok = match spec.kind.as_str() {
+            "int" => v.parse::<i64>().is_ok(),
+            "float" => v.parse::<f64>().is_ok_and(f64::is_finite),
+            "json" => serde_json::from_str::<serde_json::Value>(v).is_ok(),
+            _ => !v.starts_with("--"),
+        };
+        if !ok {
+            return Err(format!(
+                "{name}: {engine} {} takes {} values, not '{v}'",
+                list.version, spec.kind
+            ));
+        }
+        if let Some(c) = spec.choices.as_ref().filter(|c| !c.contains(v)) {
+            return Err(format!(
+                "{name} {v}: {engine} {} accepts only {} (tests/data/engine-args/{})",
+                list.version,
+                c.join(", "),
+                list.file()
+            ));
+        }
+        i += 2;
+    }
+    Ok(())
+}
+
+/// Removes `flag` (and its value when `with_value`) from `args`.
+fn remove_flag(args: &mut Vec<String>, flag: &str, with_value: bool) {
+    if let Some(i) = args.iter().position(|a| a == flag) {
+        args.remove(i);
+        if with_value && i < args.len() {
+            args.remove(i);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_map_to_the_newest_list_at_or_below() {
+        let v = |e, s| list_for(e, s).map(|l| l.version);
+        assert_eq!(v(EngineKind::Sglang, "0.5.8.post1"), Some("0.5.8"));
+        assert_eq!(v(EngineKind::Sglang, "v0.5.9"), Some("0.5.9"));
+        assert_eq!(v(EngineKind::Sglang, "0.5.12"), Some("0.5.9"));
+        assert_eq!(v(EngineKind::Sglang, "0.5.23"), Some("0.5.23"));
+        assert_eq!(v(EngineKind::Sglang, "0.6.0"), Some("0.5.23"));
+        assert_eq!(v(EngineKind::Sglang, "0.4.6.post5"), None);
+        assert_eq!(v(EngineKind::Vllm, "0.11.2"), Some("0.11.0"));
+        assert_eq!(v(EngineKind::Vllm, "0.12.0"), Some("0.12.0"));
+        assert_eq!(v(EngineKind::Vllm, "0.20.1"), Some("0.12.0"));
+        assert_eq!(v(EngineKind::Vllm, "0.33.0"), Some("0.33.0"));
+        assert_eq!(v(EngineKind::Vllm, "0.10.2"), None);
+        assert_eq!(v(EngineKind::Vllm, "main"), None);
+    }
+}

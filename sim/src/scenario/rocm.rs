@@ -1,0 +1,92 @@
+//! Issue #17 point 4 (ROCm specifics): what SGLang does on an AMD GPU (`is_hip()`) that changes memory.
+//!
+//! - The default attention backend (SGLang 0.5.9 `server_args.py`,
+//!   `_handle_attention_backend_compatibility`, the `is_hip()` branches): `aiter` for MHA models; for
+//!   MLA models `aiter` only when the KV heads per rank (`model_config.get_num_kv_heads(tp_size)`) are
+//!   16 or 128 ("current aiter only support head number 16 or 128"), else `triton`.
+//! - The AITER workspace reserve: with `attention_backend == "aiter"` and a context length above 8192
+//!   tokens, SGLang multiplies `mem_fraction_static` by 0.85 (0.5.9 `server_args.py`, same function,
+//!   after `_handle_gpu_memory_settings` has set the default, so a stated and a default fraction alike;
+//!   0.5.23 `arg_groups/attention_hook.py` keeps it and explains it: aiter's non-static workspace —
+//!   `layers/attention/aiter_backend.py` allocates max_bs × heads × ⌈context/256⌉ × (head_dim + 2) × 4
+//!   bytes for MHA outside the static pool — needs the room; 0.5.23 lets
+//!   `SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION=1` keep a stated fraction, which tpsim does not model).
+//!   SGLang logs nothing when it scales; the scenario's warning list says it.
+
+use tpsim_model::llm::{Attention, ModelSpec};
+
+/// SGLang's default attention backend on ROCm for `model` at tensor-parallel size `tp`.
+pub(super) fn sglang_default_backend(model: &ModelSpec, tp: u32) -> &'static str {
+    match model.attention {
+        Attention::Mla { .. } => {
+            // ModelConfig.get_num_kv_heads(tp): max(1, total KV heads / tp).
+            let per_rank = (model.kv_heads / u64::from(tp.max(1))).max(1);
+            if per_rank == 16 || per_rank == 128 {
+                "aiter"
+            } else {
+                "triton"
+            }
+        }
+        _ => "aiter",
+    }
+}
+
+/// The AITER factor on `mem_fraction_static` (SGLang 0.5.9 `server_args.py`: 0.85 above 8192 tokens).
+pub const AITER_FRACTION_FACTOR: f64 = 0.85;
+/// The context length above which SGLang applies it.
+pub const AITER_CONTEXT_THRESHOLD: u64 = 8192;
+
+/// The fraction SGLang runs with, and the warning saying so, when the AITER reserve applies.
+pub(super) fn aiter_fraction(
+    backend: Option<&str>,
+    context_len: Option<u64>,
+    f: f64,
+) -> Option<(f64, String)> {
+    let ctx = context_len?;
+    (backend == Some("aiter") && ctx > AITER_CONTEXT_THRESHOLD).then(|| {
+        let scaled = f * AITER_FRACTION_FACTOR;
+        (
+            scaled,
+            format!(
+                "attention_backend aiter with context_len {ctx} > {AITER_CONTEXT_THRESHOLD}: SGLang scales \
+                 mem_fraction_static by {AITER_FRACTION_FACTOR} ({f:.4} → {scaled:.4}) to leave room for aiter's \
+                 non-static workspace (server_args.py _handle_attention_backend_compatibility)"
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpsim_model::llm::Quantization;
+
+    fn model(config: &str) -> ModelSpec {
+        ModelSpec::from_config_json(config, Quantization::bf16()).unwrap()
+    }
+
+    /// SGLang 0.5.9's is_hip() defaults: MHA → aiter; MLA → aiter iff 16 or 128 KV heads per rank.
+    /// DeepSeek-V3 has num_key_value_heads 128: tp 8 → 16 per rank (aiter), tp 4 → 32 (triton),
+    /// tp 1 → 128 (aiter).
+    #[test]
+    fn rocm_default_backends() {
+        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+        assert_eq!(sglang_default_backend(&llama, 8), "aiter");
+        assert_eq!(ds.kv_heads, 128);
+        assert_eq!(sglang_default_backend(&ds, 8), "aiter");
+        assert_eq!(sglang_default_backend(&ds, 4), "triton");
+        assert_eq!(sglang_default_backend(&ds, 1), "aiter");
+    }
+
+    /// 0.85 above 8192 tokens only, aiter only: 0.85 × 0.85 = 0.7225.
+    #[test]
+    fn aiter_reserve_scales_the_fraction_above_8192_tokens() {
+        let (f, w) = aiter_fraction(Some("aiter"), Some(131_072), 0.85).expect("applies");
+        assert!((f - 0.7225).abs() < 1e-12);
+        assert!(w.contains("0.8500 → 0.7225"), "{w}");
+        assert!(aiter_fraction(Some("aiter"), Some(8192), 0.85).is_none());
+        assert!(aiter_fraction(Some("triton"), Some(131_072), 0.85).is_none());
+        assert!(aiter_fraction(Some("aiter"), None, 0.85).is_none());
+    }
+}
