@@ -46,6 +46,8 @@ mod profile;
 mod reference;
 mod regress_cli;
 mod seed;
+// Issue #18: the serving loop (engine schedulers, KV budget, queueing, overload).
+mod serving;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;
