@@ -282,3 +282,47 @@ fn the_same_scenario_gives_identical_json_whatever_the_threads() {
     assert_eq!(a, d);
     assert!(a.contains("\"preemptions\""));
 }
+
+/// Records the prefill chunks (sequences, tokens) the loop asks to cost.
+struct Recording(Vec<(u32, u32)>);
+impl IterationCosts for Recording {
+    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
+        Ok((0, Duration::from_ms(10)))
+    }
+    fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
+        self.0.push((seqs, tokens));
+        Ok((1, Duration::from_ms(20)))
+    }
+    fn mixed(
+        &mut self,
+        _: u32,
+        _: u32,
+        _: bool,
+        seqs: u32,
+        tokens: u32,
+    ) -> Result<(usize, Duration), DecodeError> {
+        self.0.push((seqs, tokens));
+        Ok((2, Duration::from_ms(25)))
+    }
+}
+
+#[test]
+fn a_shared_prefix_is_prefilled_once() {
+    // Two requests one after the other (concurrency 1), 100-token prompts starting with the same
+    // 70-token prefix (group 7), 5 outputs. The first prefills 100 tokens; the second reuses the
+    // cached prefix: SGLang (page 1) all 70 tokens → prefills 30; vLLM (blocks of 16) the 4 full
+    // blocks = 64 tokens → prefills 36. Context bucket 1 so the recorded sizes are exact.
+    let spec = RequestSpec {
+        arrival: None,
+        prompt: 100,
+        output: 5,
+        prefix: Some(tpsim::workload::SharedPrefix { group: 7, len: 70 }),
+    };
+    let never = |_: u32, _: u32| None;
+    for (plan, second) in [(sglang_plan(10_000, 10), 30), (vllm_plan(10_000), 36)] {
+        let mut rec = Recording(Vec::new());
+        let m = serve::run(&plan, vec![spec; 2].into_iter(), 2, 1, &never, None, &mut rec, 1).unwrap();
+        assert_eq!(m.finished, 2);
+        assert_eq!(rec.0, vec![(1, 100), (1, second)]);
+    }
+}
