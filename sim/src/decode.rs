@@ -355,7 +355,7 @@ fn run_loop<'a>(
     };
     let mut draw_fn = sampler
         .as_mut()
-        .map(|sm| move || u32::from(sm.draw(|| accept_rng.random::<f64>())));
+        .map(|sm| move || sm.draw(|| accept_rng.random::<f64>()));
     let draw: Option<&mut dyn FnMut() -> u32> = draw_fn.as_mut().map(|f| f as &mut dyn FnMut() -> u32);
     let refuse = |p: u32, o: u32| refusal(s, memory, p, o);
     let m = serve::run(

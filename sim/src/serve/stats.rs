@@ -15,21 +15,11 @@ const SUB: u64 = 512;
 const BUCKETS: usize = (2 * SUB + 54 * SUB) as usize;
 
 /// A fixed-resolution histogram of durations.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Histogram {
     counts: Vec<u64>,
     total: u64,
     sum_ps: u128,
-}
-
-impl Default for Histogram {
-    fn default() -> Self {
-        Histogram {
-            counts: Vec::new(),
-            total: 0,
-            sum_ps: 0,
-        }
-    }
 }
 
 fn index(v: u64) -> usize {
