@@ -11,7 +11,6 @@ mod admission;
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 mod passes;
-mod percentiles; // issue #18 (load): stub until the serving loop lands
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod vllm_parts;
@@ -24,6 +23,7 @@ pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
 use crate::engine::RngStreams;
 use crate::exec::{self, Category, Resources, Schedule, TaskGraph};
 use crate::scenario::Scenario;
+use crate::serve;
 use rand::RngExt;
 use std::collections::BTreeMap;
 use tpsim_model::spec::break_even_accept_len;
@@ -48,29 +48,54 @@ pub struct SimulatedShape {
 /// Per-iteration statistics of a whole run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopResult {
-    /// Iterations run.
+    /// Iterations that decoded (vLLM's mixed iterations included).
     pub iterations: u64,
+    /// Prefill-only iterations.
+    pub prefill_iterations: u64,
     /// Output tokens produced over all requests (the prefill's first tokens included).
     pub output_tokens: u64,
     /// Output tokens produced by decode iterations.
     pub decode_tokens: u64,
-    /// Total simulated decode time (prefill excluded).
+    /// Total simulated time of the iterations that decoded (prefill-only iterations excluded).
     pub total_time: Duration,
-    /// Total simulated prefill time.
+    /// Total simulated time of the prefill-only iterations.
     pub prefill_time: Duration,
-    /// Mean time per iteration in ms.
+    /// Simulated time from the first request to the last token (idle gaps of an open loop included).
+    pub makespan: Duration,
+    /// Mean time per decode iteration in ms.
     pub mean_iteration_ms: f64,
     /// Mean accepted tokens per request-iteration (1 without speculation).
     pub accept_len_mean: f64,
-    /// Per-request time per output token, ms (sorted samples, one per request-iteration).
-    pub tpot_samples_ms: Vec<f64>,
-    /// Time to first token, ms (sorted, one per request): the prefill pass that admitted it.
-    pub ttft_samples_ms: Vec<f64>,
-    /// Time per output token of each finished request that decoded (in finishing order), ms.
-    pub request_tpot_ms: Vec<f64>,
-    /// Critical-path breakdown summed over iterations, by category.
+    /// Requests that finished.
+    pub finished: u64,
+    /// Retractions (SGLang) or preemptions (vLLM): a running request's KV freed, to recompute later.
+    pub preemptions: u64,
+    /// Requests the engine refused (longer than the context or the KV pool); not run.
+    pub rejected: u64,
+    /// The engine's text for the first refused request.
+    pub first_rejection: Option<String>,
+    /// Open loop only: the waiting queue grew over the run (`serve::core::run` says how it decides).
+    pub overloaded: bool,
+    /// Highest fraction of the KV pool held by requests and referenced prefixes after an iteration.
+    pub peak_kv_utilisation: f64,
+    /// Most requests running / waiting at once.
+    pub peak_running: u32,
+    pub peak_waiting: u32,
+    /// Streaming histograms: time to first token (from arrival), inter-token gaps, per-token time
+    /// of each request-iteration (gap ÷ accepted tokens), per-request TPOT, end-to-end latency.
+    pub ttft: serve::stats::Histogram,
+    pub itl: serve::stats::Histogram,
+    pub token_time: serve::stats::Histogram,
+    pub request_tpot: serve::stats::Histogram,
+    pub e2e: serve::stats::Histogram,
+    /// Running / waiting / KV utilisation / preemptions over time (bounded, downsampled).
+    pub series: Vec<serve::stats::SeriesPoint>,
+    /// Finished requests and those meeting every objective of the scenario's `[slo]` (issue #18:
+    /// counted per request as it finishes; zero without `[slo]`).
+    pub goodput: crate::slo::GoodputCounter,
+    /// Critical-path breakdown summed over decode iterations, by category.
     pub breakdown_total: BTreeMap<Category, Duration>,
-    /// Critical-path time summed over iterations by op class (attention, moe, mlp, lm_head,
+    /// Critical-path time summed over decode iterations by op class (attention, moe, mlp, lm_head,
     /// embed, allreduce, allgather, host, sync, idle).
     pub by_op_total: BTreeMap<&'static str, Duration>,
     /// Distinct shapes simulated.
@@ -104,15 +129,22 @@ pub const TRACE_ITERATIONS: usize = 2;
 /// `max_running_requests` (SGLang's scheduler; the rest wait in the queue).
 /// Under DP attention (issue #17) each of the dp groups admits its own `max_running_requests`.
 pub fn running_requests(s: &Scenario, memory: &MemoryPlan) -> u32 {
+    s.workload.concurrency.min(running_cap(s, memory)).max(1)
+}
+
+/// The scheduler's cap on running requests: SGLang's `max_running_requests` (× dp groups under DP
+/// attention), unbounded (u32::MAX) when the plan has none (vLLM: `max_num_seqs`, see
+/// [`vllm_batch_shape`]).
+pub fn running_cap(s: &Scenario, memory: &MemoryPlan) -> u32 {
     let groups = u64::from(dp_attention::dp(&s.engine));
-    memory
-        .max_running_requests
-        .map_or(s.workload.concurrency, |m| {
-            s.workload
-                .concurrency
-                .min(m.saturating_mul(groups).min(u64::from(u32::MAX)) as u32)
-        })
-        .max(1)
+    memory.max_running_requests.map_or(u32::MAX, |m| {
+        m.saturating_mul(groups).clamp(1, u64::from(u32::MAX)) as u32
+    })
+}
+
+/// vLLM's `max_num_batched_tokens` and `max_num_seqs` (the scenario's or the defaults for the GPU).
+pub fn vllm_batch_shape(s: &Scenario, memory: &MemoryPlan) -> (u64, u64) {
+    vllm_parts::batch_shape(s, memory.total_gib)
 }
 
 /// Runs the scenario: memory plan, then the decode loop (and the no-speculation loop for comparison).
@@ -126,16 +158,30 @@ pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Predicti
     let memory = plan_memory(s);
     let costs = collective_costs(s);
     let mut builder = passes::Builder::new(s, &costs);
+    // Decode batches above the largest CUDA graph run eager (issue #18 point 4).
+    let eager_s = s.engine.cuda_graph.then(|| {
+        let mut e = s.clone();
+        e.engine.cuda_graph = false;
+        e
+    });
+    let mut eager = eager_s.as_ref().map(|e| passes::Builder::new(e, &costs));
     let rng = RngStreams::new(s.seed);
-    let max_batch = running_requests(s, &memory);
-    let main = run_loop(s, &mut builder, &rng, s.speculative.is_some(), max_batch)?;
+    let main = run_loop(
+        s,
+        &memory,
+        &mut builder,
+        eager.as_mut(),
+        &rng,
+        s.speculative.is_some(),
+    )?;
     let (without_spec, be) = if s.speculative.is_some() && compare_without_spec {
-        let plain = run_loop(s, &mut builder, &rng, false, max_batch)?;
+        let plain = run_loop(s, &memory, &mut builder, eager.as_mut(), &rng, false)?;
         let be = break_even_accept_len(main.mean_iteration_ms, plain.mean_iteration_ms);
         (Some(plain), be.is_finite().then_some(be))
     } else {
         (None, None)
     };
+    drop(eager);
     let trace_shapes = std::mem::take(&mut builder.first_shapes);
     let resources = builder.resources.clone();
     drop(builder);
@@ -150,9 +196,6 @@ pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Predicti
     })
 }
 
-/// Simulated shapes by (kind, batch, bucket and speculating): makespan and breakdowns.
-type ShapeCache = BTreeMap<(u32, u32, u32), ShapeCost>;
-
 /// What one simulated iteration shape costs: its makespan and critical-path breakdowns.
 #[derive(Debug, Clone)]
 struct ShapeCost {
@@ -161,168 +204,220 @@ struct ShapeCost {
     by_op: BTreeMap<&'static str, Duration>,
 }
 
-/// One request of the closed loop.
-#[derive(Debug, Clone, Copy)]
-struct Request {
-    prompt: u32,
-    remaining: u64,
-    produced: u64,
-    /// Decode time spent while this request was in the batch.
-    decode_time: Duration,
+impl ShapeCost {
+    fn of(shape: &SimulatedShape) -> Self {
+        ShapeCost {
+            makespan: shape.schedule.makespan,
+            by_category: shape.schedule.critical_path_by_category(),
+            by_op: passes::op_breakdown(&shape.graph, &shape.schedule),
+        }
+    }
+    /// Two shapes run one after the other.
+    fn then(mut self, o: &ShapeCost) -> Self {
+        self.makespan += o.makespan;
+        for (c, d) in &o.by_category {
+            *self.by_category.entry(*c).or_insert(Duration::ZERO) += *d;
+        }
+        for (k, d) in &o.by_op {
+            *self.by_op.entry(k).or_insert(Duration::ZERO) += *d;
+        }
+        self
+    }
 }
 
-/// Every request of the workload, in order, from the seeded request stream ([`crate::workload`]).
-fn draw_requests(s: &Scenario, rng: &RngStreams) -> Vec<Request> {
-    crate::workload::RequestStream::new(s, rng)
-        .map(|r| Request {
-            prompt: r.prompt,
-            remaining: u64::from(r.output),
-            produced: 0,
-            decode_time: Duration::ZERO,
-        })
-        .collect()
-}
+/// Shape key: (kind 0 decode / 1 prefill / 2 mixed, batch, context, prefill seqs, prefill tokens,
+/// eager).
+type ShapeKey = (u8, u32, u32, u32, u32, bool);
 
-/// Simulates a shape once and caches its cost.
-fn shape_cost(
-    cache: &mut ShapeCache,
-    key: (u32, u32, u32),
-    b: &mut passes::Builder,
+/// The serving loop's cost model: each distinct iteration shape simulated once on the pass builder
+/// (an eager builder for decode batches above the largest CUDA graph), then reused.
+struct Shapes<'b, 'a> {
+    b: &'b mut passes::Builder<'a>,
+    eager: Option<&'b mut passes::Builder<'a>>,
+    spec: bool,
     trace: bool,
-    build: impl FnOnce(&mut passes::Builder) -> Result<SimulatedShape, DecodeError>,
-) -> Result<ShapeCost, DecodeError> {
-    if let Some(v) = cache.get(&key) {
-        return Ok(v.clone());
-    }
-    let shape = build(b)?;
-    let v = ShapeCost {
-        makespan: shape.schedule.makespan,
-        by_category: shape.schedule.critical_path_by_category(),
-        by_op: passes::op_breakdown(&shape.graph, &shape.schedule),
-    };
-    if trace && b.first_shapes.len() < TRACE_ITERATIONS {
-        b.first_shapes.push(shape);
-    }
-    cache.insert(key, v.clone());
-    Ok(v)
+    index: BTreeMap<ShapeKey, usize>,
+    costs: Vec<ShapeCost>,
 }
 
-/// The closed loop: `concurrency` requests in flight; a new request is admitted as soon as one
-/// finishes, its prompt prefilled (one prefill pass for all admitted at once, which yields their
-/// first token), then it joins the decode batch.
-fn run_loop(
+impl<'a> Shapes<'_, 'a> {
+    fn get(
+        &mut self,
+        key: ShapeKey,
+        build: impl FnOnce(&mut Self) -> Result<ShapeCost, DecodeError>,
+    ) -> Result<(usize, Duration), DecodeError> {
+        if let Some(&i) = self.index.get(&key) {
+            return Ok((i, self.costs[i].makespan));
+        }
+        let c = build(self)?;
+        let t = c.makespan;
+        self.costs.push(c);
+        self.index.insert(key, self.costs.len() - 1);
+        Ok((self.costs.len() - 1, t))
+    }
+
+    fn builder(&mut self, eager: bool) -> &mut passes::Builder<'a> {
+        match (eager, self.eager.as_mut()) {
+            (true, Some(e)) => e,
+            _ => self.b,
+        }
+    }
+}
+
+impl serve::IterationCosts for Shapes<'_, '_> {
+    fn decode(&mut self, batch: u32, ctx: u32, eager: bool) -> Result<(usize, Duration), DecodeError> {
+        let (spec, trace) = (self.spec, self.trace && !eager);
+        self.get((0, batch, ctx, 0, 0, eager), |me| {
+            let shape = me.builder(eager).simulate(batch, ctx, spec)?;
+            let c = ShapeCost::of(&shape);
+            if trace && me.b.first_shapes.len() < TRACE_ITERATIONS {
+                me.b.first_shapes.push(shape);
+            }
+            Ok(c)
+        })
+    }
+    fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
+        let spec = self.spec;
+        self.get((1, 0, 0, seqs, tokens, false), |me| {
+            Ok(ShapeCost::of(&me.b.simulate_prefill(seqs, tokens, spec)?))
+        })
+    }
+    fn mixed(
+        &mut self,
+        batch: u32,
+        ctx: u32,
+        eager: bool,
+        seqs: u32,
+        tokens: u32,
+    ) -> Result<(usize, Duration), DecodeError> {
+        let spec = self.spec;
+        self.get((2, batch, ctx, seqs, tokens, eager), |me| {
+            if spec {
+                // A speculative iteration with prefill chunks: costed as the speculative decode
+                // followed by the chunks' prefill (one forward in vLLM; a first cut).
+                let d = ShapeCost::of(&me.builder(eager).simulate(batch, ctx, true)?);
+                let p = ShapeCost::of(&me.b.simulate_prefill(seqs, tokens, true)?);
+                Ok(d.then(&p))
+            } else {
+                Ok(ShapeCost::of(
+                    &me.builder(eager).simulate_mixed(batch, ctx, seqs, tokens)?,
+                ))
+            }
+        })
+    }
+}
+
+/// The engine's refusal of one request (`admission`), with SGLang's scheduler check against the KV
+/// pool: SGLang 0.5.9 `tp_worker.py` sets `max_req_input_len` = min(context_len − 1,
+/// max_total_num_tokens − 1) − 5 and `managers/utils.py` `validate_input_length` refuses a prompt
+/// that reaches it.
+fn refusal(s: &Scenario, memory: &MemoryPlan, prompt: u32, output: u32) -> Option<String> {
+    if let Some(m) = admission::refusal(s, u64::from(prompt), u64::from(output)) {
+        return Some(m);
+    }
+    if s.engine.kind == crate::scenario::EngineKind::Sglang {
+        let max_len = s
+            .engine
+            .context_len
+            .saturating_sub(1)
+            .min(memory.kv_tokens.saturating_sub(1));
+        let max_input = max_len.saturating_sub(5);
+        if u64::from(prompt) >= max_input {
+            return Some(format!(
+                "Input length ({prompt} tokens) exceeds the maximum allowed length ({max_input} tokens). \
+                 Use a shorter input or enable --allow-auto-truncate."
+            ));
+        }
+    }
+    None
+}
+
+/// The serving loop (`crate::serve`) over the workload's request stream, costed on the shapes of
+/// `b` (and `eager` for decode batches above the largest CUDA graph).
+fn run_loop<'a>(
     s: &Scenario,
-    b: &mut passes::Builder,
+    memory: &MemoryPlan,
+    b: &mut passes::Builder<'a>,
+    eager: Option<&mut passes::Builder<'a>>,
     rng: &RngStreams,
     speculate: bool,
-    max_batch: u32,
 ) -> Result<LoopResult, DecodeError> {
-    let mut queue = draw_requests(s, rng).into_iter();
-    let mut active: Vec<Request> = Vec::new();
+    let stream = crate::workload::RequestStream::new(s, rng);
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
     let mut sampler = spec.map(|sp| sp.acceptance.sampler(sp.num_steps, sp.topk, sp.num_draft_tokens));
     let trace = speculate == s.speculative.is_some();
-    // Keys: (kind 0 = decode / 1 = prefill, batch, context or token bucket) × speculating.
-    let mut cache: ShapeCache = BTreeMap::new();
-    let mut res = LoopResult {
-        iterations: 0,
-        output_tokens: 0,
-        total_time: Duration::ZERO,
-        prefill_time: Duration::ZERO,
-        mean_iteration_ms: 0.0,
-        accept_len_mean: 0.0,
-        tpot_samples_ms: Vec::new(),
-        ttft_samples_ms: Vec::new(),
-        request_tpot_ms: Vec::new(),
-        breakdown_total: BTreeMap::new(),
-        by_op_total: BTreeMap::new(),
-        distinct_shapes: 0,
-        decode_tokens: 0,
+    let plan = serve::plan(s, memory, speculate);
+    let mut shapes = Shapes {
+        b,
+        eager,
+        spec: spec.is_some(),
+        trace,
+        index: BTreeMap::new(),
+        costs: Vec::new(),
     };
-    let mut accepted_sum = 0u64;
-    let mut request_iterations = 0u64;
-    loop {
-        // Admit new requests and prefill them together.
-        let mut admitted: Vec<Request> = Vec::new();
-        while active.len() + admitted.len() < max_batch as usize {
-            match queue.next() {
-                Some(r) => admitted.push(r),
-                None => break,
-            }
-        }
-        if !admitted.is_empty() {
-            let n = admitted.len() as u32;
-            let tokens: u32 = admitted.iter().map(|r| r.prompt).sum();
-            let bucket = tokens.div_ceil(CONTEXT_BUCKET).max(1) * CONTEXT_BUCKET;
-            let key = (1, n, bucket + u32::from(spec.is_some()));
-            let cost = shape_cost(&mut cache, key, b, false, |b| {
-                b.simulate_prefill(n, bucket, spec.is_some())
-            })?;
-            res.prefill_time += cost.makespan;
-            for mut r in admitted {
-                res.ttft_samples_ms.push(cost.makespan.as_ms_f64());
-                r.remaining -= 1;
-                r.produced += 1;
-                res.output_tokens += 1;
-                if r.remaining > 0 {
-                    active.push(r);
-                }
-            }
+    let mut draw_fn = sampler
+        .as_mut()
+        .map(|sm| move || sm.draw(|| accept_rng.random::<f64>()));
+    let draw: Option<&mut dyn FnMut() -> u32> = draw_fn.as_mut().map(|f| f as &mut dyn FnMut() -> u32);
+    let refuse = |p: u32, o: u32| refusal(s, memory, p, o);
+    let m = serve::run(
+        &plan,
+        stream,
+        s.workload.num_requests,
+        s.workload.concurrency,
+        &refuse,
+        draw,
+        &mut shapes,
+        CONTEXT_BUCKET,
+        s.slo.as_ref(),
+    )?;
+    let mut breakdown_total = BTreeMap::new();
+    let mut by_op_total = BTreeMap::new();
+    for (i, &n) in m.shape_runs.iter().enumerate() {
+        let c = &shapes.costs[i];
+        // Breakdowns are per decode iteration: prefill-only shapes (kind 1) are left out.
+        let prefill_only = shapes.index.iter().any(|(k, &j)| j == i && k.0 == 1);
+        if n == 0 || prefill_only {
             continue;
         }
-        if active.is_empty() {
-            break;
+        for (k, d) in &c.by_category {
+            *breakdown_total.entry(*k).or_insert(Duration::ZERO) += d.times(n);
         }
-        let batch = active.len() as u32;
-        // Context of the longest active request, rounded up to the bucket: conservative KV reads.
-        let ctx = active
-            .iter()
-            .map(|r| u64::from(r.prompt) + r.produced)
-            .max()
-            .unwrap_or(0) as u32;
-        let bucket = ctx.div_ceil(CONTEXT_BUCKET).max(1) * CONTEXT_BUCKET;
-        let key = (0, batch, bucket * 2 + u32::from(spec.is_some()));
-        let cost = shape_cost(&mut cache, key, b, trace, |b| {
-            b.simulate(batch, bucket, spec.is_some())
-        })?;
-        let iter_time = cost.makespan;
-        for r in active.iter_mut() {
-            let got = match sampler.as_mut() {
-                Some(sm) => u64::from(sm.draw(|| accept_rng.random::<f64>())),
-                None => 1,
-            };
-            let got = got.min(r.remaining);
-            r.remaining -= got;
-            r.produced += got;
-            accepted_sum += got;
-            request_iterations += 1;
-            res.tpot_samples_ms.push(iter_time.as_ms_f64() / got as f64);
-            r.decode_time += iter_time;
-            if r.remaining == 0 {
-                // TPOT as bench_serving defines it: decode time over the tokens after the first.
-                res.request_tpot_ms
-                    .push(r.decode_time.as_ms_f64() / (r.produced - 1).max(1) as f64);
-            }
-        }
-        active.retain(|r| r.remaining > 0);
-        res.iterations += 1;
-        res.total_time += iter_time;
-        for (c, d) in cost.by_category {
-            *res.breakdown_total.entry(c).or_insert(Duration::ZERO) += d;
-        }
-        for (op, d) in cost.by_op {
-            *res.by_op_total.entry(op).or_insert(Duration::ZERO) += d;
+        for (k, d) in &c.by_op {
+            *by_op_total.entry(*k).or_insert(Duration::ZERO) += d.times(n);
         }
     }
-    res.output_tokens += accepted_sum;
-    res.decode_tokens = accepted_sum;
-    res.mean_iteration_ms = res.total_time.as_ms_f64() / res.iterations.max(1) as f64;
-    res.accept_len_mean = accepted_sum as f64 / request_iterations.max(1) as f64;
-    res.tpot_samples_ms.sort_by(f64::total_cmp);
-    res.ttft_samples_ms.sort_by(f64::total_cmp);
-    res.distinct_shapes = cache.len();
-    Ok(res)
+    let total_time = Duration::from_ps(m.decode_time);
+    Ok(LoopResult {
+        iterations: m.decode_iterations,
+        prefill_iterations: m.prefill_iterations,
+        output_tokens: m.output_tokens,
+        decode_tokens: m.decode_tokens,
+        total_time,
+        prefill_time: Duration::from_ps(m.prefill_time),
+        makespan: Duration::from_ps(m.end),
+        mean_iteration_ms: total_time.as_ms_f64() / m.decode_iterations.max(1) as f64,
+        accept_len_mean: m.decode_tokens as f64 / m.request_iterations.max(1) as f64,
+        finished: m.finished,
+        preemptions: m.preemptions,
+        rejected: m.rejected,
+        first_rejection: m.first_rejection,
+        overloaded: m.overloaded,
+        peak_kv_utilisation: m.peak_kv_utilisation,
+        peak_running: m.peak_running,
+        peak_waiting: m.peak_waiting,
+        ttft: m.ttft,
+        itl: m.itl,
+        token_time: m.token_time,
+        request_tpot: m.request_tpot,
+        e2e: m.e2e,
+        series: m.series.points,
+        goodput: m.goodput,
+        breakdown_total,
+        by_op_total,
+        distinct_shapes: shapes.costs.len(),
+    })
 }
 
 impl LoopResult {
@@ -345,32 +440,40 @@ impl LoopResult {
             0.0
         }
     }
-    /// Mean time to first token, ms.
+    /// Mean time to first token from arrival (queueing included), ms.
     pub fn ttft_ms(&self) -> f64 {
-        let v = &self.ttft_samples_ms;
-        if v.is_empty() {
-            0.0
-        } else {
-            v.iter().sum::<f64>() / v.len() as f64
-        }
+        self.ttft.mean_ms()
     }
-    /// Mean time per output token of one request, ms.
+    /// Mean time per output token of one request (bench_serving's TPOT: (last − first token) ÷
+    /// (outputs − 1), over requests with more than one output), ms.
     pub fn tpot_ms(&self) -> f64 {
-        let v = &self.request_tpot_ms;
-        if v.is_empty() {
-            0.0
-        } else {
-            v.iter().sum::<f64>() / v.len() as f64
-        }
+        self.request_tpot.mean_ms()
     }
-    /// Percentile `p` in [0, 100] of the per-token time samples (nearest rank).
+    /// Percentile `p` in [0, 100] of the per-token time samples (one per request-iteration: the gap
+    /// since the request's previous token over the tokens it got), nearest rank.
     pub fn tpot_percentile_ms(&self, p: f64) -> f64 {
-        let v = &self.tpot_samples_ms;
-        if v.is_empty() {
-            return 0.0;
-        }
-        let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
-        v[rank.min(v.len()) - 1]
+        self.token_time.percentile_ms(p)
+    }
+    /// Percentile `p` of the time to first token, ms.
+    pub fn ttft_percentile_ms(&self, p: f64) -> f64 {
+        self.ttft.percentile_ms(p)
+    }
+    /// Percentile `p` of the inter-token latency (gaps between a request's successive deliveries), ms.
+    pub fn itl_percentile_ms(&self, p: f64) -> f64 {
+        self.itl.percentile_ms(p)
+    }
+    /// Percentile `p` of the end-to-end latency (arrival to last token), ms.
+    pub fn e2e_percentile_ms(&self, p: f64) -> f64 {
+        self.e2e.percentile_ms(p)
+    }
+    /// Percentile `p` of the per-request TPOT, ms.
+    pub fn request_tpot_percentile_ms(&self, p: f64) -> f64 {
+        self.request_tpot.percentile_ms(p)
+    }
+    /// Finished requests per second of simulated time (first arrival to last token).
+    pub fn request_throughput(&self) -> f64 {
+        let t = self.makespan.as_secs_f64();
+        if t > 0.0 { self.finished as f64 / t } else { 0.0 }
     }
     /// Mean critical-path time per iteration by op class, ms.
     pub fn by_op_ms(&self) -> BTreeMap<String, f64> {

@@ -42,6 +42,7 @@ pub mod quick_reduce; // issue #17 point 4: where vLLM QuickReduce runs (ROCm, 2
 pub mod regress;
 pub mod report;
 pub mod scenario;
+pub mod serve; // issue #18: the serving loop (engine schedulers, KV pool, streaming statistics)
 pub mod sweep;
 pub mod trace;
 // Issue #18 point 2: the requests a workload sends.

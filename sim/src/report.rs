@@ -13,6 +13,7 @@ use tpsim_model::units::Bytes;
 
 mod hardware;
 mod run_header; // issue #17: vLLM's speculative terms, the NCCL version in use
+pub mod serving; // issue #18: the serving loop's statistics
 pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
 pub mod intervals; // issue #19 point 6
 
@@ -83,6 +84,9 @@ pub struct RunReport {
     pub hardware: HardwareReport,
     /// Null when the verdict is not "ok": an engine that does not start has no throughput.
     pub throughput: Option<Throughput>,
+    /// Issue #18: latency percentiles, request throughput, preemptions, refusals and KV use over
+    /// time of the serving loop (null when the verdict is not "ok").
+    pub serving: Option<serving::Serving>,
     /// Mean critical-path ms per iteration by category: compute, collective, host, sync, idle.
     pub breakdown: BTreeMap<String, f64>,
     /// Mean critical-path ms per iteration by op class: attention, moe, mlp, lm_head, embed,
@@ -344,6 +348,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         warnings: s.warnings.clone(),
         hardware: hardware::build(&s.hardware),
         throughput: serves.then(|| throughput(m, c, decodes)),
+        serving: serves.then(|| serving::build(m)),
         breakdown,
         breakdown_by_op: if decodes { m.by_op_ms() } else { BTreeMap::new() },
         bottleneck,
@@ -685,6 +690,10 @@ fn engine_verdict(s: &Scenario, p: &Prediction) -> (EngineVerdict, Option<String
         Verdict::Oom { message, .. } => (EngineVerdict::Oom, Some(message.clone())),
         Verdict::Ok => match crate::decode::rejection(s) {
             Some(message) => (EngineVerdict::Rejected, Some(message)),
+            // Issue #18: every request refused one by one (e.g. longer than the KV pool).
+            None if p.main.finished == 0 && p.main.rejected > 0 => {
+                (EngineVerdict::Rejected, p.main.first_rejection.clone())
+            }
             None => (EngineVerdict::Ok, None),
         },
     }

@@ -141,39 +141,23 @@ pub struct Goodput {
     pub requests: u64,
     /// Good requests per second of the run (vLLM's "Request goodput (req/s)").
     pub request_goodput: f64,
-    /// Whether the count is exact: true with one objective; with several it is an upper bound
-    /// (the fewest requests meeting any one objective) until the serving loop records each
-    /// request's outcome (#18 sched).
+    /// Whether the count is exact (every request judged on all objectives together, as it
+    /// finished): always true since the serving loop counts it.
     pub exact: bool,
 }
 
-/// Goodput of a run under `slo`, from the run's per-request samples.
+/// Goodput of a run under `slo`: the requests the serving loop counted good as they finished
+/// ([`GoodputCounter`], fed with the same `slo`), over the run's length from the first arrival to
+/// the last token (vLLM's "Request goodput (req/s)" divides by the benchmark's duration).
 pub fn goodput(slo: &Slo, r: &LoopResult) -> Goodput {
-    let requests = r.ttft_samples_ms.len() as u64;
-    let decoded = r.request_tpot_ms.len() as u64;
-    let mut counts = Vec::new();
-    if let Some(t) = slo.ttft_ms {
-        counts.push(r.ttft_samples_ms.iter().filter(|&&x| t >= x).count() as u64);
-    }
-    if let Some(t) = slo.tpot_ms {
-        // Requests that never decoded have TPOT 0 and meet it.
-        let ok = r.request_tpot_ms.iter().filter(|&&x| t >= x).count() as u64;
-        counts.push(ok + requests.saturating_sub(decoded));
-    }
-    if let Some(t) = slo.e2e_ms {
-        counts.push(
-            (0..requests)
-                .filter(|&i| t >= r.e2e_sample_ms(i as usize))
-                .count() as u64,
-        );
-    }
-    let good = counts.iter().copied().min().unwrap_or(requests);
-    let secs = (r.total_time + r.prefill_time).as_secs_f64();
+    let _ = slo; // the loop applied it request by request
+    let secs = r.makespan.as_secs_f64();
+    let good = r.goodput.good;
     Goodput {
         good_requests: good,
-        requests,
+        requests: r.goodput.finished,
         request_goodput: if secs > 0.0 { good as f64 / secs } else { 0.0 },
-        exact: counts.len() <= 1,
+        exact: true,
     }
 }
 

@@ -122,10 +122,13 @@ fn tpot(name: &str, types: impl Fn(usize) -> &'static str, prompt: u32, batch: u
     let mut v: serde_json::Value = serde_json::from_str(&cfg).unwrap();
     v["layer_types"] = (0..36).map(|i| serde_json::json!(types(i))).collect();
     let d = scratch(&format!("gpt-oss-{name}-{prompt}-{batch}"));
+    // Issue #18: vLLM's token budget fits every prompt in the first step, so no prefill chunk shares
+    // a later step with the decodes and TPOT is the decode steps' alone.
+    let budget = prompt * batch;
     std::fs::write(d.join("config.json"), v.to_string()).unwrap();
     let text = format!(
         "seed = 1\n[hardware]\npreset = \"rtx-pro-6000-2x-turin-same-numa\"\n[model]\nconfig = \"config.json\"\n{QUANT}\
-         [engine]\nname = \"vllm\"\ntp = 2\n[engine.costs]\nactivation_memory = \"2.87GiB\"\nnon_torch_memory = \"2.07GiB\"\n\
+         [engine]\nname = \"vllm\"\ntp = 2\nmax_num_batched_tokens = {budget}\n[engine.costs]\nactivation_memory = \"2.87GiB\"\nnon_torch_memory = \"2.07GiB\"\n\
          [workload]\nconcurrency = {batch}\nprompt_len = {prompt}\noutput_len = 64\n"
     );
     std::fs::write(d.join("s.toml"), text).unwrap();

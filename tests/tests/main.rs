@@ -62,6 +62,8 @@ mod run_header;
 // Issue #17 point 4: SGLang on ROCm (aiter default, AITER fraction reserve).
 mod rocm;
 mod seed;
+// Issue #18: the serving loop (engine schedulers, KV budget, queueing, overload).
+mod serving;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;

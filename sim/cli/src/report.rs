@@ -16,7 +16,12 @@ pub fn text(r: &RunReport) -> String {
         rejected_text(&mut o, r);
     }
     match &r.throughput {
-        Some(t) => decode_text(&mut o, r, t),
+        Some(t) => {
+            decode_text(&mut o, r, t);
+            if let Some(sv) = &r.serving {
+                serving_text(&mut o, sv);
+            }
+        }
         None => {
             let _ = writeln!(
                 o,
@@ -342,6 +347,46 @@ pub fn verdict_words(verdict: EngineVerdict) -> &'static str {
         EngineVerdict::Rejected => "the engine rejects the requests",
         EngineVerdict::Ok => "the engine would not run this scenario",
     }
+}
+
+/// Issue #18: the serving loop's section (latency percentiles, request rate, preemptions, refusals).
+fn serving_text(o: &mut String, sv: &tpsim::report::serving::Serving) {
+    let l = |x: &tpsim::report::serving::Latency| {
+        format!(
+            "mean {:.2}, p50 {:.2}, p90 {:.2}, p99 {:.2}",
+            x.mean, x.p50, x.p90, x.p99
+        )
+    };
+    let _ = writeln!(o, "Serving");
+    let _ = writeln!(o, "  TTFT ms (from arrival)  {}", l(&sv.ttft_ms));
+    let _ = writeln!(o, "  TPOT ms (per request)   {}", l(&sv.tpot_ms));
+    let _ = writeln!(o, "  ITL ms                  {}", l(&sv.itl_ms));
+    let _ = writeln!(o, "  E2E latency ms          {}", l(&sv.e2e_ms));
+    let _ = writeln!(
+        o,
+        "  {} requests finished in {:.1} ms ({:.3} req/s); peak {} running, {} waiting; peak KV use {:.1} %",
+        sv.finished,
+        sv.makespan_ms,
+        sv.request_throughput,
+        sv.peak_running,
+        sv.peak_waiting,
+        sv.peak_kv_utilisation * 100.0
+    );
+    let _ = writeln!(
+        o,
+        "  preemptions/retractions {}; rejected {}{}",
+        sv.preemptions,
+        sv.rejected,
+        if sv.overloaded {
+            "; OVERLOADED: the waiting queue grows without bound"
+        } else {
+            ""
+        }
+    );
+    if let Some(m) = &sv.first_rejection {
+        let _ = writeln!(o, "  first refusal: {m}");
+    }
+    let _ = writeln!(o);
 }
 
 /// The decode and per-iteration breakdown sections of the text report (an engine that starts).

@@ -32,6 +32,14 @@ pub fn rejection(s: &Scenario) -> Option<String> {
     }
 }
 
+/// The engine's error text for one request of `prompt` and `output` tokens, or `None` if accepted.
+pub fn refusal(s: &Scenario, prompt: u64, output: u64) -> Option<String> {
+    match s.engine.kind {
+        EngineKind::Sglang => sglang(s, prompt, output, prompt == 0),
+        EngineKind::Vllm => vllm(s, prompt, output, prompt == 0),
+    }
+}
+
 fn sglang(s: &Scenario, prompt: u64, output: u64, empty: bool) -> Option<String> {
     if empty {
         return Some("ValueError: input_ids cannot be empty.".into());

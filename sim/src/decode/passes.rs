@@ -17,7 +17,8 @@ use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::llm::{ForwardPass, LayerWork, ModelSpec};
 use tpsim_model::units::{Bytes, Duration};
 
-mod vllm_spec; // issue #17: vLLM's speculative iteration
+mod mixed;
+mod vllm_spec; // issue #17: vLLM's speculative iteration // issue #18: decode and prefill chunks in one forward
 
 /// The cost of one collective call and how it was chosen.
 #[derive(Debug, Clone, PartialEq)]

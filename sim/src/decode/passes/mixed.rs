@@ -1,0 +1,54 @@
+//! A mixed iteration (issue #18 point 4): one forward over a decode batch and prefill chunks
+//! together, as vLLM v1 runs every step (and SGLang with `--enable-mixed-chunk`).
+//!
+//! First cut: the decode requests' tokens and the chunks' tokens go through the weights once
+//! (`tokens` = batch + chunk tokens); attention reads the decode batch's KV at its context
+//! (`seqs` = the decode batch) and its compute is costed over all tokens at that context; logits
+//! for each decode token and the last token of each chunk.
+
+use super::{Builder, PassShape};
+use crate::decode::{DecodeError, SimulatedShape};
+use crate::exec::{self, Category, Task, TaskId};
+
+impl Builder<'_> {
+    /// Builds and runs one mixed iteration: `batch` decoding requests at context `ctx` plus
+    /// `seqs` prefill chunks of `tokens` tokens in all.
+    pub fn simulate_mixed(
+        &mut self,
+        batch: u32,
+        ctx: u32,
+        seqs: u32,
+        tokens: u32,
+    ) -> Result<SimulatedShape, DecodeError> {
+        let batch = crate::decode::pipeline::micro_batch(self.s, batch);
+        let mut g = exec::TaskGraph::new();
+        let s = self.s;
+        let e = &s.engine;
+        let host =
+            g.add(Task::new("schedule batch", Category::Host, e.costs.host_overhead).on([self.host]))?;
+        let wait: Vec<TaskId> = if e.overlap_schedule {
+            Vec::new()
+        } else {
+            vec![host]
+        };
+        let shape = PassShape {
+            seqs: batch,
+            tokens: batch + tokens,
+            ctx,
+            logits: batch + seqs.min(tokens),
+        };
+        let pass = self.add_pass(&mut g, &s.model, "decode + prefill", shape, &wait)?;
+        g.add(
+            Task::new("sync: sampled tokens → host", Category::Sync, e.costs.sync_cost)
+                .on([self.host])
+                .after([pass, host]),
+        )?;
+        let schedule = exec::run(&g, &self.resources)?;
+        let collectives = std::mem::take(&mut *self.collectives.borrow_mut());
+        Ok(SimulatedShape {
+            graph: g,
+            schedule,
+            collectives,
+        })
+    }
+}

@@ -1,0 +1,79 @@
+//! The serving section of a run report (issue #18 point 5): latency percentiles, request
+//! throughput, preemptions, refusals, overload and KV use over time, from the serving loop's
+//! streaming statistics (`crate::serve`).
+
+use crate::decode::LoopResult;
+use serde::Serialize;
+
+/// Mean and percentiles of one latency, ms.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+}
+
+/// How the engine served the workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Serving {
+    /// Time to first token from the request's arrival (queueing included).
+    pub ttft_ms: Latency,
+    /// Gaps between a request's successive token deliveries.
+    pub itl_ms: Latency,
+    /// Per-request TPOT ((last − first token) ÷ (outputs − 1)).
+    pub tpot_ms: Latency,
+    /// Arrival to last token.
+    pub e2e_ms: Latency,
+    /// Finished requests per second of simulated time.
+    pub request_throughput: f64,
+    pub finished: u64,
+    /// Requests retracted (SGLang) or preempted (vLLM) to free KV, recomputed later.
+    pub preemptions: u64,
+    /// Requests the engine refused (not run).
+    pub rejected: u64,
+    /// The engine's text for the first refused request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_rejection: Option<String>,
+    /// Open loop: the waiting queue grew over the run.
+    pub overloaded: bool,
+    pub peak_kv_utilisation: f64,
+    pub peak_running: u32,
+    pub peak_waiting: u32,
+    pub prefill_iterations: u64,
+    /// First arrival to last token, ms.
+    pub makespan_ms: f64,
+    /// Running / waiting / KV use / preemptions over time (at most `serve::stats::SERIES_POINTS`).
+    pub series: Vec<crate::serve::stats::SeriesPoint>,
+}
+
+fn latency(mean: f64, p: impl Fn(f64) -> f64) -> Latency {
+    Latency {
+        mean,
+        p50: p(50.0),
+        p90: p(90.0),
+        p99: p(99.0),
+    }
+}
+
+/// The serving section of `m`.
+pub fn build(m: &LoopResult) -> Serving {
+    Serving {
+        ttft_ms: latency(m.ttft_ms(), |p| m.ttft_percentile_ms(p)),
+        itl_ms: latency(m.itl.mean_ms(), |p| m.itl_percentile_ms(p)),
+        tpot_ms: latency(m.tpot_ms(), |p| m.request_tpot_percentile_ms(p)),
+        e2e_ms: latency(m.e2e.mean_ms(), |p| m.e2e_percentile_ms(p)),
+        request_throughput: m.request_throughput(),
+        finished: m.finished,
+        preemptions: m.preemptions,
+        rejected: m.rejected,
+        first_rejection: m.first_rejection.clone(),
+        overloaded: m.overloaded,
+        peak_kv_utilisation: m.peak_kv_utilisation,
+        peak_running: m.peak_running,
+        peak_waiting: m.peak_waiting,
+        prefill_iterations: m.prefill_iterations,
+        makespan_ms: m.makespan.as_ms_f64(),
+        series: m.series.clone(),
+    }
+}

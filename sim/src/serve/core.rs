@@ -1,0 +1,542 @@
+//! The serving loop's state and the event loop itself (issue #18 point 1): requests, the waiting
+//! queue, the running set, the KV pool, and the clock, in integer picoseconds.
+//!
+//! The loop asks the engine's scheduler ([`super::sglang`], [`super::vllm`]) for the next iteration,
+//! costs it ([`IterationCosts`]), advances the clock by its makespan and applies what it produced.
+//! Requests come from a [`RequestStream`]: without an arrival time the client keeps `concurrency`
+//! requests in flight (a closed loop: the next is sent when one finishes); with one, the request
+//! enters the waiting queue at that time (an open loop). With nothing to run the clock jumps to the
+//! next arrival.
+
+use std::collections::VecDeque;
+
+use tpsim_model::units::Duration;
+
+use super::kv::KvPool;
+use super::stats::{Histogram, Series, SeriesPoint};
+use crate::decode::DecodeError;
+use crate::workload::{RequestSpec, SharedPrefix};
+
+/// One request in the engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Req {
+    pub arrival: u64,
+    pub prompt: u32,
+    pub output: u32,
+    pub prefix: Option<SharedPrefix>,
+    /// Tokens whose KV is computed (the prefix reused from the cache included).
+    pub computed: u64,
+    /// Output tokens produced so far.
+    pub produced: u32,
+    /// Pages the request owns (its shared prefix, once cached, is the cache's).
+    pub pages: u64,
+    /// Tokens of its prefix it holds a cache reference to.
+    pub prefix_tokens: u64,
+    pub first_at: Option<u64>,
+    pub last_at: u64,
+    pub in_running: bool,
+}
+
+impl Req {
+    /// Tokens the engine knows for this request: prompt + outputs so far (what a recompute prefills).
+    pub fn target(&self) -> u64 {
+        u64::from(self.prompt) + u64::from(self.produced)
+    }
+    /// Whether it is decoding: everything but the last sampled token is in the KV cache.
+    pub fn decoding(&self) -> bool {
+        self.produced > 0 && self.computed + 1 == self.target()
+    }
+}
+
+/// What one iteration runs: extend (prefill) parts and decoding requests.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// (request, tokens computed this iteration) of prefill chunks and recomputes.
+    pub extend: Vec<(u32, u64)>,
+    /// Requests decoding (one token, or a speculative cycle, each).
+    pub decode: Vec<u32>,
+}
+
+/// What the loop needs from the cost model: the makespan of an iteration shape and an id the
+/// caller uses to sum its breakdowns afterwards.
+pub trait IterationCosts {
+    /// A decode of `batch` requests (already padded to a CUDA graph) at context `ctx`; `eager` when
+    /// the batch is above the largest graph.
+    fn decode(&mut self, batch: u32, ctx: u32, eager: bool) -> Result<(usize, Duration), DecodeError>;
+    /// A prefill of `seqs` sequences with `tokens` tokens in all.
+    fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError>;
+    /// One forward with a decode batch and prefill chunks together (vLLM, SGLang mixed chunk).
+    fn mixed(
+        &mut self,
+        batch: u32,
+        ctx: u32,
+        eager: bool,
+        seqs: u32,
+        tokens: u32,
+    ) -> Result<(usize, Duration), DecodeError>;
+}
+
+/// The engine-independent state.
+#[derive(Debug)]
+pub struct Core {
+    pub now: u64,
+    pub reqs: Vec<Req>,
+    free_slots: Vec<u32>,
+    pub waiting: VecDeque<u32>,
+    pub running: Vec<u32>,
+    pub kv: KvPool,
+    pub batch: Batch,
+    pub preemptions: u64,
+    pub page: u64,
+    /// Requests finished so far.
+    pub finished: u64,
+}
+
+impl Core {
+    pub fn new(kv: KvPool) -> Self {
+        let page = kv.page;
+        Core {
+            now: 0,
+            reqs: Vec::new(),
+            free_slots: Vec::new(),
+            waiting: VecDeque::new(),
+            running: Vec::new(),
+            kv,
+            batch: Batch::default(),
+            preemptions: 0,
+            page,
+            finished: 0,
+        }
+    }
+
+    fn add(&mut self, spec: &RequestSpec, arrival: u64) -> u32 {
+        let r = Req {
+            arrival,
+            prompt: spec.prompt,
+            output: spec.output,
+            prefix: spec.prefix.filter(|p| p.len > 0),
+            computed: 0,
+            produced: 0,
+            pages: 0,
+            prefix_tokens: 0,
+            first_at: None,
+            last_at: arrival,
+            in_running: false,
+        };
+        match self.free_slots.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Makes sure request `id` owns the pages for `tokens` tokens of KV (its cached prefix aside);
+    /// false (nothing taken) when the pool cannot supply them.
+    pub fn ensure_pages(&mut self, id: u32, tokens: u64) -> bool {
+        let r = self.reqs[id as usize];
+        let need = self.kv.pages_for(tokens.saturating_sub(r.prefix_tokens));
+        if need <= r.pages {
+            return true;
+        }
+        if !self.kv.alloc(need - r.pages) {
+            return false;
+        }
+        self.reqs[id as usize].pages = need;
+        true
+    }
+
+    /// Pages request `id` still needs for `tokens` tokens of KV.
+    pub fn pages_short(&self, id: u32, tokens: u64) -> u64 {
+        let r = &self.reqs[id as usize];
+        self.kv
+            .pages_for(tokens.saturating_sub(r.prefix_tokens))
+            .saturating_sub(r.pages)
+    }
+
+    /// Frees request `id`'s KV and its prefix reference, keeping its outputs so far: it must
+    /// recompute prompt + outputs when it runs again (SGLang `release_req` + `reset_for_retract`,
+    /// vLLM `_preempt_request`, both 'recompute').
+    pub fn evict_request(&mut self, id: u32) {
+        let r = self.reqs[id as usize];
+        self.kv.free(r.pages);
+        if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
+            self.kv.release_prefix(p.group);
+        }
+        let r = &mut self.reqs[id as usize];
+        r.pages = 0;
+        r.prefix_tokens = 0;
+        r.computed = 0;
+        r.in_running = false;
+        self.preemptions += 1;
+    }
+
+    /// The page-aligned cached prefix request `id` can reuse now (0 without one or once computed).
+    pub fn peek_prefix(&self, id: u32, keep_last: bool) -> u64 {
+        let r = &self.reqs[id as usize];
+        match r.prefix {
+            Some(p) if r.computed == 0 => self.kv.peek_prefix(p.group, p.len, r.prompt, keep_last),
+            _ => 0,
+        }
+    }
+
+    /// Takes the cached prefix `hit` tokens for request `id` (computed from the cache).
+    pub fn take_prefix(&mut self, id: u32, hit: u64) {
+        if hit == 0 {
+            return;
+        }
+        if let Some(p) = self.reqs[id as usize].prefix {
+            self.kv.lock_prefix(p.group);
+            let r = &mut self.reqs[id as usize];
+            r.prefix_tokens = hit;
+            r.computed = hit;
+        }
+    }
+}
+
+/// The scheduler of one engine.
+pub trait Scheduler {
+    /// Fills `core.batch` with the next iteration; false when there is nothing to run now.
+    fn schedule(&mut self, core: &mut Core) -> bool;
+    /// Whether the iteration's extend parts run in the same forward as its decodes.
+    fn mixed(&self) -> bool;
+}
+
+/// What the event loop measured.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    pub decode_iterations: u64,
+    pub prefill_iterations: u64,
+    pub decode_time: u64,
+    pub prefill_time: u64,
+    pub end: u64,
+    pub output_tokens: u64,
+    pub decode_tokens: u64,
+    pub request_iterations: u64,
+    pub finished: u64,
+    pub rejected: u64,
+    pub first_rejection: Option<String>,
+    pub preemptions: u64,
+    pub overloaded: bool,
+    pub peak_kv_utilisation: f64,
+    pub peak_running: u32,
+    pub peak_waiting: u32,
+    pub ttft: Histogram,
+    pub itl: Histogram,
+    /// Time per accepted token of each request-iteration (the old `tpot_samples`).
+    pub token_time: Histogram,
+    pub request_tpot: Histogram,
+    pub e2e: Histogram,
+    pub series: Series,
+    /// Finished requests and those meeting every `[slo]` objective (zero without `[slo]`).
+    pub goodput: crate::slo::GoodputCounter,
+    /// How many iterations ran each cost shape (by the id [`IterationCosts`] gave).
+    pub shape_runs: Vec<u64>,
+}
+
+/// Everything the event loop needs besides the engine (closures: no Debug).
+#[allow(missing_debug_implementations)]
+pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
+    pub stream: I,
+    pub num_requests: u32,
+    pub concurrency: u32,
+    /// The engine's refusal of a request (prompt, output), if it refuses it.
+    pub refuse: &'a dyn Fn(u32, u32) -> Option<String>,
+    /// Accepted tokens of one speculative cycle, or None without speculation.
+    pub draw: Option<&'a mut dyn FnMut() -> u32>,
+    /// CUDA graph batch sizes (empty: every batch as it is).
+    pub graphs: &'a [u32],
+    /// The context bucket of decode shapes.
+    pub bucket: u32,
+    /// The scenario's `[slo]`: each finished request is counted good or not (goodput).
+    pub slo: Option<&'a crate::slo::Slo>,
+}
+
+/// Runs the serving loop to the last request.
+pub fn run<I: Iterator<Item = RequestSpec>>(
+    core: &mut Core,
+    sched: &mut dyn Scheduler,
+    costs: &mut dyn IterationCosts,
+    mut inp: Inputs<'_, I>,
+) -> Result<Measured, DecodeError> {
+    let mut m = Measured::default();
+    let mut pending: Option<RequestSpec> = None;
+    let mut sent = 0u32;
+    let mut in_flight = 0u32;
+    let n = inp.num_requests;
+    let mut q_mid: Option<usize> = None;
+    let mut q_last: Option<usize> = None;
+    // Open loop under a concurrency cap (bench_serving's `--max-concurrency`): a request whose
+    // time has come but finds every slot taken waits on the client side and is sent when a slot
+    // frees (at the end of an iteration); its lateness (sent − arrival) measures that backlog.
+    let mut blocked = false;
+    let mut late_mid: Option<u64> = None;
+    let mut late_last: Option<(u64, u64)> = None;
+    let mut got_buf: Vec<u32> = Vec::new();
+    loop {
+        // Arrivals up to now: closed-loop requests while a client slot is free, open-loop ones whose
+        // time has come.
+        loop {
+            if pending.is_none() {
+                pending = inp.stream.next();
+            }
+            let Some(spec) = pending else { break };
+            let at = match spec.arrival {
+                None if in_flight < inp.concurrency => core.now,
+                None => break,
+                Some(t) if t.as_ps() <= core.now && in_flight < inp.concurrency => {
+                    if blocked {
+                        core.now
+                    } else {
+                        t.as_ps()
+                    }
+                }
+                Some(t) if t.as_ps() <= core.now => {
+                    blocked = true;
+                    break;
+                }
+                Some(_) => break,
+            };
+            pending = None;
+            blocked = false;
+            sent += 1;
+            if spec.arrival.is_some() {
+                let t = spec.arrival.map_or(0, |t| t.as_ps());
+                if sent == n.div_ceil(2) {
+                    q_mid = Some(core.waiting.len());
+                    late_mid = Some(at - t);
+                }
+                if sent == n {
+                    q_last = Some(core.waiting.len());
+                    late_last = Some((at - t, t));
+                }
+            }
+            if let Some(msg) = (inp.refuse)(spec.prompt, spec.output) {
+                m.rejected += 1;
+                m.first_rejection.get_or_insert(msg);
+                continue;
+            }
+            in_flight += 1;
+            let id = core.add(&spec, at);
+            core.waiting.push_back(id);
+        }
+        core.batch.extend.clear();
+        core.batch.decode.clear();
+        if !sched.schedule(core) {
+            if let Some(RequestSpec { arrival: Some(t), .. }) = pending
+                && t.as_ps() > core.now
+            {
+                core.now = t.as_ps();
+                continue;
+            }
+            if let Some(id) = core.waiting.pop_front() {
+                // Nothing runs and the head of the queue can never be admitted (its prompt and
+                // reserved output exceed what the whole pool offers): the engine would stall; tpsim
+                // counts it refused and moves on.
+                let r = core.reqs[id as usize];
+                m.rejected += 1;
+                m.first_rejection.get_or_insert(format!(
+                    "never scheduled: prompt {} + output {} tokens do not fit the KV pool ({} tokens) \
+                     beside the scheduler's reservation",
+                    r.prompt,
+                    r.output,
+                    core.kv.total_pages * core.page
+                ));
+                in_flight -= 1;
+                core.free_slots.push(id);
+                continue;
+            }
+            break;
+        }
+        // Cost the iteration.
+        let b = &core.batch;
+        let ctx = b
+            .decode
+            .iter()
+            .map(|&id| core.reqs[id as usize].computed + 1)
+            .max()
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)) as u32;
+        let ctx = ctx.div_ceil(inp.bucket).max(1) * inp.bucket;
+        let (batch, eager) = super::graphs::padded(inp.graphs, b.decode.len() as u32);
+        let seqs = b.extend.len() as u32;
+        let ext_tokens: u64 = b.extend.iter().map(|e| e.1).sum();
+        let ext_bucket = (ext_tokens.min(u64::from(u32::MAX / 2)) as u32)
+            .div_ceil(inp.bucket)
+            .max(1)
+            * inp.bucket;
+        let (shape, dt) = match (b.decode.is_empty(), b.extend.is_empty()) {
+            (false, true) => costs.decode(batch, ctx, eager)?,
+            (true, false) => costs.prefill(seqs, ext_bucket)?,
+            (false, false) if sched.mixed() => costs.mixed(batch, ctx, eager, seqs, ext_bucket)?,
+            (false, false) => {
+                // Not reached: SGLang without mixed chunk never schedules both.
+                let (a, t1) = costs.decode(batch, ctx, eager)?;
+                let (_, t2) = costs.prefill(seqs, ext_bucket)?;
+                (a, t1 + t2)
+            }
+            (true, true) => break,
+        };
+        if m.shape_runs.len() <= shape {
+            m.shape_runs.resize(shape + 1, 0);
+        }
+        m.shape_runs[shape] += 1;
+        core.now += dt.as_ps();
+        let now = core.now;
+        if b.decode.is_empty() {
+            m.prefill_iterations += 1;
+            m.prefill_time += dt.as_ps();
+        } else {
+            m.decode_iterations += 1;
+            m.decode_time += dt.as_ps();
+        }
+        // Decodes: each request gets its accepted tokens.
+        got_buf.clear();
+        for _ in 0..core.batch.decode.len() {
+            got_buf.push(match inp.draw.as_mut() {
+                Some(d) => d(),
+                None => 1,
+            });
+        }
+        let mut finished_any = false;
+        for (i, &g) in got_buf.iter().enumerate() {
+            let id = core.batch.decode[i];
+            let r = &mut core.reqs[id as usize];
+            let got = g.min(r.output - r.produced).max(1);
+            r.computed += u64::from(got);
+            r.produced += got;
+            m.decode_tokens += u64::from(got);
+            m.request_iterations += 1;
+            let gap = Duration::from_ps(now - r.last_at);
+            m.itl.record(gap);
+            m.token_time
+                .record(Duration::from_ps((now - r.last_at) / u64::from(got)));
+            r.last_at = now;
+            if r.produced >= r.output {
+                finished_any = true;
+            }
+        }
+        // Extends: a request whose every known token is now computed samples one.
+        for i in 0..core.batch.extend.len() {
+            let (id, tokens) = core.batch.extend[i];
+            let r = &mut core.reqs[id as usize];
+            r.computed += tokens;
+            if let Some(p) = r.prefix
+                && r.prefix_tokens == 0
+                && r.computed >= u64::from(p.len.min(r.prompt))
+            {
+                let moved = core.kv.insert_prefix(p.group, p.len.min(r.prompt), r.computed);
+                let r = &mut core.reqs[id as usize];
+                r.pages -= moved.min(r.pages);
+                r.prefix_tokens = moved * core.page;
+            }
+            let r = &mut core.reqs[id as usize];
+            if r.computed >= r.target() {
+                r.produced += 1;
+                m.output_tokens += 1;
+                match r.first_at {
+                    None => {
+                        r.first_at = Some(now);
+                        m.ttft.record(Duration::from_ps(now - r.arrival));
+                    }
+                    Some(_) => m.itl.record(Duration::from_ps(now - r.last_at)),
+                }
+                r.last_at = now;
+                if r.produced >= r.output {
+                    finished_any = true;
+                }
+                if !r.in_running {
+                    r.in_running = true;
+                    core.running.push(id);
+                }
+            }
+        }
+        // Trim speculative reservations to what was kept, and finish requests.
+        for i in 0..core.batch.decode.len() {
+            let id = core.batch.decode[i];
+            let r = core.reqs[id as usize];
+            let keep = core.kv.pages_for(r.computed.saturating_sub(r.prefix_tokens));
+            if r.pages > keep {
+                core.kv.free(r.pages - keep);
+                core.reqs[id as usize].pages = keep;
+            }
+        }
+        if finished_any {
+            let before = core.running.len();
+            let Core {
+                running,
+                reqs,
+                kv,
+                free_slots,
+                ..
+            } = core;
+            running.retain(|&id| {
+                let r = reqs[id as usize];
+                if r.produced < r.output {
+                    return true;
+                }
+                kv.free(r.pages);
+                if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
+                    kv.release_prefix(p.group);
+                }
+                m.finished += 1;
+                m.e2e.record(Duration::from_ps(now - r.arrival));
+                if let (Some(slo), Some(f)) = (inp.slo, r.first_at) {
+                    // vLLM's per-request figures (benchmarks/serve.py): TPOT over the tokens after
+                    // the first, 0 for a single-token output.
+                    let tpot = if r.output > 1 {
+                        (now - f) as f64 / f64::from(r.output - 1) / 1e9
+                    } else {
+                        0.0
+                    };
+                    let o = crate::slo::Outcome {
+                        ttft_ms: (f - r.arrival) as f64 / 1e9,
+                        tpot_ms: tpot,
+                        e2e_ms: (now - r.arrival) as f64 / 1e9,
+                    };
+                    m.goodput.record(slo, &o);
+                }
+                if r.output > 1
+                    && let Some(f) = r.first_at
+                {
+                    m.request_tpot
+                        .record(Duration::from_ps((now - f) / u64::from(r.output - 1)));
+                }
+                free_slots.push(id);
+                in_flight -= 1;
+                false
+            });
+            core.finished += (before - core.running.len()) as u64;
+        }
+        let util = core.kv.utilisation();
+        m.peak_kv_utilisation = m.peak_kv_utilisation.max(util);
+        m.peak_running = m.peak_running.max(core.running.len() as u32);
+        m.peak_waiting = m.peak_waiting.max(core.waiting.len() as u32);
+        m.series.offer(SeriesPoint {
+            t_ms: now as f64 / 1e9,
+            running: core.running.len() as u32,
+            waiting: core.waiting.len() as u32,
+            kv_utilisation: util,
+            preemptions: core.preemptions,
+        });
+    }
+    m.end = core.now;
+    m.output_tokens += m.decode_tokens;
+    m.preemptions = core.preemptions;
+    // Overloaded (open loop): requests waiting when the last one arrived exceed twice those waiting
+    // when the middle one arrived, and 1 % of all requests (at least one): the queue grew over the
+    // run instead of settling.
+    if let (Some(mid), Some(last)) = (q_mid, q_last) {
+        m.overloaded = last > 2 * mid && last as u64 >= (u64::from(n) / 100).max(1);
+    }
+    // The same rule on the client-side backlog under a concurrency cap: the last request was sent
+    // more than twice as late as the middle one, and later than 1 % of the arrival span.
+    if let (Some(mid), Some((last, t_last))) = (late_mid, late_last) {
+        m.overloaded |= last > 2 * mid && last > t_last / 100;
+    }
+    Ok(m)
+}

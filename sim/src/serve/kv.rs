@@ -1,0 +1,225 @@
+//! The KV pool of the serving loop (issue #18 point 2/3): the memory plan's KV token count split in
+//! pages (SGLang `page_size`, vLLM `block_size`), what requests hold, and a prefix cache for requests
+//! that share a prompt prefix (`RequestSpec::prefix`).
+//!
+//! Sources: SGLang 0.5.9 `mem_cache/allocator.py` (`TokenToKVPoolAllocator` / the paged allocator:
+//! `available_size`, pages of `page_size`), `mem_cache/radix_cache.py` (`match_prefix` returns a
+//! page-aligned prefix, `inc_lock_ref` / `dec_lock_ref` protect it, `evict` frees unreferenced
+//! leaves least recently used first, `evictable_size`); vLLM 0.11.0 `v1/core/block_pool.py`
+//! (`get_num_free_blocks` counts cached blocks with no reference as free: they are evicted on
+//! allocation, least recently freed first) and `v1/core/kv_cache_manager.py`
+//! (`get_computed_blocks`: only full blocks are hashed and reused, and a prompt that hits in full
+//! still recomputes its last token).
+//!
+//! Tokens are not simulated one by one: a shared prefix is one cache entry per `group`, with the
+//! page-aligned length that requests of the group can reuse.
+
+use std::collections::BTreeMap;
+
+/// One cached shared prefix.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// Pages the entry holds.
+    pages: u64,
+    /// Requests using it now (SGLang's lock_ref, vLLM's block ref_cnt).
+    refs: u32,
+    /// Last use (an increasing counter), for least-recently-used eviction.
+    last_use: u64,
+    /// Whether its KV has been computed (a prefix is matched only once the first request's prefill
+    /// that writes it has run: SGLang inserts at `cache_unfinished_req`, vLLM hashes full blocks
+    /// as they are computed).
+    ready: bool,
+}
+
+/// The KV pool: pages free, pages held by requests, and the prefix cache.
+#[derive(Debug, Clone)]
+pub struct KvPool {
+    pub page: u64,
+    pub total_pages: u64,
+    free_pages: u64,
+    prefixes: BTreeMap<u32, Entry>,
+    /// Pages of prefix entries with no reference (evictable).
+    evictable_pages: u64,
+    clock: u64,
+}
+
+impl KvPool {
+    /// A pool of `tokens` KV tokens in pages of `page` tokens.
+    pub fn new(tokens: u64, page: u64) -> Self {
+        let page = page.max(1);
+        let total_pages = tokens / page;
+        KvPool {
+            page,
+            total_pages,
+            free_pages: total_pages,
+            prefixes: BTreeMap::new(),
+            evictable_pages: 0,
+            clock: 0,
+        }
+    }
+
+    /// Pages holding `tokens` tokens.
+    pub fn pages_for(&self, tokens: u64) -> u64 {
+        tokens.div_ceil(self.page)
+    }
+
+    /// Tokens of free pages (SGLang `available_size`).
+    pub fn available_tokens(&self) -> u64 {
+        self.free_pages * self.page
+    }
+    /// Tokens of unreferenced cached prefixes (SGLang `evictable_size`).
+    pub fn evictable_tokens(&self) -> u64 {
+        self.evictable_pages * self.page
+    }
+    /// Free plus evictable pages (vLLM `get_num_free_blocks`).
+    pub fn free_or_evictable_pages(&self) -> u64 {
+        self.free_pages + self.evictable_pages
+    }
+    /// Fraction of the pool that is neither free nor evictable.
+    pub fn utilisation(&self) -> f64 {
+        if self.total_pages == 0 {
+            return 0.0;
+        }
+        (self.total_pages - self.free_pages - self.evictable_pages) as f64 / self.total_pages as f64
+    }
+
+    /// Evicts unreferenced prefixes, least recently used first, until `pages` pages are free or
+    /// nothing is left to evict (SGLang `evict_from_tree_cache`, vLLM's free-block queue).
+    pub fn evict_for(&mut self, pages: u64) {
+        while self.free_pages < pages && self.evictable_pages > 0 {
+            let victim = self
+                .prefixes
+                .iter()
+                .filter(|(_, e)| e.refs == 0)
+                .min_by_key(|(g, e)| (e.last_use, **g))
+                .map(|(g, _)| *g);
+            let Some(g) = victim else { break };
+            if let Some(e) = self.prefixes.remove(&g) {
+                self.evictable_pages -= e.pages;
+                self.free_pages += e.pages;
+            }
+        }
+    }
+
+    /// Takes `pages` pages, evicting cached prefixes if needed; false (nothing taken) when the pool
+    /// cannot supply them.
+    pub fn alloc(&mut self, pages: u64) -> bool {
+        if pages > self.free_pages {
+            self.evict_for(pages);
+        }
+        if pages > self.free_pages {
+            return false;
+        }
+        self.free_pages -= pages;
+        true
+    }
+
+    /// Returns `pages` pages.
+    pub fn free(&mut self, pages: u64) {
+        self.free_pages += pages;
+    }
+
+    /// The page-aligned tokens of `group`'s prefix (`len` tokens of a `prompt`-token prompt) that a
+    /// new request could reuse now (0 when nothing is cached). `keep_last`: vLLM recomputes the
+    /// last prompt token even on a full hit.
+    pub fn peek_prefix(&self, group: u32, len: u32, prompt: u32, keep_last: bool) -> u64 {
+        let limit = if keep_last {
+            u64::from(len.min(prompt.saturating_sub(1)))
+        } else {
+            u64::from(len.min(prompt))
+        };
+        match self.prefixes.get(&group) {
+            Some(e) if e.ready => (limit / self.page).min(e.pages) * self.page,
+            _ => 0,
+        }
+    }
+
+    /// Takes a reference to `group`'s cached prefix (after [`KvPool::peek_prefix`] found it).
+    pub fn lock_prefix(&mut self, group: u32) {
+        self.clock += 1;
+        let clock = self.clock;
+        if let Some(e) = self.prefixes.get_mut(&group) {
+            if e.refs == 0 {
+                self.evictable_pages -= e.pages;
+            }
+            e.refs += 1;
+            e.last_use = clock;
+        }
+    }
+
+    /// After a request of `group` computed its first `computed` prompt tokens from scratch: the
+    /// full pages of its shared prefix move from the request into the cache (the request keeps a
+    /// reference). Returns the pages the request no longer owns itself (0 if the group was already
+    /// cached or has no full page).
+    pub fn insert_prefix(&mut self, group: u32, len: u32, computed: u64) -> u64 {
+        self.clock += 1;
+        if self.prefixes.contains_key(&group) {
+            return 0;
+        }
+        let pages = u64::from(len).min(computed) / self.page;
+        if pages == 0 {
+            return 0;
+        }
+        self.prefixes.insert(
+            group,
+            Entry {
+                pages,
+                refs: 1,
+                last_use: self.clock,
+                ready: true,
+            },
+        );
+        pages
+    }
+
+    /// Drops a request's reference to `group`'s prefix.
+    pub fn release_prefix(&mut self, group: u32) {
+        if let Some(e) = self.prefixes.get_mut(&group)
+            && e.refs > 0
+        {
+            e.refs -= 1;
+            if e.refs == 0 {
+                self.evictable_pages += e.pages;
+            }
+        }
+    }
+
+    /// Pages of `group`'s cache entry (0 when not cached).
+    pub fn cached_pages(&self, group: u32) -> u64 {
+        self.prefixes.get(&group).map_or(0, |e| e.pages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_reuse_and_lru_eviction() {
+        // 100 tokens in pages of 4: 25 pages.
+        let mut kv = KvPool::new(100, 4);
+        assert_eq!(kv.total_pages, 25);
+        // A request of group 7 with a 10-token prefix computes 12 tokens (3 pages) from scratch.
+        assert!(kv.alloc(3));
+        // Its 2 full prefix pages (8 tokens) move to the cache.
+        assert_eq!(kv.insert_prefix(7, 10, 12), 2);
+        // The next request of the group reuses 8 tokens (page-aligned), 4 with vLLM's last-token
+        // rule on a 9-token prompt (min(10, 8) = 8 → 2 pages, but the prompt is 9 → 8).
+        assert_eq!(kv.peek_prefix(7, 10, 20, false), 8);
+        assert_eq!(kv.peek_prefix(7, 10, 9, true), 8);
+        // A 8-token prompt that is all prefix: vLLM recomputes its last token, so 7 → 1 page.
+        assert_eq!(kv.peek_prefix(7, 10, 8, true), 4);
+        kv.lock_prefix(7);
+        kv.lock_prefix(7);
+        kv.release_prefix(7);
+        kv.release_prefix(7);
+        assert_eq!(kv.evictable_tokens(), 0);
+        kv.release_prefix(7);
+        // Unreferenced: 2 pages evictable; free 22 + 2 evictable.
+        assert_eq!(kv.evictable_tokens(), 8);
+        assert_eq!(kv.free_or_evictable_pages(), 24);
+        // Asking for 24 pages evicts it.
+        assert!(kv.alloc(24));
+        assert_eq!(kv.cached_pages(7), 0);
+    }
+}

@@ -1,0 +1,130 @@
+//! The serving loop (issue #18): the engine's scheduler over a request stream, in simulated time.
+//!
+//! One concern per file: [`core`] (requests, queues, the event loop), [`sglang`] and [`vllm`] (each
+//! engine's scheduler, with their sources), [`kv`] (the KV pool in pages, prefix cache),
+//! [`graphs`] (CUDA graph batch sizes), [`stats`] (streaming histograms and the time series).
+//! `decode.rs` keeps the iteration costs (the shapes of `decode::passes`) and calls [`run`].
+
+pub mod core;
+pub mod graphs;
+pub mod kv;
+pub mod sglang;
+pub mod stats;
+pub mod vllm;
+
+use crate::decode::{DecodeError, MemoryPlan};
+use crate::scenario::{EngineKind, Scenario};
+use crate::workload::RequestSpec;
+
+pub use self::core::{IterationCosts, Measured};
+
+/// The scheduler settings the scenario and its memory plan give.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub kv_tokens: u64,
+    pub page: u64,
+    pub engine: EnginePlan,
+    pub graphs: Vec<u32>,
+}
+
+/// Which scheduler, with its settings.
+#[derive(Debug, Clone)]
+pub enum EnginePlan {
+    Sglang(sglang::Settings),
+    Vllm(vllm::Settings),
+}
+
+/// DP attention's groups (1 without it).
+fn dp_groups(s: &Scenario) -> u64 {
+    u64::from(s.engine.dp_attention.map_or(1, |d| d.dp.max(1)))
+}
+
+/// The scheduler plan of `s` with memory plan `mem`, speculating or not.
+pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
+    let groups = dp_groups(s);
+    // Under DP attention each of the dp groups schedules its own pool; tpsim runs one scheduler
+    // over their sum (the groups' batches are costed together by the pass builder).
+    let kv_tokens = mem.kv_tokens.saturating_mul(groups);
+    let page = s.engine.page_size.max(1);
+    let spec = s.speculative.as_ref().filter(|_| speculate);
+    match s.engine.kind {
+        EngineKind::Sglang => {
+            let max_running = crate::decode::running_cap(s, mem);
+            // `chunked_prefill_size` default: SGLang 0.5.9 `_handle_gpu_memory_settings` by GPU memory
+            // (`late_2025_buckets`), divided by dp under DP attention (`_handle_data_parallelism`).
+            let chunk =
+                tpsim_model::memory::late_2025_buckets(s.hardware.gpu.memory_total_mib, s.engine.tp).0 as u64;
+            let settings = sglang::Settings {
+                chunked_prefill_size: Some((chunk / groups).max(1)),
+                max_prefill_tokens: sglang::MAX_PREFILL_TOKENS,
+                max_running_requests: max_running,
+                // `schedule_conservativeness` 1.0, × 0.3 under DP attention (`_handle_data_parallelism`).
+                conservativeness: if groups > 1 { 0.3 } else { 1.0 },
+                // `new_tokens_required_next_decode` (schedule_batch.py): max(steps × topk, draft tokens).
+                spec_reserve: spec
+                    .map(|sp| u64::from(sp.num_steps * sp.topk).max(u64::from(sp.num_draft_tokens))),
+            };
+            let graphs = graphs::capture_sizes(s, spec.is_some(), 0, u64::MAX);
+            Plan {
+                kv_tokens,
+                page,
+                engine: EnginePlan::Sglang(settings),
+                graphs,
+            }
+        }
+        EngineKind::Vllm => {
+            let (tokens, seqs) = crate::decode::vllm_batch_shape(s, mem);
+            Plan {
+                kv_tokens,
+                page,
+                engine: EnginePlan::Vllm(vllm::Settings {
+                    max_num_batched_tokens: tokens,
+                    max_num_seqs: seqs.min(u64::from(u32::MAX)) as u32,
+                    spec_tokens: spec.map_or(0, |sp| u64::from(sp.num_steps)),
+                }),
+                graphs: if spec.is_some() {
+                    // vLLM pads a speculative decode by tokens, not requests: not modelled; as is.
+                    Vec::new()
+                } else {
+                    graphs::capture_sizes(s, false, seqs, tokens)
+                },
+            }
+        }
+    }
+}
+
+/// Runs `stream` through the planned scheduler, costing iterations with `costs`.
+#[allow(clippy::too_many_arguments)]
+pub fn run<'a, I: Iterator<Item = RequestSpec>>(
+    p: &'a Plan,
+    stream: I,
+    num_requests: u32,
+    concurrency: u32,
+    refuse: &'a dyn Fn(u32, u32) -> Option<String>,
+    draw: Option<&'a mut dyn FnMut() -> u32>,
+    costs: &mut dyn IterationCosts,
+    bucket: u32,
+    slo: Option<&'a crate::slo::Slo>,
+) -> Result<Measured, DecodeError> {
+    let mut core = core::Core::new(kv::KvPool::new(p.kv_tokens, p.page));
+    let inputs = core::Inputs {
+        stream,
+        num_requests,
+        concurrency,
+        refuse,
+        draw,
+        graphs: &p.graphs,
+        bucket,
+        slo,
+    };
+    match &p.engine {
+        EnginePlan::Sglang(set) => {
+            let mut s = sglang::Sglang::new(set.clone());
+            core::run(&mut core, &mut s, costs, inputs)
+        }
+        EnginePlan::Vllm(set) => {
+            let mut s = vllm::Vllm::new(set.clone());
+            core::run(&mut core, &mut s, costs, inputs)
+        }
+    }
+}

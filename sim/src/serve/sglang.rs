@@ -1,0 +1,355 @@
+//! SGLang's scheduler (issue #18 point 2), as SGLang 0.5.9 does it:
+//!
+//! - `managers/scheduler.py` `get_next_batch_to_run`: a prefill batch whenever one can be formed,
+//!   else a decode of the running batch (prefill and decode are separate iterations unless
+//!   `--enable-mixed-chunk`, which tpsim does not model yet).
+//! - `get_new_batch_prefill`: nothing when the running batch is full (`batch_is_full`, reset when
+//!   the batch shrinks) or at `max_running_requests`; the pending chunked request first
+//!   (`PrefillAdder.add_chunked_req`), then the waiting queue in order (FCFS) through
+//!   `PrefillAdder.add_one_req` until it answers other than CONTINUE or the batch holds as many
+//!   requests as can still be allocated (`get_num_allocatable_reqs`).
+//! - `managers/schedule_policy.py` `PrefillAdder`: `rem_total_tokens` = free + evictable KV tokens
+//!   − (Σ over running requests of min(max_new_tokens − outputs, CLIP_MAX_NEW_TOKENS) ×
+//!   `new_token_ratio`) − what this batch already reserved (its page-rounded input plus
+//!   min(max_new_tokens, CLIP_MAX_NEW_TOKENS)); a request whose input + remaining output (clipped)
+//!   reaches it is refused (NO_TOKEN); `rem_input_tokens` starts at `max_prefill_tokens`,
+//!   `rem_chunk_tokens` at `chunked_prefill_size`; a prompt above the chunk left is truncated to it
+//!   (page-aligned) and becomes the chunked request, reserving no output.
+//! - `scheduler.py` `update_running_batch` / `schedule_batch.py` `check_decode_mem`,
+//!   `retract_decode`: before a decode the batch needs a page for each request whose KV fills its
+//!   last page (`new_tokens_required_next_decode`; speculative: max(steps × topk, draft tokens)
+//!   page-aligned per request); when free + evictable tokens fall short, requests are retracted —
+//!   sorted by (outputs, −prompt) descending without speculation, in batch order with it, popped
+//!   from the end, at least one, until the rest fit — their KV freed, back to the waiting queue to
+//!   recompute prompt + outputs; the ratio becomes min(1, (Σ outputs + RETRACT_DECODE_STEPS × n) /
+//!   (Σ max_new_tokens + 1)). Without retraction the ratio decays by `new_token_ratio_decay` to its
+//!   minimum.
+//! - `scheduler.py` `__init__`: init ratio = min(SGLANG_INIT_NEW_TOKEN_RATIO 0.7 ×
+//!   schedule_conservativeness, 1); min = init × SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14; decay =
+//!   (init − min) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 (`environ.py`); RETRACT_DECODE_STEPS 20,
+//!   CLIP_MAX_NEW_TOKENS 4096 (`environ.py`, `schedule_policy.py`).
+
+use super::core::{Core, Scheduler};
+
+/// SGLang's scheduler settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `chunked_prefill_size` (None: chunking off, SGLang's −1).
+    pub chunked_prefill_size: Option<u64>,
+    /// `max_prefill_tokens` (server_args default 16384).
+    pub max_prefill_tokens: u64,
+    pub max_running_requests: u32,
+    /// `schedule_conservativeness` (default 1.0).
+    pub conservativeness: f64,
+    /// KV tokens one speculative decode step reserves per request (None without speculation).
+    pub spec_reserve: Option<u64>,
+}
+
+/// SGLANG_INIT_NEW_TOKEN_RATIO (environ.py, 0.5.9).
+pub const INIT_NEW_TOKEN_RATIO: f64 = 0.7;
+/// SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR (environ.py, 0.5.9).
+pub const MIN_NEW_TOKEN_RATIO_FACTOR: f64 = 0.14;
+/// SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS (environ.py, 0.5.9).
+pub const NEW_TOKEN_RATIO_DECAY_STEPS: f64 = 600.0;
+/// SGLANG_RETRACT_DECODE_STEPS (environ.py, 0.5.9).
+pub const RETRACT_DECODE_STEPS: u64 = 20;
+/// CLIP_MAX_NEW_TOKENS (schedule_policy.py, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION, 0.5.9).
+pub const CLIP_MAX_NEW_TOKENS: u64 = 4096;
+/// `max_prefill_tokens` default (server_args.py, 0.5.9).
+pub const MAX_PREFILL_TOKENS: u64 = 16384;
+
+/// SGLang's scheduler state.
+#[derive(Debug)]
+pub struct Sglang {
+    set: Settings,
+    pub ratio: f64,
+    min_ratio: f64,
+    decay: f64,
+    batch_is_full: bool,
+    chunked: Option<u32>,
+    order: Vec<u32>,
+    /// Requests finished when the scheduler last looked: the running batch shrank since.
+    seen_finished: u64,
+}
+
+#[derive(PartialEq)]
+enum Add {
+    Continue,
+    NoToken,
+    Other,
+}
+
+/// The adder's budgets for one prefill batch.
+struct Adder {
+    /// Free + evictable KV tokens when the batch is formed (the batch's own pages are taken as it
+    /// forms, but SGLang allocates them after the adder: its reservation counts them once).
+    base: f64,
+    offset: f64,
+    cur_offset: f64,
+    rem_input: i64,
+    rem_chunk: Option<i64>,
+    page: u64,
+    count: usize,
+}
+
+impl Adder {
+    fn ceil_paged(&self, t: u64) -> u64 {
+        t.div_ceil(self.page) * self.page
+    }
+    fn rem_total(&self) -> f64 {
+        self.base - self.offset
+    }
+    fn cur_rem(&self) -> f64 {
+        self.base - self.cur_offset
+    }
+    fn update(&mut self, extend: u64, max_new: u64) {
+        let e = self.ceil_paged(extend);
+        self.offset += (e + max_new) as f64;
+        self.cur_offset += e as f64;
+        self.rem_input -= e as i64;
+        if let Some(r) = self.rem_chunk.as_mut() {
+            *r -= e as i64;
+        }
+    }
+    fn state(&self) -> Add {
+        if self.rem_total() <= 0.0 || self.cur_rem() <= 0.0 {
+            return Add::NoToken;
+        }
+        if self.rem_input <= 0 || self.rem_chunk.is_some_and(|r| r <= 0) {
+            return Add::Other;
+        }
+        Add::Continue
+    }
+}
+
+impl Sglang {
+    pub fn new(set: Settings) -> Self {
+        let init = (INIT_NEW_TOKEN_RATIO * set.conservativeness).min(1.0);
+        let min_ratio = (init * MIN_NEW_TOKEN_RATIO_FACTOR).min(1.0);
+        Sglang {
+            set,
+            ratio: init,
+            min_ratio,
+            decay: (init - min_ratio) / NEW_TOKEN_RATIO_DECAY_STEPS,
+            batch_is_full: false,
+            chunked: None,
+            order: Vec::new(),
+            seen_finished: 0,
+        }
+    }
+
+    /// `PrefillAdder.add_chunked_req`: the next chunk of the pending chunked request.
+    fn add_chunked(&mut self, c: &mut Core, a: &mut Adder, id: u32) -> bool {
+        let r = c.reqs[id as usize];
+        let extend = r.target() - r.computed;
+        let rem_chunk = a.rem_chunk.unwrap_or(i64::MAX);
+        let mut rem = rem_chunk.min(a.rem_total() as i64);
+        if rem <= 0 {
+            rem = rem_chunk;
+        }
+        let take = extend.min(rem.max(0) as u64);
+        let truncated = extend > take;
+        if take == 0 || !c.ensure_pages(id, r.computed + take) {
+            return false;
+        }
+        c.batch.extend.push((id, take));
+        a.count += 1;
+        let max_new = if truncated {
+            0
+        } else {
+            u64::from(r.output).min(CLIP_MAX_NEW_TOKENS)
+        };
+        a.update(take, max_new);
+        self.chunked = truncated.then_some(id);
+        true
+    }
+
+    /// `PrefillAdder.add_one_req` (the radix-cache path).
+    fn add_one(&mut self, c: &mut Core, a: &mut Adder, id: u32) -> Add {
+        let hit = c.peek_prefix(id, false);
+        let r = c.reqs[id as usize];
+        let extend = r.target() - r.computed - hit;
+        let remaining = u64::from(r.output.saturating_sub(r.produced)).min(CLIP_MAX_NEW_TOKENS);
+        let total = (extend + remaining) as f64;
+        if total >= a.rem_total() {
+            return Add::NoToken;
+        }
+        let input = a.ceil_paged(extend);
+        if input as i64 >= a.rem_input && a.count != 0 {
+            return Add::Other;
+        }
+        let max_new = u64::from(r.output).min(CLIP_MAX_NEW_TOKENS);
+        let (take, chunked) = match a.rem_chunk {
+            Some(rc) if input as i64 > rc => {
+                let trunc = (rc.max(0) as u64) / a.page * a.page;
+                if trunc == 0 {
+                    return Add::Other;
+                }
+                (trunc, true)
+            }
+            _ => (extend, false),
+        };
+        c.take_prefix(id, hit);
+        if !c.ensure_pages(id, hit + take) {
+            // Not reached when the adder's reservation holds; undo and stop.
+            if hit > 0 {
+                c.evict_request(id);
+                c.preemptions -= 1;
+            }
+            return Add::NoToken;
+        }
+        c.batch.extend.push((id, take));
+        a.count += 1;
+        if chunked {
+            self.chunked = Some(id);
+            a.update(take, 0);
+        } else {
+            a.update(take, max_new);
+        }
+        a.state()
+    }
+
+    /// `get_new_batch_prefill`: fills `c.batch.extend`; false when no prefill batch forms.
+    fn prefill(&mut self, c: &mut Core) -> bool {
+        if (self.batch_is_full || c.waiting.is_empty()) && self.chunked.is_none() {
+            return false;
+        }
+        let running = c.running.len() as u32;
+        let allocatable = self.set.max_running_requests.saturating_sub(running) as usize;
+        if allocatable == 0 && self.chunked.is_none() {
+            self.batch_is_full = true;
+            return false;
+        }
+        let offset: f64 = c
+            .running
+            .iter()
+            .map(|&id| {
+                let r = &c.reqs[id as usize];
+                u64::from(r.output.saturating_sub(r.produced)).min(CLIP_MAX_NEW_TOKENS) as f64 * self.ratio
+            })
+            .sum();
+        let mut a = Adder {
+            base: (c.kv.available_tokens() + c.kv.evictable_tokens()) as f64,
+            offset,
+            cur_offset: 0.0,
+            rem_input: self.set.max_prefill_tokens as i64,
+            rem_chunk: self.set.chunked_prefill_size.map(|v| v as i64),
+            page: c.page,
+            count: 0,
+        };
+        if let Some(id) = self.chunked.take() {
+            self.add_chunked(c, &mut a, id);
+        }
+        let mut taken = 0usize;
+        while taken < c.waiting.len() {
+            if a.count >= allocatable {
+                self.batch_is_full = true;
+                break;
+            }
+            let id = c.waiting[taken];
+            let res = self.add_one(c, &mut a, id);
+            let added = c.batch.extend.last().is_some_and(|e| e.0 == id);
+            if added {
+                taken += 1;
+            }
+            if res != Add::Continue {
+                if res == Add::NoToken {
+                    self.batch_is_full = true;
+                }
+                break;
+            }
+        }
+        c.waiting.drain(..taken);
+        !c.batch.extend.is_empty()
+    }
+
+    /// KV tokens the next decode needs for request `id` beyond what it holds.
+    fn decode_pages(&self, c: &Core, id: u32) -> u64 {
+        let r = &c.reqs[id as usize];
+        let step = self.set.spec_reserve.map_or(1, |t| t.div_ceil(c.page) * c.page);
+        c.pages_short(id, r.computed + step)
+    }
+
+    /// `check_decode_mem` over `ids`.
+    fn fits(&self, c: &mut Core, ids: &[u32]) -> bool {
+        let need: u64 = ids.iter().map(|&id| self.decode_pages(c, id)).sum();
+        c.kv.evict_for(need);
+        c.kv.available_tokens() / c.page >= need
+    }
+
+    /// `update_running_batch`: retract if the decode does not fit, then decode the running batch.
+    fn decode(&mut self, c: &mut Core) {
+        let ids = std::mem::take(&mut c.running);
+        if !self.fits(c, &ids) {
+            let mut order = std::mem::take(&mut self.order);
+            order.clear();
+            order.extend_from_slice(&ids);
+            if self.set.spec_reserve.is_none() {
+                // Python's stable sort with reverse=True: descending keys, ties in batch order.
+                order.sort_by(|&x, &y| {
+                    let (a, b) = (&c.reqs[x as usize], &c.reqs[y as usize]);
+                    (b.produced, a.prompt).cmp(&(a.produced, b.prompt))
+                });
+            }
+            let mut first = true;
+            while first || !self.fits(c, &order) {
+                if order.len() == 1 {
+                    break;
+                }
+                first = false;
+                if let Some(id) = order.pop() {
+                    c.evict_request(id);
+                    c.waiting.push_back(id);
+                }
+            }
+            let kept: Vec<u32> = ids
+                .iter()
+                .copied()
+                .filter(|&id| c.reqs[id as usize].in_running)
+                .collect();
+            let decoded: u64 = kept
+                .iter()
+                .map(|&id| u64::from(c.reqs[id as usize].produced))
+                .sum();
+            let max_new: u64 = kept.iter().map(|&id| u64::from(c.reqs[id as usize].output)).sum();
+            self.ratio =
+                ((decoded + RETRACT_DECODE_STEPS * kept.len() as u64) as f64 / (max_new + 1) as f64).min(1.0);
+            self.batch_is_full = false;
+            c.running = kept;
+            self.order = order;
+        } else {
+            self.ratio = (self.ratio - self.decay).max(self.min_ratio);
+            c.running = ids;
+        }
+        for i in 0..c.running.len() {
+            let id = c.running[i];
+            let step = self.set.spec_reserve.map_or(1, |t| t.div_ceil(c.page) * c.page);
+            let tokens = c.reqs[id as usize].computed + step;
+            // Enough was checked above; the one request kept when even it does not fit decodes
+            // on what it has (SGLang would raise "Out of memory even after retracting").
+            let _ = c.ensure_pages(id, tokens);
+        }
+        c.batch.decode.extend_from_slice(&c.running);
+    }
+}
+
+impl Scheduler for Sglang {
+    fn schedule(&mut self, c: &mut Core) -> bool {
+        // `update_running_batch`: a batch that shrank (requests finished) is no longer full.
+        if c.finished > self.seen_finished {
+            self.seen_finished = c.finished;
+            self.batch_is_full = false;
+        }
+        if self.prefill(c) {
+            return true;
+        }
+        if c.running.is_empty() {
+            return false;
+        }
+        self.decode(c);
+        true
+    }
+    fn mixed(&self) -> bool {
+        false
+    }
+}

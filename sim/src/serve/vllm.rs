@@ -1,0 +1,104 @@
+//! vLLM v1's scheduler (issue #18 point 3), as vLLM 0.11.0 does it (`v1/core/sched/scheduler.py`
+//! `Scheduler.schedule`, `v1/core/kv_cache_manager.py` `allocate_slots`, `v1/core/block_pool.py`):
+//!
+//! - One token budget per step, `max_num_batched_tokens`, spent first on the running requests in
+//!   order (a decode needs one token, plus the speculative tokens with spec decoding; a request
+//!   still prefilling needs the rest of its prompt, capped by the budget: chunked prefill), then on
+//!   waiting requests in order while fewer than `max_num_seqs` run. Decodes and prefill chunks run
+//!   in one forward.
+//! - `allocate_slots` succeeds when the blocks for the request's computed + new (+ lookahead)
+//!   tokens fit the free blocks (cached blocks with no reference count as free); when it fails for a
+//!   running request the scheduler preempts the LAST running request (`self.running.pop()`), frees
+//!   its blocks, resets its computed tokens to 0 and puts it at the FRONT of the waiting queue
+//!   (`prepend_request`); if the victim is the request itself it is not scheduled this step. No
+//!   waiting request is admitted in a step that preempted.
+//! - A waiting request that fails allocation stops admission for this step.
+//! - Prefix caching is on by default: a new request reuses the full blocks of a cached prefix
+//!   (`get_computed_blocks`; never its last prompt token).
+
+use super::core::{Core, Scheduler};
+
+/// vLLM's scheduler settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub max_num_batched_tokens: u64,
+    pub max_num_seqs: u32,
+    /// Speculative tokens per decode (`num_speculative_tokens`), 0 without spec decoding.
+    pub spec_tokens: u64,
+}
+
+/// vLLM's scheduler.
+#[derive(Debug)]
+pub struct Vllm {
+    set: Settings,
+}
+
+impl Vllm {
+    pub fn new(set: Settings) -> Self {
+        Vllm { set }
+    }
+}
+
+impl Scheduler for Vllm {
+    fn schedule(&mut self, c: &mut Core) -> bool {
+        let mut budget = self.set.max_num_batched_tokens;
+        let mut preempted = false;
+        let mut i = 0;
+        while i < c.running.len() && budget > 0 {
+            let id = c.running[i];
+            let r = c.reqs[id as usize];
+            let decoding = r.decoding();
+            let want = r.target() - r.computed + if decoding { self.set.spec_tokens } else { 0 };
+            let new = want.min(budget);
+            let mut scheduled = true;
+            while !c.ensure_pages(id, r.computed + new) {
+                let Some(victim) = c.running.pop() else {
+                    scheduled = false;
+                    break;
+                };
+                c.evict_request(victim);
+                c.waiting.push_front(victim);
+                preempted = true;
+                if victim == id {
+                    scheduled = false;
+                    break;
+                }
+            }
+            if !scheduled {
+                break;
+            }
+            if decoding {
+                c.batch.decode.push(id);
+            } else {
+                c.batch.extend.push((id, new));
+            }
+            budget -= new;
+            i += 1;
+        }
+        if !preempted {
+            while budget > 0 && (c.running.len() as u32) < self.set.max_num_seqs {
+                let Some(&id) = c.waiting.front() else { break };
+                let hit = c.peek_prefix(id, true);
+                let r = c.reqs[id as usize];
+                let new = (r.target() - r.computed - hit).min(budget);
+                c.take_prefix(id, hit);
+                if !c.ensure_pages(id, r.computed + hit + new) {
+                    if hit > 0 {
+                        c.evict_request(id);
+                        c.preemptions -= 1;
+                    }
+                    break;
+                }
+                c.waiting.pop_front();
+                c.reqs[id as usize].in_running = true;
+                c.running.push(id);
+                c.batch.extend.push((id, new));
+                budget -= new;
+            }
+        }
+        !(c.batch.decode.is_empty() && c.batch.extend.is_empty())
+    }
+    fn mixed(&self) -> bool {
+        true
+    }
+}
