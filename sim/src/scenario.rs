@@ -33,6 +33,7 @@ pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
 pub mod layers;
 mod model;
+pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
@@ -264,6 +265,8 @@ pub struct Engine {
     pub pp: u32,
     /// vLLM's decode context parallel size (1 = none).
     pub dcp: u32,
+    /// Issue #17 point 1 (ep): SGLang's all-to-all MoE path (DeepEP) when on.
+    pub moe_a2a: Option<moe_a2a::MoeA2a>,
 }
 
 /// Resolved engine cost and memory parameters.
