@@ -97,7 +97,7 @@ impl Builder<'_> {
             rs.time,
             a,
         )?;
-        let k = u64::from(l.top_k);
+        let k = l.top_k;
         let v = volumes(
             &a2a,
             (u64::from(shape.tokens), tp),
