@@ -439,6 +439,12 @@ impl Resolver<'_> {
             &mut warnings,
         );
         let workload = self.workload(f.workload.unwrap_or_default())?;
+        // Issue #17 point 1 (ep): DeepEP's low-latency buffer against the decode batch.
+        warnings.extend(moe_a2a::batch_warning(
+            engine.moe_a2a,
+            engine.tp,
+            workload.concurrency,
+        ));
         Ok(Scenario {
             file: self.path.to_path_buf(),
             seed: f.seed.unwrap_or(0),

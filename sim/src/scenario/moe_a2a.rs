@@ -331,6 +331,21 @@ impl MoeA2a {
     }
 }
 
+/// The warning when a decode batch of the workload's `concurrency` requests gives a rank more tokens
+/// than the low-latency buffer holds: DeepEP asserts `x.size(0) <= num_max_dispatch_tokens_per_rank`
+/// (`csrc/legacy/buffer.hpp` `low_latency_dispatch`) and SGLang does not cap its batch for it, so the
+/// engine would stop at the first such batch. tpsim still costs the batch.
+pub fn batch_warning(a: Option<MoeA2a>, tp: u32, concurrency: u32) -> Option<String> {
+    let a = a.filter(|a| a.mode.enables_low_latency())?;
+    let per_rank = u64::from(concurrency.div_ceil(tp.max(1)));
+    (per_rank > a.max_dispatch_tokens_per_rank).then(|| {
+        format!(
+            "DeepEP low-latency dispatch: a decode batch of {concurrency} requests puts {per_rank} tokens on each of              the {tp} ranks, above SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK = {}; DeepEP asserts              x.size(0) <= num_max_dispatch_tokens_per_rank and SGLang does not cap its batch for it (raise the              variable, at most 1024)",
+            a.max_dispatch_tokens_per_rank
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +372,24 @@ mod tests {
             ..a
         };
         assert_eq!(ll.buffer_bytes(7_168, 8, 256), 1_908_410_496);
+    }
+
+    /// 2,048 requests on 8 ranks: 256 tokens per rank > 128 (SGLang's default) → warned; 1,024 → 128,
+    /// not above → none; normal mode has no such buffer → none.
+    #[test]
+    fn low_latency_batch_limit() {
+        let a = MoeA2a {
+            mode: DeepEpMode::Auto,
+            max_dispatch_tokens_per_rank: 128,
+            bf16_dispatch: false,
+        };
+        assert!(batch_warning(Some(a), 8, 2048).is_some_and(|w| w.contains("256 tokens")));
+        assert!(batch_warning(Some(a), 8, 1024).is_none());
+        let n = MoeA2a {
+            mode: DeepEpMode::Normal,
+            ..a
+        };
+        assert!(batch_warning(Some(n), 8, 2048).is_none());
     }
 
     #[test]
