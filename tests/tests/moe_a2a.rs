@@ -66,7 +66,13 @@ fn deepep_memory_buffers_and_replicated_shared_experts() {
 /// gone (3 dense layers' remain). SGLang's start-up lines are the scenario's warnings.
 #[test]
 fn deepep_decode_runs_dispatch_and_combine() {
-    let j = run_json(&scenario(EXAMPLE));
+    // A small workload: the EP path's busiest-rank sampling is slow for long prefills in debug builds.
+    let small = variant(
+        "deepep-small",
+        "concurrency = 64\nprompt_len = 128\noutput_len = 256\nnum_requests = 128",
+        "concurrency = 8\nprompt_len = 128\noutput_len = 8\nnum_requests = 8",
+    );
+    let j = run_json(&small);
     let by = &j["breakdown_by_op"];
     for k in ["a2a_scatter", "a2a_dispatch", "a2a_combine", "a2a_gather"] {
         assert!(f(&by[k]) > 0.0, "{k}: {by}");
