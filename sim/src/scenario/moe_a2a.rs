@@ -232,8 +232,9 @@ fn sglang_deepep(
             key,
             format!(
                 "`deepep`: DeepEP requires \"NVLink for intranode communication\" (DeepEP README, Requirements) and \
-                 {} has none: DeepEP's check fails with \"GPU 0 and GPU 1 are not connected via NVLink\". On a PCIe \
-                 box use \"none\" (the allreduce path, with ep_size = tp for expert parallelism)",
+                 {} has none (its intranode kernels write into peers' memory over NVLink; for GPUs it sees as PCIe \
+                 its NVML check asserts \"GPU i and GPU j are not connected via NVLink\"). On a PCIe box use \
+                 \"none\" (the allreduce path, with ep_size = tp for expert parallelism)",
                 hw.gpu.name
             ),
         ));
