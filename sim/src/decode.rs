@@ -10,6 +10,7 @@
 mod admission;
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
+pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
 mod passes;
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;

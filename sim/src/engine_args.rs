@@ -35,6 +35,8 @@
 //! | `engine.disable_hybrid_swa_memory` | `--disable-hybrid-swa-memory` | (none) |
 //! | `engine.disable_hybrid_kv_cache_manager` | (none) | `--disable-hybrid-kv-cache-manager` |
 //! | `[engine.env]` | environment | environment |
+//! | `engine.deepep_mode` | `--deepep-mode` | (refused) |
+//! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
 
 use crate::presets;
 use crate::scenario::{
@@ -300,6 +302,14 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     }
     if let Some(b) = &e.moe_a2a_backend {
         c.arg("--moe-a2a-backend", b);
+    }
+    // Issue #17 point 1 (ep): SGLang 0.5.9 `--deepep-mode`; vLLM 0.11 reads its all-to-all backend
+    // from the environment only (`envs.py` VLLM_ALL2ALL_BACKEND; no CLI flag in 0.11.0).
+    if let Some(m) = &e.deepep_mode {
+        c.arg("--deepep-mode", m);
+    }
+    if let Some(b) = &e.all2all_backend {
+        c.env.insert("VLLM_ALL2ALL_BACKEND".into(), b.clone());
     }
     if let Some(b) = &e.attention_backend {
         c.arg("--attention-backend", b);

@@ -36,6 +36,7 @@ pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
 pub mod layers;
 mod model;
+pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
@@ -273,6 +274,8 @@ pub struct Engine {
     pub pp: u32,
     /// vLLM's decode context parallel size (1 = none).
     pub dcp: u32,
+    /// Issue #17 point 1 (ep): SGLang's all-to-all MoE path (DeepEP) when on.
+    pub moe_a2a: Option<moe_a2a::MoeA2a>,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -458,6 +461,12 @@ impl Resolver<'_> {
         );
         let workload = self.workload(f.workload.unwrap_or_default())?;
         let slo = f.slo.map(|x| self.slo(x)).transpose()?; // issue #18 (load)
+        // Issue #17 point 1 (ep): DeepEP's low-latency buffer against the decode batch.
+        warnings.extend(moe_a2a::batch_warning(
+            engine.moe_a2a,
+            engine.tp,
+            workload.concurrency,
+        ));
         Ok(Scenario {
             file: self.path.to_path_buf(),
             seed: f.seed.unwrap_or(0),

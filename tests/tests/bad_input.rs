@@ -1054,3 +1054,43 @@ fn bad_quick_reduce_variables() {
         "{e}"
     );
 }
+
+/// Issue #17 point 1 (ep): `engine.deepep_mode` (SGLang's `--deepep-mode`) and
+/// `engine.all2all_backend` (vLLM's `VLLM_ALL2ALL_BACKEND`): wrong type, wrong name, and each
+/// refused under the other engine (the baseline is SGLang).
+#[test]
+fn a2a_keys_of_issue_17_point_1() {
+    let e = bad(
+        "deepep-mode-int",
+        "page_size = 1",
+        "page_size = 1\ndeepep_mode = 3",
+    );
+    assert!(e.contains("deepep_mode"), "{e}");
+    let e = bad(
+        "deepep-mode-name",
+        "page_size = 1",
+        "page_size = 1\ndeepep_mode = \"ll\"",
+    );
+    assert!(
+        e.contains("engine.deepep_mode") && e.contains("low_latency"),
+        "{e}"
+    );
+    let e = bad(
+        "a2a-backend-sglang",
+        "page_size = 1",
+        "page_size = 1\nall2all_backend = \"naive\"",
+    );
+    assert!(
+        e.contains("engine.all2all_backend") && e.contains("vLLM setting"),
+        "{e}"
+    );
+    let e = bad(
+        "deepep-bf16-env",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nSGLANG_DEEPEP_BF16_DISPATCH = \"maybe\"",
+    );
+    assert!(
+        e.contains("engine.env.SGLANG_DEEPEP_BF16_DISPATCH") && e.contains("not a valid boolean"),
+        "{e}"
+    );
+}

@@ -51,10 +51,20 @@ fn engine_names_are_checked() {
         assert!(o.stderr.contains(&f), "{}", o.stderr);
         o.stderr
     };
+    // Issue #17 point 1 (ep): DeepEP needs NVLink; this box is PCIe-only (DeepEP's text quoted).
     let e = bad(
         "a2a-deepep",
         "ep_size = 8\n",
         "ep_size = 8\nmoe_a2a_backend = \"deepep\"\n",
+    );
+    assert!(
+        e.contains("engine.moe_a2a_backend") && e.contains("NVLink for intranode communication"),
+        "{e}"
+    );
+    let e = bad(
+        "a2a-mooncake",
+        "ep_size = 8\n",
+        "ep_size = 8\nmoe_a2a_backend = \"mooncake\"\n",
     );
     assert!(
         e.contains("engine.moe_a2a_backend") && e.contains("not modelled"),

@@ -99,6 +99,8 @@ fn iteration_is_a_verify_of_b_times_1_plus_k_then_k_draft_forwards() {
                 tpsim::decode::Collective::Allgather(b) => *b,
                 tpsim::decode::Collective::ReduceScatter(b) => *b,
                 tpsim::decode::Collective::PpSend(b) | tpsim::decode::Collective::PpSendNet(b) => *b,
+                // Issue #17 point 1 (ep): DeepEP's all-to-alls.
+                tpsim::decode::Collective::A2aDispatch(b) | tpsim::decode::Collective::A2aCombine(b) => *b,
             })
             .collect()
     };

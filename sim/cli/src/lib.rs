@@ -542,6 +542,8 @@ fn add_link_tracks(
             decode::Collective::PpSend(_) => continue,
             // Issue #17 point 4: nor are sends between boxes (no fabric link carries them).
             decode::Collective::PpSendNet(_) => continue,
+            // Issue #17 point 1 (ep): DeepEP's all-to-alls are not drawn on the link tracks either.
+            decode::Collective::A2aDispatch(_) | decode::Collective::A2aCombine(_) => continue,
         };
         let mut per_link: std::collections::BTreeMap<u32, (Duration, Duration, u64)> =
             std::collections::BTreeMap::new();

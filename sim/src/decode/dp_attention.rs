@@ -32,7 +32,8 @@ pub fn weights_per_rank(s: &Scenario) -> Bytes {
                 .weight_breakdown_dp_attention(s.engine.tp, d.attn_tp)
                 .total(),
         ),
-        None => s.model.weight_bytes_per_rank(s.engine.tp),
+        // Issue #17 point 1 (ep): DeepEP's path holds the shared experts whole on every rank.
+        None => Bytes(s.model.weight_bytes_per_rank(s.engine.tp).0 + super::moe_a2a::extra_weights(s)),
     }
 }
 

@@ -61,6 +61,8 @@ pub enum MemKind {
     NonTorchGrowth,
     /// vLLM's KV cache.
     KvCache,
+    /// Issue #17 point 1 (ep): DeepEP's NVLink and low-latency buffers (SGLang `--moe-a2a-backend deepep`).
+    DeepEpBuffers,
 }
 
 impl MemKind {
@@ -93,6 +95,7 @@ impl MemKind {
             MemKind::PeakActivation => "peak activation (profile run)",
             MemKind::NonTorchGrowth => "non-torch growth",
             MemKind::KvCache => "KV cache",
+            MemKind::DeepEpBuffers => "DeepEP buffers",
         })
     }
 }
@@ -722,6 +725,10 @@ impl<'a> SglangStartup<'a> {
                 MemKind::DraftKvPool,
                 Bytes((kv.draft_tokens + e.page_size) * dcell),
             ));
+        }
+        // Issue #17 point 1 (ep): DeepEP's buffers, allocated at the first dispatch (`decode::moe_a2a`).
+        if let Some(b) = super::moe_a2a::buffer_bytes(s) {
+            late.push((MemKind::DeepEpBuffers, Bytes(b)));
         }
         if e.cuda_graph {
             late.push((

@@ -4,6 +4,7 @@ use super::{DecodeError, SimulatedShape};
 
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
+mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 use crate::comm::{Comm, Request};
@@ -144,6 +145,8 @@ impl Costs {
             Collective::Allgather(b) | Collective::ReduceScatter(b) => comm.allgather(b).time,
             Collective::PpSend(b) => pipeline::send_time(comm, n, 0, b),
             Collective::PpSendNet(_) => Duration::ZERO,
+            // Issue #17 point 1 (ep): DeepEP's all-to-alls.
+            Collective::A2aDispatch(b) | Collective::A2aCombine(b) => moe_a2a::a2a_time(comm, b),
         };
         // Issue #17 point 4: a stage send between boxes reads the hardware's cluster as well.
         let time = |comm: &Comm, h: &Hardware, c: &Collective| match *c {
@@ -196,6 +199,9 @@ pub enum Collective {
     PpSend(u64),
     /// Issue #17 point 4: the same send between boxes of a cluster.
     PpSendNet(u64),
+    // Issue #17 point 1 (ep): DeepEP's dispatch and combine, `u64` bytes from each rank to each other.
+    A2aDispatch(u64),
+    A2aCombine(u64),
 }
 
 /// The shape of one forward pass: sequences in the batch, tokens processed (sequences × tokens per
@@ -252,6 +258,8 @@ pub struct Builder<'a> {
     /// The collective tasks of the graph being built, with their sizes (for link tracks in traces).
     collectives: std::cell::RefCell<Vec<(TaskId, Collective)>>,
     pub first_shapes: Vec<SimulatedShape>,
+    /// Issue #17 point 1 (ep): replicated shared-expert bytes per layer, by (hidden, layers) of a model.
+    a2a_shared: std::cell::RefCell<BTreeMap<(u64, usize), Vec<u64>>>,
 }
 
 impl<'a> Builder<'a> {
@@ -285,6 +293,7 @@ impl<'a> Builder<'a> {
             routing: super::routing::Routing::new(s.routing_skew, s.seed),
             collectives: std::cell::RefCell::new(Vec::new()),
             first_shapes: Vec::new(),
+            a2a_shared: std::cell::RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -620,6 +629,10 @@ impl<'a> Builder<'a> {
         )?;
         // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
         let a = self.add_dcp(g, pass, i, a)?;
+        // Issue #17 point 1 (ep): a sparse layer on DeepEP's all-to-all path (`passes::moe_a2a`).
+        if let Some(a2a) = self.s.engine.moe_a2a.filter(|_| l.is_moe) {
+            return self.add_moe_a2a(g, pass, i, l, a2a, a);
+        }
         prev = self.gang(
             g,
             &format!("{label}: L{i} allreduce attn"),
@@ -785,7 +798,7 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 17] = [
+    const CLASSES: [(&str, &str); 21] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
         // Issue #17 (pipeline): the hidden states' send to the next stage.
@@ -797,6 +810,11 @@ pub fn op_class(name: &str) -> &'static str {
         // Issue #17 (DP attention): the gather before and the scatter after each MLP/MoE.
         ("dp gather", "dp_gather"),
         ("dp scatter", "dp_scatter"),
+        // Issue #17 point 1 (ep): DeepEP's path around a sparse layer.
+        ("a2a scatter", "a2a_scatter"),
+        ("a2a dispatch", "a2a_dispatch"),
+        ("a2a combine", "a2a_combine"),
+        ("a2a gather", "a2a_gather"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),

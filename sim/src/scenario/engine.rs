@@ -159,11 +159,28 @@ impl Resolver<'_> {
         // Issue #17 (3): the NCCL release, the environment read for it, the custom AR cutoff.
         let (nccl_version, nccl_version_source) =
             self.nccl_version(e.nccl_version.as_deref(), &name, e.version.as_deref())?;
-        let cuda_graph = e.cuda_graph.unwrap_or(true);
+        let mut cuda_graph = e.cuda_graph.unwrap_or(true);
         let mut env_map = e.env.unwrap_or_default();
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
+        // Issue #17 point 1 (ep): the all-to-all MoE path (`scenario::moe_a2a`).
+        let moe_a2a = super::moe_a2a::resolve(
+            &super::moe_a2a::A2aInput {
+                kind,
+                moe_a2a_backend: e.moe_a2a_backend.as_deref(),
+                deepep_mode: e.deepep_mode.as_deref(),
+                all2all_backend: e.all2all_backend.as_deref(),
+                enable_expert_parallel: e.enable_expert_parallel.unwrap_or(false),
+                tp,
+            },
+            &mut env_map,
+            hw,
+            model,
+            &mut cuda_graph,
+            &mut collective_warnings,
+            |k: &str, m: String| self.invalid(k, m),
+        )?;
         let env = self.nccl_env_for(
             env_map,
             nccl_version,
@@ -178,6 +195,13 @@ impl Resolver<'_> {
             tp,
             &mut collective_warnings,
         )?;
+        // Issue #17 point 1 (ep): DeepEP together with DP attention or pipeline stages is not modelled.
+        if moe_a2a.is_some() && (dp_attention.is_some() || pp > 1) {
+            return Err(self.invalid(
+                "engine.moe_a2a_backend",
+                "`deepep` together with DP attention or pipeline parallelism is not modelled: use it with tp only",
+            ));
+        }
         let observed = match e.observed {
             None => None,
             Some(o) => Some(self.observed(o)?),
@@ -222,12 +246,13 @@ impl Resolver<'_> {
             context_len,
             era,
             era_source,
-            cuda_graph: e.cuda_graph.unwrap_or(true),
+            cuda_graph,
+            moe_a2a, // issue #17 point 1 (ep)
             overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
             kind,
             gpu_memory_utilization,
             max_model_len: e.max_model_len,
-            ep_size,
+            ep_size: if moe_a2a.is_some() { tp } else { ep_size },
             swa_full_tokens_ratio,
             disable_hybrid_swa_memory: e.disable_hybrid_swa_memory.unwrap_or(false),
             disable_hybrid_kv_cache_manager: e.disable_hybrid_kv_cache_manager.unwrap_or(false),

@@ -1,6 +1,6 @@
 //! Issue #17: expert parallelism as each engine names it — SGLang's `--ep-size` and
 //! `--moe-a2a-backend`, vLLM's `--enable-expert-parallel` — resolved to the EP size the MoE path
-//! uses (`Engine::ep_size`: 1 or tp).
+//! uses (`Engine::ep_size`: 1 or tp). `deepep` is resolved further in `scenario::moe_a2a`.
 
 use super::{EngineKind, ScenarioError};
 use tpsim_model::llm::{Ffn, ModelSpec};
@@ -17,9 +17,9 @@ const SGLANG_A2A_BACKENDS: [&str; 6] = [
 
 /// The EP size the scenario asks for (before `engine::ep_size` checks it against tp and the model):
 /// - SGLang: `ep_size` as given; `moe_a2a_backend` must be one of SGLang's names, and only `none`
-///   (its default: the MoE output is all-reduced over the TP group) is modelled — every other
-///   backend dispatches tokens to their experts' ranks with an all-to-all and combines them back
-///   (SGLang `_handle_a2a_moe` also sets ep_size = tp for them), which tpsim does not cost yet;
+///   (its default: the MoE output is all-reduced over the TP group) and `deepep` (ep_size = tp,
+///   SGLang `_handle_a2a_moe`; the all-to-all in `scenario::moe_a2a`) are modelled — the other
+///   backends are refused as not modelled;
 /// - vLLM: `enable_expert_parallel` gives EP size = tp × dp = tp (vLLM 0.11
 ///   `layers/fused_moe/config.py` `FusedMoEParallelConfig.make`: `ep_size = tp_size` flattened over
 ///   dp). With dp = 1 `use_all2all_kernels` is false (it needs dp_size > 1), so the experts are
@@ -64,6 +64,9 @@ pub fn resolve(
             }
             match moe_a2a_backend {
                 None | Some("none") => Ok(ep_size),
+                // Issue #17 point 1 (ep): DeepEP's all-to-all (`scenario::moe_a2a`); SGLang sets
+                // ep_size = tp whatever was given (`_handle_a2a_moe`).
+                Some("deepep") => Ok(tp),
                 Some(b) if SGLANG_A2A_BACKENDS.contains(&b) => Err(invalid(
                     "engine.moe_a2a_backend",
                     format!(

@@ -390,6 +390,11 @@ pub struct EngineSection {
     /// SGLang's `--moe-a2a-backend` (default "none": the allreduce path; the all-to-all backends are
     /// refused as not modelled).
     pub moe_a2a_backend: Option<String>,
+    // Issue #17 point 1 (ep): the all-to-all MoE path (`scenario/moe_a2a.rs`).
+    /// SGLang's `--deepep-mode`: auto (default), normal, low_latency.
+    pub deepep_mode: Option<String>,
+    /// vLLM's `VLLM_ALL2ALL_BACKEND` (vLLM 0.11 `envs.py` choices; used only with dp > 1).
+    pub all2all_backend: Option<String>,
     // Issue #17 (vrows): the engines' `--dtype` (`scenario/engine_dtype.rs`).
     /// `--dtype` of SGLang and vLLM: auto (default), half, float16, bfloat16, float, float32.
     pub dtype: Option<String>,
