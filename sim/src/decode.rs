@@ -94,6 +94,9 @@ pub struct LoopResult {
     /// Finished requests and those meeting every objective of the scenario's `[slo]` (issue #18:
     /// counted per request as it finishes; zero without `[slo]`).
     pub goodput: crate::slo::GoodputCounter,
+    /// Request-iterations of decode (one per request per decode iteration it took part in): over
+    /// `iterations`, the mean running batch.
+    pub request_iterations: u64,
     /// Critical-path breakdown summed over decode iterations, by category.
     pub breakdown_total: BTreeMap<Category, Duration>,
     /// Critical-path time summed over decode iterations by op class (attention, moe, mlp, lm_head,
@@ -415,6 +418,7 @@ fn run_loop<'a>(
         e2e: m.e2e,
         series: m.series.points,
         goodput: m.goodput,
+        request_iterations: m.request_iterations,
         breakdown_total,
         by_op_total,
         distinct_shapes: shapes.costs.len(),
@@ -422,6 +426,16 @@ fn run_loop<'a>(
 }
 
 impl LoopResult {
+    /// Mean requests per decode iteration (the running batch as the scheduler let it be; 0
+    /// without a decode iteration).
+    pub fn mean_batch(&self) -> f64 {
+        if self.iterations == 0 {
+            0.0
+        } else {
+            self.request_iterations as f64 / self.iterations as f64
+        }
+    }
+
     /// Output tokens per second during decode (prefill time and first tokens excluded), as SGLang's
     /// "gen throughput" log line reports it.
     pub fn output_tok_s(&self) -> f64 {

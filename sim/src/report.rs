@@ -347,7 +347,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         error,
         warnings: s.warnings.clone(),
         hardware: hardware::build(&s.hardware),
-        throughput: serves.then(|| throughput(m, c, decodes)),
+        throughput: serves.then(|| throughput(m, decodes)),
         serving: serves.then(|| serving::build(m)),
         breakdown,
         breakdown_by_op: if decodes { m.by_op_ms() } else { BTreeMap::new() },
@@ -447,13 +447,15 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
     }
 }
 
-/// Throughput and latencies of a run that serves `c` requests; the decode figures only when an
+/// Throughput and latencies of a run; the decode figures only when an
 /// iteration ran.
-fn throughput(m: &LoopResult, c: u32, decodes: bool) -> Throughput {
+fn throughput(m: &LoopResult, decodes: bool) -> Throughput {
     let dec = |v: f64| decodes.then_some(v);
     Throughput {
         output_tok_s: dec(m.output_tok_s()),
-        per_request_tok_s: dec(m.output_tok_s() / c.max(1) as f64),
+        // Per request: over the mean running batch the scheduler kept (issue #18), not the
+        // workload's concurrency, which KV or an open loop may never reach.
+        per_request_tok_s: dec(m.output_tok_s() / m.mean_batch().max(1.0)),
         tpot_ms: dec(m.tpot_ms()),
         e2e_output_tok_s: m.e2e_output_tok_s(),
         ttft_ms: m.ttft_ms(),
@@ -637,7 +639,13 @@ fn fitted_used(s: &Scenario, p: &Prediction) -> Vec<FittedUse> {
 /// The physical floor of one plain decode step (DESIGN.md §2.4): weights and KV at the datasheet
 /// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
 fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: Option<f64>) -> Floor {
-    let c = u64::from(running(s, p));
+    // The mean running batch of the run (issue #18: KV or arrivals may keep it below the
+    // workload's concurrency); the configured one when nothing decoded.
+    let c = if p.main.iterations > 0 {
+        (p.main.mean_batch().round() as u64).max(1)
+    } else {
+        u64::from(running(s, p))
+    };
     // Hybrids (Qwen3.5) also read and write each request's recurrent state in every linear layer;
     // it is counted with the KV read.
     let state = 2 * s.model.linear_state_bytes_per_req(s.engine.tp) * c;

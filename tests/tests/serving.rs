@@ -142,13 +142,21 @@ fn open_loop_past_saturation_is_overloaded() {
     let fast: Vec<RequestSpec> = (0..100u64)
         .map(|i| req(10, 10, Some(Duration::from_ms(10 * i))))
         .collect();
-    let m = run(&sglang_plan(100_000, 1), fast, 1);
+    // No client-side cap (concurrency = all 100 requests): the queue is the engine's.
+    let m = run(&sglang_plan(100_000, 1), fast.clone(), 100);
     assert!(m.overloaded);
     assert!(m.peak_waiting >= 80, "{}", m.peak_waiting);
+    // bench_serving's --max-concurrency 1: the backlog waits on the client instead (the engine's
+    // queue stays empty); the 100th request, due at 990 ms, is sent when the 99th finishes, at
+    // 99 × 110 = 10,890 ms (9,900 ms late) against the 50th's 49 × 110 − 490 = 4,900 ms: more than
+    // twice as late, and later than 1 % of the 990 ms arrival span → overloaded.
+    let m = run(&sglang_plan(100_000, 1), fast, 1);
+    assert!(m.overloaded);
+    assert_eq!(m.peak_waiting, 0);
     let slow: Vec<RequestSpec> = (0..100u64)
         .map(|i| req(10, 10, Some(Duration::from_ms(200 * i))))
         .collect();
-    let m = run(&sglang_plan(100_000, 1), slow, 1);
+    let m = run(&sglang_plan(100_000, 1), slow, 100);
     assert!(!m.overloaded);
     // Served alone on arrival: TTFT = the 20 ms prefill, exactly (±1/1024 of the histogram).
     assert!((m.ttft.percentile_ms(99.0) - 20.0).abs() <= 20.0 / 1024.0);
@@ -347,4 +355,34 @@ fn a_shared_prefix_is_prefilled_once() {
         assert_eq!(m.finished, 2);
         assert_eq!(rec.0, vec![(1, 100), (1, second)]);
     }
+}
+
+/// Issue #18 "Done when": at open-loop rates past saturation the queue grows and the report says
+/// the system is overloaded. scenarios/examples/llama-3.1-8b-h100-open-loop.toml (Llama-3.1-8B, one
+/// H100, SGLang; prompts 512–1024, outputs 128–256) with 600 requests: measured with this build, the
+/// box serves about 25 requests/s when saturated (2,000 requests at 200 req/s finish at 25.0 req/s,
+/// `tpsim run` on the example with those two keys changed). At 8 req/s (a third of that) the queue
+/// stays empty; at 200 req/s (8× past it) requests wait and the run is flagged overloaded, its TTFT
+/// p50 above a second (arrivals outrun service by ~175 req/s over 3 s).
+#[test]
+fn open_loop_rates_past_saturation_report_overload() {
+    let text = std::fs::read_to_string(common::scenario("examples/llama-3.1-8b-h100-open-loop.toml"))
+        .unwrap()
+        .replace("num_requests = 200", "num_requests = 600");
+    let at = |rate: &str| {
+        let t = text.replace("request_rate = 8.0", &format!("request_rate = {rate}"));
+        let s = tpsim::scenario::load_str(&t, std::path::Path::new("serving.toml")).unwrap();
+        tpsim::report::build(&s, &tpsim::decode::predict(&s).unwrap())
+    };
+    let calm = at("8.0");
+    let calm_s = calm.serving.as_ref().unwrap();
+    assert!(!calm_s.overloaded);
+    assert_eq!(calm_s.peak_waiting, 0);
+    let busy = at("200.0");
+    let busy_s = busy.serving.as_ref().unwrap();
+    assert!(busy_s.overloaded);
+    assert!(busy_s.peak_waiting > 100, "{}", busy_s.peak_waiting);
+    assert!(busy_s.ttft_ms.p50 > 1000.0, "{}", busy_s.ttft_ms.p50);
+    // Served throughput saturates: 200 offered, at most ~25-30 req/s served.
+    assert!(busy_s.request_throughput < 35.0, "{}", busy_s.request_throughput);
 }

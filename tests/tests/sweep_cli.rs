@@ -83,7 +83,12 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
             "kv_tokens",
             "min_mem_fraction_static",
             "allreduce_ms_per_iter",
-            "bottleneck"
+            "bottleneck",
+            "ttft_p99_ms",
+            "tpot_p99_ms",
+            "request_throughput",
+            "preemptions",
+            "peak_kv_utilisation"
         ]
     );
     // First --set outermost: (1, nccl), (1, custom), (3, nccl), …
@@ -114,6 +119,11 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
             ("kv_tokens", &j["memory"]["kv_tokens"]),
             ("min_mem_fraction_static", &j["memory"]["min_mem_fraction_static"]),
             ("allreduce_ms_per_iter", &j["breakdown_by_op"]["allreduce"]),
+            ("ttft_p99_ms", &j["serving"]["ttft_ms"]["p99"]),
+            ("tpot_p99_ms", &j["serving"]["tpot_ms"]["p99"]),
+            ("request_throughput", &j["serving"]["request_throughput"]),
+            ("preemptions", &j["serving"]["preemptions"]),
+            ("peak_kv_utilisation", &j["serving"]["peak_kv_utilisation"]),
         ] {
             // Exact: the same bits (tolerance zero).
             let (a, b) = (num(&h, r, col), f(json));

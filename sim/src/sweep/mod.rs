@@ -287,6 +287,11 @@ impl Sweep {
                 allreduce_ms_per_iter: decoded
                     .then(|| r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0)),
                 bottleneck: r.bottleneck,
+                ttft_p99_ms: p.main.ttft_percentile_ms(99.0),
+                tpot_p99_ms: decoded.then(|| p.main.request_tpot_percentile_ms(99.0)),
+                request_throughput: p.main.request_throughput(),
+                preemptions: p.main.preemptions,
+                peak_kv_utilisation: p.main.peak_kv_utilisation,
             });
         }
         Ok(row)
@@ -347,6 +352,17 @@ pub struct Perf {
     pub allreduce_ms_per_iter: Option<f64>,
     /// The category with the most time per iteration.
     pub bottleneck: String,
+    // Issue #18: the serving loop's figures, so that a sweep can plot load against them.
+    /// 99th percentile of time to first token (from arrival: queueing counts), ms.
+    pub ttft_p99_ms: f64,
+    /// 99th percentile of the per-request time per output token, ms (`None` without decoding).
+    pub tpot_p99_ms: Option<f64>,
+    /// Finished requests per second of simulated time.
+    pub request_throughput: f64,
+    /// Retractions (SGLang) or preemptions (vLLM) over the run.
+    pub preemptions: u64,
+    /// Peak share of the KV pool in use, 0 to 1.
+    pub peak_kv_utilisation: f64,
 }
 
 /// One point's row.
@@ -380,6 +396,12 @@ pub fn metric_columns(spec: bool) -> Vec<&'static str> {
         "min_mem_fraction_static",
         "allreduce_ms_per_iter",
         "bottleneck",
+        // Issue #18: serving under load.
+        "ttft_p99_ms",
+        "tpot_p99_ms",
+        "request_throughput",
+        "preemptions",
+        "peak_kv_utilisation",
     ]);
     c
 }
@@ -393,6 +415,11 @@ pub const PLOTTABLE: &[&str] = &[
     "kv_tokens",
     "min_mem_fraction_static",
     "allreduce_ms_per_iter",
+    "ttft_p99_ms",
+    "tpot_p99_ms",
+    "request_throughput",
+    "preemptions",
+    "peak_kv_utilisation",
 ];
 
 impl Row {
@@ -407,6 +434,11 @@ impl Row {
             "kv_tokens" => Some(self.kv_tokens as f64),
             "min_mem_fraction_static" => self.min_mem_fraction_static,
             "allreduce_ms_per_iter" => p.and_then(|p| p.allreduce_ms_per_iter),
+            "ttft_p99_ms" => p.map(|p| p.ttft_p99_ms),
+            "tpot_p99_ms" => p.and_then(|p| p.tpot_p99_ms),
+            "request_throughput" => p.map(|p| p.request_throughput),
+            "preemptions" => p.map(|p| p.preemptions as f64),
+            "peak_kv_utilisation" => p.map(|p| p.peak_kv_utilisation),
             _ => None,
         };
         v.filter(|v| v.is_finite())
