@@ -70,6 +70,9 @@ pub struct ProfileShape {
     pub hidden: u64,
     /// Dense gated-MLP width on this rank (`intermediate_size / tp`; 0 when no layer is dense).
     pub mlp_intermediate: u64,
+    /// phi2 (issue #17): the dense MLP is gated (`gate_up_proj` + `SiluAndMul`); false for Phi's
+    /// fc1 → GELU → fc2.
+    pub mlp_gated: bool,
     /// Vocabulary (logits per request).
     pub vocab: u64,
     /// Bytes per activation element (the serving dtype).
@@ -133,11 +136,17 @@ pub fn moe_workspace_bytes(tokens: u64, top_k: u64, inter: u64, hidden: u64, dty
 /// The count of residual tensors is a reading of that dataflow; engine-memory.tsv lines 13 and 20
 /// (the two rows whose forward pass binds) agree to +0.02 GiB. MoE-only models: 0 (their sampler
 /// binds in every row at hand).
+///
+/// phi2 (issue #17): a non-gated MLP (vLLM 0.19.0 `models/phi.py` `PhiMLP.forward`: `fc1` output
+/// `[T, I]`, then the GELU's output `[T, I]` before `fc1`'s is freed) is `2I` wide at that point,
+/// beside the same four residual-stream tensors (`PhiLayer.forward` keeps the residual, the
+/// LayerNorm output feeding both branches and the attention output alive through the MLP).
 pub fn forward_peak_bytes(s: &ProfileShape) -> u64 {
     if s.mlp_intermediate == 0 {
         return 0;
     }
-    s.max_num_batched_tokens * (3 * s.mlp_intermediate + 4 * s.hidden) * s.dtype_bytes
+    let mlp = if s.mlp_gated { 3 } else { 2 } * s.mlp_intermediate;
+    s.max_num_batched_tokens * (mlp + 4 * s.hidden) * s.dtype_bytes
 }
 
 /// The dummy sampler run at its peak (vLLM 0.19.0 `gpu_model_runner.py` `_dummy_sampler_run`,
@@ -229,6 +238,7 @@ mod tests {
             max_num_seqs: 1_024,
             hidden,
             mlp_intermediate: inter,
+            mlp_gated: true,
             vocab,
             dtype_bytes: dtype,
             sm_count: 132,
@@ -284,6 +294,33 @@ mod tests {
         };
         assert_eq!(forward_peak_bytes(&tiny), 0);
         assert_eq!(sampler_peak_bytes(&p, &tiny), (4 + 8) * 16 * 2 + 4 * 100 * 14);
+    }
+
+    /// phi2 (issue #17): phi-2's non-gated MLP at its widest (fc1 and GELU outputs), and the sampler
+    /// binding (engine-memory.tsv line 26 logs activation = 0.79 GiB).
+    #[test]
+    fn non_gated_mlp_of_phi_2() {
+        // Forward: 8192 × (2 × 10,240 + 4 × 2560) × 2 = 503,316,480 B (gated would be 8192 × (3 ×
+        // 10,240 + 4 × 2560) × 2 = 671,088,640). Sampler: (8192 + 2 × 1024) × 2560 × 2 = 52,428,800
+        // + 1024 × 51,200 × 14 = 734,003,200 + 132 × 51,200 × 4 = 27,033,600 → 813,465,600 B; plus
+        // 32 MiB of cuBLAS workspace = 847,020,032 B = 0.789 GiB.
+        let p = StartupParams {
+            activation_base_gib: 0.0,
+            sampler_bytes_per_logit: 12.0,
+            ..params()
+        };
+        let s = ProfileShape {
+            mlp_gated: false,
+            cublas_workspace: cublas_workspace_bytes(9),
+            ..shape(2_560, 10_240, 51_200, 2)
+        };
+        assert_eq!(forward_peak_bytes(&s), 503_316_480);
+        assert_eq!(
+            forward_peak_bytes(&ProfileShape { mlp_gated: true, ..s }),
+            671_088_640
+        );
+        assert_eq!(sampler_peak_bytes(&p, &s), 813_465_600);
+        assert_eq!(peak_activation(&p, &s).0, 847_020_032);
     }
 
     #[test]

@@ -263,7 +263,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 35] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 36] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -303,6 +303,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 35] = [
     "GraniteMoeForCausalLM",
     "PhiMoEForCausalLM",
     "LlavaNextForConditionalGeneration",
+    // phi2 (issue #17): phi-1/1.5/2.
+    "PhiForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -344,6 +346,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "GraniteMoeForCausalLM" => Architecture::GraniteMoe,
         "PhiMoEForCausalLM" => Architecture::PhiMoe,
         "LlavaNextForConditionalGeneration" => Architecture::LlavaNext,
+        // phi2 (issue #17): phi-1/1.5/2.
+        "PhiForCausalLM" => Architecture::Phi,
         _ => return None,
     })
 }
@@ -508,6 +512,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             Vec::new()
         },
     };
+    // phi2 (issue #17): vLLM refuses a tied Phi.
+    if arch == Architecture::Phi {
+        super::phi::check_untied(spec.tie_word_embeddings, an)?;
+    }
     if spec.moe.is_none() && quant.experts.is_some() {
         return Err(ModelError::InvalidQuantization {
             field: "experts".into(),
@@ -968,6 +976,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // `models/granitemoe.py`: `bias=False`); Phi-3.5-MoE reads `attention_bias` (SGLang; vLLM
         // 0.11.0 hard-codes `bias=True`, as the published config says).
         Architecture::GraniteMoe => false,
+        // phi2 (issue #17): vLLM 0.19.0 `models/phi.py` `PhiAttention`: `QKVParallelLinear(..., bias=True)`.
+        Architecture::Phi => true,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {

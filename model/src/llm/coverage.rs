@@ -138,6 +138,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::GraniteMoe => &GRANITE_MOE,
         Architecture::PhiMoe => &PHI_MOE,
         Architecture::LlavaNext => &LLAVA_NEXT,
+        // phi2 (issue #17): phi-1/1.5/2.
+        Architecture::Phi => &PHI,
     }
 }
 
@@ -534,6 +536,17 @@ static LLAVA_NEXT: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
+// phi2 (issue #17): phi-1/1.5/2.
+static PHI: Coverage = Coverage {
+    arch: Architecture::Phi,
+    families: "Phi-1, Phi-1.5, Phi-2 (parallel attention + GELU MLP)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 26: vLLM 0.19.0, phi-2, 1× H100, KV tokens",
+        "vllm_startup::phi_2_h100_tp1_line_26",
+    )]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,7 +558,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 32);
+        assert_eq!(all.len(), 33);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

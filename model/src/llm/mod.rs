@@ -31,6 +31,8 @@ pub mod quant_hf;
 // fam (issue #16): GraniteMoE / Phi-3.5-MoE extras and LLaVA-NeXT's text defaults and CLIP tower.
 mod llava_next;
 mod moe_families;
+// phi2 (issue #17): PhiForCausalLM (phi-1/1.5/2).
+mod phi;
 mod weights;
 
 #[cfg(test)]
@@ -45,6 +47,9 @@ mod tests_h3;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
 #[cfg(test)]
 mod tests_fam;
+// phi2 (issue #17): phi-2.
+#[cfg(test)]
+mod tests_phi;
 
 use serde::Serialize;
 
@@ -222,6 +227,11 @@ pub enum Architecture {
     /// `text_config` (transformers' defaults for the keys it omits), a CLIP ViT built up to
     /// `vision_feature_layer`, a two-layer projector and the `image_newline` vector.
     LlavaNext,
+    // phi2 (issue #17): Phi-1/1.5/2 (`phi` module).
+    /// `PhiForCausalLM` (phi-1, phi-1.5, phi-2): attention and a non-gated GELU MLP in parallel off
+    /// one LayerNorm (with bias), QKV / dense / fc1 / fc2 all biased, partial rotary, final LayerNorm
+    /// and an LM head with a bias, untied embeddings. See the `phi` module.
+    Phi,
 }
 
 /// Attention layout.

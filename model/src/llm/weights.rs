@@ -232,6 +232,12 @@ impl ModelSpec {
                 inv.lm_head.push(head_bias);
             }
         }
+        // phi2 (issue #17): Phi's final LayerNorm bias and LM-head bias (`llm::phi`).
+        if self.arch == super::Architecture::Phi {
+            let (norm_bias, head_bias) = super::phi::top_extras(h, inv.vocab_rows);
+            inv.final_norm.push(norm_bias);
+            inv.lm_head.push(head_bias);
+        }
 
         let attn = self.attention_pieces(t);
         let linear = self.linear_attention.map(|g| g.pieces(h, t));
@@ -314,6 +320,11 @@ impl ModelSpec {
                 if self.arch == super::Architecture::PhiMoe {
                     ps.extend(super::moe_families::phimoe_layer_extras(h, self.attention_bias));
                 }
+                // phi2 (issue #17): Phi's `dense` bias (its one LayerNorm's weight + bias are the two
+                // generic norm vectors above; `llm::phi`).
+                if self.arch == super::Architecture::Phi {
+                    ps.extend(super::phi::layer_extras(h));
+                }
                 // h3: GLM-4-0414 adds post_self_attn_layernorm and post_mlp_layernorm (SGLang 0.5.9
                 // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated.
                 // Gemma-2/3: pre- and post-feed-forward RMSNorms beside the usual two (issue #16).
@@ -377,6 +388,11 @@ impl ModelSpec {
             ]
         };
         match *ffn {
+            // phi2 (issue #17): Phi's non-gated fc1/GELU/fc2 MLP with biases (`llm::phi`).
+            Ffn::Dense { intermediate } if self.arch == super::Architecture::Phi => FfnPieces {
+                dense: super::phi::mlp_pieces(h, intermediate, t),
+                ..FfnPieces::default()
+            },
             Ffn::Dense { intermediate } => FfnPieces {
                 dense: mlp(intermediate, Fmt::Linear, ["mlp.gate_up_proj", "mlp.down_proj"]),
                 ..FfnPieces::default()

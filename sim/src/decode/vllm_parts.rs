@@ -77,6 +77,8 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
             hidden: s.model.hidden,
             // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
             mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
+            // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated.
+            mlp_gated: s.model.arch != Architecture::Phi,
             vocab: s.model.vocab,
             dtype_bytes: dtype,
             sm_count: u64::from(s.hardware.gpu.sm_count),

@@ -269,6 +269,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::GraniteMoe => "granitemoe",
         A::PhiMoe => "phimoe",
         A::LlavaNext => "mistral",
+        // phi2 (issue #17).
+        A::Phi => "phi",
     }
 }
 
