@@ -3,7 +3,7 @@
 //!
 //! The loop asks the engine's scheduler ([`super::sglang`], [`super::vllm`]) for the next iteration,
 //! costs it ([`IterationCosts`]), advances the clock by its makespan and applies what it produced.
-//! Requests come from a [`RequestStream`]: without an arrival time the client keeps `concurrency`
+//! Requests come from a [`RequestStream`](crate::workload::RequestStream): without an arrival time the client keeps `concurrency`
 //! requests in flight (a closed loop: the next is sent when one finishes); with one, the request
 //! enters the waiting queue at that time (an open loop). With nothing to run the clock jumps to the
 //! next arrival.
