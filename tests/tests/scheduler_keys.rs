@@ -1,0 +1,125 @@
+//! Issue #18 point 1 (schedkeys): the engines' scheduler settings as scenario keys — each reaches the
+//! serving loop's plan and changes what it should (sim/src/scenario/scheduler.rs, serve/mod.rs `plan`).
+//! Scenarios: Llama-3.1-8B on 1× H100 SXM (80 GiB: SGLang 0.5.9 `_handle_gpu_memory_settings` gives
+//! chunked_prefill_size 8192 for 80 GiB cards), page_size 1 (SGLang's default).
+
+use tpsim::decode::{Prediction, plan_memory, predict};
+use tpsim::scenario::{Scenario, load_str};
+use tpsim::serve::{self, EnginePlan};
+
+fn scn(engine: &str, workload: &str) -> Scenario {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
+         [engine]\ntp = 1\n{engine}\n[workload]\n{workload}\n"
+    );
+    load_str(&text, std::path::Path::new("scheduler_keys.toml")).unwrap()
+}
+
+fn run(engine: &str, workload: &str) -> Prediction {
+    predict(&scn(engine, workload)).unwrap()
+}
+
+fn sglang_settings(engine: &str) -> serve::sglang::Settings {
+    let s = scn(engine, "concurrency = 1\nprompt_len = 16\noutput_len = 4");
+    match serve::plan(&s, &plan_memory(&s), false).engine {
+        EnginePlan::Sglang(set) => set,
+        EnginePlan::Vllm(_) => panic!("expected SGLang"),
+    }
+}
+
+#[test]
+fn sglang_keys_reach_the_plan() {
+    // Defaults: chunk 8192 (80 GiB card), max_prefill_tokens 16384, conservativeness 1.0.
+    let d = sglang_settings("");
+    assert_eq!(
+        (d.chunked_prefill_size, d.max_prefill_tokens, d.conservativeness),
+        (Some(8192), 16384, 1.0)
+    );
+    let s = sglang_settings(
+        "chunked_prefill_size = 512\nmax_prefill_tokens = 3000\nschedule_conservativeness = 2.5",
+    );
+    assert_eq!(
+        (s.chunked_prefill_size, s.max_prefill_tokens, s.conservativeness),
+        (Some(512), 3000, 2.5)
+    );
+    // -1: chunking off (SGLang scheduler.py: size <= 0 → None).
+    assert_eq!(
+        sglang_settings("chunked_prefill_size = -1").chunked_prefill_size,
+        None
+    );
+}
+
+#[test]
+fn chunked_prefill_size_splits_a_long_prompt() {
+    // One request, prompt 2048, output 1 (the prefill's token ends it). chunk 512: the adder truncates
+    // the prompt to 512 and keeps it as the chunked request; 2048 / 512 = 4 prefill iterations, and
+    // the first token comes at the end of the 4th, so TTFT = the prefill time of the 4 chunks.
+    let w = "concurrency = 1\nprompt_len = 2048\noutput_len = 1";
+    let p = run("chunked_prefill_size = 512", w).main;
+    assert_eq!(p.prefill_iterations, 4);
+    assert_eq!(p.finished, 1);
+    assert_eq!(p.ttft.mean_ms(), p.prefill_time.as_ms_f64());
+    // Default chunk 8192 ≥ 2048: one prefill iteration, and a shorter TTFT than four chunks.
+    let d = run("", w).main;
+    assert_eq!(d.prefill_iterations, 1);
+    assert!(
+        d.ttft.mean_ms() < p.ttft.mean_ms(),
+        "{} vs {}",
+        d.ttft.mean_ms(),
+        p.ttft.mean_ms()
+    );
+    // Prompt 10,000 > 8192: two chunks by default (8192 + 1808); -1 (off) prefills it in one.
+    let w = "concurrency = 1\nprompt_len = 10000\noutput_len = 1";
+    assert_eq!(run("", w).main.prefill_iterations, 2);
+    assert_eq!(run("chunked_prefill_size = -1", w).main.prefill_iterations, 1);
+}
+
+#[test]
+fn max_prefill_tokens_bounds_a_prefill_batch() {
+    // 4 requests of prompt 1000, output 1, all waiting at once. PrefillAdder.add_one_req refuses a
+    // request whose input ≥ rem_input_tokens unless the batch is empty:
+    // - 2001: r1 → rem 1001; r2 1000 < 1001 → rem 1; r3 1000 ≥ 1 → stop: 2 per batch, 2 prefills.
+    // - 2000: r1 → rem 1000; r2 1000 ≥ 1000 → stop: 1 per batch, 4 prefills.
+    // - default 16384 (chunk 8192 ≥ 4000): all 4 in one prefill.
+    let w = "concurrency = 4\nnum_requests = 4\nprompt_len = 1000\noutput_len = 1";
+    assert_eq!(run("max_prefill_tokens = 2001", w).main.prefill_iterations, 2);
+    assert_eq!(run("max_prefill_tokens = 2000", w).main.prefill_iterations, 4);
+    assert_eq!(run("", w).main.prefill_iterations, 1);
+}
+
+/// One group of 4 prompts: system prompt 1000 + question 24, output 1, one at a time (concurrency 1).
+const GSP: &str = "concurrency = 1\n[workload.shared_prefix]\nnum_groups = 1\nprompts_per_group = 4\n\
+                   system_prompt_len = 1000\nquestion_len = 24\noutput_len = 1";
+/// The same request alone.
+const ONE: &str = "concurrency = 1\n[workload.shared_prefix]\nnum_groups = 1\nprompts_per_group = 1\n\
+                   system_prompt_len = 1000\nquestion_len = 24\noutput_len = 1";
+
+#[test]
+fn disable_radix_cache_prefills_the_shared_prefix_every_time() {
+    // Without the cache each of the 4 requests prefills all 1024 tokens on an idle engine: exactly 4 ×
+    // the prefill time of one (integer time).
+    let one = run("", ONE).main.prefill_time;
+    let off = run("disable_radix_cache = true", GSP).main;
+    assert_eq!(off.finished, 4);
+    assert_eq!(off.prefill_time, one.times(4));
+    // With the cache requests 2–4 reuse the 1000-token prefix and prefill 24 tokens: less time.
+    let on = run("", GSP).main.prefill_time;
+    assert!(on < one.times(4), "{on:?} vs {:?}", one.times(4));
+}
+
+#[test]
+fn vllm_no_prefix_caching_prefills_the_shared_prefix_every_time() {
+    // vLLM: one request at a time, each of output 1 (its prefill step ends it): without caching the run
+    // is 4 identical 1024-token prefill steps back to back, exactly 4 × the makespan of one.
+    let one = run("name = \"vllm\"", ONE).main.makespan;
+    let off = run("name = \"vllm\"\nenable_prefix_caching = false", GSP).main;
+    assert_eq!(off.finished, 4);
+    assert_eq!(off.makespan, one.times(4));
+    // Caching on (vLLM's default, and stated true): requests 2–4 compute only their 24-token questions
+    // (vLLM caches whole 16-token blocks: 62 blocks = 992 tokens hit).
+    let on = run("name = \"vllm\"\nenable_prefix_caching = true", GSP)
+        .main
+        .makespan;
+    assert_eq!(on, run("name = \"vllm\"", GSP).main.makespan);
+    assert!(on < one.times(4), "{on:?} vs {:?}", one.times(4));
+}
