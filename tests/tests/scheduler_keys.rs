@@ -123,3 +123,27 @@ fn vllm_no_prefix_caching_prefills_the_shared_prefix_every_time() {
     assert_eq!(on, run("name = \"vllm\"", GSP).main.makespan);
     assert!(on < one.times(4), "{on:?} vs {:?}", one.times(4));
 }
+
+#[test]
+fn sglang_keys_are_refused_under_vllm() {
+    for key in [
+        "chunked_prefill_size = 512",
+        "max_prefill_tokens = 4096",
+        "schedule_conservativeness = 0.5",
+        "disable_radix_cache = true",
+        "schedule_policy = \"fcfs\"",
+    ] {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
+             [engine]\nname = \"vllm\"\ntp = 1\n{key}\n[workload]\nconcurrency = 1\nprompt_len = 16\noutput_len = 4\n"
+        );
+        let e = load_str(&text, std::path::Path::new("v.toml"))
+            .unwrap_err()
+            .to_string();
+        let name = key.split(' ').next().unwrap();
+        assert!(
+            e.contains(&format!("engine.{name}")) && e.contains("an SGLang setting"),
+            "{e}"
+        );
+    }
+}
