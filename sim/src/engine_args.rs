@@ -250,6 +250,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if sglang && e.disable_radix_cache == Some(true) {
         c.flag("--disable-radix-cache");
     }
+    if sglang && e.enable_mixed_chunk == Some(true) {
+        c.flag("--enable-mixed-chunk");
+    }
     if let Some(p) = e.schedule_policy.as_deref().filter(|_| sglang) {
         c.arg("--schedule-policy", p);
     }

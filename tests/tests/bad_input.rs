@@ -1125,6 +1125,8 @@ fn scheduler_keys_refused_as_the_engine_would() {
     );
     let e = with("sc-nan", "schedule_conservativeness = nan");
     assert!(e.contains("engine.schedule_conservativeness"), "{e}");
+    let e = with("emc-string", "enable_mixed_chunk = 1");
+    assert!(e.contains("enable_mixed_chunk"), "{e}");
     let e = with("drc-string", "disable_radix_cache = \"yes\"");
     assert!(e.contains("disable_radix_cache"), "{e}");
     // Not among SGLang 0.5.9's --schedule-policy choices: its list; a choice tpsim does not model.

@@ -625,6 +625,7 @@ max_prefill_tokens = 8192
 schedule_conservativeness = 1.3
 disable_radix_cache = true
 schedule_policy = "fcfs"
+enable_mixed_chunk = true
 "#,
     );
     let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
@@ -634,6 +635,11 @@ schedule_policy = "fcfs"
     assert_eq!(c.value_of("--schedule-policy"), Some("fcfs"));
     assert!(
         c.args.contains(&"--disable-radix-cache".to_string()),
+        "{:?}",
+        c.args
+    );
+    assert!(
+        c.args.contains(&"--enable-mixed-chunk".to_string()),
         "{:?}",
         c.args
     );

@@ -132,6 +132,7 @@ fn sglang_keys_are_refused_under_vllm() {
         "schedule_conservativeness = 0.5",
         "disable_radix_cache = true",
         "schedule_policy = \"fcfs\"",
+        "enable_mixed_chunk = true",
     ] {
         let text = format!(
             "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
@@ -142,8 +143,34 @@ fn sglang_keys_are_refused_under_vllm() {
             .to_string();
         let name = key.split(' ').next().unwrap();
         assert!(
-            e.contains(&format!("engine.{name}")) && e.contains("an SGLang setting"),
+            e.contains(&format!("engine.{name}"))
+                && (e.contains("an SGLang setting") || e.contains("an SGLang flag")),
             "{e}"
         );
     }
+}
+
+#[test]
+fn mixed_chunk_runs_prefills_with_the_running_decodes() {
+    // Concurrency 2, 4 requests of prompt 100, output 10 (the prefill gives token 1), and
+    // max_prefill_tokens 100 so that a prefill batch holds one request (the 2nd's input 100 ≥ the
+    // 0 tokens left; with mixing the first request of a batch passes at any budget, count 0).
+    // Separate (default): P(r1) P(r2) 9×D (both reach 10 together) P(r3) P(r4) 9×D: 4 prefill-only
+    // and 18 decode iterations, 22 in all.
+    // Mixed: P(r1), M(r2 + r1's decode), 8×D (r1 ends at 10, r2 at 9), M(r3 + r2: r2 ends),
+    // M(r4 + r3), 8×D (r3 ends, r4 at 9), D: 1 prefill-only and 20 decoding iterations, 21 in all.
+    let w = "concurrency = 2\nnum_requests = 4\nprompt_len = 100\noutput_len = 10";
+    let sep = run("max_prefill_tokens = 100", w).main;
+    assert_eq!((sep.prefill_iterations, sep.iterations), (4, 18));
+    let mix = run("max_prefill_tokens = 100\nenable_mixed_chunk = true", w).main;
+    assert_eq!((mix.prefill_iterations, mix.iterations), (1, 20));
+    assert_eq!((sep.finished, mix.finished), (4, 4));
+    assert_eq!((sep.output_tokens, mix.output_tokens), (40, 40));
+    // SGLang mixes only with chunked prefill on (scheduler.py `is_mixed_chunk`): with -1, as separate.
+    let off = run(
+        "max_prefill_tokens = 100\nenable_mixed_chunk = true\nchunked_prefill_size = -1",
+        w,
+    )
+    .main;
+    assert_eq!((off.prefill_iterations, off.iterations), (4, 18));
 }

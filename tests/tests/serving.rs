@@ -43,6 +43,7 @@ fn sglang_plan(kv_tokens: u64, max_running: u32) -> Plan {
             max_running_requests: max_running,
             conservativeness: 1.0,
             spec_reserve: None,
+            mixed_chunk: false,
         }),
         graphs: Vec::new(),
     }

@@ -239,9 +239,12 @@ impl Resolver<'_> {
                 disable_radix_cache: e.disable_radix_cache,
                 schedule_policy: e.schedule_policy.clone(),
                 enable_prefix_caching: e.enable_prefix_caching,
+                enable_mixed_chunk: e.enable_mixed_chunk,
             },
             kind,
             page_size,
+            speculative,
+            &mut collective_warnings,
         )?;
         Ok(Engine {
             scheduler,

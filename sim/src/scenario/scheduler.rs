@@ -21,6 +21,8 @@ pub struct SchedulerKeys {
     /// Prefix reuse: SGLang's radix cache (off with `--disable-radix-cache`), vLLM's prefix caching
     /// (`--enable-prefix-caching`, default on). True by default in both.
     pub prefix_cache: bool,
+    /// SGLang `--enable-mixed-chunk` (after SGLang's own adjustment: off with speculation).
+    pub mixed_chunk: bool,
 }
 
 /// The raw keys of `[engine]` this module reads.
@@ -31,6 +33,7 @@ pub(super) struct RawKeys {
     pub disable_radix_cache: Option<bool>,
     pub schedule_policy: Option<String>,
     pub enable_prefix_caching: Option<bool>,
+    pub enable_mixed_chunk: Option<bool>,
 }
 
 /// SGLang 0.5.9 `server_args.py` `--schedule-policy` choices.
@@ -50,6 +53,8 @@ impl Resolver<'_> {
         r: RawKeys,
         kind: EngineKind,
         page_size: u64,
+        speculative: bool,
+        warnings: &mut Vec<String>,
     ) -> Result<SchedulerKeys, ScenarioError> {
         let sglang_only = |key: &str| {
             self.invalid(
@@ -73,6 +78,12 @@ impl Resolver<'_> {
             }
             if r.schedule_policy.is_some() {
                 return Err(sglang_only("engine.schedule_policy"));
+            }
+            if r.enable_mixed_chunk.is_some() {
+                return Err(self.invalid(
+                    "engine.enable_mixed_chunk",
+                    "an SGLang flag: vLLM 0.11's V1 scheduler always runs prefill chunks with the decodes",
+                ));
             }
             return Ok(SchedulerKeys {
                 prefix_cache: r.enable_prefix_caching.unwrap_or(true),
@@ -141,11 +152,22 @@ impl Resolver<'_> {
                 ));
             }
         }
+        // SGLang 0.5.9 `_handle_speculative_decoding`: EAGLE turns mixed chunk off with this warning.
+        let mut mixed_chunk = r.enable_mixed_chunk.unwrap_or(false);
+        if mixed_chunk && speculative {
+            mixed_chunk = false;
+            warnings.push(
+                "engine.enable_mixed_chunk: SGLang turns it off: \"Mixed chunked prefill is disabled because of \
+                 using eagle speculative decoding.\""
+                    .into(),
+            );
+        }
         Ok(SchedulerKeys {
             chunked_prefill_size,
             max_prefill_tokens: r.max_prefill_tokens,
             schedule_conservativeness: r.schedule_conservativeness,
             prefix_cache: !r.disable_radix_cache.unwrap_or(false),
+            mixed_chunk,
         })
     }
 }

@@ -411,6 +411,8 @@ pub struct EngineSection {
     pub schedule_policy: Option<String>,
     /// vLLM's `--enable-prefix-caching` / `--no-enable-prefix-caching` (default true).
     pub enable_prefix_caching: Option<bool>,
+    /// SGLang's `--enable-mixed-chunk` (default false): prefill chunks run with the running decodes.
+    pub enable_mixed_chunk: Option<bool>,
 }
 
 mergeable! {

@@ -67,6 +67,8 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 max_prefill_tokens: keys.max_prefill_tokens.unwrap_or(sglang::MAX_PREFILL_TOKENS),
                 max_running_requests: max_running,
                 // `schedule_conservativeness` 1.0, × 0.3 under DP attention (`_handle_data_parallelism`).
+                // SGLang 0.5.9 scheduler.py `is_mixed_chunk`: only with chunked prefill on.
+                mixed_chunk: keys.mixed_chunk && chunk.is_some(),
                 conservativeness: keys.schedule_conservativeness.unwrap_or(1.0)
                     * if groups > 1 { 0.3 } else { 1.0 },
                 // `new_tokens_required_next_decode` (schedule_batch.py): max(steps × topk, draft tokens).
