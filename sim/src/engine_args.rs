@@ -256,6 +256,14 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(p) = e.schedule_policy.as_deref().filter(|_| sglang) {
         c.arg("--schedule-policy", p);
     }
+    match e.enable_chunked_prefill.filter(|_| !sglang) {
+        Some(true) => c.flag("--enable-chunked-prefill"),
+        Some(false) => c.flag("--no-enable-chunked-prefill"),
+        None => {}
+    }
+    if let Some(n) = e.long_prefill_token_threshold.filter(|_| !sglang) {
+        c.arg("--long-prefill-token-threshold", n);
+    }
     match e.enable_prefix_caching.filter(|_| !sglang) {
         Some(true) => c.flag("--enable-prefix-caching"),
         Some(false) => c.flag("--no-enable-prefix-caching"),

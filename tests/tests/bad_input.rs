@@ -1138,6 +1138,13 @@ fn scheduler_keys_refused_as_the_engine_would() {
     );
     let e = with("sp-lpm", "schedule_policy = \"lpm\"");
     assert!(e.contains("engine.schedule_policy") && e.contains("fcfs"), "{e}");
+    let e = with("lptt-neg", "long_prefill_token_threshold = -1");
+    assert!(e.contains("long_prefill_token_threshold"), "{e}");
+    let e = with("ecp-sglang", "enable_chunked_prefill = false");
+    assert!(
+        e.contains("engine.enable_chunked_prefill") && e.contains("chunked_prefill_size"),
+        "{e}"
+    );
     // vLLM's flag under SGLang.
     let e = with("epc-sglang", "enable_prefix_caching = false");
     assert!(

@@ -649,7 +649,8 @@ enable_mixed_chunk = true
             &format!("sched-vllm-{on}"),
             &format!(
                 "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\n\
-                 name = \"vllm\"\ntp = 1\nenable_prefix_caching = {on}\n"
+                 name = \"vllm\"\ntp = 1\nenable_prefix_caching = {on}\nenable_chunked_prefill = true\n\
+                 long_prefill_token_threshold = 256\n"
             ),
         );
         engine_args::for_file(Path::new(&f)).expect("command").1
@@ -660,6 +661,12 @@ enable_mixed_chunk = true
         "{:?}",
         c.args
     );
+    assert!(
+        c.args.contains(&"--enable-chunked-prefill".to_string()),
+        "{:?}",
+        c.args
+    );
+    assert_eq!(c.value_of("--long-prefill-token-threshold"), Some("256"));
     check_args(&c.args, 1, &accepted("vllm-0.11.0.txt")).expect("accepted by vLLM 0.11.0");
     // false: the negative form argparse.BooleanOptionalAction adds (vLLM 0.11.0 arg_utils.py
     // `get_kwargs`), which the flag list (positive names only) does not hold.

@@ -58,7 +58,8 @@ fn chunked_prefill_size_splits_a_long_prompt() {
     let p = run("chunked_prefill_size = 512", w).main;
     assert_eq!(p.prefill_iterations, 4);
     assert_eq!(p.finished, 1);
-    assert_eq!(p.ttft.mean_ms(), p.prefill_time.as_ms_f64());
+    // Both are the same integer picoseconds; 1e-9 ms allows only the f64 conversion.
+    assert!((p.ttft.mean_ms() - p.prefill_time.as_ms_f64()).abs() < 1e-9);
     // Default chunk 8192 ≥ 2048: one prefill iteration, and a shorter TTFT than four chunks.
     let d = run("", w).main;
     assert_eq!(d.prefill_iterations, 1);
@@ -173,4 +174,63 @@ fn mixed_chunk_runs_prefills_with_the_running_decodes() {
     )
     .main;
     assert_eq!((off.prefill_iterations, off.iterations), (4, 18));
+}
+
+#[test]
+fn vllm_long_prefill_token_threshold_caps_a_step() {
+    // vLLM V1 `Scheduler.schedule`: 0 < threshold < new tokens → the step computes threshold tokens.
+    // Prompt 2048, output 1, threshold 512: 2048 / 512 = 4 prefill steps (nothing decodes beside
+    // them); without it the default token budget (≥ 2048 on an H100) takes the prompt in one step.
+    let w = "concurrency = 1\nprompt_len = 2048\noutput_len = 1";
+    let p = run("name = \"vllm\"\nlong_prefill_token_threshold = 512", w).main;
+    assert_eq!((p.prefill_iterations, p.finished), (4, 1));
+    assert_eq!(run("name = \"vllm\"", w).main.prefill_iterations, 1);
+    // A threshold at or above the prompt changes nothing (0 < t < n only).
+    assert_eq!(
+        run("name = \"vllm\"\nlong_prefill_token_threshold = 2048", w)
+            .main
+            .prefill_iterations,
+        1
+    );
+}
+
+#[test]
+fn vllm_enable_chunked_prefill_false_is_overridden_with_a_warning() {
+    // vLLM 0.11.0 `_set_default_args` sets it true for generating models: the run is as with true.
+    let w = "concurrency = 1\nprompt_len = 2048\noutput_len = 4";
+    let s = scn("name = \"vllm\"\nenable_chunked_prefill = false", w);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|x| x.contains("enable_chunked_prefill") && x.contains("_set_default_args")),
+        "{:?}",
+        s.warnings
+    );
+    let on = scn("name = \"vllm\"\nenable_chunked_prefill = true", w);
+    assert!(!on.warnings.iter().any(|x| x.contains("enable_chunked_prefill")));
+    assert_eq!(
+        predict(&s).unwrap().main.makespan,
+        predict(&on).unwrap().main.makespan
+    );
+}
+
+#[test]
+fn vllm_keys_are_refused_under_sglang() {
+    for key in [
+        "enable_chunked_prefill = true",
+        "long_prefill_token_threshold = 512",
+    ] {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
+             [engine]\ntp = 1\n{key}\n[workload]\nconcurrency = 1\nprompt_len = 16\noutput_len = 4\n"
+        );
+        let e = load_str(&text, std::path::Path::new("s.toml"))
+            .unwrap_err()
+            .to_string();
+        let name = key.split(' ').next().unwrap();
+        assert!(
+            e.contains(&format!("engine.{name}")) && e.contains("a vLLM setting"),
+            "{e}"
+        );
+    }
 }

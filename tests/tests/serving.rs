@@ -57,6 +57,7 @@ fn vllm_plan(kv_tokens: u64) -> Plan {
             max_num_batched_tokens: 8192,
             max_num_seqs: 256,
             spec_tokens: 0,
+            long_prefill_token_threshold: 0,
         }),
         graphs: Vec::new(),
     }

@@ -240,6 +240,8 @@ impl Resolver<'_> {
                 schedule_policy: e.schedule_policy.clone(),
                 enable_prefix_caching: e.enable_prefix_caching,
                 enable_mixed_chunk: e.enable_mixed_chunk,
+                enable_chunked_prefill: e.enable_chunked_prefill,
+                long_prefill_token_threshold: e.long_prefill_token_threshold,
             },
             kind,
             page_size,

@@ -23,6 +23,8 @@ pub struct SchedulerKeys {
     pub prefix_cache: bool,
     /// SGLang `--enable-mixed-chunk` (after SGLang's own adjustment: off with speculation).
     pub mixed_chunk: bool,
+    /// vLLM `--long-prefill-token-threshold` (0: off).
+    pub long_prefill_token_threshold: u64,
 }
 
 /// The raw keys of `[engine]` this module reads.
@@ -34,6 +36,8 @@ pub(super) struct RawKeys {
     pub schedule_policy: Option<String>,
     pub enable_prefix_caching: Option<bool>,
     pub enable_mixed_chunk: Option<bool>,
+    pub enable_chunked_prefill: Option<bool>,
+    pub long_prefill_token_threshold: Option<u64>,
 }
 
 /// SGLang 0.5.9 `server_args.py` `--schedule-policy` choices.
@@ -85,8 +89,19 @@ impl Resolver<'_> {
                     "an SGLang flag: vLLM 0.11's V1 scheduler always runs prefill chunks with the decodes",
                 ));
             }
+            // vLLM 0.11.0 arg_utils.py `_set_default_args`: "V1 always uses chunked prefills and prefix
+            // caching for non-pooling tasks" — it sets enable_chunked_prefill = True over the user's
+            // value, silently; tpsim says so.
+            if r.enable_chunked_prefill == Some(false) {
+                warnings.push(
+                    "engine.enable_chunked_prefill = false: vLLM 0.11's V1 engine turns chunked prefill on for \
+                     generating models whatever is given (arg_utils.py `_set_default_args`); modelled as on"
+                        .into(),
+                );
+            }
             return Ok(SchedulerKeys {
                 prefix_cache: r.enable_prefix_caching.unwrap_or(true),
+                long_prefill_token_threshold: r.long_prefill_token_threshold.unwrap_or(0),
                 ..Default::default()
             });
         }
@@ -96,6 +111,18 @@ impl Resolver<'_> {
                 "a vLLM setting: with SGLang use disable_radix_cache",
             ));
         }
+        if r.enable_chunked_prefill.is_some() {
+            return Err(self.invalid(
+                "engine.enable_chunked_prefill",
+                "a vLLM setting: with SGLang use chunked_prefill_size (-1 = off)",
+            ));
+        }
+        if r.long_prefill_token_threshold.is_some() {
+            return Err(self.invalid(
+                "engine.long_prefill_token_threshold",
+                "a vLLM setting: with SGLang use chunked_prefill_size",
+            ));
+        }
         // SGLang's scheduler treats any size <= 0 as off (`scheduler.py`: "-1 means disable"); tpsim
         // takes −1 only, the documented value. A positive size must be a whole number of pages
         // (`check_server_args`).
@@ -103,7 +130,7 @@ impl Resolver<'_> {
             None => None,
             Some(-1) => Some(None),
             Some(n) if n > 0 => {
-                if n as u64 % page_size.max(1) != 0 {
+                if !(n as u64).is_multiple_of(page_size.max(1)) {
                     return Err(self.invalid(
                         "engine.chunked_prefill_size",
                         format!(
@@ -168,6 +195,7 @@ impl Resolver<'_> {
             schedule_conservativeness: r.schedule_conservativeness,
             prefix_cache: !r.disable_radix_cache.unwrap_or(false),
             mixed_chunk,
+            long_prefill_token_threshold: 0,
         })
     }
 }

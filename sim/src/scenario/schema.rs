@@ -413,6 +413,10 @@ pub struct EngineSection {
     pub enable_prefix_caching: Option<bool>,
     /// SGLang's `--enable-mixed-chunk` (default false): prefill chunks run with the running decodes.
     pub enable_mixed_chunk: Option<bool>,
+    /// vLLM's `--enable-chunked-prefill` (V1 turns it on for generating models whatever is given).
+    pub enable_chunked_prefill: Option<bool>,
+    /// vLLM's `--long-prefill-token-threshold` (default 0 = off): prompt tokens one request computes per step.
+    pub long_prefill_token_threshold: Option<u64>,
 }
 
 mergeable! {

@@ -92,6 +92,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     max_num_batched_tokens: tokens,
                     max_num_seqs: seqs.min(u64::from(u32::MAX)) as u32,
                     spec_tokens: spec.map_or(0, |sp| u64::from(sp.num_steps)),
+                    long_prefill_token_threshold: s.engine.scheduler.long_prefill_token_threshold,
                 }),
                 graphs: if spec.is_some() {
                     // vLLM pads a speculative decode by tokens, not requests: not modelled; as is.
