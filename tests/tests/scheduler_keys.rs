@@ -234,3 +234,34 @@ fn vllm_keys_are_refused_under_sglang() {
         );
     }
 }
+
+#[test]
+fn mixed_chunk_is_turned_off_with_eagle_as_sglang_does() {
+    // SGLang 0.5.9 `_handle_speculative_decoding`: "Mixed chunked prefill is disabled because of using
+    // eagle speculative decoding." — the scenario carries the warning and the plan does not mix.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/examples/llama-3.1-8b-eagle3-h200-bs1.toml"
+    ))
+    .unwrap()
+    .replace(
+        "mem_fraction_static = 0.88",
+        "mem_fraction_static = 0.88\nenable_mixed_chunk = true",
+    );
+    let s = load_str(&text, std::path::Path::new("eagle.toml")).unwrap();
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w
+                .contains("Mixed chunked prefill is disabled because of using eagle speculative decoding")),
+        "{:?}",
+        s.warnings
+    );
+    assert!(!s.engine.scheduler.mixed_chunk);
+    // Without speculation the same key stays on.
+    let plain = scn(
+        "enable_mixed_chunk = true",
+        "concurrency = 1\nprompt_len = 16\noutput_len = 4",
+    );
+    assert!(plain.engine.scheduler.mixed_chunk);
+}
