@@ -346,7 +346,15 @@ fn run_loop<'a>(
     rng: &RngStreams,
     speculate: bool,
 ) -> Result<LoopResult, DecodeError> {
-    let stream = crate::workload::RequestStream::new(s, rng);
+    // Issue #18 point 1 (schedkeys): without prefix reuse (SGLang `--disable-radix-cache`, vLLM
+    // `--no-enable-prefix-caching`) no request finds its shared prefix cached.
+    let cache = s.engine.scheduler.prefix_cache;
+    let stream = crate::workload::RequestStream::new(s, rng).map(move |mut r| {
+        if !cache {
+            r.prefix = None;
+        }
+        r
+    });
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
     let mut sampler = spec.map(|sp| sp.acceptance.sampler(sp.num_steps, sp.topk, sp.num_draft_tokens));

@@ -27,6 +27,8 @@
 //! | `engine.disable_overlap_schedule` | `--disable-overlap-schedule` | (none) |
 //! | `engine.max_num_seqs`, `engine.max_num_batched_tokens` | (refused) | `--max-num-seqs`, `--max-num-batched-tokens` |
 //! | `engine.enable_piecewise_cuda_graph` | `--enable-piecewise-cuda-graph` | (refused) |
+//! | `engine.chunked_prefill_size`, `max_prefill_tokens`, `schedule_conservativeness`, `disable_radix_cache`, `schedule_policy` | `--chunked-prefill-size`, … | (refused) |
+//! | `engine.enable_prefix_caching` | (refused) | `--enable-prefix-caching` / `--no-enable-prefix-caching` |
 //! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
 //! | `engine.attention_backend` | `--attention-backend` | (refused by the scenario) |
 //! | `engine.allreduce = "nccl"` | `--disable-custom-all-reduce` | `--disable-custom-all-reduce` |
@@ -233,6 +235,39 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     // SGLang's piecewise CUDA graphs (server_args.py 0.5.9 `--enable-piecewise-cuda-graph`).
     if sglang && e.enable_piecewise_cuda_graph == Some(true) {
         c.flag("--enable-piecewise-cuda-graph");
+    }
+    // Issue #18 point 1 (schedkeys): scheduler settings (SGLang 0.5.9 server_args.py; vLLM 0.11.0
+    // engine/arg_utils.py); the loader refuses each under the other engine.
+    if let Some(n) = e.chunked_prefill_size.filter(|_| sglang) {
+        c.arg("--chunked-prefill-size", n);
+    }
+    if let Some(n) = e.max_prefill_tokens.filter(|_| sglang) {
+        c.arg("--max-prefill-tokens", n);
+    }
+    if let Some(v) = e.schedule_conservativeness.filter(|_| sglang) {
+        c.arg("--schedule-conservativeness", v);
+    }
+    if sglang && e.disable_radix_cache == Some(true) {
+        c.flag("--disable-radix-cache");
+    }
+    if sglang && e.enable_mixed_chunk == Some(true) {
+        c.flag("--enable-mixed-chunk");
+    }
+    if let Some(p) = e.schedule_policy.as_deref().filter(|_| sglang) {
+        c.arg("--schedule-policy", p);
+    }
+    match e.enable_chunked_prefill.filter(|_| !sglang) {
+        Some(true) => c.flag("--enable-chunked-prefill"),
+        Some(false) => c.flag("--no-enable-chunked-prefill"),
+        None => {}
+    }
+    if let Some(n) = e.long_prefill_token_threshold.filter(|_| !sglang) {
+        c.arg("--long-prefill-token-threshold", n);
+    }
+    match e.enable_prefix_caching.filter(|_| !sglang) {
+        Some(true) => c.flag("--enable-prefix-caching"),
+        Some(false) => c.flag("--no-enable-prefix-caching"),
+        None => {}
     }
 
     kv_cache_dtype(&mut c, s, raw, sglang).map_err(|m| refuse("model.quantization.kv_cache_dtype", m))?;

@@ -196,7 +196,14 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
     let mut i = positional;
     while i < args.len() {
         let name = &args[i];
-        let Some(spec) = flags.get(name) else {
+        // Issue #18 point 1 (schedkeys): vLLM gives every bool field both `--x` and `--no-x`
+        // (`argparse.BooleanOptionalAction`, vLLM 0.11.0 engine/arg_utils.py `get_kwargs`); the lists hold
+        // the positive name only.
+        let negated = || {
+            let base = format!("--{}", name.strip_prefix("--no-")?);
+            flags.get(&base).filter(|f| engine == "vLLM" && f.kind == "flag")
+        };
+        let Some(spec) = flags.get(name).or_else(negated) else {
             return Err(format!(
                 "{engine} {} has no flag {name} (tests/data/engine-args/{}, from the engine's argument definitions); \
                  tpsim has no equivalent to print at this version",

@@ -42,6 +42,7 @@ pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
 pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
+pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
 mod speculative;
 mod vllm_spec; // issue #17: speculative decoding under vLLM
@@ -276,6 +277,8 @@ pub struct Engine {
     pub dcp: u32,
     /// Issue #17 point 1 (ep): SGLang's all-to-all MoE path (DeepEP) when on.
     pub moe_a2a: Option<moe_a2a::MoeA2a>,
+    /// Issue #18 point 1 (schedkeys): the scheduler settings as configured.
+    pub scheduler: scheduler::SchedulerKeys,
 }
 
 /// Resolved engine cost and memory parameters.

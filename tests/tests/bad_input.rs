@@ -1094,3 +1094,61 @@ fn a2a_keys_of_issue_17_point_1() {
         "{e}"
     );
 }
+
+// Issue #18 point 1 (schedkeys): the scheduler keys (scenario/scheduler.rs), each refused with the key.
+#[test]
+fn scheduler_keys_refused_as_the_engine_would() {
+    let with = |name: &str, extra: &str| bad(name, "page_size = 1", &format!("page_size = 1\n{extra}"));
+    let e = with("cps-zero", "chunked_prefill_size = 0");
+    assert!(
+        e.contains("engine.chunked_prefill_size") && e.contains("-1"),
+        "{e}"
+    );
+    // SGLang 0.5.9 check_server_args: "chunked_prefill_size must be divisible by page_size".
+    let e = bad(
+        "cps-page",
+        "page_size = 1",
+        "page_size = 16\nchunked_prefill_size = 1000",
+    );
+    assert!(
+        e.contains("engine.chunked_prefill_size") && e.contains("must be divisible by page_size"),
+        "{e}"
+    );
+    let e = with("mpt-zero", "max_prefill_tokens = 0");
+    assert!(e.contains("engine.max_prefill_tokens"), "{e}");
+    let e = with("mpt-neg", "max_prefill_tokens = -5");
+    assert!(e.contains("engine.max_prefill_tokens"), "{e}");
+    let e = with("sc-neg", "schedule_conservativeness = -1.0");
+    assert!(
+        e.contains("engine.schedule_conservativeness") && e.contains("positive"),
+        "{e}"
+    );
+    let e = with("sc-nan", "schedule_conservativeness = nan");
+    assert!(e.contains("engine.schedule_conservativeness"), "{e}");
+    let e = with("emc-string", "enable_mixed_chunk = 1");
+    assert!(e.contains("enable_mixed_chunk"), "{e}");
+    let e = with("drc-string", "disable_radix_cache = \"yes\"");
+    assert!(e.contains("disable_radix_cache"), "{e}");
+    // Not among SGLang 0.5.9's --schedule-policy choices: its list; a choice tpsim does not model.
+    let e = with("sp-unknown", "schedule_policy = \"sjf\"");
+    assert!(
+        e.contains("engine.schedule_policy")
+            && e.contains("'lpm', 'random', 'fcfs', 'dfs-weight', 'lof', 'priority', 'routing-key'"),
+        "{e}"
+    );
+    let e = with("sp-lpm", "schedule_policy = \"lpm\"");
+    assert!(e.contains("engine.schedule_policy") && e.contains("fcfs"), "{e}");
+    let e = with("lptt-neg", "long_prefill_token_threshold = -1");
+    assert!(e.contains("long_prefill_token_threshold"), "{e}");
+    let e = with("ecp-sglang", "enable_chunked_prefill = false");
+    assert!(
+        e.contains("engine.enable_chunked_prefill") && e.contains("chunked_prefill_size"),
+        "{e}"
+    );
+    // vLLM's flag under SGLang.
+    let e = with("epc-sglang", "enable_prefix_caching = false");
+    assert!(
+        e.contains("engine.enable_prefix_caching") && e.contains("disable_radix_cache"),
+        "{e}"
+    );
+}

@@ -607,3 +607,78 @@ fn multi_node_scenarios_launch_on_every_node() {
     assert!(c.nodes.is_empty());
     assert_eq!(c.value_of("--nnodes"), None);
 }
+
+// Issue #18 point 1 (schedkeys): the scheduler keys become SGLang 0.5.9's / vLLM 0.11.0's flags.
+#[test]
+fn scheduler_keys_map_to_flags() {
+    let f = write(
+        "sched-sglang",
+        r#"
+[hardware]
+preset = "h100-sxm-1x"
+[model]
+preset = "llama-3.1-8b"
+[engine]
+tp = 1
+chunked_prefill_size = -1
+max_prefill_tokens = 8192
+schedule_conservativeness = 1.3
+disable_radix_cache = true
+schedule_policy = "fcfs"
+enable_mixed_chunk = true
+"#,
+    );
+    let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+    assert_eq!(c.value_of("--chunked-prefill-size"), Some("-1"));
+    assert_eq!(c.value_of("--max-prefill-tokens"), Some("8192"));
+    assert_eq!(c.value_of("--schedule-conservativeness"), Some("1.3"));
+    assert_eq!(c.value_of("--schedule-policy"), Some("fcfs"));
+    assert!(
+        c.args.contains(&"--disable-radix-cache".to_string()),
+        "{:?}",
+        c.args
+    );
+    assert!(
+        c.args.contains(&"--enable-mixed-chunk".to_string()),
+        "{:?}",
+        c.args
+    );
+    check_args(&c.args, 0, &accepted("sglang-0.5.9.txt")).expect("accepted by SGLang 0.5.9");
+    let vllm = |on: bool| {
+        let f = write(
+            &format!("sched-vllm-{on}"),
+            &format!(
+                "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\n\
+                 name = \"vllm\"\ntp = 1\nenable_prefix_caching = {on}\nenable_chunked_prefill = true\n\
+                 long_prefill_token_threshold = 256\n"
+            ),
+        );
+        engine_args::for_file(Path::new(&f)).expect("command").1
+    };
+    let c = vllm(true);
+    assert!(
+        c.args.contains(&"--enable-prefix-caching".to_string()),
+        "{:?}",
+        c.args
+    );
+    assert!(
+        c.args.contains(&"--enable-chunked-prefill".to_string()),
+        "{:?}",
+        c.args
+    );
+    assert_eq!(c.value_of("--long-prefill-token-threshold"), Some("256"));
+    check_args(&c.args, 1, &accepted("vllm-0.11.0.txt")).expect("accepted by vLLM 0.11.0");
+    // false: the negative form argparse.BooleanOptionalAction adds (vLLM 0.11.0 arg_utils.py
+    // `get_kwargs`), which the flag list (positive names only) does not hold.
+    let c = vllm(false);
+    assert!(
+        c.args.contains(&"--no-enable-prefix-caching".to_string()),
+        "{:?}",
+        c.args
+    );
+    assert!(
+        !c.args.contains(&"--enable-prefix-caching".to_string()),
+        "{:?}",
+        c.args
+    );
+}

@@ -61,6 +61,7 @@ mod regress_cli;
 mod run_header;
 // Issue #17 point 4: SGLang on ROCm (aiter default, AITER fraction reserve).
 mod rocm;
+mod scheduler_keys;
 mod seed;
 // Issue #18: the serving loop (engine schedulers, KV budget, queueing, overload).
 mod serving;

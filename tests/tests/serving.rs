@@ -43,6 +43,7 @@ fn sglang_plan(kv_tokens: u64, max_running: u32) -> Plan {
             max_running_requests: max_running,
             conservativeness: 1.0,
             spec_reserve: None,
+            mixed_chunk: false,
         }),
         graphs: Vec::new(),
     }
@@ -56,6 +57,7 @@ fn vllm_plan(kv_tokens: u64) -> Plan {
             max_num_batched_tokens: 8192,
             max_num_seqs: 256,
             spec_tokens: 0,
+            long_prefill_token_threshold: 0,
         }),
         graphs: Vec::new(),
     }

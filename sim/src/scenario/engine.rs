@@ -230,7 +230,26 @@ impl Resolver<'_> {
             }
             _ => f,
         };
+        // Issue #18 point 1 (schedkeys): the scheduler settings (`scenario/scheduler.rs`).
+        let scheduler = self.scheduler_keys(
+            super::scheduler::RawKeys {
+                chunked_prefill_size: e.chunked_prefill_size,
+                max_prefill_tokens: e.max_prefill_tokens,
+                schedule_conservativeness: e.schedule_conservativeness,
+                disable_radix_cache: e.disable_radix_cache,
+                schedule_policy: e.schedule_policy.clone(),
+                enable_prefix_caching: e.enable_prefix_caching,
+                enable_mixed_chunk: e.enable_mixed_chunk,
+                enable_chunked_prefill: e.enable_chunked_prefill,
+                long_prefill_token_threshold: e.long_prefill_token_threshold,
+            },
+            kind,
+            page_size,
+            speculative,
+            &mut collective_warnings,
+        )?;
         Ok(Engine {
+            scheduler,
             dp_attention,
             pp,
             dcp,

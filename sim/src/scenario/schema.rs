@@ -398,6 +398,25 @@ pub struct EngineSection {
     // Issue #17 (vrows): the engines' `--dtype` (`scenario/engine_dtype.rs`).
     /// `--dtype` of SGLang and vLLM: auto (default), half, float16, bfloat16, float, float32.
     pub dtype: Option<String>,
+    // Issue #18 point 1 (schedkeys): scheduler settings (`scenario/scheduler.rs`).
+    /// SGLang's `--chunked-prefill-size` (-1 = off; default by GPU memory).
+    pub chunked_prefill_size: Option<i64>,
+    /// SGLang's `--max-prefill-tokens` (default 16384).
+    pub max_prefill_tokens: Option<u64>,
+    /// SGLang's `--schedule-conservativeness` (default 1.0).
+    pub schedule_conservativeness: Option<f64>,
+    /// SGLang's `--disable-radix-cache` (default false).
+    pub disable_radix_cache: Option<bool>,
+    /// SGLang's `--schedule-policy` (fcfs only is modelled).
+    pub schedule_policy: Option<String>,
+    /// vLLM's `--enable-prefix-caching` / `--no-enable-prefix-caching` (default true).
+    pub enable_prefix_caching: Option<bool>,
+    /// SGLang's `--enable-mixed-chunk` (default false): prefill chunks run with the running decodes.
+    pub enable_mixed_chunk: Option<bool>,
+    /// vLLM's `--enable-chunked-prefill` (V1 turns it on for generating models whatever is given).
+    pub enable_chunked_prefill: Option<bool>,
+    /// vLLM's `--long-prefill-token-threshold` (default 0 = off): prompt tokens one request computes per step.
+    pub long_prefill_token_threshold: Option<u64>,
 }
 
 mergeable! {

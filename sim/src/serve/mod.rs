@@ -52,14 +52,25 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             let max_running = crate::decode::running_cap(s, mem);
             // `chunked_prefill_size` default: SGLang 0.5.9 `_handle_gpu_memory_settings` by GPU memory
             // (`late_2025_buckets`), divided by dp under DP attention (`_handle_data_parallelism`).
-            let chunk =
-                tpsim_model::memory::late_2025_buckets(s.hardware.gpu.memory_total_mib, s.engine.tp).0 as u64;
+            // Issue #18 point 1 (schedkeys): `engine.chunked_prefill_size` (−1: off),
+            // `max_prefill_tokens` and `schedule_conservativeness` replace the defaults when given;
+            // DP attention divides / scales them as it does the defaults.
+            let keys = &s.engine.scheduler;
+            let chunk = keys.chunked_prefill_size.unwrap_or_else(|| {
+                Some(
+                    tpsim_model::memory::late_2025_buckets(s.hardware.gpu.memory_total_mib, s.engine.tp).0
+                        as u64,
+                )
+            });
             let settings = sglang::Settings {
-                chunked_prefill_size: Some((chunk / groups).max(1)),
-                max_prefill_tokens: sglang::MAX_PREFILL_TOKENS,
+                chunked_prefill_size: chunk.map(|c| (c / groups).max(1)),
+                max_prefill_tokens: keys.max_prefill_tokens.unwrap_or(sglang::MAX_PREFILL_TOKENS),
                 max_running_requests: max_running,
                 // `schedule_conservativeness` 1.0, × 0.3 under DP attention (`_handle_data_parallelism`).
-                conservativeness: if groups > 1 { 0.3 } else { 1.0 },
+                // SGLang 0.5.9 scheduler.py `is_mixed_chunk`: only with chunked prefill on.
+                mixed_chunk: keys.mixed_chunk && chunk.is_some(),
+                conservativeness: keys.schedule_conservativeness.unwrap_or(1.0)
+                    * if groups > 1 { 0.3 } else { 1.0 },
                 // `new_tokens_required_next_decode` (schedule_batch.py): max(steps × topk, draft tokens).
                 spec_reserve: spec
                     .map(|sp| u64::from(sp.num_steps * sp.topk).max(u64::from(sp.num_draft_tokens))),
@@ -81,6 +92,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     max_num_batched_tokens: tokens,
                     max_num_seqs: seqs.min(u64::from(u32::MAX)) as u32,
                     spec_tokens: spec.map_or(0, |sp| u64::from(sp.num_steps)),
+                    long_prefill_token_threshold: s.engine.scheduler.long_prefill_token_threshold,
                 }),
                 graphs: if spec.is_some() {
                     // vLLM pads a speculative decode by tokens, not requests: not modelled; as is.

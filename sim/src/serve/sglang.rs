@@ -2,7 +2,7 @@
 //!
 //! - `managers/scheduler.py` `get_next_batch_to_run`: a prefill batch whenever one can be formed,
 //!   else a decode of the running batch (prefill and decode are separate iterations unless
-//!   `--enable-mixed-chunk`, which tpsim does not model yet).
+//!   `--enable-mixed-chunk`: then the running decodes join the prefill forward, `mix_with_running`).
 //! - `get_new_batch_prefill`: nothing when the running batch is full (`batch_is_full`, reset when
 //!   the batch shrinks) or at `max_running_requests`; the pending chunked request first
 //!   (`PrefillAdder.add_chunked_req`), then the waiting queue in order (FCFS) through
@@ -43,6 +43,8 @@ pub struct Settings {
     pub conservativeness: f64,
     /// KV tokens one speculative decode step reserves per request (None without speculation).
     pub spec_reserve: Option<u64>,
+    /// Issue #18 point 1 (schedkeys): `--enable-mixed-chunk` (with chunked prefill on).
+    pub mixed_chunk: bool,
 }
 
 /// SGLANG_INIT_NEW_TOKEN_RATIO (environ.py, 0.5.9).
@@ -228,12 +230,19 @@ impl Sglang {
                 u64::from(r.output.saturating_sub(r.produced)).min(CLIP_MAX_NEW_TOKENS) as f64 * self.ratio
             })
             .sum();
+        // `--enable-mixed-chunk`: the running decodes take one token each of every budget
+        // (`PrefillAdder.__init__` `mixed_with_decode_tokens` = running batch size).
+        let mixed = if self.set.mixed_chunk {
+            c.running.len() as u64
+        } else {
+            0
+        };
         let mut a = Adder {
             base: (c.kv.available_tokens() + c.kv.evictable_tokens()) as f64,
-            offset,
-            cur_offset: 0.0,
-            rem_input: self.set.max_prefill_tokens as i64,
-            rem_chunk: self.set.chunked_prefill_size.map(|v| v as i64),
+            offset: offset + mixed as f64,
+            cur_offset: mixed as f64,
+            rem_input: self.set.max_prefill_tokens as i64 - mixed as i64,
+            rem_chunk: self.set.chunked_prefill_size.map(|v| v as i64 - mixed as i64),
             page: c.page,
             count: 0,
         };
@@ -341,6 +350,17 @@ impl Scheduler for Sglang {
             self.batch_is_full = false;
         }
         if self.prefill(c) {
+            // Issue #18 point 1 (schedkeys): `--enable-mixed-chunk` — scheduler.py
+            // `get_new_batch_prefill` mixes the running batch into the prefill batch
+            // (`mix_with_running`, after `prepare_for_decode`, which allocates without retracting).
+            if self.set.mixed_chunk && !c.running.is_empty() {
+                for i in 0..c.running.len() {
+                    let id = c.running[i];
+                    let tokens = c.reqs[id as usize].computed + 1;
+                    let _ = c.ensure_pages(id, tokens);
+                }
+                c.batch.decode.extend_from_slice(&c.running);
+            }
             return true;
         }
         if c.running.is_empty() {
@@ -350,6 +370,6 @@ impl Scheduler for Sglang {
         true
     }
     fn mixed(&self) -> bool {
-        false
+        self.set.mixed_chunk
     }
 }

@@ -25,6 +25,16 @@ pub struct Settings {
     pub max_num_seqs: u32,
     /// Speculative tokens per decode (`num_speculative_tokens`), 0 without spec decoding.
     pub spec_tokens: u64,
+    /// Issue #18 point 1 (schedkeys): `long_prefill_token_threshold` (0 = off): v1/core/sched/scheduler.py
+    /// `schedule` caps a request's new tokens per step at it, running and waiting alike.
+    pub long_prefill_token_threshold: u64,
+}
+
+impl Settings {
+    fn cap(&self, n: u64) -> u64 {
+        let t = self.long_prefill_token_threshold;
+        if 0 < t && t < n { t } else { n }
+    }
 }
 
 /// vLLM's scheduler.
@@ -49,7 +59,7 @@ impl Scheduler for Vllm {
             let r = c.reqs[id as usize];
             let decoding = r.decoding();
             let want = r.target() - r.computed + if decoding { self.set.spec_tokens } else { 0 };
-            let new = want.min(budget);
+            let new = self.set.cap(want).min(budget);
             let mut scheduled = true;
             while !c.ensure_pages(id, r.computed + new) {
                 let Some(victim) = c.running.pop() else {
@@ -80,7 +90,7 @@ impl Scheduler for Vllm {
                 let Some(&id) = c.waiting.front() else { break };
                 let hit = c.peek_prefix(id, true);
                 let r = c.reqs[id as usize];
-                let new = (r.target() - r.computed - hit).min(budget);
+                let new = self.set.cap(r.target() - r.computed - hit).min(budget);
                 c.take_prefix(id, hit);
                 if !c.ensure_pages(id, r.computed + hit + new) {
                     if hit > 0 {

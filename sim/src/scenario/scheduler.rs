@@ -1,0 +1,201 @@
+//! Issue #18 point 1 (schedkeys): the engines' scheduler settings as users set them on the command
+//! line, checked the way the engine checks them, for the serving loop (`serve::plan`).
+//!
+//! Sources: SGLang 0.5.9 `server_args.py` (`--chunked-prefill-size`, `--max-prefill-tokens`,
+//! `--schedule-conservativeness`, `--disable-radix-cache`, `--schedule-policy` and their checks in
+//! `check_server_args`), `managers/scheduler.py` (`chunked_prefill_size <= 0` means off);
+//! vLLM 0.11.0 `engine/arg_utils.py` (`--enable-prefix-caching` / `--no-enable-prefix-caching`, on by
+//! default for a generating model in V1).
+
+use super::{EngineKind, Resolver, ScenarioError};
+
+/// The scheduler settings a scenario gives (`None`: the engine's default, as `serve::plan` models it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SchedulerKeys {
+    /// SGLang `--chunked-prefill-size`: `Some(None)` = −1 (chunking off), `Some(Some(n))` = n tokens.
+    pub chunked_prefill_size: Option<Option<u64>>,
+    /// SGLang `--max-prefill-tokens`.
+    pub max_prefill_tokens: Option<u64>,
+    /// SGLang `--schedule-conservativeness`.
+    pub schedule_conservativeness: Option<f64>,
+    /// Prefix reuse: SGLang's radix cache (off with `--disable-radix-cache`), vLLM's prefix caching
+    /// (`--enable-prefix-caching`, default on). True by default in both.
+    pub prefix_cache: bool,
+    /// SGLang `--enable-mixed-chunk` (after SGLang's own adjustment: off with speculation).
+    pub mixed_chunk: bool,
+    /// vLLM `--long-prefill-token-threshold` (0: off).
+    pub long_prefill_token_threshold: u64,
+}
+
+/// The raw keys of `[engine]` this module reads.
+pub(super) struct RawKeys {
+    pub chunked_prefill_size: Option<i64>,
+    pub max_prefill_tokens: Option<u64>,
+    pub schedule_conservativeness: Option<f64>,
+    pub disable_radix_cache: Option<bool>,
+    pub schedule_policy: Option<String>,
+    pub enable_prefix_caching: Option<bool>,
+    pub enable_mixed_chunk: Option<bool>,
+    pub enable_chunked_prefill: Option<bool>,
+    pub long_prefill_token_threshold: Option<u64>,
+}
+
+/// SGLang 0.5.9 `server_args.py` `--schedule-policy` choices.
+const SGLANG_POLICIES: [&str; 7] = [
+    "lpm",
+    "random",
+    "fcfs",
+    "dfs-weight",
+    "lof",
+    "priority",
+    "routing-key",
+];
+
+impl Resolver<'_> {
+    pub(super) fn scheduler_keys(
+        &self,
+        r: RawKeys,
+        kind: EngineKind,
+        page_size: u64,
+        speculative: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<SchedulerKeys, ScenarioError> {
+        let sglang_only = |key: &str| {
+            self.invalid(
+                key,
+                "an SGLang setting: vLLM's scheduler is set with max_num_batched_tokens, max_num_seqs and \
+                 enable_prefix_caching",
+            )
+        };
+        if kind == EngineKind::Vllm {
+            if r.chunked_prefill_size.is_some() {
+                return Err(sglang_only("engine.chunked_prefill_size"));
+            }
+            if r.max_prefill_tokens.is_some() {
+                return Err(sglang_only("engine.max_prefill_tokens"));
+            }
+            if r.schedule_conservativeness.is_some() {
+                return Err(sglang_only("engine.schedule_conservativeness"));
+            }
+            if r.disable_radix_cache.is_some() {
+                return Err(sglang_only("engine.disable_radix_cache"));
+            }
+            if r.schedule_policy.is_some() {
+                return Err(sglang_only("engine.schedule_policy"));
+            }
+            if r.enable_mixed_chunk.is_some() {
+                return Err(self.invalid(
+                    "engine.enable_mixed_chunk",
+                    "an SGLang flag: vLLM 0.11's V1 scheduler always runs prefill chunks with the decodes",
+                ));
+            }
+            // vLLM 0.11.0 arg_utils.py `_set_default_args`: "V1 always uses chunked prefills and prefix
+            // caching for non-pooling tasks" — it sets enable_chunked_prefill = True over the user's
+            // value, silently; tpsim says so.
+            if r.enable_chunked_prefill == Some(false) {
+                warnings.push(
+                    "engine.enable_chunked_prefill = false: vLLM 0.11's V1 engine turns chunked prefill on for \
+                     generating models whatever is given (arg_utils.py `_set_default_args`); modelled as on"
+                        .into(),
+                );
+            }
+            return Ok(SchedulerKeys {
+                prefix_cache: r.enable_prefix_caching.unwrap_or(true),
+                long_prefill_token_threshold: r.long_prefill_token_threshold.unwrap_or(0),
+                ..Default::default()
+            });
+        }
+        if r.enable_prefix_caching.is_some() {
+            return Err(self.invalid(
+                "engine.enable_prefix_caching",
+                "a vLLM setting: with SGLang use disable_radix_cache",
+            ));
+        }
+        if r.enable_chunked_prefill.is_some() {
+            return Err(self.invalid(
+                "engine.enable_chunked_prefill",
+                "a vLLM setting: with SGLang use chunked_prefill_size (-1 = off)",
+            ));
+        }
+        if r.long_prefill_token_threshold.is_some() {
+            return Err(self.invalid(
+                "engine.long_prefill_token_threshold",
+                "a vLLM setting: with SGLang use chunked_prefill_size",
+            ));
+        }
+        // SGLang's scheduler treats any size <= 0 as off (`scheduler.py`: "-1 means disable"); tpsim
+        // takes −1 only, the documented value. A positive size must be a whole number of pages
+        // (`check_server_args`).
+        let chunked_prefill_size = match r.chunked_prefill_size {
+            None => None,
+            Some(-1) => Some(None),
+            Some(n) if n > 0 => {
+                if !(n as u64).is_multiple_of(page_size.max(1)) {
+                    return Err(self.invalid(
+                        "engine.chunked_prefill_size",
+                        format!(
+                            "{n} with page_size {page_size}: SGLang refuses to start: \"chunked_prefill_size must be \
+                             divisible by page_size\""
+                        ),
+                    ));
+                }
+                Some(Some(n as u64))
+            }
+            Some(n) => {
+                return Err(self.invalid(
+                    "engine.chunked_prefill_size",
+                    format!("{n}: expected a positive token count, or -1 to turn chunked prefill off"),
+                ));
+            }
+        };
+        if r.max_prefill_tokens == Some(0) {
+            return Err(self.invalid(
+                "engine.max_prefill_tokens",
+                "0: expected a positive token count (SGLang's default is 16384)",
+            ));
+        }
+        if let Some(c) = r.schedule_conservativeness
+            && !(c.is_finite() && c > 0.0)
+        {
+            return Err(self.invalid(
+                "engine.schedule_conservativeness",
+                format!("{c}: expected a positive number (SGLang's default is 1.0)"),
+            ));
+        }
+        if let Some(p) = r.schedule_policy.as_deref() {
+            if !SGLANG_POLICIES.contains(&p) {
+                return Err(self.invalid(
+                    "engine.schedule_policy",
+                    format!(
+                        "`{p}`: SGLang's --schedule-policy: invalid choice (choose from {})",
+                        SGLANG_POLICIES.map(|c| format!("'{c}'")).join(", ")
+                    ),
+                ));
+            }
+            if p != "fcfs" {
+                return Err(self.invalid(
+                    "engine.schedule_policy",
+                    format!("`{p}`: tpsim models SGLang's fcfs order only"),
+                ));
+            }
+        }
+        // SGLang 0.5.9 `_handle_speculative_decoding`: EAGLE turns mixed chunk off with this warning.
+        let mut mixed_chunk = r.enable_mixed_chunk.unwrap_or(false);
+        if mixed_chunk && speculative {
+            mixed_chunk = false;
+            warnings.push(
+                "engine.enable_mixed_chunk: SGLang turns it off: \"Mixed chunked prefill is disabled because of \
+                 using eagle speculative decoding.\""
+                    .into(),
+            );
+        }
+        Ok(SchedulerKeys {
+            chunked_prefill_size,
+            max_prefill_tokens: r.max_prefill_tokens,
+            schedule_conservativeness: r.schedule_conservativeness,
+            prefix_cache: !r.disable_radix_cache.unwrap_or(false),
+            mixed_chunk,
+            long_prefill_token_threshold: 0,
+        })
+    }
+}
