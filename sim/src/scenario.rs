@@ -44,6 +44,7 @@ pub mod profile;
 pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
 mod schema;
 mod speculative;
+pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;
