@@ -104,3 +104,22 @@ fn tp16_launch_per_node() {
         o.stdout
     );
 }
+
+#[test]
+fn custom_allreduce_across_boxes_falls_back_to_nccl_with_the_engines_warning() {
+    // SGLang 0.5.9 / vLLM 0.11.0 `custom_all_reduce.py`: the custom allreduce is skipped when the group
+    // spans nodes, with a logged warning; tpsim adjusts and warns the same way.
+    let dir = scratch("tp16custom");
+    let f = dir.join("s.toml");
+    let text = std::fs::read_to_string(scenario(EXAMPLE))
+        .unwrap()
+        .replace("tp = 16", "tp = 16\nallreduce = \"custom\"");
+    std::fs::write(&f, text).unwrap();
+    let o = tpsim(&["run", &f.display().to_string()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let all = format!("{}{}", o.stdout, o.stderr);
+    assert!(
+        all.contains("spans across nodes") && o.stdout.contains("allreduce=Nccl"),
+        "{all}"
+    );
+}

@@ -2,8 +2,8 @@
 //! into an [`Engine`]: SGLang or vLLM, its memory settings, era, limits and NCCL environment.
 
 use super::{
-    AllreduceBackend, CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, NcclEnv,
-    Observed, ObservedSection, Resolver, ScenarioError, error,
+    CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, NcclEnv, Observed,
+    ObservedSection, Resolver, ScenarioError, error,
 };
 use crate::presets;
 use std::path::Path;
@@ -239,7 +239,8 @@ impl Resolver<'_> {
             tp,
             mem_fraction_static: f,
             fraction_is_default,
-            allreduce: e.allreduce.unwrap_or(AllreduceBackend::Nccl),
+            // Issue #17 point 4: no custom allreduce across boxes (`scenario::tp_nodes`).
+            allreduce: super::tp_nodes::allreduce(e.allreduce, tp, hw, &mut collective_warnings),
             page_size,
             max_total_tokens: e.max_total_tokens,
             max_running_requests,
