@@ -99,9 +99,12 @@ pub fn transfer(hw: &Hardware, src: usize, dst: usize) -> Option<TransferCost> {
 /// `intra_bytes_per_s` the busbw a ring inside one box reaches and `intra_step` its per-step
 /// latency: the ring enters and leaves every box once per channel, and NCCL runs one ring per NIC
 /// (its net channels), so the inter-box hop moves `2 (N − 1) / N × bytes / nics` per NIC. The time
-/// is the slower of the two hop kinds' streaming plus 2 (N − 1) steps, each waiting for the slowest
-/// hop's latency (NCCL tuning.cc's ring model: base + steps × per-step latency). `None` when the
-/// hardware has no cluster or the ranks fit in one box.
+/// is the slower of the two hop kinds' streaming plus the ring's 2 (N − 1) steps of latency, split
+/// as NCCL's tuner splits them (NCCL `src/graph/tuning.cc` `ncclTopoTuneModel`, ring branch, v2.27:
+/// `nInterSteps` = 2 (nodes − 1) steps at the net latency, the other steps at the intra-box one):
+/// here the net step is the NIC hop's one-way latency ([`transfer`]) and the intra step the box's
+/// (at least the NIC hop's is not imposed: NCCL's `getNetOverhead` floor is not modelled). `None`
+/// when the hardware has no cluster or the ranks fit in one box.
 pub fn ring_allreduce(
     hw: &Hardware,
     per_node: usize,
@@ -122,8 +125,7 @@ pub fn ring_allreduce(
     let inter = hop.bytes_per_s * nics;
     let rate = intra_bytes_per_s.max(1.0).min(inter);
     let steps = 2.0 * (n - 1.0);
-    let step = hop.latency.max(intra_step);
-    Some(Duration::from_us_f64(
-        moved / rate * 1e6 + steps * step.as_us_f64(),
-    ))
+    let inter_steps = 2.0 * (nodes as f64 - 1.0);
+    let latency = (steps - inter_steps) * intra_step.as_us_f64() + inter_steps * hop.latency.as_us_f64();
+    Some(Duration::from_us_f64(moved / rate * 1e6 + latency))
 }

@@ -45,6 +45,7 @@ pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrate
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
 mod speculative;
+pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;

@@ -159,30 +159,12 @@ fn transfers_between_boxes_with_and_without_gpudirect_rdma() {
     assert_eq!(c.path, NetPath::NvlinkDomain);
     assert!((c.bytes_per_s - 900e9).abs() < 1.0);
     // Ring allreduce over 2 boxes × 8 ranks, 64 MiB, intra busbw 450 GB/s, 8 NICs: inter 8 × 50 = 400 GB/s
-    // binds. 2 × 15 / 16 × 67,108,864 B / 400e9 = 314.57 µs + 30 steps × 2.68 µs = 80.4 → 394.97 µs.
+    // binds. 2 × 15 / 16 × 67,108,864 B / 400e9 = 314.57 µs; latency as NCCL's tuner splits the 30 steps
+    // (tuning.cc ring: 2 (nodes − 1) = 2 net steps): 28 × 0 (intra step given as 0) + 2 × 2.68 = 5.36
+    // → 319.93 µs.
     let t =
         internode::ring_allreduce(&hw, 8, 2, 64 * MIB, 450e9, tpsim_model::units::Duration::ZERO).unwrap();
-    assert!((t.as_us_f64() - 394.97).abs() < 0.01, "{t:?}");
-}
-
-#[test]
-fn tp_across_boxes_is_refused_with_the_reason() {
-    let dir = scratch("tp16");
-    let f = dir.join("s.toml");
-    std::fs::write(
-        &f,
-        "[hardware]\npreset = \"h200-16x-2node-ib\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\ntp = 16\n[workload]\nconcurrency = 1\nprompt_len = 128\noutput_len = 16\n",
-    )
-    .unwrap();
-    let o = tpsim(&["validate", &f.display().to_string()]);
-    assert_eq!(o.code, 2, "{}", o.stdout);
-    assert!(
-        o.stderr.contains("key `engine.tp`")
-            && o.stderr.contains("tp = 16 spans 2 boxes of 8 GPUs")
-            && o.stderr.contains("tp = 8, pp_size = 2"),
-        "{}",
-        o.stderr
-    );
+    assert!((t.as_us_f64() - 319.93).abs() < 0.01, "{t:?}");
 }
 
 #[test]

@@ -8,10 +8,12 @@ mod common;
 
 // Issue #17 point 4: accelerators (B200, GB200, H20, L40S, RTX 4090 48GB, MI300X/MI325X/MI355X) and multi-node.
 mod accel;
+// Issue #17 point 4: tensor parallelism across boxes.
 mod allreduce_data;
 mod architecture;
 mod bad_input;
 mod book;
+mod tp_nodes;
 // Issue #18 (load): workloads, SLOs, capacity, the published serving curve.
 mod capacity;
 mod collective_cli;

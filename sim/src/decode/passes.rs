@@ -7,6 +7,7 @@ mod dp_attention; // issue #17: SGLang DP attention's pass
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
+pub(crate) mod tp_net; // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -42,13 +43,18 @@ pub struct Costs {
     pub attn: Option<Comm>,
     // Issue #17 (vLLM DCP): the DCP group's communicator when dcp > 1.
     pub dcp: Option<Comm>,
+    // Issue #17 point 4: the TP group across boxes when tp is larger than one box.
+    pub tp_net: Option<tp_net::TpNet>,
 }
 
 /// Derives the collective cost model from the scenario.
 pub fn collective_costs(s: &Scenario) -> Costs {
+    let comm =
+        Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env).with_custom(s.engine.custom_limits);
     Costs {
         backend: s.engine.allreduce,
-        comm: Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env).with_custom(s.engine.custom_limits),
+        tp_net: tp_net::tp_net(s, &comm),
+        comm,
         calls: Mutex::new(BTreeSet::new()),
         attn: dp_attention::attn_comm(s),
         dcp: dcp::dcp_comm(s),
@@ -73,6 +79,14 @@ impl Costs {
     /// One allreduce of `bytes` per rank, simulated on the network.
     pub fn allreduce(&self, bytes: Bytes) -> CollectiveCost {
         self.record(Collective::Allreduce(bytes.0));
+        // Issue #17 point 4: across boxes, NCCL's ring over the NICs (no custom kernel spans boxes).
+        if let Some(net) = &self.tp_net {
+            return CollectiveCost {
+                bytes,
+                time: net.allreduce(bytes.0),
+                algorithm: format!("nccl Ring across {} boxes (net)", net.nodes),
+            };
+        }
         let o = self.comm.allreduce(bytes.0, Request::Backend(self.backend));
         CollectiveCost {
             bytes,

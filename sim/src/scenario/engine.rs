@@ -2,8 +2,8 @@
 //! into an [`Engine`]: SGLang or vLLM, its memory settings, era, limits and NCCL environment.
 
 use super::{
-    AllreduceBackend, CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, NcclEnv,
-    Observed, ObservedSection, Resolver, ScenarioError, error,
+    CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, NcclEnv, Observed,
+    ObservedSection, Resolver, ScenarioError, error,
 };
 use crate::presets;
 use std::path::Path;
@@ -258,7 +258,8 @@ impl Resolver<'_> {
             tp,
             mem_fraction_static: f,
             fraction_is_default,
-            allreduce: e.allreduce.unwrap_or(AllreduceBackend::Nccl),
+            // Issue #17 point 4: no custom allreduce across boxes (`scenario::tp_nodes`).
+            allreduce: super::tp_nodes::allreduce(e.allreduce, tp, hw, &mut collective_warnings),
             page_size,
             max_total_tokens: e.max_total_tokens,
             max_running_requests,
@@ -420,22 +421,10 @@ impl Resolver<'_> {
             )
         })?;
         let gpus = hw.topology.gpu_count() as u32;
-        // Issue #17 point 4: a TP group larger than one box needs the cluster's NICs in every
-        // allreduce; the decode loop simulates collectives inside one box only.
-        if tp > gpus && tp <= gpus * hw.accel.nodes() {
-            return Err(self.invalid(
-                "engine.tp",
-                format!(
-                    "tp = {tp} spans {} boxes of {gpus} GPUs: tpsim simulates a TP group inside one box \
-                     only (the decode loop does not cost an allreduce across boxes yet): expected tp ≤ \
-                     {gpus}; to use the {} boxes, place pipeline stages across them instead: tp = {gpus}, \
-                     pp_size = {} (each stage's send between boxes is costed over the NICs)",
-                    tp.div_ceil(gpus),
-                    tp.div_ceil(gpus),
-                    tp.div_ceil(gpus)
-                ),
-            ));
-        }
+        // Issue #17 point 4: a TP group larger than one box spans whole boxes (the allreduce crosses
+        // the NICs, `decode::passes::tp_net`); checked in `scenario::tp_nodes`.
+        let boxes = super::tp_nodes::check(tp, hw, &|k: &str, m: String| self.invalid(k, m))?;
+        let gpus = gpus * boxes;
         if tp == 0 || tp > gpus {
             return Err(self.invalid(
                 "engine.tp",
