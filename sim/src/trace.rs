@@ -24,6 +24,8 @@ use crate::exec::{CopyDir, ResourceKind, Resources, Schedule, TaskGraph, TaskId}
 /// Trace pid of the host process. GPUs use their index as pid (a box has far fewer than this many);
 /// kept below 2^32 because Perfetto's JSON importer reads pids as 32-bit integers.
 pub const HOST_PID: u32 = 1_000_000;
+/// Trace pid of the serving loop's counters (issue #18), below the host's and the links' pids.
+pub const SERVING_PID: u32 = HOST_PID - 1;
 /// Trace pid of link 0; link `i` is `LINK_PID_BASE + i`.
 pub const LINK_PID_BASE: u32 = 1_000_001;
 /// Trace tid of a GPU's first copy engine: copy engines follow the streams (tid = stream index).
@@ -56,9 +58,23 @@ pub enum TraceError {
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 enum Args {
-    Meta { name: String },
-    Task { task: u32, schedule: usize },
-    Flow { bytes: u64 },
+    Meta {
+        name: String,
+    },
+    Task {
+        task: u32,
+        schedule: usize,
+    },
+    /// Issue #18: a counter sample (`ph: "C"`): the serving loop's state at one instant.
+    Serving {
+        running: u32,
+        waiting: u32,
+        kv_utilisation: f64,
+        preemptions: u64,
+    },
+    Flow {
+        bytes: u64,
+    },
 }
 
 /// One trace event, as in the Trace Event Format document (Chrome/Perfetto).
@@ -205,6 +221,33 @@ impl TraceBuilder {
             tid: 0,
             args: Args::Flow { bytes },
         });
+    }
+
+    /// Issue #18: the serving loop's time series as counter events (`ph: "C"`, one track named
+    /// "serving"): running and waiting requests, KV pool utilisation (0 to 1) and preemptions so
+    /// far, at each sampled instant `t_ms` of the whole run (its own time axis: the laid-out
+    /// iterations start at 0 too).
+    pub fn add_serving_series(&mut self, series: &[crate::serve::stats::SeriesPoint]) {
+        self.tracks
+            .entry((SERVING_PID, 0))
+            .or_insert_with(|| ("serving loop".to_string(), "counters".to_string()));
+        for pt in series {
+            self.events.push(TraceEvent {
+                name: "serving".to_string(),
+                cat: Some("serving"),
+                ph: "C",
+                ts: Some(pt.t_ms * 1000.0),
+                dur: None,
+                pid: SERVING_PID,
+                tid: 0,
+                args: Args::Serving {
+                    running: pt.running,
+                    waiting: pt.waiting,
+                    kv_utilisation: pt.kv_utilisation,
+                    preemptions: pt.preemptions,
+                },
+            });
+        }
     }
 
     /// Number of complete (`"X"`) events added so far.

@@ -388,3 +388,39 @@ fn open_loop_rates_past_saturation_report_overload() {
     // Served throughput saturates: 200 offered, at most ~25-30 req/s served.
     assert!(busy_s.request_throughput < 35.0, "{}", busy_s.request_throughput);
 }
+
+/// Issue #18 point 3: KV utilisation and preemption counts over time "in the trace". `tpsim run
+/// --trace` of the open-loop example carries the serving loop's series as counter events on one
+/// "serving" track: each sample's KV use is a share (0 to 1), times never go back, and the last
+/// sample falls within the run (200 requests at 8 req/s: arrivals span about 25 s).
+#[test]
+fn the_trace_carries_the_serving_series_as_counters() {
+    let out = common::scratch("serving-trace").join("t.json");
+    let o = common::tpsim(&[
+        "run",
+        &common::scenario("examples/llama-3.1-8b-h100-open-loop.toml"),
+        "--trace",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let c: Vec<&serde_json::Value> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "C")
+        .collect();
+    assert!(c.len() >= 50 && c.len() <= 256, "{} counter samples", c.len());
+    let mut last = -1.0;
+    for e in &c {
+        assert_eq!(e["name"], "serving");
+        let kv = e["args"]["kv_utilisation"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&kv), "{kv}");
+        assert!(e["args"]["running"].as_u64().is_some() && e["args"]["preemptions"].as_u64() == Some(0));
+        let ts = e["ts"].as_f64().unwrap();
+        assert!(ts >= last, "{ts} after {last}");
+        last = ts;
+    }
+    // µs: between 20 s and 40 s of simulated time.
+    assert!((20e6..40e6).contains(&last), "{last}");
+}

@@ -639,6 +639,8 @@ fn run(
             add_link_tracks(&mut tb, &p, shape, offset, s.engine.allreduce);
             offset += shape.schedule.makespan;
         }
+        // Issue #18: KV use, running/waiting requests and preemptions over the whole run.
+        tb.add_serving_series(&p.main.series);
         if let Err(e) = tpsim::files::write_output_with(file, &s.inputs, |w| tb.write_to(w)) {
             return write_failed(err, &e);
         }
