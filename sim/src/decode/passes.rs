@@ -341,6 +341,12 @@ impl<'a> Builder<'a> {
                 .on([self.host])
                 .after([last]),
         )?;
+        self.run_shape(g)
+    }
+
+    /// Schedules a built iteration graph on the box's resources and hands it back with the
+    /// collectives its passes recorded (which it takes, leaving the record empty for the next).
+    fn run_shape(&mut self, g: TaskGraph) -> Result<SimulatedShape, DecodeError> {
         let schedule = exec::run(&g, &self.resources)?;
         let collectives = std::mem::take(&mut *self.collectives.borrow_mut());
         Ok(SimulatedShape {
@@ -444,13 +450,7 @@ impl<'a> Builder<'a> {
                 )?;
             }
         }
-        let schedule = exec::run(&g, &self.resources)?;
-        let collectives = std::mem::take(&mut *self.collectives.borrow_mut());
-        Ok(SimulatedShape {
-            graph: g,
-            schedule,
-            collectives,
-        })
+        self.run_shape(g)
     }
 
     /// Adds `kernels` kernels' worth of work on every rank after `after`. With CUDA graphs the

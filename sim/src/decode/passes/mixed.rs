@@ -43,12 +43,6 @@ impl Builder<'_> {
                 .on([self.host])
                 .after([pass, host]),
         )?;
-        let schedule = exec::run(&g, &self.resources)?;
-        let collectives = std::mem::take(&mut *self.collectives.borrow_mut());
-        Ok(SimulatedShape {
-            graph: g,
-            schedule,
-            collectives,
-        })
+        self.run_shape(g)
     }
 }
