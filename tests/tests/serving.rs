@@ -451,8 +451,17 @@ fn sglang_lof_serves_the_longest_output_first() {
         3,
     );
     let lof = run(&sglang_plan_with(10_000, 1, SchedulePolicy::Lof), reqs, 3);
-    assert_eq!(fcfs.ttft.mean_ms(), 230.0);
-    assert_eq!(lof.ttft.mean_ms(), 380.0);
+    // Exact sums of integer picoseconds: within 1e-9 ms.
+    assert!(
+        (fcfs.ttft.mean_ms() - 230.0).abs() < 1e-9,
+        "{}",
+        fcfs.ttft.mean_ms()
+    );
+    assert!(
+        (lof.ttft.mean_ms() - 380.0).abs() < 1e-9,
+        "{}",
+        lof.ttft.mean_ms()
+    );
     assert_eq!(fcfs.end, Duration::from_ms(630).as_ps());
     assert_eq!(lof.end, fcfs.end);
 }
