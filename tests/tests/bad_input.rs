@@ -1136,8 +1136,11 @@ fn scheduler_keys_refused_as_the_engine_would() {
             && e.contains("'lpm', 'random', 'fcfs', 'dfs-weight', 'lof', 'priority', 'routing-key'"),
         "{e}"
     );
-    let e = with("sp-lpm", "schedule_policy = \"lpm\"");
-    assert!(e.contains("engine.schedule_policy") && e.contains("fcfs"), "{e}");
+    let e = with("sp-random", "schedule_policy = \"random\"");
+    assert!(
+        e.contains("engine.schedule_policy") && e.contains("fcfs, lpm and lof"),
+        "{e}"
+    );
     let e = with("lptt-neg", "long_prefill_token_threshold = -1");
     assert!(e.contains("long_prefill_token_threshold"), "{e}");
     let e = with("ecp-sglang", "enable_chunked_prefill = false");

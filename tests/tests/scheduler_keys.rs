@@ -265,3 +265,30 @@ fn mixed_chunk_is_turned_off_with_eagle_as_sglang_does() {
     );
     assert!(plain.engine.scheduler.mixed_chunk);
 }
+
+#[test]
+fn schedule_policy_reaches_the_plan() {
+    use tpsim::scenario::scheduler::SchedulePolicy;
+    assert_eq!(sglang_settings("").policy, SchedulePolicy::Fcfs);
+    assert_eq!(
+        sglang_settings("schedule_policy = \"lpm\"").policy,
+        SchedulePolicy::Lpm
+    );
+    assert_eq!(
+        sglang_settings("schedule_policy = \"lof\"").policy,
+        SchedulePolicy::Lof
+    );
+    // SGLang 0.5.9 `_validate_and_adjust_policy`: lpm without a radix cache is fcfs; tpsim warns.
+    let s = scn(
+        "schedule_policy = \"lpm\"\ndisable_radix_cache = true",
+        "concurrency = 1\nprompt_len = 16\noutput_len = 4",
+    );
+    assert_eq!(s.engine.scheduler.policy, SchedulePolicy::Fcfs);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("schedule_policy") && w.contains("fcfs")),
+        "{:?}",
+        s.warnings
+    );
+}

@@ -34,6 +34,14 @@ fn req(prompt: u32, output: u32, arrival: Option<Duration>) -> RequestSpec {
 }
 
 fn sglang_plan(kv_tokens: u64, max_running: u32) -> Plan {
+    sglang_plan_with(kv_tokens, max_running, Default::default())
+}
+
+fn sglang_plan_with(
+    kv_tokens: u64,
+    max_running: u32,
+    policy: tpsim::scenario::scheduler::SchedulePolicy,
+) -> Plan {
     Plan {
         kv_tokens,
         page: 1,
@@ -44,6 +52,7 @@ fn sglang_plan(kv_tokens: u64, max_running: u32) -> Plan {
             conservativeness: 1.0,
             spec_reserve: None,
             mixed_chunk: false,
+            policy,
         }),
         graphs: Vec::new(),
     }
@@ -423,4 +432,36 @@ fn the_trace_carries_the_serving_series_as_counters() {
     }
     // µs: between 20 s and 40 s of simulated time.
     assert!((20e6..40e6).contains(&last), "{last}");
+}
+
+#[test]
+fn sglang_lof_serves_the_longest_output_first() {
+    // SGLang schedule_policy.py `_sort_by_longest_output` (`--schedule-policy lof`). Three requests at
+    // t = 0, prompt 10, outputs 5, 50, 5; max_running_requests 1, so they run one after another.
+    // Prefill 20 ms (gives the first token), decode 10 ms per further token.
+    // fcfs: r0 TTFT 20, ends 20 + 4×10 = 60; r1 TTFT 80, ends 80 + 49×10 = 570; r2 TTFT 590, ends 630.
+    //   mean TTFT (20 + 80 + 590) / 3 = 230 ms.
+    // lof: r1 TTFT 20, ends 510; r0 TTFT 530, ends 570; r2 TTFT 590, ends 630.
+    //   mean TTFT (20 + 530 + 590) / 3 = 380 ms. Same end: the order moves TTFT, not the makespan.
+    use tpsim::scenario::scheduler::SchedulePolicy;
+    let reqs = vec![req(10, 5, None), req(10, 50, None), req(10, 5, None)];
+    let fcfs = run(
+        &sglang_plan_with(10_000, 1, SchedulePolicy::Fcfs),
+        reqs.clone(),
+        3,
+    );
+    let lof = run(&sglang_plan_with(10_000, 1, SchedulePolicy::Lof), reqs, 3);
+    // Exact sums of integer picoseconds: within 1e-9 ms.
+    assert!(
+        (fcfs.ttft.mean_ms() - 230.0).abs() < 1e-9,
+        "{}",
+        fcfs.ttft.mean_ms()
+    );
+    assert!(
+        (lof.ttft.mean_ms() - 380.0).abs() < 1e-9,
+        "{}",
+        lof.ttft.mean_ms()
+    );
+    assert_eq!(fcfs.end, Duration::from_ms(630).as_ps());
+    assert_eq!(lof.end, fcfs.end);
 }

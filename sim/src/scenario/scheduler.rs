@@ -25,6 +25,20 @@ pub struct SchedulerKeys {
     pub mixed_chunk: bool,
     /// vLLM `--long-prefill-token-threshold` (0: off).
     pub long_prefill_token_threshold: u64,
+    /// SGLang `--schedule-policy` (after SGLang's own adjustment: `lpm` is `fcfs` without a radix cache).
+    pub policy: SchedulePolicy,
+}
+
+/// SGLang's waiting-queue order (`--schedule-policy`), the choices tpsim models.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SchedulePolicy {
+    /// First come, first served (SGLang 0.5.9's default, `server_args.py`).
+    #[default]
+    Fcfs,
+    /// Longest cached prefix first, with in-batch prefix caching (`schedule_policy.py`).
+    Lpm,
+    /// Longest output (`max_new_tokens`) first (`schedule_policy.py` `_sort_by_longest_output`).
+    Lof,
 }
 
 /// The raw keys of `[engine]` this module reads.
@@ -162,23 +176,38 @@ impl Resolver<'_> {
                 format!("{c}: expected a positive number (SGLang's default is 1.0)"),
             ));
         }
-        if let Some(p) = r.schedule_policy.as_deref() {
-            if !SGLANG_POLICIES.contains(&p) {
-                return Err(self.invalid(
-                    "engine.schedule_policy",
-                    format!(
-                        "`{p}`: SGLang's --schedule-policy: invalid choice (choose from {})",
-                        SGLANG_POLICIES.map(|c| format!("'{c}'")).join(", ")
-                    ),
-                ));
-            }
-            if p != "fcfs" {
-                return Err(self.invalid(
-                    "engine.schedule_policy",
-                    format!("`{p}`: tpsim models SGLang's fcfs order only"),
-                ));
-            }
+        if let Some(p) = r.schedule_policy.as_deref()
+            && !SGLANG_POLICIES.contains(&p)
+        {
+            return Err(self.invalid(
+                "engine.schedule_policy",
+                format!(
+                    "`{p}`: SGLang's --schedule-policy: invalid choice (choose from {})",
+                    SGLANG_POLICIES.map(|c| format!("'{c}'")).join(", ")
+                ),
+            ));
         }
+        let policy = match r.schedule_policy.as_deref() {
+            None | Some("fcfs") => SchedulePolicy::Fcfs,
+            Some("lof") => SchedulePolicy::Lof,
+            // SGLang 0.5.9 schedule_policy.py `_validate_and_adjust_policy`: a cache-aware policy with the
+            // radix cache disabled becomes fcfs (silently; tpsim says so).
+            Some("lpm") if r.disable_radix_cache == Some(true) => {
+                warnings.push(
+                    "engine.schedule_policy = \"lpm\": SGLang orders the queue fcfs when the radix cache is \
+                     disabled (schedule_policy.py `_validate_and_adjust_policy`)"
+                        .into(),
+                );
+                SchedulePolicy::Fcfs
+            }
+            Some("lpm") => SchedulePolicy::Lpm,
+            Some(p) => {
+                return Err(self.invalid(
+                    "engine.schedule_policy",
+                    format!("`{p}`: tpsim models SGLang's fcfs, lpm and lof orders only"),
+                ));
+            }
+        };
         // SGLang 0.5.9 `_handle_speculative_decoding`: EAGLE turns mixed chunk off with this warning.
         let mut mixed_chunk = r.enable_mixed_chunk.unwrap_or(false);
         if mixed_chunk && speculative {
@@ -196,6 +225,7 @@ impl Resolver<'_> {
             prefix_cache: !r.disable_radix_cache.unwrap_or(false),
             mixed_chunk,
             long_prefill_token_threshold: 0,
+            policy,
         })
     }
 }

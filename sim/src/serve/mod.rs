@@ -8,6 +8,7 @@
 pub mod core;
 pub mod graphs;
 pub mod kv;
+pub mod policy;
 pub mod sglang;
 pub mod stats;
 pub mod vllm;
@@ -74,6 +75,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 // `new_tokens_required_next_decode` (schedule_batch.py): max(steps × topk, draft tokens).
                 spec_reserve: spec
                     .map(|sp| u64::from(sp.num_steps * sp.topk).max(u64::from(sp.num_draft_tokens))),
+                policy: keys.policy,
             };
             let graphs = graphs::capture_sizes(s, spec.is_some(), 0, u64::MAX);
             Plan {

@@ -5,7 +5,7 @@
 //!   `--enable-mixed-chunk`: then the running decodes join the prefill forward, `mix_with_running`).
 //! - `get_new_batch_prefill`: nothing when the running batch is full (`batch_is_full`, reset when
 //!   the batch shrinks) or at `max_running_requests`; the pending chunked request first
-//!   (`PrefillAdder.add_chunked_req`), then the waiting queue in order (FCFS) through
+//!   (`PrefillAdder.add_chunked_req`), then the waiting queue in the `--schedule-policy` order (`serve::policy`) through
 //!   `PrefillAdder.add_one_req` until it answers other than CONTINUE or the batch holds as many
 //!   requests as can still be allocated (`get_num_allocatable_reqs`).
 //! - `managers/schedule_policy.py` `PrefillAdder`: `rem_total_tokens` = free + evictable KV tokens
@@ -45,6 +45,8 @@ pub struct Settings {
     pub spec_reserve: Option<u64>,
     /// Issue #18 point 1 (schedkeys): `--enable-mixed-chunk` (with chunked prefill on).
     pub mixed_chunk: bool,
+    /// `--schedule-policy`: the waiting queue's order (`serve::policy`).
+    pub policy: crate::scenario::scheduler::SchedulePolicy,
 }
 
 /// SGLANG_INIT_NEW_TOKEN_RATIO (environ.py, 0.5.9).
@@ -222,6 +224,8 @@ impl Sglang {
             self.batch_is_full = true;
             return false;
         }
+        // `calc_priority`: the queue's order for this batch.
+        super::policy::sort_waiting(self.set.policy, c);
         let offset: f64 = c
             .running
             .iter()
