@@ -24,6 +24,7 @@ pub use quick_reduce::QuickReduceVars;
 pub mod accel;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
+mod chunk_reserve; // issue #18: the user's chunk size in SGLang's default fraction
 pub mod dcp; // issue #17: vLLM decode context parallelism
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;

@@ -292,3 +292,27 @@ fn schedule_policy_reaches_the_plan() {
         s.warnings
     );
 }
+
+#[test]
+fn the_chunk_size_sets_sglangs_default_fraction() {
+    // SGLang 0.5.9 server_args.py `_handle_gpu_memory_settings` (same rule in 0.5.23's memory_hook.py):
+    // reserved MiB = 512 + 1.5 × max(chunk, 2048) + 2 × cuda_graph_max_bs + tp/8 × 1024, at least
+    // 10,240 on cards over 60 GiB; f = round((gpu − reserved) / gpu, 3). H100 SXM: gpu 81,559 MiB,
+    // cuda_graph_max_bs 256 (tp < 4).
+    // Default chunk 8192: 512 + 12,288 + 512 + 128 = 13,440 → 68,119 / 81,559 = 0.83521 → 0.835.
+    // chunk 16384: 512 + 24,576 + 512 + 128 = 25,728 → 55,831 / 81,559 = 0.68455 → 0.685.
+    // chunk 512: max(512, 2048) → 4,224 → the 10,240 floor → 71,319 / 81,559 = 0.87445 → 0.874.
+    // chunk −1 (off) with max_prefill_tokens 4096: 512 + 6,144 + 640 = 7,296 → floor → 0.874.
+    let w = "concurrency = 1\nprompt_len = 16\noutput_len = 4";
+    // Rounded to 3 decimals by the rule: equal within 1e-12.
+    let f = |engine: &str, want: f64| {
+        let got = scn(engine, w).engine.mem_fraction_static;
+        assert!((got - want).abs() < 1e-12, "{engine}: {got} vs {want}");
+    };
+    f("", 0.835);
+    f("chunked_prefill_size = 16384", 0.685);
+    f("chunked_prefill_size = 512", 0.874);
+    f("chunked_prefill_size = -1\nmax_prefill_tokens = 4096", 0.874);
+    // A fraction the user gives is not touched.
+    f("chunked_prefill_size = 16384\nmem_fraction_static = 0.8", 0.8);
+}

@@ -116,14 +116,19 @@ impl Resolver<'_> {
                     }
                     _ => era,
                 };
-                let extra = self.piecewise_reserve(
-                    e.enable_piecewise_cuda_graph,
-                    kind,
-                    fraction_era,
-                    hw.gpu.memory_total_mib,
-                    tp,
-                    model,
-                )?;
+                let gpu_mib = hw.gpu.memory_total_mib;
+                let chunk = super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp);
+                let mut extra =
+                    self.piecewise_reserve(e.enable_piecewise_cuda_graph, kind, fraction_era, chunk, model)?;
+                // Issue #18: the user's chunk size sets the activation reserve (late eras only).
+                if fraction_era >= SglangEra::Late2025 {
+                    extra += super::chunk_reserve::activation_reserve_delta_mib(
+                        e.chunked_prefill_size,
+                        e.max_prefill_tokens,
+                        gpu_mib,
+                        tp,
+                    );
+                }
                 (
                     self.sglang_default_fraction(fraction_era, hw, (tp, pp, dp), speculative, model, extra)?,
                     true,

@@ -3,20 +3,19 @@
 
 use super::{EngineKind, Resolver, ScenarioError};
 use tpsim_model::llm::{Attention, ModelSpec};
-use tpsim_model::memory::{SglangEra, late_2025_buckets};
+use tpsim_model::memory::SglangEra;
 use tpsim_model::sglang_piecewise::piecewise_reserve_mib;
 
 impl Resolver<'_> {
     /// The reserve (MiB) `enable_piecewise_cuda_graph` adds to SGLang's default fraction: 0 when off;
     /// refused under vLLM (an SGLang flag) and before the late-2025 era (tpsim models SGLang 0.5.9's
-    /// rule). `chunked_prefill_size` is the late-2025 bucket of the GPU (`late_2025_buckets`).
+    /// rule). `chunk`: the chunk size SGLang works with (`chunk_reserve::effective_chunk`).
     pub(super) fn piecewise_reserve(
         &self,
         enabled: Option<bool>,
         kind: EngineKind,
         era: SglangEra,
-        gpu_mem_mib: u64,
-        tp: u32,
+        chunk: Option<u64>,
         model: &ModelSpec,
     ) -> Result<f64, ScenarioError> {
         if !enabled.unwrap_or(false) {
@@ -35,8 +34,9 @@ impl Resolver<'_> {
                 "tpsim models the piecewise CUDA-graph reserve of SGLang 0.5.9 (late-2025 and spring-2026 eras) only",
             ));
         }
-        let (chunked, _) = late_2025_buckets(gpu_mem_mib, tp);
+        // `piecewise_cuda_graph_max_tokens` = chunked_prefill_size (the user's or the bucket's,
+        // `chunk_reserve::effective_chunk`); −1 (off) captures no size (0 here).
         let mla = matches!(model.attention, Attention::Mla { .. });
-        Ok(piecewise_reserve_mib(chunked as u64, mla))
+        Ok(piecewise_reserve_mib(chunk.unwrap_or(0), mla))
     }
 }
