@@ -47,6 +47,9 @@ pub struct Deltas {
     pub by_op: Vec<Change>,
     /// Where memory and the KV budget moved (as `tpsim memory --against --json`).
     pub memory: memory::Delta,
+    /// Issue #19 point 6: B ÷ A of the headline figures with 95 % intervals from the profiles'
+    /// fitted parameters (`crate::intervals_diff`); empty when neither profile has any.
+    pub ratio_intervals: Vec<crate::intervals_diff::RatioInterval>,
 }
 
 /// The `tpsim diff --json` object: both `tpsim run --json` reports and the deltas.
@@ -80,13 +83,22 @@ pub fn diff(a_path: &Path, b_path: &Path) -> Result<DiffReport, DiffError> {
         })
     };
     let (pa, pb) = (run(&sa, a_path)?, run(&sb, b_path)?);
-    let (a, b) = (report::build(&sa, &pa), report::build(&sb, &pb));
+    let (mut a, mut b) = (report::build(&sa, &pa), report::build(&sb, &pb));
+    // Issue #19 point 6: each side's intervals (as `tpsim run` gives them), then the ratios'.
+    for (s, r, path) in [(&sa, &mut a, a_path), (&sb, &mut b, b_path)] {
+        crate::intervals::attach(s, r).map_err(|source| DiffError::Decode {
+            file: path.display().to_string(),
+            source,
+        })?;
+    }
+    let ratio_intervals = crate::intervals_diff::ratio_intervals(&sa, &a, &sb, &b);
     let deltas = Deltas {
         summary: summary(&a, &b),
         verdict: (a.memory.verdict, b.memory.verdict),
         by_category: both_decode(&a, &b, sorted(&a.breakdown, &b.breakdown)),
         by_op: both_decode(&a, &b, sorted(&a.breakdown_by_op, &b.breakdown_by_op)),
         memory: memory::delta(&pa.memory, &pb.memory),
+        ratio_intervals,
     };
     Ok(DiffReport { a, b, deltas })
 }

@@ -35,6 +35,7 @@ pub mod files;
 pub mod internode;
 pub mod intervals; // issue #19 point 6: prediction intervals from a profile's fit
 pub mod intervals_collective; // issue #19 point 6: the same for `tpsim collective`
+pub mod intervals_diff; // issue #19 point 6: intervals on `tpsim diff`'s ratios
 pub mod memory;
 pub mod net;
 pub mod presets;

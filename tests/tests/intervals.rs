@@ -297,3 +297,151 @@ fn collective_with_the_profile_gives_each_time_an_interval() {
     .unwrap();
     assert!(j.get("intervals").is_none() && j["rows"][0].get("time_us_interval").is_none());
 }
+
+#[test]
+fn diff_ratio_interval_moves_the_shared_parameter_on_both_sides() {
+    // A = the example (batch 1), B = the same at concurrency 2, one profile: kernel_overhead is the
+    // same constant on both sides, so its interval moves A and B together (intervals_diff.rs). By
+    // hand from each side's own interval ends (tpsim diff --json carries both reports):
+    // r = B/A, ends (B(lo)/A(lo), B(hi)/A(hi)), w = |ln end_hi − ln end_lo| / 2, interval r·e^∓w.
+    // Same arithmetic on the same numbers: tolerance 1e-9 relative.
+    // Both beside one copy of the profile (B written next to A).
+    let a = example_with("diff", "concurrency = 1", "concurrency = 1");
+    let b = a.replace("s.toml", "b.toml");
+    std::fs::write(
+        &b,
+        std::fs::read_to_string(&a)
+            .unwrap()
+            .replacen("concurrency = 1", "concurrency = 2", 1),
+    )
+    .unwrap();
+    let o = tpsim(&["diff", &a, &b, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let side = |s: &str| {
+        let t = &j[s]["intervals"]["output_tok_s"];
+        let p = &t["params"][0];
+        (
+            f(&t["value"]),
+            f(&p["at_ci_low"]),
+            f(&p["at_ci_high"]),
+            f(&t["low"]),
+            f(&t["high"]),
+        )
+    };
+    let (ya, la, ha, lowa, higha) = side("a");
+    let (yb, lb, hb, lowb, highb) = side("b");
+    let r = &j["deltas"]["ratio_intervals"][0];
+    assert_eq!(
+        (r["name"].as_str(), r["profiles"].as_str()),
+        (Some("output_tok_s"), Some("shared"))
+    );
+    let ratio = yb / ya;
+    let w = ((hb / ha).ln() - (lb / la).ln()).abs() / 2.0;
+    assert!((f(&r["ratio"]) / ratio - 1.0).abs() < 1e-9);
+    assert!((f(&r["low"]) / (ratio * (-w).exp()) - 1.0).abs() < 1e-9, "{r}");
+    assert!((f(&r["high"]) / (ratio * w.exp()) - 1.0).abs() < 1e-9, "{r}");
+    // The shared constant largely cancels: the ratio's relative half-width is below what two
+    // independent sides would give, √(wa² + wb²) with each side's own log half-width.
+    let (wa, wb) = ((higha / lowa).ln() / 2.0, (highb / lowb).ln() / 2.0);
+    assert!(w < (wa * wa + wb * wb).sqrt(), "{w} vs {wa} {wb}");
+    // Batch 2 at 1.79× batch 1 (text report): beyond the fit noise.
+    assert_eq!(r["beyond_fit_noise"].as_bool(), Some(true));
+    let t = tpsim(&["diff", &a, &b]);
+    assert!(
+        t.stdout.contains("B/A with 95 % intervals")
+            && t.stdout
+                .contains("beyond the fit noise (shared profile parameters)"),
+        "{}",
+        t.stdout
+    );
+}
+
+#[test]
+fn diff_without_fitted_intervals_has_no_ratio_intervals() {
+    // Neither side has a profile: no ratio intervals and no line in the text.
+    let a = scenario("seed/baseline.toml");
+    let o = tpsim(&["diff", &a, &a, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(j["deltas"]["ratio_intervals"].as_array().map(Vec::len), Some(0));
+    assert!(!tpsim(&["diff", &a, &a]).stdout.contains("B/A with 95 %"));
+}
+
+#[test]
+fn diff_ratio_interval_with_two_profile_files_treats_them_as_independent() {
+    // B reads another copy of the profile: its kernel_overhead is another fitted constant as far as
+    // tpsim can tell, so the two sides' parameters combine independently: w = √(wa'² + wb'²) with
+    // wa' = |ln(B/A(lo)) − ln(B/A(hi))| / 2 = A's own log half-width, and likewise for B.
+    let a = scenario(EXAMPLE);
+    let b = example_with("diff-indep", "concurrency = 1", "concurrency = 2");
+    let o = tpsim(&["diff", &a, &b, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let half = |s: &str| {
+        let p = &j[s]["intervals"]["output_tok_s"]["params"][0];
+        (f(&p["at_ci_high"]).ln() - f(&p["at_ci_low"]).ln()).abs() / 2.0
+    };
+    let w = (half("a").powi(2) + half("b").powi(2)).sqrt();
+    let r = &j["deltas"]["ratio_intervals"][0];
+    assert_eq!(r["profiles"].as_str(), Some("independent"));
+    let ratio = f(&r["ratio"]);
+    assert!((f(&r["low"]) / (ratio * (-w).exp()) - 1.0).abs() < 1e-9, "{r}");
+    assert!((f(&r["high"]) / (ratio * w.exp()) - 1.0).abs() < 1e-9, "{r}");
+}
+
+#[test]
+fn sweep_intervals_match_the_runs_and_are_opt_in() {
+    // `tpsim sweep --intervals` gives each point the interval `tpsim run --json` gives the same
+    // scenario (same code path: identical bits); without the flag the columns are absent.
+    let a = scenario(EXAMPLE);
+    let o = tpsim(&[
+        "sweep",
+        &a,
+        "--set",
+        "workload.concurrency=1,2",
+        "--intervals",
+        "--json",
+        "-q",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let run = run_json(&a);
+    let iv = &run["intervals"];
+    let r0 = &rows[0];
+    for (col, want) in [
+        ("output_tok_s_low", &iv["output_tok_s"]["low"]),
+        ("output_tok_s_high", &iv["output_tok_s"]["high"]),
+        ("tpot_ms_low", &iv["tpot_ms"]["low"]),
+        ("tpot_ms_high", &iv["tpot_ms"]["high"]),
+    ] {
+        assert_eq!(f(&r0[col]).to_bits(), f(want).to_bits(), "{col}");
+    }
+    // Concurrency 2: its interval holds its own value.
+    let r1 = &rows[1];
+    assert!(
+        f(&r1["output_tok_s_low"]) < f(&r1["output_tok_s"])
+            && f(&r1["output_tok_s"]) < f(&r1["output_tok_s_high"])
+    );
+    let plain = tpsim(&["sweep", &a, "--set", "workload.concurrency=1", "-q"]);
+    assert!(!plain.stdout.contains("output_tok_s_low"), "{}", plain.stdout);
+    // No profile: the columns are there with --intervals, empty.
+    let seed = scenario("seed/baseline.toml");
+    let o = tpsim(&[
+        "sweep",
+        &seed,
+        "--set",
+        "workload.output_len=8",
+        "--intervals",
+        "-q",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut lines = o.stdout.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with("output_tok_s_low,output_tok_s_high,tpot_ms_low,tpot_ms_high")
+    );
+    assert!(lines.next().unwrap().ends_with(",,,,"), "{}", o.stdout);
+}

@@ -52,6 +52,25 @@ pub fn text(d: &DiffReport) -> String {
             row(&mut o, c, decimals);
         }
     }
+    // Issue #19 point 6: the ratios' intervals from the profiles' fitted parameters.
+    if !d.deltas.ratio_intervals.is_empty() {
+        let _ = writeln!(
+            o,
+            "  B/A with 95 % intervals from the profiles' fitted parameters (fit noise only, not model error):"
+        );
+        for r in &d.deltas.ratio_intervals {
+            let verdict = if r.beyond_fit_noise {
+                "beyond the fit noise"
+            } else {
+                "within the fit noise"
+            };
+            let _ = writeln!(
+                o,
+                "  {:<26} {:.3}× [{:.3}×, {:.3}×]  {} ({} profile parameters)",
+                r.name, r.ratio, r.low, r.high, verdict, r.profiles
+            );
+        }
+    }
     let _ = writeln!(o);
     if decodes(&d.a) && decodes(&d.b) {
         head(

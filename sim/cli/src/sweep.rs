@@ -39,6 +39,11 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Add the 95 % interval ends of tok/s and TPOT (output_tok_s_low/high, tpot_ms_low/high) from
+    /// the profile's fitted parameters; empty where the profile has none. Costs two more
+    /// predictions per fitted parameter and point.
+    #[arg(long)]
+    pub intervals: bool,
     /// Draw an SVG line chart of --metric against --x to FILE.
     #[arg(long, value_name = "FILE.svg", requires = "x")]
     pub plot: Option<PathBuf>,
@@ -101,7 +106,8 @@ pub fn run(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 
 fn sweep_inner(a: &SweepArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), SweepError> {
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
-    let sw = Sweep::new(&a.scenario, &a.set, &a.unset)?;
+    let mut sw = Sweep::new(&a.scenario, &a.set, &a.unset)?;
+    sw.intervals = a.intervals;
     let plot = a.plot.as_ref().map(|_| PlotSpec {
         x: a.x.clone().unwrap_or_default(),
         series: a.series.clone(),

@@ -97,6 +97,9 @@ pub struct Sweep {
     pub inputs: Vec<PathBuf>,
     pub base: toml::Table,
     pub axes: Vec<Axis>,
+    /// Issue #19 point 6 (`tpsim sweep --intervals`): give each point's tok/s and TPOT their 95 %
+    /// intervals from the profile's fitted parameters (2 more predictions per fitted parameter).
+    pub intervals: bool,
 }
 
 impl Sweep {
@@ -150,6 +153,7 @@ impl Sweep {
             inputs,
             base,
             axes,
+            intervals: false,
         })
     }
 
@@ -286,13 +290,27 @@ impl Sweep {
                     .map(|_| p.main.accept_len_mean),
                 allreduce_ms_per_iter: decoded
                     .then(|| r.breakdown_by_op.get("allreduce").copied().unwrap_or(0.0)),
-                bottleneck: r.bottleneck,
+                bottleneck: r.bottleneck.clone(),
                 ttft_p99_ms: p.main.ttft_percentile_ms(99.0),
                 tpot_p99_ms: decoded.then(|| p.main.request_tpot_percentile_ms(99.0)),
                 request_throughput: p.main.request_throughput(),
                 preemptions: p.main.preemptions,
                 peak_kv_utilisation: p.main.peak_kv_utilisation,
+                intervals: [None; 4],
             });
+            if self.intervals {
+                let iv = crate::intervals::propagate(s, &r).map_err(|e| SweepError::Internal {
+                    index: i,
+                    message: e.to_string(),
+                })?;
+                if let (Some(iv), Some(perf)) = (iv, row.perf.as_mut()) {
+                    let ends = |f: &Option<crate::report::intervals::FigureInterval>| {
+                        f.as_ref().map(|f| (f.low, f.high))
+                    };
+                    let (t, p) = (ends(&iv.output_tok_s), ends(&iv.tpot_ms));
+                    perf.intervals = [t.map(|x| x.0), t.map(|x| x.1), p.map(|x| x.0), p.map(|x| x.1)];
+                }
+            }
         }
         Ok(row)
     }
@@ -363,7 +381,18 @@ pub struct Perf {
     pub preemptions: u64,
     /// Peak share of the KV pool in use, 0 to 1.
     pub peak_kv_utilisation: f64,
+    /// Issue #19 point 6 (`--intervals`): the 95 % interval ends of tok/s and TPOT, in
+    /// [`INTERVAL_COLUMNS`] order (`None` without fitted intervals or without `--intervals`).
+    pub intervals: [Option<f64>; 4],
 }
+
+/// The columns `tpsim sweep --intervals` adds after the metrics.
+pub const INTERVAL_COLUMNS: [&str; 4] = [
+    "output_tok_s_low",
+    "output_tok_s_high",
+    "tpot_ms_low",
+    "tpot_ms_high",
+];
 
 /// One point's row.
 #[derive(Debug, Clone, PartialEq)]
@@ -386,7 +415,7 @@ pub struct Row {
 }
 
 /// The metric columns after the swept keys.
-pub fn metric_columns(spec: bool) -> Vec<&'static str> {
+pub fn metric_columns(spec: bool, intervals: bool) -> Vec<&'static str> {
     let mut c = vec!["verdict", "output_tok_s", "tpot_ms", "ttft_ms"];
     if spec {
         c.push("accept_len_mean");
@@ -403,6 +432,9 @@ pub fn metric_columns(spec: bool) -> Vec<&'static str> {
         "preemptions",
         "peak_kv_utilisation",
     ]);
+    if intervals {
+        c.extend(INTERVAL_COLUMNS);
+    }
     c
 }
 
@@ -420,6 +452,11 @@ pub const PLOTTABLE: &[&str] = &[
     "request_throughput",
     "preemptions",
     "peak_kv_utilisation",
+    // Issue #19 point 6: with --intervals.
+    "output_tok_s_low",
+    "output_tok_s_high",
+    "tpot_ms_low",
+    "tpot_ms_high",
 ];
 
 impl Row {
@@ -439,15 +476,18 @@ impl Row {
             "request_throughput" => p.map(|p| p.request_throughput),
             "preemptions" => p.map(|p| p.preemptions as f64),
             "peak_kv_utilisation" => p.map(|p| p.peak_kv_utilisation),
-            _ => None,
+            c => INTERVAL_COLUMNS
+                .iter()
+                .position(|x| *x == c)
+                .and_then(|k| p.and_then(|p| p.intervals[k])),
         };
         v.filter(|v| v.is_finite())
     }
 
     /// The metric cells in `metric_columns` order; empty strings for missing values.
-    fn metric_cells(&self, spec: bool) -> Vec<String> {
+    fn metric_cells(&self, spec: bool, intervals: bool) -> Vec<String> {
         let num = |name| self.metric(name).map_or_else(String::new, |v| v.to_string());
-        metric_columns(spec)
+        metric_columns(spec, intervals)
             .into_iter()
             .map(|c| match c {
                 "verdict" => self.verdict.to_string(),
@@ -468,12 +508,16 @@ pub fn write_csv(sweep: &Sweep, rows: &[Row], out: &mut dyn std::io::Write) -> R
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["point".to_string()];
     header.extend(sweep.axes.iter().map(|a| a.key.clone()));
-    header.extend(metric_columns(spec).into_iter().map(String::from));
+    header.extend(
+        metric_columns(spec, sweep.intervals)
+            .into_iter()
+            .map(String::from),
+    );
     w.write_record(&header)?;
     for r in rows {
         let mut rec = vec![r.point.to_string()];
         rec.extend(r.inputs.iter().map(|v| v.text.clone()));
-        rec.extend(r.metric_cells(spec));
+        rec.extend(r.metric_cells(spec, sweep.intervals));
         w.write_record(&rec)?;
     }
     w.flush()?;
@@ -499,7 +543,7 @@ pub fn to_json(sweep: &Sweep, rows: &[Row]) -> serde_json::Value {
                 };
                 o.insert(a.key.clone(), j);
             }
-            for c in metric_columns(spec) {
+            for c in metric_columns(spec, sweep.intervals) {
                 let j = match c {
                     "verdict" => r.verdict.as_str().into(),
                     "bottleneck" => r
