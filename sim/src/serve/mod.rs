@@ -8,6 +8,7 @@
 pub mod core;
 pub mod graphs;
 pub mod kv;
+pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod sglang;
 pub mod stats;
 pub mod vllm;
