@@ -172,7 +172,11 @@ fn nccl_pins_of_newer_engines() {
     assert_eq!(j["scenario"]["nccl_version_source"], "vllm 0.19.0's torch pin");
     let text = std::fs::read_to_string(scenario("examples/llama-3.1-8b-sglang-h100x8-dp4-tp2.toml"))
         .expect("example")
-        .replacen("version = \"0.5.8\"", "version = \"0.5.23\"\ncosts = { era = \"spring-2026\" }", 1);
+        .replacen(
+            "version = \"0.5.8\"",
+            "version = \"0.5.23\"\ncosts = { era = \"spring-2026\" }",
+            1,
+        );
     let j = run_json(&write("pin-0.5.23", &text));
     assert_eq!(j["scenario"]["nccl_version"], "2.30.7");
     assert_eq!(j["scenario"]["nccl_version_source"], "sglang 0.5.23's torch pin");
