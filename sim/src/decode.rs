@@ -104,6 +104,9 @@ pub struct LoopResult {
     pub by_op_total: BTreeMap<&'static str, Duration>,
     /// Distinct shapes simulated.
     pub distinct_shapes: usize,
+    /// Issue #17 (dp): data-parallel replicas that served (1 without): the iteration counts and
+    /// times above are summed over them, so the throughputs multiply by it.
+    pub replicas: u32,
 }
 
 /// Everything a run predicts.
@@ -349,12 +352,12 @@ fn run_loop<'a>(
     // Issue #18 point 1 (schedkeys): without prefix reuse (SGLang `--disable-radix-cache`, vLLM
     // `--no-enable-prefix-caching`) no request finds its shared prefix cached.
     let cache = s.engine.scheduler.prefix_cache;
-    let stream = crate::workload::RequestStream::new(s, rng).map(move |mut r| {
+    let prep = move |mut r: crate::workload::RequestSpec| {
         if !cache {
             r.prefix = None;
         }
         r
-    });
+    };
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
     let mut sampler = spec.map(|sp| sp.acceptance.sampler(sp.num_steps, sp.topk, sp.num_draft_tokens));
@@ -373,17 +376,37 @@ fn run_loop<'a>(
         .map(|sm| move || sm.draw(|| accept_rng.random::<f64>()));
     let draw: Option<&mut dyn FnMut() -> u32> = draw_fn.as_mut().map(|f| f as &mut dyn FnMut() -> u32);
     let refuse = |p: u32, o: u32| refusal(s, memory, p, o);
-    let m = serve::run(
-        &plan,
-        stream,
-        s.workload.num_requests,
-        s.workload.concurrency,
-        &refuse,
-        draw,
-        &mut shapes,
-        CONTEXT_BUCKET,
-        s.slo.as_ref(),
-    )?;
+    // Issue #17 (dp): data-parallel replicas run as one loop each over their share of the stream.
+    let (m, replicas) = if s.engine.replicas > 1 {
+        let shared = serve::replicas::Shared {
+            plan: &plan,
+            refuse: &refuse,
+            bucket: CONTEXT_BUCKET,
+            slo: s.slo.as_ref(),
+        };
+        serve::replicas::run(
+            s.engine.replicas,
+            &|| crate::workload::RequestStream::new(s, rng),
+            &prep,
+            (s.workload.num_requests, s.workload.concurrency),
+            &shared,
+            draw,
+            &mut shapes,
+        )?
+    } else {
+        let m = serve::run(
+            &plan,
+            crate::workload::RequestStream::new(s, rng).map(prep),
+            s.workload.num_requests,
+            s.workload.concurrency,
+            &refuse,
+            draw,
+            &mut shapes,
+            CONTEXT_BUCKET,
+            s.slo.as_ref(),
+        )?;
+        (m, 1)
+    };
     let mut breakdown_total = BTreeMap::new();
     let mut by_op_total = BTreeMap::new();
     for (i, &n) in m.shape_runs.iter().enumerate() {
@@ -430,6 +453,7 @@ fn run_loop<'a>(
         breakdown_total,
         by_op_total,
         distinct_shapes: shapes.costs.len(),
+        replicas,
     })
 }
 
@@ -449,7 +473,7 @@ impl LoopResult {
     pub fn output_tok_s(&self) -> f64 {
         let s = self.total_time.as_secs_f64();
         if s > 0.0 {
-            self.decode_tokens as f64 / s
+            self.decode_tokens as f64 / s * f64::from(self.replicas.max(1))
         } else {
             0.0
         }
@@ -458,7 +482,7 @@ impl LoopResult {
     pub fn e2e_output_tok_s(&self) -> f64 {
         let s = (self.total_time + self.prefill_time).as_secs_f64();
         if s > 0.0 {
-            self.output_tokens as f64 / s
+            self.output_tokens as f64 / s * f64::from(self.replicas.max(1))
         } else {
             0.0
         }

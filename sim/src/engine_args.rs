@@ -311,8 +311,16 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if e.enable_dp_attention == Some(true) {
         c.flag("--enable-dp-attention");
     }
+    // Issue #17 (dp): vLLM 0.11.0 arg_utils.py `--data-parallel-size` (alias `-dp`).
     if let Some(dp) = e.dp_size {
-        c.arg("--dp-size", dp);
+        c.arg(
+            if sglang {
+                "--dp-size"
+            } else {
+                "--data-parallel-size"
+            },
+            dp,
+        );
     }
     // Issue #17: `--dtype` (the same flag and names in SGLang 0.5.9 and vLLM 0.11.0).
     if let Some(d) = &e.dtype {

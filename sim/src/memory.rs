@@ -64,6 +64,10 @@ pub struct MemoryAnswer {
     /// Largest concurrency at the configured context (mean prompt + mean output).
     pub max_concurrency_at_context: u64,
     pub entries: Vec<Entry>,
+    /// Issue #17 (dp): data-parallel replicas (each its own engine on tp × pp GPUs with the plan
+    /// above and its own KV pool) and their KV tokens together.
+    pub replicas: u32,
+    pub kv_tokens_all_replicas: u64,
 }
 
 /// Builds the answer.
@@ -83,6 +87,9 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
     let w = &s.workload;
     let ctx = (w.prompt_len.mean() + w.output_len.mean()).round().max(1.0) as u64;
     let groups = u64::from(s.engine.dp_attention.map_or(1, |d| d.dp));
+    // Issue #17 (dp): data-parallel replicas each hold a pool and a share of the requests, as the
+    // DP-attention groups do.
+    let groups = groups * u64::from(s.engine.replicas.max(1));
     let era = if s.engine.kind == EngineKind::Vllm {
         "v1".to_string()
     } else {
@@ -132,6 +139,8 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
                 source: e.source,
             })
             .collect(),
+        replicas: s.engine.replicas.max(1),
+        kv_tokens_all_replicas: p.kv_tokens * u64::from(s.engine.replicas.max(1)),
     }
 }
 

@@ -455,7 +455,8 @@ fn throughput(m: &LoopResult, decodes: bool) -> Throughput {
         output_tok_s: dec(m.output_tok_s()),
         // Per request: over the mean running batch the scheduler kept (issue #18), not the
         // workload's concurrency, which KV or an open loop may never reach.
-        per_request_tok_s: dec(m.output_tok_s() / m.mean_batch().max(1.0)),
+        // Issue #17 (dp): over every replica's batch.
+        per_request_tok_s: dec(m.output_tok_s() / (m.mean_batch() * f64::from(m.replicas.max(1))).max(1.0)),
         tpot_ms: dec(m.tpot_ms()),
         e2e_output_tok_s: m.e2e_output_tok_s(),
         ttft_ms: m.ttft_ms(),

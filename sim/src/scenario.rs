@@ -43,6 +43,7 @@ pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
 pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
+pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
 mod speculative;
@@ -281,6 +282,9 @@ pub struct Engine {
     pub moe_a2a: Option<moe_a2a::MoeA2a>,
     /// Issue #18 point 1 (schedkeys): the scheduler settings as configured.
     pub scheduler: scheduler::SchedulerKeys,
+    /// Issue #17 (dp): data-parallel replicas (SGLang `--dp-size` without DP attention, vLLM
+    /// `--data-parallel-size` on a dense model), each a whole engine on tp × pp GPUs; 1 = one engine.
+    pub replicas: u32,
 }
 
 /// Resolved engine cost and memory parameters.

@@ -631,9 +631,10 @@ fn dp_attention_keys_of_issue_17() {
     );
     let e = bad("dp0", "page_size = 1", &on("0"));
     assert!(e.contains("engine.dp_size") && e.contains("≥ 1"), "{e}");
+    // Issue #17 (dp): dp_size without DP attention is replicas; two tp-8 replicas need 16 GPUs.
     let e = bad("dp-replicas", "page_size = 1", "page_size = 1\ndp_size = 2");
     assert!(
-        e.contains("engine.dp_size") && e.contains("replica data parallelism"),
+        e.contains("engine.dp_size") && e.contains("dp × tp × pp = 16 GPUs, but the box has 8"),
         "{e}"
     );
     let e = bad(
@@ -1153,5 +1154,57 @@ fn scheduler_keys_refused_as_the_engine_would() {
     assert!(
         e.contains("engine.enable_prefix_caching") && e.contains("disable_radix_cache"),
         "{e}"
+    );
+}
+
+/// Issue #17 (dp): `engine.dp_size` as data-parallel replicas (`scenario::replicas`).
+#[test]
+fn dp_replicas_of_issue_17() {
+    let refused = |name: &str, example: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(scenario(example)).expect("example");
+        assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
+        let p = scratch(name).join("scenario.toml");
+        std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
+        let o = tpsim(&["run", &p.display().to_string()]);
+        assert_eq!(o.code, 2, "{}", o.stderr);
+        assert!(o.stderr.contains(&p.display().to_string()), "{}", o.stderr);
+        o.stderr
+    };
+    // vLLM on a MoE model (DeepSeek-V3): attention DP with EP is not modelled.
+    let vllm = "examples/deepseek-v3-dcp8-vllm-h200x8.toml";
+    let e = refused("dp-vllm-moe", vllm, "tp = 8\ndcp_size = 8", "tp = 4\ndp_size = 2");
+    assert!(e.contains("engine.dp_size") && e.contains("MoE model"), "{e}");
+    // vLLM has no `--enable-dp-attention`.
+    let e = refused(
+        "dp-vllm-attn",
+        vllm,
+        "dcp_size = 8",
+        "dcp_size = 8\nenable_dp_attention = true",
+    );
+    assert!(
+        e.contains("engine.enable_dp_attention") && e.contains("--data-parallel-size"),
+        "{e}"
+    );
+    // SGLang replicas across two boxes: SGLang's own refusal.
+    let text = std::fs::read_to_string(scenario("examples/deepseek-v3-tp16-sglang-h200x16-2node.toml"))
+        .expect("example");
+    let p = scratch("dp-2node").join("scenario.toml");
+    std::fs::write(
+        &p,
+        text.replacen("tp = 16", "tp = 8\ndp_size = 2", 1).replacen(
+            "\"deepseek-v3\"",
+            "\"llama-3.1-70b\"",
+            1,
+        ),
+    )
+    .expect("write");
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("engine.dp_size")
+            && o.stderr
+                .contains("multi-node data parallel is not supported unless dp attention!"),
+        "{}",
+        o.stderr
     );
 }

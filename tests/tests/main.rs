@@ -80,6 +80,8 @@ mod vlm_h3;
 mod vllm_startup;
 // Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.
 mod moe_a2a;
+// Issue #17 (dp): data-parallel replicas (SGLang --dp-size, vLLM --data-parallel-size).
+mod replicas;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

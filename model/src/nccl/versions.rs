@@ -10,7 +10,11 @@
 //! vLLM 0.11.0 `requirements/cuda.txt` torch==2.8.0 and SGLang 0.5.5 `torch==2.8.0`, whose wheel
 //! metadata requires nvidia-nccl-cu12==2.27.3; SGLang 0.5.6, 0.5.8, 0.5.9 and 0.5.10 `torch==2.9.1`,
 //! whose wheel requires nvidia-nccl-cu12==2.27.5 (PyPI `torch-2.8.0` / `torch-2.9.1`
-//! cp311 manylinux_2_28_x86_64 `.metadata`).
+//! cp311 manylinux_2_28_x86_64 `.metadata`). Issue #17 (dp): vLLM 0.12.0 (wheel METADATA
+//! torch==2.9.0 → nvidia-nccl-cu12==2.27.5), vLLM 0.19.0 (`requirements/cuda.txt` torch==2.10.0 →
+//! nvidia-nccl-cu12==2.27.5), vLLM 0.33.0 (torch==2.14.0 → nvidia-nccl-cu13==2.30.7)
+//! and SGLang 0.5.23 (torch==2.14.1 → nvidia-nccl-cu13==2.30.7), read from the torch cp311
+//! manylinux_2_28_x86_64 wheels' METADATA on PyPI.
 
 use super::tuner::ArchCaps;
 
@@ -181,6 +185,9 @@ pub fn engine_pinned_nccl(engine: &str, version: &str) -> Option<NcclVersion> {
     match (engine, base.as_str()) {
         ("vllm", "0.11.0") | ("sglang", "0.5.5") => Some(NcclVersion::new(27, 3)),
         ("sglang", "0.5.6" | "0.5.8" | "0.5.9" | "0.5.10") => Some(NcclVersion::new(27, 5)),
+        // Issue #17 (dp): torch 2.9.0 (vLLM 0.12.0), 2.10.0 (vLLM 0.19.0), torch 2.14.x (vLLM 0.33.0, SGLang 0.5.23).
+        ("vllm", "0.12.0" | "0.19.0") => Some(NcclVersion::new(27, 5)),
+        ("vllm", "0.33.0") | ("sglang", "0.5.23") => Some(NcclVersion::new(30, 7)),
         _ => None,
     }
 }
@@ -216,6 +223,17 @@ mod tests {
             Some(NcclVersion::new(27, 5))
         );
         assert_eq!(engine_pinned_nccl("sglang", "0.4.6"), None);
+        // Issue #17 (dp): torch 2.9.0 / 2.10.0 → 2.27.5; torch 2.14.0 / 2.14.1 → nvidia-nccl-cu13 2.30.7.
+        assert_eq!(
+            engine_pinned_nccl("vllm", "0.12.0"),
+            Some(NcclVersion::new(27, 5))
+        );
+        assert_eq!(
+            engine_pinned_nccl("vllm", "0.19.0"),
+            Some(NcclVersion::new(27, 5))
+        );
+        assert_eq!(engine_pinned_nccl("vllm", "0.33.0"), Some(NcclVersion::LATEST));
+        assert_eq!(engine_pinned_nccl("sglang", "0.5.23"), Some(NcclVersion::LATEST));
     }
 
     /// Blackwell caps at the three tags that differ (tuning.cc N1 column: v2.27.5 `{2*36.7, …}`,

@@ -87,6 +87,19 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
             d.dp, d.attn_tp, d.dp
         );
     }
+    // Issue #17 (dp): data-parallel replicas, each an engine with the plan above.
+    if a.replicas > 1 {
+        let _ = writeln!(
+            o,
+            "  data-parallel replicas: {} engines of tp {} × pp {} GPUs ({} GPUs), each with this plan; KV {} tokens each, {} in all",
+            a.replicas,
+            s.engine.tp,
+            s.engine.pp.max(1),
+            a.replicas * s.engine.tp * s.engine.pp.max(1),
+            a.kv_tokens,
+            a.kv_tokens_all_replicas
+        );
+    }
     let _ = writeln!(
         o,
         "  largest context per request at concurrency {}: {} tokens; largest concurrency at {} + {} tokens: {}",

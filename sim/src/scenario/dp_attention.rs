@@ -64,7 +64,7 @@ fn supported(arch: Architecture) -> bool {
 
 /// Resolves `engine.enable_dp_attention` / `engine.dp_size`. `invalid(key, message)` builds the
 /// scenario's typed error. SGLang turns DP attention off when dp_size is 1; dp_size without DP
-/// attention is SGLang's replica data parallelism (tp × dp GPUs), which tpsim refuses.
+/// attention is SGLang's replica data parallelism (tp × dp GPUs, `scenario::replicas`).
 pub fn resolve(
     (enable, dp_size): (Option<bool>, Option<u32>),
     kind: EngineKind,
@@ -82,31 +82,17 @@ pub fn resolve(
             "0: expected a data-parallel size ≥ 1".into(),
         ));
     }
-    if kind == EngineKind::Vllm && (enable || dp_size.is_some()) {
-        let key = if enable {
-            "engine.enable_dp_attention"
-        } else {
-            "engine.dp_size"
-        };
+    if kind == EngineKind::Vllm && enable {
         return Err(invalid(
-            key,
-            "an SGLang setting (--enable-dp-attention / --dp-size): vLLM's data parallelism \
-             (--data-parallel-size) is not modelled"
+            "engine.enable_dp_attention",
+            "an SGLang setting (--enable-dp-attention): vLLM's data parallelism is `dp_size` \
+             (--data-parallel-size)"
                 .into(),
         ));
     }
-    if !enable {
-        if dp > 1 {
-            return Err(invalid(
-                "engine.dp_size",
-                format!(
-                    "{dp} without enable_dp_attention is SGLang's replica data parallelism (tp × dp = {} GPUs, one \
-                     engine copy each), which tpsim does not model: set enable_dp_attention = true, or \
-                     simulate one replica",
-                    tp * dp
-                ),
-            ));
-        }
+    // Issue #17 (dp): dp_size without DP attention (and vLLM's dp_size) is data-parallel replicas,
+    // resolved in `scenario::replicas`.
+    if !enable || kind == EngineKind::Vllm {
         return Ok(None);
     }
     // SGLang 0.5.9 `_handle_data_parallelism`: dp_size 1 turns DP attention off.

@@ -97,6 +97,20 @@ impl Resolver<'_> {
             ));
         }
         let dp = dp_attention.map_or(1, |d| d.dp);
+        // Issue #17 (dp): data-parallel replicas (`scenario::replicas`).
+        let replicas = super::replicas::resolve(
+            super::replicas::Input {
+                kind,
+                version: e.version.as_deref(),
+                enable_dp_attention: e.enable_dp_attention.unwrap_or(false),
+                dp_size: e.dp_size,
+                tp,
+                pp,
+            },
+            hw,
+            model,
+            invalid,
+        )?;
         let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, invalid)?;
         if dcp > 1 && pp > 1 {
             return Err(self.invalid(
@@ -253,7 +267,9 @@ impl Resolver<'_> {
             speculative,
             &mut collective_warnings,
         )?;
+        collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         Ok(Engine {
+            replicas: replicas.count, // issue #17 (dp)
             scheduler,
             dp_attention,
             pp,

@@ -374,8 +374,9 @@ pub struct EngineSection {
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's `--enable-dp-attention` (default false; SGLang turns it off when `dp_size` is 1).
     pub enable_dp_attention: Option<bool>,
-    /// SGLang's `--dp-size` (default 1): with `enable_dp_attention`, the attention data-parallel size
-    /// (attention TP = tp / dp_size).
+    /// SGLang's `--dp-size` / vLLM's `--data-parallel-size` (default 1): with `enable_dp_attention`, the
+    /// attention data-parallel size (attention TP = tp / dp_size); without it (and under vLLM, issue #17
+    /// dp) the number of data-parallel replicas of tp × pp GPUs each (`scenario::replicas`).
     pub dp_size: Option<u32>,
     // Issue #17 (parallelism): pipeline parallelism.
     /// SGLang's `--pp-size` / vLLM's `--pipeline-parallel-size` (default 1): stages of consecutive

@@ -9,6 +9,7 @@ pub mod core;
 pub mod graphs;
 pub mod kv;
 pub mod policy;
+pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod sglang;
 pub mod stats;
 pub mod vllm;

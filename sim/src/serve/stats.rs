@@ -55,6 +55,20 @@ impl Histogram {
         self.total += n;
         self.sum_ps += u128::from(d.as_ps()) * u128::from(n);
     }
+    /// Adds `o`'s samples (issue #17 dp: replicas' histograms merged; both share the buckets).
+    pub fn merge(&mut self, o: &Histogram) {
+        if o.total == 0 {
+            return;
+        }
+        if self.counts.is_empty() {
+            self.counts = vec![0; BUCKETS];
+        }
+        for (a, b) in self.counts.iter_mut().zip(&o.counts) {
+            *a += b;
+        }
+        self.total += o.total;
+        self.sum_ps += o.sum_ps;
+    }
     /// Records one sample.
     pub fn record(&mut self, d: Duration) {
         self.record_n(d, 1);
