@@ -94,3 +94,191 @@ fn gpt_oss_120b_h100x8_concurrency_curve_shape() {
         "TPOT 64/4 published {pr:.2}, tpsim {sr:.2}: {report}"
     );
 }
+
+// Issue #18 (curve): two more published sweeps, single GPU, lengths as the sources give them.
+
+/// tpsim's serving statistics at one concurrency of a scenario file (its `concurrency` and
+/// `num_requests` lines replaced).
+struct Point {
+    out_tok_s: f64,
+    ttft_mean: f64,
+    ttft_p50: f64,
+    ttft_p99: f64,
+    tpot_p50: f64,
+}
+
+fn simulate_file(file: &str, c: u32, requests: u32) -> Point {
+    let text = std::fs::read_to_string(scenario(file)).unwrap();
+    let body: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("concurrency = ") {
+                format!("concurrency = {c}\n")
+            } else if l.starts_with("num_requests = ") {
+                format!("num_requests = {requests}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let d = scratch(&format!("{}-c{c}", file.replace('/', "-")));
+    let p = d.join("s.toml");
+    std::fs::write(&p, body).unwrap();
+    let s = tpsim::scenario::load(&p).unwrap();
+    let r = tpsim::decode::predict_with(&s, false).unwrap().main;
+    Point {
+        out_tok_s: r.e2e_output_tok_s(),
+        ttft_mean: r.ttft_ms(),
+        ttft_p50: r.ttft_percentile_ms(50.0),
+        ttft_p99: r.ttft_percentile_ms(99.0),
+        tpot_p50: r.request_tpot_percentile_ms(50.0),
+    }
+}
+
+/// A `key=value` figure from a row's notes (the TTFT percentiles and req/s the columns lack).
+fn note(notes: &str, key: &str) -> f64 {
+    notes
+        .split("; ")
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key} in notes"))
+        .parse()
+        .unwrap()
+}
+
+/// Mistral-7B-Instruct-v0.3 on one RTX 4090 under vLLM, 256 input tokens, outputs to EOS (mean 100,
+/// max 128), 300 prompts, `--max-concurrency` 4, 8, 16, 32, 48: tests/data/serving-curves.tsv lines
+/// 12–16, from https://mushfiqrahman.dev/?p=1668 (Part 1 table). Out of sample: no constant of the
+/// scenario (`scenarios/examples/mistral-7b-vllm-rtx4090-curve.toml`, the rtx-4090 template) was fitted
+/// to these rows; the output mean 100 is the table's own output tok/s ÷ req/s.
+///
+/// Asserted, tolerances stated before the check and the measured values beside them:
+/// - output throughput (every output token over the run, as bench_serving's) at each concurrency within
+///   ±10 % of the published (tpsim 201.8, 374.3, 641.5, 972.5, 1165.5 vs 210, 377, 644, 975, 1190:
+///   −3.9 … −0.3 %);
+/// - the gain per step within ±0.15 (published 1.80, 1.71, 1.51, 1.22; tpsim 1.85, 1.71, 1.52, 1.20);
+/// - the knee, the first step whose gain falls below 1.6 (published 16 → 32, "diminishing returns
+///   beyond 16"), on the same step;
+/// - mean TTFT non-decreasing in concurrency, as published;
+/// - median TTFT at 4 and 8 (one 256-token prefill mixed with the running decodes: the prefill cost
+///   path at low load) within ±25 % (published 53, 55 ms; tpsim 45.5, 46.3 ms);
+/// - TTFT p99 at 48 over p99 at 4 within ±35 % (published 1483 / 157 = 9.4; tpsim 12.1).
+///
+/// Not asserted (a documented miss, book/src/serving.md "Published curves"): median and mean TTFT
+/// at 16–48 (published median 97, 277, 840 ms; tpsim 48, 50, 97 ms).
+#[test]
+fn mistral_7b_rtx4090_vllm_concurrency_curve() {
+    let t = read_tsv(&data_path("serving-curves.tsv"));
+    let (cc, o, tm, n) = (
+        t.col("concurrency"),
+        t.col("output_tok_s_per_gpu"),
+        t.col("ttft_ms"),
+        t.col("notes"),
+    );
+    let rows: Vec<_> = t.rows.iter().filter(|r| (12..=16).contains(&r.line)).collect();
+    assert!(
+        rows.iter()
+            .all(|r| r.get(0) == "https://mushfiqrahman.dev/?p=1668")
+    );
+    let conc: Vec<u32> = rows.iter().map(|r| r.get(cc).parse().unwrap()).collect();
+    assert_eq!(conc, [4, 8, 16, 32, 48]);
+    let pub_out: Vec<f64> = rows.iter().map(|r| r.get(o).parse().unwrap()).collect();
+    let pub_ttft: Vec<f64> = rows.iter().map(|r| r.get(tm).parse().unwrap()).collect();
+    let pub_p50: Vec<f64> = rows.iter().map(|r| note(r.get(n), "ttft_p50_ms")).collect();
+    let pub_p99: Vec<f64> = rows.iter().map(|r| note(r.get(n), "ttft_p99_ms")).collect();
+    let sim: Vec<Point> = conc
+        .iter()
+        .map(|&c| simulate_file("examples/mistral-7b-vllm-rtx4090-curve.toml", c, 300))
+        .collect();
+    let sim_out: Vec<f64> = sim.iter().map(|p| p.out_tok_s).collect();
+    let gains = |v: &[f64]| v.windows(2).map(|w| w[1] / w[0]).collect::<Vec<_>>();
+    let (pg, sg) = (gains(&pub_out), gains(&sim_out));
+    let report = format!(
+        "published out {pub_out:?} gains {pg:.3?}; tpsim out {sim_out:.1?} gains {sg:.3?}; \
+         tpsim TTFT mean {:.1?} p50 {:.1?} p99 {:.1?}",
+        sim.iter().map(|p| p.ttft_mean).collect::<Vec<_>>(),
+        sim.iter().map(|p| p.ttft_p50).collect::<Vec<_>>(),
+        sim.iter().map(|p| p.ttft_p99).collect::<Vec<_>>()
+    );
+    for (p, s) in pub_out.iter().zip(&sim_out) {
+        assert!((s / p - 1.0).abs() <= 0.10, "throughput off by > 10 %: {report}");
+    }
+    for (p, s) in pg.iter().zip(&sg) {
+        assert!((p - s).abs() <= 0.15, "gain off by > 0.15: {report}");
+    }
+    let knee = |g: &[f64]| g.iter().position(|&x| x < 1.6);
+    assert_eq!(knee(&pg), Some(2), "published knee 16 → 32");
+    assert_eq!(knee(&sg), knee(&pg), "knee not on the published step: {report}");
+    assert!(pub_ttft.windows(2).all(|w| w[1] >= w[0]));
+    assert!(
+        sim.windows(2).all(|w| w[1].ttft_mean >= w[0].ttft_mean),
+        "mean TTFT not monotone: {report}"
+    );
+    for i in 0..2 {
+        let r = sim[i].ttft_p50 / pub_p50[i] - 1.0;
+        assert!(
+            r.abs() <= 0.25,
+            "median TTFT at {} off by {r:+.2}: {report}",
+            conc[i]
+        );
+    }
+    let (pr, sr) = (pub_p99[4] / pub_p99[0], sim[4].ttft_p99 / sim[0].ttft_p99);
+    assert!(
+        (sr / pr - 1.0).abs() <= 0.35,
+        "TTFT p99 48/4 published {pr:.2}, tpsim {sr:.2}: {report}"
+    );
+}
+
+/// Llama-3.1-8B-Instruct on one A100 40GB under vLLM, 1024 in / 128 out fixed (--ignore-eos),
+/// `--max-concurrency` C with C × 20 prompts (`scenarios/examples/llama-3.1-8b-vllm-a100-40gb-curve.toml`),
+/// against the figures https://johnmusgrave.com/p/vllm-throughput-latency-sweep-on states in its
+/// summary (its per-concurrency table is not in this project's reach, so these are all it checks):
+/// "decode at one request per time runs at about 75 tokens/sec"; "a 6.6x gain" in throughput from
+/// C = 1 to 8 "with almost no latency cost"; past 8 "throughput keeps rising but per-token latency
+/// climbs and tail latency goes vertical. The knee sits at C=8". Out of sample (the A100 preset is
+/// datasheet figures and borrowed efficiencies; nothing was fitted to this source).
+///
+/// Asserted: 1000 / TPOT p50 at C = 1 within ±10 % of 75 (tpsim 78.2, +4 %); the C 8/1 throughput
+/// gain within ±25 % of 6.6 (tpsim 421.1 / 74.5 = 5.65, −14 %: a documented miss, see
+/// book/src/serving.md "Published curves"); the knee: the 8 → 16 gain below the mean per-doubling
+/// gain of 1 → 8 (tpsim 1.49 < 1.78), throughput still
+/// rising to 64, TPOT p50 rising from 8 on and TTFT p99 growing more than 1.5× per doubling past 8 (tpsim 1.76, 2.01, 1.94).
+#[test]
+fn llama_3_1_8b_a100_vllm_concurrency_knee() {
+    const FILE: &str = "examples/llama-3.1-8b-vllm-a100-40gb-curve.toml";
+    let conc = [1u32, 8, 16, 32, 64];
+    let sim: Vec<Point> = conc.iter().map(|&c| simulate_file(FILE, c, c * 20)).collect();
+    let report = format!(
+        "tpsim out {:.1?}, TPOT p50 {:.2?}, TTFT p99 {:.1?}",
+        sim.iter().map(|p| p.out_tok_s).collect::<Vec<_>>(),
+        sim.iter().map(|p| p.tpot_p50).collect::<Vec<_>>(),
+        sim.iter().map(|p| p.ttft_p99).collect::<Vec<_>>()
+    );
+    let decode_rate = 1000.0 / sim[0].tpot_p50;
+    assert!(
+        (decode_rate / 75.0 - 1.0).abs() <= 0.10,
+        "C = 1 decode {decode_rate:.1} tok/s: {report}"
+    );
+    let gain8 = sim[1].out_tok_s / sim[0].out_tok_s;
+    assert!(
+        (gain8 / 6.6 - 1.0).abs() <= 0.25,
+        "C 8/1 gain {gain8:.2}: {report}"
+    );
+    let per_doubling = gain8.cbrt();
+    let gain16 = sim[2].out_tok_s / sim[1].out_tok_s;
+    assert!(
+        gain16 < per_doubling,
+        "no bend after 8: {gain16:.2} vs {per_doubling:.2}: {report}"
+    );
+    assert!(
+        sim.windows(2).all(|w| w[1].out_tok_s > w[0].out_tok_s),
+        "{report}"
+    );
+    assert!(
+        sim[1..].windows(2).all(|w| w[1].tpot_p50 > w[0].tpot_p50),
+        "{report}"
+    );
+    assert!(
+        sim[1..].windows(2).all(|w| w[1].ttft_p99 > 1.5 * w[0].ttft_p99),
+        "{report}"
+    );
+}
