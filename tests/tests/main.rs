@@ -93,3 +93,4 @@ fn every_test_file_is_declared() {
         dir.display()
     );
 }
+mod launch_nccl; // issue #19 points 1-2: eager vs graph launch, NCCL 2.28.3 vs 2.30.7
