@@ -76,7 +76,11 @@ fn dual_turin_4gpu_eager_equals_graph_where_the_gpu_outruns_the_host_lines_26_27
     let (_, eager) = turin4(&[s8, s64], &["--nccl-version", "2.28.3", "--launch", "eager"]);
     let (_, graph) = turin4(&[s8, s64], &["--nccl-version", "2.28.3", "--launch", "graph"]);
     for ((e, g), m) in eager.iter().zip(&graph).zip([m8, m64]) {
-        assert_eq!(e.1 - g.1, 0.0, "eager {e:?} vs graph {g:?}");
+        assert_eq!(
+            e.1.to_bits(),
+            g.1.to_bits(),
+            "eager {e:?} vs graph {g:?}: a difference of 0"
+        );
         assert!(e.1 > floor, "{e:?}: the GPU's time is above the host's");
         assert!(((e.1 - m) / m).abs() <= 0.30, "eager {e:?} vs measured {m}");
     }
@@ -158,7 +162,7 @@ fn decode_charges_the_eager_nccl_launch_only_without_cuda_graphs() {
         f(&serde_json::from_str::<serde_json::Value>(&o.stdout).unwrap()["throughput"]["tpot_ms"])
     };
     let (g, g_slow) = (run("launch-g", true, "3.5us"), run("launch-g-slow", true, "40us"));
-    assert_eq!(g, g_slow);
+    assert_eq!(g.to_bits(), g_slow.to_bits(), "{g} vs {g_slow}");
     let (e, e_slow) = (
         run("launch-e", false, "3.5us"),
         run("launch-e-slow", false, "40us"),

@@ -80,6 +80,8 @@ mod vlm_h3;
 mod vllm_startup;
 // Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.
 mod moe_a2a;
+// Issue #19 points 1-2 (launch): eager vs graph launch, NCCL 2.28.3 vs 2.30.7.
+mod launch_nccl;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
@@ -93,4 +95,3 @@ fn every_test_file_is_declared() {
         dir.display()
     );
 }
-mod launch_nccl; // issue #19 points 1-2: eager vs graph launch, NCCL 2.28.3 vs 2.30.7
