@@ -68,6 +68,9 @@ pub struct Setup {
     pub backend: AllreduceBackend,
     /// The engine's custom allreduce cutoff (issue #17, 3; default without a scenario).
     pub custom: crate::comm::CustomLimits,
+    /// Issue #19 points 1-2: how the NCCL calls are launched (`--launch`; eager by default, as
+    /// nccl-tests without `-G`).
+    pub launch: crate::launch::Launch,
 }
 
 /// Errors of these commands (all bad input: exit code 2).
@@ -145,6 +148,7 @@ impl Source {
             env,
             backend,
             custom,
+            launch: crate::launch::Launch::Eager,
         })
     }
 }
@@ -237,6 +241,9 @@ pub struct Report {
     pub shm_hops: usize,
     pub p2p_level: PathClass,
     pub nccl_graph: String,
+    /// Issue #19 points 1-2: eager or graph launch, and the NCCL release whose tables applied.
+    pub launch: crate::launch::Launch,
+    pub nccl_version: String,
     pub rows: Vec<Row>,
     pub median_abs_error: Option<f64>,
     pub worst_abs_error: Option<f64>,
@@ -277,7 +284,16 @@ pub fn run(
             }
             Op::Allgather => comm.allgather(size),
         };
-        let t = o.time.as_us_f64();
+        // Issue #19 points 1-2: an NCCL call launched eagerly takes at least the host's per-call
+        // cost (custom kernels are plain launches: the engine's cost, not NCCL's enqueue).
+        let t = if o.algorithm.starts_with("nccl") {
+            setup
+                .launch
+                .per_call(o.time, setup.hardware.params.nccl_eager_launch)
+                .as_us_f64()
+        } else {
+            o.time.as_us_f64()
+        };
         let algbw = if t > 0.0 { size as f64 / (t * 1e3) } else { 0.0 };
         let factor = if n > 1.0 {
             if op == Op::Allreduce {
@@ -343,6 +359,8 @@ pub fn run(
                 ""
             }
         ),
+        launch: setup.launch,
+        nccl_version: setup.env.version.to_string(),
         rows,
         median_abs_error: median,
         worst_abs_error: errs.last().copied(),

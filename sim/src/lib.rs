@@ -36,6 +36,7 @@ pub mod internode;
 pub mod intervals; // issue #19 point 6: prediction intervals from a profile's fit
 pub mod intervals_collective; // issue #19 point 6: the same for `tpsim collective`
 pub mod intervals_diff; // issue #19 point 6: intervals on `tpsim diff`'s ratios
+pub mod launch; // issue #19 points 1-2: eager vs CUDA-graph launch of collectives
 pub mod memory;
 pub mod net;
 pub mod presets;

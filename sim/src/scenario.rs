@@ -196,6 +196,9 @@ pub struct HwParams {
     /// NVLink (required when `gpu.nvlink = true`, unused otherwise).
     pub nvlink_bw: Option<Bandwidth>,
     pub nvlink_latency: Option<Duration>,
+    /// Issue #19 points 1-2: host time of one eager NCCL collective call per rank (NCCL's enqueue
+    /// and kernel launch); back-to-back eager calls take at least this (`crate::launch`).
+    pub nccl_eager_launch: Duration,
 }
 
 /// Allreduce backend of the TP group.

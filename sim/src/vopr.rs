@@ -646,6 +646,7 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         force_p2p: rng.random_bool(0.3),
         nvlink_bw: nvlink.then(|| gbs(rng, 50, 450)),
         nvlink_latency: nvlink.then(|| ps(rng, 1_000_000)),
+        nccl_eager_launch: ps(rng, 10_000_000),
     };
     (topology, gpu, params)
 }

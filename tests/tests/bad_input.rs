@@ -1208,3 +1208,14 @@ fn dp_replicas_of_issue_17() {
         o.stderr
     );
 }
+
+/// Issue #19 points 1-2 (launch): `hardware.params.nccl_eager_launch` is a duration.
+#[test]
+fn nccl_eager_launch_must_be_a_duration() {
+    let e = bad(
+        "eager-launch",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\nnccl_eager_launch = \"fast\"",
+    );
+    assert!(e.contains("key `hardware.params.nccl_eager_launch`"), "{e}");
+}

@@ -82,6 +82,8 @@ mod vllm_startup;
 mod moe_a2a;
 // Issue #17 (dp): data-parallel replicas (SGLang --dp-size, vLLM --data-parallel-size).
 mod replicas;
+// Issue #19 points 1-2 (launch): eager vs graph launch, NCCL 2.28.3 vs 2.30.7.
+mod launch_nccl;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

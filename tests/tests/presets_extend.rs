@@ -116,6 +116,7 @@ host_memory_bw = "400GB/s"
 shm_copy_bw = "2GB/s"
 nccl_channel_bw = "11GB/s"
 nccl_simple_step_latency = "3us"
+nccl_eager_launch = "3.5us"
 shm_step_cost = "0.2us"
 shm_cross_socket_step_cost = "14us"
 collapse_min_roots = 2

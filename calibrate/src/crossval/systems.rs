@@ -13,6 +13,7 @@ use serde::Deserialize;
 use std::path::Path;
 use tpsim::collective::parse_algo;
 use tpsim::comm::Request;
+use tpsim::launch::Launch;
 use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv, profile as prof};
 
 /// The schema string the file must carry.
@@ -60,6 +61,14 @@ struct SetSpec {
     env: Vec<String>,
     #[serde(default = "nccl")]
     algo: String,
+    /// Issue #19 points 1-2: `eager` (default: nccl-tests without -G, torch.distributed) or `graph`
+    /// (the source replayed its calls from a CUDA graph).
+    #[serde(default = "eager")]
+    launch: String,
+}
+
+fn eager() -> String {
+    "eager".into()
 }
 
 fn nccl() -> String {
@@ -251,6 +260,12 @@ fn resolve_system(
         let env = scenario::nccl_env_from_args(&r.env).map_err(|e| input(sf, format!("{key}.env: {e}")))?;
         let request =
             parse_algo(&r.algo, AllreduceBackend::Nccl).map_err(|e| input(sf, format!("{key}.algo: {e}")))?;
+        if Launch::from_name(&r.launch).is_none() {
+            return Err(input(
+                sf,
+                format!("{key}.launch: `{}`: expected eager or graph", r.launch),
+            ));
+        }
         // Kept whole for the rows: the parsed environment and request.
         parts.push((
             Part {
@@ -430,6 +445,7 @@ fn add_row<'f>(
         env_args: s.rows[b].env.clone(),
         env: env.clone(),
         request: *request,
+        launch: Launch::from_name(&s.rows[b].launch).unwrap_or_default(),
     });
     part.lines.push(line);
     Ok(())

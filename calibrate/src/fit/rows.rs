@@ -9,6 +9,7 @@ use crate::measurement::{MeasurementFile, ReadError, Record, SCHEMA};
 use std::path::Path;
 use tpsim::collective::Op as Collective;
 use tpsim::comm::{Comm, Request};
+use tpsim::launch::Launch;
 use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv};
 
 /// Operation of a row.
@@ -33,6 +34,9 @@ pub struct Row {
     pub env_args: Vec<String>,
     pub env: NcclEnv,
     pub request: Request,
+    /// Issue #19 points 1-2: how the source launched its calls (eager unless the source used CUDA
+    /// graphs); NCCL calls launched eagerly take at least the host's per-call cost.
+    pub launch: Launch,
 }
 
 /// Reads one measurement file (schema [`SCHEMA`]).
@@ -88,6 +92,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
                 env_args: Vec::new(),
                 env: NcclEnv::default(),
                 request: Request::Nccl,
+                launch: Launch::Eager,
             });
             continue;
         }
@@ -147,6 +152,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             env_args: env.clone(),
             env: parsed,
             request,
+            launch: Launch::Eager,
         });
     }
     Ok(out)
@@ -183,7 +189,13 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
                 Op::Collective(Collective::Allgather) => comm.allgather(r.size_bytes),
                 Op::Gemm { .. } => continue,
             };
-            out[j] = o.time.as_us_f64().max(1e-6);
+            // Issue #19 points 1-2: an eager NCCL call takes at least the host's per-call cost.
+            let t = if o.algorithm.starts_with("nccl") {
+                r.launch.per_call(o.time, hw.params.nccl_eager_launch)
+            } else {
+                o.time
+            };
+            out[j] = t.as_us_f64().max(1e-6);
             done[j] = true;
         }
     }

@@ -45,7 +45,7 @@ pub struct VersionError {
 
 impl NcclVersion {
     /// The releases whose tables were checked (tags `v2.x.y-1` of NVIDIA/nccl).
-    pub const SUPPORTED: [NcclVersion; 11] = [
+    pub const SUPPORTED: [NcclVersion; 12] = [
         NcclVersion::new(21, 5),
         NcclVersion::new(22, 3),
         NcclVersion::new(23, 4),
@@ -54,6 +54,10 @@ impl NcclVersion {
         NcclVersion::new(27, 3),
         NcclVersion::new(27, 5),
         NcclVersion::new(27, 7),
+        // Issue #19 point 2: the release of the dual-Turin nccl-tests rows (tests/data/allreduce.tsv
+        // lines 26-32). Its single-node tables equal 2.28.9's: `git diff v2.28.3-1 v2.28.9-1` of
+        // tuning.cc changes only N2 and NVLS entries, of search.cc only the NET search.
+        NcclVersion::new(28, 3),
         NcclVersion::new(28, 9),
         NcclVersion::new(29, 7),
         NcclVersion::new(30, 7),
@@ -185,7 +189,11 @@ pub fn engine_pinned_nccl(engine: &str, version: &str) -> Option<NcclVersion> {
     match (engine, base.as_str()) {
         ("vllm", "0.11.0") | ("sglang", "0.5.5") => Some(NcclVersion::new(27, 3)),
         ("sglang", "0.5.6" | "0.5.8" | "0.5.9" | "0.5.10") => Some(NcclVersion::new(27, 5)),
-        // Issue #17 (dp): torch 2.9.0 (vLLM 0.12.0), 2.10.0 (vLLM 0.19.0), torch 2.14.x (vLLM 0.33.0, SGLang 0.5.23).
+        // Issue #19 point 2 (launch helper): vLLM 0.12.0 requires torch==2.9.0, whose wheel requires
+        // nvidia-nccl-cu12==2.27.5; vLLM 0.33.0 requires torch==2.14.0 and SGLang 0.5.23 torch==2.14.1,
+        // whose wheels require nvidia-nccl-cu13==2.30.7 (wheel METADATA of vllm-0.12.0 / vllm-0.33.0 /
+        // sglang-0.5.23 and of torch-2.9.0 / 2.14.0 / 2.14.1 cp311 manylinux_2_28_x86_64 on PyPI).
+        // Issue #17 (dp): vLLM 0.19.0 requires torch 2.10.0, whose wheel requires nvidia-nccl-cu12 2.27.5.
         ("vllm", "0.12.0" | "0.19.0") => Some(NcclVersion::new(27, 5)),
         ("vllm", "0.33.0") | ("sglang", "0.5.23") => Some(NcclVersion::new(30, 7)),
         _ => None,
@@ -234,6 +242,7 @@ mod tests {
         );
         assert_eq!(engine_pinned_nccl("vllm", "0.33.0"), Some(NcclVersion::LATEST));
         assert_eq!(engine_pinned_nccl("sglang", "0.5.23"), Some(NcclVersion::LATEST));
+        assert_eq!(NcclVersion::parse("2.28.3").unwrap(), NcclVersion::new(28, 3));
     }
 
     /// Blackwell caps at the three tags that differ (tuning.cc N1 column: v2.27.5 `{2*36.7, …}`,

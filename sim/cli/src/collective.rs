@@ -22,6 +22,14 @@ pub fn text(r: &Report) -> String {
         "# NCCL: transport {}{mixed} (P2P level {}), graph {}",
         r.transport, r.p2p_level, r.nccl_graph
     );
+    // Issue #19 points 1-2: said only when not nccl-tests' default (eager).
+    if r.launch == tpsim::launch::Launch::Graph {
+        let _ = writeln!(
+            o,
+            "# launch: replayed from a CUDA graph (nccl-tests -G), NCCL {}",
+            r.nccl_version
+        );
+    }
     let cmp = r.rows.iter().any(|x| x.measured_us.is_some());
     let _ = write!(
         o,

@@ -119,6 +119,14 @@ enum Command {
         /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
+        /// Issue #19 points 1-2: eager (one host call per operation, nccl-tests' default) or graph
+        /// (replayed from a CUDA graph, nccl-tests -G N; engines' decode graphs).
+        #[arg(long, default_value = "eager", value_name = "eager|graph")]
+        launch: String,
+        /// The NCCL release whose tables apply (e.g. 2.28.3); default: the scenario's
+        /// (engine.nccl_version or its engine's pin), else 2.30.7.
+        #[arg(long, value_name = "2.X.Y")]
+        nccl_version: Option<String>,
     },
     /// The per-GPU memory plan: every allocation, the KV cache the engine will size, whether start-up
     /// succeeds (with the engine's own error text), and the thresholds (smallest mem_fraction_static,
@@ -260,6 +268,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
             compare,
             compare_filter,
             json,
+            launch,
+            nccl_version,
         } => {
             let src = collective::Source {
                 scenario,
@@ -269,7 +279,8 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
                 env,
             };
             let compare = compare.as_deref().map(|p| (p, compare_filter.as_deref()));
-            let result = collective_report(&src, &op, &sizes, &algo, &model, compare);
+            let opts = (launch.as_str(), nccl_version.as_deref());
+            let result = collective_report(&src, &op, &sizes, &algo, &model, compare, opts);
             collective_output(result, json, out, err)
         }
         Command::Memory {
@@ -363,8 +374,11 @@ fn collective_report(
     algo: &str,
     model: &str,
     compare: Option<(&Path, Option<&str>)>,
+    (launch, nccl_version): (&str, Option<&str>),
 ) -> Result<collective::Report, collective::CmdError> {
-    let setup = src.setup()?;
+    let mut setup = src.setup()?;
+    // Issue #19 points 1-2: --launch and --nccl-version.
+    tpsim::launch::apply_options(&mut setup, launch, nccl_version)?;
     let sizes = collective::parse_sizes(sizes)?;
     // Parsed here, reported after the other arguments (as the library did).
     let op = collective::Op::parse(op);

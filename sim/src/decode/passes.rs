@@ -482,7 +482,9 @@ impl<'a> Builder<'a> {
         Ok(out)
     }
 
-    /// A collective occupying every rank's stream (launched like one kernel per rank).
+    /// A collective occupying every rank's stream (launched like one kernel per rank). Issue #19
+    /// points 1-2: in eager mode the host pays the longer of the engine's per-kernel launch and one
+    /// eager NCCL call (`nccl_eager_launch`, `crate::launch`); from a CUDA graph nothing.
     fn gang(
         &self,
         g: &mut TaskGraph,
@@ -492,7 +494,7 @@ impl<'a> Builder<'a> {
         mut after: Vec<TaskId>,
     ) -> Result<TaskId, DecodeError> {
         for &launcher in &self.launchers {
-            let cost = self.s.engine.costs.launch_overhead;
+            let cost = (self.s.engine.costs.launch_overhead).max(self.s.hardware.params.nccl_eager_launch);
             after.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
         }
         let id = g.add(

@@ -299,6 +299,8 @@ impl Resolver<'_> {
             force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,
             nvlink_bw: p.nvlink_bw,
             nvlink_latency: p.nvlink_latency,
+            // Issue #19 points 1-2 (launch).
+            nccl_eager_launch: self.need(p.nccl_eager_launch, &k("nccl_eager_launch"))?,
         })
     }
 

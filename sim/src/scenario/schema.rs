@@ -299,6 +299,8 @@ mergeable! {
         force_p2p: bool,
         nvlink_bw: Bandwidth,
         nvlink_latency: Duration,
+        // Issue #19 points 1-2 (launch): host cost of one eager NCCL call.
+        nccl_eager_launch: Duration,
     }
 }
 
