@@ -15,6 +15,7 @@ mod passes;
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod vllm_parts;
+mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
 mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
 
 pub use admission::rejection;
