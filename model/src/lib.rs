@@ -5,6 +5,7 @@
 //! speculative-decoding arithmetic. The event engine (`tpsim`) and calibration (`tpsim-calibrate`)
 //! both build on this crate; it depends on neither (book/src/architecture.md).
 
+pub mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter MHA workspace on ROCm
 pub mod compute;
 pub mod curves;
 pub mod dp_attention; // issue #17: SGLang DP attention

@@ -8,6 +8,7 @@
 //! (batch, context bucket, pass mix) are simulated once and reused.
 
 mod admission;
+mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter workspace on ROCm
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
