@@ -15,6 +15,7 @@ pub mod memory;
 // SGLang's KV and default-fraction eras by version (issue #17 point 5).
 pub mod nccl;
 pub mod sglang_eras;
+pub mod sglang_fraction_early; // vrows3 (issue #17 point 5): pre-#7054 default fractions by release
 // SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
