@@ -24,8 +24,9 @@ pub mod spec;
 pub mod state_pool;
 pub mod topo;
 pub mod units;
-// vLLM start-up memory from a scenario (issue #17 point 5).
+// vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
 pub mod vllm_sort_sampler;
-pub mod vllm_startup; // vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler
+// vLLM start-up memory from a scenario (issue #17 point 5).
+pub mod vllm_startup;
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};
