@@ -5,6 +5,7 @@
 //! speculative-decoding arithmetic. The event engine (`tpsim`) and calibration (`tpsim-calibrate`)
 //! both build on this crate; it depends on neither (book/src/architecture.md).
 
+pub mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter MHA workspace on ROCm
 pub mod compute;
 pub mod curves;
 pub mod dp_attention; // issue #17: SGLang DP attention
@@ -14,6 +15,7 @@ pub mod memory;
 // SGLang's KV and default-fraction eras by version (issue #17 point 5).
 pub mod nccl;
 pub mod sglang_eras;
+pub mod sglang_fraction_early; // vrows3 (issue #17 point 5): pre-#7054 default fractions by release
 // SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
@@ -22,6 +24,8 @@ pub mod spec;
 pub mod state_pool;
 pub mod topo;
 pub mod units;
+// vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
+pub mod vllm_sort_sampler;
 // vLLM start-up memory from a scenario (issue #17 point 5).
 pub mod vllm_startup;
 

@@ -8,6 +8,7 @@
 //! (batch, context bucket, pass mix) are simulated once and reused.
 
 mod admission;
+mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter workspace on ROCm
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
@@ -15,6 +16,7 @@ mod passes;
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod vllm_parts;
+mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
 mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
 
 pub use admission::rejection;

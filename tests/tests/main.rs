@@ -76,6 +76,8 @@ mod sweep_cli;
 mod throughput_qwen35;
 mod throughput_rows;
 mod vlm_h3;
+// vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
+mod vllm_sort_sampler;
 // Issue #17 point 5: vLLM start-up memory predicted from the scenario.
 mod vllm_startup;
 // Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.

@@ -263,6 +263,52 @@ fn default_fraction_era_splits_from_the_kv_era_at_0_4_8() {
     assert_eq!(f("0.4.7"), (0.88, SglangEra::Mid2025));
     assert_eq!(f("0.4.8"), (0.874, SglangEra::Mid2025));
     assert_eq!(f("0.4.2"), (0.88, SglangEra::Early2025));
+    // vrows3: 0.4.7.post1's wheel already has PR #7054's reserve: 0.874 as 0.4.8.
+    assert_eq!(f("0.4.7.post1"), (0.874, SglangEra::Mid2025));
+}
+
+/// vrows3 (issue #17 point 5): the pre-#7054 releases' own variants of the default fraction, read
+/// from each wheel's `server_args.py` (`tpsim_model::sglang_fraction_early`). engine-memory.tsv's
+/// 0.4.x rows all run on cards at or below 81,920 MiB, where every variant is the TP table: line 2
+/// (~0.4.3.post4, L4 24 GB, tp 4: 0.85, the row's mem_frac) and lines 4, 8, 9 (~0.4.1, H100 tp 1:
+/// 0.88); no log of 0.4.5.post3 – 0.4.7 exists there, so those rows do not distinguish the variants.
+/// On H200 (143,771 MiB), Llama-3.1-8B at tp 8 (no log: the wheels' arithmetic):
+/// - 0.4.5.post2: the table, 0.81;
+/// - 0.4.6.post1: (143,771 − 13 × 1024) / 143,771 = 0.907410…;
+/// - 0.4.6.post5: base 0.88 raised to min(0.88 + 48 × 1024 × 0.12 / 143,771, (143,771 − 18 × 1024) /
+///   143,771) = min(0.92103, 0.87180) = 0.871796…;
+/// - 0.4.7 with an H200: as 0.4.6.post5 (above 96 GiB, below 180,000 MiB);
+/// - 0.4.7.post1: PR #7054, reserved 12 + 8/2 = 16 GiB → round((143,771 − 16,384) / 143,771, 3) = 0.886.
+#[test]
+fn pre_7054_default_fractions_by_release() {
+    let f = |hw: &str, tp: u32, version: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+             version = \"{version}\"\ntp = {tp}\n"
+        );
+        tpsim::scenario::load_str(&text, std::path::Path::new("v.toml"))
+            .unwrap()
+            .engine
+            .mem_fraction_static
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let h200 = 143_771.0_f64;
+    assert!(close(f("h200-8x-nvlink", 8, "0.4.5.post2"), 0.81));
+    assert!(close(
+        f("h200-8x-nvlink", 8, "0.4.6.post1"),
+        (h200 - 13_312.0) / h200
+    ));
+    assert!(close(
+        f("h200-8x-nvlink", 8, "0.4.6.post5"),
+        (h200 - 18_432.0) / h200
+    ));
+    assert!(close(f("h200-8x-nvlink", 8, "0.4.7"), (h200 - 18_432.0) / h200));
+    assert!(close(f("h200-8x-nvlink", 8, "0.4.7.post1"), 0.886));
+    // The tsv's 0.4.x rows: cards ≤ 81,920 MiB, the table (line 2's L4 at tp 4 is not a preset; the
+    // H100 rows 4, 8, 9 at tp 1 are).
+    for v in ["0.4.1", "0.4.5.post3", "0.4.6.post5", "0.4.7"] {
+        assert!(close(f("h100-sxm-1x", 1, v), 0.88), "{v}");
+    }
 }
 
 /// Issue #17 point 5: `enable_piecewise_cuda_graph` adds SGLang 0.5.9's reserve of 8 MiB per capture

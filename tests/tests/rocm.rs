@@ -68,3 +68,33 @@ fn mla_with_8_heads_per_rank_runs_triton_without_the_reserve() {
     assert_eq!(m["mem_fraction_static"].as_f64(), Some(0.8260405859375));
     assert!(!stderr.contains("aiter"), "{stderr}");
 }
+
+/// vrows3 (issue #17 point 4): the workspace the 0.85 makes room for. SGLang 0.5.9
+/// `layers/attention/aiter_backend.py` `AiterAttnBackend.__init__` allocates, after the KV pool,
+/// `max_bs × heads × ⌈context_len / 256⌉ × head_dim × 4 + 2 × max_bs × heads × ⌈context_len / 256⌉ × 4`
+/// bytes (MHA only). Llama-3.1-70B at tp 8: 64 / 8 = 8 heads, head_dim 128, context 131,072 → 512
+/// partitions, `max_bs` = the request pool's 4096 slots: 4096 × 8 × 512 × 520 = 8,724,152,320 B =
+/// 8320 MiB, listed after the pool as the engine's arithmetic. Kimi-K2.5 (MLA, triton): none.
+#[test]
+fn aiter_workspace_after_the_pool() {
+    let entry = |m: &serde_json::Value| {
+        m["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "aiter attention workspace")
+            .cloned()
+    };
+    let (m, _) = memory(&scenario("examples/llama-3.1-70b-mi300x8.toml"));
+    let e = entry(&m).expect("aiter workspace entry");
+    assert_eq!(e["mib"].as_f64(), Some(8320.0));
+    assert_eq!(e["moment"], "after pool");
+    assert_eq!(e["source"], "engine_rule");
+    // At 8192 tokens (32 partitions, no 0.85 scaling) the buffer is 16× smaller: 520 MiB.
+    let (m, _) = memory(&variant("ws8192", "context_length = 8192"));
+    assert_eq!(entry(&m).expect("entry")["mib"].as_f64(), Some(520.0));
+    let (m, _) = memory(&variant("wstriton", "attention_backend = \"triton\""));
+    assert!(entry(&m).is_none());
+    let (m, _) = memory(&scenario("examples/kimi-k2.5-mi355x8.toml"));
+    assert!(entry(&m).is_none());
+}

@@ -258,13 +258,13 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Rows not predicted from the scenario path, with the reason.
-const NOT_COVERED: &[(usize, &str)] = &[(
-    39,
-    "vLLM ~0.11 (llm-d-benchmark): the fitted coefficients are 0.19's; the log's peak activation 4.84 GiB \
-         is not 0.19's profile run (1.96 GiB predicted), so the scenario predicts a start with 1.34 GiB of KV \
-         where the log fails at -1.44 GiB (engine_memory_rows.rs replays it from the logged parts)",
-)];
+/// Rows not predicted from the scenario path, with the reason (none since vrows3: line 39 is
+/// [`REFUSED`]).
+const NOT_COVERED: &[(usize, &str)] = &[];
+
+/// vrows3 (issue #17 point 5): rows whose start vLLM refuses, predicted as that refusal from the
+/// scenario ([`line_39_refused_by_vllm_0_11`]).
+const REFUSED: &[usize] = &[39];
 
 /// The scenario text of a case.
 fn scenario_text(c: &Case, r: &Row) -> String {
@@ -439,14 +439,19 @@ fn kv_tokens_predicted_from_the_scenario() {
 
 #[test]
 fn every_vllm_row_is_covered_or_listed() {
-    // 27 vLLM rows (lines 13-39): each is predicted (CASES) or listed with its reason (NOT_COVERED),
-    // never both.
+    // 27 vLLM rows (lines 13-39): each is predicted (CASES or REFUSED) or listed with its reason
+    // (NOT_COVERED), never both.
     let all = rows();
     assert_eq!(all.len(), 27);
     for r in all {
-        let covered = CASES.iter().any(|c| c.line == r.line);
+        let covered = CASES.iter().any(|c| c.line == r.line) || REFUSED.contains(&r.line);
         let listed = NOT_COVERED.iter().any(|(l, _)| *l == r.line);
         assert!(covered ^ listed, "line {} ({})", r.line, r.model);
+        assert!(
+            !(REFUSED.contains(&r.line) && CASES.iter().any(|c| c.line == r.line)),
+            "line {}",
+            r.line
+        );
     }
 }
 
@@ -776,4 +781,83 @@ fn phi_2_h100_tp1_line_26() {
     assert!(p.err.abs() <= 0.003, "{:+.3} %", p.err * 100.0);
     assert!((p.parts[0] - 5.1777).abs() < 0.0005, "weights {}", p.parts[0]);
     assert!((p.parts[1] - 0.7888).abs() < 0.0005, "activation {}", p.parts[1]);
+}
+
+/// vrows3 (issue #17 point 5): engine-memory.tsv line 39 — llm-d-benchmark's vLLM ~0.11 start of
+/// RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic on one H100 (gpu_memory_utilization 0.90,
+/// max-model-len 16000), which fails with "No available memory for the cache blocks" — predicted from
+/// the scenario with `engine.version = "0.11.0"`, which selects the sorting dummy sampler
+/// (`tpsim_model::vllm_sort_sampler`).
+///
+/// By hand: activation = (8192 + 2 × 1024) × 8192 × 2 = 167,772,160 + 1024 × 128,256 × 38 =
+/// 4,990,697,472 + cuBLAS 33,554,432 = 5,192,024,064 B = 4.8355 GiB (logged 4.84; the forward pass,
+/// 8192 × (3 × 28,672 + 4 × 8192) × 2 B = 1.81 GiB, is below it). Requested 0.90 × 79.19 = 71.271 GiB
+/// − weights 67.73 (line 14's 33.88 per rank at tp 2, whole here) − 4.8355 − non-torch 0.25 (vLLM
+/// 0.19's fitted tp-1 part; the 0.11 log gives 0.14, see below) = −1.54 GiB: ≤ 0, so vLLM 0.11.0
+/// `v1/core/kv_cache_utils.py` `check_enough_kv_cache_memory` raises its `ValueError`. The row
+/// logs −1.44: the 0.10 GiB gap is the non-torch part (0.25 modelled, 0.14 logged; vLLM 0.11's
+/// `memory_profiling` ends before any CUDA-graph profiling, which 0.19 runs inside it).
+/// Tolerances: activation ± 0.01 GiB (the log's rounding and the weights' ± 0.01), available KV
+/// −1.54 ± 0.02 GiB.
+///
+/// Without `engine.version` the 0.19.0 rule applies (1.96 GiB of activation): 1.34 GiB are left,
+/// fewer than one 16,000-token request's 4.88 GiB, so that scenario is refused too — but with the
+/// other check's text, not the one the row logs.
+#[test]
+fn line_39_refused_by_vllm_0_11() {
+    use tpsim::decode::{MemKind, Verdict};
+    let r = row(39, "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic");
+    let text = |version: &str| {
+        format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-70b\"\n\
+             quantization = {{ dtype = \"fp8\", per_channel = true }}\n[engine]\nname = \"vllm\"\ntp = 1\n\
+             gpu_memory_utilization = {}\nmax_model_len = 16000\n{version}",
+            r.mem_frac
+        )
+    };
+    let s = tpsim::scenario::load_str(&text("version = \"0.11.0\"\n"), Path::new("line39.toml")).unwrap();
+    let p = tpsim::plan_memory(&s);
+    let act = p
+        .entries
+        .iter()
+        .find(|e| e.kind == MemKind::PeakActivation)
+        .unwrap()
+        .bytes;
+    assert_eq!(act, 5_192_024_064);
+    assert!((act as f64 / GIB - 4.84).abs() <= 0.01);
+    assert_eq!(p.kv_tokens, 0);
+    match &p.verdict {
+        Verdict::Oom { message, .. } => assert!(
+            message.contains(
+                "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when \
+                 initializing the engine."
+            ),
+            "{message}"
+        ),
+        v => panic!("line 39 must be refused, got {v:?}"),
+    }
+    assert!(r.notes.contains("No available memory for the cache blocks"));
+    // The predicted available KV memory: requested − the three parts.
+    let part = |k: MemKind| {
+        p.entries
+            .iter()
+            .find(|e| e.kind == k)
+            .map_or(0.0, |e| e.bytes as f64 / GIB)
+    };
+    let avail = 0.90 * 79.19
+        - part(MemKind::TargetWeights)
+        - part(MemKind::PeakActivation)
+        - part(MemKind::NonTorchGrowth);
+    assert!((avail - (-1.54)).abs() <= 0.02, "{avail}");
+    // vLLM 0.19's rule (no version): 1.34 GiB left, refused by the max_model_len check instead.
+    let s19 = tpsim::scenario::load_str(&text(""), Path::new("line39-0.19.toml")).unwrap();
+    match tpsim::plan_memory(&s19).verdict {
+        Verdict::Oom { message, .. } => assert!(
+            message.contains(
+                "(4.88 GiB KV cache is needed, which is larger than the available KV cache memory (1.34 GiB)"
+            ),
+            "{message}"
+        ),
+        v => panic!("{v:?}"),
+    }
 }

@@ -63,6 +63,8 @@ pub enum MemKind {
     KvCache,
     /// Issue #17 point 1 (ep): DeepEP's NVLink and low-latency buffers (SGLang `--moe-a2a-backend deepep`).
     DeepEpBuffers,
+    /// vrows3 (issue #17 point 4): SGLang's aiter attention workspace on ROCm (MHA models).
+    AiterWorkspace,
 }
 
 impl MemKind {
@@ -96,6 +98,7 @@ impl MemKind {
             MemKind::NonTorchGrowth => "non-torch growth",
             MemKind::KvCache => "KV cache",
             MemKind::DeepEpBuffers => "DeepEP buffers",
+            MemKind::AiterWorkspace => "aiter attention workspace",
         })
     }
 }
@@ -686,6 +689,8 @@ impl<'a> SglangStartup<'a> {
                 moment: Moment::AfterPool,
                 source: if observed {
                     Source::Observed
+                } else if kind == MemKind::AiterWorkspace {
+                    Source::EngineRule
                 } else {
                     Source::Modeled
                 },
@@ -714,6 +719,8 @@ impl<'a> SglangStartup<'a> {
     fn late_allocations(&self, kv: &SglangKvPlan, observed_graphs: Option<Bytes>) -> Vec<(MemKind, Bytes)> {
         let (s, e) = (self.s, self.e);
         let mut late: Vec<(MemKind, Bytes)> = Vec::new();
+        // vrows3 (issue #17 point 4): the target's attention backend is built right after its pool.
+        late.extend(super::aiter_workspace::late(s, kv.max_num_reqs));
         if let Some(sp) = &s.speculative {
             if !self.spring {
                 late.push((MemKind::DraftWeights, self.draft_weights));
@@ -928,6 +935,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let cell = vllm_cell(s);
     let (layout, mut notes) = VllmLayout::of(s, cell);
     notes.extend(total_note);
+    notes.extend(super::vllm_sampler_rule::note(s)); // vrows3: the sampler rule by vLLM version
     // Issue #17: the draft's weights (counted with the target's unless the load was observed) and
     // its pages in every block (`vllm_spec_memory`).
     let draft = super::vllm_spec_memory::DraftMemory::of(s);

@@ -69,7 +69,13 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
     let p = s.engine.costs.vllm_startup?;
     let (tokens, seqs) = batch_shape(s, total_gib);
     let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
-    Some(peak_activation(
+    // vrows3 (issue #17 point 5): vLLM ≤ 0.12 sorts the logits in its dummy sampler.
+    let rule = if super::vllm_sampler_rule::sorts(s) {
+        tpsim_model::vllm_sort_sampler::peak_activation_sorting
+    } else {
+        peak_activation
+    };
+    Some(rule(
         &p,
         &ProfileShape {
             max_num_batched_tokens: tokens,

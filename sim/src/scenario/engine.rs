@@ -143,10 +143,26 @@ impl Resolver<'_> {
                         tp,
                     );
                 }
-                (
-                    self.sglang_default_fraction(fraction_era, hw, (tp, pp, dp), speculative, model, extra)?,
-                    true,
-                )
+                let f =
+                    self.sglang_default_fraction(fraction_era, hw, (tp, pp, dp), speculative, model, extra)?;
+                // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
+                let early = e
+                    .version
+                    .as_deref()
+                    .and_then(tpsim_model::sglang_fraction_early::early_rule);
+                let f = match early {
+                    Some(rule) if fraction_era == SglangEra::Early2025 && user_era.is_none() => {
+                        tpsim_model::sglang_fraction_early::early_fraction(
+                            rule,
+                            hw.gpu.memory_total_mib,
+                            (tp, pp),
+                            speculative,
+                            hw.accel.vendor != super::accel::GpuVendor::Amd,
+                        )
+                    }
+                    _ => f,
+                };
+                (f, true)
             }
         };
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {

@@ -12,6 +12,8 @@
 //!   bytes for MHA outside the static pool — needs the room; 0.5.23 lets
 //!   `SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION=1` keep a stated fraction, which tpsim does not model).
 //!   SGLang logs nothing when it scales; the scenario's warning list says it.
+//!   The workspace itself is a late allocation of the memory plan (vrows3: `decode/aiter_workspace.rs`,
+//!   `tpsim_model::aiter_workspace`).
 
 use tpsim_model::llm::{Attention, ModelSpec};
 
