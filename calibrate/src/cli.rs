@@ -129,7 +129,7 @@ enum Command {
     /// ForceP2P) by how well each explains a box's observations after fitting its continuous
     /// parameters; say which the data excludes; write a profile for the best.
     #[command(
-        after_help = "Example:\n  tpsim-calibrate identify scenarios/seed/observations.toml --holdout S7 --write-profile seed-profile.toml"
+        after_help = "Example:\n  tpsim-calibrate identify scenarios/observations/seed.toml --holdout S7 --write-profile seed-profile.toml"
     )]
     Identify(crate::identify::IdentifyArgs),
 }

@@ -1,6 +1,6 @@
 //! Issue #19 points 4 and 5: `tpsim-calibrate identify`. On observations tpsim itself generated from
 //! a known preset, identify ranks that preset first and excludes a clearly different one; on the seed's
-//! observations (scenarios/seed/observations.toml) the ranking is the one book/src/identify.md shows.
+//! observations (scenarios/observations/seed.toml) the ranking is the one book/src/identify.md shows.
 
 use crate::common::*;
 use std::path::PathBuf;
@@ -70,7 +70,7 @@ fn synthetic_observations_recover_their_preset() {
 /// S7: the forced custom allreduce is never ≤ 0.5 × NCCL's tok/s on any candidate.
 #[test]
 fn the_seed_ranking() {
-    let obs = scenario("seed/observations.toml");
+    let obs = scenario("observations/seed.toml");
     let rep = identify::identify(&args(&obs)).unwrap();
     assert_eq!(rep.hypotheses, 96);
     assert_eq!(rep.held_out, ["S7 custom", "S7 nccl"]);

@@ -1172,7 +1172,7 @@ fn identify_missing_observations_file() {
 
 #[test]
 fn identify_unknown_hypothesis() {
-    let obs = scenario("seed/observations.toml");
+    let obs = scenario("observations/seed.toml");
     let e = identify_bad(&[&obs, "--hypotheses", "rtx-pro-6000-9x-imaginary"]);
     assert!(
         e.contains(
