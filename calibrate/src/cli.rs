@@ -124,6 +124,14 @@ enum Command {
         after_help = "Example:\n  tpsim-calibrate trace-from-bench bench.jsonl --out trace.jsonl"
     )]
     TraceFromBench(crate::trace_from_bench::TraceFromBenchArgs),
+    // Issue #19 point 4:
+    /// Rank structural hypotheses (topology presets × P2P level × NCCL release × collapse × ACS ×
+    /// ForceP2P) by how well each explains a box's observations after fitting its continuous
+    /// parameters; say which the data excludes; write a profile for the best.
+    #[command(
+        after_help = "Example:\n  tpsim-calibrate identify scenarios/observations/seed.toml --holdout S7 --write-profile seed-profile.toml"
+    )]
+    Identify(crate::identify::IdentifyArgs),
 }
 
 /// Parses `args` as `tpsim` does: `--help`/`--version` text to `out`, a usage error to `err`, and
@@ -156,6 +164,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         // Issue #17 point 6:
         Command::RunEngine(args) => crate::run_engine::run(args, out, err),
         Command::TraceFromBench(args) => crate::trace_from_bench::run(args, out, err),
+        Command::Identify(args) => crate::identify::run(args, out, err), // issue #19 point 4
         Command::Ingest {
             files,
             out: out_file,

@@ -7,6 +7,8 @@ pub mod check;
 pub mod cli;
 pub mod crossval;
 pub mod fit;
+// Issue #19 point 4: which box explains what a box measured.
+pub mod identify;
 pub mod ingest;
 pub mod measurement;
 pub mod predict;

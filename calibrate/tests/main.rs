@@ -17,6 +17,8 @@ mod fit_host;
 mod fit_kernels;
 mod fit_round_trip;
 mod fit_throughput;
+// Issue #19 points 4 and 5: identify.
+mod identify;
 mod ingest;
 mod ingest_limits;
 mod input_files;

@@ -246,6 +246,13 @@ impl Topology {
         &self.nodes
     }
 
+    /// Issue #19 point 4 (`identify`'s ACS hypothesis): sets ACS redirect on every switch.
+    pub fn set_switch_acs(&mut self, on: bool) {
+        for n in self.nodes.iter_mut().filter(|n| n.kind == NodeKind::Switch) {
+            n.acs = on;
+        }
+    }
+
     /// Parent node of a GPU.
     pub fn gpu_parent(&self, gpu: usize) -> usize {
         self.gpu_parent[gpu]

@@ -25,7 +25,16 @@ pub const DECIMALS: usize = 6;
 pub const BASELINES_FILE: &str = "baselines.toml";
 /// Folders under the root that hold presets, not scenarios.
 // `nics`: the NIC presets of `[hardware.cluster]` (issue #17 point 4).
-pub const PRESET_DIRS: &[&str] = &["hardware", "engines", "models", "acceptance", "profiles", "nics"];
+// `observations`: `tpsim-calibrate identify`'s observation files (issue #19 point 4), not scenarios.
+pub const PRESET_DIRS: &[&str] = &[
+    "hardware",
+    "engines",
+    "models",
+    "acceptance",
+    "profiles",
+    "nics",
+    "observations",
+];
 
 /// The metrics, in table order, with their default tolerances: the throughput and time metrics
 /// within 0.5 % (the design's "honest tolerance" for a deterministic model: any code change that moves

@@ -1219,3 +1219,103 @@ fn nccl_eager_launch_must_be_a_duration() {
     );
     assert!(e.contains("key `hardware.params.nccl_eager_launch`"), "{e}");
 }
+
+// Issue #19 point 4: `tpsim-calibrate identify`'s bad input (exit 2, the file and what was expected).
+fn identify_bad(args: &[&str]) -> String {
+    let mut argv: Vec<std::ffi::OsString> = vec!["tpsim-calibrate".into(), "identify".into()];
+    argv.extend(args.iter().map(std::ffi::OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = tpsim_calibrate::cli::main_with_args(&argv, &mut out, &mut err);
+    let err = String::from_utf8_lossy(&err).into_owned();
+    assert_eq!(code, 2, "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn identify_missing_observations_file() {
+    let e = identify_bad(&["/nonexistent/observations.toml"]);
+    assert!(e.contains("/nonexistent/observations.toml: cannot read"), "{e}");
+}
+
+#[test]
+fn identify_unknown_hypothesis() {
+    let obs = scenario("observations/seed.toml");
+    let e = identify_bad(&[&obs, "--hypotheses", "rtx-pro-6000-9x-imaginary"]);
+    assert!(
+        e.contains(
+            "--hypotheses `rtx-pro-6000-9x-imaginary`: not a directory, a file or a bundled hardware preset"
+        ),
+        "{e}"
+    );
+    let d = scratch("identify-unknown-preset");
+    let f = d.join("obs.toml");
+    std::fs::write(
+        &f,
+        "[hypotheses]\npresets = [\"no-such-box\"]\n[[allreduce]]\nlabel = \"a\"\ngpus = 8\nsizes = \"56K\"\ntime_us = 250\nuncertainty = 0.2\n",
+    )
+    .unwrap();
+    let e = identify_bad(&[f.to_str().unwrap()]);
+    assert!(
+        e.contains("obs.toml: hypotheses.presets: `no-such-box`: not a bundled hardware preset"),
+        "{e}"
+    );
+    std::fs::write(
+        &f,
+        "[hypotheses]\npresets = [\"rtx-pro-6000-8x-1switch\"]\np2p = [\"maybe\"]\n[[allreduce]]\nlabel = \"a\"\ngpus = 8\nsizes = \"56K\"\ntime_us = 250\nuncertainty = 0.2\n",
+    )
+    .unwrap();
+    let e = identify_bad(&[f.to_str().unwrap()]);
+    assert!(
+        e.contains("hypotheses.p2p: `maybe`: expected some of as-run, sys, disabled"),
+        "{e}"
+    );
+}
+
+#[test]
+fn identify_empty_or_bad_observations() {
+    let d = scratch("identify-empty");
+    let f = d.join("obs.toml");
+    let s = f.to_str().unwrap();
+    std::fs::write(&f, "[hypotheses]\npresets = [\"rtx-pro-6000-8x-1switch\"]\n").unwrap();
+    let e = identify_bad(&[s]);
+    assert!(
+        e.contains("obs.toml: no observation: expected at least one [[nccl_tests]], [[allreduce]], [[throughput]] or [[memory]] entry"),
+        "{e}"
+    );
+    let one = "[[allreduce]]\nlabel = \"a\"\ngpus = 8\nsizes = \"56K\"\n";
+    std::fs::write(&f, format!("{one}time_us = 250\nuncertainty = 0\n")).unwrap();
+    let e = identify_bad(&[s]);
+    assert!(
+        e.contains("allreduce[0] (a): uncertainty = 0: expected a relative uncertainty > 0"),
+        "{e}"
+    );
+    std::fs::write(&f, format!("{one}time_us = -3\nuncertainty = 0.1\n")).unwrap();
+    let e = identify_bad(&[s]);
+    assert!(e.contains("time_us = -3: expected a value > 0"), "{e}");
+    std::fs::write(&f, format!("{one}uncertainty = 0.1\n")).unwrap();
+    let e = identify_bad(&[s]);
+    assert!(
+        e.contains("expected either `time_us` or `at_least_us`/`at_most_us`"),
+        "{e}"
+    );
+    std::fs::write(&f, format!("{one}time_us = 250\nuncertainty = 0.1\nbogus = 1\n")).unwrap();
+    let e = identify_bad(&[s]);
+    assert!(e.contains("unknown field `bogus`"), "{e}");
+    std::fs::write(
+        &f,
+        format!("[identify]\nholdout = [\"a\"]\n{one}time_us = 250\nuncertainty = 0.1\n"),
+    )
+    .unwrap();
+    let e = identify_bad(&[s]);
+    assert!(e.contains("every observation is held out"), "{e}");
+    std::fs::write(
+        &f,
+        "[[memory]]\nlabel = \"m\"\nscenario = \"missing.toml\"\nquantity = \"kv_cache_gib\"\nvalue = 10\nuncertainty = 0.1\n",
+    )
+    .unwrap();
+    let e = identify_bad(&[s]);
+    assert!(
+        e.contains("memory[0] (m): scenario `") && e.contains("missing.toml`: cannot read"),
+        "{e}"
+    );
+}
