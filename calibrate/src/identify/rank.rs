@@ -168,6 +168,9 @@ pub fn predict_all(
                     env_args,
                     env: parsed,
                     request: *request,
+                    // `[[allreduce]]` times come from an engine's decode (a profile or a log),
+                    // which replays its collectives in CUDA graphs (issue #19 point 1).
+                    launch: tpsim::launch::Launch::Graph,
                 });
                 ar_index.push(i);
             }
