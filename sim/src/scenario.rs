@@ -34,6 +34,7 @@ mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
 pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
+mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
@@ -112,6 +113,8 @@ pub struct Hardware {
     pub layers: layers::Layers,
     /// Issue #17 point 4: the GPU's vendor, an xGMI mesh, a multi-node cluster.
     pub accel: accel::Accel,
+    /// Issue #19 point 1: the host facts of `[host]`, when the preset describes its host.
+    pub host: Option<tpsim_model::shm::HostFacts>,
 }
 
 /// A fitted parameter's provenance: the rows it was fitted to, the command that refits it and the
@@ -194,6 +197,9 @@ pub struct HwParams {
     /// NVLink (required when `gpu.nvlink = true`, unused otherwise).
     pub nvlink_bw: Option<Bandwidth>,
     pub nvlink_latency: Option<Duration>,
+    /// Issue #19 point 1: with a `[host]`, the fraction of a GPU parent port's link rate at which
+    /// the GPUs behind it read NCCL's SHM buffers from host memory (shared by them); required then.
+    pub shm_read_efficiency: Option<f64>,
 }
 
 /// Allreduce backend of the TP group.
