@@ -30,18 +30,19 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             ("luke (3 switches)", 12),
             ("Grimulkan (4 switches)", 1),
             ("Festr (dual Turin)", 1),
-            ("2x RTX 4090 (SHM)", 29),
+            // Issue #19 point 1: lines 51-79 and the same host's other layouts, 97-183.
+            ("kalavai 4090 host (SHM)", 116),
             ("tinybox (6x RTX 4090)", 1),
             ("4x V100 PLX", 12),
         ]
     );
-    // The 87 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
+    // The 174 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
     // and 96 (8× MI300X over xGMI, issue #17 point 4: checked in tests/tests/accel.rs) are excluded with
-    // a reason; so are 97-98 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
+    // a reason; so are 184-185 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
     // in tests/tests/launch_nccl.rs).
     assert_eq!(s.unsized_rows, 3);
     let ex: Vec<&[usize]> = s.excluded.iter().map(|e| e.lines.as_slice()).collect();
-    assert_eq!(ex, [&[38][..], &[93, 94, 95][..], &[96][..], &[97, 98][..]]);
+    assert_eq!(ex, [&[38][..], &[93, 94, 95][..], &[96][..], &[184, 185][..]]);
     // Every shared constant the presets fitted to rows of this table is one of the shared constants
     // (tests/data/allreduce.tsv is named in their [fitted.*] rows), and no prior is the presets' value
     // where that value came from the table.

@@ -20,6 +20,8 @@ pub mod sglang_fraction_early; // vrows3 (issue #17 point 5): pre-#7054 default 
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
 pub mod sglang_piecewise;
+// Issue #19 point 1: NCCL's SHM transport costs from a preset's host facts.
+pub mod shm;
 pub mod spec;
 pub mod state_pool;
 pub mod topo;

@@ -37,6 +37,11 @@ pub struct Fabric {
     /// `pair_paths[a * gpus + b]`: the GPU → GPU path, computed once (collectives ask for the same
     /// few pairs on every call).
     pair_paths: Vec<Path>,
+    // Host-aware SHM (issue #19 point 1): set by `add_host_shm` when the preset has a `[host]`.
+    /// Per GPU-parent node: the SHM read link its GPUs share (replaces the per-pair limits).
+    shm_ports: BTreeMap<usize, LinkId>,
+    /// NCCL's SHM buffers sit in the receiver's host memory (`NCCL_SHM_LOCALITY` default).
+    shm_at_receiver: bool,
 }
 
 /// Per-direction bandwidth of a PCIe link of `gen` × `width` from the measured x16 figures.
@@ -68,7 +73,44 @@ impl Fabric {
         if let Some(x) = &hw.accel.xgmi {
             f.add_xgmi(x);
         }
+        if let Some(h) = &hw.host {
+            f.add_host_shm(h, &hw.gpu);
+        }
         f
+    }
+
+    /// Issue #19 point 1 (host facts): NCCL's SHM receivers load their buffers from host memory
+    /// through their parent port (switch uplink or root port) at `shm_read_efficiency` of that
+    /// port's link rate, shared by the GPUs behind it; the buffers sit on the receiver's socket
+    /// under NCCL's default locality (tpsim_model::shm). The per-pair limits go.
+    fn add_host_shm(&mut self, h: &tpsim_model::shm::HostFacts, gpu: &GpuSpec) {
+        self.shm_at_receiver = h.shm_buffer == tpsim_model::shm::ShmBuffer::Receiver;
+        // Resolution requires the efficiency with a `[host]`; without one the per-pair limits stay.
+        let Some(eff) = self.params.shm_read_efficiency else {
+            return;
+        };
+        self.shm_conn.clear();
+        let gpu_bw = pcie_bw(&self.params, gpu.pcie_gen, gpu.pcie_width);
+        let mut parents: Vec<usize> = (0..self.topology.gpu_count())
+            .map(|g| self.topology.gpu_parent(g))
+            .collect();
+        parents.sort_unstable();
+        parents.dedup();
+        for n in parents {
+            let node = &self.topology.nodes()[n];
+            // A switch's port is its uplink; a root port's is the GPU's own link.
+            let link = match node.kind {
+                NodeKind::Switch => pcie_bw(
+                    &self.params,
+                    node.pcie_gen.unwrap_or(gpu.pcie_gen),
+                    node.width.unwrap_or(16),
+                ),
+                _ => gpu_bw,
+            };
+            let rate = tpsim_model::shm::shm_read_rate(link, eff).unwrap_or(link);
+            let id = self.net.add_link(format!("SHM reads into {}", node.name), rate);
+            self.shm_ports.insert(n, id);
+        }
     }
 
     /// Issue #17 point 4: AMD's fully connected xGMI mesh. Each GPU gets a port into and out of the
@@ -120,6 +162,8 @@ impl Fabric {
             nvlink: BTreeMap::new(),
             xgmi_pairs: BTreeMap::new(),
             pair_paths: Vec::new(),
+            shm_ports: BTreeMap::new(),
+            shm_at_receiver: false,
         };
         let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
         let nodes = topology.nodes().to_vec();
@@ -310,7 +354,12 @@ impl Fabric {
     /// is modelled as one flow over the union of both legs' links. Latency: both legs plus the SHM
     /// step cost (cross-socket when the two GPUs are on different sockets).
     pub fn shm_flow(&self, src: usize, dst: usize, bytes: u64, start: Duration, tag: u64) -> FlowSpec {
-        let socket = self.topology.socket_of(src);
+        // With host facts the buffer is on the receiver's socket (NCCL's default locality).
+        let socket = if self.shm_at_receiver {
+            self.topology.socket_of(dst)
+        } else {
+            self.topology.socket_of(src)
+        };
         let w = self.host_path(src, socket, true);
         let r = self.host_path(dst, socket, false);
         let mut links = w.links;
@@ -322,7 +371,10 @@ impl Fabric {
         if let Some(&c) = self.shm_conn.get(&(src, dst)) {
             links.push(c);
         }
-        let cross = self.topology.socket_of(dst) != socket;
+        if let Some(&p) = self.shm_ports.get(&self.topology.gpu_parent(dst)) {
+            links.push(p);
+        }
+        let cross = self.topology.socket_of(dst) != self.topology.socket_of(src);
         let step = if cross {
             self.params.shm_cross_socket_step_cost
         } else {

@@ -35,6 +35,7 @@ mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
 pub mod expert_parallel; // issue #17: EP options as the engines name them
 mod hardware;
+mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
@@ -114,6 +115,8 @@ pub struct Hardware {
     pub layers: layers::Layers,
     /// Issue #17 point 4: the GPU's vendor, an xGMI mesh, a multi-node cluster.
     pub accel: accel::Accel,
+    /// Issue #19 point 1: the host facts of `[host]`, when the preset describes its host.
+    pub host: Option<tpsim_model::shm::HostFacts>,
 }
 
 /// A fitted parameter's provenance: the rows it was fitted to, the command that refits it and the
@@ -199,6 +202,9 @@ pub struct HwParams {
     /// Issue #19 points 1-2: host time of one eager NCCL collective call per rank (NCCL's enqueue
     /// and kernel launch); back-to-back eager calls take at least this (`crate::launch`).
     pub nccl_eager_launch: Duration,
+    /// Issue #19 point 1: with a `[host]`, the fraction of a GPU parent port's link rate at which
+    /// the GPUs behind it read NCCL's SHM buffers from host memory (shared by them); required then.
+    pub shm_read_efficiency: Option<f64>,
 }
 
 /// Allreduce backend of the TP group.

@@ -647,6 +647,8 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         nvlink_bw: nvlink.then(|| gbs(rng, 50, 450)),
         nvlink_latency: nvlink.then(|| ps(rng, 1_000_000)),
         nccl_eager_launch: ps(rng, 10_000_000),
+        // Issue #19 point 1: no `[host]` in these boxes; no draw, so the streams stay as they were.
+        shm_read_efficiency: None,
     };
     (topology, gpu, params)
 }

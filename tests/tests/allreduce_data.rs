@@ -30,6 +30,10 @@ fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
     .expect("the bundled systems file maps the table");
     let mut nccl_err = Vec::new();
     let mut custom_err = Vec::new();
+    // Issue #19 point 1: lines 97-183 (the kalavai host's other layouts, appended after issue #3) are
+    // predictions from the host's facts, checked in shm_host.rs; issue #3's targets below keep to the
+    // 87 rows they were set on (lines 2-96), and every row stays within 2×.
+    let mut later_err = Vec::new();
     println!(
         "{:<5} {:<42} {:>11} {:>10} {:>10} {:>8}  kind",
         "line", "preset", "size", "meas.us", "pred.us", "error"
@@ -48,14 +52,21 @@ fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
                 e * 100.0,
                 if custom { "custom" } else { "nccl" }
             );
-            if custom {
+            if *line > 96 {
+                later_err.push(e)
+            } else if custom {
                 custom_err.push(e)
             } else {
                 nccl_err.push(e)
             }
         }
     }
-    assert_eq!(nccl_err.len() + custom_err.len(), 87, "sized rows mapped");
+    assert_eq!(
+        nccl_err.len() + custom_err.len(),
+        87,
+        "sized rows of lines 2-96 mapped"
+    );
+    assert_eq!(later_err.len(), 87, "sized rows of lines 97-183 mapped");
     let stats = |v: &[f64]| {
         let mut a: Vec<f64> = v.iter().map(|e| e.abs()).collect();
         a.sort_by(f64::total_cmp);
@@ -80,6 +91,12 @@ fn consistency_nccl_and_custom_rows_with_the_bundled_presets() {
         "custom rows: {cn}, median |error| {:.1} %, worst ratio {cw:.2}×",
         cm * 100.0
     );
+    let (lm, lw, ln) = stats(&later_err);
+    println!(
+        "lines 97-183 (NCCL over SHM, host facts): {ln}, median |error| {:.1} %, worst ratio {lw:.2}×",
+        lm * 100.0
+    );
+    assert!(lw <= 2.0, "a row of lines 97-183 is off by {lw:.2}×");
     // Issue #3's targets for NCCL: median ≤ 15 %, no row off by more than 2× (in-sample here).
     assert!(nm <= 0.15, "NCCL median |error| {:.1} % exceeds 15 %", nm * 100.0);
     assert!(nw <= 2.0, "an NCCL row is off by {nw:.2}×");

@@ -1319,3 +1319,89 @@ fn identify_empty_or_bad_observations() {
         "{e}"
     );
 }
+
+// Issue #19 point 1 (host facts): every `[hardware.host]` key and `shm_read_efficiency` checked, named
+// with what was expected.
+#[test]
+fn host_section_keys() {
+    let ok = "gpus = 8\n[hardware.params]\nshm_read_efficiency = 0.5\n[hardware.host]\ncpu_model = \"EPYC 9575F\"\n\
+              sockets = 2\nmemory_channels = 12\ndimm_mts = 6000\nsocket_links = 4\nsocket_link_bw = \"64GB/s\"";
+    for (name, from, to, key, needle) in [
+        (
+            "efficiency",
+            "shm_read_efficiency = 0.5\n",
+            "",
+            "hardware.params.shm_read_efficiency",
+            "missing",
+        ),
+        (
+            "efficiency-range",
+            "shm_read_efficiency = 0.5",
+            "shm_read_efficiency = 1.5",
+            "hardware.params.shm_read_efficiency",
+            "1.5 is outside (0, 1]",
+        ),
+        (
+            "sockets",
+            "sockets = 2",
+            "sockets = 1",
+            "hardware.host.sockets",
+            "1, but the topology puts GPUs on 2 sockets: expected at least 2",
+        ),
+        (
+            "links",
+            "socket_links = 4",
+            "socket_links = 0",
+            "hardware.host.socket_links",
+            "2 sockets: expected the number of socket links (UPI / xGMI), ≥ 1",
+        ),
+        (
+            "link-bw",
+            "\nsocket_link_bw = \"64GB/s\"",
+            "",
+            "hardware.host.socket_link_bw",
+            "missing",
+        ),
+        (
+            "channels",
+            "memory_channels = 12",
+            "memory_channels = 0",
+            "hardware.host.memory_channels",
+            "0: expected 1 to 24 DRAM channels per socket",
+        ),
+        (
+            "mts",
+            "dimm_mts = 6000",
+            "dimm_mts = 60",
+            "hardware.host.dimm_mts",
+            "60: expected a DIMM rate of 800 to 12800 MT/s",
+        ),
+        (
+            "buffer",
+            "sockets = 2",
+            "sockets = 2\nshm_buffer = \"both\"",
+            "hardware.host.shm_buffer",
+            "`both`: expected \"receiver\" (NCCL_SHM_LOCALITY=2, the default) or \"sender\"",
+        ),
+        (
+            "cpu",
+            "cpu_model = \"EPYC 9575F\"\n",
+            "",
+            "hardware.host.cpu_model",
+            "missing",
+        ),
+        (
+            "typo",
+            "sockets = 2",
+            "sockets = 2\nchannels = 12",
+            "hardware.host.channels",
+            "unknown field `channels`",
+        ),
+    ] {
+        assert_eq!(ok.matches(from).count(), 1, "{name}");
+        let to = ok.replacen(from, to, 1);
+        let e = bad(&format!("host-{name}"), "gpus = 8", &to);
+        assert!(e.contains(&format!("key `{key}`")), "{name}: {e}");
+        assert!(e.contains(needle), "{name}: {e}");
+    }
+}

@@ -8,7 +8,7 @@
 //!   pcie-oneshot-allreduce.md at every stored version, hardware/*.md, NVIDIA/nccl PRs 2113 and
 //!   2127, reference/*.md), so the box's own eager-vs-graph and 2.28-vs-2.30 differences are not
 //!   measured; the tests pin what the model predicts for them and why.
-//! - Lines 97-98: 4 H800 over NVLink, a 1 KB Ring allreduce eagerly (3.5 µs) and from a CUDA
+//! - Lines 184-185: 4 H800 over NVLink, a 1 KB Ring allreduce eagerly (3.5 µs) and from a CUDA
 //!   graph (0.5 µs), NVIDIA/nccl issue 1984: the one measured eager-vs-graph pair, the source of
 //!   `nccl_eager_launch`.
 
@@ -61,7 +61,7 @@ fn turin4(sizes: &[u64], extra: &[&str]) -> (String, Vec<(String, f64)>) {
 }
 
 /// Lines 26 and 27 (8 KB and 64 KB, eager, NCCL 2.28.3) took 11.17 and 12.77 µs: 3.2× and 3.6× the
-/// host's 3.5 µs per eager call (`nccl_eager_launch`, line 97), so the GPU, not the host, sets the
+/// host's 3.5 µs per eager call (`nccl_eager_launch`, line 184), so the GPU, not the host, sets the
 /// pace and a graph replay would not be faster by the host's cost. The model gives the same: eager
 /// − graph = 0 µs at both sizes (tolerance: none, the two runs share every GPU-side figure), and the
 /// eager prediction is within 30 % of each line (the system's known LL-step miss, crossval
@@ -103,16 +103,16 @@ fn nccl_2_28_3_and_2_30_7_agree_on_the_4gpu_turin_box_lines_26_28() {
     assert!(r28.iter().all(|(a, _)| a == "nccl Ring/LL"), "{r28:?}");
 }
 
-/// Lines 97-98 (NVIDIA/nccl issue 1984): 3.5 µs eager vs 0.5 µs from a graph, a measured
+/// Lines 184-185 (NVIDIA/nccl issue 1984): 3.5 µs eager vs 0.5 µs from a graph, a measured
 /// difference of +3.0 µs. With the GPU taking the graph figure, `Launch::per_call` gives eager =
 /// max(0.5, 3.5) = 3.5 and graph = 0.5: the same sign and size, exactly (the parameter was read off
-/// line 97, so this checks the mechanism and the template's value, not an independent prediction).
+/// line 184, so this checks the mechanism and the template's value, not an independent prediction).
 #[test]
-fn eager_floor_and_graph_replay_reproduce_lines_97_98() {
+fn eager_floor_and_graph_replay_reproduce_lines_184_185() {
     use tpsim::launch::Launch;
     use tpsim_model::units::Duration;
-    let (_, eager) = measured(97, "eager launch", "CUDA graph disabled");
-    let (_, graph) = measured(98, "CUDA graph launch", "-G 10");
+    let (_, eager) = measured(184, "eager launch", "CUDA graph disabled");
+    let (_, graph) = measured(185, "CUDA graph launch", "-G 10");
     let hw = tpsim::scenario::hardware_from_preset("h100-sxm-8x-nvlink").unwrap();
     let host = hw.params.nccl_eager_launch;
     assert_eq!(host, Duration::from_us_f64(3.5));

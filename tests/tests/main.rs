@@ -55,6 +55,8 @@ mod outputs;
 mod pipeline;
 mod presets_extend;
 mod profile;
+// Issue #19 point 1: every preset value's provenance label.
+mod provenance;
 // Issue #17 point 4: vLLM QuickReduce on ROCm.
 mod quick_reduce;
 mod reference;
@@ -67,6 +69,8 @@ mod scheduler_keys;
 mod seed;
 // Issue #18: the serving loop (engine schedulers, KV budget, queueing, overload).
 mod serving;
+// Issue #19 point 1: SHM costs from the host's facts (the kalavai host's three layouts).
+mod shm_host;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;

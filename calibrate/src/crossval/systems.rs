@@ -249,7 +249,10 @@ fn resolve_system(
         let key = format!("{key}.rows[{j}]");
         let hardware =
             scenario::hardware_from_preset(&r.preset).map_err(|e| input(sf, format!("{key}.preset: {e}")))?;
-        for n in spec.shared.iter().map(|x| &x.name) {
+        // A shared constant the preset leaves unset is one its box does not use (issue #19 point 1:
+        // `shm_read_efficiency` without a `[host]`); the fit's value is set on it all the same. Only a
+        // constant the system keeps at its preset's value must be set there.
+        for n in spec.shared.iter().map(|x| &x.name).filter(|n| s.keep.contains(n)) {
             if prof::get(&hardware.params, n).is_none() {
                 return Err(input(
                     sf,

@@ -90,6 +90,16 @@ impl Resolver<'_> {
         // Accelerators and multi-node (issue #17 point 4).
         let accel = self.accel(&m, topology.gpu_count() as u32, gpu.nvlink)?;
         let mut params = self.hw_params(m.params.unwrap_or_default())?;
+        // Issue #19 point 1: the host's facts replace the shared SHM constants (host.rs).
+        let host = match m.host.clone() {
+            None => None,
+            Some(h) => {
+                let facts = self.host(h, &topology)?;
+                self.need(params.shm_read_efficiency, "hardware.params.shm_read_efficiency")?;
+                super::host::apply(&facts, &inline_params, &mut params, &mut fitted);
+                Some(facts)
+            }
+        };
         let mut compute = preset_compute;
         let profile = match profile_ref {
             None => None,
@@ -126,6 +136,7 @@ impl Resolver<'_> {
             fitted,
             layers: layers::Layers::new(layers),
             accel,
+            host,
         })
     }
 
@@ -301,6 +312,11 @@ impl Resolver<'_> {
             nvlink_latency: p.nvlink_latency,
             // Issue #19 points 1-2 (launch).
             nccl_eager_launch: self.need(p.nccl_eager_launch, &k("nccl_eager_launch"))?,
+            // Issue #19 point 1: checked in (0, 1] where given; required by a `[host]` (host.rs).
+            shm_read_efficiency: match p.shm_read_efficiency {
+                None => None,
+                Some(v) => Some(self.frac(Some(v), &k("shm_read_efficiency"))?),
+            },
         })
     }
 

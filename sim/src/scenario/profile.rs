@@ -68,6 +68,8 @@ pub const PROFILE_PARAMS: &[(&str, ParamUnit)] = &[
     ("staged_latency", ParamUnit::Us),
     ("nvlink_bw", ParamUnit::GbPerS),
     ("nvlink_latency", ParamUnit::Us),
+    // Issue #19 point 1: SHM reads per parent port with a `[host]`.
+    ("shm_read_efficiency", ParamUnit::Fraction),
 ];
 
 /// The unit of profile parameter `name`, or `None` if a profile cannot carry it.
@@ -103,6 +105,7 @@ pub fn get(p: &HwParams, name: &str) -> Option<f64> {
         "staged_latency" => us(p.staged_latency),
         "nvlink_bw" => p.nvlink_bw.and_then(bw),
         "nvlink_latency" => p.nvlink_latency.and_then(us),
+        "shm_read_efficiency" => p.shm_read_efficiency,
         _ => None,
     }
 }
@@ -159,6 +162,7 @@ pub fn set(p: &mut HwParams, name: &str, v: f64) -> Result<(), String> {
         "staged_latency" => p.staged_latency = us,
         "nvlink_bw" => p.nvlink_bw = Some(bw?),
         "nvlink_latency" => p.nvlink_latency = Some(us),
+        "shm_read_efficiency" => p.shm_read_efficiency = Some(v),
         _ => return Err(unknown_message(name)),
     }
     Ok(())

@@ -79,6 +79,9 @@ pub struct HardwareSection {
     pub xgmi: Option<XgmiSection>,
     /// `[cluster]` (`[hardware.cluster]` in a scenario): several boxes joined by NICs.
     pub cluster: Option<ClusterSection>,
+    // Host-aware SHM costs (issue #19 point 1): sim/src/scenario/host.rs resolves this.
+    /// `[host]` (`[hardware.host]` in a scenario): the host's CPU, memory and socket-link facts.
+    pub host: Option<HostSection>,
 }
 
 /// `[fitted.<param>]`: where a fitted `[params]` value came from. Those rows are then a consistency
@@ -191,6 +194,8 @@ impl HardwareSection {
             // Accelerators and multi-node (issue #17 point 4): key by key.
             xgmi: merge_opt(self.xgmi, base.xgmi, XgmiSection::merged_over),
             cluster: merge_opt(self.cluster, base.cluster, ClusterSection::merged_over),
+            // Host-aware SHM costs (issue #19 point 1): key by key.
+            host: merge_opt(self.host, base.host, HostSection::merged_over),
         }
     }
 }
@@ -214,6 +219,27 @@ mergeable! {
         link_bw: Bandwidth,
         /// One-way GPU → GPU latency over a link.
         latency: Duration,
+    }
+}
+
+// Host-aware SHM costs (issue #19 point 1): the `[host]` section (validated in host.rs).
+mergeable! {
+    /// `[hardware.host]`: the facts of the host NCCL's SHM transport runs through.
+    pub struct HostSection {
+        /// CPU model as the source names it.
+        cpu_model: String,
+        /// Sockets (NUMA nodes of the CPU); the topology's `socketN` segments must fit.
+        sockets: u32,
+        /// Populated DRAM channels per socket.
+        memory_channels: u32,
+        /// DIMM transfer rate, MT/s.
+        dimm_mts: u32,
+        /// Links between two sockets (UPI / xGMI); required with more than one socket.
+        socket_links: u32,
+        /// Bandwidth of one socket link per direction.
+        socket_link_bw: Bandwidth,
+        /// `"receiver"` (NCCL's default `NCCL_SHM_LOCALITY`) or `"sender"`.
+        shm_buffer: String,
     }
 }
 
@@ -301,6 +327,9 @@ mergeable! {
         nvlink_latency: Duration,
         // Issue #19 points 1-2 (launch): host cost of one eager NCCL call.
         nccl_eager_launch: Duration,
+        // Host-aware SHM costs (issue #19 point 1): used with a `[host]` section only.
+        /// Fraction of a parent port's link rate its GPUs read NCCL's SHM buffers at.
+        shm_read_efficiency: f64,
     }
 }
 

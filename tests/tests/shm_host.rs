@@ -1,0 +1,103 @@
+//! Issue #19 point 1: NCCL's SHM costs from the host's facts (`[host]`, `tpsim_model::shm`). The kalavai
+//! README (tests/data/allreduce.tsv lines 51–79 and 97–183) measured one GeForce RTX 4090 host over SHM in
+//! three layouts: two GPUs behind one switch, one GPU on each socket, and four GPUs behind two switches.
+//! `shm_read_efficiency` is fitted on the first (lines 70–79); the other two are predicted from the
+//! host's layout: SHM reads shared per switch port, buffers on the receiver's socket, one flag write
+//! across UPI per cross-socket step.
+
+use crate::common::*;
+use tpsim::scenario::hardware_from_preset;
+
+const FOUR: &str = "rtx-4090-4x-kalavai-xeon";
+const CROSS: &str = "rtx-4090-2x-kalavai-xeon-cross-socket";
+
+/// The derived parameters: DRAM 6 × 2666 MT/s × 8 B × 0.7 = 89.58 GB/s; UPI 2 × 20.8 = 41.6 GB/s;
+/// the cross-socket step 0.2 µs (template shm_step_cost) + 0.2 µs (inter_socket_latency) = 0.4 µs, where
+/// presets without a `[host]` keep 14 µs. The template's per-pair `shm_copy_bw` mark goes; the host's
+/// fitted `shm_read_efficiency` carries its rows.
+#[test]
+fn host_facts_give_the_host_parameters() {
+    let hw = hardware_from_preset(CROSS).unwrap();
+    let p = &hw.params;
+    assert!(
+        (p.host_memory_bw.as_gbps() - 89.5776).abs() < 1e-3,
+        "{}",
+        p.host_memory_bw.as_gbps()
+    );
+    assert!((p.inter_socket_bw.as_gbps() - 41.6).abs() < 1e-9);
+    assert!((p.shm_cross_socket_step_cost.as_us_f64() - 0.4).abs() < 1e-9);
+    assert!((p.shm_read_efficiency.expect("set") - 0.3607).abs() < 1e-12);
+    assert_eq!(hw.gpu.pcie_gen, 3);
+    assert!(!hw.fitted.contains_key("shm_copy_bw"));
+    assert!(hw.fitted["shm_read_efficiency"].rows.contains("lines 70-79"));
+    let host = hw.host.as_ref().expect("[host]");
+    assert_eq!(host.sockets, 2);
+    // A preset without `[host]` keeps the shared constants bit for bit.
+    let old = hardware_from_preset("rtx-4090-2x-no-p2p").unwrap();
+    assert!(old.host.is_none());
+    assert_eq!(
+        old.params.shm_cross_socket_step_cost,
+        tpsim_model::units::Duration::from_us_f64(14.0)
+    );
+    assert!((old.params.shm_copy_bw.as_gbps() - 2.2).abs() < 1e-12);
+    assert!((old.params.host_memory_bw.as_gbps() - 90.0).abs() < 1e-12);
+}
+
+/// The fitted layout reproduces its rows (consistency, not accuracy): line 73, 32 MiB in 15190 µs; the
+/// two receivers share 4.4 GB/s of reads through their switch → 2.2 GB/s each → 15266 µs (+0.5 %).
+/// Tolerance 2 %.
+#[test]
+fn the_fitted_pair_reproduces_its_rows() {
+    let t = times(FOUR, "nccl", "2", &[32 << 20], &[])[0];
+    assert!((t / 15190.0 - 1.0).abs() < 0.02, "{t} µs");
+}
+
+/// Out of configuration: the pair 0x1a / 0xb2 has one receiver per switch port, so each reads at the
+/// port's whole 0.3607 × 12.2 = 4.4 GB/s. Measured (lines 119 and 125): 32 MiB 9106.9 µs, 2 GiB
+/// 557166 µs (busbw 3.69 and 3.85 GB/s); predicted 7642 µs (−16 %) and 488021 µs (−12 %). Tolerance
+/// 20 %. Without the host facts (per-pair 2.2 GB/s, 14 µs cross-socket steps) the same layout gives
+/// 15282 µs (+68 %) and 976159 µs (+75 %), and 40.6 µs at 8 B where line 97 measured 10.98 µs
+/// (with the facts: 13.4 µs, +22 %; tolerance 25 %).
+#[test]
+fn the_cross_socket_pair_is_predicted_from_the_host() {
+    let t = times(CROSS, "nccl", "2", &[8, 32 << 20, 2 << 30], &[]);
+    assert!((t[0] / 10.98 - 1.0).abs() < 0.25, "{} µs at 8 B", t[0]);
+    assert!((t[1] / 9106.9 - 1.0).abs() < 0.20, "{} µs at 32 MiB", t[1]);
+    assert!((t[2] / 557166.0 - 1.0).abs() < 0.20, "{} µs at 2 GiB", t[2]);
+    // The old constants on the same layout miss by far more (a scratch preset without `[host]`).
+    let dir = scratch("no-host");
+    let p = dir.join("cross.toml");
+    std::fs::write(
+        &p,
+        "name = \"no host facts\"\ncpu_vendor = \"intel\"\nextends = \"rtx-4090\"\n[gpu]\npcie_gen = 3\n\
+         [topology]\ngpus = [\"socket0/root0/switch0\", \"socket1/root2/switch2\"]\n\
+         [topology.nodes.switch0]\ngen = 3\n[topology.nodes.switch2]\ngen = 3\n\
+         [params]\nhost_memory_bw = \"90GB/s\"\ncollapse_factor = 1.0\n",
+    )
+    .unwrap();
+    let old = times(p.to_str().unwrap(), "nccl", "2", &[8, 32 << 20], &[]);
+    assert!(old[0] / 10.98 > 3.0, "{} µs at 8 B", old[0]);
+    assert!(old[1] / 9106.9 > 1.5, "{} µs at 32 MiB", old[1]);
+}
+
+/// Out of configuration: four GPUs, two behind each switch; every port serves two receivers, 2.2 GB/s
+/// each. Measured (lines 148, 177, 154): 32 MiB 19546 and 19592 µs, 2 GiB 1246110 µs (busbw 2.58);
+/// predicted 22891 µs (+17 %) and 1464030 µs (+17 %). Tolerance 20 %.
+#[test]
+fn four_gpus_behind_two_switches_are_predicted_from_the_host() {
+    let t = times(FOUR, "nccl", "4", &[32 << 20, 2 << 30], &[]);
+    for m in [19546.0, 19592.0] {
+        assert!((t[0] / m - 1.0).abs() < 0.20, "{} µs at 32 MiB vs {m}", t[0]);
+    }
+    assert!((t[1] / 1246110.0 - 1.0).abs() < 0.20, "{} µs at 2 GiB", t[1]);
+}
+
+/// The ordering the host's layout implies and the rows show (lines 68, 114: 1 MiB in 538.5 µs behind
+/// one switch, 300.6 µs across sockets): the pair that shares no switch port is faster, though its data
+/// crosses UPI.
+#[test]
+fn sharing_a_switch_port_is_slower_than_crossing_sockets() {
+    let same = times(FOUR, "nccl", "2", &[1 << 20], &[])[0];
+    let cross = times(CROSS, "nccl", "2", &[1 << 20], &[])[0];
+    assert!(cross < 0.7 * same, "{cross} vs {same}");
+}
