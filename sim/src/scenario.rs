@@ -194,6 +194,11 @@ pub struct HwParams {
     /// NVLink (required when `gpu.nvlink = true`, unused otherwise).
     pub nvlink_bw: Option<Bandwidth>,
     pub nvlink_latency: Option<Duration>,
+    // Issue #19 point 3 (custom kernels as they run, `crate::custom_kernels`):
+    /// Bytes of kernel peer reads one GPU keeps in flight over PCIe (its outstanding non-posted
+    /// requests × their size): with the read round trip, the Little's-law bound on a custom
+    /// kernel's per-reader read rate. `None`: only the kernel's own launch shape bounds it.
+    pub kernel_read_outstanding: Option<tpsim_model::units::Bytes>,
 }
 
 /// Allreduce backend of the TP group.

@@ -646,6 +646,9 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         force_p2p: rng.random_bool(0.3),
         nvlink_bw: nvlink.then(|| gbs(rng, 50, 450)),
         nvlink_latency: nvlink.then(|| ps(rng, 1_000_000)),
+        kernel_read_outstanding: rng
+            .random_bool(0.5)
+            .then(|| tpsim_model::units::Bytes(rng.random_range(4_096..=1_048_576))),
     };
     (topology, gpu, params)
 }

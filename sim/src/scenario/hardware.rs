@@ -299,6 +299,8 @@ impl Resolver<'_> {
             force_p2p: self.need(p.force_p2p, &k("force_p2p"))?,
             nvlink_bw: p.nvlink_bw,
             nvlink_latency: p.nvlink_latency,
+            // Issue #19 point 3.
+            kernel_read_outstanding: p.kernel_read_outstanding,
         })
     }
 
@@ -315,6 +317,13 @@ impl Resolver<'_> {
         }
         if params.collapse_min_roots == 0 || params.collapse_min_sources == 0 {
             return Err(self.invalid(&k("collapse_min_roots"), "expected thresholds ≥ 1"));
+        }
+        // Issue #19 point 3: a GPU with no read in flight would never finish a pull kernel.
+        if params.kernel_read_outstanding.is_some_and(|b| b.0 == 0) {
+            return Err(self.invalid(
+                &k("kernel_read_outstanding"),
+                "expected a size > 0 (e.g. \"64KiB\")",
+            ));
         }
         Ok(())
     }

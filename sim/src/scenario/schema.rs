@@ -299,6 +299,8 @@ mergeable! {
         force_p2p: bool,
         nvlink_bw: Bandwidth,
         nvlink_latency: Duration,
+        // Issue #19 point 3: custom kernels' outstanding peer reads per GPU.
+        kernel_read_outstanding: Bytes,
     }
 }
 
