@@ -78,9 +78,10 @@ mod throughput_rows;
 mod vlm_h3;
 // Issue #17 point 5: vLLM start-up memory predicted from the scenario.
 mod vllm_startup;
-// Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.
+// Issue #19 point 3: custom allreduce kernels as they run.
 mod custom_kernels;
-mod moe_a2a; // issue #19 point 3: custom allreduce kernels as they run
+// Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.
+mod moe_a2a;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
