@@ -32,6 +32,9 @@ pub enum CustomAlgo {
     Push,
     /// FlashInfer-style PCIe push: one outbound and one inbound stream per rank at a time.
     StagedPush,
+    /// Issue #19 point 3: FlashInfer's PCIe-IPC allreduce on its seed policy's kernel
+    /// (`crate::custom_kernels::flashinfer_ipc`).
+    FlashinferIpc,
     /// Issue #17 point 4: vLLM's QuickReduce on ROCm (`tpsim_model::quick_reduce`): two shots of
     /// peer writes of each 1/n partition, encoded by the regime's codec, with a barrier between.
     /// The codec's compute is not timed (the kernels are bandwidth-bound by design).
@@ -45,6 +48,7 @@ impl CustomAlgo {
             CustomAlgo::TwoShot => "custom two-shot",
             CustomAlgo::Push => "custom push",
             CustomAlgo::StagedPush => "custom staged-push",
+            CustomAlgo::FlashinferIpc => "flashinfer pcie-ipc",
             CustomAlgo::QuickReduce(r) => match r {
                 tpsim_model::quick_reduce::Regime::Fp => "quick reduce FP",
                 tpsim_model::quick_reduce::Regime::Int8 => "quick reduce INT8",
@@ -103,32 +107,32 @@ pub struct Outcome {
 
 /// Dependencies of a send, without an allocation for the common 0–1 case.
 #[derive(Debug, Clone)]
-enum Deps {
+pub(crate) enum Deps {
     One(Option<usize>),
     Many(Arc<[usize]>),
 }
 
 impl Deps {
-    fn as_slice(&self) -> &[usize] {
+    pub(crate) fn as_slice(&self) -> &[usize] {
         match self {
             Deps::One(o) => o.as_slice(),
             Deps::Many(v) => v,
         }
     }
-    fn many(v: &[usize]) -> Deps {
+    pub(crate) fn many(v: &[usize]) -> Deps {
         Deps::Many(Arc::from(v))
     }
 }
 
 #[derive(Debug, Clone)]
-struct Send {
+pub(crate) struct Send {
     /// Shared between the sends of one hop (no copy of the path per send).
-    spec: Arc<FlowSpec>,
-    deps: Deps,
+    pub(crate) spec: Arc<FlowSpec>,
+    pub(crate) deps: Deps,
     /// Connection index for the in-flight window; `usize::MAX` = unlimited.
-    conn: usize,
+    pub(crate) conn: usize,
     /// Extra delay after all deps are done before the send may start (barrier software, etc.).
-    delay: Duration,
+    pub(crate) delay: Duration,
 }
 
 /// Per-connection state of [`execute`]: ready sends (a min-heap: lowest index first, so the order
@@ -175,7 +179,7 @@ pub struct FlowRecord {
 
 /// Runs a DAG of sends; returns the completion time of the last one, the sim (for statistics) and
 /// every transfer's record in completion order.
-fn execute(
+pub(crate) fn execute(
     fab: &Fabric,
     sends: Vec<Send>,
     window: usize,
@@ -271,7 +275,7 @@ fn execute(
     (end, sim, records)
 }
 
-fn outcome(
+pub(crate) fn outcome(
     fab: &Fabric,
     end: Duration,
     sim: &FlowSim<'_>,
@@ -469,23 +473,40 @@ fn barrier(fab: &Fabric, ranks: &[usize], sends: &mut Vec<Send>, deps: &[Vec<usi
     into
 }
 
-/// Every rank pulls `bytes` from every peer once its `after` sends are done; returns, per rank,
-/// the reads it issued.
-fn all_peer_reads(
-    fab: &Fabric,
+/// Every rank pulls `range` bytes from every peer once its `after` sends are done, as the
+/// engines' pull kernels read for a message of `message` bytes (issue #19 point 3,
+/// `crate::custom_kernels::pull`): each read takes the round trip, and a reader whose bytes
+/// exceed what it keeps in flight shares a Little's-law link (added to `fab`, this call's copy).
+/// Returns, per rank, the reads it issued.
+fn pull_reads(
+    fab: &mut Fabric,
     ranks: &[usize],
     sends: &mut Vec<Send>,
-    bytes: u64,
+    message: u64,
+    range: u64,
     after: &[Vec<usize>],
 ) -> Vec<Vec<usize>> {
     let n = ranks.len();
     let mut done = vec![Vec::new(); n];
     for (r, slot) in done.iter_mut().enumerate() {
+        let reader = ranks[r];
+        let peers: Vec<usize> = (0..n).filter(|&p| p != r).map(|p| ranks[p]).collect();
+        let plan = crate::custom_kernels::pull::reader_plan(fab, reader, &peers, message, range);
+        let cap = plan
+            .cap
+            .map(|b| fab.net.add_link(format!("kernel peer reads into GPU{reader}"), b));
         let deps = Deps::many(&after[r]);
-        for p in (0..n).filter(|&p| p != r) {
+        for &p in &peers {
+            let mut f = fab.peer_read(reader, p, range, Duration::ZERO, 0);
+            if !fab.is_staged(reader, p) {
+                f.latency = plan.latency;
+                if let Some(l) = cap {
+                    f.path.push(l);
+                }
+            }
             slot.push(sends.len());
             sends.push(Send {
-                spec: Arc::new(fab.peer_read(ranks[r], ranks[p], bytes, Duration::ZERO, 0)),
+                spec: Arc::new(f),
                 deps: deps.clone(),
                 conn: usize::MAX,
                 delay: Duration::ZERO,
@@ -539,16 +560,26 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
             timeline: Vec::new(),
         };
     }
+    // Issue #19 point 3: the pull kernels add their readers' Little's-law links to a copy.
+    let mut own: Option<Fabric> = None;
     let mut sends: Vec<Send> = Vec::new();
     let none: Vec<Vec<usize>> = vec![Vec::new(); n];
     let ready = barrier(fab, ranks, &mut sends, &none);
     let after_data: Vec<Vec<usize>> = match algo {
-        CustomAlgo::OneShot => all_peer_reads(fab, ranks, &mut sends, bytes, &ready),
+        CustomAlgo::OneShot => {
+            let f = own.get_or_insert_with(|| fab.clone());
+            pull_reads(f, ranks, &mut sends, bytes, bytes, &ready)
+        }
         CustomAlgo::TwoShot => {
+            let f = own.get_or_insert_with(|| fab.clone());
             let part = bytes.div_ceil(n as u64);
-            let rs = all_peer_reads(fab, ranks, &mut sends, part, &ready);
-            let mid = barrier(fab, ranks, &mut sends, &rs);
-            all_peer_reads(fab, ranks, &mut sends, part, &mid)
+            let rs = pull_reads(f, ranks, &mut sends, bytes, part, &ready);
+            let mid = barrier(f, ranks, &mut sends, &rs);
+            pull_reads(f, ranks, &mut sends, bytes, part, &mid)
+        }
+        // Its own schedule, flags included (issue #19 point 3).
+        CustomAlgo::FlashinferIpc => {
+            return crate::custom_kernels::flashinfer_ipc::run(fab, ranks, bytes, launch);
         }
         CustomAlgo::Push => all_peer_writes(fab, ranks, &mut sends, bytes, &ready),
         CustomAlgo::QuickReduce(regime) => {
@@ -584,6 +615,7 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
             into
         }
     };
+    let fab: &Fabric = own.as_ref().unwrap_or(fab);
     barrier(fab, ranks, &mut sends, &after_data);
     let (end, sim, timeline) = execute(fab, sends, usize::MAX, launch);
     outcome(fab, end, &sim, timeline, algo.as_str().into(), "-", 1)

@@ -193,6 +193,8 @@ pub fn parse_algo(name: &str, backend: AllreduceBackend) -> Result<Request, CmdE
         "custom-twoshot" => Request::Custom(CustomAlgo::TwoShot),
         "custom-push" => Request::Custom(CustomAlgo::Push),
         "custom-staged-push" => Request::Custom(CustomAlgo::StagedPush),
+        // Issue #19 point 3: FlashInfer's PCIe-IPC allreduce on its seed policy's kernel.
+        "flashinfer-pcie-ipc" => Request::Custom(CustomAlgo::FlashinferIpc),
         // Issue #17 point 4: vLLM's QuickReduce (ROCm), by VLLM_ROCM_QUICK_REDUCE_QUANTIZATION level.
         "quickreduce-fp" => Request::Custom(CustomAlgo::QuickReduce(Regime::Fp)),
         "quickreduce-int8" => Request::Custom(CustomAlgo::QuickReduce(Regime::Int8)),
@@ -200,7 +202,7 @@ pub fn parse_algo(name: &str, backend: AllreduceBackend) -> Result<Request, CmdE
         "quickreduce-int4" => Request::Custom(CustomAlgo::QuickReduce(Regime::Int4)),
         other => {
             return Err(CmdError::Usage(format!(
-                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-twoshot, custom-push, custom-staged-push or quickreduce-fp/-int8/-int6/-int4"
+                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-twoshot, custom-push, custom-staged-push, flashinfer-pcie-ipc or quickreduce-fp/-int8/-int6/-int4"
             )));
         }
     })

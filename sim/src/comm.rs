@@ -261,7 +261,8 @@ impl Comm {
             Request::Backend(AllreduceBackend::Custom) if self.quick_reduce_takes(bytes).is_some() => {
                 self.quick_reduce_takes(bytes)
             }
-            Request::Backend(_) if self.pcie_ipc_takes(bytes) => Some(CustomAlgo::StagedPush),
+            // Issue #19 point 3: FlashInfer's own schedule (`custom_kernels::flashinfer_ipc`).
+            Request::Backend(_) if self.pcie_ipc_takes(bytes) => Some(CustomAlgo::FlashinferIpc),
             Request::Backend(AllreduceBackend::Custom) => self.custom_dispatch(bytes),
             _ => None,
         };

@@ -460,6 +460,13 @@ impl Fabric {
         self.path_of(&self.topology.route(a, b))
     }
 
+    /// Issue #19 point 3: the capacity (bytes/s) of GPU `g`'s own link from its parent (what a
+    /// reader's peer reads arrive over), or `None` for a GPU outside the box.
+    pub fn gpu_in_capacity(&self, g: usize) -> Option<f64> {
+        let &(id, _) = self.edges.get(&Edge::Down(Endpoint::Gpu(g)))?;
+        Some(self.net.link(id).capacity_bps)
+    }
+
     /// Whether GPU pairs talk over NVLink.
     pub fn has_nvlink(&self) -> bool {
         !self.nvlink.is_empty()

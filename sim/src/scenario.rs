@@ -205,6 +205,11 @@ pub struct HwParams {
     /// Issue #19 point 1: with a `[host]`, the fraction of a GPU parent port's link rate at which
     /// the GPUs behind it read NCCL's SHM buffers from host memory (shared by them); required then.
     pub shm_read_efficiency: Option<f64>,
+    // Issue #19 point 3 (custom kernels as they run, `crate::custom_kernels`):
+    /// Bytes of kernel peer reads one GPU keeps in flight over PCIe (its outstanding non-posted
+    /// requests × their size): with the read round trip, the Little's-law bound on a custom
+    /// kernel's per-reader read rate. `None`: only the kernel's own launch shape bounds it.
+    pub kernel_read_outstanding: Option<tpsim_model::units::Bytes>,
 }
 
 /// Allreduce backend of the TP group.

@@ -649,6 +649,9 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         nccl_eager_launch: ps(rng, 10_000_000),
         // Issue #19 point 1: no `[host]` in these boxes; no draw, so the streams stay as they were.
         shm_read_efficiency: None,
+        kernel_read_outstanding: rng
+            .random_bool(0.5)
+            .then(|| tpsim_model::units::Bytes(rng.random_range(4_096..=1_048_576))),
     };
     (topology, gpu, params)
 }

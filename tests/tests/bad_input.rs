@@ -1405,3 +1405,24 @@ fn host_section_keys() {
         assert!(e.contains(needle), "{name}: {e}");
     }
 }
+
+/// Issue #19 point 3: `hardware.params.kernel_read_outstanding` is a size > 0 (a GPU with no read in
+/// flight would never finish a pull kernel), and a size, not a word.
+#[test]
+fn kernel_read_outstanding_must_be_a_positive_size() {
+    let e = bad(
+        "kro-zero",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\nkernel_read_outstanding = \"0\"",
+    );
+    assert!(
+        e.contains("key `hardware.params.kernel_read_outstanding`") && e.contains("expected a size > 0"),
+        "{e}"
+    );
+    let e = bad(
+        "kro-word",
+        "gpus = 8",
+        "gpus = 8\n[hardware.params]\nkernel_read_outstanding = \"lots\"",
+    );
+    assert!(e.contains("key `hardware.params.kernel_read_outstanding`"), "{e}");
+}

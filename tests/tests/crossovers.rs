@@ -1,6 +1,6 @@
 //! Crossovers between the custom one-shot allreduce and NCCL (issue #3): the message size below which
 //! the custom kernel is faster, predicted by `tpsim collective` against the measured size, within a
-//! factor 2.
+//! factor 1.5 (issue #19) or 2 (issue #3; see below).
 //!
 //! Both sides are found the same way: the zero of (custom − NCCL) by linear interpolation between
 //! the two neighbouring sizes where the sign changes (measured: the two table rows around it;
@@ -18,8 +18,12 @@
 //! Validation or consistency (issue #14): a test is `validation_*` when no constant it depends on was
 //! fitted to the box it checks, `consistency_*` when one was: the ASUS preset's `shm_copy_bw` (30.3 GB/s)
 //! is read off the same page's 4-GPU default-NCCL busbw and its `collapse_factor` (0.073) off the same
-//! box's collapse measurement, so the default-NCCL crossover and the 8-GPU one-shot are in-sample. The
-//! tolerance is issue #3's target for crossovers, a factor 2, for both kinds.
+//! box's collapse measurement, so the default-NCCL crossover and the 8-GPU one-shot are in-sample; its
+//! `kernel_read_outstanding` is fitted to the 4-GPU one-shot's 32 MB row (issue #19 point 3). The
+//! tolerance is issue #19's target for the crossovers the reference lists (512 KB 4 GPUs Broadcom,
+//! 48 KB 8 GPUs cross-NUMA, 32–64 KB 8 GPUs 3 switches, V100 PLX 128–384 KB), a factor 1.5, and
+//! issue #3's factor 2 for the two p2pmark crossovers beyond that list, whose misses are on the NCCL
+//! side or the 8-GPU collapse (the book's "Crossovers" says which).
 
 use crate::common::*;
 
@@ -52,15 +56,24 @@ fn predicted(preset: &str, custom: &str, gpus: &str, extra: &[&str]) -> f64 {
     )
 }
 
-fn within_2x(name: &str, predicted: f64, measured: f64) {
+fn within(name: &str, predicted: f64, measured: f64, factor: f64) {
     println!(
         "{name}: measured crossover {measured:.0} B, predicted {predicted:.0} B ({:.2}×)",
         predicted / measured
     );
     assert!(
-        predicted / measured <= 2.0 && measured / predicted <= 2.0,
-        "{name}: predicted {predicted:.0} B vs measured {measured:.0} B"
+        predicted / measured <= factor && measured / predicted <= factor,
+        "{name}: predicted {predicted:.0} B vs measured {measured:.0} B (bound {factor}×)"
     );
+}
+
+fn within_2x(name: &str, predicted: f64, measured: f64) {
+    within(name, predicted, measured, 2.0);
+}
+
+/// Issue #19's bound for the crossovers the reference lists.
+fn within_1_5x(name: &str, predicted: f64, measured: f64) {
+    within(name, predicted, measured, 1.5);
 }
 
 /// "512 KB (4 GPUs, Broadcom)" (pcie-collectives.md, "Custom allreduce algorithms"): NCCL with its
@@ -69,10 +82,10 @@ fn within_2x(name: &str, predicted: f64, measured: f64) {
 /// ≈ 886 KB. (SGLang's startup auto-crossover on the same box, `optimization/pcie-oneshot-allreduce.md`:
 /// 512 KB 51.0 < 71.7, 1 MB 95.6 > 85.2 — it reports the last winning size, 512 KB.)
 #[test]
-fn consistency_asus_4gpu_default_nccl_crossover_within_2x() {
+fn consistency_asus_4gpu_default_nccl_crossover_within_1_5x() {
     let m = zero((524288.0, 51.3, 72.0), (1048576.0, 95.8, 86.5));
     let p = predicted(ASUS, "custom-oneshot", "4", &[]);
-    within_2x("ASUS 4 GPUs, NCCL default (SHM between partitions)", p, m);
+    within_1_5x("ASUS 4 GPUs, NCCL default (SHM between partitions)", p, m);
 }
 
 /// The same box and kernel with `NCCL_P2P_LEVEL=SYS`: NCCL uses P2P between the partitions and takes
@@ -100,7 +113,7 @@ fn consistency_asus_shm_moves_the_crossover_up() {
 /// `hardware/pcie-bandwidth.md`, "Custom Allreduce vs NCCL"; NCCL with P2P on every pair): 32 KiB
 /// custom one-shot 16.5 < NCCL 24.5 µs, 64 KiB 25.9 > 24.1 µs → ≈ 59.5 KB.
 #[test]
-fn validation_luke_8gpu_crossover_within_2x() {
+fn validation_luke_8gpu_crossover_within_1_5x() {
     let m = zero((32768.0, 16.5, 24.5), (65536.0, 25.9, 24.1));
     let p = predicted(
         "rtx-pro-6000-8x-3switch-luke",
@@ -108,7 +121,7 @@ fn validation_luke_8gpu_crossover_within_2x() {
         "8",
         &["--env", "NCCL_P2P_LEVEL=SYS"],
     );
-    within_2x("luke, 8 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
+    within_1_5x("luke, 8 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
 }
 
 /// Four V100s behind one PLX switch (allreduce.tsv lines 89–92, haohervchb/sglang-V100 PR #2, both
@@ -119,14 +132,14 @@ fn validation_luke_8gpu_crossover_within_2x() {
 /// unmeasured interval (its measured slope falls from 0.29 µs/KiB below 128 KiB to 0.12 above), so
 /// the line is only an estimate of where the sign changes.
 #[test]
-fn validation_v100_push_crossover_within_2x() {
+fn validation_v100_push_crossover_within_1_5x() {
     let m = zero((131072.0, 44.5, 51.8), (393216.0, 120.3, 83.5));
     let p = predicted("v100-4x-plx", "custom-push", "4", &[]);
     assert!(
         131072.0 < p && p < 393216.0,
         "V100: predicted {p:.0} B outside the measured interval"
     );
-    within_2x("V100, 4 GPUs, one PLX switch, one-shot push", p, m);
+    within_1_5x("V100, 4 GPUs, one PLX switch, one-shot push", p, m);
 }
 
 /// The ASUS box on all 8 GPUs (GPUs 0–3 on NUMA0, 4–7 on NUMA1; four 2-GPU partitions, each on its
@@ -172,9 +185,9 @@ fn consistency_asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
 /// ran on the ASUS ESC8000A-E13P; `models/glm5.md`, "Auto crossover: 48 KB on 8 GPUs"), with NCCL at
 /// its defaults (the page's launch commands set no NCCL variable).
 #[test]
-fn consistency_asus_8gpu_cross_numa_auto_tune_crossover_within_2x() {
+fn consistency_asus_8gpu_cross_numa_auto_tune_crossover_within_1_5x() {
     let p = predicted(ASUS, "custom-oneshot", "8", &[]);
-    within_2x(
+    within_1_5x(
         "ASUS 8 GPUs cross-NUMA (SGLang auto-tune), NCCL default",
         p,
         49152.0,

@@ -84,6 +84,8 @@ mod vlm_h3;
 mod vllm_sort_sampler;
 // Issue #17 point 5: vLLM start-up memory predicted from the scenario.
 mod vllm_startup;
+// Issue #19 point 3: custom allreduce kernels as they run.
+mod custom_kernels;
 // Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.
 mod moe_a2a;
 // Issue #17 (dp): data-parallel replicas (SGLang --dp-size, vLLM --data-parallel-size).

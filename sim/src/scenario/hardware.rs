@@ -317,6 +317,8 @@ impl Resolver<'_> {
                 None => None,
                 Some(v) => Some(self.frac(Some(v), &k("shm_read_efficiency"))?),
             },
+            // Issue #19 point 3.
+            kernel_read_outstanding: p.kernel_read_outstanding,
         })
     }
 
@@ -333,6 +335,13 @@ impl Resolver<'_> {
         }
         if params.collapse_min_roots == 0 || params.collapse_min_sources == 0 {
             return Err(self.invalid(&k("collapse_min_roots"), "expected thresholds ≥ 1"));
+        }
+        // Issue #19 point 3: a GPU with no read in flight would never finish a pull kernel.
+        if params.kernel_read_outstanding.is_some_and(|b| b.0 == 0) {
+            return Err(self.invalid(
+                &k("kernel_read_outstanding"),
+                "expected a size > 0 (e.g. \"64KiB\")",
+            ));
         }
         Ok(())
     }

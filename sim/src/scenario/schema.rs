@@ -330,6 +330,8 @@ mergeable! {
         // Host-aware SHM costs (issue #19 point 1): used with a `[host]` section only.
         /// Fraction of a parent port's link rate its GPUs read NCCL's SHM buffers at.
         shm_read_efficiency: f64,
+        // Issue #19 point 3: custom kernels' outstanding peer reads per GPU.
+        kernel_read_outstanding: Bytes,
     }
 }
 

@@ -1,0 +1,104 @@
+//! Issue #19 point 3: custom allreduce kernels as they run (`sim::custom_kernels`), against
+//! measurements. `validation_*`: no constant the prediction uses was fitted to the rows checked;
+//! `consistency_*`: one was (named in the test).
+
+use crate::common::*;
+
+const ASUS: &str = "rtx-pro-6000-8x-asus-esc8000a-e13p";
+const LUKE: &str = "rtx-pro-6000-8x-3switch-luke";
+const SEED_BOX: &str = "rtx-pro-6000-8x-dual-turin-direct";
+
+/// FlashInfer's own table (SGLang 0.5.23 `srt/distributed/device_communicators/pcie_ipc_ar.py`,
+/// module docstring: one 8× SM 120 host, GPUs 0–3 and 4–7 on separate NUMA nodes, no switch, bf16,
+/// hidden 6144): 12 KiB 5.3 µs, 96 KiB 15.3 µs, 384 KiB 34.6 µs. tpsim runs the kernel FlashInfer's
+/// seed policy picks (island push below 32 KiB, staged island ring above) as posted writes on the
+/// seed box's preset, whose links and latencies come from P2P bandwidth and ping-pong tests, not
+/// from this table. Tolerance: issue #19's 1.5× for custom kernels. (100 MiB, 8.5 ms measured, is
+/// predicted 2.1× fast and not asserted: the book says why.)
+#[test]
+fn validation_flashinfer_pcie_ipc_on_the_switch_free_dual_numa_box() {
+    let sizes = [12288, 98304, 393216];
+    let measured = [5.3, 15.3, 34.6];
+    let p = times(SEED_BOX, "flashinfer-pcie-ipc", "8", &sizes, &[]);
+    for ((s, m), p) in sizes.iter().zip(measured).zip(&p) {
+        println!(
+            "FlashInfer PCIe IPC {s} B: predicted {p:.2} µs, measured {m} µs ({:.2}×)",
+            p / m
+        );
+        assert!(
+            p / m <= 1.5 && m / p <= 1.5,
+            "{s} B: predicted {p} µs, measured {m} µs"
+        );
+    }
+    // The old model (the staged push with staged-load latencies on every flag) took ≈ 128 µs at
+    // 12 KiB; FlashInfer's kernels only store into peers, which the driver does not stage.
+    let staged = times(SEED_BOX, "custom-staged-push", "8", &[12288], &[])[0];
+    assert!(
+        staged > 10.0 * p[0],
+        "staged push {staged} µs vs FlashInfer {} µs",
+        p[0]
+    );
+}
+
+/// luke's one-shot pull rows (allreduce.tsv lines 40, 42, 44, 46, 48, 50: 7.5, 7.5, 9.2, 16.5, 25.9,
+/// 73.6 µs at 256 B … 256 KiB, 8 GPUs behind 3 Microchip switches): the kernel's launch shape, read
+/// round trips and links of the luke preset, whose `kernel_read_outstanding` is unset. Each row
+/// within 10 % (predicted today 7.2, 7.4, 9.4, 16.3, 25.5, 80.5 µs: worst +9.3 % at 256 KiB, where
+/// the switch uplinks bind).
+#[test]
+fn validation_luke_one_shot_rows_within_10_percent() {
+    let sizes = [256, 1024, 8192, 32768, 65536, 262144];
+    let measured = [7.5, 7.5, 9.2, 16.5, 25.9, 73.6];
+    let p = times(LUKE, "custom-oneshot", "8", &sizes, &[]);
+    for ((s, m), p) in sizes.iter().zip(measured).zip(&p) {
+        println!("luke one-shot {s} B: predicted {p:.2} µs, measured {m} µs");
+        assert!(
+            (p - m).abs() / m <= 0.10,
+            "{s} B: predicted {p} µs, measured {m} µs"
+        );
+    }
+}
+
+/// The ASUS box's 4-GPU one-shot (p2pmark, rtx6kpro `hardware/asus-esc8000a-e13p-broadcom-switches.md`,
+/// "AllReduce: Custom vs NCCL (4 GPU, fp16)"): the preset's `kernel_read_outstanding` (124,400 B) was
+/// fitted to the 32 MB row, so that row is in-sample; 1 MB (95.3 µs) and 4 MB (363 µs) are not.
+/// Little's law by hand at 32 MB: 3 × 33,554,432 B read at 124,400 B per 3.56 µs round trip →
+/// 100,663,296 × 3.56 / 124,400 = 2881 µs (+ barriers). Tolerances: 1 % in-sample, 10 % out.
+#[test]
+fn consistency_asus_4gpu_one_shot_reads_at_the_littles_law_rate() {
+    let sizes = [1048576, 4194304, 33554432];
+    let p = times(ASUS, "custom-oneshot", "4", &sizes, &[]);
+    println!("ASUS 4 GPUs one-shot: {p:?} µs (measured 95.3, 363, 2882)");
+    assert!((p[2] - 2882.0).abs() / 2882.0 <= 0.01, "32 MB: {} µs", p[2]);
+    assert!((p[0] - 95.3).abs() / 95.3 <= 0.10, "1 MB: {} µs", p[0]);
+    assert!((p[1] - 363.0).abs() / 363.0 <= 0.10, "4 MB: {} µs", p[1]);
+    // The bound names itself: the reader's Little's-law link is the busiest.
+    let o = tpsim(&[
+        "collective",
+        "--hardware",
+        ASUS,
+        "--gpus",
+        "4",
+        "--algo",
+        "custom-oneshot",
+        "--sizes",
+        "32M",
+        "--json",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let b = j["rows"][0]["bottleneck"].as_str().unwrap_or_default();
+    assert!(b.starts_with("kernel peer reads into GPU"), "bottleneck {b}");
+}
+
+/// A peer read takes the round trip: on 4 GPUs of the ASUS box a 256-byte one-shot (one block, all
+/// reads in flight at once) is two barriers plus one read round trip, so it must take longer than
+/// the same data pushed (two barriers plus one one-way write) — measured 6.2 µs for the pull (same
+/// p2pmark table); each within 20 % of it would not tell them apart, so the order is asserted.
+#[test]
+fn validation_reads_pay_the_round_trip_writes_do_not() {
+    let pull = times(ASUS, "custom-oneshot", "4", &[256], &[])[0];
+    let push = times(ASUS, "custom-push", "4", &[256], &[])[0];
+    println!("ASUS 4 GPUs 256 B: pull {pull:.2} µs, push {push:.2} µs (measured pull 6.2)");
+    assert!(pull > push + 0.5, "pull {pull} µs vs push {push} µs");
+    assert!((pull - 6.2).abs() / 6.2 <= 0.20, "pull {pull} µs vs 6.2 measured");
+}
