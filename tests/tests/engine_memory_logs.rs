@@ -1,6 +1,6 @@
 //! Issue #17 / #5 coverage: public start-up logs of architectures the coverage table listed as
 //! unverified, replayed from the rows of `tests/data/engine-memory.tsv` they were copied to (lines
-//! 40-43; the sources are in each row's `source` column and tests/data/README.md). The helpers are
+//! 40-44; the sources are in each row's `source` column and tests/data/README.md). The helpers are
 //! those of `engine_memory_rows` (same tolerances: SGLang tokens within 0.3 % and the logged inputs'
 //! rounding band; vLLM KV tokens through `check_vllm`; weights within 0.3 % or their measured miss).
 
@@ -122,4 +122,52 @@ fn vllm_0_19_gemma_7b_weights_h100_tp1() {
 fn vllm_0_8_5_qwen3_30b_a3b_weights_a10_tp4() {
     let ours = preset("qwen3-30b-a3b-fp8").weight_bytes_per_rank(4).0 as f64 / GIB;
     check_weights(43, "Qwen/Qwen3-30B-A3B", ours, 0.0);
+}
+
+/// Line 44: vLLM 0.19.0, Llama-4-Scout-17B-16E-Instruct (Llama4ForConditionalGeneration) bf16 on
+/// 4× H100, tp 4. Every fourth layer is global (NoPE), the other 36 use chunked local attention
+/// (8192), kept as their own KV groups by the hybrid manager (the log's
+/// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=True): groups of 12 layers, 1 + 3 = 4 groups
+/// (`vllm_kv_groups`). Page: 8 KV heads / 4 × 128 × 2 × 2 B = 1,024 B per layer per token.
+/// 75.2305 − 53.12 − 3.19 − 2.17 = 16.7505 GiB → 91,480 blocks of 12 × 16 tokens → 91,480 // 4 × 16 =
+/// 365,920 tokens; logged 365,968 (−48, −0.013 %), inside the inputs' band (± 0.02 GiB).
+/// With max_model_len 8192 equal to the chunk, sizing every layer in full (one group of 48, what vLLM
+/// 0.11 does with its hybrid manager off) gives the same 22,870 blocks of 16 tokens: this row does not
+/// tell the two layouts apart.
+#[test]
+fn vllm_0_19_llama_4_scout_h100_tp4() {
+    let per_layer = preset_layer_bytes("llama-4-scout", 4, None, None);
+    assert_eq!(per_layer, 1_024);
+    let c = vllm_row(
+        "llama-4-scout tp4",
+        44,
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        &VllmGeometry {
+            per_layer_token_bytes: per_layer,
+            layers_per_type: &[12, 36],
+        },
+    );
+    assert_eq!(c.predicted_blocks, 91_480);
+    assert_eq!(c.predicted_tokens, 365_920);
+}
+
+/// Line 44, weights: tpsim's weights per rank of `llama-4-scout` under vLLM at tp 4, as the scenario
+/// path plans them (`tpsim::plan_memory`, the figure `tpsim memory` prints: vLLM's sharding of the
+/// text tower with 16 experts + shared expert, the vision tower, RoPE caches), against "weights
+/// memory: 53.12GiB", within 0.3 %. (The library's `weight_bytes_per_rank`, SGLang's sharding, gives
+/// 50.63 GiB here: the vision tower is not sharded the same way by the two engines.)
+#[test]
+fn vllm_0_19_llama_4_scout_weights_h100_tp4() {
+    use tpsim::decode::MemKind;
+    let text = "[hardware]\npreset = \"h100-sxm-8x-nvlink\"\n[model]\npreset = \"llama-4-scout\"\n\
+                [engine]\nname = \"vllm\"\ntp = 4\ngpu_memory_utilization = 0.95\nmax_model_len = 8192\n";
+    let s = tpsim::scenario::load_str(text, std::path::Path::new("engine-memory.tsv line 44")).unwrap();
+    let p = tpsim::plan_memory(&s);
+    let ours = p
+        .entries
+        .iter()
+        .find(|e| e.kind == MemKind::TargetWeights)
+        .map(|e| e.bytes as f64 / GIB)
+        .unwrap();
+    check_weights(44, "meta-llama/Llama-4-Scout-17B-16E-Instruct", ours, 0.0);
 }

@@ -492,7 +492,20 @@ static LLAMA4: Coverage = Coverage {
     // SGLang's hybrid SWA pool (0.5.8 by layers, 0.5.9 by bytes); vLLM 0.11 turns its hybrid
     // manager off for chunked attention (with its warning) and sizes every layer in full.
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 44: vLLM 0.19.0, Llama-4-Scout, 4× H100 TP 4, KV tokens (−0.013 %; max_model_len = chunk, so hybrid and full layouts coincide)",
+            "engine_memory_logs::vllm_0_19_llama_4_scout_h100_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 44: vLLM 0.19.0, Llama-4-Scout, 4× H100 TP 4, weights (+0.01 %)",
+            "engine_memory_logs::vllm_0_19_llama_4_scout_weights_h100_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 44: vLLM 0.19.0, Llama-4-Scout, 4× H100 TP 4, KV tokens predicted from the scenario (+0.36 %, recorded miss: activation −0.03, non-torch −0.04 GiB)",
+            "vllm_startup::kv_tokens_predicted_from_the_scenario",
+        ),
+    ]),
 };
 
 static DEEPSEEK_V2: Coverage = Coverage {
