@@ -126,8 +126,10 @@ fn the_read_rate_is_not_a_round_trip_bound() {
     let leg = fab.host_path(0, socket, false).latency.as_us_f64();
     assert!((leg - 0.89).abs() < 1e-6, "{leg} µs");
     assert!((fab.host_path(0, socket, true).latency.as_us_f64() - 0.89).abs() < 1e-6);
-    let in_flight = 2.0 * 512.0 * 8.0 * 16.0;
-    assert_eq!(in_flight, 131072.0);
+    // 2 channels × 512 threads × unroll 8 × 16 B.
+    let in_flight_bytes: u64 = 2 * 512 * 8 * 16;
+    assert_eq!(in_flight_bytes, 131072);
+    let in_flight = in_flight_bytes as f64;
     let bound = in_flight / (2.0 * leg) / 1e3; // GB/s (bytes / µs / 1000)
     assert!((bound - 73.636).abs() < 1e-3, "{bound} GB/s");
     // The GPU's own Gen3 x16 link, as wide as its switch's uplink (the preset): half the Gen4 24.4.
