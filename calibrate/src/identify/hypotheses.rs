@@ -21,7 +21,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use tpsim::scenario::{self, Hardware};
 
-/// `[hypotheses]` of the observations file (each list optional; defaults in [`Axes::from_section`]).
+/// `[hypotheses]` of the observations file (each list optional; defaults in [`enumerate`]).
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HypothesesSection {
