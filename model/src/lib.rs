@@ -30,5 +30,6 @@ pub mod units;
 pub mod vllm_sort_sampler;
 // vLLM start-up memory from a scenario (issue #17 point 5).
 pub mod vllm_startup;
+pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models, weights per rank
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};
