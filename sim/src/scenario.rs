@@ -45,11 +45,11 @@ pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
 pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
 pub mod replicas; // issue #17 (dp): data-parallel replicas
-pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
 mod speculative;
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
+pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;

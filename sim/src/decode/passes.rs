@@ -5,10 +5,10 @@ use super::{DecodeError, SimulatedShape};
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
-pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
-pub(crate) mod tp_net; // issue #17 point 4: the TP allreduce across boxes
+pub(crate) mod tp_net;
+pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};

@@ -131,18 +131,18 @@ impl Resolver<'_> {
                 warnings: vllm_dp_warnings,
             },
             None => super::replicas::resolve(
-            super::replicas::Input {
-                kind,
-                version: e.version.as_deref(),
-                enable_dp_attention: e.enable_dp_attention.unwrap_or(false),
-                dp_size: e.dp_size,
-                tp,
-                pp,
-            },
-            hw,
-            model,
-            invalid,
-        )?,
+                super::replicas::Input {
+                    kind,
+                    version: e.version.as_deref(),
+                    enable_dp_attention: e.enable_dp_attention.unwrap_or(false),
+                    dp_size: e.dp_size,
+                    tp,
+                    pp,
+                },
+                hw,
+                model,
+                invalid,
+            )?,
         };
         let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, invalid)?;
         // Issue #17 point 1 (vllmdp): from here `tp` is the MoE's flattened TP, dp × tp
@@ -328,7 +328,7 @@ impl Resolver<'_> {
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         Ok(Engine {
             replicas: replicas.count, // issue #17 (dp)
-            vllm_dp, // issue #17 point 1 (vllmdp)
+            vllm_dp,                  // issue #17 point 1 (vllmdp)
             scheduler,
             dp_attention,
             pp,

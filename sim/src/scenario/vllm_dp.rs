@@ -99,7 +99,9 @@ pub fn resolve(
     let not_modelled = |key: &str, what: &str| {
         invalid(
             key,
-            format!("{what} together with vLLM data parallelism on a MoE model (dp_size {dp}) is not modelled"),
+            format!(
+                "{what} together with vLLM data parallelism on a MoE model (dp_size {dp}) is not modelled"
+            ),
         )
     };
     if i.pp > 1 {

@@ -137,7 +137,13 @@ impl Builder<'_> {
     }
 
     /// A [`Pass`] at TP size `tp` (its `ar_time` is not used under DP attention).
-    pub(super) fn pass_at<'p>(&self, model: &'p ModelSpec, label: &'p str, shape: PassShape, tp: u32) -> Pass<'p> {
+    pub(super) fn pass_at<'p>(
+        &self,
+        model: &'p ModelSpec,
+        label: &'p str,
+        shape: PassShape,
+        tp: u32,
+    ) -> Pass<'p> {
         let PassShape {
             seqs, tokens, ctx, ..
         } = shape;

@@ -52,7 +52,10 @@ pub fn exchange_bytes(model: &ModelSpec, tokens: u64) -> (u64, u64) {
             _ => None,
         })
         .unwrap_or(0);
-    (tokens * (model.hidden + experts) * act, tokens * model.hidden * act)
+    (
+        tokens * (model.hidden + experts) * act,
+        tokens * model.hidden * act,
+    )
 }
 
 /// Rows in the MoE group's buffer and the rows each rank holds after attention, for a batch of
@@ -73,7 +76,9 @@ impl Builder<'_> {
     /// or the DP group's own communicator.
     fn group_time(&self, c: Collective) -> Duration {
         match (&self.costs.vllm_dp, c) {
-            (Some(comm), Collective::Allreduce(b)) => comm.allreduce(b, Request::Backend(self.costs.backend)).time,
+            (Some(comm), Collective::Allreduce(b)) => {
+                comm.allreduce(b, Request::Backend(self.costs.backend)).time
+            }
             (Some(comm), Collective::Allgather(b) | Collective::ReduceScatter(b)) => comm.allgather(b).time,
             (_, Collective::Allreduce(b)) => self.costs.allreduce(Bytes(b)).time,
             (_, Collective::Allgather(b)) => self.costs.allgather(Bytes(b)).time,
@@ -115,10 +120,22 @@ impl Builder<'_> {
         let (dispatch, combine) = exchange_bytes(model, u64::from(group_rows));
         let tp_ar = |bytes: u64| self.costs.attn_allreduce(bytes);
 
-        let emb = self.per_gpu(g, &format!("{label}: embed"), self.rates.op_time(0.0, 0.0, 1), 1, deps)?;
+        let emb = self.per_gpu(
+            g,
+            &format!("{label}: embed"),
+            self.rates.op_time(0.0, 0.0, 1),
+            1,
+            deps,
+        )?;
         let mut prev: Vec<TaskId> = if tp > 1 {
             let name = format!("{label}: allreduce embed (tp)");
-            vec![self.gang(g, &name, Collective::Allreduce(local_bytes), tp_ar(local_bytes), emb)?]
+            vec![self.gang(
+                g,
+                &name,
+                Collective::Allreduce(local_bytes),
+                tp_ar(local_bytes),
+                emb,
+            )?]
         } else {
             emb
         };
@@ -135,17 +152,35 @@ impl Builder<'_> {
                 prev = vec![self.gang(g, &name, Collective::Allreduce(bytes), tp_ar(bytes), prev)?];
             }
             let t_attn = self.attention_time(&attn, la);
-            let mut a = self.per_gpu(g, &format!("{label}: L{i} attention"), t_attn, la.attn_kernels, &prev)?;
+            let mut a = self.per_gpu(
+                g,
+                &format!("{label}: L{i} attention"),
+                t_attn,
+                la.attn_kernels,
+                &prev,
+            )?;
             if tp > 1 {
                 let name = format!("{label}: L{i} allreduce attn (tp)");
-                a = vec![self.gang(g, &name, Collective::Allreduce(local_bytes), tp_ar(local_bytes), a)?];
+                a = vec![self.gang(
+                    g,
+                    &name,
+                    Collective::Allreduce(local_bytes),
+                    tp_ar(local_bytes),
+                    a,
+                )?];
             }
             if !lf.is_moe {
                 let (t, kind) = self.ffn_time(&attn, la);
                 let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t, la.ffn_kernels, &a)?;
                 prev = if tp > 1 {
                     let name = format!("{label}: L{i} allreduce {kind} (tp)");
-                    vec![self.gang(g, &name, Collective::Allreduce(local_bytes), tp_ar(local_bytes), f)?]
+                    vec![self.gang(
+                        g,
+                        &name,
+                        Collective::Allreduce(local_bytes),
+                        tp_ar(local_bytes),
+                        f,
+                    )?]
                 } else {
                     f
                 };
@@ -157,7 +192,13 @@ impl Builder<'_> {
             let mut l = *lf;
             l.fixed_ffn_bytes = ls.fixed_ffn_bytes;
             let (t_ffn, kind) = self.ffn_time(&ffn, &l);
-            let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, lf.ffn_kernels, &[gathered])?;
+            let f = self.per_gpu(
+                g,
+                &format!("{label}: L{i} {kind}"),
+                t_ffn,
+                lf.ffn_kernels,
+                &[gathered],
+            )?;
             let (c, what) = match v.backend {
                 Backend::AllgatherReducescatter => (Collective::ReduceScatter(combine), "reduce-scatter"),
                 Backend::Naive => (Collective::Allreduce(combine), "allreduce"),
@@ -171,7 +212,13 @@ impl Builder<'_> {
                     self.gang(g, &name, Collective::Allgather(local_bytes), t, vec![done])?
                 } else {
                     let name = format!("{label}: L{i} allreduce moe (tp)");
-                    self.gang(g, &name, Collective::Allreduce(local_bytes), tp_ar(local_bytes), vec![done])?
+                    self.gang(
+                        g,
+                        &name,
+                        Collective::Allreduce(local_bytes),
+                        tp_ar(local_bytes),
+                        vec![done],
+                    )?
                 };
             }
             prev = vec![done];
@@ -200,5 +247,137 @@ impl Builder<'_> {
         let t = self.costs.attn_ring(gather);
         let name = format!("{}: all-gather logits (tp)", pass.label);
         self.gang(g, &name, Collective::Allgather(gather), t, h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Builder, collective_costs};
+    use crate::scenario::load_str;
+    use std::path::Path;
+    use tpsim_model::units::Duration;
+
+    /// Qwen3-235B-A22B (hidden 4,096, 128 experts, 94 MoE layers) under vLLM 0.19.0 on 8× RTX PRO
+    /// 6000 (one PCIe switch) with the engine lines `engine`.
+    fn scenario(engine: &str) -> crate::scenario::Scenario {
+        let text = format!(
+            "[hardware]\npreset = \"rtx-pro-6000-8x-1switch\"\n[model]\npreset = \"qwen3-235b-a22b\"\n\
+             [engine]\nname = \"vllm\"\nversion = \"0.19.0\"\nmax_model_len = 8192\n{engine}\n\
+             [workload]\nconcurrency = 64\nprompt_len = 1024\noutput_len = 16\n"
+        );
+        load_str(&text, Path::new("vllm-dp-test.toml")).expect("scenario")
+    }
+
+    fn durations(g: &crate::exec::TaskGraph, name: &str) -> Vec<Duration> {
+        g.iter()
+            .filter(|(_, t)| t.name == name)
+            .map(|(_, t)| t.duration)
+            .collect()
+    }
+
+    /// dp 8 × tp 1 with EP, 64 requests: 8 per rank; each MoE layer all-gathers 64 rows of hidden
+    /// (4,096) + router logits (128) at 2 B = 64 × 4,224 × 2 = 540,672 B over the 8 ranks and
+    /// reduce-scatters 64 × 4,096 × 2 = 524,288 B; no allreduce at tp 1. 94 layers × 2 + the
+    /// logits gather (one rank: free) = 189 collectives.
+    #[test]
+    fn dp8_tp1_gathers_and_scatters_over_the_box() {
+        let s = scenario("tp = 1\ndp_size = 8\nenable_expert_parallel = true");
+        let costs = collective_costs(&s);
+        let mut b = Builder::new(&s, &costs);
+        let shape = b.simulate(64, 1024, false).expect("simulate");
+        let g = &shape.graph;
+        assert_eq!(
+            durations(g, "decode: L7 moe dispatch: all-gather"),
+            vec![costs.allgather(tpsim_model::units::Bytes(540_672)).time]
+        );
+        assert_eq!(
+            durations(g, "decode: L7 moe combine: reduce-scatter"),
+            vec![costs.allgather(tpsim_model::units::Bytes(524_288)).time]
+        );
+        let names: Vec<&str> = g.iter().map(|(_, t)| t.name.as_str()).collect();
+        assert!(
+            !names.iter().any(|n| n.contains("allreduce")),
+            "no allreduce at tp 1"
+        );
+        assert_eq!(shape.collectives.len(), 94 * 2 + 1);
+    }
+
+    /// dp 4 × tp 2 with EP (sequence-parallel MoE): 16 requests per DP rank, 8 rows per TP rank,
+    /// 8 × 8 = 64 rows over the EP group: the same 540,672 / 524,288 B as above; inside each DP
+    /// rank the attention allreduce and the rows' all-gather of 16 × 4,096 × 2 = 131,072 B over 2
+    /// ranks.
+    #[test]
+    fn dp4_tp2_ep_is_sequence_parallel() {
+        let s = scenario("tp = 2\ndp_size = 4\nenable_expert_parallel = true");
+        let costs = collective_costs(&s);
+        let mut b = Builder::new(&s, &costs);
+        let shape = b.simulate(64, 1024, false).expect("simulate");
+        let g = &shape.graph;
+        let tp2 = costs.attn.as_ref().expect("the DP rank's TP group");
+        assert_eq!(tp2.ranks, vec![0, 1]);
+        assert_eq!(
+            durations(g, "decode: L7 moe dispatch: all-gather"),
+            vec![costs.allgather(tpsim_model::units::Bytes(540_672)).time]
+        );
+        assert_eq!(
+            durations(g, "decode: L7 moe all-gather rows (tp)"),
+            vec![tp2.allgather(131_072).time]
+        );
+        assert_eq!(durations(g, "decode: L7 allreduce attn (tp)").len(), 1);
+        assert!(durations(g, "decode: L7 allreduce moe (tp)").is_empty());
+    }
+
+    /// dp 4 × tp 2 without EP: the DP group (4 ranks) gathers each rank's 16 rows, 64 rows in all
+    /// (540,672 B), reduce-scatters 524,288 B, then the TP group all-reduces the partial expert sums
+    /// (131,072 B).
+    #[test]
+    fn dp4_tp2_without_ep_exchanges_over_the_dp_group() {
+        let s = scenario("tp = 2\ndp_size = 4");
+        let costs = collective_costs(&s);
+        let dpg = costs.vllm_dp.as_ref().expect("the DP group");
+        assert_eq!(dpg.ranks.len(), 4);
+        let mut b = Builder::new(&s, &costs);
+        let shape = b.simulate(64, 1024, false).expect("simulate");
+        let g = &shape.graph;
+        assert_eq!(
+            durations(g, "decode: L7 moe dispatch: all-gather"),
+            vec![dpg.allgather(540_672).time]
+        );
+        assert_eq!(
+            durations(g, "decode: L7 moe combine: reduce-scatter"),
+            vec![dpg.allgather(524_288).time]
+        );
+        assert_eq!(durations(g, "decode: L7 allreduce moe (tp)").len(), 1);
+    }
+
+    /// Lock-step padding: 9 requests over 8 DP ranks put 2 on the busiest, and every rank is padded
+    /// to it — the iteration costs exactly what 16 requests cost, more than 8.
+    #[test]
+    fn uneven_split_costs_the_busiest_rank() {
+        let s = scenario("tp = 1\ndp_size = 8\nenable_expert_parallel = true");
+        let costs = collective_costs(&s);
+        let span = |batch| {
+            let mut b = Builder::new(&s, &costs);
+            b.simulate(batch, 1024, false)
+                .expect("simulate")
+                .schedule
+                .makespan
+        };
+        let (t8, t9, t16) = (span(8), span(9), span(16));
+        assert_eq!(t9, t16);
+        assert!(t9 > t8, "{t9:?} vs {t8:?}");
+    }
+
+    /// `naive`: the combine all-reduces the whole gathered buffer (524,288 B) over the group.
+    #[test]
+    fn naive_combines_with_an_allreduce() {
+        let s = scenario("tp = 1\ndp_size = 8\nenable_expert_parallel = true\nall2all_backend = \"naive\"");
+        let costs = collective_costs(&s);
+        let mut b = Builder::new(&s, &costs);
+        let shape = b.simulate(64, 1024, false).expect("simulate");
+        assert_eq!(
+            durations(&shape.graph, "decode: L7 moe combine: allreduce"),
+            vec![costs.allreduce(tpsim_model::units::Bytes(524_288)).time]
+        );
     }
 }
