@@ -822,7 +822,7 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 21] = [
+    const CLASSES: [(&str, &str); 23] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
         // Issue #17 (pipeline): the hidden states' send to the next stage.
@@ -839,6 +839,9 @@ pub fn op_class(name: &str) -> &'static str {
         ("a2a dispatch", "a2a_dispatch"),
         ("a2a combine", "a2a_combine"),
         ("a2a gather", "a2a_gather"),
+        // Issue #17 point 1 (vllmdp): vLLM DP's exchange around a MoE layer.
+        ("moe dispatch", "moe_dispatch"),
+        ("moe combine", "moe_combine"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),
