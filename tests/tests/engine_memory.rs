@@ -34,6 +34,8 @@ const ROWS: &[(&str, &str, u32, &str)] = &[
         1,
         "h100-sxm-1x",
     ),
+    // engine-memory.tsv line 40 (SGLang 2026-06, 4× RTX 4090).
+    ("Qwen/Qwen3-14B", "qwen3-14b", 4, "rtx-4090-4x-no-p2p"),
 ];
 
 fn number(s: &str) -> f64 {
@@ -78,8 +80,9 @@ fn sglang_kv_tokens_match_the_logs() {
         );
         checked += 1;
     }
-    // QwQ-32B on 4× L4, Kimi-K2.5 on 8× MI355X, Llama-3.1-8B on H100 (two builds).
-    assert_eq!(checked, 4);
+    // QwQ-32B on 4× L4, Kimi-K2.5 on 8× MI355X, Llama-3.1-8B on H100 (two builds), Qwen3-14B on
+    // 4× RTX 4090.
+    assert_eq!(checked, 5);
 }
 
 #[test]

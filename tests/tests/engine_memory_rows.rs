@@ -24,14 +24,14 @@ use tpsim_model::memory::{
     sglang_min_fraction, sglang_no_kv_memory_error, vllm_kv_groups, vllm_kv_plan,
 };
 
-const GIB: f64 = (1u64 << 30) as f64;
+pub(crate) const GIB: f64 = (1u64 << 30) as f64;
 
 /// One row of engine-memory.tsv: header → value.
-type Row = BTreeMap<String, String>;
+pub(crate) type Row = BTreeMap<String, String>;
 
 /// The row on `line` (the file's line number; the header is line 1), after checking its model column
 /// so that a reordered file fails loudly instead of testing the wrong row.
-fn row(line: usize, model: &str) -> Row {
+pub(crate) fn row(line: usize, model: &str) -> Row {
     let t = read_tsv(&data_path("engine-memory.tsv"));
     let rec = t.rows.iter().find(|r| r.line == line);
     let rec = rec.unwrap_or_else(|| panic!("engine-memory.tsv has no line {line}"));
@@ -46,7 +46,7 @@ fn row(line: usize, model: &str) -> Row {
 }
 
 /// The leading number of a cell ("160.63 (KV total)" → 160.63).
-fn num(r: &Row, key: &str) -> f64 {
+pub(crate) fn num(r: &Row, key: &str) -> f64 {
     let s = &r[key];
     s.split_whitespace()
         .next()
@@ -55,7 +55,7 @@ fn num(r: &Row, key: &str) -> f64 {
 }
 
 /// A `key=value` of the notes column ("activation=0.77; blocks=7891; …").
-fn note(r: &Row, key: &str) -> Option<f64> {
+pub(crate) fn note(r: &Row, key: &str) -> Option<f64> {
     r["notes"]
         .split(';')
         .filter_map(|kv| kv.trim().split_once('='))
@@ -65,7 +65,7 @@ fn note(r: &Row, key: &str) -> Option<f64> {
 
 /// A bundled preset's config.json lowered with bf16 weights (the cell size depends only on the
 /// attention geometry and the KV dtype).
-fn preset(name: &str) -> ModelSpec {
+pub(crate) fn preset(name: &str) -> ModelSpec {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../scenarios/models")
         .join(name)
@@ -75,11 +75,11 @@ fn preset(name: &str) -> ModelSpec {
 }
 
 /// GQA/MHA bytes per token per rank: max(1, kv_heads / tp) × 2 (K and V) × head_dim × layers × dtype.
-fn gqa_cell(kv_heads: u64, head_dim: u64, layers: u64, dtype_bytes: u64, tp: u64) -> u64 {
+pub(crate) fn gqa_cell(kv_heads: u64, head_dim: u64, layers: u64, dtype_bytes: u64, tp: u64) -> u64 {
     (kv_heads / tp).max(1) * 2 * head_dim * layers * dtype_bytes
 }
 
-fn relative(a: f64, b: f64) -> f64 {
+pub(crate) fn relative(a: f64, b: f64) -> f64 {
     (a - b).abs() / b
 }
 
@@ -113,7 +113,7 @@ fn sglang(r: &Row, era: SglangEra, cell: u64, spec: Option<SpecShape>) -> Sglang
 }
 
 /// Asserts the 0.3 % and the rounding band `band` (tokens), and returns (predicted, logged).
-fn check_sglang(name: &str, p: &SglangKvPlan, r: &Row, band: f64) -> (u64, u64) {
+pub(crate) fn check_sglang(name: &str, p: &SglangKvPlan, r: &Row, band: f64) -> (u64, u64) {
     let logged = num(r, "kv_tokens") as u64;
     println!("{name}: predicted {} logged {logged} (band ±{band:.0})", p.tokens);
     assert!(p.starts, "{name}");
@@ -146,7 +146,7 @@ fn check_sglang(name: &str, p: &SglangKvPlan, r: &Row, band: f64) -> (u64, u64) 
 
 /// Rounding band of SGLang's profile in tokens: rest = avail − total × (1 − f), both printed to
 /// 2 decimals → ± 0.005 × (2 − f) GiB.
-fn sglang_band(r: &Row, cell: u64) -> f64 {
+pub(crate) fn sglang_band(r: &Row, cell: u64) -> f64 {
     0.005 * (2.0 - num(r, "mem_frac")) * GIB / cell as f64
 }
 
@@ -353,17 +353,17 @@ fn sglang_0_3_5_gte_qwen2_7b_embedding_shared_h100_tp1() {
 
 /// What a vLLM row needs besides the TSV: bytes per token of one layer's page (per rank) and the
 /// attention layers of each type on this rank (one entry for a model with one attention type).
-struct VllmGeometry {
-    per_layer_token_bytes: u64,
-    layers_per_type: &'static [u64],
+pub(crate) struct VllmGeometry {
+    pub(crate) per_layer_token_bytes: u64,
+    pub(crate) layers_per_type: &'static [u64],
 }
 
 /// Predicted and logged figures of one vLLM row.
 #[derive(Debug)]
-struct VllmCheck {
-    predicted_tokens: u64,
-    logged_tokens: u64,
-    predicted_blocks: u64,
+pub(crate) struct VllmCheck {
+    pub(crate) predicted_tokens: u64,
+    pub(crate) logged_tokens: u64,
+    pub(crate) predicted_blocks: u64,
 }
 
 /// Replays a vLLM 0.19 row: `requested = 79.19 × util` ("H100 total 79.19 GiB" in the notes), minus
@@ -437,7 +437,7 @@ fn check_vllm(name: &str, r: &Row, g: &VllmGeometry, weights: f64, act: f64, non
 }
 
 /// [`check_vllm`] with the row's own weights, activation and non-torch figures.
-fn vllm_row(name: &str, line: usize, model: &str, g: &VllmGeometry) -> VllmCheck {
+pub(crate) fn vllm_row(name: &str, line: usize, model: &str, g: &VllmGeometry) -> VllmCheck {
     let r = row(line, model);
     assert!(r["notes"].contains("status=ok"), "{name}: {}", r["notes"]);
     let (w, a, n) = (
@@ -449,7 +449,12 @@ fn vllm_row(name: &str, line: usize, model: &str, g: &VllmGeometry) -> VllmCheck
 }
 
 /// Bytes per token of one layer's page for a preset, at `tp`, with an optional dtype override.
-fn preset_layer_bytes(name: &str, tp: u32, kv: Option<KvCacheDtype>, dtype: Option<WeightDtype>) -> u64 {
+pub(crate) fn preset_layer_bytes(
+    name: &str,
+    tp: u32,
+    kv: Option<KvCacheDtype>,
+    dtype: Option<WeightDtype>,
+) -> u64 {
     let mut m = preset(name);
     if let Some(kv) = kv {
         m.quantization.kv_cache_dtype = kv;
@@ -977,15 +982,16 @@ fn vllm_0_11_llama_3_3_70b_fp8_h100_tp1_oom() {
 #[test]
 fn every_row_has_a_test() {
     // 11 SGLang rows (lines 2–12; line 6 has two tests), 26 vLLM 0.19 rows (lines 13–38), 1 vLLM ~0.11
-    // row (line 39). A new row fails this until it gets its own test.
+    // row (line 39); lines 40–44 (1 SGLang, 4 vLLM) are tested in `engine_memory_logs`. A new row
+    // fails this until it gets its own test.
     let engines: Vec<String> = read_tsv(&data_path("engine-memory.tsv"))
         .rows
         .iter()
         .map(|r| r.get(1).to_string())
         .collect();
-    assert_eq!(engines.len(), 38);
-    assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 11);
-    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 27);
+    assert_eq!(engines.len(), 43);
+    assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 12);
+    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 31);
 }
 
 #[test]
@@ -1024,7 +1030,7 @@ fn vllm_0_19_weights_of_bundled_vlm_and_granite_presets() {
 
 /// tpsim's weights per rank of a preset, in GiB, with the model dtype forced where the engine serves
 /// the checkpoint in another dtype.
-fn preset_weights_gib(name: &str, tp: u32, dtype: Option<WeightDtype>) -> f64 {
+pub(crate) fn preset_weights_gib(name: &str, tp: u32, dtype: Option<WeightDtype>) -> f64 {
     let mut m = preset(name);
     if let Some(d) = dtype {
         m.dtype = d;
@@ -1034,7 +1040,7 @@ fn preset_weights_gib(name: &str, tp: u32, dtype: Option<WeightDtype>) -> f64 {
 
 /// Asserts tpsim's figure (plus `extra_gib` of explained non-weight buffers) is within 0.3 % of the
 /// row's logged weights, and returns the signed error of the figure.
-fn check_weights(line: usize, model: &str, ours_gib: f64, extra_gib: f64) -> f64 {
+pub(crate) fn check_weights(line: usize, model: &str, ours_gib: f64, extra_gib: f64) -> f64 {
     let r = row(line, model);
     let logged = num(&r, "weight_mem_gb");
     let err = (ours_gib + extra_gib - logged) / logged;

@@ -37,6 +37,8 @@ mod engine_args;
 mod engine_args_versions;
 mod engine_like;
 mod engine_memory;
+// Issue #17/#5 coverage: start-up logs of architectures the coverage table listed as unverified.
+mod engine_memory_logs;
 mod engine_memory_rows;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
 mod expert_parallel;

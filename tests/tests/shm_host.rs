@@ -101,3 +101,57 @@ fn sharing_a_switch_port_is_slower_than_crossing_sockets() {
     let cross = times(CROSS, "nccl", "2", &[1 << 20], &[])[0];
     assert!(cross < 0.7 * same, "{cross} vs {same}");
 }
+
+/// Tested hypothesis (book/src/collectives.md, "Why not a read round trip"): is the host's SHM read rate
+/// NCCL's bytes in flight over the read round trip (Little's law)? No, by a wide margin, which this test
+/// keeps true of the presets and the rows.
+///
+/// In flight, NCCL 2.19.3 (nvcr pytorch:24.01, the source's image) on sm_89: a Ring/Simple block has
+/// 512 copying threads (`enqueue.cc` getAlgoInfo: NCCL_SIMPLE_MAX_NTHREADS + one sync warp;
+/// `prims_simple.h`: nworkers = nthreads − WARP_SIZE), each issuing `ncclCollUnroll` = 8 16-byte loads
+/// of the receive buffer before it reduces (`include/device.h`, `common_kernel.h` reduceCopyPacks):
+/// 64 KiB per channel; `connect.cc` ncclTopoPostset doubles the search's channels → ≥ 2 channels,
+/// ≥ 131072 B per receiving GPU. Round trip from the preset: the leg GPU ↔ host DRAM is 0.34 (GPU
+/// link) + 0.34 (switch uplink) + 0.42 / 2 (root complex) = 0.89 µs, so 1.78 µs.
+/// Bound: 131072 B / 1.78 µs = 73.6 GB/s, 6.0× the Gen3 x16 port (12.2 GB/s) and 33× the per-receiver
+/// 2.242 GB/s of line 79. Even if line 51's whole 8.97 µs (an 8 B allreduce, two LL steps and the
+/// launch) were one round trip, 131072 B / 8.97 µs = 14.6 GB/s, still above the port: no round trip
+/// this host's own rows allow makes NCCL's in-flight bytes bind. Exact arithmetic (tolerance 1e-6).
+#[test]
+fn the_read_rate_is_not_a_round_trip_bound() {
+    use tpsim::fabric::Fabric;
+    let hw = hardware_from_preset(FOUR).unwrap();
+    let fab = Fabric::new(&hw);
+    let socket = hw.topology.socket_of(0);
+    let leg = fab.host_path(0, socket, false).latency.as_us_f64();
+    assert!((leg - 0.89).abs() < 1e-6, "{leg} µs");
+    assert!((fab.host_path(0, socket, true).latency.as_us_f64() - 0.89).abs() < 1e-6);
+    // 2 channels × 512 threads × unroll 8 × 16 B.
+    let in_flight_bytes: u64 = 2 * 512 * 8 * 16;
+    assert_eq!(in_flight_bytes, 131072);
+    let in_flight = in_flight_bytes as f64;
+    let bound = in_flight / (2.0 * leg) / 1e3; // GB/s (bytes / µs / 1000)
+    assert!((bound - 73.636).abs() < 1e-3, "{bound} GB/s");
+    // The GPU's own Gen3 x16 link, as wide as its switch's uplink (the preset): half the Gen4 24.4.
+    let port = tpsim::fabric::gpu_link_bw(&hw.params, &hw.gpu).as_gbps();
+    assert!((port - 12.2).abs() < 1e-9, "{port}");
+    let tsv = std::fs::read_to_string(data_path("allreduce.tsv")).expect("table");
+    let cells = |line: usize| -> Vec<String> {
+        let l = tsv.lines().nth(line - 1).expect("line");
+        l.split('\t').map(str::to_string).collect()
+    };
+    let (l51, l79) = (cells(51), cells(79));
+    assert_eq!(
+        (l51[1].as_str(), l51[5].as_str(), l51[6].as_str()),
+        ("GeForce RTX 4090", "8", "8.97")
+    );
+    assert_eq!((l79[5].as_str(), l79[8].as_str()), ("2147483648", "2.242"));
+    let measured: f64 = l79[8].parse().unwrap();
+    assert!(bound > 6.0 * port && bound > 30.0 * measured, "{bound} GB/s");
+    let t8: f64 = l51[6].parse().unwrap();
+    let loosest = in_flight / t8 / 1e3;
+    assert!(
+        (loosest - 14.612).abs() < 1e-3 && loosest > port,
+        "{loosest} GB/s"
+    );
+}

@@ -207,7 +207,16 @@ static QWEN2: Coverage = Coverage {
 static QWEN3: Coverage = Coverage {
     arch: Architecture::Qwen3,
     families: "Qwen3 dense",
-    sglang: exact_memory(&[]),
+    sglang: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 40: SGLang 2026-06 (ebaf86d), Qwen3-14B, 4× RTX 4090 TP 4, KV tokens (−0.008 %)",
+            "engine_memory_logs::sglang_2026_06_qwen3_14b_rtx4090_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 40: SGLang 2026-06 (ebaf86d), Qwen3-14B, 4× RTX 4090 TP 4, weights (SGLang's mem usage 0.20 GiB above tpsim's weights, not explained)",
+            "engine_memory_logs::sglang_2026_06_qwen3_14b_weights_rtx4090_tp4",
+        ),
+    ]),
     vllm: exact_memory(&[check(
         "tests/data/engine-memory.tsv line 35: vLLM 0.19.0, Qwen3-8B, 1× H100",
         "engine_memory_rows::vllm_0_19_qwen3_8b_h100_tp1",
@@ -221,7 +230,10 @@ static QWEN3_MOE: Coverage = Coverage {
         "github.com/vllm-project/vllm issue 21348: SGLang, Qwen3-235B-A22B-FP8, 4× H100 TP 4, K size line (KV cell)",
         "engine_memory::sglang_qwen3_235b_fp8_tp4_k_size_pins_the_kv_cell",
     )]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 43: vLLM 0.8.5, Qwen3-30B-A3B, 4× A10 TP 4, weights per rank (−0.08 %)",
+        "engine_memory_logs::vllm_0_8_5_qwen3_30b_a3b_weights_a10_tp4",
+    )]),
 };
 
 static DEEPSEEK_V3: Coverage = Coverage {
@@ -306,7 +318,20 @@ static QWEN2_MOE: Coverage = Coverage {
     arch: Architecture::Qwen2Moe,
     families: "Qwen1.5-MoE, Qwen2-MoE (shared expert)",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 41: vLLM 0.19.0, Qwen1.5-MoE-A2.7B, 1× H100, KV tokens (+0.013 %)",
+            "engine_memory_logs::vllm_0_19_qwen1_5_moe_a2_7b_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 41: vLLM 0.19.0, Qwen1.5-MoE-A2.7B, 1× H100, weights (−0.02 %)",
+            "engine_memory_logs::vllm_0_19_qwen1_5_moe_a2_7b_weights_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 41: vLLM 0.19.0, Qwen1.5-MoE-A2.7B, 1× H100, KV tokens predicted from the scenario (+0.006 %, out of sample)",
+            "vllm_startup::kv_tokens_predicted_from_the_scenario",
+        ),
+    ]),
 };
 
 static PHI3: Coverage = Coverage {
@@ -388,7 +413,20 @@ static GEMMA: Coverage = Coverage {
     arch: Architecture::Gemma,
     families: "Gemma 1",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 42: vLLM 0.19.0, gemma-7b, 1× H100, KV tokens (exact)",
+            "engine_memory_logs::vllm_0_19_gemma_7b_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 42: vLLM 0.19.0, gemma-7b, 1× H100, weights (−0.05 %)",
+            "engine_memory_logs::vllm_0_19_gemma_7b_weights_h100_tp1",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 42: vLLM 0.19.0, gemma-7b, 1× H100, KV tokens predicted from the scenario (exact, out of sample)",
+            "vllm_startup::kv_tokens_predicted_from_the_scenario",
+        ),
+    ]),
 };
 
 static GEMMA2: Coverage = Coverage {
@@ -454,7 +492,20 @@ static LLAMA4: Coverage = Coverage {
     // SGLang's hybrid SWA pool (0.5.8 by layers, 0.5.9 by bytes); vLLM 0.11 turns its hybrid
     // manager off for chunked attention (with its warning) and sizes every layer in full.
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 44: vLLM 0.19.0, Llama-4-Scout, 4× H100 TP 4, KV tokens (−0.013 %; max_model_len = chunk, so hybrid and full layouts coincide)",
+            "engine_memory_logs::vllm_0_19_llama_4_scout_h100_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 44: vLLM 0.19.0, Llama-4-Scout, 4× H100 TP 4, weights (+0.01 %)",
+            "engine_memory_logs::vllm_0_19_llama_4_scout_weights_h100_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 44: vLLM 0.19.0, Llama-4-Scout, 4× H100 TP 4, KV tokens predicted from the scenario (+0.36 %, recorded miss: activation −0.03, non-torch −0.04 GiB)",
+            "vllm_startup::kv_tokens_predicted_from_the_scenario",
+        ),
+    ]),
 };
 
 static DEEPSEEK_V2: Coverage = Coverage {
