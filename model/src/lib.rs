@@ -29,6 +29,7 @@ pub mod units;
 // vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
 pub mod vllm_sort_sampler;
 // vLLM start-up memory from a scenario (issue #17 point 5).
-pub mod vllm_startup;
+pub mod vllm_dp;
+pub mod vllm_startup; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models, weights per rank
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};

@@ -13,6 +13,8 @@ mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
 mod passes;
+// Issue #17 point 1 (vllmdp): the MoE exchange of vLLM DP on a MoE model, for the tests.
+pub use passes::vllm_dp::{exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows};
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod vllm_parts;

@@ -148,7 +148,12 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     } else {
         // `vllm serve` takes the model as its positional `model_tag` (vllm/entrypoints/cli/serve.py).
         c.args.push(model_path);
-        c.arg("--tensor-parallel-size", s.engine.tp);
+        // Issue #17 point 1 (vllmdp): under DP on a MoE model `engine.tp` is the MoE's dp × tp;
+        // the flag is one DP rank's.
+        c.arg(
+            "--tensor-parallel-size",
+            s.engine.vllm_dp.map_or(s.engine.tp, |v| v.tp),
+        );
     }
 
     // Memory: the fraction the user stated; else the engine's default, which tpsim models.

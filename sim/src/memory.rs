@@ -65,7 +65,8 @@ pub struct MemoryAnswer {
     pub max_concurrency_at_context: u64,
     pub entries: Vec<Entry>,
     /// Issue #17 (dp): data-parallel replicas (each its own engine on tp × pp GPUs with the plan
-    /// above and its own KV pool) and their KV tokens together.
+    /// above and its own KV pool) and their KV tokens together (with vLLM's DP ranks of a MoE
+    /// model, issue #17 point 1: every rank's pool).
     pub replicas: u32,
     pub kv_tokens_all_replicas: u64,
 }
@@ -140,7 +141,10 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
             })
             .collect(),
         replicas: s.engine.replicas.max(1),
-        kv_tokens_all_replicas: p.kv_tokens * u64::from(s.engine.replicas.max(1)),
+        // Issue #17 point 1 (vllmdp): vLLM's DP ranks of a MoE model each hold a pool too.
+        kv_tokens_all_replicas: p.kv_tokens
+            * u64::from(s.engine.replicas.max(1))
+            * u64::from(s.engine.vllm_dp.map_or(1, |v| v.dp)),
     }
 }
 

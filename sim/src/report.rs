@@ -411,11 +411,24 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
         tp: s.engine.tp,
         allreduce: s.engine.allreduce,
-        dp_attention: s.engine.dp_attention.map(|d| {
-            format!(
+        dp_attention: s.engine.dp_attention.map(|d| match s.engine.vllm_dp {
+            // Issue #17 point 1 (vllmdp).
+            Some(v) => format!(
+                "vLLM dp {} × tp {}: MoE over the {} ranks ({}), {} before and {} after each MoE layer",
+                v.dp,
+                v.tp,
+                s.engine.tp,
+                if v.ep { "expert parallel" } else { "TP-style experts" },
+                "all-gather",
+                match v.backend {
+                    crate::scenario::vllm_dp::Backend::AllgatherReducescatter => "reduce-scatter",
+                    crate::scenario::vllm_dp::Backend::Naive => "allreduce",
+                }
+            ),
+            None => format!(
                 "dp {} × attention tp {}: all-gather before and reduce-scatter after each MLP/MoE over the {} ranks",
                 d.dp, d.attn_tp, s.engine.tp
-            )
+            ),
         }),
         pipeline: (s.engine.pp > 1).then(|| {
             let rule = match s.engine.kind {
@@ -743,6 +756,11 @@ fn memory_warnings(s: &Scenario, mem: &crate::decode::MemoryPlan) -> Vec<String>
     }
     let per_request = s.workload.prompt_len.max() as u64 + s.workload.output_len.max() as u64;
     let running = u64::from(s.workload.concurrency).min(mem.max_running_requests.unwrap_or(u64::MAX));
+    // Issue #17 point 1 (vllmdp): each vLLM DP rank holds its share of the requests in its own pool.
+    let running = match s.engine.vllm_dp {
+        Some(v) => running.div_ceil(u64::from(v.dp)),
+        None => running,
+    };
     if mem.kv_tokens > 0 && running * per_request > mem.kv_tokens {
         w.push(format!(
             "{running} requests × {per_request} tokens exceed the KV cache ({} tokens): the engine would \

@@ -49,6 +49,7 @@ pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
 mod speculative;
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
+pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;
@@ -299,6 +300,9 @@ pub struct Engine {
     /// Issue #17 (dp): data-parallel replicas (SGLang `--dp-size` without DP attention, vLLM
     /// `--data-parallel-size` on a dense model), each a whole engine on tp × pp GPUs; 1 = one engine.
     pub replicas: u32,
+    /// Issue #17 point 1 (vllmdp): vLLM's data parallelism on a MoE model (`dp_attention` then
+    /// holds its dp ranks with attention at the rank's tp, and `tp` is the MoE's dp × tp).
+    pub vllm_dp: Option<vllm_dp::VllmDp>,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -451,7 +455,9 @@ impl Resolver<'_> {
         }
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
-        warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));
+        if engine.vllm_dp.is_none() {
+            warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));
+        }
         // Issue #17 point 4: a GPU no fit has seen gets its decode times by extrapolation.
         if let Some(w) = accel::extrapolation_warning(&hardware) {
             warnings.push(w);

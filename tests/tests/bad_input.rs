@@ -1170,10 +1170,14 @@ fn dp_replicas_of_issue_17() {
         assert!(o.stderr.contains(&p.display().to_string()), "{}", o.stderr);
         o.stderr
     };
-    // vLLM on a MoE model (DeepSeek-V3): attention DP with EP is not modelled.
+    // vLLM on a MoE model (DeepSeek-V3) is modelled since issue #17 point 1 (vllmdp,
+    // tests/tests/vllm_dp.rs); more DP ranks than the box's GPUs are refused.
     let vllm = "examples/deepseek-v3-dcp8-vllm-h200x8.toml";
-    let e = refused("dp-vllm-moe", vllm, "tp = 8\ndcp_size = 8", "tp = 4\ndp_size = 2");
-    assert!(e.contains("engine.dp_size") && e.contains("MoE model"), "{e}");
+    let e = refused("dp-vllm-moe", vllm, "tp = 8\ndcp_size = 8", "tp = 4\ndp_size = 4");
+    assert!(
+        e.contains("engine.dp_size") && e.contains("= 16 GPUs, more than the box's 8"),
+        "{e}"
+    );
     // vLLM has no `--enable-dp-attention`.
     let e = refused(
         "dp-vllm-attn",

@@ -80,7 +80,20 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         let _ = writeln!(o, "  smallest {knob} that starts: {f:.4}");
     }
     // Issue #17: SGLang DP attention keeps one pool and scheduler per attention group.
-    if let Some(d) = s.engine.dp_attention {
+    // Issue #17 point 1 (vllmdp): vLLM's DP ranks of a MoE model, likewise.
+    if let Some(v) = s.engine.vllm_dp {
+        let _ = writeln!(
+            o,
+            "  vLLM data parallelism: {} DP ranks of tp {} ({} GPUs), the experts over all {}; each rank with this plan \
+             and its own KV pool ({} tokens each, {} in all)",
+            v.dp,
+            v.tp,
+            v.world(),
+            v.world(),
+            a.kv_tokens,
+            a.kv_tokens_all_replicas
+        );
+    } else if let Some(d) = s.engine.dp_attention {
         let _ = writeln!(
             o,
             "  DP attention: {} groups of attention TP {}, each with its own KV pool and requests (box: {} × the pool)",

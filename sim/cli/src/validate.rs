@@ -28,12 +28,16 @@ pub fn run(a: ValidateArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (hardware, ok) = match (&a.scenario, &a.hardware) {
         (Some(path), _) => match load(path, err) {
             Ok(s) => {
+                // Issue #17 point 1 (vllmdp): vLLM DP on a MoE model names one rank's tp and the ranks.
+                let tp = match s.engine.vllm_dp {
+                    Some(v) => format!("{} × dp {}", v.tp, v.dp),
+                    None => s.engine.tp.to_string(),
+                };
                 let ok = format!(
-                    "{}: ok ({} on {} GPUs, tp {}, {})",
+                    "{}: ok ({} on {} GPUs, tp {tp}, {})",
                     path.display(),
                     s.model_name,
                     s.hardware.topology.gpu_count(),
-                    s.engine.tp,
                     if s.speculative.is_some() {
                         "speculative"
                     } else {

@@ -26,6 +26,14 @@ pub fn weights_per_rank(s: &Scenario) -> Bytes {
     if let Some(st) = super::pipeline::binding_stage(s) {
         return Bytes(st.weight_bytes);
     }
+    // Issue #17 point 1 (vllmdp): vLLM DP on a MoE model (`tpsim_model::vllm_dp`).
+    if let Some(v) = s.engine.vllm_dp {
+        return Bytes(
+            s.model
+                .weight_breakdown_vllm_dp(v.tp, v.dp, v.sequence_parallel)
+                .total(),
+        );
+    }
     match s.engine.dp_attention {
         Some(d) => Bytes(
             s.model

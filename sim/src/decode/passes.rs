@@ -7,7 +7,8 @@ mod dp_attention; // issue #17: SGLang DP attention's pass
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
-pub(crate) mod tp_net; // issue #17 point 4: the TP allreduce across boxes
+pub(crate) mod tp_net;
+pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
@@ -45,6 +46,8 @@ pub struct Costs {
     pub dcp: Option<Comm>,
     // Issue #17 point 4: the TP group across boxes when tp is larger than one box.
     pub tp_net: Option<tp_net::TpNet>,
+    // Issue #17 point 1 (vllmdp): vLLM's DP group when it is neither the box nor one rank.
+    pub vllm_dp: Option<Comm>,
 }
 
 /// Derives the collective cost model from the scenario.
@@ -58,6 +61,7 @@ pub fn collective_costs(s: &Scenario) -> Costs {
         calls: Mutex::new(BTreeSet::new()),
         attn: dp_attention::attn_comm(s),
         dcp: dcp::dcp_comm(s),
+        vllm_dp: vllm_dp::dp_group_comm(s),
     }
 }
 
@@ -515,6 +519,10 @@ impl<'a> Builder<'a> {
         shape: PassShape,
         deps: &[TaskId],
     ) -> Result<TaskId, DecodeError> {
+        // Issue #17 point 1 (vllmdp): vLLM DP on a MoE model (`passes::vllm_dp`).
+        if let Some(v) = self.s.engine.vllm_dp {
+            return self.add_pass_vllm_dp(g, model, label, shape, deps, v);
+        }
         if let Some(d) = self.s.engine.dp_attention {
             return self.add_pass_dp(g, model, label, shape, deps, d);
         }
@@ -814,7 +822,7 @@ struct Pass<'p> {
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
 pub fn op_class(name: &str) -> &'static str {
-    const CLASSES: [(&str, &str); 21] = [
+    const CLASSES: [(&str, &str); 23] = [
         ("launch ", "launch"),
         ("fusion", "fusion"),
         // Issue #17 (pipeline): the hidden states' send to the next stage.
@@ -831,6 +839,9 @@ pub fn op_class(name: &str) -> &'static str {
         ("a2a dispatch", "a2a_dispatch"),
         ("a2a combine", "a2a_combine"),
         ("a2a gather", "a2a_gather"),
+        // Issue #17 point 1 (vllmdp): vLLM DP's exchange around a MoE layer.
+        ("moe dispatch", "moe_dispatch"),
+        ("moe combine", "moe_combine"),
         ("allreduce", "allreduce"),
         ("all-gather", "allgather"),
         ("attention", "attention"),

@@ -81,6 +81,25 @@ impl Resolver<'_> {
         // `scenario::dp_attention`).
         let invalid = |k: &str, m: String| self.invalid(k, m);
         let pp = super::pipeline::resolve(e.pp_size, tp, speculative, hw, model, invalid)?;
+        // Issue #17 point 1 (vllmdp): vLLM DP on a MoE model (`scenario::vllm_dp`): its DP ranks run
+        // as attention groups of tp GPUs (as SGLang's DP attention does) and the MoE over dp × tp.
+        let mut vllm_dp_warnings = Vec::new();
+        let vllm_dp = super::vllm_dp::resolve(
+            super::vllm_dp::Input {
+                kind,
+                dp_size: e.dp_size,
+                tp,
+                pp,
+                dcp: e.dcp_size,
+                enable_expert_parallel: e.enable_expert_parallel.unwrap_or(false),
+                all2all_backend: e.all2all_backend.as_deref(),
+                speculative,
+            },
+            hw,
+            model,
+            &mut vllm_dp_warnings,
+            invalid,
+        )?;
         let dp_attention = super::dp_attention::resolve(
             (e.enable_dp_attention, e.dp_size),
             kind,
@@ -90,6 +109,14 @@ impl Resolver<'_> {
             model,
             invalid,
         )?;
+        let dp_attention = match vllm_dp {
+            Some(v) => Some(super::dp_attention::DpAttention {
+                dp: v.dp,
+                attn_tp: v.tp,
+                chunked_prefill_size: None,
+            }),
+            None => dp_attention,
+        };
         if pp > 1 && dp_attention.is_some() {
             return Err(self.invalid(
                 "engine.pp_size",
@@ -98,20 +125,34 @@ impl Resolver<'_> {
         }
         let dp = dp_attention.map_or(1, |d| d.dp);
         // Issue #17 (dp): data-parallel replicas (`scenario::replicas`).
-        let replicas = super::replicas::resolve(
-            super::replicas::Input {
-                kind,
-                version: e.version.as_deref(),
-                enable_dp_attention: e.enable_dp_attention.unwrap_or(false),
-                dp_size: e.dp_size,
-                tp,
-                pp,
+        let replicas = match vllm_dp {
+            Some(_) => super::replicas::Replicas {
+                count: 1,
+                warnings: vllm_dp_warnings,
             },
-            hw,
-            model,
-            invalid,
-        )?;
+            None => super::replicas::resolve(
+                super::replicas::Input {
+                    kind,
+                    version: e.version.as_deref(),
+                    enable_dp_attention: e.enable_dp_attention.unwrap_or(false),
+                    dp_size: e.dp_size,
+                    tp,
+                    pp,
+                },
+                hw,
+                model,
+                invalid,
+            )?,
+        };
         let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, invalid)?;
+        // Issue #17 point 1 (vllmdp): from here `tp` is the MoE's flattened TP, dp × tp
+        // (`FusedMoEParallelConfig.make`); `attn_tp` the TP group of one DP rank.
+        let attn_tp = tp;
+        let tp = vllm_dp.map_or(tp, |v| v.world());
+        let ep_req = match vllm_dp {
+            Some(v) => v.ep.then_some(tp),
+            None => ep_req,
+        };
         if dcp > 1 && pp > 1 {
             return Err(self.invalid(
                 "engine.dcp_size",
@@ -208,6 +249,7 @@ impl Resolver<'_> {
                 all2all_backend: e.all2all_backend.as_deref(),
                 enable_expert_parallel: e.enable_expert_parallel.unwrap_or(false),
                 tp,
+                vllm_dp: vllm_dp.is_some(),
             },
             &mut env_map,
             hw,
@@ -227,7 +269,7 @@ impl Resolver<'_> {
             e.custom_allreduce_max_size.map(|b| b.0),
             kind,
             &hw.gpu.compute_capability,
-            tp,
+            attn_tp,
             &mut collective_warnings,
         )?;
         // Issue #17 point 1 (ep): DeepEP together with DP attention or pipeline stages is not modelled.
@@ -286,6 +328,7 @@ impl Resolver<'_> {
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         Ok(Engine {
             replicas: replicas.count, // issue #17 (dp)
+            vllm_dp,                  // issue #17 point 1 (vllmdp)
             scheduler,
             dp_attention,
             pp,
@@ -296,7 +339,7 @@ impl Resolver<'_> {
             mem_fraction_static: f,
             fraction_is_default,
             // Issue #17 point 4: no custom allreduce across boxes (`scenario::tp_nodes`).
-            allreduce: super::tp_nodes::allreduce(e.allreduce, tp, hw, &mut collective_warnings),
+            allreduce: super::tp_nodes::allreduce(e.allreduce, attn_tp, hw, &mut collective_warnings),
             page_size,
             max_total_tokens: e.max_total_tokens,
             max_running_requests,

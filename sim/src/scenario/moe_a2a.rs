@@ -92,6 +92,9 @@ pub struct A2aInput<'a> {
     pub all2all_backend: Option<&'a str>,
     pub enable_expert_parallel: bool,
     pub tp: u32,
+    /// Issue #17 point 1 (vllmdp): vLLM runs data-parallel on a MoE model (`scenario::vllm_dp`
+    /// resolves the backend then).
+    pub vllm_dp: bool,
 }
 
 /// Resolves the all-to-all path: `Some` for SGLang with `deepep`, `None` for the allreduce path.
@@ -151,7 +154,10 @@ pub fn resolve(
                     ));
                 }
                 // vLLM 0.11 `fused_moe/config.py` `FusedMoEParallelConfig.use_all2all_kernels`:
-                // dp_size > 1 and use_ep. tpsim's vLLM runs one replica (dp 1).
+                // dp_size > 1 and use_ep; under DP on a MoE model `scenario::vllm_dp` uses it.
+                if a.vllm_dp {
+                    return Ok(None);
+                }
                 warnings.push(format!(
                     "vLLM uses VLLM_ALL2ALL_BACKEND={b} only with data parallelism and expert parallelism \
                      (FusedMoEParallelConfig.use_all2all_kernels: dp_size > 1 and use_ep); at dp 1{} the MoE \

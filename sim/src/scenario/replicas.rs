@@ -19,10 +19,10 @@
 //!   padded to the largest across ranks in `gpu_model_runner.py` `get_dp_padding`), dense or MoE;
 //!   vLLM 0.19.0 `core.py` runs a dense model's DP ranks as independent engines ("Non-MoE DP ranks
 //!   are completely independent"). A MoE model under vLLM DP runs attention data-parallel with the
-//!   experts spread over dp × tp ranks (`FusedMoEParallelConfig.make`): not modelled here.
+//!   experts spread over dp × tp ranks (`FusedMoEParallelConfig.make`): `scenario::vllm_dp`.
 
 use super::{EngineKind, Hardware, ScenarioError};
-use tpsim_model::llm::{Ffn, ModelSpec};
+use tpsim_model::llm::ModelSpec;
 
 /// Data-parallel replicas as resolved (1 = a single engine).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ fn minor(v: &str) -> Option<(u32, u32)> {
 pub fn resolve(
     i: Input<'_>,
     hw: &Hardware,
-    model: &ModelSpec,
+    _model: &ModelSpec,
     invalid: impl Fn(&str, String) -> ScenarioError,
 ) -> Result<Replicas, ScenarioError> {
     let dp = i.dp_size.unwrap_or(1);
@@ -107,17 +107,7 @@ pub fn resolve(
                     ),
                 ));
             }
-            if model.layers.iter().any(|l| matches!(l, Ffn::Moe(_))) {
-                return Err(invalid(
-                    "engine.dp_size",
-                    format!(
-                        "{dp} on a MoE model: vLLM runs attention data-parallel with the experts spread over \
-                         dp × tp ranks, every rank stepping together (dummy batches when idle, batches padded \
-                         to the largest rank's), which tpsim does not model; replicas are modelled for dense \
-                         models"
-                    ),
-                ));
-            }
+            // A MoE model under vLLM DP is `scenario::vllm_dp` (resolved before this).
             warnings.push(format!(
                 "vLLM runs {dp} data-parallel engines of tp {} × pp {} GPUs ({needed} GPUs); the API server \
                  sends each request to the least-loaded engine, modelled as round robin; the memory plan is \

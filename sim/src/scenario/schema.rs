@@ -409,7 +409,9 @@ pub struct EngineSection {
     pub enable_dp_attention: Option<bool>,
     /// SGLang's `--dp-size` / vLLM's `--data-parallel-size` (default 1): with `enable_dp_attention`, the
     /// attention data-parallel size (attention TP = tp / dp_size); without it (and under vLLM, issue #17
-    /// dp) the number of data-parallel replicas of tp × pp GPUs each (`scenario::replicas`).
+    /// dp) the number of data-parallel replicas of tp × pp GPUs each (`scenario::replicas`); under
+    /// vLLM on a MoE model (issue #17 point 1, vllmdp) lock-step DP ranks of tp GPUs sharing the
+    /// experts over dp × tp (`scenario::vllm_dp`).
     pub dp_size: Option<u32>,
     // Issue #17 (parallelism): pipeline parallelism.
     /// SGLang's `--pp-size` / vLLM's `--pipeline-parallel-size` (default 1): stages of consecutive
@@ -419,7 +421,7 @@ pub struct EngineSection {
     /// vLLM's `--decode-context-parallel-size` (default 1; MLA models, tp divisible by it).
     pub dcp_size: Option<u32>,
     // Issue #17 (parallelism): expert parallelism as the engines name it.
-    /// vLLM's `--enable-expert-parallel` (vLLM only): EP size = tp (× dp, 1 here).
+    /// vLLM's `--enable-expert-parallel` (vLLM only): EP size = tp × dp.
     pub enable_expert_parallel: Option<bool>,
     /// SGLang's `--moe-a2a-backend` (default "none": the allreduce path; the all-to-all backends are
     /// refused as not modelled).

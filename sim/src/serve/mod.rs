@@ -88,6 +88,17 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
         }
         EngineKind::Vllm => {
             let (tokens, seqs) = crate::decode::vllm_batch_shape(s, mem);
+            // Issue #17 point 1 (vllmdp): under DP on a MoE model each of the dp ranks schedules
+            // `max_num_seqs` / `max_num_batched_tokens` of its own and captures the same graphs;
+            // tpsim's one scheduler over the ranks holds dp times each, and a batch padded to dp ×
+            // a capture size pads every rank to that size (`dp_utils`: all to the largest).
+            let dp = if s.engine.vllm_dp.is_some() { groups } else { 1 };
+            let per_rank_graphs = if spec.is_some() {
+                Vec::new()
+            } else {
+                graphs::capture_sizes(s, false, seqs, tokens)
+            };
+            let (tokens, seqs) = (tokens.saturating_mul(dp), seqs.saturating_mul(dp));
             Plan {
                 kv_tokens,
                 page,
@@ -97,12 +108,11 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     spec_tokens: spec.map_or(0, |sp| u64::from(sp.num_steps)),
                     long_prefill_token_threshold: s.engine.scheduler.long_prefill_token_threshold,
                 }),
-                graphs: if spec.is_some() {
-                    // vLLM pads a speculative decode by tokens, not requests: not modelled; as is.
-                    Vec::new()
-                } else {
-                    graphs::capture_sizes(s, false, seqs, tokens)
-                },
+                // vLLM pads a speculative decode by tokens, not requests: not modelled; as is.
+                graphs: per_rank_graphs
+                    .iter()
+                    .map(|&g| (u64::from(g) * dp).min(u64::from(u32::MAX)) as u32)
+                    .collect(),
             }
         }
     }

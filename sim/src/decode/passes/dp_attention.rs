@@ -44,13 +44,13 @@ pub(super) fn attn_comm(s: &Scenario) -> Option<Comm> {
 
 impl Costs {
     /// An allreduce inside the attention group (the scenario's backend with its dispatch rules).
-    fn attn_allreduce(&self, bytes: u64) -> Duration {
+    pub(super) fn attn_allreduce(&self, bytes: u64) -> Duration {
         self.attn.as_ref().map_or(Duration::ZERO, |c| {
             c.allreduce(bytes, Request::Backend(self.backend)).time
         })
     }
     /// A ring all-gather (or reduce-scatter, costed alike) inside the attention group.
-    fn attn_ring(&self, total: u64) -> Duration {
+    pub(super) fn attn_ring(&self, total: u64) -> Duration {
         self.attn
             .as_ref()
             .map_or(Duration::ZERO, |c| c.allgather(total).time)
@@ -137,7 +137,13 @@ impl Builder<'_> {
     }
 
     /// A [`Pass`] at TP size `tp` (its `ar_time` is not used under DP attention).
-    fn pass_at<'p>(&self, model: &'p ModelSpec, label: &'p str, shape: PassShape, tp: u32) -> Pass<'p> {
+    pub(super) fn pass_at<'p>(
+        &self,
+        model: &'p ModelSpec,
+        label: &'p str,
+        shape: PassShape,
+        tp: u32,
+    ) -> Pass<'p> {
         let PassShape {
             seqs, tokens, ctx, ..
         } = shape;
