@@ -741,30 +741,45 @@ fn vlm_fraction_factor(s: &Scenario) -> Option<f64> {
     Some(tpsim_model::memory::sglang_vlm_fraction_factor(layers, hidden))
 }
 
-/// Where the workload exceeds what the engine's memory plan lets it run at once.
+/// Where the workload exceeds what the engine's memory plan lets it run at once. The plan is one
+/// pool's: under DP attention (SGLang) or vLLM's DP ranks each group holds its own pool and
+/// `max_running_requests`, and each data-parallel replica its own (issue #17), so the requests are
+/// compared per group: ⌈running ÷ groups⌉ against one pool.
 fn memory_warnings(s: &Scenario, mem: &crate::decode::MemoryPlan) -> Vec<String> {
     let mut w = mem.notes.clone();
-    if let Some(m) = mem.max_running_requests
-        && u64::from(s.workload.concurrency) > m
+    let groups =
+        u64::from(s.engine.dp_attention.map_or(1, |d| d.dp).max(1)) * u64::from(s.engine.replicas.max(1));
+    let cap = mem.max_running_requests.map(|m| m.saturating_mul(groups));
+    if let Some(cap) = cap
+        && u64::from(s.workload.concurrency) > cap
         && mem.kv_tokens > 0
     {
+        let m = mem.max_running_requests.unwrap_or(cap);
+        let per = if groups > 1 {
+            format!(" per group × {groups} groups = {cap}")
+        } else {
+            String::new()
+        };
         w.push(format!(
-            "concurrency {} exceeds SGLang's max_running_requests = {m}: at most {m} requests decode at once, \
-             the rest queue (set engine.max_running_requests to change it)",
+            "concurrency {} exceeds SGLang's max_running_requests = {m}{per}: at most {cap} requests decode at \
+             once, the rest queue (set engine.max_running_requests to change it)",
             s.workload.concurrency
         ));
     }
     let per_request = s.workload.prompt_len.max() as u64 + s.workload.output_len.max() as u64;
-    let running = u64::from(s.workload.concurrency).min(mem.max_running_requests.unwrap_or(u64::MAX));
-    // Issue #17 point 1 (vllmdp): each vLLM DP rank holds its share of the requests in its own pool.
-    let running = match s.engine.vllm_dp {
-        Some(v) => running.div_ceil(u64::from(v.dp)),
-        None => running,
-    };
-    if mem.kv_tokens > 0 && running * per_request > mem.kv_tokens {
+    let running = u64::from(s.workload.concurrency).min(cap.unwrap_or(u64::MAX));
+    let per_group = running.div_ceil(groups);
+    if mem.kv_tokens > 0 && per_group * per_request > mem.kv_tokens {
+        let share = if groups > 1 {
+            format!(" ({running} requests over {groups} pools)")
+        } else {
+            String::new()
+        };
+        // Issue #18: the serving loop admits by free KV and retracts (SGLang) or preempts (vLLM)
+        // as the engine does; the report's serving figures count them.
         w.push(format!(
-            "{running} requests × {per_request} tokens exceed the KV cache ({} tokens): the engine would \
-             queue or retract requests, which tpsim does not model; the prediction is optimistic",
+            "{per_group} requests × {per_request} tokens{share} exceed one KV pool ({} tokens): the scheduler \
+             admits fewer at once and retracts or preempts as the engine does (see preemptions/retractions)",
             mem.kv_tokens
         ));
     }

@@ -115,3 +115,35 @@ fn run_reports_the_dp_collectives() {
         "{by_op}"
     );
 }
+
+/// The KV warning of `tpsim run` is per attention group (each group its own pool, its share of the
+/// requests): the example's pool is 237,093 tokens per group; at 1,024 + 8 = 1,032 tokens per request a
+/// group holds ⌊237,093 / 1,032⌋ = 229 requests, so 8 × 229 = 1,832 concurrent requests draw no
+/// warning and 1,840 (230 per group: 237,360 tokens) do. Before, the box's whole concurrency was
+/// compared with one group's pool (a warning from 186 requests on).
+#[test]
+fn kv_warning_counts_one_groups_share() {
+    let text =
+        std::fs::read_to_string(scenario("examples/deepseek-v3-dp-attention-h200x8.toml")).expect("example");
+    let run = |c: u32| {
+        let t = text
+            .replace("concurrency = 64", &format!("concurrency = {c}"))
+            .replace("num_requests = 128", &format!("num_requests = {c}"))
+            .replace("output_len = 256", "output_len = 8");
+        let p = scratch(&format!("dp-kv-warning-{c}")).join("scenario.toml");
+        std::fs::write(&p, t).expect("write");
+        let o = tpsim(&["run", &p.display().to_string()]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        o.stdout
+    };
+    let fits = run(1832);
+    // No KV warning at all (the old text said "exceed the KV cache", the new "exceed one KV pool").
+    assert!(!fits.contains(" exceed "), "{fits}");
+    let over = run(1840);
+    assert!(
+        over.contains(
+            "230 requests × 1032 tokens (1840 requests over 8 pools) exceed one KV pool (237093 tokens)"
+        ),
+        "{over}"
+    );
+}
