@@ -91,12 +91,7 @@ impl Fabric {
         };
         self.shm_conn.clear();
         let gpu_bw = pcie_bw(&self.params, gpu.pcie_gen, gpu.pcie_width);
-        let mut parents: Vec<usize> = (0..self.topology.gpu_count())
-            .map(|g| self.topology.gpu_parent(g))
-            .collect();
-        parents.sort_unstable();
-        parents.dedup();
-        for n in parents {
+        for n in self.gpu_parents() {
             let node = &self.topology.nodes()[n];
             // A switch's port is its uplink; a root port's is the GPU's own link.
             let link = match node.kind {
@@ -275,16 +270,21 @@ impl Fabric {
         }
     }
 
-    /// One collapse group per node that has GPUs as children (a switch or a root port): its write
-    /// port is normally its uplink's capacity, `collapse_factor` of it once the rule fires.
-    fn add_collapse_groups(&mut self, nodes: &[Node], gpu: &GpuSpec, gpu_bw: Bandwidth) {
-        let p = self.params.clone();
+    /// The nodes that have GPUs as children (switches and root ports), each once, in index order.
+    fn gpu_parents(&self) -> Vec<usize> {
         let mut parents: Vec<usize> = (0..self.topology.gpu_count())
             .map(|g| self.topology.gpu_parent(g))
             .collect();
         parents.sort_unstable();
         parents.dedup();
-        for n in parents {
+        parents
+    }
+
+    /// One collapse group per node that has GPUs as children (a switch or a root port): its write
+    /// port is normally its uplink's capacity, `collapse_factor` of it once the rule fires.
+    fn add_collapse_groups(&mut self, nodes: &[Node], gpu: &GpuSpec, gpu_bw: Bandwidth) {
+        let p = self.params.clone();
+        for n in self.gpu_parents() {
             let node = &nodes[n];
             let normal = match node.kind {
                 NodeKind::Switch => pcie_bw(

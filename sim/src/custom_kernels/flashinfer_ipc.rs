@@ -228,22 +228,16 @@ pub fn run(fab: &Fabric, ranks: &[usize], bytes: u64, launch: Duration) -> Outco
             let group = |r: usize| if n == 8 { island(r) } else { (0..4).collect() };
             let mut ready: Vec<Vec<usize>> = vec![Vec::new(); n];
             // Reduce-scatter passes, the pair exchange (8 ranks), all-gather passes.
+            // Pass p sends to the member p + 1 places on in the rank's group of four.
+            let ring = |p: usize| move |r: usize| group(r)[((r & 3) + 1 + p) & 3];
             for p in 0..3 {
-                let target = |r: usize| {
-                    let grp = group(r);
-                    grp[((r & 3) + 1 + p) & 3]
-                };
-                ready = g.pass(&all, quarter, &ready, target, group);
+                ready = g.pass(&all, quarter, &ready, ring(p), group);
             }
             if n == 8 {
                 ready = g.pass(&all, quarter, &ready, |r| r ^ 4, |r| vec![r ^ 4]);
             }
             for p in 0..3 {
-                let target = |r: usize| {
-                    let grp = group(r);
-                    grp[((r & 3) + 1 + p) & 3]
-                };
-                ready = g.pass(&all, quarter, &ready, target, group);
+                ready = g.pass(&all, quarter, &ready, ring(p), group);
             }
             if n == 8 {
                 // Phase 7: the island holds until every member has read (zero-byte stores).

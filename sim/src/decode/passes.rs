@@ -878,3 +878,12 @@ pub fn op_breakdown(
     }
     m
 }
+
+/// Test helper for the pass modules: the durations of the tasks named `name`, in graph order.
+#[cfg(test)]
+fn durations(g: &crate::exec::TaskGraph, name: &str) -> Vec<tpsim_model::units::Duration> {
+    g.iter()
+        .filter(|(_, t)| t.name == name)
+        .map(|(_, t)| t.duration)
+        .collect()
+}

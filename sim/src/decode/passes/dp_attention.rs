@@ -239,10 +239,10 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Builder, collective_costs};
+    use super::super::{Builder, collective_costs, durations};
     use crate::scenario::load_str;
     use std::path::Path;
-    use tpsim_model::units::{Bytes, Duration};
+    use tpsim_model::units::Bytes;
 
     /// DeepSeek-V3 on 8× H200 with the engine block `engine` (SGLang 0.5.8).
     fn scenario(engine: &str) -> crate::scenario::Scenario {
@@ -252,13 +252,6 @@ mod tests {
              [workload]\nconcurrency = 64\nprompt_len = 1024\noutput_len = 16\n"
         );
         load_str(&text, Path::new("dp-attention-test.toml")).expect("scenario")
-    }
-
-    fn durations(g: &crate::exec::TaskGraph, name: &str) -> Vec<Duration> {
-        g.iter()
-            .filter(|(_, t)| t.name == name)
-            .map(|(_, t)| t.duration)
-            .collect()
     }
 
     /// tp 8, dp 8 (attention TP 1), 64 requests: SGLang's layer (communicator.py with MAX_LEN

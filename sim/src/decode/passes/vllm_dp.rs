@@ -252,10 +252,9 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Builder, collective_costs};
+    use super::super::{Builder, collective_costs, durations};
     use crate::scenario::load_str;
     use std::path::Path;
-    use tpsim_model::units::Duration;
 
     /// Qwen3-235B-A22B (hidden 4,096, 128 experts, 94 MoE layers) under vLLM 0.19.0 on 8× RTX PRO
     /// 6000 (one PCIe switch) with the engine lines `engine`.
@@ -266,13 +265,6 @@ mod tests {
              [workload]\nconcurrency = 64\nprompt_len = 1024\noutput_len = 16\n"
         );
         load_str(&text, Path::new("vllm-dp-test.toml")).expect("scenario")
-    }
-
-    fn durations(g: &crate::exec::TaskGraph, name: &str) -> Vec<Duration> {
-        g.iter()
-            .filter(|(_, t)| t.name == name)
-            .map(|(_, t)| t.duration)
-            .collect()
     }
 
     /// dp 8 × tp 1 with EP, 64 requests: 8 per rank; each MoE layer all-gathers 64 rows of hidden
