@@ -159,3 +159,45 @@ fn writes_a_profile_for_the_best() {
     ]);
     assert_eq!(t.code, 0, "{}", t.stderr);
 }
+
+/// Garbage in an observations file is exit 2 naming the file, the observation and what was expected
+/// (never a panic): bad TOML, a negative uncertainty, one GPU, a size that is not a size, an unknown key.
+#[test]
+fn bad_observations_exit_2_with_the_key() {
+    let dir = scratch("identify-bad");
+    let good =
+        "[[allreduce]]\nlabel = \"S2\"\ngpus = 8\nsizes = \"14K,56K\"\ntime_us = 246\nuncertainty = 0.35\n";
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("toml", "gpus = 8", "gpus = = 8", "obs-toml.toml"),
+        (
+            "uncertainty",
+            "uncertainty = 0.35",
+            "uncertainty = -1",
+            "expected a relative uncertainty > 0",
+        ),
+        ("gpus", "gpus = 8", "gpus = 1", "gpus = 1: expected ≥ 2"),
+        (
+            "sizes",
+            "sizes = \"14K,56K\"",
+            "sizes = \"lots\"",
+            "allreduce[0] (S2)",
+        ),
+        ("unknown", "gpus = 8", "gpus = 8\nspeed = 3", "speed"),
+    ];
+    for (name, from, to, expect) in cases {
+        let f = write(&dir, &format!("obs-{name}.toml"), &good.replacen(from, to, 1));
+        let o = calibrate(&[
+            "identify",
+            &f,
+            "--hypotheses",
+            "rtx-pro-6000-8x-dual-turin-direct",
+        ]);
+        assert_eq!(o.code, 2, "{name}: {}{}", o.stdout, o.stderr);
+        assert!(!o.stderr.contains("panicked"), "{name}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(expect),
+            "{name}: expected `{expect}` in {}",
+            o.stderr
+        );
+    }
+}

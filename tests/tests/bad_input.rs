@@ -1430,3 +1430,54 @@ fn kernel_read_outstanding_must_be_a_positive_size() {
     );
     assert!(e.contains("key `hardware.params.kernel_read_outstanding`"), "{e}");
 }
+
+/// Issue #19 point 1: garbage in a hardware file's `[host]` facts (the kalavai preset on a copy of its
+/// template with one value replaced) is exit 2 naming the key and what was expected.
+#[test]
+fn host_facts_out_of_range_or_of_the_wrong_type() {
+    let template =
+        std::fs::read_to_string(scenario("hardware/templates/rtx-4090-kalavai-xeon.toml")).unwrap();
+    let preset = std::fs::read_to_string(scenario("hardware/rtx-4090-4x-kalavai-xeon.toml")).unwrap();
+    assert_eq!(preset.matches("extends = \"rtx-4090-kalavai-xeon\"").count(), 1);
+    let run = |name: &str, from: &str, to: &str| {
+        assert_eq!(template.matches(from).count(), 1, "`{from}` must occur once");
+        let dir = scratch(name);
+        std::fs::write(dir.join("host.toml"), template.replacen(from, to, 1)).unwrap();
+        let p = dir.join("box.toml");
+        std::fs::write(
+            &p,
+            preset.replacen(
+                "extends = \"rtx-4090-kalavai-xeon\"",
+                "extends = \"host.toml\"",
+                1,
+            ),
+        )
+        .unwrap();
+        let o = tpsim(&[
+            "collective",
+            "--hardware",
+            &p.display().to_string(),
+            "--sizes",
+            "4K",
+        ]);
+        assert_eq!(o.code, 2, "{name}: {}", o.stdout);
+        assert!(!o.stderr.contains("panicked"), "{}", o.stderr);
+        o.stderr
+    };
+    let e = run("host-dimm", "dimm_mts = 2666", "dimm_mts = 99");
+    assert!(
+        e.contains("hardware.host.dimm_mts") && e.contains("800 to 12800 MT/s"),
+        "{e}"
+    );
+    let e = run("host-dimm-type", "dimm_mts = 2666", "dimm_mts = \"fast\"");
+    assert!(e.contains("dimm_mts"), "{e}");
+    let e = run(
+        "host-buffer",
+        "shm_buffer = \"receiver\"",
+        "shm_buffer = \"middle\"",
+    );
+    assert!(
+        e.contains("hardware.host.shm_buffer") && e.contains("`middle`"),
+        "{e}"
+    );
+}
