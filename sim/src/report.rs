@@ -168,7 +168,11 @@ pub struct ScenarioSummary {
     pub gpus: usize,
     pub model: String,
     pub engine: String,
+    /// Tensor-parallel size as the engine's flag gives it (`--tp-size` / `--tensor-parallel-size`):
+    /// under vLLM data parallelism on a MoE model the per-DP-rank tp (the MoE layers span dp × tp).
     pub tp: u32,
+    /// Data-parallel size as the engine's flag gives it (`--dp-size` / `--data-parallel-size`); 1 without.
+    pub dp: u32,
     pub allreduce: AllreduceBackend,
     pub concurrency: u32,
     pub num_requests: u32,
@@ -409,7 +413,10 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         gpus: s.hardware.topology.gpu_count(),
         model: s.model_name.clone(),
         engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
-        tp: s.engine.tp,
+        // Issue #17: the engine's own flags (vLLM's `-tp 2 -dp 4` is tp 2, dp 4; the flattened MoE size
+        // is in `dp_attention`'s text).
+        tp: s.engine.vllm_dp.map_or(s.engine.tp, |v| v.tp),
+        dp: s.engine.dp_attention.map_or(s.engine.replicas, |d| d.dp),
         allreduce: s.engine.allreduce,
         dp_attention: s.engine.dp_attention.map(|d| match s.engine.vllm_dp {
             // Issue #17 point 1 (vllmdp).

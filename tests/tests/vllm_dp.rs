@@ -206,3 +206,20 @@ fn engine_args_print_the_vllm_command() {
         assert!(o.stdout.contains(want), "{want}: {}", o.stdout);
     }
 }
+
+/// `tpsim run` says the engine's own flags: `-tp 2 -dp 4` is tp 2 and dp 4 in the header and the JSON
+/// (vLLM 0.19 `--tensor-parallel-size` is one DP rank's tp); the flattened MoE size is in the dp line.
+#[test]
+fn run_reports_the_engines_tp_and_dp() {
+    let file = write(
+        "flags",
+        &qwen3("tp = 2\ndp_size = 4\nenable_expert_parallel = true", WORKLOAD),
+    );
+    let j = run_json(&file);
+    assert_eq!(j["scenario"]["tp"], 2);
+    assert_eq!(j["scenario"]["dp"], 4);
+    let o = tpsim(&["run", &file]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("tp=2 dp=4"), "{}", o.stdout);
+    assert!(o.stdout.contains("MoE over the 8 ranks"), "{}", o.stdout);
+}

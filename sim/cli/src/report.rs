@@ -78,10 +78,15 @@ fn header_text(o: &mut String, r: &RunReport) {
     o.push_str(&hardware_text(&r.hardware));
     let _ = writeln!(
         o,
-        "  model     {}   engine {}  tp={}  allreduce={}",
+        "  model     {}   engine {}  tp={}{}  allreduce={}",
         sc.model,
         sc.engine,
         sc.tp,
+        if sc.dp > 1 {
+            format!(" dp={}", sc.dp)
+        } else {
+            String::new()
+        },
         backend_name(sc.allreduce)
     );
     if let Some(d) = &sc.dp_attention {
