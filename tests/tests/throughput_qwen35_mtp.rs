@@ -1,12 +1,12 @@
 //! Qwen3.5-397B-A17B with its own MTP layer under vLLM (`method = "mtp"`, `num_speculative_tokens = 2`)
 //! on 4× RTX PRO 6000 Blackwell against `tests/data/throughput.tsv` lines 9–20 (rtx6kpro
-//! benchmarks/results.md "Qwen3.5 MTP Scaling": vLLM cu130 nightly of March 2026, nvidia NVFP4, TP 4,
+//! benchmarks/results.md "Qwen3.5 MTP Scaling": a vLLM nightly, page dated 2026-03-09, nvidia NVFP4, TP 4,
 //! each concurrency measured without MTP and with MTP=2 in one series).
 //!
 //! Setup as `throughput_qwen35` (default uncalibrated profile of `rtx-pro-6000-4x-turin-same-numa`,
 //! `qwen3.5-397b-a17b-nvfp4`, `NCCL_P2P_LEVEL = SYS`, 1024-token prompts, 512 output tokens: the source
 //! states "1K context" and no output length), with `engine.version = "0.17.0"`: the first release with
-//! `qwen3_5_mtp.py` (the rows ran a nightly just before it).
+//! `qwen3_5_mtp.py` (the rows ran a nightly that already had it; the page was first committed 2026-03-09).
 //!
 //! Acceptance: the profile `qwen3.5-397b-mtp-vllm-rtx6kpro`, which restates the same source's measured
 //! 89.2 % (accept length 2.784, `tests/data/spec-decode.tsv` line 497) over these very runs: the
