@@ -80,6 +80,7 @@ mod spec_ratios;
 mod spec_vllm;
 mod sweep_cli;
 mod throughput_qwen35;
+mod throughput_qwen35_mtp;
 mod throughput_rows;
 mod vlm_h3;
 // vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.

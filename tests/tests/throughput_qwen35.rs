@@ -11,11 +11,13 @@
 //! [`crate::throughput_rows::validate`]: a row outside it must be a listed known miss with its reason
 //! (`KNOWN_MISSES` there, and book/src/validation.md); no band is chosen per row or per group.
 //!
-//! Rows NOT asserted: every row with MTP (SGLang AWQ-INT4 MTP=5 152, NVFP4 MTP=5 132, vLLM MTP=2 130
-//! and the MTP-scaling series, the ASUS ESC8000A-E13P MTP series 67.3 … 1376.9, the b12x MTP 165.9,
-//! the 8-GPU FP8 MTP 75-125 and NVFP4 EP=8 MTP 350): no acceptance rate for Qwen3.5's MTP layer is
-//! sourced in `reference/spec-decode.md` or `tests/data/spec-decode.tsv`, so their predictions would measure
-//! an assumed acceptance, not the model. The MTP draft itself is checked structurally below.
+//! The vLLM MTP=2 rows (130 and the MTP-scaling series) are compared in `throughput_qwen35_mtp`, with
+//! the acceptance measured on the same runs (`tests/data/spec-decode.tsv` line 497).
+//! Rows NOT asserted: the SGLang rows with MTP (AWQ-INT4 MTP=5 152, NVFP4 MTP=5 132, the ASUS
+//! ESC8000A-E13P MTP series 67.3 … 1376.9, the b12x MTP 165.9, the 8-GPU FP8 MTP 75-125 and NVFP4 EP=8
+//! MTP 350): they draft 5 tokens or do not say how many, and the one sourced Qwen3.5 MTP acceptance
+//! covers positions 1–2 under vLLM, so their predictions would measure an assumed acceptance, not the
+//! model. The MTP draft itself is checked structurally below.
 
 use crate::common::*;
 

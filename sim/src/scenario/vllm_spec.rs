@@ -3,6 +3,17 @@
 //! 0.11.0's rules (`config/speculative.py` `SpeculativeConfig`), with the same acceptance models as
 //! SGLang. The draft's weights are those vLLM loads (`vllm_draft_weights`).
 //!
+//! Qwen3.5's MTP (`method = "mtp"`, model type `qwen3_5_mtp`) needs `engine.version` ≥ 0.17.0
+//! ([`QWEN35_MTP_SINCE`]); 0.11.0 (the default) refuses it as before. Read at the Qwen3.5 PR's
+//! `models/qwen3_5_mtp.py` (vllm-project/vllm, stored commit 01d99805): one `Qwen3_5DecoderLayer` with
+//! `layer_type = "full_attention"` and the target's MoE (`Qwen3_5MoeMTP` adds `QwenNextMixtureOfExperts`),
+//! `fc` 2H → H over `[pre_fc_norm_embedding(e); pre_fc_norm_hidden(h)]`, a final norm; with k > 1 the
+//! one layer runs again (`spec_step_idx % num_mtp_layers`). The proposer is still the chain of
+//! `eagle.py` (later `llm_base_proposer.py`): a first forward over every verified token, then k − 1
+//! forwards of one token per request (`for token_index in range(self.num_speculative_tokens - 1)`),
+//! so the 0.11.0 iteration graph (`decode::passes::vllm_spec`) is reused; what changed for memory is
+//! that the embedding and LM head are shared with the target (`vllm_draft_weights`).
+//!
 //! Resolved into the shared [`Speculative`] as a chain: `num_steps = num_speculative_tokens`,
 //! `topk = 1`, `num_draft_tokens = num_speculative_tokens + 1` (the tokens verified per request: the
 //! last sampled token and the k drafts, `gpu_model_runner.py` `uniform_decode_query_len = 1 + k`).
@@ -14,6 +25,25 @@ use tpsim_model::units::Bytes;
 /// vLLM 0.11.0 `config/speculative.py` `_verify_args`: the target model types EAGLE-3 accepts
 /// (a substring match on `hf_text_config.model_type`).
 const EAGLE3_TARGETS: [&str; 4] = ["llama", "qwen", "minicpm", "gpt_oss"];
+
+/// The first vLLM release tpsim runs Qwen3.5's MTP under: `model_executor/models/qwen3_5_mtp.py`
+/// (`Qwen3_5MoeMTP`) came with the Qwen3.5 support PR vllm-project/vllm#34110 (commit 9562912c); it was
+/// not in the 0.16.0 pre-release (SystemPanic/vllm-windows#35) and 0.17.0 is the first release the
+/// Qwen3.5 ports name (vllm-project/vllm-metal#154 installs `VLLM_VERSION=0.17.0` for Qwen3.5;
+/// vllm-ascend v0.17.0rc1). Nightlies between the two are given as "0.17.0".
+pub(crate) const QWEN35_MTP_SINCE: (u32, u32) = (0, 17);
+
+/// Whether the vLLM `version` (default 0.11.0) ships `qwen3_5_mtp.py`.
+fn has_qwen35_mtp(version: Option<&str>) -> bool {
+    let v = version.unwrap_or(crate::engine_args::DEFAULT_VLLM_VERSION);
+    major_minor(v).is_some_and(|mm| mm >= QWEN35_MTP_SINCE)
+}
+
+/// `(major, minor)` of a version string such as "0.17.0" (None when it does not parse).
+fn major_minor(v: &str) -> Option<(u32, u32)> {
+    let mut it = v.trim().trim_start_matches('v').split('.');
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
 
 impl Resolver<'_> {
     pub(super) fn vllm_speculative(
@@ -46,27 +76,48 @@ impl Resolver<'_> {
             }
             _ => {
                 // "mtp": the target itself is the draft, through `hf_config_override` (0.11.0: DeepSeek-V3/
-                // V3.2 → deepseek_mtp, Glm4Moe → glm4_moe_mtp among tpsim's families). Another target
-                // falls through the method detection to "draft_model", which vLLM refuses.
-                if !matches!(
+                // V3.2 → deepseek_mtp, Glm4Moe → glm4_moe_mtp among tpsim's families; Qwen3.5 →
+                // qwen3_5_mtp from 0.17.0, `QWEN35_MTP_SINCE`). Another target falls through the method
+                // detection to "draft_model", which vLLM refuses.
+                let qwen35 = target.arch == Architecture::Qwen35Moe;
+                let known = matches!(
                     target.arch,
                     Architecture::DeepseekV3 | Architecture::DeepseekV32 | Architecture::Glm4Moe
-                ) {
+                ) || (qwen35 && has_qwen35_mtp(engine.version.as_deref()));
+                if !known {
+                    let why = if qwen35 {
+                        format!(
+                            "vLLM {} has no qwen3_5_mtp module: Qwen3.5's MTP arrives in vLLM {}.{}.0 \
+                             (set engine.version)",
+                            engine
+                                .version
+                                .as_deref()
+                                .unwrap_or(crate::engine_args::DEFAULT_VLLM_VERSION),
+                            QWEN35_MTP_SINCE.0,
+                            QWEN35_MTP_SINCE.1
+                        )
+                    } else {
+                        "vLLM 0.11.0 has no MTP module for this target's model type".to_string()
+                    };
                     return Err(self.invalid(
                         "speculative.algorithm",
-                        "vLLM refuses: \"Speculative decoding with draft model is not supported yet. Please \
-                         consider using other speculative decoding methods such as ngram, medusa, eagle, or mtp.\" \
-                         (vLLM 0.11.0 has no MTP module for this target's model type)",
+                        format!(
+                            "vLLM refuses: \"Speculative decoding with draft model is not supported yet. Please \
+                             consider using other speculative decoding methods such as ngram, medusa, eagle, or \
+                             mtp.\" ({why})"
+                        ),
                     ));
                 }
                 let (name, spec, sglang_weights) = self.draft("mtp", s.draft, tp, target)?;
                 if k > 1 {
-                    // vLLM's warning, as its log prints it (the literal pieces join without spaces).
-                    warnings.push(
-                        "Enabling num_speculative_tokens > 1 will runmultiple times of forward on same MTP \
+                    // vLLM's warning, as its log prints it (the literal pieces join without spaces in
+                    // 0.11.0; later builds print "will run multiple", e.g. a 2026-05 log at
+                    // `speculative.py:820`).
+                    let run = if qwen35 { "run multiple" } else { "runmultiple" };
+                    warnings.push(format!(
+                        "Enabling num_speculative_tokens > 1 will {run} times of forward on same MTP \
                          layer,which may result in lower acceptance rate (vLLM's warning)"
-                            .into(),
-                    );
+                    ));
                 }
                 (name, spec, sglang_weights)
             }
@@ -105,7 +156,9 @@ impl Resolver<'_> {
             "eagle3" => Ok("eagle3"),
             "mtp" => Ok("mtp"),
             // 0.11.0 `MTP_MODEL_TYPES`; SGLang's "nextn" is the same idea under another name.
-            m @ ("deepseek_mtp" | "glm4_moe_mtp" | "mimo_mtp" | "ernie_mtp" | "qwen3_next_mtp" | "longcat_flash_mtp") => {
+            // "qwen3_5_mtp": later builds' `MTP_MODEL_TYPES` (`config/speculative.py`), deprecated the same way.
+            m @ ("deepseek_mtp" | "glm4_moe_mtp" | "mimo_mtp" | "ernie_mtp" | "qwen3_next_mtp" | "qwen3_5_mtp"
+            | "longcat_flash_mtp") => {
                 warnings.push(format!("method `{m}` is deprecated and replaced with mtp. (vLLM's warning)"));
                 Ok("mtp")
             }
@@ -279,7 +332,7 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
 ///   `eagle.py` `load_model`; its own LM head of `draft_vocab_size` rows) plus the
 ///   `draft_id_to_target_id` map, an int64 `nn.Parameter` of `draft_vocab_size` entries
 ///   (`models/llama_eagle3.py` `Eagle3LlamaForCausalLM.__init__`), replicated.
-/// - MTP: vLLM's `DeepSeekMultiTokenPredictorLayer` keeps its own `shared_head` (an RMSNorm and a
+/// - MTP (DeepSeek, GLM): vLLM's `DeepSeekMultiTokenPredictorLayer` keeps its own `shared_head` (an RMSNorm and a
 ///   `ParallelLMHead` of the full vocabulary, `models/deepseek_mtp.py` `SharedHead`): `load_model`
 ///   rebinds `lm_head`, which the MTP model never reads, so the head is loaded besides the target's.
 ///   SGLang shares the target's head instead.
@@ -287,6 +340,17 @@ pub(super) fn vllm_draft_weights(method: &str, draft: &ModelSpec, sglang: Bytes,
     match (method, draft.eagle3) {
         ("eagle3", Some(e)) => Bytes(sglang.0 + e.draft_vocab * 8),
         ("eagle3", None) => sglang,
+        _ if draft.arch == Architecture::Qwen35Moe => {
+            // Qwen3.5 (`models/qwen3_5_mtp.py` `Qwen3_5MultiTokenPredictor`, PR #34110): the proposer's
+            // `load_model` shares the target's embedding and LM head ("Detected MTP model. Sharing
+            // target model embedding weights …" / "… lm_head weights with the draft model.",
+            // `llm_base_proposer.py`), so no head is added; `fc` (2H → H) is a `ColumnParallelLinear`
+            // (`gather_output=True`): H / tp of its output rows per rank, where SGLang replicates it.
+            let act = draft.activation_bytes();
+            let n = u64::from(draft.num_layers);
+            let fc = 2 * draft.hidden * draft.hidden * act * n;
+            Bytes(sglang.0 - fc + fc / u64::from(tp))
+        }
         _ => {
             let n = u64::from(draft.num_layers);
             let b = draft.weight_breakdown(tp);
