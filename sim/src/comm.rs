@@ -359,7 +359,7 @@ impl Comm {
 }
 
 /// "12.0" → 120 (NCCL's compute capability × 10).
-fn sm_of(cc: &str) -> u32 {
+pub(crate) fn sm_of(cc: &str) -> u32 {
     let mut it = cc.split('.');
     let major: u32 = it.next().and_then(|x| x.trim().parse().ok()).unwrap_or(8);
     let minor: u32 = it.next().and_then(|x| x.trim().parse().ok()).unwrap_or(0);

@@ -129,3 +129,39 @@ pub fn ring_allreduce(
     let latency = (steps - inter_steps) * intra_step.as_us_f64() + inter_steps * hop.latency.as_us_f64();
     Some(Duration::from_us_f64(moved / rate * 1e6 + latency))
 }
+
+/// NCCL's tree allreduce of `bytes` per rank over `nodes` boxes of `per_node` ranks (NCCL
+/// `src/device/all_reduce.h` `runTreeUpDown`/`runTreeSplit`; the trees of `src/graph/trees.cc`): inside
+/// a box the ranks form a chain, the data reduced up it and broadcast down it, so each GPU sends every
+/// byte twice (once up, once down) at the box's per-link rate; across boxes NCCL's two binary trees
+/// each carry half the data, so a box's NICs send `bytes` on two nodes (each node the other's child in
+/// one tree) and 2 × `bytes` beyond (a node interior in one tree: half up, both halves down to two
+/// children, half up as a leaf of the other). The streaming is the slower of the two; the latency is
+/// NCCL's tree shape: 2 ((per_node − 1) intra steps + log2(nodes) network hops), a hop being the NIC
+/// path's one-way latency ([`transfer`]). `None` without a cluster or within one box.
+pub fn tree_allreduce(
+    hw: &Hardware,
+    per_node: usize,
+    nodes: usize,
+    bytes: u64,
+    intra_bytes_per_s: f64,
+    intra_step: Duration,
+) -> Option<Duration> {
+    let c: &Cluster = hw.accel.cluster.as_ref()?;
+    if nodes < 2 || per_node == 0 {
+        return None;
+    }
+    let hop = transfer(hw, 0, hw.topology.gpu_count())?;
+    let nics = f64::from(c.nics_per_node.min(per_node as u32).max(1));
+    let b = bytes as f64;
+    let chain = if per_node > 1 {
+        2.0 * b / intra_bytes_per_s.max(1.0)
+    } else {
+        0.0
+    };
+    let net = if nodes == 2 { b } else { 2.0 * b } / (hop.bytes_per_s * nics).max(1.0);
+    let log2_nodes = f64::from(usize::BITS - 1 - nodes.leading_zeros());
+    let latency =
+        2.0 * ((per_node as f64 - 1.0) * intra_step.as_us_f64() + log2_nodes * hop.latency.as_us_f64());
+    Some(Duration::from_us_f64(chain.max(net) * 1e6 + latency))
+}

@@ -1,5 +1,6 @@
 //! Issue #17 point 4: tensor parallelism across the boxes of a `[hardware.cluster]` (tp 16 on two
-//! HGX H200 boxes): the allreduce is NCCL's ring over the NICs, a TP group must fill whole boxes, and
+//! HGX H200 boxes): the allreduce is NCCL's ring or tree over the NICs as its multi-node tuner picks,
+//! a TP group must fill whole boxes, and
 //! each node gets its launch command.
 
 use crate::common::*;
@@ -25,6 +26,56 @@ fn ring_across_two_boxes_by_hand() {
 }
 
 #[test]
+fn tree_across_two_boxes_by_hand() {
+    // The same 917,504 B over NCCL's tree: each GPU of a box's chain sends every byte twice, 2 ×
+    // 917,504 / 450 GB/s = 4.0778 µs; on two nodes each box's NICs send the message once, 917,504 /
+    // 400 GB/s = 2.2938 µs; the slower, 4.0778 µs, plus 2 × (7 × 0.5 + log2(2) × 2.68) = 12.36 µs
+    // → 16.4378 µs (the ring: 23.6608 µs above).
+    let hw = tpsim::scenario::hardware_from_preset("h200-16x-2node-ib").unwrap();
+    let t = internode::tree_allreduce(&hw, 8, 2, 917_504, 450e9, Duration::from_us_f64(0.5)).unwrap();
+    assert!((t.as_us_f64() - 16.4378).abs() < 0.001, "{t:?}");
+    // Four nodes: interior nodes send 2 × the message over the NICs (4.5875 µs, now the slower leg);
+    // latency 2 × (3.5 + 2 × 2.68) = 17.72 µs → 22.3075 µs.
+    let t = internode::tree_allreduce(&hw, 8, 4, 917_504, 450e9, Duration::from_us_f64(0.5)).unwrap();
+    assert!((t.as_us_f64() - 22.3075).abs() < 0.001, "{t:?}");
+    assert!(internode::tree_allreduce(&hw, 8, 1, 917_504, 450e9, Duration::ZERO).is_none());
+}
+
+#[test]
+fn nccl_picks_the_tree_for_decode_and_the_ring_for_large_messages_across_boxes() {
+    // NCCL 2.27's multi-node tuner on two 8-GPU NVLink boxes (model/src/nccl/multinode.rs has the
+    // table by hand): DeepSeek-V3's 896 KiB decode allreduce runs Tree/LL128 (latency 14.0 + 2 × (7 ×
+    // 1.25 + 8.5) = 48.5 µs against the ring's 14.0 + 28 × 1.9 + 2 × 4.0 = 75.2 µs), 1 GiB runs
+    // Ring/Simple; NCCL_ALGO=Ring forces the ring at every size.
+    let s = tpsim::load(std::path::Path::new(&scenario(EXAMPLE))).unwrap();
+    let costs = collective_costs(&s);
+    let small = costs.allreduce(Bytes(917_504));
+    assert!(
+        small.algorithm.contains("Tree/Ll128 across 2 boxes"),
+        "{}",
+        small.algorithm
+    );
+    let large = costs.allreduce(Bytes(GIB));
+    assert!(
+        large.algorithm.contains("Ring/Simple across 2 boxes"),
+        "{}",
+        large.algorithm
+    );
+    let text = std::fs::read_to_string(scenario(EXAMPLE)).unwrap();
+    let p = scratch("tp16-ring").join("s.toml");
+    let forced = if text.contains("[engine.env]") {
+        text.replace("[engine.env]", "[engine.env]\nNCCL_ALGO = \"Ring\"")
+    } else {
+        format!("{text}\n[engine.env]\nNCCL_ALGO = \"Ring\"\n")
+    };
+    std::fs::write(&p, forced).unwrap();
+    let s = tpsim::load(&p).unwrap();
+    let ring = collective_costs(&s).allreduce(Bytes(917_504));
+    assert!(ring.algorithm.contains("Ring/"), "{}", ring.algorithm);
+    assert!(ring.time > small.time, "{:?} vs {:?}", ring.time, small.time);
+}
+
+#[test]
 fn tp16_ring_busbw_per_nic_matches_nccls_stated_ndr_figure() {
     // NVIDIA/nccl-tests issue #290 (AddyLaddy, NCCL maintainer, 2025-03-03): on two H100 nodes with NDR
     // 400 Gb/s, NCCL_ALGO=RING should reach 46-48 GB/s busbw per NIC. A stated expectation, not a
@@ -35,7 +86,11 @@ fn tp16_ring_busbw_per_nic_matches_nccls_stated_ndr_figure() {
     let s = tpsim::load(std::path::Path::new(&scenario(EXAMPLE))).unwrap();
     let costs = collective_costs(&s);
     let c = costs.allreduce(Bytes(GIB));
-    assert!(c.algorithm.contains("Ring across 2 boxes"), "{}", c.algorithm);
+    assert!(
+        c.algorithm.contains("Ring/Simple across 2 boxes"),
+        "{}",
+        c.algorithm
+    );
     let busbw = 2.0 * 15.0 / 16.0 * GIB as f64 / (c.time.as_us_f64() * 1e-6);
     let per_nic = busbw / 8.0 / 1e9;
     assert!((per_nic - 47.0).abs() <= 4.7, "{per_nic} GB/s per NIC");
@@ -47,7 +102,7 @@ fn tp16_runs_and_crosses_the_nics() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("tp=16"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("nccl Ring across 2 boxes (net)"),
+        o.stdout.contains("nccl Tree/Ll128 across 2 boxes (net)"),
         "{}",
         o.stdout
     );

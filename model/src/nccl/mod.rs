@@ -26,6 +26,7 @@
 mod envlist;
 mod graph_file;
 mod limits;
+mod multinode;
 mod search;
 mod tuner;
 mod tuner_plugin;
@@ -33,6 +34,7 @@ mod versions;
 
 pub use envlist::{ListError, PROTO_NAMES, algo_names, allreduce_row};
 pub use graph_file::{GraphFile, parse_graph_file};
+pub use multinode::{NetEntry, NetTuneInput, choose_net, net_time_us, tune_net};
 pub use tuner_plugin::{TunerPlugin, TunerRow, parse_tuner_rows};
 pub use versions::{ListSyntax, NcclVersion, VersionError, engine_pinned_nccl};
 

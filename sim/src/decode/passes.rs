@@ -83,12 +83,14 @@ impl Costs {
     /// One allreduce of `bytes` per rank, simulated on the network.
     pub fn allreduce(&self, bytes: Bytes) -> CollectiveCost {
         self.record(Collective::Allreduce(bytes.0));
-        // Issue #17 point 4: across boxes, NCCL's ring over the NICs (no custom kernel spans boxes).
+        // Issue #17 point 4: across boxes, NCCL's ring or tree over the NICs as its multi-node tuner
+        // picks (no custom kernel spans boxes).
         if let Some(net) = &self.tp_net {
+            let (algo, proto) = net.choice(bytes.0);
             return CollectiveCost {
                 bytes,
                 time: net.allreduce(bytes.0),
-                algorithm: format!("nccl Ring across {} boxes (net)", net.nodes),
+                algorithm: format!("nccl {algo:?}/{proto:?} across {} boxes (net)", net.nodes),
             };
         }
         let o = self.comm.allreduce(bytes.0, Request::Backend(self.backend));
