@@ -172,12 +172,12 @@ fn vllm(model: &str, hw: &str, tp: u32) -> String {
 
 #[test]
 fn gemma3_vllm_groups_and_llama4_unified() {
-    // Gemma-3 at tp 2: total = 97,887 MiB / 1024 = 95.5928 GiB (the preset's memory: no torch_total_gib
-    // for this GPU); requested 0.9 × = 86.0335 GiB; weights 27,440,822,896 B + vLLM's RoPE caches
+    // Gemma-3 at tp 2: total = 94.97 GiB (torch's total on this GPU, templates/rtx-pro-6000-server.toml);
+    // requested 0.9 × = 85.473 GiB; weights 27,440,822,896 B + vLLM's RoPE caches
     // (issue #17: 131,072 × 128 × 2 B plain + 8× that for the linear-scaled global layers = 301,989,888 B)
-    // = 27,742,812,784 B = 25.8376 GiB; KV = 86.0335 − 25.8376 − 2 − 1 = 57.1959 GiB. 52 sliding + 10
+    // = 27,742,812,784 B = 25.8376 GiB; KV = 85.4730 − 25.8376 − 2 − 1 = 56.6355 GiB. 52 sliding + 10
     // full layers → groups of 10, 6 + 1 = 7 groups; a block is 16 tokens × 10 layers × 4096 B = 655,360 B
-    // → ⌊57.1959 × 2^30 / 655,360⌋ = 93,709 blocks → 93,709 // 7 × 16 = 214,192 tokens. Padding: 6 × 10
+    // → ⌊56.6355 × 2^30 / 655,360⌋ = 92,791 blocks → 92,791 // 7 × 16 = 212,080 tokens. Padding: 6 × 10
     // − 52 = 8 layers, 8 / 52 = 15.38 %.
     let f = write(
         "g3-vllm",
@@ -185,7 +185,7 @@ fn gemma3_vllm_groups_and_llama4_unified() {
     );
     let j = run_json(&f);
     let m = &j["memory"];
-    let total = 97_887.0 / 1024.0 * 0.9;
+    let total = 94.97 * 0.9;
     let kv = total - (27_440_822_896.0 + 301_989_888.0) / (1u64 << 30) as f64 - 3.0;
     let blocks = (kv * (1u64 << 30) as f64 / 655_360.0).floor() as u64;
     assert_eq!(blocks / 7 * 16, m["kv_tokens"].as_u64().unwrap());

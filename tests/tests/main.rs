@@ -94,6 +94,7 @@ mod moe_a2a;
 // Issue #17 (dp): data-parallel replicas (SGLang --dp-size, vLLM --data-parallel-size).
 mod replicas;
 // Issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models.
+mod torch_total;
 mod vllm_dp;
 // Issue #19 points 1-2 (launch): eager vs graph launch, NCCL 2.28.3 vs 2.30.7.
 mod launch_nccl;

@@ -161,11 +161,18 @@ impl HardwareSection {
             profile: self.profile.or(base.profile),
             name: self.name.or(base.name),
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
-            gpu: Some(
-                self.gpu
-                    .unwrap_or_default()
-                    .merged_over(base.gpu.unwrap_or_default()),
-            ),
+            gpu: Some({
+                let top = self.gpu.unwrap_or_default();
+                // Issue #17 point 5: torch's total describes the memory nvidia-smi's total does; a layer
+                // that gives another `memory_total_mib` without its own `torch_total_gib` (the 48 GB
+                // RTX 4090 over the 24 GB template) does not inherit the base's.
+                let new_memory = top.memory_total_mib.is_some() && top.torch_total_gib.is_none();
+                let mut g = top.merged_over(base.gpu.unwrap_or_default());
+                if new_memory {
+                    g.torch_total_gib = None;
+                }
+                g
+            }),
             // A topology is replaced whole: node attributes belong to the GPU paths they name.
             topology: match self.topology {
                 Some(t) if t.gpus.is_some() => Some(t),
