@@ -95,6 +95,18 @@ pub fn transfer(hw: &Hardware, src: usize, dst: usize) -> Option<TransferCost> {
     }
 }
 
+/// The NIC hop between two boxes ([`transfer`] from box 0 to box 1) and the NICs of a box that a
+/// collective over `nodes` boxes of `per_node` ranks uses (one per rank at most); `None` without a
+/// cluster or within one box.
+fn net_hop(hw: &Hardware, per_node: usize, nodes: usize) -> Option<(TransferCost, f64)> {
+    let c: &Cluster = hw.accel.cluster.as_ref()?;
+    if nodes < 2 || per_node == 0 {
+        return None;
+    }
+    let hop = transfer(hw, 0, hw.topology.gpu_count())?;
+    Some((hop, f64::from(c.nics_per_node.min(per_node as u32).max(1))))
+}
+
 /// NCCL's ring allreduce of `bytes` per rank over `nodes` boxes of `per_node` ranks each, with
 /// `intra_bytes_per_s` the busbw a ring inside one box reaches and `intra_step` its per-step
 /// latency: the ring enters and leaves every box once per channel, and NCCL runs one ring per NIC
@@ -113,15 +125,9 @@ pub fn ring_allreduce(
     intra_bytes_per_s: f64,
     intra_step: Duration,
 ) -> Option<Duration> {
-    let c: &Cluster = hw.accel.cluster.as_ref()?;
-    if nodes < 2 || per_node == 0 {
-        return None;
-    }
-    let g = hw.topology.gpu_count();
-    let hop = transfer(hw, 0, g)?;
+    let (hop, nics) = net_hop(hw, per_node, nodes)?;
     let n = (per_node * nodes) as f64;
     let moved = 2.0 * (n - 1.0) / n * bytes as f64;
-    let nics = f64::from(c.nics_per_node.min(per_node as u32).max(1));
     let inter = hop.bytes_per_s * nics;
     let rate = intra_bytes_per_s.max(1.0).min(inter);
     let steps = 2.0 * (n - 1.0);
@@ -147,12 +153,7 @@ pub fn tree_allreduce(
     intra_bytes_per_s: f64,
     intra_step: Duration,
 ) -> Option<Duration> {
-    let c: &Cluster = hw.accel.cluster.as_ref()?;
-    if nodes < 2 || per_node == 0 {
-        return None;
-    }
-    let hop = transfer(hw, 0, hw.topology.gpu_count())?;
-    let nics = f64::from(c.nics_per_node.min(per_node as u32).max(1));
+    let (hop, nics) = net_hop(hw, per_node, nodes)?;
     let b = bytes as f64;
     let chain = if per_node > 1 {
         2.0 * b / intra_bytes_per_s.max(1.0)
