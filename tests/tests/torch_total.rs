@@ -2,7 +2,7 @@
 //! which is below nvidia-smi's. The GPU templates that carry it, from PyTorch's out-of-memory text
 //! "GPU 0 has a total capacity of … GiB" on the named card (sources in each template): RTX 4090 23.64 GiB
 //! (nvidia-smi 24,564 MiB), RTX PRO 6000 Blackwell 94.97 GiB (nvidia-smi 97,887 MiB), H200 139.80 GiB,
-//! B200 178.36 GiB, A100 80 GB 79.15 GiB. A preset that
+//! B200 178.36 GiB, A100 80 GB 79.15 GiB, RTX 5090 31.36 GiB. A preset that
 //! gives another `memory_total_mib` without its own torch total (the 48 GB RTX 4090) does not inherit it.
 
 use crate::common::*;
@@ -35,11 +35,12 @@ fn vllm_uses_torchs_total_where_the_gpu_has_one() {
         let (j, _) = vllm_memory(name, hw);
         assert!((f(&j["total_gib"]) - 94.97).abs() < 1e-9, "{hw}");
     }
-    // H200 139.80 and B200 178.36 GiB (one public report's 8-GPU boxes of each), A100 80 GB 79.15.
+    // H200 139.80 and B200 178.36 GiB (one public report's 8-GPU boxes of each), A100 80 GB 79.15, RTX 5090 31.36.
     for (name, hw, total) in [
         ("torch-h200", "h200-8x-nvlink", 139.80),
         ("torch-b200", "b200-8x-nvlink", 178.36),
         ("torch-a100", "a100-sxm4-80gb-1x", 79.15),
+        ("torch-5090", "rtx-5090-2x-no-p2p", 31.36),
     ] {
         let (j, _) = vllm_memory(name, hw);
         assert!((f(&j["total_gib"]) - total).abs() < 1e-9, "{hw}");
