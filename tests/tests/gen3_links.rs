@@ -42,7 +42,12 @@ fn v100_plx_gen3_link_is_the_measured_figure() {
                 .iter()
                 .find(|l| l.name == name)
                 .unwrap_or_else(|| panic!("no link {name}"));
-            assert_eq!(l.capacity_bps, v * 1e9, "{name}");
+            // Integer bytes per second: equal to within 1 B/s.
+            assert!(
+                (l.capacity_bps - v * 1e9).abs() < 1.0,
+                "{name}: {}",
+                l.capacity_bps
+            );
         }
     }
 }
@@ -67,7 +72,12 @@ fn presets_without_a_measured_gen3_figure_keep_half_of_gen4() {
         .iter()
         .find(|l| l.name.starts_with("GPU0→"))
         .expect("GPU0's uplink");
-    assert_eq!(up.capacity_bps, 12.2e9, "{}", up.name);
+    assert!(
+        (up.capacity_bps - 12.2e9).abs() < 1.0,
+        "{}: {}",
+        up.name,
+        up.capacity_bps
+    );
 }
 
 #[test]
