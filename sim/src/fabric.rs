@@ -46,16 +46,15 @@ pub struct Fabric {
 
 /// Per-direction bandwidth of a PCIe link of `gen` × `width` from the measured x16 figures.
 fn pcie_bw(p: &HwParams, pcie_gen: u32, width: u32) -> Bandwidth {
-    let x16 = if pcie_gen >= 5 {
-        p.pcie_gen5_x16_bw
-    } else {
-        p.pcie_gen4_x16_bw
-    };
-    // Gen3 and below: half of Gen4 per lane (PCIe spec: 8 vs 16 GT/s).
-    let x16 = if pcie_gen <= 3 {
-        x16.scaled(0.5).unwrap_or(x16)
-    } else {
-        x16
+    let gen4 = p.pcie_gen4_x16_bw;
+    let x16 = match pcie_gen {
+        5.. => p.pcie_gen5_x16_bw,
+        4 => gen4,
+        // Gen3 and below: the preset's measured Gen3 figure where it has one, else half of Gen4
+        // per lane (PCIe spec: 8 vs 16 GT/s).
+        _ => p
+            .pcie_gen3_x16_bw
+            .unwrap_or_else(|| gen4.scaled(0.5).unwrap_or(gen4)),
     };
     x16.scaled(width.clamp(1, 16) as f64 / 16.0).unwrap_or(x16)
 }

@@ -160,6 +160,9 @@ pub struct HwParams {
     /// Effective per-direction bandwidth of a Gen5 / Gen4 x16 link (scaled by width / 16).
     pub pcie_gen5_x16_bw: Bandwidth,
     pub pcie_gen4_x16_bw: Bandwidth,
+    /// Effective per-direction bandwidth of a Gen3 x16 link, where a preset has a measured Gen3
+    /// figure; `None`: half of `pcie_gen4_x16_bw` (PCIe spec: 8 vs 16 GT/s per lane).
+    pub pcie_gen3_x16_bw: Option<Bandwidth>,
     /// One-way latency of one PCIe link traversal (GPU or switch uplink).
     pub pcie_hop_latency: Duration,
     /// Extra one-way latency of turning through a CPU root complex.

@@ -626,6 +626,8 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         kernel_overhead: Duration::from_ns(2_000),
         pcie_gen5_x16_bw: gbs(rng, 20, 64),
         pcie_gen4_x16_bw: gbs(rng, 10, 32),
+        // Not drawn: the draws after it keep their sequence (Gen3 links take half of Gen4).
+        pcie_gen3_x16_bw: None,
         pcie_hop_latency: ps(rng, 1_000_000),
         root_complex_latency: ps(rng, 2_000_000),
         root_complex_bw: gbs(rng, 10, 200),

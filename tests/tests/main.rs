@@ -98,6 +98,8 @@ mod torch_total;
 mod vllm_dp;
 // Issue #19 points 1-2 (launch): eager vs graph launch, NCCL 2.28.3 vs 2.30.7.
 mod launch_nccl;
+// Issue #19 done-when: a measured Gen3 x16 figure for the V100 PLX box (tests/data/pcie-p2p.tsv).
+mod gen3_links;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

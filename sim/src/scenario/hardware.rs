@@ -277,7 +277,7 @@ impl Resolver<'_> {
         Ok(gpu)
     }
 
-    /// The calibrated parameters: every key required except the NVLink ones and `collapse_reads`;
+    /// The calibrated parameters: every key required except the NVLink ones, `pcie_gen3_x16_bw` and `collapse_reads`;
     /// fractions in (0, 1].
     fn hw_params(&self, p: ParamsSection) -> Result<HwParams, ScenarioError> {
         let k = |name: &str| format!("hardware.params.{name}");
@@ -288,6 +288,7 @@ impl Resolver<'_> {
             kernel_overhead: self.need(p.kernel_overhead, &k("kernel_overhead"))?,
             pcie_gen5_x16_bw: self.need(p.pcie_gen5_x16_bw, &k("pcie_gen5_x16_bw"))?,
             pcie_gen4_x16_bw: self.need(p.pcie_gen4_x16_bw, &k("pcie_gen4_x16_bw"))?,
+            pcie_gen3_x16_bw: p.pcie_gen3_x16_bw,
             pcie_hop_latency: self.need(p.pcie_hop_latency, &k("pcie_hop_latency"))?,
             root_complex_latency: self.need(p.root_complex_latency, &k("root_complex_latency"))?,
             root_complex_bw: self.need(p.root_complex_bw, &k("root_complex_bw"))?,

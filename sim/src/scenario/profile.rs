@@ -52,6 +52,7 @@ pub const PROFILE_PARAMS: &[(&str, ParamUnit)] = &[
     ("kernel_overhead", ParamUnit::Us),
     ("pcie_gen5_x16_bw", ParamUnit::GbPerS),
     ("pcie_gen4_x16_bw", ParamUnit::GbPerS),
+    ("pcie_gen3_x16_bw", ParamUnit::GbPerS),
     ("pcie_hop_latency", ParamUnit::Us),
     ("root_complex_latency", ParamUnit::Us),
     ("root_complex_bw", ParamUnit::GbPerS),
@@ -78,7 +79,7 @@ pub fn param_unit(name: &str) -> Option<ParamUnit> {
 }
 
 /// The value of parameter `name` of `p` in its profile unit (`None` for an unknown name or an unset
-/// NVLink value).
+/// NVLink or Gen3 value).
 pub fn get(p: &HwParams, name: &str) -> Option<f64> {
     let bw = |b: Bandwidth| Some(b.as_gbps());
     let us = |d: Duration| Some(d.as_us_f64());
@@ -89,6 +90,7 @@ pub fn get(p: &HwParams, name: &str) -> Option<f64> {
         "kernel_overhead" => us(p.kernel_overhead),
         "pcie_gen5_x16_bw" => bw(p.pcie_gen5_x16_bw),
         "pcie_gen4_x16_bw" => bw(p.pcie_gen4_x16_bw),
+        "pcie_gen3_x16_bw" => p.pcie_gen3_x16_bw.and_then(bw),
         "pcie_hop_latency" => us(p.pcie_hop_latency),
         "root_complex_latency" => us(p.root_complex_latency),
         "root_complex_bw" => bw(p.root_complex_bw),
@@ -146,6 +148,7 @@ pub fn set(p: &mut HwParams, name: &str, v: f64) -> Result<(), String> {
         "kernel_overhead" => p.kernel_overhead = us,
         "pcie_gen5_x16_bw" => p.pcie_gen5_x16_bw = bw?,
         "pcie_gen4_x16_bw" => p.pcie_gen4_x16_bw = bw?,
+        "pcie_gen3_x16_bw" => p.pcie_gen3_x16_bw = Some(bw?),
         "pcie_hop_latency" => p.pcie_hop_latency = us,
         "root_complex_latency" => p.root_complex_latency = us,
         "root_complex_bw" => p.root_complex_bw = bw?,

@@ -312,6 +312,8 @@ mergeable! {
         kernel_overhead: Duration,
         pcie_gen5_x16_bw: Bandwidth,
         pcie_gen4_x16_bw: Bandwidth,
+        // Optional: a Gen3 box's own measured figure (absent: half of Gen4, `fabric::pcie_bw`).
+        pcie_gen3_x16_bw: Bandwidth,
         pcie_hop_latency: Duration,
         root_complex_latency: Duration,
         root_complex_bw: Bandwidth,
