@@ -154,20 +154,23 @@ impl CachingAllocator {
         };
         self.allocated = self.allocated.saturating_sub(b.size);
         b.allocated = false;
-        if let Some((&pa, &p)) = self.blocks.range(..addr).next_back() {
-            if !p.allocated && p.segment == b.segment && pa + p.size == addr {
-                self.free.remove(&(p.size, pa));
-                self.blocks.remove(&addr);
-                addr = pa;
-                b.size += p.size;
-            }
+        if let Some((&pa, &p)) = self.blocks.range(..addr).next_back()
+            && !p.allocated
+            && p.segment == b.segment
+            && pa + p.size == addr
+        {
+            self.free.remove(&(p.size, pa));
+            self.blocks.remove(&addr);
+            addr = pa;
+            b.size += p.size;
         }
-        if let Some(&n) = self.blocks.get(&(addr + b.size)) {
-            if !n.allocated && n.segment == b.segment {
-                self.free.remove(&(n.size, addr + b.size));
-                self.blocks.remove(&(addr + b.size));
-                b.size += n.size;
-            }
+        if let Some(&n) = self.blocks.get(&(addr + b.size))
+            && !n.allocated
+            && n.segment == b.segment
+        {
+            self.free.remove(&(n.size, addr + b.size));
+            self.blocks.remove(&(addr + b.size));
+            b.size += n.size;
         }
         self.blocks.insert(addr, b);
         self.free.insert((b.size, addr));

@@ -412,7 +412,7 @@ const MISSES: &[(usize, f64, &str)] = &[
     // of 231 MiB in 232 MiB blocks, +0.078 GiB) and the preset's RoPE cache has the Qwen2.5-72B
     // base's 131,072 positions (+0.023 GiB): 67.824 GiB vs 67.82 logged, +0.16 %. Line 44
     // (Llama-4-Scout, +0.36 % before) is at +0.22 %: its weights went from +0.01 to +0.03 GiB over the
-    // log (48 qkv_proj shards of 17.5 MiB in 18 MiB blocks), which offsets part of its activation
+    // log (38 of 48 qkv_proj shards of 17.5 MiB in 18 MiB blocks), which offsets part of its activation
     // (−0.03) and non-torch (−0.04) gaps, still not identified (book/src/vllm-memory.md).
 ];
 
@@ -790,12 +790,12 @@ fn vllm_refuses_bfloat16_before_sm80() {
 
 /// phi2 (issue #17): engine-memory.tsv line 26 (vLLM 0.19.0, microsoft/phi-2, 1× H100, fp16,
 /// gpu_memory_utilization 0.95, max_model_len 2048) predicted from the `phi-2` preset. By hand:
-/// weights 2,779,683,840 parameters × 2 B = 5,559,367,680 B + RoPE cache 2048 × 80 × 2 B = 327,680
-/// + the caching allocator's blocks (vrows4, `tpsim_model::torch_alloc`): each layer's 37.5 MiB
-/// `qkv_proj` takes a whole 38 MiB segment, 32 × 524,288 B = 16,777,216 (fc1, fc2, the embedding
-/// and the LM head are multiples of 2 MiB; `dense`'s 12.5 MiB is split from a 14 MiB segment)
-/// = 5,576,472,576 B (5.1935 GiB; logged 5.19); activation: the sampler binds, 813,465,600 B + 32 MiB of cuBLAS
-/// workspace = 847,020,032 B (0.789 GiB; logged 0.79); non-torch growth 0.25 GiB (the tp-1 median;
+/// weights 2,779,683,840 parameters × 2 B = 5,559,367,680 B, plus the RoPE cache 2048 × 80 × 2 B =
+/// 327,680, plus the caching allocator's blocks (vrows4, `tpsim_model::torch_alloc`): each layer's
+/// 37.5 MiB `qkv_proj` takes a whole 38 MiB segment, 32 × 524,288 B = 16,777,216 (fc1, fc2, the
+/// embedding and the LM head are multiples of 2 MiB; `dense`'s 12.5 MiB is split from a 14 MiB
+/// segment), is 5,576,472,576 B (5.1935 GiB; logged 5.19); activation: the sampler binds,
+/// 813,465,600 B + 32 MiB of cuBLAS workspace = 847,020,032 B (0.789 GiB; logged 0.79); non-torch growth 0.25 GiB (the tp-1 median;
 /// logged 0.24). Requested 0.95 × 79.19 GiB; KV = requested − the three parts, in 16-token blocks of
 /// 327,680 B each per token. Logged: 226,112 tokens (14,132 blocks). Tolerance: the issue's 0.3 %.
 #[test]

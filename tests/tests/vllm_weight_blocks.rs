@@ -12,6 +12,7 @@
 //! - Kimi-Dev-72B tp 4: 33.8583 + 0.0313 + 0.1172 = 34.007 → "34.01" (`moonshotai-kimi-dev-72b--…tp4…`);
 //! - gemma-2-2b-it tp 1 (served in bf16): 4.8696 + 0.0039 + 0.0264 = 4.8999 → "4.9" (line 16; the
 //!   0.026 GiB `engine_memory_rows::vllm_0_19_gemma_2_2b_weights_h100_tp1` leaves unexplained).
+//!
 //! Llama-3.1-8B's shapes are all multiples of 2 MiB: nothing extra (lines 21, 22, 25 match without).
 //! Tolerance: exact (integer bytes).
 
