@@ -25,6 +25,8 @@ pub mod shm;
 pub mod spec;
 pub mod state_pool;
 pub mod topo;
+// vrows4 (issue #17): PyTorch's caching-allocator block sizes (vLLM's weights count).
+pub mod torch_alloc;
 pub mod units;
 // vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
 pub mod vllm_sort_sampler;

@@ -26,19 +26,27 @@ fn example_weights_kv_cell_and_vllm_groups() {
         .find(|e| e["name"] == "target weights")
         .unwrap();
     // The checkpoint's 36,851,110,272 B + vLLM's RoPE cos/sin cache (issue #17: 131,072 positions × 64
-    // × 2 B = 16,777,216 B), which "Model loading took" includes.
-    assert_eq!(weights["bytes"].as_u64().unwrap(), 36_851_110_272 + 16_777_216);
+    // × 2 B = 16,777,216 B), which "Model loading took" includes, + the caching allocator's blocks
+    // (vrows4, `tpsim_model::torch_alloc`; the mxfp4 experts are not replayed): o_proj's 2880 × 2048 ×
+    // 2 B = 11.25 MiB shard takes a whole 12 MiB segment (+786,432 B) in 34 of 36 layers (two are
+    // carved from the RoPE build's freed float32 blocks), and 181 small tensors round up to 512 B
+    // (36 × 448 + 36 × 256 + 109 × 384 = 67,200 B): 26,805,888 B.
+    assert_eq!(
+        weights["bytes"].as_u64().unwrap(),
+        36_851_110_272 + 16_777_216 + 26_805_888
+    );
     // 4 KV heads per rank × 2 × 64 × 36 layers × 2 B.
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 36_864);
     // vLLM: 18 sliding + 18 full layers → 2 groups of 18; a block holds 16 tokens of 18 layers' pages
     // (16 × 18 × 1,024 B). requested = 94.97 GiB (torch's total on this GPU, templates/rtx-pro-6000-server.toml)
-    // × 0.9 = 85.473 GiB; issue #17's modelled parts: weights 34.33590 GiB, peak activation (vrows2: vLLM
-    // 0.19's sampler; mxfp4 experts keep no fused-MoE workspace) (8,192 + 2 × 1,024) × 2,880 × 2 B + 1,024 ×
-    // 201,088 × 14 B + min(1,024, 188 SMs) × 201,088 × 4 B + 32 MiB cuBLAS workspace (compute
-    // capability 12.0) = 3,126,552,576 B = 2.91183 GiB, non-torch 0.25 + 1.82 + 0.02 = 2.09 GiB; KV =
-    // 85.47300 − 34.33590 − 2.91183 − 2.09 = 46.13528 GiB → ⌊46.13528 × 2^30 / 294,912⌋ = 167,973 blocks
-    // → 167,973 // 2 × 16 = 1,343,776 tokens ("GPU KV cache size").
-    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_343_776);
+    // × 0.9 = 85.473 GiB; issue #17's modelled parts: weights 34.36086 GiB (with the caching allocator's
+    // blocks, vrows4), peak activation (vrows2: vLLM 0.19's sampler; mxfp4 experts keep no fused-MoE
+    // workspace) (8,192 + 2 × 1,024) × 2,880 × 2 B + 1,024 × 201,088 × 14 B + min(1,024, 188 SMs) ×
+    // 201,088 × 4 B + 32 MiB cuBLAS workspace (compute capability 12.0) = 3,126,552,576 B = 2.91183 GiB,
+    // non-torch 0.25 + 1.82 + 0.02 = 2.09 GiB; KV = 85.47300 − 34.36086 − 2.91183 − 2.09 = 46.11031 GiB →
+    // ⌊46.11031 × 2^30 / 294,912⌋ = 167,882 blocks → 167,882 // 2 × 16 = 1,343,056 tokens ("GPU KV cache
+    // size").
+    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_343_056);
     assert_eq!(m["verdict"], "ok");
     // A second concurrency: the same memory plan, more tokens per second in total, a slower step
     // (8 sequences read 8× the KV and touch E·(1 − (1 − 4/128)^8) = 28.6 experts per layer, not 4).

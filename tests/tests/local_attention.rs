@@ -175,9 +175,14 @@ fn gemma3_vllm_groups_and_llama4_unified() {
     // Gemma-3 at tp 2: total = 94.97 GiB (torch's total on this GPU, templates/rtx-pro-6000-server.toml);
     // requested 0.9 × = 85.473 GiB; weights 27,440,822,896 B + vLLM's RoPE caches
     // (issue #17: 131,072 × 128 × 2 B plain + 8× that for the linear-scaled global layers = 301,989,888 B)
-    // = 27,742,812,784 B = 25.8376 GiB; KV = 85.4730 − 25.8376 − 2 − 1 = 56.6355 GiB. 52 sliding + 10
+    // + the caching allocator's blocks (vrows4, `tpsim_model::torch_alloc`): o_proj's 5376 × 2048 × 2 B
+    // = 21 MiB shard takes a whole 22 MiB segment in 57 of 62 layers (5 are carved from the RoPE
+    // build's freed float32 blocks), 57 × 1,048,576 = 59,768,832 B; SigLIP tensors of 4.73, 1.27 and
+    // 11.81 MiB that take a cached remainder with ≤ 1 MiB to spare, 13 × 788,480 + 7 × 438,272 +
+    // 196,608 = 13,514,752 B; 234 small tensors rounded to 512 B, 57,744 B: 73,341,328 B in all
+    // = 27,816,154,112 B = 25.9058 GiB; KV = 85.4730 − 25.9058 − 2 − 1 = 56.5672 GiB. 52 sliding + 10
     // full layers → groups of 10, 6 + 1 = 7 groups; a block is 16 tokens × 10 layers × 4096 B = 655,360 B
-    // → ⌊56.6355 × 2^30 / 655,360⌋ = 92,791 blocks → 92,791 // 7 × 16 = 212,080 tokens. Padding: 6 × 10
+    // → ⌊56.5672 × 2^30 / 655,360⌋ = 92,679 blocks → 92,679 // 7 × 16 = 211,824 tokens. Padding: 6 × 10
     // − 52 = 8 layers, 8 / 52 = 15.38 %.
     let f = write(
         "g3-vllm",
@@ -186,7 +191,7 @@ fn gemma3_vllm_groups_and_llama4_unified() {
     let j = run_json(&f);
     let m = &j["memory"];
     let total = 94.97 * 0.9;
-    let kv = total - (27_440_822_896.0 + 301_989_888.0) / (1u64 << 30) as f64 - 3.0;
+    let kv = total - (27_440_822_896.0 + 301_989_888.0 + 73_341_328.0) / (1u64 << 30) as f64 - 3.0;
     let blocks = (kv * (1u64 << 30) as f64 / 655_360.0).floor() as u64;
     assert_eq!(blocks / 7 * 16, m["kv_tokens"].as_u64().unwrap());
     let o = tpsim(&["memory", &f, "--log"]);
@@ -198,14 +203,19 @@ fn gemma3_vllm_groups_and_llama4_unified() {
     );
     // Llama-4 Scout at tp 4: the hybrid manager is off for chunked attention (vLLM's warning), every
     // layer full: one group, cell 49,152 B; weights 54,360,657,280 B = 50.6273 GiB + the RoPE cache of
-    // its 10,485,760 positions × 128 × 2 B = 2.5 GiB (issue #17's rule; no Scout log checks it) → KV =
-    // 86.0335 − 53.1273 − 3 = 29.9062 GiB → ⌊· × 2^30 / (16 × 49,152)⌋ blocks × 16 tokens.
+    // its 10,485,760 positions × 128 × 2 B = 2.5 GiB (issue #17's rule; no Scout log checks it) + the
+    // caching allocator's blocks (vrows4): qkv_proj's 1792 × 5120 × 2 B = 17.5 MiB shard in an 18 MiB
+    // segment in 38 of 48 layers (the others are carved from the 10 GiB the RoPE build frees),
+    // 19,922,944 B; the embedding and LM head, 493.28 MiB each in 494 MiB (+753,664 B each); an 11 MiB
+    // tensor in a 12 MiB block and nine 1.5-2.9 MiB vision tensors in cached remainders with ≤ 1 MiB
+    // to spare, 2,807,040 B; small tensors' 512 B rounding, 41,856 B: 24,279,168 B → KV = 86.0335 − 53.1499 − 3 = 29.8836 GiB → ⌊· × 2^30 / (16 × 49,152)⌋ blocks × 16
+    // tokens.
     let f = write(
         "l4-vllm",
         &vllm("llama-4-scout", "rtx-pro-6000-4x-turin-same-numa", 4),
     );
     let j = run_json(&f);
-    let kv = total - (54_360_657_280.0 + 2_684_354_560.0) / (1u64 << 30) as f64 - 3.0;
+    let kv = total - (54_360_657_280.0 + 2_684_354_560.0 + 24_279_168.0) / (1u64 << 30) as f64 - 3.0;
     let blocks = (kv * (1u64 << 30) as f64 / (16.0 * 49_152.0)).floor() as u64;
     assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), blocks * 16);
     let w = j["memory"]["warnings"].to_string();

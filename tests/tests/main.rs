@@ -87,6 +87,8 @@ mod vlm_h3;
 mod vllm_sort_sampler;
 // Issue #17 point 5: vLLM start-up memory predicted from the scenario.
 mod vllm_startup;
+// vrows4 (issue #17): the caching allocator's blocks in vLLM's weights.
+mod vllm_weight_blocks;
 // Issue #19 point 3: custom allreduce kernels as they run.
 mod custom_kernels;
 // Issue #17 point 1 (ep): SGLang's DeepEP all-to-all path, vLLM's all2all_backend.

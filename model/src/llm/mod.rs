@@ -21,6 +21,7 @@ mod dsa;
 mod forward;
 mod gpt_oss;
 mod hybrid;
+mod load_order; // vrows4 (issue #17): vLLM's weight tensors in allocation order
 mod local_attention;
 mod piece;
 mod quant;
@@ -59,6 +60,7 @@ pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
+pub use load_order::{LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,

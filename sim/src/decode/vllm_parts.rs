@@ -31,29 +31,53 @@ pub(super) fn torch_total_gib(s: &Scenario) -> (f64, Option<String>) {
 }
 
 /// vLLM's "Model loading took X GiB": the checkpoint's bytes per rank plus the RoPE cos/sin caches
-/// built while the model is constructed (`tpsim_model::vllm_startup::rope_cache_bytes`).
+/// built while the model is constructed (`tpsim_model::vllm_startup::rope_cache_bytes`), plus the
+/// caching allocator's block rounding (vrows4, [`block_overhead`]).
 /// One cache of `max_position_embeddings × head_dim` rows per distinct RoPE; Gemma-3 builds two —
 /// its sliding layers' plain one and its global layers' linear-scaled one with 8× the rows (the
 /// published gemma-3-4b/12b/27b-it configs' `rope_scaling = {rope_type: linear, factor: 8}`; vLLM
 /// `models/gemma3.py` gives the sliding layers `rope_local_base_freq` without scaling). MLA models:
 /// not modelled (0).
 pub(super) fn weights(s: &Scenario) -> Bytes {
+    let ropes = rope_caches(s);
+    let rope: u64 = ropes.iter().sum();
+    // The checkpoint's share on this rank: the binding pipeline stage's, or at DP attention's
+    // split (issue #17; `dp_attention::weights_per_rank`), plus the stage's RoPE cache.
+    Bytes(super::dp_attention::weights_per_rank(s).0 + rope + block_overhead(s, &ropes))
+}
+
+/// The RoPE cos/sin caches the model builds, bytes each (see [`weights`]).
+fn rope_caches(s: &Scenario) -> Vec<u64> {
     let m = &s.model;
     let dtype = KvCacheDtype::Auto.bytes(m.dtype);
-    let rope = match (&m.attention, m.context_len) {
-        (Attention::Mla { .. }, _) | (_, None) => 0,
+    match (&m.attention, m.context_len) {
+        (Attention::Mla { .. }, _) | (_, None) => Vec::new(),
         (_, Some(len)) => {
             let plain = rope_cache_bytes(len, 1, m.head_dim, dtype).0;
             if m.arch == Architecture::Gemma3 {
-                plain + rope_cache_bytes(len, 8, m.head_dim, dtype).0
+                vec![plain, rope_cache_bytes(len, 8, m.head_dim, dtype).0]
             } else {
-                plain
+                vec![plain]
             }
         }
-    };
-    // The checkpoint's share on this rank: the binding pipeline stage's, or at DP attention's
-    // split (issue #17; `dp_attention::weights_per_rank`), plus the stage's RoPE cache.
-    Bytes(super::dp_attention::weights_per_rank(s).0 + rope)
+    }
+}
+
+/// vrows4 (issue #17): what the caching allocator's blocks hold beyond the tensors' bytes
+/// (`tpsim_model::torch_alloc`; vLLM's figure is `memory_allocated()`, which counts whole blocks):
+/// a large tensor whose 2 MiB-rounded segment would leave ≤ 1 MiB is given the whole segment. On a
+/// plain TP rank only (`ModelSpec::vllm_load_block_overhead`); pipeline stages and DP layouts: 0
+/// (their tensor lists are not built).
+fn block_overhead(s: &Scenario, ropes: &[u64]) -> u64 {
+    let plain_tp = super::pipeline::binding_stage(s).is_none()
+        && s.engine.vllm_dp.is_none()
+        && s.engine.dp_attention.is_none();
+    if plain_tp {
+        let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+        s.model.vllm_load_block_overhead(s.engine.tp, ropes, dtype)
+    } else {
+        0
+    }
 }
 
 /// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU.
