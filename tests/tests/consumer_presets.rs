@@ -52,7 +52,10 @@ fn two_gpus_of_each_box_read_at_the_host_fraction_of_their_port() {
         let port = if pcie == 5 { 53.6 } else { 24.4 };
         let bound = (32u64 << 20) as f64 / (eff * port * 1e3); // µs
         let t = times(name, "nccl", "2", &[32 << 20], &[])[0];
-        assert!(t >= bound && t / bound - 1.0 < 0.02, "{name}: {t} µs vs bound {bound} µs");
+        assert!(
+            t >= bound && t / bound - 1.0 < 0.02,
+            "{name}: {t} µs vs bound {bound} µs"
+        );
     }
 }
 
