@@ -34,9 +34,12 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             ("kalavai 4090 host (SHM)", 116),
             ("tinybox (6x RTX 4090)", 1),
             ("4x V100 PLX", 12),
+            // Issue #19 point 1 (more SHM hosts): lines 186-205 and 206-225.
+            ("Syncopate 4x RTX 5090, 2x EPYC 9V74 (SHM)", 20),
+            ("Syncopate 4x RTX 5090, 1x EPYC 9B14 (SHM)", 20),
         ]
     );
-    // The 174 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
+    // The 214 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
     // and 96 (8× MI300X over xGMI, issue #17 point 4: checked in tests/tests/accel.rs) are excluded with
     // a reason; so are 184-185 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
     // in tests/tests/launch_nccl.rs).
@@ -74,6 +77,12 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
     let cpayne = &s.systems[0];
     assert_eq!(cpayne.parts[0].lines, (2..=24).step_by(2).collect::<Vec<_>>());
     assert_eq!(cpayne.parts[1].lines, (3..=25).step_by(2).collect::<Vec<_>>());
+    // Syncopate box A: the same-socket pairs (186-193), the cross-socket pairs (194-201), all four.
+    let a = &s.systems[8];
+    assert_eq!(a.parts[0].lines, (186..=193).collect::<Vec<_>>());
+    assert_eq!(a.parts[1].lines, (194..=201).collect::<Vec<_>>());
+    assert_eq!(a.parts[2].lines, (202..=205).collect::<Vec<_>>());
+    assert_eq!(s.systems[9].parts[0].lines, (206..=225).collect::<Vec<_>>());
 }
 
 /// A table of a few rows of `tests/data/allreduce.tsv` (its header and the given lines), cheap enough
