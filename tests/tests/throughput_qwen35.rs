@@ -127,13 +127,7 @@ fn mtp_draft_is_the_bf16_mtp_layer() {
     // 2 × 4096 × 2 + q/k norms 2 × 256 × 2 = 17,408; 512 routed experts × (2·256·4096 + 4096·256) × 2
     // = 3,221,225,472; shared expert 6,291,456; router + shared gate 4,202,496; final norm 8192; fc
     // (eh_proj) 2 × 4096 × 4096 × 2 = 67,108,864; enorm/hnorm 16,384 → 3,353,396,224 B.
-    let draft = j["memory"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "draft weights")
-        .and_then(|e| e["bytes"].as_u64())
-        .unwrap();
+    let draft = entry_bytes(&j, "draft weights");
     assert_eq!(draft, 3_353_396_224);
     // The MTP layer's KV: one full-attention layer, 1 replicated KV head × 512 × 2 B.
     assert_eq!(j["memory"]["draft_cell_size_bytes"], 1024);

@@ -98,13 +98,7 @@ fn vllm_mtp_draft_shares_the_head_and_splits_fc() {
     // 67,108,864 B) plus its ColumnParallelLinear quarter (16,777,216 B); embedding and LM head are the
     // target's (`llm_base_proposer.py` "Sharing target model … weights with the draft model").
     let j = run_json(&scenario("mem", "0.17.0", 1, MTP2));
-    let draft = j["memory"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "draft weights")
-        .and_then(|e| e["bytes"].as_u64())
-        .expect("a draft weights entry");
+    let draft = entry_bytes(&j, "draft weights");
     assert_eq!(draft, 3_353_396_224 - 67_108_864 + 16_777_216);
     // vLLM's warning for k > 1, as later builds print it.
     assert!(

@@ -86,10 +86,10 @@ impl Costs {
         // Issue #17 point 4: across boxes, NCCL's ring or tree over the NICs as its multi-node tuner
         // picks (no custom kernel spans boxes).
         if let Some(net) = &self.tp_net {
-            let (algo, proto) = net.choice(bytes.0);
+            let (time, algo, proto) = net.allreduce(bytes.0);
             return CollectiveCost {
                 bytes,
-                time: net.allreduce(bytes.0),
+                time,
                 algorithm: format!("nccl {algo:?}/{proto:?} across {} boxes (net)", net.nodes),
             };
         }

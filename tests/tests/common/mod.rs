@@ -74,6 +74,18 @@ pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
     p.display().to_string()
 }
 
+/// The bytes of the memory entry `name` of a `tpsim run --json` result (`memory.entries`).
+#[track_caller]
+pub fn entry_bytes(run: &serde_json::Value, name: &str) -> u64 {
+    run["memory"]["entries"]
+        .as_array()
+        .expect("memory.entries")
+        .iter()
+        .find(|e| e["name"] == name)
+        .and_then(|e| e["bytes"].as_u64())
+        .unwrap_or_else(|| panic!("no memory entry {name:?}"))
+}
+
 pub fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }

@@ -98,13 +98,15 @@ impl TpNet {
         choose_net(&self.entries, &self.tune, bytes).unwrap_or((Algo::Ring, Proto::Simple))
     }
 
-    /// NCCL's allreduce of `bytes` per rank across the boxes, with the algorithm its tuner picks.
-    pub fn allreduce(&self, bytes: u64) -> Duration {
-        let f = match self.choice(bytes).0 {
+    /// NCCL's allreduce of `bytes` per rank across the boxes, with the algorithm and protocol its tuner
+    /// picks ([`TpNet::choice`]) and the time of that algorithm.
+    pub fn allreduce(&self, bytes: u64) -> (Duration, Algo, Proto) {
+        let (algo, proto) = self.choice(bytes);
+        let f = match algo {
             Algo::Ring => crate::internode::ring_allreduce,
             Algo::Tree => crate::internode::tree_allreduce,
         };
-        f(
+        let t = f(
             &self.hw,
             self.per_node,
             self.nodes,
@@ -112,6 +114,7 @@ impl TpNet {
             self.intra_bytes_per_s,
             self.intra_step,
         )
-        .unwrap_or(Duration::ZERO)
+        .unwrap_or(Duration::ZERO);
+        (t, algo, proto)
     }
 }
