@@ -1481,3 +1481,25 @@ fn host_facts_out_of_range_or_of_the_wrong_type() {
         "{e}"
     );
 }
+
+/// The measured Gen3 link figure (`[hardware.params] pcie_gen3_x16_bw`, issue #19): zero, words, a bare
+/// number and an overflowing value are refused with the key, exit 2.
+#[test]
+fn pcie_gen3_x16_bw_garbage() {
+    for (name, value, want) in [
+        ("g3-zero", "\"0GB/s\"", "a bandwidth > 0"),
+        ("g3-word", "\"abc\"", "not a number followed by a unit"),
+        ("g3-int", "-3", "invalid type"),
+        ("g3-huge", "\"1e400GB/s\"", "too large"),
+    ] {
+        let e = bad(
+            name,
+            "[model]",
+            &format!("[hardware.params]\npcie_gen3_x16_bw = {value}\n\n[model]"),
+        );
+        assert!(
+            e.contains("key `hardware.params.pcie_gen3_x16_bw`") && e.contains(want),
+            "{name}: {e}"
+        );
+    }
+}
