@@ -164,7 +164,14 @@ fn note(notes: &str, key: &str) -> f64 {
 /// - TTFT p99 at 48 over p99 at 4 within ±35 % (published 1483 / 157 = 9.4; tpsim 12.1).
 ///
 /// Not asserted (a documented miss, book/src/serving.md "Published curves"): median and mean TTFT
-/// at 16–48 (published median 97, 277, 840 ms; tpsim 48, 50, 97 ms).
+/// at 16–48 (published median 97, 277, 840 ms; tpsim 48, 50, 97 ms). Re-examined (curve2): not the
+/// drive — bench_serving at rate inf sends C requests at t = 0 behind `asyncio.Semaphore(C)` and
+/// starts a request's clock after the semaphore (vLLM `benchmarks/serve.py` `limited_request_func`),
+/// as tpsim's closed loop does — and not the budget: vLLM's default for a GPU under 70 GiB is
+/// 2,048 tokens / 256 sequences (`engine/arg_utils.py` `_set_default_args`), which tpsim uses. By
+/// Little's law the published row at 48 has 11.87 × 0.667 = 7.9 requests between send and first
+/// token (tpsim 3.2) at the same throughput: a queue in front of the scheduler (candidate: vLLM v1's
+/// pure-Python `SlowIncrementalDetokenizer` for `--tokenizer-mode mistral` in the API server).
 #[test]
 fn mistral_7b_rtx4090_vllm_concurrency_curve() {
     let t = read_tsv(&data_path("serving-curves.tsv"));
