@@ -125,6 +125,7 @@ source = "one link traversal"
 
 [[system]]
 name = "turin"
+class = "p2p-root-complex"
 [[system.rows]]
 topology = "4 GPUs same NUMA socket"
 algorithm = "NCCL default"
@@ -133,6 +134,7 @@ env = ["NCCL_P2P_LEVEL=SYS"]
 
 [[system]]
 name = "4090"
+class = "shm-host"
 [[system.rows]]
 topology = "bus 0x1a/0x1b"
 algorithm = "auto"
@@ -140,6 +142,7 @@ preset = "rtx-4090-2x-no-p2p"
 
 [[system]]
 name = "tinybox"
+class = "p2p-root-complex"
 [[system.rows]]
 topology = "tinybox"
 algorithm = "auto"
@@ -191,6 +194,55 @@ fn a_fold_that_cannot_see_the_shm_rows_keeps_the_shm_priors_and_predicts_with_th
     let t = allreduce::text(&r);
     assert!(t.contains("30.30 (prior)"), "{t}");
     assert!(t.contains("out-of-sample") && t.contains("in-sample"), "{t}");
+}
+
+#[test]
+fn class_figures_pool_the_rows_of_their_systems() {
+    // Issue #19's target is per system class: the Turin box and the tinybox are "p2p-root-complex"
+    // (4 + 1 rows), the 4090 host "shm-host" (3 rows). Each class's median pools its systems' rows, so
+    // it is recomputed here from the rows' own left-out predictions (printed to 6 significant digits:
+    // agreement to 1e-4 relative).
+    let s = small(1.0);
+    let r = allreduce::crossval(&s, "small.tsv", "small.toml").unwrap();
+    let names: Vec<(&str, usize, usize)> = r
+        .classes
+        .iter()
+        .map(|c| (c.class.as_str(), c.systems.len(), c.left_out.rows))
+        .collect();
+    assert_eq!(names, [("p2p-root-complex", 2, 5), ("shm-host", 1, 3)]);
+    let errors = |sys: &[usize]| -> Vec<f64> {
+        let mut e: Vec<f64> = sys
+            .iter()
+            .flat_map(|&k| &r.systems[k].row_predictions)
+            .map(|x| (x.left_out_us / x.measured_us - 1.0).abs())
+            .collect();
+        e.sort_by(f64::total_cmp);
+        e
+    };
+    let rc = errors(&[0, 2]);
+    assert_eq!(rc.len(), 5);
+    let want = rc[2];
+    let got = r.classes[0].left_out.median_abs_error;
+    assert!((got / want - 1.0).abs() < 1e-4, "{got} vs {want} ({rc:?})");
+    let shm = errors(&[1]);
+    let got = r.classes[1].left_out.median_abs_error;
+    assert!((got / shm[1] - 1.0).abs() < 1e-4, "{got} vs {shm:?}");
+    // A one-system class's row median is that system's median; the two-system class's median of
+    // system medians is their mean.
+    assert!((got - r.systems[1].left_out.median_abs_error).abs() < 1e-12);
+    let mean = (r.systems[0].left_out.median_abs_error + r.systems[2].left_out.median_abs_error) / 2.0;
+    assert!((r.classes[0].left_out_median_of_system_medians / mean - 1.0).abs() < 1e-5);
+    // The text prints the class table with the 20 % target.
+    let t = allreduce::text(&r);
+    assert!(
+        t.contains("per system class") && t.contains("≤ 20 % per class"),
+        "{t}"
+    );
+    assert!(
+        t.lines()
+            .any(|l| l.starts_with("shm-host") && l.contains(" 1 ") && l.contains(" 3 ")),
+        "{t}"
+    );
 }
 
 #[test]
@@ -270,6 +322,15 @@ fn bad_systems_files_and_tables_exit_2_naming_what_is_wrong() {
         (
             SMALL_SYSTEMS.replace("topology = \"tinybox\"", "topology = \"\""),
             "all match this row: expected exactly one",
+        ),
+        // Issue #19: every system names its class, one of three.
+        (
+            SMALL_SYSTEMS.replace("class = \"shm-host\"", "class = \"shm\""),
+            "system[1] (4090).class: `shm`: expected one of \"p2p-switch\", \"p2p-root-complex\", \"shm-host\"",
+        ),
+        (
+            SMALL_SYSTEMS.replace("class = \"shm-host\"\n", ""),
+            "missing field `class`",
         ),
         (
             SMALL_SYSTEMS.replace("prior = 0.34", "prior = 0.0"),

@@ -71,6 +71,25 @@ pub fn check(sys: &Systems, r: &Report) -> Vec<String> {
     out
 }
 
+/// Issue #19's target: median |error| ≤ 20 % per system class and over all rows, out-of-sample.
+pub const CLASS_TARGET: f64 = 0.20;
+
+/// One system class's figures (issue #19): its rows pooled, and the median of its systems' medians.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassReport {
+    /// One of [`systems::CLASSES`].
+    pub class: String,
+    pub systems: Vec<String>,
+    /// In-sample (presets as shipped).
+    pub bundled: Summary,
+    /// In-sample (one fit on all systems).
+    pub joint: Summary,
+    /// Out-of-sample: every row predicted by the fold that left its system out.
+    pub left_out: Summary,
+    /// Out-of-sample: the median of the class's systems' left-out medians.
+    pub left_out_median_of_system_medians: f64,
+}
+
 /// One row's measurement and predictions, µs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RowPrediction {
@@ -135,6 +154,8 @@ pub struct Report {
     pub unsized_rows: usize,
     pub excluded: Vec<Excluded>,
     pub systems: Vec<SystemReport>,
+    /// Per system class, in [`systems::CLASSES`] order (classes without a system left out).
+    pub classes: Vec<ClassReport>,
     /// The constants fitted on every system's rows.
     pub joint: Vec<ConstFit>,
     pub overall: Overall,
@@ -270,6 +291,7 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
         .map_err(CrossvalError::Usage)?;
     let mut reports = Vec::new();
     let (mut all_b, mut all_j, mut all_l) = (Vec::new(), Vec::new(), Vec::new());
+    let mut by_system = Vec::new();
     for (k, s) in sys.systems.iter().enumerate() {
         let (b, j, l) = &predictions[k];
         let mut rows = Vec::new();
@@ -299,6 +321,7 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
         all_b.extend(&pb);
         all_j.extend(&pj);
         all_l.extend(&pl);
+        by_system.push((pb.clone(), pj.clone(), pl.clone()));
         let mut presets: Vec<String> = Vec::new();
         for p in &s.parts {
             if !presets.contains(&p.preset) {
@@ -335,6 +358,7 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
             left_out: med(&|r| r.left_out.median_abs_error),
         },
     };
+    let classes = classes(sys, &reports, &by_system);
     Ok(Report {
         data: data.to_string(),
         systems_file: systems_file.to_string(),
@@ -342,9 +366,46 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
         unsized_rows: sys.unsized_rows,
         excluded: sys.excluded.clone(),
         systems: reports,
+        classes,
         joint: fits[0].0.clone(),
         overall,
     })
+}
+
+/// (predicted, measured) pairs of one system: presets as shipped, joint fit, left out.
+type SystemPairs = (Vec<(f64, f64)>, Vec<(f64, f64)>, Vec<(f64, f64)>);
+
+/// The per-class figures: each class's rows pooled over its systems, and its systems' medians.
+fn classes(sys: &Systems, reports: &[SystemReport], pairs: &[SystemPairs]) -> Vec<ClassReport> {
+    let mut out = Vec::new();
+    for class in systems::CLASSES {
+        let members: Vec<usize> = (0..sys.systems.len())
+            .filter(|&k| sys.systems[k].class == class)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let pool = |f: &dyn Fn(&SystemPairs) -> &Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+            members
+                .iter()
+                .flat_map(|&k| f(&pairs[k]).iter().copied())
+                .collect()
+        };
+        out.push(ClassReport {
+            class: class.to_string(),
+            systems: members.iter().map(|&k| sys.systems[k].name.clone()).collect(),
+            bundled: Summary::of(&pool(&|p| &p.0)),
+            joint: Summary::of(&pool(&|p| &p.1)),
+            left_out: Summary::of(&pool(&|p| &p.2)),
+            left_out_median_of_system_medians: fit::sig6(fit::lm::median(
+                members
+                    .iter()
+                    .map(|&k| reports[k].left_out.median_abs_error)
+                    .collect(),
+            )),
+        });
+    }
+    out
 }
 
 /// Columns of text, left-aligned first column, right-aligned others, two spaces apart.
@@ -394,6 +455,7 @@ pub fn text(r: &Report) -> String {
     let mut o = String::new();
     header_text(&mut o, r);
     errors_table(&mut o, r);
+    classes_table(&mut o, r);
     constants_table(&mut o, r);
     priors_text(&mut o, r);
     o
@@ -492,6 +554,54 @@ fn errors_table(o: &mut String, r: &Report) {
         ratio(ov.joint.worst_ratio),
         ratio(ov.left_out.worst_ratio),
         String::new(),
+    ]);
+    o.push_str(&table(&t));
+    let _ = writeln!(o);
+}
+
+/// The table of median errors per system class (issue #19's target).
+fn classes_table(o: &mut String, r: &Report) {
+    let _ = writeln!(
+        o,
+        "Median |relative error| per system class, rows pooled over the class's systems (issue #19 target:\n≤ {:.0} % per class and over all rows, out-of-sample).",
+        CLASS_TARGET * 100.0
+    );
+    let mut t = vec![vec![
+        "class".into(),
+        "systems".into(),
+        "rows".into(),
+        "bundled".into(),
+        "joint fit".into(),
+        "left out".into(),
+        "worst ratio".into(),
+        "system medians".into(),
+        "target".into(),
+    ]];
+    let verdict = |m: f64| if m <= CLASS_TARGET { "meets" } else { "misses" }.to_string();
+    for c in &r.classes {
+        t.push(vec![
+            c.class.clone(),
+            c.systems.len().to_string(),
+            c.left_out.rows.to_string(),
+            pct(c.bundled.median_abs_error),
+            pct(c.joint.median_abs_error),
+            pct(c.left_out.median_abs_error),
+            ratio(c.left_out.worst_ratio),
+            pct(c.left_out_median_of_system_medians),
+            verdict(c.left_out.median_abs_error),
+        ]);
+    }
+    let ov = &r.overall;
+    t.push(vec![
+        "all rows".into(),
+        r.systems.len().to_string(),
+        ov.left_out.rows.to_string(),
+        pct(ov.bundled.median_abs_error),
+        pct(ov.joint.median_abs_error),
+        pct(ov.left_out.median_abs_error),
+        ratio(ov.left_out.worst_ratio),
+        pct(ov.median_of_system_medians.left_out),
+        verdict(ov.left_out.median_abs_error),
     ]);
     o.push_str(&table(&t));
     let _ = writeln!(o);

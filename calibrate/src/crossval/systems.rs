@@ -19,6 +19,12 @@ use tpsim::scenario::{self, AllreduceBackend, Hardware, NcclEnv, profile as prof
 /// The schema string the file must carry.
 pub const SCHEMA: &str = "tpsim-crossval-systems/1";
 
+/// The system classes, by the path an allreduce's data takes between GPUs (the fabric model's three
+/// transports): P2P through PCIe switches (the GPUs' traffic turns inside a switch), P2P through the
+/// CPU's root complex (direct-attach root ports, one or two sockets), and SHM through host memory
+/// (no P2P: NCCL's SHM transport).
+pub const CLASSES: [&str; 3] = ["p2p-switch", "p2p-root-complex", "shm-host"];
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSpec {
@@ -43,6 +49,8 @@ pub struct SharedSpec {
 #[serde(deny_unknown_fields)]
 struct SystemSpec {
     name: String,
+    /// The system's class (issue #19's target is per class): how its GPUs exchange data.
+    class: String,
     #[serde(default)]
     keep: Vec<String>,
     /// Why this system's leave-one-out median misses the target (`crossval allreduce --check`).
@@ -96,6 +104,9 @@ pub struct Part {
 #[derive(Debug, Clone)]
 pub struct System {
     pub name: String,
+    /// How its GPUs exchange data, one of [`CLASSES`] (issue #19: "median |error| ≤ 20 % per system
+    /// class").
+    pub class: String,
     /// Shared constants that stay at the preset's value on this system.
     pub keep: Vec<String>,
     /// Why its out-of-sample median misses the target, when it does (the systems file's
@@ -184,6 +195,7 @@ pub fn parse(text: &str, sf: &str, table: &str, df: &str) -> Result<Systems, Cro
         }
         out.push(System {
             name: s.name.clone(),
+            class: s.class.clone(),
             keep: s.keep.clone(),
             known_miss: s.known_miss.clone(),
             parts,
@@ -240,6 +252,16 @@ fn resolve_system(
                 format!("{key}.keep: `{k}` is not a [[shared]] constant"),
             ));
         }
+    }
+    if !CLASSES.contains(&s.class.as_str()) {
+        return Err(input(
+            sf,
+            format!(
+                "{key}.class: `{}`: expected one of {}",
+                s.class,
+                CLASSES.map(|c| format!("\"{c}\"")).join(", ")
+            ),
+        ));
     }
     if s.rows.is_empty() {
         return Err(input(sf, format!("{key}.rows: expected at least one row set")));
