@@ -5,8 +5,8 @@
 //! rounding band; vLLM KV tokens through `check_vllm`; weights within 0.3 % or their measured miss).
 
 use crate::engine_memory_rows::{
-    GIB, VllmGeometry, check_sglang, check_weights, num, preset, preset_layer_bytes, preset_weights_gib,
-    relative, row, vllm_row,
+    GIB, VllmGeometry, check_sglang, check_weights, note, num, preset, preset_layer_bytes,
+    preset_weights_gib, relative, row, vllm_row,
 };
 use tpsim_model::memory::{SglangEra, SglangKvInput, sglang_kv_plan};
 
@@ -282,4 +282,72 @@ fn sglang_2026_04_qwen3_5_9b_predicted_from_free_memory_rtx4090_tp2() {
     // The miss in GiB of rest, recorded in coverage.md: 0.038 ± 0.006.
     let miss = (p.tokens - logged) as f64 * 16_384.0 / GIB;
     assert!((miss - 0.014).abs() < 0.001, "{miss}");
+}
+
+/// GLM-4.6/4.7 (`Glm4MoeForCausalLM`) as its config.json gives it: a public copy of the GLM-4.6 file
+/// (find_string id 66506276105, a converter's test fixture `FULL_CFG`); GLM-4.7 has the same shape
+/// (92 layers, hidden 5120, 96 heads, 8 KV heads × 128: find_string id 60918936965, a model table
+/// listing zai-org/GLM-4.7 beside GLM-4.5). Only the attention geometry matters to the KV cell.
+const GLM_4_7_CONFIG: &str = r#"{
+  "architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe",
+  "attention_bias": true, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+  "partial_rotary_factor": 0.5, "intermediate_size": 12288, "max_position_embeddings": 202752,
+  "moe_intermediate_size": 1536, "norm_topk_prob": true, "num_attention_heads": 96, "n_group": 1,
+  "topk_group": 1, "n_routed_experts": 160, "n_shared_experts": 1, "routed_scaling_factor": 2.5,
+  "num_experts_per_tok": 8, "first_k_dense_replace": 3, "num_hidden_layers": 92,
+  "num_key_value_heads": 8, "rms_norm_eps": 1e-5, "rope_theta": 1000000,
+  "num_nextn_predict_layers": 1, "tie_word_embeddings": false, "use_qk_norm": true,
+  "vocab_size": 151552, "torch_dtype": "bfloat16"
+}"#;
+
+/// Line 46: vLLM 0.15.0rc1, GLM-4.7-FP8 with pipeline_parallel_size 8, max_model_len 202,752,
+/// refused at KV init. The refusal's "needed" figure is every one of the 92 layers at the full
+/// length (0.15 checked one stage's memory against all stages' layers — the issue's bug), so it
+/// pins tpsim's GLM-4.7 cell: 92 × 8 KV heads × 128 × 2 (K, V) × 2 B (KV dtype auto = bf16) =
+/// 376,832 B per token at tp 1 (the MTP layer is not a target layer). 202,752 × 376,832 B =
+/// 71.156 GiB ("71.16"). The estimate: 28.57 GiB // (16 × 376,832 B) = 5,087 blocks → 81,392 tokens
+/// = the logged "estimated maximum model length is 81392" (the printed 28.57 leaves 5,087.1 to
+/// 5,088.9 blocks, so 81,408 was possible too: the log says the engine's own figure was below
+/// 28.5723 GiB). tpsim's refusal is vLLM's text (the newer "model's" spelling; 0.15.0rc1 printed
+/// "models's"); the check is of the cell, the needed-memory arithmetic and the estimate, not of PP.
+#[test]
+fn vllm_0_15_glm_4_7_refusal_pp8() {
+    use tpsim_model::llm::{ModelSpec, Quantization};
+    use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
+    let r = row(46, "zai-org/GLM-4.7-FP8");
+    let m = ModelSpec::from_config_json(GLM_4_7_CONFIG, Quantization::bf16()).unwrap();
+    assert_eq!(m.num_layers, 92);
+    let cell = m.kv_cell_bytes(1);
+    assert_eq!(cell, 376_832);
+    let len = note(&r, "max_model_len").unwrap() as u64;
+    let needed = (len * cell) as f64 / GIB;
+    assert!(
+        (needed - note(&r, "needed_kv").unwrap()).abs() < 0.005,
+        "{needed}"
+    );
+    let available = note(&r, "available_kv").unwrap();
+    // The plan's inputs reproduce the logged available KV memory: requested − weights = 28.57.
+    let p = vllm_kv_plan(&VllmKvInput {
+        total_gib: 100.0,
+        free_at_start_gib: 100.0,
+        gpu_memory_utilization: 1.0,
+        weights_gib: 100.0 - available,
+        peak_activation_gib: 0.0,
+        non_torch_gib: 0.0,
+        cell_size: cell,
+        block_size: 16,
+        max_model_len: Some(len),
+    });
+    assert_eq!(p.blocks, 5_087);
+    let err = p.error.expect("refused");
+    println!("{err}");
+    assert!(
+        err.contains("max seq len (202752), (71.16 GiB KV cache is needed, which is larger than the available KV cache memory (28.57 GiB)."),
+        "{err}"
+    );
+    let estimate = note(&r, "estimated_len").unwrap() as u64;
+    assert!(
+        err.ends_with(&format!("the estimated maximum model length is {estimate}.")),
+        "{err}"
+    );
 }

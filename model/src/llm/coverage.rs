@@ -255,9 +255,12 @@ static KIMI_K25: Coverage = Coverage {
 
 static GLM4_MOE: Coverage = Coverage {
     arch: Architecture::Glm4Moe,
-    families: "GLM-4.5, GLM-4.6",
+    families: "GLM-4.5, GLM-4.6, GLM-4.7",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 46: vLLM 0.15.0rc1, GLM-4.7-FP8, PP 8, refusal: needed 71.16 GiB at 202,752 tokens (KV cell, all 92 layers) and the estimated maximum model length 81,392 (exact)",
+        "engine_memory_logs::vllm_0_15_glm_4_7_refusal_pp8",
+    )]),
 };
 
 static EAGLE3_LLAMA: Coverage = Coverage {
