@@ -351,3 +351,69 @@ fn vllm_0_15_glm_4_7_refusal_pp8() {
         "{err}"
     );
 }
+
+/// The scenario of line 47 (Kimi-K2-Thinking on 8× H200 under vLLM, tp 8, `dcp_size` as given), with
+/// the observed parts set so that vLLM's KV budget is the logged "Available KV cache memory": the
+/// quoted lines give that figure only, so the weights stand for everything the budget lost (no
+/// activation, no non-torch growth) — a replay of the block arithmetic, not a prediction of the
+/// budget. The geometry is the bundled `deepseek-v3` preset's: Kimi-K2 has the same 61 MLA layers of
+/// kv_lora_rank 512 + qk_rope_head_dim 64 (config of moonshotai/Kimi-K2: find_string id 10065491756),
+/// and the MLA cell does not depend on the head count or the experts' format.
+fn kimi_k2_thinking_plan(dcp: u32, available_kv_gib: f64) -> tpsim::decode::MemoryPlan {
+    let text = |weights: f64| {
+        format!(
+            "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"deepseek-v3\"\n\
+             [engine]\nname = \"vllm\"\ntp = 8\ndcp_size = {dcp}\n\
+             [engine.observed]\nweights_gib = {weights}\npeak_activation_gib = 0.0\nnon_torch_gib = 0.0\n"
+        )
+    };
+    let load =
+        |t: &str| tpsim::scenario::load_str(t, std::path::Path::new("engine-memory.tsv line 47")).unwrap();
+    // vLLM's requested memory is the device total × 0.9 (the default utilization, not set in the
+    // launch): the weights that leave exactly the logged budget.
+    let total = tpsim::plan_memory(&load(&text(10.0))).total_gib;
+    tpsim::plan_memory(&load(&text(total * 0.9 - available_kv_gib)))
+}
+
+/// Line 47: vLLM (nightly of 2025-11-06), Kimi-K2-Thinking (`DeepseekV3ForCausalLM`, MLA) on 8×
+/// H200, tp 8. MLA keeps one latent KV head, replicated on every rank: 61 × (512 + 64) × 2 B =
+/// 70,272 B per token at any tp. "Available KV cache memory: 46.80 GiB" → 46.80 × 2^30 //
+/// (16 × 70,272) = 44,693 blocks → 715,088 tokens; logged 715,072 (+16, +0.002 %), inside the
+/// printed figure's band (± 0.005 GiB = ± 4.8 blocks = ± 76 tokens).
+#[test]
+fn vllm_2025_11_kimi_k2_thinking_h200_tp8() {
+    let r = row(47, "moonshotai/Kimi-K2-Thinking");
+    let available = num(&r, "k_size_gb");
+    let p = kimi_k2_thinking_plan(1, available);
+    assert_eq!(p.cell_size, 70_272);
+    let logged = num(&r, "kv_tokens") as u64;
+    println!(
+        "kimi-k2-thinking tp8: predicted {} vs logged {logged}",
+        p.kv_tokens
+    );
+    assert_eq!(p.kv_tokens, 715_088);
+    let band = 0.005 * GIB / 70_272.0;
+    assert!((p.kv_tokens as f64 - logged as f64).abs() <= band, "{band}");
+}
+
+/// Line 47, with `--decode-context-parallel-size 8`: the same 46.80 GiB, the same blocks (the latent
+/// cache keeps its page size; each rank holds every 8th token), and vLLM reports 8× the tokens
+/// ("Multiplying the GPU KV cache size by the dcp_world_size 8."): 8 × 715,088 = 5,720,704 against
+/// the logged 5,721,088 (−384 = 3 blocks × 16 × 8, −0.007 %; the printed 46.80 allows ± 4.8 blocks,
+/// and the two runs' budgets differed by 4 blocks although both printed 46.80).
+#[test]
+fn vllm_2025_11_kimi_k2_thinking_dcp8_h200_tp8() {
+    let r = row(47, "moonshotai/Kimi-K2-Thinking");
+    let p = kimi_k2_thinking_plan(8, num(&r, "k_size_gb"));
+    assert_eq!(p.cell_size, 70_272);
+    let logged = note(&r, "dcp8_tokens").unwrap() as u64;
+    assert_eq!(p.kv_tokens, 5_720_704);
+    assert!(relative(p.kv_tokens as f64, logged as f64) <= 0.003);
+    let band = 8.0 * 0.005 * GIB / 70_272.0;
+    assert!((p.kv_tokens as f64 - logged as f64).abs() <= band, "{band}");
+    assert!(
+        p.notes.iter().any(|n| n.contains("dcp_world_size 8")),
+        "{:?}",
+        p.notes
+    );
+}

@@ -292,6 +292,12 @@ const NOT_COVERED: &[(usize, &str)] = &[
          GPU, weights or profile lines), and its needed figure counts all stages' layers (the issue's \
          bug); the refusal's arithmetic is checked (engine_memory_logs::vllm_0_15_glm_4_7_refusal_pp8)",
     ),
+    (
+        47,
+        "vLLM nightly 2025-11, Kimi-K2-Thinking on 8× H200: the quoted lines give the KV budget and \
+         the token counts only (no weights, profile or free-memory lines); the block arithmetic, with \
+         and without DCP 8, is replayed from the budget (engine_memory_logs::vllm_2025_11_kimi_k2_thinking_h200_tp8)",
+    ),
 ];
 
 /// vrows3 (issue #17 point 5): rows whose start vLLM refuses, predicted as that refusal from the
@@ -469,10 +475,10 @@ fn kv_tokens_predicted_from_the_scenario() {
 
 #[test]
 fn every_vllm_row_is_covered_or_listed() {
-    // 32 vLLM rows (lines 13-39, 41-44, 46): each is predicted (CASES or REFUSED) or listed with its
+    // 33 vLLM rows (lines 13-39, 41-44, 46-47): each is predicted (CASES or REFUSED) or listed with its
     // reason (NOT_COVERED), never both.
     let all = rows();
-    assert_eq!(all.len(), 32);
+    assert_eq!(all.len(), 33);
     for r in all {
         let covered = CASES.iter().any(|c| c.line == r.line) || REFUSED.contains(&r.line);
         let listed = NOT_COVERED.iter().any(|(l, _)| *l == r.line);

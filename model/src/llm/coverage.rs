@@ -240,7 +240,16 @@ static DEEPSEEK_V3: Coverage = Coverage {
     arch: Architecture::DeepseekV3,
     families: "DeepSeek-V3, R1, Kimi-K2",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 47: vLLM nightly 2025-11, Kimi-K2-Thinking, 8× H200 TP 8, KV tokens from the logged budget (MLA cell 70,272 B; +0.002 %)",
+            "engine_memory_logs::vllm_2025_11_kimi_k2_thinking_h200_tp8",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 47: vLLM nightly 2025-11, Kimi-K2-Thinking, 8× H200 TP 8 + DCP 8, KV tokens × 8 (−0.007 %)",
+            "engine_memory_logs::vllm_2025_11_kimi_k2_thinking_dcp8_h200_tp8",
+        ),
+    ]),
 };
 
 static KIMI_K25: Coverage = Coverage {
