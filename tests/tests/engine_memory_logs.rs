@@ -417,3 +417,37 @@ fn vllm_2025_11_kimi_k2_thinking_dcp8_h200_tp8() {
         p.notes
     );
 }
+
+/// The refusal of line 46 through the scenario path: with one KV group (Llama-3.1-8B) `tpsim memory`
+/// names vLLM's estimate — the whole blocks that fit × 16 — and with several groups (Gemma-2's
+/// sliding-window and full layers, where vLLM's estimate caps the window layers' use, which
+/// `vllm_kv_plan` does not count) it gives the refusal without an estimate.
+#[test]
+fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
+    use tpsim::decode::Verdict;
+    let refusal = |model: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"{model}\"\n[engine]\nname = \"vllm\"\n\
+             tp = 1\ngpu_memory_utilization = 0.3\nmax_model_len = 2000000\n"
+        );
+        let s = tpsim::scenario::load_str(&text, std::path::Path::new("refusal.toml")).unwrap();
+        let p = tpsim::plan_memory(&s);
+        match p.verdict {
+            Verdict::Oom { message, .. } => (message, p.kv_tokens),
+            v => panic!("{model}: {v:?}"),
+        }
+    };
+    let (m, tokens) = refusal("llama-3.1-8b");
+    assert!(m.contains("max seq len (2000000)"), "{m}");
+    let n: u64 = m
+        .rsplit("the estimated maximum model length is ")
+        .next()
+        .and_then(|t| t.trim_end_matches('.').parse().ok())
+        .unwrap_or_else(|| panic!("no estimate: {m}"));
+    assert!(n > 0 && n < 2_000_000 && n % 16 == 0, "{n}");
+    // One group: the estimate is the pool the plan sized (what vLLM would have allocated).
+    assert_eq!(n, tokens);
+    let (g, _) = refusal("gemma-2-2b-it");
+    assert!(g.contains("max seq len (2000000)"), "{g}");
+    assert!(!g.contains("estimated maximum model length"), "{g}");
+}
