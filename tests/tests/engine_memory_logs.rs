@@ -451,3 +451,46 @@ fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
     assert!(g.contains("max seq len (2000000)"), "{g}");
     assert!(!g.contains("estimated maximum model length"), "{g}");
 }
+
+/// Line 48: vLLM 0.29.1rc1, MiniMax-M2.7 (AWQ) on two DGX Sparks, tp 2, max_model_len 196,608,
+/// refused at KV init. tpsim's MiniMax-M2 cell (preset `minimax-m2.5`, the same architecture: 62
+/// layers × 8 KV heads / 2 × 128 × 2 × 2 B) = 126,976 B per token per rank; 196,608 × 126,976 B =
+/// 23.25 GiB exactly, the logged "23.25 GiB KV cache is needed". The estimate from "22.5 GiB":
+/// 22.50 × 2^30 // (16 × 126,976) = 11,891 blocks → 190,256 tokens; logged 190,272 (one block more,
+/// −16 tokens), inside the two-decimal budget's band (± 0.005 GiB = ± 2.6 blocks = ± 42 tokens).
+/// The reporter's 0.85 run (28.74 GiB → 240,816 tokens) is recorded in the row, not replayed.
+#[test]
+fn vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2() {
+    use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
+    let r = row(48, "MiniMax-M2.7 AWQ (recipe minimax-m2.7-awq)");
+    let cell = preset("minimax-m2.5").kv_cell_bytes(2);
+    assert_eq!(cell, 126_976);
+    let len = note(&r, "max_model_len").unwrap() as u64;
+    let needed = (len * cell) as f64 / GIB;
+    assert!((needed - note(&r, "needed_kv").unwrap()).abs() < 1e-9, "{needed}");
+    let available = note(&r, "available_kv").unwrap();
+    let p = vllm_kv_plan(&VllmKvInput {
+        total_gib: 100.0,
+        free_at_start_gib: 100.0,
+        gpu_memory_utilization: 1.0,
+        weights_gib: 100.0 - available,
+        peak_activation_gib: 0.0,
+        non_torch_gib: 0.0,
+        cell_size: cell,
+        block_size: 16,
+        max_model_len: Some(len),
+    });
+    let err = p.error.expect("refused");
+    assert!(
+        err.contains("max seq len (196608), (23.25 GiB KV cache is needed"),
+        "{err}"
+    );
+    assert_eq!(p.tokens, 190_256);
+    assert!(
+        err.ends_with("the estimated maximum model length is 190256."),
+        "{err}"
+    );
+    let logged = note(&r, "estimated_len").unwrap();
+    let band = 0.005 * GIB / cell as f64;
+    assert!((p.tokens as f64 - logged).abs() <= band, "{band}");
+}

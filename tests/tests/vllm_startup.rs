@@ -298,6 +298,11 @@ const NOT_COVERED: &[(usize, &str)] = &[
          the token counts only (no weights, profile or free-memory lines); the block arithmetic, with \
          and without DCP 8, is replayed from the budget (engine_memory_logs::vllm_2025_11_kimi_k2_thinking_h200_tp8)",
     ),
+    (
+        48,
+        "vLLM 0.29.1rc1, MiniMax-M2.7 AWQ on two DGX Sparks (GB10, no preset): the quote is the refusal \
+         only; its needed memory and estimate are checked (engine_memory_logs::vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2)",
+    ),
 ];
 
 /// vrows3 (issue #17 point 5): rows whose start vLLM refuses, predicted as that refusal from the
@@ -475,10 +480,10 @@ fn kv_tokens_predicted_from_the_scenario() {
 
 #[test]
 fn every_vllm_row_is_covered_or_listed() {
-    // 33 vLLM rows (lines 13-39, 41-44, 46-47): each is predicted (CASES or REFUSED) or listed with its
+    // 34 vLLM rows (lines 13-39, 41-44, 46-48): each is predicted (CASES or REFUSED) or listed with its
     // reason (NOT_COVERED), never both.
     let all = rows();
-    assert_eq!(all.len(), 33);
+    assert_eq!(all.len(), 34);
     for r in all {
         let covered = CASES.iter().any(|c| c.line == r.line) || REFUSED.contains(&r.line);
         let listed = NOT_COVERED.iter().any(|(l, _)| *l == r.line);

@@ -301,7 +301,10 @@ static MINIMAX_M2: Coverage = Coverage {
     arch: Architecture::MiniMaxM2,
     families: "MiniMax-M2, M2.5, M2.7",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 48: vLLM 0.29.1rc1, MiniMax-M2.7 AWQ, 2× DGX Spark TP 2, refusal: needed 23.25 GiB at 196,608 tokens (KV cell, exact) and the estimated maximum model length (−16 tokens)",
+        "engine_memory_logs::vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2",
+    )]),
 };
 
 static GPT_OSS: Coverage = Coverage {
