@@ -444,7 +444,7 @@ fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
         .next()
         .and_then(|t| t.trim_end_matches('.').parse().ok())
         .unwrap_or_else(|| panic!("no estimate: {m}"));
-    assert!(n > 0 && n < 2_000_000 && n % 16 == 0, "{n}");
+    assert!(n > 0 && n < 2_000_000 && n.is_multiple_of(16), "{n}");
     // One group: the estimate is the pool the plan sized (what vLLM would have allocated).
     assert_eq!(n, tokens);
     let (g, _) = refusal("gemma-2-2b-it");
