@@ -523,8 +523,20 @@ pub fn vllm_kv_plan(i: &VllmKvInput) -> VllmKvPlan {
     } else if let Some(len) = i.max_model_len
         && plan.tokens < len
     {
+        // vLLM `kv_cache_utils.py` `_check_enough_kv_cache_memory` (0.9 onwards): the refusal names
+        // `estimate_max_model_len`, the longest request that fits, found by a binary search over
+        // `cdiv(len, block_size) × page bytes ≤ available` — for one page size, the whole blocks
+        // that fit times the block size, which is `plan.tokens` here (below `len` in this branch).
+        let estimate = if plan.tokens > 0 {
+            format!(
+                " Based on the available memory, the estimated maximum model length is {}.",
+                plan.tokens
+            )
+        } else {
+            String::new()
+        };
         plan.error = Some(format!(
-            "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is needed, which is larger than the available KV cache memory ({:.2} GiB).",
+            "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is needed, which is larger than the available KV cache memory ({:.2} GiB).{estimate}",
             (len * i.cell_size) as f64 / GIB,
             available
         ));

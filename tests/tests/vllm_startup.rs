@@ -279,12 +279,31 @@ const CASES: &[Case] = &[
 ];
 
 /// Rows not predicted from the scenario path, with the reason (line 39 is [`REFUSED`]).
-const NOT_COVERED: &[(usize, &str)] = &[(
-    43,
-    "vLLM 0.8.5 on 4× A10: the quoted log gives the weights and the KV token count but neither the \
+const NOT_COVERED: &[(usize, &str)] = &[
+    (
+        43,
+        "vLLM 0.8.5 on 4× A10: the quoted log gives the weights and the KV token count but neither the \
      free memory nor the profile's parts, and tpsim has no A10 preset; only the weights are checked \
      (engine_memory_logs::vllm_0_8_5_qwen3_30b_a3b_weights_a10_tp4)",
-)];
+    ),
+    (
+        46,
+        "vLLM 0.15.0rc1, GLM-4.7-FP8 with pipeline parallelism 8: the quoted log is the refusal only (no \
+         GPU, weights or profile lines), and its needed figure counts all stages' layers (the issue's \
+         bug); the refusal's arithmetic is checked (engine_memory_logs::vllm_0_15_glm_4_7_refusal_pp8)",
+    ),
+    (
+        47,
+        "vLLM nightly 2025-11, Kimi-K2-Thinking on 8× H200: the quoted lines give the KV budget and \
+         the token counts only (no weights, profile or free-memory lines); the block arithmetic, with \
+         and without DCP 8, is replayed from the budget (engine_memory_logs::vllm_2025_11_kimi_k2_thinking_h200_tp8)",
+    ),
+    (
+        48,
+        "vLLM 0.29.1rc1, MiniMax-M2.7 AWQ on two DGX Sparks (GB10, no preset): the quote is the refusal \
+         only; its needed memory and estimate are checked (engine_memory_logs::vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2)",
+    ),
+];
 
 /// vrows3 (issue #17 point 5): rows whose start vLLM refuses, predicted as that refusal from the
 /// scenario ([`line_39_refused_by_vllm_0_11`]).
@@ -461,10 +480,10 @@ fn kv_tokens_predicted_from_the_scenario() {
 
 #[test]
 fn every_vllm_row_is_covered_or_listed() {
-    // 31 vLLM rows (lines 13-39, 41-44): each is predicted (CASES or REFUSED) or listed with its
+    // 34 vLLM rows (lines 13-39, 41-44, 46-48): each is predicted (CASES or REFUSED) or listed with its
     // reason (NOT_COVERED), never both.
     let all = rows();
-    assert_eq!(all.len(), 31);
+    assert_eq!(all.len(), 34);
     for r in all {
         let covered = CASES.iter().any(|c| c.line == r.line) || REFUSED.contains(&r.line);
         let listed = NOT_COVERED.iter().any(|(l, _)| *l == r.line);

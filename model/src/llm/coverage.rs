@@ -240,7 +240,16 @@ static DEEPSEEK_V3: Coverage = Coverage {
     arch: Architecture::DeepseekV3,
     families: "DeepSeek-V3, R1, Kimi-K2",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 47: vLLM nightly 2025-11, Kimi-K2-Thinking, 8× H200 TP 8, KV tokens from the logged budget (MLA cell 70,272 B; +0.002 %)",
+            "engine_memory_logs::vllm_2025_11_kimi_k2_thinking_h200_tp8",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 47: vLLM nightly 2025-11, Kimi-K2-Thinking, 8× H200 TP 8 + DCP 8, KV tokens × 8 (−0.007 %)",
+            "engine_memory_logs::vllm_2025_11_kimi_k2_thinking_dcp8_h200_tp8",
+        ),
+    ]),
 };
 
 static KIMI_K25: Coverage = Coverage {
@@ -255,9 +264,12 @@ static KIMI_K25: Coverage = Coverage {
 
 static GLM4_MOE: Coverage = Coverage {
     arch: Architecture::Glm4Moe,
-    families: "GLM-4.5, GLM-4.6",
+    families: "GLM-4.5, GLM-4.6, GLM-4.7",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 46: vLLM 0.15.0rc1, GLM-4.7-FP8, PP 8, refusal: needed 71.16 GiB at 202,752 tokens (KV cell, all 92 layers) and the estimated maximum model length 81,392 (exact)",
+        "engine_memory_logs::vllm_0_15_glm_4_7_refusal_pp8",
+    )]),
 };
 
 static EAGLE3_LLAMA: Coverage = Coverage {
@@ -271,7 +283,17 @@ static EAGLE3_LLAMA: Coverage = Coverage {
 static QWEN35_MOE: Coverage = Coverage {
     arch: Architecture::Qwen35Moe,
     families: "Qwen3.5 MoE (hybrid Gated DeltaNet)",
-    sglang: exact_memory(&[]),
+    // The log is of the dense Qwen3.5-9B: the same Gated DeltaNet layers and SGLang state pool.
+    sglang: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 45: SGLang 2026-04 (dev11582), Qwen3.5-9B (dense, same GDN layers), 2× RTX 4090 TP 2, state pool split: 186 slots, 62 requests, KV tokens exact from the engine's rest",
+            "engine_memory_logs::sglang_2026_04_qwen3_5_9b_state_pool_split_rtx4090_tp2",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 45: SGLang 2026-04 (dev11582), Qwen3.5-9B, 2× RTX 4090 TP 2, predicted from the logged free memory: 187 slots (logged 186), KV tokens +0.28 % (the engine's rest 0.038 GiB lower, not explained)",
+            "engine_memory_logs::sglang_2026_04_qwen3_5_9b_predicted_from_free_memory_rtx4090_tp2",
+        ),
+    ]),
     vllm: exact_memory(&[]),
 };
 
@@ -279,7 +301,10 @@ static MINIMAX_M2: Coverage = Coverage {
     arch: Architecture::MiniMaxM2,
     families: "MiniMax-M2, M2.5, M2.7",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    vllm: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 48: vLLM 0.29.1rc1, MiniMax-M2.7 AWQ, 2× DGX Spark TP 2, refusal: needed 23.25 GiB at 196,608 tokens (KV cell, exact) and the estimated maximum model length (−16 tokens)",
+        "engine_memory_logs::vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2",
+    )]),
 };
 
 static GPT_OSS: Coverage = Coverage {

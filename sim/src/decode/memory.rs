@@ -955,6 +955,15 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         block_size: e.page_size,
         max_model_len: e.max_model_len,
     });
+    // vLLM's estimate of the longest request that fits sums each layer type's own use (a sliding
+    // window caps its layers'); `vllm_kv_plan` counts one page size, so with several KV groups the
+    // refusal is given without the estimate rather than with a figure vLLM would not print.
+    if layout.groups.num_groups > 1
+        && let Some(err) = plan.error.as_mut()
+        && let Some(at) = err.find(" Based on the available memory")
+    {
+        err.truncate(at);
+    }
     let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
     let draft_pool = Bytes(plan.tokens * draft.cell);
