@@ -35,8 +35,10 @@
 //!   copies `qweight` transposed to a contiguous temporary (`x.data.t().contiguous()`), packs it
 //!   into a new tensor of the same size (`machete_prepack_B`), frees the temporary when the call
 //!   returns and the old `qweight` when the parameter is replaced; the scales are already
-//!   `[in / group, out]`, so `.contiguous()` copies nothing. Other GPUs' Marlin repacking is
-//!   assumed to follow the same pattern (not read).
+//!   `[in / group, out]`, so `.contiguous()` copies nothing; `g_idx` and `qzeros` stay. The replay
+//!   is Machete's on every GPU: elsewhere vLLM takes Marlin (`mixed_precision/marlin.py`), which
+//!   also swaps an unused `g_idx` for an empty tensor and repacks with its own kernels; that path
+//!   is not modelled (no row checks it).
 //!
 //! Other quantized formats (per-tensor and block fp8, nvfp4, mxfp4, quantized experts) are not
 //! split: their bytes count as they are (not rounded).
