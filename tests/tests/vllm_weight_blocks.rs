@@ -22,18 +22,29 @@ const MIB: u64 = 1 << 20;
 
 /// The block overhead of `preset` at `tp` (its RoPE cache as vLLM's `weights` rule gives it).
 fn overhead(preset: &str, tp: u32) -> u64 {
+    overhead_quant(preset, tp, "")
+}
+
+/// As [`overhead`], with a `[model]` line (`quantization = { … }`) as the engine-memory cases give it.
+fn overhead_quant(preset: &str, tp: u32, model_extra: &str) -> u64 {
+    model(preset, tp, model_extra).1
+}
+
+/// The scenario's model and its block overhead.
+fn model(preset: &str, tp: u32, model_extra: &str) -> (tpsim_model::llm::ModelSpec, u64) {
     let hw = if tp == 1 {
         "h100-sxm-1x"
     } else {
         "h100-sxm-8x-nvlink"
     };
     let text = format!(
-        "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{preset}\"\n[engine]\nname = \"vllm\"\ntp = {tp}\n"
+        "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{preset}\"\n{model_extra}[engine]\nname = \"vllm\"\ntp = {tp}\n"
     );
     let s = tpsim::scenario::load_str(&text, Path::new("vllm_weight_blocks.toml")).expect("scenario loads");
-    let m = &s.model;
+    let m = s.model;
     let rope = m.context_len.expect("RoPE model") * m.head_dim * 2;
-    m.vllm_load_block_overhead(tp, &[rope], 2)
+    let o = m.vllm_load_block_overhead(tp, &[rope], 2);
+    (m, o)
 }
 
 /// Qwen2.5-7B at tp 1: per layer qkv_proj 4608 × 3584 × 2 B = 31.5 MiB (+0.5), o_proj 24.5 MiB
@@ -77,4 +88,60 @@ fn llama_3_1_8b_tp1() {
 #[test]
 fn gemma_2_2b_it_tp1() {
     assert_eq!(overhead("gemma-2-2b-it", 1), 27 * MIB);
+}
+
+// Quantized linear layers (vrows4, issue #17): the tensors vLLM 0.19.0's quant methods create
+// (`tpsim_model::llm::load_order`, module doc), replayed like the unquantized ones.
+
+const INT8_CHANNEL: &str = "quantization = { dtype = \"int8\", per_channel = true }\n";
+const FP8_CHANNEL: &str = "quantization = { dtype = \"fp8\", per_channel = true }\n";
+const W4A16: &str = "quantization = { dtype = \"int4\", group_size = 128, scale_dtype = \"fp16\" }\n";
+
+/// Qwen2.5-7B W8A8 and FP8-dynamic at tp 1 (compressed-tensors, per-channel scales): per layer
+/// the 1-byte weights qkv_proj 4608 × 3584 = 15.75 MiB (16 MiB block, +0.25), o_proj 12.25 MiB
+/// (14 MiB segment, 1.75 left: split), gate_up 37,888 × 3584 = 129.5 MiB (+0.5), down 64.75 MiB
+/// (66 MiB segment, 1.25 left: split); the float32 `[out, 1]` scales ≤ 1 MiB (small pool, exact).
+/// Layer 1's qkv takes the RoPE build's freed 16 MiB float32 cache block (+0.25 all the same) and
+/// its o_proj a freed 20 MiB segment (split). 0.75 MiB × 28 + the bf16 embedding and LM head
+/// (1039.5 MiB, +0.5 each) = 22 MiB. With it the weights are 8,337.9 MiB = 8.1425 GiB against the
+/// logged "8.14" of engine-memory.tsv lines 15 (FP8-dynamic) and 38 (W8A8); the 1-byte tensors
+/// counted at their bytes gave 8.12.
+#[test]
+fn qwen2_5_7b_8bit_per_channel_tp1() {
+    assert_eq!(overhead_quant("qwen2.5-7b", 1, INT8_CHANNEL), 22 * MIB);
+    assert_eq!(overhead_quant("qwen2.5-7b", 1, FP8_CHANNEL), 22 * MIB);
+}
+
+/// Mistral-Small-3.1-24B W8A8 at tp 1: qkv 6144 × 5120 = 30 MiB, o 20, gate_up 320, down 160 MiB
+/// of int8, all multiples of 2 MiB, and the vision tower's replayed shapes leave nothing: 0 (the
+/// W8A8 tp-1 log `w8a8-mistral-small-24b--h100-80gb--tp1pp1dp1--8192.log` of the same collection,
+/// "Model loading took 24.07 GiB", is met by the bytes alone: 24,642.5 MiB = 24.065 GiB).
+#[test]
+fn mistral_small_int8_tp1() {
+    assert_eq!(overhead_quant("mistral-small-3.2-24b", 1, INT8_CHANNEL), 0);
+}
+
+/// Llama-3.1-8B W4A16 (RedHatAI's GPTQ checkpoint, group 128, fp16; engine-memory.tsv line 36),
+/// the bytes GPTQ's `create_weights` adds to the checkpoint's, by hand: per layer `g_idx` int32
+/// `[in]` of qkv, o, gate_up (4096 each) and down (14,336): 16 + 16 + 16 + 56 = 104 KiB, and the
+/// symmetric checkpoint's `qzeros` int32 `[in / 128, out / 8]`: qkv 32 × 768 × 4 = 96 KiB, o 64,
+/// gate_up 32 × 3584 × 4 = 448, down 112 × 512 × 4 = 224 KiB: 832 KiB. 936 KiB × 32 layers
+/// = 29.25 MiB.
+#[test]
+fn llama_3_1_8b_w4a16_gptq_extra_tensors() {
+    let (m, _) = model("llama-3.1-8b", 1, W4A16);
+    let rope = m.context_len.expect("RoPE model") * m.head_dim * 2;
+    assert_eq!(m.vllm_load_tensors(1, &[rope], 2).extra, 29 * MIB + MIB / 4);
+}
+
+/// The same load replayed (Machete's repacking included): the 29.25 MiB above + 8 MiB of blocks,
+/// from the 1.75 MiB gate_up scale tensors (`[32, 28,672]` fp16), which are carved with the 8 MiB
+/// o_proj weights out of 20 MiB segments and freed RoPE blocks: 14 of the 32 take a block 0.5 MiB
+/// larger and one a block 1 MiB larger (the other packed weights, 12, 8, 56, 28 MiB, are multiples of
+/// 2 MiB). 37.25 MiB: the weights are 5,505.8 MiB = 5.3768 GiB against the logged "5.38" (line 36;
+/// the checkpoint's bytes alone gave 5.34). The 8 MiB is the replay's, not a hand count; it is
+/// checked by the log only to its 0.01 GiB.
+#[test]
+fn llama_3_1_8b_w4a16_tp1() {
+    assert_eq!(overhead_quant("llama-3.1-8b", 1, W4A16), 37 * MIB + MIB / 4);
 }
