@@ -4,6 +4,15 @@
 //! engine's scheduler, with their sources), [`kv`] (the KV pool in pages, prefix cache),
 //! [`graphs`] (CUDA graph batch sizes), [`stats`] (streaming histograms and the time series).
 //! `decode.rs` keeps the iteration costs (the shapes of `decode::passes`) and calls [`run`].
+//!
+//! SGLang's DP attention (issue #18 leftover, dpsched): each of the dp attention groups is a
+//! scheduler of its own, as in SGLang 0.5.9 (one `Scheduler` per attention-DP rank), with the
+//! memory plan's per-group KV pool and `max_running_requests` share; the data-parallel controller
+//! sends requests to the groups round robin (`data_parallel_controller.py`), and the groups step
+//! in lock-step, each iteration costing the busiest group's shape with every group padded to it
+//! (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: idle batches, CUDA graphs only when
+//! every group decodes or idles). [`core::run`] has the details. vLLM's DP on a MoE model keeps one
+//! scheduler over its ranks' summed pools.
 
 pub mod core;
 pub mod graphs;
