@@ -215,16 +215,26 @@ fn with_speculation_a_prefill_idles_the_decoding_groups() {
     assert_eq!(shapes[2], Shape::Prefill { seqs: 2, tokens: 20 });
 }
 
-/// The DP-attention example (DeepSeek-V3, dp 8 on 8× H200) run twice gives byte-identical JSON,
-/// and each of the 8 groups holds its own 237,093-token pool (tests/tests/dp_attention.rs): the
-/// report's KV tokens are one group's.
+/// The DP-attention example (DeepSeek-V3, dp 8 on 8× H200; 128 requests of 1,024 + 256 tokens, 64
+/// clients) run twice gives byte-identical JSON, and its iteration counts follow from per-group
+/// scheduling: round robin gives each group 8 of the first 64 requests; the group's chunk is
+/// 8,192 ÷ 8 = 1,024 tokens, so a 1,024-token prompt fills it and each group prefills one request
+/// per iteration, all 8 groups side by side: 8 prefill iterations a wave, 2 waves = 16 (one
+/// scheduler over the summed pool prefilled one request an iteration: 128). After the first prefill
+/// each group has 7 waiting: peak waiting 8 × 7 = 56 (one queue: 63). A prefill-first group takes
+/// no decode while it has waiting requests, so each wave's requests decode together: 2 × 255
+/// decode iterations.
 #[test]
-fn the_dp_attention_example_is_deterministic() {
+fn the_dp_attention_example_is_deterministic_and_prefills_per_group() {
     let f = common::scenario("examples/deepseek-v3-dp-attention-h200x8.toml");
     let f = f.as_str();
     let a = common::tpsim(&["run", f, "--json"]);
     assert_eq!(a.code, 0, "{}", a.stderr);
     let b = common::tpsim(&["run", f, "--json"]);
     assert_eq!(a.stdout, b.stdout);
-    assert!(a.stdout.contains("237093"), "one group's pool in the report");
+    let j: serde_json::Value = serde_json::from_str(&a.stdout).expect("JSON");
+    assert_eq!(j["serving"]["prefill_iterations"], 16);
+    assert_eq!(j["serving"]["peak_waiting"], 56);
+    assert_eq!(j["serving"]["peak_running"], 64);
+    assert_eq!(j["throughput"]["iterations"], 510);
 }
