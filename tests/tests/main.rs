@@ -30,6 +30,8 @@ mod curves;
 mod dcp;
 mod diff_cli;
 mod dp_attention;
+// Issue #18 leftover (dpsched): one SGLang scheduler per DP-attention group.
+mod dp_sched;
 mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
 mod engine_args;

@@ -44,6 +44,7 @@ fn sglang_plan_with(
 ) -> Plan {
     Plan {
         kv_tokens,
+        groups: 1,
         page: 1,
         engine: EnginePlan::Sglang(sglang::Settings {
             chunked_prefill_size: Some(8192),
@@ -61,6 +62,7 @@ fn sglang_plan_with(
 fn vllm_plan(kv_tokens: u64) -> Plan {
     Plan {
         kv_tokens,
+        groups: 1,
         page: 16,
         engine: EnginePlan::Vllm(vllm::Settings {
             max_num_batched_tokens: 8192,

@@ -7,6 +7,10 @@
 //! requests in flight (a closed loop: the next is sent when one finishes); with one, the request
 //! enters the waiting queue at that time (an open loop). With nothing to run the clock jumps to the
 //! next arrival.
+//!
+//! Under SGLang's DP attention the loop holds one [`Group`] per attention-DP group — its own
+//! [`Core`] (KV pool, queues, requests) and scheduler — fed round robin by the data-parallel
+//! controller and stepped in lock-step ([`run`]); without it there is one group.
 
 use std::collections::VecDeque;
 
@@ -198,14 +202,35 @@ impl Core {
     }
 }
 
-/// The scheduler of one engine.
+/// The scheduler of one engine (of one DP-attention group under SGLang's DP attention).
 pub trait Scheduler {
     /// Fills `core.batch` with the next iteration; false when there is nothing to run now.
     fn schedule(&mut self, core: &mut Core) -> bool;
     /// Whether the iteration's extend parts run in the same forward as its decodes.
     fn mixed(&self) -> bool;
+    /// Under DP attention: whether a prefill in any group keeps every other group from decoding
+    /// that iteration (SGLang with speculation, see [`run`]). False by default.
+    fn prefill_first(&self) -> bool {
+        false
+    }
+    /// The prefill half of [`Scheduler::schedule`]: a prefill batch if one forms (used when
+    /// [`Scheduler::prefill_first`]).
+    fn schedule_prefill(&mut self, core: &mut Core) -> bool {
+        self.schedule(core)
+    }
+    /// The decode half of [`Scheduler::schedule`] (used when [`Scheduler::prefill_first`]).
+    fn schedule_decode(&mut self, _core: &mut Core) -> bool {
+        false
+    }
 }
 
+/// One scheduler with its state: the engine, or one attention-DP group of SGLang's DP attention
+/// (its own KV pool, queues and `max_running_requests` share).
+#[derive(Debug)]
+pub struct Group<S> {
+    pub core: Core,
+    pub sched: S,
+}
 /// What the event loop measured.
 #[derive(Debug, Clone, Default)]
 pub struct Measured {
@@ -256,20 +281,123 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub slo: Option<&'a crate::slo::Slo>,
 }
 
-/// Runs the serving loop to the last request.
-pub fn run<I: Iterator<Item = RequestSpec>>(
-    core: &mut Core,
-    sched: &mut dyn Scheduler,
+/// The shape of one lock-step iteration over the groups, before CUDA-graph padding.
+struct Step {
+    /// Decoding requests of the busiest group.
+    decode: u32,
+    /// The longest decode context over all groups, bucketed.
+    ctx: u32,
+    /// Extend (prefill) parts and tokens of the busiest group (tokens bucketed).
+    seqs: u32,
+    ext_tokens: u32,
+}
+
+impl Step {
+    fn of<S>(groups: &[Group<S>], bucket: u32) -> Step {
+        let (mut decode, mut ctx, mut seqs, mut ext) = (0u32, 0u64, 0u32, 0u64);
+        for g in groups {
+            let (c, b) = (&g.core, &g.core.batch);
+            decode = decode.max(b.decode.len() as u32);
+            seqs = seqs.max(b.extend.len() as u32);
+            ext = ext.max(b.extend.iter().map(|e| e.1).sum());
+            for &id in &b.decode {
+                ctx = ctx.max(c.reqs[id as usize].computed + 1);
+            }
+        }
+        let ctx = ctx.min(u64::from(u32::MAX)) as u32;
+        let ext_tokens = (ext.min(u64::from(u32::MAX / 2)) as u32).div_ceil(bucket).max(1) * bucket;
+        Step {
+            decode,
+            ctx: ctx.div_ceil(bucket).max(1) * bucket,
+            seqs,
+            ext_tokens,
+        }
+    }
+}
+
+/// Costs the iteration `st` of `groups` groups: (shape id, makespan).
+///
+/// One group: the batch as it is. Several (SGLang's DP attention, issue #18 leftover dpsched): the
+/// groups run one forward in lock-step (every MoE layer gathers all groups' tokens), so the
+/// iteration is costed on the busiest group's shape with every group padded to it — the pass
+/// builder's MAX_LEN lowering (`passes::dp_attention`), so a shape of `groups ×` the busiest
+/// group's. SGLang 0.5.9 `scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: a group with
+/// nothing to run gets an idle batch when any group has tokens; `can_cuda_graph` is the minimum
+/// over groups (only decode or idle batches can replay a graph), so when any group extends, the
+/// decoding groups run eager; a decode in one group and an extend in another are one forward
+/// (costed as a mixed pass). Not modelled: under SUM_LEN (any extend in the batch) SGLang gathers
+/// only the real tokens, so an uneven prefill costs less than the padded shape charged here.
+fn cost_step<S: Scheduler>(
+    groups: &[Group<S>],
+    st: &Step,
+    graphs: &[u32],
+    costs: &mut dyn IterationCosts,
+) -> Result<Option<(usize, Duration)>, DecodeError> {
+    let n = groups.len() as u32;
+    let mixed = groups[0].sched.mixed();
+    let (dec, ext) = (st.decode > 0, st.seqs > 0);
+    let r = if n == 1 {
+        let (batch, eager) = super::graphs::padded(graphs, st.decode);
+        match (dec, ext) {
+            (true, false) => costs.decode(batch, st.ctx, eager)?,
+            (false, true) => costs.prefill(st.seqs, st.ext_tokens)?,
+            (true, true) if mixed => costs.mixed(batch, st.ctx, eager, st.seqs, st.ext_tokens)?,
+            (true, true) => {
+                // Not reached: SGLang without mixed chunk never schedules both.
+                let (a, t1) = costs.decode(batch, st.ctx, eager)?;
+                let (_, t2) = costs.prefill(st.seqs, st.ext_tokens)?;
+                (a, t1 + t2)
+            }
+            (false, false) => return Ok(None),
+        }
+    } else {
+        let x = |v: u32| v.saturating_mul(n);
+        match (dec, ext) {
+            (true, false) => {
+                let (batch, eager) = super::graphs::padded(graphs, st.decode);
+                costs.decode(x(batch), st.ctx, eager)?
+            }
+            (false, true) => costs.prefill(x(st.seqs), x(st.ext_tokens))?,
+            (true, true) => costs.mixed(
+                x(st.decode),
+                st.ctx,
+                !graphs.is_empty(),
+                x(st.seqs),
+                x(st.ext_tokens),
+            )?,
+            (false, false) => return Ok(None),
+        }
+    };
+    Ok(Some(r))
+}
+
+/// Runs the serving loop to the last request over `groups` (one without DP attention).
+///
+/// Under SGLang's DP attention each group is a scheduler of its own (SGLang 0.5.9: one `Scheduler`
+/// per attention-DP rank, `data_parallel_controller.py` `launch_dp_attention_schedulers`): the
+/// controller sends the requests it receives to the groups in turn (`round_robin_scheduler`, the
+/// default `load_balance_method` "auto" resolving to round_robin outside PD disaggregation,
+/// `server_args.py` `_handle_load_balance_method`), each group admits against its own KV pool and
+/// `max_running_requests` share and chooses prefill or decode by itself (`get_next_batch_to_run`),
+/// and the groups step together (costed by [`cost_step`]). With speculation SGLang syncs the
+/// groups' prefill batches first (`get_next_batch_to_run`: "prefill and decode batches will not
+/// be mixed when spec and dp-attn is enabled"): when any group prefills, the others run idle.
+pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
+    groups: &mut [Group<S>],
     costs: &mut dyn IterationCosts,
     mut inp: Inputs<'_, I>,
 ) -> Result<Measured, DecodeError> {
+    assert!(!groups.is_empty(), "the serving loop needs a scheduler");
     let mut m = Measured::default();
+    let mut now = groups[0].core.now;
     let mut pending: Option<RequestSpec> = None;
     let mut sent = 0u32;
     let mut in_flight = 0u32;
     let n = inp.num_requests;
     let mut q_mid: Option<usize> = None;
     let mut q_last: Option<usize> = None;
+    // The controller's round-robin counter (advanced by each request it dispatches).
+    let mut next_group = 0usize;
     // Open loop under a concurrency cap (bench_serving's `--max-concurrency`): a request whose
     // time has come but finds every slot taken waits on the client side and is sent when a slot
     // frees (at the end of an iteration); its lateness (sent − arrival) measures that backlog.
@@ -277,6 +405,7 @@ pub fn run<I: Iterator<Item = RequestSpec>>(
     let mut late_mid: Option<u64> = None;
     let mut late_last: Option<(u64, u64)> = None;
     let mut got_buf: Vec<u32> = Vec::new();
+    let waiting = |gs: &[Group<S>]| gs.iter().map(|g| g.core.waiting.len()).sum::<usize>();
     loop {
         // Arrivals up to now: closed-loop requests while a client slot is free, open-loop ones whose
         // time has come.
@@ -286,16 +415,16 @@ pub fn run<I: Iterator<Item = RequestSpec>>(
             }
             let Some(spec) = pending else { break };
             let at = match spec.arrival {
-                None if in_flight < inp.concurrency => core.now,
+                None if in_flight < inp.concurrency => now,
                 None => break,
-                Some(t) if t.as_ps() <= core.now && in_flight < inp.concurrency => {
+                Some(t) if t.as_ps() <= now && in_flight < inp.concurrency => {
                     if blocked {
-                        core.now
+                        now
                     } else {
                         t.as_ps()
                     }
                 }
-                Some(t) if t.as_ps() <= core.now => {
+                Some(t) if t.as_ps() <= now => {
                     blocked = true;
                     break;
                 }
@@ -307,11 +436,11 @@ pub fn run<I: Iterator<Item = RequestSpec>>(
             if spec.arrival.is_some() {
                 let t = spec.arrival.map_or(0, |t| t.as_ps());
                 if sent == n.div_ceil(2) {
-                    q_mid = Some(core.waiting.len());
+                    q_mid = Some(waiting(groups));
                     late_mid = Some(at - t);
                 }
                 if sent == n {
-                    q_last = Some(core.waiting.len());
+                    q_last = Some(waiting(groups));
                     late_last = Some((at - t, t));
                 }
             }
@@ -321,22 +450,45 @@ pub fn run<I: Iterator<Item = RequestSpec>>(
                 continue;
             }
             in_flight += 1;
+            let to = next_group;
+            next_group = (next_group + 1) % groups.len();
+            let core = &mut groups[to].core;
             let id = core.add(&spec, at);
             core.waiting.push_back(id);
         }
-        core.batch.extend.clear();
-        core.batch.decode.clear();
-        if !sched.schedule(core) {
+        let mut any = false;
+        for g in groups.iter_mut() {
+            g.core.now = now;
+            g.core.batch.extend.clear();
+            g.core.batch.decode.clear();
+        }
+        if groups.len() > 1 && groups[0].sched.prefill_first() {
+            for g in groups.iter_mut() {
+                any |= g.sched.schedule_prefill(&mut g.core);
+            }
+            if !any {
+                for g in groups.iter_mut() {
+                    any |= g.sched.schedule_decode(&mut g.core);
+                }
+            }
+        } else {
+            for g in groups.iter_mut() {
+                any |= g.sched.schedule(&mut g.core);
+            }
+        }
+        if !any {
             if let Some(RequestSpec { arrival: Some(t), .. }) = pending
-                && t.as_ps() > core.now
+                && t.as_ps() > now
             {
-                core.now = t.as_ps();
+                now = t.as_ps();
                 continue;
             }
-            if let Some(id) = core.waiting.pop_front() {
+            if let Some(g) = groups.iter_mut().find(|g| !g.core.waiting.is_empty()) {
                 // Nothing runs and the head of the queue can never be admitted (its prompt and
                 // reserved output exceed what the whole pool offers): the engine would stall; tpsim
                 // counts it refused and moves on.
+                let core = &mut g.core;
+                let Some(id) = core.waiting.pop_front() else { break };
                 let r = core.reqs[id as usize];
                 m.rejected += 1;
                 m.first_rejection.get_or_insert(format!(
@@ -353,180 +505,58 @@ pub fn run<I: Iterator<Item = RequestSpec>>(
             break;
         }
         // Cost the iteration.
-        let b = &core.batch;
-        let ctx = b
-            .decode
-            .iter()
-            .map(|&id| core.reqs[id as usize].computed + 1)
-            .max()
-            .unwrap_or(0)
-            .min(u64::from(u32::MAX)) as u32;
-        let ctx = ctx.div_ceil(inp.bucket).max(1) * inp.bucket;
-        let (batch, eager) = super::graphs::padded(inp.graphs, b.decode.len() as u32);
-        let seqs = b.extend.len() as u32;
-        let ext_tokens: u64 = b.extend.iter().map(|e| e.1).sum();
-        let ext_bucket = (ext_tokens.min(u64::from(u32::MAX / 2)) as u32)
-            .div_ceil(inp.bucket)
-            .max(1)
-            * inp.bucket;
-        let (shape, dt) = match (b.decode.is_empty(), b.extend.is_empty()) {
-            (false, true) => costs.decode(batch, ctx, eager)?,
-            (true, false) => costs.prefill(seqs, ext_bucket)?,
-            (false, false) if sched.mixed() => costs.mixed(batch, ctx, eager, seqs, ext_bucket)?,
-            (false, false) => {
-                // Not reached: SGLang without mixed chunk never schedules both.
-                let (a, t1) = costs.decode(batch, ctx, eager)?;
-                let (_, t2) = costs.prefill(seqs, ext_bucket)?;
-                (a, t1 + t2)
-            }
-            (true, true) => break,
+        let st = Step::of(groups, inp.bucket);
+        let Some((shape, dt)) = cost_step(groups, &st, inp.graphs, costs)? else {
+            break;
         };
         if m.shape_runs.len() <= shape {
             m.shape_runs.resize(shape + 1, 0);
         }
         m.shape_runs[shape] += 1;
-        core.now += dt.as_ps();
-        let now = core.now;
-        if b.decode.is_empty() {
+        now += dt.as_ps();
+        if st.decode == 0 {
             m.prefill_iterations += 1;
             m.prefill_time += dt.as_ps();
         } else {
             m.decode_iterations += 1;
             m.decode_time += dt.as_ps();
         }
-        // Decodes: each request gets its accepted tokens.
-        got_buf.clear();
-        for _ in 0..core.batch.decode.len() {
-            got_buf.push(match inp.draw.as_mut() {
-                Some(d) => d(),
-                None => 1,
-            });
+        for g in groups.iter_mut() {
+            g.core.now = now;
+            in_flight -= apply(&mut g.core, &mut m, &mut inp.draw, inp.slo, &mut got_buf);
         }
-        let mut finished_any = false;
-        for (i, &g) in got_buf.iter().enumerate() {
-            let id = core.batch.decode[i];
-            let r = &mut core.reqs[id as usize];
-            let got = g.min(r.output - r.produced).max(1);
-            r.computed += u64::from(got);
-            r.produced += got;
-            m.decode_tokens += u64::from(got);
-            m.request_iterations += 1;
-            let gap = Duration::from_ps(now - r.last_at);
-            m.itl.record(gap);
-            m.token_time
-                .record(Duration::from_ps((now - r.last_at) / u64::from(got)));
-            r.last_at = now;
-            if r.produced >= r.output {
-                finished_any = true;
-            }
+        let (mut used, mut total, mut running, mut queued, mut preempted) = (0u64, 0u64, 0u32, 0u32, 0u64);
+        for g in groups.iter() {
+            let kv = &g.core.kv;
+            used += kv.total_pages - kv.free_or_evictable_pages();
+            total += kv.total_pages;
+            running += g.core.running.len() as u32;
+            queued += g.core.waiting.len() as u32;
+            preempted += g.core.preemptions;
         }
-        // Extends: a request whose every known token is now computed samples one.
-        for i in 0..core.batch.extend.len() {
-            let (id, tokens) = core.batch.extend[i];
-            let r = &mut core.reqs[id as usize];
-            r.computed += tokens;
-            if let Some(p) = r.prefix
-                && r.prefix_tokens == 0
-                && r.computed >= u64::from(p.len.min(r.prompt))
-            {
-                let moved = core.kv.insert_prefix(p.group, p.len.min(r.prompt), r.computed);
-                let r = &mut core.reqs[id as usize];
-                r.pages -= moved.min(r.pages);
-                r.prefix_tokens = moved * core.page;
-            }
-            let r = &mut core.reqs[id as usize];
-            if r.computed >= r.target() {
-                r.produced += 1;
-                m.output_tokens += 1;
-                match r.first_at {
-                    None => {
-                        r.first_at = Some(now);
-                        m.ttft.record(Duration::from_ps(now - r.arrival));
-                    }
-                    Some(_) => m.itl.record(Duration::from_ps(now - r.last_at)),
-                }
-                r.last_at = now;
-                if r.produced >= r.output {
-                    finished_any = true;
-                }
-                if !r.in_running {
-                    r.in_running = true;
-                    core.running.push(id);
-                }
-            }
-        }
-        // Trim speculative reservations to what was kept, and finish requests.
-        for i in 0..core.batch.decode.len() {
-            let id = core.batch.decode[i];
-            let r = core.reqs[id as usize];
-            let keep = core.kv.pages_for(r.computed.saturating_sub(r.prefix_tokens));
-            if r.pages > keep {
-                core.kv.free(r.pages - keep);
-                core.reqs[id as usize].pages = keep;
-            }
-        }
-        if finished_any {
-            let before = core.running.len();
-            let Core {
-                running,
-                reqs,
-                kv,
-                free_slots,
-                ..
-            } = core;
-            running.retain(|&id| {
-                let r = reqs[id as usize];
-                if r.produced < r.output {
-                    return true;
-                }
-                kv.free(r.pages);
-                if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
-                    kv.release_prefix(p.group);
-                }
-                m.finished += 1;
-                m.e2e.record(Duration::from_ps(now - r.arrival));
-                if let (Some(slo), Some(f)) = (inp.slo, r.first_at) {
-                    // vLLM's per-request figures (benchmarks/serve.py): TPOT over the tokens after
-                    // the first, 0 for a single-token output.
-                    let tpot = if r.output > 1 {
-                        (now - f) as f64 / f64::from(r.output - 1) / 1e9
-                    } else {
-                        0.0
-                    };
-                    let o = crate::slo::Outcome {
-                        ttft_ms: (f - r.arrival) as f64 / 1e9,
-                        tpot_ms: tpot,
-                        e2e_ms: (now - r.arrival) as f64 / 1e9,
-                    };
-                    m.goodput.record(slo, &o);
-                }
-                if r.output > 1
-                    && let Some(f) = r.first_at
-                {
-                    m.request_tpot
-                        .record(Duration::from_ps((now - f) / u64::from(r.output - 1)));
-                }
-                free_slots.push(id);
-                in_flight -= 1;
-                false
-            });
-            core.finished += (before - core.running.len()) as u64;
-        }
-        let util = core.kv.utilisation();
+        // The groups' pools together (one group: `KvPool::utilisation`).
+        let util = if total == 0 {
+            0.0
+        } else {
+            used as f64 / total as f64
+        };
         m.peak_kv_utilisation = m.peak_kv_utilisation.max(util);
-        m.peak_running = m.peak_running.max(core.running.len() as u32);
-        m.peak_waiting = m.peak_waiting.max(core.waiting.len() as u32);
+        m.peak_running = m.peak_running.max(running);
+        m.peak_waiting = m.peak_waiting.max(queued);
         m.series.offer(SeriesPoint {
             t_ms: now as f64 / 1e9,
-            running: core.running.len() as u32,
-            waiting: core.waiting.len() as u32,
+            running,
+            waiting: queued,
             kv_utilisation: util,
-            preemptions: core.preemptions,
+            preemptions: preempted,
         });
     }
-    m.end = core.now;
+    for g in groups.iter_mut() {
+        g.core.now = now;
+    }
+    m.end = now;
     m.output_tokens += m.decode_tokens;
-    m.preemptions = core.preemptions;
+    m.preemptions = groups.iter().map(|g| g.core.preemptions).sum();
     // Overloaded (open loop): requests waiting when the last one arrived exceed twice those waiting
     // when the middle one arrived, and 1 % of all requests (at least one): the queue grew over the
     // run instead of settling.
@@ -539,4 +569,136 @@ pub fn run<I: Iterator<Item = RequestSpec>>(
         m.overloaded |= last > 2 * mid && last > t_last / 100;
     }
     Ok(m)
+}
+
+/// Applies what one group's iteration produced at `core.now`: tokens to its decodes and extends,
+/// speculative reservations trimmed, finished requests released. Returns the requests finished.
+fn apply(
+    core: &mut Core,
+    m: &mut Measured,
+    draw: &mut Option<&mut dyn FnMut() -> u32>,
+    slo: Option<&crate::slo::Slo>,
+    got_buf: &mut Vec<u32>,
+) -> u32 {
+    let now = core.now;
+    // Decodes: each request gets its accepted tokens.
+    got_buf.clear();
+    for _ in 0..core.batch.decode.len() {
+        got_buf.push(match draw.as_mut() {
+            Some(d) => d(),
+            None => 1,
+        });
+    }
+    let mut finished_any = false;
+    for (i, &g) in got_buf.iter().enumerate() {
+        let id = core.batch.decode[i];
+        let r = &mut core.reqs[id as usize];
+        let got = g.min(r.output - r.produced).max(1);
+        r.computed += u64::from(got);
+        r.produced += got;
+        m.decode_tokens += u64::from(got);
+        m.request_iterations += 1;
+        let gap = Duration::from_ps(now - r.last_at);
+        m.itl.record(gap);
+        m.token_time
+            .record(Duration::from_ps((now - r.last_at) / u64::from(got)));
+        r.last_at = now;
+        if r.produced >= r.output {
+            finished_any = true;
+        }
+    }
+    // Extends: a request whose every known token is now computed samples one.
+    for i in 0..core.batch.extend.len() {
+        let (id, tokens) = core.batch.extend[i];
+        let r = &mut core.reqs[id as usize];
+        r.computed += tokens;
+        if let Some(p) = r.prefix
+            && r.prefix_tokens == 0
+            && r.computed >= u64::from(p.len.min(r.prompt))
+        {
+            let moved = core.kv.insert_prefix(p.group, p.len.min(r.prompt), r.computed);
+            let r = &mut core.reqs[id as usize];
+            r.pages -= moved.min(r.pages);
+            r.prefix_tokens = moved * core.page;
+        }
+        let r = &mut core.reqs[id as usize];
+        if r.computed >= r.target() {
+            r.produced += 1;
+            m.output_tokens += 1;
+            match r.first_at {
+                None => {
+                    r.first_at = Some(now);
+                    m.ttft.record(Duration::from_ps(now - r.arrival));
+                }
+                Some(_) => m.itl.record(Duration::from_ps(now - r.last_at)),
+            }
+            r.last_at = now;
+            if r.produced >= r.output {
+                finished_any = true;
+            }
+            if !r.in_running {
+                r.in_running = true;
+                core.running.push(id);
+            }
+        }
+    }
+    // Trim speculative reservations to what was kept, and finish requests.
+    for i in 0..core.batch.decode.len() {
+        let id = core.batch.decode[i];
+        let r = core.reqs[id as usize];
+        let keep = core.kv.pages_for(r.computed.saturating_sub(r.prefix_tokens));
+        if r.pages > keep {
+            core.kv.free(r.pages - keep);
+            core.reqs[id as usize].pages = keep;
+        }
+    }
+    if finished_any {
+        let before = core.running.len();
+        let Core {
+            running,
+            reqs,
+            kv,
+            free_slots,
+            ..
+        } = core;
+        running.retain(|&id| {
+            let r = reqs[id as usize];
+            if r.produced < r.output {
+                return true;
+            }
+            kv.free(r.pages);
+            if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
+                kv.release_prefix(p.group);
+            }
+            m.finished += 1;
+            m.e2e.record(Duration::from_ps(now - r.arrival));
+            if let (Some(slo), Some(f)) = (slo, r.first_at) {
+                // vLLM's per-request figures (benchmarks/serve.py): TPOT over the tokens after
+                // the first, 0 for a single-token output.
+                let tpot = if r.output > 1 {
+                    (now - f) as f64 / f64::from(r.output - 1) / 1e9
+                } else {
+                    0.0
+                };
+                let o = crate::slo::Outcome {
+                    ttft_ms: (f - r.arrival) as f64 / 1e9,
+                    tpot_ms: tpot,
+                    e2e_ms: (now - r.arrival) as f64 / 1e9,
+                };
+                m.goodput.record(slo, &o);
+            }
+            if r.output > 1
+                && let Some(f) = r.first_at
+            {
+                m.request_tpot
+                    .record(Duration::from_ps((now - f) / u64::from(r.output - 1)));
+            }
+            free_slots.push(id);
+            false
+        });
+        let done = before - core.running.len();
+        core.finished += done as u64;
+        return done as u32;
+    }
+    0
 }

@@ -4,6 +4,15 @@
 //! engine's scheduler, with their sources), [`kv`] (the KV pool in pages, prefix cache),
 //! [`graphs`] (CUDA graph batch sizes), [`stats`] (streaming histograms and the time series).
 //! `decode.rs` keeps the iteration costs (the shapes of `decode::passes`) and calls [`run`].
+//!
+//! SGLang's DP attention (issue #18 leftover, dpsched): each of the dp attention groups is a
+//! scheduler of its own, as in SGLang 0.5.9 (one `Scheduler` per attention-DP rank), with the
+//! memory plan's per-group KV pool and `max_running_requests` share; the data-parallel controller
+//! sends requests to the groups round robin (`data_parallel_controller.py`), and the groups step
+//! in lock-step, each iteration costing the busiest group's shape with every group padded to it
+//! (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: idle batches, CUDA graphs only when
+//! every group decodes or idles). [`core::run`] has the details. vLLM's DP on a MoE model keeps one
+//! scheduler over its ranks' summed pools.
 
 pub mod core;
 pub mod graphs;
@@ -23,7 +32,11 @@ pub use self::core::{IterationCosts, Measured};
 /// The scheduler settings the scenario and its memory plan give.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// KV tokens of one scheduler's pool (one DP-attention group's under SGLang's DP attention).
     pub kv_tokens: u64,
+    /// Schedulers stepping in lock-step: SGLang's DP-attention groups (1 without DP attention, and
+    /// for vLLM, whose one scheduler holds its DP ranks' summed pools).
+    pub groups: u32,
     pub page: u64,
     pub engine: EnginePlan,
     pub graphs: Vec<u32>,
@@ -44,14 +57,15 @@ fn dp_groups(s: &Scenario) -> u64 {
 /// The scheduler plan of `s` with memory plan `mem`, speculating or not.
 pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
     let groups = dp_groups(s);
-    // Under DP attention each of the dp groups schedules its own pool; tpsim runs one scheduler
-    // over their sum (the groups' batches are costed together by the pass builder).
-    let kv_tokens = mem.kv_tokens.saturating_mul(groups);
     let page = s.engine.page_size.max(1);
     let spec = s.speculative.as_ref().filter(|_| speculate);
     match s.engine.kind {
         EngineKind::Sglang => {
-            let max_running = crate::decode::running_cap(s, mem);
+            // Under DP attention each group is a scheduler of its own (`core::run`) with the memory
+            // plan's per-group pool and `max_running_requests` (`dp_attention::per_group_running`).
+            let max_running = mem
+                .max_running_requests
+                .map_or(u32::MAX, |m| m.clamp(1, u64::from(u32::MAX)) as u32);
             // `chunked_prefill_size` default: SGLang 0.5.9 `_handle_gpu_memory_settings` by GPU memory
             // (`late_2025_buckets`), divided by dp under DP attention (`_handle_data_parallelism`).
             // Issue #18 point 1 (schedkeys): `engine.chunked_prefill_size` (−1: off),
@@ -80,7 +94,8 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             };
             let graphs = graphs::capture_sizes(s, spec.is_some(), 0, u64::MAX);
             Plan {
-                kv_tokens,
+                kv_tokens: mem.kv_tokens,
+                groups: groups.min(u64::from(u32::MAX)) as u32,
                 page,
                 engine: EnginePlan::Sglang(settings),
                 graphs,
@@ -100,7 +115,8 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             };
             let (tokens, seqs) = (tokens.saturating_mul(dp), seqs.saturating_mul(dp));
             Plan {
-                kv_tokens,
+                kv_tokens: mem.kv_tokens.saturating_mul(groups),
+                groups: 1,
                 page,
                 engine: EnginePlan::Vllm(vllm::Settings {
                     max_num_batched_tokens: tokens,
@@ -131,7 +147,6 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
     bucket: u32,
     slo: Option<&'a crate::slo::Slo>,
 ) -> Result<Measured, DecodeError> {
-    let mut core = core::Core::new(kv::KvPool::new(p.kv_tokens, p.page));
     let inputs = core::Inputs {
         stream,
         num_requests,
@@ -144,12 +159,20 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
     };
     match &p.engine {
         EnginePlan::Sglang(set) => {
-            let mut s = sglang::Sglang::new(set.clone());
-            core::run(&mut core, &mut s, costs, inputs)
+            let mut groups: Vec<_> = (0..p.groups.max(1))
+                .map(|_| core::Group {
+                    core: core::Core::new(kv::KvPool::new(p.kv_tokens, p.page)),
+                    sched: sglang::Sglang::new(set.clone()),
+                })
+                .collect();
+            core::run(&mut groups, costs, inputs)
         }
         EnginePlan::Vllm(set) => {
-            let mut s = vllm::Vllm::new(set.clone());
-            core::run(&mut core, &mut s, costs, inputs)
+            let mut groups = [core::Group {
+                core: core::Core::new(kv::KvPool::new(p.kv_tokens, p.page)),
+                sched: vllm::Vllm::new(set.clone()),
+            }];
+            core::run(&mut groups, costs, inputs)
         }
     }
 }

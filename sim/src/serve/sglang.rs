@@ -346,34 +346,58 @@ impl Sglang {
     }
 }
 
-impl Scheduler for Sglang {
-    fn schedule(&mut self, c: &mut Core) -> bool {
+impl Sglang {
+    /// `get_new_batch_prefill` (and `--enable-mixed-chunk`'s mixing): false when no prefill forms.
+    fn prefill_step(&mut self, c: &mut Core) -> bool {
         // `update_running_batch`: a batch that shrank (requests finished) is no longer full.
         if c.finished > self.seen_finished {
             self.seen_finished = c.finished;
             self.batch_is_full = false;
         }
-        if self.prefill(c) {
-            // Issue #18 point 1 (schedkeys): `--enable-mixed-chunk` — scheduler.py
-            // `get_new_batch_prefill` mixes the running batch into the prefill batch
-            // (`mix_with_running`, after `prepare_for_decode`, which allocates without retracting).
-            if self.set.mixed_chunk && !c.running.is_empty() {
-                for i in 0..c.running.len() {
-                    let id = c.running[i];
-                    let tokens = c.reqs[id as usize].computed + 1;
-                    let _ = c.ensure_pages(id, tokens);
-                }
-                c.batch.decode.extend_from_slice(&c.running);
-            }
-            return true;
+        if !self.prefill(c) {
+            return false;
         }
+        // Issue #18 point 1 (schedkeys): `--enable-mixed-chunk` — scheduler.py
+        // `get_new_batch_prefill` mixes the running batch into the prefill batch
+        // (`mix_with_running`, after `prepare_for_decode`, which allocates without retracting).
+        if self.set.mixed_chunk && !c.running.is_empty() {
+            for i in 0..c.running.len() {
+                let id = c.running[i];
+                let tokens = c.reqs[id as usize].computed + 1;
+                let _ = c.ensure_pages(id, tokens);
+            }
+            c.batch.decode.extend_from_slice(&c.running);
+        }
+        true
+    }
+
+    /// `update_running_batch`: the decode of the running batch; false when nothing runs.
+    fn decode_step(&mut self, c: &mut Core) -> bool {
         if c.running.is_empty() {
             return false;
         }
         self.decode(c);
         true
     }
+}
+
+impl Scheduler for Sglang {
+    fn schedule(&mut self, c: &mut Core) -> bool {
+        self.prefill_step(c) || self.decode_step(c)
+    }
     fn mixed(&self) -> bool {
         self.set.mixed_chunk
+    }
+    /// SGLang 0.5.9 `scheduler.py` `get_next_batch_to_run`: with speculation and DP attention the
+    /// groups' prefill batches are synced before any decode ("prefill and decode batches will not
+    /// be mixed when spec and dp-attn is enabled"): a group without one runs an idle batch.
+    fn prefill_first(&self) -> bool {
+        self.set.spec_reserve.is_some()
+    }
+    fn schedule_prefill(&mut self, c: &mut Core) -> bool {
+        self.prefill_step(c)
+    }
+    fn schedule_decode(&mut self, c: &mut Core) -> bool {
+        self.decode_step(c)
     }
 }

@@ -43,7 +43,8 @@ fn value(i: usize) -> u64 {
 }
 
 impl Histogram {
-    /// Records `n` samples of `d`.
+    /// Records `n` samples of `d` (inlined: the serving loop calls it per request and iteration).
+    #[inline]
     pub fn record_n(&mut self, d: Duration, n: u64) {
         if n == 0 {
             return;
@@ -70,6 +71,7 @@ impl Histogram {
         self.sum_ps += o.sum_ps;
     }
     /// Records one sample.
+    #[inline]
     pub fn record(&mut self, d: Duration) {
         self.record_n(d, 1);
     }
