@@ -76,6 +76,7 @@ mod serving;
 // Issue #19 point 1: SHM costs from the host's facts (the kalavai host's three layouts).
 mod shm_host;
 mod shm_host_5090;
+mod shm_host_dgx;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;
