@@ -387,9 +387,9 @@ fn llama_3_1_8b_h100_vllm_chatbot_curve_percentiles() {
 /// gives 712 ms (−15 %). Out of sample, with the tolerances of the main test above:
 /// - output throughput at 48 falls to 1082 tok/s, −9 % (published 1190; 0 µs gives −2 %): the
 ///   server is 69 % busy and the closed loop slows;
-/// - the median at 32 (line 15) stays far below: tpsim 136 ms against 277 (−51 %) — the
-///   single FIFO server's queue is too steep (a 69 % busy server at 48, under 60 % at 32);
-/// - the median at 4 (line 12) rises from 45.5 to 67 ms (+26 %, outside the ±25 % the main test
+/// - the median at 32 (line 15) stays far below: tpsim 156 ms against 277 (−44 %) — the
+///   single FIFO server's queue is too steep (busy 69 % at 48, 61 % at 32);
+/// - the median at 4 (line 12) rises from 45.5 to 66.7 ms (+26 %, outside the ±25 % the main test
 ///   holds): with any front-end time the request reaches the engine after the next step began
 ///   (a step is ~19 ms here), which the published 53 ms does not show.
 /// So the single server with a per-token cost does not describe this curve; the mechanism stays
