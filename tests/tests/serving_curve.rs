@@ -392,6 +392,7 @@ fn llama_3_1_8b_h100_vllm_chatbot_curve_percentiles() {
 /// - the median at 4 (line 12) rises from 45.5 to 66.7 ms (+26 %, outside the ±25 % the main test
 ///   holds): with any front-end time the request reaches the engine after the next step began
 ///   (a step is ~19 ms here), which the published 53 ms does not show.
+///
 /// So the single server with a per-token cost does not describe this curve; the mechanism stays
 /// off (costs 0) until a measured per-token or per-request cost exists.
 #[test]
