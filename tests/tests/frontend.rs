@@ -214,3 +214,43 @@ fn the_keys_resolve_and_sglang_refuses_them() {
     let e = load_err(&BASE.replace("[workload]", "api_server_count = 0\n[workload]"));
     assert!(e.contains("engine.api_server_count"), "{e}");
 }
+
+/// `tpsim run` reports the front end in its Serving section and `serving.frontend` of `--json`,
+/// and `tpsim sweep` in its `frontend_busy` column; without front-end costs neither appears.
+#[test]
+fn run_and_sweep_report_the_front_end() {
+    use super::common::{run_json, scratch, tpsim};
+    let d = scratch("frontend-cli");
+    let on = d.join("on.toml");
+    let off = d.join("off.toml");
+    std::fs::write(
+        &on,
+        format!("{BASE}\n[engine.costs]\nfrontend_request_cost = \"2ms\"\nfrontend_output_token_cost = \"100us\"\n"),
+    )
+    .unwrap();
+    std::fs::write(&off, BASE).unwrap();
+    let (on, off) = (on.display().to_string(), off.display().to_string());
+    let j = run_json(&on);
+    let f = &j["serving"]["frontend"];
+    assert_eq!(f["servers"], 1);
+    // 8 requests: 8 × 2 ms of input work at least, so the input waits are positive (4 sent at once).
+    let busy = f["busy_fraction"].as_f64().unwrap();
+    assert!(busy > 0.0 && busy < 1.0, "{f}");
+    assert!(f["input_wait_max_ms"].as_f64().unwrap() >= 6.0, "{f}");
+    assert!(run_json(&off)["serving"].get("frontend").is_none());
+    let out = tpsim(&["run", &on]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("front end (1 API server): busy "),
+        "{}",
+        out.stdout
+    );
+    let sw = tpsim(&["sweep", &on, "--set", "workload.concurrency=1,4", "-q"]);
+    assert_eq!(sw.code, 0, "{}", sw.stderr);
+    let lines: Vec<&str> = sw.stdout.lines().collect();
+    let col = lines[0].split(',').position(|c| c == "frontend_busy").unwrap();
+    for l in &lines[1..] {
+        let v: f64 = l.split(',').nth(col).unwrap().parse().unwrap();
+        assert!(v > 0.0 && v < 1.0, "{l}");
+    }
+}
