@@ -59,6 +59,8 @@ mod memory_cli;
 mod memory_eras;
 mod outputs;
 mod pipeline;
+// Issue #18 fidelity: prefill time against tests/data/prefill.tsv.
+mod prefill_rows;
 mod presets_extend;
 mod profile;
 // Issue #19 point 1: every preset value's provenance label.
