@@ -98,6 +98,8 @@ pub struct LoopResult {
     /// Finished requests and those meeting every objective of the scenario's `[slo]` (issue #18:
     /// counted per request as it finishes; zero without `[slo]`).
     pub goodput: crate::slo::GoodputCounter,
+    /// The API-server front end's figures (issue #18, frontend; `servers` 0 when not modelled).
+    pub frontend: serve::frontend::Stats,
     /// Request-iterations of decode (one per request per decode iteration it took part in): over
     /// `iterations`, the mean running batch.
     pub request_iterations: u64,
@@ -467,6 +469,7 @@ fn run_loop<'a>(
         e2e: m.e2e,
         series: m.series.points,
         goodput: m.goodput,
+        frontend: m.frontend,
         request_iterations: m.request_iterations,
         breakdown_total,
         by_op_total,

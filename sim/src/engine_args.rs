@@ -269,6 +269,10 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(n) = e.long_prefill_token_threshold.filter(|_| !sglang) {
         c.arg("--long-prefill-token-threshold", n);
     }
+    // Issue #18 (frontend): vLLM's API-server processes (refused under SGLang when resolving).
+    if let Some(n) = e.api_server_count.filter(|_| !sglang) {
+        c.arg("--api-server-count", n);
+    }
     match e.enable_prefix_caching.filter(|_| !sglang) {
         Some(true) => c.flag("--enable-prefix-caching"),
         Some(false) => c.flag("--no-enable-prefix-caching"),

@@ -34,6 +34,7 @@ mod engine;
 mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
 pub mod expert_parallel; // issue #17: EP options as the engines name them
+pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
@@ -289,6 +290,8 @@ pub struct Engine {
     pub max_num_seqs: Option<u64>,
     /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5).
     pub enable_piecewise_cuda_graph: bool,
+    /// Issue #18 (frontend): the API-server front end (`serve::frontend`).
+    pub frontend: frontend::Frontend,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,
@@ -327,6 +330,8 @@ pub struct EngineCosts {
     pub draft_step_overhead: Duration,
     /// vLLM start-up parts (issue #17 point 5): the profile run's fitted coefficients.
     pub vllm_startup: Option<tpsim_model::vllm_startup::StartupParams>,
+    /// Issue #18 (frontend): API-server CPU time per request, prompt token, output token.
+    pub frontend_costs: [Duration; 3],
 }
 
 /// Values read off a real start-up log (GiB, as the engine prints "GB").

@@ -91,6 +91,7 @@ fn plan(kv_tokens: u64, groups: u32, spec_reserve: Option<u64>, graphs: Vec<u32>
             policy: Default::default(),
         }),
         graphs,
+        frontend: None,
     }
 }
 

@@ -48,6 +48,8 @@ mod families_fam;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;
+// Issue #18 (frontend): the API server in front of the scheduler.
+mod frontend;
 mod gpt_oss;
 mod input_files;
 mod intervals;

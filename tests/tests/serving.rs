@@ -56,6 +56,7 @@ fn sglang_plan_with(
             policy,
         }),
         graphs: Vec::new(),
+        frontend: None,
     }
 }
 
@@ -71,6 +72,7 @@ fn vllm_plan(kv_tokens: u64) -> Plan {
             long_prefill_token_threshold: 0,
         }),
         graphs: Vec::new(),
+        frontend: None,
     }
 }
 

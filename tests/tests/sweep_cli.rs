@@ -88,7 +88,8 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
             "tpot_p99_ms",
             "request_throughput",
             "preemptions",
-            "peak_kv_utilisation"
+            "peak_kv_utilisation",
+            "frontend_busy"
         ]
     );
     // First --set outermost: (1, nccl), (1, custom), (3, nccl), …

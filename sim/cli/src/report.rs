@@ -391,6 +391,20 @@ fn serving_text(o: &mut String, sv: &tpsim::report::serving::Serving) {
     if let Some(m) = &sv.first_rejection {
         let _ = writeln!(o, "  first refusal: {m}");
     }
+    if let Some(f) = &sv.frontend {
+        let _ = writeln!(
+            o,
+            "  front end ({} API server{}): busy {:.1} %; input wait mean {:.2} ms, max {:.2} ms; \
+             to the engine {:.2} ms; first chunk +{:.2} ms",
+            f.servers,
+            if f.servers == 1 { "" } else { "s" },
+            f.busy_fraction * 100.0,
+            f.input_wait_mean_ms,
+            f.input_wait_max_ms,
+            f.to_engine_mean_ms,
+            f.first_chunk_delay_mean_ms
+        );
+    }
     let _ = writeln!(o);
 }
 

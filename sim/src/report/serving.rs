@@ -45,6 +45,48 @@ pub struct Serving {
     pub makespan_ms: f64,
     /// Running / waiting / KV use / preemptions over time (at most `serve::stats::SERIES_POINTS`).
     pub series: Vec<crate::serve::stats::SeriesPoint>,
+    /// The API-server front end (issue #18, frontend), when the engine's costs model one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontend: Option<Frontend>,
+}
+
+/// What the API-server front end did (`serve::frontend`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Frontend {
+    /// API-server processes.
+    pub servers: u32,
+    /// Their busy time over the run's makespan, averaged over the servers (0–1, can exceed 1
+    /// when the last chunks are processed after the engine's last step).
+    pub busy_fraction: f64,
+    /// Mean and largest wait of a request before its input processing starts, ms.
+    pub input_wait_mean_ms: f64,
+    pub input_wait_max_ms: f64,
+    /// Mean time from a request's send to its entering the engine's waiting queue, ms.
+    pub to_engine_mean_ms: f64,
+    /// Mean time from the engine's first token to the client's (its output chunk processed), ms.
+    pub first_chunk_delay_mean_ms: f64,
+}
+
+fn frontend(m: &LoopResult) -> Option<Frontend> {
+    let f = &m.frontend;
+    if f.servers == 0 {
+        return None;
+    }
+    let ms = |ps: u64| ps as f64 / 1e9;
+    let per = |ps: u64, n: u64| if n == 0 { 0.0 } else { ms(ps) / n as f64 };
+    let span = m.makespan.as_ps().saturating_mul(u64::from(f.servers));
+    Some(Frontend {
+        servers: f.servers,
+        busy_fraction: if span == 0 {
+            0.0
+        } else {
+            f.busy_ps as f64 / span as f64
+        },
+        input_wait_mean_ms: per(f.input_wait_ps, f.requests),
+        input_wait_max_ms: ms(f.input_wait_max_ps),
+        to_engine_mean_ms: per(f.to_engine_ps, f.requests),
+        first_chunk_delay_mean_ms: per(f.first_chunk_delay_ps, f.first_chunks),
+    })
 }
 
 fn latency(mean: f64, p: impl Fn(f64) -> f64) -> Latency {
@@ -75,5 +117,6 @@ pub fn build(m: &LoopResult) -> Serving {
         prefill_iterations: m.prefill_iterations,
         makespan_ms: m.makespan.as_ms_f64(),
         series: m.series.clone(),
+        frontend: frontend(m),
     }
 }

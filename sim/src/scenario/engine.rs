@@ -326,6 +326,7 @@ impl Resolver<'_> {
             &mut collective_warnings,
         )?;
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
+        let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)
         Ok(Engine {
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)
@@ -368,6 +369,7 @@ impl Resolver<'_> {
             max_num_batched_tokens,
             max_num_seqs,
             enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),
+            frontend,
         })
     }
 
@@ -429,6 +431,13 @@ impl Resolver<'_> {
                 .draft_step_overhead
                 .unwrap_or(tpsim_model::units::Duration::ZERO),
             vllm_startup,
+            // Issue #18 (frontend): optional, 0 (not modelled) unless the preset or scenario sets them.
+            frontend_costs: [
+                c.frontend_request_cost,
+                c.frontend_prompt_token_cost,
+                c.frontend_output_token_cost,
+            ]
+            .map(|d| d.unwrap_or(tpsim_model::units::Duration::ZERO)),
         })
     }
 

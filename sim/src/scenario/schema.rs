@@ -462,6 +462,9 @@ pub struct EngineSection {
     pub enable_chunked_prefill: Option<bool>,
     /// vLLM's `--long-prefill-token-threshold` (default 0 = off): prompt tokens one request computes per step.
     pub long_prefill_token_threshold: Option<u64>,
+    // Issue #18 (frontend): the API server in front of the scheduler (`scenario/frontend.rs`).
+    /// vLLM's `--api-server-count` (default 1): API-server processes.
+    pub api_server_count: Option<u32>,
 }
 
 mergeable! {
@@ -484,6 +487,11 @@ mergeable! {
         vllm_sampler_bytes_per_logit: f64,
         vllm_non_torch_comm: Bytes,
         vllm_non_torch_per_peer: Bytes,
+        // Issue #18 (frontend): the API server's CPU time per request, prompt token and output
+        // token (`serve::frontend`; all 0: not modelled).
+        frontend_request_cost: Duration,
+        frontend_prompt_token_cost: Duration,
+        frontend_output_token_cost: Duration,
     }
 }
 

@@ -12,10 +12,12 @@
 //! [`Core`] (KV pool, queues, requests) and scheduler — fed round robin by the data-parallel
 //! controller and stepped in lock-step ([`run`]); without it there is one group.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use tpsim_model::units::Duration;
 
+use super::frontend::{Frontend, Outputs};
 use super::kv::KvPool;
 use super::stats::{Histogram, Series, SeriesPoint};
 use crate::decode::DecodeError;
@@ -39,6 +41,8 @@ pub struct Req {
     pub first_at: Option<u64>,
     pub last_at: u64,
     pub in_running: bool,
+    /// The API server that owns it (issue #18, frontend; 0 without a front end).
+    pub server: u32,
 }
 
 impl Req {
@@ -126,6 +130,7 @@ impl Core {
             first_at: None,
             last_at: arrival,
             in_running: false,
+            server: 0,
         };
         match self.free_slots.pop() {
             Some(i) => {
@@ -261,6 +266,8 @@ pub struct Measured {
     pub goodput: crate::slo::GoodputCounter,
     /// How many iterations ran each cost shape (by the id [`IterationCosts`] gave).
     pub shape_runs: Vec<u64>,
+    /// The API-server front end's figures (issue #18, frontend; zero when off).
+    pub frontend: super::frontend::Stats,
 }
 
 /// Everything the event loop needs besides the engine (closures: no Debug).
@@ -279,6 +286,8 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub bucket: u32,
     /// The scenario's `[slo]`: each finished request is counted good or not (goodput).
     pub slo: Option<&'a crate::slo::Slo>,
+    /// The API-server front end's costs (issue #18, frontend; `None`: off).
+    pub frontend: Option<super::frontend::Costs>,
 }
 
 /// Cost of a prefill iteration of `seqs` sequences and `tokens` tokens in all (issue #18 fidelity,
@@ -443,6 +452,16 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     let mut late_last: Option<(u64, u64)> = None;
     let mut got_buf: Vec<u32> = Vec::new();
     let waiting = |gs: &[Group<S>]| gs.iter().map(|g| g.core.waiting.len()).sum::<usize>();
+    // Issue #18 (frontend): the API servers, the requests in them (ready time, sequence, group,
+    // id: they enter the waiting queue in that order), and the last step's outputs not yet handed
+    // to them.
+    let mut fe = inp.frontend.filter(|c| c.active()).map(Frontend::new);
+    let mut in_frontend: BinaryHeap<Reverse<(u64, u64, usize, u32)>> = BinaryHeap::new();
+    let mut fe_seq = 0u64;
+    let mut outs = Outputs {
+        tokens: vec![0; fe.as_ref().map_or(0, Frontend::servers)],
+        ..Outputs::default()
+    };
     loop {
         // Arrivals up to now: closed-loop requests while a client slot is free, open-loop ones whose
         // time has come.
@@ -470,6 +489,13 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             pending = None;
             blocked = false;
             sent += 1;
+            // The last step's outputs reached the API servers before a request sent at or after
+            // their time (FIFO per server in time).
+            if let Some(f) = fe.as_mut()
+                && outs.at <= at
+            {
+                outs.flush(f, &mut m.ttft);
+            }
             if spec.arrival.is_some() {
                 let t = spec.arrival.map_or(0, |t| t.as_ps());
                 if sent == n.div_ceil(2) {
@@ -491,7 +517,26 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             next_group = (next_group + 1) % groups.len();
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
-            core.waiting.push_back(id);
+            match fe.as_mut() {
+                None => core.waiting.push_back(id),
+                Some(f) => {
+                    let server = f.assign();
+                    core.reqs[id as usize].server = server;
+                    let ready = f.input(server, at, spec.prompt);
+                    in_frontend.push(Reverse((ready, fe_seq, to, id)));
+                    fe_seq += 1;
+                }
+            }
+        }
+        if let Some(f) = fe.as_mut() {
+            outs.flush(f, &mut m.ttft);
+        }
+        // Requests whose front-end work is done by now enter their scheduler's waiting queue.
+        while let Some(&Reverse((ready, _, to, id))) = in_frontend.peek()
+            && ready <= now
+        {
+            in_frontend.pop();
+            groups[to].core.waiting.push_back(id);
         }
         let mut any = false;
         for g in groups.iter_mut() {
@@ -514,10 +559,14 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             }
         }
         if !any {
-            if let Some(RequestSpec { arrival: Some(t), .. }) = pending
-                && t.as_ps() > now
-            {
-                now = t.as_ps();
+            // Idle: jump to the next open-loop arrival or the next request out of the front end.
+            let arrival = match pending {
+                Some(RequestSpec { arrival: Some(t), .. }) if t.as_ps() > now => Some(t.as_ps()),
+                _ => None,
+            };
+            let ready = in_frontend.peek().map(|r| r.0.0);
+            if let Some(t) = arrival.into_iter().chain(ready).min() {
+                now = t;
                 continue;
             }
             if let Some(g) = groups.iter_mut().find(|g| !g.core.waiting.is_empty()) {
@@ -558,9 +607,11 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             m.decode_iterations += 1;
             m.decode_time += dt.as_ps();
         }
+        outs.at = now;
         for g in groups.iter_mut() {
             g.core.now = now;
-            in_flight -= apply(&mut g.core, &mut m, &mut inp.draw, inp.slo, &mut got_buf);
+            let o = fe.as_ref().map(|_| &mut outs);
+            in_flight -= apply(&mut g.core, &mut m, &mut inp.draw, inp.slo, &mut got_buf, o);
         }
         let (mut used, mut total, mut running, mut queued, mut preempted) = (0u64, 0u64, 0u32, 0u32, 0u64);
         for g in groups.iter() {
@@ -592,6 +643,10 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         g.core.now = now;
     }
     m.end = now;
+    if let Some(f) = fe.as_mut() {
+        outs.flush(f, &mut m.ttft);
+        m.frontend = f.stats.clone();
+    }
     m.output_tokens += m.decode_tokens;
     m.preemptions = groups.iter().map(|g| g.core.preemptions).sum();
     // Overloaded (open loop): requests waiting when the last one arrived exceed twice those waiting
@@ -616,6 +671,7 @@ fn apply(
     draw: &mut Option<&mut dyn FnMut() -> u32>,
     slo: Option<&crate::slo::Slo>,
     got_buf: &mut Vec<u32>,
+    mut out: Option<&mut Outputs>,
 ) -> u32 {
     let now = core.now;
     // Decodes: each request gets its accepted tokens.
@@ -631,6 +687,9 @@ fn apply(
         let id = core.batch.decode[i];
         let r = &mut core.reqs[id as usize];
         let got = g.min(r.output - r.produced).max(1);
+        if let Some(o) = out.as_mut() {
+            o.tokens[r.server as usize] += u64::from(got);
+        }
         r.computed += u64::from(got);
         r.produced += got;
         m.decode_tokens += u64::from(got);
@@ -662,10 +721,17 @@ fn apply(
         if r.computed >= r.target() {
             r.produced += 1;
             m.output_tokens += 1;
+            if let Some(o) = out.as_mut() {
+                o.tokens[r.server as usize] += 1;
+            }
             match r.first_at {
+                // With a front end the client sees it when its chunk is processed (`Outputs::flush`).
                 None => {
                     r.first_at = Some(now);
-                    m.ttft.record(Duration::from_ps(now - r.arrival));
+                    match out.as_mut() {
+                        Some(o) => o.firsts.push((r.server, r.arrival, now)),
+                        None => m.ttft.record(Duration::from_ps(now - r.arrival)),
+                    }
                 }
                 Some(_) => m.itl.record(Duration::from_ps(now - r.last_at)),
             }

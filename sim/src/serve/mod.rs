@@ -15,6 +15,7 @@
 //! scheduler over its ranks' summed pools.
 
 pub mod core;
+pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 pub mod graphs;
 pub mod kv;
 pub mod policy;
@@ -40,6 +41,8 @@ pub struct Plan {
     pub page: u64,
     pub engine: EnginePlan,
     pub graphs: Vec<u32>,
+    /// The API-server front end (issue #18, frontend; `None`: not modelled).
+    pub frontend: Option<frontend::Costs>,
 }
 
 /// Which scheduler, with its settings.
@@ -59,6 +62,14 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
     let groups = dp_groups(s);
     let page = s.engine.page_size.max(1);
     let spec = s.speculative.as_ref().filter(|_| speculate);
+    let fe = &s.engine.frontend;
+    let frontend = Some(frontend::Costs {
+        servers: fe.api_server_count,
+        request_ps: fe.request_cost.as_ps(),
+        prompt_token_ps: fe.prompt_token_cost.as_ps(),
+        output_token_ps: fe.output_token_cost.as_ps(),
+    })
+    .filter(frontend::Costs::active);
     match s.engine.kind {
         EngineKind::Sglang => {
             // Under DP attention each group is a scheduler of its own (`core::run`) with the memory
@@ -99,6 +110,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 page,
                 engine: EnginePlan::Sglang(settings),
                 graphs,
+                frontend,
             }
         }
         EngineKind::Vllm => {
@@ -129,6 +141,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .iter()
                     .map(|&g| (u64::from(g) * dp).min(u64::from(u32::MAX)) as u32)
                     .collect(),
+                frontend,
             }
         }
     }
@@ -156,6 +169,7 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
         graphs: &p.graphs,
         bucket,
         slo,
+        frontend: p.frontend,
     };
     match &p.engine {
         EnginePlan::Sglang(set) => {

@@ -91,6 +91,7 @@ mod tests {
             first_at: None,
             last_at: 0,
             in_running: false,
+            server: 0,
         }
     }
 

@@ -296,6 +296,11 @@ impl Sweep {
                 request_throughput: p.main.request_throughput(),
                 preemptions: p.main.preemptions,
                 peak_kv_utilisation: p.main.peak_kv_utilisation,
+                frontend_busy: r
+                    .serving
+                    .as_ref()
+                    .and_then(|sv| sv.frontend.as_ref())
+                    .map(|f| f.busy_fraction),
                 intervals: [None; 4],
             });
             if self.intervals {
@@ -381,6 +386,8 @@ pub struct Perf {
     pub preemptions: u64,
     /// Peak share of the KV pool in use, 0 to 1.
     pub peak_kv_utilisation: f64,
+    /// Issue #18 (frontend): the API servers' busy fraction (`None` without a front end).
+    pub frontend_busy: Option<f64>,
     /// Issue #19 point 6 (`--intervals`): the 95 % interval ends of tok/s and TPOT, in
     /// [`INTERVAL_COLUMNS`] order (`None` without fitted intervals or without `--intervals`).
     pub intervals: [Option<f64>; 4],
@@ -431,6 +438,8 @@ pub fn metric_columns(spec: bool, intervals: bool) -> Vec<&'static str> {
         "request_throughput",
         "preemptions",
         "peak_kv_utilisation",
+        // Issue #18 (frontend): the API server's busy fraction (empty without a front end).
+        "frontend_busy",
     ]);
     if intervals {
         c.extend(INTERVAL_COLUMNS);
@@ -452,6 +461,7 @@ pub const PLOTTABLE: &[&str] = &[
     "request_throughput",
     "preemptions",
     "peak_kv_utilisation",
+    "frontend_busy",
     // Issue #19 point 6: with --intervals.
     "output_tok_s_low",
     "output_tok_s_high",
@@ -476,6 +486,7 @@ impl Row {
             "request_throughput" => p.map(|p| p.request_throughput),
             "preemptions" => p.map(|p| p.preemptions as f64),
             "peak_kv_utilisation" => p.map(|p| p.peak_kv_utilisation),
+            "frontend_busy" => p.and_then(|p| p.frontend_busy),
             c => INTERVAL_COLUMNS
                 .iter()
                 .position(|x| *x == c)
