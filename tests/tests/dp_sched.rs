@@ -5,13 +5,13 @@
 //! group's `Scheduler` admits against its own KV pool, and the groups run one forward in lock-step
 //! (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: an idle batch for a group with
 //! nothing to run, CUDA graphs only when every group decodes or idles). The loop is driven with
-//! fixed iteration costs (decode 10 ms, prefill 20 ms, mixed 25 ms) and records every shape it asks
-//! for, so that each figure below is computed by hand from SGLang's admission rule
+//! fixed iteration costs (decode 10 ms, prefill 20 ms, mixed 25 ms, a DP-attention step in which
+//! some group extends 30 ms) and records every shape it asks for, so that each figure below is computed by hand from SGLang's admission rule
 //! (sim/src/serve/sglang.rs: a request is admitted while input + min(output, 4096) < the tokens
 //! left, page 1).
 
 use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, IterationCosts, Plan, sglang};
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -34,9 +34,11 @@ enum Shape {
         seqs: u32,
         tokens: u32,
     },
+    /// A DP-attention step with an extend: the busy groups' own shapes (SUM_LEN).
+    Dp(Vec<GroupShape>),
 }
 
-/// Decode 10 ms, prefill 20 ms, mixed 25 ms; every call recorded.
+/// Decode 10 ms, prefill 20 ms, mixed 25 ms, DP step with an extend 30 ms; every call recorded.
 #[derive(Default)]
 struct Recording(Vec<Shape>);
 impl IterationCosts for Recording {
@@ -63,6 +65,20 @@ impl IterationCosts for Recording {
             tokens,
         });
         Ok((2, Duration::from_ms(25)))
+    }
+    fn dp_extend(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        self.0.push(Shape::Dp(groups.to_vec()));
+        Ok((3, Duration::from_ms(30)))
+    }
+}
+
+/// A group that only extends: `seqs` sequences of `tokens` tokens.
+fn dp_ext(seqs: u32, tokens: u32) -> GroupShape {
+    GroupShape {
+        decode: 0,
+        ctx: 0,
+        seqs,
+        tokens,
     }
 }
 
@@ -91,6 +107,7 @@ fn plan(kv_tokens: u64, groups: u32, spec_reserve: Option<u64>, graphs: Vec<u32>
             policy: Default::default(),
         }),
         graphs,
+        max_req_len: None,
     }
 }
 
@@ -118,17 +135,18 @@ fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> (serve::Measured, 
 /// alternate; round robin over 2 groups sends both long ones to group 0 and both short ones to
 /// group 1. Group 0's pool is 1,000 tokens: L1 500 < 1,000 → admitted, 500 left; L2 500 ≥ 500 →
 /// NO_TOKEN, it queues until L1 finishes. Group 1: S1 200 < 1,000, S2 200 < 800: both run.
-/// Timeline (lock-step): t 0 one prefill (20 ms; group 0 1 request/100 tokens, group 1 2/200: the
-/// busiest group's 2 seqs/200 tokens × 2 groups = 4/400); 99 decodes (S1, S2 finish at 1,010 ms;
-/// the busiest group decodes 2: batch 2 × 2 = 4); 300 decodes of L1 alone, group 1 idle (batch 1 × 2
-/// = 2) → 4,010 ms; L2's prefill (1 seq/100 tokens × 2) → 4,030; its 399 decodes → 8,020 ms.
+/// Timeline (lock-step): t 0 one prefill, SUM_LEN (30 ms; each group its own shape: group 1 2
+/// seqs/200 tokens, group 0 1/100 — not the busiest padded × 2); 99 decodes (S1, S2 finish at
+/// 1,020 ms; the busiest group decodes 2: batch 2 × 2 = 4, MAX_LEN); 300 decodes of L1 alone,
+/// group 1 idle (batch 1 × 2 = 2) → 4,020 ms; L2's prefill, group 1 idle (only group 0's 1 seq/100
+/// tokens, 30 ms) → 4,050; its 399 decodes → 8,040 ms.
 /// The summed pool of 2,000 tokens (one scheduler) admits all four at once (500 + 200 + 500 + 200 =
 /// 1,400 < 2,000): one prefill and 399 decodes, 4,010 ms.
 #[test]
 fn round_robin_puts_both_long_requests_in_one_groups_pool() {
     let reqs = vec![req(100, 400), req(100, 100), req(100, 400), req(100, 100)];
     let (m, shapes) = run(&plan(1000, 2, None, Vec::new()), reqs.clone(), 4);
-    assert_eq!(m.end, Duration::from_ms(8020).as_ps());
+    assert_eq!(m.end, Duration::from_ms(8040).as_ps());
     assert_eq!(m.prefill_iterations, 2);
     assert_eq!(m.decode_iterations, 99 + 300 + 399);
     assert_eq!(m.peak_running, 3);
@@ -136,7 +154,7 @@ fn round_robin_puts_both_long_requests_in_one_groups_pool() {
     assert_eq!(m.finished, 4);
     assert_eq!(m.preemptions, 0);
     assert_eq!(shapes.len(), 2 + 798);
-    assert_eq!(shapes[0], Shape::Prefill { seqs: 4, tokens: 400 });
+    assert_eq!(shapes[0], Shape::Dp(vec![dp_ext(2, 200), dp_ext(1, 100)]));
     assert_eq!(
         shapes[1],
         Shape::Decode {
@@ -152,7 +170,7 @@ fn round_robin_puts_both_long_requests_in_one_groups_pool() {
             eager: false
         }
     );
-    assert_eq!(shapes[400], Shape::Prefill { seqs: 2, tokens: 200 });
+    assert_eq!(shapes[400], Shape::Dp(vec![dp_ext(1, 100)]));
 
     let (summed, _) = run(&plan(2000, 1, None, Vec::new()), reqs, 4);
     assert_eq!(summed.end, Duration::from_ms(4010).as_ps());
@@ -164,18 +182,20 @@ fn round_robin_puts_both_long_requests_in_one_groups_pool() {
 
 /// Three requests over 2 groups, 2 clients: R1 (10 in, 2 out) → group 0, R2 (10, 10) → group 1;
 /// R3 (10, 10) is sent when R1 finishes, the controller's counter at 2 → group 0. t 0: both prefill
-/// (20 ms; 1 seq/10 tokens × 2); t 20: both decode (10 ms), R1 finishes; t 30: group 0 prefills R3
-/// while group 1 decodes R2 — one forward, no CUDA graph since a group extends (`can_cuda_graph` is
-/// the minimum over groups): mixed, eager, 1 decode × 2 and 1 seq/10 tokens × 2 (25 ms) → 55; then
-/// R2 needs 7 more tokens and R3 9: 9 decodes → 145 ms. Graphs [1, 2, 4]: the decodes replay them.
+/// (SUM_LEN, 30 ms; 1 seq/10 tokens each); t 30: both decode (10 ms), R1 finishes; t 40: group 0
+/// prefills R3 while group 1 decodes R2 — one forward, no CUDA graph since a group extends
+/// (`can_cuda_graph` is the minimum over groups), each group's attention on its own part: group 1
+/// one decode at context 12 (R2's 10 prompt + 2 outputs), group 0 1 seq/10 tokens (30 ms) → 70;
+/// then R2 needs 7 more tokens and R3 9: 9 decodes → 160 ms. Graphs [1, 2, 4]: the decodes replay
+/// them.
 #[test]
 fn a_group_prefills_while_another_decodes_in_one_eager_forward() {
     let reqs = vec![req(10, 2), req(10, 10), req(10, 10)];
     let (m, shapes) = run(&plan(1000, 2, None, vec![1, 2, 4]), reqs, 2);
-    assert_eq!(m.end, Duration::from_ms(145).as_ps());
+    assert_eq!(m.end, Duration::from_ms(160).as_ps());
     assert_eq!(m.prefill_iterations, 1);
     assert_eq!(m.decode_iterations, 1 + 1 + 9);
-    assert_eq!(shapes[0], Shape::Prefill { seqs: 2, tokens: 20 });
+    assert_eq!(shapes[0], Shape::Dp(vec![dp_ext(1, 10), dp_ext(1, 10)]));
     assert_eq!(
         shapes[1],
         Shape::Decode {
@@ -183,15 +203,13 @@ fn a_group_prefills_while_another_decodes_in_one_eager_forward() {
             eager: false
         }
     );
-    assert_eq!(
-        shapes[2],
-        Shape::Mixed {
-            batch: 2,
-            eager: true,
-            seqs: 2,
-            tokens: 20
-        }
-    );
+    let decode = GroupShape {
+        decode: 1,
+        ctx: 12,
+        seqs: 0,
+        tokens: 0,
+    };
+    assert_eq!(shapes[2], Shape::Dp(vec![decode, dp_ext(1, 10)]));
     assert_eq!(
         shapes[3],
         Shape::Decode {
@@ -203,16 +221,17 @@ fn a_group_prefills_while_another_decodes_in_one_eager_forward() {
 
 /// The same three requests with speculation: SGLang syncs the groups' prefill batches first
 /// (`get_next_batch_to_run`, "prefill and decode batches will not be mixed when spec and dp-attn is
-/// enabled"), so at t 30 group 1 runs idle while group 0 prefills R3 (a prefill, 20 ms → 50); R2
-/// still needs 8 tokens and R3 9 (one token a cycle: no acceptance sampler): 9 decodes → 140 ms.
+/// enabled"), so at t 40 group 1 runs idle while group 0 prefills R3 (only its 1 seq/10 tokens, 30
+/// ms → 70); R2 still needs 8 tokens and R3 9 (one token a cycle: no acceptance sampler): 9
+/// decodes → 160 ms.
 #[test]
 fn with_speculation_a_prefill_idles_the_decoding_groups() {
     let reqs = vec![req(10, 2), req(10, 10), req(10, 10)];
     let (m, shapes) = run(&plan(1000, 2, Some(4), Vec::new()), reqs, 2);
-    assert_eq!(m.end, Duration::from_ms(140).as_ps());
+    assert_eq!(m.end, Duration::from_ms(160).as_ps());
     assert_eq!(m.prefill_iterations, 2);
     assert_eq!(m.decode_iterations, 1 + 9);
-    assert_eq!(shapes[2], Shape::Prefill { seqs: 2, tokens: 20 });
+    assert_eq!(shapes[2], Shape::Dp(vec![dp_ext(1, 10)]));
 }
 
 /// The DP-attention example (DeepSeek-V3, dp 8 on 8× H200; 128 requests of 1,024 + 256 tokens, 64

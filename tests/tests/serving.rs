@@ -4,7 +4,7 @@
 //! sim/src/serve/sglang.rs and vllm.rs); the others run whole scenarios.
 
 use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, IterationCosts, Plan, sglang, vllm};
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang, vllm};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -21,6 +21,9 @@ impl IterationCosts for Fixed {
     }
     fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((2, Duration::from_ms(25)))
+    }
+    fn dp_extend(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
     }
 }
 
@@ -56,6 +59,8 @@ fn sglang_plan_with(
             policy,
         }),
         graphs: Vec::new(),
+        // No output clipping: these tests drive the scheduler alone.
+        max_req_len: None,
     }
 }
 
@@ -71,6 +76,7 @@ fn vllm_plan(kv_tokens: u64) -> Plan {
             long_prefill_token_threshold: 0,
         }),
         graphs: Vec::new(),
+        max_req_len: None,
     }
 }
 
@@ -335,6 +341,9 @@ impl IterationCosts for Recording {
     ) -> Result<(usize, Duration), DecodeError> {
         self.0.push((seqs, tokens));
         Ok((2, Duration::from_ms(25)))
+    }
+    fn dp_extend(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
     }
 }
 

@@ -78,6 +78,22 @@ pub trait IterationCosts {
         seqs: u32,
         tokens: u32,
     ) -> Result<(usize, Duration), DecodeError>;
+    /// Under SGLang's DP attention, a lock-step forward in which some group extends (issue #18
+    /// leftover dpsched2): `groups` are the busy groups' own shapes, largest first (idle groups left
+    /// out). SGLang gathers only the real tokens (SUM_LEN): the MLP/MoE runs on their sum, each
+    /// group's attention on its own, the step waiting for the slowest; no CUDA graph.
+    fn dp_extend(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError>;
+}
+
+/// One busy group's part of a DP-attention step in which some group extends ([`IterationCosts::dp_extend`]):
+/// its decoding requests (unpadded: the step runs eager) at context `ctx` (bucketed), and its
+/// extend parts, `seqs` sequences of `tokens` tokens in all (bucketed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GroupShape {
+    pub decode: u32,
+    pub ctx: u32,
+    pub seqs: u32,
+    pub tokens: u32,
 }
 
 /// The engine-independent state.
@@ -247,9 +263,19 @@ pub struct Measured {
     pub first_rejection: Option<String>,
     pub preemptions: u64,
     pub overloaded: bool,
+    /// Highest fraction of all the groups' KV pools together in use after an iteration.
     pub peak_kv_utilisation: f64,
+    /// Highest fraction of one group's KV pool in use after an iteration, over the groups (issue
+    /// #18 leftover dpsched2: a group filling up while the others are empty); equals
+    /// `peak_kv_utilisation` with one group.
+    pub peak_group_kv_utilisation: f64,
+    /// Most requests running / waiting at once, summed over the groups.
     pub peak_running: u32,
     pub peak_waiting: u32,
+    /// Requests whose output SGLang clipped to fit one group's pool (`init_req_max_new_tokens`).
+    pub clipped_outputs: u64,
+    /// Schedulers stepped in lock-step (SGLang's DP-attention groups; 1 otherwise).
+    pub groups: u32,
     pub ttft: Histogram,
     pub itl: Histogram,
     /// Time per accepted token of each request-iteration (the old `tpot_samples`).
@@ -279,6 +305,10 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub bucket: u32,
     /// The scenario's `[slo]`: each finished request is counted good or not (goodput).
     pub slo: Option<&'a crate::slo::Slo>,
+    /// SGLang's `max_req_len` of one scheduler (min(context_len − 1, its pool's tokens − 1)): a
+    /// request's output is clipped to `max_req_len − prompt − 1` when it reaches a group (None:
+    /// vLLM, which does not clip).
+    pub max_req_len: Option<u64>,
 }
 
 /// The shape of one lock-step iteration over the groups, before CUDA-graph padding.
@@ -290,43 +320,78 @@ struct Step {
     /// Extend (prefill) parts and tokens of the busiest group (tokens bucketed).
     seqs: u32,
     ext_tokens: u32,
+    /// Under DP attention when some group extends: each busy group's own shape, largest first.
+    groups: Vec<GroupShape>,
+}
+
+/// `v` rounded up to the context bucket `bucket` (at least one bucket).
+fn bucketed(v: u64, bucket: u32) -> u32 {
+    (v.min(u64::from(u32::MAX / 2)) as u32).div_ceil(bucket).max(1) * bucket
 }
 
 impl Step {
     fn of<S>(groups: &[Group<S>], bucket: u32) -> Step {
         let (mut decode, mut ctx, mut seqs, mut ext) = (0u32, 0u64, 0u32, 0u64);
+        let mut shapes = Vec::new();
         for g in groups {
             let (c, b) = (&g.core, &g.core.batch);
+            let e: u64 = b.extend.iter().map(|e| e.1).sum();
+            let mut gctx = 0u64;
+            for &id in &b.decode {
+                gctx = gctx.max(c.reqs[id as usize].computed + 1);
+            }
             decode = decode.max(b.decode.len() as u32);
             seqs = seqs.max(b.extend.len() as u32);
-            ext = ext.max(b.extend.iter().map(|e| e.1).sum());
-            for &id in &b.decode {
-                ctx = ctx.max(c.reqs[id as usize].computed + 1);
+            ext = ext.max(e);
+            ctx = ctx.max(gctx);
+            if groups.len() > 1 && (!b.decode.is_empty() || !b.extend.is_empty()) {
+                shapes.push(GroupShape {
+                    decode: b.decode.len() as u32,
+                    ctx: if b.decode.is_empty() {
+                        0
+                    } else {
+                        bucketed(gctx, bucket)
+                    },
+                    seqs: b.extend.len() as u32,
+                    tokens: if b.extend.is_empty() {
+                        0
+                    } else {
+                        bucketed(e, bucket)
+                    },
+                });
             }
         }
-        let ctx = ctx.min(u64::from(u32::MAX)) as u32;
-        let ext_tokens = (ext.min(u64::from(u32::MAX / 2)) as u32).div_ceil(bucket).max(1) * bucket;
+        if seqs == 0 {
+            // Decode or idle only: MAX_LEN, the busiest group's shape (`cost_step`).
+            shapes.clear();
+        }
+        shapes.sort_unstable_by(|a, b| b.cmp(a));
         Step {
             decode,
-            ctx: ctx.div_ceil(bucket).max(1) * bucket,
+            ctx: bucketed(ctx, bucket),
             seqs,
-            ext_tokens,
+            ext_tokens: bucketed(ext, bucket),
+            groups: shapes,
         }
     }
 }
 
 /// Costs the iteration `st` of `groups` groups: (shape id, makespan).
 ///
-/// One group: the batch as it is. Several (SGLang's DP attention, issue #18 leftover dpsched): the
-/// groups run one forward in lock-step (every MoE layer gathers all groups' tokens), so the
-/// iteration is costed on the busiest group's shape with every group padded to it — the pass
-/// builder's MAX_LEN lowering (`passes::dp_attention`), so a shape of `groups ×` the busiest
-/// group's. SGLang 0.5.9 `scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: a group with
-/// nothing to run gets an idle batch when any group has tokens; `can_cuda_graph` is the minimum
-/// over groups (only decode or idle batches can replay a graph), so when any group extends, the
-/// decoding groups run eager; a decode in one group and an extend in another are one forward
-/// (costed as a mixed pass). Not modelled: under SUM_LEN (any extend in the batch) SGLang gathers
-/// only the real tokens, so an uneven prefill costs less than the padded shape charged here.
+/// One group: the batch as it is. Several (SGLang's DP attention): the groups run one forward in
+/// lock-step, every MoE/MLP layer gathering all groups' tokens (SGLang 0.5.9
+/// `scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: a group with nothing to run gets an
+/// idle batch when any group has tokens; `can_cuda_graph` is the minimum over groups, only decode or
+/// idle batches replaying a graph; `is_extend_in_batch` the maximum). The gather mode follows
+/// `dp_attention.py` `DpPaddingMode`:
+/// - some group extends (a prefill, or a prefill in one group and decodes in another): SUM_LEN,
+///   each group's attention on its own shape and the MLP/MoE on the summed tokens, eager
+///   ([`IterationCosts::dp_extend`], issue #18 leftover dpsched2);
+/// - every group decodes or idles: a CUDA graph replays in MAX_LEN
+///   (`get_default_mode_in_cuda_graph`), every group padded to the busiest group's graph batch —
+///   a decode of `groups ×` that batch (the pass builder's MAX_LEN lowering,
+///   `passes::dp_attention`). Not modelled: an eager decode (no graph fits) whose groups are
+///   uneven enough (Σ tokens × 2 ≤ max × dp) for SGLang to pick SUM_LEN; it is costed MAX_LEN.
 fn cost_step<S: Scheduler>(
     groups: &[Group<S>],
     st: &Step,
@@ -357,14 +422,7 @@ fn cost_step<S: Scheduler>(
                 let (batch, eager) = super::graphs::padded(graphs, st.decode);
                 costs.decode(x(batch), st.ctx, eager)?
             }
-            (false, true) => costs.prefill(x(st.seqs), x(st.ext_tokens))?,
-            (true, true) => costs.mixed(
-                x(st.decode),
-                st.ctx,
-                !graphs.is_empty(),
-                x(st.seqs),
-                x(st.ext_tokens),
-            )?,
+            (_, true) => costs.dp_extend(&st.groups)?,
             (false, false) => return Ok(None),
         }
     };
@@ -388,7 +446,10 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     mut inp: Inputs<'_, I>,
 ) -> Result<Measured, DecodeError> {
     assert!(!groups.is_empty(), "the serving loop needs a scheduler");
-    let mut m = Measured::default();
+    let mut m = Measured {
+        groups: groups.len().min(u32::MAX as usize) as u32,
+        ..Measured::default()
+    };
     let mut now = groups[0].core.now;
     let mut pending: Option<RequestSpec> = None;
     let mut sent = 0u32;
@@ -452,6 +513,18 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             in_flight += 1;
             let to = next_group;
             next_group = (next_group + 1) % groups.len();
+            let mut spec = spec;
+            // SGLang 0.5.9 `scheduler.py` `init_req_max_new_tokens`: max_new_tokens = min(asked,
+            // max_req_len − input − 1), silently (the request ends with finish reason "length").
+            // The prompt passed `validate_input_length` (< max_req_len − 5), so at least 5 remain:
+            // every request fits its group's empty pool.
+            if let Some(l) = inp.max_req_len {
+                let cap = l.saturating_sub(u64::from(spec.prompt) + 1).max(1);
+                if u64::from(spec.output) > cap {
+                    spec.output = cap as u32;
+                    m.clipped_outputs += 1;
+                }
+            }
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
             core.waiting.push_back(id);
@@ -484,25 +557,31 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
                 continue;
             }
             if let Some(g) = groups.iter_mut().find(|g| !g.core.waiting.is_empty()) {
-                // Nothing runs and the head of the queue can never be admitted (its prompt and
-                // reserved output exceed what the whole pool offers): the engine would stall; tpsim
-                // counts it refused and moves on.
-                let core = &mut g.core;
-                let Some(id) = core.waiting.pop_front() else { break };
-                let r = core.reqs[id as usize];
-                m.rejected += 1;
-                m.first_rejection.get_or_insert(format!(
-                    "never scheduled: prompt {} + output {} tokens do not fit the KV pool ({} tokens) \
-                     beside the scheduler's reservation",
-                    r.prompt,
-                    r.output,
-                    core.kv.total_pages * core.page
-                ));
-                in_flight -= 1;
-                core.free_slots.push(id);
+                // Nothing runs and the head of the queue can never be admitted: the engine would
+                // stall; tpsim counts it refused and moves on.
+                if refuse_head(&mut g.core, &mut m) {
+                    in_flight -= 1;
+                }
                 continue;
             }
             break;
+        }
+        if groups.len() > 1 {
+            // Under DP attention a group whose pool is empty yet admits nothing is stuck on the
+            // head of its own queue, whatever the other groups run: refused now, not once every
+            // group idles. With SGLang's output clipping (at dispatch above) only page rounding
+            // or a locked prefix can bring it here.
+            for g in groups.iter_mut() {
+                let c = &g.core;
+                if c.running.is_empty()
+                    && c.batch.extend.is_empty()
+                    && c.batch.decode.is_empty()
+                    && c.kv.utilisation() == 0.0
+                    && refuse_head(&mut g.core, &mut m)
+                {
+                    in_flight -= 1;
+                }
+            }
         }
         // Cost the iteration.
         let st = Step::of(groups, inp.bucket);
@@ -528,7 +607,12 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         let (mut used, mut total, mut running, mut queued, mut preempted) = (0u64, 0u64, 0u32, 0u32, 0u64);
         for g in groups.iter() {
             let kv = &g.core.kv;
-            used += kv.total_pages - kv.free_or_evictable_pages();
+            let u = kv.total_pages - kv.free_or_evictable_pages();
+            if kv.total_pages > 0 {
+                m.peak_group_kv_utilisation =
+                    m.peak_group_kv_utilisation.max(u as f64 / kv.total_pages as f64);
+            }
+            used += u;
             total += kv.total_pages;
             running += g.core.running.len() as u32;
             queued += g.core.waiting.len() as u32;
@@ -569,6 +653,25 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         m.overloaded |= last > 2 * mid && last > t_last / 100;
     }
     Ok(m)
+}
+
+/// Refuses the head of `core`'s waiting queue, which can never be admitted (its prompt and reserved
+/// output exceed what the whole pool offers); false when the queue is empty.
+fn refuse_head(core: &mut Core, m: &mut Measured) -> bool {
+    let Some(id) = core.waiting.pop_front() else {
+        return false;
+    };
+    let r = core.reqs[id as usize];
+    m.rejected += 1;
+    m.first_rejection.get_or_insert(format!(
+        "never scheduled: prompt {} + output {} tokens do not fit the KV pool ({} tokens) \
+         beside the scheduler's reservation",
+        r.prompt,
+        r.output,
+        core.kv.total_pages * core.page
+    ));
+    core.free_slots.push(id);
+    true
 }
 
 /// Applies what one group's iteration produced at `core.now`: tokens to its decodes and extends,

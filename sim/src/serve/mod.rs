@@ -27,7 +27,7 @@ use crate::decode::{DecodeError, MemoryPlan};
 use crate::scenario::{EngineKind, Scenario};
 use crate::workload::RequestSpec;
 
-pub use self::core::{IterationCosts, Measured};
+pub use self::core::{GroupShape, IterationCosts, Measured};
 
 /// The scheduler settings the scenario and its memory plan give.
 #[derive(Debug, Clone)]
@@ -40,6 +40,9 @@ pub struct Plan {
     pub page: u64,
     pub engine: EnginePlan,
     pub graphs: Vec<u32>,
+    /// SGLang's `max_req_len` of one scheduler, min(context_len − 1, its pool's tokens − 1)
+    /// (`tp_worker.py`): outputs are clipped to it (`core::Inputs::max_req_len`); None for vLLM.
+    pub max_req_len: Option<u64>,
 }
 
 /// Which scheduler, with its settings.
@@ -99,6 +102,12 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 page,
                 engine: EnginePlan::Sglang(settings),
                 graphs,
+                max_req_len: Some(
+                    s.engine
+                        .context_len
+                        .saturating_sub(1)
+                        .min(mem.kv_tokens.saturating_sub(1)),
+                ),
             }
         }
         EngineKind::Vllm => {
@@ -129,6 +138,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .iter()
                     .map(|&g| (u64::from(g) * dp).min(u64::from(u32::MAX)) as u32)
                     .collect(),
+                max_req_len: None,
             }
         }
     }
@@ -156,6 +166,7 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
         graphs: &p.graphs,
         bucket,
         slo,
+        max_req_len: p.max_req_len,
     };
     match &p.engine {
         EnginePlan::Sglang(set) => {

@@ -1,0 +1,148 @@
+//! Issue #18 leftover (dpsched2): one forward under SGLang's DP attention in which some group
+//! extends — the SUM_LEN gather mode, each group's attention on its own tokens.
+//!
+//! SGLang 0.5.9: `layers/dp_attention.py` `DpPaddingMode.get_dp_padding_mode` picks SUM_LEN whenever
+//! any group's batch extends (`is_extend_in_batch`, the maximum over groups in
+//! `scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`). Then, per decoder layer:
+//! - each group runs attention over its own tokens (prefill chunks, decodes, or nothing when idle);
+//!   the groups run side by side, so the layer waits for the slowest group's attention;
+//! - `_dp_gather_via_all_reduce`: each rank writes its group's tokens at its offset in a buffer of
+//!   the summed length (`global_dp_buffer_len` = Σ tokens, `forward_batch_info.py`
+//!   `prepare_mlp_sync_batch`), zeros elsewhere, and the buffer is all-reduced over the TP group (at
+//!   attn_tp > 1 the attention's partial sums add in the same all-reduce: no attention-group
+//!   collective);
+//! - the MLP/MoE runs sharded over all tp ranks on the summed tokens, and since the mode is not
+//!   MAX_LEN it all-reduces its output itself (`communicator.py` `should_use_reduce_scatter` false;
+//!   `models/deepseek_v2.py` `DeepseekV2MoE.forward_normal`: `tensor_model_parallel_all_reduce`
+//!   when not `use_reduce_scatter`);
+//! - `dp_scatter` copies the group's rows back (local, not costed).
+//!
+//! The logits (`logits_processor.py`) gather the rows that get logits, summed over groups
+//! (`global_num_tokens_for_logprob`), with the same all-reduce, and the TP-sharded LM head runs
+//! over them. The idle groups add no tokens.
+
+use super::{Builder, Collective, PassShape};
+use crate::decode::DecodeError;
+use crate::exec::{TaskGraph, TaskId};
+use crate::scenario::dp_attention::DpAttention;
+use tpsim_model::llm::ModelSpec;
+use tpsim_model::units::Bytes;
+
+/// The groups' own shapes in one SUM_LEN step (idle groups left out), in a fixed order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DpSum {
+    /// Each busy group's attention shape: a decode batch `all_logits(b, b, ctx)`, a prefill
+    /// `extend(seqs, tokens, 0)`, or a mixed chunk as `passes::mixed` shapes it.
+    pub groups: Vec<PassShape>,
+}
+
+impl DpSum {
+    /// The summed shape the MLP/MoE and the LM head run on (context: the longest).
+    pub fn global(&self) -> PassShape {
+        let mut g = PassShape {
+            seqs: 0,
+            tokens: 0,
+            ctx: 0,
+            logits: 0,
+        };
+        for s in &self.groups {
+            g.seqs = g.seqs.saturating_add(s.seqs);
+            g.tokens = g.tokens.saturating_add(s.tokens);
+            g.ctx = g.ctx.max(s.ctx);
+            g.logits = g.logits.saturating_add(s.logits);
+        }
+        g
+    }
+}
+
+impl Builder<'_> {
+    /// [`Builder::add_pass_dp`] in SUM_LEN mode over the groups' shapes `sum`; returns the pass's
+    /// last task.
+    pub(super) fn add_pass_dp_sum(
+        &self,
+        g: &mut TaskGraph,
+        model: &ModelSpec,
+        label: &str,
+        sum: &DpSum,
+        deps: &[TaskId],
+        d: DpAttention,
+    ) -> Result<TaskId, DecodeError> {
+        let tp = self.s.engine.tp;
+        let global = sum.global();
+        let attns: Vec<_> = sum
+            .groups
+            .iter()
+            .map(|&l| self.pass_at(model, label, l, d.attn_tp))
+            .collect();
+        let ffn = self.pass_at(model, label, global, tp);
+        let row = model.hidden * model.activation_bytes();
+        let global_bytes = u64::from(global.tokens) * row;
+        let most = sum.groups.iter().map(|s| s.tokens).max().unwrap_or(0);
+        let emb = self.per_gpu(
+            g,
+            &format!("{label}: embed"),
+            self.rates.op_time(0.0, 0.0, 1),
+            1,
+            deps,
+        )?;
+        // The vocab-parallel embedding's allreduce inside each attention group (the busiest's).
+        let mut prev: Vec<TaskId> = if d.attn_tp > 1 {
+            let bytes = u64::from(most) * row;
+            let t = self.costs.attn_allreduce(bytes);
+            let name = format!("{label}: allreduce embed (attn-tp)");
+            vec![self.gang(g, &name, Collective::Allreduce(bytes), t, emb)?]
+        } else {
+            emb
+        };
+        for (i, lf) in ffn.fp.layers.iter().enumerate() {
+            // The slowest group's attention (and its q/k-norm allreduce inside the group).
+            let mut t_attn = tpsim_model::units::Duration::ZERO;
+            let mut kernels = 1;
+            for a in &attns {
+                let la = &a.fp.layers[i];
+                let t = self.attention_time(a, la)
+                    + a.qk_norm
+                        .filter(|_| d.attn_tp > 1)
+                        .map_or(tpsim_model::units::Duration::ZERO, |(bytes, _)| {
+                            self.costs.attn_allreduce(bytes)
+                        });
+                if t >= t_attn {
+                    t_attn = t;
+                    kernels = la.attn_kernels;
+                }
+            }
+            let a = self.per_gpu(g, &format!("{label}: L{i} attention"), t_attn, kernels, &prev)?;
+            let gathered = self.sum_allreduce(g, &format!("{label}: L{i} dp gather"), global_bytes, a)?;
+            let (t_ffn, kind) = self.ffn_time(&ffn, lf);
+            let f = self.per_gpu(
+                g,
+                &format!("{label}: L{i} {kind}"),
+                t_ffn,
+                lf.ffn_kernels,
+                &[gathered],
+            )?;
+            prev = vec![self.sum_allreduce(g, &format!("{label}: L{i} {kind}"), global_bytes, f)?];
+        }
+        let logit_bytes = u64::from(global.logits) * row;
+        let gathered = self.sum_allreduce(g, &format!("{label}: lm head dp gather"), logit_bytes, prev)?;
+        self.add_lm_head(g, &ffn, gathered)
+    }
+
+    /// An all-reduce of `bytes` over the whole TP group (the SUM_LEN gather, the MLP's own).
+    fn sum_allreduce(
+        &self,
+        g: &mut TaskGraph,
+        at: &str,
+        bytes: u64,
+        after: Vec<TaskId>,
+    ) -> Result<TaskId, DecodeError> {
+        let c = self.costs.allreduce(Bytes(bytes));
+        self.gang(
+            g,
+            &format!("{at}: all-reduce"),
+            Collective::Allreduce(bytes),
+            c.time,
+            after,
+        )
+    }
+}
