@@ -257,3 +257,68 @@ fn the_dp_attention_example_is_deterministic_and_prefills_per_group() {
     assert_eq!(j["serving"]["peak_running"], 64);
     assert_eq!(j["throughput"]["iterations"], 510);
 }
+
+/// Issue #18 leftover (dpsched2) point 3: R1 (500 in, 10 out) → group 0, R2 (10 in, 10 out) →
+/// group 1, pools of 1,000 tokens each (page 1). Both finish on the 9th decode (1 output from the
+/// prefill + 9), their KV freed in that iteration; the fullest moment is after the 8th decode:
+/// group 0 holds 500 + 8 = 508 tokens (50.8 % of its pool), group 1 18, all pools (508 + 18) ÷
+/// 2,000 = 26.3 %. The summed figure alone would hide that one group is half full.
+#[test]
+fn the_busiest_groups_kv_peak_is_reported_beside_the_summed_one() {
+    let (m, _) = run(
+        &plan(1000, 2, None, Vec::new()),
+        vec![req(500, 10), req(10, 10)],
+        2,
+    );
+    assert_eq!(m.finished, 2);
+    assert!(
+        (m.peak_group_kv_utilisation - 0.508).abs() < 1e-12,
+        "{}",
+        m.peak_group_kv_utilisation
+    );
+    assert!(
+        (m.peak_kv_utilisation - 0.263).abs() < 1e-12,
+        "{}",
+        m.peak_kv_utilisation
+    );
+}
+
+/// Point 4: SGLang clips a request's output to its scheduler's `max_req_len` − input − 1
+/// (`scheduler.py` `init_req_max_new_tokens`; `max_req_len` = min(context_len − 1, pool − 1) =
+/// 999 for a 1,000-token pool): 900 in, 500 out asks 1,400 tokens, more than group 0's pool, and
+/// gets 999 − 900 − 1 = 98 outputs: 900 + 98 = 998 < 1,000 is admitted at once. One prefill (group
+/// 1 idle, 30 ms) and 97 decodes (10 ms) → 1,000 ms.
+#[test]
+fn an_output_longer_than_the_groups_pool_is_clipped_as_sglang_does() {
+    let mut p = plan(1000, 2, None, Vec::new());
+    p.max_req_len = Some(999);
+    let (m, shapes) = run(&p, vec![req(900, 500)], 1);
+    assert_eq!(m.clipped_outputs, 1);
+    assert_eq!(m.rejected, 0);
+    assert_eq!(m.finished, 1);
+    assert_eq!(m.output_tokens, 98);
+    assert_eq!(shapes[0], Shape::Dp(vec![dp_ext(1, 900)]));
+    assert_eq!(m.end, Duration::from_ms(1000).as_ps());
+}
+
+/// Point 4, without the clipping (the scheduler alone): R1 (10 in, 100 out) → group 0, R2 (900 in,
+/// 500 out: 1,400 tokens, never fits a 1,000-token pool) → group 1, R3 (10 in, 10 out) next. Group
+/// 1's pool is empty and admits nothing at t 0: R2 is refused then, not once group 0 idles; R3 is
+/// sent at 30 ms (the controller's counter at 2 → group 0), prefilled alone (SGLang prefills
+/// before decoding: 30 ms → 60); then R1's 99 decodes (R3's 9 among them) → 1,050 ms. (Refused
+/// only when every group idled, R3 would have waited for R1: 1,020 + 30 + 9 × 10 = 1,140 ms.)
+#[test]
+fn a_request_that_never_fits_its_group_is_refused_while_the_others_run() {
+    let reqs = vec![req(10, 100), req(900, 500), req(10, 10)];
+    let (m, _) = run(&plan(1000, 2, None, Vec::new()), reqs, 2);
+    assert_eq!(m.rejected, 1);
+    assert_eq!(m.finished, 2);
+    assert!(
+        m.first_rejection
+            .as_deref()
+            .is_some_and(|t| t.starts_with("never scheduled: prompt 900 + output 500")),
+        "{:?}",
+        m.first_rejection
+    );
+    assert_eq!(m.end, Duration::from_ms(1050).as_ps());
+}

@@ -146,3 +146,66 @@ impl Builder<'_> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Builder, PassShape, collective_costs, durations};
+    use super::DpSum;
+    use crate::scenario::load_str;
+    use std::path::Path;
+    use tpsim_model::units::Bytes;
+
+    /// DeepSeek-V3 on 8× H200 with the engine block `engine` (SGLang 0.5.8), as
+    /// `passes::dp_attention`'s tests.
+    fn scenario(engine: &str) -> crate::scenario::Scenario {
+        let text = format!(
+            "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"deepseek-v3\"\n\
+             [engine]\nname = \"sglang\"\nversion = \"0.5.8\"\nmem_fraction_static = 0.8\n{engine}\n\
+             [workload]\nconcurrency = 64\nprompt_len = 1024\noutput_len = 16\n"
+        );
+        load_str(&text, Path::new("dp-sum-test.toml")).expect("scenario")
+    }
+
+    /// tp 8, dp 8: group A prefills 1 sequence of 1,024 tokens, group B one of 256, six groups idle.
+    /// SUM_LEN: per layer the gather is an all-reduce over the 8 ranks of the 1,280 real tokens
+    /// (1,280 × 7168 × 2 B = 18,350,080 B), the MoE all-reduces its output at the same size; the
+    /// logits gather the 2 last tokens (2 × 7168 × 2 = 28,672 B). The attention is group A's: what
+    /// tp 1's prefill of 1,024 tokens costs. MAX_LEN would have gathered 8 × 1,024 tokens: the
+    /// padded step costs more.
+    #[test]
+    fn an_uneven_prefill_gathers_the_real_tokens_and_waits_for_the_slowest_attention() {
+        let s = scenario("tp = 8\nenable_dp_attention = true\ndp_size = 8");
+        let costs = collective_costs(&s);
+        let mut b = Builder::new(&s, &costs);
+        b.set_dp_sum(Some(DpSum {
+            groups: vec![PassShape::extend(1, 1024, 0), PassShape::extend(1, 256, 0)],
+        }));
+        let sum = b.simulate_prefill(2, 1280, false).expect("simulate");
+        b.set_dp_sum(None);
+        let g = &sum.graph;
+        let ar = costs.allreduce(Bytes(18_350_080)).time;
+        assert_eq!(durations(g, "prefill: L5 dp gather: all-reduce"), vec![ar]);
+        let ffn: Vec<_> = g
+            .iter()
+            .filter(|(_, t)| t.name.starts_with("prefill: L5 ") && t.name.ends_with(": all-reduce"))
+            .map(|(_, t)| t.duration)
+            .collect();
+        assert_eq!(ffn, vec![ar, ar], "the gather and the MoE's own all-reduce");
+        assert_eq!(
+            durations(g, "prefill: lm head dp gather: all-reduce"),
+            vec![costs.allreduce(Bytes(28_672)).time]
+        );
+        assert!(!g.iter().any(|(_, t)| t.name.contains("reduce-scatter")));
+
+        let tp1 = scenario("tp = 1");
+        let c1 = collective_costs(&tp1);
+        let mut b1 = Builder::new(&tp1, &c1);
+        let plain = b1.simulate_prefill(1, 1024, false).expect("simulate");
+        let a_dp = durations(g, "prefill: L5 attention");
+        assert_eq!(a_dp.len(), 8);
+        assert_eq!(a_dp[0], durations(&plain.graph, "prefill: L5 attention")[0]);
+
+        let padded = b.simulate_prefill(8, 8 * 1024, false).expect("simulate");
+        assert!(padded.schedule.makespan > sum.schedule.makespan);
+    }
+}
