@@ -256,7 +256,7 @@ struct Shapes<'b, 'a> {
     spec: bool,
     trace: bool,
     index: BTreeMap<ShapeKey, usize>,
-    /// Issue #18 leftover (dpsched2): DP-attention steps with an extend, by the groups' shapes.
+    /// Issue #18 leftover (dpsched2): DP-attention SUM_LEN steps, by the groups' shapes.
     dp_index: BTreeMap<Vec<serve::GroupShape>, usize>,
     costs: Vec<ShapeCost>,
 }
@@ -326,7 +326,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
             }
         })
     }
-    fn dp_extend(&mut self, groups: &[serve::GroupShape]) -> Result<(usize, Duration), DecodeError> {
+    fn dp_sum_len(&mut self, groups: &[serve::GroupShape]) -> Result<(usize, Duration), DecodeError> {
         if let Some(&i) = self.dp_index.get(groups) {
             return Ok((i, self.costs[i].makespan));
         }
@@ -345,11 +345,12 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         // no CUDA graph replays (`can_cuda_graph` is the minimum over groups): the eager builder.
         let b = self.builder(dec > 0);
         b.set_dp_sum(Some(sum));
-        let shape = if dec == 0 {
-            b.simulate_prefill(seqs, tokens, spec)
-        } else {
+        let shape = match (dec, seqs) {
+            (0, _) => b.simulate_prefill(seqs, tokens, spec),
+            // An eager decode over uneven groups (never with speculation: `serve::core::cost_step`).
+            (_, 0) => b.simulate(dec, ctx, false),
             // With speculation SGLang never mixes prefill and decode groups (`serve::core::run`).
-            b.simulate_mixed(dec, ctx, seqs, tokens)
+            _ => b.simulate_mixed(dec, ctx, seqs, tokens),
         };
         b.set_dp_sum(None);
         let c = ShapeCost::of(&shape?);

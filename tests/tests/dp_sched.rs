@@ -5,8 +5,9 @@
 //! group's `Scheduler` admits against its own KV pool, and the groups run one forward in lock-step
 //! (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: an idle batch for a group with
 //! nothing to run, CUDA graphs only when every group decodes or idles). The loop is driven with
-//! fixed iteration costs (decode 10 ms, prefill 20 ms, mixed 25 ms, a DP-attention step in which
-//! some group extends 30 ms) and records every shape it asks for, so that each figure below is computed by hand from SGLang's admission rule
+//! fixed iteration costs (decode 10 ms, prefill 20 ms, mixed 25 ms; SUM_LEN DP-attention steps: 30
+//! ms when some group extends, 12 ms for an eager decode over uneven groups) and records every
+//! shape it asks for, so that each figure below is computed by hand from SGLang's admission rule
 //! (sim/src/serve/sglang.rs: a request is admitted while input + min(output, 4096) < the tokens
 //! left, page 1).
 
@@ -38,7 +39,8 @@ enum Shape {
     Dp(Vec<GroupShape>),
 }
 
-/// Decode 10 ms, prefill 20 ms, mixed 25 ms, DP step with an extend 30 ms; every call recorded.
+/// Decode 10 ms, prefill 20 ms, mixed 25 ms, SUM_LEN step 30 ms with an extend, 12 ms without;
+/// every call recorded.
 #[derive(Default)]
 struct Recording(Vec<Shape>);
 impl IterationCosts for Recording {
@@ -66,9 +68,14 @@ impl IterationCosts for Recording {
         });
         Ok((2, Duration::from_ms(25)))
     }
-    fn dp_extend(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+    fn dp_sum_len(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        let extends = groups.iter().any(|g| g.seqs > 0);
         self.0.push(Shape::Dp(groups.to_vec()));
-        Ok((3, Duration::from_ms(30)))
+        Ok(if extends {
+            (3, Duration::from_ms(30))
+        } else {
+            (4, Duration::from_ms(12))
+        })
     }
 }
 
@@ -137,16 +144,18 @@ fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> (serve::Measured, 
 /// NO_TOKEN, it queues until L1 finishes. Group 1: S1 200 < 1,000, S2 200 < 800: both run.
 /// Timeline (lock-step): t 0 one prefill, SUM_LEN (30 ms; each group its own shape: group 1 2
 /// seqs/200 tokens, group 0 1/100 — not the busiest padded × 2); 99 decodes (S1, S2 finish at
-/// 1,020 ms; the busiest group decodes 2: batch 2 × 2 = 4, MAX_LEN); 300 decodes of L1 alone,
-/// group 1 idle (batch 1 × 2 = 2) → 4,020 ms; L2's prefill, group 1 idle (only group 0's 1 seq/100
-/// tokens, 30 ms) → 4,050; its 399 decodes → 8,040 ms.
+/// 1,020 ms; both groups decode 2: Σ 4 × 2 > max 2 × 2 groups, MAX_LEN: batch 2 × 2 = 4); 300
+/// decodes of L1 alone, group 1 idle, eager (no graphs): Σ 1 × 2 ≤ max 1 × 2 groups, so SGLang's
+/// `get_dp_padding_mode` picks SUM_LEN (12 ms, group 0's 1 decode at context 200 = 100 + 99 + 1)
+/// → 4,620 ms; L2's prefill, group 1 idle (only group 0's 1 seq/100 tokens, 30 ms) → 4,650; its
+/// 399 decodes, SUM_LEN again → 9,438 ms.
 /// The summed pool of 2,000 tokens (one scheduler) admits all four at once (500 + 200 + 500 + 200 =
 /// 1,400 < 2,000): one prefill and 399 decodes, 4,010 ms.
 #[test]
 fn round_robin_puts_both_long_requests_in_one_groups_pool() {
     let reqs = vec![req(100, 400), req(100, 100), req(100, 400), req(100, 100)];
     let (m, shapes) = run(&plan(1000, 2, None, Vec::new()), reqs.clone(), 4);
-    assert_eq!(m.end, Duration::from_ms(8040).as_ps());
+    assert_eq!(m.end, Duration::from_ms(9438).as_ps());
     assert_eq!(m.prefill_iterations, 2);
     assert_eq!(m.decode_iterations, 99 + 300 + 399);
     assert_eq!(m.peak_running, 3);
@@ -162,13 +171,15 @@ fn round_robin_puts_both_long_requests_in_one_groups_pool() {
             eager: false
         }
     );
-    // The idle group runs the busiest group's shape: 1 request per group, × 2.
+    // Uneven eager decode: SUM_LEN, group 0's own batch (group 1 idle adds nothing).
     assert_eq!(
         shapes[100],
-        Shape::Decode {
-            batch: 2,
-            eager: false
-        }
+        Shape::Dp(vec![GroupShape {
+            decode: 1,
+            ctx: 200,
+            seqs: 0,
+            tokens: 0
+        }])
     );
     assert_eq!(shapes[400], Shape::Dp(vec![dp_ext(1, 100)]));
 
@@ -287,7 +298,7 @@ fn the_busiest_groups_kv_peak_is_reported_beside_the_summed_one() {
 /// (`scheduler.py` `init_req_max_new_tokens`; `max_req_len` = min(context_len − 1, pool − 1) =
 /// 999 for a 1,000-token pool): 900 in, 500 out asks 1,400 tokens, more than group 0's pool, and
 /// gets 999 − 900 − 1 = 98 outputs: 900 + 98 = 998 < 1,000 is admitted at once. One prefill (group
-/// 1 idle, 30 ms) and 97 decodes (10 ms) → 1,000 ms.
+/// 1 idle, 30 ms) and 97 decodes (group 1 idle, eager: SUM_LEN, 12 ms) → 30 + 1,164 = 1,194 ms.
 #[test]
 fn an_output_longer_than_the_groups_pool_is_clipped_as_sglang_does() {
     let mut p = plan(1000, 2, None, Vec::new());
@@ -298,15 +309,16 @@ fn an_output_longer_than_the_groups_pool_is_clipped_as_sglang_does() {
     assert_eq!(m.finished, 1);
     assert_eq!(m.output_tokens, 98);
     assert_eq!(shapes[0], Shape::Dp(vec![dp_ext(1, 900)]));
-    assert_eq!(m.end, Duration::from_ms(1000).as_ps());
+    assert_eq!(m.end, Duration::from_ms(1194).as_ps());
 }
 
 /// Point 4, without the clipping (the scheduler alone): R1 (10 in, 100 out) → group 0, R2 (900 in,
 /// 500 out: 1,400 tokens, never fits a 1,000-token pool) → group 1, R3 (10 in, 10 out) next. Group
 /// 1's pool is empty and admits nothing at t 0: R2 is refused then, not once group 0 idles; R3 is
 /// sent at 30 ms (the controller's counter at 2 → group 0), prefilled alone (SGLang prefills
-/// before decoding: 30 ms → 60); then R1's 99 decodes (R3's 9 among them) → 1,050 ms. (Refused
-/// only when every group idled, R3 would have waited for R1: 1,020 + 30 + 9 × 10 = 1,140 ms.)
+/// before decoding: 30 ms → 60); then R1's 99 decodes (R3's 9 among them; group 1 idle, eager:
+/// SUM_LEN, 12 ms) → 1,248 ms. (Refused only when every group idled, R3 would have waited for R1:
+/// 30 + 99 × 12 + 30 + 9 × 12 = 1,356 ms.)
 #[test]
 fn a_request_that_never_fits_its_group_is_refused_while_the_others_run() {
     let reqs = vec![req(10, 100), req(900, 500), req(10, 10)];
@@ -320,5 +332,5 @@ fn a_request_that_never_fits_its_group_is_refused_while_the_others_run() {
         "{:?}",
         m.first_rejection
     );
-    assert_eq!(m.end, Duration::from_ms(1050).as_ps());
+    assert_eq!(m.end, Duration::from_ms(1248).as_ps());
 }

@@ -22,7 +22,7 @@ impl IterationCosts for Fixed {
     fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((2, Duration::from_ms(25)))
     }
-    fn dp_extend(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
         unreachable!("one scheduler: no DP-attention step")
     }
 }
@@ -342,7 +342,7 @@ impl IterationCosts for Recording {
         self.0.push((seqs, tokens));
         Ok((2, Duration::from_ms(25)))
     }
-    fn dp_extend(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
         unreachable!("one scheduler: no DP-attention step")
     }
 }

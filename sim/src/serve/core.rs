@@ -78,14 +78,15 @@ pub trait IterationCosts {
         seqs: u32,
         tokens: u32,
     ) -> Result<(usize, Duration), DecodeError>;
-    /// Under SGLang's DP attention, a lock-step forward in which some group extends (issue #18
-    /// leftover dpsched2): `groups` are the busy groups' own shapes, largest first (idle groups left
-    /// out). SGLang gathers only the real tokens (SUM_LEN): the MLP/MoE runs on their sum, each
-    /// group's attention on its own, the step waiting for the slowest; no CUDA graph.
-    fn dp_extend(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError>;
+    /// Under SGLang's DP attention, a lock-step forward in SUM_LEN mode (issue #18 leftover
+    /// dpsched2): some group extends, or an eager decode over uneven groups. `groups` are the busy
+    /// groups' own shapes, largest first (idle groups left out). SGLang gathers only the real
+    /// tokens: the MLP/MoE runs on their sum, each group's attention on its own, the step waiting
+    /// for the slowest; no CUDA graph.
+    fn dp_sum_len(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError>;
 }
 
-/// One busy group's part of a DP-attention step in which some group extends ([`IterationCosts::dp_extend`]):
+/// One busy group's part of a SUM_LEN DP-attention step ([`IterationCosts::dp_sum_len`]):
 /// its decoding requests (unpadded: the step runs eager) at context `ctx` (bucketed), and its
 /// extend parts, `seqs` sequences of `tokens` tokens in all (bucketed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -320,7 +321,7 @@ struct Step {
     /// Extend (prefill) parts and tokens of the busiest group (tokens bucketed).
     seqs: u32,
     ext_tokens: u32,
-    /// Under DP attention when some group extends: each busy group's own shape, largest first.
+    /// Under DP attention: each busy group's own shape, largest first (empty with one group).
     groups: Vec<GroupShape>,
 }
 
@@ -361,10 +362,6 @@ impl Step {
                 });
             }
         }
-        if seqs == 0 {
-            // Decode or idle only: MAX_LEN, the busiest group's shape (`cost_step`).
-            shapes.clear();
-        }
         shapes.sort_unstable_by(|a, b| b.cmp(a));
         Step {
             decode,
@@ -386,12 +383,17 @@ impl Step {
 /// `dp_attention.py` `DpPaddingMode`:
 /// - some group extends (a prefill, or a prefill in one group and decodes in another): SUM_LEN,
 ///   each group's attention on its own shape and the MLP/MoE on the summed tokens, eager
-///   ([`IterationCosts::dp_extend`], issue #18 leftover dpsched2);
-/// - every group decodes or idles: a CUDA graph replays in MAX_LEN
+///   ([`IterationCosts::dp_sum_len`], issue #18 leftover dpsched2);
+/// - every group decodes or idles and a CUDA graph replays: MAX_LEN
 ///   (`get_default_mode_in_cuda_graph`), every group padded to the busiest group's graph batch —
 ///   a decode of `groups ×` that batch (the pass builder's MAX_LEN lowering,
-///   `passes::dp_attention`). Not modelled: an eager decode (no graph fits) whose groups are
-///   uneven enough (Σ tokens × 2 ≤ max × dp) for SGLang to pick SUM_LEN; it is costed MAX_LEN.
+///   `passes::dp_attention`);
+/// - every group decodes or idles, eager (graphs off, or the busiest group above the largest
+///   graph): `get_dp_padding_mode` picks SUM_LEN when Σ tokens × 2 ≤ max × dp (uneven groups, as
+///   [`IterationCosts::dp_sum_len`]), MAX_LEN otherwise (`groups ×` the busiest group's batch).
+///   Tokens are the groups' decode counts, before SGLang aligns each to a multiple of attn_tp
+///   (`forward_batch_info.py` `ceil_align`; exact at attn_tp 1). With speculation (a verify of
+///   several tokens a request, [`Scheduler::prefill_first`]) decodes are costed MAX_LEN.
 fn cost_step<S: Scheduler>(
     groups: &[Group<S>],
     st: &Step,
@@ -420,9 +422,16 @@ fn cost_step<S: Scheduler>(
         match (dec, ext) {
             (true, false) => {
                 let (batch, eager) = super::graphs::padded(graphs, st.decode);
-                costs.decode(x(batch), st.ctx, eager)?
+                let replays = !graphs.is_empty() && !eager;
+                let sum: u64 = st.groups.iter().map(|g| u64::from(g.decode)).sum();
+                let uneven = sum * 2 <= u64::from(st.decode) * u64::from(n);
+                if !replays && uneven && !groups[0].sched.prefill_first() {
+                    costs.dp_sum_len(&st.groups)?
+                } else {
+                    costs.decode(x(batch), st.ctx, eager)?
+                }
             }
-            (_, true) => costs.dp_extend(&st.groups)?,
+            (_, true) => costs.dp_sum_len(&st.groups)?,
             (false, false) => return Ok(None),
         }
     };
