@@ -446,7 +446,7 @@ fn cost_step<S: Scheduler>(
 /// default `load_balance_method` "auto" resolving to round_robin outside PD disaggregation,
 /// `server_args.py` `_handle_load_balance_method`), each group admits against its own KV pool and
 /// `max_running_requests` share and chooses prefill or decode by itself (`get_next_batch_to_run`),
-/// and the groups step together (costed by [`cost_step`]). With speculation SGLang syncs the
+/// and the groups step together (costed by `cost_step`). With speculation SGLang syncs the
 /// groups' prefill batches first (`get_next_batch_to_run`: "prefill and decode batches will not
 /// be mixed when spec and dp-attn is enabled"): when any group prefills, the others run idle.
 pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(

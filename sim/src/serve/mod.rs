@@ -9,10 +9,13 @@
 //! scheduler of its own, as in SGLang 0.5.9 (one `Scheduler` per attention-DP rank), with the
 //! memory plan's per-group KV pool and `max_running_requests` share; the data-parallel controller
 //! sends requests to the groups round robin (`data_parallel_controller.py`), and the groups step
-//! in lock-step, each iteration costing the busiest group's shape with every group padded to it
-//! (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: idle batches, CUDA graphs only when
-//! every group decodes or idles). [`core::run`] has the details. vLLM's DP on a MoE model keeps one
-//! scheduler over its ranks' summed pools.
+//! in lock-step (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: idle batches, CUDA
+//! graphs only when every group decodes or idles): a graph-replayed decode costs the busiest
+//! group's shape with every group padded to it (MAX_LEN); a step in which some group extends, or an
+//! eager decode over uneven groups, costs each group's attention on its own shape (the slowest
+//! taken) and the MLP/MoE on the summed real tokens (SUM_LEN, issue #18 leftover dpsched2).
+//! `core::cost_step` has the details. vLLM's DP on a MoE model keeps one scheduler over its
+//! ranks' summed pools.
 
 pub mod core;
 pub mod graphs;

@@ -112,7 +112,8 @@ impl Builder<'_> {
                 }
             }
             let a = self.per_gpu(g, &format!("{label}: L{i} attention"), t_attn, kernels, &prev)?;
-            let gathered = self.sum_allreduce(g, &format!("{label}: L{i} dp gather"), global_bytes, a)?;
+            let name = format!("{label}: L{i} dp gather: all-reduce");
+            let gathered = self.sum_allreduce(g, &name, global_bytes, a)?;
             let (t_ffn, kind) = self.ffn_time(&ffn, lf);
             let f = self.per_gpu(
                 g,
@@ -121,29 +122,27 @@ impl Builder<'_> {
                 lf.ffn_kernels,
                 &[gathered],
             )?;
-            prev = vec![self.sum_allreduce(g, &format!("{label}: L{i} {kind}"), global_bytes, f)?];
+            // Named as the plain TP layer's (op class "allreduce"): the MLP/MoE's own.
+            let name = format!("{label}: L{i} allreduce {kind}");
+            prev = vec![self.sum_allreduce(g, &name, global_bytes, f)?];
         }
         let logit_bytes = u64::from(global.logits) * row;
-        let gathered = self.sum_allreduce(g, &format!("{label}: lm head dp gather"), logit_bytes, prev)?;
+        let name = format!("{label}: lm head dp gather: all-reduce");
+        let gathered = self.sum_allreduce(g, &name, logit_bytes, prev)?;
         self.add_lm_head(g, &ffn, gathered)
     }
 
-    /// An all-reduce of `bytes` over the whole TP group (the SUM_LEN gather, the MLP's own).
+    /// An all-reduce of `bytes` over the whole TP group (the SUM_LEN gather, the MLP's own), task
+    /// `name`.
     fn sum_allreduce(
         &self,
         g: &mut TaskGraph,
-        at: &str,
+        name: &str,
         bytes: u64,
         after: Vec<TaskId>,
     ) -> Result<TaskId, DecodeError> {
         let c = self.costs.allreduce(Bytes(bytes));
-        self.gang(
-            g,
-            &format!("{at}: all-reduce"),
-            Collective::Allreduce(bytes),
-            c.time,
-            after,
-        )
+        self.gang(g, name, Collective::Allreduce(bytes), c.time, after)
     }
 }
 
@@ -185,12 +184,12 @@ mod tests {
         let g = &sum.graph;
         let ar = costs.allreduce(Bytes(18_350_080)).time;
         assert_eq!(durations(g, "prefill: L5 dp gather: all-reduce"), vec![ar]);
-        let ffn: Vec<_> = g
-            .iter()
-            .filter(|(_, t)| t.name.starts_with("prefill: L5 ") && t.name.ends_with(": all-reduce"))
-            .map(|(_, t)| t.duration)
-            .collect();
-        assert_eq!(ffn, vec![ar, ar], "the gather and the MoE's own all-reduce");
+        assert_eq!(
+            durations(g, "prefill: L5 allreduce moe"),
+            vec![ar],
+            "the MoE's own all-reduce, at the same size"
+        );
+        assert_eq!(super::super::op_class("prefill: L5 allreduce moe"), "allreduce");
         assert_eq!(
             durations(g, "prefill: lm head dp gather: all-reduce"),
             vec![costs.allreduce(Bytes(28_672)).time]
