@@ -48,6 +48,15 @@ pub fn sm_major(compute_capability: &str) -> u32 {
         .unwrap_or(0)
 }
 
+/// A compute capability as vLLM's `DeviceCapability.to_int()` writes it: major × 10 + minor
+/// ("9.0" → 90, "12.0" → 120, "8.9" → 89; 0 when it is not a number). vLLM picks kernels by it.
+pub fn sm_version(compute_capability: &str) -> u32 {
+    let mut parts = compute_capability.trim().split('.');
+    let major: Option<u32> = parts.next().and_then(|m| m.trim().parse().ok());
+    let minor: u32 = parts.next().and_then(|m| m.trim().parse().ok()).unwrap_or(0);
+    major.map_or(0, |m| m.saturating_mul(10).saturating_add(minor))
+}
+
 impl GpuSpec {
     /// The major part of the compute capability ([`sm_major`]).
     pub fn sm_major(&self) -> u32 {
@@ -155,6 +164,16 @@ impl std::fmt::Display for Transport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// vLLM's `DeviceCapability.to_int()`: major × 10 + minor.
+    #[test]
+    fn sm_version_as_vllm() {
+        assert_eq!(sm_version("9.0"), 90);
+        assert_eq!(sm_version("8.9"), 89);
+        assert_eq!(sm_version("12.0"), 120);
+        assert_eq!(sm_version("10"), 100);
+        assert_eq!(sm_version("gfx"), 0);
+    }
 
     #[test]
     fn path_class_names_round_trip() {

@@ -299,8 +299,11 @@ impl serve::IterationCosts for Shapes<'_, '_> {
     }
     fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
         let spec = self.spec;
-        self.get((1, 0, 0, seqs, tokens, false), |me| {
-            Ok(ShapeCost::of(&me.b.simulate_prefill(seqs, tokens, spec)?))
+        let eager = prefill_is_eager(self.b.scenario());
+        self.get((1, 0, 0, seqs, tokens, eager), |me| {
+            Ok(ShapeCost::of(
+                &me.builder(eager).simulate_prefill(seqs, tokens, spec)?,
+            ))
         })
     }
     fn mixed(
@@ -375,6 +378,17 @@ fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
             logits: d + s.min(g.tokens),
         },
     }
+}
+
+/// Whether the engine runs a prefill (extend) batch without CUDA graphs, each kernel launched by
+/// the host (tests/data/prefill.tsv). SGLang replays graphs only for decode, target-verify and idle
+/// batches: `model_executor/model_runner.py` `_forward_raw` takes the graph runner only when
+/// `forward_mode.is_cuda_graph()` (DECODE, TARGET_VERIFY, IDLE in `forward_batch_info.py`), and an
+/// EXTEND batch goes to `forward_extend`, eager, unless `--enable-piecewise-cuda-graph` captured it.
+/// vLLM v1 keeps its graph cost (its piecewise graphs cover prefill token counts up to the
+/// capture sizes; not checked against a prefill row yet).
+fn prefill_is_eager(s: &Scenario) -> bool {
+    s.engine.kind == crate::scenario::EngineKind::Sglang && !s.engine.enable_piecewise_cuda_graph
 }
 
 /// The engine's refusal of one request (`admission`), with SGLang's scheduler check against the KV

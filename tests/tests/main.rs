@@ -57,6 +57,8 @@ mod memory_cli;
 mod memory_eras;
 mod outputs;
 mod pipeline;
+// Issue #18 fidelity: prefill time against tests/data/prefill.tsv.
+mod prefill_rows;
 mod presets_extend;
 mod profile;
 // Issue #19 point 1: every preset value's provenance label.
@@ -76,6 +78,7 @@ mod serving;
 // Issue #19 point 1: SHM costs from the host's facts (the kalavai host's three layouts).
 mod shm_host;
 mod shm_host_5090;
+mod shm_host_dgx;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;

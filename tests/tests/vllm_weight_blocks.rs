@@ -17,6 +17,7 @@
 //! Tolerance: exact (integer bytes).
 
 use std::path::Path;
+use tpsim_model::llm::LoadGpu;
 
 const MIB: u64 = 1 << 20;
 
@@ -30,21 +31,34 @@ fn overhead_quant(preset: &str, tp: u32, model_extra: &str) -> u64 {
     model(preset, tp, model_extra).1
 }
 
-/// The scenario's model and its block overhead.
+/// The scenario's model and its block overhead, on H100s.
 fn model(preset: &str, tp: u32, model_extra: &str) -> (tpsim_model::llm::ModelSpec, u64) {
     let hw = if tp == 1 {
         "h100-sxm-1x"
     } else {
         "h100-sxm-8x-nvlink"
     };
+    let (m, _, o) = model_on(hw, preset, tp, model_extra);
+    (m, o)
+}
+
+/// The scenario's model on the hardware preset `hw`, the GPU as the load sees it, and the block
+/// overhead.
+fn model_on(
+    hw: &str,
+    preset: &str,
+    tp: u32,
+    model_extra: &str,
+) -> (tpsim_model::llm::ModelSpec, LoadGpu, u64) {
     let text = format!(
         "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{preset}\"\n{model_extra}[engine]\nname = \"vllm\"\ntp = {tp}\n"
     );
     let s = tpsim::scenario::load_str(&text, Path::new("vllm_weight_blocks.toml")).expect("scenario loads");
+    let gpu = LoadGpu::nvidia(&s.hardware.gpu);
     let m = s.model;
     let rope = m.context_len.expect("RoPE model") * m.head_dim * 2;
-    let o = m.vllm_load_block_overhead(tp, &[rope], 2);
-    (m, o)
+    let o = m.vllm_load_block_overhead(tp, &[rope], 2, &gpu);
+    (m, gpu, o)
 }
 
 /// Qwen2.5-7B at tp 1: per layer qkv_proj 4608 × 3584 × 2 B = 31.5 MiB (+0.5), o_proj 24.5 MiB
@@ -129,9 +143,9 @@ fn mistral_small_int8_tp1() {
 /// = 29.25 MiB.
 #[test]
 fn llama_3_1_8b_w4a16_gptq_extra_tensors() {
-    let (m, _) = model("llama-3.1-8b", 1, W4A16);
+    let (m, gpu, _) = model_on("h100-sxm-1x", "llama-3.1-8b", 1, W4A16);
     let rope = m.context_len.expect("RoPE model") * m.head_dim * 2;
-    assert_eq!(m.vllm_load_tensors(1, &[rope], 2).extra, 29 * MIB + MIB / 4);
+    assert_eq!(m.vllm_load_tensors(1, &[rope], 2, &gpu).extra, 29 * MIB + MIB / 4);
 }
 
 /// The same load replayed (Machete's repacking included): the 29.25 MiB above + 8 MiB of blocks,
@@ -144,4 +158,59 @@ fn llama_3_1_8b_w4a16_gptq_extra_tensors() {
 #[test]
 fn llama_3_1_8b_w4a16_tp1() {
     assert_eq!(overhead_quant("llama-3.1-8b", 1, W4A16), 37 * MIB + MIB / 4);
+}
+
+// marlin (issue #17): on any GPU but Hopper vLLM 0.19.0 processes int4 layers with Marlin, not
+// Machete (`tpsim_model::llm::Int4Kernel`, `load_order::int4`). Llama-3.1-8B at tp 2 is counted by
+// hand: every large tensor is a multiple of 2 MiB (per layer the packed qkv 3072 × 4096 / 2 B = 6 MiB,
+// o 4 MiB, gate_up 28 MiB, down 14 MiB; the RoPE build's float32 temporaries 32 and 64 MiB), so every
+// segment and every block carved from one is too, and a carved block leaves 0 or ≥ 2 MiB: split,
+// nothing extra. Scales, zero points, `g_idx` and workspaces are ≤ 1 MiB (small pool: rounded to
+// 512 B). Only the vocabulary-parallel embedding and LM head, 64,128 × 4096 × 2 B = 501 MiB in a
+// 502 MiB segment (1 MiB left: not split), take 1 MiB more each: 2 MiB of blocks on every GPU.
+// Tolerance: exact (integer bytes).
+
+const AWQ: &str =
+    "quantization = { dtype = \"int4\", group_size = 128, scale_dtype = \"fp16\", zero_point = true }\n";
+const KIB: u64 = 1 << 10;
+
+/// GPTQ W4A16 (group 128, symmetric) at tp 2. On two H100s (SM 9.0, Machete) `g_idx` and `qzeros`
+/// stay: per layer `g_idx` int32 `[in]` of qkv, o, gate_up, down 4096, 2048, 4096, 7168 = 16 + 8 +
+/// 16 + 28 = 68 KiB, `qzeros` int32 `[in / 128, out / 8]` 32 × 384 × 4 = 48, 16 × 512 × 4 = 32,
+/// 32 × 1792 × 4 = 224, 56 × 512 × 4 = 112 = 416 KiB: 484 KiB × 32 = 15.125 MiB, + 2 MiB. On two
+/// RTX 4090s (SM 8.9, Marlin) both are freed and each of the 128 linear layers keeps a workspace of
+/// one int32 per SM, 128 × 4 = 512 B: 64 KiB, + 2 MiB. On two RTX 5090s (SM 12.0, Marlin too)
+/// 170 × 4 = 680 B, a 1024 B small-pool block: 128 KiB, + 2 MiB.
+#[test]
+fn llama_3_1_8b_gptq_tp2_machete_or_marlin() {
+    assert_eq!(
+        model_on("h100-sxm-8x-nvlink", "llama-3.1-8b", 2, W4A16).2,
+        2 * MIB + 15 * MIB + MIB / 8
+    );
+    assert_eq!(
+        model_on("rtx-4090-2x-no-p2p", "llama-3.1-8b", 2, W4A16).2,
+        2 * MIB + 64 * KIB
+    );
+    assert_eq!(
+        model_on("rtx-5090-2x-no-p2p", "llama-3.1-8b", 2, W4A16).2,
+        2 * MIB + 128 * KIB
+    );
+}
+
+/// AWQ (group 128, zero points, no `g_idx`) at tp 2. Converting to GPTQ's packing allocates int32
+/// temporaries of 8 × the packed tensors (gate_up's zero points: 32 × 14,336 / 2 B × 8 = 1.75 MiB, in
+/// the large pool), all freed before the next kept large tensor is allocated, so the free blocks
+/// are whole 2 MiB multiples again when it is. On two RTX 4090s (Marlin) the tensors are replaced by
+/// ones of the same sizes: 2 MiB + the 64 KiB of workspaces, as GPTQ. On two H100s (Machete) the
+/// zero points are kept as `-scales × zeros` in fp16 `[in / 128, out]`, the scales' size, instead of
+/// the packed int32: per layer qkv 32 × 3072 × 2 − 48 KiB = 144 KiB, o 16 × 4096 × 2 − 32 = 96,
+/// gate_up 32 × 14,336 × 2 − 224 = 672, down 56 × 4096 × 2 − 112 = 336: 1248 KiB × 32 = 39 MiB,
+/// + 2 MiB.
+#[test]
+fn llama_3_1_8b_awq_tp2_machete_or_marlin() {
+    assert_eq!(
+        model_on("rtx-4090-2x-no-p2p", "llama-3.1-8b", 2, AWQ).2,
+        2 * MIB + 64 * KIB
+    );
+    assert_eq!(model_on("h100-sxm-8x-nvlink", "llama-3.1-8b", 2, AWQ).2, 41 * MIB);
 }

@@ -24,24 +24,28 @@
 //!   `utils/fp8_utils.py` `create_fp8_weight_parameter`, `create_fp8_scale_parameter`). After
 //!   loading both are kept: the weight is only transposed as a view (`process_weights_after_loading`,
 //!   `kernels/linear/scaled_mm/cutlass.py`), so nothing is allocated again.
-//! - int4 with group scales, as GPTQ checkpoints load (`gptq_marlin.py`
+//! - int4 with group scales (`load_order::int4`). GPTQ checkpoints (`gptq_marlin.py`
 //!   `GPTQMarlinLinearMethod.create_weights`; the int4 row at hand, line 36, logs "convertible to
-//!   gptq_marlin"): `qweight` int32 `[in / 8, out]`, `g_idx` int32 `[in]`, `scales`
-//!   `[in / group, out]` in the model dtype and `qzeros` int32 `[in / group, out / 8]`, the last two
-//!   created even for symmetric checkpoints. `g_idx` and a symmetric checkpoint's `qzeros` are held
-//!   beyond the checkpoint's bytes (`LoadTensors::extra`). On Hopper the kernel is Machete (the log:
-//!   "Using MacheteLinearKernel for GPTQMarlinLinearMethod"), whose `process_weights_after_loading`
-//!   (`kernels/linear/mixed_precision/machete.py`), module by module once every weight is loaded,
-//!   copies `qweight` transposed to a contiguous temporary (`x.data.t().contiguous()`), packs it
-//!   into a new tensor of the same size (`machete_prepack_B`), frees the temporary when the call
-//!   returns and the old `qweight` when the parameter is replaced; the scales are already
-//!   `[in / group, out]`, so `.contiguous()` copies nothing; `g_idx` and `qzeros` stay. The replay
-//!   is Machete's on every GPU: elsewhere vLLM takes Marlin (`mixed_precision/marlin.py`), which
-//!   also swaps an unused `g_idx` for an empty tensor and repacks with its own kernels; that path
-//!   is not modelled (no row checks it).
+//!   gptq_marlin"): `qweight` int32 `[in / 8, out]`, `g_idx` int32 `[in]`, `qzeros`
+//!   `[in / group, out / 8]` int32 and `scales` `[in / group, out]` in the model dtype, the zeros
+//!   created even for symmetric checkpoints. AWQ checkpoints (`awq_marlin.py`
+//!   `AWQMarlinLinearMethod`): `qweight` `[in, out / 8]`, `qzeros`, `scales`, no `g_idx`; after
+//!   loading they are converted to GPTQ's packing through large int32 temporaries. Both hand the
+//!   layer to the kernel `choose_mp_linear_kernel` picks by the GPU ([`Int4Kernel::vllm`]):
+//!   Machete on Hopper (SM 9.0; line 36's log: "Using MacheteLinearKernel for
+//!   GPTQMarlinLinearMethod"), Marlin on every other GPU (Ampere, Ada, Blackwell). Machete
+//!   (`kernels/linear/mixed_precision/machete.py`) repacks `qweight` through a transposed copy and
+//!   keeps `g_idx` and the symmetric `qzeros` (held beyond the checkpoint: `LoadTensors::extra`);
+//!   Marlin (`mixed_precision/marlin.py`) allocates a workspace of one int32 per SM, frees an unused
+//!   `g_idx` and a symmetric `qzeros`, and repacks `qweight` and the scales into new tensors.
+//!   Each layer's processing runs module by module once every weight is loaded.
 //!
 //! Other quantized formats (per-tensor and block fp8, nvfp4, mxfp4, quantized experts) are not
 //! split: their bytes count as they are (not rounded).
+
+mod int4;
+
+pub use int4::{Int4Kernel, LoadGpu};
 
 use super::ModelSpec;
 use super::piece::Piece;
@@ -68,19 +72,31 @@ pub struct LoadTensors {
     pub extra: u64,
 }
 
-/// The tensors vLLM 0.19.0 creates for one quantized linear layer (see the module doc).
+/// The tensors vLLM 0.19.0 creates for one quantized linear layer and what its
+/// `process_weights_after_loading` does with them (see the module doc).
 struct QuantTensors {
     /// Bytes of each tensor, in creation order.
     tensors: Vec<u64>,
-    /// Bytes allocated beyond the checkpoint's (`WeightFormat::tensor_bytes`).
+    /// Bytes the layer's tensors hold after processing beyond the checkpoint's
+    /// (`WeightFormat::tensor_bytes`).
     extra: u64,
-    /// Index (into `tensors`) of the packed weight Machete re-packs after loading.
-    repack: Option<usize>,
+    /// The layer's processing after every weight is loaded, on its own tensors.
+    post: Vec<Post>,
+}
+
+/// One step of a layer's `process_weights_after_loading`. Tensors are numbered per layer: those
+/// `create_weights` made (0, 1, …), then each `New` in turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Post {
+    /// A tensor of this many bytes is allocated.
+    New(u64),
+    /// The layer's tensor of this number is freed.
+    Drop(usize),
 }
 
 /// One quantized linear layer of `rows × cols` in format `f`; `None` when the format's split is not
-/// modelled.
-fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64) -> Option<QuantTensors> {
+/// modelled. int4 layers are processed by the kernel vLLM picks on `gpu`.
+fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64, gpu: &LoadGpu) -> Option<QuantTensors> {
     let plain_8bit = f.block_size.is_none() && f.per_channel && f.group_size.is_none();
     match f.dtype {
         WeightDtype::Fp8 | WeightDtype::Int8 if plain_8bit => {
@@ -89,10 +105,11 @@ fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64) -> Option<QuantTensors>
             Some(QuantTensors {
                 tensors: vec![weight, scale],
                 extra: 0,
-                repack: None,
+                post: Vec::new(),
             })
         }
         WeightDtype::Int4 if f.group_size.is_some() && f.block_size.is_none() => {
+            let kernel = Int4Kernel::vllm(gpu, f.group_size.unwrap_or(0))?;
             let packed = rows.saturating_mul(cols).div_ceil(2);
             let g = u64::from(f.group_size.unwrap_or(1).max(1));
             let groups = rows.saturating_mul(cols.div_ceil(g));
@@ -102,15 +119,34 @@ fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64) -> Option<QuantTensors>
                 .tensor_bytes(rows, cols)
                 .saturating_sub(packed)
                 .saturating_sub(in_checkpoint_zeros);
-            let g_idx = cols.saturating_mul(4);
-            Some(QuantTensors {
-                tensors: vec![packed, g_idx, scales, zeros],
-                extra: g_idx.saturating_add(zeros - in_checkpoint_zeros),
-                repack: Some(0),
+            // `marlin_make_workspace_new`: `torch.zeros(sms)` int32, one per layer's kernel.
+            let workspace = u64::from(gpu.sm_count).saturating_mul(4);
+            let s = Int4Sizes {
+                packed,
+                zeros,
+                scales,
+                workspace,
+            };
+            Some(if f.zero_point {
+                int4::awq(&s, kernel)
+            } else {
+                int4::gptq(&s, cols.saturating_mul(4), kernel)
             })
         }
         _ => None,
     }
+}
+
+/// The sizes of one int4 group-quantized layer's tensors, bytes.
+struct Int4Sizes {
+    /// The packed weight (`qweight`, int32 holding 8 values).
+    packed: u64,
+    /// The packed zero points (`qzeros`, int32 `[in / group, out / 8]`).
+    zeros: u64,
+    /// The group scales (`[in / group, out]` in the model dtype).
+    scales: u64,
+    /// Marlin's workspace (`torch.zeros(sm_count)` int32).
+    workspace: u64,
 }
 
 /// The RoPE cos/sin cache as vLLM 0.19.0 builds it (`layers/rotary_embedding/base.py`
@@ -135,14 +171,21 @@ fn rope_steps(steps: &mut Vec<LoadStep>, cache_bytes: u64, dtype_bytes: u64) {
 }
 
 impl ModelSpec {
-    /// The weight tensors one TP rank allocates while vLLM builds the model (see the module doc),
-    /// with the RoPE cos/sin caches of `rope_bytes` each (none if empty; `dtype_bytes` = the model
-    /// dtype's size) built after the first layer's attention. `tp = 0` is treated as 1.
-    pub fn vllm_load_tensors(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64) -> LoadTensors {
+    /// The weight tensors one TP rank allocates while vLLM builds the model on `gpu` (see the
+    /// module doc), with the RoPE cos/sin caches of `rope_bytes` each (none if empty;
+    /// `dtype_bytes` = the model dtype's size) built after the first layer's attention. `tp = 0` is
+    /// treated as 1.
+    pub fn vllm_load_tensors(
+        &self,
+        tp: u32,
+        rope_bytes: &[u64],
+        dtype_bytes: u64,
+        gpu: &LoadGpu,
+    ) -> LoadTensors {
         let inv = self.inventory(tp);
         let mut out = LoadTensors::default();
-        // Packed weights re-packed after loading: (step index of the old tensor, bytes).
-        let mut repack: Vec<(usize, u64)> = Vec::new();
+        // Each quantized layer's processing after loading: its tensors' step indices, its steps.
+        let mut after: Vec<(usize, usize, Vec<Post>)> = Vec::new();
         let mut push = |ps: &[Piece], times: u64, out: &mut LoadTensors| {
             for p in ps {
                 let bytes = self.piece_bytes(p).saturating_mul(times);
@@ -150,7 +193,7 @@ impl ModelSpec {
                 let plain = matches!(f.dtype, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp32)
                     && f == WeightFormat::plain(f.dtype);
                 let split = (times == 1 && p.count == 1)
-                    .then(|| quant_tensors(&f, p.rows, p.cols))
+                    .then(|| quant_tensors(&f, p.rows, p.cols, gpu))
                     .flatten();
                 if plain {
                     out.steps.push(LoadStep::Alloc(bytes));
@@ -158,8 +201,8 @@ impl ModelSpec {
                     let first = out.steps.len();
                     out.steps.extend(q.tensors.iter().map(|&b| LoadStep::Alloc(b)));
                     out.extra = out.extra.saturating_add(q.extra);
-                    if let Some(i) = q.repack {
-                        repack.push((first + i, q.tensors[i]));
+                    if !q.post.is_empty() {
+                        after.push((first, q.tensors.len(), q.post));
                     }
                 } else {
                     out.unlisted = out.unlisted.saturating_add(bytes);
@@ -184,26 +227,41 @@ impl ModelSpec {
         push(&inv.final_norm, 1, &mut out);
         push(&inv.lm_head, 1, &mut out);
         push(&inv.draft_fc, 1, &mut out);
-        // Machete's repacking, module by module once every weight is loaded: the transposed
-        // contiguous copy, the packed result, the copy freed, then the old tensor.
-        for (old, bytes) in repack {
-            let copy = out.steps.len();
-            out.steps.push(LoadStep::Alloc(bytes));
-            out.steps.push(LoadStep::Alloc(bytes));
-            out.steps.push(LoadStep::Free(copy));
-            out.steps.push(LoadStep::Free(old));
+        // `process_weights_after_loading`, module by module once every weight is loaded
+        // (`model_loader/utils.py`), in construction order.
+        for (first, created, post) in after {
+            let mut ids: Vec<usize> = (first..first + created).collect();
+            for step in post {
+                match step {
+                    Post::New(b) => {
+                        ids.push(out.steps.len());
+                        out.steps.push(LoadStep::Alloc(b));
+                    }
+                    Post::Drop(i) => {
+                        if let Some(&at) = ids.get(i) {
+                            out.steps.push(LoadStep::Free(at));
+                        }
+                    }
+                }
+            }
         }
         out
     }
 
     /// What PyTorch's caching allocator holds beyond the weights' own bytes after one rank's vLLM
-    /// load (`crate::torch_alloc`), bytes: the steps of [`ModelSpec::vllm_load_tensors`] run in
+    /// load on `gpu` (`crate::torch_alloc`), bytes: the steps of [`ModelSpec::vllm_load_tensors`] run in
     /// order, the live blocks minus the live tensors' sizes, plus the tensors' bytes beyond the
     /// checkpoint's (`LoadTensors::extra`).
-    pub fn vllm_load_block_overhead(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64) -> u64 {
+    pub fn vllm_load_block_overhead(
+        &self,
+        tp: u32,
+        rope_bytes: &[u64],
+        dtype_bytes: u64,
+        gpu: &LoadGpu,
+    ) -> u64 {
         let mut a = crate::torch_alloc::CachingAllocator::new();
         let mut live = Vec::new();
-        let t = self.vllm_load_tensors(tp, rope_bytes, dtype_bytes);
+        let t = self.vllm_load_tensors(tp, rope_bytes, dtype_bytes, gpu);
         for step in t.steps {
             match step {
                 LoadStep::Alloc(b) => live.push(Some(a.malloc(b))),

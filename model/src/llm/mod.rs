@@ -60,7 +60,7 @@ pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
-pub use load_order::{LoadStep, LoadTensors};
+pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,

@@ -330,6 +330,11 @@ impl<'a> Builder<'a> {
         self.dp_sum = sum;
     }
 
+    /// The scenario this builder lowers passes for.
+    pub fn scenario(&self) -> &'a Scenario {
+        self.s
+    }
+
     /// Builds and runs the prefill of `requests` new requests with `tokens` prompt tokens in all: the
     /// scheduler's work, one target pass over every prompt token (and, with EAGLE-3, one draft pass
     /// over them), then the sync that returns the first tokens. First cut: attention over the prompt

@@ -5,7 +5,7 @@
 
 use crate::scenario::Scenario;
 use tpsim_model::llm::WeightDtype;
-use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, VisionFamily};
+use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, LoadGpu, VisionFamily};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
@@ -67,14 +67,19 @@ fn rope_caches(s: &Scenario) -> Vec<u64> {
 /// (`tpsim_model::torch_alloc`; vLLM's figure is `memory_allocated()`, which counts whole blocks):
 /// a large tensor whose 2 MiB-rounded segment would leave ≤ 1 MiB is given the whole segment. On a
 /// plain TP rank only (`ModelSpec::vllm_load_block_overhead`); pipeline stages and DP layouts: 0
-/// (their tensor lists are not built).
+/// (their tensor lists are not built). int4 layers are processed by the kernel vLLM picks for the
+/// GPU (`tpsim_model::llm::Int4Kernel`: Machete on Hopper, Marlin elsewhere on CUDA).
 fn block_overhead(s: &Scenario, ropes: &[u64]) -> u64 {
     let plain_tp = super::pipeline::binding_stage(s).is_none()
         && s.engine.vllm_dp.is_none()
         && s.engine.dp_attention.is_none();
     if plain_tp {
         let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
-        s.model.vllm_load_block_overhead(s.engine.tp, ropes, dtype)
+        let gpu = match s.hardware.accel.vendor {
+            crate::scenario::accel::GpuVendor::Nvidia => LoadGpu::nvidia(&s.hardware.gpu),
+            crate::scenario::accel::GpuVendor::Amd => LoadGpu::rocm(&s.hardware.gpu),
+        };
+        s.model.vllm_load_block_overhead(s.engine.tp, ropes, dtype, &gpu)
     } else {
         0
     }

@@ -312,6 +312,37 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub max_req_len: Option<u64>,
 }
 
+/// Cost of a prefill iteration of `seqs` sequences and `tokens` tokens in all (issue #18 fidelity,
+/// tests/data/prefill.tsv line 5). The engine computes exactly the scheduled tokens, so the cost is
+/// interpolated linearly between the simulated shapes of the bucket boundaries below and above
+/// (`bucket` tokens apart; an extend forward is close to linear in its tokens over one bucket), not
+/// rounded up to the upper one: 200 tokens cost as 200, not as 256 (+28 %). Shapes stay cached per
+/// bucket. Below one bucket, or when the lower boundary has fewer tokens than sequences, the exact
+/// token count is simulated. The shape index returned is the upper boundary's.
+fn prefill_cost<C: IterationCosts + ?Sized>(
+    costs: &mut C,
+    seqs: u32,
+    tokens: u64,
+    bucket: u32,
+) -> Result<(usize, Duration), DecodeError> {
+    let t = tokens.min(u64::from(u32::MAX / 2)) as u32;
+    let bucket = bucket.max(1);
+    let hi = t.div_ceil(bucket).max(1) * bucket;
+    let lo = hi - bucket;
+    if hi == t {
+        return costs.prefill(seqs, hi);
+    }
+    if lo == 0 || lo < seqs {
+        return costs.prefill(seqs, t.max(1));
+    }
+    let (shape, t_hi) = costs.prefill(seqs, hi)?;
+    let (_, t_lo) = costs.prefill(seqs, lo)?;
+    // Integer picoseconds: lo + (hi − lo) × (t − lo) ÷ bucket, rounded down (deterministic).
+    let (a, b) = (i128::from(t_lo.as_ps()), i128::from(t_hi.as_ps()));
+    let ps = a + (b - a) * i128::from(t - lo) / i128::from(bucket);
+    Ok((shape, Duration::from_ps(ps.max(0) as u64)))
+}
+
 /// The shape of one lock-step iteration over the groups, before CUDA-graph padding.
 struct Step {
     /// Decoding requests of the busiest group.
@@ -321,6 +352,10 @@ struct Step {
     /// Extend (prefill) parts and tokens of the busiest group (tokens bucketed).
     seqs: u32,
     ext_tokens: u32,
+    /// The busiest group's extend tokens, exact (a lone group's prefill is costed on them).
+    ext_raw: u64,
+    /// The token bucket of the shapes.
+    bucket: u32,
     /// Under DP attention: each busy group's own shape, largest first (empty with one group).
     groups: Vec<GroupShape>,
 }
@@ -368,6 +403,8 @@ impl Step {
             ctx: bucketed(ctx, bucket),
             seqs,
             ext_tokens: bucketed(ext, bucket),
+            ext_raw: ext,
+            bucket,
             groups: shapes,
         }
     }
@@ -407,7 +444,7 @@ fn cost_step<S: Scheduler>(
         let (batch, eager) = super::graphs::padded(graphs, st.decode);
         match (dec, ext) {
             (true, false) => costs.decode(batch, st.ctx, eager)?,
-            (false, true) => costs.prefill(st.seqs, st.ext_tokens)?,
+            (false, true) => prefill_cost(costs, st.seqs, st.ext_raw, st.bucket)?,
             (true, true) if mixed => costs.mixed(batch, st.ctx, eager, st.seqs, st.ext_tokens)?,
             (true, true) => {
                 // Not reached: SGLang without mixed chunk never schedules both.
