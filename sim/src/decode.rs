@@ -81,11 +81,19 @@ pub struct LoopResult {
     pub first_rejection: Option<String>,
     /// Open loop only: the waiting queue grew over the run (`serve::core::run` says how it decides).
     pub overloaded: bool,
-    /// Highest fraction of the KV pool held by requests and referenced prefixes after an iteration.
+    /// Highest fraction of the KV pool held by requests and referenced prefixes after an iteration
+    /// (under SGLang's DP attention: all the groups' pools together).
     pub peak_kv_utilisation: f64,
-    /// Most requests running / waiting at once.
+    /// Issue #18 leftover (dpsched2): the highest fraction of any one scheduler's pool in use (the
+    /// busiest DP-attention group's; `peak_kv_utilisation` with one scheduler).
+    pub peak_group_kv_utilisation: f64,
+    /// Most requests running / waiting at once (summed over DP-attention groups and replicas).
     pub peak_running: u32,
     pub peak_waiting: u32,
+    /// Schedulers stepped in lock-step (SGLang's DP-attention groups; 1 otherwise).
+    pub groups: u32,
+    /// Requests whose output SGLang clipped to fit a scheduler's pool (`init_req_max_new_tokens`).
+    pub clipped_outputs: u64,
     /// Streaming histograms: time to first token (from arrival), inter-token gaps, per-token time
     /// of each request-iteration (gap ÷ accepted tokens), per-request TPOT, end-to-end latency.
     pub ttft: serve::stats::Histogram,
@@ -250,6 +258,8 @@ struct Shapes<'b, 'a> {
     spec: bool,
     trace: bool,
     index: BTreeMap<ShapeKey, usize>,
+    /// Issue #18 leftover (dpsched2): DP-attention SUM_LEN steps, by the groups' shapes.
+    dp_index: BTreeMap<Vec<serve::GroupShape>, usize>,
     costs: Vec<ShapeCost>,
 }
 
@@ -321,6 +331,55 @@ impl serve::IterationCosts for Shapes<'_, '_> {
             }
         })
     }
+    fn dp_sum_len(&mut self, groups: &[serve::GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        if let Some(&i) = self.dp_index.get(groups) {
+            return Ok((i, self.costs[i].makespan));
+        }
+        let sum = passes::DpSum {
+            groups: groups.iter().map(|g| group_pass_shape(*g)).collect(),
+        };
+        let (mut dec, mut ctx, mut seqs, mut tokens) = (0u32, 0u32, 0u32, 0u32);
+        for g in groups {
+            dec = dec.saturating_add(g.decode);
+            ctx = ctx.max(g.ctx);
+            seqs = seqs.saturating_add(g.seqs);
+            tokens = tokens.saturating_add(g.tokens);
+        }
+        let spec = self.spec;
+        // A prefill (the idle groups aside) keeps the prefill's builder; with a decode in the step
+        // no CUDA graph replays (`can_cuda_graph` is the minimum over groups): the eager builder.
+        let b = self.builder(dec > 0);
+        b.set_dp_sum(Some(sum));
+        let shape = match (dec, seqs) {
+            (0, _) => b.simulate_prefill(seqs, tokens, spec),
+            // An eager decode over uneven groups (never with speculation: `serve::core::cost_step`).
+            (_, 0) => b.simulate(dec, ctx, false),
+            // With speculation SGLang never mixes prefill and decode groups (`serve::core::run`).
+            _ => b.simulate_mixed(dec, ctx, seqs, tokens),
+        };
+        b.set_dp_sum(None);
+        let c = ShapeCost::of(&shape?);
+        let t = c.makespan;
+        self.costs.push(c);
+        self.dp_index.insert(groups.to_vec(), self.costs.len() - 1);
+        Ok((self.costs.len() - 1, t))
+    }
+}
+
+/// One DP-attention group's attention shape (issue #18 leftover dpsched2): its decodes
+/// (`PassShape::all_logits`), its prefill chunks (`PassShape::extend`), or both in one mixed chunk
+/// as `passes::mixed` shapes them.
+fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
+    match (g.decode, g.seqs) {
+        (0, _) => passes::PassShape::extend(g.seqs, g.tokens, 0),
+        (d, 0) => passes::PassShape::all_logits(d, d, g.ctx),
+        (d, s) => passes::PassShape {
+            seqs: d,
+            tokens: d + g.tokens,
+            ctx: g.ctx,
+            logits: d + s.min(g.tokens),
+        },
+    }
 }
 
 /// Whether the engine runs a prefill (extend) batch without CUDA graphs, each kernel launched by
@@ -389,6 +448,7 @@ fn run_loop<'a>(
         spec: spec.is_some(),
         trace,
         index: BTreeMap::new(),
+        dp_index: BTreeMap::new(),
         costs: Vec::new(),
     };
     let mut draw_fn = sampler
@@ -460,8 +520,11 @@ fn run_loop<'a>(
         first_rejection: m.first_rejection,
         overloaded: m.overloaded,
         peak_kv_utilisation: m.peak_kv_utilisation,
+        peak_group_kv_utilisation: m.peak_group_kv_utilisation,
         peak_running: m.peak_running,
         peak_waiting: m.peak_waiting,
+        groups: m.groups,
+        clipped_outputs: m.clipped_outputs,
         ttft: m.ttft,
         itl: m.itl,
         token_time: m.token_time,

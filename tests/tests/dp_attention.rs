@@ -85,8 +85,11 @@ fn gqa_kv_heads_follow_the_attention_tp() {
     assert_eq!(memory_json(&f)["kv_cache"]["cell_size_bytes"], 48_128);
 }
 
-/// `tpsim run` names the gathers and scatters in its breakdown and has no per-layer allreduce; the
-/// header states the layout and the engine's chunked-prefill warning (8192 / 8 = 1024) is printed.
+/// `tpsim run` names the gathers and scatters in its breakdown; the header states the layout and the
+/// engine's chunked-prefill warning (8192 / 8 = 1024) is printed. The decodes (MAX_LEN) have no
+/// per-layer allreduce (`passes::dp_attention` tests); the prefills do (issue #18 leftover dpsched2):
+/// with an extend in the batch SGLang gathers in SUM_LEN mode and the MoE all-reduces its own
+/// output (`communicator.py` `should_use_reduce_scatter` false, `deepseek_v2.py`).
 #[test]
 fn run_reports_the_dp_collectives() {
     let file = scenario("examples/deepseek-v3-dp-attention-h200x8.toml");
@@ -109,7 +112,7 @@ fn run_reports_the_dp_collectives() {
     );
     let j = run_json(&file);
     let by_op = &j["breakdown_by_op"];
-    assert!(by_op.get("allreduce").is_none(), "{by_op}");
+    assert!(f(&by_op["allreduce"]) > 0.0, "{by_op}");
     assert!(
         f(&by_op["dp_gather"]) > 0.0 && f(&by_op["dp_scatter"]) > 0.0,
         "{by_op}"

@@ -4,7 +4,7 @@
 //! sim/src/serve/sglang.rs and vllm.rs); the others run whole scenarios.
 
 use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, IterationCosts, Plan, sglang, vllm};
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang, vllm};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -21,6 +21,9 @@ impl IterationCosts for Fixed {
     }
     fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((2, Duration::from_ms(25)))
+    }
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
     }
 }
 
@@ -57,6 +60,8 @@ fn sglang_plan_with(
         }),
         graphs: Vec::new(),
         frontend: None,
+        // No output clipping: these tests drive the scheduler alone.
+        max_req_len: None,
     }
 }
 
@@ -73,6 +78,7 @@ fn vllm_plan(kv_tokens: u64) -> Plan {
         }),
         graphs: Vec::new(),
         frontend: None,
+        max_req_len: None,
     }
 }
 
@@ -337,6 +343,9 @@ impl IterationCosts for Recording {
     ) -> Result<(usize, Duration), DecodeError> {
         self.0.push((seqs, tokens));
         Ok((2, Duration::from_ms(25)))
+    }
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
     }
 }
 

@@ -367,16 +367,41 @@ fn serving_text(o: &mut String, sv: &tpsim::report::serving::Serving) {
     let _ = writeln!(o, "  TPOT ms (per request)   {}", l(&sv.tpot_ms));
     let _ = writeln!(o, "  ITL ms                  {}", l(&sv.itl_ms));
     let _ = writeln!(o, "  E2E latency ms          {}", l(&sv.e2e_ms));
-    let _ = writeln!(
-        o,
-        "  {} requests finished in {:.1} ms ({:.3} req/s); peak {} running, {} waiting; peak KV use {:.1} %",
-        sv.finished,
-        sv.makespan_ms,
-        sv.request_throughput,
-        sv.peak_running,
-        sv.peak_waiting,
-        sv.peak_kv_utilisation * 100.0
-    );
+    match (sv.dp_groups, sv.peak_group_kv_utilisation) {
+        (Some(n), Some(busiest)) => {
+            let _ = writeln!(
+                o,
+                "  {} requests finished in {:.1} ms ({:.3} req/s); peak {} running, {} waiting (summed \
+                 over {n} DP-attention groups); peak KV use {:.1} % of all groups' pools, busiest \
+                 group {:.1} % of its own",
+                sv.finished,
+                sv.makespan_ms,
+                sv.request_throughput,
+                sv.peak_running,
+                sv.peak_waiting,
+                sv.peak_kv_utilisation * 100.0,
+                busiest * 100.0
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "  {} requests finished in {:.1} ms ({:.3} req/s); peak {} running, {} waiting; peak KV use {:.1} %",
+                sv.finished,
+                sv.makespan_ms,
+                sv.request_throughput,
+                sv.peak_running,
+                sv.peak_waiting,
+                sv.peak_kv_utilisation * 100.0
+            );
+        }
+    }
+    if let Some(c) = sv.clipped_outputs {
+        let _ = writeln!(
+            o,
+            "  {c} requests' outputs clipped to the scheduler's max_req_len (SGLang init_req_max_new_tokens)"
+        );
+    }
     let _ = writeln!(
         o,
         "  preemptions/retractions {}; rejected {}{}",

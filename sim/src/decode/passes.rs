@@ -4,6 +4,8 @@ use super::{DecodeError, SimulatedShape};
 
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
+mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
+pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
@@ -280,6 +282,9 @@ pub struct Builder<'a> {
     pub first_shapes: Vec<SimulatedShape>,
     /// Issue #17 point 1 (ep): replicated shared-expert bytes per layer, by (hidden, layers) of a model.
     a2a_shared: std::cell::RefCell<BTreeMap<(u64, usize), Vec<u64>>>,
+    /// Issue #18 leftover (dpsched2): under DP attention, the groups' own shapes of the step being
+    /// built when some group extends (SUM_LEN, [`DpSum`]); None: the MAX_LEN lowering.
+    dp_sum: Option<DpSum>,
 }
 
 impl<'a> Builder<'a> {
@@ -314,7 +319,15 @@ impl<'a> Builder<'a> {
             collectives: std::cell::RefCell::new(Vec::new()),
             first_shapes: Vec::new(),
             a2a_shared: std::cell::RefCell::new(BTreeMap::new()),
+            dp_sum: None,
         }
+    }
+
+    /// Issue #18 leftover (dpsched2): the next passes built lower SGLang's DP attention in SUM_LEN
+    /// mode over the groups' shapes `sum` (None: back to MAX_LEN, every group padded to the
+    /// busiest). Ignored without DP attention.
+    pub fn set_dp_sum(&mut self, sum: Option<DpSum>) {
+        self.dp_sum = sum;
     }
 
     /// The scenario this builder lowers passes for.
@@ -531,6 +544,9 @@ impl<'a> Builder<'a> {
             return self.add_pass_vllm_dp(g, model, label, shape, deps, v);
         }
         if let Some(d) = self.s.engine.dp_attention {
+            if let Some(sum) = &self.dp_sum {
+                return self.add_pass_dp_sum(g, model, label, sum, deps, d);
+            }
             return self.add_pass_dp(g, model, label, shape, deps, d);
         }
         let pass = self.pass(model, label, shape);

@@ -37,9 +37,24 @@ pub struct Serving {
     pub first_rejection: Option<String>,
     /// Open loop: the waiting queue grew over the run.
     pub overloaded: bool,
+    /// Highest fraction of the KV pool in use (under SGLang's DP attention: all groups' pools
+    /// together).
     pub peak_kv_utilisation: f64,
+    /// Under SGLang's DP attention (issue #18 leftover dpsched2): the highest fraction of any one
+    /// group's pool in use — a group filling up while the others are empty shows here, not in the
+    /// sum. Absent with one scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_group_kv_utilisation: Option<f64>,
+    /// DP-attention groups the peaks below are summed over (absent with one scheduler).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dp_groups: Option<u32>,
+    /// Most requests running / waiting at once, summed over DP-attention groups.
     pub peak_running: u32,
     pub peak_waiting: u32,
+    /// Requests whose output SGLang clipped to max_req_len − prompt − 1 (`init_req_max_new_tokens`);
+    /// absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clipped_outputs: Option<u64>,
     pub prefill_iterations: u64,
     /// First arrival to last token, ms.
     pub makespan_ms: f64,
@@ -112,8 +127,11 @@ pub fn build(m: &LoopResult) -> Serving {
         first_rejection: m.first_rejection.clone(),
         overloaded: m.overloaded,
         peak_kv_utilisation: m.peak_kv_utilisation,
+        peak_group_kv_utilisation: (m.groups > 1).then_some(m.peak_group_kv_utilisation),
+        dp_groups: (m.groups > 1).then_some(m.groups),
         peak_running: m.peak_running,
         peak_waiting: m.peak_waiting,
+        clipped_outputs: (m.clipped_outputs > 0).then_some(m.clipped_outputs),
         prefill_iterations: m.prefill_iterations,
         makespan_ms: m.makespan.as_ms_f64(),
         series: m.series.clone(),

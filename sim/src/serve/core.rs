@@ -82,6 +82,23 @@ pub trait IterationCosts {
         seqs: u32,
         tokens: u32,
     ) -> Result<(usize, Duration), DecodeError>;
+    /// Under SGLang's DP attention, a lock-step forward in SUM_LEN mode (issue #18 leftover
+    /// dpsched2): some group extends, or an eager decode over uneven groups. `groups` are the busy
+    /// groups' own shapes, largest first (idle groups left out). SGLang gathers only the real
+    /// tokens: the MLP/MoE runs on their sum, each group's attention on its own, the step waiting
+    /// for the slowest; no CUDA graph.
+    fn dp_sum_len(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError>;
+}
+
+/// One busy group's part of a SUM_LEN DP-attention step ([`IterationCosts::dp_sum_len`]):
+/// its decoding requests (unpadded: the step runs eager) at context `ctx` (bucketed), and its
+/// extend parts, `seqs` sequences of `tokens` tokens in all (bucketed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GroupShape {
+    pub decode: u32,
+    pub ctx: u32,
+    pub seqs: u32,
+    pub tokens: u32,
 }
 
 /// The engine-independent state.
@@ -252,9 +269,19 @@ pub struct Measured {
     pub first_rejection: Option<String>,
     pub preemptions: u64,
     pub overloaded: bool,
+    /// Highest fraction of all the groups' KV pools together in use after an iteration.
     pub peak_kv_utilisation: f64,
+    /// Highest fraction of one group's KV pool in use after an iteration, over the groups (issue
+    /// #18 leftover dpsched2: a group filling up while the others are empty); equals
+    /// `peak_kv_utilisation` with one group.
+    pub peak_group_kv_utilisation: f64,
+    /// Most requests running / waiting at once, summed over the groups.
     pub peak_running: u32,
     pub peak_waiting: u32,
+    /// Requests whose output SGLang clipped to fit one group's pool (`init_req_max_new_tokens`).
+    pub clipped_outputs: u64,
+    /// Schedulers stepped in lock-step (SGLang's DP-attention groups; 1 otherwise).
+    pub groups: u32,
     pub ttft: Histogram,
     pub itl: Histogram,
     /// Time per accepted token of each request-iteration (the old `tpot_samples`).
@@ -288,6 +315,10 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub slo: Option<&'a crate::slo::Slo>,
     /// The API-server front end's costs (issue #18, frontend; `None`: off).
     pub frontend: Option<super::frontend::Costs>,
+    /// SGLang's `max_req_len` of one scheduler (min(context_len − 1, its pool's tokens − 1)): a
+    /// request's output is clipped to `max_req_len − prompt − 1` when it reaches a group (None:
+    /// vLLM, which does not clip).
+    pub max_req_len: Option<u64>,
 }
 
 /// Cost of a prefill iteration of `seqs` sequences and `tokens` tokens in all (issue #18 fidelity,
@@ -334,45 +365,81 @@ struct Step {
     ext_raw: u64,
     /// The token bucket of the shapes.
     bucket: u32,
+    /// Under DP attention: each busy group's own shape, largest first (empty with one group).
+    groups: Vec<GroupShape>,
+}
+
+/// `v` rounded up to the context bucket `bucket` (at least one bucket).
+fn bucketed(v: u64, bucket: u32) -> u32 {
+    (v.min(u64::from(u32::MAX / 2)) as u32).div_ceil(bucket).max(1) * bucket
 }
 
 impl Step {
     fn of<S>(groups: &[Group<S>], bucket: u32) -> Step {
         let (mut decode, mut ctx, mut seqs, mut ext) = (0u32, 0u64, 0u32, 0u64);
+        let mut shapes = Vec::new();
         for g in groups {
             let (c, b) = (&g.core, &g.core.batch);
+            let e: u64 = b.extend.iter().map(|e| e.1).sum();
+            let mut gctx = 0u64;
+            for &id in &b.decode {
+                gctx = gctx.max(c.reqs[id as usize].computed + 1);
+            }
             decode = decode.max(b.decode.len() as u32);
             seqs = seqs.max(b.extend.len() as u32);
-            ext = ext.max(b.extend.iter().map(|e| e.1).sum());
-            for &id in &b.decode {
-                ctx = ctx.max(c.reqs[id as usize].computed + 1);
+            ext = ext.max(e);
+            ctx = ctx.max(gctx);
+            if groups.len() > 1 && (!b.decode.is_empty() || !b.extend.is_empty()) {
+                shapes.push(GroupShape {
+                    decode: b.decode.len() as u32,
+                    ctx: if b.decode.is_empty() {
+                        0
+                    } else {
+                        bucketed(gctx, bucket)
+                    },
+                    seqs: b.extend.len() as u32,
+                    tokens: if b.extend.is_empty() {
+                        0
+                    } else {
+                        bucketed(e, bucket)
+                    },
+                });
             }
         }
-        let ctx = ctx.min(u64::from(u32::MAX)) as u32;
-        let ext_tokens = (ext.min(u64::from(u32::MAX / 2)) as u32).div_ceil(bucket).max(1) * bucket;
+        shapes.sort_unstable_by(|a, b| b.cmp(a));
         Step {
             decode,
-            ctx: ctx.div_ceil(bucket).max(1) * bucket,
+            ctx: bucketed(ctx, bucket),
             seqs,
-            ext_tokens,
+            ext_tokens: bucketed(ext, bucket),
             ext_raw: ext,
             bucket,
+            groups: shapes,
         }
     }
 }
 
 /// Costs the iteration `st` of `groups` groups: (shape id, makespan).
 ///
-/// One group: the batch as it is. Several (SGLang's DP attention, issue #18 leftover dpsched): the
-/// groups run one forward in lock-step (every MoE layer gathers all groups' tokens), so the
-/// iteration is costed on the busiest group's shape with every group padded to it — the pass
-/// builder's MAX_LEN lowering (`passes::dp_attention`), so a shape of `groups ×` the busiest
-/// group's. SGLang 0.5.9 `scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: a group with
-/// nothing to run gets an idle batch when any group has tokens; `can_cuda_graph` is the minimum
-/// over groups (only decode or idle batches can replay a graph), so when any group extends, the
-/// decoding groups run eager; a decode in one group and an extend in another are one forward
-/// (costed as a mixed pass). Not modelled: under SUM_LEN (any extend in the batch) SGLang gathers
-/// only the real tokens, so an uneven prefill costs less than the padded shape charged here.
+/// One group: the batch as it is. Several (SGLang's DP attention): the groups run one forward in
+/// lock-step, every MoE/MLP layer gathering all groups' tokens (SGLang 0.5.9
+/// `scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: a group with nothing to run gets an
+/// idle batch when any group has tokens; `can_cuda_graph` is the minimum over groups, only decode or
+/// idle batches replaying a graph; `is_extend_in_batch` the maximum). The gather mode follows
+/// `dp_attention.py` `DpPaddingMode`:
+/// - some group extends (a prefill, or a prefill in one group and decodes in another): SUM_LEN,
+///   each group's attention on its own shape and the MLP/MoE on the summed tokens, eager
+///   ([`IterationCosts::dp_sum_len`], issue #18 leftover dpsched2);
+/// - every group decodes or idles and a CUDA graph replays: MAX_LEN
+///   (`get_default_mode_in_cuda_graph`), every group padded to the busiest group's graph batch —
+///   a decode of `groups ×` that batch (the pass builder's MAX_LEN lowering,
+///   `passes::dp_attention`);
+/// - every group decodes or idles, eager (graphs off, or the busiest group above the largest
+///   graph): `get_dp_padding_mode` picks SUM_LEN when Σ tokens × 2 ≤ max × dp (uneven groups, as
+///   [`IterationCosts::dp_sum_len`]), MAX_LEN otherwise (`groups ×` the busiest group's batch).
+///   Tokens are the groups' decode counts, before SGLang aligns each to a multiple of attn_tp
+///   (`forward_batch_info.py` `ceil_align`; exact at attn_tp 1). With speculation (a verify of
+///   several tokens a request, [`Scheduler::prefill_first`]) decodes are costed MAX_LEN.
 fn cost_step<S: Scheduler>(
     groups: &[Group<S>],
     st: &Step,
@@ -401,16 +468,16 @@ fn cost_step<S: Scheduler>(
         match (dec, ext) {
             (true, false) => {
                 let (batch, eager) = super::graphs::padded(graphs, st.decode);
-                costs.decode(x(batch), st.ctx, eager)?
+                let replays = !graphs.is_empty() && !eager;
+                let sum: u64 = st.groups.iter().map(|g| u64::from(g.decode)).sum();
+                let uneven = sum * 2 <= u64::from(st.decode) * u64::from(n);
+                if !replays && uneven && !groups[0].sched.prefill_first() {
+                    costs.dp_sum_len(&st.groups)?
+                } else {
+                    costs.decode(x(batch), st.ctx, eager)?
+                }
             }
-            (false, true) => costs.prefill(x(st.seqs), x(st.ext_tokens))?,
-            (true, true) => costs.mixed(
-                x(st.decode),
-                st.ctx,
-                !graphs.is_empty(),
-                x(st.seqs),
-                x(st.ext_tokens),
-            )?,
+            (_, true) => costs.dp_sum_len(&st.groups)?,
             (false, false) => return Ok(None),
         }
     };
@@ -425,7 +492,7 @@ fn cost_step<S: Scheduler>(
 /// default `load_balance_method` "auto" resolving to round_robin outside PD disaggregation,
 /// `server_args.py` `_handle_load_balance_method`), each group admits against its own KV pool and
 /// `max_running_requests` share and chooses prefill or decode by itself (`get_next_batch_to_run`),
-/// and the groups step together (costed by [`cost_step`]). With speculation SGLang syncs the
+/// and the groups step together (costed by `cost_step`). With speculation SGLang syncs the
 /// groups' prefill batches first (`get_next_batch_to_run`: "prefill and decode batches will not
 /// be mixed when spec and dp-attn is enabled"): when any group prefills, the others run idle.
 pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
@@ -434,7 +501,10 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     mut inp: Inputs<'_, I>,
 ) -> Result<Measured, DecodeError> {
     assert!(!groups.is_empty(), "the serving loop needs a scheduler");
-    let mut m = Measured::default();
+    let mut m = Measured {
+        groups: groups.len().min(u32::MAX as usize) as u32,
+        ..Measured::default()
+    };
     let mut now = groups[0].core.now;
     let mut pending: Option<RequestSpec> = None;
     let mut sent = 0u32;
@@ -515,6 +585,18 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             in_flight += 1;
             let to = next_group;
             next_group = (next_group + 1) % groups.len();
+            let mut spec = spec;
+            // SGLang 0.5.9 `scheduler.py` `init_req_max_new_tokens`: max_new_tokens = min(asked,
+            // max_req_len − input − 1), silently (the request ends with finish reason "length").
+            // The prompt passed `validate_input_length` (< max_req_len − 5), so at least 5 remain:
+            // every request fits its group's empty pool.
+            if let Some(l) = inp.max_req_len {
+                let cap = l.saturating_sub(u64::from(spec.prompt) + 1).max(1);
+                if u64::from(spec.output) > cap {
+                    spec.output = cap as u32;
+                    m.clipped_outputs += 1;
+                }
+            }
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
             match fe.as_mut() {
@@ -570,25 +652,31 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
                 continue;
             }
             if let Some(g) = groups.iter_mut().find(|g| !g.core.waiting.is_empty()) {
-                // Nothing runs and the head of the queue can never be admitted (its prompt and
-                // reserved output exceed what the whole pool offers): the engine would stall; tpsim
-                // counts it refused and moves on.
-                let core = &mut g.core;
-                let Some(id) = core.waiting.pop_front() else { break };
-                let r = core.reqs[id as usize];
-                m.rejected += 1;
-                m.first_rejection.get_or_insert(format!(
-                    "never scheduled: prompt {} + output {} tokens do not fit the KV pool ({} tokens) \
-                     beside the scheduler's reservation",
-                    r.prompt,
-                    r.output,
-                    core.kv.total_pages * core.page
-                ));
-                in_flight -= 1;
-                core.free_slots.push(id);
+                // Nothing runs and the head of the queue can never be admitted: the engine would
+                // stall; tpsim counts it refused and moves on.
+                if refuse_head(&mut g.core, &mut m) {
+                    in_flight -= 1;
+                }
                 continue;
             }
             break;
+        }
+        if groups.len() > 1 {
+            // Under DP attention a group whose pool is empty yet admits nothing is stuck on the
+            // head of its own queue, whatever the other groups run: refused now, not once every
+            // group idles. With SGLang's output clipping (at dispatch above) only page rounding
+            // or a locked prefix can bring it here.
+            for g in groups.iter_mut() {
+                let c = &g.core;
+                if c.running.is_empty()
+                    && c.batch.extend.is_empty()
+                    && c.batch.decode.is_empty()
+                    && c.kv.utilisation() == 0.0
+                    && refuse_head(&mut g.core, &mut m)
+                {
+                    in_flight -= 1;
+                }
+            }
         }
         // Cost the iteration.
         let st = Step::of(groups, inp.bucket);
@@ -616,7 +704,12 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         let (mut used, mut total, mut running, mut queued, mut preempted) = (0u64, 0u64, 0u32, 0u32, 0u64);
         for g in groups.iter() {
             let kv = &g.core.kv;
-            used += kv.total_pages - kv.free_or_evictable_pages();
+            let u = kv.total_pages - kv.free_or_evictable_pages();
+            if kv.total_pages > 0 {
+                m.peak_group_kv_utilisation =
+                    m.peak_group_kv_utilisation.max(u as f64 / kv.total_pages as f64);
+            }
+            used += u;
             total += kv.total_pages;
             running += g.core.running.len() as u32;
             queued += g.core.waiting.len() as u32;
@@ -661,6 +754,25 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         m.overloaded |= last > 2 * mid && last > t_last / 100;
     }
     Ok(m)
+}
+
+/// Refuses the head of `core`'s waiting queue, which can never be admitted (its prompt and reserved
+/// output exceed what the whole pool offers); false when the queue is empty.
+fn refuse_head(core: &mut Core, m: &mut Measured) -> bool {
+    let Some(id) = core.waiting.pop_front() else {
+        return false;
+    };
+    let r = core.reqs[id as usize];
+    m.rejected += 1;
+    m.first_rejection.get_or_insert(format!(
+        "never scheduled: prompt {} + output {} tokens do not fit the KV pool ({} tokens) \
+         beside the scheduler's reservation",
+        r.prompt,
+        r.output,
+        core.kv.total_pages * core.page
+    ));
+    core.free_slots.push(id);
+    true
 }
 
 /// Applies what one group's iteration produced at `core.now`: tokens to its decodes and extends,

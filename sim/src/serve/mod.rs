@@ -9,10 +9,13 @@
 //! scheduler of its own, as in SGLang 0.5.9 (one `Scheduler` per attention-DP rank), with the
 //! memory plan's per-group KV pool and `max_running_requests` share; the data-parallel controller
 //! sends requests to the groups round robin (`data_parallel_controller.py`), and the groups step
-//! in lock-step, each iteration costing the busiest group's shape with every group padded to it
-//! (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: idle batches, CUDA graphs only when
-//! every group decodes or idles). [`core::run`] has the details. vLLM's DP on a MoE model keeps one
-//! scheduler over its ranks' summed pools.
+//! in lock-step (`scheduler_dp_attn_mixin.py` `prepare_mlp_sync_batch_raw`: idle batches, CUDA
+//! graphs only when every group decodes or idles): a graph-replayed decode costs the busiest
+//! group's shape with every group padded to it (MAX_LEN); a step in which some group extends, or an
+//! eager decode over uneven groups, costs each group's attention on its own shape (the slowest
+//! taken) and the MLP/MoE on the summed real tokens (SUM_LEN, issue #18 leftover dpsched2).
+//! `core::cost_step` has the details. vLLM's DP on a MoE model keeps one scheduler over its
+//! ranks' summed pools.
 
 pub mod core;
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
@@ -28,7 +31,7 @@ use crate::decode::{DecodeError, MemoryPlan};
 use crate::scenario::{EngineKind, Scenario};
 use crate::workload::RequestSpec;
 
-pub use self::core::{IterationCosts, Measured};
+pub use self::core::{GroupShape, IterationCosts, Measured};
 
 /// The scheduler settings the scenario and its memory plan give.
 #[derive(Debug, Clone)]
@@ -43,6 +46,9 @@ pub struct Plan {
     pub graphs: Vec<u32>,
     /// The API-server front end (issue #18, frontend; `None`: not modelled).
     pub frontend: Option<frontend::Costs>,
+    /// SGLang's `max_req_len` of one scheduler, min(context_len − 1, its pool's tokens − 1)
+    /// (`tp_worker.py`): outputs are clipped to it (`core::Inputs::max_req_len`); None for vLLM.
+    pub max_req_len: Option<u64>,
 }
 
 /// Which scheduler, with its settings.
@@ -111,6 +117,12 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 engine: EnginePlan::Sglang(settings),
                 graphs,
                 frontend,
+                max_req_len: Some(
+                    s.engine
+                        .context_len
+                        .saturating_sub(1)
+                        .min(mem.kv_tokens.saturating_sub(1)),
+                ),
             }
         }
         EngineKind::Vllm => {
@@ -142,6 +154,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .map(|&g| (u64::from(g) * dp).min(u64::from(u32::MAX)) as u32)
                     .collect(),
                 frontend,
+                max_req_len: None,
             }
         }
     }
@@ -170,6 +183,7 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
         bucket,
         slo,
         frontend: p.frontend,
+        max_req_len: p.max_req_len,
     };
     match &p.engine {
         EnginePlan::Sglang(set) => {

@@ -102,6 +102,8 @@ pub fn merge(mut a: Measured, b: Measured) -> Measured {
     a.preemptions += b.preemptions;
     a.overloaded |= b.overloaded;
     a.peak_kv_utilisation = a.peak_kv_utilisation.max(b.peak_kv_utilisation);
+    a.peak_group_kv_utilisation = a.peak_group_kv_utilisation.max(b.peak_group_kv_utilisation);
+    a.clipped_outputs += b.clipped_outputs;
     a.peak_running = a.peak_running.saturating_add(b.peak_running);
     a.peak_waiting = a.peak_waiting.saturating_add(b.peak_waiting);
     a.ttft.merge(&b.ttft);

@@ -110,9 +110,12 @@ impl Histogram {
 pub struct SeriesPoint {
     /// Simulated time, ms.
     pub t_ms: f64,
+    /// Requests running / waiting, summed over SGLang's DP-attention groups.
     pub running: u32,
     pub waiting: u32,
-    /// KV pool tokens in use (held by requests or the prefix cache) over the pool.
+    /// KV pool tokens in use (held by requests or the prefix cache) over the pool (under DP
+    /// attention: all groups' pools together; the busiest group's peak is
+    /// `report::serving::Serving::peak_group_kv_utilisation`).
     pub kv_utilisation: f64,
     /// Preemptions (vLLM) or retractions (SGLang) so far.
     pub preemptions: u64,
