@@ -4,7 +4,7 @@
 //! by hand below; the scenario cases check the keys and their refusals.
 
 use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, IterationCosts, Plan, frontend, vllm};
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, frontend, vllm};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -29,6 +29,9 @@ impl IterationCosts for Fixed {
     fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((2, Duration::from_ms(25)))
     }
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
+    }
 }
 
 const MS: u64 = 1_000_000_000;
@@ -47,6 +50,7 @@ fn plan(fe: Option<frontend::Costs>) -> Plan {
         }),
         graphs: Vec::new(),
         frontend: fe,
+        max_req_len: None,
     }
 }
 
