@@ -3,8 +3,8 @@
 //! (prefill 20 ms, decode 10 ms, mixed 25 ms) and fixed front-end costs, so every TTFT is computed
 //! by hand below; the scenario cases check the keys and their refusals.
 
-use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, frontend, vllm};
+use super::common::fixed_serve::{run, vllm_plan};
+use tpsim::serve::{Plan, frontend};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -18,39 +18,13 @@ fn load_err(text: &str) -> String {
         .to_string()
 }
 
-struct Fixed;
-impl IterationCosts for Fixed {
-    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
-        Ok((0, Duration::from_ms(10)))
-    }
-    fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((1, Duration::from_ms(20)))
-    }
-    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((2, Duration::from_ms(25)))
-    }
-    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
-        unreachable!("one scheduler: no DP-attention step")
-    }
-}
-
 const MS: u64 = 1_000_000_000;
 
 /// vLLM's scheduler (token budget 8192, 256 sequences) with the front end `fe`.
 fn plan(fe: Option<frontend::Costs>) -> Plan {
     Plan {
-        kv_tokens: 100_000,
-        groups: 1,
-        page: 16,
-        engine: EnginePlan::Vllm(vllm::Settings {
-            max_num_batched_tokens: 8192,
-            max_num_seqs: 256,
-            spec_tokens: 0,
-            long_prefill_token_threshold: 0,
-        }),
-        graphs: Vec::new(),
         frontend: fe,
-        max_req_len: None,
+        ..vllm_plan(100_000)
     }
 }
 
@@ -62,23 +36,6 @@ fn costs(servers: u32) -> frontend::Costs {
         prompt_token_ps: 0,
         output_token_ps: MS,
     }
-}
-
-fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> serve::Measured {
-    let n = reqs.len() as u32;
-    let never = |_: u32, _: u32| None;
-    serve::run(
-        p,
-        reqs.into_iter(),
-        n,
-        concurrency,
-        &never,
-        None,
-        &mut Fixed,
-        64,
-        None,
-    )
-    .unwrap()
 }
 
 fn two() -> Vec<RequestSpec> {

@@ -4,28 +4,12 @@
 //! sim/src/serve/sglang.rs and vllm.rs); the others run whole scenarios.
 
 use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang, vllm};
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
 use super::common;
-
-/// Every decode 10 ms, every prefill 20 ms, every mixed iteration 25 ms.
-struct Fixed;
-impl IterationCosts for Fixed {
-    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
-        Ok((0, Duration::from_ms(10)))
-    }
-    fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((1, Duration::from_ms(20)))
-    }
-    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((2, Duration::from_ms(25)))
-    }
-    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
-        unreachable!("one scheduler: no DP-attention step")
-    }
-}
+use common::fixed_serve::{run, vllm_plan};
 
 fn req(prompt: u32, output: u32, arrival: Option<Duration>) -> RequestSpec {
     RequestSpec {
@@ -63,40 +47,6 @@ fn sglang_plan_with(
         // No output clipping: these tests drive the scheduler alone.
         max_req_len: None,
     }
-}
-
-fn vllm_plan(kv_tokens: u64) -> Plan {
-    Plan {
-        kv_tokens,
-        groups: 1,
-        page: 16,
-        engine: EnginePlan::Vllm(vllm::Settings {
-            max_num_batched_tokens: 8192,
-            max_num_seqs: 256,
-            spec_tokens: 0,
-            long_prefill_token_threshold: 0,
-        }),
-        graphs: Vec::new(),
-        frontend: None,
-        max_req_len: None,
-    }
-}
-
-fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> serve::Measured {
-    let n = reqs.len() as u32;
-    let never = |_: u32, _: u32| None;
-    serve::run(
-        p,
-        reqs.into_iter(),
-        n,
-        concurrency,
-        &never,
-        None,
-        &mut Fixed,
-        64,
-        None,
-    )
-    .unwrap()
 }
 
 #[test]

@@ -125,3 +125,6 @@ pub fn data_path(name: &str) -> PathBuf {
 #[path = "shared.rs"]
 mod shared;
 pub use shared::*;
+
+#[path = "fixed_serve.rs"]
+pub mod fixed_serve;

@@ -238,14 +238,15 @@ impl Builder<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Builder, collective_costs, durations};
     use crate::scenario::load_str;
     use std::path::Path;
     use tpsim_model::units::Bytes;
 
-    /// DeepSeek-V3 on 8× H200 with the engine block `engine` (SGLang 0.5.8).
-    fn scenario(engine: &str) -> crate::scenario::Scenario {
+    /// DeepSeek-V3 on 8× H200 with the engine block `engine` (SGLang 0.5.8); `passes::dp_sum`'s
+    /// tests use it too.
+    pub(in crate::decode::passes) fn scenario(engine: &str) -> crate::scenario::Scenario {
         let text = format!(
             "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"deepseek-v3\"\n\
              [engine]\nname = \"sglang\"\nversion = \"0.5.8\"\nmem_fraction_static = 0.8\n{engine}\n\

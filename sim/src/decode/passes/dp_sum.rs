@@ -148,22 +148,10 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::dp_attention::tests::scenario;
     use super::super::{Builder, PassShape, collective_costs, durations};
     use super::DpSum;
-    use crate::scenario::load_str;
-    use std::path::Path;
     use tpsim_model::units::Bytes;
-
-    /// DeepSeek-V3 on 8× H200 with the engine block `engine` (SGLang 0.5.8), as
-    /// `passes::dp_attention`'s tests.
-    fn scenario(engine: &str) -> crate::scenario::Scenario {
-        let text = format!(
-            "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"deepseek-v3\"\n\
-             [engine]\nname = \"sglang\"\nversion = \"0.5.8\"\nmem_fraction_static = 0.8\n{engine}\n\
-             [workload]\nconcurrency = 64\nprompt_len = 1024\noutput_len = 16\n"
-        );
-        load_str(&text, Path::new("dp-sum-test.toml")).expect("scenario")
-    }
 
     /// tp 8, dp 8: group A prefills 1 sequence of 1,024 tokens, group B one of 256, six groups idle.
     /// SUM_LEN: per layer the gather is an all-reduce over the 8 ranks of the 1,280 real tokens

@@ -1,0 +1,63 @@
+//! The serving loop driven with fixed iteration costs (issue #18): every admitted batch and every
+//! time can then be computed by hand from the engines' rules. Shared by `serving` and `frontend`.
+
+use tpsim::decode::DecodeError;
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, vllm};
+use tpsim::workload::RequestSpec;
+use tpsim_model::units::Duration;
+
+/// Every decode 10 ms, every prefill 20 ms, every mixed iteration 25 ms.
+pub struct Fixed;
+
+impl IterationCosts for Fixed {
+    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
+        Ok((0, Duration::from_ms(10)))
+    }
+    fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
+        Ok((1, Duration::from_ms(20)))
+    }
+    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
+        Ok((2, Duration::from_ms(25)))
+    }
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
+    }
+}
+
+/// vLLM's scheduler with a token budget of 8,192 and 256 sequences over `kv_tokens` in 16-token
+/// blocks, no graphs, no front end, no output clipping.
+pub fn vllm_plan(kv_tokens: u64) -> Plan {
+    Plan {
+        kv_tokens,
+        groups: 1,
+        page: 16,
+        engine: EnginePlan::Vllm(vllm::Settings {
+            max_num_batched_tokens: 8192,
+            max_num_seqs: 256,
+            spec_tokens: 0,
+            long_prefill_token_threshold: 0,
+        }),
+        graphs: Vec::new(),
+        frontend: None,
+        max_req_len: None,
+    }
+}
+
+/// Runs `reqs` through plan `p` at `concurrency` (closed loop unless the requests carry arrivals),
+/// costs from [`Fixed`], 64-token buckets, nothing refused.
+pub fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> serve::Measured {
+    let n = reqs.len() as u32;
+    let never = |_: u32, _: u32| None;
+    serve::run(
+        p,
+        reqs.into_iter(),
+        n,
+        concurrency,
+        &never,
+        None,
+        &mut Fixed,
+        64,
+        None,
+    )
+    .unwrap()
+}
