@@ -37,9 +37,29 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             // Issue #19 point 1 (more SHM hosts): lines 186-205 and 206-225.
             ("Syncopate 4x RTX 5090, 2x EPYC 9V74 (SHM)", 20),
             ("Syncopate 4x RTX 5090, 1x EPYC 9B14 (SHM)", 20),
+            // A DGX A100 with NCCL_P2P_DISABLE=1: lines 226-229.
+            ("DGX A100, NCCL_P2P_DISABLE=1 (SHM)", 4),
         ]
     );
-    // The 214 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
+    // Every system names its class (issue #19's target is per class).
+    let classes: Vec<&str> = s.systems.iter().map(|x| x.class.as_str()).collect();
+    assert_eq!(
+        classes,
+        [
+            "p2p-switch",
+            "p2p-root-complex",
+            "p2p-switch",
+            "p2p-switch",
+            "p2p-root-complex",
+            "shm-host",
+            "p2p-root-complex",
+            "p2p-switch",
+            "shm-host",
+            "shm-host",
+            "shm-host",
+        ]
+    );
+    // The 218 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
     // and 96 (8× MI300X over xGMI, issue #17 point 4: checked in tests/tests/accel.rs) are excluded with
     // a reason; so are 184-185 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
     // in tests/tests/launch_nccl.rs).
@@ -83,6 +103,7 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
     assert_eq!(a.parts[1].lines, (194..=201).collect::<Vec<_>>());
     assert_eq!(a.parts[2].lines, (202..=205).collect::<Vec<_>>());
     assert_eq!(s.systems[9].parts[0].lines, (206..=225).collect::<Vec<_>>());
+    assert_eq!(s.systems[10].parts[0].lines, (226..=229).collect::<Vec<_>>());
 }
 
 /// A table of a few rows of `tests/data/allreduce.tsv` (its header and the given lines), cheap enough
