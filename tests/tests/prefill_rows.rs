@@ -117,7 +117,7 @@ fn prefill_rows_within_target_or_known_miss() {
 }
 
 /// Line 5 by hand: a 200-token prefill is costed as 200 tokens, not as its 256-token bucket
-/// (`serve::core::prefill_cost`). Qwen2-7B's linear layers per token and layer: q and o 3584 × 3584
+/// (`serve::core::extend_cost`). Qwen2-7B's linear layers per token and layer: q and o 3584 × 3584
 /// each, k and v 3584 × 512 each, gate/up/down 3 × 3584 × 18944 = 233.0 M parameters; × 28 layers =
 /// 6.525 G, so 2 × 6.525 G × 200 = 2.610 TFLOP, which at 0.50 × 165 TFLOPS (A30 datasheet × the
 /// assumed efficiency) is 31.6 ms; every GEMM is compute-bound at 200 tokens (2.610 TFLOP in 31.6 ms

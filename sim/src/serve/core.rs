@@ -321,31 +321,33 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub max_req_len: Option<u64>,
 }
 
-/// Cost of a prefill iteration of `seqs` sequences and `tokens` tokens in all (issue #18 fidelity,
-/// tests/data/prefill.tsv line 5). The engine computes exactly the scheduled tokens, so the cost is
-/// interpolated linearly between the simulated shapes of the bucket boundaries below and above
-/// (`bucket` tokens apart; an extend forward is close to linear in its tokens over one bucket), not
-/// rounded up to the upper one: 200 tokens cost as 200, not as 256 (+28 %). Shapes stay cached per
-/// bucket. Below one bucket, or when the lower boundary has fewer tokens than sequences, the exact
-/// token count is simulated. The shape index returned is the upper boundary's.
-fn prefill_cost<C: IterationCosts + ?Sized>(
-    costs: &mut C,
+/// Cost of an iteration whose extend part is `seqs` sequences of `tokens` tokens in all (issue #18
+/// fidelity, tests/data/prefill.tsv line 5), `cost(t)` giving the simulated shape with `t` extend
+/// tokens. The engine computes exactly the scheduled tokens, so the cost is interpolated linearly
+/// between the shapes of the bucket boundaries below and above (`bucket` tokens apart; an extend
+/// forward is close to linear in its tokens over one bucket), not rounded up to the upper one: 200
+/// tokens cost as 200, not as 256 (+28 %). Shapes stay cached per bucket. Below one bucket, or when
+/// the lower boundary has fewer tokens than sequences, the exact token count is simulated. The shape
+/// index returned is the upper boundary's. Used for prefills and for vLLM's / SGLang's mixed
+/// iterations (decodes with prefill chunks) alike.
+fn extend_cost(
     seqs: u32,
     tokens: u64,
     bucket: u32,
+    cost: &mut dyn FnMut(u32) -> Result<(usize, Duration), DecodeError>,
 ) -> Result<(usize, Duration), DecodeError> {
     let t = tokens.min(u64::from(u32::MAX / 2)) as u32;
     let bucket = bucket.max(1);
     let hi = t.div_ceil(bucket).max(1) * bucket;
     let lo = hi - bucket;
     if hi == t {
-        return costs.prefill(seqs, hi);
+        return cost(hi);
     }
     if lo == 0 || lo < seqs {
-        return costs.prefill(seqs, t.max(1));
+        return cost(t.max(1));
     }
-    let (shape, t_hi) = costs.prefill(seqs, hi)?;
-    let (_, t_lo) = costs.prefill(seqs, lo)?;
+    let (shape, t_hi) = cost(hi)?;
+    let (_, t_lo) = cost(lo)?;
     // Integer picoseconds: lo + (hi − lo) × (t − lo) ÷ bucket, rounded down (deterministic).
     let (a, b) = (i128::from(t_lo.as_ps()), i128::from(t_hi.as_ps()));
     let ps = a + (b - a) * i128::from(t - lo) / i128::from(bucket);
@@ -453,8 +455,10 @@ fn cost_step<S: Scheduler>(
         let (batch, eager) = super::graphs::padded(graphs, st.decode);
         match (dec, ext) {
             (true, false) => costs.decode(batch, st.ctx, eager)?,
-            (false, true) => prefill_cost(costs, st.seqs, st.ext_raw, st.bucket)?,
-            (true, true) if mixed => costs.mixed(batch, st.ctx, eager, st.seqs, st.ext_tokens)?,
+            (false, true) => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| costs.prefill(st.seqs, t))?,
+            (true, true) if mixed => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| {
+                costs.mixed(batch, st.ctx, eager, st.seqs, t)
+            })?,
             (true, true) => {
                 // Not reached: SGLang without mixed chunk never schedules both.
                 let (a, t1) = costs.decode(batch, st.ctx, eager)?;
