@@ -313,7 +313,6 @@ const GLM_4_7_CONFIG: &str = r#"{
 #[test]
 fn vllm_0_15_glm_4_7_refusal_pp8() {
     use tpsim_model::llm::{ModelSpec, Quantization};
-    use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
     let r = row(46, "zai-org/GLM-4.7-FP8");
     let m = ModelSpec::from_config_json(GLM_4_7_CONFIG, Quantization::bf16()).unwrap();
     assert_eq!(m.num_layers, 92);
@@ -327,17 +326,7 @@ fn vllm_0_15_glm_4_7_refusal_pp8() {
     );
     let available = note(&r, "available_kv").unwrap();
     // The plan's inputs reproduce the logged available KV memory: requested − weights = 28.57.
-    let p = vllm_kv_plan(&VllmKvInput {
-        total_gib: 100.0,
-        free_at_start_gib: 100.0,
-        gpu_memory_utilization: 1.0,
-        weights_gib: 100.0 - available,
-        peak_activation_gib: 0.0,
-        non_torch_gib: 0.0,
-        cell_size: cell,
-        block_size: 16,
-        max_model_len: Some(len),
-    });
+    let p = plan_from_available(available, cell, len);
     assert_eq!(p.blocks, 5_087);
     let err = p.error.expect("refused");
     println!("{err}");
@@ -461,7 +450,6 @@ fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
 /// The reporter's 0.85 run (28.74 GiB → 240,816 tokens) is recorded in the row, not replayed.
 #[test]
 fn vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2() {
-    use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
     let r = row(48, "MiniMax-M2.7 AWQ (recipe minimax-m2.7-awq)");
     let cell = preset("minimax-m2.5").kv_cell_bytes(2);
     assert_eq!(cell, 126_976);
@@ -469,17 +457,7 @@ fn vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2() {
     let needed = (len * cell) as f64 / GIB;
     assert!((needed - note(&r, "needed_kv").unwrap()).abs() < 1e-9, "{needed}");
     let available = note(&r, "available_kv").unwrap();
-    let p = vllm_kv_plan(&VllmKvInput {
-        total_gib: 100.0,
-        free_at_start_gib: 100.0,
-        gpu_memory_utilization: 1.0,
-        weights_gib: 100.0 - available,
-        peak_activation_gib: 0.0,
-        non_torch_gib: 0.0,
-        cell_size: cell,
-        block_size: 16,
-        max_model_len: Some(len),
-    });
+    let p = plan_from_available(available, cell, len);
     let err = p.error.expect("refused");
     assert!(
         err.contains("max seq len (196608), (23.25 GiB KV cache is needed"),
@@ -493,4 +471,21 @@ fn vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2() {
     let logged = note(&r, "estimated_len").unwrap();
     let band = 0.005 * GIB / cell as f64;
     assert!((p.tokens as f64 - logged).abs() <= band, "{band}");
+}
+
+/// vLLM's KV plan when exactly `available` GiB are left for the KV cache (a refusal log quotes that
+/// figure, not its parts): 16-token blocks of `cell` bytes, `max_model_len` = `len`.
+fn plan_from_available(available: f64, cell: u64, len: u64) -> tpsim_model::memory::VllmKvPlan {
+    use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
+    vllm_kv_plan(&VllmKvInput {
+        total_gib: 100.0,
+        free_at_start_gib: 100.0,
+        gpu_memory_utilization: 1.0,
+        weights_gib: 100.0 - available,
+        peak_activation_gib: 0.0,
+        non_torch_gib: 0.0,
+        cell_size: cell,
+        block_size: 16,
+        max_model_len: Some(len),
+    })
 }
