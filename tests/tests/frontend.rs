@@ -176,6 +176,41 @@ fn the_keys_resolve_and_sglang_refuses_them() {
     assert!(e.contains("engine.api_server_count"), "{e}");
 }
 
+/// Garbage in the front-end keys: an error naming the key, exit code 2, never a panic.
+#[test]
+fn bad_front_end_values_exit_2_naming_the_key() {
+    let dir = super::common::scratch("frontend-bad");
+    for (extra, key) in [
+        (
+            "[engine.costs]\nfrontend_request_cost = \"fast\"\n",
+            "frontend_request_cost",
+        ),
+        (
+            "[engine.costs]\nfrontend_output_token_cost = \"-3ms\"\n",
+            "frontend_output_token_cost",
+        ),
+        (
+            "[engine.costs]\nfrontend_prompt_token_cost = 5\n",
+            "frontend_prompt_token_cost",
+        ),
+    ] {
+        let f = dir.join(format!("{key}.toml"));
+        std::fs::write(&f, format!("{BASE}\n{extra}")).unwrap();
+        let out = super::common::tpsim(&["run", f.to_str().unwrap()]);
+        assert_eq!(out.code, 2, "{key}: {}", out.stderr);
+        assert!(out.stderr.contains(key), "{key}: {}", out.stderr);
+    }
+    let f = dir.join("count.toml");
+    std::fs::write(
+        &f,
+        BASE.replace("[workload]", "api_server_count = \"two\"\n[workload]"),
+    )
+    .unwrap();
+    let out = super::common::tpsim(&["run", f.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("api_server_count"), "{}", out.stderr);
+}
+
 /// `tpsim run` reports the front end in its Serving section and `serving.frontend` of `--json`,
 /// and `tpsim sweep` in its `frontend_busy` column; without front-end costs neither appears.
 #[test]
