@@ -21,9 +21,9 @@
 //! box's collapse measurement, so the default-NCCL crossover and the 8-GPU one-shot are in-sample; its
 //! `kernel_read_outstanding` is fitted to the 4-GPU one-shot's 32 MB row (issue #19 point 3). The
 //! tolerance is issue #19's target for the crossovers the reference lists (512 KB 4 GPUs Broadcom,
-//! 48 KB 8 GPUs cross-NUMA, 32–64 KB 8 GPUs 3 switches, V100 PLX 128–384 KB), a factor 1.5, and
-//! issue #3's factor 2 for the two p2pmark crossovers beyond that list, whose misses are on the NCCL
-//! side or the 8-GPU collapse (the book's "Crossovers" says which).
+//! 48 KB 8 GPUs cross-NUMA, 32–64 KB 8 GPUs 3 switches, V100 PLX 128–384 KB) and the 4-GPU p2pmark
+//! one with `NCCL_P2P_LEVEL=SYS`, a factor 1.5, and issue #3's factor 2 for the 8-GPU p2pmark
+//! crossover, whose miss is the 8-GPU collapse (the book's "Crossovers" says why).
 
 use crate::common::*;
 
@@ -92,11 +92,15 @@ fn consistency_asus_4gpu_default_nccl_crossover_within_1_5x() {
 /// over much earlier. p2pmark table "4 GPU, fp16, NCCL_P2P_LEVEL=SYS" of the page's revision ab80164:
 /// 64 KB custom 12.3 < NCCL 13.8 µs, 128 KB 17.5 > 15.5 µs → ≈ 94 KB. (Not the reference's "120 KB
 /// (4 GPUs, switch)": that one is SGLang's startup auto-tune on the WRX90 c-payne box, see the book.)
+/// Consistency, not validation: the one-shot's side of it runs at the Little's-law rate of the
+/// preset's `kernel_read_outstanding`, fitted to this box's 32 MB one-shot row. With the last read
+/// window's serialization (`sim::custom_kernels::pull`) the prediction moved from 170 KB (1.82×) to
+/// ≈ 130 KB (1.38×), inside issue #19's factor 1.5.
 #[test]
-fn validation_asus_4gpu_p2p_level_sys_crossover_within_2x() {
+fn consistency_asus_4gpu_p2p_level_sys_crossover_within_1_5x() {
     let m = zero((65536.0, 12.3, 13.8), (131072.0, 17.5, 15.5));
     let p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
-    within_2x("ASUS 4 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
+    within_1_5x("ASUS 4 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
 }
 
 /// The two ASUS crossovers differ by NCCL's transport only (the custom kernel is the same): SHM
