@@ -157,6 +157,37 @@ impl Mamba2 {
     }
 }
 
+/// vLLM's kernel block alignment for hybrid models: the smallest kernel block size of the
+/// FlashAttention backend (`get_supported_kernel_block_sizes()` → `MultipleOf(16)`; the constant 16
+/// in 0.10/0.11), `platforms/interface.py` `_align_hybrid_block_size` (`models/config.py`
+/// `HybridAttentionMambaModelConfig.verify_and_update_config` before).
+pub const VLLM_KERNEL_BLOCK_ALIGNMENT: u64 = 16;
+
+impl Mamba2 {
+    /// vLLM's page of one Mamba-2 layer for one request on one rank (`MambaSpec.page_size_bytes`:
+    /// the conv and SSM state shapes of `MambaStateShapeCalculator.mamba2_state_shape` at
+    /// `--mamba-cache-dtype` and `--mamba-ssm-cache-dtype`, `auto` = the model dtype), bytes.
+    /// Nemotron-Nano-9B-v2 at tp 1, bf16 both: 73,728 + 2,621,440 = 2,695,168.
+    pub fn vllm_page_bytes(&self, tp: u32, conv_bytes: u64, ssm_bytes: u64) -> u64 {
+        let t = u64::from(tp.max(1));
+        let conv = self.conv_dim(tp) / t * self.conv_kernel.saturating_sub(1) * conv_bytes;
+        let ssm = (self.num_heads / t) * self.head_dim * self.state_size * ssm_bytes;
+        conv + ssm
+    }
+}
+
+/// The attention block size vLLM sets for a hybrid so that one attention page (block × KV bytes per
+/// token of one layer) holds at least one mamba page, without prefix caching:
+/// `alignment × ⌈mamba_page / (alignment × attn_page_1_token)⌉`, raised from `block_size` only
+/// when larger ("Setting attention block size to N tokens to ensure that attention page size is
+/// >= mamba page size."; `platforms/interface.py` `_align_hybrid_block_size`). Nemotron-Nano-9B-v2
+/// at tp 1: 16 × ⌈2,695,168 / (16 × 4,096)⌉ = 672.
+pub fn vllm_attention_block_size(mamba_page: u64, attn_page_1_token: u64, block_size: u64) -> u64 {
+    let a = VLLM_KERNEL_BLOCK_ALIGNMENT;
+    let needed = a * mamba_page.div_ceil((a * attn_page_1_token).max(1));
+    needed.max(block_size)
+}
+
 /// A Nemotron-H attention block on one rank: norm, fused q/k/v (KV heads replicated when
 /// tp > kv_heads), o_proj; no biases.
 pub(crate) fn attention_pieces(spec: &ModelSpec, tp: u32) -> Vec<Piece> {
