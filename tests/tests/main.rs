@@ -56,6 +56,8 @@ mod intervals;
 // Local/global attention families (issue #16).
 mod local_attention;
 mod memory_cli;
+// nemotronh (issue #17): Nemotron-H.
+mod nemotron_h;
 mod memory_eras;
 mod outputs;
 mod pipeline;

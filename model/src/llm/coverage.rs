@@ -639,10 +639,20 @@ static NEMOTRON_H: Coverage = Coverage {
         checks: NEMOTRON_H_VLLM_CHECKS,
     },
 };
-/// The public figures that check Nemotron-H under SGLang.
+/// The public figures that check Nemotron-H under SGLang (none found: the state pool is the Qwen3.5
+/// pool's arithmetic, checked there, over the Mamba-2 state per request).
 const NEMOTRON_H_SGLANG_CHECKS: &[Check] = &[];
 /// The public figures that check Nemotron-H under vLLM.
-const NEMOTRON_H_VLLM_CHECKS: &[Check] = &[];
+const NEMOTRON_H_VLLM_CHECKS: &[Check] = &[
+    check(
+        "vLLM issue #24280: Nemotron-Nano-9B-v2's hybrid attention block of 672 tokens (mamba page vs attention page)",
+        "llm::tests_nemotron_h::nano_9b_v2_vllm_block_size_is_672",
+    ),
+    check(
+        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, 1× RTX 4090, 286 blocks = 2.93 GiB of bf16 mamba/attention pages (the pool is not sized by the plan)",
+        "nemotron_h::vllm_0_11_nemotron_nano_9b_v2_blocks_rtx4090",
+    ),
+];
 
 #[cfg(test)]
 mod tests {
