@@ -57,8 +57,8 @@ mod intervals;
 mod local_attention;
 mod memory_cli;
 // nemotronh (issue #17): Nemotron-H.
-mod nemotron_h;
 mod memory_eras;
+mod nemotron_h;
 mod outputs;
 mod pipeline;
 // Issue #18 fidelity: prefill time against tests/data/prefill.tsv.

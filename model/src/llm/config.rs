@@ -245,6 +245,12 @@ pub struct ModelConfig {
     /// Nemotron-H: the Mamba-2 conv1d carries a bias (default true).
     #[serde(default)]
     pub use_conv_bias: Option<bool>,
+    /// Nemotron-H MoE: the shared expert's width (per shared expert).
+    #[serde(default)]
+    pub moe_shared_expert_intermediate_size: Option<u64>,
+    /// Nemotron-H latent MoE (Nemotron-3-Super): the experts' latent width (not lowered).
+    #[serde(default)]
+    pub moe_latent_size: Option<u64>,
 }
 
 impl ModelConfig {
@@ -545,6 +551,16 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     let mut spec = spec;
     if arch == Architecture::NemotronH {
         let (mixers, layers, m) = super::nemotron_h::blocks(text, num_layers, an)?;
+        spec.moe = layers.iter().find_map(|f| match f {
+            Ffn::Moe(shape) => Some(*shape),
+            _ => None,
+        });
+        spec.routing_bias = spec.moe.is_some();
+        spec.dense_intermediate = if layers.iter().any(|f| matches!(f, Ffn::Dense { .. })) {
+            spec.dense_intermediate
+        } else {
+            0
+        };
         spec.mixers = mixers;
         spec.layers = layers;
         spec.mamba2 = Some(m);

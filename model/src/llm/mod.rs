@@ -65,9 +65,9 @@ pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
-pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, vllm_attention_block_size};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
+pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, vllm_attention_block_size};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };

@@ -3,7 +3,7 @@
 //! `hybrid_override_pattern`, one character per block — `M` Mamba-2, `*` attention, `-` MLP, `E` MoE.
 //! Each block is one pre-norm residual unit (RMSNorm → mixer or feed-forward → one row-parallel
 //! output → one all-reduce), so tpsim lowers block `i` as layer `i` with a mixer and no
-//! feed-forward (`M`, `*`) or a feed-forward and no mixer (`-`): [`super::Mixer::Absent`],
+//! feed-forward (`M`, `*`) or a feed-forward and no mixer (`-`, `E`): [`super::Mixer::Absent`],
 //! [`super::Ffn::Absent`].
 //!
 //! Sources: SGLang `python/sglang/srt/configs/nemotron_h.py` (`NemotronHConfig`,
@@ -23,6 +23,9 @@
 //! | Mamba `out_proj` | hidden × I / tp | row-parallel, quantizable |
 //! | attention q/k/v, o | GQA (no bias, no RoPE, no q/k norm) | as Llama |
 //! | MLP `up_proj`, `down_proj` (squared ReLU, not gated) | I_mlp / tp × hidden, hidden × I_mlp / tp | column / row-parallel |
+//! | MoE (`E`) gate + fp32 `e_score_correction_bias` | E × hidden, E | replicated |
+//! | MoE routed experts `up_proj`, `down_proj` (squared ReLU, not gated) | E × (I_e / tp × hidden + hidden × I_e / tp) | TP-MoE (`FusedMoE`) |
+//! | MoE shared expert (`NemotronHMLP`) | as the MLP, width `moe_shared_expert_intermediate_size` | column / row-parallel |
 //!
 //! (H = `mamba_num_heads`, P = `mamba_head_dim`, N = `ssm_state_size`, G = `n_groups`.) When tp
 //! does not divide G, the engines replicate groups so every head shard has its group: G becomes
@@ -223,7 +226,7 @@ pub(crate) fn mlp_pieces(hidden: u64, intermediate: u64, tp: u32) -> Vec<Piece> 
 /// Each block's (mixer, feed-forward) from `hybrid_override_pattern`, and the Mamba-2 shape.
 ///
 /// Errors: no pattern, a character other than `M * - E`, a pattern whose length is not
-/// `num_hidden_layers`, `E` blocks (MoE Nemotron-H, not lowered yet), a missing Mamba key.
+/// `num_hidden_layers`, a missing Mamba or MoE key, a latent MoE.
 pub(crate) fn blocks(
     text: &ModelConfig,
     num_layers: u64,
@@ -265,15 +268,7 @@ pub(crate) fn blocks(
             'M' => (Mixer::Linear, Ffn::Absent),
             '*' => (Mixer::Attention, Ffn::Absent),
             '-' => (Mixer::Absent, Ffn::Dense { intermediate }),
-            'E' => {
-                return Err(ModelError::InvalidField {
-                    field: "hybrid_override_pattern".into(),
-                    value: "a MoE block 'E'".into(),
-                    expected: "'M', '*' or '-' blocks: tpsim lowers the dense Nemotron-H models; the MoE \
-                               Nemotron-H (Nemotron-3-Nano-30B-A3B) is not lowered yet"
-                        .into(),
-                });
-            }
+            'E' => (Mixer::Absent, Ffn::Moe(moe_shape(text, an)?)),
             other => {
                 return Err(ModelError::InvalidField {
                     field: "hybrid_override_pattern".into(),
@@ -320,6 +315,89 @@ pub(crate) fn blocks(
         });
     }
     Ok((mixers, ffns, m))
+}
+
+/// The MoE block's shape (`NemotronHMoE`, vLLM `models/nemotron_h.py`): `n_routed_experts` experts
+/// of `moe_intermediate_size`, `num_experts_per_tok` per token, and a shared expert of
+/// `moe_shared_expert_intermediate_size` × `n_shared_experts`, expressed as
+/// [`super::MoeShape::n_shared_experts`] expert widths (Nemotron-3-Nano-30B-A3B: 3,712 = 2 × 1,856).
+/// Latent MoE (`moe_latent_size`, Nemotron-3-Super) is refused.
+fn moe_shape(text: &ModelConfig, an: &str) -> Result<super::MoeShape, ModelError> {
+    let need = |v: Option<u64>, field: &str| -> Result<u64, ModelError> {
+        match v {
+            Some(x) if x > 0 && x <= 1 << 20 => Ok(x),
+            Some(x) => Err(ModelError::InvalidField {
+                field: field.into(),
+                value: x.to_string(),
+                expected: "a positive integer no larger than 1048576".into(),
+            }),
+            None => Err(ModelError::MissingField {
+                field: field.into(),
+                architecture: an.into(),
+            }),
+        }
+    };
+    if text.moe_latent_size.is_some() {
+        return Err(ModelError::InvalidField {
+            field: "moe_latent_size".into(),
+            value: "set".into(),
+            expected: "null: tpsim does not lower Nemotron-H's latent MoE (fc1/fc2_latent_proj) yet".into(),
+        });
+    }
+    let e = need(text.n_routed_experts, "n_routed_experts")?;
+    let k = need(text.num_experts_per_tok, "num_experts_per_tok")?;
+    let inter = need(text.moe_intermediate_size, "moe_intermediate_size")?;
+    let shared =
+        text.n_shared_experts.unwrap_or(0) * text.moe_shared_expert_intermediate_size.unwrap_or(inter);
+    if !shared.is_multiple_of(inter) {
+        return Err(ModelError::InvalidField {
+            field: "moe_shared_expert_intermediate_size".into(),
+            value: shared.to_string(),
+            expected: format!("a multiple of moe_intermediate_size ({inter}) (tpsim's MoE shape)"),
+        });
+    }
+    if k > e {
+        return Err(ModelError::InvalidField {
+            field: "num_experts_per_tok".into(),
+            value: k.to_string(),
+            expected: format!("at most n_routed_experts ({e})"),
+        });
+    }
+    Ok(super::MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: inter,
+        n_shared_experts: shared / inter,
+    })
+}
+
+/// The MoE block of one rank, split as the inventory wants it: (router = block norm + fp32-computed
+/// gate + fp32 `e_score_correction_bias`, one routed expert's non-gated `up_proj` / `down_proj`
+/// shards, the shared expert's). vLLM `NemotronHMoE`: `GateLinear(hidden, E)` replicated,
+/// `FusedMoE(activation=relu2 without mul)` (TP-MoE: 1/tp of every expert), shared experts
+/// `NemotronHMLP` column/row-parallel.
+pub(crate) fn moe_pieces(hidden: u64, m: &super::MoeShape, tp: u32) -> (Vec<Piece>, Vec<Piece>, Vec<Piece>) {
+    let t = u64::from(tp.max(1));
+    let local = m.moe_intermediate / t;
+    let router = vec![
+        Piece::vec(hidden),
+        Piece::new(m.n_routed_experts, hidden, Fmt::Model).gemm("moe.router"),
+        Piece::new(m.n_routed_experts, 1, Fmt::Fp32),
+    ];
+    let expert = vec![
+        Piece::new(local, hidden, Fmt::Expert).gemm("moe.expert.up_proj"),
+        Piece::new(hidden, local, Fmt::Expert).gemm("moe.expert.down_proj"),
+    ];
+    let shared = if m.n_shared_experts > 0 {
+        let s = m.moe_intermediate * m.n_shared_experts / t;
+        vec![
+            Piece::new(s, hidden, Fmt::Linear).gemm("moe.shared.up_proj"),
+            Piece::new(hidden, s, Fmt::Linear).gemm("moe.shared.down_proj"),
+        ]
+    } else {
+        Vec::new()
+    };
+    (router, expert, shared)
 }
 
 /// The refusal of a TP size the Mamba-2 blocks cannot take: vLLM `MambaMixer2` asserts

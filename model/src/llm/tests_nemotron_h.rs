@@ -63,7 +63,10 @@ fn nano_9b_v2_weights_by_hand() {
 fn nano_9b_v2_state_per_request_is_sglangs_mamba_cache_per_req() {
     let s = spec(NANO_9B_V2);
     let m = s.mamba2.expect("Mamba-2 shape");
-    assert_eq!((m.num_heads, m.head_dim, m.n_groups, m.state_size), (128, 80, 8, 128));
+    assert_eq!(
+        (m.num_heads, m.head_dim, m.n_groups, m.state_size),
+        (128, 80, 8, 128)
+    );
     // SGLang `Mamba2StateShape.create`: conv (12,288 / tp) × 3 bf16; temporal (128 / tp) × 80 × 128
     // fp32 (no `mamba_ssm_dtype` in the config → float32).
     assert_eq!(m.conv_state_bytes(1), 73_728);
@@ -94,7 +97,10 @@ fn nano_9b_v2_vllm_block_size_is_672() {
     assert_eq!(vllm_attention_block_size(page, attn_1_token, 16), 672);
     // With `--mamba-ssm-cache-dtype float32` (the model card's advice): 73,728 + 5,242,880 →
     // 16 × ⌈81.12⌉ = 1,312.
-    assert_eq!(vllm_attention_block_size(m.vllm_page_bytes(1, 2, 4), 4_096, 16), 1_312);
+    assert_eq!(
+        vllm_attention_block_size(m.vllm_page_bytes(1, 2, 4), 4_096, 16),
+        1_312
+    );
     // A larger user block size stays.
     assert_eq!(vllm_attention_block_size(page, 4_096, 2_048), 2_048);
 }
@@ -149,10 +155,17 @@ fn bad_patterns_are_refused_naming_the_key() {
                 "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-",
                 pattern,
             )
-            .replace("\"num_hidden_layers\": 56", &format!("\"num_hidden_layers\": {layers}"))
+            .replace(
+                "\"num_hidden_layers\": 56",
+                &format!("\"num_hidden_layers\": {layers}"),
+            )
     };
     let e = ModelSpec::from_config_json(&with("M-*E", 4), Quantization::bf16()).unwrap_err();
-    assert!(e.to_string().contains("hybrid_override_pattern") && e.to_string().contains("MoE"), "{e}");
+    // A MoE block needs the MoE keys, which the dense Nano-9B-v2 config lacks.
+    assert!(e.to_string().contains("n_routed_experts"), "{e}");
+    let latent = NANO_30B_A3B.replace("\"n_groups\": 8,", "\"n_groups\": 8, \"moe_latent_size\": 1024,");
+    let e = ModelSpec::from_config_json(&latent, Quantization::bf16()).unwrap_err();
+    assert!(e.to_string().contains("moe_latent_size"), "{e}");
     let e = ModelSpec::from_config_json(&with("M-x*", 4), Quantization::bf16()).unwrap_err();
     assert!(e.to_string().contains("'x'"), "{e}");
     let e = ModelSpec::from_config_json(&with("M-*", 4), Quantization::bf16()).unwrap_err();
@@ -174,4 +187,51 @@ fn python_infinity_reads_as_null_outside_strings_only() {
     assert_eq!(v["c"], serde_json::Value::Null);
     assert_eq!(v["d"], serde_json::Value::Null);
     assert_eq!(v["e"], "q\"Infinity");
+}
+
+const NANO_30B_A3B: &str = include_str!("../../../scenarios/models/nemotron-3-nano-30b-a3b/config.json");
+
+#[test]
+fn nano_30b_a3b_by_hand() {
+    let s = spec(NANO_30B_A3B);
+    // "MEMEM*EMEMEM*…": 52 blocks, 23 M, 23 E, 6 *.
+    assert_eq!((s.num_layers, s.linear_layers(), s.kv_layers()), (52, 23, 6));
+    let moe = s.moe.expect("MoE blocks");
+    // 128 experts of 1,856, top 6; the 3,712-wide shared expert as 2 expert widths.
+    assert_eq!(
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.moe_intermediate,
+            moe.n_shared_experts
+        ),
+        (128, 6, 1_856, 2)
+    );
+    assert!(s.routing_bias);
+    // Parameters (hidden 2,688; I = 64 × 64 = 4,096; conv_dim 4,096 + 2 × 8 × 128 = 6,144): Mamba
+    // block 2,688 + (8,192 + 2,048 + 64) × 2,688 + 6,144 × 5 + 3 × 64 + 4,096 + 2,688 × 4,096 =
+    // 38,745,344; attention 2,688 + (4,096 + 512) × 2,688 + 2,688 × 4,096 = 23,398,016; MoE block
+    // 2,688 + gate 128 × 2,688 + bias 128 + 128 × 2 × 1,856 × 2,688 + shared 2 × 3,712 × 2,688 =
+    // 1,297,500,800; embedding + head 2 × 131,072 × 2,688; final norm 2,688 → 23 × 38,745,344 +
+    // 6 × 23,398,016 + 23 × 1,297,500,800 + 704,645,120 + 2,688 = 31,577,940,288 parameters
+    // (llama.cpp's GGUF print-out: "model params = 31.58 B", lmstudio-bug-tracker issue #1365).
+    // Bytes at tp 1: 2 B each, plus the fp32 halves of A (23 × 64 × 2 B) and of the correction
+    // bias (23 × 128 × 2 B) = 63,155,889,408 B = 58.82 GiB.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 63_155_889_408);
+    // tp 4: 15,805,193,856 B (14.72 GiB): experts, projections and vocab split, gate, bias and
+    // norms replicated, the 2 KV heads replicated on 2 ranks each.
+    assert_eq!(s.weight_bytes_per_rank(4).0, 15_805_193_856);
+    assert!(s.validate_tp(4).is_ok());
+    // KV cell: 6 × 2 KV heads × 2 × 128 × 2 B = 6,144 at tp 1; 6 × 1 × 512 = 3,072 at tp 2 and 4.
+    assert_eq!((s.kv_cell_bytes(1), s.kv_cell_bytes(4)), (6_144, 3_072));
+    // State per request at tp 1 (SGLang, fp32 SSM): 23 × (6,144 × 3 × 2 + 64 × 64 × 128 × 4).
+    assert_eq!(s.linear_state_bytes_per_req(1), 49_082_368);
+    // A decode pass at tp 2: 52 blocks + embedding = 53 all-reduces; an E block is one MoE half.
+    let fp = s.forward_pass(2, 4);
+    assert_eq!(fp.allreduces, 53);
+    let e = &fp.layers[1];
+    assert!(e.is_moe);
+    assert_eq!((e.attn_kernels, e.n_experts, e.top_k), (0, 128, 6));
+    // One expert's shard at tp 2: 2 × 928 × 2,688 × 2 B.
+    assert_eq!(e.expert_shard_bytes.0, 2 * 928 * 2_688 * 2);
 }

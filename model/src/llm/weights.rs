@@ -261,7 +261,18 @@ impl ModelSpec {
                             dense: super::nemotron_h::mlp_pieces(h, intermediate, tp),
                             ..FfnPieces::default()
                         },
-                        _ => FfnPieces::default(),
+                        Ffn::Moe(shape) => {
+                            let (router, expert, shared) = super::nemotron_h::moe_pieces(h, &shape, tp);
+                            FfnPieces {
+                                dense: Vec::new(),
+                                router,
+                                expert,
+                                n_experts: shape.n_routed_experts,
+                                top_k: shape.num_experts_per_tok,
+                                shared,
+                            }
+                        }
+                        Ffn::Absent => FfnPieces::default(),
                     },
                 })
                 .collect();
