@@ -182,9 +182,9 @@ impl Mamba2 {
 /// The attention block size vLLM sets for a hybrid so that one attention page (block × KV bytes per
 /// token of one layer) holds at least one mamba page, without prefix caching:
 /// `alignment × ⌈mamba_page / (alignment × attn_page_1_token)⌉`, raised from `block_size` only
-/// when larger ("Setting attention block size to N tokens to ensure that attention page size is
-/// >= mamba page size."; `platforms/interface.py` `_align_hybrid_block_size`). Nemotron-Nano-9B-v2
-/// at tp 1: 16 × ⌈2,695,168 / (16 × 4,096)⌉ = 672.
+/// when larger (vLLM logs "Setting attention block size to N tokens to ensure that attention page
+/// size is >= mamba page size."; `platforms/interface.py` `_align_hybrid_block_size`).
+/// Nemotron-Nano-9B-v2 at tp 1: 16 × ⌈2,695,168 / (16 × 4,096)⌉ = 672.
 pub fn vllm_attention_block_size(mamba_page: u64, attn_page_1_token: u64, block_size: u64) -> u64 {
     let a = VLLM_KERNEL_BLOCK_ALIGNMENT;
     let needed = a * mamba_page.div_ceil((a * attn_page_1_token).max(1));
