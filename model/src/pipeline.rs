@@ -90,7 +90,13 @@ impl ModelSpec {
                     }
                 }
                 let stage_kv = (a..b)
-                    .filter(|&l| self.mixers.get(l as usize) != Some(&crate::llm::Mixer::Linear))
+                    .filter(|&l| {
+                        // Recurrent and (nemotronh) mixer-less blocks hold no KV.
+                        !matches!(
+                            self.mixers.get(l as usize),
+                            Some(crate::llm::Mixer::Linear | crate::llm::Mixer::Absent)
+                        )
+                    })
                     .count() as u64;
                 Stage {
                     index: i as u32,

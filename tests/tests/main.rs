@@ -56,7 +56,9 @@ mod intervals;
 // Local/global attention families (issue #16).
 mod local_attention;
 mod memory_cli;
+// nemotronh (issue #17): Nemotron-H.
 mod memory_eras;
+mod nemotron_h;
 mod outputs;
 mod pipeline;
 // Issue #18 fidelity: prefill time against tests/data/prefill.tsv.

@@ -223,12 +223,42 @@ pub struct ModelConfig {
     /// absent, and JSON null and absence both read as `None` above.
     #[serde(skip)]
     pub names_sliding_window: bool,
+    // nemotronh (issue #17): Nemotron-H keys (`llm::nemotron_h`).
+    /// Nemotron-H: one character per block, `M` Mamba-2, `*` attention, `-` MLP, `E` MoE.
+    #[serde(default)]
+    pub hybrid_override_pattern: Option<String>,
+    /// Nemotron-H: Mamba-2 heads.
+    #[serde(default)]
+    pub mamba_num_heads: Option<u64>,
+    /// Nemotron-H: Mamba-2 head width.
+    #[serde(default)]
+    pub mamba_head_dim: Option<u64>,
+    /// Nemotron-H: Mamba-2 B/C groups.
+    #[serde(default)]
+    pub n_groups: Option<u64>,
+    /// Nemotron-H: Mamba-2 state width.
+    #[serde(default)]
+    pub ssm_state_size: Option<u64>,
+    /// Nemotron-H: Mamba-2 causal-conv width.
+    #[serde(default)]
+    pub conv_kernel: Option<u64>,
+    /// Nemotron-H: the Mamba-2 conv1d carries a bias (default true).
+    #[serde(default)]
+    pub use_conv_bias: Option<bool>,
+    /// Nemotron-H MoE: the shared expert's width (per shared expert).
+    #[serde(default)]
+    pub moe_shared_expert_intermediate_size: Option<u64>,
+    /// Nemotron-H latent MoE (Nemotron-3-Super): the experts' latent width (not lowered).
+    #[serde(default)]
+    pub moe_latent_size: Option<u64>,
 }
 
 impl ModelConfig {
     /// Parse `config.json` text. Unknown keys are ignored; a key tpsim reads with the wrong JSON type
     /// is an error.
     pub fn from_json(text: &str) -> Result<ModelConfig, ModelError> {
+        // nemotronh (issue #17): Python's `Infinity`/`NaN` (Nemotron-H's `time_step_limit`) read as null.
+        let text: &str = &super::nemotron_h::non_finite_to_null(text);
         let mut cfg: ModelConfig = serde_json::from_str(text).map_err(|e| ModelError::Json {
             message: e.to_string(),
         })?;
@@ -263,7 +293,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 36] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 37] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -305,6 +335,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 36] = [
     "LlavaNextForConditionalGeneration",
     // phi2 (issue #17): phi-1/1.5/2.
     "PhiForCausalLM",
+    // nemotronh (issue #17): Nemotron-H, Nemotron-Nano-v2.
+    "NemotronHForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -348,6 +380,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "LlavaNextForConditionalGeneration" => Architecture::LlavaNext,
         // phi2 (issue #17): phi-1/1.5/2.
         "PhiForCausalLM" => Architecture::Phi,
+        // nemotronh (issue #17).
+        "NemotronHForCausalLM" => Architecture::NemotronH,
         _ => return None,
     })
 }
@@ -500,6 +534,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         eagle3,
         mixers,
         linear_attention,
+        mamba2: None,
         attn_output_gate,
         sliding_window,
         attention_chunk_size,
@@ -512,6 +547,25 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             Vec::new()
         },
     };
+    // nemotronh (issue #17): Nemotron-H's blocks and Mamba-2 shape (`llm::nemotron_h`).
+    let mut spec = spec;
+    if arch == Architecture::NemotronH {
+        let (mixers, layers, m) = super::nemotron_h::blocks(text, num_layers, an)?;
+        spec.moe = layers.iter().find_map(|f| match f {
+            Ffn::Moe(shape) => Some(*shape),
+            _ => None,
+        });
+        spec.routing_bias = spec.moe.is_some();
+        spec.dense_intermediate = if layers.iter().any(|f| matches!(f, Ffn::Dense { .. })) {
+            spec.dense_intermediate
+        } else {
+            0
+        };
+        spec.mixers = mixers;
+        spec.layers = layers;
+        spec.mamba2 = Some(m);
+        spec.first_k_dense_replace = 0;
+    }
     // phi2 (issue #17): vLLM refuses a tied Phi.
     if arch == Architecture::Phi {
         super::phi::check_untied(spec.tie_word_embeddings, an)?;

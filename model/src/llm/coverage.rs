@@ -140,6 +140,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::LlavaNext => &LLAVA_NEXT,
         // phi2 (issue #17): phi-1/1.5/2.
         Architecture::Phi => &PHI,
+        // nemotronh (issue #17): Nemotron-H.
+        Architecture::NemotronH => &NEMOTRON_H,
     }
 }
 
@@ -623,6 +625,35 @@ static PHI: Coverage = Coverage {
     )]),
 };
 
+// nemotronh (issue #17): Nemotron-H (Mamba-2 hybrid). SGLang's state pool is its arithmetic
+// (`state_pool`); vLLM's mamba pages are not sized (the plan says so), hence its pool is approximate.
+static NEMOTRON_H: Coverage = Coverage {
+    arch: Architecture::NemotronH,
+    families: "Nemotron-H 8B/47B/56B, NVIDIA-Nemotron-Nano-9B/12B-v2 (hybrid Mamba-2)",
+    sglang: exact_memory(NEMOTRON_H_SGLANG_CHECKS),
+    vllm: EngineCoverage {
+        weights: Level::Exact,
+        kv_cell: Level::Exact,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: NEMOTRON_H_VLLM_CHECKS,
+    },
+};
+/// The public figures that check Nemotron-H under SGLang (none found: the state pool is the Qwen3.5
+/// pool's arithmetic, checked there, over the Mamba-2 state per request).
+const NEMOTRON_H_SGLANG_CHECKS: &[Check] = &[];
+/// The public figures that check Nemotron-H under vLLM.
+const NEMOTRON_H_VLLM_CHECKS: &[Check] = &[
+    check(
+        "vLLM issue #24280: Nemotron-Nano-9B-v2's hybrid attention block of 672 tokens (mamba page vs attention page)",
+        "llm::tests_nemotron_h::nano_9b_v2_vllm_block_size_is_672",
+    ),
+    check(
+        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, 1× RTX 4090, 286 blocks = 2.93 GiB of bf16 mamba/attention pages (the pool is not sized by the plan)",
+        "nemotron_h::vllm_0_11_nemotron_nano_9b_v2_blocks_rtx4090",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,7 +665,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 33);
+        assert_eq!(all.len(), 34);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -198,8 +198,9 @@ impl ModelSpec {
         let router_cast = u32::from(self.arch == super::Architecture::MiniMaxM2);
         let kv_layers = u64::from(self.kv_layers().max(1));
         let kv_per_layer = self.kv_cell_bytes(tp) / kv_layers;
-        let state = self.linear_attention.map_or(0, |g| g.state_bytes(tp));
-        let recurrence = self.linear_attention.map_or(0.0, |g| g.recurrence_flops(tp)) * nf;
+        // Gated DeltaNet or (nemotronh) Mamba-2.
+        let state = self.recurrent_state_bytes(tp);
+        let recurrence = self.recurrence_flops(tp) * nf;
         // DSA: the selected tokens' latents at the pool's layout (fp8: 656 B, bf16: 1,152 B), the
         // indexer keys of every token (132 B) and the scoring FLOPs (`llm::dsa`).
         let kv_bytes = self.quantization.kv_cache_dtype.bytes(self.dtype);
@@ -234,9 +235,14 @@ impl ModelSpec {
             self.sum_bytes(&inv.lm_head)
         };
         let logits_rows = inv.lm_head.first().map_or(inv.vocab_rows, |p| p.rows);
+        // One allreduce per present half-layer: two per layer, one per Nemotron-H block.
+        let halves = layers
+            .iter()
+            .map(|l| u32::from(l.attn_kernels > 0) + u32::from(l.ffn_kernels > 0))
+            .sum::<u32>();
         let (allreduces, gather) = if t > 1 {
             (
-                2u32.saturating_mul(self.num_layers).saturating_add(1),
+                halves.saturating_add(1),
                 n.saturating_mul(logits_rows.saturating_mul(t))
                     .saturating_mul(act),
             )
@@ -316,11 +322,24 @@ impl ModelSpec {
         } = *c;
         let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
         let linear = mixer == super::Mixer::Linear;
+        let nemotron = self.mamba2.is_some();
         let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
-            (super::hybrid::LINEAR_ATTENTION_KERNELS, 0, state, recurrence)
+            let kernels = if nemotron {
+                super::nemotron_h::MAMBA2_KERNELS
+            } else {
+                super::hybrid::LINEAR_ATTENTION_KERNELS
+            };
+            (kernels, 0, state, recurrence)
+        } else if mixer == super::Mixer::Absent {
+            // nemotronh (issue #17): an MLP block has no mixer.
+            (0, 0, 0, 0.0)
+        } else if nemotron {
+            (super::nemotron_h::ATTENTION_KERNELS, kv_per_layer, 0, 0.0)
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
+        // nemotronh (issue #17): a Mamba or attention block has no feed-forward.
+        let ffn_absent = matches!(self.layers.get(i), Some(super::Ffn::Absent));
         // A DSA layer (DeepSeek-V3.2, GLM-5) reads its `index_topk` selected tokens' latents, given as its
         // window (`llm::local_kv_tokens`).
         let kv_window = self.local_window(mixer).or(dsa.map(|d| d.topk));
@@ -345,7 +364,13 @@ impl ModelSpec {
                 expert_shard_bytes: Bytes(0),
                 fixed_ffn_bytes: Bytes(0),
                 attn_kernels,
-                ffn_kernels: ffn_kernels(false, false),
+                ffn_kernels: if ffn_absent {
+                    0
+                } else if nemotron {
+                    super::nemotron_h::MLP_KERNELS
+                } else {
+                    ffn_kernels(false, false)
+                },
                 mixer,
                 kv_bytes_per_token,
                 state_bytes,

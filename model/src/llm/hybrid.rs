@@ -58,6 +58,8 @@ pub enum Mixer {
     /// earlier tokens of its own chunk of [`super::ModelSpec::attention_chunk_size`] positions, so a
     /// decode step reads at most one chunk of KV per sequence (`llm::local_attention`).
     ChunkedAttention,
+    /// No token mixer: a Nemotron-H MLP block (`llm::nemotron_h`); no KV, no state.
+    Absent,
 }
 
 impl Mixer {
@@ -157,7 +159,10 @@ impl ModelSpec {
         if self.mixers.is_empty() {
             return self.num_layers;
         }
-        self.mixers.iter().filter(|m| **m != Mixer::Linear).count() as u32
+        self.mixers
+            .iter()
+            .filter(|m| !matches!(m, Mixer::Linear | Mixer::Absent))
+            .count() as u32
     }
 
     /// KV-holding layers per attention type, as vLLM groups them (`memory::vllm_kv_groups`):
@@ -187,7 +192,7 @@ impl ModelSpec {
         match mixer {
             Mixer::SlidingAttention => self.sliding_window,
             Mixer::ChunkedAttention => self.attention_chunk_size,
-            Mixer::Attention | Mixer::Linear => None,
+            Mixer::Attention | Mixer::Linear | Mixer::Absent => None,
         }
     }
 
@@ -200,8 +205,8 @@ impl ModelSpec {
     /// `mamba_cache_per_req`. Qwen3.5-397B at tp 4: (3072 × 3 × 2 + 16 × 128 × 128 × 4) × 45 =
     /// 48,015,360. 0 for non-hybrid models.
     pub fn linear_state_bytes_per_req(&self, tp: u32) -> u64 {
-        self.linear_attention.map_or(0, |g| {
-            g.state_bytes(tp).saturating_mul(u64::from(self.linear_layers()))
-        })
+        // Gated DeltaNet or (nemotronh) Mamba-2 layers.
+        self.recurrent_state_bytes(tp)
+            .saturating_mul(u64::from(self.linear_layers()))
     }
 }

@@ -32,6 +32,8 @@ pub mod quant_hf;
 // fam (issue #16): GraniteMoE / Phi-3.5-MoE extras and LLaVA-NeXT's text defaults and CLIP tower.
 mod llava_next;
 mod moe_families;
+// nemotronh (issue #17): NemotronHForCausalLM (Mamba-2 / attention / MLP blocks).
+mod nemotron_h;
 // phi2 (issue #17): PhiForCausalLM (phi-1/1.5/2).
 mod phi;
 mod weights;
@@ -51,6 +53,9 @@ mod tests_fam;
 // phi2 (issue #17): phi-2.
 #[cfg(test)]
 mod tests_phi;
+// nemotronh (issue #17): Nemotron-H.
+#[cfg(test)]
+mod tests_nemotron_h;
 
 use serde::Serialize;
 
@@ -62,6 +67,7 @@ pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts,
 pub use hybrid::{GatedDeltaNet, Mixer};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
+pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, vllm_attention_block_size};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
@@ -234,6 +240,11 @@ pub enum Architecture {
     /// one LayerNorm (with bias), QKV / dense / fc1 / fc2 all biased, partial rotary, final LayerNorm
     /// and an LM head with a bias, untied embeddings. See the `phi` module.
     Phi,
+    // nemotronh (issue #17): Nemotron-H (`nemotron_h` module).
+    /// `NemotronHForCausalLM` (Nemotron-H-8B/47B/56B, NVIDIA-Nemotron-Nano-9B/12B-v2): single-purpose
+    /// blocks from `hybrid_override_pattern` — Mamba-2 (`M`), GQA attention without RoPE (`*`),
+    /// squared-ReLU MLP (`-`) — each one residual unit with one all-reduce.
+    NemotronH,
 }
 
 /// Attention layout.
@@ -286,6 +297,8 @@ pub enum Ffn {
     },
     /// Router + routed experts + shared experts.
     Moe(MoeShape),
+    /// No feed-forward: a Nemotron-H Mamba or attention block (`llm::nemotron_h`).
+    Absent,
 }
 
 /// EAGLE-3 draft specifics.
@@ -485,6 +498,9 @@ pub struct ModelSpec {
     pub mixers: Vec<Mixer>,
     /// The linear-attention (Gated DeltaNet) shape of hybrid models' [`Mixer::Linear`] layers.
     pub linear_attention: Option<GatedDeltaNet>,
+    /// nemotronh (issue #17): the Mamba-2 shape of a Nemotron-H model's [`Mixer::Linear`] blocks
+    /// (`llm::nemotron_h`); `None` for other models.
+    pub mamba2: Option<Mamba2>,
     /// Full attention multiplies its output by a sigmoid gate that `q_proj` produces alongside the
     /// queries (Qwen3.5 `attn_output_gate`): the query projection is twice as wide.
     pub attn_output_gate: bool,
@@ -591,6 +607,9 @@ impl ModelSpec {
                  (SGLang `qwen3_next.py` shards them with `divide`)",
                 g.num_k_heads, g.num_v_heads
             ));
+        }
+        if let Some(reason) = self.mamba2.as_ref().and_then(|m| nemotron_h::check_tp(m, tp)) {
+            return fail(reason);
         }
         let q = &self.quantization;
         let mut widths: Vec<(&str, u64, WeightFormat)> = Vec::new();

@@ -32,6 +32,7 @@
 //! | GraniteMoE, Phi-3.5-MoE (fam) | Mixtral-like MoE; Phi's LayerNorm, o_proj and LM-head biases | see `llm::moe_families` |
 //! | LLaVA-NeXT CLIP tower + projector (fam) | blocks column/row-parallel with biases, built up to `vision_feature_layer`; embeddings and norms replicated; projector column/row-parallel | see `llm::llava_next` |
 //! | DSA indexer (DeepSeek-V3.2, GLM-5) | wq_b, wk (quantizable), weights_proj (bf16), k_norm (fp32): all replicated | `layers/attention/nsa/nsa_indexer.py` `Indexer`; see `llm::dsa` |
+//! | Nemotron-H (nemotronh) | one block per layer: Mamba-2 (in_proj / out_proj column / row-parallel, conv1d at model dtype, A fp32, D, dt_bias, gated norm sharded by heads), GQA attention without biases, squared-ReLU MLP up/down; one norm per block | see `llm::nemotron_h` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
 //! Small tensors whose size the engine does not document (compressed-tensors `weight_shape`, NVFP4
@@ -241,6 +242,42 @@ impl ModelSpec {
 
         let attn = self.attention_pieces(t);
         let linear = self.linear_attention.map(|g| g.pieces(h, t));
+        // nemotronh (issue #17): one block per layer, each a Mamba-2 mixer, an attention or an MLP
+        // with its own norm (`llm::nemotron_h`).
+        if let Some(m) = self.mamba2 {
+            let tp = u32::try_from(t).unwrap_or(u32::MAX);
+            inv.layers = self
+                .mixers
+                .iter()
+                .zip(&self.layers)
+                .map(|(mixer, ffn)| LayerPieces {
+                    attn: match mixer {
+                        super::Mixer::Linear => m.pieces(h, tp),
+                        super::Mixer::Absent => Vec::new(),
+                        _ => super::nemotron_h::attention_pieces(self, tp),
+                    },
+                    ffn: match *ffn {
+                        Ffn::Dense { intermediate } => FfnPieces {
+                            dense: super::nemotron_h::mlp_pieces(h, intermediate, tp),
+                            ..FfnPieces::default()
+                        },
+                        Ffn::Moe(shape) => {
+                            let (router, expert, shared) = super::nemotron_h::moe_pieces(h, &shape, tp);
+                            FfnPieces {
+                                dense: Vec::new(),
+                                router,
+                                expert,
+                                n_experts: shape.n_routed_experts,
+                                top_k: shape.num_experts_per_tok,
+                                shared,
+                            }
+                        }
+                        Ffn::Absent => FfnPieces::default(),
+                    },
+                })
+                .collect();
+            return inv;
+        }
         inv.layers = self
             .layers
             .iter()
@@ -397,6 +434,8 @@ impl ModelSpec {
                 dense: mlp(intermediate, Fmt::Linear, ["mlp.gate_up_proj", "mlp.down_proj"]),
                 ..FfnPieces::default()
             },
+            // nemotronh (issue #17): a Mamba or attention block has no feed-forward.
+            Ffn::Absent => FfnPieces::default(),
             Ffn::Moe(MoeShape {
                 n_routed_experts: e,
                 num_experts_per_tok: k,

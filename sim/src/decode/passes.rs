@@ -666,6 +666,11 @@ impl<'a> Builder<'a> {
                 vec![prev],
             )?;
         }
+        // nemotronh (issue #17): a Nemotron-H block is one half-layer (a mixer or an MLP), each with
+        // its own allreduce; the absent half launches nothing.
+        if l.attn_kernels == 0 {
+            return self.add_ffn(g, pass, i, l, prev);
+        }
         let t_attn = self.attention_time(pass, l);
         let a = self.per_gpu(
             g,
@@ -687,6 +692,22 @@ impl<'a> Builder<'a> {
             pass.ar_time,
             a,
         )?;
+        if l.ffn_kernels == 0 {
+            return Ok(prev);
+        }
+        self.add_ffn(g, pass, i, l, prev)
+    }
+
+    /// Layer `i`'s FFN (MLP or MoE) and its allreduce after `prev`; returns the allreduce.
+    fn add_ffn(
+        &self,
+        g: &mut TaskGraph,
+        pass: &Pass,
+        i: usize,
+        l: &LayerWork,
+        prev: TaskId,
+    ) -> Result<TaskId, DecodeError> {
+        let label = pass.label;
         let (t_ffn, kind) = self.ffn_time(pass, l);
         let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
         self.gang(

@@ -324,6 +324,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::LlavaNext => "mistral",
         // phi2 (issue #17).
         A::Phi => "phi",
+        // nemotronh (issue #17).
+        A::NemotronH => "nemotron_h",
     }
 }
 

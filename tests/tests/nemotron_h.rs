@@ -1,0 +1,76 @@
+//! nemotronh (issue #17): Nemotron-H (`NemotronHForCausalLM`) through the scenario path — SGLang's
+//! state pool sized from the Mamba-2 state per request, and a public vLLM start-up log
+//! (tests/data/engine-memory.tsv, the line in [`NANO_VLLM_LINE`]).
+
+use crate::engine_memory_rows::{GIB, note, num, preset, row};
+use tpsim_model::memory::vllm_kv_groups;
+
+/// The engine-memory.tsv line of the vLLM 0.11.0 Nemotron-Nano-9B-v2 log (one place, for renumbering).
+const NANO_VLLM_LINE: usize = 49;
+
+/// Line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2 bf16, tp 1, `gpu_memory_utilization` 0.85, state
+/// dtypes `auto`; the log keeps "num_gpu_blocks is: 286" (the weights and KV lines are snipped).
+/// vLLM's hybrid layout, by hand: mamba page 73,728 + 2,621,440 = 2,695,168 B (bf16 conv and SSM
+/// state); attention 4,096 B per token per layer → block 16 × ⌈2,695,168 / 65,536⌉ = 672 tokens,
+/// page 672 × 4,096 = 2,752,512 B. Groups of [4 attention, 27 Mamba] layers: size 4, 1 + 7 = 8
+/// groups (`_get_kv_cache_groups_uniform_page_size`); a block is one page of each of 4 layers, so 286
+/// blocks hold 286 × 4 × 2,752,512 = 3,148,873,728 B = 2.9327 GiB (the engine's budget is below the
+/// next block: < 2.9429 GiB) and "GPU KV cache size" would read 286 // 8 × 672 = 23,520 tokens.
+/// With `--mamba-ssm-cache-dtype float32` the page would be 1,312 × 4,096 B and the same 286 blocks
+/// 5.73 GiB: more than a 24 GB card has after 0.85 × 23.99 − 16.56 GiB of weights (3.83), so the
+/// log's 286 blocks fix vLLM's `auto` (bf16) SSM state, unlike SGLang's float32 default.
+#[test]
+fn vllm_0_11_nemotron_nano_9b_v2_blocks_rtx4090() {
+    let r = row(NANO_VLLM_LINE, "nvidia/NVIDIA-Nemotron-Nano-9B-v2");
+    assert!((num(&r, "mem_frac") - 0.85).abs() < 1e-12);
+    let blocks = note(&r, "blocks").expect("blocks=286 in the notes") as u64;
+    assert_eq!(blocks, 286);
+    let m = preset("nemotron-nano-9b-v2");
+    let mamba = m.mamba2.expect("Mamba-2 shape");
+    let attn_1_token = m.kv_cell_bytes(1) / u64::from(m.kv_layers());
+    let page_bf16 = mamba.vllm_page_bytes(1, 2, 2);
+    let block = tpsim_model::llm::vllm_attention_block_size(page_bf16, attn_1_token, 16);
+    assert_eq!((page_bf16, attn_1_token, block), (2_695_168, 4_096, 672));
+    let g = vllm_kv_groups(&[u64::from(m.kv_layers()), u64::from(m.linear_layers())]);
+    assert_eq!((g.group_size, g.num_groups), (4, 8));
+    let per_block = g.group_size * block * attn_1_token;
+    let kv = (blocks * per_block) as f64 / GIB;
+    assert!((kv - 2.9327).abs() < 1e-4, "{kv}");
+    assert!(((blocks + 1) * per_block) as f64 / GIB < 2.943);
+    assert_eq!(g.reported_tokens(blocks, block), 23_520);
+    // The float32 reading: 286 blocks would not fit beside the weights on a 24 GB card.
+    let block_fp32 = tpsim_model::llm::vllm_attention_block_size(mamba.vllm_page_bytes(1, 2, 4), 4_096, 16);
+    assert_eq!(block_fp32, 1_312);
+    let kv_fp32 = (blocks * g.group_size * block_fp32 * 4_096) as f64 / GIB;
+    let weights = m.weight_bytes_per_rank(1).0 as f64 / GIB;
+    assert!((weights - 16.556).abs() < 0.001, "{weights}");
+    assert!(0.85 * 23.99 - weights < kv_fp32, "{kv_fp32}");
+    assert!(0.85 * 23.99 - weights > kv, "bf16 pages fit");
+}
+
+/// SGLang's state pool for Nemotron-Nano-9B-v2 at tp 2 through `tpsim::plan_memory`: per request
+/// 27 Mamba blocks × ((12,288 / 2) × 3 × 2 B + 64 × 80 × 128 × 4 B) = 71,774,208 B
+/// (`mamba_cache_per_req`, float32 SSM state); the pool takes rest × 0.9 / 1.9 in whole requests
+/// (`state_pool::sglang_state_pool`) and caps running requests at a third of its slots.
+#[test]
+fn sglang_state_pool_of_nemotron_nano_9b_v2_tp2() {
+    use tpsim::decode::MemKind;
+    let text = "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"nemotron-nano-9b-v2\"\n\
+                [engine]\nname = \"sglang\"\ntp = 2\n";
+    let s = tpsim::scenario::load_str(text, std::path::Path::new("nemotron_h.rs")).unwrap();
+    assert_eq!(s.model.linear_state_bytes_per_req(2), 71_774_208);
+    let p = tpsim::plan_memory(&s);
+    let slots = p
+        .entries
+        .iter()
+        .find_map(|e| match e.kind {
+            MemKind::StatePool { slots } => Some(slots),
+            _ => None,
+        })
+        .expect("a state pool");
+    let budget = p.rest_gib * 0.9 / 1.9 * GIB;
+    assert_eq!(slots, (budget / 71_774_208.0).floor() as u64);
+    assert_eq!(p.max_running_requests, Some(slots / 3));
+    // The KV cell counts only the 4 attention blocks: 4 × 4 KV heads × 2 × 128 × 2 B.
+    assert_eq!(p.cell_size, 8_192);
+}
