@@ -51,6 +51,9 @@ mod tests_fam;
 // phi2 (issue #17): phi-2.
 #[cfg(test)]
 mod tests_phi;
+// qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next.
+#[cfg(test)]
+mod tests_qwenhyb;
 
 use serde::Serialize;
 
@@ -234,6 +237,25 @@ pub enum Architecture {
     /// one LayerNorm (with bias), QKV / dense / fc1 / fc2 all biased, partial rotary, final LayerNorm
     /// and an LM head with a bias, untied embeddings. See the `phi` module.
     Phi,
+    // qwenhyb (issue #17): the dense Qwen3.5 and Qwen3-Next, the hybrids beside `Qwen35Moe`.
+    /// `Qwen3_5ForCausalLM` / `Qwen3_5ForConditionalGeneration` (Qwen3.5-9B, -27B, …): the Qwen3.5
+    /// hybrid of Gated DeltaNet and gated full attention with a dense SwiGLU MLP of
+    /// `intermediate_size` in every layer (SGLang / vLLM `models/qwen3_5.py`).
+    Qwen35,
+    /// `Qwen3NextForCausalLM` (Qwen3-Next-80B-A3B): the same hybrid mixers as Qwen3.5 (Qwen3.5 reuses
+    /// its layers), MoE with one gated shared expert in every layer (SGLang `models/qwen3_next.py`).
+    Qwen3Next,
+}
+
+impl Architecture {
+    /// The Qwen hybrids of Gated DeltaNet and gated full attention (Qwen3-Next, Qwen3.5 dense and
+    /// MoE): their layers come from `qwen3_next.py` in both engines.
+    pub fn is_qwen_hybrid(self) -> bool {
+        matches!(
+            self,
+            Architecture::Qwen35Moe | Architecture::Qwen35 | Architecture::Qwen3Next
+        )
+    }
 }
 
 /// Attention layout.

@@ -417,7 +417,9 @@ impl ModelSpec {
                 }
                 if matches!(
                     self.arch,
-                    super::Architecture::Qwen35Moe | super::Architecture::Qwen2Moe
+                    super::Architecture::Qwen35Moe
+                        | super::Architecture::Qwen2Moe
+                        | super::Architecture::Qwen3Next
                 ) {
                     // shared_expert_gate: hidden → 1, replicated (`qwen2_moe.py`).
                     router.push(Piece::new(1, h, Fmt::Model));

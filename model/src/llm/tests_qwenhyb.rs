@@ -1,0 +1,111 @@
+//! qwenhyb (issue #17): the dense Qwen3.5 (`Qwen3_5ForConditionalGeneration`) and Qwen3-Next
+//! (`Qwen3NextForCausalLM`) lowered from the bundled presets. Every number is computed by hand in the
+//! comment beside it from the published config.json (scenarios/models/*/README.md) and SGLang
+//! `models/qwen3_next.py` / `models/qwen3_5.py` sharding (`llm::hybrid` module table).
+
+use super::*;
+
+const QWEN35_9B: &str = include_str!("../../../scenarios/models/qwen3.5-9b/config.json");
+const QWEN3_NEXT: &str = include_str!("../../../scenarios/models/qwen3-next-80b-a3b/config.json");
+
+fn bf16() -> Quantization {
+    serde_json::from_str(r#"{"dtype":"bf16","kv_cache_dtype":"auto"}"#).expect("bf16 quant")
+}
+
+fn spec(text: &str) -> ModelSpec {
+    ModelSpec::from_config_json(text, bf16()).expect("preset parses")
+}
+
+#[test]
+fn qwen35_9b_is_a_dense_hybrid() {
+    let m = spec(QWEN35_9B);
+    assert_eq!(m.arch, Architecture::Qwen35);
+    assert_eq!((m.num_layers, m.hidden, m.vocab), (32, 4096, 248_320));
+    assert_eq!((m.kv_layers(), m.linear_layers()), (8, 24));
+    assert!(m.moe.is_none() && m.layers.iter().all(|l| *l == Ffn::Dense { intermediate: 12_288 }));
+    assert!(m.attn_output_gate && m.qk_norm && !m.tie_word_embeddings);
+    assert_eq!(m.num_nextn_predict_layers, 1, "mtp_num_hidden_layers");
+    // KV cell at tp 2: 8 full layers × 4 / 2 KV heads × 256 × 2 (K, V) × 2 B = 16,384 B.
+    assert_eq!(m.kv_cell_bytes(2), 16_384);
+    // State per request at tp 2: conv (2 · 2048 + 4096) / 2 = 4096 channels × 3 × 2 B = 24,576 plus
+    // SSM 32 / 2 × 128 × 128 × 4 B = 1,048,576, × 24 layers = 25,755,648.
+    assert_eq!(m.linear_state_bytes_per_req(2), 25_755_648);
+    // The flat text-only spelling lowers the same way.
+    let v: serde_json::Value = serde_json::from_str(QWEN35_9B).unwrap();
+    let mut flat = v["text_config"].clone();
+    flat["architectures"] = serde_json::json!(["Qwen3_5ForCausalLM"]);
+    let f = spec(&flat.to_string());
+    assert_eq!(
+        (f.arch, f.mixers.clone()),
+        (Architecture::Qwen35, m.mixers.clone())
+    );
+    assert_eq!(f.weight_bytes_per_rank(2), m.weight_bytes_per_rank(2));
+}
+
+#[test]
+fn qwen35_9b_weights_per_rank_at_tp2() {
+    // Per rank at tp 2, in parameters (bf16 = 2 B; A_log fp32 = 4 B):
+    // embed + lm_head: 2 × 248,320 / 2 × 4096 = 1,017,118,720; final norm 4096.
+    // Linear layer: norms 8192; in_proj_qkvz (2·2048 + 2·4096) / 2 × 4096 = 25,165,824; in_proj_ba
+    //   2 × 16 × 4096 = 131,072; conv1d 4096 × 4 = 16,384; dt_bias 16; gated norm 128; out_proj
+    //   4096 × 2048 = 8,388,608; MLP 3 × 4096 × 6144 = 75,497,472 → 109,207,696 × 2 B + A_log 16 × 4 B
+    //   = 218,415,456 B; × 24 = 5,241,970,944.
+    // Full layer: norms 8192; q_proj (with the gate) 8 × 256 × 2 × 4096 = 16,777,216; k, v 2 × 512 ×
+    //   4096 = 4,194,304; o_proj 4096 × 2048 = 8,388,608; q/k norms 512; MLP 75,497,472 →
+    //   104,866,304 × 2 B = 209,732,608; × 8 = 1,677,860,864.
+    // Total: 2,034,237,440 + 8,192 + 5,241,970,944 + 1,677,860,864 = 8,954,077,440 B (8.339 GiB).
+    let m = spec(QWEN35_9B);
+    assert_eq!(m.weight_bytes_per_rank(2).0, 8_954_077_440);
+}
+
+#[test]
+fn qwen3_next_lowers_moe_with_a_gated_shared_expert() {
+    let m = spec(QWEN3_NEXT);
+    assert_eq!(m.arch, Architecture::Qwen3Next);
+    assert_eq!((m.num_layers, m.hidden, m.vocab), (48, 2048, 151_936));
+    // No layer_types in the release: full_attention_interval 4 → layers 3, 7, …, 47 attend.
+    assert_eq!((m.kv_layers(), m.linear_layers()), (12, 36));
+    assert_eq!((m.mixers[3], m.mixers[4]), (Mixer::Attention, Mixer::Linear));
+    let moe = m.moe.expect("moe");
+    assert_eq!(
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.moe_intermediate,
+            moe.n_shared_experts
+        ),
+        (512, 10, 512, 1)
+    );
+    assert!(m.layers.iter().all(|l| matches!(l, Ffn::Moe(_))));
+    assert!(m.attn_output_gate && m.qk_norm && !m.tie_word_embeddings);
+    // The release names no MTP count; the engines take one (`num_nextn_predict_layers` default 1).
+    assert_eq!(m.num_nextn_predict_layers, 1);
+    // KV cell: 2 KV heads → 1 per rank at tp 2 and tp 4 (replicated): 12 × 1 × 256 × 2 × 2 B = 12,288.
+    assert_eq!(m.kv_cell_bytes(2), 12_288);
+    assert_eq!(m.kv_cell_bytes(4), 12_288);
+    assert_eq!(m.kv_cell_bytes(1), 24_576);
+    // State per request at tp 2: conv 4096 / 2 … (2 · 2048 + 4096) / 2 = 4096 × 3 × 2 = 24,576 plus
+    // SSM 16 × 128 × 128 × 4 = 1,048,576, × 36 layers = 38,633,472.
+    assert_eq!(m.linear_state_bytes_per_req(2), 38_633_472);
+    // tp 8 leaves 2 key heads and 4 value heads per rank; tp 32 does not divide the 16 key heads.
+    assert!(m.validate_tp(8).is_ok());
+    assert!(m.validate_tp(32).is_err());
+}
+
+#[test]
+fn qwen3_next_weights_per_rank_at_tp2() {
+    // Per rank at tp 2, in parameters (bf16 = 2 B; A_log fp32 = 4 B):
+    // embed + lm_head: 2 × 151,936 / 2 × 2048 = 311,164,928; final norm 2048.
+    // MoE block (every layer): router 512 × 2048 = 1,048,576; shared_expert_gate 2048; experts
+    //   512 × (2 × 256 × 2048 + 2048 × 256) = 805,306,368; shared expert 3 × 2048 × 256 = 1,572,864
+    //   → 807,929,856.
+    // Linear layer: norms 4096; in_proj_qkvz (2·2048 + 2·4096) / 2 × 2048 = 12,582,912; in_proj_ba
+    //   32 × 2048 = 65,536; conv1d 4096 × 4 = 16,384; dt_bias 16; norm 128; out_proj 2048 × 2048 =
+    //   4,194,304; + MoE → 824,793,232 × 2 B + 64 B = 1,649,586,528 B; × 36 = 59,385,115,008.
+    // Full layer: norms 4096; q_proj 8 × 256 × 2 × 2048 = 8,388,608; k, v 2 × 256 × 2048 =
+    //   1,048,576; o_proj 2048 × 2048 = 4,194,304; q/k norms 512; + MoE → 821,565,952 × 2 B =
+    //   1,643,131,904; × 12 = 19,717,582,848.
+    // Total: 622,329,856 + 4,096 + 59,385,115,008 + 19,717,582,848 = 79,725,031,808 B (74.25 GiB).
+    let m = spec(QWEN3_NEXT);
+    assert_eq!(m.weight_bytes_per_rank(2).0, 79_725_031_808);
+}
