@@ -553,10 +553,18 @@ fn text_and_vision<'a>(
             text_hidden.unwrap_or(0),
         ));
         (text, true, vision)
-    } else if matches!(
-        arch_name,
-        "Qwen3_5MoeForConditionalGeneration" | "Qwen3_5ForConditionalGeneration"
-    ) {
+    } else if arch_name == "Qwen3_5ForConditionalGeneration" {
+        // qwenhyb: the dense Qwen3.5 wrapper: `text_config` plus, when the config has one, the
+        // Qwen3-VL tower of `vision_config` (`vlm::qwen3_vit`).
+        let text = required_text_config(cfg, arch_name)?;
+        match cfg.vision_config.as_ref() {
+            None => (text, false, None),
+            Some(v) => {
+                let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+                (text, true, Some(super::vlm::qwen3_vit(Some(v), th, arch_name)?))
+            }
+        }
+    } else if arch_name == "Qwen3_5MoeForConditionalGeneration" {
         // Same wrapper layout as Kimi-K2.5: the language model is `text_config`. Its vision tower is
         // not modelled (documented in the preset README).
         let text = required_text_config(cfg, arch_name)?;

@@ -651,6 +651,10 @@ static QWEN35: Coverage = Coverage {
             "tests/data/engine-memory.tsv line 45: SGLang 2026-04 (dev11582), Qwen3.5-9B, 2× RTX 4090 TP 2, predicted from the logged free memory: 187 slots (logged 186), KV tokens +0.28 % (the engine's rest 0.038 GiB lower, not explained)",
             "engine_memory_logs::sglang_2026_04_qwen3_5_9b_predicted_from_free_memory_rtx4090_tp2",
         ),
+        check(
+            "tests/data/engine-memory.tsv line 45: SGLang 2026-04 (dev11582), Qwen3.5-9B, 2× RTX 4090 TP 2, weights with the Qwen3-VL tower 8.768 GiB vs the logged mem usage 8.85 (the loader's excess 0.08 GiB, as line 40's 0.20)",
+            "engine_memory_logs::sglang_2026_04_qwen3_5_9b_weights_rtx4090_tp2",
+        ),
     ]),
     vllm: vllm_hybrid(&[]),
 };

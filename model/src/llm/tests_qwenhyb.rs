@@ -39,7 +39,7 @@ fn qwen35_9b_is_a_dense_hybrid() {
         (f.arch, f.mixers.clone()),
         (Architecture::Qwen35, m.mixers.clone())
     );
-    assert_eq!(f.weight_bytes_per_rank(2), m.weight_bytes_per_rank(2));
+    assert!(!f.has_vision && m.has_vision);
 }
 
 #[test]
@@ -53,9 +53,50 @@ fn qwen35_9b_weights_per_rank_at_tp2() {
     // Full layer: norms 8192; q_proj (with the gate) 8 × 256 × 2 × 4096 = 16,777,216; k, v 2 × 512 ×
     //   4096 = 4,194,304; o_proj 4096 × 2048 = 8,388,608; q/k norms 512; MLP 75,497,472 →
     //   104,866,304 × 2 B = 209,732,608; × 8 = 1,677,860,864.
-    // Total: 2,034,237,440 + 8,192 + 5,241,970,944 + 1,677,860,864 = 8,954,077,440 B (8.339 GiB).
+    // Language model: 2,034,237,440 + 8,192 + 5,241,970,944 + 1,677,860,864 = 8,954,077,440 B
+    // (8.339 GiB).
+    // Vision tower (`vlm::qwen3_vit`, h 1152, MLP 4304, 27 blocks, out 4096) per rank:
+    //   block: LayerNorms 4 × 1152 = 4608; qkv 1728 × 1152 + 1728 = 1,992,384; proj 1152 × 576 +
+    //   1152 = 664,704; fc1 2152 × 1152 + 2152 = 2,481,256; fc2 1152 × 2152 + 1152 = 2,480,256 →
+    //   7,623,208; × 27 = 205,826,616.
+    //   patch Conv3d 1152 × (3 · 2 · 16 · 16) + 1152 = 1,770,624; pos_embed 2304 × 1152 = 2,654,208.
+    //   merger: LayerNorm 2304; fc1 2304 × 4608 + 2304 = 10,619,136; fc2 4096 × 2304 + 4096 =
+    //   9,441,280 → 20,062,720.
+    //   → 230,314,168 × 2 B = 460,628,336 B (0.429 GiB).
+    // Total: 9,414,705,776 B = 8.768 GiB.
     let m = spec(QWEN35_9B);
-    assert_eq!(m.weight_bytes_per_rank(2).0, 8_954_077_440);
+    let v = m.vision.expect("the Qwen3-VL tower");
+    assert_eq!(v.family, VisionFamily::Qwen3Vit);
+    assert!(m.has_vision);
+    assert_eq!(
+        (
+            v.layers,
+            v.hidden,
+            v.intermediate,
+            v.pos_emb_cells,
+            v.merge,
+            v.text_hidden,
+            v.temporal_patch
+        ),
+        (27, 1152, 4304, 2304, 4, 4096, 6)
+    );
+    assert_eq!(m.weight_bytes_per_rank(2).0, 9_414_705_776);
+    // Without its vision_config (or as the text-only CausalLM) only the language model counts.
+    let mut text_only: serde_json::Value = serde_json::from_str(QWEN35_9B).unwrap();
+    text_only.as_object_mut().unwrap().remove("vision_config");
+    assert_eq!(
+        spec(&text_only.to_string()).weight_bytes_per_rank(2).0,
+        8_954_077_440
+    );
+}
+
+#[test]
+fn qwen35_vision_refuses_deepstack_mergers() {
+    // Qwen3-VL's own tower (deepstack_visual_indexes [8, 16, 24]) adds mergers tpsim does not model.
+    let mut v: serde_json::Value = serde_json::from_str(QWEN35_9B).unwrap();
+    v["vision_config"]["deepstack_visual_indexes"] = serde_json::json!([8, 16, 24]);
+    let e = ModelSpec::from_config_json(&v.to_string(), bf16()).unwrap_err();
+    assert!(e.to_string().contains("deepstack_visual_indexes"), "{e}");
 }
 
 #[test]

@@ -275,6 +275,7 @@ impl ModelSpec {
                 }
                 // fam (issue #16): LLaVA-NeXT's CLIP tower, projector and image_newline.
                 super::VisionFamily::Clip => super::llava_next::clip_pieces(&v, t),
+                super::VisionFamily::Qwen3Vit => super::vlm::qwen3_vit_pieces(&v, t),
             };
         }
         inv
