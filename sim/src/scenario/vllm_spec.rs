@@ -90,7 +90,7 @@ impl Resolver<'_> {
                     return Err(self.invalid(
                         "speculative.algorithm",
                         format!(
-                            "tpsim does not model vLLM's MTP draft for {} yet (vLLM runs it; use engine.kind = \"sglang\")",
+                            "tpsim does not model vLLM's MTP draft for {} yet (vLLM runs it; use engine.name = \"sglang\")",
                             hf_text_model_type(target.arch)
                         ),
                     ));
