@@ -263,7 +263,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 39] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 41] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -309,6 +309,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 39] = [
     "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration",
     "Qwen3NextForCausalLM",
+    "Qwen3VLForConditionalGeneration",
+    "Qwen3VLMoeForConditionalGeneration",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -355,6 +357,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next hybrids.
         "Qwen3_5ForCausalLM" | "Qwen3_5ForConditionalGeneration" => Architecture::Qwen35,
         "Qwen3NextForCausalLM" => Architecture::Qwen3Next,
+        "Qwen3VLForConditionalGeneration" => Architecture::Qwen3Vl,
+        "Qwen3VLMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
         _ => return None,
     })
 }
@@ -561,9 +565,20 @@ fn text_and_vision<'a>(
             None => (text, false, None),
             Some(v) => {
                 let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
-                (text, true, Some(super::vlm::qwen3_vit(Some(v), th, arch_name)?))
+                (
+                    text,
+                    true,
+                    Some(super::vlm::qwen3_vit(Some(v), th, arch_name, false)?),
+                )
             }
         }
+    } else if matches!(arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) {
+        // qwenhyb: Qwen3-VL: a Qwen3 / Qwen3-MoE text tower in `text_config` and the Qwen3-VL ViT
+        // with its DeepStack mergers (SGLang `models/qwen3_vl.py`, `qwen3_vl_moe.py`).
+        let text = required_text_config(cfg, arch_name)?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let tower = super::vlm::qwen3_vit(cfg.vision_config.as_ref(), th, arch_name, true)?;
+        (text, true, Some(tower))
     } else if arch_name == "Qwen3_5MoeForConditionalGeneration" {
         // Same wrapper layout as Kimi-K2.5: the language model is `text_config`. Its vision tower is
         // not modelled (documented in the preset README).
@@ -700,6 +715,9 @@ fn feed_forward(
         // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
         // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
         Architecture::Qwen3Moe | Architecture::Qwen2Moe => qwen_moe_ffn(text, arch, num_layers, an)?,
+        // qwenhyb: Qwen3-VL-MoE's text tower is Qwen3-MoE's (SGLang `qwen3_vl_moe.py` builds
+        // `Qwen3MoeModel`); Qwen3-VL's dense one falls through to `dense_ffn`.
+        Architecture::Qwen3VlMoe => qwen_moe_ffn(text, arch, num_layers, an)?,
         // qwenhyb: Qwen3-Next builds the same block in every layer (SGLang `qwen3_next.py`:
         // "Qwen3Next all layers are sparse", `Qwen2MoeSparseMoeBlock` with its shared expert).
         Architecture::Qwen35Moe | Architecture::Qwen3Next => qwen35_ffn(text, num_layers, an)?,
@@ -1009,6 +1027,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
     };
     let qk_norm = match arch {
         Architecture::Qwen3 | Architecture::Qwen3Moe => true,
+        // Qwen3-VL's text towers are Qwen3 / Qwen3-MoE.
+        Architecture::Qwen3Vl | Architecture::Qwen3VlMoe => true,
         // Qwen3-Next / Qwen3.5: `q_norm` / `k_norm` per head (`Qwen3HybridAttentionDecoderLayer`).
         a if a.is_qwen_hybrid() => true,
         // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.

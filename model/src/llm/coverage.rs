@@ -143,6 +143,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         // qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next.
         Architecture::Qwen35 => &QWEN35,
         Architecture::Qwen3Next => &QWEN3_NEXT,
+        Architecture::Qwen3Vl => &QWEN3_VL,
+        Architecture::Qwen3VlMoe => &QWEN3_VL_MOE,
     }
 }
 
@@ -666,6 +668,20 @@ static QWEN3_NEXT: Coverage = Coverage {
     vllm: vllm_hybrid(&[]),
 };
 
+static QWEN3_VL: Coverage = Coverage {
+    arch: Architecture::Qwen3Vl,
+    families: "Qwen3-VL dense (8B; Qwen3 text + Qwen3-VL ViT with DeepStack mergers)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
+static QWEN3_VL_MOE: Coverage = Coverage {
+    arch: Architecture::Qwen3VlMoe,
+    families: "Qwen3-VL MoE (30B-A3B, 235B-A22B)",
+    sglang: exact_memory(&[]),
+    vllm: exact_memory(&[]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -677,7 +693,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 35);
+        assert_eq!(all.len(), 37);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

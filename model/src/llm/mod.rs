@@ -245,6 +245,12 @@ pub enum Architecture {
     /// `Qwen3NextForCausalLM` (Qwen3-Next-80B-A3B): the same hybrid mixers as Qwen3.5 (Qwen3.5 reuses
     /// its layers), MoE with one gated shared expert in every layer (SGLang `models/qwen3_next.py`).
     Qwen3Next,
+    /// `Qwen3VLForConditionalGeneration` (Qwen3-VL-8B, …): a Qwen3 text tower in `text_config` plus
+    /// the Qwen3-VL ViT with three DeepStack mergers (`vlm::qwen3_vit`).
+    Qwen3Vl,
+    /// `Qwen3VLMoeForConditionalGeneration` (Qwen3-VL-30B-A3B, -235B-A22B): a Qwen3-MoE text tower in
+    /// `text_config` plus the Qwen3-VL ViT.
+    Qwen3VlMoe,
 }
 
 impl Architecture {
@@ -361,6 +367,8 @@ pub struct VisionTower {
     pub aspect_ratios: u64,
     /// Mllama: the projector's input width (`vision_output_dim`).
     pub projector_in: u64,
+    /// qwenhyb: Qwen3-VL's DeepStack mergers (one per `deepstack_visual_indexes` entry), else 0.
+    pub deepstack_mergers: u64,
     /// Llama-4: `projector_input_dim` of the pixel-shuffle MLP (0 otherwise).
     pub projector_input: u64,
     /// Llama-4: `vision_output_dim`, the projector's input (0 otherwise).
@@ -388,6 +396,7 @@ impl VisionTower {
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
         projector_input: 0,
         projector_output: 0,
     };

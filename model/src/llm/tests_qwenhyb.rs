@@ -150,3 +150,54 @@ fn qwen3_next_weights_per_rank_at_tp2() {
     let m = spec(QWEN3_NEXT);
     assert_eq!(m.weight_bytes_per_rank(2).0, 79_725_031_808);
 }
+
+const QWEN3_VL_8B: &str = include_str!("../../../scenarios/models/qwen3-vl-8b-instruct/config.json");
+const QWEN3_VL_30B: &str = include_str!("../../../scenarios/models/qwen3-vl-30b-a3b-instruct/config.json");
+
+#[test]
+fn qwen3_vl_8b_weights_per_rank_at_tp2() {
+    let m = spec(QWEN3_VL_8B);
+    assert_eq!(m.arch, Architecture::Qwen3Vl);
+    assert!(m.has_vision && m.qk_norm && m.moe.is_none() && m.linear_attention.is_none());
+    let v = m.vision.expect("tower");
+    assert_eq!(
+        (v.family, v.deepstack_mergers, v.text_hidden),
+        (VisionFamily::Qwen3Vit, 3, 4096)
+    );
+    // KV cell at tp 2: 36 layers × 8 / 2 KV heads × 128 × 2 × 2 B = 73,728 B.
+    assert_eq!(m.kv_cell_bytes(2), 73_728);
+    // Per rank at tp 2, parameters: text: embed + lm_head 151,936 × 4096 = 622,329,856, norm 4096;
+    // layer: norms 8192, q 2048 × 4096 = 8,388,608, k + v 2 × 512 × 4096 = 4,194,304, o 4096 × 2048
+    // = 8,388,608, q/k norms 256, MLP 3 × 4096 × 6144 = 75,497,472 → 96,477,440, × 36 =
+    // 3,473,187,840 → 4,095,521,792 × 2 B = 8,191,043,584 B.
+    // Vision: the Qwen3.5-9B tower's 230,314,168 (out 4096, `qwen35_9b_weights_per_rank_at_tp2`) plus
+    // three DeepStack mergers of (LayerNorm 2 × 4608 = 9216, fc1 2304 × 4608 + 2304 = 10,619,136, fc2
+    // 4096 × 2304 + 4096 = 9,441,280) = 20,069,632 → 290,523,064 × 2 B = 581,046,128 B.
+    // Total 8,772,089,712 B (8.170 GiB).
+    assert_eq!(m.weight_bytes_per_rank(2).0, 8_772_089_712);
+}
+
+#[test]
+fn qwen3_vl_30b_a3b_lowers_a_qwen3_moe_text_tower() {
+    let m = spec(QWEN3_VL_30B);
+    assert_eq!(m.arch, Architecture::Qwen3VlMoe);
+    let moe = m.moe.expect("moe");
+    assert_eq!(
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.moe_intermediate,
+            moe.n_shared_experts
+        ),
+        (128, 8, 768, 0)
+    );
+    assert!(m.layers.iter().all(|l| matches!(l, Ffn::Moe(_))));
+    assert_eq!(m.vision.expect("tower").text_hidden, 2048);
+    // KV cell at tp 4: 48 layers × 4 / 4 KV heads × 128 × 2 × 2 B = 24,576 B.
+    assert_eq!(m.kv_cell_bytes(4), 24_576);
+    // The wrapper needs its vision_config (the engines build the tower from it): refused, naming it.
+    let mut text_only: serde_json::Value = serde_json::from_str(QWEN3_VL_30B).unwrap();
+    text_only.as_object_mut().unwrap().remove("vision_config");
+    let e = ModelSpec::from_config_json(&text_only.to_string(), bf16()).unwrap_err();
+    assert!(e.to_string().contains("vision_config"), "{e}");
+}

@@ -9,7 +9,7 @@
 //! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
-//! | Qwen3-VL ViT (dense Qwen3.5) | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size`, `num_position_embeddings`, `deepstack_visual_indexes` (only []) | `num_hidden_layers` (absent → 24), `hidden_size` |
+//! | Qwen3-VL ViT (Qwen3-VL, dense Qwen3.5) | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size`, `num_position_embeddings`, `deepstack_visual_indexes` (Qwen3.5: only []) | `num_hidden_layers` (absent → 24), `hidden_size` |
 //!
 //! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
 //! (SGLang 0.5.9 `server_args.py`) reads with `getattr(vision_config, "num_hidden_layers", 24)` and
@@ -50,8 +50,9 @@ pub enum VisionFamily {
     /// fam (issue #16): LLaVA-NeXT's CLIP ViT (LayerNorm, GELU MLP, biases everywhere, class and
     /// learned position embeddings) plus its two-layer projector and `image_newline` (`llava_next`).
     Clip,
-    /// qwenhyb (issue #17): the Qwen3-VL ViT of the dense Qwen3.5 (LayerNorm, GELU MLP with biases,
-    /// biased Conv3d patches, a learned position grid, 2×2 merger MLP; no DeepStack mergers).
+    /// qwenhyb (issue #17): the Qwen3-VL ViT of Qwen3-VL and the dense Qwen3.5 (LayerNorm, GELU MLP
+    /// with biases, biased Conv3d patches, a learned position grid, 2×2 merger MLP, DeepStack
+    /// mergers for Qwen3-VL).
     Qwen3Vit,
 }
 
@@ -145,6 +146,7 @@ pub(crate) fn qwen_vit(
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
     })
 }
 
@@ -182,8 +184,9 @@ pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
 // `linear_fc1` column-parallel / `linear_fc2` row-parallel, both biased; the `Conv3d` patch embedding
 // (bias) and the `pos_embed` table of `num_position_embeddings` rows replicated; the merger: a
 // LayerNorm on the vision width, `linear_fc1` (4h → 4h) column-parallel and `linear_fc2` (4h →
-// `out_hidden_size`) row-parallel, biased. Qwen3.5's `deepstack_visual_indexes` is empty (a non-empty
-// list, Qwen3-VL's, is refused: its mergers are not modelled).
+// `out_hidden_size`) row-parallel, biased; one more such merger per `deepstack_visual_indexes` entry
+// (`deepstack_merger_list`, its LayerNorm on 4h: `use_postshuffle_norm`). Qwen3.5's list is empty
+// (a non-empty one is refused there); Qwen3-VL's has three.
 
 /// The Qwen3.5 (Qwen3-VL) tower from `vision_config`: `depth`, `hidden_size`, `intermediate_size`,
 /// `num_heads`, `patch_size`, `spatial_merge_size`, `num_position_embeddings` required;
@@ -193,6 +196,7 @@ pub(crate) fn qwen3_vit(
     v: Option<&serde_json::Value>,
     text_hidden: u64,
     arch: &str,
+    deepstack: bool,
 ) -> Result<VisionTower, ModelError> {
     let (v, hidden, heads) = width_and_heads(v, "num_heads", arch)?;
     let layers = need(v, "depth", arch)?;
@@ -203,16 +207,24 @@ pub(crate) fn qwen3_vit(
             expected: "at most 10000 blocks".into(),
         });
     }
-    if let Some(d) = v
-        .get("deepstack_visual_indexes")
-        .filter(|d| d.as_array().is_none_or(|a| !a.is_empty()))
-    {
-        return Err(ModelError::InvalidField {
-            field: "vision_config.deepstack_visual_indexes".into(),
-            value: d.to_string(),
-            expected: "[] (Qwen3.5's tower; Qwen3-VL's DeepStack mergers are not modelled)".into(),
-        });
-    }
+    // Qwen3-VL: one DeepStack merger per listed block; Qwen3.5 takes none (SGLang asserts it).
+    let deepstack_mergers = match v.get("deepstack_visual_indexes") {
+        None | Some(serde_json::Value::Null) => 0,
+        Some(d) => match d.as_array() {
+            Some(a) if a.is_empty() || (deepstack && a.len() as u64 <= layers) => a.len() as u64,
+            _ => {
+                return Err(ModelError::InvalidField {
+                    field: "vision_config.deepstack_visual_indexes".into(),
+                    value: d.to_string(),
+                    expected: if deepstack {
+                        format!("a list of at most depth ({layers}) block indexes")
+                    } else {
+                        "[] (Qwen3.5 consumes no DeepStack features)".into()
+                    },
+                });
+            }
+        },
+    };
     let merge = need(v, "spatial_merge_size", arch)?;
     let in_chans = get(v, "in_channels")?.unwrap_or(3);
     Ok(VisionTower {
@@ -238,6 +250,7 @@ pub(crate) fn qwen3_vit(
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers,
     })
 }
 
@@ -267,6 +280,14 @@ pub(crate) fn qwen3_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     ps.push(Piece::vec(m / t));
     ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
     ps.push(Piece::vec(v.text_hidden));
+    // Qwen3-VL's DeepStack mergers: the same MLP with its LayerNorm after the 2×2 shuffle (on m).
+    for _ in 0..v.deepstack_mergers {
+        ps.push(Piece::vec(2 * m));
+        ps.push(Piece::new(m / t, m, Fmt::Model));
+        ps.push(Piece::vec(m / t));
+        ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
+        ps.push(Piece::vec(v.text_hidden));
+    }
     ps
 }
 
@@ -341,6 +362,7 @@ pub(crate) fn pixtral(
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
     })
 }
 
@@ -417,6 +439,7 @@ pub(crate) fn mllama(
         tiles: need(v, "max_num_tiles", arch)?,
         aspect_ratios,
         projector_in: need(v, "vision_output_dim", arch)?,
+        deepstack_mergers: 0,
     })
 }
 

@@ -338,6 +338,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // qwenhyb (issue #17).
         A::Qwen35 => "qwen3_5_text",
         A::Qwen3Next => "qwen3_next",
+        A::Qwen3Vl => "qwen3_vl_text",
+        A::Qwen3VlMoe => "qwen3_vl_moe_text",
     }
 }
 
