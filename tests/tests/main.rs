@@ -112,6 +112,8 @@ mod vllm_dp;
 mod launch_nccl;
 // Issue #19 done-when: a measured Gen3 x16 figure for the V100 PLX box (tests/data/pcie-p2p.tsv).
 mod gen3_links;
+// Issue #17 (qwenhyb): dense Qwen3.5 and Qwen3-Next as whole models.
+mod qwen_hybrids;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

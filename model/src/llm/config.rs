@@ -293,7 +293,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 37] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 42] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -337,6 +337,12 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 37] = [
     "PhiForCausalLM",
     // nemotronh (issue #17): Nemotron-H, Nemotron-Nano-v2.
     "NemotronHForCausalLM",
+    // qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next hybrids.
+    "Qwen3_5ForCausalLM",
+    "Qwen3_5ForConditionalGeneration",
+    "Qwen3NextForCausalLM",
+    "Qwen3VLForConditionalGeneration",
+    "Qwen3VLMoeForConditionalGeneration",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -382,6 +388,11 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "PhiForCausalLM" => Architecture::Phi,
         // nemotronh (issue #17).
         "NemotronHForCausalLM" => Architecture::NemotronH,
+        // qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next hybrids.
+        "Qwen3_5ForCausalLM" | "Qwen3_5ForConditionalGeneration" => Architecture::Qwen35,
+        "Qwen3NextForCausalLM" => Architecture::Qwen3Next,
+        "Qwen3VLForConditionalGeneration" => Architecture::Qwen3Vl,
+        "Qwen3VLMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
         _ => return None,
     })
 }
@@ -491,7 +502,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     let (mixers, linear_attention, sliding_window, attention_chunk_size) =
         mixers_of(text, arch, num_layers, num_layers_u32, an)?;
     let nope_layers = super::local_attention::nope_layers(arch, text, num_layers)?;
-    let attn_output_gate = arch == Architecture::Qwen35Moe && text.attn_output_gate.unwrap_or(true);
+    // SGLang `qwen3_next.py` `Qwen3HybridAttentionDecoderLayer`: `getattr(config, "attn_output_gate",
+    // True)` for Qwen3-Next and both Qwen3.5 variants.
+    let attn_output_gate = arch.is_qwen_hybrid() && text.attn_output_gate.unwrap_or(true);
     let spec = ModelSpec {
         name,
         arch,
@@ -507,10 +520,13 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         moe,
         dense_intermediate,
         first_k_dense_replace,
+        // qwenhyb: Qwen3-Next ships its MTP layer as `mtp.*` tensors with no count in config.json;
+        // both engines take one (vLLM `qwen3_next_mtp.py`: `getattr(config,
+        // "num_nextn_predict_layers", 1)`; SGLang `configs/model_config.py` sets 1 on the draft).
         num_nextn_predict_layers: text
             .num_nextn_predict_layers
             .or(text.mtp_num_hidden_layers)
-            .unwrap_or(0)
+            .unwrap_or(u64::from(arch == Architecture::Qwen3Next))
             .min(u64::from(u32::MAX)) as u32,
         context_len: text
             .max_position_embeddings
@@ -595,12 +611,34 @@ fn text_and_vision<'a>(
             text_hidden.unwrap_or(0),
         ));
         (text, true, vision)
+    } else if arch_name == "Qwen3_5ForConditionalGeneration" {
+        // qwenhyb: the dense Qwen3.5 wrapper: `text_config` plus, when the config has one, the
+        // Qwen3-VL tower of `vision_config` (`vlm::qwen3_vit`).
+        let text = required_text_config(cfg, arch_name)?;
+        match cfg.vision_config.as_ref() {
+            None => (text, false, None),
+            Some(v) => {
+                let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+                (
+                    text,
+                    true,
+                    Some(super::vlm::qwen3_vit(Some(v), th, arch_name, false)?),
+                )
+            }
+        }
+    } else if matches!(arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) {
+        // qwenhyb: Qwen3-VL: a Qwen3 / Qwen3-MoE text tower in `text_config` and the Qwen3-VL ViT
+        // with its DeepStack mergers (SGLang `models/qwen3_vl.py`, `qwen3_vl_moe.py`).
+        let text = required_text_config(cfg, arch_name)?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let tower = super::vlm::qwen3_vit(cfg.vision_config.as_ref(), th, arch_name, true)?;
+        (text, true, Some(tower))
     } else if arch_name == "Qwen3_5MoeForConditionalGeneration" {
         // Same wrapper layout as Kimi-K2.5: the language model is `text_config`. Its vision tower is
         // not modelled (documented in the preset README).
         let text = required_text_config(cfg, arch_name)?;
         (text, false, None)
-    } else if arch == Architecture::Qwen35Moe {
+    } else if matches!(arch, Architecture::Qwen35Moe | Architecture::Qwen35) {
         (cfg.text_config.as_deref().unwrap_or(cfg), false, None)
     } else if arch == Architecture::Qwen25Vl {
         // h3: the published Qwen2.5-VL files keep the text keys at the top level; transformers ≥ 4.53
@@ -731,7 +769,14 @@ fn feed_forward(
         // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
         // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
         Architecture::Qwen3Moe | Architecture::Qwen2Moe => qwen_moe_ffn(text, arch, num_layers, an)?,
-        Architecture::Qwen35Moe => qwen35_ffn(text, num_layers, an)?,
+        // qwenhyb: Qwen3-VL-MoE's text tower is Qwen3-MoE's (SGLang `qwen3_vl_moe.py` builds
+        // `Qwen3MoeModel`); Qwen3-VL's dense one falls through to `dense_ffn`.
+        Architecture::Qwen3VlMoe => qwen_moe_ffn(text, arch, num_layers, an)?,
+        // qwenhyb: Qwen3-Next builds the same block in every layer (SGLang `qwen3_next.py`:
+        // "Qwen3Next all layers are sparse", `Qwen2MoeSparseMoeBlock` with its shared expert).
+        Architecture::Qwen35Moe | Architecture::Qwen3Next => qwen35_ffn(text, num_layers, an)?,
+        // The dense Qwen3.5 (9B, 27B, …): `Qwen3_5MLP(intermediate_size)` in every layer (SGLang
+        // `models/qwen3_5.py`), falling through to `dense_ffn`.
         // MiniMax-M2: every layer is MoE; `intermediate_size` is the expert width (SGLang
         // `minimax_m2.py` builds `FusedMoE(intermediate_size=config.intermediate_size)`, no dense MLP).
         // gpt-oss: the same, no shared expert (vLLM `models/gpt_oss.py` `MLPBlock`:
@@ -969,7 +1014,7 @@ fn mixers_of(
     num_layers_u32: u32,
     an: &str,
 ) -> Result<Mixers, ModelError> {
-    let (mixers, linear_attention) = if arch == Architecture::Qwen35Moe {
+    let (mixers, linear_attention) = if arch.is_qwen_hybrid() {
         (
             hybrid_mixers(text, num_layers, an)?,
             Some(gated_delta_net(text, an)?),
@@ -1035,7 +1080,11 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
-        Architecture::Qwen3 | Architecture::Qwen3Moe | Architecture::Qwen35Moe => true,
+        Architecture::Qwen3 | Architecture::Qwen3Moe => true,
+        // Qwen3-VL's text towers are Qwen3 / Qwen3-MoE.
+        Architecture::Qwen3Vl | Architecture::Qwen3VlMoe => true,
+        // Qwen3-Next / Qwen3.5: `q_norm` / `k_norm` per head (`Qwen3HybridAttentionDecoderLayer`).
+        a if a.is_qwen_hybrid() => true,
         // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.
         Architecture::Gemma3 => true,
         Architecture::Llama4 => false,

@@ -191,6 +191,7 @@ pub(crate) fn clip(cfg: &ModelConfig, text_hidden: u64, arch: &str) -> Result<Vi
         tiles: 0,
         aspect_ratios: 0,
         projector_in: hidden,
+        deepstack_mergers: 0,
         projector_input: 0,
         projector_output: 0,
     })

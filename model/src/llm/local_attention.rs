@@ -282,6 +282,7 @@ pub(crate) fn vision_tower(
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
         projector_input: proj_in,
         projector_output: proj_mid,
     })

@@ -56,6 +56,9 @@ mod tests_phi;
 // nemotronh (issue #17): Nemotron-H.
 #[cfg(test)]
 mod tests_nemotron_h;
+// qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next.
+#[cfg(test)]
+mod tests_qwenhyb;
 
 use serde::Serialize;
 
@@ -245,6 +248,31 @@ pub enum Architecture {
     /// blocks from `hybrid_override_pattern` — Mamba-2 (`M`), GQA attention without RoPE (`*`),
     /// squared-ReLU MLP (`-`) — each one residual unit with one all-reduce.
     NemotronH,
+    // qwenhyb (issue #17): the dense Qwen3.5 and Qwen3-Next, the hybrids beside `Qwen35Moe`.
+    /// `Qwen3_5ForCausalLM` / `Qwen3_5ForConditionalGeneration` (Qwen3.5-9B, -27B, …): the Qwen3.5
+    /// hybrid of Gated DeltaNet and gated full attention with a dense SwiGLU MLP of
+    /// `intermediate_size` in every layer (SGLang / vLLM `models/qwen3_5.py`).
+    Qwen35,
+    /// `Qwen3NextForCausalLM` (Qwen3-Next-80B-A3B): the same hybrid mixers as Qwen3.5 (Qwen3.5 reuses
+    /// its layers), MoE with one gated shared expert in every layer (SGLang `models/qwen3_next.py`).
+    Qwen3Next,
+    /// `Qwen3VLForConditionalGeneration` (Qwen3-VL-8B, …): a Qwen3 text tower in `text_config` plus
+    /// the Qwen3-VL ViT with three DeepStack mergers (`vlm::qwen3_vit`).
+    Qwen3Vl,
+    /// `Qwen3VLMoeForConditionalGeneration` (Qwen3-VL-30B-A3B, -235B-A22B): a Qwen3-MoE text tower in
+    /// `text_config` plus the Qwen3-VL ViT.
+    Qwen3VlMoe,
+}
+
+impl Architecture {
+    /// The Qwen hybrids of Gated DeltaNet and gated full attention (Qwen3-Next, Qwen3.5 dense and
+    /// MoE): their layers come from `qwen3_next.py` in both engines.
+    pub fn is_qwen_hybrid(self) -> bool {
+        matches!(
+            self,
+            Architecture::Qwen35Moe | Architecture::Qwen35 | Architecture::Qwen3Next
+        )
+    }
 }
 
 /// Attention layout.
@@ -352,6 +380,8 @@ pub struct VisionTower {
     pub aspect_ratios: u64,
     /// Mllama: the projector's input width (`vision_output_dim`).
     pub projector_in: u64,
+    /// qwenhyb: Qwen3-VL's DeepStack mergers (one per `deepstack_visual_indexes` entry), else 0.
+    pub deepstack_mergers: u64,
     /// Llama-4: `projector_input_dim` of the pixel-shuffle MLP (0 otherwise).
     pub projector_input: u64,
     /// Llama-4: `vision_output_dim`, the projector's input (0 otherwise).
@@ -379,6 +409,7 @@ impl VisionTower {
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
         projector_input: 0,
         projector_output: 0,
     };

@@ -9,6 +9,7 @@
 //! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
+//! | Qwen3-VL ViT (Qwen3-VL, dense Qwen3.5) | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size`, `num_position_embeddings`, `deepstack_visual_indexes` (Qwen3.5: only []) | `num_hidden_layers` (absent → 24), `hidden_size` |
 //!
 //! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
 //! (SGLang 0.5.9 `server_args.py`) reads with `getattr(vision_config, "num_hidden_layers", 24)` and
@@ -49,6 +50,10 @@ pub enum VisionFamily {
     /// fam (issue #16): LLaVA-NeXT's CLIP ViT (LayerNorm, GELU MLP, biases everywhere, class and
     /// learned position embeddings) plus its two-layer projector and `image_newline` (`llava_next`).
     Clip,
+    /// qwenhyb (issue #17): the Qwen3-VL ViT of Qwen3-VL and the dense Qwen3.5 (LayerNorm, GELU MLP
+    /// with biases, biased Conv3d patches, a learned position grid, 2×2 merger MLP, DeepStack
+    /// mergers for Qwen3-VL).
+    Qwen3Vit,
 }
 
 /// Largest accepted vision width/count (as for the text tower).
@@ -141,6 +146,7 @@ pub(crate) fn qwen_vit(
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
     })
 }
 
@@ -168,6 +174,120 @@ pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     ps.push(Piece::vec(m / t));
     ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
     ps.push(Piece::vec(v.text_hidden));
+    ps
+}
+
+// qwenhyb (issue #17): the Qwen3-VL tower of the dense Qwen3.5. SGLang `models/qwen3_vl.py`
+// `Qwen3VLMoeVisionModel` (which `models/qwen3_5.py` builds through `Qwen3VLForConditionalGeneration`):
+// per block two `nn.LayerNorm`s (weight + bias, replicated), `VisionAttention` with `use_qkv_parallel`
+// (qkv column-parallel by heads with bias, `proj` row-parallel with bias), `Qwen3_VisionMLP`
+// `linear_fc1` column-parallel / `linear_fc2` row-parallel, both biased; the `Conv3d` patch embedding
+// (bias) and the `pos_embed` table of `num_position_embeddings` rows replicated; the merger: a
+// LayerNorm on the vision width, `linear_fc1` (4h → 4h) column-parallel and `linear_fc2` (4h →
+// `out_hidden_size`) row-parallel, biased; one more such merger per `deepstack_visual_indexes` entry
+// (`deepstack_merger_list`, its LayerNorm on 4h: `use_postshuffle_norm`). Qwen3.5's list is empty
+// (a non-empty one is refused there); Qwen3-VL's has three.
+
+/// The Qwen3.5 (Qwen3-VL) tower from `vision_config`: `depth`, `hidden_size`, `intermediate_size`,
+/// `num_heads`, `patch_size`, `spatial_merge_size`, `num_position_embeddings` required;
+/// `temporal_patch_size` (2), `in_channels` (3) and `out_hidden_size` (the text width) default as in
+/// transformers' `Qwen3VLVisionConfig`.
+pub(crate) fn qwen3_vit(
+    v: Option<&serde_json::Value>,
+    text_hidden: u64,
+    arch: &str,
+    deepstack: bool,
+) -> Result<VisionTower, ModelError> {
+    let (v, hidden, heads) = width_and_heads(v, "num_heads", arch)?;
+    let layers = need(v, "depth", arch)?;
+    if layers > 10_000 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.depth".into(),
+            value: layers.to_string(),
+            expected: "at most 10000 blocks".into(),
+        });
+    }
+    // Qwen3-VL: one DeepStack merger per listed block; Qwen3.5 takes none (SGLang asserts it).
+    let deepstack_mergers = match v.get("deepstack_visual_indexes") {
+        None | Some(serde_json::Value::Null) => 0,
+        Some(d) => match d.as_array() {
+            Some(a) if a.is_empty() || (deepstack && a.len() as u64 <= layers) => a.len() as u64,
+            _ => {
+                return Err(ModelError::InvalidField {
+                    field: "vision_config.deepstack_visual_indexes".into(),
+                    value: d.to_string(),
+                    expected: if deepstack {
+                        format!("a list of at most depth ({layers}) block indexes")
+                    } else {
+                        "[] (Qwen3.5 consumes no DeepStack features)".into()
+                    },
+                });
+            }
+        },
+    };
+    let merge = need(v, "spatial_merge_size", arch)?;
+    let in_chans = get(v, "in_channels")?.unwrap_or(3);
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate: need(v, "intermediate_size", arch)?,
+        heads,
+        patch: need(v, "patch_size", arch)?,
+        pos_emb_cells: need(v, "num_position_embeddings", arch)?,
+        merge: merge.saturating_mul(merge),
+        text_hidden: get(v, "out_hidden_size")?.unwrap_or(text_hidden),
+        assumed: false,
+        family: VisionFamily::Qwen3Vit,
+        projector_input: 0,
+        projector_output: 0,
+        temporal_patch: get(v, "temporal_patch_size")?
+            .unwrap_or(2)
+            .saturating_mul(in_chans),
+        // SGLang's `adjust_mem_fraction_for_vlm` reads `num_hidden_layers` (absent: 24).
+        sglang_fraction_dims: (get(v, "num_hidden_layers")?.unwrap_or(24), hidden),
+        projector_bias: true,
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
+        deepstack_mergers,
+    })
+}
+
+/// The Qwen3.5 (Qwen3-VL) tower per rank (sharding above), all at the model dtype.
+pub(crate) fn qwen3_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::vec(4 * h)); // norm1, norm2 (LayerNorm weight + bias)
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // attn.qkv
+        ps.push(Piece::vec(3 * h / t));
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // attn.proj
+        ps.push(Piece::vec(h));
+        ps.push(Piece::new(i / t, h, Fmt::Model)); // mlp.linear_fc1
+        ps.push(Piece::vec(i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // mlp.linear_fc2
+        ps.push(Piece::vec(h));
+    }
+    // Conv3d patch embedding with bias, and the learned position grid.
+    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model));
+    ps.push(Piece::vec(h));
+    ps.push(Piece::new(v.pos_emb_cells, h, Fmt::Model));
+    // Merger: LayerNorm on the vision width, (merge·h → merge·h), (merge·h → out_hidden_size).
+    let m = h * v.merge;
+    ps.push(Piece::vec(2 * h));
+    ps.push(Piece::new(m / t, m, Fmt::Model));
+    ps.push(Piece::vec(m / t));
+    ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
+    ps.push(Piece::vec(v.text_hidden));
+    // Qwen3-VL's DeepStack mergers: the same MLP with its LayerNorm after the 2×2 shuffle (on m).
+    for _ in 0..v.deepstack_mergers {
+        ps.push(Piece::vec(2 * m));
+        ps.push(Piece::new(m / t, m, Fmt::Model));
+        ps.push(Piece::vec(m / t));
+        ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
+        ps.push(Piece::vec(v.text_hidden));
+    }
     ps
 }
 
@@ -242,6 +362,7 @@ pub(crate) fn pixtral(
         tiles: 0,
         aspect_ratios: 0,
         projector_in: 0,
+        deepstack_mergers: 0,
     })
 }
 
@@ -318,6 +439,7 @@ pub(crate) fn mllama(
         tiles: need(v, "max_num_tiles", arch)?,
         aspect_ratios,
         projector_in: need(v, "vision_output_dim", arch)?,
+        deepstack_mergers: 0,
     })
 }
 

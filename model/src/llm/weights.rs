@@ -312,6 +312,7 @@ impl ModelSpec {
                 }
                 // fam (issue #16): LLaVA-NeXT's CLIP tower, projector and image_newline.
                 super::VisionFamily::Clip => super::llava_next::clip_pieces(&v, t),
+                super::VisionFamily::Qwen3Vit => super::vlm::qwen3_vit_pieces(&v, t),
             };
         }
         inv
@@ -456,7 +457,9 @@ impl ModelSpec {
                 }
                 if matches!(
                     self.arch,
-                    super::Architecture::Qwen35Moe | super::Architecture::Qwen2Moe
+                    super::Architecture::Qwen35Moe
+                        | super::Architecture::Qwen2Moe
+                        | super::Architecture::Qwen3Next
                 ) {
                     // shared_expert_gate: hidden → 1, replicated (`qwen2_moe.py`).
                     router.push(Piece::new(1, h, Fmt::Model));

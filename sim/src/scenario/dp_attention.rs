@@ -39,7 +39,7 @@ impl DpAttention {
 /// `LayerCommunicator` (which does DP attention's gather before the MLP and scatter after it) and
 /// shards attention by `get_attention_tp_size()`: `deepseek_v2.py` (DeepSeek-V2/V3/V3.2, GLM-5
 /// through `glm4_moe.py`, Kimi-K2.5 through `kimi_k25.py`, Kimi-VL through `kimi_vl.py`),
-/// `glm4_moe.py`, `qwen3.py`, `qwen3_moe.py`, `qwen2_moe.py`, `qwen3_5.py`, `minimax_m2.py`,
+/// `glm4_moe.py`, `qwen3.py`, `qwen3_moe.py`, `qwen2_moe.py`, `qwen3_5.py`, `qwen3_next.py`, `minimax_m2.py`,
 /// `gpt_oss.py`, `llama4.py`.
 fn supported(arch: Architecture) -> bool {
     use Architecture::*;
@@ -56,6 +56,8 @@ fn supported(arch: Architecture) -> bool {
             | Qwen3Moe
             | Qwen2Moe
             | Qwen35Moe
+            | Qwen35
+            | Qwen3Next
             | MiniMaxM2
             | GptOss
             | Llama4

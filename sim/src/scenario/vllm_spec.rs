@@ -84,6 +84,17 @@ impl Resolver<'_> {
                     target.arch,
                     Architecture::DeepseekV3 | Architecture::DeepseekV32 | Architecture::Glm4Moe
                 ) || (qwen35 && has_qwen35_mtp(engine.version.as_deref()));
+                // qwenhyb: vLLM runs Qwen3-Next's and the dense Qwen3.5's MTP (`qwen3_next_mtp.py`,
+                // `qwen3_5_mtp.py`), but tpsim has not sourced those drafts' weights under vLLM.
+                if matches!(target.arch, Architecture::Qwen3Next | Architecture::Qwen35) {
+                    return Err(self.invalid(
+                        "speculative.algorithm",
+                        format!(
+                            "tpsim does not model vLLM's MTP draft for {} yet (vLLM runs it; use engine.name = \"sglang\")",
+                            hf_text_model_type(target.arch)
+                        ),
+                    ));
+                }
                 if !known {
                     let why = if qwen35 {
                         format!(
@@ -326,6 +337,11 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Phi => "phi",
         // nemotronh (issue #17).
         A::NemotronH => "nemotron_h",
+        // qwenhyb (issue #17).
+        A::Qwen35 => "qwen3_5_text",
+        A::Qwen3Next => "qwen3_next",
+        A::Qwen3Vl => "qwen3_vl_text",
+        A::Qwen3VlMoe => "qwen3_vl_moe_text",
     }
 }
 
