@@ -363,6 +363,10 @@ pub struct DefaultFractionInput {
     /// features — SGLang's piecewise CUDA graphs (`crate::sglang_piecewise`, issue #17); the hook
     /// for DP attention's reserve. 0 otherwise.
     pub extra_reserve_mib: f64,
+    /// The user's `--cuda-graph-max-bs` (or the largest of `--cuda-graph-bs`), which the late
+    /// eras' reserve uses in place of the per-card default (SGLang 0.5.9 `_handle_gpu_memory_settings`
+    /// sets the default only when it is `None`; issue #17, graphs). `None`: [`late_2025_buckets`].
+    pub cuda_graph_max_bs: Option<u32>,
 }
 
 /// Why a default fraction cannot be derived.
@@ -421,7 +425,8 @@ pub fn sglang_default_fraction_dp(i: &DefaultFractionInput, dp: u32) -> Result<f
             if i.gpu_mem_mib == 0 {
                 return Err(DefaultFractionError::NoMemory);
             }
-            let (chunked, graph_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
+            let (chunked, default_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
+            let graph_bs = i.cuda_graph_max_bs.map_or(default_bs, f64::from);
             let mut reserved =
                 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
             reserved += crate::dp_attention::sglang_dp_attention_reserve_mib(graph_bs, dp);
@@ -833,6 +838,7 @@ mod tests {
             eagle: true,
             vision: None,
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
     }
@@ -901,6 +907,7 @@ mod tests {
             eagle: false,
             vision: None,
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
         i.era = SglangEra::Early2025;
@@ -915,6 +922,7 @@ mod tests {
             eagle: true,
             vision: None,
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
         // With a vision tower of 27 layers × 1152 wide: x = 27 × 1152² / (24 × 1024²) = 1.423828…,
@@ -922,6 +930,7 @@ mod tests {
         let v = DefaultFractionInput {
             vision: Some((27, 1152)),
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
             ..seed.clone()
         };
         let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);

@@ -236,6 +236,21 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 list.version, spec.kind
             ));
         }
+        // A list flag takes every following value up to the next flag, each of its kind.
+        if LIST_FLAGS.contains(&name.as_str()) {
+            let mut j = i + 1;
+            while let Some(v) = args.get(j).filter(|v| !v.starts_with("--")) {
+                if spec.kind == "int" && v.parse::<i64>().is_err() {
+                    return Err(format!(
+                        "{name}: {engine} {} takes int values, not '{v}'",
+                        list.version
+                    ));
+                }
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
         if let Some(c) = spec.choices.as_ref().filter(|c| !c.contains(v)) {
             return Err(format!(
                 "{name} {v}: {engine} {} accepts only {} (tests/data/engine-args/{})",
@@ -248,6 +263,15 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
     }
     Ok(())
 }
+
+/// Flags that take one or more values (`nargs="+"`; the lists do not record it): SGLang 0.5.9
+/// `server_args.py` `--cuda-graph-bs`; vLLM's `list[int]` fields (`arg_utils.py` `get_kwargs`:
+/// `nargs="+"`), `--cuda-graph-sizes` (0.11, 0.12) and `--cudagraph-capture-sizes` (0.12+).
+const LIST_FLAGS: [&str; 3] = [
+    "--cuda-graph-bs",
+    "--cuda-graph-sizes",
+    "--cudagraph-capture-sizes",
+];
 
 /// Removes `flag` (and its value when `with_value`) from `args`.
 fn remove_flag(args: &mut Vec<String>, flag: &str, with_value: bool) {
