@@ -671,6 +671,36 @@ mod tests {
         })
     }
 
+    /// Issue #17 (graphs): a user's `--cuda-graph-max-bs` replaces the per-card default in the late
+    /// eras' reserve and in DP attention's (SGLang 0.5.9 `_handle_gpu_memory_settings` reads
+    /// `self.cuda_graph_max_bs` after defaulting only a `None`). H100 (81,559 MiB), tp 8, dp 8, chunk
+    /// 8192: base 512 + 12,288 + 2 × bs + 1,024; DP adds bs × 8 × 3, + bs × 8 × 1.5 above 300:
+    /// bs 512 (default) → 14,848 + 18,432 = 33,280 → round(48,279 / 81,559, 3) = 0.592;
+    /// bs 128 → 14,080 + 3,072 = 17,152 → round(64,407 / 81,559, 3) = 0.790;
+    /// bs 320 → 14,464 + 7,680 + 3,840 = 25,984 → round(55,575 / 81,559, 3) = 0.681.
+    #[test]
+    fn users_cuda_graph_max_bs_sets_the_reserves() {
+        let i = |bs: Option<u32>| DefaultFractionInput {
+            era: SglangEra::Late2025,
+            gpu_mem_mib: 81_559,
+            tp: 8,
+            pp: 1,
+            eagle: false,
+            vision: None,
+            extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: bs,
+        };
+        for (bs, want) in [
+            (None, 0.592),
+            (Some(512), 0.592),
+            (Some(128), 0.790),
+            (Some(320), 0.681),
+        ] {
+            let got = sglang_default_fraction_dp(&i(bs), 8).unwrap();
+            assert!((got - want).abs() < 1e-12, "{bs:?}: {got}");
+        }
+    }
+
     #[test]
     fn seed_r1_kv_at_088() {
         // seed-story R1: 21.71 − 94.04 × 0.12 = 10.4252 GiB; × 2^30 // 70,272 = 159,294 tokens;

@@ -110,6 +110,8 @@ mod vllm_dp;
 mod launch_nccl;
 // Issue #19 done-when: a measured Gen3 x16 figure for the V100 PLX box (tests/data/pcie-p2p.tsv).
 mod gen3_links;
+// Issue #17 (graphs): CUDA-graph capture keys and vLLM async scheduling.
+mod cuda_graphs;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
