@@ -181,6 +181,25 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 list.version
             ));
         }
+        // Issue #17 (graphs): SGLang 0.5.23 `arg_groups/fields/exec_.py` names the decode graphs'
+        // settings per phase, `--cuda-graph-max-bs-decode` (int) and `--cuda-graph-bs-decode`
+        // (`List[int]`: `nargs="+"`, `arg_utils.py`), folded into the decode phase's `max_bs` / `bs`
+        // (`cuda_graph_hook.py`).
+        for (old, new) in [
+            ("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"),
+            ("--cuda-graph-bs", "--cuda-graph-bs-decode"),
+        ] {
+            if !usable(old)
+                && usable(new)
+                && let Some(i) = args.iter().position(|a| a == old)
+            {
+                args[i] = new.into();
+                notes.push(format!(
+                    "SGLang {} has no {old}: the decode graphs' setting is {new}",
+                    list.version
+                ));
+            }
+        }
         if has(args, "--enable-dp-attention") && !usable("--enable-dp-attention") && usable("--attn-dp-size")
         {
             remove_flag(args, "--enable-dp-attention", false);
@@ -265,10 +284,11 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
 }
 
 /// Flags that take one or more values (`nargs="+"`; the lists do not record it): SGLang 0.5.9
-/// `server_args.py` `--cuda-graph-bs`; vLLM's `list[int]` fields (`arg_utils.py` `get_kwargs`:
+/// `server_args.py` `--cuda-graph-bs`, 0.5.23 `--cuda-graph-bs-decode`; vLLM's `list[int]` fields (`arg_utils.py` `get_kwargs`:
 /// `nargs="+"`), `--cuda-graph-sizes` (0.11, 0.12) and `--cudagraph-capture-sizes` (0.12+).
-const LIST_FLAGS: [&str; 3] = [
+const LIST_FLAGS: [&str; 4] = [
     "--cuda-graph-bs",
+    "--cuda-graph-bs-decode",
     "--cuda-graph-sizes",
     "--cudagraph-capture-sizes",
 ];

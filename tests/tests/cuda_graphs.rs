@@ -366,6 +366,18 @@ fn keys_map_to_each_releases_flags() {
     let c = cmd("g-sglang", "cuda_graph_max_bs = 96\ncuda_graph_bs = [1, 2, 96]");
     assert_eq!(c.value_of("--cuda-graph-max-bs"), Some("96"));
     assert_eq!(tail(&c.args, "--cuda-graph-bs", 3), ["1", "2", "96"]);
+    // SGLang 0.5.23: the per-phase names (arg_groups/fields/exec_.py).
+    let c = cmd(
+        "g-sglang23",
+        "version = \"0.5.23\"\ncuda_graph_max_bs = 96\ncuda_graph_bs = [1, 2, 96]\n[engine.costs]\nera = \"spring-2026\"",
+    );
+    assert_eq!(c.value_of("--cuda-graph-max-bs-decode"), Some("96"));
+    assert_eq!(tail(&c.args, "--cuda-graph-bs-decode", 3), ["1", "2", "96"]);
+    assert!(
+        !c.args.contains(&"--cuda-graph-max-bs".to_string()),
+        "{:?}",
+        c.args
+    );
     // vLLM 0.11.0: --cuda-graph-sizes, the compilation config's list as JSON, --async-scheduling.
     let c = cmd(
         "g-vllm11",

@@ -210,8 +210,7 @@ impl Resolver<'_> {
                     (tp, pp, dp),
                     speculative,
                     model,
-                    extra,
-                    cuda_graphs.sglang_max_bs,
+                    (extra, cuda_graphs.sglang_max_bs),
                 )?;
                 // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
                 let early = e
@@ -582,8 +581,8 @@ impl Resolver<'_> {
         (tp, pp, dp): (u32, u32, u32),
         speculative: bool,
         model: &ModelSpec,
-        extra_reserve_mib: f64,
-        cuda_graph_max_bs: Option<u32>,
+        // The features' extra reserve (MiB) and the user's `cuda_graph_max_bs` (issue #17, graphs).
+        (extra_reserve_mib, cuda_graph_max_bs): (f64, Option<u32>),
     ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
             cuda_graph_max_bs,

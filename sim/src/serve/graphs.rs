@@ -14,7 +14,7 @@
 //!   up to n; several values are the list; none above `max_num_batched_tokens`. A
 //!   `compilation_config.cudagraph_capture_sizes` list replaces it as given (`config/compilation.py`
 //!   `init_with_cudagraph_sizes`: de-duplicated, not filtered).
-//! - vLLM 0.12.0 `config/vllm.py` `_set_cudagraph_sizes`: max = min(`max_cudagraph_capture_size`
+//! - vLLM 0.12.0 (and 0.14.0, read too) `config/vllm.py` `_set_cudagraph_sizes`: max = min(`max_cudagraph_capture_size`
 //!   (default min(2 × max_num_seqs, 512)), `max_num_batched_tokens`); a `--cudagraph-capture-sizes`
 //!   list de-duplicated and filtered to `max_num_batched_tokens`, else 1, 2, 4 (each ≤ max),
 //!   8..min(max + 1, 256) step 8, 256..=max step 16. (The rounding to multiples of 1 + k for
