@@ -363,6 +363,10 @@ pub struct DefaultFractionInput {
     /// features — SGLang's piecewise CUDA graphs (`crate::sglang_piecewise`, issue #17); the hook
     /// for DP attention's reserve. 0 otherwise.
     pub extra_reserve_mib: f64,
+    /// The user's `--cuda-graph-max-bs` (or the largest of `--cuda-graph-bs`), which the late
+    /// eras' reserve uses in place of the per-card default (SGLang 0.5.9 `_handle_gpu_memory_settings`
+    /// sets the default only when it is `None`; issue #17, graphs). `None`: [`late_2025_buckets`].
+    pub cuda_graph_max_bs: Option<u32>,
 }
 
 /// Why a default fraction cannot be derived.
@@ -421,7 +425,8 @@ pub fn sglang_default_fraction_dp(i: &DefaultFractionInput, dp: u32) -> Result<f
             if i.gpu_mem_mib == 0 {
                 return Err(DefaultFractionError::NoMemory);
             }
-            let (chunked, graph_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
+            let (chunked, default_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
+            let graph_bs = i.cuda_graph_max_bs.map_or(default_bs, f64::from);
             let mut reserved =
                 512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
             reserved += crate::dp_attention::sglang_dp_attention_reserve_mib(graph_bs, dp);
@@ -666,6 +671,36 @@ mod tests {
         })
     }
 
+    /// Issue #17 (graphs): a user's `--cuda-graph-max-bs` replaces the per-card default in the late
+    /// eras' reserve and in DP attention's (SGLang 0.5.9 `_handle_gpu_memory_settings` reads
+    /// `self.cuda_graph_max_bs` after defaulting only a `None`). H100 (81,559 MiB), tp 8, dp 8, chunk
+    /// 8192: base 512 + 12,288 + 2 × bs + 1,024; DP adds bs × 8 × 3, + bs × 8 × 1.5 above 300:
+    /// bs 512 (default) → 14,848 + 18,432 = 33,280 → round(48,279 / 81,559, 3) = 0.592;
+    /// bs 128 → 14,080 + 3,072 = 17,152 → round(64,407 / 81,559, 3) = 0.790;
+    /// bs 320 → 14,464 + 7,680 + 3,840 = 25,984 → round(55,575 / 81,559, 3) = 0.681.
+    #[test]
+    fn users_cuda_graph_max_bs_sets_the_reserves() {
+        let i = |bs: Option<u32>| DefaultFractionInput {
+            era: SglangEra::Late2025,
+            gpu_mem_mib: 81_559,
+            tp: 8,
+            pp: 1,
+            eagle: false,
+            vision: None,
+            extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: bs,
+        };
+        for (bs, want) in [
+            (None, 0.592),
+            (Some(512), 0.592),
+            (Some(128), 0.790),
+            (Some(320), 0.681),
+        ] {
+            let got = sglang_default_fraction_dp(&i(bs), 8).unwrap();
+            assert!((got - want).abs() < 1e-12, "{bs:?}: {got}");
+        }
+    }
+
     #[test]
     fn seed_r1_kv_at_088() {
         // seed-story R1: 21.71 − 94.04 × 0.12 = 10.4252 GiB; × 2^30 // 70,272 = 159,294 tokens;
@@ -833,6 +868,7 @@ mod tests {
             eagle: true,
             vision: None,
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
     }
@@ -901,6 +937,7 @@ mod tests {
             eagle: false,
             vision: None,
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
         i.era = SglangEra::Early2025;
@@ -915,6 +952,7 @@ mod tests {
             eagle: true,
             vision: None,
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
         // With a vision tower of 27 layers × 1152 wide: x = 27 × 1152² / (24 × 1024²) = 1.423828…,
@@ -922,6 +960,7 @@ mod tests {
         let v = DefaultFractionInput {
             vision: Some((27, 1152)),
             extra_reserve_mib: 0.0,
+            cuda_graph_max_bs: None,
             ..seed.clone()
         };
         let x = 27.0 * 1152.0f64.powi(2) / (24.0 * 1024.0 * 1024.0);

@@ -27,6 +27,9 @@
 //! | `engine.disable_overlap_schedule` | `--disable-overlap-schedule` | (none) |
 //! | `engine.max_num_seqs`, `engine.max_num_batched_tokens` | (refused) | `--max-num-seqs`, `--max-num-batched-tokens` |
 //! | `engine.enable_piecewise_cuda_graph` | `--enable-piecewise-cuda-graph` | (refused) |
+//! | `engine.cuda_graph_max_bs`, `engine.cuda_graph_bs` | `--cuda-graph-max-bs`, `--cuda-graph-bs` | (refused) |
+//! | `engine.cuda_graph_sizes`, `cudagraph_capture_sizes`, `max_cudagraph_capture_size` | (refused) | 0.11: `--cuda-graph-sizes`, `--compilation-config` JSON; 0.12: `--cudagraph-capture-sizes`, `--max-cudagraph-capture-size` |
+//! | `engine.async_scheduling` | (refused) | `--async-scheduling` |
 //! | `engine.chunked_prefill_size`, `max_prefill_tokens`, `schedule_conservativeness`, `disable_radix_cache`, `schedule_policy` | `--chunked-prefill-size`, … | (refused) |
 //! | `engine.enable_prefix_caching` | (refused) | `--enable-prefix-caching` / `--no-enable-prefix-caching` |
 //! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
@@ -241,6 +244,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if sglang && e.enable_piecewise_cuda_graph == Some(true) {
         c.flag("--enable-piecewise-cuda-graph");
     }
+    graphs(&mut c, s, &e, sglang);
     // Issue #18 point 1 (schedkeys): scheduler settings (SGLang 0.5.9 server_args.py; vLLM 0.11.0
     // engine/arg_utils.py); the loader refuses each under the other engine.
     if let Some(n) = e.chunked_prefill_size.filter(|_| sglang) {
@@ -408,6 +412,58 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         warnings: s.warnings.clone(),
         nodes,
     })
+}
+
+/// Issue #17 (graphs): the CUDA-graph capture flags and vLLM's `--async-scheduling`, in the
+/// spelling of the targeted release (the loader refuses each engine's keys under the other):
+/// SGLang 0.5.9 `server_args.py` `--cuda-graph-max-bs`, `--cuda-graph-bs` (`nargs="+"`); vLLM 0.11.0
+/// `--cuda-graph-sizes` (a `list[int]` field: `nargs="+"`, `arg_utils.py` `get_kwargs`) and
+/// `compilation_config.cudagraph_capture_sizes` through `--compilation-config` JSON; vLLM 0.12.0
+/// `--cudagraph-capture-sizes` (of which `--cuda-graph-sizes` is the deprecated alias) and
+/// `--max-cudagraph-capture-size`.
+fn graphs(c: &mut Cmd, s: &Scenario, e: &scenario::EngineSection, sglang: bool) {
+    let list = |c: &mut Cmd, flag: &str, v: &[i64]| {
+        c.flag(flag);
+        c.args.extend(v.iter().map(i64::to_string));
+    };
+    if sglang {
+        if let Some(n) = e.cuda_graph_max_bs {
+            c.arg("--cuda-graph-max-bs", n);
+        }
+        if let Some(v) = &e.cuda_graph_bs {
+            list(c, "--cuda-graph-bs", v);
+        }
+        return;
+    }
+    let new_rule = s.engine.cuda_graphs.vllm_rule == scenario::cuda_graphs::VllmGraphRule::V0_12;
+    if let Some(v) = &e.cuda_graph_sizes {
+        if new_rule {
+            list(c, "--cudagraph-capture-sizes", v);
+            c.note(
+                "engine.cuda_graph_sizes: vLLM ≥ 0.12 reads --cuda-graph-sizes as the deprecated alias of                  --cudagraph-capture-sizes (a list of sizes); printed in the new spelling"
+                    .into(),
+            );
+        } else {
+            list(c, "--cuda-graph-sizes", v);
+        }
+    }
+    if let Some(v) = &e.cudagraph_capture_sizes {
+        if new_rule {
+            list(c, "--cudagraph-capture-sizes", v);
+        } else {
+            let sizes: Vec<String> = v.iter().map(i64::to_string).collect();
+            c.arg(
+                "--compilation-config",
+                format!("{{\"cudagraph_capture_sizes\": [{}]}}", sizes.join(", ")),
+            );
+        }
+    }
+    if let Some(n) = e.max_cudagraph_capture_size {
+        c.arg("--max-cudagraph-capture-size", n);
+    }
+    if e.async_scheduling == Some(true) {
+        c.flag("--async-scheduling");
+    }
 }
 
 #[derive(Default)]

@@ -181,6 +181,25 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 list.version
             ));
         }
+        // Issue #17 (graphs): SGLang 0.5.23 `arg_groups/fields/exec_.py` names the decode graphs'
+        // settings per phase, `--cuda-graph-max-bs-decode` (int) and `--cuda-graph-bs-decode`
+        // (`List[int]`: `nargs="+"`, `arg_utils.py`), folded into the decode phase's `max_bs` / `bs`
+        // (`cuda_graph_hook.py`).
+        for (old, new) in [
+            ("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"),
+            ("--cuda-graph-bs", "--cuda-graph-bs-decode"),
+        ] {
+            if !usable(old)
+                && usable(new)
+                && let Some(i) = args.iter().position(|a| a == old)
+            {
+                args[i] = new.into();
+                notes.push(format!(
+                    "SGLang {} has no {old}: the decode graphs' setting is {new}",
+                    list.version
+                ));
+            }
+        }
         if has(args, "--enable-dp-attention") && !usable("--enable-dp-attention") && usable("--attn-dp-size")
         {
             remove_flag(args, "--enable-dp-attention", false);
@@ -236,6 +255,21 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 list.version, spec.kind
             ));
         }
+        // A list flag takes every following value up to the next flag, each of its kind.
+        if LIST_FLAGS.contains(&name.as_str()) {
+            let mut j = i + 1;
+            while let Some(v) = args.get(j).filter(|v| !v.starts_with("--")) {
+                if spec.kind == "int" && v.parse::<i64>().is_err() {
+                    return Err(format!(
+                        "{name}: {engine} {} takes int values, not '{v}'",
+                        list.version
+                    ));
+                }
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
         if let Some(c) = spec.choices.as_ref().filter(|c| !c.contains(v)) {
             return Err(format!(
                 "{name} {v}: {engine} {} accepts only {} (tests/data/engine-args/{})",
@@ -248,6 +282,16 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
     }
     Ok(())
 }
+
+/// Flags that take one or more values (`nargs="+"`; the lists do not record it): SGLang 0.5.9
+/// `server_args.py` `--cuda-graph-bs`, 0.5.23 `--cuda-graph-bs-decode`; vLLM's `list[int]` fields (`arg_utils.py` `get_kwargs`:
+/// `nargs="+"`), `--cuda-graph-sizes` (0.11, 0.12) and `--cudagraph-capture-sizes` (0.12+).
+const LIST_FLAGS: [&str; 4] = [
+    "--cuda-graph-bs",
+    "--cuda-graph-bs-decode",
+    "--cuda-graph-sizes",
+    "--cudagraph-capture-sizes",
+];
 
 /// Removes `flag` (and its value when `with_value`) from `args`.
 fn remove_flag(args: &mut Vec<String>, flag: &str, with_value: bool) {

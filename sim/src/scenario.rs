@@ -25,6 +25,7 @@ pub mod accel;
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 mod chunk_reserve; // issue #18: the user's chunk size in SGLang's default fraction
+pub mod cuda_graphs; // issue #17 (graphs): CUDA-graph capture keys, vLLM async scheduling
 pub mod dcp; // issue #17: vLLM decode context parallelism
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
@@ -255,8 +256,9 @@ pub struct Engine {
     /// vLLM's `--gpu-memory-utilization` (default 0.9) and `--max-model-len`.
     pub gpu_memory_utilization: f64,
     pub max_model_len: Option<u64>,
-    /// SGLang's overlap scheduler (on unless `disable_overlap_schedule = true`; spec v1 never
-    /// overlaps): the host prepares the next batch while the GPU runs this one.
+    /// The host prepares the next batch while the GPU runs this one: SGLang's overlap scheduler (on
+    /// unless `disable_overlap_schedule = true`; spec v1 never overlaps), vLLM's async scheduling
+    /// (off unless `async_scheduling = true`, vLLM 0.11.0 `config/scheduler.py`).
     pub overlap_schedule: bool,
     /// Expert parallelism size: 1 (experts TP-sharded) or `tp` (each rank owns whole experts).
     pub ep_size: u32,
@@ -303,6 +305,12 @@ pub struct Engine {
     pub moe_a2a: Option<moe_a2a::MoeA2a>,
     /// Issue #18 point 1 (schedkeys): the scheduler settings as configured.
     pub scheduler: scheduler::SchedulerKeys,
+    /// Issue #17 (graphs): the decode CUDA-graph capture settings as configured (`serve::graphs`
+    /// builds the lists from them).
+    pub cuda_graphs: cuda_graphs::CaptureKeys,
+    /// Issue #17 (graphs): vLLM's `--async-scheduling` (the scheduler's step overlaps the forward;
+    /// `overlap_schedule` follows it under vLLM).
+    pub async_scheduling: bool,
     /// Issue #17 (dp): data-parallel replicas (SGLang `--dp-size` without DP attention, vLLM
     /// `--data-parallel-size` on a dense model), each a whole engine on tp × pp GPUs; 1 = one engine.
     pub replicas: u32,
@@ -480,7 +488,10 @@ impl Resolver<'_> {
             engine.kind,
             engine.version.as_deref(),
             engine.tp,
-            tpsim_model::memory::late_2025_buckets(hardware.gpu.memory_total_mib, engine.tp).1 as u64,
+            u64::from(crate::serve::graphs::sglang_max_bs(
+                &engine,
+                hardware.gpu.memory_total_mib,
+            )),
             engine.cuda_graph,
             speculative.as_ref().map(|s| u64::from(s.num_draft_tokens)),
             model.hidden,

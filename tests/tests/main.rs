@@ -114,6 +114,8 @@ mod launch_nccl;
 mod gen3_links;
 // Issue #17 (qwenhyb): dense Qwen3.5 and Qwen3-Next as whole models.
 mod qwen_hybrids;
+// Issue #17 (graphs): CUDA-graph capture keys and vLLM async scheduling.
+mod cuda_graphs;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

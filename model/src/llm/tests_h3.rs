@@ -156,6 +156,7 @@ fn sglang_vlm_fraction_uses_the_engine_dims() {
         eagle: false,
         vision,
         extra_reserve_mib: 0.0,
+        cuda_graph_max_bs: None,
     };
     let base = crate::memory::sglang_default_fraction(&input(None)).expect("base");
     let f = crate::memory::sglang_default_fraction(&input(Some(v.sglang_fraction_dims))).expect("vlm");

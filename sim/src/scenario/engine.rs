@@ -159,6 +159,26 @@ impl Resolver<'_> {
                 "decode context parallelism together with pipeline parallelism is not modelled",
             ));
         }
+        let mut graph_warnings = Vec::new();
+        // Issue #17 (graphs): CUDA-graph capture keys and vLLM's async scheduling.
+        let (cuda_graphs, async_scheduling) = self.cuda_graph_keys(
+            super::cuda_graphs::RawKeys {
+                cuda_graph_max_bs: e.cuda_graph_max_bs,
+                cuda_graph_bs: e.cuda_graph_bs.as_deref(),
+                cuda_graph_sizes: e.cuda_graph_sizes.as_deref(),
+                cudagraph_capture_sizes: e.cudagraph_capture_sizes.as_deref(),
+                max_cudagraph_capture_size: e.max_cudagraph_capture_size,
+                async_scheduling: e.async_scheduling,
+            },
+            super::cuda_graphs::Context {
+                kind,
+                version: e.version.as_deref(),
+                pp,
+                speculative,
+                ray: u64::from(attn_tp) * u64::from(pp) > hw.topology.gpu_count().max(1) as u64,
+            },
+            &mut graph_warnings,
+        )?;
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
@@ -184,8 +204,14 @@ impl Resolver<'_> {
                         tp,
                     );
                 }
-                let f =
-                    self.sglang_default_fraction(fraction_era, hw, (tp, pp, dp), speculative, model, extra)?;
+                let f = self.sglang_default_fraction(
+                    fraction_era,
+                    hw,
+                    (tp, pp, dp),
+                    speculative,
+                    model,
+                    (extra, cuda_graphs.sglang_max_bs),
+                )?;
                 // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
                 let early = e
                     .version
@@ -232,6 +258,17 @@ impl Resolver<'_> {
         }
         let (max_num_batched_tokens, max_num_seqs) =
             self.vllm_batch_shape((e.max_num_batched_tokens, e.max_num_seqs), kind)?;
+        if kind == EngineKind::Vllm && cuda_graphs.vllm_max.is_some() {
+            // Issue #17 (graphs): vLLM 0.12's truncation warning / consistency error, at the shape
+            // the scheduler gets (vLLM 0.11.0 `_set_default_args` defaults for the GPU).
+            let (t, n) = tpsim_model::vllm_startup::default_batch_shape(
+                hw.gpu.memory_total_mib as f64 / 1024.0,
+                &hw.gpu.name,
+            );
+            let tokens = max_num_batched_tokens.unwrap_or(t);
+            let seqs = max_num_seqs.unwrap_or(n).min(tokens);
+            self.vllm_capture_max_check(&cuda_graphs, (tokens, seqs), &mut graph_warnings)?;
+        }
         // Issue #17 (3): the NCCL release, the environment read for it, the custom AR cutoff.
         let (nccl_version, nccl_version_source) =
             self.nccl_version(e.nccl_version.as_deref(), &name, e.version.as_deref())?;
@@ -325,6 +362,7 @@ impl Resolver<'_> {
             speculative,
             &mut collective_warnings,
         )?;
+        collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)
         Ok(Engine {
@@ -349,7 +387,14 @@ impl Resolver<'_> {
             era_source,
             cuda_graph,
             moe_a2a, // issue #17 point 1 (ep)
-            overlap_schedule: !e.disable_overlap_schedule.unwrap_or(false),
+            // vLLM: the scheduler's step overlaps the forward only with --async-scheduling (issue #17,
+            // graphs; vLLM 0.11.0 `config/scheduler.py` default false).
+            overlap_schedule: match kind {
+                EngineKind::Sglang => !e.disable_overlap_schedule.unwrap_or(false),
+                EngineKind::Vllm => async_scheduling,
+            },
+            cuda_graphs,
+            async_scheduling,
             kind,
             gpu_memory_utilization,
             max_model_len: e.max_model_len,
@@ -536,9 +581,11 @@ impl Resolver<'_> {
         (tp, pp, dp): (u32, u32, u32),
         speculative: bool,
         model: &ModelSpec,
-        extra_reserve_mib: f64,
+        // The features' extra reserve (MiB) and the user's `cuda_graph_max_bs` (issue #17, graphs).
+        (extra_reserve_mib, cuda_graph_max_bs): (f64, Option<u32>),
     ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
+            cuda_graph_max_bs,
             era,
             gpu_mem_mib: hw.gpu.memory_total_mib,
             tp,

@@ -465,6 +465,21 @@ pub struct EngineSection {
     // Issue #18 (frontend): the API server in front of the scheduler (`scenario/frontend.rs`).
     /// vLLM's `--api-server-count` (default 1): API-server processes.
     pub api_server_count: Option<u32>,
+    // Issue #17 (graphs): CUDA-graph capture settings and vLLM's async scheduling
+    // (`scenario/cuda_graphs.rs`).
+    /// SGLang's `--cuda-graph-max-bs` (default by GPU memory and tp, `_handle_gpu_memory_settings`).
+    pub cuda_graph_max_bs: Option<i64>,
+    /// SGLang's `--cuda-graph-bs` (a list; its largest becomes `cuda_graph_max_bs`).
+    pub cuda_graph_bs: Option<Vec<i64>>,
+    /// vLLM's `--cuda-graph-sizes` (0.11: one value n = 1, 2, 4, 8…n by 8; several = that list;
+    /// 0.12: deprecated alias of `--cudagraph-capture-sizes`; removed later).
+    pub cuda_graph_sizes: Option<Vec<i64>>,
+    /// vLLM's `compilation_config.cudagraph_capture_sizes` (0.11) / `--cudagraph-capture-sizes` (0.12+).
+    pub cudagraph_capture_sizes: Option<Vec<i64>>,
+    /// vLLM's `--max-cudagraph-capture-size` (0.12+; default min(2 × max_num_seqs, 512)).
+    pub max_cudagraph_capture_size: Option<i64>,
+    /// vLLM's `--async-scheduling` (default false): the scheduler's step overlaps the forward.
+    pub async_scheduling: Option<bool>,
 }
 
 mergeable! {

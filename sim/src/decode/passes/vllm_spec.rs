@@ -1,8 +1,9 @@
 //! One speculative iteration as vLLM 0.11.0's v1 worker runs it (issue #17), chain drafting with
 //! k = `num_speculative_tokens`:
 //!
-//! 1. the scheduler's step (`async_scheduling` is off by default, `config/scheduler.py`, so the GPU
-//!    waits for it);
+//! 1. the scheduler's step (`async_scheduling` is off by default in 0.11, `config/scheduler.py`, so
+//!    the GPU waits for it; from 0.14 vLLM overlaps it with EAGLE drafting too, which tpsim does not
+//!    model: `scenario::cuda_graphs` warns);
 //! 2. the target verify: one forward over every request's last token and its k drafts, B × (1 + k)
 //!    tokens, logits for all of them (`gpu_model_runner.py`: `uniform_decode_query_len = 1 + k`, the
 //!    spec-decode `logits_indices`), then the rejection sampler (a few small kernels, not costed);
