@@ -300,11 +300,21 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         })
     }
     fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
+        self.prefill_after(seqs, tokens, 0)
+    }
+    fn prefill_after(
+        &mut self,
+        seqs: u32,
+        tokens: u32,
+        prefix: u32,
+    ) -> Result<(usize, Duration), DecodeError> {
         let spec = self.spec;
         let eager = prefill_is_eager(self.b.scenario());
-        self.get((1, 0, 0, seqs, tokens, eager), |me| {
+        // A prefill's key keeps its cached prefix in the context slot (0 for a fresh prompt).
+        self.get((1, 0, prefix, seqs, tokens, eager), |me| {
             Ok(ShapeCost::of(
-                &me.builder(eager).simulate_prefill(seqs, tokens, spec)?,
+                &me.builder(eager)
+                    .simulate_prefill_after(seqs, tokens, prefix, spec)?,
             ))
         })
     }
@@ -378,6 +388,7 @@ fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
             tokens: d + g.tokens,
             ctx: g.ctx,
             logits: d + s.min(g.tokens),
+            prefix: 0,
         },
     }
 }

@@ -496,4 +496,23 @@ impl ModelSpec {
             2.0 * f64::from(tokens) * f64::from(ctx) * per_rank_heads * width
         }
     }
+
+    /// FLOPs per rank per layer of an extend's attention over its cached prefix: each of `tokens`
+    /// new queries scores `prefix` cached keys and mixes their values, 2 × tokens × prefix ×
+    /// heads/tp × (d_k + d_v), at the extend's widths (MLA un-absorbed, as a prefill; a first cut
+    /// for SGLang's MLA prefix paths). The causal part over the new tokens themselves is
+    /// [`ModelSpec::attention_context_flops`] with `prefill = true`.
+    pub fn attention_prefix_flops(&self, tp: u32, tokens: u32, prefix: u32) -> f64 {
+        let (heads, width) = match self.attention {
+            super::Attention::Mla {
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+                ..
+            } => (self.heads, qk_nope_head_dim + qk_rope_head_dim + v_head_dim),
+            super::Attention::Gqa { heads, head_dim, .. } => (heads, 2 * head_dim),
+        };
+        let per_rank_heads = (heads as f64 / f64::from(tp.max(1))).max(1.0);
+        2.0 * f64::from(tokens) * f64::from(prefix) * per_rank_heads * width as f64
+    }
 }

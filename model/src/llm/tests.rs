@@ -457,6 +457,17 @@ fn attention_context_flops_by_hand() {
     assert_eq!(s.attention_context_flops(8, 1024, 1, 0, true), 2_684_354_560.0);
 }
 
+#[test]
+fn attention_prefix_flops_by_hand() {
+    // Llama-3.1-8B at tp 1: one new token over 1,024 cached tokens, 32 heads × (128 + 128) = 8,192
+    // per key: 2 × 1 × 1,024 × 8,192 = 16,777,216 FLOP per layer.
+    let l = spec(LLAMA_8B, Quantization::bf16());
+    assert!((l.attention_prefix_flops(1, 1, 1024) - 16_777_216.0).abs() < 0.5);
+    // Kimi-K2.5 at tp 8, an extend's widths (un-absorbed): 8 heads × (128 + 64 + 128) = 2,560;
+    // 2 × 1 × 1,024 × 2,560 = 5,242,880.
+    assert!((kimi().attention_prefix_flops(8, 1, 1024) - 5_242_880.0).abs() < 0.5);
+}
+
 // ---------------------------------------------------------------- KV cell sizes by dtype
 
 #[test]

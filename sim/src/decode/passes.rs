@@ -241,6 +241,10 @@ pub struct PassShape {
     /// with capture LAST and `num_tokens_for_logprob_per_req = 1`. vLLM likewise samples only at the
     /// last token of each request (its `logits_indices`).
     pub logits: u32,
+    /// An extend pass's cached prefix: the tokens each of its queries attends over besides its own
+    /// causal part (a later chunk of a long prompt, or a prompt after a prefix-cache hit), token-
+    /// weighted over the sequences; 0 for a fresh prompt and for decode-like passes.
+    pub prefix: u32,
 }
 
 impl PassShape {
@@ -251,6 +255,7 @@ impl PassShape {
             tokens,
             ctx,
             logits: tokens,
+            prefix: 0,
         }
     }
     /// An extend pass: logits for the last token of each sequence only (prefill, draft extend).
@@ -260,6 +265,7 @@ impl PassShape {
             tokens,
             ctx,
             logits: seqs.min(tokens),
+            prefix: 0,
         }
     }
 }
@@ -345,12 +351,29 @@ impl<'a> Builder<'a> {
         tokens: u32,
         speculate: bool,
     ) -> Result<SimulatedShape, DecodeError> {
+        self.simulate_prefill_after(requests, tokens, 0, speculate)
+    }
+
+    /// [`Builder::simulate_prefill`] of an extend whose queries also attend over `prefix` cached
+    /// tokens each (token-weighted over the sequences): a later chunk of a chunked prompt, or a
+    /// prompt after a prefix-cache hit. SGLang's extend attention reads the prefix from the KV pool
+    /// (`forward_batch.extend_prefix_lens`); tests/data/prefill.tsv line 10.
+    pub fn simulate_prefill_after(
+        &mut self,
+        requests: u32,
+        tokens: u32,
+        prefix: u32,
+        speculate: bool,
+    ) -> Result<SimulatedShape, DecodeError> {
         let mut g = TaskGraph::new();
         let s = self.s;
         let e = &s.engine;
         let host =
             g.add(Task::new("schedule prefill", Category::Host, e.costs.host_overhead).on([self.host]))?;
-        let shape = PassShape::extend(requests, tokens, 0);
+        let shape = PassShape {
+            prefix,
+            ..PassShape::extend(requests, tokens, 0)
+        };
         let mut last = self.add_pass(&mut g, &s.model, "prefill", shape, &[host])?;
         if let Some(sp) = s.speculative.as_ref().filter(|_| speculate) {
             last = if e.kind == crate::scenario::EngineKind::Vllm {
@@ -594,6 +617,12 @@ impl<'a> Builder<'a> {
         // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
         // it; a prefill (ctx = 0) attends causally over its own prompt.
         let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
+        // An extend after a cached prefix (`PassShape::prefix`) also attends over it.
+        let attn_prefix_flops = if ctx == 0 && shape.prefix > 0 {
+            model.attention_prefix_flops(tp, tokens, shape.prefix)
+        } else {
+            0.0
+        };
         // Linear-attention layers instead read each sequence's recurrent state and write it back
         // (`llm::hybrid`). A verify pass over n tokens per sequence also stores the n intermediate
         // states (SGLang keeps one per draft token to roll back to the accepted one); a prefill
@@ -618,6 +647,7 @@ impl<'a> Builder<'a> {
             fp,
             ar_time: ar.time,
             attn_ctx_flops,
+            attn_prefix_flops,
             state_passes,
             qk_norm,
         }
@@ -750,6 +780,18 @@ impl<'a> Builder<'a> {
         } else {
             attn_ctx_flops
         };
+        // An extend's cached prefix (`PassShape::prefix`): each sequence's prefix KV is read from
+        // the pool (at most a sliding layer's window) and every new query attends over it.
+        let prefix = pass.shape.prefix;
+        let (context_bytes, ctx_flops) = if !linear && ctx == 0 && prefix > 0 {
+            let kv_p = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(prefix)) as f64;
+            (
+                context_bytes + l.kv_bytes_per_token as f64 * kv_p * f64::from(seqs),
+                ctx_flops + pass.attn_prefix_flops * kv_p / f64::from(prefix),
+            )
+        } else {
+            (context_bytes, ctx_flops)
+        };
         // DSA (DeepSeek-V3.2, GLM-5; model::llm::dsa): besides the `index_topk` selected tokens'
         // latents (the window above), the indexer reads every context token's key and scores it
         // (a prefill scores its own prompt causally: half the square).
@@ -858,6 +900,8 @@ struct Pass<'p> {
     ar_time: Duration,
     /// Attention FLOPs over the context (`ModelSpec::attention_context_flops`).
     attn_ctx_flops: f64,
+    /// An extend's attention FLOPs over its cached prefix (`ModelSpec::attention_prefix_flops`).
+    attn_prefix_flops: f64,
     /// How many times a linear-attention layer moves each sequence's recurrent state.
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.

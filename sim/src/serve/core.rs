@@ -73,6 +73,18 @@ pub trait IterationCosts {
     fn decode(&mut self, batch: u32, ctx: u32, eager: bool) -> Result<(usize, Duration), DecodeError>;
     /// A prefill of `seqs` sequences with `tokens` tokens in all.
     fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError>;
+    /// A prefill whose queries also attend over `prefix` cached tokens each (token-weighted over
+    /// the sequences): a later chunk of a chunked prompt, or a prompt after a prefix-cache hit
+    /// (tests/data/prefill.tsv line 10). Without an override the prefix is not costed.
+    fn prefill_after(
+        &mut self,
+        seqs: u32,
+        tokens: u32,
+        prefix: u32,
+    ) -> Result<(usize, Duration), DecodeError> {
+        let _ = prefix;
+        self.prefill(seqs, tokens)
+    }
     /// One forward with a decode batch and prefill chunks together (vLLM, SGLang mixed chunk).
     fn mixed(
         &mut self,
@@ -365,6 +377,10 @@ struct Step {
     ext_tokens: u32,
     /// The busiest group's extend tokens, exact (a lone group's prefill is costed on them).
     ext_raw: u64,
+    /// A lone group's extend parts' cached prefix (tokens computed before this iteration), weighted
+    /// by their tokens and bucketed; 0 when no part has one. Costed on pure prefill iterations only
+    /// (not yet in mixed or DP-attention steps).
+    ext_prefix: u32,
     /// The token bucket of the shapes.
     bucket: u32,
     /// Under DP attention: each busy group's own shape, largest first (empty with one group).
@@ -380,9 +396,16 @@ impl Step {
     fn of<S>(groups: &[Group<S>], bucket: u32) -> Step {
         let (mut decode, mut ctx, mut seqs, mut ext) = (0u32, 0u64, 0u32, 0u64);
         let mut shapes = Vec::new();
+        // Σ tokens × prefix over the lone group's extend parts (their attention over cached tokens).
+        let mut prefix_work = 0u128;
         for g in groups {
             let (c, b) = (&g.core, &g.core.batch);
             let e: u64 = b.extend.iter().map(|e| e.1).sum();
+            if groups.len() == 1 {
+                for &(id, t) in &b.extend {
+                    prefix_work += u128::from(t) * u128::from(c.reqs[id as usize].computed);
+                }
+            }
             let mut gctx = 0u64;
             for &id in &b.decode {
                 gctx = gctx.max(c.reqs[id as usize].computed + 1);
@@ -415,6 +438,10 @@ impl Step {
             seqs,
             ext_tokens: bucketed(ext, bucket),
             ext_raw: ext,
+            ext_prefix: match (prefix_work / u128::from(ext.max(1))) as u64 {
+                0 => 0,
+                p => bucketed(p, bucket),
+            },
             bucket,
             groups: shapes,
         }
@@ -455,7 +482,9 @@ fn cost_step<S: Scheduler>(
         let (batch, eager) = super::graphs::padded(graphs, st.decode);
         match (dec, ext) {
             (true, false) => costs.decode(batch, st.ctx, eager)?,
-            (false, true) => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| costs.prefill(st.seqs, t))?,
+            (false, true) => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| {
+                costs.prefill_after(st.seqs, t, st.ext_prefix)
+            })?,
             (true, true) if mixed => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| {
                 costs.mixed(batch, st.ctx, eager, st.seqs, t)
             })?,

@@ -76,12 +76,14 @@ impl Builder<'_> {
             tokens: shape.tokens.div_ceil(dp),
             ctx: shape.ctx,
             logits: shape.logits.div_ceil(dp),
+            prefix: shape.prefix,
         };
         let global = PassShape {
             seqs: local.seqs * dp,
             tokens: local.tokens * dp,
             ctx: shape.ctx,
             logits: local.logits * dp,
+            prefix: shape.prefix,
         };
         let attn = self.pass_at(model, label, local, attn_tp);
         let ffn = self.pass_at(model, label, global, tp);
@@ -149,6 +151,11 @@ impl Builder<'_> {
         } = shape;
         let fp = model.forward_pass(tp, tokens);
         let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
+        let attn_prefix_flops = if ctx == 0 && shape.prefix > 0 {
+            model.attention_prefix_flops(tp, tokens, shape.prefix)
+        } else {
+            0.0
+        };
         let state_passes = if ctx == 0 {
             2.0
         } else {
@@ -165,6 +172,7 @@ impl Builder<'_> {
             fp,
             ar_time: Duration::ZERO,
             attn_ctx_flops,
+            attn_prefix_flops,
             state_passes,
             qk_norm,
         }

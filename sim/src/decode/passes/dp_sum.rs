@@ -44,6 +44,7 @@ impl DpSum {
             tokens: 0,
             ctx: 0,
             logits: 0,
+            prefix: 0,
         };
         for s in &self.groups {
             g.seqs = g.seqs.saturating_add(s.seqs);

@@ -36,6 +36,7 @@ impl Builder<'_> {
             tokens: batch + tokens,
             ctx,
             logits: batch + seqs.min(tokens),
+            prefix: 0,
         };
         let pass = self.add_pass(&mut g, &s.model, "decode + prefill", shape, &wait)?;
         g.add(

@@ -104,12 +104,14 @@ impl Builder<'_> {
             tokens: local_rows,
             ctx: shape.ctx,
             logits: shape.logits.div_ceil(dp),
+            prefix: shape.prefix,
         };
         let global = PassShape {
             seqs: local.seqs * dp,
             tokens: group_rows,
             ctx: shape.ctx,
             logits: local.logits * dp,
+            prefix: shape.prefix,
         };
         let attn = self.pass_at(model, label, local, tp);
         let ffn = self.pass_at(model, label, global, v.world());
