@@ -335,6 +335,11 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(d) = &e.dtype {
         c.arg("--dtype", d);
     }
+    // Issue #17 (onlinequant): `--quantization` (SGLang 0.5.9 server_args.py, vLLM 0.11.0
+    // arg_utils.py; the loader accepts only `fp8`).
+    if let Some(q) = &e.quantization {
+        c.arg("--quantization", q);
+    }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(
             if sglang {

@@ -32,6 +32,7 @@ mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
 mod engine;
 mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
+pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
 mod error;
 pub mod expert_parallel; // issue #17: EP options as the engines name them
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
@@ -446,9 +447,10 @@ impl Resolver<'_> {
                 format!("{routing_skew}: expected a skew from 0 (uniform) to 8"),
             ));
         }
-        let (model_name, mut model) = self.model("model", f.model)?;
+        let (model_name, mut model, quant_method) = self.model("model", f.model)?;
         let speculative = f.speculative.is_some();
         let dtype_flag = f.engine.as_ref().and_then(|e| e.dtype.clone()); // issue #17: --dtype
+        let quant_flag = f.engine.as_ref().and_then(|e| e.quantization.clone()); // --quantization
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
@@ -461,6 +463,15 @@ impl Resolver<'_> {
         )? {
             self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         }
+        // Issue #17 (onlinequant): `--quantization fp8`, on the serving dtype.
+        self.engine_quantization(
+            &mut model,
+            quant_method.as_deref(),
+            engine.kind,
+            &hardware,
+            quant_flag.as_deref(),
+            &mut warnings,
+        )?;
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
         if engine.vllm_dp.is_none() {
