@@ -100,3 +100,82 @@ impl Quantization {
         q
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::ModelSpec;
+
+    const LLAMA_8B: &str = include_str!("../../../scenarios/models/llama-3.1-8b/config.json");
+
+    fn gpu(sm_version: u32) -> LoadGpu {
+        LoadGpu {
+            sm_version,
+            sm_count: 132,
+            cuda: true,
+        }
+    }
+
+    fn llama_8b(engine: OnlineEngine, sm: u32) -> ModelSpec {
+        let mut m = ModelSpec::from_config_json(LLAMA_8B, Quantization::bf16()).expect("preset parses");
+        m.quantization = m.quantization.online_fp8(engine, &gpu(sm), m.dtype);
+        m
+    }
+
+    /// Llama-3.1-8B (scenarios/models/llama-3.1-8b/config.json: hidden 4096, 32 layers, 32/8 heads of
+    /// 128, MLP 14336, vocabulary 128256, untied) under vLLM's `--quantization fp8` on an H100
+    /// (SM 9.0), by hand. Per layer the four merged linears hold (6144 + 4096 + 28672) × 4096 +
+    /// 4096 × 14336 = 218,103,808 fp8 bytes and one fp32 scale each (16 B); embedding and LM head
+    /// stay bf16 (128256 × 4096 × 2 B each, split over tp), the 65 norms of 4096 bf16 are whole on
+    /// every rank (532,480 B). Exact: no tolerance.
+    #[test]
+    fn vllm_llama_8b_weights_per_rank_by_hand() {
+        let m = llama_8b(OnlineEngine::Vllm, 90);
+        let linear = 218_103_808u64 * 32;
+        let vocab = 128_256u64 * 4096 * 2;
+        for (tp, want) in [(1u32, 9_081_201_152u64), (2, 4_540_867_072), (4, 2_270_700_032)] {
+            let t = u64::from(tp);
+            assert_eq!(want, linear / t + 16 * 32 + 2 * vocab / t + 532_480, "tp {tp} hand sum");
+            assert_eq!(m.weight_bytes_per_rank(tp).0, want, "tp {tp}");
+        }
+        // Against bf16: the linears halve, the rest is unchanged.
+        let bf16 = ModelSpec::from_config_json(LLAMA_8B, Quantization::bf16()).expect("parses");
+        assert_eq!(bf16.weight_bytes_per_rank(1).0 - m.weight_bytes_per_rank(1).0, linear - 16 * 32);
+    }
+
+    /// SGLang keeps one fp32 scale per output row on CUDA: per layer at tp 1, 6144 + 4096 + 28672 +
+    /// 4096 = 43,008 rows × 4 B; at tp 2 the column-parallel qkv and gate_up rows halve (3072 and
+    /// 14336) while the row-parallel o and down keep 4096 rows: 25,600 × 4 B. Exact.
+    #[test]
+    fn sglang_llama_8b_per_channel_scales_by_hand() {
+        let m = llama_8b(OnlineEngine::Sglang, 90);
+        assert_eq!(m.weight_bytes_per_rank(1).0, 9_081_200_640 + 43_008 * 4 * 32);
+        assert_eq!(m.weight_bytes_per_rank(2).0, 4_540_866_560 + 25_600 * 4 * 32);
+    }
+
+    /// On Ampere (SM 8.0) both engines go through Marlin: per-channel scales in the model dtype
+    /// (43,008 rows × 2 B per layer at tp 1).
+    #[test]
+    fn marlin_keeps_per_channel_model_dtype_scales() {
+        for e in [OnlineEngine::Vllm, OnlineEngine::Sglang] {
+            let m = llama_8b(e, 80);
+            assert!(uses_marlin(&gpu(80)) && !uses_marlin(&gpu(89)));
+            assert_eq!(m.weight_bytes_per_rank(1).0, 9_081_200_640 + 43_008 * 2 * 32, "{e:?}");
+        }
+    }
+
+    /// vLLM's load order for the online path: every linear is first allocated in bf16, so the
+    /// allocator's peak is at least the bf16 checkpoint's bytes (16,060,522,496 B at tp 1: the
+    /// linears at 2 B plus the same embedding, LM head and norms) and below it plus the largest
+    /// fp8 layer (gate_up, 28672 × 4096 B) and 2 MiB-segment rounding of each tensor.
+    #[test]
+    fn vllm_online_load_peak_holds_the_bf16_checkpoint() {
+        let m = llama_8b(OnlineEngine::Vllm, 90);
+        let bf16 = 218_103_808u64 * 2 * 32 + 2 * 128_256 * 4096 * 2 + 532_480;
+        assert_eq!(bf16, 16_060_522_496);
+        let peak = m.vllm_load_peak(1, &[], 2, &gpu(90));
+        assert!(peak >= bf16, "{peak}");
+        let slack = 28_672u64 * 4096 + (32 * 4 + 2) * (2 << 20);
+        assert!(peak <= bf16 + slack, "{peak} > {}", bf16 + slack);
+    }
+}

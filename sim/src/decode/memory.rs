@@ -1017,7 +1017,30 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     // block) / total.
     let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
     let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
-    let verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
+    let mut verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
+    // Issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint loads every weight in
+    // bf16 before quantizing; the load runs after the start-up free-memory check.
+    if let Some(peak) = super::vllm_parts::online_load_peak(s) {
+        notes.push(format!(
+            "vLLM quantizes to fp8 after loading every weight in {}: the load peaks at {:.2} GiB per rank \
+             (model-dtype weights and one layer's fp8 copy)",
+            s.model.dtype.name(),
+            peak.as_gib_f64()
+        ));
+        let startup_refused = plan.available_kv_gib == 0.0 && plan.error.as_ref().is_some_and(|e| e.contains("Free memory"));
+        if !startup_refused && peak.as_gib_f64() > m.free_at_start.0 {
+            verdict = Verdict::Oom {
+                step: "weight loading (model-dtype weights before fp8 quantization)".into(),
+                message: format!(
+                    "CUDA out of memory while loading the {} weights ({:.2} GiB per rank) before quantizing them \
+                     to fp8 (vLLM 0.11.0 quantizes in process_weights_after_loading, after every weight is loaded)",
+                    s.model.dtype.name(),
+                    peak.as_gib_f64()
+                ),
+                missing: Bytes::from_gib_f64(peak.as_gib_f64() - m.free_at_start.0),
+            };
+        }
+    }
     let headroom = if plan.error.is_none() {
         Bytes::from_gib_f64((plan.available_kv_gib - pool.as_gib_f64()).max(0.0))
     } else {
