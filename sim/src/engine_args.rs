@@ -283,7 +283,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if raw.model.as_ref().is_some_and(|m| m.quantization.is_some()) {
         c.note(
             "model.quantization: the weight format is the checkpoint's (the engine reads its quantization_config); \
-             only kv_cache_dtype maps to a flag"
+             only kv_cache_dtype maps to a flag (engine.quantization gives --quantization)"
                 .into(),
         );
     }

@@ -32,7 +32,6 @@ mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
 mod engine;
 mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
-pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
 mod error;
 pub mod expert_parallel; // issue #17: EP options as the engines name them
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
@@ -41,6 +40,7 @@ mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
+pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes

@@ -49,7 +49,8 @@ fn vllm_0_11_granite_4_micro_online_fp8() {
     let r = row(GRANITE_LINE, "ibm-granite/granite-4.0-micro");
     let logged = num(&r, "weight_mem_gb");
     assert_eq!(logged, 3.4244);
-    let hand = 40u64 * (3584 * 2560 + 2560 * 2560 + 16384 * 2560 + 2560 * 8192) + 160 * 4
+    let hand = 40u64 * (3584 * 2560 + 2560 * 2560 + 16384 * 2560 + 2560 * 8192)
+        + 160 * 4
         + 100_352 * 2560 * 2
         + 81 * 2560 * 2
         + 131_072 * 64 * 2;
@@ -64,8 +65,14 @@ fn vllm_0_11_granite_4_micro_online_fp8() {
     );
     let f = write("oq-granite", &text);
     let predicted = model_loading_gib(&f);
-    assert!((predicted - logged).abs() <= 0.0025, "predicted {predicted} vs logged {logged}");
-    assert!((predicted - hand as f64 / (1u64 << 30) as f64).abs() <= 0.0025, "{predicted}");
+    assert!(
+        (predicted - logged).abs() <= 0.0025,
+        "predicted {predicted} vs logged {logged}"
+    );
+    assert!(
+        (predicted - hand as f64 / (1u64 << 30) as f64).abs() <= 0.0025,
+        "{predicted}"
+    );
     let o = tpsim(&["memory", "--json", &f]);
     let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
     assert_eq!(j["cell_size_bytes"], 81_920);
@@ -80,7 +87,13 @@ fn vllm_0_11_granite_4_micro_online_fp8() {
 fn vllm_online_fp8_needs_the_bf16_checkpoint_to_load() {
     let f = write(
         "oq-70b-tp1",
-        &scenario_text("h100-sxm-8x-nvlink", "llama-3.1-70b", "vllm", 1, "quantization = \"fp8\""),
+        &scenario_text(
+            "h100-sxm-8x-nvlink",
+            "llama-3.1-70b",
+            "vllm",
+            1,
+            "quantization = \"fp8\"",
+        ),
     );
     let o = tpsim(&["memory", "--json", &f]);
     let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
@@ -89,7 +102,13 @@ fn vllm_online_fp8_needs_the_bf16_checkpoint_to_load() {
     assert!(step.starts_with("weight loading"), "{step}");
     let f = write(
         "oq-70b-tp4",
-        &scenario_text("h100-sxm-8x-nvlink", "llama-3.1-70b", "vllm", 4, "quantization = \"fp8\""),
+        &scenario_text(
+            "h100-sxm-8x-nvlink",
+            "llama-3.1-70b",
+            "vllm",
+            4,
+            "quantization = \"fp8\"",
+        ),
     );
     let j = run_json(&f);
     assert_eq!(j["verdict"], "ok", "{}", j["verdict"]);
@@ -118,21 +137,33 @@ fn online_fp8_decodes_as_a_per_tensor_fp8_checkpoint() {
 #[test]
 fn refusals_name_the_key_with_the_engines_text() {
     let bad = |name: &str, hw: &str, model: &str, engine: &str, q: &str| {
-        let f = write(name, &scenario_text(hw, model, engine, 1, &format!("quantization = \"{q}\"")));
+        let f = write(
+            name,
+            &scenario_text(hw, model, engine, 1, &format!("quantization = \"{q}\"")),
+        );
         let o = tpsim(&["validate", &f]);
         assert_eq!(o.code, 2, "{name}: {}", o.stderr);
         assert!(o.stderr.contains("engine.quantization"), "{name}: {}", o.stderr);
         o.stderr
     };
     // A ModelOpt checkpoint (hf_quant_config.json): vLLM 0.11.0 `_verify_quantization`.
-    let e = bad("oq-modelopt", "h100-sxm-8x-nvlink", "llama-3.1-70b-fp8-modelopt", "vllm", "fp8");
+    let e = bad(
+        "oq-modelopt",
+        "h100-sxm-8x-nvlink",
+        "llama-3.1-70b-fp8-modelopt",
+        "vllm",
+        "fp8",
+    );
     assert!(
         e.contains("Quantization method specified in the model config (modelopt) does not match the quantization method specified in the `quantization` argument (fp8)."),
         "{e}"
     );
     // V100 (compute capability 7.0) is below Fp8Config.get_min_capability() = 80.
     let e = bad("oq-v100", "v100-4x-plx", "llama-3.1-8b", "sglang", "fp8");
-    assert!(e.contains("Minimum capability: 80. Current capability: 70."), "{e}");
+    assert!(
+        e.contains("Minimum capability: 80. Current capability: 70."),
+        "{e}"
+    );
     // Not one of vLLM 0.11.0's choices (tests/data/engine-args/vllm-0.11.0.txt line 23).
     let e = bad("oq-choice", "h100-sxm-1x", "llama-3.1-8b", "vllm", "int3");
     assert!(e.contains("invalid choice: 'int3'"), "{e}");
@@ -146,12 +177,18 @@ fn refusals_name_the_key_with_the_engines_text() {
 #[test]
 fn an_fp8_checkpoint_is_confirmed_unchanged() {
     let plan = |name: &str, extra: &str| {
-        let f = write(name, &scenario_text("h100-sxm-8x-nvlink", "qwen3-32b-fp8", "sglang", 2, extra));
+        let f = write(
+            name,
+            &scenario_text("h100-sxm-8x-nvlink", "qwen3-32b-fp8", "sglang", 2, extra),
+        );
         let o = tpsim(&["memory", "--json", &f]);
         assert_eq!(o.code, 0, "{}", o.stderr);
         o.stdout
     };
-    assert_eq!(plan("oq-fp8-flag", "quantization = \"fp8\""), plan("oq-fp8-none", ""));
+    assert_eq!(
+        plan("oq-fp8-flag", "quantization = \"fp8\""),
+        plan("oq-fp8-none", "")
+    );
 }
 
 /// On Ampere (A100, SM 8.0) both engines log Marlin's warning (vLLM 0.11.0
@@ -160,9 +197,18 @@ fn an_fp8_checkpoint_is_confirmed_unchanged() {
 fn ampere_runs_fp8_weight_only_through_marlin() {
     let f = write(
         "oq-a100",
-        &scenario_text("a100-sxm4-80gb-1x", "llama-3.1-8b", "vllm", 1, "quantization = \"fp8\""),
+        &scenario_text(
+            "a100-sxm4-80gb-1x",
+            "llama-3.1-8b",
+            "vllm",
+            1,
+            "quantization = \"fp8\"",
+        ),
     );
     let j = run_json(&f);
     let w = j["warnings"].to_string();
-    assert!(w.contains("Weight-only FP8 compression will be used leveraging the Marlin kernel"), "{w}");
+    assert!(
+        w.contains("Weight-only FP8 compression will be used leveraging the Marlin kernel"),
+        "{w}"
+    );
 }

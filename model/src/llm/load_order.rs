@@ -148,7 +148,13 @@ fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64, gpu: &LoadGpu) -> Optio
 /// held beyond the checkpoint) and replaces the scale by per-channel ones in the model dtype;
 /// the repack's own int32 copies of the weight (`pack_fp8_to_int32`, `gptq_marlin_repack`) are
 /// not modelled.
-fn online_fp8_tensors(f: &WeightFormat, rows: u64, cols: u64, dtype_bytes: u64, gpu: &LoadGpu) -> QuantTensors {
+fn online_fp8_tensors(
+    f: &WeightFormat,
+    rows: u64,
+    cols: u64,
+    dtype_bytes: u64,
+    gpu: &LoadGpu,
+) -> QuantTensors {
     let elems = rows.saturating_mul(cols);
     let scales = f.tensor_bytes(rows, cols).saturating_sub(elems);
     if super::online_quant::uses_marlin(gpu) {

@@ -135,12 +135,19 @@ mod tests {
         let vocab = 128_256u64 * 4096 * 2;
         for (tp, want) in [(1u32, 9_081_201_152u64), (2, 4_540_867_072), (4, 2_270_700_032)] {
             let t = u64::from(tp);
-            assert_eq!(want, linear / t + 16 * 32 + 2 * vocab / t + 532_480, "tp {tp} hand sum");
+            assert_eq!(
+                want,
+                linear / t + 16 * 32 + 2 * vocab / t + 532_480,
+                "tp {tp} hand sum"
+            );
             assert_eq!(m.weight_bytes_per_rank(tp).0, want, "tp {tp}");
         }
         // Against bf16: the linears halve, the rest is unchanged.
         let bf16 = ModelSpec::from_config_json(LLAMA_8B, Quantization::bf16()).expect("parses");
-        assert_eq!(bf16.weight_bytes_per_rank(1).0 - m.weight_bytes_per_rank(1).0, linear - 16 * 32);
+        assert_eq!(
+            bf16.weight_bytes_per_rank(1).0 - m.weight_bytes_per_rank(1).0,
+            linear - 16 * 32
+        );
     }
 
     /// SGLang keeps one fp32 scale per output row on CUDA: per layer at tp 1, 6144 + 4096 + 28672 +
@@ -160,7 +167,11 @@ mod tests {
         for e in [OnlineEngine::Vllm, OnlineEngine::Sglang] {
             let m = llama_8b(e, 80);
             assert!(uses_marlin(&gpu(80)) && !uses_marlin(&gpu(89)));
-            assert_eq!(m.weight_bytes_per_rank(1).0, 9_081_200_640 + 43_008 * 2 * 32, "{e:?}");
+            assert_eq!(
+                m.weight_bytes_per_rank(1).0,
+                9_081_200_640 + 43_008 * 2 * 32,
+                "{e:?}"
+            );
         }
     }
 

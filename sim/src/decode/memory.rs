@@ -1027,7 +1027,8 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
             s.model.dtype.name(),
             peak.as_gib_f64()
         ));
-        let startup_refused = plan.available_kv_gib == 0.0 && plan.error.as_ref().is_some_and(|e| e.contains("Free memory"));
+        let startup_refused =
+            plan.available_kv_gib == 0.0 && plan.error.as_ref().is_some_and(|e| e.contains("Free memory"));
         if !startup_refused && peak.as_gib_f64() > m.free_at_start.0 {
             verdict = Verdict::Oom {
                 step: "weight loading (model-dtype weights before fp8 quantization)".into(),
