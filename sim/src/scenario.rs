@@ -469,6 +469,7 @@ impl Resolver<'_> {
             quant_method.as_deref(),
             engine.kind,
             &hardware,
+            engine.version.as_deref(),
             quant_flag.as_deref(),
             &mut warnings,
         )?;

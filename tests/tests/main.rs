@@ -110,7 +110,8 @@ mod vllm_dp;
 mod launch_nccl;
 // Issue #19 done-when: a measured Gen3 x16 figure for the V100 PLX box (tests/data/pcie-p2p.tsv).
 mod gen3_links;
-mod online_quant; // issue #17 (onlinequant): --quantization fp8 on a bf16 checkpoint
+// issue #17 (onlinequant): --quantization fp8 on a bf16 checkpoint
+mod online_quant;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

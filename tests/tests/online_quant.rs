@@ -79,39 +79,36 @@ fn vllm_0_11_granite_4_micro_online_fp8() {
     assert_eq!(num(&r, "kv_tokens") as u64, 28_946 * 16);
 }
 
-/// vLLM loads every weight in bf16 before quantizing (0.11.0 `process_weights_after_loading` runs
-/// after `load_weights`): Llama-3.1-70B on one H100 80 GB needs its 141 GB bf16 checkpoint on the
-/// GPU first (80 layers × 0.856 G linear parameters × 2 B + embeddings) and fails there, though its
-/// fp8 weights (≈ 70 GB) would fit. At tp 4 the rank's bf16 share (≈ 35 GB) loads.
+/// Up to vLLM 0.13 every weight is loaded in bf16 before quantizing (0.11.0
+/// `process_weights_after_loading` runs after `load_weights`; PR #31914 says 0.12's streaming kept
+/// the peak): Llama-3.1-70B on one H100 80 GB (79.19 GiB for torch) needs its bf16 checkpoint
+/// (131.4 GiB: 80 layers × 0.856 G linear parameters × 2 B + embeddings) on the GPU first and fails
+/// there, though its fp8 weights (≈ 66 GiB) would fit. At tp 4 the rank's bf16 share (≈ 33 GiB)
+/// loads. From 0.14 (PR #31914: weights on `meta`, each layer materialized and quantized as it
+/// loads) the same single-GPU launch gets past the load (the peak is the fp8 weights and one
+/// bf16 layer).
 #[test]
-fn vllm_online_fp8_needs_the_bf16_checkpoint_to_load() {
-    let f = write(
-        "oq-70b-tp1",
-        &scenario_text(
-            "h100-sxm-8x-nvlink",
-            "llama-3.1-70b",
-            "vllm",
-            1,
-            "quantization = \"fp8\"",
-        ),
-    );
-    let o = tpsim(&["memory", "--json", &f]);
-    let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
-    assert_eq!(j["verdict"], "oom", "{j}");
-    let step = j["failing_step"].as_str().unwrap_or_default();
+fn vllm_online_fp8_load_peak_by_version() {
+    let plan = |name: &str, tp: u32, version: &str| {
+        let extra = format!("quantization = \"fp8\"\n{version}");
+        let f = write(
+            name,
+            &scenario_text("h100-sxm-8x-nvlink", "llama-3.1-70b", "vllm", tp, &extra),
+        );
+        let o = tpsim(&["memory", "--json", &f]);
+        let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+        (
+            j["verdict"].as_str().unwrap_or_default().to_string(),
+            j["failing_step"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    let (verdict, step) = plan("oq-70b-tp1", 1, "version = \"0.11.0\"");
+    assert_eq!(verdict, "oom");
     assert!(step.starts_with("weight loading"), "{step}");
-    let f = write(
-        "oq-70b-tp4",
-        &scenario_text(
-            "h100-sxm-8x-nvlink",
-            "llama-3.1-70b",
-            "vllm",
-            4,
-            "quantization = \"fp8\"",
-        ),
-    );
-    let j = run_json(&f);
-    assert_eq!(j["verdict"], "ok", "{}", j["verdict"]);
+    let (verdict, step) = plan("oq-70b-tp4", 4, "version = \"0.11.0\"");
+    assert_eq!(verdict, "ok", "{step}");
+    let (_, step) = plan("oq-70b-tp1-jit", 1, "version = \"0.19.0\"");
+    assert!(!step.starts_with("weight loading"), "{step}");
 }
 
 /// Speed: an online-fp8 model costs as the same model stored per-tensor fp8 (the fp8 format's

@@ -180,6 +180,24 @@ fn online_fp8_tensors(
     }
 }
 
+/// Runs one layer's processing `post` on its `created` tensors, the first at step `first`.
+fn apply_post(out: &mut LoadTensors, first: usize, created: usize, post: Vec<Post>) {
+    let mut ids: Vec<usize> = (first..first + created).collect();
+    for step in post {
+        match step {
+            Post::New(b) => {
+                ids.push(out.steps.len());
+                out.steps.push(LoadStep::Alloc(b));
+            }
+            Post::Drop(i) => {
+                if let Some(&at) = ids.get(i) {
+                    out.steps.push(LoadStep::Free(at));
+                }
+            }
+        }
+    }
+}
+
 /// The sizes of one int4 group-quantized layer's tensors, bytes.
 struct Int4Sizes {
     /// The packed weight (`qweight`, int32 holding 8 values).
@@ -229,6 +247,9 @@ impl ModelSpec {
         let mut out = LoadTensors::default();
         // Each quantized layer's processing after loading: its tensors' step indices, its steps.
         let mut after: Vec<(usize, usize, Vec<Post>)> = Vec::new();
+        // Issue #17 (onlinequant): layers materialized and quantized one by one after construction.
+        let jit = self.quantization.online == Some(super::online_quant::OnlineLoad::JustInTime);
+        let mut just_in_time: Vec<QuantTensors> = Vec::new();
         let mut push = |ps: &[Piece], times: u64, out: &mut LoadTensors| {
             for p in ps {
                 let bytes = self.piece_bytes(p).saturating_mul(times);
@@ -239,7 +260,7 @@ impl ModelSpec {
                     .then(|| quant_tensors(&f, p.rows, p.cols, gpu))
                     .flatten();
                 // Issue #17 (onlinequant): quantized at load time from the model dtype.
-                let online = (self.quantization.online
+                let online = (self.quantization.online.is_some()
                     && matches!(p.fmt, Fmt::Linear | Fmt::Expert)
                     && f.dtype == WeightDtype::Fp8)
                     .then(|| {
@@ -247,10 +268,14 @@ impl ModelSpec {
                         online_fp8_tensors(&f, p.rows, cols, dtype_bytes, gpu)
                     });
                 if let Some(q) = online {
-                    let first = out.steps.len();
-                    out.steps.extend(q.tensors.iter().map(|&b| LoadStep::Alloc(b)));
-                    out.extra = out.extra.saturating_add(q.extra);
-                    after.push((first, q.tensors.len(), q.post));
+                    if jit {
+                        just_in_time.push(q);
+                    } else {
+                        let first = out.steps.len();
+                        out.steps.extend(q.tensors.iter().map(|&b| LoadStep::Alloc(b)));
+                        out.extra = out.extra.saturating_add(q.extra);
+                        after.push((first, q.tensors.len(), q.post));
+                    }
                 } else if plain {
                     out.steps.push(LoadStep::Alloc(bytes));
                 } else if let Some(q) = split {
@@ -283,23 +308,18 @@ impl ModelSpec {
         push(&inv.final_norm, 1, &mut out);
         push(&inv.lm_head, 1, &mut out);
         push(&inv.draft_fc, 1, &mut out);
+        // Just-in-time online quantization: each layer allocated in the model dtype as its weights
+        // arrive (checkpoint order taken as construction order) and quantized at once.
+        for q in just_in_time {
+            let first = out.steps.len();
+            out.steps.extend(q.tensors.iter().map(|&b| LoadStep::Alloc(b)));
+            out.extra = out.extra.saturating_add(q.extra);
+            apply_post(&mut out, first, q.tensors.len(), q.post);
+        }
         // `process_weights_after_loading`, module by module once every weight is loaded
         // (`model_loader/utils.py`), in construction order.
         for (first, created, post) in after {
-            let mut ids: Vec<usize> = (first..first + created).collect();
-            for step in post {
-                match step {
-                    Post::New(b) => {
-                        ids.push(out.steps.len());
-                        out.steps.push(LoadStep::Alloc(b));
-                    }
-                    Post::Drop(i) => {
-                        if let Some(&at) = ids.get(i) {
-                            out.steps.push(LoadStep::Free(at));
-                        }
-                    }
-                }
-            }
+            apply_post(&mut out, first, created, post);
         }
         out
     }

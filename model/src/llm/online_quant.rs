@@ -36,6 +36,23 @@ pub enum OnlineEngine {
     Sglang,
 }
 
+/// When the engine quantizes, which sets how much of the unquantized checkpoint a rank holds while
+/// loading (`load_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnlineLoad {
+    /// Every parameter is allocated in the model dtype when the model is built and quantized module
+    /// by module once all weights are loaded: vLLM 0.11.0 (`model_loader/base_loader.py`
+    /// `load_model`: `load_weights`, then `process_weights_after_loading`); 0.12/0.13's streaming
+    /// post-processing (vLLM PR #29196) kept the same peak, "because the linear|moe weights were
+    /// created in bf16 and references to them were held for the entire `load_weights` loop" (PR
+    /// #31914). SGLang 0.5.9 the same (`DefaultModelLoader.load_weights_and_postprocess`).
+    AfterLoading,
+    /// vLLM PR #31914 (merged 2026-01-07; from 0.14): `create_weights` puts the linear and MoE
+    /// weights on device `meta`; each is materialized in the model dtype when its first chunk is
+    /// loaded and quantized as soon as all of it is, after the rest of the model was built.
+    JustInTime,
+}
+
 /// The lowest CUDA compute capability with fp8 tensor cores (Ada, SM 8.9): below it the engines
 /// use Marlin (vLLM `has_device_capability(89)`).
 pub const FP8_TENSOR_CORE_SM: u32 = 89;
@@ -80,9 +97,15 @@ pub fn online_fp8_formats(
 impl Quantization {
     /// `q` (an unquantized checkpoint's description) with its float linear layers, experts and
     /// MTP layer quantized to fp8 as `engine` does it on `gpu` ([`online_fp8_formats`]), marked
-    /// [`Quantization::online`]. Formats already quantized are kept; the KV cache dtype is
-    /// unchanged (`--quantization` does not touch it).
-    pub fn online_fp8(&self, engine: OnlineEngine, gpu: &LoadGpu, model_dtype: WeightDtype) -> Quantization {
+    /// [`Quantization::online`] with `load`. Formats already quantized are kept; the KV cache dtype
+    /// is unchanged (`--quantization` does not touch it).
+    pub fn online_fp8(
+        &self,
+        engine: OnlineEngine,
+        gpu: &LoadGpu,
+        model_dtype: WeightDtype,
+        load: OnlineLoad,
+    ) -> Quantization {
         let (linear, experts) = online_fp8_formats(engine, gpu, model_dtype);
         let float = |f: &WeightFormat| f.dtype.float_bytes().is_some();
         let mut q = *self;
@@ -96,7 +119,7 @@ impl Quantization {
         if q.mtp.as_ref().is_some_and(float) {
             q.mtp = Some(linear);
         }
-        q.online = true;
+        q.online = Some(load);
         q
     }
 }
@@ -118,7 +141,9 @@ mod tests {
 
     fn llama_8b(engine: OnlineEngine, sm: u32) -> ModelSpec {
         let mut m = ModelSpec::from_config_json(LLAMA_8B, Quantization::bf16()).expect("preset parses");
-        m.quantization = m.quantization.online_fp8(engine, &gpu(sm), m.dtype);
+        m.quantization = m
+            .quantization
+            .online_fp8(engine, &gpu(sm), m.dtype, OnlineLoad::AfterLoading);
         m
     }
 
@@ -188,5 +213,21 @@ mod tests {
         assert!(peak >= bf16, "{peak}");
         let slack = 28_672u64 * 4096 + (32 * 4 + 2) * (2 << 20);
         assert!(peak <= bf16 + slack, "{peak} > {}", bf16 + slack);
+    }
+
+    /// Just in time (vLLM ≥ 0.14): each layer is materialized in bf16 and quantized before the next,
+    /// so the peak is the fp8 weights (9,081,201,152 B at tp 1, the scales in the small pool) plus
+    /// about one bf16 layer (gate_up: 28672 × 4096 × 2 B), far below the bf16 checkpoint.
+    #[test]
+    fn vllm_just_in_time_peak_is_the_fp8_weights_and_one_layer() {
+        let mut m = ModelSpec::from_config_json(LLAMA_8B, Quantization::bf16()).expect("parses");
+        m.quantization =
+            m.quantization
+                .online_fp8(OnlineEngine::Vllm, &gpu(90), m.dtype, OnlineLoad::JustInTime);
+        let peak = m.vllm_load_peak(1, &[], 2, &gpu(90));
+        let fp8 = 9_081_201_152u64;
+        assert!(peak >= fp8, "{peak}");
+        let slack = 28_672u64 * 4096 * 2 + (32 * 4 + 2) * (2 << 20);
+        assert!(peak <= fp8 + slack, "{peak} > {}", fp8 + slack);
     }
 }

@@ -458,9 +458,9 @@ pub struct Quantization {
     pub mtp: Option<WeightFormat>,
     /// Issue #17 (onlinequant): the linear layers and experts were quantized by the engine at load
     /// time from the checkpoint's float dtype (`--quantization fp8` on an unquantized checkpoint,
-    /// `llm::online_quant`), not stored quantized: vLLM allocates each one in the model dtype,
-    /// then its fp8 copy (`load_order`). Never set by `quant.toml`.
-    pub online: bool,
+    /// `llm::online_quant`), not stored quantized, and how the engine loads them (`load_order`).
+    /// `None` = stored as described. Never set by `quant.toml`.
+    pub online: Option<crate::llm::online_quant::OnlineLoad>,
 }
 
 impl Default for Quantization {
@@ -478,7 +478,7 @@ impl Quantization {
             experts: None,
             kv_cache_dtype: KvCacheDtype::Auto,
             mtp: None,
-            online: false,
+            online: None,
         }
     }
 
@@ -561,7 +561,7 @@ impl TryFrom<RawQuantization> for Quantization {
             experts,
             kv_cache_dtype: raw.kv_cache_dtype,
             mtp,
-            online: false,
+            online: None,
         })
     }
 }

@@ -927,6 +927,7 @@ fn before_0_5_8(v: &str) -> bool {
 
 /// vLLM v1's plan (engine-memory.md, "vLLM"): observed values from `[engine.observed]` where given.
 fn plan_vllm(s: &Scenario) -> MemoryPlan {
+    use tpsim_model::llm::online_quant::OnlineLoad;
     let e = &s.engine;
     let tp = e.tp;
     // Issue #17 point 5: torch's device total, and the start-up parts modelled (vllm_parts).
@@ -1018,12 +1019,18 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
     let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
     let mut verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
-    // Issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint loads every weight in
-    // bf16 before quantizing; the load runs after the start-up free-memory check.
+    // Issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint holds model-dtype weights
+    // while loading (all of them up to vLLM 0.13, one layer from 0.14); the load runs after the
+    // start-up free-memory check.
     if let Some(peak) = super::vllm_parts::online_load_peak(s) {
+        let after = s.model.quantization.online == Some(OnlineLoad::AfterLoading);
+        let what = if after {
+            "vLLM (≤ 0.13) quantizes to fp8 after loading every weight in"
+        } else {
+            "vLLM (≥ 0.14, PR #31914) materializes and quantizes each layer as it loads, in"
+        };
         notes.push(format!(
-            "vLLM quantizes to fp8 after loading every weight in {}: the load peaks at {:.2} GiB per rank \
-             (model-dtype weights and one layer's fp8 copy)",
+            "{what} {}: the load peaks at {:.2} GiB per rank",
             s.model.dtype.name(),
             peak.as_gib_f64()
         ));
@@ -1033,10 +1040,11 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
             verdict = Verdict::Oom {
                 step: "weight loading (model-dtype weights before fp8 quantization)".into(),
                 message: format!(
-                    "CUDA out of memory while loading the {} weights ({:.2} GiB per rank) before quantizing them \
-                     to fp8 (vLLM 0.11.0 quantizes in process_weights_after_loading, after every weight is loaded)",
-                    s.model.dtype.name(),
-                    peak.as_gib_f64()
+                    "CUDA out of memory while loading the weights: {:.2} GiB per rank at the peak, {:.2} \
+                     GiB free ({what} {})",
+                    peak.as_gib_f64(),
+                    m.free_at_start.0,
+                    s.model.dtype.name()
                 ),
                 missing: Bytes::from_gib_f64(peak.as_gib_f64() - m.free_at_start.0),
             };

@@ -93,7 +93,7 @@ pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
     let plain_tp = super::pipeline::binding_stage(s).is_none()
         && s.engine.vllm_dp.is_none()
         && s.engine.dp_attention.is_none();
-    if !s.model.quantization.online || !plain_tp {
+    if s.model.quantization.online.is_none() || !plain_tp {
         return None;
     }
     let ropes = rope_caches(s);

@@ -18,11 +18,16 @@
 //!
 //! On CUDA GPUs below compute capability 8.9 both engines run fp8 weight-only through Marlin and log
 //! a warning, repeated here.
+//!
+//! When the weights are quantized ([`OnlineLoad`]): SGLang 0.5.9 and vLLM up to 0.13 (an
+//! `engine.version` of 0.11.0, 0.12.0, 0.13.x) after every weight is loaded in the model dtype;
+//! vLLM from 0.14 (PR #31914) layer by layer as each is loaded — also without `engine.version`,
+//! whose vLLM rules are 0.19.0's elsewhere (`decode/vllm_sampler_rule.rs`).
 
 use super::accel::GpuVendor;
 use super::{EngineKind, Hardware, Resolver, ScenarioError};
 use tpsim_model::hw::sm_version;
-use tpsim_model::llm::online_quant::{FP8_MIN_CAPABILITY, OnlineEngine, uses_marlin};
+use tpsim_model::llm::online_quant::{FP8_MIN_CAPABILITY, OnlineEngine, OnlineLoad, uses_marlin};
 use tpsim_model::llm::{LoadGpu, ModelSpec, WeightDtype};
 
 /// SGLang 0.5.9's `--quantization` choices (tests/data/engine-args/sglang-0.5.9.txt line 27).
@@ -99,6 +104,7 @@ impl Resolver<'_> {
         method: Option<&str>,
         kind: EngineKind,
         hw: &Hardware,
+        version: Option<&str>,
         flag: Option<&str>,
         warnings: &mut Vec<String>,
     ) -> Result<(), ScenarioError> {
@@ -183,11 +189,21 @@ impl Resolver<'_> {
         if uses_marlin(&gpu) {
             warnings.push(format!("{engine}: {MARLIN_WARNING}"));
         }
-        let online = match kind {
-            EngineKind::Vllm => OnlineEngine::Vllm,
-            EngineKind::Sglang => OnlineEngine::Sglang,
+        let (online, load) = match kind {
+            EngineKind::Vllm => {
+                let up_to_0_13 = version
+                    .and_then(crate::engine_args_versions::release)
+                    .is_some_and(|r| r.get(..2).is_some_and(|mm| mm <= [0, 13].as_slice()));
+                let load = if up_to_0_13 {
+                    OnlineLoad::AfterLoading
+                } else {
+                    OnlineLoad::JustInTime
+                };
+                (OnlineEngine::Vllm, load)
+            }
+            EngineKind::Sglang => (OnlineEngine::Sglang, OnlineLoad::AfterLoading),
         };
-        model.quantization = model.quantization.online_fp8(online, &gpu, model.dtype);
+        model.quantization = model.quantization.online_fp8(online, &gpu, model.dtype, load);
         Ok(())
     }
 }
