@@ -467,9 +467,8 @@ impl Resolver<'_> {
         self.engine_quantization(
             &mut model,
             quant_method.as_deref(),
-            engine.kind,
+            &engine,
             &hardware,
-            engine.version.as_deref(),
             quant_flag.as_deref(),
             &mut warnings,
         )?;

@@ -25,7 +25,7 @@
 //! whose vLLM rules are 0.19.0's elsewhere (`decode/vllm_sampler_rule.rs`).
 
 use super::accel::GpuVendor;
-use super::{EngineKind, Hardware, Resolver, ScenarioError};
+use super::{Engine, EngineKind, Hardware, Resolver, ScenarioError};
 use tpsim_model::hw::sm_version;
 use tpsim_model::llm::online_quant::{FP8_MIN_CAPABILITY, OnlineEngine, OnlineLoad, uses_marlin};
 use tpsim_model::llm::{LoadGpu, ModelSpec, WeightDtype};
@@ -96,21 +96,22 @@ const MARLIN_WARNING: &str = "Your GPU does not have native support for FP8 comp
      performance for compute-heavy workloads.";
 
 impl Resolver<'_> {
-    /// Applies `engine.quantization` to `model`, whose checkpoint declares `method` (see the module
-    /// doc). Runs after `engine.dtype`, so `model.dtype` is the serving dtype.
+    /// Applies `engine.quantization` to `model`, whose checkpoint declares `method`, under the
+    /// engine `eng` (its kind and version; see the module doc). Runs after `engine.dtype`, so
+    /// `model.dtype` is the serving dtype.
     pub(super) fn engine_quantization(
         &self,
         model: &mut ModelSpec,
         method: Option<&str>,
-        kind: EngineKind,
+        eng: &Engine,
         hw: &Hardware,
-        version: Option<&str>,
         flag: Option<&str>,
         warnings: &mut Vec<String>,
     ) -> Result<(), ScenarioError> {
         let Some(name) = flag else {
             return Ok(());
         };
+        let (kind, version) = (eng.kind, eng.version.as_deref());
         let key = "engine.quantization";
         let (engine, choices): (&str, &[&str]) = match kind {
             EngineKind::Vllm => ("vLLM", &VLLM_METHODS),
