@@ -340,6 +340,10 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(q) = &e.quantization {
         c.arg("--quantization", q);
     }
+    // vLLM 0.11.0 arg_utils.py `--kv-cache-memory-bytes` (int; refused under SGLang when resolving).
+    if let Some(b) = e.kv_cache_memory_bytes.filter(|_| !sglang) {
+        c.arg("--kv-cache-memory-bytes", b.0);
+    }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(
             if sglang {

@@ -293,6 +293,9 @@ pub struct Engine {
     pub enable_piecewise_cuda_graph: bool,
     /// Issue #18 (frontend): the API-server front end (`serve::frontend`).
     pub frontend: frontend::Frontend,
+    /// vLLM's `--kv-cache-memory-bytes`: the KV budget per rank, bytes, replacing the profile's
+    /// `gpu_memory_utilization` rule (`tpsim_model::memory::vllm_kv_plan_with_bytes`).
+    pub kv_cache_memory_bytes: Option<u64>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,

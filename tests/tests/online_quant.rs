@@ -209,3 +209,56 @@ fn ampere_runs_fp8_weight_only_through_marlin() {
         "{w}"
     );
 }
+
+/// vLLM's `--kv-cache-memory-bytes` (`engine.kv_cache_memory_bytes`; vLLM 0.11.0 `gpu_worker.py`
+/// `determine_available_memory` returns the bytes given and skips the profile's budget): 20 GiB for
+/// Llama-3.1-8B at tp 1 on an H100 is 21,474,836,480 B ÷ (16 × 131,072 B per block) = 10,240 blocks
+/// = 163,840 tokens, exactly. 90 GiB does not fit beside the 14.99 GiB of bf16 weights on a 79.19
+/// GiB card and fails when the KV cache is allocated. The flag is emitted for vLLM and refused
+/// under SGLang and at 0.
+#[test]
+fn vllm_kv_cache_memory_bytes_is_the_budget() {
+    let plan = |name: &str, extra: &str| {
+        let f = write(
+            name,
+            &scenario_text("h100-sxm-1x", "llama-3.1-8b", "vllm", 1, extra),
+        );
+        let o = tpsim(&["memory", "--json", &f]);
+        let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+        (
+            j["verdict"].as_str().unwrap_or_default().to_string(),
+            j["kv_tokens"].as_u64(),
+            f,
+        )
+    };
+    let (verdict, tokens, f) = plan("oq-kvb-20", "kv_cache_memory_bytes = \"20GiB\"");
+    assert_eq!(verdict, "ok");
+    assert_eq!(21_474_836_480u64 / (16 * 131_072) * 16, 163_840);
+    assert_eq!(tokens, Some(163_840));
+    let (_, c) = tpsim::engine_args::for_file(std::path::Path::new(&f)).expect("command");
+    assert_eq!(c.value_of("--kv-cache-memory-bytes"), Some("21474836480"));
+    let (verdict, _, _) = plan("oq-kvb-90", "kv_cache_memory_bytes = 96636764160");
+    assert_eq!(verdict, "oom");
+    for (name, engine, value) in [
+        ("oq-kvb-sglang", "sglang", "\"20GiB\""),
+        ("oq-kvb-0", "vllm", "0"),
+    ] {
+        let f = write(
+            name,
+            &scenario_text(
+                "h100-sxm-1x",
+                "llama-3.1-8b",
+                engine,
+                1,
+                &format!("kv_cache_memory_bytes = {value}"),
+            ),
+        );
+        let o = tpsim(&["validate", &f]);
+        assert_eq!(o.code, 2, "{name}");
+        assert!(
+            o.stderr.contains("engine.kv_cache_memory_bytes"),
+            "{name}: {}",
+            o.stderr
+        );
+    }
+}
