@@ -498,6 +498,20 @@ pub struct VllmKvPlan {
 
 /// vLLM v1's KV sizing.
 pub fn vllm_kv_plan(i: &VllmKvInput) -> VllmKvPlan {
+    vllm_kv_plan_from(i, None)
+}
+
+/// vLLM v1's KV sizing with `--kv-cache-memory-bytes` (vLLM 0.11.0 `v1/worker/gpu_worker.py`
+/// `determine_available_memory`): the profile run still happens but its figures are not used; the
+/// KV budget is the `bytes` given ("reserved … GiB memory for KV Cache as specified by
+/// kv_cache_memory_bytes config and skipped memory profiling. This does not respect the
+/// gpu_memory_utilization config."), in whole blocks as usual. The start-up free-memory check
+/// (`init_device`) still compares the free memory with total × gpu_memory_utilization.
+pub fn vllm_kv_plan_with_bytes(i: &VllmKvInput, bytes: u64) -> VllmKvPlan {
+    vllm_kv_plan_from(i, Some(bytes as f64 / (1u64 << 30) as f64))
+}
+
+fn vllm_kv_plan_from(i: &VllmKvInput, kv_gib: Option<f64>) -> VllmKvPlan {
     const GIB: f64 = (1u64 << 30) as f64;
     let requested = i.total_gib * i.gpu_memory_utilization;
     let mut plan = VllmKvPlan {
@@ -514,7 +528,7 @@ pub fn vllm_kv_plan(i: &VllmKvInput) -> VllmKvPlan {
         ));
         return plan;
     }
-    let available = requested - i.weights_gib - i.peak_activation_gib - i.non_torch_gib;
+    let available = kv_gib.unwrap_or(requested - i.weights_gib - i.peak_activation_gib - i.non_torch_gib);
     plan.available_kv_gib = available;
     let per_block = (i.block_size.max(1) * i.cell_size.max(1)) as f64;
     if available <= 0.0 {

@@ -287,7 +287,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if raw.model.as_ref().is_some_and(|m| m.quantization.is_some()) {
         c.note(
             "model.quantization: the weight format is the checkpoint's (the engine reads its quantization_config); \
-             only kv_cache_dtype maps to a flag"
+             only kv_cache_dtype maps to a flag (engine.quantization gives --quantization)"
                 .into(),
         );
     }
@@ -338,6 +338,15 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     // Issue #17: `--dtype` (the same flag and names in SGLang 0.5.9 and vLLM 0.11.0).
     if let Some(d) = &e.dtype {
         c.arg("--dtype", d);
+    }
+    // Issue #17 (onlinequant): `--quantization` (SGLang 0.5.9 server_args.py, vLLM 0.11.0
+    // arg_utils.py; the loader accepts only `fp8`).
+    if let Some(q) = &e.quantization {
+        c.arg("--quantization", q);
+    }
+    // vLLM 0.11.0 arg_utils.py `--kv-cache-memory-bytes` (int; refused under SGLang when resolving).
+    if let Some(b) = e.kv_cache_memory_bytes.filter(|_| !sglang) {
+        c.arg("--kv-cache-memory-bytes", b.0);
     }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(

@@ -41,6 +41,7 @@ mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
+pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
@@ -294,6 +295,9 @@ pub struct Engine {
     pub enable_piecewise_cuda_graph: bool,
     /// Issue #18 (frontend): the API-server front end (`serve::frontend`).
     pub frontend: frontend::Frontend,
+    /// vLLM's `--kv-cache-memory-bytes`: the KV budget per rank, bytes, replacing the profile's
+    /// `gpu_memory_utilization` rule (`tpsim_model::memory::vllm_kv_plan_with_bytes`).
+    pub kv_cache_memory_bytes: Option<u64>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,
@@ -454,9 +458,10 @@ impl Resolver<'_> {
                 format!("{routing_skew}: expected a skew from 0 (uniform) to 8"),
             ));
         }
-        let (model_name, mut model) = self.model("model", f.model)?;
+        let (model_name, mut model, quant_method) = self.model("model", f.model)?;
         let speculative = f.speculative.is_some();
         let dtype_flag = f.engine.as_ref().and_then(|e| e.dtype.clone()); // issue #17: --dtype
+        let quant_flag = f.engine.as_ref().and_then(|e| e.quantization.clone()); // --quantization
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
@@ -469,6 +474,15 @@ impl Resolver<'_> {
         )? {
             self.serving_dtype(&mut model, engine.kind, &hardware, &mut warnings);
         }
+        // Issue #17 (onlinequant): `--quantization fp8`, on the serving dtype.
+        self.engine_quantization(
+            &mut model,
+            quant_method.as_deref(),
+            &engine,
+            &hardware,
+            quant_flag.as_deref(),
+            &mut warnings,
+        )?;
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
         if engine.vllm_dp.is_none() {

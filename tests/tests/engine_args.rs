@@ -682,3 +682,26 @@ enable_mixed_chunk = true
         c.args
     );
 }
+
+/// Issue #17 (onlinequant): `engine.quantization` is `--quantization` in both engines, with the value
+/// as written; `fp8` is one of the choices of SGLang 0.5.9 (sglang-0.5.9.txt line 27) and vLLM
+/// 0.11.0 (vllm-0.11.0.txt line 23).
+#[test]
+fn engine_quantization_maps_to_quantization() {
+    for (engine, list, positional) in [("vllm", "vllm-0.11.0.txt", 1), ("sglang", "sglang-0.5.9.txt", 0)] {
+        let f = write(
+            &format!("quantization-{engine}"),
+            &format!(
+                "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
+                 [engine]\nname = \"{engine}\"\ntp = 1\nquantization = \"fp8\"\n"
+            ),
+        );
+        let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+        assert_eq!(c.value_of("--quantization"), Some("fp8"), "{engine}");
+        check_args(&c.args, positional, &accepted(list)).expect(list);
+    }
+    // Without the key, no flag: the engine reads the checkpoint's own method.
+    let (_, c) = engine_args::for_file(Path::new(&scenario("examples/llama-3.1-8b-vllm-h100-tp4.toml")))
+        .expect("command");
+    assert_eq!(c.value_of("--quantization"), None);
+}

@@ -116,6 +116,8 @@ mod gen3_links;
 mod qwen_hybrids;
 // Issue #17 (graphs): CUDA-graph capture keys and vLLM async scheduling.
 mod cuda_graphs;
+// issue #17 (onlinequant): --quantization fp8 on a bf16 checkpoint
+mod online_quant;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -48,7 +48,7 @@ mod int4;
 pub use int4::{Int4Kernel, LoadGpu};
 
 use super::ModelSpec;
-use super::piece::Piece;
+use super::piece::{Fmt, Piece};
 use super::quant::{WeightDtype, WeightFormat};
 
 /// One step of a rank's model construction, as the caching allocator sees it.
@@ -137,6 +137,67 @@ fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64, gpu: &LoadGpu) -> Optio
     }
 }
 
+/// Issue #17 (onlinequant): one linear layer (or a stacked expert tensor, `cols` × the experts)
+/// quantized to fp8 at load time (`llm::online_quant`), as vLLM 0.11.0 does it: `create_weights`
+/// makes the `[out, in]` weight in the model dtype (`dtype_bytes` per element; tensor 0);
+/// `process_weights_after_loading` runs `ops.scaled_fp8_quant`, which allocates the fp8 output
+/// (1) and its fp32 scale (2), and the model-dtype weight is freed when `layer.weight` is replaced
+/// (`Fp8MoEMethod` the same with `torch.empty_like(…, dtype=fp8)` for the stacked experts and one
+/// scale per expert). The scales are counted at `f`'s size. On a GPU without fp8 tensor cores
+/// `prepare_fp8_layer_for_marlin` then adds a workspace of one int32 per SM (`marlin_make_workspace_new`;
+/// held beyond the checkpoint) and replaces the scale by per-channel ones in the model dtype;
+/// the repack's own int32 copies of the weight (`pack_fp8_to_int32`, `gptq_marlin_repack`) are
+/// not modelled.
+fn online_fp8_tensors(
+    f: &WeightFormat,
+    rows: u64,
+    cols: u64,
+    dtype_bytes: u64,
+    gpu: &LoadGpu,
+) -> QuantTensors {
+    let elems = rows.saturating_mul(cols);
+    let scales = f.tensor_bytes(rows, cols).saturating_sub(elems);
+    if super::online_quant::uses_marlin(gpu) {
+        let workspace = u64::from(gpu.sm_count).saturating_mul(4);
+        QuantTensors {
+            tensors: vec![elems.saturating_mul(dtype_bytes)],
+            extra: workspace,
+            post: vec![
+                Post::New(elems),
+                Post::New(4),
+                Post::Drop(0),
+                Post::New(workspace),
+                Post::New(scales),
+                Post::Drop(2),
+            ],
+        }
+    } else {
+        QuantTensors {
+            tensors: vec![elems.saturating_mul(dtype_bytes)],
+            extra: 0,
+            post: vec![Post::New(elems), Post::New(scales), Post::Drop(0)],
+        }
+    }
+}
+
+/// Runs one layer's processing `post` on its `created` tensors, the first at step `first`.
+fn apply_post(out: &mut LoadTensors, first: usize, created: usize, post: Vec<Post>) {
+    let mut ids: Vec<usize> = (first..first + created).collect();
+    for step in post {
+        match step {
+            Post::New(b) => {
+                ids.push(out.steps.len());
+                out.steps.push(LoadStep::Alloc(b));
+            }
+            Post::Drop(i) => {
+                if let Some(&at) = ids.get(i) {
+                    out.steps.push(LoadStep::Free(at));
+                }
+            }
+        }
+    }
+}
+
 /// The sizes of one int4 group-quantized layer's tensors, bytes.
 struct Int4Sizes {
     /// The packed weight (`qweight`, int32 holding 8 values).
@@ -186,6 +247,9 @@ impl ModelSpec {
         let mut out = LoadTensors::default();
         // Each quantized layer's processing after loading: its tensors' step indices, its steps.
         let mut after: Vec<(usize, usize, Vec<Post>)> = Vec::new();
+        // Issue #17 (onlinequant): layers materialized and quantized one by one after construction.
+        let jit = self.quantization.online == Some(super::online_quant::OnlineLoad::JustInTime);
+        let mut just_in_time: Vec<QuantTensors> = Vec::new();
         let mut push = |ps: &[Piece], times: u64, out: &mut LoadTensors| {
             for p in ps {
                 let bytes = self.piece_bytes(p).saturating_mul(times);
@@ -195,7 +259,24 @@ impl ModelSpec {
                 let split = (times == 1 && p.count == 1)
                     .then(|| quant_tensors(&f, p.rows, p.cols, gpu))
                     .flatten();
-                if plain {
+                // Issue #17 (onlinequant): quantized at load time from the model dtype.
+                let online = (self.quantization.online.is_some()
+                    && matches!(p.fmt, Fmt::Linear | Fmt::Expert)
+                    && f.dtype == WeightDtype::Fp8)
+                    .then(|| {
+                        let cols = p.cols.saturating_mul(times).saturating_mul(p.count);
+                        online_fp8_tensors(&f, p.rows, cols, dtype_bytes, gpu)
+                    });
+                if let Some(q) = online {
+                    if jit {
+                        just_in_time.push(q);
+                    } else {
+                        let first = out.steps.len();
+                        out.steps.extend(q.tensors.iter().map(|&b| LoadStep::Alloc(b)));
+                        out.extra = out.extra.saturating_add(q.extra);
+                        after.push((first, q.tensors.len(), q.post));
+                    }
+                } else if plain {
                     out.steps.push(LoadStep::Alloc(bytes));
                 } else if let Some(q) = split {
                     let first = out.steps.len();
@@ -227,23 +308,18 @@ impl ModelSpec {
         push(&inv.final_norm, 1, &mut out);
         push(&inv.lm_head, 1, &mut out);
         push(&inv.draft_fc, 1, &mut out);
+        // Just-in-time online quantization: each layer allocated in the model dtype as its weights
+        // arrive (checkpoint order taken as construction order) and quantized at once.
+        for q in just_in_time {
+            let first = out.steps.len();
+            out.steps.extend(q.tensors.iter().map(|&b| LoadStep::Alloc(b)));
+            out.extra = out.extra.saturating_add(q.extra);
+            apply_post(&mut out, first, q.tensors.len(), q.post);
+        }
         // `process_weights_after_loading`, module by module once every weight is loaded
         // (`model_loader/utils.py`), in construction order.
         for (first, created, post) in after {
-            let mut ids: Vec<usize> = (first..first + created).collect();
-            for step in post {
-                match step {
-                    Post::New(b) => {
-                        ids.push(out.steps.len());
-                        out.steps.push(LoadStep::Alloc(b));
-                    }
-                    Post::Drop(i) => {
-                        if let Some(&at) = ids.get(i) {
-                            out.steps.push(LoadStep::Free(at));
-                        }
-                    }
-                }
-            }
+            apply_post(&mut out, first, created, post);
         }
         out
     }
@@ -274,5 +350,30 @@ impl ModelSpec {
             }
         }
         a.overhead().saturating_add(t.extra)
+    }
+
+    /// Issue #17 (onlinequant): the most the caching allocator holds at any step of one rank's vLLM
+    /// load on `gpu` (allocated blocks, bytes), plus the unlisted quantized pieces. With weights
+    /// quantized at load time (`--quantization fp8` on a bf16 checkpoint) this is the model-dtype
+    /// weights plus one layer's fp8 copy: vLLM allocates every parameter first and quantizes
+    /// module by module afterwards, so a rank needs the unquantized checkpoint's room to load.
+    pub fn vllm_load_peak(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64, gpu: &LoadGpu) -> u64 {
+        let mut a = crate::torch_alloc::CachingAllocator::new();
+        let mut live = Vec::new();
+        let t = self.vllm_load_tensors(tp, rope_bytes, dtype_bytes, gpu);
+        let mut peak = 0u64;
+        for step in t.steps {
+            match step {
+                LoadStep::Alloc(b) => live.push(Some(a.malloc(b))),
+                LoadStep::Free(i) => {
+                    if let Some(t) = live.get_mut(i).and_then(Option::take) {
+                        a.free(t);
+                    }
+                    live.push(None);
+                }
+            }
+            peak = peak.max(a.allocated());
+        }
+        peak.saturating_add(t.unlisted)
     }
 }

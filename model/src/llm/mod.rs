@@ -23,6 +23,7 @@ mod gpt_oss;
 mod hybrid;
 mod load_order; // vrows4 (issue #17): vLLM's weight tensors in allocation order
 mod local_attention;
+pub mod online_quant; // issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint
 mod piece;
 mod quant;
 // h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.

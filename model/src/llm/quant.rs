@@ -456,6 +456,11 @@ pub struct Quantization {
     /// stores it differently from the target (`mtp = { dtype = "bf16" }`: lukealonso's Qwen3.5 NVFP4
     /// keeps the MTP layer in bf16); `None` = as the target.
     pub mtp: Option<WeightFormat>,
+    /// Issue #17 (onlinequant): the linear layers and experts were quantized by the engine at load
+    /// time from the checkpoint's float dtype (`--quantization fp8` on an unquantized checkpoint,
+    /// `llm::online_quant`), not stored quantized, and how the engine loads them (`load_order`).
+    /// `None` = stored as described. Never set by `quant.toml`.
+    pub online: Option<crate::llm::online_quant::OnlineLoad>,
 }
 
 impl Default for Quantization {
@@ -473,6 +478,7 @@ impl Quantization {
             experts: None,
             kv_cache_dtype: KvCacheDtype::Auto,
             mtp: None,
+            online: None,
         }
     }
 
@@ -555,6 +561,7 @@ impl TryFrom<RawQuantization> for Quantization {
             experts,
             kv_cache_dtype: raw.kv_cache_dtype,
             mtp,
+            online: None,
         })
     }
 }

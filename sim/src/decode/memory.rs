@@ -927,6 +927,7 @@ fn before_0_5_8(v: &str) -> bool {
 
 /// vLLM v1's plan (engine-memory.md, "vLLM"): observed values from `[engine.observed]` where given.
 fn plan_vllm(s: &Scenario) -> MemoryPlan {
+    use tpsim_model::llm::online_quant::OnlineLoad;
     let e = &s.engine;
     let tp = e.tp;
     // Issue #17 point 5: torch's device total, and the start-up parts modelled (vllm_parts).
@@ -944,7 +945,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         _ => draft.weights.as_gib_f64(),
     };
     let plan_cell = layout.plan_cell + draft.cell;
-    let mut plan = vllm_kv_plan(&VllmKvInput {
+    let input = VllmKvInput {
         total_gib,
         free_at_start_gib: m.free_at_start.0,
         gpu_memory_utilization: e.gpu_memory_utilization,
@@ -954,7 +955,11 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         cell_size: plan_cell,
         block_size: e.page_size,
         max_model_len: e.max_model_len,
-    });
+    };
+    let mut plan = match e.kv_cache_memory_bytes {
+        Some(b) => tpsim_model::memory::vllm_kv_plan_with_bytes(&input, b),
+        None => vllm_kv_plan(&input),
+    };
     // vLLM's estimate of the longest request that fits sums each layer type's own use (a sliding
     // window caps its layers'); `vllm_kv_plan` counts one page size, so with several KV groups the
     // refusal is given without the estimate rather than with a figure vLLM would not print.
@@ -1017,7 +1022,60 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     // block) / total.
     let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
     let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
-    let verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
+    let mut verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
+    // vLLM's `--kv-cache-memory-bytes`: the budget is not checked against the memory left; a KV
+    // cache that does not fit beside the weights and the profile's peak fails when allocated.
+    if let Some(b) = e.kv_cache_memory_bytes {
+        let kv_gib = b as f64 / (1u64 << 30) as f64;
+        notes.push(format!(
+            "vLLM: reserved {kv_gib:.2} GiB memory for KV Cache as specified by kv_cache_memory_bytes config and \
+             skipped memory profiling. This does not respect the gpu_memory_utilization config."
+        ));
+        let need = m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + kv_gib;
+        if matches!(verdict, Verdict::Ok) && need > m.free_at_start.0 {
+            verdict = Verdict::Oom {
+                step: "allocating the KV cache (kv_cache_memory_bytes)".into(),
+                message: format!(
+                    "torch.OutOfMemoryError: CUDA out of memory: the {kv_gib:.2} GiB KV cache of \
+                     kv_cache_memory_bytes needs {need:.2} GiB with the weights and the profile's peak; {:.2} \
+                     GiB free",
+                    m.free_at_start.0
+                ),
+                missing: Bytes::from_gib_f64(need - m.free_at_start.0),
+            };
+        }
+    }
+    // Issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint holds model-dtype weights
+    // while loading (all of them up to vLLM 0.13, one layer from 0.14); the load runs after the
+    // start-up free-memory check.
+    if let Some(peak) = super::vllm_parts::online_load_peak(s) {
+        let after = s.model.quantization.online == Some(OnlineLoad::AfterLoading);
+        let what = if after {
+            "vLLM (≤ 0.13) quantizes to fp8 after loading every weight in"
+        } else {
+            "vLLM (≥ 0.14, PR #31914) materializes and quantizes each layer as it loads, in"
+        };
+        notes.push(format!(
+            "{what} {}: the load peaks at {:.2} GiB per rank",
+            s.model.dtype.name(),
+            peak.as_gib_f64()
+        ));
+        let startup_refused =
+            plan.available_kv_gib == 0.0 && plan.error.as_ref().is_some_and(|e| e.contains("Free memory"));
+        if !startup_refused && peak.as_gib_f64() > m.free_at_start.0 {
+            verdict = Verdict::Oom {
+                step: "weight loading (model-dtype weights before fp8 quantization)".into(),
+                message: format!(
+                    "CUDA out of memory while loading the weights: {:.2} GiB per rank at the peak, {:.2} \
+                     GiB free ({what} {})",
+                    peak.as_gib_f64(),
+                    m.free_at_start.0,
+                    s.model.dtype.name()
+                ),
+                missing: Bytes::from_gib_f64(peak.as_gib_f64() - m.free_at_start.0),
+            };
+        }
+    }
     let headroom = if plan.error.is_none() {
         Bytes::from_gib_f64((plan.available_kv_gib - pool.as_gib_f64()).max(0.0))
     } else {

@@ -85,6 +85,26 @@ fn block_overhead(s: &Scenario, ropes: &[u64]) -> u64 {
     }
 }
 
+/// Issue #17 (onlinequant): the caching allocator's peak during one rank's vLLM load when the
+/// weights are quantized at load time (`ModelSpec::vllm_load_peak`: the model-dtype weights plus one
+/// layer's fp8 copy), with the RoPE caches; `None` without online quantization or off a plain TP
+/// rank (pipeline stages and DP layouts have no tensor list).
+pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
+    let plain_tp = super::pipeline::binding_stage(s).is_none()
+        && s.engine.vllm_dp.is_none()
+        && s.engine.dp_attention.is_none();
+    if s.model.quantization.online.is_none() || !plain_tp {
+        return None;
+    }
+    let ropes = rope_caches(s);
+    let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    let gpu = match s.hardware.accel.vendor {
+        crate::scenario::accel::GpuVendor::Nvidia => LoadGpu::nvidia(&s.hardware.gpu),
+        crate::scenario::accel::GpuVendor::Amd => LoadGpu::rocm(&s.hardware.gpu),
+    };
+    Some(Bytes(s.model.vllm_load_peak(s.engine.tp, &ropes, dtype, &gpu)))
+}
+
 /// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU.
 pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
     let (t, n) = default_batch_shape(total_gib, &s.hardware.gpu.name);

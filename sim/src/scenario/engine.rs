@@ -365,7 +365,26 @@ impl Resolver<'_> {
         collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)
+        // vLLM's `--kv-cache-memory-bytes` (0.11.0 `config/cache.py`, `gpu_worker.py`).
+        let kv_cache_memory_bytes = match (e.kv_cache_memory_bytes, kind) {
+            (None, _) => None,
+            (Some(_), EngineKind::Sglang) => {
+                return Err(self.invalid(
+                    "engine.kv_cache_memory_bytes",
+                    "vLLM's --kv-cache-memory-bytes; SGLang has no such flag (use mem_fraction_static or \
+                     max_total_tokens)",
+                ));
+            }
+            (Some(b), EngineKind::Vllm) if b.0 == 0 => {
+                return Err(self.invalid(
+                    "engine.kv_cache_memory_bytes",
+                    "a positive number of bytes (vLLM takes 0 as unset)",
+                ));
+            }
+            (Some(b), EngineKind::Vllm) => Some(b.0),
+        };
         Ok(Engine {
+            kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)
             scheduler,

@@ -11,7 +11,7 @@ impl Resolver<'_> {
         &self,
         key: &str,
         m: Option<ModelSection>,
-    ) -> Result<(String, ModelSpec), ScenarioError> {
+    ) -> Result<(String, ModelSpec, Option<String>), ScenarioError> {
         let m = m.ok_or_else(|| {
             self.invalid(
                 key,
@@ -70,8 +70,22 @@ impl Resolver<'_> {
         };
         let spec =
             ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&ckey, e.to_string()))?;
-        Ok((name, spec))
+        Ok((name, spec, checkpoint_method(&config, hf_quant.is_some())))
     }
+}
+
+/// Issue #17 (onlinequant): the quantization method the checkpoint declares, as the engines read
+/// it (vLLM 0.11.0 `config/model.py` `_verify_quantization`, SGLang 0.5.9 `configs/model_config.py`):
+/// `quantization_config.quant_method` of config.json, lower-cased, else `modelopt` for a ModelOpt
+/// `hf_quant_config.json`; `None` for an unquantized checkpoint.
+fn checkpoint_method(config: &str, modelopt: bool) -> Option<String> {
+    let cfg: serde_json::Value = serde_json::from_str(config).ok()?;
+    let declared = cfg
+        .get("quantization_config")
+        .and_then(|q| q.get("quant_method"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_lowercase);
+    declared.or_else(|| modelopt.then(|| "modelopt".to_string()))
 }
 
 /// Keys a `from = "config"` quant.toml may carry beside `from`.

@@ -443,6 +443,13 @@ pub struct EngineSection {
     // Issue #17 (vrows): the engines' `--dtype` (`scenario/engine_dtype.rs`).
     /// `--dtype` of SGLang and vLLM: auto (default), half, float16, bfloat16, float, float32.
     pub dtype: Option<String>,
+    // Issue #17 (onlinequant): the engines' `--quantization` (`scenario/online_quant.rs`).
+    /// `--quantization` of SGLang and vLLM: `fp8` (quantize an unquantized checkpoint at load
+    /// time, or confirm an fp8 one); other methods are refused as not modelled.
+    pub quantization: Option<String>,
+    /// vLLM's `--kv-cache-memory-bytes` (vLLM only): the KV budget per rank in bytes, instead of
+    /// the profile's `gpu_memory_utilization` rule.
+    pub kv_cache_memory_bytes: Option<tpsim_model::units::Bytes>,
     // Issue #18 point 1 (schedkeys): scheduler settings (`scenario/scheduler.rs`).
     /// SGLang's `--chunked-prefill-size` (-1 = off; default by GPU memory).
     pub chunked_prefill_size: Option<i64>,
