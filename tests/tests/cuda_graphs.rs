@@ -201,6 +201,12 @@ fn vllm_0_11_capture_sizes() {
         e.contains("engine.max_cudagraph_capture_size") && e.contains("0.12.0"),
         "{e}"
     );
+    // Without engine.version the refusal says whose 0.11.0 it is and how to lift it.
+    let e = refused("name = \"vllm\"\nmax_cudagraph_capture_size = 64");
+    assert!(
+        e.contains("no engine.version") && e.contains("set engine.version to 0.12.0"),
+        "{e}"
+    );
     // SGLang's keys are refused under vLLM.
     assert!(refused(&format!("{v}cuda_graph_max_bs = 64")).contains("engine.cuda_graph_max_bs"));
     // Graphs off (enforce-eager): none.
