@@ -335,21 +335,8 @@ impl ModelSpec {
         dtype_bytes: u64,
         gpu: &LoadGpu,
     ) -> u64 {
-        let mut a = crate::torch_alloc::CachingAllocator::new();
-        let mut live = Vec::new();
-        let t = self.vllm_load_tensors(tp, rope_bytes, dtype_bytes, gpu);
-        for step in t.steps {
-            match step {
-                LoadStep::Alloc(b) => live.push(Some(a.malloc(b))),
-                LoadStep::Free(i) => {
-                    if let Some(t) = live.get_mut(i).and_then(Option::take) {
-                        a.free(t);
-                    }
-                    live.push(None);
-                }
-            }
-        }
-        a.overhead().saturating_add(t.extra)
+        let r = self.vllm_load_replay(tp, rope_bytes, dtype_bytes, gpu);
+        r.allocator.overhead().saturating_add(r.extra)
     }
 
     /// Issue #17 (onlinequant): the most the caching allocator holds at any step of one rank's vLLM
@@ -358,22 +345,42 @@ impl ModelSpec {
     /// weights plus one layer's fp8 copy: vLLM allocates every parameter first and quantizes
     /// module by module afterwards, so a rank needs the unquantized checkpoint's room to load.
     pub fn vllm_load_peak(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64, gpu: &LoadGpu) -> u64 {
-        let mut a = crate::torch_alloc::CachingAllocator::new();
+        let r = self.vllm_load_replay(tp, rope_bytes, dtype_bytes, gpu);
+        r.peak.saturating_add(r.unlisted)
+    }
+
+    /// The steps of [`ModelSpec::vllm_load_tensors`] run in order through one caching allocator.
+    fn vllm_load_replay(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64, gpu: &LoadGpu) -> LoadReplay {
+        let mut allocator = crate::torch_alloc::CachingAllocator::new();
         let mut live = Vec::new();
         let t = self.vllm_load_tensors(tp, rope_bytes, dtype_bytes, gpu);
         let mut peak = 0u64;
         for step in t.steps {
             match step {
-                LoadStep::Alloc(b) => live.push(Some(a.malloc(b))),
+                LoadStep::Alloc(b) => live.push(Some(allocator.malloc(b))),
                 LoadStep::Free(i) => {
                     if let Some(t) = live.get_mut(i).and_then(Option::take) {
-                        a.free(t);
+                        allocator.free(t);
                     }
                     live.push(None);
                 }
             }
-            peak = peak.max(a.allocated());
+            peak = peak.max(allocator.allocated());
         }
-        peak.saturating_add(t.unlisted)
+        LoadReplay {
+            allocator,
+            peak,
+            extra: t.extra,
+            unlisted: t.unlisted,
+        }
     }
+}
+
+/// One replayed vLLM load: the allocator after the last step, the most it held allocated at any step
+/// (bytes), and the load's `extra` / `unlisted` bytes ([`LoadTensors`]).
+struct LoadReplay {
+    allocator: crate::torch_alloc::CachingAllocator,
+    peak: u64,
+    extra: u64,
+    unlisted: u64,
 }

@@ -246,20 +246,7 @@ pub(crate) fn blocks(
             expected: format!("one character per layer: num_hidden_layers = {num_layers}"),
         });
     }
-    let req = |v: Option<u64>, field: &str| -> Result<u64, ModelError> {
-        match v {
-            Some(x) if x > 0 && x <= 1 << 20 => Ok(x),
-            Some(x) => Err(ModelError::InvalidField {
-                field: field.into(),
-                value: x.to_string(),
-                expected: "a positive integer no larger than 1048576".into(),
-            }),
-            None => Err(ModelError::MissingField {
-                field: field.into(),
-                architecture: an.into(),
-            }),
-        }
-    };
+    let req = |v: Option<u64>, field: &str| bounded(v, field, an);
     let intermediate = req(text.intermediate_size, "intermediate_size")?;
     let mut mixers = Vec::with_capacity(pattern.len());
     let mut ffns = Vec::with_capacity(pattern.len());
@@ -317,26 +304,30 @@ pub(crate) fn blocks(
     Ok((mixers, ffns, m))
 }
 
+/// A required size key of `architecture` `an`: present, positive and at most 2^20 (a bound of tpsim's
+/// against corrupt files, not of the engines).
+fn bounded(v: Option<u64>, field: &str, an: &str) -> Result<u64, ModelError> {
+    match v {
+        Some(x) if x > 0 && x <= 1 << 20 => Ok(x),
+        Some(x) => Err(ModelError::InvalidField {
+            field: field.into(),
+            value: x.to_string(),
+            expected: "a positive integer no larger than 1048576".into(),
+        }),
+        None => Err(ModelError::MissingField {
+            field: field.into(),
+            architecture: an.into(),
+        }),
+    }
+}
+
 /// The MoE block's shape (`NemotronHMoE`, vLLM `models/nemotron_h.py`): `n_routed_experts` experts
 /// of `moe_intermediate_size`, `num_experts_per_tok` per token, and a shared expert of
 /// `moe_shared_expert_intermediate_size` × `n_shared_experts`, expressed as
 /// [`super::MoeShape::n_shared_experts`] expert widths (Nemotron-3-Nano-30B-A3B: 3,712 = 2 × 1,856).
 /// Latent MoE (`moe_latent_size`, Nemotron-3-Super) is refused.
 fn moe_shape(text: &ModelConfig, an: &str) -> Result<super::MoeShape, ModelError> {
-    let need = |v: Option<u64>, field: &str| -> Result<u64, ModelError> {
-        match v {
-            Some(x) if x > 0 && x <= 1 << 20 => Ok(x),
-            Some(x) => Err(ModelError::InvalidField {
-                field: field.into(),
-                value: x.to_string(),
-                expected: "a positive integer no larger than 1048576".into(),
-            }),
-            None => Err(ModelError::MissingField {
-                field: field.into(),
-                architecture: an.into(),
-            }),
-        }
-    };
+    let need = |v: Option<u64>, field: &str| bounded(v, field, an);
     if text.moe_latent_size.is_some() {
         return Err(ModelError::InvalidField {
             field: "moe_latent_size".into(),

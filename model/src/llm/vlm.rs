@@ -73,13 +73,13 @@ fn get(v: &serde_json::Value, key: &str) -> Result<Option<u64>, ModelError> {
     }
 }
 
-/// The Qwen ViTs' `vision_config.depth` (blocks), required and at most 10,000 (a bound of tpsim's,
+/// A tower's block count `vision_config.<key>`, required and at most 10,000 (a bound of tpsim's,
 /// against a corrupt file, not of the engines).
-fn vit_depth(v: &serde_json::Value, arch: &str) -> Result<u64, ModelError> {
-    let layers = need(v, "depth", arch)?;
+fn vit_depth(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
+    let layers = need(v, key, arch)?;
     if layers > 10_000 {
         return Err(ModelError::InvalidField {
-            field: "vision_config.depth".into(),
+            field: format!("vision_config.{key}"),
             value: layers.to_string(),
             expected: "at most 10000 blocks".into(),
         });
@@ -124,7 +124,7 @@ pub(crate) fn qwen_vit(
     arch: &str,
 ) -> Result<VisionTower, ModelError> {
     let (v, hidden, heads) = width_and_heads(v, "num_heads", arch)?;
-    let layers = vit_depth(v, arch)?;
+    let layers = vit_depth(v, "depth", arch)?;
     let in_chans = get(v, "in_chans")?.or(get(v, "in_channels")?).unwrap_or(3);
     let merge = need(v, "spatial_merge_size", arch)?;
     Ok(VisionTower {
@@ -206,7 +206,7 @@ pub(crate) fn qwen3_vit(
     deepstack: bool,
 ) -> Result<VisionTower, ModelError> {
     let (v, hidden, heads) = width_and_heads(v, "num_heads", arch)?;
-    let layers = vit_depth(v, arch)?;
+    let layers = vit_depth(v, "depth", arch)?;
     // Qwen3-VL: one DeepStack merger per listed block; Qwen3.5 takes none (SGLang asserts it).
     let deepstack_mergers = match v.get("deepstack_visual_indexes") {
         None | Some(serde_json::Value::Null) => 0,
@@ -322,14 +322,7 @@ pub(crate) fn pixtral(
             expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
         });
     }
-    let layers = need(v, "num_hidden_layers", arch)?;
-    if layers > 10_000 {
-        return Err(ModelError::InvalidField {
-            field: "vision_config.num_hidden_layers".into(),
-            value: layers.to_string(),
-            expected: "at most 10000 blocks".into(),
-        });
-    }
+    let layers = vit_depth(v, "num_hidden_layers", arch)?;
     let merge = match cfg.spatial_merge_size {
         None => 2,
         Some(m) if m > 0 && m <= 64 => m,
