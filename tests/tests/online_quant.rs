@@ -167,6 +167,22 @@ fn refusals_name_the_key_with_the_engines_text() {
     // One of the choices, not modelled.
     let e = bad("oq-awq", "h100-sxm-1x", "llama-3.1-8b", "sglang", "awq");
     assert!(e.contains("not modelled"), "{e}");
+    // Garbage: a number and a table where a method name belongs; an empty name.
+    for (name, value) in [("oq-num", "8"), ("oq-table", "{ a = 1 }"), ("oq-empty", "\"\"")] {
+        let f = write(
+            name,
+            &scenario_text(
+                "h100-sxm-1x",
+                "llama-3.1-8b",
+                "vllm",
+                1,
+                &format!("quantization = {value}"),
+            ),
+        );
+        let o = tpsim(&["validate", &f]);
+        assert_eq!(o.code, 2, "{name}: {}", o.stderr);
+        assert!(o.stderr.contains("engine.quantization"), "{name}: {}", o.stderr);
+    }
 }
 
 /// A checkpoint that declares `quant_method = "fp8"` (qwen3-32b-fp8, read from its config) is
@@ -242,6 +258,9 @@ fn vllm_kv_cache_memory_bytes_is_the_budget() {
     for (name, engine, value) in [
         ("oq-kvb-sglang", "sglang", "\"20GiB\""),
         ("oq-kvb-0", "vllm", "0"),
+        ("oq-kvb-word", "vllm", "\"lots\""),
+        ("oq-kvb-neg", "vllm", "-5"),
+        ("oq-kvb-float", "vllm", "1.5"),
     ] {
         let f = write(
             name,
