@@ -22,12 +22,19 @@
 //! `kernel_read_outstanding` is fitted to the 4-GPU one-shot's 32 MB row (issue #19 point 3). The
 //! tolerance is issue #19's target for the crossovers the reference lists (512 KB 4 GPUs Broadcom,
 //! 48 KB 8 GPUs cross-NUMA, 32–64 KB 8 GPUs 3 switches, V100 PLX 128–384 KB) and the 4-GPU p2pmark
-//! one with `NCCL_P2P_LEVEL=SYS`, a factor 1.5, and issue #3's factor 2 for the 8-GPU p2pmark
-//! crossover, whose miss is the 8-GPU collapse (the book's "Crossovers" says why).
+//! one with `NCCL_P2P_LEVEL=SYS`, a factor 1.5. Two are named known misses, held to issue #3's
+//! factor 2 and checked to still miss 1.5 (a change that closes one must move it to the 1.5 list):
+//! the reference's "120 KB (4 GPUs, switch)" on the c-payne root + leaf switch box, and the 8-GPU
+//! p2pmark crossover on the ASUS box (the book's "Crossovers" says why for both).
 
 use crate::common::*;
 
 const ASUS: &str = "rtx-pro-6000-8x-asus-esc8000a-e13p";
+/// The WRX90 / TR Pro 7955WX box with c-payne root and leaf switches (GPU0–1 on leaf 1, GPU2–3 on
+/// leaf 2, both leaves under root switch 1).
+const CPAYNE: &str = "rtx-pro-6000-8x-3switch-trpro-hierarchy";
+/// The same host re-cabled as two flat switches of 4 GPUs (GPU0–3 on one switch).
+const CPAYNE_FLAT: &str = "rtx-pro-6000-8x-2switch-trpro";
 
 /// Zero of (custom − NCCL) between two sizes, linear in size: `lo`/`hi` = (size, custom, nccl).
 fn zero(lo: (f64, f64, f64), hi: (f64, f64, f64)) -> f64 {
@@ -69,6 +76,17 @@ fn within(name: &str, predicted: f64, measured: f64, factor: f64) {
 
 fn within_2x(name: &str, predicted: f64, measured: f64) {
     within(name, predicted, measured, 2.0);
+}
+
+/// A named known miss: within issue #3's factor 2, and still outside issue #19's 1.5 (when a change
+/// brings it inside, this fails so that the test moves to `within_1_5x` and the book's table is updated).
+fn known_miss_within_2x(name: &str, predicted: f64, measured: f64) {
+    within_2x(name, predicted, measured);
+    let r = (predicted / measured).max(measured / predicted);
+    assert!(
+        r > 1.5,
+        "{name}: the known miss closed ({r:.2}×): assert it with within_1_5x and update the book"
+    );
 }
 
 /// Issue #19's bound for the crossovers the reference lists.
@@ -203,8 +221,12 @@ fn consistency_asus_8gpu_cross_numa_auto_tune_crossover_within_1_5x() {
 /// below the auto-tune's threshold. Its NCCL column is `NCCL_P2P_LEVEL=SYS` (the setting the page gives
 /// next to it): tpsim with SYS predicts it within 0.76–0.94× at 256 B … 32 MB, with the defaults 2.4–3.9×
 /// too slow from 256 B to 64 KB. Both the NCCL rows (the issue's 2× bound) and the crossover are asserted.
+/// A named known miss (1.87×): the crossing is steep, so the miss is the one-shot's slope, not a
+/// near-parallel pair of curves. From 4 to 8 KB p2pmark's custom time grows by 33.7 µs; tpsim's by
+/// 12.6 µs (2 GPUs × 6 outside readers × 4,096 B through the collapsed port, 0.073 × 53.6 GB/s),
+/// asserted here to pin which mechanism sets it.
 #[test]
-fn consistency_asus_8gpu_p2pmark_crossover_within_2x() {
+fn consistency_asus_8gpu_p2pmark_crossover_known_miss_within_2x() {
     let sys = ["--env", "NCCL_P2P_LEVEL=SYS"];
     let sizes = [256, 4096, 8192, 65536, 33554432];
     let measured = [27.1, 57.2, 57.6, 67.8, 2715.0];
@@ -215,7 +237,57 @@ fn consistency_asus_8gpu_p2pmark_crossover_within_2x() {
             "NCCL at {s} B: predicted {p} µs, measured {m}"
         );
     }
+    let c = times(ASUS, "custom-oneshot", "8", &[4096, 8192], &sys);
+    let by_hand = 2.0 * 6.0 * 4096.0 / (0.073 * 53.6e9) * 1e6;
+    assert!(
+        (c[1] - c[0] - by_hand).abs() <= 0.01 * by_hand,
+        "custom 4 → 8 KB grows {:.2} µs, by hand {by_hand:.2} (±1 %: the flags add ns)",
+        c[1] - c[0]
+    );
     let m = zero((4096.0, 30.6, 57.2), (8192.0, 64.3, 57.6));
     let p = predicted(ASUS, "custom-oneshot", "8", &sys);
-    within_2x("ASUS 8 GPUs cross-NUMA (p2pmark), NCCL_P2P_LEVEL=SYS", p, m);
+    known_miss_within_2x("ASUS 8 GPUs cross-NUMA (p2pmark), NCCL_P2P_LEVEL=SYS", p, m);
+}
+
+/// "120 KB (4 GPUs, switch)" (pcie-collectives.md): SGLang's startup auto-tune of Luke's one-shot at
+/// TP=4, bf16, on the WRX90 box with c-payne root + leaf switches (rtx6kpro
+/// `hardware/wrx90-cpayne-microchip-switches.md`, "PCIe Oneshot AllReduce Crossover"; the 2-switch
+/// page repeats five of its rows). 96 KB custom 32.3 < NCCL 33.8 µs, 128 KB 40.1 > 35.2 → ≈ 106 KB.
+/// The 120 KB row (37.6 < 53.6, whence the tuner's 120 KB) is left out: its NCCL time is an outlier
+/// between 33.8 and 35.2; with it the zero would be ≈ 126 KB. A named known miss: predicted ≈ 171 KB
+/// (1.61×) on the measured layout (GPU0–3 on two leaves under one root switch), where the one-shot's
+/// time grows with the 4 × S its leaf uplink carries. Consistency, not validation: the shared
+/// `nccl_channel_bw` was fitted to rows of the same host in its 2-switch layout (allreduce.tsv 22–25).
+#[test]
+fn consistency_cpayne_4gpu_auto_tune_crossover_known_miss_within_2x() {
+    let m = zero((98304.0, 32.3, 33.8), (131072.0, 40.1, 35.2));
+    let p = predicted(CPAYNE, "custom-oneshot", "4", &[]);
+    known_miss_within_2x("c-payne root + leaf switches, 4 GPUs (SGLang auto-tune)", p, m);
+}
+
+/// Why the layout matters (the miss was 10× on the flat layout): with GPU0–3 on ONE switch, the
+/// one-shot's reads and NCCL's Ring/LL put the same bytes on each GPU's link — 3 × S of read
+/// completions, and 2 × 1.5 × S for the ring (a ring allreduce sends 2(n − 1)/n × S per rank, LL's
+/// flags double it) — so the two curves run exactly parallel and only NCCL's switch to Simple near
+/// 1 MB makes them cross. By hand from 16 to 96 KiB both grow 3 × 81,920 B / 53.6 GB/s = 4.585 µs.
+/// Under the root switch, leaf 1's uplink returns GPU0's and GPU1's data to GPU2 and GPU3, 4 × S:
+/// from 64 to 128 KiB the one-shot grows 4 × 65,536 B / 53.6 GB/s = 4.891 µs, NCCL's ring still
+/// crosses each link once, and the curves cross at ≈ 171 KB.
+#[test]
+fn cpayne_flat_layout_runs_the_curves_parallel_and_the_hierarchy_does_not() {
+    let tol = 0.01; // µs: the flows' rates are exact; only picosecond rounding remains
+    let s = [16384, 98304];
+    let c = times(CPAYNE_FLAT, "custom-oneshot", "4", &s, &[]);
+    let n = times(CPAYNE_FLAT, "nccl", "4", &s, &[]);
+    let flat = 3.0 * 81920.0 / 53.6e9 * 1e6;
+    assert!((c[1] - c[0] - flat).abs() <= tol, "one-shot {c:?} vs {flat}");
+    assert!((n[1] - n[0] - flat).abs() <= tol, "NCCL {n:?} vs {flat}");
+    let h = times(CPAYNE, "custom-oneshot", "4", &[65536, 131072], &[]);
+    let leaf = 4.0 * 65536.0 / 53.6e9 * 1e6;
+    assert!(
+        (h[1] - h[0] - leaf).abs() <= tol,
+        "hierarchy one-shot {h:?} vs {leaf}"
+    );
+    let flat_cross = predicted(CPAYNE_FLAT, "custom-oneshot", "4", &[]);
+    assert!(flat_cross > 786_432.0, "flat layout crossover {flat_cross:.0} B");
 }
