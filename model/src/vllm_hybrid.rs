@@ -101,11 +101,15 @@ impl VllmHybridRules {
         }
     }
 
-    /// State blocks a request holds in each state group: 1, or 2 with prefix caching in "align"
-    /// mode, plus one per speculative token (`MambaSpec.max_memory_usage_bytes`,
-    /// `num_speculative_blocks`).
+    /// State blocks a request holds in each state group (`MambaSpec.max_memory_usage_bytes`): from
+    /// 0.15, 1 (2 with prefix caching, "align" mode) plus one per speculative token
+    /// (`num_speculative_blocks`); before, ⌈max_model_len / mamba block⌉ with the mamba block =
+    /// max_model_len, i.e. 1.
     pub fn state_pages(&self, prefix_caching: bool, num_spec: u64) -> u64 {
-        let base = if prefix_caching && self.align_mode { 2 } else { 1 };
+        if !self.align_mode {
+            return 1;
+        }
+        let base = if prefix_caching { 2 } else { 1 };
         base + num_spec
     }
 }
