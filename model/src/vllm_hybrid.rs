@@ -2,8 +2,8 @@
 //! memory): Nemotron-H, Qwen3-Next, Qwen3.5 dense and MoE.
 //!
 //! vLLM puts each recurrent layer's per-request state in a KV-cache page of its own type (`MambaSpec`)
-//! beside the attention layers' pages, all in one pool of equal-sized pages (read at v0.11.0, v0.19.0
-//! and v0.28.0, wheels from PyPI):
+//! beside the attention layers' pages, all in one pool of equal-sized pages (read in the PyPI wheels
+//! of every minor release 0.11.0 … 0.28.0; what changed between them is [`VllmHybridRules`]):
 //!
 //! 1. The state page of one layer for one request: the conv state (`(kernel − 1 + num_spec) × conv_dim
 //!    / tp` elements) and the SSM state (`heads / tp × head_dim × state` elements) at their dtypes
@@ -12,8 +12,8 @@
 //!    `alignment × ⌈state page / (alignment × attention bytes per token per layer)⌉`, when the
 //!    configured block size is smaller ("Setting attention block size to N tokens to ensure that
 //!    attention page size is >= mamba page size."); the state page is then padded to the attention
-//!    page ("Padding mamba page size by X% …"). 0.11.0 / 0.19.0 `models/config.py`
-//!    `HybridAttentionMambaModelConfig.verify_and_update_config` (alignment 16); 0.28.0
+//!    page ("Padding mamba page size by X% …"). 0.11.0 – 0.19.0 `models/config.py`
+//!    `HybridAttentionMambaModelConfig.verify_and_update_config` (alignment 16); from 0.20.0
 //!    `platforms/interface.py` `_align_hybrid_block_size` (alignment = max(the backend's smallest
 //!    kernel block, 16 for FlashAttention / FlashInfer, and the configured block size)).
 //! 3. The layers are grouped as for sliding-window models (`memory::vllm_kv_groups`): `num_blocks =
@@ -22,8 +22,8 @@
 //!    state group (two with prefix caching in `mamba_cache_mode = "align"`, 0.15 onwards; plus one per
 //!    speculative token): `Maximum concurrency = num_blocks / that sum`
 //!    (`get_max_concurrency_for_kv_cache_config`).
-//! 5. "GPU KV cache size": `num_blocks // num_groups × block` up to 0.2x (`_report_kv_cache_config`),
-//!    `int(concurrency × max_model_len)` later (0.28.0 `get_kv_cache_capacity`).
+//! 5. "GPU KV cache size": `num_blocks // num_groups × block` up to 0.20 (`_report_kv_cache_config`),
+//!    `int(concurrency × max_model_len)` from 0.21.0 (`get_kv_cache_capacity`).
 
 use crate::memory::VllmKvGroups;
 
@@ -71,9 +71,10 @@ pub struct VllmHybridRules {
 pub const NEWEST_READ: [u64; 2] = [0, 28];
 
 impl VllmHybridRules {
-    /// The rules of release `[major, minor, …]`; `None` is tpsim's pinned 0.11.0.
+    /// The rules of release `[major, minor, …]`; `None` (no `engine.version`) is 0.19.0, as tpsim's
+    /// other vLLM memory rules without a version (the dummy sampler, the online-fp8 load).
     pub fn for_release(release: Option<&[u64]>) -> VllmHybridRules {
-        let m = release.map_or([0, 11], |r| {
+        let m = release.map_or([0, 19], |r| {
             [r.first().copied().unwrap_or(0), r.get(1).copied().unwrap_or(0)]
         });
         VllmHybridRules {

@@ -7,9 +7,18 @@ use std::path::Path;
 
 /// The memory plan of `model` under vLLM `version` with the extra `[engine]` lines.
 fn plan(model: &str, version: &str, engine: &str) -> (tpsim::decode::MemoryPlan, Vec<String>) {
+    plan_on(
+        "rtx-4090-1x",
+        &format!("preset = \"{model}\"\n"),
+        version,
+        &format!("tp = 1\n{engine}"),
+    )
+}
+
+/// The memory plan on a hardware preset with the given `[model]` and `[engine]` lines.
+fn plan_on(hw: &str, model: &str, version: &str, engine: &str) -> (tpsim::decode::MemoryPlan, Vec<String>) {
     let text = format!(
-        "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"{model}\"\n[engine]\nname = \"vllm\"\n\
-         version = \"{version}\"\ntp = 1\n{engine}"
+        "[hardware]\npreset = \"{hw}\"\n[model]\n{model}[engine]\nname = \"vllm\"\nversion = \"{version}\"\n{engine}"
     );
     let s = tpsim::scenario::load_str(&text, Path::new("vllm_hybrid.rs")).expect("scenario resolves");
     let w = s.warnings.clone();
@@ -154,5 +163,65 @@ fn too_small_for_one_request_is_refused_with_vllms_estimate() {
     assert!(
         message.contains("the estimated maximum model length is 126336."),
         "{message}"
+    );
+}
+
+/// Qwen3.x-27B FP8 at tp 2, fp8 KV, prefix caching on (mitchross/talos-argocd-proxmox PR #1995 quotes
+/// its boot log: "GPU KV cache size: 302,921 tokens", "Maximum concurrency for 131,072 tokens per
+/// request: 2.31x", 4.99 GiB per rank; vLLM release not given — ≥ 0.21 by the token form, 0.28.0
+/// [assumed]). Qwen3.5-27B's preset (the same shape, 16 + 48 layers): attention 2 × 2 × 256 × 1 =
+/// 1,024 B per token per layer at tp 2; state page 3 × 5,120 × 2 + 24 × 128 × 128 × 4 = 1,603,584 B →
+/// block 1,568 (the PR's figure); groups of 16: 1 + 3; 4.99 GiB → 208 blocks of 25,690,112 B; a
+/// request ⌈131,072 / 1,568⌉ = 84 + 3 × 2 ("align") = 90 blocks → 208 / 90 = 2.31x, int(2.311… ×
+/// 131,072) = 302,921. Exact.
+#[test]
+fn qwen35_27b_tp2_fp8_kv_prefix_caching() {
+    let budget = (4.99 * (1u64 << 30) as f64) as u64;
+    let (p, _) = plan_on(
+        "rtx-4090-2x-no-p2p",
+        "preset = \"qwen3.5-27b\"\nquantization = { dtype = \"bf16\", kv_cache_dtype = \"fp8_e4m3\" }\n",
+        "0.28.0",
+        &format!("tp = 2\nmax_model_len = 131072\nkv_cache_memory_bytes = {budget}\n"),
+    );
+    assert_eq!(p.kv_tokens, 302_921);
+    assert_eq!(format!("{:.2}", p.vllm_concurrency.unwrap().1), "2.31");
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("Setting attention block size to 1568 tokens")),
+        "{:?}",
+        p.notes
+    );
+}
+
+/// vLLM 0.24.0, Qwen3.6-35B-A3B nvfp4 on an RTX 5090 (noonghunna/club-3090 issue #612: fp8 KV, prefix
+/// caching on, max_model_len 131,072): "Available KV cache memory: 5.98 GiB", "GPU KV cache size:
+/// 567,978 tokens", "Maximum concurrency … 4.33x". No preset: the shape is [assumed] Qwen3.5-35B-A3B's
+/// (10 attention + 30 Gated DeltaNet layers, 2 KV heads × 256, 16 / 32 heads × 128, fp32 SSM). State
+/// page 49,152 + 2,097,152 = 2,146,304 B = 131 × 16,384 → block 2,096 unpadded; groups of 10: 1 + 3;
+/// 299 blocks (5.9767 – 5.9967 GiB); a request 63 + 3 × 2 = 69 → 4.33x, 567,978 tokens. Exact.
+#[test]
+fn qwen36_35b_a3b_vllm_0_24_log() {
+    use tpsim_model::vllm_hybrid::{VllmHybridRules, gdn_state_page, vllm_hybrid_layout};
+    let rules = VllmHybridRules::for_release(Some(&[0, 24, 0]));
+    let g = tpsim_model::llm::GatedDeltaNet {
+        num_k_heads: 16,
+        num_v_heads: 32,
+        head_k_dim: 128,
+        head_v_dim: 128,
+        conv_kernel: 4,
+        ssm_state_bytes: 4,
+        declared_ssm_state_bytes: Some(4),
+    };
+    let page = gdn_state_page(&g, 1, 0, 2, 4);
+    let l = vllm_hybrid_layout(&rules, 10, 2 * 2 * 256, 30, page, 16);
+    assert_eq!((page, l.block_size, l.padding_pct()), (2_146_304, 2_096, None));
+    let blocks = l.num_blocks((5.98 * (1u64 << 30) as f64) as u64);
+    let pages = rules.state_pages(true, 0);
+    assert_eq!(blocks, 299);
+    assert_eq!(l.reported_tokens(&rules, blocks, 131_072, pages), 567_978);
+    assert_eq!(
+        format!("{:.2}", l.max_concurrency(blocks, 131_072, pages)),
+        "4.33"
     );
 }

@@ -24,7 +24,7 @@ fn qwen35_9b_gdn() -> GatedDeltaNet {
 #[test]
 fn rules_by_release() {
     let r = |v: &[u64]| VllmHybridRules::for_release(Some(v));
-    assert_eq!(VllmHybridRules::for_release(None), r(&[0, 11, 0]));
+    assert_eq!(VllmHybridRules::for_release(None), r(&[0, 19, 0]));
     assert!(!r(&[0, 11, 0]).prefix_caching_allowed && r(&[0, 12, 0]).prefix_caching_allowed);
     assert_eq!(r(&[0, 12]).nemotron_ssm_default, None);
     assert_eq!(r(&[0, 13, 0]).nemotron_ssm_default, Some(2));

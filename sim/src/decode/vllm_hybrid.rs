@@ -49,13 +49,13 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
     // `--mamba-cache-dtype auto` (tpsim does not take the flag): the model dtype for the conv state.
     let model_bytes = m.dtype.float_bytes().unwrap_or(2);
     let num_spec = s.speculative.as_ref().map_or(0, |sp| u64::from(sp.num_steps));
-    let (state_page, ssm_bytes) = match (m.linear_attention, m.mamba2) {
+    let state_page = match (m.linear_attention, m.mamba2) {
         (Some(g), _) => {
             let ssm = match g.declared_ssm_state_bytes {
                 Some(b) if rules.gdn_ssm_from_config => b,
                 _ => model_bytes,
             };
-            (gdn_state_page(&g, tp, num_spec, model_bytes, ssm), ssm)
+            gdn_state_page(&g, tp, num_spec, model_bytes, ssm)
         }
         (None, Some(mb)) => {
             let ssm = rules.nemotron_ssm_default.unwrap_or(model_bytes);
@@ -65,7 +65,7 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
                     if ssm == 4 { "float32" } else { "float16" }
                 ));
             }
-            (mb.vllm_page_bytes(tp, model_bytes, ssm), ssm)
+            mb.vllm_page_bytes(tp, model_bytes, ssm)
         }
         (None, None) => return None,
     };

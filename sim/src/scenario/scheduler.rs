@@ -234,7 +234,7 @@ impl Resolver<'_> {
 /// `tpsim_model::vllm_hybrid::VllmHybridRules`): 0.11 turns it off whatever is given (`models/config.py`
 /// `MambaModelConfig`, its log line); 0.12 – 0.25 leave it off unless `--enable-prefix-caching`
 /// (`ModelConfig.is_prefix_caching_supported`: hybrids not supported by default); from 0.26 on by
-/// default. Returns the setting and the line to report.
+/// default; no `engine.version`: 0.19.0's. Returns the setting and the line to report.
 pub(super) fn vllm_hybrid_prefix_caching(
     given: Option<bool>,
     version: Option<&str>,
