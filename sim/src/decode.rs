@@ -17,6 +17,7 @@ mod passes;
 pub use passes::vllm_dp::{exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows};
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
+mod vllm_hybrid; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
 mod vllm_parts;
 mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
 mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario

@@ -279,10 +279,27 @@ fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
     // The engine's own warnings (issue #16: hybrid manager off, padding layers).
     for n in &p.notes {
         if let Some(w) = n.strip_prefix("vLLM: ") {
-            let _ = writeln!(o, "WARNING {w}");
+            // vLLM logs its hybrid-layout adjustments at INFO (issue #17, vllmhybrid).
+            let info = [
+                "Setting attention block size",
+                "Padding mamba page size",
+                "Updating mamba_ssm_cache_dtype",
+                "Hybrid or mamba-based",
+            ];
+            let level = if info.iter().any(|p| w.starts_with(p)) {
+                "INFO"
+            } else {
+                "WARNING"
+            };
+            let _ = writeln!(o, "{level} {w}");
         }
     }
     let _ = writeln!(o, "GPU KV cache size: {} tokens", p.kv_tokens);
+    // Issue #17 (vllmhybrid): vLLM's own figure, at max_model_len, where the plan has it.
+    if let Some((len, c)) = p.vllm_concurrency {
+        let _ = writeln!(o, "Maximum concurrency for {len} tokens per request: {c:.2}x");
+        return o;
+    }
     let w = &s.workload;
     let len = (w.prompt_len.max() + w.output_len.max()).max(1);
     let _ = writeln!(

@@ -114,6 +114,8 @@ mod launch_nccl;
 mod gen3_links;
 // Issue #17 (qwenhyb): dense Qwen3.5 and Qwen3-Next as whole models.
 mod qwen_hybrids;
+// Issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids.
+mod vllm_hybrid;
 // Issue #17 (graphs): CUDA-graph capture keys and vLLM async scheduling.
 mod cuda_graphs;
 // issue #17 (onlinequant): --quantization fp8 on a bf16 checkpoint

@@ -1229,6 +1229,7 @@ fn gated_delta_net(text: &ModelConfig, an: &str) -> Result<GatedDeltaNet, ModelE
         head_v_dim: req(text.linear_value_head_dim, "linear_value_head_dim", an)?,
         conv_kernel: req(text.linear_conv_kernel_dim, "linear_conv_kernel_dim", an)?,
         ssm_state_bytes,
+        declared_ssm_state_bytes: text.mamba_ssm_dtype.is_some().then_some(ssm_state_bytes),
     };
     if !g.num_v_heads.is_multiple_of(g.num_k_heads) {
         return Err(ModelError::InvalidField {

@@ -301,9 +301,12 @@ static QWEN35_MOE: Coverage = Coverage {
             "engine_memory_logs::sglang_2026_04_qwen3_5_9b_predicted_from_free_memory_rtx4090_tp2",
         ),
     ]),
-    // vLLM's hybrid KV-cache manager pages the Gated DeltaNet states with the attention blocks;
-    // tpsim does not size those pages yet (as for the dense Qwen3.5 and Qwen3-Next): pool approx.
-    vllm: vllm_hybrid(&[]),
+    // vLLM pages the Gated DeltaNet states with the attention blocks (`vllm_hybrid`, issue #17):
+    // a vLLM 0.24 log of a Qwen3.5-MoE-shaped model checks the arithmetic.
+    vllm: vllm_hybrid_exact(&[check(
+        "github.com/noonghunna/club-3090 issue 612: vLLM 0.24.0, Qwen3.6-35B-A3B nvfp4 (shape assumed Qwen3.5-35B-A3B's), 1× RTX 5090, fp8 KV, prefix caching: 5.98 GiB → 299 blocks of 2,096 tokens, 567,978 tokens, 4.33x (exact)",
+        "vllm_hybrid::qwen36_35b_a3b_vllm_0_24_log",
+    )]),
 };
 
 static MINIMAX_M2: Coverage = Coverage {
@@ -633,12 +636,12 @@ static PHI: Coverage = Coverage {
 };
 
 // nemotronh (issue #17): Nemotron-H (Mamba-2 hybrid). SGLang's state pool is its arithmetic
-// (`state_pool`); vLLM's mamba pages are not sized (the plan says so), hence its pool is approximate.
+// (`state_pool`); vLLM's mamba pages are sized as vLLM does (`vllm_hybrid`, issue #17).
 static NEMOTRON_H: Coverage = Coverage {
     arch: Architecture::NemotronH,
     families: "Nemotron-H 8B/47B/56B, NVIDIA-Nemotron-Nano-9B/12B-v2 (hybrid Mamba-2)",
     sglang: exact_memory(NEMOTRON_H_SGLANG_CHECKS),
-    vllm: vllm_hybrid(NEMOTRON_H_VLLM_CHECKS),
+    vllm: vllm_hybrid_exact(NEMOTRON_H_VLLM_CHECKS),
 };
 /// The public figures that check Nemotron-H under SGLang (none found: the state pool is the Qwen3.5
 /// pool's arithmetic, checked there, over the Mamba-2 state per request).
@@ -650,14 +653,20 @@ const NEMOTRON_H_VLLM_CHECKS: &[Check] = &[
         "llm::tests_nemotron_h::nano_9b_v2_vllm_block_size_is_672",
     ),
     check(
-        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, 1× RTX 4090, 286 blocks = 2.93 GiB of bf16 mamba/attention pages (the pool is not sized by the plan)",
+        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, 1× RTX 4090, 286 blocks = 2.93 GiB of bf16 mamba/attention pages",
         "nemotron_h::vllm_0_11_nemotron_nano_9b_v2_blocks_rtx4090",
+    ),
+    check(
+        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, the plan's pool for the log's 286 blocks: 23,520 tokens, 1.41x, the padding and block-size lines (the plan's own budget is 0.92 GiB lower: activation, not the pool)",
+        "vllm_hybrid::nemotron_nano_9b_v2_pages",
     ),
 ];
 
 // qwenhyb (issue #17): the dense Qwen3.5 and Qwen3-Next hybrids. Under vLLM the state pages of the
-// linear layers are not modelled (sim/src/decode/memory.rs notes it on every such plan): pool approx.
-/// vLLM on a hybrid Gated DeltaNet model: weights and the attention cell exact, the pool approximate.
+// linear layers are sized as vLLM does (`tpsim_model::vllm_hybrid`, issue #17); the pool is rated
+// exact where a log checks it.
+/// vLLM on a hybrid model whose state pages no public log checks yet: weights and the attention cell
+/// exact, the pool approximate.
 const fn vllm_hybrid(checks: &'static [Check]) -> EngineCoverage {
     EngineCoverage {
         weights: Level::Exact,
@@ -665,6 +674,14 @@ const fn vllm_hybrid(checks: &'static [Check]) -> EngineCoverage {
         pool: Level::Approximate,
         cost: Level::Approximate,
         checks,
+    }
+}
+
+/// vLLM on a hybrid model whose state pages a public log checks: the pool exact too.
+const fn vllm_hybrid_exact(checks: &'static [Check]) -> EngineCoverage {
+    EngineCoverage {
+        pool: Level::Exact,
+        ..vllm_hybrid(checks)
     }
 }
 
@@ -685,13 +702,24 @@ static QWEN35: Coverage = Coverage {
             "engine_memory_logs::sglang_2026_04_qwen3_5_9b_weights_rtx4090_tp2",
         ),
     ]),
-    vllm: vllm_hybrid(&[]),
+    vllm: vllm_hybrid_exact(&[
+        check(
+            "find_string id 59375171630: vLLM 0.28.0 note, Qwen3.5-9B, 1× RTX 4070 Ti Super, kv_cache_memory_bytes 640 MiB / 1 GiB / 512 MiB: 17,788 / 29,023 / 14,108 / 18,207 tokens, 1.09x / 1.77x / 1.15x (exact)",
+            "vllm_hybrid::qwen35_9b_vllm_0_28_reproduces_the_note",
+        ),
+        check(
+            "github.com/mitchross/talos-argocd-proxmox PR 1995: vLLM ≥ 0.21, Qwen3.x-27B FP8 (Qwen3.5-27B's shape), 2× RTX 3090 TP 2, fp8 KV, prefix caching: block 1,568, 302,921 tokens, 2.31x from 4.99 GiB (exact)",
+            "vllm_hybrid::qwen35_27b_tp2_fp8_kv_prefix_caching",
+        ),
+    ]),
 };
 
 static QWEN3_NEXT: Coverage = Coverage {
     arch: Architecture::Qwen3Next,
     families: "Qwen3-Next (80B-A3B Instruct/Thinking, FP8)",
     sglang: exact_memory(&[]),
+    // Sized as Qwen3.5 under vLLM (both states at the model dtype: no `mamba_ssm_dtype`), but no
+    // public vLLM log of Qwen3-Next found to check it: pool approx.
     vllm: vllm_hybrid(&[]),
 };
 

@@ -85,6 +85,9 @@ pub struct GatedDeltaNet {
     pub conv_kernel: u64,
     /// Bytes of one SSM-state element (config `mamba_ssm_dtype`; SGLang's default float32 = 4).
     pub ssm_state_bytes: u64,
+    /// Bytes of one SSM-state element as the config declares it (`mamba_ssm_dtype`), `None` when it
+    /// does not: vLLM then keeps the model dtype (`crate::vllm_hybrid`).
+    pub declared_ssm_state_bytes: Option<u64>,
 }
 
 impl GatedDeltaNet {

@@ -34,8 +34,8 @@
 //! Per request and rank a Mamba-2 block holds a conv state of conv_dim / tp × (d_conv − 1) and an
 //! SSM state of H / tp × P × N. SGLang: conv bf16 (`SGLANG_MAMBA_CONV_DTYPE` default), SSM
 //! `mamba_ssm_dtype` of the config else float32 (`mamba2_state_dtype`). vLLM: both at
-//! `--mamba-cache-dtype` / `--mamba-ssm-cache-dtype`, `auto` = the model dtype (tpsim sizes SGLang's;
-//! the vLLM plan does not size state pages, see `decode::memory`). A decode step's
+//! `--mamba-cache-dtype` / `--mamba-ssm-cache-dtype`, `auto` = the model dtype up to 0.12, the SSM state
+//! float16 from 0.13 and float32 from 0.20 (its pages: `crate::vllm_hybrid`). A decode step's
 //! `selective_state_update` reads the SSM state and writes it back, `causal_conv1d_update` the same
 //! for the conv state: one read and one write per Mamba block per request, as for Gated DeltaNet.
 

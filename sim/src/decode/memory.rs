@@ -252,6 +252,9 @@ pub struct MemoryPlan {
     pub swa: Option<SwaPools>,
     /// vLLM's hybrid KV-cache groups when there is more than one (issue #16).
     pub kv_groups: Option<KvGroups>,
+    /// vLLM's "Maximum concurrency for L tokens per request: C" as (L, C), where tpsim computes it as
+    /// vLLM does (hybrid Mamba-2 / Gated DeltaNet models, `vllm_hybrid`); `None` otherwise.
+    pub vllm_concurrency: Option<(u64, f64)>,
     /// Where the plan is approximate (reported as warnings).
     pub notes: Vec<String>,
 }
@@ -340,6 +343,7 @@ impl<'a> SglangStartup<'a> {
         let mut plan = MemoryPlan {
             swa,
             kv_groups: None,
+            vllm_concurrency: None,
             verdict: Verdict::Ok,
             total_gib: m.total_gib,
             total_source: m.total_source,
@@ -953,8 +957,9 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         peak_activation_gib: m.activation.0,
         non_torch_gib: m.non_torch.0,
         cell_size: plan_cell,
-        block_size: e.page_size,
-        max_model_len: e.max_model_len,
+        block_size: layout.block_size,
+        // A hybrid's start-up check counts its state pages (`vllm_hybrid::Hybrid::refusal`).
+        max_model_len: e.max_model_len.filter(|_| layout.hybrid.is_none()),
     };
     let mut plan = match e.kv_cache_memory_bytes {
         Some(b) => tpsim_model::memory::vllm_kv_plan_with_bytes(&input, b),
@@ -972,7 +977,24 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
     let draft_pool = Bytes(plan.tokens * draft.cell);
-    plan.tokens = layout.groups.reported_tokens(plan.blocks, e.page_size.max(1));
+    plan.tokens = layout
+        .groups
+        .reported_tokens(plan.blocks, layout.block_size.max(1));
+    // Issue #17 (vllmhybrid): the state pages share the blocks; vLLM's token figure and concurrency.
+    let mut vllm_concurrency = None;
+    if let Some(h) = &layout.hybrid {
+        let l = &h.layout;
+        plan.tokens = l.reported_tokens(&h.rules, plan.blocks, h.max_model_len, h.state_pages);
+        vllm_concurrency = Some((
+            h.max_model_len,
+            l.max_concurrency(plan.blocks, h.max_model_len, h.state_pages),
+        ));
+        if plan.error.is_none()
+            && let Some(msg) = h.refusal(Bytes::from_gib_f64(plan.available_kv_gib.max(0.0)).0)
+        {
+            plan.error = Some(msg);
+        }
+    }
     if draft_weights_gib > 0.0 {
         entries.insert(
             2,
@@ -1020,7 +1042,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     }
     // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
     // block) / total.
-    let block_gib = (e.page_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
+    let block_gib = (layout.block_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
     let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
     let mut verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
     // vLLM's `--kv-cache-memory-bytes`: the budget is not checked against the memory left; a KV
@@ -1081,7 +1103,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     } else {
         Bytes(0)
     };
-    if s.model.linear_state_bytes_per_req(tp) > 0 {
+    if s.model.linear_state_bytes_per_req(tp) > 0 && layout.hybrid.is_none() {
         notes.push(
             "state pool sizing approximate: vLLM's pages for the linear-attention states are not modelled; \
              the KV cache counts only the full-attention layers and is optimistic"
@@ -1091,6 +1113,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     MemoryPlan {
         swa: None,
         kv_groups: layout.kv_groups(),
+        vllm_concurrency,
         notes,
         verdict,
         total_gib,
@@ -1187,11 +1210,30 @@ struct VllmLayout {
     groups: VllmKvGroups,
     plan_cell: u64,
     padding_layers: u64,
+    /// Tokens per block: `--block-size`, or the size vLLM sets for a hybrid.
+    block_size: u64,
+    /// A hybrid Mamba-2 / Gated DeltaNet model's layout (issue #17, `vllm_hybrid`).
+    hybrid: Option<super::vllm_hybrid::Hybrid>,
 }
 
 impl VllmLayout {
     /// The layout for the model's `cell`, and the warnings vLLM prints about it.
     fn of(s: &Scenario, cell: u64) -> (Self, Vec<String>) {
+        if let Some(h) = super::vllm_hybrid::of(s, cell) {
+            // Pages of `group_size` layers per block: per token of a block, group_size × the attention
+            // bytes per token per layer (the state pages are padded to the same page).
+            let counts = [h.attention_layers, h.state_layers];
+            let (padding_layers, mut notes) = vllm_padding(&counts, &h.layout.groups);
+            notes.extend(h.notes.iter().cloned());
+            let layout = VllmLayout {
+                groups: h.layout.groups,
+                plan_cell: h.layout.groups.cell_size(cell / h.attention_layers),
+                padding_layers,
+                block_size: h.layout.block_size,
+                hybrid: Some(h),
+            };
+            return (layout, notes);
+        }
         let (hybrid, mut notes) = vllm_uses_hybrid_manager(s);
         let counts = if hybrid {
             s.model.kv_layer_counts()
@@ -1210,6 +1252,8 @@ impl VllmLayout {
             groups,
             plan_cell,
             padding_layers,
+            block_size: s.engine.page_size,
+            hybrid: None,
         };
         (layout, notes)
     }

@@ -345,7 +345,7 @@ impl Resolver<'_> {
             _ => f,
         };
         // Issue #18 point 1 (schedkeys): the scheduler settings (`scenario/scheduler.rs`).
-        let scheduler = self.scheduler_keys(
+        let mut scheduler = self.scheduler_keys(
             super::scheduler::RawKeys {
                 chunked_prefill_size: e.chunked_prefill_size,
                 max_prefill_tokens: e.max_prefill_tokens,
@@ -362,6 +362,13 @@ impl Resolver<'_> {
             speculative,
             &mut collective_warnings,
         )?;
+        // Issue #17 (vllmhybrid): vLLM's prefix caching on a Mamba-2 / Gated DeltaNet hybrid, by release.
+        if kind == EngineKind::Vllm && model.linear_layers() > 0 {
+            let (on, line) =
+                super::scheduler::vllm_hybrid_prefix_caching(e.enable_prefix_caching, e.version.as_deref());
+            scheduler.prefix_cache = on;
+            collective_warnings.extend(line);
+        }
         collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)

@@ -229,3 +229,32 @@ impl Resolver<'_> {
         })
     }
 }
+
+/// vLLM's prefix caching for a hybrid Mamba-2 / Gated DeltaNet model (issue #17; release rules in
+/// `tpsim_model::vllm_hybrid::VllmHybridRules`): 0.11 turns it off whatever is given (`models/config.py`
+/// `MambaModelConfig`, its log line); 0.12 – 0.25 leave it off unless `--enable-prefix-caching`
+/// (`ModelConfig.is_prefix_caching_supported`: hybrids not supported by default); from 0.26 on by
+/// default; no `engine.version`: 0.19.0's. Returns the setting and the line to report.
+pub(super) fn vllm_hybrid_prefix_caching(
+    given: Option<bool>,
+    version: Option<&str>,
+) -> (bool, Option<String>) {
+    let rel = version.and_then(crate::engine_args_versions::release);
+    let rules = tpsim_model::vllm_hybrid::VllmHybridRules::for_release(rel.as_deref());
+    if !rules.prefix_caching_allowed {
+        let line = "vLLM: Hybrid or mamba-based model detected: disabling prefix caching since it is not yet supported.";
+        return (false, Some(line.into()));
+    }
+    match given {
+        Some(on) => (on, None),
+        None if rules.prefix_caching_default => (true, None),
+        None => (
+            false,
+            Some(
+                "engine.enable_prefix_caching: vLLM leaves prefix caching off by default for hybrid models before \
+                 0.26 (`ModelConfig.is_prefix_caching_supported`); modelled as off"
+                    .into(),
+            ),
+        ),
+    }
+}

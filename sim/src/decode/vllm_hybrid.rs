@@ -1,0 +1,160 @@
+//! vLLM's KV-cache layout of a hybrid Mamba-2 / Gated DeltaNet model in a scenario (issue #17,
+//! engine-exact memory; the arithmetic is `tpsim_model::vllm_hybrid`): the state pages' dtypes by
+//! release, the attention block size vLLM sets, the groups, and the lines vLLM logs about them.
+
+use tpsim_model::vllm_hybrid::{
+    NEWEST_READ, VllmHybridLayout, VllmHybridRules, gdn_state_page, vllm_hybrid_layout,
+};
+
+use crate::engine_args_versions::release;
+use crate::scenario::Scenario;
+
+/// A hybrid model's layout under the scenario's vLLM release.
+pub(super) struct Hybrid {
+    pub rules: VllmHybridRules,
+    pub layout: VllmHybridLayout,
+    /// State blocks per request in each state group (`VllmHybridRules::state_pages`).
+    pub state_pages: u64,
+    /// `--max-model-len`, or the model's context length.
+    pub max_model_len: u64,
+    pub attention_layers: u64,
+    pub state_layers: u64,
+    /// vLLM's log lines ("vLLM: …") and tpsim's notes on the layout.
+    pub notes: Vec<String>,
+}
+
+/// The layout for a model with recurrent layers (`None` otherwise). `cell` is the model's KV bytes
+/// per token per rank over its attention layers.
+pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
+    let m = &s.model;
+    let state_layers = u64::from(m.linear_layers());
+    let attention_layers = u64::from(m.kv_layers());
+    if state_layers == 0 || attention_layers == 0 {
+        return None;
+    }
+    let e = &s.engine;
+    let version = e.version.as_deref();
+    let rel = version.and_then(release);
+    let rules = VllmHybridRules::for_release(rel.as_deref());
+    let mut notes = Vec::new();
+    if let Some(r) = rel.as_deref()
+        && [r[0], r.get(1).copied().unwrap_or(0)] > NEWEST_READ
+    {
+        notes.push(format!(
+            "vLLM {}: the hybrid state pages follow 0.28.0's rules (the newest release read)",
+            version.unwrap_or_default()
+        ));
+    }
+    let tp = super::dp_attention::attention_tp(e);
+    // `--mamba-cache-dtype auto` (tpsim does not take the flag): the model dtype for the conv state.
+    let model_bytes = m.dtype.float_bytes().unwrap_or(2);
+    let num_spec = s.speculative.as_ref().map_or(0, |sp| u64::from(sp.num_steps));
+    let state_page = match (m.linear_attention, m.mamba2) {
+        (Some(g), _) => {
+            let ssm = match g.declared_ssm_state_bytes {
+                Some(b) if rules.gdn_ssm_from_config => b,
+                _ => model_bytes,
+            };
+            gdn_state_page(&g, tp, num_spec, model_bytes, ssm)
+        }
+        (None, Some(mb)) => {
+            let ssm = rules.nemotron_ssm_default.unwrap_or(model_bytes);
+            if rules.nemotron_ssm_default.is_some() {
+                notes.push(format!(
+                    "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",
+                    if ssm == 4 { "float32" } else { "float16" }
+                ));
+            }
+            mb.vllm_page_bytes(tp, model_bytes, ssm)
+        }
+        (None, None) => return None,
+    };
+    let attn_1_token = cell / attention_layers;
+    let layout = vllm_hybrid_layout(
+        &rules,
+        attention_layers,
+        attn_1_token,
+        state_layers,
+        state_page,
+        e.page_size,
+    );
+    if layout.block_size_raised {
+        notes.push(format!(
+            "vLLM: Setting attention block size to {} tokens to ensure that attention page size is >= mamba page size.",
+            layout.block_size
+        ));
+    }
+    if let Some(pct) = layout.padding_pct() {
+        notes.push(format!(
+            "vLLM: Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are \
+             exactly equal."
+        ));
+    }
+    let prefix_caching = e.scheduler.prefix_cache;
+    if prefix_caching && rules.prefix_caching_allowed && !rules.align_mode {
+        notes.push(
+            "state pages approximate: prefix caching on a hybrid before vLLM 0.15 keeps a state page per mamba block \
+             of the chunk size; one page per request is counted"
+                .into(),
+        );
+    }
+    if s.speculative.is_some() {
+        notes.push(format!(
+            "state pages approximate with speculation: {num_spec} extra conv rows per Gated DeltaNet state and one \
+             state block per speculative token are counted as vLLM's shapes give them; not checked against a log"
+        ));
+    }
+    Some(Hybrid {
+        state_pages: rules.state_pages(prefix_caching && rules.prefix_caching_allowed, num_spec),
+        rules,
+        layout,
+        max_model_len: e.max_model_len.unwrap_or(e.context_len),
+        attention_layers,
+        state_layers,
+        notes,
+    })
+}
+
+impl Hybrid {
+    /// vLLM's start-up refusal when one request of `max_model_len` does not fit in `available`
+    /// bytes (`check_enough_kv_cache_memory`), with its estimate of the longest that does (binary
+    /// search, as `estimate_max_model_len`).
+    pub fn refusal(&self, available: u64) -> Option<String> {
+        const GIB: f64 = (1u64 << 30) as f64;
+        let need = |len: u64| {
+            self.layout.needed_bytes(
+                &self.rules,
+                self.attention_layers,
+                self.state_layers,
+                len,
+                self.state_pages,
+            )
+        };
+        let len = self.max_model_len;
+        if need(len) <= available {
+            return None;
+        }
+        let (mut lo, mut hi, mut best) = (1u64, len, 0u64);
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            if need(mid) <= available {
+                best = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let estimate = if best > 0 {
+            format!(" Based on the available memory, the estimated maximum model length is {best}.")
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "ValueError: To serve at least one request with the models's max seq len ({len}), ({:.2} GiB KV cache is \
+             needed, which is larger than the available KV cache memory ({:.2} GiB).{estimate} Try increasing \
+             `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+            need(len) as f64 / GIB,
+            available as f64 / GIB
+        ))
+    }
+}
