@@ -388,3 +388,33 @@ fn sglang_prefill_pays_eager_launches_unless_piecewise_graphs() {
         "piecewise graphs: {graphed} ms vs {plain} ms without launch costs"
     );
 }
+
+/// A `flops_efficiency` set inline on an A100 scenario means a flat rate: it replaces the template's
+/// FLOP curve (prefill3), so line 9 costs what a flat inline curve at the same value costs, and the
+/// curve is no longer listed as a fitted constant the run used.
+#[test]
+fn an_inline_flops_efficiency_replaces_the_a100_curve() {
+    let file = "qwen25-7b-a100-sglang-bs1-in8192.toml";
+    let base = std::fs::read_to_string(scenario(&format!("validation/prefill/{file}"))).expect("scenario");
+    let p = scratch("flat").join("s.toml");
+    std::fs::write(
+        &p,
+        format!("{base}\n[hardware.params]\nflops_efficiency = 0.75\n"),
+    )
+    .expect("write");
+    let v = run_json(&p.display().to_string());
+    let inline = f(&v["throughput"]["prefill_time_ms"]);
+    let flat = with_flat_flops_ms(file, 1, 0.75);
+    assert!((inline - flat).abs() < 1e-9, "{inline} vs {flat} ms");
+    assert!(
+        (inline - predicted_ms(file, 1)).abs() > 10.0,
+        "the curve still applies: {inline} ms"
+    );
+    let names: Vec<&str> = v["fitted_constants"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"compute.curves.default"), "{names:?}");
+}

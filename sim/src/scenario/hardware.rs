@@ -117,6 +117,16 @@ impl Resolver<'_> {
                 fitted.insert(name.clone(), profile_fitted(p));
             }
         }
+        // A `flops_efficiency` set inline means a flat FLOP rate: it replaces the FLOP points of the
+        // preset's and the profile's curves (an inline `[hardware.compute.curves]` still goes over it).
+        if inline_params.is_set("flops_efficiency") {
+            for c in compute.curves.values_mut() {
+                c.flops_points = None;
+            }
+            compute
+                .curves
+                .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+        }
         if let Some(c) = inline_compute {
             compute = c.merged_over(compute);
         }
