@@ -88,8 +88,10 @@ fn the_fitted_lines_are_the_two_sources() {
 #[test]
 fn joint_fit_is_the_template_value() {
     assert_local_best(&FITTED_LINES, TEMPLATE_E, "both sources (lines 7-18)");
-    assert!(TEMPLATE_E < MAMF_A100_SXM);
 }
+
+// The template's plateau stays under the A100 SXM's measured matmul ceiling.
+const _: () = assert!(TEMPLATE_E < MAMF_A100_SXM);
 
 /// Leave one source out: each source's own fit, and what it predicts for the other source's rows.
 /// These are the accuracy figures of the book (validation.md, "Prefill").
