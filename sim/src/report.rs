@@ -146,7 +146,7 @@ pub struct ModelChecks {
 /// One fitted constant a prediction used.
 #[derive(Debug, Clone, Serialize)]
 pub struct FittedUse {
-    /// The `[hardware.params]` key.
+    /// The `[hardware.params]` key, or `compute.curves.<class>` for a fitted efficiency curve.
     pub name: String,
     /// Its value, in `unit`.
     pub value: f64,
@@ -643,12 +643,26 @@ fn fitted_used(s: &Scenario, p: &Prediction) -> Vec<FittedUse> {
     let used = p.costs.params_used(hw, &others);
     hw.fitted
         .iter()
-        .filter(|(n, _)| ALWAYS_USED.contains(&n.as_str()) || used.contains(n))
+        .filter(|(n, _)| {
+            ALWAYS_USED.contains(&n.as_str()) || used.contains(n) || n.starts_with("compute.curves.")
+        })
         .filter_map(|(n, f)| {
+            let (value, unit) = match n.strip_prefix("compute.curves.") {
+                // A fitted curve (issue #18, prefill3) is read by every kernel of its class; its
+                // value is the efficiency of its last FLOP point (the fitted plateau).
+                Some(class) => {
+                    let class = tpsim_model::curves::OpClass::from_key(class).ok()?;
+                    (hw.curves.flops(class)?.points().last()?.1, String::new())
+                }
+                None => (
+                    crate::scenario::profile::get(&hw.params, n)?,
+                    crate::scenario::profile::param_unit(n)?.as_str().to_string(),
+                ),
+            };
             Some(FittedUse {
                 name: n.clone(),
-                value: crate::scenario::profile::get(&hw.params, n)?,
-                unit: crate::scenario::profile::param_unit(n)?.as_str().to_string(),
+                value,
+                unit,
                 rows: f.rows.clone(),
                 refit: f.refit.clone(),
                 file: f.file.clone(),

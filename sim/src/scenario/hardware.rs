@@ -80,6 +80,7 @@ impl Resolver<'_> {
         let profile_ref = h.profile.clone();
         let inline_compute = h.compute.clone();
         let preset_compute = base.compute.clone().unwrap_or_default();
+        let base_compute = preset_compute.clone();
         if let Some(c) = &inline_compute {
             profile::curves_of(c).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
         }
@@ -116,9 +117,20 @@ impl Resolver<'_> {
                 fitted.insert(name.clone(), profile_fitted(p));
             }
         }
+        // A `flops_efficiency` set inline means a flat FLOP rate: it replaces the FLOP points of the
+        // preset's and the profile's curves (an inline `[hardware.compute.curves]` still goes over it).
+        if inline_params.is_set("flops_efficiency") {
+            for c in compute.curves.values_mut() {
+                c.flops_points = None;
+            }
+            compute
+                .curves
+                .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+        }
         if let Some(c) = inline_compute {
             compute = c.merged_over(compute);
         }
+        fitted_curves(&compute, &base_compute, &chain.layers, &mut fitted);
         // Every part was checked where it was read (preset, profile, inline).
         let curves =
             profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
@@ -454,6 +466,40 @@ pub(super) fn check_fitted(
         }
     }
     Ok(())
+}
+
+/// Issue #18 (prefill3): a preset's efficiency curve whose `source` reads `[fitted] ROWS; refit:
+/// COMMAND` is a fitted constant too, named `compute.curves.<class>`, as long as neither a profile
+/// nor the scenario replaced it; its file is the last preset file that declares the class.
+fn fitted_curves(
+    compute: &ComputeSection,
+    preset: &ComputeSection,
+    layers: &[layers::Layer],
+    fitted: &mut BTreeMap<String, FittedConstant>,
+) {
+    for (class, c) in &compute.curves {
+        let Some(text) = c.source.as_deref().and_then(|s| s.strip_prefix("[fitted] ")) else {
+            continue;
+        };
+        if preset.curves.get(class) != Some(c) {
+            continue;
+        }
+        let (rows, refit) = text.split_once("; refit: ").unwrap_or((text, ""));
+        let header = format!("[compute.curves.{class}]");
+        let file = layers
+            .iter()
+            .rev()
+            .find(|l| l.declares(&header))
+            .map_or_else(String::new, |l| l.file.clone());
+        fitted.insert(
+            format!("compute.curves.{class}"),
+            FittedConstant {
+                rows: rows.to_string(),
+                refit: refit.to_string(),
+                file,
+            },
+        );
+    }
 }
 
 fn fitted_constant(f: FittedSection, file: &str) -> FittedConstant {

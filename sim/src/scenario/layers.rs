@@ -66,6 +66,12 @@ enum LayerText {
 }
 
 impl Layer {
+    /// Whether this (bundled or scenario-side) file's text contains `needle`; a profile's is not
+    /// read again and answers false.
+    pub(super) fn declares(&self, needle: &str) -> bool {
+        matches!(&self.text, LayerText::Text(t) if t.contains(needle))
+    }
+
     pub(super) fn profile(file: &Path) -> Layer {
         Layer {
             kind: LayerKind::Profile,
