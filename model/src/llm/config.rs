@@ -251,6 +251,34 @@ pub struct ModelConfig {
     /// Nemotron-H latent MoE (Nemotron-3-Super): the experts' latent width (not lowered).
     #[serde(default)]
     pub moe_latent_size: Option<u64>,
+    // families (issue #17): Granite-4.0-H keys (`llm::granite_hybrid`).
+    /// Granite-4.0-H: Mamba-2 heads.
+    #[serde(default)]
+    pub mamba_n_heads: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 head width.
+    #[serde(default)]
+    pub mamba_d_head: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 B/C groups.
+    #[serde(default)]
+    pub mamba_n_groups: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 state width.
+    #[serde(default)]
+    pub mamba_d_state: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 causal-conv width.
+    #[serde(default)]
+    pub mamba_d_conv: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 inner width over `hidden_size`.
+    #[serde(default)]
+    pub mamba_expand: Option<u64>,
+    /// Granite-4.0-H: the Mamba-2 conv1d carries a bias (default true).
+    #[serde(default)]
+    pub mamba_conv_bias: Option<bool>,
+    /// Granite-4.0-H: the Mamba-2 in/out projections carry biases (default false).
+    #[serde(default)]
+    pub mamba_proj_bias: Option<bool>,
+    /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
+    #[serde(default)]
+    pub position_embedding_type: Option<String>,
 }
 
 impl ModelConfig {
@@ -293,7 +321,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 42] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 43] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -343,6 +371,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 42] = [
     "Qwen3NextForCausalLM",
     "Qwen3VLForConditionalGeneration",
     "Qwen3VLMoeForConditionalGeneration",
+    // families (issue #17): Granite-4.0-H.
+    "GraniteMoeHybridForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -393,6 +423,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Qwen3NextForCausalLM" => Architecture::Qwen3Next,
         "Qwen3VLForConditionalGeneration" => Architecture::Qwen3Vl,
         "Qwen3VLMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
+        // families (issue #17): Granite-4.0-H.
+        "GraniteMoeHybridForCausalLM" => Architecture::GraniteMoeHybrid,
         _ => return None,
     })
 }
@@ -581,6 +613,16 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = layers;
         spec.mamba2 = Some(m);
         spec.first_k_dense_replace = 0;
+    }
+    // families (issue #17): Granite-4.0-H's layers and Mamba-2 shape (`llm::granite_hybrid`).
+    if arch == Architecture::GraniteMoeHybrid {
+        let b = super::granite_hybrid::blocks(text, hidden, num_layers, an)?;
+        spec.moe = b.moe;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = if b.moe.is_some() { 0 } else { num_layers_u32 };
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.mamba2 = Some(b.mamba2);
     }
     // phi2 (issue #17): vLLM refuses a tied Phi.
     if arch == Architecture::Phi {
@@ -792,6 +834,8 @@ fn feed_forward(
         // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
         // of `intermediate_size_mlp`: SGLang `llama4.py` `_is_moe_layer`, `Llama4MoE.shared_expert`).
         Architecture::Mixtral | Architecture::Llama4 => local_moe_ffn(text, arch, num_layers, an)?,
+        // families (issue #17): Granite-4.0-H's feed-forward is set by `granite_hybrid::blocks`.
+        Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }

@@ -147,6 +147,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Qwen3Next => &QWEN3_NEXT,
         Architecture::Qwen3Vl => &QWEN3_VL,
         Architecture::Qwen3VlMoe => &QWEN3_VL_MOE,
+        // families (issue #17): Granite-4.0-H.
+        Architecture::GraniteMoeHybrid => &GRANITE_MOE_HYBRID,
     }
 }
 
@@ -709,6 +711,20 @@ static QWEN3_VL_MOE: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
+// families (issue #17): Granite-4.0-H (Mamba-2 hybrid, MoE + shared MLP). SGLang's state pool is
+// the Mamba-2 arithmetic of Nemotron-H; vLLM's mamba pages are not sized (pool approximate). No
+// public engine start-up log was found: the weights are checked against the parameter count
+// llama.cpp prints for the checkpoint.
+static GRANITE_MOE_HYBRID: Coverage = Coverage {
+    arch: Architecture::GraniteMoeHybrid,
+    families: "Granite-4.0-H Tiny, Small (hybrid Mamba-2, MoE + shared MLP), H-Micro (dense; config reconstructed, unverified)",
+    sglang: exact_memory(&[check(
+        "llama.cpp print_info for Granite 4.0 H Tiny: model params = 6.94 B (koboldcpp issue #1781; not an engine log)",
+        "llm::tests_families::granite_4_0_h_tiny_parameters_match_llama_cpp",
+    )]),
+    vllm: vllm_hybrid(&[]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -720,7 +736,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 38);
+        assert_eq!(all.len(), 39);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }
