@@ -321,7 +321,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 43] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 44] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -371,8 +371,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 43] = [
     "Qwen3NextForCausalLM",
     "Qwen3VLForConditionalGeneration",
     "Qwen3VLMoeForConditionalGeneration",
-    // families (issue #17): Granite-4.0-H.
+    // families (issue #17): Granite-4.0-H, Seed-OSS.
     "GraniteMoeHybridForCausalLM",
+    "SeedOssForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -425,6 +426,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Qwen3VLMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
         // families (issue #17): Granite-4.0-H.
         "GraniteMoeHybridForCausalLM" => Architecture::GraniteMoeHybrid,
+        "SeedOssForCausalLM" => Architecture::SeedOss,
         _ => return None,
     })
 }
@@ -1121,6 +1123,10 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::GraniteMoe => false,
         // phi2 (issue #17): vLLM 0.19.0 `models/phi.py` `PhiAttention`: `QKVParallelLinear(..., bias=True)`.
         Architecture::Phi => true,
+        // families (issue #17): Seed-OSS's q/k/v carry biases (SGLang `models/seed_oss.py`:
+        // `getattr(config, "attention_bias", True)`; vLLM `models/seed_oss.py` hard-codes
+        // `bias=True`); o_proj never does in either engine, whatever `attention_out_bias` says.
+        Architecture::SeedOss => text.attention_bias.unwrap_or(true),
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {

@@ -149,6 +149,7 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Qwen3VlMoe => &QWEN3_VL_MOE,
         // families (issue #17): Granite-4.0-H.
         Architecture::GraniteMoeHybrid => &GRANITE_MOE_HYBRID,
+        Architecture::SeedOss => &SEED_OSS,
     }
 }
 
@@ -717,12 +718,24 @@ static QWEN3_VL_MOE: Coverage = Coverage {
 // llama.cpp prints for the checkpoint.
 static GRANITE_MOE_HYBRID: Coverage = Coverage {
     arch: Architecture::GraniteMoeHybrid,
-    families: "Granite-4.0-H Tiny, Small (hybrid Mamba-2, MoE + shared MLP), H-Micro (dense; config reconstructed, unverified)",
+    families: "Granite-4.0-H Tiny (hybrid Mamba-2, MoE + shared MLP; config written out from public copies); H-Small, H-Micro by the same rules, no preset",
     sglang: exact_memory(&[check(
         "llama.cpp print_info for Granite 4.0 H Tiny: model params = 6.94 B (koboldcpp issue #1781; not an engine log)",
         "llm::tests_families::granite_4_0_h_tiny_parameters_match_llama_cpp",
     )]),
     vllm: vllm_hybrid(&[]),
+};
+
+// families (issue #17): Seed-OSS (dense GQA with a q/k/v bias). No public engine start-up log was
+// found; the weights are checked against the checkpoint's parameter count.
+static SEED_OSS: Coverage = Coverage {
+    arch: Architecture::SeedOss,
+    families: "Seed-OSS-36B (Base, Instruct; config written out from public copies)",
+    sglang: exact_memory(&[check(
+        "Seed-OSS-36B-Instruct's safetensors parameter count 36,151,104,512 (a public model table, \"params/index\"; not an engine log)",
+        "llm::tests_families::seed_oss_36b_parameters_match_the_checkpoint",
+    )]),
+    vllm: exact_memory(&[]),
 };
 
 #[cfg(test)]
@@ -736,7 +749,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 39);
+        assert_eq!(all.len(), 40);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

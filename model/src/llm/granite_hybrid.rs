@@ -55,7 +55,12 @@ pub(crate) struct Blocks {
 /// raises ValueError for both); `mamba_d_head × mamba_n_heads ≠ mamba_expand × hidden_size` (the same
 /// config's ValueError); a shared MLP that is not a whole number of expert widths (tpsim's MoE
 /// shape); `mamba_proj_bias = true` (not lowered); `position_embedding_type` other than nope/rope.
-pub(crate) fn blocks(text: &ModelConfig, hidden: u64, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
+pub(crate) fn blocks(
+    text: &ModelConfig,
+    hidden: u64,
+    num_layers: u64,
+    an: &str,
+) -> Result<Blocks, ModelError> {
     let types = text
         .layer_types
         .as_ref()
@@ -157,7 +162,11 @@ fn mamba2(text: &ModelConfig, hidden: u64, an: &str) -> Result<Mamba2, ModelErro
 
 /// The feed-forward of every layer: MoE + shared MLP when `num_local_experts` > 0, else the shared
 /// MLP alone as a dense SwiGLU MLP; the MoE shape and the dense width.
-fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Result<(Vec<Ffn>, Option<MoeShape>, u64), ModelError> {
+fn feed_forward(
+    text: &ModelConfig,
+    num_layers: u64,
+    an: &str,
+) -> Result<(Vec<Ffn>, Option<MoeShape>, u64), ModelError> {
     // `GraniteMoeHybridConfig` defaults: num_local_experts 0, shared_intermediate_size 8192.
     let e = text.num_local_experts.unwrap_or(0);
     let shared = text.shared_intermediate_size.unwrap_or(8192);

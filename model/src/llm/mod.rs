@@ -274,6 +274,9 @@ pub enum Architecture {
     /// plus a shared SwiGLU MLP of `shared_intermediate_size` (or that MLP alone when there are no
     /// experts). See the `granite_hybrid` module.
     GraniteMoeHybrid,
+    /// `SeedOssForCausalLM` (ByteDance Seed-OSS-36B): the Llama layer with an explicit `head_dim`
+    /// (80 × 128 = 2 × hidden) and biases on q/k/v only (SGLang / vLLM `models/seed_oss.py`).
+    SeedOss,
 }
 
 impl Architecture {

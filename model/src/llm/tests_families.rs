@@ -5,6 +5,7 @@
 use super::*;
 
 const H_TINY: &str = include_str!("../../../scenarios/models/granite-4.0-h-tiny/config.json");
+const SEED_OSS_36B: &str = include_str!("../../../scenarios/models/seed-oss-36b-instruct/config.json");
 
 fn spec(text: &str) -> ModelSpec {
     ModelSpec::from_config_json(text, Quantization::bf16()).expect("preset parses")
@@ -137,4 +138,31 @@ fn granite_hybrid_without_experts_is_a_dense_shared_mlp() {
     // Tiny's total less the routers and experts: 40 × (98,304 + 150,994,944) = 6,043,729,920
     // parameters fewer → 895,307,328 × 2 B + 3,456 = 1,790,618,112 B.
     assert_eq!(s.weight_bytes_per_rank(1).0, 1_790_618_112);
+}
+
+/// Seed-OSS-36B-Instruct's parameter count as a public model table lists it from the checkpoint
+/// ("params/index" 36,151,104,512 for Seed-OSS-36B-Instruct and -Base; find_string id 57091266702).
+#[test]
+fn seed_oss_36b_parameters_match_the_checkpoint() {
+    let s = spec(SEED_OSS_36B);
+    assert_eq!(s.arch, Architecture::SeedOss);
+    assert!(s.attention_bias && !s.tie_word_embeddings);
+    // head_dim is explicit: 128, so q is 80 × 128 = 10,240 wide, twice the hidden size.
+    assert_eq!(s.head_dim, 128);
+    // Embedding and untied LM head 155,136 × 5,120 = 794,296,320 each; final norm 5,120.
+    // Layer: q 10,240 × 5,120 = 52,428,800; k, v 2 × 1,024 × 5,120 = 10,485,760; q/k/v bias 12,288;
+    // o 5,120 × 10,240 = 52,428,800 (no bias); MLP 3 × 27,648 × 5,120 = 424,673,280; norms 10,240 →
+    // 540,039,168, × 64 = 34,562,506,752. Total 36,151,104,512 parameters, 2 B each.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * 36_151_104_512);
+    // tp 2: vocab rows 77,568 (155,136 is a multiple of 64) → embedding + head 2 × 77,568 × 5,120 =
+    // 794,296,320; layer: norms 10,240; qkv (5,120 + 1,024) × 5,120 = 31,457,280 + bias 6,144; o
+    // 5,120 × 5,120 = 26,214,400; MLP 3 × 13,824 × 5,120 = 212,336,640 → 270,024,704, × 64 =
+    // 17,281,581,056; final norm 5,120 → 18,075,882,496 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 18_075_882_496);
+    // KV cell: 64 layers × 8 KV heads × 2 × 128 × 2 B = 262,144 B at tp 1; 32,768 at tp 8.
+    assert_eq!(s.kv_cell_bytes(1), 262_144);
+    assert_eq!(s.kv_cell_bytes(8), 32_768);
+    assert!(s.validate_tp(8).is_ok());
+    // 80 heads do not split over 3 ranks (both engines assert heads % tp == 0).
+    assert!(s.validate_tp(3).is_err());
 }

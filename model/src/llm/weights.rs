@@ -246,11 +246,16 @@ impl ModelSpec {
         let linear = self.linear_attention.map(|g| g.pieces(h, t)).or_else(|| {
             self.mamba2
                 .filter(|_| self.arch == super::Architecture::GraniteMoeHybrid)
-                .map(|m| super::granite_hybrid::mamba_layer_pieces(&m, h, u32::try_from(t).unwrap_or(u32::MAX)))
+                .map(|m| {
+                    super::granite_hybrid::mamba_layer_pieces(&m, h, u32::try_from(t).unwrap_or(u32::MAX))
+                })
         });
         // nemotronh (issue #17): one block per layer, each a Mamba-2 mixer, an attention or an MLP
         // with its own norm (`llm::nemotron_h`).
-        if let Some(m) = self.mamba2.filter(|_| self.arch == super::Architecture::NemotronH) {
+        if let Some(m) = self
+            .mamba2
+            .filter(|_| self.arch == super::Architecture::NemotronH)
+        {
             let tp = u32::try_from(t).unwrap_or(u32::MAX);
             inv.layers = self
                 .mixers

@@ -344,6 +344,7 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Qwen3VlMoe => "qwen3_vl_moe_text",
         // families (issue #17).
         A::GraniteMoeHybrid => "granitemoehybrid",
+        A::SeedOss => "seed_oss",
     }
 }
 
