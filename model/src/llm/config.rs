@@ -279,6 +279,28 @@ pub struct ModelConfig {
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
+    // families (issue #17): ERNIE-4.5 MoE keys (`llm::ernie`).
+    /// ERNIE-4.5: routed experts.
+    #[serde(default)]
+    pub moe_num_experts: Option<u64>,
+    /// ERNIE-4.5: experts per token.
+    #[serde(default)]
+    pub moe_k: Option<u64>,
+    /// ERNIE-4.5: shared experts, each `moe_intermediate_size` wide.
+    #[serde(default)]
+    pub moe_num_shared_experts: Option<u64>,
+    /// ERNIE-4.5: first MoE layer.
+    #[serde(default)]
+    pub moe_layer_start_index: Option<u64>,
+    /// ERNIE-4.5: last MoE layer (inclusive).
+    #[serde(default)]
+    pub moe_layer_end_index: Option<u64>,
+    /// ERNIE-4.5: every how many layers a MoE layer appears.
+    #[serde(default)]
+    pub moe_layer_interval: Option<u64>,
+    /// ERNIE-4.5: biases on the attention and MLP projections (default false).
+    #[serde(default)]
+    pub use_bias: Option<bool>,
 }
 
 impl ModelConfig {
@@ -321,7 +343,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 44] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 45] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -374,6 +396,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 44] = [
     // families (issue #17): Granite-4.0-H, Seed-OSS.
     "GraniteMoeHybridForCausalLM",
     "SeedOssForCausalLM",
+    // families (issue #17): ERNIE-4.5 MoE.
+    "Ernie4_5_MoeForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -427,6 +451,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families (issue #17): Granite-4.0-H.
         "GraniteMoeHybridForCausalLM" => Architecture::GraniteMoeHybrid,
         "SeedOssForCausalLM" => Architecture::SeedOss,
+        "Ernie4_5_MoeForCausalLM" => Architecture::Ernie45Moe,
         _ => return None,
     })
 }
@@ -838,6 +863,8 @@ fn feed_forward(
         Architecture::Mixtral | Architecture::Llama4 => local_moe_ffn(text, arch, num_layers, an)?,
         // families (issue #17): Granite-4.0-H's feed-forward is set by `granite_hybrid::blocks`.
         Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
+        // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
+        Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }
@@ -1127,6 +1154,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // `getattr(config, "attention_bias", True)`; vLLM `models/seed_oss.py` hard-codes
         // `bias=True`); o_proj never does in either engine, whatever `attention_out_bias` says.
         Architecture::SeedOss => text.attention_bias.unwrap_or(true),
+        // families (issue #17): ERNIE-4.5's projections carry biases only with `use_bias`, which
+        // `llm::ernie` refuses (every published config says false).
+        Architecture::Ernie45Moe => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {

@@ -150,6 +150,7 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         // families (issue #17): Granite-4.0-H.
         Architecture::GraniteMoeHybrid => &GRANITE_MOE_HYBRID,
         Architecture::SeedOss => &SEED_OSS,
+        Architecture::Ernie45Moe => &ERNIE45_MOE,
     }
 }
 
@@ -738,6 +739,24 @@ static SEED_OSS: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
+// families (issue #17): ERNIE-4.5 MoE. Weights follow SGLang (router and correction bias at the model
+// dtype); vLLM keeps both in fp32 (`llm::ernie`), which tpsim does not add: vLLM's weights approx.
+static ERNIE45_MOE: Coverage = Coverage {
+    arch: Architecture::Ernie45Moe,
+    families: "ERNIE-4.5 MoE (21B-A3B, 300B-A47B; config written out from public copies)",
+    sglang: exact_memory(&[check(
+        "ERNIE-4.5-21B-A3B's published size, 21.8 B parameters (a public restatement of the config; not an engine log)",
+        "llm::tests_families::ernie_4_5_21b_a3b_parameters_by_hand",
+    )]),
+    vllm: EngineCoverage {
+        weights: Level::Approximate,
+        kv_cell: Level::Exact,
+        pool: Level::Exact,
+        cost: Level::Approximate,
+        checks: &[],
+    },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -749,7 +768,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 40);
+        assert_eq!(all.len(), 41);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -37,7 +37,8 @@ mod moe_families;
 mod nemotron_h;
 // phi2 (issue #17): PhiForCausalLM (phi-1/1.5/2).
 mod phi;
-// families (issue #17): GraniteMoeHybridForCausalLM (Granite-4.0-H).
+// families (issue #17): GraniteMoeHybridForCausalLM (Granite-4.0-H), Ernie4_5_MoeForCausalLM.
+mod ernie;
 mod granite_hybrid;
 mod weights;
 
@@ -277,6 +278,11 @@ pub enum Architecture {
     /// `SeedOssForCausalLM` (ByteDance Seed-OSS-36B): the Llama layer with an explicit `head_dim`
     /// (80 × 128 = 2 × hidden) and biases on q/k/v only (SGLang / vLLM `models/seed_oss.py`).
     SeedOss,
+    /// `Ernie4_5_MoeForCausalLM` (Baidu ERNIE-4.5-21B-A3B, -300B-A47B): Llama attention, dense MLP
+    /// layers outside `moe_layer_start_index..=moe_layer_end_index` (every `moe_layer_interval`-th
+    /// inside), MoE layers with `moe_num_shared_experts` shared experts and a router score-correction
+    /// bias. See the `ernie` module.
+    Ernie45Moe,
 }
 
 impl Architecture {

@@ -5,6 +5,7 @@
 use super::*;
 
 const H_TINY: &str = include_str!("../../../scenarios/models/granite-4.0-h-tiny/config.json");
+const ERNIE_21B: &str = include_str!("../../../scenarios/models/ernie-4.5-21b-a3b/config.json");
 const SEED_OSS_36B: &str = include_str!("../../../scenarios/models/seed-oss-36b-instruct/config.json");
 
 fn spec(text: &str) -> ModelSpec {
@@ -165,4 +166,60 @@ fn seed_oss_36b_parameters_match_the_checkpoint() {
     assert!(s.validate_tp(8).is_ok());
     // 80 heads do not split over 3 ranks (both engines assert heads % tp == 0).
     assert!(s.validate_tp(3).is_err());
+}
+
+/// ERNIE-4.5-21B-A3B by hand. The published size is "21.8B" (a public restatement of the config,
+/// find_string id 70957858900: "21.8B in all"); tpsim's count must round to it (±0.05 B).
+#[test]
+fn ernie_4_5_21b_a3b_parameters_by_hand() {
+    let s = spec(ERNIE_21B);
+    assert_eq!(s.arch, Architecture::Ernie45Moe);
+    // Layer 0 dense (moe_layer_start_index 1), layers 1..=27 MoE (interval 1).
+    assert_eq!(s.layers[0], Ffn::Dense { intermediate: 12_288 });
+    let moe = MoeShape {
+        n_routed_experts: 64,
+        num_experts_per_tok: 6,
+        moe_intermediate: 1_536,
+        n_shared_experts: 2,
+    };
+    assert!(s.layers[1..].iter().all(|f| *f == Ffn::Moe(moe)));
+    assert_eq!(s.first_k_dense_replace, 1);
+    // Embedding 103,424 × 2,560 = 264,765,440 (tied); final norm 2,560.
+    // Attention: q 2,560 × 2,560, k and v 512 × 2,560 each, o 2,560 × 2,560 = 15,728,640; norms 5,120
+    // → 15,733,760, × 28 = 440,545,280. Dense MLP (layer 0): 3 × 12,288 × 2,560 = 94,371,840.
+    // MoE layer: router 64 × 2,560 = 163,840 + correction bias 64 (model dtype, SGLang `MoEGate`);
+    // experts 64 × 3 × 1,536 × 2,560 = 754,974,720; shared 3 × 3,072 × 2,560 = 23,592,960 →
+    // 778,731,584, × 27 = 21,025,752,768. Total 21,825,437,888 parameters, 2 B each.
+    let params = s.weight_bytes_per_rank(1).0 / 2;
+    assert_eq!(params, 21_825_437_888);
+    assert!((params as f64 / 1e9 - 21.8).abs() < 0.05, "{params}");
+    // tp 2: vocab rows 51,712; attention (1,280 + 512) × 2,560 + 2,560 × 1,280 + norms = 7,869,440,
+    // × 28 = 220,344,320; dense 3 × 6,144 × 2,560 = 47,185,920; MoE router 163,904 (replicated) +
+    // experts 64 × 3 × 768 × 2,560 = 377,487,360 + shared 3 × 1,536 × 2,560 = 11,796,480 →
+    // 389,447,744, × 27 = 10,515,089,088; embedding 132,382,720; final norm 2,560 →
+    // 10,915,004,608 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 10_915_004_608);
+    // KV cell: 28 layers × 4 KV heads × 2 × 128 × 2 B = 57,344 at tp 1; one KV head per rank from
+    // tp 4: 14,336.
+    assert_eq!(s.kv_cell_bytes(1), 57_344);
+    assert_eq!(s.kv_cell_bytes(4), 14_336);
+    assert!(s.validate_tp(4).is_ok());
+    // 20 heads do not split over 8 ranks.
+    assert!(s.validate_tp(8).is_err());
+}
+
+#[test]
+fn ernie_moe_layers_follow_start_end_and_interval() {
+    let mut c: serde_json::Value = serde_json::from_str(ERNIE_21B).unwrap();
+    // SGLang `Ernie4DecoderLayer`: start ≤ i ≤ end and (i − start) % interval == 0.
+    c["moe_layer_start_index"] = 2.into();
+    c["moe_layer_end_index"] = 9.into();
+    c["moe_layer_interval"] = 3.into();
+    let s = ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap();
+    let moe: Vec<usize> = (0..28).filter(|&i| matches!(s.layers[i], Ffn::Moe(_))).collect();
+    assert_eq!(moe, vec![2, 5, 8]);
+    assert_eq!(s.first_k_dense_replace, 2);
+    c["use_bias"] = true.into();
+    let e = ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap_err();
+    assert!(e.to_string().contains("use_bias"), "{e}");
 }

@@ -466,6 +466,11 @@ impl ModelSpec {
                     // e_score_correction_bias, fp32 in the checkpoint and in the engine.
                     router.push(Piece::new(e, 1, Fmt::Fp32));
                 }
+                // families (issue #17): ERNIE-4.5's `e_score_correction_bias` is a plain parameter
+                // of SGLang's `MoEGate`, at the model dtype (`llm::ernie`).
+                if self.arch == super::Architecture::Ernie45Moe {
+                    router.push(Piece::vec(e));
+                }
                 if matches!(
                     self.arch,
                     super::Architecture::Qwen35Moe

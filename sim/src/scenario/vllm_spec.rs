@@ -345,6 +345,7 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families (issue #17).
         A::GraniteMoeHybrid => "granitemoehybrid",
         A::SeedOss => "seed_oss",
+        A::Ernie45Moe => "ernie4_5_moe",
     }
 }
 
