@@ -958,20 +958,14 @@ fn qwen35_ffn(text: &ModelConfig, num_layers: u64, an: &str) -> Result<FeedForwa
         "shared_expert_intermediate_size",
         an,
     )?;
-    check_k(k, e)?;
-    if !si.is_multiple_of(mi) {
-        return Err(ModelError::InvalidField {
-            field: "shared_expert_intermediate_size".into(),
-            value: si.to_string(),
-            expected: format!("a multiple of moe_intermediate_size ({mi})"),
-        });
-    }
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: si / mi,
-    };
+    let shape = moe_shape(
+        (e, k, mi, si),
+        [
+            "num_experts_per_tok",
+            "moe_intermediate_size",
+            "shared_expert_intermediate_size",
+        ],
+    )?;
     // Every layer is sparse (SGLang `qwen3_next.py`: `is_layer_sparse = True`).
     let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
     Ok((layers, Some(shape), text.intermediate_size.unwrap_or(0), 0))
@@ -1040,9 +1034,22 @@ fn local_moe_ffn(
     } else {
         0
     };
+    Ok(moe_where(num_layers, shape, dense, |i| {
+        (i + 1).is_multiple_of(step)
+    }))
+}
+
+/// Layer `i` MoE of `shape` where `is_moe(i)`, else a dense MLP of `dense`; the MoE shape when any
+/// layer is MoE, and the leading dense layers.
+pub(crate) fn moe_where(
+    num_layers: u64,
+    shape: MoeShape,
+    dense: u64,
+    is_moe: impl Fn(u64) -> bool,
+) -> FeedForward {
     let layers: Vec<Ffn> = (0..num_layers)
         .map(|i| {
-            if (i + 1).is_multiple_of(step) {
+            if is_moe(i) {
                 Ffn::Moe(shape)
             } else {
                 Ffn::Dense { intermediate: dense }
@@ -1053,7 +1060,8 @@ fn local_moe_ffn(
         .iter()
         .take_while(|l| matches!(l, Ffn::Dense { .. }))
         .count() as u32;
-    Ok((layers, Some(shape), dense, first_k))
+    let moe = layers.iter().any(|l| matches!(l, Ffn::Moe(_))).then_some(shape);
+    (layers, moe, dense, first_k)
 }
 
 /// Dense models: one MLP of `intermediate_size` per layer.
@@ -1076,7 +1084,7 @@ fn dense_ffn(
 
 /// Each layer's feed-forward block, the MoE shape if any, the dense MLP width and the leading dense
 /// layers.
-type FeedForward = (Vec<Ffn>, Option<MoeShape>, u64, u32);
+pub(crate) type FeedForward = (Vec<Ffn>, Option<MoeShape>, u64, u32);
 
 /// Each layer's token mixer, the linear-attention shape of hybrids, and the window / chunk of local
 /// layers (`local_attention`; gpt-oss included).
@@ -1239,6 +1247,36 @@ fn dsa_indexer(
         head_dim,
         topk: req(text.index_topk, "index_topk", an)?,
     }))
+}
+
+/// A MoE shape from (routed experts, experts per token, expert width, shared width) and the config
+/// keys of (experts per token, expert width, shared width): at most `e` experts per token, and a
+/// shared width that is a whole number of expert widths (tpsim's [`MoeShape`] counts shared experts
+/// in expert widths; 0 = none).
+pub(crate) fn moe_shape(
+    (e, k, inter, shared): (u64, u64, u64, u64),
+    keys: [&str; 3],
+) -> Result<MoeShape, ModelError> {
+    if k > e {
+        return Err(ModelError::InvalidField {
+            field: keys[0].into(),
+            value: k.to_string(),
+            expected: format!("at most the number of routed experts ({e})"),
+        });
+    }
+    if !shared.is_multiple_of(inter) {
+        return Err(ModelError::InvalidField {
+            field: keys[2].into(),
+            value: shared.to_string(),
+            expected: format!("a multiple of {} ({inter})", keys[1]),
+        });
+    }
+    Ok(MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: inter,
+        n_shared_experts: shared / inter,
+    })
 }
 
 fn check_k(k: u64, e: u64) -> Result<(), ModelError> {

@@ -19,7 +19,7 @@
 //! "approx." for vLLM's weights). The MTP layer (`num_nextn_predict_layers`, checkpoint `mtp_*`) is
 //! skipped by both engines' loaders for the target.
 
-use super::{Ffn, ModelConfig, ModelError, MoeShape};
+use super::{ModelConfig, ModelError};
 
 /// Each layer's feed-forward, the MoE shape, the dense width and the leading dense layers.
 ///
@@ -30,7 +30,7 @@ pub(crate) fn feed_forward(
     text: &ModelConfig,
     num_layers: u64,
     an: &str,
-) -> Result<(Vec<Ffn>, Option<MoeShape>, u64, u32), ModelError> {
+) -> Result<super::config::FeedForward, ModelError> {
     let need = |v: Option<u64>, field: &str| super::nemotron_h::bounded(v, field, an);
     if text.use_bias == Some(true) {
         return Err(ModelError::InvalidField {
@@ -44,19 +44,11 @@ pub(crate) fn feed_forward(
     let e = need(text.moe_num_experts, "moe_num_experts")?;
     let k = need(text.moe_k, "moe_k")?;
     let inter = need(text.moe_intermediate_size, "moe_intermediate_size")?;
-    if k > e {
-        return Err(ModelError::InvalidField {
-            field: "moe_k".into(),
-            value: k.to_string(),
-            expected: format!("at most moe_num_experts ({e})"),
-        });
-    }
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: inter,
-        n_shared_experts: text.moe_num_shared_experts.unwrap_or(0),
-    };
+    let shared = inter.saturating_mul(text.moe_num_shared_experts.unwrap_or(0));
+    let shape = super::config::moe_shape(
+        (e, k, inter, shared),
+        ["moe_k", "moe_intermediate_size", "moe_num_shared_experts"],
+    )?;
     // SGLang `Ernie4DecoderLayer` defaults: start = num_hidden_layers (no MoE), end =
     // num_hidden_layers − 1; `moe_layer_interval` is read without a default (HF config default 1).
     let start = text.moe_layer_start_index.unwrap_or(num_layers);
@@ -68,19 +60,5 @@ pub(crate) fn feed_forward(
     } else {
         0
     };
-    let layers: Vec<Ffn> = (0..num_layers)
-        .map(|i| {
-            if is_moe(i) {
-                Ffn::Moe(shape)
-            } else {
-                Ffn::Dense { intermediate: dense }
-            }
-        })
-        .collect();
-    let first_k = layers
-        .iter()
-        .take_while(|l| matches!(l, Ffn::Dense { .. }))
-        .count() as u32;
-    let moe = layers.iter().any(|l| matches!(l, Ffn::Moe(_))).then_some(shape);
-    Ok((layers, moe, dense, first_k))
+    Ok(super::config::moe_where(num_layers, shape, dense, is_moe))
 }

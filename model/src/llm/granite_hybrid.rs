@@ -178,26 +178,14 @@ fn feed_forward(
     let e = bounded(Some(e), "num_local_experts", an)?;
     let k = bounded(text.num_experts_per_tok, "num_experts_per_tok", an)?;
     let inter = bounded(text.intermediate_size, "intermediate_size", an)?;
-    if k > e {
-        return Err(ModelError::InvalidField {
-            field: "num_experts_per_tok".into(),
-            value: k.to_string(),
-            expected: format!("at most num_local_experts ({e})"),
-        });
-    }
-    if !shared.is_multiple_of(inter) {
-        return Err(ModelError::InvalidField {
-            field: "shared_intermediate_size".into(),
-            value: shared.to_string(),
-            expected: format!("0 or a multiple of intermediate_size ({inter}) (tpsim's MoE shape)"),
-        });
-    }
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: inter,
-        n_shared_experts: shared / inter,
-    };
+    let shape = super::config::moe_shape(
+        (e, k, inter, shared),
+        [
+            "num_experts_per_tok",
+            "intermediate_size",
+            "shared_intermediate_size",
+        ],
+    )?;
     Ok(((0..num_layers).map(|_| Ffn::Moe(shape)).collect(), Some(shape), 0))
 }
 
