@@ -251,6 +251,56 @@ pub struct ModelConfig {
     /// Nemotron-H latent MoE (Nemotron-3-Super): the experts' latent width (not lowered).
     #[serde(default)]
     pub moe_latent_size: Option<u64>,
+    // families (issue #17): Granite-4.0-H keys (`llm::granite_hybrid`).
+    /// Granite-4.0-H: Mamba-2 heads.
+    #[serde(default)]
+    pub mamba_n_heads: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 head width.
+    #[serde(default)]
+    pub mamba_d_head: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 B/C groups.
+    #[serde(default)]
+    pub mamba_n_groups: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 state width.
+    #[serde(default)]
+    pub mamba_d_state: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 causal-conv width.
+    #[serde(default)]
+    pub mamba_d_conv: Option<u64>,
+    /// Granite-4.0-H: Mamba-2 inner width over `hidden_size`.
+    #[serde(default)]
+    pub mamba_expand: Option<u64>,
+    /// Granite-4.0-H: the Mamba-2 conv1d carries a bias (default true).
+    #[serde(default)]
+    pub mamba_conv_bias: Option<bool>,
+    /// Granite-4.0-H: the Mamba-2 in/out projections carry biases (default false).
+    #[serde(default)]
+    pub mamba_proj_bias: Option<bool>,
+    /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
+    #[serde(default)]
+    pub position_embedding_type: Option<String>,
+    // families (issue #17): ERNIE-4.5 MoE keys (`llm::ernie`).
+    /// ERNIE-4.5: routed experts.
+    #[serde(default)]
+    pub moe_num_experts: Option<u64>,
+    /// ERNIE-4.5: experts per token.
+    #[serde(default)]
+    pub moe_k: Option<u64>,
+    /// ERNIE-4.5: shared experts, each `moe_intermediate_size` wide.
+    #[serde(default)]
+    pub moe_num_shared_experts: Option<u64>,
+    /// ERNIE-4.5: first MoE layer.
+    #[serde(default)]
+    pub moe_layer_start_index: Option<u64>,
+    /// ERNIE-4.5: last MoE layer (inclusive).
+    #[serde(default)]
+    pub moe_layer_end_index: Option<u64>,
+    /// ERNIE-4.5: every how many layers a MoE layer appears.
+    #[serde(default)]
+    pub moe_layer_interval: Option<u64>,
+    /// ERNIE-4.5: biases on the attention and MLP projections (default false).
+    #[serde(default)]
+    pub use_bias: Option<bool>,
 }
 
 impl ModelConfig {
@@ -293,7 +343,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 42] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 45] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -343,6 +393,11 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 42] = [
     "Qwen3NextForCausalLM",
     "Qwen3VLForConditionalGeneration",
     "Qwen3VLMoeForConditionalGeneration",
+    // families (issue #17): Granite-4.0-H, Seed-OSS.
+    "GraniteMoeHybridForCausalLM",
+    "SeedOssForCausalLM",
+    // families (issue #17): ERNIE-4.5 MoE.
+    "Ernie4_5_MoeForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -393,6 +448,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Qwen3NextForCausalLM" => Architecture::Qwen3Next,
         "Qwen3VLForConditionalGeneration" => Architecture::Qwen3Vl,
         "Qwen3VLMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
+        // families (issue #17): Granite-4.0-H.
+        "GraniteMoeHybridForCausalLM" => Architecture::GraniteMoeHybrid,
+        "SeedOssForCausalLM" => Architecture::SeedOss,
+        "Ernie4_5_MoeForCausalLM" => Architecture::Ernie45Moe,
         _ => return None,
     })
 }
@@ -581,6 +640,16 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = layers;
         spec.mamba2 = Some(m);
         spec.first_k_dense_replace = 0;
+    }
+    // families (issue #17): Granite-4.0-H's layers and Mamba-2 shape (`llm::granite_hybrid`).
+    if arch == Architecture::GraniteMoeHybrid {
+        let b = super::granite_hybrid::blocks(text, hidden, num_layers, an)?;
+        spec.moe = b.moe;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = if b.moe.is_some() { 0 } else { num_layers_u32 };
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.mamba2 = Some(b.mamba2);
     }
     // phi2 (issue #17): vLLM refuses a tied Phi.
     if arch == Architecture::Phi {
@@ -792,6 +861,10 @@ fn feed_forward(
         // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
         // of `intermediate_size_mlp`: SGLang `llama4.py` `_is_moe_layer`, `Llama4MoE.shared_expert`).
         Architecture::Mixtral | Architecture::Llama4 => local_moe_ffn(text, arch, num_layers, an)?,
+        // families (issue #17): Granite-4.0-H's feed-forward is set by `granite_hybrid::blocks`.
+        Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
+        // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
+        Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }
@@ -885,20 +958,14 @@ fn qwen35_ffn(text: &ModelConfig, num_layers: u64, an: &str) -> Result<FeedForwa
         "shared_expert_intermediate_size",
         an,
     )?;
-    check_k(k, e)?;
-    if !si.is_multiple_of(mi) {
-        return Err(ModelError::InvalidField {
-            field: "shared_expert_intermediate_size".into(),
-            value: si.to_string(),
-            expected: format!("a multiple of moe_intermediate_size ({mi})"),
-        });
-    }
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: si / mi,
-    };
+    let shape = moe_shape(
+        (e, k, mi, si),
+        [
+            "num_experts_per_tok",
+            "moe_intermediate_size",
+            "shared_expert_intermediate_size",
+        ],
+    )?;
     // Every layer is sparse (SGLang `qwen3_next.py`: `is_layer_sparse = True`).
     let layers = (0..num_layers).map(|_| Ffn::Moe(shape)).collect();
     Ok((layers, Some(shape), text.intermediate_size.unwrap_or(0), 0))
@@ -967,9 +1034,22 @@ fn local_moe_ffn(
     } else {
         0
     };
+    Ok(moe_where(num_layers, shape, dense, |i| {
+        (i + 1).is_multiple_of(step)
+    }))
+}
+
+/// Layer `i` MoE of `shape` where `is_moe(i)`, else a dense MLP of `dense`; the MoE shape when any
+/// layer is MoE, and the leading dense layers.
+pub(crate) fn moe_where(
+    num_layers: u64,
+    shape: MoeShape,
+    dense: u64,
+    is_moe: impl Fn(u64) -> bool,
+) -> FeedForward {
     let layers: Vec<Ffn> = (0..num_layers)
         .map(|i| {
-            if (i + 1).is_multiple_of(step) {
+            if is_moe(i) {
                 Ffn::Moe(shape)
             } else {
                 Ffn::Dense { intermediate: dense }
@@ -980,7 +1060,8 @@ fn local_moe_ffn(
         .iter()
         .take_while(|l| matches!(l, Ffn::Dense { .. }))
         .count() as u32;
-    Ok((layers, Some(shape), dense, first_k))
+    let moe = layers.iter().any(|l| matches!(l, Ffn::Moe(_))).then_some(shape);
+    (layers, moe, dense, first_k)
 }
 
 /// Dense models: one MLP of `intermediate_size` per layer.
@@ -1003,7 +1084,7 @@ fn dense_ffn(
 
 /// Each layer's feed-forward block, the MoE shape if any, the dense MLP width and the leading dense
 /// layers.
-type FeedForward = (Vec<Ffn>, Option<MoeShape>, u64, u32);
+pub(crate) type FeedForward = (Vec<Ffn>, Option<MoeShape>, u64, u32);
 
 /// Each layer's token mixer, the linear-attention shape of hybrids, and the window / chunk of local
 /// layers (`local_attention`; gpt-oss included).
@@ -1077,6 +1158,13 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::GraniteMoe => false,
         // phi2 (issue #17): vLLM 0.19.0 `models/phi.py` `PhiAttention`: `QKVParallelLinear(..., bias=True)`.
         Architecture::Phi => true,
+        // families (issue #17): Seed-OSS's q/k/v carry biases (SGLang `models/seed_oss.py`:
+        // `getattr(config, "attention_bias", True)`; vLLM `models/seed_oss.py` hard-codes
+        // `bias=True`); o_proj never does in either engine, whatever `attention_out_bias` says.
+        Architecture::SeedOss => text.attention_bias.unwrap_or(true),
+        // families (issue #17): ERNIE-4.5's projections carry biases only with `use_bias`, which
+        // `llm::ernie` refuses (every published config says false).
+        Architecture::Ernie45Moe => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -1159,6 +1247,36 @@ fn dsa_indexer(
         head_dim,
         topk: req(text.index_topk, "index_topk", an)?,
     }))
+}
+
+/// A MoE shape from (routed experts, experts per token, expert width, shared width) and the config
+/// keys of (experts per token, expert width, shared width): at most `e` experts per token, and a
+/// shared width that is a whole number of expert widths (tpsim's [`MoeShape`] counts shared experts
+/// in expert widths; 0 = none).
+pub(crate) fn moe_shape(
+    (e, k, inter, shared): (u64, u64, u64, u64),
+    keys: [&str; 3],
+) -> Result<MoeShape, ModelError> {
+    if k > e {
+        return Err(ModelError::InvalidField {
+            field: keys[0].into(),
+            value: k.to_string(),
+            expected: format!("at most the number of routed experts ({e})"),
+        });
+    }
+    if !shared.is_multiple_of(inter) {
+        return Err(ModelError::InvalidField {
+            field: keys[2].into(),
+            value: shared.to_string(),
+            expected: format!("a multiple of {} ({inter})", keys[1]),
+        });
+    }
+    Ok(MoeShape {
+        n_routed_experts: e,
+        num_experts_per_tok: k,
+        moe_intermediate: inter,
+        n_shared_experts: shared / inter,
+    })
 }
 
 fn check_k(k: u64, e: u64) -> Result<(), ModelError> {

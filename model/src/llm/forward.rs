@@ -322,9 +322,11 @@ impl ModelSpec {
         } = *c;
         let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
         let linear = mixer == super::Mixer::Linear;
-        let nemotron = self.mamba2.is_some();
+        // families (issue #17): Granite-4.0-H's Mamba-2 layers launch Nemotron-H's Mamba-2 kernels;
+        // its attention and feed-forward are the generic ones.
+        let nemotron = self.arch == super::Architecture::NemotronH;
         let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
-            let kernels = if nemotron {
+            let kernels = if self.mamba2.is_some() {
                 super::nemotron_h::MAMBA2_KERNELS
             } else {
                 super::hybrid::LINEAR_ATTENTION_KERNELS
@@ -333,7 +335,9 @@ impl ModelSpec {
         } else if mixer == super::Mixer::Absent {
             // nemotronh (issue #17): an MLP block has no mixer.
             (0, 0, 0, 0.0)
-        } else if nemotron {
+        } else if nemotron || self.arch == super::Architecture::GraniteMoeHybrid {
+            // families: Granite-4.0-H's attention has no rotary kernel either (every published
+            // config says `position_embedding_type: "nope"`; a "rope" one would launch one more).
             (super::nemotron_h::ATTENTION_KERNELS, kv_per_layer, 0, 0.0)
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)

@@ -37,6 +37,9 @@ mod moe_families;
 mod nemotron_h;
 // phi2 (issue #17): PhiForCausalLM (phi-1/1.5/2).
 mod phi;
+// families (issue #17): GraniteMoeHybridForCausalLM (Granite-4.0-H), Ernie4_5_MoeForCausalLM.
+mod ernie;
+mod granite_hybrid;
 mod weights;
 
 #[cfg(test)]
@@ -60,6 +63,9 @@ mod tests_nemotron_h;
 // qwenhyb (issue #17): dense Qwen3.5 and Qwen3-Next.
 #[cfg(test)]
 mod tests_qwenhyb;
+// families (issue #17): Granite-4.0-H.
+#[cfg(test)]
+mod tests_families;
 
 use serde::Serialize;
 
@@ -263,6 +269,20 @@ pub enum Architecture {
     /// `Qwen3VLMoeForConditionalGeneration` (Qwen3-VL-30B-A3B, -235B-A22B): a Qwen3-MoE text tower in
     /// `text_config` plus the Qwen3-VL ViT.
     Qwen3VlMoe,
+    // families (issue #17): Granite-4.0-H (`granite_hybrid` module).
+    /// `GraniteMoeHybridForCausalLM` (Granite-4.0-H-Micro/Tiny/Small): Mamba-2 or NoPE GQA attention
+    /// per layer from `layer_types`, each layer followed by a MoE of `num_local_experts` SwiGLU experts
+    /// plus a shared SwiGLU MLP of `shared_intermediate_size` (or that MLP alone when there are no
+    /// experts). See the `granite_hybrid` module.
+    GraniteMoeHybrid,
+    /// `SeedOssForCausalLM` (ByteDance Seed-OSS-36B): the Llama layer with an explicit `head_dim`
+    /// (80 × 128 = 2 × hidden) and biases on q/k/v only (SGLang / vLLM `models/seed_oss.py`).
+    SeedOss,
+    /// `Ernie4_5_MoeForCausalLM` (Baidu ERNIE-4.5-21B-A3B, -300B-A47B): Llama attention, dense MLP
+    /// layers outside `moe_layer_start_index..=moe_layer_end_index` (every `moe_layer_interval`-th
+    /// inside), MoE layers with `moe_num_shared_experts` shared experts and a router score-correction
+    /// bias. See the `ernie` module.
+    Ernie45Moe,
 }
 
 impl Architecture {
@@ -530,8 +550,8 @@ pub struct ModelSpec {
     pub mixers: Vec<Mixer>,
     /// The linear-attention (Gated DeltaNet) shape of hybrid models' [`Mixer::Linear`] layers.
     pub linear_attention: Option<GatedDeltaNet>,
-    /// nemotronh (issue #17): the Mamba-2 shape of a Nemotron-H model's [`Mixer::Linear`] blocks
-    /// (`llm::nemotron_h`); `None` for other models.
+    /// nemotronh (issue #17): the Mamba-2 shape of a Nemotron-H or (families) Granite-4.0-H model's
+    /// [`Mixer::Linear`] layers (`llm::nemotron_h`, `llm::granite_hybrid`); `None` for other models.
     pub mamba2: Option<Mamba2>,
     /// Full attention multiplies its output by a sigmoid gate that `q_proj` produces alongside the
     /// queries (Qwen3.5 `attn_output_gate`): the query projection is twice as wide.

@@ -269,17 +269,7 @@ pub(crate) fn blocks(
         mixers.push(m);
         ffns.push(f);
     }
-    let ssm_state_bytes = match text.mamba_ssm_dtype.as_deref() {
-        None | Some("float32") => 4,
-        Some("bfloat16") | Some("float16") => 2,
-        Some(other) => {
-            return Err(ModelError::InvalidField {
-                field: "mamba_ssm_dtype".into(),
-                value: other.into(),
-                expected: "float32, bfloat16 or float16".into(),
-            });
-        }
-    };
+    let ssm_state_bytes = ssm_state_bytes(text)?;
     let m = Mamba2 {
         num_heads: req(text.mamba_num_heads, "mamba_num_heads")?,
         head_dim: req(text.mamba_head_dim, "mamba_head_dim")?,
@@ -304,9 +294,24 @@ pub(crate) fn blocks(
     Ok((mixers, ffns, m))
 }
 
+/// Bytes of one SSM-state element in SGLang: the config's `mamba_ssm_dtype`, else float32
+/// (`SGLANG_MAMBA_SSM_DTYPE` default, `configs/mamba_utils.py` `mamba2_state_dtype`). Shared by every
+/// Mamba-2 family (Nemotron-H, Granite-4.0-H).
+pub(crate) fn ssm_state_bytes(text: &ModelConfig) -> Result<u64, ModelError> {
+    match text.mamba_ssm_dtype.as_deref() {
+        None | Some("float32") => Ok(4),
+        Some("bfloat16") | Some("float16") => Ok(2),
+        Some(other) => Err(ModelError::InvalidField {
+            field: "mamba_ssm_dtype".into(),
+            value: other.into(),
+            expected: "float32, bfloat16 or float16".into(),
+        }),
+    }
+}
+
 /// A required size key of `architecture` `an`: present, positive and at most 2^20 (a bound of tpsim's
 /// against corrupt files, not of the engines).
-fn bounded(v: Option<u64>, field: &str, an: &str) -> Result<u64, ModelError> {
+pub(crate) fn bounded(v: Option<u64>, field: &str, an: &str) -> Result<u64, ModelError> {
     match v {
         Some(x) if x > 0 && x <= 1 << 20 => Ok(x),
         Some(x) => Err(ModelError::InvalidField {

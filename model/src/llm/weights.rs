@@ -32,6 +32,7 @@
 //! | GraniteMoE, Phi-3.5-MoE (fam) | Mixtral-like MoE; Phi's LayerNorm, o_proj and LM-head biases | see `llm::moe_families` |
 //! | LLaVA-NeXT CLIP tower + projector (fam) | blocks column/row-parallel with biases, built up to `vision_feature_layer`; embeddings and norms replicated; projector column/row-parallel | see `llm::llava_next` |
 //! | DSA indexer (DeepSeek-V3.2, GLM-5) | wq_b, wk (quantizable), weights_proj (bf16), k_norm (fp32): all replicated | `layers/attention/nsa/nsa_indexer.py` `Indexer`; see `llm::dsa` |
+//! | Granite-4.0-H (families) | Llama-shaped layers whose mixer is Mamba-2 (as Nemotron-H's) or GQA attention, each with a MoE of SwiGLU experts plus a shared SwiGLU MLP (column / row-parallel), or that MLP alone | see `llm::granite_hybrid` |
 //! | Nemotron-H (nemotronh) | one block per layer: Mamba-2 (in_proj / out_proj column / row-parallel, conv1d at model dtype, A fp32, D, dt_bias, gated norm sharded by heads), GQA attention without biases, squared-ReLU MLP up/down; one norm per block | see `llm::nemotron_h` |
 //! | EAGLE-3 draft | embedding shared with the target (not loaded twice); fusion `fc` (3H → H) replicated; attention input is 2H | `models/llama_eagle3.py` (`fc = nn.Linear`), `speculative/eagle_worker.py` `set_embed` |
 //!
@@ -241,10 +242,20 @@ impl ModelSpec {
         }
 
         let attn = self.attention_pieces(t);
-        let linear = self.linear_attention.map(|g| g.pieces(h, t));
+        // families (issue #17): Granite-4.0-H's Mamba-2 layers (`llm::granite_hybrid`).
+        let linear = self.linear_attention.map(|g| g.pieces(h, t)).or_else(|| {
+            self.mamba2
+                .filter(|_| self.arch == super::Architecture::GraniteMoeHybrid)
+                .map(|m| {
+                    super::granite_hybrid::mamba_layer_pieces(&m, h, u32::try_from(t).unwrap_or(u32::MAX))
+                })
+        });
         // nemotronh (issue #17): one block per layer, each a Mamba-2 mixer, an attention or an MLP
         // with its own norm (`llm::nemotron_h`).
-        if let Some(m) = self.mamba2 {
+        if let Some(m) = self
+            .mamba2
+            .filter(|_| self.arch == super::Architecture::NemotronH)
+        {
             let tp = u32::try_from(t).unwrap_or(u32::MAX);
             inv.layers = self
                 .mixers
@@ -454,6 +465,11 @@ impl ModelSpec {
                 if self.routing_bias {
                     // e_score_correction_bias, fp32 in the checkpoint and in the engine.
                     router.push(Piece::new(e, 1, Fmt::Fp32));
+                }
+                // families (issue #17): ERNIE-4.5's `e_score_correction_bias` is a plain parameter
+                // of SGLang's `MoEGate`, at the model dtype (`llm::ernie`).
+                if self.arch == super::Architecture::Ernie45Moe {
+                    router.push(Piece::vec(e));
                 }
                 if matches!(
                     self.arch,

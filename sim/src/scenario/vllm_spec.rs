@@ -342,6 +342,10 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Qwen3Next => "qwen3_next",
         A::Qwen3Vl => "qwen3_vl_text",
         A::Qwen3VlMoe => "qwen3_vl_moe_text",
+        // families (issue #17).
+        A::GraniteMoeHybrid => "granitemoehybrid",
+        A::SeedOss => "seed_oss",
+        A::Ernie45Moe => "ernie4_5_moe",
     }
 }
 

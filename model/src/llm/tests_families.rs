@@ -1,0 +1,225 @@
+//! families (issue #17): Granite-4.0-H (`GraniteMoeHybridForCausalLM`) lowered from the bundled
+//! preset. Every number is computed by hand in the comment beside it from the preset's config.json
+//! and the engine rules in `llm::granite_hybrid` / `llm::nemotron_h`.
+
+use super::*;
+
+const H_TINY: &str = include_str!("../../../scenarios/models/granite-4.0-h-tiny/config.json");
+const ERNIE_21B: &str = include_str!("../../../scenarios/models/ernie-4.5-21b-a3b/config.json");
+const SEED_OSS_36B: &str = include_str!("../../../scenarios/models/seed-oss-36b-instruct/config.json");
+
+fn spec(text: &str) -> ModelSpec {
+    ModelSpec::from_config_json(text, Quantization::bf16()).expect("preset parses")
+}
+
+#[test]
+fn granite_4_0_h_tiny_layers_follow_layer_types() {
+    let s = spec(H_TINY);
+    assert_eq!(s.arch, Architecture::GraniteMoeHybrid);
+    // 40 layers: attention at 5, 15, 25, 35; the other 36 Mamba-2.
+    assert_eq!(s.num_layers, 40);
+    assert_eq!(s.linear_layers(), 36);
+    assert_eq!(s.mamba2_layers(), 36);
+    assert_eq!(s.kv_layers(), 4);
+    assert_eq!(s.mixers[5], Mixer::Attention);
+    assert_eq!(s.mixers[4], Mixer::Linear);
+    // Every layer: 64 experts of 512, top 6, plus the shared MLP of 1,024 = 2 expert widths.
+    let moe = MoeShape {
+        n_routed_experts: 64,
+        num_experts_per_tok: 6,
+        moe_intermediate: 512,
+        n_shared_experts: 2,
+    };
+    assert!(s.layers.iter().all(|f| *f == Ffn::Moe(moe)));
+    assert_eq!(s.moe, Some(moe));
+    assert!(!s.routing_bias && !s.attention_bias && s.tie_word_embeddings);
+    // head_dim = hidden / heads = 1,536 / 12 = 128 (the engines' `GraniteMoeHybridAttention`).
+    assert_eq!(s.head_dim, 128);
+    // KV cell: 4 attention layers × 4 KV heads × 2 × 128 × 2 B = 8,192 B at tp 1; 4,096 at tp 2;
+    // 2,048 at tp 4 (one KV head per rank).
+    assert_eq!(s.kv_cell_bytes(1), 8_192);
+    assert_eq!(s.kv_cell_bytes(2), 4_096);
+    assert_eq!(s.kv_cell_bytes(4), 2_048);
+    assert!(s.validate_tp(1).is_ok() && s.validate_tp(2).is_ok() && s.validate_tp(4).is_ok());
+    // 12 attention heads do not split over 8 ranks (both engines assert heads % tp == 0).
+    assert!(s.validate_tp(8).is_err());
+}
+
+/// The checkpoint's parameter count as llama.cpp prints it when loading the GGUF of
+/// `ibm-granite/granite-4.0-h-tiny` ("print_info: model params = 6.94 B", koboldcpp issue #1781):
+/// the GGUF holds the same tensors (tied embeddings, no LM head).
+#[test]
+fn granite_4_0_h_tiny_parameters_match_llama_cpp() {
+    let s = spec(H_TINY);
+    // Embedding 100,352 × 1,536 = 154,140,672 (tied); final norm 1,536.
+    // Mamba layer (I = 48 × 64 = 3,072, conv_dim = 3,072 + 2 × 1 × 128 = 3,328): in_proj
+    // (2 × 3,072 + 256 + 48) × 1,536 = 9,904,128; conv1d 3,328 × 4 + bias 3,328 = 16,640; A, D,
+    // dt_bias 3 × 48; gated norm 3,072; out_proj 1,536 × 3,072 = 4,718,592 → 14,642,576, × 36 =
+    // 527,132,736. Attention layer: q 1,536 × 1,536, k and v 512 × 1,536 each, o 1,536 × 1,536 =
+    // 6,291,456, × 4 = 25,165,824. Every layer: two norms 3,072; router 64 × 1,536 = 98,304; experts
+    // 64 × 3 × 512 × 1,536 = 150,994,944; shared MLP 3 × 1,024 × 1,536 = 4,718,592 → 155,814,912,
+    // × 40 = 6,232,596,480. Total 6,939,037,248 parameters.
+    // Bytes at tp 1: 2 B each, plus A's fp32 half: 36 × 48 × 2 B = 3,456 → 13,878,077,952.
+    let bytes = s.weight_bytes_per_rank(1).0;
+    assert_eq!(bytes, 13_878_077_952);
+    let params = (bytes - 3_456) / 2;
+    assert_eq!(params, 6_939_037_248);
+    // llama.cpp prints two decimals: 6.94 B, i.e. within ±0.005 B.
+    assert!((params as f64 / 1e9 - 6.94).abs() < 0.005, "{params}");
+}
+
+#[test]
+fn granite_4_0_h_tiny_weights_at_tp_2_by_hand() {
+    let s = spec(H_TINY);
+    // tp 2: the single B/C group is replicated so both head shards have it (groups 1 → 2;
+    // `extra_groups_for_head_shards`): conv_dim 3,072 + 2 × 2 × 128 = 3,584.
+    // Mamba layer: norms 2 × 1,536; in_proj (2 × 1,536 + 512 / 2 + 24) × 1,536 = 5,148,672; conv1d
+    // 1,792 × 4 + 1,792; D, dt_bias 2 × 24; gated norm 1,536; out_proj 1,536 × 1,536 = 2,359,296 →
+    // 7,521,584 × 2 B + A 24 × 4 B = 15,043,264 B, × 36 = 541,557,504.
+    // Attention layer: norms 3,072; qkv (6 + 2 × 2) × 128 × 1,536 = 1,966,080; o 1,536 × 768 =
+    // 1,179,648 → 3,148,800 × 2 B, × 4 = 25,190,400.
+    // FFN: router 98,304 (replicated); experts 64 × 3 × 256 × 1,536 = 75,497,472; shared 3 × 512 ×
+    // 1,536 = 2,359,296 → 77,955,072 × 2 B, × 40 = 6,236,405,760.
+    // Embedding 50,176 × 1,536 × 2 B = 154,140,672; final norm 3,072 B.
+    // Total 154,140,672 + 541,557,504 + 25,190,400 + 6,236,405,760 + 3,072 = 6,957,297,408.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 6_957_297_408);
+}
+
+#[test]
+fn granite_4_0_h_tiny_state_per_request_is_sglangs_mamba_cache_per_req() {
+    let s = spec(H_TINY);
+    let m = s.mamba2.expect("Mamba-2 shape");
+    assert_eq!(
+        (m.num_heads, m.head_dim, m.n_groups, m.state_size, m.conv_kernel),
+        (48, 64, 1, 128, 4)
+    );
+    // SGLang `Mamba2StateShape.create`: conv (3,328 / tp) × 3 bf16; temporal (48 / tp) × 64 × 128
+    // fp32 (`SGLANG_MAMBA_SSM_DTYPE` default). tp 1: 19,968 + 1,572,864 = 1,592,832 per layer,
+    // × 36 = 57,341,952 B per request.
+    assert_eq!(m.conv_state_bytes(1), 19_968);
+    assert_eq!(m.ssm_state_bytes_per_rank(1), 1_572_864);
+    assert_eq!(s.linear_state_bytes_per_req(1), 57_341_952);
+    // tp 2: conv (3,584 / 2) × 3 × 2 = 10,752; temporal 24 × 64 × 128 × 4 = 786,432 → 797,184,
+    // × 36 = 28,698,624.
+    assert_eq!(s.linear_state_bytes_per_req(2), 28_698_624);
+}
+
+#[test]
+fn granite_hybrid_refuses_what_the_engines_refuse() {
+    let v: serde_json::Value = serde_json::from_str(H_TINY).unwrap();
+    let with = |key: &str, value: serde_json::Value| {
+        let mut c = v.clone();
+        c[key] = value;
+        ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap_err()
+    };
+    // SGLang GraniteMoeHybridConfig: mamba_d_head × mamba_n_heads must equal mamba_expand × hidden.
+    let e = with("mamba_d_head", 32.into()).to_string();
+    assert!(e.contains("mamba_d_head") && e.contains("3072"), "{e}");
+    // layer_types entries are "mamba" or "attention", one per layer.
+    let e = with("layer_types", serde_json::json!(vec!["mamba"; 39])).to_string();
+    assert!(e.contains("layer_types") && e.contains("39 entries"), "{e}");
+    let e = with("layer_types", serde_json::json!(vec!["linear_attention"; 40])).to_string();
+    assert!(e.contains("\"linear_attention\""), "{e}");
+    // A shared MLP that is not whole expert widths (tpsim's MoE shape).
+    let e = with("shared_intermediate_size", 1000.into()).to_string();
+    assert!(e.contains("shared_intermediate_size"), "{e}");
+}
+
+#[test]
+fn granite_hybrid_without_experts_is_a_dense_shared_mlp() {
+    // Granite-4.0-H-Micro's layout: no experts, the shared MLP alone in every layer (the engines
+    // build `shared_mlp` only). Widths here are H-Tiny's with `num_local_experts` 0.
+    let mut c: serde_json::Value = serde_json::from_str(H_TINY).unwrap();
+    c["num_local_experts"] = 0.into();
+    c["num_experts_per_tok"] = 0.into();
+    let s = ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap();
+    assert_eq!(s.moe, None);
+    assert!(s.layers.iter().all(|f| *f == Ffn::Dense { intermediate: 1_024 }));
+    assert_eq!(s.dense_intermediate, 1_024);
+    // Tiny's total less the routers and experts: 40 × (98,304 + 150,994,944) = 6,043,729,920
+    // parameters fewer → 895,307,328 × 2 B + 3,456 = 1,790,618,112 B.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 1_790_618_112);
+}
+
+/// Seed-OSS-36B-Instruct's parameter count as a public model table lists it from the checkpoint
+/// ("params/index" 36,151,104,512 for Seed-OSS-36B-Instruct and -Base; find_string id 57091266702).
+#[test]
+fn seed_oss_36b_parameters_match_the_checkpoint() {
+    let s = spec(SEED_OSS_36B);
+    assert_eq!(s.arch, Architecture::SeedOss);
+    assert!(s.attention_bias && !s.tie_word_embeddings);
+    // head_dim is explicit: 128, so q is 80 × 128 = 10,240 wide, twice the hidden size.
+    assert_eq!(s.head_dim, 128);
+    // Embedding and untied LM head 155,136 × 5,120 = 794,296,320 each; final norm 5,120.
+    // Layer: q 10,240 × 5,120 = 52,428,800; k, v 2 × 1,024 × 5,120 = 10,485,760; q/k/v bias 12,288;
+    // o 5,120 × 10,240 = 52,428,800 (no bias); MLP 3 × 27,648 × 5,120 = 424,673,280; norms 10,240 →
+    // 540,039,168, × 64 = 34,562,506,752. Total 36,151,104,512 parameters, 2 B each.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * 36_151_104_512);
+    // tp 2: vocab rows 77,568 (155,136 is a multiple of 64) → embedding + head 2 × 77,568 × 5,120 =
+    // 794,296,320; layer: norms 10,240; qkv (5,120 + 1,024) × 5,120 = 31,457,280 + bias 6,144; o
+    // 5,120 × 5,120 = 26,214,400; MLP 3 × 13,824 × 5,120 = 212,336,640 → 270,024,704, × 64 =
+    // 17,281,581,056; final norm 5,120 → 18,075,882,496 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 18_075_882_496);
+    // KV cell: 64 layers × 8 KV heads × 2 × 128 × 2 B = 262,144 B at tp 1; 32,768 at tp 8.
+    assert_eq!(s.kv_cell_bytes(1), 262_144);
+    assert_eq!(s.kv_cell_bytes(8), 32_768);
+    assert!(s.validate_tp(8).is_ok());
+    // 80 heads do not split over 3 ranks (both engines assert heads % tp == 0).
+    assert!(s.validate_tp(3).is_err());
+}
+
+/// ERNIE-4.5-21B-A3B by hand. The published size is "21.8B" (a public restatement of the config,
+/// find_string id 70957858900: "21.8B in all"); tpsim's count must round to it (±0.05 B).
+#[test]
+fn ernie_4_5_21b_a3b_parameters_by_hand() {
+    let s = spec(ERNIE_21B);
+    assert_eq!(s.arch, Architecture::Ernie45Moe);
+    // Layer 0 dense (moe_layer_start_index 1), layers 1..=27 MoE (interval 1).
+    assert_eq!(s.layers[0], Ffn::Dense { intermediate: 12_288 });
+    let moe = MoeShape {
+        n_routed_experts: 64,
+        num_experts_per_tok: 6,
+        moe_intermediate: 1_536,
+        n_shared_experts: 2,
+    };
+    assert!(s.layers[1..].iter().all(|f| *f == Ffn::Moe(moe)));
+    assert_eq!(s.first_k_dense_replace, 1);
+    // Embedding 103,424 × 2,560 = 264,765,440 (tied); final norm 2,560.
+    // Attention: q 2,560 × 2,560, k and v 512 × 2,560 each, o 2,560 × 2,560 = 15,728,640; norms 5,120
+    // → 15,733,760, × 28 = 440,545,280. Dense MLP (layer 0): 3 × 12,288 × 2,560 = 94,371,840.
+    // MoE layer: router 64 × 2,560 = 163,840 + correction bias 64 (model dtype, SGLang `MoEGate`);
+    // experts 64 × 3 × 1,536 × 2,560 = 754,974,720; shared 3 × 3,072 × 2,560 = 23,592,960 →
+    // 778,731,584, × 27 = 21,025,752,768. Total 21,825,437,888 parameters, 2 B each.
+    let params = s.weight_bytes_per_rank(1).0 / 2;
+    assert_eq!(params, 21_825_437_888);
+    assert!((params as f64 / 1e9 - 21.8).abs() < 0.05, "{params}");
+    // tp 2: vocab rows 51,712; attention (1,280 + 512) × 2,560 + 2,560 × 1,280 + norms = 7,869,440,
+    // × 28 = 220,344,320; dense 3 × 6,144 × 2,560 = 47,185,920; MoE router 163,904 (replicated) +
+    // experts 64 × 3 × 768 × 2,560 = 377,487,360 + shared 3 × 1,536 × 2,560 = 11,796,480 →
+    // 389,447,744, × 27 = 10,515,089,088; embedding 132,382,720; final norm 2,560 →
+    // 10,915,004,608 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 10_915_004_608);
+    // KV cell: 28 layers × 4 KV heads × 2 × 128 × 2 B = 57,344 at tp 1; one KV head per rank from
+    // tp 4: 14,336.
+    assert_eq!(s.kv_cell_bytes(1), 57_344);
+    assert_eq!(s.kv_cell_bytes(4), 14_336);
+    assert!(s.validate_tp(4).is_ok());
+    // 20 heads do not split over 8 ranks.
+    assert!(s.validate_tp(8).is_err());
+}
+
+#[test]
+fn ernie_moe_layers_follow_start_end_and_interval() {
+    let mut c: serde_json::Value = serde_json::from_str(ERNIE_21B).unwrap();
+    // SGLang `Ernie4DecoderLayer`: start ≤ i ≤ end and (i − start) % interval == 0.
+    c["moe_layer_start_index"] = 2.into();
+    c["moe_layer_end_index"] = 9.into();
+    c["moe_layer_interval"] = 3.into();
+    let s = ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap();
+    let moe: Vec<usize> = (0..28).filter(|&i| matches!(s.layers[i], Ffn::Moe(_))).collect();
+    assert_eq!(moe, vec![2, 5, 8]);
+    assert_eq!(s.first_k_dense_replace, 2);
+    c["use_bias"] = true.into();
+    let e = ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap_err();
+    assert!(e.to_string().contains("use_bias"), "{e}");
+}
