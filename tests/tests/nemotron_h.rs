@@ -101,7 +101,13 @@ fn vllm_0_11_nemotron_nano_budget_parts() {
                 [engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 1\ngpu_memory_utilization = 0.85\n";
     let s = tpsim::scenario::load_str(text, std::path::Path::new("nemotron_h.rs")).unwrap();
     let p = tpsim::plan_memory(&s);
-    let bytes = |k: MemKind| p.entries.iter().find(|e| e.kind == k).map(|e| e.bytes).expect("entry");
+    let bytes = |k: MemKind| {
+        p.entries
+            .iter()
+            .find(|e| e.kind == k)
+            .map(|e| e.bytes)
+            .expect("entry")
+    };
     let checkpoint = 17_776_461_568u64;
     assert_eq!(s.model.weight_bytes_per_rank(1).0, checkpoint);
     // The log's 16.5557 is the checkpoint to 0.0002 GiB (its 4th decimal; small tensors' 512 B
