@@ -661,8 +661,12 @@ const NEMOTRON_H_VLLM_CHECKS: &[Check] = &[
         "nemotron_h::vllm_0_11_nemotron_nano_9b_v2_blocks_rtx4090",
     ),
     check(
-        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, the plan's pool for the log's 286 blocks: 23,520 tokens, 1.41x, the padding and block-size lines (the plan's own budget is 0.92 GiB lower: activation, not the pool)",
+        "tests/data/engine-memory.tsv line 49: vLLM 0.11.0, Nemotron-Nano-9B-v2, the plan's pool for the log's 286 blocks: 23,520 tokens, 1.41x, the padding and block-size lines (the plan's own budget is 0.89 GiB lower: not the pool; a known miss, see below)",
         "vllm_hybrid::nemotron_nano_9b_v2_pages",
+    ),
+    check(
+        "vLLM issue #23230: \"Model loading took 16.5557 GiB\" for Nemotron-Nano-9B-v2, the checkpoint without a RoPE cache (tpsim: +29 MiB of allocator rounding, open); line 49's profile peak by hand (the 0.11.0 sorting sampler, 256 × 131,072 logits)",
+        "nemotron_h::vllm_0_11_nemotron_nano_budget_parts",
     ),
 ];
 

@@ -33,7 +33,8 @@ pub(super) fn torch_total_gib(s: &Scenario) -> (f64, Option<String>) {
 /// vLLM's "Model loading took X GiB": the checkpoint's bytes per rank plus the RoPE cos/sin caches
 /// built while the model is constructed (`tpsim_model::vllm_startup::rope_cache_bytes`), plus the
 /// caching allocator's block rounding (vrows4, [`block_overhead`]).
-/// One cache of `max_position_embeddings × head_dim` rows per distinct RoPE; Gemma-3 builds two —
+/// One cache of `max_position_embeddings × head_dim` rows per distinct RoPE (none for Nemotron-H,
+/// whose attention has no rotary embedding); Gemma-3 builds two —
 /// its sliding layers' plain one and its global layers' linear-scaled one with 8× the rows (the
 /// published gemma-3-4b/12b/27b-it configs' `rope_scaling = {rope_type: linear, factor: 8}`; vLLM
 /// `models/gemma3.py` gives the sliding layers `rope_local_base_freq` without scaling). MLA models:
@@ -52,6 +53,11 @@ fn rope_caches(s: &Scenario) -> Vec<u64> {
     let dtype = KvCacheDtype::Auto.bytes(m.dtype);
     match (&m.attention, m.context_len) {
         (Attention::Mla { .. }, _) | (_, None) => Vec::new(),
+        // nanoprofile (issue #17): Nemotron-H's attention blocks have no rotary embedding (vLLM
+        // `models/nemotron_h.py` `NemotronHAttention` builds none), so no cos/sin cache is built;
+        // vLLM issue #23230 logs "Model loading took 16.5557 GiB" for Nemotron-Nano-9B-v2, the
+        // checkpoint's bytes alone.
+        _ if m.arch == Architecture::NemotronH => Vec::new(),
         (_, Some(len)) => {
             let plain = rope_cache_bytes(len, 1, m.head_dim, dtype).0;
             if m.arch == Architecture::Gemma3 {
