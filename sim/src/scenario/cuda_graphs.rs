@@ -197,15 +197,10 @@ impl Resolver<'_> {
         match rule {
             VllmGraphRule::V0_11 => {
                 if max.is_some() {
-                    let whose = if cx.release.assumed {
-                        " (no engine.version: tpsim's current vLLM)"
-                    } else {
-                        ""
-                    };
                     return Err(self.invalid(
                         "engine.max_cudagraph_capture_size",
                         format!(
-                            "vLLM {version}{whose} has no --max-cudagraph-capture-size (it came with \
+                            "vLLM {version} has no --max-cudagraph-capture-size (it came with \
                              0.12.0, config/compilation.py): use cuda_graph_sizes = [N], or set \
                              engine.version to 0.12.0 or later"
                         ),
