@@ -364,7 +364,7 @@ impl Resolver<'_> {
         // Issue #17 (vllmhybrid): vLLM's prefix caching on a Mamba-2 / Gated DeltaNet hybrid, by release.
         if kind == EngineKind::Vllm && model.linear_layers() > 0 {
             let (on, line) =
-                super::scheduler::vllm_hybrid_prefix_caching(e.enable_prefix_caching, e.version.as_deref());
+                super::scheduler::vllm_hybrid_prefix_caching(e.enable_prefix_caching, &release.version);
             scheduler.prefix_cache = on;
             collective_warnings.extend(line);
         }
