@@ -51,7 +51,8 @@ fn async_scheduling(s: &Scenario, _: &str) -> String {
 }
 
 /// The memory plan: KV tokens and every entry's bytes (the sampler rule, the online-fp8 load
-/// order, Llama-4's pool, the DSA budget, SGLang's era and default fraction all land here).
+/// order, vLLM's hybrid state pages, Llama-4's pool, the DSA budget, SGLang's era and default
+/// fraction all land here).
 fn memory(s: &Scenario, _: &str) -> String {
     let p = plan_memory(s);
     format!(
@@ -147,6 +148,14 @@ const ROWS: &[(&str, &str, &str, &str, &str, Outcome)] = &[
         "[speculative]\nalgorithm = \"mtp\"\nnum_speculative_tokens = 2\n\
       acceptance = { profile = \"qwen3.5-397b-mtp-vllm-rtx6kpro\" }\n",
         loads,
+    ),
+    (
+        "vLLM hybrid state pages and prefix caching (memory)",
+        "h100-sxm-1x",
+        "qwen3.5-9b",
+        "name = \"vllm\"\ntp = 1\n",
+        "",
+        memory,
     ),
     (
         "vLLM NCCL torch pin",
