@@ -71,8 +71,9 @@ pub struct VllmHybridRules {
 pub const NEWEST_READ: [u64; 2] = [0, 28];
 
 impl VllmHybridRules {
-    /// The rules of release `[major, minor, …]`; `None` (no `engine.version`) is 0.19.0, as tpsim's
-    /// other vLLM memory rules without a version (the dummy sampler, the online-fp8 load).
+    /// The rules of release `[major, minor, …]`; `None` (a version text with no number) is 0.19.0,
+    /// the release a scenario without `engine.version` means (`tpsim::engine_release`, which the
+    /// simulator resolves before calling this).
     pub fn for_release(release: Option<&[u64]>) -> VllmHybridRules {
         let m = release.map_or([0, 19], |r| {
             [r.first().copied().unwrap_or(0), r.get(1).copied().unwrap_or(0)]

@@ -13,6 +13,10 @@
 //! - vLLM: `vllm serve MODEL`, `EngineArgs.add_cli_args` in `vllm/engine/arg_utils.py` (0.11.0), whose
 //!   flags are the config dataclass fields with `-` for `_` (`tests/data/engine-args/vllm-0.11.0.txt`).
 //!
+//! The command targets the release simulated (`crate::engine_release`: `engine.version`, else
+//! SGLang 0.5.8 / vLLM 0.19.0) and is spelled and checked against that release's list
+//! (`crate::engine_args_versions`).
+//!
 //! | scenario key | SGLang | vLLM |
 //! |---|---|---|
 //! | `[model] preset`/`config` | `--model-path` | positional model |
@@ -51,12 +55,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tpsim_model::llm::{KvCacheDtype, WeightDtype};
 
-/// The SGLang version a command targets when the scenario names none: the newest whose argument
-/// list the tests check (`tests/data/engine-args/sglang-0.5.9.txt`).
-pub const DEFAULT_SGLANG_VERSION: &str = "0.5.9";
-/// The vLLM version a command targets when the scenario names none (`tests/data/engine-args/vllm-0.11.0.txt`).
-pub const DEFAULT_VLLM_VERSION: &str = "0.11.0";
-
 /// Placeholder printed where the model's HuggingFace repository is not known.
 pub const UNKNOWN_MODEL_PATH: &str = "<MODEL_PATH>";
 
@@ -64,9 +62,10 @@ pub const UNKNOWN_MODEL_PATH: &str = "<MODEL_PATH>";
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct EngineCommand {
     pub engine: EngineKind,
-    /// The engine version whose flags the command uses.
+    /// The engine version whose flags the command uses: the release simulated
+    /// (`crate::engine_release`).
     pub version: String,
-    /// Whether `version` is the scenario's `engine.version` (else tpsim's default target).
+    /// Whether `version` is the scenario's `engine.version` (else tpsim's current release).
     pub version_from_scenario: bool,
     /// `["python", "-m", "sglang.launch_server"]` or `["vllm", "serve"]`.
     pub program: Vec<String>,
@@ -128,11 +127,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     let e = raw.engine.clone().unwrap_or_default();
     let kind = s.engine.kind;
     let sglang = kind == EngineKind::Sglang;
-    let (version, version_from_scenario) = match &s.engine.version {
-        Some(v) => (v.trim_start_matches(['v', 'V']).to_string(), true),
-        None if sglang => (DEFAULT_SGLANG_VERSION.to_string(), false),
-        None => (DEFAULT_VLLM_VERSION.to_string(), false),
-    };
+    // Issue #17 (consistency): the release the rest of tpsim simulates.
+    let release = s.engine.release();
+    let (version, version_from_scenario) = (release.version, !release.assumed);
     let mut c = Cmd::default();
     let (model_path, model_note) = model_path(s, raw);
     c.notes.extend(model_note);

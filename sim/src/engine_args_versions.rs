@@ -60,6 +60,13 @@ pub const LISTS: &[FlagList] = &[
         version: "0.12.0",
         text: include_str!("../../tests/data/engine-args/vllm-0.12.0.txt"),
     },
+    // Issue #17 (consistency): the release a scenario without `engine.version` means
+    // (`crate::engine_release::CURRENT_VLLM`); extracted from the vllm-0.19.0 wheel on PyPI.
+    FlagList {
+        engine: EngineKind::Vllm,
+        version: "0.19.0",
+        text: include_str!("../../tests/data/engine-args/vllm-0.19.0.txt"),
+    },
     FlagList {
         engine: EngineKind::Vllm,
         version: "0.33.0",
@@ -318,7 +325,8 @@ mod tests {
         assert_eq!(v(EngineKind::Sglang, "0.4.6.post5"), None);
         assert_eq!(v(EngineKind::Vllm, "0.11.2"), Some("0.11.0"));
         assert_eq!(v(EngineKind::Vllm, "0.12.0"), Some("0.12.0"));
-        assert_eq!(v(EngineKind::Vllm, "0.20.1"), Some("0.12.0"));
+        assert_eq!(v(EngineKind::Vllm, "0.18.1"), Some("0.12.0"));
+        assert_eq!(v(EngineKind::Vllm, "0.20.1"), Some("0.19.0"));
         assert_eq!(v(EngineKind::Vllm, "0.33.0"), Some("0.33.0"));
         assert_eq!(v(EngineKind::Vllm, "0.10.2"), None);
         assert_eq!(v(EngineKind::Vllm, "main"), None);

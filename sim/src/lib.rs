@@ -29,6 +29,7 @@ pub mod engine;
 pub mod engine_args;
 pub mod engine_args_nodes; // issue #17 point 4: one launch per node of a cluster
 pub mod engine_args_versions; // issue #17: engine-flag lists by version, renames, the flag check
+pub mod engine_release; // issue #17 (consistency): the release an unversioned scenario means
 pub mod exec;
 pub mod fabric;
 pub mod files;

@@ -45,6 +45,9 @@ pub struct MemoryAnswer {
     /// that choice came from (`engine.costs.era`, `engine.version …`, or the engine preset).
     pub era: String,
     pub era_source: String,
+    /// Issue #17 (consistency): the engine release whose memory rules apply — `engine.version`, or
+    /// tpsim's current release (`assumed`: true; `crate::engine_release`).
+    pub engine_version: crate::engine_release::Release,
     pub kv_cache: KvCache,
     pub failing_step: Option<String>,
     pub error: Option<String>,
@@ -100,6 +103,7 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
         verdict: EngineVerdict::of_memory(&p.verdict),
         era,
         era_source: s.engine.era_source.clone(),
+        engine_version: s.engine.release(),
         kv_cache: KvCache {
             max_total_num_tokens: p.kv_tokens,
             bytes: p.kv_pool.0,

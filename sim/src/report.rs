@@ -168,6 +168,9 @@ pub struct ScenarioSummary {
     pub gpus: usize,
     pub model: String,
     pub engine: String,
+    /// Issue #17 (consistency): the engine release simulated — `engine.version`, or tpsim's current
+    /// release when the scenario names none (`assumed`: true; `crate::engine_release`).
+    pub engine_version: crate::engine_release::Release,
     /// Tensor-parallel size as the engine's flag gives it (`--tp-size` / `--tensor-parallel-size`):
     /// under vLLM data parallelism on a MoE model the per-DP-rank tp (the MoE layers span dp × tp).
     pub tp: u32,
@@ -413,6 +416,7 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         gpus: s.hardware.topology.gpu_count(),
         model: s.model_name.clone(),
         engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
+        engine_version: s.engine.release(),
         // Issue #17: the engine's own flags (vLLM's `-tp 2 -dp 4` is tp 2, dp 4; the flattened MoE size
         // is in `dp_attention`'s text).
         tp: s.engine.vllm_dp.map_or(s.engine.tp, |v| v.tp),

@@ -236,6 +236,7 @@ pub use tpsim_model::nccl::NcclEnv;
 #[derive(Debug, Clone)]
 pub struct Engine {
     pub name: String,
+    /// `engine.version` as the scenario gives it; rules read [`Engine::release`] instead.
     pub version: Option<String>,
     pub tp: u32,
     pub mem_fraction_static: f64,
@@ -364,6 +365,14 @@ pub struct Observed {
 pub enum EngineKind {
     Sglang,
     Vllm,
+}
+
+impl Engine {
+    /// The release simulated: `engine.version`, else the engine's current release
+    /// (`crate::engine_release`). Every version-dependent rule reads this.
+    pub fn release(&self) -> crate::engine_release::Release {
+        crate::engine_release::release(self.kind, self.version.as_deref())
+    }
 }
 
 /// Resolved speculative decoding.
@@ -500,7 +509,7 @@ impl Resolver<'_> {
         engine.custom_limits.pcie_ipc_max_bytes = self.pcie_ipc_max_bytes(
             &engine.pcie_ipc_vars,
             engine.kind,
-            engine.version.as_deref(),
+            &engine.release(),
             engine.tp,
             u64::from(crate::serve::graphs::sglang_max_bs(
                 &engine,

@@ -237,14 +237,17 @@ fn smaller_buffsize_slows_large_simple_rings() {
 /// backend is tried first and takes bf16 reductions up to its workspace, CUDA-graph max_bs × draft
 /// tokens × hidden elements: 512 (96 GB card, tp ≥ 4) × 4 (EAGLE-3 draft tokens) × 7168 (Kimi-K2.5)
 /// × 2 B = 29,360,128 B = 28 MiB. So 12 KiB and 28 MiB run FlashInfer's kernels (issue #19 point 3:
-/// the island push below 32 KiB, the staged island ring above), 29 MiB NCCL. With
-/// `engine.version = "0.5.8"` (whose wheel has no pcie_ipc_ar.py) the variable is ignored.
+/// the island push below 32 KiB, the staged island ring above), 29 MiB NCCL. The scenario names
+/// `engine.version = "0.5.23"` (with the late-2025 era, which tpsim cannot place for 0.5.23). With
+/// `engine.version = "0.5.8"` (whose wheel has no pcie_ipc_ar.py) the variable is ignored, and so it
+/// is without `engine.version`, whose release is 0.5.8 (`tpsim::engine_release::CURRENT_SGLANG`).
 #[test]
 fn pcie_ipc_allreduce_takes_decode_sized_messages() {
     let on = baseline_with(
         "ipc",
         "page_size = 1",
-        "page_size = 1\n[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
+        "page_size = 1\nversion = \"0.5.23\"\n[engine.costs]\nera = \"late-2025\"\n\
+         [engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
     );
     let r = rows(&on, &["--sizes", "12K,28M,29M"]);
     assert_eq!(
@@ -265,6 +268,21 @@ fn pcie_ipc_allreduce_takes_decode_sized_messages() {
     let o = tpsim(&["validate", &old]);
     assert!(
         o.stderr.contains("has no FlashInfer PCIe-IPC allreduce"),
+        "{}",
+        o.stderr
+    );
+    let unversioned = baseline_with(
+        "ipc-unversioned",
+        "page_size = 1",
+        "page_size = 1\n[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
+    );
+    assert!(rows(&unversioned, &["--sizes", "12K"])[0].0.starts_with("nccl"));
+    let o = tpsim(&["validate", &unversioned]);
+    assert!(
+        o.stderr.contains(
+            "SGLang 0.5.8 (assumed: engine.version not set; set engine.version = \"0.5.23\" to use it) has no \
+             FlashInfer PCIe-IPC allreduce"
+        ),
         "{}",
         o.stderr
     );

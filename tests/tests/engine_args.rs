@@ -165,7 +165,7 @@ fn the_checker_rejects_unknown_flags_bad_values_and_choices() {
 /// The seed's NCCL_P2P_LEVEL scenario, by hand from its file: tp 8, mem_fraction_static 0.88,
 /// page_size 1, allreduce nccl (→ --disable-custom-all-reduce), EAGLE-3 with the Kimi-K2.5 drafter,
 /// 3 steps, topk 1, 4 draft tokens, NCCL_P2P_LEVEL=SYS in the environment; no engine.version, so
-/// SGLang 0.5.9 (tpsim's default target).
+/// SGLang 0.5.8 (`tpsim::engine_release::CURRENT_SGLANG`), and the header says it is assumed.
 #[test]
 fn seed_nccl_p2p_command() {
     let o = tpsim(&["engine-args", &scenario("seed/nccl-p2p.toml")]);
@@ -189,7 +189,13 @@ fn seed_nccl_p2p_command() {
         ]
     );
     assert!(o.stdout.starts_with("# "), "{}", o.stdout);
-    assert!(o.stdout.contains("SGLang 0.5.9"), "{}", o.stdout);
+    assert!(
+        o.stdout.lines().next().is_some_and(
+            |l| l.ends_with(": SGLang 0.5.8 (assumed: engine.version not set; set it to pin another)")
+        ),
+        "{}",
+        o.stdout
+    );
     assert!(
         o.stdout.contains("# [engine.observed]: simulator only"),
         "{}",
@@ -214,7 +220,9 @@ fn vllm_example_as_json() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
     assert_eq!(j["engine"], "vllm");
-    assert_eq!(j["version"], "0.11.0");
+    // No engine.version: vLLM 0.19.0 (`tpsim::engine_release::CURRENT_VLLM`), assumed.
+    assert_eq!(j["version"], "0.19.0");
+    assert_eq!(j["version_from_scenario"], false);
     assert_eq!(j["program"], serde_json::json!(["vllm", "serve"]));
     assert_eq!(
         j["args"],
@@ -280,7 +288,7 @@ NCCL_PROTO = "Simple"
             .any(|n| n.starts_with("engine.mem_fraction_static not set"))
     );
     assert_eq!(c.env.get("NCCL_PROTO").map(String::as_str), Some("Simple"));
-    check_args(&c.args, 0, &accepted("sglang-0.5.9.txt")).expect("accepted by SGLang 0.5.9");
+    check_args(&c.args, 0, &accepted(&list_for(&c))).expect("accepted by SGLang 0.5.8 (no engine.version)");
 }
 
 /// vLLM names: max_running_requests → --max-num-seqs, page_size → --block-size, max_total_tokens →
@@ -314,7 +322,7 @@ cuda_graph = false
     assert_eq!(c.value_of("--num-gpu-blocks-override"), Some("2048"));
     assert_eq!(c.value_of("--kv-cache-dtype"), Some("bfloat16"));
     assert!(c.args.contains(&"--enforce-eager".to_string()));
-    check_args(&c.args, 1, &accepted("vllm-0.11.0.txt")).expect("accepted by vLLM 0.11.0");
+    check_args(&c.args, 1, &accepted(&list_for(&c))).expect("accepted by vLLM 0.19.0 (no engine.version)");
 }
 
 /// A context longer than the model's: SGLang's refusal (configs/model_config.py 0.5.9), exit 2.
@@ -523,11 +531,11 @@ fn book_names_the_engine_flag_of_every_scenario_key() {
 }
 
 /// Issue #17 (vrows): `engine.dtype` is `--dtype` in both engines, with the value as written (the
-/// engine-args lists: `--dtype` choices auto, half, float16, bfloat16, float, float32 in SGLang 0.5.9
-/// and vLLM 0.11.0).
+/// engine-args lists: `--dtype` choices auto, half, float16, bfloat16, float, float32 in SGLang 0.5.8
+/// and vLLM 0.19.0, the releases of a scenario without `engine.version`).
 #[test]
 fn engine_dtype_maps_to_dtype() {
-    for (engine, list, positional) in [("vllm", "vllm-0.11.0.txt", 1), ("sglang", "sglang-0.5.9.txt", 0)] {
+    for (engine, list, positional) in [("vllm", "vllm-0.19.0.txt", 1), ("sglang", "sglang-0.5.8.txt", 0)] {
         let f = write(
             &format!("dtype-{engine}"),
             &format!(
@@ -643,7 +651,7 @@ enable_mixed_chunk = true
         "{:?}",
         c.args
     );
-    check_args(&c.args, 0, &accepted("sglang-0.5.9.txt")).expect("accepted by SGLang 0.5.9");
+    check_args(&c.args, 0, &accepted(&list_for(&c))).expect("accepted by SGLang 0.5.8 (no engine.version)");
     let vllm = |on: bool| {
         let f = write(
             &format!("sched-vllm-{on}"),
@@ -667,7 +675,7 @@ enable_mixed_chunk = true
         c.args
     );
     assert_eq!(c.value_of("--long-prefill-token-threshold"), Some("256"));
-    check_args(&c.args, 1, &accepted("vllm-0.11.0.txt")).expect("accepted by vLLM 0.11.0");
+    check_args(&c.args, 1, &accepted(&list_for(&c))).expect("accepted by vLLM 0.19.0 (no engine.version)");
     // false: the negative form argparse.BooleanOptionalAction adds (vLLM 0.11.0 arg_utils.py
     // `get_kwargs`), which the flag list (positive names only) does not hold.
     let c = vllm(false);
@@ -684,11 +692,11 @@ enable_mixed_chunk = true
 }
 
 /// Issue #17 (onlinequant): `engine.quantization` is `--quantization` in both engines, with the value
-/// as written; `fp8` is one of the choices of SGLang 0.5.9 (sglang-0.5.9.txt line 27) and vLLM
-/// 0.11.0 (vllm-0.11.0.txt line 23).
+/// as written; `fp8` is one of the choices of SGLang 0.5.8 (sglang-0.5.8.txt line 27) and vLLM
+/// 0.19.0 (vllm-0.19.0.txt line 20), the releases of a scenario without `engine.version`.
 #[test]
 fn engine_quantization_maps_to_quantization() {
-    for (engine, list, positional) in [("vllm", "vllm-0.11.0.txt", 1), ("sglang", "sglang-0.5.9.txt", 0)] {
+    for (engine, list, positional) in [("vllm", "vllm-0.19.0.txt", 1), ("sglang", "sglang-0.5.8.txt", 0)] {
         let f = write(
             &format!("quantization-{engine}"),
             &format!(

@@ -1,5 +1,5 @@
 //! Issue #17 (engine-flag lists by version): `tpsim engine-args` for the versions users run now —
-//! SGLang 0.5.23, vLLM 0.12.0 and 0.33.0 — whose argument lists `tests/data/engine-args/extract.py`
+//! SGLang 0.5.23, vLLM 0.12.0, 0.19.0 and 0.33.0 — whose argument lists `tests/data/engine-args/extract.py`
 //! wrote from the releases on PyPI. Every bundled seed and example scenario, re-targeted at each newer
 //! version, yields a command whose every flag that version defines (checked here against the list file
 //! by an independent reader), or a refusal that names the flag and the version. The renames are the
@@ -72,7 +72,7 @@ fn every_seed_and_example_at_the_newer_versions_is_accepted_or_refused_with_a_re
         let engine = scenario::load(&file).expect("loads").engine.kind;
         let versions: &[&str] = match engine {
             EngineKind::Sglang => &["0.5.23"],
-            EngineKind::Vllm => &["0.12.0", "0.33.0"],
+            EngineKind::Vllm => &["0.12.0", "0.19.0", "0.33.0"],
         };
         for &v in versions {
             match command_at(&file, v) {
@@ -115,7 +115,10 @@ fn every_seed_and_example_at_the_newer_versions_is_accepted_or_refused_with_a_re
     // 26 SGLang and 6 vLLM scenarios at the time of writing: every one is accepted at the newer
     // versions (the renames below cover what SGLang 0.5.23 deprecated).
     assert!(accepted["0.5.23"] >= 26, "{accepted:?}");
-    assert!(accepted["0.12.0"] >= 6 && accepted["0.33.0"] >= 6, "{accepted:?}");
+    assert!(
+        accepted["0.12.0"] >= 6 && accepted["0.19.0"] >= 6 && accepted["0.33.0"] >= 6,
+        "{accepted:?}"
+    );
 }
 
 /// SGLang 0.5.23 server_args.py: `--enable-dp-attention` is a `DeprecatedStoreTrueAction` with

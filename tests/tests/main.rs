@@ -37,8 +37,10 @@ mod dsa;
 mod engine_args;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
 mod engine_args_versions;
+// Issue #17 (consistency): one release per engine for a scenario without engine.version.
 mod engine_like;
 mod engine_memory;
+mod engine_release;
 // Issue #17/#5 coverage: start-up logs of architectures the coverage table listed as unverified.
 mod engine_memory_logs;
 mod engine_memory_rows;

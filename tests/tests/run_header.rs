@@ -41,8 +41,9 @@ fn sglang_speculation_in_sglang_terms() {
 }
 
 /// The NCCL release and its source. Pins from model/src/nccl/versions.rs: vLLM 0.11.0 requires
-/// torch==2.8.0 → nvidia-nccl-cu12==2.27.3; SGLang 0.5.8 torch==2.9.1 → 2.27.5. Without a version,
-/// tpsim's newest model (2.30.7).
+/// torch==2.8.0 → nvidia-nccl-cu12==2.27.3; SGLang 0.5.8 torch==2.9.1 → 2.27.5. Without a version
+/// the release is tpsim's current one (`tpsim::engine_release`): vLLM 0.19.0, torch 2.10.0 → 2.27.5,
+/// said to be assumed.
 #[test]
 fn nccl_version_and_its_source() {
     let j = run_json(&scenario("examples/deepseek-v3-pp2-tp8-vllm-h200x16-2node.toml"));
@@ -52,10 +53,10 @@ fn nccl_version_and_its_source() {
     assert_eq!(j["scenario"]["nccl_version"], "2.27.5");
     assert_eq!(j["scenario"]["nccl_version_source"], "sglang 0.5.8's torch pin");
     let j = run_json(&scenario("examples/llama-3.1-8b-eagle3-vllm-h100.toml"));
-    assert_eq!(j["scenario"]["nccl_version"], "2.30.7");
+    assert_eq!(j["scenario"]["nccl_version"], "2.27.5");
     assert_eq!(
         j["scenario"]["nccl_version_source"],
-        "tpsim's default: no engine.version or engine.nccl_version"
+        "vllm 0.19.0's torch pin (assumed: engine.version not set)"
     );
     // Stated explicitly: that release, from engine.nccl_version, on the text report too.
     let base = std::fs::read_to_string(scenario("seed/baseline.toml")).expect("seed");

@@ -113,7 +113,7 @@ fn vllm_mtp_draft_shares_the_head_and_splits_fc() {
 
 #[test]
 fn vllm_0_11_refuses_qwen35_mtp() {
-    // vLLM 0.11.0 (tpsim's default vLLM) has no qwen3_5_mtp module: its method detection falls
+    // vLLM 0.11.0 has no qwen3_5_mtp module: its method detection falls
     // through to "draft_model", which it refuses (exit 2, vLLM's text and why).
     let o = tpsim(&["run", &scenario("refuse", "0.11.0", 1, MTP2)]);
     assert_eq!(o.code, 2, "{}", o.stderr);

@@ -44,7 +44,7 @@ pub fn text(file: &str, c: &EngineCommand) -> String {
         if c.version_from_scenario {
             " (engine.version)"
         } else {
-            " (tpsim's default target: set engine.version to pin another)"
+            " (assumed: engine.version not set; set it to pin another)"
         }
     );
     for n in &c.notes {

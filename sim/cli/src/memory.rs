@@ -13,6 +13,8 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         "Memory plan per GPU — {} on {} (tp {}, {} {} rules, from {})",
         s.model_name, s.hardware.name, s.engine.tp, s.engine.name, a.era, a.era_source
     );
+    // Issue #17 (consistency): the engine release whose rules apply, stated or assumed.
+    let _ = writeln!(o, "  release {}", a.engine_version.label());
     let _ = writeln!(o, "  {:<36} {:>12}  {:<17} source", "allocation", "MiB", "when");
     for e in &a.entries {
         let _ = writeln!(

@@ -98,6 +98,8 @@ fn header_text(o: &mut String, r: &RunReport) {
     if let Some(sp) = &sc.speculative {
         let _ = writeln!(o, "  spec      {sp}");
     }
+    // Issue #17 (consistency): the engine release simulated, stated or assumed.
+    let _ = writeln!(o, "  release   {}", sc.engine_version.label());
     // Issue #17: the NCCL release in use and where it came from.
     let _ = writeln!(o, "  nccl      {} ({})", sc.nccl_version, sc.nccl_version_source);
     let _ = writeln!(

@@ -875,7 +875,7 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
             }
             // 0.5.5 / 0.5.6 (`configs/model_config.py` `is_hybrid_model`): Llama-4 gets the SWA pool
             // only with `--hybrid-kvcache-ratio` (default none), which tpsim does not take: plain pool.
-            if m.arch == Architecture::Llama4 && e.version.as_deref().is_some_and(before_0_5_8) {
+            if m.arch == Architecture::Llama4 && before_0_5_8(&e.release().version) {
                 return (
                     false,
                     vec![
@@ -1360,20 +1360,20 @@ fn vllm_verdict(plan: &VllmKvPlan, block_gib: f64, free_at_start: f64) -> Verdic
 }
 
 /// Which SGLang budget rule applies to a DSA model (h2, issue #16; `NsaBudgetRule`): by era, except
-/// that an explicit `engine.version` of 0.5.17 or later (the fix, `pool_configurator.py`
-/// `_compute_cell_size`) budgets what the pool allocates.
+/// that a release of 0.5.17 or later (`engine.version`; the fix, `pool_configurator.py`
+/// `_compute_cell_size`) budgets what the pool allocates. Without `engine.version` the release is
+/// 0.5.8 (`crate::engine_release`), before the fix.
 fn nsa_budget_rule(e: &crate::scenario::Engine) -> tpsim_model::llm::NsaBudgetRule {
     use tpsim_model::llm::NsaBudgetRule;
-    let fixed = e.version.as_deref().is_some_and(|v| {
-        let mut it = v.trim().trim_start_matches(['~', 'v', 'V']).split('.').map(|p| {
-            p.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse::<u32>()
-                .ok()
-        });
-        matches!((it.next().flatten(), it.next().flatten(), it.next().flatten()), (Some(0), Some(5), Some(p)) if p >= 17)
+    let v = e.release().version;
+    let mut it = v.trim().trim_start_matches(['~', 'v', 'V']).split('.').map(|p| {
+        p.chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse::<u32>()
+            .ok()
     });
+    let fixed = matches!((it.next().flatten(), it.next().flatten(), it.next().flatten()), (Some(0), Some(5), Some(p)) if p >= 17);
     if fixed {
         NsaBudgetRule::Allocated
     } else {

@@ -33,8 +33,9 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
         return None;
     }
     let e = &s.engine;
-    let version = e.version.as_deref();
-    let rel = version.and_then(release);
+    // Issue #17 (consistency): the release simulated (`crate::engine_release`; 0.19.0 without one).
+    let version = e.release().version;
+    let rel = release(&version);
     let rules = VllmHybridRules::for_release(rel.as_deref());
     let mut notes = Vec::new();
     if let Some(r) = rel.as_deref()
@@ -42,7 +43,7 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
     {
         notes.push(format!(
             "vLLM {}: the hybrid state pages follow 0.28.0's rules (the newest release read)",
-            version.unwrap_or_default()
+            version
         ));
     }
     let tp = super::dp_attention::attention_tp(e);

@@ -39,13 +39,10 @@ pub(super) fn speculative_terms(s: &Scenario) -> Option<String> {
 pub(super) fn nccl_version(s: &Scenario) -> (String, String) {
     let source = match s.engine.nccl_version_source.as_str() {
         // scenario/collective_options.rs: neither engine.nccl_version nor a checked torch pin.
-        "tpsim's NCCL model" => match &s.engine.version {
-            Some(v) => format!(
-                "tpsim's default: no torch pin known for {} {v}, no engine.nccl_version",
-                s.engine.name
-            ),
-            None => "tpsim's default: no engine.version or engine.nccl_version".to_string(),
-        },
+        "tpsim's NCCL model" => format!(
+            "tpsim's default: no torch pin known for {}, no engine.nccl_version",
+            s.engine.release().label()
+        ),
         other => other.to_string(),
     };
     (s.engine.env.version.to_string(), source)

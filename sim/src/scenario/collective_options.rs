@@ -23,23 +23,28 @@ pub struct NcclTunerSection {
 const KNOWN: &str = "NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_PROTO, NCCL_ALGO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NTHREADS, NCCL_LL128_NTHREADS, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_GRAPH_FILE";
 
 impl Resolver<'_> {
-    /// The NCCL release: `engine.nccl_version`, else the one the engine version's torch pins
-    /// (`tpsim_model::nccl::engine_pinned_nccl`), else the model's own (2.30.7). Returns it with
-    /// where it came from.
+    /// The NCCL release: `engine.nccl_version`, else the one the release's torch pins
+    /// (`tpsim_model::nccl::engine_pinned_nccl`; the release is `engine.version` or tpsim's current
+    /// one, `crate::engine_release`), else the model's own (2.30.7). Returns it with where it came
+    /// from.
     pub(super) fn nccl_version(
         &self,
         given: Option<&str>,
         engine: &str,
-        engine_version: Option<&str>,
+        release: &crate::engine_release::Release,
     ) -> Result<(NcclVersion, String), ScenarioError> {
         if let Some(v) = given {
             let v = NcclVersion::parse(v).map_err(|e| self.invalid("engine.nccl_version", e.to_string()))?;
             return Ok((v, "engine.nccl_version".into()));
         }
-        if let Some(ev) = engine_version
-            && let Some(v) = nccl::engine_pinned_nccl(engine, ev)
-        {
-            return Ok((v, format!("{engine} {ev}'s torch pin")));
+        let ev = &release.version;
+        if let Some(v) = nccl::engine_pinned_nccl(engine, ev) {
+            let assumed = if release.assumed {
+                " (assumed: engine.version not set)"
+            } else {
+                ""
+            };
+            return Ok((v, format!("{engine} {ev}'s torch pin{assumed}")));
         }
         Ok((NcclVersion::LATEST, "tpsim's NCCL model".into()))
     }

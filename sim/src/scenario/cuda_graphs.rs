@@ -17,6 +17,10 @@
 //!   as its alias, `--max-cudagraph-capture-size`, the mutual-exclusion errors), `config/vllm.py`
 //!   `_set_cudagraph_sizes` (the new default list, the truncation warning and the consistency error)
 //!   and the async-scheduling checks of `VllmConfig.__post_init__`.
+//! - vLLM 0.19.0 `config/vllm.py` `_set_cudagraph_sizes` (read for issue #17, consistency: the
+//!   release a scenario without `engine.version` means, `crate::engine_release`): the same list and
+//!   checks as 0.12.0 (it also has an opt-in `performance_mode = "interactivity"` list, not taken),
+//!   and `async_scheduling` still defaults to `None`, resolved as in 0.14.0.
 
 use super::{EngineKind, Resolver, ScenarioError};
 
@@ -71,17 +75,18 @@ pub(super) struct RawKeys<'a> {
 /// What the engine and the scenario decided besides the keys.
 pub(super) struct Context<'a> {
     pub kind: EngineKind,
-    pub version: Option<&'a str>,
+    /// The release simulated (`engine.version` or tpsim's current one).
+    pub release: &'a crate::engine_release::Release,
     pub pp: u32,
     pub speculative: bool,
     /// The ranks span boxes: vLLM runs the Ray executor (`engine_args_nodes`).
     pub ray: bool,
 }
 
-/// The vLLM rule of `version` (none given: tpsim's default target, 0.11.0).
-pub fn vllm_rule(version: Option<&str>) -> VllmGraphRule {
-    let v = version.unwrap_or(crate::engine_args::DEFAULT_VLLM_VERSION);
-    match crate::engine_args_versions::release(v) {
+/// The vLLM rule of release `version` (`crate::engine_release`: a scenario without
+/// `engine.version` is at 0.19.0, the 0.12 rule).
+pub fn vllm_rule(version: &str) -> VllmGraphRule {
+    match crate::engine_args_versions::release(version) {
         Some(r) if r >= vec![0, 12] => VllmGraphRule::V0_12,
         _ => VllmGraphRule::V0_11,
     }
@@ -171,8 +176,8 @@ impl Resolver<'_> {
                 ));
             }
         }
-        let rule = vllm_rule(cx.version);
-        let version = cx.version.unwrap_or(crate::engine_args::DEFAULT_VLLM_VERSION);
+        let rule = vllm_rule(&cx.release.version);
+        let version = &cx.release.version;
         let given = r
             .cuda_graph_sizes
             .map(|v| sizes("engine.cuda_graph_sizes", v))
@@ -192,15 +197,10 @@ impl Resolver<'_> {
         match rule {
             VllmGraphRule::V0_11 => {
                 if max.is_some() {
-                    let whose = if cx.version.is_some() {
-                        String::new()
-                    } else {
-                        " (no engine.version: tpsim's vLLM flag target)".to_string()
-                    };
                     return Err(self.invalid(
                         "engine.max_cudagraph_capture_size",
                         format!(
-                            "vLLM {version}{whose} has no --max-cudagraph-capture-size (it came with \
+                            "vLLM {version} has no --max-cudagraph-capture-size (it came with \
                              0.12.0, config/compilation.py): use cuda_graph_sizes = [N], or set \
                              engine.version to 0.12.0 or later"
                         ),
@@ -267,7 +267,7 @@ impl Resolver<'_> {
         warnings: &mut Vec<String>,
     ) -> Result<bool, ScenarioError> {
         let key = "engine.async_scheduling";
-        let rule = async_rule(cx.version);
+        let rule = async_rule(&cx.release.version);
         let refuse = |text: &str| Err(self.invalid(key, format!("vLLM refuses it: \"ValueError: {text}\"")));
         // tpsim's vLLM speculative iteration (`decode/passes/vllm_spec.rs`) waits for the
         // scheduler's step: async scheduling with drafting is not modelled.
@@ -342,19 +342,15 @@ pub enum AsyncRule {
     /// 0.12 and 0.13: off by default; explicit on refused with pipeline parallelism, non-EAGLE
     /// speculation or the Ray executor.
     V0_12,
-    /// 0.14 and later (and a scenario without `engine.version`: tpsim's vLLM timing follows the
-    /// newest release read): on by default unless pipeline parallel or the Ray executor (turned
-    /// off with vLLM's warning); explicit on refused there.
+    /// 0.14 and later (0.14.0 and 0.19.0 read): on by default unless pipeline parallel or the Ray
+    /// executor (turned off with vLLM's warning); explicit on refused there.
     V0_14,
 }
 
-/// The async-scheduling rule of `version` (vLLM 0.13.0 `config/scheduler.py` still defaults to
-/// `False`; 0.14.0 to `None`, resolved in `config/vllm.py`).
-pub fn async_rule(version: Option<&str>) -> AsyncRule {
-    let Some(v) = version else {
-        return AsyncRule::V0_14;
-    };
-    match crate::engine_args_versions::release(v) {
+/// The async-scheduling rule of release `version` (vLLM 0.13.0 `config/scheduler.py` still defaults
+/// to `False`; 0.14.0 to `None`, resolved in `config/vllm.py`).
+pub fn async_rule(version: &str) -> AsyncRule {
+    match crate::engine_args_versions::release(version) {
         Some(r) if r >= vec![0, 14] => AsyncRule::V0_14,
         Some(r) if r >= vec![0, 12] => AsyncRule::V0_12,
         _ => AsyncRule::V0_11,

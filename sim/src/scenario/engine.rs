@@ -66,7 +66,10 @@ impl Resolver<'_> {
         }
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
-        let (era, era_source) = self.memory_era(&name, kind, e.version.as_deref(), user_era, &costs)?;
+        // Issue #17 (consistency): the release every version-dependent rule below reads.
+        let release = crate::engine_release::release(kind, e.version.as_deref());
+        let (era, era_source) =
+            self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).
         let ep_req = super::expert_parallel::resolve(
             e.ep_size,
@@ -133,7 +136,7 @@ impl Resolver<'_> {
             None => super::replicas::resolve(
                 super::replicas::Input {
                     kind,
-                    version: e.version.as_deref(),
+                    version: &release.version,
                     enable_dp_attention: e.enable_dp_attention.unwrap_or(false),
                     dp_size: e.dp_size,
                     tp,
@@ -172,7 +175,7 @@ impl Resolver<'_> {
             },
             super::cuda_graphs::Context {
                 kind,
-                version: e.version.as_deref(),
+                release: &release,
                 pp,
                 speculative,
                 ray: u64::from(attn_tp) * u64::from(pp) > hw.topology.gpu_count().max(1) as u64,
@@ -185,11 +188,10 @@ impl Resolver<'_> {
             None if kind == EngineKind::Vllm => (0.9, false),
             // Issue #17: the default fraction's rule changed at 0.4.8, after the KV rule (0.4.3).
             None => {
-                let fraction_era = match (&e.version, user_era) {
-                    (Some(v), None) => {
-                        tpsim_model::sglang_eras::sglang_fraction_era_from_version(v).unwrap_or(era)
-                    }
-                    _ => era,
+                let fraction_era = match user_era {
+                    None => tpsim_model::sglang_eras::sglang_fraction_era_from_version(&release.version)
+                        .unwrap_or(era),
+                    Some(()) => era,
                 };
                 let gpu_mib = hw.gpu.memory_total_mib;
                 let chunk = super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp);
@@ -213,10 +215,7 @@ impl Resolver<'_> {
                     (extra, cuda_graphs.sglang_max_bs),
                 )?;
                 // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
-                let early = e
-                    .version
-                    .as_deref()
-                    .and_then(tpsim_model::sglang_fraction_early::early_rule);
+                let early = tpsim_model::sglang_fraction_early::early_rule(&release.version);
                 let f = match early {
                     Some(rule) if fraction_era == SglangEra::Early2025 && user_era.is_none() => {
                         tpsim_model::sglang_fraction_early::early_fraction(
@@ -271,7 +270,7 @@ impl Resolver<'_> {
         }
         // Issue #17 (3): the NCCL release, the environment read for it, the custom AR cutoff.
         let (nccl_version, nccl_version_source) =
-            self.nccl_version(e.nccl_version.as_deref(), &name, e.version.as_deref())?;
+            self.nccl_version(e.nccl_version.as_deref(), &name, &release)?;
         let mut cuda_graph = e.cuda_graph.unwrap_or(true);
         let mut env_map = e.env.unwrap_or_default();
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
@@ -365,7 +364,7 @@ impl Resolver<'_> {
         // Issue #17 (vllmhybrid): vLLM's prefix caching on a Mamba-2 / Gated DeltaNet hybrid, by release.
         if kind == EngineKind::Vllm && model.linear_layers() > 0 {
             let (on, line) =
-                super::scheduler::vllm_hybrid_prefix_caching(e.enable_prefix_caching, e.version.as_deref());
+                super::scheduler::vllm_hybrid_prefix_caching(e.enable_prefix_caching, &release.version);
             scheduler.prefix_cache = on;
             collective_warnings.extend(line);
         }
@@ -517,14 +516,15 @@ impl Resolver<'_> {
         &self,
         name: &str,
         kind: EngineKind,
-        version: Option<&str>,
+        (release, given): (&crate::engine_release::Release, Option<&str>),
         user_era: Option<()>,
         costs: &EngineCosts,
     ) -> Result<(SglangEra, String), ScenarioError> {
-        // The era: `engine.costs.era` when the scenario sets it, else from `engine.version`, else the
-        // engine preset's.
-        let version_era = match (version, kind) {
-            (Some(v), EngineKind::Sglang) if user_era.is_none() => {
+        // The era: `engine.costs.era` when the scenario sets it, else from the release
+        // (`engine.version`, or tpsim's current SGLang release, whose era is placed).
+        let v = release.version.as_str();
+        let version_era = match kind {
+            EngineKind::Sglang if user_era.is_none() => {
                 match tpsim_model::memory::sglang_era_from_version(v) {
                     Some(era) => Some(era),
                     None => {
@@ -539,9 +539,10 @@ impl Resolver<'_> {
             }
             _ => None,
         };
-        let era_source = match (user_era, &version_era, version) {
-            (Some(()), _, _) => "engine.costs.era".to_string(),
-            (None, Some(_), Some(v)) => format!("engine.version {v}"),
+        let era_source = match (user_era, &version_era) {
+            (Some(()), _) => "engine.costs.era".to_string(),
+            (None, Some(_)) if release.assumed => release.label(),
+            (None, Some(_)) => format!("engine.version {}", given.unwrap_or(v)),
             _ => format!("engines/{name}.toml"),
         };
         let era = version_era.or_else(|| SglangEra::parse(&costs.era));

@@ -22,7 +22,7 @@
 //! When the weights are quantized ([`OnlineLoad`]): SGLang 0.5.9 and vLLM up to 0.13 (an
 //! `engine.version` of 0.11.0, 0.12.0, 0.13.x) after every weight is loaded in the model dtype;
 //! vLLM from 0.14 (PR #31914) layer by layer as each is loaded — also without `engine.version`,
-//! whose vLLM rules are 0.19.0's elsewhere (`decode/vllm_sampler_rule.rs`).
+//! whose release is 0.19.0 (`crate::engine_release`).
 
 use super::accel::GpuVendor;
 use super::{Engine, EngineKind, Hardware, Resolver, ScenarioError};
@@ -111,7 +111,7 @@ impl Resolver<'_> {
         let Some(name) = flag else {
             return Ok(());
         };
-        let (kind, version) = (eng.kind, eng.version.as_deref());
+        let (kind, release) = (eng.kind, eng.release());
         let key = "engine.quantization";
         let (engine, choices): (&str, &[&str]) = match kind {
             EngineKind::Vllm => ("vLLM", &VLLM_METHODS),
@@ -192,8 +192,7 @@ impl Resolver<'_> {
         }
         let (online, load) = match kind {
             EngineKind::Vllm => {
-                let up_to_0_13 = version
-                    .and_then(crate::engine_args_versions::release)
+                let up_to_0_13 = crate::engine_args_versions::release(&release.version)
                     .is_some_and(|r| r.get(..2).is_some_and(|mm| mm <= [0, 13].as_slice()));
                 let load = if up_to_0_13 {
                     OnlineLoad::AfterLoading

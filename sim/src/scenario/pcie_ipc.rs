@@ -1,8 +1,9 @@
 //! FlashInfer's PCIe-IPC allreduce as SGLang selects it (issue #17, 3):
 //! `SGLANG_ENABLE_PCIE_IPC_ALLREDUCE` in `[engine.env]` (SGLang 0.5.23
 //! `srt/distributed/device_communicators/pcie_ipc_ar.py`; the file is absent from the 0.5.20 wheel
-//! and every earlier one checked, so a scenario naming such a version gets the variable ignored,
-//! with a warning).
+//! and every earlier one checked, so a scenario naming such a version — or none, whose release is
+//! tpsim's current SGLang, 0.5.8 (`crate::engine_release`) — gets the variable ignored, with a
+//! warning).
 //!
 //! What SGLang 0.5.23 does with it: the TP group (world sizes 2, 4, 8 only) builds the backend;
 //! `GroupCoordinator` tries it before quick/custom allreduce and NCCL (`parallel_state.py`); a
@@ -64,7 +65,7 @@ impl Resolver<'_> {
         &self,
         vars: &PcieIpcVars,
         kind: EngineKind,
-        version: Option<&str>,
+        release: &crate::engine_release::Release,
         tp: u32,
         cuda_graph_max_bs: u64,
         cuda_graph: bool,
@@ -79,11 +80,15 @@ impl Resolver<'_> {
             warnings.push("SGLANG_ENABLE_PCIE_IPC_ALLREDUCE is an SGLang variable: vLLM ignores it".into());
             return None;
         }
-        if let Some(v) = version
-            && before_0_5_23(v)
-        {
+        if before_0_5_23(&release.version) {
+            let v = &release.version;
+            let assumed = if release.assumed {
+                " (assumed: engine.version not set; set engine.version = \"0.5.23\" to use it)"
+            } else {
+                ""
+            };
             warnings.push(format!(
-                "SGLang {v} has no FlashInfer PCIe-IPC allreduce (pcie_ipc_ar.py appears in 0.5.23 of the wheels checked): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE is ignored"
+                "SGLang {v}{assumed} has no FlashInfer PCIe-IPC allreduce (pcie_ipc_ar.py appears in 0.5.23 of the wheels checked): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE is ignored"
             ));
             return None;
         }

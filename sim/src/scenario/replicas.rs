@@ -36,7 +36,8 @@ pub struct Replicas {
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {
     pub kind: EngineKind,
-    pub version: Option<&'a str>,
+    /// The release simulated (`crate::engine_release`: `engine.version` or tpsim's current one).
+    pub version: &'a str,
     pub enable_dp_attention: bool,
     pub dp_size: Option<u32>,
     pub tp: u32,
@@ -117,13 +118,13 @@ pub fn resolve(
             ));
             // Dense models: lock-step DP ranks until vLLM runs them as independent engines (0.19.0
             // checked; 0.11.0 and 0.12.0 checked lock-step).
-            let independent = i.version.and_then(minor).is_some_and(|v| v >= (0, 19));
+            let independent = minor(i.version).is_some_and(|v| v >= (0, 19));
             if !independent {
                 warnings.push(format!(
                     "vLLM {} steps the data-parallel ranks of a dense model together (DPEngineCoreProc: an idle \
                      rank runs a dummy batch, batches are padded to the largest rank's); tpsim runs the replicas \
                      independently, as vLLM 0.19 does, so uneven steps are not charged",
-                    i.version.unwrap_or("0.11")
+                    i.version
                 ));
             }
         }

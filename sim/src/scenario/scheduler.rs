@@ -235,11 +235,8 @@ impl Resolver<'_> {
 /// `MambaModelConfig`, its log line); 0.12 – 0.25 leave it off unless `--enable-prefix-caching`
 /// (`ModelConfig.is_prefix_caching_supported`: hybrids not supported by default); from 0.26 on by
 /// default; no `engine.version`: 0.19.0's. Returns the setting and the line to report.
-pub(super) fn vllm_hybrid_prefix_caching(
-    given: Option<bool>,
-    version: Option<&str>,
-) -> (bool, Option<String>) {
-    let rel = version.and_then(crate::engine_args_versions::release);
+pub(super) fn vllm_hybrid_prefix_caching(given: Option<bool>, version: &str) -> (bool, Option<String>) {
+    let rel = crate::engine_args_versions::release(version);
     let rules = tpsim_model::vllm_hybrid::VllmHybridRules::for_release(rel.as_deref());
     if !rules.prefix_caching_allowed {
         let line = "vLLM: Hybrid or mamba-based model detected: disabling prefix caching since it is not yet supported.";

@@ -33,10 +33,9 @@ const EAGLE3_TARGETS: [&str; 4] = ["llama", "qwen", "minicpm", "gpt_oss"];
 /// vllm-ascend v0.17.0rc1). Nightlies between the two are given as "0.17.0".
 pub(crate) const QWEN35_MTP_SINCE: (u32, u32) = (0, 17);
 
-/// Whether the vLLM `version` (default 0.11.0) ships `qwen3_5_mtp.py`.
-fn has_qwen35_mtp(version: Option<&str>) -> bool {
-    let v = version.unwrap_or(crate::engine_args::DEFAULT_VLLM_VERSION);
-    major_minor(v).is_some_and(|mm| mm >= QWEN35_MTP_SINCE)
+/// Whether vLLM release `version` (`crate::engine_release`) ships `qwen3_5_mtp.py`.
+fn has_qwen35_mtp(version: &str) -> bool {
+    major_minor(version).is_some_and(|mm| mm >= QWEN35_MTP_SINCE)
 }
 
 /// `(major, minor)` of a version string such as "0.17.0" (None when it does not parse).
@@ -83,7 +82,7 @@ impl Resolver<'_> {
                 let known = matches!(
                     target.arch,
                     Architecture::DeepseekV3 | Architecture::DeepseekV32 | Architecture::Glm4Moe
-                ) || (qwen35 && has_qwen35_mtp(engine.version.as_deref()));
+                ) || (qwen35 && has_qwen35_mtp(&engine.release().version));
                 // qwenhyb: vLLM runs Qwen3-Next's and the dense Qwen3.5's MTP (`qwen3_next_mtp.py`,
                 // `qwen3_5_mtp.py`), but tpsim has not sourced those drafts' weights under vLLM.
                 if matches!(target.arch, Architecture::Qwen3Next | Architecture::Qwen35) {
@@ -98,12 +97,9 @@ impl Resolver<'_> {
                 if !known {
                     let why = if qwen35 {
                         format!(
-                            "vLLM {} has no qwen3_5_mtp module: Qwen3.5's MTP arrives in vLLM {}.{}.0 \
+                            "{} has no qwen3_5_mtp module: Qwen3.5's MTP arrives in vLLM {}.{}.0 \
                              (set engine.version)",
-                            engine
-                                .version
-                                .as_deref()
-                                .unwrap_or(crate::engine_args::DEFAULT_VLLM_VERSION),
+                            engine.release().label(),
                             QWEN35_MTP_SINCE.0,
                             QWEN35_MTP_SINCE.1
                         )

@@ -253,14 +253,21 @@ def vllm(root):
                 if not names:
                     continue
                 kind, choices = kind_of(node, consts)
-                # `**cache_kwargs["block_size"]`: the config dataclass field's type gives kind and choices.
+                # `**cache_kwargs["block_size"]`: the config dataclass field's type gives kind and choices;
+                # also inside `**{**cache_kwargs["enable_prefix_caching"], "default": None}` (vLLM 0.12+).
+                spreads = []
                 for kw in node.keywords:
                     if kw.arg is None and isinstance(kw.value, ast.Subscript):
-                        key = kw.value.slice
-                        if isinstance(key, ast.Constant) and key.value in by_field:
-                            fk, fc = by_field[key.value]
-                            kind = fk if kind == "str" else kind
-                            choices = choices or fc
+                        spreads.append(kw.value)
+                    elif kw.arg is None and isinstance(kw.value, ast.Dict):
+                        spreads += [v for k, v in zip(kw.value.keys, kw.value.values)
+                                    if k is None and isinstance(v, ast.Subscript)]
+                for sub in spreads:
+                    key = sub.slice
+                    if isinstance(key, ast.Constant) and key.value in by_field:
+                        fk, fc = by_field[key.value]
+                        kind = fk if kind == "str" else kind
+                        choices = choices or fc
                 rows.append((names, kind, choices))
     return rows
 
