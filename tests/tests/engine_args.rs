@@ -719,7 +719,10 @@ fn engine_quantization_maps_to_quantization() {
 /// 93–94); a value outside the release's choices is bad input (exit 2, naming the key).
 #[test]
 fn mamba_dtypes_map_to_vllm_flags() {
-    for (version, list, ssm) in [("0.19.0", "vllm-0.19.0.txt", "float16"), ("0.11.0", "vllm-0.11.0.txt", "float32")] {
+    for (version, list, ssm) in [
+        ("0.19.0", "vllm-0.19.0.txt", "float16"),
+        ("0.11.0", "vllm-0.11.0.txt", "float32"),
+    ] {
         let f = write(
             &format!("mamba-{version}"),
             &format!(
@@ -740,7 +743,8 @@ fn mamba_dtypes_map_to_vllm_flags() {
     let o = tpsim(&["engine-args", &f]);
     assert_eq!(o.code, 2, "{}", o.stdout);
     assert!(
-        o.stderr.contains("engine.mamba_ssm_cache_dtype") && o.stderr.contains("expected one of auto, float32"),
+        o.stderr.contains("engine.mamba_ssm_cache_dtype")
+            && o.stderr.contains("expected one of auto, float32"),
         "{}",
         o.stderr
     );

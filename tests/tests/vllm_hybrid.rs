@@ -239,6 +239,7 @@ fn qwen36_35b_a3b_vllm_0_24_log() {
 /// - `--mamba-cache-dtype float32` (conv fp32, SSM float32 from the config): 98,304 + 2,097,152 =
 ///   2,195,456 B → block 16 × ⌈33.5⌉ = 544; 671,088,640 // 2,228,224 = 301, // 8 = 37 blocks → 37 // 4
 ///   × 544 = 4,896 tokens; 37 / (⌈16,384 / 544⌉ = 31 + 3) = 1.09x.
+///
 /// Exact (integer arithmetic; the concurrency to vLLM's two decimals).
 #[test]
 fn qwen35_9b_mamba_dtype_flags_at_0_19() {
@@ -257,9 +258,18 @@ fn qwen35_9b_mamba_dtype_flags_at_0_19() {
             "{extra}"
         );
         let line = format!("Setting attention block size to {block} tokens");
-        assert!(p.notes.iter().any(|n| n.contains(&line)), "{extra}: {:?}", p.notes);
+        assert!(
+            p.notes.iter().any(|n| n.contains(&line)),
+            "{extra}: {:?}",
+            p.notes
+        );
         let warn = "specifies mamba_ssm_dtype='float32' in its config, but --mamba-ssm-cache-dtype='float16'";
-        assert_eq!(p.notes.iter().any(|n| n.contains(warn)), warned, "{extra}: {:?}", p.notes);
+        assert_eq!(
+            p.notes.iter().any(|n| n.contains(warn)),
+            warned,
+            "{extra}: {:?}",
+            p.notes
+        );
     }
 }
 
@@ -268,9 +278,24 @@ fn qwen35_9b_mamba_dtype_flags_at_0_19() {
 #[test]
 fn mamba_dtype_choices_are_checked() {
     for (engine, version, line, needle) in [
-        ("vllm", "0.19.0", "mamba_ssm_cache_dtype = \"bfloat16\"", "expected one of auto, float32, float16"),
-        ("vllm", "0.11.0", "mamba_cache_dtype = \"float16\"", "expected one of auto, float32"),
-        ("sglang", "0.5.8", "mamba_ssm_cache_dtype = \"float32\"", "--mamba-ssm-dtype is not mapped"),
+        (
+            "vllm",
+            "0.19.0",
+            "mamba_ssm_cache_dtype = \"bfloat16\"",
+            "expected one of auto, float32, float16",
+        ),
+        (
+            "vllm",
+            "0.11.0",
+            "mamba_cache_dtype = \"float16\"",
+            "expected one of auto, float32",
+        ),
+        (
+            "sglang",
+            "0.5.8",
+            "mamba_ssm_cache_dtype = \"float32\"",
+            "--mamba-ssm-dtype is not mapped",
+        ),
     ] {
         let text = format!(
             "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"{engine}\"\n\
@@ -279,6 +304,9 @@ fn mamba_dtype_choices_are_checked() {
         let e = tpsim::scenario::load_str(&text, Path::new("vllm_hybrid.rs"))
             .expect_err(line)
             .to_string();
-        assert!(e.contains(line.split(' ').next().unwrap()) && e.contains(needle), "{e}");
+        assert!(
+            e.contains(line.split(' ').next().unwrap()) && e.contains(needle),
+            "{e}"
+        );
     }
 }

@@ -7,8 +7,8 @@ use tpsim_model::vllm_hybrid::{
 };
 
 use crate::engine_args_versions::release;
-use crate::scenario::mamba_dtype;
 use crate::scenario::Scenario;
+use crate::scenario::mamba_dtype;
 
 /// A hybrid model's layout under the scenario's vLLM release.
 pub(super) struct Hybrid {

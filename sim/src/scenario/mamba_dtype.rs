@@ -28,8 +28,9 @@ pub fn bytes_of(choice: &str) -> u64 {
 /// `MambaDType` of vLLM release `version` (`crate::engine_args_versions::release`; 0.19.0 without a
 /// number).
 pub fn choices(version: &str) -> &'static [&'static str] {
-    let m = crate::engine_args_versions::release(version)
-        .map_or([0, 19], |r| [r.first().copied().unwrap_or(0), r.get(1).copied().unwrap_or(0)]);
+    let m = crate::engine_args_versions::release(version).map_or([0, 19], |r| {
+        [r.first().copied().unwrap_or(0), r.get(1).copied().unwrap_or(0)]
+    });
     if m < [0, 13] {
         &["auto", "float32"]
     } else {
@@ -64,7 +65,10 @@ pub(super) fn resolve(
         if !ok.contains(&v.as_str()) {
             return Err(invalid(
                 key,
-                format!("`{v}` is not a vLLM {version} {flag}: expected one of {}", ok.join(", ")),
+                format!(
+                    "`{v}` is not a vLLM {version} {flag}: expected one of {}",
+                    ok.join(", ")
+                ),
             ));
         }
         out[i] = (v != "auto").then(|| v.clone());
@@ -96,7 +100,10 @@ mod tests {
         let d = resolve(EngineKind::Vllm, "0.19.0", f16.clone(), err).unwrap();
         assert_eq!((d.cache, d.ssm.as_deref()), (None, Some("float16")));
         let auto = [Some("auto".to_string()), None];
-        assert_eq!(resolve(EngineKind::Vllm, "0.11.0", auto, err).unwrap().cache, None);
+        assert_eq!(
+            resolve(EngineKind::Vllm, "0.11.0", auto, err).unwrap().cache,
+            None
+        );
         assert!(resolve(EngineKind::Sglang, "0.5.9", f16, err).is_err());
     }
 }
