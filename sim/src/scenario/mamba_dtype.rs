@@ -3,8 +3,9 @@
 //! recurrent layers' state pages (`decode::vllm_hybrid`).
 //!
 //! Choices (`MambaDType` in `vllm/config/cache.py`, read in the PyPI wheels): `auto`, `float32` in
-//! 0.11.0 and 0.12.0; `auto`, `float32`, `float16` in 0.13.0, 0.14.0 and 0.19.0. Releases after 0.19
-//! get 0.19.0's list (not read). Default `auto` for both. SGLang's flag (`--mamba-ssm-dtype`, 0.5.8 /
+//! 0.11.0 and 0.12.0; `auto`, `float32`, `float16` in 0.13.0, 0.14.0 and 0.19.0; `bfloat16` too in
+//! 0.33.0 (`tests/data/engine-args/vllm-0.33.0.txt`). 0.20 – 0.32 get 0.19.0's list (not read: the
+//! release that added `bfloat16` is not known, so it is refused there). Default `auto` for both. SGLang's flag (`--mamba-ssm-dtype`, 0.5.8 /
 //! 0.5.9 `server_args.py`) is not mapped: the keys are refused under SGLang.
 
 use super::{EngineKind, ScenarioError};
@@ -33,6 +34,8 @@ pub fn choices(version: &str) -> &'static [&'static str] {
     });
     if m < [0, 13] {
         &["auto", "float32"]
+    } else if m >= [0, 33] {
+        &["auto", "float32", "float16", "bfloat16"]
     } else {
         &["auto", "float32", "float16"]
     }
@@ -95,6 +98,7 @@ mod tests {
         assert_eq!(choices("0.11.0"), ["auto", "float32"]);
         assert_eq!(choices("0.12.0"), ["auto", "float32"]);
         assert_eq!(choices("0.19.0"), ["auto", "float32", "float16"]);
+        assert_eq!(choices("0.33.0"), ["auto", "float32", "float16", "bfloat16"]);
         let f16 = [None, Some("float16".to_string())];
         assert!(resolve(EngineKind::Vllm, "0.11.0", f16.clone(), err).is_err());
         let d = resolve(EngineKind::Vllm, "0.19.0", f16.clone(), err).unwrap();
