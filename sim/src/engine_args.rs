@@ -45,6 +45,7 @@
 //! | `engine.disable_hybrid_kv_cache_manager` | (none) | `--disable-hybrid-kv-cache-manager` |
 //! | `[engine.env]` | environment | environment |
 //! | `engine.deepep_mode` | `--deepep-mode` | (refused) |
+//! | `engine.mamba_cache_dtype`, `engine.mamba_ssm_cache_dtype` | (refused) | `--mamba-cache-dtype`, `--mamba-ssm-cache-dtype` |
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
 
 use crate::presets;
@@ -344,6 +345,16 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     // vLLM 0.11.0 arg_utils.py `--kv-cache-memory-bytes` (int; refused under SGLang when resolving).
     if let Some(b) = e.kv_cache_memory_bytes.filter(|_| !sglang) {
         c.arg("--kv-cache-memory-bytes", b.0);
+    }
+    // Issue #17 (mambadtype): vLLM `--mamba-cache-dtype` / `--mamba-ssm-cache-dtype` (the same
+    // spelling in 0.11.0 and 0.19.0 arg_utils.py; refused under SGLang when resolving).
+    if !sglang {
+        if let Some(d) = &e.mamba_cache_dtype {
+            c.arg("--mamba-cache-dtype", d);
+        }
+        if let Some(d) = &e.mamba_ssm_cache_dtype {
+            c.arg("--mamba-ssm-cache-dtype", d);
+        }
     }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(

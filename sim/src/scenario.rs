@@ -39,6 +39,7 @@ pub mod frontend; // issue #18 (frontend): the API server in front of the schedu
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
+pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
@@ -299,6 +300,9 @@ pub struct Engine {
     /// vLLM's `--kv-cache-memory-bytes`: the KV budget per rank, bytes, replacing the profile's
     /// `gpu_memory_utilization` rule (`tpsim_model::memory::vllm_kv_plan_with_bytes`).
     pub kv_cache_memory_bytes: Option<u64>,
+    /// vLLM's `--mamba-cache-dtype` / `--mamba-ssm-cache-dtype` (issue #17; `scenario::mamba_dtype`):
+    /// the recurrent layers' state dtypes, `auto` when not given.
+    pub mamba_dtypes: mamba_dtype::MambaDtypes,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,

@@ -713,3 +713,39 @@ fn engine_quantization_maps_to_quantization() {
         .expect("command");
     assert_eq!(c.value_of("--quantization"), None);
 }
+
+/// Issue #17 (mambadtype): the state dtype keys print as vLLM's flags with the values given, and the
+/// command passes the release's list (`vllm-0.19.0.txt` lines 102–103, `vllm-0.11.0.txt` lines
+/// 93–94); a value outside the release's choices is bad input (exit 2, naming the key).
+#[test]
+fn mamba_dtypes_map_to_vllm_flags() {
+    for (version, list, ssm) in [
+        ("0.19.0", "vllm-0.19.0.txt", "float16"),
+        ("0.11.0", "vllm-0.11.0.txt", "float32"),
+    ] {
+        let f = write(
+            &format!("mamba-{version}"),
+            &format!(
+                "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"vllm\"\n\
+                 version = \"{version}\"\ntp = 1\nmamba_cache_dtype = \"auto\"\nmamba_ssm_cache_dtype = \"{ssm}\"\n"
+            ),
+        );
+        let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+        assert_eq!(c.value_of("--mamba-cache-dtype"), Some("auto"), "{version}");
+        assert_eq!(c.value_of("--mamba-ssm-cache-dtype"), Some(ssm), "{version}");
+        check_args(&c.args, 1, &accepted(list)).expect(list);
+    }
+    let f = write(
+        "mamba-bad",
+        "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"vllm\"\n\
+         version = \"0.11.0\"\ntp = 1\nmamba_ssm_cache_dtype = \"float16\"\n",
+    );
+    let o = tpsim(&["engine-args", &f]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("engine.mamba_ssm_cache_dtype")
+            && o.stderr.contains("expected one of auto, float32"),
+        "{}",
+        o.stderr
+    );
+}

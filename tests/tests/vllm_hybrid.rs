@@ -225,3 +225,88 @@ fn qwen36_35b_a3b_vllm_0_24_log() {
         "4.33"
     );
 }
+
+/// Issue #17 (mambadtype): `--mamba-ssm-cache-dtype` / `--mamba-cache-dtype` on Qwen3.5-9B under
+/// vLLM 0.19.0 (tp 1, max_model_len 16,384, 640 MiB = 671,088,640 B, prefix caching off by 0.19's
+/// default; 8 attention layers of 4,096 B per token, 24 Gated DeltaNet layers, groups of 8: 1 + 3).
+/// By hand (`MambaStateDtypeCalculator._mamba_state_dtype`, 0.19.0 `Qwen3_5ForConditionalGenerationConfig`):
+/// - `auto` and `float32`: the config's `mamba_ssm_dtype` float32 → page 3 × 8,192 × 2 + 32 × 128 ×
+///   128 × 4 = 2,146,304 B → block 16 × ⌈2,146,304 / 65,536⌉ = 528, 671,088,640 // (528 × 4,096) // 8
+///   = 38 blocks → 38 // 4 × 528 = 4,752 tokens, 38 / (⌈16,384 / 528⌉ = 32 + 3) = 1.09x.
+/// - SSM `float16`: 49,152 + 1,048,576 = 1,097,728 B → block 16 × 17 = 272; 671,088,640 //
+///   1,114,112 = 602, // 8 = 75 blocks → 75 // 4 × 272 = 4,896 tokens; 75 / (⌈16,384 / 272⌉ = 61 + 3)
+///   = 1.17x; vLLM's warning that the config says float32.
+/// - `--mamba-cache-dtype float32` (conv fp32, SSM float32 from the config): 98,304 + 2,097,152 =
+///   2,195,456 B → block 16 × ⌈33.5⌉ = 544; 671,088,640 // 2,228,224 = 301, // 8 = 37 blocks → 37 // 4
+///   × 544 = 4,896 tokens; 37 / (⌈16,384 / 544⌉ = 31 + 3) = 1.09x.
+///
+/// Exact (integer arithmetic; the concurrency to vLLM's two decimals).
+#[test]
+fn qwen35_9b_mamba_dtype_flags_at_0_19() {
+    let base = "max_model_len = 16384\nkv_cache_memory_bytes = 671088640\n";
+    for (extra, block, tokens, conc, warned) in [
+        ("", 528u64, 4_752u64, "1.09", false),
+        ("mamba_ssm_cache_dtype = \"auto\"\n", 528, 4_752, "1.09", false),
+        ("mamba_ssm_cache_dtype = \"float32\"\n", 528, 4_752, "1.09", false),
+        ("mamba_ssm_cache_dtype = \"float16\"\n", 272, 4_896, "1.17", true),
+        ("mamba_cache_dtype = \"float32\"\n", 544, 4_896, "1.09", false),
+    ] {
+        let (p, _) = plan("qwen3.5-9b", "0.19.0", &format!("{base}{extra}"));
+        assert_eq!(
+            (p.kv_tokens, format!("{:.2}", p.vllm_concurrency.unwrap().1)),
+            (tokens, conc.to_string()),
+            "{extra}"
+        );
+        let line = format!("Setting attention block size to {block} tokens");
+        assert!(
+            p.notes.iter().any(|n| n.contains(&line)),
+            "{extra}: {:?}",
+            p.notes
+        );
+        let warn = "specifies mamba_ssm_dtype='float32' in its config, but --mamba-ssm-cache-dtype='float16'";
+        assert_eq!(
+            p.notes.iter().any(|n| n.contains(warn)),
+            warned,
+            "{extra}: {:?}",
+            p.notes
+        );
+    }
+}
+
+/// Values outside the release's `MambaDType` (0.11.0: auto, float32; 0.19.0 adds float16) and the
+/// keys under SGLang are refused naming the key.
+#[test]
+fn mamba_dtype_choices_are_checked() {
+    for (engine, version, line, needle) in [
+        (
+            "vllm",
+            "0.19.0",
+            "mamba_ssm_cache_dtype = \"bfloat16\"",
+            "expected one of auto, float32, float16",
+        ),
+        (
+            "vllm",
+            "0.11.0",
+            "mamba_cache_dtype = \"float16\"",
+            "expected one of auto, float32",
+        ),
+        (
+            "sglang",
+            "0.5.8",
+            "mamba_ssm_cache_dtype = \"float32\"",
+            "--mamba-ssm-dtype is not mapped",
+        ),
+    ] {
+        let text = format!(
+            "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"{engine}\"\n\
+             version = \"{version}\"\ntp = 1\n{line}\n"
+        );
+        let e = tpsim::scenario::load_str(&text, Path::new("vllm_hybrid.rs"))
+            .expect_err(line)
+            .to_string();
+        assert!(
+            e.contains(line.split(' ').next().unwrap()) && e.contains(needle),
+            "{e}"
+        );
+    }
+}

@@ -8,6 +8,7 @@ use tpsim_model::vllm_hybrid::{
 
 use crate::engine_args_versions::release;
 use crate::scenario::Scenario;
+use crate::scenario::mamba_dtype;
 
 /// A hybrid model's layout under the scenario's vLLM release.
 pub(super) struct Hybrid {
@@ -47,26 +48,43 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
         ));
     }
     let tp = super::dp_attention::attention_tp(e);
-    // `--mamba-cache-dtype auto` (tpsim does not take the flag): the model dtype for the conv state.
+    // Issue #17 (mambadtype): vLLM `MambaStateDtypeCalculator._mamba_state_dtype` (0.11.0 / 0.19.0
+    // `model_executor/layers/mamba/mamba_utils.py`): the conv state at `--mamba-cache-dtype` (`auto` =
+    // the model dtype), the SSM state at `--mamba-ssm-cache-dtype`, whose `auto` is first replaced by
+    // the model's config rule (`models/config.py`: Qwen3.5's `mamba_ssm_dtype` from 0.17, Nemotron-H's
+    // default by release) and otherwise is the conv state's dtype.
+    let md = &e.mamba_dtypes;
     let model_bytes = m.dtype.float_bytes().unwrap_or(2);
+    let conv_bytes = md.cache.as_deref().map_or(model_bytes, mamba_dtype::bytes_of);
+    let user_ssm = md.ssm.as_deref().map(mamba_dtype::bytes_of);
     let num_spec = s.speculative.as_ref().map_or(0, |sp| u64::from(sp.num_steps));
     let state_page = match (m.linear_attention, m.mamba2) {
         (Some(g), _) => {
-            let ssm = match g.declared_ssm_state_bytes {
-                Some(b) if rules.gdn_ssm_from_config => b,
-                _ => model_bytes,
-            };
-            gdn_state_page(&g, tp, num_spec, model_bytes, ssm)
-        }
-        (None, Some(mb)) => {
-            let ssm = rules.nemotron_ssm_default.unwrap_or(model_bytes);
-            if rules.nemotron_ssm_default.is_some() {
+            let declared = g.declared_ssm_state_bytes.filter(|_| rules.gdn_ssm_from_config);
+            // 0.19.0 `Qwen3_5ForConditionalGenerationConfig.verify_and_update_config` warns when the
+            // flag differs from the config's name; tpsim keeps bytes only, so it names the float32 case
+            // (the released Qwen3.5 configs') and stays silent on bfloat16 vs float16.
+            if let (Some(4), Some(name)) = (declared, md.ssm.as_deref())
+                && name != "float32"
+            {
                 notes.push(format!(
-                    "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",
-                    if ssm == 4 { "float32" } else { "float16" }
+                    "vLLM: Qwen3.5 model specifies mamba_ssm_dtype='float32' in its config, but \
+                     --mamba-ssm-cache-dtype='{name}' was passed. Using the user-specified value."
                 ));
             }
-            mb.vllm_page_bytes(tp, model_bytes, ssm)
+            let ssm = user_ssm.or(declared).unwrap_or(conv_bytes);
+            gdn_state_page(&g, tp, num_spec, conv_bytes, ssm)
+        }
+        (None, Some(mb)) => {
+            let config_rule = rules.nemotron_ssm_default.filter(|_| user_ssm.is_none());
+            if let Some(b) = config_rule {
+                notes.push(format!(
+                    "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",
+                    dtype_name(b)
+                ));
+            }
+            let ssm = user_ssm.or(config_rule).unwrap_or(conv_bytes);
+            mb.vllm_page_bytes(tp, conv_bytes, ssm)
         }
         (None, None) => return None,
     };
@@ -114,6 +132,12 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
         state_layers,
         notes,
     })
+}
+
+/// vLLM's name of a state dtype of `bytes` per element (4 = float32; 2 = float16 here: the names
+/// vLLM's config rules write, `mamba_ssm_dtype` / `mamba_ssm_cache_dtype`).
+fn dtype_name(bytes: u64) -> &'static str {
+    if bytes == 4 { "float32" } else { "float16" }
 }
 
 impl Hybrid {

@@ -389,7 +389,15 @@ impl Resolver<'_> {
             }
             (Some(b), EngineKind::Vllm) => Some(b.0),
         };
+        // Issue #17 (mambadtype): vLLM's state dtypes, checked against the release's choices.
+        let mamba_dtypes = super::mamba_dtype::resolve(
+            kind,
+            &release.version,
+            [e.mamba_cache_dtype, e.mamba_ssm_cache_dtype],
+            |k, m| self.invalid(k, m),
+        )?;
         Ok(Engine {
+            mamba_dtypes,
             kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)

@@ -450,6 +450,12 @@ pub struct EngineSection {
     /// vLLM's `--kv-cache-memory-bytes` (vLLM only): the KV budget per rank in bytes, instead of
     /// the profile's `gpu_memory_utilization` rule.
     pub kv_cache_memory_bytes: Option<tpsim_model::units::Bytes>,
+    /// vLLM's `--mamba-cache-dtype` (vLLM only): the dtype of the recurrent layers' conv and SSM
+    /// state, `auto` (the model dtype) by default; choices by release (`scenario::mamba_dtype`).
+    pub mamba_cache_dtype: Option<String>,
+    /// vLLM's `--mamba-ssm-cache-dtype` (vLLM only): the SSM state's dtype, `auto` (as
+    /// `mamba_cache_dtype`, or what the model's config rule says) by default.
+    pub mamba_ssm_cache_dtype: Option<String>,
     // Issue #18 point 1 (schedkeys): scheduler settings (`scenario/scheduler.rs`).
     /// SGLang's `--chunked-prefill-size` (-1 = off; default by GPU memory).
     pub chunked_prefill_size: Option<i64>,
