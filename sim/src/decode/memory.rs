@@ -221,6 +221,22 @@ pub struct KvGroups {
     pub padding_layers: u64,
 }
 
+/// vLLM's KV-cache pool of a hybrid Mamba-2 / Gated DeltaNet model in blocks (issue #18,
+/// hybridserve): what the serving loop allocates from (`serve::core::StateRule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VllmHybridPool {
+    /// `num_gpu_blocks`: blocks of `group_size` pages each.
+    pub num_blocks: u64,
+    /// Tokens per attention block (vLLM's raised block size).
+    pub block_size: u64,
+    /// Groups of attention layers: a request's token page takes a block in each.
+    pub attention_groups: u64,
+    /// Groups of recurrent layers: a request's state takes a block in each.
+    pub state_groups: u64,
+    /// `mamba_cache_mode = "align"` (prefix caching from vLLM 0.15); "none" otherwise.
+    pub align: bool,
+}
+
 /// The memory plan of one rank (all ranks are alike in a TP group).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
@@ -255,6 +271,8 @@ pub struct MemoryPlan {
     /// vLLM's "Maximum concurrency for L tokens per request: C" as (L, C), where tpsim computes it as
     /// vLLM does (hybrid Mamba-2 / Gated DeltaNet models, `vllm_hybrid`); `None` otherwise.
     pub vllm_concurrency: Option<(u64, f64)>,
+    /// vLLM's pool of a hybrid Mamba-2 / Gated DeltaNet model in blocks (`None` otherwise).
+    pub vllm_hybrid_pool: Option<VllmHybridPool>,
     /// Where the plan is approximate (reported as warnings).
     pub notes: Vec<String>,
 }
@@ -344,6 +362,7 @@ impl<'a> SglangStartup<'a> {
             swa,
             kv_groups: None,
             vllm_concurrency: None,
+            vllm_hybrid_pool: None,
             verdict: Verdict::Ok,
             total_gib: m.total_gib,
             total_source: m.total_source,
@@ -982,8 +1001,16 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         .reported_tokens(plan.blocks, layout.block_size.max(1));
     // Issue #17 (vllmhybrid): the state pages share the blocks; vLLM's token figure and concurrency.
     let mut vllm_concurrency = None;
+    let mut vllm_hybrid_pool = None;
     if let Some(h) = &layout.hybrid {
         let l = &h.layout;
+        vllm_hybrid_pool = Some(VllmHybridPool {
+            num_blocks: plan.blocks,
+            block_size: l.block_size,
+            attention_groups: l.attention_groups,
+            state_groups: l.state_groups,
+            align: h.align_mode(e.scheduler.prefix_cache),
+        });
         plan.tokens = l.reported_tokens(&h.rules, plan.blocks, h.max_model_len, h.state_pages);
         vllm_concurrency = Some((
             h.max_model_len,
@@ -1114,6 +1141,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         swa: None,
         kv_groups: layout.kv_groups(),
         vllm_concurrency,
+        vllm_hybrid_pool,
         notes,
         verdict,
         total_gib,

@@ -88,6 +88,8 @@ mod tests {
             produced: 0,
             pages: 0,
             prefix_tokens: 0,
+            state: 0,
+            state_mark: None,
             first_at: None,
             last_at: 0,
             in_running: false,

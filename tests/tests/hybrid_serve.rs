@@ -1,0 +1,171 @@
+//! hybridserve (issue #18): the serving loop holds what vLLM's KV-cache manager holds for a hybrid
+//! Mamba-2 / Gated DeltaNet model — per running request, its attention blocks of the hybrid block size
+//! in each attention group and its state block(s) in each state group, from the `num_gpu_blocks` of
+//! the memory plan (vLLM 0.19.0 `v1/core/single_type_kv_cache_manager.py` `MambaManager`,
+//! `v1/core/kv_cache_coordinator.py` `HybridKVCacheCoordinator`; `tpsim::serve::core::StateRule`) —
+//! and SGLang's loop caps a hybrid's running requests by its state slots.
+
+use std::path::Path;
+
+use tpsim::decode::VllmHybridPool;
+use tpsim::serve;
+use tpsim::workload::RequestSpec;
+
+use super::common;
+use common::fixed_serve::{run, vllm_plan};
+
+/// The public vLLM 0.28.0 note on Qwen3.5-9B (tests/tests/vllm_hybrid.rs,
+/// `qwen35_9b_vllm_0_28_reproduces_the_note`): 640 MiB, max_model_len 16,384, prefix caching off.
+const QWEN35_9B_640MIB: &str = "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n\
+    [engine]\nname = \"vllm\"\nversion = \"0.28.0\"\ntp = 1\nmax_model_len = 16384\n\
+    kv_cache_memory_bytes = 671088640\nenable_prefix_caching = false\n";
+
+fn load(text: &str) -> tpsim::scenario::Scenario {
+    tpsim::scenario::load_str(text, Path::new("hybrid_serve.rs")).expect("scenario resolves")
+}
+
+fn req(prompt: u32, output: u32) -> RequestSpec {
+    RequestSpec {
+        arrival: None,
+        prompt,
+        output,
+        prefix: None,
+    }
+}
+
+/// The pool the loop allocates from is the memory report's: 671,088,640 B // (528 × 4,096 B) // 8
+/// layers a group = 38 blocks of 528 tokens ("Setting attention block size to 528 tokens"), groups of
+/// 8 over 8 attention + 24 Gated DeltaNet layers: 1 attention group, 3 state groups; prefix caching
+/// off → `mamba_cache_mode = "none"`, one state block per state group and request. The loop gets
+/// that pool (not the 17,788 reported tokens in 16-token pages).
+#[test]
+fn qwen35_9b_pool_in_blocks() {
+    let s = load(QWEN35_9B_640MIB);
+    let mem = tpsim::plan_memory(&s);
+    assert_eq!(mem.kv_tokens, 17_788);
+    assert_eq!(
+        mem.vllm_hybrid_pool,
+        Some(VllmHybridPool {
+            num_blocks: 38,
+            block_size: 528,
+            attention_groups: 1,
+            state_groups: 3,
+            align: false,
+        })
+    );
+    let p = serve::plan(&s, &mem, false);
+    let h = p.hybrid.expect("a hybrid pool");
+    assert_eq!((h.blocks, h.block_size, h.attention_groups), (38, 528, 1));
+    assert_eq!(
+        h.state,
+        serve::core::StateRule {
+            groups: 3,
+            base: 1,
+            align: false
+        }
+    );
+    // A plain model keeps the token pool.
+    let plain = load(&QWEN35_9B_640MIB.replace("qwen3.5-9b", "qwen3-8b"));
+    let mem = tpsim::plan_memory(&plain);
+    assert_eq!(mem.vllm_hybrid_pool, None);
+    assert_eq!(serve::plan(&plain, &mem, false).hybrid, None);
+}
+
+/// The fixed-cost loop (tests/tests/common/fixed_serve.rs: budget 8,192 tokens, 256 sequences) over
+/// the scenario's hybrid pool.
+fn hybrid_plan() -> serve::Plan {
+    let s = load(QWEN35_9B_640MIB);
+    let mem = tpsim::plan_memory(&s);
+    let mut p = vllm_plan(0);
+    p.hybrid = serve::plan(&s, &mem, false).hybrid;
+    p
+}
+
+/// Largest number running at once, by vLLM's rule: a request of P + O tokens holds at most ⌈(P + O −
+/// 1) / 528⌉ attention blocks (the last sampled token is never written) + 3 state blocks, from 38:
+/// - 400 + 100 (499 tokens): 1 + 3 = 4 blocks → ⌊38 / 4⌋ = 9 running, the 10th waits; nothing is
+///   preempted; 16 requests in two waves (9, 7).
+/// - 1,000 + 24 (1,023 tokens): 2 + 3 = 5 → ⌊38 / 5⌋ = 7.
+/// - 100 + 4 in 16-token pages of the 17,788 reported tokens (the loop before): 1 + 3 = 4 blocks, so
+///   9 — not the 16 that 7 pages of 16 tokens from 1,111 pages would allow.
+///
+/// Exact (integer blocks).
+#[test]
+fn qwen35_9b_running_requests_are_capped_by_blocks() {
+    let p = hybrid_plan();
+    let m = run(&p, vec![req(400, 100); 16], 16);
+    assert_eq!((m.peak_running, m.preemptions, m.finished), (9, 0, 16));
+    let m = run(&p, vec![req(1000, 24); 16], 16);
+    assert_eq!((m.peak_running, m.preemptions, m.finished), (7, 0, 16));
+    let m = run(&p, vec![req(100, 4); 16], 16);
+    assert_eq!((m.peak_running, m.preemptions), (9, 0));
+    // The loop before (17,788 tokens in 16-token pages, no state blocks) ran all 16.
+    let old = run(&vllm_plan(17_788), vec![req(100, 4); 16], 16);
+    assert_eq!(old.peak_running, 16);
+}
+
+/// Long outputs preempt: 16 requests of 400 + 400 at concurrency 16. Admission needs ⌈400 / 528⌉
+/// + 3 = 4 blocks: 9 run (36 of 38 blocks). At 529 tokens each needs a second attention block:
+/// r1 and r2 take the 2 free blocks, r3 fails → vLLM preempts the last running (r9, 4 blocks back),
+/// r3–r6 take 4, r7 fails → r8 preempted, r7 takes one: 7 run (35 blocks), 2 preemptions. When r1–r7
+/// finish (799 tokens, 2 + 3 blocks), r8 and r9 recompute 529 tokens (5 blocks each) beside r10–r16
+/// (4 each): 10 + 28 = 38, all 9 admitted. r10–r16 cross 528 together: r10–r13 take 4 blocks after
+/// r16 is preempted, r14 after r15: 2 more preemptions. r15 and r16 return when r8 and r9 finish
+/// (5 + 5 of 13 free) and fit to the end (799 tokens = 2 attention blocks). 4 preemptions, peak 9.
+/// The 16-token-page loop over 17,788 tokens ran all 16 without one (16 × 50 pages ≤ 1,111).
+#[test]
+fn qwen35_9b_long_outputs_preempt() {
+    let m = run(&hybrid_plan(), vec![req(400, 400); 16], 16);
+    assert_eq!((m.peak_running, m.preemptions, m.finished), (9, 4, 16));
+    let old = run(&vllm_plan(17_788), vec![req(400, 400); 16], 16);
+    assert_eq!((old.peak_running, old.preemptions), (16, 0));
+}
+
+/// The same through `tpsim run --json` (the scenario's own scheduler settings and costs): 32
+/// requests of 400 + 100 at concurrency 16 never run more than 9 at once (the arithmetic above) and
+/// are not preempted; with 400-token outputs the batch is still capped at 9 and vLLM preempts.
+#[test]
+fn qwen35_9b_closed_loop_run_is_capped() {
+    for (output, preempts) in [(100, false), (400, true)] {
+        let f = common::scratch(&format!("out{output}")).join("s.toml");
+        std::fs::write(
+            &f,
+            format!(
+                "{QWEN35_9B_640MIB}[workload]\nconcurrency = 16\nprompt_len = 400\noutput_len = {output}\n\
+                 num_requests = 32\n"
+            ),
+        )
+        .unwrap();
+        let out = common::tpsim(&["run", f.to_str().unwrap(), "--json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let j: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+        assert_eq!(j["serving"]["peak_running"], 9, "output {output}");
+        assert_eq!(
+            j["serving"]["preemptions"].as_u64().unwrap() > 0,
+            preempts,
+            "output {output}"
+        );
+    }
+}
+
+/// Prefix caching on (vLLM 0.28's default for hybrids) runs the state groups in "align" mode:
+/// `MambaManager.get_num_blocks_to_allocate` takes one more block per state group when a request's
+/// tokens reach a new block, and `remove_skipped_blocks` frees the previous one at its next
+/// allocation. Two requests of 400 + 200 (same 38-block pool): admitted with 1 + 3 blocks each (8);
+/// at 529 tokens each takes 1 attention + 3 state blocks (16 in use, the peak: 16 / 38); the next
+/// step frees the 3 old state blocks of each (10 in use: 2 + 3 each). Without prefix caching
+/// ("none") the state blocks stay put: the peak is 2 × (2 + 3) = 10 / 38. Exact.
+#[test]
+fn align_mode_takes_a_state_block_per_group_at_each_block_boundary() {
+    let s = load(&QWEN35_9B_640MIB.replace("enable_prefix_caching = false", "enable_prefix_caching = true"));
+    let mem = tpsim::plan_memory(&s);
+    let pool = mem.vllm_hybrid_pool.expect("a hybrid pool");
+    assert_eq!((pool.num_blocks, pool.align), (38, true));
+    let mut p = vllm_plan(0);
+    p.hybrid = serve::plan(&s, &mem, false).hybrid;
+    let m = run(&p, vec![req(400, 200); 2], 2);
+    assert_eq!((m.peak_running, m.preemptions), (2, 0));
+    assert_eq!(m.peak_kv_utilisation, 16.0 / 38.0);
+    let m = run(&hybrid_plan(), vec![req(400, 200); 2], 2);
+    assert_eq!(m.peak_kv_utilisation, 10.0 / 38.0);
+}
