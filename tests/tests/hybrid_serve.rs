@@ -169,3 +169,75 @@ fn align_mode_takes_a_state_block_per_group_at_each_block_boundary() {
     let m = run(&hybrid_plan(), vec![req(400, 200); 2], 2);
     assert_eq!(m.peak_kv_utilisation, 10.0 / 38.0);
 }
+
+/// tests/data/engine-memory.tsv line 45 (SGLang 2026-04, Qwen3.5-9B on 2× RTX 4090, tp 2, fraction
+/// 0.8), as an SGLang 0.5.9 scenario with the spring-2026 memory rules (the row's build is a 2026-04
+/// source build): `engine.mamba_ssm_cache_dtype` is `--mamba-ssm-dtype`.
+fn sglang_qwen35_9b(ssm: Option<&str>) -> tpsim::scenario::Scenario {
+    let flag = ssm.map_or(String::new(), |d| format!("mamba_ssm_cache_dtype = \"{d}\"\n"));
+    load(&format!(
+        "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"sglang\"\n\
+         version = \"0.5.9\"\ntp = 2\nmem_fraction_static = 0.8\ncontext_length = 262144\n{flag}\
+         [engine.costs]\nera = \"spring-2026\"\n"
+    ))
+}
+
+/// SGLang's `--mamba-ssm-dtype` on line 45's configuration. Per request and rank, 24 Gated DeltaNet
+/// layers each hold a conv state of (2 × 2,048 + 4,096) / 2 × 3 × 2 B = 24,576 B (bf16, not changed
+/// by the flag) and an SSM state of 32 / 2 × 128 × 128 × b B: float32 (the config's
+/// `mamba_ssm_dtype`, also the flag's `float32`) 24 × (24,576 + 1,048,576) = 25,755,648 B; bfloat16 24
+/// × (24,576 + 524,288) = 13,172,736 B. From the log's free memory (rest = 14.08 − 22.93 × 0.2 =
+/// 9.494 GiB; `engine_memory_logs`), the state pool's 9.494 × 0.9 / 1.9 GiB = 4,828,786,520 B holds
+/// ⌊… / 25,755,648⌋ = 187 states (62 running requests, the log's 62) in float32 and ⌊… /
+/// 13,172,736⌋ = 366 (122 running) in bfloat16. Exact.
+#[test]
+fn sglang_mamba_ssm_dtype_sizes_the_state_pool() {
+    use tpsim_model::state_pool::sglang_state_pool;
+    let rest = 14.08 - 22.93 * 0.2;
+    for (ssm, per_req, slots, running) in [
+        (None, 25_755_648u64, 187u64, 62u64),
+        (Some("float32"), 25_755_648, 187, 62),
+        (Some("bfloat16"), 13_172_736, 366, 122),
+    ] {
+        let s = sglang_qwen35_9b(ssm);
+        assert_eq!(s.model.linear_state_bytes_per_req(2), per_req, "{ssm:?}");
+        let pool = sglang_state_pool(rest, per_req, None, None);
+        assert_eq!((pool.slots, pool.max_running_requests), (slots, running), "{ssm:?}");
+    }
+    // 0.5.8 sets SGLANG_MAMBA_SSM_DTYPE from the flag's default float32 and reads nothing else: a
+    // config declaring bfloat16 still gets float32 states there, bfloat16 from 0.5.9.
+    assert_eq!(
+        tpsim::scenario::mamba_dtype::sglang_ssm_bytes("0.5.8", None, Some(2)),
+        4
+    );
+    assert_eq!(
+        tpsim::scenario::mamba_dtype::sglang_ssm_bytes("0.5.9", None, Some(2)),
+        2
+    );
+}
+
+/// SGLang's loop caps a hybrid's running requests by its state slots: `_resolve_max_num_reqs`
+/// (0.5.9 `model_executor/model_runner_kv_cache_mixin.py`) sets max_num_reqs ≤ max_mamba_cache_size
+/// // 3 with the radix cache on, which becomes the scheduler's `max_running_requests`; the memory
+/// plan takes min(…, slots / 3) and the loop admits no more. 300 short requests (100 + 10 tokens) at
+/// concurrency 300 peak at exactly the plan's slots / 3, float32 and bfloat16 alike.
+#[test]
+fn sglang_running_requests_are_capped_by_state_slots() {
+    for ssm in [None, Some("bfloat16")] {
+        let s = sglang_qwen35_9b(ssm);
+        let mem = tpsim::plan_memory(&s);
+        let slots = mem
+            .entries
+            .iter()
+            .find_map(|e| match e.kind {
+                tpsim::decode::MemKind::StatePool { slots } => Some(slots),
+                _ => None,
+            })
+            .expect("a state pool");
+        let cap = mem.max_running_requests.expect("a cap");
+        assert_eq!(cap, slots / 3, "{ssm:?}");
+        let p = serve::plan(&s, &mem, false);
+        let m = run(&p, vec![req(100, 10); 300], 300);
+        assert_eq!(u64::from(m.peak_running), cap, "{ssm:?}");
+    }
+}

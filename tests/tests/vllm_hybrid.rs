@@ -273,8 +273,9 @@ fn qwen35_9b_mamba_dtype_flags_at_0_19() {
     }
 }
 
-/// Values outside the release's `MambaDType` (0.11.0: auto, float32; 0.19.0 adds float16) and the
-/// keys under SGLang are refused naming the key.
+/// Values outside the release's `MambaDType` (0.11.0: auto, float32; 0.19.0 adds float16), vLLM's
+/// `--mamba-cache-dtype` under SGLang and values outside SGLang 0.5.8's `--mamba-ssm-dtype` choices
+/// (float32, bfloat16: tests/data/engine-args/sglang-0.5.8.txt line 194) are refused naming the key.
 #[test]
 fn mamba_dtype_choices_are_checked() {
     for (engine, version, line, needle) in [
@@ -293,8 +294,14 @@ fn mamba_dtype_choices_are_checked() {
         (
             "sglang",
             "0.5.8",
-            "mamba_ssm_cache_dtype = \"float32\"",
-            "--mamba-ssm-dtype is not mapped",
+            "mamba_cache_dtype = \"float32\"",
+            "SGLang has no such flag",
+        ),
+        (
+            "sglang",
+            "0.5.8",
+            "mamba_ssm_cache_dtype = \"float16\"",
+            "expected one of float32, bfloat16",
         ),
     ] {
         let text = format!(
