@@ -202,7 +202,11 @@ fn sglang_mamba_ssm_dtype_sizes_the_state_pool() {
         let s = sglang_qwen35_9b(ssm);
         assert_eq!(s.model.linear_state_bytes_per_req(2), per_req, "{ssm:?}");
         let pool = sglang_state_pool(rest, per_req, None, None);
-        assert_eq!((pool.slots, pool.max_running_requests), (slots, running), "{ssm:?}");
+        assert_eq!(
+            (pool.slots, pool.max_running_requests),
+            (slots, running),
+            "{ssm:?}"
+        );
     }
     // 0.5.8 sets SGLANG_MAMBA_SSM_DTYPE from the flag's default float32 and reads nothing else: a
     // config declaring bfloat16 still gets float32 states there, bfloat16 from 0.5.9.
