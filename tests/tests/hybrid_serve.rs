@@ -51,6 +51,7 @@ fn qwen35_9b_pool_in_blocks() {
             attention_groups: 1,
             state_groups: 3,
             align: false,
+            state_pages: 1,
         })
     );
     let p = serve::plan(&s, &mem, false);
@@ -244,4 +245,21 @@ fn sglang_running_requests_are_capped_by_state_slots() {
         let m = run(&p, vec![req(100, 10); 300], 300);
         assert_eq!(u64::from(m.peak_running), cap, "{ssm:?}");
     }
+}
+
+/// `tpsim memory`'s thresholds count blocks for a vLLM hybrid too. The Nemotron-Nano-9B-v2 example
+/// (vLLM 0.11.0, 286 blocks of 672 tokens, 1 attention + 7 state groups, prefix caching off; its
+/// workload 1,024 + 512 tokens at concurrency 8): a request of 1,536 tokens holds ⌈1,536 / 672⌉ = 3
+/// + 7 = 10 blocks → 286 / 10 = 28 at once (vLLM's rule; the token figure 23,520 / 1,536 gave 15);
+/// 8 requests get 286 / 8 = 35 blocks each, 35 − 7 = 28 attention blocks × 672 = 18,816 tokens (the
+/// token figure: 2,940). Exact.
+#[test]
+fn memory_thresholds_count_blocks() {
+    let f = common::scenario("examples/nemotron-nano-9b-v2-vllm-rtx4090.toml");
+    let out = common::tpsim(&["memory", &f, "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let j: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(j["kv_tokens"], 23_520);
+    assert_eq!(j["max_concurrency_at_context"], 28);
+    assert_eq!(j["max_context_at_concurrency"], 18_816);
 }

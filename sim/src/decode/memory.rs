@@ -235,6 +235,30 @@ pub struct VllmHybridPool {
     pub state_groups: u64,
     /// `mamba_cache_mode = "align"` (prefix caching from vLLM 0.15); "none" otherwise.
     pub align: bool,
+    /// State blocks per state group and request as vLLM counts them for its "Maximum concurrency"
+    /// (`MambaSpec.max_memory_usage_bytes`: 1, 2 in "align" mode, + speculative blocks).
+    pub state_pages: u64,
+}
+
+impl VllmHybridPool {
+    /// Blocks a request of `tokens` tokens holds at most: ⌈tokens / block⌉ per attention group and
+    /// `state_pages` per state group.
+    pub fn blocks_per_request(&self, tokens: u64) -> u64 {
+        self.attention_groups * tokens.div_ceil(self.block_size.max(1)) + self.state_groups * self.state_pages
+    }
+
+    /// Requests of `tokens` tokens the pool holds at once.
+    pub fn max_requests(&self, tokens: u64) -> u64 {
+        self.num_blocks / self.blocks_per_request(tokens).max(1)
+    }
+
+    /// The longest request (tokens, whole blocks) each of `n` concurrent requests can hold.
+    pub fn max_tokens_at(&self, n: u64) -> u64 {
+        let per = self.num_blocks / n.max(1);
+        let attention =
+            per.saturating_sub(self.state_groups * self.state_pages) / self.attention_groups.max(1);
+        attention * self.block_size
+    }
 }
 
 /// The memory plan of one rank (all ranks are alike in a TP group).
@@ -1010,6 +1034,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
             attention_groups: l.attention_groups,
             state_groups: l.state_groups,
             align: h.align_mode(e.scheduler.prefix_cache),
+            state_pages: h.state_pages,
         });
         plan.tokens = l.reported_tokens(&h.rules, plan.blocks, h.max_model_len, h.state_pages);
         vllm_concurrency = Some((
