@@ -174,13 +174,17 @@ fn align_mode_takes_a_state_block_per_group_at_each_block_boundary() {
 /// tests/data/engine-memory.tsv line 45 (SGLang 2026-04, Qwen3.5-9B on 2× RTX 4090, tp 2, fraction
 /// 0.8), as an SGLang 0.5.9 scenario with the spring-2026 memory rules (the row's build is a 2026-04
 /// source build): `engine.mamba_ssm_cache_dtype` is `--mamba-ssm-dtype`.
+const QWEN35_9B_SGLANG: &str = "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"qwen3.5-9b\"\n\
+    [engine]\nname = \"sglang\"\nversion = \"{version}\"\ntp = 2\nmem_fraction_static = 0.8\n\
+    context_length = 262144\n{flag}[engine.costs]\nera = \"spring-2026\"\n";
+
 fn sglang_qwen35_9b(ssm: Option<&str>) -> tpsim::scenario::Scenario {
     let flag = ssm.map_or(String::new(), |d| format!("mamba_ssm_cache_dtype = \"{d}\"\n"));
-    load(&format!(
-        "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"sglang\"\n\
-         version = \"0.5.9\"\ntp = 2\nmem_fraction_static = 0.8\ncontext_length = 262144\n{flag}\
-         [engine.costs]\nera = \"spring-2026\"\n"
-    ))
+    load(
+        &QWEN35_9B_SGLANG
+            .replace("{flag}", &flag)
+            .replace("{version}", "0.5.9"),
+    )
 }
 
 /// SGLang's `--mamba-ssm-dtype` on line 45's configuration. Per request and rank, 24 Gated DeltaNet
@@ -262,4 +266,58 @@ fn memory_thresholds_count_blocks() {
     assert_eq!(j["kv_tokens"], 23_520);
     assert_eq!(j["max_concurrency_at_context"], 28);
     assert_eq!(j["max_context_at_concurrency"], 18_816);
+}
+
+/// With `--disable-radix-cache` SGLang runs a request in every state slot (0.5.8 / 0.5.9
+/// `model_runner_kv_cache_mixin.py`: `ratio = 1` when the radix cache is off) and sizes the slots from
+/// `--max-running-requests` when given (0.5.8: else 512; 0.5.9: else the memory ratio). Line 45's
+/// configuration under 0.5.9: the same ratio-sized slots as with the cache, all of them running (the
+/// loop peaks at the slots, not slots / 3); with `max_running_requests = 48`, 48 slots and 48
+/// running. Under 0.5.8 the 512 default states take 512 × 25,755,648 B = 12.28 GiB, more than the 9.5
+/// GiB of rest: the KV profile fails, as the engine's would.
+#[test]
+fn sglang_without_radix_cache_runs_a_request_per_state_slot() {
+    let slots_of = |mem: &tpsim::decode::MemoryPlan| {
+        mem.entries
+            .iter()
+            .find_map(|e| match e.kind {
+                tpsim::decode::MemKind::StatePool { slots } => Some(slots),
+                _ => None,
+            })
+            .expect("a state pool")
+    };
+    let with_cache = tpsim::plan_memory(&sglang_qwen35_9b(None));
+    let s = load(
+        &QWEN35_9B_SGLANG
+            .replace("{flag}", "disable_radix_cache = true\n")
+            .replace("{version}", "0.5.9"),
+    );
+    let mem = tpsim::plan_memory(&s);
+    let slots = slots_of(&mem);
+    assert_eq!(slots, slots_of(&with_cache));
+    assert_eq!(mem.max_running_requests, Some(slots));
+    let m = run(&serve::plan(&s, &mem, false), vec![req(100, 10); 300], 300);
+    assert_eq!(u64::from(m.peak_running), slots);
+    let s = load(
+        &QWEN35_9B_SGLANG
+            .replace(
+                "{flag}",
+                "disable_radix_cache = true\nmax_running_requests = 48\n",
+            )
+            .replace("{version}", "0.5.9"),
+    );
+    let mem = tpsim::plan_memory(&s);
+    assert_eq!((slots_of(&mem), mem.max_running_requests), (48, Some(48)));
+    let s = load(
+        &QWEN35_9B_SGLANG
+            .replace("{flag}", "disable_radix_cache = true\n")
+            .replace("{version}", "0.5.8"),
+    );
+    let mem = tpsim::plan_memory(&s);
+    assert_eq!(slots_of(&mem), 512);
+    assert!(
+        !matches!(mem.verdict, tpsim::decode::Verdict::Ok),
+        "{:?}",
+        mem.verdict
+    );
 }

@@ -9,7 +9,9 @@ use tpsim_model::memory::{
     sglang_not_enough_memory, sglang_spring_cell_size, sglang_swa_split,
 };
 use tpsim_model::memory::{VllmKvGroups, VllmKvInput, VllmKvPlan, vllm_kv_groups, vllm_kv_plan};
-use tpsim_model::state_pool::{SglangStatePool, sglang_state_pool};
+use tpsim_model::state_pool::{
+    SGLANG_0_5_8_NO_RADIX_SLOTS, SglangStatePool, sglang_state_pool, sglang_state_pool_without_radix,
+};
 use tpsim_model::units::Bytes;
 
 /// Where a figure of the plan came from.
@@ -560,17 +562,39 @@ impl<'a> SglangStartup<'a> {
         let per_req = s
             .model
             .linear_state_bytes_per_req(super::dp_attention::attention_tp(e));
+        let rest = available_gib - total_gib * (1.0 - e.mem_fraction_static);
+        // Issue #18 (hybridserve): with `--disable-radix-cache` (no speculation) every state slot can
+        // run a request, and the slots follow `--max-running-requests` (0.5.8: else 512)
+        // (`tpsim_model::state_pool::sglang_state_pool_without_radix`). The 0.5.8 rule applies up to
+        // 0.5.8 (earlier releases not read), 0.5.9's after, the spring-2026 era included [assumed].
+        let no_radix = !e.scheduler.prefix_cache && s.speculative.is_none();
         let state_pool = (per_req > 0).then(|| {
-            sglang_state_pool(
-                available_gib - total_gib * (1.0 - e.mem_fraction_static),
-                per_req,
-                s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
-                e.max_running_requests,
-            )
+            if no_radix {
+                let dp = u64::from(super::dp_attention::dp(e).max(1));
+                let before_0_5_9 =
+                    crate::engine_args_versions::release(&e.release().version).is_none_or(|r| {
+                        [
+                            r.first().copied().unwrap_or(0),
+                            r.get(1).copied().unwrap_or(0),
+                            r.get(2).copied().unwrap_or(0),
+                        ] < [0, 5, 9]
+                    });
+                sglang_state_pool_without_radix(
+                    rest,
+                    per_req,
+                    e.max_running_requests.map(|m| m / dp),
+                    before_0_5_9.then_some(SGLANG_0_5_8_NO_RADIX_SLOTS / dp),
+                )
+            } else {
+                sglang_state_pool(
+                    rest,
+                    per_req,
+                    s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
+                    e.max_running_requests,
+                )
+            }
         });
-        let state_gib = state_pool.map_or(0.0, |p| {
-            (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
-        });
+        let state_gib = state_pool.map_or(0.0, |p| rest - p.rest_after_gib);
         (state_pool, state_gib)
     }
 
