@@ -87,8 +87,8 @@ fn hybrid_plan() -> serve::Plan {
 /// - 400 + 100 (499 tokens): 1 + 3 = 4 blocks → ⌊38 / 4⌋ = 9 running, the 10th waits; nothing is
 ///   preempted; 16 requests in two waves (9, 7).
 /// - 1,000 + 24 (1,023 tokens): 2 + 3 = 5 → ⌊38 / 5⌋ = 7.
-/// - 100 + 4 in 16-token pages of the 17,788 reported tokens (the loop before): 1 + 3 = 4 blocks, so
-///   9 — not the 16 that 7 pages of 16 tokens from 1,111 pages would allow.
+/// - 100 + 4 (103 tokens): 1 + 3 = 4 blocks → 9; the loop before (the 17,788 reported tokens in
+///   1,111 pages of 16 tokens, no state) ran all 16 at 7 pages each.
 ///
 /// Exact (integer blocks).
 #[test]
@@ -105,8 +105,8 @@ fn qwen35_9b_running_requests_are_capped_by_blocks() {
     assert_eq!(old.peak_running, 16);
 }
 
-/// Long outputs preempt: 16 requests of 400 + 400 at concurrency 16. Admission needs ⌈400 / 528⌉
-/// + 3 = 4 blocks: 9 run (36 of 38 blocks). At 529 tokens each needs a second attention block:
+/// Long outputs preempt: 16 requests of 400 + 400 at concurrency 16. Admission needs
+/// ⌈400 / 528⌉ + 3 = 4 blocks: 9 run (36 of 38 blocks). At 529 tokens each needs a second attention block:
 /// r1 and r2 take the 2 free blocks, r3 fails → vLLM preempts the last running (r9, 4 blocks back),
 /// r3–r6 take 4, r7 fails → r8 preempted, r7 takes one: 7 run (35 blocks), 2 preemptions. When r1–r7
 /// finish (799 tokens, 2 + 3 blocks), r8 and r9 recompute 529 tokens (5 blocks each) beside r10–r16
@@ -166,9 +166,18 @@ fn align_mode_takes_a_state_block_per_group_at_each_block_boundary() {
     p.hybrid = serve::plan(&s, &mem, false).hybrid;
     let m = run(&p, vec![req(400, 200); 2], 2);
     assert_eq!((m.peak_running, m.preemptions), (2, 0));
-    assert_eq!(m.peak_kv_utilisation, 16.0 / 38.0);
+    // Blocks in use at the peak: the fraction × 38, to 1e-9 (a ratio of integers).
+    assert!(
+        (m.peak_kv_utilisation * 38.0 - 16.0).abs() < 1e-9,
+        "{}",
+        m.peak_kv_utilisation
+    );
     let m = run(&hybrid_plan(), vec![req(400, 200); 2], 2);
-    assert_eq!(m.peak_kv_utilisation, 10.0 / 38.0);
+    assert!(
+        (m.peak_kv_utilisation * 38.0 - 10.0).abs() < 1e-9,
+        "{}",
+        m.peak_kv_utilisation
+    );
 }
 
 /// tests/data/engine-memory.tsv line 45 (SGLang 2026-04, Qwen3.5-9B on 2× RTX 4090, tp 2, fraction
@@ -253,8 +262,8 @@ fn sglang_running_requests_are_capped_by_state_slots() {
 
 /// `tpsim memory`'s thresholds count blocks for a vLLM hybrid too. The Nemotron-Nano-9B-v2 example
 /// (vLLM 0.11.0, 286 blocks of 672 tokens, 1 attention + 7 state groups, prefix caching off; its
-/// workload 1,024 + 512 tokens at concurrency 8): a request of 1,536 tokens holds ⌈1,536 / 672⌉ = 3
-/// + 7 = 10 blocks → 286 / 10 = 28 at once (vLLM's rule; the token figure 23,520 / 1,536 gave 15);
+/// workload 1,024 + 512 tokens at concurrency 8): a request of 1,536 tokens holds
+/// ⌈1,536 / 672⌉ = 3 + 7 = 10 blocks → 286 / 10 = 28 at once (vLLM's rule; the token figure 23,520 / 1,536 gave 15);
 /// 8 requests get 286 / 8 = 35 blocks each, 35 − 7 = 28 attention blocks × 672 = 18,816 tokens (the
 /// token figure: 2,940). Exact.
 #[test]
