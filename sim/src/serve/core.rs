@@ -43,6 +43,9 @@ pub struct Req {
     /// In "align" mode, the tokens computed when it took a boundary step's extra state block per
     /// group, which vLLM frees at its next allocation once computation moved on (None: none held).
     pub state_mark: Option<u64>,
+    /// Blocks of tokens its state blocks have covered so far (⌈tokens / block⌉ of its largest
+    /// allocation; never trimmed): "align" mode takes its extra block when an allocation goes past it.
+    pub state_upto: u64,
     pub first_at: Option<u64>,
     pub last_at: u64,
     pub in_running: bool,
@@ -200,6 +203,7 @@ impl Core {
             prefix_tokens: 0,
             state: 0,
             state_mark: None,
+            state_upto: 0,
             first_at: None,
             last_at: arrival,
             in_running: false,
@@ -244,15 +248,20 @@ impl Core {
             q.state_mark = None;
         }
         let r = self.reqs[id as usize];
+        // The boundary is counted on the state's own block positions (`state_upto`), not on the
+        // attention pages, which a speculative decode's trimming lowers again.
+        let upto = tokens.div_ceil(self.kv.page);
         let (state_new, mark) = if r.state == 0 {
             (rule.groups * rule.base, None)
-        } else if rule.align && need > r.pages && r.state_mark.is_none() {
+        } else if rule.align && upto > r.state_upto && r.state_mark.is_none() {
             (rule.groups, Some(r.computed))
         } else {
             (0, r.state_mark)
         };
         let attn_new = need.saturating_sub(r.pages);
         if attn_new + state_new == 0 {
+            let q = &mut self.reqs[id as usize];
+            q.state_upto = q.state_upto.max(upto);
             return true;
         }
         if !self.kv.alloc(attn_new + state_new) {
@@ -262,6 +271,7 @@ impl Core {
         q.pages = q.pages.max(need);
         q.state += state_new;
         q.state_mark = mark;
+        q.state_upto = q.state_upto.max(upto);
         true
     }
 
@@ -286,6 +296,7 @@ impl Core {
         r.pages = 0;
         r.state = 0;
         r.state_mark = None;
+        r.state_upto = 0;
         r.prefix_tokens = 0;
         r.computed = 0;
         r.in_running = false;

@@ -90,6 +90,7 @@ mod tests {
             prefix_tokens: 0,
             state: 0,
             state_mark: None,
+            state_upto: 0,
             first_at: None,
             last_at: 0,
             in_running: false,
