@@ -70,6 +70,41 @@ pub fn sglang_state_pool(
     }
 }
 
+/// SGLang's 0.5.8 slot count with `--disable-radix-cache` and neither `--max-mamba-cache-size`
+/// nor `--max-running-requests` (`handle_max_mamba_cache`: "sets the max_mamba_cache_size based on
+/// the max_running_requests", else 512).
+pub const SGLANG_0_5_8_NO_RADIX_SLOTS: u64 = 512;
+
+/// The state pool with `--disable-radix-cache` and no speculation (SGLang 0.5.8 / 0.5.9
+/// `model_executor/model_runner_kv_cache_mixin.py` `handle_max_mamba_cache`, and the cap where
+/// `max_num_reqs = min(max_num_reqs, max_mamba_cache_size // ratio)` with `ratio = 1` when the radix
+/// cache is off): `slots` = `max_running` (the server's `--max-running-requests`, already divided
+/// among DP-attention groups) when given; otherwise 0.5.8 takes [`SGLANG_0_5_8_NO_RADIX_SLOTS`]
+/// (`fixed_default`) and 0.5.9 the ratio rule of [`sglang_state_pool`]. Every slot can run a request:
+/// `max_running_requests` = slots. The pool may exceed `rest` (0.5.8's 512 states of a large model):
+/// `rest_after_gib` is then negative and the KV profile fails as the engine's would.
+pub fn sglang_state_pool_without_radix(
+    rest_gib: f64,
+    per_req: u64,
+    max_running: Option<u64>,
+    fixed_default: Option<u64>,
+) -> SglangStatePool {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let slots = match (max_running, fixed_default) {
+        (Some(m), _) => m,
+        (None, Some(d)) => d,
+        (None, None) => sglang_state_pool(rest_gib, per_req, None, None).slots,
+    };
+    let bytes = slots.saturating_mul(per_req);
+    SglangStatePool {
+        slots,
+        bytes,
+        intermediate_bytes: 0,
+        rest_after_gib: rest_gib - bytes as f64 / GIB,
+        max_running_requests: slots,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +127,23 @@ mod tests {
         // Nothing left: no slots, never negative sizes.
         let z = sglang_state_pool(-1.0, 48_015_360, None, None);
         assert_eq!((z.slots, z.bytes), (0, 0));
+    }
+
+    #[test]
+    fn without_radix_cache_every_slot_runs() {
+        // 0.5.9 without --max-running-requests: the ratio rule's 201 slots, all of them running
+        // (ratio 1), not 201 / 3 = 67.
+        let p = sglang_state_pool_without_radix(19.0, 48_015_360, None, None);
+        assert_eq!((p.slots, p.max_running_requests), (201, 201));
+        // --max-running-requests 48: 48 slots (48 × 48,015,360 B out of rest).
+        let q = sglang_state_pool_without_radix(19.0, 48_015_360, Some(48), None);
+        assert_eq!(
+            (q.slots, q.bytes, q.max_running_requests),
+            (48, 48 * 48_015_360, 48)
+        );
+        // 0.5.8 without either: 512 slots = 22.9 GiB > 19 GiB: negative rest.
+        let r = sglang_state_pool_without_radix(19.0, 48_015_360, None, Some(SGLANG_0_5_8_NO_RADIX_SLOTS));
+        assert_eq!(r.slots, 512);
+        assert!(r.rest_after_gib < 0.0);
     }
 }

@@ -23,7 +23,7 @@ mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule b
 mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
 
 pub use admission::rejection;
-pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, plan_memory};
+pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, VllmHybridPool, plan_memory};
 pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
 
 use crate::engine::RngStreams;

@@ -45,7 +45,8 @@
 //! | `engine.disable_hybrid_kv_cache_manager` | (none) | `--disable-hybrid-kv-cache-manager` |
 //! | `[engine.env]` | environment | environment |
 //! | `engine.deepep_mode` | `--deepep-mode` | (refused) |
-//! | `engine.mamba_cache_dtype`, `engine.mamba_ssm_cache_dtype` | (refused) | `--mamba-cache-dtype`, `--mamba-ssm-cache-dtype` |
+//! | `engine.mamba_cache_dtype` | (refused) | `--mamba-cache-dtype` |
+//! | `engine.mamba_ssm_cache_dtype` | `--mamba-ssm-dtype` | `--mamba-ssm-cache-dtype` |
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
 
 use crate::presets;
@@ -355,6 +356,10 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         if let Some(d) = &e.mamba_ssm_cache_dtype {
             c.arg("--mamba-ssm-cache-dtype", d);
         }
+    } else if let Some(d) = &e.mamba_ssm_cache_dtype {
+        // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` (0.5.8 / 0.5.9 server_args.py;
+        // `engine.mamba_cache_dtype` is refused under SGLang when resolving).
+        c.arg("--mamba-ssm-dtype", d);
     }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(

@@ -127,11 +127,19 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
         min_mem_fraction_static: p.min_mem_fraction_static,
         // Issue #17: under DP attention each of the dp groups has its own pool and its share of the
         // requests (dp = 1 otherwise).
-        max_context_at_concurrency: p.kv_tokens / u64::from(w.concurrency.max(1)).div_ceil(groups),
+        // Issue #18 (hybridserve): a vLLM hybrid's requests hold blocks of its block size in each
+        // attention group plus their state blocks (`VllmHybridPool`), not tokens of `kv_tokens`.
+        max_context_at_concurrency: match p.vllm_hybrid_pool {
+            Some(h) => h.max_tokens_at(u64::from(w.concurrency.max(1)).div_ceil(groups)),
+            None => p.kv_tokens / u64::from(w.concurrency.max(1)).div_ceil(groups),
+        },
         // Hybrids: the state pool caps the running requests (SGLang `_resolve_max_num_reqs`).
         max_concurrency_at_context: groups
-            * match p.max_running_requests {
-                Some(m) if s.model.linear_state_bytes_per_req(s.engine.tp) > 0 => (p.kv_tokens / ctx).min(m),
+            * match (p.max_running_requests, p.vllm_hybrid_pool) {
+                (_, Some(h)) => h.max_requests(ctx),
+                (Some(m), None) if s.model.linear_state_bytes_per_req(s.engine.tp) > 0 => {
+                    (p.kv_tokens / ctx).min(m)
+                }
                 _ => p.kv_tokens / ctx,
             },
         entries: p

@@ -497,6 +497,10 @@ impl Resolver<'_> {
             &mut warnings,
         )?;
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
+        // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
+        if engine.kind == EngineKind::Sglang {
+            mamba_dtype::apply_sglang(&mut model, &engine.release().version, &engine.mamba_dtypes);
+        }
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
         if engine.vllm_dp.is_none() {
             warnings.extend(engine.dp_attention.iter().flat_map(|d| d.warnings()));

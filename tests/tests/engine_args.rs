@@ -749,3 +749,28 @@ fn mamba_dtypes_map_to_vllm_flags() {
         o.stderr
     );
 }
+
+/// Issue #17 (hybridserve): under SGLang `engine.mamba_ssm_cache_dtype` prints as
+/// `--mamba-ssm-dtype` with the value given, and the command passes the release's list
+/// (`sglang-0.5.9.txt` line 197: float32, bfloat16, float16; `sglang-0.5.8.txt` line 194: float32,
+/// bfloat16).
+#[test]
+fn mamba_ssm_dtype_maps_to_sglang_flag() {
+    for (version, list, ssm) in [
+        ("0.5.9", "sglang-0.5.9.txt", "float16"),
+        ("0.5.8", "sglang-0.5.8.txt", "bfloat16"),
+    ] {
+        let f = write(
+            &format!("sglang-mamba-{version}"),
+            &format!(
+                "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \
+                 \"sglang\"\nversion = \"{version}\"\ntp = 2\nmamba_ssm_cache_dtype = \"{ssm}\"\n\
+                 [engine.costs]\nera = \"late-2025\"\n"
+            ),
+        );
+        let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");
+        assert_eq!(c.value_of("--mamba-ssm-dtype"), Some(ssm), "{version}");
+        assert_eq!(c.value_of("--mamba-ssm-cache-dtype"), None, "{version}");
+        check_args(&c.args, 0, &accepted(list)).expect(list);
+    }
+}

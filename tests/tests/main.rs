@@ -119,6 +119,8 @@ mod gen3_links;
 mod qwen_hybrids;
 // Issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids.
 mod vllm_hybrid;
+// Issue #18 (hybridserve): the serving loop holds a hybrid's state and attention blocks
+mod hybrid_serve;
 // Issue #17 (graphs): CUDA-graph capture keys and vLLM async scheduling.
 mod cuda_graphs;
 // issue #17 (onlinequant): --quantization fp8 on a bf16 checkpoint

@@ -46,6 +46,7 @@ fn sglang_plan_with(
         frontend: None,
         // No output clipping: these tests drive the scheduler alone.
         max_req_len: None,
+        hybrid: None,
     }
 }
 

@@ -197,22 +197,30 @@ fn qwen35_27b_tp2_fp8_kv_prefix_caching() {
 /// vLLM 0.24.0, Qwen3.6-35B-A3B nvfp4 on an RTX 5090 (noonghunna/club-3090 issue #612: fp8 KV, prefix
 /// caching on, max_model_len 131,072): "Available KV cache memory: 5.98 GiB", "GPU KV cache size:
 /// 567,978 tokens", "Maximum concurrency … 4.33x". No preset: the shape is [assumed] Qwen3.5-35B-A3B's
-/// (10 attention + 30 Gated DeltaNet layers, 2 KV heads × 256, 16 / 32 heads × 128, fp32 SSM). State
-/// page 49,152 + 2,097,152 = 2,146,304 B = 131 × 16,384 → block 2,096 unpadded; groups of 10: 1 + 3;
-/// 299 blocks (5.9767 – 5.9967 GiB); a request 63 + 3 × 2 = 69 → 4.33x, 567,978 tokens. Exact.
+/// (10 attention + 30 Gated DeltaNet layers, 2 KV heads × 256, 16 / 32 heads × 128, fp32 SSM), whose
+/// Gated DeltaNet layers are those of the bundled Qwen3.5-9B (scenarios/models/qwen3.5-9b/config.json:
+/// 16 key / 32 value heads × 128, conv kernel 4, `mamba_ssm_dtype` float32), read from that preset.
+/// State page 49,152 + 2,097,152 = 2,146,304 B = 131 × 16,384 → block 2,096 unpadded; groups of 10:
+/// 1 + 3; 299 blocks (5.9767 – 5.9967 GiB); a request 63 + 3 × 2 = 69 → 4.33x, 567,978 tokens.
+/// Exact.
 #[test]
 fn qwen36_35b_a3b_vllm_0_24_log() {
     use tpsim_model::vllm_hybrid::{VllmHybridRules, gdn_state_page, vllm_hybrid_layout};
     let rules = VllmHybridRules::for_release(Some(&[0, 24, 0]));
-    let g = tpsim_model::llm::GatedDeltaNet {
-        num_k_heads: 16,
-        num_v_heads: 32,
-        head_k_dim: 128,
-        head_v_dim: 128,
-        conv_kernel: 4,
-        ssm_state_bytes: 4,
-        declared_ssm_state_bytes: Some(4),
-    };
+    let text = "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"vllm\"\ntp = 1\n";
+    let s = tpsim::scenario::load_str(text, Path::new("vllm_hybrid.rs")).expect("scenario resolves");
+    let g = s.model.linear_attention.expect("Gated DeltaNet layers");
+    assert_eq!(
+        (
+            g.num_k_heads,
+            g.num_v_heads,
+            g.head_k_dim,
+            g.head_v_dim,
+            g.conv_kernel,
+            g.declared_ssm_state_bytes
+        ),
+        (16, 32, 128, 128, 4, Some(4))
+    );
     let page = gdn_state_page(&g, 1, 0, 2, 4);
     let l = vllm_hybrid_layout(&rules, 10, 2 * 2 * 256, 30, page, 16);
     assert_eq!((page, l.block_size, l.padding_pct()), (2_146_304, 2_096, None));
@@ -273,8 +281,9 @@ fn qwen35_9b_mamba_dtype_flags_at_0_19() {
     }
 }
 
-/// Values outside the release's `MambaDType` (0.11.0: auto, float32; 0.19.0 adds float16) and the
-/// keys under SGLang are refused naming the key.
+/// Values outside the release's `MambaDType` (0.11.0: auto, float32; 0.19.0 adds float16), vLLM's
+/// `--mamba-cache-dtype` under SGLang and values outside SGLang 0.5.8's `--mamba-ssm-dtype` choices
+/// (float32, bfloat16: tests/data/engine-args/sglang-0.5.8.txt line 194) are refused naming the key.
 #[test]
 fn mamba_dtype_choices_are_checked() {
     for (engine, version, line, needle) in [
@@ -293,8 +302,14 @@ fn mamba_dtype_choices_are_checked() {
         (
             "sglang",
             "0.5.8",
-            "mamba_ssm_cache_dtype = \"float32\"",
-            "--mamba-ssm-dtype is not mapped",
+            "mamba_cache_dtype = \"float32\"",
+            "SGLang has no such flag",
+        ),
+        (
+            "sglang",
+            "0.5.8",
+            "mamba_ssm_cache_dtype = \"float16\"",
+            "expected one of float32, bfloat16",
         ),
     ] {
         let text = format!(

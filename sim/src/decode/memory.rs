@@ -9,7 +9,9 @@ use tpsim_model::memory::{
     sglang_not_enough_memory, sglang_spring_cell_size, sglang_swa_split,
 };
 use tpsim_model::memory::{VllmKvGroups, VllmKvInput, VllmKvPlan, vllm_kv_groups, vllm_kv_plan};
-use tpsim_model::state_pool::{SglangStatePool, sglang_state_pool};
+use tpsim_model::state_pool::{
+    SGLANG_0_5_8_NO_RADIX_SLOTS, SglangStatePool, sglang_state_pool, sglang_state_pool_without_radix,
+};
 use tpsim_model::units::Bytes;
 
 /// Where a figure of the plan came from.
@@ -221,6 +223,46 @@ pub struct KvGroups {
     pub padding_layers: u64,
 }
 
+/// vLLM's KV-cache pool of a hybrid Mamba-2 / Gated DeltaNet model in blocks (issue #18,
+/// hybridserve): what the serving loop allocates from (`serve::core::StateRule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VllmHybridPool {
+    /// `num_gpu_blocks`: blocks of `group_size` pages each.
+    pub num_blocks: u64,
+    /// Tokens per attention block (vLLM's raised block size).
+    pub block_size: u64,
+    /// Groups of attention layers: a request's token page takes a block in each.
+    pub attention_groups: u64,
+    /// Groups of recurrent layers: a request's state takes a block in each.
+    pub state_groups: u64,
+    /// `mamba_cache_mode = "align"` (prefix caching from vLLM 0.15); "none" otherwise.
+    pub align: bool,
+    /// State blocks per state group and request as vLLM counts them for its "Maximum concurrency"
+    /// (`MambaSpec.max_memory_usage_bytes`: 1, 2 in "align" mode, + speculative blocks).
+    pub state_pages: u64,
+}
+
+impl VllmHybridPool {
+    /// Blocks a request of `tokens` tokens holds at most: ⌈tokens / block⌉ per attention group and
+    /// `state_pages` per state group.
+    pub fn blocks_per_request(&self, tokens: u64) -> u64 {
+        self.attention_groups * tokens.div_ceil(self.block_size.max(1)) + self.state_groups * self.state_pages
+    }
+
+    /// Requests of `tokens` tokens the pool holds at once.
+    pub fn max_requests(&self, tokens: u64) -> u64 {
+        self.num_blocks / self.blocks_per_request(tokens).max(1)
+    }
+
+    /// The longest request (tokens, whole blocks) each of `n` concurrent requests can hold.
+    pub fn max_tokens_at(&self, n: u64) -> u64 {
+        let per = self.num_blocks / n.max(1);
+        let attention =
+            per.saturating_sub(self.state_groups * self.state_pages) / self.attention_groups.max(1);
+        attention * self.block_size
+    }
+}
+
 /// The memory plan of one rank (all ranks are alike in a TP group).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
@@ -255,6 +297,8 @@ pub struct MemoryPlan {
     /// vLLM's "Maximum concurrency for L tokens per request: C" as (L, C), where tpsim computes it as
     /// vLLM does (hybrid Mamba-2 / Gated DeltaNet models, `vllm_hybrid`); `None` otherwise.
     pub vllm_concurrency: Option<(u64, f64)>,
+    /// vLLM's pool of a hybrid Mamba-2 / Gated DeltaNet model in blocks (`None` otherwise).
+    pub vllm_hybrid_pool: Option<VllmHybridPool>,
     /// Where the plan is approximate (reported as warnings).
     pub notes: Vec<String>,
 }
@@ -344,6 +388,7 @@ impl<'a> SglangStartup<'a> {
             swa,
             kv_groups: None,
             vllm_concurrency: None,
+            vllm_hybrid_pool: None,
             verdict: Verdict::Ok,
             total_gib: m.total_gib,
             total_source: m.total_source,
@@ -517,17 +562,39 @@ impl<'a> SglangStartup<'a> {
         let per_req = s
             .model
             .linear_state_bytes_per_req(super::dp_attention::attention_tp(e));
+        let rest = available_gib - total_gib * (1.0 - e.mem_fraction_static);
+        // Issue #18 (hybridserve): with `--disable-radix-cache` (no speculation) every state slot can
+        // run a request, and the slots follow `--max-running-requests` (0.5.8: else 512)
+        // (`tpsim_model::state_pool::sglang_state_pool_without_radix`). The 0.5.8 rule applies up to
+        // 0.5.8 (earlier releases not read), 0.5.9's after, the spring-2026 era included [assumed].
+        let no_radix = !e.scheduler.prefix_cache && s.speculative.is_none();
         let state_pool = (per_req > 0).then(|| {
-            sglang_state_pool(
-                available_gib - total_gib * (1.0 - e.mem_fraction_static),
-                per_req,
-                s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
-                e.max_running_requests,
-            )
+            if no_radix {
+                let dp = u64::from(super::dp_attention::dp(e).max(1));
+                let before_0_5_9 =
+                    crate::engine_args_versions::release(&e.release().version).is_none_or(|r| {
+                        [
+                            r.first().copied().unwrap_or(0),
+                            r.get(1).copied().unwrap_or(0),
+                            r.get(2).copied().unwrap_or(0),
+                        ] < [0, 5, 9]
+                    });
+                sglang_state_pool_without_radix(
+                    rest,
+                    per_req,
+                    e.max_running_requests.map(|m| m / dp),
+                    before_0_5_9.then_some(SGLANG_0_5_8_NO_RADIX_SLOTS / dp),
+                )
+            } else {
+                sglang_state_pool(
+                    rest,
+                    per_req,
+                    s.speculative.as_ref().map(|sp| u64::from(sp.num_draft_tokens)),
+                    e.max_running_requests,
+                )
+            }
         });
-        let state_gib = state_pool.map_or(0.0, |p| {
-            (available_gib - total_gib * (1.0 - e.mem_fraction_static)) - p.rest_after_gib
-        });
+        let state_gib = state_pool.map_or(0.0, |p| rest - p.rest_after_gib);
         (state_pool, state_gib)
     }
 
@@ -982,8 +1049,17 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         .reported_tokens(plan.blocks, layout.block_size.max(1));
     // Issue #17 (vllmhybrid): the state pages share the blocks; vLLM's token figure and concurrency.
     let mut vllm_concurrency = None;
+    let mut vllm_hybrid_pool = None;
     if let Some(h) = &layout.hybrid {
         let l = &h.layout;
+        vllm_hybrid_pool = Some(VllmHybridPool {
+            num_blocks: plan.blocks,
+            block_size: l.block_size,
+            attention_groups: l.attention_groups,
+            state_groups: l.state_groups,
+            align: h.align_mode(e.scheduler.prefix_cache),
+            state_pages: h.state_pages,
+        });
         plan.tokens = l.reported_tokens(&h.rules, plan.blocks, h.max_model_len, h.state_pages);
         vllm_concurrency = Some((
             h.max_model_len,
@@ -1114,6 +1190,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         swa: None,
         kv_groups: layout.kv_groups(),
         vllm_concurrency,
+        vllm_hybrid_pool,
         notes,
         verdict,
         total_gib,

@@ -141,6 +141,13 @@ fn dtype_name(bytes: u64) -> &'static str {
 }
 
 impl Hybrid {
+    /// Whether vLLM runs the state groups in `mamba_cache_mode = "align"`: prefix caching on
+    /// (`prefix_caching`, the scenario's) where the release allows it and has the mode (0.15
+    /// onwards; `MambaModelConfig.verify_and_update_config`).
+    pub fn align_mode(&self, prefix_caching: bool) -> bool {
+        prefix_caching && self.rules.prefix_caching_allowed && self.rules.align_mode
+    }
+
     /// vLLM's start-up refusal when one request of `max_model_len` does not fit in `available`
     /// bytes (`check_enough_kv_cache_memory`), with its estimate of the longest that does (binary
     /// search, as `estimate_max_model_len`).

@@ -38,6 +38,14 @@ pub struct Req {
     pub pages: u64,
     /// Tokens of its prefix it holds a cache reference to.
     pub prefix_tokens: u64,
+    /// State blocks it holds over a vLLM hybrid's state groups (0 otherwise; [`StateRule`]).
+    pub state: u64,
+    /// In "align" mode, the tokens computed when it took a boundary step's extra state block per
+    /// group, which vLLM frees at its next allocation once computation moved on (None: none held).
+    pub state_mark: Option<u64>,
+    /// Blocks of tokens its state blocks have covered so far (⌈tokens / block⌉ of its largest
+    /// allocation; never trimmed): "align" mode takes its extra block when an allocation goes past it.
+    pub state_upto: u64,
     pub first_at: Option<u64>,
     pub last_at: u64,
     pub in_running: bool,
@@ -113,6 +121,33 @@ pub struct GroupShape {
     pub tokens: u32,
 }
 
+/// The state blocks a running request of a vLLM hybrid Mamba-2 / Gated DeltaNet model holds in its
+/// state groups (issue #18, hybridserve), as vLLM 0.19.0's `MambaManager`
+/// (`v1/core/single_type_kv_cache_manager.py`) allocates and frees them:
+///
+/// - `mamba_cache_mode = "none"` (no prefix caching): the state block size is `max_model_len`
+///   (`models/config.py` `MambaModelConfig`: `mamba_block_size = max_model_len`), so
+///   `get_num_blocks_to_allocate` asks ⌈(tokens + block × num_speculative_blocks) / block⌉ = 1 +
+///   `num_speculative_blocks` blocks per group at the first allocation and none after;
+/// - "align" (prefix caching, from 0.15): the first allocation takes 1 + `num_speculative_blocks`
+///   ("First prefill. Allocate 1 block for running state and the speculative blocks"); an
+///   allocation whose tokens reach a new attention block takes one more ("Old request. Needs at
+///   most 1 more blocks"), and `remove_skipped_blocks` frees the block before it at the start of
+///   the request's next `allocate_slots` (`last_state_block_idx`), so a running request holds 1 +
+///   spec blocks and 2 + spec for the step that crosses a block boundary.
+///
+/// The blocks come from the same pool as the attention blocks (`HybridKVCacheCoordinator`
+/// sums each group's `get_num_blocks_to_allocate` against `BlockPool.get_num_free_blocks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateRule {
+    /// State groups (`VllmHybridLayout::state_groups`).
+    pub groups: u64,
+    /// Blocks per group held throughout: 1 + speculative tokens.
+    pub base: u64,
+    /// "align" mode: the boundary step's extra block.
+    pub align: bool,
+}
+
 /// The engine-independent state.
 #[derive(Debug)]
 pub struct Core {
@@ -127,6 +162,8 @@ pub struct Core {
     pub page: u64,
     /// Requests finished so far.
     pub finished: u64,
+    /// A vLLM hybrid's state blocks per request (None otherwise).
+    pub state: Option<StateRule>,
 }
 
 impl Core {
@@ -143,7 +180,15 @@ impl Core {
             preemptions: 0,
             page,
             finished: 0,
+            state: None,
         }
+    }
+
+    /// [`Core::new`] holding `rule`'s state blocks per running request (a vLLM hybrid).
+    pub fn with_state(kv: KvPool, rule: Option<StateRule>) -> Self {
+        let mut c = Core::new(kv);
+        c.state = rule;
+        c
     }
 
     fn add(&mut self, spec: &RequestSpec, arrival: u64) -> u32 {
@@ -156,6 +201,9 @@ impl Core {
             produced: 0,
             pages: 0,
             prefix_tokens: 0,
+            state: 0,
+            state_mark: None,
+            state_upto: 0,
             first_at: None,
             last_at: arrival,
             in_running: false,
@@ -178,13 +226,52 @@ impl Core {
     pub fn ensure_pages(&mut self, id: u32, tokens: u64) -> bool {
         let r = self.reqs[id as usize];
         let need = self.kv.pages_for(tokens.saturating_sub(r.prefix_tokens));
-        if need <= r.pages {
+        let Some(rule) = self.state else {
+            if need <= r.pages {
+                return true;
+            }
+            if !self.kv.alloc(need - r.pages) {
+                return false;
+            }
+            self.reqs[id as usize].pages = need;
+            return true;
+        };
+        // A vLLM hybrid ([`StateRule`]): `remove_skipped_blocks` first frees the last boundary
+        // step's extra state blocks once computation moved past it, then one check of the
+        // attention and state blocks together against the free blocks.
+        if let Some(mark) = r.state_mark
+            && r.computed > mark
+        {
+            self.kv.free(rule.groups);
+            let q = &mut self.reqs[id as usize];
+            q.state -= rule.groups.min(q.state);
+            q.state_mark = None;
+        }
+        let r = self.reqs[id as usize];
+        // The boundary is counted on the state's own block positions (`state_upto`), not on the
+        // attention pages, which a speculative decode's trimming lowers again.
+        let upto = tokens.div_ceil(self.kv.page);
+        let (state_new, mark) = if r.state == 0 {
+            (rule.groups * rule.base, None)
+        } else if rule.align && upto > r.state_upto && r.state_mark.is_none() {
+            (rule.groups, Some(r.computed))
+        } else {
+            (0, r.state_mark)
+        };
+        let attn_new = need.saturating_sub(r.pages);
+        if attn_new + state_new == 0 {
+            let q = &mut self.reqs[id as usize];
+            q.state_upto = q.state_upto.max(upto);
             return true;
         }
-        if !self.kv.alloc(need - r.pages) {
+        if !self.kv.alloc(attn_new + state_new) {
             return false;
         }
-        self.reqs[id as usize].pages = need;
+        let q = &mut self.reqs[id as usize];
+        q.pages = q.pages.max(need);
+        q.state += state_new;
+        q.state_mark = mark;
+        q.state_upto = q.state_upto.max(upto);
         true
     }
 
@@ -201,12 +288,15 @@ impl Core {
     /// vLLM `_preempt_request`, both 'recompute').
     pub fn evict_request(&mut self, id: u32) {
         let r = self.reqs[id as usize];
-        self.kv.free(r.pages);
+        self.kv.free(r.pages + r.state);
         if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
             self.kv.release_prefix(p.group);
         }
         let r = &mut self.reqs[id as usize];
         r.pages = 0;
+        r.state = 0;
+        r.state_mark = None;
+        r.state_upto = 0;
         r.prefix_tokens = 0;
         r.computed = 0;
         r.in_running = false;
@@ -860,7 +950,7 @@ fn apply(
             let moved = core.kv.insert_prefix(p.group, p.len.min(r.prompt), r.computed);
             let r = &mut core.reqs[id as usize];
             r.pages -= moved.min(r.pages);
-            r.prefix_tokens = moved * core.page;
+            r.prefix_tokens = core.kv.tokens_of(moved);
         }
         let r = &mut core.reqs[id as usize];
         if r.computed >= r.target() {
@@ -914,7 +1004,7 @@ fn apply(
             if r.produced < r.output {
                 return true;
             }
-            kv.free(r.pages);
+            kv.free(r.pages + r.state);
             if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
                 kv.release_prefix(p.group);
             }

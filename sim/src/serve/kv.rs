@@ -13,6 +13,13 @@
 //!
 //! Tokens are not simulated one by one: a shared prefix is one cache entry per `group`, with the
 //! page-aligned length that requests of the group can reuse.
+//!
+//! A vLLM hybrid Mamba-2 / Gated DeltaNet model (issue #18, hybridserve) gets a pool of the memory
+//! plan's `num_blocks` blocks of the hybrid block size ([`KvPool::blocks`]), each token page of a
+//! request taking one block in each of its `attention_groups` attention groups (vLLM 0.19.0
+//! `v1/core/kv_cache_coordinator.py` `HybridKVCacheCoordinator`: one `FullAttentionManager` per
+//! group, all drawing on one `BlockPool`); the state blocks are the serving loop's
+//! (`core::StateRule`).
 
 use std::collections::BTreeMap;
 
@@ -36,6 +43,8 @@ struct Entry {
 pub struct KvPool {
     pub page: u64,
     pub total_pages: u64,
+    /// Blocks one page of tokens takes: 1, or a vLLM hybrid's attention groups.
+    groups: u64,
     free_pages: u64,
     prefixes: BTreeMap<u32, Entry>,
     /// Pages of prefix entries with no reference (evictable).
@@ -48,19 +57,32 @@ impl KvPool {
     pub fn new(tokens: u64, page: u64) -> Self {
         let page = page.max(1);
         let total_pages = tokens / page;
+        KvPool::blocks(total_pages, page, 1)
+    }
+
+    /// A pool of `blocks` blocks of `page` tokens in which a page of a request's tokens takes one
+    /// block in each of `groups` KV-cache groups (a vLLM hybrid's attention groups).
+    pub fn blocks(blocks: u64, page: u64, groups: u64) -> Self {
         KvPool {
-            page,
-            total_pages,
-            free_pages: total_pages,
+            page: page.max(1),
+            total_pages: blocks,
+            groups: groups.max(1),
+            free_pages: blocks,
             prefixes: BTreeMap::new(),
             evictable_pages: 0,
             clock: 0,
         }
     }
 
-    /// Pages holding `tokens` tokens.
+    /// Pages holding `tokens` tokens (in every group).
     pub fn pages_for(&self, tokens: u64) -> u64 {
-        tokens.div_ceil(self.page)
+        tokens.div_ceil(self.page) * self.groups
+    }
+
+    /// Tokens of `pages` pages taken over every group (the inverse of [`KvPool::pages_for`] for
+    /// whole pages).
+    pub fn tokens_of(&self, pages: u64) -> u64 {
+        pages / self.groups * self.page
     }
 
     /// Tokens of free pages (SGLang `available_size`).
@@ -129,7 +151,7 @@ impl KvPool {
             u64::from(len.min(prompt))
         };
         match self.prefixes.get(&group) {
-            Some(e) if e.ready => (limit / self.page).min(e.pages) * self.page,
+            Some(e) if e.ready => (limit / self.page).min(e.pages / self.groups) * self.page,
             _ => 0,
         }
     }
@@ -156,7 +178,7 @@ impl KvPool {
         if self.prefixes.contains_key(&group) {
             return 0;
         }
-        let pages = u64::from(len).min(computed) / self.page;
+        let pages = u64::from(len).min(computed) / self.page * self.groups;
         if pages == 0 {
             return 0;
         }

@@ -49,6 +49,20 @@ pub struct Plan {
     /// SGLang's `max_req_len` of one scheduler, min(context_len − 1, its pool's tokens − 1)
     /// (`tp_worker.py`): outputs are clipped to it (`core::Inputs::max_req_len`); None for vLLM.
     pub max_req_len: Option<u64>,
+    /// A vLLM hybrid Mamba-2 / Gated DeltaNet model (issue #18, hybridserve): the pool in blocks
+    /// of the hybrid block size (`kv_tokens` and `page` are then unused), the attention groups a
+    /// token page takes a block in, and the state blocks each running request holds.
+    pub hybrid: Option<HybridPool>,
+}
+
+/// The block pool of a vLLM hybrid ([`Plan::hybrid`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HybridPool {
+    /// The memory plan's `num_gpu_blocks` (× dp ranks under vLLM's DP).
+    pub blocks: u64,
+    pub block_size: u64,
+    pub attention_groups: u64,
+    pub state: core::StateRule,
 }
 
 /// Which scheduler, with its settings.
@@ -123,6 +137,10 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                         .saturating_sub(1)
                         .min(mem.kv_tokens.saturating_sub(1)),
                 ),
+                // SGLang's hybrids hold their recurrent states in the state pool, whose slots cap
+                // the running requests through `max_running_requests` above (the memory plan's
+                // min(…, slots / 3), `tpsim_model::state_pool`).
+                hybrid: None,
             }
         }
         EngineKind::Vllm => {
@@ -138,6 +156,20 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 graphs::capture_sizes(s, false, seqs, tokens)
             };
             let (tokens, seqs) = (tokens.saturating_mul(dp), seqs.saturating_mul(dp));
+            // Issue #18 (hybridserve): a hybrid's requests hold attention blocks of the hybrid
+            // block size in each attention group plus their state blocks (`core::StateRule`), from
+            // the `num_gpu_blocks` the memory report prints; one state block per speculative token
+            // (`MambaSpec.num_speculative_blocks` = `num_speculative_tokens`).
+            let hybrid = mem.vllm_hybrid_pool.map(|h| HybridPool {
+                blocks: h.num_blocks.saturating_mul(groups),
+                block_size: h.block_size,
+                attention_groups: h.attention_groups,
+                state: core::StateRule {
+                    groups: h.state_groups,
+                    base: 1 + spec.map_or(0, |sp| u64::from(sp.num_steps)),
+                    align: h.align,
+                },
+            });
             Plan {
                 kv_tokens: mem.kv_tokens.saturating_mul(groups),
                 groups: 1,
@@ -155,6 +187,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .collect(),
                 frontend,
                 max_req_len: None,
+                hybrid,
             }
         }
     }
@@ -196,8 +229,15 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
             core::run(&mut groups, costs, inputs)
         }
         EnginePlan::Vllm(set) => {
+            let core = match p.hybrid {
+                Some(h) => core::Core::with_state(
+                    kv::KvPool::blocks(h.blocks, h.block_size, h.attention_groups),
+                    Some(h.state),
+                ),
+                None => core::Core::new(kv::KvPool::new(p.kv_tokens, p.page)),
+            };
             let mut groups = [core::Group {
-                core: core::Core::new(kv::KvPool::new(p.kv_tokens, p.page)),
+                core,
                 sched: vllm::Vllm::new(set.clone()),
             }];
             core::run(&mut groups, costs, inputs)
