@@ -1,6 +1,6 @@
 //! memlogs (issue #17, engine-exact memory checked against real logs): public start-up logs of
 //! architectures the coverage table listed as unverified, replayed from the rows of
-//! `tests/data/engine-memory.tsv` they were copied to (lines 51–53; each row's `source` column names
+//! `tests/data/engine-memory.tsv` they were copied to (lines 51–54; each row's `source` column names
 //! where it comes from, tests/data/README.md describes them).
 //!
 //! Tolerances: figures the engine prints to two decimals are matched within ± 0.005 GiB per printed
@@ -234,4 +234,59 @@ fn vllm_0_18_ascend_qwen3_vl_8b_tp1() {
     );
     let band = |d: f64| ((available + d) * GIB / (block * cell) as f64).floor() as u64;
     assert_eq!((band(-0.005), band(0.005)), (1_970, 1_971));
+}
+
+/// Line 54: vLLM 0.11.0, Qwen3-VL-30B-A3B-Instruct (`Qwen3VLMoeForConditionalGeneration`) bf16 on
+/// 4× RTX 3090, tp 4, max_model_len 65,536, prefix caching on (one KV group). Cell: the text tower
+/// of preset `qwen3-vl-30b-a3b-instruct`, 48 layers × 4 / 4 KV heads × 128 × 2 × 2 B = 24,576 B
+/// per token per rank; a block of 16 tokens 393,216 B. "Available KV cache memory: 2.31 GiB" allows
+/// 2.305 … 2.315 GiB = 6,294 … 6,321 blocks; the logged num_gpu_blocks, 6,297, is inside (the
+/// engine's own figure was 2.3066 … 2.3067 GiB), and gives the logged 6,297 × 16 = 100,752 tokens
+/// and 6,297 / (65,536 / 16) = 1.54x, exact.
+#[test]
+fn vllm_0_11_qwen3_vl_30b_a3b_rtx3090_tp4() {
+    let r = row(54, "Qwen/Qwen3-VL-30B-A3B-Instruct");
+    let cell = preset("qwen3-vl-30b-a3b-instruct").kv_cell_bytes(4);
+    assert_eq!(cell, 48 * 128 * 2 * 2);
+    let per_block = (16 * cell) as f64;
+    let available = num(&r, "k_size_gb");
+    let band = |d: f64| ((available + d) * GIB / per_block).floor() as u64;
+    let (lo, hi) = (band(-0.005), band(0.005));
+    assert_eq!((lo, hi), (6_294, 6_321));
+    let blocks = note(&r, "blocks").unwrap() as u64;
+    assert!((lo..=hi).contains(&blocks), "{blocks}");
+    assert_eq!(blocks * 16, num(&r, "kv_tokens") as u64);
+    let len = note(&r, "max_model_len").unwrap() as u64;
+    let conc = blocks as f64 / len.div_ceil(16) as f64;
+    assert_eq!(
+        format!("{conc:.2}"),
+        format!("{:.2}", note(&r, "concurrency").unwrap())
+    );
+}
+
+/// Line 54, weights: tpsim's Qwen3-VL-30B-A3B per rank at tp 4 under vLLM (the scenario path: the
+/// text tower's 128 experts of 768 split 4 ways, attention, the untied 151,936 vocabulary split 4
+/// ways, and the Qwen3-VL vision tower with its three DeepStack mergers sharded as SGLang and vLLM
+/// 0.11 (`mm_encoder_tp_mode` "weights") both do) is 14.560 GiB against "Model loading took 14.7708
+/// GiB": 0.211 GiB (1.43 %) short, outside the 0.3 % of issue #5. Not explained: the tower is ≈ 1.0
+/// GiB in all, so replicating it whole would overshoot (+0.75 GiB), and the RoPE tables are already
+/// counted. A named known miss (book/src/coverage.md), asserted to ± 0.005 GiB so that it cannot
+/// drift unseen.
+#[test]
+fn vllm_0_11_qwen3_vl_30b_a3b_weights_miss_rtx3090_tp4() {
+    use tpsim::decode::MemKind;
+    let r = row(54, "Qwen/Qwen3-VL-30B-A3B-Instruct");
+    let text = "[hardware]\npreset = \"rtx-4090-4x-no-p2p\"\n[model]\npreset = \"qwen3-vl-30b-a3b-instruct\"\n\
+                [engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 4\nmax_model_len = 65536\n";
+    let s = tpsim::scenario::load_str(text, std::path::Path::new("engine-memory.tsv line 54")).unwrap();
+    let p = tpsim::plan_memory(&s);
+    let ours = p
+        .entries
+        .iter()
+        .find(|e| e.kind == MemKind::TargetWeights)
+        .map(|e| e.bytes as f64 / GIB)
+        .unwrap();
+    let logged = num(&r, "weight_mem_gb");
+    println!("qwen3-vl-30b-a3b tp4: tpsim {ours:.4} GiB vs logged {logged}");
+    assert!(((logged - ours) - 0.211).abs() < 0.005, "{}", logged - ours);
 }

@@ -777,7 +777,18 @@ static QWEN3_VL_MOE: Coverage = Coverage {
     arch: Architecture::Qwen3VlMoe,
     families: "Qwen3-VL MoE (30B-A3B, 235B-A22B)",
     sglang: exact_memory(&[]),
-    vllm: exact_memory(&[]),
+    // memlogs (issue #17): a vLLM 0.11.0 start-up of Qwen3-VL-30B-A3B on 4× RTX 3090 checks the KV
+    // cell and the blocks; its weights line is 0.21 GiB above tpsim's (a known miss).
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 54: vLLM 0.11.0, Qwen3-VL-30B-A3B-Instruct, 4× RTX 3090 TP 4, KV cell 24,576 B: 2.31 GiB → 6,297 blocks (inside the printed figure's 6,294 … 6,321), 100,752 tokens, 1.54x",
+            "memlogs::vllm_0_11_qwen3_vl_30b_a3b_rtx3090_tp4",
+        ),
+        check(
+            "tests/data/engine-memory.tsv line 54: vLLM 0.11.0, Qwen3-VL-30B-A3B-Instruct, 4× RTX 3090 TP 4, weights 14.560 vs 14.7708 GiB (−1.43 %, not explained; a known miss, see below)",
+            "memlogs::vllm_0_11_qwen3_vl_30b_a3b_weights_miss_rtx3090_tp4",
+        ),
+    ]),
 };
 
 // families (issue #17): Granite-4.0-H (Mamba-2 hybrid, MoE + shared MLP). SGLang's state pool is
