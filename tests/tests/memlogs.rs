@@ -1,6 +1,6 @@
 //! memlogs (issue #17, engine-exact memory checked against real logs): public start-up logs of
 //! architectures the coverage table listed as unverified, replayed from the rows of
-//! `tests/data/engine-memory.tsv` they were copied to (lines 51–54; each row's `source` column names
+//! `tests/data/engine-memory.tsv` they were copied to (lines 51–55; each row's `source` column names
 //! where it comes from, tests/data/README.md describes them).
 //!
 //! Tolerances: figures the engine prints to two decimals are matched within ± 0.005 GiB per printed
@@ -289,4 +289,43 @@ fn vllm_0_11_qwen3_vl_30b_a3b_weights_miss_rtx3090_tp4() {
     let logged = num(&r, "weight_mem_gb");
     println!("qwen3-vl-30b-a3b tp4: tpsim {ours:.4} GiB vs logged {logged}");
     assert!(((logged - ours) - 0.211).abs() < 0.005, "{}", logged - ours);
+}
+
+/// Line 55: SGLang ~0.4.4 (the docs CI build of 2025-03-25), Llama-3.1-8B-Instruct in fp16 with the
+/// EAGLE-3 draft jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B (steps 5, topk 8, 32 draft tokens) on
+/// one H100, `max_total_tokens` 20,480 (the CI patch: the pool is the cap, not the profile). The
+/// draft keeps a pool of the target's token count (SGLang's draft worker takes the target's
+/// `max_total_num_tokens`) over its one Llama layer: 8 KV heads × 128 × 2 B = 2,048 B for K (and for
+/// V) per token, so "K size" = (20,480 + 1 padding slot) × 2,048 B = 0.039 GiB, the logged "0.04 GB"
+/// (two draft layers would print 0.08); the target's 32 layers give (20,481) × 65,536 B = 1.2501
+/// GiB, the logged "1.25 GB". Through the scenario path: both pools 20,480 tokens, the cells 131,072
+/// and 4,096 B. The weights lines are not compared: the CI GPU is shared with other notebooks (the
+/// draft's "mem usage=16.70 GB" is other processes' loading).
+#[test]
+fn sglang_0_4_4_llama_3_1_8b_eagle3_draft_pool_h100_tp1() {
+    let r = row(55, "meta-llama/Llama-3.1-8B-Instruct");
+    let text = "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n\
+                [engine]\nname = \"sglang\"\nversion = \"0.4.4\"\ntp = 1\nmem_fraction_static = 0.6\n\
+                max_total_tokens = 20480\n\
+                [speculative]\ndraft = \"llama-3.1-8b-eagle3\"\nnum_steps = 5\ntopk = 8\nnum_draft_tokens = 32\n\
+                acceptance = { alpha = 0.7 }\n";
+    let s = tpsim::scenario::load_str(text, std::path::Path::new("engine-memory.tsv line 55")).unwrap();
+    let p = tpsim::plan_memory(&s);
+    let logged = num(&r, "kv_tokens") as u64;
+    assert_eq!(p.kv_tokens, logged);
+    assert_eq!(p.draft_kv_tokens, Some(note(&r, "draft_tokens").unwrap() as u64));
+    assert_eq!((p.cell_size, p.draft_cell_size), (131_072, Some(4_096)));
+    // The printed sizes: (tokens + 1) × half the cell, in GiB to two decimals.
+    let k = |cell: u64| ((logged + 1) * cell / 2) as f64 / GIB;
+    assert!(
+        (k(p.cell_size) - num(&r, "k_size_gb")).abs() < 0.005,
+        "{}",
+        k(p.cell_size)
+    );
+    assert!(
+        (k(4_096) - note(&r, "draft_k_size").unwrap()).abs() < 0.005,
+        "{}",
+        k(4_096)
+    );
+    assert!((k(2 * 4_096) - note(&r, "draft_k_size").unwrap()).abs() > 0.03);
 }

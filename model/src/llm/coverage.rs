@@ -286,7 +286,11 @@ static GLM4_MOE: Coverage = Coverage {
 static EAGLE3_LLAMA: Coverage = Coverage {
     arch: Architecture::Eagle3Llama,
     families: "EAGLE-3 drafts (Llama layer)",
-    sglang: exact_memory(&[]),
+    // memlogs (issue #17): the SGLang docs CI log of an EAGLE-3 draft checks the draft's pool.
+    sglang: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 55: SGLang ~0.4.4 (docs CI 2025-03-25), Llama-3.1-8B + EAGLE-3 draft, 1× H100, max_total_tokens 20,480: the draft's pool of 20,480 tokens over one layer (K size 0.04 GB) beside the target's (1.25 GB); weights not compared (shared CI GPU)",
+        "memlogs::sglang_0_4_4_llama_3_1_8b_eagle3_draft_pool_h100_tp1",
+    )]),
     // vLLM's EAGLE-3 proposer is modelled (issue #17: `scenario::vllm_spec::vllm_draft_weights`,
     // `decode::vllm_spec_memory`): the draft's weights as vLLM loads them (its own fc, lm_head of
     // draft_vocab_size, the d2t map; the target's embedding), its layer's pages in every KV block.
