@@ -1,6 +1,6 @@
 //! memlogs (issue #17, engine-exact memory checked against real logs): public start-up logs of
 //! architectures the coverage table listed as unverified, replayed from the rows of
-//! `tests/data/engine-memory.tsv` they were copied to (lines 51–55; each row's `source` column names
+//! `tests/data/engine-memory.tsv` they were copied to (lines 51–56; each row's `source` column names
 //! where it comes from, tests/data/README.md describes them).
 //!
 //! Tolerances: figures the engine prints to two decimals are matched within ± 0.005 GiB per printed
@@ -328,4 +328,48 @@ fn sglang_0_4_4_llama_3_1_8b_eagle3_draft_pool_h100_tp1() {
         k(4_096)
     );
     assert!((k(2 * 4_096) - note(&r, "draft_k_size").unwrap()).abs() > 0.03);
+}
+
+/// Line 56: the SGLang docs CI build of 2025-06-15 (main between 0.4.7 and 0.4.8: its default 0.874
+/// is PR #7054's rule, released in 0.4.7.post1), Qwen2.5-VL-7B-Instruct on one H100 without
+/// `--mem-fraction-static`: the default for an 81,559-MiB card at tp 1 is round((79.647 − 10) /
+/// 79.647, 3) = 0.874 (logged in server_args), and the model runner then multiplies it by 0.90 for a
+/// multimodal model (0.4.5 – 0.4.8 `model_runner.py` `model_specific_adjustment`, read in the 0.4.5,
+/// 0.4.6, 0.4.7 and 0.4.8 wheels): "Automatically reduce --mem-fraction-static to 0.787". Before
+/// memlogs tpsim applied no multimodal reduction in this era (0.874 kept). The KV cell: 28 layers × 4
+/// KV heads × 128 × 2 B = 28,672 B for K per token, (20,480 + 1) × 28,672 B = 0.547 GiB, the logged
+/// "K size: 0.55 GB" (`max_total_tokens` 20,480 is the CI's cap).
+#[test]
+fn sglang_2025_06_qwen2_5_vl_7b_multimodal_fraction_h100_tp1() {
+    let r = row(56, "Qwen/Qwen2.5-VL-7B-Instruct");
+    let scenario = |version: &str, fraction: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"qwen2.5-vl-7b\"\n\
+             [engine]\nname = \"sglang\"\nversion = \"{version}\"\ntp = 1\nmax_total_tokens = 20480\n{fraction}"
+        );
+        tpsim::scenario::load_str(&text, std::path::Path::new("engine-memory.tsv line 56")).unwrap()
+    };
+    let s = scenario("0.4.7.post1", "");
+    assert!(s.engine.fraction_is_default);
+    assert_eq!(s.engine.mem_fraction_vlm_factor, Some(0.90));
+    let f = s.engine.mem_fraction_static;
+    assert_eq!(
+        format!("{:.3}", f / 0.90),
+        format!("{:.3}", note(&r, "default_fraction").unwrap())
+    );
+    assert_eq!(
+        format!("{f:.3}"),
+        format!("{:.3}", note(&r, "effective_fraction").unwrap())
+    );
+    // The model runner reduces a given fraction too (0.4.5 – 0.4.8); from 0.4.9 only the default.
+    let given = scenario("0.4.8", "mem_fraction_static = 0.8\n");
+    assert!((given.engine.mem_fraction_static - 0.72).abs() < 1e-12);
+    let given = scenario("0.4.9", "mem_fraction_static = 0.8\n");
+    assert!((given.engine.mem_fraction_static - 0.8).abs() < 1e-12);
+    // The pool and the K size line.
+    let p = tpsim::plan_memory(&s);
+    assert_eq!(p.kv_tokens, num(&r, "kv_tokens") as u64);
+    assert_eq!(p.cell_size, 28 * 4 * 128 * 2 * 2);
+    let k = ((p.kv_tokens + 1) * p.cell_size / 2) as f64 / GIB;
+    assert!((k - num(&r, "k_size_gb")).abs() < 0.005, "{k}");
 }

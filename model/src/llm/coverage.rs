@@ -353,7 +353,12 @@ static GPT_OSS: Coverage = Coverage {
 static QWEN25_VL: Coverage = Coverage {
     arch: Architecture::Qwen25Vl,
     families: "Qwen2.5-VL (text tower + Qwen2.5 ViT)",
-    sglang: exact_memory(&[]),
+    // memlogs (issue #17): the SGLang docs CI log of 2025-06 checks the multimodal fraction rule
+    // (`sglang_vlm_fraction`, added for it) and the KV cell.
+    sglang: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 56: SGLang main 2025-06-15 (0.4.7.post1 rules), Qwen2.5-VL-7B, 1× H100: default 0.874 reduced to 0.787 for a multimodal model (the model runner's × 0.90, 0.4.5 – 0.4.8), K size 0.55 GB at the CI's 20,480 tokens",
+        "memlogs::sglang_2025_06_qwen2_5_vl_7b_multimodal_fraction_h100_tp1",
+    )]),
     vllm: exact_memory(&[
         check(
             "github.com/vllm-project/vllm issue 16570: vLLM 0.8.3, Qwen2.5-VL-72B, 4× A100 TP 4, weights per rank",
