@@ -16,6 +16,7 @@ pub mod memory;
 pub mod nccl;
 pub mod sglang_eras;
 pub mod sglang_fraction_early; // vrows3 (issue #17 point 5): pre-#7054 default fractions by release
+pub mod sglang_vlm_fraction; // memlogs (issue #17): SGLang's multimodal fraction reduction by release
 // SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)

@@ -251,8 +251,10 @@ pub struct MemoryReport {
     pub mem_fraction_static: f64,
     /// Whether the fraction is SGLang's default for the era (the scenario did not set it).
     pub mem_fraction_static_default: bool,
-    /// The factor SGLang's `adjust_mem_fraction_for_vlm` applied to that default for a multimodal
-    /// model (None when the fraction was given, or for text-only models / eras without the rule).
+    /// The factor SGLang applied to the fraction for a multimodal model: `adjust_mem_fraction_for_vlm`
+    /// on its default from 0.4.10, a flat 0.90 on the default in 0.4.9, the model runner's 0.95 (0.4.0 –
+    /// 0.4.4) or 0.90 (0.4.5 – 0.4.8) on any fraction (None for text-only models, a given fraction
+    /// under a default-only rule, or releases without the rule).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mem_fraction_vlm_factor: Option<f64>,
     pub total_gib: f64,
@@ -750,20 +752,10 @@ fn running(s: &Scenario, p: &Prediction) -> u32 {
     crate::decode::running_requests(s, &p.memory)
 }
 
-/// SGLang's VLM reduction of its default fraction, when it applied (late-2025 and spring-2026 eras:
-/// `tpsim_model::memory::sglang_default_fraction`).
+/// SGLang's reduction of the fraction for a multimodal model, when one applied (memlogs, issue #17:
+/// by release, `tpsim_model::sglang_vlm_fraction`; resolved with the scenario).
 fn vlm_fraction_factor(s: &Scenario) -> Option<f64> {
-    use tpsim_model::memory::SglangEra;
-    let e = &s.engine;
-    if e.kind != crate::scenario::EngineKind::Sglang
-        || !e.fraction_is_default
-        || !matches!(e.era, SglangEra::Late2025 | SglangEra::Spring2026)
-        || !s.model.has_vision
-    {
-        return None;
-    }
-    let (layers, hidden) = s.model.vision?.sglang_fraction_dims;
-    Some(tpsim_model::memory::sglang_vlm_fraction_factor(layers, hidden))
+    s.engine.mem_fraction_vlm_factor
 }
 
 /// Where the workload exceeds what the engine's memory plan lets it run at once. The plan is one

@@ -243,6 +243,9 @@ pub struct Engine {
     pub mem_fraction_static: f64,
     /// Whether `mem_fraction_static` is SGLang's default for the era (not given in the scenario).
     pub fraction_is_default: bool,
+    /// The factor SGLang's multimodal rule of this release applied to the fraction (memlogs, issue
+    /// #17: `tpsim_model::sglang_vlm_fraction`), already in `mem_fraction_static`; None when none did.
+    pub mem_fraction_vlm_factor: Option<f64>,
     pub allreduce: AllreduceBackend,
     pub page_size: u64,
     pub max_total_tokens: Option<u64>,

@@ -984,15 +984,18 @@ fn every_row_has_a_test() {
     // 11 SGLang rows (lines 2–12; line 6 has two tests), 26 vLLM 0.19 rows (lines 13–38), 1 vLLM ~0.11
     // row (line 39); lines 40–48 (2 SGLang, 7 vLLM) are tested in `engine_memory_logs`; line 49
     // (vLLM, Nemotron-Nano-9B-v2) in `nemotron_h`; line 50 (vLLM 0.11.0, --quantization fp8) in
-    // `online_quant`. A new row fails this until it gets its own test.
+    // `online_quant`; lines 51–55 (vLLM 0.10.2 Qwen3-Next, vLLM 0.11.0 Mistral-7B GPTQ, vLLM 0.18.0
+    // on Ascend Qwen3-VL-8B, vLLM 0.11.0 Qwen3-VL-30B-A3B, SGLang ~0.4.4 Llama-3.1-8B + EAGLE-3) and 56
+    // (SGLang 2025-06 Qwen2.5-VL-7B) in `memlogs`.
+    // A new row fails this until it gets its own test.
     let engines: Vec<String> = read_tsv(&data_path("engine-memory.tsv"))
         .rows
         .iter()
         .map(|r| r.get(1).to_string())
         .collect();
-    assert_eq!(engines.len(), 49);
-    assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 13);
-    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 36);
+    assert_eq!(engines.len(), 55);
+    assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 15);
+    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 40);
 }
 
 #[test]

@@ -44,6 +44,7 @@ mod engine_release;
 // Issue #17/#5 coverage: start-up logs of architectures the coverage table listed as unverified.
 mod engine_memory_logs;
 mod engine_memory_rows;
+mod memlogs;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
 mod expert_parallel;
 mod families_fam;

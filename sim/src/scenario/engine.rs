@@ -182,6 +182,24 @@ impl Resolver<'_> {
             },
             &mut graph_warnings,
         )?;
+        // memlogs (issue #17): SGLang's reduction of the fraction for a multimodal model served with its
+        // tower, by release (`tpsim_model::sglang_vlm_fraction`); with an engine preset's era instead
+        // of a release, the late eras' `adjust_mem_fraction_for_vlm` as before.
+        let vit = model
+            .vision
+            .as_ref()
+            .filter(|_| model.has_vision)
+            .map(|v| v.sglang_fraction_dims);
+        let vlm_rule = {
+            use tpsim_model::sglang_vlm_fraction::{VlmFractionRule, vlm_fraction_rule};
+            match (kind, vit, user_era) {
+                (EngineKind::Sglang, Some(_), None) => vlm_fraction_rule(&release.version),
+                (EngineKind::Sglang, Some(_), Some(())) if era >= SglangEra::Late2025 => {
+                    VlmFractionRule::DefaultVitScaled
+                }
+                _ => VlmFractionRule::None,
+            }
+        };
         let (f, fraction_is_default) = match e.mem_fraction_static {
             Some(f) => (f, false),
             // vLLM sizes by gpu_memory_utilization instead (below).
@@ -211,7 +229,6 @@ impl Resolver<'_> {
                     hw,
                     (tp, pp, dp),
                     speculative,
-                    model,
                     (extra, cuda_graphs.sglang_max_bs),
                 )?;
                 // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
@@ -231,6 +248,8 @@ impl Resolver<'_> {
                 (f, true)
             }
         };
+        let mem_fraction_vlm_factor = vit.and_then(|d| vlm_rule.factor(fraction_is_default, d));
+        let f = f * mem_fraction_vlm_factor.unwrap_or(1.0);
         if !(f.is_finite() && f > 0.0 && f <= 1.0) {
             return Err(self.invalid("engine.mem_fraction_static", format!("{f} is outside (0, 1]")));
         }
@@ -410,6 +429,7 @@ impl Resolver<'_> {
             tp,
             mem_fraction_static: f,
             fraction_is_default,
+            mem_fraction_vlm_factor,
             // Issue #17 point 4: no custom allreduce across boxes (`scenario::tp_nodes`).
             allreduce: super::tp_nodes::allreduce(e.allreduce, attn_tp, hw, &mut collective_warnings),
             page_size,
@@ -607,15 +627,17 @@ impl Resolver<'_> {
         Ok(tp)
     }
 
-    /// SGLang's default `mem_fraction_static` for this era, GPU, (tp, pp, DP-attention size) and
-    /// model (when the scenario gives none).
+    /// SGLang's default `mem_fraction_static` for this era, GPU and (tp, pp, DP-attention size), for
+    /// a text-only model (when the scenario gives none). A multimodal model's reduction is applied by
+    /// the caller, by release (memlogs: `tpsim_model::sglang_vlm_fraction`; the (layers, hidden)
+    /// SGLang's `adjust_mem_fraction_for_vlm` reads from `vision_config`, defaults 24 / 1024, are
+    /// `VisionTower::sglang_fraction_dims`).
     fn sglang_default_fraction(
         &self,
         era: SglangEra,
         hw: &Hardware,
         (tp, pp, dp): (u32, u32, u32),
         speculative: bool,
-        model: &ModelSpec,
         // The features' extra reserve (MiB) and the user's `cuda_graph_max_bs` (issue #17, graphs).
         (extra_reserve_mib, cuda_graph_max_bs): (f64, Option<u32>),
     ) -> Result<f64, ScenarioError> {
@@ -626,13 +648,7 @@ impl Resolver<'_> {
             tp,
             pp,
             eagle: speculative,
-            vision: model
-                .vision
-                .as_ref()
-                .filter(|_| model.has_vision)
-                // The (layers, hidden) SGLang's `adjust_mem_fraction_for_vlm` reads from
-                // `vision_config` (defaults 24 / 1024), not necessarily the tower's own depth.
-                .map(|v| v.sglang_fraction_dims),
+            vision: None,
             extra_reserve_mib,
         };
         tpsim_model::memory::sglang_default_fraction_dp(&input, dp)
