@@ -151,6 +151,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::GraniteMoeHybrid => &GRANITE_MOE_HYBRID,
         Architecture::SeedOss => &SEED_OSS,
         Architecture::Ernie45Moe => &ERNIE45_MOE,
+        // families2 (issue #17): Ling / Ring 2.0.
+        Architecture::BailingMoeV2 => &BAILING_MOE_V2,
     }
 }
 
@@ -789,6 +791,26 @@ static ERNIE45_MOE: Coverage = Coverage {
     },
 };
 
+// families2 (issue #17): Bailing MoE V2 (Ling / Ring 2.0). Both engines build the same pieces (fp32
+// router with `router_dtype = "fp32"`, fp32 expert bias). No public engine start-up log was found:
+// the weights are checked against the checkpoint's safetensors parameter count (Ling-flash-2.0) and
+// the published total (Ling-mini-2.0).
+static BAILING_MOE_V2: Coverage = Coverage {
+    arch: Architecture::BailingMoeV2,
+    families: "Ling 2.0 / Ring 2.0 (Ling-mini-2.0 16B-A1.4B, Ling-flash-2.0 100B-A6.1B; configs written out from public copies)",
+    sglang: exact_memory(&[
+        check(
+            "Ling-flash-2.0's safetensors parameter count, BF16 102,889,697,280 + F32 7,936 (the Hugging Face API's model record, copied in a public repository; not an engine log)",
+            "llm::tests_families::ling_flash_2_0_parameters_match_the_checkpoint",
+        ),
+        check(
+            "Ling-mini-2.0's published size, 16.26 B parameters, 789 M activated non-embedding (the Ling-V2 README; not an engine log)",
+            "llm::tests_families::ling_mini_2_0_parameters_by_hand",
+        ),
+    ]),
+    vllm: exact_memory(&[]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -800,7 +822,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 41);
+        assert_eq!(all.len(), 42);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -456,7 +456,8 @@ impl ModelSpec {
             }) => {
                 // MiniMax-M2's router is fp32 whatever the checkpoint stores (SGLang `minimax_m2.py`:
                 // `gate = ReplicatedLinear(..., params_dtype=torch.float32)`).
-                let gate_fmt = if self.arch == super::Architecture::MiniMaxM2 {
+                // families2 (issue #17): Bailing's with `router_dtype = "fp32"` (`llm::bailing`).
+                let gate_fmt = if self.arch == super::Architecture::MiniMaxM2 || self.router_fp32 {
                     Fmt::Fp32
                 } else {
                     Fmt::Model
