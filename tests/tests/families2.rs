@@ -91,3 +91,27 @@ fn bailing_activation_other_than_silu_is_refused_with_sglangs_text() {
         o.stderr
     );
 }
+
+#[test]
+fn granite_4_0_h_small_and_micro_load_with_their_hand_counts() {
+    // `llm::tests_families`: H-Small 32,207,337,984 parameters × 2 B + A in fp32 (36 × 128 × 2 B);
+    // 16,384 B of KV per token. H-Micro 3,191,396,096 × 2 B + 36 × 64 × 2 B; 8,192 B per token.
+    let j = run_json(&scenario_for(
+        "h-small",
+        "granite-4.0-h-small",
+        "sglang",
+        2,
+        "h100-pcie-2x-nvlink-bridge",
+    ));
+    // tp 2 is checked through the cell: 8 KV heads → 4 per rank.
+    assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 8_192);
+    let j = run_json(&scenario_for(
+        "h-micro",
+        "granite-4.0-h-micro",
+        "sglang",
+        1,
+        "h100-sxm-1x",
+    ));
+    assert_eq!(entry_bytes(&j, "target weights"), 2 * 3_191_396_096 + 36 * 64 * 2);
+    assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 8_192);
+}

@@ -753,11 +753,18 @@ static QWEN3_VL_MOE: Coverage = Coverage {
 // llama.cpp prints for the checkpoint.
 static GRANITE_MOE_HYBRID: Coverage = Coverage {
     arch: Architecture::GraniteMoeHybrid,
-    families: "Granite-4.0-H Tiny (hybrid Mamba-2, MoE + shared MLP; config written out from public copies); H-Small, H-Micro by the same rules, no preset",
-    sglang: exact_memory(&[check(
-        "llama.cpp print_info for Granite 4.0 H Tiny: model params = 6.94 B (koboldcpp issue #1781; not an engine log)",
-        "llm::tests_families::granite_4_0_h_tiny_parameters_match_llama_cpp",
-    )]),
+    families: "Granite-4.0-H Tiny, Small, Micro (hybrid Mamba-2, MoE + shared MLP or dense; configs written out from public copies)",
+    sglang: exact_memory(&[
+        check(
+            "llama.cpp print_info for Granite 4.0 H Tiny: model params = 6.94 B (koboldcpp issue #1781; not an engine log)",
+            "llm::tests_families::granite_4_0_h_tiny_parameters_match_llama_cpp",
+        ),
+        // families2 (issue #17): the H-Small and H-Micro presets.
+        check(
+            "Granite-4.0-H-Small's checkpoint size, 59.99 GiB of safetensors (a public table of Hugging Face metadata; not an engine log)",
+            "llm::tests_families::granite_4_0_h_small_parameters_match_the_checkpoint_size",
+        ),
+    ]),
     vllm: vllm_hybrid(&[]),
 };
 

@@ -5,6 +5,8 @@
 use super::*;
 
 const H_TINY: &str = include_str!("../../../scenarios/models/granite-4.0-h-tiny/config.json");
+const H_SMALL: &str = include_str!("../../../scenarios/models/granite-4.0-h-small/config.json");
+const H_MICRO: &str = include_str!("../../../scenarios/models/granite-4.0-h-micro/config.json");
 const ERNIE_21B: &str = include_str!("../../../scenarios/models/ernie-4.5-21b-a3b/config.json");
 const LING_MINI: &str = include_str!("../../../scenarios/models/ling-mini-2.0/config.json");
 const LING_FLASH: &str = include_str!("../../../scenarios/models/ling-flash-2.0/config.json");
@@ -347,4 +349,71 @@ fn bailing_refusals_and_router_dtype() {
         serde_json::Value::Null,
         "first_k_dense_replace",
     );
+}
+
+/// families2 (issue #17): Granite-4.0-H-Small against its checkpoint's size. A public preflight table
+/// of Hugging Face metadata lists `ibm-granite/granite-4.0-h-small` at 59.99 (GiB of safetensors;
+/// the same table gives H-Tiny 12.93, which is 6,939,037,248 × 2 B; find_string id 54508429823);
+/// tpsim's count by hand × 2 B must round to it.
+#[test]
+fn granite_4_0_h_small_parameters_match_the_checkpoint_size() {
+    let s = spec(H_SMALL);
+    assert_eq!(s.arch, Architecture::GraniteMoeHybrid);
+    assert_eq!((s.mamba2_layers(), s.kv_layers()), (36, 4));
+    let moe = MoeShape {
+        n_routed_experts: 72,
+        num_experts_per_tok: 10,
+        moe_intermediate: 768,
+        n_shared_experts: 2,
+    };
+    assert!(s.layers.iter().all(|f| *f == Ffn::Moe(moe)));
+    // Embedding 100,352 × 4,096 = 411,041,792 (tied); final norm 4,096.
+    // Mamba layer (I = 128 × 64 = 8,192, conv_dim 8,192 + 2 × 128 = 8,448): in_proj (2 × 8,192 + 256
+    // + 128) × 4,096 = 68,681,728; conv1d 8,448 × 4 + bias 8,448 = 42,240; A, D, dt_bias 3 × 128;
+    // gated norm 8,192; out_proj 4,096 × 8,192 = 33,554,432 → 102,286,976, × 36 = 3,682,331,136.
+    // Attention layer (head_dim 4,096 / 32 = 128): q and o 4,096 × 4,096 each, k and v 1,024 × 4,096
+    // each = 41,943,040, × 4 = 167,772,160. Every layer: norms 8,192; router 72 × 4,096 = 294,912;
+    // experts 72 × 3 × 768 × 4,096 = 679,477,248; shared 3 × 1,536 × 4,096 = 18,874,368 →
+    // 698,654,720, × 40 = 27,946,188,800. Total 32,207,337,984 parameters.
+    let params: u64 = 411_041_792 + 3_682_331_136 + 167_772_160 + 27_946_188_800 + 4_096;
+    assert_eq!(params, 32_207_337_984);
+    // Bytes at tp 1: 2 B each plus A's fp32 half, 36 × 128 × 2 B = 9,216.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * params + 9_216);
+    // The checkpoint: 2 × 32,207,337,984 B = 59.9908 GiB → "59.99" (4 KV heads would give 59.96).
+    let gib = (2 * params) as f64 / (1u64 << 30) as f64;
+    assert!((gib - 59.99).abs() < 0.005, "{gib}");
+    // KV cell: 4 attention layers × 8 KV heads × 2 × 128 × 2 B = 16,384 at tp 1, 2,048 at tp 8.
+    assert_eq!(s.kv_cell_bytes(1), 16_384);
+    assert_eq!(s.kv_cell_bytes(8), 2_048);
+    // SGLang's state per request: conv 8,448 × 3 × 2 B = 50,688 + temporal 128 × 64 × 128 × 4 B =
+    // 4,194,304 → 4,244,992 per layer, × 36 = 152,819,712 B at tp 1.
+    assert_eq!(s.linear_state_bytes_per_req(1), 152_819_712);
+    assert!(s.validate_tp(8).is_ok());
+    // 32 heads do not split over 3 ranks.
+    assert!(s.validate_tp(3).is_err());
+}
+
+/// families2 (issue #17): Granite-4.0-H-Micro, the dense hybrid (no experts: the shared MLP is the
+/// layer's MLP). IBM publishes it as "3B" (ibm.com/granite/docs: "Hybrid, Dense, 3B total"); tpsim's
+/// count by hand must be of that size (3.0-3.5 B: the release rounds to one figure).
+#[test]
+fn granite_4_0_h_micro_parameters_by_hand() {
+    let s = spec(H_MICRO);
+    assert_eq!(s.moe, None);
+    assert!(s.layers.iter().all(|f| *f == Ffn::Dense { intermediate: 8_192 }));
+    // head_dim 2,048 / 32 = 64 (the engines' GraniteMoeHybridAttention).
+    assert_eq!(s.head_dim, 64);
+    // Embedding 100,352 × 2,048 = 205,520,896 (tied); final norm 2,048.
+    // Mamba layer (I = 64 × 64 = 4,096, conv_dim 4,352): in_proj (8,192 + 256 + 64) × 2,048 =
+    // 17,432,576; conv1d 4,352 × 5 = 21,760; A, D, dt_bias 192; gated norm 4,096; out_proj 2,048 ×
+    // 4,096 = 8,388,608 → 25,847,232, × 36 = 930,500,352. Attention: q and o 2,048 × 2,048, k and v
+    // 512 × 2,048 = 10,485,760, × 4 = 41,943,040. Every layer: norms 4,096 + MLP 3 × 8,192 × 2,048 =
+    // 50,331,648 → 50,335,744, × 40 = 2,013,429,760. Total 3,191,396,096.
+    let params: u64 = 205_520_896 + 930_500_352 + 41_943_040 + 2_013_429_760 + 2_048;
+    assert_eq!(params, 3_191_396_096);
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * params + 36 * 64 * 2);
+    assert!((3.0..3.5).contains(&(params as f64 / 1e9)), "{params}");
+    // KV cell: 4 layers × 8 KV heads × 2 × 64 × 2 B = 8,192 at tp 1 (the "~8 kB" a public port
+    // states, find_string id 67448469407).
+    assert_eq!(s.kv_cell_bytes(1), 8_192);
 }
