@@ -26,7 +26,9 @@
 //! topk_group <= n_group` when either is set. `use_bias = true` (biased dense / MLP projections) is
 //! not lowered (every Ling 2.0 config says false). The MTP layer (`num_nextn_predict_layers`) is a
 //! draft and not loaded by the target. Partial rotary changes no weight, only the width of vLLM's
-//! RoPE cos/sin cache ([`vllm_rotary_dim`]).
+//! RoPE cos/sin cache ([`vllm_rotary_dim`]). tpsim does not gate the architecture by
+//! `engine.version`: which SGLang and vLLM releases first registered `BailingMoeV2ForCausalLM` was
+//! not established (both register it in the sources read).
 
 use super::{ModelConfig, ModelError};
 
