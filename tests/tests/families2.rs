@@ -115,3 +115,26 @@ fn granite_4_0_h_small_and_micro_load_with_their_hand_counts() {
     assert_eq!(entry_bytes(&j, "target weights"), 2 * 3_191_396_096 + 36 * 64 * 2);
     assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 8_192);
 }
+
+#[test]
+fn command_r7b_runs_under_both_engines() {
+    // `llm::tests_families::command_r7b_parameters_by_hand`: 8,028,033,024 parameters × 2 B.
+    let by_hand = 2 * 8_028_033_024;
+    let sg = run_json(&scenario_for(
+        "cr7b-sglang",
+        "command-r7b-12-2024",
+        "sglang",
+        1,
+        "h100-sxm-1x",
+    ));
+    assert_eq!(entry_bytes(&sg, "target weights"), by_hand);
+    let vl = run_json(&scenario("examples/command-r7b-vllm-rtx4090.toml"));
+    // vLLM adds its RoPE cos/sin cache (`get_rope` builds one for all layers): 8,192 positions ×
+    // 128 × 2 B = 2,097,152 B; the allocator's blocks add nothing here.
+    assert_eq!(entry_bytes(&vl, "target weights"), by_hand + 2_097_152);
+    for j in [&sg, &vl] {
+        // 32 layers × 8 KV heads × 2 × 128 × 2 B.
+        assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 131_072);
+        assert_eq!(j["memory"]["verdict"], "ok");
+    }
+}

@@ -375,7 +375,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 46] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 47] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -432,6 +432,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 46] = [
     "Ernie4_5_MoeForCausalLM",
     // families2 (issue #17): Ling 2.0 / Ring 2.0.
     "BailingMoeV2ForCausalLM",
+    // families2 (issue #17): Command R7B / Command A.
+    "Cohere2ForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -487,6 +489,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "SeedOssForCausalLM" => Architecture::SeedOss,
         "Ernie4_5_MoeForCausalLM" => Architecture::Ernie45Moe,
         "BailingMoeV2ForCausalLM" => Architecture::BailingMoeV2,
+        "Cohere2ForCausalLM" => Architecture::Cohere2,
         _ => return None,
     })
 }
@@ -633,7 +636,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             .or(cfg.tie_word_embeddings)
             .unwrap_or(matches!(
                 arch,
-                Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3
+                // families2 (issue #17): HF `Cohere2Config` `tie_word_embeddings=True`; SGLang's
+                // `commandr.py` has no LM head of its own (logits from `embed_tokens`).
+                Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3 | Architecture::Cohere2
             )),
         has_vision,
         vision,
@@ -1156,6 +1161,7 @@ fn mixers_of(
             | Architecture::Mistral
             | Architecture::Mixtral
             | Architecture::Llama4
+            | Architecture::Cohere2
     );
     // fam (issue #16): LLaVA-NeXT's Mistral text tower slides when its `sliding_window` is set.
     let (arch, local) = if arch == Architecture::LlavaNext {
@@ -1212,6 +1218,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.
         Architecture::BailingMoeV2 => text.use_qkv_bias.unwrap_or(false),
+        // families2 (issue #17): Cohere's projections are built with `bias=False` in both engines
+        // (`models/commandr.py`), whatever `attention_bias` says.
+        Architecture::Cohere2 => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {

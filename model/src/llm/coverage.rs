@@ -153,6 +153,7 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Ernie45Moe => &ERNIE45_MOE,
         // families2 (issue #17): Ling / Ring 2.0.
         Architecture::BailingMoeV2 => &BAILING_MOE_V2,
+        Architecture::Cohere2 => &COHERE2,
     }
 }
 
@@ -818,6 +819,19 @@ static BAILING_MOE_V2: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
+// families2 (issue #17): Cohere2 (Command R7B). SGLang serves it as Cohere, without windows: the
+// plain pool over every layer, as for Gemma-2/3; vLLM slides 3 layers in 4 (hybrid KV groups). No
+// public engine start-up log was found: the weights are checked against the published size.
+static COHERE2: Coverage = Coverage {
+    arch: Architecture::Cohere2,
+    families: "Command R7B (config written out from a public copy of the published file); Command A by the same rules, no preset",
+    sglang: exact_memory(&[check(
+        "Command R7B's published size, \"7B\" = its non-embedding parameters (8.03 B with the tied embedding; the model card; not an engine log)",
+        "llm::tests_families::command_r7b_parameters_by_hand",
+    )]),
+    vllm: exact_memory(&[]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -829,7 +843,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 42);
+        assert_eq!(all.len(), 43);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -290,6 +290,11 @@ pub enum Architecture {
     /// then MoE with shared experts behind a sigmoid router with an fp32 expert bias (grouped
     /// top-k). See the `bailing` module.
     BailingMoeV2,
+    /// `Cohere2ForCausalLM` (Cohere Command R7B, Command A): the Cohere "parallel block" — one
+    /// LayerNorm (weight only) feeds attention and the SwiGLU MLP side by side, both added to the
+    /// residual — with 3 sliding-window layers to 1 global one (`layer_types`, else
+    /// `sliding_window_pattern`) and tied embeddings. See `local_attention`.
+    Cohere2,
 }
 
 impl Architecture {

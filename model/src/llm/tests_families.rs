@@ -10,6 +10,7 @@ const H_MICRO: &str = include_str!("../../../scenarios/models/granite-4.0-h-micr
 const ERNIE_21B: &str = include_str!("../../../scenarios/models/ernie-4.5-21b-a3b/config.json");
 const LING_MINI: &str = include_str!("../../../scenarios/models/ling-mini-2.0/config.json");
 const LING_FLASH: &str = include_str!("../../../scenarios/models/ling-flash-2.0/config.json");
+const COMMAND_R7B: &str = include_str!("../../../scenarios/models/command-r7b-12-2024/config.json");
 const SEED_OSS_36B: &str = include_str!("../../../scenarios/models/seed-oss-36b-instruct/config.json");
 
 fn spec(text: &str) -> ModelSpec {
@@ -416,4 +417,39 @@ fn granite_4_0_h_micro_parameters_by_hand() {
     // KV cell: 4 layers × 8 KV heads × 2 × 64 × 2 B = 8,192 at tp 1 (the "~8 kB" a public port
     // states, find_string id 67448469407).
     assert_eq!(s.kv_cell_bytes(1), 8_192);
+}
+
+/// families2 (issue #17): Command R7B (`Cohere2ForCausalLM`) by hand. Cohere publishes it as a "7B"
+/// model (HF transformers' Cohere2 page: "a 7B billion parameter model"); that is its non-embedding
+/// count (6.98 B), 8.03 B with the tied 256k embedding.
+#[test]
+fn command_r7b_parameters_by_hand() {
+    let s = spec(COMMAND_R7B);
+    assert_eq!(s.arch, Architecture::Cohere2);
+    assert!(s.tie_word_embeddings && !s.attention_bias && !s.qk_norm);
+    // 3 sliding layers to 1 global: layer i is global iff (i + 1) % 4 == 0 (window 4,096).
+    let global: Vec<usize> = (0..32).filter(|&i| s.mixers[i] == Mixer::Attention).collect();
+    assert_eq!(global, vec![3, 7, 11, 15, 19, 23, 27, 31]);
+    assert_eq!(s.sliding_layers(), 24);
+    assert_eq!(s.sliding_window, Some(4_096));
+    // Embedding 256,000 × 4,096 = 1,048,576,000 (tied); final LayerNorm 4,096. Layer: one LayerNorm
+    // 4,096; qkv (32 + 2 × 8) × 128 × 4,096 = 25,165,824; o 4,096 × 4,096 = 16,777,216; MLP 3 ×
+    // 14,336 × 4,096 = 176,160,768 → 218,107,904, × 32 = 6,979,452,928. Total 8,028,033,024.
+    let params = s.weight_bytes_per_rank(1).0 / 2;
+    assert_eq!(params, 8_028_033_024);
+    let non_embedding = params - 1_048_576_000;
+    assert!((non_embedding as f64 / 1e9 - 7.0).abs() < 0.05, "{non_embedding}");
+    // tp 2: vocab rows 128,000 → 524,288,000; layer 4,096 + (16 + 8) × 128 × 4,096 = 12,582,912 +
+    // 4,096 × 2,048 = 8,388,608 + 3 × 7,168 × 4,096 = 88,080,384 → 109,056,000, × 32 =
+    // 3,489,792,000; final norm 4,096 → 4,014,084,096 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 4_014_084_096);
+    // KV cell over all 32 layers (SGLang's plain pool): 8 KV heads × 2 × 128 × 2 B × 32 = 131,072.
+    assert_eq!(s.kv_cell_bytes(1), 131_072);
+    assert!(s.validate_tp(8).is_ok());
+    assert!(s.validate_tp(3).is_err());
+    // Cohere's per-head q/k LayerNorms are refused.
+    let mut c: serde_json::Value = serde_json::from_str(COMMAND_R7B).unwrap();
+    c["use_qk_norm"] = true.into();
+    let e = ModelSpec::from_config_json(&c.to_string(), Quantization::bf16()).unwrap_err();
+    assert!(e.to_string().contains("use_qk_norm"), "{e}");
 }

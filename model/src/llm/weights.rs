@@ -331,8 +331,14 @@ impl ModelSpec {
 
     fn attention_pieces(&self, t: u64) -> Vec<Piece> {
         let h = self.hidden;
-        // Layer norms: input_layernorm + post_attention_layernorm.
-        let mut ps = vec![Piece::vec(h), Piece::vec(h)];
+        // Layer norms: input_layernorm + post_attention_layernorm; families2 (issue #17): Cohere2's
+        // parallel block has the one `input_layernorm` (a LayerNorm without bias; SGLang / vLLM
+        // `models/commandr.py` `CohereDecoderLayer`).
+        let mut ps = if self.arch == super::Architecture::Cohere2 {
+            vec![Piece::vec(h)]
+        } else {
+            vec![Piece::vec(h), Piece::vec(h)]
+        };
         match self.attention {
             Attention::Gqa {
                 heads,
