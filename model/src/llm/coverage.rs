@@ -819,9 +819,10 @@ static BAILING_MOE_V2: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
-// families2 (issue #17): Cohere2 (Command R7B). SGLang serves it as Cohere, without windows: the
-// plain pool over every layer, as for Gemma-2/3; vLLM slides 3 layers in 4 (hybrid KV groups). No
-// public engine start-up log was found: the weights are checked against the published size.
+// families2 (issue #17): Cohere2 (Command R7B). SGLang serves it as Cohere and gives it no hybrid
+// SWA pool: the plain pool over every layer, as for Gemma-2/3; vLLM slides 3 layers in 4 (hybrid KV
+// groups). No public engine start-up log was found: the weights are checked against the published
+// size.
 static COHERE2: Coverage = Coverage {
     arch: Architecture::Cohere2,
     families: "Command R7B (config written out from a public copy of the published file); Command A by the same rules, no preset",

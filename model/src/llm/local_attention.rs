@@ -10,7 +10,7 @@
 //! | Gemma-3 | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Gemma3TextConfig` default pattern 6) |
 //! | Mistral / Mixtral | `sliding_window` non-null: every layer slides (vLLM gives every layer a `SlidingWindowSpec`); null: all full |
 //! | Llama-4 | `attention_chunk_size` set: layer `i` is global NoPE attention iff `(i + 1) % 4 == 0`, chunked local RoPE attention otherwise (SGLang 0.5.8 `configs/model_config.py` `get_hybrid_layer_ids` and `models/llama4.py` `use_rope = (layer_id + 1) % 4 != 0`, both hard-coded) |
-//! | Cohere2 (families2) | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Cohere2Config` default pattern 4; vLLM `models/commandr.py`: `(layer_idx + 1) % sliding_window_pattern != 0` slides). SGLang builds Cohere2 as Cohere (`commandr.py`: `class Cohere2ForCausalLM(CohereForCausalLM): pass`), no window: its pool is the plain one over every layer, as for Gemma-2/3 |
+//! | Cohere2 (families2) | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Cohere2Config` default pattern 4; vLLM `models/commandr.py`: `(layer_idx + 1) % sliding_window_pattern != 0` slides). SGLang builds Cohere2 as Cohere (`commandr.py`: `class Cohere2ForCausalLM(CohereForCausalLM): pass`, its layers reading `config.sliding_window`) and Cohere2 is not among its hybrid-SWA architectures: the plain pool over every layer, as for Gemma-2/3 |
 //! | Gemma 1 | all full |
 //!
 //! **Weights** (SGLang 0.5.8 `models/gemma.py`, `gemma2.py`, `gemma3_causal.py`, `gemma3_mm.py`,
