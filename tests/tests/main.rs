@@ -48,6 +48,8 @@ mod memlogs;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
 mod expert_parallel;
 mod families_fam;
+// families2 (issue #17): Ling 2.0, Granite-4.0-H-Small and -Micro.
+mod families2;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

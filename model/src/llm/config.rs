@@ -298,9 +298,41 @@ pub struct ModelConfig {
     /// ERNIE-4.5: every how many layers a MoE layer appears.
     #[serde(default)]
     pub moe_layer_interval: Option<u64>,
-    /// ERNIE-4.5: biases on the attention and MLP projections (default false).
+    /// ERNIE-4.5, Bailing: biases on the attention and MLP projections (default false).
     #[serde(default)]
     pub use_bias: Option<bool>,
+    // families2 (issue #17): Bailing MoE V2 keys (`llm::bailing`).
+    /// Activation of the MLPs (Bailing: only `"silu"` is accepted by SGLang).
+    #[serde(default)]
+    pub hidden_act: Option<String>,
+    /// Bailing: shared experts, each `moe_shared_expert_intermediate_size` wide.
+    #[serde(default)]
+    pub num_shared_experts: Option<u64>,
+    /// Bailing: a bias on the fused `query_key_value` projection only.
+    #[serde(default)]
+    pub use_qkv_bias: Option<bool>,
+    /// Bailing: `"fp32"` keeps the router weight in fp32 (both engines).
+    #[serde(default)]
+    pub router_dtype: Option<String>,
+    /// Bailing: the router carries an fp32 `expert_bias` (the sigmoid router's correction bias).
+    #[serde(default)]
+    pub moe_router_enable_expert_bias: Option<bool>,
+    /// Bailing: `"sigmoid"` (with the expert bias) or `"softmax"` (without).
+    #[serde(default)]
+    pub score_function: Option<String>,
+    /// Grouped top-k routing: expert groups (Bailing, DeepSeek-V3).
+    #[serde(default)]
+    pub n_group: Option<u64>,
+    /// Grouped top-k routing: groups kept per token.
+    #[serde(default)]
+    pub topk_group: Option<u64>,
+    /// Bailing: the rotary width before `partial_rotary_factor` (vLLM: `getattr(config,
+    /// "rotary_dim", head_dim)`).
+    #[serde(default)]
+    pub rotary_dim: Option<u64>,
+    /// Share of the rotary width that is rotated (Bailing: 0.5).
+    #[serde(default)]
+    pub partial_rotary_factor: Option<f64>,
 }
 
 impl ModelConfig {
@@ -343,7 +375,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 45] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 47] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -398,6 +430,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 45] = [
     "SeedOssForCausalLM",
     // families (issue #17): ERNIE-4.5 MoE.
     "Ernie4_5_MoeForCausalLM",
+    // families2 (issue #17): Ling 2.0 / Ring 2.0.
+    "BailingMoeV2ForCausalLM",
+    // families2 (issue #17): Command R7B / Command A.
+    "Cohere2ForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -452,6 +488,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "GraniteMoeHybridForCausalLM" => Architecture::GraniteMoeHybrid,
         "SeedOssForCausalLM" => Architecture::SeedOss,
         "Ernie4_5_MoeForCausalLM" => Architecture::Ernie45Moe,
+        "BailingMoeV2ForCausalLM" => Architecture::BailingMoeV2,
+        "Cohere2ForCausalLM" => Architecture::Cohere2,
         _ => return None,
     })
 }
@@ -598,7 +636,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             .or(cfg.tie_word_embeddings)
             .unwrap_or(matches!(
                 arch,
-                Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3
+                // families2 (issue #17): HF `Cohere2Config` `tie_word_embeddings=True`; SGLang's
+                // `commandr.py` has no LM head of its own (logits from `embed_tokens`).
+                Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3 | Architecture::Cohere2
             )),
         has_vision,
         vision,
@@ -616,6 +656,12 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         nope_layers,
         indexer: dsa_indexer(text, arch, an)?,
         quantization: quant,
+        router_fp32: arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text),
+        rotary_dim: if arch == Architecture::BailingMoeV2 {
+            Some(super::bailing::vllm_rotary_dim(text, head_dim)?)
+        } else {
+            None
+        },
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -865,6 +911,8 @@ fn feed_forward(
         Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
         // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
+        // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).
+        Architecture::BailingMoeV2 => super::bailing::feed_forward(text, num_layers, an)?,
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }
@@ -1113,6 +1161,7 @@ fn mixers_of(
             | Architecture::Mistral
             | Architecture::Mixtral
             | Architecture::Llama4
+            | Architecture::Cohere2
     );
     // fam (issue #16): LLaVA-NeXT's Mistral text tower slides when its `sliding_window` is set.
     let (arch, local) = if arch == Architecture::LlavaNext {
@@ -1165,6 +1214,13 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families (issue #17): ERNIE-4.5's projections carry biases only with `use_bias`, which
         // `llm::ernie` refuses (every published config says false).
         Architecture::Ernie45Moe => false,
+        // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
+        // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
+        // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.
+        Architecture::BailingMoeV2 => text.use_qkv_bias.unwrap_or(false),
+        // families2 (issue #17): Cohere's projections are built with `bias=False` in both engines
+        // (`models/commandr.py`), whatever `attention_bias` says.
+        Architecture::Cohere2 => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -1195,6 +1251,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
         a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
+        // families2 (issue #17): Bailing's fp32 `expert_bias` (`llm::bailing`).
+        Architecture::BailingMoeV2 => text.moe_router_enable_expert_bias.unwrap_or(false),
         _ => false,
     };
 

@@ -151,6 +151,9 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::GraniteMoeHybrid => &GRANITE_MOE_HYBRID,
         Architecture::SeedOss => &SEED_OSS,
         Architecture::Ernie45Moe => &ERNIE45_MOE,
+        // families2 (issue #17): Ling / Ring 2.0.
+        Architecture::BailingMoeV2 => &BAILING_MOE_V2,
+        Architecture::Cohere2 => &COHERE2,
     }
 }
 
@@ -806,11 +809,18 @@ static QWEN3_VL_MOE: Coverage = Coverage {
 // llama.cpp prints for the checkpoint.
 static GRANITE_MOE_HYBRID: Coverage = Coverage {
     arch: Architecture::GraniteMoeHybrid,
-    families: "Granite-4.0-H Tiny (hybrid Mamba-2, MoE + shared MLP; config written out from public copies); H-Small, H-Micro by the same rules, no preset",
-    sglang: exact_memory(&[check(
-        "llama.cpp print_info for Granite 4.0 H Tiny: model params = 6.94 B (koboldcpp issue #1781; not an engine log)",
-        "llm::tests_families::granite_4_0_h_tiny_parameters_match_llama_cpp",
-    )]),
+    families: "Granite-4.0-H Tiny, Small, Micro (hybrid Mamba-2, MoE + shared MLP or dense; configs written out from public copies)",
+    sglang: exact_memory(&[
+        check(
+            "llama.cpp print_info for Granite 4.0 H Tiny: model params = 6.94 B (koboldcpp issue #1781; not an engine log)",
+            "llm::tests_families::granite_4_0_h_tiny_parameters_match_llama_cpp",
+        ),
+        // families2 (issue #17): the H-Small and H-Micro presets.
+        check(
+            "Granite-4.0-H-Small's checkpoint size, 59.99 GiB of safetensors (a public table of Hugging Face metadata; not an engine log)",
+            "llm::tests_families::granite_4_0_h_small_parameters_match_the_checkpoint_size",
+        ),
+    ]),
     vllm: vllm_hybrid(&[]),
 };
 
@@ -844,6 +854,40 @@ static ERNIE45_MOE: Coverage = Coverage {
     },
 };
 
+// families2 (issue #17): Bailing MoE V2 (Ling / Ring 2.0). Both engines build the same pieces (fp32
+// router with `router_dtype = "fp32"`, fp32 expert bias). No public engine start-up log was found:
+// the weights are checked against the checkpoint's safetensors parameter count (Ling-flash-2.0) and
+// the published total (Ling-mini-2.0).
+static BAILING_MOE_V2: Coverage = Coverage {
+    arch: Architecture::BailingMoeV2,
+    families: "Ling 2.0 / Ring 2.0 (Ling-mini-2.0 16B-A1.4B, Ling-flash-2.0 100B-A6.1B; configs written out from public copies)",
+    sglang: exact_memory(&[
+        check(
+            "Ling-flash-2.0's safetensors parameter count, BF16 102,889,697,280 + F32 7,936 (the Hugging Face API's model record, copied in a public repository; not an engine log)",
+            "llm::tests_families::ling_flash_2_0_parameters_match_the_checkpoint",
+        ),
+        check(
+            "Ling-mini-2.0's published size, 16.26 B parameters, 789 M activated non-embedding (the Ling-V2 README; not an engine log)",
+            "llm::tests_families::ling_mini_2_0_parameters_by_hand",
+        ),
+    ]),
+    vllm: exact_memory(&[]),
+};
+
+// families2 (issue #17): Cohere2 (Command R7B). SGLang serves it as Cohere and gives it no hybrid
+// SWA pool: the plain pool over every layer, as for Gemma-2/3; vLLM slides 3 layers in 4 (hybrid KV
+// groups). No public engine start-up log was found: the weights are checked against the published
+// size.
+static COHERE2: Coverage = Coverage {
+    arch: Architecture::Cohere2,
+    families: "Command R7B (config written out from a public copy of the published file); Command A by the same rules, no preset",
+    sglang: exact_memory(&[check(
+        "Command R7B's published size, \"7B\" = its non-embedding parameters (8.03 B with the tied embedding; the model card; not an engine log)",
+        "llm::tests_families::command_r7b_parameters_by_hand",
+    )]),
+    vllm: exact_memory(&[]),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -855,7 +899,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 41);
+        assert_eq!(all.len(), 43);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -10,6 +10,7 @@
 //! | Gemma-3 | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Gemma3TextConfig` default pattern 6) |
 //! | Mistral / Mixtral | `sliding_window` non-null: every layer slides (vLLM gives every layer a `SlidingWindowSpec`); null: all full |
 //! | Llama-4 | `attention_chunk_size` set: layer `i` is global NoPE attention iff `(i + 1) % 4 == 0`, chunked local RoPE attention otherwise (SGLang 0.5.8 `configs/model_config.py` `get_hybrid_layer_ids` and `models/llama4.py` `use_rope = (layer_id + 1) % 4 != 0`, both hard-coded) |
+//! | Cohere2 (families2) | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Cohere2Config` default pattern 4; vLLM `models/commandr.py`: `(layer_idx + 1) % sliding_window_pattern != 0` slides). SGLang builds Cohere2 as Cohere (`commandr.py`: `class Cohere2ForCausalLM(CohereForCausalLM): pass`, its layers reading `config.sliding_window`) and Cohere2 is not among its hybrid-SWA architectures: the plain pool over every layer, as for Gemma-2/3 |
 //! | Gemma 1 | all full |
 //!
 //! **Weights** (SGLang 0.5.8 `models/gemma.py`, `gemma2.py`, `gemma3_causal.py`, `gemma3_mm.py`,
@@ -20,6 +21,7 @@
 //! | Gemma 1/2/3 | explicit `head_dim` (not hidden / heads), tied embeddings, 256 k vocabulary; the √hidden embedding normalizer is a constant (no weight) |
 //! | Gemma-2/3 | four RMSNorms per layer (input, post-attention, pre- and post-feed-forward) |
 //! | Gemma-3 | per-head q/k RMSNorm (`head_dim` each) |
+//! | Cohere2 | one LayerNorm (weight only) per layer feeding attention and MLP in parallel (`CohereDecoderLayer`), no biases, tied embeddings; `use_qk_norm` (Cohere's per-head-distinct q/k LayerNorm) is refused |
 //! | Gemma-3 multimodal | SigLIP tower (encoder blocks TP-split by heads / MLP width as in `VisionAttention(use_qkv_parallel)`, patch conv, position table, post-norm replicated) + projector `mm_input_projection_weight` (vision × text hidden) and `mm_soft_emb_norm` |
 //! | Mixtral | every layer MoE, `num_local_experts` experts of `intermediate_size`, replicated router, no shared expert |
 //! | Llama-4 | layer `i` is MoE iff `(i + 1) % interleave_moe_layer_step == 0` (`llama4.py` `_is_moe_layer`): routed experts of `intermediate_size`, one shared expert of `intermediate_size`, replicated router; other layers dense MLP of `intermediate_size_mlp`; q/k L2 norm without weights; vision tower (below) |
@@ -44,6 +46,8 @@ pub(crate) const GEMMA3_DEFAULT_VOCAB: u64 = 262_208;
 pub(crate) const GEMMA3_DEFAULT_HEAD_DIM: u64 = 256;
 /// Gemma-3's `max_position_embeddings` default (HF `Gemma3TextConfig`).
 pub(crate) const GEMMA3_DEFAULT_CONTEXT: u64 = 131_072;
+/// Cohere2's `sliding_window_pattern` when the config omits it (HF `Cohere2Config` default).
+const COHERE2_DEFAULT_PATTERN: u64 = 4;
 /// Llama-4: every 4th layer is global NoPE attention (hard-coded in SGLang, see the module table).
 const LLAMA4_GLOBAL_EVERY: u64 = 4;
 
@@ -82,6 +86,16 @@ pub(crate) fn mixers(
     an: &str,
 ) -> Result<LocalLayout, ModelError> {
     let n = num_layers as usize;
+    // families2 (issue #17): Cohere's q/k norms are LayerNorms of (heads, head_dim) — one weight per
+    // head — which tpsim does not lower; no published Cohere2 config sets `use_qk_norm`.
+    if arch == Architecture::Cohere2 && text.use_qk_norm == Some(true) {
+        return Err(invalid(
+            "use_qk_norm",
+            "true".into(),
+            "false: tpsim does not lower Cohere's per-head q/k LayerNorms (no published Cohere2 config sets it)"
+                .into(),
+        ));
+    }
     let window = text.sliding_window.filter(|&w| w > 0);
     let chunk = text.attention_chunk_size.filter(|&c| c > 0);
     if let Some(types) = &text.layer_types {
@@ -137,12 +151,17 @@ pub(crate) fn mixers(
                 None,
             )
         }
-        Architecture::Gemma3 => {
+        Architecture::Gemma3 | Architecture::Cohere2 => {
             let w = window.ok_or_else(|| ModelError::MissingField {
                 field: "sliding_window".into(),
                 architecture: an.into(),
             })?;
-            let p = text.sliding_window_pattern.unwrap_or(GEMMA3_DEFAULT_PATTERN);
+            let default = if arch == Architecture::Cohere2 {
+                COHERE2_DEFAULT_PATTERN
+            } else {
+                GEMMA3_DEFAULT_PATTERN
+            };
+            let p = text.sliding_window_pattern.unwrap_or(default);
             if p == 0 {
                 return Err(invalid(
                     "sliding_window_pattern",

@@ -39,6 +39,8 @@ mod nemotron_h;
 mod phi;
 // families (issue #17): GraniteMoeHybridForCausalLM (Granite-4.0-H), Ernie4_5_MoeForCausalLM.
 mod ernie;
+// families2 (issue #17): BailingMoeV2ForCausalLM (Ling / Ring 2.0).
+mod bailing;
 mod granite_hybrid;
 mod weights;
 
@@ -283,6 +285,16 @@ pub enum Architecture {
     /// inside), MoE layers with `moe_num_shared_experts` shared experts and a router score-correction
     /// bias. See the `ernie` module.
     Ernie45Moe,
+    /// `BailingMoeV2ForCausalLM` (inclusionAI Ling-mini-2.0, Ling-flash-2.0, Ring 2.0): GQA with a
+    /// fused QKV, per-head q/k RMSNorm and partial rotary; `first_k_dense_replace` dense layers,
+    /// then MoE with shared experts behind a sigmoid router with an fp32 expert bias (grouped
+    /// top-k). See the `bailing` module.
+    BailingMoeV2,
+    /// `Cohere2ForCausalLM` (Cohere Command R7B, Command A): the Cohere "parallel block" — one
+    /// LayerNorm (weight only) feeds attention and the SwiGLU MLP side by side, both added to the
+    /// residual — with 3 sliding-window layers to 1 global one (`layer_types`, else
+    /// `sliding_window_pattern`) and tied embeddings. See `local_attention`.
+    Cohere2,
 }
 
 impl Architecture {
@@ -575,6 +587,14 @@ pub struct ModelSpec {
     /// They hold KV like the other layers in SGLang's single pool (per request: the image tokens plus
     /// the sequence); their q/k RMSNorms and two tanh gates are extra weights.
     pub cross_attention_layers: Vec<u32>,
+    /// families2 (issue #17): the MoE router weight is fp32 whatever the checkpoint stores (Bailing
+    /// `router_dtype = "fp32"`, `llm::bailing`); MiniMax-M2's always is (by architecture).
+    #[serde(skip)]
+    pub router_fp32: bool,
+    /// families2 (issue #17): the rotary width vLLM's RoPE cache is built for, when it is not
+    /// `head_dim` (Bailing: `rotary_dim × partial_rotary_factor`, `llm::bailing`); `None` = `head_dim`.
+    #[serde(skip)]
+    pub rotary_dim: Option<u64>,
 }
 
 impl ModelSpec {

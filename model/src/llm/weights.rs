@@ -331,8 +331,14 @@ impl ModelSpec {
 
     fn attention_pieces(&self, t: u64) -> Vec<Piece> {
         let h = self.hidden;
-        // Layer norms: input_layernorm + post_attention_layernorm.
-        let mut ps = vec![Piece::vec(h), Piece::vec(h)];
+        // Layer norms: input_layernorm + post_attention_layernorm; families2 (issue #17): Cohere2's
+        // parallel block has the one `input_layernorm` (a LayerNorm without bias; SGLang / vLLM
+        // `models/commandr.py` `CohereDecoderLayer`).
+        let mut ps = if self.arch == super::Architecture::Cohere2 {
+            vec![Piece::vec(h)]
+        } else {
+            vec![Piece::vec(h), Piece::vec(h)]
+        };
         match self.attention {
             Attention::Gqa {
                 heads,
@@ -456,7 +462,8 @@ impl ModelSpec {
             }) => {
                 // MiniMax-M2's router is fp32 whatever the checkpoint stores (SGLang `minimax_m2.py`:
                 // `gate = ReplicatedLinear(..., params_dtype=torch.float32)`).
-                let gate_fmt = if self.arch == super::Architecture::MiniMaxM2 {
+                // families2 (issue #17): Bailing's with `router_dtype = "fp32"` (`llm::bailing`).
+                let gate_fmt = if self.arch == super::Architecture::MiniMaxM2 || self.router_fp32 {
                     Fmt::Fp32
                 } else {
                     Fmt::Model

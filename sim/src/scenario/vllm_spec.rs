@@ -342,6 +342,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::GraniteMoeHybrid => "granitemoehybrid",
         A::SeedOss => "seed_oss",
         A::Ernie45Moe => "ernie4_5_moe",
+        // families2 (issue #17): the Ling 2.0 configs' `model_type`.
+        A::BailingMoeV2 => "bailing_moe",
+        A::Cohere2 => "cohere2",
     }
 }
 
