@@ -112,6 +112,12 @@ pub struct Hardware {
     /// Efficiency curves by op class (preset < profile < inline `[hardware.compute]`, class by
     /// class); empty when none is given, and then the single efficiencies of `params` apply.
     pub curves: tpsim_model::curves::Curves,
+    /// Issue #18 (prefillgpus): the FLOPs per kernel over which the `default` class's FLOP curve
+    /// rests on measurements (`[compute.curves.default] flops_range`); `None` when that class has no
+    /// FLOP curve (the flat `flops_efficiency` applies) or its curve states no range.
+    pub flops_range: Option<[f64; 2]>,
+    /// The `source` of that FLOP curve, when it has one (printed beside the prefill calibration).
+    pub flops_curve_source: Option<String>,
     /// The `params` whose value was fitted to measurements, by name: the preset's `[fitted]`
     /// entries (less those the scenario overrode inline) and every parameter a profile supplied.
     pub fitted: BTreeMap<String, FittedConstant>,
