@@ -76,13 +76,17 @@ pub fn build(s: &Scenario, k: &PrefillKernels) -> Option<PrefillCalibration> {
     };
     let range = format!("{lo:.2e}–{hi:.2e}");
     let (status, note) = if k.outside_flops > 0.0 {
+        let how = if k.outside_flops >= k.flops {
+            "an extrapolation: all".to_string()
+        } else {
+            format!("partly an extrapolation: {:.0} %", 100.0 * outside_share)
+        };
         (
             "extrapolation",
             format!(
-                "prefill/TTFT partly an extrapolation: {:.0} % of the FLOP-bound prefill FLOPs run in kernels \
+                "prefill/TTFT {how} of the FLOP-bound prefill FLOPs run in kernels \
                  outside what the FLOP-efficiency curve of {hw} was measured on (dense bf16/fp16 GEMMs of \
-                 {range} FLOPs per kernel; MoE and quantized-weight ops count as outside); its kernels span {span}",
-                100.0 * outside_share
+                 {range} FLOPs per kernel; MoE and quantized-weight ops count as outside); its kernels span {span}"
             ),
         )
     } else {
