@@ -161,12 +161,18 @@ mod tests {
             curves: Curves::default(),
         };
         let parts = [(1e9, None)];
-        assert_eq!(r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 4.9e10, 2), None);
+        assert_eq!(
+            r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 4.9e10, 2),
+            None
+        );
         assert_eq!(
             r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 6e10, 4),
             Some(1.5e10)
         );
-        assert_eq!(r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 0.0, 1), None);
+        assert_eq!(
+            r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 0.0, 1),
+            None
+        );
     }
 
     #[test]

@@ -402,7 +402,10 @@ impl<'a> Builder<'a> {
         if !self.recording.get() {
             return;
         }
-        if let Some(per) = self.rates.flop_bound_kernel_flops(class, parts, backend, flops, kernels) {
+        if let Some(per) = self
+            .rates
+            .flop_bound_kernel_flops(class, parts, backend, flops, kernels)
+        {
             // The curves were measured on dense bf16/fp16 GEMMs: an MoE op (grouped GEMMs) or one
             // whose weights are quantized lies outside their domain whatever its size.
             use tpsim_model::llm::WeightDtype;

@@ -42,9 +42,7 @@ pub fn build(s: &Scenario, k: &PrefillKernels) -> Option<PrefillCalibration> {
     }
     let kernel_flops = [k.min, k.max];
     let span = format!("{:.2e}–{:.2e} FLOPs per kernel", k.min, k.max);
-    let curve = OpClass::ALL
-        .iter()
-        .any(|&c| s.hardware.curves.flops(c).is_some());
+    let curve = OpClass::ALL.iter().any(|&c| s.hardware.curves.flops(c).is_some());
     let hw = &s.hardware.name;
     if !curve {
         let eff = s.hardware.params.flops_efficiency;
