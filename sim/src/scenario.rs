@@ -140,6 +140,18 @@ pub struct FittedConstant {
 }
 
 impl Hardware {
+    /// Issue #18 (prefillgpus): a `flops_efficiency` that is being fitted (or set) stands for every
+    /// kernel size, as an inline `flops_efficiency` does in a scenario: the FLOP points of the
+    /// curves (and their measured range) are dropped, memory curves kept.
+    pub fn drop_flop_curves(&mut self) {
+        for c in self.curves.classes.values_mut() {
+            c.flops = None;
+        }
+        self.curves.classes.retain(|_, c| c.mem.is_some());
+        self.flops_range = None;
+        self.flops_curve_source = None;
+    }
+
     /// The GPU's achieved kernel rates: datasheet bandwidth and bf16 rate times the preset's (or
     /// profile's) efficiencies, plus the per-kernel fixed cost. The one place both the simulation and
     /// `tpsim-calibrate fit` build them from.

@@ -191,3 +191,32 @@ fn bad_flops_range_is_refused() {
         );
     }
 }
+
+/// A profile's fitted `flops_efficiency` is the FLOP rate at every kernel size, as an inline one: it
+/// drops the preset's FLOP curve. prefill.tsv line 22's scenario with a profile setting 0.50 costs
+/// the step as the flat 0.50 did before the RTX 4090 had a curve (349.43 ms, `git show` of the
+/// baselines before prefillgpus: 349.427 ms; tolerance 0.01 ms), and its prefill is uncalibrated.
+#[test]
+fn a_profile_flops_efficiency_drops_the_preset_curve() {
+    let d = scratch("profile");
+    std::fs::write(
+        d.join("flat.toml"),
+        "[provenance]\ntool = \"test\"\n\n[params.flops_efficiency]\nvalue = 0.5\nunit = \"\"\nsource = \"test: flat\"\n",
+    )
+    .expect("profile");
+    let base = std::fs::read_to_string(scenario(
+        "validation/prefill/mistral-7b-rtx4090-vllm-bs8-in256.toml",
+    ))
+    .expect("scenario");
+    let text = base.replace(
+        "preset = \"rtx-4090-1x\"",
+        "preset = \"rtx-4090-1x\"\nprofile = \"flat.toml\"",
+    );
+    assert_ne!(text, base);
+    let p = d.join("s.toml");
+    std::fs::write(&p, text).expect("scenario");
+    let j = run_json(&p.display().to_string());
+    let ms = f(&j["throughput"]["prefill_time_ms"]);
+    assert!((ms - 349.427).abs() < 0.01, "{ms}");
+    assert_eq!(j["prefill_calibration"]["status"], "uncalibrated");
+}

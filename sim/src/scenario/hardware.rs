@@ -396,6 +396,17 @@ impl Resolver<'_> {
                 .map_err(|m| ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m))?;
             applied.push((name, v));
         }
+        // Issue #18 (prefillgpus): a profile's fitted `flops_efficiency` is the FLOP rate at every
+        // size, as an inline one: the preset's FLOP points go (the profile's own curves, below, stay).
+        if applied.iter().any(|(n, _)| n == "flops_efficiency") {
+            for c in compute.curves.values_mut() {
+                c.flops_points = None;
+                c.flops_range = None;
+            }
+            compute
+                .curves
+                .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+        }
         let mut curves = Vec::new();
         if let Some(c) = pf.compute {
             for (class, curve) in c.curves {
