@@ -95,6 +95,42 @@ impl ComputeRates {
         Duration::from_us_f64(s * 1e6 + kernels as f64 * self.kernel_overhead_us)
     }
 
+    /// The FLOPs per kernel of an op costed as [`ComputeRates::op_time_streams`] when its FLOP time
+    /// is at least its memory time (the FLOP efficiency sets its cost), else `None` (memory-bound, or
+    /// no FLOPs). Issue #18 (prefillgpus): the report says whether a prefill's FLOP-bound kernels lie
+    /// inside the range a FLOP-efficiency curve was measured on.
+    pub fn flop_bound_kernel_flops(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        backend: Option<&str>,
+        flops: f64,
+        kernels: u32,
+    ) -> Option<f64> {
+        if flops <= 0.0 {
+            return None;
+        }
+        let per = f64::from(kernels.max(1));
+        let bytes: f64 = parts.iter().map(|p| p.0).sum();
+        let mem_eff = self.mem_efficiency_for(class, bytes / per);
+        let mem_s: f64 = if self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
+            bytes / (self.mem_bytes_per_s * mem_eff)
+        } else {
+            parts
+                .iter()
+                .map(|&(b, f)| {
+                    let factor = match f {
+                        Some(d) => self.curves.format_factor(d, bytes / per),
+                        None => self.curves.backend_factor(backend, bytes / per),
+                    };
+                    b / (self.mem_bytes_per_s * mem_eff * factor)
+                })
+                .sum()
+        };
+        let flop_s = flops / (self.flops_per_s * self.flops_efficiency_for(class, flops / per));
+        (flop_s >= mem_s).then_some(flops / per)
+    }
+
     /// Cost of a `class` op reading `bytes` and doing `flops`, made of `kernels` kernels: the
     /// curves are read at the size of one kernel (bytes and FLOPs ÷ kernels, the whole op for 0).
     pub fn op_time_for(&self, class: OpClass, bytes: f64, flops: f64, kernels: u32) -> Duration {
@@ -111,6 +147,33 @@ impl ComputeRates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flop_bound_kernel_flops_only_for_flop_bound_ops() {
+        // 1 TB/s at 1.0 and 100 TFLOPS at 0.5: an op of 1 GB (1 ms of memory) is FLOP-bound from
+        // 5e10 FLOPs (1 ms at 50 TFLOPS) on; by hand.
+        let r = ComputeRates {
+            mem_bytes_per_s: 1e12,
+            mem_efficiency: 1.0,
+            flops_per_s: 1e14,
+            flops_efficiency: 0.5,
+            kernel_overhead_us: 0.0,
+            curves: Curves::default(),
+        };
+        let parts = [(1e9, None)];
+        assert_eq!(
+            r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 4.9e10, 2),
+            None
+        );
+        assert_eq!(
+            r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 6e10, 4),
+            Some(1.5e10)
+        );
+        assert_eq!(
+            r.flop_bound_kernel_flops(OpClass::Mlp, &parts, None, 0.0, 1),
+            None
+        );
+    }
 
     #[test]
     fn memory_bound_decode() {

@@ -13,6 +13,7 @@ mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
 mod passes;
+pub use passes::PrefillKernels;
 // Issue #17 point 1 (vllmdp): the MoE exchange of vLLM DP on a MoE model, for the tests.
 pub use passes::vllm_dp::{exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows};
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
@@ -117,6 +118,9 @@ pub struct LoopResult {
     /// Critical-path time summed over decode iterations by op class (attention, moe, mlp, lm_head,
     /// embed, allreduce, allgather, host, sync, idle).
     pub by_op_total: BTreeMap<&'static str, Duration>,
+    /// Issue #18 (prefillgpus): the FLOP-bound kernels of the prefill and mixed shapes simulated
+    /// (each distinct shape once), against the hardware's measured FLOP range.
+    pub prefill_kernels: passes::PrefillKernels,
     /// Distinct shapes simulated.
     pub distinct_shapes: usize,
     /// Issue #17 (dp): data-parallel replicas that served (1 without): the iteration counts and
@@ -516,6 +520,12 @@ fn run_loop<'a>(
         }
     }
     let total_time = Duration::from_ps(m.decode_time);
+    let eager_kernels = shapes
+        .eager
+        .as_ref()
+        .map(|e| e.prefill_kernels())
+        .unwrap_or_default();
+    let prefill_kernels = shapes.b.prefill_kernels().merged(eager_kernels);
     Ok(LoopResult {
         iterations: m.decode_iterations,
         prefill_iterations: m.prefill_iterations,
@@ -550,6 +560,7 @@ fn run_loop<'a>(
         by_op_total,
         distinct_shapes: shapes.costs.len(),
         replicas,
+        prefill_kernels,
     })
 }
 

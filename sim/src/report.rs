@@ -16,6 +16,7 @@ mod run_header; // issue #17: vLLM's speculative terms, the NCCL version in use
 pub mod serving; // issue #18: the serving loop's statistics
 pub use hardware::{HardwareReport, ProfileParamReport, ProfileReport};
 pub mod intervals; // issue #19 point 6
+pub mod prefill_calibration; // issue #18 (prefillgpus)
 
 /// Version of the JSON schema; bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -116,6 +117,12 @@ pub struct RunReport {
     /// or when the engine does not serve the scenario. Only `tpsim run` computes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intervals: Option<intervals::IntervalsReport>,
+    /// Issue #18 (prefillgpus): whether the prefill/TTFT figures rest on measured FLOP efficiencies
+    /// (the GPU's FLOP curve and the range it was measured on) or are an extrapolation or
+    /// uncalibrated; absent when the engine does not serve the scenario or no prefill kernel was
+    /// FLOP-bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill_calibration: Option<prefill_calibration::PrefillCalibration>,
     /// Whether the scenario lies inside the span of rows the profile was fitted on; absent
     /// without a profile.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -373,6 +380,9 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             goodput: crate::slo::goodput(slo, m),
         }),
         intervals: None,
+        prefill_calibration: serves
+            .then(|| prefill_calibration::build(s, &m.prefill_kernels))
+            .flatten(),
         calibrated_range: crate::intervals::calibrated_range(s, c, fp1.allreduce_bytes.0),
     }
 }

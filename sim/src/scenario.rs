@@ -112,6 +112,12 @@ pub struct Hardware {
     /// Efficiency curves by op class (preset < profile < inline `[hardware.compute]`, class by
     /// class); empty when none is given, and then the single efficiencies of `params` apply.
     pub curves: tpsim_model::curves::Curves,
+    /// Issue #18 (prefillgpus): the FLOPs per kernel over which the `default` class's FLOP curve
+    /// rests on measurements (`[compute.curves.default] flops_range`); `None` when that class has no
+    /// FLOP curve (the flat `flops_efficiency` applies) or its curve states no range.
+    pub flops_range: Option<[f64; 2]>,
+    /// The `source` of that FLOP curve, when it has one (printed beside the prefill calibration).
+    pub flops_curve_source: Option<String>,
     /// The `params` whose value was fitted to measurements, by name: the preset's `[fitted]`
     /// entries (less those the scenario overrode inline) and every parameter a profile supplied.
     pub fitted: BTreeMap<String, FittedConstant>,
@@ -134,6 +140,18 @@ pub struct FittedConstant {
 }
 
 impl Hardware {
+    /// Issue #18 (prefillgpus): a `flops_efficiency` that is being fitted (or set) stands for every
+    /// kernel size, as an inline `flops_efficiency` does in a scenario: the FLOP points of the
+    /// curves (and their measured range) are dropped, memory curves kept.
+    pub fn drop_flop_curves(&mut self) {
+        for c in self.curves.classes.values_mut() {
+            c.flops = None;
+        }
+        self.curves.classes.retain(|_, c| c.mem.is_some());
+        self.flops_range = None;
+        self.flops_curve_source = None;
+    }
+
     /// The GPU's achieved kernel rates: datasheet bandwidth and bf16 rate times the preset's (or
     /// profile's) efficiencies, plus the per-kernel fixed cost. The one place both the simulation and
     /// `tpsim-calibrate fit` build them from.

@@ -67,6 +67,7 @@ mod nemotron_h;
 mod outputs;
 mod pipeline;
 // Issue #18 fidelity: prefill time against tests/data/prefill.tsv.
+mod prefill_calibration;
 mod prefill_curve;
 mod prefill_rows;
 mod presets_extend;

@@ -77,7 +77,12 @@ pub fn run(args: FitArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 }
 
 fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
-    let hw = scenario::hardware_from_preset(&args.hardware)?;
+    let mut hw = scenario::hardware_from_preset(&args.hardware)?;
+    // A fitted `flops_efficiency` is the rate at every size: the preset's FLOP curve would hide it
+    // from the large GEMMs (issue #18, prefillgpus; a profile's value drops it the same way).
+    if args.params.iter().any(|p| p.trim() == "flops_efficiency") {
+        hw.drop_flop_curves();
+    }
     let mut all: Vec<Row> = Vec::new();
     let mut machine = args.machine.clone();
     let mut files = Vec::new();

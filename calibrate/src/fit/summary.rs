@@ -154,6 +154,7 @@ pub fn curve_section(c: &CurveFit) -> ComputeSection {
         CurveSection {
             points: Some(points),
             flops_points: None,
+            flops_range: None,
             ci: Some(ci),
             source: Some(source),
         },
@@ -243,6 +244,7 @@ pub fn add_formats(c: &mut ComputeSection, fs: &[super::curves::FormatFit]) {
             CurveSection {
                 points: Some(vec![[1.0, f.factor]]),
                 flops_points: None,
+                flops_range: None,
                 ci: None,
                 source: Some(format!(
                     "fit: {} memory-bound {} gemm rows, factor 95 % interval [{}, {}], over the default curve{}",

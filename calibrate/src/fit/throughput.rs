@@ -168,6 +168,10 @@ pub fn predict(pair: &Pair, names: &[String], params: &HwParams) -> Result<f64, 
     for n in names {
         let v = prof::get(params, n).ok_or_else(|| format!("`{n}` is not set"))?;
         prof::set(&mut s.hardware.params, n, v).map_err(|m| format!("{n}: {m}"))?;
+        if n == "flops_efficiency" {
+            // The fitted rate stands for every kernel size (issue #18, prefillgpus).
+            s.hardware.drop_flop_curves();
+        }
     }
     let p = tpsim::decode::predict_with(&s, false).map_err(|e| format!("{}: tpsim run: {e}", pair.label))?;
     let t = p.main.output_tok_s();

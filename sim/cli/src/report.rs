@@ -35,6 +35,13 @@ pub fn text(r: &RunReport) -> String {
     collectives_text(&mut o, &r.collectives);
     floor_text(&mut o, &r.floor);
     fitted_text(&mut o, &r.fitted_constants);
+    if let Some(p) = &r.prefill_calibration {
+        // Issue #18 (prefillgpus): whether the prefill/TTFT figures rest on measured FLOP rates.
+        let _ = writeln!(o, "Prefill FLOP rate: {}", p.note);
+        if let Some(src) = &p.curve_source {
+            let _ = writeln!(o, "  curve: {src}");
+        }
+    }
     model_checks_text(&mut o, &r.scenario.engine, &r.model_checks);
     slo_text(&mut o, r); // issue #18 (load)
     o

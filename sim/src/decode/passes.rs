@@ -291,6 +291,60 @@ pub struct Builder<'a> {
     /// Issue #18 leftover (dpsched2): under DP attention, the groups' own shapes of the step being
     /// built when some group extends (SUM_LEN, [`DpSum`]); None: the MAX_LEN lowering.
     dp_sum: Option<DpSum>,
+    /// Issue #18 (prefillgpus): whether the pass being built carries prompt tokens (a prefill, or a
+    /// mixed step with prefill chunks); its FLOP-bound kernels go into `prefill_kernels`.
+    recording: std::cell::Cell<bool>,
+    /// The FLOP-bound kernels of every prefill (and mixed) shape built so far.
+    prefill_kernels: std::cell::RefCell<PrefillKernels>,
+}
+
+/// The FLOP-bound kernels of the prefill shapes a builder costed (each distinct shape once, every
+/// layer counted): their FLOPs per kernel and how many FLOPs lie outside the domain the hardware's
+/// FLOP curve was measured on: dense bf16/fp16 GEMMs (no MoE op, no quantized weights) within
+/// `Hardware::flops_range`. Issue #18 (prefillgpus): the report's
+/// `prefill_calibration`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PrefillKernels {
+    /// Smallest and largest FLOPs per kernel of a FLOP-bound prefill op (0 when there was none).
+    pub min: f64,
+    pub max: f64,
+    /// FLOPs of the FLOP-bound prefill ops, and of those whose FLOPs per kernel lie outside the
+    /// measured range (all of them without a range).
+    pub flops: f64,
+    pub outside_flops: f64,
+}
+
+impl PrefillKernels {
+    /// Adds `flops` FLOPs run in kernels of `per_kernel` FLOPs each, `inside` the measured range
+    /// or not.
+    pub fn add(&mut self, per_kernel: f64, flops: f64, inside: bool) {
+        if self.flops == 0.0 {
+            (self.min, self.max) = (per_kernel, per_kernel);
+        } else {
+            self.min = self.min.min(per_kernel);
+            self.max = self.max.max(per_kernel);
+        }
+        self.flops += flops;
+        if !inside {
+            self.outside_flops += flops;
+        }
+    }
+
+    /// Both records together.
+    pub fn merged(self, o: PrefillKernels) -> PrefillKernels {
+        if o.flops == 0.0 {
+            return self;
+        }
+        if self.flops == 0.0 {
+            return o;
+        }
+        PrefillKernels {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+            flops: self.flops + o.flops,
+            outside_flops: self.outside_flops + o.outside_flops,
+        }
+    }
 }
 
 impl<'a> Builder<'a> {
@@ -326,6 +380,46 @@ impl<'a> Builder<'a> {
             first_shapes: Vec::new(),
             a2a_shared: std::cell::RefCell::new(BTreeMap::new()),
             dp_sum: None,
+            recording: std::cell::Cell::new(false),
+            prefill_kernels: std::cell::RefCell::new(PrefillKernels::default()),
+        }
+    }
+
+    /// The FLOP-bound kernels of the prefill (and mixed) shapes this builder has costed.
+    pub fn prefill_kernels(&self) -> PrefillKernels {
+        *self.prefill_kernels.borrow()
+    }
+
+    /// Records an op of a prefill pass when it is FLOP-bound (`ComputeRates::flop_bound_kernel_flops`).
+    fn record_prefill_op(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<tpsim_model::llm::WeightDtype>)],
+        backend: Option<&str>,
+        flops: f64,
+        kernels: u32,
+    ) {
+        if !self.recording.get() {
+            return;
+        }
+        if let Some(per) = self
+            .rates
+            .flop_bound_kernel_flops(class, parts, backend, flops, kernels)
+        {
+            // The curves were measured on dense bf16/fp16 GEMMs: an MoE op (grouped GEMMs) or one
+            // whose weights are quantized lies outside their domain whatever its size.
+            use tpsim_model::llm::WeightDtype;
+            let dense16 = class != OpClass::Moe
+                && parts.iter().all(|&(b, f)| {
+                    b == 0.0 || f.is_none_or(|d| matches!(d, WeightDtype::Bf16 | WeightDtype::Fp16))
+                });
+            let inside = dense16
+                && self
+                    .s
+                    .hardware
+                    .flops_range
+                    .is_some_and(|[lo, hi]| per >= lo && per <= hi);
+            self.prefill_kernels.borrow_mut().add(per, flops, inside);
         }
     }
 
@@ -374,7 +468,10 @@ impl<'a> Builder<'a> {
             prefix,
             ..PassShape::extend(requests, tokens, 0)
         };
-        let mut last = self.add_pass(&mut g, &s.model, "prefill", shape, &[host])?;
+        self.recording.set(true);
+        let last = self.add_pass(&mut g, &s.model, "prefill", shape, &[host]);
+        self.recording.set(false);
+        let mut last = last?;
         if let Some(sp) = s.speculative.as_ref().filter(|_| speculate) {
             last = if e.kind == crate::scenario::EngineKind::Vllm {
                 // Issue #17: vLLM drafts after the prefill too (`vllm_spec`).
@@ -812,13 +909,22 @@ impl<'a> Builder<'a> {
         // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
         // one), the KV-cache / state reads at the class's efficiency × the engine's attention
         // backend's factor (`[compute.attention_backends]`, 1 without one).
+        let parts = [
+            (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
+            (context_bytes, None),
+        ];
+        let backend = self.s.engine.attention_backend.as_deref();
+        self.record_prefill_op(
+            OpClass::Attention,
+            &parts,
+            backend,
+            l.attn_flops + ctx_flops,
+            l.attn_kernels,
+        );
         self.rates.op_time_streams(
             OpClass::Attention,
-            &[
-                (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
-                (context_bytes, None),
-            ],
-            self.s.engine.attention_backend.as_deref(),
+            &parts,
+            backend,
             l.attn_flops + ctx_flops,
             l.attn_kernels,
         )
@@ -857,6 +963,7 @@ impl<'a> Builder<'a> {
         } else {
             [(ffn_bytes, Some(dense_fmt)), (0.0, None)]
         };
+        self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, l.ffn_kernels);
         let t_ffn = self
             .rates
             .op_time_formats(class, &ffn_parts, l.ffn_flops, l.ffn_kernels);

@@ -122,6 +122,7 @@ impl Resolver<'_> {
         if inline_params.is_set("flops_efficiency") {
             for c in compute.curves.values_mut() {
                 c.flops_points = None;
+                c.flops_range = None;
             }
             compute
                 .curves
@@ -135,6 +136,9 @@ impl Resolver<'_> {
         let curves =
             profile::curves_of(&compute).map_err(|(k, m)| self.invalid(&format!("hardware.{k}"), m))?;
         self.check_params(&gpu, &params)?;
+        let default_flops = compute.curves.get("default").filter(|c| c.flops_points.is_some());
+        let flops_range = default_flops.and_then(|c| c.flops_range);
+        let flops_curve_source = default_flops.and_then(|c| c.source.clone());
         let cpu_amd = self.cpu_amd(m.cpu_vendor.as_deref())?;
         let layers = self.resolved_layers(chain.layers, profile.as_ref());
         Ok(Hardware {
@@ -145,6 +149,8 @@ impl Resolver<'_> {
             params,
             profile,
             curves,
+            flops_range,
+            flops_curve_source,
             fitted,
             layers: layers::Layers::new(layers),
             accel,
@@ -389,6 +395,17 @@ impl Resolver<'_> {
             profile::set(params, &name, v.value)
                 .map_err(|m| ScenarioError::invalid(&file, "", &format!("params.{name}.value"), m))?;
             applied.push((name, v));
+        }
+        // Issue #18 (prefillgpus): a profile's fitted `flops_efficiency` is the FLOP rate at every
+        // size, as an inline one: the preset's FLOP points go (the profile's own curves, below, stay).
+        if applied.iter().any(|(n, _)| n == "flops_efficiency") {
+            for c in compute.curves.values_mut() {
+                c.flops_points = None;
+                c.flops_range = None;
+            }
+            compute
+                .curves
+                .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
         }
         let mut curves = Vec::new();
         if let Some(c) = pf.compute {

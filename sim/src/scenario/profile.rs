@@ -271,6 +271,20 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
         };
         let mem = curve("points", &c.points)?;
         let flops = curve("flops_points", &c.flops_points)?;
+        if let Some([lo, hi]) = c.flops_range {
+            if c.flops_points.is_none() {
+                return Err((
+                    format!("{key}.flops_range"),
+                    "a measured FLOP range without a FLOP curve: expected `flops_points` beside it".into(),
+                ));
+            }
+            if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo) {
+                return Err((
+                    format!("{key}.flops_range"),
+                    format!("[{lo}, {hi}]: expected [low, high] FLOPs per kernel, finite, 0 < low < high"),
+                ));
+            }
+        }
         if mem.is_none() && flops.is_none() {
             return Err((
                 key,
@@ -321,7 +335,7 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
                     ),
                 ));
             }
-            if c.flops_points.is_some() || c.ci.is_some() {
+            if c.flops_points.is_some() || c.ci.is_some() || c.flops_range.is_some() {
                 return Err((
                     key,
                     "only `points = [[bytes per kernel, factor], …]` (and `source`): the factor scales \

@@ -143,6 +143,11 @@ pub struct CurveSection {
     /// `[[FLOPs per kernel, FLOP efficiency], …]`, sizes strictly increasing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flops_points: Option<Vec<[f64; 2]>>,
+    /// Optional, with `flops_points` (issue #18, prefillgpus): `[low, high]`, the FLOPs per kernel
+    /// over which the FLOP efficiencies rest on measurements. A prefill whose FLOP-bound kernels lie
+    /// outside it is reported as an extrapolation (`tpsim run`, JSON `prefill_calibration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops_range: Option<[f64; 2]>,
     /// Optional (written by `fit`): the 95 % interval `[low, high]` of each `points` efficiency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<Vec<[f64; 2]>>,

@@ -38,7 +38,10 @@ impl Builder<'_> {
             logits: batch + seqs.min(tokens),
             prefix: 0,
         };
-        let pass = self.add_pass(&mut g, &s.model, "decode + prefill", shape, &wait)?;
+        self.recording.set(true);
+        let pass = self.add_pass(&mut g, &s.model, "decode + prefill", shape, &wait);
+        self.recording.set(false);
+        let pass = pass?;
         g.add(
             Task::new("sync: sampled tokens → host", Category::Sync, e.costs.sync_cost)
                 .on([self.host])
