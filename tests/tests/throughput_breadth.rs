@@ -1,5 +1,5 @@
-//! Issue #19 (tputrows): decode-throughput validation on the deployments users run — dense Qwen2.5 and
-//! Qwen3, gpt-oss MoE, on A100 (PCIe and SXM), H100 SXM and RTX 4090, TP 1–8, batch 1–64 — with the
+//! Issue #19 (tputrows): decode-throughput validation on the deployments users run — dense Qwen2.5,
+//! Qwen3 and Llama-3.1, gpt-oss MoE, on A100 (PCIe and SXM), H100 SXM and RTX 4090, TP 1–8, batch 1–64 — with the
 //! **default (uncalibrated) profile**, held to the same target and known-miss list as
 //! `tests/tests/throughput_rows.rs` ([`TARGET`], [`KNOWN_MISSES`]). Each row of `tests/data/throughput.tsv`
 //! below runs its scenario under `scenarios/validation/`; the measured value is read from the data file,
@@ -17,7 +17,10 @@
 //!   16000/200 at concurrency 1 → 1000 ÷ median TPOT (20.94 ms) against 1000 ÷ tpsim's median TPOT;
 //! - AlexsJones/llmfit pull request 1046, vLLM, Qwen3-8B bf16, 1× RTX 4090, `llmfit bench` (one
 //!   non-streaming request of ≤ 300 tokens at a time) → completion tokens ÷ wall time against tpsim's
-//!   end-to-end output rate.
+//!   end-to-end output rate;
+//! - johnmusgrave.com (vLLM throughput-latency sweep on NVIDIA A100), vLLM 0.23.0, Llama-3.1-8B-Instruct
+//!   BF16, 1× A100 40GB, 1024/128 at concurrency 1: "about 75 tokens/sec" → 1000 ÷ tpsim's median TPOT
+//!   (the figure `serving_curve.rs` also holds, at ±10 %).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to any of these rows. The predictions do use
 //! constants fitted to other data sets — the A100 prefill FLOP curve (tests/data/prefill.tsv lines
@@ -44,9 +47,14 @@ pub(crate) const BREADTH_SOURCES: &[(&str, &str)] = &[
         "Qwen3-14B-AWQ",
     ),
     ("https://github.com/AlexsJones/llmfit/pull/1046", "Qwen3-8B"),
+    (
+        "https://johnmusgrave.com/p/vllm-throughput-latency-sweep-on",
+        "Llama-3.1-8B-Instruct",
+    ),
 ];
 
-/// The measured `output_tok_s` of the one row with this source prefix, model, tp and concurrency.
+/// The measured `output_tok_s` of the one row with this source prefix, model, tp and concurrency
+/// ("~x" read as x).
 fn measured(source: &str, model: &str, tp: u32, conc: u32) -> f64 {
     let t = read_tsv(&data_path("throughput.tsv"));
     let (s, m, tpc, b, o) = (
@@ -67,6 +75,7 @@ fn measured(source: &str, model: &str, tp: u32, conc: u32) -> f64 {
         })
         .map(|r| {
             r.get(o)
+                .trim_start_matches('~')
                 .parse::<f64>()
                 .unwrap_or_else(|_| panic!("line {}: not a tok/s value: {}", r.line, r.get(o)))
         })
@@ -183,8 +192,18 @@ fn validation_qwen3_8b_rtx4090_vllm_c1() {
 }
 
 #[test]
+fn validation_llama_3_1_8b_a100_40gb_vllm_c1() {
+    // "about 75 tokens/sec" (stored as ~75).
+    let m = measured(BREADTH_SOURCES[4].0, BREADTH_SOURCES[4].1, 1, 1);
+    assert_eq!(m, 75.0);
+    let v = run_json(&scenario("validation/llama-3.1-8b-a100-40gb-vllm-c1.toml"));
+    let p = 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]);
+    validate("Llama-3.1-8B bf16, vLLM, 1× A100 40GB, c 1 (1024/128)", (m, m), p);
+}
+
+#[test]
 fn every_breadth_row_is_compared() {
-    // 6 + 4 + 1 + 1 rows of these sources; the tests above compare each (tp, concurrency) once.
+    // 6 + 4 + 1 + 1 + 1 rows of these sources; the tests above compare each (tp, concurrency) once.
     let t = read_tsv(&data_path("throughput.tsv"));
     let (s, m) = (t.col("source"), t.col("model"));
     let counts: Vec<usize> = BREADTH_SOURCES
@@ -196,5 +215,5 @@ fn every_breadth_row_is_compared() {
                 .count()
         })
         .collect();
-    assert_eq!(counts, [6, 4, 1, 1]);
+    assert_eq!(counts, [6, 4, 1, 1, 1]);
 }
