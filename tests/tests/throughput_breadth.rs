@@ -20,7 +20,10 @@
 //!   end-to-end output rate;
 //! - johnmusgrave.com (vLLM throughput-latency sweep on NVIDIA A100), vLLM 0.23.0, Llama-3.1-8B-Instruct
 //!   BF16, 1× A100 40GB, 1024/128 at concurrency 1: "about 75 tokens/sec" → 1000 ÷ tpsim's median TPOT
-//!   (the figure `serving_curve.rs` also holds, at ±10 %).
+//!   (the figure `serving_curve.rs` also holds, at ±10 %);
+//! - cssnoeasy/a100-vllm-benchmark-blog docs/reports/a100-quantization-capacity.md (commit 5b67cd2),
+//!   vLLM 0.19.0 in eager mode, Qwen3-32B BF16 and Qwen/Qwen3-32B-AWQ, one A100 80GB PCIe, 512x256 at
+//!   4–32 and 2048x512 at 4 concurrent → the source's output tok/s against tpsim's end-to-end rate.
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to any of these rows. The predictions do use
 //! constants fitted to other data sets — the A100 prefill FLOP curve (tests/data/prefill.tsv lines
@@ -51,18 +54,32 @@ pub(crate) const BREADTH_SOURCES: &[(&str, &str)] = &[
         "https://johnmusgrave.com/p/vllm-throughput-latency-sweep-on",
         "Llama-3.1-8B-Instruct",
     ),
+    (
+        "github.com/cssnoeasy/a100-vllm-benchmark-blog docs/reports/a100-quantization-capacity.md",
+        "Qwen3-32B",
+    ),
+    (
+        "github.com/cssnoeasy/a100-vllm-benchmark-blog docs/reports/a100-quantization-capacity.md",
+        "Qwen3-32B-AWQ",
+    ),
 ];
 
 /// The measured `output_tok_s` of the one row with this source prefix, model, tp and concurrency
 /// ("~x" read as x).
 fn measured(source: &str, model: &str, tp: u32, conc: u32) -> f64 {
+    measured_noted(source, model, tp, conc, "")
+}
+
+/// As [`measured`], among the rows whose notes contain `note` (two workloads at one concurrency).
+fn measured_noted(source: &str, model: &str, tp: u32, conc: u32, note: &str) -> f64 {
     let t = read_tsv(&data_path("throughput.tsv"));
-    let (s, m, tpc, b, o) = (
+    let (s, m, tpc, b, o, n) = (
         t.col("source"),
         t.col("model"),
         t.col("tp"),
         t.col("batch_or_concurrency"),
         t.col("output_tok_s"),
+        t.col("notes"),
     );
     let found: Vec<f64> = t
         .rows
@@ -72,6 +89,7 @@ fn measured(source: &str, model: &str, tp: u32, conc: u32) -> f64 {
                 && r.get(m) == model
                 && r.get(tpc) == tp.to_string()
                 && r.get(b) == conc.to_string()
+                && r.get(n).contains(note)
         })
         .map(|r| {
             r.get(o)
@@ -83,7 +101,7 @@ fn measured(source: &str, model: &str, tp: u32, conc: u32) -> f64 {
     assert_eq!(
         found.len(),
         1,
-        "expected one row {source} | {model} | tp {tp} | {conc}: {found:?}"
+        "expected one row {source} | {model} | tp {tp} | {conc} | {note}: {found:?}"
     );
     found[0]
 }
@@ -201,9 +219,48 @@ fn validation_llama_3_1_8b_a100_40gb_vllm_c1() {
     validate("Llama-3.1-8B bf16, vLLM, 1× A100 40GB, c 1 (1024/128)", (m, m), p);
 }
 
+fn qwen3_32b_a100_pcie_eager(model: &str, file: &str, conc: u32, workload: &str, label: &str) {
+    let m = measured_noted(BREADTH_SOURCES[5].0, model, 1, conc, workload);
+    let p = e2e(file);
+    validate(label, (m, m), p);
+}
+
+#[test]
+fn validation_qwen3_32b_bf16_a100_pcie_vllm_eager() {
+    // The source's 512x256 and 2048x512 closed-loop tables, BF16 column: one A100 80GB PCIe, eager.
+    for (conc, inp, workload) in [
+        (4, 512, "512x256"),
+        (16, 512, "512x256"),
+        (32, 512, "512x256"),
+        (4, 2048, "2048x512"),
+    ] {
+        qwen3_32b_a100_pcie_eager(
+            "Qwen3-32B",
+            &format!("qwen3-32b-bf16-a100pcie-vllm-eager-c{conc}-{inp}.toml"),
+            conc,
+            workload,
+            &format!("Qwen3-32B bf16, vLLM eager, 1× A100 PCIe, c {conc} ({workload})"),
+        );
+    }
+}
+
+#[test]
+fn validation_qwen3_32b_awq_a100_pcie_vllm_eager() {
+    // The official AWQ column of the 512x256 table (float16 compute).
+    for conc in [4, 16] {
+        qwen3_32b_a100_pcie_eager(
+            "Qwen3-32B-AWQ",
+            &format!("qwen3-32b-awq-a100pcie-vllm-eager-c{conc}-512.toml"),
+            conc,
+            "512x256",
+            &format!("Qwen3-32B AWQ, vLLM eager, 1× A100 PCIe, c {conc} (512x256)"),
+        );
+    }
+}
+
 #[test]
 fn every_breadth_row_is_compared() {
-    // 6 + 4 + 1 + 1 + 1 rows of these sources; the tests above compare each (tp, concurrency) once.
+    // 6 + 4 + 1 + 1 + 1 + 4 + 2 rows of these sources; the tests above compare each once.
     let t = read_tsv(&data_path("throughput.tsv"));
     let (s, m) = (t.col("source"), t.col("model"));
     let counts: Vec<usize> = BREADTH_SOURCES
@@ -215,5 +272,5 @@ fn every_breadth_row_is_compared() {
                 .count()
         })
         .collect();
-    assert_eq!(counts, [6, 4, 1, 1, 1]);
+    assert_eq!(counts, [6, 4, 1, 1, 1, 4, 2]);
 }
