@@ -96,6 +96,8 @@ mod spec_ratios;
 // issue #17: speculative decoding under vLLM
 mod spec_vllm;
 mod sweep_cli;
+// Issue #19 (tputrows): decode throughput on A100 / H100 / RTX 4090 deployments.
+mod throughput_breadth;
 mod throughput_qwen35;
 mod throughput_qwen35_mtp;
 mod throughput_rows;
