@@ -120,13 +120,7 @@ impl Resolver<'_> {
         // A `flops_efficiency` set inline means a flat FLOP rate: it replaces the FLOP points of the
         // preset's and the profile's curves (an inline `[hardware.compute.curves]` still goes over it).
         if inline_params.is_set("flops_efficiency") {
-            for c in compute.curves.values_mut() {
-                c.flops_points = None;
-                c.flops_range = None;
-            }
-            compute
-                .curves
-                .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+            drop_flop_points(&mut compute);
         }
         if let Some(c) = inline_compute {
             compute = c.merged_over(compute);
@@ -399,13 +393,7 @@ impl Resolver<'_> {
         // Issue #18 (prefillgpus): a profile's fitted `flops_efficiency` is the FLOP rate at every
         // size, as an inline one: the preset's FLOP points go (the profile's own curves, below, stay).
         if applied.iter().any(|(n, _)| n == "flops_efficiency") {
-            for c in compute.curves.values_mut() {
-                c.flops_points = None;
-                c.flops_range = None;
-            }
-            compute
-                .curves
-                .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+            drop_flop_points(compute);
         }
         let mut curves = Vec::new();
         if let Some(c) = pf.compute {
@@ -488,6 +476,18 @@ pub(super) fn check_fitted(
 /// Issue #18 (prefill3): a preset's efficiency curve whose `source` reads `[fitted] ROWS; refit:
 /// COMMAND` is a fitted constant too, named `compute.curves.<class>`, as long as neither a profile
 /// nor the scenario replaced it; its file is the last preset file that declares the class.
+/// A flat `flops_efficiency` (inline or from a profile) replaces every curve's FLOP points and their
+/// measured range; a curve left with no points at all is removed.
+fn drop_flop_points(compute: &mut ComputeSection) {
+    for c in compute.curves.values_mut() {
+        c.flops_points = None;
+        c.flops_range = None;
+    }
+    compute
+        .curves
+        .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+}
+
 fn fitted_curves(
     compute: &ComputeSection,
     preset: &ComputeSection,
