@@ -78,9 +78,31 @@ impl ComputeRates {
             return self.op_time_for(class, bytes, flops, kernels);
         }
         let per = f64::from(kernels.max(1));
-        let mem_eff = self.mem_efficiency_for(class, bytes / per);
         let flops_eff = self.flops_efficiency_for(class, flops / per);
-        let mem_s: f64 = parts
+        let mem_s = self.stream_mem_s(class, parts, backend, kernels);
+        let flop_s = flops / (self.flops_per_s * flops_eff);
+        let s = mem_s.max(flop_s);
+        Duration::from_us_f64(s * 1e6 + kernels as f64 * self.kernel_overhead_us)
+    }
+
+    /// The memory time of an op's parts in seconds, as [`ComputeRates::op_time_streams`] costs it:
+    /// each part at the class efficiency for the bytes per kernel × its format's (weights) or the
+    /// attention backend's (`None` parts) factor; without format or backend curves, the summed bytes
+    /// at the class efficiency.
+    fn stream_mem_s(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        backend: Option<&str>,
+        kernels: u32,
+    ) -> f64 {
+        let per = f64::from(kernels.max(1));
+        let bytes: f64 = parts.iter().map(|p| p.0).sum();
+        let mem_eff = self.mem_efficiency_for(class, bytes / per);
+        if self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
+            return bytes / (self.mem_bytes_per_s * mem_eff);
+        }
+        parts
             .iter()
             .map(|&(b, f)| {
                 let factor = match f {
@@ -89,10 +111,7 @@ impl ComputeRates {
                 };
                 b / (self.mem_bytes_per_s * mem_eff * factor)
             })
-            .sum();
-        let flop_s = flops / (self.flops_per_s * flops_eff);
-        let s = mem_s.max(flop_s);
-        Duration::from_us_f64(s * 1e6 + kernels as f64 * self.kernel_overhead_us)
+            .sum()
     }
 
     /// The FLOPs per kernel of an op costed as [`ComputeRates::op_time_streams`] when its FLOP time
@@ -111,22 +130,7 @@ impl ComputeRates {
             return None;
         }
         let per = f64::from(kernels.max(1));
-        let bytes: f64 = parts.iter().map(|p| p.0).sum();
-        let mem_eff = self.mem_efficiency_for(class, bytes / per);
-        let mem_s: f64 = if self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
-            bytes / (self.mem_bytes_per_s * mem_eff)
-        } else {
-            parts
-                .iter()
-                .map(|&(b, f)| {
-                    let factor = match f {
-                        Some(d) => self.curves.format_factor(d, bytes / per),
-                        None => self.curves.backend_factor(backend, bytes / per),
-                    };
-                    b / (self.mem_bytes_per_s * mem_eff * factor)
-                })
-                .sum()
-        };
+        let mem_s = self.stream_mem_s(class, parts, backend, kernels);
         let flop_s = flops / (self.flops_per_s * self.flops_efficiency_for(class, flops / per));
         (flop_s >= mem_s).then_some(flops / per)
     }
