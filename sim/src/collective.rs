@@ -190,6 +190,7 @@ pub fn parse_algo(name: &str, backend: AllreduceBackend) -> Result<Request, CmdE
         "nccl" => Request::Nccl,
         "nccl-analytic" => Request::NcclAnalytic,
         "custom-oneshot" => Request::Custom(CustomAlgo::OneShot),
+        "custom-pcie-oneshot" => Request::Custom(CustomAlgo::PcieOneShot),
         "custom-twoshot" => Request::Custom(CustomAlgo::TwoShot),
         "custom-push" => Request::Custom(CustomAlgo::Push),
         "custom-staged-push" => Request::Custom(CustomAlgo::StagedPush),
@@ -202,7 +203,7 @@ pub fn parse_algo(name: &str, backend: AllreduceBackend) -> Result<Request, CmdE
         "quickreduce-int4" => Request::Custom(CustomAlgo::QuickReduce(Regime::Int4)),
         other => {
             return Err(CmdError::Usage(format!(
-                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-twoshot, custom-push, custom-staged-push, flashinfer-pcie-ipc or quickreduce-fp/-int8/-int6/-int4"
+                "--algo `{other}`: expected backend, nccl, nccl-analytic, custom-oneshot, custom-pcie-oneshot, custom-twoshot, custom-push, custom-staged-push, flashinfer-pcie-ipc or quickreduce-fp/-int8/-int6/-int4"
             )));
         }
     })

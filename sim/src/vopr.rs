@@ -796,6 +796,7 @@ fn collectives() {
         };
         for algo in [
             CustomAlgo::OneShot,
+            CustomAlgo::PcieOneShot,
             CustomAlgo::TwoShot,
             CustomAlgo::Push,
             CustomAlgo::StagedPush,

@@ -22,14 +22,22 @@
 //! `kernel_read_outstanding` is fitted to the 4-GPU one-shot's 32 MB row (issue #19 point 3). The
 //! tolerance is issue #19's target for the crossovers the reference lists (512 KB 4 GPUs Broadcom,
 //! 48 KB 8 GPUs cross-NUMA, 32–64 KB 8 GPUs 3 switches, V100 PLX 128–384 KB) and the 4-GPU p2pmark
-//! one with `NCCL_P2P_LEVEL=SYS`, a factor 1.5. Two are named known misses, held to issue #3's
-//! factor 2 and checked to still miss 1.5 (a change that closes one must move it to the 1.5 list):
-//! the reference's "120 KB (4 GPUs, switch)" on the c-payne root + leaf switch box, and the 8-GPU
-//! p2pmark crossover on the ASUS box (the book's "Crossovers" says why for both).
+//! one with `NCCL_P2P_LEVEL=SYS`, and the reference's "120 KB (4 GPUs, switch)" on the c-payne root +
+//! leaf switch box, a factor 1.5. One is a named known miss, held to issue #3's factor 2 and checked
+//! to still miss 1.5 (a change that closes it must move it to the 1.5 list): the 8-GPU p2pmark
+//! crossover on the ASUS box (the book's "Crossovers" says why).
+//!
+//! Every custom kernel measured here is Luke's PCIe one-shot, so it is predicted as
+//! `custom-pcie-oneshot`: vLLM's one-shot without its end barrier, plus the per-kernel gap of the
+//! CUDA-graph replay the measurements time (`pcie_one_shot_structure_by_hand`).
 
 use crate::common::*;
 
 const ASUS: &str = "rtx-pro-6000-8x-asus-esc8000a-e13p";
+/// Luke's PCIe one-shot, the kernel every crossover table here measured (p2pmark's
+/// `pcie_allreduce_kernel` and Luke's SGLang branch): start barrier, pulls, no end barrier, one
+/// graph replay's per-kernel gap (`sim::allreduce::CustomAlgo::PcieOneShot`).
+const PCIE_ONESHOT: &str = "custom-pcie-oneshot";
 /// The WRX90 / TR Pro 7955WX box with c-payne root and leaf switches (GPU0–1 on leaf 1, GPU2–3 on
 /// leaf 2, both leaves under root switch 1).
 const CPAYNE: &str = "rtx-pro-6000-8x-3switch-trpro-hierarchy";
@@ -102,7 +110,7 @@ fn within_1_5x(name: &str, predicted: f64, measured: f64) {
 #[test]
 fn consistency_asus_4gpu_default_nccl_crossover_within_1_5x() {
     let m = zero((524288.0, 51.3, 72.0), (1048576.0, 95.8, 86.5));
-    let p = predicted(ASUS, "custom-oneshot", "4", &[]);
+    let p = predicted(ASUS, PCIE_ONESHOT, "4", &[]);
     within_1_5x("ASUS 4 GPUs, NCCL default (SHM between partitions)", p, m);
 }
 
@@ -113,11 +121,12 @@ fn consistency_asus_4gpu_default_nccl_crossover_within_1_5x() {
 /// Consistency, not validation: the one-shot's side of it runs at the Little's-law rate of the
 /// preset's `kernel_read_outstanding`, fitted to this box's 32 MB one-shot row. With the last read
 /// window's serialization (`sim::custom_kernels::pull`) the prediction moved from 170 KB (1.82×) to
-/// ≈ 130 KB (1.38×), inside issue #19's factor 1.5.
+/// ≈ 130 KB (1.38×), inside issue #19's factor 1.5; as Luke's kernel (no end barrier, the replay
+/// gap) ≈ 128 KB (1.37×).
 #[test]
 fn consistency_asus_4gpu_p2p_level_sys_crossover_within_1_5x() {
     let m = zero((65536.0, 12.3, 13.8), (131072.0, 17.5, 15.5));
-    let p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
+    let p = predicted(ASUS, PCIE_ONESHOT, "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
     within_1_5x("ASUS 4 GPUs, NCCL_P2P_LEVEL=SYS", p, m);
 }
 
@@ -125,8 +134,8 @@ fn consistency_asus_4gpu_p2p_level_sys_crossover_within_1_5x() {
 /// between the partitions must push the crossover up by a large factor (measured ≈ 886 / 94 ≈ 9.4×).
 #[test]
 fn consistency_asus_shm_moves_the_crossover_up() {
-    let shm = predicted(ASUS, "custom-oneshot", "4", &[]);
-    let p2p = predicted(ASUS, "custom-oneshot", "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
+    let shm = predicted(ASUS, PCIE_ONESHOT, "4", &[]);
+    let p2p = predicted(ASUS, PCIE_ONESHOT, "4", &["--env", "NCCL_P2P_LEVEL=SYS"]);
     println!("ASUS 4 GPUs: predicted crossover {shm:.0} B with SHM, {p2p:.0} B with P2P");
     assert!(shm / p2p >= 4.0, "SHM {shm} vs P2P {p2p}");
 }
@@ -139,7 +148,7 @@ fn validation_luke_8gpu_crossover_within_1_5x() {
     let m = zero((32768.0, 16.5, 24.5), (65536.0, 25.9, 24.1));
     let p = predicted(
         "rtx-pro-6000-8x-3switch-luke",
-        "custom-oneshot",
+        PCIE_ONESHOT,
         "8",
         &["--env", "NCCL_P2P_LEVEL=SYS"],
     );
@@ -181,7 +190,7 @@ fn consistency_asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
         "--gpus",
         "8",
         "--algo",
-        "custom-oneshot",
+        PCIE_ONESHOT,
         "--sizes",
         "64K",
         "--json",
@@ -197,7 +206,7 @@ fn consistency_asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
     );
     let b = row["bottleneck"].as_str().unwrap_or_default();
     assert!(b.ends_with("write port"), "bottleneck {b}");
-    let four = times(ASUS, "custom-oneshot", "4", &[65536], &[])[0];
+    let four = times(ASUS, PCIE_ONESHOT, "4", &[65536], &[])[0];
     assert!(four < 15.0, "4 GPUs: {four} µs");
 }
 
@@ -208,7 +217,7 @@ fn consistency_asus_8gpu_one_shot_is_bound_by_collapsed_read_completions() {
 /// its defaults (the page's launch commands set no NCCL variable).
 #[test]
 fn consistency_asus_8gpu_cross_numa_auto_tune_crossover_within_1_5x() {
-    let p = predicted(ASUS, "custom-oneshot", "8", &[]);
+    let p = predicted(ASUS, PCIE_ONESHOT, "8", &[]);
     within_1_5x(
         "ASUS 8 GPUs cross-NUMA (SGLang auto-tune), NCCL default",
         p,
@@ -237,7 +246,7 @@ fn consistency_asus_8gpu_p2pmark_crossover_known_miss_within_2x() {
             "NCCL at {s} B: predicted {p} µs, measured {m}"
         );
     }
-    let c = times(ASUS, "custom-oneshot", "8", &[4096, 8192], &sys);
+    let c = times(ASUS, PCIE_ONESHOT, "8", &[4096, 8192], &sys);
     let by_hand = 2.0 * 6.0 * 4096.0 / (0.073 * 53.6e9) * 1e6;
     assert!(
         (c[1] - c[0] - by_hand).abs() <= 0.01 * by_hand,
@@ -245,7 +254,7 @@ fn consistency_asus_8gpu_p2pmark_crossover_known_miss_within_2x() {
         c[1] - c[0]
     );
     let m = zero((4096.0, 30.6, 57.2), (8192.0, 64.3, 57.6));
-    let p = predicted(ASUS, "custom-oneshot", "8", &sys);
+    let p = predicted(ASUS, PCIE_ONESHOT, "8", &sys);
     known_miss_within_2x("ASUS 8 GPUs cross-NUMA (p2pmark), NCCL_P2P_LEVEL=SYS", p, m);
 }
 
@@ -254,15 +263,50 @@ fn consistency_asus_8gpu_p2pmark_crossover_known_miss_within_2x() {
 /// `hardware/wrx90-cpayne-microchip-switches.md`, "PCIe Oneshot AllReduce Crossover"; the 2-switch
 /// page repeats five of its rows). 96 KB custom 32.3 < NCCL 33.8 µs, 128 KB 40.1 > 35.2 → ≈ 106 KB.
 /// The 120 KB row (37.6 < 53.6, whence the tuner's 120 KB) is left out: its NCCL time is an outlier
-/// between 33.8 and 35.2; with it the zero would be ≈ 126 KB. A named known miss: predicted ≈ 171 KB
-/// (1.61×) on the measured layout (GPU0–3 on two leaves under one root switch), where the one-shot's
-/// time grows with the 4 × S its leaf uplink carries. Consistency, not validation: the shared
-/// `nccl_channel_bw` was fitted to rows of the same host in its 2-switch layout (allreduce.tsv 22–25).
+/// between 33.8 and 35.2; with it the zero would be ≈ 126 KB. Predicted ≈ 155 KB (1.47×) on the
+/// measured layout (GPU0–3 on two leaves under one root switch), where the one-shot's time grows
+/// with the 4 × S its leaf uplink carries. It was a known miss (171 KB, 1.61×) while the kernel was
+/// costed as vLLM's one-shot (an end barrier, no graph-replay gap); Luke's kernel has no end barrier
+/// and pays the per-kernel gap (`kernel_overhead`, 2 µs assumed in the template, which luke's six
+/// one-shot rows agree with: `pcie_one_shot_structure_by_hand`), 0.64 µs more per call here, and
+/// the curves cross at a small angle, so that is enough: the margin to 1.5× is 2 %. Consistency,
+/// not validation: the shared `nccl_channel_bw` was fitted to rows of the same host in its 2-switch
+/// layout (allreduce.tsv 22–25).
 #[test]
-fn consistency_cpayne_4gpu_auto_tune_crossover_known_miss_within_2x() {
+fn consistency_cpayne_4gpu_auto_tune_crossover_within_1_5x() {
     let m = zero((98304.0, 32.3, 33.8), (131072.0, 40.1, 35.2));
-    let p = predicted(CPAYNE, "custom-oneshot", "4", &[]);
-    known_miss_within_2x("c-payne root + leaf switches, 4 GPUs (SGLang auto-tune)", p, m);
+    let p = predicted(CPAYNE, PCIE_ONESHOT, "4", &[]);
+    within_1_5x("c-payne root + leaf switches, 4 GPUs (SGLang auto-tune)", p, m);
+}
+
+/// Luke's kernel against vLLM's one-shot, by hand (p2pmark 3c39f36 `pcie_allreduce_kernel`: one
+/// `multi_gpu_barrier<ngpus, true>` at the start, no barrier after the reduction; vLLM 0.11.0
+/// `cross_device_reduce_1stage` ends with a second one): the same pulls, one barrier fewer (its
+/// flag's one-way latency), plus the per-kernel gap of graph replay, `kernel_overhead` = 2 µs (the
+/// template's assumed figure). On luke's box a flag crosses GPU → switch → root port → root complex →
+/// root port → switch → GPU: 4 × 0.34 + 0.42 = 1.78 µs (pcie-nccl-host.toml, measured ping-pong
+/// figures), so Luke's kernel takes 2.0 − 1.78 = 0.22 µs more at every size (±0.01 µs: only
+/// picosecond rounding). And the gap is what luke's own rows say (allreduce.tsv lines 40–48: 7.5,
+/// 7.5, 9.2, 16.5, 25.9 µs at 256 B … 64 KiB): without it the kernel is predicted 5.41, 5.63, 7.63,
+/// 14.51, 23.68 µs, short by 1.57–2.22 µs, median 1.99 — each row within 10 % with it.
+#[test]
+fn pcie_one_shot_structure_by_hand() {
+    let luke = "rtx-pro-6000-8x-3switch-luke";
+    let sizes = [256, 1024, 8192, 32768, 65536];
+    let vllm = times(luke, "custom-oneshot", "8", &sizes, &[]);
+    let pcie = times(luke, PCIE_ONESHOT, "8", &sizes, &[]);
+    let by_hand = 2.0 - (4.0 * 0.34 + 0.42);
+    for ((s, v), p) in sizes.iter().zip(&vllm).zip(&pcie) {
+        assert!(
+            (p - v - by_hand).abs() <= 0.01,
+            "{s} B: Luke's {p} µs vs vLLM's {v} µs (by hand +{by_hand:.2})"
+        );
+    }
+    let measured = [7.5, 7.5, 9.2, 16.5, 25.9];
+    for ((s, m), p) in sizes.iter().zip(measured).zip(&pcie) {
+        println!("luke, Luke's one-shot {s} B: predicted {p:.2} µs, measured {m} µs");
+        assert!((p - m).abs() / m <= 0.10, "{s} B: {p} µs vs {m} measured");
+    }
 }
 
 /// Why the layout matters (the miss was 10× on the flat layout): with GPU0–3 on ONE switch, the
@@ -272,22 +316,22 @@ fn consistency_cpayne_4gpu_auto_tune_crossover_known_miss_within_2x() {
 /// 1 MB makes them cross. By hand from 16 to 96 KiB both grow 3 × 81,920 B / 53.6 GB/s = 4.585 µs.
 /// Under the root switch, leaf 1's uplink returns GPU0's and GPU1's data to GPU2 and GPU3, 4 × S:
 /// from 64 to 128 KiB the one-shot grows 4 × 65,536 B / 53.6 GB/s = 4.891 µs, NCCL's ring still
-/// crosses each link once, and the curves cross at ≈ 171 KB.
+/// crosses each link once, and the curves cross at ≈ 155 KB.
 #[test]
 fn cpayne_flat_layout_runs_the_curves_parallel_and_the_hierarchy_does_not() {
     let tol = 0.01; // µs: the flows' rates are exact; only picosecond rounding remains
     let s = [16384, 98304];
-    let c = times(CPAYNE_FLAT, "custom-oneshot", "4", &s, &[]);
+    let c = times(CPAYNE_FLAT, PCIE_ONESHOT, "4", &s, &[]);
     let n = times(CPAYNE_FLAT, "nccl", "4", &s, &[]);
     let flat = 3.0 * 81920.0 / 53.6e9 * 1e6;
     assert!((c[1] - c[0] - flat).abs() <= tol, "one-shot {c:?} vs {flat}");
     assert!((n[1] - n[0] - flat).abs() <= tol, "NCCL {n:?} vs {flat}");
-    let h = times(CPAYNE, "custom-oneshot", "4", &[65536, 131072], &[]);
+    let h = times(CPAYNE, PCIE_ONESHOT, "4", &[65536, 131072], &[]);
     let leaf = 4.0 * 65536.0 / 53.6e9 * 1e6;
     assert!(
         (h[1] - h[0] - leaf).abs() <= tol,
         "hierarchy one-shot {h:?} vs {leaf}"
     );
-    let flat_cross = predicted(CPAYNE_FLAT, "custom-oneshot", "4", &[]);
+    let flat_cross = predicted(CPAYNE_FLAT, PCIE_ONESHOT, "4", &[]);
     assert!(flat_cross > 786_432.0, "flat layout crossover {flat_cross:.0} B");
 }

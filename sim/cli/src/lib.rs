@@ -99,7 +99,8 @@ enum Command {
         #[arg(long, default_value = "4K..256M")]
         sizes: String,
         /// backend (the scenario's, with the engine's dispatch rules), nccl, nccl-analytic,
-        /// custom-oneshot, custom-twoshot, custom-push, custom-staged-push, flashinfer-pcie-ipc
+        /// custom-oneshot, custom-pcie-oneshot (Luke's one-shot: no end barrier, graph-replay gap),
+        /// custom-twoshot, custom-push, custom-staged-push, flashinfer-pcie-ipc
         /// (FlashInfer's PCIe-IPC allreduce on its seed policy's kernel), quickreduce-fp,
         /// quickreduce-int8, quickreduce-int6, quickreduce-int4 (vLLM's ROCm QuickReduce; AMD only).
         #[arg(long, default_value = "backend")]
