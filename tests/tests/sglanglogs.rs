@@ -1,6 +1,6 @@
 //! sglanglogs (issue #17, engine-exact memory checked against real start-up logs): public start-up
 //! logs of architectures the coverage table listed as unverified under SGLang, replayed from the
-//! rows of `tests/data/engine-memory.tsv` they were copied to (lines 57–59; each row's `source`
+//! rows of `tests/data/engine-memory.tsv` they were copied to (lines 57–60; each row's `source`
 //! column names where it comes from, tests/data/README.md describes them).
 //!
 //! Tolerances: figures the engine prints to two decimals are matched within ± 0.005 GiB per printed
@@ -9,7 +9,9 @@
 //! (issue #5). Where tpsim misses, the miss is asserted with its size so that it cannot drift unseen,
 //! and named in book/src/coverage.md.
 
-use crate::engine_memory_rows::{GIB, check_weights, note, num, preset, preset_weights_gib, relative, row};
+use crate::engine_memory_rows::{
+    GIB, check_sglang, check_weights, note, num, preset, preset_weights_gib, relative, row,
+};
 use tpsim::decode::{MemKind, MemoryPlan, Verdict};
 use tpsim_model::memory::{SglangEra, SglangKvInput, sglang_kv_plan};
 
@@ -22,6 +24,8 @@ const BF16_MODEL: &str = "Qwen/Qwen3-30B-A3B";
 /// Line 59: vLLM 0.28.0, DeepSeek-R1-0528 (FP8) on 8× H100 at TP 8, out of memory while loading.
 const R1_LINE: usize = 59;
 const R1_MODEL: &str = "deepseek-ai/DeepSeek-R1-0528";
+/// Line 60: SGLang main 2026-08 with kt-kernel, DeepSeek-R1-0528 at TP 8 on 8× H100, experts on the CPU.
+const R1_KT_LINE: usize = 60;
 
 fn plan(text: &str, line: usize) -> MemoryPlan {
     let where_ = format!("engine-memory.tsv line {line}");
@@ -244,4 +248,56 @@ fn vllm_0_28_deepseek_r1_0528_fp8_load_oom_h100_tp8() {
         }
         v => panic!("{v:?}"),
     }
+}
+
+/// Line 60: SGLang main (lmsysorg/sglang:latest of 2026-08 with kt-kernel), DeepSeek-R1-0528 (FP8,
+/// `DeepseekV3ForCausalLM`, MLA) at TP 8 on 8× H100, the routed experts on the CPU (kt-kernel
+/// AMXINT4, `kt_num_gpu_experts=0`): the GPU holds attention, the shared experts, the dense layers and
+/// the embeddings ("mem usage=3.23 GB"), which tpsim does not model, but the KV pool is SGLang's own
+/// arithmetic on the logged free memory.
+///
+/// Cell: preset `deepseek-v3`, MLA replicated on every rank: 61 layers × (kv_lora_rank 512 +
+/// qk_rope_head_dim 64) × 2 B = 70,272 B per token; "KV size: 61.03 GB" is (932,468 + 1) × 70,272 B =
+/// 61.026 GiB. The profile takes the minimum over ranks of both free-memory readings
+/// (`get_available_gpu_memory(distributed=True)`): 77.33 before loading (TP1–TP6; TP0 77.38, TP7
+/// 77.57) and 74.10 after (TP1–TP6; TP0 74.15, TP7 74.34). rest = 74.10 − 77.33 × (1 − 0.831) =
+/// 61.0312 GiB → 932,544 tokens; logged 932,468: +76 (+0.008 %), inside the printed figures' band
+/// (± 0.005 × (2 − 0.831) GiB = ± 89 tokens). Here the free memory *after* torch distributed init
+/// (the source's `pre_model_load_memory`) is the right total: before init (+1.29 GB) would give
+/// 929,213.
+#[test]
+fn sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8() {
+    let r = row(R1_KT_LINE, R1_MODEL);
+    let cell = preset("deepseek-v3").kv_cell_bytes(8);
+    assert_eq!(cell, 61 * (512 + 64) * 2);
+    let p = sglang_kv_plan(&SglangKvInput {
+        total_gib: num(&r, "avail_before_load_gb"),
+        available_gib: num(&r, "avail_after_load_gb"),
+        mem_fraction_static: num(&r, "mem_frac"),
+        cell_size: cell,
+        page_size: 1,
+        max_total_tokens: None,
+        era: SglangEra::Spring2026,
+        context_len: 163_840,
+        max_running_requests: None,
+        spec: None,
+    });
+    let band = 0.005 * (2.0 - num(&r, "mem_frac")) * GIB / cell as f64;
+    // check_sglang: within 0.3 %, within the band, and the "KV size" line (MLA: one total).
+    let (predicted, logged) = check_sglang("deepseek-r1-0528 8x h100", &p, &r, band);
+    assert_eq!((predicted, logged), (932_544, 932_468));
+    // The total before init would not do: 3,255 tokens short.
+    let before_init = sglang_kv_plan(&SglangKvInput {
+        total_gib: num(&r, "avail_before_load_gb") + note(&r, "init_mem_usage_gb").unwrap(),
+        available_gib: num(&r, "avail_after_load_gb"),
+        mem_fraction_static: num(&r, "mem_frac"),
+        cell_size: cell,
+        page_size: 1,
+        max_total_tokens: None,
+        era: SglangEra::Spring2026,
+        context_len: 163_840,
+        max_running_requests: None,
+        spec: None,
+    });
+    assert_eq!(before_init.tokens, 929_213);
 }

@@ -275,7 +275,10 @@ static QWEN3_MOE: Coverage = Coverage {
 static DEEPSEEK_V3: Coverage = Coverage {
     arch: Architecture::DeepseekV3,
     families: "DeepSeek-V3, R1, Kimi-K2",
-    sglang: exact_memory(&[]),
+    sglang: exact_memory(&[check(
+        "tests/data/engine-memory.tsv line 60: SGLang main 2026-08 (kt-kernel, routed experts on the CPU), DeepSeek-R1-0528, 8× H100 TP 8, MLA cell 70,272 B (KV size 61.03 GB) and KV tokens from the logged free memory, min over ranks (+0.008 %); weights not compared (the experts are on the CPU)",
+        "sglanglogs::sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8",
+    )]),
     vllm: exact_memory(&[
         check(
             "tests/data/engine-memory.tsv line 47: vLLM nightly 2025-11, Kimi-K2-Thinking, 8× H200 TP 8, KV tokens from the logged budget (MLA cell 70,272 B; +0.002 %)",
