@@ -300,6 +300,15 @@ fn sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8() {
         spec: None,
     });
     assert_eq!(before_init.tokens, 929_213);
+    // Through the scenario path, the logged free memory as `[engine.observed]`: the same pool.
+    let s = plan(
+        "[hardware]\npreset = \"h100-sxm-8x-nvlink\"\n[model]\npreset = \"deepseek-v3\"\n\
+         [engine]\nname = \"sglang\"\nversion = \"0.5.13\"\ntp = 8\nmem_fraction_static = 0.831\n\
+         cuda_graph = false\n[engine.costs]\nera = \"spring-2026\"\n\
+         [engine.observed]\nfree_after_init_gib = 77.33\nfree_after_weights_gib = 74.10\n",
+        R1_KT_LINE,
+    );
+    assert_eq!((s.kv_tokens, s.cell_size), (932_544, cell));
 }
 
 /// Lines 57 and 60, the fraction: neither launch line is quoted, but both server_args carry values
