@@ -96,8 +96,15 @@ fn a_run_report_names_its_models_checks_or_says_there_are_none() {
         m["checks"][0]["test"],
         "engine_memory_rows::sglang_0_5_8_kimi_k2_5_mi355x_tp8"
     );
-    // DeepSeek-V3 under SGLang: no public start-up log checks it, and the report says so (empty).
+    // DeepSeek-V3 under SGLang: checked by engine-memory.tsv line 60 (sglanglogs, issue #17).
     let j = run_json(&scenario("examples/deepseek-v3-mtp-h200x8.toml"));
     assert_eq!(j["model_checks"]["architecture"], "DeepseekV3");
+    assert_eq!(
+        j["model_checks"]["checks"][0]["test"],
+        "sglanglogs::sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8"
+    );
+    // Llama-4 under SGLang: no public start-up log checks it, and the report says so (empty).
+    let j = run_json(&scenario("examples/llama-4-scout-rtx6000x4.toml"));
+    assert_eq!(j["model_checks"]["architecture"], "Llama4");
     assert_eq!(j["model_checks"]["checks"].as_array().map(Vec::len), Some(0));
 }

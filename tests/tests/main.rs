@@ -45,6 +45,7 @@ mod engine_release;
 mod engine_memory_logs;
 mod engine_memory_rows;
 mod memlogs;
+mod sglanglogs;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.
 mod expert_parallel;
 mod families_fam;

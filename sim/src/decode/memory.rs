@@ -1121,6 +1121,27 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let block_gib = (layout.block_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
     let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
     let mut verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
+    // Issue #17 (sglanglogs, engine-memory.tsv line 59): weights that do not fit in the memory left
+    // beside the CUDA context fail while the model is created, before the profile run. vLLM 0.28.0
+    // with DeepSeek-R1-0528 FP8 at TP 8 on 8× H100 died in `fp8.py` `Fp8MoEMethod.create_weights`
+    // (`torch.empty` of one layer's w13) with torch's "CUDA out of memory. Tried to allocate 896.00
+    // MiB"; the KV profile and its "No available memory for the cache blocks" are never reached.
+    // vLLM's start-up check ("Free memory on device … is less than desired") runs earlier and keeps
+    // its verdict.
+    let refused_at_start =
+        plan.available_kv_gib == 0.0 && plan.error.as_ref().is_some_and(|e| e.contains("Free memory"));
+    let load_gib = m.weights.0 + draft_weights_gib;
+    if !refused_at_start && load_gib > m.free_at_start.0 {
+        verdict = Verdict::Oom {
+            step: "weight loading (the weights exceed the free memory)".into(),
+            message: format!(
+                "torch.OutOfMemoryError: CUDA out of memory while creating the weights: {load_gib:.2} GiB per \
+                 rank, {:.2} GiB free beside the CUDA context",
+                m.free_at_start.0
+            ),
+            missing: Bytes::from_gib_f64(load_gib - m.free_at_start.0),
+        };
+    }
     // vLLM's `--kv-cache-memory-bytes`: the budget is not checked against the memory left; a KV
     // cache that does not fit beside the weights and the profile's peak fails when allocated.
     if let Some(b) = e.kv_cache_memory_bytes {
