@@ -34,6 +34,7 @@ mod dp_attention;
 mod dp_sched;
 mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
+mod eager_host;
 mod engine_args;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
 mod engine_args_versions;

@@ -598,8 +598,10 @@ impl<'a> Builder<'a> {
     }
 
     /// Adds `kernels` kernels' worth of work on every rank after `after`. With CUDA graphs the
-    /// kernels are replayed by the GPU; in eager mode each rank's host thread first launches them
-    /// (`launch_overhead` each, serialised on that thread), and the GPU work waits for its launch.
+    /// kernels are replayed by the GPU; in eager mode each rank's host thread first dispatches them
+    /// (`launch_overhead` each: the Python module call, the aten dispatch and the launch of one
+    /// modelled kernel, issue #18 eagerhost, `tests/data/eager-host.tsv`), serialised on that
+    /// thread, and the GPU work waits for its launch.
     fn per_gpu(
         &self,
         g: &mut TaskGraph,
@@ -637,7 +639,13 @@ impl<'a> Builder<'a> {
         time: Duration,
         mut after: Vec<TaskId>,
     ) -> Result<TaskId, DecodeError> {
-        for &launcher in &self.launchers {
+        // Issue #18 (eagerhost): with one rank the engines launch no allreduce or all-gather
+        // (`RowParallelLinear.forward` in vLLM's and SGLang's `layers/linear.py` reduces only
+        // `if self.reduce_results and self.tp_size > 1`; vLLM's `GroupCoordinator` in
+        // `distributed/parallel_state.py` returns the input at world size 1).
+        let skipped =
+            self.streams.len() == 1 && matches!(coll, Collective::Allreduce(_) | Collective::Allgather(_));
+        for &launcher in self.launchers.iter().filter(|_| !skipped) {
             let cost = (self.s.engine.costs.launch_overhead).max(self.s.hardware.params.nccl_eager_launch);
             after.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
         }
