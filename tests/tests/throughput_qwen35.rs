@@ -7,6 +7,13 @@
 //! serve Qwen3.5), 1024-token prompts, 512 output tokens (the sources do
 //! not state their lengths). Nothing is tuned per row. Ratios are measured / predicted.
 //!
+//! MoE backend (sm120decode): rows that ran FlashInfer's CUTLASS NVFP4 MoE — every vLLM row (vLLM's NVFP4
+//! oracle on SM 12.0) and SGLang's "cutlass MoE" rows — set `engine.moe_backend = "flashinfer_cutlass"`
+//! (63.66 µs per MoE layer, derived in `moe_backend_sm120` from the same source's SGLang cutlass and b12x
+//! tables); the 2026-04-03 SGLang rows ran b12x (overhead 0) and the results.md SGLang row does not say.
+//! The two SGLang cutlass rows of pcie-oneshot-allreduce.md are in-sample (they gave the derivation's
+//! allreduce correction).
+//!
 //! VALIDATION, out-of-sample (nothing fitted to these rows), against the project's ±20 % target through
 //! [`crate::throughput_rows::validate`]: a row outside it must be a listed known miss with its reason
 //! (`KNOWN_MISSES` there, and book/src/validation.md); no band is chosen per row or per group.

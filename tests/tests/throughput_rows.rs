@@ -119,10 +119,7 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "Qwen3.5 NVFP4, vLLM voipmonitor, c 64",
         "pessimistic at c 64-128 with or without the MoE overhead (template alone: -23 %, -30 %): the same page's SGLang b12x c 64 row is within -4 %; vLLM's large-batch step is faster than tpsim costs it, not explained",
     ),
-    (
-        "Qwen3.5 NVFP4, vLLM voipmonitor, c 128",
-        "as the c 64 row",
-    ),
+    ("Qwen3.5 NVFP4, vLLM voipmonitor, c 128", "as the c 64 row"),
     // Issue #19 (tputrows): tests/tests/throughput_breadth.rs.
     (
         "Qwen2.5-7B fp16, vLLM, 1× A100 PCIe, c 16 (2048/128)",

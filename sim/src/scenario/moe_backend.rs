@@ -58,6 +58,9 @@ mod tests {
         assert_eq!(check("flashinfer_cutlass".into()).unwrap(), "flashinfer_cutlass");
         assert_eq!(check("b12x".into()).unwrap(), "b12x");
         let e = check("cutlas".into()).unwrap_err();
-        assert!(e.contains("`cutlas`") && e.contains("flashinfer_cutlass, flashinfer_mxfp4"), "{e}");
+        assert!(
+            e.contains("`cutlas`") && e.contains("flashinfer_cutlass, flashinfer_mxfp4"),
+            "{e}"
+        );
     }
 }
