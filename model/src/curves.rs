@@ -171,6 +171,13 @@ pub struct Curves {
     /// backend (`[compute.attention_backends.<name>]`, SGLang's `--attention-backend` names), versus
     /// bytes per kernel; the scenario's backend (`engine.attention_backend`) picks it. None: factor 1.
     pub attention_backends: BTreeMap<String, Curve>,
+    /// Issue #18/#19 (sm120decode): fixed time, in µs, that a MoE layer's expert kernels cost on this
+    /// GPU with a given MoE kernel backend (`[compute.moe_backends.<name>] overhead_us`), on top of the
+    /// template's streaming cost; the scenario's `engine.moe_backend` picks it. Measured as the
+    /// difference between two backends of one engine on one box (flat in batch on RTX PRO 6000:
+    /// FlashInfer's CUTLASS NVFP4 grouped GEMM against b12x), so the backend without an entry costs
+    /// what the template says. None, or a backend without an entry: no extra time.
+    pub moe_backends: BTreeMap<String, f64>,
 }
 
 /// Format and backend maps are shown only when set, so hardware without them prints as before.
@@ -184,6 +191,9 @@ impl std::fmt::Debug for Curves {
         if !self.attention_backends.is_empty() {
             d.field("attention_backends", &self.attention_backends);
         }
+        if !self.moe_backends.is_empty() {
+            d.field("moe_backends", &self.moe_backends);
+        }
         d.finish()
     }
 }
@@ -193,6 +203,7 @@ impl Curves {
     pub fn is_empty(&self) -> bool {
         self.formats.is_empty()
             && self.attention_backends.is_empty()
+            && self.moe_backends.is_empty()
             && self
                 .classes
                 .values()
@@ -205,6 +216,15 @@ impl Curves {
         backend
             .and_then(|b| self.attention_backends.get(b))
             .map_or(1.0, |c| c.at(bytes_per_kernel))
+    }
+
+    /// The fixed time in µs one MoE layer's expert kernels add with MoE kernel `backend`
+    /// (`[compute.moe_backends]`): its `overhead_us`, 0 without an entry (or without a backend).
+    pub fn moe_backend_overhead_us(&self, backend: Option<&str>) -> f64 {
+        backend
+            .and_then(|b| self.moe_backends.get(b))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// The relative streaming efficiency of weights in `dtype` read by a kernel moving

@@ -42,6 +42,7 @@ pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
+pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
 pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
@@ -310,6 +311,9 @@ pub struct Engine {
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
     /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
     pub attention_backend: Option<String>,
+    /// sm120decode: the MoE kernel backend given (`engine.moe_backend`), which picks
+    /// `[compute.moe_backends]`; `None`: the template's cost.
+    pub moe_backend: Option<String>,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,

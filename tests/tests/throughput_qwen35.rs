@@ -7,6 +7,13 @@
 //! serve Qwen3.5), 1024-token prompts, 512 output tokens (the sources do
 //! not state their lengths). Nothing is tuned per row. Ratios are measured / predicted.
 //!
+//! MoE backend (sm120decode): rows that ran FlashInfer's CUTLASS NVFP4 MoE — every vLLM row (vLLM's NVFP4
+//! oracle on SM 12.0) and SGLang's "cutlass MoE" rows — set `engine.moe_backend = "flashinfer_cutlass"`
+//! (63.66 µs per MoE layer, derived in `moe_backend_sm120` from the same source's SGLang cutlass and b12x
+//! tables); the 2026-04-03 SGLang rows ran b12x (overhead 0) and the results.md SGLang row does not say.
+//! The two SGLang cutlass rows of pcie-oneshot-allreduce.md are in-sample (they gave the derivation's
+//! allreduce correction).
+//!
 //! VALIDATION, out-of-sample (nothing fitted to these rows), against the project's ±20 % target through
 //! [`crate::throughput_rows::validate`]: a row outside it must be a listed known miss with its reason
 //! (`KNOWN_MISSES` there, and book/src/validation.md); no band is chosen per row or per group.
@@ -25,25 +32,41 @@ use crate::throughput_rows::validate;
 
 /// Writes a scenario for `engine` at `batch` concurrent requests and returns its path.
 fn qwen35_scenario(name: &str, engine: &str, batch: u32, extra: &str) -> String {
+    qwen35_scenario_moe(name, engine, batch, extra, None)
+}
+
+/// [`qwen35_scenario`] with `engine.moe_backend` set (sm120decode): the MoE kernels the row ran.
+fn qwen35_scenario_moe(name: &str, engine: &str, batch: u32, extra: &str, moe: Option<&str>) -> String {
     // SGLang runs Qwen3.5 from February 2026 on: spring-2026 memory rules.
     let fraction = if engine == "sglang" {
         "mem_fraction_static = 0.85\n\n[engine.costs]\nera = \"spring-2026\"\n"
     } else {
         ""
     };
+    let moe = moe.map_or(String::new(), |m| format!("moe_backend = \"{m}\"\n"));
     let text = format!(
         "seed = 1\n\n[hardware]\npreset = \"rtx-pro-6000-4x-turin-same-numa\"\n\n[model]\n\
-         preset = \"qwen3.5-397b-a17b-nvfp4\"\n\n[engine]\nname = \"{engine}\"\ntp = 4\n{fraction}\n\
+         preset = \"qwen3.5-397b-a17b-nvfp4\"\n\n[engine]\nname = \"{engine}\"\ntp = 4\n{moe}{fraction}\n\
          [engine.env]\nNCCL_P2P_LEVEL = \"SYS\"\n\n{extra}[workload]\nconcurrency = {batch}\n\
          prompt_len = 1024\noutput_len = 512\n"
     );
-    let p = scratch(&format!("qwen35-{name}-{engine}-{batch}")).join("s.toml");
+    let p = scratch(&format!("qwen35-{name}-{engine}-{batch}-{}", moe.len())).join("s.toml");
     std::fs::write(&p, text).expect("write scenario");
     p.display().to_string()
 }
 
 fn predicted(engine: &str, batch: u32) -> f64 {
     let j = run_json(&qwen35_scenario("row", engine, batch, ""));
+    f(&j["throughput"]["output_tok_s"])
+}
+
+/// FlashInfer's CUTLASS NVFP4 MoE (sm120decode): the backend of SGLang's `--moe-runner-backend
+/// flashinfer_cutlass` rows and of vLLM's NVFP4 oracle on SM 12.0 (`moe_backend_sm120`).
+const CUTLASS: Option<&str> = Some("flashinfer_cutlass");
+
+/// [`predicted`] with the MoE backend the row ran.
+fn predicted_moe(engine: &str, batch: u32, moe: Option<&str>) -> f64 {
+    let j = run_json(&qwen35_scenario_moe("row", engine, batch, "", moe));
     f(&j["throughput"]["output_tok_s"])
 }
 
@@ -56,11 +79,16 @@ fn one(v: f64) -> (f64, f64) {
 fn validation_sglang_nvfp4_tp4_batch1_nccl() {
     let pred = predicted("sglang", 1);
     // rtx6kpro benchmarks/results.md, SGLang, NVFP4, 4 GPUs, TP 4, batch 1, no spec: 42-51 (kcramp,
-    // Ixtrix).
+    // Ixtrix). Its MoE backend is not stated: the template's cost.
     validate("Qwen3.5 NVFP4, SGLang results.md, bs 1", (42.0, 51.0), pred);
     // rtx6kpro optimization/pcie-oneshot-allreduce.md, SGLang, NVFP4, bs 1, none, cutlass MoE, NCCL
-    // only: 70.6.
-    validate("Qwen3.5 NVFP4, SGLang pcie-oneshot NCCL, bs 1", one(70.6), pred);
+    // only: 70.6. IN-SAMPLE since sm120decode: this row and the one-shot one below give the allreduce
+    // correction of the flashinfer_cutlass overhead's derivation (moe_backend_sm120).
+    validate(
+        "Qwen3.5 NVFP4, SGLang pcie-oneshot NCCL, bs 1",
+        one(70.6),
+        predicted_moe("sglang", 1, CUTLASS),
+    );
 }
 
 #[test]
@@ -69,12 +97,15 @@ fn validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce() {
     // does not model on this box (its custom allreduce here stages peer loads through system memory);
     // they are compared with the NCCL prediction.
     let b1 = predicted("sglang", 1);
-    // pcie-oneshot-allreduce.md, bs 1, none, cutlass MoE, PCIe oneshot: 76.1.
+    // pcie-oneshot-allreduce.md, bs 1, none, cutlass MoE, PCIe oneshot: 76.1 (in-sample, as the NCCL
+    // row above).
     validate(
         "Qwen3.5 NVFP4, SGLang pcie-oneshot one-shot AR, bs 1",
         one(76.1),
-        b1,
+        predicted_moe("sglang", 1, CUTLASS),
     );
+    // daily-summaries/2026-04-03.md ran b12x MoE (models/qwen35-397b.md, same figures): the reference
+    // backend, overhead 0, so the template's cost.
     // daily-summaries/2026-04-03.md, SGLang, NVFP4, TP 4, none, --enable-pcie-oneshot-allreduce:
     // bs 1 108, bs 8 554, bs 32 1174, bs 64 ~1550.
     validate("Qwen3.5 NVFP4, SGLang 2026-04-03, bs 1", one(108.0), b1);
@@ -89,7 +120,9 @@ fn validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce() {
 
 #[test]
 fn validation_vllm_nvfp4_tp4_no_mtp() {
-    let b1 = predicted("vllm", 1);
+    // sm120decode: vLLM's NVFP4 MoE oracle reaches FlashInfer's CUTLASS kernels on SM 12.0 in these
+    // builds (moe_backend_sm120); out-of-sample (its overhead comes from SGLang rows).
+    let b1 = predicted_moe("vllm", 1, CUTLASS);
     // benchmarks/results.md, vLLM, NVFP4, bs 1, none: 70-86 (multiple users).
     validate("Qwen3.5 NVFP4, vLLM results.md, bs 1", (70.0, 86.0), b1);
     // benchmarks/results.md (MTP scaling), vLLM, NVFP4 (nvidia), none, aggregate tok/s.
@@ -98,7 +131,7 @@ fn validation_vllm_nvfp4_tp4_no_mtp() {
         validate(
             &format!("Qwen3.5 NVFP4, vLLM MTP-scaling, bs {batch}"),
             one(measured),
-            predicted("vllm", batch),
+            predicted_moe("vllm", batch, CUTLASS),
         );
     }
 }

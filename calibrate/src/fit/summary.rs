@@ -163,6 +163,7 @@ pub fn curve_section(c: &CurveFit) -> ComputeSection {
         curves,
         formats: BTreeMap::new(),
         attention_backends: BTreeMap::new(),
+        moe_backends: BTreeMap::new(),
     }
 }
 

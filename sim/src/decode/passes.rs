@@ -975,6 +975,26 @@ impl<'a> Builder<'a> {
         let t_ffn = self
             .rates
             .op_time_formats(class, &ffn_parts, l.ffn_flops, l.ffn_kernels);
+        // The MoE kernel backend's fixed cost per layer (`[compute.moe_backends]`, picked by
+        // `engine.moe_backend`; 0 without one): on SM 12.0 FlashInfer's CUTLASS NVFP4 grouped GEMM
+        // costs a flat extra per layer over b12x at every batch (tests/data/moe-backend-sm120.tsv).
+        // Quantized routed experts only: the backends measured are quantized grouped GEMMs, and a
+        // 16/32-bit MoE (the NVFP4 checkpoints' bf16 MTP layer) runs the engine's unquantized kernel.
+        let quantized_experts = !matches!(
+            expert_fmt,
+            tpsim_model::llm::WeightDtype::Bf16
+                | tpsim_model::llm::WeightDtype::Fp16
+                | tpsim_model::llm::WeightDtype::Fp32
+        );
+        let t_ffn = if l.is_moe && quantized_experts {
+            let extra = self
+                .rates
+                .curves
+                .moe_backend_overhead_us(self.s.engine.moe_backend.as_deref());
+            t_ffn + Duration::from_us_f64(extra)
+        } else {
+            t_ffn
+        };
         (t_ffn, kind)
     }
 

@@ -338,6 +338,11 @@ impl Resolver<'_> {
             None => None,
             Some(o) => Some(self.observed(o)?),
         };
+        // sm120decode: the MoE kernel backend, a name the engines use (scenario::moe_backend).
+        let moe_backend = match e.moe_backend {
+            None => None,
+            Some(b) => Some(super::moe_backend::check(b).map_err(|m| self.invalid("engine.moe_backend", m))?),
+        };
         let backend_given = e.attention_backend.is_some();
         // Issue #16 (h4): the attention backend, checked against the engine's names.
         let attention_backend = super::attention_backend::resolve(
@@ -464,6 +469,7 @@ impl Resolver<'_> {
             costs,
             observed,
             attention_backend,
+            moe_backend,
             max_num_batched_tokens,
             max_num_seqs,
             enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),

@@ -413,6 +413,14 @@ impl Resolver<'_> {
                 curves.push(format!("attention_backends.{backend}"));
                 compute.attention_backends.insert(backend, curve);
             }
+            for (backend, m) in c.moe_backends {
+                if inline_compute.is_some_and(|i| i.moe_backends.contains_key(&backend)) {
+                    overridden.push(format!("compute.moe_backends.{backend}"));
+                    continue;
+                }
+                curves.push(format!("moe_backends.{backend}"));
+                compute.moe_backends.insert(backend, m);
+            }
             for (format, curve) in c.formats {
                 if inline_compute.is_some_and(|i| i.formats.contains_key(&format)) {
                     overridden.push(format!("compute.formats.{format}"));

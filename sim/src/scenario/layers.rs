@@ -450,7 +450,7 @@ fn get<'t>(table: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
 
 /// The keys `--explain` takes, in words.
 pub const EXPLAIN_KEYS: &str = "hardware.name, hardware.cpu_vendor, hardware.gpu.<key>, hardware.topology.gpus, \
-hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>], hardware.compute.formats.<dtype>[.<key>], hardware.compute.attention_backends.<name>[.<key>] or \
+hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>], hardware.compute.formats.<dtype>[.<key>], hardware.compute.attention_backends.<name>[.<key>], hardware.compute.moe_backends.<name>[.<key>] or \
 hardware.fitted.<param>";
 
 /// How a key merges.
@@ -492,6 +492,10 @@ fn unit_of(key: &str) -> Result<Unit, String> {
                 return Err(format!("key `{key}`: `{b}` is not an SGLang --attention-backend"));
             }
             Ok(Unit::Key(format!("compute.attention_backends.{b}")))
+        }
+        ["compute", "moe_backends", b, ..] if parts.len() <= 4 => {
+            crate::scenario::moe_backend::check(b.to_string()).map_err(|e| format!("key `{key}`: {e}"))?;
+            Ok(Unit::Key(format!("compute.moe_backends.{b}")))
         }
         ["compute", "formats", f, ..] if parts.len() <= 4 => {
             tpsim_model::curves::format_from_key(f).map_err(|e| format!("key `{key}`: {e}"))?;

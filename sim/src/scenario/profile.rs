@@ -361,6 +361,17 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
             }
         }
     }
+    for (name, m) in &sec.moe_backends {
+        let key = format!("compute.moe_backends.{name}");
+        crate::scenario::moe_backend::check(name.clone()).map_err(|e| (key.clone(), e))?;
+        if !(m.overhead_us.is_finite() && m.overhead_us >= 0.0) {
+            return Err((
+                format!("{key}.overhead_us"),
+                format!("{}: expected a finite number of µs ≥ 0", m.overhead_us),
+            ));
+        }
+        out.moe_backends.insert(name.clone(), m.overhead_us);
+    }
     Ok(out)
 }
 

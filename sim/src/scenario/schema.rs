@@ -113,6 +113,22 @@ pub struct ComputeSection {
     /// (issue #16): `points = [[bytes per kernel, factor], …]` for the decode attention's KV-cache reads.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attention_backends: BTreeMap<String, CurveSection>,
+    /// `[compute.moe_backends.<name>]`, name a MoE kernel backend (`engine.moe_backend`,
+    /// `scenario::moe_backend`): `overhead_us`, the fixed time per MoE layer that backend's expert
+    /// kernels add on this GPU over the template's streaming cost (sm120decode).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub moe_backends: BTreeMap<String, MoeBackendSection>,
+}
+
+/// `[compute.moe_backends.<name>]`: what one MoE kernel backend costs on this GPU beyond the template.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoeBackendSection {
+    /// Fixed extra time per MoE layer (all its expert kernels together), µs, ≥ 0.
+    pub overhead_us: f64,
+    /// Where the value comes from (data file and rows, derivation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl ComputeSection {
@@ -124,10 +140,13 @@ impl ComputeSection {
         formats.extend(self.formats);
         let mut attention_backends = base.attention_backends;
         attention_backends.extend(self.attention_backends);
+        let mut moe_backends = base.moe_backends;
+        moe_backends.extend(self.moe_backends);
         ComputeSection {
             curves,
             formats,
             attention_backends,
+            moe_backends,
         }
     }
 }
@@ -418,6 +437,10 @@ pub struct EngineSection {
     /// SGLang's `--attention-backend` (issue #16; default: SGLang's choice for the GPU and model,
     /// `scenario::attention_backend`).
     pub attention_backend: Option<String>,
+    /// The MoE kernel backend the engine runs (SGLang's `--moe-runner-backend`, vLLM's NvFP4 MoE
+    /// backend; sm120decode): picks `[compute.moe_backends.<name>]` of the hardware. Default: none
+    /// (the template's cost; tpsim does not infer the engine's choice).
+    pub moe_backend: Option<String>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's `--enable-dp-attention` (default false; SGLang turns it off when `dp_size` is 1).
     pub enable_dp_attention: Option<bool>,
