@@ -26,8 +26,8 @@
 //!   4–32 and 2048x512 at 4 concurrent → the source's output tok/s against tpsim's end-to-end rate.
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to any of these rows. The predictions do use
-//! constants fitted to other data sets — the A100 prefill FLOP curve (tests/data/prefill.tsv lines
-//! 7–18), the Hopper `kernel_overhead` (three other Hopper decode rows), the collective constants
+//! constants fitted to other data sets — the A100 SXM prefill FLOP curve (tests/data/prefill.tsv lines
+//! 7–18; the A100 PCIe rows use the PCIe card's GEMM-measured curve since issue #18 prefillmix), the Hopper `kernel_overhead` (three other Hopper decode rows), the collective constants
 //! (tests/data/allreduce.tsv) — which `tpsim run` lists under "Fitted constants used".
 //! [`every_breadth_row_is_compared`] fails if a row of these sources is added without a test here.
 
