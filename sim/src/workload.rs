@@ -36,6 +36,9 @@ pub struct Load {
     /// A trace to replay instead of drawing lengths.
     pub trace: Option<trace::TraceSpec>,
     pub shared_prefix: Option<SharedPrefixSpec>,
+    /// Issue #18 (prefillmix): `workload.cached_prompt_len`, tokens of every prompt cached before
+    /// the run (each request its own prefix group, already computed).
+    pub cached_prompt_len: Option<u32>,
 }
 
 impl Default for Load {
@@ -44,6 +47,7 @@ impl Default for Load {
             arrivals: Arrivals::Closed,
             trace: None,
             shared_prefix: None,
+            cached_prompt_len: None,
         }
     }
 }
@@ -56,6 +60,9 @@ pub struct SharedPrefix {
     pub group: u32,
     /// Tokens of the prompt that belong to the shared prefix (≤ the prompt length).
     pub len: u32,
+    /// Issue #18 (prefillmix): the prefix was computed by an earlier run and is in the cache when
+    /// this run starts (`workload.cached_prompt_len`), not only once a request of this run wrote it.
+    pub warm: bool,
 }
 
 /// One request as the client sends it.
@@ -161,7 +168,11 @@ impl RequestStream {
                 prefix: rec
                     .prefix_group
                     .zip(rec.prefix_len)
-                    .map(|(group, len)| SharedPrefix { group, len }),
+                    .map(|(group, len)| SharedPrefix {
+                        group,
+                        len,
+                        warm: false,
+                    }),
             }),
             Err(e) => {
                 self.error = Some(e);
@@ -211,16 +222,27 @@ impl Iterator for RequestStream {
                 prefix: Some(SharedPrefix {
                     group,
                     len: self.group_len,
+                    warm: false,
                 }),
             });
         }
         let prompt = lengths::draw(&self.workload.prompt_len, &mut self.rng);
         let output = lengths::draw(&self.workload.output_len, &mut self.rng);
+        // Issue #18 (prefillmix): a prompt an earlier run computed is its own prefix group, cached
+        // from the start; at most prompt − 1 tokens of it are reused, as both engines recompute the
+        // last prompt token to sample from it (vLLM 0.19.0 `v1/core/kv_cache_manager.py`
+        // `get_computed_blocks`: `max_cache_hit_length = request.num_tokens - 1`; SGLang
+        // `schedule_batch.py` `adjust_max_prefix_ids`: `max_prefix_len = input_len - 1`).
+        let prefix = self.workload.load.cached_prompt_len.map(|c| SharedPrefix {
+            group: i,
+            len: c.min(prompt.saturating_sub(1)),
+            warm: true,
+        });
         Some(RequestSpec {
             arrival,
             prompt,
             output,
-            prefix: None,
+            prefix,
         })
     }
 }

@@ -895,6 +895,19 @@ fn workload_load_keys_of_issue_18() {
             "workload.num_requests",
             "num_groups × prompts_per_group = 4",
         ),
+        // Issue #18 (prefillmix): a warm prefix cache needs a token count and plain prompts.
+        (
+            "cached-zero",
+            "concurrency = 1\ncached_prompt_len = 0",
+            "workload.cached_prompt_len",
+            "expected at least 1 token",
+        ),
+        (
+            "cached-gsp",
+            "cached_prompt_len = 64\n[workload.shared_prefix]\nnum_groups = 2",
+            "workload.cached_prompt_len",
+            "carry their own prefixes",
+        ),
     ] {
         let e = bad(name, w, to);
         assert!(

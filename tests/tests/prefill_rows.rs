@@ -378,6 +378,56 @@ fn qwen25_a100_prefill_with_the_curve_by_hand_line_9() {
     );
 }
 
+/// Issue #18 (prefillmix): the A100 PCIe's own FLOP curve, from its GEMM ceiling
+/// (`templates/a100-pcie-80gb.toml`: stas00/ml-engineering's MAMF table, 252.9 of 312 TFLOPS = 0.81 from
+/// 1.37e11 FLOPs per kernel), by hand on line 9's prompt moved to the PCIe card (SGLang, one forward of
+/// 8,192 Qwen2.5-7B tokens): the MLP's 4 kernels of 3.337e12 ÷ 4 = 8.34e11 FLOPs and the attention
+/// block's 5 kernels of 9.621e11 ÷ 5 = 1.92e11 each lie on the plateau, so 28 × (3.337e12 + 9.621e11) ÷
+/// (0.81 × 312e12) = 476.3 ms, within [476.3, 476.3 + 4] ms (the small parts of line 9's test). Where
+/// the SXM's curve, fitted to prefill rows, gives line 9 489.7 ms, the PCIe card's measured ceiling
+/// gives a faster forward: its GEMMs are measured at 0.81 from 1.37e11 FLOPs, while the fitted curve
+/// reaches 0.82 only at 4.64e11. No prefill row was measured on an A100 PCIe: this checks the curve's
+/// arithmetic, not its accuracy.
+#[test]
+fn a100_pcie_gemm_curve_by_hand() {
+    let base = std::fs::read_to_string(scenario(
+        "validation/prefill/qwen25-7b-a100-sglang-bs1-in8192.toml",
+    ))
+    .expect("scenario");
+    assert!(base.contains("preset = \"a100-sxm4-80gb-1x\""));
+    let text = base.replace(
+        "preset = \"a100-sxm4-80gb-1x\"",
+        "preset = \"a100-pcie-80gb-2x-cross-socket\"",
+    );
+    let p = std::env::temp_dir().join(format!("tpsim-prefill-pcie-{}.toml", std::process::id()));
+    std::fs::write(&p, text).expect("write scenario");
+    let v = run_json(&p.display().to_string());
+    let _ = std::fs::remove_file(&p);
+    assert_eq!(v["serving"]["prefill_iterations"], 1, "one forward");
+    let ms = f(&v["throughput"]["prefill_time_ms"]);
+    let t: f64 = 8192.0;
+    let mlp = 2.0 * 3.0 * 3584.0 * 18944.0 * t;
+    let attn = 2.0 * (3584.0 * 4608.0 + 3584.0 * 3584.0) * t + t * t * 7168.0;
+    assert!(
+        mlp / 4.0 >= 1.37e11 && attn / 5.0 >= 1.37e11,
+        "both on the plateau"
+    );
+    let floor_ms = 28.0 * (mlp + attn) / (0.81 * 312e12) * 1e3;
+    assert!((floor_ms - 476.3).abs() < 0.1, "hand figure {floor_ms:.2} ms");
+    assert!(
+        ms >= floor_ms && ms <= floor_ms + 4.0,
+        "PCIe prefill of 8192 tokens: {ms:.2} ms, expected within [{floor_ms:.1}, {:.1}] ms",
+        floor_ms + 4.0
+    );
+    // The curve's source in the report: measured, not fitted.
+    let cal = &v["prefill_calibration"];
+    assert!(
+        cal.to_string()
+            .contains("[measured] bf16 matmul ceiling of the A100 PCIe"),
+        "{cal}"
+    );
+}
+
 /// Line 10 by hand, the prefix attention of a chunked prompt, at a flat 0.50 (the A100 curve
 /// overridden inline: this checks the FLOP count): SGLang prefills a 16,384-token prompt
 /// on an 80 GB GPU as two 8,192-token chunks (`chunked_prefill_size` 8192), and the second chunk's

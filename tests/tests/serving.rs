@@ -310,7 +310,11 @@ fn a_shared_prefix_is_prefilled_once() {
         arrival: None,
         prompt: 100,
         output: 5,
-        prefix: Some(tpsim::workload::SharedPrefix { group: 7, len: 70 }),
+        prefix: Some(tpsim::workload::SharedPrefix {
+            group: 7,
+            len: 70,
+            warm: false,
+        }),
     };
     let never = |_: u32, _: u32| None;
     for (plan, second) in [(sglang_plan(10_000, 10), 30), (vllm_plan(10_000), 36)] {

@@ -658,6 +658,10 @@ pub struct WorkloadSection {
     pub trace: Option<String>,
     /// bench_serving's generated-shared-prefix dataset (`--dataset-name generated-shared-prefix`).
     pub shared_prefix: Option<SharedPrefixSection>,
+    /// Issue #18 (prefillmix): tokens at the start of every prompt already in the engine's prefix
+    /// cache when the run starts — a benchmark repeated with the same `--seed` against a server
+    /// that served the same prompts before (vLLM's random dataset draws its prompts from the seed).
+    pub cached_prompt_len: Option<u32>,
 }
 
 /// `[workload.shared_prefix]`: `num_groups` system prompts, each followed by `prompts_per_group`

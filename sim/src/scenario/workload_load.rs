@@ -113,6 +113,22 @@ impl Resolver<'_> {
             }));
             load.shared_prefix = Some(spec);
         }
+        if let Some(c) = w.cached_prompt_len {
+            if c == 0 {
+                return Err(self.invalid(
+                    "workload.cached_prompt_len",
+                    "expected at least 1 token (leave it out for a run with nothing cached)",
+                ));
+            }
+            if w.trace.is_some() || w.shared_prefix.is_some() {
+                return Err(self.invalid(
+                    "workload.cached_prompt_len",
+                    "the prompts of a trace or a shared_prefix dataset carry their own prefixes: expected \
+                     cached_prompt_len with prompt_len only",
+                ));
+            }
+            load.cached_prompt_len = Some(c);
+        }
         Ok(load)
     }
 

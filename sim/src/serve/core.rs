@@ -307,6 +307,16 @@ impl Core {
     pub fn peek_prefix(&self, id: u32, keep_last: bool) -> u64 {
         let r = &self.reqs[id as usize];
         match r.prefix {
+            // Issue #18 (prefillmix): a prompt of an earlier run is cached from the start, unless
+            // the pool cannot hold it next to what is running (then it is computed, and cached).
+            Some(p) if r.computed == 0 && p.warm && self.kv.cached_pages(p.group) == 0 => {
+                let hit = self.kv.aligned_hit(p.len, r.prompt, keep_last);
+                if self.kv.pages_for(hit) <= self.kv.free_or_evictable_pages() {
+                    hit
+                } else {
+                    0
+                }
+            }
             Some(p) if r.computed == 0 => self.kv.peek_prefix(p.group, p.len, r.prompt, keep_last),
             _ => 0,
         }
@@ -318,6 +328,11 @@ impl Core {
             return;
         }
         if let Some(p) = self.reqs[id as usize].prefix {
+            if p.warm && self.kv.cached_pages(p.group) == 0 {
+                // `peek_prefix` checked that free and evictable pages hold it.
+                let inserted = self.kv.insert_warm(p.group, hit);
+                debug_assert!(inserted, "a warm prefix found room in peek_prefix");
+            }
             self.kv.lock_prefix(p.group);
             let r = &mut self.reqs[id as usize];
             r.prefix_tokens = hit;

@@ -145,15 +145,46 @@ impl KvPool {
     /// new request could reuse now (0 when nothing is cached). `keep_last`: vLLM recomputes the
     /// last prompt token even on a full hit.
     pub fn peek_prefix(&self, group: u32, len: u32, prompt: u32, keep_last: bool) -> u64 {
+        let hit = self.aligned_hit(len, prompt, keep_last);
+        match self.prefixes.get(&group) {
+            Some(e) if e.ready => (hit / self.page).min(e.pages / self.groups) * self.page,
+            _ => 0,
+        }
+    }
+
+    /// The page-aligned tokens of a `len`-token prefix of a `prompt`-token prompt that a hit can
+    /// reuse (`keep_last`: vLLM recomputes the last prompt token even on a full hit).
+    pub fn aligned_hit(&self, len: u32, prompt: u32, keep_last: bool) -> u64 {
         let limit = if keep_last {
             u64::from(len.min(prompt.saturating_sub(1)))
         } else {
             u64::from(len.min(prompt))
         };
-        match self.prefixes.get(&group) {
-            Some(e) if e.ready => (limit / self.page).min(e.pages / self.groups) * self.page,
-            _ => 0,
+        limit / self.page * self.page
+    }
+
+    /// Issue #18 (prefillmix): `tokens` (page-aligned) of `group`'s prefix computed by an earlier run
+    /// (`workload.cached_prompt_len`) enter the cache as a ready entry without a reference, taking
+    /// free pages and evicting older unreferenced entries if needed (as they would have been in the
+    /// earlier run's least-recently-freed order); false (nothing taken) when the pool cannot hold
+    /// them or the group is already cached.
+    pub fn insert_warm(&mut self, group: u32, tokens: u64) -> bool {
+        let pages = tokens / self.page * self.groups;
+        if pages == 0 || self.prefixes.contains_key(&group) || !self.alloc(pages) {
+            return false;
         }
+        self.clock += 1;
+        self.prefixes.insert(
+            group,
+            Entry {
+                pages,
+                refs: 0,
+                last_use: self.clock,
+                ready: true,
+            },
+        );
+        self.evictable_pages += pages;
+        true
     }
 
     /// Takes a reference to `group`'s cached prefix (after [`KvPool::peek_prefix`] found it).

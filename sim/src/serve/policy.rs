@@ -83,7 +83,11 @@ mod tests {
             arrival: 0,
             prompt: 200,
             output,
-            prefix: prefix.map(|(group, len)| SharedPrefix { group, len }),
+            prefix: prefix.map(|(group, len)| SharedPrefix {
+                group,
+                len,
+                warm: false,
+            }),
             computed: 0,
             produced: 0,
             pages: 0,

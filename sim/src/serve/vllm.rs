@@ -112,3 +112,90 @@ impl Scheduler for Vllm {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::core::Req;
+    use crate::serve::kv::KvPool;
+    use crate::workload::SharedPrefix;
+
+    fn req(prompt: u32, warm: Option<u32>) -> Req {
+        Req {
+            arrival: 0,
+            prompt,
+            output: 4,
+            prefix: warm.map(|len| SharedPrefix {
+                group: 0,
+                len,
+                warm: true,
+            }),
+            computed: 0,
+            produced: 0,
+            pages: 0,
+            prefix_tokens: 0,
+            state: 0,
+            state_mark: None,
+            state_upto: 0,
+            first_at: None,
+            last_at: 0,
+            in_running: false,
+            server: 0,
+        }
+    }
+
+    fn vllm() -> Vllm {
+        Vllm::new(Settings {
+            max_num_batched_tokens: 2048,
+            max_num_seqs: 256,
+            spec_tokens: 0,
+            long_prefill_token_threshold: 0,
+        })
+    }
+
+    /// Issue #18 (prefillmix): a prompt an earlier run computed (`workload.cached_prompt_len` 2048 on
+    /// a 2048-token prompt: the stream gives it a 2047-token warm prefix) is reused from the first
+    /// step: vLLM 0.19.0 `get_computed_blocks` caps the hit at 2047 tokens = 127 full 16-token blocks =
+    /// 2032 tokens, so 16 are computed; the cache entry takes those 127 blocks (by hand).
+    #[test]
+    fn a_warm_prompt_computes_only_its_last_block() {
+        let mut c = Core::new(KvPool::new(16 * 1000, 16));
+        c.reqs = vec![req(2048, Some(2047))];
+        c.waiting.push_back(0);
+        assert!(vllm().schedule(&mut c));
+        assert_eq!(c.batch.extend, vec![(0, 16)]);
+        assert_eq!(c.reqs[0].computed, 2032);
+        assert_eq!(c.kv.cached_pages(0), 127);
+        // 127 cache blocks (referenced) + 1 block of its own: 872 of 1000 free.
+        assert_eq!(c.kv.free_or_evictable_pages(), 1000 - 128);
+    }
+
+    /// The same prompt without a warm prefix is chunked at the 2048-token budget: all of it computed.
+    #[test]
+    fn a_cold_prompt_computes_all_of_it() {
+        let mut c = Core::new(KvPool::new(16 * 1000, 16));
+        c.reqs = vec![req(2048, None)];
+        c.waiting.push_back(0);
+        assert!(vllm().schedule(&mut c));
+        assert_eq!(c.batch.extend, vec![(0, 2048)]);
+        assert_eq!(c.kv.free_or_evictable_pages(), 1000 - 128);
+    }
+
+    /// A pool that cannot hold the warm prefix beside what runs computes the prompt instead (the
+    /// earlier run's blocks would have been evicted): 100 blocks, a warm 2047-token prefix (127).
+    #[test]
+    fn a_warm_prefix_the_pool_cannot_hold_is_computed() {
+        let mut c = Core::new(KvPool::new(16 * 100, 16));
+        c.reqs = vec![req(1024, Some(1023))];
+        c.waiting.push_back(0);
+        // 1023 → 63 blocks = 1008 tokens fit: hit.
+        assert!(vllm().schedule(&mut c));
+        assert_eq!(c.batch.extend, vec![(0, 16)]);
+        let mut c = Core::new(KvPool::new(16 * 100, 16));
+        c.reqs = vec![req(2048, Some(2047))];
+        c.waiting.push_back(0);
+        // 127 blocks > 100: no hit, and 128 blocks for the prompt do not fit either: not admitted.
+        assert!(!vllm().schedule(&mut c));
+        assert_eq!(c.kv.cached_pages(0), 0);
+    }
+}
