@@ -54,6 +54,28 @@ pub struct Req {
 }
 
 impl Req {
+    /// A request that arrives at `arrival` (ns) and holds nothing yet: no KV computed, no pages, no
+    /// cache references, no state blocks, not running.
+    pub fn new(arrival: u64, prompt: u32, output: u32, prefix: Option<SharedPrefix>) -> Self {
+        Req {
+            arrival,
+            prompt,
+            output,
+            prefix,
+            computed: 0,
+            produced: 0,
+            pages: 0,
+            prefix_tokens: 0,
+            state: 0,
+            state_mark: None,
+            state_upto: 0,
+            first_at: None,
+            last_at: arrival,
+            in_running: false,
+            server: 0,
+        }
+    }
+
     /// Tokens the engine knows for this request: prompt + outputs so far (what a recompute prefills).
     pub fn target(&self) -> u64 {
         u64::from(self.prompt) + u64::from(self.produced)
@@ -192,23 +214,12 @@ impl Core {
     }
 
     fn add(&mut self, spec: &RequestSpec, arrival: u64) -> u32 {
-        let r = Req {
+        let r = Req::new(
             arrival,
-            prompt: spec.prompt,
-            output: spec.output,
-            prefix: spec.prefix.filter(|p| p.len > 0),
-            computed: 0,
-            produced: 0,
-            pages: 0,
-            prefix_tokens: 0,
-            state: 0,
-            state_mark: None,
-            state_upto: 0,
-            first_at: None,
-            last_at: arrival,
-            in_running: false,
-            server: 0,
-        };
+            spec.prompt,
+            spec.output,
+            spec.prefix.filter(|p| p.len > 0),
+        );
         match self.free_slots.pop() {
             Some(i) => {
                 self.reqs[i as usize] = r;

@@ -79,27 +79,16 @@ mod tests {
     use crate::workload::SharedPrefix;
 
     fn req(output: u32, prefix: Option<(u32, u32)>) -> Req {
-        Req {
-            arrival: 0,
-            prompt: 200,
+        Req::new(
+            0,
+            200,
             output,
-            prefix: prefix.map(|(group, len)| SharedPrefix {
+            prefix.map(|(group, len)| SharedPrefix {
                 group,
                 len,
                 warm: false,
             }),
-            computed: 0,
-            produced: 0,
-            pages: 0,
-            prefix_tokens: 0,
-            state: 0,
-            state_mark: None,
-            state_upto: 0,
-            first_at: None,
-            last_at: 0,
-            in_running: false,
-            server: 0,
-        }
+        )
     }
 
     fn core(reqs: Vec<Req>, kv: KvPool) -> Core {

@@ -121,27 +121,16 @@ mod tests {
     use crate::workload::SharedPrefix;
 
     fn req(prompt: u32, warm: Option<u32>) -> Req {
-        Req {
-            arrival: 0,
+        Req::new(
+            0,
             prompt,
-            output: 4,
-            prefix: warm.map(|len| SharedPrefix {
+            4,
+            warm.map(|len| SharedPrefix {
                 group: 0,
                 len,
                 warm: true,
             }),
-            computed: 0,
-            produced: 0,
-            pages: 0,
-            prefix_tokens: 0,
-            state: 0,
-            state_mark: None,
-            state_upto: 0,
-            first_at: None,
-            last_at: 0,
-            in_running: false,
-            server: 0,
-        }
+        )
     }
 
     fn vllm() -> Vllm {
