@@ -787,8 +787,8 @@ fn leave_one_row_out() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// `[engine.observed]` overrides the modelled parts under vLLM too: line 20 (the row the model
-/// misses by 0.49 %) with the log's weights, activation and non-torch growth lands within the
+/// `[engine.observed]` overrides the modelled parts under vLLM too: line 20 (modelled: −0.029 % since
+/// vllmrows) with the log's weights, activation and non-torch growth lands within the
 /// inputs' rounding (± 0.02 GiB of 58.66 GiB ≈ 0.034 %): 75.2305 − 15.25 − 0.85 − 0.46 = 58.6705 GiB
 /// → ⌊58.6705 × 2^30 / (16 × 163,840)⌋ = 24,031 blocks = 384,496 tokens vs 384,432 logged.
 #[test]
