@@ -186,6 +186,52 @@ pub fn non_torch_growth(p: &StartupParams, tp: u32) -> Bytes {
     Bytes::from_gib_f64(gib)
 }
 
+/// CUDA's default per-thread stack (`cudaLimitStackSize`): 1024 B (CUDA Runtime API,
+/// `cudaDeviceSetLimit`: "cudaLimitStackSize … The default value is 1024 bytes" — the CUDA C
+/// Programming Guide's default). The driver reserves local memory for it at context creation
+/// (inside vLLM's `init_snapshot`, so not part of the growth) and grows the reserve, outside torch's
+/// allocator, when a kernel needs a larger stack frame.
+pub const CUDA_DEFAULT_STACK_BYTES: u64 = 1024;
+
+/// vllmrows (issue #17): stack frames of vLLM 0.19.0's Triton top-k/top-p kernel
+/// (`v1/sample/ops/topk_topp_triton.py` `_topk_topp_kernel`, launched by `apply_top_k_top_p_triton`
+/// with the defaults num_warps 4, num_stages 3, `BLOCK_SIZE` 8192, `BLOCK_SIZE_TRUNC` 4096, top-k
+/// and top-p on, as `_dummy_sampler_run` calls it). `VOCAB_SIZE` is a compile-time constant, so each
+/// vocabulary is a kernel of its own: (compute capability major, vocabulary, stack frame bytes per
+/// thread), each from `ptxas -v --gpu-name sm_90a` on the PTX that Triton 3.6.0 (torch 2.10.0's,
+/// vLLM 0.19.0 pins `torch==2.10.0`) emits for it, pointer and batch arguments 16-divisible as the
+/// JIT specialises them. An odd vocabulary leaves the rows unaligned and the kernel spills far more:
+/// 1888 B for granite-3.x's 49,155 and 49,159 against 744–880 B for every even vocabulary measured
+/// (32,016; 49,156; 51,200; 128,256; 131,072; 151,936; 152,064; 163,840; 201,088; 202,048;
+/// 256,000; 262,208), all below [`CUDA_DEFAULT_STACK_BYTES`]. Vocabularies not listed are taken to
+/// fit the default stack (no growth).
+pub const TOPK_TOPP_STACK_FRAMES: &[(u32, u64, u64)] = &[(9, 49_155, 1_888), (9, 49_159, 1_888)];
+
+/// Resident threads per SM for the local-memory reserve, by compute capability major (CUDA C
+/// Programming Guide, "Technical Specifications per Compute Capability": 2048 on 9.0); `None` where
+/// no [`TOPK_TOPP_STACK_FRAMES`] entry needs it.
+fn max_threads_per_sm(sm_major: u32) -> Option<u64> {
+    (sm_major == 9).then_some(2048)
+}
+
+/// vllmrows (issue #17): non-torch growth from the dummy sampler's Triton top-k/top-p kernel when
+/// its stack frame exceeds CUDA's default stack: the driver raises the per-thread local-memory
+/// reserve for every resident thread of the device, `(frame − 1024) × SMs × threads per SM`, and
+/// keeps it (the measured window ends after it). 0 where the frame is not in
+/// [`TOPK_TOPP_STACK_FRAMES`] or fits the default. granite-3.1-2b on an H100 SXM (132 SMs):
+/// (1888 − 1024) × 132 × 2048 = 233,570,304 B = 0.2175 GiB, the 0.46 − 0.25 GiB its log shows
+/// beyond the other single-GPU rows (engine-memory.tsv lines 19, 20).
+pub fn topk_topp_stack_growth(sm_major: u32, sm_count: u64, vocab: u64) -> Bytes {
+    let frame = TOPK_TOPP_STACK_FRAMES
+        .iter()
+        .find(|&&(major, v, _)| major == sm_major && v == vocab)
+        .map(|&(_, _, f)| f);
+    match (frame, max_threads_per_sm(sm_major)) {
+        (Some(f), Some(threads)) => Bytes(f.saturating_sub(CUDA_DEFAULT_STACK_BYTES) * sm_count * threads),
+        _ => Bytes(0),
+    }
+}
+
 /// One RoPE cos/sin cache as vLLM builds it (`model_executor/layers/rotary_embedding`
 /// `RotaryEmbedding._compute_cos_sin_cache`: `max_position × rotary_dim` elements, cast to the
 /// model dtype; `LinearScalingRotaryEmbedding` builds `max_position × factor` rows). `get_rope`
@@ -353,6 +399,17 @@ mod tests {
         assert!((g(1) - 0.25).abs() < 1e-9);
         assert!((g(2) - 2.07).abs() < 1e-9);
         assert!((g(4) - 2.11).abs() < 1e-9);
+    }
+
+    /// vllmrows: granite's odd vocabulary on an H100 SXM (132 SMs, 2048 threads per SM):
+    /// (1888 − 1024) × 132 × 2048 = 233,570,304 B by hand; an even vocabulary (Llama's 128,256:
+    /// 768 B frame by ptxas) and other compute capabilities add nothing.
+    #[test]
+    fn topk_topp_stack_growth_of_odd_vocabularies() {
+        assert_eq!(topk_topp_stack_growth(9, 132, 49_155), Bytes(233_570_304));
+        assert_eq!(topk_topp_stack_growth(9, 132, 49_159), Bytes(233_570_304));
+        assert_eq!(topk_topp_stack_growth(9, 132, 128_256), Bytes(0));
+        assert_eq!(topk_topp_stack_growth(8, 108, 49_155), Bytes(0));
     }
 
     #[test]

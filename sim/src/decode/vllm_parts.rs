@@ -9,7 +9,7 @@ use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, LoadGpu, VisionFam
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
-    non_torch_growth, peak_activation, rope_cache_bytes,
+    non_torch_growth, peak_activation, rope_cache_bytes, topk_topp_stack_growth,
 };
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
@@ -183,10 +183,25 @@ fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
 }
 
 /// The profile run's non-torch growth (`tpsim_model::vllm_startup::non_torch_growth`), or the
-/// preset's `non_torch_memory` alone without the coefficients.
+/// preset's `non_torch_memory` alone without the coefficients. vllmrows (issue #17): plus the
+/// local-memory reserve that the dummy sampler's Triton top-k/top-p kernel adds when its stack
+/// frame for this vocabulary exceeds CUDA's default (`tpsim_model::vllm_startup::
+/// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not for vLLM ≤ 0.12, whose
+/// dummy sampler sorts instead.
 pub(super) fn non_torch(s: &Scenario) -> Bytes {
     match s.engine.costs.vllm_startup {
-        Some(p) => non_torch_growth(&p, s.engine.tp),
+        Some(p) => {
+            let stack = if super::vllm_sampler_rule::sorts(s) {
+                Bytes(0)
+            } else {
+                topk_topp_stack_growth(
+                    s.hardware.gpu.sm_major(),
+                    u64::from(s.hardware.gpu.sm_count),
+                    s.model.vocab,
+                )
+            };
+            non_torch_growth(&p, s.engine.tp) + stack
+        }
         None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
     }
 }
