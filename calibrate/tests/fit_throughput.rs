@@ -186,17 +186,25 @@ fn a_minimax_fit_lowers_the_error_on_the_held_out_qwen35_rows() {
         "{:?}",
         f.fit.after
     );
-    // The held-out Qwen3.5 rows (never fitted): every one is predicted at 124.4 tok/s before and
-    // 74.7 after (one scenario per engine, the same decode model); median |error| 61.5 % → 9.4 %,
-    // worst (the 42-51 row) 167.6 % → 60.7 %.
+    // The held-out Qwen3.5 rows (never fitted): the four SGLang rows are predicted at 124.4 tok/s
+    // before and 74.7 after; the two vLLM rows, whose scenario gets vLLM's own NVFP4 MoE backend on
+    // SM 12.0 (`flashinfer_cutlass`, 63.66 µs per MoE layer; moedefault), at 84.3 before and 58.1
+    // after — the fitted kernel_overhead and the MoE backend's overhead both stand for batch-1
+    // kernel losses, so together they overshoot. Median |error| 39.4 % → 28.1 %, worst (the 42-51
+    // row) 167.6 % → 60.7 % (before moedefault: 61.5 % → 9.4 %, every row 124.4 → 74.7).
     let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
-    assert!((hb.median_abs - 0.615).abs() < 0.002, "{hb:?}");
-    assert!((ha.median_abs - 0.094).abs() < 0.002, "{ha:?}");
+    assert!((hb.median_abs - 0.394).abs() < 0.002, "{hb:?}");
+    assert!((ha.median_abs - 0.281).abs() < 0.002, "{ha:?}");
     assert!((hb.worst_abs - 1.676).abs() < 0.002 && (ha.worst_abs - 0.607).abs() < 0.002);
-    assert!(ha.median_abs < hb.median_abs / 5.0);
+    assert!(ha.median_abs < hb.median_abs);
     for r in f.rows.iter().filter(|r| r.held_out) {
-        assert!((r.before_tok_s - 124.4).abs() < 0.05, "{r:?}");
-        assert!((r.after_tok_s - 74.7).abs() < 0.05, "{r:?}");
+        let (before, after) = if r.label.contains("vLLM") {
+            (84.3, 58.1)
+        } else {
+            (124.4, 74.7)
+        };
+        assert!((r.before_tok_s - before).abs() < 0.05, "{r:?}");
+        assert!((r.after_tok_s - after).abs() < 0.05, "{r:?}");
     }
     // The committed profile is this fit: same value and interval, same per-row notes.
     let committed = scenario::profile::read(&PathBuf::from(profile_file())).unwrap();
@@ -224,23 +232,24 @@ fn the_reverse_a_qwen35_fit_lowers_the_error_on_the_held_out_minimax_rows() {
     throughput::set_output_len(&mut pairs, 64);
     let f = throughput::fit(&hw, &pairs, &["kernel_overhead".to_string()], Some("MiniMax")).unwrap();
     let k = &f.fit.params[0];
-    // Fitted on the 6 Qwen3.5 rows (the 108 tok/s row down-weighted by Huber): 6.12 µs [4.03, 9.29]
-    // (tolerance 0.5 %), close to the 6.56 µs the MiniMax rows give.
-    for (got, want) in [(k.value, 6.119_55), (k.ci_low, 4.030_11), (k.ci_high, 9.292_29)] {
+    // Fitted on the 6 Qwen3.5 rows (the two vLLM rows with vLLM's own NVFP4 MoE backend on SM 12.0,
+    // moedefault; none down-weighted by Huber): 5.32 µs [2.53, 11.17] (tolerance 0.5 %), below the
+    // 6.50 µs the MiniMax rows give (before moedefault: 6.12 µs [4.03, 9.29], one row down-weighted).
+    for (got, want) in [(k.value, 5.319_45), (k.ci_low, 2.533_17), (k.ci_high, 11.170_4)] {
         assert!((got / want - 1.0).abs() < 5e-3, "{k:?}");
     }
     assert_eq!(
         (f.fit.fitted_rows, f.fit.held_out_rows, f.fit.downweighted),
-        (6, 4, 1)
+        (6, 4, 0)
     );
-    // Held-out MiniMax-M2.5 rows: median |error| of tok/s 61.9 % → 13.9 %, worst 116.5 % → 32.9 %.
+    // Held-out MiniMax-M2.5 rows: median |error| of tok/s 61.9 % → 15.1 %, worst 116.5 % → 43.6 %.
     let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
     assert!(
-        (hb.median_abs - 0.619).abs() < 0.002 && (ha.median_abs - 0.139).abs() < 0.002,
+        (hb.median_abs - 0.619).abs() < 0.002 && (ha.median_abs - 0.151).abs() < 0.002,
         "{hb:?} {ha:?}"
     );
     assert!(
-        (hb.worst_abs - 1.165).abs() < 0.002 && (ha.worst_abs - 0.329).abs() < 0.002,
+        (hb.worst_abs - 1.165).abs() < 0.002 && (ha.worst_abs - 0.436).abs() < 0.002,
         "{hb:?} {ha:?}"
     );
 }

@@ -38,6 +38,7 @@
 //! | `engine.enable_prefix_caching` | (refused) | `--enable-prefix-caching` / `--no-enable-prefix-caching` |
 //! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
 //! | `engine.attention_backend` | `--attention-backend` | (refused by the scenario) |
+//! | `engine.moe_backend` | `--moe-runner-backend` | (a note: vLLM picks its own) |
 //! | `engine.allreduce = "nccl"` | `--disable-custom-all-reduce` | `--disable-custom-all-reduce` |
 //! | `[speculative]` | `--speculative-algorithm`, `-draft-model-path`, `-num-steps`, `-eagle-topk`, `-num-draft-tokens` | `--speculative-config` JSON |
 //! | `engine.swa_full_tokens_ratio` | `--swa-full-tokens-ratio` | (none) |
@@ -395,6 +396,20 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         c.note(format!(
             "engine.attention_backend not set: the engine picks its backend (tpsim assumes {b})"
         ));
+    }
+    // moedefault: SGLang's `--moe-runner-backend` only when the file states it (0.5.8/0.5.9
+    // `server_args.py`; `b12x` is no choice of those releases and is refused by the flag check);
+    // vLLM's pick is not spelled as a flag (tpsim's names are its NVFP4 oracle's, not all
+    // `--moe-backend` values).
+    match (&e.moe_backend, &s.engine.moe_backend) {
+        (Some(b), _) if sglang => c.arg("--moe-runner-backend", b),
+        (Some(b), _) => c.note(format!(
+            "engine.moe_backend = {b}: vLLM picks its MoE kernel backend itself; tpsim costs {b}"
+        )),
+        (None, Some(b)) => c.note(format!(
+            "engine.moe_backend not set: the engine picks its MoE backend (tpsim assumes {b})"
+        )),
+        (None, None) => {}
     }
     allreduce(&mut c, s, sglang, e.allreduce.is_some());
     if let Some(r) = e.swa_full_tokens_ratio {

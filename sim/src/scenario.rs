@@ -311,7 +311,8 @@ pub struct Engine {
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
     /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
     pub attention_backend: Option<String>,
-    /// sm120decode: the MoE kernel backend given (`engine.moe_backend`), which picks
+    /// sm120decode: the MoE kernel backend (`engine.moe_backend`, else the engine's own pick where
+    /// tpsim has read it: `scenario::moe_backend::engine_default`), which picks
     /// `[compute.moe_backends]`; `None`: the template's cost.
     pub moe_backend: Option<String>,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;

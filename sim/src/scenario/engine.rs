@@ -338,9 +338,19 @@ impl Resolver<'_> {
             None => None,
             Some(o) => Some(self.observed(o)?),
         };
-        // sm120decode: the MoE kernel backend, a name the engines use (scenario::moe_backend).
+        // sm120decode: the MoE kernel backend, a name the engines use (scenario::moe_backend);
+        // moedefault: without the key, the one the engine picks for this release, GPU and expert
+        // format, where tpsim has read its rule (`moe_backend::engine_default`).
         let moe_backend = match e.moe_backend {
-            None => None,
+            None => model.moe.as_ref().and_then(|_| {
+                super::moe_backend::engine_default(
+                    kind,
+                    &release.version,
+                    &hw.gpu.compute_capability,
+                    model.quantization.expert_format().dtype,
+                )
+                .map(String::from)
+            }),
             Some(b) => Some(super::moe_backend::check(b).map_err(|m| self.invalid("engine.moe_backend", m))?),
         };
         let backend_given = e.attention_backend.is_some();

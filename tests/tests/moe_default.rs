@@ -1,0 +1,136 @@
+//! moedefault: without `engine.moe_backend`, the MoE kernel backend the engine picks itself for the
+//! release simulated, the GPU and the experts' format (`tpsim::scenario::moe_backend::engine_default`),
+//! costed by the hardware's `[compute.moe_backends.<name>] overhead_us`; a stated key is kept.
+//!
+//! Sources of the rules (read from the engines' PyPI packages):
+//! - vLLM 0.17.0, 0.18.0, 0.19.0 `model_executor/layers/fused_moe/oracle/nvfp4.py`
+//!   `select_nvfp4_moe_backend` with `--moe-backend auto`: FLASHINFER_TRTLLM and FLASHINFER_CUTEDSL take
+//!   only the SM 10.x family (`_supports_current_device`), FLASHINFER_CUTLASS (`flashinfer_cutlass_moe.py`
+//!   `FlashInferExperts`) takes SM 12.x with NVFP4 weights and activations → `flashinfer_cutlass` on the
+//!   RTX PRO 6000 (compute capability 12.0).
+//! - SGLang 0.5.8 / 0.5.9 `srt/server_args.py`: `--moe-runner-backend` stays `auto` off SM 10.x, and
+//!   `srt/layers/quantization/modelopt_quant.py` then runs sgl-kernel's `cutlass_moe_fp4`: no named
+//!   backend, the template's cost.
+//!
+//! The cost of `flashinfer_cutlass` on this GPU is the RTX PRO 6000 template's 63.66 µs per MoE layer
+//! (`moe_backend_sm120`); Qwen3.5-397B-A17B has 60 MoE layers, so at batch 1 every decode step pays
+//! 60 × 63.66 µs = 3.8196 ms over the template (b12x, overhead 0, is the template's cost).
+
+use crate::common::*;
+use std::path::Path;
+use tpsim::engine_args;
+
+/// Qwen3.5-397B-A17B NVFP4 on the 4× RTX PRO 6000 box at TP 4, batch 1 (the bundled vLLM validation
+/// scenario's settings), with `engine_lines` added to `[engine]`.
+fn qwen35(engine: &str, engine_lines: &str, tag: &str) -> String {
+    let fraction = if engine == "sglang" {
+        "mem_fraction_static = 0.85\n\n[engine.costs]\nera = \"spring-2026\"\n"
+    } else {
+        ""
+    };
+    let text = format!(
+        "seed = 1\n\n[hardware]\npreset = \"rtx-pro-6000-4x-turin-same-numa\"\n\n[model]\n\
+         preset = \"qwen3.5-397b-a17b-nvfp4\"\n\n[engine]\nname = \"{engine}\"\ntp = 4\n{engine_lines}{fraction}\n\
+         [engine.env]\nNCCL_P2P_LEVEL = \"SYS\"\n\n[workload]\nconcurrency = 1\n\
+         prompt_len = 1024\noutput_len = 64\n"
+    );
+    let p = scratch(&format!("moe-default-{engine}-{tag}")).join("s.toml");
+    std::fs::write(&p, text).expect("write scenario");
+    p.display().to_string()
+}
+
+fn tpot(file: &str) -> f64 {
+    f(&run_json(file)["throughput"]["tpot_ms"])
+}
+
+/// The 60 MoE layers × 63.66 µs of `flashinfer_cutlass` at batch 1, in ms; ±2 µs: the printed TPOT's
+/// rounding and integer-ns op times (as `moe_backend_sm120`).
+const CUTLASS_EXTRA_MS: f64 = 60.0 * 63.66 / 1000.0;
+
+/// vLLM 0.19.0 (the release a scenario without `engine.version` means) on SM 12.0 with NVFP4 experts:
+/// its oracle's pick, `flashinfer_cutlass` — the same step time as stating it, 3.8196 ms over b12x.
+#[test]
+fn vllm_0_19_without_the_key_runs_its_oracle_pick_on_sm120() {
+    let none = tpot(&qwen35("vllm", "", "none"));
+    let cut = tpot(&qwen35("vllm", "moe_backend = \"flashinfer_cutlass\"\n", "cut"));
+    let b12x = tpot(&qwen35("vllm", "moe_backend = \"b12x\"\n", "b12x"));
+    assert!((none - cut).abs() < 1e-9, "{none} vs {cut}");
+    assert!((none - b12x - CUTLASS_EXTRA_MS).abs() < 0.002, "{b12x} → {none}");
+}
+
+/// vLLM 0.17.0 and 0.18.0 have the same `select_nvfp4_moe_backend` and kernel device checks.
+#[test]
+fn vllm_0_17_and_0_18_pick_the_same() {
+    for v in ["0.17.0", "0.18.0"] {
+        let none = tpot(&qwen35(
+            "vllm",
+            &format!("version = \"{v}\"\n"),
+            &format!("none-{v}"),
+        ));
+        let b12x = tpot(&qwen35(
+            "vllm",
+            &format!("version = \"{v}\"\nmoe_backend = \"b12x\"\n"),
+            &format!("b12x-{v}"),
+        ));
+        assert!(
+            (none - b12x - CUTLASS_EXTRA_MS).abs() < 0.002,
+            "{v}: {b12x} → {none}"
+        );
+    }
+}
+
+/// A release tpsim has not read (vLLM 0.16.0: before the three checked) keeps the template's cost.
+#[test]
+fn vllm_release_not_read_keeps_the_template() {
+    let none = tpot(&qwen35("vllm", "version = \"0.16.0\"\n", "none-016"));
+    let b12x = tpot(&qwen35(
+        "vllm",
+        "version = \"0.16.0\"\nmoe_backend = \"b12x\"\n",
+        "b12x-016",
+    ));
+    assert!((none - b12x).abs() < 1e-9, "{b12x} vs {none}");
+}
+
+/// SGLang 0.5.8 (no `engine.version`) keeps `auto` on SM 12.0: sgl-kernel's `cutlass_moe_fp4`, which
+/// no `[compute.moe_backends]` entry costs, so the template's step time (b12x's).
+#[test]
+fn sglang_without_the_key_keeps_the_template_on_sm120() {
+    let none = tpot(&qwen35("sglang", "", "none"));
+    let b12x = tpot(&qwen35("sglang", "moe_backend = \"b12x\"\n", "b12x"));
+    assert!((none - b12x).abs() < 1e-9, "{b12x} vs {none}");
+}
+
+/// A stated backend is kept whatever the engine's own pick: vLLM with `b12x` runs b12x's cost, not
+/// its oracle's `flashinfer_cutlass` (the step is 3.8196 ms shorter than without the key).
+#[test]
+fn a_stated_backend_is_kept() {
+    let none = tpot(&qwen35("vllm", "", "kept-none"));
+    let b12x = tpot(&qwen35("vllm", "moe_backend = \"b12x\"\n", "kept-b12x"));
+    assert!(b12x < none - 3.8, "{b12x} vs {none}");
+}
+
+/// `tpsim engine-args`: SGLang's `--moe-runner-backend` only when the scenario states it (SGLang
+/// 0.5.8 `server_args.py`); without it, no flag and a note with tpsim's assumption (vLLM: its pick).
+#[test]
+fn engine_args_print_the_backend_only_when_stated() {
+    let stated = qwen35("sglang", "moe_backend = \"flashinfer_cutlass\"\n", "args-stated");
+    let (_, c) = engine_args::for_file(Path::new(&stated)).expect("command");
+    assert_eq!(c.value_of("--moe-runner-backend"), Some("flashinfer_cutlass"));
+    let unset = qwen35("sglang", "", "args-unset");
+    let (_, c) = engine_args::for_file(Path::new(&unset)).expect("command");
+    assert_eq!(c.value_of("--moe-runner-backend"), None);
+    assert!(
+        !c.notes.iter().any(|n| n.contains("moe_backend")),
+        "{:?}",
+        c.notes
+    );
+    let vllm = qwen35("vllm", "", "args-vllm");
+    let (_, c) = engine_args::for_file(Path::new(&vllm)).expect("command");
+    assert!(!c.args.iter().any(|a| a.contains("moe")), "{:?}", c.args);
+    assert!(
+        c.notes.iter().any(|n| n
+            == "engine.moe_backend not set: the engine picks its MoE backend (tpsim assumes flashinfer_cutlass)"),
+        "{:?}",
+        c.notes
+    );
+}
