@@ -180,6 +180,12 @@ pub fn plan(s: &Scenario, cmd: &EngineCommand, p: &Programs, dir: &Path) -> Resu
                 .flat_map(|(k, v)| [k.to_string(), v]),
             );
             bench.extend(["--ignore-eos".into(), "--save-result".into()]);
+            // Issue #17 (trustcode): the benchmark loads the model's tokenizer itself, so a model the
+            // server needs `--trust-remote-code` for needs it there too (vllm-project/recipes
+            // NVIDIA/Nemotron-3-Nano-30B-A3B.md `run_performance.sh`: `vllm bench serve … --trust-remote-code`).
+            if cmd.args.iter().any(|a| a == "--trust-remote-code") {
+                bench.push("--trust-remote-code".into());
+            }
         }
     }
     Ok(RunPlan {

@@ -73,7 +73,8 @@ fn runs_the_fake_engine_ingests_and_checks() {
     assert_eq!(lines[0], "-c import sglang");
     assert!(
         lines[1].starts_with(
-            "-m sglang.launch_server --model-path moonshotai/Kimi-K2.5 --tp-size 8 --mem-fraction-static 0.88"
+            "-m sglang.launch_server --model-path moonshotai/Kimi-K2.5 --tp-size 8 --trust-remote-code \
+             --mem-fraction-static 0.88"
         ),
         "{}",
         lines[1]
@@ -183,6 +184,19 @@ fn dry_run_maps_length_ranges_per_engine() {
     assert!(b.contains("--random-input-len 1024 --random-output-len 512 --random-range-ratio 0.5 --num-prompts 32 --max-concurrency 4"), "{b}");
     assert!(
         b.ends_with("--result-dir runs/x --result-filename bench.json --ignore-eos --save-result"),
+        "{b}"
+    );
+    // Issue #17 (trustcode): a server started with --trust-remote-code gets a benchmark that loads
+    // the tokenizer with it too (`vllm bench serve … --trust-remote-code`, vllm-project/recipes
+    // NVIDIA/Nemotron-3-Nano-30B-A3B.md); the llama command above has neither.
+    let vt = write(
+        &dir,
+        "vt.toml",
+        &format!("{body}[engine]\nname = \"vllm\"\ntp = 1\ntrust_remote_code = true\n"),
+    );
+    let b = args(&vt);
+    assert!(
+        b.ends_with("--ignore-eos --save-result --trust-remote-code"),
         "{b}"
     );
 }

@@ -49,6 +49,7 @@
 //! | `engine.mamba_cache_dtype` | (refused) | `--mamba-cache-dtype` |
 //! | `engine.mamba_ssm_cache_dtype` | `--mamba-ssm-dtype` | `--mamba-ssm-cache-dtype` |
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
+//! | `engine.trust_remote_code` (default: `hf-ids.toml` `[trust_remote_code]`) | `--trust-remote-code` | `--trust-remote-code` |
 
 use crate::presets;
 use crate::scenario::{
@@ -123,6 +124,19 @@ pub fn hf_id(preset: &str) -> Option<String> {
     ids.ids.get(preset).cloned()
 }
 
+/// Issue #17 (trustcode): whether the engine needs `--trust-remote-code` for a bundled model preset
+/// (`scenarios/models/hf-ids.toml` `[trust_remote_code]`, each entry with its source); `None`: no
+/// source settles it.
+pub fn preset_trust_remote_code(preset: &str) -> Option<bool> {
+    #[derive(serde::Deserialize)]
+    struct Table {
+        #[serde(default)]
+        trust_remote_code: BTreeMap<String, bool>,
+    }
+    let t: Table = toml::from_str(include_str!("../../scenarios/models/hf-ids.toml")).ok()?;
+    t.trust_remote_code.get(preset).copied()
+}
+
 /// The command for the resolved scenario `s`, whose file parsed as `raw` (text `text`, for the line
 /// of a refused key). Refuses, as the engine would, what it would not start with.
 pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCommand, ScenarioError> {
@@ -136,6 +150,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     let mut c = Cmd::default();
     let (model_path, model_note) = model_path(s, raw);
     c.notes.extend(model_note);
+    let trust = trust_remote_code(&mut c, s, raw, e.trust_remote_code);
     let program: Vec<String> = if sglang {
         ["python", "-m", "sglang.launch_server"]
             .map(String::from)
@@ -157,6 +172,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             "--tensor-parallel-size",
             s.engine.vllm_dp.map_or(s.engine.tp, |v| v.tp),
         );
+    }
+    if trust {
+        c.flag("--trust-remote-code");
     }
 
     // Memory: the fraction the user stated; else the engine's default, which tpsim models.
@@ -549,6 +567,55 @@ fn model_path(s: &Scenario, raw: &ScenarioFile) -> (String, Option<String>) {
         }
         (None, None) => (UNKNOWN_MODEL_PATH.into(), None),
     }
+}
+
+/// Issue #17 (trustcode): whether the command carries `--trust-remote-code` (both engines spell it
+/// so: SGLang `server_args.py`, vLLM `arg_utils.py`; every list in `tests/data/engine-args/` has it).
+/// The scenario's `engine.trust_remote_code` wins; else a bundled preset's `[trust_remote_code]`
+/// entry; else, for a model directory whose config.json has `auto_map` (classes in the repository's
+/// own Python files), a note: transformers loads those only with the flag.
+fn trust_remote_code(c: &mut Cmd, s: &Scenario, raw: &ScenarioFile, stated: Option<bool>) -> bool {
+    let m = raw.model.clone().unwrap_or_default();
+    let preset = m.preset.as_deref().filter(|p| !presets::is_path(p));
+    let listed = preset.and_then(preset_trust_remote_code);
+    match (stated, listed) {
+        (Some(false), Some(true)) => {
+            c.note(format!(
+                "engine.trust_remote_code = false: preset `{}` is listed as needing --trust-remote-code \
+                 (scenarios/models/hf-ids.toml); the engine may stop at load without it",
+                preset.unwrap_or_default()
+            ));
+            false
+        }
+        (Some(t), _) => t,
+        (None, Some(t)) => t,
+        (None, None) => {
+            if preset.is_none() {
+                let base = s.file.parent().unwrap_or(Path::new("."));
+                let cfg = match (&m.preset, &m.config) {
+                    (Some(p), _) => Some(base.join(p).join("config.json")),
+                    (None, Some(cfg)) => Some(base.join(cfg)),
+                    (None, None) => None,
+                };
+                if let Some(cfg) = cfg.filter(|p| has_auto_map(p)) {
+                    c.note(format!(
+                        "{} has `auto_map` (model classes in the repository's own Python files): add \
+                         --trust-remote-code unless the engine's transformers defines its model_type, or \
+                         set engine.trust_remote_code",
+                        display(&cfg)
+                    ));
+                }
+            }
+            false
+        }
+    }
+}
+
+/// Whether the config.json at `path` names an `auto_map` (HF's pointer to repository code; always a
+/// top-level key in HF configs). Read as text: some bundled configs hold `Infinity`/`NaN`, which
+/// strict JSON refuses. A file that does not read has none here (the scenario loader reports it).
+fn has_auto_map(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"auto_map\""))
 }
 
 fn weights_note() -> Option<String> {

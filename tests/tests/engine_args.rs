@@ -162,7 +162,8 @@ fn the_checker_rejects_unknown_flags_bad_values_and_choices() {
     assert!(check_args(&args(&["--block-size", "16"]), 1, &vl).is_err());
 }
 
-/// The seed's NCCL_P2P_LEVEL scenario, by hand from its file: tp 8, mem_fraction_static 0.88,
+/// The seed's NCCL_P2P_LEVEL scenario, by hand from its file: tp 8, --trust-remote-code (kimi-k2.5
+/// is listed in hf-ids.toml `[trust_remote_code]`: vLLM recipe moonshotai/Kimi-K2.5.md), mem_fraction_static 0.88,
 /// page_size 1, allreduce nccl (→ --disable-custom-all-reduce), EAGLE-3 with the Kimi-K2.5 drafter,
 /// 3 steps, topk 1, 4 draft tokens, NCCL_P2P_LEVEL=SYS in the environment; no engine.version, so
 /// SGLang 0.5.8 (`tpsim::engine_release::CURRENT_SGLANG`), and the header says it is assumed.
@@ -178,6 +179,7 @@ fn seed_nccl_p2p_command() {
             "python -m sglang.launch_server \\",
             "  --model-path moonshotai/Kimi-K2.5 \\",
             "  --tp-size 8 \\",
+            "  --trust-remote-code \\",
             "  --mem-fraction-static 0.88 \\",
             "  --page-size 1 \\",
             "  --disable-custom-all-reduce \\",
@@ -772,5 +774,186 @@ fn mamba_ssm_dtype_maps_to_sglang_flag() {
         assert_eq!(c.value_of("--mamba-ssm-dtype"), Some(ssm), "{version}");
         assert_eq!(c.value_of("--mamba-ssm-cache-dtype"), None, "{version}");
         check_args(&c.args, 0, &accepted(list)).expect(list);
+    }
+}
+
+/// The `[model] preset` of a scenario file (`None`: a config path or a preset directory).
+fn preset_of(file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(file).expect("scenario");
+    let v: toml::Value = toml::from_str(&text).expect("toml");
+    v.get("model")?
+        .get("preset")?
+        .as_str()
+        .filter(|p| !p.contains('/'))
+        .map(String::from)
+}
+
+/// Issue #17 (trustcode): the presets decided in `scenarios/models/hf-ids.toml`
+/// `[trust_remote_code]`, each from the source its comment names: `true` where the engine's recipe or
+/// the model's page launches with `--trust-remote-code` (vLLM recipes moonshotai/Kimi-K2.5.md and
+/// NVIDIA/Nemotron-3-Nano-30B-A3B.md; SGLang benchmark/deepseek_v3/README.md; MiniMax-M2.5's
+/// docs/vllm_deploy_guide.md; the Kimi-VL and Ling-2.0 model pages), `false` where the recipe's
+/// command has no flag (vLLM recipes Ernie/Ernie4.5.md, GLM/GLM5.md), absent where nothing settles
+/// it (the phi presets, nemotron-nano-9b-v2, nemotron-h-47b, llama).
+#[test]
+fn trust_remote_code_table_holds_the_sourced_decisions() {
+    use engine_args::preset_trust_remote_code as t;
+    for p in [
+        "kimi-k2.5",
+        "kimi-vl-a3b",
+        "deepseek-v3",
+        "minimax-m2.5",
+        "minimax-m2.5-awq",
+        "minimax-m2.5-nvfp4",
+        "ling-mini-2.0",
+        "ling-flash-2.0",
+        "nemotron-3-nano-30b-a3b",
+    ] {
+        assert_eq!(t(p), Some(true), "{p}");
+    }
+    for p in ["ernie-4.5-21b-a3b", "glm-5", "glm-5-fp8"] {
+        assert_eq!(t(p), Some(false), "{p}");
+    }
+    for p in [
+        "phi-3.5-mini",
+        "phi-4-mini",
+        "nemotron-nano-9b-v2",
+        "llama-3.1-8b",
+        "kimi-k2.5-eagle3",
+    ] {
+        assert_eq!(t(p), None, "{p}");
+    }
+    // Every entry names a bundled preset (a typo would silently never match).
+    let text = std::fs::read_to_string(scenario("models/hf-ids.toml")).expect("hf-ids.toml");
+    let v: toml::Value = toml::from_str(&text).expect("toml");
+    let table = v["trust_remote_code"].as_table().expect("[trust_remote_code]");
+    for name in table.keys() {
+        assert!(
+            Path::new(&scenario(&format!("models/{name}/config.json"))).exists(),
+            "hf-ids.toml [trust_remote_code] names `{name}`, which is no bundled preset"
+        );
+    }
+    // Every bundled preset whose config.json carries `auto_map` (repository code) is decided in the
+    // table or named in its "Not listed" comment with the reason.
+    for e in std::fs::read_dir(scenario("models")).expect("models") {
+        let dir = e.expect("entry").path();
+        let Ok(cfg) = std::fs::read_to_string(dir.join("config.json")) else {
+            continue;
+        };
+        // Text, not JSON: some bundled configs hold `Infinity`, which strict JSON refuses.
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        if cfg.contains("\"auto_map\"") && !table.contains_key(&name) {
+            let comment: String = text
+                .split("[trust_remote_code]")
+                .next()
+                .unwrap()
+                .lines()
+                .rev()
+                .take_while(|l| l.starts_with('#'))
+                .collect();
+            assert!(
+                comment.contains(&name),
+                "{name}: config.json has auto_map but hf-ids.toml neither decides it nor says why not"
+            );
+        }
+    }
+}
+
+/// Every bundled seed and example command carries `--trust-remote-code` exactly when its preset is
+/// listed `true` (and no bundled file overrides the table). kimi-k2.5-h200x8.toml (SGLang) and
+/// ling-flash-2.0-vllm-rtx6000x4.toml (vLLM) carry it; glm-5-fp8-rtx6000x8.toml does not.
+#[test]
+fn bundled_commands_carry_trust_remote_code_as_listed() {
+    let mut with = Vec::new();
+    for file in bundled("seed").into_iter().chain(bundled("examples")) {
+        let (_, c) = engine_args::for_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let listed = preset_of(&file)
+            .and_then(|p| engine_args::preset_trust_remote_code(&p))
+            .unwrap_or(false);
+        let has = c.args.iter().any(|a| a == "--trust-remote-code");
+        assert_eq!(has, listed, "{}: {}", file.display(), c.args.join(" "));
+        for n in c.nodes.iter().filter(|n| !n.args.is_empty()) {
+            assert_eq!(n.args.iter().any(|a| a == "--trust-remote-code"), listed);
+        }
+        if has {
+            with.push(file.file_name().unwrap().to_string_lossy().to_string());
+        }
+    }
+    for f in ["kimi-k2.5-h200x8.toml", "ling-flash-2.0-vllm-rtx6000x4.toml"] {
+        assert!(with.iter().any(|w| w == f), "{f} lacks the flag: {with:?}");
+    }
+    assert!(!with.iter().any(|w| w == "glm-5-fp8-rtx6000x8.toml"));
+}
+
+/// `engine.trust_remote_code` overrides the table both ways, under both engines; turning it off for
+/// a listed preset leaves a note.
+#[test]
+fn engine_trust_remote_code_overrides_the_table() {
+    let run = |name: &str, preset: &str, engine: &str, key: &str| {
+        let f = write(
+            name,
+            &format!(
+                "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"{preset}\"\n[engine]\nname = \"{engine}\"\ntp = 1\n{key}\n"
+            ),
+        );
+        engine_args::for_file(Path::new(&f)).expect("command").1
+    };
+    let has = |c: &EngineCommand| c.args.iter().any(|a| a == "--trust-remote-code");
+    for engine in ["sglang", "vllm"] {
+        // llama-3.1-8b is not listed: nothing by default, the flag when stated.
+        let c = run(&format!("trc-llama-{engine}"), "llama-3.1-8b", engine, "");
+        assert!(!has(&c), "{:?}", c.args);
+        let c = run(
+            &format!("trc-llama-on-{engine}"),
+            "llama-3.1-8b",
+            engine,
+            "trust_remote_code = true",
+        );
+        assert!(has(&c), "{:?}", c.args);
+        check_args(
+            &c.args,
+            usize::from(c.engine == EngineKind::Vllm),
+            &accepted(&list_for(&c)),
+        )
+        .expect("accepted");
+        // ling-mini-2.0 (listed true): off on request, with a note.
+        let c = run(
+            &format!("trc-ling-off-{engine}"),
+            "ling-mini-2.0",
+            engine,
+            "trust_remote_code = false",
+        );
+        assert!(!has(&c), "{:?}", c.args);
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.starts_with("engine.trust_remote_code = false")),
+            "{:?}",
+            c.notes
+        );
+    }
+}
+
+/// A `[model] config` whose config.json carries `auto_map` (the bundled deepseek-v3 one:
+/// `configuration_deepseek.DeepseekV3Config`) gets a note, not the flag; one without (llama-3.1-8b)
+/// gets neither.
+#[test]
+fn a_config_with_auto_map_gets_a_note() {
+    for (preset, auto_map) in [("deepseek-v3", true), ("llama-3.1-8b", false)] {
+        let d = scratch(&format!("trc-cfg-{preset}"));
+        let cfg = std::fs::read_to_string(scenario(&format!("models/{preset}/config.json"))).expect("config");
+        assert_eq!(cfg.contains("\"auto_map\""), auto_map, "{preset}");
+        std::fs::create_dir_all(d.join("ckpt")).expect("dir");
+        std::fs::write(d.join("ckpt/config.json"), cfg).expect("write");
+        let f = d.join("s.toml");
+        std::fs::write(
+            &f,
+            "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\nconfig = \"ckpt/config.json\"\n[engine]\ntp = 8\n",
+        )
+        .expect("write");
+        let (_, c) = engine_args::for_file(&f).unwrap_or_else(|e| panic!("{preset}: {e}"));
+        assert!(!c.args.iter().any(|a| a == "--trust-remote-code"), "{:?}", c.args);
+        let noted = c.notes.iter().any(|n| n.contains("`auto_map`"));
+        assert_eq!(noted, auto_map, "{preset}: {:?}", c.notes);
     }
 }

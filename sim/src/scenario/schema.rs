@@ -521,6 +521,11 @@ pub struct EngineSection {
     pub max_cudagraph_capture_size: Option<i64>,
     /// vLLM's `--async-scheduling` (default false): the scheduler's step overlaps the forward.
     pub async_scheduling: Option<bool>,
+    // Issue #17 (trustcode): `tpsim engine-args` only; no prediction reads it.
+    /// `--trust-remote-code` of SGLang and vLLM: let the engine run the model repository's own
+    /// Python (config, tokenizer). Default: the preset's entry in `scenarios/models/hf-ids.toml`
+    /// `[trust_remote_code]` (absent: not printed).
+    pub trust_remote_code: Option<bool>,
 }
 
 mergeable! {
