@@ -615,7 +615,7 @@ fn trust_remote_code(c: &mut Cmd, s: &Scenario, raw: &ScenarioFile, stated: Opti
 /// top-level key in HF configs). Read as text: some bundled configs hold `Infinity`/`NaN`, which
 /// strict JSON refuses. A file that does not read has none here (the scenario loader reports it).
 fn has_auto_map(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"auto_map\""))
+    crate::files::read_text(path).is_ok_and(|t| t.contains("\"auto_map\""))
 }
 
 fn weights_note() -> Option<String> {
