@@ -87,31 +87,31 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "Qwen3.5 NVFP4, vLLM results.md MTP=2, bs 1",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     (
         "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 1",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     (
         "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 2",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     (
         "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 5",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     (
         "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 10",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     (
         "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 20",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     (
         "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 32",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.44x with the CUTLASS MoE overhead: the speculative step's extra cost is not modelled (vLLM's CUDA-graph mode with speculation, the GDN verify kernels), and the no-MTP series' own miss from c 5 up carries over",
+        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
     ),
     // sm120decode: tests/tests/moe_backend_sm120.rs (same page as the SGLang pair the flashinfer_cutlass
     // overhead comes from).

@@ -23,6 +23,15 @@
 //! After a prefill the drafter runs the same way: a first forward over the prompt tokens, then
 //! k − 1 single-token forwards. CUDA-graph padding of the token counts (the capture sizes 1, 2, 4,
 //! 8, 16, … that `uniform_decode` batches of B × (1 + k) tokens are padded to) is not costed.
+//!
+//! vLLM 0.17.0 (issue #18 vllmmtp, read in the PyPI wheel; book/src/validation.md, "The vLLM 0.17 MTP
+//! step"): the same chain. The drafter replays PIECEWISE graphs only (`eagle.py`
+//! `initialize_cudagraph_keys`), its `compute_logits(…).argmax` over the full vocabulary runs outside
+//! them (costed: the draft passes' LM head reads the whole head shard); FA2's `UNIFORM_BATCH` graph
+//! support (`flash_attn.py`) lets the verify replay full graphs on SM 12.0. Async scheduling is on by
+//! default with EAGLE/MTP (`config/vllm.py`) and the padded drafter batch avoids host syncs, so the
+//! proposer's host work overlaps the verify there; tpsim keeps it in series (the fitted
+//! `draft_step_overhead` was measured that way), which is pessimistic for those releases.
 
 use super::{Builder, DecodeError, PassShape};
 use crate::exec::{Category, Task, TaskGraph, TaskId};
