@@ -42,25 +42,25 @@ use crate::common::*;
 /// The project's decode-throughput target: |predicted ÷ measured − 1| ≤ 20 % (book/src/validation.md).
 pub(crate) const TARGET: f64 = 0.20;
 
+/// Reason shared by several rows of [`KNOWN_MISSES`] (one mechanism, several concurrencies).
+const SM120_BATCH1_MOE_MISS: &str = "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel";
+
+/// Reason shared by several rows of [`KNOWN_MISSES`] (one mechanism, several concurrencies).
+const MTP_SCALING_SERIES_MISS: &str = "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained";
+
+/// Reason shared by several rows of [`KNOWN_MISSES`] (one mechanism, several concurrencies).
+const MTP2_STEP_MISS: &str = "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over";
+
 /// Rows outside [`TARGET`] with the default profile, each with the reason (book/src/validation.md,
 /// "Known misses"). Labels as passed to [`validate`].
 pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
-    (
-        "MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel",
-    ),
-    (
-        "MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel",
-    ),
+    ("MiniMax-M2.5 NVFP4, SGLang, 2 GPUs, bs 1", SM120_BATCH1_MOE_MISS),
+    ("MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1", SM120_BATCH1_MOE_MISS),
     (
         "MiniMax-M2.5 FP8, SGLang, 4 GPUs, bs 1",
         "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel; the row's FP8 block-scaled MoE kernels are untuned (\"defaults\")",
     ),
-    (
-        "MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the engine's kernels run far below the template's 80 % of bandwidth and 2 µs per kernel",
-    ),
+    ("MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1", SM120_BATCH1_MOE_MISS),
     (
         "Llama-2-13B fp16, vLLM, 2× A30, bs 32, NCCL",
         "A30 kernels costed with the template efficiencies (never calibrated on Ampere)",
@@ -69,50 +69,17 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "Qwen3.5 NVFP4, SGLang results.md, bs 1",
         "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
     ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 5",
-        "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 10",
-        "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 20",
-        "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling, bs 32",
-        "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM results.md MTP=2, bs 1",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 1",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 2",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 5",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 10",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 20",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
-    (
-        "Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 32",
-        "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over",
-    ),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 5", MTP_SCALING_SERIES_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 10", MTP_SCALING_SERIES_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 20", MTP_SCALING_SERIES_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 32", MTP_SCALING_SERIES_MISS),
+    ("Qwen3.5 NVFP4, vLLM results.md MTP=2, bs 1", MTP2_STEP_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 1", MTP2_STEP_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 2", MTP2_STEP_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 5", MTP2_STEP_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 10", MTP2_STEP_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 20", MTP2_STEP_MISS),
+    ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 32", MTP2_STEP_MISS),
     // sm120decode: tests/tests/moe_backend_sm120.rs (same page as the SGLang pair the flashinfer_cutlass
     // overhead comes from).
     (
