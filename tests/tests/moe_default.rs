@@ -134,3 +134,48 @@ fn engine_args_print_the_backend_only_when_stated() {
         c.notes
     );
 }
+
+/// gpt-oss-120b (MXFP4 experts) on 2 of the 8× H100 SXM at TP 2, batch 1, with `engine_lines` in
+/// `[engine]` (gptoss).
+fn gpt_oss_h100(engine_lines: &str, tag: &str) -> String {
+    let text = format!(
+        "seed = 1\n\n[hardware]\npreset = \"h100-sxm-8x-nvlink\"\n\n[model]\npreset = \"gpt-oss-120b\"\n\n\
+         [engine]\nname = \"vllm\"\ntp = 2\n{engine_lines}\n[workload]\nconcurrency = 1\nprompt_len = 1024\n\
+         output_len = 64\n"
+    );
+    let p = scratch(&format!("moe-default-gptoss-{tag}")).join("s.toml");
+    std::fs::write(&p, text).expect("write scenario");
+    p.display().to_string()
+}
+
+/// gptoss: vLLM 0.15.1 `quantization/mxfp4.py` `get_mxfp4_backend` on SM 9.0 (default environment,
+/// triton_kernels vendored in the wheel) runs `Mxfp4Backend.TRITON`, whose MoE layer launches 9 kernels
+/// (RMSNorm, router, `_topk_forward`, `_sum_bitmatrix_rows`, `_combined_routing_memset`,
+/// `_combined_routing_compute`, `matmul_ogs` w13 + SwiGLU, `matmul_ogs` w2, `_reduce_grouped`) against
+/// the template's 8: without the key the step is the stated `triton_kernel`'s, and one kernel per MoE
+/// layer over Marlin's (template count): 36 layers × 1 × the Hopper `kernel_overhead` 3 µs = 0.108 ms
+/// (±2 µs, as above; H100 has no `[compute.moe_backends]` entry, so no overhead_us). vLLM 0.19.0 (rule
+/// not read for MXFP4) keeps the template.
+#[test]
+fn vllm_0_15_mxfp4_on_h100_runs_triton_kernels_one_kernel_more() {
+    let none = tpot(&gpt_oss_h100("version = \"0.15.1\"\n", "none"));
+    let triton = tpot(&gpt_oss_h100(
+        "version = \"0.15.1\"\nmoe_backend = \"triton_kernel\"\n",
+        "triton",
+    ));
+    let marlin = tpot(&gpt_oss_h100(
+        "version = \"0.15.1\"\nmoe_backend = \"marlin\"\n",
+        "marlin",
+    ));
+    assert!((none - triton).abs() < 1e-9, "{none} vs {triton}");
+    assert!(
+        (none - marlin - 36.0 * 3.0 / 1000.0).abs() < 0.002,
+        "{marlin} → {none}"
+    );
+    let v19 = tpot(&gpt_oss_h100("version = \"0.19.0\"\n", "v19"));
+    let v19_marlin = tpot(&gpt_oss_h100(
+        "version = \"0.19.0\"\nmoe_backend = \"marlin\"\n",
+        "v19marlin",
+    ));
+    assert!((v19 - v19_marlin).abs() < 1e-9, "{v19} vs {v19_marlin}");
+}

@@ -99,14 +99,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "as the TP 1 c 8 row: runs 2-3 find every prompt cached and are decode-bound, where TP 1 is ≈ 16 % fast in tpsim (TP 2 of the same runs: +8.5 %)",
     ),
     (
-        "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 4 (1k/1k)",
-        "gpt-oss at TP 8 on H100 is 21–23 % optimistic at both ends of the published curve (its shape is within target: serving_curve.rs), while TP 2 and TP 4 of the same run are within ±12 %; not explained",
-    ),
-    (
-        "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 64 (1k/1k)",
-        "as the TP 8 c 4 row",
-    ),
-    (
         "Qwen3-14B AWQ, vLLM eager, 1× A100 80GB, c 1 (16000/200)",
         "--enforce-eager at batch 1 is host-bound in tpsim too (issue #18 eagerhost: 402 launches × 28.1 µs, engines/vllm.toml, derived from an H200 host's GPT-2 rows in eager-host.tsv, = 11.3 ms of a 12.3 ms step), but this A100 host dispatches ≈ 1.8× slower: the measured 20.94 ms TPOT needs 49.5 µs per kernel (in-sample fit; the three AWQ eager rows need 49.5-66.9 µs); tpsim has no parameter for the host CPU",
     ),

@@ -971,10 +971,21 @@ impl<'a> Builder<'a> {
         } else {
             [(ffn_bytes, Some(dense_fmt)), (0.0, None)]
         };
-        self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, l.ffn_kernels);
+        // Issue #18 (gptoss): a MoE backend whose layer launches more kernels than the template
+        // counts (`scenario::moe_backend::extra_kernels`: vLLM's triton_kernels path, one more).
+        let ffn_kernels = if l.is_moe {
+            l.ffn_kernels
+                + crate::scenario::moe_backend::extra_kernels(
+                    self.s.engine.kind,
+                    self.s.engine.moe_backend.as_deref(),
+                )
+        } else {
+            l.ffn_kernels
+        };
+        self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, ffn_kernels);
         let t_ffn = self
             .rates
-            .op_time_formats(class, &ffn_parts, l.ffn_flops, l.ffn_kernels);
+            .op_time_formats(class, &ffn_parts, l.ffn_flops, ffn_kernels);
         // The MoE kernel backend's fixed cost per layer (`[compute.moe_backends]`, picked by
         // `engine.moe_backend`; 0 without one): on SM 12.0 FlashInfer's CUTLASS NVFP4 grouped GEMM
         // costs a flat extra per layer over b12x at every batch (tests/data/moe-backend-sm120.tsv).

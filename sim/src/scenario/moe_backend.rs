@@ -63,6 +63,14 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   under `is_sm100_supported()`; 0.5.9 lists Qwen3.5 among them), and with `auto`
 ///   `ModelOptNvFp4FusedMoEMethod.apply` (`layers/quantization/modelopt_quant.py`) runs sgl-kernel's
 ///   `cutlass_moe_fp4`, not FlashInfer's kernel: no `[compute.moe_backends]` entry measures it.
+/// - vLLM 0.15.x, MXFP4 experts (gpt-oss), SM 9.0 → `triton_kernel` (issue #18, gptoss). vLLM 0.15.1
+///   (PyPI wheel) `model_executor/layers/quantization/mxfp4.py` `get_mxfp4_backend`: on SM 9.0 the
+///   FlashInfer MXFP4 BF16 kernel is taken only with `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16=1` (`envs.py`
+///   default 0); then Marlin only with `VLLM_MXFP4_USE_MARLIN` set or without triton_kernels, which
+///   the wheel vendors (`vllm/third_party/triton_kernels`, `utils/import_utils.py`
+///   `has_triton_kernels`), so `Mxfp4Backend.TRITON`: OpenAI's triton_kernels `matmul_ogs`, the
+///   library SGLang's `--moe-runner-backend triton_kernel` also runs, hence the name. Other releases
+///   (0.19 moved the choice to `fused_moe/oracle/mxfp4.py`) and other GPUs: not read → `None`.
 pub fn engine_default(
     kind: super::EngineKind,
     version: &str,
@@ -72,7 +80,17 @@ pub fn engine_default(
     let release = crate::engine_args_versions::release(version)?;
     let sm = tpsim_model::hw::sm_major(compute_capability);
     let nvfp4 = experts == tpsim_model::llm::WeightDtype::Nvfp4;
+    let mxfp4 = experts == tpsim_model::llm::WeightDtype::Mxfp4;
     match kind {
+        super::EngineKind::Vllm
+            if release.len() >= 2
+                && release[0] == 0
+                && release[1] == 15
+                && mxfp4
+                && compute_capability == "9.0" =>
+        {
+            Some("triton_kernel")
+        }
         super::EngineKind::Vllm
             if release.len() >= 2
                 && release[0] == 0
@@ -83,6 +101,28 @@ pub fn engine_default(
             Some("flashinfer_cutlass")
         }
         _ => None,
+    }
+}
+
+/// Kernels a decode MoE layer launches under `backend` beyond the template's count
+/// (`tpsim_model::llm::forward::ffn_kernels`: RMSNorm, router GEMM, top-k, moe_align_block_size,
+/// w13 GEMM, SiluAndMul, w2 GEMM, sum over the k experts = 8); each costs the hardware's
+/// `kernel_overhead` like every other kernel. Counted from the engine's code:
+///
+/// - vLLM, `triton_kernel` (gpt-oss MXFP4 on SM 9.0, vLLM 0.15.1 wheel): the layer's RMSNorm and
+///   router GEMM (`models/gpt_oss.py` `TransformerBlock`/`MLPBlock`), then
+///   `Mxfp4MoEMethod.apply_monolithic` → `fused_moe/gpt_oss_triton_kernels_moe.py`
+///   `triton_kernel_moe_forward`: `routing()` (vendored `triton_kernels/routing.py`: `_topk_forward`,
+///   whose scratchpad makes `Bitmatrix.sum` skip its memset, `_sum_bitmatrix_rows`,
+///   `_combined_routing_memset`, `_combined_routing_compute` = 4), `matmul_ogs` w13 with the SwiGLU
+///   fused (1; `utils/mxfp4_utils.py` forces `split_k = 1` on SM 9.0, so `reduce_grouped` returns
+///   without a kernel), `matmul_ogs` w2 with `scatter_indx` (1) and its `_reduce_grouped` over the
+///   4 experts (1: `can_use_fused_scatter` needs `n_expts_act == 1`) = 9, one more than the template.
+/// - Every other engine and backend: 0 (not counted).
+pub fn extra_kernels(kind: super::EngineKind, backend: Option<&str>) -> u32 {
+    match (kind, backend) {
+        (super::EngineKind::Vllm, Some("triton_kernel")) => 1,
+        _ => 0,
     }
 }
 
@@ -136,6 +176,38 @@ mod tests {
         assert_eq!(engine_default(Vllm, "0.19.0", "12.0", Fp8), None);
         assert_eq!(engine_default(Vllm, "0.19.0", "12.0", Bf16), None);
         assert_eq!(engine_default(Vllm, "main", "12.0", Nvfp4), None);
+    }
+
+    /// vLLM 0.15.1 `quantization/mxfp4.py` `get_mxfp4_backend` on SM 9.0 with the default
+    /// environment and the vendored triton_kernels: `Mxfp4Backend.TRITON`; not on SM 8.0 (Marlin),
+    /// not for other releases (not read) nor other expert formats.
+    #[test]
+    fn vllm_0_15_mxfp4_on_sm90_picks_triton_kernel() {
+        use tpsim_model::llm::WeightDtype::Mxfp4;
+        assert_eq!(
+            engine_default(Vllm, "0.15.1", "9.0", Mxfp4),
+            Some("triton_kernel")
+        );
+        assert_eq!(
+            engine_default(Vllm, "0.15.0", "9.0", Mxfp4),
+            Some("triton_kernel")
+        );
+        assert_eq!(engine_default(Vllm, "0.15.1", "8.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.15.1", "10.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.19.0", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.14.0", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.15.1", "9.0", Nvfp4), None);
+        assert_eq!(engine_default(Sglang, "0.5.8", "9.0", Mxfp4), None);
+    }
+
+    /// 9 kernels in vLLM 0.15.1's triton_kernels MoE layer (RMSNorm, router, 4 routing, w13+SwiGLU,
+    /// w2, grouped reduce) against the template's 8; nothing counted for other backends/engines.
+    #[test]
+    fn vllm_triton_kernel_launches_one_more_kernel_than_the_template() {
+        assert_eq!(extra_kernels(Vllm, Some("triton_kernel")), 1);
+        assert_eq!(extra_kernels(Vllm, Some("flashinfer_cutlass")), 0);
+        assert_eq!(extra_kernels(Vllm, None), 0);
+        assert_eq!(extra_kernels(Sglang, Some("triton_kernel")), 0);
     }
 
     /// SGLang 0.5.8 / 0.5.9 `server_args.py` keep `--moe-runner-backend auto` on SM 12.0, and with
