@@ -413,8 +413,12 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let breadth = crate::throughput_breadth::BREADTH_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys.rs (issues #17/#18, newdeploys)
+        let newdeploys = crate::throughput_newdeploys::NEWDEPLOYS_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
-            qwen35 || breadth || compared.contains(&key) || skipped.contains(&key),
+            qwen35 || breadth || newdeploys || compared.contains(&key) || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",
             r.source,
             r.engine,
