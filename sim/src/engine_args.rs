@@ -408,8 +408,18 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(b) = &e.all2all_backend {
         c.env.insert("VLLM_ALL2ALL_BACKEND".into(), b.clone());
     }
+    // newdeploys: vLLM reads `--attention-backend` from the release whose list has it (vllm-0.19.0.txt;
+    // vllm PR 26315 turned the attention environment variables into arguments); before, the
+    // environment variable `VLLM_ATTENTION_BACKEND` (vllm-0.11.0 / 0.12.0 lists lack the flag).
+    let flag_listed = |flag: &str| {
+        crate::engine_args_versions::list_for(kind, &version).is_none_or(|l| l.flags().contains_key(flag))
+    };
     if let Some(b) = &e.attention_backend {
-        c.arg("--attention-backend", b);
+        if sglang || flag_listed("--attention-backend") {
+            c.arg("--attention-backend", b);
+        } else {
+            c.env.insert("VLLM_ATTENTION_BACKEND".into(), b.clone());
+        }
     } else if let Some(b) = &s.engine.attention_backend {
         c.note(format!(
             "engine.attention_backend not set: the engine picks its backend (tpsim assumes {b})"

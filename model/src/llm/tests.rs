@@ -10,6 +10,7 @@ const LLAMA_8B: &str = include_str!("../../../scenarios/models/llama-3.1-8b/conf
 const LLAMA_70B: &str = include_str!("../../../scenarios/models/llama-3.1-70b/config.json");
 const QWEN3_235B: &str = include_str!("../../../scenarios/models/qwen3-235b-a22b/config.json");
 const QWQ_32B: &str = include_str!("../../../scenarios/models/qwq-32b/config.json");
+const QWEN25_72B: &str = include_str!("../../../scenarios/models/qwen2.5-72b/config.json");
 
 /// `kimi-k2.5/quant.toml`, written as the equivalent JSON (this crate has no TOML parser; the `tpsim`
 /// crate parses the TOML into the same type).
@@ -342,6 +343,23 @@ fn qwq_32b_tp4_matches_l4_log() {
     assert_eq!(s.weight_bytes_per_rank(4).0, 16_382_928_896);
     let gib = s.weight_bytes_per_rank(4).as_gib_f64();
     assert!((gib - 15.54).abs() <= 0.02 * 15.54, "{gib}");
+}
+
+#[test]
+fn qwen2_5_72b_tp2_weights_by_hand() {
+    // newdeploys: the preset of the 2× H100 throughput row. Per rank at tp 2 (hidden 8,192, 64 / 8
+    // heads of 128, MLP 29,568, vocab 152,064, untied, 80 layers): embed and lm_head
+    // 2 × 76,032×8,192×2 = 2,491,416,576; per layer qkv (4,096 + 2 × 512)×8,192×2 = 83,886,080
+    // + bias 5,120×2 = 10,240 + o 8,192×4,096×2 = 67,108,864 + MLP 3×14,784×8,192×2 = 726,663,168
+    // + norms 2×8,192×2 = 32,768 = 877,701,120 × 80 = 70,216,089,600; final norm 16,384
+    // → 72,707,522,560 B = 67.71 GiB, the geometry of kimi-dev-72b, whose vLLM 0.19 log reads 67.82 GiB
+    // (engine-memory.tsv line 28, with the RoPE cache); tolerance 1 % against that log.
+    let s = spec(QWEN25_72B, Quantization::bf16());
+    s.validate_tp(2).expect("tp 2");
+    assert!(s.attention_bias);
+    assert_eq!(s.weight_bytes_per_rank(2).0, 72_707_522_560);
+    let gib = s.weight_bytes_per_rank(2).as_gib_f64();
+    assert!((gib - 67.82).abs() <= 0.01 * 67.82, "{gib}");
 }
 
 // ---------------------------------------------------------------- bad input

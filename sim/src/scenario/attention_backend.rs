@@ -12,8 +12,15 @@
 //!
 //! Not applied: the model-specific overrides earlier in SGLang's `_handle_model_specific_adjustments`
 //! (e.g. NSA for DeepSeek-V3.2, `trtllm_mla` for DeepSeek on SM 10.x, hybrid-attention models' lists):
-//! set `engine.attention_backend` for those. vLLM's backend selection is not modelled: a backend given
-//! for vLLM is refused, and vLLM scenarios get no backend factor.
+//! set `engine.attention_backend` for those.
+//!
+//! vLLM (issues #17/#18, newdeploys): `--attention-backend` takes a member name of
+//! `AttentionBackendEnum` (`vllm/v1/attention/backends/registry.py`, read at commit 0033bf0), parsed by
+//! the enum's metaclass, whose refusal text tpsim quotes. vLLM's own choice when none is given is not
+//! modelled: a vLLM scenario without the key has no backend (no factor); one with it selects the
+//! hardware's `[compute.attention_backends.<name>]` curve under that name (factor 1 without one), as
+//! for SGLang. Not checked: whether the backend supports the model (MLA or not), the GPU or the KV
+//! dtype (vLLM's `validate_configuration` reasons).
 
 use super::{EngineKind, ScenarioError};
 use tpsim_model::llm::{Attention, ModelSpec};
@@ -44,6 +51,46 @@ pub fn is_sglang_backend(name: &str) -> bool {
     SGLANG_ATTENTION_BACKENDS.contains(&name)
 }
 
+/// vLLM's `AttentionBackendEnum` member names (`vllm/v1/attention/backends/registry.py` at commit
+/// 0033bf0, in the file's order; `CUSTOM`, a placeholder that must be registered before use, left out).
+pub const VLLM_ATTENTION_BACKENDS: [&str; 25] = [
+    "FLASH_ATTN",
+    "FLASH_ATTN_DIFFKV",
+    "TRITON_ATTN",
+    "ROCM_ATTN",
+    "ROCM_AITER_MLA",
+    "ROCM_AITER_TRITON_MLA",
+    "ROCM_AITER_FA",
+    "ROCM_AITER_MLA_SPARSE",
+    "XPU_MLA_SPARSE",
+    "TORCH_SDPA",
+    "FLASHINFER",
+    "FLASHINFER_MLA",
+    "FLASHINFER_MLA_SPARSE",
+    "TRITON_MLA",
+    "TRITON_MLA_SPARSE",
+    "CUTLASS_MLA",
+    "FLASHMLA",
+    "FLASHMLA_SPARSE",
+    "FLASH_ATTN_MLA",
+    "NO_ATTENTION",
+    "FLEX_ATTENTION",
+    "TREE_ATTN",
+    "ROCM_AITER_UNIFIED_ATTN",
+    "CPU_ATTN",
+    "TURBOQUANT",
+];
+
+/// Whether `name` is one of vLLM's backend names.
+pub fn is_vllm_backend(name: &str) -> bool {
+    VLLM_ATTENTION_BACKENDS.contains(&name)
+}
+
+/// Whether `name` names a backend of either engine (a hardware curve may be written for either).
+pub fn is_known_backend(name: &str) -> bool {
+    is_sglang_backend(name) || is_vllm_backend(name)
+}
+
 /// SGLang's default backend for `model` on a GPU of `compute_capability` ("9.0", "12.0", …).
 pub fn sglang_default(compute_capability: &str, model: &ModelSpec) -> &'static str {
     let major = tpsim_model::hw::sm_major(compute_capability);
@@ -68,10 +115,20 @@ pub(super) fn resolve(
     let key = "engine.attention_backend";
     match (kind, given) {
         (EngineKind::Vllm, None) => Ok(None),
+        (EngineKind::Vllm, Some(b)) if is_vllm_backend(&b) => Ok(Some(b)),
+        // The registry's placeholder: `get_path` refuses it unregistered.
+        (EngineKind::Vllm, Some(b)) if b == "CUSTOM" => Err(invalid(
+            key,
+            "vLLM refuses: \"Backend CUSTOM must be registered before use. Use \
+             register_backend(Backend.CUSTOM, 'your.module.YourClass')\""
+                .to_string(),
+        )),
+        // `_AttentionBackendEnumMeta.__getitem__`'s message (its list includes CUSTOM).
         (EngineKind::Vllm, Some(b)) => Err(invalid(
             key,
             format!(
-                "`{b}`: vLLM's attention backend selection is not modelled; expected no attention_backend with vLLM"
+                "vLLM refuses: \"Unknown attention backend: '{b}'. Valid options are: {}, CUSTOM\"",
+                VLLM_ATTENTION_BACKENDS.join(", ")
             ),
         )),
         (_, Some(b)) if is_sglang_backend(&b) => Ok(Some(b)),
@@ -132,9 +189,21 @@ mod tests {
             resolve(None, EngineKind::Vllm, "12.0", &llama, err).unwrap(),
             None
         );
+        // vLLM: its enum's member names, upper case as its parser reads them.
+        let r = resolve(Some("TRITON_MLA".into()), EngineKind::Vllm, "12.0", &llama, err);
+        assert_eq!(r.unwrap().as_deref(), Some("TRITON_MLA"));
         let e = resolve(Some("triton".into()), EngineKind::Vllm, "12.0", &llama, err)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("not modelled"), "{e}");
+        assert!(
+            e.contains(
+                "Unknown attention backend: 'triton'. Valid options are: FLASH_ATTN, FLASH_ATTN_DIFFKV,"
+            ) && e.ends_with("CPU_ATTN, TURBOQUANT, CUSTOM\""),
+            "{e}"
+        );
+        let e = resolve(Some("CUSTOM".into()), EngineKind::Vllm, "12.0", &llama, err)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Backend CUSTOM must be registered before use"), "{e}");
     }
 }

@@ -488,8 +488,10 @@ fn unit_of(key: &str) -> Result<Unit, String> {
             Ok(Unit::Key(format!("compute.curves.{class}")))
         }
         ["compute", "attention_backends", b, ..] if parts.len() <= 4 => {
-            if !crate::scenario::attention_backend::is_sglang_backend(b) {
-                return Err(format!("key `{key}`: `{b}` is not an SGLang --attention-backend"));
+            if !crate::scenario::attention_backend::is_known_backend(b) {
+                return Err(format!(
+                    "key `{key}`: `{b}` is not an SGLang or vLLM --attention-backend"
+                ));
             }
             Ok(Unit::Key(format!("compute.attention_backends.{b}")))
         }

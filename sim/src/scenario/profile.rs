@@ -326,12 +326,13 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
             } else {
                 None
             };
-            if format.is_none() && !crate::scenario::attention_backend::is_sglang_backend(name) {
+            if format.is_none() && !crate::scenario::attention_backend::is_known_backend(name) {
                 return Err((
                     key,
                     format!(
-                        "`{name}` is not an SGLang --attention-backend: expected one of {}",
-                        crate::scenario::attention_backend::SGLANG_ATTENTION_BACKENDS.join(", ")
+                        "`{name}` is not an SGLang or vLLM --attention-backend: expected one of {} (SGLang) or {} (vLLM)",
+                        crate::scenario::attention_backend::SGLANG_ATTENTION_BACKENDS.join(", "),
+                        crate::scenario::attention_backend::VLLM_ATTENTION_BACKENDS.join(", ")
                     ),
                 ));
             }
