@@ -2,7 +2,7 @@
 //! replayed from engine-memory.tsv lines 61–63 (each row's `source` names the issue and comment).
 //!
 //! Tolerances: weights per rank within 0.3 % (issue #5); figures vLLM prints to two decimals within
-//! ± 0.005 GiB per printed input. Where tpsim misses, the miss is asserted with its size so that it
+//! ± 0.005 GiB per printed input; the refusal's needed GiB, computed from the config, exactly. Where tpsim misses, the miss is asserted with its size so that it
 //! cannot drift unseen (book/src/coverage.md).
 
 use crate::engine_memory_rows::{num, relative, row};
@@ -65,13 +65,15 @@ fn vllm_0_10_1_gpt_oss_120b_h100_default_args_refuses() {
 
 /// Line 62: vLLM ~0.11.0, `--gpu-memory-utilization 0.95 --max-num-batched-tokens 1024`, max len
 /// 131,072 (the model's default). tpsim's KV budget 1.7303 GiB vs the logged 1.71 (+0.02 GiB, 0.03 %
-/// of the requested 75.23 GiB). The refusal: vLLM needs 4.54 GiB, tpsim says 4.50 — a known miss:
-/// vLLM's `check_enough_kv_cache_memory` sums every layer's `max_memory_usage_bytes`
-/// (`v1/kv_cache_interface.py`): the 18 full layers hold ⌈131,072 / 16⌉ = 8,192 blocks of 16 × 2,048
-/// B (8 KV heads × 64 × 2 × 2 B) = 4,831,838,208 B, and each of the 18 sliding-window layers
-/// (`SlidingWindowSpec`, window 128) ⌈min(128 − 1 + 1,024, 131,072) / 16⌉ + 1 = 73 blocks =
-/// 43,057,152 B in all; 4,874,895,360 B = 4.5401 GiB → "4.54". tpsim's refusal counts the full
-/// group only (131,072 × 36,864 B = 4.50 GiB).
+/// of the requested 75.23 GiB). The refusal: vLLM's `check_enough_kv_cache_memory` sums every
+/// layer's `max_memory_usage_bytes` (`v1/kv_cache_interface.py`): the 18 full layers hold
+/// ⌈131,072 / 16⌉ = 8,192 blocks of 16 × 2,048 B (8 KV heads × 64 × 2 × 2 B) = 4,831,838,208 B, and
+/// each of the 18 sliding-window layers (`SlidingWindowSpec`, window 128) ⌈min(128 − 1 + 1,024,
+/// 131,072) / 16⌉ + 1 = 73 blocks = 43,057,152 B in all; 4,874,895,360 B = 4.5401 GiB → "4.54",
+/// as logged (`tpsim_model::vllm_sliding_check`; before, tpsim counted the full group only: 131,072
+/// × 36,864 B = 4.50 GiB). The estimate vLLM appends (cut off in the quote) is, for tpsim's budget,
+/// the longest request whose need fits: (1.7303 GiB − 43,057,152 B) / 589,824 B per block of 16 →
+/// 3,076 blocks = 49,216 tokens (for the logged 1.71 GiB it would be 48,624, the unit test).
 #[test]
 fn vllm_0_11_gpt_oss_120b_h100_max_len_refusal() {
     let r = row(62, MODEL);
@@ -88,18 +90,20 @@ fn vllm_0_11_gpt_oss_120b_h100_max_len_refusal() {
     assert!((p.rest_gib - 1.71).abs() < 0.021);
     let e = refusal(&p);
     assert!(
-        e.contains("max seq len (131072), (4.50 GiB KV cache is needed"),
+        e.contains("max seq len (131072), (4.54 GiB KV cache is needed"),
         "{e}"
     );
     assert!(e.contains("available KV cache memory (1.73 GiB)"), "{e}");
+    assert!(e.contains("the estimated maximum model length is 49216."), "{e}");
     assert!(r["notes"].contains("(4.54 GiB KV cache is needed"));
-    // The hand arithmetic of vLLM's 4.54 (known miss, above).
+    // The hand arithmetic of vLLM's 4.54 and of the estimate.
     let page = 16 * 8 * 64 * 2 * 2u64;
     let full = 18 * 131_072u64.div_ceil(16) * page;
     let sliding = 18 * ((128 - 1 + 1_024u64).min(131_072).div_ceil(16) + 1) * page;
     assert_eq!((full, sliding), (4_831_838_208, 43_057_152));
     assert_eq!(format!("{:.2}", (full + sliding) as f64 / GIB), "4.54");
-    assert_eq!(format!("{:.2}", full as f64 / GIB), "4.50");
+    let budget = (p.rest_gib * GIB) as u64;
+    assert_eq!((budget - sliding) / (18 * page) * 16, 49_216);
 }
 
 /// Line 63: vLLM 0.14.1 on one H100 logs "Using Triton backend" for the MXFP4 experts and "Model
