@@ -99,7 +99,9 @@ fn vllm_0_11_gpt_oss_120b_h100_max_len_refusal() {
     // The hand arithmetic of vLLM's 4.54 and of the estimate.
     let page = 16 * 8 * 64 * 2 * 2u64;
     let full = 18 * 131_072u64.div_ceil(16) * page;
-    let sliding = 18 * ((128 - 1 + 1_024u64).min(131_072).div_ceil(16) + 1) * page;
+    // min(128 − 1 + 1,024, 131,072): the window and one batch, shorter than the request.
+    let window_tokens: u64 = 1_151;
+    let sliding = 18 * (window_tokens.div_ceil(16) + 1) * page;
     assert_eq!((full, sliding), (4_831_838_208, 43_057_152));
     assert_eq!(format!("{:.2}", (full + sliding) as f64 / GIB), "4.54");
     let budget = (p.rest_gib * GIB) as u64;
