@@ -110,11 +110,11 @@ fn vllm_0_11_gpt_oss_120b_h100_max_len_refusal() {
 
 /// Line 63: vLLM 0.14.1 on one H100 logs "Using Triton backend" for the MXFP4 experts and "Model
 /// loading took 64.38 GiB". tpsim keeps Marlin's padding for every vLLM release (65.9151 GiB, +2.4 %):
-/// a known miss. Neither of the preset's documented alternatives reproduces it — the Triton rule of
-/// `mxfp4_round_up_hidden_size_and_intermediate_size` (hidden unpadded, intermediate → ×64: 2,880
-/// stays) gives about 60.7 GiB, 3.7 GiB below the log; the gap is close to padding only the hidden
-/// size to ×256 (≈ 64.5 GiB), which would be the triton_kernels Hopper swizzled layout, not located
-/// in the source. Not changed here; the release-dependent MXFP4 backend is issue #18's (gptoss).
+/// a known miss. The Triton rule of `mxfp4_round_up_hidden_size_and_intermediate_size` (hidden
+/// unpadded, intermediate → ×64: 2,880 stays), set in the scenario, gives 60.79 GiB, 3.59 GiB below
+/// the log; padding only the hidden size to ×256 gives 64.57 GiB (+0.29 %), which points at the
+/// triton_kernels Hopper swizzled layout (not located in the source). Not changed here: the
+/// release-dependent MXFP4 backend is issue #18's (gptoss).
 #[test]
 fn vllm_0_14_1_gpt_oss_120b_h100_triton_weights_known_miss() {
     let r = row(63, MODEL);
@@ -129,4 +129,20 @@ fn vllm_0_14_1_gpt_oss_120b_h100_triton_weights_known_miss() {
     assert!((w - 65.9151).abs() < 0.0001, "{w}");
     let err = relative(w, logged);
     assert!(err > 0.023 && err < 0.024, "{err}");
+    let with = |experts: &str| {
+        let q =
+            format!("[model.quantization]\ndtype = \"bf16\"\nexperts = {{ dtype = \"mxfp4\", {experts} }}\n");
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gpt-oss-120b\"\n{q}\
+             [engine]\nname = \"vllm\"\nversion = \"0.14.1\"\ntp = 1\ngpu_memory_utilization = 0.97\n\
+             max_model_len = 5120\n"
+        );
+        let s = tpsim::scenario::load_str(&text, std::path::Path::new("line63.toml")).unwrap();
+        weights_gib(&tpsim::plan_memory(&s))
+    };
+    let triton = with("pad_intermediate = 64");
+    assert!((triton - 60.7867).abs() < 0.0001, "{triton}");
+    let hidden_only = with("pad_hidden = 256, pad_intermediate = 64");
+    assert!((hidden_only - 64.5704).abs() < 0.0001, "{hidden_only}");
+    assert!(relative(hidden_only, logged) < 0.003);
 }
