@@ -437,8 +437,8 @@ fn vllm_2025_11_kimi_k2_thinking_dcp8_h200_tp8() {
 
 /// The refusal of line 46 through the scenario path: with one KV group (Llama-3.1-8B) `tpsim memory`
 /// names vLLM's estimate — the whole blocks that fit × 16 — and with several groups (Gemma-2's
-/// sliding-window and full layers, where vLLM's estimate caps the window layers' use, which
-/// `vllm_kv_plan` does not count) it gives the refusal without an estimate.
+/// sliding-window and full layers, where vLLM's need caps the window layers' use) the need and the
+/// estimate of `tpsim_model::vllm_sliding_check` (sglogs2; before, no estimate was given).
 #[test]
 fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
     use tpsim::decode::Verdict;
@@ -466,7 +466,27 @@ fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
     assert_eq!(n, tokens);
     let (g, _) = refusal("gemma-2-2b-it");
     assert!(g.contains("max seq len (2000000)"), "{g}");
-    assert!(!g.contains("estimated maximum model length"), "{g}");
+    // Several groups (issue #17, sglogs2: `tpsim_model::vllm_sliding_check`): vLLM sums each layer
+    // type's need. Gemma-2-2B at tp 1 (13 full + 13 sliding layers, window 4,096, 4 KV heads × 256 ×
+    // 2 × 2 B = 4,096 B per token per layer, block 16, max_num_batched_tokens 8,192): full 13 ×
+    // 2,000,000 × 4,096 = 106,496,000,000 B, sliding 13 × (⌈(4,095 + 8,192) / 16⌉ + 1 = 769) × 16 ×
+    // 4,096 = 655,163,392 B; 107,151,163,392 B = 99.79 GiB.
+    assert!(g.contains("(99.79 GiB KV cache is needed"), "{g}");
+    assert_eq!(
+        format!("{:.2}", (106_496_000_000u64 + 655_163_392) as f64 / GIB),
+        "99.79"
+    );
+    // The estimate is the longest request whose need fits the printed 14.99 GiB budget: 289,920
+    // tokens need 289,920 × 13 × 4,096 + 655,163,392 = 16,092,823,552 B = 14.987 GiB; one more block
+    // (289,936) would need 14.988 GiB — both inside the printed figure's band, so the line pins the
+    // rule, not the last block.
+    assert!(g.contains("the estimated maximum model length is 289920."), "{g}");
+    let need = |n: u64| (n * 13 * 4_096 + 655_163_392) as f64 / GIB;
+    assert!(
+        need(289_920) <= 14.995 && need(289_920) > 14.985,
+        "{}",
+        need(289_920)
+    );
 }
 
 /// Line 48: vLLM 0.29.1rc1, MiniMax-M2.7 (AWQ) on two DGX Sparks, tp 2, max_model_len 196,608,

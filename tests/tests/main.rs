@@ -45,6 +45,7 @@ mod engine_release;
 // Issue #17/#5 coverage: start-up logs of architectures the coverage table listed as unverified.
 mod engine_memory_logs;
 mod engine_memory_rows;
+mod gpt_oss_logs;
 mod memlogs;
 mod sglanglogs;
 // fam (issue #16): GraniteMoE, Phi-3.5-MoE, LLaVA-NeXT.

@@ -1041,6 +1041,11 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     {
         err.truncate(at);
     }
+    // Issue #17 (sglogs2): with sliding-window groups the check counts each layer type's own need
+    // (`tpsim_model::vllm_sliding_check`), which vLLM prints with its estimate.
+    if let Some(msg) = vllm_sliding_refusal(s, &layout, &plan, draft.cell, total_gib) {
+        plan.error = msg;
+    }
     let mut entries = m.entries(total_gib);
     let pool = Bytes(plan.tokens * plan_cell);
     let draft_pool = Bytes(plan.tokens * draft.cell);
@@ -1435,6 +1440,77 @@ fn vllm_padding(counts: &[u64], groups: &VllmKvGroups) -> (u64, Vec<String>) {
         }
     }
     (padding_layers, notes)
+}
+
+/// vLLM's start-up check of one `--max-model-len` request for a model whose sliding-window layers
+/// keep their own KV-cache groups (the hybrid KV cache manager on, no Mamba state): the full layers'
+/// ⌈len / block⌉ pages plus the sliding layers' ⌈min(window − 1 + max_num_batched_tokens, len) /
+/// block⌉ + 1 (`tpsim_model::vllm_sliding_check`; by layer up to 0.13, padded to whole groups from
+/// 0.14). `Some(new error)` when it decides differently from the single-page-size check of
+/// `vllm_kv_plan` (which counts one group's pages per token only), `None` to keep that one: no
+/// `--max-model-len`, no sliding group, a draft's pages in the blocks (not modelled here), or an
+/// earlier error that is not this check's.
+fn vllm_sliding_refusal(
+    s: &Scenario,
+    layout: &VllmLayout,
+    plan: &tpsim_model::memory::VllmKvPlan,
+    draft_cell: u64,
+    total_gib: f64,
+) -> Option<Option<String>> {
+    use tpsim_model::llm::Mixer;
+    use tpsim_model::vllm_hybrid::VllmHybridRules;
+    use tpsim_model::vllm_sliding_check::SlidingCheck;
+    let e = &s.engine;
+    let len = e.max_model_len?;
+    let window = s.model.sliding_window?;
+    if layout.hybrid.is_some()
+        || layout.groups.num_groups < 2
+        || draft_cell > 0
+        || !s.model.mixers.contains(&Mixer::SlidingAttention)
+        || plan.error.as_ref().is_some_and(|t| !t.contains("max seq len"))
+        || plan.available_kv_gib <= 0.0
+    {
+        return None;
+    }
+    let sliding = u64::from(s.model.sliding_layers());
+    let full = u64::from(s.model.kv_layers()) - sliding;
+    let gs = layout.groups.group_size.max(1);
+    let rules =
+        VllmHybridRules::for_release(crate::engine_args_versions::release(&e.release().version).as_deref());
+    let pad = |n: u64| {
+        if rules.check_by_groups {
+            n.div_ceil(gs) * gs
+        } else {
+            n
+        }
+    };
+    let (tokens, _) = super::vllm_parts::batch_shape(s, total_gib);
+    let check = SlidingCheck {
+        full_layers: pad(full),
+        sliding_layers: pad(sliding),
+        window,
+        max_num_batched_tokens: tokens,
+        block_size: layout.block_size.max(1),
+        layer_token_bytes: layout.plan_cell / gs,
+    };
+    const GIB: f64 = (1u64 << 30) as f64;
+    let available = (plan.available_kv_gib * GIB) as u64;
+    let need = check.needed_bytes(len);
+    if need <= available {
+        return Some(None);
+    }
+    let best = check.estimate_max_model_len(len, available);
+    let estimate = if best > 0 {
+        format!(" Based on the available memory, the estimated maximum model length is {best}.")
+    } else {
+        String::new()
+    };
+    Some(Some(format!(
+        "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is \
+         needed, which is larger than the available KV cache memory ({:.2} GiB).{estimate}",
+        need as f64 / GIB,
+        plan.available_kv_gib
+    )))
 }
 
 /// vLLM's start-up verdict: its start-up check on free memory, or the KV profile's error.

@@ -1,0 +1,148 @@
+//! gpt_oss_logs (issue #17, sglogs2): public vLLM start-up logs of openai/gpt-oss-120b on one H100,
+//! replayed from engine-memory.tsv lines 61–63 (each row's `source` names the issue and comment).
+//!
+//! Tolerances: weights per rank within 0.3 % (issue #5); figures vLLM prints to two decimals within
+//! ± 0.005 GiB per printed input; the refusal's needed GiB, computed from the config, exactly. Where tpsim misses, the miss is asserted with its size so that it
+//! cannot drift unseen (book/src/coverage.md).
+
+use crate::engine_memory_rows::{num, relative, row};
+use tpsim::decode::{MemKind, MemoryPlan, Verdict};
+
+const MODEL: &str = "openai/gpt-oss-120b";
+const GIB: f64 = (1u64 << 30) as f64;
+
+fn plan(version: &str, extra: &str, line: usize) -> MemoryPlan {
+    let text = format!(
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gpt-oss-120b\"\n\
+         [engine]\nname = \"vllm\"\nversion = \"{version}\"\ntp = 1\n{extra}"
+    );
+    let where_ = format!("engine-memory.tsv line {line}");
+    let s = tpsim::scenario::load_str(&text, std::path::Path::new(&where_)).unwrap();
+    tpsim::plan_memory(&s)
+}
+
+fn weights_gib(p: &MemoryPlan) -> f64 {
+    p.entries
+        .iter()
+        .filter(|e| e.kind == MemKind::TargetWeights)
+        .map(|e| e.bytes as f64 / GIB)
+        .sum()
+}
+
+fn refusal(p: &MemoryPlan) -> String {
+    match &p.verdict {
+        Verdict::Oom { message, .. } => message.clone(),
+        Verdict::Ok => panic!("expected a refusal, got a start"),
+    }
+}
+
+/// Line 61: vLLM 0.10.1, default arguments (gpu_memory_utilization 0.9, max len 131,072), one H100.
+/// The MXFP4 experts go through Marlin on SM 9.0 (the log's `marlin_utils_fp4` warning), whose
+/// padding (hidden → ×256, intermediate → ×128) the preset's quant.toml carries: tpsim's weights
+/// 65.9151 GiB vs the logged "Model loading took 65.9651 GiB", −0.076 % (inside 0.3 %).
+/// KV: requested 0.9 × 79.19 = 71.271 GiB − 65.9151 − the 0.10.1 profile peak (7,550.5 MiB) − 0.25
+/// = −2.2676 GiB vs the logged "Available KV cache memory: -2.14 GiB" (0.13 GiB lower: the weights'
+/// 0.05 and the profile peak's 0.08); both refuse with "No available memory for the cache blocks".
+#[test]
+fn vllm_0_10_1_gpt_oss_120b_h100_default_args_refuses() {
+    let r = row(61, MODEL);
+    let p = plan("0.10.1", "", 61);
+    let w = weights_gib(&p);
+    println!(
+        "gpt-oss-120b vLLM 0.10.1 weights {w:.4} GiB vs logged {}",
+        num(&r, "weight_mem_gb")
+    );
+    assert!((w - 65.9151).abs() < 0.0001, "{w}");
+    assert!(relative(w, num(&r, "weight_mem_gb")) <= 0.003);
+    assert!((w - num(&r, "weight_mem_gb") + 0.050).abs() < 0.001);
+    // The profile's KV budget, logged −2.14 GiB.
+    assert!((p.rest_gib + 2.2676).abs() < 0.0001, "{}", p.rest_gib);
+    assert!((p.rest_gib - (-2.14)).abs() < 0.14);
+    let e = refusal(&p);
+    assert!(e.contains("No available memory for the cache blocks"), "{e}");
+    assert!(r["notes"].contains("No available memory for the cache blocks"));
+}
+
+/// Line 62: vLLM ~0.11.0, `--gpu-memory-utilization 0.95 --max-num-batched-tokens 1024`, max len
+/// 131,072 (the model's default). tpsim's KV budget 1.7303 GiB vs the logged 1.71 (+0.02 GiB, 0.03 %
+/// of the requested 75.23 GiB). The refusal: vLLM's `check_enough_kv_cache_memory` sums every
+/// layer's `max_memory_usage_bytes` (`v1/kv_cache_interface.py`): the 18 full layers hold
+/// ⌈131,072 / 16⌉ = 8,192 blocks of 16 × 2,048 B (8 KV heads × 64 × 2 × 2 B) = 4,831,838,208 B, and
+/// each of the 18 sliding-window layers (`SlidingWindowSpec`, window 128) ⌈min(128 − 1 + 1,024,
+/// 131,072) / 16⌉ + 1 = 73 blocks = 43,057,152 B in all; 4,874,895,360 B = 4.5401 GiB → "4.54",
+/// as logged (`tpsim_model::vllm_sliding_check`; before, tpsim counted the full group only: 131,072
+/// × 36,864 B = 4.50 GiB). The estimate vLLM appends (cut off in the quote) is, for tpsim's budget,
+/// the longest request whose need fits: (1.7303 GiB − 43,057,152 B) / 589,824 B per block of 16 →
+/// 3,076 blocks = 49,216 tokens (for the logged 1.71 GiB it would be 48,624, the unit test).
+#[test]
+fn vllm_0_11_gpt_oss_120b_h100_max_len_refusal() {
+    let r = row(62, MODEL);
+    let p = plan(
+        "0.11.0",
+        "gpu_memory_utilization = 0.95\nmax_num_batched_tokens = 1024\nmax_model_len = 131072\n",
+        62,
+    );
+    println!(
+        "gpt-oss-120b vLLM 0.11 KV budget {:.4} GiB vs logged 1.71",
+        p.rest_gib
+    );
+    assert!((p.rest_gib - 1.7303).abs() < 0.0001, "{}", p.rest_gib);
+    assert!((p.rest_gib - 1.71).abs() < 0.021);
+    let e = refusal(&p);
+    assert!(
+        e.contains("max seq len (131072), (4.54 GiB KV cache is needed"),
+        "{e}"
+    );
+    assert!(e.contains("available KV cache memory (1.73 GiB)"), "{e}");
+    assert!(e.contains("the estimated maximum model length is 49216."), "{e}");
+    assert!(r["notes"].contains("(4.54 GiB KV cache is needed"));
+    // The hand arithmetic of vLLM's 4.54 and of the estimate.
+    let page = 16 * 8 * 64 * 2 * 2u64;
+    let full = 18 * 131_072u64.div_ceil(16) * page;
+    // min(128 − 1 + 1,024, 131,072): the window and one batch, shorter than the request.
+    let window_tokens: u64 = 1_151;
+    let sliding = 18 * (window_tokens.div_ceil(16) + 1) * page;
+    assert_eq!((full, sliding), (4_831_838_208, 43_057_152));
+    assert_eq!(format!("{:.2}", (full + sliding) as f64 / GIB), "4.54");
+    let budget = (p.rest_gib * GIB) as u64;
+    assert_eq!((budget - sliding) / (18 * page) * 16, 49_216);
+}
+
+/// Line 63: vLLM 0.14.1 on one H100 logs "Using Triton backend" for the MXFP4 experts and "Model
+/// loading took 64.38 GiB". tpsim keeps Marlin's padding for every vLLM release (65.9151 GiB, +2.4 %):
+/// a known miss. The Triton rule of `mxfp4_round_up_hidden_size_and_intermediate_size` (hidden
+/// unpadded, intermediate → ×64: 2,880 stays), set in the scenario, gives 60.79 GiB, 3.59 GiB below
+/// the log; padding only the hidden size to ×256 gives 64.57 GiB (+0.29 %), which points at the
+/// triton_kernels Hopper swizzled layout (not located in the source). Not changed here: the
+/// release-dependent MXFP4 backend is issue #18's (gptoss).
+#[test]
+fn vllm_0_14_1_gpt_oss_120b_h100_triton_weights_known_miss() {
+    let r = row(63, MODEL);
+    let p = plan(
+        "0.14.1",
+        "gpu_memory_utilization = 0.97\nmax_model_len = 5120\n",
+        63,
+    );
+    let w = weights_gib(&p);
+    let logged = num(&r, "weight_mem_gb");
+    println!("gpt-oss-120b vLLM 0.14.1 weights {w:.4} GiB vs logged {logged} (known miss)");
+    assert!((w - 65.9151).abs() < 0.0001, "{w}");
+    let err = relative(w, logged);
+    assert!(err > 0.023 && err < 0.024, "{err}");
+    let with = |experts: &str| {
+        let q =
+            format!("[model.quantization]\ndtype = \"bf16\"\nexperts = {{ dtype = \"mxfp4\", {experts} }}\n");
+        let text = format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gpt-oss-120b\"\n{q}\
+             [engine]\nname = \"vllm\"\nversion = \"0.14.1\"\ntp = 1\ngpu_memory_utilization = 0.97\n\
+             max_model_len = 5120\n"
+        );
+        let s = tpsim::scenario::load_str(&text, std::path::Path::new("line63.toml")).unwrap();
+        weights_gib(&tpsim::plan_memory(&s))
+    };
+    let triton = with("pad_intermediate = 64");
+    assert!((triton - 60.7867).abs() < 0.0001, "{triton}");
+    let hidden_only = with("pad_hidden = 256, pad_intermediate = 64");
+    assert!((hidden_only - 64.5704).abs() < 0.0001, "{hidden_only}");
+    assert!(relative(hidden_only, logged) < 0.003);
+}
