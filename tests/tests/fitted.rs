@@ -68,7 +68,7 @@ fn a_profile_parameter_is_fitted_and_names_the_profile() {
         .iter()
         .find(|c| c["name"] == "kernel_overhead")
         .unwrap();
-    assert!((f(&k["value"]) - 6.50248).abs() < 1e-9, "{k}");
+    assert!((f(&k["value"]) - 5.14715).abs() < 1e-9, "{k}");
     assert_eq!(k["rows"], "scenarios/validation/throughput-pairs.tsv");
     assert!(
         k["refit"]

