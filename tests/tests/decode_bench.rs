@@ -404,3 +404,22 @@ fn same_prompt_needs_cached_prompt_len() {
         o.stderr
     );
 }
+
+#[test]
+fn same_prompt_needs_one_prompt_length() {
+    // A drawn prompt length is not one prompt: exit 2 naming the key.
+    let path = scenario("nvidia/Qwen3.5-397B-A17B-NVFP4", 0, 1, false);
+    let text = std::fs::read_to_string(&path).unwrap().replacen(
+        "\nprompt_len = 75\n",
+        "\nprompt_len = { min = 70, max = 80 }\n",
+        1,
+    );
+    std::fs::write(&path, text).unwrap();
+    let o = tpsim(&["run", &path]);
+    assert!(
+        o.code == 2 && o.stderr.contains("workload.same_prompt") && o.stderr.contains("fixed prompt_len"),
+        "{} {}",
+        o.code,
+        o.stderr
+    );
+}

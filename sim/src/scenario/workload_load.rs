@@ -137,6 +137,12 @@ impl Resolver<'_> {
                      sends that are in the prefix cache)",
                 ));
             }
+            if same && !matches!(w.prompt_len, None | Some(LengthSpec::Fixed(_))) {
+                return Err(self.invalid(
+                    "workload.same_prompt",
+                    "expected a fixed prompt_len with it (every request sends one prompt)",
+                ));
+            }
             load.same_prompt = same;
         }
         Ok(load)
