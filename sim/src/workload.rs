@@ -39,6 +39,9 @@ pub struct Load {
     /// Issue #18 (prefillmix): `workload.cached_prompt_len`, tokens of every prompt cached before
     /// the run (each request its own prefix group, already computed).
     pub cached_prompt_len: Option<u32>,
+    /// Issue #18 (decodebench): `workload.same_prompt`: the cached prompt is one prefix group shared
+    /// by every request (a benchmark that sends one payload), not a group per request.
+    pub same_prompt: bool,
 }
 
 impl Default for Load {
@@ -48,6 +51,7 @@ impl Default for Load {
             trace: None,
             shared_prefix: None,
             cached_prompt_len: None,
+            same_prompt: false,
         }
     }
 }
@@ -233,8 +237,10 @@ impl Iterator for RequestStream {
         // last prompt token to sample from it (vLLM 0.19.0 `v1/core/kv_cache_manager.py`
         // `get_computed_blocks`: `max_cache_hit_length = request.num_tokens - 1`; SGLang
         // `schedule_batch.py` `adjust_max_prefix_ids`: `max_prefix_len = input_len - 1`).
+        // Issue #18 (decodebench): with `same_prompt` every request reuses one entry (group 0).
+        let group = if self.workload.load.same_prompt { 0 } else { i };
         let prefix = self.workload.load.cached_prompt_len.map(|c| SharedPrefix {
-            group: i,
+            group,
             len: c.min(prompt.saturating_sub(1)),
             warm: true,
         });

@@ -13,6 +13,7 @@ mod allreduce_data;
 mod architecture;
 mod bad_input;
 mod book;
+mod decode_bench;
 mod tp_nodes;
 // Issue #18 (load): workloads, SLOs, capacity, the published serving curve.
 mod capacity;

@@ -82,13 +82,8 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 10", MTP2_STEP_MISS),
     ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 20", MTP2_STEP_MISS),
     ("Qwen3.5 NVFP4, vLLM MTP-scaling MTP=2, bs 32", MTP2_STEP_MISS),
-    // sm120decode: tests/tests/moe_backend_sm120.rs (same page as the SGLang pair the flashinfer_cutlass
-    // overhead comes from).
-    (
-        "Qwen3.5 NVFP4, vLLM voipmonitor, c 64",
-        "pessimistic at c 64-128 with or without the MoE overhead (template alone: -23 %, -30 %): the same page's SGLang b12x c 64 row is within -4 %; vLLM's large-batch step is faster than tpsim costs it, not explained",
-    ),
-    ("Qwen3.5 NVFP4, vLLM voipmonitor, c 128", "as the c 64 row"),
+    // sm120decode: tests/tests/moe_backend_sm120.rs; its vLLM c 64 / c 128 rows left this list with
+    // decodebench (compared as llm_decode_bench measures them: −13.3 %, −10.5 %).
     // Issue #19 (tputrows): tests/tests/throughput_breadth.rs.
     // Issue #18 (prefillmix): compared as the source's three runs left vLLM's prefix cache (run 1 cold
     // or partly cached, runs 2-3 warm; book/src/validation.md, "Prefill-heavy serving on A100 PCIe").

@@ -667,6 +667,10 @@ pub struct WorkloadSection {
     /// cache when the run starts — a benchmark repeated with the same `--seed` against a server
     /// that served the same prompts before (vLLM's random dataset draws its prompts from the seed).
     pub cached_prompt_len: Option<u32>,
+    /// Issue #18 (decodebench): every request sends the same prompt (voipmonitor's
+    /// `llm_decode_bench.py` builds one payload per cell), so the `cached_prompt_len` tokens are one
+    /// cache entry shared by all requests, not one per request.
+    pub same_prompt: Option<bool>,
 }
 
 /// `[workload.shared_prefix]`: `num_groups` system prompts, each followed by `prompts_per_group`

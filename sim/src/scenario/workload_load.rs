@@ -129,6 +129,22 @@ impl Resolver<'_> {
             }
             load.cached_prompt_len = Some(c);
         }
+        if let Some(same) = w.same_prompt {
+            if same && w.cached_prompt_len.is_none() {
+                return Err(self.invalid(
+                    "workload.same_prompt",
+                    "expected it with cached_prompt_len (the tokens of the one prompt every request \
+                     sends that are in the prefix cache)",
+                ));
+            }
+            if same && !matches!(w.prompt_len, None | Some(LengthSpec::Fixed(_))) {
+                return Err(self.invalid(
+                    "workload.same_prompt",
+                    "expected a fixed prompt_len with it (every request sends one prompt)",
+                ));
+            }
+            load.same_prompt = same;
+        }
         Ok(load)
     }
 
