@@ -147,7 +147,7 @@ impl Resolver<'_> {
                 invalid,
             )?,
         };
-        let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, invalid)?;
+        let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, &release.version, invalid)?;
         // Issue #17 point 1 (vllmdp): from here `tp` is the MoE's flattened TP, dp × tp
         // (`FusedMoEParallelConfig.make`); `attn_tp` the TP group of one DP rank.
         let attn_tp = tp;
