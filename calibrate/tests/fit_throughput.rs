@@ -1,7 +1,7 @@
 //! Issue #7, "fitting on one part lowers the error on another part", on real data: `fit-throughput`
 //! fits `kernel_overhead` to the four MiniMax-M2.5 batch-1 rows of `tests/data/throughput.tsv` and is
 //! evaluated on the six Qwen3.5-397B batch-1 rows it never saw (`scenarios/validation/
-//! throughput-pairs.tsv`); the committed profile `scenarios/profiles/rtx-pro-6000-throughput-fit.toml`
+//! throughput-pairs.tsv`); the committed profile `scenarios/profiles/retired/rtx-pro-6000-throughput-fit.toml`
 //! is that fit, reproduced here; bad input exits 2. Since sm120b1 every row runs with the MoE kernels
 //! its shipped comparison names (the pairs table's header), and the MiniMax fit no longer lowers the
 //! held-out Qwen3.5 rows' error (the reverse fit still lowers the MiniMax rows').
@@ -16,7 +16,7 @@ fn pairs_file() -> PathBuf {
 }
 
 fn profile_file() -> String {
-    scenario("profiles/rtx-pro-6000-throughput-fit.toml")
+    scenario("profiles/retired/rtx-pro-6000-throughput-fit.toml")
 }
 
 /// "85-89" → 87; "~114" → 114; "70.6" → 70.6.

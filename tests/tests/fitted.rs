@@ -53,7 +53,7 @@ fn a_value_set_inline_is_no_longer_the_fitted_one() {
 
 #[test]
 fn a_profile_parameter_is_fitted_and_names_the_profile() {
-    let profile = scenario("profiles/rtx-pro-6000-throughput-fit.toml");
+    let profile = scenario("profiles/retired/rtx-pro-6000-throughput-fit.toml");
     let p = baseline_with(
         "profile",
         "gpus = 8\n",

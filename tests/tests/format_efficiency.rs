@@ -29,55 +29,61 @@ fn tok_s(file: &str, with_profile: bool, model: Option<(&str, &str)>) -> f64 {
 }
 
 #[test]
-fn consistency_batch1_minimax_formats_differ_as_fitted() {
-    // Consistency, not accuracy: the profile's NVFP4 and FP8 factors were fitted to exactly these rows
-    // (its [provenance] notes name them); the held-out check is the Qwen3.5 test below.
+fn consistency_batch1_minimax_fp8_factor_as_refitted() {
+    // In-sample, not accuracy: the profile's FP8 factor was fitted to exactly these rows (its
+    // [provenance] notes name them), refitted 2026-12-03 with every row's MoE backend in place (neither
+    // of these two rows names one: scenarios/validation/throughput-pairs.tsv header).
     let awq = "minimax-m2.5-awq-vllm-tp2.toml";
-    let nvfp4 = "minimax-m2.5-nvfp4-sglang-tp2.toml";
     let fp8 = "minimax-m2.5-fp8-sglang-tp4.toml";
-    // INT4 is the reference format (factor 1): the profile leaves the AWQ row where it was, to the
-    // digit; NVFP4 and FP8 slow down.
+    // INT4 is the reference format (factor 1): the profile leaves the AWQ row where it was, to the digit.
     let (a0, a1) = (tok_s(awq, false, None), tok_s(awq, true, None));
     assert!((a1 - a0).abs() < 1e-9, "AWQ {a0} → {a1}");
-    // The NVFP4 factor was fitted to this scenario before sm120b1 named the row's MoE backend
-    // (`moe_backend = "flashinfer_cutlass"`, its page's launch command): the check runs the scenario as
-    // fitted, without it. With it, the row is already predicted at 96.0 tok/s and 96.0 / 148.6 = 0.646
-    // is below the measured 87 / 114 = 0.763 ratio to the AWQ row, so no NVFP4 factor ≤ 1 fits: the
-    // factor and the backend's cost stand for the same loss and must not be combined
-    // (scenarios/profiles/rtx-pro-6000-formats.toml).
-    let cut = Some(("moe_backend = \"flashinfer_cutlass\"\n", ""));
-    let (n0, n1) = (tok_s(nvfp4, false, cut), tok_s(nvfp4, true, cut));
     let (f0, f1) = (tok_s(fp8, false, None), tok_s(fp8, true, None));
-    // Without the profile the three rows are within 5 % of each other (the weight bytes barely differ:
-    // int4 g128 + zeros 0.52 B/param, nvfp4 0.5625, fp8 at TP 4 ≈ 1 B over twice the GPUs).
-    for v in [n0, f0] {
-        assert!((v / a0 - 1.0).abs() < 0.05, "{v} vs {a0}");
-    }
-    // With it, the measured ratios (tests/data/throughput.tsv, rtx6kpro benchmarks/results.md, batch 1):
-    // NVFP4 SGLang TP2 87 / AWQ vLLM TP2 114 = 0.7632; FP8 SGLang TP4 71 / 114 = 0.6228. ±0.5 %: the
-    // profile's factors are rounded to 4 digits.
-    let (rn, rf) = (n1 / a1, f1 / a1);
-    assert!((rn / (87.0 / 114.0) - 1.0).abs() < 0.005, "NVFP4/AWQ {rn}");
+    // Without the profile the FP8 row is within 5 % of the AWQ one (fp8 at TP 4 ≈ 1 B/param over twice
+    // the GPUs vs int4 g128 + zeros 0.52 B/param).
+    assert!((f0 / a0 - 1.0).abs() < 0.05, "{f0} vs {a0}");
+    // With it, the measured ratio (tests/data/throughput.tsv, rtx6kpro benchmarks/results.md, batch 1):
+    // FP8 SGLang TP4 71 / AWQ vLLM TP2 114 = 0.6228, ±0.5 % (the factor is rounded to 4 digits).
+    let rf = f1 / a1;
     assert!((rf / (71.0 / 114.0) - 1.0).abs() < 0.005, "FP8/AWQ {rf}");
-    // Direction: INT4 Marlin > NVFP4 > FP8 at batch 1.
-    assert!(a1 > n1 && n1 > f1, "{a1} {n1} {f1}");
+    assert!(a1 > f1, "{a1} {f1}");
 }
 
 #[test]
-fn validation_batch1_qwen35_nvfp4_vs_awq_held_out() {
+fn nvfp4_row_backend_and_profile_do_not_double_count() {
+    // The NVFP4 factor (0.3701) was fitted to `MiniMax-M2.5 NVFP4 SGLang TP2` before sm120b1 gave the
+    // row its page's `moe_backend = "flashinfer_cutlass"`; the profile dropped it 2026-12-03
+    // (scenarios/profiles/rtx-pro-6000-formats.toml header). (1) The profile carries no NVFP4 factor, so
+    // applying it to the row as shipped (with the backend) changes nothing, to the digit.
+    let awq = "minimax-m2.5-awq-vllm-tp2.toml";
+    let nvfp4 = "minimax-m2.5-nvfp4-sglang-tp2.toml";
+    let (n0, n1) = (tok_s(nvfp4, false, None), tok_s(nvfp4, true, None));
+    assert!((n1 - n0).abs() < 1e-9, "NVFP4 {n0} → {n1}");
+    // (2) Why no factor fits: with the backend the row is already predicted below the measured ratio to
+    // the AWQ row, 87 / 114 = 0.7632 (tests/data/throughput.tsv, rtx6kpro benchmarks/results.md), and any
+    // factor ≤ 1 can only lower it further. Predicted 96.01 / 148.63 = 0.646 (in-sample for the backend's
+    // 63.66 µs per MoE layer, book/src/validation.md sm120b1): asserted below 0.763 with 10 % to spare.
+    let r = n1 / tok_s(awq, true, None);
+    assert!(r < 0.9 * (87.0 / 114.0), "NVFP4/AWQ {r}");
+    // (3) The loss is in the backend now: without the key the row is within 5 % of the AWQ row.
+    let cut = Some(("moe_backend = \"flashinfer_cutlass\"\n", ""));
+    let nb = tok_s(nvfp4, true, cut);
+    assert!((nb / tok_s(awq, true, None) - 1.0).abs() < 0.05, "{nb}");
+}
+
+#[test]
+fn validation_batch1_qwen35_nvfp4_vs_awq_held_out_known_miss() {
     // Held out (not fitted): Qwen3.5-397B-A17B, SGLang, TP 4, batch 1, same engine for both checkpoints:
     // AWQ-INT4 152 and NVFP4 132 tok/s with MTP = 5 (tests/data/throughput.tsv, rtx6kpro
     // benchmarks/results.md), ratio 0.868. tpsim predicts without MTP (no sourced acceptance rate), so the
-    // ratio of step times is compared: within 3 %.
+    // ratio of step times is compared. With no NVFP4 factor in the profile (dropped 2026-12-03) and no MoE
+    // backend named (that page names none) the profile predicts 0.993, a known miss of +14 %: pinned here
+    // between 0.98 and 1.0 so that a change which closes (or widens) it is seen.
     let scn = "qwen3.5-397b-nvfp4-sglang-tp4-bs1.toml";
     let swap = ("qwen3.5-397b-a17b-nvfp4", "qwen3.5-397b-a17b-awq");
-    let nv = tok_s(scn, true, None);
-    let awq = tok_s(scn, true, Some(swap));
-    let r = nv / awq;
-    assert!((r / (132.0 / 152.0) - 1.0).abs() < 0.03, "NVFP4/AWQ {r}");
-    // Without the profile the NVFP4 checkpoint is predicted within 1 % of the AWQ one (0.99).
-    let r0 = tok_s(scn, false, None) / tok_s(scn, false, Some(swap));
-    assert!((r0 - 1.0).abs() < 0.01, "{r0}");
+    let r = tok_s(scn, true, None) / tok_s(scn, true, Some(swap));
+    assert!((0.98..1.0).contains(&r), "NVFP4/AWQ {r}");
+    assert!(r / (132.0 / 152.0) - 1.0 > 0.10, "known miss closed? {r}");
 }
 
 #[test]

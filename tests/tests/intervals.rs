@@ -1,5 +1,5 @@
 //! Issue #19 point 6: prediction intervals propagated from a profile's fitted intervals, and the
-//! calibrated-range flag. The bundled throughput profile (scenarios/profiles/rtx-pro-6000-throughput-
+//! calibrated-range flag. The bundled throughput profile (scenarios/profiles/retired/rtx-pro-6000-throughput-
 //! fit.toml: kernel_overhead 5.14715 µs, 95 % interval 2.37136–11.1721, fitted on batch-1 rows at
 //! tp 2–8) on its own fitted row `MiniMax-M2.5 FP8 SGLang TP4` (scenarios/examples/minimax-m2.5-fp8-
 //! tp4-fitted-profile.toml).
@@ -16,11 +16,11 @@ fn example_with(name: &str, from: &str, to: &str) -> String {
     let text = std::fs::read_to_string(scenario(EXAMPLE)).expect("example");
     assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once");
     let dir = scratch(name);
-    std::fs::create_dir_all(dir.join("profiles")).unwrap();
+    std::fs::create_dir_all(dir.join("profiles/retired")).unwrap();
     std::fs::create_dir_all(dir.join("examples")).unwrap();
     std::fs::copy(
-        scenario("profiles/rtx-pro-6000-throughput-fit.toml"),
-        dir.join("profiles/rtx-pro-6000-throughput-fit.toml"),
+        scenario("profiles/retired/rtx-pro-6000-throughput-fit.toml"),
+        dir.join("profiles/retired/rtx-pro-6000-throughput-fit.toml"),
     )
     .unwrap();
     let p = dir.join("examples/s.toml");
@@ -141,7 +141,7 @@ fn no_interval_without_a_profile_or_without_fitted_intervals() {
     let prof = Path::new(&file)
         .parent()
         .unwrap()
-        .join("../profiles/rtx-pro-6000-throughput-fit.toml");
+        .join("../profiles/retired/rtx-pro-6000-throughput-fit.toml");
     let text = std::fs::read_to_string(&prof).unwrap();
     let text = text
         .replace("ci_low = 2.37136\nci_high = 11.1721\n", "")
@@ -197,7 +197,7 @@ fn correlated_parameters_combine_through_the_fits_matrix() {
         let prof = Path::new(&file)
             .parent()
             .unwrap()
-            .join("../profiles/rtx-pro-6000-throughput-fit.toml");
+            .join("../profiles/retired/rtx-pro-6000-throughput-fit.toml");
         std::fs::write(&prof, two_param_profile(corr)).unwrap();
         let j = run_json(&file);
         let t = j["intervals"]["output_tok_s"].clone();
@@ -228,7 +228,7 @@ fn correlated_parameters_combine_through_the_fits_matrix() {
     let prof = Path::new(&file)
         .parent()
         .unwrap()
-        .join("../profiles/rtx-pro-6000-throughput-fit.toml");
+        .join("../profiles/retired/rtx-pro-6000-throughput-fit.toml");
     std::fs::write(&prof, two_param_profile(None)).unwrap();
     let o = tpsim(&["run", &file]);
     assert!(
@@ -246,7 +246,7 @@ fn correlated_parameters_combine_through_the_fits_matrix() {
 
 #[test]
 fn collective_with_the_profile_gives_each_time_an_interval() {
-    let prof = scenario("profiles/rtx-pro-6000-throughput-fit.toml");
+    let prof = scenario("profiles/retired/rtx-pro-6000-throughput-fit.toml");
     let args = [
         "collective",
         "--hardware",
