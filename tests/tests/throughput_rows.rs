@@ -42,7 +42,6 @@ use crate::common::*;
 /// The project's decode-throughput target: |predicted ÷ measured − 1| ≤ 20 % (book/src/validation.md).
 pub(crate) const TARGET: f64 = 0.20;
 
-
 /// Reason shared by several rows of [`KNOWN_MISSES`] (one mechanism, several concurrencies).
 const MTP_SCALING_SERIES_MISS: &str = "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained";
 

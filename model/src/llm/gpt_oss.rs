@@ -64,16 +64,50 @@ pub(crate) fn expert_dims(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -
     )
 }
 
-/// One routed expert on one rank: w13 (gate+up) and w2 (down) in the expert format, and their bf16
-/// biases (sized by the padded widths, as vLLM allocates them).
+/// One routed expert on one rank: w13 (gate+up) and w2 (down) in the expert format, and their
+/// biases (sized by the padded widths, as vLLM allocates them): bf16, or fp32 with the triton_kernels
+/// re-layout (`WeightFormat::swizzled_scale_rows`), which also adds [`swizzled_scale_copies`].
 pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -> Vec<Piece> {
     let (h, i) = expert_dims(hidden, inter, t, fmt);
-    vec![
+    let bias = |n: u64| match fmt.swizzled_scale_rows {
+        Some(_) => Piece::new(n, 1, Fmt::Fp32),
+        None => Piece::vec(n),
+    };
+    let mut ps = vec![
         Piece::new(2 * i, h, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
-        Piece::vec(2 * i),
+        bias(2 * i),
         Piece::new(h, i, Fmt::Expert).gemm("moe.expert.down_proj"),
-        Piece::vec(h),
-    ]
+        bias(h),
+    ];
+    ps.extend(swizzled_scale_copies(h, i, fmt));
+    ps
+}
+
+/// The swizzled copies of one expert's MXFP4 block scales that vLLM's triton_kernels backend holds
+/// beside the loaded ones (empty without `WeightFormat::swizzled_scale_rows`), 1 B each, not read
+/// by decode in tpsim's count (the kernel reads the copy instead of the original, already counted).
+/// vLLM `quantization/mxfp4.py` `Mxfp4MoEMethod.process_weights_after_loading`, TRITON branch:
+/// `_swizzle_mxfp4(layer.w13_weight, layer.w13_weight_scale, num_warps)` (num_warps 8 without
+/// EP), keeps the result in `w13_precision_config` and deletes only `layer.w13_weight` /
+/// `layer.w2_weight` ("need to delete the original weights to save memory"), so the loaded
+/// `w13_weight_scale` / `w2_weight_scale` stay. `utils/mxfp4_utils.py` `_swizzle_mxfp4` on SM 9.0
+/// uses triton_kernels' Hopper layouts; `tensor_details/layout_details/hopper_scale.py`
+/// `HopperMXScaleLayout.swizzle_data` pads the scale's rows to `2 × num_warps × 2 × 8` = 256 and its
+/// block columns to 2. (`hopper_value.py` pads the values' rows to 16 and packed columns to 32 in
+/// place of the original: none for gpt-oss's 2 × 2,880 × 1,440 and 2,880 × 1,440.)
+/// gpt-oss-120b at tp 1: w13 (5,760 → 5,888) × 90 and w2 (2,880 → 3,072) × 90 bytes per expert.
+pub(crate) fn swizzled_scale_copies(h: u64, i: u64, fmt: &WeightFormat) -> Vec<Piece> {
+    let Some(a) = fmt.swizzled_scale_rows else {
+        return Vec::new();
+    };
+    let blocks = |k: u64| k.div_ceil(MXFP4_BLOCK).div_ceil(2) * 2;
+    [(2 * i, h), (h, i)]
+        .into_iter()
+        .map(|(rows, cols)| Piece {
+            decode: false,
+            ..Piece::new(round_up(rows, Some(a)), blocks(cols), Fmt::Byte)
+        })
+        .collect()
 }
 
 /// The attention extras of one layer on one rank: the o_proj bias (`hidden`, every rank) and the
