@@ -36,6 +36,12 @@
 //! the unit tests) where Triton's would give 12.82 / 6.52 and CUTLASS's 13.24 / 6.84. SGLang's default
 //! (triton_kernels) MXFP4 MoE pads the intermediate to 64 and not the hidden, and casts the expert
 //! biases to fp32 after loading (SGLang `layers/quantization/mxfp4.py`), i.e. `pad_intermediate = 64`.
+//!
+//! **vLLM's triton_kernels layout (tritonw).** Where vLLM runs `Mxfp4Backend.TRITON` on SM 9.0 the
+//! simulator replaces the quant file's padding with Triton's (×64 / none) and sets
+//! `WeightFormat::swizzled_scale_rows` (`sim` `scenario::moe_backend::apply_expert_layout`): fp32 expert
+//! biases and a swizzled copy of the block scales beside the loaded ones ([`swizzled_scale_copies`]).
+//! gpt-oss-120b on one H100, vLLM 0.14.1: 64.33 GiB vs the logged 64.38 (engine-memory.tsv line 63).
 
 use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
 // `weights` calls into this module, never the reverse: the pieces come from `piece`.
@@ -119,6 +125,7 @@ pub(crate) fn attention_extras(hidden: u64, heads: u64, t: u64) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::super::{Architecture, Ffn, Mixer, ModelSpec, Quantization};
+    use super::WeightFormat;
 
     const GPT_OSS_20B: &str = include_str!("../../../scenarios/models/gpt-oss-20b/config.json");
     const GPT_OSS_120B: &str = include_str!("../../../scenarios/models/gpt-oss-120b/config.json");
@@ -225,6 +232,43 @@ mod tests {
         let m = ModelSpec::from_config_json(GPT_OSS_20B, cutlass).unwrap();
         assert_eq!(m.weight_bytes_per_rank(1).0, 14_217_788_544);
         assert_eq!(m.weight_bytes_per_rank(2).0, 7_344_395_904);
+    }
+
+    /// vLLM's triton_kernels layout on SM 9.0 (`WeightFormat::swizzled_scale_rows` = 256, set by the
+    /// simulator for `moe_backend = "triton_kernel"`), one gpt-oss-120b expert by hand:
+    /// tp 1 (2880, 2880): w13 5,760 × 1,440 + 5,760 × 90 = 8,812,800; w2 2,880 × 1,440 + 2,880 × 90 =
+    /// 4,406,400; fp32 biases (5,760 + 2,880) × 4 = 34,560; the swizzled scale copies (rows → ×256,
+    /// block columns → even) 5,888 × 90 + 3,072 × 90 = 806,400: 14,060,160 B (× 128 × 36 =
+    /// 64,789,217,280, the routed experts of tests/data/engine-memory.tsv line 63's scenario).
+    /// tp 2 (2880, 1440 → 1472): copies 3,072 × 90 + 3,072 × 46 = 417,792; biases (2,944 + 2,880) × 4
+    /// = 23,296. The copies are not read by decode (the kernel reads them instead of the originals).
+    #[test]
+    fn triton_hopper_layout_adds_scale_copies_and_fp32_biases() {
+        let mut q: Quantization =
+            serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":64}}"#)
+                .unwrap();
+        q.experts.as_mut().unwrap().swizzled_scale_rows = Some(256);
+        let m = ModelSpec::from_config_json(GPT_OSS_120B, q).unwrap();
+        let f = m.quantization.expert_format();
+        let tp1 = super::expert_pieces(2880, 2880, 1, &f);
+        assert_eq!(m.sum_bytes(&tp1), 14_060_160);
+        let copies = super::swizzled_scale_copies(2880, 2880, &f);
+        assert_eq!(m.sum_bytes(&copies), 806_400);
+        assert!(copies.iter().all(|p| !p.decode));
+        assert_eq!(
+            m.sum_bytes(&super::swizzled_scale_copies(2880, 1472, &f)),
+            417_792
+        );
+        let tp2 = super::expert_pieces(2880, 2880, 2, &f);
+        assert_eq!(
+            m.sum_bytes(&tp2),
+            2944 * 1440 + 2944 * 90 + 2880 * 736 + 2880 * 46 + 23_296 + 417_792 // 7,197,568
+        );
+        assert_eq!(m.weight_breakdown(1).routed_experts, 36 * 128 * 14_060_160);
+        // Without the layout: no copies, bf16 biases.
+        let plain = WeightFormat { swizzled_scale_rows: None, ..f };
+        assert!(super::swizzled_scale_copies(2880, 2880, &plain).is_empty());
+        assert_eq!(m.sum_bytes(&super::expert_pieces(2880, 2880, 1, &plain)), 13_236_480);
     }
 
     #[test]
