@@ -190,7 +190,10 @@ fn vllm_0_15_mxfp4_on_h100_runs_triton_kernels_one_kernel_more() {
         (none - marlin - 36.0 * 3.0 / 1000.0).abs() < 0.002,
         "{marlin} → {none}"
     );
-    assert!(none - marlin_preset < 36.0 * 3.0 / 1000.0 - 0.02, "{marlin_preset} → {none}");
+    assert!(
+        none - marlin_preset < 36.0 * 3.0 / 1000.0 - 0.02,
+        "{marlin_preset} → {none}"
+    );
     let v19 = tpot(&gpt_oss_h100("version = \"0.19.0\"\n", "v19"));
     let v19_marlin = tpot(&gpt_oss_h100(
         "version = \"0.19.0\"\nmoe_backend = \"marlin\"\n",

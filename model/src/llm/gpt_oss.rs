@@ -266,9 +266,15 @@ mod tests {
         );
         assert_eq!(m.weight_breakdown(1).routed_experts, 36 * 128 * 14_060_160);
         // Without the layout: no copies, bf16 biases.
-        let plain = WeightFormat { swizzled_scale_rows: None, ..f };
+        let plain = WeightFormat {
+            swizzled_scale_rows: None,
+            ..f
+        };
         assert!(super::swizzled_scale_copies(2880, 2880, &plain).is_empty());
-        assert_eq!(m.sum_bytes(&super::expert_pieces(2880, 2880, 1, &plain)), 13_236_480);
+        assert_eq!(
+            m.sum_bytes(&super::expert_pieces(2880, 2880, 1, &plain)),
+            13_236_480
+        );
     }
 
     #[test]
