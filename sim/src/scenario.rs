@@ -522,6 +522,13 @@ impl Resolver<'_> {
             quant_flag.as_deref(),
             &mut warnings,
         )?;
+        // Issue #17 (tritonw): the routed experts as the engine's MoE backend lays them out.
+        moe_backend::apply_expert_layout(
+            &mut model,
+            engine.kind,
+            engine.moe_backend.as_deref(),
+            &hardware.gpu.compute_capability,
+        );
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {

@@ -389,8 +389,8 @@ static GPT_OSS: Coverage = Coverage {
             "gpt_oss_logs::vllm_0_11_gpt_oss_120b_h100_max_len_refusal",
         ),
         check(
-            "tests/data/engine-memory.tsv line 63: vLLM 0.14.1, gpt-oss-120b, 1× H100, Triton MXFP4 backend: known miss, weights 65.92 vs logged 64.38 GiB (+2.4 %; the backend's swizzled layout is not modelled)",
-            "gpt_oss_logs::vllm_0_14_1_gpt_oss_120b_h100_triton_weights_known_miss",
+            "tests/data/engine-memory.tsv line 63: vLLM 0.14.1, gpt-oss-120b, 1× H100, Triton MXFP4 backend (triton_kernels Hopper layout: ×64 intermediate, fp32 biases, swizzled scale copy): weights 64.33 vs logged 64.38 GiB (−0.08 %)",
+            "gpt_oss_logs::vllm_0_14_1_gpt_oss_120b_h100_triton_weights",
         ),
     ]),
 };

@@ -384,11 +384,13 @@ impl ModelSpec {
             }
         } else {
             let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
-            let expert_bytes = self.sum_bytes(&f.expert) as f64;
+            // Pieces a decode step reads (not a kernel's idle copy: `Piece::decode`).
+            let read: Vec<_> = f.expert.iter().filter(|p| p.decode).copied().collect();
+            let expert_bytes = self.sum_bytes(&read) as f64;
             let fixed = self
                 .sum_bytes(&f.router)
                 .saturating_add(self.sum_bytes(&f.shared));
-            let expert_params: u64 = f.expert.iter().map(|p| p.params()).sum();
+            let expert_params: u64 = read.iter().map(|p| p.params()).sum();
             let fixed_params: u64 = f.router.iter().chain(&f.shared).map(|p| p.params()).sum();
             let per_token = fixed_params as f64 + f.top_k as f64 * expert_params as f64;
             LayerWork {

@@ -36,6 +36,12 @@
 //! the unit tests) where Triton's would give 12.82 / 6.52 and CUTLASS's 13.24 / 6.84. SGLang's default
 //! (triton_kernels) MXFP4 MoE pads the intermediate to 64 and not the hidden, and casts the expert
 //! biases to fp32 after loading (SGLang `layers/quantization/mxfp4.py`), i.e. `pad_intermediate = 64`.
+//!
+//! **vLLM's triton_kernels layout (tritonw).** Where vLLM runs `Mxfp4Backend.TRITON` on SM 9.0 the
+//! simulator replaces the quant file's padding with Triton's (×64 / none) and sets
+//! `WeightFormat::swizzled_scale_rows` (`sim` `scenario::moe_backend::apply_expert_layout`): fp32 expert
+//! biases and a swizzled copy of the block scales beside the loaded ones ([`swizzled_scale_copies`]).
+//! gpt-oss-120b on one H100, vLLM 0.14.1: 64.33 GiB vs the logged 64.38 (engine-memory.tsv line 63).
 
 use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
 // `weights` calls into this module, never the reverse: the pieces come from `piece`.
@@ -64,16 +70,50 @@ pub(crate) fn expert_dims(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -
     )
 }
 
-/// One routed expert on one rank: w13 (gate+up) and w2 (down) in the expert format, and their bf16
-/// biases (sized by the padded widths, as vLLM allocates them).
+/// One routed expert on one rank: w13 (gate+up) and w2 (down) in the expert format, and their
+/// biases (sized by the padded widths, as vLLM allocates them): bf16, or fp32 with the triton_kernels
+/// re-layout (`WeightFormat::swizzled_scale_rows`), which also adds [`swizzled_scale_copies`].
 pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -> Vec<Piece> {
     let (h, i) = expert_dims(hidden, inter, t, fmt);
-    vec![
+    let bias = |n: u64| match fmt.swizzled_scale_rows {
+        Some(_) => Piece::new(n, 1, Fmt::Fp32),
+        None => Piece::vec(n),
+    };
+    let mut ps = vec![
         Piece::new(2 * i, h, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
-        Piece::vec(2 * i),
+        bias(2 * i),
         Piece::new(h, i, Fmt::Expert).gemm("moe.expert.down_proj"),
-        Piece::vec(h),
-    ]
+        bias(h),
+    ];
+    ps.extend(swizzled_scale_copies(h, i, fmt));
+    ps
+}
+
+/// The swizzled copies of one expert's MXFP4 block scales that vLLM's triton_kernels backend holds
+/// beside the loaded ones (empty without `WeightFormat::swizzled_scale_rows`), 1 B each, not read
+/// by decode in tpsim's count (the kernel reads the copy instead of the original, already counted).
+/// vLLM `quantization/mxfp4.py` `Mxfp4MoEMethod.process_weights_after_loading`, TRITON branch:
+/// `_swizzle_mxfp4(layer.w13_weight, layer.w13_weight_scale, num_warps)` (num_warps 8 without
+/// EP), keeps the result in `w13_precision_config` and deletes only `layer.w13_weight` /
+/// `layer.w2_weight` ("need to delete the original weights to save memory"), so the loaded
+/// `w13_weight_scale` / `w2_weight_scale` stay. `utils/mxfp4_utils.py` `_swizzle_mxfp4` on SM 9.0
+/// uses triton_kernels' Hopper layouts; `tensor_details/layout_details/hopper_scale.py`
+/// `HopperMXScaleLayout.swizzle_data` pads the scale's rows to `2 × num_warps × 2 × 8` = 256 and its
+/// block columns to 2. (`hopper_value.py` pads the values' rows to 16 and packed columns to 32 in
+/// place of the original: none for gpt-oss's 2 × 2,880 × 1,440 and 2,880 × 1,440.)
+/// gpt-oss-120b at tp 1: w13 (5,760 → 5,888) × 90 and w2 (2,880 → 3,072) × 90 bytes per expert.
+pub(crate) fn swizzled_scale_copies(h: u64, i: u64, fmt: &WeightFormat) -> Vec<Piece> {
+    let Some(a) = fmt.swizzled_scale_rows else {
+        return Vec::new();
+    };
+    let blocks = |k: u64| k.div_ceil(MXFP4_BLOCK).div_ceil(2) * 2;
+    [(2 * i, h), (h, i)]
+        .into_iter()
+        .map(|(rows, cols)| Piece {
+            decode: false,
+            ..Piece::new(round_up(rows, Some(a)), blocks(cols), Fmt::Byte)
+        })
+        .collect()
 }
 
 /// The attention extras of one layer on one rank: the o_proj bias (`hidden`, every rank) and the
@@ -85,6 +125,7 @@ pub(crate) fn attention_extras(hidden: u64, heads: u64, t: u64) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::super::{Architecture, Ffn, Mixer, ModelSpec, Quantization};
+    use super::WeightFormat;
 
     const GPT_OSS_20B: &str = include_str!("../../../scenarios/models/gpt-oss-20b/config.json");
     const GPT_OSS_120B: &str = include_str!("../../../scenarios/models/gpt-oss-120b/config.json");
@@ -191,6 +232,49 @@ mod tests {
         let m = ModelSpec::from_config_json(GPT_OSS_20B, cutlass).unwrap();
         assert_eq!(m.weight_bytes_per_rank(1).0, 14_217_788_544);
         assert_eq!(m.weight_bytes_per_rank(2).0, 7_344_395_904);
+    }
+
+    /// vLLM's triton_kernels layout on SM 9.0 (`WeightFormat::swizzled_scale_rows` = 256, set by the
+    /// simulator for `moe_backend = "triton_kernel"`), one gpt-oss-120b expert by hand:
+    /// tp 1 (2880, 2880): w13 5,760 × 1,440 + 5,760 × 90 = 8,812,800; w2 2,880 × 1,440 + 2,880 × 90 =
+    /// 4,406,400; fp32 biases (5,760 + 2,880) × 4 = 34,560; the swizzled scale copies (rows → ×256,
+    /// block columns → even) 5,888 × 90 + 3,072 × 90 = 806,400: 14,060,160 B (× 128 × 36 =
+    /// 64,789,217,280, the routed experts of tests/data/engine-memory.tsv line 63's scenario).
+    /// tp 2 (2880, 1440 → 1472): copies 3,072 × 90 + 3,072 × 46 = 417,792; biases (2,944 + 2,880) × 4
+    /// = 23,296. The copies are not read by decode (the kernel reads them instead of the originals).
+    #[test]
+    fn triton_hopper_layout_adds_scale_copies_and_fp32_biases() {
+        let mut q: Quantization =
+            serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":64}}"#)
+                .unwrap();
+        q.experts.as_mut().unwrap().swizzled_scale_rows = Some(256);
+        let m = ModelSpec::from_config_json(GPT_OSS_120B, q).unwrap();
+        let f = m.quantization.expert_format();
+        let tp1 = super::expert_pieces(2880, 2880, 1, &f);
+        assert_eq!(m.sum_bytes(&tp1), 14_060_160);
+        let copies = super::swizzled_scale_copies(2880, 2880, &f);
+        assert_eq!(m.sum_bytes(&copies), 806_400);
+        assert!(copies.iter().all(|p| !p.decode));
+        assert_eq!(
+            m.sum_bytes(&super::swizzled_scale_copies(2880, 1472, &f)),
+            417_792
+        );
+        let tp2 = super::expert_pieces(2880, 2880, 2, &f);
+        assert_eq!(
+            m.sum_bytes(&tp2),
+            2944 * 1440 + 2944 * 90 + 2880 * 736 + 2880 * 46 + 23_296 + 417_792 // 7,197,568
+        );
+        assert_eq!(m.weight_breakdown(1).routed_experts, 36 * 128 * 14_060_160);
+        // Without the layout: no copies, bf16 biases.
+        let plain = WeightFormat {
+            swizzled_scale_rows: None,
+            ..f
+        };
+        assert!(super::swizzled_scale_copies(2880, 2880, &plain).is_empty());
+        assert_eq!(
+            m.sum_bytes(&super::expert_pieces(2880, 2880, 1, &plain)),
+            13_236_480
+        );
     }
 
     #[test]

@@ -254,8 +254,9 @@ impl ModelSpec {
             for p in ps {
                 let bytes = self.piece_bytes(p).saturating_mul(times);
                 let f = self.format_of(p.fmt);
-                let plain = matches!(f.dtype, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp32)
-                    && f == WeightFormat::plain(f.dtype);
+                let plain = (matches!(f.dtype, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp32)
+                    && f == WeightFormat::plain(f.dtype))
+                    || matches!(p.fmt, Fmt::Byte);
                 let split = (times == 1 && p.count == 1)
                     .then(|| quant_tensors(&f, p.rows, p.cols, gpu))
                     .flatten();

@@ -17,6 +17,8 @@ pub(crate) enum Fmt {
     Linear,
     /// The quantization's routed-expert format.
     Expert,
+    /// Raw bytes, one per element, no scales (a kernel's re-laid copy of E8M0 block scales).
+    Byte,
 }
 
 /// One weight tensor as held by one rank.

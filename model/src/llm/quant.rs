@@ -161,6 +161,14 @@ pub struct WeightFormat {
     /// Routed experts only: the engine pads each rank's expert intermediate width to a multiple of
     /// this (vLLM Marlin 128, FlashInfer 128 or 256, Triton 64); `None` = no padding.
     pub pad_intermediate: Option<u32>,
+    /// Routed MXFP4 experts only: the engine's MoE kernel re-lays the experts after loading and
+    /// keeps, beside the loaded E8M0 block scales (1 B per 32 inputs), a swizzled copy of them whose
+    /// rows (per expert: w13's 2 × intermediate, w2's hidden) are padded to a multiple of this and
+    /// whose block columns to an even count; it also casts the expert biases from bf16 to fp32.
+    /// vLLM's triton_kernels backend (`Mxfp4Backend.TRITON`) on SM 9.0: 256 (`llm::gpt_oss`).
+    /// `None`: stored as loaded. Set by the simulator from the engine's MoE backend (not a
+    /// quant.toml key).
+    pub swizzled_scale_rows: Option<u32>,
 }
 
 impl WeightFormat {
@@ -175,6 +183,7 @@ impl WeightFormat {
             per_channel: false,
             pad_hidden: None,
             pad_intermediate: None,
+            swizzled_scale_rows: None,
         }
     }
 
@@ -395,6 +404,7 @@ impl WeightFormat {
             per_channel: raw.per_channel,
             pad_hidden: raw.pad_hidden,
             pad_intermediate: raw.pad_intermediate,
+            swizzled_scale_rows: None,
         })
     }
 }

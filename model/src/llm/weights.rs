@@ -150,14 +150,18 @@ impl ModelSpec {
             Fmt::Fp32 => WeightFormat::plain(WeightDtype::Fp32),
             Fmt::Linear => self.quantization.weights,
             Fmt::Expert => self.quantization.expert_format(),
+            // One byte per element; `piece_bytes` counts it without int8's per-tensor scale.
+            Fmt::Byte => WeightFormat::plain(WeightDtype::Int8),
         }
     }
 
     /// Bytes of a piece (all its copies).
     pub(crate) fn piece_bytes(&self, p: &Piece) -> u64 {
-        self.format_of(p.fmt)
-            .tensor_bytes(p.rows, p.cols)
-            .saturating_mul(p.count)
+        let one = match p.fmt {
+            Fmt::Byte => p.rows.saturating_mul(p.cols),
+            f => self.format_of(f).tensor_bytes(p.rows, p.cols),
+        };
+        one.saturating_mul(p.count)
     }
 
     pub(crate) fn sum_bytes(&self, ps: &[Piece]) -> u64 {
@@ -496,10 +500,12 @@ impl ModelSpec {
                     // neither this is (hidden, intermediate / tp).
                     let fmt = self.quantization.expert_format();
                     let (eh, ei) = super::gpt_oss::expert_dims(h, moe_intermediate, t, &fmt);
-                    vec![
+                    let mut ps = vec![
                         Piece::new(2 * ei, eh, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
                         Piece::new(eh, ei, Fmt::Expert).gemm("moe.expert.down_proj"),
-                    ]
+                    ];
+                    ps.extend(super::gpt_oss::swizzled_scale_copies(eh, ei, &fmt));
+                    ps
                 };
                 FfnPieces {
                     dense: Vec::new(),

@@ -71,6 +71,12 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   `has_triton_kernels`), so `Mxfp4Backend.TRITON`: OpenAI's triton_kernels `matmul_ogs`, the
 ///   library SGLang's `--moe-runner-backend triton_kernel` also runs, hence the name. Other releases
 ///   (0.19 moved the choice to `fused_moe/oracle/mxfp4.py`) and other GPUs: not read → `None`.
+/// - vLLM 0.14.x, the same (tritonw): vllm#33155's 0.14.1 start-up of gpt-oss-120b on one H100 with
+///   the default environment logs `mxfp4.py:165 Using Triton backend` (tests/data/engine-memory.tsv
+///   line 63); the rule as read in a library copy of `quantization/mxfp4.py` of that era (Marlin only
+///   with `VLLM_MXFP4_USE_MARLIN`, SM < 9, no triton_kernels or torch < 2.8.0). vLLM 0.10.1 (torch
+///   2.7.1) took Marlin on the same card (line 61's `marlin_utils_fp4` warning): `None`, the
+///   preset's Marlin padding. 0.11–0.13 not established → `None`.
 pub fn engine_default(
     kind: super::EngineKind,
     version: &str,
@@ -85,7 +91,7 @@ pub fn engine_default(
         super::EngineKind::Vllm
             if release.len() >= 2
                 && release[0] == 0
-                && release[1] == 15
+                && (14..=15).contains(&release[1])
                 && mxfp4
                 && compute_capability == "9.0" =>
         {
@@ -103,6 +109,38 @@ pub fn engine_default(
         _ => None,
     }
 }
+
+/// Issue #17 (tritonw): the routed experts as the MoE backend stores them. vLLM's `triton_kernel`
+/// (`Mxfp4Backend.TRITON`) on SM 9.0 with MXFP4 experts: `quantization/mxfp4.py` `create_weights`
+/// pads each rank's intermediate to ×64 and leaves the hidden size (the `else` branch after Marlin,
+/// FlashInfer and ROCm: `round_up(intermediate_size_per_partition, 64)`), and
+/// `process_weights_after_loading` casts the expert biases to fp32 and keeps a triton_kernels Hopper
+/// swizzled copy of the block scales (rows to ×256: `llm::gpt_oss::swizzled_scale_copies`). The
+/// backend decides the layout, so this replaces the padding of the preset's quant.toml (Marlin's).
+/// Other engines, backends and GPUs: unchanged (the quantization's own padding).
+pub fn apply_expert_layout(
+    model: &mut tpsim_model::llm::ModelSpec,
+    kind: super::EngineKind,
+    backend: Option<&str>,
+    compute_capability: &str,
+) {
+    if kind != super::EngineKind::Vllm || backend != Some("triton_kernel") || compute_capability != "9.0" {
+        return;
+    }
+    if let Some(e) = model.quantization.experts.as_mut()
+        && e.dtype == tpsim_model::llm::WeightDtype::Mxfp4
+    {
+        e.pad_hidden = None;
+        e.pad_intermediate = Some(TRITON_PAD_INTERMEDIATE);
+        e.swizzled_scale_rows = Some(HOPPER_SCALE_ALIGN_ROWS);
+    }
+}
+
+/// vLLM `quantization/mxfp4.py` `create_weights` (TRITON on CUDA): `round_up(intermediate, 64)`.
+const TRITON_PAD_INTERMEDIATE: u32 = 64;
+/// triton_kernels `HopperMXScaleLayout.swizzle_data`: `SWIZZLE_ALIGN_M = 2 * num_warps * 2 * 8`
+/// with vLLM's `num_warps = 8` (no EP: `Mxfp4MoEMethod.process_weights_after_loading`).
+const HOPPER_SCALE_ALIGN_ROWS: u32 = 2 * 8 * 2 * 8;
 
 /// Kernels a decode MoE layer launches under `backend` beyond the template's count
 /// (`tpsim_model::llm::forward::ffn_kernels`: RMSNorm, router GEMM, top-k, moe_align_block_size,
@@ -182,7 +220,7 @@ mod tests {
     /// environment and the vendored triton_kernels: `Mxfp4Backend.TRITON`; not on SM 8.0 (Marlin),
     /// not for other releases (not read) nor other expert formats.
     #[test]
-    fn vllm_0_15_mxfp4_on_sm90_picks_triton_kernel() {
+    fn vllm_0_14_0_15_mxfp4_on_sm90_picks_triton_kernel() {
         use tpsim_model::llm::WeightDtype::Mxfp4;
         assert_eq!(
             engine_default(Vllm, "0.15.1", "9.0", Mxfp4),
@@ -195,7 +233,12 @@ mod tests {
         assert_eq!(engine_default(Vllm, "0.15.1", "8.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.15.1", "10.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.19.0", "9.0", Mxfp4), None);
-        assert_eq!(engine_default(Vllm, "0.14.0", "9.0", Mxfp4), None);
+        assert_eq!(
+            engine_default(Vllm, "0.14.1", "9.0", Mxfp4),
+            Some("triton_kernel")
+        );
+        assert_eq!(engine_default(Vllm, "0.13.0", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.10.1", "9.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.15.1", "9.0", Nvfp4), None);
         assert_eq!(engine_default(Sglang, "0.5.8", "9.0", Mxfp4), None);
     }
