@@ -272,16 +272,6 @@ fn validation_qwen3_32b_awq_a100_pcie_vllm_eager() {
 #[test]
 fn every_breadth_row_is_compared() {
     // 6 + 4 + 1 + 1 + 1 + 4 + 2 rows of these sources; the tests above compare each once.
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (s, m) = (t.col("source"), t.col("model"));
-    let counts: Vec<usize> = BREADTH_SOURCES
-        .iter()
-        .map(|(src, model)| {
-            t.rows
-                .iter()
-                .filter(|r| r.get(s).starts_with(src) && r.get(m) == *model)
-                .count()
-        })
-        .collect();
+    let counts = throughput_rows_per_source(BREADTH_SOURCES);
     assert_eq!(counts, [6, 4, 1, 1, 1, 4, 2]);
 }

@@ -156,16 +156,6 @@ fn vllm_attention_backend_is_taken_as_vllm_names_it() {
 #[test]
 fn every_newdeploys_row_is_compared() {
     // One row of the first source, three of the second; the tests above compare each once.
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (s, m) = (t.col("source"), t.col("model"));
-    let counts: Vec<usize> = NEWDEPLOYS_SOURCES
-        .iter()
-        .map(|(src, model)| {
-            t.rows
-                .iter()
-                .filter(|r| r.get(s).starts_with(src) && r.get(m) == *model)
-                .count()
-        })
-        .collect();
+    let counts = throughput_rows_per_source(NEWDEPLOYS_SOURCES);
     assert_eq!(counts, [1, 3]);
 }

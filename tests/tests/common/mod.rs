@@ -122,6 +122,22 @@ pub fn data_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join(name)
 }
 
+/// How many rows of `tests/data/throughput.tsv` each (source prefix, model) pair has, in order: the
+/// `every_*_row_is_compared` tests assert these counts so a row added to the table without a test fails.
+pub fn throughput_rows_per_source(sources: &[(&str, &str)]) -> Vec<usize> {
+    let t = read_tsv(&data_path("throughput.tsv"));
+    let (s, m) = (t.col("source"), t.col("model"));
+    sources
+        .iter()
+        .map(|(src, model)| {
+            t.rows
+                .iter()
+                .filter(|r| r.get(s).starts_with(src) && r.get(m) == *model)
+                .count()
+        })
+        .collect()
+}
+
 #[path = "shared.rs"]
 mod shared;
 pub use shared::*;
