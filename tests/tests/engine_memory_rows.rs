@@ -26,6 +26,23 @@ use tpsim_model::memory::{
 
 pub(crate) const GIB: f64 = (1u64 << 30) as f64;
 
+/// The memory plan of a scenario written for one row of `engine-memory.tsv`; `line` names the row in
+/// any load error.
+pub(crate) fn plan_for_line(text: &str, line: usize) -> tpsim::decode::MemoryPlan {
+    let where_ = format!("engine-memory.tsv line {line}");
+    let s = tpsim::scenario::load_str(text, std::path::Path::new(&where_)).unwrap();
+    tpsim::plan_memory(&s)
+}
+
+/// The target model's weights in a plan, GiB (what the engines log as weights / "Model loading took").
+pub(crate) fn target_weights_gib(p: &tpsim::decode::MemoryPlan) -> f64 {
+    p.entries
+        .iter()
+        .filter(|e| e.kind == tpsim::decode::MemKind::TargetWeights)
+        .map(|e| e.bytes as f64 / GIB)
+        .sum()
+}
+
 /// One row of engine-memory.tsv: header → value.
 pub(crate) type Row = BTreeMap<String, String>;
 

@@ -5,28 +5,18 @@
 //! ± 0.005 GiB per printed input; the refusal's needed GiB, computed from the config, exactly. Where tpsim misses, the miss is asserted with its size so that it
 //! cannot drift unseen (book/src/coverage.md).
 
-use crate::engine_memory_rows::{num, relative, row};
-use tpsim::decode::{MemKind, MemoryPlan, Verdict};
+use crate::engine_memory_rows::{num, plan_for_line, relative, row, target_weights_gib};
+use tpsim::decode::{MemoryPlan, Verdict};
 
 const MODEL: &str = "openai/gpt-oss-120b";
-const GIB: f64 = (1u64 << 30) as f64;
+use crate::engine_memory_rows::GIB;
 
 fn plan(version: &str, extra: &str, line: usize) -> MemoryPlan {
     let text = format!(
         "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"gpt-oss-120b\"\n\
          [engine]\nname = \"vllm\"\nversion = \"{version}\"\ntp = 1\n{extra}"
     );
-    let where_ = format!("engine-memory.tsv line {line}");
-    let s = tpsim::scenario::load_str(&text, std::path::Path::new(&where_)).unwrap();
-    tpsim::plan_memory(&s)
-}
-
-fn weights_gib(p: &MemoryPlan) -> f64 {
-    p.entries
-        .iter()
-        .filter(|e| e.kind == MemKind::TargetWeights)
-        .map(|e| e.bytes as f64 / GIB)
-        .sum()
+    plan_for_line(&text, line)
 }
 
 fn refusal(p: &MemoryPlan) -> String {
@@ -47,7 +37,7 @@ fn refusal(p: &MemoryPlan) -> String {
 fn vllm_0_10_1_gpt_oss_120b_h100_default_args_refuses() {
     let r = row(61, MODEL);
     let p = plan("0.10.1", "", 61);
-    let w = weights_gib(&p);
+    let w = target_weights_gib(&p);
     println!(
         "gpt-oss-120b vLLM 0.10.1 weights {w:.4} GiB vs logged {}",
         num(&r, "weight_mem_gb")
@@ -129,7 +119,7 @@ fn vllm_0_14_1_gpt_oss_120b_h100_triton_weights() {
         "gpu_memory_utilization = 0.97\nmax_model_len = 5120\n",
         63,
     );
-    let w = weights_gib(&p);
+    let w = target_weights_gib(&p);
     let logged = num(&r, "weight_mem_gb");
     println!("gpt-oss-120b vLLM 0.14.1 weights {w:.4} GiB vs logged {logged}");
     let p_experts = |_: &MemoryPlan| {
@@ -157,7 +147,7 @@ fn vllm_0_14_1_gpt_oss_120b_h100_triton_weights() {
         let s = tpsim::scenario::load_str(text, std::path::Path::new("line63.toml")).unwrap();
         (
             s.model.weight_breakdown(1).routed_experts,
-            weights_gib(&tpsim::plan_memory(&s)),
+            target_weights_gib(&tpsim::plan_memory(&s)),
         )
     };
     let (pad_experts, pad_w) = padding_only;

@@ -10,9 +10,10 @@
 //! and named in book/src/coverage.md.
 
 use crate::engine_memory_rows::{
-    GIB, check_sglang, check_weights, note, num, preset, preset_weights_gib, relative, row,
+    GIB, check_sglang, check_weights, note, num, plan_for_line as plan, preset, preset_weights_gib, relative,
+    row, target_weights_gib,
 };
-use tpsim::decode::{MemKind, MemoryPlan, Verdict};
+use tpsim::decode::{MemoryPlan, Verdict};
 use tpsim_model::memory::{SglangEra, SglangKvInput, sglang_kv_plan};
 
 /// Line 57: SGLang main (a source build of 2026-08-27), Qwen3-30B-A3B-FP8 on one H100 80GB.
@@ -26,20 +27,6 @@ const R1_LINE: usize = 59;
 const R1_MODEL: &str = "deepseek-ai/DeepSeek-R1-0528";
 /// Line 60: SGLang main 2026-08 with kt-kernel, DeepSeek-R1-0528 at TP 8 on 8× H100, experts on the CPU.
 const R1_KT_LINE: usize = 60;
-
-fn plan(text: &str, line: usize) -> MemoryPlan {
-    let where_ = format!("engine-memory.tsv line {line}");
-    let s = tpsim::scenario::load_str(text, std::path::Path::new(&where_)).unwrap();
-    tpsim::plan_memory(&s)
-}
-
-fn target_weights_gib(p: &MemoryPlan) -> f64 {
-    p.entries
-        .iter()
-        .filter(|e| e.kind == MemKind::TargetWeights)
-        .map(|e| e.bytes as f64 / GIB)
-        .sum()
-}
 
 /// Line 57's scenario: the log's GPU, fraction and release rules (an unreleased 2026-08 build: the
 /// spring-2026 era, named explicitly as tpsim asks for a 0.5.9+ version), with the logged free
