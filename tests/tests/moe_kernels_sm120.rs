@@ -45,11 +45,16 @@ fn rows() -> Vec<(String, f64, f64, f64)> {
     t.rows
         .iter()
         .map(|r| {
-            assert_eq!(num(r, b), 1.0, "line {}: batch-1 rows only", r.line);
+            assert_eq!(r.get(b), "1", "line {}: batch-1 rows only", r.line);
             assert!(r.get(w).starts_with("fp8"), "line {}: fp8 weights (1 B)", r.line);
             // top_k experts × (w13: 2 × n × hidden + w2: hidden × n) × 1 B; the block scales (one fp32
             // per 128 × 128) add < 0.03 % and are left out.
-            let bytes = num(r, k) * 3.0 * num(r, h) * num(r, n);
+            let int = |i: usize| -> u64 {
+                r.get(i)
+                    .parse()
+                    .unwrap_or_else(|_| panic!("line {}: not an integer: {}", r.line, r.get(i)))
+            };
+            let bytes = (int(k) * 3 * int(h) * int(n)) as f64;
             (r.get(g).to_string(), bytes, num(r, d), num(r, tu))
         })
         .collect()
@@ -64,7 +69,10 @@ fn split(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
 /// (fixed µs, L2 rate bytes/s) from the data file's default-config rows.
 fn fixed_and_rate() -> (f64, f64) {
     let r = rows();
-    let pro = r.iter().find(|x| x.0.contains("RTX PRO 6000")).expect("RTX PRO 6000 row");
+    let pro = r
+        .iter()
+        .find(|x| x.0.contains("RTX PRO 6000"))
+        .expect("RTX PRO 6000 row");
     let g5090 = r.iter().find(|x| x.0.contains("5090")).expect("RTX 5090 row");
     split((g5090.1, g5090.2), (pro.1, pro.2))
 }
@@ -77,8 +85,8 @@ fn batch1_triton_fp8_call_is_a_fixed_part_plus_l2_reads() {
     // 12,582,912 B (RTX 5090, TP 2).
     let pro = r.iter().find(|x| x.0.contains("RTX PRO 6000")).unwrap();
     let g5090 = r.iter().find(|x| x.0.contains("5090")).unwrap();
-    assert_eq!(pro.1, 25_165_824.0);
-    assert_eq!(g5090.1, 12_582_912.0);
+    assert_eq!(pro.1 as u64, 25_165_824);
+    assert_eq!(g5090.1 as u64, 12_582_912);
     // Default configs, by hand: 12,582,912 B more cost 25.07 − 20.76 = 4.31 µs → 2.919e12 B/s; the
     // fixed part 20.76 − 12,582,912 / 2.919e12 s = 20.76 − 4.31 = 16.45 µs. Tolerances: the last
     // printed digit (0.01 µs), 0.005e12 B/s.
@@ -105,7 +113,7 @@ fn minimax_fp8_tp4_row_misses_far_more_than_the_fused_moe_call() {
         .find(|r| r.get(m) == "MiniMax-M2.5" && r.get(q) == "FP8")
         .map(|r| r.get(o).trim_start_matches('~').parse().unwrap())
         .expect("MiniMax-M2.5 FP8 row");
-    assert_eq!(measured, 71.0);
+    assert!((measured - 71.0).abs() < 1e-9, "{measured}");
     let v = run_json(&scenario("validation/minimax-m2.5-fp8-sglang-tp4.toml"));
     let predicted = f(&v["throughput"]["output_tok_s"]);
     let moe_layers = 62.0; // MiniMax-M2.5: 62 layers, all MoE (config.json)
