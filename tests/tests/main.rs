@@ -102,6 +102,8 @@ mod spec_vllm;
 mod sweep_cli;
 // sm120decode: engine.moe_backend and [compute.moe_backends] on RTX PRO 6000.
 mod moe_backend_sm120;
+// sm120moe: batch-1 triton FP8 fused-MoE timings on SM 12.0 against the rows' missing time.
+mod moe_kernels_sm120;
 // moedefault: the engine's own MoE backend when engine.moe_backend is not set.
 mod moe_default;
 // Issue #19 (tputrows): decode throughput on A100 / H100 / RTX 4090 deployments.
