@@ -9,7 +9,6 @@
 
 mod admission;
 mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter workspace on ROCm
-mod cascade; // issue #18 (cascade): when vLLM's decode step cascades over a shared prefix
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
@@ -252,7 +251,7 @@ impl ShapeCost {
     }
 }
 
-/// Shape key: (kind 0 decode / 1 prefill / 2 mixed / 3 cascade decode, batch, context, prefill seqs, prefill tokens,
+/// Shape key: (kind 0 decode / 1 prefill / 2 mixed, batch, context, prefill seqs, prefill tokens,
 /// eager).
 type ShapeKey = (u8, u32, u32, u32, u32, bool);
 
@@ -298,39 +297,6 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         let (spec, trace) = (self.spec, self.trace && !eager);
         self.get((0, batch, ctx, 0, 0, eager), |me| {
             let shape = me.builder(eager).simulate(batch, ctx, spec)?;
-            let c = ShapeCost::of(&shape);
-            if trace && me.b.first_shapes.len() < TRACE_ITERATIONS {
-                me.b.first_shapes.push(shape);
-            }
-            Ok(c)
-        })
-    }
-    fn decode_common(
-        &mut self,
-        batch: u32,
-        ctx: u32,
-        eager: bool,
-        common: serve::CommonPrefix,
-    ) -> Result<(usize, Duration), DecodeError> {
-        // Issue #18 (cascade): a vLLM step whose running requests share a cached prefix may
-        // cascade (`decode::cascade`); a verify's requests each carry 1 + k query tokens.
-        let s = self.b.scenario();
-        let query_len = match s.speculative.as_ref().filter(|_| self.spec) {
-            Some(sp) if s.engine.kind == crate::scenario::EngineKind::Vllm => 1 + sp.num_steps,
-            _ => 1,
-        };
-        let p = cascade::prefix(s, common, query_len);
-        if p == 0 {
-            return self.decode(batch, ctx, eager);
-        }
-        let (spec, trace) = (self.spec, self.trace && !eager);
-        // Key: kind 3, the cascade prefix in the prefill-seqs slot.
-        self.get((3, batch, ctx, p, 0, eager), |me| {
-            let b = me.builder(eager);
-            b.set_cascade(Some(p));
-            let shape = b.simulate(batch, ctx, spec);
-            b.set_cascade(None);
-            let shape = shape?;
             let c = ShapeCost::of(&shape);
             if trace && me.b.first_shapes.len() < TRACE_ITERATIONS {
                 me.b.first_shapes.push(shape);

@@ -181,82 +181,68 @@ const AWQ_MTP: &str = "AWQ + MTP slows with context in the source (C 1: 147 tok/
                        root cause not understood, the MTP-off AWQ rows keep 92 %); tpsim has no mechanism that \
                        makes AWQ's MTP step grow with context";
 
-/// Issue #18 (cascade): MTP-on rows that vLLM 0.17 runs with cascade attention, where tpsim's
-/// cascade step is too fast.
-const CASCADE_COST: &str = "vLLM 0.17 cascades these MTP verify steps (query length 3 is not FlashDecoding, \
-                            >= 8 requests, FLASH_ATTN on SM 12.0: model::vllm_cascade) and tpsim reads the \
-                            shared prefix once at full bandwidth; FA2's prefix kernel (varlen with \
-                            max_seqlen_q > 1: no split-KV in vllm-flash-attn mha_varlen_fwd) runs only \
-                            ceil(tokens / kBlockM) x heads CTAs, and a cascade step replays PIECEWISE \
-                            graphs, not FULL: neither is costed";
-
 /// MTP-on rows outside ±20 %, with the reason; the error of each row as this file first ran.
 const KNOWN_MISSES_MTP: &[(&str, &str)] = &[
-    ("AWQ MTP, ctx 0, c 1", MTP_STEP),                      // +46.4 %
-    ("AWQ MTP, ctx 0, c 2", MTP_STEP),                      // +35.9 %
-    ("AWQ MTP, ctx 0, c 4", MTP_STEP),                      // +40.2 %
-    ("AWQ MTP, ctx 16k, c 1", AWQ_MTP),                     // +93.8 %
-    ("AWQ MTP, ctx 16k, c 2", AWQ_MTP),                     // +75.5 %
-    ("AWQ MTP, ctx 16k, c 4", AWQ_MTP),                     // +76.2 %
-    ("AWQ MTP, ctx 16k, c 8", AWQ_MTP),                     // +34.9 %
-    ("AWQ MTP, ctx 16k, c 128", AWQ_MTP),                   // +43.3 %
-    ("AWQ MTP, ctx 32k, c 1", AWQ_MTP),                     // +140.0 %
-    ("AWQ MTP, ctx 32k, c 2", AWQ_MTP),                     // +117.3 %
-    ("AWQ MTP, ctx 32k, c 4", AWQ_MTP),                     // +104.0 %
-    ("AWQ MTP, ctx 32k, c 8", AWQ_MTP),                     // +54.7 %
-    ("AWQ MTP, ctx 32k, c 16", AWQ_MTP),                    // +25.6 %
-    ("AWQ MTP, ctx 32k, c 32", CASCADE_COST),               // +28.7 % (cascade trial)
-    ("AWQ MTP, ctx 32k, c 64", CASCADE_COST),               // +24.7 % (cascade trial)
-    ("AWQ MTP, ctx 32k, c 128", AWQ_MTP),                   // +49.7 %
-    ("AWQ MTP, ctx 64k, c 1", AWQ_MTP),                     // +239.9 %
-    ("AWQ MTP, ctx 64k, c 2", AWQ_MTP),                     // +198.7 %
-    ("AWQ MTP, ctx 64k, c 4", AWQ_MTP),                     // +154.2 %
-    ("AWQ MTP, ctx 64k, c 8", AWQ_MTP),                     // +88.6 %
-    ("AWQ MTP, ctx 64k, c 16", AWQ_MTP),                    // +43.7 %
-    ("AWQ MTP, ctx 64k, c 32", AWQ_MTP),                    // +21.9 %
-    ("AWQ MTP, ctx 64k, c 64", CASCADE_COST),               // +38.5 % (cascade trial)
-    ("AWQ MTP, ctx 64k, c 128", CASCADE_COST),              // +53.7 % (cascade trial)
-    ("AWQ MTP, ctx 128k, c 1", AWQ_MTP),                    // +400.0 %
-    ("AWQ MTP, ctx 128k, c 2", AWQ_MTP),                    // +326.3 %
-    ("AWQ MTP, ctx 128k, c 4", AWQ_MTP),                    // +252.8 %
-    ("AWQ MTP, ctx 128k, c 8", AWQ_MTP),                    // +146.2 %
-    ("AWQ MTP, ctx 128k, c 16", AWQ_MTP),                   // +74.8 %
-    ("AWQ MTP, ctx 128k, c 32", AWQ_MTP),                   // +27.6 %
-    ("AWQ MTP, ctx 128k, c 64", CASCADE_COST),              // +50.3 % (cascade trial)
-    ("AWQ MTP, ctx 128k, c 128", AWQ_MTP),                  // +140.7 %
-    ("NVFP4 lukealonso MTP, ctx 0, c 1", MTP_STEP),         // +28.3 %
-    ("NVFP4 lukealonso MTP, ctx 0, c 2", MTP_STEP),         // +29.4 %
-    ("NVFP4 lukealonso MTP, ctx 0, c 4", MTP_STEP),         // +31.4 %
-    ("NVFP4 lukealonso MTP, ctx 16k, c 1", MTP_STEP),       // +27.4 %
-    ("NVFP4 lukealonso MTP, ctx 16k, c 2", MTP_STEP),       // +27.2 %
-    ("NVFP4 lukealonso MTP, ctx 16k, c 4", MTP_STEP),       // +27.3 %
-    ("NVFP4 lukealonso MTP, ctx 32k, c 1", MTP_STEP),       // +26.5 %
-    ("NVFP4 lukealonso MTP, ctx 32k, c 2", MTP_STEP),       // +29.2 %
-    ("NVFP4 lukealonso MTP, ctx 32k, c 4", MTP_STEP),       // +28.1 %
-    ("NVFP4 lukealonso MTP, ctx 32k, c 128", CASCADE_COST), // +32.7 % (cascade trial)
-    ("NVFP4 lukealonso MTP, ctx 64k, c 1", MTP_STEP),       // +23.8 %
-    ("NVFP4 lukealonso MTP, ctx 64k, c 2", MTP_STEP),       // +25.5 %
-    ("NVFP4 lukealonso MTP, ctx 64k, c 4", MTP_STEP),       // +23.7 %
-    ("NVFP4 lukealonso MTP, ctx 64k, c 8", CASCADE_COST),   // +27.6 % (cascade trial)
-    ("NVFP4 lukealonso MTP, ctx 64k, c 128", CASCADE_COST), // +47.2 % (cascade trial)
-    ("NVFP4 lukealonso MTP, ctx 128k, c 1", MTP_STEP),      // +26.3 %
-    ("NVFP4 lukealonso MTP, ctx 128k, c 2", MTP_STEP),      // +20.4 %
-    ("NVFP4 nvidia MTP, ctx 0, c 1", MTP_STEP),             // +34.7 %
-    ("NVFP4 nvidia MTP, ctx 0, c 2", MTP_STEP),             // +33.6 %
-    ("NVFP4 nvidia MTP, ctx 0, c 4", MTP_STEP),             // +35.3 %
-    ("NVFP4 nvidia MTP, ctx 16k, c 1", MTP_STEP),           // +32.6 %
-    ("NVFP4 nvidia MTP, ctx 16k, c 2", MTP_STEP),           // +35.2 %
-    ("NVFP4 nvidia MTP, ctx 16k, c 4", MTP_STEP),           // +32.6 %
-    ("NVFP4 nvidia MTP, ctx 32k, c 1", MTP_STEP),           // +33.9 %
-    ("NVFP4 nvidia MTP, ctx 32k, c 2", MTP_STEP),           // +34.2 %
-    ("NVFP4 nvidia MTP, ctx 32k, c 4", MTP_STEP),           // +30.0 %
-    ("NVFP4 nvidia MTP, ctx 32k, c 128", CASCADE_COST),     // +36.5 % (cascade trial)
-    ("NVFP4 nvidia MTP, ctx 64k, c 1", MTP_STEP),           // +26.7 %
-    ("NVFP4 nvidia MTP, ctx 64k, c 2", MTP_STEP),           // +29.1 %
-    ("NVFP4 nvidia MTP, ctx 64k, c 4", MTP_STEP),           // +24.8 %
-    ("NVFP4 nvidia MTP, ctx 64k, c 128", CASCADE_COST),     // +48.8 % (cascade trial)
-    ("NVFP4 nvidia MTP, ctx 128k, c 1", MTP_STEP),          // +25.3 %
-    ("NVFP4 nvidia MTP, ctx 128k, c 2", MTP_STEP),          // +26.9 %
+    ("AWQ MTP, ctx 0, c 1", MTP_STEP),                 // +46.4 %
+    ("AWQ MTP, ctx 0, c 2", MTP_STEP),                 // +35.9 %
+    ("AWQ MTP, ctx 0, c 4", MTP_STEP),                 // +40.2 %
+    ("AWQ MTP, ctx 16k, c 1", AWQ_MTP),                // +93.8 %
+    ("AWQ MTP, ctx 16k, c 2", AWQ_MTP),                // +75.5 %
+    ("AWQ MTP, ctx 16k, c 4", AWQ_MTP),                // +76.2 %
+    ("AWQ MTP, ctx 16k, c 8", AWQ_MTP),                // +34.9 %
+    ("AWQ MTP, ctx 16k, c 128", AWQ_MTP),              // +43.3 %
+    ("AWQ MTP, ctx 32k, c 1", AWQ_MTP),                // +140.0 %
+    ("AWQ MTP, ctx 32k, c 2", AWQ_MTP),                // +117.3 %
+    ("AWQ MTP, ctx 32k, c 4", AWQ_MTP),                // +104.0 %
+    ("AWQ MTP, ctx 32k, c 8", AWQ_MTP),                // +54.7 %
+    ("AWQ MTP, ctx 32k, c 16", AWQ_MTP),               // +25.6 %
+    ("AWQ MTP, ctx 32k, c 128", AWQ_MTP),              // +49.7 %
+    ("AWQ MTP, ctx 64k, c 1", AWQ_MTP),                // +239.9 %
+    ("AWQ MTP, ctx 64k, c 2", AWQ_MTP),                // +198.7 %
+    ("AWQ MTP, ctx 64k, c 4", AWQ_MTP),                // +154.2 %
+    ("AWQ MTP, ctx 64k, c 8", AWQ_MTP),                // +88.6 %
+    ("AWQ MTP, ctx 64k, c 16", AWQ_MTP),               // +43.7 %
+    ("AWQ MTP, ctx 64k, c 32", AWQ_MTP),               // +21.9 %
+    ("AWQ MTP, ctx 128k, c 1", AWQ_MTP),               // +400.0 %
+    ("AWQ MTP, ctx 128k, c 2", AWQ_MTP),               // +326.3 %
+    ("AWQ MTP, ctx 128k, c 4", AWQ_MTP),               // +252.8 %
+    ("AWQ MTP, ctx 128k, c 8", AWQ_MTP),               // +146.2 %
+    ("AWQ MTP, ctx 128k, c 16", AWQ_MTP),              // +74.8 %
+    ("AWQ MTP, ctx 128k, c 32", AWQ_MTP),              // +27.6 %
+    ("AWQ MTP, ctx 128k, c 128", AWQ_MTP),             // +140.7 %
+    ("NVFP4 lukealonso MTP, ctx 0, c 1", MTP_STEP),    // +28.3 %
+    ("NVFP4 lukealonso MTP, ctx 0, c 2", MTP_STEP),    // +29.4 %
+    ("NVFP4 lukealonso MTP, ctx 0, c 4", MTP_STEP),    // +31.4 %
+    ("NVFP4 lukealonso MTP, ctx 16k, c 1", MTP_STEP),  // +27.4 %
+    ("NVFP4 lukealonso MTP, ctx 16k, c 2", MTP_STEP),  // +27.2 %
+    ("NVFP4 lukealonso MTP, ctx 16k, c 4", MTP_STEP),  // +27.3 %
+    ("NVFP4 lukealonso MTP, ctx 32k, c 1", MTP_STEP),  // +26.5 %
+    ("NVFP4 lukealonso MTP, ctx 32k, c 2", MTP_STEP),  // +29.2 %
+    ("NVFP4 lukealonso MTP, ctx 32k, c 4", MTP_STEP),  // +28.1 %
+    ("NVFP4 lukealonso MTP, ctx 64k, c 1", MTP_STEP),  // +23.8 %
+    ("NVFP4 lukealonso MTP, ctx 64k, c 2", MTP_STEP),  // +25.5 %
+    ("NVFP4 lukealonso MTP, ctx 64k, c 4", MTP_STEP),  // +23.7 %
+    ("NVFP4 lukealonso MTP, ctx 128k, c 1", MTP_STEP), // +26.3 %
+    ("NVFP4 lukealonso MTP, ctx 128k, c 2", MTP_STEP), // +20.4 %
+    ("NVFP4 lukealonso MTP, ctx 128k, c 32", SHARED),  // -20.6 %
+    ("NVFP4 lukealonso MTP, ctx 128k, c 64", SHARED),  // -25.6 %
+    ("NVFP4 lukealonso MTP, ctx 128k, c 128", SHARED), // -31.1 %
+    ("NVFP4 nvidia MTP, ctx 0, c 1", MTP_STEP),        // +34.7 %
+    ("NVFP4 nvidia MTP, ctx 0, c 2", MTP_STEP),        // +33.6 %
+    ("NVFP4 nvidia MTP, ctx 0, c 4", MTP_STEP),        // +35.3 %
+    ("NVFP4 nvidia MTP, ctx 16k, c 1", MTP_STEP),      // +32.6 %
+    ("NVFP4 nvidia MTP, ctx 16k, c 2", MTP_STEP),      // +35.2 %
+    ("NVFP4 nvidia MTP, ctx 16k, c 4", MTP_STEP),      // +32.6 %
+    ("NVFP4 nvidia MTP, ctx 32k, c 1", MTP_STEP),      // +33.9 %
+    ("NVFP4 nvidia MTP, ctx 32k, c 2", MTP_STEP),      // +34.2 %
+    ("NVFP4 nvidia MTP, ctx 32k, c 4", MTP_STEP),      // +30.0 %
+    ("NVFP4 nvidia MTP, ctx 64k, c 1", MTP_STEP),      // +26.7 %
+    ("NVFP4 nvidia MTP, ctx 64k, c 2", MTP_STEP),      // +29.1 %
+    ("NVFP4 nvidia MTP, ctx 64k, c 4", MTP_STEP),      // +24.8 %
+    ("NVFP4 nvidia MTP, ctx 128k, c 1", MTP_STEP),     // +25.3 %
+    ("NVFP4 nvidia MTP, ctx 128k, c 2", MTP_STEP),     // +26.9 %
+    ("NVFP4 nvidia MTP, ctx 128k, c 64", SHARED),      // -25.0 %
+    ("NVFP4 nvidia MTP, ctx 128k, c 128", SHARED),     // -30.5 %
 ];
 
 fn ctx_label(ctx: u32) -> String {
@@ -312,7 +298,6 @@ fn compare(mtp_on: &str, misses: &[(&str, &str)]) -> Vec<(String, u32, u32, f64,
             Some((_, w)) if *w == SMALL => " (known miss: SMALL)",
             Some((_, w)) if *w == SHARED => " (known miss: SHARED)",
             Some((_, w)) if *w == MTP_STEP => " (known miss: MTP_STEP)",
-            Some((_, w)) if *w == CASCADE_COST => " (known miss: CASCADE_COST)",
             Some(_) => " (known miss: AWQ_MTP)",
         };
         println!(

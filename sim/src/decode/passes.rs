@@ -291,10 +291,6 @@ pub struct Builder<'a> {
     /// Issue #18 leftover (dpsched2): under DP attention, the groups' own shapes of the step being
     /// built when some group extends (SUM_LEN, [`DpSum`]); None: the MAX_LEN lowering.
     dp_sum: Option<DpSum>,
-    /// Issue #18 (cascade): the common prefix (tokens) vLLM's cascade attention reads once in the
-    /// target's decode or verify pass being built (`decode::cascade`); None: every sequence reads
-    /// its whole context.
-    cascade: Option<u32>,
     /// Issue #18 (prefillgpus): whether the pass being built carries prompt tokens (a prefill, or a
     /// mixed step with prefill chunks); its FLOP-bound kernels go into `prefill_kernels`.
     recording: std::cell::Cell<bool>,
@@ -384,7 +380,6 @@ impl<'a> Builder<'a> {
             first_shapes: Vec::new(),
             a2a_shared: std::cell::RefCell::new(BTreeMap::new()),
             dp_sum: None,
-            cascade: None,
             recording: std::cell::Cell::new(false),
             prefill_kernels: std::cell::RefCell::new(PrefillKernels::default()),
         }
@@ -433,12 +428,6 @@ impl<'a> Builder<'a> {
     /// busiest). Ignored without DP attention.
     pub fn set_dp_sum(&mut self, sum: Option<DpSum>) {
         self.dp_sum = sum;
-    }
-
-    /// Issue #18 (cascade): the common prefix the next decode or verify pass cascades over (None:
-    /// none).
-    pub fn set_cascade(&mut self, prefix: Option<u32>) {
-        self.cascade = prefix;
     }
 
     /// The scenario this builder lowers passes for.
@@ -884,24 +873,10 @@ impl<'a> Builder<'a> {
         } else {
             kv_ctx
         };
-        // Issue #18 (cascade): a vLLM cascade step's full-attention layers read the common prefix
-        // once (`cascade_attention`: one kernel over it for every query, one per request over its
-        // suffix, then the merge); drafter passes never cascade (`build_for_drafting`).
-        let shared = match self.cascade {
-            Some(p)
-                if ctx > 0
-                    && l.mixer == tpsim_model::llm::Mixer::Attention
-                    && l.index_bytes_per_token == 0
-                    && matches!(pass.label, "decode" | "verify") =>
-            {
-                f64::from(p).min(kv_ctx)
-            }
-            _ => 0.0,
-        };
         let context_bytes = if linear {
             l.state_bytes as f64 * f64::from(seqs) * pass.state_passes
         } else {
-            l.kv_bytes_per_token as f64 * (shared + (kv_ctx - shared) * f64::from(seqs))
+            l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
         };
         let ctx_flops = if linear {
             0.0

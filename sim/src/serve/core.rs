@@ -101,20 +101,6 @@ pub trait IterationCosts {
     /// A decode of `batch` requests (already padded to a CUDA graph) at context `ctx`; `eager` when
     /// the batch is above the largest graph.
     fn decode(&mut self, batch: u32, ctx: u32, eager: bool) -> Result<(usize, Duration), DecodeError>;
-    /// [`IterationCosts::decode`] of a lone group's decode step whose running requests share the
-    /// cached prefix `common` (issue #18, cascade): a cost model that knows the engine's cascade
-    /// attention (vLLM, `model::vllm_cascade`) reads that prefix's KV once. Without an override the
-    /// common prefix is not costed.
-    fn decode_common(
-        &mut self,
-        batch: u32,
-        ctx: u32,
-        eager: bool,
-        common: CommonPrefix,
-    ) -> Result<(usize, Duration), DecodeError> {
-        let _ = common;
-        self.decode(batch, ctx, eager)
-    }
     /// A prefill of `seqs` sequences with `tokens` tokens in all.
     fn prefill(&mut self, seqs: u32, tokens: u32) -> Result<(usize, Duration), DecodeError>;
     /// A prefill whose queries also attend over `prefix` cached tokens each (token-weighted over
@@ -144,20 +130,6 @@ pub trait IterationCosts {
     /// tokens: the MLP/MoE runs on their sum, each group's attention on its own, the step waiting
     /// for the slowest; no CUDA graph.
     fn dp_sum_len(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError>;
-}
-
-/// Issue #18 (cascade): what every running request of a lone group shares at one decode step, as
-/// vLLM's scheduler and model runner see it (`model::vllm_cascade`): the leading KV blocks each of
-/// them holds a reference to (`get_num_common_prefix_blocks`: a block counts when its reference
-/// count equals the number of requests holding blocks, so every running request must hold the
-/// same cached prefix), capped by the smallest computed length and rounded down to the pool's
-/// block (`_compute_cascade_attn_prefix_len`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CommonPrefix {
-    /// Requests decoding in the step (unpadded).
-    pub reqs: u32,
-    /// Common prefix tokens (a multiple of the pool's block; 0 when the requests share none).
-    pub tokens: u64,
 }
 
 /// One busy group's part of a SUM_LEN DP-attention step ([`IterationCosts::dp_sum_len`]):
@@ -529,8 +501,6 @@ struct Step {
     bucket: u32,
     /// Under DP attention: each busy group's own shape, largest first (empty with one group).
     groups: Vec<GroupShape>,
-    /// A lone group's common cached prefix over its running requests ([`CommonPrefix`]).
-    common: CommonPrefix,
 }
 
 /// `v` rounded up to the context bucket `bucket` (at least one bucket).
@@ -578,12 +548,7 @@ impl Step {
             }
         }
         shapes.sort_unstable_by(|a, b| b.cmp(a));
-        let common = match groups {
-            [g] => common_prefix(&g.core),
-            _ => CommonPrefix::default(),
-        };
         Step {
-            common,
             decode,
             ctx: bucketed(ctx, bucket),
             seqs,
@@ -596,33 +561,6 @@ impl Step {
             bucket,
             groups: shapes,
         }
-    }
-}
-
-/// The running requests' common cached prefix ([`CommonPrefix`]): every running request holds a
-/// reference to the same prefix group, the shortest such hold, capped by the smallest computed
-/// length, in whole blocks of the pool.
-fn common_prefix(c: &Core) -> CommonPrefix {
-    let reqs = c.batch.decode.len() as u32;
-    let mut group = None;
-    let mut tokens = u64::MAX;
-    for &id in &c.running {
-        let r = &c.reqs[id as usize];
-        let Some(p) = r.prefix.filter(|_| r.prefix_tokens > 0) else {
-            return CommonPrefix { reqs, tokens: 0 };
-        };
-        if *group.get_or_insert(p.group) != p.group {
-            return CommonPrefix { reqs, tokens: 0 };
-        }
-        tokens = tokens.min(r.prefix_tokens).min(r.computed);
-    }
-    if group.is_none() {
-        tokens = 0;
-    }
-    let page = c.kv.page.max(1);
-    CommonPrefix {
-        reqs,
-        tokens: tokens / page * page,
     }
 }
 
@@ -659,7 +597,7 @@ fn cost_step<S: Scheduler>(
     let r = if n == 1 {
         let (batch, eager) = super::graphs::padded(graphs, st.decode);
         match (dec, ext) {
-            (true, false) => costs.decode_common(batch, st.ctx, eager, st.common)?,
+            (true, false) => costs.decode(batch, st.ctx, eager)?,
             (false, true) => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| {
                 costs.prefill_after(st.seqs, t, st.ext_prefix)
             })?,

@@ -31,7 +31,7 @@ use crate::decode::{DecodeError, MemoryPlan};
 use crate::scenario::{EngineKind, Scenario};
 use crate::workload::RequestSpec;
 
-pub use self::core::{CommonPrefix, GroupShape, IterationCosts, Measured};
+pub use self::core::{GroupShape, IterationCosts, Measured};
 
 /// The scheduler settings the scenario and its memory plan give.
 #[derive(Debug, Clone)]
