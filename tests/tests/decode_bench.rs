@@ -117,10 +117,9 @@ const TARGET: f64 = 0.20;
 const SHARED: &str = "all C requests run, tpsim's step is slower than measured at batch ≥ 16 and ctx ≥ 16k: \
                       its attention reads each request's KV of the shared document every step; the \
                       measured step cannot have (c 128, 128k: 128 × 80,282 tokens × 15,360 B per GPU = \
-                      158 GB, ≥ 88 ms at 1.79 TB/s, against 27.9 ms measured over ctx 0); vLLM V1 has \
-                      cascade attention for a common prefix (v1/attention/backends/flash_attn.py \
-                      use_cascade_attention, flashinfer.py MultiLevelCascadeAttentionWrapper), not \
-                      modelled, and whether it ran here is not checked";
+                      158 GB, ≥ 88 ms at 1.79 TB/s, against 27.9 ms measured over ctx 0); not vLLM's \
+                      cascade attention: its 0.17.0 heuristic keeps FlashDecoding for these steps \
+                      (shared_rows_are_not_cascaded_by_vllm_017); the mechanism is not known";
 /// AWQ at small batch.
 const SMALL: &str = "AWQ INT4 at batch 1-4: tpsim's W4A16 MoE step is 19-36 % faster than measured at \
                      every context (the NVFP4 rows are within +17 %); the AWQ kernel's small-batch cost \
