@@ -34,6 +34,7 @@ pub mod vllm_hybrid;
 pub mod vllm_sliding_check;
 pub mod vllm_sort_sampler; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
 // vLLM start-up memory from a scenario (issue #17 point 5).
+pub mod vllm_cascade; // issue #18 (cascade): vLLM v1 cascade attention decision
 pub mod vllm_dp;
 pub mod vllm_startup; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models, weights per rank
 

@@ -72,6 +72,18 @@ pub(crate) fn bench_workload(c: u32, prompt: u32, max_tokens: u32, cached: bool)
 /// The page's vLLM launch (benchmarks/inference-throughput/README.md, "vLLM server config (common)")
 /// for `checkpoint`, at `c` streams and context label `ctx`, max tokens 512.
 fn scenario(checkpoint: &str, ctx: u32, c: u32, mtp: bool) -> String {
+    let tag = if checkpoint.contains("AWQ") {
+        "awq"
+    } else {
+        "nvfp4"
+    };
+    let p = scratch(&format!("decode-bench-{tag}-{ctx}-{c}-{mtp}")).join("s.toml");
+    std::fs::write(&p, scenario_text(checkpoint, ctx, c, mtp)).expect("write scenario");
+    p.display().to_string()
+}
+
+/// The text of [`scenario`]'s file.
+fn scenario_text(checkpoint: &str, ctx: u32, c: u32, mtp: bool) -> String {
     let awq = checkpoint.contains("AWQ");
     let (preset, moe) = if awq {
         ("qwen3.5-397b-a17b-awq", "")
@@ -82,18 +94,14 @@ fn scenario(checkpoint: &str, ctx: u32, c: u32, mtp: bool) -> String {
             "moe_backend = \"flashinfer_cutlass\"\n",
         )
     };
-    let text = format!(
+    format!(
         "seed = 1\n\n[hardware]\npreset = \"rtx-pro-6000-4x-turin-same-numa\"\n\n[model]\npreset = \"{preset}\"\n\n\
          [engine]\nname = \"vllm\"\nversion = \"0.17.0\"\ntp = 4\n{moe}gpu_memory_utilization = 0.9\n\
          max_num_batched_tokens = 8192\nmax_num_seqs = 128\nenable_prefix_caching = true\n\n\
          [engine.env]\nNCCL_P2P_LEVEL = \"SYS\"\n\n{}{}",
         if mtp { MTP2 } else { "" },
         bench_workload(c, prompt_tokens(ctx), 512, true)
-    );
-    let tag = if awq { "awq" } else { "nvfp4" };
-    let p = scratch(&format!("decode-bench-{tag}-{ctx}-{c}-{mtp}")).join("s.toml");
-    std::fs::write(&p, text).expect("write scenario");
-    p.display().to_string()
+    )
 }
 
 /// The page's MTP flag (`--speculative-config '{"method":"mtp","num_speculative_tokens":2}'`) with
@@ -109,10 +117,9 @@ const TARGET: f64 = 0.20;
 const SHARED: &str = "all C requests run, tpsim's step is slower than measured at batch ≥ 16 and ctx ≥ 16k: \
                       its attention reads each request's KV of the shared document every step; the \
                       measured step cannot have (c 128, 128k: 128 × 80,282 tokens × 15,360 B per GPU = \
-                      158 GB, ≥ 88 ms at 1.79 TB/s, against 27.9 ms measured over ctx 0); vLLM V1 has \
-                      cascade attention for a common prefix (v1/attention/backends/flash_attn.py \
-                      use_cascade_attention, flashinfer.py MultiLevelCascadeAttentionWrapper), not \
-                      modelled, and whether it ran here is not checked";
+                      158 GB, ≥ 88 ms at 1.79 TB/s, against 27.9 ms measured over ctx 0); not vLLM's \
+                      cascade attention: its 0.17.0 heuristic keeps FlashDecoding for these steps \
+                      (shared_rows_are_not_cascaded_by_vllm_017); the mechanism is not known";
 /// AWQ at small batch.
 const SMALL: &str = "AWQ INT4 at batch 1-4: tpsim's W4A16 MoE step is 19-36 % faster than measured at \
                      every context (the NVFP4 rows are within +17 %); the AWQ kernel's small-batch cost \
@@ -375,10 +382,64 @@ fn throughput_context_depth_tables_mtp() {
 }
 
 #[test]
+fn shared_rows_are_not_cascaded_by_vllm_017() {
+    // Issue #18 (cascade): vLLM 0.17.0's cascade decision (`v1/attention/backends/flash_attn.py`
+    // `use_cascade_attention`, `tpsim_model::vllm_cascade`) for the cells of the SHARED rows, with
+    // the scenario's numbers: Qwen3.5-397B-A17B's 32 query and 2 KV heads at TP 4 → 8 and 1 per
+    // rank (`get_num_kv_heads` = max(1, 2 / 4)); 188 SMs (RTX PRO 6000 preset); vLLM's hybrid
+    // attention block of 544 tokens (`tpsim memory --log`); the common prefix the C requests share,
+    // the prompt's cached blocks (vLLM recomputes the last prompt token: ⌊(P − 1) / 544⌋ blocks).
+    use tpsim_model::vllm_cascade::{CascadeStep, prefix_len};
+    let step = |ctx: u32, c: u32, query_len: u32| {
+        let p = u64::from(prompt_tokens(ctx));
+        CascadeStep {
+            common_tokens: (p - 1) / 544 * 544,
+            min_computed: p,
+            block_size: 544,
+            num_reqs: c,
+            query_len,
+            num_query_heads: 8,
+            num_kv_heads: 1,
+            windowed: false,
+            num_sms: 188,
+            dcp: 1,
+        }
+    };
+    for ctx in [16_384, 32_768, 65_536, 131_072] {
+        for c in [16, 32, 64, 128] {
+            // MTP off: FlashDecoding's ⌈C × tiles / 188⌉ stays below cascade's tiles → no cascade;
+            // the measured step's shortfall against C copies of the document is not cascade.
+            assert_eq!(prefix_len(&step(ctx, c, 1)), 0, "ctx {ctx} c {c}");
+            // MTP 2 (query length 3): not FlashDecoding → vLLM cascades over the cached blocks.
+            assert_eq!(
+                prefix_len(&step(ctx, c, 3)),
+                step(ctx, c, 3).common_tokens,
+                "ctx {ctx} c {c} MTP"
+            );
+        }
+    }
+    // By hand, ctx 16k (10,170-token prompt): ⌊10,169 / 544⌋ = 18 blocks = 9,792 tokens.
+    assert_eq!(prefix_len(&step(16_384, 16, 3)), 9_792);
+}
+
+/// [`scenario`]'s file under the test's own scratch name: the scenario paths are shared by the
+/// tests of this file, which run in parallel, so a test that edits its scenario edits its own file.
+fn own_scenario(name: &str, checkpoint: &str, ctx: u32, c: u32) -> String {
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, scenario_text(checkpoint, ctx, c, false)).expect("write scenario");
+    p.display().to_string()
+}
+
+#[test]
 fn same_prompt_shares_one_cached_document() {
     // NVFP4, ctx 128k (80,417-token prompt), C 32: 32 copies (2.57M tokens) exceed the pool (474,912
     // tokens at 0.9, `tpsim memory`), one shared copy and 32 × (1 + 512) own tokens fit.
-    let path = scenario("nvidia/Qwen3.5-397B-A17B-NVFP4", 131_072, 32, false);
+    let path = own_scenario(
+        "same-prompt-shares",
+        "nvidia/Qwen3.5-397B-A17B-NVFP4",
+        131_072,
+        32,
+    );
     let shared = run_json(&path);
     assert_eq!(shared["serving"]["peak_running"].as_u64(), Some(32));
     let text = std::fs::read_to_string(&path)
@@ -392,7 +453,7 @@ fn same_prompt_shares_one_cached_document() {
 
 #[test]
 fn same_prompt_needs_cached_prompt_len() {
-    let path = scenario("nvidia/Qwen3.5-397B-A17B-NVFP4", 0, 1, false);
+    let path = own_scenario("same-prompt-needs-cache", "nvidia/Qwen3.5-397B-A17B-NVFP4", 0, 1);
     let text = std::fs::read_to_string(&path)
         .unwrap()
         .replace("cached_prompt_len = 75\n", "");
@@ -409,7 +470,7 @@ fn same_prompt_needs_cached_prompt_len() {
 #[test]
 fn same_prompt_needs_one_prompt_length() {
     // A drawn prompt length is not one prompt: exit 2 naming the key.
-    let path = scenario("nvidia/Qwen3.5-397B-A17B-NVFP4", 0, 1, false);
+    let path = own_scenario("same-prompt-needs-fixed", "nvidia/Qwen3.5-397B-A17B-NVFP4", 0, 1);
     let text = std::fs::read_to_string(&path).unwrap().replacen(
         "\nprompt_len = 75\n",
         "\nprompt_len = { min = 70, max = 80 }\n",
