@@ -321,3 +321,58 @@ fn bad_keys_and_values_exit_2_naming_the_point_and_key() {
         assert!(o.stderr.contains(needle), "{a:?}: {}", o.stderr);
     }
 }
+
+/// Issue #18 point 3: preemptions and KV use "as a plot from sweeps". Llama-3.1-8B on one H100,
+/// vLLM, 64 clients of 1024 + 1024 tokens (all 64 hold 64 × 2048 = 131,072 tokens at their ends),
+/// `max_model_len = 4096` so every pool below starts. At gpu_memory_utilization 0.9 the pool
+/// (443,568 tokens, tpsim's plan) holds them all: no preemption. At 0.25 (21,904 tokens = 1,369
+/// blocks of 16) vLLM admits by the blocks a request holds now (`allocate_slots`), not by its final
+/// length: more run than ⌊21,904 ÷ 2,048⌋ = 10 fit at their ends, at most ⌊1,369 ÷ 64⌋ = 21 (a
+/// 1,024-token prompt holds 64 blocks), so the pool fills and requests are preempted.
+#[test]
+fn preemptions_and_kv_use_plot_from_a_sweep() {
+    let d = scratch("sweep-preempt");
+    let file = d.join("k.toml");
+    std::fs::write(
+        &file,
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\n\
+         tp = 1\nmax_model_len = 4096\ngpu_memory_utilization = 0.9\n[workload]\nconcurrency = 64\n\
+         num_requests = 256\nprompt_len = 1024\noutput_len = 1024\n",
+    )
+    .unwrap();
+    let svg = d.join("preemptions.svg").display().to_string();
+    let o = tpsim(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--set",
+        "engine.gpu_memory_utilization=0.25,0.9",
+        "--metric",
+        "preemptions",
+        "--plot",
+        &svg,
+        "--x",
+        "engine.gpu_memory_utilization",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let (h, rows) = parse_csv(&o.stdout);
+    assert_eq!(cell(&h, &rows[0], "kv_tokens"), "21904");
+    assert_eq!(cell(&h, &rows[1], "kv_tokens"), "443568");
+    assert!(num(&h, &rows[0], "preemptions") > 0.0, "{:?}", rows[0]);
+    assert_eq!(num(&h, &rows[0], "peak_kv_utilisation"), 1.0);
+    assert_eq!(num(&h, &rows[1], "preemptions"), 0.0);
+    // 131,072 of 443,568 tokens at most: below 0.2955 (+ the prompts' last partial blocks: none, 1024 and 2048 are whole blocks).
+    assert!(num(&h, &rows[1], "peak_kv_utilisation") <= 131_072.0 / 443_568.0 + 1e-12);
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        chart.contains("preemptions vs engine.gpu_memory_utilization"),
+        "{}",
+        &chart[..400]
+    );
+    // The admitted batch at 0.25, from `tpsim run`: between 10 and 21 (see above).
+    let text = std::fs::read_to_string(&file).unwrap().replace("= 0.9", "= 0.25");
+    std::fs::write(&file, text).unwrap();
+    let j = run_json(file.to_str().unwrap());
+    let peak = j["serving"]["peak_running"].as_u64().unwrap();
+    assert!((11..=21).contains(&peak), "{peak}");
+}
