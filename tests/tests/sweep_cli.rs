@@ -89,7 +89,8 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
             "request_throughput",
             "preemptions",
             "peak_kv_utilisation",
-            "frontend_busy"
+            "frontend_busy",
+            "overloaded"
         ]
     );
     // First --set outermost: (1, nccl), (1, custom), (3, nccl), …
@@ -375,4 +376,36 @@ fn preemptions_and_kv_use_plot_from_a_sweep() {
     let j = run_json(file.to_str().unwrap());
     let peak = j["serving"]["peak_running"].as_u64().unwrap();
     assert!((11..=21).contains(&peak), "{peak}");
+}
+
+/// Issue #18 "Done when": at open-loop rates past saturation the report says the system is
+/// overloaded — in a rate sweep too. The open-loop example with 600 requests: at 8 req/s the queue
+/// stays empty, at 200 req/s (about 8× what the box serves) it grows (the same points as
+/// `serving::open_loop_rates_past_saturation_report_overload`, which checks them in `tpsim run`).
+#[test]
+fn a_rate_sweep_marks_the_overloaded_points() {
+    let text = std::fs::read_to_string(scenario("examples/llama-3.1-8b-h100-open-loop.toml"))
+        .unwrap()
+        .replace("num_requests = 200", "num_requests = 600");
+    let d = scratch("sweep-overload");
+    let file = d.join("open.toml");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let o = tpsim(&["sweep", f, "--quiet", "--set", "workload.request_rate=8,200"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let (h, rows) = parse_csv(&o.stdout);
+    assert_eq!(cell(&h, &rows[0], "overloaded"), "false");
+    assert_eq!(cell(&h, &rows[1], "overloaded"), "true");
+    let j = tpsim(&[
+        "sweep",
+        f,
+        "--quiet",
+        "--json",
+        "--set",
+        "workload.request_rate=8,200",
+    ]);
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v[0]["overloaded"], false, "{v}");
+    assert_eq!(v[1]["overloaded"], true, "{v}");
 }
