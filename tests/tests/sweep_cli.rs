@@ -89,7 +89,8 @@ fn rows_in_input_order_equal_single_runs_for_any_threads_and_shards() {
             "request_throughput",
             "preemptions",
             "peak_kv_utilisation",
-            "frontend_busy"
+            "frontend_busy",
+            "overloaded"
         ]
     );
     // First --set outermost: (1, nccl), (1, custom), (3, nccl), …
@@ -320,4 +321,91 @@ fn bad_keys_and_values_exit_2_naming_the_point_and_key() {
         assert_eq!(o.code, 2, "{a:?}: {}", o.stderr);
         assert!(o.stderr.contains(needle), "{a:?}: {}", o.stderr);
     }
+}
+
+/// Issue #18 point 3: preemptions and KV use "as a plot from sweeps". Llama-3.1-8B on one H100,
+/// vLLM, 64 clients of 1024 + 1024 tokens (all 64 hold 64 × 2048 = 131,072 tokens at their ends),
+/// `max_model_len = 4096` so every pool below starts. At gpu_memory_utilization 0.9 the pool
+/// (443,568 tokens, tpsim's plan) holds them all: no preemption. At 0.25 (21,904 tokens = 1,369
+/// blocks of 16) vLLM admits by the blocks a request holds now (`allocate_slots`), not by its final
+/// length: more run than ⌊21,904 ÷ 2,048⌋ = 10 fit at their ends, at most ⌊1,369 ÷ 64⌋ = 21 (a
+/// 1,024-token prompt holds 64 blocks), so the pool fills and requests are preempted.
+#[test]
+fn preemptions_and_kv_use_plot_from_a_sweep() {
+    let d = scratch("sweep-preempt");
+    let file = d.join("k.toml");
+    std::fs::write(
+        &file,
+        "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\n\
+         tp = 1\nmax_model_len = 4096\ngpu_memory_utilization = 0.9\n[workload]\nconcurrency = 64\n\
+         num_requests = 256\nprompt_len = 1024\noutput_len = 1024\n",
+    )
+    .unwrap();
+    let svg = d.join("preemptions.svg").display().to_string();
+    let o = tpsim(&[
+        "sweep",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--set",
+        "engine.gpu_memory_utilization=0.25,0.9",
+        "--metric",
+        "preemptions",
+        "--plot",
+        &svg,
+        "--x",
+        "engine.gpu_memory_utilization",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let (h, rows) = parse_csv(&o.stdout);
+    assert_eq!(cell(&h, &rows[0], "kv_tokens"), "21904");
+    assert_eq!(cell(&h, &rows[1], "kv_tokens"), "443568");
+    assert!(num(&h, &rows[0], "preemptions") > 0.0, "{:?}", rows[0]);
+    assert_eq!(cell(&h, &rows[0], "peak_kv_utilisation"), "1");
+    assert_eq!(cell(&h, &rows[1], "preemptions"), "0");
+    // 131,072 of 443,568 tokens at most: below 0.2955 (+ the prompts' last partial blocks: none, 1024 and 2048 are whole blocks).
+    assert!(num(&h, &rows[1], "peak_kv_utilisation") <= 131_072.0 / 443_568.0 + 1e-12);
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        chart.contains("preemptions vs engine.gpu_memory_utilization"),
+        "{}",
+        &chart[..400]
+    );
+    // The admitted batch at 0.25, from `tpsim run`: between 10 and 21 (see above).
+    let text = std::fs::read_to_string(&file).unwrap().replace("= 0.9", "= 0.25");
+    std::fs::write(&file, text).unwrap();
+    let j = run_json(file.to_str().unwrap());
+    let peak = j["serving"]["peak_running"].as_u64().unwrap();
+    assert!((11..=21).contains(&peak), "{peak}");
+}
+
+/// Issue #18 "Done when": at open-loop rates past saturation the report says the system is
+/// overloaded — in a rate sweep too. The open-loop example with 600 requests: at 8 req/s the queue
+/// stays empty, at 200 req/s (about 8× what the box serves) it grows (the same points as
+/// `serving::open_loop_rates_past_saturation_report_overload`, which checks them in `tpsim run`).
+#[test]
+fn a_rate_sweep_marks_the_overloaded_points() {
+    let text = std::fs::read_to_string(scenario("examples/llama-3.1-8b-h100-open-loop.toml"))
+        .unwrap()
+        .replace("num_requests = 200", "num_requests = 600");
+    let d = scratch("sweep-overload");
+    let file = d.join("open.toml");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let o = tpsim(&["sweep", f, "--quiet", "--set", "workload.request_rate=8,200"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let (h, rows) = parse_csv(&o.stdout);
+    assert_eq!(cell(&h, &rows[0], "overloaded"), "false");
+    assert_eq!(cell(&h, &rows[1], "overloaded"), "true");
+    let j = tpsim(&[
+        "sweep",
+        f,
+        "--quiet",
+        "--json",
+        "--set",
+        "workload.request_rate=8,200",
+    ]);
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v[0]["overloaded"], false, "{v}");
+    assert_eq!(v[1]["overloaded"], true, "{v}");
 }

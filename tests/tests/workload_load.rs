@@ -330,4 +330,34 @@ fn bad_trace_lines_exit_2_with_file_and_line() {
         "longer than 4096 bytes",
     );
     bad_trace("empty", "# nothing\n", 2, "no records");
+    // Audit of issue #18: an arrival 10³⁰⁰ ms after the first used to saturate the picosecond clock
+    // and "finish" both requests in 34.7 ms; arrivals are held to 10⁶ s (10⁹ ms), as request_rate's
+    // num_requests / rate is (scenario/workload_load.rs MAX_SPAN_S).
+    bad_trace(
+        "far",
+        &format!("{ok}{{\"arrival_ms\": 1e300, \"prompt\": 1, \"output\": 1}}\n"),
+        2,
+        "expected at most 1000000000 ms",
+    );
+    // Exactly 10⁹ ms after the first record is accepted (the bound is inclusive).
+    let d = scratch("trace-edge");
+    std::fs::write(
+        d.join("t.jsonl"),
+        format!("{ok}{{\"arrival_ms\": 1000000000, \"prompt\": 1, \"output\": 1}}\n"),
+    )
+    .unwrap();
+    let p = d.join("s.toml");
+    std::fs::write(&p, format!("{HEAD}[workload]\ntrace = \"t.jsonl\"\n")).unwrap();
+    let s = scenario::load(&p).unwrap();
+    let v: Vec<RequestSpec> = stream(&s).collect();
+    assert_eq!(v[1].arrival.unwrap().as_ps(), 1_000_000_000_000_000_000); // 10⁶ s in ps
+    // A missing trace file names the file, with no line number (there is no line 0).
+    std::fs::write(&p, format!("{HEAD}[workload]\ntrace = \"missing.jsonl\"\n")).unwrap();
+    let o = tpsim(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("missing.jsonl: cannot read") && !o.stderr.contains("missing.jsonl:0"),
+        "{}",
+        o.stderr
+    );
 }

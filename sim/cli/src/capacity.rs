@@ -129,7 +129,11 @@ pub fn text(c: &Capacity) -> String {
             " {:>10.1} {:>9.3}  {}",
             p.output_tok_s,
             p.request_throughput,
-            if p.met { "yes" } else { "no" }
+            match (p.met, p.overloaded) {
+                (true, _) => "yes",
+                (false, false) => "no",
+                (false, true) => "no (overloaded: the waiting queue grows)",
+            }
         );
         let _ = writeln!(o, "{line}");
     }
@@ -154,6 +158,19 @@ pub fn text(c: &Capacity) -> String {
             );
         }
     }
+    // The point just above the answer failed on its overload alone (every objective met).
+    let above = c.answer.and_then(|x| {
+        c.points
+            .iter()
+            .filter(|p| p.x > x)
+            .min_by(|a, b| a.x.total_cmp(&b.x))
+    });
+    if c.binding.is_none() && above.is_some_and(|p| p.overloaded) {
+        let _ = writeln!(
+            o,
+            "Binding: overload (just above the answer the waiting queue grows, whatever the percentiles)"
+        );
+    }
     if let Some(b) = &c.binding {
         let _ = writeln!(
             o,
@@ -165,6 +182,9 @@ pub fn text(c: &Capacity) -> String {
                 "the objective that fails just above the answer"
             }
         );
+    }
+    if let Some(n) = &c.note {
+        let _ = writeln!(o, "Note: {n}");
     }
     o
 }

@@ -214,7 +214,7 @@ enum Command {
     /// The highest request rate or concurrency whose simulated latency percentiles meet the SLOs:
     /// a deterministic search (doubling, then bisection) printing every point it evaluated.
     #[command(
-        after_help = "Examples:\n  tpsim capacity scenarios/seed/baseline.toml --slo ttft_p99=2000,tpot_p99=50\n  tpsim capacity scenarios/examples/llama-3.1-8b-open-loop.toml --over rate --json"
+        after_help = "Examples:\n  tpsim capacity scenarios/seed/baseline.toml --slo ttft_p99=2000,tpot_p99=50\n  tpsim capacity scenarios/examples/llama-3.1-8b-h100-open-loop.toml --over rate --json"
     )]
     Capacity(capacity::CapacityArgs),
 }

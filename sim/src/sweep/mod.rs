@@ -301,6 +301,7 @@ impl Sweep {
                     .as_ref()
                     .and_then(|sv| sv.frontend.as_ref())
                     .map(|f| f.busy_fraction),
+                overloaded: p.main.overloaded,
                 intervals: [None; 4],
             });
             if self.intervals {
@@ -388,6 +389,9 @@ pub struct Perf {
     pub peak_kv_utilisation: f64,
     /// Issue #18 (frontend): the API servers' busy fraction (`None` without a front end).
     pub frontend_busy: Option<f64>,
+    /// Issue #18 audit: the serving loop's overload flag (`serving.overloaded` of `tpsim run`: an
+    /// open loop whose waiting queue grows), so a rate sweep says where the engine stops keeping up.
+    pub overloaded: bool,
     /// Issue #19 point 6 (`--intervals`): the 95 % interval ends of tok/s and TPOT, in
     /// [`INTERVAL_COLUMNS`] order (`None` without fitted intervals or without `--intervals`).
     pub intervals: [Option<f64>; 4],
@@ -440,6 +444,8 @@ pub fn metric_columns(spec: bool, intervals: bool) -> Vec<&'static str> {
         "peak_kv_utilisation",
         // Issue #18 (frontend): the API server's busy fraction (empty without a front end).
         "frontend_busy",
+        // Issue #18 audit: `true` when the open loop is overloaded (empty when nothing ran).
+        "overloaded",
     ]);
     if intervals {
         c.extend(INTERVAL_COLUMNS);
@@ -507,6 +513,10 @@ impl Row {
                     .as_ref()
                     .map_or_else(String::new, |p| p.bottleneck.clone()),
                 "kv_tokens" => self.kv_tokens.to_string(),
+                "overloaded" => self
+                    .perf
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.overloaded.to_string()),
                 c => num(c),
             })
             .collect()
@@ -562,6 +572,10 @@ pub fn to_json(sweep: &Sweep, rows: &[Row]) -> serde_json::Value {
                         .as_ref()
                         .map_or(serde_json::Value::Null, |p| p.bottleneck.clone().into()),
                     "kv_tokens" => r.kv_tokens.into(),
+                    "overloaded" => r
+                        .perf
+                        .as_ref()
+                        .map_or(serde_json::Value::Null, |p| p.overloaded.into()),
                     c => r
                         .metric(c)
                         .and_then(serde_json::Number::from_f64)

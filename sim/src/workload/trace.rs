@@ -21,6 +21,9 @@ pub const MAX_LINE_BYTES: usize = 4096;
 pub const MAX_RECORDS: u32 = 1_000_000;
 /// Largest prompt + output of one record (the workload's 10M-token ceiling).
 pub const MAX_TOKENS: u64 = 10_000_000;
+/// Latest arrival after the first record, ms: 10⁹ ms = 10⁶ s, the span `request_rate` arrivals are held
+/// to (`scenario::workload_load`), far inside the loop's integer picoseconds (u64 holds 1.8·10⁷ s).
+pub const MAX_ARRIVAL_MS: f64 = 1e9;
 
 /// One line of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -33,11 +36,12 @@ pub struct Record {
     pub prefix_len: Option<u32>,
 }
 
-/// A bad trace line (or an unreadable file): `file:line: message`.
+/// A bad trace line (`file:line: message`) or an unreadable file (`file: message`, line 0).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}{}: {message}", if *line == 0 { String::new() } else { format!(":{line}") })]
 pub struct TraceError {
     pub file: String,
+    /// 1-based line of the bad record; 0 when the file itself cannot be opened.
     pub line: usize,
     pub message: String,
 }
@@ -162,6 +166,13 @@ impl TraceReader {
                 }
                 self.last_ms = ms;
                 let first = *self.first_ms.get_or_insert(ms);
+                if ms - first > MAX_ARRIVAL_MS {
+                    return Err(self.err(format!(
+                        "arrival_ms {ms} is {} ms after the first record's {first}: expected at most \
+                         {MAX_ARRIVAL_MS} ms (10⁶ s)",
+                        ms - first
+                    )));
+                }
                 Some(ms - first)
             }
             None => None,
