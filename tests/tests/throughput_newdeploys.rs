@@ -15,6 +15,14 @@
 //!   cells need builds tpsim does not simulate: DCP 8 with fp8 KV (vLLM refuses "DCP not support fp8
 //!   kvcache now." without the unmerged PR 34795) and the FlashInfer FA2 MLA backend (PR 36322).
 //!
+//! - vllm-project/vllm issue 6955 (newdeploys2; issue description, 2024-07-30): Llama-3.1-70B-Instruct
+//!   AWQ INT4 on 4× RTX 3090 Ti (no P2P), vLLM v0.5.3.post1, TP 2 and TP 4 at 1 and 5 clients — the
+//!   "OUT tokens generation speed" the issue reads off vLLM's log (30, 46, 121, 152 tok/s) → clients ×
+//!   1000 ÷ tpsim's median TPOT (the generation rate of that many streams).
+//! - SemiAnalysisAI/InferenceX issue 870 (newdeploys2; comment 2026-03-05, workflow run 22740679519):
+//!   DeepSeek-R1-0528 FP8, SGLang v0.5.7, TP 8 on 8× H200, 1k/1k at concurrency 8, 16, 32 and 64 with the
+//!   sweep script's launch flags — "Output tput/GPU" × 8 → tpsim's end-to-end output rate.
+//!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. The prediction uses constants fitted
 //! to other data (the Hopper `kernel_overhead`, the collective constants of tests/data/allreduce.tsv),
 //! which `tpsim run` lists under "Fitted constants used".
@@ -31,6 +39,14 @@ pub(crate) const NEWDEPLOYS_SOURCES: &[(&str, &str)] = &[
         "Qwen2.5-72B-Instruct",
     ),
     ("voipmonitor/rtx6kpro models/kimi-k25.md", "Kimi-K2.5"),
+    (
+        "https://github.com/vllm-project/vllm/issues/6955",
+        "Llama-3.1-70B-Instruct",
+    ),
+    (
+        "https://github.com/SemiAnalysisAI/InferenceX/issues/870",
+        "DeepSeek-R1-0528",
+    ),
 ];
 
 /// The measured `output_tok_s` of the one row with this source prefix and model whose notes contain
@@ -153,9 +169,76 @@ fn vllm_attention_backend_is_taken_as_vllm_names_it() {
     );
 }
 
+/// One row of vllm issue 6955: the issue's generation speed of `clients` streams against `clients` ×
+/// 1000 ÷ tpsim's median TPOT of `file` (the rate of that many streams while they decode; the issue reads
+/// vLLM's "Avg generation throughput" log line, which counts generated tokens only).
+fn llama70b_3090ti(note: &str, file: &str, clients: f64, label: &str) {
+    let m = measured(NEWDEPLOYS_SOURCES[2].0, NEWDEPLOYS_SOURCES[2].1, note);
+    let v = run_json(&scenario(&format!("validation/{file}")));
+    let p = clients * 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]);
+    validate(label, (m, m), p);
+}
+
+#[test]
+fn validation_llama31_70b_awq_rtx3090ti_vllm() {
+    // The issue's four values, TP 2 -> TP 4: 1 client 30 -> 46 tok/s, 5 clients 121 -> 152 tok/s.
+    for (note, file, clients, label) in [
+        (
+            "TP 2, 1 client;",
+            "llama-3.1-70b-awq-rtx3090tix4-vllm-tp2-c1.toml",
+            1.0,
+            "Llama-3.1-70B AWQ, vLLM, 2× RTX 3090 Ti (SHM) TP 2, c 1",
+        ),
+        (
+            "TP 4, 1 client;",
+            "llama-3.1-70b-awq-rtx3090tix4-vllm-tp4-c1.toml",
+            1.0,
+            "Llama-3.1-70B AWQ, vLLM, 4× RTX 3090 Ti (SHM) TP 4, c 1",
+        ),
+        (
+            "TP 2, 5 clients;",
+            "llama-3.1-70b-awq-rtx3090tix4-vllm-tp2-c5.toml",
+            5.0,
+            "Llama-3.1-70B AWQ, vLLM, 2× RTX 3090 Ti (SHM) TP 2, c 5",
+        ),
+        (
+            "TP 4, 5 clients;",
+            "llama-3.1-70b-awq-rtx3090tix4-vllm-tp4-c5.toml",
+            5.0,
+            "Llama-3.1-70B AWQ, vLLM, 4× RTX 3090 Ti (SHM) TP 4, c 5",
+        ),
+    ] {
+        llama70b_3090ti(note, file, clients, label);
+    }
+}
+
+#[test]
+fn validation_deepseek_r1_fp8_h200_sglang_tp8() {
+    // The comment's "Output tput/GPU" at concurrency 8, 16, 32, 64 (74.6, 111.9, 151.1, 223.6 tok/s),
+    // stored × 8 GPUs; to 0.05 tok/s per GPU.
+    for (c, per_gpu) in [(8, 74.6), (16, 111.9), (32, 151.1), (64, 223.6)] {
+        let m = measured(
+            NEWDEPLOYS_SOURCES[3].0,
+            NEWDEPLOYS_SOURCES[3].1,
+            &format!("conc {c}:"),
+        );
+        assert!((m / 8.0 - per_gpu).abs() < 0.05, "{m}");
+        let v = run_json(&scenario(&format!(
+            "validation/deepseek-r1-fp8-h200x8-sglang-tp8-c{c}.toml"
+        )));
+        let p = f(&v["throughput"]["output_tok_s"]);
+        validate(
+            &format!("DeepSeek-R1-0528 FP8, SGLang, 8× H200 TP 8, c {c} (1k/1k)"),
+            (m, m),
+            p,
+        );
+    }
+}
+
 #[test]
 fn every_newdeploys_row_is_compared() {
-    // One row of the first source, three of the second; the tests above compare each once.
+    // One row of the first source, three of the second, four of the third and of the fourth; the
+    // tests above compare each once.
     let counts = throughput_rows_per_source(NEWDEPLOYS_SOURCES);
-    assert_eq!(counts, [1, 3]);
+    assert_eq!(counts, [1, 3, 4, 4]);
 }
