@@ -280,14 +280,45 @@ fn prompt_plus_output_beyond_the_context_is_rejected_with_sglangs_text() {
          the completion. Please reduce the number of tokens in the input messages or the completion to fit \
          within the limit."
     );
-    // A range is judged by its longest request.
+    // A range entirely past the context: every request is refused, the shortest too, and the text
+    // is the shortest request's (263,000 + 4 reserved slots ≥ 262,144).
     let (o, _) = run_modified(
         "engine-like-range",
         "prompt_len = 1024",
-        "prompt_len = { min = 1024, max = 270000 }",
+        "prompt_len = { min = 263000, max = 270000 }",
         true,
     );
     assert_eq!(o.code, 3, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(
+        j["error"],
+        "ValueError: The input (263004 tokens) is longer than the model's context length (262144 tokens)."
+    );
+}
+
+#[test]
+fn a_range_reaching_past_the_limits_runs_and_the_engine_refuses_only_the_long_requests() {
+    // Issue #18 (audit18 gap 1): the engine answers each request on its own, so a workload whose
+    // prompt range only reaches past the context (262,144) and the KV pool runs; the requests beyond
+    // SGLang's max_req_input_len (min(262,143, 159,293) − 5 = 159,288 on this box's 159,294-token
+    // pool) are refused one by one and counted, the rest finish. Seed 1's eight draws from
+    // 1,024..=270,000 put one prompt (257,542 tokens) past the pool limit.
+    let file = baseline_with(
+        "engine-like-range-mixed",
+        "prompt_len = 1024",
+        "prompt_len = { min = 1024, max = 270000 }\nnum_requests = 8",
+    );
+    let o = tpsim(&["run", file.as_str(), "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(j["verdict"], "ok");
+    assert_eq!(j["serving"]["rejected"], 1);
+    assert_eq!(j["serving"]["finished"], 7);
+    assert_eq!(
+        j["serving"]["first_rejection"],
+        "Input length (257542 tokens) exceeds the maximum allowed length (159288 tokens). Use a shorter \
+         input or enable --allow-auto-truncate."
+    );
 }
 
 #[test]

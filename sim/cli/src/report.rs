@@ -192,14 +192,15 @@ fn memory_text(o: &mut String, sc: &ScenarioSummary, m: &MemoryReport) {
     let _ = writeln!(o);
 }
 
-/// The requests section of an engine that rejects the workload's longest request.
+/// The requests section of an engine that rejects every request of the workload (its shortest
+/// is refused; `tpsim::decode::rejection`).
 fn rejected_text(o: &mut String, r: &RunReport) {
     let sc = &r.scenario;
     let _ = writeln!(
         o,
-        "Requests: rejected — the workload's longest request ({} prompt + {} output tokens) is refused by the engine:",
-        max_of(&sc.prompt_len_dist),
-        max_of(&sc.output_len_dist)
+        "Requests: rejected — every request is refused by the engine, the shortest ({} prompt + {} output tokens) too:",
+        min_of(&sc.prompt_len_dist),
+        min_of(&sc.output_len_dist)
     );
     let _ = writeln!(
         o,
@@ -332,9 +333,11 @@ fn model_checks_text(o: &mut String, engine: &str, m: &ModelChecks) {
     }
 }
 
-/// The largest value of a length distribution as the report writes it ("1024" or "512..=2048").
-fn max_of(dist: &str) -> &str {
-    dist.rsplit("..=").next().unwrap_or(dist)
+/// The smallest length of a distribution as the report prints it (`1024`, `100..=200`,
+/// `random 819..=1024`).
+fn min_of(dist: &str) -> &str {
+    let lo = dist.split("..=").next().unwrap_or(dist);
+    lo.rsplit(' ').next().unwrap_or(lo)
 }
 
 /// The backend as the report's header names it.

@@ -19,17 +19,19 @@
 
 use crate::scenario::{EngineKind, Scenario};
 
-/// The engine's error text for the workload's most demanding request (the longest prompt with the
-/// longest output of the workload's ranges), or `None` when the engine accepts every request.
-/// Uniform ranges are judged by their maximum: some request of the range would be refused.
+/// The engine's error text when it refuses **every** request of the workload, or `None`. The
+/// checks only grow with the lengths (an empty prompt aside), so every request is refused exactly
+/// when the least demanding one is: the shortest non-empty prompt with the shortest output (an
+/// all-empty prompt range is refused as empty). A workload whose ranges only reach past a limit
+/// runs: the serving loop refuses the requests beyond it one by one, as the engine answers each
+/// request on its own, and counts them (issue #18: `rejected`, `first_refusal`).
 pub fn rejection(s: &Scenario) -> Option<String> {
-    let prompt = u64::from(s.workload.prompt_len.max());
-    let output = u64::from(s.workload.output_len.max());
-    let min_prompt = s.workload.prompt_len.min();
-    match s.engine.kind {
-        EngineKind::Sglang => sglang(s, prompt, output, min_prompt == 0),
-        EngineKind::Vllm => vllm(s, prompt, output, min_prompt == 0),
+    let output = u64::from(s.workload.output_len.min());
+    if s.workload.prompt_len.max() == 0 {
+        return refusal(s, 0, output);
     }
+    let prompt = u64::from(s.workload.prompt_len.min().max(1));
+    refusal(s, prompt, output)
 }
 
 /// The engine's error text for one request of `prompt` and `output` tokens, or `None` if accepted.
