@@ -39,6 +39,10 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             ("Syncopate 4x RTX 5090, 1x EPYC 9B14 (SHM)", 20),
             // A DGX A100 with NCCL_P2P_DISABLE=1: lines 226-229.
             ("DGX A100, NCCL_P2P_DISABLE=1 (SHM)", 4),
+            // 2x RTX 2080 Ti behind one Gen3 switch of an AutoDL host: lines 230-257.
+            ("AutoDL 2x RTX 2080 Ti, one Gen3 switch (SHM)", 28),
+            // 8x RTX 4090 of a 2x EPYC 7542 host on the stock driver: lines 258-282.
+            ("charlie0129 8x RTX 4090, 2x EPYC 7542 (SHM)", 25),
         ]
     );
     // Every system names its class (issue #19's target is per class).
@@ -57,15 +61,28 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             "shm-host",
             "shm-host",
             "shm-host",
+            "shm-host",
+            "shm-host",
         ]
     );
-    // The 218 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
+    // The 271 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
     // and 96 (8× MI300X over xGMI, issue #17 point 4: checked in tests/tests/accel.rs) are excluded with
     // a reason; so are 184-185 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
-    // in tests/tests/launch_nccl.rs).
+    // in tests/tests/launch_nccl.rs) and 283-307 (charlie0129's host with tinygrad's P2P driver: which
+    // hops went P2P is not stated).
     assert_eq!(s.unsized_rows, 3);
     let ex: Vec<&[usize]> = s.excluded.iter().map(|e| e.lines.as_slice()).collect();
-    assert_eq!(ex, [&[38][..], &[93, 94, 95][..], &[96][..], &[184, 185][..]]);
+    let p2p_driver: Vec<usize> = (283..=307).collect();
+    assert_eq!(
+        ex,
+        [
+            &[38][..],
+            &[93, 94, 95][..],
+            &[96][..],
+            &[184, 185][..],
+            &p2p_driver[..]
+        ]
+    );
     // Every shared constant the presets fitted to rows of this table is one of the shared constants
     // (tests/data/allreduce.tsv is named in their [fitted.*] rows), and no prior is the presets' value
     // where that value came from the table.
@@ -104,6 +121,8 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
     assert_eq!(a.parts[2].lines, (202..=205).collect::<Vec<_>>());
     assert_eq!(s.systems[9].parts[0].lines, (206..=225).collect::<Vec<_>>());
     assert_eq!(s.systems[10].parts[0].lines, (226..=229).collect::<Vec<_>>());
+    assert_eq!(s.systems[11].parts[0].lines, (230..=257).collect::<Vec<_>>());
+    assert_eq!(s.systems[12].parts[0].lines, (258..=282).collect::<Vec<_>>());
 }
 
 /// A table of a few rows of `tests/data/allreduce.tsv` (its header and the given lines), cheap enough

@@ -93,6 +93,8 @@ mod serving;
 // Issue #19 point 1: SHM costs from the host's facts (the kalavai host's three layouts).
 mod shm_host;
 mod shm_host_5090;
+mod shm_host_autodl;
+mod shm_host_charlie;
 mod shm_host_dgx;
 mod spec_acceptance;
 mod spec_mtp;
