@@ -10,6 +10,7 @@ mod common;
 mod accel;
 // Issue #17 point 4: tensor parallelism across boxes.
 mod allreduce_data;
+mod allreduce_default; // issues #17 point 3, #19 point 3: the engine's default allreduce
 mod architecture;
 mod bad_input;
 mod book;
