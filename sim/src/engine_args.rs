@@ -39,7 +39,7 @@
 //! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
 //! | `engine.attention_backend` | `--attention-backend` | (refused by the scenario) |
 //! | `engine.moe_backend` | `--moe-runner-backend` | (a note: vLLM picks its own) |
-//! | `engine.allreduce = "nccl"` | `--disable-custom-all-reduce` | `--disable-custom-all-reduce` |
+//! | `engine.allreduce = "nccl"` (unset or `"custom"`: no flag, the engine's default) | `--disable-custom-all-reduce` | `--disable-custom-all-reduce` |
 //! | `[speculative]` | `--speculative-algorithm`, `-draft-model-path`, `-num-steps`, `-eagle-topk`, `-num-draft-tokens` | `--speculative-config` JSON |
 //! | `engine.swa_full_tokens_ratio` | `--swa-full-tokens-ratio` | (none) |
 //! | `engine.disable_hybrid_swa_memory` | `--disable-hybrid-swa-memory` | (none) |
@@ -677,22 +677,16 @@ fn kv_cache_dtype(c: &mut Cmd, s: &Scenario, raw: &ScenarioFile, sglang: bool) -
     Ok(())
 }
 
-/// The TP allreduce: NCCL only = `--disable-custom-all-reduce`; `custom` = the engines' default.
+/// The TP allreduce: `engine.allreduce = "nccl"` = `--disable-custom-all-reduce`; `custom` or unset =
+/// the engine's default (no flag; unset is what `scenario::allreduce_default` resolves).
 fn allreduce(c: &mut Cmd, s: &Scenario, sglang: bool, stated: bool) {
     match s.engine.allreduce {
-        // One rank has no allreduce.
-        _ if s.engine.tp == 1 => {}
-        AllreduceBackend::Nccl => {
-            c.flag("--disable-custom-all-reduce");
-            if !stated {
-                c.note(
-                    "engine.allreduce not set: tpsim's default is NCCL, so the command turns the engine's custom \
-                     allreduce off (set allreduce = \"custom\" to simulate it on)"
-                        .into(),
-                );
-            }
-        }
-        AllreduceBackend::Custom if s.engine.tp > 2 && !s.hardware.gpu.nvlink => {
+        // One rank has no allreduce; unset leaves the engine to decide, as tpsim's default does.
+        _ if s.engine.tp == 1 || !stated => {}
+        AllreduceBackend::Nccl => c.flag("--disable-custom-all-reduce"),
+        AllreduceBackend::Custom
+            if s.engine.tp > 2 && !s.hardware.gpu.nvlink && s.hardware.accel.xgmi.is_none() =>
+        {
             // custom_all_reduce.py (SGLang 0.5.9 and vLLM 0.11.0 alike): without full NVLink and with
             // more than two GPUs the communicator disables itself with a warning.
             c.note(format!(

@@ -184,6 +184,9 @@ pub struct ScenarioSummary {
     /// Data-parallel size as the engine's flag gives it (`--dp-size` / `--data-parallel-size`); 1 without.
     pub dp: u32,
     pub allreduce: AllreduceBackend,
+    /// Issues #17 point 3, #19 point 3: null when the scenario set `engine.allreduce`; otherwise why
+    /// `allreduce` is the engine's default ("vLLM custom allreduce, 8 fully connected GPUs").
+    pub allreduce_engine_default: Option<String>,
     pub concurrency: u32,
     pub num_requests: u32,
     /// Prompt and output tokens per request: the fixed value, or the mean of a uniform range
@@ -434,6 +437,7 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         tp: s.engine.vllm_dp.map_or(s.engine.tp, |v| v.tp),
         dp: s.engine.dp_attention.map_or(s.engine.replicas, |d| d.dp),
         allreduce: s.engine.allreduce,
+        allreduce_engine_default: s.engine.allreduce_default.clone(),
         dp_attention: s.engine.dp_attention.map(|d| match s.engine.vllm_dp {
             // Issue #17 point 1 (vllmdp).
             Some(v) => format!(

@@ -12,6 +12,7 @@
 //! `workload.rs`.
 
 mod acceptance;
+pub mod allreduce_default; // issues #17 point 3, #19 point 3: the engine's default allreduce
 // Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
 mod collective_options;
 mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
@@ -266,6 +267,10 @@ pub struct Engine {
     /// #17: `tpsim_model::sglang_vlm_fraction`), already in `mem_fraction_static`; None when none did.
     pub mem_fraction_vlm_factor: Option<f64>,
     pub allreduce: AllreduceBackend,
+    /// `None` when the scenario set `engine.allreduce`; otherwise why the engine's default is
+    /// [`Engine::allreduce`] (`scenario::allreduce_default`), e.g. "vLLM custom allreduce, 8 fully
+    /// connected GPUs".
+    pub allreduce_default: Option<String>,
     pub page_size: u64,
     pub max_total_tokens: Option<u64>,
     /// `--max-running-requests` as configured, or the era's speculative default (48).

@@ -145,7 +145,7 @@ fn kv_warning_counts_one_groups_share() {
     let over = run(1840);
     assert!(
         over.contains(
-            "230 requests × 1032 tokens (1840 requests over 8 pools) exceed one KV pool (237093 tokens)"
+            "230 requests × 1032 tokens (1840 requests over 8 pools) exceed one KV pool (236634 tokens)"
         ),
         "{over}"
     );

@@ -10,6 +10,8 @@ mod common;
 mod accel;
 // Issue #17 point 4: tensor parallelism across boxes.
 mod allreduce_data;
+// Issues #17 point 3, #19 point 3: the engine's default allreduce.
+mod allreduce_default;
 mod architecture;
 mod bad_input;
 mod book;

@@ -107,7 +107,8 @@ fn a_vllm_scenario_runs_prefill_allreduces_on_quick_reduce() {
 fn off_without_custom_allreduce_with_a_warning() {
     let j = run_json(&scenario_file(
         "qr-nocustom",
-        "",
+        // autoar: unset, the engine's default on an xGMI mesh is the custom allreduce; state NCCL.
+        "allreduce = \"nccl\"",
         "[engine.env]\nVLLM_ROCM_QUICK_REDUCE_QUANTIZATION = \"INT8\"",
     ));
     let w = j["warnings"].to_string();

@@ -19,13 +19,30 @@ fn consistency_hopper_llama_3_1_8b_on_one_h100_within_15_percent() {
 }
 
 /// CONSISTENCY, not validation: the Hopper presets' kernel_overhead (3 µs) was chosen over this row
-/// and three others (the presets' `[fitted.kernel_overhead]`): −17 % here, in-sample.
+/// and three others (the presets' `[fitted.kernel_overhead]`): −17 % here, in-sample — with NCCL
+/// allreduces, tpsim's default when the value was chosen. autoar: an unset `engine.allreduce` now runs
+/// SGLang's custom allreduce on the NVLink box, as the source (SGLang cookbook, defaults) did; the row
+/// then reads −33 % (6.14 ms) and `tpsim-calibrate crossval hopper` would refit the value to 4.955 µs
+/// (book/src/validation.md, "The engine's default allreduce"). Not refitted: the fit is checked under the
+/// collective it was chosen with, and the second assertion fails once the value is refitted, when this
+/// test must be rewritten against the engine default.
 #[test]
 fn consistency_hopper_kimi_k2_5_on_8_h200_within_20_percent() {
     // reference/spec-decode.md: Kimi-K2.5 INT4 on 8× H200 TP8, SGLang, batch 1, 1k/1k: TPOT 9.22 ms.
+    let nccl = run_json(&example_with(
+        "kimi-nccl",
+        "examples/kimi-k2.5-h200x8.toml",
+        "allreduce = \"nccl\"",
+    ));
+    let tpot = f(&nccl["throughput"]["tpot_ms"]);
+    assert!((tpot - 9.22).abs() <= 0.20 * 9.22, "{tpot} ms");
+    // The engine's default (custom allreduce): 8 ranks on NVLink, 14 KiB messages (7,168 × 2 B), one-shot.
     let j = run_json(&scenario("examples/kimi-k2.5-h200x8.toml"));
     let tpot = f(&j["throughput"]["tpot_ms"]);
-    assert!((tpot - 9.22).abs() <= 0.20 * 9.22, "{tpot} ms");
+    assert!(
+        tpot < 0.80 * 9.22,
+        "{tpot} ms: kernel_overhead refitted? rewrite this test"
+    );
 }
 
 /// The example scenario with `line` added under `mem_fraction_static`.

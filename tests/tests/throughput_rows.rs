@@ -119,11 +119,19 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 4 (1k/1k)",
-        "tritonw: +19.3 % before, +20.1 % since tpsim lays the experts out as vLLM 0.15.1's triton_kernels backend stores them (Triton's ×64 intermediate, no hidden padding: 6 % fewer expert bytes read per step than the Marlin padding the preset carries), which engine-memory.tsv line 63's weights confirm (−0.08 %); the TP 8 rows are fast in tpsim for a reason not located (TP 2 of the same runs: +9.1 %)",
+        "tritonw: +19.3 % before, +20.1 % since tpsim lays the experts out as vLLM 0.15.1's triton_kernels backend stores them (Triton's ×64 intermediate, no hidden padding: 6 % fewer expert bytes read per step than the Marlin padding the preset carries), which engine-memory.tsv line 63's weights confirm (−0.08 %); the TP 8 rows are fast in tpsim for a reason not located (TP 2 of the same runs: +9.1 %). autoar: +67.3 % since an unset engine.allreduce runs vLLM's custom allreduce on the NVLink box, as the source's vLLM did (tpsim 2.8 µs per 22.5 KiB allreduce, 73 a step, against NCCL's 15.2 µs): the step tpsim leaves over is 2.29 ms against 3.72 measured, so the allreduce was hiding a step cost tpsim misses on H100 (the custom kernel's in-graph cost at 8 ranks is unchecked against a measurement; the Hopper kernel_overhead was fitted with NCCL allreduces)",
     ),
     (
         "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 64 (1k/1k)",
-        "as the c 4 row: +19.2 % before tritonw, +22.5 % with the triton_kernels expert layout",
+        "as the c 4 row: +19.2 % before tritonw, +22.5 % with the triton_kernels expert layout; +22.6 % with vLLM's default allreduce (64 tokens × 5,760 B = 360 KiB is above the custom kernel's 256 KiB max_size at 8 ranks on 9.0, so decode keeps NCCL)",
+    ),
+    (
+        "gpt-oss-120b MXFP4, vLLM, 4× H100 TP 4, c 64 (1k/1k)",
+        "autoar: +14.5 % with NCCL, +22.3 % with vLLM's default custom allreduce on the NVLink box (as the source ran; 0.47 ms of allreduce a step instead of 1.03): the same H100 step optimism as the TP 8 rows, which the NCCL allreduce partly hid",
+    ),
+    (
+        "Qwen2.5-7B fp16, vLLM, 2× A100 PCIe TP 2, c 32 (2048/512)",
+        "autoar: −3.9 % with NCCL, −36.3 % with the engine's default for 2 PCIe GPUs with P2P (the custom allreduce, whose peer loads tpsim stages through system memory on this cross-socket path: 8.7 ms of allreduce a decode step instead of 3.6). The source measured TP 2 1.45× TP 1 (2,543 vs 1,757 tok/s), which a staged custom allreduce cannot give: either vLLM's P2P test failed on this host (its CPU is not stated; P2P across sockets is often reported unsupported) and it ran NCCL, or the loads are not staged here; tpsim knows neither",
     ),
     (
         "Kimi-K2.5 INT4, vLLM, 8× RTX PRO 6000 (switches) TP 8, bf16 KV, bs 1",

@@ -95,6 +95,11 @@ fn header_text(o: &mut String, r: &RunReport) {
             String::new()
         },
         backend_name(sc.allreduce)
+            + &match &sc.allreduce_engine_default {
+                // tp 1 has no allreduce to explain.
+                Some(why) if sc.tp > 1 => format!(" (engine default: {why})"),
+                _ => String::new(),
+            }
     );
     if let Some(d) = &sc.dp_attention {
         let _ = writeln!(o, "  dp-attn   {d}");
@@ -341,11 +346,12 @@ fn min_of(dist: &str) -> &str {
 }
 
 /// The backend as the report's header names it.
-pub fn backend_name(b: AllreduceBackend) -> &'static str {
+pub fn backend_name(b: AllreduceBackend) -> String {
     match b {
         AllreduceBackend::Nccl => "Nccl",
         AllreduceBackend::Custom => "Custom",
     }
+    .to_string()
 }
 
 /// Where a figure of the memory plan came from, as the text tables name it.

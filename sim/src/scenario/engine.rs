@@ -320,6 +320,8 @@ impl Resolver<'_> {
             cuda_graph,
             &mut collective_warnings,
         )?;
+        let (allreduce, allreduce_default) =
+            super::tp_nodes::allreduce(e.allreduce, kind, attn_tp, hw, &mut collective_warnings);
         let custom_limits = self.custom_limits(
             e.custom_allreduce_max_size.map(|b| b.0),
             kind,
@@ -445,8 +447,10 @@ impl Resolver<'_> {
             mem_fraction_static: f,
             fraction_is_default,
             mem_fraction_vlm_factor,
-            // Issue #17 point 4: no custom allreduce across boxes (`scenario::tp_nodes`).
-            allreduce: super::tp_nodes::allreduce(e.allreduce, attn_tp, hw, &mut collective_warnings),
+            // Issue #17 point 4: no custom allreduce across boxes (`scenario::tp_nodes`); unset: the
+            // engine's default (`scenario::allreduce_default`).
+            allreduce,
+            allreduce_default,
             page_size,
             max_total_tokens: e.max_total_tokens,
             max_running_requests,

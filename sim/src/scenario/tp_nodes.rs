@@ -32,22 +32,27 @@ pub fn check(
     Ok(tp / gpus)
 }
 
-/// The allreduce backend in force: SGLang (0.5.9 `custom_all_reduce.py`) and vLLM (0.11.0
-/// `custom_all_reduce.py`) skip their custom allreduce when the group is not all on one node, with
-/// the warning quoted below, so a `custom` TP group across boxes runs NCCL.
+/// The allreduce backend in force and, when the scenario left `engine.allreduce` unset, the engine
+/// default's reason (`scenario::allreduce_default`). SGLang (0.5.9 `custom_all_reduce.py`) and vLLM
+/// (0.11.0 `custom_all_reduce.py`) skip their custom allreduce when the group is not all on one
+/// node, with the warning quoted below, so a `custom` TP group across boxes runs NCCL.
 pub fn allreduce(
     given: Option<AllreduceBackend>,
+    kind: super::EngineKind,
     tp: u32,
     hw: &Hardware,
     warnings: &mut Vec<String>,
-) -> AllreduceBackend {
-    let given = given.unwrap_or(AllreduceBackend::Nccl);
+) -> (AllreduceBackend, Option<String>) {
+    let Some(given) = given else {
+        let (b, why) = super::allreduce_default::engine_default(kind, tp, hw);
+        return (b, Some(why));
+    };
     if given == AllreduceBackend::Custom && tp as usize > hw.topology.gpu_count() {
         warnings.push(format!(
             "allreduce = \"custom\" with tp = {tp} across boxes: the engine logs \"Custom allreduce is \
              disabled because this process group spans across nodes.\" and uses NCCL"
         ));
-        return AllreduceBackend::Nccl;
+        return (AllreduceBackend::Nccl, None);
     }
-    given
+    (given, None)
 }
