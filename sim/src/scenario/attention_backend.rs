@@ -183,7 +183,7 @@ fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<
     // (head size ok, fp32 ok, fp8 KV ok, sinks ok, SM ok, block sizes (base, multiple-of))
     let (head, fp32, fp8, sink, sm, blocks): (bool, bool, bool, bool, bool, &[u64]) = match backend {
         "FLASH_ATTN" => (
-            i.head_size % 8 == 0 && i.head_size <= 256,
+            i.head_size.is_multiple_of(8) && i.head_size <= 256,
             false,
             fa3,
             fa3,
@@ -220,7 +220,7 @@ fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<
     }
     if let Some(b) = block
         && !blocks.is_empty()
-        && !blocks.iter().any(|s| b % s == 0)
+        && !blocks.iter().any(|s| b.is_multiple_of(*s))
     {
         r.push("block_size not supported");
     }
@@ -296,7 +296,7 @@ pub fn vllm_default(
     let pick = |backend, block_size| Some(VllmPick { backend, block_size });
     if m == 11 {
         let fi_ok = [64, 128, 256].contains(&i.head_size) && i.half;
-        let fa_ok = i.head_size % 8 == 0 && i.head_size <= 256 && i.half;
+        let fa_ok = i.head_size.is_multiple_of(8) && i.head_size <= 256 && i.half;
         return match (i.mla, i.sm) {
             (true, 100) => pick("CUTLASS_MLA", vllm_block(m, i, "CUTLASS_MLA", false, user_block)),
             (true, _) if i.major == 9 => pick("FLASHMLA", vllm_block(m, i, "FLASHMLA", false, user_block)),
@@ -373,9 +373,9 @@ fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<
         "FLASHMLA"
     };
     let keep = match rule {
-        "FLASHMLA" if i.major == 9 => (m == 11 && block == 64) || (m > 11 && block % 64 == 0),
-        "CUTLASS_MLA" => (m == 11 && block == 128) || (m > 11 && block % 128 == 0),
-        "FLASHINFER_MLA" => block == 32 || (m == 11 && block == 64) || (m > 11 && block % 64 == 0),
+        "FLASHMLA" if i.major == 9 => (m == 11 && block == 64) || (m > 11 && block.is_multiple_of(64)),
+        "CUTLASS_MLA" => (m == 11 && block == 128) || (m > 11 && block.is_multiple_of(128)),
+        "FLASHINFER_MLA" => block == 32 || (m == 11 && block == 64) || (m > 11 && block.is_multiple_of(64)),
         _ => true,
     };
     let forced = if rule == "CUTLASS_MLA" { 128 } else { 64 };
