@@ -421,9 +421,16 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             c.env.insert("VLLM_ATTENTION_BACKEND".into(), b.clone());
         }
     } else if let Some(b) = &s.engine.attention_backend {
+        // vllmattn: under vLLM the pick is vLLM's own rule (`scenario::attention_backend::vllm_default`).
         c.note(format!(
             "engine.attention_backend not set: the engine picks its backend (tpsim assumes {b})"
         ));
+    } else if !sglang {
+        c.note(
+            "engine.attention_backend not set: vLLM picks its backend (tpsim has not read its rule for \
+             this release or GPU: no attention-backend factor)"
+                .to_string(),
+        );
     }
     // moedefault: SGLang's `--moe-runner-backend` only when the file states it (0.5.8/0.5.9
     // `server_args.py`; `b12x` is no choice of those releases and is refused by the flag check);

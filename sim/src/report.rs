@@ -198,6 +198,11 @@ pub struct ScenarioSummary {
     /// "eagle3 steps=3 topk=1 draft_tokens=4 draft=…" (SGLang's terms), "eagle3
     /// num_speculative_tokens=3 draft=…" (vLLM's), or null.
     pub speculative: Option<String>,
+    /// vllmattn: under vLLM, the attention backend in force — `"FLASH_ATTN (vLLM default)"` when vLLM
+    /// picks it (`scenario::attention_backend::vllm_default`), the name alone when the scenario sets
+    /// it; absent without one (ROCm, releases whose rule tpsim has not read) and under SGLang.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attention_backend: Option<String>,
     // Issue #17: parallelism beyond TP.
     /// "dp 8 × attention tp 1 (gather/scatter around each MLP/MoE)" under SGLang DP attention; absent
     /// otherwise.
@@ -482,6 +487,13 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         prompt_len_dist: s.workload.prompt_len.to_string(),
         output_len_dist: s.workload.output_len.to_string(),
         speculative: run_header::speculative_terms(s),
+        attention_backend: match (s.engine.kind, &s.engine.attention_backend) {
+            (crate::scenario::EngineKind::Vllm, Some(b)) if s.engine.attention_backend_vllm_default => {
+                Some(format!("{b} (vLLM default)"))
+            }
+            (crate::scenario::EngineKind::Vllm, Some(b)) => Some(b.clone()),
+            _ => None,
+        },
         nccl_version: run_header::nccl_version(s).0,
         nccl_version_source: run_header::nccl_version(s).1,
     }

@@ -316,6 +316,11 @@ pub struct Engine {
     /// Issue #16: the decode attention backend (SGLang's `--attention-backend`, given or its default
     /// for the GPU and model; `None` under vLLM), which picks `[compute.attention_backends]`.
     pub attention_backend: Option<String>,
+    /// vllmattn: `attention_backend` is vLLM's own pick (`attention_backend::vllm_default`), not the
+    /// scenario's.
+    pub attention_backend_vllm_default: bool,
+    /// vllmattn: `engine.page_size` was given (vLLM's `--block-size`), so vLLM 0.19 keeps it.
+    pub page_size_given: bool,
     /// sm120decode: the MoE kernel backend (`engine.moe_backend`, else the engine's own pick where
     /// tpsim has read it: `scenario::moe_backend::engine_default`), which picks
     /// `[compute.moe_backends]`; `None`: the template's cost.
@@ -493,6 +498,52 @@ impl Resolver<'_> {
         }
     }
 
+    /// vllmattn: under vLLM on NVIDIA, without `engine.attention_backend`, vLLM's own pick and the
+    /// KV block size it forces (the page size, unless a hybrid model's own rules set it); with the key,
+    /// vLLM's refusal or a warning where it would not take that backend (`attention_backend.rs`).
+    fn vllm_attention_backend(
+        &self,
+        model: &ModelSpec,
+        engine: &mut Engine,
+        hardware: &Hardware,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ScenarioError> {
+        if engine.kind != EngineKind::Vllm || hardware.accel.vendor != accel::GpuVendor::Nvidia {
+            return Ok(());
+        }
+        let version = engine.release().version;
+        let cc = hardware.gpu.compute_capability.clone();
+        let user_block = engine.page_size_given.then_some(engine.page_size);
+        match engine.attention_backend.clone() {
+            None => {
+                if let Some(p) = attention_backend::vllm_default(&version, &cc, model, user_block) {
+                    engine.attention_backend = Some(p.backend.to_string());
+                    engine.attention_backend_vllm_default = true;
+                    // vLLM 0.19 leaves hybrid models' block size to their own rules; the forced
+                    // sizes are MLA's, and tpsim has no MLA hybrid.
+                    if let Some(b) = p.block_size
+                        && model.linear_attention.is_none()
+                        && model.mamba2.is_none()
+                    {
+                        engine.page_size = b;
+                    }
+                }
+            }
+            Some(b) => {
+                match attention_backend::vllm_check(&b, &version, &cc, model, user_block) {
+                    Ok(Some(w)) => warnings.push(w),
+                    Ok(None) => {}
+                    Err(m) => return Err(self.invalid("engine.attention_backend", m)),
+                }
+                if let Some(block) = attention_backend::vllm_named_block(&b, &version, &cc, model, user_block)
+                {
+                    engine.page_size = block;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn resolve(&self, f: ScenarioFile) -> Result<Scenario, ScenarioError> {
         let hardware = self.hardware(f.hardware)?;
         let routing_skew = f.model.as_ref().and_then(|m| m.routing_skew).unwrap_or(0.0);
@@ -527,6 +578,8 @@ impl Resolver<'_> {
             quant_flag.as_deref(),
             &mut warnings,
         )?;
+        // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
+        self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (tritonw): the routed experts as the engine's MoE backend lays them out.
         moe_backend::apply_expert_layout(
             &mut model,

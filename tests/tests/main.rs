@@ -146,6 +146,8 @@ mod hybrid_serve;
 mod cuda_graphs;
 // issue #17 (onlinequant): --quantization fp8 on a bf16 checkpoint
 mod online_quant;
+// vllmattn (issue #17): vLLM's own attention backend.
+mod vllm_attention;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -112,6 +112,10 @@ fn header_text(o: &mut String, r: &RunReport) {
     }
     // Issue #17 (consistency): the engine release simulated, stated or assumed.
     let _ = writeln!(o, "  release   {}", sc.engine_version.label());
+    // vllmattn: vLLM's attention backend, its own pick or the scenario's.
+    if let Some(b) = &sc.attention_backend {
+        let _ = writeln!(o, "  attention {b}");
+    }
     // Issue #17: the NCCL release in use and where it came from.
     let _ = writeln!(o, "  nccl      {} ({})", sc.nccl_version, sc.nccl_version_source);
     let _ = writeln!(

@@ -16,11 +16,15 @@
 //!
 //! vLLM (issues #17/#18, newdeploys): `--attention-backend` takes a member name of
 //! `AttentionBackendEnum` (`vllm/v1/attention/backends/registry.py`, read at commit 0033bf0), parsed by
-//! the enum's metaclass, whose refusal text tpsim quotes. vLLM's own choice when none is given is not
-//! modelled: a vLLM scenario without the key has no backend (no factor); one with it selects the
-//! hardware's `[compute.attention_backends.<name>]` curve under that name (factor 1 without one), as
-//! for SGLang. Not checked: whether the backend supports the model (MLA or not), the GPU or the KV
-//! dtype (vLLM's `validate_configuration` reasons).
+//! the enum's metaclass, whose refusal text tpsim quotes. The backend in force selects the hardware's
+//! `[compute.attention_backends.<name>]` curve under that name (factor 1 without one), as for SGLang.
+//!
+//! vLLM's own choice without the key (issue #17, vllmattn; NVIDIA only): [`vllm_default`], read from
+//! the PyPI sdists of 0.11.0, 0.14.1, 0.16.0, 0.17.0 and 0.19.0 (`vllm/platforms/cuda.py`
+//! `get_attn_backend_cls` / `_get_backend_priorities` / `check_and_update_config`, the backends'
+//! `validate_configuration` inputs in `vllm/v1/attention/backends/*.py` and `mla/*.py`, and 0.19.0's
+//! `platforms/interface.py` `update_block_size_for_backend`). Releases 0.12, 0.13 and 0.15 were not
+//! read (0.15 sits between 0.14.1's and 0.16.0's different SM 10.x MLA lists): no default there.
 
 use super::{EngineKind, ScenarioError};
 use tpsim_model::llm::{Attention, ModelSpec};
@@ -101,6 +105,340 @@ pub fn sglang_default(compute_capability: &str, model: &ModelSpec) -> &'static s
         (false, _) => "flashinfer",
         (true, 10) => "flashinfer",
         (true, _) => "triton",
+    }
+}
+
+/// vLLM's pick without `--attention-backend`, and the KV block size it then runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VllmPick {
+    /// The `AttentionBackendEnum` member name.
+    pub backend: &'static str,
+    /// The KV block size in tokens vLLM sets for it (`None`: the block size stays as configured, 16
+    /// by default).
+    pub block_size: Option<u64>,
+}
+
+/// What vLLM's backend selection reads about the model (its `AttentionSelectorConfig`).
+#[derive(Debug, Clone, Copy)]
+struct Inputs {
+    mla: bool,
+    /// Head size: the GQA head width; for MLA the cached latent plus rope width (576 for DeepSeek).
+    head_size: u64,
+    qk_nope_head_dim: u64,
+    /// `dtype` is float16/bfloat16 (not float32).
+    half: bool,
+    fp8_kv: bool,
+    /// Attention sinks (gpt-oss: `GptOssForCausalLM` passes `sinks` to its attention layers).
+    sink: bool,
+    major: u32,
+    sm: u32,
+}
+
+fn inputs(compute_capability: &str, model: &ModelSpec) -> Inputs {
+    use tpsim_model::llm::KvCacheDtype;
+    let (mla, head_size, qk_nope_head_dim) = match model.attention {
+        Attention::Mla {
+            kv_lora_rank,
+            qk_rope_head_dim,
+            qk_nope_head_dim,
+            ..
+        } => (true, kv_lora_rank + qk_rope_head_dim, qk_nope_head_dim),
+        Attention::Gqa { head_dim, .. } => (false, head_dim, 0),
+    };
+    Inputs {
+        mla,
+        head_size,
+        qk_nope_head_dim,
+        half: model.dtype != tpsim_model::llm::WeightDtype::Fp32,
+        fp8_kv: matches!(
+            model.quantization.kv_cache_dtype,
+            KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2
+        ),
+        sink: model.arch == tpsim_model::llm::Architecture::GptOss,
+        major: tpsim_model::hw::sm_major(compute_capability),
+        sm: tpsim_model::hw::sm_version(compute_capability),
+    }
+}
+
+/// vLLM 0.14–0.19 `validate_configuration` reasons for `backend`, in vLLM's order and words, for the
+/// nine backends of the CUDA priority lists (`None` for another backend: not modelled). Block sizes:
+/// `block` is a user's `--block-size` (0.19 checks it; 0.14–0.18 select with `block_size=None`).
+/// Per backend (0.19.0 files; 0.17.0 the same for these fields):
+/// - FLASH_ATTN (`flash_attn.py`): fp16/bf16; head size a multiple of 8 up to 256; fp8 KV and sinks
+///   only with FlashAttention 3 (`fa_utils.py`: FA3 on SM 9.x only); SM ≥ 8.0; sinks below 9.0 refused.
+/// - FLASHINFER (`flashinfer.py`): fp16/bf16; head size 64, 128 or 256; SM 7.5 to 12.1; sinks only
+///   with TRT-LLM attention ("SM100": tpsim takes SM 10.x); blocks 16, 32, 64.
+/// - TRITON_ATTN (`triton_attn.py`): fp16/bf16/fp32; head size ≥ 32; sinks; any SM.
+/// - FLEX_ATTENTION (`flex_attention.py`): fp16/bf16/fp32; no fp8 KV; no sinks.
+/// - FLASH_ATTN_MLA (`mla/flashattn_mla.py`): no fp8 KV; SM 9.x. FLASHMLA (`mla/flashmla.py`): SM 9.x
+///   or 10.x; block 64. FLASHINFER_MLA (`mla/flashinfer_mla.py`): SM 10.x; qk_nope_head_dim 64, 128
+///   or 192; blocks 32, 64. CUTLASS_MLA (`mla/cutlass_mla.py`): SM 10.x; block 128. TRITON_MLA: any.
+///   All MLA backends: fp16/bf16.
+fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<Vec<&'static str>> {
+    let fa3 = i.major == 9;
+    let is_mla = matches!(
+        backend,
+        "FLASH_ATTN_MLA" | "FLASHMLA" | "FLASHINFER_MLA" | "CUTLASS_MLA" | "TRITON_MLA"
+    );
+    // (head size ok, fp32 ok, fp8 KV ok, sinks ok, SM ok, block sizes (base, multiple-of))
+    let (head, fp32, fp8, sink, sm, blocks): (bool, bool, bool, bool, bool, &[u64]) = match backend {
+        "FLASH_ATTN" => (
+            i.head_size.is_multiple_of(8) && i.head_size <= 256,
+            false,
+            fa3,
+            fa3,
+            i.sm >= 80,
+            &[16],
+        ),
+        "FLASHINFER" => (
+            [64, 128, 256].contains(&i.head_size),
+            false,
+            true,
+            i.major == 10,
+            (75..=121).contains(&i.sm),
+            &[16, 32, 64],
+        ),
+        "TRITON_ATTN" => (i.head_size >= 32, true, true, true, true, &[16]),
+        "FLEX_ATTENTION" => (true, true, false, false, true, &[]),
+        "FLASH_ATTN_MLA" => (true, false, false, false, i.major == 9, &[16]),
+        "FLASHMLA" => (true, false, true, false, i.major == 9 || i.major == 10, &[64]),
+        "FLASHINFER_MLA" => (true, false, true, false, i.major == 10, &[32, 64]),
+        "CUTLASS_MLA" => (true, false, true, false, i.major == 10, &[128]),
+        // fp8 KV from 0.19 (0.14.1: "auto" only; 0.16.0/0.17.0: auto, bfloat16).
+        "TRITON_MLA" => (true, false, m >= 19, false, true, &[16]),
+        _ => return None,
+    };
+    let mut r = Vec::new();
+    if !head {
+        r.push("head_size not supported");
+    }
+    if !i.half && !fp32 {
+        r.push("dtype not supported");
+    }
+    if i.fp8_kv && !fp8 {
+        r.push("kv_cache_dtype not supported");
+    }
+    if let Some(b) = block
+        && !blocks.is_empty()
+        && !blocks.iter().any(|s| b.is_multiple_of(*s))
+    {
+        r.push("block_size not supported");
+    }
+    if i.mla != is_mla {
+        r.push(if i.mla {
+            "MLA not supported"
+        } else {
+            "non-MLA not supported"
+        });
+    }
+    if i.sink && !sink {
+        r.push("attention sinks not supported");
+    }
+    if !sm {
+        r.push("compute capability not supported");
+    }
+    if backend == "FLASH_ATTN" && i.sink && i.sm < 90 {
+        r.push("sink not supported on compute capability < 9.0");
+    }
+    // `supports_combination` texts (0.19.0): FlashMLA dense needs Hopper (`ops/flashmla.py`
+    // `is_flashmla_dense_supported`), FlashAttention MLA needs FA3 on SM 9.x (`fa_utils.py`),
+    // FlashInfer MLA a qk_nope_head_dim of 64, 128 or 192 (0.19 only; not in 0.16.0/0.17.0).
+    match backend {
+        "FLASHMLA" if i.major != 9 => r.push("FlashMLA Dense is only supported on Hopper devices."),
+        "FLASH_ATTN_MLA" if i.major != 9 => r.push("FlashAttention MLA not supported on this device"),
+        "FLASHINFER_MLA" if m >= 19 && i.mla && ![64, 128, 192].contains(&i.qk_nope_head_dim) => {
+            r.push("qk_nope_head_dim not in [64, 128, 192]")
+        }
+        _ => {}
+    }
+    Some(r)
+}
+
+/// The release as [major, minor] for vLLM's rules, `None` when unreadable.
+fn minor(version: &str) -> Option<u64> {
+    let r = crate::engine_args_versions::release(version)?;
+    (r.first() == Some(&0)).then(|| r.get(1).copied()).flatten()
+}
+
+/// vLLM's attention backend without `--attention-backend`, on an NVIDIA GPU of `compute_capability`,
+/// for vLLM `version`, the model (MLA or not, head size, dtype, KV dtype, sinks) and a user's
+/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (0.12, 0.13, 0.15, after
+/// 0.19, sparse MLA, no valid backend). Each case below cites `vllm/platforms/cuda.py` of the release:
+///
+/// - 0.11.0 (`get_attn_backend_cls`, `check_and_update_config`): MLA on SM 10.0 exactly →
+///   CUTLASS_MLA with the block forced to 128; on Hopper FLASHMLA, block forced to 64; else
+///   TRITON_MLA. MHA on SM 10.0 → FLASHINFER when it takes the head size and dtype; on SM ≥ 8.0 with
+///   sinks or an fp8 KV cache off SM 9.0 → TRITON_ATTN; else FLASH_ATTN when it takes the head size
+///   and dtype, FLEX_ATTENTION otherwise (float32).
+/// - 0.14.1, 0.16.0–0.19.0: the first backend of `_get_backend_priorities` with no
+///   `validate_configuration` reason ([`vllm_reasons`]). MHA on SM 10.x: FLASHINFER, FLASH_ATTN,
+///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.14.1 CUTLASS_MLA,
+///   FLASHINFER_MLA, …; 0.16.0+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA, TRITON_MLA;
+///   elsewhere FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA.
+/// - Block size, 0.14–0.18 (`check_and_update_config`, MLA only, user's block or 16): SM 10.x →
+///   0.14 CUTLASS_MLA forced to 128; 0.16+ with qk_nope_head_dim 128 FLASHINFER_MLA, block 64 unless
+///   32 or a multiple of 64 (other qk_nope: not modelled); Hopper (FlashMLA dense supported) → 64
+///   unless a multiple of 64, whichever backend the selector then takes. 0.19
+///   (`update_block_size_for_backend`, not for a user's `--block-size`): the backend's preferred size,
+///   16 when it takes 16, else its smallest (FLASHMLA 64, FLASHINFER_MLA 32, CUTLASS_MLA 128).
+pub fn vllm_default(
+    version: &str,
+    compute_capability: &str,
+    model: &ModelSpec,
+    user_block: Option<u64>,
+) -> Option<VllmPick> {
+    let m = minor(version)?;
+    // Sparse MLA (DeepSeek-V3.2, GLM-5: the `*_SPARSE` backends) is not modelled.
+    if model.indexer.is_some() {
+        return None;
+    }
+    let i = inputs(compute_capability, model);
+    let pick = |backend, block_size| Some(VllmPick { backend, block_size });
+    if m == 11 {
+        let fi_ok = [64, 128, 256].contains(&i.head_size) && i.half;
+        let fa_ok = i.head_size.is_multiple_of(8) && i.head_size <= 256 && i.half;
+        return match (i.mla, i.sm) {
+            (true, 100) => pick("CUTLASS_MLA", vllm_block(m, i, "CUTLASS_MLA", false, user_block)),
+            (true, _) if i.major == 9 => pick("FLASHMLA", vllm_block(m, i, "FLASHMLA", false, user_block)),
+            (true, _) => pick("TRITON_MLA", None),
+            (false, 100) if fi_ok => pick("FLASHINFER", None),
+            (false, s) if s >= 80 && (i.sink || i.fp8_kv) && i.major != 9 => pick("TRITON_ATTN", None),
+            (false, s) if s >= 80 && fa_ok => pick("FLASH_ATTN", None),
+            (false, _) => pick("FLEX_ATTENTION", None),
+        };
+    }
+    if !(m == 14 || (16..=19).contains(&m)) {
+        return None;
+    }
+    let list: &[&'static str] = match (i.mla, i.major == 10) {
+        (false, true) => &["FLASHINFER", "FLASH_ATTN", "TRITON_ATTN", "FLEX_ATTENTION"],
+        (false, false) => &["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION"],
+        (true, true) if m == 14 => &[
+            "CUTLASS_MLA",
+            "FLASHINFER_MLA",
+            "FLASH_ATTN_MLA",
+            "FLASHMLA",
+            "TRITON_MLA",
+        ],
+        (true, true) => &[
+            "FLASHINFER_MLA",
+            "CUTLASS_MLA",
+            "FLASH_ATTN_MLA",
+            "FLASHMLA",
+            "TRITON_MLA",
+        ],
+        (true, false) => &["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA"],
+    };
+    // 0.19 validates a user's --block-size; 0.14–0.18 select with block_size=None.
+    let sel_block = if m == 19 { user_block } else { None };
+    let backend = *list
+        .iter()
+        .find(|b| vllm_reasons(b, m, i, sel_block).is_some_and(|r| r.is_empty()))?;
+    pick(backend, vllm_block(m, i, backend, false, user_block))
+}
+
+/// The KV block size vLLM sets for an MLA model running `backend` (`named`: the scenario named it),
+/// when it differs from the configured one (`user_block`, else 16); `None` to keep it. MHA models:
+/// always `None` (the MHA backends take 16).
+/// - 0.11.0 `check_and_update_config`: FLASHMLA on Hopper → 64 unless 64; CUTLASS_MLA → 128 unless
+///   128; FLASHINFER_MLA → 64 unless 32 or 64. Without a name, SM 10.0 runs CUTLASS_MLA, others FlashMLA
+///   (forced only where FlashMLA is supported: Hopper).
+/// - 0.14.1, 0.16.0, 0.17.0 (0.18 taken as 0.17): FlashMLA on Hopper → 64 unless a multiple of 64;
+///   CUTLASS_MLA → 128 unless a multiple of 128; FLASHINFER_MLA → 64 unless 32 or a multiple of 64.
+///   Without a name, SM 10.x: 0.14 CUTLASS_MLA; 0.16+ FLASHINFER_MLA with qk_nope_head_dim 128, else
+///   CUTLASS_MLA's block; elsewhere FlashMLA's (whichever backend the selector then runs).
+/// - 0.19.0 `update_block_size_for_backend` (not with a user's `--block-size`): the backend's
+///   `get_preferred_block_size(16)`: FLASHMLA 64, FLASHINFER_MLA 32, CUTLASS_MLA 128, others 16.
+fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<u64>) -> Option<u64> {
+    if !i.mla {
+        return None;
+    }
+    let block = user_block.unwrap_or(16);
+    if m >= 19 {
+        return match (user_block, backend) {
+            (Some(_), _) => None,
+            (None, "FLASHMLA") => Some(64),
+            (None, "FLASHINFER_MLA") => Some(32),
+            (None, "CUTLASS_MLA") => Some(128),
+            (None, _) => None,
+        };
+    }
+    let rule = if named || m == 11 {
+        backend
+    } else if i.major == 10 && (m == 14 || i.qk_nope_head_dim != 128) {
+        "CUTLASS_MLA"
+    } else if i.major == 10 {
+        "FLASHINFER_MLA"
+    } else {
+        "FLASHMLA"
+    };
+    let keep = match rule {
+        "FLASHMLA" if i.major == 9 => (m == 11 && block == 64) || (m > 11 && block.is_multiple_of(64)),
+        "CUTLASS_MLA" => (m == 11 && block == 128) || (m > 11 && block.is_multiple_of(128)),
+        "FLASHINFER_MLA" => block == 32 || (m == 11 && block == 64) || (m > 11 && block.is_multiple_of(64)),
+        _ => true,
+    };
+    let forced = if rule == "CUTLASS_MLA" { 128 } else { 64 };
+    (!keep).then_some(forced)
+}
+
+/// vLLM's KV block size for an MLA model on a backend the scenario names (see [`vllm_block`]);
+/// `None` to keep the configured one, or for a release whose rule tpsim has not read.
+pub fn vllm_named_block(
+    backend: &str,
+    version: &str,
+    compute_capability: &str,
+    model: &ModelSpec,
+    user_block: Option<u64>,
+) -> Option<u64> {
+    let m = minor(version)?;
+    if !(m == 11 || m == 14 || (16..=19).contains(&m)) {
+        return None;
+    }
+    vllm_block(m, inputs(compute_capability, model), backend, true, user_block)
+}
+
+/// vLLM 0.14–0.19 on a backend the scenario names: `Err(text)` with vLLM's refusal
+/// (`get_attn_backend_cls`: "Selected backend … is not valid for this configuration. Reason: […]")
+/// where tpsim models every reason of that backend (FLASH_ATTN, FLASHINFER, TRITON_ATTN,
+/// FLEX_ATTENTION, TRITON_MLA, CUTLASS_MLA); `Ok(Some(warning))` for FLASH_ATTN_MLA, FLASHMLA and
+/// FLASHINFER_MLA, whose `supports_combination` text tpsim does not reproduce; `Ok(None)` when valid,
+/// for another backend, or for a release whose check tpsim has not read (0.11.0 took a named backend
+/// unchecked).
+pub fn vllm_check(
+    backend: &str,
+    version: &str,
+    compute_capability: &str,
+    model: &ModelSpec,
+    user_block: Option<u64>,
+) -> Result<Option<String>, String> {
+    let Some(m) = minor(version) else { return Ok(None) };
+    if !(m == 14 || (16..=19).contains(&m)) {
+        return Ok(None);
+    }
+    let i = inputs(compute_capability, model);
+    let block = if m == 19 { user_block } else { None };
+    let Some(reasons) = vllm_reasons(backend, m, i, block) else {
+        return Ok(None);
+    };
+    if reasons.is_empty() {
+        return Ok(None);
+    }
+    let list = reasons
+        .iter()
+        .map(|r| format!("'{r}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let text = format!(
+        "Selected backend AttentionBackendEnum.{backend} is not valid for this configuration. Reason: [{list}]"
+    );
+    if matches!(backend, "FLASH_ATTN_MLA" | "FLASHMLA" | "FLASHINFER_MLA") {
+        Ok(Some(format!(
+            "engine.attention_backend {backend}: vLLM {version} would refuse it on SM {compute_capability} \
+             (tpsim's reading of its checks: {list})"
+        )))
+    } else {
+        Err(format!("vLLM refuses: \"{text}\""))
     }
 }
 
@@ -205,5 +543,148 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("Backend CUSTOM must be registered before use"), "{e}");
+    }
+
+    /// vllmattn: vLLM's pick, worked by hand from each release's `vllm/platforms/cuda.py` priority
+    /// list and the backends' checks (PyPI sdists 0.11.0, 0.14.1, 0.16.0, 0.17.0, 0.19.0; the
+    /// per-backend facts are listed on `vllm_reasons`, `vllm_default` and `vllm_block`). Exact.
+    #[test]
+    fn vllm_defaults_by_release_gpu_and_model() {
+        use tpsim_model::llm::{KvCacheDtype, WeightDtype};
+        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+        let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+        let mut llama_fp8 = llama.clone();
+        llama_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+        let mut ds_fp8 = ds.clone();
+        ds_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+        let mut llama_f32 = llama.clone();
+        llama_f32.dtype = WeightDtype::Fp32;
+        let p = |v: &str, cc: &str, m: &ModelSpec| {
+            vllm_default(v, cc, m, None).map(|p| (p.backend, p.block_size))
+        };
+        // Hopper MHA: FLASH_ATTN first in every release (0.11.0: "FlashAttention is the default for
+        // SM 8.0+"; 0.14+: first of the non-SM-10 list, FA3 on SM 9.0).
+        assert_eq!(p("0.19.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
+        assert_eq!(p("0.11.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
+        // fp8 KV: FA3 on Hopper takes it; FA2 on SM 12.0 does not → FLASHINFER (0.19), TRITON_ATTN
+        // (0.11.0: sinks or fp8 KV off SM 9.0).
+        assert_eq!(p("0.19.0", "9.0", &llama_fp8), Some(("FLASH_ATTN", None)));
+        assert_eq!(p("0.19.0", "12.0", &llama_fp8), Some(("FLASHINFER", None)));
+        assert_eq!(p("0.11.0", "12.0", &llama_fp8), Some(("TRITON_ATTN", None)));
+        // SM 12.0 MHA: FLASH_ATTN (SM ≥ 8.0); SM 10.0: FLASHINFER first.
+        assert_eq!(p("0.19.0", "12.0", &llama), Some(("FLASH_ATTN", None)));
+        assert_eq!(p("0.19.0", "10.0", &llama), Some(("FLASHINFER", None)));
+        assert_eq!(p("0.11.0", "10.0", &llama), Some(("FLASHINFER", None)));
+        // Hopper MLA: 0.19 FLASH_ATTN_MLA at block 16; 0.17/0.16/0.14 FLASH_ATTN_MLA but the block
+        // forced to 64 for FlashMLA in `check_and_update_config`; 0.11.0 FLASHMLA, block 64.
+        assert_eq!(p("0.19.0", "9.0", &ds), Some(("FLASH_ATTN_MLA", None)));
+        assert_eq!(p("0.17.0", "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))));
+        assert_eq!(p("0.14.1", "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))));
+        assert_eq!(p("0.11.0", "9.0", &ds), Some(("FLASHMLA", Some(64))));
+        // fp8 KV on Hopper: FLASH_ATTN_MLA refuses it → FLASHMLA, preferred block 64 (0.19).
+        assert_eq!(p("0.19.0", "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))));
+        // SM 12.0 MLA: FLASH_ATTN_MLA (9.x), FLASHMLA (9/10), FLASHINFER_MLA (10.x) off → TRITON_MLA.
+        assert_eq!(p("0.19.0", "12.0", &ds), Some(("TRITON_MLA", None)));
+        assert_eq!(p("0.11.0", "12.0", &ds), Some(("TRITON_MLA", None)));
+        // …with fp8 KV: TRITON_MLA takes it from 0.19 only; 0.17.0 has no valid backend (vLLM raises
+        // "No valid attention backend found"): no pick.
+        assert_eq!(p("0.19.0", "12.0", &ds_fp8), Some(("TRITON_MLA", None)));
+        assert_eq!(p("0.17.0", "12.0", &ds_fp8), None);
+        // SM 10.0 MLA (qk_nope_head_dim 128): 0.19 FLASHINFER_MLA, preferred block min(32, 64) = 32;
+        // 0.17 FLASHINFER_MLA forced to 64; 0.14.1 and 0.11.0 CUTLASS_MLA forced to 128.
+        assert_eq!(p("0.19.0", "10.0", &ds), Some(("FLASHINFER_MLA", Some(32))));
+        assert_eq!(p("0.17.0", "10.0", &ds), Some(("FLASHINFER_MLA", Some(64))));
+        assert_eq!(p("0.14.1", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+        assert_eq!(p("0.11.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+        // float32: FLASH_ATTN and FLASHINFER take fp16/bf16 only → TRITON_ATTN (0.19);
+        // 0.11.0 falls back to FLEX_ATTENTION.
+        assert_eq!(p("0.19.0", "9.0", &llama_f32), Some(("TRITON_ATTN", None)));
+        assert_eq!(p("0.11.0", "9.0", &llama_f32), Some(("FLEX_ATTENTION", None)));
+        // gpt-oss sinks: FA3 on Hopper takes them; FlashInfer only with TRT-LLM attention (SM 10.x);
+        // SM 12.0 and Ampere → TRITON_ATTN.
+        assert_eq!(p("0.19.0", "9.0", &oss), Some(("FLASH_ATTN", None)));
+        assert_eq!(p("0.19.0", "10.0", &oss), Some(("FLASHINFER", None)));
+        assert_eq!(p("0.19.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
+        assert_eq!(p("0.19.0", "8.0", &oss), Some(("TRITON_ATTN", None)));
+        assert_eq!(p("0.11.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
+        // Out of sample: vllm#33155 (tests/data/engine-memory.tsv, vLLM 0.14.1, gpt-oss-120b, one
+        // H100) logs "Using FLASH_ATTN attention backend".
+        assert_eq!(p("0.14.1", "9.0", &oss), Some(("FLASH_ATTN", None)));
+        // Releases not read: no pick.
+        assert_eq!(p("0.15.1", "9.0", &llama), None);
+        assert_eq!(p("0.13.0", "9.0", &llama), None);
+        // 0.19 with a user's --block-size 16: FLASHINFER_MLA (32, 64) and CUTLASS_MLA (128) refuse
+        // it, FLASH_ATTN_MLA and FLASHMLA are off SM 10 → TRITON_MLA, block kept.
+        assert_eq!(
+            vllm_default("0.19.0", "10.0", &ds, Some(16)),
+            Some(VllmPick {
+                backend: "TRITON_MLA",
+                block_size: None
+            })
+        );
+    }
+
+    /// vllmattn: vLLM 0.14–0.19 refuses a named backend its checks reject, with
+    /// `get_attn_backend_cls`'s text; FlashMLA off Hopper only warns (combination text not certain).
+    #[test]
+    fn vllm_refuses_unsuitable_named_backends() {
+        use tpsim_model::llm::WeightDtype;
+        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+        let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+        let mut llama_f32 = llama.clone();
+        llama_f32.dtype = WeightDtype::Fp32;
+        assert_eq!(
+            vllm_check("FLASH_ATTN", "0.19.0", "9.0", &llama_f32, None),
+            Err(
+                "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
+                 configuration. Reason: ['dtype not supported']\""
+                    .to_string()
+            )
+        );
+        // FA2 on an A100 with gpt-oss's sinks: both the sink check and the combination check.
+        assert_eq!(
+            vllm_check("FLASH_ATTN", "0.17.0", "8.0", &oss, None),
+            Err(
+                "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
+                 configuration. Reason: ['attention sinks not supported', 'sink not supported on \
+                 compute capability < 9.0']\""
+                    .to_string()
+            )
+        );
+        // An MHA backend for an MLA model.
+        assert!(
+            vllm_check("FLASHINFER", "0.19.0", "12.0", &ds, None)
+                .unwrap_err()
+                .contains("Reason: ['head_size not supported', 'MLA not supported']")
+        );
+        let w = vllm_check("FLASHMLA", "0.19.0", "12.0", &ds, None)
+            .unwrap()
+            .unwrap();
+        assert!(w.contains("compute capability not supported"), "{w}");
+        assert_eq!(vllm_check("TRITON_MLA", "0.19.0", "12.0", &ds, None), Ok(None));
+        // 0.11.0 took a named backend unchecked.
+        assert_eq!(
+            vllm_check("FLASH_ATTN", "0.11.0", "9.0", &llama_f32, None),
+            Ok(None)
+        );
+        // Named FLASHMLA forces its block: 64 on Hopper (0.17.0; 0.19.0 preferred size), none when the
+        // user's --block-size is a multiple of 64 (0.17.0) or given at all (0.19.0).
+        assert_eq!(vllm_named_block("FLASHMLA", "0.17.0", "9.0", &ds, None), Some(64));
+        assert_eq!(
+            vllm_named_block("FLASHMLA", "0.17.0", "9.0", &ds, Some(128)),
+            None
+        );
+        assert_eq!(vllm_named_block("FLASHMLA", "0.19.0", "9.0", &ds, None), Some(64));
+        assert_eq!(vllm_named_block("FLASHMLA", "0.19.0", "9.0", &ds, Some(16)), None);
+        assert_eq!(
+            vllm_named_block("CUTLASS_MLA", "0.11.0", "10.0", &ds, None),
+            Some(128)
+        );
+        assert_eq!(
+            vllm_named_block("FLASH_ATTN", "0.19.0", "9.0", &llama, None),
+            None
+        );
     }
 }

@@ -483,6 +483,8 @@ impl Resolver<'_> {
             costs,
             observed,
             attention_backend,
+            attention_backend_vllm_default: false,
+            page_size_given: e.page_size.is_some(),
             moe_backend,
             max_num_batched_tokens,
             max_num_seqs,
