@@ -834,7 +834,9 @@ fn memory_warnings(s: &Scenario, mem: &crate::decode::MemoryPlan) -> Vec<String>
 fn engine_warnings(s: &Scenario) -> Vec<String> {
     let mut w = Vec::new();
     let tp = s.engine.tp;
-    if s.engine.allreduce == AllreduceBackend::Custom {
+    // Only a custom allreduce the scenario asked for: one the engine chose itself
+    // (`allreduce_default`, autoar) is the stock engine's behaviour.
+    if s.engine.allreduce == AllreduceBackend::Custom && s.engine.allreduce_default.is_none() {
         if tp > 2 && !s.hardware.gpu.nvlink {
             w.push(format!(
                 "stock SGLang disables its custom allreduce on more than two PCIe-only GPUs (tp = {tp}); this \

@@ -193,3 +193,27 @@ fn report_names_the_engine_default() {
         j["scenario"]
     );
 }
+
+/// The "local patch" warning (stock SGLang turns its custom allreduce off on > 2 PCIe-only GPUs)
+/// is for a custom allreduce the scenario forces on, never for one the engine chose itself: a
+/// vLLM data-parallel scenario whose tp-2 groups run the engine's default custom kernel on a PCIe
+/// switch box printed it (with the 8 ranks of its expert group) before this was fixed.
+#[test]
+fn the_local_patch_warning_is_only_for_a_stated_custom_allreduce() {
+    const WARN: &str = "this models a local patch that forces it on";
+    let default = write("rtx-pro-6000-8x-1switch", "vllm", 2, "", "patch-default");
+    let o = crate::common::tpsim(&["run", &default]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("allreduce=Custom (engine default:"), "{}", o.stdout);
+    assert!(!o.stdout.contains(WARN) && !o.stderr.contains(WARN), "{}", o.stdout);
+    let stated = write(
+        "rtx-pro-6000-8x-1switch",
+        "sglang",
+        4,
+        "allreduce = \"custom\"\n",
+        "patch-stated",
+    );
+    let o = crate::common::tpsim(&["run", &stated]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains(WARN) || o.stderr.contains(WARN), "{}", o.stdout);
+}
