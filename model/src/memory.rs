@@ -539,28 +539,46 @@ fn vllm_kv_plan_from(i: &VllmKvInput, kv_gib: Option<f64>) -> VllmKvPlan {
     plan.tokens = plan.blocks * i.block_size.max(1);
     if plan.blocks == 0 {
         plan.error = Some("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.".into());
-    } else if let Some(len) = i.max_model_len
-        && plan.tokens < len
-    {
-        // vLLM `kv_cache_utils.py` `_check_enough_kv_cache_memory` (0.9 onwards): the refusal names
-        // `estimate_max_model_len`, the longest request that fits, found by a binary search over
-        // `cdiv(len, block_size) × page bytes ≤ available` — for one page size, the whole blocks
-        // that fit times the block size, which is `plan.tokens` here (below `len` in this branch).
-        let estimate = if plan.tokens > 0 {
-            format!(
-                " Based on the available memory, the estimated maximum model length is {}.",
-                plan.tokens
-            )
-        } else {
-            String::new()
-        };
-        plan.error = Some(format!(
-            "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is needed, which is larger than the available KV cache memory ({:.2} GiB).{estimate}",
-            (len * i.cell_size) as f64 / GIB,
-            available
-        ));
+    } else if let Some(len) = i.max_model_len {
+        plan.error = vllm_max_len_refusal(len, 1, i.cell_size, plan.tokens, available);
     }
     plan
+}
+
+/// vLLM's start-up check that one request of `len` tokens fits the KV cache, for one page size:
+/// `kv_cache_utils.py` `_check_enough_kv_cache_memory` (0.9 onwards) compares
+/// `max_memory_usage_bytes` — ⌈len / dcp⌉ tokens' pages (`kv_cache_interface.py`
+/// `FullAttentionSpec.max_memory_usage_bytes`: "each dcp rank only need save
+/// (max_model_len//dcp_world_size) tokens locally") — with the available KV memory. `tokens` is the
+/// pool's whole blocks × block size on one rank, `available_gib` what the profile left, `cell` bytes
+/// per token per rank. The refusal names `estimate_max_model_len`, the longest request that fits
+/// (a binary search over the same need): tokens × dcp here. `None` when it fits.
+pub fn vllm_max_len_refusal(
+    len: u64,
+    dcp: u64,
+    cell: u64,
+    tokens: u64,
+    available_gib: f64,
+) -> Option<String> {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let dcp = dcp.max(1);
+    let per_rank = len.div_ceil(dcp);
+    if tokens >= per_rank {
+        return None;
+    }
+    let estimate = if tokens > 0 {
+        format!(
+            " Based on the available memory, the estimated maximum model length is {}.",
+            tokens * dcp
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is needed, which is larger than the available KV cache memory ({:.2} GiB).{estimate}",
+        (per_rank * cell) as f64 / GIB,
+        available_gib
+    ))
 }
 
 /// SGLang's token split between the full-attention and the sliding-window (local) pools of its hybrid

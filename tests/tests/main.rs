@@ -140,6 +140,7 @@ mod gen3_links;
 mod qwen_hybrids;
 // Issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids.
 mod vllm_hybrid;
+mod vllm_max_model_len;
 // Issue #18 (hybridserve): the serving loop holds a hybrid's state and attention blocks
 mod hybrid_serve;
 // Issue #17 (graphs): CUDA-graph capture keys and vLLM async scheduling.

@@ -1016,6 +1016,15 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         _ => draft.weights.as_gib_f64(),
     };
     let plan_cell = layout.plan_cell + draft.cell;
+    // Issue #17/#18 (vllmmaxlen): without `--max-model-len` vLLM checks the length it derives from
+    // config.json (`vllm_max_model_len`), and says so here.
+    let max_model_len = vllm_max_model_len(s);
+    if e.max_model_len.is_none() {
+        notes.push(format!(
+            "max_model_len {max_model_len} (vLLM default: from config.json max_position_embeddings; \
+             engine.max_model_len not set — vLLM refuses to start if one request of this length does not fit)"
+        ));
+    }
     let input = VllmKvInput {
         total_gib,
         free_at_start_gib: m.free_at_start.0,
@@ -1026,12 +1035,22 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         cell_size: plan_cell,
         block_size: layout.block_size,
         // A hybrid's start-up check counts its state pages (`vllm_hybrid::Hybrid::refusal`).
-        max_model_len: e.max_model_len.filter(|_| layout.hybrid.is_none()),
+        // With decode context parallelism the check is made below (each rank holds ⌈len / dcp⌉).
+        max_model_len: (layout.hybrid.is_none() && e.dcp <= 1).then_some(max_model_len),
     };
     let mut plan = match e.kv_cache_memory_bytes {
         Some(b) => tpsim_model::memory::vllm_kv_plan_with_bytes(&input, b),
         None => vllm_kv_plan(&input),
     };
+    if e.dcp > 1 && layout.hybrid.is_none() && plan.error.is_none() {
+        plan.error = tpsim_model::memory::vllm_max_len_refusal(
+            max_model_len,
+            u64::from(e.dcp),
+            plan_cell,
+            plan.tokens,
+            plan.available_kv_gib,
+        );
+    }
     // vLLM's estimate of the longest request that fits sums each layer type's own use (a sliding
     // window caps its layers'); `vllm_kv_plan` counts one page size, so with several KV groups the
     // refusal is given without the estimate rather than with a figure vLLM would not print.
@@ -1121,11 +1140,22 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
                 .to_string(),
         );
     }
-    // Smallest gpu_memory_utilization that yields one block: (weights + activation + non-torch + one
-    // block) / total.
-    let block_gib = (layout.block_size.max(1) * plan_cell) as f64 / (1u64 << 30) as f64;
-    let min_util = (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + block_gib) / total_gib;
-    let mut verdict = vllm_verdict(&plan, block_gib, m.free_at_start.0);
+    // Smallest gpu_memory_utilization that starts: (weights + activation + non-torch + the KV the
+    // start-up check asks for) / total. The check (issue #17/#18, vllmmaxlen) wants one request of
+    // `max_model_len` — ⌈⌈len / dcp⌉ / block⌉ blocks per rank — where one page size holds every layer
+    // (a hybrid or sliding-window model keeps the one-block floor: its need is counted elsewhere).
+    let block = layout.block_size.max(1);
+    let block_gib = (block * plan_cell) as f64 / (1u64 << 30) as f64;
+    let need_gib = if layout.hybrid.is_none() && layout.groups.num_groups <= 1 {
+        let per_rank = max_model_len.div_ceil(u64::from(e.dcp.max(1)));
+        (per_rank.div_ceil(block) * block * plan_cell) as f64 / (1u64 << 30) as f64
+    } else {
+        block_gib
+    };
+    let min_util =
+        (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + need_gib.max(block_gib))
+            / total_gib;
+    let mut verdict = vllm_verdict(&plan, need_gib.max(block_gib), m.free_at_start.0);
     // Issue #17 (sglanglogs, engine-memory.tsv line 59): weights that do not fit in the memory left
     // beside the CUDA context fail while the model is created, before the profile run. vLLM 0.28.0
     // with DeepSeek-R1-0528 FP8 at TP 8 on 8× H100 died in `fp8.py` `Fp8MoEMethod.create_weights`
@@ -1442,6 +1472,24 @@ fn vllm_padding(counts: &[u64], groups: &VllmKvGroups) -> (u64, Vec<String>) {
     (padding_layers, notes)
 }
 
+/// vLLM's `max_model_len`: `--max-model-len` when given, else the length it derives from the model's
+/// config.json. vLLM `config/model.py` `_get_and_verify_max_len` (0.11.0; same rule in 0.19.0) takes
+/// the smallest of `max_position_embeddings`, `n_positions`, `max_seq_len`, `seq_length`,
+/// `max_target_positions`, `max_sequence_length`, `max_seq_length`, `seq_len` (a config
+/// `model_max_length` overrides them, the tokenizer's caps them), then multiplies by
+/// `rope_scaling.factor` unless the rope type is `su`/`longrope`/`llama3` (yarn: factor ×
+/// `original_max_position_embeddings`; Gemma-3 skipped). The model preset carries
+/// `max_position_embeddings` only ([`tpsim_model::llm::ModelSpec::context_len`]), so a config whose
+/// length comes from another key, a tokenizer cap or a yarn/dynamic factor is approximated by it.
+/// `engine.context_length` (SGLang's flag) is not vLLM's and does not count here, except as the
+/// fallback when the config has no length at all (vLLM would assume 2048 there).
+pub(crate) fn vllm_max_model_len(s: &Scenario) -> u64 {
+    s.engine
+        .max_model_len
+        .or(s.model.context_len)
+        .unwrap_or(s.engine.context_len)
+}
+
 /// vLLM's start-up check of one `--max-model-len` request for a model whose sliding-window layers
 /// keep their own KV-cache groups (the hybrid KV cache manager on, no Mamba state): the full layers'
 /// ⌈len / block⌉ pages plus the sliding layers' ⌈min(window − 1 + max_num_batched_tokens, len) /
@@ -1461,7 +1509,7 @@ fn vllm_sliding_refusal(
     use tpsim_model::vllm_hybrid::VllmHybridRules;
     use tpsim_model::vllm_sliding_check::SlidingCheck;
     let e = &s.engine;
-    let len = e.max_model_len?;
+    let len = vllm_max_model_len(s);
     let window = s.model.sliding_window?;
     if layout.hybrid.is_some()
         || layout.groups.num_groups < 2
