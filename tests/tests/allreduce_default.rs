@@ -204,8 +204,16 @@ fn the_local_patch_warning_is_only_for_a_stated_custom_allreduce() {
     let default = write("rtx-pro-6000-8x-1switch", "vllm", 2, "", "patch-default");
     let o = crate::common::tpsim(&["run", &default]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stdout.contains("allreduce=Custom (engine default:"), "{}", o.stdout);
-    assert!(!o.stdout.contains(WARN) && !o.stderr.contains(WARN), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("allreduce=Custom (engine default:"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        !o.stdout.contains(WARN) && !o.stderr.contains(WARN),
+        "{}",
+        o.stdout
+    );
     let stated = write(
         "rtx-pro-6000-8x-1switch",
         "sglang",
