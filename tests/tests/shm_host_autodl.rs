@@ -8,19 +8,6 @@ use tpsim::scenario::hardware_from_preset;
 
 const AUTODL: &str = "rtx-2080-ti-2x-autodl-xeon-shm";
 
-/// Columns of allreduce.tsv line `line`: (gpu, n_gpus, size_bytes, time_us).
-fn row(line: usize) -> (String, String, u64, f64) {
-    let tsv = std::fs::read_to_string(data_path("allreduce.tsv")).expect("table");
-    let l = tsv.lines().nth(line - 1).expect("line");
-    let c: Vec<&str> = l.split('\t').collect();
-    (
-        c[1].to_string(),
-        c[2].to_string(),
-        c[5].parse().expect("size_bytes"),
-        c[6].parse().expect("time_us"),
-    )
-}
-
 /// The host facts: DRAM 6 × 2666 MT/s × 8 B × 0.7 = 89.5776 GB/s per socket; UPI 2 × 20.8 = 41.6 GB/s;
 /// the GPUs' links train at Gen3; the fraction carries its rows. Exact arithmetic (tolerance 1e-3).
 #[test]
@@ -70,12 +57,12 @@ fn both_ring_hops_are_shm() {
 #[test]
 fn the_fitted_fraction_reproduces_its_rows() {
     let lines: Vec<usize> = (251..=257).collect();
-    let sizes: Vec<u64> = lines.iter().map(|&l| row(l).2).collect();
+    let sizes: Vec<u64> = lines.iter().map(|&l| allreduce_row(l).2).collect();
     assert_eq!(sizes[0], 16_777_216);
     assert_eq!(sizes[6], 1_073_741_824);
     let pred = times(AUTODL, "nccl", "2", &sizes, &[]);
     for (l, p) in lines.iter().zip(&pred) {
-        let (gpu, n, _, m) = row(*l);
+        let (gpu, n, _, m) = allreduce_row(*l);
         assert_eq!(
             (gpu.as_str(), n.as_str()),
             ("GeForce RTX 2080 Ti", "2"),

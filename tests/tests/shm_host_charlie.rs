@@ -9,19 +9,6 @@ use tpsim::scenario::hardware_from_preset;
 
 const SHM: &str = "rtx-4090-8x-epyc-7542-shm";
 
-/// Columns of allreduce.tsv line `line`: (gpu, n_gpus, size_bytes, time_us).
-fn row(line: usize) -> (String, String, u64, f64) {
-    let tsv = std::fs::read_to_string(data_path("allreduce.tsv")).expect("table");
-    let l = tsv.lines().nth(line - 1).expect("line");
-    let c: Vec<&str> = l.split('\t').collect();
-    (
-        c[1].to_string(),
-        c[2].to_string(),
-        c[5].parse().expect("size_bytes"),
-        c[6].parse().expect("time_us"),
-    )
-}
-
 /// The host facts the source states: DRAM 8 × 3200 MT/s × 8 B × 0.7 = 143.36 GB/s per socket; xGMI
 /// 4 × 32 = 128 GB/s (4 links assumed); the fraction carries its rows. Exact arithmetic (tolerance 1e-3).
 #[test]
@@ -67,11 +54,11 @@ fn stock_driver_rings_over_shm() {
 #[test]
 fn the_fitted_fraction_reproduces_its_rows() {
     let lines: Vec<usize> = (279..=282).collect();
-    let sizes: Vec<u64> = lines.iter().map(|&l| row(l).2).collect();
+    let sizes: Vec<u64> = lines.iter().map(|&l| allreduce_row(l).2).collect();
     assert_eq!(sizes, [16_777_216, 33_554_432, 67_108_864, 134_217_728]);
     let pred = times(SHM, "nccl", "8", &sizes, &[]);
     for (l, p) in lines.iter().zip(&pred) {
-        let (gpu, n, _, m) = row(*l);
+        let (gpu, n, _, m) = allreduce_row(*l);
         assert_eq!((gpu.as_str(), n.as_str()), ("GeForce RTX 4090", "8"), "line {l}");
         assert!((p / m - 1.0).abs() < 0.05, "{p} µs vs line {l}: {m}");
     }

@@ -9,19 +9,6 @@ use tpsim::scenario::hardware_from_preset;
 const DGX: &str = "a100-sxm4-80gb-4x-dgx-a100-shm";
 const P2P_OFF: &[&str] = &["--env", "NCCL_P2P_DISABLE=1"];
 
-/// Columns of allreduce.tsv line `line`: (gpu, n_gpus, size_bytes, time_us).
-fn row(line: usize) -> (String, String, u64, f64) {
-    let tsv = std::fs::read_to_string(data_path("allreduce.tsv")).expect("table");
-    let l = tsv.lines().nth(line - 1).expect("line");
-    let c: Vec<&str> = l.split('\t').collect();
-    (
-        c[1].to_string(),
-        c[2].to_string(),
-        c[5].parse().expect("size_bytes"),
-        c[6].parse().expect("time_us"),
-    )
-}
-
 /// The host facts: DRAM 8 × 3200 MT/s × 8 B × 0.7 = 143.36 GB/s per socket; xGMI 4 × 32 = 128 GB/s; the
 /// fraction carries its rows. Exact arithmetic (tolerance 1e-3).
 #[test]
@@ -73,10 +60,10 @@ fn p2p_disable_puts_every_ring_hop_on_shm() {
 #[test]
 fn the_fitted_fraction_reproduces_its_rows() {
     let lines = [226, 227, 228, 229];
-    let sizes: Vec<u64> = lines.iter().map(|&l| row(l).2).collect();
+    let sizes: Vec<u64> = lines.iter().map(|&l| allreduce_row(l).2).collect();
     let pred = times(DGX, "nccl", "4", &sizes, P2P_OFF);
     for (l, p) in lines.iter().zip(&pred) {
-        let (gpu, n, _, m) = row(*l);
+        let (gpu, n, _, m) = allreduce_row(*l);
         assert_eq!((gpu.as_str(), n.as_str()), ("A100 SXM4 80GB", "4"), "line {l}");
         assert!((p / m - 1.0).abs() < 0.01, "{p} µs vs line {l}: {m}");
     }
@@ -93,8 +80,8 @@ fn the_fitted_fraction_reproduces_its_rows() {
 /// ring against 65.2 for the pair, so the pair is not bound by it. Exact arithmetic on the rows (1e-2).
 #[test]
 fn box_b_pair_is_not_bound_by_its_numa_nodes_dram() {
-    let (_, n2, s2, t2) = row(209);
-    let (_, n4, s4, t4) = row(225);
+    let (_, n2, s2, t2) = allreduce_row(209);
+    let (_, n4, s4, t4) = allreduce_row(225);
     assert_eq!(
         (n2.as_str(), n4.as_str(), s2, s4),
         ("2", "4", 268435456, 268435456)

@@ -144,3 +144,19 @@ pub use shared::*;
 
 #[path = "fixed_serve.rs"]
 pub mod fixed_serve;
+
+/// Columns of tests/data/allreduce.tsv line `line` (1-based, the header is line 1): (gpu, n_gpus,
+/// size_bytes, time_us). Shared by the SHM host suites (shm_host_autodl, shm_host_charlie,
+/// shm_host_dgx).
+#[track_caller]
+pub fn allreduce_row(line: usize) -> (String, String, u64, f64) {
+    let tsv = std::fs::read_to_string(data_path("allreduce.tsv")).expect("table");
+    let l = tsv.lines().nth(line - 1).expect("line");
+    let c: Vec<&str> = l.split('\t').collect();
+    (
+        c[1].to_string(),
+        c[2].to_string(),
+        c[5].parse().expect("size_bytes"),
+        c[6].parse().expect("time_us"),
+    )
+}
