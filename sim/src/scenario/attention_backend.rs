@@ -271,7 +271,7 @@ fn minor(version: &str) -> Option<u64> {
 ///   sinks or an fp8 KV cache off SM 9.0 → TRITON_ATTN; else FLASH_ATTN when it takes the head size
 ///   and dtype, FLEX_ATTENTION otherwise (float32).
 /// - 0.14.1, 0.16.0–0.19.0: the first backend of `_get_backend_priorities` with no
-///   `validate_configuration` reason ([`vllm_reasons`]). MHA on SM 10.x: FLASHINFER, FLASH_ATTN,
+///   `validate_configuration` reason (`vllm_reasons`). MHA on SM 10.x: FLASHINFER, FLASH_ATTN,
 ///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.14.1 CUTLASS_MLA,
 ///   FLASHINFER_MLA, …; 0.16.0+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA, TRITON_MLA;
 ///   elsewhere FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA.
@@ -382,7 +382,7 @@ fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<
     (!keep).then_some(forced)
 }
 
-/// vLLM's KV block size for an MLA model on a backend the scenario names (see [`vllm_block`]);
+/// vLLM's KV block size for an MLA model on a backend the scenario names (see `vllm_block`);
 /// `None` to keep the configured one, or for a release whose rule tpsim has not read.
 pub fn vllm_named_block(
     backend: &str,
