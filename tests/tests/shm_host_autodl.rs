@@ -4,7 +4,6 @@
 //! posts/AutoDL_Multi-GPU_Interconnection_Test.md at 37e805e), the fifth host over NCCL's SHM transport.
 
 use crate::common::*;
-use tpsim::scenario::hardware_from_preset;
 
 const AUTODL: &str = "rtx-2080-ti-2x-autodl-xeon-shm";
 
@@ -12,17 +11,7 @@ const AUTODL: &str = "rtx-2080-ti-2x-autodl-xeon-shm";
 /// the GPUs' links train at Gen3; the fraction carries its rows. Exact arithmetic (tolerance 1e-3).
 #[test]
 fn autodl_host_facts_give_the_host_parameters() {
-    let h = hardware_from_preset(AUTODL).unwrap();
-    let p = &h.params;
-    assert!(
-        (p.host_memory_bw.as_gbps() - 89.5776).abs() < 1e-3,
-        "{}",
-        p.host_memory_bw.as_gbps()
-    );
-    assert!((p.inter_socket_bw.as_gbps() - 41.6).abs() < 1e-9);
-    assert!((p.shm_read_efficiency.expect("set") - 0.6557).abs() < 1e-12);
-    assert!(h.fitted["shm_read_efficiency"].rows.contains("lines 251-257"));
-    assert_eq!(h.host.as_ref().expect("[host]").sockets, 2);
+    let h = assert_shm_host_facts(AUTODL, 89.5776, 41.6, 0.6557, "lines 251-257");
     assert_eq!(h.gpu.pcie_gen, 3);
     assert!(
         !h.gpu.p2p,

@@ -5,7 +5,6 @@
 //! cross-validation (calibrate/crossval/allreduce-systems.toml says why).
 
 use crate::common::*;
-use tpsim::scenario::hardware_from_preset;
 
 const SHM: &str = "rtx-4090-8x-epyc-7542-shm";
 
@@ -13,17 +12,7 @@ const SHM: &str = "rtx-4090-8x-epyc-7542-shm";
 /// 4 × 32 = 128 GB/s (4 links assumed); the fraction carries its rows. Exact arithmetic (tolerance 1e-3).
 #[test]
 fn charlie_host_facts_give_the_host_parameters() {
-    let h = hardware_from_preset(SHM).unwrap();
-    let p = &h.params;
-    assert!(
-        (p.host_memory_bw.as_gbps() - 143.36).abs() < 1e-3,
-        "{}",
-        p.host_memory_bw.as_gbps()
-    );
-    assert!((p.inter_socket_bw.as_gbps() - 128.0).abs() < 1e-9);
-    assert!((p.shm_read_efficiency.expect("set") - 0.6068).abs() < 1e-12);
-    assert!(h.fitted["shm_read_efficiency"].rows.contains("lines 279-282"));
-    assert_eq!(h.host.as_ref().expect("[host]").sockets, 2);
+    let h = assert_shm_host_facts(SHM, 143.36, 128.0, 0.6068, "lines 279-282");
     assert!(!h.gpu.p2p, "stock driver: P2P connectivity matrix all 0");
 }
 

@@ -4,7 +4,6 @@
 //! (book/src/collectives.md, "SHM from host facts").
 
 use crate::common::*;
-use tpsim::scenario::hardware_from_preset;
 
 const DGX: &str = "a100-sxm4-80gb-4x-dgx-a100-shm";
 const P2P_OFF: &[&str] = &["--env", "NCCL_P2P_DISABLE=1"];
@@ -13,17 +12,7 @@ const P2P_OFF: &[&str] = &["--env", "NCCL_P2P_DISABLE=1"];
 /// fraction carries its rows. Exact arithmetic (tolerance 1e-3).
 #[test]
 fn dgx_a100_host_facts_give_the_host_parameters() {
-    let h = hardware_from_preset(DGX).unwrap();
-    let p = &h.params;
-    assert!(
-        (p.host_memory_bw.as_gbps() - 143.36).abs() < 1e-3,
-        "{}",
-        p.host_memory_bw.as_gbps()
-    );
-    assert!((p.inter_socket_bw.as_gbps() - 128.0).abs() < 1e-9);
-    assert!((p.shm_read_efficiency.expect("set") - 0.4262).abs() < 1e-12);
-    assert!(h.fitted["shm_read_efficiency"].rows.contains("lines 226-229"));
-    assert_eq!(h.host.as_ref().expect("[host]").sockets, 2);
+    let h = assert_shm_host_facts(DGX, 143.36, 128.0, 0.4262, "lines 226-229");
     assert_eq!(h.gpu.pcie_gen, 4);
 }
 

@@ -160,3 +160,28 @@ pub fn allreduce_row(line: usize) -> (String, String, u64, f64) {
         c[6].parse().expect("time_us"),
     )
 }
+
+/// The SHM host facts every SHM host suite checks on its preset: DRAM per socket and socket link in
+/// GB/s (tolerances 1e-3 and 1e-9: exact arithmetic), the `shm_read_efficiency` it carries and the
+/// allreduce.tsv rows its fitted mark names, and two sockets. Returns the hardware for further checks.
+#[track_caller]
+pub fn assert_shm_host_facts(
+    preset: &str,
+    dram_gbps: f64,
+    socket_link_gbps: f64,
+    read_efficiency: f64,
+    rows: &str,
+) -> tpsim::scenario::Hardware {
+    let h = tpsim::scenario::hardware_from_preset(preset).expect("preset");
+    let p = &h.params;
+    assert!(
+        (p.host_memory_bw.as_gbps() - dram_gbps).abs() < 1e-3,
+        "{}",
+        p.host_memory_bw.as_gbps()
+    );
+    assert!((p.inter_socket_bw.as_gbps() - socket_link_gbps).abs() < 1e-9);
+    assert!((p.shm_read_efficiency.expect("set") - read_efficiency).abs() < 1e-12);
+    assert!(h.fitted["shm_read_efficiency"].rows.contains(rows));
+    assert_eq!(h.host.as_ref().expect("[host]").sockets, 2);
+    h
+}
