@@ -61,6 +61,8 @@ mod fitted;
 mod format_efficiency;
 // Issue #18 (frontend): the API server in front of the scheduler.
 mod frontend;
+// Issue #18 (frontend2): published front-end costs against the queue and the rows.
+mod frontend_sources;
 mod gpt_oss;
 mod input_files;
 mod intervals;

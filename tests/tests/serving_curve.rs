@@ -104,12 +104,12 @@ fn gpt_oss_120b_h100x8_concurrency_curve_shape() {
 
 /// tpsim's serving statistics at one concurrency of a scenario file (its `concurrency` and
 /// `num_requests` lines replaced).
-struct Point {
-    out_tok_s: f64,
-    ttft_mean: f64,
-    ttft_p50: f64,
-    ttft_p99: f64,
-    tpot_p50: f64,
+pub(super) struct Point {
+    pub(super) out_tok_s: f64,
+    pub(super) ttft_mean: f64,
+    pub(super) ttft_p50: f64,
+    pub(super) ttft_p99: f64,
+    pub(super) tpot_p50: f64,
 }
 
 fn simulate_file(file: &str, c: u32, requests: u32) -> Point {
@@ -117,7 +117,9 @@ fn simulate_file(file: &str, c: u32, requests: u32) -> Point {
 }
 
 /// [`simulate_file`] with `extra` appended to the file (issue #18 frontend: `[engine.costs]` keys).
-fn simulate_file_with(file: &str, c: u32, requests: u32, extra: &str) -> Point {
+/// Each distinct `extra` gets its own scratch directory (a hash of it in the name), so tests that
+/// append different keys to the same file and concurrency can run in parallel.
+pub(super) fn simulate_file_with(file: &str, c: u32, requests: u32, extra: &str) -> Point {
     let text = std::fs::read_to_string(scenario(file)).unwrap() + extra;
     let body: String = text
         .lines()
@@ -131,7 +133,15 @@ fn simulate_file_with(file: &str, c: u32, requests: u32, extra: &str) -> Point {
             }
         })
         .collect();
-    let tag = if extra.is_empty() { "" } else { "-fe" };
+    // FNV-1a of `extra`: a stable name per appended text.
+    let h = extra.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let tag = if extra.is_empty() {
+        String::new()
+    } else {
+        format!("-fe{h:016x}")
+    };
     let d = scratch(&format!("{}-c{c}{tag}", file.replace('/', "-")));
     let p = d.join("s.toml");
     std::fs::write(&p, body).unwrap();
@@ -147,7 +157,7 @@ fn simulate_file_with(file: &str, c: u32, requests: u32, extra: &str) -> Point {
 }
 
 /// A `key=value` figure from a row's notes (the TTFT percentiles and req/s the columns lack).
-fn note(notes: &str, key: &str) -> f64 {
+pub(super) fn note(notes: &str, key: &str) -> f64 {
     notes
         .split("; ")
         .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
