@@ -115,6 +115,7 @@ mod moe_default;
 // Issue #19 (tputrows): decode throughput on A100 / H100 / RTX 4090 deployments.
 mod throughput_breadth;
 mod throughput_newdeploys;
+mod throughput_newdeploys3;
 mod throughput_qwen35;
 mod throughput_qwen35_mtp;
 mod throughput_rows;
