@@ -112,9 +112,22 @@ impl PathClass {
         }
     }
     /// Parses an `NCCL_P2P_LEVEL` value (LOC, NVL, PIX, PXB, PHB, SYS; NODE is accepted as PHB as
-    /// NCCL does). `None` for anything else.
+    /// NCCL does), or NCCL's legacy integer levels: a value starting with a digit is read as an
+    /// integer (C `strtol` base 0: `0x` hex, leading-0 octal), clamped to 5, and mapped 0 → LOC,
+    /// 1 → PIX, 2 → PXB, 3 → PHB, 4 and 5 → SYS (NCCL `src/graph/paths.cc`, `levelsOldToNew` in
+    /// `ncclGetLevel`, 2.2x–2.30). `None` for anything else.
     pub fn parse_level(s: &str) -> Option<PathClass> {
-        Some(match s.trim().to_ascii_uppercase().as_str() {
+        let s = s.trim();
+        if s.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(match legacy_level(s) {
+                0 => PathClass::Loc,
+                1 => PathClass::Pix,
+                2 => PathClass::Pxb,
+                3 => PathClass::Phb,
+                _ => PathClass::Sys,
+            });
+        }
+        Some(match s.to_ascii_uppercase().as_str() {
             "LOC" => PathClass::Loc,
             "NVL" => PathClass::Nvl,
             "PIX" => PathClass::Pix,
@@ -124,6 +137,27 @@ impl PathClass {
             _ => return None,
         })
     }
+}
+
+/// The leading integer of a legacy `NCCL_P2P_LEVEL` value as C's `strtol(str, NULL, 0)` reads it
+/// (`0x` hex, leading-0 octal, else decimal; digits after the number ignored), saturated at 5, the
+/// last index of NCCL's `levelsOldToNew` table (values past it are clamped there).
+fn legacy_level(s: &str) -> u32 {
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    let mut v: u32 = 0;
+    for c in digits.chars() {
+        match c.to_digit(radix) {
+            Some(d) => v = (v * radix + d).min(5),
+            None => break,
+        }
+    }
+    v
 }
 
 impl std::fmt::Display for PathClass {
@@ -173,6 +207,26 @@ mod tests {
         assert_eq!(sm_version("12.0"), 120);
         assert_eq!(sm_version("10"), 100);
         assert_eq!(sm_version("gfx"), 0);
+    }
+
+    /// NCCL's legacy integer `NCCL_P2P_LEVEL` (paths.cc `levelsOldToNew` = LOC, PIX, PXB, PHB,
+    /// SYS, SYS; clamped at index 5): e.g. the GPUStack lab's `NCCL_P2P_LEVEL=4` means SYS.
+    #[test]
+    fn legacy_integer_p2p_levels_map_as_nccl() {
+        let l = PathClass::parse_level;
+        assert_eq!(l("0"), Some(PathClass::Loc));
+        assert_eq!(l("1"), Some(PathClass::Pix));
+        assert_eq!(l("2"), Some(PathClass::Pxb));
+        assert_eq!(l("3"), Some(PathClass::Phb));
+        assert_eq!(l("4"), Some(PathClass::Sys));
+        assert_eq!(l("5"), Some(PathClass::Sys));
+        assert_eq!(l("99"), Some(PathClass::Sys));
+        // strtol base 0: hex and octal prefixes; trailing text after the number is ignored.
+        assert_eq!(l("0x3"), Some(PathClass::Phb));
+        assert_eq!(l("02"), Some(PathClass::Pxb));
+        assert_eq!(l("2abc"), Some(PathClass::Pxb));
+        assert_eq!(l("-1"), None);
+        assert_eq!(l("FAST"), None);
     }
 
     #[test]

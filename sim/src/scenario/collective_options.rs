@@ -69,7 +69,9 @@ impl Resolver<'_> {
                     out.p2p_level = Some(PathClass::parse_level(&v).ok_or_else(|| {
                         self.invalid(
                             &key,
-                            format!("`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE) or SYS"),
+                            format!(
+                                "`{v}`: expected LOC, NVL, PIX, PXB, PHB (NODE), SYS or a legacy level 0-5"
+                            ),
                         )
                     })?)
                 }
