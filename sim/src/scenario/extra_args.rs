@@ -111,10 +111,7 @@ pub const KEYED: &[(&str, &str)] = &[
     ("--node-rank", "[hardware.cluster]"),
     ("--dist-init-addr", "[hardware.cluster]"),
     // vLLM.
-    (
-        "--model",
-        "model.preset / model.config (vllm serve's positional model)",
-    ),
+    ("--model", "model.preset / model.config (the model served)"),
     ("--gpu-memory-utilization", "engine.gpu_memory_utilization"),
     ("--max-model-len", "engine.max_model_len"),
     (
