@@ -209,7 +209,15 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             c.note("engine.context_length is SGLang's: vLLM's is max_model_len".into());
         }
     }
-    if let Some(n) = e.max_model_len {
+    if s.engine.max_model_len_auto {
+        // Issue #17 (flags): vLLM ≥ 0.14.0 `human_readable_int_or_auto` (`scenario::max_model_len`).
+        c.arg("--max-model-len", "auto");
+        if let Some(n) = s.engine.max_model_len {
+            c.note(format!(
+                "--max-model-len auto: vLLM fits the length to the KV memory at start-up (tpsim's fit: {n})"
+            ));
+        }
+    } else if let Some(n) = e.max_model_len.as_ref().and(s.engine.max_model_len) {
         if let Some(d) = derived.filter(|d| n > *d) {
             // vLLM 0.11.0 config/model.py, `_get_and_verify_max_len`.
             return Err(refuse(
@@ -471,6 +479,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             if sglang { "SGLang" } else { "vLLM" }
         )),
     }
+    extra_args(&mut c, s);
     // Issue #17 point 4: ranks across boxes launch on every node.
     let nodes = crate::engine_args_nodes::per_node(s, &mut c.args, &mut c.notes);
     Ok(EngineCommand {
@@ -748,6 +757,22 @@ fn speculative(c: &mut Cmd, s: &Scenario, sglang: bool) {
         c.arg("--speculative-config", serde_json::Value::Object(cfg));
     }
     c.note("speculative.acceptance: simulator only (the real engine measures its own acceptance)".into());
+}
+
+/// Issue #17 (flags): `engine.extra_args` as written (already checked against the release's list when
+/// the scenario resolved), after the flags the keys give, each with a note on what tpsim makes of it.
+fn extra_args(c: &mut Cmd, s: &Scenario) {
+    use crate::scenario::extra_args::Effect;
+    for a in &s.engine.extra_args {
+        c.args.extend(a.written.iter().cloned());
+        c.note(match a.effect {
+            Effect::None(why) => format!("engine.extra_args {}: no effect on tpsim's predictions ({why})", a.flag),
+            Effect::NotModelled => format!(
+                "engine.extra_args {}: accepted by the engine, not modelled by tpsim (predicted as without it)",
+                a.flag
+            ),
+        });
+    }
 }
 
 /// Notes for the keys the file sets that no engine flag mirrors.

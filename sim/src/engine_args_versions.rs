@@ -251,6 +251,9 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
             return Err(format!("{name}: {engine} {} expects a value", list.version));
         };
         let ok = match spec.kind.as_str() {
+            // Issue #17 (flags): vLLM 0.14.0 on parses --max-model-len with
+            // `human_readable_int_or_auto` (`scenario::max_model_len`, which refuses `auto` before).
+            "int" if name == "--max-model-len" && v == "auto" => true,
             "int" => v.parse::<i64>().is_ok(),
             "float" => v.parse::<f64>().is_ok_and(f64::is_finite),
             "json" => serde_json::from_str::<serde_json::Value>(v).is_ok(),

@@ -35,12 +35,14 @@ mod dtype;
 mod engine;
 mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
-pub mod expert_parallel; // issue #17: EP options as the engines name them
+pub mod expert_parallel;
+pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
+mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
@@ -286,6 +288,11 @@ pub struct Engine {
     /// vLLM's `--gpu-memory-utilization` (default 0.9) and `--max-model-len`.
     pub gpu_memory_utilization: f64,
     pub max_model_len: Option<u64>,
+    /// Issue #17 (flags): `max_model_len = "auto"` (vLLM ≥ 0.14.0): `max_model_len` is the auto-fit
+    /// length, set after the memory plan (`scenario::max_model_len::auto_fit`).
+    pub max_model_len_auto: bool,
+    /// Issue #17 (flags): `engine.extra_args`, the rest of the launch command, checked and classified.
+    pub extra_args: Vec<extra_args::ExtraArg>,
     /// The host prepares the next batch while the GPU runs this one: SGLang's overlap scheduler (on
     /// unless `disable_overlap_schedule = true`; spec v1 never overlaps), vLLM's async scheduling
     /// (off unless `async_scheduling = true`, vLLM 0.11.0 `config/scheduler.py`).
@@ -637,7 +644,7 @@ impl Resolver<'_> {
             engine.tp,
             workload.concurrency,
         ));
-        Ok(Scenario {
+        let mut scenario = Scenario {
             file: self.path.to_path_buf(),
             seed: f.seed.unwrap_or(0),
             hardware,
@@ -652,6 +659,9 @@ impl Resolver<'_> {
             inputs: std::iter::once(self.path.to_path_buf())
                 .chain(self.read.take())
                 .collect(),
-        })
+        };
+        // Issue #17 (flags): vLLM's `--max-model-len auto`, fitted on the start-up plan.
+        max_model_len::auto_fit(&mut scenario);
+        Ok(scenario)
     }
 }

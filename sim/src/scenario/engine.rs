@@ -432,7 +432,19 @@ impl Resolver<'_> {
             [e.mamba_cache_dtype, e.mamba_ssm_cache_dtype],
             |k, m| self.invalid(k, m),
         )?;
+        // Issue #17 (flags): `--max-model-len` as written (a count, `32k`, `auto`/-1) and the rest of
+        // the launch command.
+        let (max_model_len, max_model_len_auto) =
+            self.max_model_len(e.max_model_len.as_ref(), kind, &release.version)?;
+        let extra_args = self.extra_args(
+            kind,
+            &release.version,
+            e.extra_args.as_deref(),
+            &mut collective_warnings,
+        )?;
         Ok(Engine {
+            max_model_len_auto,
+            extra_args,
             mamba_dtypes,
             kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
@@ -469,7 +481,7 @@ impl Resolver<'_> {
             async_scheduling,
             kind,
             gpu_memory_utilization,
-            max_model_len: e.max_model_len,
+            max_model_len,
             ep_size: if moe_a2a.is_some() { tp } else { ep_size },
             swa_full_tokens_ratio,
             disable_hybrid_swa_memory: e.disable_hybrid_swa_memory.unwrap_or(false),

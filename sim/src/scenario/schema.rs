@@ -408,7 +408,9 @@ pub struct EngineSection {
     /// vLLM's `--gpu-memory-utilization` (vLLM only; default 0.9).
     pub gpu_memory_utilization: Option<f64>,
     /// vLLM's `--max-model-len`: the start fails if one request of this length does not fit (vLLM only).
-    pub max_model_len: Option<u64>,
+    /// A token count, or `"auto"` / `-1` (vLLM 0.14.0 on): the longest length that fits the KV
+    /// cache, up to the model's (`scenario::max_model_len`).
+    pub max_model_len: Option<MaxModelLenSpec>,
     // Local/global attention memory (issue #16):
     /// SGLang's `--swa-full-tokens-ratio` (default 0.8, in (0, 1]).
     pub swa_full_tokens_ratio: Option<f64>,
@@ -526,6 +528,21 @@ pub struct EngineSection {
     /// Python (config, tokenizer). Default: the preset's entry in `scenarios/models/hf-ids.toml`
     /// `[trust_remote_code]` (absent: not printed).
     pub trust_remote_code: Option<bool>,
+    // Issue #17 (flags): the rest of the user's launch command (`scenario::extra_args`).
+    /// Flags (and their values) of the launch command that no key above states, as written:
+    /// `["--host", "0.0.0.0", "--port", "8000"]`. Each is checked against the argument list of the
+    /// release simulated; those with no effect on the simulation are accepted, those tpsim does not
+    /// model are accepted with a warning, a flag a key states is refused (set the key).
+    pub extra_args: Option<Vec<String>>,
+}
+
+/// `engine.max_model_len` as written: a token count, `-1` or `"auto"` (vLLM's
+/// `human_readable_int_or_auto`, 0.14.0 `engine/arg_utils.py`); checked by `scenario::max_model_len`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum MaxModelLenSpec {
+    Number(i64),
+    Text(String),
 }
 
 mergeable! {

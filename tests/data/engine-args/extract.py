@@ -269,6 +269,45 @@ def vllm(root):
                         kind = fk if kind == "str" else kind
                         choices = choices or fc
                 rows.append((names, kind, choices))
+    return rows + vllm_frontend(root, server, by_field)
+
+
+def vllm_frontend(root, server, by_field):
+    """The server's own flags (`--host`, `--port`, `--api-key`, `--tool-call-parser`, …): fields of the
+    `BaseFrontendArgs` / `FrontendArgs` dataclasses in the server's cli_args.py, registered by
+    `FrontendArgs.add_cli_args` (0.19.0; `make_arg_parser` in earlier releases) as `--` + the field name
+    with `-` for `_`, through `get_kwargs` (engine/arg_utils.py), which gives a bool field
+    `argparse.BooleanOptionalAction` (so also `--no-NAME`), an int or float field its type, and a
+    `Literal[...]` field its values as choices."""
+    rows = []
+    for rel in server:
+        tree = ast.parse(open(os.path.join(root, rel)).read())
+        for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
+            if cls.name not in ("BaseFrontendArgs", "FrontendArgs"):
+                continue
+            for node in cls.body:
+                if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+                    continue
+                field = node.target.id
+                if field.startswith("_") or "ClassVar" in ast.unparse(node.annotation):
+                    continue
+                names = [n.id for n in ast.walk(node.annotation) if isinstance(n, ast.Name)]
+                flag = "--" + field.replace("_", "-")
+                choices = None
+                for sub in ast.walk(node.annotation):
+                    if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
+                        sl = sub.slice
+                        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+                        if all(isinstance(e, ast.Constant) for e in elts):
+                            choices = [str(e.value) for e in elts]
+                if names == ["bool"]:
+                    rows.append(([flag, "--no-" + flag[2:]], "flag", None))
+                elif "int" in names and "str" not in names:
+                    rows.append(([flag], "int", choices))
+                elif "float" in names and "str" not in names:
+                    rows.append(([flag], "float", choices))
+                else:
+                    rows.append(([flag], "str", choices))
     return rows
 
 
