@@ -109,8 +109,10 @@ pub struct Outcome {
     pub bottleneck: Option<String>,
     /// Flows simulated.
     pub flows: usize,
-    /// Every transfer, in completion order (for traces: which links carried what, when).
-    pub timeline: Vec<FlowRecord>,
+    /// Every transfer, in completion order (for traces: which links carried what, when). Shared:
+    /// `comm`'s cache hands out a copy of the outcome per call, and a copied `Vec` of every flow
+    /// was over half of a run's time on collective-heavy scenarios (wiaperf).
+    pub timeline: Arc<[FlowRecord]>,
 }
 
 /// Dependencies of a send, without an allocation for the common 0–1 case.
@@ -299,7 +301,7 @@ pub(crate) fn outcome(
         channels,
         bottleneck: sim.bottleneck().map(|l| fab.net.link(l).name.clone()),
         flows: sim.flow_count(),
-        timeline,
+        timeline: timeline.into(),
     }
 }
 
@@ -328,7 +330,7 @@ fn nccl_ring_steps(fab: &Fabric, ranks: &[usize], bytes: u64, plan: &NcclPlan, s
             channels: 0,
             bottleneck: None,
             flows: 0,
-            timeline: Vec::new(),
+            timeline: Arc::new([]),
         };
     }
     let c = plan.channels.max(1) as usize;
@@ -565,7 +567,7 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
             channels: 0,
             bottleneck: None,
             flows: 0,
-            timeline: Vec::new(),
+            timeline: Arc::new([]),
         };
     }
     // Issue #19 point 3: the pull kernels add their readers' Little's-law links to a copy.

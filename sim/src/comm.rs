@@ -302,7 +302,7 @@ impl Comm {
                 channels: 0,
                 bottleneck: None,
                 flows: 0,
-                timeline: Vec::new(),
+                timeline: Arc::new([]),
             };
         };
         if req == Request::NcclAnalytic || n < 2 {
@@ -313,7 +313,7 @@ impl Comm {
                 channels: choice.channels,
                 bottleneck: None,
                 flows: 0,
-                timeline: Vec::new(),
+                timeline: Arc::new([]),
             };
         }
         allreduce::nccl(&self.fabric, &self.ranks, bytes, &self.plan(&choice))

@@ -779,7 +779,7 @@ fn collectives() {
                 "{}: a send never completed",
                 o.algorithm
             );
-            for r in &o.timeline {
+            for r in o.timeline.iter() {
                 assert!(
                     r.start >= start && r.end >= r.start,
                     "{}: record {r:?}",

@@ -34,7 +34,7 @@
 //!   rank: 3/4 of the message out in the reduce-scatter, 1/4 across (8 ranks), 3/4 in the
 //!   all-gather.
 
-use crate::allreduce::{Deps, FlowRecord, Outcome, Send, execute, outcome};
+use crate::allreduce::{Deps, Outcome, Send, execute, outcome};
 use crate::fabric::Fabric;
 use crate::net::FlowKind;
 use std::sync::Arc;
@@ -175,7 +175,7 @@ pub fn run(fab: &Fabric, ranks: &[usize], bytes: u64, launch: Duration) -> Outco
             channels: 0,
             bottleneck: None,
             flows: 0,
-            timeline: Vec::<FlowRecord>::new(),
+            timeline: Arc::new([]),
         };
     };
     let mut g = Dag {

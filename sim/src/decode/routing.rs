@@ -8,11 +8,13 @@
 //! trials, so the estimate is a pure function of (seed, E, k, n, s) and cacheable.
 
 use crate::engine::RngStreams;
+use guided::GuidedIndex;
 use rand::RngExt;
 use rand::distr::Distribution;
-use rand::distr::weighted::WeightedIndex;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+
+mod guided;
 
 /// Trials per estimate: the standard error of the mean is ≈ σ/√256 (≈ 6 % of σ).
 const TRIALS: u32 = 256;
@@ -70,15 +72,18 @@ impl Routing {
         let mut rng = self.rng.stream(&format!("routing-ep/{e}/{k}/{tokens}/{ranks}"));
         let skew = self.skew.max(0.0);
         let weights: Vec<f64> = (1..=e).map(|r| (r as f64).powf(-skew)).collect();
-        let Ok(dist) = WeightedIndex::new(&weights) else {
+        let Some(dist) = GuidedIndex::new(&weights) else {
             return 0.0;
         };
         let per_rank = e.div_ceil(u64::from(ranks)) as usize;
         let mut total = 0u64;
+        // One buffer each for the whole estimate (same draws as fresh ones per trial and token).
+        let mut touched = vec![false; e as usize];
+        let mut mine: Vec<usize> = Vec::with_capacity(k as usize);
         for _ in 0..TRIALS {
-            let mut touched = vec![false; e as usize];
+            touched.fill(false);
             for _ in 0..tokens {
-                let mut mine: Vec<usize> = Vec::with_capacity(k as usize);
+                mine.clear();
                 let mut guard = 0;
                 while (mine.len() as u64) < k && guard < 64 * k {
                     guard += 1;
@@ -87,7 +92,7 @@ impl Routing {
                         mine.push(x);
                     }
                 }
-                for x in mine {
+                for &x in &mine {
                     touched[x] = true;
                 }
             }
@@ -107,7 +112,7 @@ impl Routing {
         // One stream per (E, k, n): estimates do not depend on the order they are asked in.
         let mut rng = self.rng.stream(&format!("routing/{e}/{k}/{tokens}"));
         let weights: Vec<f64> = (1..=e).map(|r| (r as f64).powf(-self.skew)).collect();
-        let Ok(dist) = WeightedIndex::new(&weights) else {
+        let Some(dist) = GuidedIndex::new(&weights) else {
             return tpsim_model::llm::expected_distinct_experts(e, k, u64::from(tokens));
         };
         let mut seen = vec![0u32; e as usize];
