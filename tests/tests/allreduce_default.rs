@@ -39,7 +39,7 @@ fn resolved(
 #[test]
 fn engine_default_table() {
     use AllreduceBackend::{Custom, Nccl};
-    let rows: [(&str, &str, u32, AllreduceBackend, &str); 8] = [
+    let rows: [(&str, &str, u32, AllreduceBackend, &str); 10] = [
         // NVSwitch box (gpu.nvlink): fully connected at every supported size.
         (
             "h100-sxm-8x-nvlink",
@@ -85,6 +85,25 @@ fn engine_default_table() {
             2,
             Nccl,
             "vLLM disables its custom allreduce: no GPU P2P (the P2P test fails)",
+        ),
+        // Two P2P-capable GPUs one per socket of an Intel host (SYS): the driver reports no peer
+        // access across QPI/UPI, so the P2P test fails (allreduce_default.rs module doc: vLLM's
+        // `_can_p2p` trusts `cudaDeviceCanAccessPeer`; the box of tests/data/throughput.tsv lines
+        // 54-59).
+        (
+            "a100-pcie-80gb-2x-cross-socket",
+            "vllm",
+            2,
+            Nccl,
+            "vLLM disables its custom allreduce: no GPU P2P across the sockets of an Intel host (the P2P test fails)",
+        ),
+        // Two P2P-capable GPUs of an Intel host on one socket (one switch): the P2P test passes.
+        (
+            "a30-2x-pcie",
+            "vllm",
+            2,
+            Custom,
+            "vLLM custom allreduce, 2 GPUs with P2P",
         ),
         // ROCm: an xGMI mesh is fully connected and the P2P test is skipped.
         (

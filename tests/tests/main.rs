@@ -12,6 +12,7 @@ mod accel;
 mod allreduce_data;
 // Issues #17 point 3, #19 point 3: the engine's default allreduce.
 mod allreduce_default;
+mod ampere_mem_efficiency;
 mod architecture;
 mod bad_input;
 mod book;

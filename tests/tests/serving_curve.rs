@@ -263,14 +263,14 @@ fn mistral_7b_rtx4090_vllm_concurrency_curve() {
 /// "decode at one request per time runs at about 75 tokens/sec"; "a 6.6x gain" in throughput from
 /// C = 1 to 8 "with almost no latency cost"; past 8 "throughput keeps rising but per-token latency
 /// climbs and tail latency goes vertical. The knee sits at C=8". Out of sample (the A100 preset is
-/// datasheet figures, borrowed memory efficiency, and the A100 FLOP curve fitted to prefill rows of
+/// datasheet figures, the memory efficiency derived from gpt-fast's A100 decode (a100pcie), and the A100 FLOP curve fitted to prefill rows of
 /// other sources (prefill3); nothing was fitted to this source).
 ///
-/// Asserted: 1000 / TPOT p50 at C = 1 within ±10 % of 75 (tpsim 78.3, +4 %); the C 8/1 throughput
-/// gain within ±25 % of 6.6 (tpsim 440.2 / 74.9 = 5.87, −11 %: a documented miss, see
+/// Asserted: 1000 / TPOT p50 at C = 1 within ±10 % of 75 (tpsim 71.7, −4 %; 78.3 before a100pcie); the C 8/1 throughput
+/// gain within ±25 % of 6.6 (tpsim 413.2 / 69.0 = 5.99, −9 %: a documented miss, see
 /// book/src/serving.md "Published curves"); the knee: the 8 → 16 gain below the mean per-doubling
-/// gain of 1 → 8 (tpsim 1.54 < 1.80), throughput still
-/// rising to 64, TPOT p50 rising from 8 on and TTFT p99 growing more than 1.5× per doubling past 8 (tpsim 1.75, 2.00, 1.93).
+/// gain of 1 → 8 (tpsim 1.56 < 1.82), throughput still
+/// rising to 64, TPOT p50 rising from 8 on and TTFT p99 growing more than 1.5× per doubling past 8 (tpsim 1.76, 2.00, 1.93).
 #[test]
 fn llama_3_1_8b_a100_vllm_concurrency_knee() {
     const FILE: &str = "examples/llama-3.1-8b-vllm-a100-40gb-curve.toml";

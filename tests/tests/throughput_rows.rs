@@ -78,10 +78,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "batch-1 MoE decode on SM 12.0: the row's tuned triton fused MoE (--moe-runner-backend triton) misses 58.5 µs per MoE layer, where the batch-1 triton FP8 call benchmarked on SM 12.0 (vLLM PRs 39183, 45379, issue 44688; moe_kernels_sm120.rs) is already covered by the template: not located",
     ),
     (
-        "Llama-2-13B fp16, vLLM, 2× A30, bs 32, NCCL",
-        "A30 kernels costed with the template efficiencies (never calibrated on Ampere)",
-    ),
-    (
         "Qwen3.5 NVFP4, SGLang results.md, bs 1",
         "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
     ),
@@ -99,16 +95,9 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     // sm120decode: tests/tests/moe_backend_sm120.rs; its vLLM c 64 / c 128 rows left this list with
     // decodebench (compared as llm_decode_bench measures them: −13.3 %, −10.5 %).
     // Issue #19 (tputrows): tests/tests/throughput_breadth.rs.
-    // Issue #18 (prefillmix): compared as the source's three runs left vLLM's prefix cache (run 1 cold
-    // or partly cached, runs 2-3 warm; book/src/validation.md, "Prefill-heavy serving on A100 PCIe").
-    (
-        "Qwen2.5-7B fp16, vLLM, 1× A100 PCIe, c 8 (512/256)",
-        "TP 1's decode-bound steps run ≈ 16 % faster in tpsim than measured (runs 2-3 of this workload: 2.63 req/s = 673 tok/s measured, 780 predicted) where TP 2's are within 4 % (936 vs 967): the A100 PCIe's decode at the template's 0.80 of 1,935 GB/s (borrowed, never fitted on Ampere) is the suspect; run 1 also carries the source's unexplained 8 s TTFT p99",
-    ),
-    (
-        "Qwen2.5-7B fp16, vLLM, 1× A100 PCIe, c 16 (2048/128)",
-        "as the TP 1 c 8 row: runs 2-3 find every prompt cached and are decode-bound, where TP 1 is ≈ 16 % fast in tpsim (TP 2 of the same runs: +8.5 %)",
-    ),
+    // a100pcie: the Qwen2.5-7B A100 PCIe TP 1 c 8 / c 16 and TP 2 c 32 rows and the A30 NCCL row left
+    // this list (Ampere decode mem_efficiency derived from gpt-fast, templates/a100-sxm4.toml; no custom
+    // allreduce across an Intel host's sockets, sim/src/scenario/allreduce_default.rs).
     (
         "Qwen3-14B AWQ, vLLM eager, 1× A100 80GB, c 1 (16000/200)",
         "--enforce-eager at batch 1 is host-bound in tpsim too (issue #18 eagerhost: 402 launches × 28.1 µs, engines/vllm.toml, derived from an H200 host's GPT-2 rows in eager-host.tsv, = 11.3 ms of a 12.3 ms step), but this A100 host dispatches ≈ 1.8× slower: the measured 20.94 ms TPOT needs 49.5 µs per kernel (in-sample fit; the three AWQ eager rows need 49.5-66.9 µs); tpsim has no parameter for the host CPU",
@@ -128,10 +117,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 64 (1k/1k)",
         "as the c 4 row: +19.2 % before tritonw, +22.5 % with the triton_kernels expert layout; +22.6 % with vLLM's default allreduce (64 tokens × 5,760 B = 360 KiB is above the custom kernel's 256 KiB max_size at 8 ranks on 9.0, so decode keeps NCCL)",
-    ),
-    (
-        "Qwen2.5-7B fp16, vLLM, 2× A100 PCIe TP 2, c 32 (2048/512)",
-        "autoar: −3.9 % with NCCL, −36.3 % with the engine's default for 2 PCIe GPUs with P2P (the custom allreduce, whose peer loads tpsim stages through system memory on this cross-socket path: 8.7 ms of allreduce a decode step instead of 3.6). The source measured TP 2 1.45× TP 1 (2,543 vs 1,757 tok/s), which a staged custom allreduce cannot give: either vLLM's P2P test failed on this host (its CPU is not stated; P2P across sockets is often reported unsupported) and it ran NCCL, or the loads are not staged here; tpsim knows neither",
     ),
     (
         "Kimi-K2.5 INT4, vLLM, 8× RTX PRO 6000 (switches) TP 8, bf16 KV, bs 1",

@@ -27,9 +27,25 @@
 //!
 //! tpsim reads "fully NVLink-connected" as `gpu.nvlink = true` (an NVSwitch box: every preset with
 //! NVLink has one) or an `[xgmi]` mesh, and the P2P test as `gpu.p2p` (GeForce cards on the stock
-//! driver: false; data-center and RTX PRO cards: true). A pair of PCIe GPUs whose P2P test would fail
-//! for platform reasons (ACS, IOMMU) while the template says `p2p = true` is not detected: set
+//! driver: false; data-center and RTX PRO cards: true) on every pair of the group, except across the
+//! sockets of an Intel host (below). A pair of PCIe GPUs whose P2P test would fail for other platform
+//! reasons (ACS, IOMMU) while the template says `p2p = true` is not detected: set
 //! `engine.allreduce = "nccl"` there.
+//!
+//! The P2P test is the driver's report: vLLM's `VLLM_SKIP_P2P_CHECK` defaults to "1" (`envs.py`,
+//! main at commit 00d618aa and since 0.5), so `_can_p2p` returns `torch.cuda.can_device_access_peer`,
+//! i.e. `cudaDeviceCanAccessPeer`. Across the two sockets of an Intel host (path SYS, the
+//! QPI/UPI link) that report is "no": PCIe peer-to-peer does not cross the sockets of an Intel system
+//! (ROCm/rocm_bandwidth_test issue 18, the AMD engineer's diagnosis of a two-socket Intel host whose
+//! GPUs found no peer path: "On Intel systems it is not possible to communicate across sockets";
+//! 1Cat-vLLM PR 88: 2× V100 PCIe "cross-socket with no GPU↔GPU P2P, so vLLM auto-disables custom
+//! all-reduce at init"). On AMD hosts the driver reports peer access across sockets (openucx/ucx issue
+//! 7462: two A100 PCIe at bus IDs 0x21 and 0x81, "Device=0 CAN Access Peer Device=1"). The box that
+//! shows it end to end: cssnoeasy/a100-vllm-benchmark-blog's 2× A100 PCIe, one per socket (SYS),
+//! whose NCCL busbw is the same with P2P allowed and disabled (11.4508 vs 11.4480 GB/s: NCCL never took
+//! P2P) and whose vLLM TP 2 runs 1.45× TP 1 at c 32 (tests/data/throughput.tsv lines 58-59), which the
+//! NCCL fallback gives and a custom kernel staging its peer loads through host memory cannot
+//! (book/src/validation.md, "Prefill-heavy serving on A100 PCIe").
 
 use super::{EngineKind, Hardware};
 use crate::scenario::AllreduceBackend;
@@ -65,6 +81,9 @@ pub fn engine_default(kind: EngineKind, tp: u32, hw: &Hardware) -> (AllreduceBac
     if !amd && !hw.gpu.p2p {
         return off("no GPU P2P (the P2P test fails)");
     }
+    if !amd && !fully_connected && !hw.cpu_amd && crosses_sockets(tp, hw) {
+        return off("no GPU P2P across the sockets of an Intel host (the P2P test fails)");
+    }
     let how = if fully_connected {
         format!("{tp} fully connected GPUs")
     } else {
@@ -74,4 +93,12 @@ pub fn engine_default(kind: EngineKind, tp: u32, hw: &Hardware) -> (AllreduceBac
         AllreduceBackend::Custom,
         format!("{engine} custom allreduce, {how}"),
     )
+}
+
+/// Whether the TP group (GPUs `0..tp`, as the communicator takes them) has GPUs on more than one
+/// socket.
+fn crosses_sockets(tp: u32, hw: &Hardware) -> bool {
+    let t = &hw.topology;
+    let n = (tp as usize).min(t.gpu_count());
+    (1..n).any(|g| t.socket_of(g) != t.socket_of(0))
 }
