@@ -20,11 +20,14 @@
 //! `[compute.attention_backends.<name>]` curve under that name (factor 1 without one), as for SGLang.
 //!
 //! vLLM's own choice without the key (issue #17, vllmattn; NVIDIA only): [`vllm_default`], read from
-//! the PyPI sdists of 0.11.0, 0.14.1, 0.16.0, 0.17.0 and 0.19.0 (`vllm/platforms/cuda.py`
-//! `get_attn_backend_cls` / `_get_backend_priorities` / `check_and_update_config`, the backends'
-//! `validate_configuration` inputs in `vllm/v1/attention/backends/*.py` and `mla/*.py`, and 0.19.0's
-//! `platforms/interface.py` `update_block_size_for_backend`). Releases 0.12, 0.13 and 0.15 were not
-//! read (0.15 sits between 0.14.1's and 0.16.0's different SM 10.x MLA lists): no default there.
+//! the PyPI sdists of 0.11.0, 0.12.0, 0.13.0, 0.14.1, 0.16.0, 0.17.0 and 0.19.0 and the 0.15.1 wheel
+//! (no 0.15 sdist on PyPI) (`vllm/platforms/cuda.py` `get_attn_backend_cls` /
+//! `_get_backend_priorities` / `check_and_update_config`, the backends' `validate_configuration`
+//! inputs in `vllm/v1/attention/backends/*.py` and `mla/*.py`, and 0.19.0's `platforms/interface.py`
+//! `update_block_size_for_backend`). vllmattn2: 0.13.0's `cuda.py` differs from 0.14.1's in import
+//! paths only, 0.15.1's from 0.16.0's in logging only, and the nine backends' checks of 0.12.0 and
+//! 0.13.0 match 0.14.1's (0.15.1's 0.16.0's); 0.12.0 differs in its MLA block rule (below).
+//! Releases after 0.19 are not read: no default there.
 
 use super::{EngineKind, ScenarioError};
 use tpsim_model::llm::{Attention, ModelSpec};
@@ -160,9 +163,9 @@ fn inputs(compute_capability: &str, model: &ModelSpec) -> Inputs {
     }
 }
 
-/// vLLM 0.14–0.19 `validate_configuration` reasons for `backend`, in vLLM's order and words, for the
+/// vLLM 0.12–0.19 `validate_configuration` reasons for `backend`, in vLLM's order and words, for the
 /// nine backends of the CUDA priority lists (`None` for another backend: not modelled). Block sizes:
-/// `block` is a user's `--block-size` (0.19 checks it; 0.14–0.18 select with `block_size=None`).
+/// `block` is a user's `--block-size` (0.19 checks it; 0.12–0.18 select with `block_size=None`).
 /// Per backend (0.19.0 files; 0.17.0 the same for these fields):
 /// - FLASH_ATTN (`flash_attn.py`): fp16/bf16; head size a multiple of 8 up to 256; fp8 KV and sinks
 ///   only with FlashAttention 3 (`fa_utils.py`: FA3 on SM 9.x only); SM ≥ 8.0; sinks below 9.0 refused.
@@ -174,7 +177,13 @@ fn inputs(compute_capability: &str, model: &ModelSpec) -> Inputs {
 ///   or 10.x; block 64. FLASHINFER_MLA (`mla/flashinfer_mla.py`): SM 10.x; qk_nope_head_dim 64, 128
 ///   or 192; blocks 32, 64. CUTLASS_MLA (`mla/cutlass_mla.py`): SM 10.x; block 128. TRITON_MLA: any.
 ///   All MLA backends: fp16/bf16.
-fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<Vec<&'static str>> {
+///
+/// Texts that differ by release: the sink reason reads "sink setting not supported" up to 0.17.0
+/// (`vllm/v1/attention/backend.py`; 0.12.0/0.13.0 `vllm/attention/backends/abstract.py`), "attention
+/// sinks not supported" in 0.19.0; FLASHINFER_MLA's `supports_combination` refuses a
+/// qk_nope_head_dim other than 128 in 0.15.1, 0.16.0 and 0.17.0 ("FlashInfer MLA kernel requires
+/// qk_nope_head_dim == 128, but got …"; absent in 0.14.1), other than 64, 128 or 192 in 0.19.0.
+fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<Vec<String>> {
     let fa3 = i.major == 9;
     let is_mla = matches!(
         backend,
@@ -204,51 +213,61 @@ fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<
         "FLASHMLA" => (true, false, true, false, i.major == 9 || i.major == 10, &[64]),
         "FLASHINFER_MLA" => (true, false, true, false, i.major == 10, &[32, 64]),
         "CUTLASS_MLA" => (true, false, true, false, i.major == 10, &[128]),
-        // fp8 KV from 0.19 (0.14.1: "auto" only; 0.16.0/0.17.0: auto, bfloat16).
+        // fp8 KV from 0.19 (0.12.0–0.14.1: "auto" only; 0.15.1–0.17.0: auto, bfloat16).
         "TRITON_MLA" => (true, false, m >= 19, false, true, &[16]),
         _ => return None,
     };
-    let mut r = Vec::new();
+    let mut r: Vec<String> = Vec::new();
+    let mut push = |t: &str| r.push(t.to_string());
     if !head {
-        r.push("head_size not supported");
+        push("head_size not supported");
     }
     if !i.half && !fp32 {
-        r.push("dtype not supported");
+        push("dtype not supported");
     }
     if i.fp8_kv && !fp8 {
-        r.push("kv_cache_dtype not supported");
+        push("kv_cache_dtype not supported");
     }
     if let Some(b) = block
         && !blocks.is_empty()
         && !blocks.iter().any(|s| b.is_multiple_of(*s))
     {
-        r.push("block_size not supported");
+        push("block_size not supported");
     }
     if i.mla != is_mla {
-        r.push(if i.mla {
+        push(if i.mla {
             "MLA not supported"
         } else {
             "non-MLA not supported"
         });
     }
     if i.sink && !sink {
-        r.push("attention sinks not supported");
+        push(if m >= 19 {
+            "attention sinks not supported"
+        } else {
+            "sink setting not supported"
+        });
     }
     if !sm {
-        r.push("compute capability not supported");
+        push("compute capability not supported");
     }
     if backend == "FLASH_ATTN" && i.sink && i.sm < 90 {
-        r.push("sink not supported on compute capability < 9.0");
+        push("sink not supported on compute capability < 9.0");
     }
     // `supports_combination` texts (0.19.0): FlashMLA dense needs Hopper (`ops/flashmla.py`
     // `is_flashmla_dense_supported`), FlashAttention MLA needs FA3 on SM 9.x (`fa_utils.py`),
-    // FlashInfer MLA a qk_nope_head_dim of 64, 128 or 192 (0.19 only; not in 0.16.0/0.17.0).
+    // FlashInfer MLA a qk_nope_head_dim of 64, 128 or 192 (0.19), of 128 (0.15.1–0.17.0
+    // `mla/flashinfer_mla.py`; 0.18 taken as 0.17).
     match backend {
-        "FLASHMLA" if i.major != 9 => r.push("FlashMLA Dense is only supported on Hopper devices."),
-        "FLASH_ATTN_MLA" if i.major != 9 => r.push("FlashAttention MLA not supported on this device"),
+        "FLASHMLA" if i.major != 9 => push("FlashMLA Dense is only supported on Hopper devices."),
+        "FLASH_ATTN_MLA" if i.major != 9 => push("FlashAttention MLA not supported on this device"),
         "FLASHINFER_MLA" if m >= 19 && i.mla && ![64, 128, 192].contains(&i.qk_nope_head_dim) => {
-            r.push("qk_nope_head_dim not in [64, 128, 192]")
+            push("qk_nope_head_dim not in [64, 128, 192]")
         }
+        "FLASHINFER_MLA" if (15..19).contains(&m) && i.mla && i.qk_nope_head_dim != 128 => r.push(format!(
+            "FlashInfer MLA kernel requires qk_nope_head_dim == 128, but got {}",
+            i.qk_nope_head_dim
+        )),
         _ => {}
     }
     Some(r)
@@ -262,21 +281,23 @@ fn minor(version: &str) -> Option<u64> {
 
 /// vLLM's attention backend without `--attention-backend`, on an NVIDIA GPU of `compute_capability`,
 /// for vLLM `version`, the model (MLA or not, head size, dtype, KV dtype, sinks) and a user's
-/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (0.12, 0.13, 0.15, after
-/// 0.19, sparse MLA, no valid backend). Each case below cites `vllm/platforms/cuda.py` of the release:
+/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (after 0.19, sparse MLA,
+/// no valid backend). Each case below cites `vllm/platforms/cuda.py` of the release:
 ///
 /// - 0.11.0 (`get_attn_backend_cls`, `check_and_update_config`): MLA on SM 10.0 exactly →
 ///   CUTLASS_MLA with the block forced to 128; on Hopper FLASHMLA, block forced to 64; else
 ///   TRITON_MLA. MHA on SM 10.0 → FLASHINFER when it takes the head size and dtype; on SM ≥ 8.0 with
 ///   sinks or an fp8 KV cache off SM 9.0 → TRITON_ATTN; else FLASH_ATTN when it takes the head size
 ///   and dtype, FLEX_ATTENTION otherwise (float32).
-/// - 0.14.1, 0.16.0–0.19.0: the first backend of `_get_backend_priorities` with no
+/// - 0.12.0–0.19.0: the first backend of `_get_backend_priorities` with no
 ///   `validate_configuration` reason (`vllm_reasons`). MHA on SM 10.x: FLASHINFER, FLASH_ATTN,
-///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.14.1 CUTLASS_MLA,
-///   FLASHINFER_MLA, …; 0.16.0+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA, TRITON_MLA;
-///   elsewhere FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA.
-/// - Block size, 0.14–0.18 (`check_and_update_config`, MLA only, user's block or 16): SM 10.x →
-///   0.14 CUTLASS_MLA forced to 128; 0.16+ with qk_nope_head_dim 128 FLASHINFER_MLA, block 64 unless
+///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.12.0–0.14.1
+///   CUTLASS_MLA, FLASHINFER_MLA, …; 0.15.1+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA,
+///   TRITON_MLA; elsewhere FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA.
+/// - Block size, 0.12–0.18 (`check_and_update_config`, MLA only, user's block or 16): SM 10.x →
+///   0.13–0.14 CUTLASS_MLA forced to 128 (0.12.0: SM 10.0 exactly, `is_device_capability(100)`;
+///   other SM 10.x take FlashMLA's rule, which forces nothing off Hopper); 0.15+ with
+///   qk_nope_head_dim 128 FLASHINFER_MLA, block 64 unless
 ///   32 or a multiple of 64 (other qk_nope: not modelled); Hopper (FlashMLA dense supported) → 64
 ///   unless a multiple of 64, whichever backend the selector then takes. 0.19
 ///   (`update_block_size_for_backend`, not for a user's `--block-size`): the backend's preferred size,
@@ -307,13 +328,13 @@ pub fn vllm_default(
             (false, _) => pick("FLEX_ATTENTION", None),
         };
     }
-    if !(m == 14 || (16..=19).contains(&m)) {
+    if !(12..=19).contains(&m) {
         return None;
     }
     let list: &[&'static str] = match (i.mla, i.major == 10) {
         (false, true) => &["FLASHINFER", "FLASH_ATTN", "TRITON_ATTN", "FLEX_ATTENTION"],
         (false, false) => &["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION"],
-        (true, true) if m == 14 => &[
+        (true, true) if m <= 14 => &[
             "CUTLASS_MLA",
             "FLASHINFER_MLA",
             "FLASH_ATTN_MLA",
@@ -329,7 +350,7 @@ pub fn vllm_default(
         ],
         (true, false) => &["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA"],
     };
-    // 0.19 validates a user's --block-size; 0.14–0.18 select with block_size=None.
+    // 0.19 validates a user's --block-size; 0.12–0.18 select with block_size=None.
     let sel_block = if m == 19 { user_block } else { None };
     let backend = *list
         .iter()
@@ -343,9 +364,10 @@ pub fn vllm_default(
 /// - 0.11.0 `check_and_update_config`: FLASHMLA on Hopper → 64 unless 64; CUTLASS_MLA → 128 unless
 ///   128; FLASHINFER_MLA → 64 unless 32 or 64. Without a name, SM 10.0 runs CUTLASS_MLA, others FlashMLA
 ///   (forced only where FlashMLA is supported: Hopper).
-/// - 0.14.1, 0.16.0, 0.17.0 (0.18 taken as 0.17): FlashMLA on Hopper → 64 unless a multiple of 64;
+/// - 0.12.0–0.17.0 (0.18 taken as 0.17): FlashMLA on Hopper → 64 unless a multiple of 64;
 ///   CUTLASS_MLA → 128 unless a multiple of 128; FLASHINFER_MLA → 64 unless 32 or a multiple of 64.
-///   Without a name, SM 10.x: 0.14 CUTLASS_MLA; 0.16+ FLASHINFER_MLA with qk_nope_head_dim 128, else
+///   Without a name, SM 10.x: 0.12 CUTLASS_MLA on SM 10.0 only (FlashMLA's rule on SM 10.3: no
+///   force); 0.13–0.14 CUTLASS_MLA; 0.15+ FLASHINFER_MLA with qk_nope_head_dim 128, else
 ///   CUTLASS_MLA's block; elsewhere FlashMLA's (whichever backend the selector then runs).
 /// - 0.19.0 `update_block_size_for_backend` (not with a user's `--block-size`): the backend's
 ///   `get_preferred_block_size(16)`: FLASHMLA 64, FLASHINFER_MLA 32, CUTLASS_MLA 128, others 16.
@@ -365,12 +387,12 @@ fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<
     }
     let rule = if named || m == 11 {
         backend
-    } else if i.major == 10 && (m == 14 || i.qk_nope_head_dim != 128) {
-        "CUTLASS_MLA"
-    } else if i.major == 10 {
-        "FLASHINFER_MLA"
-    } else {
+    } else if i.major != 10 || (m == 12 && i.sm != 100) {
         "FLASHMLA"
+    } else if m <= 14 || i.qk_nope_head_dim != 128 {
+        "CUTLASS_MLA"
+    } else {
+        "FLASHINFER_MLA"
     };
     let keep = match rule {
         "FLASHMLA" if i.major == 9 => (m == 11 && block == 64) || (m > 11 && block.is_multiple_of(64)),
@@ -392,13 +414,13 @@ pub fn vllm_named_block(
     user_block: Option<u64>,
 ) -> Option<u64> {
     let m = minor(version)?;
-    if !(m == 11 || m == 14 || (16..=19).contains(&m)) {
+    if !(11..=19).contains(&m) {
         return None;
     }
     vllm_block(m, inputs(compute_capability, model), backend, true, user_block)
 }
 
-/// vLLM 0.14–0.19 on a backend the scenario names: `Err(text)` with vLLM's refusal
+/// vLLM 0.12–0.19 on a backend the scenario names: `Err(text)` with vLLM's refusal
 /// (`get_attn_backend_cls`: "Selected backend … is not valid for this configuration. Reason: […]")
 /// where tpsim models every reason of that backend (FLASH_ATTN, FLASHINFER, TRITON_ATTN,
 /// FLEX_ATTENTION, TRITON_MLA, CUTLASS_MLA); `Ok(Some(warning))` for FLASH_ATTN_MLA, FLASHMLA and
@@ -413,7 +435,7 @@ pub fn vllm_check(
     user_block: Option<u64>,
 ) -> Result<Option<String>, String> {
     let Some(m) = minor(version) else { return Ok(None) };
-    if !(m == 14 || (16..=19).contains(&m)) {
+    if !(12..=19).contains(&m) {
         return Ok(None);
     }
     let i = inputs(compute_capability, model);
@@ -611,9 +633,8 @@ mod tests {
         // Out of sample: vllm#33155 (tests/data/engine-memory.tsv, vLLM 0.14.1, gpt-oss-120b, one
         // H100) logs "Using FLASH_ATTN attention backend".
         assert_eq!(p("0.14.1", "9.0", &oss), Some(("FLASH_ATTN", None)));
-        // Releases not read: no pick.
-        assert_eq!(p("0.15.1", "9.0", &llama), None);
-        assert_eq!(p("0.13.0", "9.0", &llama), None);
+        // Releases not read (after 0.19): no pick.
+        assert_eq!(p("0.20.0", "9.0", &llama), None);
         // 0.19 with a user's --block-size 16: FLASHINFER_MLA (32, 64) and CUTLASS_MLA (128) refuse
         // it, FLASH_ATTN_MLA and FLASHMLA are off SM 10 → TRITON_MLA, block kept.
         assert_eq!(
@@ -625,7 +646,88 @@ mod tests {
         );
     }
 
-    /// vllmattn: vLLM 0.14–0.19 refuses a named backend its checks reject, with
+    /// vllmattn2: vLLM 0.12.0, 0.13.0 and 0.15.1, worked by hand from their `vllm/platforms/cuda.py`
+    /// (0.12.0/0.13.0 sdists, 0.15.1 wheel) and the backends' checks (`vllm_reasons`). Exact.
+    #[test]
+    fn vllm_defaults_for_0_12_0_13_0_15() {
+        use tpsim_model::llm::KvCacheDtype;
+        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+        let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+        let mut llama_fp8 = llama.clone();
+        llama_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+        let mut ds_fp8 = ds.clone();
+        ds_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+        // An MLA model with qk_nope_head_dim 192 (FlashInfer MLA's kernel constraint, 0.15–0.17).
+        let mut ds192 = ds.clone();
+        if let Attention::Mla { qk_nope_head_dim, .. } = &mut ds192.attention {
+            *qk_nope_head_dim = 192;
+        }
+        let p = |v: &str, cc: &str, m: &ModelSpec| {
+            vllm_default(v, cc, m, None).map(|p| (p.backend, p.block_size))
+        };
+        for v in ["0.12.0", "0.13.0", "0.15.1"] {
+            // MHA: FLASH_ATTN first off SM 10.x (FA2 needs SM ≥ 8.0), FLASHINFER first on SM 10.x.
+            assert_eq!(p(v, "8.0", &llama), Some(("FLASH_ATTN", None)), "{v}");
+            assert_eq!(p(v, "9.0", &llama), Some(("FLASH_ATTN", None)), "{v}");
+            assert_eq!(p(v, "10.0", &llama), Some(("FLASHINFER", None)), "{v}");
+            assert_eq!(p(v, "12.0", &llama), Some(("FLASH_ATTN", None)), "{v}");
+            // fp8 KV: FA3 (SM 9.x) takes it; FA2 on SM 12.0 does not → FLASHINFER.
+            assert_eq!(p(v, "9.0", &llama_fp8), Some(("FLASH_ATTN", None)), "{v}");
+            assert_eq!(p(v, "12.0", &llama_fp8), Some(("FLASHINFER", None)), "{v}");
+            // Sinks: FLASH_ATTN refuses them below SM 9.0, FLASHINFER off SM 10.x → TRITON_ATTN.
+            assert_eq!(p(v, "8.0", &oss), Some(("TRITON_ATTN", None)), "{v}");
+            assert_eq!(p(v, "10.0", &oss), Some(("FLASHINFER", None)), "{v}");
+            // Hopper MLA: FLASH_ATTN_MLA, block forced to FlashMLA's 64 (16 % 64 ≠ 0); fp8 KV:
+            // FLASH_ATTN_MLA refuses it → FLASHMLA, same block.
+            assert_eq!(p(v, "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))), "{v}");
+            assert_eq!(p(v, "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))), "{v}");
+            // SM 12.0 MLA: only TRITON_MLA passes; with fp8 KV not even it (fp8 from 0.19).
+            assert_eq!(p(v, "12.0", &ds), Some(("TRITON_MLA", None)), "{v}");
+            assert_eq!(p(v, "12.0", &ds_fp8), None, "{v}");
+        }
+        // SM 10.0 MLA: 0.12/0.13 CUTLASS_MLA first, block forced to 128; 0.15.1 FLASHINFER_MLA first,
+        // block forced to 64 (16 is neither 32 nor a multiple of 64).
+        assert_eq!(p("0.12.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+        assert_eq!(p("0.13.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+        assert_eq!(p("0.15.1", "10.0", &ds), Some(("FLASHINFER_MLA", Some(64))));
+        // SM 10.3 (B300): 0.12.0 forces CUTLASS's 128 on SM 10.0 only (`is_device_capability(100)`)
+        // and FlashMLA's 64 on Hopper only → block kept; 0.13.0 on the SM 10.x family → 128.
+        assert_eq!(p("0.12.0", "10.3", &ds), Some(("CUTLASS_MLA", None)));
+        assert_eq!(p("0.13.0", "10.3", &ds), Some(("CUTLASS_MLA", Some(128))));
+        // qk_nope_head_dim 192 on SM 10.0: FLASHINFER_MLA's combination check refuses it in
+        // 0.15.1–0.17.0 → CUTLASS_MLA at 128; 0.19.0 takes 64/128/192 → FLASHINFER_MLA at 32.
+        assert_eq!(p("0.15.1", "10.0", &ds192), Some(("CUTLASS_MLA", Some(128))));
+        assert_eq!(p("0.17.0", "10.0", &ds192), Some(("CUTLASS_MLA", Some(128))));
+        assert_eq!(p("0.19.0", "10.0", &ds192), Some(("FLASHINFER_MLA", Some(32))));
+        // Named backends: 0.12.0 refuses with the same text (its sink reason's wording).
+        assert_eq!(
+            vllm_check("FLASH_ATTN", "0.12.0", "8.0", &oss, None),
+            Err(
+                "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
+                 configuration. Reason: ['sink setting not supported', 'sink not supported on \
+                 compute capability < 9.0']\""
+                    .to_string()
+            )
+        );
+        let w = vllm_check("FLASHINFER_MLA", "0.15.1", "10.0", &ds192, None)
+            .unwrap()
+            .unwrap();
+        assert!(
+            w.contains("FlashInfer MLA kernel requires qk_nope_head_dim == 128, but got 192"),
+            "{w}"
+        );
+        assert_eq!(
+            vllm_check("FLASHINFER_MLA", "0.14.1", "10.0", &ds192, None),
+            Ok(None)
+        );
+        assert_eq!(
+            vllm_named_block("FLASHINFER_MLA", "0.13.0", "10.0", &ds, None),
+            Some(64)
+        );
+    }
+
+    /// vllmattn: vLLM 0.12–0.19 refuses a named backend its checks reject, with
     /// `get_attn_backend_cls`'s text; FlashMLA off Hopper only warns (combination text not certain).
     #[test]
     fn vllm_refuses_unsuitable_named_backends() {
@@ -648,7 +750,7 @@ mod tests {
             vllm_check("FLASH_ATTN", "0.17.0", "8.0", &oss, None),
             Err(
                 "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
-                 configuration. Reason: ['attention sinks not supported', 'sink not supported on \
+                 configuration. Reason: ['sink setting not supported', 'sink not supported on \
                  compute capability < 9.0']\""
                     .to_string()
             )
