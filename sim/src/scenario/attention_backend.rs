@@ -27,7 +27,12 @@
 //! `update_block_size_for_backend`). vllmattn2: 0.13.0's `cuda.py` differs from 0.14.1's in import
 //! paths only, 0.15.1's from 0.16.0's in logging only, and the nine backends' checks of 0.12.0 and
 //! 0.13.0 match 0.14.1's (0.15.1's 0.16.0's); 0.12.0 differs in its MLA block rule (below).
-//! Releases after 0.19 are not read: no default there.
+//! 0.20.0 (sdist; 0.20.x taken as 0.20.0): `cuda.py`'s dense priority lists, `check_and_update_config`,
+//! `update_block_size_for_backend` and the nine backends' checks are 0.19.0's for tpsim's inputs
+//! (TURBOQUANT appended last to the MHA lists; new checks only for non-causal and batch-invariant
+//! runs), except FLASH_ATTN taking head sizes up to 512 when FlashAttention 4 is built
+//! (`flash_attn.py`), which tpsim does not know: no default for an MHA head size above 256.
+//! Releases after 0.20 are not read: no default there.
 
 use super::{EngineKind, ScenarioError};
 use tpsim_model::llm::{Attention, ModelSpec};
@@ -281,15 +286,15 @@ fn minor(version: &str) -> Option<u64> {
 
 /// vLLM's attention backend without `--attention-backend`, on an NVIDIA GPU of `compute_capability`,
 /// for vLLM `version`, the model (MLA or not, head size, dtype, KV dtype, sinks) and a user's
-/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (after 0.19, sparse MLA,
-/// no valid backend). Each case below cites `vllm/platforms/cuda.py` of the release:
+/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (after 0.20, sparse MLA,
+/// no valid backend; 0.20 with an MHA head size above 256). Each case below cites `vllm/platforms/cuda.py` of the release:
 ///
 /// - 0.11.0 (`get_attn_backend_cls`, `check_and_update_config`): MLA on SM 10.0 exactly →
 ///   CUTLASS_MLA with the block forced to 128; on Hopper FLASHMLA, block forced to 64; else
 ///   TRITON_MLA. MHA on SM 10.0 → FLASHINFER when it takes the head size and dtype; on SM ≥ 8.0 with
 ///   sinks or an fp8 KV cache off SM 9.0 → TRITON_ATTN; else FLASH_ATTN when it takes the head size
 ///   and dtype, FLEX_ATTENTION otherwise (float32).
-/// - 0.12.0–0.19.0: the first backend of `_get_backend_priorities` with no
+/// - 0.12.0–0.20.0: the first backend of `_get_backend_priorities` with no
 ///   `validate_configuration` reason (`vllm_reasons`). MHA on SM 10.x: FLASHINFER, FLASH_ATTN,
 ///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.12.0–0.14.1
 ///   CUTLASS_MLA, FLASHINFER_MLA, …; 0.15.1+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA,
@@ -309,6 +314,13 @@ pub fn vllm_default(
     user_block: Option<u64>,
 ) -> Option<VllmPick> {
     let m = minor(version)?;
+    // 0.20.0 FLASH_ATTN: head sizes above 256 only with FlashAttention 4 (`flash_attn.py`).
+    if m == 20
+        && !matches!(model.attention, Attention::Mla { .. })
+        && inputs(compute_capability, model).head_size > 256
+    {
+        return None;
+    }
     // Sparse MLA (DeepSeek-V3.2, GLM-5: the `*_SPARSE` backends) is not modelled.
     if model.indexer.is_some() {
         return None;
@@ -328,7 +340,7 @@ pub fn vllm_default(
             (false, _) => pick("FLEX_ATTENTION", None),
         };
     }
-    if !(12..=19).contains(&m) {
+    if !(12..=20).contains(&m) {
         return None;
     }
     let list: &[&'static str] = match (i.mla, i.major == 10) {
@@ -350,8 +362,8 @@ pub fn vllm_default(
         ],
         (true, false) => &["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA"],
     };
-    // 0.19 validates a user's --block-size; 0.12–0.18 select with block_size=None.
-    let sel_block = if m == 19 { user_block } else { None };
+    // 0.19/0.20 validate a user's --block-size; 0.12–0.18 select with block_size=None.
+    let sel_block = if m >= 19 { user_block } else { None };
     let backend = *list
         .iter()
         .find(|b| vllm_reasons(b, m, i, sel_block).is_some_and(|r| r.is_empty()))?;
@@ -369,7 +381,7 @@ pub fn vllm_default(
 ///   Without a name, SM 10.x: 0.12 CUTLASS_MLA on SM 10.0 only (FlashMLA's rule on SM 10.3: no
 ///   force); 0.13–0.14 CUTLASS_MLA; 0.15+ FLASHINFER_MLA with qk_nope_head_dim 128, else
 ///   CUTLASS_MLA's block; elsewhere FlashMLA's (whichever backend the selector then runs).
-/// - 0.19.0 `update_block_size_for_backend` (not with a user's `--block-size`): the backend's
+/// - 0.19.0, 0.20.0 `update_block_size_for_backend` (not with a user's `--block-size`): the backend's
 ///   `get_preferred_block_size(16)`: FLASHMLA 64, FLASHINFER_MLA 32, CUTLASS_MLA 128, others 16.
 fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<u64>) -> Option<u64> {
     if !i.mla {
@@ -414,13 +426,13 @@ pub fn vllm_named_block(
     user_block: Option<u64>,
 ) -> Option<u64> {
     let m = minor(version)?;
-    if !(11..=19).contains(&m) {
+    if !(11..=20).contains(&m) {
         return None;
     }
     vllm_block(m, inputs(compute_capability, model), backend, true, user_block)
 }
 
-/// vLLM 0.12–0.19 on a backend the scenario names: `Err(text)` with vLLM's refusal
+/// vLLM 0.12–0.20 on a backend the scenario names: `Err(text)` with vLLM's refusal
 /// (`get_attn_backend_cls`: "Selected backend … is not valid for this configuration. Reason: […]")
 /// where tpsim models every reason of that backend (FLASH_ATTN, FLASHINFER, TRITON_ATTN,
 /// FLEX_ATTENTION, TRITON_MLA, CUTLASS_MLA); `Ok(Some(warning))` for FLASH_ATTN_MLA, FLASHMLA and
@@ -435,11 +447,11 @@ pub fn vllm_check(
     user_block: Option<u64>,
 ) -> Result<Option<String>, String> {
     let Some(m) = minor(version) else { return Ok(None) };
-    if !(12..=19).contains(&m) {
+    if !(12..=20).contains(&m) {
         return Ok(None);
     }
     let i = inputs(compute_capability, model);
-    let block = if m == 19 { user_block } else { None };
+    let block = if m >= 19 { user_block } else { None };
     let Some(reasons) = vllm_reasons(backend, m, i, block) else {
         return Ok(None);
     };
@@ -633,8 +645,18 @@ mod tests {
         // Out of sample: vllm#33155 (tests/data/engine-memory.tsv, vLLM 0.14.1, gpt-oss-120b, one
         // H100) logs "Using FLASH_ATTN attention backend".
         assert_eq!(p("0.14.1", "9.0", &oss), Some(("FLASH_ATTN", None)));
-        // Releases not read (after 0.19): no pick.
-        assert_eq!(p("0.20.0", "9.0", &llama), None);
+        // 0.20.0: 0.19.0's rules for these inputs; releases not read (after 0.20): no pick.
+        assert_eq!(p("0.20.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
+        assert_eq!(p("0.20.2", "10.0", &ds), Some(("FLASHINFER_MLA", Some(32))));
+        assert_eq!(p("0.20.0", "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))));
+        assert_eq!(p("0.20.0", "12.0", &ds_fp8), Some(("TRITON_MLA", None)));
+        assert_eq!(p("0.20.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
+        let mut wide = llama.clone();
+        if let Attention::Gqa { head_dim, .. } = &mut wide.attention {
+            *head_dim = 512;
+        }
+        assert_eq!(p("0.20.0", "9.0", &wide), None);
+        assert_eq!(p("0.21.0", "9.0", &llama), None);
         // 0.19 with a user's --block-size 16: FLASHINFER_MLA (32, 64) and CUTLASS_MLA (128) refuse
         // it, FLASH_ATTN_MLA and FLASHMLA are off SM 10 → TRITON_MLA, block kept.
         assert_eq!(
