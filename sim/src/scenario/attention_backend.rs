@@ -20,11 +20,19 @@
 //! `[compute.attention_backends.<name>]` curve under that name (factor 1 without one), as for SGLang.
 //!
 //! vLLM's own choice without the key (issue #17, vllmattn; NVIDIA only): [`vllm_default`], read from
-//! the PyPI sdists of 0.11.0, 0.14.1, 0.16.0, 0.17.0 and 0.19.0 (`vllm/platforms/cuda.py`
-//! `get_attn_backend_cls` / `_get_backend_priorities` / `check_and_update_config`, the backends'
-//! `validate_configuration` inputs in `vllm/v1/attention/backends/*.py` and `mla/*.py`, and 0.19.0's
-//! `platforms/interface.py` `update_block_size_for_backend`). Releases 0.12, 0.13 and 0.15 were not
-//! read (0.15 sits between 0.14.1's and 0.16.0's different SM 10.x MLA lists): no default there.
+//! the PyPI sdists of 0.11.0, 0.12.0, 0.13.0, 0.14.1, 0.16.0, 0.17.0 and 0.19.0 and the 0.15.1 wheel
+//! (no 0.15 sdist on PyPI) (`vllm/platforms/cuda.py` `get_attn_backend_cls` /
+//! `_get_backend_priorities` / `check_and_update_config`, the backends' `validate_configuration`
+//! inputs in `vllm/v1/attention/backends/*.py` and `mla/*.py`, and 0.19.0's `platforms/interface.py`
+//! `update_block_size_for_backend`). vllmattn2: 0.13.0's `cuda.py` differs from 0.14.1's in import
+//! paths only, 0.15.1's from 0.16.0's in logging only, and the nine backends' checks of 0.12.0 and
+//! 0.13.0 match 0.14.1's (0.15.1's 0.16.0's); 0.12.0 differs in its MLA block rule (below).
+//! 0.20.0 (sdist; 0.20.x taken as 0.20.0): `cuda.py`'s dense priority lists, `check_and_update_config`,
+//! `update_block_size_for_backend` and the nine backends' checks are 0.19.0's for tpsim's inputs
+//! (TURBOQUANT appended last to the MHA lists; new checks only for non-causal and batch-invariant
+//! runs), except FLASH_ATTN taking head sizes up to 512 when FlashAttention 4 is built
+//! (`flash_attn.py`), which tpsim does not know: no default for an MHA head size above 256.
+//! Releases after 0.20 are not read: no default there.
 
 use super::{EngineKind, ScenarioError};
 use tpsim_model::llm::{Attention, ModelSpec};
@@ -160,9 +168,9 @@ fn inputs(compute_capability: &str, model: &ModelSpec) -> Inputs {
     }
 }
 
-/// vLLM 0.14–0.19 `validate_configuration` reasons for `backend`, in vLLM's order and words, for the
+/// vLLM 0.12–0.19 `validate_configuration` reasons for `backend`, in vLLM's order and words, for the
 /// nine backends of the CUDA priority lists (`None` for another backend: not modelled). Block sizes:
-/// `block` is a user's `--block-size` (0.19 checks it; 0.14–0.18 select with `block_size=None`).
+/// `block` is a user's `--block-size` (0.19 checks it; 0.12–0.18 select with `block_size=None`).
 /// Per backend (0.19.0 files; 0.17.0 the same for these fields):
 /// - FLASH_ATTN (`flash_attn.py`): fp16/bf16; head size a multiple of 8 up to 256; fp8 KV and sinks
 ///   only with FlashAttention 3 (`fa_utils.py`: FA3 on SM 9.x only); SM ≥ 8.0; sinks below 9.0 refused.
@@ -174,7 +182,13 @@ fn inputs(compute_capability: &str, model: &ModelSpec) -> Inputs {
 ///   or 10.x; block 64. FLASHINFER_MLA (`mla/flashinfer_mla.py`): SM 10.x; qk_nope_head_dim 64, 128
 ///   or 192; blocks 32, 64. CUTLASS_MLA (`mla/cutlass_mla.py`): SM 10.x; block 128. TRITON_MLA: any.
 ///   All MLA backends: fp16/bf16.
-fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<Vec<&'static str>> {
+///
+/// Texts that differ by release: the sink reason reads "sink setting not supported" up to 0.17.0
+/// (`vllm/v1/attention/backend.py`; 0.12.0/0.13.0 `vllm/attention/backends/abstract.py`), "attention
+/// sinks not supported" in 0.19.0; FLASHINFER_MLA's `supports_combination` refuses a
+/// qk_nope_head_dim other than 128 in 0.15.1, 0.16.0 and 0.17.0 ("FlashInfer MLA kernel requires
+/// qk_nope_head_dim == 128, but got …"; absent in 0.14.1), other than 64, 128 or 192 in 0.19.0.
+fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<Vec<String>> {
     let fa3 = i.major == 9;
     let is_mla = matches!(
         backend,
@@ -204,51 +218,61 @@ fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<
         "FLASHMLA" => (true, false, true, false, i.major == 9 || i.major == 10, &[64]),
         "FLASHINFER_MLA" => (true, false, true, false, i.major == 10, &[32, 64]),
         "CUTLASS_MLA" => (true, false, true, false, i.major == 10, &[128]),
-        // fp8 KV from 0.19 (0.14.1: "auto" only; 0.16.0/0.17.0: auto, bfloat16).
+        // fp8 KV from 0.19 (0.12.0–0.14.1: "auto" only; 0.15.1–0.17.0: auto, bfloat16).
         "TRITON_MLA" => (true, false, m >= 19, false, true, &[16]),
         _ => return None,
     };
-    let mut r = Vec::new();
+    let mut r: Vec<String> = Vec::new();
+    let mut push = |t: &str| r.push(t.to_string());
     if !head {
-        r.push("head_size not supported");
+        push("head_size not supported");
     }
     if !i.half && !fp32 {
-        r.push("dtype not supported");
+        push("dtype not supported");
     }
     if i.fp8_kv && !fp8 {
-        r.push("kv_cache_dtype not supported");
+        push("kv_cache_dtype not supported");
     }
     if let Some(b) = block
         && !blocks.is_empty()
         && !blocks.iter().any(|s| b.is_multiple_of(*s))
     {
-        r.push("block_size not supported");
+        push("block_size not supported");
     }
     if i.mla != is_mla {
-        r.push(if i.mla {
+        push(if i.mla {
             "MLA not supported"
         } else {
             "non-MLA not supported"
         });
     }
     if i.sink && !sink {
-        r.push("attention sinks not supported");
+        push(if m >= 19 {
+            "attention sinks not supported"
+        } else {
+            "sink setting not supported"
+        });
     }
     if !sm {
-        r.push("compute capability not supported");
+        push("compute capability not supported");
     }
     if backend == "FLASH_ATTN" && i.sink && i.sm < 90 {
-        r.push("sink not supported on compute capability < 9.0");
+        push("sink not supported on compute capability < 9.0");
     }
     // `supports_combination` texts (0.19.0): FlashMLA dense needs Hopper (`ops/flashmla.py`
     // `is_flashmla_dense_supported`), FlashAttention MLA needs FA3 on SM 9.x (`fa_utils.py`),
-    // FlashInfer MLA a qk_nope_head_dim of 64, 128 or 192 (0.19 only; not in 0.16.0/0.17.0).
+    // FlashInfer MLA a qk_nope_head_dim of 64, 128 or 192 (0.19), of 128 (0.15.1–0.17.0
+    // `mla/flashinfer_mla.py`; 0.18 taken as 0.17).
     match backend {
-        "FLASHMLA" if i.major != 9 => r.push("FlashMLA Dense is only supported on Hopper devices."),
-        "FLASH_ATTN_MLA" if i.major != 9 => r.push("FlashAttention MLA not supported on this device"),
+        "FLASHMLA" if i.major != 9 => push("FlashMLA Dense is only supported on Hopper devices."),
+        "FLASH_ATTN_MLA" if i.major != 9 => push("FlashAttention MLA not supported on this device"),
         "FLASHINFER_MLA" if m >= 19 && i.mla && ![64, 128, 192].contains(&i.qk_nope_head_dim) => {
-            r.push("qk_nope_head_dim not in [64, 128, 192]")
+            push("qk_nope_head_dim not in [64, 128, 192]")
         }
+        "FLASHINFER_MLA" if (15..19).contains(&m) && i.mla && i.qk_nope_head_dim != 128 => r.push(format!(
+            "FlashInfer MLA kernel requires qk_nope_head_dim == 128, but got {}",
+            i.qk_nope_head_dim
+        )),
         _ => {}
     }
     Some(r)
@@ -262,21 +286,23 @@ fn minor(version: &str) -> Option<u64> {
 
 /// vLLM's attention backend without `--attention-backend`, on an NVIDIA GPU of `compute_capability`,
 /// for vLLM `version`, the model (MLA or not, head size, dtype, KV dtype, sinks) and a user's
-/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (0.12, 0.13, 0.15, after
-/// 0.19, sparse MLA, no valid backend). Each case below cites `vllm/platforms/cuda.py` of the release:
+/// `--block-size` (`user_block`); `None` where tpsim has not read the rule (after 0.20, sparse MLA,
+/// no valid backend; 0.20 with an MHA head size above 256). Each case below cites `vllm/platforms/cuda.py` of the release:
 ///
 /// - 0.11.0 (`get_attn_backend_cls`, `check_and_update_config`): MLA on SM 10.0 exactly →
 ///   CUTLASS_MLA with the block forced to 128; on Hopper FLASHMLA, block forced to 64; else
 ///   TRITON_MLA. MHA on SM 10.0 → FLASHINFER when it takes the head size and dtype; on SM ≥ 8.0 with
 ///   sinks or an fp8 KV cache off SM 9.0 → TRITON_ATTN; else FLASH_ATTN when it takes the head size
 ///   and dtype, FLEX_ATTENTION otherwise (float32).
-/// - 0.14.1, 0.16.0–0.19.0: the first backend of `_get_backend_priorities` with no
+/// - 0.12.0–0.20.0: the first backend of `_get_backend_priorities` with no
 ///   `validate_configuration` reason (`vllm_reasons`). MHA on SM 10.x: FLASHINFER, FLASH_ATTN,
-///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.14.1 CUTLASS_MLA,
-///   FLASHINFER_MLA, …; 0.16.0+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA, TRITON_MLA;
-///   elsewhere FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA.
-/// - Block size, 0.14–0.18 (`check_and_update_config`, MLA only, user's block or 16): SM 10.x →
-///   0.14 CUTLASS_MLA forced to 128; 0.16+ with qk_nope_head_dim 128 FLASHINFER_MLA, block 64 unless
+///   TRITON_ATTN, FLEX_ATTENTION; elsewhere FLASH_ATTN first. MLA on SM 10.x: 0.12.0–0.14.1
+///   CUTLASS_MLA, FLASHINFER_MLA, …; 0.15.1+ FLASHINFER_MLA, CUTLASS_MLA, FLASH_ATTN_MLA, FLASHMLA,
+///   TRITON_MLA; elsewhere FLASH_ATTN_MLA, FLASHMLA, FLASHINFER_MLA, TRITON_MLA.
+/// - Block size, 0.12–0.18 (`check_and_update_config`, MLA only, user's block or 16): SM 10.x →
+///   0.13–0.14 CUTLASS_MLA forced to 128 (0.12.0: SM 10.0 exactly, `is_device_capability(100)`;
+///   other SM 10.x take FlashMLA's rule, which forces nothing off Hopper); 0.15+ with
+///   qk_nope_head_dim 128 FLASHINFER_MLA, block 64 unless
 ///   32 or a multiple of 64 (other qk_nope: not modelled); Hopper (FlashMLA dense supported) → 64
 ///   unless a multiple of 64, whichever backend the selector then takes. 0.19
 ///   (`update_block_size_for_backend`, not for a user's `--block-size`): the backend's preferred size,
@@ -288,6 +314,13 @@ pub fn vllm_default(
     user_block: Option<u64>,
 ) -> Option<VllmPick> {
     let m = minor(version)?;
+    // 0.20.0 FLASH_ATTN: head sizes above 256 only with FlashAttention 4 (`flash_attn.py`).
+    if m == 20
+        && !matches!(model.attention, Attention::Mla { .. })
+        && inputs(compute_capability, model).head_size > 256
+    {
+        return None;
+    }
     // Sparse MLA (DeepSeek-V3.2, GLM-5: the `*_SPARSE` backends) is not modelled.
     if model.indexer.is_some() {
         return None;
@@ -307,13 +340,13 @@ pub fn vllm_default(
             (false, _) => pick("FLEX_ATTENTION", None),
         };
     }
-    if !(m == 14 || (16..=19).contains(&m)) {
+    if !(12..=20).contains(&m) {
         return None;
     }
     let list: &[&'static str] = match (i.mla, i.major == 10) {
         (false, true) => &["FLASHINFER", "FLASH_ATTN", "TRITON_ATTN", "FLEX_ATTENTION"],
         (false, false) => &["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION"],
-        (true, true) if m == 14 => &[
+        (true, true) if m <= 14 => &[
             "CUTLASS_MLA",
             "FLASHINFER_MLA",
             "FLASH_ATTN_MLA",
@@ -329,8 +362,8 @@ pub fn vllm_default(
         ],
         (true, false) => &["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA"],
     };
-    // 0.19 validates a user's --block-size; 0.14–0.18 select with block_size=None.
-    let sel_block = if m == 19 { user_block } else { None };
+    // 0.19/0.20 validate a user's --block-size; 0.12–0.18 select with block_size=None.
+    let sel_block = if m >= 19 { user_block } else { None };
     let backend = *list
         .iter()
         .find(|b| vllm_reasons(b, m, i, sel_block).is_some_and(|r| r.is_empty()))?;
@@ -343,11 +376,12 @@ pub fn vllm_default(
 /// - 0.11.0 `check_and_update_config`: FLASHMLA on Hopper → 64 unless 64; CUTLASS_MLA → 128 unless
 ///   128; FLASHINFER_MLA → 64 unless 32 or 64. Without a name, SM 10.0 runs CUTLASS_MLA, others FlashMLA
 ///   (forced only where FlashMLA is supported: Hopper).
-/// - 0.14.1, 0.16.0, 0.17.0 (0.18 taken as 0.17): FlashMLA on Hopper → 64 unless a multiple of 64;
+/// - 0.12.0–0.17.0 (0.18 taken as 0.17): FlashMLA on Hopper → 64 unless a multiple of 64;
 ///   CUTLASS_MLA → 128 unless a multiple of 128; FLASHINFER_MLA → 64 unless 32 or a multiple of 64.
-///   Without a name, SM 10.x: 0.14 CUTLASS_MLA; 0.16+ FLASHINFER_MLA with qk_nope_head_dim 128, else
+///   Without a name, SM 10.x: 0.12 CUTLASS_MLA on SM 10.0 only (FlashMLA's rule on SM 10.3: no
+///   force); 0.13–0.14 CUTLASS_MLA; 0.15+ FLASHINFER_MLA with qk_nope_head_dim 128, else
 ///   CUTLASS_MLA's block; elsewhere FlashMLA's (whichever backend the selector then runs).
-/// - 0.19.0 `update_block_size_for_backend` (not with a user's `--block-size`): the backend's
+/// - 0.19.0, 0.20.0 `update_block_size_for_backend` (not with a user's `--block-size`): the backend's
 ///   `get_preferred_block_size(16)`: FLASHMLA 64, FLASHINFER_MLA 32, CUTLASS_MLA 128, others 16.
 fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<u64>) -> Option<u64> {
     if !i.mla {
@@ -365,12 +399,12 @@ fn vllm_block(m: u64, i: Inputs, backend: &str, named: bool, user_block: Option<
     }
     let rule = if named || m == 11 {
         backend
-    } else if i.major == 10 && (m == 14 || i.qk_nope_head_dim != 128) {
-        "CUTLASS_MLA"
-    } else if i.major == 10 {
-        "FLASHINFER_MLA"
-    } else {
+    } else if i.major != 10 || (m == 12 && i.sm != 100) {
         "FLASHMLA"
+    } else if m <= 14 || i.qk_nope_head_dim != 128 {
+        "CUTLASS_MLA"
+    } else {
+        "FLASHINFER_MLA"
     };
     let keep = match rule {
         "FLASHMLA" if i.major == 9 => (m == 11 && block == 64) || (m > 11 && block.is_multiple_of(64)),
@@ -392,13 +426,13 @@ pub fn vllm_named_block(
     user_block: Option<u64>,
 ) -> Option<u64> {
     let m = minor(version)?;
-    if !(m == 11 || m == 14 || (16..=19).contains(&m)) {
+    if !(11..=20).contains(&m) {
         return None;
     }
     vllm_block(m, inputs(compute_capability, model), backend, true, user_block)
 }
 
-/// vLLM 0.14–0.19 on a backend the scenario names: `Err(text)` with vLLM's refusal
+/// vLLM 0.12–0.20 on a backend the scenario names: `Err(text)` with vLLM's refusal
 /// (`get_attn_backend_cls`: "Selected backend … is not valid for this configuration. Reason: […]")
 /// where tpsim models every reason of that backend (FLASH_ATTN, FLASHINFER, TRITON_ATTN,
 /// FLEX_ATTENTION, TRITON_MLA, CUTLASS_MLA); `Ok(Some(warning))` for FLASH_ATTN_MLA, FLASHMLA and
@@ -413,11 +447,11 @@ pub fn vllm_check(
     user_block: Option<u64>,
 ) -> Result<Option<String>, String> {
     let Some(m) = minor(version) else { return Ok(None) };
-    if !(m == 14 || (16..=19).contains(&m)) {
+    if !(12..=20).contains(&m) {
         return Ok(None);
     }
     let i = inputs(compute_capability, model);
-    let block = if m == 19 { user_block } else { None };
+    let block = if m >= 19 { user_block } else { None };
     let Some(reasons) = vllm_reasons(backend, m, i, block) else {
         return Ok(None);
     };
@@ -482,209 +516,5 @@ pub(super) fn resolve(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tpsim_model::llm::Quantization;
-
-    fn model(config: &str) -> ModelSpec {
-        ModelSpec::from_config_json(config, Quantization::bf16()).unwrap()
-    }
-
-    #[test]
-    fn sglang_defaults_by_arch_and_attention() {
-        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
-        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-        // MHA: H100/H200 fa3, B200 trtllm_mha, RTX PRO 6000 (12.0) and Ampere flashinfer.
-        assert_eq!(sglang_default("9.0", &llama), "fa3");
-        assert_eq!(sglang_default("10.0", &llama), "trtllm_mha");
-        assert_eq!(sglang_default("12.0", &llama), "flashinfer");
-        assert_eq!(sglang_default("8.0", &llama), "flashinfer");
-        // MLA: Hopper fa3, SM 10.x flashinfer, else triton.
-        assert_eq!(sglang_default("9.0", &ds), "fa3");
-        assert_eq!(sglang_default("10.0", &ds), "flashinfer");
-        assert_eq!(sglang_default("12.0", &ds), "triton");
-    }
-
-    #[test]
-    fn names_are_checked_per_engine() {
-        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
-        let err = |k: &str, m: String| ScenarioError::Io {
-            file: k.to_string(),
-            message: m,
-        };
-        let r = resolve(None, EngineKind::Sglang, "12.0", &llama, err);
-        assert_eq!(r.unwrap().as_deref(), Some("flashinfer"));
-        let r = resolve(Some("triton".into()), EngineKind::Sglang, "12.0", &llama, err);
-        assert_eq!(r.unwrap().as_deref(), Some("triton"));
-        let e = resolve(Some("flash_attn".into()), EngineKind::Sglang, "12.0", &llama, err)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("engine.attention_backend") && e.contains("fa3, fa4, flashinfer"),
-            "{e}"
-        );
-        assert_eq!(
-            resolve(None, EngineKind::Vllm, "12.0", &llama, err).unwrap(),
-            None
-        );
-        // vLLM: its enum's member names, upper case as its parser reads them.
-        let r = resolve(Some("TRITON_MLA".into()), EngineKind::Vllm, "12.0", &llama, err);
-        assert_eq!(r.unwrap().as_deref(), Some("TRITON_MLA"));
-        let e = resolve(Some("triton".into()), EngineKind::Vllm, "12.0", &llama, err)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains(
-                "Unknown attention backend: 'triton'. Valid options are: FLASH_ATTN, FLASH_ATTN_DIFFKV,"
-            ) && e.ends_with("CPU_ATTN, TURBOQUANT, CUSTOM\""),
-            "{e}"
-        );
-        let e = resolve(Some("CUSTOM".into()), EngineKind::Vllm, "12.0", &llama, err)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("Backend CUSTOM must be registered before use"), "{e}");
-    }
-
-    /// vllmattn: vLLM's pick, worked by hand from each release's `vllm/platforms/cuda.py` priority
-    /// list and the backends' checks (PyPI sdists 0.11.0, 0.14.1, 0.16.0, 0.17.0, 0.19.0; the
-    /// per-backend facts are listed on `vllm_reasons`, `vllm_default` and `vllm_block`). Exact.
-    #[test]
-    fn vllm_defaults_by_release_gpu_and_model() {
-        use tpsim_model::llm::{KvCacheDtype, WeightDtype};
-        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
-        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-        let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
-        let mut llama_fp8 = llama.clone();
-        llama_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
-        let mut ds_fp8 = ds.clone();
-        ds_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
-        let mut llama_f32 = llama.clone();
-        llama_f32.dtype = WeightDtype::Fp32;
-        let p = |v: &str, cc: &str, m: &ModelSpec| {
-            vllm_default(v, cc, m, None).map(|p| (p.backend, p.block_size))
-        };
-        // Hopper MHA: FLASH_ATTN first in every release (0.11.0: "FlashAttention is the default for
-        // SM 8.0+"; 0.14+: first of the non-SM-10 list, FA3 on SM 9.0).
-        assert_eq!(p("0.19.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
-        assert_eq!(p("0.11.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
-        // fp8 KV: FA3 on Hopper takes it; FA2 on SM 12.0 does not → FLASHINFER (0.19), TRITON_ATTN
-        // (0.11.0: sinks or fp8 KV off SM 9.0).
-        assert_eq!(p("0.19.0", "9.0", &llama_fp8), Some(("FLASH_ATTN", None)));
-        assert_eq!(p("0.19.0", "12.0", &llama_fp8), Some(("FLASHINFER", None)));
-        assert_eq!(p("0.11.0", "12.0", &llama_fp8), Some(("TRITON_ATTN", None)));
-        // SM 12.0 MHA: FLASH_ATTN (SM ≥ 8.0); SM 10.0: FLASHINFER first.
-        assert_eq!(p("0.19.0", "12.0", &llama), Some(("FLASH_ATTN", None)));
-        assert_eq!(p("0.19.0", "10.0", &llama), Some(("FLASHINFER", None)));
-        assert_eq!(p("0.11.0", "10.0", &llama), Some(("FLASHINFER", None)));
-        // Hopper MLA: 0.19 FLASH_ATTN_MLA at block 16; 0.17/0.16/0.14 FLASH_ATTN_MLA but the block
-        // forced to 64 for FlashMLA in `check_and_update_config`; 0.11.0 FLASHMLA, block 64.
-        assert_eq!(p("0.19.0", "9.0", &ds), Some(("FLASH_ATTN_MLA", None)));
-        assert_eq!(p("0.17.0", "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))));
-        assert_eq!(p("0.14.1", "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))));
-        assert_eq!(p("0.11.0", "9.0", &ds), Some(("FLASHMLA", Some(64))));
-        // fp8 KV on Hopper: FLASH_ATTN_MLA refuses it → FLASHMLA, preferred block 64 (0.19).
-        assert_eq!(p("0.19.0", "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))));
-        // SM 12.0 MLA: FLASH_ATTN_MLA (9.x), FLASHMLA (9/10), FLASHINFER_MLA (10.x) off → TRITON_MLA.
-        assert_eq!(p("0.19.0", "12.0", &ds), Some(("TRITON_MLA", None)));
-        assert_eq!(p("0.11.0", "12.0", &ds), Some(("TRITON_MLA", None)));
-        // …with fp8 KV: TRITON_MLA takes it from 0.19 only; 0.17.0 has no valid backend (vLLM raises
-        // "No valid attention backend found"): no pick.
-        assert_eq!(p("0.19.0", "12.0", &ds_fp8), Some(("TRITON_MLA", None)));
-        assert_eq!(p("0.17.0", "12.0", &ds_fp8), None);
-        // SM 10.0 MLA (qk_nope_head_dim 128): 0.19 FLASHINFER_MLA, preferred block min(32, 64) = 32;
-        // 0.17 FLASHINFER_MLA forced to 64; 0.14.1 and 0.11.0 CUTLASS_MLA forced to 128.
-        assert_eq!(p("0.19.0", "10.0", &ds), Some(("FLASHINFER_MLA", Some(32))));
-        assert_eq!(p("0.17.0", "10.0", &ds), Some(("FLASHINFER_MLA", Some(64))));
-        assert_eq!(p("0.14.1", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
-        assert_eq!(p("0.11.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
-        // float32: FLASH_ATTN and FLASHINFER take fp16/bf16 only → TRITON_ATTN (0.19);
-        // 0.11.0 falls back to FLEX_ATTENTION.
-        assert_eq!(p("0.19.0", "9.0", &llama_f32), Some(("TRITON_ATTN", None)));
-        assert_eq!(p("0.11.0", "9.0", &llama_f32), Some(("FLEX_ATTENTION", None)));
-        // gpt-oss sinks: FA3 on Hopper takes them; FlashInfer only with TRT-LLM attention (SM 10.x);
-        // SM 12.0 and Ampere → TRITON_ATTN.
-        assert_eq!(p("0.19.0", "9.0", &oss), Some(("FLASH_ATTN", None)));
-        assert_eq!(p("0.19.0", "10.0", &oss), Some(("FLASHINFER", None)));
-        assert_eq!(p("0.19.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
-        assert_eq!(p("0.19.0", "8.0", &oss), Some(("TRITON_ATTN", None)));
-        assert_eq!(p("0.11.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
-        // Out of sample: vllm#33155 (tests/data/engine-memory.tsv, vLLM 0.14.1, gpt-oss-120b, one
-        // H100) logs "Using FLASH_ATTN attention backend".
-        assert_eq!(p("0.14.1", "9.0", &oss), Some(("FLASH_ATTN", None)));
-        // Releases not read: no pick.
-        assert_eq!(p("0.15.1", "9.0", &llama), None);
-        assert_eq!(p("0.13.0", "9.0", &llama), None);
-        // 0.19 with a user's --block-size 16: FLASHINFER_MLA (32, 64) and CUTLASS_MLA (128) refuse
-        // it, FLASH_ATTN_MLA and FLASHMLA are off SM 10 → TRITON_MLA, block kept.
-        assert_eq!(
-            vllm_default("0.19.0", "10.0", &ds, Some(16)),
-            Some(VllmPick {
-                backend: "TRITON_MLA",
-                block_size: None
-            })
-        );
-    }
-
-    /// vllmattn: vLLM 0.14–0.19 refuses a named backend its checks reject, with
-    /// `get_attn_backend_cls`'s text; FlashMLA off Hopper only warns (combination text not certain).
-    #[test]
-    fn vllm_refuses_unsuitable_named_backends() {
-        use tpsim_model::llm::WeightDtype;
-        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
-        let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-        let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
-        let mut llama_f32 = llama.clone();
-        llama_f32.dtype = WeightDtype::Fp32;
-        assert_eq!(
-            vllm_check("FLASH_ATTN", "0.19.0", "9.0", &llama_f32, None),
-            Err(
-                "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
-                 configuration. Reason: ['dtype not supported']\""
-                    .to_string()
-            )
-        );
-        // FA2 on an A100 with gpt-oss's sinks: both the sink check and the combination check.
-        assert_eq!(
-            vllm_check("FLASH_ATTN", "0.17.0", "8.0", &oss, None),
-            Err(
-                "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
-                 configuration. Reason: ['attention sinks not supported', 'sink not supported on \
-                 compute capability < 9.0']\""
-                    .to_string()
-            )
-        );
-        // An MHA backend for an MLA model.
-        assert!(
-            vllm_check("FLASHINFER", "0.19.0", "12.0", &ds, None)
-                .unwrap_err()
-                .contains("Reason: ['head_size not supported', 'MLA not supported']")
-        );
-        let w = vllm_check("FLASHMLA", "0.19.0", "12.0", &ds, None)
-            .unwrap()
-            .unwrap();
-        assert!(w.contains("compute capability not supported"), "{w}");
-        assert_eq!(vllm_check("TRITON_MLA", "0.19.0", "12.0", &ds, None), Ok(None));
-        // 0.11.0 took a named backend unchecked.
-        assert_eq!(
-            vllm_check("FLASH_ATTN", "0.11.0", "9.0", &llama_f32, None),
-            Ok(None)
-        );
-        // Named FLASHMLA forces its block: 64 on Hopper (0.17.0; 0.19.0 preferred size), none when the
-        // user's --block-size is a multiple of 64 (0.17.0) or given at all (0.19.0).
-        assert_eq!(vllm_named_block("FLASHMLA", "0.17.0", "9.0", &ds, None), Some(64));
-        assert_eq!(
-            vllm_named_block("FLASHMLA", "0.17.0", "9.0", &ds, Some(128)),
-            None
-        );
-        assert_eq!(vllm_named_block("FLASHMLA", "0.19.0", "9.0", &ds, None), Some(64));
-        assert_eq!(vllm_named_block("FLASHMLA", "0.19.0", "9.0", &ds, Some(16)), None);
-        assert_eq!(
-            vllm_named_block("CUTLASS_MLA", "0.11.0", "10.0", &ds, None),
-            Some(128)
-        );
-        assert_eq!(
-            vllm_named_block("FLASH_ATTN", "0.19.0", "9.0", &llama, None),
-            None
-        );
-    }
-}
+#[path = "attention_backend_tests.rs"]
+mod tests;

@@ -1,0 +1,293 @@
+//! Tests of `attention_backend` (split out to keep the module short; vllmattn2).
+
+use super::*;
+use tpsim_model::llm::Quantization;
+
+fn model(config: &str) -> ModelSpec {
+    ModelSpec::from_config_json(config, Quantization::bf16()).unwrap()
+}
+
+#[test]
+fn sglang_defaults_by_arch_and_attention() {
+    let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    // MHA: H100/H200 fa3, B200 trtllm_mha, RTX PRO 6000 (12.0) and Ampere flashinfer.
+    assert_eq!(sglang_default("9.0", &llama), "fa3");
+    assert_eq!(sglang_default("10.0", &llama), "trtllm_mha");
+    assert_eq!(sglang_default("12.0", &llama), "flashinfer");
+    assert_eq!(sglang_default("8.0", &llama), "flashinfer");
+    // MLA: Hopper fa3, SM 10.x flashinfer, else triton.
+    assert_eq!(sglang_default("9.0", &ds), "fa3");
+    assert_eq!(sglang_default("10.0", &ds), "flashinfer");
+    assert_eq!(sglang_default("12.0", &ds), "triton");
+}
+
+#[test]
+fn names_are_checked_per_engine() {
+    let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+    let err = |k: &str, m: String| ScenarioError::Io {
+        file: k.to_string(),
+        message: m,
+    };
+    let r = resolve(None, EngineKind::Sglang, "12.0", &llama, err);
+    assert_eq!(r.unwrap().as_deref(), Some("flashinfer"));
+    let r = resolve(Some("triton".into()), EngineKind::Sglang, "12.0", &llama, err);
+    assert_eq!(r.unwrap().as_deref(), Some("triton"));
+    let e = resolve(Some("flash_attn".into()), EngineKind::Sglang, "12.0", &llama, err)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("engine.attention_backend") && e.contains("fa3, fa4, flashinfer"),
+        "{e}"
+    );
+    assert_eq!(
+        resolve(None, EngineKind::Vllm, "12.0", &llama, err).unwrap(),
+        None
+    );
+    // vLLM: its enum's member names, upper case as its parser reads them.
+    let r = resolve(Some("TRITON_MLA".into()), EngineKind::Vllm, "12.0", &llama, err);
+    assert_eq!(r.unwrap().as_deref(), Some("TRITON_MLA"));
+    let e = resolve(Some("triton".into()), EngineKind::Vllm, "12.0", &llama, err)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Unknown attention backend: 'triton'. Valid options are: FLASH_ATTN, FLASH_ATTN_DIFFKV,")
+            && e.ends_with("CPU_ATTN, TURBOQUANT, CUSTOM\""),
+        "{e}"
+    );
+    let e = resolve(Some("CUSTOM".into()), EngineKind::Vllm, "12.0", &llama, err)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Backend CUSTOM must be registered before use"), "{e}");
+}
+
+/// vllmattn: vLLM's pick, worked by hand from each release's `vllm/platforms/cuda.py` priority
+/// list and the backends' checks (PyPI sdists 0.11.0, 0.14.1, 0.16.0, 0.17.0, 0.19.0; the
+/// per-backend facts are listed on `vllm_reasons`, `vllm_default` and `vllm_block`). Exact.
+#[test]
+fn vllm_defaults_by_release_gpu_and_model() {
+    use tpsim_model::llm::{KvCacheDtype, WeightDtype};
+    let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+    let mut llama_fp8 = llama.clone();
+    llama_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+    let mut ds_fp8 = ds.clone();
+    ds_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+    let mut llama_f32 = llama.clone();
+    llama_f32.dtype = WeightDtype::Fp32;
+    let p =
+        |v: &str, cc: &str, m: &ModelSpec| vllm_default(v, cc, m, None).map(|p| (p.backend, p.block_size));
+    // Hopper MHA: FLASH_ATTN first in every release (0.11.0: "FlashAttention is the default for
+    // SM 8.0+"; 0.14+: first of the non-SM-10 list, FA3 on SM 9.0).
+    assert_eq!(p("0.19.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
+    assert_eq!(p("0.11.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
+    // fp8 KV: FA3 on Hopper takes it; FA2 on SM 12.0 does not → FLASHINFER (0.19), TRITON_ATTN
+    // (0.11.0: sinks or fp8 KV off SM 9.0).
+    assert_eq!(p("0.19.0", "9.0", &llama_fp8), Some(("FLASH_ATTN", None)));
+    assert_eq!(p("0.19.0", "12.0", &llama_fp8), Some(("FLASHINFER", None)));
+    assert_eq!(p("0.11.0", "12.0", &llama_fp8), Some(("TRITON_ATTN", None)));
+    // SM 12.0 MHA: FLASH_ATTN (SM ≥ 8.0); SM 10.0: FLASHINFER first.
+    assert_eq!(p("0.19.0", "12.0", &llama), Some(("FLASH_ATTN", None)));
+    assert_eq!(p("0.19.0", "10.0", &llama), Some(("FLASHINFER", None)));
+    assert_eq!(p("0.11.0", "10.0", &llama), Some(("FLASHINFER", None)));
+    // Hopper MLA: 0.19 FLASH_ATTN_MLA at block 16; 0.17/0.16/0.14 FLASH_ATTN_MLA but the block
+    // forced to 64 for FlashMLA in `check_and_update_config`; 0.11.0 FLASHMLA, block 64.
+    assert_eq!(p("0.19.0", "9.0", &ds), Some(("FLASH_ATTN_MLA", None)));
+    assert_eq!(p("0.17.0", "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))));
+    assert_eq!(p("0.14.1", "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))));
+    assert_eq!(p("0.11.0", "9.0", &ds), Some(("FLASHMLA", Some(64))));
+    // fp8 KV on Hopper: FLASH_ATTN_MLA refuses it → FLASHMLA, preferred block 64 (0.19).
+    assert_eq!(p("0.19.0", "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))));
+    // SM 12.0 MLA: FLASH_ATTN_MLA (9.x), FLASHMLA (9/10), FLASHINFER_MLA (10.x) off → TRITON_MLA.
+    assert_eq!(p("0.19.0", "12.0", &ds), Some(("TRITON_MLA", None)));
+    assert_eq!(p("0.11.0", "12.0", &ds), Some(("TRITON_MLA", None)));
+    // …with fp8 KV: TRITON_MLA takes it from 0.19 only; 0.17.0 has no valid backend (vLLM raises
+    // "No valid attention backend found"): no pick.
+    assert_eq!(p("0.19.0", "12.0", &ds_fp8), Some(("TRITON_MLA", None)));
+    assert_eq!(p("0.17.0", "12.0", &ds_fp8), None);
+    // SM 10.0 MLA (qk_nope_head_dim 128): 0.19 FLASHINFER_MLA, preferred block min(32, 64) = 32;
+    // 0.17 FLASHINFER_MLA forced to 64; 0.14.1 and 0.11.0 CUTLASS_MLA forced to 128.
+    assert_eq!(p("0.19.0", "10.0", &ds), Some(("FLASHINFER_MLA", Some(32))));
+    assert_eq!(p("0.17.0", "10.0", &ds), Some(("FLASHINFER_MLA", Some(64))));
+    assert_eq!(p("0.14.1", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+    assert_eq!(p("0.11.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+    // float32: FLASH_ATTN and FLASHINFER take fp16/bf16 only → TRITON_ATTN (0.19);
+    // 0.11.0 falls back to FLEX_ATTENTION.
+    assert_eq!(p("0.19.0", "9.0", &llama_f32), Some(("TRITON_ATTN", None)));
+    assert_eq!(p("0.11.0", "9.0", &llama_f32), Some(("FLEX_ATTENTION", None)));
+    // gpt-oss sinks: FA3 on Hopper takes them; FlashInfer only with TRT-LLM attention (SM 10.x);
+    // SM 12.0 and Ampere → TRITON_ATTN.
+    assert_eq!(p("0.19.0", "9.0", &oss), Some(("FLASH_ATTN", None)));
+    assert_eq!(p("0.19.0", "10.0", &oss), Some(("FLASHINFER", None)));
+    assert_eq!(p("0.19.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
+    assert_eq!(p("0.19.0", "8.0", &oss), Some(("TRITON_ATTN", None)));
+    assert_eq!(p("0.11.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
+    // Out of sample: vllm#33155 (tests/data/engine-memory.tsv, vLLM 0.14.1, gpt-oss-120b, one
+    // H100) logs "Using FLASH_ATTN attention backend".
+    assert_eq!(p("0.14.1", "9.0", &oss), Some(("FLASH_ATTN", None)));
+    // 0.20.0: 0.19.0's rules for these inputs; releases not read (after 0.20): no pick.
+    assert_eq!(p("0.20.0", "9.0", &llama), Some(("FLASH_ATTN", None)));
+    assert_eq!(p("0.20.2", "10.0", &ds), Some(("FLASHINFER_MLA", Some(32))));
+    assert_eq!(p("0.20.0", "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))));
+    assert_eq!(p("0.20.0", "12.0", &ds_fp8), Some(("TRITON_MLA", None)));
+    assert_eq!(p("0.20.0", "12.0", &oss), Some(("TRITON_ATTN", None)));
+    let mut wide = llama.clone();
+    if let Attention::Gqa { head_dim, .. } = &mut wide.attention {
+        *head_dim = 512;
+    }
+    assert_eq!(p("0.20.0", "9.0", &wide), None);
+    assert_eq!(p("0.21.0", "9.0", &llama), None);
+    // 0.19 with a user's --block-size 16: FLASHINFER_MLA (32, 64) and CUTLASS_MLA (128) refuse
+    // it, FLASH_ATTN_MLA and FLASHMLA are off SM 10 → TRITON_MLA, block kept.
+    assert_eq!(
+        vllm_default("0.19.0", "10.0", &ds, Some(16)),
+        Some(VllmPick {
+            backend: "TRITON_MLA",
+            block_size: None
+        })
+    );
+}
+
+/// vllmattn2: vLLM 0.12.0, 0.13.0 and 0.15.1, worked by hand from their `vllm/platforms/cuda.py`
+/// (0.12.0/0.13.0 sdists, 0.15.1 wheel) and the backends' checks (`vllm_reasons`). Exact.
+#[test]
+fn vllm_defaults_for_0_12_0_13_0_15() {
+    use tpsim_model::llm::KvCacheDtype;
+    let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+    let mut llama_fp8 = llama.clone();
+    llama_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+    let mut ds_fp8 = ds.clone();
+    ds_fp8.quantization.kv_cache_dtype = KvCacheDtype::Fp8E4m3;
+    // An MLA model with qk_nope_head_dim 192 (FlashInfer MLA's kernel constraint, 0.15–0.17).
+    let mut ds192 = ds.clone();
+    if let Attention::Mla { qk_nope_head_dim, .. } = &mut ds192.attention {
+        *qk_nope_head_dim = 192;
+    }
+    let p =
+        |v: &str, cc: &str, m: &ModelSpec| vllm_default(v, cc, m, None).map(|p| (p.backend, p.block_size));
+    for v in ["0.12.0", "0.13.0", "0.15.1"] {
+        // MHA: FLASH_ATTN first off SM 10.x (FA2 needs SM ≥ 8.0), FLASHINFER first on SM 10.x.
+        assert_eq!(p(v, "8.0", &llama), Some(("FLASH_ATTN", None)), "{v}");
+        assert_eq!(p(v, "9.0", &llama), Some(("FLASH_ATTN", None)), "{v}");
+        assert_eq!(p(v, "10.0", &llama), Some(("FLASHINFER", None)), "{v}");
+        assert_eq!(p(v, "12.0", &llama), Some(("FLASH_ATTN", None)), "{v}");
+        // fp8 KV: FA3 (SM 9.x) takes it; FA2 on SM 12.0 does not → FLASHINFER.
+        assert_eq!(p(v, "9.0", &llama_fp8), Some(("FLASH_ATTN", None)), "{v}");
+        assert_eq!(p(v, "12.0", &llama_fp8), Some(("FLASHINFER", None)), "{v}");
+        // Sinks: FLASH_ATTN refuses them below SM 9.0, FLASHINFER off SM 10.x → TRITON_ATTN.
+        assert_eq!(p(v, "8.0", &oss), Some(("TRITON_ATTN", None)), "{v}");
+        assert_eq!(p(v, "10.0", &oss), Some(("FLASHINFER", None)), "{v}");
+        // Hopper MLA: FLASH_ATTN_MLA, block forced to FlashMLA's 64 (16 % 64 ≠ 0); fp8 KV:
+        // FLASH_ATTN_MLA refuses it → FLASHMLA, same block.
+        assert_eq!(p(v, "9.0", &ds), Some(("FLASH_ATTN_MLA", Some(64))), "{v}");
+        assert_eq!(p(v, "9.0", &ds_fp8), Some(("FLASHMLA", Some(64))), "{v}");
+        // SM 12.0 MLA: only TRITON_MLA passes; with fp8 KV not even it (fp8 from 0.19).
+        assert_eq!(p(v, "12.0", &ds), Some(("TRITON_MLA", None)), "{v}");
+        assert_eq!(p(v, "12.0", &ds_fp8), None, "{v}");
+    }
+    // SM 10.0 MLA: 0.12/0.13 CUTLASS_MLA first, block forced to 128; 0.15.1 FLASHINFER_MLA first,
+    // block forced to 64 (16 is neither 32 nor a multiple of 64).
+    assert_eq!(p("0.12.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+    assert_eq!(p("0.13.0", "10.0", &ds), Some(("CUTLASS_MLA", Some(128))));
+    assert_eq!(p("0.15.1", "10.0", &ds), Some(("FLASHINFER_MLA", Some(64))));
+    // SM 10.3 (B300): 0.12.0 forces CUTLASS's 128 on SM 10.0 only (`is_device_capability(100)`)
+    // and FlashMLA's 64 on Hopper only → block kept; 0.13.0 on the SM 10.x family → 128.
+    assert_eq!(p("0.12.0", "10.3", &ds), Some(("CUTLASS_MLA", None)));
+    assert_eq!(p("0.13.0", "10.3", &ds), Some(("CUTLASS_MLA", Some(128))));
+    // qk_nope_head_dim 192 on SM 10.0: FLASHINFER_MLA's combination check refuses it in
+    // 0.15.1–0.17.0 → CUTLASS_MLA at 128; 0.19.0 takes 64/128/192 → FLASHINFER_MLA at 32.
+    assert_eq!(p("0.15.1", "10.0", &ds192), Some(("CUTLASS_MLA", Some(128))));
+    assert_eq!(p("0.17.0", "10.0", &ds192), Some(("CUTLASS_MLA", Some(128))));
+    assert_eq!(p("0.19.0", "10.0", &ds192), Some(("FLASHINFER_MLA", Some(32))));
+    // Named backends: 0.12.0 refuses with the same text (its sink reason's wording).
+    assert_eq!(
+        vllm_check("FLASH_ATTN", "0.12.0", "8.0", &oss, None),
+        Err(
+            "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
+             configuration. Reason: ['sink setting not supported', 'sink not supported on \
+             compute capability < 9.0']\""
+                .to_string()
+        )
+    );
+    let w = vllm_check("FLASHINFER_MLA", "0.15.1", "10.0", &ds192, None)
+        .unwrap()
+        .unwrap();
+    assert!(
+        w.contains("FlashInfer MLA kernel requires qk_nope_head_dim == 128, but got 192"),
+        "{w}"
+    );
+    assert_eq!(
+        vllm_check("FLASHINFER_MLA", "0.14.1", "10.0", &ds192, None),
+        Ok(None)
+    );
+    assert_eq!(
+        vllm_named_block("FLASHINFER_MLA", "0.13.0", "10.0", &ds, None),
+        Some(64)
+    );
+}
+
+/// vllmattn: vLLM 0.12–0.19 refuses a named backend its checks reject, with
+/// `get_attn_backend_cls`'s text; FlashMLA off Hopper only warns (combination text not certain).
+#[test]
+fn vllm_refuses_unsuitable_named_backends() {
+    use tpsim_model::llm::WeightDtype;
+    let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+    let mut llama_f32 = llama.clone();
+    llama_f32.dtype = WeightDtype::Fp32;
+    assert_eq!(
+        vllm_check("FLASH_ATTN", "0.19.0", "9.0", &llama_f32, None),
+        Err(
+            "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
+             configuration. Reason: ['dtype not supported']\""
+                .to_string()
+        )
+    );
+    // FA2 on an A100 with gpt-oss's sinks: both the sink check and the combination check.
+    assert_eq!(
+        vllm_check("FLASH_ATTN", "0.17.0", "8.0", &oss, None),
+        Err(
+            "vLLM refuses: \"Selected backend AttentionBackendEnum.FLASH_ATTN is not valid for this \
+             configuration. Reason: ['sink setting not supported', 'sink not supported on \
+             compute capability < 9.0']\""
+                .to_string()
+        )
+    );
+    // An MHA backend for an MLA model.
+    assert!(
+        vllm_check("FLASHINFER", "0.19.0", "12.0", &ds, None)
+            .unwrap_err()
+            .contains("Reason: ['head_size not supported', 'MLA not supported']")
+    );
+    let w = vllm_check("FLASHMLA", "0.19.0", "12.0", &ds, None)
+        .unwrap()
+        .unwrap();
+    assert!(w.contains("compute capability not supported"), "{w}");
+    assert_eq!(vllm_check("TRITON_MLA", "0.19.0", "12.0", &ds, None), Ok(None));
+    // 0.11.0 took a named backend unchecked.
+    assert_eq!(
+        vllm_check("FLASH_ATTN", "0.11.0", "9.0", &llama_f32, None),
+        Ok(None)
+    );
+    // Named FLASHMLA forces its block: 64 on Hopper (0.17.0; 0.19.0 preferred size), none when the
+    // user's --block-size is a multiple of 64 (0.17.0) or given at all (0.19.0).
+    assert_eq!(vllm_named_block("FLASHMLA", "0.17.0", "9.0", &ds, None), Some(64));
+    assert_eq!(
+        vllm_named_block("FLASHMLA", "0.17.0", "9.0", &ds, Some(128)),
+        None
+    );
+    assert_eq!(vllm_named_block("FLASHMLA", "0.19.0", "9.0", &ds, None), Some(64));
+    assert_eq!(vllm_named_block("FLASHMLA", "0.19.0", "9.0", &ds, Some(16)), None);
+    assert_eq!(
+        vllm_named_block("CUTLASS_MLA", "0.11.0", "10.0", &ds, None),
+        Some(128)
+    );
+    assert_eq!(
+        vllm_named_block("FLASH_ATTN", "0.19.0", "9.0", &llama, None),
+        None
+    );
+}
