@@ -40,7 +40,8 @@ mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
 mod eager_host;
 mod engine_args;
-mod launch_flags; // issue #17 (flags): engine.extra_args, --max-model-len auto
+// issue #17 (flags): engine.extra_args, --max-model-len auto
+mod launch_flags;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
 mod engine_args_versions;
 // Issue #17 (consistency): one release per engine for a scenario without engine.version.

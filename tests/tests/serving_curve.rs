@@ -89,14 +89,14 @@ fn gpt_oss_120b_h100x8_concurrency_curve_shape() {
         "knee not within one step: {report}"
     );
     let (pr, sr) = (pubd[4].2 / pubd[0].2, sim[4].1 / sim[0].1);
-    // Known miss (autoar): with vLLM's default allreduce, c 4's 22.5 KiB decode allreduces run the
-    // custom kernel (below its 256 KiB max_size at 8 ranks on 9.0) and c 64's 360 KiB ones NCCL, so
-    // tpsim's TPOT grows 2.83× from c 4 to c 64 where the published curve grows 1.98× (within 0.35
-    // under NCCL): the c 4 step is the H100 optimism of throughput_rows' TP 8 c 4
-    // row (+67 %). Fails when the ratio comes back within 0.35, so this is rewritten then.
+    // TPOT growth from c 4 to c 64 within 0.35 of the published 1.98×. History: within under NCCL;
+    // a known miss after autoar (c 4's 22.5 KiB decode allreduces run vLLM's custom kernel, below its
+    // 256 KiB max_size at 8 ranks on 9.0, c 64's 360 KiB ones NCCL: 2.83×); back within since
+    // hopperstep charges the custom kernel the graph's per-kernel gap on NVLink (vLLM PR 24111's
+    // in-graph H100 rows, tests/data/nvlink-custom-ar.tsv): 2.57× (2.57 / 1.98 − 1 = 0.30).
     assert!(
-        (sr / pr - 1.0).abs() > 0.35,
-        "known miss now within: TPOT 64/4 published {pr:.2}, tpsim {sr:.2}: {report}"
+        (sr / pr - 1.0).abs() <= 0.35,
+        "TPOT 64/4 published {pr:.2}, tpsim {sr:.2}: {report}"
     );
 }
 
