@@ -52,29 +52,7 @@ pub(crate) const NEWDEPLOYS_SOURCES: &[(&str, &str)] = &[
 /// The measured `output_tok_s` of the one row with this source prefix and model whose notes contain
 /// `note`.
 fn measured(source: &str, model: &str, note: &str) -> f64 {
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (s, m, o, n) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("output_tok_s"),
-        t.col("notes"),
-    );
-    let found: Vec<f64> = t
-        .rows
-        .iter()
-        .filter(|r| r.get(s).starts_with(source) && r.get(m) == model && r.get(n).contains(note))
-        .map(|r| {
-            r.get(o)
-                .parse::<f64>()
-                .unwrap_or_else(|_| panic!("line {}: not a tok/s value: {}", r.line, r.get(o)))
-        })
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "expected one row {source} | {model} | {note}: {found:?}"
-    );
-    found[0]
+    measured_throughput(source, model, |n| n.contains(note))
 }
 
 #[test]

@@ -54,29 +54,7 @@ pub(crate) const NEWDEPLOYS3_SOURCES: &[(&str, &str)] = &[
 /// The measured `output_tok_s` of the one row with this source prefix and model whose notes start with
 /// `note`.
 fn measured(source: &str, model: &str, note: &str) -> f64 {
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (s, m, o, n) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("output_tok_s"),
-        t.col("notes"),
-    );
-    let found: Vec<f64> = t
-        .rows
-        .iter()
-        .filter(|r| r.get(s).starts_with(source) && r.get(m) == model && r.get(n).starts_with(note))
-        .map(|r| {
-            r.get(o)
-                .parse::<f64>()
-                .unwrap_or_else(|_| panic!("line {}: not a tok/s value: {}", r.line, r.get(o)))
-        })
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "expected one row {source} | {model} | {note}: {found:?}"
-    );
-    found[0]
+    measured_throughput(source, model, |n| n.starts_with(note))
 }
 
 /// One burst row: the row's output rate against tpsim's end-to-end output rate of `file`.

@@ -138,6 +138,32 @@ pub fn throughput_rows_per_source(sources: &[(&str, &str)]) -> Vec<usize> {
         .collect()
 }
 
+/// The measured `output_tok_s` of the one row of `tests/data/throughput.tsv` with this source prefix
+/// and model whose notes `note_matches` accepts; panics unless exactly one row matches. Shared by the
+/// newdeploys suites.
+#[track_caller]
+pub fn measured_throughput(source: &str, model: &str, note_matches: impl Fn(&str) -> bool) -> f64 {
+    let t = read_tsv(&data_path("throughput.tsv"));
+    let (s, m, o, n) = (
+        t.col("source"),
+        t.col("model"),
+        t.col("output_tok_s"),
+        t.col("notes"),
+    );
+    let found: Vec<f64> = t
+        .rows
+        .iter()
+        .filter(|r| r.get(s).starts_with(source) && r.get(m) == model && note_matches(r.get(n)))
+        .map(|r| {
+            r.get(o)
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("line {}: not a tok/s value: {}", r.line, r.get(o)))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "expected one row {source} | {model}: {found:?}");
+    found[0]
+}
+
 #[path = "shared.rs"]
 mod shared;
 pub use shared::*;
