@@ -576,7 +576,8 @@ pub fn vllm_max_len_refusal(
     };
     Some(format!(
         "ValueError: To serve at least one request with the model's max seq len ({len}), ({:.2} GiB KV cache is needed, which is larger than the available KV cache memory ({:.2} GiB).{estimate}",
-        (per_rank * cell) as f64 / GIB,
+        // In f64: a user's length may be any positive i64, whose bytes overflow u64.
+        per_rank as f64 * cell as f64 / GIB,
         available_gib
     ))
 }

@@ -1148,7 +1148,8 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let block_gib = (block * plan_cell) as f64 / (1u64 << 30) as f64;
     let need_gib = if layout.hybrid.is_none() && layout.groups.num_groups <= 1 {
         let per_rank = max_model_len.div_ceil(u64::from(e.dcp.max(1)));
-        (per_rank.div_ceil(block) * block * plan_cell) as f64 / (1u64 << 30) as f64
+        // In f64: a user's length may be any positive i64, whose bytes overflow u64.
+        (per_rank.div_ceil(block) * block) as f64 * plan_cell as f64 / (1u64 << 30) as f64
     } else {
         block_gib
     };
