@@ -4,7 +4,7 @@
 //! "The API-server front end"): these tests pin why.
 
 use super::common::*;
-use super::serving_curve::{note, simulate_file_with};
+use super::serving_curve::{mistral_published_ttft_p50, simulate_file_with};
 
 /// The value of `frontend-costs.tsv` line `line`, checking the row is the one meant.
 fn cost_row(line: usize, source: &str, quantity: &str) -> f64 {
@@ -76,14 +76,7 @@ fn mistral_curve_with_a_measured_slow_detokenizer_cost_still_misses() {
         "detok_per_output_token",
     );
     assert!((us - 0.48e6 / (8.0 * 128.0)).abs() < 1e-9, "{us}");
-    let t = read_tsv(&data_path("serving-curves.tsv"));
-    let n = t.col("notes");
-    let p50 = |line: usize| {
-        let r = t.rows.iter().find(|r| r.line == line).unwrap();
-        note(r.get(n), "ttft_p50_ms")
-    };
-    let (p4, p32, p48) = (p50(12), p50(15), p50(16));
-    assert_eq!((p4, p32, p48), (53.0, 277.0, 840.0));
+    let (p4, p32, p48) = mistral_published_ttft_p50();
     let extra = format!("\n[engine.costs]\nfrontend_output_token_cost = \"{us}us\"\n");
     let at = |c: u32| simulate_file_with(FILE, c, 300, &extra);
     let (s4, s32, s48) = (at(4), at(32), at(48));

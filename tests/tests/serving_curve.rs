@@ -395,6 +395,20 @@ fn llama_3_1_8b_h100_vllm_chatbot_curve_percentiles() {
     assert!(sim[3].tpot_p50 < 1.2 * sim[2].tpot_p50, "{report}");
 }
 
+/// The Mistral-7B RTX 4090 curve's published median TTFTs at concurrency 4, 32 and 48 (ms;
+/// `tests/data/serving-curves.tsv` lines 12, 15, 16), checked against the source's 53, 277, 840.
+pub(super) fn mistral_published_ttft_p50() -> (f64, f64, f64) {
+    let t = read_tsv(&data_path("serving-curves.tsv"));
+    let n = t.col("notes");
+    let p50 = |line: usize| {
+        let r = t.rows.iter().find(|r| r.line == line).unwrap();
+        note(r.get(n), "ttft_p50_ms")
+    };
+    let published = (p50(12), p50(15), p50(16));
+    assert_eq!(published, (53.0, 277.0, 840.0));
+    published
+}
+
 /// Issue #18 (frontend): can the API-server front end (`serve::frontend`) carry the Mistral curve's
 /// median TTFT at 16–48 (tests/data/serving-curves.tsv lines 14–16: 97, 277, 840 ms)? A diagnostic,
 /// not a calibration: vLLM's preset keeps the front-end costs at 0 because of what it shows.
@@ -423,14 +437,7 @@ fn llama_3_1_8b_h100_vllm_chatbot_curve_percentiles() {
 #[test]
 fn mistral_front_end_per_token_cost_does_not_carry_the_curve() {
     const FILE: &str = "examples/mistral-7b-vllm-rtx4090-curve.toml";
-    let t = read_tsv(&data_path("serving-curves.tsv"));
-    let n = t.col("notes");
-    let p50 = |line: usize| {
-        let r = t.rows.iter().find(|r| r.line == line).unwrap();
-        note(r.get(n), "ttft_p50_ms")
-    };
-    let (p4, p32, p48) = (p50(12), p50(15), p50(16));
-    assert_eq!((p4, p32, p48), (53.0, 277.0, 840.0));
+    let (p4, p32, p48) = mistral_published_ttft_p50();
     let extra = "\n[hardware.params]\nflops_efficiency = 0.5\n\n[engine.costs]\nfrontend_output_token_cost = \"640us\"\n";
     let at = |c: u32| simulate_file_with(FILE, c, 300, extra);
     let (s4, s32, s48) = (at(4), at(32), at(48));
