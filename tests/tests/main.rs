@@ -122,6 +122,8 @@ mod throughput_newdeploys3;
 mod throughput_qwen35;
 mod throughput_qwen35_mtp;
 mod throughput_rows;
+// Decode totals and the book's rows table, from the comparisons themselves.
+mod throughput_totals;
 mod vlm_h3;
 // vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
 mod vllm_sort_sampler;

@@ -130,34 +130,34 @@ fn qwen25_a100_pcie(tp: u32, conc: u32, label: &str) {
 }
 
 #[test]
-fn validation_qwen25_7b_a100_pcie_vllm_tp1_c8() {
+pub(crate) fn validation_qwen25_7b_a100_pcie_vllm_tp1_c8() {
     // 512 in / 256 out, 8 concurrent: 2.43 req/s × 256 = 623.18 tok/s (mean of 3 runs; run 1 had an
     // 8 s TTFT p99, runs 2-3 2.63 req/s = 673 tok/s).
     qwen25_a100_pcie(1, 8, "Qwen2.5-7B fp16, vLLM, 1× A100 PCIe, c 8 (512/256)");
 }
 
 #[test]
-fn validation_qwen25_7b_a100_pcie_vllm_tp2_c8() {
+pub(crate) fn validation_qwen25_7b_a100_pcie_vllm_tp2_c8() {
     qwen25_a100_pcie(2, 8, "Qwen2.5-7B fp16, vLLM, 2× A100 PCIe TP 2, c 8 (512/256)");
 }
 
 #[test]
-fn validation_qwen25_7b_a100_pcie_vllm_tp1_c16() {
+pub(crate) fn validation_qwen25_7b_a100_pcie_vllm_tp1_c16() {
     qwen25_a100_pcie(1, 16, "Qwen2.5-7B fp16, vLLM, 1× A100 PCIe, c 16 (2048/128)");
 }
 
 #[test]
-fn validation_qwen25_7b_a100_pcie_vllm_tp2_c16() {
+pub(crate) fn validation_qwen25_7b_a100_pcie_vllm_tp2_c16() {
     qwen25_a100_pcie(2, 16, "Qwen2.5-7B fp16, vLLM, 2× A100 PCIe TP 2, c 16 (2048/128)");
 }
 
 #[test]
-fn validation_qwen25_7b_a100_pcie_vllm_tp1_c32() {
+pub(crate) fn validation_qwen25_7b_a100_pcie_vllm_tp1_c32() {
     qwen25_a100_pcie(1, 32, "Qwen2.5-7B fp16, vLLM, 1× A100 PCIe, c 32 (2048/512)");
 }
 
 #[test]
-fn validation_qwen25_7b_a100_pcie_vllm_tp2_c32() {
+pub(crate) fn validation_qwen25_7b_a100_pcie_vllm_tp2_c32() {
     qwen25_a100_pcie(2, 32, "Qwen2.5-7B fp16, vLLM, 2× A100 PCIe TP 2, c 32 (2048/512)");
 }
 
@@ -168,32 +168,32 @@ fn gpt_oss_h100(tp: u32, conc: u32, label: &str) {
 }
 
 #[test]
-fn validation_gpt_oss_120b_h100_vllm_tp2_c64() {
+pub(crate) fn validation_gpt_oss_120b_h100_vllm_tp2_c64() {
     // 2061.5 tok/s per GPU × 2 = 4123.0.
     gpt_oss_h100(2, 64, "gpt-oss-120b MXFP4, vLLM, 2× H100 TP 2, c 64 (1k/1k)");
 }
 
 #[test]
-fn validation_gpt_oss_120b_h100_vllm_tp4_c64() {
+pub(crate) fn validation_gpt_oss_120b_h100_vllm_tp4_c64() {
     // 1571.8 × 4 = 6287.2.
     gpt_oss_h100(4, 64, "gpt-oss-120b MXFP4, vLLM, 4× H100 TP 4, c 64 (1k/1k)");
 }
 
 #[test]
-fn validation_gpt_oss_120b_h100_vllm_tp8_c4() {
+pub(crate) fn validation_gpt_oss_120b_h100_vllm_tp8_c4() {
     // 129.6 × 8 = 1036.8 (the level of tests/data/serving-curves.tsv line 2, whose shape
     // tests/tests/serving_curve.rs checks).
     gpt_oss_h100(8, 4, "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 4 (1k/1k)");
 }
 
 #[test]
-fn validation_gpt_oss_120b_h100_vllm_tp8_c64() {
+pub(crate) fn validation_gpt_oss_120b_h100_vllm_tp8_c64() {
     // 1053.2 × 8 = 8425.6 (serving-curves.tsv line 6).
     gpt_oss_h100(8, 64, "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 64 (1k/1k)");
 }
 
 #[test]
-fn validation_qwen3_14b_awq_a100_vllm_eager_c1() {
+pub(crate) fn validation_qwen3_14b_awq_a100_vllm_eager_c1() {
     // The median TPOT 20.94 ms → 1000 / 20.94 = 47.76 tok/s per request, the value stored
     // (to 0.01 tok/s).
     let m = measured(BREADTH_SOURCES[2].0, BREADTH_SOURCES[2].1, 1, 1);
@@ -214,14 +214,14 @@ fn validation_qwen3_14b_awq_a100_vllm_eager_c1() {
 }
 
 #[test]
-fn validation_qwen3_8b_rtx4090_vllm_c1() {
+pub(crate) fn validation_qwen3_8b_rtx4090_vllm_c1() {
     let m = measured(BREADTH_SOURCES[3].0, BREADTH_SOURCES[3].1, 1, 1);
     let p = e2e("qwen3-8b-rtx4090-vllm-c1.toml");
     validate("Qwen3-8B bf16, vLLM, 1× RTX 4090, c 1 (llmfit)", (m, m), p);
 }
 
 #[test]
-fn validation_llama_3_1_8b_a100_40gb_vllm_c1() {
+pub(crate) fn validation_llama_3_1_8b_a100_40gb_vllm_c1() {
     // "about 75 tokens/sec" (stored as ~75).
     let m = measured(BREADTH_SOURCES[4].0, BREADTH_SOURCES[4].1, 1, 1);
     assert!((m - 75.0).abs() < 1e-9, "{m}");
@@ -237,7 +237,7 @@ fn qwen3_32b_a100_pcie_eager(model: &str, file: &str, conc: u32, workload: &str,
 }
 
 #[test]
-fn validation_qwen3_32b_bf16_a100_pcie_vllm_eager() {
+pub(crate) fn validation_qwen3_32b_bf16_a100_pcie_vllm_eager() {
     // The source's 512x256 and 2048x512 closed-loop tables, BF16 column: one A100 80GB PCIe, eager.
     for (conc, inp, workload) in [
         (4, 512, "512x256"),
@@ -256,7 +256,7 @@ fn validation_qwen3_32b_bf16_a100_pcie_vllm_eager() {
 }
 
 #[test]
-fn validation_qwen3_32b_awq_a100_pcie_vllm_eager() {
+pub(crate) fn validation_qwen3_32b_awq_a100_pcie_vllm_eager() {
     // The official AWQ column of the 512x256 table (float16 compute).
     for conc in [4, 16] {
         qwen3_32b_a100_pcie_eager(

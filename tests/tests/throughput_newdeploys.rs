@@ -56,7 +56,7 @@ fn measured(source: &str, model: &str, note: &str) -> f64 {
 }
 
 #[test]
-fn validation_qwen25_72b_h100_vllm_tp2_c1() {
+pub(crate) fn validation_qwen25_72b_h100_vllm_tp2_c1() {
     // The comment's "Tput User" is 1000 / TPOT: 1000 / 30.9 ms = 32.36 tok/s, stored as printed (32.37,
     // from the unrounded TPOT); to 0.05 tok/s.
     let m = measured(NEWDEPLOYS_SOURCES[0].0, NEWDEPLOYS_SOURCES[0].1, "");
@@ -75,7 +75,7 @@ fn kimi_grimulkan(note: &str, file: &str, label: &str) {
 }
 
 #[test]
-fn validation_kimi_k25_vllm_rtx6000x8_dcp1() {
+pub(crate) fn validation_kimi_k25_vllm_rtx6000x8_dcp1() {
     // The table's DCP 1 cells (Triton MLA): bf16 KV 78, fp8 KV 79 tok/s. The KV dtype does not change a
     // 0K-context step (the cache read is a few MB), as the page's two values agree. Known misses since
     // dcpcost set the page's NCCL_P2P_LEVEL=SYS (+31.9 %, +30.5 %; see KNOWN_MISSES).
@@ -92,7 +92,7 @@ fn validation_kimi_k25_vllm_rtx6000x8_dcp1() {
 }
 
 #[test]
-fn validation_kimi_k25_vllm_rtx6000x8_dcp8() {
+pub(crate) fn validation_kimi_k25_vllm_rtx6000x8_dcp8() {
     // DCP 8, bf16 KV, Triton MLA: 67 tok/s. With the page's NCCL_P2P_LEVEL=SYS (dcpcost) DCP's three
     // exchanges per MLA layer cost 45.3 µs (2.76 ms a step) where the two rows imply 2.10 ms.
     kimi_grimulkan(
@@ -158,7 +158,7 @@ fn llama70b_3090ti(note: &str, file: &str, clients: f64, label: &str) {
 }
 
 #[test]
-fn validation_llama31_70b_awq_rtx3090ti_vllm() {
+pub(crate) fn validation_llama31_70b_awq_rtx3090ti_vllm() {
     // The four values, TP 2 -> TP 4: 1 client 30 -> 46 tok/s, 5 clients 121 -> 152 tok/s.
     for (note, file, clients, label) in [
         (
@@ -191,7 +191,7 @@ fn validation_llama31_70b_awq_rtx3090ti_vllm() {
 }
 
 #[test]
-fn validation_deepseek_r1_fp8_h200_sglang_tp8() {
+pub(crate) fn validation_deepseek_r1_fp8_h200_sglang_tp8() {
     // The comment's "Output tput/GPU" at concurrency 8, 16, 32, 64 (74.6, 111.9, 151.1, 223.6 tok/s),
     // stored × 8 GPUs; to 0.05 tok/s per GPU.
     for (c, per_gpu) in [(8, 74.6), (16, 111.9), (32, 151.1), (64, 223.6)] {

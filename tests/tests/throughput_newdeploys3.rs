@@ -66,7 +66,7 @@ fn burst(source: usize, note: &str, file: &str, label: &str) {
 }
 
 #[test]
-fn validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_sharegpt_c4() {
+pub(crate) fn validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_sharegpt_c4() {
     // 1000 / median TPOT 5.74 ms = 174.2 tok/s, stored rounded to 0.1; to 0.05 tok/s.
     let (src, model) = NEWDEPLOYS3_SOURCES[0];
     let m = measured(src, model, "ShareGPT batch size 4:");
@@ -83,7 +83,7 @@ fn validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_sharegpt_c4() {
 }
 
 #[test]
-fn validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_bursts() {
+pub(crate) fn validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_bursts() {
     // "Output token throughput" of the 4K and 2K bursts: 1135.29 and 1595.22 tok/s.
     for (k, note) in [("4k", "random 4K input:"), ("2k", "random 2K input:")] {
         burst(
@@ -96,7 +96,7 @@ fn validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_bursts() {
 }
 
 #[test]
-fn validation_qwen3_235b_h100_vllm_tp8_bursts() {
+pub(crate) fn validation_qwen3_235b_h100_vllm_tp8_bursts() {
     // Baseline, bf16 on 8× H100: 931.21 (4K) and 1127.26 (2K) tok/s.
     for (k, note) in [("4k", "TP 8 random 4K input:"), ("2k", "TP 8 random 2K input:")] {
         burst(
@@ -109,7 +109,7 @@ fn validation_qwen3_235b_h100_vllm_tp8_bursts() {
 }
 
 #[test]
-fn validation_qwen3_235b_fp8_h100_vllm_tp4_bursts() {
+pub(crate) fn validation_qwen3_235b_fp8_h100_vllm_tp4_bursts() {
     // Optimized, FP8 on 4× H100 with --max-num-batched-tokens 16384: 717.60 (4K) and 894.84 (2K) tok/s.
     for (k, note) in [
         ("4k", "TP 4 FP8 random 4K input:"),
@@ -134,7 +134,7 @@ fn minimax_vllm(note: &str, file: &str, label: &str) {
 }
 
 #[test]
-fn validation_minimax_m25_nvfp4_vllm_rtx6000() {
+pub(crate) fn validation_minimax_m25_nvfp4_vllm_rtx6000() {
     // The page's "Single-Stream Decode Speed" table: NVFP4 under vLLM, 2 GPUs ~85 (Festr, TP2), 4 GPUs
     // ~81 at 20K and ~61 at 100K context (chisleu).
     minimax_vllm(

@@ -76,7 +76,7 @@ fn one(v: f64) -> (f64, f64) {
 }
 
 #[test]
-fn validation_sglang_nvfp4_tp4_batch1_nccl() {
+pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
     let pred = predicted("sglang", 1);
     // rtx6kpro benchmarks/results.md, SGLang, NVFP4, 4 GPUs, TP 4, batch 1, no spec: 42-51 (kcramp,
     // Ixtrix). Its MoE backend is not stated: the template's cost.
@@ -92,7 +92,7 @@ fn validation_sglang_nvfp4_tp4_batch1_nccl() {
 }
 
 #[test]
-fn validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce() {
+pub(crate) fn validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce() {
     // These rows ran luke's PCIe one-shot allreduce (`--enable-pcie-oneshot-allreduce`), which tpsim
     // does not model on this box (its custom allreduce here stages peer loads through system memory);
     // they are compared with the NCCL prediction.
@@ -119,7 +119,7 @@ fn validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce() {
 }
 
 #[test]
-fn validation_vllm_nvfp4_tp4_no_mtp() {
+pub(crate) fn validation_vllm_nvfp4_tp4_no_mtp() {
     // sm120decode: vLLM's NVFP4 MoE oracle reaches FlashInfer's CUTLASS kernels on SM 12.0 in these
     // builds (moe_backend_sm120); out-of-sample (its overhead comes from SGLang rows).
     let b1 = predicted_moe("vllm", 1, CUTLASS);

@@ -67,7 +67,7 @@ const ROWS: [(u32, f64, f64); 6] = [
 ];
 
 #[test]
-fn validation_vllm_mtp2_ratio_and_absolute() {
+pub(crate) fn validation_vllm_mtp2_ratio_and_absolute() {
     let mut misses = Vec::new();
     for (batch, none, mtp) in ROWS {
         let j = run_json(&scenario("ratio", "0.17.0", batch, MTP2));

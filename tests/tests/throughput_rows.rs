@@ -173,6 +173,33 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
 ];
 
+/// One comparison [`validate`] made: what `throughput_totals` counts and tabulates.
+#[derive(Debug, Clone)]
+pub(crate) struct Compared {
+    /// The row's label as passed to [`validate`].
+    pub label: String,
+    /// Measured (low, high) in tok/s.
+    pub measured: (f64, f64),
+    /// Predicted tok/s.
+    pub predicted: f64,
+    /// Signed relative error to the nearest value of the measured range (0 inside it).
+    pub err: f64,
+}
+
+thread_local! {
+    /// The comparisons [`validate`] made on this thread (`throughput_totals` drains it after each row
+    /// test it runs; elsewhere it only grows by a few entries per test thread).
+    pub(crate) static COMPARED: std::cell::RefCell<Vec<Compared>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Labels of rows a constant was fitted to (in-sample): the two SGLang cutlass-MoE rows of
+/// rtx6kpro pcie-oneshot-allreduce.md gave the `flashinfer_cutlass` overhead's allreduce correction
+/// (tests/tests/throughput_qwen35.rs). Every other compared row is out-of-sample.
+pub(crate) const IN_SAMPLE: &[&str] = &[
+    "Qwen3.5 NVFP4, SGLang pcie-oneshot NCCL, bs 1",
+    "Qwen3.5 NVFP4, SGLang pcie-oneshot one-shot AR, bs 1",
+];
+
 /// Holds one row to [`TARGET`]: within it, or a listed [`KNOWN_MISSES`] row that is still outside
 /// it. `measured` is (low, high) of a range, or the value twice. Prints the comparison.
 pub(crate) fn validate(label: &str, measured: (f64, f64), predicted: f64) {
@@ -187,6 +214,14 @@ pub(crate) fn validate(label: &str, measured: (f64, f64), predicted: f64) {
     };
     let within = err.abs() <= TARGET;
     let miss = KNOWN_MISSES.iter().find(|(l, _)| *l == label);
+    COMPARED.with(|c| {
+        c.borrow_mut().push(Compared {
+            label: label.to_string(),
+            measured,
+            predicted,
+            err,
+        })
+    });
     println!(
         "{label}: measured {lo:.1}–{hi:.1} tok/s, predicted {predicted:.1} tok/s, error {:+.1} % ({})",
         err * 100.0,
@@ -289,7 +324,7 @@ fn predict(file: &str) -> (f64, f64) {
 }
 
 #[test]
-fn validation_minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
+pub(crate) fn validation_minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | NVFP4 | 2 GPUs | batch 1 | 85-89 (Festr).
     let r = row("SGLang", "MiniMax-M2.5", "NVFP4", "2", "1");
     let file = scenario("validation/minimax-m2.5-nvfp4-sglang-tp2.toml");
@@ -319,7 +354,7 @@ fn validation_minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1() {
 }
 
 #[test]
-fn validation_minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
+pub(crate) fn validation_minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | vLLM | MiniMax-M2.5 | AWQ | 2 GPUs | batch 1 | ~114 (low ctx).
     let r = row("vLLM", "MiniMax-M2.5", "AWQ", "2", "1");
     let v = run_json(&scenario("validation/minimax-m2.5-awq-vllm-tp2.toml"));
@@ -340,7 +375,7 @@ fn validation_minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1() {
 }
 
 #[test]
-fn validation_minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
+pub(crate) fn validation_minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | FP8 | 4 GPUs | batch 1 | ~71 (defaults).
     let r = row("SGLang", "MiniMax-M2.5", "FP8", "4", "1");
     let v = run_json(&scenario("validation/minimax-m2.5-fp8-sglang-tp4.toml"));
@@ -364,7 +399,7 @@ fn validation_minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1() {
 }
 
 #[test]
-fn validation_minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1() {
+pub(crate) fn validation_minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1() {
     // rtx6kpro benchmarks/results.md | SGLang | MiniMax-M2.5 | FP8 (EP) | 8 GPUs | batch 1 | ~86
     // (tuned MoE kernels).
     let r = row("SGLang", "MiniMax-M2.5", "FP8 (EP)", "8", "1");
@@ -393,7 +428,7 @@ fn latencies(s: &str) -> (f64, f64) {
 }
 
 #[test]
-fn validation_llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
+pub(crate) fn validation_llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce() {
     // vllm PR 2192 | vLLM | Llama 13B | fp16 | 2× A30 (no NVLink) | batch 32 | latency 10.43 s (NCCL)
     // → 9.79 s (custom allreduce), benchmark_latency 256 in / 256 out: 32 × 256 output tokens per run.
     let r = row("vLLM", "Llama 13B", "fp16", "2", "32");

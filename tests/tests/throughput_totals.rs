@@ -1,0 +1,392 @@
+//! The decode-throughput totals the README and the book state, and the book's table of every
+//! compared row, computed here from the comparisons themselves (no figure typed by hand).
+//!
+//! [`decode_totals_and_rows_table_match_the_book`] runs every row test of the `throughput_*` suites
+//! ([`ROW_TESTS`]; [`every_row_test_is_counted`] fails when a suite grows one the list lacks), collects
+//! what each passed to `throughput_rows::validate` (label, measured, predicted, error) and checks:
+//! - book/src/validation.md states "**W of N compared rows are within ±20 %; the median |error| is M %**
+//!   (out-of-sample only, leaving out the K in-sample rows: W' of N', median M' %)", and README.md the
+//!   same figures ("W of N measured decode rates are within ±20 % (median |error| M %; out-of-sample
+//!   only, W' of N' and M' %");
+//! - the table between `<!-- throughput-rows:begin -->` and `<!-- throughput-rows:end -->` in
+//!   validation.md is the one these comparisons give (`TPSIM_BLESS_BOOK=1` rewrites it; review the diff).
+//!
+//! Errors are counted as the table prints them (rounded to 0.1 %); the median of an even count is the
+//! mean of the middle two. The in-sample rows are `throughput_rows::IN_SAMPLE`. The vLLM rows of
+//! `tests/data/moe-backend-sm120.tsv` (voipmonitor; `moe_backend_sm120.rs`) are another table, compared
+//! on their own in the book, and not counted here.
+//!
+//! The test is `#[ignore]`d because it runs every row a second time (about 200 s of CPU in a debug
+//! build); `.ci/run` runs it: `cargo test -p tpsim-tests --test integration throughput_totals -- --ignored`.
+
+use crate::throughput_rows::{COMPARED, Compared, IN_SAMPLE, KNOWN_MISSES, TARGET};
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Every test of the `throughput_*` suites that compares rows through `validate`, in the order the
+/// book's table lists them.
+const ROW_TESTS: &[(&str, fn())] = &[
+    (
+        "throughput_rows::validation_minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1",
+        crate::throughput_rows::validation_minimax_m25_nvfp4_sglang_2x_rtx_pro_6000_bs1,
+    ),
+    (
+        "throughput_rows::validation_minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1",
+        crate::throughput_rows::validation_minimax_m25_awq_vllm_2x_rtx_pro_6000_bs1,
+    ),
+    (
+        "throughput_rows::validation_minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1",
+        crate::throughput_rows::validation_minimax_m25_fp8_sglang_4x_rtx_pro_6000_bs1,
+    ),
+    (
+        "throughput_rows::validation_minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1",
+        crate::throughput_rows::validation_minimax_m25_fp8_ep_sglang_8x_rtx_pro_6000_bs1,
+    ),
+    (
+        "throughput_rows::validation_llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce",
+        crate::throughput_rows::validation_llama_13b_fp16_vllm_2x_a30_bs32_nccl_and_custom_allreduce,
+    ),
+    (
+        "throughput_qwen35::validation_sglang_nvfp4_tp4_batch1_nccl",
+        crate::throughput_qwen35::validation_sglang_nvfp4_tp4_batch1_nccl,
+    ),
+    (
+        "throughput_qwen35::validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce",
+        crate::throughput_qwen35::validation_sglang_nvfp4_tp4_pcie_oneshot_allreduce,
+    ),
+    (
+        "throughput_qwen35::validation_vllm_nvfp4_tp4_no_mtp",
+        crate::throughput_qwen35::validation_vllm_nvfp4_tp4_no_mtp,
+    ),
+    (
+        "throughput_qwen35_mtp::validation_vllm_mtp2_ratio_and_absolute",
+        crate::throughput_qwen35_mtp::validation_vllm_mtp2_ratio_and_absolute,
+    ),
+    (
+        "throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp1_c8",
+        crate::throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp1_c8,
+    ),
+    (
+        "throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp2_c8",
+        crate::throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp2_c8,
+    ),
+    (
+        "throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp1_c16",
+        crate::throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp1_c16,
+    ),
+    (
+        "throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp2_c16",
+        crate::throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp2_c16,
+    ),
+    (
+        "throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp1_c32",
+        crate::throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp1_c32,
+    ),
+    (
+        "throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp2_c32",
+        crate::throughput_breadth::validation_qwen25_7b_a100_pcie_vllm_tp2_c32,
+    ),
+    (
+        "throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp2_c64",
+        crate::throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp2_c64,
+    ),
+    (
+        "throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp4_c64",
+        crate::throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp4_c64,
+    ),
+    (
+        "throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp8_c4",
+        crate::throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp8_c4,
+    ),
+    (
+        "throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp8_c64",
+        crate::throughput_breadth::validation_gpt_oss_120b_h100_vllm_tp8_c64,
+    ),
+    (
+        "throughput_breadth::validation_qwen3_14b_awq_a100_vllm_eager_c1",
+        crate::throughput_breadth::validation_qwen3_14b_awq_a100_vllm_eager_c1,
+    ),
+    (
+        "throughput_breadth::validation_qwen3_8b_rtx4090_vllm_c1",
+        crate::throughput_breadth::validation_qwen3_8b_rtx4090_vllm_c1,
+    ),
+    (
+        "throughput_breadth::validation_llama_3_1_8b_a100_40gb_vllm_c1",
+        crate::throughput_breadth::validation_llama_3_1_8b_a100_40gb_vllm_c1,
+    ),
+    (
+        "throughput_breadth::validation_qwen3_32b_bf16_a100_pcie_vllm_eager",
+        crate::throughput_breadth::validation_qwen3_32b_bf16_a100_pcie_vllm_eager,
+    ),
+    (
+        "throughput_breadth::validation_qwen3_32b_awq_a100_pcie_vllm_eager",
+        crate::throughput_breadth::validation_qwen3_32b_awq_a100_pcie_vllm_eager,
+    ),
+    (
+        "throughput_newdeploys::validation_qwen25_72b_h100_vllm_tp2_c1",
+        crate::throughput_newdeploys::validation_qwen25_72b_h100_vllm_tp2_c1,
+    ),
+    (
+        "throughput_newdeploys::validation_kimi_k25_vllm_rtx6000x8_dcp1",
+        crate::throughput_newdeploys::validation_kimi_k25_vllm_rtx6000x8_dcp1,
+    ),
+    (
+        "throughput_newdeploys::validation_kimi_k25_vllm_rtx6000x8_dcp8",
+        crate::throughput_newdeploys::validation_kimi_k25_vllm_rtx6000x8_dcp8,
+    ),
+    (
+        "throughput_newdeploys::validation_llama31_70b_awq_rtx3090ti_vllm",
+        crate::throughput_newdeploys::validation_llama31_70b_awq_rtx3090ti_vllm,
+    ),
+    (
+        "throughput_newdeploys::validation_deepseek_r1_fp8_h200_sglang_tp8",
+        crate::throughput_newdeploys::validation_deepseek_r1_fp8_h200_sglang_tp8,
+    ),
+    (
+        "throughput_newdeploys3::validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_sharegpt_c4",
+        crate::throughput_newdeploys3::validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_sharegpt_c4,
+    ),
+    (
+        "throughput_newdeploys3::validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_bursts",
+        crate::throughput_newdeploys3::validation_gpt_oss_120b_h100_vllm_0_10_2_tp2_bursts,
+    ),
+    (
+        "throughput_newdeploys3::validation_qwen3_235b_h100_vllm_tp8_bursts",
+        crate::throughput_newdeploys3::validation_qwen3_235b_h100_vllm_tp8_bursts,
+    ),
+    (
+        "throughput_newdeploys3::validation_qwen3_235b_fp8_h100_vllm_tp4_bursts",
+        crate::throughput_newdeploys3::validation_qwen3_235b_fp8_h100_vllm_tp4_bursts,
+    ),
+    (
+        "throughput_newdeploys3::validation_minimax_m25_nvfp4_vllm_rtx6000",
+        crate::throughput_newdeploys3::validation_minimax_m25_nvfp4_vllm_rtx6000,
+    ),
+];
+
+/// The figures the README and the book state.
+#[derive(Debug, PartialEq)]
+struct Totals {
+    within: usize,
+    compared: usize,
+    /// Median |error| in %, of the errors rounded to 0.1 %.
+    median_pct: f64,
+}
+
+/// Within-target count, row count and median |error| (%) of `errors` (signed, relative).
+fn totals(errors: &[f64]) -> Totals {
+    let mut pct: Vec<f64> = errors.iter().map(|e| (e.abs() * 1000.0).round() / 10.0).collect();
+    pct.sort_by(f64::total_cmp);
+    let n = pct.len();
+    assert!(n > 0, "no compared rows");
+    let median_pct = if n % 2 == 1 {
+        pct[n / 2]
+    } else {
+        (pct[n / 2 - 1] + pct[n / 2]) / 2.0
+    };
+    Totals {
+        within: errors.iter().filter(|e| e.abs() <= TARGET).count(),
+        compared: n,
+        median_pct,
+    }
+}
+
+/// A percentage as the book writes it: at most two decimals, trailing zeros dropped (19.65, 20.3, 21).
+fn pct(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `text` with every run of whitespace made one space (prose wraps anywhere).
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn repo_file(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// One line of the book's table.
+fn table_line(c: &Compared) -> String {
+    let (lo, hi) = c.measured;
+    // A single value is passed as (m, m); a range prints as low–high.
+    let measured = if (hi - lo).abs() < 0.05 {
+        format!("{lo:.1}")
+    } else {
+        format!("{lo:.1}–{hi:.1}")
+    };
+    let status = if IN_SAMPLE.contains(&c.label.as_str()) {
+        "within ±20 %, in-sample"
+    } else if c.err.abs() <= TARGET {
+        "within ±20 %"
+    } else if KNOWN_MISSES.iter().any(|(l, _)| *l == c.label) {
+        "known miss"
+    } else {
+        "MISS"
+    };
+    format!(
+        "| {} | {measured} | {:.1} | {:+.1} % | {status} |",
+        c.label,
+        c.predicted,
+        c.err * 100.0
+    )
+}
+
+/// Runs every row test (on up to four threads) and returns the comparisons in [`ROW_TESTS`] order,
+/// each label once.
+fn compare_every_row() -> Vec<Compared> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, Vec<Compared>)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(4);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((_, test)) = ROW_TESTS.get(i) else {
+                        break;
+                    };
+                    COMPARED.with(|c| c.borrow_mut().clear());
+                    test();
+                    let rows = COMPARED.with(|c| std::mem::take(&mut *c.borrow_mut()));
+                    done.lock().unwrap().push((i, rows));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|(i, _)| *i);
+    let mut out: Vec<Compared> = Vec::new();
+    for (i, rows) in done {
+        assert!(!rows.is_empty(), "{} compared no row", ROW_TESTS[i].0);
+        for r in rows {
+            if !out.iter().any(|o| o.label == r.label) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "runs every throughput row a second time (≈ 200 s CPU in debug); .ci/run runs it"]
+fn decode_totals_and_rows_table_match_the_book() {
+    let rows = compare_every_row();
+    let all: Vec<f64> = rows.iter().map(|r| r.err).collect();
+    let oos: Vec<f64> = rows
+        .iter()
+        .filter(|r| !IN_SAMPLE.contains(&r.label.as_str()))
+        .map(|r| r.err)
+        .collect();
+    assert_eq!(
+        all.len() - oos.len(),
+        IN_SAMPLE.len(),
+        "every in-sample label is a compared row"
+    );
+    let (t, o) = (totals(&all), totals(&oos));
+    let book_sentence = format!(
+        "**{} of {} compared rows are within ±20 %; the median |error| is {} %** (out-of-sample only, \
+         leaving out the {} in-sample rows: {} of {}, median {} %)",
+        t.within,
+        t.compared,
+        pct(t.median_pct),
+        IN_SAMPLE.len(),
+        o.within,
+        o.compared,
+        pct(o.median_pct)
+    );
+    let readme_sentence = format!(
+        "{} of {} measured decode rates are within ±20 % (median |error| {} %; out-of-sample only, {} of \
+         {} and {} %",
+        t.within,
+        t.compared,
+        pct(t.median_pct),
+        o.within,
+        o.compared,
+        pct(o.median_pct)
+    );
+    let book_path = repo_file("book/src/validation.md");
+    let book = std::fs::read_to_string(&book_path).unwrap();
+    let readme = std::fs::read_to_string(repo_file("README.md")).unwrap();
+
+    // The table, blessed like the book's command outputs.
+    let (begin, end) = ("<!-- throughput-rows:begin -->\n", "<!-- throughput-rows:end -->");
+    let start = book
+        .find(begin)
+        .expect("validation.md has the rows table markers")
+        + begin.len();
+    let stop = start + book[start..].find(end).expect("the end marker");
+    let mut table =
+        String::from("| row | measured tok/s | predicted tok/s | error | status |\n|---|---|---|---|---|\n");
+    for r in &rows {
+        table.push_str(&table_line(r));
+        table.push('\n');
+    }
+    let mut failures = Vec::new();
+    if book[start..stop] != table {
+        if std::env::var_os("TPSIM_BLESS_BOOK").is_some() {
+            let new = format!("{}{}{}", &book[..start], table, &book[stop..]);
+            std::fs::write(&book_path, new).unwrap();
+        } else {
+            failures.push(format!(
+                "validation.md's rows table is stale (TPSIM_BLESS_BOOK=1 rewrites it); it should be:\n{table}"
+            ));
+        }
+    }
+    if !flat(&book).contains(&book_sentence) {
+        failures.push(format!("validation.md should state: {book_sentence}"));
+    }
+    if !flat(&readme).contains(&readme_sentence) {
+        failures.push(format!("README.md should state: {readme_sentence}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_row_test_is_counted() {
+    // A new `pub(crate) fn validation_*` in a throughput suite must be in ROW_TESTS, or the totals
+    // would silently leave its rows out.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("throughput_") || name == "throughput_totals" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("pub(crate) fn validation_") {
+                let f = format!("{name}::validation_{}", rest.split('(').next().unwrap());
+                if !ROW_TESTS.iter().any(|(n, _)| *n == f) {
+                    missing.push(f);
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in ROW_TESTS: {missing:?}");
+}
+
+#[test]
+fn totals_by_hand() {
+    // Four rows: |errors| 5.04 → 5.0, 19.96 → 20.0 (within: 0.1996 ≤ 0.20), 25.0, 40.0 %: 2 within,
+    // median (20.0 + 25.0) / 2 = 22.5; three rows: the middle one.
+    let t = totals(&[0.0504, -0.1996, 0.25, -0.40]);
+    assert_eq!(
+        t,
+        Totals {
+            within: 2,
+            compared: 4,
+            median_pct: 22.5
+        }
+    );
+    assert!((totals(&[0.1, 0.3, -0.2]).median_pct - 20.0).abs() < 1e-9);
+    assert_eq!(pct(19.65), "19.65");
+    assert_eq!(pct(20.3), "20.3");
+    assert_eq!(pct(21.0), "21");
+}
