@@ -153,3 +153,56 @@ fn minimax_fp8_tp4_row_misses_far_more_than_the_fused_moe_call() {
     // config, untuned) cannot be the whole of it (sm120moe: ≈ 122 µs when written).
     assert!(missing_us > 3.0 * call_us, "{missing_us} vs {call_us}");
 }
+
+/// sm120gap: kernels of the benchmarked call, counted from vLLM 0.19's `fused_moe.py` for an FP8
+/// block-quantised MoE at batch 1: `topk_softmax` (fused_topk), `moe_align_block_size`, two
+/// per-token-group FP8 quantisations of the activations (one before each expert GEMM), the two
+/// `fused_moe_kernel` GEMMs, `silu_and_mul` and `moe_sum` = 8; 7 where the activation and its
+/// quantisation are one kernel (vLLM PR 42497, `silu_and_mul_per_block_quant`, if the run had it).
+const CALL_KERNELS: (f64, f64) = (7.0, 8.0);
+
+#[test]
+fn per_kernel_cost_and_missing_kernels_leave_most_of_the_minimax_fp8_gap() {
+    // The fixed part of the benchmarked call (16.45 µs with the RTX 5090 pair, 21.97 µs with the
+    // Max-Q pair; test above) over its kernels is what one small kernel costs in a CUDA graph on
+    // SM 12.0, launch gap and minimum duration together: 16.45 / 8 = 2.06 µs to 21.97 / 7 = 3.14 µs.
+    // The template's kernel_overhead (2 µs, pcie-nccl-host.toml) is at the bottom of that range.
+    let lo = fixed_and_rate(G5090).0 / CALL_KERNELS.1;
+    let hi = fixed_and_rate(MAX_Q).0 / CALL_KERNELS.0;
+    assert!((lo - 2.056).abs() < 0.001, "{lo}");
+    assert!((hi - 3.139).abs() < 0.001, "{hi}");
+    let file = scenario("validation/minimax-m2.5-fp8-sglang-tp4.toml");
+    let v = run_json(&file);
+    let overhead_us = 2.0; // pcie-nccl-host.toml kernel_overhead, [assumed]; the RTX PRO 6000 keeps it
+    assert!((lo - 0.1..hi).contains(&overhead_us), "{overhead_us}");
+    // The kernels tpsim charges per decode step: the TPOT with the gap set to 0 is shorter by
+    // kernels × 2 µs (on this PCIe box with NCCL no collective pays the gap, sim/src/comm.rs):
+    // 62 layers × (7 + 9) + the embedding and the LM head = 994 (model/src/llm/tests_minimax.rs).
+    let text = std::fs::read_to_string(&file).unwrap();
+    let pre = "preset = \"rtx-pro-6000-8x-1switch\"";
+    let zero = text.replace(
+        pre,
+        &format!("{pre}\n[hardware.params]\nkernel_overhead = \"0us\""),
+    );
+    assert_ne!(zero, text);
+    let p = scratch("sm120gap-k0").join("s.toml");
+    std::fs::write(&p, zero).unwrap();
+    let tpot = |j: &serde_json::Value| f(&j["throughput"]["tpot_ms"]);
+    let kernels = (tpot(&v) - tpot(&run_json(&p.display().to_string()))) * 1000.0 / overhead_us;
+    assert!((kernels - 994.0).abs() < 0.01, "{kernels}");
+    // Kernels per MiniMax-M2.5 layer: tpsim charges 7 + 9 = 16 (model/src/llm/tests_minimax.rs). SGLang
+    // 0.5.8 launches at least 5 more on this row (book/src/validation.md, sm120gap): a per-token-group
+    // FP8 quantisation before each block-FP8 GEMM — q/k/v and o projections (fp8_utils.py, triton or
+    // cutlass block-FP8 linear) and the two expert GEMMs (fused_moe.py) — and the KV-cache store.
+    let (tpsim_kernels, engine_kernels) = (16.0, 21.0);
+    // Upper bound of what per-kernel cost can add per layer: every engine kernel at the top of the
+    // measured range, against tpsim's 16 at its overhead: 21 × 3.139 − 16 × 2 = 33.9 µs.
+    let bound_us = engine_kernels * hi - tpsim_kernels * overhead_us;
+    assert!((bound_us - 33.9).abs() < 0.1, "{bound_us}");
+    // Against the row's missing time per layer (≈ 122 µs): at most 28 % of it, so neither a larger
+    // SM 12.0 kernel_overhead nor the missing kernels close the gap; the rest is not located.
+    let measured = 71.0; // throughput.tsv, "~71" (previous test reads it)
+    let predicted = f(&v["throughput"]["output_tok_s"]);
+    let missing_us = (1000.0 / measured - 1000.0 / predicted) * 1000.0 / 62.0;
+    assert!(bound_us < 0.3 * missing_us, "{bound_us} vs {missing_us}");
+}

@@ -71,11 +71,11 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "MiniMax-M2.5 FP8, SGLang, 4 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the row's FP8 block-scaled triton fused MoE ran SGLang's default config (no tuned file for this GPU in SGLang 0.5.8.post1, sglang issue 18870); the step misses 122 µs per MoE layer, over three times the whole batch-1 triton FP8 call as vLLM's benchmark_moe times it on SM 12.0 (≤ 38 µs at this shape with DRAM reads, which tpsim already charges; moe_kernels_sm120.rs): not located",
+        "batch-1 MoE decode on SM 12.0: the row's FP8 block-scaled triton fused MoE ran SGLang's default config (no tuned file for this GPU in SGLang 0.5.8.post1, sglang issue 18870); the step misses 122 µs per MoE layer, over three times the whole batch-1 triton FP8 call as vLLM's benchmark_moe times it on SM 12.0 (≤ 38 µs at this shape with DRAM reads, which tpsim already charges; moe_kernels_sm120.rs); sm120gap: nor the per-kernel cost (2.06-3.14 µs measured on SM 12.0 against the template's 2) with the 5 uncounted kernels per layer (FP8 activation quantisation, KV store): at most 33.9 µs: not located",
     ),
     (
         "MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the row's tuned triton fused MoE (--moe-runner-backend triton) misses 58.5 µs per MoE layer, where the batch-1 triton FP8 call benchmarked on SM 12.0 (vLLM PRs 39183, 45379, issue 44688; moe_kernels_sm120.rs) is already covered by the template: not located",
+        "batch-1 MoE decode on SM 12.0: the row's tuned triton fused MoE (--moe-runner-backend triton) misses 58.5 µs per MoE layer, where the batch-1 triton FP8 call benchmarked on SM 12.0 (vLLM PRs 39183, 45379, issue 44688; moe_kernels_sm120.rs) is already covered by the template; sm120gap: 5.7 µs per kernel would close it, above the 2.06-3.14 µs measured on SM 12.0: not located",
     ),
     (
         "Qwen3.5 NVFP4, SGLang results.md, bs 1",
