@@ -119,6 +119,7 @@ mod moe_default;
 mod throughput_breadth;
 mod throughput_newdeploys;
 mod throughput_newdeploys3;
+mod throughput_newdeploys4;
 mod throughput_qwen35;
 mod throughput_qwen35_mtp;
 mod throughput_rows;

@@ -58,6 +58,16 @@ const V053_HOST_MISS: &str = "newdeploys2: the issue ran vLLM v0.5.3.post1 (the 
 /// concurrencies).
 const DSR1_H200_STEP_MISS: &str = "newdeploys2: tpsim's decode step is 10-15 % shorter than the rows' mean TPOT at every concurrency (median 10.9, 15.5, 22.0, 29.9 ms against 12.8, 17.2, 25.6, 34.6 ms, with the command's custom allreduce on NVLink), and its TTFT 65-139 ms against the measured mean 330-426 ms; the Hopper kernel_overhead was fitted on four public batch-1 Hopper figures, not on batches of 8-64, the FP8 block-scaled MoE and FlashInfer MLA kernels at batch 8-64 are not measured on H200, and SGLang 0.5.7 is simulated as 0.5.8; not fitted";
 
+/// Reason shared by the InferenceX MI300X TP 1 rows of [`KNOWN_MISSES`] (newdeploys4: one GPU, vLLM 0.17.0
+/// ROCm, four concurrencies).
+const MI300X_GPTOSS_TP1_MISS: &str = "newdeploys4: the measured median TPOT is 31.4, 36.6, 41.3, 58.3 ms at 64, 96, 128, 256 in flight, tpsim's 16.7, 18.6, 19.7, 23.1 ms. The measured steps fit 22.4 ms + 0.14 ms per request (within 1 ms at each point), tpsim's 14.5 ms + 0.033 ms: the batch-independent part (the expert weights, 56.7-64.8 GiB read per step, memory floor 11.9-14.9 ms at 5.3 TB/s) is 1.55x tpsim's, an effective 2.7 TB/s against the template's 80 % of 5.3 TB/s; the per-request part is 4.2x, 73 TFLOP/s for gpt-oss-120b's 5.1 B active parameters (2 x 5.1 GFLOP a token), 5.6 % of the MI300X's dense bf16 1307 TFLOP/s. The MI300X has no FP4 units: which MXFP4 MoE kernel vLLM 0.17 runs on gfx942 is not established, and its dequantizing cost is not in tpsim (the MI300X template borrows NVIDIA efficiencies, templates/mi300x.toml). Not fitted";
+
+/// Reason of the InferenceX MI300X TP 8 row of [`KNOWN_MISSES`] (newdeploys4).
+const MI300X_GPTOSS_TP8_MISS: &str = "newdeploys4: one request at a time the measured mean ITL is 4.02 ms, tpsim's step 1.32 ms (compute 1.10: MoE 0.65, attention 0.42; 73 custom one-shot allreduces of 5,760 B at 2.5 us, 0.18 ms), its TTFT 4.5 ms against 33.6 ms. The step's memory floor is 0.13 ms (0.64 GiB per rank), so the measured step is about 30x its bytes: 2.7 ms a step, 75 us a layer, is fixed per-step time tpsim does not have. tpsim's per-kernel gap (2 us, assumed on NVIDIA, templates/pcie-nccl-host.toml) and launch costs were never measured on ROCm; the same model on 8x H100 at 4 in flight (InferenceX issue 828, vLLM 0.15.1) is +20.1 %. Not located, not fitted";
+
+/// Reason of the InferenceX MiniMax-M2.5 H100 row of [`KNOWN_MISSES`] (newdeploys4).
+const MINIMAX_H100_PIECEWISE_MISS: &str = "newdeploys4: at 4 in flight the measured mean TPOT is 13.34 ms, tpsim's median 8.12 ms (MoE 5.19, attention 1.72, allreduce 1.04 ms a step), and the mean TTFT 129.8 ms against tpsim's median 31.5 ms. The missing 5.2 ms a step is 84 us for each of the 62 layers. The launch line sets `cudagraph_mode` PIECEWISE, under which vLLM runs attention outside the captured graphs, every layer, every step; tpsim has no setting for it and costs the step as fully captured. Three eager launches a layer at the 28.1 us per launch of eagerhost's host (derived on an H200 host) would be 5.2 ms, but how many launches the piecewise split leaves outside the graphs at this shape was not counted: a candidate, not established. Not fitted";
+
 /// Reason shared by the GPUStack gpt-oss-120b rows of [`KNOWN_MISSES`] (newdeploys3: one server, vLLM
 /// 0.10.2 `--async-scheduling -tp 2` on 2× H100, three workloads).
 const GPTOSS_V0102_MISS: &str = "newdeploys3: vLLM 0.10.2's step is far longer than tpsim's at every load: at 4 in flight the median TPOT is 5.74 ms against tpsim's 3.76 (4.06 without the async scheduling's hidden host cost), and in the bursts the median TTFT is 29.2 and 15.2 s against 10.5 and 4.7 s (2.8-3.2x), so prefill is slower still. Which MXFP4 MoE backend 0.10.2 ran on H100 is not in the source: 0.10.1 took Marlin on this card (engine-memory.tsv line 61), whose dequantizing GEMMs tpsim does not cost (the template's bandwidth and FLOP curve, which its report flags as an extrapolation for MoE and quantized ops); 0.14-0.15 take triton_kernels, with which the InferenceX TP 2 row (vLLM 0.15.1) is within +9.1 %. Not fitted";
@@ -145,6 +155,31 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "DeepSeek-R1-0528 FP8, SGLang, 8× H200 TP 8, c 64 (1k/1k)",
         DSR1_H200_STEP_MISS,
+    ),
+    // newdeploys4: tests/tests/throughput_newdeploys4.rs (InferenceX, gpt-oss-120b on MI300X).
+    (
+        "gpt-oss-120b MXFP4, vLLM 0.17.0 (ROCm), 1× MI300X TP 1, c 64, 1k/1k",
+        MI300X_GPTOSS_TP1_MISS,
+    ),
+    (
+        "gpt-oss-120b MXFP4, vLLM 0.17.0 (ROCm), 1× MI300X TP 1, c 96, 1k/1k",
+        MI300X_GPTOSS_TP1_MISS,
+    ),
+    (
+        "gpt-oss-120b MXFP4, vLLM 0.17.0 (ROCm), 1× MI300X TP 1, c 128, 1k/1k",
+        MI300X_GPTOSS_TP1_MISS,
+    ),
+    (
+        "gpt-oss-120b MXFP4, vLLM 0.17.0 (ROCm), 1× MI300X TP 1, c 256, 1k/1k",
+        MI300X_GPTOSS_TP1_MISS,
+    ),
+    (
+        "gpt-oss-120b MXFP4, vLLM 0.17.0 (ROCm), 8× MI300X TP 8, c 1, 1k/1k",
+        MI300X_GPTOSS_TP8_MISS,
+    ),
+    (
+        "MiniMax-M2.5 FP8, vLLM 0.16.0, 4× H100 TP 4 EP 4, c 4, 1k/1k",
+        MINIMAX_H100_PIECEWISE_MISS,
     ),
     // newdeploys3: tests/tests/throughput_newdeploys3.rs (GPUStack performance lab, H100).
     (
@@ -490,11 +525,16 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let newdeploys3 = crate::throughput_newdeploys3::NEWDEPLOYS3_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys4.rs (newdeploys4: InferenceX's gpt-oss MI300X rows)
+        let newdeploys4 = crate::throughput_newdeploys4::NEWDEPLOYS4_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
                 || newdeploys
                 || newdeploys3
+                || newdeploys4
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",
@@ -505,13 +545,15 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         );
     }
     // The compared set is exactly the five rows the tests above name (the vLLM MiniMax-M2.5 NVFP4 rows
-    // of models/minimax-m25.md are throughput_newdeploys3.rs's).
+    // of models/minimax-m25.md are throughput_newdeploys3.rs's, the vLLM MiniMax-M2.5 FP8 row of
+    // InferenceX PR 832 throughput_newdeploys4.rs's).
     let n = all
         .iter()
         .filter(|r| compared.contains(&(r.engine.as_str(), r.model.as_str())))
         .filter(|r| {
             !crate::throughput_newdeploys3::NEWDEPLOYS3_SOURCES
                 .iter()
+                .chain(crate::throughput_newdeploys4::NEWDEPLOYS4_SOURCES)
                 .any(|(src, model)| r.source.starts_with(src) && r.model == *model)
         })
         .count();
