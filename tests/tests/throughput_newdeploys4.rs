@@ -61,7 +61,7 @@ fn measured_of(source: usize, note: &str) -> f64 {
 }
 
 #[test]
-fn validation_gpt_oss_120b_mi300x_vllm_0_17_tp1() {
+pub(crate) fn validation_gpt_oss_120b_mi300x_vllm_0_17_tp1() {
     // PR 1061's table: Output TPS 2,008 / 2,561 / 2,990 / 4,271 at 64 / 96 / 128 / 256 in flight.
     for (c, out) in [(64, 2008.0), (96, 2561.0), (128, 2990.0), (256, 4271.0)] {
         let m = measured_of(0, &format!("TP 1 conc {c}:"));
@@ -76,7 +76,7 @@ fn validation_gpt_oss_120b_mi300x_vllm_0_17_tp1() {
 }
 
 #[test]
-fn validation_gpt_oss_120b_mi300x_vllm_0_17_tp8_c1() {
+pub(crate) fn validation_gpt_oss_120b_mi300x_vllm_0_17_tp8_c1() {
     // PR 1092: Output TPS 247 (Total 493, mean ITL 4.02 ms) at one request at a time.
     let m = measured_of(1, "TP 8 conc 1:");
     assert!((m - 247.0).abs() < 1e-9, "{m}");
@@ -89,7 +89,7 @@ fn validation_gpt_oss_120b_mi300x_vllm_0_17_tp8_c1() {
 }
 
 #[test]
-fn validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4() {
+pub(crate) fn validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4() {
     // PR 832: output throughput 72.2 tok/s per GPU × 4 GPUs = 288.8 tok/s (mean TPOT 13.34 ms).
     let m = measured_of(2, "TP 4 EP 4 conc 4:");
     assert!((m - 72.2 * 4.0).abs() < 1e-9, "{m}");

@@ -164,6 +164,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys3::validation_minimax_m25_nvfp4_vllm_rtx6000",
         crate::throughput_newdeploys3::validation_minimax_m25_nvfp4_vllm_rtx6000,
     ),
+    (
+        "throughput_newdeploys4::validation_gpt_oss_120b_mi300x_vllm_0_17_tp1",
+        crate::throughput_newdeploys4::validation_gpt_oss_120b_mi300x_vllm_0_17_tp1,
+    ),
+    (
+        "throughput_newdeploys4::validation_gpt_oss_120b_mi300x_vllm_0_17_tp8_c1",
+        crate::throughput_newdeploys4::validation_gpt_oss_120b_mi300x_vllm_0_17_tp8_c1,
+    ),
+    (
+        "throughput_newdeploys4::validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4",
+        crate::throughput_newdeploys4::validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4,
+    ),
 ];
 
 /// The figures the README and the book state.
