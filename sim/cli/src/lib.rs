@@ -215,9 +215,10 @@ enum Command {
     /// The reverse of engine-args: a launch command (`vllm serve …`, `python -m sglang.launch_server …`,
     /// with its environment, or in `docker run … IMAGE`) read into a scenario TOML for a given box.
     #[command(
+        name = "import-command",
         after_help = "Examples:\n  tpsim import-command --hardware h100-sxm-1x 'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192'\n  tpsim import-command --from scenarios/seed/baseline.toml -o mine.toml < launch.sh\n  tpsim engine-args scenarios/seed/baseline.toml | tpsim import-command --from scenarios/seed/baseline.toml"
     )]
-    ImportCommand(import_command::ImportArgs),
+    Import(import_command::ImportArgs),
     // Issue #18 (load):
     /// The highest request rate or concurrency whose simulated latency percentiles meet the SLOs:
     /// a deterministic search (doubling, then bisection) printing every point it evaluated.
@@ -331,7 +332,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         } => regress::run(update, baselines, root, out, err),
         // Issue #17 point 6:
         Command::EngineArgs(a) => engine_args::run(a, out, err),
-        Command::ImportCommand(a) => import_command::run(a, out, err),
+        Command::Import(a) => import_command::run(a, out, err),
         Command::Capacity(a) => capacity::run(a, out, err),
     }
 }
