@@ -92,6 +92,17 @@ impl FlagList {
         format!("{e}-{}.txt", self.version)
     }
 
+    /// Issue #17 (cmdparse): every name of the row that defines `flag` (its aliases), or `[flag]`.
+    pub fn row(&self, flag: &str) -> Vec<String> {
+        self.text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split('\t').next())
+            .map(|names| names.split('|').map(String::from).collect::<Vec<_>>())
+            .find(|names| names.iter().any(|n| n == flag))
+            .unwrap_or_else(|| vec![flag.to_string()])
+    }
+
     /// Every flag name (each alias a key) with its spec.
     pub fn flags(&self) -> BTreeMap<String, FlagSpec> {
         let mut m = BTreeMap::new();
@@ -296,7 +307,7 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
 /// Flags that take one or more values (`nargs="+"`; the lists do not record it): SGLang 0.5.9
 /// `server_args.py` `--cuda-graph-bs`, 0.5.23 `--cuda-graph-bs-decode`; vLLM's `list[int]` fields (`arg_utils.py` `get_kwargs`:
 /// `nargs="+"`), `--cuda-graph-sizes` (0.11, 0.12) and `--cudagraph-capture-sizes` (0.12+).
-const LIST_FLAGS: [&str; 4] = [
+pub(crate) const LIST_FLAGS: [&str; 4] = [
     "--cuda-graph-bs",
     "--cuda-graph-bs-decode",
     "--cuda-graph-sizes",

@@ -33,6 +33,9 @@ pub mod engine_release; // issue #17 (consistency): the release an unversioned s
 pub mod exec;
 pub mod fabric;
 pub mod files;
+pub mod import_command; // issue #17 (cmdparse): a launch command read into a scenario
+pub mod import_command_build;
+pub mod import_command_flags;
 // Issue #17 point 4: transfers between the boxes of a `[hardware.cluster]`.
 pub mod internode;
 pub mod intervals; // issue #19 point 6: prediction intervals from a profile's fit

@@ -14,7 +14,7 @@
 mod acceptance;
 pub mod allreduce_default; // issues #17 point 3, #19 point 3: the engine's default allreduce
 // Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
-mod collective_options;
+pub(crate) mod collective_options;
 mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
 mod rocm; // issue #17 point 4: SGLang on ROCm (aiter default backend, AITER fraction reserve)
 pub use collective_options::NcclTunerSection;

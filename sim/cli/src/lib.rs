@@ -9,6 +9,8 @@ mod collective;
 mod diff;
 // Issue #17 point 6: `tpsim engine-args`.
 mod engine_args;
+// Issue #17 (cmdparse): `tpsim import-command`, the reverse of engine-args.
+mod import_command;
 mod intervals; // issue #19 point 6
 mod memory;
 mod plot;
@@ -210,6 +212,13 @@ enum Command {
         after_help = "Examples:\n  tpsim engine-args scenarios/seed/nccl-p2p.toml\n  tpsim engine-args scenarios/examples/gpt-oss-120b-rtx6000x2.toml --json"
     )]
     EngineArgs(engine_args::EngineArgsArgs),
+    /// The reverse of engine-args: a launch command (`vllm serve …`, `python -m sglang.launch_server …`,
+    /// with its environment, or in `docker run … IMAGE`) read into a scenario TOML for a given box.
+    #[command(
+        name = "import-command",
+        after_help = "Examples:\n  tpsim import-command --hardware h100-sxm-1x 'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192'\n  tpsim import-command --from scenarios/seed/baseline.toml -o mine.toml < launch.sh\n  tpsim engine-args scenarios/seed/baseline.toml | tpsim import-command --from scenarios/seed/baseline.toml"
+    )]
+    Import(import_command::ImportArgs),
     // Issue #18 (load):
     /// The highest request rate or concurrency whose simulated latency percentiles meet the SLOs:
     /// a deterministic search (doubling, then bisection) printing every point it evaluated.
@@ -323,6 +332,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         } => regress::run(update, baselines, root, out, err),
         // Issue #17 point 6:
         Command::EngineArgs(a) => engine_args::run(a, out, err),
+        Command::Import(a) => import_command::run(a, out, err),
         Command::Capacity(a) => capacity::run(a, out, err),
     }
 }

@@ -320,13 +320,13 @@ pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<E
 }
 
 /// A flag token: `--name` or a single-dash alias (`-tp`); a negative number is a value.
-fn is_flag(t: &str) -> bool {
+pub(crate) fn is_flag(t: &str) -> bool {
     t.starts_with('-') && t.parse::<f64>().is_err() && t.len() > 1
 }
 
 /// The list's name for `name`: exact, vLLM's `_` spelling or short alias, else a unique prefix.
 /// `Err(None)`: unknown; `Err(Some(list))`: an ambiguous prefix and what it could match.
-fn canonical(
+pub(crate) fn canonical(
     kind: EngineKind,
     name: &str,
     flags: &BTreeMap<String, FlagSpec>,
@@ -364,7 +364,7 @@ fn canonical(
 }
 
 /// The spec of `flag` (a `--no-NAME` form: NAME's).
-fn spec_of<'a>(flag: &str, flags: &'a BTreeMap<String, FlagSpec>) -> &'a FlagSpec {
+pub(crate) fn spec_of<'a>(flag: &str, flags: &'a BTreeMap<String, FlagSpec>) -> &'a FlagSpec {
     flags.get(flag).unwrap_or_else(|| {
         let positive = format!("--{}", flag.trim_start_matches("--no-"));
         &flags[&positive]
@@ -373,7 +373,7 @@ fn spec_of<'a>(flag: &str, flags: &'a BTreeMap<String, FlagSpec>) -> &'a FlagSpe
 
 /// argparse's checks of the values: a switch takes none, the others at least one, numbers parse,
 /// choices hold. The text after "error: ".
-fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Result<(), String> {
+pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Result<(), String> {
     match spec.kind.as_str() {
         "flag" => {
             if let Some(v) = values.first() {

@@ -1,0 +1,364 @@
+//! Issue #17 (cmdparse): `tpsim import-command`, the reverse of `tpsim engine-args` — a user's launch
+//! line (`vllm serve …`, `python -m sglang.launch_server …`, with environment assignments in front,
+//! `export` lines, `\` continuations, or inside `docker run … IMAGE …`) read into a scenario.
+//!
+//! This file finds the command in the text: words split as a POSIX shell splits them (the `shlex`
+//! crate: quotes, escapes, `\`-newline continuations, `#` comments), the environment (`K=V` words
+//! before the program, `export K=V` lines, `docker run -e K=V`), the engine and, from a Docker image
+//! tag, its release. `import_command_flags` reads the flags into keys and writes the TOML.
+//!
+//! Programs recognised, each as the engine documents its launch:
+//! - vLLM: `vllm serve MODEL …` (`vllm/entrypoints/cli/serve.py`; any path ending in `vllm`) and
+//!   `python -m vllm.entrypoints.openai.api_server --model MODEL …` (the older entry point, the same
+//!   arguments: `vllm/entrypoints/openai/cli_args.py`);
+//! - SGLang: `python -m sglang.launch_server …` (`sglang/launch_server.py`);
+//! - Docker: `docker run [options] IMAGE [command]` (`podman run` alike). An image whose name holds
+//!   `vllm` without a command runs the image's entry point, vLLM's OpenAI server (the
+//!   `vllm/vllm-openai` Dockerfile's `ENTRYPOINT`), so the words after the image are its arguments;
+//!   a tag `vX.Y.Z…` (`vllm/vllm-openai:v0.11.0`, `lmsysorg/sglang:v0.5.8-cu129`) is the release.
+
+use crate::scenario::EngineKind;
+use std::collections::BTreeMap;
+
+/// A launch command found in the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub engine: EngineKind,
+    /// The release a Docker image tag names (`None`: no tag, or one that names no release).
+    pub image_version: Option<String>,
+    /// The environment given to the server (assignments, `export`, `docker -e`), in order of appearance.
+    pub env: BTreeMap<String, String>,
+    /// The arguments after the program (vLLM: the positional model may come first).
+    pub args: Vec<String>,
+    /// What was read around the command, one line each (other commands skipped, Docker's image).
+    pub notes: Vec<String>,
+}
+
+/// Splits `text` into shell commands (a newline, `;`, `&&`, `||` or `|` ends one; `\`-newline
+/// continues it) and returns each command's words. `Err`: a quote left open.
+pub fn commands(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    for line in text.lines() {
+        // A trailing `\` continues the command on the next line: joined with a space here (shlex
+        // would read `\`-newline after a blank as an empty word, where a shell reads nothing).
+        if let Some(head) = line.strip_suffix('\\').filter(|h| !h.ends_with('\\')) {
+            pending.push_str(head);
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(line);
+        let Some(words) = shlex::split(&pending) else {
+            // An open quote: the value runs on to the next line, as in a shell.
+            pending.push('\n');
+            continue;
+        };
+        pending.clear();
+        let mut cur = Vec::new();
+        for w in words {
+            if matches!(w.as_str(), ";" | "&&" | "||" | "|" | "&") {
+                out.push(std::mem::take(&mut cur));
+            } else if let Some(w) = w.strip_suffix(';').filter(|w| !w.is_empty()) {
+                cur.push(w.to_string());
+                out.push(std::mem::take(&mut cur));
+            } else {
+                cur.push(w);
+            }
+        }
+        out.push(cur);
+    }
+    if !pending.trim().is_empty() {
+        return Err(format!(
+            "the command has an unclosed quote (a POSIX shell would wait for more input): {}",
+            pending.trim()
+        ));
+    }
+    out.retain(|c| !c.is_empty());
+    Ok(out)
+}
+
+/// The launch command in `text`: the first command that starts an engine; `export` lines before it
+/// add to its environment.
+pub fn find(text: &str) -> Result<Launch, String> {
+    find_in(commands(text)?)
+}
+
+/// [`find`] over commands already split into words (`tpsim import-command -- vllm serve …`).
+pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
+    let mut exported = BTreeMap::new();
+    let mut vars: BTreeMap<String, String> = BTreeMap::new();
+    let mut skipped = Vec::new();
+    for words in cmds {
+        let words: Vec<String> = words.iter().map(|w| expand(w, &vars)).collect();
+        if words[0] == "export" {
+            for w in &words[1..] {
+                if let Some((k, v)) = assignment(w) {
+                    vars.insert(k.clone(), v.clone());
+                    exported.insert(k, v);
+                }
+            }
+            continue;
+        }
+        // `NAME=value` alone: a shell variable for the lines after it (`${NAME}`), not exported.
+        if words.iter().all(|w| assignment(w).is_some()) {
+            vars.extend(words.iter().filter_map(|w| assignment(w)));
+            continue;
+        }
+        if let Some(mut l) = launch(&words)? {
+            for (k, v) in exported {
+                l.env.entry(k).or_insert(v);
+            }
+            if !skipped.is_empty() {
+                l.notes.push(format!(
+                    "other commands before the engine's were left out: {}",
+                    skipped.join("; ")
+                ));
+            }
+            return Ok(l);
+        }
+        skipped.push(words.join(" "));
+    }
+    Err("no engine launch found: expected `vllm serve MODEL …`, `python -m vllm.entrypoints.openai.api_server …`, \
+         `python -m sglang.launch_server …` or `docker run … IMAGE …` running one of them"
+        .into())
+}
+
+/// `$NAME` and `${NAME}` replaced by the shell variables set earlier in the text (others kept as
+/// written: their value is not in the text). shlex keeps `$` as it is, quoted or not.
+fn expand(w: &str, vars: &BTreeMap<String, String>) -> String {
+    let mut out = w.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("${{{k}}}"), v);
+        // `$NAME` only where the name ends there.
+        let bare = format!("${k}");
+        let mut from = 0;
+        while let Some(i) = out[from..].find(&bare).map(|i| i + from) {
+            let end = i + bare.len();
+            let next = out[end..].chars().next();
+            if next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                from = end;
+                continue;
+            }
+            out.replace_range(i..end, v);
+            from = i + v.len();
+        }
+    }
+    out
+}
+
+/// `NAME=value` with a shell variable name.
+fn assignment(w: &str) -> Option<(String, String)> {
+    let (k, v) = w.split_once('=')?;
+    let ok = !k.is_empty()
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !k.starts_with(|c: char| c.is_ascii_digit());
+    ok.then(|| (k.to_string(), v.to_string()))
+}
+
+/// The launch in one command's words, if it is one.
+fn launch(words: &[String]) -> Result<Option<Launch>, String> {
+    let mut env = BTreeMap::new();
+    let mut i = 0;
+    // `env K=V …`, `sudo -E`, and assignments in front of the program.
+    while i < words.len() {
+        let w = &words[i];
+        if let Some((k, v)) = assignment(w) {
+            env.insert(k, v);
+        } else if !matches!(w.as_str(), "env" | "sudo" | "-E" | "exec" | "nohup") {
+            break;
+        }
+        i += 1;
+    }
+    let rest = &words[i..];
+    if let Some(after) = docker_run(rest) {
+        return docker(&after, env).map(Some);
+    }
+    Ok(program(rest).map(|(engine, args)| Launch {
+        engine,
+        image_version: None,
+        env,
+        args: args.to_vec(),
+        notes: Vec::new(),
+    }))
+}
+
+/// The engine and the words after its program, if `w` starts with one.
+fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
+    let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
+    let first = base(w.first()?);
+    if first == "vllm" && w.get(1).is_some_and(|s| s == "serve") {
+        return Some((EngineKind::Vllm, &w[2..]));
+    }
+    let python = first.starts_with("python");
+    // `uv run python -m …`, `python3 -u -m …`: the module after `-m`.
+    let m = w.iter().position(|s| s == "-m")?;
+    let runner = python || (first == "uv" && w.get(1).is_some_and(|s| s == "run"));
+    if !runner {
+        return None;
+    }
+    match w.get(m + 1)?.as_str() {
+        "sglang.launch_server" => Some((EngineKind::Sglang, &w[m + 2..])),
+        "vllm.entrypoints.openai.api_server" => Some((EngineKind::Vllm, &w[m + 2..])),
+        _ => None,
+    }
+}
+
+/// The words after `docker run` / `docker container run` / `podman run`.
+fn docker_run(w: &[String]) -> Option<Vec<String>> {
+    let first = w.first()?.rsplit('/').next()?.to_string();
+    if !matches!(first.as_str(), "docker" | "podman" | "nerdctl") {
+        return None;
+    }
+    let skip = match (w.get(1).map(String::as_str), w.get(2).map(String::as_str)) {
+        (Some("run"), _) => 2,
+        (Some("container"), Some("run")) => 3,
+        _ => return None,
+    };
+    Some(w[skip..].to_vec())
+}
+
+/// `docker run` options that take a value (Docker CLI reference, `docker container run`); the
+/// others are switches. `-e`/`--env` are read, the rest skipped.
+const DOCKER_VALUED: &[&str] = &[
+    "-e",
+    "--env",
+    "--env-file",
+    "-v",
+    "--volume",
+    "-p",
+    "--publish",
+    "--name",
+    "--gpus",
+    "--ipc",
+    "--shm-size",
+    "--network",
+    "--net",
+    "--runtime",
+    "--entrypoint",
+    "-w",
+    "--workdir",
+    "--ulimit",
+    "--device",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--mount",
+    "-u",
+    "--user",
+    "-h",
+    "--hostname",
+    "--restart",
+    "-l",
+    "--label",
+    "-m",
+    "--memory",
+    "--cpus",
+    "--cpuset-cpus",
+    "--pid",
+    "--uts",
+    "--group-add",
+    "--add-host",
+    "--log-driver",
+    "--log-opt",
+    "--platform",
+    "--pull",
+    "--tmpfs",
+    "--memory-swap",
+    "--stop-signal",
+    "--stop-timeout",
+];
+
+fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, String> {
+    let mut notes = Vec::new();
+    let mut entrypoint: Option<String> = None;
+    let mut i = 0;
+    while i < w.len() && w[i].starts_with('-') {
+        let (name, inline) = match w[i].split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (w[i].as_str(), None),
+        };
+        let valued = DOCKER_VALUED.contains(&name);
+        let value = match (valued, inline) {
+            (_, Some(v)) => Some(v),
+            (true, None) => {
+                i += 1;
+                Some(
+                    w.get(i)
+                        .cloned()
+                        .ok_or_else(|| format!("docker run: {name} needs a value"))?,
+                )
+            }
+            (false, None) => None,
+        };
+        if matches!(name, "-e" | "--env") {
+            let v = value.clone().unwrap_or_default();
+            match assignment(&v) {
+                Some((k, val)) => {
+                    env.insert(k, val);
+                }
+                None => notes.push(format!(
+                    "docker run -e {v}: the host's value is passed through, unknown here (left out)"
+                )),
+            }
+        }
+        if name == "--entrypoint" {
+            entrypoint = value;
+        }
+        i += 1;
+    }
+    let image = w.get(i).ok_or(
+        "docker run: no image after the options (a valued option tpsim does not know may have taken it)",
+    )?;
+    let rest = &w[i + 1..];
+    let (name, tag) = image.rsplit_once(':').unwrap_or((image.as_str(), ""));
+    let version = crate::engine_args_versions::release(tag).map(|_| tag.trim_start_matches(['v', 'V']));
+    let version = version.map(|v| {
+        // `0.5.8-cu129` → `0.5.8`; `0.11.0` as is.
+        v.split(['-', '+']).next().unwrap_or(v).to_string()
+    });
+    notes.push(format!(
+        "docker image {image}{}",
+        match &version {
+            Some(v) => format!(": release {v} from its tag"),
+            None => ": its tag names no release (set --engine-version to pin one)".into(),
+        }
+    ));
+    // `--entrypoint /bin/bash IMAGE -lc "…"`: the shell runs the command in the string.
+    if let Some(e) = &entrypoint {
+        let shell = matches!(e.rsplit('/').next(), Some("bash" | "sh"));
+        let script = rest
+            .iter()
+            .position(|a| a.starts_with('-') && a.ends_with('c') && !a.starts_with("--"))
+            .and_then(|c| rest.get(c + 1));
+        let Some(script) = script.filter(|_| shell) else {
+            return Err(format!(
+                "docker run --entrypoint {e}: the image's program is replaced; give the engine's command itself"
+            ));
+        };
+        let mut l = find(script)?;
+        l.image_version = l.image_version.or(version);
+        for (k, v) in env {
+            l.env.entry(k).or_insert(v);
+        }
+        notes.append(&mut l.notes);
+        l.notes = notes;
+        return Ok(l);
+    }
+    let (engine, args) = match program(rest) {
+        Some((e, a)) => (e, a.to_vec()),
+        None if name.contains("vllm") => (EngineKind::Vllm, rest.to_vec()),
+        None => {
+            return Err(format!(
+                "docker run {image}: no engine command after the image (expected `python3 -m sglang.launch_server …` \
+                 or a vLLM image, whose entry point is vLLM's OpenAI server)"
+            ));
+        }
+    };
+    Ok(Launch {
+        engine,
+        image_version: version,
+        env,
+        args,
+        notes,
+    })
+}

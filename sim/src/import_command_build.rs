@@ -1,0 +1,569 @@
+//! Issue #17 (cmdparse): the scenario TOML of a launch command (`crate::import_command` finds it,
+//! `crate::import_command_flags` reads its flags), checked by loading it and printing its command
+//! back (`crate::engine_args`), so that what the engine would refuse is refused here with its text.
+
+use crate::import_command::{self, Launch};
+use crate::import_command_flags::{self as flags, DROPPED, Kind};
+use crate::presets;
+use crate::scenario::{self, EngineKind, ScenarioError, ScenarioFile};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// Where the box comes from.
+#[derive(Debug, Clone)]
+pub enum HardwareFrom {
+    /// A bundled hardware preset (`scenarios/hardware/<name>.toml`).
+    Preset(String),
+    /// An existing scenario: its `[hardware]`, and its simulator-only parts (`seed`, `[workload]`,
+    /// `[slo]`, `[speculative] acceptance`), which no launch flag states.
+    Scenario(PathBuf),
+}
+
+/// What the user gives beside the command.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub hardware: HardwareFrom,
+    /// `engine.version` (wins over a Docker image tag).
+    pub engine_version: Option<String>,
+    /// The model preset, when the command's model path names none.
+    pub model_preset: Option<String>,
+    /// `[speculative] acceptance` as an inline table's body (`alpha = 0.7`), when the command
+    /// speculates and the box's scenario gives none.
+    pub acceptance: Option<String>,
+    /// Where the scenario will be written (relative paths in it resolve from there); `None`: the
+    /// box's scenario, else `imported.toml` in the current directory.
+    pub output: Option<PathBuf>,
+}
+
+/// The imported scenario.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The scenario file's text.
+    pub text: String,
+    /// What the import left out or assumed (also in the file as `#` lines).
+    pub notes: Vec<String>,
+    /// The scenario's own warnings when loaded (the engine's adjustments at start-up).
+    pub warnings: Vec<String>,
+}
+
+/// Reads the launch command in `text` (the whole line or script).
+pub fn import(text: &str, o: &Options) -> Result<Imported, String> {
+    build(import_command::find(text)?, o)
+}
+
+/// [`import`] over words already split (`tpsim import-command -- vllm serve …`).
+pub fn import_words(words: Vec<String>, o: &Options) -> Result<Imported, String> {
+    build(import_command::find_in(vec![words])?, o)
+}
+
+/// Environment variables `[engine.env]` accepts (`scenario::collective_options::KNOWN`, and the
+/// SGLang / vLLM variables read by `pcie_ipc.rs`, `moe_a2a.rs`, `quick_reduce.rs`).
+fn env_accepted(k: &str) -> bool {
+    scenario::collective_options::KNOWN.split(", ").any(|n| n == k)
+        || matches!(
+            k,
+            "SGLANG_ENABLE_PCIE_IPC_ALLREDUCE"
+                | "SGLANG_PCIE_IPC_MAX_NUMEL"
+                | "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+                | "SGLANG_DEEPEP_BF16_DISPATCH"
+                | "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION"
+                | "VLLM_ROCM_QUICK_REDUCE_CAST_BF16_TO_FP16"
+                | "VLLM_ROCM_QUICK_REDUCE_MAX_SIZE_BYTES_MB"
+        )
+}
+
+#[derive(Default)]
+struct Out {
+    engine: Vec<(String, Value)>,
+    env: BTreeMap<String, String>,
+    model: Table,
+    spec: Table,
+    extra: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Out {
+    fn set(&mut self, key: &str, v: Value) {
+        // argparse: the last occurrence of a flag wins.
+        self.engine.retain(|(k, _)| k != key);
+        self.engine.push((key.to_string(), v));
+    }
+}
+
+fn build(l: Launch, o: &Options) -> Result<Imported, String> {
+    let sglang = l.engine == EngineKind::Sglang;
+    let version = o.engine_version.clone().or(l.image_version.clone());
+    let list = flags::list(l.engine, version.as_deref())?;
+    let (positional, fl) = flags::parse(l.engine, list, &l.args)?;
+    let mut out = Out {
+        notes: l.notes.clone(),
+        ..Out::default()
+    };
+    out.set(
+        "name",
+        Value::String(if sglang { "sglang" } else { "vllm" }.into()),
+    );
+    if let Some(v) = &version {
+        out.set("version", Value::String(v.clone()));
+    }
+    let mut model = positional;
+    let mut trust = false;
+    let mut quant: Option<String> = None;
+    let mut blocks: Option<i64> = None;
+    let mut sgl_spec: BTreeMap<&str, String> = BTreeMap::new();
+    for f in &fl {
+        if DROPPED.iter().any(|d| f.row.iter().any(|r| r == d)) {
+            out.notes.push(format!(
+                "{}: the nodes come from the box given (--hardware / --from), left out",
+                f.written.join(" ")
+            ));
+            continue;
+        }
+        let Some((flag, key, kind, negated)) = flags::key_of(f) else {
+            out.extra.extend(f.written.iter().cloned());
+            continue;
+        };
+        let v = flags::value(f, kind, negated)?;
+        match flag {
+            "--model-path" | "--model" => model = Some(str_of(&v)),
+            "--trust-remote-code" => trust = true,
+            "--quantization" => quant = Some(str_of(&v)),
+            "--kv-cache-dtype" => kv_dtype(&mut out, &str_of(&v), sglang)?,
+            // `--disable-custom-all-reduce`: NCCL for every allreduce (`engine_args::allreduce`).
+            "--disable-custom-all-reduce" => out.set("allreduce", Value::String("nccl".into())),
+            "--num-gpu-blocks-override" => blocks = Some(int_of(&v)),
+            "--speculative-config" => vllm_spec(&mut out, &str_of(&v))?,
+            s if s.starts_with("--speculative-") => {
+                sgl_spec.insert(s, str_of(&v));
+            }
+            _ if kind == Kind::Special => unreachable_flag(flag)?,
+            _ => out.set(key, v),
+        }
+    }
+    if !sgl_spec.is_empty() {
+        sglang_spec(&mut out, &sgl_spec)?;
+    }
+    if let Some(b) = blocks {
+        // `--num-gpu-blocks-override`: blocks of `--block-size` tokens (vLLM's default 16,
+        // `CacheConfig.block_size`; `engine_args` prints tokens ÷ block the same way).
+        let block = out
+            .engine
+            .iter()
+            .find(|(k, _)| k == "page_size")
+            .and_then(|(_, v)| v.as_integer())
+            .unwrap_or(16);
+        out.set("max_total_tokens", Value::Integer(b * block));
+    }
+    if !out.engine.iter().any(|(k, _)| k == "tp") {
+        // Neither flag given: both engines' default, 1 (SGLang 0.5.8 `ServerArgs.tp_size = 1`,
+        // vLLM 0.19.0 `ParallelConfig.tensor_parallel_size = 1`); the scenario needs the key.
+        out.set("tp", Value::Integer(1));
+    }
+    environment(&mut out, &l.env, sglang);
+    let model = model.ok_or_else(|| {
+        format!(
+            "no model in the command: {} needs {}",
+            if sglang { "SGLang" } else { "vLLM" },
+            if sglang {
+                "--model-path"
+            } else {
+                "the positional MODEL (or --model)"
+            }
+        )
+    })?;
+    let preset = model_ref(&mut out, &model, o.model_preset.as_deref())?;
+    if let Some(q) = quant {
+        quantization(&mut out, &q, preset.as_deref());
+    }
+    // `--trust-remote-code`: stated only where it differs from the preset's sourced entry
+    // (`engine_args::preset_trust_remote_code`), which `tpsim engine-args` follows.
+    let listed = preset
+        .as_deref()
+        .and_then(crate::engine_args::preset_trust_remote_code)
+        .unwrap_or(false);
+    if trust != listed {
+        out.set("trust_remote_code", Value::Boolean(trust));
+    }
+    if !out.extra.is_empty() {
+        let v = out.extra.iter().cloned().map(Value::String).collect();
+        out.set("extra_args", Value::Array(v));
+    }
+    render_and_check(out, o)
+}
+
+/// A `Special` flag with no rule here (every `KEYS` entry of that kind has one above).
+fn unreachable_flag(flag: &str) -> Result<(), String> {
+    Err(format!(
+        "{flag}: tpsim import-command has no rule for this flag (a defect: please report it)"
+    ))
+}
+
+fn str_of(v: &Value) -> String {
+    v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())
+}
+
+fn int_of(v: &Value) -> i64 {
+    v.as_integer().unwrap_or_else(|| str_of(v).parse().unwrap_or(0))
+}
+
+/// `--quantization`: tpsim models the engine's own fp8 quantization of a float checkpoint
+/// (`engine.quantization = "fp8"`, `scenario::online_quant`). Another method on a preset whose
+/// `quant.toml` stores quantized weights names the checkpoint's own format, which the preset states
+/// (the engines read it from the checkpoint's `quantization_config` all the same): left to the
+/// preset, with a note. Anything else is written as given, and the scenario loader refuses it with
+/// the engines' text.
+fn quantization(out: &mut Out, q: &str, preset: Option<&str>) {
+    let stored = preset
+        .and_then(presets::model)
+        .and_then(|(_, t)| toml::from_str::<Table>(t).ok())
+        .and_then(|t| {
+            // The linear layers' format, else the routed experts' (`quant.toml` `experts`).
+            let of = |v: Option<&Value>| {
+                v.and_then(|v| v.get("dtype"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            [of(Some(&Value::Table(t.clone()))), of(t.get("experts"))]
+                .into_iter()
+                .flatten()
+                .find(|d| !matches!(d.as_str(), "bf16" | "fp16" | "fp32"))
+        });
+    match stored {
+        Some(d) if q != "fp8" => out.notes.push(format!(
+            "--quantization {q}: the checkpoint's own format, which the preset {} states (quant.toml dtype = \"{d}\"); \
+             no key",
+            preset.unwrap_or_default()
+        )),
+        _ => out.set("quantization", Value::String(q.to_string())),
+    }
+}
+
+/// `--kv-cache-dtype`, as `[model] quantization.kv_cache_dtype` (tpsim's names: `KvCacheDtype`).
+/// SGLang 0.5.8 choices: auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16, fp4_e2m1; vLLM 0.19.0: auto,
+/// float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, where `fp8` is e4m3 on CUDA
+/// (vLLM `utils/torch_utils.py` `STR_DTYPE_TO_TORCH_DTYPE` maps both to uint8 storage and
+/// `current_platform.fp8_dtype()` is `float8_e4m3fn` on CUDA).
+fn kv_dtype(out: &mut Out, v: &str, sglang: bool) -> Result<(), String> {
+    let name = match v {
+        "auto" => return Ok(()),
+        "bf16" | "bfloat16" => "bf16",
+        "float16" => "fp16",
+        "fp8" | "fp8_e4m3" => "fp8_e4m3",
+        "fp8_e5m2" => "fp8_e5m2",
+        "fp4_e2m1" if sglang => "fp4_e2m1",
+        other => {
+            return Err(format!(
+                "--kv-cache-dtype {other}: accepted by the engine, not modelled by tpsim (its KV dtypes: auto, bf16, \
+                 float16, fp8 / fp8_e4m3, fp8_e5m2, SGLang's fp4_e2m1)"
+            ));
+        }
+    };
+    out.model
+        .insert("kv_cache_dtype".into(), Value::String(name.into()));
+    Ok(())
+}
+
+/// vLLM's `--speculative-config` JSON (`SpeculativeConfig`, vLLM 0.19.0 `config/speculative.py`):
+/// `method`, `model` (the draft), `num_speculative_tokens`, `draft_tensor_parallel_size` become
+/// `[speculative]` keys; other fields are noted as not modelled.
+fn vllm_spec(out: &mut Out, json: &str) -> Result<(), String> {
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("--speculative-config: not JSON ({e}): {json}"))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("--speculative-config: expected a JSON object, not {json}"))?;
+    for (k, x) in obj {
+        match (k.as_str(), x) {
+            ("method", serde_json::Value::String(m)) => {
+                out.spec.insert("algorithm".into(), Value::String(m.clone()));
+            }
+            ("model", serde_json::Value::String(m)) => {
+                let p = preset_of(m).map_err(|e| format!("--speculative-config model: {e}"))?;
+                out.spec.insert("draft".into(), Value::String(p));
+            }
+            ("num_speculative_tokens" | "draft_tensor_parallel_size", x) if x.as_i64().is_some() => {
+                out.spec
+                    .insert(k.clone(), Value::Integer(x.as_i64().unwrap_or(0)));
+            }
+            _ => out.notes.push(format!(
+                "--speculative-config {k} = {x}: not modelled by tpsim (left out)"
+            )),
+        }
+    }
+    Ok(())
+}
+
+/// SGLang's `--speculative-*` flags (0.5.8 `server_args.py`): EAGLE3 → `eagle3` with its draft;
+/// NEXTN, or EAGLE without a draft path (SGLang then drafts with the model's own MTP layers:
+/// `server_args.py` sets the draft path to the model for DeepSeek-V3, GLM-4.5 and Qwen3.5's
+/// architectures), → `nextn`; anything else is written as given (the scenario loader refuses it).
+fn sglang_spec(out: &mut Out, s: &BTreeMap<&str, String>) -> Result<(), String> {
+    let algo = s.get("--speculative-algorithm").map(|a| a.to_ascii_uppercase());
+    let draft = s.get("--speculative-draft-model-path");
+    let name = match (algo.as_deref(), draft) {
+        (Some("EAGLE3"), _) => "eagle3".to_string(),
+        (Some("NEXTN"), _) | (Some("EAGLE"), None) => "nextn".to_string(),
+        (Some(other), _) => other.to_ascii_lowercase(),
+        (None, _) => return Err("--speculative-* flags without --speculative-algorithm".into()),
+    };
+    out.spec.insert("algorithm".into(), Value::String(name));
+    if let Some(d) = draft {
+        let p = preset_of(d).map_err(|e| format!("--speculative-draft-model-path: {e}"))?;
+        out.spec.insert("draft".into(), Value::String(p));
+    }
+    for (flag, key) in [
+        ("--speculative-num-steps", "num_steps"),
+        ("--speculative-eagle-topk", "topk"),
+        ("--speculative-num-draft-tokens", "num_draft_tokens"),
+    ] {
+        if let Some(v) = s.get(flag) {
+            let n = v
+                .parse::<i64>()
+                .map_err(|_| format!("{flag}: expected an integer, not '{v}'"))?;
+            out.spec.insert(key.into(), Value::Integer(n));
+        }
+    }
+    Ok(())
+}
+
+/// The environment: `[engine.env]` for the variables tpsim reads; vLLM's `VLLM_ALL2ALL_BACKEND`
+/// and `VLLM_ATTENTION_BACKEND` as their keys (`engine_args` prints them so); the rest noted.
+fn environment(out: &mut Out, env: &BTreeMap<String, String>, sglang: bool) {
+    let mut ignored = Vec::new();
+    for (k, v) in env {
+        match k.as_str() {
+            "VLLM_ALL2ALL_BACKEND" if !sglang => out.set("all2all_backend", Value::String(v.clone())),
+            "VLLM_ATTENTION_BACKEND" if !sglang => out.set("attention_backend", Value::String(v.clone())),
+            _ if env_accepted(k) => {
+                out.env.insert(k.clone(), v.clone());
+            }
+            _ => ignored.push(format!("{k}={v}")),
+        }
+    }
+    if !ignored.is_empty() {
+        out.notes.push(format!(
+            "environment not read by tpsim (left out; `[engine.env]` takes only the variables it models): {}",
+            ignored.join(" ")
+        ));
+    }
+}
+
+/// HuggingFace repository → bundled preset (`scenarios/models/hf-ids.toml` `[ids]`).
+fn hf_ids() -> BTreeMap<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Ids {
+        ids: BTreeMap<String, String>,
+    }
+    toml::from_str::<Ids>(include_str!("../../scenarios/models/hf-ids.toml"))
+        .map(|i| i.ids)
+        .unwrap_or_default()
+}
+
+/// The bundled preset a model path names: a preset's own name, its HuggingFace id (any case), or
+/// a path whose last component is exactly one preset's repository name (`/mnt/MiniMax-M2.5`).
+pub fn preset_of(path: &str) -> Result<String, String> {
+    let path = path.trim_end_matches('/');
+    if presets::model(path).is_some() {
+        return Ok(path.to_string());
+    }
+    let ids = hf_ids();
+    if let Some((p, _)) = ids.iter().find(|(_, id)| id.eq_ignore_ascii_case(path)) {
+        return Ok(p.clone());
+    }
+    let last = path.rsplit('/').next().unwrap_or(path);
+    let by_name: Vec<&String> = ids
+        .iter()
+        .filter(|(_, id)| {
+            id.rsplit('/')
+                .next()
+                .is_some_and(|n| n.eq_ignore_ascii_case(last))
+        })
+        .map(|(p, _)| p)
+        .collect();
+    match by_name.as_slice() {
+        // A repository of the same name under another owner may be another checkpoint: the
+        // caller notes the match.
+        [one] => Ok((*one).clone()),
+        [] => Err(format!(
+            "`{path}` is no bundled model preset and no HuggingFace id in scenarios/models/hf-ids.toml: name \
+             the served model's preset with --model-preset NAME (one of: {}), or add the model as a preset \
+             (config.json under scenarios/models/, its id in hf-ids.toml; book: Models)",
+            presets::names("model").join(", ")
+        )),
+        many => Err(format!(
+            "`{path}` matches the repositories of several presets ({}): pass --model-preset NAME",
+            many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// `[model]`: `--model-preset`, else the preset the path names, else a local directory holding a
+/// config.json (`[model] config`). Returns the preset (none for a directory).
+fn model_ref(out: &mut Out, model: &str, given: Option<&str>) -> Result<Option<String>, String> {
+    if let Some(p) = given {
+        if presets::model(p).is_none() {
+            return Err(format!(
+                "--model-preset {p}: no such bundled preset (expected one of: {})",
+                presets::names("model").join(", ")
+            ));
+        }
+        out.notes
+            .push(format!("model {model}: read as the preset {p} (--model-preset)"));
+        out.model.insert("preset".into(), Value::String(p.into()));
+        return Ok(Some(p.into()));
+    }
+    let cfg = Path::new(model).join("config.json");
+    if presets::model(model).is_none() && cfg.is_file() {
+        out.model
+            .insert("config".into(), Value::String(cfg.display().to_string()));
+        return Ok(None);
+    }
+    let p = preset_of(model)?;
+    let exact = presets::model(model).is_some() || hf_ids().values().any(|id| id.eq_ignore_ascii_case(model));
+    if !exact {
+        out.notes.push(format!(
+            "model {model}: read as the preset {p}, whose repository has the same name (check it is the same checkpoint)"
+        ));
+    }
+    out.model.insert("preset".into(), Value::String(p.clone()));
+    Ok(Some(p))
+}
+
+/// The scenario's text, then loaded and printed back (`engine_args::command`) to refuse what the
+/// scenario or the engine refuses.
+fn render_and_check(mut out: Out, o: &Options) -> Result<Imported, String> {
+    let mut doc = Table::new();
+    let (path, from) = match &o.hardware {
+        HardwareFrom::Preset(p) => {
+            let mut hw = Table::new();
+            hw.insert("preset".into(), Value::String(p.clone()));
+            doc.insert("hardware".into(), Value::Table(hw));
+            (
+                o.output.clone().unwrap_or_else(|| PathBuf::from("imported.toml")),
+                None,
+            )
+        }
+        HardwareFrom::Scenario(f) => {
+            let text = crate::files::read_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let t: Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", f.display()))?;
+            let hw = t
+                .get("hardware")
+                .cloned()
+                .ok_or_else(|| format!("{}: no [hardware] table", f.display()))?;
+            doc.insert("hardware".into(), hw);
+            for k in ["seed", "workload", "slo"] {
+                if let Some(v) = t.get(k) {
+                    doc.insert(k.into(), v.clone());
+                }
+            }
+            let acc = t.get("speculative").and_then(|s| s.get("acceptance")).cloned();
+            (o.output.clone().unwrap_or_else(|| f.clone()), acc)
+        }
+    };
+    if !out.spec.is_empty() {
+        let acc = match (&o.acceptance, from) {
+            (Some(body), _) => Value::Table(
+                toml::from_str::<Table>(body)
+                    .map_err(|e| format!("--acceptance: not a TOML table body ({e}): {body}"))?,
+            ),
+            (None, Some(a)) => a,
+            (None, None) => {
+                return Err("the command speculates, and the draft's acceptance is in no launch flag: pass --acceptance \
+                            'alpha = 0.7' (or 'profile = \"NAME\"'), or --from a scenario whose [speculative] has one"
+                    .into());
+            }
+        };
+        out.spec.insert("acceptance".into(), acc);
+    }
+    let text = render(&doc, &out)?;
+    let s = scenario::load_str(&text, &path).map_err(|e| loaded_error(&e, &text))?;
+    let raw: ScenarioFile = scenario::parse_toml(&text, &path).map_err(|e| e.to_string())?;
+    crate::engine_args::command(&s, &raw, &text).map_err(|e| loaded_error(&e, &text))?;
+    Ok(Imported {
+        text,
+        notes: out.notes,
+        warnings: s.warnings,
+    })
+}
+
+fn loaded_error(e: &ScenarioError, text: &str) -> String {
+    format!("the imported scenario does not load: {e}\n--- the scenario ---\n{text}")
+}
+
+/// The file: notes as comments, then `seed`, `[hardware]`, `[model]`, `[engine]`, `[engine.env]`,
+/// `[speculative]`, `[workload]`, `[slo]`.
+fn render(doc: &Table, out: &Out) -> Result<String, String> {
+    let ser = |t: &Table| toml::to_string(t).map_err(|e| e.to_string());
+    let mut text = String::from(
+        "# Written by `tpsim import-command` (issue #17): the launch command's flags as keys.\n",
+    );
+    for n in &out.notes {
+        text.push_str(&format!("# {n}\n"));
+    }
+    let part = |k: &str| {
+        doc.get(k).map(|v| {
+            let mut t = Table::new();
+            t.insert(k.into(), v.clone());
+            t
+        })
+    };
+    if let Some(t) = part("seed") {
+        text.push_str(&ser(&t)?);
+    }
+    for k in ["hardware"] {
+        if let Some(t) = part(k) {
+            text.push('\n');
+            text.push_str(&ser(&t)?);
+        }
+    }
+    let mut model = Table::new();
+    let mut m = out.model.clone();
+    let kv = m.remove("kv_cache_dtype");
+    model.insert("model".into(), Value::Table(m.clone()));
+    text.push('\n');
+    text.push_str(&ser(&model)?);
+    if let Some(kv) = kv {
+        text.push_str(&kv_table(m.get("preset").and_then(Value::as_str), kv)?);
+    }
+    text.push_str("\n[engine]\n");
+    for (k, v) in &out.engine {
+        text.push_str(&format!("{k} = {v}\n"));
+    }
+    if !out.env.is_empty() {
+        text.push_str("\n[engine.env]\n");
+        for (k, v) in &out.env {
+            text.push_str(&format!("{k} = {}\n", Value::String(v.clone())));
+        }
+    }
+    if !out.spec.is_empty() {
+        let mut t = Table::new();
+        t.insert("speculative".into(), Value::Table(out.spec.clone()));
+        text.push('\n');
+        text.push_str(&ser(&t)?);
+    }
+    for k in ["workload", "slo"] {
+        if let Some(t) = part(k) {
+            text.push('\n');
+            text.push_str(&ser(&t)?);
+        }
+    }
+    Ok(text)
+}
+
+/// `[model.quantization]`: the preset's own `quant.toml` (the checkpoint's format) with the
+/// command's KV dtype; without a preset (a config directory) bf16 weights and the KV dtype.
+fn kv_table(preset: Option<&str>, kv: Value) -> Result<String, String> {
+    let mut q: Table = match preset.and_then(presets::model).map(|(_, q)| q) {
+        Some(t) if !t.trim().is_empty() => toml::from_str(t).map_err(|e| e.to_string())?,
+        _ => Table::new(),
+    };
+    q.insert("kv_cache_dtype".into(), kv);
+    let mut t = Table::new();
+    let mut m = Table::new();
+    m.insert("quantization".into(), Value::Table(q));
+    t.insert("model".into(), Value::Table(m));
+    // `[model.quantization]` after `[model]`'s keys.
+    let s = toml::to_string(&t).map_err(|e| e.to_string())?;
+    Ok(format!("\n{}", s.trim_start_matches("[model]\n")))
+}
