@@ -576,3 +576,36 @@ fn check_holds_the_known_misses_to_the_figures() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].contains("is now within the 15 % target"), "{f:?}");
 }
+
+#[test]
+fn holding_out_one_class_gives_the_full_runs_figures_for_its_systems() {
+    // `crossval allreduce --class CLASS` runs the joint fit and the folds of that class's systems only;
+    // each fold still trains on every other system, so the class's systems come out exactly as in the
+    // full run (same folds, same predictions) and the class line is the full run's. Here the
+    // "p2p-root-complex" class is the Turin box and the tinybox (systems 0 and 2).
+    let s = small(1.0);
+    let full = allreduce::crossval(&s, "small.tsv", "small.toml").unwrap();
+    let part = allreduce::crossval_class(&s, "small.tsv", "small.toml", Some("p2p-root-complex")).unwrap();
+    let names: Vec<&str> = part.systems.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["turin", "tinybox"]);
+    assert_eq!(part.systems[0], full.systems[0]);
+    assert_eq!(part.systems[1], full.systems[2]);
+    assert_eq!(part.joint, full.joint);
+    assert_eq!(part.classes.len(), 1);
+    assert_eq!(part.classes[0], full.classes[0]);
+    // Its "all rows" lines cover the class's 5 rows only.
+    assert_eq!(part.overall.left_out, full.classes[0].left_out);
+    assert_eq!(part.overall.left_out.rows, 5);
+    // The one-system class: the 4090's fold, which cannot see an SHM row.
+    let shm = allreduce::crossval_class(&s, "small.tsv", "small.toml", Some("shm-host")).unwrap();
+    assert_eq!(shm.systems.len(), 1);
+    assert_eq!(shm.systems[0], full.systems[1]);
+    // A class no system has is bad input, named with the expected ones.
+    let e = allreduce::crossval_class(&s, "small.tsv", "small.toml", Some("p2p-switch"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--class `p2p-switch`") && e.contains("shm-host"),
+        "{e}"
+    );
+}

@@ -40,6 +40,12 @@ pub struct AllreduceArgs {
     /// [`TARGET`] or the systems file lists it as a `known_miss` (and every known miss still misses).
     #[arg(long)]
     pub check: bool,
+    /// Hold out only the systems of this class (one of `p2p-switch`, `p2p-root-complex`,
+    /// `shm-host`): the joint fit and those systems' folds, each still fitted on every other
+    /// system's rows, so their figures are the full run's; the other systems are not reported and
+    /// the "all rows" lines cover the class only. About half the time for `shm-host`.
+    #[arg(long, value_name = "CLASS")]
+    pub class: Option<String>,
 }
 
 /// The allreduce target of the project (issue #3, book/src/validation.md "Targets"): median |error| ≤
@@ -49,7 +55,10 @@ pub const TARGET: f64 = 0.15;
 /// What `--check` finds wrong, one sentence each; empty when the figures and the known-miss list agree.
 pub fn check(sys: &Systems, r: &Report) -> Vec<String> {
     let mut out = Vec::new();
-    for (s, rep) in sys.systems.iter().zip(&r.systems) {
+    for rep in &r.systems {
+        let Some(s) = sys.systems.iter().find(|s| s.name == rep.name) else {
+            continue;
+        };
         let m = rep.left_out.median_abs_error;
         let within = m <= TARGET;
         match (&s.known_miss, within) {
@@ -264,27 +273,49 @@ pub fn fit_shared(
 /// Runs every fit (the joint one and one per held-out system, in parallel, collected in order) and
 /// assembles the report.
 pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report, CrossvalError> {
+    crossval_class(sys, data, systems_file, None)
+}
+
+/// [`crossval`] holding out only the systems of `class` (all systems when `None`): the joint fit and
+/// their folds, each fold fitted on every other system as in the full run. The report lists those
+/// systems only; its overall figures are over their rows.
+pub fn crossval_class(
+    sys: &Systems,
+    data: &str,
+    systems_file: &str,
+    class: Option<&str>,
+) -> Result<Report, CrossvalError> {
     let n = sys.systems.len();
     if n < 2 {
         return Err(CrossvalError::Usage(format!(
             "{systems_file}: {n} system: leave-one-system-out needs at least 2"
         )));
     }
-    // Task 0: all systems; task k + 1: all but system k.
+    let held: Vec<usize> = (0..n)
+        .filter(|&k| class.is_none_or(|c| sys.systems[k].class == c))
+        .collect();
+    if let Some(c) = class.filter(|_| held.is_empty()) {
+        return Err(CrossvalError::Usage(format!(
+            "--class `{c}`: no system of {systems_file} has it: expected one of {}",
+            systems::CLASSES.join(", ")
+        )));
+    }
+    // Task 0: all systems; task i + 1: all but system held[i].
     let tasks: Vec<Vec<usize>> = std::iter::once((0..n).collect())
-        .chain((0..n).map(|k| (0..n).filter(|&j| j != k).collect()))
+        .chain(held.iter().map(|&k| (0..n).filter(|&j| j != k).collect()))
         .collect();
     let memo = Memo::default();
     let fits: Vec<(Vec<ConstFit>, HwParams)> = tasks
         .par_iter()
         .map(|train| fit_shared(sys, train, &memo))
         .collect::<Result<_, _>>()?;
-    let predictions: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = (0..n)
+    let predictions: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = (0..held.len())
         .into_par_iter()
-        .map(|k| {
+        .map(|i| {
+            let k = held[i];
             let s = &sys.systems[k];
             let joint = memo.predict(sys, k, &fits[0].1)?;
-            let left = memo.predict(sys, k, &fits[k + 1].1)?;
+            let left = memo.predict(sys, k, &fits[i + 1].1)?;
             Ok((predict_bundled(s), joint, left))
         })
         .collect::<Result<_, String>>()
@@ -292,8 +323,9 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
     let mut reports = Vec::new();
     let (mut all_b, mut all_j, mut all_l) = (Vec::new(), Vec::new(), Vec::new());
     let mut by_system = Vec::new();
-    for (k, s) in sys.systems.iter().enumerate() {
-        let (b, j, l) = &predictions[k];
+    for (h, &k) in held.iter().enumerate() {
+        let s = &sys.systems[k];
+        let (b, j, l) = &predictions[h];
         let mut rows = Vec::new();
         let mut i = 0;
         for part in &s.parts {
@@ -343,7 +375,7 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
             bundled: Summary::of(&pb),
             joint: Summary::of(&pj),
             left_out: Summary::of(&pl),
-            fold: fits[k + 1].0.clone(),
+            fold: fits[h + 1].0.clone(),
             row_predictions: rows,
         });
     }
@@ -358,7 +390,7 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
             left_out: med(&|r| r.left_out.median_abs_error),
         },
     };
-    let classes = classes(sys, &reports, &by_system);
+    let classes = classes(sys, &held, &reports, &by_system);
     Ok(Report {
         data: data.to_string(),
         systems_file: systems_file.to_string(),
@@ -376,11 +408,18 @@ pub fn crossval(sys: &Systems, data: &str, systems_file: &str) -> Result<Report,
 type SystemPairs = (Vec<(f64, f64)>, Vec<(f64, f64)>, Vec<(f64, f64)>);
 
 /// The per-class figures: each class's rows pooled over its systems, and its systems' medians.
-fn classes(sys: &Systems, reports: &[SystemReport], pairs: &[SystemPairs]) -> Vec<ClassReport> {
+/// `reports` and `pairs` are those of the systems `held` (indices into `sys.systems`), in order.
+fn classes(
+    sys: &Systems,
+    held: &[usize],
+    reports: &[SystemReport],
+    pairs: &[SystemPairs],
+) -> Vec<ClassReport> {
     let mut out = Vec::new();
     for class in systems::CLASSES {
-        let members: Vec<usize> = (0..sys.systems.len())
-            .filter(|&k| sys.systems[k].class == class)
+        // Positions in `held` (and so in `reports`, `pairs`).
+        let members: Vec<usize> = (0..held.len())
+            .filter(|&i| sys.systems[held[i]].class == class)
             .collect();
         if members.is_empty() {
             continue;
@@ -393,7 +432,10 @@ fn classes(sys: &Systems, reports: &[SystemReport], pairs: &[SystemPairs]) -> Ve
         };
         out.push(ClassReport {
             class: class.to_string(),
-            systems: members.iter().map(|&k| sys.systems[k].name.clone()).collect(),
+            systems: members
+                .iter()
+                .map(|&i| sys.systems[held[i]].name.clone())
+                .collect(),
             bundled: Summary::of(&pool(&|p| &p.0)),
             joint: Summary::of(&pool(&|p| &p.1)),
             left_out: Summary::of(&pool(&|p| &p.2)),
@@ -674,10 +716,11 @@ pub fn execute(args: &AllreduceArgs) -> Result<String, CrossvalError> {
 /// [`execute`], with what `--check` found wrong (empty without `--check`).
 pub fn execute_checked(args: &AllreduceArgs) -> Result<(String, Vec<String>), CrossvalError> {
     let sys = systems::load(&args.systems, &args.data)?;
-    let r = crossval(
+    let r = crossval_class(
         &sys,
         &args.data.display().to_string(),
         &args.systems.display().to_string(),
+        args.class.as_deref(),
     )?;
     let failures = if args.check { check(&sys, &r) } else { Vec::new() };
     let text = if args.json {
