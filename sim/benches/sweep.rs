@@ -4,8 +4,8 @@
 //! 0.80–0.89 × nccl/custom × α 0.6–0.95) on two threads. Issue #8 asks for a 1,000-point sweep "in
 //! seconds" on two cores. Collective outcomes (`comm`) and iteration shape costs
 //! (`decode::shape_cache`) are cached for the whole process, so iterations after the first measure
-//! a sweep's steady state; the grid's first, cold run is what `tpsim sweep` takes, and its timing
-//! is printed before criterion's (sweepfast).
+//! a sweep's steady state (every shape cached); a cold `tpsim sweep` process builds each shape
+//! once more: time it with `/usr/bin/time` (book/src/sweep.md, sweepfast).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::PathBuf;
@@ -23,13 +23,6 @@ fn bench(c: &mut Criterion) {
     .map(String::from);
     let big = Sweep::new(&file, &grid, &[]).expect("bundled scenario");
     assert_eq!(big.len(), 1000);
-    let cold = std::time::Instant::now();
-    // First, on an empty shape cache: what one `tpsim sweep` process takes.
-    big.run(None, 2, &|| ()).expect("sweep");
-    eprintln!(
-        "sweep/seed_1000_points_2_threads: cold run {:.2?} wall",
-        cold.elapsed()
-    );
     let sets = [
         "workload.concurrency=1,2,4,8",
         "engine.allreduce=nccl,custom",
