@@ -18,6 +18,7 @@ pub use passes::PrefillKernels;
 pub use passes::vllm_dp::{exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows};
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
+mod shape_cache; // sweepfast: iteration shape costs shared by every prediction of the process
 mod vllm_hybrid; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
 mod vllm_parts;
 mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
@@ -181,6 +182,42 @@ pub fn predict(s: &Scenario) -> Result<Prediction, DecodeError> {
 /// [`predict`], optionally without the no-speculation comparison loop (`without_spec` is then
 /// `None`). The main loop's results are the same either way: each loop draws its own streams.
 pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Prediction, DecodeError> {
+    predict_opts(
+        s,
+        &Options {
+            compare_without_spec,
+            ..Options::default()
+        },
+    )
+}
+
+/// How [`predict_opts`] runs. The figures are the same for every choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Also run the no-speculation comparison loop (speculative scenarios only).
+    pub compare_without_spec: bool,
+    /// Keep the first iterations' graphs for `--trace` (`Prediction::trace_shapes`; those decode
+    /// shapes are then built even when the shape cache has them).
+    pub trace: bool,
+    /// Take shape costs from the process-wide shape cache and put new ones there (sweepfast);
+    /// false builds every shape of the prediction (the reference the cache is checked against).
+    pub shape_cache: bool,
+}
+
+impl Default for Options {
+    /// `tpsim run`'s: comparison loop, trace shapes, shape cache.
+    fn default() -> Self {
+        Options {
+            compare_without_spec: true,
+            trace: true,
+            shape_cache: true,
+        }
+    }
+}
+
+/// [`predict`] as `opts` says.
+pub fn predict_opts(s: &Scenario, opts: &Options) -> Result<Prediction, DecodeError> {
+    let compare_without_spec = opts.compare_without_spec;
     let memory = plan_memory(s);
     let costs = collective_costs(s);
     let mut builder = passes::Builder::new(s, &costs);
@@ -192,6 +229,10 @@ pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Predicti
     });
     let mut eager = eager_s.as_ref().map(|e| passes::Builder::new(e, &costs));
     let rng = RngStreams::new(s.seed);
+    let cache = Cache {
+        table: opts.shape_cache.then(|| shape_cache::table(s)),
+        trace: opts.trace,
+    };
     let main = run_loop(
         s,
         &memory,
@@ -199,9 +240,10 @@ pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Predicti
         eager.as_mut(),
         &rng,
         s.speculative.is_some(),
+        &cache,
     )?;
     let (without_spec, be) = if s.speculative.is_some() && compare_without_spec {
-        let plain = run_loop(s, &memory, &mut builder, eager.as_mut(), &rng, false)?;
+        let plain = run_loop(s, &memory, &mut builder, eager.as_mut(), &rng, false, &cache)?;
         let be = break_even_accept_len(main.mean_iteration_ms, plain.mean_iteration_ms);
         (Some(plain), be.is_finite().then_some(be))
     } else {
@@ -220,6 +262,13 @@ pub fn predict_with(s: &Scenario, compare_without_spec: bool) -> Result<Predicti
         resources,
         trace_shapes,
     })
+}
+
+/// A prediction's view of the process-wide shape cache: its scenario's table, and whether the
+/// first decode shapes must be built anyway for `--trace`.
+struct Cache {
+    table: Option<std::sync::Arc<shape_cache::Table>>,
+    trace: bool,
 }
 
 /// What one simulated iteration shape costs: its makespan and critical-path breakdowns.
@@ -262,6 +311,8 @@ struct Shapes<'b, 'a> {
     eager: Option<&'b mut passes::Builder<'a>>,
     spec: bool,
     trace: bool,
+    /// The process-wide costs of this scenario's shapes (`shape_cache`; None: not used).
+    table: Option<&'b shape_cache::Table>,
     index: BTreeMap<ShapeKey, usize>,
     /// Issue #18 leftover (dpsched2): DP-attention SUM_LEN steps, by the groups' shapes.
     dp_index: BTreeMap<Vec<serve::GroupShape>, usize>,
@@ -269,19 +320,71 @@ struct Shapes<'b, 'a> {
 }
 
 impl<'a> Shapes<'_, 'a> {
+    /// The shape `key` of this loop: its index and makespan, from this loop's shapes, else from
+    /// the process-wide cache (when `shared`), else built by `build`.
     fn get(
         &mut self,
         key: ShapeKey,
+        shared: bool,
         build: impl FnOnce(&mut Self) -> Result<ShapeCost, DecodeError>,
     ) -> Result<(usize, Duration), DecodeError> {
         if let Some(&i) = self.index.get(&key) {
             return Ok((i, self.costs[i].makespan));
         }
-        let c = build(self)?;
+        let c = if shared {
+            let spec = self.spec;
+            self.cached(shape_cache::Key::Shape { spec, shape: key }, build)?
+        } else {
+            build(self)?
+        };
         let t = c.makespan;
         self.costs.push(c);
         self.index.insert(key, self.costs.len() - 1);
         Ok((self.costs.len() - 1, t))
+    }
+
+    /// The cost of `key` from the process-wide cache, its build's side effects made again (the
+    /// builders' prefill-kernel additions in order, the collectives asked for); on a miss, built by
+    /// `build` with those side effects logged, and stored.
+    fn cached(
+        &mut self,
+        key: shape_cache::Key,
+        build: impl FnOnce(&mut Self) -> Result<ShapeCost, DecodeError>,
+    ) -> Result<ShapeCost, DecodeError> {
+        let Some(table) = self.table else {
+            return build(self);
+        };
+        if let Some(e) = table.get(&key) {
+            self.b.replay_kernel_log(&e.main_log);
+            if let Some(x) = self.eager.as_ref() {
+                x.replay_kernel_log(&e.eager_log);
+            }
+            self.b.costs().replay_calls(&e.calls);
+            return Ok(e.cost.clone());
+        }
+        self.b.start_kernel_log();
+        if let Some(x) = self.eager.as_ref() {
+            x.start_kernel_log();
+        }
+        self.b.costs().start_tap();
+        let c = build(self);
+        // Stop logging whether or not the build succeeded.
+        let main_log = self.b.take_kernel_log();
+        let eager_log = self
+            .eager
+            .as_ref()
+            .map(|x| x.take_kernel_log())
+            .unwrap_or_default();
+        let calls = self.b.costs().take_tap();
+        let c = c?;
+        let entry = shape_cache::Entry {
+            cost: c.clone(),
+            main_log,
+            eager_log,
+            calls,
+        };
+        table.insert(key, entry);
+        Ok(c)
     }
 
     fn builder(&mut self, eager: bool) -> &mut passes::Builder<'a> {
@@ -295,7 +398,9 @@ impl<'a> Shapes<'_, 'a> {
 impl serve::IterationCosts for Shapes<'_, '_> {
     fn decode(&mut self, batch: u32, ctx: u32, eager: bool) -> Result<(usize, Duration), DecodeError> {
         let (spec, trace) = (self.spec, self.trace && !eager);
-        self.get((0, batch, ctx, 0, 0, eager), |me| {
+        // The first shapes of a traced run are built for their graphs.
+        let shared = !(trace && self.b.first_shapes.len() < TRACE_ITERATIONS);
+        self.get((0, batch, ctx, 0, 0, eager), shared, |me| {
             let shape = me.builder(eager).simulate(batch, ctx, spec)?;
             let c = ShapeCost::of(&shape);
             if trace && me.b.first_shapes.len() < TRACE_ITERATIONS {
@@ -316,7 +421,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         let spec = self.spec;
         let eager = prefill_is_eager(self.b.scenario());
         // A prefill's key keeps its cached prefix in the context slot (0 for a fresh prompt).
-        self.get((1, 0, prefix, seqs, tokens, eager), |me| {
+        self.get((1, 0, prefix, seqs, tokens, eager), true, |me| {
             Ok(ShapeCost::of(
                 &me.builder(eager)
                     .simulate_prefill_after(seqs, tokens, prefix, spec)?,
@@ -332,7 +437,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         tokens: u32,
     ) -> Result<(usize, Duration), DecodeError> {
         let spec = self.spec;
-        self.get((2, batch, ctx, seqs, tokens, eager), |me| {
+        self.get((2, batch, ctx, seqs, tokens, eager), true, |me| {
             if spec {
                 // A speculative iteration with prefill chunks: costed as the speculative decode
                 // followed by the chunks' prefill (one forward in vLLM; a first cut).
@@ -350,6 +455,21 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         if let Some(&i) = self.dp_index.get(groups) {
             return Ok((i, self.costs[i].makespan));
         }
+        let key = shape_cache::Key::Dp {
+            spec: self.spec,
+            groups: groups.to_vec(),
+        };
+        let c = self.cached(key, |me| me.build_dp_sum_len(groups))?;
+        let t = c.makespan;
+        self.costs.push(c);
+        self.dp_index.insert(groups.to_vec(), self.costs.len() - 1);
+        Ok((self.costs.len() - 1, t))
+    }
+}
+
+impl Shapes<'_, '_> {
+    /// Builds an SGLang DP-attention SUM_LEN step over the groups' shapes.
+    fn build_dp_sum_len(&mut self, groups: &[serve::GroupShape]) -> Result<ShapeCost, DecodeError> {
         let sum = passes::DpSum {
             groups: groups.iter().map(|g| group_pass_shape(*g)).collect(),
         };
@@ -373,11 +493,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
             _ => b.simulate_mixed(dec, ctx, seqs, tokens),
         };
         b.set_dp_sum(None);
-        let c = ShapeCost::of(&shape?);
-        let t = c.makespan;
-        self.costs.push(c);
-        self.dp_index.insert(groups.to_vec(), self.costs.len() - 1);
-        Ok((self.costs.len() - 1, t))
+        Ok(ShapeCost::of(&shape?))
     }
 }
 
@@ -443,6 +559,7 @@ fn run_loop<'a>(
     eager: Option<&mut passes::Builder<'a>>,
     rng: &RngStreams,
     speculate: bool,
+    shared: &Cache,
 ) -> Result<LoopResult, DecodeError> {
     // Issue #18 point 1 (schedkeys): without prefix reuse (SGLang `--disable-radix-cache`, vLLM
     // `--no-enable-prefix-caching`) no request finds its shared prefix cached.
@@ -456,13 +573,14 @@ fn run_loop<'a>(
     let mut accept_rng = rng.stream("acceptance");
     let spec = s.speculative.as_ref().filter(|_| speculate);
     let mut sampler = spec.map(|sp| sp.acceptance.sampler(sp.num_steps, sp.topk, sp.num_draft_tokens));
-    let trace = speculate == s.speculative.is_some();
+    let trace = shared.trace && speculate == s.speculative.is_some();
     let plan = serve::plan(s, memory, speculate);
     let mut shapes = Shapes {
         b,
         eager,
         spec: spec.is_some(),
         trace,
+        table: shared.table.as_deref(),
         index: BTreeMap::new(),
         dp_index: BTreeMap::new(),
         costs: Vec::new(),

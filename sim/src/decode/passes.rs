@@ -42,6 +42,9 @@ pub struct Costs {
     /// Every distinct collective the prediction asked for: which hardware parameters a prediction
     /// used is derived from these ([`Costs::params_used`]).
     calls: Mutex<BTreeSet<Collective>>,
+    /// While a shape is built for the process-wide shape cache (`decode::shape_cache`), the
+    /// collectives it asks for, so that a later hit records them as the build would have.
+    tap: Mutex<Option<BTreeSet<Collective>>>,
     // Issue #17 (DP attention): the attention-TP group's communicator when 1 < attn_tp < tp.
     pub attn: Option<Comm>,
     // Issue #17 (vLLM DCP): the DCP group's communicator when dcp > 1.
@@ -61,6 +64,7 @@ pub fn collective_costs(s: &Scenario) -> Costs {
         tp_net: tp_net::tp_net(s, &comm),
         comm,
         calls: Mutex::new(BTreeSet::new()),
+        tap: Mutex::new(None),
         attn: dp_attention::attn_comm(s),
         dcp: dcp::dcp_comm(s),
         vllm_dp: vllm_dp::dp_group_comm(s),
@@ -138,6 +142,27 @@ impl Costs {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(c);
+        if let Some(t) = self.tap.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+            t.insert(c);
+        }
+    }
+
+    /// Starts noting the collectives asked for (for [`Costs::take_tap`]).
+    pub(crate) fn start_tap(&self) {
+        *self.tap.lock().unwrap_or_else(PoisonError::into_inner) = Some(BTreeSet::new());
+    }
+
+    /// The collectives asked for since [`Costs::start_tap`], in order of the set; stops noting.
+    pub(crate) fn take_tap(&self) -> Vec<Collective> {
+        let t = self.tap.lock().unwrap_or_else(PoisonError::into_inner).take();
+        t.map_or_else(Vec::new, |t| t.into_iter().collect())
+    }
+
+    /// Records `calls` as asked for (a cached shape's collectives, `decode::shape_cache`).
+    pub(crate) fn replay_calls(&self, calls: &[Collective]) {
+        for &c in calls {
+            self.record(c);
+        }
     }
 
     /// Which of `names` (hardware parameters, `profile::PROFILE_PARAMS` names) the collectives of
@@ -296,7 +321,13 @@ pub struct Builder<'a> {
     recording: std::cell::Cell<bool>,
     /// The FLOP-bound kernels of every prefill (and mixed) shape built so far.
     prefill_kernels: std::cell::RefCell<PrefillKernels>,
+    /// While a shape is built for the process-wide shape cache (`decode::shape_cache`), every
+    /// addition to `prefill_kernels` in order, so that a later hit replays the same additions.
+    kernel_log: std::cell::RefCell<Option<Vec<KernelAdd>>>,
 }
+
+/// One addition to [`PrefillKernels`]: FLOPs per kernel, FLOPs, inside the measured range.
+pub type KernelAdd = (f64, f64, bool);
 
 /// The FLOP-bound kernels of the prefill shapes a builder costed (each distinct shape once, every
 /// layer counted): their FLOPs per kernel and how many FLOPs lie outside the domain the hardware's
@@ -382,6 +413,26 @@ impl<'a> Builder<'a> {
             dp_sum: None,
             recording: std::cell::Cell::new(false),
             prefill_kernels: std::cell::RefCell::new(PrefillKernels::default()),
+            kernel_log: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// Starts logging the additions to the prefill-kernel record (for [`Builder::take_kernel_log`]).
+    pub fn start_kernel_log(&self) {
+        *self.kernel_log.borrow_mut() = Some(Vec::new());
+    }
+
+    /// The additions since [`Builder::start_kernel_log`], in order; stops logging.
+    pub fn take_kernel_log(&self) -> Vec<KernelAdd> {
+        self.kernel_log.borrow_mut().take().unwrap_or_default()
+    }
+
+    /// Makes the additions of `log` again, in order (a cached shape's: the same floating-point
+    /// sums as building it).
+    pub fn replay_kernel_log(&self, log: &[KernelAdd]) {
+        let mut k = self.prefill_kernels.borrow_mut();
+        for &(per, flops, inside) in log {
+            k.add(per, flops, inside);
         }
     }
 
@@ -420,6 +471,9 @@ impl<'a> Builder<'a> {
                     .flops_range
                     .is_some_and(|[lo, hi]| per >= lo && per <= hi);
             self.prefill_kernels.borrow_mut().add(per, flops, inside);
+            if let Some(log) = self.kernel_log.borrow_mut().as_mut() {
+                log.push((per, flops, inside));
+            }
         }
     }
 
@@ -428,6 +482,11 @@ impl<'a> Builder<'a> {
     /// busiest). Ignored without DP attention.
     pub fn set_dp_sum(&mut self, sum: Option<DpSum>) {
         self.dp_sum = sum;
+    }
+
+    /// The collective costs this builder uses.
+    pub fn costs(&self) -> &'a Costs {
+        self.costs
     }
 
     /// The scenario this builder lowers passes for.

@@ -270,7 +270,13 @@ impl Sweep {
             return Ok(row);
         }
         // Sweep rows need no comparison with plain decoding: skip that second loop.
-        let p = decode::predict_with(s, false).map_err(|e| SweepError::Internal {
+        // Nor the trace's graphs: every shape may come from the shape cache.
+        let opts = decode::Options {
+            compare_without_spec: false,
+            trace: false,
+            shape_cache: true,
+        };
+        let p = decode::predict_opts(s, &opts).map_err(|e| SweepError::Internal {
             index: i,
             message: e.to_string(),
         })?;
