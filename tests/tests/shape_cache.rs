@@ -39,18 +39,28 @@ fn cached_shapes_report_what_built_shapes_report() {
         trace: false,
         ..Options::default()
     };
-    let mut calibrated = 0;
-    for file in FILES {
-        let reference = report(file, &built);
-        let j: serde_json::Value = serde_json::from_str(&reference).expect("json");
-        calibrated += usize::from(!j["prefill_calibration"].is_null());
-        for round in 0..2 {
-            assert!(
-                report(file, &cached) == reference,
-                "{file}: cached round {round} differs from the built report"
-            );
-        }
-    }
+    // One thread per scenario: the cache is process-wide, so this also has threads filling and
+    // reading it at once, as `tpsim sweep --threads N` does.
+    let calibrated: usize = std::thread::scope(|s| {
+        let handles: Vec<_> = FILES
+            .iter()
+            .map(|file| {
+                let (built, cached) = (&built, &cached);
+                s.spawn(move || {
+                    let reference = report(file, built);
+                    let j: serde_json::Value = serde_json::from_str(&reference).expect("json");
+                    for round in 0..2 {
+                        assert!(
+                            report(file, cached) == reference,
+                            "{file}: cached round {round} differs from the built report"
+                        );
+                    }
+                    usize::from(!j["prefill_calibration"].is_null())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
     // The prefill-kernel replay is exercised: some of these report a prefill calibration.
     assert!(calibrated > 0, "no scenario reports prefill_calibration");
 }
