@@ -29,9 +29,9 @@ pub enum CustomAlgo {
     /// Luke's PCIe one-shot (`pcie_allreduce.cu`, as embedded in lukealonso/p2pmark 3c39f36
     /// `p2pmark.cu`, `pcie_allreduce_kernel`): the same start barrier and pulls, but **no end
     /// barrier** (double-buffered flags: `peer_counter[val % 2]`). Timed as its benchmarks time it,
-    /// one kernel per replayed CUDA graph back to back (`bench_custom_ar`), so each call also pays
-    /// the box's per-kernel gap inside a graph (`kernel_overhead`); in steady state the next call's
-    /// start barrier absorbs the skew an end barrier would.
+    /// one kernel per replayed CUDA graph back to back (`bench_custom_ar`); like every custom
+    /// kernel it pays the box's per-kernel gap inside a graph (`kernel_overhead`, the caller's
+    /// `launch`); in steady state the next call's start barrier absorbs the skew an end barrier would.
     PcieOneShot,
     /// Reduce-scatter by peer reads, barrier, all-gather by peer reads.
     TwoShot,
@@ -626,13 +626,11 @@ pub fn custom(fab: &Fabric, ranks: &[usize], bytes: u64, algo: CustomAlgo, launc
         }
     };
     let fab: &Fabric = own.as_ref().unwrap_or(fab);
-    let launch = if algo == CustomAlgo::PcieOneShot {
-        // No end barrier; the per-kernel gap of graph replay instead (see `CustomAlgo::PcieOneShot`).
-        launch + fab.params.kernel_overhead
-    } else {
+    // Luke's kernel has no end barrier (see `CustomAlgo::PcieOneShot`); every kernel pays `launch`,
+    // the per-kernel gap of graph replay (`comm::custom_kernel_gap`).
+    if algo != CustomAlgo::PcieOneShot {
         barrier(fab, ranks, &mut sends, &after_data);
-        launch
-    };
+    }
     let (end, sim, timeline) = execute(fab, sends, usize::MAX, launch);
     outcome(fab, end, &sim, timeline, algo.as_str().into(), "-", 1)
 }

@@ -26,25 +26,24 @@ const NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR: f64 = 5.0 / 6.0;
 /// 0.11.0 `csrc/custom_all_reduce.cuh` `REDUCE_CASE`).
 const CUSTOM_ONESHOT_NVLINK4: u64 = 512 << 10;
 
-/// hopperstep: the per-kernel gap a custom allreduce kernel pays before its first flag write.
+/// The per-kernel gap every custom allreduce kernel pays before its first flag write (hopperstep,
+/// pcieck).
 ///
 /// The custom kernel is one kernel of the engine's CUDA graph, so it pays the gap every other kernel
 /// pays (`kernel_overhead`, counted per kernel by `tpsim_model::compute`, which does not count the
-/// collectives). On NVLink the flow model alone is 2–3× too fast against the only in-graph
-/// measurements found: vLLM PR #24111 (`benchmarks/kernels/benchmark_device_communicators.py`: a
-/// graph of 10 back-to-back `ca_1stage` calls, wall time ÷ 10) on H100, 512 KiB: 7 µs at 2 ranks
-/// (flow alone 3.57 µs), 13 µs at 6 ranks (8.23 µs); with the H100 preset's 3 µs gap 6.57 and 11.23
-/// (`tests/data/nvlink-custom-ar.tsv`). NVLink's `nvlink_latency` is NCCL's tuning figure, fitted on
-/// no allreduce row, so nothing else holds the gap. Scope: NVLink boxes only, where the rows above
-/// check it. The same gap exists on PCIe and xGMI, but there it is not yet charged to vLLM's/SGLang's
-/// kernels (PCIe: only Luke's one-shot adds it, `CustomAlgo::PcieOneShot`, checked on graph-timed
-/// rows; moving the others moves the PCIe validation rows, left for a separate change).
+/// collectives), on every fabric. In-graph measurements:
+/// - NVLink: vLLM PR #24111 (`benchmarks/kernels/benchmark_device_communicators.py`: a graph of 10
+///   back-to-back `ca_1stage` calls, wall time ÷ 10) on H100, 512 KiB: 7 µs at 2 ranks (flow alone
+///   3.57 µs), 13 µs at 6 ranks (8.23 µs); with the H100 preset's 3 µs gap 6.57 and 11.23
+///   (`tests/data/nvlink-custom-ar.tsv`).
+/// - PCIe, RTX PRO 6000: Luke's one-shot replayed one kernel per CUDA graph (p2pmark 3c39f36
+///   `bench_custom_ar`; allreduce.tsv lines 40–48): the flow alone is 1.57–2.22 µs short at 256 B …
+///   64 KiB (median 1.99), the template's 2 µs gap.
+/// - PCIe, V100 behind a PLX switch: SGLang-V100 PR #2's one-shot push "measured inside a CUDA graph"
+///   (allreduce.tsv lines 82–92, 4 KB … 384 KB): the flow alone is 0.9–1.1 µs short at 4–32 KB.
+/// Until pcieck only NVLink kernels (and Luke's) paid it; vLLM's/SGLang's PCIe and xGMI kernels did not.
 pub fn custom_kernel_gap(hw: &Hardware) -> Duration {
-    if hw.gpu.nvlink {
-        hw.params.kernel_overhead
-    } else {
-        Duration::ZERO
-    }
+    hw.params.kernel_overhead
 }
 
 /// The custom allreduce's size cutoff (issue #17, 3): messages above it go to NCCL.
@@ -108,8 +107,8 @@ pub struct Comm {
     pub graph: RingGraph,
     pub table: TunerTable,
     nvlink: bool,
-    /// Time before a custom kernel's first flag write: the box's per-kernel gap (`kernel_overhead`)
-    /// on NVLink boxes, zero elsewhere (see [`custom_kernel_gap`]).
+    /// Time before a custom kernel's first flag write: the box's per-kernel gap (`kernel_overhead`,
+    /// see [`custom_kernel_gap`]).
     custom_gap: Duration,
     p2p: bool,
     conn_links: Vec<Vec<crate::net::LinkId>>,

@@ -99,15 +99,25 @@ fn consistency_asus_4gpu_one_shot_reads_at_the_littles_law_rate() {
 
 /// A peer read takes the round trip: on 4 GPUs of the ASUS box a 256-byte one-shot (one block, all
 /// reads in flight at once) is two barriers plus one read round trip, so it must take longer than
-/// the same data pushed (two barriers plus one one-way write) — measured 6.2 µs for the pull (same
-/// p2pmark table); each within 20 % of it would not tell them apart, so the order is asserted.
+/// the same data pushed (two barriers plus one one-way write); both pay the same per-kernel gap.
+/// The measured 6.2 µs (same p2pmark table) is Luke's pull kernel replayed from a CUDA graph (p2pmark
+/// 3c39f36 `bench_custom_ar`: start barrier, read round trip, no end barrier, the graph's per-kernel
+/// gap), so it is checked against that kernel, within 20 % (7.36 µs today, +18.7 %). Before pcieck
+/// it was checked against vLLM's one-shot, which then paid no gap on PCIe (7.14 µs); with the gap
+/// that kernel takes 9.14 µs, one barrier and no measurement away.
 #[test]
 fn validation_reads_pay_the_round_trip_writes_do_not() {
     let pull = times(ASUS, "custom-oneshot", "4", &[256], &[])[0];
     let push = times(ASUS, "custom-push", "4", &[256], &[])[0];
-    println!("ASUS 4 GPUs 256 B: pull {pull:.2} µs, push {push:.2} µs (measured pull 6.2)");
+    let luke = times(ASUS, "custom-pcie-oneshot", "4", &[256], &[])[0];
+    println!(
+        "ASUS 4 GPUs 256 B: pull {pull:.2} µs, push {push:.2} µs, Luke's pull {luke:.2} µs (measured 6.2)"
+    );
     assert!(pull > push + 0.5, "pull {pull} µs vs push {push} µs");
-    assert!((pull - 6.2).abs() / 6.2 <= 0.20, "pull {pull} µs vs 6.2 measured");
+    assert!(
+        (luke - 6.2).abs() / 6.2 <= 0.20,
+        "Luke's pull {luke} µs vs 6.2 measured"
+    );
 }
 
 const H100_BOX: &str = "h100-sxm-8x-nvlink";

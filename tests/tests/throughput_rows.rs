@@ -195,10 +195,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         GPTOSS_V0102_MISS,
     ),
     (
-        "MiniMax-M2.5 NVFP4, vLLM, 2× RTX PRO 6000 (Festr, root ports) TP 2, bs 1",
-        "newdeploys3: on Festr's box (each GPU on its own CPU root port) tpsim stages the custom allreduce's kernel peer loads through system memory (43.7 µs per 6 KiB call, 187 a step: 6.0 ms of a 15.9 ms step); the measured 85 tok/s is an 11.8 ms step, which leaves at most 1.9 ms for allreduce beside tpsim's other 9.9 ms: either vLLM's peer loads are not staged on this host, or the row's GPUs were not where the scenario puts them (the row names only the user). With the one-switch box of the page's SGLang row the same scenario gives 93.0 tok/s (+9.4 %); the same staging rule makes the A100 PCIe TP 2 2048/512 row a miss. Not changed",
-    ),
-    (
         "MiniMax-M2.5 NVFP4, vLLM, 4× RTX PRO 6000 TP 4, bs 1, 100K context",
         "newdeploys3: from 20K to 100K context the measured step grows 4.05 ms (81 -> 61 tok/s), tpsim's 1.78 ms (the 20K row is within +14.2 %): 80,000 more fp8 KV tokens, 2.5 GB per rank, read at 0.63 TB/s measured against the template's 80 % of 1.79 TB/s; FlashInfer's batch-1 decode attention (12 query and 2 KV heads per rank) on SM 12.0 is not measured. Not fitted",
     ),
