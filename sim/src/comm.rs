@@ -41,6 +41,7 @@ const CUSTOM_ONESHOT_NVLINK4: u64 = 512 << 10;
 ///   64 KiB (median 1.99), the template's 2 µs gap.
 /// - PCIe, V100 behind a PLX switch: SGLang-V100 PR #2's one-shot push "measured inside a CUDA graph"
 ///   (allreduce.tsv lines 82–92, 4 KB … 384 KB): the flow alone is 0.9–1.1 µs short at 4–32 KB.
+///
 /// Until pcieck only NVLink kernels (and Luke's) paid it; vLLM's/SGLang's PCIe and xGMI kernels did not.
 pub fn custom_kernel_gap(hw: &Hardware) -> Duration {
     hw.params.kernel_overhead

@@ -9,7 +9,9 @@
 //!   same figures ("W of N measured decode rates are within ±20 % (median |error| M %; out-of-sample
 //!   only, W' of N' and M' %");
 //! - the table between `<!-- throughput-rows:begin -->` and `<!-- throughput-rows:end -->` in
-//!   validation.md is the one these comparisons give (`TPSIM_BLESS_BOOK=1` rewrites it; review the diff).
+//!   validation.md is the one these comparisons give, and so are the by-GPU and by-family tables between
+//!   `<!-- throughput-groups:begin -->` and `<!-- throughput-groups:end -->` ([`gpu_of`], [`family_of`]
+//!   place each row by its label) (`TPSIM_BLESS_BOOK=1` rewrites both; review the diff).
 //!
 //! Errors are counted as the table prints them (rounded to 0.1 %); the median of an even count is the
 //! mean of the middle two. The in-sample rows are `throughput_rows::IN_SAMPLE`. The vLLM rows of
@@ -246,6 +248,103 @@ fn table_line(c: &Compared) -> String {
     )
 }
 
+/// The GPU of a row, read from its label; rows whose label names no GPU are the rtx6kpro pages' RTX PRO
+/// 6000 rows (Qwen3.5, MiniMax-M2.5). Panics on a label it cannot place, so a new row must be placed.
+fn gpu_of(label: &str) -> &'static str {
+    const NAMED: &[(&str, &str)] = &[
+        ("MI300X", "AMD MI300X"),
+        ("H200", "H200"),
+        ("H100", "H100 SXM"),
+        ("A30", "A30"),
+        ("A100 PCIe", "A100 80GB PCIe"),
+        ("A100 80GB", "A100 80GB (SXM assumed)"),
+        ("A100 40GB", "A100 40GB (SXM assumed)"),
+        ("RTX 4090", "RTX 4090"),
+        ("RTX 3090 Ti", "RTX 3090 Ti"),
+        ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
+    ];
+    if let Some((_, gpu)) = NAMED.iter().find(|(k, _)| label.contains(k)) {
+        return gpu;
+    }
+    if label.starts_with("Qwen3.5") || label.starts_with("MiniMax-M2.5") {
+        return "RTX PRO 6000 Blackwell";
+    }
+    panic!("throughput_totals::gpu_of: place the row {label:?}")
+}
+
+/// The model family of a row, read from the start of its label. Panics on a label it cannot place.
+fn family_of(label: &str) -> &'static str {
+    const FAMILIES: &[(&str, &str)] = &[
+        ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
+        ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
+        ("Qwen3-", "Qwen3 dense (8B; 14B AWQ; 32B BF16 and AWQ)"),
+        ("Qwen2.5", "Qwen2.5 dense (7B; 72B)"),
+        ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
+        ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1-70B AWQ)"),
+        ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
+        ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
+        ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
+    ];
+    FAMILIES
+        .iter()
+        .find(|(k, _)| label.starts_with(k))
+        .map(|(_, f)| *f)
+        .unwrap_or_else(|| panic!("throughput_totals::family_of: place the row {label:?}"))
+}
+
+/// The by-GPU and by-family tables: rows, within the target, median |error| (all rows; the in-sample
+/// ones are on the RTX PRO 6000 and Qwen3.5 lines), groups in the order their first row appears.
+fn grouped_tables(rows: &[Compared]) -> String {
+    let mut out = String::new();
+    for (title, key) in [("GPU", gpu_of as fn(&str) -> &'static str), ("family", family_of)] {
+        let mut groups: Vec<(&str, Vec<f64>)> = Vec::new();
+        for r in rows {
+            let k = key(&r.label);
+            match groups.iter_mut().find(|(g, _)| *g == k) {
+                Some((_, v)) => v.push(r.err),
+                None => groups.push((k, vec![r.err])),
+            }
+        }
+        out.push_str(&format!(
+            "| {title} | rows | within ±20 % | median \\|error\\| |\n|---|---|---|---|\n"
+        ));
+        for (g, errs) in groups {
+            let t = totals(&errs);
+            out.push_str(&format!(
+                "| {g} | {} | {} | {} % |\n",
+                t.compared,
+                t.within,
+                pct(t.median_pct)
+            ));
+        }
+        out.push('\n');
+    }
+    out.pop();
+    out
+}
+
+/// Replaces the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in `book` with `want`
+/// when `bless`; otherwise says whether it differs.
+fn generated_block(book: &mut String, name: &str, want: &str, bless: bool) -> Option<String> {
+    let (begin, end) = (format!("<!-- {name}:begin -->\n"), format!("<!-- {name}:end -->"));
+    let start = book
+        .find(&begin)
+        .unwrap_or_else(|| panic!("validation.md lacks {begin}"))
+        + begin.len();
+    let stop = start + book[start..].find(&end).expect("the end marker");
+    if book[start..stop] == *want {
+        return None;
+    }
+    if bless {
+        book.replace_range(start..stop, want);
+        None
+    } else {
+        Some(format!(
+            "validation.md's generated block {name} is stale (TPSIM_BLESS_BOOK=1 rewrites it); it should be:\n{want}"
+        ))
+    }
+}
+
 /// Runs every row test (on up to four threads) and returns the comparisons in [`ROW_TESTS`] order,
 /// each label once.
 fn compare_every_row() -> Vec<Compared> {
@@ -326,29 +425,24 @@ fn decode_totals_and_rows_table_match_the_book() {
     let book = std::fs::read_to_string(&book_path).unwrap();
     let readme = std::fs::read_to_string(repo_file("README.md")).unwrap();
 
-    // The table, blessed like the book's command outputs.
-    let (begin, end) = ("<!-- throughput-rows:begin -->\n", "<!-- throughput-rows:end -->");
-    let start = book
-        .find(begin)
-        .expect("validation.md has the rows table markers")
-        + begin.len();
-    let stop = start + book[start..].find(end).expect("the end marker");
+    // The generated blocks, blessed like the book's command outputs.
+    let bless = std::env::var_os("TPSIM_BLESS_BOOK").is_some();
     let mut table =
         String::from("| row | measured tok/s | predicted tok/s | error | status |\n|---|---|---|---|---|\n");
     for r in &rows {
         table.push_str(&table_line(r));
         table.push('\n');
     }
-    let mut failures = Vec::new();
-    if book[start..stop] != table {
-        if std::env::var_os("TPSIM_BLESS_BOOK").is_some() {
-            let new = format!("{}{}{}", &book[..start], table, &book[stop..]);
-            std::fs::write(&book_path, new).unwrap();
-        } else {
-            failures.push(format!(
-                "validation.md's rows table is stale (TPSIM_BLESS_BOOK=1 rewrites it); it should be:\n{table}"
-            ));
-        }
+    let mut edited = book.clone();
+    let mut failures: Vec<String> = [
+        generated_block(&mut edited, "throughput-rows", &table, bless),
+        generated_block(&mut edited, "throughput-groups", &grouped_tables(&rows), bless),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if edited != book {
+        std::fs::write(&book_path, &edited).unwrap();
     }
     if !flat(&book).contains(&book_sentence) {
         failures.push(format!("validation.md should state: {book_sentence}"));
