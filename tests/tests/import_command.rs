@@ -4,7 +4,7 @@
 //! `tests/data/launch-commands/`) imports with the keys read off its flags by hand, or is refused
 //! with the text the engine (or tpsim's missing preset) gives.
 
-use crate::common::{scenario, tpsim};
+use crate::common::{scenario, scratch, tpsim};
 use std::path::{Path, PathBuf};
 use tpsim::engine_args;
 use tpsim::import_command_build::{self as build, HardwareFrom, Options};
@@ -314,6 +314,18 @@ fn cli_forms_and_exit_codes() {
         "{}",
         bad.stderr
     );
+    // An option after the quoted command is an option, not a word of the command.
+    let out = scratch("import-after").join("mine.toml");
+    let after = tpsim(&[
+        "import-command",
+        "--hardware",
+        "h100-sxm-1x",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), one.stdout);
     let no_box = tpsim(&["import-command", "vllm serve meta-llama/Llama-3.1-8B-Instruct"]);
     assert_eq!(no_box.code, 2, "{}", no_box.stderr);
 }

@@ -31,7 +31,9 @@ pub struct ImportArgs {
     output: Option<PathBuf>,
     /// The launch command: one quoted argument (a whole line, `\` continuations and all), or its
     /// words after `--`; none or `-`: read from standard input.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    // Not `trailing_var_arg`: with it an option after the quoted command (`'vllm serve …' -o x.toml`)
+    // became words of the command. The word form needs `--`, so its flags are never read as ours.
+    #[arg(value_name = "COMMAND")]
     command: Vec<String>,
 }
 
