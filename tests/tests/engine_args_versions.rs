@@ -5,7 +5,7 @@
 //! by an independent reader), or a refusal that names the flag and the version. The renames are the
 //! engine's own (SGLang 0.5.23 `server_args.py`, the `new_flag` of its `DeprecatedStoreTrueAction`s).
 
-use crate::common::{data_path, scenario, scratch};
+use crate::common::{bundled_seed_and_examples, data_path, scenario, scratch};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tpsim::engine_args::{self, EngineCommand};
@@ -36,20 +36,6 @@ fn command_at(path: &Path, version: &str) -> Result<EngineCommand, ScenarioError
     engine_args::command(&s, &raw, &text)
 }
 
-fn bundled() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["seed", "examples"] {
-        for e in std::fs::read_dir(scenario(dir)).expect("dir") {
-            let p = e.expect("entry").path();
-            if p.extension().is_some_and(|x| x == "toml") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
-}
-
 /// Every flag token of `args` (after `positional` leading arguments) is in `list`, not deprecated.
 fn unknown_or_deprecated(args: &[String], positional: usize, list: &BTreeMap<String, String>) -> Vec<String> {
     let mut bad = Vec::new();
@@ -68,7 +54,7 @@ fn unknown_or_deprecated(args: &[String], positional: usize, list: &BTreeMap<Str
 #[test]
 fn every_seed_and_example_at_the_newer_versions_is_accepted_or_refused_with_a_reason() {
     let mut accepted = BTreeMap::<&str, usize>::new();
-    for file in bundled() {
+    for file in bundled_seed_and_examples() {
         let engine = scenario::load(&file).expect("loads").engine.kind;
         let versions: &[&str] = match engine {
             EngineKind::Sglang => &["0.5.23"],

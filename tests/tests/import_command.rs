@@ -4,7 +4,7 @@
 //! `tests/data/launch-commands/`) imports with the keys read off its flags by hand, or is refused
 //! with the text the engine (or tpsim's missing preset) gives.
 
-use crate::common::{scenario, scratch, tpsim};
+use crate::common::{bundled_seed_and_examples, scratch, tpsim};
 use std::path::{Path, PathBuf};
 use tpsim::engine_args;
 use tpsim::import_command_build::{self as build, HardwareFrom, Options};
@@ -32,20 +32,6 @@ fn load(text: &str, path: &Path) -> (Scenario, engine_args::EngineCommand) {
     (s, c)
 }
 
-fn bundled() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["seed", "examples"] {
-        for e in std::fs::read_dir(scenario(dir)).expect("dir") {
-            let p = e.expect("entry").path();
-            if p.extension().is_some_and(|x| x == "toml") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
-}
-
 /// engine-args → import-command → engine-args is the identity on the command for all 52 bundled
 /// scenarios (4 seed, 48 examples): the same program, release, arguments (flags, values, order),
 /// environment and per-node launches; and the same model, engine and tp resolve. `--from` gives the
@@ -53,7 +39,7 @@ fn bundled() -> Vec<PathBuf> {
 /// `--engine-version`, the printed command's header being a comment.
 #[test]
 fn every_bundled_scenario_round_trips() {
-    let files = bundled();
+    let files = bundled_seed_and_examples();
     assert_eq!(files.len(), 52, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));

@@ -211,3 +211,18 @@ pub fn assert_shm_host_facts(
     assert_eq!(h.host.as_ref().expect("[host]").sockets, 2);
     h
 }
+
+/// Every bundled `scenarios/seed/*.toml` and `scenarios/examples/*.toml`, sorted by path.
+pub fn bundled_seed_and_examples() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["seed", "examples"] {
+        for e in std::fs::read_dir(scenario(dir)).expect("dir") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
