@@ -312,6 +312,15 @@ fn cli_forms_and_exit_codes() {
     ]);
     assert_eq!(after.code, 0, "{}", after.stderr);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), one.stdout);
+    // A line that launches no engine: exit 2 naming the accepted forms.
+    let none = tpsim(&[
+        "import-command",
+        "--hardware",
+        "h100-sxm-1x",
+        "echo hello && ls -la",
+    ]);
+    assert_eq!(none.code, 2, "{}", none.stderr);
+    assert!(none.stderr.contains("no engine launch found"), "{}", none.stderr);
     let no_box = tpsim(&["import-command", "vllm serve meta-llama/Llama-3.1-8B-Instruct"]);
     assert_eq!(no_box.code, 2, "{}", no_box.stderr);
 }
