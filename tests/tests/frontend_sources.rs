@@ -16,8 +16,8 @@ fn cost_row(line: usize, source: &str, quantity: &str) -> f64 {
 }
 
 /// SGLang's front end cannot be what makes tpsim optimistic on the DeepSeek-R1-0528 FP8 8× H200 rows
-/// (tests/data/throughput.tsv lines 81–84, c 8–64: +23.7 … +31.8 %, book/src/validation.md known
-/// misses).
+/// (tests/data/throughput.tsv lines 81–84, c 8–64: tpsim's mean TPOT 8–14 % short of the rows'; end to
+/// end +10.1 … +17.1 %, book/src/validation.md, batchgrow).
 ///
 /// Bound (frontend-costs.tsv line 5, sglang PR 22548): SGLang main's default streaming path carried
 /// 21,759.02 output tok/s over a whole run (4× H200 DP 4, Qwen3-1.7B, 1024 output tokens), so each

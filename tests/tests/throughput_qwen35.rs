@@ -248,3 +248,33 @@ fn approximate_state_sizing_is_said_not_hidden() {
     let w = j["memory"]["warnings"].to_string();
     assert!(w.contains("state pool sizing approximate"), "{w}");
 }
+
+/// batchgrow: why the vLLM MTP-scaling series' growth with the batch is not a per-request cost tpsim
+/// leaves out.
+///
+/// - The Gated DeltaNet state is in tpsim's step: 48,015,360 B per request per rank (`llm::hybrid`,
+///   45 layers at tp 4), read and written every decode step (`passes.rs` `state_passes` = 2).
+/// - The expert union is the uniform-routing bound, E · (1 − (1 − k/E)^n) = 239.64 of 512 at 32 tokens
+///   (top 10): correlated routing touches fewer experts, so it cannot make tpsim's step too short.
+/// - Hand values from the rows: c 32 of the series is 605.9 tok/s (a 52.81 ms step); within +20 % means
+///   predicting at most 727.08 tok/s, a step of at least 32,000 ÷ 727.08 = 44.01 ms. The same page's
+///   vLLM run (voipmonitor, `tests/data/moe-backend-sm120.tsv`) did c 32 at 981.1 tok/s (32.62 ms a
+///   step): at a 44.01 ms step it would be predicted 727.08 ÷ 981.1 − 1 = −25.9 %. tpsim's step lies
+///   between the two runs' steps, so no per-request cost closes one without opening the other.
+#[test]
+fn mtp_scaling_growth_is_not_a_missing_per_request_cost() {
+    let uniform = tpsim_model::llm::expected_distinct_experts(512, 10, 32);
+    assert!((uniform - 239.64).abs() < 0.01, "{uniform}");
+    let needed: f64 = 32_000.0 / (1.2 * 605.9);
+    assert!((needed - 44.01).abs() < 0.01, "{needed}");
+    let other = 32_000.0 / 981.1;
+    let other_err: f64 = (1.2 * 605.9) / 981.1 - 1.0;
+    assert!((other_err + 0.259).abs() < 1e-3, "{other_err}");
+    let j = run_json(&qwen35_scenario_moe("grow", "vllm", 32, "", CUTLASS));
+    let step = f(&j["throughput"]["mean_iteration_ms"]);
+    println!(
+        "Qwen3.5 NVFP4 vLLM c 32: tpsim step {step:.2} ms; voipmonitor run {other:.2} ms, MTP-scaling \
+         52.81 ms, within +20 % of the latter needs {needed:.2} ms"
+    );
+    assert!(step > other && step < needed, "{step}");
+}

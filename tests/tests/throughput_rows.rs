@@ -43,7 +43,7 @@ use crate::common::*;
 pub(crate) const TARGET: f64 = 0.20;
 
 /// Reason shared by several rows of [`KNOWN_MISSES`] (one mechanism, several concurrencies).
-const MTP_SCALING_SERIES_MISS: &str = "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained";
+const MTP_SCALING_SERIES_MISS: &str = "with vLLM's FlashInfer CUTLASS MoE overhead (moe_backend_sm120) the series still runs below tpsim from c 5 up, more so with concurrency; the same page's other vLLM run (voipmonitor, c 1-32) is within -12 to +18 % and 1.3-1.6x faster than this series at c 10-32 (981 vs 606 tok/s at 32): the two runs of one configuration disagree, not explained. batchgrow: not a cost per added request that tpsim lacks: the Gated DeltaNet state is costed (48.0 MB per request per rank over 45 layers, read and written every step: 2.1 ms of tpsim's 36.7 ms step at c 32), the expert union is the uniform-routing bound (239.6 of 512 experts at 32 tokens; correlated routing touches fewer), and bringing c 32 within +20 % needs a 44.0 ms step (+7.3 ms), which would put the voipmonitor vLLM c 32 run (32.6 ms a step; SGLang cutlass on the same page 31.4 ms) at -26 %";
 
 /// Reason shared by several rows of [`KNOWN_MISSES`] (one mechanism, several concurrencies).
 const MTP2_STEP_MISS: &str = "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over";
@@ -52,11 +52,7 @@ const MTP2_STEP_MISS: &str = "measured MTP=2 steps cost 1.84x a no-MTP step at b
 const KIMI_SYS_STEP_MISS: &str = "newdeploys/dcpcost: with NCCL_P2P_LEVEL=SYS, which every vLLM launch on the source page sets, tpsim's TP 8 step on SM 12.0 is about 3 ms short of the measured one (DCP 8 of the same table, whose extra exchanges tpsim costs at 2.75 ms against the 2.10 ms the two rows imply, is within +19.7 %): tpsim is optimistic on SM 12.0 batch-1 MoE steps, as for the MiniMax and Qwen3.5 rows; not fitted";
 
 /// Reason shared by the vllm issue 6955 rows of [`KNOWN_MISSES`] (newdeploys2: one server release, one box).
-const V053_HOST_MISS: &str = "newdeploys2: the issue ran vLLM v0.5.3.post1 (the V0 engine: a Python scheduler and detokenizer on the step's critical path, no async scheduling), which tpsim does not simulate; it costs the step as vLLM 0.19. The TP 2 -> TP 4 speed-up agrees (measured 1.53x at c 1, tpsim 1.58x) and a fixed per-step cost explains the c 1 rows (tpsim 4.4 ms short at TP 4, 6.0 ms at TP 2); at c 5 TP 4 the SHM allreduce on four GeForce cards without P2P (shm_read_efficiency borrowed, never measured on this box) adds to it; not fitted";
-
-/// Reason shared by the InferenceX issue 870 rows of [`KNOWN_MISSES`] (newdeploys2: one server, four
-/// concurrencies).
-const DSR1_H200_STEP_MISS: &str = "newdeploys2: tpsim's decode step is 10-15 % shorter than the rows' mean TPOT at every concurrency (median 10.9, 15.5, 22.0, 29.9 ms against 12.8, 17.2, 25.6, 34.6 ms, with the command's custom allreduce on NVLink), and its TTFT 65-139 ms against the measured mean 330-426 ms; the Hopper kernel_overhead was fitted on four public batch-1 Hopper figures, not on batches of 8-64, the FP8 block-scaled MoE and FlashInfer MLA kernels at batch 8-64 are not measured on H200, and SGLang 0.5.7 is simulated as 0.5.8; not fitted";
+const V053_HOST_MISS: &str = "newdeploys2: the issue ran vLLM v0.5.3.post1 (the V0 engine: a Python scheduler and detokenizer on the step's critical path, no async scheduling), which tpsim does not simulate; it costs the step as vLLM 0.19. The TP 2 -> TP 4 speed-up agrees (measured 1.53x at c 1, tpsim 1.58x) and a fixed per-step cost explains the c 1 rows (tpsim 4.4 ms short at TP 4, 6.0 ms at TP 2); at c 5 TP 4 the SHM allreduce on four GeForce cards without P2P (shm_read_efficiency borrowed, never measured on this box) adds to it. batchgrow: not a cost per added request: from c 1 to c 5 the TP 2 rows add 2.00 ms a step per request and tpsim 2.02, while at TP 4, where a rank does half the per-request work, the rows add 2.79 ms and tpsim 1.59: the growth is TP 4's own (its communication), not the kernels'; not fitted";
 
 /// Reason shared by the InferenceX MI300X TP 1 rows of [`KNOWN_MISSES`] (newdeploys4: one GPU, vLLM 0.17.0
 /// ROCm, four concurrencies).
@@ -147,14 +143,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "Llama-3.1-70B AWQ, vLLM, 4× RTX 3090 Ti (SHM) TP 4, c 5",
         V053_HOST_MISS,
-    ),
-    (
-        "DeepSeek-R1-0528 FP8, SGLang, 8× H200 TP 8, c 32 (1k/1k)",
-        DSR1_H200_STEP_MISS,
-    ),
-    (
-        "DeepSeek-R1-0528 FP8, SGLang, 8× H200 TP 8, c 64 (1k/1k)",
-        DSR1_H200_STEP_MISS,
     ),
     // newdeploys4: tests/tests/throughput_newdeploys4.rs (InferenceX, gpt-oss-120b on MI300X).
     (
