@@ -132,7 +132,10 @@ fn merge(
 /// Equal values; an integer and a float of the same number too (`tp = 4` against `4.0`).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Integer(i), Value::Float(f)) | (Value::Float(f), Value::Integer(i)) => *i as f64 == *f,
+        (Value::Integer(i), Value::Float(f)) | (Value::Float(f), Value::Integer(i)) => {
+            // Exactly the same number (bits: no margin, the file and the command agree or not).
+            (*i as f64).to_bits() == f.to_bits()
+        }
         _ => a == b,
     }
 }
