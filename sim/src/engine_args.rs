@@ -52,9 +52,7 @@
 //! | `engine.trust_remote_code` (default: `hf-ids.toml` `[trust_remote_code]`) | `--trust-remote-code` | `--trust-remote-code` |
 
 use crate::presets;
-use crate::scenario::{
-    self, AllreduceBackend, EngineKind, Scenario, ScenarioError, ScenarioFile, parse_toml,
-};
+use crate::scenario::{self, AllreduceBackend, EngineKind, Scenario, ScenarioError, ScenarioFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tpsim_model::llm::{KvCacheDtype, WeightDtype};
@@ -109,7 +107,8 @@ pub fn for_file(path: &Path) -> Result<(Scenario, EngineCommand), ScenarioError>
         file: path.display().to_string(),
         message: e.to_string(),
     })?;
-    let raw: ScenarioFile = parse_toml(&text, path)?;
+    // Issue #17 (cmdkey): `engine.command` read into its keys, as the loader reads it.
+    let (raw, _) = scenario::parse_file(&text, path)?;
     let cmd = command(&s, &raw, &text)?;
     Ok((s, cmd))
 }

@@ -73,14 +73,24 @@ fn env_accepted(k: &str) -> bool {
         )
 }
 
+/// The keys a launch command states: `[engine]` (in the order set), `[engine.env]`, `[model]`,
+/// `[speculative]`, `engine.extra_args`, and what was left out or assumed. Read by
+/// `tpsim import-command` (rendered as a file) and by the scenario key `engine.command`
+/// (`scenario::command`, merged into the file's table).
 #[derive(Default)]
-struct Out {
-    engine: Vec<(String, Value)>,
-    env: BTreeMap<String, String>,
-    model: Table,
-    spec: Table,
-    extra: Vec<String>,
-    notes: Vec<String>,
+pub(crate) struct Out {
+    pub(crate) engine: Vec<(String, Value)>,
+    pub(crate) env: BTreeMap<String, String>,
+    pub(crate) model: Table,
+    pub(crate) spec: Table,
+    pub(crate) extra: Vec<String>,
+    pub(crate) notes: Vec<String>,
+    /// The model path as the command gives it.
+    pub(crate) model_path: String,
+    /// The release a Docker image tag names.
+    pub(crate) image_version: Option<String>,
+    /// `[engine]` keys the command does not write, set to the engine's default (`tp`).
+    pub(crate) defaulted: Vec<&'static str>,
 }
 
 impl Out {
@@ -91,13 +101,38 @@ impl Out {
     }
 }
 
+/// Where `[model]` comes from.
+pub(crate) enum ModelFrom<'a> {
+    /// The command's model path: a preset's name, its HuggingFace id or repository name, or a
+    /// directory (relative to the first path) holding a config.json.
+    Command(&'a Path),
+    /// A preset named beside the command (`--model-preset`).
+    Preset(&'a str),
+    /// The scenario's own `[model]` (`engine.command`): its preset, `None` for a config; no
+    /// `[model]` key is written (`scenario::command` checks the path against the preset).
+    Scenario(Option<&'a str>),
+}
+
 fn build(l: Launch, o: &Options) -> Result<Imported, String> {
+    let model = match &o.model_preset {
+        Some(p) => ModelFrom::Preset(p),
+        None => ModelFrom::Command(Path::new("")),
+    };
+    let out = keys(l, o.engine_version.as_deref(), &model)?;
+    render_and_check(out, o)
+}
+
+/// The keys of launch `l`, its flags read against the argument list of `version` (else the image
+/// tag's release, else tpsim's current one). `Err`: the engine's refusal, or why a flag or the model
+/// cannot be read.
+pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> Result<Out, String> {
     let sglang = l.engine == EngineKind::Sglang;
-    let version = o.engine_version.clone().or(l.image_version.clone());
+    let version = version.map(str::to_string).or(l.image_version.clone());
     let list = flags::list(l.engine, version.as_deref())?;
     let (positional, fl) = flags::parse(l.engine, list, &l.args)?;
     let mut out = Out {
         notes: l.notes.clone(),
+        image_version: l.image_version.clone(),
         ..Out::default()
     };
     out.set(
@@ -159,6 +194,7 @@ fn build(l: Launch, o: &Options) -> Result<Imported, String> {
         // Neither flag given: both engines' default, 1 (SGLang 0.5.8 `ServerArgs.tp_size = 1`,
         // vLLM 0.19.0 `ParallelConfig.tensor_parallel_size = 1`); the scenario needs the key.
         out.set("tp", Value::Integer(1));
+        out.defaulted.push("tp");
     }
     environment(&mut out, &l.env, sglang);
     let model = model.ok_or_else(|| {
@@ -172,7 +208,12 @@ fn build(l: Launch, o: &Options) -> Result<Imported, String> {
             }
         )
     })?;
-    let preset = model_ref(&mut out, &model, o.model_preset.as_deref())?;
+    out.model_path = model.clone();
+    let preset = match model_from {
+        ModelFrom::Command(dir) => model_ref(&mut out, &model, None, dir)?,
+        ModelFrom::Preset(p) => model_ref(&mut out, &model, Some(p), Path::new(""))?,
+        ModelFrom::Scenario(p) => p.map(str::to_string),
+    };
     if let Some(q) = quant {
         quantization(&mut out, &q, preset.as_deref());
     }
@@ -189,7 +230,7 @@ fn build(l: Launch, o: &Options) -> Result<Imported, String> {
         let v = out.extra.iter().cloned().map(Value::String).collect();
         out.set("extra_args", Value::Array(v));
     }
-    render_and_check(out, o)
+    Ok(out)
 }
 
 /// A `Special` flag with no rule here (every `KEYS` entry of that kind has one above).
@@ -399,8 +440,8 @@ pub fn preset_of(path: &str) -> Result<String, String> {
 }
 
 /// `[model]`: `--model-preset`, else the preset the path names, else a local directory holding a
-/// config.json (`[model] config`). Returns the preset (none for a directory).
-fn model_ref(out: &mut Out, model: &str, given: Option<&str>) -> Result<Option<String>, String> {
+/// config.json (`[model] config`; the path read from `dir`, written as given). Returns the preset (none for a directory).
+fn model_ref(out: &mut Out, model: &str, given: Option<&str>, dir: &Path) -> Result<Option<String>, String> {
     if let Some(p) = given {
         if presets::model(p).is_none() {
             return Err(format!(
@@ -414,7 +455,7 @@ fn model_ref(out: &mut Out, model: &str, given: Option<&str>) -> Result<Option<S
         return Ok(Some(p.into()));
     }
     let cfg = Path::new(model).join("config.json");
-    if presets::model(model).is_none() && cfg.is_file() {
+    if presets::model(model).is_none() && dir.join(&cfg).is_file() {
         out.model
             .insert("config".into(), Value::String(cfg.display().to_string()));
         return Ok(None);
@@ -553,17 +594,52 @@ fn render(doc: &Table, out: &Out) -> Result<String, String> {
 
 /// `[model.quantization]`: the preset's own `quant.toml` (the checkpoint's format) with the
 /// command's KV dtype; without a preset (a config directory) bf16 weights and the KV dtype.
-fn kv_table(preset: Option<&str>, kv: Value) -> Result<String, String> {
+fn quant_table(preset: Option<&str>, kv: Value) -> Result<Table, String> {
     let mut q: Table = match preset.and_then(presets::model).map(|(_, q)| q) {
         Some(t) if !t.trim().is_empty() => toml::from_str(t).map_err(|e| e.to_string())?,
         _ => Table::new(),
     };
     q.insert("kv_cache_dtype".into(), kv);
+    Ok(q)
+}
+
+/// [`quant_table`] as the file's `[model.quantization]` text.
+fn kv_table(preset: Option<&str>, kv: Value) -> Result<String, String> {
     let mut t = Table::new();
     let mut m = Table::new();
-    m.insert("quantization".into(), Value::Table(q));
+    m.insert("quantization".into(), Value::Table(quant_table(preset, kv)?));
     t.insert("model".into(), Value::Table(m));
     // `[model.quantization]` after `[model]`'s keys.
     let s = toml::to_string(&t).map_err(|e| e.to_string())?;
     Ok(format!("\n{}", s.trim_start_matches("[model]\n")))
+}
+
+impl Out {
+    /// The keys as a scenario table (`engine.command`): `[engine]` with `env` and `extra_args`,
+    /// `[model]` (`preset`: the preset whose `quant.toml` a KV dtype joins, when `[model]` is the
+    /// scenario's own) and `[speculative]`.
+    pub(crate) fn table(&self, preset: Option<&str>) -> Result<Table, String> {
+        let mut engine: Table = self.engine.iter().cloned().collect();
+        if !self.env.is_empty() {
+            let env = self
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())));
+            engine.insert("env".into(), Value::Table(env.collect()));
+        }
+        let mut model = self.model.clone();
+        if let Some(kv) = model.remove("kv_cache_dtype") {
+            let p = model.get("preset").and_then(Value::as_str).or(preset);
+            model.insert("quantization".into(), Value::Table(quant_table(p, kv)?));
+        }
+        let mut t = Table::new();
+        t.insert("engine".into(), Value::Table(engine));
+        if !model.is_empty() {
+            t.insert("model".into(), Value::Table(model));
+        }
+        if !self.spec.is_empty() {
+            t.insert("speculative".into(), Value::Table(self.spec.clone()));
+        }
+        Ok(t)
+    }
 }

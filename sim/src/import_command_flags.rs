@@ -10,7 +10,8 @@
 
 use crate::engine_args_versions::{FlagList, list_for};
 use crate::scenario::EngineKind;
-use crate::scenario::extra_args::{self, human_readable_int};
+use crate::scenario::argv::{self, Words};
+use crate::scenario::extra_args::human_readable_int;
 use toml::Value;
 
 /// How a flag's value becomes a key's.
@@ -161,75 +162,30 @@ pub struct Flag {
 }
 
 /// Splits `args` into the positional model (vLLM) and flags, each checked as argparse checks it
-/// against `list`. `Err`: the engine's refusal text.
+/// against `list` (`scenario::argv::split`, the loop `engine.extra_args` goes through too). `Err`:
+/// the engine's refusal text.
 pub fn parse(
     kind: EngineKind,
     list: &FlagList,
     args: &[String],
 ) -> Result<(Option<String>, Vec<Flag>), String> {
-    let flags = list.flags();
-    let (engine, prog) = match kind {
-        EngineKind::Sglang => ("SGLang", "launch_server.py"),
-        EngineKind::Vllm => ("vLLM", "vllm serve"),
-    };
-    let refuse = |m: String| {
-        format!(
-            "{engine} {} refuses it: argparse stops with \"{prog}: error: {m}\" (the release's flags: \
-             tests/data/engine-args/{})",
-            list.version,
-            list.file()
-        )
-    };
-    let mut positional = None;
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let tok = args[i].trim();
-        if !extra_args::is_flag(tok) {
-            // vLLM's one positional, `model_tag` (`vllm serve`); SGLang has none.
-            if kind == EngineKind::Vllm && positional.is_none() {
-                positional = Some(tok.to_string());
-                i += 1;
-                continue;
+    // vLLM's one positional, `model_tag` (`vllm serve`); SGLang has none.
+    let positionals = usize::from(kind == EngineKind::Vllm);
+    let (positional, flags) = argv::split(kind, list, args, positionals, Words::Argparse)?;
+    let out = flags
+        .into_iter()
+        .map(|f| {
+            let positive = f.name.strip_prefix("--no-").map(|n| format!("--{n}"));
+            let row = list.row(positive.as_deref().unwrap_or(&f.name));
+            Flag {
+                name: f.name,
+                row,
+                values: f.values,
+                written: f.written,
             }
-            return Err(refuse(format!("unrecognized arguments: {tok}")));
-        }
-        let (name, inline) = match tok.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (tok, None),
-        };
-        let mut values: Vec<String> = inline.into_iter().collect();
-        let mut written = vec![args[i].clone()];
-        i += 1;
-        let canonical = extra_args::canonical(kind, name, &flags).map_err(|m| match m {
-            None => refuse(format!("unrecognized arguments: {name}")),
-            Some(c) => refuse(format!("ambiguous option: {name} could match {c}")),
-        })?;
-        let spec = extra_args::spec_of(&canonical, &flags);
-        let switch = matches!(spec.kind.as_str(), "flag" | "deprecated");
-        let many = list_valued(&canonical);
-        while i < args.len() && !extra_args::is_flag(args[i].trim()) && !switch && (values.is_empty() || many)
-        {
-            values.push(args[i].trim().to_string());
-            written.push(args[i].clone());
-            i += 1;
-        }
-        extra_args::check_values(&canonical, spec, &values).map_err(refuse)?;
-        let positive = canonical.strip_prefix("--no-").map(|f| format!("--{f}"));
-        let row = list.row(positive.as_deref().unwrap_or(&canonical));
-        out.push(Flag {
-            name: canonical,
-            row,
-            values,
-            written,
-        });
-    }
-    Ok((positional, out))
-}
-
-/// Flags that take one or more values (`nargs="+"`): `engine_args_versions`'s list.
-fn list_valued(flag: &str) -> bool {
-    crate::engine_args_versions::LIST_FLAGS.contains(&flag)
+        })
+        .collect();
+    Ok((positional.into_iter().next(), out))
 }
 
 /// The entry of [`KEYS`] for a flag, by any name of its row; `negated`: written `--no-NAME`.

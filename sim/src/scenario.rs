@@ -23,6 +23,8 @@ mod quick_reduce; // issue #17 point 4: vLLM QuickReduce from [engine.env]
 pub use quick_reduce::QuickReduceVars;
 // Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.
 pub mod accel;
+pub mod argv; // issue #17 (cmdkey): a launch command's words as argparse splits them
+pub mod command; // issue #17 (cmdkey): engine.command, the launch command read into keys
 // Issue #16 (h4): engine.attention_backend.
 pub mod attention_backend;
 mod chunk_reserve; // issue #18: the user's chunk size in SGLang's default fraction
@@ -459,13 +461,27 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 /// Parses, resolves and validates scenario text; `path` names it in errors and anchors relative
 /// preset paths.
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
-    let file: ScenarioFile = error::parse_toml(text, path)?;
-    Resolver {
+    let (file, notes) = parse_file(text, path)?;
+    let mut s = Resolver {
         path,
         text,
         read: Default::default(),
     }
-    .resolve(file)
+    .resolve(file)?;
+    // Issue #17 (cmdkey): what `engine.command` left out (`command::expand`).
+    s.warnings
+        .extend(notes.into_iter().map(|n| format!("engine.command: {n}")));
+    Ok(s)
+}
+
+/// Parses scenario text into its sections, with `engine.command` read into the keys it states
+/// (`command::expand`); also the notes of what the command left out (empty without one).
+pub fn parse_file(text: &str, path: &Path) -> Result<(ScenarioFile, Vec<String>), ScenarioError> {
+    let mut table: toml::Table = error::parse_toml(text, path)?;
+    match command::expand(&mut table, path, text)? {
+        None => Ok((error::parse_toml(text, path)?, Vec::new())),
+        Some(notes) => Ok((error::parse_value(toml::Value::Table(table), text, path)?, notes)),
+    }
 }
 
 struct Resolver<'a> {

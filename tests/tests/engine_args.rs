@@ -75,6 +75,9 @@ fn check_args(args: &[String], positional: usize, flags: &BTreeMap<String, Flag>
             .get(i + 1)
             .ok_or_else(|| format!("{name}: expected one argument"))?;
         let ok = match f.kind.as_str() {
+            // vLLM ≥ 0.14 parses `--max-model-len` with `human_readable_int_or_auto`
+            // (`engine/arg_utils.py`): `auto` too (the lists give its kind as int).
+            "int" if name == "--max-model-len" => v.parse::<i64>().is_ok() || v == "auto",
             "int" => v.parse::<i64>().is_ok(),
             "float" => v.parse::<f64>().is_ok_and(f64::is_finite),
             "json" => serde_json::from_str::<serde_json::Value>(v).is_ok(),
@@ -780,12 +783,9 @@ fn mamba_ssm_dtype_maps_to_sglang_flag() {
 /// The `[model] preset` of a scenario file (`None`: a config path or a preset directory).
 fn preset_of(file: &Path) -> Option<String> {
     let text = std::fs::read_to_string(file).expect("scenario");
-    let v: toml::Value = toml::from_str(&text).expect("toml");
-    v.get("model")?
-        .get("preset")?
-        .as_str()
-        .filter(|p| !p.contains('/'))
-        .map(String::from)
+    // Issue #17 (cmdkey): with `engine.command`, the preset its model path names (as loaded).
+    let (raw, _) = tpsim::scenario::parse_file(&text, file).expect("scenario");
+    raw.model?.preset.filter(|p| !p.contains('/'))
 }
 
 /// Issue #17 (trustcode): the presets decided in `scenarios/models/hf-ids.toml`

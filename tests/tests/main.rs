@@ -43,6 +43,7 @@ mod engine_args;
 // issue #17 (flags): engine.extra_args, --max-model-len auto
 mod launch_flags;
 // Issue #17 (cmdparse): tpsim import-command, a launch command read into a scenario.
+mod command_key;
 mod import_command;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
 mod engine_args_versions;

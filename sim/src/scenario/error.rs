@@ -94,6 +94,17 @@ pub fn parse_toml<T: DeserializeOwned>(text: &str, file: &Path) -> Result<T, Sce
     })
 }
 
+/// [`parse_toml`] over a table already read from `text` (`engine.command` merged into it): errors
+/// name the key path, and the line where `text` writes that key.
+pub fn parse_value<T: DeserializeOwned>(v: toml::Value, text: &str, file: &Path) -> Result<T, ScenarioError> {
+    let file_s = file.display().to_string();
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let key = e.path().to_string();
+        let key = if key == "." { String::new() } else { key };
+        from_toml(&file_s, text, &key, e.inner())
+    })
+}
+
 fn from_toml(file: &str, text: &str, key: &str, e: &toml::de::Error) -> ScenarioError {
     let (line, col) = match e.span() {
         Some(span) => {

@@ -248,71 +248,24 @@ const PLAIN_LOAD_FORMATS: &[&str] = &[
 /// Splits `args` into flags, checks each against `list` (engine `kind`) and classifies it. `Err`
 /// holds the message (the caller names the key).
 pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<ExtraArg>, String> {
-    let flags = list.flags();
-    let engine = match kind {
-        EngineKind::Sglang => "SGLang",
-        EngineKind::Vllm => "vLLM",
-    };
-    let prog = match kind {
-        EngineKind::Sglang => "launch_server.py",
-        EngineKind::Vllm => "vllm serve",
-    };
-    let unrecognized = |t: &str| {
-        format!(
-            "{engine} {} refuses it: argparse stops with \"{prog}: error: unrecognized arguments: {t}\" (the release's \
-             flags: tests/data/engine-args/{})",
-            list.version,
-            list.file()
-        )
-    };
+    let (_, flags) = super::argv::split(kind, list, args, 0, super::argv::Words::UpToNextFlag)?;
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let tok = args[i].trim();
-        if !is_flag(tok) {
-            return Err(unrecognized(tok));
-        }
-        let (name, inline) = match tok.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (tok, None),
-        };
-        let mut values: Vec<String> = inline.into_iter().collect();
-        let mut written = vec![args[i].clone()];
-        i += 1;
-        while i < args.len() && !is_flag(args[i].trim()) {
-            values.push(args[i].trim().to_string());
-            written.push(args[i].clone());
-            i += 1;
-        }
-        let flag = canonical(kind, name, &flags).map_err(|m| match m {
-            None => unrecognized(name),
-            Some(candidates) => format!(
-                "{engine} {} refuses it: argparse stops with \"{prog}: error: ambiguous option: {name} could match \
-                 {candidates}\"",
-                list.version
-            ),
-        })?;
-        let spec = spec_of(&flag, &flags);
-        check_values(&flag, spec, &values).map_err(|m| {
-            format!(
-                "{engine} {} refuses it: argparse stops with \"{prog}: error: {m}\"",
-                list.version
-            )
-        })?;
-        let positive = flag.strip_prefix("--no-").map(|f| format!("--{f}"));
+    for f in flags {
+        let positive = f.name.strip_prefix("--no-").map(|n| format!("--{n}"));
         let keyed = KEYED
             .iter()
-            .find(|(f, _)| *f == flag || Some(*f) == positive.as_deref());
+            .find(|(k, _)| *k == f.name || Some(*k) == positive.as_deref());
         if let Some((_, key)) = keyed {
             return Err(format!(
-                "`{name}` is stated by the scenario key {key}: set that key instead (tpsim reads it there and \
-                 `tpsim engine-args` prints the flag)"
+                "`{}` is stated by the scenario key {key}: set that key instead (tpsim reads it there and \
+                 `tpsim engine-args` prints the flag)",
+                f.given
             ));
         }
-        let effect = effect_of(kind, &flag, &values);
+        let effect = effect_of(kind, &f.name, &f.values);
         out.push(ExtraArg {
-            flag,
-            written,
+            flag: f.name,
+            written: f.written,
             effect,
         });
     }
@@ -390,7 +343,12 @@ pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Re
     for v in values {
         let ok = match spec.kind.as_str() {
             // vLLM's human-readable ints (`32k`) are max_model_len, max_num_batched_tokens and
-            // kv_cache_memory_bytes (0.11.0 `get_kwargs`), all stated by keys.
+            // kv_cache_memory_bytes (0.11.0 `get_kwargs`), all stated by keys; a whole command
+            // (`engine.command`, `tpsim import-command`) writes them so, and `--max-model-len auto`
+            // (`human_readable_int_or_auto`; before vLLM 0.14 `scenario::max_model_len` refuses it).
+            "int" if HUMAN_READABLE.contains(&flag) => {
+                human_readable_int(v).is_some() || (flag == "--max-model-len" && v == "auto")
+            }
             "int" => v.parse::<i64>().is_ok(),
             "float" => v.parse::<f64>().is_ok(),
             _ => true,
@@ -413,6 +371,13 @@ pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Re
     }
     Ok(())
 }
+
+/// vLLM's flags parsed by `human_readable_int` (0.11.0 / 0.19.0 `engine/arg_utils.py` `get_kwargs`).
+const HUMAN_READABLE: [&str; 3] = [
+    "--max-model-len",
+    "--max-num-batched-tokens",
+    "--kv-cache-memory-bytes",
+];
 
 /// vLLM's `human_readable_int` (0.19.0 `engine/arg_utils.py`): `25.6k` = 25,600 (k, m, g, t: powers
 /// of 1000), `1K` = 1,024 (K, M, G, T: powers of 1024, whole numbers only), else a plain integer.

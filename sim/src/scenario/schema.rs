@@ -534,6 +534,11 @@ pub struct EngineSection {
     /// release simulated; those with no effect on the simulation are accepted, those tpsim does not
     /// model are accepted with a warning, a flag a key states is refused (set the key).
     pub extra_args: Option<Vec<String>>,
+    /// Issue #17 (cmdkey): the launch command itself (`vllm serve …`, `python -m
+    /// sglang.launch_server …`, with environment assignments, `export` lines, `\` continuations or
+    /// `docker run`), read into the keys above as `tpsim import-command` reads it; the loader
+    /// replaces it by those keys before resolving (`scenario::command`), so a resolved file has none.
+    pub command: Option<String>,
 }
 
 /// `engine.max_model_len` as written: a token count, `-1` or `"auto"` (vLLM's

@@ -119,6 +119,9 @@ impl Sweep {
             col: None,
             message: e.message().trim().to_string(),
         })?;
+        // Issue #17 (cmdkey): the command's keys, so that a `--set` of one of them is a point, not
+        // a conflict with the command.
+        scenario::command::expand(&mut base, path, &text)?;
         for k in unset {
             keys::remove(&mut base, k).map_err(|m| SweepError::Usage(format!("--unset {k}: {m}")))?;
         }
