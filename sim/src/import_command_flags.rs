@@ -158,6 +158,8 @@ pub struct Flag {
     pub row: Vec<String>,
     pub values: Vec<String>,
     pub written: Vec<String>,
+    /// The field of a dotted JSON argument (`cudagraph_mode` of `-cc.cudagraph_mode=…`).
+    pub sub: Option<String>,
 }
 
 /// Splits `args` into the positional model (vLLM) and flags, each checked as argparse checks it
@@ -198,6 +200,12 @@ pub fn parse(
             Some((n, v)) => (n, Some(v.to_string())),
             None => (tok, None),
         };
+        // vLLM's dotted form of a JSON config argument (`-cc.cudagraph_mode=PIECEWISE`;
+        // `FlexibleArgumentParser`, 0.19.0 `utils/argparse_utils.py`).
+        let (name, sub) = match name.split_once('.').filter(|_| kind == EngineKind::Vllm) {
+            Some((n, s)) => (n, Some(s.to_string())),
+            None => (name, None),
+        };
         let mut values: Vec<String> = inline.into_iter().collect();
         let mut written = vec![args[i].clone()];
         i += 1;
@@ -205,6 +213,9 @@ pub fn parse(
             None => refuse(format!("unrecognized arguments: {name}")),
             Some(c) => refuse(format!("ambiguous option: {name} could match {c}")),
         })?;
+        if sub.is_some() && !canonical.ends_with("-config") {
+            return Err(refuse(format!("unrecognized arguments: {tok}")));
+        }
         let spec = extra_args::spec_of(&canonical, &flags);
         let switch = matches!(spec.kind.as_str(), "flag" | "deprecated");
         let many = list_valued(&canonical);
@@ -222,6 +233,7 @@ pub fn parse(
             row,
             values,
             written,
+            sub,
         });
     }
     Ok((positional, out))

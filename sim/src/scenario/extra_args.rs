@@ -276,6 +276,13 @@ pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<E
             Some((n, v)) => (n, Some(v.to_string())),
             None => (tok, None),
         };
+        // vLLM's dotted form of a JSON argument (`-cc.cudagraph_mode=PIECEWISE`,
+        // `--compilation-config.cudagraph_mode PIECEWISE`: `FlexibleArgumentParser`, 0.19.0
+        // `utils/argparse_utils.py`): the flag is the part before the first dot.
+        let (name, dotted) = match name.split_once('.').filter(|_| kind == EngineKind::Vllm) {
+            Some((n, sub)) => (n, Some(sub)),
+            None => (name, None),
+        };
         let mut values: Vec<String> = inline.into_iter().collect();
         let mut written = vec![args[i].clone()];
         i += 1;
@@ -292,6 +299,20 @@ pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<E
                 list.version
             ),
         })?;
+        // Only the JSON config arguments (`--*-config`) take the dotted form.
+        if dotted.is_some() && !flag.ends_with("-config") {
+            return Err(unrecognized(tok.split('=').next().unwrap_or(tok)));
+        }
+        // graphmode: `compilation_config.cudagraph_mode` is stated by `engine.cudagraph_mode`.
+        if flag == "--compilation-config"
+            && (dotted == Some("cudagraph_mode") || values.iter().any(|v| v.contains("cudagraph_mode")))
+        {
+            return Err(format!(
+                "`{name}` sets compilation_config.cudagraph_mode, stated by the scenario key engine.cudagraph_mode: \
+                 set that key instead (tpsim reads it there and `tpsim engine-args` prints the flag); the config's \
+                 other fields may stay in extra_args"
+            ));
+        }
         let spec = spec_of(&flag, &flags);
         check_values(&flag, spec, &values).map_err(|m| {
             format!(
