@@ -86,7 +86,7 @@ pub enum DecodeLaunch {
 
 /// Host time of one piecewise split beyond the eager attention call itself: the replay of one more
 /// captured piece (vLLM's piecewise backend and CUDA-graph wrapper in Python, `cudaGraphLaunch`).
-/// [measured] vLLM PR 9715 (youkaichao, 2024-10-28, `tests/compile/piecewise/test_toy_llama.py`
+/// Measured: vLLM PR 9715 (youkaichao, 2024-10-28, `tests/compile/piecewise/test_toy_llama.py`
 /// `benchmark`): a 2-layer toy model (hidden 40) at batch 1 takes 71.80 µs with one full graph and
 /// 91.30 µs with the attention split out (3 pieces, 2 eager attention calls); the tiny GPU work makes
 /// both host time: (91.30 − 71.80) / 2 = 9.75 µs a split, the toy attention's own eager ops included
