@@ -324,6 +324,17 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             "--enforce-eager"
         });
     }
+    // graphmode: vLLM's `compilation_config.cudagraph_mode` as a JSON `--compilation-config` (the
+    // form every release tpsim checks accepts; resolved, refused under SGLang, in
+    // `scenario::cudagraph_mode`).
+    if let Some(m) = e.cudagraph_mode.as_deref().filter(|_| !sglang) {
+        let name = crate::scenario::cudagraph_mode::CudagraphMode::parse(m)
+            .map_or(m.to_string(), |m| m.name().to_string());
+        c.arg(
+            "--compilation-config",
+            format!("{{\"cudagraph_mode\": \"{name}\"}}"),
+        );
+    }
     if e.disable_overlap_schedule == Some(true) {
         if sglang {
             c.flag("--disable-overlap-schedule");

@@ -155,6 +155,10 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             ));
             continue;
         }
+        // graphmode: `compilation_config.cudagraph_mode` → `engine.cudagraph_mode`.
+        if f.name == "--compilation-config" && compilation_config(&mut out, f)? {
+            continue;
+        }
         let Some((flag, key, kind, negated)) = flags::key_of(f) else {
             out.extra.extend(f.written.iter().cloned());
             continue;
@@ -231,6 +235,36 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
         out.set("extra_args", Value::Array(v));
     }
     Ok(out)
+}
+
+/// graphmode: a `--compilation-config` (JSON, or its dotted form) that sets `cudagraph_mode`: the
+/// mode goes to `engine.cudagraph_mode`, the other fields stay in `extra_args` as one JSON
+/// argument. `false`: it does not set the mode (the caller keeps it as written).
+fn compilation_config(out: &mut Out, f: &flags::Flag) -> Result<bool, String> {
+    let value = f.values.join(" ");
+    if let Some(sub) = &f.sub {
+        if sub != "cudagraph_mode" {
+            return Ok(false);
+        }
+        out.set("cudagraph_mode", Value::String(value));
+        return Ok(true);
+    }
+    let Ok(serde_json::Value::Object(mut obj)) = serde_json::from_str::<serde_json::Value>(&value) else {
+        // vLLM's `-O3` style integer (the optimization level) or text tpsim does not read.
+        return Ok(false);
+    };
+    let Some(mode) = obj.remove("cudagraph_mode") else {
+        return Ok(false);
+    };
+    let mode = mode
+        .as_str()
+        .ok_or_else(|| format!("--compilation-config cudagraph_mode: expected a string, not {mode}"))?;
+    out.set("cudagraph_mode", Value::String(mode.to_string()));
+    if !obj.is_empty() {
+        out.extra.push("--compilation-config".into());
+        out.extra.push(serde_json::Value::Object(obj).to_string());
+    }
+    Ok(true)
 }
 
 /// A `Special` flag with no rule here (every `KEYS` entry of that kind has one above).

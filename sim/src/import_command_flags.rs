@@ -159,6 +159,8 @@ pub struct Flag {
     pub row: Vec<String>,
     pub values: Vec<String>,
     pub written: Vec<String>,
+    /// The field of a dotted JSON argument (`cudagraph_mode` of `-cc.cudagraph_mode=…`).
+    pub sub: Option<String>,
 }
 
 /// Splits `args` into the positional model (vLLM) and flags, each checked as argparse checks it
@@ -182,6 +184,7 @@ pub fn parse(
                 row,
                 values: f.values,
                 written: f.written,
+                sub: f.sub,
             }
         })
         .collect();

@@ -29,6 +29,7 @@ pub mod command; // issue #17 (cmdkey): engine.command, the launch command read 
 pub mod attention_backend;
 mod chunk_reserve; // issue #18: the user's chunk size in SGLang's default fraction
 pub mod cuda_graphs; // issue #17 (graphs): CUDA-graph capture keys, vLLM async scheduling
+pub mod cudagraph_mode; // graphmode: vLLM's compilation_config.cudagraph_mode
 pub mod dcp; // issue #17: vLLM decode context parallelism
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
@@ -340,6 +341,9 @@ pub struct Engine {
     pub max_num_seqs: Option<u64>,
     /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5).
     pub enable_piecewise_cuda_graph: bool,
+    /// graphmode: vLLM's cudagraph mode as the engine settles on it (`None` under SGLang;
+    /// `scenario::cudagraph_mode`). NONE also sets `cuda_graph` false.
+    pub cudagraph_mode: Option<cudagraph_mode::CudagraphMode>,
     /// Issue #18 (frontend): the API-server front end (`serve::frontend`).
     pub frontend: frontend::Frontend,
     /// vLLM's `--kv-cache-memory-bytes`: the KV budget per rank, bytes, replacing the profile's

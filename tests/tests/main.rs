@@ -39,7 +39,9 @@ mod dp_sched;
 mod dsa;
 // Issue #17 point 6: `tpsim engine-args`.
 mod eager_host;
+// graphmode: vLLM's cudagraph_mode and the host cost of PIECEWISE graphs.
 mod engine_args;
+mod graph_mode;
 // issue #17 (flags): engine.extra_args, --max-model-len auto
 mod launch_flags;
 // Issue #17 (cmdparse): tpsim import-command, a launch command read into a scenario.

@@ -7,6 +7,7 @@ mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
+mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 pub(crate) mod tp_net;
@@ -304,8 +305,12 @@ pub struct Builder<'a> {
     pub resources: Resources,
     streams: Vec<ResourceId>,
     host: ResourceId,
-    /// Each rank's launching host thread, in eager mode only (empty with CUDA graphs).
+    /// Each rank's launching host thread, in eager mode and vLLM PIECEWISE graphs only (empty with
+    /// full CUDA graphs).
     launchers: Vec<ResourceId>,
+    /// graphmode: vLLM PIECEWISE graphs: only each layer's attention is launched by the host
+    /// (`passes::piecewise`); false in eager mode, where every kernel is.
+    piecewise: bool,
     /// Distinct-expert estimates for the scenario's routing skew.
     routing: super::routing::Routing,
     /// The collective tasks of the graph being built, with their sizes (for link tracks in traces).
@@ -390,7 +395,8 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let host = resources.add(ResourceKind::Host { thread: 0 }, "scheduler".into());
-        let launchers = if s.engine.cuda_graph {
+        let piecewise = piecewise::runs_piecewise(s);
+        let launchers = if s.engine.cuda_graph && !piecewise {
             Vec::new()
         } else {
             (0..s.engine.tp)
@@ -406,6 +412,7 @@ impl<'a> Builder<'a> {
             streams,
             host,
             launchers,
+            piecewise,
             routing: super::routing::Routing::new(s.routing_skew, s.seed),
             collectives: std::cell::RefCell::new(Vec::new()),
             first_shapes: Vec::new(),
@@ -672,7 +679,7 @@ impl<'a> Builder<'a> {
         let mut out = Vec::with_capacity(self.streams.len());
         for (r, &st) in self.streams.iter().enumerate() {
             let mut deps: Vec<TaskId> = after.to_vec();
-            if let Some(&launcher) = self.launchers.get(r) {
+            if let Some(&launcher) = self.launchers.get(r).filter(|_| !self.piecewise) {
                 let cost = self.s.engine.costs.launch_overhead.times(u64::from(kernels));
                 deps.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
             }
@@ -704,7 +711,8 @@ impl<'a> Builder<'a> {
         // `distributed/parallel_state.py` returns the input at world size 1).
         let skipped =
             self.streams.len() == 1 && matches!(coll, Collective::Allreduce(_) | Collective::Allgather(_));
-        for &launcher in self.launchers.iter().filter(|_| !skipped) {
+        // graphmode: under PIECEWISE graphs the collectives are inside the captured pieces.
+        for &launcher in self.launchers.iter().filter(|_| !skipped && !self.piecewise) {
             let cost = (self.s.engine.costs.launch_overhead).max(self.s.hardware.params.nccl_eager_launch);
             after.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
         }
@@ -866,12 +874,15 @@ impl<'a> Builder<'a> {
             return self.add_ffn(g, pass, i, l, prev);
         }
         let t_attn = self.attention_time(pass, l);
+        // graphmode: under vLLM PIECEWISE graphs the host launches the attention between pieces.
+        let mut deps = vec![prev];
+        deps.extend(self.piecewise_attention_launch(g, &format!("{label}: L{i}"))?);
         let a = self.per_gpu(
             g,
             &format!("{label}: L{i} attention"),
             t_attn,
             l.attn_kernels,
-            &[prev],
+            &deps,
         )?;
         // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
         let a = self.add_dcp(g, pass, i, a)?;

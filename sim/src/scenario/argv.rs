@@ -34,6 +34,10 @@ pub struct Flag {
     pub values: Vec<String>,
     /// The words as written: the flag and its values.
     pub written: Vec<String>,
+    /// vLLM's dotted form of a JSON config argument: the field after the first dot
+    /// (`-cc.cudagraph_mode=PIECEWISE` → `cudagraph_mode`; `FlexibleArgumentParser`, 0.19.0
+    /// `utils/argparse_utils.py`). Only `--*-config` flags take it.
+    pub sub: Option<String>,
 }
 
 /// argparse's refusal of `kind`'s launch program at the list's release: `message` is the text after
@@ -80,10 +84,17 @@ pub fn split(
             Some((n, v)) => (n, Some(v.to_string())),
             None => (tok, None),
         };
+        let (given, sub) = match given.split_once('.').filter(|_| kind == EngineKind::Vllm) {
+            Some((n, s)) => (n, Some(s.to_string())),
+            None => (given, None),
+        };
         let name = canonical(kind, given, &flags).map_err(|m| match m {
             None => refuse(format!("unrecognized arguments: {given}")),
             Some(c) => refuse(format!("ambiguous option: {given} could match {c}")),
         })?;
+        if sub.is_some() && !name.ends_with("-config") {
+            return Err(refuse(format!("unrecognized arguments: {tok}")));
+        }
         let spec = spec_of(&name, &flags);
         let (takes, many) = match words {
             Words::Argparse => (
@@ -106,6 +117,7 @@ pub fn split(
             name,
             values,
             written,
+            sub,
         });
     }
     Ok((positional, out))

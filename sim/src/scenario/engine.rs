@@ -291,6 +291,19 @@ impl Resolver<'_> {
         let (nccl_version, nccl_version_source) =
             self.nccl_version(e.nccl_version.as_deref(), &name, &release)?;
         let mut cuda_graph = e.cuda_graph.unwrap_or(true);
+        // graphmode: vLLM's cudagraph mode; NONE launches every kernel from the host, as
+        // --enforce-eager does (`scenario::cudagraph_mode`).
+        let cudagraph_mode = self.cudagraph_mode(
+            e.cudagraph_mode.as_deref(),
+            kind,
+            &release.version,
+            cuda_graph,
+            e.attention_backend.as_deref(),
+            &mut graph_warnings,
+        )?;
+        if cudagraph_mode == Some(super::cudagraph_mode::CudagraphMode::None) {
+            cuda_graph = false;
+        }
         let mut env_map = e.env.unwrap_or_default();
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
@@ -501,6 +514,7 @@ impl Resolver<'_> {
             max_num_batched_tokens,
             max_num_seqs,
             enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),
+            cudagraph_mode,
             frontend,
         })
     }

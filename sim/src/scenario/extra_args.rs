@@ -252,6 +252,18 @@ pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<E
     let mut out = Vec::new();
     for f in flags {
         let positive = f.name.strip_prefix("--no-").map(|n| format!("--{n}"));
+        // graphmode: `compilation_config.cudagraph_mode` is stated by `engine.cudagraph_mode`.
+        if f.name == "--compilation-config"
+            && (f.sub.as_deref() == Some("cudagraph_mode")
+                || f.values.iter().any(|v| v.contains("cudagraph_mode")))
+        {
+            return Err(format!(
+                "`{}` sets compilation_config.cudagraph_mode, stated by the scenario key engine.cudagraph_mode: \
+                 set that key instead (tpsim reads it there and `tpsim engine-args` prints the flag); the config's \
+                 other fields may stay in extra_args",
+                f.given
+            ));
+        }
         let keyed = KEYED
             .iter()
             .find(|(k, _)| *k == f.name || Some(*k) == positive.as_deref());

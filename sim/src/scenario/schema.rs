@@ -425,6 +425,9 @@ pub struct EngineSection {
     /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5): its reserve in the default
     /// `mem_fraction_static` (SGLang 0.5.9 `server_args.py`).
     pub enable_piecewise_cuda_graph: Option<bool>,
+    /// graphmode: vLLM's `compilation_config.cudagraph_mode` (NONE, PIECEWISE, FULL,
+    /// FULL_DECODE_ONLY, FULL_AND_PIECEWISE; default by release, `scenario::cudagraph_mode`).
+    pub cudagraph_mode: Option<String>,
     /// NCCL environment variables, e.g. `NCCL_P2P_LEVEL = "SYS"`.
     pub env: Option<BTreeMap<String, String>>,
     // Collective options (issue #17, 3):

@@ -1,0 +1,191 @@
+//! graphmode: vLLM's `compilation_config.cudagraph_mode` (`engine.cudagraph_mode`,
+//! `sim/src/scenario/cudagraph_mode.rs`): the key, its defaults by release, the engine's fallbacks,
+//! the flag forms `engine-args` prints and `import-command` reads, and the host cost of PIECEWISE
+//! graphs (`sim/src/decode/passes/piecewise.rs`).
+
+use crate::common::*;
+use tpsim::decode::predict;
+use tpsim::scenario::cudagraph_mode::CudagraphMode;
+use tpsim::scenario::load_str;
+
+/// A vLLM Qwen2.5-7B scenario on one H100 at batch 1 with `extra` appended to `[engine]`.
+fn text(extra: &str) -> String {
+    format!(
+        "seed = 1\n[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"qwen2.5-7b\"\n[engine]\nname = \"vllm\"\n\
+         tp = 1\n{extra}\n[workload]\nconcurrency = 1\nnum_requests = 2\nprompt_len = 64\noutput_len = 16\n"
+    )
+}
+
+fn load(extra: &str) -> Result<tpsim::scenario::Scenario, String> {
+    load_str(&text(extra), std::path::Path::new("gm.toml")).map_err(|e| e.to_string())
+}
+
+/// (TPOT ms, critical-path launch ms) of the scenario.
+fn run(extra: &str) -> (f64, f64) {
+    let s = load(extra).unwrap();
+    let p = predict(&s).unwrap().main;
+    (p.tpot_ms(), p.by_op_ms().get("launch").copied().unwrap_or(0.0))
+}
+
+#[test]
+fn default_mode_follows_the_release() {
+    // vLLM PR 25444: FULL_AND_PIECEWISE from 0.11.0; PIECEWISE in 0.8-0.10 (V1); V0 before 0.8
+    // captured whole decode forwards (FULL_DECODE_ONLY's split).
+    let mode = |v: &str| load(&format!("version = \"{v}\"")).unwrap().engine.cudagraph_mode;
+    assert_eq!(mode("0.10.2"), Some(CudagraphMode::Piecewise));
+    assert_eq!(mode("0.11.0"), Some(CudagraphMode::FullAndPiecewise));
+    assert_eq!(mode("0.19.0"), Some(CudagraphMode::FullAndPiecewise));
+    assert_eq!(mode("0.5.3"), Some(CudagraphMode::FullDecodeOnly));
+    // SGLang has no such mode.
+    let s = load_str(
+        &text("").replace("name = \"vllm\"", "name = \"sglang\""),
+        std::path::Path::new("gm.toml"),
+    )
+    .unwrap();
+    assert_eq!(s.engine.cudagraph_mode, None);
+}
+
+#[test]
+fn enforce_eager_and_never_captured_backends_override_the_mode() {
+    // --enforce-eager: NONE, with a warning naming the mode replaced.
+    let s = load("cuda_graph = false\ncudagraph_mode = \"FULL\"").unwrap();
+    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::None));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("\"FULL\" is replaced by NONE")),
+        "{:?}",
+        s.warnings
+    );
+    // NONE itself turns graphs off (no capture memory, every kernel launched).
+    let s = load("cudagraph_mode = \"none\"").unwrap();
+    assert!(!s.engine.cuda_graph);
+    // FlexAttention's builder cannot be captured: full modes fall back to PIECEWISE, FULL_DECODE_ONLY
+    // to NONE.
+    let s = load("attention_backend = \"FLEX_ATTENTION\"").unwrap();
+    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::Piecewise));
+    assert!(
+        s.warnings.iter().any(|w| w.contains("cudagraph_mode=PIECEWISE")),
+        "{:?}",
+        s.warnings
+    );
+    let s = load("attention_backend = \"FLEX_ATTENTION\"\ncudagraph_mode = \"FULL_DECODE_ONLY\"").unwrap();
+    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::None));
+}
+
+#[test]
+fn bad_values_are_refused_with_exit_2() {
+    for (name, extra, expect) in [
+        (
+            "gm-bogus",
+            "cudagraph_mode = \"FULLGRAPH\"",
+            "expected one of NONE, PIECEWISE, FULL, FULL_DECODE_ONLY, FULL_AND_PIECEWISE",
+        ),
+        (
+            "gm-old",
+            "version = \"0.10.2\"\ncudagraph_mode = \"FULL\"",
+            "from vLLM 0.11.0",
+        ),
+        (
+            "gm-extra",
+            "extra_args = [\"-cc.cudagraph_mode=PIECEWISE\"]",
+            "stated by the scenario key engine.cudagraph_mode",
+        ),
+        (
+            "gm-extra-json",
+            "extra_args = [\"--compilation-config\", '{\"cudagraph_mode\": \"FULL\"}']",
+            "stated by the scenario key engine.cudagraph_mode",
+        ),
+        (
+            "gm-dotted-plain",
+            "extra_args = [\"--max-num-seqs.x=3\"]",
+            "unrecognized arguments: --max-num-seqs.x",
+        ),
+    ] {
+        let p = scratch(name).join("s.toml");
+        std::fs::write(&p, text(extra)).unwrap();
+        let o = tpsim(&["run", p.to_str().unwrap()]);
+        assert_eq!(o.code, 2, "{name}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("engine.") && o.stderr.contains(expect),
+            "{name}: {}",
+            o.stderr
+        );
+    }
+    let p = scratch("gm-sglang").join("s.toml");
+    std::fs::write(
+        &p,
+        text("cudagraph_mode = \"PIECEWISE\"").replace("name = \"vllm\"", "name = \"sglang\""),
+    )
+    .unwrap();
+    let o = tpsim(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("engine.cudagraph_mode") && o.stderr.contains("a vLLM setting"),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn engine_args_prints_and_import_command_reads_the_mode() {
+    let p = scratch("gm-args").join("s.toml");
+    std::fs::write(&p, text("cudagraph_mode = \"piecewise\"")).unwrap();
+    let o = tpsim(&["engine-args", p.to_str().unwrap()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains(r#"--compilation-config '{"cudagraph_mode": "PIECEWISE"}'"#),
+        "{}",
+        o.stdout
+    );
+    // The dotted form and the JSON form, the JSON's other fields kept in extra_args.
+    let o = tpsim(&[
+        "import-command",
+        "--hardware",
+        "h100-sxm-1x",
+        "vllm serve Qwen/Qwen2.5-7B-Instruct -cc.cudagraph_mode=PIECEWISE",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("cudagraph_mode = \"PIECEWISE\""),
+        "{}",
+        o.stdout
+    );
+    let o = tpsim(&[
+        "import-command",
+        "--hardware",
+        "h100-sxm-1x",
+        r#"vllm serve Qwen/Qwen2.5-7B-Instruct --compilation-config '{"cudagraph_mode":"FULL_DECODE_ONLY","mode":3}'"#,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("cudagraph_mode = \"FULL_DECODE_ONLY\""),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains(r#"extra_args = ["--compilation-config", '{"mode":3}']"#),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn piecewise_launches_each_attention_from_the_host() {
+    // Full graphs (the 0.19 default) launch nothing; NONE is --enforce-eager exactly.
+    let (full, l_full) = run("");
+    assert!(l_full.abs() < 1e-12, "{l_full}");
+    assert_eq!(run("cudagraph_mode = \"NONE\""), run("cuda_graph = false"));
+    // PIECEWISE, GPU-bound (a Qwen2.5-7B layer reads ≈ 0.5 GB, ≈ 0.16 ms on an H100, against
+    // 28.1 + 9.75 = 37.85 µs of host time a layer): only the first layer's launch is on the
+    // critical path, so the step grows by it.
+    let (pw, l_pw) = run("cudagraph_mode = \"PIECEWISE\"");
+    assert!((l_pw - 0.03785).abs() < 1e-9, "launch {l_pw} ms");
+    assert!(pw > full && pw - full < 0.04, "piecewise {pw} ms, full {full} ms");
+    // Host-bound (launch_overhead 1 ms, as prefill_rows.rs forces it): the 28 layers' attention
+    // launches, 1 ms + 9.75 µs each (vLLM PR 9715), are all before the last attention.
+    let (_, l_slow) = run("cudagraph_mode = \"PIECEWISE\"\n[engine.costs]\nlaunch_overhead = \"1ms\"");
+    assert!((l_slow - 28.0 * 1.00975).abs() < 1e-9, "launch {l_slow} ms");
+}
