@@ -89,7 +89,7 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "Qwen3.5 NVFP4, SGLang results.md, bs 1",
-        "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
+        "sm120path: predicted with its page's no-MTP SGLang launch (inference-engines/sglang.md, which itself says ~42-85 tok/s): FlashInfer CUTLASS MoE (63.66 µs per MoE layer) and triton attention, which SGLang of that time forced for hybrid GDN models on SM 10.x/12.x (is_blackwell); 84.3 tok/s, the top of the launch's own range and tpsim's figure for SGLang's cutlass-MoE rows with FlashInfer attention (measured 70.6, 76.1). Triton attention has no SM 12.0 cost in tpsim: the same source reports it slow at long context (20 tok/s at 135K, daily summary 2026-03-16) and SGLang matching vLLM once FlashInfer attention was patched in (2026-03-17), but the row's context is not stated; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
     ),
     ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 5", MTP_SCALING_SERIES_MISS),
     ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 10", MTP_SCALING_SERIES_MISS),
