@@ -10,7 +10,8 @@
 //! MoE backend (sm120decode): rows that ran FlashInfer's CUTLASS NVFP4 MoE — every vLLM row (vLLM's NVFP4
 //! oracle on SM 12.0) and SGLang's "cutlass MoE" rows — set `engine.moe_backend = "flashinfer_cutlass"`
 //! (63.66 µs per MoE layer, derived in `moe_backend_sm120` from the same source's SGLang cutlass and b12x
-//! tables); the 2026-04-03 SGLang rows ran b12x (overhead 0) and the results.md SGLang row does not say.
+//! tables); the 2026-04-03 SGLang rows ran b12x (overhead 0); the results.md SGLang row (42-51) does not
+//! say, and is predicted with its page's no-MTP SGLang launch, which names flashinfer_cutlass (sm120path).
 //! The two SGLang cutlass rows of pcie-oneshot-allreduce.md are in-sample (they gave the derivation's
 //! allreduce correction).
 //!
@@ -77,9 +78,18 @@ fn one(v: f64) -> (f64, f64) {
 
 #[test]
 pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
-    let pred = predicted("sglang", 1);
     // rtx6kpro benchmarks/results.md, SGLang, NVFP4, 4 GPUs, TP 4, batch 1, no spec: 42-51 (kcramp,
-    // Ixtrix). Its MoE backend is not stated: the template's cost.
+    // Ixtrix). sm120path: predicted with its page's no-MTP SGLang launch (inference-engines/sglang.md,
+    // "Stable baseline without MTP (~42-85 tok/s)": triton attention, flashinfer_cutlass MoE,
+    // NCCL_P2P_LEVEL=PHB), the committed scenario that names them.
+    let pred = run_json(&scenario(
+        "validation/qwen3.5-397b-nvfp4-sglang-tp4-bs1-triton.toml",
+    ));
+    let pred = f(&pred["throughput"]["output_tok_s"]);
+    // The launch's MoE kernels cost what the "cutlass MoE" rows' do (84.3 tok/s, tolerance 0.05): the
+    // attention backend is named but has no curve in the bundled preset, and PHB allows P2P on these
+    // same-socket root ports as SYS does.
+    assert!((pred - 84.3).abs() < 0.05, "{pred}");
     validate("Qwen3.5 NVFP4, SGLang results.md, bs 1", (42.0, 51.0), pred);
     // rtx6kpro optimization/pcie-oneshot-allreduce.md, SGLang, NVFP4, bs 1, none, cutlass MoE, NCCL
     // only: 70.6. IN-SAMPLE since sm120decode: this row and the one-shot one below give the allreduce
@@ -89,6 +99,30 @@ pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
         one(70.6),
         predicted_moe("sglang", 1, CUTLASS),
     );
+}
+
+/// sm120path: the results.md row's scenario is its page's no-MTP SGLang launch (rtx6kpro
+/// inference-engines/sglang.md at 1306de8, "Stable baseline without MTP (~42-85 tok/s)"): the command
+/// tpsim prints for it carries that launch's NCCL_P2P_LEVEL=PHB, --tp-size 4, --mem-fraction-static 0.85,
+/// --attention-backend triton and --moe-runner-backend flashinfer_cutlass (each line as the launch
+/// writes it; the launch's other flags are not tpsim inputs).
+#[test]
+fn sglang_results_row_scenario_is_its_pages_launch() {
+    let o = tpsim(&[
+        "engine-args",
+        &scenario("validation/qwen3.5-397b-nvfp4-sglang-tp4-bs1-triton.toml"),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().map(|l| l.trim_end_matches(" \\")).collect();
+    for want in [
+        "NCCL_P2P_LEVEL=PHB",
+        "  --tp-size 4",
+        "  --mem-fraction-static 0.85",
+        "  --attention-backend triton",
+        "  --moe-runner-backend flashinfer_cutlass",
+    ] {
+        assert!(lines.contains(&want), "{want:?} not in:\n{}", o.stdout);
+    }
 }
 
 #[test]

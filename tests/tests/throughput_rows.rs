@@ -73,19 +73,19 @@ const GPTOSS_V0102_MISS: &str = "newdeploys3: vLLM 0.10.2's step is far longer t
 pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "MiniMax-M2.5 AWQ, vLLM, 2 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the row's W4A16 MoE kernels (not established which; most likely Marlin) have no measured cost on this GPU, and the template's 80 % of bandwidth and 2 µs per kernel are optimistic",
+        "batch-1 MoE decode on SM 12.0: the row's W4A16 MoE kernels (most likely Marlin: vLLM's WNA16 MoE prefers Marlin wherever it supports the layer, off ROCm; sm120path: the same kernel as on Hopper, not an SM 12.0 fallback) have no measured cost on this GPU, and the template's 80 % of bandwidth and 2 µs per kernel are optimistic",
     ),
     (
         "MiniMax-M2.5 FP8, SGLang, 4 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the row's FP8 block-scaled triton fused MoE ran SGLang's default config (no tuned file for this GPU in SGLang 0.5.8.post1, sglang issue 18870); the step misses 122 µs per MoE layer, over three times the whole batch-1 triton FP8 call as vLLM's benchmark_moe times it on SM 12.0 (≤ 38 µs at this shape with DRAM reads, which tpsim already charges; moe_kernels_sm120.rs); sm120gap: nor the per-kernel cost (2.06-3.14 µs measured on SM 12.0 against the template's 2) with the 5 uncounted kernels per layer (FP8 activation quantisation, KV store): at most 33.9 µs: not located",
+        "batch-1 MoE decode on SM 12.0: the row's FP8 block-scaled triton fused MoE ran SGLang's default config (no tuned file for this GPU in SGLang 0.5.8.post1, sglang issue 18870); the step misses 122 µs per MoE layer, over three times the whole batch-1 triton FP8 call as vLLM's benchmark_moe times it on SM 12.0 (≤ 38 µs at this shape with DRAM reads, which tpsim already charges; moe_kernels_sm120.rs); sm120gap: nor the per-kernel cost (2.06-3.14 µs measured on SM 12.0 against the template's 2) with the 5 uncounted kernels per layer (FP8 activation quantisation, KV store): at most 33.9 µs; sm120path: its dense q/k/v and o projections run triton block-FP8 with the kernel's default config on SM 12.0 (DeepGEMM and CUTLASS block FP8 unavailable there, sglang PR 28552), whose one-token grid of N/128 CTAs ran at 12-16 GB/s per CTA on H100 (vLLM PR 23939); at that rate 1.81 ms of the 7.57 ms missing, but no SM 12.0 timing: a lead, not applied; not located",
     ),
     (
         "MiniMax-M2.5 FP8 EP, SGLang, 8 GPUs, bs 1",
-        "batch-1 MoE decode on SM 12.0: the row's tuned triton fused MoE (--moe-runner-backend triton) misses 58.5 µs per MoE layer, where the batch-1 triton FP8 call benchmarked on SM 12.0 (vLLM PRs 39183, 45379, issue 44688; moe_kernels_sm120.rs) is already covered by the template; sm120gap: 5.7 µs per kernel would close it, above the 2.06-3.14 µs measured on SM 12.0: not located",
+        "batch-1 MoE decode on SM 12.0: the row's tuned triton fused MoE (--moe-runner-backend triton) misses 58.5 µs per MoE layer, where the batch-1 triton FP8 call benchmarked on SM 12.0 (vLLM PRs 39183, 45379, issue 44688; moe_kernels_sm120.rs) is already covered by the template; sm120gap: 5.7 µs per kernel would close it, above the 2.06-3.14 µs measured on SM 12.0; sm120path: its dense projections run triton block-FP8 (--fp8-gemm-backend triton) with the default config, 1.67 ms of the 3.63 ms at H100's per-CTA rate (vLLM PR 23939), unmeasured on SM 12.0: a lead, not applied; not located",
     ),
     (
         "Qwen3.5 NVFP4, SGLang results.md, bs 1",
-        "batch-1 Gated DeltaNet and NVFP4 MoE kernels on SM 12.0 run far below the template efficiencies; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
+        "sm120path: predicted with its page's no-MTP SGLang launch (inference-engines/sglang.md, which itself says ~42-85 tok/s): FlashInfer CUTLASS MoE (63.66 µs per MoE layer) and triton attention, one of the few backends SGLang of that time allowed for hybrid GDN models on SM 10.x/12.x (is_blackwell: triton, trtllm_mha, an SM 10.x kernel, and in some builds fa4); 84.3 tok/s, the top of the launch's own range and tpsim's figure for SGLang's cutlass-MoE rows with FlashInfer attention (measured 70.6, 76.1). Triton attention has no SM 12.0 cost in tpsim: the same source reports it slow at long context (20 tok/s at 135K, daily summary 2026-03-16) and SGLang matching vLLM once FlashInfer attention was patched in (2026-03-17), but the row's context is not stated; sources of the same configuration disagree by 2.3× (46.5 to 108 tok/s)",
     ),
     ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 5", MTP_SCALING_SERIES_MISS),
     ("Qwen3.5 NVFP4, vLLM MTP-scaling, bs 10", MTP_SCALING_SERIES_MISS),
