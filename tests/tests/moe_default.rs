@@ -201,3 +201,86 @@ fn vllm_0_15_mxfp4_on_h100_runs_triton_kernels_one_kernel_more() {
     ));
     assert!((v19 - v19_marlin).abs() < 1e-9, "{v19} vs {v19_marlin}");
 }
+
+/// gpt-oss-120b on one MI300X (gfx942, `"9.4"`), vLLM at `version`, batch 1, with `engine_lines` and
+/// `model_lines` (gptoss).
+fn gpt_oss_mi300x(version: &str, engine_lines: &str, model_lines: &str, tag: &str) -> String {
+    let text = format!(
+        "seed = 1\n\n[hardware]\npreset = \"mi300x-8x-xgmi\"\n\n[model]\npreset = \"gpt-oss-120b\"\n{model_lines}\n\
+         [engine]\nname = \"vllm\"\nversion = \"{version}\"\ntp = 1\n{engine_lines}\n[workload]\nconcurrency = 1\n\
+         prompt_len = 1024\noutput_len = 64\n"
+    );
+    let p = scratch(&format!("moe-default-gptoss-mi300x-{tag}")).join("s.toml");
+    std::fs::write(&p, text).expect("write scenario");
+    p.display().to_string()
+}
+
+/// gptoss: vLLM 0.17.0 `quantization/mxfp4.py` `get_mxfp4_backend` on ROCm takes AITER's CK MXFP4 MoE
+/// only on gfx950, so on gfx942 it runs `Mxfp4Backend.TRITON` (triton_kernels, built into vLLM's ROCm
+/// image: ROCm/vllm PR 637): without the key the step is the stated `triton_kernel`'s. Its layout
+/// (`create_weights`' ROCm branch: intermediate and hidden to ×128, `mxfp4_utils.get_padding_alignment`
+/// off gfx950) written into the quant file under Marlin gives the same bytes, so the two differ by the
+/// one kernel per MoE layer only: 36 × the MI300X `kernel_overhead` 2 µs (pcie-nccl-host, assumed) =
+/// 0.072 ms (±2 µs, as above). Against the preset's Marlin padding (hidden 3072) the default reads
+/// fewer expert bytes (hidden 2944), so it is faster than the kernel count alone says. vLLM 0.16.0
+/// (not read) keeps the template.
+#[test]
+fn vllm_0_17_mxfp4_on_mi300x_runs_triton_kernels_with_rocm_padding() {
+    let pad = "[model.quantization]\ndtype = \"bf16\"\n\
+               experts = { dtype = \"mxfp4\", pad_hidden = 128, pad_intermediate = 128 }\n";
+    let none = tpot(&gpt_oss_mi300x("0.17.0", "", "", "none"));
+    let triton = tpot(&gpt_oss_mi300x(
+        "0.17.0",
+        "moe_backend = \"triton_kernel\"\n",
+        "",
+        "triton",
+    ));
+    let marlin = tpot(&gpt_oss_mi300x(
+        "0.17.0",
+        "moe_backend = \"marlin\"\n",
+        pad,
+        "marlin",
+    ));
+    let marlin_preset = tpot(&gpt_oss_mi300x(
+        "0.17.0",
+        "moe_backend = \"marlin\"\n",
+        "",
+        "marlinpreset",
+    ));
+    assert!((none - triton).abs() < 1e-9, "{none} vs {triton}");
+    assert!(
+        (none - marlin - 36.0 * 2.0 / 1000.0).abs() < 0.002,
+        "{marlin} → {none}"
+    );
+    assert!(
+        none - marlin_preset < 36.0 * 2.0 / 1000.0 - 0.002,
+        "{marlin_preset} → {none}"
+    );
+    let v16 = tpot(&gpt_oss_mi300x("0.16.0", "", "", "v16"));
+    let v16_marlin = tpot(&gpt_oss_mi300x(
+        "0.16.0",
+        "moe_backend = \"marlin\"\n",
+        "",
+        "v16marlin",
+    ));
+    assert!((v16 - v16_marlin).abs() < 1e-9, "{v16} vs {v16_marlin}");
+}
+
+/// gptoss: vLLM 0.10.2 `get_mxfp4_backend` on SM 9.0 takes Marlin when triton_kernels is not
+/// importable, and the 0.10.x wheels neither vendor nor require it (vllm PR 27370 made it a
+/// dependency in October 2025): without the key the step is the stated `marlin`'s, which the template
+/// costs (its 8 kernels, the preset's Marlin padding); a stated `triton_kernel` is kept and differs.
+#[test]
+fn vllm_0_10_mxfp4_on_h100_runs_marlin_the_template_cost() {
+    let none = tpot(&gpt_oss_h100("version = \"0.10.2\"\n", "v010"));
+    let marlin = tpot(&gpt_oss_h100(
+        "version = \"0.10.2\"\nmoe_backend = \"marlin\"\n",
+        "v010marlin",
+    ));
+    let triton = tpot(&gpt_oss_h100(
+        "version = \"0.10.2\"\nmoe_backend = \"triton_kernel\"\n",
+        "v010triton",
+    ));
+    assert!((none - marlin).abs() < 1e-9, "{none} vs {marlin}");
+    assert!(triton != none, "the stated triton_kernel must differ: {triton}");
+}

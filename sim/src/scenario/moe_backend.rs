@@ -75,8 +75,22 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   the default environment logs `mxfp4.py:165 Using Triton backend` (tests/data/engine-memory.tsv
 ///   line 63); the rule as read in a library copy of `quantization/mxfp4.py` of that era (Marlin only
 ///   with `VLLM_MXFP4_USE_MARLIN`, SM < 9, no triton_kernels or torch < 2.8.0). vLLM 0.10.1 (torch
-///   2.7.1) took Marlin on the same card (line 61's `marlin_utils_fp4` warning): `None`, the
-///   preset's Marlin padding. 0.11–0.13 not established → `None`.
+///   2.7.1) took Marlin on the same card (line 61's `marlin_utils_fp4` warning): below. 0.11–0.13
+///   not established → `None`.
+/// - vLLM 0.10.x, MXFP4 experts, SM 9.0 → `marlin` (gptoss). vLLM 0.10.2 (PyPI wheel)
+///   `quantization/mxfp4.py` `get_mxfp4_backend`: FlashInfer's SM 9.0 kernel only with
+///   `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16`, then Marlin when triton_kernels is not importable or torch
+///   is older than 2.8.0. The 0.10.x wheels neither vendor nor require triton_kernels (vllm PR 27370,
+///   merged 2025-10-22, made it a dependency: "users have to install triton_kernels manually"), so a
+///   stock install runs Marlin, as vLLM 0.10.1's start-up on one H100 logs (engine-memory.tsv line
+///   61's `marlin_utils_fp4` warning). Marlin's MoE layer launches the template's 8 kernels and is
+///   laid out with the preset's padding, so the pick costs what the template does.
+/// - vLLM 0.17.x (ROCm), MXFP4 experts, gfx942 (`"9.4"`: MI300X, MI325X) → `triton_kernel`
+///   (gptoss). vLLM 0.17.0 (PyPI wheel) `quantization/mxfp4.py` `get_mxfp4_backend` on ROCm: AITER's
+///   CK MXFP4 MoE only on gfx950 (`rocm_aiter_ops.is_enabled() and on_gfx950()`), else
+///   `Mxfp4Backend.TRITON` when triton_kernels is importable, which vLLM's ROCm image builds for
+///   gpt-oss on MI300X (ROCm/vllm PR 637, "add triton-kernels build for gpt-oss in ROCm base
+///   Dockerfile"). gfx950 (`"9.5"`) with AITER runs CK, which no entry costs → `None`.
 pub fn engine_default(
     kind: super::EngineKind,
     version: &str,
@@ -87,7 +101,15 @@ pub fn engine_default(
     let sm = tpsim_model::hw::sm_major(compute_capability);
     let nvfp4 = experts == tpsim_model::llm::WeightDtype::Nvfp4;
     let mxfp4 = experts == tpsim_model::llm::WeightDtype::Mxfp4;
+    let vllm_minor =
+        |m: std::ops::RangeInclusive<u64>| release.len() >= 2 && release[0] == 0 && m.contains(&release[1]);
     match kind {
+        super::EngineKind::Vllm if vllm_minor(10..=10) && mxfp4 && compute_capability == "9.0" => {
+            Some("marlin")
+        }
+        super::EngineKind::Vllm if vllm_minor(17..=17) && mxfp4 && compute_capability == "9.4" => {
+            Some("triton_kernel")
+        }
         super::EngineKind::Vllm
             if release.len() >= 2
                 && release[0] == 0
@@ -117,6 +139,11 @@ pub fn engine_default(
 /// `process_weights_after_loading` casts the expert biases to fp32 and keeps a triton_kernels Hopper
 /// swizzled copy of the block scales (rows to ×256: `llm::gpt_oss::swizzled_scale_copies`). The
 /// backend decides the layout, so this replaces the padding of the preset's quant.toml (Marlin's).
+/// On ROCm gfx942 (`"9.4"`, gptoss) vLLM 0.17.0's `create_weights` takes its ROCm branch instead:
+/// intermediate and hidden both rounded up to `mxfp4_utils.get_padding_alignment()`, 128 off gfx950
+/// (2880 → 2944), and `_swizzle_mxfp4` keeps triton_kernels' `StridedLayout` for values and scales on
+/// gfx942 (no swizzled copy). Its fp32 expert biases (the same `TRITON` branch of
+/// `process_weights_after_loading`, ≈ 0.3 % of the expert bytes) are not counted there.
 /// Other engines, backends and GPUs: unchanged (the quantization's own padding).
 pub fn apply_expert_layout(
     model: &mut tpsim_model::llm::ModelSpec,
@@ -124,17 +151,32 @@ pub fn apply_expert_layout(
     backend: Option<&str>,
     compute_capability: &str,
 ) {
-    if kind != super::EngineKind::Vllm || backend != Some("triton_kernel") || compute_capability != "9.0" {
+    if kind != super::EngineKind::Vllm || backend != Some("triton_kernel") {
         return;
     }
-    if let Some(e) = model.quantization.experts.as_mut()
-        && e.dtype == tpsim_model::llm::WeightDtype::Mxfp4
-    {
-        e.pad_hidden = None;
-        e.pad_intermediate = Some(TRITON_PAD_INTERMEDIATE);
-        e.swizzled_scale_rows = Some(HOPPER_SCALE_ALIGN_ROWS);
+    let Some(e) = model.quantization.experts.as_mut() else {
+        return;
+    };
+    if e.dtype != tpsim_model::llm::WeightDtype::Mxfp4 {
+        return;
+    }
+    match compute_capability {
+        "9.0" => {
+            e.pad_hidden = None;
+            e.pad_intermediate = Some(TRITON_PAD_INTERMEDIATE);
+            e.swizzled_scale_rows = Some(HOPPER_SCALE_ALIGN_ROWS);
+        }
+        "9.4" => {
+            e.pad_hidden = Some(ROCM_GFX942_PAD);
+            e.pad_intermediate = Some(ROCM_GFX942_PAD);
+            e.swizzled_scale_rows = None;
+        }
+        _ => {}
     }
 }
+
+/// vLLM 0.17.0 `quantization/utils/mxfp4_utils.py` `get_padding_alignment`: 256 on gfx950, else 128.
+const ROCM_GFX942_PAD: u32 = 128;
 
 /// vLLM `quantization/mxfp4.py` `create_weights` (TRITON on CUDA): `round_up(intermediate, 64)`.
 const TRITON_PAD_INTERMEDIATE: u32 = 64;
@@ -238,9 +280,34 @@ mod tests {
             Some("triton_kernel")
         );
         assert_eq!(engine_default(Vllm, "0.13.0", "9.0", Mxfp4), None);
-        assert_eq!(engine_default(Vllm, "0.10.1", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.10.1", "9.0", Mxfp4), Some("marlin"));
+        assert_eq!(engine_default(Vllm, "0.10.2", "9.0", Mxfp4), Some("marlin"));
+        assert_eq!(engine_default(Vllm, "0.11.0", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.10.2", "8.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.15.1", "9.0", Nvfp4), None);
         assert_eq!(engine_default(Sglang, "0.5.8", "9.0", Mxfp4), None);
+    }
+
+    /// gptoss: vLLM 0.10.x on SM 9.0 runs Marlin (no triton_kernels in a stock install); vLLM 0.17.x
+    /// on ROCm gfx942 ("9.4") runs triton_kernels (AITER's CK MXFP4 MoE is gfx950 only); gfx950
+    /// ("9.5", CK) and other releases on gfx942 are not named.
+    #[test]
+    fn vllm_0_10_marlin_on_sm90_and_0_17_triton_kernels_on_gfx942() {
+        use tpsim_model::llm::WeightDtype::Mxfp4;
+        assert_eq!(engine_default(Vllm, "0.10.2", "9.0", Mxfp4), Some("marlin"));
+        assert_eq!(engine_default(Vllm, "0.10.2", "9.0", Bf16), None);
+        assert_eq!(
+            engine_default(Vllm, "0.17.0", "9.4", Mxfp4),
+            Some("triton_kernel")
+        );
+        assert_eq!(
+            engine_default(Vllm, "0.17.1", "9.4", Mxfp4),
+            Some("triton_kernel")
+        );
+        assert_eq!(engine_default(Vllm, "0.17.0", "9.5", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.16.0", "9.4", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.17.0", "9.4", Fp8), None);
+        assert_eq!(engine_default(Sglang, "0.5.9", "9.4", Mxfp4), None);
     }
 
     /// 9 kernels in vLLM 0.15.1's triton_kernels MoE layer (RMSNorm, router, 4 routing, w13+SwiGLU,
