@@ -178,6 +178,26 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys4::validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4",
         crate::throughput_newdeploys4::validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4,
     ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x2_vllm_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x2_vllm_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x2_vllm_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x2_vllm_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x4_vllm_2x_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x4_vllm_2x_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x4_vllm_2x_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x4_vllm_2x_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_pro6000_vllm_tp1",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_pro6000_vllm_tp1,
+    ),
 ];
 
 /// The figures the README and the book state.
