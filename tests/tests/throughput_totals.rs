@@ -280,6 +280,7 @@ fn gpu_of(label: &str) -> &'static str {
         ("A100 80GB", "A100 80GB (SXM assumed)"),
         ("A100 40GB", "A100 40GB (SXM assumed)"),
         ("RTX 4090", "RTX 4090"),
+        ("RTX 5090", "RTX 5090"),
         ("RTX 3090 Ti", "RTX 3090 Ti"),
         ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
     ];
@@ -300,7 +301,7 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen3-", "Qwen3 dense (8B; 14B AWQ; 32B BF16 and AWQ)"),
         ("Qwen2.5", "Qwen2.5 dense (7B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
-        ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1-70B AWQ)"),
+        ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ)"),
         ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
