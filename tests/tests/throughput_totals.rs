@@ -178,6 +178,26 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys4::validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4",
         crate::throughput_newdeploys4::validation_minimax_m25_fp8_h100_vllm_0_16_tp4_ep4_c4,
     ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x2_vllm_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x2_vllm_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x2_vllm_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x2_vllm_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x4_vllm_2x_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx5090x4_vllm_2x_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x4_vllm_2x_pp2",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_rtx4090x4_vllm_2x_pp2,
+    ),
+    (
+        "throughput_newdeploys5::validation_llama33_70b_awq_pro6000_vllm_tp1",
+        crate::throughput_newdeploys5::validation_llama33_70b_awq_pro6000_vllm_tp1,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -260,6 +280,7 @@ fn gpu_of(label: &str) -> &'static str {
         ("A100 80GB", "A100 80GB (SXM assumed)"),
         ("A100 40GB", "A100 40GB (SXM assumed)"),
         ("RTX 4090", "RTX 4090"),
+        ("RTX 5090", "RTX 5090"),
         ("RTX 3090 Ti", "RTX 3090 Ti"),
         ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
     ];
@@ -280,7 +301,7 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen3-", "Qwen3 dense (8B; 14B AWQ; 32B BF16 and AWQ)"),
         ("Qwen2.5", "Qwen2.5 dense (7B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
-        ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1-70B AWQ)"),
+        ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ)"),
         ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
