@@ -6,6 +6,8 @@
 
 mod common;
 
+// a100awq: what the eager A100 AWQ known misses are not (pie PR 348's 72B-AWQ step, below its floor).
+mod a100_awq;
 // Issue #17 point 4: accelerators (B200, GB200, H20, L40S, RTX 4090 48GB, MI300X/MI325X/MI355X) and multi-node.
 mod accel;
 // Issue #17 point 4: tensor parallelism across boxes.

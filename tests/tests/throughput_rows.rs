@@ -114,15 +114,15 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     // allreduce across an Intel host's sockets, sim/src/scenario/allreduce_default.rs).
     (
         "Qwen3-14B AWQ, vLLM eager, 1× A100 80GB, c 1 (16000/200)",
-        "--enforce-eager at batch 1 is host-bound in tpsim too (issue #18 eagerhost: 402 launches × 28.1 µs, engines/vllm.toml, derived from an H200 host's GPT-2 rows in eager-host.tsv, = 11.3 ms of a 12.3 ms step), but this A100 host dispatches ≈ 1.8× slower: the measured 20.94 ms TPOT needs 49.5 µs per kernel (in-sample fit; the three AWQ eager rows need 49.5-66.9 µs); tpsim has no parameter for the host CPU",
+        "--enforce-eager at batch 1 is host-bound in tpsim too (issue #18 eagerhost: 402 launches × 28.1 µs, engines/vllm.toml, derived from an H200 host's GPT-2 rows in eager-host.tsv, = 11.3 ms of a 12.3 ms step), but this A100 host dispatches ≈ 1.8× slower: the measured 20.94 ms TPOT needs 49.5 µs per kernel (in-sample fit; the three AWQ eager rows need 49.5-66.9 µs); tpsim has no parameter for the host CPU. a100awq: the row ran awq_marlin (no --quantization), the kernel tpsim costs; stop 35's lead that tpsim's A100 int4 cost is too high (pie PR 348, Qwen2.5-72B-AWQ 14.50 ms) is 0.76x the 19.11 ms weight-read floor, not a decode step (a100_awq.rs)",
     ),
     (
         "Qwen3-32B AWQ, vLLM eager, 1× A100 PCIe, c 4 (512x256)",
-        "as the Qwen3-14B AWQ eager row: the step is host-bound (the source's compressed-tensors W4A16 path, other 4-bit kernels, has the same ≈ 39-40 ms P99 TPOT at c 4; its BF16 path is GPU-bound and within +15 %), tpsim's 642 launches × 28.1 µs (derived on an H200 host) give 19.2 ms where this A100 host needs 2.0× that per kernel (57.7 µs, in-sample fit)",
+        "as the Qwen3-14B AWQ eager row: the step is host-bound (the source's compressed-tensors W4A16 path, other 4-bit kernels, has the same ≈ 39-40 ms P99 TPOT at c 4; its BF16 path is GPU-bound and within +15 %), tpsim's 642 launches × 28.1 µs (derived on an H200 host) give 19.2 ms where this A100 host needs 2.0× that per kernel (57.7 µs, in-sample fit). a100awq: the source forced vLLM's legacy awq kernel (quantization: awq); at c <= 16 it differs from Marlin by a split-K sum(0) per quantized linear (256 launches a step: ≈ 41.3 µs per kernel would match, in-sample), its second 16-row tile only at c 24 and 32, where the source's TPOT parts from its Marlin path",
     ),
     (
         "Qwen3-32B AWQ, vLLM eager, 1× A100 PCIe, c 16 (512x256)",
-        "as the c 4 row (67.6 µs per kernel would match it, in-sample)",
+        "as the c 4 row (67.6 µs per kernel would match it, in-sample; ≈ 48.3 µs with the legacy awq kernel's 256 extra launches)",
     ),
     (
         "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 4 (1k/1k)",
