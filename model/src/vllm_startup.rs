@@ -186,6 +186,43 @@ pub fn non_torch_growth(p: &StartupParams, tp: u32) -> Bytes {
     Bytes::from_gib_f64(gib)
 }
 
+/// vllmkv (issue #17): the non-torch growth of a pipeline-parallel worker's profile run, GiB,
+/// MEASURED (one row, no rule): tests/data/engine-memory.tsv line 24 (vLLM 0.19.0, Llama-3.1-8B,
+/// H100, pp 4, tp 1) logs `non_torch_fwd` = 0.07 GiB on every stage, against 0.24–0.25 on the tp-1,
+/// pp-1 rows; its memory before the snapshot (`init_non_torch` 1.48 GiB against 0.51) shows that
+/// more is set up before the snapshot under pp (the pp group's NCCL communicator). Why the growth
+/// is smaller has not been traced; the 0.07 replaces the single-GPU base at pp > 1 (no row has both
+/// tp > 1 and pp > 1: there the tp part is added unchanged, [`non_torch_growth_pp`]).
+pub const PP_NON_TORCH_GIB: f64 = 0.07;
+
+/// [`non_torch_growth`] of a worker in a `pp`-stage pipeline: at pp > 1 the single-GPU base is
+/// [`PP_NON_TORCH_GIB`] (line 24), the tp part unchanged.
+pub fn non_torch_growth_pp(p: &StartupParams, tp: u32, pp: u32) -> Bytes {
+    if pp > 1 {
+        non_torch_growth(
+            &StartupParams {
+                non_torch_base_gib: PP_NON_TORCH_GIB,
+                ..*p
+            },
+            tp,
+        )
+    } else {
+        non_torch_growth(p, tp)
+    }
+}
+
+/// vllmkv (issue #17): the buffers a non-first pipeline stage receives its input into, allocated
+/// by the profile run's first dummy pass and kept: vLLM 0.11.0 `v1/worker/gpu_model_runner.py`
+/// `_dummy_run` (not `is_first_rank`: `self.intermediate_tensors =
+/// self.model.make_empty_intermediate_tensors(batch_size=self.max_num_tokens, dtype=model dtype)`),
+/// which for the decoder models is `models/utils.py` `make_empty_intermediate_tensors_factory(
+/// ["hidden_states", "residual"], hidden_size)`: 2 × `max_num_batched_tokens` × hidden × dtype.
+/// engine-memory.tsv line 24 (vLLM 0.19.0, pp 4): the last stage logs 2.01 GiB of activation, the
+/// tp-1 rows' 1.89 (line 21) plus 2 × 8192 × 4096 × 2 B = 0.125 GiB.
+pub fn pp_intermediate_bytes(max_num_batched_tokens: u64, hidden: u64, dtype_bytes: u64) -> u64 {
+    2 * max_num_batched_tokens * hidden * dtype_bytes
+}
+
 /// CUDA's default per-thread stack (`cudaLimitStackSize`): 1024 B (CUDA Runtime API,
 /// `cudaDeviceSetLimit`: "cudaLimitStackSize … The default value is 1024 bytes" — the CUDA C
 /// Programming Guide's default). The driver reserves local memory for it at context creation
@@ -399,6 +436,18 @@ mod tests {
         assert!((g(1) - 0.25).abs() < 1e-9);
         assert!((g(2) - 2.07).abs() < 1e-9);
         assert!((g(4) - 2.11).abs() < 1e-9);
+    }
+
+    /// vllmkv: pp > 1 takes line 24's 0.07 GiB as the base (tp 1: 0.07; tp 2: 0.07 + 1.8 + 0.02);
+    /// pp 1 is unchanged. Intermediate buffers of Llama-3.1-8B at 8192 tokens: 2 × 8192 × 4096 × 2
+    /// = 134,217,728 B (0.125 GiB).
+    #[test]
+    fn pipeline_stage_terms() {
+        let g = |tp, pp| non_torch_growth_pp(&params(), tp, pp).as_gib_f64();
+        assert!((g(1, 1) - 0.25).abs() < 1e-9);
+        assert!((g(1, 4) - 0.07).abs() < 1e-9);
+        assert!((g(2, 2) - 1.89).abs() < 1e-9);
+        assert_eq!(pp_intermediate_bytes(8_192, 4_096, 2), 134_217_728);
     }
 
     /// vllmrows: granite's odd vocabulary on an H100 SXM (132 SMs, 2048 threads per SM):

@@ -73,3 +73,35 @@ fn run_reports_the_send_between_boxes() {
         assert!(by.get("pp_send").is_none(), "{e}: {by}");
     }
 }
+
+/// vllmkv (issue #17): the pipeline terms of vLLM's profile run on the binding (last) stage of
+/// `validation/llama-3.3-70b-awq-rtx4090x2-vllm-0.11-pp2-c400.toml` (vLLM 0.11.0, 2048 tokens / 256
+/// sequences on a 24 GB card, hidden 8192, vocabulary 128,256, fp16), by hand:
+/// - activation: the sorting sampler's (2048 + 2 × 256) × 8192 × 2 = 41,943,040 + 256 × 128,256 ×
+///   38 = 1,247,674,368, the cuBLAS workspace of SM 8.9, 8,519,680, and the buffers the stage
+///   receives its input into, 2 × 2048 × 8192 × 2 = 67,108,864 (vLLM 0.11.0 `_dummy_run`
+///   `make_empty_intermediate_tensors`): 1,365,245,952 B = 1302.0 MiB (1238.0 before);
+/// - non-torch: 0.07 GiB, the pp figure of engine-memory.tsv line 24 (0.25 before);
+/// - KV: 23.64 × 0.9 − 18.5496 (weights) − 1.2715 − 0.07 = 1.3849 GiB → ⌊1.3849 × 2^30 / (16 ×
+///   81,920)⌋ = 1,134 blocks = 18,144 tokens (16,608 before).
+#[test]
+fn vllm_pp2_last_stage_terms_on_a_24gb_card() {
+    let j = memory_json(&scenario(
+        "validation/llama-3.3-70b-awq-rtx4090x2-vllm-0.11-pp2-c400.toml",
+    ));
+    let mib = |name: &str| {
+        j["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .find(|e| e["name"] == name)
+            .and_then(|e| e["mib"].as_f64())
+            .expect(name)
+    };
+    assert_eq!(
+        mib("peak activation (profile run)") * 1_048_576.0,
+        1_365_245_952.0
+    );
+    assert!((mib("non-torch growth") / 1024.0 - 0.07).abs() < 1e-6);
+    assert_eq!(j["kv_tokens"], 18_144);
+}

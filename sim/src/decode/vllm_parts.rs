@@ -9,7 +9,7 @@ use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, LoadGpu, VisionFam
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
-    non_torch_growth, peak_activation, rope_cache_bytes, topk_topp_stack_growth,
+    non_torch_growth_pp, peak_activation, pp_intermediate_bytes, rope_cache_bytes, topk_topp_stack_growth,
 };
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
@@ -120,7 +120,9 @@ pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
 }
 
 /// The profile run's peak activation (`tpsim_model::vllm_startup::peak_activation`), or `None`
-/// when the engine preset lacks the coefficients.
+/// when the engine preset lacks the coefficients. vllmkv (issue #17): when the binding pipeline
+/// stage is not the first, plus the buffers it receives its input into
+/// (`tpsim_model::vllm_startup::pp_intermediate_bytes`), alive through the sampler.
 pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
     let p = s.engine.costs.vllm_startup?;
     let (tokens, seqs) = batch_shape(s, total_gib);
@@ -131,24 +133,31 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
     } else {
         peak_activation
     };
-    Some(rule(
-        &p,
-        &ProfileShape {
-            max_num_batched_tokens: tokens,
-            max_num_seqs: seqs,
-            hidden: s.model.hidden,
-            // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
-            mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
-            // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated.
-            mlp_gated: s.model.arch != Architecture::Phi,
-            vocab: s.model.vocab,
-            dtype_bytes: dtype,
-            sm_count: u64::from(s.hardware.gpu.sm_count),
-            encoder_bytes: encoder_bytes(s, tokens, dtype),
-            moe_workspace: moe_workspace(s, tokens, dtype),
-            cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
-        },
-    ))
+    let received = match super::pipeline::binding_stage(s) {
+        Some(st) if st.index > 0 => pp_intermediate_bytes(tokens, s.model.hidden, dtype),
+        _ => 0,
+    };
+    Some(
+        Bytes(received)
+            + rule(
+                &p,
+                &ProfileShape {
+                    max_num_batched_tokens: tokens,
+                    max_num_seqs: seqs,
+                    hidden: s.model.hidden,
+                    // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
+                    mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
+                    // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated.
+                    mlp_gated: s.model.arch != Architecture::Phi,
+                    vocab: s.model.vocab,
+                    dtype_bytes: dtype,
+                    sm_count: u64::from(s.hardware.gpu.sm_count),
+                    encoder_bytes: encoder_bytes(s, tokens, dtype),
+                    moe_workspace: moe_workspace(s, tokens, dtype),
+                    cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
+                },
+            ),
+    )
 }
 
 /// What the multimodal encoder profile leaves alive through the decoder's dummy pass
@@ -182,7 +191,8 @@ fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
     }
 }
 
-/// The profile run's non-torch growth (`tpsim_model::vllm_startup::non_torch_growth`), or the
+/// The profile run's non-torch growth (`tpsim_model::vllm_startup::non_torch_growth_pp`: vllmkv,
+/// line 24's 0.07 GiB base at pp > 1), or the
 /// preset's `non_torch_memory` alone without the coefficients. vllmrows (issue #17): plus the
 /// local-memory reserve that the dummy sampler's Triton top-k/top-p kernel adds when its stack
 /// frame for this vocabulary exceeds CUDA's default (`tpsim_model::vllm_startup::
@@ -200,7 +210,7 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
                     s.model.vocab,
                 )
             };
-            non_torch_growth(&p, s.engine.tp) + stack
+            non_torch_growth_pp(&p, s.engine.tp, s.engine.pp) + stack
         }
         None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
     }
