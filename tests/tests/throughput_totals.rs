@@ -198,6 +198,26 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys5::validation_llama33_70b_awq_pro6000_vllm_tp1",
         crate::throughput_newdeploys5::validation_llama33_70b_awq_pro6000_vllm_tp1,
     ),
+    (
+        "throughput_newdeploys6::validation_qwen3_8b_h100_vllm_0_11_sharegpt_c4",
+        crate::throughput_newdeploys6::validation_qwen3_8b_h100_vllm_0_11_sharegpt_c4,
+    ),
+    (
+        "throughput_newdeploys6::validation_qwen3_8b_h100_sglang_0_5_3_sharegpt_c4",
+        crate::throughput_newdeploys6::validation_qwen3_8b_h100_sglang_0_5_3_sharegpt_c4,
+    ),
+    (
+        "throughput_newdeploys6::validation_qwen3_8b_fp8_h100_sglang_0_5_3_sharegpt_c4",
+        crate::throughput_newdeploys6::validation_qwen3_8b_fp8_h100_sglang_0_5_3_sharegpt_c4,
+    ),
+    (
+        "throughput_newdeploys6::validation_qwen3_14b_a100_vllm_0_11_bursts",
+        crate::throughput_newdeploys6::validation_qwen3_14b_a100_vllm_0_11_bursts,
+    ),
+    (
+        "throughput_newdeploys6::validation_qwen3_14b_h100_vllm_0_11_bursts",
+        crate::throughput_newdeploys6::validation_qwen3_14b_h100_vllm_0_11_bursts,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -277,6 +297,7 @@ fn gpu_of(label: &str) -> &'static str {
         ("H100", "H100 SXM"),
         ("A30", "A30"),
         ("A100 PCIe", "A100 80GB PCIe"),
+        ("A100 SXM", "A100 80GB SXM"),
         ("A100 80GB", "A100 80GB (SXM assumed)"),
         ("A100 40GB", "A100 40GB (SXM assumed)"),
         ("RTX 4090", "RTX 4090"),
@@ -298,7 +319,10 @@ fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
-        ("Qwen3-", "Qwen3 dense (8B; 14B AWQ; 32B BF16 and AWQ)"),
+        (
+            "Qwen3-",
+            "Qwen3 dense (8B BF16 and FP8; 14B BF16 and AWQ; 32B BF16 and AWQ)",
+        ),
         ("Qwen2.5", "Qwen2.5 dense (7B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
         ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ)"),

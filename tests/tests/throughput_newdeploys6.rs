@@ -1,0 +1,138 @@
+//! Sixth round of new deployments (newdeploys6): single-GPU rows of the GPUStack performance lab
+//! (github.com/gpustack/gpustack `docs/performance-lab/`, commit 47277d7) that newdeploys3 left out —
+//! dense Qwen3 models on one H100 SXM or one A100 SXM, each written as the page's serving command reads
+//! (`scenarios/validation/qwen3-{8b,14b}-*.toml`), compared with the **default (uncalibrated)
+//! profile** against the same target and known-miss list as `tests/tests/throughput_rows.rs`
+//! ([`TARGET`](crate::throughput_rows::TARGET),
+//! [`KNOWN_MISSES`](crate::throughput_rows::KNOWN_MISSES)). The measured value is read from
+//! `tests/data/throughput.tsv`, never copied into a scenario.
+//!
+//! - `qwen3-8b/h100-latency.md` (last changed 6ceec5b, 2026-03-20): Qwen3-8B on one H100 SXM, ShareGPT
+//!   at 4 in flight (`vllm bench serve … --num-prompts 100 --max-concurrency 4`), the same client against
+//!   vLLM v0.11.0 (`vllm serve Qwen/Qwen3-8B`), SGLang v0.5.3.post3 (`python3 -m sglang.launch_server
+//!   --model-path Qwen/Qwen3-8B`) and SGLang with the FP8 checkpoint (`--model-path Qwen/Qwen3-8B-FP8`):
+//!   a decode measurement — compared as 1000 ÷ the median TPOT (per-stream decode speed);
+//! - `qwen3-14b/a100.md` and `qwen3-14b/h100.md` (last changed 1f37f1b, 2026-01-06), "Other Benchmark
+//!   Cases", baseline (`vllm serve Qwen/Qwen3-14B`, vLLM v0.11.0): the random 4000/200 and 2000/100
+//!   bursts (500 requests at once), compared as tpsim's end-to-end output rate against "Output token
+//!   throughput" (as newdeploys3's bursts).
+//!
+//! Not taken: the pages' 128/4 bursts (4 output tokens: nothing to decode) and 32000/100 bursts (a
+//! prefill measurement); the optimized runs (TensorRT-LLM on the A100 pages, which tpsim does not model;
+//! SGLang FP8 on `qwen3-14b/h100.md`, left for a next round); the speculative-decoding runs of
+//! `qwen3-8b/h100-latency.md` (EAGLE3 draft `Tengyunw/qwen3_8b_eagle3`, no preset); the TensorRT-LLM run of
+//! its engine table; `qwen3-32b/*.md` (no bf16 Qwen3-32B preset yet).
+//!
+//! VALIDATION, out-of-sample: no constant was fitted to these rows.
+//! [`every_newdeploys6_row_is_compared`] fails if a row of these sources is added without a test here.
+
+use crate::common::*;
+use crate::throughput_rows::validate;
+
+/// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
+/// accepts a row of `throughput.tsv` that matches one of them.
+pub(crate) const NEWDEPLOYS6_SOURCES: &[(&str, &str)] = &[
+    (
+        "github.com/gpustack/gpustack docs/performance-lab/qwen3-8b/h100-latency.md",
+        "Qwen3-8B",
+    ),
+    (
+        "github.com/gpustack/gpustack docs/performance-lab/qwen3-14b/",
+        "Qwen3-14B",
+    ),
+];
+
+/// The measured `output_tok_s` of the one row of source `i` whose notes start with `note`.
+fn measured(i: usize, note: &str) -> f64 {
+    let (src, model) = NEWDEPLOYS6_SOURCES[i];
+    measured_throughput(src, model, |n| n.starts_with(note))
+}
+
+/// One ShareGPT c 4 row of `qwen3-8b/h100-latency.md`: the row (1000 ÷ the printed median TPOT, stored
+/// rounded to 0.1, checked to 0.05 tok/s) against 1000 ÷ tpsim's median TPOT of `file`.
+fn sharegpt_c4(note: &str, tpot_ms: f64, file: &str, label: &str) {
+    let m = measured(0, note);
+    assert!((m - 1000.0 / tpot_ms).abs() < 0.05, "{label}: {m}");
+    let v = run_json(&scenario(&format!("validation/{file}")));
+    validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+}
+
+/// One burst row of `qwen3-14b/*.md`: the row's output rate (checked against the printed figure) against
+/// tpsim's end-to-end output rate of `file`.
+fn burst(note: &str, printed: f64, file: &str, label: &str) {
+    let m = measured(1, note);
+    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
+    let v = run_json(&scenario(&format!("validation/{file}")));
+    validate(label, (m, m), f(&v["throughput"]["e2e_output_tok_s"]));
+}
+
+#[test]
+pub(crate) fn validation_qwen3_8b_h100_vllm_0_11_sharegpt_c4() {
+    // "Median TPOT (ms): 7.40" under `vllm serve Qwen/Qwen3-8B`.
+    sharegpt_c4(
+        "vLLM ShareGPT batch size 4:",
+        7.40,
+        "qwen3-8b-h100-vllm-0.11-sharegpt-c4.toml",
+        "Qwen3-8B bf16, vLLM 0.11.0, 1× H100, ShareGPT c 4 (per-stream TPOT)",
+    );
+}
+
+#[test]
+pub(crate) fn validation_qwen3_8b_h100_sglang_0_5_3_sharegpt_c4() {
+    // "Median TPOT (ms): 7.14" under `python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B`.
+    sharegpt_c4(
+        "SGLang ShareGPT batch size 4:",
+        7.14,
+        "qwen3-8b-h100-sglang-0.5.3-sharegpt-c4.toml",
+        "Qwen3-8B bf16, SGLang 0.5.3.post3, 1× H100, ShareGPT c 4 (per-stream TPOT)",
+    );
+}
+
+#[test]
+pub(crate) fn validation_qwen3_8b_fp8_h100_sglang_0_5_3_sharegpt_c4() {
+    // "Median TPOT (ms): 5.58" under `python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8`.
+    sharegpt_c4(
+        "SGLang FP8 ShareGPT batch size 4:",
+        5.58,
+        "qwen3-8b-fp8-h100-sglang-0.5.3-sharegpt-c4.toml",
+        "Qwen3-8B FP8 (block 128), SGLang 0.5.3.post3, 1× H100, ShareGPT c 4 (per-stream TPOT)",
+    );
+}
+
+#[test]
+pub(crate) fn validation_qwen3_14b_a100_vllm_0_11_bursts() {
+    // "Output token throughput (tok/s)": 245.13 (4K) and 284.64 (2K) on one A100 SXM.
+    for (k, note, printed) in [
+        ("4k", "A100 random 4K input:", 245.13),
+        ("2k", "A100 random 2K input:", 284.64),
+    ] {
+        burst(
+            note,
+            printed,
+            &format!("qwen3-14b-a100-vllm-0.11-burst-{k}.toml"),
+            &format!("Qwen3-14B bf16, vLLM 0.11.0, 1× A100 SXM, burst of 500 ({k})"),
+        );
+    }
+}
+
+#[test]
+pub(crate) fn validation_qwen3_14b_h100_vllm_0_11_bursts() {
+    // "Output token throughput (tok/s)": 438.56 (4K) and 505.51 (2K) on one H100 SXM.
+    for (k, note, printed) in [
+        ("4k", "H100 random 4K input:", 438.56),
+        ("2k", "H100 random 2K input:", 505.51),
+    ] {
+        burst(
+            note,
+            printed,
+            &format!("qwen3-14b-h100-vllm-0.11-burst-{k}.toml"),
+            &format!("Qwen3-14B bf16, vLLM 0.11.0, 1× H100 SXM, burst of 500 ({k})"),
+        );
+    }
+}
+
+#[test]
+fn every_newdeploys6_row_is_compared() {
+    // Three Qwen3-8B rows and four Qwen3-14B rows; the tests above compare each once.
+    assert_eq!(throughput_rows_per_source(NEWDEPLOYS6_SOURCES), [3, 4]);
+}
