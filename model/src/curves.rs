@@ -178,6 +178,11 @@ pub struct Curves {
     /// FlashInfer's CUTLASS NVFP4 grouped GEMM against b12x), so the backend without an entry costs
     /// what the template says. None, or a backend without an entry: no extra time.
     pub moe_backends: BTreeMap<String, f64>,
+    /// burstprefill: the FLOP-efficiency ceiling of a MoE kernel backend's expert GEMMs on this GPU
+    /// (`[compute.moe_backends.<name>] flops_efficiency`, a fraction of the dense bf16 peak): a
+    /// dequantizing W4A16 grouped GEMM (Marlin) stays far below the tensor-core rate at prefill
+    /// sizes. A backend without one: the op class's curve alone.
+    pub moe_backend_flops: BTreeMap<String, f64>,
 }
 
 /// Format and backend maps are shown only when set, so hardware without them prints as before.
@@ -194,6 +199,9 @@ impl std::fmt::Debug for Curves {
         if !self.moe_backends.is_empty() {
             d.field("moe_backends", &self.moe_backends);
         }
+        if !self.moe_backend_flops.is_empty() {
+            d.field("moe_backend_flops", &self.moe_backend_flops);
+        }
         d.finish()
     }
 }
@@ -204,6 +212,7 @@ impl Curves {
         self.formats.is_empty()
             && self.attention_backends.is_empty()
             && self.moe_backends.is_empty()
+            && self.moe_backend_flops.is_empty()
             && self
                 .classes
                 .values()
@@ -225,6 +234,12 @@ impl Curves {
             .and_then(|b| self.moe_backends.get(b))
             .copied()
             .unwrap_or(0.0)
+    }
+
+    /// The FLOP-efficiency ceiling of MoE kernel `backend`'s expert GEMMs
+    /// (`[compute.moe_backends] flops_efficiency`); `None` without one (or without a backend).
+    pub fn moe_backend_flops_efficiency(&self, backend: Option<&str>) -> Option<f64> {
+        backend.and_then(|b| self.moe_backend_flops.get(b)).copied()
     }
 
     /// The relative streaming efficiency of weights in `dtype` read by a kernel moving

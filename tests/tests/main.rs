@@ -124,6 +124,8 @@ mod moe_backend_sm120;
 mod moe_kernels_sm120;
 // moedefault: the engine's own MoE backend when engine.moe_backend is not set.
 mod moe_default;
+// burstprefill: Marlin's MoE FLOP-efficiency ceiling on H100 (prefill chunks).
+mod moe_marlin_prefill;
 // Issue #19 (tputrows): decode throughput on A100 / H100 / RTX 4090 deployments.
 mod throughput_breadth;
 mod throughput_newdeploys;

@@ -1068,10 +1068,20 @@ impl<'a> Builder<'a> {
                 | tpsim_model::llm::WeightDtype::Fp32
         );
         let t_ffn = if l.is_moe && quantized_experts {
-            let extra = self
-                .rates
-                .curves
-                .moe_backend_overhead_us(self.s.engine.moe_backend.as_deref());
+            let backend = self.s.engine.moe_backend.as_deref();
+            let extra = self.rates.curves.moe_backend_overhead_us(backend);
+            // burstprefill: the backend's FLOP-efficiency ceiling (`[compute.moe_backends]
+            // flops_efficiency`; H100 Marlin: sglang PR 38884's nsys capture, 25.7 % of the bf16
+            // peak at a 16,384-token prefill forward). Costed as the op's FLOP time at the ceiling
+            // with its kernels' overhead: it binds only where the FLOPs outweigh the memory time
+            // (prefill chunks), so a memory-bound decode layer costs what it did.
+            let t_ffn = match self.rates.curves.moe_backend_flops_efficiency(backend) {
+                Some(eff) => t_ffn.max(Duration::from_us_f64(
+                    l.ffn_flops / (self.rates.flops_per_s * eff) * 1e6
+                        + f64::from(ffn_kernels) * self.rates.kernel_overhead_us,
+                )),
+                None => t_ffn,
+            };
             t_ffn + Duration::from_us_f64(extra)
         } else {
             t_ffn

@@ -372,6 +372,15 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
             ));
         }
         out.moe_backends.insert(name.clone(), m.overhead_us);
+        if let Some(e) = m.flops_efficiency {
+            if !(e.is_finite() && e > 0.0 && e <= 1.0) {
+                return Err((
+                    format!("{key}.flops_efficiency"),
+                    format!("{e}: expected a fraction of the bf16 peak in (0, 1]"),
+                ));
+            }
+            out.moe_backend_flops.insert(name.clone(), e);
+        }
     }
     Ok(out)
 }

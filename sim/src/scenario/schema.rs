@@ -124,8 +124,14 @@ pub struct ComputeSection {
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MoeBackendSection {
-    /// Fixed extra time per MoE layer (all its expert kernels together), µs, ≥ 0.
+    /// Fixed extra time per MoE layer (all its expert kernels together), µs, ≥ 0 (0 when absent).
+    #[serde(default)]
     pub overhead_us: f64,
+    /// burstprefill: the highest fraction of the GPU's dense bf16 peak this backend's expert GEMMs
+    /// reach, in (0, 1]: a ceiling on the MoE layer's FLOP rate (prefill-sized batches), leaving
+    /// memory-bound (decode) layers as the template costs them. Absent: no ceiling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops_efficiency: Option<f64>,
     /// Where the value comes from (data file and rows, derivation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
