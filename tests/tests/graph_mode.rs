@@ -97,6 +97,22 @@ fn the_mode_is_settled_against_the_attention_backend() {
         mode("attention_backend = \"FLASHINFER\"").0,
         Some(CudagraphMode::FullAndPiecewise)
     );
+    // vLLM's own pick counts too: DeepSeek-V2-Lite (MLA) on an A100 gets TRITON_MLA (no FlashMLA,
+    // FA3 or CUTLASS MLA below SM 9.0), NEVER (as vLLM logs for `TritonMLABackend`): the default
+    // FULL_AND_PIECEWISE decodes PIECEWISE, each layer's attention launched from the host.
+    let a100 = text("version = \"0.11.0\"")
+        .replace("h100-sxm-1x", "a100-sxm4-80gb-1x")
+        .replace("qwen2.5-7b", "deepseek-v2-lite");
+    let s = load_str(&a100, std::path::Path::new("gm.toml")).unwrap();
+    assert_eq!(s.engine.attention_backend.as_deref(), Some("TRITON_MLA"));
+    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::Piecewise));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|x| x.contains("TRITON_MLA backend (support: AttentionCGSupport.NEVER)")),
+        "{:?}",
+        s.warnings
+    );
     // FULL with a NEVER backend: vLLM raises ValueError (exit 2 with its text).
     let p = scratch("gm-flex-full").join("s.toml");
     std::fs::write(

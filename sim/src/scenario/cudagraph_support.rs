@@ -14,8 +14,12 @@
 //!   NEVER"), `flash_attn.py` (`ALWAYS if FA version 3 else UNIFORM_BATCH`; FA3 is built for SM 9.0
 //!   only), `mla/flashattn_mla.py` (`FlashAttnMLAMetadataBuilder`: UNIFORM_BATCH), `triton_attn.py`
 //!   (`TritonAttentionMetadataBuilder`: ALWAYS); NEVER as logged by vLLM for FlexAttention
-//!   (`FlexAttentionMetadataBuilder`, gpu_model_runner.py:3663) and TRITON_MLA (`TritonMLABackend`,
-//!   gpu_model_runner.py:6050); GDN (Qwen3-Next / Qwen3.5 linear attention) UNIFORM_BATCH as logged
+//!   (`FlexAttentionMetadataBuilder`, gpu_model_runner.py:3663, a 2026-01 log) and TRITON_MLA
+//!   (`TritonMLABackend`, gpu_model_runner.py:6050, a 2026-03 log): Triton MLA kept
+//!   `MLACommonMetadataBuilder`'s NEVER until vLLM PR 42885 ("Enable FULL cudagraph capture for
+//!   TRITON_MLA decode", merged 2026-05-18: `TritonMLAMetadataBuilder` UNIFORM_BATCH, as the 0.25.0
+//!   sdist has it); tpsim takes NEVER up to 0.20 and leaves 0.21 on unsettled (the first release with
+//!   the PR was not read); GDN (Qwen3-Next / Qwen3.5 linear attention) UNIFORM_BATCH as logged
 //!   (`GDNAttentionBackend`, compilation.py:1412). Backends none of these name are left unsettled.
 //! - the resolution ([`settle`]): `GPUModelRunner._check_and_update_cudagraph_mode` (≥ 0.11.1, with
 //!   `CompilationMode`; 0.11.0's `initialize_cudagraph_capture` the same checks with
@@ -54,10 +58,12 @@ impl CgSupport {
     }
 }
 
-/// The CUDA-graph support of vLLM attention backend `name` (an `AttentionBackendEnum` member) on a
-/// GPU of `compute_capability`; `None` for a backend whose level was not read (see the module doc).
-pub fn backend_support(name: &str, compute_capability: &str) -> Option<CgSupport> {
+/// The CUDA-graph support of vLLM attention backend `name` (an `AttentionBackendEnum` member) in
+/// release `version` on a GPU of `compute_capability`; `None` for a backend whose level was not
+/// read (see the module doc).
+pub fn backend_support(name: &str, version: &str, compute_capability: &str) -> Option<CgSupport> {
     use CgSupport::*;
+    let before_pr_42885 = crate::engine_args_versions::release(version).is_some_and(|r| r < vec![0, 21]);
     Some(match name {
         // FlashAttention 3 on Hopper only (`fa_utils.get_flash_attn_version`); FA2 elsewhere.
         "FLASH_ATTN" if tpsim_model::hw::sm_major(compute_capability) == 9 => Always,
@@ -68,7 +74,8 @@ pub fn backend_support(name: &str, compute_capability: &str) -> Option<CgSupport
         }
         // FlashInfer: UNIFORM_BATCH only with TRT-LLM attention on Blackwell (not modelled here).
         "FLASHINFER" | "CUTLASS_MLA" | "ROCM_AITER_MLA" => UniformSingleTokenDecode,
-        "FLEX_ATTENTION" | "TRITON_MLA" => Never,
+        "FLEX_ATTENTION" => Never,
+        "TRITON_MLA" if before_pr_42885 => Never,
         _ => return None,
     })
 }
@@ -153,7 +160,8 @@ impl Resolver<'_> {
         let (Some(mode), Some(backend)) = (engine.cudagraph_mode, engine.attention_backend.as_deref()) else {
             return Ok(());
         };
-        let Some(b) = backend_support(backend, compute_capability) else {
+        let version = engine.release().version;
+        let Some(b) = backend_support(backend, &version, compute_capability) else {
             return Ok(());
         };
         let (settled, mut w) = settle(mode, model_support(b, model), backend, speculative)
@@ -171,12 +179,21 @@ mod tests {
     #[test]
     fn levels_and_the_three_checks() {
         // flash_attn.py: ALWAYS with FA3 (SM 9.0), UNIFORM_BATCH with FA2.
-        assert_eq!(backend_support("FLASH_ATTN", "9.0"), Some(CgSupport::Always));
         assert_eq!(
-            backend_support("FLASH_ATTN", "8.0"),
+            backend_support("FLASH_ATTN", "0.19.0", "9.0"),
+            Some(CgSupport::Always)
+        );
+        assert_eq!(
+            backend_support("FLASH_ATTN", "0.19.0", "8.0"),
             Some(CgSupport::UniformBatch)
         );
-        assert_eq!(backend_support("TORCH_SDPA", "9.0"), None);
+        assert_eq!(backend_support("TORCH_SDPA", "0.19.0", "9.0"), None);
+        // Triton MLA: NEVER before vLLM PR 42885 (2026-05-18); later releases not settled.
+        assert_eq!(
+            backend_support("TRITON_MLA", "0.19.0", "12.0"),
+            Some(CgSupport::Never)
+        );
+        assert_eq!(backend_support("TRITON_MLA", "0.25.0", "12.0"), None);
         let fp = CudagraphMode::FullAndPiecewise;
         // (1) FULL below ALWAYS: FULL_AND_PIECEWISE; NEVER refuses.
         let (m, _) = settle(CudagraphMode::Full, CgSupport::UniformBatch, "X", false).unwrap();
