@@ -30,6 +30,7 @@ pub mod attention_backend;
 mod chunk_reserve; // issue #18: the user's chunk size in SGLang's default fraction
 pub mod cuda_graphs; // issue #17 (graphs): CUDA-graph capture keys, vLLM async scheduling
 pub mod cudagraph_mode; // graphmode: vLLM's compilation_config.cudagraph_mode
+pub mod cudagraph_support; // graphverify: the mode settled against the attention backend
 pub mod dcp; // issue #17: vLLM decode context parallelism
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
@@ -607,6 +608,9 @@ impl Resolver<'_> {
         )?;
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
+        // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.
+        let cc = hardware.gpu.compute_capability.clone();
+        self.settle_cudagraph_mode(&model, &mut engine, &cc, speculative, &mut warnings)?;
         // Issue #17 (tritonw): the routed experts as the engine's MoE backend lays them out.
         moe_backend::apply_expert_layout(
             &mut model,

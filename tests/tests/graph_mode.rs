@@ -60,17 +60,74 @@ fn enforce_eager_and_never_captured_backends_override_the_mode() {
     // NONE itself turns graphs off (no capture memory, every kernel launched).
     let s = load("cudagraph_mode = \"none\"").unwrap();
     assert!(!s.engine.cuda_graph);
-    // FlexAttention's builder cannot be captured: full modes fall back to PIECEWISE, FULL_DECODE_ONLY
-    // to NONE.
+    // graphverify: FlexAttention's builder cannot be captured (AttentionCGSupport.NEVER, as vLLM
+    // logs for `FlexAttentionMetadataBuilder`): `_check_and_update_cudagraph_mode` turns the FULL
+    // decode of FULL_AND_PIECEWISE and of FULL_DECODE_ONLY into PIECEWISE (attention is a splitting op
+    // by default, `set_splitting_ops_for_v1`), with its warning.
     let s = load("attention_backend = \"FLEX_ATTENTION\"").unwrap();
     assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::Piecewise));
+    let w = "CUDAGraphMode.FULL_AND_PIECEWISE is not supported with FLEX_ATTENTION backend (support: \
+             AttentionCGSupport.NEVER); setting cudagraph_mode=PIECEWISE because attention is compiled piecewise";
+    assert!(s.warnings.iter().any(|x| x == w), "{:?}", s.warnings);
+    let s = load("attention_backend = \"FLEX_ATTENTION\"\ncudagraph_mode = \"FULL_DECODE_ONLY\"").unwrap();
+    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::Piecewise));
+}
+
+/// graphverify: the backend-dependent resolution of `GPUModelRunner._check_and_update_cudagraph_mode`
+/// (vLLM ≥ 0.11.1; `sim/src/scenario/cudagraph_support.rs`) and the levels of
+/// `docs/design/cuda_graphs.md` and `flash_attn.py`.
+#[test]
+fn the_mode_is_settled_against_the_attention_backend() {
+    let mode = |extra: &str| {
+        let s = load(extra).unwrap();
+        (s.engine.cudagraph_mode, s.warnings)
+    };
+    // FULL needs ALWAYS: FlashAttention 3 (SM 9.0, this H100) keeps it, no warning.
+    let (m, w) = mode("attention_backend = \"FLASH_ATTN\"\ncudagraph_mode = \"FULL\"");
+    assert_eq!(m, Some(CudagraphMode::Full));
+    assert!(!w.iter().any(|x| x.contains("CUDAGraphMode")), "{w:?}");
+    // FlashInfer (UNIFORM_SINGLE_TOKEN_DECODE): FULL becomes FULL_AND_PIECEWISE, with vLLM's warning.
+    let (m, w) = mode("attention_backend = \"FLASHINFER\"\ncudagraph_mode = \"FULL\"");
+    assert_eq!(m, Some(CudagraphMode::FullAndPiecewise));
+    let expect = "CUDAGraphMode.FULL is not supported with FLASHINFER backend (support: \
+                  AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); setting cudagraph_mode=FULL_AND_PIECEWISE";
+    assert!(w.iter().any(|x| x == expect), "{w:?}");
+    // The default FULL_AND_PIECEWISE with FlashInfer keeps its FULL decode.
+    assert_eq!(
+        mode("attention_backend = \"FLASHINFER\"").0,
+        Some(CudagraphMode::FullAndPiecewise)
+    );
+    // vLLM's own pick counts too: DeepSeek-V2-Lite (MLA) on an A100 gets TRITON_MLA (no FlashMLA,
+    // FA3 or CUTLASS MLA below SM 9.0), NEVER (as vLLM logs for `TritonMLABackend`): the default
+    // FULL_AND_PIECEWISE decodes PIECEWISE, each layer's attention launched from the host.
+    let a100 = text("version = \"0.11.0\"")
+        .replace("h100-sxm-1x", "a100-sxm4-80gb-1x")
+        .replace("qwen2.5-7b", "deepseek-v2-lite");
+    let s = load_str(&a100, std::path::Path::new("gm.toml")).unwrap();
+    assert_eq!(s.engine.attention_backend.as_deref(), Some("TRITON_MLA"));
+    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::Piecewise));
     assert!(
-        s.warnings.iter().any(|w| w.contains("cudagraph_mode=PIECEWISE")),
+        s.warnings
+            .iter()
+            .any(|x| x.contains("TRITON_MLA backend (support: AttentionCGSupport.NEVER)")),
         "{:?}",
         s.warnings
     );
-    let s = load("attention_backend = \"FLEX_ATTENTION\"\ncudagraph_mode = \"FULL_DECODE_ONLY\"").unwrap();
-    assert_eq!(s.engine.cudagraph_mode, Some(CudagraphMode::None));
+    // FULL with a NEVER backend: vLLM raises ValueError (exit 2 with its text).
+    let p = scratch("gm-flex-full").join("s.toml");
+    std::fs::write(
+        &p,
+        text("attention_backend = \"FLEX_ATTENTION\"\ncudagraph_mode = \"FULL\""),
+    )
+    .unwrap();
+    let o = tpsim(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("engine.cudagraph_mode")
+            && o.stderr.contains("please try cudagraph_mode=PIECEWISE"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub(crate) mod tp_net;
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
+use crate::scenario::cudagraph_mode::DecodeLaunch;
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
@@ -305,12 +306,13 @@ pub struct Builder<'a> {
     pub resources: Resources,
     streams: Vec<ResourceId>,
     host: ResourceId,
-    /// Each rank's launching host thread, in eager mode and vLLM PIECEWISE graphs only (empty with
-    /// full CUDA graphs).
+    /// Each rank's launching host thread, when some pass runs eager or as vLLM PIECEWISE graphs
+    /// (empty when every pass replays full CUDA graphs).
     launchers: Vec<ResourceId>,
-    /// graphmode: vLLM PIECEWISE graphs: only each layer's attention is launched by the host
-    /// (`passes::piecewise`); false in eager mode, where every kernel is.
-    piecewise: bool,
+    /// graphmode / graphverify: how uniform decode passes and prefill or mixed passes are launched
+    /// (`passes::piecewise::launches`): under PIECEWISE only each layer's attention is launched by
+    /// the host, eager every kernel, full graphs none.
+    launches: (DecodeLaunch, DecodeLaunch),
     /// Distinct-expert estimates for the scenario's routing skew.
     routing: super::routing::Routing,
     /// The collective tasks of the graph being built, with their sizes (for link tracks in traces).
@@ -395,8 +397,8 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let host = resources.add(ResourceKind::Host { thread: 0 }, "scheduler".into());
-        let piecewise = piecewise::runs_piecewise(s);
-        let launchers = if s.engine.cuda_graph && !piecewise {
+        let launches = piecewise::launches(s);
+        let launchers = if launches == (DecodeLaunch::Full, DecodeLaunch::Full) {
             Vec::new()
         } else {
             (0..s.engine.tp)
@@ -412,7 +414,7 @@ impl<'a> Builder<'a> {
             streams,
             host,
             launchers,
-            piecewise,
+            launches,
             routing: super::routing::Routing::new(s.routing_skew, s.seed),
             collectives: std::cell::RefCell::new(Vec::new()),
             first_shapes: Vec::new(),
@@ -679,7 +681,11 @@ impl<'a> Builder<'a> {
         let mut out = Vec::with_capacity(self.streams.len());
         for (r, &st) in self.streams.iter().enumerate() {
             let mut deps: Vec<TaskId> = after.to_vec();
-            if let Some(&launcher) = self.launchers.get(r).filter(|_| !self.piecewise) {
+            if let Some(&launcher) = self
+                .launchers
+                .get(r)
+                .filter(|_| self.launch() == DecodeLaunch::Eager)
+            {
                 let cost = self.s.engine.costs.launch_overhead.times(u64::from(kernels));
                 deps.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
             }
@@ -712,7 +718,8 @@ impl<'a> Builder<'a> {
         let skipped =
             self.streams.len() == 1 && matches!(coll, Collective::Allreduce(_) | Collective::Allgather(_));
         // graphmode: under PIECEWISE graphs the collectives are inside the captured pieces.
-        for &launcher in self.launchers.iter().filter(|_| !skipped && !self.piecewise) {
+        let eager = self.launch() == DecodeLaunch::Eager;
+        for &launcher in self.launchers.iter().filter(|_| !skipped && eager) {
             let cost = (self.s.engine.costs.launch_overhead).max(self.s.hardware.params.nccl_eager_launch);
             after.push(g.add(Task::new(format!("launch {name}"), Category::Host, cost).on([launcher]))?);
         }

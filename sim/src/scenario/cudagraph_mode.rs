@@ -13,16 +13,15 @@
 //!   from 0.8.0); before 0.8.0 the V0 engine's `CUDAGraphRunner` (`vllm/worker/model_runner.py`)
 //!   captured whole decode forwards and ran prefills eagerly, which is FULL_DECODE_ONLY's split;
 //! - `--enforce-eager` sets the mode to NONE whatever was asked (`VllmConfig.__post_init__`);
-//! - an attention backend whose metadata builder keeps the base class's `_cudagraph_support = NEVER`
-//!   (`AttentionMetadataBuilder`; FlexAttention's builder does not override it) cannot be captured:
-//!   vLLM's `GPUModelRunner` capture check turns a mode with full graphs into PIECEWISE (NONE for
-//!   FULL_DECODE_ONLY, which has no piecewise part), with a warning.
+//! - the attention backends' CUDA-graph support and the downgrades vLLM makes for it once the
+//!   backends are built: `scenario::cudagraph_support` (graphverify).
 //!
 //! What tpsim charges for it (`decode::passes::Builder`): NONE is costed as `--enforce-eager` (every
 //! modelled kernel launched by the host, `engine.costs.launch_overhead`); PIECEWISE as graphs with
 //! each attention layer's core launched by the host between two pieces ([`PIECEWISE_SPLIT_HOST`]).
-//! The modes with full graphs replay one graph for a decode step, as before. Mixed (prefill +
-//! decode) steps keep their graph cost in every mode but NONE (not checked against a row).
+//! The modes with full graphs replay one graph for a decode step, as before. Prefill and mixed
+//! (prefill + decode) steps run the mode's `mixed_mode` (graphverify): FULL_AND_PIECEWISE's
+//! PIECEWISE, FULL_DECODE_ONLY's NONE (eager), FULL's FULL.
 
 use super::{EngineKind, Resolver, ScenarioError};
 use tpsim_model::units::Duration;
@@ -71,6 +70,15 @@ impl CudagraphMode {
             }
         }
     }
+
+    /// How a prefill or mixed (non-uniform) batch runs (`mixed_mode`: the second of a pair).
+    pub fn mixed(self) -> DecodeLaunch {
+        match self {
+            CudagraphMode::None | CudagraphMode::FullDecodeOnly => DecodeLaunch::Eager,
+            CudagraphMode::Piecewise | CudagraphMode::FullAndPiecewise => DecodeLaunch::Piecewise,
+            CudagraphMode::Full => DecodeLaunch::Full,
+        }
+    }
 }
 
 /// How a decode step's kernels reach the GPU.
@@ -102,20 +110,17 @@ pub fn default_mode(version: &str) -> CudagraphMode {
     }
 }
 
-/// Attention backends whose metadata builder cannot be captured (`_cudagraph_support = NEVER`).
-const NEVER_CAPTURED: &[&str] = &["FLEX_ATTENTION"];
-
 impl Resolver<'_> {
     /// vLLM's cudagraph mode as the engine settles on it (`None` under SGLang); `given`: the
     /// scenario's `engine.cudagraph_mode`; `cuda_graph`: `engine.cuda_graph` (false:
-    /// `--enforce-eager`); `backend`: the scenario's `engine.attention_backend`.
+    /// `--enforce-eager`). The attention backend's downgrades come later
+    /// (`Resolver::settle_cudagraph_mode`), once vLLM's own backend pick is known.
     pub(super) fn cudagraph_mode(
         &self,
         given: Option<&str>,
         kind: EngineKind,
         version: &str,
         cuda_graph: bool,
-        backend: Option<&str>,
         warnings: &mut Vec<String>,
     ) -> Result<Option<CudagraphMode>, ScenarioError> {
         let key = "engine.cudagraph_mode";
@@ -162,24 +167,7 @@ impl Resolver<'_> {
             }
             return Ok(Some(CudagraphMode::None));
         }
-        let mode = asked.unwrap_or_else(|| default_mode(version));
-        let never = backend.is_some_and(|b| NEVER_CAPTURED.contains(&b.to_ascii_uppercase().as_str()));
-        if never && mode.decode() == DecodeLaunch::Full {
-            let to = if mode == CudagraphMode::FullDecodeOnly {
-                CudagraphMode::None
-            } else {
-                CudagraphMode::Piecewise
-            };
-            warnings.push(format!(
-                "cudagraph_mode {} is not supported with the {} attention backend (its metadata builder's \
-                 cudagraph support is NEVER); vLLM sets cudagraph_mode={} (gpu_model_runner capture check)",
-                mode.name(),
-                backend.unwrap_or_default(),
-                to.name()
-            ));
-            return Ok(Some(to));
-        }
-        Ok(Some(mode))
+        Ok(Some(asked.unwrap_or_else(|| default_mode(version))))
     }
 }
 
@@ -198,6 +186,11 @@ mod tests {
         assert_eq!(CudagraphMode::FullAndPiecewise.decode(), DecodeLaunch::Full);
         assert_eq!(CudagraphMode::Piecewise.decode(), DecodeLaunch::Piecewise);
         assert_eq!(CudagraphMode::None.decode(), DecodeLaunch::Eager);
+        // compilation.py `CUDAGraphMode`: FULL_AND_PIECEWISE = (FULL, PIECEWISE), FULL_DECODE_ONLY =
+        // (FULL, NONE): mixed batches piecewise and eager.
+        assert_eq!(CudagraphMode::FullAndPiecewise.mixed(), DecodeLaunch::Piecewise);
+        assert_eq!(CudagraphMode::FullDecodeOnly.mixed(), DecodeLaunch::Eager);
+        assert_eq!(CudagraphMode::Full.mixed(), DecodeLaunch::Full);
         // PR 25444: FULL_AND_PIECEWISE from 0.11.0, PIECEWISE before.
         assert_eq!(default_mode("0.10.2"), CudagraphMode::Piecewise);
         assert_eq!(default_mode("0.11.0"), CudagraphMode::FullAndPiecewise);

@@ -298,7 +298,6 @@ impl Resolver<'_> {
             kind,
             &release.version,
             cuda_graph,
-            e.attention_backend.as_deref(),
             &mut graph_warnings,
         )?;
         if cudagraph_mode == Some(super::cudagraph_mode::CudagraphMode::None) {

@@ -154,6 +154,9 @@ impl Builder<'_> {
                 prev = vec![self.gang(g, &name, Collective::Allreduce(bytes), tp_ar(bytes), prev)?];
             }
             let t_attn = self.attention_time(&attn, la);
+            // graphverify: under PIECEWISE the host launches the attention between pieces, as on
+            // the TP path (`passes::piecewise`); the MoE exchanges are not splitting ops.
+            prev.extend(self.piecewise_attention_launch(g, &format!("{label}: L{i}"))?);
             let mut a = self.per_gpu(
                 g,
                 &format!("{label}: L{i} attention"),
