@@ -601,7 +601,7 @@ fn collective_option_keys_of_issue_17() {
             "[engine.env]\nNCCL_GRAPH_FILE = \"missing-graph.xml\"",
             "engine.env.NCCL_GRAPH_FILE",
         ),
-        ("version", "nccl_version = \"2.19.3\"", "2.27.5"),
+        ("version", "nccl_version = \"2.20.5\"", "2.27.5"),
         (
             "maxsize",
             "custom_allreduce_max_size = \"100B\"",

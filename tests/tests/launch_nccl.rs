@@ -135,10 +135,10 @@ fn bad_launch_and_version_flags() {
         "{}",
         o.stderr
     );
-    let o = tpsim(&["collective", "--hardware", TURIN4, "--nccl-version", "2.19.3"]);
+    let o = tpsim(&["collective", "--hardware", TURIN4, "--nccl-version", "2.20.5"]);
     assert_eq!(o.code, 2);
     assert!(
-        o.stderr.contains("--nccl-version `2.19.3`: tpsim models NCCL"),
+        o.stderr.contains("--nccl-version `2.20.5`: tpsim models NCCL"),
         "{}",
         o.stderr
     );

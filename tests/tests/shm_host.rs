@@ -155,3 +155,63 @@ fn the_read_rate_is_not_a_round_trip_bound() {
         "{loosest} GB/s"
     );
 }
+
+/// Issue #19 point 1: the host's image (nvcr pytorch:24.01) runs NCCL 2.19.x, whose tuner rates
+/// Ring/LL allreduce at 1/4 of the bus bandwidth (`tuning.cc` v2.19.3-1; 0.5 from v2.21.5-1). By hand,
+/// one channel × 12 GB/s (`tpsim topo`: Gen3 x16 in NCCL's model), PCI latencies: LL 6.6 + 2 (n − 1) ×
+/// 1.0 µs, Simple 8.4 + 2 (n − 1) × 5.7 µs; algBw = busBw × n / (2 (n − 1)). Two GPUs: LL 3 GB/s
+/// against Simple 12, equal at 11.2 µs / (1/3000 − 1/12000) = 44,800 B (2.30.7: LL 6 GB/s, 134,400
+/// B). Four GPUs: 30 µs / (1/2000 − 1/8000) = 80,000 B (2.30.7: 240,000 B). So at 2.19.3 the pair
+/// runs 64 and 128 KiB on Simple and the four GPUs 128 KiB, where 2.30.7 keeps LL; the measured rows
+/// (lines 64, 65: 60.23, 97.90 µs; line 140: 125.50 µs) sit on the Simple side: predicted −11 %,
+/// −15 % and +15 % against +15 %, +32 % and +50 % on LL. Tolerance 16 % (the three 2.19.3 errors).
+#[test]
+fn nccl_2_19_leaves_ll_at_a_third_of_2_30s_size_as_the_rows_do() {
+    let run = |gpus: &str, sizes: &str, v: &str| -> Vec<(String, f64)> {
+        let o = tpsim(&[
+            "collective",
+            "--hardware",
+            FOUR,
+            "--gpus",
+            gpus,
+            "--sizes",
+            sizes,
+            "--nccl-version",
+            v,
+            "--json",
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        let rows = j["rows"].as_array().unwrap().iter();
+        rows.map(|r| (r["algorithm"].as_str().unwrap().to_string(), f(&r["time_us"])))
+            .collect()
+    };
+    let protos = |rows: &[(String, f64)]| -> Vec<String> {
+        rows.iter()
+            .map(|(a, _)| a.rsplit('/').next().unwrap().to_string())
+            .collect()
+    };
+    // Two GPUs at 32, 64, 128 and 256 KiB.
+    let sizes2 = "32768,65536,131072,262144";
+    let old = run("2", sizes2, "2.19.3");
+    assert_eq!(protos(&old), ["LL", "Simple", "Simple", "Simple"], "{old:?}");
+    let new = run("2", sizes2, "2.30.7");
+    assert_eq!(protos(&new), ["LL", "LL", "LL", "Simple"], "{new:?}");
+    for (i, m) in [(1, 60.23), (2, 97.90)] {
+        let (e_old, e_new) = (old[i].1 / m - 1.0, new[i].1 / m - 1.0);
+        assert!(
+            e_old.abs() < 0.16 && e_old.abs() < e_new.abs(),
+            "{m} µs: 2.19.3 {e_old:+.3}, 2.30.7 {e_new:+.3}"
+        );
+    }
+    // Four GPUs at 64, 128 and 256 KiB.
+    let old = run("4", "65536,131072,262144", "2.19.3");
+    assert_eq!(protos(&old), ["LL", "Simple", "Simple"], "{old:?}");
+    let new = run("4", "65536,131072,262144", "2.30.7");
+    assert_eq!(protos(&new), ["LL", "LL", "Simple"], "{new:?}");
+    let (e_old, e_new) = (old[1].1 / 125.50 - 1.0, new[1].1 / 125.50 - 1.0);
+    assert!(
+        e_old.abs() < 0.16 && e_old.abs() < e_new.abs(),
+        "2.19.3 {e_old:+.3}, 2.30.7 {e_new:+.3}"
+    );
+}

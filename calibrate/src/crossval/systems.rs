@@ -73,6 +73,10 @@ struct SetSpec {
     /// (the source replayed its calls from a CUDA graph).
     #[serde(default = "eager")]
     launch: String,
+    /// Issue #19 point 1: the NCCL release the source ran (`2.19.3`, …; one of
+    /// `NcclVersion::SUPPORTED`), when it says; default tpsim's model (2.30.7).
+    #[serde(default)]
+    nccl_version: Option<String>,
 }
 
 fn eager() -> String {
@@ -282,7 +286,12 @@ fn resolve_system(
                 ));
             }
         }
-        let env = scenario::nccl_env_from_args(&r.env).map_err(|e| input(sf, format!("{key}.env: {e}")))?;
+        let mut env =
+            scenario::nccl_env_from_args(&r.env).map_err(|e| input(sf, format!("{key}.env: {e}")))?;
+        if let Some(v) = &r.nccl_version {
+            env.version = tpsim_model::nccl::NcclVersion::parse(v)
+                .map_err(|e| input(sf, format!("{key}.nccl_version: {e}")))?;
+        }
         let request =
             parse_algo(&r.algo, AllreduceBackend::Nccl).map_err(|e| input(sf, format!("{key}.algo: {e}")))?;
         if Launch::from_name(&r.launch).is_none() {

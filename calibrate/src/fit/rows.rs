@@ -177,7 +177,11 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
         }
         let comm = Comm::new(hw, rows[i].n_gpus, &rows[i].env);
         for j in i..rows.len() {
-            if done[j] || rows[j].n_gpus != rows[i].n_gpus || rows[j].env_args != rows[i].env_args {
+            if done[j]
+                || rows[j].n_gpus != rows[i].n_gpus
+                || rows[j].env_args != rows[i].env_args
+                || rows[j].env.version != rows[i].env.version
+            {
                 continue;
             }
             let r = &rows[j];

@@ -143,7 +143,7 @@ pub fn tune_net(input: &NetTuneInput, env: &NcclEnv) -> Vec<NetEntry> {
         for proto in Proto::ALL {
             let mut bus = ch * bw;
             match (algo, proto) {
-                (Algo::Ring, Proto::Ll) => bus = caps.ll_max_bw.min(bus * 0.5),
+                (Algo::Ring, Proto::Ll) => bus = caps.ll_max_bw.min(bus * v.ring_ll_allreduce_factor()),
                 (Algo::Ring, Proto::Ll128) => bus = (bus * 0.92).min(ch * caps.per_ch_ring_ll128),
                 (Algo::Ring, Proto::Simple) => {}
                 (Algo::Tree, p) => {

@@ -177,7 +177,8 @@ pub struct Choice {
 /// - latency = `base[algo][proto] + 2(n−1) × hw[link][algo][proto]` for ring (`nsteps` = 2(n−1), no
 ///   network steps) and 2 × (n−1) × hw for the tree (`2 × ((nRanks/nNodes − 1) × intraLat +
 ///   log2(1) × interLat)`); link = NVLink when the graph's type is NVL, else PCI;
-/// - busBw = channels × bwIntra, then Ring-LL min(×0.5, llMaxBw); Ring-LL128 min(×0.92, ch ×
+/// - busBw = channels × bwIntra, then Ring-LL min(×0.5, llMaxBw) (×1/4 through NCCL 2.20,
+///   [`super::NcclVersion::ring_ll_allreduce_factor`]); Ring-LL128 min(×0.92, ch ×
 ///   perChMaxRingLL128Bw); Tree min(×0.92, ch × perChMaxTreeBw), then Tree-LL min(÷3.8, llMaxBw),
 ///   Tree-LL128 min(×7/9, ch × perChMaxTreeLL128Bw) (single-node trees keep NCCL's balanced-tree
 ///   pattern, so no extra ×0.85);
@@ -202,7 +203,7 @@ pub fn tune(graph: &RingGraph, ranks: u32, input: &NcclTopoInput, env: &NcclEnv)
             let mut bus = ch * bw_intra;
             match algo {
                 Algo::Ring => match proto {
-                    Proto::Ll => bus = (bus * 0.5).min(caps.ll_max_bw),
+                    Proto::Ll => bus = (bus * env.version.ring_ll_allreduce_factor()).min(caps.ll_max_bw),
                     Proto::Ll128 => bus = (bus * 0.92).min(ch * caps.per_ch_max_ring_ll128_bw),
                     Proto::Simple => {}
                 },

@@ -1,6 +1,13 @@
 //! The NCCL releases tpsim can model and what differs between them for a single node: the PCI tree
-//! Simple step latency, the Blackwell bandwidth caps, the SM ≥ 100 search speeds and how
-//! `NCCL_ALGO`/`NCCL_PROTO` are parsed. Everything else in `tpsim_model::nccl` is common to them.
+//! Simple step latency, the Ring/LL bandwidth factor, the Hopper and Blackwell bandwidth caps, the
+//! SM ≥ 90 search speeds and how `NCCL_ALGO`/`NCCL_PROTO` are parsed. Everything else in
+//! `tpsim_model::nccl` is common to them.
+//!
+//! 2.19.3 (issue #19 point 1: the kalavai host's nvcr pytorch:24.01 image) was added for its
+//! single-node tuner only: `git diff v2.19.3-1 v2.21.5-1 -- src/graph/tuning.cc src/graph/search.cc`
+//! changes, for one node, the Ring/LL factor, the Hopper `llMaxBws` and the SM 9.0 intra speeds
+//! (below); its data movement (`enqueue.cc`, the device primitives) and the rest of its multi-node
+//! rules are modelled as 2.21.5's (its multi-node Ring/LL factor is also 1/4).
 //!
 //! Each figure below was read off NVIDIA/nccl at the tag named (`src/graph/tuning.cc` `hwLat` /
 //! `ncclTunerConstantsDefaults`, `llMaxBws`, `perChMax*Bws`, `compCapIndex`; `src/graph/search.cc`
@@ -45,7 +52,9 @@ pub struct VersionError {
 
 impl NcclVersion {
     /// The releases whose tables were checked (tags `v2.x.y-1` of NVIDIA/nccl).
-    pub const SUPPORTED: [NcclVersion; 12] = [
+    pub const SUPPORTED: [NcclVersion; 13] = [
+        // Issue #19 point 1: the kalavai SHM host's release (module doc).
+        NcclVersion::new(19, 3),
         NcclVersion::new(21, 5),
         NcclVersion::new(22, 3),
         NcclVersion::new(23, 4),
@@ -100,6 +109,14 @@ impl NcclVersion {
         if self.minor <= 22 { 28.0 } else { 4.0 }
     }
 
+    /// The factor on a Ring/LL allreduce's bus bandwidth before the `llMaxBws` cap (`tuning.cc`
+    /// `ncclTopoTuneModel`): 1/4 through 2.20 (`nNodes > 1 || coll == ncclFuncAllReduce || …` ?
+    /// 1.0/4.0 : 1.0/3.0, at v2.19.3-1 and v2.20.5-1), 0.5 from 2.21 (`busBw * .5`, v2.21.5-1).
+    /// Halving LL's modelled rate moves NCCL's LL → Simple switch to about a third of the size.
+    pub fn ring_ll_allreduce_factor(self) -> f64 {
+        if self.minor <= 20 { 0.25 } else { 0.5 }
+    }
+
     /// `NCCL_ALGO`/`NCCL_PROTO` syntax: per-collective prefixes from 2.24 (`parseList` gained
     /// `prefixElems`).
     pub fn list_syntax(self) -> ListSyntax {
@@ -116,7 +133,8 @@ impl NcclVersion {
     }
 
     /// Single-node caps for a compute capability (`tuning.cc`, column N1). Before 2.25 there is no
-    /// Blackwell row: SM ≥ 90 takes Hopper's. 2.25–2.27: Blackwell = 2 × Hopper (ring LL128 73.4,
+    /// Blackwell row: SM ≥ 90 takes Hopper's, whose `llMaxBws` is 87.7 through 2.20 (Ampere's; 141.0
+    /// from 2.21). 2.25–2.27: Blackwell = 2 × Hopper (ring LL128 73.4,
     /// tree LL128 73.4, tree 77.4); 2.28: tree LL128 55.6, tree 70.0, ring LL128 still 73.4; from
     /// 2.29: ring LL128 40.0.
     pub fn arch_caps(self, sm: u32) -> ArchCaps {
@@ -127,6 +145,8 @@ impl NcclVersion {
                 28 => (2.0 * 141.0, 2.0 * 36.7, 55.6, 70.0),
                 _ => (2.0 * 141.0, 40.0, 55.6, 70.0),
             }
+        } else if sm >= 90 && self.minor <= 20 {
+            (87.7, hopper.1, hopper.2, hopper.3)
         } else if sm >= 90 {
             hopper
         } else if sm >= 80 {
@@ -142,7 +162,8 @@ impl NcclVersion {
         }
     }
 
-    /// The intra-node search speeds, GB/s (`search.cc`): SM ≥ 100 uses the SM90 array before 2.25;
+    /// The intra-node search speeds, GB/s (`search.cc`): the SM90 array has no 11.0 through 2.20;
+    /// SM ≥ 100 uses the SM90 array before 2.25;
     /// its own array ends at 19 in 2.25–2.26, gains 18 in 2.27, gains 45 in 2.29.
     pub fn speed_array(self, sm: u32) -> &'static [f64] {
         const SM100_2_29: [f64; 12] = [
@@ -151,6 +172,7 @@ impl NcclVersion {
         const SM100_2_27: [f64; 11] = [90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0];
         const SM100_2_25: [f64; 10] = [90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0];
         const SM90: [f64; 11] = [60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0];
+        const SM90_2_19: [f64; 10] = [60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0];
         const OLDER: [f64; 13] = [
             40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0,
         ];
@@ -160,6 +182,8 @@ impl NcclVersion {
                 27 | 28 => &SM100_2_27,
                 _ => &SM100_2_29,
             }
+        } else if sm >= 90 && self.minor <= 20 {
+            &SM90_2_19
         } else if sm >= 90 {
             &SM90
         } else {
@@ -209,8 +233,8 @@ mod tests {
     fn parse_and_refuse() {
         assert_eq!(NcclVersion::parse("2.27.5").unwrap(), NcclVersion::new(27, 5));
         assert_eq!(NcclVersion::parse("v2.30.7-1").unwrap(), NcclVersion::LATEST);
-        let e = NcclVersion::parse("2.19.3").unwrap_err();
-        assert!(e.to_string().contains("2.21.5, 2.22.3"), "{e}");
+        let e = NcclVersion::parse("2.20.5").unwrap_err();
+        assert!(e.to_string().contains("2.19.3, 2.21.5, 2.22.3"), "{e}");
         assert!(NcclVersion::parse("3.0.0").is_err());
         assert!(NcclVersion::parse("2.27").is_err());
     }
@@ -277,6 +301,28 @@ mod tests {
         assert_eq!(NcclVersion::new(24, 3).speed_array(120)[0], 60.0);
         assert_eq!(NcclVersion::new(21, 5).pci_tree_simple_latency_us(), 28.0);
         assert_eq!(NcclVersion::new(23, 4).pci_tree_simple_latency_us(), 4.0);
+    }
+
+    /// What 2.19.3 changes for one node against 2.21.5 (`git diff v2.19.3-1 v2.21.5-1`, tuning.cc
+    /// and search.cc): Ring/LL allreduce 1/4 of the bus bandwidth against 0.5, Hopper `llMaxBws`
+    /// 87.7 against 141.0, no 11.0 in the SM90 intra speeds; Ampere's caps and the older speeds equal.
+    #[test]
+    fn nccl_2_19_3_single_node_tables() {
+        let (old, new) = (NcclVersion::new(19, 3), NcclVersion::new(21, 5));
+        assert_eq!(
+            (old.ring_ll_allreduce_factor(), new.ring_ll_allreduce_factor()),
+            (0.25, 0.5)
+        );
+        assert_eq!(
+            (old.arch_caps(90).ll_max_bw, new.arch_caps(90).ll_max_bw),
+            (87.7, 141.0)
+        );
+        assert_eq!(old.arch_caps(90).per_ch_max_tree_bw, 38.7);
+        assert_eq!(old.arch_caps(89), new.arch_caps(89));
+        assert!(!old.speed_array(90).contains(&11.0) && new.speed_array(90).contains(&11.0));
+        assert_eq!(old.speed_array(89), new.speed_array(89));
+        assert_eq!(old.pci_tree_simple_latency_us(), 28.0);
+        assert_eq!(old.list_syntax(), ListSyntax::Flat);
     }
 }
 
