@@ -98,9 +98,11 @@ fn vllm_pp2_last_stage_terms_on_a_24gb_card() {
             .and_then(|e| e["mib"].as_f64())
             .expect(name)
     };
-    assert_eq!(
-        mib("peak activation (profile run)") * 1_048_576.0,
-        1_365_245_952.0
+    // Exact to the byte: the JSON carries MiB as a float, so compare within half a byte.
+    let activation_bytes = mib("peak activation (profile run)") * 1_048_576.0;
+    assert!(
+        (activation_bytes - 1_365_245_952.0).abs() < 0.5,
+        "activation {activation_bytes} B"
     );
     assert!((mib("non-torch growth") / 1024.0 - 0.07).abs() < 1e-6);
     assert_eq!(j["kv_tokens"], 18_144);
