@@ -171,23 +171,13 @@ fn an_unknown_moe_backend_is_refused_with_the_choices() {
     );
     // A negative overhead in a profile: exit 2 naming the key.
     let dir = scratch("moe-sm120-bad-profile");
-    let prof = dir.join("p.toml");
-    std::fs::write(
-        &prof,
+    let s = with_profile(
+        &dir,
+        &qwen35("sglang", 1, None, "badprof"),
         "[provenance]\ntool = \"hand\"\ndate = \"2026-12-03\"\nhardware = \"rtx-pro-6000-4x-turin-same-numa\"\n\n\
          [compute.moe_backends.flashinfer_cutlass]\noverhead_us = -1.0\n",
-    )
-    .unwrap();
-    let text = std::fs::read_to_string(qwen35("sglang", 1, None, "badprof"))
-        .unwrap()
-        .replacen(
-            "[hardware]\n",
-            &format!("[hardware]\nprofile = {:?}\n", prof.display().to_string()),
-            1,
-        );
-    let s = dir.join("s.toml");
-    std::fs::write(&s, text).unwrap();
-    let o = tpsim(&["run", &s.display().to_string()]);
+    );
+    let o = tpsim(&["run", &s]);
     assert!(
         o.code == 2
             && o.stderr

@@ -82,21 +82,13 @@ fn marlin_decode_step_is_the_templates() {
 #[test]
 fn a_flops_efficiency_above_one_is_refused() {
     let dir = scratch("moe-marlin-bad-profile");
-    let prof = dir.join("p.toml");
-    std::fs::write(
-        &prof,
+    let s = with_profile(
+        &dir,
+        &gpt_oss("", "badprof"),
         "[provenance]\ntool = \"hand\"\ndate = \"2026-12-03\"\nhardware = \"h100-sxm-8x-nvlink\"\n\n\
          [compute.moe_backends.marlin]\nflops_efficiency = 1.5\n",
-    )
-    .unwrap();
-    let text = std::fs::read_to_string(gpt_oss("", "badprof")).unwrap().replacen(
-        "[hardware]\n",
-        &format!("[hardware]\nprofile = {:?}\n", prof.display().to_string()),
-        1,
     );
-    let s = dir.join("s.toml");
-    std::fs::write(&s, text).unwrap();
-    let o = tpsim(&["run", &s.display().to_string()]);
+    let o = tpsim(&["run", &s]);
     assert!(
         o.code == 2 && o.stderr.contains("compute.moe_backends.marlin.flops_efficiency"),
         "{} {}",

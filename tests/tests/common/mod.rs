@@ -60,6 +60,24 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// `scenario` (a file path) rewritten to read the calibration profile `profile` (TOML text), both
+/// written into `dir` (`p.toml`, `s.toml`); returns the new scenario's path. For tests that feed a
+/// profile a bad value and expect the key named in the error.
+pub fn with_profile(dir: &std::path::Path, scenario: &str, profile: &str) -> String {
+    let prof = dir.join("p.toml");
+    std::fs::write(&prof, profile).expect("write profile");
+    let text = std::fs::read_to_string(scenario)
+        .expect("read scenario")
+        .replacen(
+            "[hardware]\n",
+            &format!("[hardware]\nprofile = {:?}\n", prof.display().to_string()),
+            1,
+        );
+    let s = dir.join("s.toml");
+    std::fs::write(&s, text).expect("write scenario");
+    s.display().to_string()
+}
+
 /// The seed baseline's text with `from` replaced by `to` (exactly once), written to a scratch file.
 #[track_caller]
 pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
