@@ -387,6 +387,14 @@ fn bad_systems_files_and_tables_exit_2_naming_what_is_wrong() {
             ),
             "system[1] (4090).rows[0].algo: --algo `custom-pull`",
         ),
+        // shmpool: a row set's NCCL release must be one tpsim models.
+        (
+            SMALL_SYSTEMS.replace(
+                "algorithm = \"auto\"\npreset = \"rtx-4090-2x-no-p2p\"",
+                "algorithm = \"auto\"\npreset = \"rtx-4090-2x-no-p2p\"\nnccl_version = \"2.99.1\"",
+            ),
+            "system[1] (4090).rows[0].nccl_version",
+        ),
         (
             SMALL_SYSTEMS.replace(
                 "[[system]]\nname = \"turin\"",
