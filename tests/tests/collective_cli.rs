@@ -310,13 +310,13 @@ fn a_ring_that_mixes_transports_says_so() {
 
 #[test]
 fn topo_states_the_collapse_rule_of_the_platform() {
-    // The ASUS preset: collapse_min_roots 2, collapse_min_sources 2, collapse_factor 0.073,
+    // The ASUS preset: collapse_min_roots 2, collapse_min_sources 2, collapse_factor 0.0504,
     // collapse_reads true (rtx6kpro asus-esc8000a-e13p-broadcom-switches.md).
     let o = tpsim(&["topo", "--hardware", "rtx-pro-6000-8x-asus-esc8000a-e13p"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stdout.contains(
-            "Posted-write collapse: a switch or root port writing to ≥ 2 root complexes from ≥ 2 of its GPUs keeps 7.3 % of its write bandwidth; the data of peer reads counts too (collapse_reads)"
+            "Posted-write collapse: a switch or root port writing to ≥ 2 root complexes from ≥ 2 of its GPUs keeps 5.0 % of its write bandwidth; the data of peer reads counts too (collapse_reads)"
         ),
         "{}",
         o.stdout
