@@ -125,7 +125,9 @@ fn surveyed_sglang_commands_import() {
 /// `--max-model-len -1` = auto from vLLM 0.14, MTP with 2 tokens: `qwen3_next_mtp` is deprecated to
 /// `mtp` with vLLM's warning), 7 (MiniMax-M2.5, tp 8, `--enable-expert-parallel`, auto length) and
 /// 16 (`python -m vllm.entrypoints.openai.api_server --model models/Qwen3-8B`: the preset by name,
-/// max-model-len 8192, 0.85, 64 sequences, tp 1, host and port to extra_args).
+/// max-model-len 8192, 0.85, 64 sequences, tp 1, host and port to extra_args) and 15
+/// (`vllm serve ${MODEL_PATH}` with a local `…/Qwen3-32B`: the `qwen3-32b` preset by name since
+/// newdeploys7, tp 4, 0.9, `--max-model-len ${MAX_MODEL_LENGTH}` = 16384 set in the script).
 #[test]
 fn surveyed_vllm_commands_import() {
     let mut o = preset("rtx-pro-6000-8x-1switch");
@@ -161,13 +163,19 @@ fn surveyed_vllm_commands_import() {
         text.contains("extra_args = [\"--host\", \"0.0.0.0\", \"--port\", \"6666\"]"),
         "{text}"
     );
+    let (s, c, text) = imported(15, &o);
+    assert_eq!(preset_of(&text), "qwen3-32b");
+    assert_eq!((s.engine.tp, s.engine.max_model_len), (4, Some(16384)));
+    assert_eq!(c.value_of("--gpu-memory-utilization"), Some("0.9"));
+    assert!(text.contains("\"--api-key\", \"123\""), "{text}");
 }
 
 /// The commands refused, each with the text that stops it: the engine's argparse (8: the fork's
 /// `--enable-pcie-oneshot-allreduce`; 12: `--moe-runner-backend b12x`, no choice of SGLang 0.5.8;
 /// 10 as published: `--port ${PORT}` with PORT set nowhere in the text), vLLM's own refusal (6:
-/// DCP with an fp8 KV cache before 0.25), and a model no preset describes (2, 5, 9, 11, 13, 14,
-/// 15; 10 with its variables set: the EAGLE-3 draft).
+/// DCP with an fp8 KV cache before 0.25), and a model no preset describes (2, 5, 9, 11, 13, 14;
+/// 10 with its variables set: the EAGLE-3 draft). 15 imports since the `qwen3-32b` preset
+/// (newdeploys7): [`surveyed_vllm_commands_import`].
 #[test]
 fn surveyed_commands_refused_say_why() {
     let o = preset("rtx-pro-6000-8x-1switch");
@@ -193,7 +201,6 @@ fn surveyed_commands_refused_say_why() {
             14,
             "/map-vepfs/models/jiajun/DeepSeek/DeepSeek-R1-Distill-Llama-70B",
         ),
-        (15, "/remote-home/share/LLM_CKPT/huggingface_models/Qwen3-32B"),
     ] {
         refused(n, &o, &format!("`{model}` is no bundled model preset"));
     }

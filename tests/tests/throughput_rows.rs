@@ -55,6 +55,14 @@ const KIMI_SYS_STEP_MISS: &str = "newdeploys/dcpcost: with NCCL_P2P_LEVEL=SYS, w
 /// server).
 const GPUSTACK_H100_BURST_MISS: &str = "newdeploys6: the burst's mixed steps (a prefill chunk beside the running decodes) take a median 139.7 ms against tpsim's 69.3 at 4K (231.6 against 105.8 at 2K) and the median TTFT is 110.7 s against 58.8 s (49.1 against 22.7): tpsim runs the page's prefill-bound steps twice as fast. The page's H100 prefills at 1.9x its A100 page's (the 32K bursts: 3.2 M prompt tokens in 386.8 s against 724.6 s) and its rates are 1.79x (4K) and 1.78x (2K) the A100's where tpsim's are 2.97x and 3.08x (bf16 peaks 989 against 312 TFLOPS); the same lab's 8x H100 Qwen3-235B bursts show the same step gap (newdeploys3), its one-H100 Qwen3-8B c 4 decode is within +3.7 %. The box is given only as 'A single NVIDIA H100 SXM GPU' (no clocks, power limit or driver); not located, not fitted";
 
+/// Reason shared by the two single-H100 gpt-oss-20b bursts of [`KNOWN_MISSES`] (newdeploys7: one page,
+/// one server).
+const GPT_OSS_20B_H100_BURST_MISS: &str = "newdeploys7: tpsim runs the burst's prefill-bound steps three times as fast as the page (median TTFT 9.8 s against 30.8 s at 4K, 4.6 against 16.4 at 2K; median TPOT 78.9 against 225.6 ms and 54.5 against 159.2). tpsim has no MoE-backend rule for vLLM 0.11 with MXFP4 experts on SM 9.0 (moe_backend::engine_default: 0.10.x Marlin, 0.14-0.15 triton_kernels, 0.11-0.13 not established), so the experts' prefill GEMMs run at the template's bf16 rate; with `moe_backend = \"marlin\"` (0.10.x's stock pick, whose W4A16 prefill the H100 template caps at 25.7 % of the bf16 peak: sglang PR 38884) the rows come to +26.1 % (4K) and +31.7 % (2K). Which backend GPUStack's 0.11.0 image ran (triton_kernels installed or not) is not in the source; not fitted";
+
+/// Reason shared by the two single-A100 gpt-oss-20b bursts of [`KNOWN_MISSES`] (newdeploys7: one page,
+/// one server).
+const GPT_OSS_20B_A100_BURST_MISS: &str = "newdeploys7: tpsim's mixed steps are about 1.3x faster than the page's (median TPOT 96.0 against 129.8 ms at 4K, 90.8 against 119.2 at 2K; median TTFT 48.0 s against 61.9 s and 23.1 against 32.1). On SM 8.0 vLLM runs the MXFP4 experts through Marlin (W4A16), whose prefill-size rate is measured only on H100 (the H100 template's [compute.moe_backends.marlin] 25.7 %); the A100 template has no such entry, so the experts' prefill GEMMs run at its bf16 curve. Not located, not fitted";
+
 /// Reason shared by the vllm issue 6955 rows of [`KNOWN_MISSES`] (newdeploys2: one server release, one box).
 const V053_HOST_MISS: &str = "newdeploys2: the issue ran vLLM v0.5.3.post1 (the V0 engine: a Python scheduler and detokenizer on the step's critical path, no async scheduling), which tpsim does not simulate; it costs the step as vLLM 0.19. The TP 2 -> TP 4 speed-up agrees (measured 1.53x at c 1, tpsim 1.58x) and a fixed per-step cost explains the c 1 rows (tpsim 4.4 ms short at TP 4, 6.0 ms at TP 2); at c 5 TP 4 the SHM allreduce on four GeForce cards without P2P (shm_read_efficiency borrowed, never measured on this box) adds to it. batchgrow: not a cost per added request: from c 1 to c 5 the TP 2 rows add 2.00 ms a step per request and tpsim 2.02, while at TP 4, where a rank does half the per-request work, the rows add 2.79 ms and tpsim 1.59: the growth is TP 4's own (its communication), not the kernels'; not fitted";
 
@@ -233,6 +241,26 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "Qwen3-14B bf16, vLLM 0.11.0, 1× H100 SXM, burst of 500 (2k)",
         GPUSTACK_H100_BURST_MISS,
+    ),
+    (
+        "Qwen3-32B bf16, vLLM 0.11.0, 1× A100 80GB, burst of 500 (4k)",
+        "newdeploys7: the decode step agrees (median ITL 50.5 ms against the page's 51.55) but tpsim's KV pool of 34,976 tokens holds eight 4,196-token requests and tpsim preempts 3,286 times, each time recomputing the whole context, so the median TPOT is 248.2 ms against 96.4 and the median TTFT 1,571 s against 565 s; the 2K burst of the same server (79 preemptions) is within (-8.6 %, TPOT 141.1 against 144.0 ms). Most likely cause (preemptcache's topic, not modelled here): vLLM's preemption with prefix caching on keeps the freed blocks' hashes, so a resumed request's recompute mostly hits the cache. Not fitted",
+    ),
+    (
+        "gpt-oss-20b MXFP4, vLLM 0.11.0, 1× H100 (SXM assumed), burst of 500 (4k)",
+        GPT_OSS_20B_H100_BURST_MISS,
+    ),
+    (
+        "gpt-oss-20b MXFP4, vLLM 0.11.0, 1× H100 (SXM assumed), burst of 500 (2k)",
+        GPT_OSS_20B_H100_BURST_MISS,
+    ),
+    (
+        "gpt-oss-20b MXFP4, vLLM 0.11.0, 1× A100 SXM, burst of 500 (4k)",
+        GPT_OSS_20B_A100_BURST_MISS,
+    ),
+    (
+        "gpt-oss-20b MXFP4, vLLM 0.11.0, 1× A100 SXM, burst of 500 (2k)",
+        GPT_OSS_20B_A100_BURST_MISS,
     ),
 ];
 
@@ -565,6 +593,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let newdeploys6 = crate::throughput_newdeploys6::NEWDEPLOYS6_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys7.rs (newdeploys7: the GPUStack lab's Qwen3-32B, gpt-oss-20b bursts)
+        let newdeploys7 = crate::throughput_newdeploys7::NEWDEPLOYS7_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -573,6 +605,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || newdeploys4
                 || newdeploys5
                 || newdeploys6
+                || newdeploys7
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

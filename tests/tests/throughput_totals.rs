@@ -218,6 +218,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys6::validation_qwen3_14b_h100_vllm_0_11_bursts",
         crate::throughput_newdeploys6::validation_qwen3_14b_h100_vllm_0_11_bursts,
     ),
+    (
+        "throughput_newdeploys7::validation_qwen3_32b_a100_vllm_0_11_bursts",
+        crate::throughput_newdeploys7::validation_qwen3_32b_a100_vllm_0_11_bursts,
+    ),
+    (
+        "throughput_newdeploys7::validation_gpt_oss_20b_h100_vllm_0_11_bursts",
+        crate::throughput_newdeploys7::validation_gpt_oss_20b_h100_vllm_0_11_bursts,
+    ),
+    (
+        "throughput_newdeploys7::validation_gpt_oss_20b_a100_vllm_0_11_bursts",
+        crate::throughput_newdeploys7::validation_gpt_oss_20b_a100_vllm_0_11_bursts,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -328,6 +340,7 @@ fn family_of(label: &str) -> &'static str {
         ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ)"),
         ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
+        ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
     ];
     FAMILIES
