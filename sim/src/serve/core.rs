@@ -51,6 +51,10 @@ pub struct Req {
     pub in_running: bool,
     /// The API server that owns it (issue #18, frontend; 0 without a front end).
     pub server: u32,
+    /// After a vLLM preemption with prefix caching: the [`KvPool::free_kept`] tag of its full
+    /// pages still cached (0: none), and the shared-prefix tokens they follow.
+    pub kept: u64,
+    pub kept_after: u64,
 }
 
 impl Req {
@@ -73,6 +77,8 @@ impl Req {
             last_at: arrival,
             in_running: false,
             server: 0,
+            kept: 0,
+            kept_after: 0,
         }
     }
 
@@ -186,6 +192,9 @@ pub struct Core {
     pub finished: u64,
     /// A vLLM hybrid's state blocks per request (None otherwise).
     pub state: Option<StateRule>,
+    /// vLLM with prefix caching on (and no hybrid state groups): a preempted request's full
+    /// pages stay cached in the free queue ([`KvPool::free_kept`]).
+    pub keep_preempted: bool,
 }
 
 impl Core {
@@ -203,6 +212,7 @@ impl Core {
             page,
             finished: 0,
             state: None,
+            keep_preempted: false,
         }
     }
 
@@ -296,14 +306,25 @@ impl Core {
 
     /// Frees request `id`'s KV and its prefix reference, keeping its outputs so far: it must
     /// recompute prompt + outputs when it runs again (SGLang `release_req` + `reset_for_retract`,
-    /// vLLM `_preempt_request`, both 'recompute').
+    /// vLLM `_preempt_request`, both 'recompute'). With [`Core::keep_preempted`] its pages of
+    /// full blocks of computed tokens stay cached ([`KvPool::free_kept`]; vLLM hashes only full
+    /// blocks, `cache_full_blocks`).
     pub fn evict_request(&mut self, id: u32) {
         let r = self.reqs[id as usize];
-        self.kv.free(r.pages + r.state);
+        let full = if self.keep_preempted && self.state.is_none() {
+            (r.computed / self.page)
+                .saturating_sub(r.prefix_tokens / self.page)
+                .min(r.pages)
+        } else {
+            0
+        };
+        let tag = self.kv.free_kept(full, r.pages - full + r.state);
         if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
             self.kv.release_prefix(p.group);
         }
         let r = &mut self.reqs[id as usize];
+        r.kept = tag;
+        r.kept_after = r.prefix_tokens;
         r.pages = 0;
         r.state = 0;
         r.state_mark = None;
@@ -314,8 +335,21 @@ impl Core {
         self.preemptions += 1;
     }
 
-    /// The page-aligned cached prefix request `id` can reuse now (0 without one or once computed).
+    /// The page-aligned cached prefix request `id` can reuse now (0 without one or once computed):
+    /// its shared prefix's, then, after a vLLM preemption, what is left of its own kept pages
+    /// when the shared part before them still hits (vLLM's hash chain), at most
+    /// `target − 1` tokens (`get_computed_blocks`: `max_cache_hit_length = num_tokens − 1`).
     pub fn peek_prefix(&self, id: u32, keep_last: bool) -> u64 {
+        let r = &self.reqs[id as usize];
+        let group = self.peek_group(id, keep_last);
+        if r.kept == 0 || r.computed != 0 || group != r.kept_after {
+            return group;
+        }
+        let cap = (r.target() - 1) / self.page * self.page;
+        (group + self.kv.kept_pages(r.kept) * self.page).min(cap.max(group))
+    }
+
+    fn peek_group(&self, id: u32, keep_last: bool) -> u64 {
         let r = &self.reqs[id as usize];
         match r.prefix {
             // Issue #18 (prefillmix): a prompt of an earlier run is cached from the start, unless
@@ -333,21 +367,57 @@ impl Core {
         }
     }
 
-    /// Takes the cached prefix `hit` tokens for request `id` (computed from the cache).
+    /// Whether request `id` (preempted, with kept pages) taking the `hit` tokens of
+    /// [`Core::peek_prefix`] would find the pages for `tokens` tokens: vLLM `allocate_slots`
+    /// counts the hit blocks still in the free queue against the free blocks too
+    /// (`get_num_blocks_to_allocate`), so the check is the whole request's, asked before anything
+    /// is taken (a failed admission leaves the kept pages where they are in the queue).
+    pub fn kept_fits(&self, id: u32, hit: u64, tokens: u64) -> bool {
+        let r = &self.reqs[id as usize];
+        let group = if hit > r.kept_after { r.kept_after } else { hit };
+        let lock = match r.prefix {
+            Some(p) if group > 0 => self.kv.lock_cost(p.group, group),
+            _ => 0,
+        };
+        self.kv.pages_for(tokens.saturating_sub(group)) + lock <= self.kv.free_or_evictable_pages()
+    }
+
+    /// Takes the cached prefix `hit` tokens for request `id` (computed from the cache): its
+    /// shared prefix's part, then its kept pages' (which it owns again); kept pages it does not
+    /// hit stay free and can no longer hit.
     pub fn take_prefix(&mut self, id: u32, hit: u64) {
-        if hit == 0 {
+        let r = self.reqs[id as usize];
+        let own = if r.kept != 0 && hit > r.kept_after {
+            hit - r.kept_after
+        } else {
+            0
+        };
+        if r.kept != 0 {
+            let pages = if own > 0 {
+                self.kv.retake(r.kept)
+            } else {
+                self.kv.forget(r.kept);
+                0
+            };
+            let q = &mut self.reqs[id as usize];
+            q.kept = 0;
+            q.pages = pages;
+            q.computed = own;
+        }
+        let group = hit - own;
+        if group == 0 {
             return;
         }
-        if let Some(p) = self.reqs[id as usize].prefix {
+        if let Some(p) = r.prefix {
             if p.warm && self.kv.cached_pages(p.group) == 0 {
                 // `peek_prefix` checked that free and evictable pages hold it.
-                let inserted = self.kv.insert_warm(p.group, hit);
+                let inserted = self.kv.insert_warm(p.group, group);
                 debug_assert!(inserted, "a warm prefix found room in peek_prefix");
             }
             self.kv.lock_prefix(p.group);
-            let r = &mut self.reqs[id as usize];
-            r.prefix_tokens = hit;
-            r.computed = hit;
+            let q = &mut self.reqs[id as usize];
+            q.prefix_tokens = group;
+            q.computed = hit;
         }
     }
 }

@@ -20,8 +20,18 @@
 //! `v1/core/kv_cache_coordinator.py` `HybridKVCacheCoordinator`: one `FullAttentionManager` per
 //! group, all drawing on one `BlockPool`); the state blocks are the serving loop's
 //! (`core::StateRule`).
+//!
+//! A request vLLM preempts keeps its full blocks' hashes (issue #18, preemptcache): vLLM 0.11.0
+//! `v1/core/single_type_kv_cache_manager.py` `free` hands the request's blocks to
+//! `BlockPool.free_blocks` in reverse order ("so that the tail blocks are freed first"), which
+//! appends them to the free-block queue's tail with their hashes; `get_new_blocks` pops from the
+//! queue's front and `_maybe_evict_cached_block` drops a popped block's hash. So a preempted
+//! request's blocks are free, evicted from its last block backwards as later allocations reach
+//! them, and whatever prefix of them is still cached hits when it is scheduled again
+//! (`get_computed_blocks`). [`KvPool::free_kept`] models this with an ordered queue of free
+//! segments, held only while some preempted request's blocks are still cached.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// One cached shared prefix.
 #[derive(Debug, Clone, Copy)]
@@ -50,6 +60,13 @@ pub struct KvPool {
     /// Pages of prefix entries with no reference (evictable).
     evictable_pages: u64,
     clock: u64,
+    /// vLLM's free-block queue while a preempted request's blocks are cached in it: (tag, pages)
+    /// segments in eviction order, tag 0 for blocks without a hash worth keeping (empty otherwise:
+    /// then the order of the free pages does not matter).
+    queue: VecDeque<(u64, u64)>,
+    /// Live tags: a preempted request's full pages still cached in the queue.
+    kept: BTreeMap<u64, u64>,
+    next_tag: u64,
 }
 
 impl KvPool {
@@ -71,6 +88,9 @@ impl KvPool {
             prefixes: BTreeMap::new(),
             evictable_pages: 0,
             clock: 0,
+            queue: VecDeque::new(),
+            kept: BTreeMap::new(),
+            next_tag: 0,
         }
     }
 
@@ -119,6 +139,7 @@ impl KvPool {
             if let Some(e) = self.prefixes.remove(&g) {
                 self.evictable_pages -= e.pages;
                 self.free_pages += e.pages;
+                self.push_back(0, e.pages);
             }
         }
     }
@@ -133,12 +154,114 @@ impl KvPool {
             return false;
         }
         self.free_pages -= pages;
+        self.pop_front(pages);
         true
     }
 
-    /// Returns `pages` pages.
+    /// Returns `pages` pages (to the free queue's tail, without a hash worth keeping).
     pub fn free(&mut self, pages: u64) {
         self.free_pages += pages;
+        self.push_back(0, pages);
+    }
+
+    /// vLLM's free of a preempted request (see the module doc): its `rest` pages without a kept
+    /// hash (the partly filled last block) go to the queue's tail first, then its `full` pages of
+    /// computed tokens, last block first. Returns the tag that [`KvPool::kept_pages`],
+    /// [`KvPool::retake`] and [`KvPool::forget`] take (0 when `full` is 0: nothing kept).
+    pub fn free_kept(&mut self, full: u64, rest: u64) -> u64 {
+        self.free(rest);
+        if full == 0 {
+            return 0;
+        }
+        if self.kept.is_empty() {
+            // The queue was not tracked: every free page so far sits ahead of these.
+            self.queue.clear();
+            if self.free_pages > 0 {
+                self.queue.push_back((0, self.free_pages));
+            }
+        }
+        self.next_tag += 1;
+        self.free_pages += full;
+        self.queue.push_back((self.next_tag, full));
+        self.kept.insert(self.next_tag, full);
+        self.next_tag
+    }
+
+    /// Pages of tag `tag` still cached (0 once evicted, taken back or forgotten).
+    pub fn kept_pages(&self, tag: u64) -> u64 {
+        self.kept.get(&tag).copied().unwrap_or(0)
+    }
+
+    /// The preempted request of `tag` takes its cached pages back out of the free queue (vLLM
+    /// `BlockPool.touch` on a prefix hit); returns them.
+    pub fn retake(&mut self, tag: u64) -> u64 {
+        let Some(pages) = self.kept.remove(&tag) else {
+            return 0;
+        };
+        if let Some(i) = self.queue.iter().position(|&(t, _)| t == tag) {
+            self.queue.remove(i);
+        }
+        self.free_pages -= pages;
+        self.untrack_if_idle();
+        pages
+    }
+
+    /// Tag `tag`'s pages stay free but can no longer hit (their chain's first blocks are gone).
+    pub fn forget(&mut self, tag: u64) {
+        if self.kept.remove(&tag).is_some() {
+            self.untrack_if_idle();
+        }
+    }
+
+    fn untrack_if_idle(&mut self) {
+        if self.kept.is_empty() {
+            self.queue.clear();
+        }
+    }
+
+    fn push_back(&mut self, tag: u64, pages: u64) {
+        if self.kept.is_empty() || pages == 0 {
+            return;
+        }
+        match self.queue.back_mut() {
+            Some((0, p)) if tag == 0 => *p += pages,
+            _ => self.queue.push_back((tag, pages)),
+        }
+    }
+
+    /// Takes `pages` pages off the queue's front, evicting kept pages they reach.
+    fn pop_front(&mut self, mut pages: u64) {
+        while pages > 0 && !self.kept.is_empty() {
+            let Some(front) = self.queue.front_mut() else {
+                break;
+            };
+            let take = front.1.min(pages);
+            front.1 -= take;
+            pages -= take;
+            let (tag, left) = *front;
+            if tag != 0
+                && let Some(k) = self.kept.get_mut(&tag)
+            {
+                *k = left;
+                if left == 0 {
+                    self.kept.remove(&tag);
+                }
+            }
+            if left == 0 {
+                self.queue.pop_front();
+            }
+        }
+        self.untrack_if_idle();
+    }
+
+    /// Pages a hit on `group`'s entry would take out of the free or evictable pages: the entry's
+    /// when nothing references it, the hit's own for a warm prefix not cached yet, else 0.
+    pub fn lock_cost(&self, group: u32, hit: u64) -> u64 {
+        match self.prefixes.get(&group) {
+            Some(e) if e.refs == 0 => e.pages,
+            Some(_) => 0,
+            None => self.pages_for(hit),
+        }
     }
 
     /// The page-aligned tokens of `group`'s prefix (`len` tokens of a `prompt`-token prompt) that a
@@ -274,5 +397,36 @@ mod tests {
         // Asking for 24 pages evicts it.
         assert!(kv.alloc(24));
         assert_eq!(kv.cached_pages(7), 0);
+    }
+
+    /// Issue #18 (preemptcache), vLLM 0.11.0 `free_blocks` / `get_new_blocks` order by hand: 20
+    /// pages of 16 tokens; a request holds 12, 2 are free. Preempted with 7 full pages of
+    /// computed tokens and 1 partial (tag kept): the queue is [2 free][1 partial][7 kept, last
+    /// block first]. Taking 5 pages takes the 2 free, the partial, then 2 of its blocks: 5 still
+    /// cached. Another request finishing frees 6 behind them; taking 4 more evicts 4 of them: 1
+    /// left, which it takes back; then nothing is kept and the queue is not tracked.
+    #[test]
+    fn preempted_pages_are_evicted_in_free_queue_order() {
+        let mut kv = KvPool::new(20 * 16, 16);
+        assert!(kv.alloc(18));
+        kv.free(0);
+        let tag = kv.free_kept(7, 1);
+        // 2 + 1 + 7 free.
+        assert_eq!(kv.free_or_evictable_pages(), 10);
+        assert_eq!(kv.kept_pages(tag), 7);
+        assert!(kv.alloc(5));
+        assert_eq!(kv.kept_pages(tag), 5);
+        kv.free(6);
+        assert!(kv.alloc(4));
+        assert_eq!(kv.kept_pages(tag), 1);
+        // 5 + 6 − 4 free, the kept one among them.
+        assert_eq!(kv.free_or_evictable_pages(), 7);
+        assert_eq!(kv.retake(tag), 1);
+        assert_eq!(kv.free_or_evictable_pages(), 6);
+        assert!(kv.queue.is_empty() && kv.kept.is_empty());
+        // Without a kept page nothing is tracked.
+        assert_eq!(kv.free_kept(0, 3), 0);
+        assert!(kv.queue.is_empty());
+        assert_eq!(kv.free_or_evictable_pages(), 9);
     }
 }

@@ -179,6 +179,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     max_num_seqs: seqs.min(u64::from(u32::MAX)) as u32,
                     spec_tokens: spec.map_or(0, |sp| u64::from(sp.num_steps)),
                     long_prefill_token_threshold: s.engine.scheduler.long_prefill_token_threshold,
+                    keep_preempted: s.engine.scheduler.prefix_cache,
                 }),
                 // vLLM pads a speculative decode by tokens, not requests: not modelled; as is.
                 graphs: per_rank_graphs
@@ -236,6 +237,11 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
                 ),
                 None => core::Core::new(kv::KvPool::new(p.kv_tokens, p.page)),
             };
+            let mut core = core;
+            // Issue #18 (preemptcache): with prefix caching on, a preempted request's full blocks
+            // keep their hashes in the free queue (`core::Core::evict_request`); not modelled for
+            // a hybrid's state groups.
+            core.keep_preempted = set.keep_preempted && p.hybrid.is_none();
             let mut groups = [core::Group {
                 core,
                 sched: vllm::Vllm::new(set.clone()),

@@ -14,7 +14,8 @@
 //!   waiting request is admitted in a step that preempted.
 //! - A waiting request that fails allocation stops admission for this step.
 //! - Prefix caching is on by default: a new request reuses the full blocks of a cached prefix
-//!   (`get_computed_blocks`; never its last prompt token).
+//!   (`get_computed_blocks`; never its last prompt token), and a preempted request the full
+//!   blocks of its own that are still cached when it is scheduled again (`KvPool::free_kept`).
 
 use super::core::{Core, Scheduler};
 
@@ -28,6 +29,9 @@ pub struct Settings {
     /// Issue #18 point 1 (schedkeys): `long_prefill_token_threshold` (0 = off): v1/core/sched/scheduler.py
     /// `schedule` caps a request's new tokens per step at it, running and waiting alike.
     pub long_prefill_token_threshold: u64,
+    /// Issue #18 (preemptcache): prefix caching on (`enable_prefix_caching`, the V1 default): a
+    /// preempted request's full blocks stay cached in the free queue (`Core::keep_preempted`).
+    pub keep_preempted: bool,
 }
 
 impl Settings {
@@ -91,6 +95,10 @@ impl Scheduler for Vllm {
                 let hit = c.peek_prefix(id, true);
                 let r = c.reqs[id as usize];
                 let new = self.set.cap(r.target() - r.computed - hit).min(budget);
+                // A preempted request's kept pages stay in the free queue unless it is admitted.
+                if r.kept != 0 && !c.kept_fits(id, hit, r.computed + hit + new) {
+                    break;
+                }
                 c.take_prefix(id, hit);
                 if !c.ensure_pages(id, r.computed + hit + new) {
                     if hit > 0 {
@@ -139,6 +147,7 @@ mod tests {
             max_num_seqs: 256,
             spec_tokens: 0,
             long_prefill_token_threshold: 0,
+            keep_preempted: true,
         })
     }
 
@@ -186,5 +195,70 @@ mod tests {
         // 127 blocks > 100: no hit, and 128 blocks for the prompt do not fit either: not admitted.
         assert!(!vllm().schedule(&mut c));
         assert_eq!(c.kv.cached_pages(0), 0);
+    }
+
+    /// Issue #18 (preemptcache), by hand with vLLM 0.11.0's rules: 11 blocks of 16 tokens. A (64
+    /// prompt + 30 out, 93 computed) holds 6, B (64 + 17 out, 80 computed) holds 5: none free.
+    /// B's decode needs a 6th block → B, the last running, is preempted; its 80 computed tokens are
+    /// 5 full blocks, kept. A then grows by 2 blocks, which come off the free queue's front: B's
+    /// last 2 blocks (freed tail first). A finishes (8 blocks free). B, at the front of the
+    /// waiting queue, hits its first 3 blocks = 48 of its 81 tokens (cap 80), recomputes 33 and
+    /// takes 3 new blocks: 11 − 6 = 5 left. Without prefix caching it recomputes all 81.
+    #[test]
+    fn a_preempted_request_hits_its_blocks_still_cached() {
+        for (keep, hit_blocks, recompute) in [(true, 3, 33), (false, 0, 81)] {
+            let mut c = Core::new(KvPool::new(16 * 11, 16));
+            c.keep_preempted = keep;
+            let mut a = req(64, None);
+            (a.produced, a.computed, a.pages, a.in_running) = (30, 93, 6, true);
+            let mut b = req(64, None);
+            (b.produced, b.computed, b.pages, b.in_running) = (17, 80, 5, true);
+            (a.output, b.output) = (100, 100);
+            c.reqs = vec![a, b];
+            c.running = vec![0, 1];
+            assert!(c.kv.alloc(11));
+            assert!(vllm().schedule(&mut c));
+            assert_eq!(c.batch.decode, vec![0]);
+            assert_eq!((c.preemptions, c.running.clone()), (1, vec![0]));
+            assert_eq!(c.waiting.front(), Some(&1));
+            assert_eq!(c.kv.kept_pages(c.reqs[1].kept), if keep { 5 } else { 0 });
+            // A grows to 126 tokens (8 blocks), then finishes.
+            assert!(c.ensure_pages(0, 126));
+            assert_eq!(c.kv.kept_pages(c.reqs[1].kept), if keep { 3 } else { 0 });
+            c.kv.free(8);
+            c.running.clear();
+            c.batch = Default::default();
+            assert_eq!(c.peek_prefix(1, true), hit_blocks * 16);
+            assert!(vllm().schedule(&mut c));
+            assert_eq!(c.batch.extend, vec![(1, recompute)]);
+            assert_eq!(c.reqs[1].computed, hit_blocks * 16);
+            assert_eq!(c.kv.free_or_evictable_pages(), 5);
+        }
+    }
+
+    /// A preempted request that does not fit leaves its kept blocks where they are in the free
+    /// queue (vLLM checks `allocate_slots` before `touch`): 10 blocks, B kept 5 of its 81 tokens,
+    /// A holds 5 and 0 are free but B's 5 → B needs 6 > 5 free or cached: not admitted, still 5
+    /// kept.
+    #[test]
+    fn a_preempted_request_that_does_not_fit_keeps_its_blocks_queued() {
+        let mut c = Core::new(KvPool::new(16 * 10, 16));
+        c.keep_preempted = true;
+        let mut b = req(64, None);
+        (b.produced, b.computed, b.pages, b.output) = (17, 80, 5, 100);
+        let mut a = req(64, None);
+        (a.produced, a.computed, a.pages, a.output, a.in_running) = (10, 73, 5, 100, true);
+        c.reqs = vec![a, b];
+        assert!(c.kv.alloc(10));
+        c.evict_request(1);
+        c.waiting.push_back(1);
+        c.running = vec![0];
+        let tag = c.reqs[1].kept;
+        assert_eq!(c.kv.kept_pages(tag), 5);
+        assert!(vllm().schedule(&mut c));
+        assert_eq!(c.batch.extend, vec![]);
+        assert_eq!(c.batch.decode, vec![0]);
+        assert_eq!(c.kv.kept_pages(tag), 5);
+        assert_eq!(c.waiting.front(), Some(&1));
     }
 }

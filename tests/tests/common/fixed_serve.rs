@@ -25,7 +25,7 @@ impl IterationCosts for Fixed {
 }
 
 /// vLLM's scheduler with a token budget of 8,192 and 256 sequences over `kv_tokens` in 16-token
-/// blocks, no graphs, no front end, no output clipping.
+/// blocks, prefix caching on, no graphs, no front end, no output clipping.
 pub fn vllm_plan(kv_tokens: u64) -> Plan {
     Plan {
         kv_tokens,
@@ -36,6 +36,8 @@ pub fn vllm_plan(kv_tokens: u64) -> Plan {
             max_num_seqs: 256,
             spec_tokens: 0,
             long_prefill_token_threshold: 0,
+            // Prefix caching on, vLLM V1's default (issue #18, preemptcache).
+            keep_preempted: true,
         }),
         graphs: Vec::new(),
         frontend: None,
