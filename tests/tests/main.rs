@@ -69,6 +69,8 @@ mod families2;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;
+// fp8decode: block-FP8 decode: the GEMM against DeepGEMM M 64 timings, the activation-quant kernel.
+mod fp8_decode;
 // Issue #18 (frontend): the API server in front of the scheduler.
 mod frontend;
 // Issue #18 (frontend2): published front-end costs against the queue and the rows.

@@ -37,6 +37,14 @@ pub struct LayerWork {
     pub attn_kernels: u32,
     /// Kernels the MLP/MoE half launches (`ffn_kernels`).
     pub ffn_kernels: u32,
+    /// fp8decode: the attention half's activation-quantization kernels, one per block-FP8
+    /// projection (`llm::act_quant`; included in `attn_kernels`, 0 without block-FP8), and the bytes
+    /// they move.
+    pub attn_quant_kernels: u32,
+    pub attn_quant_bytes: Bytes,
+    /// The same for the MLP/MoE half (included in `ffn_kernels`).
+    pub ffn_quant_kernels: u32,
+    pub ffn_quant_bytes: Bytes,
     /// The layer's token mixer (hybrids: linear attention or full attention).
     pub mixer: super::Mixer,
     /// KV-cache bytes this layer reads per context token per sequence on this rank (0 for linear
@@ -354,6 +362,20 @@ impl ModelSpec {
         let attn: Vec<_> = l.attn.iter().filter(|p| p.decode).copied().collect();
         let attn_params: u64 = attn.iter().map(|p| p.params()).sum();
         let f = &l.ffn;
+        // fp8decode: one per-token-group quantization kernel before each block-FP8 GEMM, over the
+        // pass's tokens (the routed down experts: each token's top-k rows; `llm::act_quant`).
+        let aq = self.act_quant(&attn, |_| n);
+        let top_k = f.top_k.max(1);
+        let fq = self
+            .act_quant(&f.dense, |_| n)
+            .plus(self.act_quant(&f.shared, |_| n))
+            .plus(self.act_quant(&f.expert, |name| {
+                if name.contains("down") {
+                    n.saturating_mul(top_k)
+                } else {
+                    n
+                }
+            }));
         if f.n_experts == 0 {
             let params: u64 = f.dense.iter().map(|p| p.params()).sum();
             LayerWork {
@@ -367,14 +389,18 @@ impl ModelSpec {
                 top_k: 0,
                 expert_shard_bytes: Bytes(0),
                 fixed_ffn_bytes: Bytes(0),
-                attn_kernels,
+                attn_kernels: attn_kernels + if attn_kernels > 0 { aq.kernels } else { 0 },
                 ffn_kernels: if ffn_absent {
                     0
                 } else if nemotron {
-                    super::nemotron_h::MLP_KERNELS
+                    super::nemotron_h::MLP_KERNELS + fq.kernels
                 } else {
-                    ffn_kernels(false, false)
+                    ffn_kernels(false, false) + fq.kernels
                 },
+                attn_quant_kernels: if attn_kernels > 0 { aq.kernels } else { 0 },
+                attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
+                ffn_quant_kernels: if ffn_absent { 0 } else { fq.kernels },
+                ffn_quant_bytes: Bytes(if ffn_absent { 0 } else { fq.bytes }),
                 mixer,
                 kv_bytes_per_token,
                 state_bytes,
@@ -404,8 +430,12 @@ impl ModelSpec {
                 top_k: f.top_k,
                 expert_shard_bytes: Bytes(expert_bytes.round() as u64),
                 fixed_ffn_bytes: Bytes(fixed),
-                attn_kernels,
-                ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast,
+                attn_kernels: attn_kernels + if attn_kernels > 0 { aq.kernels } else { 0 },
+                ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast + fq.kernels,
+                attn_quant_kernels: if attn_kernels > 0 { aq.kernels } else { 0 },
+                attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
+                ffn_quant_kernels: fq.kernels,
+                ffn_quant_bytes: Bytes(fq.bytes),
                 mixer,
                 kv_bytes_per_token,
                 state_bytes,

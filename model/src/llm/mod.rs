@@ -15,6 +15,7 @@
 //!
 //! Everything is a pure function of the config text and the quantization: no I/O.
 
+mod act_quant; // fp8decode: per-token-group fp8 quantization before block-FP8 GEMMs
 mod config;
 pub mod coverage;
 mod dsa;

@@ -998,21 +998,36 @@ impl<'a> Builder<'a> {
             (l.attn_weight_bytes.0 as f64, Some(dense_fmt)),
             (context_bytes, None),
         ];
+        // fp8decode: the block-FP8 projections' activation-quantization kernels are counted in
+        // `attn_kernels` (launches) but costed apart (`quant_time`): they do no GEMM FLOPs.
+        let kernels = l.attn_kernels - l.attn_quant_kernels;
         let backend = self.s.engine.attention_backend.as_deref();
         self.record_prefill_op(
             OpClass::Attention,
             &parts,
             backend,
             l.attn_flops + ctx_flops,
-            l.attn_kernels,
+            kernels,
         );
         self.rates.op_time_streams(
             OpClass::Attention,
             &parts,
             backend,
             l.attn_flops + ctx_flops,
-            l.attn_kernels,
-        )
+            kernels,
+        ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+    }
+
+    /// fp8decode: the per-token-group activation quantization before a half-layer's block-FP8 GEMMs
+    /// (`tpsim_model::llm::act_quant`): `kernels` kernels moving `bytes`, costed as their own
+    /// memory-bound op (the default class at their bytes per kernel, plus each kernel's fixed cost).
+    /// Zero without block-FP8 weights.
+    fn quant_time(&self, bytes: u64, kernels: u32) -> Duration {
+        if kernels == 0 {
+            return Duration::ZERO;
+        }
+        self.rates
+            .op_time_for(OpClass::Default, bytes as f64, 0.0, kernels)
     }
 
     /// The FFN block's time and its kind ("mlp" or "moe"): the weights it reads (MoE: the experts
@@ -1050,14 +1065,16 @@ impl<'a> Builder<'a> {
         };
         // Issue #18 (gptoss): a MoE backend whose layer launches more kernels than the template
         // counts (`scenario::moe_backend::extra_kernels`: vLLM's triton_kernels path, one more).
+        // fp8decode: the activation-quantization kernels are costed apart (`quant_time`).
+        let ffn_kernels = l.ffn_kernels - l.ffn_quant_kernels;
         let ffn_kernels = if l.is_moe {
-            l.ffn_kernels
+            ffn_kernels
                 + crate::scenario::moe_backend::extra_kernels(
                     self.s.engine.kind,
                     self.s.engine.moe_backend.as_deref(),
                 )
         } else {
-            l.ffn_kernels
+            ffn_kernels
         };
         self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, ffn_kernels);
         let t_ffn = self
@@ -1093,7 +1110,10 @@ impl<'a> Builder<'a> {
         } else {
             t_ffn
         };
-        (t_ffn, kind)
+        (
+            t_ffn + self.quant_time(l.ffn_quant_bytes.0, l.ffn_quant_kernels),
+            kind,
+        )
     }
 
     /// The LM head after `prev` and the all-gather of its logits; returns the gather.
