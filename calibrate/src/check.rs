@@ -91,6 +91,15 @@ pub struct Report {
     pub pass: bool,
 }
 
+/// The skip reason of a row above [`tpsim::collective::MAX_SIZE_BYTES`] (1 TiB, more than any GPU
+/// holds; inputaudit: a 2^63-byte copy overflowed the simulated network's clock).
+fn too_large(size_bytes: u64) -> String {
+    format!(
+        "{size_bytes} bytes: more than any GPU holds (tpsim takes at most {})",
+        tpsim::collective::MAX_SIZE_BYTES
+    )
+}
+
 /// Reads a measurement file (schema checked).
 pub fn load(path: &Path) -> Result<MeasurementFile, CheckError> {
     let file = path.display().to_string();
@@ -365,6 +374,9 @@ impl Checker<'_> {
         if n < 1 || n > self.have {
             return row.skip(format!("{n} GPUs: the hardware has {}", self.have));
         }
+        if size_bytes > tpsim::collective::MAX_SIZE_BYTES {
+            return row.skip(too_large(size_bytes));
+        }
         if row.measured <= 0.0 {
             return row.skip("measured time is not positive");
         }
@@ -454,6 +466,9 @@ impl Checker<'_> {
         size_bytes: u64,
     ) -> Row {
         let gbps = row.measured;
+        if size_bytes > tpsim::collective::MAX_SIZE_BYTES {
+            return row.skip(too_large(size_bytes));
+        }
         if path == "d2d" && size_bytes > 0 && gbps.is_finite() && gbps > 0.0 {
             let p = predict::d2d_gbps(&self.base.hardware, size_bytes);
             return row.predicted(p);

@@ -251,7 +251,8 @@ pub fn sglang_min_fraction(
     if total_gib <= 0.0 {
         return None;
     }
-    let need = (page_size.max(1) * cell_size) as f64 / (1u64 << 30) as f64;
+    // In f64: a page size near 2^64 (bad input) must not overflow u64.
+    let need = page_size.max(1) as f64 * cell_size as f64 / (1u64 << 30) as f64;
     let f = 1.0 - (available_gib - need) / total_gib;
     (f <= 1.0).then_some(f.max(0.0))
 }

@@ -38,12 +38,22 @@ impl SlidingCheck {
     /// `--max-num-batched-tokens 1024`, len 131,072: 18 × 8,192 × 32,768 + 18 × (⌈1,151 / 16⌉ + 1)
     /// × 32,768 = 4,831,838,208 + 43,057,152 = 4,874,895,360 B ("4.54 GiB KV cache is needed").
     pub fn needed_bytes(&self, len: u64) -> u64 {
+        // Saturating: a block size or length near 2^64 (bad input) needs more than any GPU has,
+        // which is the verdict vLLM would give; it must not wrap or panic.
         let bs = self.block_size.max(1);
-        let page = bs * self.layer_token_bytes;
-        let full = self.full_layers * len.div_ceil(bs) * page;
-        let window_tokens = (self.window.saturating_sub(1) + self.max_num_batched_tokens).min(len);
-        let sliding = self.sliding_layers * (window_tokens.div_ceil(bs) + 1) * page;
-        full + sliding
+        let page = bs.saturating_mul(self.layer_token_bytes);
+        let full = self
+            .full_layers
+            .saturating_mul(len.div_ceil(bs))
+            .saturating_mul(page);
+        let window_tokens = (self.window.saturating_sub(1))
+            .saturating_add(self.max_num_batched_tokens)
+            .min(len);
+        let sliding = self
+            .sliding_layers
+            .saturating_mul(window_tokens.div_ceil(bs).saturating_add(1))
+            .saturating_mul(page);
+        full.saturating_add(sliding)
     }
 
     /// `estimate_max_model_len`: the longest request in `[1, max_model_len]` whose need fits in

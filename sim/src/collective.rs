@@ -82,6 +82,8 @@ pub enum CmdError {
     Size { input: String, source: UnitError },
     #[error("--sizes `{0}`: expected a list like 4K,56K,1M or a range 4K..256M (powers of two)")]
     Range(String),
+    #[error("--sizes `{0}`: expected sizes of at most 1T ({MAX_SIZE_BYTES} bytes)")]
+    TooLarge(String),
     #[error("{0}")]
     Usage(String),
     #[error("--compare {file}: {message}")]
@@ -153,16 +155,26 @@ impl Source {
     }
 }
 
+/// The largest collective message or copy tpsim simulates (1 TiB): more than any GPU's memory (the
+/// largest bundled preset, MI355X, has 288 GiB), so no run or measurement holds one; far larger ones
+/// would overflow the simulated network's picosecond clock (u64), and a range up to 2^64 − 1 never
+/// ended (inputaudit).
+pub const MAX_SIZE_BYTES: u64 = 1 << 40;
+
 /// Parses `--sizes`: a comma list of sizes (`4K,56K,1M`, plain bytes allowed) and/or ranges
 /// `A..B` that step by powers of two, as nccl-tests' `-b A -e B -f 2` does.
 pub fn parse_sizes(spec: &str) -> Result<Vec<u64>, CmdError> {
     let mut out = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let parse = |t: &str| {
-            t.parse::<Bytes>().map(|b| b.0).map_err(|e| CmdError::Size {
+            let b = t.parse::<Bytes>().map(|b| b.0).map_err(|e| CmdError::Size {
                 input: t.to_string(),
                 source: e,
-            })
+            })?;
+            if b > MAX_SIZE_BYTES {
+                return Err(CmdError::TooLarge(t.to_string()));
+            }
+            Ok(b)
         };
         if let Some((a, b)) = part.split_once("..") {
             let (mut x, hi) = (parse(a)?, parse(b)?);

@@ -67,7 +67,7 @@ mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 mod workload;
 mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo]
 
-pub use engine::nccl_env_from_args;
+pub use engine::{MAX_PAGE_TOKENS, nccl_env_from_args};
 pub use error::{ScenarioError, parse_toml};
 pub use hardware::{hardware_from_args, hardware_from_preset};
 pub use schema::*;

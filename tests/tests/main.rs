@@ -77,6 +77,7 @@ mod frontend;
 mod frontend_sources;
 mod gpt_oss;
 mod input_files;
+mod input_mutation;
 mod intervals;
 // Local/global attention families (issue #16).
 mod local_attention;

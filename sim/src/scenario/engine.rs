@@ -10,6 +10,12 @@ use std::path::Path;
 use tpsim_model::llm::ModelSpec;
 use tpsim_model::memory::{DefaultFractionInput, SglangEra};
 
+/// The largest page (tokens) tpsim takes, 2^20: a limit of the simulator, not of an engine, so that
+/// page arithmetic (a page times a token's KV bytes, < 2^31, times a count of pages) stays far within
+/// 64 bits; engine pages are a few hundred tokens at most (SGLang's `page_size`, vLLM's
+/// `block_size`). An input guard (inputaudit: a page of 2^63 tokens overflowed the memory plan).
+pub const MAX_PAGE_TOKENS: u64 = 1 << 20;
+
 /// Parses NCCL environment settings given as `KEY=VALUE` strings (the `--env` option).
 pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
     let mut map = std::collections::BTreeMap::new();
@@ -758,6 +764,12 @@ impl Resolver<'_> {
     ) -> Result<(), ScenarioError> {
         if page_size == 0 {
             return Err(self.invalid("engine.page_size", "expected a page size ≥ 1 token"));
+        }
+        if page_size > MAX_PAGE_TOKENS {
+            return Err(self.invalid(
+                "engine.page_size",
+                format!("{page_size}: expected at most {MAX_PAGE_TOKENS} tokens per page"),
+            ));
         }
         if max_total_tokens == Some(0) {
             return Err(self.invalid(

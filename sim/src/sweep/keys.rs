@@ -128,14 +128,19 @@ fn range(spec: &str) -> Result<Vec<Value>, String> {
     if step == 0 {
         return Err(format!("`{spec}`: STEP must not be 0"));
     }
-    let span = end - start;
+    // Checked: `-9e18:9e18:1` (or a span of i64::MIN over -1) overflows i64.
+    let Some(span) = end.checked_sub(start) else {
+        return Err(format!("`{spec}`: numbers too large"));
+    };
     if span != 0 && (span < 0) != (step < 0) {
         return Err(format!(
             "`{spec}`: STEP {} goes away from END (START {} → END {})",
             parts[2], parts[0], parts[1]
         ));
     }
-    let count = (span / step) as u64 + 1;
+    let Some(count) = span.checked_div(step).map(|c| c as u64 + 1) else {
+        return Err(format!("`{spec}`: numbers too large"));
+    };
     if count > MAX_VALUES_PER_KEY {
         return Err(format!(
             "`{spec}` gives {count} values; at most {MAX_VALUES_PER_KEY} per key"
