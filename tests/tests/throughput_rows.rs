@@ -247,10 +247,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         GPUSTACK_H100_BURST_MISS,
     ),
     (
-        "Qwen3-32B bf16, vLLM 0.11.0, 1× A100 80GB, burst of 500 (4k)",
-        "newdeploys7: the decode step agrees (median ITL 50.5 ms against the page's 51.55) but tpsim's KV pool of 34,976 tokens holds eight 4,196-token requests and tpsim preempts 3,286 times, each time recomputing the whole context, so the median TPOT is 248.2 ms against 96.4 and the median TTFT 1,571 s against 565 s; the 2K burst of the same server (79 preemptions) is within (-8.6 %, TPOT 141.1 against 144.0 ms). Most likely cause (preemptcache's topic, not modelled here): vLLM's preemption with prefix caching on keeps the freed blocks' hashes, so a resumed request's recompute mostly hits the cache. Not fitted",
-    ),
-    (
         "gpt-oss-20b MXFP4, vLLM 0.11.0, 1× H100 (SXM assumed), burst of 500 (4k)",
         GPT_OSS_20B_H100_BURST_MISS,
     ),
