@@ -183,10 +183,6 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
         "the first DeepSeek-V3 support on ROCm (FP8 e4m3fnuz, MLA bmm cast to bf16, untuned Triton MoE) plus the eager per-forward host cost of line 2; 4.7× the prediction",
     ),
     (
-        "DeepSeek-V3.1 FP8, 8× H200, bs 16 × 512",
-        "line 2's fixed per-forward host cost of SGLang's eager DeepSeek path (≈ 165 ms, not modelled), exposed once the H200's FLOP curve (prefillgpus: 0.80 from 1.37e11 FLOPs per kernel, dense bf16 GEMM ceilings) made the GPU part faster; the FP8 MoE kernels lie outside the curve's measured domain (tpsim run says so). At the flat 0.50 it read 0.875",
-    ),
-    (
         "Mistral-7B bf16 (vLLM), 1× RTX 4090, bs 8 × 256 (derived from TTFT p99)",
         "fast: the RTX 4090 curve's plateau is the card's best square-GEMM rate (1.00 of 165 TFLOPS, a short burst at boost clocks), above what a 2,048-token prefill sustains; the derived figure also carries the API server's and client's time (the same run's median TTFT at concurrency 4 is 53 ms where tpsim gives 45.5). At the flat 0.50 it was 1.30x slow",
     ),

@@ -235,9 +235,11 @@ fn every_newdeploys_row_is_compared() {
 /// below its own `c × 1000 ÷ mean TPOT` the same way (0.967–0.976); its decode-only `output_tok_s`
 /// (decode tokens over decode iterations, prefills left out) sits at 1.001–1.082, so it is not the
 /// measured quantity.
-/// Then the step itself: tpsim's mean TPOT is short of the rows' by a similar fraction at every
-/// concurrency (−8 to −14 %, printed), so what is left is a per-step shortfall, not a cost per added
-/// request growing with the batch.
+/// Then the step itself: before fp8decode tpsim's mean TPOT was short of the rows' by a similar
+/// fraction at every concurrency (−8 to −14 %), a per-step shortfall, not a cost per added request.
+/// Since fp8decode (stop 37) costs SGLang's per-token-group FP8 activation quantization, one kernel
+/// before each block-FP8 GEMM, the step is −1.7, +0.3, −7.1, −7.9 % of the rows' (printed): most of
+/// that shortfall was those kernels, and what is left appears from c 32.
 #[test]
 fn deepseek_r1_h200_rows_are_end_to_end_rates() {
     let hand = [
@@ -277,10 +279,11 @@ fn deepseek_r1_h200_rows_are_end_to_end_rates() {
             (e_r - m_r).abs() < 0.02 && d_r - m_r > 0.03,
             "c {c}: {m_r} {e_r} {d_r}"
         );
-        // The step's shortfall is a fraction of the step at every concurrency (−8 to −14 % now):
-        // outside −5 … −20 % the decomposition in the book no longer holds.
+        // The step against the rows' mean TPOT: within −3 … +2 % at c 8 and 16 and −10 … −5 % at c 32
+        // and 64 (now −1.7, +0.3, −7.1, −7.9 %); outside these the book's decomposition no longer holds.
         let short = f(&t["tpot_ms"]) / tpot - 1.0;
-        assert!((-0.20..-0.05).contains(&short), "c {c}: TPOT {short:+.3}");
+        let band = if c <= 16 { -0.03..0.02 } else { -0.10..-0.05 };
+        assert!(band.contains(&short), "c {c}: TPOT {short:+.3}");
     }
 }
 
