@@ -146,9 +146,13 @@ fn minimax_qk_norm_adds_one_small_allreduce_per_layer() {
     // vLLM: the [tokens, 2] fp32 tensor as is.
     assert_eq!(qk_norm_stats_bytes(1, false), 8);
     assert_eq!(qk_norm_stats_bytes(3, false), 24);
-    // Kernels: GQA 5 + q/k norm split into sums of squares and apply = 7; MoE 8 + the fp32 cast = 9.
-    assert_eq!(fp.layers[0].attn_kernels, 7);
-    assert_eq!(fp.layers[0].ffn_kernels, 9);
+    // Kernels: GQA 5 + q/k norm split into sums of squares and apply = 7; MoE 8 + the fp32 cast = 9;
+    // plus, since fp8decode, one per-token-group FP8 activation quantization before each block-FP8
+    // GEMM (`llm::act_quant`): the fused qkv and o projections (2), the experts' gate_up and down (2).
+    assert_eq!(fp.layers[0].attn_quant_kernels, 2);
+    assert_eq!(fp.layers[0].ffn_quant_kernels, 2);
+    assert_eq!(fp.layers[0].attn_kernels, 7 + 2);
+    assert_eq!(fp.layers[0].ffn_kernels, 9 + 2);
     // One decode token at tp 4 reads the attention shard (11,012,736 + 15,872 B), the router
     // (3,146,752 B) and its 8 experts' shards (8 × 3,539,808 = 28,318,464 B) per layer.
     let l = &fp.layers[0];
