@@ -282,6 +282,34 @@ fn no_scenario_leaf_value_panics() {
         }
     }
     assert!(n > 1000, "{n} cases");
+    assert_none_failed(&bad, n);
+}
+
+/// The bundled seed and example scenarios (shortened) that name each distinct bundled preset of
+/// `section` (`hardware` or `model`) first, with the file's index: one mutation sweep per preset.
+fn distinct_presets(section: &str) -> Vec<(usize, Value, String)> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for (fi, file) in bundled_seed_and_examples().iter().enumerate() {
+        let base = shortened(file);
+        let Some(preset) = base
+            .get(section)
+            .and_then(|h| h.get("preset"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if tpsim::presets::is_path(&preset) || !seen.insert(preset.clone()) {
+            continue;
+        }
+        out.push((fi, base, preset));
+    }
+    out
+}
+
+/// Fails with every failed case listed.
+fn assert_none_failed(bad: &[String], n: usize) {
     assert!(
         bad.is_empty(),
         "{} of {n} cases failed:\n{}",
@@ -295,19 +323,8 @@ fn no_hardware_preset_leaf_value_panics() {
     let dir = scratch("hardware");
     let mut bad = Vec::new();
     let mut n = 0usize;
-    let mut seen = std::collections::BTreeSet::new();
-    for (fi, file) in bundled_seed_and_examples().iter().enumerate() {
-        let base = shortened(file);
-        let Some(preset) = base
-            .get("hardware")
-            .and_then(|h| h.get("preset"))
-            .and_then(Value::as_str)
-        else {
-            continue;
-        };
-        if tpsim::presets::is_path(preset) || !seen.insert(preset.to_string()) {
-            continue;
-        }
+    for (fi, base, preset) in distinct_presets("hardware") {
+        let preset = preset.as_str();
         let text = tpsim::presets::hardware(preset).expect("bundled hardware preset");
         let hw: Value = toml::from_str(text).expect("preset parses");
         let mut leaves = Vec::new();
@@ -335,12 +352,7 @@ fn no_hardware_preset_leaf_value_panics() {
         }
     }
     assert!(n > 100, "{n} cases");
-    assert!(
-        bad.is_empty(),
-        "{} of {n} cases failed:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    assert_none_failed(&bad, n);
 }
 
 #[test]
@@ -348,19 +360,8 @@ fn no_model_config_leaf_value_panics() {
     let dir = scratch("model");
     let mut bad = Vec::new();
     let mut n = 0usize;
-    let mut seen = std::collections::BTreeSet::new();
-    for (fi, file) in bundled_seed_and_examples().iter().enumerate() {
-        let base = shortened(file);
-        let Some(preset) = base
-            .get("model")
-            .and_then(|h| h.get("preset"))
-            .and_then(Value::as_str)
-        else {
-            continue;
-        };
-        if tpsim::presets::is_path(preset) || !seen.insert(preset.to_string()) {
-            continue;
-        }
+    for (fi, base, preset) in distinct_presets("model") {
+        let preset = preset.as_str();
         let (config, quant) = tpsim::presets::model(preset).expect("bundled model preset");
         let hf = tpsim::presets::model_hf_quant(preset);
         // The loader reads Python's `Infinity` (Nemotron-H's `time_step_limit`) as null; so does this.
@@ -397,12 +398,7 @@ fn no_model_config_leaf_value_panics() {
         }
     }
     assert!(n > 400, "{n} cases");
-    assert!(
-        bad.is_empty(),
-        "{} of {n} cases failed:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    assert_none_failed(&bad, n);
 }
 
 /// Bad command-line values exit 2 with a message that names the flag or value and what was expected.
