@@ -180,3 +180,54 @@ fn bad_files_are_named() {
     assert_eq!(code, 2);
     assert!(e.contains("unknown hardware preset `no-such-box`"), "{e}");
 }
+
+#[test]
+fn a_size_past_any_gpu_is_refused_not_a_panic() {
+    // inputaudit left `fit` unguarded for sizes near 2^63: a row of 2^63 bytes must be refused with the
+    // row named (exit 2), as `check` skips it, never overflow inside the flow simulation.
+    let mut m = MeasurementFile::new(Provenance {
+        tool: "synthetic".into(),
+        ..Provenance::default()
+    });
+    for (k, size) in [4096u64, 8192, 16384, 1 << 63, u64::MAX].into_iter().enumerate() {
+        m.records.push(Record::Collective {
+            op: "allreduce".into(),
+            n_gpus: 4,
+            size_bytes: size,
+            time_us: 6.0 + k as f64,
+            busbw_gbps: None,
+            backend: Some("custom".into()),
+            env: vec![],
+            placement: None,
+        });
+    }
+    let p = tmp("huge-sizes.json");
+    std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();
+    let (code, o, e) = fit(args(vec![p.clone()], &["pcie_hop_latency"]));
+    assert_eq!(code, 2, "{o}\n{e}");
+    assert!(
+        e.contains("records[3]: size_bytes 9223372036854775808: more bytes than any GPU holds")
+            && e.contains(&p.display().to_string()),
+        "{e}"
+    );
+    // A GEMM whose operand bytes overflow u64 (m = k = 2^32: m·k = 2^64).
+    let mut m = MeasurementFile::new(Provenance {
+        tool: "synthetic".into(),
+        ..Provenance::default()
+    });
+    m.records.push(Record::Gemm {
+        m: 1 << 32,
+        n: 8,
+        k: 1 << 32,
+        dtype: "bf16".into(),
+        time_us: 10.0,
+    });
+    let p = tmp("huge-gemm.json");
+    std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();
+    let (code, o, e) = fit(args(vec![p], &[]));
+    assert_eq!(code, 2, "{o}\n{e}");
+    assert!(
+        e.contains("records[0]: gemm m=4294967296 n=8 k=4294967296: more bytes"),
+        "{e}"
+    );
+}

@@ -51,6 +51,15 @@ pub fn read_file(path: &Path) -> Result<MeasurementFile, FitError> {
     })
 }
 
+/// The error of a record whose operands exceed [`tpsim::collective::MAX_SIZE_BYTES`] (1 TiB, more
+/// than any GPU holds: the limit `check` and `tpsim collective` apply).
+fn too_large(what: &str) -> String {
+    format!(
+        "{what}: more bytes than any GPU holds (tpsim takes at most {})",
+        tpsim::collective::MAX_SIZE_BYTES
+    )
+}
+
 /// The collective records of `m` (named `file` in labels and errors) as rows; other record kinds are
 /// skipped. Errors for impossible values (non-positive or non-finite time, zero size or GPUs, an
 /// unknown op or NCCL variable).
@@ -79,6 +88,15 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             if *gm == 0 || *gn == 0 || *gk == 0 {
                 return Err(bad("expected m, n, k ≥ 1".into()));
             }
+            // Operand bytes (bf16: A m×k, B k×n, C m×n) within the simulator's 1 TiB limit, checked
+            // before any product can overflow (inputaudit).
+            let size_bytes = gm
+                .checked_mul(*gk)
+                .zip(gk.checked_mul(*gn))
+                .zip(gm.checked_mul(*gn))
+                .and_then(|((a, b), c)| a.checked_add(b)?.checked_add(c)?.checked_mul(2))
+                .filter(|s| *s <= tpsim::collective::MAX_SIZE_BYTES)
+                .ok_or_else(|| bad(too_large(&format!("gemm m={gm} n={gn} k={gk}"))))?;
             out.push(Row {
                 label: format!("{file}#{k} gemm m={gm} n={gn} k={gk} {dtype}"),
                 op: Op::Gemm {
@@ -87,7 +105,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
                     k: *gk,
                 },
                 n_gpus: 1,
-                size_bytes: 2 * (gm * gk + gk * gn + gm * gn),
+                size_bytes,
                 measured_us: *time_us,
                 env_args: Vec::new(),
                 env: NcclEnv::default(),
@@ -121,6 +139,9 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
         }
         if *n_gpus < 1 || *size_bytes == 0 {
             return Err(bad("expected n_gpus ≥ 1 and size_bytes ≥ 1".into()));
+        }
+        if *size_bytes > tpsim::collective::MAX_SIZE_BYTES {
+            return Err(bad(too_large(&format!("size_bytes {size_bytes}"))));
         }
         let parsed = scenario::nccl_env_from_args(env).map_err(|e| bad(e.to_string()))?;
         let request = match backend.as_deref() {
