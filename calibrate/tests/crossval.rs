@@ -432,6 +432,21 @@ fn bad_systems_files_and_tables_exit_2_naming_what_is_wrong() {
         "{}",
         o.stderr
     );
+    // A size past the simulator's 1 TiB limit (inputaudit: 2^63 B overflowed the flow clock).
+    let text = small_table(1.0);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut f: Vec<&str> = lines[1].split('\t').collect();
+    f[5] = "9223372036854775808";
+    lines[1] = f.join("\t");
+    let huge = write(&dir, "huge.tsv", &(lines.join("\n") + "\n"));
+    let o = calibrate(&["crossval", "allreduce", "--systems", &sys, "--data", &huge]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("huge.tsv:2: size_bytes `9223372036854775808`: expected an integer from 1 to 1 TiB"),
+        "{}",
+        o.stderr
+    );
     let o = calibrate(&[
         "crossval",
         "allreduce",

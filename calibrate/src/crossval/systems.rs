@@ -453,8 +453,14 @@ fn add_row<'f>(
     let size: u64 = get(cols.size_bytes)
         .parse()
         .ok()
-        .filter(|s| *s >= 1)
-        .ok_or_else(|| bad("size_bytes", get(cols.size_bytes), "an integer ≥ 1"))?;
+        .filter(|s| (1..=tpsim::collective::MAX_SIZE_BYTES).contains(s))
+        .ok_or_else(|| {
+            bad(
+                "size_bytes",
+                get(cols.size_bytes),
+                "an integer from 1 to 1 TiB (1099511627776)",
+            )
+        })?;
     let t: f64 = get(cols.time_us)
         .parse()
         .ok()
