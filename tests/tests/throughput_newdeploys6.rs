@@ -136,3 +136,135 @@ fn every_newdeploys6_row_is_compared() {
     // Three Qwen3-8B rows and four Qwen3-14B rows; the tests above compare each once.
     assert_eq!(throughput_rows_per_source(NEWDEPLOYS6_SOURCES), [3, 4]);
 }
+
+/// The page's printed statistics of one vLLM burst on `qwen3-14b/h100.md` ("Baseline benchmark
+/// results"): (median ITL, P99 ITL, mean ITL, median TPOT, median TTFT) in ms and the output rate in
+/// tok/s.
+struct PageBurst {
+    itl_p50: f64,
+    itl_p99: f64,
+    itl_mean: f64,
+    tpot_p50: f64,
+    ttft_p50: f64,
+    rate: f64,
+}
+
+/// "random 4K input" and "random 2K input" of `qwen3-14b/h100.md` (commit 47277d7), copied from the
+/// page's text.
+const H100_PAGE_4K: PageBurst = PageBurst {
+    itl_p50: 43.93,
+    itl_p99: 656.79,
+    itl_mean: 132.11,
+    tpot_p50: 139.68,
+    ttft_p50: 110_734.54,
+    rate: 438.56,
+};
+const H100_PAGE_2K: PageBurst = PageBurst {
+    itl_p50: 46.01,
+    itl_p99: 642.06,
+    itl_mean: 204.84,
+    tpot_p50: 231.62,
+    ttft_p50: 49_138.28,
+    rate: 505.51,
+};
+
+/// The H100 burst file `k` rewritten by `edit` (old, new) into a scratch file; its `tpsim run --json`.
+#[track_caller]
+fn h100_burst_variant(k: &str, name: &str, old: &str, new: &str) -> serde_json::Value {
+    let file = scenario(&format!("validation/qwen3-14b-h100-vllm-0.11-burst-{k}.toml"));
+    let text = std::fs::read_to_string(&file).expect("burst scenario");
+    assert!(text.contains(old), "{file}: no `{old}`");
+    let dir = scratch(&format!("h100mixed-{k}-{name}"));
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text.replacen(old, new, 1)).expect("write variant");
+    run_json(&path.display().to_string())
+}
+
+/// h100mixed: the elimination behind `GPUSTACK_H100_BURST_MISS`, on the page's own step statistics.
+/// In these KV-bound bursts most steps are decode-only (the median ITL: ~60 running requests at ~4K
+/// context, memory-bound) and about one in seven carries two whole prompts (8,192 tokens, the P99
+/// ITL: FLOP-bound). The page's median ITL is 1.56x tpsim's and its P99 1.90x, so the gap is on both
+/// sides of the roofline:
+/// - a FLOP-side cause alone (GEMM or FlashAttention-3 prefill rate, SM clocks: half the template's
+///   0.72 plateau, a flat 0.36) moves the P99 onto the page's but leaves the decode-only step where
+///   it is (memory-bound; within 1 %), still under 0.7x the page's median ITL;
+/// - a host-side cause alone (16 ms more per step, what the median ITL asks) leaves the two-prompt
+///   step under 0.6x the page's P99;
+/// - the bundled H100 PCIe template (datasheet 2.0 TB/s and 756 TFLOPS, the template's assumed 0.80
+///   and 0.50: no constant chosen here) lands every printed statistic of both bursts within 10 %:
+///   the page's steps are those of a GPU with an H100 PCIe's memory bandwidth and about half the SXM
+///   template's prefill rate. Tolerances: 1 % (unchanged), 10 % (agreement), the 0.6/0.7 bounds hold
+///   with margin (tpsim 0.53-0.64 at 4K).
+#[test]
+fn gpustack_h100_burst_steps_match_a_2_tb_s_gpu() {
+    let stats = |v: &serde_json::Value| {
+        let s = &v["serving"];
+        [
+            f(&s["itl_ms"]["p50"]),
+            f(&s["itl_ms"]["p99"]),
+            f(&s["itl_ms"]["mean"]),
+            f(&s["tpot_ms"]["p50"]),
+            f(&s["ttft_ms"]["p50"]),
+            f(&v["throughput"]["e2e_output_tok_s"]),
+        ]
+    };
+    let sxm = stats(&run_json(&scenario(
+        "validation/qwen3-14b-h100-vllm-0.11-burst-4k.toml",
+    )));
+    let page = &H100_PAGE_4K;
+    assert!(sxm[0] < 0.7 * page.itl_p50, "SXM median ITL {}", sxm[0]);
+    assert!(sxm[1] < 0.6 * page.itl_p99, "SXM P99 ITL {}", sxm[1]);
+
+    let preset = "preset = \"h100-sxm-1x\"";
+    let flop = stats(&h100_burst_variant(
+        "4k",
+        "flop",
+        preset,
+        "preset = \"h100-sxm-1x\"\n[hardware.params]\nflops_efficiency = 0.36",
+    ));
+    assert!(
+        (flop[0] / sxm[0] - 1.0).abs() < 0.01,
+        "FLOP-only median ITL {}",
+        flop[0]
+    );
+    assert!(flop[0] < 0.7 * page.itl_p50, "FLOP-only median ITL {}", flop[0]);
+    assert!(
+        (flop[1] / page.itl_p99 - 1.0).abs() < 0.10,
+        "FLOP-only P99 {}",
+        flop[1]
+    );
+
+    let host = stats(&h100_burst_variant(
+        "4k",
+        "host",
+        "tp = 1",
+        "tp = 1\n[engine.costs]\nhost_overhead = \"16ms\"",
+    ));
+    assert!(
+        (host[0] / page.itl_p50 - 1.0).abs() < 0.10,
+        "host median ITL {}",
+        host[0]
+    );
+    assert!(host[1] < 0.6 * page.itl_p99, "host P99 ITL {}", host[1]);
+
+    let pcie = "extends = \"h100-pcie\"\n[hardware.topology]\ngpus = [\"socket0/root0\"]";
+    for (k, note, page) in [
+        ("4k", "H100 random 4K input:", &H100_PAGE_4K),
+        ("2k", "H100 random 2K input:", &H100_PAGE_2K),
+    ] {
+        // The copied rate is the row's (tests/data/throughput.tsv).
+        assert!((measured(1, note) - page.rate).abs() < 1e-9, "{k}");
+        let got = stats(&h100_burst_variant(k, "pcie", preset, pcie));
+        let want = [
+            page.itl_p50,
+            page.itl_p99,
+            page.itl_mean,
+            page.tpot_p50,
+            page.ttft_p50,
+            page.rate,
+        ];
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g / w - 1.0).abs() < 0.10, "{k} PCIe statistic {i}: {g} vs {w}");
+        }
+    }
+}
