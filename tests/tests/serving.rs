@@ -41,6 +41,7 @@ fn sglang_plan_with(
             spec_reserve: None,
             mixed_chunk: false,
             policy,
+            radix_cache: true,
         }),
         graphs: Vec::new(),
         frontend: None,

@@ -47,6 +47,9 @@ pub struct Settings {
     pub mixed_chunk: bool,
     /// `--schedule-policy`: the waiting queue's order (`serve::policy`).
     pub policy: crate::scenario::scheduler::SchedulePolicy,
+    /// The radix cache on (no `--disable-radix-cache`): a retracted request's prompt stays in the
+    /// tree (`Core::keep_retracted`).
+    pub radix_cache: bool,
 }
 
 /// SGLANG_INIT_NEW_TOKEN_RATIO (environ.py, 0.5.9).
@@ -175,12 +178,22 @@ impl Sglang {
         let extend = r.target() - r.computed - hit;
         let remaining = u64::from(r.output.saturating_sub(r.produced)).min(CLIP_MAX_NEW_TOKENS);
         let total = (extend + remaining) as f64;
+        // `_lock_node`: locking a retracted request's own node takes it out of the evictable
+        // tokens, and `rem_total_tokens` is checked again.
+        let own = if r.kept != 0 && hit > r.kept_after {
+            (hit - r.kept_after) as f64
+        } else {
+            0.0
+        };
         if total >= a.rem_total() {
             return Add::NoToken;
         }
         let input = a.ceil_paged(extend);
         if input as i64 >= a.rem_input && a.count != 0 {
             return Add::Other;
+        }
+        if total >= a.rem_total() - own {
+            return Add::NoToken;
         }
         let max_new = u64::from(r.output).min(CLIP_MAX_NEW_TOKENS);
         let (take, chunked) = match a.rem_chunk {
@@ -194,6 +207,7 @@ impl Sglang {
             _ => (extend, false),
         };
         c.take_prefix(id, hit);
+        a.base -= own;
         if !c.ensure_pages(id, hit + take) {
             // Not reached when the adder's reservation holds; undo and stop.
             if hit > 0 {
@@ -313,6 +327,10 @@ impl Sglang {
                 if let Some(id) = order.pop() {
                     c.evict_request(id);
                     c.waiting.push_back(id);
+                    // `release_req`: "use the newly evictable memory instantly" — evict when fewer
+                    // than RETRACT_DECODE_STEPS tokens per remaining request are free.
+                    let want = order.len() as u64 * RETRACT_DECODE_STEPS;
+                    c.kv.evict_retracted(want.div_ceil(c.page));
                 }
             }
             let kept: Vec<u32> = ids
@@ -401,3 +419,7 @@ impl Scheduler for Sglang {
         self.decode_step(c)
     }
 }
+
+#[cfg(test)]
+#[path = "sglang_tests.rs"]
+mod tests;
