@@ -20,10 +20,13 @@
 //!   last page (`new_tokens_required_next_decode`; speculative: max(steps × topk, draft tokens)
 //!   page-aligned per request); when free + evictable tokens fall short, requests are retracted —
 //!   sorted by (outputs, −prompt) descending without speculation, in batch order with it, popped
-//!   from the end, at least one, until the rest fit — their KV freed, back to the waiting queue to
-//!   recompute prompt + outputs; the ratio becomes min(1, (Σ outputs + RETRACT_DECODE_STEPS × n) /
-//!   (Σ max_new_tokens + 1)). Without retraction the ratio decays by `new_token_ratio_decay` to its
-//!   minimum.
+//!   from the end, at least one, until the rest fit — their KV freed (with the radix cache on, the
+//!   last prefill's node stays in the tree, evictable: `release_req`, `KvPool::free_retracted`;
+//!   each release evicts when fewer than RETRACT_DECODE_STEPS tokens per remaining request are
+//!   free), back to the waiting queue to recompute prompt + outputs (matching what survives); the
+//!   ratio becomes min(1, (Σ outputs + RETRACT_DECODE_STEPS × n) / (Σ max_new_tokens + 1)) over the
+//!   requests kept (0.5.8 and 0.5.9 alike). Without retraction the ratio decays by
+//!   `new_token_ratio_decay` to its minimum.
 //! - `scheduler.py` `__init__`: init ratio = min(SGLANG_INIT_NEW_TOKEN_RATIO 0.7 ×
 //!   schedule_conservativeness, 1); min = init × SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14; decay =
 //!   (init − min) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 (`environ.py`); RETRACT_DECODE_STEPS 20,
