@@ -273,7 +273,9 @@ impl KvPool {
 
     /// SGLang `evict_from_tree_cache(tree_cache, n)` over the retracted nodes: when fewer than
     /// `pages` pages are free ahead of them, whole nodes are evicted, oldest first, until `pages`
-    /// pages' worth are (or none is left). No-op outside [`KvPool::radix`].
+    /// pages' worth are (or none is left). No-op outside [`KvPool::radix`]. tpsim allocates a
+    /// prefill's pages request by request where SGLang takes the batch's at once
+    /// (`alloc_for_extend`), so a node may go one request earlier or later than in the engine.
     pub fn evict_retracted(&mut self, pages: u64) {
         if !self.radix || self.kept.is_empty() || self.front_free() >= pages {
             return;
