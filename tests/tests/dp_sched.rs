@@ -112,6 +112,7 @@ fn plan(kv_tokens: u64, groups: u32, spec_reserve: Option<u64>, graphs: Vec<u32>
             spec_reserve,
             mixed_chunk: false,
             policy: Default::default(),
+            radix_cache: true,
         }),
         graphs,
         frontend: None,

@@ -41,6 +41,7 @@ fn sglang_plan_with(
             spec_reserve: None,
             mixed_chunk: false,
             policy,
+            radix_cache: true,
         }),
         graphs: Vec::new(),
         frontend: None,
@@ -432,4 +433,65 @@ fn sglang_lof_serves_the_longest_output_first() {
     );
     assert_eq!(fcfs.end, Duration::from_ms(630).as_ps());
     assert_eq!(lof.end, fcfs.end);
+}
+
+/// Prefill 1 µs per token (the extend tokens only), decode 10 ms: a prefix hit shortens a prefill
+/// by exactly its tokens.
+struct PerToken;
+
+impl IterationCosts for PerToken {
+    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
+        Ok((0, Duration::from_ms(10)))
+    }
+    fn prefill(&mut self, _: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
+        Ok((1, Duration::from_ps(u64::from(tokens) * 1_000_000)))
+    }
+    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("SGLang without mixed chunks")
+    }
+    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
+        unreachable!("one scheduler: no DP-attention step")
+    }
+}
+
+#[test]
+fn sglang_retracted_prompt_still_in_the_radix_tree_is_not_recomputed() {
+    // Issue #18 (sglretract). Pool 320 tokens, page 1. A (20 in, 200 out) arrives at 0 (prefill
+    // 20 µs, then a decode every 10 ms); B (50 in, 85 out) at 1 s, seen after A's 100th decode:
+    // A holds 120 tokens with 99 outputs left, the ratio decayed 100 times to 0.7 − 100 × 0.602 /
+    // 600 = 0.5997, so A reserves 59.4 and B (50 + 85 = 135 < 320 − 120 − 59.4 = 140.6) is
+    // admitted (its prefill a separate iteration). Before each decode both need a new page, and
+    // 320 − (120 + k) − (50 + k) < 2 first after k = 75 decodes: B (76 outputs against A's 176)
+    // is retracted once. Its release frees its 75 tokens past its prefill (≥ 20 × 1 remaining
+    // request), so its 50-token prompt node stays; A's last 24 decodes take 24 of those 75, A
+    // finishes, and B is admitted again on 50 + 76 = 126 tokens: with the radix cache it matches
+    // its 50 prompt tokens and extends 76; without, 126. Prefills cost 1 µs a token, so the run
+    // ends exactly 50 µs earlier with it.
+    let reqs = vec![
+        req(20, 200, Some(Duration::from_ms(0))),
+        req(50, 85, Some(Duration::from_ms(1000))),
+    ];
+    let never = |_: u32, _: u32| None;
+    let end = |radix: bool| {
+        let mut p = sglang_plan(320, 100);
+        if let EnginePlan::Sglang(s) = &mut p.engine {
+            s.radix_cache = radix;
+        }
+        let m = serve::run(
+            &p,
+            reqs.clone().into_iter(),
+            2,
+            2,
+            &never,
+            None,
+            &mut PerToken,
+            1,
+            None,
+        )
+        .unwrap();
+        assert_eq!((m.finished, m.preemptions, m.peak_running), (2, 1, 2));
+        m.end
+    };
+    let (on, off) = (end(true), end(false));
+    assert_eq!(off - on, Duration::from_ps(50 * 1_000_000).as_ps());
 }

@@ -55,6 +55,11 @@ pub struct Req {
     /// pages still cached (0: none), and the shared-prefix tokens they follow.
     pub kept: u64,
     pub kept_after: u64,
+    /// Tokens its last prefill covered (prompt + the outputs it was admitted with: SGLang's
+    /// `fill_ids`, which `cache_unfinished_req` inserts in the radix tree) and that prefill's
+    /// order among all prefills ([`Core::evict_request`] with [`Core::keep_retracted`]).
+    pub fill: u64,
+    pub fill_stamp: u64,
 }
 
 impl Req {
@@ -79,6 +84,8 @@ impl Req {
             server: 0,
             kept: 0,
             kept_after: 0,
+            fill: 0,
+            fill_stamp: 0,
         }
     }
 
@@ -195,6 +202,13 @@ pub struct Core {
     /// vLLM with prefix caching on (and no hybrid state groups): a preempted request's full
     /// pages stay cached in the free queue ([`KvPool::free_kept`]).
     pub keep_preempted: bool,
+    /// Issue #18 (sglretract): SGLang with its radix cache on — a retracted request's prompt (its
+    /// last prefill's page-aligned tokens) stays in the tree until evicted
+    /// ([`KvPool::free_retracted`]); `bigram`: EAGLE's bigram keys cache one token fewer.
+    pub keep_retracted: bool,
+    pub bigram: bool,
+    /// Prefills completed so far (the radix tree's access order).
+    pub prefills: u64,
 }
 
 impl Core {
@@ -213,6 +227,9 @@ impl Core {
             finished: 0,
             state: None,
             keep_preempted: false,
+            keep_retracted: false,
+            bigram: false,
+            prefills: 0,
         }
     }
 
@@ -308,17 +325,31 @@ impl Core {
     /// recompute prompt + outputs when it runs again (SGLang `release_req` + `reset_for_retract`,
     /// vLLM `_preempt_request`, both 'recompute'). With [`Core::keep_preempted`] its pages of
     /// full blocks of computed tokens stay cached ([`KvPool::free_kept`]; vLLM hashes only full
-    /// blocks, `cache_full_blocks`).
+    /// blocks, `cache_full_blocks`). With [`Core::keep_retracted`] the pages of its last prefill's
+    /// page-aligned tokens past its shared prefix stay in the radix tree
+    /// ([`KvPool::free_retracted`]; SGLang 0.5.8 `RadixCache.cache_finished_req` with
+    /// `is_insert=False` frees only `kv_indices[cache_protected_len:]`); its outputs since are
+    /// freed.
     pub fn evict_request(&mut self, id: u32) {
         let r = self.reqs[id as usize];
-        let full = if self.keep_preempted && self.state.is_none() {
-            (r.computed / self.page)
+        let tag = if self.keep_retracted && self.state.is_none() {
+            // `_page_align_keys` of `fill_ids` (EAGLE: the bigram keys, one fewer).
+            let keys = r.fill.min(r.computed).saturating_sub(u64::from(self.bigram));
+            let node = (keys / self.page)
                 .saturating_sub(r.prefix_tokens / self.page)
-                .min(r.pages)
+                .min(r.pages);
+            self.kv
+                .free_retracted(node, r.pages - node + r.state, r.fill_stamp)
         } else {
-            0
+            let full = if self.keep_preempted && self.state.is_none() {
+                (r.computed / self.page)
+                    .saturating_sub(r.prefix_tokens / self.page)
+                    .min(r.pages)
+            } else {
+                0
+            };
+            self.kv.free_kept(full, r.pages - full + r.state)
         };
-        let tag = self.kv.free_kept(full, r.pages - full + r.state);
         if let (Some(p), true) = (r.prefix, r.prefix_tokens > 0) {
             self.kv.release_prefix(p.group);
         }
@@ -1048,8 +1079,12 @@ fn apply(
             r.pages -= moved.min(r.pages);
             r.prefix_tokens = core.kv.tokens_of(moved);
         }
+        core.prefills += 1;
+        let stamp = core.prefills;
         let r = &mut core.reqs[id as usize];
         if r.computed >= r.target() {
+            // The prefill is done: SGLang's `cache_unfinished_req` inserts its `fill_ids`.
+            (r.fill, r.fill_stamp) = (r.target(), stamp);
             r.produced += 1;
             m.output_tokens += 1;
             if let Some(o) = out.as_mut() {

@@ -30,6 +30,21 @@
 //! them, and whatever prefix of them is still cached hits when it is scheduled again
 //! (`get_computed_blocks`). [`KvPool::free_kept`] models this with an ordered queue of free
 //! segments, held only while some preempted request's blocks are still cached.
+//!
+//! A request SGLang retracts with the radix cache on keeps its prompt in the tree (issue #18,
+//! sglretract; SGLang 0.5.8 and 0.5.9 alike): `ScheduleBatch.release_req` calls
+//! `release_kv_cache(req, tree_cache, is_insert=False)`, whose `RadixCache.cache_finished_req`
+//! frees only the request's KV past `cache_protected_len` (its outputs since its last prefill and
+//! the unaligned tail) and drops its lock on the node that its prefill's `cache_unfinished_req`
+//! inserted (the page-aligned prompt + the outputs it was admitted with): that node is now an
+//! unlocked leaf. `RadixCache.evict` evicts whole leaves, least recently accessed first
+//! (`LRUStrategy`, `last_access_time` set at insert and match), and `evict_from_tree_cache`
+//! evicts (the full `num_tokens`, not the shortfall) only when `available_size` falls short. A
+//! retraction happens only once every evictable leaf is gone (`check_decode_mem` evicts first),
+//! and requests finishing afterwards insert their KV with later access times, so a retracted node
+//! is evicted before them: [`KvPool::free_retracted`] puts the node in the same ordered queue
+//! behind the truly free pages and ahead of later frees, and ([`KvPool::radix`]) an allocation
+//! beyond the free pages in front of it evicts such nodes whole, oldest first.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -67,6 +82,11 @@ pub struct KvPool {
     /// Live tags: a preempted request's full pages still cached in the queue.
     kept: BTreeMap<u64, u64>,
     next_tag: u64,
+    /// SGLang's radix cache (see the module doc): kept segments are retracted requests' tree
+    /// nodes, evicted whole when an allocation outruns the free pages in front of them.
+    radix: bool,
+    /// A radix kept segment's last access (its prefill's order), by tag.
+    stamps: BTreeMap<u64, u64>,
 }
 
 impl KvPool {
@@ -91,7 +111,16 @@ impl KvPool {
             queue: VecDeque::new(),
             kept: BTreeMap::new(),
             next_tag: 0,
+            radix: false,
+            stamps: BTreeMap::new(),
         }
+    }
+
+    /// The pool of SGLang with its radix cache on: retracted requests' nodes
+    /// ([`KvPool::free_retracted`]) are evicted whole, least recently used first.
+    pub fn radix(mut self) -> Self {
+        self.radix = true;
+        self
     }
 
     /// Pages holding `tokens` tokens (in every group).
@@ -128,6 +157,7 @@ impl KvPool {
     /// Evicts unreferenced prefixes, least recently used first, until `pages` pages are free or
     /// nothing is left to evict (SGLang `evict_from_tree_cache`, vLLM's free-block queue).
     pub fn evict_for(&mut self, pages: u64) {
+        self.evict_retracted(pages);
         while self.free_pages < pages && self.evictable_pages > 0 {
             let victim = self
                 .prefixes
@@ -147,6 +177,7 @@ impl KvPool {
     /// Takes `pages` pages, evicting cached prefixes if needed; false (nothing taken) when the pool
     /// cannot supply them.
     pub fn alloc(&mut self, pages: u64) -> bool {
+        self.evict_retracted(pages);
         if pages > self.free_pages {
             self.evict_for(pages);
         }
@@ -187,6 +218,83 @@ impl KvPool {
         self.next_tag
     }
 
+    /// SGLang's release of a request it retracts with the radix cache on (see the module doc): its
+    /// `rest` pages (outputs since its last prefill, the unaligned tail) are free at once, ahead
+    /// of everything in the queue; its `node` pages stay cached as an unlocked tree node last
+    /// accessed at `stamp` (its prefill's order), queued behind the free pages and any older
+    /// such node. Returns the tag (0 when `node` is 0: nothing kept).
+    pub fn free_retracted(&mut self, node: u64, rest: u64, stamp: u64) -> u64 {
+        self.free_pages += rest;
+        if !self.kept.is_empty() && rest > 0 {
+            match self.queue.front_mut() {
+                Some((t, p)) if !self.kept.contains_key(t) => *p += rest,
+                _ => self.queue.push_front((0, rest)),
+            }
+        }
+        if node == 0 {
+            return 0;
+        }
+        if self.kept.is_empty() {
+            self.queue.clear();
+            if self.free_pages > 0 {
+                self.queue.push_back((0, self.free_pages));
+            }
+        }
+        self.next_tag += 1;
+        let tag = self.next_tag;
+        self.free_pages += node;
+        // Behind every segment that is free or holds an older node.
+        let mut at = self.queue.len();
+        while at > 0 {
+            let t = self.queue[at - 1].0;
+            match (self.kept.contains_key(&t), self.stamps.get(&t)) {
+                (true, Some(&s)) if s > stamp => at -= 1,
+                _ => break,
+            }
+        }
+        self.queue.insert(at, (tag, node));
+        self.kept.insert(tag, node);
+        self.stamps.insert(tag, stamp);
+        tag
+    }
+
+    /// Free pages ahead of the first cached node (SGLang `available_size` with the radix cache:
+    /// what is behind it is KV of requests finished later, still in the tree).
+    fn front_free(&self) -> u64 {
+        if self.kept.is_empty() {
+            return self.free_pages;
+        }
+        self.queue
+            .iter()
+            .take_while(|(t, _)| !self.kept.contains_key(t))
+            .map(|&(_, p)| p)
+            .sum()
+    }
+
+    /// SGLang `evict_from_tree_cache(tree_cache, n)` over the retracted nodes: when fewer than
+    /// `pages` pages are free ahead of them, whole nodes are evicted, oldest first, until `pages`
+    /// pages' worth are (or none is left). No-op outside [`KvPool::radix`]. tpsim allocates a
+    /// prefill's pages request by request where SGLang takes the batch's at once
+    /// (`alloc_for_extend`), so a node may go one request earlier or later than in the engine.
+    pub fn evict_retracted(&mut self, pages: u64) {
+        if !self.radix || self.kept.is_empty() || self.front_free() >= pages {
+            return;
+        }
+        let mut evicted = 0;
+        for i in 0..self.queue.len() {
+            if evicted >= pages {
+                break;
+            }
+            let (t, p) = self.queue[i];
+            if self.kept.remove(&t).is_some() {
+                self.stamps.remove(&t);
+                self.queue[i].0 = 0;
+                evicted += p;
+            }
+        }
+        self.untrack_if_idle();
+    }
+
     /// Pages of tag `tag` still cached (0 once evicted, taken back or forgotten).
     pub fn kept_pages(&self, tag: u64) -> u64 {
         self.kept.get(&tag).copied().unwrap_or(0)
@@ -198,6 +306,7 @@ impl KvPool {
         let Some(pages) = self.kept.remove(&tag) else {
             return 0;
         };
+        self.stamps.remove(&tag);
         if let Some(i) = self.queue.iter().position(|&(t, _)| t == tag) {
             self.queue.remove(i);
         }
@@ -209,6 +318,7 @@ impl KvPool {
     /// Tag `tag`'s pages stay free but can no longer hit (their chain's first blocks are gone).
     pub fn forget(&mut self, tag: u64) {
         if self.kept.remove(&tag).is_some() {
+            self.stamps.remove(&tag);
             self.untrack_if_idle();
         }
     }
@@ -243,8 +353,10 @@ impl KvPool {
                 && let Some(k) = self.kept.get_mut(&tag)
             {
                 *k = left;
-                if left == 0 {
+                // A radix node is evicted whole (not reached: `evict_retracted` ran first).
+                if left == 0 || self.radix {
                     self.kept.remove(&tag);
+                    self.stamps.remove(&tag);
                 }
             }
             if left == 0 {
@@ -428,5 +540,33 @@ mod tests {
         assert_eq!(kv.free_kept(0, 3), 0);
         assert!(kv.queue.is_empty());
         assert_eq!(kv.free_or_evictable_pages(), 9);
+    }
+
+    /// Issue #18 (sglretract), SGLang 0.5.8 radix eviction by hand: 40 pages, all held. B is
+    /// retracted with a 10-page node (prefill 5) and 3 pages freed, then C with a 6-page node from
+    /// an older prefill (2) and 2 freed: the queue is [5 free][C 6][B 10] (LRU: oldest first).
+    /// A request finishing frees 4 behind them. Taking 5 takes the free front, nothing evicted;
+    /// taking 1 more evicts C's node whole (not 1 page of it; B's stays although 4 + 5 free pages
+    /// sit behind it); `release_req`'s eviction of 8 (5 free ahead of B) then evicts B whole.
+    #[test]
+    fn retracted_nodes_are_evicted_whole_oldest_first() {
+        let mut kv = KvPool::new(40 * 4, 4).radix();
+        assert!(kv.alloc(40));
+        let b = kv.free_retracted(10, 3, 5);
+        let c = kv.free_retracted(6, 2, 2);
+        kv.free(4);
+        assert_eq!(kv.queue, VecDeque::from([(0, 5), (c, 6), (b, 10), (0, 4)]));
+        assert_eq!(kv.free_or_evictable_pages(), 25);
+        assert!(kv.alloc(5));
+        assert_eq!((kv.kept_pages(c), kv.kept_pages(b)), (6, 10));
+        assert!(kv.alloc(1));
+        assert_eq!((kv.kept_pages(c), kv.kept_pages(b)), (0, 10));
+        assert_eq!(kv.front_free(), 5);
+        kv.evict_retracted(5);
+        assert_eq!(kv.kept_pages(b), 10);
+        kv.evict_retracted(8);
+        assert_eq!(kv.kept_pages(b), 0);
+        assert!(kv.queue.is_empty() && kv.stamps.is_empty());
+        assert_eq!(kv.free_or_evictable_pages(), 19);
     }
 }

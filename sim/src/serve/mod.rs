@@ -122,6 +122,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 spec_reserve: spec
                     .map(|sp| u64::from(sp.num_steps * sp.topk).max(u64::from(sp.num_draft_tokens))),
                 policy: keys.policy,
+                radix_cache: keys.prefix_cache,
             };
             let graphs = graphs::capture_sizes(s, spec.is_some(), 0, u64::MAX);
             Plan {
@@ -221,10 +222,23 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
     };
     match &p.engine {
         EnginePlan::Sglang(set) => {
+            // Issue #18 (sglretract): with the radix cache on a retracted request's prompt stays
+            // in the tree (`core::Core::evict_request`).
             let mut groups: Vec<_> = (0..p.groups.max(1))
-                .map(|_| core::Group {
-                    core: core::Core::new(kv::KvPool::new(p.kv_tokens, p.page)),
-                    sched: sglang::Sglang::new(set.clone()),
+                .map(|_| {
+                    let mut kv = kv::KvPool::new(p.kv_tokens, p.page);
+                    if set.radix_cache {
+                        kv = kv.radix();
+                    }
+                    let mut core = core::Core::new(kv);
+                    core.keep_retracted = set.radix_cache;
+                    // tpsim's SGLang drafts (eagle3, nextn/mtp) are all EAGLE (`is_eagle`; SGLang
+                    // 0.5.8 `server_args.py` maps NEXTN to EAGLE): the radix tree keys bigrams.
+                    core.bigram = set.spec_reserve.is_some();
+                    core::Group {
+                        core,
+                        sched: sglang::Sglang::new(set.clone()),
+                    }
                 })
                 .collect();
             core::run(&mut groups, costs, inputs)

@@ -20,10 +20,13 @@
 //!   last page (`new_tokens_required_next_decode`; speculative: max(steps × topk, draft tokens)
 //!   page-aligned per request); when free + evictable tokens fall short, requests are retracted —
 //!   sorted by (outputs, −prompt) descending without speculation, in batch order with it, popped
-//!   from the end, at least one, until the rest fit — their KV freed, back to the waiting queue to
-//!   recompute prompt + outputs; the ratio becomes min(1, (Σ outputs + RETRACT_DECODE_STEPS × n) /
-//!   (Σ max_new_tokens + 1)). Without retraction the ratio decays by `new_token_ratio_decay` to its
-//!   minimum.
+//!   from the end, at least one, until the rest fit — their KV freed (with the radix cache on, the
+//!   last prefill's node stays in the tree, evictable: `release_req`, `KvPool::free_retracted`;
+//!   each release evicts when fewer than RETRACT_DECODE_STEPS tokens per remaining request are
+//!   free), back to the waiting queue to recompute prompt + outputs (matching what survives); the
+//!   ratio becomes min(1, (Σ outputs + RETRACT_DECODE_STEPS × n) / (Σ max_new_tokens + 1)) over the
+//!   requests kept (0.5.8 and 0.5.9 alike). Without retraction the ratio decays by
+//!   `new_token_ratio_decay` to its minimum.
 //! - `scheduler.py` `__init__`: init ratio = min(SGLANG_INIT_NEW_TOKEN_RATIO 0.7 ×
 //!   schedule_conservativeness, 1); min = init × SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14; decay =
 //!   (init − min) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 (`environ.py`); RETRACT_DECODE_STEPS 20,
@@ -47,6 +50,9 @@ pub struct Settings {
     pub mixed_chunk: bool,
     /// `--schedule-policy`: the waiting queue's order (`serve::policy`).
     pub policy: crate::scenario::scheduler::SchedulePolicy,
+    /// The radix cache on (no `--disable-radix-cache`): a retracted request's prompt stays in the
+    /// tree (`Core::keep_retracted`).
+    pub radix_cache: bool,
 }
 
 /// SGLANG_INIT_NEW_TOKEN_RATIO (environ.py, 0.5.9).
@@ -175,12 +181,22 @@ impl Sglang {
         let extend = r.target() - r.computed - hit;
         let remaining = u64::from(r.output.saturating_sub(r.produced)).min(CLIP_MAX_NEW_TOKENS);
         let total = (extend + remaining) as f64;
+        // `_lock_node`: locking a retracted request's own node takes it out of the evictable
+        // tokens, and `rem_total_tokens` is checked again.
+        let own = if r.kept != 0 && hit > r.kept_after {
+            (hit - r.kept_after) as f64
+        } else {
+            0.0
+        };
         if total >= a.rem_total() {
             return Add::NoToken;
         }
         let input = a.ceil_paged(extend);
         if input as i64 >= a.rem_input && a.count != 0 {
             return Add::Other;
+        }
+        if total >= a.rem_total() - own {
+            return Add::NoToken;
         }
         let max_new = u64::from(r.output).min(CLIP_MAX_NEW_TOKENS);
         let (take, chunked) = match a.rem_chunk {
@@ -194,6 +210,7 @@ impl Sglang {
             _ => (extend, false),
         };
         c.take_prefix(id, hit);
+        a.base -= own;
         if !c.ensure_pages(id, hit + take) {
             // Not reached when the adder's reservation holds; undo and stop.
             if hit > 0 {
@@ -313,6 +330,10 @@ impl Sglang {
                 if let Some(id) = order.pop() {
                     c.evict_request(id);
                     c.waiting.push_back(id);
+                    // `release_req`: "use the newly evictable memory instantly" — evict when fewer
+                    // than RETRACT_DECODE_STEPS tokens per remaining request are free.
+                    let want = order.len() as u64 * RETRACT_DECODE_STEPS;
+                    c.kv.evict_retracted(want.div_ceil(c.page));
                 }
             }
             let kept: Vec<u32> = ids
@@ -401,3 +422,7 @@ impl Scheduler for Sglang {
         self.decode_step(c)
     }
 }
+
+#[cfg(test)]
+#[path = "sglang_tests.rs"]
+mod tests;
