@@ -95,11 +95,12 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   GPUStack's vLLM 0.11.0 image (gpustack/runner `pack/cuda/Dockerfile` at 9063cc7, 2025-10-29:
 ///   torch 2.8.0, `uv pip install vllm==0.11.0`, FlashInfer 0.3.1 built from source) installs no
 ///   triton_kernels (no version of that file names it). Marlin's layout is the preset's padding.
+///   0.11.1 was not read: it lies between two wheels with the same rule.
 /// - vLLM 0.11.x–0.13.x, MXFP4 experts, SM 8.x (A100, RTX 30/40) and SM 12.x → `marlin`
 ///   (gptoss11): 0.11's `capability[0] < 9` and 0.12/0.13's `(9, 0) <= capability < (11, 0)` send
 ///   both to Marlin (no FlashInfer branch names them), as vllm issue 31085 (0.13.0 on an RTX PRO 6000:
 ///   `mxfp4.py:161 Using Marlin backend`) and issue 30135 (0.12.0, the same card) log. SM 10.x runs
-///   FlashInfer there (not named) → `None`.
+///   FlashInfer's SM100 MXFP4 kernel there (FlashInfer assumed installed, as above; not named) → `None`.
 /// - vLLM 0.10.x, MXFP4 experts, SM 9.0 → `marlin` (gptoss). vLLM 0.10.2 (PyPI wheel)
 ///   `quantization/mxfp4.py` `get_mxfp4_backend`: FlashInfer's SM 9.0 kernel only with
 ///   `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16`, then Marlin when triton_kernels is not importable or torch
