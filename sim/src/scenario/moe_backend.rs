@@ -75,8 +75,32 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   the default environment logs `mxfp4.py:165 Using Triton backend` (tests/data/engine-memory.tsv
 ///   line 63); the rule as read in a library copy of `quantization/mxfp4.py` of that era (Marlin only
 ///   with `VLLM_MXFP4_USE_MARLIN`, SM < 9, no triton_kernels or torch < 2.8.0). vLLM 0.10.1 (torch
-///   2.7.1) took Marlin on the same card (line 61's `marlin_utils_fp4` warning): below. 0.11–0.13
-///   not established → `None`.
+///   2.7.1) took Marlin on the same card (line 61's `marlin_utils_fp4` warning): below.
+/// - vLLM 0.12.x–0.13.x, MXFP4 experts, SM 9.0 → `triton_kernel` (gptoss11). vLLM 0.12.0 and 0.13.0
+///   (PyPI wheels, torch 2.9.0) `quantization/mxfp4.py` `get_mxfp4_backend`: FlashInfer on SM 9.0 only
+///   with `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16`; then TRITON when `has_triton_kernels()`, torch ≥ 2.8.0
+///   and `(9, 0) <= capability < (11, 0)`, unless `VLLM_MXFP4_USE_MARLIN` (`envs.py` default `None`).
+///   Both wheels vendor triton_kernels (`vllm/third_party/triton_kernels`, vllm PR 28788, merged
+///   2025-11-18; `utils/import_utils.py` `has_triton_kernels` falls back to it). The layout branch
+///   (`create_weights` `round_up(intermediate, 64)`, `_swizzle_mxfp4` with 8 warps) and the
+///   `triton_kernel_moe_forward` path (`routing()`, two `matmul_ogs`) are 0.15.1's.
+/// - vLLM 0.11.x, MXFP4 experts, SM 9.0 → `marlin` (gptoss11). vLLM 0.11.0 (PyPI wheel, `Requires-Dist:
+///   torch==2.8.0`) and 0.11.2 (torch 2.9.0) `quantization/mxfp4.py` `get_mxfp4_backend`: after the
+///   FlashInfer branches (SM 9.0 only with `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16`), MARLIN when
+///   `get_device_capability()[0] < 9 or not has_triton_kernels() or not is_torch_equal_or_newer(
+///   "2.8.0")`. `has_triton_kernels()` (0.11.0 `utils/__init__.py`, 0.11.2 `utils/import_utils.py`)
+///   looks for a `triton_kernels` module only: neither wheel vendors it (no `vllm/third_party/
+///   triton_kernels`) nor requires it (no `Requires-Dist` of it; vllm issue 27672, 2025-10-28: "users
+///   will have to install `triton_kernels` manually"), so a stock install runs Marlin, as 0.10.x's.
+///   GPUStack's vLLM 0.11.0 image (gpustack/runner `pack/cuda/Dockerfile` at 9063cc7, 2025-10-29:
+///   torch 2.8.0, `uv pip install vllm==0.11.0`, FlashInfer 0.3.1 built from source) installs no
+///   triton_kernels (no version of that file names it). Marlin's layout is the preset's padding.
+///   0.11.1 was not read: it lies between two wheels with the same rule.
+/// - vLLM 0.11.x–0.13.x, MXFP4 experts, SM 8.x (A100, RTX 30/40) and SM 12.x → `marlin`
+///   (gptoss11): 0.11's `capability[0] < 9` and 0.12/0.13's `(9, 0) <= capability < (11, 0)` send
+///   both to Marlin (no FlashInfer branch names them), as vllm issue 31085 (0.13.0 on an RTX PRO 6000:
+///   `mxfp4.py:161 Using Marlin backend`) and issue 30135 (0.12.0, the same card) log. SM 10.x runs
+///   FlashInfer's SM100 MXFP4 kernel there (FlashInfer assumed installed, as above; not named) → `None`.
 /// - vLLM 0.10.x, MXFP4 experts, SM 9.0 → `marlin` (gptoss). vLLM 0.10.2 (PyPI wheel)
 ///   `quantization/mxfp4.py` `get_mxfp4_backend`: FlashInfer's SM 9.0 kernel only with
 ///   `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16`, then Marlin when triton_kernels is not importable or torch
@@ -104,9 +128,13 @@ pub fn engine_default(
     let vllm_minor =
         |m: std::ops::RangeInclusive<u64>| release.len() >= 2 && release[0] == 0 && m.contains(&release[1]);
     match kind {
-        super::EngineKind::Vllm if vllm_minor(10..=10) && mxfp4 && compute_capability == "9.0" => {
+        super::EngineKind::Vllm if vllm_minor(10..=11) && mxfp4 && compute_capability == "9.0" => {
             Some("marlin")
         }
+        super::EngineKind::Vllm if vllm_minor(12..=13) && mxfp4 && compute_capability == "9.0" => {
+            Some("triton_kernel")
+        }
+        super::EngineKind::Vllm if vllm_minor(11..=13) && mxfp4 && (sm == 8 || sm == 12) => Some("marlin"),
         super::EngineKind::Vllm if vllm_minor(17..=17) && mxfp4 && compute_capability == "9.4" => {
             Some("triton_kernel")
         }
@@ -279,13 +307,45 @@ mod tests {
             engine_default(Vllm, "0.14.1", "9.0", Mxfp4),
             Some("triton_kernel")
         );
-        assert_eq!(engine_default(Vllm, "0.13.0", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Vllm, "0.16.0", "9.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.10.1", "9.0", Mxfp4), Some("marlin"));
         assert_eq!(engine_default(Vllm, "0.10.2", "9.0", Mxfp4), Some("marlin"));
-        assert_eq!(engine_default(Vllm, "0.11.0", "9.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.10.2", "8.0", Mxfp4), None);
         assert_eq!(engine_default(Vllm, "0.15.1", "9.0", Nvfp4), None);
         assert_eq!(engine_default(Sglang, "0.5.8", "9.0", Mxfp4), None);
+    }
+
+    /// gptoss11: vLLM 0.11.0 / 0.11.2 wheels (`quantization/mxfp4.py` `get_mxfp4_backend`) take
+    /// Marlin on SM 9.0 without a `triton_kernels` module, which neither wheel vendors nor requires;
+    /// 0.12.0 / 0.13.0 vendor it (`vllm/third_party/triton_kernels`) and take TRITON on SM 9.0. SM 8.x
+    /// (`capability[0] < 9`; `(9, 0) <= capability < (11, 0)`) and SM 12.x run Marlin in all four
+    /// (vllm issue 31085: 0.13.0 on an RTX PRO 6000 logs `mxfp4.py:161 Using Marlin backend`, that
+    /// wheel's line); SM 10.x runs FlashInfer, not named; other formats and engines are not read.
+    #[test]
+    fn vllm_0_11_marlin_and_0_12_0_13_triton_kernels_on_sm90_marlin_below_sm9() {
+        use tpsim_model::llm::WeightDtype::Mxfp4;
+        for v in ["0.11.0", "0.11.1", "0.11.2"] {
+            assert_eq!(engine_default(Vllm, v, "9.0", Mxfp4), Some("marlin"), "{v}");
+        }
+        for v in ["0.12.0", "0.13.0"] {
+            assert_eq!(
+                engine_default(Vllm, v, "9.0", Mxfp4),
+                Some("triton_kernel"),
+                "{v}"
+            );
+        }
+        for v in ["0.11.0", "0.12.0", "0.13.0"] {
+            for cc in ["8.0", "8.6", "8.9", "12.0"] {
+                assert_eq!(engine_default(Vllm, v, cc, Mxfp4), Some("marlin"), "{v} {cc}");
+            }
+            assert_eq!(engine_default(Vllm, v, "10.0", Mxfp4), None, "{v}");
+            assert_eq!(engine_default(Vllm, v, "9.4", Mxfp4), None, "{v}");
+            assert_eq!(engine_default(Vllm, v, "7.5", Mxfp4), None, "{v}");
+            assert_eq!(engine_default(Vllm, v, "9.0", Nvfp4), None, "{v}");
+            assert_eq!(engine_default(Vllm, v, "8.0", Bf16), None, "{v}");
+        }
+        assert_eq!(engine_default(Sglang, "0.5.4", "9.0", Mxfp4), None);
+        assert_eq!(engine_default(Sglang, "0.5.4", "8.0", Mxfp4), None);
     }
 
     /// gptoss: vLLM 0.10.x on SM 9.0 runs Marlin (no triton_kernels in a stock install); vLLM 0.17.x
