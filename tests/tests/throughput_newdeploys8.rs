@@ -30,7 +30,9 @@
 //! (no presets), recipe outputs that name no GPU, sglang pull request 7631's Qwen3 sections (whose result
 //! blocks the stored text does not show), the H20-3e (141 GB) runs of sglang pull request 6835 and vLLM
 //! pull requests 19315 and 19401 (no H20-3e preset: its bandwidth is not in a source the project holds), and
-//! sglang pull request 5846's H20 table (its benchmark command is only referenced, #5740).
+//! sglang pull request 5846's H20 table (its benchmark command is only referenced, #5740), and the MI300X
+//! SGLang tables of sglang pull requests 31044 (MiniMax-M2.7), 31216 (Gemma 4 31B), 30179 (Qwen3.5-4B):
+//! no presets for those models.
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. One of twelve is within ±20 % (H200
 //! TP 2); each miss's reason (KNOWN_MISSES) gives the step and TTFT decomposition.
