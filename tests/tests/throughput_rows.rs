@@ -122,7 +122,7 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "Qwen3Guard-Gen-8B (Qwen3-8B) bf16, vLLM ROCm, 1× MI300X, c 32 (1k/1k)",
-        "newdeploys8: the measured median TPOT is 9.46 ms, tpsim's 6.58 (1.44x; its step: MLP 3.23 ms, attention 2.65, lm_head 0.30, against a 3.57 ms floor of weight and KV reads at 5.3 TB/s), and the mean TTFT 645 ms against 271. The MI300X template borrows NVIDIA kernel efficiencies (templates/mi300x.toml: no ROCm profile was fitted), as in the MI300X gpt-oss rows (newdeploys4, also optimistic: 1.55x the weight-read time); the model's config.json is assumed to be Qwen3-8B's and the vLLM release (`latest` ROCm image of 2026-04-30) to be 0.19.0. Not located, not fitted",
+        "newdeploys8: the measured median TPOT is 9.46 ms, tpsim's 6.58 (1.44x; its step: MLP 3.23 ms, attention 2.65, lm_head 0.30, against a 3.57 ms floor of weight and KV reads at 5.3 TB/s), and the mean TTFT 645 ms against 271. The MI300X template borrows NVIDIA kernel efficiencies (templates/mi300x.toml: no ROCm profile was fitted), as in the MI300X gpt-oss rows (newdeploys4: also optimistic, their batch-independent step 1.55x tpsim's); the model's config.json is assumed to be Qwen3-8B's and the vLLM release (`latest` ROCm image of 2026-04-30) to be 0.19.0. Not located, not fitted",
     ),
     (
         "Llama-3.3-70B FP8 (FP8 KV), vLLM ROCm, 1× MI355X, c 64 (8k/1k)",
