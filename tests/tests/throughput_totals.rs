@@ -230,6 +230,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys7::validation_gpt_oss_20b_a100_vllm_0_11_bursts",
         crate::throughput_newdeploys7::validation_gpt_oss_20b_a100_vllm_0_11_bursts,
     ),
+    (
+        "throughput_newdeploys8::validation_qwen3_next_b200_vllm_tp4_c256",
+        crate::throughput_newdeploys8::validation_qwen3_next_b200_vllm_tp4_c256,
+    ),
+    (
+        "throughput_newdeploys8::validation_qwen3_8b_mi300x_vllm_tp1_c32",
+        crate::throughput_newdeploys8::validation_qwen3_8b_mi300x_vllm_tp1_c32,
+    ),
+    (
+        "throughput_newdeploys8::validation_llama_3_3_70b_fp8_mi355x_vllm_tp1_c64",
+        crate::throughput_newdeploys8::validation_llama_3_3_70b_fp8_mi355x_vllm_tp1_c64,
+    ),
+    (
+        "throughput_newdeploys8::validation_qwen3_next_h200_sglang_c8",
+        crate::throughput_newdeploys8::validation_qwen3_next_h200_sglang_c8,
+    ),
+    (
+        "throughput_newdeploys8::validation_qwen3_next_h20_sglang_c32",
+        crate::throughput_newdeploys8::validation_qwen3_next_h20_sglang_c32,
+    ),
+    (
+        "throughput_newdeploys8::validation_deepseek_v3_h20_sglang_tp8_c8",
+        crate::throughput_newdeploys8::validation_deepseek_v3_h20_sglang_tp8_c8,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -305,7 +329,10 @@ fn table_line(c: &Compared) -> String {
 fn gpu_of(label: &str) -> &'static str {
     const NAMED: &[(&str, &str)] = &[
         ("MI300X", "AMD MI300X"),
+        ("MI355X", "AMD MI355X"),
+        ("B200", "B200"),
         ("H200", "H200"),
+        ("× H20 ", "H20"),
         ("H100", "H100 SXM"),
         ("A30", "A30"),
         ("A100 PCIe", "A100 80GB PCIe"),
@@ -331,17 +358,26 @@ fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
+        ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
+        (
+            "Qwen3Guard",
+            "Qwen3 dense (8B BF16 and FP8; 14B BF16 and AWQ; 32B BF16 and AWQ)",
+        ),
         (
             "Qwen3-",
             "Qwen3 dense (8B BF16 and FP8; 14B BF16 and AWQ; 32B BF16 and AWQ)",
         ),
         ("Qwen2.5", "Qwen2.5 dense (7B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
-        ("Llama", "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ)"),
+        (
+            "Llama",
+            "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ; 3.3-70B FP8)",
+        ),
         ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
+        ("DeepSeek-V3", "DeepSeek-V3 (MLA MoE, FP8)"),
     ];
     FAMILIES
         .iter()
