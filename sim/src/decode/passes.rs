@@ -5,6 +5,7 @@ use super::{DecodeError, SimulatedShape};
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
+mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
@@ -791,7 +792,9 @@ impl<'a> Builder<'a> {
             seqs, tokens, ctx, ..
         } = shape;
         let tp = self.s.engine.tp;
-        let fp = model.forward_pass(tp, tokens);
+        let mut fp = model.forward_pass(tp, tokens);
+        // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
+        let kv_store = layer_kernels::apply(&mut fp, self.s, model, tokens);
         // Attention over the context: decode reads it from the KV cache (each full-attention layer's
         // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
         // it; a prefill (ctx = 0) attends causally over its own prompt.
@@ -829,6 +832,7 @@ impl<'a> Builder<'a> {
             attn_prefix_flops,
             state_passes,
             qk_norm,
+            kv_store,
         }
     }
 
@@ -954,6 +958,12 @@ impl<'a> Builder<'a> {
             l.state_bytes as f64 * f64::from(seqs) * pass.state_passes
         } else {
             l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
+        };
+        // vllmfusion: the KV-cache store of the pass's new tokens (`passes::layer_kernels`).
+        let context_bytes = if !linear && pass.kv_store > 0 {
+            context_bytes + layer_kernels::kv_store_bytes(l.kv_bytes_per_token, tokens)
+        } else {
+            context_bytes
         };
         let ctx_flops = if linear {
             0.0
@@ -1159,6 +1169,9 @@ struct Pass<'p> {
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
     qk_norm: Option<(u64, Duration)>,
+    /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`; already in
+    /// each such layer's `attn_kernels`), whose bytes `attention_time` adds.
+    kv_store: u32,
 }
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.
