@@ -84,7 +84,8 @@ fn sweep_marks_points_that_would_not_start_and_goes_on() {
     let lines: Vec<&str> = o.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", o.stdout);
     assert!(lines[1].starts_with("0,0.55,oom,,,,"), "{}", lines[1]);
-    assert!(lines[2].starts_with("1,0.88,ok,72.1"), "{}", lines[2]);
+    // 72.1 tok/s before vllmfusion charged the KV-cache store kernel.
+    assert!(lines[2].starts_with("1,0.88,ok,71.9"), "{}", lines[2]);
 }
 
 #[test]
@@ -381,7 +382,8 @@ fn output_len_1_reports_the_time_to_first_token_and_no_decode_throughput() {
         o.stdout
     );
     assert!(
-        o.stdout.contains("time to first token 1562.79 ms"),
+        // 1562.79 ms before vllmfusion charged the KV-cache store kernel.
+        o.stdout.contains("time to first token 1562.92 ms"),
         "{}",
         o.stdout
     );
@@ -438,7 +440,7 @@ fn sweep_marks_rejected_points_and_prefill_only_points() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let rows: Vec<&str> = o.stdout.lines().collect();
     assert!(
-        rows[1].starts_with("0,1024,1,ok,,,1562.793937511,,159294,"),
+        rows[1].starts_with("0,1024,1,ok,,,1562.917937511,,159294,"),
         "{}",
         rows[1]
     );

@@ -960,7 +960,7 @@ impl<'a> Builder<'a> {
             l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
         };
         // vllmfusion: the KV-cache store of the pass's new tokens (`passes::layer_kernels`).
-        let context_bytes = if !linear && pass.kv_store > 0 {
+        let context_bytes = if layer_kernels::layer_store_kernels(l, pass.kv_store) > 0 {
             context_bytes + layer_kernels::kv_store_bytes(l.kv_bytes_per_token, tokens)
         } else {
             context_bytes
@@ -1010,7 +1010,9 @@ impl<'a> Builder<'a> {
         ];
         // fp8decode: the block-FP8 projections' activation-quantization kernels are counted in
         // `attn_kernels` (launches) but costed apart (`quant_time`): they do no GEMM FLOPs.
-        let kernels = l.attn_kernels - l.attn_quant_kernels;
+        // vllmfusion: plus the KV-cache store kernels (`passes::layer_kernels`), GPU work only.
+        let kernels =
+            l.attn_kernels - l.attn_quant_kernels + layer_kernels::layer_store_kernels(l, pass.kv_store);
         let backend = self.s.engine.attention_backend.as_deref();
         self.record_prefill_op(
             OpClass::Attention,
@@ -1169,8 +1171,8 @@ struct Pass<'p> {
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
     qk_norm: Option<(u64, Duration)>,
-    /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`; already in
-    /// each such layer's `attn_kernels`), whose bytes `attention_time` adds.
+    /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), whose
+    /// kernels and bytes `attention_time` adds.
     kv_store: u32,
 }
 

@@ -156,8 +156,8 @@ pub(crate) fn kv_store_bytes(kv_bytes_per_token: u64, tokens: u32) -> f64 {
 }
 
 /// Applies both rules to `fp`, a pass of `tokens` tokens of `model` under `s`: the fused
-/// quantizations leave `attn_quant_*` / `ffn_quant_*` and the kernel counts, and each
-/// full-attention layer launches the store kernels. Returns the store kernels per layer.
+/// quantizations leave `attn_quant_*` / `ffn_quant_*` and the kernel counts. Returns the store
+/// kernels per full-attention layer, which the attention's cost adds ([`layer_store_kernels`]).
 pub(crate) fn apply(fp: &mut ForwardPass, s: &Scenario, model: &ModelSpec, tokens: u32) -> u32 {
     let fusion = vllm_norm_quant_fusion(s, tokens, model.hidden);
     let store = kv_store_kernels(s, model);
@@ -189,11 +189,21 @@ pub(crate) fn apply(fp: &mut ForwardPass, s: &Scenario, model: &ModelSpec, token
             *quant_kernels = quant_kernels.saturating_sub(k);
             *quant_bytes = Bytes(quant_bytes.0.saturating_sub(b));
         }
-        if l.mixer == Mixer::Attention && l.attn_kernels > 0 && l.kv_bytes_per_token > 0 {
-            l.attn_kernels += store;
-        }
     }
     store
+}
+
+/// The store kernels of layer `l` in a pass whose engine launches `store` per full-attention layer
+/// ([`kv_store_kernels`]): GPU work only. They are not host launches of their own: each runs inside
+/// the attention module's call (vLLM's attention op, SGLang's `RadixAttention` backend), whose
+/// host cost the per-kernel `launch_overhead` (derived per modelled module call,
+/// `scenarios/engines/*.toml`) already covers, as it does for a piecewise graph's eager attention.
+pub(crate) fn layer_store_kernels(l: &tpsim_model::llm::LayerWork, store: u32) -> u32 {
+    if l.mixer == Mixer::Attention && l.attn_kernels > 0 && l.kv_bytes_per_token > 0 {
+        store
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]
@@ -319,8 +329,9 @@ mod tests {
         assert_eq!(apply(&mut fp, &s, &s.model, 4), 1);
         let l = fp.layers[0];
         // qkv_proj's and gate_up_proj's quantizations fuse into their norms (−1 each); the
-        // attention gains the KV store (+1).
-        assert_eq!((l.attn_kernels, l.ffn_kernels), (8, 5));
+        // attention's cost adds one KV store, not launched by the host on its own.
+        assert_eq!((l.attn_kernels, l.ffn_kernels), (7, 5));
+        assert_eq!(layer_store_kernels(&l, 1), 1);
         assert_eq!((l.attn_quant_kernels, l.ffn_quant_kernels), (1, 1));
         // qkv_proj's input: 5,120 elements a row, 4 rows × (5,120 × 3 + 40 × 4) = 62,080 B left.
         assert_eq!(before.attn_quant_bytes.0 - l.attn_quant_bytes.0, 62_080);
