@@ -959,12 +959,6 @@ impl<'a> Builder<'a> {
         } else {
             l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
         };
-        // vllmfusion: the KV-cache store of the pass's new tokens (`passes::layer_kernels`).
-        let context_bytes = if layer_kernels::layer_store_kernels(l, pass.kv_store) > 0 {
-            context_bytes + layer_kernels::kv_store_bytes(l.kv_bytes_per_token, tokens)
-        } else {
-            context_bytes
-        };
         let ctx_flops = if linear {
             0.0
         } else if ctx > 0 {
@@ -1010,9 +1004,7 @@ impl<'a> Builder<'a> {
         ];
         // fp8decode: the block-FP8 projections' activation-quantization kernels are counted in
         // `attn_kernels` (launches) but costed apart (`quant_time`): they do no GEMM FLOPs.
-        // vllmfusion: plus the KV-cache store kernels (`passes::layer_kernels`), GPU work only.
-        let kernels =
-            l.attn_kernels - l.attn_quant_kernels + layer_kernels::layer_store_kernels(l, pass.kv_store);
+        let kernels = l.attn_kernels - l.attn_quant_kernels;
         let backend = self.s.engine.attention_backend.as_deref();
         self.record_prefill_op(
             OpClass::Attention,
@@ -1028,6 +1020,23 @@ impl<'a> Builder<'a> {
             l.attn_flops + ctx_flops,
             kernels,
         ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+            + self.kv_store_time(pass, l)
+    }
+
+    /// vllmfusion: the KV-cache store of a decode pass's new tokens in layer `l`
+    /// (`passes::layer_kernels`): the engine's store kernels, costed as their own memory-bound op
+    /// like `quant_time` (no FLOPs, so the attention's FLOP-curve lookup is unchanged), moving
+    /// `layer_kernels::kv_store_bytes`. GPU work only: no host launch of its own. A prefill
+    /// (`ctx == 0`) is left as it was: the prefill FLOP-efficiency curve was fitted to measured
+    /// prefill times, which hold the store already (`tests/tests/prefill_curve.rs`), so charging it
+    /// apart would count it twice until that curve is refitted.
+    fn kv_store_time(&self, pass: &Pass, l: &LayerWork) -> Duration {
+        let kernels = layer_kernels::layer_store_kernels(l, pass.kv_store);
+        if kernels == 0 || pass.shape.ctx == 0 {
+            return Duration::ZERO;
+        }
+        let bytes = layer_kernels::kv_store_bytes(l.kv_bytes_per_token, pass.shape.tokens);
+        self.rates.op_time_for(OpClass::Default, bytes, 0.0, kernels)
     }
 
     /// fp8decode: the per-token-group activation quantization before a half-layer's block-FP8 GEMMs
@@ -1171,8 +1180,8 @@ struct Pass<'p> {
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
     qk_norm: Option<(u64, Duration)>,
-    /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), whose
-    /// kernels and bytes `attention_time` adds.
+    /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), costed by
+    /// `kv_store_time`.
     kv_store: u32,
 }
 
