@@ -60,8 +60,9 @@ fn pie_pr348_72b_awq_step_is_below_the_weight_read_floor() {
     let ratio = PIE_VLLM_DIRECT_MS / floor;
     assert!((ratio - 0.759).abs() < 0.005, "{ratio}");
     // tpsim's step stays where the A100 decode efficiency puts it: ≥ 1 / 0.73 of the floor
-    // (templates/a100-sxm4.toml mem_efficiency, ampere_mem_efficiency.rs), 27.67 ms = 1.45×.
+    // (templates/a100-sxm4.toml mem_efficiency, ampere_mem_efficiency.rs), 27.83 ms = 1.46× (27.67
+    // before vllmfusion charged vLLM's KV-cache store, one kernel in each of the 80 layers).
     let tpot = f(&v["throughput"]["tpot_ms"]);
-    assert!((tpot - 27.67).abs() < 0.05, "{tpot}");
+    assert!((tpot - 27.83).abs() < 0.05, "{tpot}");
     assert!(tpot / floor >= 1.0 / 0.73, "{tpot} vs {floor}");
 }

@@ -196,9 +196,9 @@ fn a100_eager_rows_need_a_slower_host_in_sample() {
         // 1.8–2.4× the 28.1 µs derived on the H200 host (engines/vllm.toml).
         assert!((1.75..2.45).contains(&(us / 28.1)), "{us}");
     }
-    // Leave one out: each row predicted with the mean of the other two fits, −20.1 %, −1.3 %, +20.1 %
-    // (±0.5 points).
-    let expect = [-20.1, -1.3, 20.1];
+    // Leave one out: each row predicted with the mean of the other two fits, −20.1 %, −1.3 %, +19.3 %
+    // (±0.5 points; +20.1 % before vllmfusion charged vLLM's KV-cache store kernel on the GPU).
+    let expect = [-20.1, -1.3, 19.3];
     for (i, (file, measured, _)) in rows.iter().enumerate() {
         let others: f64 = rows
             .iter()

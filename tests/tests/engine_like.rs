@@ -84,7 +84,8 @@ fn sweep_marks_points_that_would_not_start_and_goes_on() {
     let lines: Vec<&str> = o.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", o.stdout);
     assert!(lines[1].starts_with("0,0.55,oom,,,,"), "{}", lines[1]);
-    assert!(lines[2].starts_with("1,0.88,ok,72.1"), "{}", lines[2]);
+    // 72.1 tok/s before vllmfusion charged the KV-cache store kernel.
+    assert!(lines[2].starts_with("1,0.88,ok,71.9"), "{}", lines[2]);
 }
 
 #[test]

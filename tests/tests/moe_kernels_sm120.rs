@@ -149,9 +149,10 @@ fn minimax_fp8_tp4_row_misses_far_more_than_the_fused_moe_call() {
     );
     // tpsim's MoE layer costs at least the sourced call (its template is not below the kernel timings).
     assert!(tpsim_moe_us >= call_us, "{tpsim_moe_us} < {call_us}");
-    // The row's missing time is more than three such calls per layer: a slower triton kernel (default
-    // config, untuned) cannot be the whole of it (sm120moe: ≈ 122 µs when written).
-    assert!(missing_us > 3.0 * call_us, "{missing_us} vs {call_us}");
+    // The row's missing time is about three such calls per layer: a slower triton kernel (default
+    // config, untuned) cannot be the whole of it (sm120moe: ≈ 122 µs when written; 112.1 µs = 2.97
+    // calls since vllmfusion charges SGLang 0.5.8's KV-cache store kernel, 114 µs before).
+    assert!(missing_us > 2.9 * call_us, "{missing_us} vs {call_us}");
 }
 
 /// sm120gap: kernels of the benchmarked call, counted from vLLM 0.19's `fused_moe.py` for an FP8
@@ -177,10 +178,11 @@ fn per_kernel_cost_and_missing_kernels_leave_most_of_the_minimax_fp8_gap() {
     assert!((lo - 0.1..hi).contains(&overhead_us), "{overhead_us}");
     // The kernels tpsim charges per decode step: the TPOT with the gap set to 0 is shorter by
     // kernels × 2 µs (on this PCIe box with NCCL no collective pays the gap, sim/src/comm.rs):
-    // 62 layers × (7 + 9 + 4) + the embedding and the LM head = 1,242: 7 + 9 per layer
-    // (model/src/llm/tests_minimax.rs) and, since fp8decode (stop 37), 4 per-token-group FP8
+    // 62 layers × (7 + 9 + 4 + 1) + the embedding and the LM head = 1,304: 7 + 9 per layer
+    // (model/src/llm/tests_minimax.rs), since fp8decode (stop 37) 4 per-token-group FP8
     // activation-quantization kernels (before the fused qkv, o, gate_up and down block-FP8 GEMMs;
-    // model/src/llm/act_quant.rs). 994 before.
+    // model/src/llm/act_quant.rs) and since vllmfusion SGLang 0.5.8's `store_cache` KV-cache store
+    // (sim/src/decode/passes/layer_kernels.rs). 994 before fp8decode, 1,242 before vllmfusion.
     let text = std::fs::read_to_string(&file).unwrap();
     let pre = "preset = \"rtx-pro-6000-8x-1switch\"";
     let zero = text.replace(
@@ -192,16 +194,16 @@ fn per_kernel_cost_and_missing_kernels_leave_most_of_the_minimax_fp8_gap() {
     std::fs::write(&p, zero).unwrap();
     let tpot = |j: &serde_json::Value| f(&j["throughput"]["tpot_ms"]);
     let kernels = (tpot(&v) - tpot(&run_json(&p.display().to_string()))) * 1000.0 / overhead_us;
-    assert!((kernels - 1242.0).abs() < 0.01, "{kernels}");
-    // Kernels per MiniMax-M2.5 layer: tpsim charges 7 + 9 + 4 = 20. SGLang 0.5.8 launches 21 on this
-    // row (book/src/validation.md, sm120gap): the 4 per-token-group FP8 quantisations tpsim now
-    // charges (fp8_utils.py block-FP8 linear, fused_moe.py) and the KV-cache store, which it does not.
-    let (tpsim_kernels, engine_kernels) = (20.0, 21.0);
+    assert!((kernels - 1304.0).abs() < 0.01, "{kernels}");
+    // Kernels per MiniMax-M2.5 layer: tpsim charges 7 + 9 + 4 + 1 = 21, the 21 SGLang 0.5.8 launches
+    // on this row (book/src/validation.md, sm120gap): the 4 per-token-group FP8 quantisations
+    // (fp8_utils.py block-FP8 linear, fused_moe.py) and the KV-cache store.
+    let (tpsim_kernels, engine_kernels) = (21.0, 21.0);
     // Upper bound of what per-kernel cost can add per layer: every engine kernel at the top of the
-    // measured range, against tpsim's 20 at its overhead: 21 × 3.139 − 20 × 2 = 25.9 µs (33.9 with
-    // the 16 kernels before fp8decode).
+    // measured range, against tpsim's 21 at its overhead: 21 × 3.139 − 21 × 2 = 23.9 µs (25.9 with
+    // tpsim's 20 before vllmfusion, 33.9 with the 16 before fp8decode).
     let bound_us = engine_kernels * hi - tpsim_kernels * overhead_us;
-    assert!((bound_us - 25.9).abs() < 0.1, "{bound_us}");
+    assert!((bound_us - 23.9).abs() < 0.1, "{bound_us}");
     // Against the row's missing time per layer (≈ 114 µs; 122 before fp8decode): at most 23 % of it, so neither a larger
     // SM 12.0 kernel_overhead nor the missing kernels close the gap; the rest is not located.
     let measured = 71.0; // throughput.tsv, "~71" (previous test reads it)

@@ -39,6 +39,9 @@ pub(crate) struct ActQuant {
     pub kernels: u32,
     /// Input rows read in the activation dtype, written as fp8, plus their scales.
     pub bytes: u64,
+    /// vllmfusion: the part of `kernels`/`bytes` whose input is an RMSNorm's output read by that
+    /// GEMM alone ([`NormFedQuant`]), which an engine may fuse into the norm.
+    pub norm_fed: NormFedQuant,
 }
 
 impl ActQuant {
@@ -46,6 +49,53 @@ impl ActQuant {
         ActQuant {
             kernels: self.kernels + o.kernels,
             bytes: self.bytes.saturating_add(o.bytes),
+            norm_fed: self.norm_fed.plus(o.norm_fed),
+        }
+    }
+}
+
+/// vllmfusion: the activation-quantization kernels (and the bytes they move) of the block-FP8
+/// GEMMs whose input is an RMSNorm's output that no other op reads — the ones vLLM's
+/// `RMSNormQuantFusionPass` can replace, with the norm, by one `rms_norm_per_block_quant` kernel
+/// (vLLM 0.13+, `compilation/fusion.py` `FusedAddRMSNormGroupQuantPattern`,
+/// `RMSNormGroupQuantPattern`). Split by where the norm sits, since at TP > 1 vLLM 0.17+ first
+/// fuses the residual-stream norms into the allreduce before them (`AllReduceFusionPass`):
+/// - `residual`: the residual-stream norms — `input_layernorm` before `qkv_proj` (GQA) or
+///   `fused_qkv_a_proj` (MLA with a q LoRA), `post_attention_layernorm` before a dense
+///   `mlp.gate_up_proj`;
+/// - `inner`: MLA's `q_a_layernorm` before `q_b_proj` (its input is the `fused_qkv_a_proj`
+///   output, no allreduce).
+///
+/// Not norm-fed: `o_proj` (attention output), `down_proj` (SiluAndMul output), the routed and
+/// shared experts and GEMMs that share their norm's output with another op (the MoE router,
+/// MLA without a q LoRA: `q_proj` and `kv_a_proj`; Gated DeltaNet's two input projections).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct NormFedQuant {
+    /// Kernels and bytes after a residual-stream norm.
+    pub residual_kernels: u32,
+    pub residual_bytes: u64,
+    /// Kernels and bytes after an inner norm (MLA's `q_a_layernorm`).
+    pub inner_kernels: u32,
+    pub inner_bytes: u64,
+}
+
+impl NormFedQuant {
+    pub(crate) fn plus(self, o: NormFedQuant) -> NormFedQuant {
+        NormFedQuant {
+            residual_kernels: self.residual_kernels + o.residual_kernels,
+            residual_bytes: self.residual_bytes.saturating_add(o.residual_bytes),
+            inner_kernels: self.inner_kernels + o.inner_kernels,
+            inner_bytes: self.inner_bytes.saturating_add(o.inner_bytes),
+        }
+    }
+
+    /// Where `gemm`'s input comes from: `Some(true)` a residual-stream norm, `Some(false)` an inner
+    /// norm, `None` not a sole-consumer norm (see the type's doc).
+    fn place(gemm: &str) -> Option<bool> {
+        match gemm {
+            "qkv_proj" | "fused_qkv_a_proj" | "mlp.gate_up_proj" => Some(true),
+            "q_b_proj" => Some(false),
+            _ => None,
         }
     }
 }
@@ -71,8 +121,20 @@ impl ModelSpec {
             let r = rows(name);
             let groups = p.cols.div_ceil(u64::from(group.max(1)));
             let per_row = p.cols.saturating_mul(act + 1) + groups * SCALE_BYTES;
+            let b = r.saturating_mul(per_row);
             q.kernels += 1;
-            q.bytes = q.bytes.saturating_add(r.saturating_mul(per_row));
+            q.bytes = q.bytes.saturating_add(b);
+            match NormFedQuant::place(name) {
+                Some(true) => {
+                    q.norm_fed.residual_kernels += 1;
+                    q.norm_fed.residual_bytes = q.norm_fed.residual_bytes.saturating_add(b);
+                }
+                Some(false) => {
+                    q.norm_fed.inner_kernels += 1;
+                    q.norm_fed.inner_bytes = q.norm_fed.inner_bytes.saturating_add(b);
+                }
+                None => {}
+            }
         }
         q
     }
@@ -80,7 +142,7 @@ impl ModelSpec {
 
 #[cfg(test)]
 mod tests {
-    use crate::llm::{ModelSpec, Quantization};
+    use crate::llm::{ModelSpec, NormFedQuant, Quantization};
 
     const QWEN3_8B: &str = include_str!("../../../scenarios/models/qwen3-8b/config.json");
     const DEEPSEEK_V3: &str = include_str!("../../../scenarios/models/deepseek-v3/config.json");
@@ -110,6 +172,17 @@ mod tests {
         assert_eq!(lq.attn_quant_bytes.0, 99_328);
         assert_eq!(lq.ffn_quant_bytes.0, 198_656);
         assert_eq!((lb.attn_quant_bytes.0, lb.ffn_quant_bytes.0), (0, 0));
+        // vllmfusion: qkv_proj follows input_layernorm and gate_up_proj post_attention_layernorm
+        // (residual-stream norms read by that GEMM alone); o_proj and down_proj follow none.
+        // qkv_proj's share: 4 × (4,096 × 3 + 32 × 4) = 49,664; gate_up_proj's the same.
+        let nf = |k, b| NormFedQuant {
+            residual_kernels: k,
+            residual_bytes: b,
+            ..NormFedQuant::default()
+        };
+        assert_eq!(lq.attn_norm_fed_quant, nf(1, 49_664));
+        assert_eq!(lq.ffn_norm_fed_quant, nf(1, 49_664));
+        assert_eq!(lb.attn_norm_fed_quant, NormFedQuant::default());
         // Per-tensor fp8 (no blocks) keeps its old kernel count.
         let pt = ModelSpec::from_config_json(QWEN3_8B, quant(r#"{"dtype":"fp8"}"#)).expect("fp8");
         let l = pt.forward_pass(1, 4).layers[0];
@@ -129,5 +202,24 @@ mod tests {
         // gate_up (routed and shared) 7,168 inputs over 2 rows each: 2 × 2 × 21,728; down 2,048 / 8 =
         // 256 inputs (776 per row), shared over 2 rows, routed over 2 × top-8 = 16 rows.
         assert_eq!(l.ffn_quant_bytes.0, 4 * 21_728 + 2 * 776 + 16 * 776);
+        // vllmfusion: fused_qkv_a_proj follows input_layernorm (2 × 21,728), q_b_proj
+        // q_a_layernorm (2 × 4,656); the MoE's norm output also feeds the router: none there.
+        let nf = NormFedQuant {
+            residual_kernels: 1,
+            residual_bytes: 43_456,
+            inner_kernels: 1,
+            inner_bytes: 9_312,
+        };
+        assert_eq!(l.attn_norm_fed_quant, nf);
+        assert_eq!(l.ffn_norm_fed_quant, NormFedQuant::default());
+        // A dense prefix layer's gate_up_proj (7,168 inputs) follows post_attention_layernorm.
+        let d = m.forward_pass(8, 2).layers[0];
+        assert_eq!(
+            (
+                d.ffn_norm_fed_quant.residual_kernels,
+                d.ffn_norm_fed_quant.residual_bytes
+            ),
+            (1, 43_456)
+        );
     }
 }

@@ -45,6 +45,10 @@ pub struct LayerWork {
     /// The same for the MLP/MoE half (included in `ffn_kernels`).
     pub ffn_quant_kernels: u32,
     pub ffn_quant_bytes: Bytes,
+    /// vllmfusion: the part of `attn_quant_*` / `ffn_quant_*` whose input is a sole-consumer
+    /// RMSNorm output (`llm::act_quant::NormFedQuant`), which vLLM's compile passes may fuse.
+    pub attn_norm_fed_quant: super::NormFedQuant,
+    pub ffn_norm_fed_quant: super::NormFedQuant,
     /// The layer's token mixer (hybrids: linear attention or full attention).
     pub mixer: super::Mixer,
     /// KV-cache bytes this layer reads per context token per sequence on this rank (0 for linear
@@ -401,6 +405,16 @@ impl ModelSpec {
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
                 ffn_quant_kernels: if ffn_absent { 0 } else { fq.kernels },
                 ffn_quant_bytes: Bytes(if ffn_absent { 0 } else { fq.bytes }),
+                attn_norm_fed_quant: if attn_kernels > 0 {
+                    aq.norm_fed
+                } else {
+                    Default::default()
+                },
+                ffn_norm_fed_quant: if ffn_absent {
+                    Default::default()
+                } else {
+                    fq.norm_fed
+                },
                 mixer,
                 kv_bytes_per_token,
                 state_bytes,
@@ -436,6 +450,12 @@ impl ModelSpec {
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
                 ffn_quant_kernels: fq.kernels,
                 ffn_quant_bytes: Bytes(fq.bytes),
+                attn_norm_fed_quant: if attn_kernels > 0 {
+                    aq.norm_fed
+                } else {
+                    Default::default()
+                },
+                ffn_norm_fed_quant: fq.norm_fed,
                 mixer,
                 kv_bytes_per_token,
                 state_bytes,

@@ -74,6 +74,7 @@ use serde::Serialize;
 
 use crate::units::Bytes;
 
+pub use act_quant::NormFedQuant;
 pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};

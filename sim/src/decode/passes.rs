@@ -5,6 +5,7 @@ use super::{DecodeError, SimulatedShape};
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
+mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
@@ -791,7 +792,9 @@ impl<'a> Builder<'a> {
             seqs, tokens, ctx, ..
         } = shape;
         let tp = self.s.engine.tp;
-        let fp = model.forward_pass(tp, tokens);
+        let mut fp = model.forward_pass(tp, tokens);
+        // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
+        let kv_store = layer_kernels::apply(&mut fp, self.s, model, tokens);
         // Attention over the context: decode reads it from the KV cache (each full-attention layer's
         // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
         // it; a prefill (ctx = 0) attends causally over its own prompt.
@@ -829,6 +832,7 @@ impl<'a> Builder<'a> {
             attn_prefix_flops,
             state_passes,
             qk_norm,
+            kv_store,
         }
     }
 
@@ -1016,6 +1020,23 @@ impl<'a> Builder<'a> {
             l.attn_flops + ctx_flops,
             kernels,
         ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+            + self.kv_store_time(pass, l)
+    }
+
+    /// vllmfusion: the KV-cache store of a decode pass's new tokens in layer `l`
+    /// (`passes::layer_kernels`): the engine's store kernels, costed as their own memory-bound op
+    /// like `quant_time` (no FLOPs, so the attention's FLOP-curve lookup is unchanged), moving
+    /// `layer_kernels::kv_store_bytes`. GPU work only: no host launch of its own. A prefill
+    /// (`ctx == 0`) is left as it was: the prefill FLOP-efficiency curve was fitted to measured
+    /// prefill times, which hold the store already (`tests/tests/prefill_curve.rs`), so charging it
+    /// apart would count it twice until that curve is refitted.
+    fn kv_store_time(&self, pass: &Pass, l: &LayerWork) -> Duration {
+        let kernels = layer_kernels::layer_store_kernels(l, pass.kv_store);
+        if kernels == 0 || pass.shape.ctx == 0 {
+            return Duration::ZERO;
+        }
+        let bytes = layer_kernels::kv_store_bytes(l.kv_bytes_per_token, pass.shape.tokens);
+        self.rates.op_time_for(OpClass::Default, bytes, 0.0, kernels)
     }
 
     /// fp8decode: the per-token-group activation quantization before a half-layer's block-FP8 GEMMs
@@ -1159,6 +1180,9 @@ struct Pass<'p> {
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
     qk_norm: Option<(u64, Duration)>,
+    /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), costed by
+    /// `kv_store_time`.
+    kv_store: u32,
 }
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.

@@ -149,7 +149,9 @@ impl Builder<'_> {
         let PassShape {
             seqs, tokens, ctx, ..
         } = shape;
-        let fp = model.forward_pass(tp, tokens);
+        let mut fp = model.forward_pass(tp, tokens);
+        // vllmfusion: the engine's KV-store kernels (`passes::layer_kernels`).
+        let kv_store = super::layer_kernels::apply(&mut fp, self.s, model, tokens);
         let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
         let attn_prefix_flops = if ctx == 0 && shape.prefix > 0 {
             model.attention_prefix_flops(tp, tokens, shape.prefix)
@@ -175,6 +177,7 @@ impl Builder<'_> {
             attn_prefix_flops,
             state_passes,
             qk_norm,
+            kv_store,
         }
     }
 
