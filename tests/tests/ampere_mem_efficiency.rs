@@ -5,8 +5,11 @@
 //! shapes; 1× A100 SXM4 80GB; a 5-token prompt, 200 output tokens) is streaming ÷ efficiency plus
 //! kernel overhead, so the efficiency that reproduces 9.533 ms is streaming ÷ (9.533 − overhead).
 //! Hand computation (release build, 2026-12): TPOT 6.54 ms at efficiency 1.0 without kernel overhead,
-//! 7.12 ms with the template's 2 µs → 6.54 ÷ (9.533 − 0.58) = 0.7295 → 0.73. In-sample by
-//! construction: this recomputes the derivation, it validates nothing.
+//! 7.12 ms with the template's 2 µs → 6.54 ÷ (9.533 − 0.58) = 0.7295 → 0.73. Since vllmfusion each of
+//! the 32 layers also launches vLLM's KV-cache store (`reshape_and_cache_flash`): 32 × 2 µs = 0.064 ms
+//! more overhead, 6.54 ÷ (9.533 − 0.644) = 0.7357; the template keeps 0.73, which still reproduces the
+//! measured step within 1 % (checked below). In-sample by construction: this recomputes the
+//! derivation, it validates nothing.
 
 use crate::common::*;
 
@@ -33,8 +36,8 @@ fn ampere_mem_efficiency_derivation() {
     let with_overhead = tpot_ms("mem_efficiency = 1.0", "overhead");
     let overhead = with_overhead - stream;
     let derived = stream / (measured - overhead);
-    // The hand computation above: 0.7295 (±0.005: the TPOT percentiles' 0.01 ms rounding).
-    assert!((derived - 0.7295).abs() < 0.005, "derived {derived}");
+    // The hand computation above: 0.7357 (±0.005: the TPOT percentiles' 0.01 ms rounding).
+    assert!((derived - 0.7357).abs() < 0.005, "derived {derived}");
     // The template's rounded 0.73 reproduces the measured step within 1 %.
     let template = tpot_ms("", "template");
     assert!(
