@@ -195,6 +195,17 @@ impl KvPool {
         self.push_back(0, pages);
     }
 
+    /// Starts tracking the free queue when nothing is kept yet: the queue was not tracked, so every
+    /// free page so far sits, untagged, ahead of the pages about to be kept.
+    fn track_queue(&mut self) {
+        if self.kept.is_empty() {
+            self.queue.clear();
+            if self.free_pages > 0 {
+                self.queue.push_back((0, self.free_pages));
+            }
+        }
+    }
+
     /// vLLM's free of a preempted request (see the module doc): its `rest` pages without a kept
     /// hash (the partly filled last block) go to the queue's tail first, then its `full` pages of
     /// computed tokens, last block first. Returns the tag that [`KvPool::kept_pages`],
@@ -204,13 +215,7 @@ impl KvPool {
         if full == 0 {
             return 0;
         }
-        if self.kept.is_empty() {
-            // The queue was not tracked: every free page so far sits ahead of these.
-            self.queue.clear();
-            if self.free_pages > 0 {
-                self.queue.push_back((0, self.free_pages));
-            }
-        }
+        self.track_queue();
         self.next_tag += 1;
         self.free_pages += full;
         self.queue.push_back((self.next_tag, full));
@@ -234,12 +239,7 @@ impl KvPool {
         if node == 0 {
             return 0;
         }
-        if self.kept.is_empty() {
-            self.queue.clear();
-            if self.free_pages > 0 {
-                self.queue.push_back((0, self.free_pages));
-            }
-        }
+        self.track_queue();
         self.next_tag += 1;
         let tag = self.next_tag;
         self.free_pages += node;
