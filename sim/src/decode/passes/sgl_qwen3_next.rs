@@ -42,7 +42,10 @@
 //! Like the rest of tpsim, the kernels are costed one after the other: SGLang runs the shared
 //! expert (now with its gate) on the current stream beside the router and routed experts on
 //! `alt_stream` for batches up to 1,024 tokens (`forward_normal_dual_stream`), an overlap tpsim
-//! does not model for any MoE model (its fitted per-kernel cost is what absorbs it).
+//! does not model for any MoE model (its fitted per-kernel cost is what absorbs it). 0.5.8's
+//! dual-stream path also copies the hidden states for the shared expert
+//! (`self._forward_shared_experts(hidden_states.clone())`; 0.5.2 passes them as they are): one more
+//! kernel in 0.5.8 from a release between the two not located, so not charged.
 
 use crate::scenario::{EngineKind, Scenario};
 use tpsim_model::llm::{Architecture, ForwardPass, Mixer, ModelSpec};
