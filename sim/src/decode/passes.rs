@@ -11,6 +11,7 @@ mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
+mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 pub(crate) mod tp_net;
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};

@@ -159,6 +159,8 @@ pub(crate) fn kv_store_bytes(kv_bytes_per_token: u64, tokens: u32) -> f64 {
 /// quantizations leave `attn_quant_*` / `ffn_quant_*` and the kernel counts. Returns the store
 /// kernels per full-attention layer, which the attention's cost adds ([`layer_store_kernels`]).
 pub(crate) fn apply(fp: &mut ForwardPass, s: &Scenario, model: &ModelSpec, tokens: u32) -> u32 {
+    // qwen3next: SGLang's Qwen3-Next gate kernels (`passes::sgl_qwen3_next`).
+    super::sgl_qwen3_next::apply(fp, s, model);
     let fusion = vllm_norm_quant_fusion(s, tokens, model.hidden);
     let store = kv_store_kernels(s, model);
     for l in &mut fp.layers {
