@@ -89,6 +89,7 @@ mod outputs;
 mod pipeline;
 // gemmrate: the H100 layer-shape bf16 rate at prefill sizes (templates/h100-sxm.toml).
 mod gemm_rate;
+mod gpu_efficiency;
 // Issue #18 fidelity: prefill time against tests/data/prefill.tsv.
 mod prefill_calibration;
 mod prefill_curve;

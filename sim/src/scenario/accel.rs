@@ -99,16 +99,27 @@ impl Accel {
     }
 }
 
-/// The note a scenario carries when its GPU's kernel efficiencies were never fitted on that vendor:
-/// every bundled fit (the template's efficiencies, the Hopper kernel cost, the profiles) comes from
-/// NVIDIA GPUs, so on an AMD GPU without a profile the compute times are an extrapolation.
+/// The note a scenario carries when its GPU's kernel costs were never fitted on that vendor: every
+/// bundled fit (the template's efficiencies, the Hopper kernel cost, the profiles) comes from NVIDIA
+/// GPUs, so on an AMD GPU without a profile the compute times are an extrapolation. A GPU whose
+/// template (or scenario) carries an efficiency curve of its own (newgpueff: MI300X, MI355X, from GEMM
+/// and stream benchmarks) still borrows the per-kernel cost, and the note says so.
 pub fn extrapolation_warning(hw: &super::Hardware) -> Option<String> {
-    (hw.accel.vendor == GpuVendor::Amd && hw.profile.is_none() && hw.curves.is_empty()).then(|| {
+    if hw.accel.vendor != GpuVendor::Amd || hw.profile.is_some() {
+        return None;
+    }
+    let platform = hw.accel.vendor.platform();
+    Some(if hw.curves.is_empty() {
         format!(
-            "{}: kernel efficiencies borrowed from NVIDIA fits (no profile fitted on {}): compute times \
-             are an extrapolation",
-            hw.gpu.name,
-            hw.accel.vendor.platform()
+            "{}: kernel efficiencies borrowed from NVIDIA fits (no profile fitted on {platform}): compute \
+             times are an extrapolation",
+            hw.gpu.name
+        )
+    } else {
+        format!(
+            "{}: own FLOP-efficiency curve, per-kernel cost borrowed from NVIDIA fits (no profile fitted \
+             on {platform}): compute times are an extrapolation",
+            hw.gpu.name
         )
     })
 }
