@@ -90,12 +90,7 @@ pub(crate) fn validation_a40_vllm_c50() {
             "deepseek-r1-distill-llama-8b-a40-vllm-c50.toml",
             "Llama-3.1-8B (DeepSeek-R1-Distill-Llama-8B)",
         ),
-        (
-            2,
-            1094.54,
-            "qwen2.5-7b-a40-vllm-c50.toml",
-            "Qwen2.5-7B-Instruct",
-        ),
+        (2, 1094.54, "qwen2.5-7b-a40-vllm-c50.toml", "Qwen2.5-7B-Instruct"),
         (3, 417.54, "gemma-3-12b-a40-vllm-c50.toml", "gemma-3-12b-it"),
     ] {
         row(
