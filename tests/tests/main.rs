@@ -141,6 +141,7 @@ mod throughput_newdeploys5;
 mod throughput_newdeploys6;
 mod throughput_newdeploys7;
 mod throughput_newdeploys8;
+mod throughput_newdeploys9;
 mod throughput_qwen35;
 mod throughput_qwen35_mtp;
 mod throughput_rows;

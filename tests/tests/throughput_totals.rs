@@ -254,6 +254,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys8::validation_deepseek_v3_h20_sglang_tp8_c8",
         crate::throughput_newdeploys8::validation_deepseek_v3_h20_sglang_tp8_c8,
     ),
+    (
+        "throughput_newdeploys9::validation_a40_vllm_c50",
+        crate::throughput_newdeploys9::validation_a40_vllm_c50,
+    ),
+    (
+        "throughput_newdeploys9::validation_rtx_3090_x2_vllm_tp2",
+        crate::throughput_newdeploys9::validation_rtx_3090_x2_vllm_tp2,
+    ),
+    (
+        "throughput_newdeploys9::validation_llama_3_1_8b_l4_vllm_sharegpt",
+        crate::throughput_newdeploys9::validation_llama_3_1_8b_l4_vllm_sharegpt,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -342,6 +354,9 @@ fn gpu_of(label: &str) -> &'static str {
         ("RTX 4090", "RTX 4090"),
         ("RTX 5090", "RTX 5090"),
         ("RTX 3090 Ti", "RTX 3090 Ti"),
+        ("RTX 3090", "RTX 3090"),
+        ("× A40", "A40"),
+        ("× L4,", "L4"),
         ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
     ];
     if let Some((_, gpu)) = NAMED.iter().find(|(k, _)| label.contains(k)) {
@@ -378,6 +393,7 @@ fn family_of(label: &str) -> &'static str {
         ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
         ("DeepSeek-V3", "DeepSeek-V3 (MLA MoE, FP8)"),
+        ("gemma-3", "Gemma 3 dense (12B)"),
     ];
     FAMILIES
         .iter()
