@@ -68,11 +68,13 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
     // The 271 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
     // and 96 (8× MI300X over xGMI, issue #17 point 4: checked in tests/tests/accel.rs) are excluded with
     // a reason; so are 184-185 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
-    // in tests/tests/launch_nccl.rs) and 283-307 (charlie0129's host with tinygrad's P2P driver: which
-    // hops went P2P is not stated).
+    // in tests/tests/launch_nccl.rs), 283-307 (charlie0129's host with tinygrad's P2P driver: which
+    // hops went P2P is not stated) and 308-315 (shmdata: an 8x A40 node over SHM whose source states
+    // neither its CPU nor its host PCIe generation).
     assert_eq!(s.unsized_rows, 3);
     let ex: Vec<&[usize]> = s.excluded.iter().map(|e| e.lines.as_slice()).collect();
     let p2p_driver: Vec<usize> = (283..=307).collect();
+    let a40: Vec<usize> = (308..=315).collect();
     assert_eq!(
         ex,
         [
@@ -80,7 +82,8 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             &[93, 94, 95][..],
             &[96][..],
             &[184, 185][..],
-            &p2p_driver[..]
+            &p2p_driver[..],
+            &a40[..]
         ]
     );
     // Every shared constant the presets fitted to rows of this table is one of the shared constants

@@ -84,3 +84,66 @@ fn box_b_pair_is_not_bound_by_its_numa_nodes_dram() {
         "node 3 carries more per buffer in the ring: {ring} vs {pair}"
     );
 }
+
+/// Lines 308-315 (shmdata): the same source's 8x A40 node (NV4 pairs, two sockets) with
+/// `NCCL_P2P_DISABLE=1`, recorded and not predicted: the systems file's `[[excluded]]` entry (the source
+/// names no CPU, no host PCIe generation, no layout inside a pair). What its pair says about the read
+/// fraction (GPUs 1,2 across NODE, each the only receiver behind its host bridge, lines 308-311). By hand,
+/// 2 ranks move size / time per connection: 1073741824 / 278168 µs = 3.860, then 4.021, 3.883, 3.605
+/// GB/s, mean 3.842 (tolerance 1e-3); over a Gen4 x16 port (the A40's own link, the template's
+/// `pcie_gen4_x16_bw` 24.4 GB/s) 0.157, over a Gen3 x16 one (half that, as `fabric.rs` takes a Gen3 link
+/// without a measured figure) 0.315. The first is below the fraction of every SHM host preset that
+/// carries one (six; the ASUS box's 0.565 is the systems file's prior, not a preset value), the second
+/// below all but the lowest (box B, 0.3041): this host would widen the spread, not narrow it.
+#[test]
+fn a40_node_is_excluded_and_its_pair_reads_at_the_bottom_of_the_spread() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let all = tpsim_calibrate::crossval::systems::load(
+        &root.join("calibrate/crossval/allreduce-systems.toml"),
+        &data_path("allreduce.tsv"),
+    )
+    .expect("systems file");
+    let a40 = all
+        .excluded
+        .iter()
+        .find(|e| e.reason.starts_with("8x A40"))
+        .expect("the A40 rows are excluded");
+    assert_eq!(a40.lines, (308..=315).collect::<Vec<usize>>());
+    let rates: Vec<f64> = (308..=311)
+        .map(|l| {
+            let (gpu, n, size, us) = allreduce_row(l);
+            assert_eq!((gpu.as_str(), n.as_str()), ("A40", "2"), "line {l}");
+            size as f64 / us / 1e3
+        })
+        .collect();
+    let mean = rates.iter().sum::<f64>() / 4.0;
+    assert!((mean - 3.842).abs() < 1e-3, "{mean}");
+    let gen4 = tpsim::scenario::hardware_from_preset(DGX)
+        .expect("preset")
+        .params
+        .pcie_gen4_x16_bw
+        .as_gbps();
+    assert!((gen4 - 24.4).abs() < 1e-9, "{gen4}");
+    let (on_gen4, on_gen3) = (mean / gen4, mean / (gen4 / 2.0));
+    assert!((on_gen4 - 0.1575).abs() < 1e-3 && (on_gen3 - 0.3149).abs() < 1e-3);
+    let mut fractions: Vec<f64> = [
+        "rtx-4090-4x-kalavai-xeon",
+        "rtx-5090-4x-syncopate-epyc-9v74",
+        "rtx-5090-4x-syncopate-epyc-9b14",
+        DGX,
+        "rtx-2080-ti-2x-autodl-xeon-shm",
+        "rtx-4090-8x-epyc-7542-shm",
+    ]
+    .iter()
+    .map(|p| {
+        let h = tpsim::scenario::hardware_from_preset(p).expect("preset");
+        h.params.shm_read_efficiency.expect("an SHM host preset")
+    })
+    .collect();
+    fractions.sort_by(f64::total_cmp);
+    assert!(on_gen4 < fractions[0], "{on_gen4} vs {fractions:?}");
+    assert!(
+        on_gen3 > fractions[0] && on_gen3 < fractions[1],
+        "{on_gen3} vs {fractions:?}"
+    );
+}
