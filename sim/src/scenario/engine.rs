@@ -310,7 +310,10 @@ impl Resolver<'_> {
             cuda_graph = false;
         }
         // Issue #17 (vllmv0): `VLLM_USE_V1` is read as `engine.use_v1`, not as an NCCL/engine variable.
-        let use_v1 = self.use_v1_key(e.use_v1, e.env.as_ref())?;
+        let use_v1 = match kind {
+            EngineKind::Vllm => self.use_v1_key(e.use_v1, e.env.as_ref())?,
+            EngineKind::Sglang => e.use_v1,
+        };
         let mut env_map = e.env.unwrap_or_default();
         if kind == EngineKind::Vllm {
             env_map.remove("VLLM_USE_V1");
