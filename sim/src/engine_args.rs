@@ -34,6 +34,7 @@
 //! | `engine.cuda_graph_max_bs`, `engine.cuda_graph_bs` | `--cuda-graph-max-bs`, `--cuda-graph-bs` | (refused) |
 //! | `engine.cuda_graph_sizes`, `cudagraph_capture_sizes`, `max_cudagraph_capture_size` | (refused) | 0.11: `--cuda-graph-sizes`, `--compilation-config` JSON; 0.12: `--cudagraph-capture-sizes`, `--max-cudagraph-capture-size` |
 //! | `engine.async_scheduling` | (refused) | `--async-scheduling` |
+//! | `engine.num_scheduler_steps`, `engine.use_v1` | (refused) | `--num-scheduler-steps`, `VLLM_USE_V1=0/1` (environment) |
 //! | `engine.chunked_prefill_size`, `max_prefill_tokens`, `schedule_conservativeness`, `disable_radix_cache`, `schedule_policy` | `--chunked-prefill-size`, … | (refused) |
 //! | `engine.enable_prefix_caching` | (refused) | `--enable-prefix-caching` / `--no-enable-prefix-caching` |
 //! | `engine.ep_size` | `--ep-size` | `--enable-expert-parallel` (ep = tp) |
@@ -475,6 +476,14 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         c.flag("--disable-hybrid-kv-cache-manager");
     }
     speculative(&mut c, s, sglang);
+    // Issue #17 (vllmv0): the V0 engine's settings (the loader refuses them under SGLang).
+    if let Some(n) = e.num_scheduler_steps {
+        c.arg("--num-scheduler-steps", n);
+    }
+    if let Some(v1) = e.use_v1 {
+        c.env
+            .insert("VLLM_USE_V1".into(), if v1 { "1" } else { "0" }.into());
+    }
     for (k, v) in e.env.unwrap_or_default() {
         c.env.insert(k, v);
     }

@@ -121,6 +121,7 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
         Kind::Int,
     ),
     ("--async-scheduling", "async_scheduling", Kind::True),
+    ("--num-scheduler-steps", "num_scheduler_steps", Kind::Int), // vllmv0: V0 multi-step
     ("--enable-chunked-prefill", "enable_chunked_prefill", Kind::True),
     (
         "--long-prefill-token-threshold",

@@ -178,6 +178,10 @@ pub struct ScenarioSummary {
     /// Issue #17 (consistency): the engine release simulated — `engine.version`, or tpsim's current
     /// release when the scenario names none (`assumed`: true; `crate::engine_release`).
     pub engine_version: crate::engine_release::Release,
+    /// Issue #17 (vllmv0): vLLM's V0 engine and the host time of its step on the critical path
+    /// (`scenario::vllm_v0`); absent under V1 and SGLang.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub v0_engine: Option<String>,
     /// Tensor-parallel size as the engine's flag gives it (`--tp-size` / `--tensor-parallel-size`):
     /// under vLLM data parallelism on a MoE model the per-DP-rank tp (the MoE layers span dp × tp).
     pub tp: u32,
@@ -437,6 +441,13 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         model: s.model_name.clone(),
         engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
         engine_version: s.engine.release(),
+        v0_engine: s.engine.v0.map(|v| {
+            format!(
+                "{}: {} of host time per decode step at batch 1 before the forward (replaces engine.costs.host_overhead)",
+                v.label(),
+                v.step_host(1)
+            )
+        }),
         // Issue #17: the engine's own flags (vLLM's `-tp 2 -dp 4` is tp 2, dp 4; the flattened MoE size
         // is in `dp_attention`'s text).
         tp: s.engine.vllm_dp.map_or(s.engine.tp, |v| v.tp),

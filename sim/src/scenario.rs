@@ -64,6 +64,7 @@ pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
+pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
 mod workload;
 mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo]
 
@@ -376,6 +377,9 @@ pub struct Engine {
     /// Issue #17 point 1 (vllmdp): vLLM's data parallelism on a MoE model (`dp_attention` then
     /// holds its dp ranks with attention at the rank's tp, and `tp` is the MoE's dp × tp).
     pub vllm_dp: Option<vllm_dp::VllmDp>,
+    /// Issue #17 (vllmv0): vLLM's V0 engine when the release runs it (`None`: V1, or SGLang); its
+    /// step's host time replaces `costs.host_overhead` (`scenario::vllm_v0`).
+    pub v0: Option<vllm_v0::V0Engine>,
 }
 
 /// Resolved engine cost and memory parameters.
@@ -426,6 +430,16 @@ impl Engine {
     /// (`crate::engine_release`). Every version-dependent rule reads this.
     pub fn release(&self) -> crate::engine_release::Release {
         crate::engine_release::release(self.kind, self.version.as_deref())
+    }
+
+    /// The host time of one engine step with `requests` scheduled that the step's host task costs:
+    /// the V0 engine's step ([`vllm_v0::V0Engine::step_host`]) when the release runs V0, else
+    /// `costs.host_overhead`.
+    pub fn step_host(&self, requests: u32) -> Duration {
+        match &self.v0 {
+            Some(v0) => v0.step_host(requests),
+            None => self.costs.host_overhead,
+        }
     }
 }
 

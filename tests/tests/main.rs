@@ -180,6 +180,8 @@ mod cuda_graphs;
 mod online_quant;
 // vllmattn (issue #17): vLLM's own attention backend.
 mod vllm_attention;
+// vllmv0 (issue #17): vLLM's V0 engine by release.
+mod vllm_v0;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -63,9 +63,6 @@ const GPT_OSS_20B_H100_BURST_MISS: &str = "newdeploys7: gptoss11: vLLM 0.11.0 ru
 /// page came within with gptoss11's A100 Marlin rate).
 const GPT_OSS_20B_A100_BURST_MISS: &str = "newdeploys7: gptoss11: on SM 8.0 vLLM 0.11.0 runs the MXFP4 experts through Marlin (get_mxfp4_backend: capability[0] < 9), now costed by the A100 template's [compute.moe_backends.marlin] 45.2 % (dense Marlin 141.1 TFLOPS at M 4000, vllm PR 2497 comment, an A100 by its figures): +32.3 -> +20.7 % at 4K (the 2K burst, +22.4 -> +11.1 %, came within), median TTFT 48.0 -> 52.7 s against 61.9 s, median TPOT 96.0 -> 105.4 ms against 129.8 ms. Left: the page's mixed 2,048-token step (vLLM's A100 default max_num_batched_tokens) is about 1.23x tpsim's; the rate is dense Marlin's at Llama-13B shapes, while gpt-oss-20b's chunk gives each of 32 experts 256 rows of hidden 2880 (3072 padded), not measured. Not fitted";
 
-/// Reason shared by the vllm issue 6955 rows of [`KNOWN_MISSES`] (newdeploys2: one server release, one box).
-const V053_HOST_MISS: &str = "newdeploys2: the issue ran vLLM v0.5.3.post1 (the V0 engine: a Python scheduler and detokenizer on the step's critical path, no async scheduling), which tpsim does not simulate; it costs the step as vLLM 0.19. The TP 2 -> TP 4 speed-up agrees (measured 1.53x at c 1, tpsim 1.58x) and a fixed per-step cost explains the c 1 rows (tpsim 4.4 ms short at TP 4, 6.0 ms at TP 2); at c 5 TP 4 the SHM allreduce on four GeForce cards without P2P (shm_read_efficiency borrowed, never measured on this box) adds to it. batchgrow: not a cost per added request: from c 1 to c 5 the TP 2 rows add 2.00 ms a step per request and tpsim 2.02, while at TP 4, where a rank does half the per-request work, the rows add 2.79 ms and tpsim 1.59: the growth is TP 4's own (its communication), not the kernels'; not fitted";
-
 /// Reason shared by the InferenceX MI300X TP 1 rows of [`KNOWN_MISSES`] (newdeploys4: one GPU, vLLM 0.17.0
 /// ROCm, four concurrencies).
 const MI300X_GPTOSS_TP1_MISS: &str = "newdeploys4: the measured median TPOT is 31.4, 36.6, 41.3, 58.3 ms at 64, 96, 128, 256 in flight, tpsim's 17.9, 20.0, 21.2, 24.7 ms (16.3, 18.1, 19.2, 22.6 before newgpueff's MI300X efficiencies; 16.7, 18.6, 19.7, 23.1 before gptoss's ROCm expert layout). The measured steps fit 22.4 ms + 0.14 ms per request (within 1 ms at each point), tpsim's 16.4 ms + 0.033 ms (14.5 + 0.033 before newgpueff): the batch-independent part (the expert weights, 56.7-64.8 GiB read per step, memory floor 11.9-14.9 ms at 5.3 TB/s) is 1.37x tpsim's, an effective 2.7 TB/s against the template's 72 % of 5.3 TB/s (newgpueff: the MI300X's BabelStream median relative to the H200's, templates/mi300x.toml; 80 % before, 1.55x); the per-request part is 4.2x, 73 TFLOP/s for gpt-oss-120b's 5.1 B active parameters (2 x 5.1 GFLOP a token), 5.6 % of the MI300X's dense bf16 1307 TFLOP/s. gptoss: vLLM 0.17 runs triton_kernels' matmul_ogs on gfx942 (get_mxfp4_backend: AITER's CK MXFP4 MoE is gfx950 only), which with no FP4 units re-dequantizes each weight tile to bf16 in a VALU-bound loop (MSLK PR 379; ROCm/triton issue 970: 82 us for one gpt-oss-20b decode call on MI300X); its throughput at the 120b's shapes is not measured, so the dequantizing cost is not in tpsim (the MI300X template's bandwidth and FLOP efficiencies are stream and dense-GEMM benchmarks, which say nothing of a dequantizing MoE kernel; templates/mi300x.toml). newgpueff: +92.2, +102.2, +116.8, +156.9 -> +74.7, +83.9, +97.3, +136.0 %. Not fitted";
@@ -201,18 +198,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "Kimi-K2.5 INT4, vLLM, 8× RTX PRO 6000 (switches) TP 8, fp8 KV, bs 1",
         KIMI_SYS_STEP_MISS,
-    ),
-    (
-        "Llama-3.1-70B AWQ, vLLM, 2× RTX 3090 Ti (SHM) TP 2, c 1",
-        V053_HOST_MISS,
-    ),
-    (
-        "Llama-3.1-70B AWQ, vLLM, 4× RTX 3090 Ti (SHM) TP 4, c 1",
-        V053_HOST_MISS,
-    ),
-    (
-        "Llama-3.1-70B AWQ, vLLM, 4× RTX 3090 Ti (SHM) TP 4, c 5",
-        V053_HOST_MISS,
     ),
     // newdeploys4: tests/tests/throughput_newdeploys4.rs (InferenceX, gpt-oss-120b on MI300X).
     (

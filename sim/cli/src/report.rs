@@ -112,6 +112,10 @@ fn header_text(o: &mut String, r: &RunReport) {
     }
     // Issue #17 (consistency): the engine release simulated, stated or assumed.
     let _ = writeln!(o, "  release   {}", sc.engine_version.label());
+    // Issue #17 (vllmv0): the V0 engine of releases before 0.8.
+    if let Some(v0) = &sc.v0_engine {
+        let _ = writeln!(o, "  engine    {v0}");
+    }
     // vllmattn: vLLM's attention backend, its own pick or the scenario's.
     if let Some(b) = &sc.attention_backend {
         let _ = writeln!(o, "  attention {b}");

@@ -533,7 +533,7 @@ impl<'a> Builder<'a> {
         let s = self.s;
         let e = &s.engine;
         let host =
-            g.add(Task::new("schedule prefill", Category::Host, e.costs.host_overhead).on([self.host]))?;
+            g.add(Task::new("schedule prefill", Category::Host, e.step_host(requests)).on([self.host]))?;
         let shape = PassShape {
             prefix,
             ..PassShape::extend(requests, tokens, 0)
@@ -579,8 +579,7 @@ impl<'a> Builder<'a> {
         let mut g = TaskGraph::new();
         let s = self.s;
         let e = &s.engine;
-        let host =
-            g.add(Task::new("schedule batch", Category::Host, e.costs.host_overhead).on([self.host]))?;
+        let host = g.add(Task::new("schedule batch", Category::Host, e.step_host(batch)).on([self.host]))?;
         match s.speculative.as_ref().filter(|_| speculate) {
             None => {
                 // Overlap scheduler on (SGLang's default without spec v1): the host's work for the

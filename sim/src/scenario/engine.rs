@@ -309,7 +309,15 @@ impl Resolver<'_> {
         if cudagraph_mode == Some(super::cudagraph_mode::CudagraphMode::None) {
             cuda_graph = false;
         }
+        // Issue #17 (vllmv0): `VLLM_USE_V1` is read as `engine.use_v1`, not as an NCCL/engine variable.
+        let use_v1 = match kind {
+            EngineKind::Vllm => self.use_v1_key(e.use_v1, e.env.as_ref())?,
+            EngineKind::Sglang => e.use_v1,
+        };
         let mut env_map = e.env.unwrap_or_default();
+        if kind == EngineKind::Vllm {
+            env_map.remove("VLLM_USE_V1");
+        }
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
@@ -422,6 +430,18 @@ impl Resolver<'_> {
             scheduler.prefix_cache = on;
             collective_warnings.extend(line);
         }
+        // Issue #17 (vllmv0): the V0 engine of releases before 0.8 (and VLLM_USE_V1=0).
+        let v0 = self.vllm_v0(
+            kind,
+            &release,
+            super::vllm_v0::V0Keys {
+                use_v1,
+                num_scheduler_steps: e.num_scheduler_steps,
+            },
+            speculative,
+            async_scheduling,
+            &mut graph_warnings,
+        )?;
         collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)
@@ -467,6 +487,7 @@ impl Resolver<'_> {
             kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)
+            v0,                       // issue #17 (vllmv0)
             scheduler,
             dp_attention,
             pp,

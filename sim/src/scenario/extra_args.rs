@@ -129,6 +129,7 @@ pub const KEYED: &[(&str, &str)] = &[
         "engine.max_cudagraph_capture_size",
     ),
     ("--async-scheduling", "engine.async_scheduling"),
+    ("--num-scheduler-steps", "engine.num_scheduler_steps"),
     ("--enable-chunked-prefill", "engine.enable_chunked_prefill"),
     (
         "--long-prefill-token-threshold",

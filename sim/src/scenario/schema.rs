@@ -532,6 +532,11 @@ pub struct EngineSection {
     pub max_cudagraph_capture_size: Option<i64>,
     /// vLLM's `--async-scheduling` (default false): the scheduler's step overlaps the forward.
     pub async_scheduling: Option<bool>,
+    // Issue #17 (vllmv0): vLLM's V0 engine (`scenario/vllm_v0.rs`).
+    /// `VLLM_USE_V1` (0.7–0.10): `false` runs the V0 engine, `true` the V1 engine; default by release.
+    pub use_v1: Option<bool>,
+    /// vLLM's `--num-scheduler-steps` (V0, 0.6.0–0.10.x): decode steps per scheduler call.
+    pub num_scheduler_steps: Option<i64>,
     // Issue #17 (trustcode): `tpsim engine-args` only; no prediction reads it.
     /// `--trust-remote-code` of SGLang and vLLM: let the engine run the model repository's own
     /// Python (config, tokenizer). Default: the preset's entry in `scenarios/models/hf-ids.toml`

@@ -25,7 +25,7 @@ impl Builder<'_> {
         let s = self.s;
         let e = &s.engine;
         let host =
-            g.add(Task::new("schedule batch", Category::Host, e.costs.host_overhead).on([self.host]))?;
+            g.add(Task::new("schedule batch", Category::Host, e.step_host(batch + seqs)).on([self.host]))?;
         let wait: Vec<TaskId> = if e.overlap_schedule {
             Vec::new()
         } else {
