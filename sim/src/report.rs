@@ -439,7 +439,11 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
         hardware: s.hardware.name.clone(),
         gpus: s.hardware.topology.gpu_count(),
         model: s.model_name.clone(),
-        engine: format!("{} ({} era)", s.engine.name, s.engine.costs.era),
+        // A V0 run's host costs are the V0 loop's (`engine.v0`), not the preset's era: say so.
+        engine: match s.engine.v0 {
+            Some(_) => format!("{} (V0 engine)", s.engine.name),
+            None => format!("{} ({} era)", s.engine.name, s.engine.costs.era),
+        },
         engine_version: s.engine.release(),
         v0_engine: s.engine.v0.map(|v| {
             format!(
