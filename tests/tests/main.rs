@@ -178,6 +178,8 @@ mod cuda_graphs;
 mod online_quant;
 // vllmattn (issue #17): vLLM's own attention backend.
 mod vllm_attention;
+// installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image.
+mod vllm_install;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
