@@ -58,8 +58,8 @@ fn install_and_release_select_the_sampler() {
 /// last stage of Llama-3.3-70B AWQ (hidden 8,192, vocab 128,256, dense MLP 28,672, bf16), vLLM's
 /// defaults below 70 GiB (2,048 tokens, 256 sequences):
 /// FlashInfer sampler (2048 + 512) × 8192 × 2 = 41,943,040 + 256 × 128,256 × 14 = 459,669,504
-/// = 501,612,544 (the forward pass: 2048 × (3 × 28,672 + 4 × 8192) × 2 = 486,539,264, lower)
-/// + the received-input buffers 2 × 2048 × 8192 × 2 = 67,108,864 + the cuBLAS workspace of
+/// = 501,612,544 (the forward pass: 2048 × (3 × 28,672 + 4 × 8192) × 2 = 486,539,264, lower),
+/// plus the received-input buffers 2 × 2048 × 8192 × 2 = 67,108,864 and the cuBLAS workspace of
 /// SM 8.9 (4096 KiB × 2 + 16 KiB × 8 = 8,519,680) = 577,241,088 B (0.5376 GiB; sorting: 1.2715 GiB).
 #[test]
 fn cloudrift_rtx4090_pp2_profile_peak() {
