@@ -22,7 +22,11 @@
 //! Checked against llm-d-benchmark `config_explorer/empirical-vllm-memory-results.md` (vLLM ~0.11,
 //! H100, 8,192 tokens / 1,024 sequences): its peak activations 4.76 (Llama-3.1-8B), 4.84
 //! (Llama-3.3-70B FP8, tp 1 and tp 2), 5.56 (Qwen3-0.6B), 5.64 (Qwen3-32B) and 7.38 GiB (gpt-oss-20b)
-//! are this rule to ≤ 0.01 GiB (tests/tests/vllm_sort_sampler.rs).
+//! are this rule to ≤ 0.01 GiB (tests/tests/vllm_sort_sampler.rs). installkind: that document's
+//! recipe (llm-d-benchmark PR 622, commit 0282dcf6, 2026-01-27) runs `vllm/vllm-openai:latest`, which
+//! ships FlashInfer, with no `VLLM_USE_FLASHINFER_SAMPLER` in the pod's environment: a sorting peak
+//! there means an image of 0.11.1 or later (opt-in FlashInfer sampler), not 0.11.0, whose image
+//! samples through FlashInfer ([`crate::vllm_flashinfer_sampler`]; 1.8 GiB for Llama-3.1-8B, not 4.76).
 
 use crate::units::Bytes;
 use crate::vllm_startup::{ProfileShape, StartupParams, forward_peak_bytes};

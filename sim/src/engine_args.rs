@@ -50,6 +50,7 @@
 //! | `engine.mamba_cache_dtype` | (refused) | `--mamba-cache-dtype` |
 //! | `engine.mamba_ssm_cache_dtype` | `--mamba-ssm-dtype` | `--mamba-ssm-cache-dtype` |
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
+//! | `engine.install` (vLLM) | (refused) | a note: the vllm/vllm-openai image, or pip without FlashInfer |
 //! | `engine.trust_remote_code` (default: `hf-ids.toml` `[trust_remote_code]`) | `--trust-remote-code` | `--trust-remote-code` |
 
 use crate::presets;
@@ -486,6 +487,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     }
     for (k, v) in e.env.unwrap_or_default() {
         c.env.insert(k, v);
+    }
+    if let Some(i) = s.engine.install {
+        c.note(scenario::vllm_install::engine_args_note(i, &version)); // installkind
     }
     simulator_only(&mut c, raw);
     // Issue #17 (flag lists by version): the version's spelling of each flag, or a refusal naming

@@ -62,6 +62,7 @@ mod schema;
 mod speculative;
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
+pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
@@ -354,6 +355,9 @@ pub struct Engine {
     /// vLLM's `--mamba-cache-dtype` / `--mamba-ssm-cache-dtype` (issue #17; `scenario::mamba_dtype`):
     /// the recurrent layers' state dtypes, `auto` when not given.
     pub mamba_dtypes: mamba_dtype::MambaDtypes,
+    /// installkind (issues #17 point 5, #18): vLLM's `engine.install` (`scenario::vllm_install`),
+    /// `None` when not given (a plain pip install).
+    pub install: Option<vllm_install::VllmInstall>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,

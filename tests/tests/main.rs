@@ -182,6 +182,8 @@ mod online_quant;
 mod vllm_attention;
 // vllmv0 (issue #17): vLLM's V0 engine by release.
 mod vllm_v0;
+// installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image.
+mod vllm_install;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

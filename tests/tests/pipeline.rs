@@ -77,13 +77,15 @@ fn run_reports_the_send_between_boxes() {
 /// vllmkv (issue #17): the pipeline terms of vLLM's profile run on the binding (last) stage of
 /// `validation/llama-3.3-70b-awq-rtx4090x2-vllm-0.11-pp2-c400.toml` (vLLM 0.11.0, 2048 tokens / 256
 /// sequences on a 24 GB card, hidden 8192, vocabulary 128,256, fp16), by hand:
-/// - activation: the sorting sampler's (2048 + 2 × 256) × 8192 × 2 = 41,943,040 + 256 × 128,256 ×
-///   38 = 1,247,674,368, the cuBLAS workspace of SM 8.9, 8,519,680, and the buffers the stage
-///   receives its input into, 2 × 2048 × 8192 × 2 = 67,108,864 (vLLM 0.11.0 `_dummy_run`
-///   `make_empty_intermediate_tensors`): 1,365,245,952 B = 1302.0 MiB (1238.0 before);
+/// - activation: installkind: the scenario runs the vllm/vllm-openai image (`engine.install =
+///   "docker"`), so the dummy sampler goes through FlashInfer: (2048 + 2 × 256) × 8192 × 2 =
+///   41,943,040 + 256 × 128,256 × 14 = 459,669,504, the cuBLAS workspace of SM 8.9, 8,519,680, and
+///   the buffers the stage receives its input into, 2 × 2048 × 8192 × 2 = 67,108,864 (vLLM 0.11.0
+///   `_dummy_run` `make_empty_intermediate_tensors`): 577,241,088 B = 550.5 MiB (the sorting
+///   sampler's 1,365,245,952 B before installkind; 1238.0 MiB before vllmkv);
 /// - non-torch: 0.07 GiB, the pp figure of engine-memory.tsv line 24 (0.25 before);
-/// - KV: 23.64 × 0.9 − 18.5496 (weights) − 1.2715 − 0.07 = 1.3849 GiB → ⌊1.3849 × 2^30 / (16 ×
-///   81,920)⌋ = 1,134 blocks = 18,144 tokens (16,608 before).
+/// - KV: 23.64 × 0.9 − 18.5496 (weights) − 0.5376 − 0.07 = 2.1188 GiB → ⌊2.1188 × 2^30 / (16 ×
+///   81,920)⌋ = 1,735 blocks = 27,760 tokens (18,144 with the sort, 16,608 before vllmkv).
 #[test]
 fn vllm_pp2_last_stage_terms_on_a_24gb_card() {
     let j = memory_json(&scenario(
@@ -101,9 +103,9 @@ fn vllm_pp2_last_stage_terms_on_a_24gb_card() {
     // Exact to the byte: the JSON carries MiB as a float, so compare within half a byte.
     let activation_bytes = mib("peak activation (profile run)") * 1_048_576.0;
     assert!(
-        (activation_bytes - 1_365_245_952.0).abs() < 0.5,
+        (activation_bytes - 577_241_088.0).abs() < 0.5,
         "activation {activation_bytes} B"
     );
     assert!((mib("non-torch growth") / 1024.0 - 0.07).abs() < 1e-6);
-    assert_eq!(j["kv_tokens"], 18_144);
+    assert_eq!(j["kv_tokens"], 27_760);
 }

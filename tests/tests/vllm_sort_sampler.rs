@@ -3,7 +3,9 @@
 //! `engine.version` under vLLM.
 //!
 //! Checked against llm-d-benchmark `config_explorer/empirical-vllm-memory-results.md` (vLLM ~0.11 on
-//! H100, default 8,192 tokens / 1,024 sequences; read through the github mirror, blob 259334868c5):
+//! H100, default 8,192 tokens / 1,024 sequences; read through the github mirror, blob 259334868c5;
+//! installkind: its recipe runs `vllm/vllm-openai:latest` without `VLLM_USE_FLASHINFER_SAMPLER`, so
+//! the sort means an image of 0.11.1 or later, where FlashInfer's sampler is opt-in):
 //! its "Peak activation memory" per model. Tolerance 0.01 GiB: the document prints two decimals
 //! (± 0.005) and the rule leaves out allocations below a few MiB.
 

@@ -3,6 +3,7 @@
 //! are `tpsim_model::vllm_startup`'s; this file picks their inputs from the scenario.
 //! `[engine.observed]` values replace these (see `memory::VllmMeasured`).
 
+use super::vllm_sampler_rule::SamplerRule;
 use crate::scenario::Scenario;
 use tpsim_model::llm::WeightDtype;
 use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, LoadGpu, VisionFamily};
@@ -127,11 +128,12 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
     let p = s.engine.costs.vllm_startup?;
     let (tokens, seqs) = batch_shape(s, total_gib);
     let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
-    // vrows3 (issue #17 point 5): vLLM ≤ 0.12 sorts the logits in its dummy sampler.
-    let rule = if super::vllm_sampler_rule::sorts(s) {
-        tpsim_model::vllm_sort_sampler::peak_activation_sorting
-    } else {
-        peak_activation
+    // vrows3 (issue #17 point 5): vLLM ≤ 0.12 sorts the logits in its dummy sampler; installkind:
+    // 0.9.0 – 0.11.0 with FlashInfer installed samples through FlashInfer instead.
+    let rule = match super::vllm_sampler_rule::rule(s) {
+        SamplerRule::Sort => tpsim_model::vllm_sort_sampler::peak_activation_sorting,
+        SamplerRule::FlashInfer => tpsim_model::vllm_flashinfer_sampler::peak_activation_flashinfer,
+        SamplerRule::InPlace => peak_activation,
     };
     let received = match super::pipeline::binding_stage(s) {
         Some(st) if st.index > 0 => pp_intermediate_bytes(tokens, s.model.hidden, dtype),
@@ -197,11 +199,11 @@ fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
 /// local-memory reserve that the dummy sampler's Triton top-k/top-p kernel adds when its stack
 /// frame for this vocabulary exceeds CUDA's default (`tpsim_model::vllm_startup::
 /// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not for vLLM ≤ 0.12, whose
-/// dummy sampler sorts instead.
+/// dummy sampler sorts or goes through FlashInfer instead.
 pub(super) fn non_torch(s: &Scenario) -> Bytes {
     match s.engine.costs.vllm_startup {
         Some(p) => {
-            let stack = if super::vllm_sampler_rule::sorts(s) {
+            let stack = if super::vllm_sampler_rule::rule(s) != SamplerRule::InPlace {
                 Bytes(0)
             } else {
                 topk_topp_stack_growth(

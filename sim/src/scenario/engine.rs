@@ -470,6 +470,8 @@ impl Resolver<'_> {
             [e.mamba_cache_dtype, e.mamba_ssm_cache_dtype],
             |k, m| self.invalid(k, m),
         )?;
+        // installkind: pip wheel or vllm/vllm-openai image (`scenario/vllm_install.rs`).
+        let install = super::vllm_install::resolve(kind, e.install.as_deref(), |k, m| self.invalid(k, m))?;
         // Issue #17 (flags): `--max-model-len` as written (a count, `32k`, `auto`/-1) and the rest of
         // the launch command.
         let (max_model_len, max_model_len_auto) =
@@ -484,6 +486,7 @@ impl Resolver<'_> {
             max_model_len_auto,
             extra_args,
             mamba_dtypes,
+            install,
             kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)

@@ -495,6 +495,9 @@ pub struct EngineSection {
     /// vLLM's `--mamba-ssm-cache-dtype` (vLLM only): the SSM state's dtype, `auto` (as
     /// `mamba_cache_dtype`, or what the model's config rule says) by default.
     pub mamba_ssm_cache_dtype: Option<String>,
+    /// installkind: how vLLM was installed, `pip` (default: `pip install vllm==X`) or `docker`
+    /// (the vllm/vllm-openai image, which ships FlashInfer; `scenario::vllm_install`). vLLM only.
+    pub install: Option<String>,
     // Issue #18 point 1 (schedkeys): scheduler settings (`scenario/scheduler.rs`).
     /// SGLang's `--chunked-prefill-size` (-1 = off; default by GPU memory).
     pub chunked_prefill_size: Option<i64>,
