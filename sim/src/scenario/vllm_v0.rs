@@ -7,7 +7,7 @@
 //! it: tpsim's V1 "schedule batch" host task (`engine.costs.host_overhead`) is replaced by the V0
 //! step's host time ([`V0Engine::step_host`]), on the critical path.
 //!
-//! Which engine runs ([`Resolver::vllm_v0`]):
+//! Which engine runs (`Resolver::vllm_v0`):
 //! - before 0.6.0: V0, synchronous (nothing overlaps the forward);
 //! - 0.6.0–0.7.x: V0 with the asynchronous output processor (vLLM PR 7049, in 0.6.0 on by default:
 //!   `_process_model_outputs` runs while the next forward is on the GPU) and, with
@@ -29,7 +29,7 @@ use crate::engine_release::Release;
 use tpsim_model::units::Duration;
 
 /// The V0 step's host time between two forwards that is not output processing: "Each highlighted
-/// redbox is about 4ms of GPU bubble", incurred "on every decode" (vLLM issue 6854, "[RFC]:
+/// redbox is about 4ms of GPU bubble", incurred "on every decode" (vLLM issue 6854, "\[RFC\]:
 /// Multi-Step Scheduling", 2024-07-26, Nsight trace of the baseline: the scheduler, the next step's
 /// input preparation, the sampled token's GPU → CPU copy and pythonization, output processing).
 /// The RFC's runs are Llama-3-8B on one GPU (its PR 7000 command, 1× H100); the trace's batch is not
@@ -38,7 +38,7 @@ use tpsim_model::units::Duration;
 /// [`OUTPUT_FIXED`].
 pub const STEP_BUBBLE: Duration = Duration::from_ms(4);
 
-/// `_process_model_outputs` at batch 1: 0.2 ms (vLLM issue 6913 "[RFC]: Asynchronous Output
+/// `_process_model_outputs` at batch 1: 0.2 ms (vLLM issue 6913 "\[RFC\]: Asynchronous Output
 /// Processor", 2024-07-29, Llama-3-70B FP8 on 4× H100, 128 input tokens: batch 1 row, TPOT 19 ms).
 pub const OUTPUT_FIXED: Duration = Duration::from_us(200);
 
