@@ -21,7 +21,8 @@
 //! only on `VLLM_USE_FLASHINFER_SAMPLER=1`: which rule applies is `tpsim::decode`'s choice.
 
 use crate::units::Bytes;
-use crate::vllm_startup::{ProfileShape, StartupParams, forward_peak_bytes};
+use crate::vllm_sort_sampler::{dummy_sampler_peak_bytes, peak_activation_with_sampler};
+use crate::vllm_startup::{ProfileShape, StartupParams};
 
 /// float32 bytes per logit element beside the model-dtype logits while FlashInfer samples: the
 /// float32 copy (4, absent for a float32 model), `masked_logits` 4 and `probs` 4.
@@ -34,18 +35,14 @@ pub fn flashinfer_bytes_per_logit(dtype_bytes: u64) -> u64 {
 /// last states with their `rand_like` replacement (`(T + 2R) × hidden`, as for the sorting rule),
 /// plus `R × vocab × (dtype + flashinfer_bytes_per_logit)`. No Triton scratch buffer.
 pub fn flashinfer_sampler_peak_bytes(s: &ProfileShape) -> u64 {
-    let reqs = s.max_num_seqs.min(s.max_num_batched_tokens);
-    let hidden_states = (s.max_num_batched_tokens + 2 * reqs) * s.hidden * s.dtype_bytes;
-    hidden_states + reqs * s.vocab * (s.dtype_bytes + flashinfer_bytes_per_logit(s.dtype_bytes))
+    dummy_sampler_peak_bytes(s, flashinfer_bytes_per_logit(s.dtype_bytes))
 }
 
 /// [`crate::vllm_startup::peak_activation`] with FlashInfer's sampler: the larger of the forward
 /// pass and [`flashinfer_sampler_peak_bytes`], plus what stays allocated through both (encoder
 /// leftovers, fused-MoE workspace, cuBLAS workspace) and the preset's `activation_base_gib`.
 pub fn peak_activation_flashinfer(p: &StartupParams, s: &ProfileShape) -> Bytes {
-    let peak = forward_peak_bytes(s).max(flashinfer_sampler_peak_bytes(s));
-    let kept = s.encoder_bytes + s.moe_workspace + s.cublas_workspace;
-    Bytes(((peak + kept) as f64 + p.activation_base_gib * (1u64 << 30) as f64).round() as u64)
+    peak_activation_with_sampler(p, s, flashinfer_sampler_peak_bytes(s))
 }
 
 #[cfg(test)]

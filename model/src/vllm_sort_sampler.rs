@@ -43,16 +43,33 @@ pub fn sort_bytes_per_logit(dtype_bytes: u64) -> u64 {
 /// gathered last states with their `rand_like` replacement (`(T + 2R) × hidden`, as in 0.19), plus
 /// `R × vocab × (dtype + sort_bytes_per_logit)`. No Triton scratch buffer (0.11/0.12 have none).
 pub fn sort_sampler_peak_bytes(s: &ProfileShape) -> u64 {
+    dummy_sampler_peak_bytes(s, sort_bytes_per_logit(s.dtype_bytes))
+}
+
+/// The dummy sampler's peak for a filter that keeps `bytes_per_logit` bytes per logit beside the
+/// model-dtype logits: `(T + 2R) × hidden` of hidden states plus `R × vocab × (dtype + bytes_per_logit)`
+/// (shared by the sorting and the FlashInfer rules, which differ only in that figure).
+pub(crate) fn dummy_sampler_peak_bytes(s: &ProfileShape, bytes_per_logit: u64) -> u64 {
     let reqs = s.max_num_seqs.min(s.max_num_batched_tokens);
     let hidden_states = (s.max_num_batched_tokens + 2 * reqs) * s.hidden * s.dtype_bytes;
-    hidden_states + reqs * s.vocab * (s.dtype_bytes + sort_bytes_per_logit(s.dtype_bytes))
+    hidden_states + reqs * s.vocab * (s.dtype_bytes + bytes_per_logit)
 }
 
 /// [`crate::vllm_startup::peak_activation`] with the sorting sampler: the larger of the forward pass
 /// and [`sort_sampler_peak_bytes`], plus what stays allocated through both (encoder leftovers,
 /// fused-MoE workspace, cuBLAS workspace) and the preset's `activation_base_gib`.
 pub fn peak_activation_sorting(p: &StartupParams, s: &ProfileShape) -> Bytes {
-    let peak = forward_peak_bytes(s).max(sort_sampler_peak_bytes(s));
+    peak_activation_with_sampler(p, s, sort_sampler_peak_bytes(s))
+}
+
+/// The profile run's peak for a given dummy-sampler peak: the larger of the forward pass and
+/// `sampler_peak`, plus what stays allocated through both and the preset's `activation_base_gib`.
+pub(crate) fn peak_activation_with_sampler(
+    p: &StartupParams,
+    s: &ProfileShape,
+    sampler_peak: u64,
+) -> Bytes {
+    let peak = forward_peak_bytes(s).max(sampler_peak);
     let kept = s.encoder_bytes + s.moe_workspace + s.cublas_workspace;
     Bytes(((peak + kept) as f64 + p.activation_base_gib * (1u64 << 30) as f64).round() as u64)
 }
