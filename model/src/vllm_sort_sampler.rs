@@ -64,11 +64,7 @@ pub fn peak_activation_sorting(p: &StartupParams, s: &ProfileShape) -> Bytes {
 
 /// The profile run's peak for a given dummy-sampler peak: the larger of the forward pass and
 /// `sampler_peak`, plus what stays allocated through both and the preset's `activation_base_gib`.
-pub(crate) fn peak_activation_with_sampler(
-    p: &StartupParams,
-    s: &ProfileShape,
-    sampler_peak: u64,
-) -> Bytes {
+pub(crate) fn peak_activation_with_sampler(p: &StartupParams, s: &ProfileShape, sampler_peak: u64) -> Bytes {
     let peak = forward_peak_bytes(s).max(sampler_peak);
     let kept = s.encoder_bytes + s.moe_workspace + s.cublas_workspace;
     Bytes(((peak + kept) as f64 + p.activation_base_gib * (1u64 << 30) as f64).round() as u64)
