@@ -5,7 +5,11 @@
 # Usage:   calibrate/run-on-gpu.sh [bench flags]      e.g. --quick, --only mem,gemm, --sizes 4K..64M
 # Needs:   an NVIDIA driver (libcuda), cuBLAS and NVRTC from a CUDA 12 toolkit (or the pip wheels
 #          nvidia-cublas-cu12 / nvidia-cuda-nvrtc-cu12 that PyTorch installs), NCCL for the allreduce
-#          sweep, and at least 2 GPUs for the p2p and nccl benchmarks.
+#          sweep, and at least 2 GPUs for the p2p and nccl benchmarks. CUDA 13 libraries (`.so.13`,
+#          e.g. PyTorch cu130 wheels) are detected and built against with the `cuda13` feature.
+# Offline: on a box with no Rust toolchain or no crates.io, build elsewhere (same CPU architecture,
+#          same glibc or older) with `cargo build --release -p tpsim-calibrate --features cuda` (or
+#          `cuda13`), copy target/release/tpsim-calibrate over and point TPSIM_CALIBRATE_BIN at it.
 # Next:    the measurement file is the input of `tpsim-calibrate fit measurements/<host>.json`, which
 #          fits a hardware profile (TOML) that scenarios load with `[hardware] profile = "..."`; its
 #          options are listed by `tpsim-calibrate fit --help`.
@@ -60,6 +64,21 @@ if ! have_nccl_so; then
 fi
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
 
-cargo build --release --locked -p tpsim-calibrate --features cuda
-cargo run --release --locked -q -p tpsim-calibrate --features cuda -- bench --out "$out" "$@"
+# cudarc binds one CUDA major version: CUDA 13 libraries need the `cuda13` feature.
+has_lib() {
+  ldconfig -p 2>/dev/null | grep "$1 " >/dev/null && return 0
+  local IFS=:
+  for d in ${LD_LIBRARY_PATH:-}; do [ -e "$d/$1" ] && return 0; done
+  return 1
+}
+feature=cuda
+if has_lib libcublas.so.13 && ! has_lib libcublas.so.12; then feature=cuda13; fi
+
+if [ -n "${TPSIM_CALIBRATE_BIN:-}" ]; then
+  echo "using the prebuilt $TPSIM_CALIBRATE_BIN (this box's CUDA libraries want --features $feature)"
+  "$TPSIM_CALIBRATE_BIN" bench --out "$out" "$@"
+else
+  cargo build --release --locked -p tpsim-calibrate --features "$feature"
+  cargo run --release --locked -q -p tpsim-calibrate --features "$feature" -- bench --out "$out" "$@"
+fi
 echo "measurements written to $out"

@@ -74,6 +74,18 @@ pub struct Row {
     pub skipped: Option<String>,
 }
 
+impl Row {
+    /// This row, not compared: no prediction, no error, `why` in its place.
+    fn into_skip(self, why: impl Into<String>) -> Row {
+        Row {
+            predicted: None,
+            error: None,
+            skipped: Some(why.into()),
+            ..self
+        }
+    }
+}
+
 /// The whole `--json` answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -179,7 +191,16 @@ pub fn check(
     for (file, m) in files {
         for r in &m.records {
             index += 1;
-            let row = checker.record(index, file, r);
+            let row = match r {
+                Record::Gemm { launch, .. } => match m.gemm_compared(launch.as_deref()) {
+                    Ok(true) => checker.record(index, file, r),
+                    Ok(false) => checker.record(index, file, r).into_skip(
+                        "eager launches (the host's launch rate); this file's graph-timed rows are compared instead",
+                    ),
+                    Err(e) => checker.record(index, file, r).into_skip(e),
+                },
+                _ => checker.record(index, file, r),
+            };
             checker.rows.push(row);
         }
     }
@@ -318,6 +339,7 @@ impl Checker<'_> {
                 k,
                 dtype,
                 time_us,
+                ..
             } => {
                 let what = format!("{dtype} GEMM {m}×{n}×{k}");
                 self.gemm(at("gemm", what, "us", *time_us), dtype, *m, *n, *k)

@@ -104,6 +104,13 @@ pub enum Record {
         /// `bf16`, `fp16`, `fp8`, …
         dtype: String,
         time_us: f64,
+        /// How the calls were issued: `graph` (captured in one CUDA graph and replayed, as engines
+        /// run decode: the time the model's kernel cost stands for) or `eager` (back-to-back host
+        /// launches; for small shapes this times the host's launch rate, not the GPU). Absent:
+        /// unknown (files before stop 40, hand-entered kernel benchmarks). Where a file has `graph`
+        /// rows, `fit` and `check` use those and leave its `eager` rows out.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        launch: Option<String>,
     },
     /// Engine start-up memory lines (SGLang or vLLM log), per rank or min over ranks.
     EngineMemory {
@@ -202,6 +209,25 @@ impl MeasurementFile {
             return Err(ReadError::Schema(m.schema));
         }
         Ok(m)
+    }
+
+    /// Whether any `gemm` record was timed inside a CUDA graph (`launch = "graph"`).
+    pub fn has_graph_gemms(&self) -> bool {
+        self.records
+            .iter()
+            .any(|r| matches!(r, Record::Gemm { launch: Some(l), .. } if l == "graph"))
+    }
+
+    /// Whether a `gemm` record launched as `launch` is one that `fit` and `check` compare: all of
+    /// them, except that a file with graph-timed rows ([`Self::has_graph_gemms`]) is compared on
+    /// those alone (its eager rows time the host's launch rate, which the model's kernel cost,
+    /// a CUDA-graph replay, does not contain). `Err` for a launch other than `graph` or `eager`.
+    pub fn gemm_compared(&self, launch: Option<&str>) -> Result<bool, String> {
+        match launch {
+            None | Some("eager") => Ok(!self.has_graph_gemms()),
+            Some("graph") => Ok(true),
+            Some(other) => Err(format!("launch `{other}`: expected `graph` or `eager`")),
+        }
     }
 
     /// An empty file with the given provenance.

@@ -53,11 +53,11 @@ fn bad_arguments_are_usage_errors_naming_the_value() {
 /// Whether this machine has an NVIDIA driver; the no-driver tests below only mean something
 /// without one (on a GPU box, `bench` would run for real).
 fn has_driver() -> bool {
-    #[cfg(feature = "cuda")]
+    #[cfg(feature = "gpu")]
     {
         tpsim_calibrate::bench::driver::driver_present()
     }
-    #[cfg(not(feature = "cuda"))]
+    #[cfg(not(feature = "gpu"))]
     {
         false
     }
@@ -76,7 +76,7 @@ fn without_a_gpu_run_explains_and_returns_1() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     assert_eq!(run(args, &mut out, &mut err), 1);
     let err = String::from_utf8(err).unwrap();
-    if cfg!(feature = "cuda") {
+    if cfg!(feature = "gpu") {
         assert!(
             err.contains("no usable NVIDIA driver") && err.contains("libcuda"),
             "{err}"

@@ -221,6 +221,7 @@ fn a_size_past_any_gpu_is_refused_not_a_panic() {
         k: 1 << 32,
         dtype: "bf16".into(),
         time_us: 10.0,
+        launch: None,
     });
     let p = tmp("huge-gemm.json");
     std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();

@@ -78,6 +78,7 @@ fn synthetic_with(sigma: f64, seed: u64) -> MeasurementFile {
                 k: K,
                 dtype: "bf16".into(),
                 time_us: 1.0,
+                launch: None,
             });
         }
     }
@@ -89,6 +90,7 @@ fn synthetic_with(sigma: f64, seed: u64) -> MeasurementFile {
             k: K,
             dtype: "bf16".into(),
             time_us: 1.0,
+            launch: None,
         });
     }
     let rs = rows::rows_of("synthetic", &m).unwrap();
@@ -289,6 +291,7 @@ fn a_known_format_factor_is_fitted_back() {
             k: K,
             dtype: "nvfp4".into(),
             time_us: fit::curves::quant_gemm_us(&truth, &g) * noise.sample(&mut rng).exp(),
+            launch: None,
         });
     }
     std::fs::write(&meas, serde_json::to_string_pretty(&m).unwrap()).unwrap();

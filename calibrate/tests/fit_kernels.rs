@@ -45,6 +45,7 @@ fn synthetic() -> MeasurementFile {
                 k,
                 dtype: "bf16".into(),
                 time_us: 1.0,
+                launch: None,
             });
         }
     }
@@ -55,6 +56,7 @@ fn synthetic() -> MeasurementFile {
         k: 4096,
         dtype: "fp8".into(),
         time_us: 5.0,
+        launch: None,
     });
     let rs = rows::rows_of("synthetic", &m).unwrap();
     assert_eq!(rs.len(), 24);

@@ -43,7 +43,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     imp::run(&plan, args.out.as_deref(), out, err)
 }
 
-#[cfg(not(feature = "cuda"))]
+#[cfg(not(feature = "gpu"))]
 mod imp {
     use std::io::Write;
     use std::path::Path;
@@ -58,7 +58,7 @@ mod imp {
     }
 }
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 mod imp {
     use std::io::Write;
     use std::path::Path;

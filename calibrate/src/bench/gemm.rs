@@ -2,6 +2,12 @@
 //! stored n×k as the engines store linear weights, for m ∈ [`GEMM_M`] and the projection shapes of
 //! [`shapes::gemm_projections`]. Weights rotate through enough copies to miss L2, as in a real decode
 //! step. fp8 is not measured: cudarc's cuBLASLt wrapper has no fp8 matmul.
+//!
+//! Each shape is timed twice: `eager` (back-to-back cuBLAS calls from the host) and `graph` (the
+//! same calls captured once in a CUDA graph and replayed, as SGLang and vLLM run decode). The first
+//! H200 run (measurements/h200-1gpu-quick.json, eager only) showed why both are needed: small
+//! shapes took 8–17 µs eager for 1–2 µs of weights, the host's launch rate rather than the GPU's
+//! time, and a fit of those rows put `kernel_overhead` at 8 µs.
 
 #![allow(unsafe_code)] // cuBLAS calls (see the SAFETY note)
 
@@ -10,6 +16,7 @@ use std::sync::Arc;
 
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaContext, CudaSlice};
 use half::bf16;
 
@@ -90,25 +97,49 @@ pub fn run(
             for _ in 0..plan.warmup.max(copies) {
                 gemm()?;
             }
-            let mut per_call = Vec::new();
+            let mut eager = Vec::new();
             for _ in 0..plan.repeats {
                 let ms = timer.time_ms(&stream, || (0..plan.iters).try_for_each(|_| gemm()))?;
-                per_call.push(ms * 1e3 / f64::from(plan.iters.max(1)));
+                eager.push(ms * 1e3 / f64::from(plan.iters.max(1)));
             }
-            let s = plan::stats(&per_call).ok_or_else(|| BenchError::Other("bad GEMM timing".to_string()))?;
-            let _ = writeln!(
-                err,
-                "  gemm bf16 m={m:<2} n={n:<6} k={k:<6} {:9.2} us  ({})",
-                s.median,
-                names.join(", ")
-            );
-            records.push(Record::Gemm {
-                m,
-                n,
-                k,
-                dtype: "bf16".to_string(),
-                time_us: s.median,
-            });
+            // One graph of enough calls to cycle through every weight copy, replayed whole.
+            let in_graph = plan.iters.max(copies).max(1);
+            stream.synchronize().ctx(|| on("synchronising"))?;
+            stream
+                .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
+                .ctx(|| on("starting a CUDA graph capture"))?;
+            let captured = (0..in_graph).try_for_each(|_| gemm());
+            let graph = stream
+                .end_capture(CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
+                .ctx(|| on("ending a CUDA graph capture"))?;
+            captured?;
+            let graph =
+                graph.ok_or_else(|| BenchError::Other(on("the CUDA graph capture recorded nothing")))?;
+            graph.upload().ctx(|| on("uploading a CUDA graph"))?;
+            graph.launch().ctx(|| on("replaying a CUDA graph"))?;
+            let mut replayed = Vec::new();
+            for _ in 0..plan.repeats {
+                let ms = timer.time_ms(&stream, || graph.launch().ctx(|| on("replaying a CUDA graph")))?;
+                replayed.push(ms * 1e3 / f64::from(in_graph));
+            }
+            for (launch, per_call) in [("eager", eager), ("graph", replayed)] {
+                let s =
+                    plan::stats(&per_call).ok_or_else(|| BenchError::Other("bad GEMM timing".to_string()))?;
+                let _ = writeln!(
+                    err,
+                    "  gemm bf16 m={m:<2} n={n:<6} k={k:<6} {launch:<5} {:9.2} us  ({})",
+                    s.median,
+                    names.join(", ")
+                );
+                records.push(Record::Gemm {
+                    m,
+                    n,
+                    k,
+                    dtype: "bf16".to_string(),
+                    time_us: s.median,
+                    launch: Some(launch.to_string()),
+                });
+            }
         }
         stream.synchronize().ctx(|| on("synchronising"))?;
     }

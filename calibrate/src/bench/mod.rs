@@ -13,21 +13,21 @@ pub mod facts;
 pub mod plan;
 pub mod shapes;
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 pub mod driver;
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 mod gemm;
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 mod mem;
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 mod nccl;
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 mod p2p;
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 pub use measure_impl::measure;
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "gpu")]
 mod measure_impl {
     use std::io::Write;
 

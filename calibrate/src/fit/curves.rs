@@ -220,15 +220,16 @@ pub fn record_format(dtype: &str) -> Option<WeightFormat> {
 }
 
 /// The quantized `gemm` records of `m` (named `file` in labels and errors).
-pub fn quant_gemms_of(file: &str, m: &MeasurementFile) -> Result<Vec<QuantGemm>, FitError> {
+pub fn quant_gemms_of(file: &str, meas: &MeasurementFile) -> Result<Vec<QuantGemm>, FitError> {
     let mut out = Vec::new();
-    for (i, r) in m.records.iter().enumerate() {
+    for (i, r) in meas.records.iter().enumerate() {
         let Record::Gemm {
             m,
             n,
             k,
             dtype,
             time_us,
+            launch,
         } = r
         else {
             continue;
@@ -240,6 +241,9 @@ pub fn quant_gemms_of(file: &str, m: &MeasurementFile) -> Result<Vec<QuantGemm>,
             file: file.to_string(),
             message: format!("records[{i}]: {message}"),
         };
+        if !meas.gemm_compared(launch.as_deref()).map_err(bad)? {
+            continue;
+        }
         if !(time_us.is_finite() && *time_us > 0.0) {
             return Err(bad(format!("time_us {time_us}: expected a time > 0 µs")));
         }

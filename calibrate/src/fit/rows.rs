@@ -72,12 +72,16 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             k: gk,
             dtype,
             time_us,
+            launch,
         } = r
         {
             let bad = |message: String| FitError::Input {
                 file: file.to_string(),
                 message: format!("records[{k}]: {message}"),
             };
+            if !m.gemm_compared(launch.as_deref()).map_err(bad)? {
+                continue;
+            }
             // The hardware presets give the bf16 tensor rate only: other dtypes have no rate to fit.
             if !matches!(dtype.as_str(), "bf16" | "fp16") {
                 continue;
