@@ -192,7 +192,7 @@ pub fn check(
         for r in &m.records {
             index += 1;
             let row = match r {
-                Record::Gemm { launch, .. } => match m.gemm_compared(launch.as_deref()) {
+                Record::Gemm { launch, .. } | Record::Stream { launch, .. } => match m.gemm_compared(launch.as_deref()) {
                     Ok(true) => checker.record(index, file, r),
                     Ok(false) => checker.record(index, file, r).into_skip(
                         "eager launches (the host's launch rate); this file's graph-timed rows are compared instead",
@@ -339,9 +339,10 @@ impl Checker<'_> {
                 k,
                 dtype,
                 time_us,
-                ..
+                launch,
             } => {
-                let what = format!("{dtype} GEMM {m}×{n}×{k}");
+                let what = format!("{dtype} GEMM {m}×{n}×{k}")
+                    + &launch.as_deref().map(|l| format!(", {l}")).unwrap_or_default();
                 self.gemm(at("gemm", what, "us", *time_us), dtype, *m, *n, *k)
             }
             Record::CopyBandwidth {
@@ -375,6 +376,24 @@ impl Checker<'_> {
                 );
                 let row = at("p2p_latency", what, "us", *one_way_us);
                 self.p2p_latency(row, *src, *dst, *peer_access)
+            }
+            Record::Stream {
+                bytes,
+                time_us,
+                launch,
+            } => {
+                let what = match bytes {
+                    0 => "empty kernel".to_string(),
+                    b => format!("streaming read {b} B"),
+                } + &launch.as_deref().map(|l| format!(", {l}")).unwrap_or_default();
+                let row = at("stream", what, "us", *time_us);
+                if !(time_us.is_finite() && *time_us > 0.0) {
+                    row.skip("expected a time > 0 µs")
+                } else if *bytes > tpsim::collective::MAX_SIZE_BYTES {
+                    row.skip(too_large(*bytes))
+                } else {
+                    row.predicted(predict::stream_us(&self.base.hardware, *bytes))
+                }
             }
         }
     }

@@ -112,6 +112,15 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         launch: Option<String>,
     },
+    /// One memory-bound kernel reading `bytes` (`bench`'s streaming read; 0 = an empty kernel, the
+    /// per-kernel fixed cost alone), µs per call.
+    Stream {
+        bytes: u64,
+        time_us: f64,
+        /// `graph` or `eager`, as for [`Record::Gemm`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        launch: Option<String>,
+    },
     /// Engine start-up memory lines (SGLang or vLLM log), per rank or min over ranks.
     EngineMemory {
         engine: String,
@@ -211,14 +220,14 @@ impl MeasurementFile {
         Ok(m)
     }
 
-    /// Whether any `gemm` record was timed inside a CUDA graph (`launch = "graph"`).
+    /// Whether any `gemm` or `stream` record was timed inside a CUDA graph (`launch = "graph"`).
     pub fn has_graph_gemms(&self) -> bool {
-        self.records
-            .iter()
-            .any(|r| matches!(r, Record::Gemm { launch: Some(l), .. } if l == "graph"))
+        self.records.iter().any(|r| {
+            matches!(r, Record::Gemm { launch: Some(l), .. } | Record::Stream { launch: Some(l), .. } if l == "graph")
+        })
     }
 
-    /// Whether a `gemm` record launched as `launch` is one that `fit` and `check` compare: all of
+    /// Whether a `gemm` or `stream` record launched as `launch` is one that `fit` and `check` compare: all of
     /// them, except that a file with graph-timed rows ([`Self::has_graph_gemms`]) is compared on
     /// those alone (its eager rows time the host's launch rate, which the model's kernel cost,
     /// a CUDA-graph replay, does not contain). `Err` for a launch other than `graph` or `eager`.

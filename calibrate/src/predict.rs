@@ -28,6 +28,15 @@ pub fn gemm_us(hw: &Hardware, m: u64, n: u64, k: u64) -> f64 {
     hw.compute_rates().op_time(bytes, flops, 1).as_us_f64().max(1e-6)
 }
 
+/// Predicted time of one memory-bound kernel reading `bytes` (`bench`'s streaming read), µs: the
+/// kernel cost at zero FLOPs, so an empty kernel (0 bytes) costs `kernel_overhead` alone.
+pub fn stream_us(hw: &Hardware, bytes: u64) -> f64 {
+    hw.compute_rates()
+        .op_time(bytes as f64, 0.0, 1)
+        .as_us_f64()
+        .max(1e-6)
+}
+
 /// Predicted bandwidth of a device-to-device copy of `bytes` within one GPU, GB/s counted as
 /// 2 × bytes ÷ time: a kernel that reads and writes `bytes` each, at the kernel cost.
 pub fn d2d_gbps(hw: &Hardware, bytes: u64) -> f64 {

@@ -36,8 +36,24 @@ fn arguments_build_the_plan() {
     assert_eq!(p.d2d_bytes, 64 << 20, "quick plan");
     let d = parse(&[]).unwrap().plan();
     assert_eq!(d.sizes, SizeRange::DEFAULT);
-    assert_eq!(d.only.len(), 4);
+    assert_eq!(d.only.len(), 5); // mem, p2p, gemm, stream, nccl
     assert_eq!(d.d2d_bytes, 1 << 30);
+    // The full plan's streaming reads: the empty kernel, then 16 KiB × 4^i up to 1 GiB.
+    assert_eq!(
+        d.stream_sizes,
+        vec![
+            0,
+            16 << 10,
+            64 << 10,
+            256 << 10,
+            1 << 20,
+            4 << 20,
+            16 << 20,
+            64 << 20,
+            256 << 20,
+            1 << 30
+        ]
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@
 mod common;
 
 mod bench_cli;
+mod bench_h200;
 mod check;
 mod crossval;
 mod fit_allreduce_data;

@@ -16,7 +16,7 @@ pub struct BenchArgs {
     /// Small buffers and few iterations: checks the whole path in about a minute; not a calibration.
     #[arg(long)]
     pub quick: bool,
-    /// Run only these benchmarks (comma-separated): mem, p2p, gemm, nccl.
+    /// Run only these benchmarks (comma-separated): mem, p2p, gemm, stream, nccl.
     #[arg(long, value_name = "LIST", value_parser = plan::parse_only)]
     pub only: Option<BTreeSet<Family>>,
     /// Allreduce sizes LO..HI, doubling (K, M, G = 2^10, 2^20, 2^30 bytes).

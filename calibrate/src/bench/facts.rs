@@ -149,7 +149,8 @@ pub fn method_notes(plan: &Plan) -> Vec<String> {
         format!("d2d: {} B copy within one GPU; gbps counts read + write (2 x size / time) as CUDA bandwidthTest does", plan.d2d_bytes),
         format!("h2d/d2h/p2p: {} B copies, pinned host memory; p2p peer_access=false is the driver's path without peer mappings (staged through the host)", plan.copy_bytes),
         "p2p latency: NVRTC flag ping-pong, one thread per GPU; peer_access=true puts each flag in the polling GPU's memory, peer_access=false puts both flags in mapped pinned host memory".to_string(),
-        format!("gemm: cuBLAS bf16 TN (Y = X W^T, fp32 accumulate), decode shapes of Llama-3.1-8B and Kimi-K2.5 at TP {GEMM_TP}, weights rotated through copies spanning 2x L2; fp8 not measured (cudarc's cublasLt wrapper has no fp8 matmul)"),
+        format!("gemm: cuBLAS bf16 TN (Y = X W^T, fp32 accumulate), decode shapes of Llama-3.1-8B and Kimi-K2.5 at TP {GEMM_TP}, weights rotated through copies spanning 2x L2; each shape timed eager (back-to-back host launches) and graph (the calls captured in one CUDA graph and replayed); fp8 not measured (cudarc's cublasLt wrapper has no fp8 matmul)"),
+        "stream: NVRTC kernel reading bytes with 16-byte loads (256 threads, at most 8 blocks per SM, grid-stride), rotating through a pool of 4x L2 so reads come from HBM (reads of 16 MiB and less repeat within 1000 calls and may partly hit L2); bytes = 0 is an empty kernel; eager and graph as for gemm".to_string(),
         "nccl: bf16 in-place allreduce (sum), one communicator per GPU from ncclCommInitAll, group calls; time_us is the slowest rank; busbw = algbw x 2(n-1)/n".to_string(),
     ]
 }

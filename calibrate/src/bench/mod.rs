@@ -6,7 +6,7 @@
 //! [`facts`] (device properties, versions, assembly of the measurement file).
 //! - [`cli`]: the `bench` subcommand's arguments and entry point.
 //! - With the `cuda` feature: `driver` (probe, contexts, timing), one module per benchmark
-//!   (`mem`, `p2p`, `gemm`, `nccl`) and `measure` (re-exported from this module), which runs them.
+//!   (`mem`, `p2p`, `gemm`, `stream`, `nccl`) and `measure` (re-exported from this module), which runs them.
 
 pub mod cli;
 pub mod facts;
@@ -23,6 +23,8 @@ mod mem;
 mod nccl;
 #[cfg(feature = "gpu")]
 mod p2p;
+#[cfg(feature = "gpu")]
+mod stream;
 
 #[cfg(feature = "gpu")]
 pub use measure_impl::measure;
@@ -63,6 +65,7 @@ mod measure_impl {
             let r = match fam {
                 Family::Mem => super::mem::run(&ctxs, plan, &mut records, err),
                 Family::Gemm => super::gemm::run(&ctxs[0], &machine.devices[0], plan, &mut records, err),
+                Family::Stream => super::stream::run(&ctxs[0], &machine.devices[0], plan, &mut records, err),
                 Family::P2p | Family::Nccl if ctxs.len() < 2 => Err(BenchError::Other(format!(
                     "needs at least 2 GPUs, this machine has {}",
                     ctxs.len()

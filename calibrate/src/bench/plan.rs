@@ -14,13 +14,22 @@ pub enum Family {
     P2p,
     /// cuBLAS GEMM/GEMV at decode shapes.
     Gemm,
+    /// Streaming reads of growing size and an empty kernel: memory efficiency by kernel size and the
+    /// per-kernel fixed cost, eager and in a CUDA graph.
+    Stream,
     /// NCCL allreduce sweep over all GPUs.
     Nccl,
 }
 
 impl Family {
     /// All families, in the order `bench` runs them.
-    pub const ALL: [Family; 4] = [Family::Mem, Family::P2p, Family::Gemm, Family::Nccl];
+    pub const ALL: [Family; 5] = [
+        Family::Mem,
+        Family::P2p,
+        Family::Gemm,
+        Family::Stream,
+        Family::Nccl,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -28,6 +37,7 @@ impl Family {
             Family::Mem => "mem",
             Family::P2p => "p2p",
             Family::Gemm => "gemm",
+            Family::Stream => "stream",
             Family::Nccl => "nccl",
         }
     }
@@ -41,7 +51,7 @@ pub fn parse_only(s: &str) -> Result<BTreeSet<Family>, String> {
             .into_iter()
             .find(|f| f.name() == part)
             .ok_or_else(|| {
-                format!("unknown benchmark `{part}`: expected a comma-separated list of mem, p2p, gemm, nccl")
+                format!("unknown benchmark `{part}`: expected a comma-separated list of mem, p2p, gemm, stream, nccl")
             })?;
         set.insert(fam);
     }
@@ -132,6 +142,8 @@ pub struct Plan {
     pub copy_bytes: u64,
     /// Round trips of the flag ping-pong in the long run; the short run does a quarter of them.
     pub pingpong_round_trips: u32,
+    /// Bytes read by each timed streaming-read kernel (0: the empty kernel).
+    pub stream_sizes: Vec<u64>,
 }
 
 impl Plan {
@@ -148,6 +160,7 @@ impl Plan {
                 d2d_bytes: 64 << 20,
                 copy_bytes: 16 << 20,
                 pingpong_round_trips: 1000,
+                stream_sizes: vec![0, 64 << 10, 1 << 20, 16 << 20, 256 << 20],
             }
         } else {
             Plan {
@@ -159,6 +172,11 @@ impl Plan {
                 d2d_bytes: 1 << 30,
                 copy_bytes: 256 << 20,
                 pingpong_round_trips: 20_000,
+                // Powers of 4 from 16 KiB (a norm's activations) to 1 GiB (far past any weight matrix).
+                stream_sizes: (0..=8).map(|i| 16u64 << (10 + 2 * i)).fold(vec![0], |mut v, b| {
+                    v.push(b);
+                    v
+                }),
             }
         }
     }

@@ -112,7 +112,7 @@ fn execute(args: &FitArgs) -> Result<(String, Option<String>), FitError> {
     let curve = if args.curves {
         let c = super::curves::fit_curve(&hw, &all)?;
         formats = super::curves::fit_formats(&c.hardware, &quant)?;
-        all.retain(|r| !matches!(r.op, super::Op::Gemm { .. }));
+        all.retain(|r| r.op.kernel_bytes_flops().is_none());
         if all.is_empty() && args.params.is_empty() {
             return curve_only(args, &c, &formats, machine, files);
         }

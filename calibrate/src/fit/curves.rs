@@ -11,7 +11,7 @@
 //! FLOP rate are held at the hardware's values.
 
 use super::lm;
-use super::{Errors, FitError, Op, Row};
+use super::{Errors, FitError, Row};
 use crate::measurement::{MeasurementFile, Record};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::BTreeMap;
@@ -93,8 +93,10 @@ pub fn fit_curve(hw: &Hardware, rows: &[Row]) -> Result<CurveFit, FitError> {
     let mut used = Vec::new();
     let mut flop_bound = 0;
     for r in rows {
-        let Op::Gemm { m, n, k } = r.op else { continue };
-        let (bytes, flops) = crate::predict::gemm_bytes_flops(m, n, k);
+        // Issue #4 curves: GEMMs and streaming reads alike (an empty kernel has no bytes to place).
+        let Some((bytes, flops)) = r.op.kernel_bytes_flops().filter(|(b, _)| *b > 0.0) else {
+            continue;
+        };
         let mem_s = bytes / (rates.mem_bytes_per_s * rates.mem_efficiency_for(class, bytes));
         let flop_s = flops / (rates.flops_per_s * rates.flops_efficiency_for(class, flops));
         if flop_s > mem_s {

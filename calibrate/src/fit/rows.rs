@@ -19,6 +19,19 @@ pub enum Op {
     Collective(Collective),
     /// One GEMM C[m×n] = A[m×k] · B[k×n] in a 2-byte dtype (bf16/fp16) on one GPU.
     Gemm { m: u64, n: u64, k: u64 },
+    /// One memory-bound kernel reading `bytes` (0: an empty kernel) on one GPU.
+    Stream { bytes: u64 },
+}
+
+impl Op {
+    /// Bytes moved and FLOPs of a one-GPU kernel row (`None` for a collective).
+    pub fn kernel_bytes_flops(self) -> Option<(f64, f64)> {
+        match self {
+            Op::Gemm { m, n, k } => Some(crate::predict::gemm_bytes_flops(m, n, k)),
+            Op::Stream { bytes } => Some((bytes as f64, 0.0)),
+            Op::Collective(_) => None,
+        }
+    }
 }
 
 /// One measured collective call.
@@ -118,6 +131,38 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             });
             continue;
         }
+        if let Record::Stream {
+            bytes,
+            time_us,
+            launch,
+        } = r
+        {
+            let bad = |message: String| FitError::Input {
+                file: file.to_string(),
+                message: format!("records[{k}]: {message}"),
+            };
+            if !m.gemm_compared(launch.as_deref()).map_err(bad)? {
+                continue;
+            }
+            if !(time_us.is_finite() && *time_us > 0.0) {
+                return Err(bad(format!("time_us {time_us}: expected a time > 0 µs")));
+            }
+            if *bytes > tpsim::collective::MAX_SIZE_BYTES {
+                return Err(bad(too_large(&format!("stream bytes={bytes}"))));
+            }
+            out.push(Row {
+                label: format!("{file}#{k} stream bytes={bytes}"),
+                op: Op::Stream { bytes: *bytes },
+                n_gpus: 1,
+                size_bytes: *bytes,
+                measured_us: *time_us,
+                env_args: Vec::new(),
+                env: NcclEnv::default(),
+                request: Request::Nccl,
+                launch: Launch::Eager,
+            });
+            continue;
+        }
         let Record::Collective {
             op,
             n_gpus,
@@ -190,8 +235,7 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
     let mut done = vec![false; rows.len()];
     let rates = hw.compute_rates();
     for (r, (o, d)) in rows.iter().zip(out.iter_mut().zip(done.iter_mut())) {
-        if let Op::Gemm { m, n, k } = r.op {
-            let (bytes, flops) = crate::predict::gemm_bytes_flops(m, n, k);
+        if let Some((bytes, flops)) = r.op.kernel_bytes_flops() {
             *o = rates.op_time(bytes, flops, 1).as_us_f64().max(1e-6);
             *d = true;
         }
@@ -216,7 +260,7 @@ pub fn predict(hw: &Hardware, rows: &[Row]) -> Vec<f64> {
             let o = match r.op {
                 Op::Collective(Collective::Allreduce) => comm.simulate(r.size_bytes, r.request),
                 Op::Collective(Collective::Allgather) => comm.allgather(r.size_bytes),
-                Op::Gemm { .. } => continue,
+                Op::Gemm { .. } | Op::Stream { .. } => continue,
             };
             // Issue #19 points 1-2: an eager NCCL call takes at least the host's per-call cost.
             let t = if o.algorithm.starts_with("nccl") {

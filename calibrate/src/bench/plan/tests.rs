@@ -37,7 +37,10 @@ fn only_accepts_family_names() {
     let s = parse_only("mem, nccl").unwrap();
     assert_eq!(s.into_iter().collect::<Vec<_>>(), vec![Family::Mem, Family::Nccl]);
     let e = parse_only("mem,gpu").unwrap_err();
-    assert!(e.contains("`gpu`") && e.contains("mem, p2p, gemm, nccl"), "{e}");
+    assert!(
+        e.contains("`gpu`") && e.contains("mem, p2p, gemm, stream, nccl"),
+        "{e}"
+    );
 }
 
 #[test]
