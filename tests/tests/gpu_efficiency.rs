@@ -106,3 +106,40 @@ fn flop_plateaus_are_the_measured_matmul_rates_over_the_datasheet() {
         assert!(close(small, 0.50, 1e-12), "{preset}: {small}");
     }
 }
+
+/// The H200's dense FLOP curve is the bucket medians of the layer-shaped GEMMs measured on a lent
+/// 1× H200 (measurements/h200-prefill.tsv, calibrate/scripts/prefill-kernels.py, 2026-12-04): each
+/// bf16 row's TFLOPS ÷ 990, grouped by ⌊log₄ FLOPs⌋, the median per group at the group's geometric-mean
+/// size. The MoE class keeps the previous square-matmul curve (0.80 plateau, 0.50 at 5e10).
+#[test]
+fn h200_dense_flop_curve_is_the_measured_layer_gemms() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../measurements/h200-prefill.tsv");
+    let text = std::fs::read_to_string(&path).expect("measurements/h200-prefill.tsv");
+    let mut buckets: std::collections::BTreeMap<i64, Vec<(f64, f64)>> = Default::default();
+    for line in text.lines().filter(|l| l.starts_with("gemm_bf16\t")) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let flops: f64 = c[5].parse().unwrap();
+        let tflops: f64 = c[7].parse().unwrap();
+        let key = (flops.ln() / 4f64.ln()).floor() as i64;
+        buckets.entry(key).or_default().push((flops, tflops / 990.0));
+    }
+    assert_eq!(buckets.values().map(Vec::len).sum::<usize>(), 32);
+    let hw = hardware_from_preset("h200-8x-nvlink").unwrap();
+    let dense = hw.curves.flops(OpClass::Default).unwrap();
+    // The three buckets with ≥ 5 GEMMs below the plateau's end: 3.06e10 → 0.593, 1.24e11 → 0.672,
+    // 5.50e11 → 0.686 (the 2.15e12 bucket's 0.688 lies on the flat end).
+    for (key, size, eff) in [(17, 3.06e10, 0.593), (18, 1.24e11, 0.672), (19, 5.50e11, 0.686)] {
+        let v = &buckets[&key];
+        let gm = (v.iter().map(|(f, _)| f.ln()).sum::<f64>() / v.len() as f64).exp();
+        let med = median(&v.iter().map(|(_, e)| *e).collect::<Vec<_>>());
+        assert!(close(gm, size, 0.005), "bucket {key}: size {gm}");
+        assert!((med - eff).abs() < 0.0005, "bucket {key}: median {med}");
+        assert!(
+            close(dense.at(size), eff, 1e-9),
+            "curve at {size}: {}",
+            dense.at(size)
+        );
+    }
+    let moe = hw.curves.flops(OpClass::Moe).unwrap();
+    assert!(close(moe.at(1.37e11), 0.80, 1e-12) && close(moe.at(5e10), 0.50, 1e-12));
+}
