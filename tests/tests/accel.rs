@@ -233,7 +233,7 @@ fn median_us(rows: &[(u32, f64)]) -> f64 {
     let mut us: Vec<f64> = rows.iter().map(|&(n, ms)| ms * 1e3 / f64::from(n)).collect();
     us.sort_by(f64::total_cmp);
     let m = us.len() / 2;
-    if us.len() % 2 == 0 {
+    if us.len().is_multiple_of(2) {
         (us[m - 1] + us[m]) / 2.0
     } else {
         us[m]
