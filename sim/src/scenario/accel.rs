@@ -99,11 +99,12 @@ impl Accel {
     }
 }
 
-/// The note a scenario carries when its GPU's kernel costs were never fitted on that vendor: every
-/// bundled fit (the template's efficiencies, the Hopper kernel cost, the profiles) comes from NVIDIA
-/// GPUs, so on an AMD GPU without a profile the compute times are an extrapolation. A GPU whose
-/// template (or scenario) carries an efficiency curve of its own (newgpueff: MI300X, MI355X, from GEMM
-/// and stream benchmarks) still borrows the per-kernel cost, and the note says so.
+/// The note a scenario carries when its GPU's kernel costs were never fitted on that vendor: the
+/// bundled fits (the Hopper kernel cost, the profiles) come from NVIDIA GPUs, so on an AMD GPU without
+/// a profile the compute times are an extrapolation. A GPU whose template (or scenario) carries an
+/// efficiency curve of its own (newgpueff: MI300X, MI355X, from GEMM and stream benchmarks) says so;
+/// the per-kernel cost of the AMD templates is read off ROCm decode traces (rocm:
+/// templates/amd-instinct.toml, mi355x.toml), not fitted, and the note names it as such.
 pub fn extrapolation_warning(hw: &super::Hardware) -> Option<String> {
     if hw.accel.vendor != GpuVendor::Amd || hw.profile.is_some() {
         return None;
@@ -111,14 +112,14 @@ pub fn extrapolation_warning(hw: &super::Hardware) -> Option<String> {
     let platform = hw.accel.vendor.platform();
     Some(if hw.curves.is_empty() {
         format!(
-            "{}: kernel efficiencies borrowed from NVIDIA fits (no profile fitted on {platform}): compute \
-             times are an extrapolation",
+            "{}: kernel efficiencies borrowed from NVIDIA fits, per-kernel cost from a {platform} decode \
+             trace (no profile fitted on {platform}): compute times are an extrapolation",
             hw.gpu.name
         )
     } else {
         format!(
-            "{}: own FLOP-efficiency curve, per-kernel cost borrowed from NVIDIA fits (no profile fitted \
-             on {platform}): compute times are an extrapolation",
+            "{}: own FLOP-efficiency curve, per-kernel cost from a {platform} decode trace (no profile \
+             fitted on {platform}): compute times are an extrapolation",
             hw.gpu.name
         )
     })
