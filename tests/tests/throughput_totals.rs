@@ -266,6 +266,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys9::validation_llama_3_1_8b_l4_vllm_sharegpt",
         crate::throughput_newdeploys9::validation_llama_3_1_8b_l4_vllm_sharegpt,
     ),
+    (
+        "throughput_newdeploys11::validation_gpt_oss_120b_a100_vllm_0_11_bursts",
+        crate::throughput_newdeploys11::validation_gpt_oss_120b_a100_vllm_0_11_bursts,
+    ),
+    (
+        "throughput_newdeploys11::validation_deepseek_v32_h200_vllm_0_13_bursts",
+        crate::throughput_newdeploys11::validation_deepseek_v32_h200_vllm_0_13_bursts,
+    ),
+    (
+        "throughput_newdeploys11::validation_deepseek_r1_h200_vllm_0_11_bursts",
+        crate::throughput_newdeploys11::validation_deepseek_r1_h200_vllm_0_11_bursts,
+    ),
 ];
 
 /// The figures the README and the book state.
