@@ -24,9 +24,14 @@
 //! - `deepseek-r1/h200.md`: vLLM v0.11.0, `vllm serve deepseek-ai/DeepSeek-R1-0528 -tp 8` (baseline): the
 //!   4000/200 and 2000/100 bursts of 500.
 //!
+//! And the "ShareGPT batch size 4" runs of `gpt-oss-120b/a100.md` (baseline and optimized) and
+//! `deepseek-r1/h200.md` (100 prompts, `--max-concurrency 4`): a decode measurement, compared as
+//! newdeploys3 compares its ShareGPT row — 1000 ÷ tpsim's median TPOT against 1000 ÷ the printed median
+//! TPOT, with ShareGPT's lengths as their means.
+//!
 //! Not taken: the 128/4 bursts (four output tokens: nothing to decode), the 32000/100 bursts (prefill
 //! measurements), the ShareGPT bursts of 1000 (a length distribution tpsim's fixed-length workload does not
-//! reproduce); the ShareGPT runs at 4 in flight (left for a next round, as newdeploys3's TPOT comparison);
+//! reproduce);
 //! the SGLang runs of the two H200 pages (DP attention with `--dp-size 8`, and for DeepSeek-V3.2 the NSA
 //! backends `--nsa-prefill-backend fa3 --nsa-decode-backend fa3`: not checked against tpsim's SGLang DSA
 //! rules here); `qwen3-235b-a22b/a100.md` (8× A100 SXM: no 8-GPU A100 NVLink preset yet). Also searched
@@ -127,6 +132,43 @@ pub(crate) fn validation_deepseek_r1_h200_vllm_0_11_bursts() {
     }
 }
 
+/// One ShareGPT-at-4-in-flight row of source `i` (notes starting with `note`, stored as 1000 ÷ the median
+/// TPOT, rounded to 0.1 tok/s) against 1000 ÷ tpsim's median TPOT of `validation/FILE`, as newdeploys3's
+/// ShareGPT row.
+fn sharegpt_c4(i: usize, note: &str, median_tpot_ms: f64, file: &str, label: &str) {
+    let (src, model) = NEWDEPLOYS11_SOURCES[i];
+    let m = measured_throughput(src, model, |n| n.starts_with(note));
+    assert!((m - 1000.0 / median_tpot_ms).abs() < 0.05, "{label}: {m}");
+    let v = run_json(&scenario(&format!("validation/{file}")));
+    validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+}
+
+#[test]
+pub(crate) fn validation_gpustack_sharegpt_c4_a100_h200() {
+    // "Median TPOT (ms)": 11.44 (gpt-oss-120b, baseline), 10.78 (optimized), 19.13 (DeepSeek-R1-0528).
+    sharegpt_c4(
+        0,
+        "baseline ShareGPT batch size 4:",
+        11.44,
+        "gpt-oss-120b-a100-vllm-0.11-tp1-sharegpt-c4.toml",
+        "gpt-oss-120b MXFP4, vLLM 0.11.0, 1× A100 SXM, ShareGPT c 4 (per-stream TPOT)",
+    );
+    sharegpt_c4(
+        0,
+        "optimized ShareGPT batch size 4:",
+        10.78,
+        "gpt-oss-120b-a100-vllm-0.11-tp1-opt-sharegpt-c4.toml",
+        "gpt-oss-120b MXFP4, vLLM 0.11.0, async, 4096 batched, 1× A100 SXM, ShareGPT c 4 (per-stream TPOT)",
+    );
+    sharegpt_c4(
+        2,
+        "TP 8 ShareGPT batch size 4:",
+        19.13,
+        "deepseek-r1-h200x8-vllm-0.11-tp8-sharegpt-c4.toml",
+        "DeepSeek-R1-0528 FP8, vLLM 0.11.0, 8× H200 TP 8, ShareGPT c 4 (per-stream TPOT)",
+    );
+}
+
 /// The integer after `key = ` in a scenario's text.
 fn key_of(text: &str, key: &str) -> u64 {
     let line = text
@@ -141,7 +183,8 @@ fn key_of(text: &str, key: &str) -> u64 {
 fn scenario_lengths_are_the_runs_totals_per_request() {
     // Each scenario's prompt_len and output_len are the row's printed token totals ÷ its requests,
     // rounded to the nearest token (e.g. 1,999,249 / 500 = 3,998.498 → 3,998 and 67,259 / 500 = 134.518
-    // → 135): the totals are read from the row's notes ("N in / M out tokens"), not from the scenario.
+    // → 135): the totals are read from the row's notes ("N in / M out tokens"), not from the scenario. (The
+    // ShareGPT c 4 scenarios take the same means over their 100 prompts; their headers give the division.)
     let files = [
         (
             0,
@@ -220,7 +263,7 @@ fn scenario_lengths_are_the_runs_totals_per_request() {
 
 #[test]
 fn every_newdeploys11_row_is_compared() {
-    // gpt-oss-120b/a100.md: 4 rows (baseline and optimized, 4K and 2K); deepseek-v3.2/h200.md: 3;
-    // deepseek-r1/h200.md: 2. The tests above compare each once.
-    assert_eq!(throughput_rows_per_source(NEWDEPLOYS11_SOURCES), [4, 3, 2]);
+    // gpt-oss-120b/a100.md: 6 rows (baseline and optimized: 4K, 2K, ShareGPT c 4); deepseek-v3.2/h200.md:
+    // 3; deepseek-r1/h200.md: 3 (4K, 2K, ShareGPT c 4). The tests above compare each once.
+    assert_eq!(throughput_rows_per_source(NEWDEPLOYS11_SOURCES), [6, 3, 3]);
 }

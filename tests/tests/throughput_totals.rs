@@ -278,6 +278,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys11::validation_deepseek_r1_h200_vllm_0_11_bursts",
         crate::throughput_newdeploys11::validation_deepseek_r1_h200_vllm_0_11_bursts,
     ),
+    (
+        "throughput_newdeploys11::validation_gpustack_sharegpt_c4_a100_h200",
+        crate::throughput_newdeploys11::validation_gpustack_sharegpt_c4_a100_h200,
+    ),
 ];
 
 /// The figures the README and the book state.
