@@ -408,6 +408,8 @@ fn family_of(label: &str) -> &'static str {
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
+        // newdeploys11: DeepSeek-V3.2's sparse attention (DSA) is its own family, before "DeepSeek-V3".
+        ("DeepSeek-V3.2", "DeepSeek-V3.2 (MLA + DSA MoE, FP8)"),
         ("DeepSeek-V3", "DeepSeek-V3 (MLA MoE, FP8)"),
         ("gemma-3", "Gemma 3 dense (12B)"),
     ];
