@@ -135,6 +135,7 @@ mod moe_marlin_prefill;
 // Issue #19 (tputrows): decode throughput on A100 / H100 / RTX 4090 deployments.
 mod throughput_breadth;
 mod throughput_newdeploys;
+mod throughput_newdeploys11;
 mod throughput_newdeploys3;
 mod throughput_newdeploys4;
 mod throughput_newdeploys5;

@@ -266,6 +266,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys9::validation_llama_3_1_8b_l4_vllm_sharegpt",
         crate::throughput_newdeploys9::validation_llama_3_1_8b_l4_vllm_sharegpt,
     ),
+    (
+        "throughput_newdeploys11::validation_gpt_oss_120b_a100_vllm_0_11_bursts",
+        crate::throughput_newdeploys11::validation_gpt_oss_120b_a100_vllm_0_11_bursts,
+    ),
+    (
+        "throughput_newdeploys11::validation_deepseek_v32_h200_vllm_0_13_bursts",
+        crate::throughput_newdeploys11::validation_deepseek_v32_h200_vllm_0_13_bursts,
+    ),
+    (
+        "throughput_newdeploys11::validation_deepseek_r1_h200_vllm_0_11_bursts",
+        crate::throughput_newdeploys11::validation_deepseek_r1_h200_vllm_0_11_bursts,
+    ),
+    (
+        "throughput_newdeploys11::validation_gpustack_sharegpt_c4_a100_h200",
+        crate::throughput_newdeploys11::validation_gpustack_sharegpt_c4_a100_h200,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -392,6 +408,8 @@ fn family_of(label: &str) -> &'static str {
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
         ("DeepSeek-R1", "DeepSeek-R1 (MLA MoE, FP8)"),
+        // newdeploys11: DeepSeek-V3.2's sparse attention (DSA) is its own family, before "DeepSeek-V3".
+        ("DeepSeek-V3.2", "DeepSeek-V3.2 (MLA + DSA MoE, FP8)"),
         ("DeepSeek-V3", "DeepSeek-V3 (MLA MoE, FP8)"),
         ("gemma-3", "Gemma 3 dense (12B)"),
     ];
