@@ -958,7 +958,7 @@ impl<'a> Builder<'a> {
         // a40misses: vLLM V1 on FlashAttention-2 decodes a sliding layer without packing its query
         // heads, reading the layer's KV once per query head (`passes::fa2_window`).
         let reads = if ctx > 0 {
-            fa2_window::kv_read_factor(self.s, pass.model, l)
+            fa2_window::kv_read_factor(self.s, pass.model, l) as f64
         } else {
             1.0
         };

@@ -37,15 +37,15 @@ use tpsim_model::llm::{LayerWork, Mixer, ModelSpec};
 /// The number of times a decode pass of layer `l` reads that layer's KV cache on one rank: the
 /// query heads per KV head on the rank where FlashAttention-2 does not pack them (module doc), else
 /// 1.
-pub(super) fn kv_read_factor(s: &Scenario, model: &ModelSpec, l: &LayerWork) -> f64 {
+pub(super) fn kv_read_factor(s: &Scenario, model: &ModelSpec, l: &LayerWork) -> u64 {
     if l.mixer != Mixer::SlidingAttention || !fa2_v1(s, model) {
-        return 1.0;
+        return 1;
     }
     let tp = u64::from(attention_tp(&s.engine).max(1));
     let q = (model.heads / tp).max(1);
     // A rank holds at least one KV head (replicated below tp = kv_heads).
     let kv = (model.kv_heads / tp).max(1);
-    if q > kv { (q / kv) as f64 } else { 1.0 }
+    (q / kv).max(1)
 }
 
 /// Whether the scenario's decode attention runs vLLM V1's FlashAttention backend on
@@ -84,7 +84,7 @@ mod tests {
     }
 
     /// The factor of gemma-3-12b-it's layer `i` (layers 0–4 sliding, 5 global: sliding_window_pattern 6).
-    fn factor(s: &Scenario, i: usize) -> f64 {
+    fn factor(s: &Scenario, i: usize) -> u64 {
         let fp = s.model.forward_pass(1, 4);
         kv_read_factor(s, &s.model, &fp.layers[i])
     }
@@ -94,21 +94,21 @@ mod tests {
         // gemma-3-12b-it: 16 query heads, 8 KV heads: each sliding layer's KV is read 16 / 8 = 2 times
         // on an A40 (SM 8.6) under vLLM 0.8.5; the global layer (index 5) once.
         let a40 = load("a40-1x", "gemma-3-12b-it", "0.8.5", "");
-        assert_eq!(factor(&a40, 0), 2.0);
-        assert_eq!(factor(&a40, 4), 2.0);
-        assert_eq!(factor(&a40, 5), 1.0);
+        assert_eq!(factor(&a40, 0), 2);
+        assert_eq!(factor(&a40, 4), 2);
+        assert_eq!(factor(&a40, 5), 1);
         // FA3 on Hopper packs the heads: no factor.
         let h100 = load("h100-sxm-1x", "gemma-3-12b-it", "0.8.5", "");
-        assert_eq!(factor(&h100, 0), 1.0);
+        assert_eq!(factor(&h100, 0), 1);
         // vLLM 0.9 / 0.10 without a backend named: not read, not charged; named FLASH_ATTN: charged.
-        assert_eq!(factor(&load("a40-1x", "gemma-3-12b-it", "0.10.0", ""), 0), 1.0);
+        assert_eq!(factor(&load("a40-1x", "gemma-3-12b-it", "0.10.0", ""), 0), 1);
         let named = load(
             "a40-1x",
             "gemma-3-12b-it",
             "0.10.0",
             "attention_backend = \"FLASH_ATTN\"",
         );
-        assert_eq!(factor(&named, 0), 2.0);
+        assert_eq!(factor(&named, 0), 2);
         // Another backend (FlashInfer) named: not this kernel.
         let fi = load(
             "a40-1x",
@@ -116,9 +116,9 @@ mod tests {
             "0.8.5",
             "attention_backend = \"FLASHINFER\"",
         );
-        assert_eq!(factor(&fi, 0), 1.0);
+        assert_eq!(factor(&fi, 0), 1);
         // A model without sliding layers (Llama-3.1-8B, GQA 4) is untouched.
         let llama = load("a40-1x", "llama-3.1-8b", "0.8.5", "");
-        assert_eq!(factor(&llama, 0), 1.0);
+        assert_eq!(factor(&llama, 0), 1);
     }
 }
