@@ -5,6 +5,7 @@ use super::{DecodeError, SimulatedShape};
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
+mod fa2_window; // a40misses: FA2 reads a sliding layer's KV once per query head (vLLM V1)
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
@@ -954,10 +955,17 @@ impl<'a> Builder<'a> {
         } else {
             kv_ctx
         };
+        // a40misses: vLLM V1 on FlashAttention-2 decodes a sliding layer without packing its query
+        // heads, reading the layer's KV once per query head (`passes::fa2_window`).
+        let reads = if ctx > 0 {
+            fa2_window::kv_read_factor(self.s, pass.model, l) as f64
+        } else {
+            1.0
+        };
         let context_bytes = if linear {
             l.state_bytes as f64 * f64::from(seqs) * pass.state_passes
         } else {
-            l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs)
+            l.kv_bytes_per_token as f64 * kv_ctx * f64::from(seqs) * reads
         };
         let ctx_flops = if linear {
             0.0
