@@ -19,10 +19,13 @@
 //! 2 + 4 + 4 + 4 = 14 B per logit with 16-bit logits, against 38 B when the logits are sorted
 //! ([`crate::vllm_sort_sampler`]). vLLM 0.8.x takes FlashInfer only below 0.2.3 and 0.11.1 – 0.20
 //! only on `VLLM_USE_FLASHINFER_SAMPLER=1`: which rule applies is `tpsim::decode`'s choice.
+//! vllmsampler: the FlashInfer releases vLLM 0.11.1 – 0.21.0 pin (0.5.2 … 0.6.8.post1,
+//! `flashinfer/sampling.py`) keep the same two buffers; from 0.6.1 `top_k_mask_logits` also caches
+//! a 1 MiB `row_states` buffer, not counted here.
 
 use crate::units::Bytes;
 use crate::vllm_sort_sampler::{dummy_sampler_peak_bytes, peak_activation_with_sampler};
-use crate::vllm_startup::{ProfileShape, StartupParams};
+use crate::vllm_startup::{ProfileShape, StartupParams, peak_activation};
 
 /// float32 bytes per logit element beside the model-dtype logits while FlashInfer samples: the
 /// float32 copy (4, absent for a float32 model), `masked_logits` 4 and `probs` 4.
@@ -43,6 +46,14 @@ pub fn flashinfer_sampler_peak_bytes(s: &ProfileShape) -> u64 {
 /// leftovers, fused-MoE workspace, cuBLAS workspace) and the preset's `activation_base_gib`.
 pub fn peak_activation_flashinfer(p: &StartupParams, s: &ProfileShape) -> Bytes {
     peak_activation_with_sampler(p, s, flashinfer_sampler_peak_bytes(s))
+}
+
+/// vllmsampler: vLLM 0.21.0 on, FlashInfer's sampler in use: `_dummy_sampler_run` samples once
+/// through FlashInfer, then again with a seeded generator through `forward_native` (the in-place
+/// Triton filter, [`crate::vllm_startup::peak_activation`]) on the same logits, the first call's
+/// buffers freed: the larger of the two peaks.
+pub fn peak_activation_flashinfer_then_native(p: &StartupParams, s: &ProfileShape) -> Bytes {
+    peak_activation_flashinfer(p, s).max(peak_activation(p, s))
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
 pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
+pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
@@ -358,6 +359,10 @@ pub struct Engine {
     /// installkind (issues #17 point 5, #18): vLLM's `engine.install` (`scenario::vllm_install`),
     /// `None` when not given (a plain pip install).
     pub install: Option<vllm_install::VllmInstall>,
+    /// vllmsampler (issue #17 point 5): `VLLM_USE_FLASHINFER_SAMPLER` of `[engine.env]` as vLLM
+    /// reads it (`bool(int(value))`; `None`: unset), checked for the release
+    /// (`scenario::flashinfer_sampler`). vLLM only.
+    pub flashinfer_sampler_env: Option<bool>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,

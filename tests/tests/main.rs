@@ -185,6 +185,8 @@ mod vllm_attention;
 mod vllm_v0;
 // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image.
 mod vllm_install;
+// vllmsampler (issue #17 point 5): VLLM_USE_FLASHINFER_SAMPLER by vLLM release.
+mod vllm_flashinfer_sampler;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

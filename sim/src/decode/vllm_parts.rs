@@ -134,6 +134,10 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
         SamplerRule::Sort => tpsim_model::vllm_sort_sampler::peak_activation_sorting,
         SamplerRule::FlashInfer => tpsim_model::vllm_flashinfer_sampler::peak_activation_flashinfer,
         SamplerRule::InPlace => peak_activation,
+        // vllmsampler: 0.21 on samples the dummy batch through FlashInfer, then the Triton filter.
+        SamplerRule::FlashInferThenInPlace => {
+            tpsim_model::vllm_flashinfer_sampler::peak_activation_flashinfer_then_native
+        }
     };
     let received = match super::pipeline::binding_stage(s) {
         Some(st) if st.index > 0 => pp_intermediate_bytes(tokens, s.model.hidden, dtype),
@@ -198,12 +202,16 @@ fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
 /// preset's `non_torch_memory` alone without the coefficients. vllmrows (issue #17): plus the
 /// local-memory reserve that the dummy sampler's Triton top-k/top-p kernel adds when its stack
 /// frame for this vocabulary exceeds CUDA's default (`tpsim_model::vllm_startup::
-/// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not for vLLM ≤ 0.12, whose
-/// dummy sampler sorts or goes through FlashInfer instead.
+/// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not where the dummy sampler only
+/// sorts (vLLM ≤ 0.16) or only goes through FlashInfer (vllmsampler: 0.9 – 0.20).
 pub(super) fn non_torch(s: &Scenario) -> Bytes {
     match s.engine.costs.vllm_startup {
         Some(p) => {
-            let stack = if super::vllm_sampler_rule::rule(s) != SamplerRule::InPlace {
+            let triton = matches!(
+                super::vllm_sampler_rule::rule(s),
+                SamplerRule::InPlace | SamplerRule::FlashInferThenInPlace
+            );
+            let stack = if !triton {
                 Bytes(0)
             } else {
                 topk_topp_stack_growth(

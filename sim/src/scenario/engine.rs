@@ -315,8 +315,11 @@ impl Resolver<'_> {
             EngineKind::Sglang => e.use_v1,
         };
         let mut env_map = e.env.unwrap_or_default();
+        let mut flashinfer_sampler_raw = None;
         if kind == EngineKind::Vllm {
             env_map.remove("VLLM_USE_V1");
+            // vllmsampler: read by the sampler, not NCCL (`scenario::flashinfer_sampler`).
+            flashinfer_sampler_raw = env_map.remove(super::flashinfer_sampler::VAR);
         }
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
@@ -472,6 +475,15 @@ impl Resolver<'_> {
         )?;
         // installkind: pip wheel or vllm/vllm-openai image (`scenario/vllm_install.rs`).
         let install = super::vllm_install::resolve(kind, e.install.as_deref(), |k, m| self.invalid(k, m))?;
+        // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER for this release, install and GPU.
+        let flashinfer_sampler_env = self.flashinfer_sampler_var(
+            flashinfer_sampler_raw.as_deref(),
+            &release.version,
+            install,
+            hw,
+            kind == EngineKind::Vllm && v0.is_none(),
+            &mut collective_warnings,
+        )?;
         // Issue #17 (flags): `--max-model-len` as written (a count, `32k`, `auto`/-1) and the rest of
         // the launch command.
         let (max_model_len, max_model_len_auto) =
@@ -487,6 +499,7 @@ impl Resolver<'_> {
             extra_args,
             mamba_dtypes,
             install,
+            flashinfer_sampler_env,
             kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)
