@@ -45,6 +45,15 @@ pub struct LayerWork {
     /// The same for the MLP/MoE half (included in `ffn_kernels`).
     pub ffn_quant_kernels: u32,
     pub ffn_quant_bytes: Bytes,
+    /// sgldualstream: the shared experts' part of the MoE half on this rank (0 for dense layers
+    /// and MoE layers without shared experts): their weight bytes (included in `fixed_ffn_bytes`),
+    /// FLOPs (included in `ffn_flops`), and their activation-quantization kernels and bytes
+    /// (included in `ffn_quant_kernels` / `ffn_quant_bytes`). An engine that runs the shared
+    /// experts on a second CUDA stream beside the routed ones costs the two apart.
+    pub shared_ffn_bytes: Bytes,
+    pub shared_ffn_flops: f64,
+    pub shared_quant_kernels: u32,
+    pub shared_quant_bytes: Bytes,
     /// vllmfusion: the part of `attn_quant_*` / `ffn_quant_*` whose input is a sole-consumer
     /// RMSNorm output (`llm::act_quant::NormFedQuant`), which vLLM's compile passes may fuse.
     pub attn_norm_fed_quant: super::NormFedQuant,
@@ -370,9 +379,10 @@ impl ModelSpec {
         // pass's tokens (the routed down experts: each token's top-k rows; `llm::act_quant`).
         let aq = self.act_quant(&attn, |_| n);
         let top_k = f.top_k.max(1);
+        let sq = self.act_quant(&f.shared, |_| n);
         let fq = self
             .act_quant(&f.dense, |_| n)
-            .plus(self.act_quant(&f.shared, |_| n))
+            .plus(sq)
             .plus(self.act_quant(&f.expert, |name| {
                 if name.contains("down") {
                     n.saturating_mul(top_k)
@@ -405,6 +415,10 @@ impl ModelSpec {
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
                 ffn_quant_kernels: if ffn_absent { 0 } else { fq.kernels },
                 ffn_quant_bytes: Bytes(if ffn_absent { 0 } else { fq.bytes }),
+                shared_ffn_bytes: Bytes(0),
+                shared_ffn_flops: 0.0,
+                shared_quant_kernels: 0,
+                shared_quant_bytes: Bytes(0),
                 attn_norm_fed_quant: if attn_kernels > 0 {
                     aq.norm_fed
                 } else {
@@ -432,6 +446,7 @@ impl ModelSpec {
                 .saturating_add(self.sum_bytes(&f.shared));
             let expert_params: u64 = read.iter().map(|p| p.params()).sum();
             let fixed_params: u64 = f.router.iter().chain(&f.shared).map(|p| p.params()).sum();
+            let shared_params: u64 = f.shared.iter().map(|p| p.params()).sum();
             let per_token = fixed_params as f64 + f.top_k as f64 * expert_params as f64;
             LayerWork {
                 attn_weight_bytes: Bytes(self.sum_bytes(&attn)),
@@ -450,6 +465,10 @@ impl ModelSpec {
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
                 ffn_quant_kernels: fq.kernels,
                 ffn_quant_bytes: Bytes(fq.bytes),
+                shared_ffn_bytes: Bytes(self.sum_bytes(&f.shared)),
+                shared_ffn_flops: 2.0 * shared_params as f64 * nf,
+                shared_quant_kernels: sq.kernels,
+                shared_quant_bytes: Bytes(sq.bytes),
                 attn_norm_fed_quant: if attn_kernels > 0 {
                     aq.norm_fed
                 } else {

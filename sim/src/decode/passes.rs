@@ -12,6 +12,7 @@ mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
+mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 pub(crate) mod tp_net;
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
@@ -1120,9 +1121,11 @@ impl<'a> Builder<'a> {
                 | tpsim_model::llm::WeightDtype::Fp16
                 | tpsim_model::llm::WeightDtype::Fp32
         );
+        let mut backend_fixed_us = 0.0;
         let t_ffn = if l.is_moe && quantized_experts {
             let backend = self.s.engine.moe_backend.as_deref();
             let extra = self.rates.curves.moe_backend_overhead_us(backend);
+            backend_fixed_us = extra;
             // burstprefill: the backend's FLOP-efficiency ceiling (`[compute.moe_backends]
             // flops_efficiency`; H100 Marlin: sglang PR 38884's nsys capture, 25.7 % of the bf16
             // peak at a 16,384-token prefill forward). Costed as the op's FLOP time at the ceiling
@@ -1139,6 +1142,17 @@ impl<'a> Builder<'a> {
         } else {
             t_ffn
         };
+        // sgldualstream: SGLang's shared experts on a second CUDA stream (`passes::sgl_dual_stream`).
+        let core = sgl_dual_stream::SerialFfn {
+            time: t_ffn,
+            kernels: ffn_kernels,
+            backend_fixed_us,
+            class,
+            parts: ffn_parts,
+        };
+        if let Some(t) = self.dual_stream_ffn(pass, l, &core) {
+            return (t, kind);
+        }
         (
             t_ffn + self.quant_time(l.ffn_quant_bytes.0, l.ffn_quant_kernels),
             kind,

@@ -77,13 +77,10 @@
 //! `causal_conv1d_update`, `fused_sigmoid_gating_delta_rule_update`, the gated RMSNorm, `out_proj`:
 //! the template's 8 (`llm::hybrid::LINEAR_ATTENTION_KERNELS`); nothing added.
 //!
-//! Like the rest of tpsim, the kernels are costed one after the other: SGLang runs the shared
-//! expert (now with its gate) on the current stream beside the router and routed experts on
-//! `alt_stream` for batches up to 1,024 tokens (`forward_normal_dual_stream`), an overlap tpsim
-//! does not model for any MoE model (its fitted per-kernel cost is what absorbs it). 0.5.8's
-//! dual-stream path also copies the hidden states for the shared expert
-//! (`self._forward_shared_experts(hidden_states.clone())`; 0.5.2 passes them as they are): one more
-//! kernel in 0.5.8 from a release between the two not located, so not charged.
+//! SGLang runs the shared expert (now with its gate) on the current stream beside the router and
+//! routed experts on `alt_stream` (`forward_normal_dual_stream`): `passes::sgl_dual_stream`
+//! (sgldualstream) costs that overlap, and the `hidden_states.clone()` the path hands the shared
+//! expert from 0.5.3 on (0.5.2 passes them as they are).
 
 use crate::scenario::{EngineKind, Scenario};
 use tpsim_model::llm::{Architecture, ForwardPass, Mixer, ModelSpec};
@@ -131,7 +128,7 @@ fn output_gate_arch(arch: Architecture) -> bool {
 /// The models whose MoE layers are SGLang's `Qwen2MoeSparseMoeBlock` (`models/qwen2_moe.py`), which
 /// builds `shared_expert_gate` for every checkpoint: Qwen2-MoE itself, Qwen3-Next (`qwen3_next.py`
 /// imports it) and Qwen3.5 MoE (`qwen3_5.py`, 0.5.9, for `model_type` `qwen3_5_moe_text`).
-fn shared_gate_arch(arch: Architecture) -> bool {
+pub(super) fn shared_gate_arch(arch: Architecture) -> bool {
     matches!(
         arch,
         Architecture::Qwen2Moe | Architecture::Qwen3Next | Architecture::Qwen35Moe
