@@ -108,9 +108,11 @@ fn the_seed_ranking() {
                 .and_then(|o| o.predicted)
                 .unwrap()
         };
-        // The seed: 38 vs > 76 tok/s, a ratio ≤ 0.5; tpsim's lowest on any candidate is above 0.9.
+        // The seed: 38 vs > 76 tok/s, a ratio ≤ 0.5; tpsim's lowest on any candidate is 0.897
+        // (8x-1switch, ACS on; above 0.9 before sgldualstream shortened Kimi's MoE block, which gives
+        // the allreduce a larger share of the step): far from the seed's 0.5 on every candidate.
         let ratio = p("S7 custom") / p("S7 nccl");
-        assert!(ratio > 0.9, "{} {ratio}", r.hypothesis);
+        assert!(ratio > 0.85, "{} {ratio}", r.hypothesis);
     }
     assert_eq!(rep.excluded, 60);
 }
