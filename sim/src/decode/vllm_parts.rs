@@ -113,8 +113,12 @@ pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
     Some(Bytes(s.model.vllm_load_peak(s.engine.tp, &ropes, dtype, &gpu)))
 }
 
-/// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU.
+/// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU
+/// (V0: its own defaults, `vllm_v0_kv::batch_shape`).
 pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
+    if let Some(v0) = &s.engine.v0 {
+        return super::vllm_v0_kv::batch_shape(s, v0); // vllmv0mem: V0's own defaults
+    }
     let (t, n) = default_batch_shape(total_gib, &s.hardware.gpu.name);
     let tokens = s.engine.max_num_batched_tokens.unwrap_or(t);
     (tokens, s.engine.max_num_seqs.unwrap_or(n).min(tokens))
