@@ -181,9 +181,15 @@ fn memory_log_prints_v0_lines() {
 #[test]
 fn v0_refuses_with_its_own_error() {
     let dir = scratch("vllmv0mem-refuse");
-    let f = phi4(&dir, "").replace("max_model_len = 2048", "max_model_len = 16384");
-    std::fs::write(dir.join("phi4.toml"), f).unwrap();
-    let out = tpsim(&["memory", dir.join("phi4.toml").to_str().unwrap(), "--log"]);
+    let path = phi4(&dir, "");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("max_model_len = 2048", "max_model_len = 16384"),
+    )
+    .unwrap();
+    let out = tpsim(&["memory", &path, "--log"]);
+    assert!(!out.stdout.contains("Free memory on device"), "{}", out.stdout);
     assert!(
         out.stdout.contains(
             "ValueError: The model's max seq len (16384) is larger than the maximum number of tokens that can be \

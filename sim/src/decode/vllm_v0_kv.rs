@@ -65,6 +65,11 @@ pub(super) fn plan(
         non_kv_gib += context_gib;
     }
     notes.push(v0.memory.describe().to_string());
+    notes.push(
+        "vLLM V0's profile-run sampler is costed with the sorting rule of V1 ≤ 0.12 (38 B per logit): V0's sampler \
+         also sorts the logits (top-k = vocab − 1), its own buffers were not counted separately"
+            .into(),
+    );
     if v0.memory == V0MemoryRule::FreeDelta {
         notes.push(
             "vLLM V0 (< 0.6.4) counts torch's reserved segments after the profile run; tpsim counts the allocated \
@@ -107,7 +112,8 @@ pub(super) fn plan(
     let log = V0Log {
         profiling,
         blocks: v0mem::blocks_line(&rel, p.gpu_blocks, p.cpu_blocks),
-        // vLLM 0.6.3 `executor/gpu_executor.py` logs it; 0.5.3.post1 does not.
+        // Read in 0.6.3 `executor/gpu_executor.py` (and 0.6.5–0.7.3); 0.5.3.post1 has no such line;
+        // the releases between them were not read and are given it from 0.6.3.
         concurrency: (rel.as_slice() >= [0, 6, 3].as_slice()).then(|| {
             let c = (p.gpu_blocks * input.block_size) as f64 / max_model_len.max(1) as f64;
             (max_model_len, c)
