@@ -22,11 +22,13 @@ mod shape_cache; // sweepfast: iteration shape costs shared by every prediction 
 mod vllm_hybrid; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
 mod vllm_parts;
 mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
-mod vllm_spec_memory; // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
+mod vllm_spec_memory;
+mod vllm_v0_kv; // vllmv0mem (issue #17 point 5): vLLM V0's KV sizing by release // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
 
 pub use admission::rejection;
 pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, VllmHybridPool, plan_memory};
 pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
+pub use vllm_v0_kv::V0Log; // vllmv0mem
 
 use crate::engine::RngStreams;
 use crate::exec::{self, Category, Resources, Schedule, TaskGraph};

@@ -481,6 +481,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     if let Some(n) = e.num_scheduler_steps {
         c.arg("--num-scheduler-steps", n);
     }
+    if let Some(g) = e.swap_space {
+        c.arg("--swap-space", g); // vllmv0mem
+    }
     if let Some(v1) = e.use_v1 {
         c.env
             .insert("VLLM_USE_V1".into(), if v1 { "1" } else { "0" }.into());

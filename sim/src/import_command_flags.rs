@@ -122,6 +122,7 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
     ),
     ("--async-scheduling", "async_scheduling", Kind::True),
     ("--num-scheduler-steps", "num_scheduler_steps", Kind::Int), // vllmv0: V0 multi-step
+    ("--swap-space", "swap_space", Kind::Float),                 // vllmv0mem: V0's CPU blocks
     ("--enable-chunked-prefill", "enable_chunked_prefill", Kind::True),
     (
         "--long-prefill-token-threshold",

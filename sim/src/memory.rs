@@ -95,7 +95,8 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
     // DP-attention groups do.
     let groups = groups * u64::from(s.engine.replicas.max(1));
     let era = if s.engine.kind == EngineKind::Vllm {
-        "v1".to_string()
+        // vllmv0mem: a V0 release sizes its KV cache with V0's rule.
+        if s.engine.v0.is_some() { "v0" } else { "v1" }.to_string()
     } else {
         s.engine.era.name().to_string()
     };
@@ -280,6 +281,9 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
 /// memory", "GPU KV cache size", "Maximum concurrency for L tokens per request").
 fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
     let mut o = String::new();
+    if let Some(v0) = &p.vllm_v0 {
+        return vllm_v0_log(p, v0);
+    }
     if let Some(w) = p.entries.iter().find(|e| e.kind == MemKind::TargetWeights) {
         let _ = writeln!(o, "Model loading took {:.4} GiB", Bytes(w.bytes).as_gib_f64());
     }
@@ -319,6 +323,32 @@ fn vllm_log(s: &Scenario, p: &MemoryPlan) -> String {
         "Maximum concurrency for {len} tokens per request: {:.2}x",
         p.kv_tokens as f64 / f64::from(len)
     );
+    o
+}
+
+/// vllmv0mem: the lines vLLM's V0 engine logs (`model_runner.py` "Loading model weights took X GB"
+/// in 0.5.3.post1–0.7.3; from 0.6.5 `worker.py`'s profiling summary; the executor's "# GPU blocks: N,
+/// # CPU blocks: M"; from 0.6.3 "Maximum concurrency for L tokens per request: C"), then the error,
+/// if the start fails.
+fn vllm_v0_log(p: &MemoryPlan, v0: &crate::decode::V0Log) -> String {
+    let mut o = String::new();
+    if let Some(w) = p.entries.iter().find(|e| e.kind == MemKind::TargetWeights) {
+        let _ = writeln!(
+            o,
+            "Loading model weights took {:.4} GB",
+            Bytes(w.bytes).as_gib_f64()
+        );
+    }
+    for l in &v0.profiling {
+        let _ = writeln!(o, "{l}");
+    }
+    let _ = writeln!(o, "{}", v0.blocks);
+    if let Some((len, c)) = v0.concurrency {
+        let _ = writeln!(o, "Maximum concurrency for {len} tokens per request: {c:.2}x");
+    }
+    if let Verdict::Oom { message, .. } = &p.verdict {
+        let _ = writeln!(o, "{message}");
+    }
     o
 }
 

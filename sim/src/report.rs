@@ -543,7 +543,8 @@ fn memory_report(s: &Scenario, mem: &MemoryPlan) -> MemoryReport {
     MemoryReport {
         verdict: EngineVerdict::of_memory(&mem.verdict),
         era: if s.engine.kind == crate::scenario::EngineKind::Vllm {
-            "v1".into()
+            // vllmv0mem: a V0 release sizes its KV cache with V0's rule.
+            if s.engine.v0.is_some() { "v0" } else { "v1" }.into()
         } else {
             s.engine.era.name().into()
         },

@@ -183,6 +183,8 @@ mod online_quant;
 mod vllm_attention;
 // vllmv0 (issue #17): vLLM's V0 engine by release.
 mod vllm_v0;
+// vllmv0mem (issue #17 point 5): vLLM V0's KV sizing against V0 start-up logs.
+mod vllm_v0_blocks;
 // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image.
 mod vllm_install;
 // vllmsampler (issue #17 point 5): VLLM_USE_FLASHINFER_SAMPLER by vLLM release.

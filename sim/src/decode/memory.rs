@@ -299,6 +299,8 @@ pub struct MemoryPlan {
     pub vllm_concurrency: Option<(u64, f64)>,
     /// vLLM's pool of a hybrid Mamba-2 / Gated DeltaNet model in blocks (`None` otherwise).
     pub vllm_hybrid_pool: Option<VllmHybridPool>,
+    /// vllmv0mem: what vLLM's V0 engine logs for this plan (`None`: V1, or SGLang).
+    pub vllm_v0: Option<super::vllm_v0_kv::V0Log>,
     /// Where the plan is approximate (reported as warnings).
     pub notes: Vec<String>,
 }
@@ -385,6 +387,7 @@ impl<'a> SglangStartup<'a> {
             self.apply_swa(&mut kv, w, m.available_gib);
         }
         let mut plan = MemoryPlan {
+            vllm_v0: None,
             swa,
             kv_groups: None,
             vllm_concurrency: None,
@@ -1042,6 +1045,13 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         Some(b) => tpsim_model::memory::vllm_kv_plan_with_bytes(&input, b),
         None => vllm_kv_plan(&input),
     };
+    // vllmv0mem (issue #17 point 5): a V0 release sizes its blocks with its own rule.
+    let mut vllm_v0 = None;
+    if let Some(v0) = &e.v0 {
+        let (p, log) = super::vllm_v0_kv::plan(s, v0, &input, max_model_len, &mut notes);
+        plan = p;
+        vllm_v0 = Some(log);
+    }
     if e.dcp > 1 && layout.hybrid.is_none() && plan.error.is_none() {
         plan.error = tpsim_model::memory::vllm_max_len_refusal(
             max_model_len,
@@ -1062,7 +1072,9 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     }
     // Issue #17 (sglogs2): with sliding-window groups the check counts each layer type's own need
     // (`tpsim_model::vllm_sliding_check`), which vLLM prints with its estimate.
-    if let Some(msg) = vllm_sliding_refusal(s, &layout, &plan, draft.cell, total_gib) {
+    if vllm_v0.is_none()
+        && let Some(msg) = vllm_sliding_refusal(s, &layout, &plan, draft.cell, total_gib)
+    {
         plan.error = msg;
     }
     let mut entries = m.entries(total_gib);
@@ -1244,6 +1256,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         );
     }
     MemoryPlan {
+        vllm_v0,
         swa: None,
         kv_groups: layout.kv_groups(),
         vllm_concurrency,

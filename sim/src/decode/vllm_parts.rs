@@ -113,7 +113,9 @@ pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
     Some(Bytes(s.model.vllm_load_peak(s.engine.tp, &ropes, dtype, &gpu)))
 }
 
-/// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU.
+/// `max_num_batched_tokens` and `max_num_seqs`: the scenario's, else vLLM's defaults for the GPU. The
+/// serving loop's budget also under V0 (whose own scheduler, prefills apart from decodes, is not
+/// modelled); V0's profile run has its own shape (`vllm_v0_kv::batch_shape`).
 pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
     let (t, n) = default_batch_shape(total_gib, &s.hardware.gpu.name);
     let tokens = s.engine.max_num_batched_tokens.unwrap_or(t);
@@ -126,11 +128,18 @@ pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
 /// (`tpsim_model::vllm_startup::pp_intermediate_bytes`), alive through the sampler.
 pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
     let p = s.engine.costs.vllm_startup?;
-    let (tokens, seqs) = batch_shape(s, total_gib);
+    // vllmv0mem: V0's profile run uses V0's defaults (`vllm_v0_kv::batch_shape`).
+    let (tokens, seqs) = match &s.engine.v0 {
+        Some(v0) => super::vllm_v0_kv::batch_shape(s, v0),
+        None => batch_shape(s, total_gib),
+    };
     let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
     // vrows3 (issue #17 point 5): vLLM ≤ 0.12 sorts the logits in its dummy sampler; installkind:
     // 0.9.0 – 0.11.0 with FlashInfer installed samples through FlashInfer instead.
+    // vllmv0mem: V0's sampler (`model_executor/layers/sampler.py` `_apply_top_k_top_p`) sorts the
+    // logits in every release; the V1 FlashInfer path does not exist there.
     let rule = match super::vllm_sampler_rule::rule(s) {
+        _ if s.engine.v0.is_some() => tpsim_model::vllm_sort_sampler::peak_activation_sorting,
         SamplerRule::Sort => tpsim_model::vllm_sort_sampler::peak_activation_sorting,
         SamplerRule::FlashInfer => tpsim_model::vllm_flashinfer_sampler::peak_activation_flashinfer,
         SamplerRule::InPlace => peak_activation,

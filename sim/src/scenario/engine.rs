@@ -440,6 +440,8 @@ impl Resolver<'_> {
             super::vllm_v0::V0Keys {
                 use_v1,
                 num_scheduler_steps: e.num_scheduler_steps,
+                swap_space: e.swap_space,
+                enable_chunked_prefill: e.enable_chunked_prefill,
             },
             speculative,
             async_scheduling,

@@ -130,6 +130,7 @@ pub const KEYED: &[(&str, &str)] = &[
     ),
     ("--async-scheduling", "engine.async_scheduling"),
     ("--num-scheduler-steps", "engine.num_scheduler_steps"),
+    ("--swap-space", "engine.swap_space"),
     ("--enable-chunked-prefill", "engine.enable_chunked_prefill"),
     (
         "--long-prefill-token-threshold",

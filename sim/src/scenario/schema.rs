@@ -540,6 +540,8 @@ pub struct EngineSection {
     pub use_v1: Option<bool>,
     /// vLLM's `--num-scheduler-steps` (V0, 0.6.0–0.10.x): decode steps per scheduler call.
     pub num_scheduler_steps: Option<i64>,
+    /// vLLM's `--swap-space` (GiB of pinned CPU memory per GPU, default 4): V0's CPU blocks (vllmv0mem).
+    pub swap_space: Option<f64>,
     // Issue #17 (trustcode): `tpsim engine-args` only; no prediction reads it.
     /// `--trust-remote-code` of SGLang and vLLM: let the engine run the model repository's own
     /// Python (config, tokenizer). Default: the preset's entry in `scenarios/models/hf-ids.toml`

@@ -27,6 +27,7 @@
 use super::{EngineKind, Resolver, ScenarioError};
 use crate::engine_release::Release;
 use tpsim_model::units::Duration;
+use tpsim_model::vllm_v0_memory::{self as v0mem, V0MemoryRule};
 
 /// The V0 step's host time between two forwards that is not output processing: "Each highlighted
 /// redbox is about 4ms of GPU bubble", incurred "on every decode" (vLLM issue 6854, "\[RFC\]:
@@ -63,6 +64,15 @@ pub struct V0Engine {
     pub mode: V0Mode,
     /// `--num-scheduler-steps` (1 = one scheduler call per decode step).
     pub scheduler_steps: u32,
+    /// vllmv0mem: what the release's `determine_num_available_blocks` subtracts
+    /// (`tpsim_model::vllm_v0_memory::V0MemoryRule`).
+    pub memory: V0MemoryRule,
+    /// `--swap-space` in bytes (`engine.swap_space` GiB, default 4): the CPU blocks.
+    pub swap_space_bytes: u64,
+    /// `--enable-chunked-prefill` as given (`None`: V0's default, on above 32K tokens of context).
+    pub enable_chunked_prefill: Option<bool>,
+    /// The release is older than 0.5.0, whose sizing code was not read (the 0.5.3 rule is applied).
+    pub memory_unread: bool,
 }
 
 impl V0Engine {
@@ -107,6 +117,10 @@ pub(super) struct V0Keys {
     pub use_v1: Option<bool>,
     /// `engine.num_scheduler_steps` (`--num-scheduler-steps`).
     pub num_scheduler_steps: Option<i64>,
+    /// `engine.swap_space` (`--swap-space`, GiB per GPU; vllmv0mem).
+    pub swap_space: Option<f64>,
+    /// `engine.enable_chunked_prefill` (V0's profile shape depends on it).
+    pub enable_chunked_prefill: Option<bool>,
 }
 
 impl Resolver<'_> {
@@ -153,7 +167,19 @@ impl Resolver<'_> {
     ) -> Result<Option<V0Engine>, ScenarioError> {
         const USE_V1: &str = "engine.use_v1";
         const STEPS: &str = "engine.num_scheduler_steps";
+        const SWAP: &str = "engine.swap_space";
+        let swap_space = match keys.swap_space {
+            None => v0mem::SWAP_SPACE_GIB,
+            // vLLM's `CacheConfig._verify_args` only warns above 40 % (0.7) / 70 % of the CPU memory.
+            Some(g) if g.is_finite() && (0.0..=4096.0).contains(&g) => g,
+            Some(g) => {
+                return Err(self.invalid(SWAP, format!("{g}: expected GiB of CPU swap per GPU, 0 to 4096")));
+            }
+        };
         if kind != EngineKind::Vllm {
+            if keys.swap_space.is_some() {
+                return Err(self.invalid(SWAP, "a vLLM setting (--swap-space); SGLang has none"));
+            }
             if keys.use_v1.is_some() {
                 return Err(self.invalid(USE_V1, "a vLLM setting (VLLM_USE_V1); SGLang has no V0 engine"));
             }
@@ -254,6 +280,10 @@ impl Resolver<'_> {
         Ok(Some(V0Engine {
             mode,
             scheduler_steps: steps.unwrap_or(1),
+            memory: V0MemoryRule::of(&v),
+            swap_space_bytes: v0mem::swap_space_bytes(swap_space),
+            enable_chunked_prefill: keys.enable_chunked_prefill,
+            memory_unread: !at_least(0, 5),
         }))
     }
 }
@@ -267,6 +297,10 @@ mod tests {
         let e = V0Engine {
             mode: V0Mode::Sync,
             scheduler_steps: 1,
+            memory: V0MemoryRule::FreeDelta,
+            swap_space_bytes: 4 << 30,
+            enable_chunked_prefill: None,
+            memory_unread: false,
         };
         // 4 ms + 1 × 103.226 µs; 4 ms + 32 × 103.226 µs = 7.303232 ms.
         assert_eq!(e.step_host(1), Duration::from_ns(4_103_226));
@@ -278,6 +312,10 @@ mod tests {
         let one = V0Engine {
             mode: V0Mode::AsyncOutput,
             scheduler_steps: 1,
+            memory: V0MemoryRule::FreeDelta,
+            swap_space_bytes: 4 << 30,
+            enable_chunked_prefill: None,
+            memory_unread: false,
         };
         // (4 − 0.2) ms = 3.8 ms whatever the batch; ÷ 8 steps = 475 µs.
         assert_eq!(one.step_host(1), Duration::from_us(3800));
