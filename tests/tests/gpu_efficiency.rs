@@ -157,7 +157,10 @@ fn h200_second_stream_hides_the_shorter_gemm_sequence() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../measurements/h200-dual-stream.tsv");
     let text = std::fs::read_to_string(&path).expect("measurements/h200-dual-stream.tsv");
     let mut batch8 = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.starts_with("case")) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("case"))
+    {
         let c: Vec<&str> = line.split('\t').collect();
         let m: u32 = c[1].parse().unwrap();
         let [a, b, serial, dual]: [f64; 4] = std::array::from_fn(|i| c[6 + i].parse().unwrap());
