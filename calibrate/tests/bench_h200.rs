@@ -142,3 +142,18 @@ fn an_unknown_launch_is_refused_naming_the_record() {
         o.stdout
     );
 }
+
+#[test]
+fn the_curve_fit_takes_the_gemms_and_the_non_empty_reads() {
+    // `fit --curves` places every graph-timed kernel with bytes on the memory-efficiency curve: the 70
+    // GEMMs and the 9 streaming reads of 16 KiB … 1 GiB (none FLOP-bound); the empty kernel has no bytes
+    // to place and the 80 eager rows are not compared.
+    let o = calibrate(&["fit", "--hardware", "h200-8x-nvlink", "--curves", &measurements()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("79 memory-bound gemm rows, 0 FLOP-bound left out"),
+        "{}",
+        o.stdout
+    );
+}
