@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DriverError};
 
 use super::facts::DeviceInfo;
@@ -257,4 +257,42 @@ pub fn set_peer_access(from: &Arc<CudaContext>, to: &Arc<CudaContext>, on: bool)
 pub fn driver_present() -> bool {
     // SAFETY: only dlopen, as in `probe`.
     unsafe { sys::is_culib_present() }
+}
+
+/// µs per call of `call`, `repeats` samples each way: `eager_calls` calls issued back to back from the
+/// host, then `graph_calls` calls captured once in a CUDA graph and replayed whole, as engines run
+/// decode. The stream is synchronised before the capture; a failed capture still ends it, so the
+/// stream stays usable.
+pub fn eager_and_graph_us(
+    stream: &Arc<CudaStream>,
+    timer: &Timer,
+    repeats: u32,
+    (eager_calls, graph_calls): (u64, u64),
+    mut call: impl FnMut() -> Result<(), BenchError>,
+) -> Result<(Vec<f64>, Vec<f64>), BenchError> {
+    let gpu = stream.context().ordinal();
+    let on = |what: &str| format!("{what} on GPU {gpu}");
+    let mut eager = Vec::new();
+    for _ in 0..repeats {
+        let ms = timer.time_ms(stream, || (0..eager_calls).try_for_each(|_| call()))?;
+        eager.push(ms * 1e3 / eager_calls.max(1) as f64);
+    }
+    stream.synchronize().ctx(|| on("synchronising"))?;
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
+        .ctx(|| on("starting a CUDA graph capture"))?;
+    let captured = (0..graph_calls).try_for_each(|_| call());
+    let graph = stream
+        .end_capture(CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
+        .ctx(|| on("ending a CUDA graph capture"))?;
+    captured?;
+    let graph = graph.ok_or_else(|| BenchError::Other(on("the CUDA graph capture recorded nothing")))?;
+    graph.upload().ctx(|| on("uploading a CUDA graph"))?;
+    graph.launch().ctx(|| on("replaying a CUDA graph"))?;
+    let mut replayed = Vec::new();
+    for _ in 0..repeats {
+        let ms = timer.time_ms(stream, || graph.launch().ctx(|| on("replaying a CUDA graph")))?;
+        replayed.push(ms * 1e3 / graph_calls.max(1) as f64);
+    }
+    Ok((eager, replayed))
 }

@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaContext, CudaSlice};
 use half::bf16;
 
@@ -97,31 +96,15 @@ pub fn run(
             for _ in 0..plan.warmup.max(copies) {
                 gemm()?;
             }
-            let mut eager = Vec::new();
-            for _ in 0..plan.repeats {
-                let ms = timer.time_ms(&stream, || (0..plan.iters).try_for_each(|_| gemm()))?;
-                eager.push(ms * 1e3 / f64::from(plan.iters.max(1)));
-            }
-            // One graph of enough calls to cycle through every weight copy, replayed whole.
-            let in_graph = plan.iters.max(copies).max(1);
-            stream.synchronize().ctx(|| on("synchronising"))?;
-            stream
-                .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
-                .ctx(|| on("starting a CUDA graph capture"))?;
-            let captured = (0..in_graph).try_for_each(|_| gemm());
-            let graph = stream
-                .end_capture(CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
-                .ctx(|| on("ending a CUDA graph capture"))?;
-            captured?;
-            let graph =
-                graph.ok_or_else(|| BenchError::Other(on("the CUDA graph capture recorded nothing")))?;
-            graph.upload().ctx(|| on("uploading a CUDA graph"))?;
-            graph.launch().ctx(|| on("replaying a CUDA graph"))?;
-            let mut replayed = Vec::new();
-            for _ in 0..plan.repeats {
-                let ms = timer.time_ms(&stream, || graph.launch().ctx(|| on("replaying a CUDA graph")))?;
-                replayed.push(ms * 1e3 / f64::from(in_graph));
-            }
+            // The graph holds enough calls to cycle through every weight copy.
+            let in_graph = u64::from(plan.iters.max(copies).max(1));
+            let (eager, replayed) = driver::eager_and_graph_us(
+                &stream,
+                &timer,
+                plan.repeats,
+                (u64::from(plan.iters), in_graph),
+                &mut gemm,
+            )?;
             for (launch, per_call) in [("eager", eager), ("graph", replayed)] {
                 let s =
                     plan::stats(&per_call).ok_or_else(|| BenchError::Other("bad GEMM timing".to_string()))?;

@@ -10,7 +10,6 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 
 use super::driver::{self, BenchError, Ctx, Timer};
@@ -118,28 +117,8 @@ pub fn run(
         for _ in 0..plan.warmup {
             launch_one()?;
         }
-        let mut eager = Vec::new();
-        for _ in 0..plan.repeats {
-            let ms = timer.time_ms(&stream, || (0..calls).try_for_each(|_| launch_one()))?;
-            eager.push(ms * 1e3 / calls as f64);
-        }
-        stream.synchronize().ctx(|| on("synchronising"))?;
-        stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
-            .ctx(|| on("starting a CUDA graph capture"))?;
-        let captured = (0..calls).try_for_each(|_| launch_one());
-        let graph = stream
-            .end_capture(CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
-            .ctx(|| on("ending a CUDA graph capture"))?;
-        captured?;
-        let graph = graph.ok_or_else(|| BenchError::Other(on("the CUDA graph capture recorded nothing")))?;
-        graph.upload().ctx(|| on("uploading a CUDA graph"))?;
-        graph.launch().ctx(|| on("replaying a CUDA graph"))?;
-        let mut replayed = Vec::new();
-        for _ in 0..plan.repeats {
-            let ms = timer.time_ms(&stream, || graph.launch().ctx(|| on("replaying a CUDA graph")))?;
-            replayed.push(ms * 1e3 / calls as f64);
-        }
+        let (eager, replayed) =
+            driver::eager_and_graph_us(&stream, &timer, plan.repeats, (calls, calls), &mut launch_one)?;
         for (launch, per_call) in [("eager", eager), ("graph", replayed)] {
             let s =
                 plan::stats(&per_call).ok_or_else(|| BenchError::Other("bad kernel timing".to_string()))?;
