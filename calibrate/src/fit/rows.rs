@@ -73,6 +73,21 @@ fn too_large(what: &str) -> String {
     )
 }
 
+/// A row measured on one GPU without a collective (a GEMM or a streaming read).
+fn one_gpu_row(label: String, op: Op, size_bytes: u64, measured_us: f64) -> Row {
+    Row {
+        label,
+        op,
+        n_gpus: 1,
+        size_bytes,
+        measured_us,
+        env_args: Vec::new(),
+        env: NcclEnv::default(),
+        request: Request::Nccl,
+        launch: Launch::Eager,
+    }
+}
+
 /// The collective records of `m` (named `file` in labels and errors) as rows; other record kinds are
 /// skipped. Errors for impossible values (non-positive or non-finite time, zero size or GPUs, an
 /// unknown op or NCCL variable).
@@ -114,21 +129,16 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
                 .and_then(|((a, b), c)| a.checked_add(b)?.checked_add(c)?.checked_mul(2))
                 .filter(|s| *s <= tpsim::collective::MAX_SIZE_BYTES)
                 .ok_or_else(|| bad(too_large(&format!("gemm m={gm} n={gn} k={gk}"))))?;
-            out.push(Row {
-                label: format!("{file}#{k} gemm m={gm} n={gn} k={gk} {dtype}"),
-                op: Op::Gemm {
+            out.push(one_gpu_row(
+                format!("{file}#{k} gemm m={gm} n={gn} k={gk} {dtype}"),
+                Op::Gemm {
                     m: *gm,
                     n: *gn,
                     k: *gk,
                 },
-                n_gpus: 1,
                 size_bytes,
-                measured_us: *time_us,
-                env_args: Vec::new(),
-                env: NcclEnv::default(),
-                request: Request::Nccl,
-                launch: Launch::Eager,
-            });
+                *time_us,
+            ));
             continue;
         }
         if let Record::Stream {
@@ -150,17 +160,12 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
             if *bytes > tpsim::collective::MAX_SIZE_BYTES {
                 return Err(bad(too_large(&format!("stream bytes={bytes}"))));
             }
-            out.push(Row {
-                label: format!("{file}#{k} stream bytes={bytes}"),
-                op: Op::Stream { bytes: *bytes },
-                n_gpus: 1,
-                size_bytes: *bytes,
-                measured_us: *time_us,
-                env_args: Vec::new(),
-                env: NcclEnv::default(),
-                request: Request::Nccl,
-                launch: Launch::Eager,
-            });
+            out.push(one_gpu_row(
+                format!("{file}#{k} stream bytes={bytes}"),
+                Op::Stream { bytes: *bytes },
+                *bytes,
+                *time_us,
+            ));
             continue;
         }
         let Record::Collective {
