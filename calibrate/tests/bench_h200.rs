@@ -157,3 +157,65 @@ fn the_curve_fit_takes_the_gemms_and_the_non_empty_reads() {
         o.stdout
     );
 }
+
+#[test]
+fn garbage_stream_records_are_refused_naming_the_record() {
+    // A `stream` record with a time that is not > 0, or more bytes than tpsim takes (1 TiB), stops `fit`
+    // with exit 2 naming the file's record; `check` lists such a row as skipped with the reason.
+    let dir = scratch("garbage-stream");
+    for (i, (record, want)) in [
+        (
+            r#"{"kind": "stream", "bytes": 1024, "time_us": -1.0, "launch": "graph"}"#,
+            "expected a time > 0",
+        ),
+        (
+            r#"{"kind": "stream", "bytes": 1024, "time_us": 0.0, "launch": "graph"}"#,
+            "expected a time > 0",
+        ),
+        (
+            r#"{"kind": "stream", "bytes": 18446744073709551615, "time_us": 2.0, "launch": "graph"}"#,
+            "than any GPU holds",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let file = write(
+            &dir,
+            &format!("m{i}.json"),
+            &format!(
+                r#"{{"schema": "tpsim-measurements/1", "provenance": {{"tool": "bench"}}, "records": [{record},
+  {{"kind": "stream", "bytes": 1048576, "time_us": 2.0, "launch": "graph"}}]}}"#
+            ),
+        );
+        let o = calibrate(&[
+            "fit",
+            "--hardware",
+            "h200-8x-nvlink",
+            "--params",
+            "kernel_overhead",
+            &file,
+        ]);
+        assert_eq!(o.code, 2, "{record}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("records[0]") && o.stderr.contains(want),
+            "{}",
+            o.stderr
+        );
+        // (The gate is lifted: the one good row's error is not the point here.)
+        let o = calibrate(&[
+            "check",
+            "--hardware",
+            "h200-8x-nvlink",
+            "--threshold",
+            "1000",
+            &file,
+        ]);
+        assert_eq!(o.code, 0, "{record}: {}", o.stderr);
+        assert!(o.stdout.contains(want), "{record}: {}", o.stdout);
+    }
+    // `--only` names the family `stream`; a misspelling is a usage error listing the five.
+    let o = calibrate(&["bench", "--only", "streams"]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("mem, p2p, gemm, stream, nccl"), "{}", o.stderr);
+}
