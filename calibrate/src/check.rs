@@ -189,10 +189,11 @@ pub fn check(
     };
     let mut index = 0;
     for (file, m) in files {
+        let filter = m.launch_filter();
         for r in &m.records {
             index += 1;
             let row = match r {
-                Record::Gemm { launch, .. } | Record::Stream { launch, .. } => match m.gemm_compared(launch.as_deref()) {
+                Record::Gemm { launch, .. } | Record::Stream { launch, .. } => match filter.compared(launch.as_deref()) {
                     Ok(true) => checker.record(index, file, r),
                     Ok(false) => checker.record(index, file, r).into_skip(
                         "eager launches (the host's launch rate); this file's graph-timed rows are compared instead",

@@ -205,6 +205,25 @@ pub enum ReadError {
     Schema(String),
 }
 
+/// The rule of [`MeasurementFile::launch_filter`] for one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchFilter {
+    /// The file has graph-timed kernel rows: only those are compared.
+    graph_only: bool,
+}
+
+impl LaunchFilter {
+    /// Whether a kernel record launched as `launch` is compared; `Err` for a launch other than
+    /// `graph` or `eager`.
+    pub fn compared(self, launch: Option<&str>) -> Result<bool, String> {
+        match launch {
+            None | Some("eager") => Ok(!self.graph_only),
+            Some("graph") => Ok(true),
+            Some(other) => Err(format!("launch `{other}`: expected `graph` or `eager`")),
+        }
+    }
+}
+
 impl MeasurementFile {
     /// Reads and parses a measurement file, checking its schema tag.
     pub fn read(path: &std::path::Path) -> Result<Self, ReadError> {
@@ -227,15 +246,13 @@ impl MeasurementFile {
         })
     }
 
-    /// Whether a `gemm` or `stream` record launched as `launch` is one that `fit` and `check` compare: all of
-    /// them, except that a file with graph-timed rows ([`Self::has_graph_gemms`]) is compared on
-    /// those alone (its eager rows time the host's launch rate, which the model's kernel cost,
-    /// a CUDA-graph replay, does not contain). `Err` for a launch other than `graph` or `eager`.
-    pub fn gemm_compared(&self, launch: Option<&str>) -> Result<bool, String> {
-        match launch {
-            None | Some("eager") => Ok(!self.has_graph_gemms()),
-            Some("graph") => Ok(true),
-            Some(other) => Err(format!("launch `{other}`: expected `graph` or `eager`")),
+    /// Which of this file's `gemm` and `stream` records `fit` and `check` compare: all of them, except
+    /// that a file with graph-timed rows ([`Self::has_graph_gemms`]) is compared on those alone (its
+    /// eager rows time the host's launch rate, which the model's kernel cost, a CUDA-graph replay, does
+    /// not contain). Computed once per file.
+    pub fn launch_filter(&self) -> LaunchFilter {
+        LaunchFilter {
+            graph_only: self.has_graph_gemms(),
         }
     }
 

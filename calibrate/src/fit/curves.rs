@@ -224,6 +224,7 @@ pub fn record_format(dtype: &str) -> Option<WeightFormat> {
 /// The quantized `gemm` records of `m` (named `file` in labels and errors).
 pub fn quant_gemms_of(file: &str, meas: &MeasurementFile) -> Result<Vec<QuantGemm>, FitError> {
     let mut out = Vec::new();
+    let filter = meas.launch_filter();
     for (i, r) in meas.records.iter().enumerate() {
         let Record::Gemm {
             m,
@@ -243,7 +244,7 @@ pub fn quant_gemms_of(file: &str, meas: &MeasurementFile) -> Result<Vec<QuantGem
             file: file.to_string(),
             message: format!("records[{i}]: {message}"),
         };
-        if !meas.gemm_compared(launch.as_deref()).map_err(bad)? {
+        if !filter.compared(launch.as_deref()).map_err(bad)? {
             continue;
         }
         if !(time_us.is_finite() && *time_us > 0.0) {

@@ -93,6 +93,7 @@ fn one_gpu_row(label: String, op: Op, size_bytes: u64, measured_us: f64) -> Row 
 /// unknown op or NCCL variable).
 pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
     let mut out = Vec::new();
+    let filter = m.launch_filter();
     for (k, r) in m.records.iter().enumerate() {
         if let Record::Gemm {
             m: gm,
@@ -107,7 +108,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
                 file: file.to_string(),
                 message: format!("records[{k}]: {message}"),
             };
-            if !m.gemm_compared(launch.as_deref()).map_err(bad)? {
+            if !filter.compared(launch.as_deref()).map_err(bad)? {
                 continue;
             }
             // The hardware presets give the bf16 tensor rate only: other dtypes have no rate to fit.
@@ -151,7 +152,7 @@ pub fn rows_of(file: &str, m: &MeasurementFile) -> Result<Vec<Row>, FitError> {
                 file: file.to_string(),
                 message: format!("records[{k}]: {message}"),
             };
-            if !m.gemm_compared(launch.as_deref()).map_err(bad)? {
+            if !filter.compared(launch.as_deref()).map_err(bad)? {
                 continue;
             }
             if !(time_us.is_finite() && *time_us > 0.0) {
