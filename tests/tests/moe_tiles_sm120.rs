@@ -15,7 +15,7 @@
 use crate::common::*;
 
 /// One engine's default tile: (block_m, block_n, block_k, num_stages).
-fn tile(engine: &str, kernel: &str) -> (f64, f64, f64, f64) {
+fn tile(engine: &str, kernel: &str) -> (u64, u64, u64, u64) {
     let t = read_tsv(&data_path("moe-tiles-sm120.tsv"));
     let (e, k) = (t.col("engine"), t.col("kernel"));
     let cols = [
@@ -29,7 +29,7 @@ fn tile(engine: &str, kernel: &str) -> (f64, f64, f64, f64) {
         .iter()
         .find(|r| r.get(e) == engine && r.get(k) == kernel)
         .unwrap_or_else(|| panic!("no {engine} {kernel} row"));
-    let n = |i: usize| -> f64 {
+    let n = |i: usize| -> u64 {
         r.get(cols[i])
             .parse()
             .unwrap_or_else(|_| panic!("line {}: not a number", r.line))
@@ -40,7 +40,7 @@ fn tile(engine: &str, kernel: &str) -> (f64, f64, f64, f64) {
 /// Shared memory per SM on compute capability 12.0: 100 KB (CUDA C++ Programming Guide, "Technical
 /// Specifications per Compute Capability"; 99 KB = 101,376 B per block, the "101376B SM12x limit" of
 /// sgl-project/sglang PR 28077), bytes.
-const SMEM_PER_SM: f64 = 102_400.0;
+const SMEM_PER_SM: u64 = 102_400;
 /// RTX PRO 6000 SMs (rtx-pro-6000-server.toml `sm_count`, hardware-and-models.md).
 const SMS: f64 = 188.0;
 
@@ -78,20 +78,20 @@ fn sglang_default_tile_is_four_times_the_benchmarked_one() {
     let dense = tile("SGLang", "_w8a8_block_fp8_matmul");
     let vllm = tile("vLLM", "fused_moe_kernel");
     // By hand from the wheels: SGLang 64 × 128 × 128, 3 stages (both kernels); vLLM 16 × 128 × 128.
-    assert_eq!(sgl, (64.0, 128.0, 128.0, 3.0));
+    assert_eq!(sgl, (64, 128, 128, 3));
     assert_eq!(dense, sgl);
-    assert_eq!(vllm, (16.0, 128.0, 128.0, 3.0));
-    assert_eq!(sgl.0 / vllm.0, 4.0);
+    assert_eq!(vllm, (16, 128, 128, 3));
+    assert_eq!(sgl.0 / vllm.0, 4);
     // Shared memory of the software pipeline, stages × (A tile + B tile) of 1-byte fp8:
     // SGLang 3 × (64 × 128 + 128 × 128) = 73,728 B, vLLM 3 × (16 × 128 + 128 × 128) = 55,296 B. Two CTAs
     // of either exceed the SM's 102,400 B: one CTA per SM, so w2's 192 CTAs run in two waves on 188 SMs.
-    let smem = |t: (f64, f64, f64, f64)| t.3 * (t.0 * t.2 + t.2 * t.1);
-    assert_eq!(smem(sgl), 73_728.0);
-    assert_eq!(smem(vllm), 55_296.0);
+    let smem = |t: (u64, u64, u64, u64)| t.3 * (t.0 * t.2 + t.2 * t.1);
+    assert_eq!(smem(sgl), 73_728);
+    assert_eq!(smem(vllm), 55_296);
     for t in [sgl, vllm] {
-        assert_eq!((SMEM_PER_SM / smem(t)).floor(), 1.0);
+        assert_eq!(SMEM_PER_SM / smem(t), 1);
     }
-    assert_eq!((GEMMS[3].1 / SMS).ceil(), 2.0);
+    assert!(GEMMS[3].1 > SMS && GEMMS[3].1 <= 2.0 * SMS);
 }
 
 #[test]
@@ -101,8 +101,8 @@ fn padded_mma_of_the_default_tile_leaves_most_of_the_fp8_tp4_gap() {
     // on SM 12.0 (not established here).
     let fp8 = 1e15 / SMS;
     let bf16 = 500e12 / SMS;
-    let sgl = tile("SGLang", "fused_moe_kernel").0;
-    let vllm = tile("vLLM", "fused_moe_kernel").0;
+    let sgl = tile("SGLang", "fused_moe_kernel").0 as f64;
+    let vllm = tile("vLLM", "fused_moe_kernel").0 as f64;
     // By hand at the fp8 rate (5.319e12 FLOP/s per SM), 64-row tile: q/k/v 2 × 64 × 128 × 3072 =
     // 50,331,648 FLOP → 9.462 µs; o 25,165,824 → 4.731 µs; w13 9.462 µs; w2 6,291,456 → 1.183 µs ×
     // 2 waves = 2.366 µs; 26.02 µs a layer. The 16-row tile: a quarter, 6.51 µs. Tolerance 0.01 µs.
