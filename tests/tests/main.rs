@@ -128,6 +128,8 @@ mod sweep_cli;
 mod moe_backend_sm120;
 // sm120moe: batch-1 triton FP8 fused-MoE timings on SM 12.0 against the rows' missing time.
 mod moe_kernels_sm120;
+// sm120tile: the default Triton tiles of the SM 12.0 FP8 rows (SGLang 0.5.8, vLLM 0.19) and their padded work.
+mod moe_tiles_sm120;
 // moedefault: the engine's own MoE backend when engine.moe_backend is not set.
 mod moe_default;
 // burstprefill: Marlin's MoE FLOP-efficiency ceiling on H100 (prefill chunks).
