@@ -238,8 +238,11 @@ fn every_newdeploys_row_is_compared() {
 /// Then the step itself: before fp8decode tpsim's mean TPOT was short of the rows' by a similar
 /// fraction at every concurrency (−8 to −14 %), a per-step shortfall, not a cost per added request.
 /// Since fp8decode (stop 37) costs SGLang's per-token-group FP8 activation quantization, one kernel
-/// before each block-FP8 GEMM, the step is −1.7, +0.3, −7.1, −7.9 % of the rows' (printed): most of
-/// that shortfall was those kernels, and what is left appears from c 32.
+/// before each block-FP8 GEMM, the step was −1.7, +0.3, −7.1, −7.9 % of the rows'. sglstep: SGLang fuses
+/// DeepSeek-V3/R1's shared expert into the routed MoE kernel (`passes::sgl_fused_shared`), so 6 kernels a
+/// MoE layer (its gate_up, SiluAndMul, down, add and 2 quantization kernels) are not launched: 58 × 6 ×
+/// 3 µs = 1.04 ms a step less, and the step is −9.0, −5.6, −11.7, −12.1 % of the rows' (printed): a
+/// shortfall of 1.1–4.2 ms a step at every concurrency, as on the Qwen3-Next SGLang rows.
 #[test]
 fn deepseek_r1_h200_rows_are_end_to_end_rates() {
     let hand = [
@@ -279,10 +282,11 @@ fn deepseek_r1_h200_rows_are_end_to_end_rates() {
             (e_r - m_r).abs() < 0.02 && d_r - m_r > 0.03,
             "c {c}: {m_r} {e_r} {d_r}"
         );
-        // The step against the rows' mean TPOT: within −3 … +2 % at c 8 and 16 and −10 … −5 % at c 32
-        // and 64 (now −1.7, +0.3, −7.1, −7.9 %); outside these the book's decomposition no longer holds.
+        // The step against the rows' mean TPOT: within −11 … −4 % at c 8 and 16 and −14 … −10 % at c 32
+        // and 64 (now −9.0, −5.6, −11.7, −12.1 %; −1.7, +0.3, −7.1, −7.9 % before sglstep fused the
+        // shared expert); outside these the book's decomposition no longer holds.
         let short = f(&t["tpot_ms"]) / tpot - 1.0;
-        let band = if c <= 16 { -0.03..0.02 } else { -0.10..-0.05 };
+        let band = if c <= 16 { -0.11..-0.04 } else { -0.14..-0.10 };
         assert!(band.contains(&short), "c {c}: TPOT {short:+.3}");
     }
 }

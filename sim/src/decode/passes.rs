@@ -13,6 +13,7 @@ mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the ho
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
+mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 pub(crate) mod tp_net;
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
@@ -927,7 +928,9 @@ impl<'a> Builder<'a> {
     ) -> Result<TaskId, DecodeError> {
         let label = pass.label;
         let (t_ffn, kind) = self.ffn_time(pass, l);
-        let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, l.ffn_kernels, &[prev])?;
+        // sglstep: the kernels SGLang launches (`passes::sgl_fused_shared`).
+        let kernels = sgl_fused_shared::layer(self.s, pass.model, l).ffn_kernels;
+        let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, kernels, &[prev])?;
         self.gang(
             g,
             &format!("{label}: L{i} allreduce {kind}"),
@@ -1063,6 +1066,8 @@ impl<'a> Builder<'a> {
     /// The FFN block's time and its kind ("mlp" or "moe"): the weights it reads (MoE: the experts
     /// the routing touches) in their formats.
     fn ffn_time(&self, pass: &Pass, l: &LayerWork) -> (Duration, &'static str) {
+        // sglstep: SGLang's DeepSeek-V3 shared expert in the routed kernel (`passes::sgl_fused_shared`).
+        let l = &sgl_fused_shared::layer(self.s, pass.model, l);
         let tokens = pass.shape.tokens;
         let tp = self.s.engine.tp;
         let dense_fmt = pass.model.quantization.weights.dtype;

@@ -30,9 +30,9 @@
 //! whether the extend capture sets the flag was not read: tpsim leaves extends serial.)
 //!
 //! Not covered: `glm4_moe.py` (GLM-4.5/4.6) fuses its shared expert on CUDA SM 8.0+ without EP
-//! (0.5.8 `Glm4MoeForCausalLM.determine_num_fused_shared_experts`), and the fused layout itself
-//! (one kernel set for routed + shared) is not modelled for it or for DeepSeek-V3/R1: tpsim still
-//! costs their shared experts' kernels apart (a lead, not applied here).
+//! (0.5.8 `Glm4MoeForCausalLM.determine_num_fused_shared_experts`): its fused layout (one kernel set
+//! for routed + shared) is not modelled (a lead); DeepSeek-V3/R1's is, in `passes::sgl_fused_shared`
+//! (sglstep).
 //!
 //! **Cost.** The two streams' kernels run at once, but they read the same HBM: the overlap hides
 //! what a kernel costs beyond its bytes — the per-kernel fixed cost (`kernel_overhead`: launch
