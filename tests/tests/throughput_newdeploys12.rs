@@ -27,8 +27,8 @@
 //! assumed per-channel).
 //!
 //! Not taken: the same directory's Qwen3-Coder-480B-A35B AWQ and GLM-4.5-Air AWQ rows (no preset; the
-//! AWQ checkpoints' layouts are not established here), its 2× L40S rows (the Llama one is the 979-of-1,200
-//! run newdeploys5 set aside; the others have no result file) and the single-H200 GLM-4.5-Air rows.
+//! AWQ checkpoints' layouts are not established here) on every box, among them its 2× L40S rows (two
+//! single-GPU replicas; the Llama 3.3 70B one is the 979-of-1,200 run newdeploys5 set aside).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. Each miss's reason (KNOWN_MISSES) gives
 //! the measured and predicted TPOT. [`every_newdeploys12_row_is_compared`] fails if a row of this source
