@@ -138,6 +138,7 @@ mod moe_marlin_prefill;
 mod throughput_breadth;
 mod throughput_newdeploys;
 mod throughput_newdeploys11;
+mod throughput_newdeploys12;
 mod throughput_newdeploys3;
 mod throughput_newdeploys4;
 mod throughput_newdeploys5;

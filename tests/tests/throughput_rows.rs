@@ -97,9 +97,34 @@ const GPT_OSS_A100_C4_MISS: &str = "newdeploys11: tpsim's step at 4 in flight is
 /// 10404 on H200 and 10467 on H20, one model and benchmark, TP swept).
 const QWEN3_NEXT_SGLANG_MISS: &str = "newdeploys8: tpsim's step shrinks with TP faster than the measured one. The measured per-request step (concurrency / output rate, 2000-token outputs) is 8.53, 7.03, 6.46 ms at TP 2, 4, 8 on H200 at c 8, a + b/TP with a = 5.71 ms and b = 5.60 ms; on H20 at c 32 the measured 16.15 and 13.45 ms (TP 4, 8) give a = 10.75, b = 21.6. qwen3next: SGLang's Qwen3-Next layers launch 228 kernels a forward pass more than tpsim's template counted, every rank repeating them (the shared expert's sigmoid gate: its 1-output GEMM, sigmoid, multiply; the router's top-k over 512 experts, two kernels in sgl-kernel 0.3.9.post2 and 0.3.21; the output gate's two copies and separate sigmoid and multiply; qwen3_next.py and qwen2_moe.py of SGLang 0.5.2 and 0.5.8, passes/sgl_qwen3_next.rs); with them tpsim's steps are 8.06, 6.25, 5.36 ms on H200 (a = 4.46, b = 7.20) and 12.63, 9.32 ms on H20 (a = 6.01, b = 26.5): a still lacks 1.25 ms (H200, c 8) to 4.74 ms (H20, c 32) that no TP divides, growing with the batch and on the weaker GPU, and tpsim charges 1.3x (H200) and 1.2x (H20) the measured TP-divided work; TP 4 on H200 (+12.5 %) and TP 2 (+5.9 %) landed within where the two errors cancelled, TP 8 on H200 stayed out at +20.4 %. sgldualstream: SGLang runs the shared expert and its gate (6 kernels, 7 with 0.5.3+'s clone) on a second CUDA stream beside the routed path in decode graphs (`qwen2_moe.py` `forward_normal_dual_stream`; 0.5.2: up to 1,024 tokens in any pass), which tpsim now overlaps (passes/sgl_dual_stream.rs): 18.1 µs a layer, 0.87 ms a step at TP 4 on H200, so the rows move +5.9/+12.5/+20.4 -> +19.6/+31.5/+44.5 % (H200 TP 2/4/8) and +27.9/+44.4 -> +40.5/+63.8 % (H20 TP 4/8); the overlap is measured (sglang PR 12660: 0.30 ms a token on Kimi-Linear), so the part a lacks is larger than above: the Hopper kernel_overhead (3 us) was fitted on a Kimi-K2.5 SGLang figure that ran this overlap while tpsim serialised it. The run's SGLang (0.5.2, September 2025) is simulated as 0.5.8 (0.5.2's fp32 LM head, `lm_head.float()`, is not charged); the H20 template's memory efficiency is borrowed (pcie-nccl-host; its FLOP curve is measured since newgpueff, but no kernel of these steps reaches it) and its per-kernel cost is Hopper's fit. Not located further, not fitted";
 
+/// Reason shared by the two TP 8 rows at 256 in flight of GLM-4.6 FP8 on cloudrift's 8× RTX PRO 6000 box in
+/// [`KNOWN_MISSES`] (newdeploys12: cloudrift-ai/server-benchmark `results/pro6000_l40s_h100_h200/`).
+const GLM46_PRO6000_SHM_MISS: &str = "newdeploys12: tpsim's step is short: median TPOT 129.05 ms (1000/1000) and 93.08 ms (100/1900) against the measured 185.47 and 146.39; tpsim's mean step is 185 allreduces of 2.5 MiB over NCCL 2.27's SHM transport at 267 us each (78 and 51 ms: 8 GPUs on separate root ports of an AMD host are beyond NCCL's P2P level PXB, model/src/nccl/limits.rs; SHM read per root port at shm_read_efficiency x 53.6 GB/s) plus 49 and 40 ms of compute (MoE 36 and 32 ms), and the median TTFT 1,236 ms against 2,971. The box's shm_read_efficiency is borrowed (0.5384, the two-socket Genoa SHM host of the Syncopate probe): nothing was measured on it, and the rows move with it (0.3041, the one-socket Genoa host: 1438.7 tok/s at 1000/1000, +6.6 %; 0.6068, the two-socket Rome host: +53.2 %). At one request in flight (the same box, 10 KiB allreduces at 109 us) tpsim is within (+7.2 %). vLLM 0.11.0's fp8 per-channel MoE on SM 12.0 at 256 tokens (compressed-tensors, the checkpoint's layout itself assumed) is not read here. Not located, not fitted";
+
 /// Rows outside [`TARGET`] with the default profile, each with the reason (book/src/validation.md,
 /// "Known misses"). Labels as passed to [`validate`].
 pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
+    // newdeploys12: tests/tests/throughput_newdeploys12.rs (cloudrift: GLM-4.6 on 8× RTX PRO 6000 and 8× H200).
+    (
+        "GLM-4.6 FP8, vLLM 0.11.0, 8× RTX PRO 6000 (no switch) TP 8, c 256",
+        GLM46_PRO6000_SHM_MISS,
+    ),
+    (
+        "GLM-4.6 FP8, vLLM 0.11.0, 8× RTX PRO 6000 (no switch) TP 8, c 256, 100/1900",
+        GLM46_PRO6000_SHM_MISS,
+    ),
+    (
+        "GLM-4.6 FP8, vLLM 0.11.0, 8× RTX PRO 6000 (no switch) PP 8, c 256",
+        "newdeploys12: tpsim's pipeline step is short: median TPOT 249.8 ms against the measured 301.15, median TTFT 1,440 ms against 3,952. With one scheduled batch crossing 8 stages each step, tpsim's step is 1.09x its floor (every stage's 41 GiB of fp8 weights and its KV read in turn at the template's GDDR7 rate: 224 ms), the MoE 209.8 ms of it; the send/recv between stages costs 0.8 ms. vLLM 0.11.0's pipeline schedule (batch queue, the per-stage sampler and host work) and the fp8 per-channel MoE kernel on SM 12.0 at 256 tokens are not read here. Not located, not fitted",
+    ),
+    (
+        "GLM-4.6 bf16, vLLM 0.11.0, 8× H200 TP 8, c 1",
+        "newdeploys12: tpsim's step is short: median TPOT 8.73 ms against the measured 13.23 (MoE 4.47 ms, attention 2.77, allreduce 1.03 over the custom one-shot kernel; a 1.97 ms floor of 7.77 GiB of weights per rank), the median TTFT 48.8 ms against 197.81. The same theme as DeepSeek-R1-0528 under vLLM 0.11.0 on H200 at 4 in flight (newdeploys11: 1.89x): what vLLM 0.11 spends per small-batch step beyond tpsim's weight reads (the bf16 triton fused MoE with 160 experts, its sigmoid top-k routing, host work between steps) is not read here. The model preset is reconstructed (GLM-4.7's shapes). Not located, not fitted",
+    ),
+    (
+        "GLM-4.6 bf16, vLLM 0.11.0, 8× H200 TP 8, c 512",
+        "newdeploys12: tpsim's step is short: median TPOT 61.71 ms against the measured 98.47 (tpsim's mean step: MoE 27.8 ms, attention 14.6, allreduce 13.9; a 22.6 ms floor of 82.1 GiB of weights and 17.9 GiB of KV per rank), median TTFT 3,309 ms against 4,155; tpsim's pool (883,744 tokens at 0.9) holds 440 of the 512 requests. The c 1 row of the same box is optimistic by as much (+52.9 %): a per-step cost of vLLM 0.11.0's GLM-4.5 path on H200 that tpsim lacks at every batch. Not located, not fitted",
+    ),
     // newdeploys11: tests/tests/throughput_newdeploys11.rs (GPUStack lab: DeepSeek-V3.2 and R1 on 8× H200).
     (
         "DeepSeek-V3.2 FP8, vLLM 0.13.0, 8× H200 TP 8, burst of 100 (1k/2k)",
@@ -678,6 +703,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let newdeploys11 = crate::throughput_newdeploys11::NEWDEPLOYS11_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys12.rs (newdeploys12: cloudrift's GLM-4.6 on 8× RTX PRO 6000 and 8× H200)
+        let newdeploys12 = crate::throughput_newdeploys12::NEWDEPLOYS12_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -690,6 +719,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || newdeploys8
                 || newdeploys9
                 || newdeploys11
+                || newdeploys12
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

@@ -282,6 +282,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys11::validation_gpustack_sharegpt_c4_a100_h200",
         crate::throughput_newdeploys11::validation_gpustack_sharegpt_c4_a100_h200,
     ),
+    (
+        "throughput_newdeploys12::validation_glm_4_6_fp8_rtx_pro_6000_x8_tp8",
+        crate::throughput_newdeploys12::validation_glm_4_6_fp8_rtx_pro_6000_x8_tp8,
+    ),
+    (
+        "throughput_newdeploys12::validation_glm_4_6_fp8_rtx_pro_6000_x8_pp8",
+        crate::throughput_newdeploys12::validation_glm_4_6_fp8_rtx_pro_6000_x8_pp8,
+    ),
+    (
+        "throughput_newdeploys12::validation_glm_4_6_h200_x8_tp8",
+        crate::throughput_newdeploys12::validation_glm_4_6_h200_x8_tp8,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -412,6 +424,8 @@ fn family_of(label: &str) -> &'static str {
         ("DeepSeek-V3.2", "DeepSeek-V3.2 (MLA + DSA MoE, FP8)"),
         ("DeepSeek-V3", "DeepSeek-V3 (MLA MoE, FP8)"),
         ("gemma-3", "Gemma 3 dense (12B)"),
+        // newdeploys12: the first GLM-4.5-family rows (Glm4MoeForCausalLM).
+        ("GLM-4.6", "GLM-4.6 (MoE, bf16 and FP8)"),
     ];
     FAMILIES
         .iter()
