@@ -99,18 +99,16 @@ mod tests {
     /// alternating `layer_types` of its config).
     fn layers(s: &Scenario) -> (LayerWork, LayerWork) {
         let fp = s.model.forward_pass(s.engine.tp, 1);
-        let full = fp
+        let full = *fp
             .layers
             .iter()
             .find(|l| l.mixer == Mixer::Attention)
-            .expect("full")
-            .clone();
-        let slide = fp
+            .expect("full");
+        let slide = *fp
             .layers
             .iter()
             .find(|l| l.mixer == Mixer::SlidingAttention)
-            .expect("sliding")
-            .clone();
+            .expect("sliding");
         (full, slide)
     }
 
