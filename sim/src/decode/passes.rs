@@ -2,6 +2,7 @@
 
 use super::{DecodeError, SimulatedShape};
 
+mod aiter_unified; // mi300xoss: AITER unified attention's 3-D split-KV reduce kernel (vLLM ROCm)
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
@@ -895,7 +896,7 @@ impl<'a> Builder<'a> {
             g,
             &format!("{label}: L{i} attention"),
             t_attn,
-            l.attn_kernels,
+            l.attn_kernels + self.aiter_reduce_kernels(pass, l),
             &deps,
         )?;
         // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
@@ -938,6 +939,15 @@ impl<'a> Builder<'a> {
             pass.ar_time,
             f,
         )
+    }
+
+    /// mi300xoss: the segment-reduce kernel AITER's unified attention adds to layer `l` in `pass`
+    /// (`passes::aiter_unified`; 0 off that backend).
+    fn aiter_reduce_kernels(&self, pass: &Pass, l: &LayerWork) -> u32 {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        aiter_unified::reduce_kernels(self.s, pass.model, l, seqs, tokens, ctx)
     }
 
     /// The attention block's time: its weights, the KV cache (or recurrent state) it reads over the
@@ -1016,7 +1026,8 @@ impl<'a> Builder<'a> {
         ];
         // fp8decode: the block-FP8 projections' activation-quantization kernels are counted in
         // `attn_kernels` (launches) but costed apart (`quant_time`): they do no GEMM FLOPs.
-        let kernels = l.attn_kernels - l.attn_quant_kernels;
+        // mi300xoss: AITER's 3-D unified attention adds its segment reduce (`passes::aiter_unified`).
+        let kernels = l.attn_kernels - l.attn_quant_kernels + self.aiter_reduce_kernels(pass, l);
         let backend = self.s.engine.attention_backend.as_deref();
         self.record_prefill_op(
             OpClass::Attention,
