@@ -189,3 +189,30 @@ fn v32_pool_larger_than_the_free_memory_fails_before_the_kv_line() {
     assert!(!log.contains("KV Cache is allocated"), "{log}");
     assert!(log.contains("torch.OutOfMemoryError"), "{log}");
 }
+
+#[test]
+fn v32_vllm_0_13_charges_the_lightning_indexer_kernels() {
+    // vllmdsv3 (sim/src/decode/passes/dsa_indexer.rs): vLLM 0.13.0's Indexer.forward and
+    // sparse_attn_indexer launch 13 kernels a DSA layer, 2 of them the activation quantizations tpsim
+    // counted already: 11 more beside the layer's 15 (MLA's 11 + 4 quantizations after 0.13's
+    // norm-quant fusion). Each kernel pays `kernel_overhead` once a forward, so raising it by 1 µs
+    // adds 61 layers × 26 kernels = 1.586 ms of attention to every step (0.915 ms without the
+    // indexer's kernels), whatever the step's shape.
+    let attention = |overhead: &str| {
+        let text = std::fs::read_to_string(scenario(
+            "validation/deepseek-v3.2-h200x8-vllm-0.13-tp8-burst-1k2k.toml",
+        ))
+        .unwrap();
+        let from = "preset = \"h200-8x-nvlink\"\n";
+        assert!(text.contains(from));
+        let to = format!("{from}[hardware.params]\nkernel_overhead = \"{overhead}\"\n");
+        let p = scratch(&format!("v32-ko-{overhead}")).join("s.toml");
+        std::fs::write(&p, text.replace(from, &to)).unwrap();
+        f(&run_json(&p.display().to_string())["breakdown_by_op"]["attention"])
+    };
+    let d = attention("4us") - attention("3us");
+    assert!(
+        (d - 1.586).abs() < 1e-6,
+        "attention per µs of kernel overhead: {d} ms"
+    );
+}

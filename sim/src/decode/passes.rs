@@ -6,6 +6,7 @@ mod aiter_unified; // mi300xoss: AITER unified attention's 3-D split-KV reduce k
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
+mod dsa_indexer; // vllmdsv3: vLLM 0.13's lightning-indexer kernels per DSA layer
 mod fa2_window; // a40misses: FA2 reads a sliding layer's KV once per query head (vLLM V1)
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
@@ -799,6 +800,8 @@ impl<'a> Builder<'a> {
         let mut fp = model.forward_pass(tp, tokens);
         // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
         let kv_store = layer_kernels::apply(&mut fp, self.s, model, tokens);
+        // vllmdsv3: vLLM's lightning-indexer kernels in each DSA layer (`passes::dsa_indexer`).
+        dsa_indexer::apply(&mut fp, self.s);
         // Attention over the context: decode reads it from the KV cache (each full-attention layer's
         // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
         // it; a prefill (ctx = 0) attends causally over its own prompt.
@@ -1027,7 +1030,16 @@ impl<'a> Builder<'a> {
         // fp8decode: the block-FP8 projections' activation-quantization kernels are counted in
         // `attn_kernels` (launches) but costed apart (`quant_time`): they do no GEMM FLOPs.
         // mi300xoss: AITER's 3-D unified attention adds its segment reduce (`passes::aiter_unified`).
-        let kernels = l.attn_kernels - l.attn_quant_kernels + self.aiter_reduce_kernels(pass, l);
+        // vllmdsv3: the indexer's small kernels (`passes::dsa_indexer`, counted in `attn_kernels`
+        // for their launches) are costed apart, at their fixed cost only (their bytes and FLOPs are
+        // the indexer terms above), so they do not dilute the attention's per-kernel curve lookup.
+        let indexer = if l.index_bytes_per_token > 0 {
+            dsa_indexer::extra_kernels(self.s)
+        } else {
+            0
+        };
+        let kernels =
+            l.attn_kernels - l.attn_quant_kernels - indexer + self.aiter_reduce_kernels(pass, l);
         let backend = self.s.engine.attention_backend.as_deref();
         self.record_prefill_op(
             OpClass::Attention,
@@ -1043,6 +1055,7 @@ impl<'a> Builder<'a> {
             l.attn_flops + ctx_flops,
             kernels,
         ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+            + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
             + self.kv_store_time(pass, l)
     }
 
