@@ -106,11 +106,22 @@ impl ComputeRates {
     }
 
     /// The low-precision FLOPs that run at their own rate on this GPU: a part whose format has no
-    /// rate (`fp8_flops_per_s` / `fp4_flops_per_s` `None`) runs at the bf16 rate and is dropped.
+    /// rate (`fp8_flops_per_s` / `fp4_flops_per_s` `None`) runs at the bf16 rate and is dropped, and
+    /// so are block-scaled fp8 FLOPs (`LowFlops::fp8_block`): the caller moves those it knows to run
+    /// at the FP8 rate into `fp8` (`sim`'s `passes::gemm_rate`).
     fn applied_low(&self, low: LowFlops) -> LowFlops {
         LowFlops {
-            fp8: if self.fp8_flops_per_s.is_some() { low.fp8 } else { 0.0 },
-            fp4: if self.fp4_flops_per_s.is_some() { low.fp4 } else { 0.0 },
+            fp8: if self.fp8_flops_per_s.is_some() {
+                low.fp8
+            } else {
+                0.0
+            },
+            fp8_block: 0.0,
+            fp4: if self.fp4_flops_per_s.is_some() {
+                low.fp4
+            } else {
+                0.0
+            },
         }
     }
 
@@ -267,7 +278,10 @@ mod tests {
             kernel_overhead_us: 0.0,
             curves: Curves::default(),
         };
-        let low = LowFlops { fp8: 6e11, fp4: 0.0 };
+        let low = LowFlops {
+            fp8: 6e11,
+            ..LowFlops::NONE
+        };
         let parts = [(1e6, Some(WeightDtype::Fp8))];
         // No FP8 rate (an Ampere GPU: Marlin): everything at 5e14 → 2 ms, as without `low`.
         let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, low, 2);
@@ -285,8 +299,18 @@ mod tests {
         );
         let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, low, 2);
         assert!((t.as_ms_f64() - 1.3).abs() < 1e-9, "{t}");
-        // fp4 without an FP4 rate stays at bf16: 6e11 fp4 FLOPs cost what bf16 ones do (2 ms).
-        let fp4 = LowFlops { fp8: 0.0, fp4: 6e11 };
+        // Block-scaled fp8 left to the compute model runs at bf16 (2 ms), as does fp4 without an
+        // FP4 rate.
+        let block = LowFlops {
+            fp8_block: 6e11,
+            ..LowFlops::NONE
+        };
+        let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, block, 2);
+        assert!((t.as_ms_f64() - 2.0).abs() < 1e-9, "{t}");
+        let fp4 = LowFlops {
+            fp4: 6e11,
+            ..LowFlops::NONE
+        };
         let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, fp4, 2);
         assert!((t.as_ms_f64() - 2.0).abs() < 1e-9, "{t}");
         // Memory-bound ops are unchanged: 1 GB at 1 TB/s = 1 ms whatever the FLOP rate.

@@ -95,7 +95,11 @@ fn h200_fp8_curve_is_the_measured_scaled_mm_rows() {
         assert!((curve.at(size) - eff).abs() < 1e-12, "curve at {size}");
     }
     // At the plateau the FP8 GEMMs run 1.87× the bf16 ones: 0.640 × 1,979 against 0.686 × 990.
-    let bf16 = hw.curves.flops(tpsim_model::curves::OpClass::Default).unwrap().at(2.15e12);
+    let bf16 = hw
+        .curves
+        .flops(tpsim_model::curves::OpClass::Default)
+        .unwrap()
+        .at(2.15e12);
     let speedup = 0.640 * 1979.0 / (bf16 * 990.0);
     assert!((speedup - 1.865).abs() < 0.001, "{speedup}");
     // Other GPUs have no FP8 curve: they borrow the bf16 one.
@@ -131,15 +135,24 @@ fn bad_fp8_and_fp4_rates_are_refused_naming_the_key() {
     // An A100 (SM 8.0) has no FP8 tensor cores, an H100 (SM 9.0) no FP4 ones.
     let (code, e) = run_with_gpu("fp8-a100", a100, "fp8_tflops = 624.0");
     assert_eq!(code, 2, "{e}");
-    assert!(e.contains("hardware.gpu.fp8_tflops") && e.contains("SM 8.9"), "{e}");
+    assert!(
+        e.contains("hardware.gpu.fp8_tflops") && e.contains("SM 8.9"),
+        "{e}"
+    );
     let (code, e) = run_with_gpu("fp4-h100", h100, "fp4_tflops = 3958.0");
     assert_eq!(code, 2, "{e}");
-    assert!(e.contains("hardware.gpu.fp4_tflops") && e.contains("SM 10.0"), "{e}");
+    assert!(
+        e.contains("hardware.gpu.fp4_tflops") && e.contains("SM 10.0"),
+        "{e}"
+    );
     // Below the bf16 rate (989 on the H100), or not finite.
     for (name, v) in [("fp8-low", "500.0"), ("fp8-nan", "nan"), ("fp8-inf", "inf")] {
         let (code, e) = run_with_gpu(name, h100, &format!("fp8_tflops = {v}"));
         assert_eq!(code, 2, "{name}: {e}");
-        assert!(e.contains("hardware.gpu.fp8_tflops") && e.contains("above bf16_tflops"), "{e}");
+        assert!(
+            e.contains("hardware.gpu.fp8_tflops") && e.contains("above bf16_tflops"),
+            "{e}"
+        );
     }
     // A valid override runs.
     let (code, e) = run_with_gpu("fp8-ok", h100, "fp8_tflops = 1900.0");

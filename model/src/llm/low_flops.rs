@@ -17,27 +17,36 @@ use super::piece::Piece;
 /// FLOPs of GEMMs on fp8 and on NVFP4 weights (2 × parameters × rows), a part of an op's FLOPs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct LowFlops {
-    /// FLOPs of GEMMs whose weights are fp8.
+    /// FLOPs of GEMMs whose weights are fp8 with per-tensor or per-channel scales (`scaled_mm`).
     pub fp8: f64,
+    /// FLOPs of GEMMs whose weights are block-scaled fp8 (`block_size`, e.g. 128 × 128): their
+    /// kernel differs by engine (DeepGEMM, CUTLASS blockwise, triton), so the simulator decides their
+    /// rate (`passes::gemm_rate`); the compute model costs them at the bf16 rate.
+    pub fp8_block: f64,
     /// FLOPs of GEMMs whose weights are NVFP4.
     pub fp4: f64,
 }
 
 impl LowFlops {
     /// Nothing in a low-precision format.
-    pub const NONE: LowFlops = LowFlops { fp8: 0.0, fp4: 0.0 };
+    pub const NONE: LowFlops = LowFlops {
+        fp8: 0.0,
+        fp8_block: 0.0,
+        fp4: 0.0,
+    };
 
-    /// The two parts added.
+    /// The parts added.
     pub fn plus(self, o: LowFlops) -> LowFlops {
         LowFlops {
             fp8: self.fp8 + o.fp8,
+            fp8_block: self.fp8_block + o.fp8_block,
             fp4: self.fp4 + o.fp4,
         }
     }
 
-    /// Whether both parts are zero.
+    /// Whether every part is zero.
     pub fn is_none(self) -> bool {
-        self.fp8 == 0.0 && self.fp4 == 0.0
+        self.fp8 == 0.0 && self.fp8_block == 0.0 && self.fp4 == 0.0
     }
 }
 
@@ -49,7 +58,9 @@ impl ModelSpec {
         let mut out = LowFlops::NONE;
         for p in pieces.iter().filter(|p| p.decode) {
             let f = 2.0 * p.params() as f64 * rows;
-            match self.format_of(p.fmt).dtype {
+            let fmt = self.format_of(p.fmt);
+            match fmt.dtype {
+                WeightDtype::Fp8 if fmt.block_size.is_some() => out.fp8_block += f,
                 WeightDtype::Fp8 => out.fp8 += f,
                 WeightDtype::Nvfp4 => out.fp4 += f,
                 _ => {}
@@ -60,6 +71,8 @@ impl ModelSpec {
 }
 
 #[cfg(test)]
+// Exact equality is the point: the FLOP counts are integers well inside f64's exact range.
+#[allow(clippy::float_cmp)]
 mod tests {
     use crate::llm::{LowFlops, ModelSpec, Quantization};
 
@@ -81,6 +94,7 @@ mod tests {
         assert_eq!(l.attn_low_flops.fp8, 335_544_320.0);
         assert_eq!(l.ffn_low_flops.fp8, 1_207_959_552.0);
         assert_eq!((l.attn_low_flops.fp4, l.expert_low_flops), (0.0, LowFlops::NONE));
+        assert_eq!(l.attn_low_flops.fp8_block, 0.0);
         // All of the MLP's FLOPs are fp8 GEMMs; the attention's include the bf16 norms' 2 × params.
         assert_eq!(l.ffn_low_flops.fp8, l.ffn_flops);
         assert!(l.attn_low_flops.fp8 < l.attn_flops);
@@ -104,8 +118,9 @@ mod tests {
         let q = quant(r#"{"dtype":"fp8","block_size":[128,128],"scale_dtype":"fp32"}"#);
         let m = ModelSpec::from_config_json(DEEPSEEK_V3, q).expect("deepseek-v3");
         let l = m.forward_pass(8, 2).layers[3];
-        assert_eq!(l.expert_low_flops.fp8, 176_160_768.0);
-        assert_eq!(l.ffn_low_flops.fp8, 22_020_096.0);
+        assert_eq!(l.expert_low_flops.fp8_block, 176_160_768.0);
+        assert_eq!(l.ffn_low_flops.fp8_block, 22_020_096.0);
+        assert_eq!((l.expert_low_flops.fp8, l.ffn_low_flops.fp8), (0.0, 0.0));
         let router = 2.0 * (256.0 * 7168.0 + 256.0) * 2.0;
         assert_eq!(l.ffn_flops, 176_160_768.0 + 22_020_096.0 + router);
     }

@@ -5,8 +5,8 @@ use super::{DecodeError, SimulatedShape};
 mod dcp;
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
-mod gemm_rate; // fp8rate: which GEMM FLOPs run at the FP8 / FP4 tensor-core rate
 mod fa2_window; // a40misses: FA2 reads a sliding layer's KV once per query head (vLLM V1)
+mod gemm_rate; // fp8rate: which GEMM FLOPs run at the FP8 / FP4 tensor-core rate
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
@@ -1019,12 +1019,13 @@ impl<'a> Builder<'a> {
         let backend = self.s.engine.attention_backend.as_deref();
         // fp8rate: the projections on fp8 / NVFP4 weights at their tensor-core rate
         // (`passes::gemm_rate`); the attention over the context stays at the bf16 rate.
+        let attn_low = self.dense_low_flops(l.attn_low_flops);
         self.record_prefill_op(
             OpClass::Attention,
             &parts,
             backend,
             l.attn_flops + ctx_flops,
-            l.attn_low_flops,
+            attn_low,
             kernels,
         );
         self.rates.op_time_gemms(
@@ -1032,7 +1033,7 @@ impl<'a> Builder<'a> {
             &parts,
             backend,
             l.attn_flops + ctx_flops,
-            l.attn_low_flops,
+            attn_low,
             kernels,
         ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
             + self.kv_store_time(pass, l)

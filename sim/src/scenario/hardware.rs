@@ -300,15 +300,28 @@ impl Resolver<'_> {
         let nvidia = vendor.is_none_or(|v| v == "nvidia");
         let sm = tpsim_model::hw::sm_version(&gpu.compute_capability);
         for (key, v, min_sm, what) in [
-            ("fp8_tflops", gpu.fp8_tflops, tpsim_model::llm::online_quant::FP8_TENSOR_CORE_SM, "FP8 tensor cores start at SM 8.9 (Ada)"),
-            ("fp4_tflops", gpu.fp4_tflops, 100, "FP4 tensor cores start at SM 10.0 (Blackwell)"),
+            (
+                "fp8_tflops",
+                gpu.fp8_tflops,
+                tpsim_model::llm::online_quant::FP8_TENSOR_CORE_SM,
+                "FP8 tensor cores start at SM 8.9 (Ada)",
+            ),
+            (
+                "fp4_tflops",
+                gpu.fp4_tflops,
+                100,
+                "FP4 tensor cores start at SM 10.0 (Blackwell)",
+            ),
         ] {
             let Some(v) = v else { continue };
             let k = format!("hardware.gpu.{key}");
             if !(v.is_finite() && v > gpu.bf16_tflops) {
                 return Err(self.invalid(
                     &k,
-                    format!("{v}: expected a finite number of TFLOP/s above bf16_tflops = {}", gpu.bf16_tflops),
+                    format!(
+                        "{v}: expected a finite number of TFLOP/s above bf16_tflops = {}",
+                        gpu.bf16_tflops
+                    ),
                 ));
             }
             if nvidia && sm < min_sm {

@@ -231,7 +231,7 @@ impl Builder<'_> {
                 &[(shared_b, dense)],
                 None,
                 l.shared_ffn_flops,
-                l.ffn_low_flops,
+                self.dense_low_flops(l.ffn_low_flops),
                 0,
             )
             .as_us_f64();
