@@ -158,3 +158,34 @@ fn bad_fp8_and_fp4_rates_are_refused_naming_the_key() {
     let (code, e) = run_with_gpu("fp8-ok", h100, "fp8_tflops = 1900.0");
     assert_eq!(code, 0, "{e}");
 }
+
+/// A profile may give fp8 / nvfp4 an FLOP curve of their own (`[compute.formats.<dtype>]
+/// flops_points`, a fraction of the format's peak); it is accepted and read as such.
+#[test]
+fn a_profile_may_give_the_fp8_and_nvfp4_flop_curves() {
+    let dir = scratch("fp8rate-profile");
+    let prof = dir.join("p.toml");
+    std::fs::write(
+        &prof,
+        "[provenance]\ntool = \"hand\"\n\n[compute.formats.fp8]\nflops_points = [[1e10, 0.4], [1e12, 0.7]]\n\
+         \n[compute.formats.nvfp4]\nflops_points = [[1e12, 0.5]]\n",
+    )
+    .unwrap();
+    let scn = dir.join("s.toml");
+    std::fs::write(
+        &scn,
+        format!(
+            "[hardware]\npreset = \"h100-sxm-1x\"\nprofile = {:?}\n[model]\npreset = \"llama-3.1-8b\"\n\
+             [engine]\nname = \"sglang\"\ntp = 1\n",
+            prof.display().to_string()
+        ),
+    )
+    .unwrap();
+    let o = tpsim(&["validate", &scn.display().to_string()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let s = tpsim::scenario::load(&scn).expect("scenario");
+    let c = &s.hardware.curves.format_flops;
+    // 1e11 is halfway in ln between 1e10 (0.4) and 1e12 (0.7): 0.55.
+    assert!((c[&WeightDtype::Fp8].at(1e11) - 0.55).abs() < 1e-12);
+    assert!((c[&WeightDtype::Nvfp4].at(1.0) - 0.5).abs() < 1e-12);
+}
