@@ -5,7 +5,7 @@
 //! #4), else the single `mem_efficiency` / `flops_efficiency`.
 
 use crate::curves::{Curves, OpClass};
-use crate::llm::WeightDtype;
+use crate::llm::{LowFlops, WeightDtype};
 use crate::units::Duration;
 
 /// Achieved rates of one GPU.
@@ -19,6 +19,12 @@ pub struct ComputeRates {
     pub flops_per_s: f64,
     /// Fraction of it that decode-shaped GEMMs achieve (0, 1].
     pub flops_efficiency: f64,
+    /// fp8rate: the datasheet dense FP8 tensor rate, FLOP/s, where the engine runs fp8-weight GEMMs
+    /// as FP8 tensor-core GEMMs on this GPU; `None`: they run at the bf16 rate (weight-only Marlin
+    /// below SM 8.9, or no figure).
+    pub fp8_flops_per_s: Option<f64>,
+    /// fp8rate: the same for NVFP4-weight GEMMs (dense FP4 rate, SM 10.0 / 12.0).
+    pub fp4_flops_per_s: Option<f64>,
     /// Fixed cost per kernel (launch gap inside a CUDA graph, prologue), µs.
     pub kernel_overhead_us: f64,
     /// Efficiency curves by op class (empty: the single efficiencies above apply everywhere).
@@ -73,16 +79,79 @@ impl ComputeRates {
         flops: f64,
         kernels: u32,
     ) -> Duration {
+        self.op_time_gemms(class, parts, backend, flops, LowFlops::NONE, kernels)
+    }
+
+    /// fp8rate: [`ComputeRates::op_time_streams`] where `low` of the op's `flops` are GEMMs on fp8 or
+    /// NVFP4 weights that run at that format's rate ([`ComputeRates::flop_time_s`]). With `low` zero
+    /// (or no low-precision rates) this is `op_time_streams`, to the bit.
+    pub fn op_time_gemms(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        backend: Option<&str>,
+        flops: f64,
+        low: LowFlops,
+        kernels: u32,
+    ) -> Duration {
+        let low = self.applied_low(low);
         let bytes: f64 = parts.iter().map(|p| p.0).sum();
-        if self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
+        if low.is_none() && self.curves.formats.is_empty() && self.curves.attention_backends.is_empty() {
             return self.op_time_for(class, bytes, flops, kernels);
         }
-        let per = f64::from(kernels.max(1));
-        let flops_eff = self.flops_efficiency_for(class, flops / per);
         let mem_s = self.stream_mem_s(class, parts, backend, kernels);
-        let flop_s = flops / (self.flops_per_s * flops_eff);
+        let flop_s = self.flop_time_s(class, flops, low, kernels);
         let s = mem_s.max(flop_s);
         Duration::from_us_f64(s * 1e6 + kernels as f64 * self.kernel_overhead_us)
+    }
+
+    /// The low-precision FLOPs that run at their own rate on this GPU: a part whose format has no
+    /// rate (`fp8_flops_per_s` / `fp4_flops_per_s` `None`) runs at the bf16 rate and is dropped, and
+    /// so are block-scaled fp8 FLOPs (`LowFlops::fp8_block`): the caller moves those it knows to run
+    /// at the FP8 rate into `fp8` (`sim`'s `passes::gemm_rate`).
+    fn applied_low(&self, low: LowFlops) -> LowFlops {
+        LowFlops {
+            fp8: if self.fp8_flops_per_s.is_some() {
+                low.fp8
+            } else {
+                0.0
+            },
+            fp8_block: 0.0,
+            fp4: if self.fp4_flops_per_s.is_some() {
+                low.fp4
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// fp8rate: the FLOP time in seconds of an op doing `flops` FLOPs in `kernels` kernels, `low` of
+    /// them GEMMs on fp8 / NVFP4 weights. The efficiencies are read at the whole op's FLOPs per
+    /// kernel: the bf16 part at the class's curve (or `flops_efficiency`) × the bf16 rate; each
+    /// low-precision part at its format's FLOP curve (`[compute.formats.<dtype>] flops_points`,
+    /// a fraction of the format's own peak), else the class's efficiency borrowed, × the format's
+    /// rate. Parts without a rate on this GPU stay in the bf16 part. Low parts are capped at the
+    /// op's FLOPs.
+    pub fn flop_time_s(&self, class: OpClass, flops: f64, low: LowFlops, kernels: u32) -> f64 {
+        let per = flops / f64::from(kernels.max(1));
+        let eff = self.flops_efficiency_for(class, per);
+        let low = self.applied_low(low);
+        if low.is_none() {
+            return flops / (self.flops_per_s * eff);
+        }
+        let fp8 = low.fp8.clamp(0.0, flops.max(0.0));
+        let fp4 = low.fp4.clamp(0.0, (flops - fp8).max(0.0));
+        let rest = (flops - fp8 - fp4).max(0.0);
+        let part = |f: f64, peak: Option<f64>, dtype: WeightDtype| match peak {
+            Some(p) if f > 0.0 => {
+                let e = self.curves.format_flops.get(&dtype).map_or(eff, |c| c.at(per));
+                f / (p * e)
+            }
+            _ => 0.0,
+        };
+        rest / (self.flops_per_s * eff)
+            + part(fp8, self.fp8_flops_per_s, WeightDtype::Fp8)
+            + part(fp4, self.fp4_flops_per_s, WeightDtype::Nvfp4)
     }
 
     /// The memory time of an op's parts in seconds, as [`ComputeRates::op_time_streams`] costs it:
@@ -126,12 +195,26 @@ impl ComputeRates {
         flops: f64,
         kernels: u32,
     ) -> Option<f64> {
+        self.flop_bound_gemm_flops(class, parts, backend, flops, LowFlops::NONE, kernels)
+    }
+
+    /// fp8rate: [`ComputeRates::flop_bound_kernel_flops`] with `low` of the FLOPs at their
+    /// format's rate ([`ComputeRates::flop_time_s`]).
+    pub fn flop_bound_gemm_flops(
+        &self,
+        class: OpClass,
+        parts: &[(f64, Option<WeightDtype>)],
+        backend: Option<&str>,
+        flops: f64,
+        low: LowFlops,
+        kernels: u32,
+    ) -> Option<f64> {
         if flops <= 0.0 {
             return None;
         }
         let per = f64::from(kernels.max(1));
         let mem_s = self.stream_mem_s(class, parts, backend, kernels);
-        let flop_s = flops / (self.flops_per_s * self.flops_efficiency_for(class, flops / per));
+        let flop_s = self.flop_time_s(class, flops, low, kernels);
         (flop_s >= mem_s).then_some(flops / per)
     }
 
@@ -161,6 +244,8 @@ mod tests {
             mem_efficiency: 1.0,
             flops_per_s: 1e14,
             flops_efficiency: 0.5,
+            fp8_flops_per_s: None,
+            fp4_flops_per_s: None,
             kernel_overhead_us: 0.0,
             curves: Curves::default(),
         };
@@ -180,6 +265,65 @@ mod tests {
     }
 
     #[test]
+    fn low_precision_flops_run_at_their_format_rate() {
+        use crate::curves::Curve;
+        // bf16 1 PFLOP/s at 0.5; 1e12 FLOPs in 2 kernels, 6e11 of them on fp8 weights.
+        let mut r = ComputeRates {
+            mem_bytes_per_s: 1e12,
+            mem_efficiency: 1.0,
+            flops_per_s: 1e15,
+            flops_efficiency: 0.5,
+            fp8_flops_per_s: None,
+            fp4_flops_per_s: None,
+            kernel_overhead_us: 0.0,
+            curves: Curves::default(),
+        };
+        let low = LowFlops {
+            fp8: 6e11,
+            ..LowFlops::NONE
+        };
+        let parts = [(1e6, Some(WeightDtype::Fp8))];
+        // No FP8 rate (an Ampere GPU: Marlin): everything at 5e14 → 2 ms, as without `low`.
+        let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, low, 2);
+        assert_eq!(t, r.op_time_formats(OpClass::Mlp, &parts, 1e12, 2));
+        assert!((t.as_ms_f64() - 2.0).abs() < 1e-9, "{t}");
+        // FP8 at 2 PFLOP/s borrowing the class's 0.5: 4e11 / 5e14 + 6e11 / 1e15 = 0.8 + 0.6 ms.
+        r.fp8_flops_per_s = Some(2e15);
+        let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, low, 2);
+        assert!((t.as_ms_f64() - 1.4).abs() < 1e-9, "{t}");
+        // With the format's own curve, read at the op's 5e11 FLOPs per kernel (halfway in ln between
+        // 1e11 → 0.4 and 2.5e12 → 0.8 is 5e11 → 0.6): 0.8 + 6e11 / 1.2e15 = 0.8 + 0.5 = 1.3 ms.
+        r.curves.format_flops.insert(
+            WeightDtype::Fp8,
+            Curve::new(vec![(1e11, 0.4), (2.5e12, 0.8)]).unwrap(),
+        );
+        let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, low, 2);
+        assert!((t.as_ms_f64() - 1.3).abs() < 1e-9, "{t}");
+        // Block-scaled fp8 left to the compute model runs at bf16 (2 ms), as does fp4 without an
+        // FP4 rate.
+        let block = LowFlops {
+            fp8_block: 6e11,
+            ..LowFlops::NONE
+        };
+        let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, block, 2);
+        assert!((t.as_ms_f64() - 2.0).abs() < 1e-9, "{t}");
+        let fp4 = LowFlops {
+            fp4: 6e11,
+            ..LowFlops::NONE
+        };
+        let t = r.op_time_gemms(OpClass::Mlp, &parts, None, 1e12, fp4, 2);
+        assert!((t.as_ms_f64() - 2.0).abs() < 1e-9, "{t}");
+        // Memory-bound ops are unchanged: 1 GB at 1 TB/s = 1 ms whatever the FLOP rate.
+        let t = r.op_time_gemms(OpClass::Mlp, &[(1e9, None)], None, 1e9, low, 1);
+        assert!((t.as_ms_f64() - 1.0).abs() < 1e-9, "{t}");
+        // The prefill record agrees: FLOP-bound at 1.3 ms against 1 µs of memory.
+        assert_eq!(
+            r.flop_bound_gemm_flops(OpClass::Mlp, &parts, None, 1e12, low, 2),
+            Some(5e11)
+        );
+    }
+
+    #[test]
     fn memory_bound_decode() {
         // hardware-and-models.md: 6.0 GB per GPU per token at 1.79 TB/s = 3.352 ms (the floor).
         let r = ComputeRates {
@@ -187,6 +331,8 @@ mod tests {
             mem_efficiency: 1.0,
             flops_per_s: 5e14,
             flops_efficiency: 1.0,
+            fp8_flops_per_s: None,
+            fp4_flops_per_s: None,
             kernel_overhead_us: 0.0,
             curves: Curves::default(),
         };
@@ -209,6 +355,8 @@ mod tests {
             mem_efficiency: 0.8,
             flops_per_s: 1e15,
             flops_efficiency: 0.5,
+            fp8_flops_per_s: None,
+            fp4_flops_per_s: None,
             kernel_overhead_us: 1.0,
             curves: Curves::default(),
         };
@@ -262,6 +410,8 @@ mod tests {
             mem_efficiency: 0.8,
             flops_per_s: 1e15,
             flops_efficiency: 0.5,
+            fp8_flops_per_s: None,
+            fp4_flops_per_s: None,
             kernel_overhead_us: 1.0,
             curves: Curves::default(),
         };

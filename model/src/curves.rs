@@ -167,6 +167,11 @@ pub struct Curves {
     /// format without a curve streams at factor 1 (the class's efficiency), so hardware without
     /// format curves costs exactly what it did before.
     pub formats: BTreeMap<WeightDtype, Curve>,
+    /// fp8rate: FLOP efficiency of the GEMMs on weights in a low-precision tensor-core format (fp8,
+    /// nvfp4), as a fraction of that format's own dense peak (`gpu.fp8_tflops` / `fp4_tflops`),
+    /// versus FLOPs per kernel (`[compute.formats.<dtype>] flops_points`). A format without one
+    /// borrows the op class's bf16 FLOP efficiency (`ComputeRates::flop_time_s`).
+    pub format_flops: BTreeMap<WeightDtype, Curve>,
     /// Issue #16: relative efficiency of the decode attention kernel's KV-cache reads per attention
     /// backend (`[compute.attention_backends.<name>]`, SGLang's `--attention-backend` names), versus
     /// bytes per kernel; the scenario's backend (`engine.attention_backend`) picks it. None: factor 1.
@@ -193,6 +198,9 @@ impl std::fmt::Debug for Curves {
         if !self.formats.is_empty() {
             d.field("formats", &self.formats);
         }
+        if !self.format_flops.is_empty() {
+            d.field("format_flops", &self.format_flops);
+        }
         if !self.attention_backends.is_empty() {
             d.field("attention_backends", &self.attention_backends);
         }
@@ -210,6 +218,7 @@ impl Curves {
     /// Whether no class and no format has a curve.
     pub fn is_empty(&self) -> bool {
         self.formats.is_empty()
+            && self.format_flops.is_empty()
             && self.attention_backends.is_empty()
             && self.moe_backends.is_empty()
             && self.moe_backend_flops.is_empty()

@@ -17,6 +17,15 @@ pub struct GpuSpec {
     pub memory_bandwidth: Bandwidth,
     /// Dense bf16 tensor throughput in TFLOP/s (datasheet, *lead*).
     pub bf16_tflops: f64,
+    /// fp8rate: dense FP8 tensor throughput in TFLOP/s with FP32 accumulation (datasheet), the rate
+    /// the engines' W8A8 fp8 GEMMs run at; `None` on GPUs without FP8 tensor cores (below SM 8.9:
+    /// fp8 checkpoints run weight-only through Marlin at the bf16 rate) or without a figure.
+    #[serde(default)]
+    pub fp8_tflops: Option<f64>,
+    /// fp8rate: dense FP4 (NVFP4) tensor throughput in TFLOP/s (datasheet); `None` below SM 10.0
+    /// (NVFP4 runs weight-only through Marlin there) or without a figure.
+    #[serde(default)]
+    pub fp4_tflops: Option<f64>,
     /// Streaming multiprocessors.
     pub sm_count: u32,
     /// Compute capability as "major.minor" (NCCL picks its speed arrays by it).
@@ -252,6 +261,8 @@ mod tests {
             memory_total_mib: 97_887,
             memory_bandwidth: Bandwidth::from_gbps(1790.0).unwrap(),
             bf16_tflops: 500.0,
+            fp8_tflops: None,
+            fp4_tflops: None,
             sm_count: 188,
             compute_capability: "12.0".into(),
             pcie_gen: 5,

@@ -158,6 +158,8 @@ impl Hardware {
         for c in self.curves.classes.values_mut() {
             c.flops = None;
         }
+        // fp8rate: the low-precision formats' FLOP curves go too (they borrow the single value).
+        self.curves.format_flops.clear();
         self.curves.classes.retain(|_, c| c.mem.is_some());
         self.flops_range = None;
         self.flops_curve_source = None;
@@ -172,6 +174,8 @@ impl Hardware {
             mem_efficiency: self.params.mem_efficiency,
             flops_per_s: self.gpu.bf16_tflops * 1e12,
             flops_efficiency: self.params.flops_efficiency,
+            fp8_flops_per_s: self.gpu.fp8_tflops.map(|t| t * 1e12),
+            fp4_flops_per_s: self.gpu.fp4_tflops.map(|t| t * 1e12),
             kernel_overhead_us: self.params.kernel_overhead.as_us_f64(),
             curves: self.curves.clone(),
         }

@@ -609,6 +609,8 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         memory_total_mib: 98_304,
         memory_bandwidth: bw(1_800_000_000_000),
         bf16_tflops: 500.0,
+        fp8_tflops: None,
+        fp4_tflops: None,
         sm_count: 188,
         compute_capability: "12.0".into(),
         pcie_gen: rng.random_range(3..=5),

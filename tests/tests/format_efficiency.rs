@@ -160,9 +160,19 @@ fn bad_format_and_backend_curves_are_refused_naming_the_key() {
             "[compute.formats.fp8]\npoints = [[1.0, nan]]\n",
             "compute.formats.fp8.points",
         ),
+        // fp8rate: only the low-precision tensor-core formats (fp8, nvfp4) take `flops_points`; other
+        // formats refuse them, and a bad point or a `flops_range` is refused on fp8 / nvfp4 too.
         (
-            "[compute.formats.nvfp4]\nflops_points = [[1.0, 0.5]]\n",
-            "compute.formats.nvfp4",
+            "[compute.formats.int4]\nflops_points = [[1.0, 0.5]]\n",
+            "compute.formats.int4",
+        ),
+        (
+            "[compute.formats.nvfp4]\nflops_points = [[1.0, 1.5]]\n",
+            "compute.formats.nvfp4.flops_points",
+        ),
+        (
+            "[compute.formats.fp8]\nflops_points = [[1.0, 0.5]]\nflops_range = [1.0, 2.0]\n",
+            "compute.formats.fp8",
         ),
     ]
     .into_iter()

@@ -19,6 +19,7 @@ mod architecture;
 mod bad_input;
 mod book;
 mod decode_bench;
+mod fp8_rate;
 mod tp_nodes;
 // Issue #18 (load): workloads, SLOs, capacity, the published serving curve.
 mod capacity;

@@ -176,7 +176,7 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "DeepSeek-V3.1 FP8, 8× H200, bs 16 × 512",
-        "sglstep: 0.800 (at the edge) -> 0.749. SGLang fuses DeepSeek-V3's shared expert into the routed MoE kernel (0.4.8 and 0.5.8 `deepseek_v2.py` `determine_num_fused_shared_experts`; passes/sgl_fused_shared.rs), so tpsim's MoE op launches 10 kernels a layer where it launched 16: 348 host launches fewer in this eager forward and more FLOPs per kernel where the H200 curve is read (MoE kernels lie outside its measured GEMMs), 231.2 -> 216.4 ms. The row's own shortfall is line 2's: the fixed per-forward host cost of SGLang's eager DeepSeek path that tpsim lacks",
+        "sglstep + fp8rate: 0.800 (at the edge) -> 0.651 (188.2 ms). sglstep: SGLang fuses DeepSeek-V3's shared expert into the routed MoE kernel (0.4.8 and 0.5.8 `deepseek_v2.py` `determine_num_fused_shared_experts`; passes/sgl_fused_shared.rs), so tpsim's MoE op launches 10 kernels a layer where it launched 16: 348 host launches fewer in this eager forward. fp8rate: SGLang's DeepGEMM dense linears (attention projections, dense MLPs) run at the H200's FP8 rate (1,979 TFLOPS, the measured scaled_mm efficiency 0.52-0.64, measurements/h200-prefill.tsv). Lines 2-3 differ by 109.4 ms measured for 7,192 more tokens where tpsim's two predictions differ by more: tpsim's per-token cost is not short; what is missing is the fixed per-forward host cost of line 2 (~165 ms, SGLang's eager DeepSeek path). Not compensated",
     ),
     (
         "Llama-3-8B bf16, 1× MI300X, bs 32 × 256",

@@ -76,6 +76,13 @@ pub struct LayerWork {
     /// DSA: FLOPs per query token per context token of the indexer's scoring (replicated on every
     /// rank); 0 for other models.
     pub index_flops_per_ctx_token: f64,
+    /// fp8rate: the part of `attn_flops` whose GEMMs have fp8 or NVFP4 weights (`llm::low_flops`).
+    pub attn_low_flops: super::LowFlops,
+    /// fp8rate: the part of `ffn_flops` outside the routed experts (the dense MLP; a MoE layer's
+    /// router and shared experts) whose GEMMs have fp8 or NVFP4 weights.
+    pub ffn_low_flops: super::LowFlops,
+    /// fp8rate: the routed experts' part of `ffn_flops` in fp8 or NVFP4 (top-k rows per token).
+    pub expert_low_flops: super::LowFlops,
 }
 
 /// Kernels of a decode step's attention half, counted from SGLang's layer code (`models/llama.py`
@@ -435,6 +442,13 @@ impl ModelSpec {
                 kv_window,
                 index_bytes_per_token,
                 index_flops_per_ctx_token,
+                attn_low_flops: self.low_flops(&attn, nf),
+                ffn_low_flops: if ffn_absent {
+                    super::LowFlops::NONE
+                } else {
+                    self.low_flops(&f.dense, nf)
+                },
+                expert_low_flops: super::LowFlops::NONE,
             }
         } else {
             let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
@@ -481,6 +495,9 @@ impl ModelSpec {
                 kv_window,
                 index_bytes_per_token,
                 index_flops_per_ctx_token,
+                attn_low_flops: self.low_flops(&attn, nf),
+                ffn_low_flops: self.low_flops(&f.router, nf).plus(self.low_flops(&f.shared, nf)),
+                expert_low_flops: self.low_flops(&read, f.top_k as f64 * nf),
             }
         }
     }

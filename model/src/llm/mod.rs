@@ -24,6 +24,7 @@ mod gpt_oss;
 mod hybrid;
 mod load_order; // vrows4 (issue #17): vLLM's weight tensors in allocation order
 mod local_attention;
+mod low_flops; // fp8rate: GEMM FLOPs on fp8 / NVFP4 weights
 pub mod online_quant; // issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint
 mod piece;
 mod quant;
@@ -81,6 +82,7 @@ pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts,
 pub use hybrid::{GatedDeltaNet, Mixer};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
+pub use low_flops::LowFlops;
 pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, vllm_attention_block_size};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,

@@ -8,6 +8,7 @@ mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
 mod dsa_indexer; // vllmdsv3: vLLM 0.13's lightning-indexer kernels per DSA layer
 mod fa2_window; // a40misses: FA2 reads a sliding layer's KV once per query head (vLLM V1)
+mod gemm_rate; // fp8rate: which GEMM FLOPs run at the FP8 / FP4 tensor-core rate
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
@@ -464,6 +465,7 @@ impl<'a> Builder<'a> {
         parts: &[(f64, Option<tpsim_model::llm::WeightDtype>)],
         backend: Option<&str>,
         flops: f64,
+        low: tpsim_model::llm::LowFlops,
         kernels: u32,
     ) {
         if !self.recording.get() {
@@ -471,7 +473,7 @@ impl<'a> Builder<'a> {
         }
         if let Some(per) = self
             .rates
-            .flop_bound_kernel_flops(class, parts, backend, flops, kernels)
+            .flop_bound_gemm_flops(class, parts, backend, flops, low, kernels)
         {
             // The curves were measured on dense bf16/fp16 GEMMs: an MoE op (grouped GEMMs) or one
             // whose weights are quantized lies outside their domain whatever its size.
@@ -1041,18 +1043,23 @@ impl<'a> Builder<'a> {
         let kernels =
             l.attn_kernels - l.attn_quant_kernels - indexer + self.aiter_reduce_kernels(pass, l);
         let backend = self.s.engine.attention_backend.as_deref();
+        // fp8rate: the projections on fp8 / NVFP4 weights at their tensor-core rate
+        // (`passes::gemm_rate`); the attention over the context stays at the bf16 rate.
+        let attn_low = self.dense_low_flops(l.attn_low_flops);
         self.record_prefill_op(
             OpClass::Attention,
             &parts,
             backend,
             l.attn_flops + ctx_flops,
+            attn_low,
             kernels,
         );
-        self.rates.op_time_streams(
+        self.rates.op_time_gemms(
             OpClass::Attention,
             &parts,
             backend,
             l.attn_flops + ctx_flops,
+            attn_low,
             kernels,
         ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
             + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
@@ -1135,10 +1142,12 @@ impl<'a> Builder<'a> {
         } else {
             ffn_kernels
         };
-        self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, ffn_kernels);
+        // fp8rate: GEMMs on fp8 / NVFP4 weights at their tensor-core rate (`passes::gemm_rate`).
+        let low = self.ffn_low_flops(l);
+        self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, low, ffn_kernels);
         let t_ffn = self
             .rates
-            .op_time_formats(class, &ffn_parts, l.ffn_flops, ffn_kernels);
+            .op_time_gemms(class, &ffn_parts, None, l.ffn_flops, low, ffn_kernels);
         // The MoE kernel backend's fixed cost per layer (`[compute.moe_backends]`, picked by
         // `engine.moe_backend`; 0 without one): on SM 12.0 FlashInfer's CUTLASS NVFP4 grouped GEMM
         // costs a flat extra per layer over b12x at every batch (tests/data/moe-backend-sm120.tsv).

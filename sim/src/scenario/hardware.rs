@@ -245,6 +245,8 @@ impl Resolver<'_> {
             memory_total_mib: self.need(g.memory_total_mib, "hardware.gpu.memory_total_mib")?,
             memory_bandwidth: self.need(g.memory_bandwidth, "hardware.gpu.memory_bandwidth")?,
             bf16_tflops: self.need(g.bf16_tflops, "hardware.gpu.bf16_tflops")?,
+            fp8_tflops: g.fp8_tflops,
+            fp4_tflops: g.fp4_tflops,
             sm_count: self.need(g.sm_count, "hardware.gpu.sm_count")?,
             compute_capability: self.need(g.compute_capability, "hardware.gpu.compute_capability")?,
             pcie_gen: self.need(g.pcie_gen, "hardware.gpu.pcie_gen")?,
@@ -271,6 +273,7 @@ impl Resolver<'_> {
         if !(gpu.bf16_tflops.is_finite() && gpu.bf16_tflops > 0.0) {
             return Err(self.invalid("hardware.gpu.bf16_tflops", "expected a finite number > 0"));
         }
+        self.low_precision_rates(&gpu, g.vendor.as_deref())?;
         if !(3..=6).contains(&gpu.pcie_gen) {
             return Err(self.invalid(
                 "hardware.gpu.pcie_gen",
@@ -287,6 +290,51 @@ impl Resolver<'_> {
             ));
         }
         Ok(gpu)
+    }
+
+    /// fp8rate: `fp8_tflops` / `fp4_tflops`, when given, are finite and above `bf16_tflops` (every
+    /// datasheet lists FP8 at 2× and FP4 at 4× the dense bf16 rate), and an NVIDIA GPU has the tensor
+    /// cores: FP8 from SM 8.9 (Ada; `llm::online_quant::FP8_TENSOR_CORE_SM`, vLLM
+    /// `has_device_capability(89)`), FP4 from SM 10.0 (Blackwell).
+    fn low_precision_rates(&self, gpu: &GpuSpec, vendor: Option<&str>) -> Result<(), ScenarioError> {
+        let nvidia = vendor.is_none_or(|v| v == "nvidia");
+        let sm = tpsim_model::hw::sm_version(&gpu.compute_capability);
+        for (key, v, min_sm, what) in [
+            (
+                "fp8_tflops",
+                gpu.fp8_tflops,
+                tpsim_model::llm::online_quant::FP8_TENSOR_CORE_SM,
+                "FP8 tensor cores start at SM 8.9 (Ada)",
+            ),
+            (
+                "fp4_tflops",
+                gpu.fp4_tflops,
+                100,
+                "FP4 tensor cores start at SM 10.0 (Blackwell)",
+            ),
+        ] {
+            let Some(v) = v else { continue };
+            let k = format!("hardware.gpu.{key}");
+            if !(v.is_finite() && v > gpu.bf16_tflops) {
+                return Err(self.invalid(
+                    &k,
+                    format!(
+                        "{v}: expected a finite number of TFLOP/s above bf16_tflops = {}",
+                        gpu.bf16_tflops
+                    ),
+                ));
+            }
+            if nvidia && sm < min_sm {
+                return Err(self.invalid(
+                    &k,
+                    format!(
+                        "compute capability {} has none: {what}; leave it out (the engines run those weights through Marlin at the bf16 rate)",
+                        gpu.compute_capability
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The calibrated parameters: every key required except the NVLink ones, `pcie_gen3_x16_bw` and `collapse_reads`;
@@ -494,6 +542,11 @@ fn drop_flop_points(compute: &mut ComputeSection) {
     compute
         .curves
         .retain(|_, c| c.points.is_some() || c.flops_points.is_some());
+    // fp8rate: the low-precision formats' FLOP curves too (they then borrow the flat value).
+    for c in compute.formats.values_mut() {
+        c.flops_points = None;
+    }
+    compute.formats.retain(|_, c| c.points.is_some());
 }
 
 fn fitted_curves(

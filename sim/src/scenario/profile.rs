@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tpsim_model::curves::{ClassCurves, Curve, Curves, OpClass, format_from_key};
+use tpsim_model::llm::WeightDtype;
 use tpsim_model::units::{Bandwidth, Bytes, Duration};
 
 /// The unit a profile parameter is written in (the `unit` key).
@@ -336,15 +337,29 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
                     ),
                 ));
             }
-            if c.flops_points.is_some() || c.ci.is_some() || c.flops_range.is_some() {
+            // fp8rate: a low-precision tensor-core format (fp8, nvfp4) may carry the FLOP efficiency
+            // of its GEMMs, a fraction of its own peak (`gpu.fp8_tflops` / `fp4_tflops`).
+            let low = matches!(format, Some(WeightDtype::Fp8 | WeightDtype::Nvfp4));
+            if (c.flops_points.is_some() && !low) || c.ci.is_some() || c.flops_range.is_some() {
                 return Err((
                     key,
-                    "only `points = [[bytes per kernel, factor], …]` (and `source`): the factor scales \
-                     memory streaming, not FLOPs"
+                    "only `points = [[bytes per kernel, factor], …]` (and `source`; fp8 and nvfp4 also \
+                     `flops_points = [[FLOPs per kernel, efficiency], …]`): the factor scales memory \
+                     streaming, not FLOPs"
                         .into(),
                 ));
             }
+            if let Some(fp) = c.flops_points.as_ref().filter(|_| low) {
+                let curve = Curve::new(fp.iter().map(|q| (q[0], q[1])).collect())
+                    .map_err(|e| (format!("{key}.flops_points"), e.to_string()))?;
+                if let Some(f) = format {
+                    out.format_flops.insert(f, curve);
+                }
+            }
             let Some(p) = &c.points else {
+                if c.flops_points.is_some() {
+                    continue;
+                }
                 return Err((
                     key,
                     "no curve: expected `points = [[bytes per kernel, factor], …]`".into(),

@@ -311,6 +311,9 @@ mergeable! {
         memory_total_mib: u64,
         memory_bandwidth: Bandwidth,
         bf16_tflops: f64,
+        /// fp8rate: dense FP8 / FP4 tensor TFLOP/s (`tpsim_model::hw::GpuSpec`).
+        fp8_tflops: f64,
+        fp4_tflops: f64,
         sm_count: u32,
         compute_capability: String,
         pcie_gen: u32,

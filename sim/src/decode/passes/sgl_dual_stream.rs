@@ -222,16 +222,27 @@ impl Builder<'_> {
         let roof = (f.time.as_us_f64() - f64::from(f.kernels) * o - f.backend_fixed_us).max(0.0);
         let [(fixed_b, dense), experts] = f.parts;
         let shared_b = (l.shared_ffn_bytes.0 as f64).min(fixed_b);
+        // fp8rate: each stream's fp8 / NVFP4 GEMMs at their rate (`passes::gemm_rate`); the router
+        // is never quantized, so the fixed part's low-precision FLOPs are the shared experts'.
         let rs = self
             .rates
-            .op_time_formats(f.class, &[(shared_b, dense)], l.shared_ffn_flops, 0)
+            .op_time_gemms(
+                f.class,
+                &[(shared_b, dense)],
+                None,
+                l.shared_ffn_flops,
+                self.dense_low_flops(l.ffn_low_flops),
+                0,
+            )
             .as_us_f64();
         let rr = self
             .rates
-            .op_time_formats(
+            .op_time_gemms(
                 f.class,
                 &[(fixed_b - shared_b, dense), experts],
+                None,
                 (l.ffn_flops - l.shared_ffn_flops).max(0.0),
+                self.expert_low_flops(l),
                 0,
             )
             .as_us_f64();
