@@ -294,6 +294,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys12::validation_glm_4_6_h200_x8_tp8",
         crate::throughput_newdeploys12::validation_glm_4_6_h200_x8_tp8,
     ),
+    (
+        "throughput_newdeploys13::validation_qwen3_coder_30b_awq_rtx4090_vllm",
+        crate::throughput_newdeploys13::validation_qwen3_coder_30b_awq_rtx4090_vllm,
+    ),
+    (
+        "throughput_newdeploys13::validation_qwen3_coder_30b_awq_rtx5090_vllm",
+        crate::throughput_newdeploys13::validation_qwen3_coder_30b_awq_rtx5090_vllm,
+    ),
+    (
+        "throughput_newdeploys13::validation_qwen3_coder_30b_awq_pro6000_l40s_vllm",
+        crate::throughput_newdeploys13::validation_qwen3_coder_30b_awq_pro6000_l40s_vllm,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -385,6 +397,8 @@ fn gpu_of(label: &str) -> &'static str {
         ("RTX 3090", "RTX 3090"),
         ("× A40", "A40"),
         ("× L4,", "L4"),
+        // newdeploys13: cloudrift's 2× L40S row (labels "2× L40S (2 engines)").
+        ("× L40S", "L40S"),
         ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
     ];
     if let Some((_, gpu)) = NAMED.iter().find(|(k, _)| label.contains(k)) {
@@ -402,6 +416,8 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
         ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
+        // newdeploys13: the first Qwen3 MoE rows (Qwen3MoeForCausalLM, INT4 AWQ), before "Qwen3-".
+        ("Qwen3-Coder-30B", "Qwen3-Coder-30B-A3B (MoE, AWQ INT4)"),
         (
             "Qwen3Guard",
             "Qwen3 dense (8B BF16 and FP8; 14B BF16 and AWQ; 32B BF16 and AWQ)",
