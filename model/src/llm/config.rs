@@ -375,7 +375,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 47] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 48] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -434,6 +434,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 47] = [
     "BailingMoeV2ForCausalLM",
     // families2 (issue #17): Command R7B / Command A.
     "Cohere2ForCausalLM",
+    // families3 (issue #17): OLMo-2.
+    "Olmo2ForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -490,6 +492,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Ernie4_5_MoeForCausalLM" => Architecture::Ernie45Moe,
         "BailingMoeV2ForCausalLM" => Architecture::BailingMoeV2,
         "Cohere2ForCausalLM" => Architecture::Cohere2,
+        "Olmo2ForCausalLM" => Architecture::Olmo2,
         _ => return None,
     })
 }
@@ -696,6 +699,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.mixers = b.mixers;
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
+    }
+    // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
+    if arch == Architecture::Olmo2 {
+        super::olmo2::check(text, hidden, heads, an)?;
     }
     // phi2 (issue #17): vLLM refuses a tied Phi.
     if arch == Architecture::Phi {
@@ -1221,6 +1228,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families2 (issue #17): Cohere's projections are built with `bias=False` in both engines
         // (`models/commandr.py`), whatever `attention_bias` says.
         Architecture::Cohere2 => false,
+        // families3 (issue #17): OLMo-2's projections carry no bias (vLLM 0.19.0 `olmo2.py` hard-codes
+        // `bias=False`; `attention_bias = true` is refused by `llm::olmo2::check`).
+        Architecture::Olmo2 => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -1232,6 +1242,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.
         Architecture::Gemma3 => true,
         Architecture::Llama4 => false,
+        // families3 (issue #17): OLMo-2's q/k norms span the whole projection (`llm::olmo2`).
+        Architecture::Olmo2 => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

@@ -43,6 +43,8 @@ mod ernie;
 // families2 (issue #17): BailingMoeV2ForCausalLM (Ling / Ring 2.0).
 mod bailing;
 mod granite_hybrid;
+// families3 (issue #17): Olmo2ForCausalLM.
+mod olmo2;
 mod weights;
 
 #[cfg(test)]
@@ -69,6 +71,9 @@ mod tests_qwenhyb;
 // families (issue #17): Granite-4.0-H.
 #[cfg(test)]
 mod tests_families;
+// families3 (issue #17): OLMo-2.
+#[cfg(test)]
+mod tests_olmo2;
 
 use serde::Serialize;
 
@@ -297,6 +302,13 @@ pub enum Architecture {
     /// residual — with 3 sliding-window layers to 1 global one (`layer_types`, else
     /// `sliding_window_pattern`) and tied embeddings. See `local_attention`.
     Cohere2,
+    // families3 (issue #17): OLMo-2 (`olmo2` module).
+    /// `Olmo2ForCausalLM` (AllenAI OLMo-2 1B/7B/13B/32B): the Llama projections without biases, but
+    /// post-norm (RMSNorm on the attention and MLP outputs before each residual add, no input norm)
+    /// and one q RMSNorm over the whole q projection (and one k RMSNorm over all of k), which under
+    /// TP all-gathers q and k in every layer (SGLang 0.5.9 / vLLM 0.19.0 `models/olmo2.py`). See the
+    /// `olmo2` module.
+    Olmo2,
 }
 
 impl Architecture {
