@@ -222,7 +222,7 @@ impl ModelSpec {
             // families3 (issue #17): OLMo-2 runs q_norm and k_norm as two RMSNorm kernels (SGLang
             // 0.5.9 `Olmo2Attention._apply_qk_norm`, k on the alternate stream under graph capture)
             // where a per-head q/k norm is one.
-            + u32::from(self.arch == super::Architecture::Olmo2);
+            + u32::from(self.arch.whole_width_qk_norm());
         // MiniMax-M2 casts the hidden states to fp32 for its fp32 router: one more kernel
         // (SGLang `minimax_m2.py` `forward_normal`: `self.gate(hidden_states.to(torch.float32))`).
         let router_cast = u32::from(self.arch == super::Architecture::MiniMaxM2);
@@ -293,7 +293,7 @@ impl ModelSpec {
             } else {
                 0
             }),
-            qk_norm_allgather_bytes: if self.arch == super::Architecture::Olmo2 {
+            qk_norm_allgather_bytes: if self.arch.whole_width_qk_norm() {
                 super::olmo2::qk_gather_bytes(n, self.heads, self.kv_heads, self.head_dim, t, act).map(Bytes)
             } else {
                 [Bytes(0), Bytes(0)]

@@ -309,6 +309,20 @@ pub enum Architecture {
     /// TP all-gathers q and k in every layer (SGLang 0.5.9 / vLLM 0.19.0 `models/olmo2.py`). See the
     /// `olmo2` module.
     Olmo2,
+    /// `OlmoeForCausalLM` (AllenAI OLMoE-1B-7B): pre-norm Llama attention without biases with
+    /// OLMo-2's whole-width q/k RMSNorms (all-gathered under vLLM at tp > 1), every layer MoE of
+    /// `num_experts` SwiGLU experts of `intermediate_size`, top-`num_experts_per_tok` without
+    /// renormalisation, a bias-free replicated router, no shared expert, an untied LM head (SGLang
+    /// 0.5.9 / vLLM 0.19.0 `models/olmoe.py`). See the `olmo2` module.
+    Olmoe,
+}
+
+impl Architecture {
+    /// families3 (issue #17): OLMo-2 and OLMoE normalise q and k over the whole projection with
+    /// replicated norm weights, gathering q and k across the TP group (`llm::olmo2`).
+    pub fn whole_width_qk_norm(self) -> bool {
+        matches!(self, Architecture::Olmo2 | Architecture::Olmoe)
+    }
 }
 
 impl Architecture {

@@ -49,8 +49,8 @@ pub(crate) fn qk_gather_bytes(
     ]
 }
 
-/// What tpsim refuses in an OLMo-2 config: `attention_bias = true` (vLLM builds q/k/v/o without
-/// bias, SGLang with one: the engines disagree), an explicit `head_dim` other than
+/// What tpsim refuses in an OLMo-2 or OLMoE config: `attention_bias = true` (vLLM builds q/k/v/o
+/// without bias; SGLang's olmo2.py would build one: the engines disagree), an explicit `head_dim` other than
 /// `hidden_size / num_attention_heads` (both engines ignore the key) and `layer_types` naming a
 /// sliding layer (an OLMo-3 layout under the OLMo-2 name; not lowered).
 pub(crate) fn check(text: &ModelConfig, hidden: u64, heads: u64, an: &str) -> Result<(), ModelError> {
@@ -59,8 +59,8 @@ pub(crate) fn check(text: &ModelConfig, hidden: u64, heads: u64, an: &str) -> Re
             field: "attention_bias".into(),
             value: "true".into(),
             expected: format!(
-                "false: vLLM's olmo2.py builds {an}'s projections without bias while SGLang's reads \
-                 attention_bias, so the engines would load different models"
+                "false: vLLM 0.19.0 builds {an}'s q/k/v/o without bias (olmo2.py, olmoe.py: \
+                 bias=False), whatever the config says"
             ),
         });
     }

@@ -83,3 +83,60 @@ fn olmo2_refusals_name_the_key() {
     // head_dim equal to hidden / heads is accepted.
     assert!(ModelSpec::from_config_json(&with("head_dim", "128"), Quantization::bf16()).is_ok());
 }
+
+const OLMOE_1B_7B: &str = include_str!("../../../scenarios/models/olmoe-1b-7b-0924/config.json");
+
+/// OLMoE-1B-7B-0924 by hand; the OLMoE paper's abstract names 7 B parameters with 1 B used per
+/// token, and its model listing 6.9 B total / 1.3 B active (a secondary copy: the
+/// AIComputing101/llm-leaderboard page for OLMoE-1B-7B lists "Parameters: 6.9B").
+#[test]
+fn olmoe_1b_7b_parameters_by_hand() {
+    let s = spec(OLMOE_1B_7B);
+    assert_eq!(s.arch, Architecture::Olmoe);
+    assert!(s.qk_norm && !s.attention_bias && !s.tie_word_embeddings && !s.routing_bias);
+    let moe = s.moe.expect("every layer MoE");
+    assert_eq!(
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.moe_intermediate,
+            moe.n_shared_experts
+        ),
+        (64, 8, 1_024, 0)
+    );
+    // Embedding and untied LM head 50,304 × 2,048 = 103,022,592 each; final norm 2,048.
+    // Layer: q/k/v/o 4 × 2,048² = 16,777,216; router 64 × 2,048 = 131,072; experts 64 × 3 × 1,024 ×
+    // 2,048 = 402,653,184; input and post-attention norms 4,096, q_norm 2,048, k_norm 2,048 →
+    // 419,569,664, × 16 = 6,713,114,624. Total 6,919,161,856 (6.9 B), 2 B each.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * 6_919_161_856);
+    // Active per token: 8 of the 64 experts, 50,331,648 a layer instead of 402,653,184: layer
+    // 67,248,128 × 16 = 1,075,970,048 + 206,045,184 + 2,048 = 1,282,017,280 (1.3 B).
+    // One decode token at tp 1 reads the router and 8 experts of each layer: 2 × (131,072 + 8 ×
+    // 6,291,456) = 100,925,440 B.
+    let l0 = s.forward_pass(1, 1).layers[0];
+    assert!((l0.experts_touched - 8.0).abs() < 1e-9);
+    assert_eq!(l0.ffn_weight_bytes.0, 100_925_440);
+    // tp 2: embedding + head 2 × 25,152 × 2,048 = 103,022,592; layer: qkv 3,072 × 2,048 = 6,291,456;
+    // o 2,048 × 1,024 = 2,097,152; router 131,072 (replicated); experts 64 × 3 × 512 × 2,048 =
+    // 201,326,592; norms 8,192 (replicated) → 209,854,464, × 16 = 3,357,671,424; final norm 2,048 →
+    // 3,460,696,064 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 3_460_696_064);
+    // KV cell: 16 layers × 16 KV heads × 2 × 128 × 2 B = 131,072 B at tp 1.
+    assert_eq!(s.kv_cell_bytes(1), 131_072);
+    // vLLM's all-gathers of q and k, as OLMo-2's: 1 token at tp 2 → 16 × 128 × 2 B = 4,096 B each.
+    assert_eq!(
+        s.forward_pass(2, 1).qk_norm_allgather_bytes,
+        [Bytes(4_096), Bytes(4_096)]
+    );
+    // The expert count is read as `num_experts` (HF OlmoeConfig), not Mixtral's `num_local_experts`.
+    let e = ModelSpec::from_config_json(
+        &OLMOE_1B_7B.replace("\"num_experts\"", "\"n_experts\""),
+        Quantization::bf16(),
+    )
+    .expect_err("num_experts is required");
+    assert!(e.to_string().contains("num_experts"), "{e}");
+    // Both engines build OLMoE's own LM head: a tied config is refused.
+    let tied = OLMOE_1B_7B.replace("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": true");
+    let e = ModelSpec::from_config_json(&tied, Quantization::bf16()).expect_err("tied");
+    assert!(e.to_string().contains("tie_word_embeddings"), "{e}");
+}

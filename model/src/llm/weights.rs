@@ -359,8 +359,8 @@ impl ModelSpec {
                     ps.push(Piece::vec(q_rows + kv_rows));
                 }
                 ps.push(Piece::new(h, heads / t * head_dim, Fmt::Linear).gemm("o_proj"));
-                if self.arch == super::Architecture::Olmo2 {
-                    // families3 (issue #17): OLMo-2's whole-width q/k norms, replicated
+                if self.arch.whole_width_qk_norm() {
+                    // families3 (issue #17): OLMo-2's / OLMoE's whole-width q/k norms, replicated
                     // (`llm::olmo2::qk_norm_pieces`).
                     ps.extend(super::olmo2::qk_norm_pieces(h, kv_heads, head_dim));
                 } else if self.qk_norm_full_width {

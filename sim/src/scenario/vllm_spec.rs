@@ -347,6 +347,7 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Cohere2 => "cohere2",
         // families3 (issue #17).
         A::Olmo2 => "olmo2",
+        A::Olmoe => "olmoe",
     }
 }
 
