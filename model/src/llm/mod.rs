@@ -699,6 +699,19 @@ impl ModelSpec {
                  (expected kv_heads % tp == 0 or tp % kv_heads == 0)"
             ));
         }
+        // families3 (issue #17): OLMo-2 / OLMoE gather k across the ranks and normalise it with a
+        // `kv_heads × head_dim`-wide norm (`llm::olmo2`); with replicated KV heads (tp > kv_heads)
+        // the gathered k is tp × head_dim wide and the norm does not fit it.
+        if let Attention::Gqa { kv_heads, .. } = self.attention
+            && self.arch.whole_width_qk_norm()
+            && t > kv_heads
+        {
+            return fail(format!(
+                "{kv_heads} KV heads: the whole-width k norm of {:?} does not fit k gathered from tp {tp} \
+                 ranks holding replicated KV heads (olmo2.py / olmoe.py `_apply_qk_norm`; expected tp <= {kv_heads})",
+                self.arch
+            ));
+        }
         if let Some(g) = self.linear_attention
             && (!g.num_k_heads.is_multiple_of(t) || !g.num_v_heads.is_multiple_of(t))
         {

@@ -28,8 +28,8 @@ pub(crate) fn qk_norm_pieces(hidden: u64, kv_heads: u64, head_dim: u64) -> [Piec
 
 /// Output bytes per rank of the two per-layer all-gathers of `_apply_qk_norm` over `tokens` tokens
 /// at `act` bytes per element: q is gathered to `tokens × heads × head_dim`, k to
-/// `tokens × kv_heads × head_dim` (with kv heads replicated when tp > kv_heads, the gather still
-/// yields tp × the local k width). Zero at tp 1 (no gather).
+/// `tokens × kv_heads × head_dim` (tp > kv_heads, where the gather would yield tp replicated heads,
+/// is refused by `ModelSpec::validate_parallel`). Zero at tp 1 (no gather).
 pub(crate) fn qk_gather_bytes(
     tokens: u64,
     heads: u64,

@@ -35,6 +35,11 @@ fn olmo2_1b_parameters_by_hand() {
     assert!(s.validate_tp(8).is_ok());
     // 16 heads do not split over 3 ranks (both engines assert heads % tp == 0).
     assert!(s.validate_tp(3).is_err());
+    // With 4 KV heads, tp 8 replicates them: the gathered k (8 × 128) no longer fits k_norm (4 × 128).
+    let gqa = spec(&OLMO2_1B.replace("\"num_key_value_heads\": 16", "\"num_key_value_heads\": 4"));
+    assert!(gqa.validate_tp(4).is_ok());
+    let e = gqa.validate_tp(8).expect_err("replicated KV heads");
+    assert!(e.to_string().contains("expected tp <= 4"), "{e}");
 }
 
 /// The two all-gathers of `_apply_qk_norm` per layer, and the extra norm kernel.
