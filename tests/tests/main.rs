@@ -67,6 +67,8 @@ mod expert_parallel;
 mod families_fam;
 // families2 (issue #17): Ling 2.0, Granite-4.0-H-Small and -Micro.
 mod families2;
+// families3 (issue #17): OLMo-2, OLMoE.
+mod families3;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

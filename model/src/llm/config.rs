@@ -375,7 +375,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 47] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 49] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -434,6 +434,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 47] = [
     "BailingMoeV2ForCausalLM",
     // families2 (issue #17): Command R7B / Command A.
     "Cohere2ForCausalLM",
+    // families3 (issue #17): OLMo-2, OLMoE.
+    "Olmo2ForCausalLM",
+    "OlmoeForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -490,6 +493,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Ernie4_5_MoeForCausalLM" => Architecture::Ernie45Moe,
         "BailingMoeV2ForCausalLM" => Architecture::BailingMoeV2,
         "Cohere2ForCausalLM" => Architecture::Cohere2,
+        "Olmo2ForCausalLM" => Architecture::Olmo2,
+        "OlmoeForCausalLM" => Architecture::Olmoe,
         _ => return None,
     })
 }
@@ -697,6 +702,20 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
     }
+    // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
+    if arch.whole_width_qk_norm() {
+        super::olmo2::check(text, hidden, heads, an)?;
+    }
+    // families3 (issue #17): both engines build OLMoE's own LM head (`models/olmoe.py`).
+    if arch == Architecture::Olmoe && spec.tie_word_embeddings {
+        return Err(ModelError::InvalidField {
+            field: "tie_word_embeddings".into(),
+            value: "true".into(),
+            expected: format!(
+                "false: SGLang 0.5.9 and vLLM 0.19.0 build {an}'s own ParallelLMHead and never tie it"
+            ),
+        });
+    }
     // phi2 (issue #17): vLLM refuses a tied Phi.
     if arch == Architecture::Phi {
         super::phi::check_untied(spec.tie_word_embeddings, an)?;
@@ -902,6 +921,10 @@ fn feed_forward(
         // num_experts_per_tok, intermediate_size)` behind a bias-free replicated router, no shared
         // expert (SGLang 0.5.9 / vLLM 0.11.0 `models/granitemoe.py`, `models/phimoe.py`).
         Architecture::GraniteMoe | Architecture::PhiMoe => all_moe_ffn(text, arch, num_layers, an)?,
+        // families3 (issue #17): OLMoE, every layer `FusedMoE(num_experts, num_experts_per_tok,
+        // intermediate_size)` behind a bias-free `ReplicatedLinear` router, no shared expert
+        // (SGLang 0.5.9 / vLLM 0.19.0 `models/olmoe.py` `OlmoeMoE`).
+        Architecture::Olmoe => all_moe_ffn(text, arch, num_layers, an)?,
         // Local/global attention families (issue #16): Mixtral (every layer MoE, experts of
         // `intermediate_size`, SGLang `mixtral.py` `MixtralMoE`) and Llama-4 (MoE iff (i + 1) %
         // interleave_moe_layer_step == 0 with one shared expert of `intermediate_size`, dense layers
@@ -1026,7 +1049,12 @@ fn all_moe_ffn(
     num_layers: u64,
     an: &str,
 ) -> Result<FeedForward, ModelError> {
-    let e = req(text.num_local_experts, "num_local_experts", an)?;
+    // families3 (issue #17): OLMoE spells the expert count `num_experts` (HF `OlmoeConfig`).
+    let e = if arch == Architecture::Olmoe {
+        req(text.num_experts, "num_experts", an)?
+    } else {
+        req(text.num_local_experts, "num_local_experts", an)?
+    };
     let k = req(text.num_experts_per_tok, "num_experts_per_tok", an)?;
     let mi = req(text.intermediate_size, "intermediate_size", an)?;
     check_k(k, e)?;
@@ -1221,6 +1249,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families2 (issue #17): Cohere's projections are built with `bias=False` in both engines
         // (`models/commandr.py`), whatever `attention_bias` says.
         Architecture::Cohere2 => false,
+        // families3 (issue #17): OLMo-2's projections carry no bias (vLLM 0.19.0 `olmo2.py` hard-codes
+        // `bias=False`; `attention_bias = true` is refused by `llm::olmo2::check`).
+        Architecture::Olmo2 | Architecture::Olmoe => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -1232,6 +1263,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // Gemma-3: per-head q/k RMSNorm; Llama-4's `use_qk_norm` is an L2 norm without weights.
         Architecture::Gemma3 => true,
         Architecture::Llama4 => false,
+        // families3 (issue #17): OLMo-2's q/k norms span the whole projection (`llm::olmo2`).
+        Architecture::Olmo2 | Architecture::Olmoe => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

@@ -138,6 +138,11 @@ pub struct ForwardPass {
     pub qk_norm_allreduces: u32,
     /// Size of each of those allreduces as SGLang sends it: [`qk_norm_stats_bytes`] with its padding.
     pub qk_norm_allreduce_bytes: Bytes,
+    /// families3 (issue #17): OLMo-2's whole-width q/k norm all-gathers q and then k in every layer
+    /// at tp > 1 (SGLang 0.5.9 / vLLM 0.19.0 `models/olmo2.py` `_apply_qk_norm`): the output bytes per rank
+    /// of each of the two gathers (`llm::olmo2::qk_gather_bytes`); `[0, 0]` for other models and at
+    /// tp 1.
+    pub qk_norm_allgather_bytes: [Bytes; 2],
     /// Output size of the logits all-gather: tokens × padded vocab (draft vocab for EAGLE-3) ×
     /// activation bytes (SGLang `LogitsProcessor` gathers the vocab-sharded logits); 0 at tp 1.
     pub logits_allgather_bytes: Bytes,
@@ -220,7 +225,11 @@ impl ModelSpec {
             matches!(self.attention, super::Attention::Mla { .. }),
             self.qk_norm,
         ) + u32::from(self.attn_output_gate)
-            + u32::from(self.qk_norm_full_width);
+            + u32::from(self.qk_norm_full_width)
+            // families3 (issue #17): OLMo-2 runs q_norm and k_norm as two RMSNorm kernels (SGLang
+            // 0.5.9 `Olmo2Attention._apply_qk_norm`, k on the alternate stream under graph capture)
+            // where a per-head q/k norm is one.
+            + u32::from(self.arch.whole_width_qk_norm());
         // MiniMax-M2 casts the hidden states to fp32 for its fp32 router: one more kernel
         // (SGLang `minimax_m2.py` `forward_normal`: `self.gate(hidden_states.to(torch.float32))`).
         let router_cast = u32::from(self.arch == super::Architecture::MiniMaxM2);
@@ -291,6 +300,11 @@ impl ModelSpec {
             } else {
                 0
             }),
+            qk_norm_allgather_bytes: if self.arch.whole_width_qk_norm() {
+                super::olmo2::qk_gather_bytes(n, self.heads, self.kv_heads, self.head_dim, t, act).map(Bytes)
+            } else {
+                [Bytes(0), Bytes(0)]
+            },
             embed_bytes: Bytes(n.saturating_mul(self.hidden).saturating_mul(act).div_ceil(t)),
             lm_head_bytes: Bytes(lm_head_bytes),
             lm_head_flops: 2.0 * inv.lm_head_params as f64 * nf,

@@ -44,6 +44,8 @@ mod ernie;
 // families2 (issue #17): BailingMoeV2ForCausalLM (Ling / Ring 2.0).
 mod bailing;
 mod granite_hybrid;
+// families3 (issue #17): Olmo2ForCausalLM.
+mod olmo2;
 mod weights;
 
 #[cfg(test)]
@@ -70,6 +72,9 @@ mod tests_qwenhyb;
 // families (issue #17): Granite-4.0-H.
 #[cfg(test)]
 mod tests_families;
+// families3 (issue #17): OLMo-2.
+#[cfg(test)]
+mod tests_olmo2;
 
 use serde::Serialize;
 
@@ -299,6 +304,27 @@ pub enum Architecture {
     /// residual — with 3 sliding-window layers to 1 global one (`layer_types`, else
     /// `sliding_window_pattern`) and tied embeddings. See `local_attention`.
     Cohere2,
+    // families3 (issue #17): OLMo-2 (`olmo2` module).
+    /// `Olmo2ForCausalLM` (AllenAI OLMo-2 1B/7B/13B/32B): the Llama projections without biases, but
+    /// post-norm (RMSNorm on the attention and MLP outputs before each residual add, no input norm)
+    /// and one q RMSNorm over the whole q projection (and one k RMSNorm over all of k), which under
+    /// TP all-gathers q and k in every layer (SGLang 0.5.9 / vLLM 0.19.0 `models/olmo2.py`). See the
+    /// `olmo2` module.
+    Olmo2,
+    /// `OlmoeForCausalLM` (AllenAI OLMoE-1B-7B): pre-norm Llama attention without biases with
+    /// OLMo-2's whole-width q/k RMSNorms (all-gathered under vLLM at tp > 1), every layer MoE of
+    /// `num_experts` SwiGLU experts of `intermediate_size`, top-`num_experts_per_tok` without
+    /// renormalisation, a bias-free replicated router, no shared expert, an untied LM head (SGLang
+    /// 0.5.9 / vLLM 0.19.0 `models/olmoe.py`). See the `olmo2` module.
+    Olmoe,
+}
+
+impl Architecture {
+    /// families3 (issue #17): OLMo-2 and OLMoE normalise q and k over the whole projection with
+    /// replicated norm weights, gathering q and k across the TP group (`llm::olmo2`).
+    pub fn whole_width_qk_norm(self) -> bool {
+        matches!(self, Architecture::Olmo2 | Architecture::Olmoe)
+    }
 }
 
 impl Architecture {
@@ -673,6 +699,19 @@ impl ModelSpec {
             return fail(format!(
                 "{kv_heads} KV heads: tp {tp} neither divides them nor is a multiple of them \
                  (expected kv_heads % tp == 0 or tp % kv_heads == 0)"
+            ));
+        }
+        // families3 (issue #17): OLMo-2 / OLMoE gather k across the ranks and normalise it with a
+        // `kv_heads × head_dim`-wide norm (`llm::olmo2`); with replicated KV heads (tp > kv_heads)
+        // the gathered k is tp × head_dim wide and the norm does not fit it.
+        if let Attention::Gqa { kv_heads, .. } = self.attention
+            && self.arch.whole_width_qk_norm()
+            && t > kv_heads
+        {
+            return fail(format!(
+                "{kv_heads} KV heads: the whole-width k norm of {:?} does not fit k gathered from tp {tp} \
+                 ranks holding replicated KV heads (olmo2.py / olmoe.py `_apply_qk_norm`; expected tp <= {kv_heads})",
+                self.arch
             ));
         }
         if let Some(g) = self.linear_attention

@@ -359,7 +359,11 @@ impl ModelSpec {
                     ps.push(Piece::vec(q_rows + kv_rows));
                 }
                 ps.push(Piece::new(h, heads / t * head_dim, Fmt::Linear).gemm("o_proj"));
-                if self.qk_norm_full_width {
+                if self.arch.whole_width_qk_norm() {
+                    // families3 (issue #17): OLMo-2's / OLMoE's whole-width q/k norms, replicated
+                    // (`llm::olmo2::qk_norm_pieces`).
+                    ps.extend(super::olmo2::qk_norm_pieces(h, kv_heads, head_dim));
+                } else if self.qk_norm_full_width {
                     // One norm over all heads, sharded with the heads (SGLang `MiniMaxM2RMSNormTP`:
                     // `num_heads / tp × head_dim`, one replicated head when tp > kv_heads).
                     ps.push(Piece::vec(heads / t * head_dim));

@@ -831,6 +831,12 @@ impl<'a> Builder<'a> {
             let bytes = tpsim_model::llm::qk_norm_stats_bytes(u64::from(tokens), padded);
             (bytes, self.costs.allreduce(Bytes(bytes)).time)
         });
+        // families3 (issue #17): OLMo-2 all-gathers q and then k in every layer at tp > 1
+        // (model::llm::forward `qk_norm_allgather_bytes`; NCCL all-gathers in both engines).
+        let qk_gather = (fp.qk_norm_allgather_bytes[0].0 > 0).then(|| {
+            fp.qk_norm_allgather_bytes
+                .map(|b| (b.0, self.costs.allgather(b).time))
+        });
         Pass {
             model,
             label,
@@ -841,6 +847,7 @@ impl<'a> Builder<'a> {
             attn_prefix_flops,
             state_passes,
             qk_norm,
+            qk_gather,
             kv_store,
         }
     }
@@ -884,6 +891,17 @@ impl<'a> Builder<'a> {
                 g,
                 &format!("{label}: L{i} allreduce qk-norm"),
                 Collective::Allreduce(bytes),
+                time,
+                vec![prev],
+            )?;
+        }
+        // families3 (issue #17): OLMo-2's q and k all-gathers, between the qkv projection and the
+        // attention kernel like the statistics allreduce above (`model::llm::olmo2`).
+        for (name, (bytes, time)) in ["q", "k"].iter().zip(pass.qk_gather.into_iter().flatten()) {
+            prev = self.gang(
+                g,
+                &format!("{label}: L{i} all-gather qk-norm {name}"),
+                Collective::Allgather(bytes),
                 time,
                 vec![prev],
             )?;
@@ -1240,6 +1258,8 @@ struct Pass<'p> {
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
     qk_norm: Option<(u64, Duration)>,
+    /// families3 (issue #17): OLMo-2's q and k all-gathers per layer, bytes and time each.
+    qk_gather: Option<[(u64, Duration); 2]>,
     /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), costed by
     /// `kv_store_time`.
     kv_store: u32,

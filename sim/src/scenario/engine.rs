@@ -70,6 +70,21 @@ impl Resolver<'_> {
                  the Transformers backend, which tpsim does not model (use vllm)",
             ));
         }
+        // families3 (issue #17): SGLang 0.5.9 `models/olmoe.py` builds `q_norm = RMSNorm(hidden_size)`
+        // and `k_norm = RMSNorm(hidden_size)` but applies them to the rank's `hidden_size / tp` slice
+        // of q and k without gathering (vLLM 0.19.0 all-gathers first): at tp > 1 the norm's width
+        // does not match its input.
+        if kind == EngineKind::Sglang
+            && model.arch == tpsim_model::llm::Architecture::Olmoe
+            && e.tp.unwrap_or(1) > 1
+        {
+            return Err(self.invalid(
+                "engine.tp",
+                "SGLang 0.5.9's olmoe.py applies q_norm/k_norm built over hidden_size to each rank's hidden_size / tp \
+                 slice of q and k without gathering them, so OLMoE runs under SGLang only at tp = 1 (use tp = 1, or \
+                 vllm, which all-gathers q and k first)",
+            ));
+        }
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
         // Issue #17 (consistency): the release every version-dependent rule below reads.

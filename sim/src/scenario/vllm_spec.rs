@@ -345,6 +345,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families2 (issue #17): the Ling 2.0 configs' `model_type`.
         A::BailingMoeV2 => "bailing_moe",
         A::Cohere2 => "cohere2",
+        // families3 (issue #17).
+        A::Olmo2 => "olmo2",
+        A::Olmoe => "olmoe",
     }
 }
 

@@ -177,6 +177,9 @@ impl Builder<'_> {
             attn_prefix_flops,
             state_passes,
             qk_norm,
+            // families3 (issue #17): OLMo-2's q/k all-gathers are not lowered under DP attention
+            // (SGLang's olmo2.py gathers over the TP group, which DP attention re-forms).
+            qk_gather: None,
             kv_store,
         }
     }
