@@ -1058,8 +1058,7 @@ impl<'a> Builder<'a> {
         } else {
             0
         };
-        let kernels =
-            l.attn_kernels - l.attn_quant_kernels - indexer + self.aiter_reduce_kernels(pass, l);
+        let kernels = l.attn_kernels - l.attn_quant_kernels - indexer + self.aiter_reduce_kernels(pass, l);
         let backend = self.s.engine.attention_backend.as_deref();
         // fp8rate: the projections on fp8 / NVFP4 weights at their tensor-core rate
         // (`passes::gemm_rate`); the attention over the context stays at the bf16 rate.
