@@ -169,16 +169,6 @@ pub(crate) fn validation_gpustack_sharegpt_c4_a100_h200() {
     );
 }
 
-/// The integer after `key = ` in a scenario's text.
-fn key_of(text: &str, key: &str) -> u64 {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{key} = ")))
-        .unwrap_or_else(|| panic!("no {key}"));
-    let v = line.split('=').nth(1).unwrap().split('#').next().unwrap();
-    v.trim().parse().unwrap()
-}
-
 #[test]
 fn scenario_lengths_are_the_runs_totals_per_request() {
     // Each scenario's prompt_len and output_len are the row's printed token totals ÷ its requests,
@@ -255,9 +245,9 @@ fn scenario_lengths_are_the_runs_totals_per_request() {
         // Nearest integer of total / n (no total here is a half: 3998.498, 134.518, 1996.786, ...).
         let per_request = |total: u64| (2 * total + n) / (2 * n);
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
-        assert_eq!(key_of(&text, "num_requests"), n, "{file}");
-        assert_eq!(key_of(&text, "prompt_len"), per_request(inp), "{file}");
-        assert_eq!(key_of(&text, "output_len"), per_request(out), "{file}");
+        assert_eq!(scenario_int_key(&text, "num_requests"), n, "{file}");
+        assert_eq!(scenario_int_key(&text, "prompt_len"), per_request(inp), "{file}");
+        assert_eq!(scenario_int_key(&text, "output_len"), per_request(out), "{file}");
     }
 }
 

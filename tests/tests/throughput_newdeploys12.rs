@@ -117,16 +117,6 @@ pub(crate) fn validation_glm_4_6_h200_x8_tp8() {
     }
 }
 
-/// The integer after `key = ` in a scenario's text.
-fn key_of(text: &str, key: &str) -> u64 {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{key} = ")))
-        .unwrap_or_else(|| panic!("no {key}"));
-    let v = line.split('=').nth(1).unwrap().split('#').next().unwrap();
-    v.trim().parse().unwrap()
-}
-
 #[test]
 fn scenario_lengths_are_the_runs_totals_per_request() {
     // Each scenario's num_requests is the run's request count, output_len its generated total ÷ requests
@@ -154,11 +144,11 @@ fn scenario_lengths_are_the_runs_totals_per_request() {
             w[6].parse().unwrap(),
         );
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
-        assert_eq!(key_of(&text, "num_requests"), n, "{file}");
+        assert_eq!(scenario_int_key(&text, "num_requests"), n, "{file}");
         assert_eq!(out % n, 0, "{file}: --ignore-eos outputs are fixed");
-        assert_eq!(key_of(&text, "output_len"), out / n, "{file}");
+        assert_eq!(scenario_int_key(&text, "output_len"), out / n, "{file}");
         assert_eq!(
-            key_of(&text, "prompt_len"),
+            scenario_int_key(&text, "prompt_len"),
             (2 * inp + n) / (2 * n) + TEMPLATE_TOKENS,
             "{file}"
         );

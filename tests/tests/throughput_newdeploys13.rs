@@ -141,16 +141,6 @@ pub(crate) fn validation_qwen3_coder_30b_awq_pro6000_l40s_vllm() {
     }
 }
 
-/// The integer after `key = ` in a scenario's text.
-fn key_of(text: &str, key: &str) -> u64 {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{key} = ")))
-        .unwrap_or_else(|| panic!("no {key}"));
-    let v = line.split('=').nth(1).unwrap().split('#').next().unwrap();
-    v.trim().parse().unwrap()
-}
-
 #[test]
 fn scenario_workload_is_one_engines_share() {
     // Each scenario is one of the N engines: concurrency 400 / N and num_requests 1200 / N (the client's
@@ -182,13 +172,13 @@ fn scenario_workload_is_one_engines_share() {
         let c: u64 = row.get(conc).parse().unwrap();
         let e = u64::from(*engines);
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
-        assert_eq!(key_of(&text, "tp"), 1, "{file}");
-        assert_eq!(key_of(&text, "concurrency"), c / e, "{file}");
-        assert_eq!(key_of(&text, "num_requests"), n / e, "{file}");
+        assert_eq!(scenario_int_key(&text, "tp"), 1, "{file}");
+        assert_eq!(scenario_int_key(&text, "concurrency"), c / e, "{file}");
+        assert_eq!(scenario_int_key(&text, "num_requests"), n / e, "{file}");
         assert_eq!(out % n, 0, "{file}: --ignore-eos outputs are fixed");
-        assert_eq!(key_of(&text, "output_len"), out / n, "{file}");
+        assert_eq!(scenario_int_key(&text, "output_len"), out / n, "{file}");
         assert_eq!(
-            key_of(&text, "prompt_len"),
+            scenario_int_key(&text, "prompt_len"),
             (2 * inp + n) / (2 * n) + TEMPLATE_TOKENS,
             "{file}"
         );

@@ -244,3 +244,15 @@ pub fn bundled_seed_and_examples() -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// The integer after `key = ` on a line of a scenario's text (a trailing `# comment` ignored): the
+/// throughput suites check a scenario's workload lengths against the row's notes with it. Panics, naming
+/// the key, when no line sets it.
+pub fn scenario_int_key(text: &str, key: &str) -> u64 {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} = ")))
+        .unwrap_or_else(|| panic!("no {key}"));
+    let v = line.split('=').nth(1).unwrap().split('#').next().unwrap();
+    v.trim().parse().unwrap()
+}
