@@ -348,6 +348,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families3 (issue #17).
         A::Olmo2 => "olmo2",
         A::Olmoe => "olmoe",
+        // families4 (issue #17): the MiMo-7B configs' `model_type`.
+        A::Mimo => "mimo",
     }
 }
 
