@@ -49,3 +49,40 @@ fn mimo_runs_under_sglang_with_exactly_the_hand_count() {
     assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 73_728);
     assert_eq!(j["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 73);
 }
+
+fn mtp_scenario(name: &str, engine: &str) -> String {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"mimo-7b-rl\"\n\
+         [engine]\nname = \"{engine}\"\ntp = 1\n[speculative]\nalgorithm = \"mtp\"\nnum_steps = 1\n\
+         topk = 1\nnum_draft_tokens = 2\nacceptance = {{ per_position = [0.9] }}\n\
+         [workload]\nconcurrency = 1\nprompt_len = 256\noutput_len = 128\n"
+    );
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// SGLang 0.5.9 drafts with `MiMoMTP` (`configs/model_config.py` renames the draft's architecture):
+/// its one layer, `input_proj` and three norms, the embedding and LM head shared with the target
+/// (`eagle_worker.py` `set_embed_and_head`), and a draft KV pool of `num_nextn_predict_layers` = 1
+/// layer (`model_runner_kv_cache_mixin.py` `profile_max_num_token`).
+#[test]
+fn mimo_mtp_draft_under_sglang_is_its_one_layer() {
+    let j = run_json(&mtp_scenario("mimo-mtp-sglang", "sglang"));
+    // One Qwen2 layer 177,223,680 + `input_proj` 8,192 × 4,096 = 33,554,432 + token, hidden and
+    // final norms 3 × 4,096 = 210,790,400 parameters × 2 B (`tests_mimo`).
+    assert_eq!(entry_bytes(&j, "draft weights"), 2 * 210_790_400);
+    // 1 layer × 8 KV heads × 2 × 128 × 2 B.
+    assert_eq!(j["memory"]["draft_cell_size_bytes"].as_u64().unwrap(), 4_096);
+}
+
+#[test]
+fn mimo_mtp_under_vllm_is_refused_with_exit_2() {
+    let o = tpsim(&["run", &mtp_scenario("mimo-mtp-vllm", "vllm")]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("speculative.algorithm") && o.stderr.contains("mimo"),
+        "{}",
+        o.stderr
+    );
+}

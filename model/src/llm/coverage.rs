@@ -955,12 +955,13 @@ static OLMOE: Coverage = Coverage {
 };
 
 // families4 (issue #17): MiMo-7B, the Qwen2 decoder with MTP layers that both engines' target model
-// skips. Its total with the one MTP layer (7,833,409,536 by hand, `llm::tests_mimo`) rounds to the
+// skips; SGLang's `MiMoMTP` draft runs through `tpsim::scenario::draft`'s MTP draft, vLLM's is refused
+// (`tpsim::scenario::vllm_spec`). Its total with the one MTP layer (7,833,409,536 by hand, `llm::tests_mimo`) rounds to the
 // Hub's "params 7.8B" as a listing page captured it (a secondary listing, not an engine log):
 // checked by none.
 static MIMO: Coverage = Coverage {
     arch: Architecture::Mimo,
-    families: "MiMo-7B Base/SFT/RL (7B-RL preset; config written out from public copies); MTP layers not loaded by the target model, MTP speculative decoding not modelled",
+    families: "MiMo-7B Base/SFT/RL (7B-RL preset; config written out from public copies); MTP draft under SGLang only (vLLM's mimo_mtp not modelled, refused)",
     sglang: exact_memory(&[]),
     vllm: exact_memory(&[]),
 };

@@ -325,7 +325,8 @@ pub enum Architecture {
     /// head) plus `num_nextn_predict_layers` MTP layers (`model.mtp_layers.*`) that the target model
     /// of both engines skips when loading (SGLang 0.5.9 and vLLM 0.19.0 `models/mimo.py`
     /// `load_weights`: `if "mtp_layers" in name: continue`); they are weights of the separate
-    /// `MiMoMTP` draft (`models/mimo_mtp.py`), which tpsim does not model. Lowered as `Qwen2`.
+    /// `MiMoMTP` draft (`models/mimo_mtp.py`; under SGLang tpsim's MTP draft, under vLLM refused).
+    /// Lowered as `Qwen2`.
     Mimo,
 }
 
