@@ -69,6 +69,8 @@ mod families_fam;
 mod families2;
 // families3 (issue #17): OLMo-2, OLMoE.
 mod families3;
+// families4 (issue #17): MiMo.
+mod families4;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -375,7 +375,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 49] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 50] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -437,6 +437,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 49] = [
     // families3 (issue #17): OLMo-2, OLMoE.
     "Olmo2ForCausalLM",
     "OlmoeForCausalLM",
+    // families4 (issue #17): MiMo-7B.
+    "MiMoForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -495,6 +497,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Cohere2ForCausalLM" => Architecture::Cohere2,
         "Olmo2ForCausalLM" => Architecture::Olmo2,
         "OlmoeForCausalLM" => Architecture::Olmoe,
+        "MiMoForCausalLM" => Architecture::Mimo,
         _ => return None,
     })
 }
@@ -1225,7 +1228,9 @@ type Mixers = (Vec<Mixer>, Option<GatedDeltaNet>, Option<u64>, Option<u64>);
 fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, bool, bool, bool), ModelError> {
     let attention_bias = match arch {
         // gpt-oss: `QKVParallelLinear` / `RowParallelLinear` with their default bias (vLLM `gpt_oss.py`).
-        Architecture::Qwen2 | Architecture::GptOss => true,
+        // families4 (issue #17): MiMo's decoder layers are SGLang 0.5.9 / vLLM 0.19.0
+        // `qwen2.Qwen2DecoderLayer` (`models/mimo.py`), whose `qkv_proj` has `bias=True`.
+        Architecture::Qwen2 | Architecture::Mimo | Architecture::GptOss => true,
         // h3: Qwen2.5-VL's text tower is Qwen2 (bias on q/k/v); Qwen2-MoE reads `qkv_bias`, default
         // true (SGLang 0.5.9 `qwen2_moe.py`); GLM/GLM-4 read `attention_bias`.
         Architecture::Qwen25Vl | Architecture::Qwen2Moe => true,

@@ -75,6 +75,9 @@ mod tests_families;
 // families3 (issue #17): OLMo-2.
 #[cfg(test)]
 mod tests_olmo2;
+// families4 (issue #17): MiMo.
+#[cfg(test)]
+mod tests_mimo;
 
 use serde::Serialize;
 
@@ -317,6 +320,14 @@ pub enum Architecture {
     /// renormalisation, a bias-free replicated router, no shared expert, an untied LM head (SGLang
     /// 0.5.9 / vLLM 0.19.0 `models/olmoe.py`). See the `olmo2` module.
     Olmoe,
+    // families4 (issue #17): MiMo.
+    /// `MiMoForCausalLM` (Xiaomi MiMo-7B Base/SFT/RL): the Qwen2 decoder (QKV bias, SwiGLU, untied
+    /// head) plus `num_nextn_predict_layers` MTP layers (`model.mtp_layers.*`) that the target model
+    /// of both engines skips when loading (SGLang 0.5.9 and vLLM 0.19.0 `models/mimo.py`
+    /// `load_weights`: `if "mtp_layers" in name: continue`); they are weights of the separate
+    /// `MiMoMTP` draft (`models/mimo_mtp.py`; under SGLang tpsim's MTP draft, under vLLM refused).
+    /// Lowered as `Qwen2`.
+    Mimo,
 }
 
 impl Architecture {

@@ -85,7 +85,11 @@ impl Resolver<'_> {
                 ) || (qwen35 && has_qwen35_mtp(&engine.release().version));
                 // qwenhyb: vLLM runs Qwen3-Next's and the dense Qwen3.5's MTP (`qwen3_next_mtp.py`,
                 // `qwen3_5_mtp.py`), but tpsim has not sourced those drafts' weights under vLLM.
-                if matches!(target.arch, Architecture::Qwen3Next | Architecture::Qwen35) {
+                // families4 (issue #17): MiMo's likewise (vLLM 0.19.0 `models/mimo_mtp.py`, `mimo_mtp`).
+                if matches!(
+                    target.arch,
+                    Architecture::Qwen3Next | Architecture::Qwen35 | Architecture::Mimo
+                ) {
                     return Err(self.invalid(
                         "speculative.algorithm",
                         format!(
@@ -348,6 +352,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families3 (issue #17).
         A::Olmo2 => "olmo2",
         A::Olmoe => "olmoe",
+        // families4 (issue #17): the MiMo-7B configs' `model_type`.
+        A::Mimo => "mimo",
     }
 }
 
