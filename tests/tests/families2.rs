@@ -5,16 +5,6 @@
 
 use crate::common::*;
 
-fn scenario_for(name: &str, preset: &str, engine: &str, tp: u32, hw: &str) -> String {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{preset}\"\n\
-         [engine]\nname = \"{engine}\"\ntp = {tp}\n[workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
-
 #[test]
 fn ling_mini_runs_under_both_engines_with_the_same_weights() {
     let sg = run_json(&scenario_for(

@@ -5,16 +5,6 @@
 
 use crate::common::*;
 
-fn scenario_for(name: &str, preset: &str, engine: &str, tp: u32, hw: &str) -> String {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{preset}\"\n\
-         [engine]\nname = \"{engine}\"\ntp = {tp}\n[workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
-
 #[test]
 fn olmo2_example_gathers_q_and_k_in_every_layer() {
     let j = run_json(&scenario("examples/olmo-2-1b-sglang-rtx4090x2.toml"));

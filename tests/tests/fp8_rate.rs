@@ -4,7 +4,7 @@
 //! `tpsim_model::compute::ComputeRates::flop_time_s` (unit tests there and in `llm::low_flops`).
 //! Book: book/src/validation.md, "FP8 and FP4 GEMM rates (fp8rate)".
 
-use crate::common::{scenario, scratch, tpsim};
+use crate::common::{median, scenario, scratch, tpsim};
 use tpsim::scenario::hardware_from_preset;
 use tpsim_model::llm::WeightDtype;
 
@@ -105,17 +105,6 @@ fn h200_fp8_curve_is_the_measured_scaled_mm_rows() {
     // Other GPUs have no FP8 curve: they borrow the bf16 one.
     let b200 = hardware_from_preset("b200-8x-nvlink").unwrap();
     assert!(b200.compute_rates().curves.format_flops.is_empty());
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
 }
 
 /// Runs `file` with `[hardware.gpu]` `extra` added before `[model]`; returns exit code and stderr.

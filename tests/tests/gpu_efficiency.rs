@@ -5,20 +5,9 @@
 //! (`scenarios/hardware/templates/{b200-sxm,h20,mi300x,mi355x}.toml`) and book/src/validation.md,
 //! "Template efficiencies of B200, H20, MI300X, MI355X (newgpueff)".
 
+use crate::common::median;
 use tpsim::scenario::hardware_from_preset;
 use tpsim_model::curves::OpClass;
-
-/// The median of a handful of measurements.
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
 
 /// |a/b − 1| ≤ rel.
 fn close(a: f64, b: f64, rel: f64) -> bool {

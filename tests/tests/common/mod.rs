@@ -256,3 +256,23 @@ pub fn scenario_int_key(text: &str, key: &str) -> u64 {
     let v = line.split('=').nth(1).unwrap().split('#').next().unwrap();
     v.trim().parse().unwrap()
 }
+
+/// A scenario file in the scratch folder `name` for a bundled model `preset` under `engine` at `tp` on the
+/// hardware preset `hw` (seed 1; 8 requests in flight, 1,024-token prompts, 64 output tokens): the model
+/// family suites load each preset end to end with it. Returns the file's path.
+pub fn scenario_for(name: &str, preset: &str, engine: &str, tp: u32, hw: &str) -> String {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{preset}\"\n\
+         [engine]\nname = \"{engine}\"\ntp = {tp}\n[workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
+    );
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// The median of measured figures (statrs: the mean of the two middle values for an even count), as
+/// the efficiency suites take a template's fraction from several measurements.
+pub fn median(v: &[f64]) -> f64 {
+    use statrs::statistics::{Data, Median};
+    Data::new(v.to_vec()).median()
+}
