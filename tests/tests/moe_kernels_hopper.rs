@@ -15,7 +15,8 @@
 //!
 //! What they say (book/src/validation.md, "The small-batch fused-MoE call on Hopper (hopmoe)"): split
 //! into a fixed part and a streaming rate (the line through batch 4 and the largest batch, both above
-//! the 50 MB L2), the shipped configs stream at 0.73–0.89 of the datasheet bandwidth — tpsim's
+//! the L2: 50 MB on the H100, NVIDIA's "Hopper Architecture In-Depth" blog; the H200 is the same GH100
+//! die, assumed the same), the shipped configs stream at 0.73–0.89 of the datasheet bandwidth — tpsim's
 //! templates charge 0.80 — after a fixed 29–39 µs a call, where tpsim charges 8 kernels × 3 µs = 24
 //! µs. SGLang's untuned 64-row tile streams at 0.54. The kernels do stream at about the template's
 //! rate; what the call costs beyond tpsim's form is bounded per step below and holds at most 12 %
