@@ -132,6 +132,7 @@ mod sweep_cli;
 // sm120decode: engine.moe_backend and [compute.moe_backends] on RTX PRO 6000.
 mod moe_backend_sm120;
 // sm120moe: batch-1 triton FP8 fused-MoE timings on SM 12.0 against the rows' missing time.
+mod moe_kernels_hopper;
 mod moe_kernels_sm120;
 // sm120tile: the default Triton tiles of the SM 12.0 FP8 rows (SGLang 0.5.8, vLLM 0.19) and their padded work.
 mod moe_tiles_sm120;
