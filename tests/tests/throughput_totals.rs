@@ -306,6 +306,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys13::validation_qwen3_coder_30b_awq_pro6000_l40s_vllm",
         crate::throughput_newdeploys13::validation_qwen3_coder_30b_awq_pro6000_l40s_vllm,
     ),
+    (
+        "throughput_newdeploys14::validation_r1_distill_llama_8b_rtx4090_vllm_0_8_5",
+        crate::throughput_newdeploys14::validation_r1_distill_llama_8b_rtx4090_vllm_0_8_5,
+    ),
+    (
+        "throughput_newdeploys14::validation_r1_distill_qwen_7b_rtx4090_vllm_0_8_5",
+        crate::throughput_newdeploys14::validation_r1_distill_qwen_7b_rtx4090_vllm_0_8_5,
+    ),
 ];
 
 /// The figures the README and the book state.
