@@ -306,6 +306,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys13::validation_qwen3_coder_30b_awq_pro6000_l40s_vllm",
         crate::throughput_newdeploys13::validation_qwen3_coder_30b_awq_pro6000_l40s_vllm,
     ),
+    (
+        "throughput_newdeploys14::validation_r1_distill_llama_8b_rtx4090_vllm_0_8_5",
+        crate::throughput_newdeploys14::validation_r1_distill_llama_8b_rtx4090_vllm_0_8_5,
+    ),
+    (
+        "throughput_newdeploys14::validation_r1_distill_qwen_7b_rtx4090_vllm_0_8_5",
+        crate::throughput_newdeploys14::validation_r1_distill_qwen_7b_rtx4090_vllm_0_8_5,
+    ),
+    (
+        "throughput_newdeploys14::validation_llama_8b_qwen_7b_h100_pcie_vllm_0_8_5",
+        crate::throughput_newdeploys14::validation_llama_8b_qwen_7b_h100_pcie_vllm_0_8_5,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -385,6 +397,8 @@ fn gpu_of(label: &str) -> &'static str {
         ("B200", "B200"),
         ("H200", "H200"),
         ("× H20 ", "H20"),
+        // newdeploys14: the IOG Foundation's single H100 PCIe rows, before "H100".
+        ("H100 PCIe", "H100 PCIe"),
         ("H100", "H100 SXM"),
         ("A30", "A30"),
         ("A100 PCIe", "A100 80GB PCIe"),
