@@ -223,6 +223,10 @@ pub struct ModelConfig {
     /// absent, and JSON null and absence both read as `None` above.
     #[serde(skip)]
     pub names_sliding_window: bool,
+    /// families6 (issue #17): `DeciLMForCausalLM` (Llama-Nemotron NAS): one `{"attention": {…},
+    /// "ffn": {…}}` object per decoder layer, kept as raw JSON (`llm::nemotron_nas`).
+    #[serde(default)]
+    pub block_configs: Option<serde_json::Value>,
     // nemotronh (issue #17): Nemotron-H keys (`llm::nemotron_h`).
     /// Nemotron-H: one character per block, `M` Mamba-2, `*` attention, `-` MLP, `E` MoE.
     #[serde(default)]
@@ -375,7 +379,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 50] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 51] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -439,6 +443,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 50] = [
     "OlmoeForCausalLM",
     // families4 (issue #17): MiMo-7B.
     "MiMoForCausalLM",
+    // families6 (issue #17): Llama-Nemotron NAS (Super-49B, Ultra-253B).
+    "DeciLMForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -498,6 +504,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Olmo2ForCausalLM" => Architecture::Olmo2,
         "OlmoeForCausalLM" => Architecture::Olmoe,
         "MiMoForCausalLM" => Architecture::Mimo,
+        "DeciLMForCausalLM" => Architecture::NemotronNas,
         _ => return None,
     })
 }
@@ -704,6 +711,20 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.mixers = b.mixers;
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
+    }
+    // families6 (issue #17): Llama-Nemotron NAS blocks (`llm::nemotron_nas`): per-layer attention
+    // (or none) with one KV head count, per-layer MLP widths (or none).
+    if arch == Architecture::NemotronNas {
+        let b = super::nemotron_nas::blocks(text, hidden, heads, num_layers, an)?;
+        spec.kv_heads = b.kv_heads;
+        spec.attention = Attention::Gqa {
+            heads,
+            kv_heads: b.kv_heads,
+            head_dim,
+        };
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.dense_intermediate = b.widest;
     }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {
@@ -939,6 +960,9 @@ fn feed_forward(
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).
         Architecture::BailingMoeV2 => super::bailing::feed_forward(text, num_layers, an)?,
+        // families6 (issue #17): per-layer widths from `block_configs` (`llm::nemotron_nas`), set in
+        // `lower`; `intermediate_size` is null in the published configs.
+        Architecture::NemotronNas => (Vec::new(), None, 0, num_layers_u32),
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }

@@ -1,0 +1,72 @@
+//! families6 (issue #17): Llama-Nemotron NAS (`DeciLMForCausalLM`) end to end — the Super-49B preset
+//! runs under both engines with the weights pinned by hand in `model/src/llm/tests_nemotron_nas.rs`;
+//! the two engines' KV cells differ because SGLang's pool counts every decoder layer and vLLM only
+//! the attention blocks (`llm::nemotron_nas`).
+
+use crate::common::*;
+
+const SUPER: &str = "llama-3.3-nemotron-super-49b-v1";
+const BOX4: &str = "rtx-pro-6000-4x-turin-same-numa";
+
+#[test]
+fn super_49b_example_runs_under_sglang_with_its_80_layer_pool() {
+    let j = run_json(&scenario(
+        "examples/llama-3.3-nemotron-super-49b-sglang-rtx6000x4.toml",
+    ));
+    // 12,467,585,024 parameters × 2 B per rank at tp 4 (`super_49b_parameters_by_hand`).
+    assert_eq!(entry_bytes(&j, "target weights"), 2 * 12_467_585_024);
+    // SGLang's pool: all 80 layers × 2 KV heads per rank × 2 × 128 × 2 B.
+    assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 81_920);
+    // One allreduce after each of the 49 attention blocks and the 80 MLPs, plus the embedding's; each
+    // of 16 running tokens × 8,192 × 2 B.
+    assert_eq!(j["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 130);
+    assert_eq!(
+        j["collectives"]["decode_allreduce_bytes"].as_u64().unwrap(),
+        262_144
+    );
+    assert!(f(&j["throughput"]["tpot_ms"]) > 0.0);
+}
+
+#[test]
+fn super_49b_under_vllm_holds_kv_for_the_attention_blocks_only() {
+    let j = run_json(&scenario_for("nas-vllm", SUPER, "vllm", 4, BOX4));
+    // The hand count plus vLLM's RoPE cache 131,072 × 128 × 2 B = 32 MiB and the allocator's blocks:
+    // the six 0.5-ffn_mult layers' down_proj shards 8,192 × 704 × 2 B = 11 MiB each leave 1 MiB of
+    // their 12 MiB segment and are given it, as are the embedding and LM-head shards (32,064 ×
+    // 8,192 × 2 B = 501 MiB of 502) → 8 × 1 MiB; every other shard is a whole 2 MiB multiple.
+    let extra = entry_bytes(&j, "target weights") - 2 * 12_467_585_024;
+    assert_eq!(extra, (32 + 8) << 20);
+    // 49 attention blocks × 2 KV heads per rank × 2 × 128 × 2 B.
+    assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 50_176);
+    assert_eq!(j["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 130);
+}
+
+/// A block tpsim cannot lower is refused at the CLI with exit 2, the block and key named.
+#[test]
+fn a_replace_with_linear_block_is_refused_with_exit_2() {
+    let cfg = std::fs::read_to_string(format!(
+        "{}/../scenarios/models/{SUPER}/config.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&cfg).unwrap();
+    v["block_configs"][3]["ffn"]["replace_with_linear"] = serde_json::json!(true);
+    let d = scratch("nas-linear");
+    std::fs::write(d.join("config.json"), v.to_string()).unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        format!(
+            "seed = 1\n[hardware]\npreset = \"{BOX4}\"\n[model]\nconfig = \"config.json\"\n\
+             [model.quantization]\ndtype = \"bf16\"\n[engine]\nname = \"sglang\"\ntp = 4\n\
+             [workload]\nconcurrency = 1\nprompt_len = 128\noutput_len = 8\n"
+        ),
+    )
+    .unwrap();
+    let o = tpsim(&["run", &d.join("s.toml").display().to_string()]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("block_configs[3].ffn.replace_with_linear"),
+        "{}",
+        o.stderr
+    );
+}
