@@ -130,7 +130,8 @@ pub(crate) fn blocks(
             let Some(g) = g else {
                 return Err(invalid(
                     format!("block_configs[{i}].attention.n_heads_in_group"),
-                    attn.and_then(|o| o.get("n_heads_in_group")).map_or("(absent)".into(), |v| v.to_string()),
+                    attn.and_then(|o| o.get("n_heads_in_group"))
+                        .map_or("(absent)".into(), |v| v.to_string()),
                     &format!("a positive divisor of num_attention_heads ({heads}) for an attention block"),
                 ));
             };
@@ -140,7 +141,9 @@ pub(crate) fn blocks(
         if flag(ffn, "no_op") {
             out.layers.push(Ffn::Absent);
         } else {
-            let m = ffn.and_then(|o| o.get("ffn_mult")).and_then(serde_json::Value::as_f64);
+            let m = ffn
+                .and_then(|o| o.get("ffn_mult"))
+                .and_then(serde_json::Value::as_f64);
             let width = m
                 .filter(|m| m.is_finite() && *m > 0.0)
                 .map(|m| ffn_mult_to_intermediate(m, hidden))
@@ -148,7 +151,8 @@ pub(crate) fn blocks(
             let Some(width) = width else {
                 return Err(invalid(
                     format!("block_configs[{i}].ffn.ffn_mult"),
-                    ffn.and_then(|o| o.get("ffn_mult")).map_or("(absent)".into(), |v| v.to_string()),
+                    ffn.and_then(|o| o.get("ffn_mult"))
+                        .map_or("(absent)".into(), |v| v.to_string()),
                     "a positive number whose MLP width int(2 × ffn_mult × hidden / 3), rounded up to 256, \
                      is at most 1,048,576 (SGLang 0.5.9 reads only `ffn_mult`)",
                 ));

@@ -4,7 +4,8 @@
 use super::*;
 
 const SUPER_49B: &str = include_str!("../../../scenarios/models/llama-3.3-nemotron-super-49b-v1/config.json");
-const ULTRA_253B: &str = include_str!("../../../scenarios/models/llama-3.1-nemotron-ultra-253b-v1/config.json");
+const ULTRA_253B: &str =
+    include_str!("../../../scenarios/models/llama-3.1-nemotron-ultra-253b-v1/config.json");
 
 fn spec(text: &str) -> Result<ModelSpec, ModelError> {
     ModelSpec::from_config_json(text, Quantization::bf16())
@@ -31,8 +32,14 @@ fn ffn_mult_rounds_up_to_256() {
 fn super_49b_parameters_by_hand() {
     let s = spec(SUPER_49B).expect("preset lowers");
     assert_eq!(s.arch, Architecture::NemotronNas);
-    assert_eq!(architecture_of("DeciLMForCausalLM"), Some(Architecture::NemotronNas));
-    assert_eq!((s.num_layers, s.kv_layers(), s.kv_heads, s.head_dim), (80, 49, 8, 128));
+    assert_eq!(
+        architecture_of("DeciLMForCausalLM"),
+        Some(Architecture::NemotronNas)
+    );
+    assert_eq!(
+        (s.num_layers, s.kv_layers(), s.kv_heads, s.head_dim),
+        (80, 49, 8, 128)
+    );
     assert!(!s.tie_word_embeddings && !s.attention_bias);
     // The widest MLP (ffn_mult 5.25) is the profile's width.
     assert_eq!(s.dense_intermediate, 28_672);
@@ -112,7 +119,10 @@ fn nas_refusals_name_the_block() {
     // Variable GQA: one block with 16 KV heads (n_heads_in_group 4) beside 8.
     let vgqa = SUPER_49B.replacen("\"n_heads_in_group\": 8", "\"n_heads_in_group\": 4", 1);
     let e = err(&vgqa);
-    assert!(e.contains("Variable GQA (VGQA) is not yet supported for nemotron-nas in sglang"), "{e}");
+    assert!(
+        e.contains("Variable GQA (VGQA) is not yet supported for nemotron-nas in sglang"),
+        "{e}"
+    );
     // A list shorter than num_hidden_layers.
     let short = SUPER_49B.replace("\"num_hidden_layers\": 80", "\"num_hidden_layers\": 81");
     assert!(err(&short).contains("num_hidden_layers = 81"));
