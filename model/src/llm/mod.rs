@@ -46,7 +46,8 @@ mod bailing;
 mod granite_hybrid;
 // families3 (issue #17): Olmo2ForCausalLM.
 mod olmo2;
-// families6 (issue #17): DeciLMForCausalLM (Llama-Nemotron NAS).
+// families6 (issue #17): DeciLMForCausalLM (Llama-Nemotron NAS), HunYuanMoEV1ForCausalLM.
+mod hunyuan;
 mod nemotron_nas;
 mod weights;
 
@@ -83,6 +84,9 @@ mod tests_mimo;
 // families6 (issue #17): Llama-Nemotron NAS.
 #[cfg(test)]
 mod tests_nemotron_nas;
+// families6 (issue #17): Hunyuan-A13B.
+#[cfg(test)]
+mod tests_hunyuan;
 
 use serde::Serialize;
 
@@ -339,6 +343,11 @@ pub enum Architecture {
     /// MLP width `block_configs` sets per layer, either of them possibly a no-op (SGLang 0.5.9 /
     /// vLLM 0.19.0 `models/nemotron_nas.py`). See the `nemotron_nas` module.
     NemotronNas,
+    /// `HunYuanMoEV1ForCausalLM` (Tencent Hunyuan-A13B): GQA with per-head q/k RMSNorm, every layer
+    /// MoE (`num_experts` experts, top-`moe_topk`, a bias-free replicated router) plus a shared MLP of
+    /// `intermediate_size × num_shared_expert` (SGLang 0.5.9 `models/hunyuan.py`, vLLM 0.19.0
+    /// `models/hunyuan_v1.py`). See the `hunyuan` module.
+    HunYuanMoeV1,
 }
 
 impl Architecture {
@@ -769,6 +778,17 @@ impl ModelSpec {
             for w in per_layer {
                 widths.push(("a layer's MLP width (block_configs ffn_mult)", w, q.weights));
             }
+        }
+        // families6 (issue #17): both engines' Hunyuan MoE block raises "Tensor parallel size {tp} is
+        // greater than the number of experts" (`hunyuan.py` / `hunyuan_v1.py` `HunYuanSparseMoeBlock`).
+        if let Some(m) = self.moe
+            && self.arch == Architecture::HunYuanMoeV1
+            && t > m.n_routed_experts
+        {
+            return fail(format!(
+                "Tensor parallel size {tp} is greater than the number of experts {} (SGLang / vLLM                  HunYuanSparseMoeBlock; expected tp <= {})",
+                m.n_routed_experts, m.n_routed_experts
+            ));
         }
         if let Some(m) = self.moe {
             if ep_size > 1 {
