@@ -71,7 +71,7 @@ fn a_replace_with_linear_block_is_refused_with_exit_2() {
     );
 }
 
-/// Hunyuan-A13B (`HunYuanMoEV1ForCausalLM`): the example under vLLM and the preset under SGLang
+/// Hunyuan-A13B (`HunYuanMoEV1ForCausalLM`): the example under SGLang and the preset under vLLM
 /// carry the hand count of `model/src/llm/tests_hunyuan.rs` at tp 4.
 #[test]
 fn hunyuan_a13b_runs_under_both_engines_with_the_hand_count() {
@@ -80,29 +80,29 @@ fn hunyuan_a13b_runs_under_both_engines_with_the_hand_count() {
     // 3 × 768 × 4,096 = 603,979,776, shared MLP 3 × 768 × 4,096 = 9,437,184 → 624,173,312, × 32 =
     // 19,973,545,984; + final norm 4,096 → 20,104,818,688 parameters × 2 B.
     let hand = 2 * 20_104_818_688u64;
-    // The preset's config copies carry no `max_position_embeddings`: the context is given (assumed).
-    let d = scratch("hunyuan-sglang");
-    std::fs::write(
-        d.join("s.toml"),
-        format!(
-            "seed = 1\n[hardware]\npreset = \"{BOX4}\"\n[model]\npreset = \"hunyuan-a13b-instruct\"\n\
-             [engine]\nname = \"sglang\"\ntp = 4\ncontext_length = 32768\n\
-             [workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
-        ),
-    )
-    .unwrap();
-    let s = run_json(&d.join("s.toml").display().to_string());
+    let s = run_json(&scenario("examples/hunyuan-a13b-sglang-rtx6000x4.toml"));
     assert_eq!(entry_bytes(&s, "target weights"), hand);
     // 32 layers × 2 KV heads per rank × 2 × 128 × 2 B.
     assert_eq!(s["memory"]["cell_size_bytes"].as_u64().unwrap(), 32_768);
     // Two allreduces a layer (attention, then the MoE with its shared MLP) + the embedding's.
     assert_eq!(s["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 65);
-    let v = run_json(&scenario("examples/hunyuan-a13b-vllm-rtx6000x4.toml"));
+    assert!(f(&s["throughput"]["tpot_ms"]) > 0.0);
+    // The preset's config copies carry no `max_position_embeddings`: the context is given (assumed).
+    let d = scratch("hunyuan-vllm");
+    std::fs::write(
+        d.join("s.toml"),
+        format!(
+            "seed = 1\n[hardware]\npreset = \"{BOX4}\"\n[model]\npreset = \"hunyuan-a13b-instruct\"\n\
+             [engine]\nname = \"vllm\"\ntp = 4\ncontext_length = 32768\n\
+             [workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
+        ),
+    )
+    .unwrap();
+    let v = run_json(&d.join("s.toml").display().to_string());
     assert_eq!(v["memory"]["cell_size_bytes"].as_u64().unwrap(), 32_768);
     // Beyond the hand count only the small pool's rounding: each layer's q and k norm weights (128 ×
     // 2 B = 256 B) take a 512 B block → 64 × 256 B. No RoPE cache is counted: tpsim sizes it from the
     // config's `max_position_embeddings`, which the preset's public copies lack (vLLM builds one of
     // its default length; a lead, see the preset's README).
     assert_eq!(entry_bytes(&v, "target weights") - hand, 64 * 256);
-    assert!(f(&v["throughput"]["tpot_ms"]) > 0.0);
 }
