@@ -89,13 +89,18 @@ impl ModelSpec {
                         w += self.sum_bytes(&inv.embed);
                     }
                 }
+                // families6 (issue #17): SGLang's pool holds every layer of a Llama-Nemotron NAS
+                // model, no-op attention blocks included (`llm::nemotron_nas`).
+                let pool_all =
+                    rule == Partition::Sglang && self.arch == crate::llm::Architecture::NemotronNas;
                 let stage_kv = (a..b)
                     .filter(|&l| {
                         // Recurrent and (nemotronh) mixer-less blocks hold no KV.
-                        !matches!(
-                            self.mixers.get(l as usize),
-                            Some(crate::llm::Mixer::Linear | crate::llm::Mixer::Absent)
-                        )
+                        pool_all
+                            || !matches!(
+                                self.mixers.get(l as usize),
+                                Some(crate::llm::Mixer::Linear | crate::llm::Mixer::Absent)
+                            )
                     })
                     .count() as u64;
                 Stage {

@@ -71,6 +71,8 @@ mod families2;
 mod families3;
 // families4 (issue #17): MiMo.
 mod families4;
+// families6 (issue #17): Llama-Nemotron NAS (DeciLM).
+mod families6;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -103,8 +103,9 @@ pub struct ModelConfig {
     /// Experts each token is routed to.
     #[serde(default)]
     pub num_experts_per_tok: Option<u64>,
-    /// Per-expert intermediate width.
-    #[serde(default)]
+    /// Per-expert intermediate width. families6 (issue #17): Hunyuan writes it as one value per
+    /// layer; a list whose values are all equal is read as that value (`uniform_u64`).
+    #[serde(default, deserialize_with = "uniform_u64")]
     pub moe_intermediate_size: Option<u64>,
     /// Shared experts (each of `moe_intermediate_size`).
     #[serde(default)]
@@ -223,6 +224,26 @@ pub struct ModelConfig {
     /// absent, and JSON null and absence both read as `None` above.
     #[serde(skip)]
     pub names_sliding_window: bool,
+    // families6 (issue #17): Hunyuan MoE keys (`llm::hunyuan`).
+    /// Hunyuan: experts per token, one value or one per layer (all equal: `uniform_u64`).
+    #[serde(default, deserialize_with = "uniform_u64")]
+    pub moe_topk: Option<u64>,
+    /// Hunyuan: shared MLPs of `intermediate_size` each, one value or one per layer.
+    #[serde(default, deserialize_with = "uniform_u64")]
+    pub num_shared_expert: Option<u64>,
+    /// Hunyuan: a shared MLP beside the routed experts (`use_mixed_mlp_moe > 0` in the engines).
+    #[serde(default)]
+    pub use_mixed_mlp_moe: Option<bool>,
+    /// Hunyuan: per-head width when `head_dim` is absent.
+    #[serde(default)]
+    pub attention_head_dim: Option<u64>,
+    /// Hunyuan: cross-layer attention (KV shared by `cla_share_factor` layers).
+    #[serde(default)]
+    pub use_cla: Option<bool>,
+    /// families6 (issue #17): `DeciLMForCausalLM` (Llama-Nemotron NAS): one `{"attention": {…},
+    /// "ffn": {…}}` object per decoder layer, kept as raw JSON (`llm::nemotron_nas`).
+    #[serde(default)]
+    pub block_configs: Option<serde_json::Value>,
     // nemotronh (issue #17): Nemotron-H keys (`llm::nemotron_h`).
     /// Nemotron-H: one character per block, `M` Mamba-2, `*` attention, `-` MLP, `E` MoE.
     #[serde(default)]
@@ -335,6 +356,30 @@ pub struct ModelConfig {
     pub partial_rotary_factor: Option<f64>,
 }
 
+/// families6 (issue #17): a width or count written either as one integer or as one integer per
+/// layer (Hunyuan's `moe_topk`, `num_shared_expert`, `moe_intermediate_size`): a list whose values
+/// are all equal is that value; a list of different values is refused (per-layer MoE shapes are not
+/// lowered), as is an empty list.
+fn uniform_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    use serde::de::Error;
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrList {
+        One(u64),
+        List(Vec<u64>),
+    }
+    match Option::<OneOrList>::deserialize(d)? {
+        None => Ok(None),
+        Some(OneOrList::One(x)) => Ok(Some(x)),
+        Some(OneOrList::List(v)) => match v.split_first() {
+            Some((first, rest)) if rest.iter().all(|x| x == first) => Ok(Some(*first)),
+            _ => Err(D::Error::custom(format!(
+                "a per-layer list {v:?} must hold one value repeated (per-layer MoE shapes are not modelled)"
+            ))),
+        },
+    }
+}
+
 impl ModelConfig {
     /// Parse `config.json` text. Unknown keys are ignored; a key tpsim reads with the wrong JSON type
     /// is an error.
@@ -375,7 +420,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 50] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 52] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -439,6 +484,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 50] = [
     "OlmoeForCausalLM",
     // families4 (issue #17): MiMo-7B.
     "MiMoForCausalLM",
+    // families6 (issue #17): Llama-Nemotron NAS (Super-49B, Ultra-253B), Hunyuan-A13B.
+    "DeciLMForCausalLM",
+    "HunYuanMoEV1ForCausalLM",
 ];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
@@ -498,6 +546,8 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Olmo2ForCausalLM" => Architecture::Olmo2,
         "OlmoeForCausalLM" => Architecture::Olmoe,
         "MiMoForCausalLM" => Architecture::Mimo,
+        "DeciLMForCausalLM" => Architecture::NemotronNas,
+        "HunYuanMoEV1ForCausalLM" => Architecture::HunYuanMoeV1,
         _ => return None,
     })
 }
@@ -705,6 +755,24 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
     }
+    // families6 (issue #17): Llama-Nemotron NAS blocks (`llm::nemotron_nas`): per-layer attention
+    // (or none) with one KV head count, per-layer MLP widths (or none).
+    if arch == Architecture::NemotronNas {
+        let b = super::nemotron_nas::blocks(text, hidden, heads, num_layers, an)?;
+        spec.kv_heads = b.kv_heads;
+        spec.attention = Attention::Gqa {
+            heads,
+            kv_heads: b.kv_heads,
+            head_dim,
+        };
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.dense_intermediate = b.widest;
+    }
+    // families6 (issue #17): what Hunyuan refuses (`llm::hunyuan::check`).
+    if arch == Architecture::HunYuanMoeV1 {
+        super::hunyuan::check(text)?;
+    }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {
         super::olmo2::check(text, hidden, heads, an)?;
@@ -865,7 +933,13 @@ fn attention_of(
                 expected: format!("a divisor of num_attention_heads ({heads})"),
             });
         }
-        let head_dim = match opt(text.head_dim, "head_dim", false)? {
+        // families6 (issue #17): Hunyuan reads `head_dim`, else `attention_head_dim` (SGLang 0.5.9
+        // `hunyuan.py` `_get_head_dim`; vLLM 0.19.0 `hunyuan_v1.py` `HunYuanAttention`).
+        let explicit = match (arch, text.head_dim) {
+            (Architecture::HunYuanMoeV1, None) => text.attention_head_dim,
+            (_, d) => d,
+        };
+        let head_dim = match opt(explicit, "head_dim", false)? {
             Some(d) => d,
             // h5 (issue #16): Gemma-3 configs may leave `head_dim` to HF `Gemma3TextConfig`'s default
             // 256 (google/gemma-3-12b-it's text_config does: 256, not 3840 / 16 = 240; vLLM reads the
@@ -939,6 +1013,11 @@ fn feed_forward(
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).
         Architecture::BailingMoeV2 => super::bailing::feed_forward(text, num_layers, an)?,
+        // families6 (issue #17): per-layer widths from `block_configs` (`llm::nemotron_nas`), set in
+        // `lower`; `intermediate_size` is null in the published configs.
+        Architecture::NemotronNas => (Vec::new(), None, 0, num_layers_u32),
+        // families6 (issue #17): Hunyuan-A13B, every layer MoE with a shared MLP (`llm::hunyuan`).
+        Architecture::HunYuanMoeV1 => super::hunyuan::feed_forward(text, num_layers, an)?,
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }

@@ -46,6 +46,9 @@ mod bailing;
 mod granite_hybrid;
 // families3 (issue #17): Olmo2ForCausalLM.
 mod olmo2;
+// families6 (issue #17): DeciLMForCausalLM (Llama-Nemotron NAS), HunYuanMoEV1ForCausalLM.
+mod hunyuan;
+mod nemotron_nas;
 mod weights;
 
 #[cfg(test)]
@@ -78,6 +81,12 @@ mod tests_olmo2;
 // families4 (issue #17): MiMo.
 #[cfg(test)]
 mod tests_mimo;
+// families6 (issue #17): Llama-Nemotron NAS.
+#[cfg(test)]
+mod tests_nemotron_nas;
+// families6 (issue #17): Hunyuan-A13B.
+#[cfg(test)]
+mod tests_hunyuan;
 
 use serde::Serialize;
 
@@ -328,6 +337,17 @@ pub enum Architecture {
     /// `MiMoMTP` draft (`models/mimo_mtp.py`; under SGLang tpsim's MTP draft, under vLLM refused).
     /// Lowered as `Qwen2`.
     Mimo,
+    // families6 (issue #17): Llama-Nemotron NAS (`nemotron_nas` module).
+    /// `DeciLMForCausalLM` (`model_type` `nemotron-nas`: Llama-3.3-Nemotron-Super-49B v1/v1.5,
+    /// Llama-3.1-Nemotron-Ultra-253B): Llama decoder layers whose attention (with its KV heads) and
+    /// MLP width `block_configs` sets per layer, either of them possibly a no-op (SGLang 0.5.9 /
+    /// vLLM 0.19.0 `models/nemotron_nas.py`). See the `nemotron_nas` module.
+    NemotronNas,
+    /// `HunYuanMoEV1ForCausalLM` (Tencent Hunyuan-A13B): GQA with per-head q/k RMSNorm, every layer
+    /// MoE (`num_experts` experts, top-`moe_topk`, a bias-free replicated router) plus a shared MLP of
+    /// `intermediate_size × num_shared_expert` (SGLang 0.5.9 `models/hunyuan.py`, vLLM 0.19.0
+    /// `models/hunyuan_v1.py`). See the `hunyuan` module.
+    HunYuanMoeV1,
 }
 
 impl Architecture {
@@ -741,6 +761,34 @@ impl ModelSpec {
         let mut widths: Vec<(&str, u64, WeightFormat)> = Vec::new();
         if self.layers.iter().any(|l| matches!(l, Ffn::Dense { .. })) {
             widths.push(("dense MLP intermediate_size", self.dense_intermediate, q.weights));
+        }
+        // families6 (issue #17): Llama-Nemotron NAS layers each have their own MLP width
+        // (`llm::nemotron_nas`); every one is column-parallel.
+        if self.arch == Architecture::NemotronNas {
+            let mut per_layer: Vec<u64> = self
+                .layers
+                .iter()
+                .filter_map(|l| match l {
+                    Ffn::Dense { intermediate } => Some(*intermediate),
+                    _ => None,
+                })
+                .collect();
+            per_layer.sort_unstable();
+            per_layer.dedup();
+            for w in per_layer {
+                widths.push(("a layer's MLP width (block_configs ffn_mult)", w, q.weights));
+            }
+        }
+        // families6 (issue #17): both engines' Hunyuan MoE block raises "Tensor parallel size {tp} is
+        // greater than the number of experts" (`hunyuan.py` / `hunyuan_v1.py` `HunYuanSparseMoeBlock`).
+        if let Some(m) = self.moe
+            && self.arch == Architecture::HunYuanMoeV1
+            && t > m.n_routed_experts
+        {
+            return fail(format!(
+                "Tensor parallel size {tp} is greater than the number of experts {} (SGLang / vLLM                  HunYuanSparseMoeBlock; expected tp <= {})",
+                m.n_routed_experts, m.n_routed_experts
+            ));
         }
         if let Some(m) = self.moe {
             if ep_size > 1 {

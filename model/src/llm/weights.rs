@@ -300,6 +300,11 @@ impl ModelSpec {
             .map(|(i, ffn)| LayerPieces {
                 attn: match (self.mixers.get(i), &linear) {
                     (Some(super::Mixer::Linear), Some(l)) => l.clone(),
+                    // families6 (issue #17): a Llama-Nemotron NAS block's norms follow which of its
+                    // halves are present (`llm::nemotron_nas`).
+                    (m, _) if self.arch == super::Architecture::NemotronNas => {
+                        super::nemotron_nas::attention_half(m, ffn, &attn, h)
+                    }
                     _ => attn.clone(),
                 },
                 ffn: self.ffn_pieces(ffn, t),

@@ -540,6 +540,10 @@ impl<'a> SglangStartup<'a> {
         let nsa_rule = nsa_budget_rule(self.e);
         let target_cell = match nsa {
             Some(n) => n.budget_cell(nsa_rule),
+            // families6 (issue #17): SGLang's pool holds every decoder layer of a Llama-Nemotron NAS
+            // model, no-op attention blocks included (`llm::nemotron_nas`); a pipeline stage's cell
+            // already counts them (`ModelSpec::pipeline_stages` under SGLang's rule).
+            None if s.engine.pp <= 1 => s.model.sglang_kv_cell_bytes(super::dp_attention::kv_cell(s)),
             None => super::dp_attention::kv_cell(s),
         };
         // Spring 2026: the target's cell carries the EAGLE draft's layers (KV-holding layers only).

@@ -354,6 +354,10 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Olmoe => "olmoe",
         // families4 (issue #17): the MiMo-7B configs' `model_type`.
         A::Mimo => "mimo",
+        // families6 (issue #17): the Llama-Nemotron NAS configs' `model_type`.
+        A::NemotronNas => "nemotron-nas",
+        // The Hunyuan-A13B config's `model_type` (as its public copies give it).
+        A::HunYuanMoeV1 => "hunyuan",
     }
 }
 
