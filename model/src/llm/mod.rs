@@ -46,6 +46,8 @@ mod bailing;
 mod granite_hybrid;
 // families3 (issue #17): Olmo2ForCausalLM.
 mod olmo2;
+// families5 (issue #17): Exaone4ForCausalLM.
+mod exaone4;
 mod weights;
 
 #[cfg(test)]
@@ -75,6 +77,9 @@ mod tests_families;
 // families3 (issue #17): OLMo-2.
 #[cfg(test)]
 mod tests_olmo2;
+// families5 (issue #17): EXAONE 4.
+#[cfg(test)]
+mod tests_exaone4;
 // families4 (issue #17): MiMo.
 #[cfg(test)]
 mod tests_mimo;
@@ -84,7 +89,7 @@ use serde::Serialize;
 use crate::units::Bytes;
 
 pub use act_quant::NormFedQuant;
-pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
+pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, SlidingPattern, architecture_of};
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
@@ -328,6 +333,13 @@ pub enum Architecture {
     /// `MiMoMTP` draft (`models/mimo_mtp.py`; under SGLang tpsim's MTP draft, under vLLM refused).
     /// Lowered as `Qwen2`.
     Mimo,
+    // families5 (issue #17): EXAONE 4 (`exaone4` module).
+    /// `Exaone4ForCausalLM` (LG EXAONE-4.0-32B and 1.2B): the Llama projections without biases,
+    /// post-norm (RMSNorm on the attention and MLP outputs before separate residual adds, no input
+    /// norm), per-head q/k RMSNorm, 3 sliding-window layers to 1 full one (`layer_types`, else
+    /// `sliding_window_pattern`) with no rotary embedding on the full layers when any layer slides
+    /// (SGLang 0.5.9 / vLLM 0.19.0 `models/exaone4.py`). See the `exaone4` module.
+    Exaone4,
 }
 
 impl Architecture {
