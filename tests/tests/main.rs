@@ -71,6 +71,8 @@ mod families2;
 mod families3;
 // families4 (issue #17): MiMo.
 mod families4;
+// families5 (issue #17): EXAONE 4.
+mod families5;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

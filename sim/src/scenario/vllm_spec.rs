@@ -354,6 +354,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Olmoe => "olmoe",
         // families4 (issue #17): the MiMo-7B configs' `model_type`.
         A::Mimo => "mimo",
+        // families5 (issue #17).
+        A::Exaone4 => "exaone4",
     }
 }
 
