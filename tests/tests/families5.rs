@@ -29,13 +29,22 @@ fn exaone4_example_runs_under_vllm() {
 
 #[test]
 fn exaone4_32b_under_sglang_0_5_9_loads_the_hand_count_in_the_plain_pool() {
-    let j = run_json(&sglang("exaone-32b", "exaone-4.0-32b", 4, "0.5.9", "attention_backend = \"triton\""));
+    let j = run_json(&sglang(
+        "exaone-32b",
+        "exaone-4.0-32b",
+        4,
+        "0.5.9",
+        "attention_backend = \"triton\"",
+    ));
     // 8,001,311,744 parameters × 2 B per rank at tp 4 (`tests_exaone4::exaone4_32b_parameters_by_hand`).
     assert_eq!(entry_bytes(&j, "target weights"), 2 * 8_001_311_744);
     // The plain pool: every layer's KV, 64 × 2 KV heads × 2 × 128 × 2 B.
     assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 65_536);
     let w = j["memory"]["warnings"].to_string();
-    assert!(w.contains("Disabling hybrid SWA memory for Exaone4ForCausalLM"), "{w}");
+    assert!(
+        w.contains("Disabling hybrid SWA memory for Exaone4ForCausalLM"),
+        "{w}"
+    );
     // The tied 1.2B has no sliding layer and needs no backend: 1,279,391,488 parameters × 2 B.
     let small = run_json(&sglang("exaone-1b", "exaone-4.0-1.2b", 1, "0.5.9", ""));
     assert_eq!(entry_bytes(&small, "target weights"), 2 * 1_279_391_488);
@@ -45,9 +54,19 @@ fn exaone4_32b_under_sglang_0_5_9_loads_the_hand_count_in_the_plain_pool() {
 #[test]
 fn exaone4_under_sglang_is_refused_before_0_5_9_and_without_a_backend() {
     for (name, version, extra, says) in [
-        ("exaone-058", "0.5.8", "attention_backend = \"triton\"", "no models/exaone4.py"),
+        (
+            "exaone-058",
+            "0.5.8",
+            "attention_backend = \"triton\"",
+            "no models/exaone4.py",
+        ),
         ("exaone-none", "0.5.9", "", "but got None"),
-        ("exaone-fi", "0.5.9", "attention_backend = \"flashinfer\"", "but got flashinfer"),
+        (
+            "exaone-fi",
+            "0.5.9",
+            "attention_backend = \"flashinfer\"",
+            "but got flashinfer",
+        ),
     ] {
         let o = tpsim(&["run", &sglang(name, "exaone-4.0-32b", 4, version, extra)]);
         assert_eq!(o.code, 2, "{name}: {}", o.stdout);
