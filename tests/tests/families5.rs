@@ -51,6 +51,23 @@ fn exaone4_32b_under_sglang_0_5_9_loads_the_hand_count_in_the_plain_pool() {
     assert_eq!(small["memory"]["cell_size_bytes"].as_u64().unwrap(), 61_440);
 }
 
+/// vLLM registers Exaone4ForCausalLM from 0.10.0 (0.9.2's registry lacks it).
+#[test]
+fn exaone4_under_vllm_before_0_10_is_refused() {
+    let text = std::fs::read_to_string(scenario("examples/exaone-4.0-32b-vllm-rtxpro6000x8.toml"))
+        .unwrap()
+        .replace("tp = 8\n", "tp = 8\nversion = \"0.9.2\"\n");
+    let p = scratch("exaone-vllm-092").join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    let o = tpsim(&["run", &p.display().to_string()]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("vLLM 0.9.2 has no models/exaone4.py"),
+        "{}",
+        o.stderr
+    );
+}
+
 #[test]
 fn exaone4_under_sglang_is_refused_before_0_5_9_and_without_a_backend() {
     for (name, version, extra, says) in [

@@ -970,11 +970,12 @@ static MIMO: Coverage = Coverage {
 // families5 (issue #17): EXAONE 4 (post-norm, per-head q/k norms, 3 sliding layers to 1 NoPE full
 // one). SGLang 0.5.9 (the first release with `models/exaone4.py`) turns its hybrid SWA pool off for
 // it: the plain pool over every layer; vLLM slides 3 layers in 4 (hybrid KV groups). SGLang before
-// 0.5.9 would serve it through its Transformers fallback, which tpsim refuses. No public engine
+// 0.5.9, and vLLM before 0.10.0, would serve it through their Transformers fallbacks, which tpsim
+// refuses (`scenario::exaone4` in the sim crate). No public engine
 // start-up log was found: the weights are checked against the model cards' non-embedding counts.
 static EXAONE4: Coverage = Coverage {
     arch: Architecture::Exaone4,
-    families: "EXAONE 4.0 32B and 1.2B (1.2B preset written out from public copies; 32B preset reconstructed, see its README); SGLang from 0.5.9 only",
+    families: "EXAONE 4.0 32B and 1.2B (1.2B preset written out from public copies; 32B preset reconstructed, see its README); SGLang from 0.5.9, vLLM from 0.10.0",
     sglang: exact_memory(EXAONE4_CHECKS),
     vllm: exact_memory(EXAONE4_CHECKS),
 };

@@ -12,6 +12,11 @@
 //!   The assertion runs before `_handle_attention_backend_compatibility` picks a default, so
 //!   without the flag the backend is still `None` and SGLang stops. tpsim takes a model with
 //!   sliding layers as one with a pattern (the published 32B config has both).
+//!
+//! vLLM registers `Exaone4ForCausalLM` from 0.10.0 (vllm PR 21060; the 0.10.0 wheel's
+//! `model_executor/models/registry.py` has it, 0.9.2's has not): an older release logs "… has no vLLM
+//! implementation, falling back to Transformers implementation" (0.9.2 `model_loader/utils.py`) and
+//! serves it through its Transformers backend, which tpsim does not model either.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -21,6 +26,32 @@ const SGLANG_BACKENDS: [&str; 3] = ["fa3", "triton", "trtllm_mha"];
 
 /// The first SGLang release with `models/exaone4.py`.
 const FIRST_SGLANG: [u64; 3] = [0, 5, 9];
+
+/// The first vLLM release with `models/exaone4.py`.
+const FIRST_VLLM: [u64; 3] = [0, 10, 0];
+
+/// vLLM's refusal of an EXAONE 4 scenario before 0.10.0: `(key, message)`.
+pub(super) fn vllm_check(
+    kind: EngineKind,
+    model: &ModelSpec,
+    version: &str,
+) -> Result<(), (&'static str, String)> {
+    if kind != EngineKind::Vllm || model.arch != Architecture::Exaone4 {
+        return Ok(());
+    }
+    let v = crate::engine_args_versions::release(version).unwrap_or_default();
+    if v.as_slice() < FIRST_VLLM.as_slice() {
+        return Err((
+            "engine.version",
+            format!(
+                "vLLM {version} has no models/exaone4.py (vLLM adds it in 0.10.0, PR 21060): it would log \
+                 \"Exaone4ForCausalLM has no vLLM implementation, falling back to Transformers implementation\" \
+                 and serve it through the Transformers backend, which tpsim does not model (use vLLM 0.10.0 or later)"
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// SGLang's refusals of an EXAONE 4 scenario: `(key, message)`. `version` is the release the
 /// scenario means (`engine_release`), `backend` the `engine.attention_backend` as given.
