@@ -481,6 +481,16 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 51] = [
     "Exaone4ForCausalLM",
 ];
 
+/// families5 (issue #17): architectures that neither engine implements natively, so that both would
+/// serve them through their Transformers backends (not modelled by tpsim), with what each does.
+pub(crate) const TRANSFORMERS_BACKEND_ONLY: [(&str, &str); 1] = [(
+    "SmolLM3ForCausalLM",
+    "vLLM 0.19.0 registers it only as (\"transformers\", \"TransformersForCausalLM\") \
+     (model_executor/models/registry.py) and SGLang 0.5.9 has no model file for it (it would log \"SmolLM3ForCausalLM \
+     has no SGLang implementation, falling back to Transformers implementation\"): both serve it through their \
+     Transformers backends, which tpsim does not model",
+)];
+
 /// The architecture an `architectures` entry names, if tpsim lowers it.
 pub fn architecture_of(name: &str) -> Option<Architecture> {
     Some(match name {
@@ -588,6 +598,12 @@ fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelE
 /// Lower a parsed config. `quant` is attached to the spec and checked against the model.
 pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
     let arch_name = cfg.first_arch().ok_or(ModelError::NoArchitecture)?;
+    if let Some((_, why)) = TRANSFORMERS_BACKEND_ONLY.iter().find(|(a, _)| *a == arch_name) {
+        return Err(ModelError::TransformersBackendOnly {
+            found: arch_name.to_string(),
+            why,
+        });
+    }
     let arch = architecture_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {
         found: arch_name.to_string(),
         supported: SUPPORTED_ARCHITECTURES.to_vec(),

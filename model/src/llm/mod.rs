@@ -128,6 +128,15 @@ pub enum ModelError {
         /// The architectures tpsim supports.
         supported: Vec<&'static str>,
     },
+    /// families5 (issue #17): an architecture both engines serve only through their Transformers
+    /// backends, which tpsim does not model (`config::TRANSFORMERS_BACKEND_ONLY`).
+    #[error("architecture `{found}` is not lowered: {why}")]
+    TransformersBackendOnly {
+        /// The architecture named by the config.
+        found: String,
+        /// What each engine does with it, with the source.
+        why: &'static str,
+    },
     /// A field required by this architecture is missing.
     #[error("config.json is missing `{field}`, which {architecture} requires")]
     MissingField {

@@ -150,3 +150,17 @@ fn exaone4_refusals_name_the_key() {
     let e = spec_err(&v.to_string());
     assert!(e.contains("sliding_window_pattern"), "{e}");
 }
+
+/// SmolLM3 (HuggingFaceTB/SmolLM3-3B) is refused with what the engines do with it, not as unknown.
+#[test]
+fn smollm3_is_refused_as_served_by_the_transformers_backends_only() {
+    let cfg = r#"{"architectures": ["SmolLM3ForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 36,
+        "num_attention_heads": 16, "num_key_value_heads": 4, "intermediate_size": 11008, "vocab_size": 128256}"#;
+    let e = spec_err(cfg);
+    assert!(
+        e.contains("SmolLM3ForCausalLM") && e.contains("TransformersForCausalLM"),
+        "{e}"
+    );
+    assert!(e.contains("SGLang 0.5.9 has no model file"), "{e}");
+    assert!(!e.contains("expected one of"), "{e}");
+}
