@@ -71,8 +71,8 @@ pub(super) fn sglang_check(
             format!(
                 "SGLang {version} has no models/exaone4.py (SGLang adds it in 0.5.9): it would log \
                  \"Exaone4ForCausalLM has no SGLang implementation, falling back to Transformers implementation\" \
-                 and serve it through the Transformers backend, which tpsim does not model (set engine.version = \
-                 \"0.5.9\", or use vllm)"
+                 and serve it through the Transformers backend, which tpsim does not model: set engine.version = \
+                 \"0.5.9\" (with engine.costs.era), or run it under vLLM (use vllm)"
             ),
         ));
     }
