@@ -39,6 +39,7 @@ mod dtype;
 mod engine;
 mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod error;
+mod exaone4; // families5 (issue #17): SGLang and EXAONE 4
 pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release

@@ -73,6 +73,8 @@ mod families3;
 mod families4;
 // families6 (issue #17): Llama-Nemotron NAS (DeciLM).
 mod families6;
+// families5 (issue #17): EXAONE 4.
+mod families5;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -186,8 +186,10 @@ pub struct ModelConfig {
     pub cross_attention_layers: Option<Vec<u64>>,
     // Local/global attention families (issue #16):
     /// Gemma-3: every how many layers a global layer appears (layer i global iff (i + 1) % p == 0).
+    /// families5 (issue #17): EXAONE 4 configs spell it as letters (`"LLLG"`), whose length is the
+    /// period (SGLang 0.5.9 `exaone4.py`: `len(self.sliding_window_pattern)`).
     #[serde(default)]
-    pub sliding_window_pattern: Option<u64>,
+    pub sliding_window_pattern: Option<SlidingPattern>,
     /// Llama-4: positions per chunk of the chunked local attention layers.
     #[serde(default)]
     pub attention_chunk_size: Option<u64>,
@@ -326,6 +328,13 @@ pub struct ModelConfig {
     /// Activation of the MLPs (Bailing: only `"silu"` is accepted by SGLang).
     #[serde(default)]
     pub hidden_act: Option<String>,
+    /// families5 (issue #17): EXAONE 4: biases on gate_up / down (vLLM 0.19.0 `exaone4.py` reads it).
+    #[serde(default)]
+    pub mlp_bias: Option<bool>,
+    /// families5 (issue #17): EXAONE 4: vLLM 0.19.0 `exaone4.py` biases the attention projections with
+    /// `attention_bias or bias`.
+    #[serde(default)]
+    pub bias: Option<bool>,
     /// Bailing: shared experts, each `moe_shared_expert_intermediate_size` wide.
     #[serde(default)]
     pub num_shared_experts: Option<u64>,
@@ -380,7 +389,36 @@ fn uniform_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D:
     }
 }
 
+/// `sliding_window_pattern` as configs spell it: a layer period (Gemma-3, Cohere2: an integer) or
+/// one letter per layer of the period (EXAONE 4: `"LLLG"`, L local, G global).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum SlidingPattern {
+    /// Every how many layers a global layer appears.
+    Period(u64),
+    /// Letters of one period (SGLang 0.5.9 `exaone4.py` reads only their count).
+    Letters(String),
+}
+
+impl SlidingPattern {
+    /// The layer period: the integer, or the number of letters.
+    pub fn period(&self) -> u64 {
+        match self {
+            SlidingPattern::Period(p) => *p,
+            SlidingPattern::Letters(l) => l.chars().count() as u64,
+        }
+    }
+}
+
 impl ModelConfig {
+    /// families5 (issue #17): the period of a letter-spelled `sliding_window_pattern`, if it is one.
+    pub fn sliding_pattern_letters(&self) -> Option<u64> {
+        match &self.sliding_window_pattern {
+            Some(SlidingPattern::Letters(l)) => Some(l.chars().count() as u64),
+            _ => None,
+        }
+    }
+
     /// Parse `config.json` text. Unknown keys are ignored; a key tpsim reads with the wrong JSON type
     /// is an error.
     pub fn from_json(text: &str) -> Result<ModelConfig, ModelError> {
@@ -420,7 +458,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 52] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 53] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -487,7 +525,19 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 52] = [
     // families6 (issue #17): Llama-Nemotron NAS (Super-49B, Ultra-253B), Hunyuan-A13B.
     "DeciLMForCausalLM",
     "HunYuanMoEV1ForCausalLM",
+    // families5 (issue #17): EXAONE 4.0.
+    "Exaone4ForCausalLM",
 ];
+
+/// families5 (issue #17): architectures that neither engine implements natively, so that both would
+/// serve them through their Transformers backends (not modelled by tpsim), with what each does.
+pub(crate) const TRANSFORMERS_BACKEND_ONLY: [(&str, &str); 1] = [(
+    "SmolLM3ForCausalLM",
+    "vLLM 0.19.0 registers it only as (\"transformers\", \"TransformersForCausalLM\") \
+     (model_executor/models/registry.py) and SGLang 0.5.9 has no model file for it (it would log \"SmolLM3ForCausalLM \
+     has no SGLang implementation, falling back to Transformers implementation\"): both serve it through their \
+     Transformers backends, which tpsim does not model",
+)];
 
 /// The architecture an `architectures` entry names, if tpsim lowers it.
 pub fn architecture_of(name: &str) -> Option<Architecture> {
@@ -548,6 +598,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "MiMoForCausalLM" => Architecture::Mimo,
         "DeciLMForCausalLM" => Architecture::NemotronNas,
         "HunYuanMoEV1ForCausalLM" => Architecture::HunYuanMoeV1,
+        "Exaone4ForCausalLM" => Architecture::Exaone4,
         _ => return None,
     })
 }
@@ -597,6 +648,12 @@ fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelE
 /// Lower a parsed config. `quant` is attached to the spec and checked against the model.
 pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
     let arch_name = cfg.first_arch().ok_or(ModelError::NoArchitecture)?;
+    if let Some((_, why)) = TRANSFORMERS_BACKEND_ONLY.iter().find(|(a, _)| *a == arch_name) {
+        return Err(ModelError::TransformersBackendOnly {
+            found: arch_name.to_string(),
+            why,
+        });
+    }
     let arch = architecture_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {
         found: arch_name.to_string(),
         supported: SUPPORTED_ARCHITECTURES.to_vec(),
@@ -656,7 +713,13 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     let (attention_bias, qk_norm, qk_norm_full_width, routing_bias) = biases_and_norms(text, arch)?;
     let (mixers, linear_attention, sliding_window, attention_chunk_size) =
         mixers_of(text, arch, num_layers, num_layers_u32, an)?;
-    let nope_layers = super::local_attention::nope_layers(arch, text, num_layers)?;
+    let nope_layers = if arch == Architecture::Exaone4 {
+        // families5 (issue #17): no rotary on EXAONE 4's full layers when any layer slides.
+        super::exaone4::check(text, (hidden, heads), &mixers, an)?;
+        super::exaone4::nope_layers(&mixers)
+    } else {
+        super::local_attention::nope_layers(arch, text, num_layers)?
+    };
     // SGLang `qwen3_next.py` `Qwen3HybridAttentionDecoderLayer`: `getattr(config, "attn_output_gate",
     // True)` for Qwen3-Next and both Qwen3.5 variants.
     let attn_output_gate = arch.is_qwen_hybrid() && text.attn_output_gate.unwrap_or(true);
@@ -1272,6 +1335,7 @@ fn mixers_of(
             | Architecture::Mixtral
             | Architecture::Llama4
             | Architecture::Cohere2
+            | Architecture::Exaone4
     );
     // fam (issue #16): LLaVA-NeXT's Mistral text tower slides when its `sliding_window` is set.
     let (arch, local) = if arch == Architecture::LlavaNext {
@@ -1336,6 +1400,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families3 (issue #17): OLMo-2's projections carry no bias (vLLM 0.19.0 `olmo2.py` hard-codes
         // `bias=False`; `attention_bias = true` is refused by `llm::olmo2::check`).
         Architecture::Olmo2 | Architecture::Olmoe => false,
+        // families5 (issue #17): SGLang 0.5.9 `exaone4.py` never biases the projections (a biased
+        // config is refused by `llm::exaone4::check`).
+        Architecture::Exaone4 => false,
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {
@@ -1349,6 +1416,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Llama4 => false,
         // families3 (issue #17): OLMo-2's q/k norms span the whole projection (`llm::olmo2`).
         Architecture::Olmo2 | Architecture::Olmoe => true,
+        // families5 (issue #17): EXAONE 4's per-head `q_norm` / `k_norm` (`llm::exaone4`).
+        Architecture::Exaone4 => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

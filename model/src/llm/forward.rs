@@ -381,6 +381,11 @@ impl ModelSpec {
             // families: Granite-4.0-H's attention has no rotary kernel either (every published
             // config says `position_embedding_type: "nope"`; a "rope" one would launch one more).
             (super::nemotron_h::ATTENTION_KERNELS, kv_per_layer, 0, 0.0)
+        } else if self.arch == super::Architecture::Exaone4 {
+            // families5 (issue #17): EXAONE 4's post-norm layer, without rotary on its NoPE layers
+            // (`llm::exaone4`).
+            let nope = self.nope_layers.contains(&(i as u32));
+            (super::exaone4::attn_kernels(nope), kv_per_layer, 0, 0.0)
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
@@ -429,6 +434,9 @@ impl ModelSpec {
                     0
                 } else if nemotron {
                     super::nemotron_h::MLP_KERNELS + fq.kernels
+                } else if self.arch == super::Architecture::Exaone4 {
+                    // families5 (issue #17): post_feedforward_layernorm and a separate residual add.
+                    super::exaone4::MLP_KERNELS + fq.kernels
                 } else {
                     ffn_kernels(false, false) + fq.kernels
                 },

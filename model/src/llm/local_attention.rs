@@ -11,6 +11,7 @@
 //! | Mistral / Mixtral | `sliding_window` non-null: every layer slides (vLLM gives every layer a `SlidingWindowSpec`); null: all full |
 //! | Llama-4 | `attention_chunk_size` set: layer `i` is global NoPE attention iff `(i + 1) % 4 == 0`, chunked local RoPE attention otherwise (SGLang 0.5.8 `configs/model_config.py` `get_hybrid_layer_ids` and `models/llama4.py` `use_rope = (layer_id + 1) % 4 != 0`, both hard-coded) |
 //! | Cohere2 (families2) | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Cohere2Config` default pattern 4; vLLM `models/commandr.py`: `(layer_idx + 1) % sliding_window_pattern != 0` slides). SGLang builds Cohere2 as Cohere (`commandr.py`: `class Cohere2ForCausalLM(CohereForCausalLM): pass`, its layers reading `config.sliding_window`) and Cohere2 is not among its hybrid-SWA architectures: the plain pool over every layer, as for Gemma-2/3 |
+//! | EXAONE 4 (families5) | `layer_types` when given (vLLM 0.19.0 `exaone4.py`); else no `sliding_window`: all full; else layer `i` is global iff `(i + 1) % p == 0`, `p` the `sliding_window_pattern` integer or its number of letters (`"LLLG"`: 4; SGLang 0.5.9 `exaone4.py` `len(sliding_window_pattern)`; transformers `Exaone4Config` default 4). SGLang 0.5.9 turns its hybrid SWA pool off for it: the plain pool over every layer |
 //! | Gemma 1 | all full |
 //!
 //! **Weights** (SGLang 0.5.8 `models/gemma.py`, `gemma2.py`, `gemma3_causal.py`, `gemma3_mm.py`,
@@ -32,6 +33,7 @@
 //! (`intermediate_size → projector_input_dim → projector_output_dim`, no bias) and the projector
 //! (`vision_output_dim → text hidden`, no bias).
 
+use super::config::SlidingPattern;
 use super::hybrid::Mixer;
 use super::piece::{Fmt, Piece};
 use super::{Architecture, ModelConfig, ModelError, VisionFamily, VisionTower};
@@ -151,17 +153,33 @@ pub(crate) fn mixers(
                 None,
             )
         }
-        Architecture::Gemma3 | Architecture::Cohere2 => {
+        // families5 (issue #17): an EXAONE 4 config without `layer_types` or `sliding_window` has no
+        // sliding layer (transformers 4.57.3 `Exaone4Config`: no window, pattern 0).
+        Architecture::Exaone4 if window.is_none() => (vec![Mixer::Attention; n], None, None),
+        Architecture::Gemma3 | Architecture::Cohere2 | Architecture::Exaone4 => {
             let w = window.ok_or_else(|| ModelError::MissingField {
                 field: "sliding_window".into(),
                 architecture: an.into(),
             })?;
-            let default = if arch == Architecture::Cohere2 {
-                COHERE2_DEFAULT_PATTERN
-            } else {
-                GEMMA3_DEFAULT_PATTERN
+            let default = match arch {
+                Architecture::Cohere2 => COHERE2_DEFAULT_PATTERN,
+                Architecture::Exaone4 => super::exaone4::DEFAULT_PATTERN,
+                _ => GEMMA3_DEFAULT_PATTERN,
             };
-            let p = text.sliding_window_pattern.unwrap_or(default);
+            let p = match &text.sliding_window_pattern {
+                None => default,
+                Some(SlidingPattern::Period(p)) => *p,
+                // families5 (issue #17): EXAONE 4's letters count the period (SGLang 0.5.9
+                // `exaone4.py` `len(self.sliding_window_pattern)`); Gemma-3 and Cohere2 take a number.
+                Some(SlidingPattern::Letters(l)) if arch == Architecture::Exaone4 => l.chars().count() as u64,
+                Some(SlidingPattern::Letters(l)) => {
+                    return Err(invalid(
+                        "sliding_window_pattern",
+                        format!("\"{l}\""),
+                        "a positive layer period (an integer)".into(),
+                    ));
+                }
+            };
             if p == 0 {
                 return Err(invalid(
                     "sliding_window_pattern",

@@ -49,6 +49,8 @@ mod olmo2;
 // families6 (issue #17): DeciLMForCausalLM (Llama-Nemotron NAS), HunYuanMoEV1ForCausalLM.
 mod hunyuan;
 mod nemotron_nas;
+// families5 (issue #17): Exaone4ForCausalLM.
+mod exaone4;
 mod weights;
 
 #[cfg(test)]
@@ -78,6 +80,9 @@ mod tests_families;
 // families3 (issue #17): OLMo-2.
 #[cfg(test)]
 mod tests_olmo2;
+// families5 (issue #17): EXAONE 4.
+#[cfg(test)]
+mod tests_exaone4;
 // families4 (issue #17): MiMo.
 #[cfg(test)]
 mod tests_mimo;
@@ -93,7 +98,7 @@ use serde::Serialize;
 use crate::units::Bytes;
 
 pub use act_quant::NormFedQuant;
-pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, architecture_of};
+pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, SlidingPattern, architecture_of};
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
@@ -131,6 +136,15 @@ pub enum ModelError {
         found: String,
         /// The architectures tpsim supports.
         supported: Vec<&'static str>,
+    },
+    /// families5 (issue #17): an architecture both engines serve only through their Transformers
+    /// backends, which tpsim does not model (`config::TRANSFORMERS_BACKEND_ONLY`).
+    #[error("architecture `{found}` is not lowered: {why}")]
+    TransformersBackendOnly {
+        /// The architecture named by the config.
+        found: String,
+        /// What each engine does with it, with the source.
+        why: &'static str,
     },
     /// A field required by this architecture is missing.
     #[error("config.json is missing `{field}`, which {architecture} requires")]
@@ -348,6 +362,13 @@ pub enum Architecture {
     /// `intermediate_size × num_shared_expert` (SGLang 0.5.9 `models/hunyuan.py`, vLLM 0.19.0
     /// `models/hunyuan_v1.py`). See the `hunyuan` module.
     HunYuanMoeV1,
+    // families5 (issue #17): EXAONE 4 (`exaone4` module).
+    /// `Exaone4ForCausalLM` (LG EXAONE-4.0-32B and 1.2B): the Llama projections without biases,
+    /// post-norm (RMSNorm on the attention and MLP outputs before separate residual adds, no input
+    /// norm), per-head q/k RMSNorm, 3 sliding-window layers to 1 full one (`layer_types`, else
+    /// `sliding_window_pattern`) with no rotary embedding on the full layers when any layer slides
+    /// (SGLang 0.5.9 / vLLM 0.19.0 `models/exaone4.py`). See the `exaone4` module.
+    Exaone4,
 }
 
 impl Architecture {

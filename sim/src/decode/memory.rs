@@ -933,6 +933,16 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
                 )],
             )
         }
+        // families5 (issue #17): SGLang 0.5.9 `server_args.py` turns the pool off for EXAONE 4 with a
+        // `sliding_window_pattern` (`scenario::exaone4`), with this warning.
+        Architecture::Exaone4 => (
+            false,
+            vec![
+                "SGLang: Disabling hybrid SWA memory for Exaone4ForCausalLM as it is not yet supported. (every \
+                 layer's KV is sized for the full context; the window only saves reads)"
+                    .to_string(),
+            ],
+        ),
         Architecture::Llama4 | Architecture::GptOss => {
             if e.era < SglangEra::Late2025 {
                 return (

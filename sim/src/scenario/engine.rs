@@ -89,6 +89,10 @@ impl Resolver<'_> {
         let costs = self.engine_costs(&name, e.costs)?;
         // Issue #17 (consistency): the release every version-dependent rule below reads.
         let release = crate::engine_release::release(kind, e.version.as_deref());
+        // families5 (issue #17): SGLang's EXAONE 4 refusals (`scenario::exaone4`).
+        super::exaone4::sglang_check(kind, model, &release.version, e.attention_backend.as_deref())
+            .map_err(|(k, m)| self.invalid(k, m))?;
+        super::exaone4::vllm_check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

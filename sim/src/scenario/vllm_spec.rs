@@ -358,6 +358,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::NemotronNas => "nemotron-nas",
         // The Hunyuan-A13B config's `model_type` (as its public copies give it).
         A::HunYuanMoeV1 => "hunyuan",
+        // families5 (issue #17).
+        A::Exaone4 => "exaone4",
     }
 }
 
