@@ -18,6 +18,7 @@ mod fit_host;
 mod fit_kernels;
 mod fit_round_trip;
 mod fit_throughput;
+mod garbage_ingest;
 // Issue #19 points 4 and 5: identify.
 mod garbled_input;
 mod identify;

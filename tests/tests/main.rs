@@ -17,9 +17,12 @@ mod allreduce_default;
 mod ampere_mem_efficiency;
 mod architecture;
 mod bad_input;
+// fuzzin: a seeded mutation sweep of every bundled scenario's keys (bad input → exit 2, never a panic).
 mod book;
 mod decode_bench;
 mod fp8_rate;
+mod garbage_in;
+mod garbage_in_cli;
 mod tp_nodes;
 // Issue #18 (load): workloads, SLOs, capacity, the published serving curve.
 mod capacity;

@@ -440,7 +440,9 @@ impl<'a> SglangStartup<'a> {
             return plan;
         }
         if !kv.pool_fits {
-            plan.verdict = pool_oom(&kv, cells.nsa.is_some(), m.available_gib);
+            // The free memory the pool was checked against: after the state pool, which the KV
+            // profile took out of `available` (`kv_profile`).
+            plan.verdict = pool_oom(&kv, cells.nsa.is_some(), m.available_gib - state_gib);
             return plan;
         }
         plan.entries.extend(kv_pool_entries(swa, &kv));
@@ -829,7 +831,8 @@ impl<'a> SglangStartup<'a> {
     }
 }
 
-/// The verdict when the target's KV pool, larger than what the profile budgeted, does not fit.
+/// The verdict when the target's KV pool, larger than what the profile budgeted, does not fit in
+/// `available_gib` (the free memory its fit was checked against; the missing bytes saturate at 0).
 fn pool_oom(kv: &SglangKvPlan, nsa: bool, available_gib: f64) -> Verdict {
     Verdict::Oom {
         step: if nsa {
@@ -838,7 +841,11 @@ fn pool_oom(kv: &SglangKvPlan, nsa: bool, available_gib: f64) -> Verdict {
             "allocating the target KV pool (inflated beyond the profile)".into()
         },
         message: TORCH_OOM.into(),
-        missing: Bytes(kv.pool_bytes.0 - Bytes::from_gib_f64(available_gib).0),
+        missing: Bytes(
+            kv.pool_bytes
+                .0
+                .saturating_sub(Bytes::from_gib_f64(available_gib.max(0.0)).0),
+        ),
     }
 }
 

@@ -299,8 +299,11 @@ impl Resolver<'_> {
                 format!("{swa_full_tokens_ratio}: expected a ratio in (0, 1]"),
             ));
         }
-        let (max_num_batched_tokens, max_num_seqs) =
-            self.vllm_batch_shape((e.max_num_batched_tokens, e.max_num_seqs), kind)?;
+        let (max_num_batched_tokens, max_num_seqs) = self.vllm_batch_shape(
+            (e.max_num_batched_tokens, e.max_num_seqs),
+            kind,
+            hw.gpu.memory_total_mib.saturating_mul(1 << 20),
+        )?;
         if kind == EngineKind::Vllm && cuda_graphs.vllm_max.is_some() {
             // Issue #17 (graphs): vLLM 0.12's truncation warning / consistency error, at the shape
             // the scheduler gets (vLLM 0.11.0 `_set_default_args` defaults for the GPU).

@@ -11,6 +11,10 @@ use std::path::Path;
 use tpsim_model::hw::GpuSpec;
 use tpsim_model::topo::Topology;
 
+/// The largest `hardware.gpu.memory_total_mib` tpsim accepts: 16 TiB, its own bound (see the check
+/// in `gpu`), 56× the largest bundled GPU (MI355X, 288 GiB: `templates/mi355x.toml`).
+const MAX_GPU_MEMORY_MIB: u64 = 16 << 20;
+
 /// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
 /// current directory), with the same checks as in a scenario.
 pub fn hardware_from_preset(reference: &str) -> Result<Hardware, ScenarioError> {
@@ -257,6 +261,17 @@ impl Resolver<'_> {
         };
         if gpu.memory_total_mib == 0 {
             return Err(self.invalid("hardware.gpu.memory_total_mib", "must be > 0 MiB"));
+        }
+        // tpsim's limit, not a GPU's: 16 TiB per GPU keeps the memory plan's byte products (tokens ×
+        // cell, batch × width) inside 64 bits; the largest bundled GPU has 288 GiB (294912 MiB).
+        if gpu.memory_total_mib > MAX_GPU_MEMORY_MIB {
+            return Err(self.invalid(
+                "hardware.gpu.memory_total_mib",
+                format!(
+                    "{} MiB: tpsim models at most {MAX_GPU_MEMORY_MIB} MiB (16 TiB) per GPU",
+                    gpu.memory_total_mib
+                ),
+            ));
         }
         // vLLM memory (issue #17): torch's total is the driver's, at most nvidia-smi's.
         if let Some(t) = gpu.torch_total_gib

@@ -34,11 +34,17 @@ impl Resolver<'_> {
     }
 
     /// `--max-num-batched-tokens` / `--max-num-seqs` as the scenario gives them: vLLM settings
-    /// (refused under SGLang, like `gpu_memory_utilization`), each ≥ 1.
+    /// (refused under SGLang, like `gpu_memory_utilization`), each ≥ 1 and at most the GPU's memory
+    /// in bytes (`gpu_bytes`): vLLM's profile run allocates `[max_num_batched_tokens, hidden]`
+    /// activations and `[max_num_seqs, vocab]` logits (vLLM 0.19.0 `gpu_model_runner.py`
+    /// `_dummy_run` / `_dummy_sampler_run`), at least one byte per token or sequence, so a larger
+    /// value dies with `torch.OutOfMemoryError` before the KV cache is sized — and the products of
+    /// the memory plan stay inside 64 bits.
     pub(super) fn vllm_batch_shape(
         &self,
         (tokens, seqs): (Option<u64>, Option<u64>),
         kind: EngineKind,
+        gpu_bytes: u64,
     ) -> Result<(Option<u64>, Option<u64>), ScenarioError> {
         for (v, key) in [
             (tokens, "engine.max_num_batched_tokens"),
@@ -52,6 +58,15 @@ impl Resolver<'_> {
             }
             if v == Some(0) {
                 return Err(self.invalid(key, "expected a count ≥ 1"));
+            }
+            if let Some(n) = v.filter(|&n| n > gpu_bytes) {
+                return Err(self.invalid(
+                    key,
+                    format!(
+                        "{n}: more than the GPU's {gpu_bytes} bytes; vLLM's profile run allocates at least \
+                         one byte per batched token and sequence and would stop with torch.OutOfMemoryError"
+                    ),
+                ));
             }
         }
         Ok((tokens, seqs))
