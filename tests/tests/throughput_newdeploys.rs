@@ -282,11 +282,13 @@ fn deepseek_r1_h200_rows_are_end_to_end_rates() {
             (e_r - m_r).abs() < 0.02 && d_r - m_r > 0.03,
             "c {c}: {m_r} {e_r} {d_r}"
         );
-        // The step against the rows' mean TPOT: within −11 … −4 % at c 8 and 16 and −14 … −10 % at c 32
-        // and 64 (now −9.0, −5.6, −11.7, −12.1 %; −1.7, +0.3, −7.1, −7.9 % before sglstep fused the
-        // shared expert); outside these the book's decomposition no longer holds.
+        // The step against the rows' mean TPOT: within −8 … −1 % at c 8 and 16 and −12 … −8 % at c 32
+        // and 64 (now −5.0, −2.7, −9.7, −10.7 %; −9.0, −5.6, −11.7, −12.1 % before moecall charged the
+        // triton fused-MoE call's measured fixed part on SM 9.0, 8.82 µs a MoE layer, passes/moe_call.rs;
+        // −1.7, +0.3, −7.1, −7.9 % before sglstep fused the shared expert); outside these the book's
+        // decomposition no longer holds.
         let short = f(&t["tpot_ms"]) / tpot - 1.0;
-        let band = if c <= 16 { -0.11..-0.04 } else { -0.14..-0.10 };
+        let band = if c <= 16 { -0.08..-0.01 } else { -0.12..-0.08 };
         assert!(band.contains(&short), "c {c}: TPOT {short:+.3}");
     }
 }

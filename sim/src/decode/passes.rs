@@ -12,6 +12,7 @@ mod gemm_rate; // fp8rate: which GEMM FLOPs run at the FP8 / FP4 tensor-core rat
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
+mod moe_call; // moecall: the triton fused-MoE call's measured fixed cost on SM 9.0
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
@@ -1197,6 +1198,11 @@ impl<'a> Builder<'a> {
         } else {
             t_ffn
         };
+        // moecall: the triton fused-MoE call's fixed cost on SM 9.0 over the template's per-kernel
+        // cost (`passes::moe_call`), a fixed cost of the routed call like the backend's.
+        let call_extra = moe_call::extra_us(self.s, l, expert_fmt, self.rates.kernel_overhead_us);
+        backend_fixed_us += call_extra;
+        let t_ffn = t_ffn + Duration::from_us_f64(call_extra);
         // sgldualstream: SGLang's shared experts on a second CUDA stream (`passes::sgl_dual_stream`).
         let core = sgl_dual_stream::SerialFfn {
             time: t_ffn,

@@ -1,0 +1,147 @@
+//! moecall (issue #17): the fixed part of the engines' triton `fused_moe` call on Hopper (SM 9.0).
+//!
+//! The engines' own kernel benchmarks time one whole call (top-k, `moe_align_block_size`, the
+//! activation quantizations, w13 GEMM, SiLU-and-mul, w2 GEMM, the sum over the k experts: 8 kernels
+//! under vLLM's `benchmarks/kernels/benchmark_moe.py`) at batch 1–64 (`tests/data/moe-kernels-hopper.tsv`,
+//! hopmoe). Split into a fixed part and a streaming rate through the batch-4 point and the largest
+//! batch (`tests/tests/moe_kernels_hopper.rs`), the three series run with the configs vLLM ships
+//! (the "Main" blocks) have fixed parts of 32.82 µs (DeepSeek-R1-0528 FP8, H200, vLLM PR 36559),
+//! 28.99 µs (Qwen3-Next-80B-A3B-FP8, H200, same PR) and 38.64 µs (Qwen3-30B-A3B FP8, H100 SXM, vLLM
+//! PR 24700). Their median, 32.82 µs over the harness's 8 kernels, is [`FUSED_MOE_KERNEL_US_SM90`]
+//! = 4.10 µs a kernel, where the Hopper template charges 3 µs (`hopper-sxm.toml`
+//! `kernel_overhead`). Taken per kernel, not per call, because the calls tpsim costs launch
+//! different counts: a bf16 call has no activation quantization (6 kernels), a block-FP8 one two
+//! quantizations more (8), and the per-kernel form charges each what it launches. Left out: PR
+//! 24700's own default configs (never merged) and SGLang's untuned 64-row tile (PR 11730).
+//!
+//! Which calls: a MoE layer on an NVIDIA SM 9.0 GPU whose MoE runs the triton `fused_moe` (no
+//! `engine.moe_backend` or `triton`, no DeepEP all-to-all) with bf16 / fp16 / fp8 routed experts:
+//! the formats that kernel runs in the benchmarks (fp8) or with the same kernels less the
+//! quantizations (bf16, fp16: an assumption, no bf16 series was found). INT4 / INT8 / NVFP4 /
+//! MXFP4 experts run other kernels (Marlin, CUTLASS, triton_kernels) that no benchmark here times.
+//! Other GPUs keep the template's per-kernel cost: no fused-MoE call benchmark of them was read.
+
+use crate::scenario::{Scenario, accel::GpuVendor};
+use tpsim_model::llm::{LayerWork, WeightDtype};
+
+/// The fixed cost of one kernel of the triton fused-MoE call on SM 9.0, µs: the median of the
+/// three shipped-config series' fixed parts (28.99, 32.82, 38.64 µs; module doc) over the
+/// 8 kernels of vLLM's benchmarked call, 32.82 / 8.
+pub const FUSED_MOE_KERNEL_US_SM90: f64 = 32.82 / 8.0;
+
+/// Kernels of the fused-MoE call itself among a MoE layer's FFN kernels
+/// (`tpsim_model::llm::forward::ffn_kernels`: RMSNorm and the router GEMM are not part of it):
+/// top-k, `moe_align_block_size`, w13 GEMM, SiLU-and-mul, w2 GEMM, the sum = 6.
+pub const FUSED_MOE_CALL_KERNELS: u32 = 6;
+
+/// The fused-MoE call's fixed cost over what the template charges for its kernels, µs, for layer
+/// `l` of scenario `s` with routed experts in `experts` and a template per-kernel cost of
+/// `kernel_overhead_us`: `(4.10 − kernel_overhead_us) ×` (6 + the routed experts' activation
+/// quantization kernels, block-FP8: 2), never below 0; 0 outside the module doc's calls.
+pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
+    let sm90 = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability) == 90;
+    let nvidia = s.hardware.accel.vendor == GpuVendor::Nvidia;
+    let triton = matches!(s.engine.moe_backend.as_deref(), None | Some("triton"));
+    let format = matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp8);
+    if !(l.is_moe && sm90 && nvidia && triton && format && s.engine.moe_a2a.is_none()) {
+        return 0.0;
+    }
+    let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
+    let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
+    (FUSED_MOE_KERNEL_US_SM90 - kernel_overhead_us).max(0.0) * f64::from(kernels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Builder, collective_costs, durations};
+    use super::*;
+    use crate::scenario::load_str;
+    use std::path::Path;
+
+    /// `model` on `hardware` under `engine` at TP `tp`, `extra` engine lines.
+    fn scenario(hardware: &str, model: &str, engine: &str, tp: u32, extra: &str) -> Scenario {
+        let text = format!(
+            "[hardware]\npreset = \"{hardware}\"\n[model]\npreset = \"{model}\"\n[engine]\n\
+             name = \"{engine}\"\ntp = {tp}\ntrust_remote_code = true\n{extra}\
+             [workload]\nconcurrency = 8\nprompt_len = 1000\noutput_len = 2000\n"
+        );
+        load_str(&text, Path::new("moe-call.toml")).expect("scenario")
+    }
+
+    fn extra_of(s: &Scenario, layer: usize) -> f64 {
+        let l = s.model.forward_pass(8, s.engine.tp).layers[layer];
+        let experts = s.model.quantization.expert_format().dtype;
+        extra_us(s, &l, experts, 3.0)
+    }
+
+    /// The per-kernel figure by hand: the shipped-config fixed parts printed by
+    /// `moe_kernels_hopper::shipped_configs_stream_near_the_template_rate_after_a_larger_fixed_part`,
+    /// sorted 28.99, 32.82, 38.64; the median 32.82 µs over 8 kernels = 4.1025 µs.
+    #[test]
+    fn per_kernel_cost_is_the_median_shipped_fixed_part_over_eight() {
+        assert!((FUSED_MOE_KERNEL_US_SM90 - 4.1025).abs() < 1e-9);
+    }
+
+    /// The Qwen3-Next bf16 rows' shape (SGLang, 8× H200, TP 2, c 8; scenarios/validation/
+    /// qwen3-next-80b-h200x8-sglang-tp2-c8.toml): a bf16 call, no quantization kernels, so
+    /// 6 × (4.1025 − 3) = 6.615 µs a MoE layer over the template (± 1e-9). Every one of its 48
+    /// layers is MoE (`decoder_sparse_step` 1).
+    #[test]
+    fn qwen3_next_bf16_call_costs_six_kernels_more() {
+        let s = scenario("h200-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 2, "");
+        assert!((extra_of(&s, 0) - 6.615).abs() < 1e-9, "{}", extra_of(&s, 0));
+    }
+
+    /// DeepSeek-V3 block-FP8 (first MoE layer 3) under vLLM on 8× H200 at TP 8: the call quantizes
+    /// twice before its GEMMs (`llm::act_quant`: 4 quantization kernels, 2 of them the shared
+    /// expert's), so (6 + 2) × 1.1025 = 8.82 µs, the benchmarked call's 32.82 − 8 × 3. A dense
+    /// layer, DeepEP's all-to-all path, a named non-triton backend and a non-Hopper GPU get 0.
+    #[test]
+    fn block_fp8_call_counts_its_two_quantizations_and_only_the_triton_path() {
+        let s = scenario("h200-8x-nvlink", "deepseek-v3", "vllm", 8, "");
+        assert!((extra_of(&s, 3) - 8.82).abs() < 1e-9, "{}", extra_of(&s, 3));
+        assert!(extra_of(&s, 0).abs() < 1e-12);
+        let cutlass = scenario(
+            "h200-8x-nvlink",
+            "deepseek-v3",
+            "vllm",
+            8,
+            "moe_backend = \"cutlass\"\n",
+        );
+        assert!(extra_of(&cutlass, 3).abs() < 1e-12);
+        let triton = scenario(
+            "h200-8x-nvlink",
+            "deepseek-v3",
+            "vllm",
+            8,
+            "moe_backend = \"triton\"\n",
+        );
+        assert!((extra_of(&triton, 3) - 8.82).abs() < 1e-9);
+        let a100 = scenario(
+            "a100-sxm4-80gb-4x-dgx-a100-shm",
+            "qwen3-next-80b-a3b",
+            "vllm",
+            4,
+            "",
+        );
+        assert!(extra_of(&a100, 0).abs() < 1e-12);
+    }
+
+    /// The charge lands in the decode's MoE op: Qwen3-Next bf16 under vLLM on 8× H200 at TP 2 (no
+    /// SGLang dual stream), one decode step of 8 tokens, layer 3's MoE costs 6.615 µs more with the
+    /// engine's triton path than with a named CUTLASS backend, which bf16 experts give no other cost
+    /// (`[compute.moe_backends]` applies to quantized experts only); ± 0.002 µs (integer ns).
+    #[test]
+    fn the_decode_moe_op_carries_the_charge() {
+        let moe_us = |extra: &str| {
+            let s = scenario("h200-8x-nvlink", "qwen3-next-80b-a3b", "vllm", 2, extra);
+            let costs = collective_costs(&s);
+            let mut b = Builder::new(&s, &costs);
+            let d = b.simulate(8, 64, false).expect("decode");
+            durations(&d.graph, "decode: L3 moe")[0].as_us_f64()
+        };
+        let triton = moe_us("");
+        let cutlass = moe_us("moe_backend = \"cutlass\"\n");
+        assert!((triton - cutlass - 6.615).abs() < 0.002, "{triton} {cutlass}");
+    }
+}
