@@ -15,21 +15,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// The stream's seed.
 const SEED: u64 = 0x0067_6172_6261_6766;
 
-/// The ingest fixtures (every one `garbled_input.rs` uses, plus vLLM's throughput log).
-const FIXTURES: [&str; 12] = [
-    "nccl-tests-allreduce-4x-turin.txt",
-    "nccl-tests-partial.txt",
-    "run-engine-seed-bench.jsonl",
-    "sglang-bench-one-batch.jsonl",
-    "sglang-bench-serving.jsonl",
-    "sglang-decode-llama-8b-h100.log",
-    "sglang-partial.log",
-    "sglang-qwq32b-l4-tp4.log",
-    "sglang-seed-kimi-tp8.log",
-    "vllm-codellama-7b-h100.log",
-    "vllm-llama-3.1-8b-h100-fp8.log",
-    "vllm-throughput.log",
-];
+/// The ingest fixtures: every one `garbled_input.rs` uses, plus vLLM's throughput log.
+fn fixtures() -> Vec<&'static str> {
+    let mut all = INGEST_FIXTURES.to_vec();
+    all.push("vllm-throughput.log");
+    all
+}
 
 /// Byte ranges of the numbers in `text` (runs of digits and dots that hold a digit).
 fn numbers(text: &str) -> Vec<(usize, usize)> {
@@ -73,11 +64,7 @@ fn check(file: &str, label: &str) -> Option<String> {
     let o = match catch_unwind(AssertUnwindSafe(|| calibrate(&["ingest", file]))) {
         Ok(o) => o,
         Err(p) => {
-            let m = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_string()))
-                .unwrap_or_default();
+            let m = panic_message(p.as_ref());
             return Some(format!("{label}: panicked: {m}"));
         }
     };
@@ -98,7 +85,7 @@ fn check(file: &str, label: &str) -> Option<String> {
 
 #[test]
 fn the_unmutated_fixtures_pass_the_check() {
-    let bad: Vec<String> = FIXTURES
+    let bad: Vec<String> = fixtures()
         .iter()
         .filter_map(|name| check(&fixture(name), name))
         .collect();
@@ -111,7 +98,7 @@ fn ingest_refuses_or_cleans_non_finite_numbers_and_random_bytes() {
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
     let mut bad = Vec::new();
     let mut n = 0;
-    for (fi, name) in FIXTURES.iter().enumerate() {
+    for (fi, name) in fixtures().iter().enumerate() {
         let text = std::fs::read_to_string(fixture(name)).expect("fixture");
         let nums = numbers(&text);
         assert!(nums.len() > 6, "{name}: {} numbers", nums.len());

@@ -6,32 +6,13 @@
 use crate::common::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-/// The ingest fixtures (logs, nccl-tests tables, bench JSON).
-const FIXTURES: [&str; 11] = [
-    "nccl-tests-allreduce-4x-turin.txt",
-    "nccl-tests-partial.txt",
-    "run-engine-seed-bench.jsonl",
-    "sglang-bench-one-batch.jsonl",
-    "sglang-bench-serving.jsonl",
-    "sglang-decode-llama-8b-h100.log",
-    "sglang-partial.log",
-    "sglang-qwq32b-l4-tp4.log",
-    "sglang-seed-kimi-tp8.log",
-    "vllm-codellama-7b-h100.log",
-    "vllm-llama-3.1-8b-h100-fp8.log",
-];
-
 /// `tpsim-calibrate ARGS` under `catch_unwind`; what went wrong, if anything. `file` must be named
 /// by an exit-2 message.
 fn guarded(args: &[&str], file: &str, label: &str) -> Option<String> {
     let o = match catch_unwind(AssertUnwindSafe(|| calibrate(args))) {
         Ok(o) => o,
         Err(p) => {
-            let m = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_string()))
-                .unwrap_or_default();
+            let m = panic_message(p.as_ref());
             return Some(format!("{label}: {} panicked: {m}", args[0]));
         }
     };
@@ -98,7 +79,7 @@ fn ingest_never_panics_on_garbled_fixtures() {
     let dir = scratch("ingest");
     let mut bad = Vec::new();
     let mut n = 0;
-    for (fi, name) in FIXTURES.iter().enumerate() {
+    for (fi, name) in INGEST_FIXTURES.iter().enumerate() {
         let text = std::fs::read_to_string(fixture(name)).expect("fixture");
         let format = tpsim_calibrate::ingest::detect(&text).expect("the fixture's format is detected");
         for (vi, (what, damaged)) in variants(&text, fi).into_iter().enumerate() {

@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rand::RngExt;
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 use toml::{Table, Value};
@@ -393,6 +394,45 @@ fn read_table(p: &Path) -> Table {
     t
 }
 
+/// Runs a seeded sample of `n` (file, key, mutation) cases — `keys[i]` of `tables[i]` crossed with
+/// `muts` — through [`run_case`], skipping the first `skip` of the sample, and reports the defects.
+/// The sample is the first `n` of a seeded permutation (rand's `partial_shuffle`).
+fn sweep(
+    tables: &[(PathBuf, Table, Vec<String>)],
+    muts: &[Mutation],
+    seed: u64,
+    n: usize,
+    skip: usize,
+    scratch_name: &str,
+) {
+    let mut all: Vec<(usize, usize, usize)> = Vec::new();
+    for (fi, (_, _, keys)) in tables.iter().enumerate() {
+        for ki in 0..keys.len() {
+            for mi in 0..muts.len() {
+                all.push((fi, ki, mi));
+            }
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = n.min(all.len());
+    let (sample, _) = all.partial_shuffle(&mut rng, n);
+    let dir = scratch(scratch_name);
+    let mut defects = Vec::new();
+    for &(fi, ki, mi) in &sample[skip.min(n)..] {
+        let (p, t, keys) = &tables[fi];
+        let mut t = t.clone();
+        let (key, m) = (&keys[ki], muts[mi]);
+        mutate(&mut t, key, m);
+        cap_workload(&mut t, key);
+        let name = p.file_name().expect("file name").to_string_lossy();
+        let text = toml::to_string(&t).expect("serialize");
+        if let Err(e) = run_case(&dir, &name, &text) {
+            found(&mut defects, format!("{} {key} {m:?}: {e}", p.display()));
+        }
+    }
+    report(&defects, n);
+}
+
 /// The seeded sample of (file, leaf key, mutation) cases over every bundled scenario.
 #[test]
 fn every_bundled_scenario_survives_garbage_in_its_keys() {
@@ -407,36 +447,7 @@ fn every_bundled_scenario_survives_garbage_in_its_keys() {
             (p, t, l)
         })
         .collect();
-    let mut all: Vec<(usize, usize, usize)> = Vec::new();
-    for (fi, (_, _, l)) in tables.iter().enumerate() {
-        for li in 0..l.len() {
-            for mi in 0..MUTATIONS.len() {
-                all.push((fi, li, mi));
-            }
-        }
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-    let n = cases_to_run().min(all.len());
-    // A partial Fisher–Yates shuffle: the first n of a seeded permutation.
-    for i in 0..n {
-        let j = rng.random_range(i..all.len());
-        all.swap(i, j);
-    }
-    let dir = scratch("keys");
-    let mut defects = Vec::new();
-    for &(fi, li, mi) in &all[cases_to_skip().min(n)..n] {
-        let (p, t, l) = &tables[fi];
-        let mut t = t.clone();
-        let (key, m) = (&l[li], MUTATIONS[mi]);
-        mutate(&mut t, key, m);
-        cap_workload(&mut t, key);
-        let name = p.file_name().expect("file name").to_string_lossy();
-        let text = toml::to_string(&t).expect("serialize");
-        if let Err(e) = run_case(&dir, &name, &text) {
-            found(&mut defects, format!("{} {key} {m:?}: {e}", p.display()));
-        }
-    }
-    report(&defects, n);
+    sweep(&tables, MUTATIONS, SEED, cases_to_run(), cases_to_skip(), "keys");
 }
 
 /// The keys a scenario inherits from its bundled presets, as the dotted scenario keys that override
@@ -496,36 +507,16 @@ fn preset_keys_overridden_with_garbage_are_refused_or_bounded() {
         .copied()
         .filter(|m| !matches!(m, Mutation::Delete))
         .collect();
-    let mut all: Vec<(usize, usize, usize)> = Vec::new();
-    for (fi, (_, _, k)) in tables.iter().enumerate() {
-        for ki in 0..k.len() {
-            for mi in 0..muts.len() {
-                all.push((fi, ki, mi));
-            }
-        }
-    }
-    assert!(all.len() > 10_000, "{} preset cases", all.len());
-    let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 2);
-    let n = (cases_to_run() / 2).min(all.len());
-    for i in 0..n {
-        let j = rng.random_range(i..all.len());
-        all.swap(i, j);
-    }
-    let dir = scratch("presets");
-    let mut defects = Vec::new();
-    for &(fi, ki, mi) in &all[(cases_to_skip() / 2).min(n)..n] {
-        let (p, t, k) = &tables[fi];
-        let mut t = t.clone();
-        let (key, m) = (&k[ki], muts[mi]);
-        mutate(&mut t, key, m);
-        cap_workload(&mut t, key);
-        let name = p.file_name().expect("file name").to_string_lossy();
-        let text = toml::to_string(&t).expect("serialize");
-        if let Err(e) = run_case(&dir, &name, &text) {
-            found(&mut defects, format!("{} {key} {m:?}: {e}", p.display()));
-        }
-    }
-    report(&defects, n);
+    let cases: usize = tables.iter().map(|(_, _, k)| k.len() * muts.len()).sum();
+    assert!(cases > 10_000, "{cases} preset cases");
+    sweep(
+        &tables,
+        &muts,
+        SEED ^ 2,
+        cases_to_run() / 2,
+        cases_to_skip() / 2,
+        "presets",
+    );
 }
 
 /// Every file with the out-of-range values of [`ABSURD`] on the keys it has sections for.

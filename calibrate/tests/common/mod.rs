@@ -105,3 +105,27 @@ pub fn f(v: &serde_json::Value) -> f64 {
 #[path = "../../../tests/tests/common/shared.rs"]
 mod shared;
 pub use shared::*;
+
+/// The ingest fixtures under tests/fixtures the garbage suites feed to `tpsim-calibrate` (logs,
+/// nccl-tests tables, bench JSON).
+pub const INGEST_FIXTURES: [&str; 11] = [
+    "nccl-tests-allreduce-4x-turin.txt",
+    "nccl-tests-partial.txt",
+    "run-engine-seed-bench.jsonl",
+    "sglang-bench-one-batch.jsonl",
+    "sglang-bench-serving.jsonl",
+    "sglang-decode-llama-8b-h100.log",
+    "sglang-partial.log",
+    "sglang-qwq32b-l4-tp4.log",
+    "sglang-seed-kimi-tp8.log",
+    "vllm-codellama-7b-h100.log",
+    "vllm-llama-3.1-8b-h100-fp8.log",
+];
+
+/// The text of a caught panic's payload (a `String` or a `&str`; empty otherwise).
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_string()))
+        .unwrap_or_default()
+}
