@@ -185,23 +185,13 @@ fn shipped_configs_stream_near_the_template_rate_after_a_larger_fixed_part() {
     assert!(shipped.iter().all(|x| x.0 > 8.0 * TPSIM_KERNEL_US), "{shipped:?}");
 }
 
-/// The value of `key = …` in template `name` (scenarios/hardware/templates/), quotes and comment
-/// stripped; `None` if the template does not set it.
+/// The value of `key` in template `name` (scenarios/hardware/templates/), as text (a number's
+/// TOML form, a string without quotes); `None` if the template does not set it.
 fn template_value(name: &str, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(scenario(&format!("hardware/templates/{name}.toml"))).unwrap();
-    text.lines()
-        .find(|l| l.split('=').next().map(str::trim) == Some(key))
-        .map(|l| {
-            l.split('=')
-                .nth(1)
-                .unwrap()
-                .split('#')
-                .next()
-                .unwrap()
-                .trim()
-                .trim_matches('"')
-                .to_string()
-        })
+    preset_key(&format!("hardware/templates/{name}.toml"), key).map(|v| match v {
+        toml::Value::String(s) => s,
+        other => other.to_string(),
+    })
 }
 
 #[test]
@@ -211,7 +201,7 @@ fn the_constants_are_the_shipped_hopper_templates() {
     // neither GPU template gives the MoE class a memory curve (`points`), only FLOP points.
     assert_eq!(
         template_value("pcie-nccl-host", "mem_efficiency").as_deref(),
-        Some("0.80")
+        Some("0.8")
     );
     for t in ["hopper-sxm", "h100-sxm", "h200-sxm"] {
         assert_eq!(template_value(t, "mem_efficiency"), None, "{t}");

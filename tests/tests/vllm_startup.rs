@@ -16,7 +16,7 @@
 //! Tolerance: the issue's 0.3 % on tokens. Rows that miss it assert their measured miss instead
 //! (± 0.05 percentage points), with the part that is off named — the tolerance is not loosened.
 
-use crate::common::{data_path, read_tsv};
+use crate::common::{data_path, preset_key, read_tsv};
 use std::path::Path;
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -574,25 +574,14 @@ const NON_TORCH_FIT_TP4: usize = 34;
 
 /// A number of `engines/vllm.toml` in GiB (`key = "0.25GiB"`, `key = "32MiB"`) or plain (`key = 12`).
 fn preset_value(key: &str) -> f64 {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/engines/vllm.toml"))
-            .unwrap();
-    let line = text
-        .lines()
-        .find(|l| l.split('=').next().is_some_and(|k| k.trim() == key))
-        .unwrap_or_else(|| panic!("vllm.toml has no {key}"));
-    let v = line
-        .split('=')
-        .nth(1)
-        .unwrap()
-        .split('#')
-        .next()
-        .unwrap()
-        .trim()
-        .trim_matches('"');
-    match v.strip_suffix("MiB") {
-        Some(mib) => mib.parse::<f64>().unwrap() / 1024.0,
-        None => v.trim_end_matches("GiB").parse().unwrap(),
+    match preset_key("engines/vllm.toml", key).unwrap_or_else(|| panic!("vllm.toml has no {key}")) {
+        toml::Value::String(v) => match v.strip_suffix("MiB") {
+            Some(mib) => mib.parse::<f64>().unwrap() / 1024.0,
+            None => v.trim_end_matches("GiB").parse().unwrap(),
+        },
+        toml::Value::Integer(n) => n as f64,
+        toml::Value::Float(x) => x,
+        other => panic!("vllm.toml {key}: {other}"),
     }
 }
 

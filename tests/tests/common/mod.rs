@@ -276,3 +276,19 @@ pub fn median(v: &[f64]) -> f64 {
     use statrs::statistics::{Data, Median};
     Data::new(v.to_vec()).median()
 }
+
+/// The value of `key` in the TOML file `rel` under `scenarios/`, looked up in the top-level table and
+/// then, depth first, in its sub-tables, skipping a key whose value is itself a table (a provenance
+/// entry); `None` if no table sets it. Panics on an unreadable file.
+pub fn preset_key(rel: &str, key: &str) -> Option<toml::Value> {
+    fn find(t: &toml::Table, key: &str) -> Option<toml::Value> {
+        t.get(key).filter(|v| !v.is_table()).cloned().or_else(|| {
+            t.values()
+                .filter_map(toml::Value::as_table)
+                .find_map(|t| find(t, key))
+        })
+    }
+    let text = std::fs::read_to_string(scenario(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    find(&table, key)
+}
