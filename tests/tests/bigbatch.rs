@@ -65,7 +65,9 @@ fn number_after(text: &str, key: &str) -> f64 {
         .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
         .filter(|c| *c != ',')
         .collect();
-    s.trim_end_matches('.').parse().unwrap_or_else(|_| panic!("{key:?}: {s:?}"))
+    s.trim_end_matches('.')
+        .parse()
+        .unwrap_or_else(|_| panic!("{key:?}: {s:?}"))
 }
 
 /// The run's duration in seconds as a burst row prints it ("… out tokens, 227.57 s; …").
@@ -98,7 +100,10 @@ fn gpustack_bursts_are_queue_drains() {
             ttft / dur,
             ttft_p50 / makespan
         );
-        assert!((0.45..=0.56).contains(&(ttft / dur)), "line {line}: measured {ttft} s of {dur} s");
+        assert!(
+            (0.45..=0.56).contains(&(ttft / dur)),
+            "line {line}: measured {ttft} s of {dur} s"
+        );
         assert!(
             (0.42..=0.51).contains(&(ttft_p50 / makespan)),
             "line {line}: tpsim {ttft_p50} s of {makespan} s"
@@ -127,7 +132,10 @@ fn glm_h200_gap_does_not_grow_with_the_batch() {
         let measured = number_after(&notes(line), "median TPOT ");
         let j = run_json(&scenario(&format!("validation/{scen}.toml")));
         let tpsim = f(&j["serving"]["tpot_ms"]["p50"]);
-        println!("line {line}: median TPOT {measured} ms, tpsim {tpsim:.2} ms, {:.3}x", measured / tpsim);
+        println!(
+            "line {line}: median TPOT {measured} ms, tpsim {tpsim:.2} ms, {:.3}x",
+            measured / tpsim
+        );
         ratios.push(measured / tpsim);
     }
     assert!(ratios.iter().all(|r| *r > 1.3), "{ratios:?}");
