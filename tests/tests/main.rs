@@ -17,6 +17,8 @@ mod allreduce_default;
 mod ampere_mem_efficiency;
 mod architecture;
 mod bad_input;
+// bigbatch: what the vLLM high-concurrency known misses share (bursts are queue drains; no per-request gap).
+mod bigbatch;
 // fuzzin: a seeded mutation sweep of every bundled scenario's keys (bad input → exit 2, never a panic).
 mod book;
 mod decode_bench;
