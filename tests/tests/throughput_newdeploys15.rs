@@ -4,7 +4,7 @@
 //! with tensor parallelism over PCIe (as the new `qwen2.5-14b` preset), DeepSeek-R1-Distill-Qwen-32B and
 //! QwQ-32B-Preview on one H100 PCIe (as the new `qwen2.5-32b`), and three 70B Llamas on 2× H100 PCIe
 //! (DeepSeek-R1-Distill-Llama-70B and Meta-Llama-3-70B-Instruct in 16 bits, Llama-3.1-Nemotron-70B-
-//! Instruct-HF-FP8-dynamic in fp8, all as `llama-3.1-70b`), ShareGPT at 8 and 16 requests a second, each
+//! Instruct-HF-FP8-dynamic in fp8, all as `llama-3.1-70b`), ShareGPT at 1, 8 and 16 requests a second, each
 //! written as the source's README launches it (`scenarios/validation/*-vllm-0.8.5-*.toml`, assumptions
 //! listed there) and compared with the **default (uncalibrated) profile** against the same target and
 //! known-miss list as `tests/tests/throughput_rows.rs` ([`TARGET`](crate::throughput_rows::TARGET),
@@ -16,14 +16,16 @@
 //! --tensor-parallel-size N`, N every GPU of the box, "Optional: set `--max-model-len` and
 //! `--gpu-memory-utilization` as needed"; `run_benchmark.sh`: 200 ShareGPT prompts at 32, 16, 8, 4 and 1
 //! requests a second, Poisson, no maximum concurrency) and the result files
-//! `results/vllm_200prompts{8,16}qps_{MODEL}_sharegpt_{N}x{GPU}.json` (benchmark_serving.py's saved
+//! `results/vllm_200prompts{1,8,16}qps_{MODEL}_sharegpt_{N}x{GPU}.json` (benchmark_serving.py's saved
 //! result: totals, duration, output_throughput, TPOT percentiles). The README says nothing of how the
 //! two H100 PCIe cards are joined; the scenarios assume the bundled NVLink-bridged pair (their headers).
 //!
 //! **What is compared** (as newdeploys14): the row is 1000 ÷ the file's median TPOT (the per-stream decode
 //! speed at that load) and tpsim's is 1000 ÷ its median TPOT, ShareGPT's lengths taken as their means.
+//! At 1 request a second a handful of requests run at once: that row is close to the box's light-load
+//! step, the fixed costs without queueing.
 //!
-//! Not taken: the 1, 4 and 32 requests-a-second files; the DeepSeek-R1-Distill-Qwen-14B files on one H100
+//! Not taken: the 4 and 32 requests-a-second files (newdeploys14's models' 1 request-a-second files too); the DeepSeek-R1-Distill-Qwen-14B files on one H100
 //! PCIe (each holds two runs of the same load, and the source does not say which one its README table
 //! used); the 1.5B, AceMath-7B, gemma-2-9b-it and phi-4 files.
 //!
@@ -177,6 +179,62 @@ const ROWS: &[(&str, &str, f64, &str, &str)] = &[
         "llama-3.1-nemotron-70b-instruct-hf-fp8-dynamic-h100pciex2-vllm-0.8.5-tp2-sharegpt-q16.toml",
         "Llama-3.1-70B FP8 (Llama-3.1-Nemotron-70B-Instruct-HF-FP8-dynamic), vLLM 0.8.5, 2× H100 PCIe TP 2, ShareGPT 16 qps (per-stream TPOT)",
     ),
+    (
+        "DeepSeek-R1-Distill-Qwen-14B",
+        "2x RTX 4090 TP 2 ShareGPT 1 qps:",
+        25.29,
+        "deepseek-r1-distill-qwen-14b-rtx4090x2-vllm-0.8.5-tp2-sharegpt-q1.toml",
+        "Qwen2.5-14B (DeepSeek-R1-Distill-Qwen-14B), vLLM 0.8.5, 2× RTX 4090 TP 2, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "DeepSeek-R1-Distill-Qwen-14B",
+        "4x RTX 4090 TP 4 ShareGPT 1 qps:",
+        22.03,
+        "deepseek-r1-distill-qwen-14b-rtx4090x4-vllm-0.8.5-tp4-sharegpt-q1.toml",
+        "Qwen2.5-14B (DeepSeek-R1-Distill-Qwen-14B), vLLM 0.8.5, 4× RTX 4090 TP 4, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "DeepSeek-R1-Distill-Qwen-14B",
+        "8x RTX 4090 TP 8 ShareGPT 1 qps:",
+        18.24,
+        "deepseek-r1-distill-qwen-14b-rtx4090x8-vllm-0.8.5-tp8-sharegpt-q1.toml",
+        "Qwen2.5-14B (DeepSeek-R1-Distill-Qwen-14B), vLLM 0.8.5, 8× RTX 4090 TP 8, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "DeepSeek-R1-Distill-Qwen-32B",
+        "1x H100 PCIe TP 1 ShareGPT 1 qps:",
+        41.32,
+        "deepseek-r1-distill-qwen-32b-h100pcie-vllm-0.8.5-tp1-sharegpt-q1.toml",
+        "Qwen2.5-32B (DeepSeek-R1-Distill-Qwen-32B), vLLM 0.8.5, 1× H100 PCIe, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "QwQ-32B-Preview",
+        "1x H100 PCIe TP 1 ShareGPT 1 qps:",
+        41.55,
+        "qwq-32b-preview-h100pcie-vllm-0.8.5-tp1-sharegpt-q1.toml",
+        "Qwen2.5-32B (QwQ-32B-Preview), vLLM 0.8.5, 1× H100 PCIe, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "DeepSeek-R1-Distill-Llama-70B",
+        "2x H100 PCIe TP 2 ShareGPT 1 qps:",
+        53.28,
+        "deepseek-r1-distill-llama-70b-h100pciex2-vllm-0.8.5-tp2-sharegpt-q1.toml",
+        "Llama-3.1-70B (DeepSeek-R1-Distill-Llama-70B), vLLM 0.8.5, 2× H100 PCIe TP 2, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "Meta-Llama-3-70B-Instruct",
+        "2x H100 PCIe TP 2 ShareGPT 1 qps:",
+        53.10,
+        "meta-llama-3-70b-instruct-h100pciex2-vllm-0.8.5-tp2-sharegpt-q1.toml",
+        "Llama-3.1-70B (Meta-Llama-3-70B-Instruct), vLLM 0.8.5, 2× H100 PCIe TP 2, ShareGPT 1 qps (per-stream TPOT)",
+    ),
+    (
+        "Llama-3.1-Nemotron-70B-Instruct-HF-FP8-dynamic",
+        "2x H100 PCIe TP 2 ShareGPT 1 qps:",
+        31.95,
+        "llama-3.1-nemotron-70b-instruct-hf-fp8-dynamic-h100pciex2-vllm-0.8.5-tp2-sharegpt-q1.toml",
+        "Llama-3.1-70B FP8 (Llama-3.1-Nemotron-70B-Instruct-HF-FP8-dynamic), vLLM 0.8.5, 2× H100 PCIe TP 2, ShareGPT 1 qps (per-stream TPOT)",
+    ),
 ];
 
 /// Compares row `i` of [`ROWS`]: the measured value (checked against 1000 ÷ the file's median TPOT,
@@ -214,6 +272,16 @@ pub(crate) fn validation_llama_70b_h100_pcie_x2_vllm_0_8_5() {
     // (DeepSeek-R1-Distill-Llama-70B), 80.74, 106.24 (Meta-Llama-3-70B-Instruct), 43.59, 47.29
     // (Llama-3.1-Nemotron-70B-Instruct-HF-FP8-dynamic).
     for i in 10..16 {
+        compare(i);
+    }
+}
+
+#[test]
+pub(crate) fn validation_iog_light_load_vllm_0_8_5() {
+    // "median_tpot_ms" at 1 request a second: 25.29, 22.03, 18.24 (R1-Distill-Qwen-14B, TP 2, 4, 8 on RTX
+    // 4090), 41.32, 41.55 (R1-Distill-Qwen-32B, QwQ-32B-Preview, one H100 PCIe), 53.28, 53.10, 31.95
+    // (R1-Distill-Llama-70B, Llama-3-70B, Nemotron-70B FP8-dynamic, 2× H100 PCIe).
+    for i in 16..24 {
         compare(i);
     }
 }
@@ -261,11 +329,12 @@ fn scenario_workload_is_the_files_means() {
 
 #[test]
 fn every_newdeploys15_row_is_compared() {
-    // Sixteen rows: DeepSeek-R1-Distill-Qwen-14B × 2, 4, 8 RTX 4090, two 32B models × one H100 PCIe and
-    // three 70B models × 2 H100 PCIe, each at 8 and 16 requests a second. The tests above compare each once.
-    assert_eq!(ROWS.len(), 16);
+    // Twenty-four rows: DeepSeek-R1-Distill-Qwen-14B × 2, 4, 8 RTX 4090, two 32B models × one H100 PCIe
+    // and three 70B models × 2 H100 PCIe, each at 1, 8 and 16 requests a second. The tests above compare
+    // each once.
+    assert_eq!(ROWS.len(), 24);
     assert_eq!(
         throughput_rows_per_source(NEWDEPLOYS15_SOURCES),
-        [6, 2, 2, 2, 2, 2]
+        [9, 3, 3, 3, 3, 3]
     );
 }

@@ -330,6 +330,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys15::validation_llama_70b_h100_pcie_x2_vllm_0_8_5",
         crate::throughput_newdeploys15::validation_llama_70b_h100_pcie_x2_vllm_0_8_5,
     ),
+    (
+        "throughput_newdeploys15::validation_iog_light_load_vllm_0_8_5",
+        crate::throughput_newdeploys15::validation_iog_light_load_vllm_0_8_5,
+    ),
 ];
 
 /// The figures the README and the book state.
