@@ -25,9 +25,10 @@
 //! At 1 request a second a handful of requests run at once: that row is close to the box's light-load
 //! step, the fixed costs without queueing.
 //!
-//! Not taken: the 4 and 32 requests-a-second files (newdeploys14's models' 1 request-a-second files too); the DeepSeek-R1-Distill-Qwen-14B files on one H100
-//! PCIe (each holds two runs of the same load, and the source does not say which one its README table
-//! used); the 1.5B, AceMath-7B, gemma-2-9b-it and phi-4 files.
+//! Not taken: the 4 and 32 requests-a-second files, and newdeploys14's models at 1 request a second; the
+//! DeepSeek-R1-Distill-Qwen-14B files on one H100 PCIe (each holds two runs of the same load, and the
+//! source does not say which one its README table used); the 1.5B, AceMath-7B, gemma-2-9b-it and phi-4
+//! files.
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. Each miss's reason (KNOWN_MISSES) gives
 //! the measured and predicted TPOT. [`every_newdeploys15_row_is_compared`] fails if a row of this source
