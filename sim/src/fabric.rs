@@ -396,6 +396,12 @@ impl Fabric {
         if self.xgmi_pairs.contains_key(&(owner, reader)) {
             return false;
         }
+        // newdeploys15: on an NVLink pair (a bridge between two direct-attached PCIe cards, or an
+        // NVSwitch port) a peer load takes the link, as [`Fabric::path`] routes it, never host memory:
+        // tests/data/allreduce.tsv's bridged H100 PCIe pair runs NCCL as "P2P/direct pointer".
+        if self.nvlink.contains_key(&reader) && self.nvlink.contains_key(&owner) {
+            return false;
+        }
         self.topology
             .staged_peer_loads(reader, owner, self.params.force_p2p)
     }

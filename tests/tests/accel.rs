@@ -134,6 +134,22 @@ fn xgmi_point_to_point_send_takes_one_link() {
 }
 
 #[test]
+fn nvlink_bridge_peer_loads_are_not_staged() {
+    // newdeploys15: the H100 PCIe pair sits on two root ports of one socket (direct-attached, path class
+    // PHB), which stages peer loads through host memory on a PCIe-only box; its NVLink bridge carries them
+    // instead (allreduce.tsv: "pair connected by NVLink bridge (P2P/direct pointer)").
+    let hw = hardware_from_preset("h100-pcie-2x-nvlink-bridge").unwrap();
+    let fab = tpsim::fabric::Fabric::new(&hw);
+    assert!(!fab.is_staged(0, 1));
+    assert!(!fab.is_staged(1, 0));
+    // The same topology without the bridge stages them (pcie-collectives.md, "Driver P2P mode on
+    // direct-attach paths"), so the test above is the bridge's doing.
+    let mut pcie = hw.clone();
+    pcie.gpu.nvlink = false;
+    assert!(tpsim::fabric::Fabric::new(&pcie).is_staged(0, 1));
+}
+
+#[test]
 fn transfers_between_boxes_with_and_without_gpudirect_rdma() {
     let hw = hardware_from_preset("h200-16x-2node-ib").unwrap();
     assert_eq!(hw.accel.nodes(), 2);

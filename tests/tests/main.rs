@@ -156,6 +156,7 @@ mod throughput_newdeploys11;
 mod throughput_newdeploys12;
 mod throughput_newdeploys13;
 mod throughput_newdeploys14;
+mod throughput_newdeploys15;
 mod throughput_newdeploys3;
 mod throughput_newdeploys4;
 mod throughput_newdeploys5;

@@ -318,6 +318,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys14::validation_llama_8b_qwen_7b_h100_pcie_vllm_0_8_5",
         crate::throughput_newdeploys14::validation_llama_8b_qwen_7b_h100_pcie_vllm_0_8_5,
     ),
+    (
+        "throughput_newdeploys15::validation_r1_distill_qwen_14b_rtx4090_vllm_0_8_5",
+        crate::throughput_newdeploys15::validation_r1_distill_qwen_14b_rtx4090_vllm_0_8_5,
+    ),
+    (
+        "throughput_newdeploys15::validation_qwen2_5_32b_h100_pcie_vllm_0_8_5",
+        crate::throughput_newdeploys15::validation_qwen2_5_32b_h100_pcie_vllm_0_8_5,
+    ),
+    (
+        "throughput_newdeploys15::validation_llama_70b_h100_pcie_x2_vllm_0_8_5",
+        crate::throughput_newdeploys15::validation_llama_70b_h100_pcie_x2_vllm_0_8_5,
+    ),
+    (
+        "throughput_newdeploys15::validation_iog_light_load_vllm_0_8_5",
+        crate::throughput_newdeploys15::validation_iog_light_load_vllm_0_8_5,
+    ),
 ];
 
 /// The figures the README and the book state.
