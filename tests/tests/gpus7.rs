@@ -169,7 +169,8 @@ fn templates_resolve_with_their_sourced_figures() {
             assert!((f / bf16 - 2.0).abs() < 0.003, "{preset}: {}", f / bf16);
         }
         // Uncalibrated: the borrowed template efficiencies, no FLOP curve of their own.
-        assert_eq!(hw.params.flops_efficiency, 0.5, "{preset}");
+        assert!((hw.params.flops_efficiency - 0.5).abs() < 1e-12, "{preset}");
+        assert!(hw.curves.classes.is_empty(), "{preset}: {:?}", hw.curves);
         let o = tpsim(&["validate", "--hardware", preset]);
         assert_eq!(o.code, 0, "{preset}: {}", o.stderr);
     }
