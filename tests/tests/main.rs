@@ -210,6 +210,8 @@ mod vllm_v0_blocks;
 mod vllm_install;
 // vllmsampler (issue #17 point 5): VLLM_USE_FLASHINFER_SAMPLER by vLLM release.
 mod vllm_flashinfer_sampler;
+// gpus7 (issue #17 point 4): GPU templates and box presets for common PCIe GPUs.
+mod gpus7;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
