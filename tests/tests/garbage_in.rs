@@ -306,10 +306,11 @@ fn check_report(j: &serde_json::Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `tpsim run FILE --json` on `text` written as `dir/name`; Err describes a defect. The wall
-/// clock only tells a hang (the simulation itself reads none).
+/// Runs `tpsim run FILE --json` on `text` written as `dir/name`; Err describes a defect, Ok the
+/// first line of stderr on a refusal (exit 2; else empty). The wall clock only tells a hang (the
+/// simulation itself reads none). Shared with `garbage_config.rs`.
 #[allow(clippy::disallowed_methods)]
-fn run_case(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+pub(crate) fn run_case(dir: &Path, name: &str, text: &str) -> Result<String, String> {
     let file = dir.join(name);
     std::fs::write(&file, text).expect("write mutated scenario");
     let f = file.display().to_string();
@@ -336,7 +337,7 @@ fn run_case(dir: &Path, name: &str, text: &str) -> Result<(), String> {
             if !first.contains("key `") && !first.contains("cannot read") {
                 return Err(format!("exit 2 names no key: {first}"));
             }
-            Ok(())
+            Ok(first.to_string())
         }
         0 | 3 => {
             let j: serde_json::Value =
@@ -346,8 +347,8 @@ fn run_case(dir: &Path, name: &str, text: &str) -> Result<(), String> {
             let e = catch_unwind(AssertUnwindSafe(|| tpsim(&["engine-args", &f])))
                 .map_err(|_| "engine-args panicked".to_string())?;
             match e.code {
-                0 => Ok(()),
-                2 if e.stderr.starts_with("error: ") => Ok(()),
+                0 => Ok(String::new()),
+                2 if e.stderr.starts_with("error: ") => Ok(String::new()),
                 c => Err(format!("engine-args: exit {c}: {}", e.stderr)),
             }
         }
@@ -372,13 +373,13 @@ fn cases_to_skip() -> usize {
 }
 
 /// Notes one defect on stderr as it is found (seen live with `--nocapture`) and keeps it.
-fn found(defects: &mut Vec<String>, d: String) {
+pub(crate) fn found(defects: &mut Vec<String>, d: String) {
     eprintln!("garbage_in defect: {d}");
     defects.push(d);
 }
 
 /// Fails naming every defect found (scenario, key, mutation, what happened).
-fn report(defects: &[String], ran: usize) {
+pub(crate) fn report(defects: &[String], ran: usize) {
     assert!(
         defects.is_empty(),
         "{} of {ran} garbage-input cases failed:\n{}",

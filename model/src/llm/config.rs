@@ -424,8 +424,19 @@ impl ModelConfig {
     pub fn from_json(text: &str) -> Result<ModelConfig, ModelError> {
         // nemotronh (issue #17): Python's `Infinity`/`NaN` (Nemotron-H's `time_step_limit`) read as null.
         let text: &str = &super::nemotron_h::non_finite_to_null(text);
-        let mut cfg: ModelConfig = serde_json::from_str(text).map_err(|e| ModelError::Json {
-            message: e.to_string(),
+        // cfgfuzz: the error names the key path (`text_config.num_attention_heads`) as well as the
+        // line and column, so a wrong type in a long config.json is found by name.
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let mut cfg: ModelConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let inner = e.into_inner();
+            ModelError::Json {
+                message: if key == "." {
+                    inner.to_string()
+                } else {
+                    format!("key `{key}`: {inner}")
+                },
+            }
         })?;
         // fam (issue #16): whether `text_config` names `sliding_window` (LLaVA-NeXT defaults).
         if let Some(t) = cfg.text_config.as_mut() {
@@ -645,6 +656,19 @@ fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelE
     }
 }
 
+/// `max_position_embeddings` when given: at least one token (cfgfuzz: a 0 here was reported as the
+/// scenario's `engine.context_length`, a key the user never wrote).
+fn context_len(v: Option<u64>) -> Result<Option<u64>, ModelError> {
+    if v == Some(0) {
+        return Err(ModelError::InvalidField {
+            field: "max_position_embeddings".into(),
+            value: "0".into(),
+            expected: "a context length of at least 1 token".into(),
+        });
+    }
+    Ok(v)
+}
+
 /// Lower a parsed config. `quant` is attached to the spec and checked against the model.
 pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
     let arch_name = cfg.first_arch().ok_or(ModelError::NoArchitecture)?;
@@ -746,9 +770,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             .or(text.mtp_num_hidden_layers)
             .unwrap_or(u64::from(arch == Architecture::Qwen3Next))
             .min(u64::from(u32::MAX)) as u32,
-        context_len: text
-            .max_position_embeddings
-            .or(cfg.max_position_embeddings)
+        context_len: context_len(text.max_position_embeddings.or(cfg.max_position_embeddings))?
             .or((arch == Architecture::Gemma3).then_some(super::local_attention::GEMMA3_DEFAULT_CONTEXT)),
         // Gemma ties its embeddings by default (HF `GemmaConfig`/`Gemma2Config`/`Gemma3TextConfig`
         // `tie_word_embeddings=True`; SGLang's Gemma models have no separate LM head).

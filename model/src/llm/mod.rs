@@ -105,7 +105,7 @@ pub use hybrid::{GatedDeltaNet, Mixer};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
-pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, vllm_attention_block_size};
+pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, non_finite_to_null, vllm_attention_block_size};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };

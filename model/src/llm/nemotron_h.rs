@@ -415,8 +415,10 @@ pub(crate) fn check_tp(m: &Mamba2, tp: u32) -> Option<String> {
 /// `text` with the non-finite numbers Python's `json` writes (`Infinity`, `-Infinity`, `NaN`)
 /// replaced by `null` outside strings: Nemotron-H's published config.json has
 /// `"time_step_limit": [0.0, Infinity]`, which strict JSON parsers refuse. tpsim reads none of
-/// those keys.
-pub(crate) fn non_finite_to_null(text: &str) -> std::borrow::Cow<'_, str> {
+/// those keys; a key it reads that holds one is then absent (a missing-field error or the
+/// default). Both readings of a config.json use it (the model's and a `from = "config"`
+/// quant.toml's), so they agree on such a file.
+pub fn non_finite_to_null(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("Infinity") && !text.contains("NaN") {
         return std::borrow::Cow::Borrowed(text);
     }
