@@ -300,9 +300,14 @@ fn shape(v: &mut Value, s: Shape) -> bool {
             set(t, "num_key_value_heads", 2 * h);
         }
         Shape::TopKAboveExperts => {
-            let experts = ["num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"]
-                .into_iter()
-                .find_map(|k| int(t, k));
+            let experts = [
+                "num_local_experts",
+                "num_experts",
+                "n_routed_experts",
+                "moe_num_experts",
+            ]
+            .into_iter()
+            .find_map(|k| int(t, k));
             let Some(e) = experts else { return false };
             set(t, "num_experts_per_tok", e + 1);
         }
@@ -345,7 +350,10 @@ fn models() -> Vec<PathBuf> {
 fn scenario_text(dir: &Path, host: (&str, &str, u32, &str), bare: bool) -> String {
     let (hw, engine, tp, extra) = host;
     let model = if bare {
-        format!("config = {}", Value::from(dir.join("config.json").display().to_string()))
+        format!(
+            "config = {}",
+            Value::from(dir.join("config.json").display().to_string())
+        )
     } else {
         format!("preset = {}", Value::from(dir.display().to_string()))
     };
@@ -377,7 +385,9 @@ fn host_of(dir: &Path, model: &Path) -> Option<(&'static str, &'static str, u32,
     HOSTS.iter().copied().find(|h| {
         let f = dir.join("host.toml");
         std::fs::write(&f, scenario_text(&m, *h, false)).expect("write");
-        let o = catch_unwind(AssertUnwindSafe(|| tpsim(&["run", &f.display().to_string(), "--json"])));
+        let o = catch_unwind(AssertUnwindSafe(|| {
+            tpsim(&["run", &f.display().to_string(), "--json"])
+        }));
         o.is_ok_and(|o| o.code == 0)
     })
 }
@@ -396,6 +406,9 @@ fn case(
     let first = run_case(dir, "s.toml", &scenario_text(&m, host, bare))?;
     if first.contains("could not be parsed") && !(first.contains("key `") && first.contains(key)) {
         return Err(format!("a type error not naming the key `{key}`: {first}"));
+    }
+    if first.contains("`?`") || first.contains("key `.`") {
+        return Err(format!("a placeholder for a key: {first}"));
     }
     Ok(())
 }
@@ -462,7 +475,10 @@ fn every_bundled_model_config_survives_garbage_in_its_keys() {
         if let Err(e) = case(&dir, model, *host, bare, &render(&v), key) {
             let name = model.file_name().expect("name").to_string_lossy();
             let how = if bare { " (model.config)" } else { "" };
-            found(&mut defects, format!("{name}{how} {} {:?}: {e}", show(path), MUTATIONS[*k]));
+            found(
+                &mut defects,
+                format!("{name}{how} {} {:?}: {e}", show(path), MUTATIONS[*k]),
+            );
         }
     }
     report(&defects, n);
@@ -527,6 +543,21 @@ fn the_config_defects_found_stay_fixed() {
         ),
     ];
     let mut bad = Vec::new();
+    // A config.json cut short: was "key `?`: EOF while parsing a value" (the parser's placeholder
+    // for a key not read yet); now the line and column alone.
+    let model = PathBuf::from(scenario("models/qwen3-8b"));
+    let m = write_model(&dir, &model, "{\"architectures\": [\"Qwen3ForCausalLM\"],\n");
+    let f = dir.join("s.toml");
+    std::fs::write(&f, scenario_text(&m, HOSTS[0], true)).expect("write");
+    let o = tpsim(&["run", &f.display().to_string(), "--json"]);
+    let want =
+        "key `model.config`: config.json could not be parsed: EOF while parsing a value at line 2 column 0";
+    if o.code != 2 || !o.stderr.contains(want) {
+        bad.push(format!(
+            "truncated config.json: exit {} (want 2 and `{want}`): {}",
+            o.code, o.stderr
+        ));
+    }
     for (name, path, val, want) in cases {
         let model = PathBuf::from(scenario(&format!("models/{name}")));
         let text = std::fs::read_to_string(model.join("config.json")).expect("config");
@@ -541,7 +572,10 @@ fn the_config_defects_found_stay_fixed() {
         let o = tpsim(&["run", &f.display().to_string(), "--json"]);
         let first = o.stderr.lines().next().unwrap_or("");
         if o.code != 2 || !first.contains(want) {
-            bad.push(format!("{name} {path:?} = {val}: exit {} (want 2 and `{want}`): {first}", o.code));
+            bad.push(format!(
+                "{name} {path:?} = {val}: exit {} (want 2 and `{want}`): {first}",
+                o.code
+            ));
         }
     }
     // Python's bare `Infinity` in a checkpoint read with `from = "config"`: the quantization
@@ -552,12 +586,84 @@ fn the_config_defects_found_stay_fixed() {
     let mut v: Value = serde_json::from_str(&text).expect("json");
     v["time_step_limit"] = serde_json::json!([0.0, INF_MARK]);
     let m = write_model(&dir, &model, &render(&v));
-    assert!(std::fs::read_to_string(m.join("config.json")).expect("read").contains("Infinity"));
+    assert!(
+        std::fs::read_to_string(m.join("config.json"))
+            .expect("read")
+            .contains("Infinity")
+    );
     let f = dir.join("s.toml");
     std::fs::write(&f, scenario_text(&m, HOSTS[0], false)).expect("write");
     let o = tpsim(&["run", &f.display().to_string(), "--json"]);
     if o.code != 0 {
-        bad.push(format!("qwen3-32b-fp8 with Infinity: exit {}: {}", o.code, o.stderr));
+        bad.push(format!(
+            "qwen3-32b-fp8 with Infinity: exit {}: {}",
+            o.code, o.stderr
+        ));
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Whole-file garbage: every model's config.json cut at a point drawn from the stream, and one
+/// model's replaced by an empty file, a list, `null`, a string, a byte-order mark before the
+/// object and bytes that are not UTF-8; each read both ways (folder and `[model] config`). All must
+/// be refused (exit 2) naming the file's key; none may panic.
+#[test]
+fn whole_file_garbage_is_refused() {
+    let dir = scratch("files");
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 2);
+    let mut defects = Vec::new();
+    let mut ran = 0;
+    let mut check = |model: &Path, text: &[u8], what: &str, defects: &mut Vec<String>| {
+        for bare in [false, true] {
+            let m = write_model(&dir, model, "");
+            std::fs::write(m.join("config.json"), text).expect("write");
+            let f = dir.join("s.toml");
+            std::fs::write(&f, scenario_text(&m, HOSTS[0], bare)).expect("write");
+            let f = f.display().to_string();
+            let o = catch_unwind(AssertUnwindSafe(|| tpsim(&["run", &f, "--json"])));
+            let key = if bare {
+                "key `model.config`"
+            } else {
+                "key `model.preset`"
+            };
+            let name = model.file_name().expect("name").to_string_lossy();
+            match o {
+                Err(_) => found(defects, format!("{name} {what} (bare {bare}): panicked")),
+                Ok(o)
+                    if o.code != 2
+                        || !o.stderr.starts_with(&format!("error: {f}"))
+                        || !o.stderr.contains(key) =>
+                {
+                    found(
+                        defects,
+                        format!("{name} {what} (bare {bare}): exit {}: {}", o.code, o.stderr),
+                    )
+                }
+                Ok(_) => {}
+            }
+            ran += 1;
+        }
+    };
+    for model in models() {
+        let text = std::fs::read(model.join("config.json")).expect("config");
+        // Before the closing brace: any such prefix is not a complete object.
+        let end = text.iter().rposition(|b| *b == b'}').expect("a closing brace");
+        let cut = rng.random_range(1..end);
+        check(&model, &text[..cut], &format!("cut at byte {cut}"), &mut defects);
+    }
+    let model = PathBuf::from(scenario("models/llama-3.1-8b"));
+    let text = std::fs::read(model.join("config.json")).expect("config");
+    let bom: Vec<u8> = [&[0xEF, 0xBB, 0xBF][..], &text].concat();
+    let latin: Vec<u8> = [&text[..10], &[0xFF, 0xFE][..], &text[10..]].concat();
+    for (what, t) in [
+        ("empty", &b""[..]),
+        ("a list", &b"[1, 2]"[..]),
+        ("null", &b"null"[..]),
+        ("a string", &b"\"config\""[..]),
+        ("a byte-order mark", &bom[..]),
+        ("non-UTF-8 bytes", &latin[..]),
+    ] {
+        check(&model, t, what, &mut defects);
+    }
+    report(&defects, ran);
 }

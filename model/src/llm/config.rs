@@ -428,15 +428,16 @@ impl ModelConfig {
         // line and column, so a wrong type in a long config.json is found by name.
         let de = &mut serde_json::Deserializer::from_str(text);
         let mut cfg: ModelConfig = serde_path_to_error::deserialize(de).map_err(|e| {
-            let key = e.path().to_string();
-            let inner = e.into_inner();
-            ModelError::Json {
-                message: if key == "." {
-                    inner.to_string()
-                } else {
-                    format!("key `{key}`: {inner}")
-                },
-            }
+            // serde_path_to_error writes `?` for a key not read yet (a syntax error at the end of a
+            // map) and `.` for the top level: those name no key, the line and column do.
+            let path = e.path().to_string();
+            let key = path.trim_end_matches('?').trim_end_matches('.');
+            let message = if key.is_empty() {
+                e.into_inner().to_string()
+            } else {
+                format!("key `{key}`: {}", e.into_inner())
+            };
+            ModelError::Json { message }
         })?;
         // fam (issue #16): whether `text_config` names `sliding_window` (LLaVA-NeXT defaults).
         if let Some(t) = cfg.text_config.as_mut() {
