@@ -535,6 +535,14 @@ fn the_config_defects_found_stay_fixed() {
             Value::from("x"),
             "could not be parsed: key `text_config.num_attention_heads`: invalid type: string \"x\"",
         ),
+        // Was a panic (multiply with overflow in vLLM's RoPE cache size, max_position × rotary dim).
+        (
+            "exaone-4.0-32b",
+            &["max_position_embeddings"],
+            Value::from(i64::MAX),
+            "config.json field `max_position_embeddings` = 9223372036854775807 is invalid (expected a context \
+             length of 1 to 4294967296 tokens)",
+        ),
         (
             "command-r7b-12-2024",
             &["sliding_window_pattern"],
@@ -557,6 +565,19 @@ fn the_config_defects_found_stay_fixed() {
             "truncated config.json: exit {} (want 2 and `{want}`): {}",
             o.code, o.stderr
         ));
+    }
+    // A preset folder's quant.toml with a wrong type: was `error: <model DIR/quant.toml>:2:18: …`,
+    // a pseudo-name; now the file's own path.
+    let model = PathBuf::from(scenario("models/llama-3.1-8b"));
+    let config = std::fs::read_to_string(model.join("config.json")).expect("config");
+    let m = write_model(&dir, &model, &config);
+    std::fs::write(m.join("quant.toml"), "dtype = \"bf16\"\nkv_cache_dtype = 0\n").expect("write");
+    let f = dir.join("s.toml");
+    std::fs::write(&f, scenario_text(&m, HOSTS[0], false)).expect("write");
+    let o = tpsim(&["run", &f.display().to_string(), "--json"]);
+    let want = format!("error: {}:2:18: key `kv_cache_dtype`", m.join("quant.toml").display());
+    if o.code != 2 || !o.stderr.starts_with(&want) {
+        bad.push(format!("quant.toml kv_cache_dtype = 0: exit {} (want 2 and `{want}`): {}", o.code, o.stderr));
     }
     for (name, path, val, want) in cases {
         let model = PathBuf::from(scenario(&format!("models/{name}")));
@@ -666,4 +687,82 @@ fn whole_file_garbage_is_refused() {
         check(&model, t, what, &mut defects);
     }
     report(&defects, ran);
+}
+
+/// Keys a quant.toml may hold that a preset's file may lack (`tpsim_model::llm::Quantization`).
+const QUANT_KEYS: &[&str] = &[
+    "dtype",
+    "block_size",
+    "group_size",
+    "scale_dtype",
+    "zero_point",
+    "per_channel",
+    "experts",
+    "kv_cache_dtype",
+];
+
+/// A preset folder's `quant.toml` with garbage: each of its keys and of [`QUANT_KEYS`] given
+/// `garbage_in`'s mutations (a seeded sample, [`DEFAULT_CASES`] / 2; the same variable scales it).
+/// Pass: exit 2 whose first line names the scenario or the quant.toml's own path, and a key; or
+/// `garbage_in`'s checks of a report.
+#[test]
+fn a_preset_folders_quant_toml_with_garbage_is_refused_or_bounded() {
+    use crate::garbage_in::{MUTATIONS as TOML_MUTATIONS, leaves as toml_leaves, mutate as toml_mutate};
+    let dir = scratch("quant");
+    let models = loaded(&dir);
+    let mut all = Vec::new();
+    for (mi, (m, _, _)) in models.iter().enumerate() {
+        let text = std::fs::read_to_string(m.join("quant.toml")).expect("quant.toml");
+        let t: toml::Table = toml::from_str(&text).expect("quant.toml parses");
+        let mut keys = Vec::new();
+        toml_leaves(&t, "", &mut keys);
+        keys.extend(QUANT_KEYS.iter().map(|k| k.to_string()));
+        keys.sort();
+        keys.dedup();
+        for k in keys {
+            for x in 0..TOML_MUTATIONS.len() {
+                all.push((mi, t.clone(), k.clone(), x));
+            }
+        }
+    }
+    let n = cases_to_run().unwrap_or(DEFAULT_CASES).div_ceil(2).min(all.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ 3);
+    let (sample, _) = all.partial_shuffle(&mut rng, n);
+    let mut defects = Vec::new();
+    for (mi, t, key, x) in sample.iter() {
+        let (model, _, host) = &models[*mi];
+        let mut t = t.clone();
+        toml_mutate(&mut t, key, TOML_MUTATIONS[*x]);
+        let config = std::fs::read_to_string(model.join("config.json")).expect("config");
+        let m = write_model(&dir, model, &config);
+        std::fs::write(m.join("quant.toml"), toml::to_string(&t).expect("toml")).expect("write");
+        let text = scenario_text(&m, *host, false);
+        let f = dir.join("s.toml");
+        std::fs::write(&f, &text).expect("write");
+        let fs = f.display().to_string();
+        let q = m.join("quant.toml").display().to_string();
+        let name = model.file_name().expect("name").to_string_lossy();
+        let what = format!("{name} quant.toml {key} {:?}", TOML_MUTATIONS[*x]);
+        match catch_unwind(AssertUnwindSafe(|| tpsim(&["run", &fs, "--json"]))) {
+            Err(_) => found(&mut defects, format!("{what}: panicked")),
+            Ok(o) if o.code == 2 => {
+                let first = o.stderr.lines().next().unwrap_or("");
+                let names_file =
+                    first.starts_with(&format!("error: {fs}")) || first.starts_with(&format!("error: {q}"));
+                let names_key = first.contains("key `") || first.contains("quantization `");
+                if !(names_file && names_key) {
+                    found(
+                        &mut defects,
+                        format!("{what}: exit 2 without the file and a key: {first}"),
+                    );
+                }
+            }
+            Ok(_) => {
+                if let Err(e) = run_case(&dir, "s.toml", &text) {
+                    found(&mut defects, format!("{what}: {e}"));
+                }
+            }
+        }
+    }
+    report(&defects, n);
 }

@@ -54,7 +54,7 @@ const SLOW_CASE: Duration = Duration::from_secs(300);
 
 /// One garbage value for a leaf key.
 #[derive(Debug, Clone, Copy)]
-enum Mutation {
+pub(crate) enum Mutation {
     Int(i64),
     Float(f64),
     /// An int where a float stands and a float where an int stands (else the int 7).
@@ -69,7 +69,7 @@ enum Mutation {
 }
 
 /// Every mutation applied to a leaf.
-const MUTATIONS: &[Mutation] = &[
+pub(crate) const MUTATIONS: &[Mutation] = &[
     Mutation::Int(0),
     Mutation::Int(-1),
     Mutation::Int(1),
@@ -134,7 +134,7 @@ fn bundled() -> Vec<PathBuf> {
 }
 
 /// Dotted paths of the leaves of `t` (arrays are leaves).
-fn leaves(t: &Table, prefix: &str, out: &mut Vec<String>) {
+pub(crate) fn leaves(t: &Table, prefix: &str, out: &mut Vec<String>) {
     for (k, v) in t {
         let path = if prefix.is_empty() {
             k.clone()
@@ -162,7 +162,7 @@ fn slot<'a>(t: &'a mut Table, path: &'a str) -> Option<(&'a mut Table, &'a str)>
     Some((cur, last))
 }
 
-fn mutate(t: &mut Table, path: &str, m: Mutation) {
+pub(crate) fn mutate(t: &mut Table, path: &str, m: Mutation) {
     let Some((tab, key)) = slot(t, path) else {
         return;
     };

@@ -657,17 +657,24 @@ fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelE
     }
 }
 
-/// `max_position_embeddings` when given: at least one token (cfgfuzz: a 0 here was reported as the
-/// scenario's `engine.context_length`, a key the user never wrote).
+/// Largest `max_position_embeddings` accepted: 2^32 tokens, a bound of tpsim's (no engine states
+/// one), 400× the longest bundled context (Llama-4-Scout's 10,485,760,
+/// `scenarios/models/llama-4-scout/config.json`). It keeps vLLM's RoPE cache size (positions × 8
+/// rows × rotary dim ≤ 2^20 × 4 B, `vllm_startup::rope_cache_bytes`) far from u64 overflow
+/// (cfgfuzz: `i64::MAX` there overflowed it).
+const MAX_CONTEXT: u64 = 1 << 32;
+
+/// `max_position_embeddings` when given: 1 to [`MAX_CONTEXT`] tokens (cfgfuzz: a 0 here was
+/// reported as the scenario's `engine.context_length`, a key the user never wrote).
 fn context_len(v: Option<u64>) -> Result<Option<u64>, ModelError> {
-    if v == Some(0) {
-        return Err(ModelError::InvalidField {
+    match v {
+        Some(x) if x == 0 || x > MAX_CONTEXT => Err(ModelError::InvalidField {
             field: "max_position_embeddings".into(),
-            value: "0".into(),
-            expected: "a context length of at least 1 token".into(),
-        });
+            value: x.to_string(),
+            expected: format!("a context length of 1 to {MAX_CONTEXT} tokens"),
+        }),
+        _ => Ok(v),
     }
-    Ok(v)
 }
 
 /// Lower a parsed config. `quant` is attached to the spec and checked against the model.

@@ -103,7 +103,14 @@ impl Resolver<'_> {
         config: &str,
         hf_quant: Option<&str>,
     ) -> Result<Quantization, ScenarioError> {
-        let file = format!("<model {name}/quant.toml>");
+        // A preset folder's quant.toml is a file the user can open: its path (cfgfuzz: it was
+        // `<model DIR/quant.toml>` too); a bundled preset's has none.
+        let file = if presets::is_path(name) {
+            let base = self.path.parent().unwrap_or(Path::new("."));
+            base.join(name).join("quant.toml").display().to_string()
+        } else {
+            format!("<model {name}/quant.toml>")
+        };
         let table: toml::Table = error::parse_toml(text, Path::new(&file))?;
         let Some(from) = table.get("from") else {
             return error::parse_toml(text, Path::new(&file));
