@@ -543,6 +543,22 @@ fn the_config_defects_found_stay_fixed() {
             "config.json field `max_position_embeddings` = 9223372036854775807 is invalid (expected a context \
              length of 1 to 4294967296 tokens)",
         ),
+        // Was a panic (multiply with overflow summing the layer's bytes): a shared width of 2^62
+        // made 2^53 shared experts.
+        (
+            "ling-mini-2.0",
+            &["moe_shared_expert_intermediate_size"],
+            Value::from(1_u64 << 62),
+            "config.json field `moe_shared_expert_intermediate_size × num_shared_experts` = 4611686018427387904 \
+             is invalid (expected a multiple of moe_intermediate_size (512) no larger than 1048576)",
+        ),
+        // Was a panic (multiply with overflow rounding the MLP width up to 256).
+        (
+            "llama-3.1-nemotron-ultra-253b-v1",
+            &["block_configs", "2", "ffn", "ffn_mult"],
+            Value::from(4.6e18),
+            "config.json field `block_configs[2].ffn.ffn_mult` = 4.6e+18 is invalid",
+        ),
         (
             "command-r7b-12-2024",
             &["sliding_window_pattern"],
@@ -575,15 +591,24 @@ fn the_config_defects_found_stay_fixed() {
     let f = dir.join("s.toml");
     std::fs::write(&f, scenario_text(&m, HOSTS[0], false)).expect("write");
     let o = tpsim(&["run", &f.display().to_string(), "--json"]);
-    let want = format!("error: {}:2:18: key `kv_cache_dtype`", m.join("quant.toml").display());
+    let want = format!(
+        "error: {}:2:18: key `kv_cache_dtype`",
+        m.join("quant.toml").display()
+    );
     if o.code != 2 || !o.stderr.starts_with(&want) {
-        bad.push(format!("quant.toml kv_cache_dtype = 0: exit {} (want 2 and `{want}`): {}", o.code, o.stderr));
+        bad.push(format!(
+            "quant.toml kv_cache_dtype = 0: exit {} (want 2 and `{want}`): {}",
+            o.code, o.stderr
+        ));
     }
     for (name, path, val, want) in cases {
         let model = PathBuf::from(scenario(&format!("models/{name}")));
         let text = std::fs::read_to_string(model.join("config.json")).expect("config");
         let mut v: Value = serde_json::from_str(&text).expect("json");
-        let segs: Vec<Seg> = path.iter().map(|k| Seg::Key((*k).to_string())).collect();
+        let segs: Vec<Seg> = path
+            .iter()
+            .map(|k| k.parse().map_or_else(|_| Seg::Key((*k).to_string()), Seg::Idx))
+            .collect();
         if let Some(Value::Object(m)) = parent(&mut v, &segs) {
             m.insert(path[path.len() - 1].to_string(), val.clone());
         }

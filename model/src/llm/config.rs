@@ -617,7 +617,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
 
 /// Largest width, count or vocabulary accepted (2^20 = 1,048,576; the largest real vocabulary is
 /// ≈ 262 k). Keeps every shape product far from u64 overflow.
-const MAX_DIM: u64 = 1 << 20;
+pub(crate) const MAX_DIM: u64 = 1 << 20;
 /// Largest layer count accepted (real models have ≤ 126).
 const MAX_LAYERS: u64 = 10_000;
 
@@ -1538,11 +1538,13 @@ pub(crate) fn moe_shape(
             expected: format!("at most the number of routed experts ({e})"),
         });
     }
-    if !shared.is_multiple_of(inter) {
+    // cfgfuzz: the shared width is a product of two keys on some families (Bailing's count ×
+    // width): bounded as any width ([`MAX_DIM`]), or the layer's byte sums overflowed.
+    if !shared.is_multiple_of(inter) || shared > MAX_DIM {
         return Err(ModelError::InvalidField {
             field: keys[2].into(),
             value: shared.to_string(),
-            expected: format!("a multiple of {} ({inter})", keys[1]),
+            expected: format!("a multiple of {} ({inter}) no larger than {MAX_DIM}", keys[1]),
         });
     }
     Ok(MoeShape {

@@ -343,13 +343,19 @@ fn moe_shape(text: &ModelConfig, an: &str) -> Result<super::MoeShape, ModelError
     let e = need(text.n_routed_experts, "n_routed_experts")?;
     let k = need(text.num_experts_per_tok, "num_experts_per_tok")?;
     let inter = need(text.moe_intermediate_size, "moe_intermediate_size")?;
-    let shared =
-        text.n_shared_experts.unwrap_or(0) * text.moe_shared_expert_intermediate_size.unwrap_or(inter);
-    if !shared.is_multiple_of(inter) {
+    // Saturating and bounded as any width (cfgfuzz: the product of two unbounded keys).
+    let shared = text
+        .n_shared_experts
+        .unwrap_or(0)
+        .saturating_mul(text.moe_shared_expert_intermediate_size.unwrap_or(inter));
+    if !shared.is_multiple_of(inter) || shared > super::config::MAX_DIM {
         return Err(ModelError::InvalidField {
             field: "moe_shared_expert_intermediate_size".into(),
             value: shared.to_string(),
-            expected: format!("a multiple of moe_intermediate_size ({inter}) (tpsim's MoE shape)"),
+            expected: format!(
+                "a multiple of moe_intermediate_size ({inter}) (tpsim's MoE shape) no larger than {}",
+                super::config::MAX_DIM
+            ),
         });
     }
     if k > e {
