@@ -582,6 +582,31 @@ fn the_config_defects_found_stay_fixed() {
             o.code, o.stderr
         ));
     }
+    // Every width at its bound on vLLM: was a panic (add with overflow in the caching allocator's
+    // replay of the load order); now refused for its size.
+    let model = PathBuf::from(scenario("models/qwen3-235b-a22b"));
+    let text = std::fs::read_to_string(model.join("config.json")).expect("config");
+    let mut v: Value = serde_json::from_str(&text).expect("json");
+    for (k, x) in [
+        ("num_experts", 1_u64 << 20),
+        ("hidden_size", 1 << 20),
+        ("moe_intermediate_size", 1 << 20),
+        ("num_hidden_layers", 10_000),
+    ] {
+        v[k] = Value::from(x);
+    }
+    let m = write_model(&dir, &model, &render(&v));
+    let f = dir.join("s.toml");
+    std::fs::write(&f, scenario_text(&m, ("h200-8x-nvlink", "vllm", 8, ""), false)).expect("write");
+    let o = tpsim(&["run", &f.display().to_string(), "--json"]);
+    let want = "config.json describes 18446744073709551615 bytes of weights (unsharded); tpsim models at most \
+                1125899906842624 bytes";
+    if o.code != 2 || !o.stderr.contains(want) {
+        bad.push(format!(
+            "qwen3-235b-a22b at the bounds on vLLM: exit {} (want 2 and `{want}`): {}",
+            o.code, o.stderr
+        ));
+    }
     // A preset folder's quant.toml with a wrong type: was `error: <model DIR/quant.toml>:2:18: …`,
     // a pseudo-name; now the file's own path.
     let model = PathBuf::from(scenario("models/llama-3.1-8b"));
@@ -790,4 +815,67 @@ fn a_preset_folders_quant_toml_with_garbage_is_refused_or_bounded() {
         }
     }
     report(&defects, n);
+}
+
+/// Valid but absurd models on both engines: every width of the text model at its bound (2^20,
+/// 10^4 layers; refused: past `MAX_MODEL_BYTES`), and a large one under it (vocabulary 2^20,
+/// width 2^16, 1,000 layers: a finite report, the engine refusing it for memory). Pass:
+/// `garbage_in`'s checks.
+#[test]
+fn absurd_but_valid_models_are_refused_or_bounded() {
+    let dir = scratch("absurd");
+    let models = [
+        "llama-3.1-8b",
+        "qwen3-235b-a22b",
+        "deepseek-v3",
+        "qwen3-next-80b-a3b",
+        "nemotron-h-47b",
+        "gpt-oss-20b",
+        "gemma-3-27b-it",
+    ];
+    let at_bound: &[(&str, u64)] = &[
+        ("hidden_size", 1 << 20),
+        ("intermediate_size", 1 << 20),
+        ("moe_intermediate_size", 1 << 20),
+        ("num_experts", 1 << 20),
+        ("n_routed_experts", 1 << 20),
+        ("num_local_experts", 1 << 20),
+        ("vocab_size", 1 << 20),
+        ("num_hidden_layers", 10_000),
+    ];
+    let large: &[(&str, u64)] = &[
+        ("vocab_size", 1 << 20),
+        ("hidden_size", 1 << 16),
+        ("num_hidden_layers", 1000),
+    ];
+    let mut defects = Vec::new();
+    let mut ran = 0;
+    for name in models {
+        let model = PathBuf::from(scenario(&format!("models/{name}")));
+        let text = std::fs::read_to_string(model.join("config.json")).expect("config");
+        let base: Value = serde_json::from_str(&tpsim_model::llm::non_finite_to_null(&text)).expect("json");
+        for (what, set) in [("at the bounds", at_bound), ("large", large)] {
+            let mut v = base.clone();
+            if let Some(t) = text_section(&mut v) {
+                for (k, x) in set {
+                    if t.contains_key(*k) || *k == "num_hidden_layers" {
+                        t.insert((*k).to_string(), Value::from(*x));
+                    }
+                }
+                // Layer lists follow the layer count or the case is refused for their length.
+                for k in ["layer_types", "layers_block_type"] {
+                    t.remove(k);
+                }
+            }
+            for engine in ["sglang", "vllm"] {
+                ran += 1;
+                let m = write_model(&dir, &model, &render(&v));
+                let text = scenario_text(&m, ("h200-8x-nvlink", engine, 8, ""), false);
+                if let Err(e) = run_case(&dir, "s.toml", &text) {
+                    found(&mut defects, format!("{name} {what} on {engine}: {e}"));
+                }
+            }
+        }
+    }
+    report(&defects, ran);
 }
