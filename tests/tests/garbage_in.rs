@@ -54,7 +54,7 @@ const SLOW_CASE: Duration = Duration::from_secs(300);
 
 /// One garbage value for a leaf key.
 #[derive(Debug, Clone, Copy)]
-enum Mutation {
+pub(crate) enum Mutation {
     Int(i64),
     Float(f64),
     /// An int where a float stands and a float where an int stands (else the int 7).
@@ -69,7 +69,7 @@ enum Mutation {
 }
 
 /// Every mutation applied to a leaf.
-const MUTATIONS: &[Mutation] = &[
+pub(crate) const MUTATIONS: &[Mutation] = &[
     Mutation::Int(0),
     Mutation::Int(-1),
     Mutation::Int(1),
@@ -134,7 +134,7 @@ fn bundled() -> Vec<PathBuf> {
 }
 
 /// Dotted paths of the leaves of `t` (arrays are leaves).
-fn leaves(t: &Table, prefix: &str, out: &mut Vec<String>) {
+pub(crate) fn leaves(t: &Table, prefix: &str, out: &mut Vec<String>) {
     for (k, v) in t {
         let path = if prefix.is_empty() {
             k.clone()
@@ -162,7 +162,7 @@ fn slot<'a>(t: &'a mut Table, path: &'a str) -> Option<(&'a mut Table, &'a str)>
     Some((cur, last))
 }
 
-fn mutate(t: &mut Table, path: &str, m: Mutation) {
+pub(crate) fn mutate(t: &mut Table, path: &str, m: Mutation) {
     let Some((tab, key)) = slot(t, path) else {
         return;
     };
@@ -306,10 +306,11 @@ fn check_report(j: &serde_json::Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `tpsim run FILE --json` on `text` written as `dir/name`; Err describes a defect. The wall
-/// clock only tells a hang (the simulation itself reads none).
+/// Runs `tpsim run FILE --json` on `text` written as `dir/name`; Err describes a defect, Ok the
+/// first line of stderr on a refusal (exit 2; else empty). The wall clock only tells a hang (the
+/// simulation itself reads none). Shared with `garbage_config.rs`.
 #[allow(clippy::disallowed_methods)]
-fn run_case(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+pub(crate) fn run_case(dir: &Path, name: &str, text: &str) -> Result<String, String> {
     let file = dir.join(name);
     std::fs::write(&file, text).expect("write mutated scenario");
     let f = file.display().to_string();
@@ -336,7 +337,7 @@ fn run_case(dir: &Path, name: &str, text: &str) -> Result<(), String> {
             if !first.contains("key `") && !first.contains("cannot read") {
                 return Err(format!("exit 2 names no key: {first}"));
             }
-            Ok(())
+            Ok(first.to_string())
         }
         0 | 3 => {
             let j: serde_json::Value =
@@ -346,8 +347,8 @@ fn run_case(dir: &Path, name: &str, text: &str) -> Result<(), String> {
             let e = catch_unwind(AssertUnwindSafe(|| tpsim(&["engine-args", &f])))
                 .map_err(|_| "engine-args panicked".to_string())?;
             match e.code {
-                0 => Ok(()),
-                2 if e.stderr.starts_with("error: ") => Ok(()),
+                0 => Ok(String::new()),
+                2 if e.stderr.starts_with("error: ") => Ok(String::new()),
                 c => Err(format!("engine-args: exit {c}: {}", e.stderr)),
             }
         }
@@ -372,13 +373,13 @@ fn cases_to_skip() -> usize {
 }
 
 /// Notes one defect on stderr as it is found (seen live with `--nocapture`) and keeps it.
-fn found(defects: &mut Vec<String>, d: String) {
+pub(crate) fn found(defects: &mut Vec<String>, d: String) {
     eprintln!("garbage_in defect: {d}");
     defects.push(d);
 }
 
 /// Fails naming every defect found (scenario, key, mutation, what happened).
-fn report(defects: &[String], ran: usize) {
+pub(crate) fn report(defects: &[String], ran: usize) {
     assert!(
         defects.is_empty(),
         "{} of {ran} garbage-input cases failed:\n{}",

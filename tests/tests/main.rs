@@ -23,6 +23,7 @@ mod bigbatch;
 mod book;
 mod decode_bench;
 mod fp8_rate;
+mod garbage_config;
 mod garbage_in;
 mod garbage_in_cli;
 mod tp_nodes;

@@ -424,8 +424,20 @@ impl ModelConfig {
     pub fn from_json(text: &str) -> Result<ModelConfig, ModelError> {
         // nemotronh (issue #17): Python's `Infinity`/`NaN` (Nemotron-H's `time_step_limit`) read as null.
         let text: &str = &super::nemotron_h::non_finite_to_null(text);
-        let mut cfg: ModelConfig = serde_json::from_str(text).map_err(|e| ModelError::Json {
-            message: e.to_string(),
+        // cfgfuzz: the error names the key path (`text_config.num_attention_heads`) as well as the
+        // line and column, so a wrong type in a long config.json is found by name.
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let mut cfg: ModelConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            // serde_path_to_error writes `?` for a key not read yet (a syntax error at the end of a
+            // map) and `.` for the top level: those name no key, the line and column do.
+            let path = e.path().to_string();
+            let key = path.trim_end_matches('?').trim_end_matches('.');
+            let message = if key.is_empty() {
+                e.into_inner().to_string()
+            } else {
+                format!("key `{key}`: {}", e.into_inner())
+            };
+            ModelError::Json { message }
         })?;
         // fam (issue #16): whether `text_config` names `sliding_window` (LLaVA-NeXT defaults).
         if let Some(t) = cfg.text_config.as_mut() {
@@ -605,7 +617,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
 
 /// Largest width, count or vocabulary accepted (2^20 = 1,048,576; the largest real vocabulary is
 /// ≈ 262 k). Keeps every shape product far from u64 overflow.
-const MAX_DIM: u64 = 1 << 20;
+pub(crate) const MAX_DIM: u64 = 1 << 20;
 /// Largest layer count accepted (real models have ≤ 126).
 const MAX_LAYERS: u64 = 10_000;
 
@@ -642,6 +654,26 @@ fn opt(v: Option<u64>, field: &str, zero_ok: bool) -> Result<Option<u64>, ModelE
         Some(0) if zero_ok => Ok(Some(0)),
         Some(x) => positive(x, field).map(Some),
         None => Ok(None),
+    }
+}
+
+/// Largest `max_position_embeddings` accepted: 2^32 tokens, a bound of tpsim's (no engine states
+/// one), 400× the longest bundled context (Llama-4-Scout's 10,485,760,
+/// `scenarios/models/llama-4-scout/config.json`). It keeps vLLM's RoPE cache size (positions × 8
+/// rows × rotary dim ≤ 2^20 × 4 B, `vllm_startup::rope_cache_bytes`) far from u64 overflow
+/// (cfgfuzz: `i64::MAX` there overflowed it).
+const MAX_CONTEXT: u64 = 1 << 32;
+
+/// `max_position_embeddings` when given: 1 to [`MAX_CONTEXT`] tokens (cfgfuzz: a 0 here was
+/// reported as the scenario's `engine.context_length`, a key the user never wrote).
+fn context_len(v: Option<u64>) -> Result<Option<u64>, ModelError> {
+    match v {
+        Some(x) if x == 0 || x > MAX_CONTEXT => Err(ModelError::InvalidField {
+            field: "max_position_embeddings".into(),
+            value: x.to_string(),
+            expected: format!("a context length of 1 to {MAX_CONTEXT} tokens"),
+        }),
+        _ => Ok(v),
     }
 }
 
@@ -746,9 +778,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             .or(text.mtp_num_hidden_layers)
             .unwrap_or(u64::from(arch == Architecture::Qwen3Next))
             .min(u64::from(u32::MAX)) as u32,
-        context_len: text
-            .max_position_embeddings
-            .or(cfg.max_position_embeddings)
+        context_len: context_len(text.max_position_embeddings.or(cfg.max_position_embeddings))?
             .or((arch == Architecture::Gemma3).then_some(super::local_attention::GEMMA3_DEFAULT_CONTEXT)),
         // Gemma ties its embeddings by default (HF `GemmaConfig`/`Gemma2Config`/`Gemma3TextConfig`
         // `tie_word_embeddings=True`; SGLang's Gemma models have no separate LM head).
@@ -1508,11 +1538,13 @@ pub(crate) fn moe_shape(
             expected: format!("at most the number of routed experts ({e})"),
         });
     }
-    if !shared.is_multiple_of(inter) {
+    // cfgfuzz: the shared width is a product of two keys on some families (Bailing's count ×
+    // width): bounded as any width ([`MAX_DIM`]), or the layer's byte sums overflowed.
+    if !shared.is_multiple_of(inter) || shared > MAX_DIM {
         return Err(ModelError::InvalidField {
             field: keys[2].into(),
             value: shared.to_string(),
-            expected: format!("a multiple of {} ({inter})", keys[1]),
+            expected: format!("a multiple of {} ({inter}) no larger than {MAX_DIM}", keys[1]),
         });
     }
     Ok(MoeShape {

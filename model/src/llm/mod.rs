@@ -105,12 +105,20 @@ pub use hybrid::{GatedDeltaNet, Mixer};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
-pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, vllm_attention_block_size};
+pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, non_finite_to_null, vllm_attention_block_size};
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
 pub use vlm::VisionFamily;
 pub use weights::WeightBreakdown;
+
+/// The most weight bytes (unsharded) a model may have: 2^50 = 1 PiB, tpsim's own bound (no engine
+/// states one), about 700× the largest bundled checkpoint (GLM-5 in bf16, ≈ 1.4 TiB: 16 ranks × 92,586.5 MiB of
+/// target weights in `tpsim memory` at tp 16). Each width is
+/// bounded alone (2^20, 10^4 layers), but their products are not: cfgfuzz found a 2^20-expert,
+/// 2^20-wide, 10^4-layer model (each key in bounds) overflowing vLLM's load-order replay of the
+/// caching allocator (`torch_alloc`) and the weights-plus-RoPE sum.
+pub const MAX_MODEL_BYTES: u64 = 1 << 50;
 
 /// Everything that can be wrong with a model description or a TP size. Each message says what was
 /// expected.
@@ -121,6 +129,17 @@ pub enum ModelError {
     Json {
         /// The JSON parser's message (with line and column).
         message: String,
+    },
+    /// The shapes are each in bounds but their weights together pass [`MAX_MODEL_BYTES`].
+    #[error(
+        "config.json describes {bytes} bytes of weights (unsharded); tpsim models at most {max} bytes \
+         (1 PiB; check hidden_size, intermediate sizes, the expert count and num_hidden_layers)"
+    )]
+    TooLarge {
+        /// The unsharded checkpoint's bytes (saturating).
+        bytes: u64,
+        /// [`MAX_MODEL_BYTES`].
+        max: u64,
     },
     /// `architectures` is absent or empty.
     #[error(
@@ -686,12 +705,20 @@ impl ModelSpec {
     /// zero required field (named), an `experts` quantization override on a dense model.
     pub fn from_config_json(text: &str, quant: Quantization) -> Result<ModelSpec, ModelError> {
         let cfg = ModelConfig::from_json(text)?;
-        config::lower(&cfg, quant)
+        Self::from_config(&cfg, quant)
     }
 
-    /// Lower an already parsed config.
+    /// Lower an already parsed config; a model past [`MAX_MODEL_BYTES`] of weights is refused.
     pub fn from_config(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec, ModelError> {
-        config::lower(cfg, quant)
+        let spec = config::lower(cfg, quant)?;
+        let bytes = spec.weight_breakdown(1).total();
+        if bytes > MAX_MODEL_BYTES {
+            return Err(ModelError::TooLarge {
+                bytes,
+                max: MAX_MODEL_BYTES,
+            });
+        }
+        Ok(spec)
     }
 
     /// Whether this is an EAGLE-3 draft model.

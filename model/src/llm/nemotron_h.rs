@@ -343,13 +343,19 @@ fn moe_shape(text: &ModelConfig, an: &str) -> Result<super::MoeShape, ModelError
     let e = need(text.n_routed_experts, "n_routed_experts")?;
     let k = need(text.num_experts_per_tok, "num_experts_per_tok")?;
     let inter = need(text.moe_intermediate_size, "moe_intermediate_size")?;
-    let shared =
-        text.n_shared_experts.unwrap_or(0) * text.moe_shared_expert_intermediate_size.unwrap_or(inter);
-    if !shared.is_multiple_of(inter) {
+    // Saturating and bounded as any width (cfgfuzz: the product of two unbounded keys).
+    let shared = text
+        .n_shared_experts
+        .unwrap_or(0)
+        .saturating_mul(text.moe_shared_expert_intermediate_size.unwrap_or(inter));
+    if !shared.is_multiple_of(inter) || shared > super::config::MAX_DIM {
         return Err(ModelError::InvalidField {
             field: "moe_shared_expert_intermediate_size".into(),
             value: shared.to_string(),
-            expected: format!("a multiple of moe_intermediate_size ({inter}) (tpsim's MoE shape)"),
+            expected: format!(
+                "a multiple of moe_intermediate_size ({inter}) (tpsim's MoE shape) no larger than {}",
+                super::config::MAX_DIM
+            ),
         });
     }
     if k > e {
@@ -415,8 +421,10 @@ pub(crate) fn check_tp(m: &Mamba2, tp: u32) -> Option<String> {
 /// `text` with the non-finite numbers Python's `json` writes (`Infinity`, `-Infinity`, `NaN`)
 /// replaced by `null` outside strings: Nemotron-H's published config.json has
 /// `"time_step_limit": [0.0, Infinity]`, which strict JSON parsers refuse. tpsim reads none of
-/// those keys.
-pub(crate) fn non_finite_to_null(text: &str) -> std::borrow::Cow<'_, str> {
+/// those keys; a key it reads that holds one is then absent (a missing-field error or the
+/// default). Both readings of a config.json use it (the model's and a `from = "config"`
+/// quant.toml's), so they agree on such a file.
+pub fn non_finite_to_null(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("Infinity") && !text.contains("NaN") {
         return std::borrow::Cow::Borrowed(text);
     }

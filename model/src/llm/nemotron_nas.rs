@@ -49,7 +49,9 @@ pub(crate) struct Blocks {
 /// `int(2 * ffn_mult * n_embd / 3)` (float arithmetic, truncated), then `_find_multiple(…, 256)`.
 pub(crate) fn ffn_mult_to_intermediate(ffn_mult: f64, hidden: u64) -> u64 {
     let raw = (2.0 * ffn_mult * hidden as f64 / 3.0).trunc() as u64;
-    raw.div_ceil(256) * 256
+    // Saturating: a huge `ffn_mult` casts to u64::MAX (cfgfuzz: the multiply overflowed); the
+    // caller refuses any width past 2^20.
+    raw.div_ceil(256).saturating_mul(256)
 }
 
 fn invalid(field: String, value: String, expected: &str) -> ModelError {

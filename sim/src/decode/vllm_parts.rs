@@ -45,7 +45,14 @@ pub(super) fn weights(s: &Scenario) -> Bytes {
     let rope: u64 = ropes.iter().sum();
     // The checkpoint's share on this rank: the binding pipeline stage's, or at DP attention's
     // split (issue #17; `dp_attention::weights_per_rank`), plus the stage's RoPE cache.
-    Bytes(super::dp_attention::weights_per_rank(s).0 + rope + block_overhead(s, &ropes))
+    // Saturating (cfgfuzz): an absurd but valid model (2^20-wide experts, 10^4 layers) has a
+    // checkpoint near u64::MAX bytes; the start-up check then refuses it.
+    Bytes(
+        super::dp_attention::weights_per_rank(s)
+            .0
+            .saturating_add(rope)
+            .saturating_add(block_overhead(s, &ropes)),
+    )
 }
 
 /// The RoPE cos/sin caches the model builds, bytes each (see [`weights`]).

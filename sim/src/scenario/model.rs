@@ -79,7 +79,7 @@ impl Resolver<'_> {
 /// `quantization_config.quant_method` of config.json, lower-cased, else `modelopt` for a ModelOpt
 /// `hf_quant_config.json`; `None` for an unquantized checkpoint.
 fn checkpoint_method(config: &str, modelopt: bool) -> Option<String> {
-    let cfg: serde_json::Value = serde_json::from_str(config).ok()?;
+    let cfg: serde_json::Value = serde_json::from_str(&tpsim_model::llm::non_finite_to_null(config)).ok()?;
     let declared = cfg
         .get("quantization_config")
         .and_then(|q| q.get("quant_method"))
@@ -103,7 +103,14 @@ impl Resolver<'_> {
         config: &str,
         hf_quant: Option<&str>,
     ) -> Result<Quantization, ScenarioError> {
-        let file = format!("<model {name}/quant.toml>");
+        // A preset folder's quant.toml is a file the user can open: its path (cfgfuzz: it was
+        // `<model DIR/quant.toml>` too); a bundled preset's has none.
+        let file = if presets::is_path(name) {
+            let base = self.path.parent().unwrap_or(Path::new("."));
+            base.join(name).join("quant.toml").display().to_string()
+        } else {
+            format!("<model {name}/quant.toml>")
+        };
         let table: toml::Table = error::parse_toml(text, Path::new(&file))?;
         let Some(from) = table.get("from") else {
             return error::parse_toml(text, Path::new(&file));
@@ -125,7 +132,9 @@ impl Resolver<'_> {
             ));
         }
         let bad_json = |what: &str, e: serde_json::Error| bad("from", format!("{what} is not JSON: {e}"));
-        let cfg: serde_json::Value = serde_json::from_str(config).map_err(|e| bad_json("config.json", e))?;
+        // As the model's own reading (`ModelConfig::from_json`): Python's `Infinity`/`NaN` read as null.
+        let cfg: serde_json::Value = serde_json::from_str(&tpsim_model::llm::non_finite_to_null(config))
+            .map_err(|e| bad_json("config.json", e))?;
         let hf: Option<serde_json::Value> = hf_quant
             .map(serde_json::from_str)
             .transpose()
