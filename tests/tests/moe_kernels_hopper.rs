@@ -426,7 +426,10 @@ fn sglang_default_fused_moe_config_costs_a_measured_share_of_the_h20_qwen3_next_
         let tuned = number_after(&note, "never merged: ");
         let d = step(32.0, default) - step(32.0, tuned);
         assert!((d - want).abs() < 0.0005, "H20 TP {tpv}: {d}");
-        assert!(charged > 0.4 * d && charged < 0.5 * d, "H20 TP {tpv}: {charged} of {d}");
+        assert!(
+            charged > 0.4 * d && charged < 0.5 * d,
+            "H20 TP {tpv}: {charged} of {d}"
+        );
         let text = std::fs::read_to_string(scenario(file)).unwrap();
         assert!(text.contains("\nmoe_tuned_config = false\n"), "{file}");
         let flipped = dir.join(format!("tp{tpv}-tuned.toml"));
@@ -435,7 +438,10 @@ fn sglang_default_fused_moe_config_costs_a_measured_share_of_the_h20_qwen3_next_
             text.replace("\nmoe_tuned_config = false\n", "\nmoe_tuned_config = true\n"),
         )
         .unwrap();
-        let (untuned_run, tuned_run) = (run_json(&scenario(file)), run_json(&flipped.display().to_string()));
+        let (untuned_run, tuned_run) = (
+            run_json(&scenario(file)),
+            run_json(&flipped.display().to_string()),
+        );
         let itl = |j: &serde_json::Value| f(&j["serving"]["itl_ms"]["p50"]);
         assert!(
             (itl(&untuned_run) - itl(&tuned_run) - charged).abs() < 0.01,
