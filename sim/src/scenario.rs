@@ -344,6 +344,9 @@ pub struct Engine {
     /// tpsim has read it: `scenario::moe_backend::engine_default`), which picks
     /// `[compute.moe_backends]`; `None`: the template's cost.
     pub moe_backend: Option<String>,
+    /// h20moe: `engine.moe_tuned_config` (default true): false when SGLang's triton fused MoE runs
+    /// its untuned default config (no config file for the shape and GPU; `passes::moe_call`).
+    pub moe_tuned_config: bool,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,
@@ -646,6 +649,23 @@ impl Resolver<'_> {
             engine.moe_backend.as_deref(),
             &hardware.gpu.compute_capability,
         );
+        // h20moe: the untuned fused-MoE charge is one measurement (`decode::passes::moe_call`).
+        if !engine.moe_tuned_config && model.moe.is_some() {
+            let sm90 = tpsim_model::hw::sm_version(&hardware.gpu.compute_capability) == 90;
+            let w = if sm90
+                && matches!(
+                    model.quantization.expert_format().dtype,
+                    tpsim_model::llm::WeightDtype::Bf16 | tpsim_model::llm::WeightDtype::Fp16
+                ) {
+                "engine.moe_tuned_config = false: SGLang's untuned fused-MoE tile is charged a fixed time per MoE \
+                 layer measured at batch 8 on H200 (sglang PR 10404, Qwen3-Next bf16); at other batches and \
+                 GPUs an extrapolation"
+            } else {
+                "engine.moe_tuned_config = false: not charged: the untuned fused-MoE cost is measured for bf16 / \
+                 fp16 routed experts on SM 9.0 only (sglang PR 10404)"
+            };
+            warnings.push(w.to_string());
+        }
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {

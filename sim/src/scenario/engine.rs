@@ -406,6 +406,16 @@ impl Resolver<'_> {
             }),
             Some(b) => Some(super::moe_backend::check(b).map_err(|m| self.invalid("engine.moe_backend", m))?),
         };
+        // h20moe: the untuned fused-MoE cost is SGLang's default tile, measured under SGLang only
+        // (sglang PR 10404; `passes::moe_call::UNTUNED_BF16_CALL_US`).
+        let moe_tuned_config = e.moe_tuned_config.unwrap_or(true);
+        if !moe_tuned_config && kind != EngineKind::Sglang {
+            return Err(self.invalid(
+                "engine.moe_tuned_config",
+                "`false` is an SGLang setting (its triton fused MoE's untuned default config, measured \
+                 in sglang PR 10404); vLLM's default configs are not costed: remove the key",
+            ));
+        }
         let backend_given = e.attention_backend.is_some();
         // Issue #16 (h4): the attention backend, checked against the engine's names.
         let attention_backend = super::attention_backend::resolve(
@@ -577,6 +587,7 @@ impl Resolver<'_> {
             attention_backend_vllm_default: false,
             page_size_given: e.page_size.is_some(),
             moe_backend,
+            moe_tuned_config,
             max_num_batched_tokens,
             max_num_seqs,
             enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),

@@ -455,6 +455,10 @@ pub struct EngineSection {
     /// backend; sm120decode): picks `[compute.moe_backends.<name>]` of the hardware. Default: none
     /// (the template's cost; tpsim does not infer the engine's choice).
     pub moe_backend: Option<String>,
+    /// h20moe: whether SGLang's triton fused MoE finds a tuned config file for the deployment's
+    /// shape and GPU (`E=…,N=…,device_name=…json` under `fused_moe_triton/configs/triton_X_Y_Z/`).
+    /// Default true; false: it runs `get_default_config`'s tile, costed by `passes::moe_call`.
+    pub moe_tuned_config: Option<bool>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's `--enable-dp-attention` (default false; SGLang turns it off when `dp_size` is 1).
     pub enable_dp_attention: Option<bool>,

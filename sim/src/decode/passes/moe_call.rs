@@ -20,6 +20,20 @@
 //! quantizations (bf16, fp16: an assumption, no bf16 series was found). INT4 / INT8 / NVFP4 /
 //! MXFP4 experts run other kernels (Marlin, CUTLASS, triton_kernels) that no benchmark here times.
 //! Other GPUs keep the template's per-kernel cost: no fused-MoE call benchmark of them was read.
+//!
+//! h20moe: the untuned call. SGLang's `try_get_optimal_moe_config` reads
+//! `configs/triton_X_Y_Z/E=…,N=…,device_name=…json` for the shape and GPU, and without one runs
+//! `get_default_config`: for 16/32-bit experts at M ≤ E a 16 × 32 × 64 tile, GROUP_SIZE_M 1, no
+//! `num_warps`/`num_stages` (0.5.2 `fused_moe_triton_config.py`). The one Hopper measurement of
+//! that default against a tuned file on the same model and release is sglang PR 10404 (merged;
+//! Qwen3-Next-80B-A3B bf16 on H200, SGLang 0.5.2, c 8, 1000 / 2000 tokens; the PR adds config files
+//! only): output rate 850.96 → 937.94, 1031.49 → 1137.94, 1109.89 → 1239.43 tok/s at TP 2, 4, 8, a
+//! per-request step (8 ÷ rate) 0.872, 0.726, 0.753 ms longer untuned, 18.16, 15.12, 15.69 µs for each
+//! of the 48 MoE layers. Nearly flat in TP (N a rank 256, 128, 64), so a fixed part of the call,
+//! not a rate on its bytes: [`UNTUNED_BF16_CALL_US`], the median, is added to each MoE layer under
+//! `engine.moe_tuned_config = false` with bf16 / fp16 experts. Measured at batch 8 on H200 only;
+//! applied at other batches and on other SM 9.0 parts unscaled (no batch or GPU series found).
+//! The fp8 defaults (a 64-row tile) have no tuned counterpart in the stored text: not charged.
 
 use crate::scenario::{Scenario, accel::GpuVendor};
 use tpsim_model::llm::{LayerWork, WeightDtype};
@@ -34,10 +48,16 @@ pub const FUSED_MOE_KERNEL_US_SM90: f64 = 32.82 / 8.0;
 /// top-k, `moe_align_block_size`, w13 GEMM, SiLU-and-mul, w2 GEMM, the sum = 6.
 pub const FUSED_MOE_CALL_KERNELS: u32 = 6;
 
+/// h20moe: what SGLang's untuned default config adds to a 16/32-bit fused-MoE call on SM 9.0, µs a
+/// MoE layer: the median of sglang PR 10404's per-layer step differences (18.16, 15.12, 15.69 µs
+/// at TP 2, 4, 8; module doc), each (8 ÷ untuned rate − 8 ÷ tuned rate) ÷ 48 layers.
+pub const UNTUNED_BF16_CALL_US: f64 = 15.69;
+
 /// The fused-MoE call's fixed cost over what the template charges for its kernels, µs, for layer
 /// `l` of scenario `s` with routed experts in `experts` and a template per-kernel cost of
 /// `kernel_overhead_us`: `(4.10 − kernel_overhead_us) ×` (6 + the routed experts' activation
-/// quantization kernels, block-FP8: 2), never below 0; 0 outside the module doc's calls.
+/// quantization kernels, block-FP8: 2), never below 0, plus [`UNTUNED_BF16_CALL_US`] for bf16 /
+/// fp16 experts under `engine.moe_tuned_config = false`; 0 outside the module doc's calls.
 pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
     let sm90 = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability) == 90;
     let nvidia = s.hardware.accel.vendor == GpuVendor::Nvidia;
@@ -48,7 +68,9 @@ pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhe
     }
     let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
     let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
-    (FUSED_MOE_KERNEL_US_SM90 - kernel_overhead_us).max(0.0) * f64::from(kernels)
+    let fixed = (FUSED_MOE_KERNEL_US_SM90 - kernel_overhead_us).max(0.0) * f64::from(kernels);
+    let untuned = !s.engine.moe_tuned_config && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16);
+    fixed + if untuned { UNTUNED_BF16_CALL_US } else { 0.0 }
 }
 
 #[cfg(test)]
@@ -90,6 +112,49 @@ mod tests {
     fn qwen3_next_bf16_call_costs_six_kernels_more() {
         let s = scenario("h200-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 2, "");
         assert!((extra_of(&s, 0) - 6.615).abs() < 1e-9, "{}", extra_of(&s, 0));
+    }
+
+    /// h20moe: the Qwen3-Next bf16 rows' shape on 8× H20 at TP 4 (SGLang 0.5.2 ships no
+    /// `E=512,N=128,device_name=NVIDIA_H20.json`, only the H20-3e's, in `triton_3_4_0`) with
+    /// `moe_tuned_config = false`: 6.615 + 15.69 = 22.305 µs a MoE layer (± 1e-9); the constant is
+    /// PR 10404's median per-layer difference, recomputed here from its six output rates. An fp8
+    /// untuned call adds nothing over the tuned one (no tuned counterpart measured), and vLLM
+    /// refuses the key.
+    #[test]
+    fn untuned_bf16_call_adds_pr_10404s_median_per_layer_step() {
+        let per_layer = |untuned: f64, tuned: f64| (8.0 / untuned - 8.0 / tuned) / 48.0 * 1e6;
+        let mut d = [
+            per_layer(850.96, 937.94),
+            per_layer(1031.49, 1137.94),
+            per_layer(1109.89, 1239.43),
+        ];
+        d.sort_by(f64::total_cmp);
+        assert!((d[1] - UNTUNED_BF16_CALL_US).abs() < 0.005, "{d:?}");
+        assert!(
+            (d[0] - 15.115).abs() < 0.001 && (d[2] - 18.163).abs() < 0.001,
+            "{d:?}"
+        );
+        let off = "moe_tuned_config = false\n";
+        let s = scenario("h20-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 4, off);
+        assert!((extra_of(&s, 0) - 22.305).abs() < 1e-9, "{}", extra_of(&s, 0));
+        let tuned = scenario("h20-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 4, "");
+        assert!(
+            (extra_of(&tuned, 0) - 6.615).abs() < 1e-9,
+            "{}",
+            extra_of(&tuned, 0)
+        );
+        let fp8 = scenario("h200-8x-nvlink", "deepseek-v3", "sglang", 8, off);
+        assert!((extra_of(&fp8, 3) - 8.82).abs() < 1e-9, "{}", extra_of(&fp8, 3));
+        let text = "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"qwen3-next-80b-a3b\"\n\
+                    [engine]\nname = \"vllm\"\ntp = 4\nmoe_tuned_config = false\n\
+                    [workload]\nconcurrency = 8\nprompt_len = 1000\noutput_len = 2000\n";
+        let err = load_str(text, Path::new("moe-call.toml"))
+            .expect_err("vLLM refuses the key")
+            .to_string();
+        assert!(
+            err.contains("engine.moe_tuned_config") && err.contains("SGLang"),
+            "{err}"
+        );
     }
 
     /// DeepSeek-V3 block-FP8 (first MoE layer 3) under vLLM on 8× H200 at TP 8: the call quantizes
