@@ -783,6 +783,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         router_fp32: arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text),
         rotary_dim: if arch == Architecture::BailingMoeV2 {
             Some(super::bailing::vllm_rotary_dim(text, head_dim)?)
+        } else if arch == Architecture::Glm4vMoe {
+            Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
         } else {
             None
         },

@@ -41,6 +41,7 @@
 //! The data-parallel encoders (SGLang `--mm-enable-dp-encoder`, vLLM `--mm-encoder-tp-mode data`)
 //! are not modelled.
 
+use super::config::ModelConfig;
 use super::piece::{Fmt, Piece};
 use super::vlm::{get, need, vit_depth, width_and_heads};
 use super::{ModelError, VisionFamily, VisionTower};
@@ -131,4 +132,21 @@ pub(crate) fn glm4v_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     ps.push(Piece::new(2 * c / t, o, Fmt::Model));
     ps.push(Piece::new(o, c / t, Fmt::Model));
     ps
+}
+
+/// The rotary width vLLM builds the text tower's cos/sin cache for: vLLM 0.11.0 `models/glm4_moe.py`
+/// `Glm4MoeAttention` passes `partial_rotary_factor=getattr(config, "partial_rotary_factor", 0.5)` to
+/// `get_rope`, which builds `int(head_dim × factor)` (GLM-4.5V: 128 × 0.5 = 64; its `mrope_section`
+/// makes it an `MRotaryEmbedding` with the same cache shape).
+///
+/// Errors: a factor outside (0, 1].
+pub(crate) fn vllm_rotary_dim(text: &ModelConfig, head_dim: u64) -> Result<u64, ModelError> {
+    match text.partial_rotary_factor.unwrap_or(0.5) {
+        f if f > 0.0 && f <= 1.0 => Ok(((head_dim as f64) * f).floor().max(1.0) as u64),
+        f => Err(ModelError::InvalidField {
+            field: "text_config.partial_rotary_factor".into(),
+            value: f.to_string(),
+            expected: "a share of the head in (0, 1]".into(),
+        }),
+    }
 }

@@ -36,6 +36,8 @@ fn glm45v_parameters_by_hand() {
     );
     assert_eq!((s.num_layers, s.heads, s.kv_heads, s.head_dim), (46, 96, 8, 128));
     assert_eq!(s.num_nextn_predict_layers, 0, "GLM-4.5V ships no MTP layer");
+    // vLLM's RoPE cache covers 128 × partial_rotary_factor 0.5 = 64 dims (`glm4v::vllm_rotary_dim`).
+    assert_eq!(s.rotary_dim, Some(64));
     // Text, tp 1. Embedding and untied head 2 × 151,552 × 4,096 = 1,241,513,984; final norm 4,096.
     // Attention a layer: norms 8,192; q 12,288 × 4,096 + bias 12,288; k, v 1,024 × 4,096 + bias
     // 1,024 each; o 4,096 × 12,288 → 109,074,432, × 46 = 5,017,423,872. Layer 0 dense MLP 3 × 10,944
@@ -119,6 +121,9 @@ fn glm45v_refusals() {
     let mut m = v.clone();
     m["vision_config"].as_object_mut().unwrap().remove("image_size");
     assert!(err(&m.to_string()).contains("vision_config.image_size"));
+    let mut r = v.clone();
+    r["text_config"]["partial_rotary_factor"] = serde_json::json!(1.5);
+    assert!(err(&r.to_string()).contains("text_config.partial_rotary_factor"));
     let mut n = v.clone();
     n.as_object_mut().unwrap().remove("text_config");
     assert!(err(&n.to_string()).contains("text_config"));
