@@ -81,6 +81,8 @@ mod families4;
 mod families6;
 // families5 (issue #17): EXAONE 4.
 mod families5;
+// families7 (issue #17): GLM-4.5V.
+mod families7;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

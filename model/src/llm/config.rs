@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 53] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 54] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -539,6 +539,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 53] = [
     "HunYuanMoEV1ForCausalLM",
     // families5 (issue #17): EXAONE 4.0.
     "Exaone4ForCausalLM",
+    // families7 (issue #17): GLM-4.5V / GLM-4.6V.
+    "Glm4vMoeForConditionalGeneration",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -611,6 +613,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "DeciLMForCausalLM" => Architecture::NemotronNas,
         "HunYuanMoEV1ForCausalLM" => Architecture::HunYuanMoeV1,
         "Exaone4ForCausalLM" => Architecture::Exaone4,
+        "Glm4vMoeForConditionalGeneration" => Architecture::Glm4vMoe,
         _ => return None,
     })
 }
@@ -810,6 +813,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         router_fp32: arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text),
         rotary_dim: if arch == Architecture::BailingMoeV2 {
             Some(super::bailing::vllm_rotary_dim(text, head_dim)?)
+        } else if arch == Architecture::Glm4vMoe {
+            Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
         } else {
             None
         },
@@ -924,6 +929,12 @@ fn text_and_vision<'a>(
                 )
             }
         }
+    } else if arch == Architecture::Glm4vMoe {
+        // families7 (issue #17): the GLM-4.5-Air text tower in `text_config` plus the GLM-4V ViT.
+        let text = required_text_config(cfg, arch_name)?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let tower = super::glm4v::glm4v_vit(cfg.vision_config.as_ref(), th, arch_name)?;
+        (text, true, Some(tower))
     } else if matches!(arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) {
         // qwenhyb: Qwen3-VL: a Qwen3 / Qwen3-MoE text tower in `text_config` and the Qwen3-VL ViT
         // with its DeepStack mergers (SGLang `models/qwen3_vl.py`, `qwen3_vl_moe.py`).
@@ -1068,7 +1079,10 @@ fn feed_forward(
     an: &str,
 ) -> Result<FeedForward, ModelError> {
     Ok(match arch {
-        a if a == Architecture::Glm4Moe || is_deepseek_mla(a) => deepseek_style_ffn(text, num_layers, an)?,
+        // families7 (issue #17): GLM-4.5V's text tower is GLM-4.5-Air's (`llm::glm4v`).
+        a if matches!(a, Architecture::Glm4Moe | Architecture::Glm4vMoe) || is_deepseek_mla(a) => {
+            deepseek_style_ffn(text, num_layers, an)?
+        }
         // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
         // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
         // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
@@ -1463,7 +1477,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
     // fp32 `e_score_correction_bias` beside the router: DeepSeek/GLM noaux_tc routing always,
     // MiniMax-M2 when `use_routing_bias` (SGLang default false).
     let routing_bias = match arch {
-        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe => true,
+        Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe | Architecture::Glm4vMoe => {
+            true
+        }
         // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
         a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),

@@ -160,6 +160,7 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::NemotronNas => &NEMOTRON_NAS,
         Architecture::HunYuanMoeV1 => &HUNYUAN_MOE_V1,
         Architecture::Exaone4 => &EXAONE4,
+        Architecture::Glm4vMoe => &GLM4V_MOE,
     }
 }
 
@@ -1019,6 +1020,27 @@ const EXAONE4_CHECKS: &[Check] = &[
     ),
 ];
 
+// families7 (issue #17): GLM-4.5V / GLM-4.6V: GLM-4.5-Air's text tower (lowered as Glm4Moe, the plain
+// GQA pool in both engines) plus the GLM-4V ViT (`llm::glm4v`). No public engine start-up log was
+// found: the weights are checked against the checkpoint's parameter total from a public dump of
+// its weight list. SGLang's merger `proj` is replicated, vLLM's column-sharded (vLLM's weights
+// 24 MiB a rank smaller at tp 4: not modelled, so vLLM's weights are approximate).
+static GLM4V_MOE: Coverage = Coverage {
+    arch: Architecture::Glm4vMoe,
+    families: "GLM-4.5V, GLM-4.6V (GLM-4.5V preset from a public dump of its config and weight list); SGLang from 0.5.0, vLLM from 0.10.1; text-only decode; the tower's 12 heads limit tp to 1, 2, 4 (data-parallel encoders not modelled)",
+    sglang: exact_memory(GLM4V_CHECKS),
+    vllm: EngineCoverage {
+        weights: Level::Approximate,
+        ..exact_memory(GLM4V_CHECKS)
+    },
+};
+
+/// The checkpoint's parameter total, engine-independent.
+const GLM4V_CHECKS: &[Check] = &[check(
+    "GLM-4.5V checkpoint: 107,710,933,120 parameters in a public dump of its weight list (find_string id 62538297598; not an engine log)",
+    "llm::tests_glm4v::glm45v_parameters_by_hand",
+)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1030,7 +1052,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 49);
+        assert_eq!(all.len(), 50);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -51,6 +51,7 @@ mod hunyuan;
 mod nemotron_nas;
 // families5 (issue #17): Exaone4ForCausalLM.
 mod exaone4;
+mod glm4v; // families7 (issue #17): GLM-4.5V / GLM-4.6V vision tower
 mod weights;
 
 #[cfg(test)]
@@ -90,6 +91,8 @@ mod tests_mimo;
 #[cfg(test)]
 mod tests_nemotron_nas;
 // families6 (issue #17): Hunyuan-A13B.
+#[cfg(test)]
+mod tests_glm4v;
 #[cfg(test)]
 mod tests_hunyuan;
 
@@ -388,6 +391,12 @@ pub enum Architecture {
     /// `sliding_window_pattern`) with no rotary embedding on the full layers when any layer slides
     /// (SGLang 0.5.9 / vLLM 0.19.0 `models/exaone4.py`). See the `exaone4` module.
     Exaone4,
+    // families7 (issue #17): GLM-4.5V / GLM-4.6V (`glm4v` module).
+    /// `Glm4vMoeForConditionalGeneration` (GLM-4.5V, GLM-4.6V): the GLM-4.5-Air text tower of
+    /// `Glm4MoeForCausalLM` in `text_config` (SGLang 0.5.9 `models/glm4v_moe.py` builds
+    /// `Glm4MoeModel`; vLLM 0.11.0 `models/glm4_1v.py` builds the registered `Glm4MoeForCausalLM`)
+    /// plus the GLM-4V ViT (`vlm::glm4v_vit`). Decode runs the text tower only. See the `glm4v` module.
+    Glm4vMoe,
 }
 
 impl Architecture {
@@ -516,7 +525,8 @@ pub struct VisionTower {
     pub projector_in: u64,
     /// qwenhyb: Qwen3-VL's DeepStack mergers (one per `deepstack_visual_indexes` entry), else 0.
     pub deepstack_mergers: u64,
-    /// Llama-4: `projector_input_dim` of the pixel-shuffle MLP (0 otherwise).
+    /// Llama-4: `projector_input_dim` of the pixel-shuffle MLP; families7: the GLM-4V merger's
+    /// SwiGLU width (`vision_config.intermediate_size`); 0 otherwise.
     pub projector_input: u64,
     /// Llama-4: `vision_output_dim`, the projector's input (0 otherwise).
     pub projector_output: u64,
@@ -899,6 +909,17 @@ impl ModelSpec {
                 "the vision tower's MLP width {} is not divisible by tp {tp} (the engines shard it with \
                  MergedColumnParallelLinear / ColumnParallelLinear)",
                 v.intermediate
+            ));
+        }
+        // families7 (issue #17): the GLM-4V merger's SwiGLU (`llm::glm4v`) is column-parallel too.
+        if let Some(v) = self.vision
+            && v.family == VisionFamily::Glm4vVit
+            && !v.projector_input.is_multiple_of(t)
+        {
+            return fail(format!(
+                "the vision merger's MLP width {} is not divisible by tp {tp} (both engines shard it with \
+                 MergedColumnParallelLinear)",
+                v.projector_input
             ));
         }
         Ok(())

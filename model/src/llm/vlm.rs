@@ -9,6 +9,7 @@
 //! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
+//! | GLM-4V ViT (GLM-4.5V, GLM-4.6V; `llm::glm4v`) | `depth` | `hidden_size` | `out_hidden_size` (merger: `intermediate_size`) | `num_heads` | `patch_size` | `image_size`, `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
 //! | Qwen3-VL ViT (Qwen3-VL, dense Qwen3.5) | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size`, `num_position_embeddings`, `deepstack_visual_indexes` (Qwen3.5: only []) | `num_hidden_layers` (absent → 24), `hidden_size` |
 //!
 //! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
@@ -54,12 +55,16 @@ pub enum VisionFamily {
     /// with biases, biased Conv3d patches, a learned position grid, 2×2 merger MLP, DeepStack
     /// mergers for Qwen3-VL).
     Qwen3Vit,
+    /// families7 (issue #17): the GLM-4V ViT of GLM-4.5V / GLM-4.6V (RMSNorm, SwiGLU MLP of the
+    /// text width without biases, biased Conv3d patches, a learned position table, a Conv2d 2×2
+    /// downsample to the text width and a SwiGLU merger; `llm::glm4v`).
+    Glm4vVit,
 }
 
 /// Largest accepted vision width/count (as for the text tower).
 const MAX_DIM: u64 = 1 << 20;
 
-fn get(v: &serde_json::Value, key: &str) -> Result<Option<u64>, ModelError> {
+pub(crate) fn get(v: &serde_json::Value, key: &str) -> Result<Option<u64>, ModelError> {
     match v.get(key) {
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(x) => match x.as_u64() {
@@ -75,7 +80,7 @@ fn get(v: &serde_json::Value, key: &str) -> Result<Option<u64>, ModelError> {
 
 /// A tower's block count `vision_config.<key>`, required and at most 10,000 (a bound of tpsim's,
 /// against a corrupt file, not of the engines).
-fn vit_depth(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
+pub(crate) fn vit_depth(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
     let layers = need(v, key, arch)?;
     if layers > 10_000 {
         return Err(ModelError::InvalidField {
@@ -87,7 +92,7 @@ fn vit_depth(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelE
     Ok(layers)
 }
 
-fn need(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
+pub(crate) fn need(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError> {
     get(v, key)?.ok_or_else(|| ModelError::MissingField {
         field: format!("vision_config.{key}"),
         architecture: arch.into(),
@@ -95,7 +100,7 @@ fn need(v: &serde_json::Value, key: &str, arch: &str) -> Result<u64, ModelError>
 }
 
 /// `vision_config`, its `hidden_size` and its head count (key `heads_key`), the heads dividing the width.
-fn width_and_heads<'a>(
+pub(crate) fn width_and_heads<'a>(
     v: Option<&'a serde_json::Value>,
     heads_key: &str,
     arch: &str,

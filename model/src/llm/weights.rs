@@ -333,6 +333,8 @@ impl ModelSpec {
                 // fam (issue #16): LLaVA-NeXT's CLIP tower, projector and image_newline.
                 super::VisionFamily::Clip => super::llava_next::clip_pieces(&v, t),
                 super::VisionFamily::Qwen3Vit => super::vlm::qwen3_vit_pieces(&v, t),
+                // families7 (issue #17): GLM-4.5V / GLM-4.6V.
+                super::VisionFamily::Glm4vVit => super::glm4v::glm4v_vit_pieces(&v, t),
             };
         }
         inv

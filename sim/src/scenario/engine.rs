@@ -93,6 +93,8 @@ impl Resolver<'_> {
         super::exaone4::sglang_check(kind, model, &release.version, e.attention_backend.as_deref())
             .map_err(|(k, m)| self.invalid(k, m))?;
         super::exaone4::vllm_check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families7 (issue #17): releases without GLM-4.5V's model file (`scenario::glm4v`).
+        super::glm4v::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

@@ -1,0 +1,83 @@
+//! families7 (issue #17): which engine releases serve GLM-4.5V / GLM-4.6V
+//! (`Glm4vMoeForConditionalGeneration`), read from their wheels.
+//!
+//! - SGLang adds `models/glm4v_moe.py` in 0.5.0 (the 0.5.0rc1 wheel has it, 0.5.0rc0's and
+//!   0.4.10.post2's have not). An older release finds no model class for the architecture. tpsim's
+//!   sizes are read at 0.5.8 and 0.5.9 (`tpsim_model::llm` module `glm4v`); 0.5.0rc1's tower was
+//!   built on `Qwen2_5_VisionBlock` and is not checked.
+//! - vLLM registers it from 0.10.1 (the 0.10.1 wheel's `model_executor/models/registry.py`:
+//!   `"Glm4vMoeForConditionalGeneration": ("glm4_1v", ...)`; 0.10.0's lists only
+//!   `Glm4vForConditionalGeneration`). Sizes read at 0.11.0 (0.10.1's tower has the same
+//!   head-sharded attention and `out_hidden_size`-wide block MLP).
+
+use super::EngineKind;
+use tpsim_model::llm::{Architecture, ModelSpec};
+
+/// The first SGLang release with `models/glm4v_moe.py` (0.5.0rc1 counts as 0.5.0).
+const FIRST_SGLANG: [u64; 3] = [0, 5, 0];
+
+/// The first vLLM release that registers `Glm4vMoeForConditionalGeneration`.
+const FIRST_VLLM: [u64; 3] = [0, 10, 1];
+
+/// The refusal of a GLM-4.5V scenario under an engine release without the model: `(key, message)`.
+pub(super) fn check(
+    kind: EngineKind,
+    model: &ModelSpec,
+    version: &str,
+) -> Result<(), (&'static str, String)> {
+    if model.arch != Architecture::Glm4vMoe {
+        return Ok(());
+    }
+    let v = crate::engine_args_versions::release(version).unwrap_or_default();
+    let (engine, first, file, since): (&str, &[u64], &str, &str) = match kind {
+        EngineKind::Sglang => (
+            "SGLang",
+            &FIRST_SGLANG,
+            "models/glm4v_moe.py",
+            "SGLang adds it in 0.5.0",
+        ),
+        EngineKind::Vllm => (
+            "vLLM",
+            &FIRST_VLLM,
+            "registry entry for Glm4vMoeForConditionalGeneration",
+            "vLLM registers it from 0.10.1",
+        ),
+    };
+    if v.as_slice() < first {
+        return Err((
+            "engine.version",
+            format!(
+                "{engine} {version} has no {file} ({since}): it cannot serve GLM-4.5V / GLM-4.6V (set a later \
+                 engine.version)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glm45v() -> ModelSpec {
+        let text = include_str!("../../../scenarios/models/glm-4.5v/config.json");
+        ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap()
+    }
+
+    #[test]
+    fn first_releases_as_read() {
+        let m = glm45v();
+        let e = check(EngineKind::Sglang, &m, "0.4.10.post2").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.4.10.post2 has no models/glm4v_moe.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(EngineKind::Sglang, &m, "0.5.0rc1").is_ok());
+        assert!(check(EngineKind::Sglang, &m, "0.5.9").is_ok());
+        let e = check(EngineKind::Vllm, &m, "0.10.0").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.10.1"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &m, "0.10.1").is_ok());
+    }
+}
