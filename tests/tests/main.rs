@@ -210,6 +210,8 @@ mod vllm_v0_blocks;
 mod vllm_install;
 // vllmsampler (issue #17 point 5): VLLM_USE_FLASHINFER_SAMPLER by vLLM release.
 mod vllm_flashinfer_sampler;
+// tpstep: NCCL's SHM latency on the no-P2P RTX 4090 presets against the measured hosts.
+mod tpstep;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
