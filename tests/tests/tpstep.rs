@@ -6,10 +6,13 @@
 
 use crate::common::*;
 
-/// The measured rows at 8 B, 4 KiB and 8 KiB: (GPUs, preset, [(size, allreduce.tsv lines)]). Two ranks:
+/// One rank count's points: (GPUs, preset, [(size in bytes, allreduce.tsv lines measuring it)]).
+type Points = (&'static str, &'static str, &'static [(u64, &'static [usize])]);
+
+/// The measured rows at 8 B, 4 KiB and 8 KiB. Two ranks:
 /// kalavai docker (lines 51-61), kalavai pod (97-107), AutoDL 2080 Ti (230-240); four ranks: kalavai
 /// docker (126-136) and pod (155-165); eight ranks: charlie0129's 2× EPYC 7542 (258-268).
-const SMALL: &[(&str, &str, &[(u64, &[usize])])] = &[
+const SMALL: &[Points] = &[
     (
         "2",
         "rtx-4090-4x-no-p2p",
