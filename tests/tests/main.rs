@@ -215,6 +215,8 @@ mod vllm_install;
 mod vllm_flashinfer_sampler;
 // gpus7 (issue #17 point 4): GPU templates and box presets for common PCIe GPUs.
 mod gpus7;
+// tpstep: NCCL's SHM latency on the no-P2P RTX 4090 presets against the measured hosts.
+mod tpstep;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
