@@ -813,7 +813,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         router_fp32: arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text),
         rotary_dim: if arch == Architecture::BailingMoeV2 {
             Some(super::bailing::vllm_rotary_dim(text, head_dim)?)
-        } else if arch == Architecture::Glm4vMoe {
+        } else if matches!(arch, Architecture::Glm4vMoe | Architecture::Glm4Moe) {
+            // GLM-4.5/4.6 build the same `Glm4MoeAttention` as GLM-4.5V's text tower (vLLM 0.11.0
+            // `models/glm4_moe.py`): a cos/sin cache over head_dim × partial_rotary_factor.
             Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
         } else {
             None
