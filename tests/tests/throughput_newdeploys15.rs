@@ -35,7 +35,6 @@
 //! and these models is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -67,7 +66,7 @@ pub(crate) const NEWDEPLOYS15_SOURCES: &[(&str, &str)] = &[
 ];
 
 /// The rows of this file: (model, notes prefix, the file's median TPOT in ms, scenario file, label).
-const ROWS: &[(&str, &str, f64, &str, &str)] = &[
+const ROWS: &[iog::IogRow] = &[
     (
         "DeepSeek-R1-Distill-Qwen-14B",
         "2x RTX 4090 TP 2 ShareGPT 8 qps:",
@@ -238,15 +237,9 @@ const ROWS: &[(&str, &str, f64, &str, &str)] = &[
     ),
 ];
 
-/// Compares row `i` of [`ROWS`]: the measured value (checked against 1000 ÷ the file's median TPOT,
-/// rounded to 0.1 tok/s) and 1000 ÷ tpsim's median TPOT of `validation/FILE`.
+/// Compares row `i` of [`ROWS`] ([`iog::compare`]).
 fn compare(i: usize) {
-    let (model, note, median_tpot_ms, file, label) = ROWS[i];
-    let src = NEWDEPLOYS15_SOURCES[0].0;
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - 1000.0 / median_tpot_ms).abs() < 0.05, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+    iog::compare(NEWDEPLOYS15_SOURCES[0].0, &ROWS[i]);
 }
 
 #[test]
@@ -289,43 +282,7 @@ pub(crate) fn validation_iog_light_load_vllm_0_8_5() {
 
 #[test]
 fn scenario_workload_is_the_files_means() {
-    // Each scenario is the file's run: tp and the box's GPU count from the row (n_gpus = tp: the README
-    // sets tensor parallelism to every GPU), 200 requests (--num-prompts 200), the request rate from the
-    // notes, and prompt_len / output_len the file's totals ÷ 200, rounded.
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (s, m, o, tp) = (t.col("source"), t.col("model"), t.col("notes"), t.col("tp"));
-    let src = NEWDEPLOYS15_SOURCES[0].0;
-    for (model, note, _, file, _) in ROWS {
-        let row = t
-            .rows
-            .iter()
-            .find(|r| r.get(s).starts_with(src) && r.get(m) == *model && r.get(o).starts_with(note))
-            .unwrap_or_else(|| panic!("no row {note}"));
-        let notes = row.get(o);
-        // "... request rate 16 (Poisson), no max concurrency: 41650 input and 41704 output tokens in ..."
-        let rate: u64 = notes
-            .split("request rate ")
-            .nth(1)
-            .unwrap()
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        let w: Vec<&str> = notes
-            .split("no max concurrency: ")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .collect();
-        let (inp, out): (u64, u64) = (w[0].parse().unwrap(), w[3].parse().unwrap());
-        let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
-        assert_eq!(scenario_int_key(&text, "tp").to_string(), row.get(tp), "{file}");
-        assert_eq!(scenario_int_key(&text, "num_requests"), 200, "{file}");
-        assert_eq!(scenario_int_key(&text, "request_rate"), rate, "{file}");
-        assert_eq!(scenario_int_key(&text, "prompt_len"), (inp + 100) / 200, "{file}");
-        assert_eq!(scenario_int_key(&text, "output_len"), (out + 100) / 200, "{file}");
-    }
+    iog::workload_is_the_files_means(NEWDEPLOYS15_SOURCES[0].0, ROWS);
 }
 
 #[test]

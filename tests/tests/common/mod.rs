@@ -189,6 +189,9 @@ pub use shared::*;
 #[path = "fixed_serve.rs"]
 pub mod fixed_serve;
 
+#[path = "iog.rs"]
+pub mod iog;
+
 /// Columns of tests/data/allreduce.tsv line `line` (1-based, the header is line 1): (gpu, n_gpus,
 /// size_bytes, time_us). Shared by the SHM host suites (shm_host_autodl, shm_host_charlie,
 /// shm_host_dgx).
