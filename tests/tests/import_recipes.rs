@@ -219,8 +219,8 @@ fn vllm_recipes_import_with_their_keys() {
 /// (the `sglang` console script, SGLang 0.5.8 `cli/serve.py`); 44 the same model `--tp 4`; 45
 /// DeepSeek-V3 `--tp 8 --dp 8 --enable-dp-attention` with EAGLE and no draft path (the model's MTP
 /// layer, `nextn`, 3 steps, topk 1, 4 draft tokens); 46 Qwen3-Next `--tp 8`; 41 (`sglang serve
-/// --model-path Meta-Llama/Llama-3.1-70B --tp 8`) with the Llama-3.1-70B preset named, whose
-/// config the base and instruct checkpoints share.
+/// --model-path Meta-Llama/Llama-3.1-70B --tp 8`, a base checkpoint no preset describes) with the
+/// Llama-3.1-70B Instruct preset named in its place, for the flags.
 #[test]
 fn sglang_cookbook_commands_import() {
     let h200 = on("h200-8x-nvlink");
