@@ -34,6 +34,9 @@ pub struct Launch {
     pub args: Vec<String>,
     /// What was read around the command, one line each (other commands skipped, Docker's image).
     pub notes: Vec<String>,
+    /// Started as `sglang serve`: SGLang's argparse then names its program `sglang` (the console
+    /// script's `sys.argv[0]`, argparse's default `prog`), not `launch_server.py`.
+    pub sglang_serve: bool,
 }
 
 /// Splits `text` into shell commands (a newline, `;`, `&&`, `||` or `|` ends one; `\`-newline
@@ -182,6 +185,7 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
         env,
         args: args.to_vec(),
         notes: Vec::new(),
+        sglang_serve: is_sglang_serve(rest),
     }))
 }
 
@@ -213,8 +217,7 @@ fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
 /// (SGLang 0.5.8 `sglang/cli/utils.py` `get_model_path`: `--model-path VALUE` or
 /// `--model-path=VALUE`; `--model` or a prefix does not count), and stops with its text otherwise.
 fn sglang_serve_model_path(w: &[String]) -> Result<(), String> {
-    let first = w.first().map(|s| s.rsplit('/').next().unwrap_or(s));
-    if first != Some("sglang") || w.get(1).is_none_or(|s| s != "serve") {
+    if !is_sglang_serve(w) {
         return Ok(());
     }
     let args = &w[2..];
@@ -228,6 +231,12 @@ fn sglang_serve_model_path(w: &[String]) -> Result<(), String> {
     Err("sglang serve (SGLang 0.5.8 `sglang/cli/utils.py` get_model_path) stops with \"Error: --model-path is required. \
          Please provide the path to the model.\" (it reads the literal `--model-path` only, not `--model`)"
         .into())
+}
+
+/// `w` starts `sglang serve` (any path ending in `sglang`).
+fn is_sglang_serve(w: &[String]) -> bool {
+    let first = w.first().map(|s| s.rsplit('/').next().unwrap_or(s));
+    first == Some("sglang") && w.get(1).is_some_and(|s| s == "serve")
 }
 
 /// The words after `docker run` / `docker container run` / `podman run`.
@@ -388,5 +397,6 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
         env,
         args,
         notes,
+        sglang_serve: is_sglang_serve(rest),
     })
 }

@@ -137,7 +137,13 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let sglang = l.engine == EngineKind::Sglang;
     let version = version.map(str::to_string).or(l.image_version.clone());
     let list = flags::list(l.engine, version.as_deref())?;
-    let (positional, fl) = flags::parse(l.engine, list, &l.args)?;
+    let (positional, fl) = flags::parse(l.engine, list, &l.args).map_err(|e| {
+        if l.sglang_serve {
+            e.replace("\"launch_server.py: error:", "\"sglang: error:")
+        } else {
+            e
+        }
+    })?;
     let mut out = Out {
         notes: l.notes.clone(),
         image_version: l.image_version.clone(),

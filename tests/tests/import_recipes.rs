@@ -470,8 +470,8 @@ fn parts_tpsim_does_not_model_are_named() {
 
 /// `sglang serve` (SGLang 0.5.8's console script) finds the model by the literal `--model-path`
 /// before argparse runs (`cli/utils.py` `get_model_path`); `--model` there stops it with its text,
-/// where `python -m sglang.launch_server --model` is argparse's prefix of `--model-path`. In a
-/// Docker image it is read the same way.
+/// where `python -m sglang.launch_server --model` is argparse's prefix of `--model-path`; its
+/// argparse refusals name the program `sglang`. In a Docker image it is read the same way.
 #[test]
 fn sglang_serve_needs_the_literal_model_path() {
     let o = on("h100-sxm-1x");
@@ -486,6 +486,16 @@ fn sglang_serve_needs_the_literal_model_path() {
     )
     .expect("launch_server --model");
     assert!(has(&i.text, "preset = \"llama-3.1-8b\""), "{}", i.text);
+    // argparse names the program after the console script.
+    let e = build::import(
+        "sglang serve --model-path meta-llama/Llama-3.1-8B-Instruct --no-such-flag",
+        &o,
+    )
+    .expect_err("unknown flag");
+    assert!(
+        e.contains("\"sglang: error: unrecognized arguments: --no-such-flag\""),
+        "{e}"
+    );
     let d = "docker run --gpus all lmsysorg/sglang:v0.5.8-cu129 sglang serve --model-path=meta-llama/Llama-3.1-8B-Instruct --tp 1";
     let i = build::import(d, &o).expect("docker sglang serve");
     assert!(
