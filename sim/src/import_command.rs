@@ -11,7 +11,9 @@
 //! - vLLM: `vllm serve MODEL …` (`vllm/entrypoints/cli/serve.py`; any path ending in `vllm`) and
 //!   `python -m vllm.entrypoints.openai.api_server --model MODEL …` (the older entry point, the same
 //!   arguments: `vllm/entrypoints/openai/cli_args.py`);
-//! - SGLang: `python -m sglang.launch_server …` (`sglang/launch_server.py`);
+//! - SGLang: `python -m sglang.launch_server …` (`sglang/launch_server.py`) and `sglang serve …` (the
+//!   `sglang` console script of SGLang 0.5.8's wheel, `sglang/cli/main.py` → `cli/serve.py`, which
+//!   hands the words after `serve` to the same `prepare_server_args` as `launch_server`);
 //! - Docker: `docker run [options] IMAGE [command]` (`podman run` alike). An image whose name holds
 //!   `vllm` without a command runs the image's entry point, vLLM's OpenAI server (the
 //!   `vllm/vllm-openai` Dockerfile's `ENTRYPOINT`), so the words after the image are its arguments;
@@ -32,6 +34,9 @@ pub struct Launch {
     pub args: Vec<String>,
     /// What was read around the command, one line each (other commands skipped, Docker's image).
     pub notes: Vec<String>,
+    /// Started as `sglang serve`: SGLang's argparse then names its program `sglang` (the console
+    /// script's `sys.argv[0]`, argparse's default `prog`), not `launch_server.py`.
+    pub sglang_serve: bool,
 }
 
 /// Splits `text` into shell commands (a newline, `;`, `&&`, `||` or `|` ends one; `\`-newline
@@ -119,7 +124,7 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
         skipped.push(words.join(" "));
     }
     Err("no engine launch found: expected `vllm serve MODEL …`, `python -m vllm.entrypoints.openai.api_server …`, \
-         `python -m sglang.launch_server …` or `docker run … IMAGE …` running one of them"
+         `python -m sglang.launch_server …`, `sglang serve …` or `docker run … IMAGE …` running one of them"
         .into())
 }
 
@@ -173,12 +178,14 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
     if let Some(after) = docker_run(rest) {
         return docker(&after, env).map(Some);
     }
+    sglang_serve_model_path(rest)?;
     Ok(program(rest).map(|(engine, args)| Launch {
         engine,
         image_version: None,
         env,
         args: args.to_vec(),
         notes: Vec::new(),
+        sglang_serve: is_sglang_serve(rest),
     }))
 }
 
@@ -188,6 +195,9 @@ fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
     let first = base(w.first()?);
     if first == "vllm" && w.get(1).is_some_and(|s| s == "serve") {
         return Some((EngineKind::Vllm, &w[2..]));
+    }
+    if first == "sglang" && w.get(1).is_some_and(|s| s == "serve") {
+        return Some((EngineKind::Sglang, &w[2..]));
     }
     let python = first.starts_with("python");
     // `uv run python -m …`, `python3 -u -m …`: the module after `-m`.
@@ -201,6 +211,32 @@ fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
         "vllm.entrypoints.openai.api_server" => Some((EngineKind::Vllm, &w[m + 2..])),
         _ => None,
     }
+}
+
+/// `sglang serve` finds the model before argparse runs, by the literal `--model-path` only
+/// (SGLang 0.5.8 `sglang/cli/utils.py` `get_model_path`: `--model-path VALUE` or
+/// `--model-path=VALUE`; `--model` or a prefix does not count), and stops with its text otherwise.
+fn sglang_serve_model_path(w: &[String]) -> Result<(), String> {
+    if !is_sglang_serve(w) {
+        return Ok(());
+    }
+    let args = &w[2..];
+    let given = args
+        .iter()
+        .enumerate()
+        .any(|(i, a)| (a == "--model-path" && i + 1 < args.len()) || a.starts_with("--model-path="));
+    if given {
+        return Ok(());
+    }
+    Err("sglang serve (SGLang 0.5.8 `sglang/cli/utils.py` get_model_path) stops with \"Error: --model-path is required. \
+         Please provide the path to the model.\" (it reads the literal `--model-path` only, not `--model`)"
+        .into())
+}
+
+/// `w` starts `sglang serve` (any path ending in `sglang`).
+fn is_sglang_serve(w: &[String]) -> bool {
+    let first = w.first().map(|s| s.rsplit('/').next().unwrap_or(s));
+    first == Some("sglang") && w.get(1).is_some_and(|s| s == "serve")
 }
 
 /// The words after `docker run` / `docker container run` / `podman run`.
@@ -306,6 +342,7 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
         }
         i += 1;
     }
+    sglang_serve_model_path(w.get(i + 1..).unwrap_or_default())?;
     let image = w.get(i).ok_or(
         "docker run: no image after the options (a valued option tpsim does not know may have taken it)",
     )?;
@@ -360,5 +397,6 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
         env,
         args,
         notes,
+        sglang_serve: is_sglang_serve(rest),
     })
 }

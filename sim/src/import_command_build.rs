@@ -5,6 +5,7 @@
 use crate::import_command::{self, Launch};
 use crate::import_command_flags::{self as flags, DROPPED, Kind};
 use crate::presets;
+use crate::scenario::extra_args::human_readable_int;
 use crate::scenario::{self, EngineKind, ScenarioError, ScenarioFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,9 @@ pub struct Options {
     pub engine_version: Option<String>,
     /// The model preset, when the command's model path names none.
     pub model_preset: Option<String>,
+    /// The served model's own HuggingFace `config.json` (or a directory holding one), when no
+    /// bundled preset describes it: written as `[model] config` (an absolute path).
+    pub model_config: Option<PathBuf>,
     /// `[speculative] acceptance` as an inline table's body (`alpha = 0.7`), when the command
     /// speculates and the box's scenario gives none.
     pub acceptance: Option<String>,
@@ -108,15 +112,19 @@ pub(crate) enum ModelFrom<'a> {
     Command(&'a Path),
     /// A preset named beside the command (`--model-preset`).
     Preset(&'a str),
+    /// A config.json named beside the command (`--model-config`): a file, or a directory holding one.
+    Config(&'a Path),
     /// The scenario's own `[model]` (`engine.command`): its preset, `None` for a config; no
     /// `[model]` key is written (`scenario::command` checks the path against the preset).
     Scenario(Option<&'a str>),
 }
 
 fn build(l: Launch, o: &Options) -> Result<Imported, String> {
-    let model = match &o.model_preset {
-        Some(p) => ModelFrom::Preset(p),
-        None => ModelFrom::Command(Path::new("")),
+    let model = match (&o.model_preset, &o.model_config) {
+        (Some(_), Some(_)) => return Err("give --model-preset or --model-config, not both".into()),
+        (Some(p), None) => ModelFrom::Preset(p),
+        (None, Some(c)) => ModelFrom::Config(c),
+        (None, None) => ModelFrom::Command(Path::new("")),
     };
     let out = keys(l, o.engine_version.as_deref(), &model)?;
     render_and_check(out, o)
@@ -129,7 +137,13 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let sglang = l.engine == EngineKind::Sglang;
     let version = version.map(str::to_string).or(l.image_version.clone());
     let list = flags::list(l.engine, version.as_deref())?;
-    let (positional, fl) = flags::parse(l.engine, list, &l.args)?;
+    let (positional, fl) = flags::parse(l.engine, list, &l.args).map_err(|e| {
+        if l.sglang_serve {
+            e.replace("\"launch_server.py: error:", "\"sglang: error:")
+        } else {
+            e
+        }
+    })?;
     let mut out = Out {
         notes: l.notes.clone(),
         image_version: l.image_version.clone(),
@@ -147,6 +161,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let mut quant: Option<String> = None;
     let mut blocks: Option<i64> = None;
     let mut sgl_spec: BTreeMap<&str, String> = BTreeMap::new();
+    let mut dotted_spec: Option<serde_json::Map<String, serde_json::Value>> = None;
     for f in &fl {
         if DROPPED.iter().any(|d| f.row.iter().any(|r| r == d)) {
             out.notes.push(format!(
@@ -172,7 +187,10 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             // `--disable-custom-all-reduce`: NCCL for every allreduce (`engine_args::allreduce`).
             "--disable-custom-all-reduce" => out.set("allreduce", Value::String("nccl".into())),
             "--num-gpu-blocks-override" => blocks = Some(int_of(&v)),
-            "--speculative-config" => vllm_spec(&mut out, &str_of(&v))?,
+            "--speculative-config" => match &f.sub {
+                Some(sub) => dotted(dotted_spec.get_or_insert_default(), sub, &str_of(&v)),
+                None => vllm_spec(&mut out, &str_of(&v))?,
+            },
             s if s.starts_with("--speculative-") => {
                 sgl_spec.insert(s, str_of(&v));
             }
@@ -182,6 +200,12 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     }
     if !sgl_spec.is_empty() {
         sglang_spec(&mut out, &sgl_spec)?;
+    }
+    if let Some(obj) = dotted_spec {
+        // vLLM appends the merged dotted fields as one `--speculative-config JSON` after the other
+        // arguments, so it replaces a JSON value given as a whole (argparse keeps the last).
+        out.spec.clear();
+        vllm_spec(&mut out, &serde_json::Value::Object(obj).to_string())?;
     }
     if let Some(b) = blocks {
         // `--num-gpu-blocks-override`: blocks of `--block-size` tokens (vLLM's default 16,
@@ -216,6 +240,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let preset = match model_from {
         ModelFrom::Command(dir) => model_ref(&mut out, &model, None, dir)?,
         ModelFrom::Preset(p) => model_ref(&mut out, &model, Some(p), Path::new(""))?,
+        ModelFrom::Config(c) => model_config(&mut out, &model, c)?,
         ModelFrom::Scenario(p) => p.map(str::to_string),
     };
     if let Some(q) = quant {
@@ -369,6 +394,34 @@ fn vllm_spec(out: &mut Out, json: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// One dotted field of a vLLM JSON argument (`--speculative-config.method mtp`) merged into `obj` as
+/// vLLM's `FlexibleArgumentParser.parse_args` merges it (vllm-project/vllm
+/// `vllm/utils/argparse_utils.py` at 00da11e3, the form its `--help` JSON tip documents): the path
+/// split at `.` into nested objects, the value read as JSON (`3` a number, `true` a boolean), else
+/// as vLLM's `human_readable_int` (`32k`), else kept as text (`mtp`).
+fn dotted(obj: &mut serde_json::Map<String, serde_json::Value>, path: &str, value: &str) {
+    let parsed = serde_json::from_str::<serde_json::Value>(value)
+        .ok()
+        .or_else(|| human_readable_int(value).map(serde_json::Value::from))
+        .unwrap_or_else(|| serde_json::Value::String(value.to_string()));
+    let mut keys: Vec<&str> = path.split('.').collect();
+    let last = keys.pop().unwrap_or_default();
+    let mut cur = obj;
+    for k in keys {
+        let slot = cur
+            .entry(k.to_string())
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if !slot.is_object() {
+            *slot = serde_json::Value::Object(serde_json::Map::new());
+        }
+        let serde_json::Value::Object(next) = slot else {
+            return;
+        };
+        cur = next;
+    }
+    cur.insert(last.to_string(), parsed);
+}
+
 /// SGLang's `--speculative-*` flags (0.5.8 `server_args.py`): EAGLE3 → `eagle3` with its draft;
 /// NEXTN, or EAGLE without a draft path (SGLang then drafts with the model's own MTP layers:
 /// `server_args.py` sets the draft path to the model for DeepSeek-V3, GLM-4.5 and Qwen3.5's
@@ -503,6 +556,31 @@ fn model_ref(out: &mut Out, model: &str, given: Option<&str>, dir: &Path) -> Res
     }
     out.model.insert("preset".into(), Value::String(p.clone()));
     Ok(Some(p))
+}
+
+/// `--model-config PATH`: `[model] config` for a model no bundled preset describes (the scenario
+/// reads it as any `[model] config`: see book/src/scenarios.md, `[model]`). PATH is a config.json or
+/// a directory holding one; written absolute, so the scenario loads wherever it is written.
+fn model_config(out: &mut Out, model: &str, given: &Path) -> Result<Option<String>, String> {
+    let file = if given.is_dir() {
+        given.join("config.json")
+    } else {
+        given.to_path_buf()
+    };
+    if !file.is_file() {
+        return Err(format!(
+            "--model-config {}: no such file (expected a HuggingFace config.json, or a directory holding one)",
+            given.display()
+        ));
+    }
+    let abs = std::path::absolute(&file).map_err(|e| format!("--model-config {}: {e}", given.display()))?;
+    out.notes.push(format!(
+        "model {model}: read from {} (--model-config)",
+        abs.display()
+    ));
+    out.model
+        .insert("config".into(), Value::String(abs.display().to_string()));
+    Ok(None)
 }
 
 /// The scenario's text, then loaded and printed back (`engine_args::command`) to refuse what the

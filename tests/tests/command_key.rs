@@ -38,6 +38,7 @@ fn import_opts(hardware: HardwareFrom, spec: bool) -> Options {
         hardware,
         engine_version: None,
         model_preset: None,
+        model_config: None,
         acceptance: spec.then(|| "alpha = 0.7".to_string()),
         output: None,
     }

@@ -15,6 +15,7 @@ fn opts(hardware: HardwareFrom) -> Options {
         hardware,
         engine_version: None,
         model_preset: None,
+        model_config: None,
         acceptance: None,
         output: None,
     }

@@ -21,8 +21,12 @@ pub struct ImportArgs {
     #[arg(long, value_name = "X.Y.Z")]
     engine_version: Option<String>,
     /// The model preset, when the command's model path is none of the bundled presets' repositories.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "model_config")]
     model_preset: Option<String>,
+    /// The served model's HuggingFace config.json (or a directory holding one), when no bundled
+    /// preset describes it: written as [model] config.
+    #[arg(long, value_name = "PATH")]
+    model_config: Option<PathBuf>,
     /// [speculative] acceptance as an inline table's body, e.g. 'alpha = 0.7' or 'profile = "NAME"'.
     #[arg(long, value_name = "TOML")]
     acceptance: Option<String>,
@@ -46,6 +50,7 @@ pub fn run(a: ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         },
         engine_version: a.engine_version,
         model_preset: a.model_preset,
+        model_config: a.model_config,
         acceptance: a.acceptance,
         output: a.output.clone(),
     };

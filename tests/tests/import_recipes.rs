@@ -1,0 +1,560 @@
+//! recipes (issue #17 coverage, the user's own launch command): launch commands 17–54 of
+//! `tests/data/launch-commands/`, collected from the vLLM recipes (vllm-project/recipes at 8959cf64),
+//! the SGLang cookbook (sgl-project/sgl-cookbook at 7b5bd9c0) and GitHub threads where users posted
+//! the command they ran (RTX PRO 6000, RTX 5090, RTX 4090), each file naming its source. Every
+//! command is imported with `tpsim import-command` on a box like the one it was written for and
+//! either imports with the keys read off its flags by hand, or is refused with the text that stops
+//! it: the engine's argparse at the release, a model no bundled preset describes (listed for the
+//! families helpers), or a part tpsim does not model yet (each a lead in book/src/scenarios.md,
+//! "Commands from recipes, cookbooks and issues").
+
+use crate::common::{scratch, tpsim};
+use std::path::{Path, PathBuf};
+use tpsim::engine_args;
+use tpsim::import_command_build::{self as build, HardwareFrom, Options};
+use tpsim::scenario::{EngineKind, Scenario, ScenarioFile};
+
+fn on(hardware: &str) -> Options {
+    Options {
+        hardware: HardwareFrom::Preset(hardware.into()),
+        engine_version: None,
+        model_preset: None,
+        model_config: None,
+        acceptance: None,
+        output: None,
+    }
+}
+
+fn with_acceptance(hardware: &str) -> Options {
+    let mut o = on(hardware);
+    o.acceptance = Some("alpha = 0.7".into());
+    o
+}
+
+fn command(n: u32) -> String {
+    let p =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/data/launch-commands/{n:02}.sh"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The imported scenario, loaded, its printed command and its text.
+fn imported(n: u32, o: &Options) -> (Scenario, engine_args::EngineCommand, String) {
+    let i = build::import(&command(n), o).unwrap_or_else(|e| panic!("command {n}: {e}"));
+    let s = tpsim::scenario::load_str(&i.text, Path::new("imported.toml"))
+        .unwrap_or_else(|e| panic!("command {n}: {e}"));
+    let raw: ScenarioFile = tpsim::scenario::parse_toml(&i.text, Path::new("imported.toml")).expect("parses");
+    let c = engine_args::command(&s, &raw, &i.text).expect("prints back");
+    (s, c, i.text)
+}
+
+fn refused(n: u32, o: &Options) -> String {
+    match build::import(&command(n), o) {
+        Ok(i) => panic!("command {n} imports:\n{}", i.text),
+        Err(e) => e,
+    }
+}
+
+/// `line` is a whole line of the imported TOML.
+fn has(text: &str, line: &str) -> bool {
+    text.lines().any(|l| l == line)
+}
+
+fn assert_lines(n: u32, text: &str, lines: &[&str]) {
+    for l in lines {
+        assert!(has(text, l), "command {n}: no line `{l}` in\n{text}");
+    }
+}
+
+/// Commands 17–54 are all there, each opening with the source it was copied from (a repository
+/// path at a commit, or a thread's URL with its author and date).
+#[test]
+fn every_collected_command_names_its_source() {
+    for n in 17..=54 {
+        let text = command(n);
+        let head = text.lines().next().unwrap_or_default();
+        assert!(
+            head.starts_with(&format!("# Survey command {n}: github.com/")),
+            "{n}: {head}"
+        );
+        let header = text
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        // A commit, or a date written YYYY-MM-DD.
+        let date = |w: &str| {
+            let d: Vec<&str> = w.trim_matches(|c: char| !c.is_ascii_digit()).split('-').collect();
+            d.len() == 3
+                && d.iter()
+                    .zip([4, 2, 2])
+                    .all(|(p, n)| p.len() == n && p.chars().all(|c| c.is_ascii_digit()))
+        };
+        let dated = header.contains("at commit") || header.split_whitespace().any(date);
+        assert!(dated, "command {n} names no commit or date: {header}");
+    }
+}
+
+/// vLLM recipes that import (values read off each recipe): 19 Qwen3-Next tp 4 with prefix caching;
+/// 20 its FP8 checkpoint with `VLLM_ATTENTION_BACKEND=FLASH_ATTN` (the attention key) and the
+/// FlashInfer/DeepGEMM variables left out with a note; 22 `-dp 8 --enable-expert-parallel` (tp 1 by
+/// default); 23 MTP-1 through `--speculative-config`; 24 `-tp 2` on MI355X; 25 the `_` spelling
+/// `--tensor_parallel_size 8` with 131072 tokens, 10240 batched, 128 sequences, 0.85, no prefix
+/// caching; 26 on MI300X `--tensor-parallel-size=8 --block-size=64`, the AITER attention backend,
+/// `-cc.` fields kept with a warning, `VLLM_ROCM_QUICK_REDUCE_QUANTIZATION=INT4` read; 30
+/// DeepSeek-V3.2 tp 8 with `--tokenizer-mode deepseek_v32` (warned); 31 Kimi-K2.5 `-tp 8`; 33
+/// Seed-OSS tp 8; 35 Phi-4-mini at 4000 tokens; 37 Nemotron-3-Nano, 8 sequences, 262144 tokens.
+#[test]
+fn vllm_recipes_import_with_their_keys() {
+    let h200 = on("h200-8x-nvlink");
+    let (s, _, t) = imported(19, &h200);
+    assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Vllm, 4));
+    assert_lines(
+        19,
+        &t,
+        &["preset = \"qwen3-next-80b-a3b\"", "enable_prefix_caching = true"],
+    );
+    let i = build::import(&command(20), &h200).expect("20");
+    assert_lines(
+        20,
+        &i.text,
+        &[
+            "preset = \"qwen3-next-80b-a3b-fp8\"",
+            "tp = 4",
+            "attention_backend = \"FLASH_ATTN\"",
+        ],
+    );
+    assert!(
+        i.notes.iter().any(|n| n.contains("VLLM_USE_DEEP_GEMM=0")),
+        "{:?}",
+        i.notes
+    );
+    let (s, _, t) = imported(22, &h200);
+    assert_lines(
+        22,
+        &t,
+        &[
+            "preset = \"qwen3.5-397b-a17b-fp8\"",
+            "dp_size = 8",
+            "enable_expert_parallel = true",
+            "tp = 1",
+        ],
+    );
+    assert!(
+        s.warnings.iter().any(|w| w.contains("`--language-model-only`")),
+        "{:?}",
+        s.warnings
+    );
+    let (s, c, _) = imported(23, &with_acceptance("h200-8x-nvlink"));
+    assert_eq!(s.engine.tp, 8);
+    let spec = c.value_of("--speculative-config").expect("speculative");
+    assert!(
+        spec.contains("\"method\":\"mtp\"") && spec.contains("\"num_speculative_tokens\":1"),
+        "{spec}"
+    );
+    let (s, _, t) = imported(24, &on("mi355x-8x-xgmi"));
+    assert_eq!(s.engine.tp, 2);
+    assert_lines(24, &t, &["enable_expert_parallel = true"]);
+    let (s, _, t) = imported(25, &on("h100-sxm-8x-nvlink"));
+    assert_eq!((s.engine.tp, s.engine.max_model_len), (8, Some(131_072)));
+    assert_lines(
+        25,
+        &t,
+        &[
+            "preset = \"gpt-oss-120b\"",
+            "max_num_batched_tokens = 10240",
+            "max_num_seqs = 128",
+            "gpu_memory_utilization = 0.85",
+            "enable_prefix_caching = false",
+        ],
+    );
+    let (s, _, t) = imported(26, &on("mi300x-8x-xgmi"));
+    assert_eq!(s.engine.tp, 8);
+    assert_lines(
+        26,
+        &t,
+        &[
+            "attention_backend = \"ROCM_AITER_UNIFIED_ATTN\"",
+            "gpu_memory_utilization = 0.95",
+            "page_size = 64",
+            "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION = \"INT4\"",
+        ],
+    );
+    assert!(
+        s.warnings.iter().any(|w| w
+            .contains("`-cc.pass_config.fuse_rope_kvcache=True` is accepted by the engine but not modelled")),
+        "{:?}",
+        s.warnings
+    );
+    let (s, _, t) = imported(30, &h200);
+    assert_eq!(s.engine.tp, 8);
+    assert_lines(30, &t, &["preset = \"deepseek-v3.2\""]);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("`--tokenizer-mode deepseek_v32`")),
+        "{:?}",
+        s.warnings
+    );
+    let (s, _, t) = imported(31, &h200);
+    assert_eq!(s.engine.tp, 8);
+    assert_lines(31, &t, &["preset = \"kimi-k2.5\""]);
+    let (s, _, t) = imported(33, &h200);
+    assert_eq!(s.engine.tp, 8);
+    assert_lines(33, &t, &["preset = \"seed-oss-36b-instruct\""]);
+    let h100 = on("h100-sxm-1x");
+    let (s, _, t) = imported(35, &h100);
+    assert_eq!((s.engine.tp, s.engine.max_model_len), (1, Some(4000)));
+    assert_lines(35, &t, &["preset = \"phi-4-mini\""]);
+    let (s, _, t) = imported(37, &h100);
+    assert_eq!((s.engine.tp, s.engine.max_model_len), (1, Some(262_144)));
+    assert_lines(
+        37,
+        &t,
+        &["preset = \"nemotron-3-nano-30b-a3b\"", "max_num_seqs = 8"],
+    );
+}
+
+/// SGLang cookbook commands that import: 40 gpt-oss-120b `--tp 8`; 42 GLM-4.6 `--tp 8`; 43
+/// `sglang serve --model-path MiniMaxAI/MiniMax-M2.5 --tp 8 --ep 8 --mem-fraction-static 0.85`
+/// (the `sglang` console script, SGLang 0.5.8 `cli/serve.py`); 44 the same model `--tp 4`; 45
+/// DeepSeek-V3 `--tp 8 --dp 8 --enable-dp-attention` with EAGLE and no draft path (the model's MTP
+/// layer, `nextn`, 3 steps, topk 1, 4 draft tokens); 46 Qwen3-Next `--tp 8`; 41 (`sglang serve
+/// --model-path Meta-Llama/Llama-3.1-70B --tp 8`, a base checkpoint no preset describes) with the
+/// Llama-3.1-70B Instruct preset named in its place, for the flags.
+#[test]
+fn sglang_cookbook_commands_import() {
+    let h200 = on("h200-8x-nvlink");
+    for (n, preset, tp) in [
+        (40, "gpt-oss-120b", 8),
+        (42, "glm-4.6", 8),
+        (43, "minimax-m2.5", 8),
+        (44, "minimax-m2.5", 4),
+        (46, "qwen3-next-80b-a3b", 8),
+    ] {
+        let (s, _, t) = imported(n, &h200);
+        assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Sglang, tp), "{n}");
+        assert_lines(n, &t, &[&format!("preset = \"{preset}\"")]);
+    }
+    let (_, c, t) = imported(43, &h200);
+    assert_lines(43, &t, &["ep_size = 8", "mem_fraction_static = 0.85"]);
+    assert_eq!(c.value_of("--ep-size"), Some("8"));
+    let (_, _, t) = imported(44, &h200);
+    assert_lines(44, &t, &["mem_fraction_static = 0.85"]);
+    let (s, _, t) = imported(45, &with_acceptance("h200-8x-nvlink"));
+    assert_eq!(s.engine.tp, 8);
+    assert_lines(
+        45,
+        &t,
+        &[
+            "preset = \"deepseek-v3\"",
+            "dp_size = 8",
+            "enable_dp_attention = true",
+            "algorithm = \"nextn\"",
+            "num_steps = 3",
+            "topk = 1",
+            "num_draft_tokens = 4",
+        ],
+    );
+    let mut o = on("h200-8x-nvlink");
+    o.model_preset = Some("llama-3.1-70b".into());
+    let (s, _, _) = imported(41, &o);
+    assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Sglang, 8));
+}
+
+/// Commands users posted: 47 (vLLM PR 29240, GLM-4.6-FP8 on 8× RTX PRO 6000: tp 8, expert
+/// parallel, 32768 tokens, the quoted model path) and 48 (EuroEval issue 1120, the older API-server
+/// entry point: gpt-oss-120b tp 2 at 0.9). 52 (ReCall issue 43) is a Qwen2.5-1.5B no preset
+/// describes; with the Qwen2.5-7B preset named in its place, for the flags only: `--disable-overlap`
+/// is argparse's unique prefix of `--disable-overlap-schedule`, `--disable-cuda-graph` turns CUDA
+/// graphs off, `--dtype bfloat16`, 6000 tokens, 0.7, tp 4.
+#[test]
+fn user_commands_import() {
+    let (s, _, t) = imported(47, &on("rtx-pro-6000-8x-1switch"));
+    assert_eq!((s.engine.tp, s.engine.max_model_len), (8, Some(32_768)));
+    assert_lines(
+        47,
+        &t,
+        &["preset = \"glm-4.6-fp8\"", "enable_expert_parallel = true"],
+    );
+    let (s, c, t) = imported(48, &on("h200-8x-nvlink"));
+    assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Vllm, 2));
+    assert_lines(48, &t, &["preset = \"gpt-oss-120b\""]);
+    assert_eq!(c.value_of("--gpu-memory-utilization"), Some("0.9"));
+    let mut o = on("rtx-4090-4x-no-p2p");
+    o.model_preset = Some("qwen2.5-7b".into());
+    let (s, _, t) = imported(52, &o);
+    assert_eq!(s.engine.tp, 4);
+    assert!(!s.engine.cuda_graph);
+    assert_lines(
+        52,
+        &t,
+        &[
+            "context_length = 6000",
+            "dtype = \"bfloat16\"",
+            "disable_overlap_schedule = true",
+            "disable_radix_cache = true",
+            "cuda_graph = false",
+            "mem_fraction_static = 0.7",
+        ],
+    );
+}
+
+/// Flags the engine no longer takes, refused with argparse's text at the release read (vLLM 0.19.0,
+/// tpsim's current): `--disable-log-requests` (17, 18, 54), `--swap-space` (49), `--enable-reasoning`
+/// (50, also at 0.11.0, the oldest list tpsim holds; its user ran a 0.8.5 build). At the release the
+/// recipe was written for, 17 imports (`--engine-version 0.11.0`: tp 4 by `-tp`, swap 32 GiB,
+/// 32768 batched tokens and length, no prefix caching, 0.8; `--distributed-executor-backend mp`
+/// left out with a note).
+#[test]
+fn flags_gone_from_the_release_are_refused_with_argparse_text() {
+    let h200 = on("h200-8x-nvlink");
+    for n in [17, 18] {
+        let e = refused(n, &h200);
+        assert!(
+            e.contains("vLLM 0.19.0 refuses it: argparse stops with \"vllm serve: error: unrecognized arguments: --disable-log-requests\""),
+            "{n}: {e}"
+        );
+    }
+    let e = refused(54, &on("rtx-5090-2x-no-p2p"));
+    assert!(
+        e.contains("unrecognized arguments: --disable-log-requests"),
+        "{e}"
+    );
+    let e = refused(49, &on("rtx-4090-4x-no-p2p"));
+    assert!(e.contains("unrecognized arguments: --swap-space"), "{e}");
+    let mut old = on("rtx-5090-2x-no-p2p");
+    let e = refused(50, &old);
+    assert!(
+        e.contains("vLLM 0.19.0 refuses it") && e.contains("--enable-reasoning"),
+        "{e}"
+    );
+    old.engine_version = Some("0.11.0".into());
+    let e = refused(50, &old);
+    assert!(
+        e.contains("vLLM 0.11.0 refuses it") && e.contains("--enable-reasoning"),
+        "{e}"
+    );
+    let mut o = on("h200-8x-nvlink");
+    o.engine_version = Some("0.11.0".into());
+    let i = build::import(&command(17), &o).expect("17 at 0.11.0");
+    assert_lines(
+        17,
+        &i.text,
+        &[
+            "preset = \"qwen3-235b-a22b\"",
+            "version = \"0.11.0\"",
+            "tp = 4",
+            "swap_space = 32.0",
+            "max_num_batched_tokens = 32768",
+            "max_model_len = 32768",
+            "enable_prefix_caching = false",
+            "gpu_memory_utilization = 0.8",
+            "extra_args = [\"--disable-log-requests\"]",
+        ],
+    );
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.contains("--distributed-executor-backend mp")),
+        "{:?}",
+        i.notes
+    );
+}
+
+/// Checkpoints no bundled preset describes (exit 2 listing the presets; for the families helpers):
+/// GLM-4.7-FP8 (27), GLM-5.1-FP8 (28), DeepSeek-R1-0528 (29), MiniMax-M2.7 (32), Ring-1T-FP8 (38),
+/// Qwen3-235B-A22B-Instruct-2507 (39), the base Llama-3.1-70B (41), Qwen2-7B-Instruct (51),
+/// Qwen2.5-1.5B-Instruct (52), Qwen3-8B-FP8 (53); at vLLM 0.11.0, where their flags pass,
+/// CodeLlama-13b (49) and RedHatAI's Llama-3.1-8B FP8 (54, in a locally built vLLM image).
+#[test]
+fn checkpoints_without_a_preset_are_named() {
+    for (n, hw, model) in [
+        (27, "h200-8x-nvlink", "zai-org/GLM-4.7-FP8"),
+        (28, "h200-8x-nvlink", "zai-org/GLM-5.1-FP8"),
+        (29, "h200-8x-nvlink", "deepseek-ai/DeepSeek-R1-0528"),
+        (32, "h200-8x-nvlink", "MiniMaxAI/MiniMax-M2.7"),
+        (38, "h200-8x-nvlink", "inclusionAI/Ring-1T-FP8"),
+        (39, "h200-8x-nvlink", "Qwen/Qwen3-235B-A22B-Instruct-2507"),
+        (41, "h200-8x-nvlink", "Meta-Llama/Llama-3.1-70B"),
+        (
+            51,
+            "rtx-4090-2x-no-p2p",
+            "/workspace/sdb/models/QWen/Qwen2-7B-Instruct",
+        ),
+        (52, "rtx-4090-4x-no-p2p", "xxx/Models/Qwen/Qwen2.5-1.5B-Instruct"),
+        (53, "rtx-5090-2x-no-p2p", "/mnt/llms/models/Qwen/Qwen3-8B-FP8"),
+    ] {
+        let o = if matches!(n, 27 | 28) {
+            with_acceptance(hw)
+        } else {
+            on(hw)
+        };
+        let e = refused(n, &o);
+        assert!(
+            e.contains(&format!("`{model}` is no bundled model preset")),
+            "{n}: {e}"
+        );
+    }
+    for (n, hw, model) in [
+        (49, "rtx-4090-4x-no-p2p", "/home/models/CodeLlama-13b-hf"),
+        (
+            54,
+            "rtx-5090-2x-no-p2p",
+            "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8",
+        ),
+    ] {
+        let mut o = on(hw);
+        o.engine_version = Some("0.11.0".into());
+        let e = refused(n, &o);
+        assert!(
+            e.contains(&format!("`{model}` is no bundled model preset")),
+            "{n}: {e}"
+        );
+    }
+}
+
+/// vLLM's dotted form of a JSON argument (`--speculative-config.method mtp
+/// --speculative-config.num_speculative_tokens 1`, GLM recipe 27) is the same JSON object
+/// (`FlexibleArgumentParser` merges the fields; `1` is read as JSON, `mtp` as text). Before recipes it
+/// was refused as "not JSON". With the GLM-4.6-FP8 preset in place of GLM-4.7-FP8 (no preset), 27
+/// imports as MTP with one token at tp 4; 28 (GLM-5.1-FP8 as GLM-5-FP8) reads 3 tokens, then stops
+/// at tpsim's vLLM MTP table, which has no entry for GLM-5 (a lead: vLLM's recipe runs it).
+#[test]
+fn dotted_speculative_config_is_read_as_json() {
+    let mut o = with_acceptance("h200-8x-nvlink");
+    o.model_preset = Some("glm-4.6-fp8".into());
+    let (s, c, t) = imported(27, &o);
+    assert_eq!(s.engine.tp, 4);
+    assert_lines(27, &t, &["algorithm = \"mtp\"", "num_speculative_tokens = 1"]);
+    assert_eq!(
+        c.value_of("--speculative-config"),
+        Some("{\"method\":\"mtp\",\"num_speculative_tokens\":1}")
+    );
+    o.model_preset = Some("glm-5-fp8".into());
+    let e = refused(28, &o);
+    assert!(e.contains("key `speculative.algorithm`"), "{e}");
+    assert!(
+        has(&e, "num_speculative_tokens = 3") && has(&e, "algorithm = \"mtp\""),
+        "{e}"
+    );
+    // The dotted fields are appended as one JSON argument after the others, so they replace a
+    // whole `--speculative-config` given before them (argparse keeps the last).
+    let line = "vllm serve zai-org/GLM-4.6-FP8 -tp 4 --speculative-config '{\"method\":\"ngram\",\"num_speculative_tokens\":5}' --speculative-config.method mtp --speculative-config.num_speculative_tokens=2";
+    let i = build::import(line, &with_acceptance("h200-8x-nvlink")).expect("dotted after JSON");
+    assert_lines(0, &i.text, &["algorithm = \"mtp\"", "num_speculative_tokens = 2"]);
+}
+
+/// Parts tpsim does not model yet, refused naming them (leads, book "Commands from recipes,
+/// cookbooks and issues"): vLLM's Qwen3-Next MTP draft (21); the Hunyuan-A13B preset's config has no
+/// `max_position_embeddings` (36); ERNIE-4.5's `ernie_mtp` method (34: read as written, then
+/// refused at the vLLM MTP table, which has no ERNIE entry).
+#[test]
+fn parts_tpsim_does_not_model_are_named() {
+    let e = refused(21, &with_acceptance("h200-8x-nvlink"));
+    assert!(
+        e.contains("tpsim does not model vLLM's MTP draft for qwen3_next yet"),
+        "{e}"
+    );
+    let e = refused(36, &on("mi300x-8x-xgmi"));
+    assert!(
+        e.contains("the model config has no max_position_embeddings"),
+        "{e}"
+    );
+    let e = refused(34, &with_acceptance("h100-sxm-1x"));
+    assert!(e.contains("key `speculative.algorithm`"), "{e}");
+    assert!(
+        has(&e, "algorithm = \"ernie_mtp\"") && has(&e, "draft = \"ernie-4.5-21b-a3b\""),
+        "{e}"
+    );
+}
+
+/// `sglang serve` (SGLang 0.5.8's console script) finds the model by the literal `--model-path`
+/// before argparse runs (`cli/utils.py` `get_model_path`); `--model` there stops it with its text,
+/// where `python -m sglang.launch_server --model` is argparse's prefix of `--model-path`; its
+/// argparse refusals name the program `sglang`. In a Docker image it is read the same way.
+#[test]
+fn sglang_serve_needs_the_literal_model_path() {
+    let o = on("h100-sxm-1x");
+    let e = build::import("sglang serve --model meta-llama/Llama-3.1-8B-Instruct", &o).expect_err("--model");
+    assert!(
+        e.contains("\"Error: --model-path is required. Please provide the path to the model.\""),
+        "{e}"
+    );
+    let i = build::import(
+        "python -m sglang.launch_server --model meta-llama/Llama-3.1-8B-Instruct",
+        &o,
+    )
+    .expect("launch_server --model");
+    assert!(has(&i.text, "preset = \"llama-3.1-8b\""), "{}", i.text);
+    // argparse names the program after the console script.
+    let e = build::import(
+        "sglang serve --model-path meta-llama/Llama-3.1-8B-Instruct --no-such-flag",
+        &o,
+    )
+    .expect_err("unknown flag");
+    assert!(
+        e.contains("\"sglang: error: unrecognized arguments: --no-such-flag\""),
+        "{e}"
+    );
+    let d = "docker run --gpus all lmsysorg/sglang:v0.5.8-cu129 sglang serve --model-path=meta-llama/Llama-3.1-8B-Instruct --tp 1";
+    let i = build::import(d, &o).expect("docker sglang serve");
+    assert!(
+        has(&i.text, "name = \"sglang\"") && has(&i.text, "version = \"0.5.8\""),
+        "{}",
+        i.text
+    );
+}
+
+/// `--model-config PATH` (a config.json, or a directory holding one) writes `[model] config` with
+/// the absolute path, for a checkpoint no preset describes; a missing path and `--model-preset`
+/// beside it are refused (exit 2).
+#[test]
+fn model_config_option() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/models/qwen2.5-7b");
+    let abs = std::path::absolute(dir.join("config.json")).expect("absolute");
+    let cmd = "vllm serve /data/Qwen2.5-7B-Instruct-local --tensor-parallel-size 2 --max-model-len 8192";
+    let out = scratch("model-config").join("mine.toml");
+    let o = tpsim(&[
+        "import-command",
+        "--hardware",
+        "rtx-4090-2x-no-p2p",
+        "--model-config",
+        dir.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        cmd,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let text = std::fs::read_to_string(&out).expect("written");
+    assert!(has(&text, &format!("config = \"{}\"", abs.display())), "{text}");
+    assert!(!text.contains("preset = \"qwen2.5-7b\""), "{text}");
+    let run = tpsim(&["validate", out.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let missing = tpsim(&[
+        "import-command",
+        "--hardware",
+        "rtx-4090-2x-no-p2p",
+        "--model-config",
+        "/nonexistent/config.json",
+        cmd,
+    ]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing
+            .stderr
+            .contains("--model-config /nonexistent/config.json: no such file"),
+        "{}",
+        missing.stderr
+    );
+    let both = tpsim(&[
+        "import-command",
+        "--hardware",
+        "rtx-4090-2x-no-p2p",
+        "--model-config",
+        dir.to_str().unwrap(),
+        "--model-preset",
+        "qwen2.5-7b",
+        cmd,
+    ]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}
