@@ -96,3 +96,33 @@ fn dcp_divides_the_checked_length() {
         None
     );
 }
+
+/// A config.json with no length key at all (the Hunyuan-A13B preset, whose public copies lack
+/// `max_position_embeddings`): vLLM takes `--max-model-len` as given, and without it assumes 2048
+/// tokens with its warning (`_get_and_verify_max_len`: `default_max_len = 2048`, "If none of the
+/// keys were found in the config, use a default"); SGLang needs `--context-length` (tpsim's refusal
+/// names that key). Found by recipes (launch command 36, vLLM's Hunyuan recipe).
+#[test]
+fn a_config_without_a_length_takes_max_model_len_or_vllms_2048() {
+    let load = |engine: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"mi300x-8x-xgmi\"\n[model]\npreset = \"hunyuan-a13b-instruct\"\n\
+             [engine]\ntp = 2\n{engine}"
+        );
+        tpsim::scenario::load_str(&text, std::path::Path::new("nolen.toml"))
+    };
+    let s = load("name = \"vllm\"\n").unwrap();
+    assert_eq!(s.engine.context_len, 2048);
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("Assuming the model's maximum length is 2048")),
+        "{:?}",
+        s.warnings
+    );
+    let s = load("name = \"vllm\"\nmax_model_len = \"32k\"\n").unwrap();
+    assert_eq!(s.engine.context_len, 32_000);
+    assert!(!s.warnings.iter().any(|w| w.contains("Assuming")));
+    let e = load("name = \"sglang\"\n").unwrap_err().to_string();
+    assert!(e.contains("engine.context_length"), "{e}");
+}

@@ -2,8 +2,8 @@
 //! into an [`Engine`]: SGLang or vLLM, its memory settings, era, limits and NCCL environment.
 
 use super::{
-    CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, NcclEnv, Observed,
-    ObservedSection, Resolver, ScenarioError, error,
+    CostsSection, Engine, EngineCosts, EngineKind, EngineSection, Hardware, MaxModelLenSpec, NcclEnv,
+    Observed, ObservedSection, Resolver, ScenarioError, error,
 };
 use crate::presets;
 use std::path::Path;
@@ -36,6 +36,21 @@ pub fn nccl_env_from_args(pairs: &[String]) -> Result<NcclEnv, ScenarioError> {
         read: Default::default(),
     }
     .nccl_env(map)
+}
+
+/// vLLM's assumed maximum length for a config with no length key (`_get_and_verify_max_len`,
+/// `default_max_len = 2048` in each release read, from the 0.4-era `config.py` to the Transformers-v5
+/// era `config/model.py`).
+const VLLM_DEFAULT_MAX_LEN: u64 = 2048;
+
+/// A `--max-model-len` token count as written (a number or vLLM's human-readable form), `None` for
+/// `auto`/-1 or anything else.
+fn max_model_len_count(spec: &MaxModelLenSpec) -> Option<u64> {
+    let n = match spec {
+        MaxModelLenSpec::Number(n) => *n,
+        MaxModelLenSpec::Text(t) => super::extra_args::human_readable_int(t)?,
+    };
+    u64::try_from(n).ok().filter(|n| *n >= 1)
 }
 
 impl Resolver<'_> {
@@ -291,7 +306,8 @@ impl Resolver<'_> {
         let max_running_requests = e
             .max_running_requests
             .or((speculative && kind == EngineKind::Sglang && era >= SglangEra::Late2025).then_some(48));
-        let context_len = self.context_len(e.context_length, model)?;
+        let (context_len, context_warning) =
+            self.context_len(e.context_length, e.max_model_len.as_ref(), kind, model)?;
         // SGLang `server_args.py` (0.5.8/0.5.9): `swa_full_tokens_ratio` must be in (0, 1], default 0.8.
         let swa_full_tokens_ratio = e.swa_full_tokens_ratio.unwrap_or(0.8);
         if !(swa_full_tokens_ratio.is_finite() && swa_full_tokens_ratio > 0.0 && swa_full_tokens_ratio <= 1.0)
@@ -348,6 +364,7 @@ impl Resolver<'_> {
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
+        collective_warnings.extend(context_warning);
         // Issue #17 point 1 (ep): the all-to-all MoE path (`scenario::moe_a2a`).
         let moe_a2a = super::moe_a2a::resolve(
             &super::moe_a2a::A2aInput {
@@ -860,11 +877,31 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    /// The context length: `engine.context_length`, else the model config's.
-    fn context_len(&self, given: Option<u64>, model: &ModelSpec) -> Result<u64, ScenarioError> {
+    /// The context length: `engine.context_length`, else the model config's; with neither, vLLM
+    /// takes a `--max-model-len` count as it is, or assumes 2048 tokens with its warning (vLLM
+    /// `_get_and_verify_max_len`, `config.py` then `config/model.py`: "If none of the keys were found
+    /// in the config, use a default"), where SGLang needs the length.
+    fn context_len(
+        &self,
+        given: Option<u64>,
+        max_model_len: Option<&MaxModelLenSpec>,
+        kind: EngineKind,
+        model: &ModelSpec,
+    ) -> Result<(u64, Option<String>), ScenarioError> {
         match given.or(model.context_len) {
             Some(0) => Err(self.invalid("engine.context_length", "0: expected a context length ≥ 1 token")),
-            Some(c) => Ok(c),
+            Some(c) => Ok((c, None)),
+            None if kind == EngineKind::Vllm => match max_model_len.and_then(max_model_len_count) {
+                Some(n) => Ok((n, None)),
+                None => Ok((
+                    VLLM_DEFAULT_MAX_LEN,
+                    Some(format!(
+                        "The model's config.json does not contain any of the keys to determine the original \
+                         maximum length of the model. Assuming the model's maximum length is \
+                         {VLLM_DEFAULT_MAX_LEN}. (vLLM's warning; set engine.max_model_len for another length)"
+                    )),
+                )),
+            },
             None => Err(self.invalid(
                 "engine.context_length",
                 "missing: the model config has no max_position_embeddings; set engine.context_length",

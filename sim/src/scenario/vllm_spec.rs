@@ -98,6 +98,23 @@ impl Resolver<'_> {
                         ),
                     ));
                 }
+                // recipes (stop 44): targets with MTP layers whose vLLM module came after 0.11.0 —
+                // GLM-5 (vLLM's recipe `GLM/GLM5.md` at recipes 8959cf64 runs `--speculative-config.method
+                // mtp`) and ERNIE-4.5 (`models/ernie_mtp.py`, method `ernie_mtp`, in 0.19.0). Past 0.11
+                // the refusal is tpsim's own, not the engine's.
+                let later_module = matches!(target.arch, Architecture::GlmMoeDsa | Architecture::Ernie45Moe);
+                let after_0_11 = major_minor(&engine.release().version).is_some_and(|mm| mm > (0, 11));
+                if !known && later_module && after_0_11 {
+                    return Err(self.invalid(
+                        "speculative.algorithm",
+                        format!(
+                            "tpsim does not model vLLM's MTP draft for {} under {} yet (vLLM 0.11.0 has no MTP \
+                             module for it; later releases add one): use engine.name = \"sglang\"",
+                            hf_text_model_type(target.arch),
+                            engine.release().label()
+                        ),
+                    ));
+                }
                 if !known {
                     let why = if qwen35 {
                         format!(
