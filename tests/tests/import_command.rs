@@ -33,15 +33,15 @@ fn load(text: &str, path: &Path) -> (Scenario, engine_args::EngineCommand) {
     (s, c)
 }
 
-/// engine-args → import-command → engine-args is the identity on the command for all 59 bundled
-/// scenarios (4 seed, 54 examples): the same program, release, arguments (flags, values, order),
+/// engine-args → import-command → engine-args is the identity on the command for all 61 bundled
+/// scenarios (4 seed, 57 examples): the same program, release, arguments (flags, values, order),
 /// environment and per-node launches; and the same model, engine and tp resolve. `--from` gives the
 /// box (and the acceptance no flag states); a scenario's `engine.version` is passed as
 /// `--engine-version`, the printed command's header being a comment.
 #[test]
 fn every_bundled_scenario_round_trips() {
     let files = bundled_seed_and_examples();
-    assert_eq!(files.len(), 59, "{files:?}");
+    assert_eq!(files.len(), 61, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);

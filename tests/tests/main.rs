@@ -85,6 +85,8 @@ mod families6;
 mod families5;
 // families7 (issue #17): GLM-4.5V.
 mod families7;
+// families8 (issue #17): Command R / R+.
+mod families8;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

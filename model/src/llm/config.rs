@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 54] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 55] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -541,6 +541,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 54] = [
     "Exaone4ForCausalLM",
     // families7 (issue #17): GLM-4.5V / GLM-4.6V.
     "Glm4vMoeForConditionalGeneration",
+    // families8 (issue #17): Command R / R+.
+    "CohereForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -614,6 +616,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "HunYuanMoEV1ForCausalLM" => Architecture::HunYuanMoeV1,
         "Exaone4ForCausalLM" => Architecture::Exaone4,
         "Glm4vMoeForConditionalGeneration" => Architecture::Glm4vMoe,
+        "CohereForCausalLM" => Architecture::Cohere,
         _ => return None,
     })
 }
@@ -792,7 +795,12 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 arch,
                 // families2 (issue #17): HF `Cohere2Config` `tie_word_embeddings=True`; SGLang's
                 // `commandr.py` has no LM head of its own (logits from `embed_tokens`).
-                Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3 | Architecture::Cohere2
+                // families8: HF `CohereConfig` `tie_word_embeddings=True` likewise.
+                Architecture::Gemma
+                    | Architecture::Gemma2
+                    | Architecture::Gemma3
+                    | Architecture::Cohere2
+                    | Architecture::Cohere
             )),
         has_vision,
         vision,
@@ -872,6 +880,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families6 (issue #17): what Hunyuan refuses (`llm::hunyuan::check`).
     if arch == Architecture::HunYuanMoeV1 {
         super::hunyuan::check(text)?;
+    }
+    // families8 (issue #17): what Command R / R+ and Command R7B / A refuse (`llm::cohere::check`).
+    if matches!(arch, Architecture::Cohere | Architecture::Cohere2) {
+        super::cohere::check(text, spec.tie_word_embeddings, hidden, heads, an)?;
     }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {
@@ -1442,7 +1454,7 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::BailingMoeV2 => text.use_qkv_bias.unwrap_or(false),
         // families2 (issue #17): Cohere's projections are built with `bias=False` in both engines
         // (`models/commandr.py`), whatever `attention_bias` says.
-        Architecture::Cohere2 => false,
+        Architecture::Cohere2 | Architecture::Cohere => false,
         // families3 (issue #17): OLMo-2's projections carry no bias (vLLM 0.19.0 `olmo2.py` hard-codes
         // `bias=False`; `attention_bias = true` is refused by `llm::olmo2::check`).
         Architecture::Olmo2 | Architecture::Olmoe => false,

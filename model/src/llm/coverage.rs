@@ -161,6 +161,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::HunYuanMoeV1 => &HUNYUAN_MOE_V1,
         Architecture::Exaone4 => &EXAONE4,
         Architecture::Glm4vMoe => &GLM4V_MOE,
+        // families8 (issue #17): Command R / R+.
+        Architecture::Cohere => &COHERE,
     }
 }
 
@@ -1041,6 +1043,24 @@ const GLM4V_CHECKS: &[Check] = &[check(
     "llm::tests_glm4v::glm45v_parameters_by_hand",
 )];
 
+// families8 (issue #17): Command R / R+ (`CohereForCausalLM`): Cohere2's parallel block with every
+// layer full attention; the R+ configs' per-head q/k LayerNorms sharded with the heads. Both engines
+// serve it with the one `commandr.py` class (SGLang 0.5.9, vLLM 0.19.0) and the plain pool. No public
+// engine start-up log or exact parameter count was found: the weights are checked against the R+
+// model card's rounded size (Command R 08-2024's count by hand, `llm::tests_cohere`, is checked by none).
+static COHERE: Coverage = Coverage {
+    arch: Architecture::Cohere,
+    families: "Command R 08-2024 and Command R+ 08-2024 (presets written out from public copies of the published files); Command R v01 (MHA) and R+ 04-2024 by the same rules, no preset",
+    sglang: exact_memory(COHERE_CHECKS),
+    vllm: exact_memory(COHERE_CHECKS),
+};
+
+/// The model card's size, engine-independent (the weights both engines load).
+const COHERE_CHECKS: &[Check] = &[check(
+    "Command R+ model card: \"Model Size: 104 billion parameters\" (a copy of the card at thecoli.com, threads/large-language-models-news-discussions.952923/page-78; R+ 08-2024 has the same shapes); 103,810,674,688 by hand with the q/k LayerNorms; the card's rounding, not an engine log",
+    "llm::tests_cohere::command_r_plus_08_2024_parameters_by_hand",
+)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1052,7 +1072,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 50);
+        assert_eq!(all.len(), 51);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -22,7 +22,7 @@
 //! | Gemma 1/2/3 | explicit `head_dim` (not hidden / heads), tied embeddings, 256 k vocabulary; the √hidden embedding normalizer is a constant (no weight) |
 //! | Gemma-2/3 | four RMSNorms per layer (input, post-attention, pre- and post-feed-forward) |
 //! | Gemma-3 | per-head q/k RMSNorm (`head_dim` each) |
-//! | Cohere2 | one LayerNorm (weight only) per layer feeding attention and MLP in parallel (`CohereDecoderLayer`), no biases, tied embeddings; `use_qk_norm` (Cohere's per-head-distinct q/k LayerNorm) is refused |
+//! | Cohere2 | one LayerNorm (weight only) per layer feeding attention and MLP in parallel (`CohereDecoderLayer`), no biases, tied embeddings; `use_qk_norm`: per-head-distinct q/k LayerNorms sharded with the heads (`llm::cohere`, families8) |
 //! | Gemma-3 multimodal | SigLIP tower (encoder blocks TP-split by heads / MLP width as in `VisionAttention(use_qkv_parallel)`, patch conv, position table, post-norm replicated) + projector `mm_input_projection_weight` (vision × text hidden) and `mm_soft_emb_norm` |
 //! | Mixtral | every layer MoE, `num_local_experts` experts of `intermediate_size`, replicated router, no shared expert |
 //! | Llama-4 | layer `i` is MoE iff `(i + 1) % interleave_moe_layer_step == 0` (`llama4.py` `_is_moe_layer`): routed experts of `intermediate_size`, one shared expert of `intermediate_size`, replicated router; other layers dense MLP of `intermediate_size_mlp`; q/k L2 norm without weights; vision tower (below) |
@@ -88,16 +88,6 @@ pub(crate) fn mixers(
     an: &str,
 ) -> Result<LocalLayout, ModelError> {
     let n = num_layers as usize;
-    // families2 (issue #17): Cohere's q/k norms are LayerNorms of (heads, head_dim) — one weight per
-    // head — which tpsim does not lower; no published Cohere2 config sets `use_qk_norm`.
-    if arch == Architecture::Cohere2 && text.use_qk_norm == Some(true) {
-        return Err(invalid(
-            "use_qk_norm",
-            "true".into(),
-            "false: tpsim does not lower Cohere's per-head q/k LayerNorms (no published Cohere2 config sets it)"
-                .into(),
-        ));
-    }
     let window = text.sliding_window.filter(|&w| w > 0);
     let chunk = text.attention_chunk_size.filter(|&c| c > 0);
     if let Some(types) = &text.layer_types {

@@ -52,6 +52,8 @@ mod nemotron_nas;
 // families5 (issue #17): Exaone4ForCausalLM.
 mod exaone4;
 mod glm4v; // families7 (issue #17): GLM-4.5V / GLM-4.6V vision tower
+// families8 (issue #17): CohereForCausalLM (Command R, Command R+) and Cohere's q/k LayerNorms.
+mod cohere;
 mod weights;
 
 #[cfg(test)]
@@ -91,6 +93,8 @@ mod tests_mimo;
 #[cfg(test)]
 mod tests_nemotron_nas;
 // families6 (issue #17): Hunyuan-A13B.
+#[cfg(test)]
+mod tests_cohere;
 #[cfg(test)]
 mod tests_glm4v;
 #[cfg(test)]
@@ -397,6 +401,12 @@ pub enum Architecture {
     /// `Glm4MoeModel`; vLLM 0.11.0 `models/glm4_1v.py` builds the registered `Glm4MoeForCausalLM`)
     /// plus the GLM-4V ViT (`vlm::glm4v_vit`). Decode runs the text tower only. See the `glm4v` module.
     Glm4vMoe,
+    // families8 (issue #17): Command R / R+ (`cohere` module).
+    /// `CohereForCausalLM` (Cohere Command R v01 and 08-2024, Command R+ and R+ 08-2024): the Cohere
+    /// parallel block of `Cohere2` with every layer full attention, tied embeddings, and with
+    /// `use_qk_norm` (the R+ configs) per-head q/k LayerNorms sharded with the heads (SGLang 0.5.9 /
+    /// vLLM 0.19.0 `models/commandr.py`). See the `cohere` module.
+    Cohere,
 }
 
 impl Architecture {

@@ -344,8 +344,11 @@ impl ModelSpec {
         let h = self.hidden;
         // Layer norms: input_layernorm + post_attention_layernorm; families2 (issue #17): Cohere2's
         // parallel block has the one `input_layernorm` (a LayerNorm without bias; SGLang / vLLM
-        // `models/commandr.py` `CohereDecoderLayer`).
-        let mut ps = if self.arch == super::Architecture::Cohere2 {
+        // `models/commandr.py` `CohereDecoderLayer`); families8: Command R / R+ likewise.
+        let mut ps = if matches!(
+            self.arch,
+            super::Architecture::Cohere2 | super::Architecture::Cohere
+        ) {
             vec![Piece::vec(h)]
         } else {
             vec![Piece::vec(h), Piece::vec(h)]
@@ -370,6 +373,15 @@ impl ModelSpec {
                     // families3 (issue #17): OLMo-2's / OLMoE's whole-width q/k norms, replicated
                     // (`llm::olmo2::qk_norm_pieces`).
                     ps.extend(super::olmo2::qk_norm_pieces(h, kv_heads, head_dim));
+                } else if self.qk_norm
+                    && matches!(
+                        self.arch,
+                        super::Architecture::Cohere | super::Architecture::Cohere2
+                    )
+                {
+                    // families8 (issue #17): Cohere's per-head q/k LayerNorms, sharded with the
+                    // heads (`llm::cohere::qk_norm_pieces`).
+                    ps.extend(super::cohere::qk_norm_pieces(heads, kv_heads, head_dim, t));
                 } else if self.qk_norm_full_width {
                     // One norm over all heads, sharded with the heads (SGLang `MiniMaxM2RMSNormTP`:
                     // `num_heads / tp × head_dim`, one replicated head when tp > kv_heads).

@@ -379,6 +379,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Exaone4 => "exaone4",
         // families7 (issue #17): GLM-4.5V's `text_config.model_type` (vLLM reads the text config).
         A::Glm4vMoe => "glm4v_moe_text",
+        // families8 (issue #17): the Command R / R+ configs' `model_type`.
+        A::Cohere => "cohere",
     }
 }
 
