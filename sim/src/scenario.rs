@@ -346,8 +346,9 @@ pub struct Engine {
     /// tpsim has read it: `scenario::moe_backend::engine_default`), which picks
     /// `[compute.moe_backends]`; `None`: the template's cost.
     pub moe_backend: Option<String>,
-    /// h20moe: `engine.moe_tuned_config` (default true): false when SGLang's triton fused MoE runs
-    /// its untuned default config (no config file for the shape and GPU; `passes::moe_call`).
+    /// h20moe: `engine.moe_tuned_config`: false when SGLang's triton fused MoE runs its untuned
+    /// default config (no config file for the shape and GPU; `passes::moe_call`). Default (moetable):
+    /// the table of shipped files (`scenario::moe_configs`) where tpsim can look it up, else true.
     pub moe_tuned_config: bool,
     /// moetable: SGLang's config lookup when `engine.moe_tuned_config` is not set and tpsim could
     /// make it (`scenario::moe_configs`), which set `moe_tuned_config`; `None` otherwise.

@@ -200,3 +200,66 @@ fn memory_is_unaffected() {
     }
     assert_eq!(ja, jb);
 }
+
+/// vLLM's list (`scenarios/engines/moe-configs/vllm.toml`, recorded, not used): 154, 230 and 310
+/// files in the 0.8.5, 0.11.0 and 0.19.0 wheels (`vllm/model_executor/layers/fused_moe/configs/`),
+/// block shapes written without the space, and 0.19.0's one RTX PRO 6000 Server file
+/// `E=20,N=1536,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,dtype=fp8_w8a8.json`.
+#[test]
+fn vllm_list_holds_the_hand_read_wheel_names() {
+    let text = std::fs::read_to_string(scenario("engines/moe-configs/vllm.toml")).unwrap();
+    let t: toml::Value = toml::from_str(&text).unwrap();
+    let rel = t["release"].as_array().unwrap();
+    let files = |v: &str| -> Vec<String> {
+        let r = rel.iter().find(|r| r["version"].as_str() == Some(v)).unwrap();
+        r["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        [files("0.8.5").len(), files("0.11.0").len(), files("0.19.0").len()],
+        [154, 230, 310]
+    );
+    let v19 = files("0.19.0");
+    assert!(
+        v19.contains(
+            &"E=20,N=1536,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,dtype=fp8_w8a8.json"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        v19.iter()
+            .filter(|n| n.contains("Blackwell_Server_Edition"))
+            .count(),
+        1
+    );
+    assert!(v19.iter().any(|n| n.contains("block_shape=[128,128]")));
+    assert!(!text.contains("block_shape=[128, 128]"));
+}
+
+/// A template that names another GPU without its own `device_name` does not inherit the base's:
+/// the 48 GB RTX 4090 (`templates/rtx-4090-48gb.toml`, over `rtx-4090`) has none, so tpsim makes
+/// no lookup there (no warning, key true), while the stock RTX 4090 box warns: SGLang 0.5.8 ships
+/// no `E=64,N=384,device_name=NVIDIA_GeForce_RTX_4090.json` (ERNIE-4.5-21B-A3B at TP 4).
+#[test]
+fn a_renamed_gpu_without_a_device_name_is_not_looked_up() {
+    let run = |hw: &str| {
+        let p = scratch(hw).join("s.toml");
+        let text = format!(
+            "seed = 1\n[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"ernie-4.5-21b-a3b\"\n[engine]\n\
+             name = \"sglang\"\ntp = 4\ntrust_remote_code = true\n[workload]\nconcurrency = 4\n\
+             prompt_len = 512\noutput_len = 32\n"
+        );
+        std::fs::write(&p, text).unwrap();
+        moe_warnings(&run_json(&p.display().to_string()))
+    };
+    let stock = run("rtx-4090-4x-no-p2p");
+    assert!(
+        stock.len() == 1 && stock[0].contains("`E=64,N=384,device_name=NVIDIA_GeForce_RTX_4090.json`"),
+        "{stock:?}"
+    );
+    assert!(run("rtx-4090-48gb-4x-no-p2p").is_empty());
+}
