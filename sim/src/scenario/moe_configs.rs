@@ -219,7 +219,8 @@ mod tests {
     /// `configs/triton_3_5_1/E=512,N=128,…` does not exist; `configs/triton_3_4_0/` holds
     /// `E=512,N=128,device_name=NVIDIA_H200.json` and `…NVIDIA_H20-3e.json` but no
     /// `…NVIDIA_H20.json`; `configs/triton_3_1_0/` holds
-    /// `E=256,N=128,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json`.
+    /// `E=256,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json` (reached by
+    /// the last fallback).
     #[test]
     fn lookups_match_the_hand_read_wheel_listing() {
         let h20 = lookup("0.5.8.post1", &bf16(512, 128, "NVIDIA H20")).unwrap();
@@ -232,12 +233,12 @@ mod tests {
         let ds = MoeCall {
             dtype: Some("fp8_w8a8"),
             block: Some([128, 128]),
-            ..bf16(256, 128, "NVIDIA H200")
+            ..bf16(256, 256, "NVIDIA H200")
         };
         let l = lookup("0.5.8", &ds).unwrap();
         assert_eq!(
             l.file,
-            "E=256,N=128,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json"
+            "E=256,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json"
         );
         assert_eq!(l.found_in.as_deref(), Some("triton_3_1_0"));
         // RTX PRO 6000 Server: no file of any shape in any release (only the Max-Q part's).
