@@ -419,15 +419,13 @@ impl Resolver<'_> {
             experts: model.quantization.expert_format(),
             tp,
             ep: ep_size,
-            fused_shared: crate::decode::passes::sgl_dual_stream::fuses_shared_expert(
+            fused_shared: u64::from(crate::decode::passes::sgl_dual_stream::fuses_shared_expert(
                 model,
                 hw.accel.vendor,
                 &hw.gpu.compute_capability,
                 ep_size,
                 moe_a2a.is_some(),
-            )
-            .then_some(1)
-            .unwrap_or(0),
+            )),
             triton_nvidia: kind == EngineKind::Sglang
                 && hw.accel.vendor == super::accel::GpuVendor::Nvidia
                 && matches!(moe_backend.as_deref(), None | Some("triton"))

@@ -113,9 +113,9 @@ pub fn lookup(release: &str, c: &MoeCall) -> Option<Lookup> {
     let order = std::iter::once(r.triton.as_str())
         .chain(r.fallback.iter().map(String::as_str).filter(|v| *v != r.triton));
     let found_in = order.map(folder_of).find(|f| {
-        t.folder.iter().any(|d| {
-            d.name == *f && d.releases.iter().any(|v| v == release) && d.files.iter().any(|x| *x == file)
-        })
+        t.folder
+            .iter()
+            .any(|d| d.name == *f && d.releases.iter().any(|v| v == release) && d.files.contains(&file))
     });
     Some(Lookup {
         file,
@@ -154,7 +154,7 @@ pub struct Deployment<'a> {
 pub fn for_deployment(d: &Deployment) -> Option<Lookup> {
     use tpsim_model::llm::WeightDtype;
     let moe = d.moe?;
-    if !d.triton_nvidia || d.tp == 0 || d.ep == 0 || d.tp % d.ep != 0 {
+    if !d.triton_nvidia || d.tp == 0 || d.ep == 0 || !d.tp.is_multiple_of(d.ep) {
         return None;
     }
     let dtype = match d.experts.dtype {
