@@ -45,6 +45,11 @@ pub struct GpuSpec {
     /// `memory_total_mib`, with a note).
     #[serde(default)]
     pub torch_total_gib: Option<f64>,
+    /// moetable: the name `torch.cuda.get_device_name()` returns (e.g. "NVIDIA H200"), which the
+    /// engines put, spaces as `_`, in their fused-MoE config file names; `None`: not known (then
+    /// tpsim does not look up whether the engine ships a config).
+    #[serde(default)]
+    pub device_name: Option<String>,
 }
 
 /// The major part of a compute capability ("12.0" → 12; 0 when it is not a number). Engines choose
@@ -270,6 +275,7 @@ mod tests {
             p2p: true,
             nvlink: false,
             torch_total_gib: None,
+            device_name: None,
         }
     }
 

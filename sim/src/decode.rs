@@ -12,7 +12,7 @@ mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter workspace on 
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
-mod passes;
+pub(crate) mod passes;
 pub use passes::PrefillKernels;
 // Issue #17 point 1 (vllmdp): the MoE exchange of vLLM DP on a MoE model, for the tests.
 pub use passes::vllm_dp::{exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows};

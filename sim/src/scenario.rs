@@ -53,6 +53,7 @@ mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit //
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
+pub mod moe_configs; // moetable: the fused-MoE configs SGLang ships → engine.moe_tuned_config
 pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
@@ -345,9 +346,13 @@ pub struct Engine {
     /// tpsim has read it: `scenario::moe_backend::engine_default`), which picks
     /// `[compute.moe_backends]`; `None`: the template's cost.
     pub moe_backend: Option<String>,
-    /// h20moe: `engine.moe_tuned_config` (default true): false when SGLang's triton fused MoE runs
-    /// its untuned default config (no config file for the shape and GPU; `passes::moe_call`).
+    /// h20moe: `engine.moe_tuned_config`: false when SGLang's triton fused MoE runs its untuned
+    /// default config (no config file for the shape and GPU; `passes::moe_call`). Default (moetable):
+    /// the table of shipped files (`scenario::moe_configs`) where tpsim can look it up, else true.
     pub moe_tuned_config: bool,
+    /// moetable: SGLang's config lookup when `engine.moe_tuned_config` is not set and tpsim could
+    /// make it (`scenario::moe_configs`), which set `moe_tuned_config`; `None` otherwise.
+    pub moe_config: Option<moe_configs::Lookup>,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,
@@ -665,7 +670,20 @@ impl Resolver<'_> {
                 "engine.moe_tuned_config = false: not charged: the untuned fused-MoE cost is measured for bf16 / \
                  fp16 routed experts on SM 9.0 only (sglang PR 10404)"
             };
-            warnings.push(w.to_string());
+            // moetable: where the table set the default, the engine's own log line first.
+            match &engine.moe_config {
+                Some(l) if l.found_in.is_none() => warnings.push(format!(
+                    "SGLang {} ships no fused-MoE config `{}` (scenarios/engines/moe-configs/sglang.toml): the \
+                     engine logs \"Using default MoE kernel config. Performance might be sub-optimal! Config \
+                     file not found at …/configs/{}/{}\"; {}",
+                    engine.release().version,
+                    l.file,
+                    l.first_folder,
+                    l.file,
+                    w.trim_start_matches("engine.moe_tuned_config = false: ")
+                )),
+                _ => warnings.push(w.to_string()),
+            }
         }
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.

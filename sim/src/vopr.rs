@@ -618,6 +618,7 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         p2p: rng.random_bool(0.8),
         nvlink,
         torch_total_gib: None,
+        device_name: None,
     };
     let gbs =
         |rng: &mut ChaCha8Rng, lo: u64, hi: u64| bw(log_uniform(rng, lo * 1_000_000_000, hi * 1_000_000_000));

@@ -221,6 +221,8 @@ mod vllm_flashinfer_sampler;
 mod gpus7;
 // tpstep: NCCL's SHM latency on the no-P2P RTX 4090 presets against the measured hosts.
 mod tpstep;
+// moetable: the fused-MoE configs SGLang ships by release and GPU → engine.moe_tuned_config.
+mod moe_config_table;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -409,8 +409,8 @@ fn sglang_default_fused_moe_config_costs_a_measured_share_of_the_h20_qwen3_next_
         let d = step(8.0, before) - step(8.0, after);
         assert!((d - want).abs() < 0.0005, "H200 TP {tpv}: {d}");
     }
-    // The H20 rows ran the default config. h20moe: their scenarios say so (`engine.moe_tuned_config =
-    // false`: no E=512,N=128/64 H20 file in the SGLang 0.5.2 or 0.5.8 wheels), and tpsim charges the
+    // The H20 rows ran the default config. h20moe / moetable: tpsim finds so from the table of shipped
+    // configs (no E=512,N=128/64 H20 file in the SGLang 0.5.2 or 0.5.8 wheels), and charges the
     // H200 pair's median per-layer difference, 15.69 µs (TP 8 above: 0.7533 ms ÷ 48;
     // passes::moe_call::UNTUNED_BF16_CALL_US), 48 × 15.69 = 0.753 ms a decode step: 41 % (TP 4) and
     // 46 % (TP 8) of the rows' own pair, which is not used (in-sample). Checked on the decode step (ITL
@@ -430,12 +430,13 @@ fn sglang_default_fused_moe_config_costs_a_measured_share_of_the_h20_qwen3_next_
             charged > 0.4 * d && charged < 0.5 * d,
             "H20 TP {tpv}: {charged} of {d}"
         );
+        // moetable: the key is no longer written; the table of shipped configs sets it.
         let text = std::fs::read_to_string(scenario(file)).unwrap();
-        assert!(text.contains("\nmoe_tuned_config = false\n"), "{file}");
+        assert!(!text.contains("\nmoe_tuned_config"), "{file}");
         let flipped = dir.join(format!("tp{tpv}-tuned.toml"));
         std::fs::write(
             &flipped,
-            text.replace("\nmoe_tuned_config = false\n", "\nmoe_tuned_config = true\n"),
+            text.replace("\n[engine]\n", "\n[engine]\nmoe_tuned_config = true\n"),
         )
         .unwrap();
         let (untuned_run, tuned_run) = (

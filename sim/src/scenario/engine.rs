@@ -427,7 +427,31 @@ impl Resolver<'_> {
         };
         // h20moe: the untuned fused-MoE cost is SGLang's default tile, measured under SGLang only
         // (sglang PR 10404; `passes::moe_call::UNTUNED_BF16_CALL_US`).
-        let moe_tuned_config = e.moe_tuned_config.unwrap_or(true);
+        // moetable: without the key, whether the release ships a config for the shape and GPU
+        // (`scenario::moe_configs`; no answer: true, as before the table).
+        let moe_config = super::moe_configs::for_deployment(&super::moe_configs::Deployment {
+            release: &release.version,
+            device: hw.gpu.device_name.as_deref(),
+            moe: model.moe.as_ref(),
+            experts: model.quantization.expert_format(),
+            tp,
+            ep: ep_size,
+            fused_shared: u64::from(crate::decode::passes::sgl_dual_stream::fuses_shared_expert(
+                model,
+                hw.accel.vendor,
+                &hw.gpu.compute_capability,
+                ep_size,
+                moe_a2a.is_some(),
+            )),
+            triton_nvidia: kind == EngineKind::Sglang
+                && hw.accel.vendor == super::accel::GpuVendor::Nvidia
+                && matches!(moe_backend.as_deref(), None | Some("triton"))
+                && moe_a2a.is_none(),
+        });
+        let moe_tuned_config = e
+            .moe_tuned_config
+            .unwrap_or(moe_config.as_ref().is_none_or(|l| l.found_in.is_some()));
+        let moe_config = moe_config.filter(|_| e.moe_tuned_config.is_none());
         if !moe_tuned_config && kind != EngineKind::Sglang {
             return Err(self.invalid(
                 "engine.moe_tuned_config",
@@ -607,6 +631,7 @@ impl Resolver<'_> {
             page_size_given: e.page_size.is_some(),
             moe_backend,
             moe_tuned_config,
+            moe_config,
             max_num_batched_tokens,
             max_num_seqs,
             enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),

@@ -258,6 +258,7 @@ impl Resolver<'_> {
             p2p: self.need(g.p2p, "hardware.gpu.p2p")?,
             nvlink: g.nvlink.unwrap_or(false),
             torch_total_gib: g.torch_total_gib,
+            device_name: g.device_name,
         };
         if gpu.memory_total_mib == 0 {
             return Err(self.invalid("hardware.gpu.memory_total_mib", "must be > 0 MiB"));

@@ -197,9 +197,15 @@ impl HardwareSection {
                 // that gives another `memory_total_mib` without its own `torch_total_gib` (the 48 GB
                 // RTX 4090 over the 24 GB template) does not inherit the base's.
                 let new_memory = top.memory_total_mib.is_some() && top.torch_total_gib.is_none();
+                // moetable: likewise a layer naming another GPU without its own `device_name`
+                // does not inherit the base's torch device name.
+                let new_gpu = top.name.is_some() && top.device_name.is_none();
                 let mut g = top.merged_over(base.gpu.unwrap_or_default());
                 if new_memory {
                     g.torch_total_gib = None;
+                }
+                if new_gpu {
+                    g.device_name = None;
                 }
                 g
             }),
@@ -322,6 +328,8 @@ mergeable! {
         nvlink: bool,
         // vLLM memory (issue #17): torch's device total (`torch.cuda.mem_get_info()`), GiB.
         torch_total_gib: f64,
+        /// moetable: `torch.cuda.get_device_name()` (`tpsim_model::hw::GpuSpec::device_name`).
+        device_name: String,
         /// Accelerators (issue #17 point 4): "nvidia" (default) or "amd"; AMD runs RCCL.
         vendor: String,
     }

@@ -116,7 +116,8 @@ mod tests {
 
     /// h20moe: the Qwen3-Next bf16 rows' shape on 8× H20 at TP 4 (SGLang 0.5.2 ships no
     /// `E=512,N=128,device_name=NVIDIA_H20.json`, only the H20-3e's, in `triton_3_4_0`) with
-    /// `moe_tuned_config = false`: 6.615 + 15.69 = 22.305 µs a MoE layer (± 1e-9); the constant is
+    /// `moe_tuned_config = false` (moetable: also without the key, from the table of shipped
+    /// files; `true`: 6.615): 6.615 + 15.69 = 22.305 µs a MoE layer (± 1e-9); the constant is
     /// PR 10404's median per-layer difference, recomputed here from its six output rates. An fp8
     /// untuned call adds nothing over the tuned one (no tuned counterpart measured), and vLLM
     /// refuses the key.
@@ -137,7 +138,15 @@ mod tests {
         let off = "moe_tuned_config = false\n";
         let s = scenario("h20-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 4, off);
         assert!((extra_of(&s, 0) - 22.305).abs() < 1e-9, "{}", extra_of(&s, 0));
-        let tuned = scenario("h20-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 4, "");
+        let on = "moe_tuned_config = true\n";
+        let tuned = scenario("h20-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 4, on);
+        // moetable: without the key the table finds no H20 file: the untuned charge.
+        let default = scenario("h20-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 4, "");
+        assert!(
+            (extra_of(&default, 0) - 22.305).abs() < 1e-9,
+            "{}",
+            extra_of(&default, 0)
+        );
         assert!(
             (extra_of(&tuned, 0) - 6.615).abs() < 1e-9,
             "{}",
