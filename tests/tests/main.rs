@@ -217,6 +217,8 @@ mod vllm_flashinfer_sampler;
 mod gpus7;
 // tpstep: NCCL's SHM latency on the no-P2P RTX 4090 presets against the measured hosts.
 mod tpstep;
+// vllmfloor: vLLM 0.8.5's NCCL pin and symm-mem cutoff by release; the light-load TP gap's figures.
+mod vllmfloor;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
