@@ -11,7 +11,10 @@
 //! it (non-posted reads of its local host memory). The step's flags follow the same rule: the tail
 //! a receiver polls lives in its own host memory and the sender writes it; the head the sender polls
 //! lives in the sender's and the receiver writes it. Polls are therefore local reads; what a socket
-//! adds is one posted flag write across it per step.
+//! adds is one posted flag write across it per step. vllmfloor: the same in 2.21.5 (vLLM 0.8.5's
+//! pin), where without the memcpy mode the SHM connectors carry no `proxyProgress`, so `SaveProxy`
+//! queues nothing and a CUDA-graph-captured allreduce gets no host node (`enqueue.cc`): no host
+//! cost per call is charged under graphs.
 //!
 //! What this module derives (all pure arithmetic on the facts):
 //! - host DRAM bandwidth per socket: channels × transfer rate × 8 B (a DDR channel is 64 bits wide),

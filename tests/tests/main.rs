@@ -223,6 +223,8 @@ mod gpus7;
 mod tpstep;
 // moetable: the fused-MoE configs SGLang ships by release and GPU → engine.moe_tuned_config.
 mod moe_config_table;
+// vllmfloor: vLLM 0.8.5's NCCL pin and symm-mem cutoff by release; the light-load TP gap's figures.
+mod vllmfloor;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -21,7 +21,8 @@
 //! torch==2.9.0 → nvidia-nccl-cu12==2.27.5), vLLM 0.19.0 (`requirements/cuda.txt` torch==2.10.0 →
 //! nvidia-nccl-cu12==2.27.5), vLLM 0.33.0 (torch==2.14.0 → nvidia-nccl-cu13==2.30.7)
 //! and SGLang 0.5.23 (torch==2.14.1 → nvidia-nccl-cu13==2.30.7), read from the torch cp311
-//! manylinux_2_28_x86_64 wheels' METADATA on PyPI.
+//! manylinux_2_28_x86_64 wheels' METADATA on PyPI. vllmfloor: vLLM 0.8.5 (torch==2.6.0 →
+//! nvidia-nccl-cu12==2.21.5, the same two wheels' METADATA).
 
 use super::tuner::ArchCaps;
 
@@ -220,6 +221,11 @@ pub fn engine_pinned_nccl(engine: &str, version: &str) -> Option<NcclVersion> {
         // Issue #17 (dp): vLLM 0.19.0 requires torch 2.10.0, whose wheel requires nvidia-nccl-cu12 2.27.5.
         ("vllm", "0.12.0" | "0.19.0") => Some(NcclVersion::new(27, 5)),
         ("vllm", "0.33.0") | ("sglang", "0.5.23") => Some(NcclVersion::new(30, 7)),
+        // vllmfloor: vLLM 0.8.5 (and 0.8.5.post1) require torch==2.6.0 (wheel METADATA of
+        // vllm-0.8.5 / vllm-0.8.5.post1 cp38-abi3 manylinux1_x86_64), whose wheel requires
+        // nvidia-nccl-cu12==2.21.5 (torch-2.6.0 cp311 manylinux1_x86_64 METADATA on PyPI). The IOG
+        // rows' image vllm/vllm-openai:v0.8.5 installs that torch; pynccl loads its libnccl.so.2.
+        ("vllm", "0.8.5") => Some(NcclVersion::new(21, 5)),
         _ => None,
     }
 }
@@ -266,6 +272,13 @@ mod tests {
         );
         assert_eq!(engine_pinned_nccl("vllm", "0.33.0"), Some(NcclVersion::LATEST));
         assert_eq!(engine_pinned_nccl("sglang", "0.5.23"), Some(NcclVersion::LATEST));
+        // vllmfloor: vLLM 0.8.5 / 0.8.5.post1 → torch 2.6.0 → nvidia-nccl-cu12 2.21.5.
+        assert_eq!(engine_pinned_nccl("vllm", "0.8.5"), Some(NcclVersion::new(21, 5)));
+        assert_eq!(
+            engine_pinned_nccl("vllm", "0.8.5.post1"),
+            Some(NcclVersion::new(21, 5))
+        );
+        assert_eq!(engine_pinned_nccl("vllm", "0.8.4"), None);
         assert_eq!(NcclVersion::parse("2.28.3").unwrap(), NcclVersion::new(28, 3));
     }
 

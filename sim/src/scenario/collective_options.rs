@@ -199,12 +199,20 @@ impl Resolver<'_> {
     /// symmetric memory is on (`VLLM_ALLREDUCE_USE_SYMM_MEM`, default 1; all_reduce_utils.py), and
     /// `should_custom_ar` takes sizes strictly below it; SGLang 0.5.9 `_MAX_CAR_SIZE = 8192 * 1024`
     /// and `should_custom_ar` takes sizes up to it inclusive.
+    ///
+    /// vllmfloor: the table applies from vLLM 0.11.0 only. vLLM 0.8.5 has no symmetric-memory
+    /// allreduce (no `VLLM_ALLREDUCE_USE_SYMM_MEM` in its `envs.py`; `custom_all_reduce.py`: the
+    /// plain 8 MiB `max_size`); vLLM 0.10.2 has the table but `VLLM_ALLREDUCE_USE_SYMM_MEM`
+    /// defaults to "0" there (`envs.py`; `custom_all_reduce.py` lowers `max_size` only when
+    /// `symm_mem_enabled`), both read from the releases' wheels; the default became on with vllm
+    /// PR #24111. A release tpsim cannot read is taken as current (the table applies).
     pub(super) fn custom_limits(
         &self,
         given: Option<u64>,
         kind: EngineKind,
         compute_capability: &str,
         tp: u32,
+        release_version: &str,
         warnings: &mut Vec<String>,
     ) -> Result<CustomLimits, ScenarioError> {
         const MIB: u64 = 1 << 20;
@@ -224,7 +232,9 @@ impl Resolver<'_> {
             });
         }
         let mut max_size = 8 * MIB;
-        if kind == EngineKind::Vllm {
+        let symm_mem_default_on =
+            crate::engine_args_versions::release(release_version).is_none_or(|r| r >= vec![0, 11, 0]);
+        if kind == EngineKind::Vllm && symm_mem_default_on {
             let table = match (compute_capability.trim(), tp) {
                 ("9.0", 2) => Some(64 * MIB),
                 ("9.0", 4) => Some(32 * MIB),

@@ -397,6 +397,7 @@ impl Resolver<'_> {
             kind,
             &hw.gpu.compute_capability,
             attn_tp,
+            &release.version,
             &mut collective_warnings,
         )?;
         // Issue #17 point 1 (ep): DeepEP together with DP attention or pipeline stages is not modelled.
