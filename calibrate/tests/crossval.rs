@@ -43,6 +43,11 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             ("AutoDL 2x RTX 2080 Ti, one Gen3 switch (SHM)", 28),
             // 8x RTX 4090 of a 2x EPYC 7542 host on the stock driver: lines 258-282.
             ("charlie0129 8x RTX 4090, 2x EPYC 7542 (SHM)", 25),
+            // 4x RTX PRO 6000 on one NUMA node of a dual EPYC 9575F, NCCL 2.29.7 over SHM: lines 316-324.
+            (
+                "PR 2080: 4x RTX PRO 6000, dual EPYC 9575F, one NUMA node (SHM)",
+                9
+            ),
         ]
     );
     // Every system names its class (issue #19's target is per class).
@@ -63,9 +68,10 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             "shm-host",
             "shm-host",
             "shm-host",
+            "shm-host",
         ]
     );
-    // The 271 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
+    // The 280 rows the allreduce validation compares; lines 33, 34, 36 are sweep averages; 38, 93-95
     // and 96 (8× MI300X over xGMI, issue #17 point 4: checked in tests/tests/accel.rs) are excluded with
     // a reason; so are 184-185 (issue #19 points 1-2: 4× H800 over NVLink, eager vs CUDA graph, checked
     // in tests/tests/launch_nccl.rs), 283-307 (charlie0129's host with tinygrad's P2P driver: which
@@ -126,6 +132,7 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
     assert_eq!(s.systems[10].parts[0].lines, (226..=229).collect::<Vec<_>>());
     assert_eq!(s.systems[11].parts[0].lines, (230..=257).collect::<Vec<_>>());
     assert_eq!(s.systems[12].parts[0].lines, (258..=282).collect::<Vec<_>>());
+    assert_eq!(s.systems[13].parts[0].lines, (316..=324).collect::<Vec<_>>());
 }
 
 /// A table of a few rows of `tests/data/allreduce.tsv` (its header and the given lines), cheap enough

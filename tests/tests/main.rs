@@ -137,6 +137,7 @@ mod shm_host_5090;
 mod shm_host_autodl;
 mod shm_host_charlie;
 mod shm_host_dgx;
+mod shm_host_turin;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;
