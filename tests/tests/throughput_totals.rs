@@ -334,6 +334,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys15::validation_iog_light_load_vllm_0_8_5",
         crate::throughput_newdeploys15::validation_iog_light_load_vllm_0_8_5,
     ),
+    (
+        "throughput_newdeploys16::validation_llama_3_3_70b_sglang_h200x4_online",
+        crate::throughput_newdeploys16::validation_llama_3_3_70b_sglang_h200x4_online,
+    ),
+    (
+        "throughput_newdeploys16::validation_llama_3_3_70b_sglang_h200x4_bursts",
+        crate::throughput_newdeploys16::validation_llama_3_3_70b_sglang_h200x4_bursts,
+    ),
+    (
+        "throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_h100x8_tp8_ep8",
+        crate::throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_h100x8_tp8_ep8,
+    ),
+    (
+        "throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_b200x8_tp8_ep8",
+        crate::throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_b200x8_tp8_ep8,
+    ),
 ];
 
 /// The figures the README and the book state.
