@@ -87,6 +87,8 @@ mod families5;
 mod families7;
 // families8 (issue #17): Command R / R+.
 mod families8;
+// families9 (issue #17): OLMo-3.
+mod families9;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

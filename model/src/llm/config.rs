@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 55] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 56] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -543,6 +543,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 55] = [
     "Glm4vMoeForConditionalGeneration",
     // families8 (issue #17): Command R / R+.
     "CohereForCausalLM",
+    // families9 (issue #17): OLMo-3, built as OLMo-2 by both engines (`llm::olmo2`).
+    "Olmo3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -610,6 +612,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "BailingMoeV2ForCausalLM" => Architecture::BailingMoeV2,
         "Cohere2ForCausalLM" => Architecture::Cohere2,
         "Olmo2ForCausalLM" => Architecture::Olmo2,
+        // families9 (issue #17): vLLM 0.19.0 `registry.py` maps `Olmo3ForCausalLM` to
+        // ("olmo2", "Olmo2ForCausalLM"); SGLang 0.5.9 `configs/olmo3.py` `Olmo3Config` rewrites the name
+        // to `Olmo2ForCausalLM` (registered in `utils/hf_transformers_utils.py` `_CONFIG_REGISTRY`).
+        "Olmo3ForCausalLM" => Architecture::Olmo2,
         "OlmoeForCausalLM" => Architecture::Olmoe,
         "MiMoForCausalLM" => Architecture::Mimo,
         "DeciLMForCausalLM" => Architecture::NemotronNas,
@@ -1394,6 +1400,8 @@ fn mixers_of(
             | Architecture::Llama4
             | Architecture::Cohere2
             | Architecture::Exaone4
+            // families9 (issue #17): OLMo-2/3 read `layer_types` (`llm::olmo2`).
+            | Architecture::Olmo2
     );
     // fam (issue #16): LLaVA-NeXT's Mistral text tower slides when its `sliding_window` is set.
     let (arch, local) = if arch == Architecture::LlavaNext {

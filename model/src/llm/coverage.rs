@@ -942,9 +942,11 @@ static COHERE2: Coverage = Coverage {
 // families3 (issue #17): OLMo-2 (the Llama projections, post-norm, whole-width q/k norms whose
 // two all-gathers per layer are costed as NCCL all-gathers). No public engine start-up log or
 // parameter count was reproduced: checked by none (the count by hand is in `llm::tests_olmo2`).
+// families9 (issue #17): OLMo-3 shares the row (both engines build it as `Olmo2ForCausalLM`, its
+// sliding layers from `layer_types`; SGLang's plain pool, vLLM's sliding groups); checked by none.
 static OLMO2: Coverage = Coverage {
     arch: Architecture::Olmo2,
-    families: "OLMo-2 (0425-1B preset; config written out from a public copy); 1124-7B/13B, 0325-32B by the same rules, no preset",
+    families: "OLMo-2 (0425-1B preset; config written out from a public copy); 1124-7B/13B, 0325-32B by the same rules, no preset; OLMo-3 (Olmo3ForCausalLM, 7B-Instruct preset from a public copy; 3 sliding layers in 4)",
     sglang: exact_memory(&[]),
     vllm: exact_memory(&[]),
 };

@@ -12,9 +12,19 @@
 //! | untied LM head unless `tie_word_embeddings` | generic | `Olmo2ForCausalLM` |
 //!
 //! Both engines take `head_dim = hidden_size / num_attention_heads` whatever the config says. Both
-//! also read `layer_types` (OLMo-3 configs share the class and slide 3 layers in 4); published
-//! OLMo-2 configs have none, and tpsim refuses a sliding layer under the OLMo-2 name rather than
-//! lower it as full attention.
+//! also read `layer_types`: a `"sliding_attention"` layer gets the config's `sliding_window` (vLLM
+//! `per_layer_sliding_window = sliding_window`; SGLang `sliding_window_size = sliding_window − 1`,
+//! HF's inclusive window) and plain (unscaled) RoPE; published OLMo-2 configs have none.
+//!
+//! **OLMo-3** (`Olmo3ForCausalLM`, families9): the same class in both engines — vLLM 0.19.0
+//! `registry.py` maps the name to `("olmo2", "Olmo2ForCausalLM")`, SGLang 0.5.9 `configs/olmo3.py`
+//! (`Olmo3Config`, model type `olmo3`) rewrites `architectures` to `Olmo2ForCausalLM`. Its configs
+//! slide 3 layers in 4 (`layer_types`, window 4,096). KV: SGLang 0.5.9 keeps the plain pool over
+//! every layer (`Olmo2ForCausalLM` is not in `model_config.py` `is_hybrid_swa_model`); vLLM gives the
+//! sliding layers a `SlidingWindowSpec` (the hybrid KV cache manager). tpsim reads the window as
+//! given under both engines (SGLang's one token less is not modelled). A config under the OLMo-3
+//! name without `layer_types` is refused: both engines would then take `Olmo3Config`'s default
+//! pattern, which tpsim does not reconstruct.
 
 use super::ModelError;
 use super::config::ModelConfig;
@@ -49,10 +59,11 @@ pub(crate) fn qk_gather_bytes(
     ]
 }
 
-/// What tpsim refuses in an OLMo-2 or OLMoE config: `attention_bias = true` (vLLM builds q/k/v/o
+/// What tpsim refuses in an OLMo-2/3 or OLMoE config: `attention_bias = true` (vLLM builds q/k/v/o
 /// without bias; SGLang's olmo2.py would build one: the engines disagree), an explicit `head_dim` other than
-/// `hidden_size / num_attention_heads` (both engines ignore the key) and `layer_types` naming a
-/// sliding layer (an OLMo-3 layout under the OLMo-2 name; not lowered).
+/// `hidden_size / num_attention_heads` (both engines ignore the key), an OLMo-3 config without
+/// `layer_types` (see the module doc) and, for OLMoE, `layer_types` naming a sliding layer
+/// (`models/olmoe.py` reads no per-layer window in either engine).
 pub(crate) fn check(text: &ModelConfig, hidden: u64, heads: u64, an: &str) -> Result<(), ModelError> {
     if text.attention_bias == Some(true) {
         return Err(ModelError::InvalidField {
@@ -75,6 +86,16 @@ pub(crate) fn check(text: &ModelConfig, hidden: u64, heads: u64, an: &str) -> Re
             ),
         });
     }
+    // families9 (issue #17): the published OLMo-3 configs list `layer_types` (see the module doc).
+    if an == "Olmo3ForCausalLM" && text.layer_types.is_none() {
+        return Err(ModelError::MissingField {
+            field: "layer_types".into(),
+            architecture: an.into(),
+        });
+    }
+    if an != "OlmoeForCausalLM" {
+        return Ok(());
+    }
     if let Some(t) = text
         .layer_types
         .iter()
@@ -85,7 +106,7 @@ pub(crate) fn check(text: &ModelConfig, hidden: u64, heads: u64, an: &str) -> Re
             field: "layer_types".into(),
             value: format!("[.., \"{t}\", ..]"),
             expected: format!(
-                "only \"full_attention\" for {an} (sliding layers are OLMo-3's, not lowered by tpsim)"
+                "only \"full_attention\" for {an} (both engines' olmoe.py build no sliding layer)"
             ),
         });
     }

@@ -74,12 +74,18 @@ fn olmo2_refusals_name_the_key() {
     for (text, key) in [
         (biased, "attention_bias"),
         (with("head_dim", "64"), "head_dim"),
+        // families9: under the OLMo-3 name, `layer_types` is required (module doc).
+        (
+            OLMO2_1B.replace("Olmo2ForCausalLM", "Olmo3ForCausalLM"),
+            "layer_types",
+        ),
+        // families9: sliding layers need their window.
         (
             with(
                 "layer_types",
                 &format!("[{}]", vec!["\"sliding_attention\""; 16].join(",")),
             ),
-            "layer_types",
+            "sliding_window",
         ),
     ] {
         let e = ModelSpec::from_config_json(&text, Quantization::bf16()).expect_err(key);
@@ -144,4 +150,36 @@ fn olmoe_1b_7b_parameters_by_hand() {
     let tied = OLMOE_1B_7B.replace("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": true");
     let e = ModelSpec::from_config_json(&tied, Quantization::bf16()).expect_err("tied");
     assert!(e.to_string().contains("tie_word_embeddings"), "{e}");
+}
+
+const OLMO3_7B: &str = include_str!("../../../scenarios/models/olmo-3-7b-instruct/config.json");
+
+/// families9: Olmo-3-7B-Instruct (`Olmo3ForCausalLM`) lowers as OLMo-2 with 3 sliding layers in 4.
+/// By hand: embedding and untied LM head 100,278 × 4,096 = 410,738,688 each; layer q/k/v/o 4 ×
+/// 4,096² = 67,108,864, MLP 3 × 11,008 × 4,096 = 135,266,304, post-attention and post-feedforward
+/// norms 2 × 4,096, q_norm 4,096 and k_norm 32 × 128 = 4,096 → 202,391,552, × 32 = 6,476,529,664;
+/// final norm 4,096: 7,298,011,136 parameters (the published name is "7B"). The engines pad the
+/// vocabulary to a multiple of 64, 100,288 rows: + 2 × 10 × 4,096 = 81,920 at tp 1.
+#[test]
+fn olmo3_7b_parameters_by_hand() {
+    let s = spec(OLMO3_7B);
+    assert_eq!(s.arch, Architecture::Olmo2);
+    assert!(s.qk_norm && !s.attention_bias && !s.tie_word_embeddings);
+    assert_eq!(s.head_dim, 128);
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * (7_298_011_136 + 81_920));
+    // tp 2: vocab rows 50,144 → embedding + head 2 × 50,144 × 4,096 = 410,779,648; layer qkv 3 ×
+    // 2,048 × 4,096 = 25,165,824, o 8,388,608, MLP 3 × 5,504 × 4,096 = 67,633,152, the four
+    // replicated norm vectors 16,384 → 101,203,968, × 32 = 3,238,526,976; final norm 4,096 →
+    // 3,649,310,720 parameters × 2 B.
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * 3_649_310_720);
+    // `layer_types`: layers 3, 7, …, 31 full, the other 24 slide over 4,096 tokens.
+    assert_eq!(s.sliding_window, Some(4_096));
+    assert_eq!(s.sliding_layers(), 24);
+    for (i, m) in s.mixers.iter().enumerate() {
+        let full = (i + 1) % 4 == 0;
+        assert_eq!(*m == Mixer::Attention, full, "layer {i}");
+    }
+    // KV cell over all 32 layers: 32 × 2 × 32 heads × 128 × 2 B = 524,288 B at tp 1.
+    assert_eq!(s.kv_cell_bytes(1), 524_288);
+    assert_eq!(s.kv_cell_bytes(2), 262_144);
 }
