@@ -41,7 +41,7 @@ fn load(text: &str, path: &Path) -> (Scenario, engine_args::EngineCommand) {
 #[test]
 fn every_bundled_scenario_round_trips() {
     let files = bundled_seed_and_examples();
-    assert_eq!(files.len(), 61, "{files:?}");
+    assert_eq!(files.len(), 62, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);
