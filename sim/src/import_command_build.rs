@@ -576,7 +576,11 @@ fn model_ref(out: &mut Out, model: &str, given: Option<&str>, dir: &Path) -> Res
     let trimmed = model.trim_end_matches('/');
     let last = trimmed.rsplit('/').next().unwrap_or(trimmed);
     let alias = hf_aliases().into_iter().find(|(id, _)| {
-        id.eq_ignore_ascii_case(trimmed) || id.rsplit('/').next().is_some_and(|n| n.eq_ignore_ascii_case(last))
+        id.eq_ignore_ascii_case(trimmed)
+            || id
+                .rsplit('/')
+                .next()
+                .is_some_and(|n| n.eq_ignore_ascii_case(last))
     });
     if let (false, Some((id, _))) = (exact, alias) {
         out.notes.push(format!(

@@ -568,7 +568,9 @@ fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
     let i = build::import(&command(41), &h200).expect("41");
     assert_lines(41, &i.text, &["preset = \"llama-3.1-70b\"", "tp = 8"]);
     assert!(
-        i.notes.iter().any(|n| n.contains("`meta-llama/Llama-3.1-70B` has the same config.json geometry")),
+        i.notes
+            .iter()
+            .any(|n| n.contains("`meta-llama/Llama-3.1-70B` has the same config.json geometry")),
         "{:?}",
         i.notes
     );
