@@ -258,10 +258,12 @@ fn sglang_cookbook_commands_import() {
 
 /// Commands users posted: 47 (vLLM PR 29240, GLM-4.6-FP8 on 8× RTX PRO 6000: tp 8, expert
 /// parallel, 32768 tokens, the quoted model path) and 48 (EuroEval issue 1120, the older API-server
-/// entry point: gpt-oss-120b tp 2 at 0.9). 52 (ReCall issue 43) is a Qwen2.5-1.5B no preset
-/// describes; with the Qwen2.5-7B preset named in its place, for the flags only: `--disable-overlap`
-/// is argparse's unique prefix of `--disable-overlap-schedule`, `--disable-cuda-graph` turns CUDA
-/// graphs off, `--dtype bfloat16`, 6000 tokens, 0.7, tp 4.
+/// entry point: gpt-oss-120b tp 2 at 0.9). 52 (ReCall issue 43, `xxx/Models/Qwen/Qwen2.5-1.5B-Instruct`)
+/// is the `qwen2.5-1.5b` preset by its path's last component (presets10; before, the Qwen2.5-7B preset
+/// was named in its place): `--disable-overlap` is argparse's unique prefix of
+/// `--disable-overlap-schedule`, `--disable-cuda-graph` turns CUDA graphs off, `--dtype bfloat16`,
+/// 6000 tokens, 0.7, tp 4; KV per token at tp 4: 2 KV heads replicated to 1 per rank × (128 + 128) ×
+/// 28 layers × 2 B = 14,336.
 #[test]
 fn user_commands_import() {
     let (s, _, t) = imported(47, &on("rtx-pro-6000-8x-1switch"));
@@ -275,15 +277,15 @@ fn user_commands_import() {
     assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Vllm, 2));
     assert_lines(48, &t, &["preset = \"gpt-oss-120b\""]);
     assert_eq!(c.value_of("--gpu-memory-utilization"), Some("0.9"));
-    let mut o = on("rtx-4090-4x-no-p2p");
-    o.model_preset = Some("qwen2.5-7b".into());
-    let (s, _, t) = imported(52, &o);
+    let (s, _, t) = imported(52, &on("rtx-4090-4x-no-p2p"));
     assert_eq!(s.engine.tp, 4);
+    assert_eq!(s.model.kv_cell_bytes(4), 14_336);
     assert!(!s.engine.cuda_graph);
     assert_lines(
         52,
         &t,
         &[
+            "preset = \"qwen2.5-1.5b\"",
             "context_length = 6000",
             "dtype = \"bfloat16\"",
             "disable_overlap_schedule = true",
@@ -358,20 +360,13 @@ fn flags_gone_from_the_release_are_refused_with_argparse_text() {
 
 /// Checkpoints no bundled preset describes (exit 2 listing the presets; for the families helpers):
 /// DeepSeek-R1-0528 (29: no public copy of its config.json found to compare with DeepSeek-R1's),
-/// Ring-1T-FP8 (38), Qwen2-7B-Instruct (51), Qwen2.5-1.5B-Instruct (52), Qwen3-8B-FP8 (53); at vLLM
-/// 0.11.0, where their flags pass,
+/// Ring-1T-FP8 (38), Qwen3-8B-FP8 (53); at vLLM 0.11.0, where their flags pass,
 /// CodeLlama-13b (49) and RedHatAI's Llama-3.1-8B FP8 (54, in a locally built vLLM image).
 #[test]
 fn checkpoints_without_a_preset_are_named() {
     for (n, hw, model) in [
         (29, "h200-8x-nvlink", "deepseek-ai/DeepSeek-R1-0528"),
         (38, "h200-8x-nvlink", "inclusionAI/Ring-1T-FP8"),
-        (
-            51,
-            "rtx-4090-2x-no-p2p",
-            "/workspace/sdb/models/QWen/Qwen2-7B-Instruct",
-        ),
-        (52, "rtx-4090-4x-no-p2p", "xxx/Models/Qwen/Qwen2.5-1.5B-Instruct"),
         (53, "rtx-5090-2x-no-p2p", "/mnt/llms/models/Qwen/Qwen3-8B-FP8"),
     ] {
         let e = refused(n, &on(hw));
@@ -561,6 +556,11 @@ fn model_config_option() {
 ///   token at tp 8: 4 KV heads replicated to 1 per rank × (128 + 128) × 94 layers × 2 B = 48,128.
 /// - 32 `vllm serve MiniMaxAI/MiniMax-M2.7 --tensor-parallel-size 4`: its own preset, 204,800
 ///   positions; KV per token at tp 4: 8 / 4 = 2 KV heads × 256 × 62 × 2 B = 63,488.
+/// - 51 `--model-path /workspace/sdb/models/QWen/Qwen2-7B-Instruct/ --tp 2` (SGLang issue 991): by its
+///   last component, the alias `Qwen/Qwen2-7B-Instruct` → `qwen2.5-7b` (the same config.json but a
+///   `sliding_window` that `use_sliding_window` false leaves off); KV per token at tp 2: 4 / 2 = 2 KV
+///   heads × (128 + 128) × 28 × 2 B = 28,672.
+/// - 52 (Qwen2.5-1.5B-Instruct): [`user_commands_import`].
 /// - 27 / 28 (GLM-4.7-FP8 / GLM-5.1-FP8) by alias: [`dotted_speculative_config_is_read_as_json`].
 #[test]
 fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
@@ -587,6 +587,17 @@ fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
     assert_eq!(s.model.kv_cell_bytes(4), 63_488);
     assert_eq!(s.model.context_len, Some(204_800));
     assert!(c.args.iter().any(|a| a == "--trust-remote-code"), "{:?}", c.args);
+    let i = build::import(&command(51), &on("rtx-4090-2x-no-p2p")).expect("51");
+    assert_lines(51, &i.text, &["preset = \"qwen2.5-7b\"", "tp = 2"]);
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.contains("`Qwen/Qwen2-7B-Instruct` has the same config.json geometry")),
+        "{:?}",
+        i.notes
+    );
+    let (s, _, _) = imported(51, &on("rtx-4090-2x-no-p2p"));
+    assert_eq!(s.model.kv_cell_bytes(2), 28_672);
     for (n, preset) in [(27, "glm-4.6-fp8"), (28, "glm-5-fp8")] {
         let text = match build::import(&command(n), &with_acceptance("h200-8x-nvlink")) {
             Ok(i) => i.text,
@@ -601,7 +612,7 @@ fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
 #[test]
 fn hf_id_aliases_name_bundled_presets() {
     let aliases = build::hf_aliases();
-    assert!(aliases.len() >= 6, "{aliases:?}");
+    assert!(aliases.len() >= 7, "{aliases:?}");
     for (id, preset) in &aliases {
         assert!(
             tpsim::presets::model(preset).is_some(),
