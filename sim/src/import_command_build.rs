@@ -488,27 +488,51 @@ fn hf_ids() -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-/// The bundled preset a model path names: a preset's own name, its HuggingFace id (any case), or
-/// a path whose last component is exactly one preset's repository name (`/mnt/MiniMax-M2.5`).
+/// Issue #17 (presets10): other HuggingFace checkpoints → the bundled preset whose config.json
+/// geometry and weight format they share (`scenarios/models/hf-ids.toml` `[aliases]`, each entry
+/// naming the public copy of the checkpoint's config.json it was compared with).
+pub fn hf_aliases() -> BTreeMap<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Aliases {
+        #[serde(default)]
+        aliases: BTreeMap<String, String>,
+    }
+    toml::from_str::<Aliases>(include_str!("../../scenarios/models/hf-ids.toml"))
+        .map(|a| a.aliases)
+        .unwrap_or_default()
+}
+
+/// Every (HuggingFace id, preset) pair: `[ids]` (the preset's own repository) then `[aliases]`.
+fn all_ids() -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = hf_ids().into_iter().map(|(p, id)| (id, p)).collect();
+    v.extend(hf_aliases());
+    v
+}
+
+/// The bundled preset a model path names: a preset's own name, its HuggingFace id or an alias
+/// (`[aliases]`, any case), or a path whose last component is exactly one preset's repository
+/// name (`/mnt/MiniMax-M2.5`).
 pub fn preset_of(path: &str) -> Result<String, String> {
     let path = path.trim_end_matches('/');
     if presets::model(path).is_some() {
         return Ok(path.to_string());
     }
-    let ids = hf_ids();
-    if let Some((p, _)) = ids.iter().find(|(_, id)| id.eq_ignore_ascii_case(path)) {
+    let ids = all_ids();
+    if let Some((_, p)) = ids.iter().find(|(id, _)| id.eq_ignore_ascii_case(path)) {
         return Ok(p.clone());
     }
     let last = path.rsplit('/').next().unwrap_or(path);
-    let by_name: Vec<&String> = ids
+    let mut by_name: Vec<&String> = ids
         .iter()
-        .filter(|(_, id)| {
+        .filter(|(id, _)| {
             id.rsplit('/')
                 .next()
                 .is_some_and(|n| n.eq_ignore_ascii_case(last))
         })
-        .map(|(p, _)| p)
+        .map(|(_, p)| p)
         .collect();
+    by_name.sort();
+    by_name.dedup();
     match by_name.as_slice() {
         // A repository of the same name under another owner may be another checkpoint: the
         // caller notes the match.
@@ -549,7 +573,21 @@ fn model_ref(out: &mut Out, model: &str, given: Option<&str>, dir: &Path) -> Res
     }
     let p = preset_of(model)?;
     let exact = presets::model(model).is_some() || hf_ids().values().any(|id| id.eq_ignore_ascii_case(model));
-    if !exact {
+    let trimmed = model.trim_end_matches('/');
+    let last = trimmed.rsplit('/').next().unwrap_or(trimmed);
+    let alias = hf_aliases().into_iter().find(|(id, _)| {
+        id.eq_ignore_ascii_case(trimmed)
+            || id
+                .rsplit('/')
+                .next()
+                .is_some_and(|n| n.eq_ignore_ascii_case(last))
+    });
+    if let (false, Some((id, _))) = (exact, alias) {
+        out.notes.push(format!(
+            "model {model}: read as the preset {p}: `{id}` has the same config.json geometry and weight format \
+             (scenarios/models/hf-ids.toml [aliases]); the printed command names the preset's repository"
+        ));
+    } else if !exact {
         out.notes.push(format!(
             "model {model}: read as the preset {p}, whose repository has the same name (check it is the same checkpoint)"
         ));

@@ -41,6 +41,7 @@ fn load(text: &str, path: &Path) -> (Scenario, engine_args::EngineCommand) {
 #[test]
 fn every_bundled_scenario_round_trips() {
     let files = bundled_seed_and_examples();
+    // 62 since families9's olmo-3-7b-vllm-rtx6000x2 example.
     assert_eq!(files.len(), 62, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
@@ -174,7 +175,8 @@ fn surveyed_vllm_commands_import() {
 /// The commands refused, each with the text that stops it: the engine's argparse (8: the fork's
 /// `--enable-pcie-oneshot-allreduce`; 12: `--moe-runner-backend b12x`, no choice of SGLang 0.5.8;
 /// 10 as published: `--port ${PORT}` with PORT set nowhere in the text), vLLM's own refusal (6:
-/// DCP with an fp8 KV cache before 0.25), and a model no preset describes (2, 5, 9, 11, 13, 14;
+/// DCP with an fp8 KV cache before 0.25), and a model no preset describes (2, 5, 9, 13, 14; 11 since
+/// presets10: [`surveyed_glm_4_7_fp8_resolves_by_its_alias`];
 /// 10 with its variables set: the EAGLE-3 draft). 15 imports since the `qwen3-32b` preset
 /// (newdeploys7): [`surveyed_vllm_commands_import`].
 #[test]
@@ -196,7 +198,6 @@ fn surveyed_commands_refused_say_why() {
         (2, "nvidia/Kimi-K2.5-NVFP4"),
         (5, "osoleve/Qwen3.5-27B-NVFP4-MTP"),
         (9, "Sehyo/Qwen3.5-27B-NVFP4"),
-        (11, "/mnt/zai-org/GLM-4.7-FP8"),
         (13, "deepseek-ai/DeepSeek-V3.2-Exp"),
         (
             14,
@@ -331,4 +332,33 @@ fn cli_forms_and_exit_codes() {
     assert!(none.stderr.contains("no engine launch found"), "{}", none.stderr);
     let no_box = tpsim(&["import-command", "vllm serve meta-llama/Llama-3.1-8B-Instruct"]);
     assert_eq!(no_box.code, 2, "{}", no_box.stderr);
+}
+
+/// presets10 (issue #17): command 11 (`--model /mnt/zai-org/GLM-4.7-FP8`, a local copy) resolves by
+/// the last component of its path to hf-ids.toml's alias `zai-org/GLM-4.7-FP8` → `glm-4.6-fp8` (noted),
+/// and with an acceptance imports as published: tp 4, context 200,000, `--kv-cache-dtype fp8_e4m3`,
+/// EAGLE with no draft path = the model's MTP layer (nextn, 3 steps, topk 1, 4 draft tokens). KV per
+/// token at tp 4 by hand: 8 KV heads / 4 = 2 × (128 + 128) × 92 layers × 1 B (fp8) = 47,104 B.
+#[test]
+fn surveyed_glm_4_7_fp8_resolves_by_its_alias() {
+    let mut o = preset("rtx-pro-6000-8x-1switch");
+    o.acceptance = Some("alpha = 0.7".into());
+    let i = build::import(&survey(11), &o).expect("11");
+    assert_eq!(preset_of(&i.text), "glm-4.6-fp8");
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.contains("`zai-org/GLM-4.7-FP8` has the same config.json geometry")),
+        "{:?}",
+        i.notes
+    );
+    let (s, c) = load(&i.text, Path::new("imported.toml"));
+    assert_eq!(s.engine.tp, 4);
+    assert_eq!(c.value_of("--context-length"), Some("200000"));
+    let sp = s.speculative.as_ref().expect("speculative");
+    assert_eq!(
+        (sp.algorithm.as_str(), sp.num_steps, sp.topk, sp.num_draft_tokens),
+        ("nextn", 3, 1, 4)
+    );
+    assert_eq!(s.model.kv_cell_bytes(4), 47_104);
 }

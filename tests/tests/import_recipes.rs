@@ -218,9 +218,8 @@ fn vllm_recipes_import_with_their_keys() {
 /// `sglang serve --model-path MiniMaxAI/MiniMax-M2.5 --tp 8 --ep 8 --mem-fraction-static 0.85`
 /// (the `sglang` console script, SGLang 0.5.8 `cli/serve.py`); 44 the same model `--tp 4`; 45
 /// DeepSeek-V3 `--tp 8 --dp 8 --enable-dp-attention` with EAGLE and no draft path (the model's MTP
-/// layer, `nextn`, 3 steps, topk 1, 4 draft tokens); 46 Qwen3-Next `--tp 8`; 41 (`sglang serve
-/// --model-path Meta-Llama/Llama-3.1-70B --tp 8`, a base checkpoint no preset describes) with the
-/// Llama-3.1-70B Instruct preset named in its place, for the flags.
+/// layer, `nextn`, 3 steps, topk 1, 4 draft tokens); 46 Qwen3-Next `--tp 8`. 41 (the base
+/// Llama-3.1-70B): [`real_checkpoints_resolve_by_alias_or_their_own_preset`].
 #[test]
 fn sglang_cookbook_commands_import() {
     let h200 = on("h200-8x-nvlink");
@@ -255,18 +254,16 @@ fn sglang_cookbook_commands_import() {
             "num_draft_tokens = 4",
         ],
     );
-    let mut o = on("h200-8x-nvlink");
-    o.model_preset = Some("llama-3.1-70b".into());
-    let (s, _, _) = imported(41, &o);
-    assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Sglang, 8));
 }
 
 /// Commands users posted: 47 (vLLM PR 29240, GLM-4.6-FP8 on 8× RTX PRO 6000: tp 8, expert
 /// parallel, 32768 tokens, the quoted model path) and 48 (EuroEval issue 1120, the older API-server
-/// entry point: gpt-oss-120b tp 2 at 0.9). 52 (ReCall issue 43) is a Qwen2.5-1.5B no preset
-/// describes; with the Qwen2.5-7B preset named in its place, for the flags only: `--disable-overlap`
-/// is argparse's unique prefix of `--disable-overlap-schedule`, `--disable-cuda-graph` turns CUDA
-/// graphs off, `--dtype bfloat16`, 6000 tokens, 0.7, tp 4.
+/// entry point: gpt-oss-120b tp 2 at 0.9). 52 (ReCall issue 43, `xxx/Models/Qwen/Qwen2.5-1.5B-Instruct`)
+/// is the `qwen2.5-1.5b` preset by its path's last component (presets10; before, the Qwen2.5-7B preset
+/// was named in its place): `--disable-overlap` is argparse's unique prefix of
+/// `--disable-overlap-schedule`, `--disable-cuda-graph` turns CUDA graphs off, `--dtype bfloat16`,
+/// 6000 tokens, 0.7, tp 4; KV per token at tp 4: 2 KV heads replicated to 1 per rank × (128 + 128) ×
+/// 28 layers × 2 B = 14,336.
 #[test]
 fn user_commands_import() {
     let (s, _, t) = imported(47, &on("rtx-pro-6000-8x-1switch"));
@@ -280,15 +277,15 @@ fn user_commands_import() {
     assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Vllm, 2));
     assert_lines(48, &t, &["preset = \"gpt-oss-120b\""]);
     assert_eq!(c.value_of("--gpu-memory-utilization"), Some("0.9"));
-    let mut o = on("rtx-4090-4x-no-p2p");
-    o.model_preset = Some("qwen2.5-7b".into());
-    let (s, _, t) = imported(52, &o);
+    let (s, _, t) = imported(52, &on("rtx-4090-4x-no-p2p"));
     assert_eq!(s.engine.tp, 4);
+    assert_eq!(s.model.kv_cell_bytes(4), 14_336);
     assert!(!s.engine.cuda_graph);
     assert_lines(
         52,
         &t,
         &[
+            "preset = \"qwen2.5-1.5b\"",
             "context_length = 6000",
             "dtype = \"bfloat16\"",
             "disable_overlap_schedule = true",
@@ -362,34 +359,17 @@ fn flags_gone_from_the_release_are_refused_with_argparse_text() {
 }
 
 /// Checkpoints no bundled preset describes (exit 2 listing the presets; for the families helpers):
-/// GLM-4.7-FP8 (27), GLM-5.1-FP8 (28), DeepSeek-R1-0528 (29), MiniMax-M2.7 (32), Ring-1T-FP8 (38),
-/// Qwen3-235B-A22B-Instruct-2507 (39), the base Llama-3.1-70B (41), Qwen2-7B-Instruct (51),
-/// Qwen2.5-1.5B-Instruct (52), Qwen3-8B-FP8 (53); at vLLM 0.11.0, where their flags pass,
+/// DeepSeek-R1-0528 (29: no public copy of its config.json found to compare with DeepSeek-R1's),
+/// Ring-1T-FP8 (38), Qwen3-8B-FP8 (53); at vLLM 0.11.0, where their flags pass,
 /// CodeLlama-13b (49) and RedHatAI's Llama-3.1-8B FP8 (54, in a locally built vLLM image).
 #[test]
 fn checkpoints_without_a_preset_are_named() {
     for (n, hw, model) in [
-        (27, "h200-8x-nvlink", "zai-org/GLM-4.7-FP8"),
-        (28, "h200-8x-nvlink", "zai-org/GLM-5.1-FP8"),
         (29, "h200-8x-nvlink", "deepseek-ai/DeepSeek-R1-0528"),
-        (32, "h200-8x-nvlink", "MiniMaxAI/MiniMax-M2.7"),
         (38, "h200-8x-nvlink", "inclusionAI/Ring-1T-FP8"),
-        (39, "h200-8x-nvlink", "Qwen/Qwen3-235B-A22B-Instruct-2507"),
-        (41, "h200-8x-nvlink", "Meta-Llama/Llama-3.1-70B"),
-        (
-            51,
-            "rtx-4090-2x-no-p2p",
-            "/workspace/sdb/models/QWen/Qwen2-7B-Instruct",
-        ),
-        (52, "rtx-4090-4x-no-p2p", "xxx/Models/Qwen/Qwen2.5-1.5B-Instruct"),
         (53, "rtx-5090-2x-no-p2p", "/mnt/llms/models/Qwen/Qwen3-8B-FP8"),
     ] {
-        let o = if matches!(n, 27 | 28) {
-            with_acceptance(hw)
-        } else {
-            on(hw)
-        };
-        let e = refused(n, &o);
+        let e = refused(n, &on(hw));
         assert!(
             e.contains(&format!("`{model}` is no bundled model preset")),
             "{n}: {e}"
@@ -416,13 +396,12 @@ fn checkpoints_without_a_preset_are_named() {
 /// vLLM's dotted form of a JSON argument (`--speculative-config.method mtp
 /// --speculative-config.num_speculative_tokens 1`, GLM recipe 27) is the same JSON object
 /// (`FlexibleArgumentParser` merges the fields; `1` is read as JSON, `mtp` as text). Before recipes it
-/// was refused as "not JSON". With the GLM-4.6-FP8 preset in place of GLM-4.7-FP8 (no preset), 27
-/// imports as MTP with one token at tp 4; 28 (GLM-5.1-FP8 as GLM-5-FP8) reads 3 tokens, then stops
-/// at tpsim's vLLM MTP table, which has no entry for GLM-5 (a lead: vLLM's recipe runs it).
+/// was refused as "not JSON". 27 (GLM-4.7-FP8, read as `glm-4.6-fp8` by its hf-ids alias) imports as
+/// MTP with one token at tp 4; 28 (GLM-5.1-FP8, read as `glm-5-fp8` by its alias) reads 3 tokens, then
+/// stops at tpsim's vLLM MTP table, which has no entry for GLM-5 (a lead: vLLM's recipe runs it).
 #[test]
 fn dotted_speculative_config_is_read_as_json() {
-    let mut o = with_acceptance("h200-8x-nvlink");
-    o.model_preset = Some("glm-4.6-fp8".into());
+    let o = with_acceptance("h200-8x-nvlink");
     let (s, c, t) = imported(27, &o);
     assert_eq!(s.engine.tp, 4);
     assert_lines(27, &t, &["algorithm = \"mtp\"", "num_speculative_tokens = 1"]);
@@ -430,7 +409,6 @@ fn dotted_speculative_config_is_read_as_json() {
         c.value_of("--speculative-config"),
         Some("{\"method\":\"mtp\",\"num_speculative_tokens\":1}")
     );
-    o.model_preset = Some("glm-5-fp8".into());
     let e = refused(28, &o);
     assert!(e.contains("key `speculative.algorithm`"), "{e}");
     // Past vLLM 0.11 the refusal is tpsim's own (its MTP table was read at 0.11.0), not the engine's.
@@ -563,4 +541,84 @@ fn model_config_option() {
         cmd,
     ]);
     assert_eq!(both.code, 2, "{}", both.stderr);
+}
+
+/// presets10 (issue #17): the real commands import without `--model-preset`, each checkpoint resolved
+/// through `scenarios/models/hf-ids.toml` to a preset whose config.json is that checkpoint's (values by
+/// hand, exact integers):
+/// - 41 `sglang serve --model-path Meta-Llama/Llama-3.1-70B --tp 8`: the base checkpoint, an alias of
+///   `llama-3.1-70b` (the same config.json but eos ids), noted; weights per rank at tp 8: vocab 128,256
+///   / 8 = 16,032 rows × 8,192 × 2 B = 262,668,288 for the embedding and again for the LM head; per layer
+///   qkv (1,024 + 2 × 128) × 8,192 × 2 = 20,971,520, o 8,192 × 1,024 × 2 = 16,777,216, gate/up/down
+///   3 × 3,584 × 8,192 × 2 = 176,160,768, norms 2 × 8,192 × 2 = 32,768 → 213,942,272 × 80 =
+///   17,115,381,760; final norm 16,384: 17,640,734,720 B (= model tests.rs `llama_3_1_70b_tp8`).
+/// - 39 `--model Qwen/Qwen3-235B-A22B-Instruct-2507 --tp 8`: its own preset, 262,144 positions; KV per
+///   token at tp 8: 4 KV heads replicated to 1 per rank × (128 + 128) × 94 layers × 2 B = 48,128.
+/// - 32 `vllm serve MiniMaxAI/MiniMax-M2.7 --tensor-parallel-size 4`: its own preset, 204,800
+///   positions; KV per token at tp 4: 8 / 4 = 2 KV heads × 256 × 62 × 2 B = 63,488.
+/// - 51 `--model-path /workspace/sdb/models/QWen/Qwen2-7B-Instruct/ --tp 2` (SGLang issue 991): by its
+///   last component, the alias `Qwen/Qwen2-7B-Instruct` → `qwen2.5-7b` (the same config.json but a
+///   `sliding_window` that `use_sliding_window` false leaves off); KV per token at tp 2: 4 / 2 = 2 KV
+///   heads × (128 + 128) × 28 × 2 B = 28,672.
+/// - 52 (Qwen2.5-1.5B-Instruct): [`user_commands_import`].
+/// - 27 / 28 (GLM-4.7-FP8 / GLM-5.1-FP8) by alias: [`dotted_speculative_config_is_read_as_json`].
+#[test]
+fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
+    let h200 = on("h200-8x-nvlink");
+    let i = build::import(&command(41), &h200).expect("41");
+    assert_lines(41, &i.text, &["preset = \"llama-3.1-70b\"", "tp = 8"]);
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.contains("`meta-llama/Llama-3.1-70B` has the same config.json geometry")),
+        "{:?}",
+        i.notes
+    );
+    let (s, _, _) = imported(41, &h200);
+    assert_eq!(s.model.weight_bytes_per_rank(8).0, 17_640_734_720);
+    let (s, _, t) = imported(39, &h200);
+    assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Sglang, 8));
+    assert_lines(39, &t, &["preset = \"qwen3-235b-a22b-instruct-2507\""]);
+    assert_eq!(s.model.kv_cell_bytes(8), 48_128);
+    assert_eq!(s.model.context_len, Some(262_144));
+    let (s, c, t) = imported(32, &h200);
+    assert_eq!((s.engine.kind, s.engine.tp), (EngineKind::Vllm, 4));
+    assert_lines(32, &t, &["preset = \"minimax-m2.7\""]);
+    assert_eq!(s.model.kv_cell_bytes(4), 63_488);
+    assert_eq!(s.model.context_len, Some(204_800));
+    assert!(c.args.iter().any(|a| a == "--trust-remote-code"), "{:?}", c.args);
+    let i = build::import(&command(51), &on("rtx-4090-2x-no-p2p")).expect("51");
+    assert_lines(51, &i.text, &["preset = \"qwen2.5-7b\"", "tp = 2"]);
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.contains("`Qwen/Qwen2-7B-Instruct` has the same config.json geometry")),
+        "{:?}",
+        i.notes
+    );
+    let (s, _, _) = imported(51, &on("rtx-4090-2x-no-p2p"));
+    assert_eq!(s.model.kv_cell_bytes(2), 28_672);
+    for (n, preset) in [(27, "glm-4.6-fp8"), (28, "glm-5-fp8")] {
+        let text = match build::import(&command(n), &with_acceptance("h200-8x-nvlink")) {
+            Ok(i) => i.text,
+            Err(e) => e,
+        };
+        assert!(has(&text, &format!("preset = \"{preset}\"")), "{n}: {text}");
+    }
+}
+
+/// Every `[aliases]` entry of hf-ids.toml names a bundled preset and is no preset's own `[ids]`
+/// repository (an id resolves to one preset only).
+#[test]
+fn hf_id_aliases_name_bundled_presets() {
+    let aliases = build::hf_aliases();
+    assert!(aliases.len() >= 7, "{aliases:?}");
+    for (id, preset) in &aliases {
+        assert!(
+            tpsim::presets::model(preset).is_some(),
+            "hf-ids.toml [aliases] `{id}` names `{preset}`, no bundled preset"
+        );
+        assert_ne!(engine_args::hf_id(preset).as_deref(), Some(id.as_str()), "{id}");
+        assert_eq!(build::preset_of(id).as_deref(), Ok(preset.as_str()), "{id}");
+    }
 }

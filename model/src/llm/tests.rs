@@ -302,6 +302,44 @@ fn qwen3_235b_tp8() {
     assert_eq!(s.moe.map(|m| m.n_shared_experts), Some(0));
 }
 
+/// presets10 (issue #17, launch command 39): `qwen3-235b-a22b-instruct-2507` is the 235B network again
+/// (94 layers, 64 / 4 heads of 128, 128 experts of 1,536, vocab 151,936: the arithmetic of
+/// [`qwen3_235b_tp8`], 58,959,617,024 B per rank at tp 8 and 1 KV head × (128 + 128) × 94 × 2 B =
+/// 48,128 B per token) with its own context: `max_position_embeddings` 262,144 against the original's
+/// 40,960 (exact integers, no tolerance).
+#[test]
+fn qwen3_235b_instruct_2507_is_the_235b_network_with_262k_positions() {
+    let cfg = include_str!("../../../scenarios/models/qwen3-235b-a22b-instruct-2507/config.json");
+    let s = spec(cfg, Quantization::bf16());
+    assert_eq!(
+        (s.num_layers, s.hidden, s.heads, s.kv_heads, s.head_dim, s.vocab),
+        (94, 4096, 64, 4, 128, 151_936)
+    );
+    s.validate_tp(8).expect("tp 8");
+    assert_eq!(s.weight_bytes_per_rank(8).0, 58_959_617_024);
+    assert_eq!(s.kv_cell_bytes(8), 48_128);
+    assert_eq!(s.context_len, Some(262_144));
+    assert_eq!(spec(QWEN3_235B, Quantization::bf16()).context_len, Some(40_960));
+}
+
+/// presets10 (issue #17, launch command 52): `qwen2.5-1.5b` (Qwen2.5-1.5B-Instruct, tied embeddings).
+/// At tp 1 the weights are the checkpoint's parameter total, 1,543,714,304 (the public model report its
+/// README names) × 2 B = 3,087,428,608 B: embedding 151,936 × 1,536 = 233,373,696 (shared with the LM
+/// head); per layer q 1,536² + k, v 2 × 256 × 1,536 + biases 1,536 + 512 + o 1,536² + MLP 3 × 8,960 ×
+/// 1,536 + norms 2 × 1,536 = 46,797,824 × 28 = 1,310,339,072; final norm 1,536. At tp 4: 12 / 4 = 3
+/// heads per rank, the 2 KV heads replicated to 1 per rank: KV per token 1 × (128 + 128) × 28 × 2 B =
+/// 14,336 (exact integers).
+#[test]
+fn qwen2_5_1_5b_matches_the_checkpoint_parameter_total() {
+    let cfg = include_str!("../../../scenarios/models/qwen2.5-1.5b/config.json");
+    let s = spec(cfg, Quantization::bf16());
+    assert!(s.tie_word_embeddings);
+    assert_eq!(s.weight_bytes_per_rank(1).0, 1_543_714_304 * 2);
+    s.validate_tp(4).expect("tp 4");
+    assert_eq!(s.kv_cell_bytes(4), 14_336);
+    assert_eq!(s.context_len, Some(32_768));
+}
+
 #[test]
 fn deepseek_v3_fp8_tp8() {
     // fp8 + fp32 per 128×128 block; embed/lm_head/norms/router bf16; MTP layer not loaded.

@@ -81,6 +81,24 @@ fn minimax_fp8_weights_per_rank_tp1_tp2_tp4() {
     assert_eq!(m.weight_bytes_per_rank(4).0, 57_677_307_648);
 }
 
+/// presets10 (issue #17, launch command 32): `minimax-m2.7` (the published M2.7 config.json) has
+/// M2.5's shapes and FP8 layout, so the hand arithmetic of [`minimax_fp8_weights_per_rank_tp1_tp2_tp4`]
+/// holds: 57,677,307,648 B per rank at tp 4, 63,488 B of KV per token at tp 4 (2 KV heads × 256 × 62
+/// × 2 B); only the context differs: 204,800 positions against 196,608 (exact integers).
+#[test]
+fn minimax_m2_7_is_m2_5_with_204800_positions() {
+    let cfg = include_str!("../../../scenarios/models/minimax-m2.7/config.json");
+    let m = ModelSpec::from_config_json(cfg, fp8()).expect("minimax-m2.7 parses");
+    assert_eq!(m.arch, Architecture::MiniMaxM2);
+    assert_eq!(
+        (m.num_layers, m.hidden, m.vocab, m.heads, m.kv_heads, m.head_dim),
+        (62, 3072, 200_064, 48, 8, 128)
+    );
+    assert_eq!(m.weight_bytes_per_rank(4).0, 57_677_307_648);
+    assert_eq!(m.kv_cell_bytes(4), 63_488);
+    assert_eq!(m.context_len, Some(204_800));
+}
+
 #[test]
 fn minimax_fp8_tp8_needs_expert_parallelism() {
     let m = minimax(fp8());
