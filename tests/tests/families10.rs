@@ -1,4 +1,4 @@
-//! families10 (issue #17): GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`) end to end — DeepSeek-V2 MLA
+//! families10 (issue #17): GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`) and InternLM3 end to end. GLM-4.7-Flash: DeepSeek-V2 MLA
 //! attention with GLM-4.5's MoE (SGLang / vLLM `models/glm4_moe_lite.py`). The weights are pinned by
 //! hand in `model/src/llm/tests_glm4_moe_lite.rs`; the releases that serve it in
 //! `sim/src/scenario/glm4_moe_lite.rs`.
@@ -100,4 +100,36 @@ fn glm47_flash_mtp_under_vllm_is_refused_as_a_gap() {
         "{}",
         out.stderr
     );
+}
+
+const INTERNLM3_SGLANG: &str = "examples/internlm3-8b-sglang-rtx6000x2.toml";
+
+/// InternLM3-8B-Instruct at tp 2 under SGLang (served as Llama): the weights line is the hand count
+/// 4,402,319,360 parameters a rank × 2 B (`tests_internlm3`); the cell 48 layers × 1 KV head a rank ×
+/// 2 × 128 × 2 B = 24,576; two all-reduces a layer × 48 + the embedding's = 97.
+#[test]
+fn internlm3_example_runs_under_sglang_with_the_hand_count() {
+    let j = run_json(&scenario(INTERNLM3_SGLANG));
+    assert_eq!(entry_bytes(&j, "target weights"), 2 * 4_402_319_360);
+    assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 24_576);
+    assert_eq!(j["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 97);
+    assert!(f(&j["throughput"]["tpot_ms"]) > 0.0);
+}
+
+/// Under vLLM (also `LlamaForCausalLM`) the same cell and collectives; the weights line is the hand
+/// count plus vLLM's RoPE cache (a floor, under 1 GiB more).
+#[test]
+fn internlm3_under_vllm_is_llama_too() {
+    let text = std::fs::read_to_string(scenario(INTERNLM3_SGLANG))
+        .unwrap()
+        .replace("name = \"sglang\"", "name = \"vllm\"")
+        .replace("context_length = 32768", "max_model_len = 32768");
+    let p = scratch("internlm3-vllm").join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    let j = run_json(&p.display().to_string());
+    let w = entry_bytes(&j, "target weights");
+    assert!(w >= 2 * 4_402_319_360, "{w}");
+    assert!(w < 2 * 4_402_319_360 + (1 << 30), "{w}");
+    assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 24_576);
+    assert_eq!(j["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 97);
 }

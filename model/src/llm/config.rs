@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 57] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 58] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -547,6 +547,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 57] = [
     "Olmo3ForCausalLM",
     // families10 (issue #17): GLM-4.7-Flash (MLA + GLM MoE).
     "Glm4MoeLiteForCausalLM",
+    // families10 (issue #17): InternLM3, built as Llama by both engines.
+    "InternLM3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -628,6 +630,11 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families10 (issue #17): vLLM `registry.py` `"Glm4MoeLiteForCausalLM": ("glm4_moe_lite",
         // "Glm4MoeLiteForCausalLM")`; SGLang `models/glm4_moe_lite.py` (`EntryClass`).
         "Glm4MoeLiteForCausalLM" => Architecture::Glm4MoeLite,
+        // families10 (issue #17): vLLM `registry.py` maps `InternLM3ForCausalLM` to ("llama",
+        // "LlamaForCausalLM"); SGLang `models/llama.py` `class InternLM3ForCausalLM(LlamaForCausalLM)`
+        // (in its `EntryClass`). Llama reads `attention_bias` / `mlp_bias` (absent: none); the
+        // InternLM3 configs' own `qkv_bias` / `bias` are false.
+        "InternLM3ForCausalLM" => Architecture::Llama,
         _ => return None,
     })
 }

@@ -101,6 +101,8 @@ mod tests_glm4_moe_lite;
 mod tests_glm4v;
 #[cfg(test)]
 mod tests_hunyuan;
+#[cfg(test)]
+mod tests_internlm3;
 
 use serde::Serialize;
 
