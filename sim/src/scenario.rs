@@ -44,6 +44,7 @@ pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
+mod glm4_moe_lite; // families10 (issue #17): the engine releases that serve GLM-4.7-Flash
 mod glm4v; // families7 (issue #17): the engine releases that serve GLM-4.5V
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters

@@ -89,6 +89,8 @@ mod families7;
 mod families8;
 // families9 (issue #17): OLMo-3.
 mod families9;
+// families10 (issue #17): GLM-4.7-Flash, InternLM3.
+mod families10;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 56] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 58] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -545,6 +545,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 56] = [
     "CohereForCausalLM",
     // families9 (issue #17): OLMo-3, built as OLMo-2 by both engines (`llm::olmo2`).
     "Olmo3ForCausalLM",
+    // families10 (issue #17): GLM-4.7-Flash (MLA + GLM MoE).
+    "Glm4MoeLiteForCausalLM",
+    // families10 (issue #17): InternLM3, built as Llama by both engines.
+    "InternLM3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -623,6 +627,14 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Exaone4ForCausalLM" => Architecture::Exaone4,
         "Glm4vMoeForConditionalGeneration" => Architecture::Glm4vMoe,
         "CohereForCausalLM" => Architecture::Cohere,
+        // families10 (issue #17): vLLM `registry.py` `"Glm4MoeLiteForCausalLM": ("glm4_moe_lite",
+        // "Glm4MoeLiteForCausalLM")`; SGLang `models/glm4_moe_lite.py` (`EntryClass`).
+        "Glm4MoeLiteForCausalLM" => Architecture::Glm4MoeLite,
+        // families10 (issue #17): vLLM `registry.py` maps `InternLM3ForCausalLM` to ("llama",
+        // "LlamaForCausalLM"); SGLang `models/llama.py` `class InternLM3ForCausalLM(LlamaForCausalLM)`
+        // (in its `EntryClass`). Llama reads `attention_bias` / `mlp_bias` (absent: none); the
+        // InternLM3 configs' own `qkv_bias` / `bias` are false.
+        "InternLM3ForCausalLM" => Architecture::Llama,
         _ => return None,
     })
 }
@@ -824,7 +836,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         nope_layers,
         indexer: dsa_indexer(text, arch, an)?,
         quantization: quant,
-        router_fp32: arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text),
+        // families10 (issue #17): GLM-4.7-Flash's gate is fp32 in both engines (SGLang
+        // `models/glm4_moe_lite.py` `Glm4MoeLiteGate`: `torch.empty(..., dtype=torch.float32)`; vLLM
+        // `models/glm4_moe.py` `Glm4MoE`: `nn.Linear(..., dtype=torch.float32)`).
+        router_fp32: (arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text))
+            || arch == Architecture::Glm4MoeLite,
         rotary_dim: if arch == Architecture::BailingMoeV2 {
             Some(super::bailing::vllm_rotary_dim(text, head_dim)?)
         } else if matches!(arch, Architecture::Glm4vMoe | Architecture::Glm4Moe) {
@@ -1525,6 +1541,10 @@ fn is_deepseek_mla(arch: Architecture) -> bool {
             | Architecture::DeepseekV32
             | Architecture::GlmMoeDsa
             | Architecture::KimiVl
+            // families10 (issue #17): GLM-4.7-Flash's attention is `DeepseekV2MLAAttention` (vLLM
+            // `models/glm4_moe_lite.py`; its `ModelConfig.is_deepseek_mla` lists `glm4_moe_lite`) /
+            // `DeepseekV2AttentionMLA` (SGLang `models/glm4_moe_lite.py`).
+            | Architecture::Glm4MoeLite
     )
 }
 

@@ -163,6 +163,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Glm4vMoe => &GLM4V_MOE,
         // families8 (issue #17): Command R / R+.
         Architecture::Cohere => &COHERE,
+        // families10 (issue #17): GLM-4.7-Flash.
+        Architecture::Glm4MoeLite => &GLM4_MOE_LITE,
     }
 }
 
@@ -181,7 +183,8 @@ pub fn all() -> Vec<&'static Coverage> {
 
 static LLAMA: Coverage = Coverage {
     arch: Architecture::Llama,
-    families: "Llama 2, Llama 3.x, CodeLlama",
+    // families10 (issue #17): InternLM3 (`InternLM3ForCausalLM`) is a Llama in both engines.
+    families: "Llama 2, Llama 3.x, CodeLlama; InternLM3 (InternLM3ForCausalLM, 8B-Instruct preset from public copies)",
     sglang: exact_memory(&[
         check(
             "tests/data/engine-memory.tsv line 4: SGLang ~0.4.1, Llama-3.1-8B, 1× H100",
@@ -1063,6 +1066,24 @@ const COHERE_CHECKS: &[Check] = &[check(
     "llm::tests_cohere::command_r_plus_08_2024_parameters_by_hand",
 )];
 
+// families10 (issue #17): GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`): DeepSeek-V2's MLA (one latent
+// KV head of kv_lora_rank + qk_rope_head_dim, replicated on every rank) with GLM-4.5's MoE (fp32
+// gate, noaux_tc bias, one shared expert). Both engines build it from their DeepSeek-V2 attention
+// classes (SGLang / vLLM `models/glm4_moe_lite.py`). No public engine start-up log was found: the
+// weights are checked against the published sizes (rounded).
+static GLM4_MOE_LITE: Coverage = Coverage {
+    arch: Architecture::Glm4MoeLite,
+    families: "GLM-4.7-Flash (30B-A3B preset; config written out from public copies); SGLang from 0.5.8, vLLM from 0.15.0 (both as read from third-party reports, not from wheels)",
+    sglang: exact_memory(GLM4_MOE_LITE_CHECKS),
+    vllm: exact_memory(GLM4_MOE_LITE_CHECKS),
+};
+
+/// The published sizes, engine-independent (the weights both engines load).
+const GLM4_MOE_LITE_CHECKS: &[Check] = &[check(
+    "GLM-4.7-Flash: \"30B-A3B\" (model card, as the Fireworks and xinference pages copy it) and 29.9B in Ollama's library listing of its GGUF (ollama.com/library/glm-4.7-flash); 29,943,393,920 by hand without the MTP layer; rounded sizes, not an engine log",
+    "llm::tests_glm4_moe_lite::glm47_flash_parameters_by_hand",
+)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1074,7 +1095,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 51);
+        assert_eq!(all.len(), 52);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -96,9 +96,13 @@ mod tests_nemotron_nas;
 #[cfg(test)]
 mod tests_cohere;
 #[cfg(test)]
+mod tests_glm4_moe_lite;
+#[cfg(test)]
 mod tests_glm4v;
 #[cfg(test)]
 mod tests_hunyuan;
+#[cfg(test)]
+mod tests_internlm3;
 
 use serde::Serialize;
 
@@ -407,6 +411,13 @@ pub enum Architecture {
     /// `use_qk_norm` (the R+ configs) per-head q/k LayerNorms sharded with the heads (SGLang 0.5.9 /
     /// vLLM 0.19.0 `models/commandr.py`). See the `cohere` module.
     Cohere,
+    // families10 (issue #17): GLM-4.7-Flash.
+    /// `Glm4MoeLiteForCausalLM` (GLM-4.7-Flash, 30B-A3B): DeepSeek-V2 MLA attention (`q_lora_rank`,
+    /// `kv_lora_rank`, one latent KV head) with GLM-4.5's MoE block (dense `first_k_dense_replace`
+    /// prefix, sigmoid `noaux_tc` routing through an fp32 gate, one shared expert). vLLM
+    /// `models/glm4_moe_lite.py` builds `DeepseekV2MLAAttention` + `Glm4MoE`; SGLang
+    /// `models/glm4_moe_lite.py` builds `DeepseekV2AttentionMLA` + its own `Glm4MoeLiteSparseMoeBlock`.
+    Glm4MoeLite,
 }
 
 impl Architecture {

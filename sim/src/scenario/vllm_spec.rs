@@ -86,9 +86,13 @@ impl Resolver<'_> {
                 // qwenhyb: vLLM runs Qwen3-Next's and the dense Qwen3.5's MTP (`qwen3_next_mtp.py`,
                 // `qwen3_5_mtp.py`), but tpsim has not sourced those drafts' weights under vLLM.
                 // families4 (issue #17): MiMo's likewise (vLLM 0.19.0 `models/mimo_mtp.py`, `mimo_mtp`).
+                // families10 (issue #17): GLM-4.7-Flash's likewise (vLLM `models/glm4_moe_lite_mtp.py`).
                 if matches!(
                     target.arch,
-                    Architecture::Qwen3Next | Architecture::Qwen35 | Architecture::Mimo
+                    Architecture::Qwen3Next
+                        | Architecture::Qwen35
+                        | Architecture::Mimo
+                        | Architecture::Glm4MoeLite
                 ) {
                     return Err(self.invalid(
                         "speculative.algorithm",
@@ -381,6 +385,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Glm4vMoe => "glm4v_moe_text",
         // families8 (issue #17): the Command R / R+ configs' `model_type`.
         A::Cohere => "cohere",
+        // families10 (issue #17): the GLM-4.7-Flash config's `model_type`.
+        A::Glm4MoeLite => "glm4_moe_lite",
     }
 }
 

@@ -1,0 +1,85 @@
+//! families10 (issue #17): which engine releases serve GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`).
+//!
+//! Neither release was read from a wheel here (the engines' repositories are too large to fetch);
+//! both bounds come from public third-party reports and are the weakest part of this family:
+//! - SGLang: `models/glm4_moe_lite.py`. On 2026-01-20, the day after the model's release, THUDM/slime
+//!   PR #1460 asked users to rename the architecture to `DeepseekV32ForCausalLM` "before the sglang in
+//!   the slime image supports `Glm4MoeLiteForCausalLM`": 0.5.7 and older do not have it. tpsim takes
+//!   0.5.8 (its default SGLang) as the first release with it — assumed, not read.
+//! - vLLM: `models/glm4_moe_lite.py` and its `registry.py` entry. A vLLM 0.14.0rc1 dev build fails
+//!   on `zai-org/GLM-4.7-Flash` (kyuz0/amd-strix-halo-vllm-toolboxes issue #14), vLLM 0.14.1 reports
+//!   `glm4_moe_lite` unknown (vllm-project/vllm-ascend issue #6541), and xorbitsai/inference PR #4835
+//!   registers the architecture "requires vLLM >= 0.15.0": tpsim takes 0.15.0.
+
+use super::EngineKind;
+use tpsim_model::llm::{Architecture, ModelSpec};
+
+/// The first SGLang release taken to have `models/glm4_moe_lite.py` (module doc: assumed).
+const FIRST_SGLANG: [u64; 3] = [0, 5, 8];
+
+/// The first vLLM release taken to register `Glm4MoeLiteForCausalLM` (module doc).
+const FIRST_VLLM: [u64; 3] = [0, 15, 0];
+
+/// The refusal of a GLM-4.7-Flash scenario under a release without the model: `(key, message)`.
+pub(super) fn check(
+    kind: EngineKind,
+    model: &ModelSpec,
+    version: &str,
+) -> Result<(), (&'static str, String)> {
+    if model.arch != Architecture::Glm4MoeLite {
+        return Ok(());
+    }
+    let v = crate::engine_args_versions::release(version).unwrap_or_default();
+    let (engine, first, file, since): (&str, &[u64], &str, &str) = match kind {
+        EngineKind::Sglang => (
+            "SGLang",
+            &FIRST_SGLANG,
+            "models/glm4_moe_lite.py",
+            "tpsim takes 0.5.8 as the first SGLang release with it",
+        ),
+        EngineKind::Vllm => (
+            "vLLM",
+            &FIRST_VLLM,
+            "registry entry for Glm4MoeLiteForCausalLM",
+            "vLLM registers it from 0.15.0",
+        ),
+    };
+    if v.as_slice() < first {
+        return Err((
+            "engine.version",
+            format!(
+                "{engine} {version} has no {file} ({since}): it cannot serve GLM-4.7-Flash (set a later \
+                 engine.version)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flash() -> ModelSpec {
+        let text = include_str!("../../../scenarios/models/glm-4.7-flash/config.json");
+        ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap()
+    }
+
+    #[test]
+    fn first_releases_as_taken() {
+        let m = flash();
+        let e = check(EngineKind::Sglang, &m, "0.5.7").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.5.7 has no models/glm4_moe_lite.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(EngineKind::Sglang, &m, "0.5.8").is_ok());
+        assert!(check(EngineKind::Sglang, &m, "0.5.9").is_ok());
+        let e = check(EngineKind::Vllm, &m, "0.14.1").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.15.0"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &m, "0.15.0").is_ok());
+        assert!(check(EngineKind::Vllm, &m, "0.19.0").is_ok());
+    }
+}
