@@ -41,8 +41,8 @@ fn load(text: &str, path: &Path) -> (Scenario, engine_args::EngineCommand) {
 #[test]
 fn every_bundled_scenario_round_trips() {
     let files = bundled_seed_and_examples();
-    // 62 since families9's olmo-3-7b-vllm-rtx6000x2 example.
-    assert_eq!(files.len(), 62, "{files:?}");
+    // 64 since families10's glm-4.7-flash and internlm3 examples.
+    assert_eq!(files.len(), 64, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);
