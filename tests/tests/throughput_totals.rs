@@ -350,6 +350,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_b200x8_tp8_ep8",
         crate::throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_b200x8_tp8_ep8,
     ),
+    (
+        "throughput_newdeploys17::validation_glm_4_6_sglang_b200x8_tp8",
+        crate::throughput_newdeploys17::validation_glm_4_6_sglang_b200x8_tp8,
+    ),
+    (
+        "throughput_newdeploys17::validation_qwen3_235b_sglang_b200x8_tp8",
+        crate::throughput_newdeploys17::validation_qwen3_235b_sglang_b200x8_tp8,
+    ),
+    (
+        "throughput_newdeploys17::validation_qwen3_next_sglang_b200_tp8_tp2",
+        crate::throughput_newdeploys17::validation_qwen3_next_sglang_b200_tp8_tp2,
+    ),
+    (
+        "throughput_newdeploys17::validation_gpt_oss_120b_sglang_b200x8_tp8",
+        crate::throughput_newdeploys17::validation_gpt_oss_120b_sglang_b200x8_tp8,
+    ),
 ];
 
 /// The figures the README and the book state.
