@@ -478,6 +478,8 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
         ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
+        // newdeploys17: Qwen3-Coder-Next has Qwen3-Next-80B-A3B's architecture, before "Qwen3-".
+        ("Qwen3-Coder-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
         // newdeploys13: the first Qwen3 MoE rows (Qwen3MoeForCausalLM, INT4 AWQ), before "Qwen3-".
         ("Qwen3-Coder-30B", "Qwen3-Coder-30B-A3B (MoE, AWQ INT4)"),
         (
