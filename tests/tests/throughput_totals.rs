@@ -350,6 +350,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_b200x8_tp8_ep8",
         crate::throughput_newdeploys16::validation_minimax_m2_5_fp8_sglang_b200x8_tp8_ep8,
     ),
+    (
+        "throughput_newdeploys17::validation_glm_4_6_sglang_b200x8_tp8",
+        crate::throughput_newdeploys17::validation_glm_4_6_sglang_b200x8_tp8,
+    ),
+    (
+        "throughput_newdeploys17::validation_qwen3_235b_sglang_b200x8_tp8",
+        crate::throughput_newdeploys17::validation_qwen3_235b_sglang_b200x8_tp8,
+    ),
+    (
+        "throughput_newdeploys17::validation_qwen3_next_sglang_b200_tp8_tp2",
+        crate::throughput_newdeploys17::validation_qwen3_next_sglang_b200_tp8_tp2,
+    ),
+    (
+        "throughput_newdeploys17::validation_gpt_oss_120b_sglang_b200x8_tp8",
+        crate::throughput_newdeploys17::validation_gpt_oss_120b_sglang_b200x8_tp8,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -462,6 +478,8 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
         ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
+        // newdeploys17: Qwen3-Coder-Next has Qwen3-Next-80B-A3B's architecture, before "Qwen3-".
+        ("Qwen3-Coder-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
         // newdeploys13: the first Qwen3 MoE rows (Qwen3MoeForCausalLM, INT4 AWQ), before "Qwen3-".
         ("Qwen3-Coder-30B", "Qwen3-Coder-30B-A3B (MoE, AWQ INT4)"),
         (
