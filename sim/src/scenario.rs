@@ -42,6 +42,7 @@ mod error;
 mod exaone4; // families5 (issue #17): SGLang and EXAONE 4
 pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
+mod first_release; // the refusal of a model class an engine release does not ship
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod glm4_moe_lite; // families10 (issue #17): the engine releases that serve GLM-4.7-Flash

@@ -12,6 +12,7 @@
 //!   registers the architecture "requires vLLM >= 0.15.0": tpsim takes 0.15.0.
 
 use super::EngineKind;
+use super::first_release::FirstRelease;
 use tpsim_model::llm::{Architecture, ModelSpec};
 
 /// The first SGLang release taken to have `models/glm4_moe_lite.py` (module doc: assumed).
@@ -29,31 +30,21 @@ pub(super) fn check(
     if model.arch != Architecture::Glm4MoeLite {
         return Ok(());
     }
-    let v = crate::engine_args_versions::release(version).unwrap_or_default();
-    let (engine, first, file, since): (&str, &[u64], &str, &str) = match kind {
-        EngineKind::Sglang => (
-            "SGLang",
-            &FIRST_SGLANG,
-            "models/glm4_moe_lite.py",
-            "tpsim takes 0.5.8 as the first SGLang release with it",
-        ),
-        EngineKind::Vllm => (
-            "vLLM",
-            &FIRST_VLLM,
-            "registry entry for Glm4MoeLiteForCausalLM",
-            "vLLM registers it from 0.15.0",
-        ),
-    };
-    if v.as_slice() < first {
-        return Err((
-            "engine.version",
-            format!(
-                "{engine} {version} has no {file} ({since}): it cannot serve GLM-4.7-Flash (set a later \
-                 engine.version)"
-            ),
-        ));
-    }
-    Ok(())
+    super::first_release::refuse_before(
+        kind,
+        version,
+        &FirstRelease {
+            first: &FIRST_SGLANG,
+            file: "models/glm4_moe_lite.py",
+            since: "tpsim takes 0.5.8 as the first SGLang release with it",
+        },
+        &FirstRelease {
+            first: &FIRST_VLLM,
+            file: "registry entry for Glm4MoeLiteForCausalLM",
+            since: "vLLM registers it from 0.15.0",
+        },
+        "GLM-4.7-Flash",
+    )
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //!   head-sharded attention and `out_hidden_size`-wide block MLP).
 
 use super::EngineKind;
+use super::first_release::FirstRelease;
 use tpsim_model::llm::{Architecture, ModelSpec};
 
 /// The first SGLang release with `models/glm4v_moe.py` (0.5.0rc1 counts as 0.5.0).
@@ -28,31 +29,21 @@ pub(super) fn check(
     if model.arch != Architecture::Glm4vMoe {
         return Ok(());
     }
-    let v = crate::engine_args_versions::release(version).unwrap_or_default();
-    let (engine, first, file, since): (&str, &[u64], &str, &str) = match kind {
-        EngineKind::Sglang => (
-            "SGLang",
-            &FIRST_SGLANG,
-            "models/glm4v_moe.py",
-            "SGLang adds it in 0.5.0",
-        ),
-        EngineKind::Vllm => (
-            "vLLM",
-            &FIRST_VLLM,
-            "registry entry for Glm4vMoeForConditionalGeneration",
-            "vLLM registers it from 0.10.1",
-        ),
-    };
-    if v.as_slice() < first {
-        return Err((
-            "engine.version",
-            format!(
-                "{engine} {version} has no {file} ({since}): it cannot serve GLM-4.5V / GLM-4.6V (set a later \
-                 engine.version)"
-            ),
-        ));
-    }
-    Ok(())
+    super::first_release::refuse_before(
+        kind,
+        version,
+        &FirstRelease {
+            first: &FIRST_SGLANG,
+            file: "models/glm4v_moe.py",
+            since: "SGLang adds it in 0.5.0",
+        },
+        &FirstRelease {
+            first: &FIRST_VLLM,
+            file: "registry entry for Glm4vMoeForConditionalGeneration",
+            since: "vLLM registers it from 0.10.1",
+        },
+        "GLM-4.5V / GLM-4.6V",
+    )
 }
 
 #[cfg(test)]
