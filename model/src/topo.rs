@@ -343,13 +343,22 @@ impl Topology {
         }
     }
 
-    /// How `nvidia-smi topo -m` prints a pair: X, NV#, PIX, PXB, NODE (PHB within a socket), SYS.
+    /// How `nvidia-smi topo -m` prints a pair: X, NV#, PIX, PXB, PHB (through one host bridge: the
+    /// pair's lowest common node is an `rc…` root complex), NODE (between host bridges of one socket;
+    /// NCCL's PHB class covers both), SYS.
     pub fn smi_label(&self, a: usize, b: usize, nvlink: bool) -> &'static str {
         match self.path_class(a, b, nvlink) {
             PathClass::Loc => "X",
             PathClass::Nvl => "NV",
             PathClass::Pix => "PIX",
             PathClass::Pxb => "PXB",
+            PathClass::Phb
+                if self
+                    .lca(a, b)
+                    .is_some_and(|l| self.nodes[l].kind == NodeKind::RootComplex) =>
+            {
+                "PHB"
+            }
             PathClass::Phb => "NODE",
             PathClass::Sys => "SYS",
         }
@@ -468,6 +477,9 @@ mod tests {
         assert_eq!(t.path_class(0, 3, false), PathClass::Phb);
         assert_eq!(t.path_class(3, 4, false), PathClass::Sys);
         assert_eq!(t.smi_label(0, 3, false), "NODE");
+        // GPU0 and GPU3 of a box with root0 and root1 both under rc0 share a host bridge.
+        let shared = Topology::from_paths(&["socket0/rc0/root0/switch0", "socket0/rc0/root1"]).unwrap();
+        assert_eq!(shared.smi_label(0, 1, false), "PHB");
         assert_eq!(t.socket_count(), 2);
         assert_eq!(t.path_of(2), "socket0/rc0/root0/switch0/switch1");
         assert_ne!(t.root_complex_of(0), t.root_complex_of(3));

@@ -56,6 +56,8 @@ mod launch_flags;
 // Issue #17 (cmdparse): tpsim import-command, a launch command read into a scenario.
 mod command_key;
 mod import_command;
+// Issue #19: a hardware preset from `nvidia-smi topo -m` (tpsim import-topo).
+mod import_topo;
 // recipes (issue #17 coverage): launch commands 17-54 from the vLLM recipes, the SGLang cookbook and users' threads.
 mod import_recipes;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).

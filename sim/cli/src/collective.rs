@@ -93,7 +93,7 @@ pub fn topo_text(setup: &Setup) -> String {
     }
     let _ = writeln!(
         o,
-        "\nLegend: X = self, NV = NVLink, PIX = one PCIe switch, PXB = several switches, NODE = through a CPU root complex, SYS = across sockets"
+        "\nLegend: X = self, NV = NVLink, PIX = one PCIe switch, PXB = several switches, PHB = through one CPU host bridge, NODE = between host bridges of a socket, SYS = across sockets"
     );
     let _ = writeln!(
         o,

@@ -11,6 +11,8 @@ mod diff;
 mod engine_args;
 // Issue #17 (cmdparse): `tpsim import-command`, the reverse of engine-args.
 mod import_command;
+// Issue #19: `tpsim import-topo`, a hardware preset from `nvidia-smi topo -m`.
+mod import_topo;
 mod intervals; // issue #19 point 6
 mod memory;
 mod plot;
@@ -219,6 +221,14 @@ enum Command {
         after_help = "Examples:\n  tpsim import-command --hardware h100-sxm-1x 'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192'\n  tpsim import-command --from scenarios/seed/baseline.toml -o mine.toml < launch.sh\n  tpsim engine-args scenarios/seed/baseline.toml | tpsim import-command --from scenarios/seed/baseline.toml"
     )]
     Import(import_command::ImportArgs),
+    /// A hardware preset for your own box from the `nvidia-smi topo -m` matrix it prints (and
+    /// optionally `nvidia-smi topo -p2p r`): the PCIe tree that gives every pair's class, over a
+    /// bundled GPU template; what the matrix cannot tell is stated in the file.
+    #[command(
+        name = "import-topo",
+        after_help = "Examples:\n  nvidia-smi topo -m > topo.txt; nvidia-smi topo -p2p r > p2p.txt\n  tpsim import-topo --gpu rtx-pro-6000-workstation --cpu-vendor amd --p2p p2p.txt topo.txt -o my-box.toml\n  tpsim topo --hardware ./my-box.toml"
+    )]
+    ImportTopo(import_topo::ImportTopoArgs),
     // Issue #18 (load):
     /// The highest request rate or concurrency whose simulated latency percentiles meet the SLOs:
     /// a deterministic search (doubling, then bisection) printing every point it evaluated.
@@ -333,6 +343,7 @@ pub fn main_with_args(args: &[OsString], out: &mut dyn Write, err: &mut dyn Writ
         // Issue #17 point 6:
         Command::EngineArgs(a) => engine_args::run(a, out, err),
         Command::Import(a) => import_command::run(a, out, err),
+        Command::ImportTopo(a) => import_topo::run(a, out, err),
         Command::Capacity(a) => capacity::run(a, out, err),
     }
 }

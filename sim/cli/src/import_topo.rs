@@ -1,0 +1,87 @@
+//! `tpsim import-topo` (issue #19): a user's box from the `nvidia-smi topo -m` matrix it prints,
+//! written as a hardware preset; the library reads it (`tpsim::import_topo`), this file reads the
+//! files and writes the TOML.
+
+use super::{bad_input, emit, write_failed};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use tpsim::import_topo::{self, Options};
+
+#[derive(Debug, clap::Args)]
+pub struct ImportTopoArgs {
+    /// The GPU: a bundled hardware template (scenarios/hardware/templates/NAME.toml), e.g.
+    /// rtx-pro-6000-workstation, rtx-5090, l40s, h100-pcie.
+    #[arg(long, value_name = "TEMPLATE")]
+    gpu: String,
+    /// The host CPU's vendor, amd or intel: NCCL's default P2P level and the inter-socket model
+    /// depend on it, and the matrix does not show it.
+    #[arg(long, value_name = "amd|intel")]
+    cpu_vendor: String,
+    /// The output of `nvidia-smi topo -p2p r` on the same box: sets gpu.p2p (every pair OK or not).
+    #[arg(long, value_name = "FILE")]
+    p2p: Option<PathBuf>,
+    /// The preset's name (default: GPU count, template and source).
+    #[arg(long)]
+    name: Option<String>,
+    /// Write the preset to FILE instead of stdout; a scenario names it as [hardware] preset = "./FILE".
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The output of `nvidia-smi topo -m` (none or `-`: standard input).
+    #[arg(value_name = "FILE")]
+    matrix: Option<PathBuf>,
+}
+
+pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let read = |p: &PathBuf| tpsim::files::read_text(p).map_err(|e| format!("{}: {e}", p.display()));
+    let matrix = match a.matrix.as_ref().filter(|p| p.as_os_str() != "-") {
+        Some(p) => read(p),
+        None => stdin_text(),
+    };
+    let matrix = match matrix {
+        Ok(t) => t,
+        Err(m) => return bad_input(err, &m),
+    };
+    let p2p = match a.p2p.as_ref().map(read).transpose() {
+        Ok(t) => t,
+        Err(m) => return bad_input(err, &m),
+    };
+    let o = Options {
+        template: a.gpu,
+        cpu_vendor: a.cpu_vendor,
+        name: a.name,
+        p2p,
+    };
+    let source = a
+        .matrix
+        .as_ref()
+        .map_or("<stdin>".to_string(), |p| p.display().to_string());
+    let imported = match import_topo::import(&matrix, &o) {
+        Ok(i) => i,
+        Err(e) => return bad_input(err, &format!("{source}: {e}")),
+    };
+    for n in &imported.notes {
+        let _ = writeln!(err, "note: {n}");
+    }
+    for w in &imported.warnings {
+        let _ = writeln!(err, "warning: {w}");
+    }
+    match &a.output {
+        None => emit(out, &imported.text),
+        Some(p) => {
+            let inputs: Vec<PathBuf> = a.matrix.into_iter().chain(a.p2p).collect();
+            match tpsim::files::write_output(p, &inputs, imported.text.as_bytes()) {
+                Ok(()) => 0,
+                Err(e) => write_failed(err, &e),
+            }
+        }
+    }
+}
+
+/// Standard input as text (bytes then UTF-8, as `import-command` reads it).
+fn stdin_text() -> Result<String, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("standard input: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| format!("standard input: not UTF-8 text: {e}"))
+}
