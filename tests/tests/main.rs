@@ -93,6 +93,8 @@ mod families8;
 mod families9;
 // families10 (issue #17): GLM-4.7-Flash, InternLM3.
 mod families10;
+// families11 (issue #17): InternLM2 / 2.5.
+mod families11;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

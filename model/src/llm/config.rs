@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 58] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 59] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -549,6 +549,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 58] = [
     "Glm4MoeLiteForCausalLM",
     // families10 (issue #17): InternLM3, built as Llama by both engines.
     "InternLM3ForCausalLM",
+    // families11 (issue #17): InternLM2 / 2.5 (packed wqkv; vLLM all-gathers qkv per layer).
+    "InternLM2ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -635,6 +637,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // (in its `EntryClass`). Llama reads `attention_bias` / `mlp_bias` (absent: none); the
         // InternLM3 configs' own `qkv_bias` / `bias` are false.
         "InternLM3ForCausalLM" => Architecture::Llama,
+        // families11 (issue #17): vLLM 0.19.0 `registry.py` `"InternLM2ForCausalLM": ("internlm2",
+        // "InternLM2ForCausalLM")`; SGLang 0.5.8 `models/internlm2.py` (`EntryClass`).
+        "InternLM2ForCausalLM" => Architecture::InternLM2,
         _ => return None,
     })
 }
@@ -906,6 +911,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families8 (issue #17): what Command R / R+ and Command R7B / A refuse (`llm::cohere::check`).
     if matches!(arch, Architecture::Cohere | Architecture::Cohere2) {
         super::cohere::check(text, spec.tie_word_embeddings, hidden, heads, an)?;
+    }
+    // families11 (issue #17): what InternLM2 refuses (`llm::internlm2::check`).
+    if arch == Architecture::InternLM2 {
+        super::internlm2::check(text, spec.tie_word_embeddings, hidden, heads, an)?;
     }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {

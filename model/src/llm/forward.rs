@@ -143,6 +143,11 @@ pub struct ForwardPass {
     /// of each of the two gathers (`llm::olmo2::qk_gather_bytes`); `[0, 0]` for other models and at
     /// tp 1.
     pub qk_norm_allgather_bytes: [Bytes; 2],
+    /// families11 (issue #17): InternLM2's packed qkv all-gather in every layer at tp > 1, which
+    /// vLLM 0.19.0 runs and SGLang 0.5.8 does not (`models/internlm2.py` `split_qkv`): its output
+    /// bytes per rank (`llm::internlm2::qkv_gather_bytes`); 0 for other models and at tp 1. The decode
+    /// pass emits it under vLLM only.
+    pub qkv_allgather_bytes: Bytes,
     /// Output size of the logits all-gather: tokens × padded vocab (draft vocab for EAGLE-3) ×
     /// activation bytes (SGLang `LogitsProcessor` gathers the vocab-sharded logits); 0 at tp 1.
     pub logits_allgather_bytes: Bytes,
@@ -305,6 +310,11 @@ impl ModelSpec {
             } else {
                 [Bytes(0), Bytes(0)]
             },
+            qkv_allgather_bytes: Bytes(if self.arch == super::Architecture::InternLM2 {
+                super::internlm2::qkv_gather_bytes(n, self.heads, self.kv_heads, self.head_dim, t, act)
+            } else {
+                0
+            }),
             embed_bytes: Bytes(n.saturating_mul(self.hidden).saturating_mul(act).div_ceil(t)),
             lm_head_bytes: Bytes(lm_head_bytes),
             lm_head_flops: 2.0 * inv.lm_head_params as f64 * nf,

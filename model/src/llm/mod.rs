@@ -54,6 +54,8 @@ mod exaone4;
 mod glm4v; // families7 (issue #17): GLM-4.5V / GLM-4.6V vision tower
 // families8 (issue #17): CohereForCausalLM (Command R, Command R+) and Cohere's q/k LayerNorms.
 mod cohere;
+// families11 (issue #17): InternLM2ForCausalLM (packed wqkv, vLLM's per-layer qkv all-gather).
+mod internlm2;
 mod weights;
 
 #[cfg(test)]
@@ -103,6 +105,9 @@ mod tests_glm4v;
 mod tests_hunyuan;
 #[cfg(test)]
 mod tests_internlm3;
+// families11 (issue #17): InternLM2 / 2.5.
+#[cfg(test)]
+mod tests_internlm2;
 
 use serde::Serialize;
 
@@ -418,6 +423,13 @@ pub enum Architecture {
     /// `models/glm4_moe_lite.py` builds `DeepseekV2MLAAttention` + `Glm4MoE`; SGLang
     /// `models/glm4_moe_lite.py` builds `DeepseekV2AttentionMLA` + its own `Glm4MoeLiteSparseMoeBlock`.
     Glm4MoeLite,
+    // families11 (issue #17): InternLM2 / 2.5 (`internlm2` module).
+    /// `InternLM2ForCausalLM` (InternLM2 / InternLM2.5 7B, 20B): the Llama layer (GQA without biases,
+    /// SwiGLU, untied head) whose checkpoint packs q, k and v per KV group in one `wqkv`. SGLang
+    /// 0.5.8 `models/internlm2.py` reorders the packed rows at load (a Llama at run time); vLLM 0.19.0
+    /// `models/internlm2.py` loads them as they are and all-gathers the qkv output in every layer at
+    /// tp > 1 (`InternLM2Attention.split_qkv`). See the `internlm2` module.
+    InternLM2,
 }
 
 impl Architecture {

@@ -9,6 +9,8 @@ mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
 mod dsa_indexer; // vllmdsv3: vLLM 0.13's lightning-indexer kernels per DSA layer
 mod fa2_window; // a40misses: FA2 reads a sliding layer's KV once per query head (vLLM V1)
 mod gemm_rate; // fp8rate: which GEMM FLOPs run at the FP8 / FP4 tensor-core rate
+#[cfg(test)]
+mod internlm2_tests; // families11: vLLM's InternLM2 qkv all-gather per layer
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
@@ -838,6 +840,16 @@ impl<'a> Builder<'a> {
             fp.qk_norm_allgather_bytes
                 .map(|b| (b.0, self.costs.allgather(b).time))
         });
+        // families11 (issue #17): vLLM's InternLM2 all-gathers the packed qkv output in every layer
+        // at tp > 1 (model::llm::forward `qkv_allgather_bytes`); SGLang splits the rows at load.
+        let qkv_gather = (fp.qkv_allgather_bytes.0 > 0
+            && self.s.engine.kind == crate::scenario::EngineKind::Vllm)
+            .then(|| {
+                (
+                    fp.qkv_allgather_bytes.0,
+                    self.costs.allgather(fp.qkv_allgather_bytes).time,
+                )
+            });
         Pass {
             model,
             label,
@@ -849,6 +861,7 @@ impl<'a> Builder<'a> {
             state_passes,
             qk_norm,
             qk_gather,
+            qkv_gather,
             kv_store,
         }
     }
@@ -902,6 +915,17 @@ impl<'a> Builder<'a> {
             prev = self.gang(
                 g,
                 &format!("{label}: L{i} all-gather qk-norm {name}"),
+                Collective::Allgather(bytes),
+                time,
+                vec![prev],
+            )?;
+        }
+        // families11 (issue #17): vLLM's InternLM2 qkv all-gather, between the qkv projection and the
+        // attention kernel like the gathers above (`model::llm::internlm2`).
+        if let Some((bytes, time)) = pass.qkv_gather {
+            prev = self.gang(
+                g,
+                &format!("{label}: L{i} all-gather qkv"),
                 Collective::Allgather(bytes),
                 time,
                 vec![prev],
@@ -1265,6 +1289,8 @@ struct Pass<'p> {
     qk_norm: Option<(u64, Duration)>,
     /// families3 (issue #17): OLMo-2's q and k all-gathers per layer, bytes and time each.
     qk_gather: Option<[(u64, Duration); 2]>,
+    /// families11 (issue #17): vLLM's InternLM2 qkv all-gather per layer, bytes and time.
+    qkv_gather: Option<(u64, Duration)>,
     /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), costed by
     /// `kv_store_time`.
     kv_store: u32,

@@ -100,6 +100,23 @@ impl Resolver<'_> {
                  vllm, which all-gathers q and k first)",
             ));
         }
+        // families11 (issue #17): vLLM 0.19.0 `models/internlm2.py` `split_qkv` views the gathered qkv
+        // as (tokens, num_key_value_heads, heads a rank / KV heads a rank + 2, head_dim); with the KV
+        // heads replicated (tp > num_key_value_heads) the sizes do not match and the view fails.
+        if kind == EngineKind::Vllm
+            && model.arch == tpsim_model::llm::Architecture::InternLM2
+            && u64::from(e.tp.unwrap_or(1)) > model.kv_heads
+        {
+            return Err(self.invalid(
+                "engine.tp",
+                format!(
+                    "vLLM 0.19.0's internlm2.py (split_qkv) views the all-gathered qkv as num_key_value_heads = {} \
+                     groups, which fails once the KV heads are replicated: InternLM2 runs under vLLM only at tp ≤ {} \
+                     (use a smaller tp, or sglang, which splits the packed wqkv at load)",
+                    model.kv_heads, model.kv_heads
+                ),
+            ));
+        }
         let user_era = e.costs.as_ref().and_then(|c| c.era.is_some().then_some(()));
         let costs = self.engine_costs(&name, e.costs)?;
         // Issue #17 (consistency): the release every version-dependent rule below reads.

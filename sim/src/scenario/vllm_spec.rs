@@ -387,6 +387,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Cohere => "cohere",
         // families10 (issue #17): the GLM-4.7-Flash config's `model_type`.
         A::Glm4MoeLite => "glm4_moe_lite",
+        // families11 (issue #17): the InternLM2 configs' `model_type`.
+        A::InternLM2 => "internlm2",
     }
 }
 

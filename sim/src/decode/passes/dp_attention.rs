@@ -180,6 +180,8 @@ impl Builder<'_> {
             // families3 (issue #17): OLMo-2's q/k all-gathers are not lowered under DP attention
             // (SGLang's olmo2.py gathers over the TP group, which DP attention re-forms).
             qk_gather: None,
+            // families11 (issue #17): InternLM2's qkv all-gather is vLLM's; DP attention is SGLang's.
+            qkv_gather: None,
             kv_store,
         }
     }
