@@ -56,8 +56,10 @@ mod launch_flags;
 // Issue #17 (cmdparse): tpsim import-command, a launch command read into a scenario.
 mod command_key;
 mod import_command;
-// recipes (issue #17 coverage): launch commands 17-54 from the vLLM recipes, the SGLang cookbook and users' threads.
+// recipes (issue #17 coverage): launch commands 17-55 from the vLLM recipes, the SGLang cookbook and users' threads.
 mod import_recipes;
+// presets11 (issue #17): presets for checkpoints launch commands and recipes name (Qwen3-30B-A3B, Qwen3-Coder-480B, Kimi-K2).
+mod presets11;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
 mod engine_args_versions;
 // Issue #17 (consistency): one release per engine for a scenario without engine.version.
