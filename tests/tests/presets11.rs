@@ -123,3 +123,35 @@ fn kimi_k2_instruct_resolves_with_its_fp8_weights() {
         Some(true)
     );
 }
+
+/// `vllm serve meta-llama/Llama-3.3-70B-Instruct -tp 8` (the checkpoint of the vLLM recipe
+/// Llama/Llama3.3-70B.md and `models/meta-llama/Llama-3.3-70B-Instruct.yaml`) resolves by its hf-ids
+/// alias to `llama-3.1-70b` (the published config.json is that preset's key for key but
+/// `transformers_version`), with the alias noted. Weights per rank at tp 8 as model tests.rs
+/// `llama_70b_tp8`: embedding and LM head 2 × 16,032 × 8,192 × 2 = 525,336,576; per layer qkv (1,024 +
+/// 2 × 128) × 8,192 × 2 = 20,971,520, o 16,777,216, gate/up/down 3 × 3,584 × 8,192 × 2 = 176,160,768,
+/// norms 32,768 → 213,942,272 × 80 = 17,115,381,760; final norm 16,384: 17,640,734,720 B. KV per token:
+/// 1 KV head × 256 × 80 × 2 B = 40,960.
+#[test]
+fn llama_3_3_70b_instruct_resolves_by_its_alias() {
+    let (s, text, notes) = import(
+        "vllm serve meta-llama/Llama-3.3-70B-Instruct -tp 8",
+        "h200-8x-nvlink",
+    );
+    assert!(has_line(&text, "preset = \"llama-3.1-70b\""), "{text}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`meta-llama/Llama-3.3-70B-Instruct` has the same config.json geometry")),
+        "{notes:?}"
+    );
+    assert_eq!(s.model.weight_bytes_per_rank(8).0, 17_640_734_720);
+    assert_eq!(s.model.kv_cell_bytes(8), 40_960);
+    assert_eq!(s.model.context_len, Some(131_072));
+    // A local copy is found by its last component too.
+    let (_, text, _) = import(
+        "vllm serve /models/Llama-3.3-70B-Instruct/ -tp 8",
+        "h200-8x-nvlink",
+    );
+    assert!(has_line(&text, "preset = \"llama-3.1-70b\""), "{text}");
+}
