@@ -155,3 +155,21 @@ fn llama_3_3_70b_instruct_resolves_by_its_alias() {
     );
     assert!(has_line(&text, "preset = \"llama-3.1-70b\""), "{text}");
 }
+
+/// `vllm serve Qwen/Qwen3-30B-A3B-Thinking-2507 -tp 4` resolves to `qwen3-30b-a3b-thinking-2507`: the
+/// network of [`qwen3_30b_a3b_bf16_resolves_with_its_weights`] (15,285,252,096 B a rank and 24,576 B of
+/// KV per token at tp 4, the same arithmetic) with its own context, 262,144 positions against 40,960.
+#[test]
+fn qwen3_30b_a3b_thinking_2507_is_the_30b_network_with_262k_positions() {
+    let (s, text, _) = import(
+        "vllm serve Qwen/Qwen3-30B-A3B-Thinking-2507 -tp 4",
+        "h200-8x-nvlink",
+    );
+    assert!(
+        has_line(&text, "preset = \"qwen3-30b-a3b-thinking-2507\""),
+        "{text}"
+    );
+    assert_eq!(s.model.weight_bytes_per_rank(4).0, 15_285_252_096);
+    assert_eq!(s.model.kv_cell_bytes(4), 24_576);
+    assert_eq!(s.model.context_len, Some(262_144));
+}
