@@ -56,7 +56,7 @@ mod launch_flags;
 // Issue #17 (cmdparse): tpsim import-command, a launch command read into a scenario.
 mod command_key;
 mod import_command;
-// recipes (issue #17 coverage): launch commands 17-55 from the vLLM recipes, the SGLang cookbook and users' threads.
+// recipes (issue #17 coverage): launch commands 17-56 from the vLLM recipes, the SGLang cookbook and users' threads.
 mod import_recipes;
 // presets11 (issue #17): presets and aliases for checkpoints launch commands and recipes name (Qwen3-30B-A3B(-Thinking-2507), Qwen3-Coder-480B, Kimi-K2, Llama-3.3-70B).
 mod presets11;

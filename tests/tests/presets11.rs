@@ -173,3 +173,29 @@ fn qwen3_30b_a3b_thinking_2507_is_the_30b_network_with_262k_positions() {
     assert_eq!(s.model.kv_cell_bytes(4), 24_576);
     assert_eq!(s.model.context_len, Some(262_144));
 }
+
+/// Launch command 56 (the SGLang cookbook's Llama3.3-70B.md, tool calling): `python -m
+/// sglang.launch_server --model-path meta-llama/Llama-3.3-70B-Instruct --tool-call-parser llama3 --tp 1
+/// --host 0.0.0.0 --port 30000` imports as published through the alias `llama-3.1-70b`, the parser,
+/// address and port kept in `extra_args`. At tp 1 a GPU holds the whole bf16 network: embedding and LM
+/// head 2 × 128,256 × 8,192 × 2 = 4,202,692,608; per layer qkv (8,192 + 2 × 1,024) × 8,192 × 2 =
+/// 167,772,160, o 134,217,728, gate/up/down 3 × 28,672 × 8,192 × 2 = 1,409,286,144, norms 32,768 →
+/// 1,711,308,800 × 80 = 136,904,704,000; final norm 16,384: 141,107,412,992 B (131.42 GiB: more than an
+/// H200 leaves after SGLang's static fraction, so it is imported on the B200 box). KV per token at tp 1:
+/// 8 KV heads × 256 × 80 × 2 B = 327,680.
+#[test]
+fn launch_command_56_llama_3_3_70b_imports_as_published() {
+    let (s, text, notes) = import(&launch_command(56), "b200-8x-nvlink");
+    for line in [
+        "preset = \"llama-3.1-70b\"",
+        "name = \"sglang\"",
+        "tp = 1",
+        "extra_args = [\"--tool-call-parser\", \"llama3\", \"--host\", \"0.0.0.0\", \"--port\", \"30000\"]",
+    ] {
+        assert!(has_line(&text, line), "no `{line}` in\n{text}");
+    }
+    assert!(notes.iter().any(|n| n.contains("[aliases]")), "{notes:?}");
+    assert_eq!(s.engine.kind, EngineKind::Sglang);
+    assert_eq!(s.model.weight_bytes_per_rank(1).0, 141_107_412_992);
+    assert_eq!(s.model.kv_cell_bytes(1), 327_680);
+}
