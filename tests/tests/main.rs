@@ -125,8 +125,10 @@ mod gpu_efficiency;
 mod prefill_calibration;
 mod prefill_curve;
 mod prefill_rows;
+// pcgttft: light-load SGLang TTFT, eager prefill against piecewise graphs (tests/data/ttft.tsv).
 mod presets_extend;
 mod profile;
+mod ttft_rows;
 // Issue #19 point 1: every preset value's provenance label.
 mod provenance;
 // Issue #17 point 4: vLLM QuickReduce on ROCm.
