@@ -22,7 +22,7 @@
 //!
 //! **In-sample caveat**: tpsim's `kernel_overhead` (3 µs) names "Kimi-K2.5 8x H200 TPOT 9.22 ms" among the
 //! figures it was fitted to: that is the mean TPOT of this page's c 1 run (its median is the row's 9.32).
-//! tpsim predicts 6.00 ms for it today (the fit does not hold it), so the row is listed as a known miss, not
+//! tpsim predicts 5.99 ms for it today (the fit does not hold it), so the row is listed as a known miss, not
 //! as in-sample agreement; the lead decides whether it joins `IN_SAMPLE`.
 //!
 //! Not taken: the pages' 1000/8000 and 8000/1000 runs (slow to simulate in a debug build at c 100), their AMD
@@ -55,6 +55,10 @@ pub(crate) const NEWDEPLOYS18_SOURCES: &[(&str, &str)] = &[
     (
         "github.com/sgl-project/sgl-cookbook docs/autoregressive/GLM/GLM-4.7-Flash.md",
         "GLM-4.7-Flash",
+    ),
+    (
+        "github.com/sgl-project/sgl-cookbook docs/autoregressive/DeepSeek/DeepSeek-R1.md",
+        "DeepSeek-R1-0528",
     ),
 ];
 
@@ -109,6 +113,30 @@ const ROWS: &[(usize, &str, f64, &str, &str, &str)] = &[
         "GLM-4.7-Flash bf16, SGLang 0.5.7 (as 0.5.8), 1× B200 TP 1, random 1k/1k c 100 (per-stream TPOT)",
         "b200-8x-nvlink",
     ),
+    (
+        2,
+        "8x B200 TP 8 random 1000/1000 c 1:",
+        9.15,
+        "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml",
+        "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 1 (per-stream TPOT)",
+        "b200-8x-nvlink",
+    ),
+    (
+        2,
+        "8x B200 TP 8 random 1000/1000 c 16:",
+        17.46,
+        "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c16.toml",
+        "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 16 (per-stream TPOT)",
+        "b200-8x-nvlink",
+    ),
+    (
+        2,
+        "8x B200 TP 8 random 1000/1000 c 100:",
+        41.98,
+        "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c100.toml",
+        "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 100 (per-stream TPOT)",
+        "b200-8x-nvlink",
+    ),
 ];
 
 /// Compares row `i` of [`ROWS`]: the measured value (checked against 1000 ÷ the page's median TPOT,
@@ -126,6 +154,14 @@ fn compare(i: usize) {
 pub(crate) fn validation_kimi_k2_5_sglang_h200x8_tp8() {
     // "Median TPOT (ms)" at 1, 16 and 100 in flight: 9.32, 57.93, 403.32 (SGLang 0.5.6.post2).
     for i in 0..3 {
+        compare(i);
+    }
+}
+
+#[test]
+pub(crate) fn validation_deepseek_r1_sglang_b200x8_tp8() {
+    // "Median TPOT (ms)" at 1, 16 and 100 in flight: 9.15, 17.46, 41.98 (SGLang 0.5.6.post1).
+    for i in 6..9 {
         compare(i);
     }
 }
@@ -203,7 +239,7 @@ fn scenarios_are_the_pages_runs() {
 
 #[test]
 fn every_newdeploys18_row_is_compared() {
-    // Kimi-K2.5 and GLM-4.7-Flash at c 1, 16 and 100. The tests above compare each once.
-    assert_eq!(ROWS.len(), 6);
-    assert_eq!(throughput_rows_per_source(NEWDEPLOYS18_SOURCES), [3, 3]);
+    // Kimi-K2.5, GLM-4.7-Flash and DeepSeek-R1-0528 at c 1, 16 and 100. The tests above compare each once.
+    assert_eq!(ROWS.len(), 9);
+    assert_eq!(throughput_rows_per_source(NEWDEPLOYS18_SOURCES), [3, 3, 3]);
 }

@@ -371,6 +371,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         crate::throughput_newdeploys18::validation_kimi_k2_5_sglang_h200x8_tp8,
     ),
     (
+        "throughput_newdeploys18::validation_deepseek_r1_sglang_b200x8_tp8",
+        crate::throughput_newdeploys18::validation_deepseek_r1_sglang_b200x8_tp8,
+    ),
+    (
         "throughput_newdeploys18::validation_glm_4_7_flash_sglang_b200x1_tp1",
         crate::throughput_newdeploys18::validation_glm_4_7_flash_sglang_b200x1_tp1,
     ),
