@@ -130,6 +130,12 @@ const COOKBOOK_GLM46_B200_MISS: &str = "newdeploys17: tpsim's B200 step is 0.53x
 const COOKBOOK_QWEN3_235B_B200_MISS: &str = "newdeploys17: tpsim's B200 step is 0.59x, 0.81x and 0.71x the page's: median TPOT 10.12, 16.12 and 34.04 ms (1000/1000 at 1, 16 and 100 in flight) against tpsim's 5.93, 12.99 and 24.28. tpsim's c 1 step: MoE 2.85 ms (94 MoE layers x 30.3 us), attention 1.99, allreduce 1.03 (189 x 5.5 us); at c 16 MoE 7.56 (80.4 us a layer), attention 2.13, allreduce 1.19; at c 100 MoE 10.63, attention 3.06, allreduce 1.57. The page is 4.19 and 3.13 ms a step over at c 1 and c 16, 44.5 and 33.3 us per MoE layer (b200: the MoE layers, not located). The page's median ITL is 14.52 and 23.54 ms at c 16 and c 100 against tpsim's 11.65 and 16.68. The preset is Qwen3-235B-A22B, the page's Instruct-2507 has its shape; SGLang 0.5.6 simulated with tpsim's rules for that release (0.5.8 runs Qwen3MoE bf16 experts on FlashInfer's TRT-LLM MoE on SM 10.0). Not located, not fitted";
 /// Why tpsim misses the SGLang cookbook's Qwen3-Next / Qwen3-Coder-Next bf16 rows on B200 (newdeploys17).
 const COOKBOOK_QWEN3_NEXT_B200_MISS: &str = "newdeploys17: tpsim's B200 step is 0.56x (Qwen3-Next-80B-A3B-Instruct, TP 8, ShareGPT c 1: median TPOT 6.17 ms against 3.47) and 0.62x, 0.62x, 0.54x (Qwen3-Coder-Next, the same architecture, TP 2 on 2x B200, 1000/1000 at 1, 16, 100 in flight: 6.23, 13.59, 41.78 ms against 3.85, 8.38, 22.77). tpsim's TP 8 c 1 step: MoE 1.53 ms (48 MoE layers x 31.9 us), attention (36 Gated DeltaNet + 12 gated attention layers) 1.37, allreduce 0.53 (97 x 5.4 us); TP 2: MoE 1.72, attention 1.53, allreduce 0.52 at c 1, MoE 4.44 at c 16, MoE 10.73 and attention 2.84 at c 100. The page is 2.70 ms (TP 8) and 2.38 / 5.21 ms (TP 2, c 1 / c 16) a step over: 56 and 50 / 108 us per MoE layer. At c 100 the page's median ITL (18.26 ms) is near tpsim's (16.32) and its median TPOT 2.3x its ITL against tpsim's 1.4x: the TP 2 run's decode is interrupted by prefills longer or more often than tpsim's (median TTFT 160 against 41 ms; the run 102.8 s against 60.1). ShareGPT written as fixed mean lengths (338 / 216): at c 1 the step hardly depends on the context. SGLang 0.5.6 / 0.5.8 run Qwen3Next with triton attention and FlashInfer's TRT-LLM MoE on SM 10.0 (b200, server_args.py). Not located, not fitted";
+/// Why tpsim misses the SGLang cookbook's Kimi-K2.5 rows on 8× H200 (newdeploys18).
+const COOKBOOK_KIMI_K25_H200_MISS: &str = "newdeploys18: tpsim's H200 step is 0.64x, 0.23x and 0.085x the page's: median TPOT 9.32, 57.93 and 403.32 ms (1000/1000 at 1, 16 and 100 in flight) against tpsim's 5.99, 13.06 and 34.14. tpsim's c 1 step: MoE 2.11 ms (60 MoE layers x 35 us, INT4 experts), attention (MLA) 3.05, allreduce 0.69, the rest 0.14; at c 16 MoE 6.35, attention 3.36, allreduce 1.04; at c 100 MoE 15.68, attention 5.55, allreduce 1.45. At c 1 the page is 3.33 ms a step over (56 us per MoE layer). From c 16 on the page's decode does not scale: output 258 tok/s at 14.1 in flight and 254 tok/s at 92.7 (median ITL 53.97 and 316.21 ms against tpsim's 11.72 and 26.36), a step that grows by about 3.3 ms per added running request ((316.21 - 53.97) / (92.70 - 14.09)), as a per-token path would (SGLang 0.5.6.post2's kernel for Kimi-K2.5's compressed-tensors INT4 experts on SM 9.0 is not read here). tpsim's kernel_overhead names this page's c 1 mean TPOT (9.22 ms) among its fit figures, yet predicts 5.99 ms for the page's launch. Not located, not fitted";
+/// Why tpsim misses the SGLang cookbook's GLM-4.7-Flash rows on one B200 (newdeploys18).
+const COOKBOOK_GLM47_FLASH_B200_MISS: &str = "newdeploys18: tpsim's B200 step is 0.52x, 0.61x and 0.60x the page's: median TPOT 8.82, 18.00 and 33.56 ms (1000/1000 at 1, 16 and 100 in flight) against tpsim's 4.56, 10.96 and 20.02. tpsim's c 1 step: MoE 2.37 ms (46 MoE layers x 52 us), attention (MLA, triton backend as launched) 2.03, the rest 0.16, no allreduce at TP 1; at c 16 MoE 6.98, attention 2.19; at c 100 MoE 9.98, attention 3.25. The page is 4.26, 7.04 and 13.54 ms a step over: 93, 153 and 294 us per MoE layer, the b200 decomposition's class (16-bit MoE under SGLang on SM 10.0 1.6-1.95x at c 1; book/src/validation.md 'The B200 step under SGLang (b200)'); tpsim warns that SGLang 0.5.8 ships no E=64,N=1536 B200 fused-MoE config and charges nothing for it (the untuned cost is measured on SM 9.0 only). The page's median ITL is 16.07 and 24.06 ms at c 16 and c 100 against tpsim's 10.01 and 14.62. The page's 'SGLang 0.5.7' simulated as 0.5.8 (tpsim's first release with models/glm4_moe_lite.py). Not located, not fitted";
+/// Why tpsim misses the SGLang cookbook's DeepSeek-R1-0528 rows on 8× B200 (newdeploys18).
+const COOKBOOK_R1_B200_MISS: &str = "newdeploys18: tpsim's B200 step is 0.68x, 0.74x and 0.70x the page's: median TPOT 9.15, 17.46 and 41.98 ms (1000/1000 at 1, 16 and 100 in flight) against tpsim's 6.21, 12.96 and 29.31. tpsim's c 1 step: MoE 2.24 ms (58 MoE layers x 38.6 us, FP8 block experts, the shared expert fused), attention (MLA) 3.14, allreduce 0.68, the rest 0.15; at c 16 MoE 6.48, attention 3.35, allreduce 0.85; at c 100 MoE 12.97, attention 4.74, allreduce 1.15. The page is 2.94, 4.50 and 12.67 ms a step over: 51, 78 and 218 us per MoE layer, the b200 decomposition's class (block-FP8 and 16-bit MoE under SGLang on SM 10.0; book/src/validation.md 'The B200 step under SGLang (b200)'), smaller at c 1 than GLM-4.6's 78 or MiniMax-M2.5's 72. The page's median ITL is 14.70 and 26.36 ms at c 16 and c 100 against tpsim's 11.55 and 21.39. Not located, not fitted";
 /// Rows outside [`TARGET`] with the default profile, each with the reason (book/src/validation.md,
 /// "Known misses"). Labels as passed to [`validate`].
 pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
@@ -190,6 +196,43 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "Qwen3-Coder-Next bf16, SGLang 0.5.8+, 2× B200 TP 2, random 1k/1k c 100 (per-stream TPOT)",
         COOKBOOK_QWEN3_NEXT_B200_MISS,
+    ),
+    // newdeploys18: tests/tests/throughput_newdeploys18.rs (the SGLang cookbook's Kimi-K2.5 8× H200, GLM-4.7-Flash 1× B200 and DeepSeek-R1-0528 8× B200 runs).
+    (
+        "Kimi-K2.5 INT4, SGLang 0.5.6.post2, 8× H200 TP 8, random 1k/1k c 1 (per-stream TPOT)",
+        COOKBOOK_KIMI_K25_H200_MISS,
+    ),
+    (
+        "Kimi-K2.5 INT4, SGLang 0.5.6.post2, 8× H200 TP 8, random 1k/1k c 16 (per-stream TPOT)",
+        COOKBOOK_KIMI_K25_H200_MISS,
+    ),
+    (
+        "Kimi-K2.5 INT4, SGLang 0.5.6.post2, 8× H200 TP 8, random 1k/1k c 100 (per-stream TPOT)",
+        COOKBOOK_KIMI_K25_H200_MISS,
+    ),
+    (
+        "GLM-4.7-Flash bf16, SGLang 0.5.7 (as 0.5.8), 1× B200 TP 1, random 1k/1k c 1 (per-stream TPOT)",
+        COOKBOOK_GLM47_FLASH_B200_MISS,
+    ),
+    (
+        "GLM-4.7-Flash bf16, SGLang 0.5.7 (as 0.5.8), 1× B200 TP 1, random 1k/1k c 16 (per-stream TPOT)",
+        COOKBOOK_GLM47_FLASH_B200_MISS,
+    ),
+    (
+        "GLM-4.7-Flash bf16, SGLang 0.5.7 (as 0.5.8), 1× B200 TP 1, random 1k/1k c 100 (per-stream TPOT)",
+        COOKBOOK_GLM47_FLASH_B200_MISS,
+    ),
+    (
+        "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 1 (per-stream TPOT)",
+        COOKBOOK_R1_B200_MISS,
+    ),
+    (
+        "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 16 (per-stream TPOT)",
+        COOKBOOK_R1_B200_MISS,
+    ),
+    (
+        "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 100 (per-stream TPOT)",
+        COOKBOOK_R1_B200_MISS,
     ),
     (
         "Llama-3.1-70B (Llama-3.3-70B-Instruct), SGLang (0.4.0 era), 4× H200 TP 4, random 1k/1k 4 req/s (per-stream ITL)",
@@ -941,6 +984,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let newdeploys17 = crate::throughput_newdeploys17::NEWDEPLOYS17_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys18.rs (newdeploys18: the SGLang cookbook's Kimi-K2.5 and GLM-4.7-Flash runs)
+        let newdeploys18 = crate::throughput_newdeploys18::NEWDEPLOYS18_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -959,6 +1006,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || newdeploys15
                 || newdeploys16
                 || newdeploys17
+                || newdeploys18
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",
@@ -971,7 +1019,8 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
     // The compared set is exactly the five rows the tests above name (the vLLM MiniMax-M2.5 NVFP4 rows
     // of models/minimax-m25.md are throughput_newdeploys3.rs's, the vLLM MiniMax-M2.5 FP8 row of
     // InferenceX PR 832 throughput_newdeploys4.rs's, the SGLang MiniMax-M2.5 rows of the SGLang cookbook
-    // throughput_newdeploys16.rs's, the SGLang cookbook's other B200 rows throughput_newdeploys17.rs's).
+    // throughput_newdeploys16.rs's, the SGLang cookbook's other B200 rows throughput_newdeploys17.rs's, its Kimi-K2.5 H200 and GLM-4.7-Flash
+    // rows throughput_newdeploys18.rs's).
     let n = all
         .iter()
         .filter(|r| compared.contains(&(r.engine.as_str(), r.model.as_str())))
@@ -981,6 +1030,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 .chain(crate::throughput_newdeploys4::NEWDEPLOYS4_SOURCES)
                 .chain(crate::throughput_newdeploys16::NEWDEPLOYS16_SOURCES)
                 .chain(crate::throughput_newdeploys17::NEWDEPLOYS17_SOURCES)
+                .chain(crate::throughput_newdeploys18::NEWDEPLOYS18_SOURCES)
                 .any(|(src, model)| r.source.starts_with(src) && r.model == *model)
         })
         .count();

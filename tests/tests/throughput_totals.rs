@@ -366,6 +366,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys17::validation_gpt_oss_120b_sglang_b200x8_tp8",
         crate::throughput_newdeploys17::validation_gpt_oss_120b_sglang_b200x8_tp8,
     ),
+    (
+        "throughput_newdeploys18::validation_kimi_k2_5_sglang_h200x8_tp8",
+        crate::throughput_newdeploys18::validation_kimi_k2_5_sglang_h200x8_tp8,
+    ),
+    (
+        "throughput_newdeploys18::validation_deepseek_r1_sglang_b200x8_tp8",
+        crate::throughput_newdeploys18::validation_deepseek_r1_sglang_b200x8_tp8,
+    ),
+    (
+        "throughput_newdeploys18::validation_glm_4_7_flash_sglang_b200x1_tp1",
+        crate::throughput_newdeploys18::validation_glm_4_7_flash_sglang_b200x1_tp1,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -506,6 +518,8 @@ fn family_of(label: &str) -> &'static str {
         ("gemma-3", "Gemma 3 dense (12B)"),
         // newdeploys12: the first GLM-4.5-family rows (Glm4MoeForCausalLM).
         ("GLM-4.6", "GLM-4.6 (MoE, bf16 and FP8)"),
+        // newdeploys18: the first GLM-4.7-Flash rows (Glm4MoeLiteForCausalLM: MLA + GLM MoE).
+        ("GLM-4.7-Flash", "GLM-4.7-Flash (MLA MoE, bf16)"),
     ];
     FAMILIES
         .iter()
