@@ -636,10 +636,14 @@ thread_local! {
 
 /// Labels of rows a constant was fitted to (in-sample): the two SGLang cutlass-MoE rows of
 /// rtx6kpro pcie-oneshot-allreduce.md gave the `flashinfer_cutlass` overhead's allreduce correction
-/// (tests/tests/throughput_qwen35.rs). Every other compared row is out-of-sample.
+/// (tests/tests/throughput_qwen35.rs); the SGLang cookbook's Kimi-K2.5 8× H200 c 1 run is the
+/// "Kimi-K2.5 8x H200 TPOT 9.22 ms" (its mean; spec-decode.tsv line 21) among the four figures the
+/// Hopper `kernel_overhead` was fitted to (scenarios/hardware/templates/hopper-sxm.toml). Every
+/// other compared row is out-of-sample.
 pub(crate) const IN_SAMPLE: &[&str] = &[
     "Qwen3.5 NVFP4, SGLang pcie-oneshot NCCL, bs 1",
     "Qwen3.5 NVFP4, SGLang pcie-oneshot one-shot AR, bs 1",
+    "Kimi-K2.5 INT4, SGLang 0.5.6.post2, 8× H200 TP 8, random 1k/1k c 1 (per-stream TPOT)",
 ];
 
 /// Holds one row to [`TARGET`]: within it, or a listed [`KNOWN_MISSES`] row that is still outside
