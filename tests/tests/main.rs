@@ -91,6 +91,8 @@ mod families8;
 mod families9;
 // families10 (issue #17): GLM-4.7-Flash, InternLM3.
 mod families10;
+// families12 (issue #17): Ministral 3.
+mod families12;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;
