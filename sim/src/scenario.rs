@@ -52,6 +52,7 @@ mod host; // issue #19 point 1: [host] facts → SHM parameters
 pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
+mod ministral3; // families12 (issue #17): the engine releases that serve Ministral 3
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]

@@ -97,6 +97,8 @@ mod families9;
 mod families10;
 // families11 (issue #17): InternLM2 / 2.5.
 mod families11;
+// families12 (issue #17): Ministral 3.
+mod families12;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

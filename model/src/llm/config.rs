@@ -855,6 +855,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         } else {
             None
         },
+        // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
+        ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -1007,6 +1009,7 @@ fn text_and_vision<'a>(
     } else if arch == Architecture::Mistral3 {
         // h3: Mistral-3 = Pixtral ViT + patch-merger projector + a Mistral (Llama-layout) text tower.
         let text = required_text_config(cfg, arch_name)?;
+        mistral3_text_type(text)?;
         let tower = super::vlm::pixtral(cfg, text.hidden_size.unwrap_or(0), arch_name)?;
         (text, true, Some(tower))
     } else if arch == Architecture::Mllama {
@@ -1032,6 +1035,29 @@ fn text_and_vision<'a>(
     } else {
         (cfg, false, None)
     })
+}
+
+/// families12 (issue #17): the text `model_type` of Ministral 3 (transformers ≥ 5 `Ministral3Config`).
+const MINISTRAL3: &str = "ministral3";
+
+/// families12 (issue #17): the text towers a `Mistral3ForConditionalGeneration` may carry: Mistral
+/// (`"mistral"`, Mistral-Small-3.1/3.2) or Ministral 3 (`"ministral3"`: Ministral 3, Devstral Small 2),
+/// both the Llama layout in both engines (SGLang `models/ministral3.py` `Ministral3ForCausalLM(
+/// LlamaForCausalLM)`; vLLM `models/mistral3.py` builds `text_config` through its registry). A config
+/// without a text `model_type` is read as Mistral. Any other type is refused: its layers are not the
+/// Llama layout tpsim would cost.
+fn mistral3_text_type(text: &ModelConfig) -> Result<(), ModelError> {
+    match text.model_type.as_deref() {
+        None | Some("mistral") | Some(MINISTRAL3) => Ok(()),
+        Some(other) => Err(ModelError::InvalidField {
+            field: "text_config.model_type".into(),
+            value: other.into(),
+            expected: format!(
+                "\"mistral\" or \"{MINISTRAL3}\" (the Llama-layout text towers of \
+                 Mistral3ForConditionalGeneration tpsim lowers)"
+            ),
+        }),
+    }
 }
 
 /// `text_config`, which `arch_name` requires.

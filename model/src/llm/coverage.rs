@@ -487,21 +487,36 @@ static GLM4: Coverage = Coverage {
     vllm: exact_memory(&[]),
 };
 
+// families12 (issue #17): Ministral 3 (a `ministral3` text tower, the Llama layout in both engines)
+// under the same architecture; its sizes are checked against the model cards' rounded figures.
 static MISTRAL3: Coverage = Coverage {
     arch: Architecture::Mistral3,
-    families: "Mistral-Small-3.1, 3.2 (text tower + Pixtral)",
-    sglang: exact_memory(&[]),
-    vllm: exact_memory(&[
-        check(
-            "tests/data/engine-memory.tsv line 27: vLLM 0.19.0, Mistral-Small-3.1-24B, 1× H100, weights",
-            "engine_memory_rows::vllm_0_19_weights_of_bundled_vlm_and_granite_presets",
-        ),
-        check(
-            "tests/data/engine-memory.tsv line 27: vLLM 0.19.0, Mistral-Small-3.1-24B, 1× H100, KV tokens",
-            "engine_memory_rows::vllm_0_19_mistral_small_3_1_24b_h100_tp1",
-        ),
-    ]),
+    families: "Mistral-Small-3.1, 3.2 (text tower + Pixtral); Ministral 3 3B/8B/14B (ministral3 text tower; -BF16 presets reconstructed from public copies of their parts; SGLang from 0.5.6, vLLM from 0.12.0, both assumed from the pull requests)",
+    sglang: exact_memory(MINISTRAL3_CHECKS),
+    vllm: exact_memory(&MISTRAL3_VLLM_CHECKS),
 };
+
+/// vLLM: the Mistral-Small-3.1 start-up row and the Ministral 3 size check.
+const MISTRAL3_VLLM_CHECKS: [Check; 3] = [
+    check(
+        "tests/data/engine-memory.tsv line 27: vLLM 0.19.0, Mistral-Small-3.1-24B, 1× H100, weights",
+        "engine_memory_rows::vllm_0_19_weights_of_bundled_vlm_and_granite_presets",
+    ),
+    check(
+        "tests/data/engine-memory.tsv line 27: vLLM 0.19.0, Mistral-Small-3.1-24B, 1× H100, KV tokens",
+        "engine_memory_rows::vllm_0_19_mistral_small_3_1_24b_h100_tp1",
+    ),
+    MINISTRAL3_CHECK,
+];
+
+/// families12 (issue #17): the published sizes, engine-independent (the weights both engines load).
+const MINISTRAL3_CHECKS: &[Check] = &[MINISTRAL3_CHECK];
+
+/// families12 (issue #17): Ministral 3's size check (see [`MINISTRAL3_CHECKS`]).
+const MINISTRAL3_CHECK: Check = check(
+    "Ministral-3-14B: \"13.5B Language Model + 0.4B Vision Encoder\" (model card, as public mirrors copy it); 13,506,073,600 + 438,958,080 by hand; rounded sizes, not an engine log",
+    "llm::tests_ministral3::ministral3_14b_parameters_by_hand",
+);
 
 static MLLAMA: Coverage = Coverage {
     arch: Architecture::Mllama,

@@ -108,6 +108,8 @@ mod tests_internlm3;
 // families11 (issue #17): InternLM2 / 2.5.
 #[cfg(test)]
 mod tests_internlm2;
+#[cfg(test)]
+mod tests_ministral3;
 
 use serde::Serialize;
 
@@ -270,6 +272,8 @@ pub enum Architecture {
     Glm4,
     /// `Mistral3ForConditionalGeneration` (Mistral-Small-3.1/3.2): a Mistral (Llama-layout) text
     /// tower in `text_config` plus a Pixtral ViT and a patch-merger projector. See the `vlm` module.
+    /// families12: Ministral 3 (`text_config.model_type = "ministral3"`) is the same architecture
+    /// ([`ModelSpec::ministral3`]).
     Mistral3,
     /// `MllamaForConditionalGeneration` (Llama-3.2-Vision): a Llama text tower whose
     /// `cross_attention_layers` attend to the image (q/k norms and two tanh gates each) plus the Mllama
@@ -739,6 +743,13 @@ pub struct ModelSpec {
     /// `head_dim` (Bailing: `rotary_dim × partial_rotary_factor`, `llm::bailing`); `None` = `head_dim`.
     #[serde(skip)]
     pub rotary_dim: Option<u64>,
+    /// families12 (issue #17): the text tower of a `Mistral3ForConditionalGeneration` is Ministral 3
+    /// (`text_config.model_type = "ministral3"`: Ministral 3 3B/8B/14B, Devstral Small 2). Same weights
+    /// and KV as the Mistral text tower (SGLang `models/ministral3.py` subclasses `LlamaForCausalLM`;
+    /// vLLM maps it to its Mistral/Llama model); only the engine releases that know the model type
+    /// differ (`sim::scenario::ministral3`). `false` for every other model.
+    #[serde(skip)]
+    pub ministral3: bool,
 }
 
 impl ModelSpec {
