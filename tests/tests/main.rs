@@ -241,6 +241,8 @@ mod gpus7;
 mod tpstep;
 // moetable: the fused-MoE configs SGLang ships by release and GPU → engine.moe_tuned_config.
 mod moe_config_table;
+// sm100moe: SGLang's MoE runner on SM 10.x by release, architecture and quantization.
+mod moe_runner_sm100;
 // vllmfloor: vLLM 0.8.5's NCCL pin and symm-mem cutoff by release; the light-load TP gap's figures.
 mod vllmfloor;
 

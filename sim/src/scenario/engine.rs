@@ -434,14 +434,16 @@ impl Resolver<'_> {
         };
         // sm120decode: the MoE kernel backend, a name the engines use (scenario::moe_backend);
         // moedefault: without the key, the one the engine picks for this release, GPU and expert
-        // format, where tpsim has read its rule (`moe_backend::engine_default`).
+        // format, where tpsim has read its rule (`moe_backend::engine_default`); sm100moe: SGLang's
+        // SM 10.x rules by architecture and checkpoint quantization (`moe_backend::sglang_sm100`).
         let moe_backend = match e.moe_backend {
             None => model.moe.as_ref().and_then(|_| {
-                super::moe_backend::engine_default(
+                super::moe_backend::for_model(
                     kind,
                     &release.version,
                     &hw.gpu.compute_capability,
-                    model.quantization.expert_format().dtype,
+                    model,
+                    moe_a2a.is_some(),
                 )
                 .map(String::from)
             }),
@@ -464,6 +466,7 @@ impl Resolver<'_> {
                 &hw.gpu.compute_capability,
                 ep_size,
                 moe_a2a.is_some(),
+                moe_backend.as_deref(),
             )),
             triton_nvidia: kind == EngineKind::Sglang
                 && hw.accel.vendor == super::accel::GpuVendor::Nvidia

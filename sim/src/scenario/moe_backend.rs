@@ -54,6 +54,18 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   `flashinfer_cutlass_moe.py` `FlashInferExperts` takes SM 9.0 and the 10.x/11.x/12.x families and
 ///   nvfp4 weights with nvfp4 activations from SM 10.0 up (`_supports_quant_scheme`). tpsim assumes
 ///   FlashInfer is installed (it is a dependency of the vLLM wheel) and W4A4 NVFP4 (modelopt).
+/// - vLLM 0.11.x–0.19.x, bf16 / fp16 experts, SM 10.x → `None` (the triton fused MoE, the
+///   template's; sm100moe). vLLM 0.11.0 (`fused_moe/layer.py` `UnquantizedFusedMoEMethod`), 0.13.0
+///   (`fused_moe/unquantized_fused_moe_method.py`) and 0.15.1, 0.17.0, 0.19.0
+///   (`fused_moe/oracle/unquantized.py` `select_unquantized_moe_backend`, PyPI wheels): FlashInfer's
+///   CUTLASS MoE only with `VLLM_USE_FLASHINFER_MOE_FP16=1` and expert parallelism, its TRT-LLM
+///   bf16 MoE (0.17.0 on) only with that and `VLLM_FLASHINFER_MOE_BACKEND=latency`; `envs.py`
+///   defaults the flag to 0 in all five, so `UnquantizedMoeBackend.TRITON` ("Using TRITON backend
+///   for Unquantized MoE", 0.15.1 on). fp8 experts on SM 10.x: not established (0.13.0
+///   `quantization/fp8.py` `get_fp8_moe_backend`: FlashInfer only with `VLLM_USE_FLASHINFER_MOE_FP8`
+///   (default 0), then DeepGEMM for block-FP8 when installed and TP < 8 unless
+///   `VLLM_MOE_USE_DEEP_GEMM` is set, else CUTLASS's SM100 block-scaled grouped GEMM: which
+///   applies depends on the image).
 /// - vLLM other releases, other GPUs: not established here (releases before 0.17 and after 0.19 not
 ///   read — 0.11/0.12 chose in `quantization/modelopt.py` by other rules, and main of 2026 adds
 ///   FLASHINFER_CUTEDSL_BATCHED and B12X to the oracle; on SM 10.x the TRT-LLM kernels' routing and
@@ -158,6 +170,135 @@ pub fn engine_default(
         }
         _ => None,
     }
+}
+
+/// What SGLang holds in `ServerArgs.quantization` when its model-specific MoE rules run on SM 10.x,
+/// as far as tpsim can tell it from the checkpoint (sm100moe). The rules read `self.quantization`,
+/// else the checkpoint's `quantization_config.quant_method` (`get_quantization_config(hf_config)`,
+/// 0.5.8 `utils/common.py`; 0.5.6 reads the same key inline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SglQuantization {
+    /// No `quantization_config`: a bf16 / fp16 / fp32 checkpoint and no `--quantization` (`None`).
+    Unquantized,
+    /// `quant_method = "fp8"` with `weight_block_size` (DeepSeek-V3/R1, Qwen3-*-FP8, MiniMax-M2):
+    /// tpsim's fp8 with a `block_size` and no engine-side quantization. Assumed: a block-FP8
+    /// checkpoint is an `fp8` one (compressed-tensors can also store 128×128 blocks; none bundled).
+    Fp8,
+    /// Anything else (per-tensor / per-channel fp8, compressed-tensors, ModelOpt NVFP4 whose
+    /// `hf_quant_config.json` the rules do not read, int4, MXFP4, online quantization): the rules'
+    /// outcome is not established here.
+    Unread,
+}
+
+/// [`SglQuantization`] of a model's quantization description.
+pub fn sglang_quantization(q: &tpsim_model::llm::Quantization) -> SglQuantization {
+    use tpsim_model::llm::WeightDtype as D;
+    let plain = |f: tpsim_model::llm::WeightFormat| matches!(f.dtype, D::Bf16 | D::Fp16 | D::Fp32);
+    let e = q.expert_format();
+    if q.online.is_some() {
+        SglQuantization::Unread
+    } else if plain(q.weights) && plain(e) {
+        SglQuantization::Unquantized
+    } else if e.dtype == D::Fp8 && e.block_size.is_some() {
+        SglQuantization::Fp8
+    } else {
+        SglQuantization::Unread
+    }
+}
+
+/// SGLang's own MoE runner pick on SM 10.x (B200, B300, GB200: `is_sm100_supported()`, compute
+/// capability major 10 and CUDA ≥ 12.8, 0.5.6 / 0.5.8 `utils/common.py`) with `--moe-runner-backend
+/// auto` and no `--moe-a2a-backend` (`a2a`: DeepEP/Mooncake; every rule below needs
+/// `moe_a2a_backend == "none"`), read in `srt/server_args.py`
+/// (`_handle_model_specific_adjustments`; 0.5.2 `model_specific_adjustments`) of the PyPI wheels
+/// 0.5.2, 0.5.3, 0.5.4, 0.5.5, 0.5.6, 0.5.6.post1, 0.5.7, 0.5.8 and 0.5.9 (sm100moe). `None`:
+/// `auto`, which for bf16 / fp16 and fp8 experts without DeepEP runs the triton fused MoE
+/// (`Fp8MoEMethod.create_moe_runner`: `auto` → `MoeRunnerBackend.TRITON` unless DeepGEMM with
+/// DeepEP/Mooncake, 0.5.8 `layers/quantization/fp8.py`) — the template's kernels and the path
+/// that reads the tuned-config table (`scenario::moe_configs`) — or a case not read. Per
+/// architecture (`hf_config.architectures[0]`):
+///
+/// - `Qwen3MoeForCausalLM`, `Qwen3VLMoeForConditionalGeneration`, `Qwen3NextForCausalLM`:
+///   0.5.6, 0.5.6.post1, 0.5.7 → `flashinfer_trtllm` for `quantization in ("fp8", "modelopt_fp4")`
+///   only (bf16 stays `auto`: triton); 0.5.8, 0.5.9 → `flashinfer_trtllm` also for
+///   `quantization is None` (bf16). 0.5.2–0.5.5 have no rule for them. Logs
+///   "Use flashinfer_trtllm as MoE runner backend on sm100 for Qwen3MoeForCausalLM" (the
+///   architecture's name; Qwen3-Next: "… for Qwen3NextForCausalLM").
+/// - `Qwen3_5MoeForConditionalGeneration` (tpsim's `Qwen35Moe`): 0.5.9 lists it with Qwen3-Next
+///   (fp8 or bf16 → `flashinfer_trtllm`); 0.5.8 has no rule. tpsim does not tell the text-only
+///   `Qwen3_5MoeForCausalLM` (not in the list) apart; every bundled preset is the former.
+/// - `DeepseekV3ForCausalLM` (DeepSeek-V3/R1, Kimi-K2): 0.5.5–0.5.9 → `flashinfer_trtllm` for
+///   `quantization in ["fp8", "modelopt_fp8", "modelopt_fp4"]` ("Use flashinfer_trtllm as MoE
+///   runner backend on sm100 for DeepseekV3ForCausalLM"); 0.5.4 for `modelopt_fp4` only (not
+///   named: NVFP4 is [`SglQuantization::Unread`]). A bf16 DeepSeek checkpoint is quantized to fp8
+///   by the engine there ("Quantization not specified, default to fp8 for DeepSeek on sm100"):
+///   not modelled (`None`).
+/// - `Llama4ForConditionalGeneration`: 0.5.5–0.5.9 → `flashinfer_trtllm` for `fp8` /
+///   `modelopt_fp8` ("Use flashinfer_trtllm as MoE runner backend on SM100 for Llama4").
+/// - `GptOssForCausalLM` with MXFP4 experts (`quant_method == "mxfp4"`): 0.5.2–0.5.9 →
+///   `flashinfer_mxfp4` ("Detected SM100 and MXFP4 quantization format for GPT-OSS model, enabling
+///   FlashInfer MXFP4 MOE kernel."; 0.5.9: "Detected Blackwell and …"); 0.5.6–0.5.8 keep `auto`
+///   under `--enable-piecewise-cuda-graph` (off by default). From 0.5.5 the test is
+///   `is_blackwell_supported()`, SM 10.x and 12.x: SM 12.x is not applied here.
+/// - `Glm4MoeForCausalLM` (GLM-4.5/4.6): 0.5.8, 0.5.9 → `flashinfer_trtllm` for `modelopt_fp4`
+///   only (with flashinfer-python ≥ 0.6.2 / 0.6.3): bf16 and fp8 stay `auto` (triton).
+/// - `MiniMaxM2ForCausalLM` and every other architecture: no rule (`auto`).
+///
+/// Releases before 0.5.2 and after 0.5.9 (main of 2026) were not read: `None`.
+pub fn sglang_sm100(
+    version: &str,
+    compute_capability: &str,
+    arch: tpsim_model::llm::Architecture,
+    quant: SglQuantization,
+    experts: tpsim_model::llm::WeightDtype,
+    a2a: bool,
+) -> Option<&'static str> {
+    use tpsim_model::llm::Architecture as A;
+    let r = crate::engine_args_versions::release(version)?;
+    let v = (
+        r.first().copied()?,
+        r.get(1).copied()?,
+        r.get(2).copied().unwrap_or(0),
+    );
+    if tpsim_model::hw::sm_major(compute_capability) != 10 || a2a || !((0, 5, 2)..=(0, 5, 9)).contains(&v) {
+        return None;
+    }
+    let fp8 = quant == SglQuantization::Fp8;
+    let bf16 = quant == SglQuantization::Unquantized;
+    let trtllm = match arch {
+        A::Qwen3Moe | A::Qwen3VlMoe | A::Qwen3Next if v >= (0, 5, 8) => fp8 || bf16,
+        A::Qwen3Moe | A::Qwen3VlMoe | A::Qwen3Next => v >= (0, 5, 6) && fp8,
+        A::Qwen35Moe => v >= (0, 5, 9) && (fp8 || bf16),
+        A::DeepseekV3 | A::Llama4 => v >= (0, 5, 5) && fp8,
+        A::GptOss if experts == tpsim_model::llm::WeightDtype::Mxfp4 => return Some("flashinfer_mxfp4"),
+        _ => false,
+    };
+    trtllm.then_some("flashinfer_trtllm")
+}
+
+/// The MoE backend the engine picks for `model` when `engine.moe_backend` is not set: SGLang's
+/// SM 10.x rules ([`sglang_sm100`]) first, then [`engine_default`] (by the routed experts' format).
+/// `a2a`: an all-to-all MoE backend (`engine.moe_a2a_backend`) is set.
+pub fn for_model(
+    kind: super::EngineKind,
+    version: &str,
+    compute_capability: &str,
+    model: &tpsim_model::llm::ModelSpec,
+    a2a: bool,
+) -> Option<&'static str> {
+    let experts = model.quantization.expert_format().dtype;
+    let sgl = match kind {
+        super::EngineKind::Sglang => sglang_sm100(
+            version,
+            compute_capability,
+            model.arch,
+            sglang_quantization(&model.quantization),
+            experts,
+            a2a,
+        ),
+        _ => None,
+    };
+    sgl.or_else(|| engine_default(kind, version, compute_capability, experts))
 }
 
 /// Issue #17 (tritonw): the routed experts as the MoE backend stores them. vLLM's `triton_kernel`
@@ -386,6 +527,99 @@ mod tests {
     fn sglang_nvfp4_on_sm120_stays_on_the_template() {
         assert_eq!(engine_default(Sglang, "0.5.8", "12.0", Nvfp4), None);
         assert_eq!(engine_default(Sglang, "0.5.9", "12.0", Nvfp4), None);
+    }
+
+    /// sm100moe: SGLang's SM 10.x rules for the Qwen3 MoE families, as read in the wheels'
+    /// `server_args.py`: 0.5.6 / 0.5.6.post1 / 0.5.7 take `flashinfer_trtllm` for fp8 only, 0.5.8 /
+    /// 0.5.9 (and 0.5.8.post1, the same release) also for bf16; 0.5.5 has no rule; SM 10.3 (B300)
+    /// is SM 10.x; SM 9.0 / 12.0, DeepEP and releases not read keep `auto` (`None`).
+    #[test]
+    fn sglang_sm100_qwen3_moe_and_next_by_release() {
+        use SglQuantization::{Fp8 as Q8, Unquantized as Q16};
+        use tpsim_model::llm::Architecture as A;
+        let pick = |v: &str, cc: &str, a: A, q: SglQuantization| sglang_sm100(v, cc, a, q, Bf16, false);
+        for a in [A::Qwen3Moe, A::Qwen3VlMoe, A::Qwen3Next] {
+            for v in ["0.5.8", "0.5.8.post1", "0.5.9"] {
+                assert_eq!(pick(v, "10.0", a, Q16), Some("flashinfer_trtllm"), "{a:?} {v}");
+                assert_eq!(pick(v, "10.0", a, Q8), Some("flashinfer_trtllm"), "{a:?} {v}");
+            }
+            for v in ["0.5.6", "0.5.6.post1", "0.5.7"] {
+                assert_eq!(pick(v, "10.0", a, Q16), None, "{a:?} {v}");
+                assert_eq!(pick(v, "10.0", a, Q8), Some("flashinfer_trtllm"), "{a:?} {v}");
+            }
+            assert_eq!(pick("0.5.5", "10.0", a, Q8), None, "{a:?}");
+            assert_eq!(pick("0.5.8", "10.3", a, Q16), Some("flashinfer_trtllm"));
+            assert_eq!(pick("0.5.8", "9.0", a, Q16), None);
+            assert_eq!(pick("0.5.8", "12.0", a, Q16), None);
+            assert_eq!(pick("0.5.8", "10.0", a, SglQuantization::Unread), None);
+            assert_eq!(pick("0.5.10", "10.0", a, Q16), None);
+            assert_eq!(pick("0.4.10", "10.0", a, Q8), None);
+            assert_eq!(
+                sglang_sm100("0.5.8", "10.0", a, Q16, Bf16, true),
+                None,
+                "{a:?} DeepEP"
+            );
+        }
+        // Qwen3.5 MoE joins the Qwen3-Next list in 0.5.9 only.
+        assert_eq!(
+            pick("0.5.9", "10.0", A::Qwen35Moe, Q16),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(pick("0.5.9", "10.0", A::Qwen35Moe, Q8), Some("flashinfer_trtllm"));
+        assert_eq!(pick("0.5.8", "10.0", A::Qwen35Moe, Q16), None);
+    }
+
+    /// sm100moe: GLM-4.5/4.6 (`flashinfer_trtllm` for `modelopt_fp4` only) and MiniMax-M2 (no rule)
+    /// keep `auto`, the triton fused MoE, on SM 10.x in bf16 and fp8; DeepSeek-V3 and Llama 4 take
+    /// `flashinfer_trtllm` for fp8 from 0.5.5 (not in 0.5.4, not for bf16); gpt-oss MXFP4 takes
+    /// `flashinfer_mxfp4` from 0.5.2.
+    #[test]
+    fn sglang_sm100_other_architectures() {
+        use SglQuantization::{Fp8 as Q8, Unquantized as Q16, Unread};
+        use tpsim_model::llm::Architecture as A;
+        use tpsim_model::llm::WeightDtype::Mxfp4;
+        let pick = |v: &str, a: A, q: SglQuantization| sglang_sm100(v, "10.0", a, q, Bf16, false);
+        for v in ["0.5.6", "0.5.6.post1", "0.5.8", "0.5.9"] {
+            for q in [Q16, Q8] {
+                assert_eq!(pick(v, A::Glm4Moe, q), None, "{v}");
+                assert_eq!(pick(v, A::MiniMaxM2, q), None, "{v}");
+            }
+        }
+        for a in [A::DeepseekV3, A::Llama4] {
+            assert_eq!(pick("0.5.4", a, Q8), None, "{a:?}");
+            assert_eq!(pick("0.5.5", a, Q8), Some("flashinfer_trtllm"), "{a:?}");
+            assert_eq!(pick("0.5.9", a, Q8), Some("flashinfer_trtllm"), "{a:?}");
+            assert_eq!(pick("0.5.8", a, Q16), None, "{a:?}");
+        }
+        for v in ["0.5.2", "0.5.6", "0.5.9"] {
+            assert_eq!(
+                sglang_sm100(v, "10.0", A::GptOss, Unread, Mxfp4, false),
+                Some("flashinfer_mxfp4"),
+                "{v}"
+            );
+        }
+        assert_eq!(
+            sglang_sm100("0.5.6", "12.0", A::GptOss, Unread, Mxfp4, false),
+            None
+        );
+        assert_eq!(sglang_sm100("0.5.6", "10.0", A::GptOss, Q16, Bf16, false), None);
+    }
+
+    /// What the rules see as `quantization`: no `quantization_config` (bf16) → `None`; block FP8 →
+    /// `fp8`; per-tensor FP8 and NVFP4 experts → not read.
+    #[test]
+    fn sglang_quantization_of_checkpoints() {
+        use tpsim_model::llm::{Quantization, WeightFormat};
+        let mut q = Quantization::bf16();
+        assert_eq!(sglang_quantization(&q), SglQuantization::Unquantized);
+        let mut f = WeightFormat::plain(Fp8);
+        q.weights = f;
+        assert_eq!(sglang_quantization(&q), SglQuantization::Unread);
+        f.block_size = Some([128, 128]);
+        q.weights = f;
+        assert_eq!(sglang_quantization(&q), SglQuantization::Fp8);
+        q.experts = Some(WeightFormat::plain(Nvfp4));
+        assert_eq!(sglang_quantization(&q), SglQuantization::Unread);
     }
 
     #[test]

@@ -122,7 +122,10 @@ pub(crate) fn gate(arch: Architecture, version: &str) -> Option<Gate> {
 
 /// Whether SGLang fuses `model`'s shared expert into the routed MoE kernel
 /// (`determine_num_fused_shared_experts`, module doc): DeepSeek-V3/R1's layout (256 routed, 1
-/// shared) on NVIDIA SM 8.0+ without expert parallelism or DeepEP.
+/// shared) on NVIDIA SM 8.0+ without expert parallelism or DeepEP, and not under the
+/// `flashinfer_trtllm` MoE runner (sm100moe: `server_args.py` `_handle_moe_kernel_config`, 0.5.2
+/// to 0.5.9 wheels, sets `disable_shared_experts_fusion = True` for it and warns "FlashInfer TRTLLM
+/// MoE is enabled. --disable-shared-experts-fusion is automatically set.").
 pub(crate) fn fused_shared_expert(s: &Scenario, model: &ModelSpec) -> bool {
     fuses_shared_expert(
         model,
@@ -130,6 +133,7 @@ pub(crate) fn fused_shared_expert(s: &Scenario, model: &ModelSpec) -> bool {
         &s.hardware.gpu.compute_capability,
         s.engine.ep_size,
         s.engine.moe_a2a.is_some(),
+        s.engine.moe_backend.as_deref(),
     )
 }
 
@@ -141,8 +145,10 @@ pub(crate) fn fuses_shared_expert(
     compute_capability: &str,
     ep_size: u32,
     a2a: bool,
+    moe_backend: Option<&str>,
 ) -> bool {
-    model.arch == Architecture::DeepseekV3
+    moe_backend != Some("flashinfer_trtllm")
+        && model.arch == Architecture::DeepseekV3
         && model
             .moe
             .is_some_and(|m| m.n_routed_experts == 256 && m.n_shared_experts == 1)
@@ -337,6 +343,30 @@ mod tests {
              [workload]\nconcurrency = 1\nprompt_len = 128\noutput_len = 16\n"
         );
         load_str(&text, Path::new("sgl-dual-stream.toml")).expect("scenario")
+    }
+
+    /// sm100moe: DeepSeek-V3 (block FP8, 256 routed + 1 shared) at TP 8 under SGLang 0.5.8. On
+    /// 8× H200 the shared expert is fused (`determine_num_fused_shared_experts`); on 8× B200 the
+    /// engine picks `flashinfer_trtllm` (`server_args.py`: fp8 on SM 10.x), whose
+    /// `_handle_moe_kernel_config` sets `disable_shared_experts_fusion`: not fused. Stating
+    /// `moe_backend = "triton"` on B200 fuses it again.
+    #[test]
+    fn trtllm_runner_unfuses_the_deepseek_shared_expert() {
+        let at = |hw: &str, extra: &str| {
+            let text = format!(
+                "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"deepseek-v3\"\n[engine]\n\
+                 name = \"sglang\"\nversion = \"0.5.8\"\ntp = 8\ntrust_remote_code = true\n{extra}\
+                 [workload]\nconcurrency = 1\nprompt_len = 128\noutput_len = 16\n"
+            );
+            load_str(&text, Path::new("sgl-dual-stream-b200.toml")).expect("scenario")
+        };
+        let h200 = at("h200-8x-nvlink", "");
+        assert!(fused_shared_expert(&h200, &h200.model));
+        let b200 = at("b200-8x-nvlink", "");
+        assert_eq!(b200.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
+        assert!(!fused_shared_expert(&b200, &b200.model));
+        let triton = at("b200-8x-nvlink", "moe_backend = \"triton\"\n");
+        assert!(fused_shared_expert(&triton, &triton.model));
     }
 
     /// Layer `layer`'s MoE half of a one-token decode (replayed from a CUDA graph) and of a
