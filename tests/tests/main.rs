@@ -93,6 +93,8 @@ mod families9;
 mod families10;
 // families11 (issue #17): InternLM2 / 2.5.
 mod families11;
+// families13 (issue #17): StarCoder2.
+mod families13;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

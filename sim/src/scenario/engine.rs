@@ -129,6 +129,8 @@ impl Resolver<'_> {
         super::glm4v::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families10 (issue #17): releases without GLM-4.7-Flash's model file (`scenario::glm4_moe_lite`).
         super::glm4_moe_lite::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families13 (issue #17): releases without StarCoder2's model file (`scenario::starcoder2`).
+        super::starcoder2::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).
