@@ -67,6 +67,7 @@ pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
 mod speculative;
+mod starcoder2; // families13 (issue #17): StarCoder2's window under SGLang, its first releases
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
@@ -688,6 +689,8 @@ impl Resolver<'_> {
                 _ => warnings.push(w.to_string()),
             }
         }
+        // families13 (issue #17): SGLang applies no StarCoder2 window (`scenario::starcoder2`).
+        starcoder2::sglang_full_attention(engine.kind, &mut model);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {

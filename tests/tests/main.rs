@@ -99,6 +99,8 @@ mod families10;
 mod families11;
 // families12 (issue #17): Ministral 3.
 mod families12;
+// families13 (issue #17): StarCoder2.
+mod families13;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

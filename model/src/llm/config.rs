@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 59] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 60] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -551,6 +551,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 59] = [
     "InternLM3ForCausalLM",
     // families11 (issue #17): InternLM2 / 2.5 (packed wqkv; vLLM all-gathers qkv per layer).
     "InternLM2ForCausalLM",
+    // families13 (issue #17): StarCoder2 (biased LayerNorm layer, non-gated GELU MLP, sliding window).
+    "Starcoder2ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -640,6 +642,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families11 (issue #17): vLLM 0.19.0 `registry.py` `"InternLM2ForCausalLM": ("internlm2",
         // "InternLM2ForCausalLM")`; SGLang 0.5.8 `models/internlm2.py` (`EntryClass`).
         "InternLM2ForCausalLM" => Architecture::InternLM2,
+        // families13 (issue #17): vLLM 0.19.0 `registry.py` `"Starcoder2ForCausalLM": ("starcoder2",
+        // "Starcoder2ForCausalLM")`; SGLang 0.5.8 `models/starcoder2.py` (`EntryClass`).
+        "Starcoder2ForCausalLM" => Architecture::Starcoder2,
         _ => return None,
     })
 }
@@ -824,6 +829,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                     | Architecture::Gemma3
                     | Architecture::Cohere2
                     | Architecture::Cohere
+                    // families13 (issue #17): HF `Starcoder2Config` passes `tie_word_embeddings` on to
+                    // `PretrainedConfig`, whose default is true; the published configs omit the key.
+                    | Architecture::Starcoder2
             )),
         has_vision,
         vision,
@@ -917,6 +925,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families11 (issue #17): what InternLM2 refuses (`llm::internlm2::check`).
     if arch == Architecture::InternLM2 {
         super::internlm2::check(text, spec.tie_word_embeddings, hidden, heads, an)?;
+    }
+    // families13 (issue #17): what StarCoder2 refuses (`llm::starcoder2::check`).
+    if arch == Architecture::Starcoder2 {
+        super::starcoder2::check(text, hidden, heads, an)?;
     }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {
@@ -1453,6 +1465,8 @@ fn mixers_of(
             | Architecture::Exaone4
             // families9 (issue #17): OLMo-2/3 read `layer_types` (`llm::olmo2`).
             | Architecture::Olmo2
+            // families13 (issue #17): every StarCoder2 layer slides under vLLM (`llm::starcoder2`).
+            | Architecture::Starcoder2
     );
     // fam (issue #16): LLaVA-NeXT's Mistral text tower slides when its `sliding_window` is set.
     let (arch, local) = if arch == Architecture::LlavaNext {
@@ -1520,6 +1534,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families5 (issue #17): SGLang 0.5.9 `exaone4.py` never biases the projections (a biased
         // config is refused by `llm::exaone4::check`).
         Architecture::Exaone4 => false,
+        // families13 (issue #17): StarCoder2's `qkv_proj` is biased with `use_bias` (HF default true;
+        // SGLang 0.5.8 / vLLM 0.19.0 `models/starcoder2.py`).
+        Architecture::Starcoder2 => super::starcoder2::use_bias(text),
         _ => text.attention_bias.unwrap_or(false),
     };
     let qk_norm = match arch {

@@ -167,6 +167,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Glm4MoeLite => &GLM4_MOE_LITE,
         // families11 (issue #17): InternLM2 / 2.5.
         Architecture::InternLM2 => &INTERNLM2,
+        // families13 (issue #17): StarCoder2.
+        Architecture::Starcoder2 => &STARCODER2,
     }
 }
 
@@ -1120,6 +1122,24 @@ const INTERNLM2_CHECKS: &[Check] = &[check(
     "llm::tests_internlm2::internlm2_5_7b_parameters_by_hand",
 )];
 
+// families13 (issue #17): StarCoder2 (`Starcoder2ForCausalLM`): GQA with RoPE, two biased LayerNorms,
+// biased projections, a non-gated GELU MLP, tied embeddings. vLLM 0.19.0 slides every layer over
+// `sliding_window` (`SlidingWindowSpec` pages, window-bounded reads); SGLang 0.5.8 applies no window
+// (full-context pool and reads). No public engine start-up log was found: the weights are checked
+// against the published (rounded) parameter count.
+static STARCODER2: Coverage = Coverage {
+    arch: Architecture::Starcoder2,
+    families: "StarCoder2 3B (preset: the published config.json as a public copy pins it); 7B and 15B by the same rules; vLLM slides every layer, SGLang none",
+    sglang: exact_memory(STARCODER2_CHECKS),
+    vllm: exact_memory(STARCODER2_CHECKS),
+};
+
+/// The published size, engine-independent (the weights both engines load).
+const STARCODER2_CHECKS: &[Check] = &[check(
+    "bigcode/starcoder2-3b: \"Parameter Count 3.03B\" (the Hub's count as promptlayer.com/models/starcoder2-3b copies it); 3,030,371,328 by hand with tied embeddings and every bias; a rounded size, not an engine log",
+    "llm::tests_starcoder2::starcoder2_3b_parameters_by_hand",
+)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1131,7 +1151,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 53);
+        assert_eq!(all.len(), 54);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

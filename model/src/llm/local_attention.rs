@@ -9,6 +9,7 @@
 //! | gpt-oss, Gemma-2 | even layers slide (vLLM `gpt_oss.py`: `layer_idx % 2 == 0`; HF `Gemma2Config` alternates starting with a sliding layer; SGLang `models/gemma2.py` `get_attention_sliding_window_size`) |
 //! | Gemma-3 | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Gemma3TextConfig` default pattern 6) |
 //! | Mistral / Mixtral | `sliding_window` non-null: every layer slides (vLLM gives every layer a `SlidingWindowSpec`); null: all full |
+//! | StarCoder2 (families13) | as Mistral (vLLM 0.19.0 `starcoder2.py` passes no per-layer window: `cache_config.sliding_window` for every layer); SGLang 0.5.8 applies none, which `sim::scenario` restores (`llm::starcoder2`) |
 //! | Llama-4 | `attention_chunk_size` set: layer `i` is global NoPE attention iff `(i + 1) % 4 == 0`, chunked local RoPE attention otherwise (SGLang 0.5.8 `configs/model_config.py` `get_hybrid_layer_ids` and `models/llama4.py` `use_rope = (layer_id + 1) % 4 != 0`, both hard-coded) |
 //! | Cohere2 (families2) | layer `i` is global iff `(i + 1) % sliding_window_pattern == 0` (HF `Cohere2Config` default pattern 4; vLLM `models/commandr.py`: `(layer_idx + 1) % sliding_window_pattern != 0` slides). SGLang builds Cohere2 as Cohere (`commandr.py`: `class Cohere2ForCausalLM(CohereForCausalLM): pass`, its layers reading `config.sliding_window`) and Cohere2 is not among its hybrid-SWA architectures: the plain pool over every layer, as for Gemma-2/3 |
 //! | EXAONE 4 (families5) | `layer_types` when given (vLLM 0.19.0 `exaone4.py`); else no `sliding_window`: all full; else layer `i` is global iff `(i + 1) % p == 0`, `p` the `sliding_window_pattern` integer or its number of letters (`"LLLG"`: 4; SGLang 0.5.9 `exaone4.py` `len(sliding_window_pattern)`; transformers `Exaone4Config` default 4). SGLang 0.5.9 turns its hybrid SWA pool off for it: the plain pool over every layer |
@@ -189,7 +190,8 @@ pub(crate) fn mixers(
                 None,
             )
         }
-        Architecture::Mistral | Architecture::Mixtral if window.is_some() => {
+        // families13 (issue #17): StarCoder2 as vLLM 0.19.0 builds it (`llm::starcoder2`).
+        Architecture::Mistral | Architecture::Mixtral | Architecture::Starcoder2 if window.is_some() => {
             (vec![Mixer::SlidingAttention; n], window, None)
         }
         Architecture::Llama4 if chunk.is_some() => (

@@ -56,6 +56,8 @@ mod glm4v; // families7 (issue #17): GLM-4.5V / GLM-4.6V vision tower
 mod cohere;
 // families11 (issue #17): InternLM2ForCausalLM (packed wqkv, vLLM's per-layer qkv all-gather).
 mod internlm2;
+// families13 (issue #17): Starcoder2ForCausalLM (LayerNorms with biases, non-gated biased MLP).
+mod starcoder2;
 mod weights;
 
 #[cfg(test)]
@@ -110,6 +112,9 @@ mod tests_internlm3;
 mod tests_internlm2;
 #[cfg(test)]
 mod tests_ministral3;
+// families13 (issue #17): StarCoder2.
+#[cfg(test)]
+mod tests_starcoder2;
 
 use serde::Serialize;
 
@@ -434,6 +439,12 @@ pub enum Architecture {
     /// `models/internlm2.py` loads them as they are and all-gathers the qkv output in every layer at
     /// tp > 1 (`InternLM2Attention.split_qkv`). See the `internlm2` module.
     InternLM2,
+    // families13 (issue #17): StarCoder2 (`starcoder2` module).
+    /// `Starcoder2ForCausalLM` (StarCoder2 3B / 7B / 15B): GQA with RoPE, two LayerNorms with
+    /// biases, every projection biased with `use_bias`, a non-gated `c_fc` → GELU → `c_proj` MLP,
+    /// tied embeddings by default. vLLM 0.19.0 slides every layer over `sliding_window`; SGLang 0.5.8
+    /// applies no window (`models/starcoder2.py` in both). See the `starcoder2` module.
+    Starcoder2,
 }
 
 impl Architecture {

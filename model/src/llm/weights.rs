@@ -244,6 +244,10 @@ impl ModelSpec {
             inv.final_norm.push(norm_bias);
             inv.lm_head.push(head_bias);
         }
+        // families13 (issue #17): StarCoder2's final LayerNorm bias (its LM head has none; `llm::starcoder2`).
+        if self.arch == super::Architecture::Starcoder2 {
+            inv.final_norm.push(Piece::vec(h));
+        }
 
         let attn = self.attention_pieces(t);
         // families (issue #17): Granite-4.0-H's Mamba-2 layers (`llm::granite_hybrid`).
@@ -407,6 +411,11 @@ impl ModelSpec {
                 if self.arch == super::Architecture::Phi {
                     ps.extend(super::phi::layer_extras(h));
                 }
+                // families13 (issue #17): StarCoder2's two LayerNorm biases and `o_proj` bias
+                // (`llm::starcoder2`; the q/k/v bias is the generic `attention_bias` piece above).
+                if self.arch == super::Architecture::Starcoder2 {
+                    ps.extend(super::starcoder2::layer_extras(h, self.attention_bias));
+                }
                 // h3: GLM-4-0414 adds post_self_attn_layernorm and post_mlp_layernorm (SGLang 0.5.9
                 // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated.
                 // Gemma-2/3: pre- and post-feed-forward RMSNorms beside the usual two (issue #16).
@@ -473,6 +482,11 @@ impl ModelSpec {
             // phi2 (issue #17): Phi's non-gated fc1/GELU/fc2 MLP with biases (`llm::phi`).
             Ffn::Dense { intermediate } if self.arch == super::Architecture::Phi => FfnPieces {
                 dense: super::phi::mlp_pieces(h, intermediate, t),
+                ..FfnPieces::default()
+            },
+            // families13 (issue #17): StarCoder2's non-gated c_fc / GELU / c_proj MLP (`llm::starcoder2`).
+            Ffn::Dense { intermediate } if self.arch == super::Architecture::Starcoder2 => FfnPieces {
+                dense: super::starcoder2::mlp_pieces(h, intermediate, t, self.attention_bias),
                 ..FfnPieces::default()
             },
             Ffn::Dense { intermediate } => FfnPieces {

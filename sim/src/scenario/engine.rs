@@ -131,6 +131,8 @@ impl Resolver<'_> {
         super::glm4_moe_lite::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families12 (issue #17): releases without Ministral 3's text model (`scenario::ministral3`).
         super::ministral3::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families13 (issue #17): releases without StarCoder2's model file (`scenario::starcoder2`).
+        super::starcoder2::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

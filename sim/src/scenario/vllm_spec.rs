@@ -389,6 +389,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Glm4MoeLite => "glm4_moe_lite",
         // families11 (issue #17): the InternLM2 configs' `model_type`.
         A::InternLM2 => "internlm2",
+        // families13 (issue #17): the StarCoder2 configs' `model_type`.
+        A::Starcoder2 => "starcoder2",
     }
 }
 

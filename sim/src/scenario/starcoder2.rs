@@ -1,0 +1,106 @@
+//! families13 (issue #17): what each engine does with StarCoder2 (`Starcoder2ForCausalLM`) beyond
+//! the weights (`model::llm::starcoder2`).
+//!
+//! - **Window.** The lowered model slides every layer over `sliding_window`, as vLLM 0.19.0 builds it
+//!   (`models/starcoder2.py` passes no per-layer window, so `Attention` takes
+//!   `cache_config.sliding_window`: a `SlidingWindowSpec` for every layer, reads bounded by the
+//!   window). SGLang 0.5.8 `models/starcoder2.py` builds `RadixAttention` without
+//!   `sliding_window_size`, and `Starcoder2ForCausalLM` is not in `configs/model_config.py`
+//!   `is_hybrid_swa_model`: no window at all, every layer attends to the whole context from the
+//!   plain pool. [`sglang_full_attention`] turns the layers back to full attention under SGLang (it
+//!   logs nothing about it).
+//! - **Releases.** vLLM registers the architecture from 0.3.3 (vllm PR 3089; "supported as of the
+//!   latest release v0.3.3", vllm issue 3165), older than any release tpsim models. SGLang adds
+//!   `models/starcoder2.py` with sgl-project/sglang PR 10609, merged 2025-09-18, after the 0.5.2 tag:
+//!   tpsim takes 0.5.3 as its first release (from the PR's date, not read from a wheel; 0.5.8 has it).
+
+use super::EngineKind;
+use super::first_release::FirstRelease;
+use tpsim_model::llm::{Architecture, Mixer, ModelSpec};
+
+/// The first SGLang release taken to have `models/starcoder2.py` (module doc).
+const FIRST_SGLANG: [u64; 3] = [0, 5, 3];
+
+/// The first vLLM release with `models/starcoder2.py` (module doc).
+const FIRST_VLLM: [u64; 3] = [0, 3, 3];
+
+/// The refusal of a StarCoder2 scenario under a release without the model: `(key, message)`.
+pub(super) fn check(
+    kind: EngineKind,
+    model: &ModelSpec,
+    version: &str,
+) -> Result<(), (&'static str, String)> {
+    if model.arch != Architecture::Starcoder2 {
+        return Ok(());
+    }
+    super::first_release::refuse_before(
+        kind,
+        version,
+        &FirstRelease {
+            first: &FIRST_SGLANG,
+            file: "models/starcoder2.py",
+            since: "SGLang adds it with PR 10609, taken as 0.5.3",
+        },
+        &FirstRelease {
+            first: &FIRST_VLLM,
+            file: "models/starcoder2.py",
+            since: "vLLM registers it from 0.3.3",
+        },
+        "StarCoder2",
+    )
+}
+
+/// Under SGLang, a StarCoder2 model's layers attend to the whole context (module doc): every
+/// sliding layer becomes full attention and the window is dropped. Other engines and models are
+/// left as lowered.
+pub(super) fn sglang_full_attention(kind: EngineKind, model: &mut ModelSpec) {
+    if kind != EngineKind::Sglang || model.arch != Architecture::Starcoder2 {
+        return;
+    }
+    for m in &mut model.mixers {
+        if *m == Mixer::SlidingAttention {
+            *m = Mixer::Attention;
+        }
+    }
+    model.sliding_window = None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn starcoder2() -> ModelSpec {
+        let text = include_str!("../../../scenarios/models/starcoder2-3b/config.json");
+        ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap()
+    }
+
+    #[test]
+    fn first_releases_as_taken() {
+        let m = starcoder2();
+        let e = check(EngineKind::Sglang, &m, "0.5.2").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.5.2 has no models/starcoder2.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(EngineKind::Sglang, &m, "0.5.3").is_ok());
+        assert!(check(EngineKind::Sglang, &m, "0.5.8").is_ok());
+        let e = check(EngineKind::Vllm, &m, "0.3.2").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.3.3"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &m, "0.11.0").is_ok());
+    }
+
+    /// The preset's 30 sliding layers (window 4,096) stay under vLLM and become 30 full layers
+    /// without a window under SGLang.
+    #[test]
+    fn sglang_drops_the_window() {
+        let mut v = starcoder2();
+        sglang_full_attention(EngineKind::Vllm, &mut v);
+        assert_eq!((v.sliding_layers(), v.sliding_window), (30, Some(4096)));
+        let mut s = starcoder2();
+        sglang_full_attention(EngineKind::Sglang, &mut s);
+        assert_eq!((s.sliding_layers(), s.sliding_window), (0, None));
+        assert!(s.mixers.iter().all(|m| *m == Mixer::Attention));
+    }
+}
