@@ -2,8 +2,8 @@
 //! `tpsim engine-args`; the library reads it (`tpsim::import_command_build`), this file takes the
 //! command from the arguments or standard input and writes the TOML.
 
-use super::{bad_input, emit, write_failed};
-use std::io::{Read, Write};
+use super::{bad_input, stdin_text, write_imported};
+use std::io::Write;
 use std::path::PathBuf;
 use tpsim::import_command_build::{self as build, HardwareFrom, Options};
 
@@ -68,30 +68,14 @@ pub fn run(a: ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         .output
         .as_ref()
         .map_or("<stdout>".to_string(), |p| p.display().to_string());
-    for n in &imported.notes {
-        let _ = writeln!(err, "note: {file}: {n}");
-    }
-    for w in &imported.warnings {
-        let _ = writeln!(err, "warning: {file}: {w}");
-    }
-    match &a.output {
-        None => emit(out, &imported.text),
-        Some(p) => {
-            let inputs: Vec<PathBuf> = a.from.into_iter().collect();
-            match tpsim::files::write_output(p, &inputs, imported.text.as_bytes()) {
-                Ok(()) => 0,
-                Err(e) => write_failed(err, &e),
-            }
-        }
-    }
-}
-
-/// Standard input as text (not a user's file, so not through `tpsim::files`; bytes then UTF-8, so
-/// the architecture test's file-reading needles do not match it).
-fn stdin_text() -> Result<String, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("standard input: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| format!("standard input: not UTF-8 text: {e}"))
+    let inputs: Vec<PathBuf> = a.from.into_iter().collect();
+    write_imported(
+        &imported.text,
+        &imported.notes,
+        &imported.warnings,
+        &format!("{file}: "),
+        a.output.as_deref().map(|p| (p, inputs.as_slice())),
+        out,
+        err,
+    )
 }

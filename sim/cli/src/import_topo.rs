@@ -2,8 +2,8 @@
 //! written as a hardware preset; the library reads it (`tpsim::import_topo`), this file reads the
 //! files and writes the TOML.
 
-use super::{bad_input, emit, write_failed};
-use std::io::{Read, Write};
+use super::{bad_input, stdin_text, write_imported};
+use std::io::Write;
 use std::path::PathBuf;
 use tpsim::import_topo::{self, Options};
 
@@ -59,29 +59,14 @@ pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(i) => i,
         Err(e) => return bad_input(err, &format!("{source}: {e}")),
     };
-    for n in &imported.notes {
-        let _ = writeln!(err, "note: {n}");
-    }
-    for w in &imported.warnings {
-        let _ = writeln!(err, "warning: {w}");
-    }
-    match &a.output {
-        None => emit(out, &imported.text),
-        Some(p) => {
-            let inputs: Vec<PathBuf> = a.matrix.into_iter().chain(a.p2p).collect();
-            match tpsim::files::write_output(p, &inputs, imported.text.as_bytes()) {
-                Ok(()) => 0,
-                Err(e) => write_failed(err, &e),
-            }
-        }
-    }
-}
-
-/// Standard input as text (bytes then UTF-8, as `import-command` reads it).
-fn stdin_text() -> Result<String, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("standard input: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| format!("standard input: not UTF-8 text: {e}"))
+    let inputs: Vec<PathBuf> = a.matrix.into_iter().chain(a.p2p).collect();
+    write_imported(
+        &imported.text,
+        &imported.notes,
+        &imported.warnings,
+        "",
+        a.output.as_deref().map(|p| (p, inputs.as_slice())),
+        out,
+        err,
+    )
 }

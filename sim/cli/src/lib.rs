@@ -23,7 +23,7 @@ mod validate;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use tpsim::{decode, scenario, trace::TraceBuilder};
 use tpsim_model::units::Duration;
@@ -542,6 +542,42 @@ pub(crate) fn write_failed(err: &mut dyn Write, e: &tpsim::files::WriteError) ->
         EXIT_BAD_INPUT
     } else {
         EXIT_FAILURE
+    }
+}
+
+/// Standard input as text, for the import commands (not a user's file, so not through `tpsim::files`;
+/// bytes then UTF-8, so the architecture test's file-reading needles do not match it).
+pub(crate) fn stdin_text() -> Result<String, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("standard input: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| format!("standard input: not UTF-8 text: {e}"))
+}
+
+/// The import commands' ending: notes and warnings to `err` (each prefixed), then the text to the
+/// file of `output` (refused when it would overwrite one of its inputs) or to `out`.
+pub(crate) fn write_imported(
+    text: &str,
+    notes: &[String],
+    warnings: &[String],
+    prefix: &str,
+    output: Option<(&Path, &[PathBuf])>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    for n in notes {
+        let _ = writeln!(err, "note: {prefix}{n}");
+    }
+    for w in warnings {
+        let _ = writeln!(err, "warning: {prefix}{w}");
+    }
+    match output {
+        None => emit(out, text),
+        Some((p, inputs)) => match tpsim::files::write_output(p, inputs, text.as_bytes()) {
+            Ok(()) => 0,
+            Err(e) => write_failed(err, &e),
+        },
     }
 }
 
