@@ -132,3 +132,26 @@ fn starcoder2_sglang_before_its_first_release_is_refused() {
         out.stderr
     );
 }
+
+/// The example at tp 1 × pp 2 on its two GPUs. Under SGLang the model has one kind of KV layer
+/// (no window), so the stage plan accepts it: each stage holds 15 of the 30 layers, its cell 15
+/// layers × 2 KV heads × 2 (K and V) × 128 × 2 B = 15,360 B. vLLM keeps the window on every layer,
+/// a layout tpsim's stage plan does not divide: refused on `engine.pp_size`.
+#[test]
+fn starcoder2_pipeline_under_sglang() {
+    let pp = |name: &str, engine: &str| {
+        let p = variant(name, engine, None);
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("tp = 2\n", "tp = 1\npp_size = 2\n");
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let sg = run_json(&pp("starcoder2-sglang-pp", "sglang"));
+    assert_eq!(sg["memory"]["cell_size_bytes"].as_u64().unwrap(), 15_360);
+    assert!(f(&sg["throughput"]["tpot_ms"]) > 0.0);
+    let out = tpsim(&["run", &pp("starcoder2-vllm-pp", "vllm")]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("engine.pp_size"), "{}", out.stderr);
+    assert!(out.stderr.contains("mixes layer kinds"), "{}", out.stderr);
+}

@@ -148,7 +148,10 @@ impl Resolver<'_> {
         // Issue #17: pipeline parallelism and SGLang DP attention (`scenario::pipeline`,
         // `scenario::dp_attention`).
         let invalid = |k: &str, m: String| self.invalid(k, m);
-        let pp = super::pipeline::resolve(e.pp_size, tp, speculative, hw, model, invalid)?;
+        // families13 (issue #17): the stage plan sees the layers the engine builds, so StarCoder2
+        // under SGLang (no window, `scenario::starcoder2`) is one kind of KV layer.
+        let served = super::starcoder2::as_served(kind, model);
+        let pp = super::pipeline::resolve(e.pp_size, tp, speculative, hw, &served, invalid)?;
         // Issue #17 point 1 (vllmdp): vLLM DP on a MoE model (`scenario::vllm_dp`): its DP ranks run
         // as attention groups of tp GPUs (as SGLang's DP attention does) and the MoE over dp × tp.
         let mut vllm_dp_warnings = Vec::new();

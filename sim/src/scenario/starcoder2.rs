@@ -65,6 +65,17 @@ pub(super) fn sglang_full_attention(kind: EngineKind, model: &mut ModelSpec) {
     model.sliding_window = None;
 }
 
+/// The model as `kind` builds it: under SGLang a StarCoder2 model without its window
+/// ([`sglang_full_attention`]), otherwise `model` itself (borrowed, no copy).
+pub(super) fn as_served(kind: EngineKind, model: &ModelSpec) -> std::borrow::Cow<'_, ModelSpec> {
+    if kind != EngineKind::Sglang || model.arch != Architecture::Starcoder2 {
+        return std::borrow::Cow::Borrowed(model);
+    }
+    let mut m = model.clone();
+    sglang_full_attention(kind, &mut m);
+    std::borrow::Cow::Owned(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
