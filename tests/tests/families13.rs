@@ -114,7 +114,7 @@ fn starcoder2_window_is_vllm_only() {
     );
 }
 
-/// SGLang adds `models/starcoder2.py` with PR 10609 (taken as 0.5.3): 0.5.2 is refused on
+/// SGLang ships `models/starcoder2.py` from 0.5.3 (read from the wheels): 0.5.2 is refused on
 /// `engine.version`, naming the file.
 #[test]
 fn starcoder2_sglang_before_its_first_release_is_refused() {

@@ -493,7 +493,7 @@ static GLM4: Coverage = Coverage {
 // under the same architecture; its sizes are checked against the model cards' rounded figures.
 static MISTRAL3: Coverage = Coverage {
     arch: Architecture::Mistral3,
-    families: "Mistral-Small-3.1, 3.2 (text tower + Pixtral); Ministral 3 3B/8B/14B (ministral3 text tower; -BF16 presets reconstructed from public copies of their parts; SGLang from 0.5.6, vLLM from 0.12.0, both assumed from the pull requests)",
+    families: "Mistral-Small-3.1, 3.2 (text tower + Pixtral); Ministral 3 3B/8B/14B (ministral3 text tower; -BF16 presets reconstructed from public copies of their parts; SGLang from 0.5.6.post1 (read from the wheels), vLLM from 0.12.0 (assumed from the pull request))",
     sglang: exact_memory(MINISTRAL3_CHECKS),
     vllm: exact_memory(&MISTRAL3_VLLM_CHECKS),
 };

@@ -1,22 +1,26 @@
 //! families12 (issue #17): which engine releases serve Ministral 3 (`Mistral3ForConditionalGeneration`
 //! whose `text_config.model_type` is `ministral3`: Ministral 3 3B/8B/14B, Devstral Small 2).
 //!
-//! Neither bound was read from a wheel here (the engines' repositories are too large to fetch); both
-//! come from the pull requests that added the model type, merged the day before the models'
-//! release (2025-12-02), and are taken as the first release after them — assumed, not read:
 //! - SGLang: `models/ministral3.py` (`Ministral3ForCausalLM(LlamaForCausalLM)`, with the Llama-4
-//!   query scaling), added by sgl-project/sglang PR #14251 "ministral3" (2025-12-01). An older
-//!   release has no class for the text tower. tpsim takes 0.5.6.
+//!   query scaling), added by sgl-project/sglang PR #14251 "ministral3" (2025-12-01). Read from the
+//!   PyPI wheels (2026-12-05, the central directory of each `sglang-…-py3-none-any.whl`): 0.5.6 has
+//!   no `sglang/srt/models/ministral3.py`; 0.5.6.post1, 0.5.6.post2, 0.5.7 and 0.5.8 have it. An older
+//!   release has no class for the text tower. First release: 0.5.6.post1.
 //! - vLLM: Ministral 3 and Mistral Large 3 (`models/mistral_large_3.py`), added by
-//!   vllm-project/vllm PR #29757 "Add Mistral Large 3 and Ministral 3" (opened 2025-11-30, merged
-//!   before the release). tpsim takes 0.12.0.
+//!   vllm-project/vllm PR #29757 "Add Mistral Large 3 and Ministral 3" (opened 2025-11-30). Read from
+//!   the wheels: 0.12.0 has `model_executor/models/mistral_large_3.py` and registers
+//!   `MistralLarge3ForCausalLM`, 0.11.2 neither; the Llama-4 query scaling in `models/llama.py`
+//!   (`llama_4_scaling`) is already in 0.11.1 (not in 0.11.0), so a Mistral-format checkpoint may load
+//!   there. tpsim takes 0.12.0, the release with the PR (assumed for the Hugging Face-format
+//!   checkpoint the presets describe, not read from a run).
 
 use super::EngineKind;
 use super::first_release::FirstRelease;
 use tpsim_model::llm::ModelSpec;
 
-/// The first SGLang release taken to have `models/ministral3.py` (module doc: assumed).
-const FIRST_SGLANG: [u64; 3] = [0, 5, 6];
+/// The first SGLang release with `models/ministral3.py`, 0.5.6.post1 (module doc: read from the
+/// wheels).
+const FIRST_SGLANG: [u64; 4] = [0, 5, 6, 1];
 
 /// The first vLLM release taken to serve the `ministral3` text tower (module doc: assumed).
 const FIRST_VLLM: [u64; 3] = [0, 12, 0];
@@ -36,7 +40,7 @@ pub(super) fn check(
         &FirstRelease {
             first: &FIRST_SGLANG,
             file: "models/ministral3.py",
-            since: "tpsim takes 0.5.6, the first SGLang release after PR #14251, as the first with it",
+            since: "SGLang ships it from 0.5.6.post1",
         },
         &FirstRelease {
             first: &FIRST_VLLM,
@@ -60,7 +64,7 @@ mod tests {
     }
 
     #[test]
-    fn first_releases_as_taken() {
+    fn first_releases_as_read() {
         let m = ministral("8b");
         let e = check(EngineKind::Sglang, &m, "0.5.5").unwrap_err();
         assert_eq!(e.0, "engine.version");
@@ -70,7 +74,10 @@ mod tests {
             e.1
         );
         assert!(e.1.contains("cannot serve Ministral 3"), "{}", e.1);
-        assert!(check(EngineKind::Sglang, &m, "0.5.6").is_ok());
+        let e = check(EngineKind::Sglang, &m, "0.5.6").unwrap_err();
+        assert!(e.1.contains("SGLang ships it from 0.5.6.post1"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &m, "0.5.6.post1").is_ok());
+        assert!(check(EngineKind::Sglang, &m, "0.5.7").is_ok());
         assert!(check(EngineKind::Sglang, &m, "0.5.9").is_ok());
         let e = check(EngineKind::Vllm, &m, "0.11.0").unwrap_err();
         assert!(e.1.contains("first vLLM release after PR #29757"), "{}", e.1);

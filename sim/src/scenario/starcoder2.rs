@@ -11,14 +11,16 @@
 //!   logs nothing about it).
 //! - **Releases.** vLLM registers the architecture from 0.3.3 (vllm PR 3089; "supported as of the
 //!   latest release v0.3.3", vllm issue 3165), older than any release tpsim models. SGLang adds
-//!   `models/starcoder2.py` with sgl-project/sglang PR 10609, merged 2025-09-18, after the 0.5.2 tag:
-//!   tpsim takes 0.5.3 as its first release (from the PR's date, not read from a wheel; 0.5.8 has it).
+//!   `models/starcoder2.py` with sgl-project/sglang PR 10609, merged 2025-09-18. Read from the PyPI
+//!   wheels (2026-12-05, the central directory of each `sglang-…-py3-none-any.whl`): 0.5.2, 0.5.3rc0
+//!   and 0.5.3rc2 have no `sglang/srt/models/starcoder2.py`; 0.5.3, 0.5.5, 0.5.6 and 0.5.8 have it.
+//!   First release: 0.5.3.
 
 use super::EngineKind;
 use super::first_release::FirstRelease;
 use tpsim_model::llm::{Architecture, Mixer, ModelSpec};
 
-/// The first SGLang release taken to have `models/starcoder2.py` (module doc).
+/// The first SGLang release with `models/starcoder2.py` (module doc: read from the wheels).
 const FIRST_SGLANG: [u64; 3] = [0, 5, 3];
 
 /// The first vLLM release with `models/starcoder2.py` (module doc).
@@ -39,7 +41,7 @@ pub(super) fn check(
         &FirstRelease {
             first: &FIRST_SGLANG,
             file: "models/starcoder2.py",
-            since: "SGLang adds it with PR 10609, taken as 0.5.3",
+            since: "SGLang ships it from 0.5.3",
         },
         &FirstRelease {
             first: &FIRST_VLLM,
@@ -86,7 +88,7 @@ mod tests {
     }
 
     #[test]
-    fn first_releases_as_taken() {
+    fn first_releases_as_read() {
         let m = starcoder2();
         let e = check(EngineKind::Sglang, &m, "0.5.2").unwrap_err();
         assert_eq!(e.0, "engine.version");
