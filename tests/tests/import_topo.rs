@@ -388,3 +388,71 @@ fn bad_pcie_input_exits_2_naming_line_and_key() {
         assert!(o.stderr.contains(needle), "{case}: {}", o.stderr);
     }
 }
+
+/// The book's what-if (cli.md, `tpsim import-topo`): the bundled `rtx-pro-6000-8x-1switch` box's
+/// matrix (`tpsim topo` output, tests/data/nvidia-smi-pcie/rtx-pro-6000-8x-1switch.topo.txt) imported
+/// with every GPU at Gen5 x16 and at Gen5 x8 (`links-x16.csv`, `links-x8.csv`); the committed presets
+/// `box-x16.toml` / `box-x8.toml` are what the command writes today. NCCL's model of a PCIe link is
+/// width × 240 / 80 GB/s at Gen5 (`GpuSpec::nccl_pci_bandwidth_gbps`): 16 × 240 / 80 = 48 GB/s at
+/// x16, 8 × 240 / 80 = 24 GB/s at x8, so its ring search's 24 GB/s channel fits twice at x16 and once
+/// at x8. Llama-3.1-70B under SGLang at TP 4 (`tp4-x16.toml` / `tp4-x8.toml`): compute is the same,
+/// the collectives and the TPOT grow at x8 (exact figures in the book, checked by the book test).
+#[test]
+fn the_book_what_if_x8_against_x16() {
+    let dir = scratch("pcie-whatif");
+    let data = |f: &str| crate::common::data_path(&format!("nvidia-smi-pcie/{f}"));
+    for w in [16, 8] {
+        let out = dir.join(format!("box-x{w}.toml"));
+        let name = format!("8x RTX PRO 6000 (one switch), GPU links x{w} (pcie19 what-if)");
+        let o = tpsim(&[
+            "import-topo",
+            "--gpu",
+            "rtx-pro-6000-server",
+            "--cpu-vendor",
+            "amd",
+            "--name",
+            &name,
+            "--pcie",
+            data(&format!("links-x{w}.csv")).to_str().unwrap(),
+            data("rtx-pro-6000-8x-1switch.topo.txt").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let committed = std::fs::read_to_string(data(&format!("box-x{w}.toml"))).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            committed,
+            "box-x{w}.toml is not what import-topo writes now: regenerate it"
+        );
+        let t = tpsim(&[
+            "topo",
+            "--hardware",
+            data(&format!("box-x{w}.toml")).to_str().unwrap(),
+        ]);
+        let channels = if w == 16 { 2 } else { 1 };
+        assert!(
+            t.stdout
+                .contains(&format!("NCCL ring graph: {channels} channel(s) × 24.0 GB/s")),
+            "x{w}: {}",
+            t.stdout
+        );
+    }
+    let run = |w: u32| crate::common::run_json(data(&format!("tp4-x{w}.toml")).to_str().unwrap());
+    let (a, b) = (run(16), run(8));
+    let ms = |v: &serde_json::Value, k: &str| v["breakdown"][k].as_f64().unwrap_or(f64::NAN);
+    assert!(
+        (ms(&a, "compute") - ms(&b, "compute")).abs() < 1e-9,
+        "{} {}",
+        a["breakdown"],
+        b["breakdown"]
+    );
+    assert!(
+        ms(&b, "collective") > ms(&a, "collective"),
+        "{} {}",
+        a["breakdown"],
+        b["breakdown"]
+    );
+    let tpot = |v: &serde_json::Value| v["throughput"]["tpot_ms"].as_f64().unwrap_or(f64::NAN);
+    assert!(tpot(&b) > tpot(&a), "{} {}", a["throughput"], b["throughput"]);
+}

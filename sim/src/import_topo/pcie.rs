@@ -386,6 +386,8 @@ pub fn box_link(
     let mut per = Vec::new(); // (gpu, generation, width)
     let (mut notes, mut warnings) = (Vec::new(), Vec::new());
     let mut idle = Vec::new();
+    // (current, max) width → the GPUs trained at it, for one warning per kind.
+    let mut narrow: std::collections::BTreeMap<(u32, u32), Vec<String>> = Default::default();
     for l in links {
         if !(3..=6).contains(&l.gen_max) {
             return Err(TopoImportError::PcieRange {
@@ -396,10 +398,10 @@ pub fn box_link(
             });
         }
         let w = if l.width_current < l.width_max {
-            warnings.push(format!(
-                "GPU{}: {wc} x{} is below {wm} x{}: a link trained narrower than it can (riser, bifurcated or shared slot); x{} is used",
-                l.gpu, l.width_current, l.width_max, l.width_current
-            ));
+            narrow
+                .entry((l.width_current, l.width_max))
+                .or_default()
+                .push(format!("GPU{}", l.gpu));
             l.width_current
         } else {
             l.width_max
@@ -416,6 +418,14 @@ pub fn box_link(
             idle.push(format!("GPU{}", l.gpu));
         }
         per.push((l.gpu, l.gen_max, w));
+    }
+    for ((cur, max), g) in &narrow {
+        warnings.push(format!(
+            "{}: {wc} x{cur} is below {wm} x{max}: {} narrower than {} can (riser, bifurcated or shared slot); x{cur} is used",
+            g.join(", "),
+            if g.len() == 1 { "a link trained" } else { "links trained" },
+            if g.len() == 1 { "it" } else { "they" }
+        ));
     }
     per.sort_unstable();
     let pg = per.iter().map(|p| p.1).min().unwrap_or(4);
