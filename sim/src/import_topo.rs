@@ -13,7 +13,10 @@
 //! What the matrix cannot say is assumed and stated in the file: a GPU alone on its root port is
 //! written direct-attached (a lone GPU behind a switch prints the same); switches under a common one
 //! are written two levels deep (deeper hierarchies print the same PXB); link widths and generations
-//! are the template's. `nvidia-smi topo -p2p r` (given with `--p2p`) sets `gpu.p2p`.
+//! are the template's unless `--pcie` gives the GPUs' links (`pcie`: `nvidia-smi --query-gpu` CSV,
+//! `nvidia-smi -q` or `lspci -vv`; pcie19). `nvidia-smi topo -p2p r` (given with `--p2p`) sets `gpu.p2p`.
+
+pub mod pcie;
 
 use std::collections::BTreeMap;
 use tpsim_model::hw::PathClass;
@@ -112,10 +115,61 @@ pub enum TopoImportError {
     },
     #[error("the P2P matrix lists {found} GPUs, the topology matrix {expected}")]
     P2pCount { found: usize, expected: usize },
+    #[error(
+        "--pcie: no PCIe link report found; expected the csv of `nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.max,pcie.link.gen.current,pcie.link.width.max,pcie.link.width.current --format=csv` (with its header), `nvidia-smi -q` (its GPU Link Info) or `lspci -vv` of the GPUs (LnkCap/LnkSta)"
+    )]
+    PcieNoReport,
+    #[error(
+        "--pcie line {line}: the csv header has no `{missing}` column; expected the header nvidia-smi prints for --query-gpu=index,pci.bus_id,pcie.link.gen.max,pcie.link.gen.current,pcie.link.width.max,pcie.link.width.current --format=csv (not noheader)"
+    )]
+    PcieHeader { line: usize, missing: String },
+    #[error(
+        "--pcie line {line}: {key} `{value}` is not a number; expected e.g. 4 (generation) or 16 (lanes)"
+    )]
+    PcieValue { line: usize, key: String, value: String },
+    #[error("--pcie line {line}: {found} cells where the csv header has {expected}")]
+    PcieShortRow {
+        line: usize,
+        found: usize,
+        expected: usize,
+    },
+    #[error("--pcie line {line}: GPU{gpu} has no {key}")]
+    PcieMissingKey { line: usize, gpu: usize, key: String },
+    #[error("--pcie line {line}: GPU{gpu} is listed twice")]
+    PcieDuplicate { line: usize, gpu: usize },
+    #[error("--pcie line {line}: GPU{gpu} is not in the topology matrix, which has {count} GPUs (GPU0 to GPU{})", count - 1)]
+    PcieExtraGpu { line: usize, gpu: usize, count: usize },
+    #[error("GPU{gpu}: in the topology matrix but not in the --pcie report")]
+    PcieMissingGpu { gpu: usize },
+    #[error("--pcie line {line}: GPU{gpu}'s {what}; expected {expected}")]
+    PcieRange {
+        line: usize,
+        gpu: usize,
+        what: String,
+        expected: &'static str,
+    },
     #[error("--cpu-vendor `{0}`: expected amd or intel")]
     CpuVendor(String),
     #[error("--gpu `{name}`: no such bundled GPU template; expected one of: {known}")]
     Template { name: String, known: String },
+}
+
+impl TopoImportError {
+    /// Whether the error is about the `--pcie` report (its lines), not the matrix.
+    pub fn is_pcie(&self) -> bool {
+        matches!(
+            self,
+            TopoImportError::PcieNoReport
+                | TopoImportError::PcieHeader { .. }
+                | TopoImportError::PcieValue { .. }
+                | TopoImportError::PcieShortRow { .. }
+                | TopoImportError::PcieMissingKey { .. }
+                | TopoImportError::PcieDuplicate { .. }
+                | TopoImportError::PcieExtraGpu { .. }
+                | TopoImportError::PcieMissingGpu { .. }
+                | TopoImportError::PcieRange { .. }
+        )
+    }
 }
 
 /// Splits a line into its cells: tabs and runs of spaces both separate (`nvidia-smi` pads with
@@ -410,6 +464,8 @@ pub struct Options {
     pub name: Option<String>,
     /// The text of `nvidia-smi topo -p2p r`, when given.
     pub p2p: Option<String>,
+    /// The GPUs' PCIe links (`pcie::parse_pcie`'s formats), when given.
+    pub pcie: Option<String>,
 }
 
 /// A hardware preset read from a matrix.
@@ -526,10 +582,39 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
                 .into(),
         );
     }
-    notes.push(format!(
-        "link widths and PCIe generations are the template's (`{}`); give a switch's uplink as [topology.nodes.<name>] gen / width",
-        o.template
-    ));
+    if let Some(text) = &o.pcie {
+        let (format, links) = pcie::parse_pcie(text)?;
+        let (pg, width, n2, w2) = pcie::box_link(format, &links, n)?;
+        notes.extend(n2);
+        warnings.extend(w2);
+        // The comments start in column 35, as the other lines of the file.
+        gpu_lines.push(format!(
+            "{:<34}# {}: {}",
+            format!("pcie_gen = {pg}"),
+            format.label(),
+            if format == pcie::PcieFormat::Lspci {
+                "the GPUs' LnkCap speed"
+            } else {
+                "the maximum generation (the lowest where GPUs differ)"
+            }
+        ));
+        gpu_lines.push(format!(
+            "{:<34}# {}: the width each GPU trained at (the lowest where GPUs differ)",
+            format!("pcie_width = {width}"),
+            format.label()
+        ));
+        let switches = paths.iter().any(|p| p.contains("switch"));
+        if switches {
+            notes.push(
+                "a switch's uplink is not in the GPUs' reports: it defaults to the GPUs' generation at x16; give it as [topology.nodes.<name>] gen / width".into(),
+            );
+        }
+    } else {
+        notes.push(format!(
+            "link widths and PCIe generations are the template's (`{}`); give a switch's uplink as [topology.nodes.<name>] gen / width",
+            o.template
+        ));
+    }
     if let Some(p) = &o.p2p {
         let (pn, not_ok) = parse_p2p(p)?;
         if pn != n {
@@ -749,6 +834,7 @@ mlx4_0  PHB     PHB     PHB     PHB     SYS     SYS     SYS     SYS      X
             template: "rtx-5090".into(),
             cpu_vendor: "AMD".into(),
             name: None,
+            pcie: None,
             p2p: Some(" \tGPU0\tGPU1\t\n GPU0\tX\tGNS\t\n GPU1\tGNS\tX\t\n".into()),
         };
         let matrix = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tPHB\t0-63\t0\t\tN/A\nGPU1\tPHB\t X \t0-63\t0\t\tN/A\n";

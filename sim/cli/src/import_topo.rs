@@ -20,6 +20,13 @@ pub struct ImportTopoArgs {
     /// The output of `nvidia-smi topo -p2p r` on the same box: sets gpu.p2p (every pair OK or not).
     #[arg(long, value_name = "FILE")]
     p2p: Option<PathBuf>,
+    /// The GPUs' own PCIe links on the same box: sets gpu.pcie_gen / pcie_width. Any one of: the csv
+    /// of `nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.max,pcie.link.gen.current,
+    /// pcie.link.width.max,pcie.link.width.current --format=csv`, `nvidia-smi -q` (GPU Link Info) or
+    /// `lspci -vv` of the GPUs (LnkCap/LnkSta). The maximum generation is used (the current one drops
+    /// at idle); a current width below the maximum is used, with a warning.
+    #[arg(long, value_name = "FILE")]
+    pcie: Option<PathBuf>,
     /// The preset's name (default: GPU count, template and source).
     #[arg(long)]
     name: Option<String>,
@@ -45,11 +52,16 @@ pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(t) => t,
         Err(m) => return bad_input(err, &m),
     };
+    let pcie = match a.pcie.as_ref().map(read).transpose() {
+        Ok(t) => t,
+        Err(m) => return bad_input(err, &m),
+    };
     let o = Options {
         template: a.gpu,
         cpu_vendor: a.cpu_vendor,
         name: a.name,
         p2p,
+        pcie,
     };
     let source = a
         .matrix
@@ -57,9 +69,14 @@ pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         .map_or("<stdin>".to_string(), |p| p.display().to_string());
     let imported = match import_topo::import(&matrix, &o) {
         Ok(i) => i,
+        // The --pcie file's own errors name its lines: prefix its path, not the matrix's.
+        Err(e) if e.is_pcie() => {
+            let p = a.pcie.as_ref().map_or(String::new(), |p| p.display().to_string());
+            return bad_input(err, &format!("{p}: {e}"));
+        }
         Err(e) => return bad_input(err, &format!("{source}: {e}")),
     };
-    let inputs: Vec<PathBuf> = a.matrix.into_iter().chain(a.p2p).collect();
+    let inputs: Vec<PathBuf> = a.matrix.into_iter().chain(a.p2p).chain(a.pcie).collect();
     write_imported(
         &imported.text,
         &imported.notes,

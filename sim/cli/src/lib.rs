@@ -222,11 +222,11 @@ enum Command {
     )]
     Import(import_command::ImportArgs),
     /// A hardware preset for your own box from the `nvidia-smi topo -m` matrix it prints (and
-    /// optionally `nvidia-smi topo -p2p r`): the PCIe tree that gives every pair's class, over a
-    /// bundled GPU template; what the matrix cannot tell is stated in the file.
+    /// optionally `nvidia-smi topo -p2p r` and the GPUs' PCIe links): the PCIe tree that gives every
+    /// pair's class, over a bundled GPU template; what the inputs cannot tell is stated in the file.
     #[command(
         name = "import-topo",
-        after_help = "Examples:\n  nvidia-smi topo -m > topo.txt; nvidia-smi topo -p2p r > p2p.txt\n  tpsim import-topo --gpu rtx-pro-6000-workstation --cpu-vendor amd --p2p p2p.txt topo.txt -o my-box.toml\n  tpsim topo --hardware ./my-box.toml"
+        after_help = "Examples:\n  nvidia-smi topo -m > topo.txt; nvidia-smi topo -p2p r > p2p.txt\n  tpsim import-topo --gpu rtx-pro-6000-workstation --cpu-vendor amd --p2p p2p.txt topo.txt -o my-box.toml\n  nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.max,pcie.link.gen.current,pcie.link.width.max,pcie.link.width.current --format=csv > pcie.csv\n  tpsim import-topo --gpu rtx-5090 --cpu-vendor amd --pcie pcie.csv topo.txt -o my-box.toml\n  tpsim topo --hardware ./my-box.toml"
     )]
     ImportTopo(import_topo::ImportTopoArgs),
     // Issue #18 (load):
