@@ -32,6 +32,7 @@ pub mod cuda_graphs; // issue #17 (graphs): CUDA-graph capture keys, vLLM async 
 pub mod cudagraph_mode; // graphmode: vLLM's compilation_config.cudagraph_mode
 pub mod cudagraph_support; // graphverify: the mode settled against the attention backend
 pub mod dcp; // issue #17: vLLM decode context parallelism
+mod dots1; // families15 (issue #17): dots.llm1's engine releases (none of SGLang's)
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments

@@ -470,7 +470,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 60] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 61] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -553,6 +553,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 60] = [
     "InternLM2ForCausalLM",
     // families13 (issue #17): StarCoder2 (biased LayerNorm layer, non-gated GELU MLP, sliding window).
     "Starcoder2ForCausalLM",
+    // families15 (issue #17): dots.llm1 (DeepSeek-V3-style MoE, Qwen3-style attention; vLLM only).
+    "Dots1ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -645,6 +647,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families13 (issue #17): vLLM 0.19.0 `registry.py` `"Starcoder2ForCausalLM": ("starcoder2",
         // "Starcoder2ForCausalLM")`; SGLang 0.5.8 `models/starcoder2.py` (`EntryClass`).
         "Starcoder2ForCausalLM" => Architecture::Starcoder2,
+        // families15 (issue #17): vLLM 0.19.0 `registry.py` `"Dots1ForCausalLM": ("dots1",
+        // "Dots1ForCausalLM")` (from 0.9.2); SGLang has no model file (`sim::scenario::dots1`).
+        "Dots1ForCausalLM" => Architecture::Dots1,
         _ => return None,
     })
 }
@@ -930,6 +935,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if arch == Architecture::Starcoder2 {
         super::starcoder2::check(text, hidden, heads, an)?;
     }
+    // families15 (issue #17): what dots.llm1 refuses (`llm::dots1::check`).
+    if arch == Architecture::Dots1 {
+        super::dots1::check(text)?;
+    }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {
         super::olmo2::check(text, hidden, heads, an)?;
@@ -1166,6 +1175,9 @@ fn feed_forward(
         a if matches!(a, Architecture::Glm4Moe | Architecture::Glm4vMoe) || is_deepseek_mla(a) => {
             deepseek_style_ffn(text, num_layers, an)?
         }
+        // families15 (issue #17): dots.llm1's `Dots1DecoderLayer` picks MoE by the same rule (vLLM
+        // 0.19.0 `dots1.py`: `layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0`).
+        Architecture::Dots1 => deepseek_style_ffn(text, num_layers, an)?,
         // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
         // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
         // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
@@ -1552,6 +1564,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Olmo2 | Architecture::Olmoe => true,
         // families5 (issue #17): EXAONE 4's per-head `q_norm` / `k_norm` (`llm::exaone4`).
         Architecture::Exaone4 => true,
+        // families15 (issue #17): dots.llm1 always builds per-head `q_norm` / `k_norm` (`llm::dots1`).
+        Architecture::Dots1 => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
@@ -1575,6 +1589,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
         // families2 (issue #17): Bailing's fp32 `expert_bias` (`llm::bailing`).
         Architecture::BailingMoeV2 => text.moe_router_enable_expert_bias.unwrap_or(false),
+        // families15 (issue #17): dots.llm1's with `topk_method = "noaux_tc"` (`llm::dots1`).
+        Architecture::Dots1 => super::dots1::routing_bias(text),
         _ => false,
     };
 

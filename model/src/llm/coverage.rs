@@ -169,6 +169,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::InternLM2 => &INTERNLM2,
         // families13 (issue #17): StarCoder2.
         Architecture::Starcoder2 => &STARCODER2,
+        // families15 (issue #17): dots.llm1.
+        Architecture::Dots1 => &DOTS1,
     }
 }
 
@@ -1140,6 +1142,24 @@ const STARCODER2_CHECKS: &[Check] = &[check(
     "llm::tests_starcoder2::starcoder2_3b_parameters_by_hand",
 )];
 
+// families15 (issue #17): dots.llm1 (`Dots1ForCausalLM`): Qwen3-style GQA with per-head q/k norms,
+// a dense first layer, then DeepSeek-V3-style MoE (128 experts top-6, 2 shared, noaux_tc bias), untied
+// head. vLLM `models/dots1.py` from 0.9.2; no SGLang release ships a model file (the scenario is
+// refused). No public engine start-up log was found: the weights are checked against the published
+// (rounded) parameter counts.
+static DOTS1: Coverage = Coverage {
+    arch: Architecture::Dots1,
+    families: "dots.llm1 base / inst (preset reconstructed from a public trimmed copy of the config); vLLM only",
+    sglang: NOT_MODELLED,
+    vllm: exact_memory(DOTS1_CHECKS),
+};
+
+/// The published sizes, engine-independent (the weights vLLM loads).
+const DOTS1_CHECKS: &[Check] = &[check(
+    "rednote-hilab/dots.llm1.inst model card: \"14B activated and 142B total parameters\"; 142,774,381,696 total and 14,016,588,928 active by hand; rounded sizes, not an engine log",
+    "llm::tests_dots1::dots1_parameters_by_hand",
+)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1151,7 +1171,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 54);
+        assert_eq!(all.len(), 55);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

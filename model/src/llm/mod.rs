@@ -58,6 +58,8 @@ mod cohere;
 mod internlm2;
 // families13 (issue #17): Starcoder2ForCausalLM (LayerNorms with biases, non-gated biased MLP).
 mod starcoder2;
+// families15 (issue #17): Dots1ForCausalLM (DeepSeek-V3-style MoE behind Qwen3-style attention).
+mod dots1;
 mod weights;
 
 #[cfg(test)]
@@ -115,6 +117,9 @@ mod tests_ministral3;
 // families13 (issue #17): StarCoder2.
 #[cfg(test)]
 mod tests_starcoder2;
+// families15 (issue #17): dots.llm1.
+#[cfg(test)]
+mod tests_dots1;
 
 use serde::Serialize;
 
@@ -445,6 +450,13 @@ pub enum Architecture {
     /// tied embeddings by default. vLLM 0.19.0 slides every layer over `sliding_window`; SGLang 0.5.8
     /// applies no window (`models/starcoder2.py` in both). See the `starcoder2` module.
     Starcoder2,
+    // families15 (issue #17): dots.llm1 (`dots1` module).
+    /// `Dots1ForCausalLM` (rednote-hilab dots.llm1, 142B-A14B): GQA with per-head q/k RMSNorms and no
+    /// biases (Qwen3's attention), a dense `first_k_dense_replace` prefix, then DeepSeek-V3's MoE
+    /// (sigmoid `noaux_tc` routing, routed experts of `moe_intermediate_size`, `n_shared_experts`
+    /// shared), untied head. vLLM `models/dots1.py` from 0.9.2; no SGLang release has it. See the
+    /// `dots1` module.
+    Dots1,
 }
 
 impl Architecture {

@@ -391,6 +391,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::InternLM2 => "internlm2",
         // families13 (issue #17): the StarCoder2 configs' `model_type`.
         A::Starcoder2 => "starcoder2",
+        // families15 (issue #17): the dots.llm1 configs' `model_type`.
+        A::Dots1 => "dots1",
     }
 }
 
