@@ -29,10 +29,9 @@
 //! `tests/data/throughput.tsv`, never copied into a scenario.
 //!
 //! **What is compared**: the row is 1000 ÷ the file's median TPOT (the per-stream decode step), tpsim's
-//! 1000 ÷ its median TPOT. The sweeps' other points (5090: c 20–40, Pro 6000: c 12, 20–64) are left out: from
-//! c 20 (5090) and c 40 (Pro 6000) the median TTFT rises from under 1 s to 1.8–44 s, a queue behind the KV
-//! pool whose size under vLLM 0.16 is not logged in the files; the points kept have median TTFTs of 0.78 to
-//! 0.84 s (no queue).
+//! 1000 ÷ its median TPOT. Three points of each sweep are taken (5090: c 8, 12, 16; Pro 6000: c 8, 16, 32),
+//! all with median TTFTs of 0.78 to 0.84 s (no queue); from c 20 (5090) and c 40 (Pro 6000) the median TTFT
+//! rises to 1.8–44 s, a queue behind the KV pool whose size under vLLM 0.16 the files do not log.
 //!
 //! Not taken this round (searched): every `[bench]` issue of github.com/noonghunna/club-3090 that the issues
 //! corpus and the repository snapshot (BENCHMARKS.md) hold serves a model no bundled preset describes —
