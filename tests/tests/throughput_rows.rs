@@ -136,6 +136,10 @@ const COOKBOOK_KIMI_K25_H200_MISS: &str = "newdeploys18: tpsim's H200 step is 0.
 const COOKBOOK_GLM47_FLASH_B200_MISS: &str = "newdeploys18: tpsim's B200 step is 0.52x, 0.61x and 0.60x the page's: median TPOT 8.82, 18.00 and 33.56 ms (1000/1000 at 1, 16 and 100 in flight) against tpsim's 4.56, 10.96 and 20.02. tpsim's c 1 step: MoE 2.37 ms (46 MoE layers x 52 us), attention (MLA, triton backend as launched) 2.03, the rest 0.16, no allreduce at TP 1; at c 16 MoE 6.98, attention 2.19; at c 100 MoE 9.98, attention 3.25. The page is 4.26, 7.04 and 13.54 ms a step over: 93, 153 and 294 us per MoE layer, the b200 decomposition's class (16-bit MoE under SGLang on SM 10.0 1.6-1.95x at c 1; book/src/validation.md 'The B200 step under SGLang (b200)'); tpsim warns that SGLang 0.5.8 ships no E=64,N=1536 B200 fused-MoE config and charges nothing for it (the untuned cost is measured on SM 9.0 only). The page's median ITL is 16.07 and 24.06 ms at c 16 and c 100 against tpsim's 10.01 and 14.62. The page's 'SGLang 0.5.7' simulated as 0.5.8 (tpsim's first release with models/glm4_moe_lite.py). Not located, not fitted";
 /// Why tpsim misses the SGLang cookbook's DeepSeek-R1-0528 rows on 8× B200 (newdeploys18).
 const COOKBOOK_R1_B200_MISS: &str = "newdeploys18: tpsim's B200 step is 0.69x, 0.77x and 0.74x the page's: median TPOT 9.15, 17.46 and 41.98 ms (1000/1000 at 1, 16 and 100 in flight) against tpsim's 6.35, 13.41 and 31.19. tpsim's c 1 step: MoE 2.38 ms (58 MoE layers x 41.0 us, FP8 block experts on SGLang's flashinfer_trtllm runner, which SGLang 0.5.5+ picks for DeepSeek fp8 on SM 10.x and under which it does not fuse the shared expert: sm100moe), attention (MLA) 3.14, allreduce 0.68, the rest 0.15; at c 16 MoE 6.61, attention 3.35, allreduce 0.85; at c 100 MoE 13.09, attention 4.74, allreduce 1.15. The page is 2.80, 4.05 and 10.79 ms a step over: 48, 70 and 186 us per MoE layer, the b200 decomposition's class (block-FP8 and 16-bit MoE under SGLang on SM 10.0; book/src/validation.md 'The B200 step under SGLang (b200)'), smaller at c 1 than GLM-4.6's 78 or MiniMax-M2.5's 72. The page's median ITL is 14.70 and 26.36 ms at c 16 and c 100 against tpsim's 11.69 and 21.49. Not located, not fitted";
+/// Why tpsim misses cloudrift's deplodock Qwen3-Coder-30B-A3B AWQ rows on one RTX 5090 at 12 and 16 in flight (newdeploys19).
+const DEPLODOCK_CODER30B_5090_MISS: &str = "newdeploys19: tpsim's RTX 5090 step is 1.30x and 1.26x the file's at 12 and 16 in flight: median TPOT 12.77 and 13.57 ms (random 4000/4000, vLLM 0.16.0 as 'latest') against tpsim's 16.65 and 17.05 (at 8 in flight 1.16x, 8.97 against 10.44, and at 4 with --max-model-len 8192 0.92x, 7.06 against 6.51: within). tpsim's c 12 step: attention 7.85 ms (FLASH_ATTN, vLLM 0.16's pick on SM 12.0), MoE 7.52 (48 MoE layers x 157 us, AWQ INT4 experts), lm_head 0.43; at c 16 attention 8.59, MoE 8.02; at c 8 attention 4.81, MoE 5.26. The KV a c 12 step reads is 12 contexts of 4000-8000 tokens (6000 on average) x 98,304 B = 7.08 GB, 3.95 ms at the 5090's 1.79 TB/s: tpsim's attention is 1.99x that read, and if tpsim's MoE is right the file's step leaves 4.8 ms (1.22x) for it. The file's median ITL is 12.37 and 12.99 ms against tpsim's 15.34 and 15.61. Not located (long-context decode attention on SM 12.0 is the candidate), not fitted";
+/// Why tpsim misses cloudrift's deplodock Qwen3-Coder-Next FP8 rows on one RTX PRO 6000 at 4 and 32 in flight (newdeploys19).
+const DEPLODOCK_CODER_NEXT_PRO6000_MISS: &str = "newdeploys19: tpsim's RTX PRO 6000 step is 0.72x the file's at 4 in flight (the vLLM-vs-SGLang run, --max-model-len 8192: median TPOT 13.05 ms against tpsim's 9.35) and 1.35x at 32 (the sweep, --max-model-len 131072: 28.44 against 38.42); at 8 and 16 0.90x and 1.19x (15.96 and 19.66 against 14.29 and 23.30), within. tpsim's c 4 step: MoE 5.85 ms (48 MoE layers x 122 us, block-FP8 experts, 512 routed top-10 + 1 shared), attention (36 Gated DeltaNet + 12 gated attention layers) 3.11, lm_head 0.44; c 8 MoE 9.71, attention 4.25; c 16 MoE 16.54, attention 6.41; c 32 MoE 23.76 (495 us a layer), attention 9.28. From c 4 to 8, 16 and 32 the file's step grows 2.9, 6.6 and 15.4 ms, tpsim's 4.9, 14.0 and 29.1: the file's step has a larger fixed part and a smaller per-request part. tpsim's MoE follows the distinct experts a step touches under independent uniform routing (512 x (1 - (1 - 10/512)^n): 38.8, 74.7, 138.6 and 239.6 of 512 a layer at 4, 8, 16 and 32 tokens); routing concentrated on fewer experts would grow the measured MoE more slowly (a candidate: model.routing_skew is left at 0, nothing fitted). The c 4 run's median TTFT is 5.40 s against tpsim's 0.59 (8 requests only). Not located, not fitted";
 /// Rows outside [`TARGET`] with the default profile, each with the reason (book/src/validation.md,
 /// "Known misses"). Labels as passed to [`validate`].
 pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
@@ -233,6 +237,23 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "DeepSeek-R1-0528 FP8, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/1k c 100 (per-stream TPOT)",
         COOKBOOK_R1_B200_MISS,
+    ),
+    // newdeploys19: tests/tests/throughput_newdeploys19.rs (cloudrift's deplodock sweeps: Qwen3-Coder-30B-A3B AWQ on one RTX 5090, Qwen3-Coder-Next FP8 on one RTX PRO 6000).
+    (
+        "Qwen3-Coder-30B-A3B AWQ, vLLM 0.16.0 (latest), 1× RTX 5090 TP 1, random 4k/4k c 12 (per-stream TPOT)",
+        DEPLODOCK_CODER30B_5090_MISS,
+    ),
+    (
+        "Qwen3-Coder-30B-A3B AWQ, vLLM 0.16.0 (latest), 1× RTX 5090 TP 1, random 4k/4k c 16 (per-stream TPOT)",
+        DEPLODOCK_CODER30B_5090_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.16.0 (latest), 1× RTX PRO 6000 TP 1, random 4k/4k c 32 (per-stream TPOT)",
+        DEPLODOCK_CODER_NEXT_PRO6000_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.16.0 (latest), 1× RTX PRO 6000 TP 1, random 4k/4k c 4, 8k context (per-stream TPOT)",
+        DEPLODOCK_CODER_NEXT_PRO6000_MISS,
     ),
     (
         "Llama-3.1-70B (Llama-3.3-70B-Instruct), SGLang (0.4.0 era), 4× H200 TP 4, random 1k/1k 4 req/s (per-stream ITL)",
@@ -992,6 +1013,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let newdeploys18 = crate::throughput_newdeploys18::NEWDEPLOYS18_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys19.rs (newdeploys19: cloudrift's deplodock sweeps on one RTX 5090 / RTX PRO 6000)
+        let newdeploys19 = crate::throughput_newdeploys19::NEWDEPLOYS19_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -1011,6 +1036,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || newdeploys16
                 || newdeploys17
                 || newdeploys18
+                || newdeploys19
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

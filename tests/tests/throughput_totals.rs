@@ -378,6 +378,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys18::validation_glm_4_7_flash_sglang_b200x1_tp1",
         crate::throughput_newdeploys18::validation_glm_4_7_flash_sglang_b200x1_tp1,
     ),
+    (
+        "throughput_newdeploys19::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k",
+        crate::throughput_newdeploys19::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k,
+    ),
+    (
+        "throughput_newdeploys19::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_c4",
+        crate::throughput_newdeploys19::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_c4,
+    ),
+    (
+        "throughput_newdeploys19::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k",
+        crate::throughput_newdeploys19::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k,
+    ),
+    (
+        "throughput_newdeploys19::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c4",
+        crate::throughput_newdeploys19::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c4,
+    ),
 ];
 
 /// The figures the README and the book state.
