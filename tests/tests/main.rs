@@ -101,6 +101,8 @@ mod families11;
 mod families12;
 // families13 (issue #17): StarCoder2.
 mod families13;
+// families14 (issue #17): InternVL.
+mod families14;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -58,6 +58,8 @@ mod cohere;
 mod internlm2;
 // families13 (issue #17): Starcoder2ForCausalLM (LayerNorms with biases, non-gated biased MLP).
 mod starcoder2;
+// families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
+mod internvl;
 mod weights;
 
 #[cfg(test)]
@@ -115,6 +117,9 @@ mod tests_ministral3;
 // families13 (issue #17): StarCoder2.
 #[cfg(test)]
 mod tests_starcoder2;
+// families14 (issue #17): InternVL.
+#[cfg(test)]
+mod tests_internvl;
 
 use serde::Serialize;
 
