@@ -50,6 +50,7 @@ mod glm4_moe_lite; // families10 (issue #17): the engine releases that serve GLM
 mod glm4v; // families7 (issue #17): the engine releases that serve GLM-4.5V
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
+mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL
 pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them

@@ -103,6 +103,8 @@ mod families12;
 mod families13;
 // families15 (issue #17): dots.llm1.
 mod families15;
+// families14 (issue #17): InternVL.
+mod families14;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

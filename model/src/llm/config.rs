@@ -29,6 +29,15 @@ pub struct ModelConfig {
     /// Vision tower config of multimodal wrappers (kept as raw JSON: its keys vary by family).
     #[serde(default)]
     pub vision_config: Option<serde_json::Value>,
+    /// families14 (issue #17): the language model of `InternVLChatModel` (`llm::internvl`).
+    #[serde(default)]
+    pub llm_config: Option<Box<ModelConfig>>,
+    /// families14: InternVL's pixel-shuffle ratio (`downsample_ratio`, 0.5 in every published config).
+    #[serde(default)]
+    pub downsample_ratio: Option<f64>,
+    /// families14: the InternViT block whose output InternVL projects (`select_layer`, -1).
+    #[serde(default)]
+    pub select_layer: Option<i64>,
     /// Weight dtype of the release (`torch_dtype`, renamed `dtype` by transformers ≥ 4.56).
     #[serde(default)]
     pub torch_dtype: Option<String>,
@@ -555,6 +564,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 61] = [
     "Starcoder2ForCausalLM",
     // families15 (issue #17): dots.llm1 (DeepSeek-V3-style MoE, Qwen3-style attention; vLLM only).
     "Dots1ForCausalLM",
+    // families14 (issue #17): InternVL 2.5 / 3 / 3.5 (lowered as its `llm_config` tower, `llm::internvl`).
+    "InternVLChatModel",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -650,6 +661,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families15 (issue #17): vLLM 0.19.0 `registry.py` `"Dots1ForCausalLM": ("dots1",
         // "Dots1ForCausalLM")` (from 0.9.2); SGLang has no model file (`sim::scenario::dots1`).
         "Dots1ForCausalLM" => Architecture::Dots1,
+        // families14 (issue #17): InternVL's wrapper has no language model of its own: `lower` reads the
+        // tower from `llm_config.architectures` (`llm::internvl::tower_arch`). By name alone it is
+        // listed with its most common tower, Qwen2 (InternVL 2.5 / 3), whose coverage row names it.
+        "InternVLChatModel" => Architecture::Qwen2,
         _ => return None,
     })
 }
@@ -729,6 +744,12 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         found: arch_name.to_string(),
         supported: SUPPORTED_ARCHITECTURES.to_vec(),
     })?;
+    // families14 (issue #17): InternVL is lowered as the language model its `llm_config` names.
+    let arch = if arch_name == super::internvl::INTERNVL {
+        super::internvl::tower_arch(cfg)?
+    } else {
+        arch
+    };
     // fam (issue #16): LLaVA-NeXT's published text_config omits the widths transformers fills in.
     let filled: ModelConfig;
     let cfg: &ModelConfig = if arch == Architecture::LlavaNext {
@@ -997,6 +1018,11 @@ fn text_and_vision<'a>(
                 )
             }
         }
+    } else if arch_name == super::internvl::INTERNVL {
+        // families14 (issue #17): the language model in `llm_config` plus InternViT and `mlp1`.
+        let text = super::internvl::llm_config(cfg)?;
+        let th = req(text.hidden_size, "llm_config.hidden_size", arch_name)?;
+        (text, true, Some(super::internvl::internvit(cfg, th)?))
     } else if arch == Architecture::Glm4vMoe {
         // families7 (issue #17): the GLM-4.5-Air text tower in `text_config` plus the GLM-4V ViT.
         let text = required_text_config(cfg, arch_name)?;

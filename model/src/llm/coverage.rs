@@ -217,24 +217,42 @@ static LLAMA: Coverage = Coverage {
     ]),
 };
 
+// families14 (issue #17): InternVL (`InternVLChatModel`) is listed here with its Qwen2 tower: it is
+// lowered as the tower its `llm_config` names (`llm::internvl`), InternViT and mlp1 added.
 static QWEN2: Coverage = Coverage {
     arch: Architecture::Qwen2,
-    families: "Qwen2, Qwen2.5, QwQ",
-    sglang: exact_memory(&[check(
+    families: "Qwen2, Qwen2.5, QwQ; InternVL 2.5 / 3 / 3.5 (InternVLChatModel: InternViT + mlp1 + the llm_config tower, lowered as Qwen2, InternLM2, Llama / InternLM3 or Qwen3; InternVL3-1B preset from a public transformers dump; SGLang from 0.4.6 assumed, without Llama / InternLM3 towers)",
+    sglang: exact_memory(&QWEN2_SGLANG_CHECKS),
+    vllm: exact_memory(&QWEN2_VLLM_CHECKS),
+};
+
+/// SGLang: the QwQ-32B start-up row and the InternVL size check.
+const QWEN2_SGLANG_CHECKS: [Check; 2] = [
+    check(
         "tests/data/engine-memory.tsv line 2: SGLang ~0.4.3, QwQ-32B, 4× L4 TP 4",
         "engine_memory_rows::sglang_0_4_3_qwq_32b_l4_tp4",
-    )]),
-    vllm: exact_memory(&[
-        check(
-            "tests/data/engine-memory.tsv line 34: vLLM 0.19.0, Qwen2.5-7B, 4× H100 TP 4",
-            "engine_memory_rows::vllm_0_19_qwen2_5_7b_h100_tp4",
-        ),
-        check(
-            "tests/data/engine-memory.tsv line 38: vLLM 0.19.0, Qwen2.5-7B W8A8, 1× H100",
-            "engine_memory_rows::vllm_0_19_qwen2_5_7b_w8a8_h100_tp1",
-        ),
-    ]),
-};
+    ),
+    INTERNVL_CHECK,
+];
+
+/// vLLM: the Qwen2.5-7B start-up rows and the InternVL size check.
+const QWEN2_VLLM_CHECKS: [Check; 3] = [
+    check(
+        "tests/data/engine-memory.tsv line 34: vLLM 0.19.0, Qwen2.5-7B, 4× H100 TP 4",
+        "engine_memory_rows::vllm_0_19_qwen2_5_7b_h100_tp4",
+    ),
+    check(
+        "tests/data/engine-memory.tsv line 38: vLLM 0.19.0, Qwen2.5-7B W8A8, 1× H100",
+        "engine_memory_rows::vllm_0_19_qwen2_5_7b_w8a8_h100_tp1",
+    ),
+    INTERNVL_CHECK,
+];
+
+/// families14 (issue #17): InternVL3-1B's size, engine-independent (the weights both engines load).
+const INTERNVL_CHECK: Check = check(
+    "InternVL3-1B: \"0.9B\" (InternVL3 paper, Table 1, as a public summary copies it; find_string id 55794825236); 938,193,024 by hand, its language model's 357,898,112 non-embedding = Qwen2.5-0.5B's card \"0.36B\" (find_string id 70947550986); rounded sizes, not an engine log",
+    "llm::tests_internvl::internvl3_1b_parameters_by_hand",
+);
 
 static QWEN3: Coverage = Coverage {
     arch: Architecture::Qwen3,

@@ -60,6 +60,8 @@ mod internlm2;
 mod starcoder2;
 // families15 (issue #17): Dots1ForCausalLM (DeepSeek-V3-style MoE behind Qwen3-style attention).
 mod dots1;
+// families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
+mod internvl;
 mod weights;
 
 #[cfg(test)]
@@ -120,6 +122,9 @@ mod tests_starcoder2;
 // families15 (issue #17): dots.llm1.
 #[cfg(test)]
 mod tests_dots1;
+// families14 (issue #17): InternVL.
+#[cfg(test)]
+mod tests_internvl;
 
 use serde::Serialize;
 

@@ -10,6 +10,7 @@
 //! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
 //! | GLM-4V ViT (GLM-4.5V, GLM-4.6V; `llm::glm4v`) | `depth` | `hidden_size` | `out_hidden_size` (merger: `intermediate_size`) | `num_heads` | `patch_size` | `image_size`, `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
+//! | InternViT (InternVL 2.5 / 3 / 3.5; `llm::internvl`) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `image_size`, `norm_type` (`rms_norm`), `qkv_bias` (false), `qk_normalization` (false); top level: `downsample_ratio` (0.5 only), `select_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Qwen3-VL ViT (Qwen3-VL, dense Qwen3.5) | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size`, `num_position_embeddings`, `deepstack_visual_indexes` (Qwen3.5: only []) | `num_hidden_layers` (absent → 24), `hidden_size` |
 //!
 //! "SGLang fraction dims" are the two numbers SGLang's `ServerArgs.adjust_mem_fraction_for_vlm`
@@ -59,6 +60,18 @@ pub enum VisionFamily {
     /// text width without biases, biased Conv3d patches, a learned position table, a Conv2d 2×2
     /// downsample to the text width and a SwiGLU merger; `llm::glm4v`).
     Glm4vVit,
+    /// families14 (issue #17): InternViT of InternVL 2.5 / 3 / 3.5 (LayerNorm or RMSNorm, layer
+    /// scales, GELU MLP with biases, class and learned position embeddings) plus the `mlp1` projector
+    /// (`llm::internvl`): whether the norms are LayerNorms, the qkv carries a bias, and q/k are
+    /// normalised.
+    InternVit {
+        /// `norm_type = "layer_norm"` (weight + bias) rather than `rms_norm`.
+        layer_norm: bool,
+        /// `qkv_bias`.
+        qkv_bias: bool,
+        /// `qk_normalization` (InternViT-6B): whole-width q_norm and k_norm a block.
+        qk_norm: bool,
+    },
 }
 
 /// Largest accepted vision width/count (as for the text tower).

@@ -1,4 +1,4 @@
-//! The refusal shared by the per-family release checks (`glm4v`, `glm4_moe_lite`, `ministral3`): a model class an
+//! The refusal shared by the per-family release checks (`glm4v`, `glm4_moe_lite`, `ministral3`, `internvl`): a model class an
 //! engine release does not ship is refused on `engine.version`, naming the engine's file and where the
 //! first release comes from.
 

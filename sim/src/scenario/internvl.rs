@@ -1,0 +1,118 @@
+//! families14 (issue #17): which engine releases serve InternVL (`InternVLChatModel`, lowered as its
+//! `llm_config` tower with InternViT and mlp1: `tpsim_model::llm` module `internvl`), and which
+//! towers each engine builds.
+//!
+//! - **Releases.** vLLM registers `InternVLChatModel` from 0.5.4: vllm-project/vllm PR 6514
+//!   ("Initialize support for InternVL2 series models", merged after 0.5.3.post1, "it'll only be
+//!   included in the next release (e.g. 0.5.4)"); vllm issue 6989 shows 0.5.3.post1 refusing it
+//!   ("Model architectures ['InternVLChatModel'] are not supported for now"). SGLang adds
+//!   `models/internvl.py` with sgl-project/sglang PR 5350 ("Support InternVL3", opened 2025-04-13,
+//!   Qwen2 and InternLM2 language models): tpsim takes 0.4.6 as its first release (assumed from the
+//!   PR, not read from a wheel). Neither bound was read from a wheel.
+//! - **Towers under SGLang.** SGLang's `InternVLChatModel.__init__` (internvl.py as stored) builds
+//!   the language model only for `Qwen2ForCausalLM`, `InternLM2ForCausalLM`, `Qwen3MoeForCausalLM`,
+//!   `GptOssForCausalLM` and `Qwen3ForCausalLM`, and raises `NotImplementedError(f"{arch} is not
+//!   implemented.")` for any other: a Llama-layout tower (`LlamaForCausalLM`, InternVL3-9B's
+//!   `InternLM3ForCausalLM`) is refused under SGLang. vLLM builds any registered tower. When SGLang
+//!   first built the Qwen3 tower was not found (sgl-project/sglang issue 9666 asked for InternVL3.5 on
+//!   2025-08-26): tpsim holds it to the same 0.4.6, which may be early.
+
+use super::EngineKind;
+use super::first_release::FirstRelease;
+use tpsim_model::llm::{Architecture, ModelSpec, VisionFamily};
+
+/// The first SGLang release taken to have `models/internvl.py` (module doc: assumed).
+const FIRST_SGLANG: [u64; 3] = [0, 4, 6];
+
+/// The first vLLM release that registers `InternVLChatModel` (module doc).
+const FIRST_VLLM: [u64; 3] = [0, 5, 4];
+
+/// Whether `model` is an InternVL (its tower is InternViT).
+fn is_internvl(model: &ModelSpec) -> bool {
+    model
+        .vision
+        .is_some_and(|v| matches!(v.family, VisionFamily::InternVit { .. }))
+}
+
+/// The refusal of an InternVL scenario under a release without the model, or under SGLang with a
+/// tower SGLang does not build: `(key, message)`.
+pub(super) fn check(
+    kind: EngineKind,
+    model: &ModelSpec,
+    version: &str,
+) -> Result<(), (&'static str, String)> {
+    if !is_internvl(model) {
+        return Ok(());
+    }
+    super::first_release::refuse_before(
+        kind,
+        version,
+        &FirstRelease {
+            first: &FIRST_SGLANG,
+            file: "models/internvl.py",
+            since: "tpsim takes 0.4.6, the first SGLang release after PR 5350, as the first with it",
+        },
+        &FirstRelease {
+            first: &FIRST_VLLM,
+            file: "registry entry for InternVLChatModel",
+            since: "vLLM registers it from 0.5.4 (PR 6514)",
+        },
+        "InternVL (InternVLChatModel)",
+    )?;
+    if kind == EngineKind::Sglang && model.arch == Architecture::Llama {
+        return Err((
+            "engine.name",
+            "SGLang's models/internvl.py builds InternVL's language model only for Qwen2ForCausalLM, \
+             InternLM2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM and GptOssForCausalLM and raises \
+             NotImplementedError(\"<architecture> is not implemented.\") for this model's Llama-layout \
+             llm_config (LlamaForCausalLM or InternLM3ForCausalLM): use vllm, which builds any registered tower"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn internvl(tower: Option<&str>) -> ModelSpec {
+        let text = include_str!("../../../scenarios/models/internvl3-1b/config.json");
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        if let Some(t) = tower {
+            v["llm_config"]["architectures"] = serde_json::json!([t]);
+        }
+        ModelSpec::from_config_json(&v.to_string(), tpsim_model::llm::Quantization::bf16()).unwrap()
+    }
+
+    #[test]
+    fn releases_and_towers() {
+        let m = internvl(None);
+        let e = check(EngineKind::Sglang, &m, "0.4.5").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(e.1.contains("SGLang 0.4.5 has no models/internvl.py"), "{}", e.1);
+        assert!(e.1.contains("cannot serve InternVL"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &m, "0.4.6").is_ok());
+        assert!(check(EngineKind::Sglang, &m, "0.5.9").is_ok());
+        let e = check(EngineKind::Vllm, &m, "0.5.3").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.5.4"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &m, "0.5.4").is_ok());
+        assert!(check(EngineKind::Vllm, &m, "0.19.0").is_ok());
+        // An InternLM3 tower (InternVL3-9B): vLLM builds it, SGLang raises NotImplementedError.
+        let l = internvl(Some("InternLM3ForCausalLM"));
+        assert!(check(EngineKind::Vllm, &l, "0.19.0").is_ok());
+        let e = check(EngineKind::Sglang, &l, "0.5.9").unwrap_err();
+        assert_eq!(e.0, "engine.name");
+        assert!(e.1.contains("is not implemented."), "{}", e.1);
+        // An InternLM2 tower (InternVL2.5-8B) is built by both.
+        let i = internvl(Some("InternLM2ForCausalLM"));
+        assert!(check(EngineKind::Sglang, &i, "0.5.9").is_ok());
+        // Plain models are not held to these releases.
+        let q = ModelSpec::from_config_json(
+            include_str!("../../../scenarios/models/qwen2.5-7b/config.json"),
+            tpsim_model::llm::Quantization::bf16(),
+        )
+        .unwrap();
+        assert!(check(EngineKind::Sglang, &q, "0.4.0").is_ok());
+    }
+}
