@@ -93,14 +93,15 @@ fn imported(n: u32, o: &Options) -> (Scenario, engine_args::EngineCommand, Strin
 /// The SGLang commands that import (values read off the published commands): 1 (Qwen3.5-397B NVFP4,
 /// `--tp-size 4 --mem-fraction-static 0.85 --context-length 262144 --attention-backend triton
 /// --moe-runner-backend flashinfer_cutlass`, `NCCL_P2P_LEVEL=PHB`; `--quantization modelopt_fp4` is
-/// the preset's own format) and 3 (the same model with `--speculative-algorithm EAGLE` and no draft
+/// the preset's own format; `nvidia/Qwen3.5-397B-A17B-NVFP4` is NVIDIA's checkpoint, the preset
+/// `qwen3.5-397b-a17b-nvfp4-nvidia` since presets12, with the fp8 KV cache it declares) and 3 (the same model with `--speculative-algorithm EAGLE` and no draft
 /// path: the model's MTP layer, SGLang's NEXTN; steps 3, topk 1, 4 draft tokens; KV fp8_e4m3).
 #[test]
 fn surveyed_sglang_commands_import() {
     let o = preset("rtx-pro-6000-8x-1switch");
     let (s, c, text) = imported(1, &o);
     assert_eq!(s.engine.kind, EngineKind::Sglang);
-    assert_eq!(preset_of(&text), "qwen3.5-397b-a17b-nvfp4");
+    assert_eq!(preset_of(&text), "qwen3.5-397b-a17b-nvfp4-nvidia");
     assert_eq!(s.engine.tp, 4);
     assert_eq!(c.value_of("--mem-fraction-static"), Some("0.85"));
     assert_eq!(c.value_of("--context-length"), Some("262144"));
@@ -177,10 +178,11 @@ fn surveyed_vllm_commands_import() {
 /// The commands refused, each with the text that stops it: the engine's argparse (8: the fork's
 /// `--enable-pcie-oneshot-allreduce`; 12: `--moe-runner-backend b12x`, no choice of SGLang 0.5.8;
 /// 10 as published: `--port ${PORT}` with PORT set nowhere in the text), vLLM's own refusal (6:
-/// DCP with an fp8 KV cache before 0.25), and a model no preset describes (2, 5, 9, 13, 14; 11 since
+/// DCP with an fp8 KV cache before 0.25), and a model no preset describes (5, 9, 13, 14; 11 since
 /// presets10: [`surveyed_glm_4_7_fp8_resolves_by_its_alias`];
 /// 10 with its variables set: the EAGLE-3 draft). 15 imports since the `qwen3-32b` preset
-/// (newdeploys7): [`surveyed_vllm_commands_import`].
+/// (newdeploys7): [`surveyed_vllm_commands_import`]; 2 since the `kimi-k2.5-nvfp4` preset (presets12:
+/// tests/tests/presets12.rs).
 #[test]
 fn surveyed_commands_refused_say_why() {
     let o = preset("rtx-pro-6000-8x-1switch");
@@ -197,7 +199,6 @@ fn surveyed_commands_refused_say_why() {
     );
     refused(6, &o, "DCP not support fp8 kvcache now.");
     for (n, model) in [
-        (2, "nvidia/Kimi-K2.5-NVFP4"),
         (5, "osoleve/Qwen3.5-27B-NVFP4-MTP"),
         (9, "Sehyo/Qwen3.5-27B-NVFP4"),
         (13, "deepseek-ai/DeepSeek-V3.2-Exp"),

@@ -1,4 +1,4 @@
-//! recipes (issue #17 coverage, the user's own launch command): launch commands 17–56 of
+//! recipes (issue #17 coverage, the user's own launch command): launch commands 17–59 of
 //! `tests/data/launch-commands/`, collected from the vLLM recipes (vllm-project/recipes at 8959cf64),
 //! the SGLang cookbook (sgl-project/sgl-cookbook at 7b5bd9c0) and GitHub threads where users posted
 //! the command they ran (RTX PRO 6000, RTX 5090, RTX 4090), each file naming its source. Every
@@ -65,11 +65,11 @@ fn assert_lines(n: u32, text: &str, lines: &[&str]) {
     }
 }
 
-/// Commands 17–56 are all there, each opening with the source it was copied from (a repository
+/// Commands 17–59 are all there, each opening with the source it was copied from (a repository
 /// path at a commit, or a thread's URL with its author and date).
 #[test]
 fn every_collected_command_names_its_source() {
-    for n in 17..=56 {
+    for n in 17..=59 {
         let text = command(n);
         let head = text.lines().next().unwrap_or_default();
         assert!(

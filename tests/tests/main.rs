@@ -58,10 +58,12 @@ mod command_key;
 mod import_command;
 // Issue #19: a hardware preset from `nvidia-smi topo -m` (tpsim import-topo).
 mod import_topo;
-// recipes (issue #17 coverage): launch commands 17-56 from the vLLM recipes, the SGLang cookbook and users' threads.
+// recipes (issue #17 coverage): launch commands 17-59 from the vLLM recipes, the SGLang cookbook and users' threads.
 mod import_recipes;
 // presets11 (issue #17): presets and aliases for checkpoints launch commands and recipes name (Qwen3-30B-A3B(-Thinking-2507), Qwen3-Coder-480B, Kimi-K2, Llama-3.3-70B).
 mod presets11;
+// presets12 (issue #17): presets for nvidia/Kimi-K2.5-NVFP4 and nvidia/Qwen3.5-397B-A17B-NVFP4 (FP8 KV), and checkpoints recipes name.
+mod presets12;
 // Issue #17: engine-flag lists by version (SGLang 0.5.23, vLLM 0.12.0 / 0.33.0).
 mod engine_args_versions;
 // Issue #17 (consistency): one release per engine for a scenario without engine.version.
