@@ -76,7 +76,7 @@ fn internvl_llama_tower_is_vllm_only() {
     assert_eq!(vl["memory"]["cell_size_bytes"].as_u64().unwrap(), 6_144);
 }
 
-/// SGLang takes InternVL from 0.4.6 (PR 5350, assumed) and vLLM from 0.5.4 (PR 6514): SGLang 0.4.5
+/// SGLang ships InternVL from 0.4.6.post3 and vLLM from 0.5.4 (read from the wheels): SGLang 0.4.5
 /// is refused on `engine.version`, naming the file.
 #[test]
 fn internvl_sglang_before_its_first_release_is_refused() {

@@ -221,7 +221,7 @@ static LLAMA: Coverage = Coverage {
 // lowered as the tower its `llm_config` names (`llm::internvl`), InternViT and mlp1 added.
 static QWEN2: Coverage = Coverage {
     arch: Architecture::Qwen2,
-    families: "Qwen2, Qwen2.5, QwQ; InternVL 2.5 / 3 / 3.5 (InternVLChatModel: InternViT + mlp1 + the llm_config tower, lowered as Qwen2, InternLM2, Llama / InternLM3 or Qwen3; InternVL3-1B preset from a public transformers dump; SGLang from 0.4.6 assumed, without Llama / InternLM3 towers)",
+    families: "Qwen2, Qwen2.5, QwQ; InternVL 2.5 / 3 / 3.5 (InternVLChatModel: InternViT + mlp1 + the llm_config tower, lowered as Qwen2, InternLM2, Llama / InternLM3 or Qwen3; InternVL3-1B preset from a public transformers dump; SGLang from 0.4.6.post3 (Qwen3 towers from 0.5.2), read from the wheels, without Llama / InternLM3 towers)",
     sglang: exact_memory(&QWEN2_SGLANG_CHECKS),
     vllm: exact_memory(&QWEN2_VLLM_CHECKS),
 };

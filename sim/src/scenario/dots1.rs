@@ -33,7 +33,7 @@ pub(super) fn check(
             format!(
                 "SGLang {version} has no models/dots1.py (no SGLang release up to 0.5.9 ships one): it would log \
                  \"Dots1ForCausalLM has no SGLang implementation, falling back to Transformers implementation\" \
-                 and serve it through the Transformers backend, which tpsim does not model (use vllm, 0.9.2 or later)"
+                 and serve it through the Transformers backend, which tpsim does not model; vLLM serves it from 0.9.2 (use vllm)"
             ),
         )),
         EngineKind::Vllm => {

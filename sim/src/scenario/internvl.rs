@@ -7,24 +7,31 @@
 //!   included in the next release (e.g. 0.5.4)"); vllm issue 6989 shows 0.5.3.post1 refusing it
 //!   ("Model architectures ['InternVLChatModel'] are not supported for now"). SGLang adds
 //!   `models/internvl.py` with sgl-project/sglang PR 5350 ("Support InternVL3", opened 2025-04-13,
-//!   Qwen2 and InternLM2 language models): tpsim takes 0.4.6 as its first release (assumed from the
-//!   PR, not read from a wheel). Neither bound was read from a wheel.
+//!   Qwen2 and InternLM2 language models). Read from the PyPI wheels' file lists (2026-12-05): the
+//!   0.4.6, 0.4.6.post1 and 0.4.6.post2 wheels have no `sglang/srt/models/internvl.py`, 0.4.6.post3,
+//!   0.4.6.post4, 0.4.6.post5 and 0.4.7 have it: first release 0.4.6.post3. vLLM's 0.5.3.post1 wheel
+//!   has no `models/internvl.py`, 0.5.4's has it (with `intern_vit.py`).
 //! - **Towers under SGLang.** SGLang's `InternVLChatModel.__init__` (internvl.py as stored) builds
 //!   the language model only for `Qwen2ForCausalLM`, `InternLM2ForCausalLM`, `Qwen3MoeForCausalLM`,
 //!   `GptOssForCausalLM` and `Qwen3ForCausalLM`, and raises `NotImplementedError(f"{arch} is not
 //!   implemented.")` for any other: a Llama-layout tower (`LlamaForCausalLM`, InternVL3-9B's
-//!   `InternLM3ForCausalLM`) is refused under SGLang. vLLM builds any registered tower. When SGLang
-//!   first built the Qwen3 tower was not found (sgl-project/sglang issue 9666 asked for InternVL3.5 on
-//!   2025-08-26): tpsim holds it to the same 0.4.6, which may be early.
+//!   `InternLM3ForCausalLM`) is refused under SGLang. vLLM builds any registered tower. The towers
+//!   by release, read from the wheels' `internvl.py`: 0.4.6.post3 – 0.4.9 build Qwen2 and InternLM2;
+//!   0.4.10 adds Qwen3-MoE; the dense Qwen3 tower (InternVL3.5) is imported from 0.5.2rc2 (0.5.1.post3,
+//!   0.5.2rc0 and 0.5.2rc1 lack it; tpsim counts 0.5.2's release candidates as 0.5.2, so 0.5.2rc0/rc1
+//!   pass where the engine would not).
 
 use super::EngineKind;
 use super::first_release::FirstRelease;
 use tpsim_model::llm::{Architecture, ModelSpec, VisionFamily};
 
-/// The first SGLang release taken to have `models/internvl.py` (module doc: assumed).
-const FIRST_SGLANG: [u64; 3] = [0, 4, 6];
+/// The first SGLang release with `models/internvl.py`, 0.4.6.post3 (module doc: read from the wheels).
+const FIRST_SGLANG: [u64; 4] = [0, 4, 6, 3];
 
-/// The first vLLM release that registers `InternVLChatModel` (module doc).
+/// The first SGLang release whose `internvl.py` builds a `Qwen3ForCausalLM` tower (module doc).
+const FIRST_SGLANG_QWEN3_TOWER: [u64; 4] = [0, 5, 2, 0];
+
+/// The first vLLM release that registers `InternVLChatModel` (module doc: read from the wheels).
 const FIRST_VLLM: [u64; 3] = [0, 5, 4];
 
 /// Whether `model` is an InternVL (its tower is InternViT).
@@ -50,7 +57,7 @@ pub(super) fn check(
         &FirstRelease {
             first: &FIRST_SGLANG,
             file: "models/internvl.py",
-            since: "tpsim takes 0.4.6, the first SGLang release after PR 5350, as the first with it",
+            since: "SGLang ships it from 0.4.6.post3",
         },
         &FirstRelease {
             first: &FIRST_VLLM,
@@ -59,6 +66,18 @@ pub(super) fn check(
         },
         "InternVL (InternVLChatModel)",
     )?;
+    if kind == EngineKind::Sglang
+        && model.arch == Architecture::Qwen3
+        && super::first_release::ordered(version).as_slice() < FIRST_SGLANG_QWEN3_TOWER.as_slice()
+    {
+        return Err((
+            "engine.version",
+            format!(
+                "SGLang {version}'s models/internvl.py builds no Qwen3ForCausalLM language model (it does from \
+                 0.5.2): it cannot serve this InternVL 3.5 tower (set a later engine.version)"
+            ),
+        ));
+    }
     if kind == EngineKind::Sglang && model.arch == Architecture::Llama {
         return Err((
             "engine.name",
@@ -92,7 +111,16 @@ mod tests {
         assert_eq!(e.0, "engine.version");
         assert!(e.1.contains("SGLang 0.4.5 has no models/internvl.py"), "{}", e.1);
         assert!(e.1.contains("cannot serve InternVL"), "{}", e.1);
-        assert!(check(EngineKind::Sglang, &m, "0.4.6").is_ok());
+        let e = check(EngineKind::Sglang, &m, "0.4.6.post2").unwrap_err();
+        assert!(e.1.contains("SGLang ships it from 0.4.6.post3"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &m, "0.4.6.post3").is_ok());
+        // A Qwen3 tower (InternVL3.5): SGLang builds it from 0.5.2 only.
+        let q3 = internvl(Some("Qwen3ForCausalLM"));
+        let e = check(EngineKind::Sglang, &q3, "0.5.1.post3").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(e.1.contains("builds no Qwen3ForCausalLM"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &q3, "0.5.2").is_ok());
+        assert!(check(EngineKind::Vllm, &q3, "0.11.0").is_ok());
         assert!(check(EngineKind::Sglang, &m, "0.5.9").is_ok());
         let e = check(EngineKind::Vllm, &m, "0.5.3").unwrap_err();
         assert!(e.1.contains("vLLM registers it from 0.5.4"), "{}", e.1);
