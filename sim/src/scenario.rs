@@ -65,6 +65,7 @@ pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
 pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
+mod qwen2_vl; // families16 (issue #17): the engine releases that serve Qwen2-VL
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;

@@ -107,6 +107,8 @@ mod families13;
 mod families15;
 // families14 (issue #17): InternVL.
 mod families14;
+// families16 (issue #17): Qwen2-VL.
+mod families16;
 mod fitted;
 // Issue #16 (h4): weight-format kernel efficiency.
 mod format_efficiency;

@@ -479,7 +479,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 62] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 63] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -566,6 +566,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 62] = [
     "Dots1ForCausalLM",
     // families14 (issue #17): InternVL 2.5 / 3 / 3.5 (lowered as its `llm_config` tower, `llm::internvl`).
     "InternVLChatModel",
+    // families16 (issue #17): Qwen2-VL (Qwen2 text tower + the Qwen2-VL ViT, `llm::vlm`).
+    "Qwen2VLForConditionalGeneration",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -665,6 +667,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // tower from `llm_config.architectures` (`llm::internvl::tower_arch`). By name alone it is
         // listed with its most common tower, Qwen2 (InternVL 2.5 / 3), whose coverage row names it.
         "InternVLChatModel" => Architecture::Qwen2,
+        // families16 (issue #17): SGLang 0.5.8 `models/qwen2_vl.py` (`EntryClass`), vLLM 0.11.0
+        // `registry.py` `"Qwen2VLForConditionalGeneration": ("qwen2_vl", ...)`.
+        "Qwen2VLForConditionalGeneration" => Architecture::Qwen2Vl,
         _ => return None,
     })
 }
@@ -1052,6 +1057,13 @@ fn text_and_vision<'a>(
             text.hidden_size.unwrap_or(0),
             arch_name,
         )?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Qwen2Vl {
+        // families16 (issue #17): as Qwen2.5-VL, text keys at the top level (or under `text_config`
+        // in transformers ≥ 4.53 re-saves), plus the Qwen2-VL ViT.
+        let text = cfg.text_config.as_deref().unwrap_or(cfg);
+        let th = req(text.hidden_size, "hidden_size", arch_name)?;
+        let tower = super::vlm::qwen2_vit(cfg.vision_config.as_ref(), th, arch_name)?;
         (text, true, Some(tower))
     } else if arch == Architecture::Mistral3 {
         // h3: Mistral-3 = Pixtral ViT + patch-merger projector + a Mistral (Llama-layout) text tower.
@@ -1546,6 +1558,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // h3: Qwen2.5-VL's text tower is Qwen2 (bias on q/k/v); Qwen2-MoE reads `qkv_bias`, default
         // true (SGLang 0.5.9 `qwen2_moe.py`); GLM/GLM-4 read `attention_bias`.
         Architecture::Qwen25Vl | Architecture::Qwen2Moe => true,
+        // families16 (issue #17): Qwen2-VL's text tower is Qwen2 too (vLLM 0.11.0 builds
+        // `Qwen2ForCausalLM` for it; SGLang 0.5.8 `Qwen2Model`).
+        Architecture::Qwen2Vl => true,
         // fam (issue #16): GraniteMoE's projections never carry a bias (SGLang 0.5.9 / vLLM 0.11.0
         // `models/granitemoe.py`: `bias=False`); Phi-3.5-MoE reads `attention_bias` (SGLang; vLLM
         // 0.11.0 hard-codes `bias=True`, as the published config says).

@@ -171,6 +171,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Starcoder2 => &STARCODER2,
         // families15 (issue #17): dots.llm1.
         Architecture::Dots1 => &DOTS1,
+        // families16 (issue #17): Qwen2-VL.
+        Architecture::Qwen2Vl => &QWEN2_VL,
     }
 }
 
@@ -1178,6 +1180,29 @@ const DOTS1_CHECKS: &[Check] = &[check(
     "llm::tests_dots1::dots1_parameters_by_hand",
 )];
 
+// families16 (issue #17): Qwen2-VL (`Qwen2VLForConditionalGeneration`): the Qwen2 text tower with
+// M-RoPE and the Qwen2-VL ViT (`llm::vlm`), sharded with the text tower by both engines. SGLang from
+// 0.3.4.post1, vLLM from 0.6.1 (read from the wheels, `sim::scenario::qwen2_vl`). No public start-up
+// log was found: the weights are checked against the published (rounded) parameter count.
+static QWEN2_VL: Coverage = Coverage {
+    arch: Architecture::Qwen2Vl,
+    families: "Qwen2-VL 2B / 7B / 72B (text tower + Qwen2-VL ViT; 7B preset from a public copy of the config)",
+    sglang: exact_memory(QWEN2_VL_CHECKS),
+    vllm: exact_memory(QWEN2_VL_CHECKS),
+};
+
+/// The published sizes, engine-independent (the weights both engines load).
+const QWEN2_VL_CHECKS: &[Check] = &[
+    check(
+        "Qwen/Qwen2-VL-7B-Instruct: \"8.29B\" parameters (the Hub's safetensors count; no stored copy of the page was found); 8,291,375,616 by hand (7,615,616,512 text tower + 675,759,104 ViT and merger); a rounded size, not an engine log",
+        "llm::tests_qwen2_vl::qwen2_vl_7b_parameters_by_hand",
+    ),
+    check(
+        "Qwen/Qwen2-VL-2B-Instruct: \"Parameters 2.21\" (billions; ai-nexus-293.pages.dev/model/huggingface:qwen:qwen2-vl-2b-instruct, a copy of the Hub's figures); 2,208,985,600 by hand; a rounded size, not an engine log",
+        "llm::tests_qwen2_vl::qwen2_vl_2b_parameters_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1189,7 +1214,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 55);
+        assert_eq!(all.len(), 56);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -125,6 +125,9 @@ mod tests_dots1;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
+// families16 (issue #17): Qwen2-VL.
+#[cfg(test)]
+mod tests_qwen2_vl;
 
 use serde::Serialize;
 
@@ -274,6 +277,10 @@ pub enum Architecture {
     /// `Qwen2_5_VLForConditionalGeneration`: a Qwen2 text tower (QKV bias) plus the Qwen2.5 ViT
     /// (window attention, SwiGLU, 2×2 patch merger). See the `vlm` module.
     Qwen25Vl,
+    /// families16 (issue #17): `Qwen2VLForConditionalGeneration` (Qwen2-VL-2B/7B/72B): the same Qwen2
+    /// text tower with M-RoPE plus the Qwen2-VL ViT (LayerNorm, QuickGELU MLP of `embed_dim ×
+    /// mlp_ratio`, no window attention, 2×2 merger). See the `vlm` module.
+    Qwen2Vl,
     /// `Qwen2MoeForCausalLM` (Qwen1.5-MoE, Qwen2-57B-A14B): QKV bias, routed experts plus one shared
     /// expert of `shared_expert_intermediate_size` with a sigmoid `shared_expert_gate`.
     Qwen2Moe,

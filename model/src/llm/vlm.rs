@@ -9,6 +9,7 @@
 //! | Pixtral (Mistral-3) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `num_channels` (3); top level: `spatial_merge_size` (2), `multimodal_projector_bias` (false), `vision_feature_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Mllama | `num_hidden_layers` (+ `num_global_layers`) | `hidden_size` | `intermediate_size` | `attention_heads` | `patch_size` | `image_size`, `max_num_tiles`, `supported_aspect_ratios`, `num_channels`, `vision_output_dim` | `num_hidden_layers`, `hidden_size` |
 //! | Qwen2.5-VL ViT | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (default 2), `in_chans` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
+//! | Qwen2-VL ViT (families16) | `depth` | `embed_dim` | `embed_dim × mlp_ratio` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_chans` / `in_channels` (3), `spatial_merge_size` (2 only), `hidden_size` (the merger's output, the text width) | `num_hidden_layers` (absent → 24), `hidden_size` (the text width) |
 //! | GLM-4V ViT (GLM-4.5V, GLM-4.6V; `llm::glm4v`) | `depth` | `hidden_size` | `out_hidden_size` (merger: `intermediate_size`) | `num_heads` | `patch_size` | `image_size`, `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size` | `num_hidden_layers` (absent → 24), `hidden_size` |
 //! | InternViT (InternVL 2.5 / 3 / 3.5; `llm::internvl`) | `num_hidden_layers` | `hidden_size` | `intermediate_size` | `num_attention_heads` | `patch_size` | `image_size`, `norm_type` (`rms_norm`), `qkv_bias` (false), `qk_normalization` (false); top level: `downsample_ratio` (0.5 only), `select_layer` (−1 only) | `num_hidden_layers`, `hidden_size` |
 //! | Qwen3-VL ViT (Qwen3-VL, dense Qwen3.5) | `depth` | `hidden_size` | `intermediate_size` | `num_heads` | `patch_size` | `temporal_patch_size` (2), `in_channels` (3), `spatial_merge_size`, `out_hidden_size`, `num_position_embeddings`, `deepstack_visual_indexes` (Qwen3.5: only []) | `num_hidden_layers` (absent → 24), `hidden_size` |
@@ -26,6 +27,20 @@
 //! `RowParallelLinear` with biases; the `Conv3d` patch embedding (no bias), the RMSNorms `norm1`,
 //! `norm2` and the merger's `ln_q` are replicated. No learned position embedding (2-D rotary).
 
+//!
+//! families16 (issue #17): the Qwen2-VL tower, read from SGLang 0.5.8 `models/qwen2_vl.py` and vLLM
+//! 0.11.0 `model_executor/models/qwen2_vl.py` (the same layout in SGLang 0.3.4.post1's and vLLM
+//! 0.6.1's, the first releases with the file): per block two `nn.LayerNorm(embed_dim)` (weight +
+//! bias, replicated), attention `qkv` `ColumnParallelLinear(embed_dim, 3·embed_dim)` (bias, split by
+//! heads) and `proj` `RowParallelLinear` (bias), the QuickGELU MLP `fc1` `ColumnParallelLinear(embed_dim,
+//! int(embed_dim·mlp_ratio))` / `fc2` `RowParallelLinear`, both biased (their default `bias=True`);
+//! the `Conv3d` patch embedding without bias (replicated); the merger `Qwen2VisionPatchMerger`: a
+//! LayerNorm on `embed_dim`, `mlp.0` `ColumnParallelLinear(4·embed_dim, 4·embed_dim)` and `mlp.2`
+//! `RowParallelLinear(4·embed_dim, hidden_size)`, biased. Both engines build the merger with its
+//! default `spatial_merge_size = 2` whatever the config says, so another value is refused. The
+//! vision `hidden_size` is the merger's output (the text width: 1536 for 2B, 3584 for 7B), and it is
+//! what SGLang's `adjust_mem_fraction_for_vlm` reads as the tower's width.
+
 use serde::Serialize;
 
 use super::piece::{Fmt, Piece};
@@ -39,6 +54,9 @@ pub enum VisionFamily {
     /// Qwen2.5-VL's ViT (RMSNorm, SwiGLU MLP with biases, Conv3d patches over 2 frames, window
     /// attention, 2×2 merger MLP to the text width).
     QwenVit,
+    /// families16 (issue #17): Qwen2-VL's ViT (LayerNorm, QuickGELU MLP with biases, Conv3d patches
+    /// over 2 frames, full attention in every block, 2×2 merger MLP to the text width).
+    Qwen2Vit,
     /// Pixtral ViT of Mistral-3 (RMSNorm, SwiGLU MLP without biases, Conv2d patches, 2-D rotary)
     /// plus the Mistral-3 projector (RMSNorm, patch merger, two linears).
     Pixtral,
@@ -195,6 +213,126 @@ pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     // Merger: ln_q on the vision width, then (merge·h → merge·h) and (merge·h → text hidden).
     let m = h * v.merge;
     ps.push(Piece::vec(h));
+    ps.push(Piece::new(m / t, m, Fmt::Model));
+    ps.push(Piece::vec(m / t));
+    ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
+    ps.push(Piece::vec(v.text_hidden));
+    ps
+}
+
+/// families16 (issue #17): the Qwen2-VL tower from `vision_config` (module doc): `depth`, `embed_dim`,
+/// `num_heads`, `mlp_ratio` and `patch_size` required; `temporal_patch_size` (2), `in_chans` /
+/// `in_channels` (3), `spatial_merge_size` (2) and `hidden_size` (the text width) default as in
+/// transformers' `Qwen2VLVisionConfig`.
+pub(crate) fn qwen2_vit(
+    v: Option<&serde_json::Value>,
+    text_hidden: u64,
+    arch: &str,
+) -> Result<VisionTower, ModelError> {
+    let v = v.ok_or_else(|| ModelError::MissingField {
+        field: "vision_config".into(),
+        architecture: arch.into(),
+    })?;
+    let hidden = need(v, "embed_dim", arch)?;
+    let heads = need(v, "num_heads", arch)?;
+    if !hidden.is_multiple_of(heads) {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.num_heads".into(),
+            value: heads.to_string(),
+            expected: format!("a divisor of vision_config.embed_dim ({hidden})"),
+        });
+    }
+    let layers = vit_depth(v, "depth", arch)?;
+    // `mlp_hidden_dim = int(dim * mlp_ratio)` (both engines' `Qwen2VisionBlock`); 4 in every release.
+    let ratio = match v.get("mlp_ratio") {
+        None | Some(serde_json::Value::Null) => {
+            return Err(ModelError::MissingField {
+                field: "vision_config.mlp_ratio".into(),
+                architecture: arch.into(),
+            });
+        }
+        Some(x) => x
+            .as_f64()
+            .filter(|r| *r > 0.0 && *r <= 64.0)
+            .ok_or_else(|| ModelError::InvalidField {
+                field: "vision_config.mlp_ratio".into(),
+                value: x.to_string(),
+                expected: "a positive number no larger than 64".into(),
+            })?,
+    };
+    let intermediate = (hidden as f64 * ratio).floor() as u64;
+    if intermediate == 0 {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.mlp_ratio".into(),
+            value: ratio.to_string(),
+            expected: "a ratio that leaves a non-empty MLP (embed_dim × mlp_ratio ≥ 1)".into(),
+        });
+    }
+    if let Some(m) = get(v, "spatial_merge_size")?
+        && m != 2
+    {
+        return Err(ModelError::InvalidField {
+            field: "vision_config.spatial_merge_size".into(),
+            value: m.to_string(),
+            expected:
+                "2 (SGLang's and vLLM's Qwen2VisionPatchMerger is built with its default 2×2 merge whatever \
+                       the config says)"
+                    .into(),
+        });
+    }
+    let in_chans = get(v, "in_chans")?.or(get(v, "in_channels")?).unwrap_or(3);
+    Ok(VisionTower {
+        layers,
+        hidden,
+        intermediate,
+        heads,
+        patch: need(v, "patch_size", arch)?,
+        pos_emb_cells: 0,
+        merge: 4,
+        text_hidden: get(v, "hidden_size")?.unwrap_or(text_hidden),
+        assumed: false,
+        family: VisionFamily::Qwen2Vit,
+        projector_input: 0,
+        projector_output: 0,
+        temporal_patch: get(v, "temporal_patch_size")?
+            .unwrap_or(2)
+            .saturating_mul(in_chans),
+        // SGLang 0.5.8 `server_args.py` `adjust_mem_fraction_for_vlm`: `getattr(vision_config,
+        // "num_hidden_layers", 24)` and `getattr(vision_config, "hidden_size", 1024)`; Qwen2-VL's
+        // `hidden_size` is the merger's output width.
+        sglang_fraction_dims: (
+            get(v, "num_hidden_layers")?.unwrap_or(24),
+            get(v, "hidden_size")?.unwrap_or(1024),
+        ),
+        projector_bias: true,
+        global_layers: 0,
+        tiles: 0,
+        aspect_ratios: 0,
+        projector_in: 0,
+        deepstack_mergers: 0,
+    })
+}
+
+/// The Qwen2-VL tower per rank (sharding in the module doc), all at the model dtype.
+pub(crate) fn qwen2_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+    let (h, i) = (v.hidden, v.intermediate);
+    let mut ps = Vec::new();
+    for _ in 0..v.layers {
+        ps.push(Piece::vec(4 * h)); // norm1, norm2 (LayerNorm weight + bias)
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // attn.qkv
+        ps.push(Piece::vec(3 * h / t));
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // attn.proj
+        ps.push(Piece::vec(h));
+        ps.push(Piece::new(i / t, h, Fmt::Model)); // mlp.fc1
+        ps.push(Piece::vec(i / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // mlp.fc2
+        ps.push(Piece::vec(h));
+    }
+    // Conv3d patch embedding: embed_dim × (channels·temporal) × patch × patch, no bias.
+    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model));
+    // Merger: ln_q (LayerNorm on embed_dim), (4h → 4h), (4h → hidden_size).
+    let m = h * v.merge;
+    ps.push(Piece::vec(2 * h));
     ps.push(Piece::new(m / t, m, Fmt::Model));
     ps.push(Piece::vec(m / t));
     ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));

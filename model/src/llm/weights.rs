@@ -328,6 +328,8 @@ impl ModelSpec {
                 super::VisionFamily::MoonVit => vision_pieces(&v, t),
                 // h3: generic towers (`llm::vlm`).
                 super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t),
+                // families16 (issue #17): Qwen2-VL.
+                super::VisionFamily::Qwen2Vit => super::vlm::qwen2_vit_pieces(&v, t),
                 super::VisionFamily::Pixtral => super::vlm::pixtral_pieces(&v, t),
                 super::VisionFamily::Mllama => super::vlm::mllama_pieces(&v, t),
                 // Local/global attention families (issue #16): SigLIP (Gemma-3), Llama-4.

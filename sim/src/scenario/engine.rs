@@ -137,6 +137,8 @@ impl Resolver<'_> {
         super::dots1::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families14 (issue #17): releases without InternVL, SGLang's towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families16 (issue #17): releases without Qwen2-VL's model file (`scenario::qwen2_vl`).
+        super::qwen2_vl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

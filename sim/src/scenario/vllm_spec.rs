@@ -336,6 +336,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiniMaxM2 => "minimax_m2",
         A::GptOss => "gpt_oss",
         A::Qwen25Vl => "qwen2_5_vl_text",
+        // families16 (issue #17): transformers' `Qwen2VLTextConfig`.
+        A::Qwen2Vl => "qwen2_vl_text",
         A::Qwen2Moe => "qwen2_moe",
         A::Phi3 => "phi3",
         A::Granite => "granite",
