@@ -39,6 +39,7 @@ mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
 mod dtype;
 mod engine;
 mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
+mod ernie45; // families17 (issue #17): the releases that serve dense ERNIE-4.5 and dense Hunyuan
 mod error;
 mod exaone4; // families5 (issue #17): SGLang and EXAONE 4
 pub mod expert_parallel;

@@ -105,6 +105,8 @@ mod families12;
 mod families13;
 // families15 (issue #17): dots.llm1.
 mod families15;
+// families17 (issue #17): dense ERNIE-4.5 and dense Hunyuan.
+mod families17;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -479,7 +479,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 63] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 66] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -568,6 +568,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 63] = [
     "InternVLChatModel",
     // families16 (issue #17): Qwen2-VL (Qwen2 text tower + the Qwen2-VL ViT, `llm::vlm`).
     "Qwen2VLForConditionalGeneration",
+    // families17 (issue #17): dense ERNIE-4.5 (both names the engines register) and dense Hunyuan.
+    "Ernie4_5ForCausalLM",
+    "Ernie4_5_ForCausalLM",
+    "HunYuanDenseV1ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -670,6 +674,15 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families16 (issue #17): SGLang 0.5.8 `models/qwen2_vl.py` (`EntryClass`), vLLM 0.11.0
         // `registry.py` `"Qwen2VLForConditionalGeneration": ("qwen2_vl", ...)`.
         "Qwen2VLForConditionalGeneration" => Architecture::Qwen2Vl,
+        // families17 (issue #17): vLLM 0.19.0 `registry.py` `"Ernie4_5ForCausalLM": ("ernie45",
+        // "Ernie4_5ForCausalLM")` (from 0.10.1; 0.9.2 and 0.10.0 register `Ernie4_5_ForCausalLM`
+        // instead); SGLang 0.5.9 `models/ernie4.py` `EntryClass` has only `Ernie4_5_ForCausalLM`
+        // (`sim::scenario::ernie45`).
+        "Ernie4_5ForCausalLM" | "Ernie4_5_ForCausalLM" => Architecture::Ernie45,
+        // families17 (issue #17): vLLM 0.19.0 `registry.py` `"HunYuanDenseV1ForCausalLM":
+        // ("hunyuan_v1", "HunYuanDenseV1ForCausalLM")` (from 0.10.0); SGLang 0.5.9 `models/hunyuan.py`
+        // `EntryClass` (from 0.4.9.post3).
+        "HunYuanDenseV1ForCausalLM" => Architecture::HunYuanDenseV1,
         _ => return None,
     })
 }
@@ -896,6 +909,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         },
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
+        // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).
+        ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -945,9 +960,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = b.layers;
         spec.dense_intermediate = b.widest;
     }
-    // families6 (issue #17): what Hunyuan refuses (`llm::hunyuan::check`).
-    if arch == Architecture::HunYuanMoeV1 {
-        super::hunyuan::check(text)?;
+    // families6 (issue #17): what Hunyuan refuses (`llm::hunyuan::check`); families17: the dense one too.
+    if matches!(arch, Architecture::HunYuanMoeV1 | Architecture::HunYuanDenseV1) {
+        super::hunyuan::check(text, arch == Architecture::HunYuanDenseV1)?;
     }
     // families8 (issue #17): what Command R / R+ and Command R7B / A refuse (`llm::cohere::check`).
     if matches!(arch, Architecture::Cohere | Architecture::Cohere2) {
@@ -964,6 +979,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families15 (issue #17): what dots.llm1 refuses (`llm::dots1::check`).
     if arch == Architecture::Dots1 {
         super::dots1::check(text)?;
+    }
+    // families17 (issue #17): what dense ERNIE-4.5 refuses (`llm::ernie45::check`).
+    if arch == Architecture::Ernie45 {
+        super::ernie45::check(text)?;
     }
     // families3 (issue #17): what OLMo-2 refuses (`llm::olmo2::check`).
     if arch.whole_width_qk_norm() {
@@ -1170,7 +1189,7 @@ fn attention_of(
         // families6 (issue #17): Hunyuan reads `head_dim`, else `attention_head_dim` (SGLang 0.5.9
         // `hunyuan.py` `_get_head_dim`; vLLM 0.19.0 `hunyuan_v1.py` `HunYuanAttention`).
         let explicit = match (arch, text.head_dim) {
-            (Architecture::HunYuanMoeV1, None) => text.attention_head_dim,
+            (Architecture::HunYuanMoeV1 | Architecture::HunYuanDenseV1, None) => text.attention_head_dim,
             (_, d) => d,
         };
         let head_dim = match opt(explicit, "head_dim", false)? {
@@ -1574,6 +1593,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families (issue #17): ERNIE-4.5's projections carry biases only with `use_bias`, which
         // `llm::ernie` refuses (every published config says false).
         Architecture::Ernie45Moe => false,
+        // families17 (issue #17): dense ERNIE-4.5 likewise (`use_bias` refused by `llm::ernie45`).
+        Architecture::Ernie45 => false,
         // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.

@@ -173,6 +173,9 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Dots1 => &DOTS1,
         // families16 (issue #17): Qwen2-VL.
         Architecture::Qwen2Vl => &QWEN2_VL,
+        // families17 (issue #17): dense ERNIE-4.5 and dense Hunyuan.
+        Architecture::Ernie45 => &ERNIE45,
+        Architecture::HunYuanDenseV1 => &HUNYUAN_DENSE_V1,
     }
 }
 
@@ -1202,6 +1205,40 @@ const QWEN2_VL_CHECKS: &[Check] = &[
         "llm::tests_qwen2_vl::qwen2_vl_2b_parameters_by_hand",
     ),
 ];
+// families17 (issue #17): dense ERNIE-4.5 (`Ernie4_5ForCausalLM` / `Ernie4_5_ForCausalLM`): the Llama
+// layer, tied embeddings. vLLM `models/ernie45.py` (a `LlamaForCausalLM`) from 0.9.2 under the
+// remote-code name, from 0.10.1 under transformers' name; SGLang `models/ernie4.py` from 0.5.0 under the
+// remote-code name only (the other is refused: `sim::scenario::ernie45`). No public engine start-up
+// log was found: the weights are checked against the published (rounded) parameter count.
+static ERNIE45: Coverage = Coverage {
+    arch: Architecture::Ernie45,
+    families: "ERNIE-4.5-0.3B (preset: the first release's config from a public copy, under transformers' name); SGLang only under the remote-code name Ernie4_5_ForCausalLM",
+    sglang: exact_memory(ERNIE45_CHECKS),
+    vllm: exact_memory(ERNIE45_CHECKS),
+};
+
+/// The published size, engine-independent (the weights both engines load).
+const ERNIE45_CHECKS: &[Check] = &[check(
+    "ERNIE-4.5-0.3B: \"360 million parameters\" (apxml.com/models/ernie-45-03b-base); 360,748,032 by hand with tied embeddings; a rounded size, not an engine log",
+    "llm::tests_families17::ernie45_03b_parameters_by_hand",
+)];
+
+// families17 (issue #17): dense Hunyuan (`HunYuanDenseV1ForCausalLM`): Hunyuan-A13B's attention with
+// per-head q/k norms and a dense SwiGLU, tied embeddings. SGLang `models/hunyuan.py` from 0.4.9.post3,
+// vLLM `models/hunyuan_v1.py` from 0.10.0 (both in `sim::scenario::ernie45`). No public engine start-up log
+// or exact published count was found: the hand count is checked against the size in the name.
+static HUNYUAN_DENSE_V1: Coverage = Coverage {
+    arch: Architecture::HunYuanDenseV1,
+    families: "Hunyuan dense 0.5B-7B, Hy-MT (preset: Hy-MT2-7B's published config as a public copy holds it, Hunyuan-7B's layout); use_cla refused",
+    sglang: exact_memory(HUNYUAN_DENSE_CHECKS),
+    vllm: exact_memory(HUNYUAN_DENSE_CHECKS),
+};
+
+/// The size in the name, engine-independent (the weights both engines load).
+const HUNYUAN_DENSE_CHECKS: &[Check] = &[check(
+    "tencent/Hy-MT2-7B: the \"7B\" of the name; 7,504,568,320 by hand with tied embeddings (7,504,670,720 loaded with the vocabulary padded to 128,192); a rounded size, not an engine log",
+    "llm::tests_families17::hy_mt2_7b_parameters_by_hand",
+)];
 
 #[cfg(test)]
 mod tests {
@@ -1214,7 +1251,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 56);
+        assert_eq!(all.len(), 58);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

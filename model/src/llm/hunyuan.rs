@@ -95,8 +95,28 @@ pub(crate) fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Res
     ))
 }
 
-/// What tpsim refuses in a Hunyuan config beyond the feed-forward: cross-layer attention.
-pub(crate) fn check(text: &ModelConfig) -> Result<(), ModelError> {
+/// What tpsim refuses in a Hunyuan config beyond the feed-forward: cross-layer attention; for the
+/// dense `HunYuanDenseV1ForCausalLM` (families17, issue #17) also `num_experts > 1` (both engines'
+/// `_is_moe` would build the MoE block: SGLang 0.5.9 `hunyuan.py`, whose dense class subclasses the
+/// MoE one, and vLLM 0.19.0 `hunyuan_v1.py`) and `mlp_bias` (`HunYuanMLP(bias=mlp_bias)`; every
+/// published config says false, tpsim's dense SwiGLU has no bias).
+pub(crate) fn check(text: &ModelConfig, dense: bool) -> Result<(), ModelError> {
+    if dense {
+        if let Some(e) = text.num_experts.filter(|e| *e > 1) {
+            return Err(refuse(
+                "num_experts",
+                e.to_string(),
+                "absent or 1 for HunYuanDenseV1ForCausalLM (with more experts both engines build the MoE                  block: name HunYuanMoEV1ForCausalLM)",
+            ));
+        }
+        if text.mlp_bias == Some(true) {
+            return Err(refuse(
+                "mlp_bias",
+                "true".into(),
+                "false: tpsim does not lower a biased HunYuanMLP (every published config says false)",
+            ));
+        }
+    }
     if text.use_cla == Some(true) {
         return Err(refuse(
             "use_cla",

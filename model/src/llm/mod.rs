@@ -60,6 +60,8 @@ mod internlm2;
 mod starcoder2;
 // families15 (issue #17): Dots1ForCausalLM (DeepSeek-V3-style MoE behind Qwen3-style attention).
 mod dots1;
+// families17 (issue #17): Ernie4_5ForCausalLM / Ernie4_5_ForCausalLM (dense ERNIE-4.5, Llama layers).
+mod ernie45;
 // families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
 mod internvl;
 mod weights;
@@ -122,6 +124,9 @@ mod tests_starcoder2;
 // families15 (issue #17): dots.llm1.
 #[cfg(test)]
 mod tests_dots1;
+// families17 (issue #17): dense ERNIE-4.5 and Hunyuan.
+#[cfg(test)]
+mod tests_families17;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -469,6 +474,19 @@ pub enum Architecture {
     /// shared), untied head. vLLM `models/dots1.py` from 0.9.2; no SGLang release has it. See the
     /// `dots1` module.
     Dots1,
+    // families17 (issue #17): dense ERNIE-4.5 (`ernie45` module).
+    /// `Ernie4_5ForCausalLM` / `Ernie4_5_ForCausalLM` (Baidu ERNIE-4.5-0.3B): the Llama layer (GQA with
+    /// an explicit `head_dim`, SwiGLU of `intermediate_size`, no biases: `use_bias` is refused), tied
+    /// embeddings. vLLM 0.19.0 `models/ernie45.py` subclasses `LlamaForCausalLM` (non-neox RoPE, no
+    /// o_proj bias); SGLang `models/ernie4.py` builds it with the MoE model's layers, none of them MoE.
+    /// The two engines register different names (`ModelSpec::ernie45_legacy_name`, `sim::scenario`).
+    Ernie45,
+    // families17 (issue #17): dense Hunyuan (`hunyuan` module).
+    /// `HunYuanDenseV1ForCausalLM` (Tencent Hunyuan-0.5B … 7B, Hy-MT): Hunyuan-A13B's attention (GQA,
+    /// per-head q/k RMSNorm with `use_qk_norm`, `head_dim` else `attention_head_dim`) with a dense
+    /// SwiGLU of `intermediate_size` in every layer (SGLang `models/hunyuan.py`, a subclass of the MoE
+    /// class that builds `HunYuanMLP` when `num_experts` is not > 1; vLLM `models/hunyuan_v1.py`).
+    HunYuanDenseV1,
 }
 
 impl Architecture {
@@ -785,6 +803,12 @@ pub struct ModelSpec {
     /// differ (`sim::scenario::ministral3`). `false` for every other model.
     #[serde(skip)]
     pub ministral3: bool,
+    /// families17 (issue #17): a dense ERNIE-4.5 whose config names `Ernie4_5_ForCausalLM` (the
+    /// checkpoints' first, remote-code name: SGLang's only one, vLLM's until 0.10.0) rather than
+    /// `Ernie4_5ForCausalLM` (transformers' name, vLLM's from 0.10.1). Same weights; only the engine
+    /// releases that serve it differ (`sim::scenario::ernie45`). `false` for every other model.
+    #[serde(skip)]
+    pub ernie45_legacy_name: bool,
 }
 
 impl ModelSpec {

@@ -135,6 +135,8 @@ impl Resolver<'_> {
         super::starcoder2::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families15 (issue #17): the releases that serve dots.llm1 (`scenario::dots1`).
         super::dots1::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families17 (issue #17): the releases that serve dense ERNIE-4.5 / Hunyuan (`scenario::ernie45`).
+        super::ernie45::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families14 (issue #17): releases without InternVL, SGLang's towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families16 (issue #17): releases without Qwen2-VL's model file (`scenario::qwen2_vl`).

@@ -395,6 +395,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Starcoder2 => "starcoder2",
         // families15 (issue #17): the dots.llm1 configs' `model_type`.
         A::Dots1 => "dots1",
+        // families17 (issue #17): the dense ERNIE-4.5 and Hunyuan configs' `model_type`.
+        A::Ernie45 => "ernie4_5",
+        A::HunYuanDenseV1 => "hunyuan_v1_dense",
     }
 }
 
