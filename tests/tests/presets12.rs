@@ -59,9 +59,9 @@ fn has_lines(text: &str, lines: &[&str]) {
 ///
 /// attnquant17 (issue #17): the preset reads the checkpoint's `ignore` list (`from = "config"`), which keeps
 /// only the attention bf16, so the dense MLP of layer 0 and the shared experts are NVFP4 as stored:
-/// - dense layer 0, intermediate 18,432 / 8 = 2,304 a rank: gate_up [4,608, 7,168] 16,515,072 + 2,064,384
-///   + 8 = 18,579,464; down [7,168, 2,304] 8,257,536 + 1,032,192 + 8 = 9,289,736 → 27,869,200 (bf16, as
-///   counted before: 3 × 2,304 × 7,168 × 2 = 99,090,432);
+/// - dense layer 0, intermediate 18,432 / 8 = 2,304 a rank: gate_up [4,608, 7,168] 16,515,072 +
+///   2,064,384 + 8 = 18,579,464; down [7,168, 2,304] 8,257,536 + 1,032,192 + 8 = 9,289,736 → 27,869,200
+///   (bf16, as counted before: 3 × 2,304 × 7,168 × 2 = 99,090,432);
 /// - shared experts, one of 2,048 → 256 a rank, an expert shard's 3,096,592 × 60 = 185,795,520 (bf16
 ///   before: 660,602,880).
 ///
@@ -144,8 +144,8 @@ fn launch_command_57_kimi_k2_5_nvfp4_eagle3_imports_as_published() {
 ///   = 9,437,184; kv_b 4,096 × 512 × 2 = 4,194,304; w_kc + w_vc 2 × 2,048 × 512 × 2 = 4,194,304; o 7,168 ×
 ///   2,048 × 2 = 29,360,128 → 77,463,552; × 61 = 4,725,276,672;
 /// - dense layer 0, NVFP4 (attnquant17; bf16 before: 3 × 4,608 × 7,168 × 2 = 198,180,864): gate_up
-///   [9,216, 7,168] 33,030,144 + 4,128,768 + 8 = 37,158,920; down [7,168, 4,608] 16,515,072 + 2,064,384
-///   + 8 = 18,579,464 → 55,738,384;
+///   [9,216, 7,168] 33,030,144 + 4,128,768 + 8 = 37,158,920; down [7,168, 4,608] 16,515,072 +
+///   2,064,384 + 8 = 18,579,464 → 55,738,384;
 /// - routed experts, NVFP4, intermediate 512 a rank: gate_up [1,024, 7,168] 3,670,016 + 458,752 + 8;
 ///   down [7,168, 512] 1,835,008 + 229,376 + 8 → 6,193,168; × 384 × 60 = 142,690,590,720;
 /// - shared experts × 60, NVFP4 as a routed expert's shard: 6,193,168 → 371,590,080 (bf16 before: 3 ×
