@@ -314,21 +314,18 @@ fn int_of(v: &Value) -> i64 {
 /// preset, with a note. Anything else is written as given, and the scenario loader refuses it with
 /// the engines' text.
 fn quantization(out: &mut Out, q: &str, preset: Option<&str>) {
-    let stored = preset
-        .and_then(presets::model)
-        .and_then(|(_, t)| toml::from_str::<Table>(t).ok())
-        .and_then(|t| {
-            // The linear layers' format, else the routed experts' (`quant.toml` `experts`).
-            let of = |v: Option<&Value>| {
-                v.and_then(|v| v.get("dtype"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            };
-            [of(Some(&Value::Table(t.clone()))), of(t.get("experts"))]
-                .into_iter()
-                .flatten()
-                .find(|d| !matches!(d.as_str(), "bf16" | "fp16" | "fp32"))
-        });
+    let stored = preset.and_then(|p| preset_quant(p).ok().flatten()).and_then(|t| {
+        // The linear layers' format, else the routed experts' (`quant.toml` `experts`).
+        let of = |v: Option<&Value>| {
+            v.and_then(|v| v.get("dtype"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        [of(Some(&Value::Table(t.clone()))), of(t.get("experts"))]
+            .into_iter()
+            .flatten()
+            .find(|d| !matches!(d.as_str(), "bf16" | "fp16" | "fp32"))
+    });
     match stored {
         Some(d) if q != "fp8" => out.notes.push(format!(
             "--quantization {q}: the checkpoint's own format, which the preset {} states (quant.toml dtype = \"{d}\"); \
@@ -745,12 +742,102 @@ fn render(doc: &Table, out: &Out) -> Result<String, String> {
 /// `[model.quantization]`: the preset's own `quant.toml` (the checkpoint's format) with the
 /// command's KV dtype; without a preset (a config directory) bf16 weights and the KV dtype.
 fn quant_table(preset: Option<&str>, kv: Value) -> Result<Table, String> {
-    let mut q: Table = match preset.and_then(presets::model).map(|(_, q)| q) {
-        Some(t) if !t.trim().is_empty() => toml::from_str(t).map_err(|e| e.to_string())?,
-        _ => Table::new(),
+    let mut q = match preset {
+        Some(p) => preset_quant(p)?.unwrap_or_default(),
+        None => Table::new(),
     };
     q.insert("kv_cache_dtype".into(), kv);
     Ok(q)
+}
+
+/// A bundled preset's `quant.toml` as a table (`None`: no such preset). attnquant17 (issue #17): a
+/// `from = "config"` file is written out as the explicit description its checkpoint resolves to
+/// (`tpsim_model::llm::quant_hf`, its own `kv_cache_dtype` applied), since a scenario's
+/// `[model.quantization]` has no `from`.
+fn preset_quant(preset: &str) -> Result<Option<Table>, String> {
+    let Some((config, text)) = presets::model(preset) else {
+        return Ok(None);
+    };
+    if text.trim().is_empty() {
+        return Ok(Some(Table::new()));
+    }
+    let t: Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    if t.get("from").is_none() {
+        return Ok(Some(t));
+    }
+    let cfg: serde_json::Value = serde_json::from_str(&tpsim_model::llm::non_finite_to_null(config))
+        .map_err(|e| format!("{preset}/config.json: {e}"))?;
+    let hf: Option<serde_json::Value> = presets::model_hf_quant(preset)
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|e| format!("{preset}/hf_quant_config.json: {e}"))?;
+    let q = tpsim_model::llm::quant_hf::from_checkpoint(&cfg, hf.as_ref()).map_err(|e| e.to_string())?;
+    let mut out = format_table(&q.weights);
+    for (k, f) in [
+        ("experts", q.experts),
+        ("dense_mlp", q.dense_mlp),
+        ("shared_experts", q.shared_experts),
+        ("mtp", q.mtp),
+    ] {
+        if let Some(f) = f {
+            out.insert(k.into(), Value::Table(format_table(&f)));
+        }
+    }
+    let kv = t.get("kv_cache_dtype").cloned().or_else(|| {
+        use tpsim_model::llm::KvCacheDtype as K;
+        let name = match q.kv_cache_dtype {
+            K::Auto => return None,
+            K::Bf16 => "bf16",
+            K::Fp16 => "fp16",
+            K::Fp8E4m3 => "fp8_e4m3",
+            K::Fp8E5m2 => "fp8_e5m2",
+            K::Fp4E2m1 => "fp4_e2m1",
+        };
+        Some(Value::String(name.into()))
+    });
+    if let Some(kv) = kv {
+        out.insert("kv_cache_dtype".into(), kv);
+    }
+    Ok(Some(out))
+}
+
+/// One weight format as `quant.toml` keys.
+fn format_table(f: &tpsim_model::llm::WeightFormat) -> Table {
+    use tpsim_model::llm::ScaleDtype as S;
+    let mut t = Table::new();
+    t.insert("dtype".into(), Value::String(f.dtype.name().into()));
+    if let Some(g) = f.group_size {
+        t.insert("group_size".into(), Value::Integer(i64::from(g)));
+    }
+    if let Some(d) = f.scale_dtype {
+        let name = match d {
+            S::Bf16 => "bf16",
+            S::Fp16 => "fp16",
+            S::Fp32 => "fp32",
+            S::Fp8 => "fp8",
+        };
+        t.insert("scale_dtype".into(), Value::String(name.into()));
+    }
+    if let Some([r, c]) = f.block_size {
+        t.insert(
+            "block_size".into(),
+            Value::Array(vec![Value::Integer(i64::from(r)), Value::Integer(i64::from(c))]),
+        );
+    }
+    for (k, on) in [("zero_point", f.zero_point), ("per_channel", f.per_channel)] {
+        if on {
+            t.insert(k.into(), Value::Boolean(true));
+        }
+    }
+    for (k, pad) in [
+        ("pad_hidden", f.pad_hidden),
+        ("pad_intermediate", f.pad_intermediate),
+    ] {
+        if let Some(p) = pad {
+            t.insert(k.into(), Value::Integer(i64::from(p)));
+        }
+    }
+    t
 }
 
 /// [`quant_table`] as the file's `[model.quantization]` text.

@@ -57,9 +57,16 @@ fn has_lines(text: &str, lines: &[&str]) {
 /// - down [7,168, 256]: 917,504 + 114,688 + 8 = 1,032,200 → 3,096,592 (INT4 g32: 3,096,576);
 /// - × 384 experts × 60 MoE layers = 71,345,479,680 (INT4: 71,345,111,040, 368,640 less).
 ///
-/// Total 76,533,067,676 + 368,640 = 76,533,436,316 B (71.28 GiB). The dense MLP of layer 0 (99,090,432)
-/// and the shared experts (660,602,880) are counted bf16 although the checkpoint stores them NVFP4 (27,869,200
-/// and 60 × 3,096,592 = 185,795,520 B): 546,028,592 B too many, said in the preset's quant.toml. KV per token
+/// attnquant17 (issue #17): the preset reads the checkpoint's `ignore` list (`from = "config"`), which keeps
+/// only the attention bf16, so the dense MLP of layer 0 and the shared experts are NVFP4 as stored:
+/// - dense layer 0, intermediate 18,432 / 8 = 2,304 a rank: gate_up [4,608, 7,168] 16,515,072 +
+///   2,064,384 + 8 = 18,579,464; down [7,168, 2,304] 8,257,536 + 1,032,192 + 8 = 9,289,736 → 27,869,200
+///   (bf16, as counted before: 3 × 2,304 × 7,168 × 2 = 99,090,432);
+/// - shared experts, one of 2,048 → 256 a rank, an expert shard's 3,096,592 × 60 = 185,795,520 (bf16
+///   before: 660,602,880).
+///
+/// Total 76,533,067,676 + 368,640 − (99,090,432 − 27,869,200) − (660,602,880 − 185,795,520) =
+/// 76,533,436,316 − 546,028,592 = 75,987,407,724 B (70.77 GiB, 0.51 GiB less than before). KV per token
 /// (MLA latent on every rank), fp8 e4m3 from the config's `kv_cache_scheme` (8-bit float): (512 + 64) ×
 /// 61 × 1 B = 35,136, half of `kimi-k2.5`'s 70,272.
 #[test]
@@ -83,9 +90,9 @@ fn survey_command_2_kimi_k2_5_nvfp4_imports() {
     );
     let b = s.model.weight_breakdown(8);
     assert_eq!(b.routed_experts, 71_345_479_680);
-    assert_eq!((b.dense_mlp, b.shared_experts), (99_090_432, 660_602_880));
+    assert_eq!((b.dense_mlp, b.shared_experts), (27_869_200, 185_795_520));
     assert_eq!(b.attention, 3_286_106_112);
-    assert_eq!(s.model.weight_bytes_per_rank(8).0, 76_533_436_316);
+    assert_eq!(s.model.weight_bytes_per_rank(8).0, 75_987_407_724);
     assert_eq!(s.model.kv_cell_bytes(8), 35_136);
     assert_eq!(s.model.quantization.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
     assert_eq!(s.model.context_len, Some(262_144));
@@ -102,7 +109,7 @@ fn survey_command_2_kimi_k2_5_nvfp4_imports() {
 /// lightseekorg/kimi-k2.5-eagle3 …` imports as published on the 8× B200 box (with `--acceptance`: no
 /// flag states it): the draft is the bundled `kimi-k2.5-eagle3`, the KV cache fp8 e4m3 as the
 /// checkpoint's own `auto` would have it, so the target's cell is 35,136 B a token and its weights
-/// 76,533,436,316 B a rank ([`survey_command_2_kimi_k2_5_nvfp4_imports`]).
+/// 75,987,407,724 B a rank ([`survey_command_2_kimi_k2_5_nvfp4_imports`]).
 #[test]
 fn launch_command_57_kimi_k2_5_nvfp4_eagle3_imports_as_published() {
     let mut o = on("b200-8x-nvlink");
@@ -123,7 +130,7 @@ fn launch_command_57_kimi_k2_5_nvfp4_eagle3_imports_as_published() {
         ],
     );
     assert_eq!(s.engine.kind, EngineKind::Sglang);
-    assert_eq!(s.model.weight_bytes_per_rank(8).0, 76_533_436_316);
+    assert_eq!(s.model.weight_bytes_per_rank(8).0, 75_987_407_724);
     assert_eq!(s.model.kv_cell_bytes(8), 35_136);
 }
 
@@ -136,10 +143,13 @@ fn launch_command_57_kimi_k2_5_nvfp4_eagle3_imports_as_published() {
 /// - attention × 61: fused q_a + kv_a 2,112 × 7,168 × 2 = 30,277,632 (replicated); q_b 3,072 × 1,536 × 2
 ///   = 9,437,184; kv_b 4,096 × 512 × 2 = 4,194,304; w_kc + w_vc 2 × 2,048 × 512 × 2 = 4,194,304; o 7,168 ×
 ///   2,048 × 2 = 29,360,128 → 77,463,552; × 61 = 4,725,276,672;
-/// - dense layer 0 (bf16 as counted): 3 × 4,608 × 7,168 × 2 = 198,180,864;
+/// - dense layer 0, NVFP4 (attnquant17; bf16 before: 3 × 4,608 × 7,168 × 2 = 198,180,864): gate_up
+///   [9,216, 7,168] 33,030,144 + 4,128,768 + 8 = 37,158,920; down [7,168, 4,608] 16,515,072 +
+///   2,064,384 + 8 = 18,579,464 → 55,738,384;
 /// - routed experts, NVFP4, intermediate 512 a rank: gate_up [1,024, 7,168] 3,670,016 + 458,752 + 8;
 ///   down [7,168, 512] 1,835,008 + 229,376 + 8 → 6,193,168; × 384 × 60 = 142,690,590,720;
-/// - shared experts × 60: 3 × 512 × 7,168 × 2 = 22,020,096 → 1,321,205,760;
+/// - shared experts × 60, NVFP4 as a routed expert's shard: 6,193,168 → 371,590,080 (bf16 before: 3 ×
+///   512 × 7,168 × 2 = 22,020,096 → 1,321,205,760);
 /// - routers and norms replicated, as at tp 8: 330,393,600 and 2,013,184.
 ///
 /// KV per token 35,136 (MLA: not divided by tp).
@@ -154,10 +164,14 @@ fn launch_command_58_kimi_k2_5_nvfp4_vllm_tp4_imports_as_published() {
     let b = s.model.weight_breakdown(4);
     assert_eq!(b.embedding + b.lm_head, 1_174_405_120);
     assert_eq!(b.attention, 4_725_276_672);
-    assert_eq!(b.dense_mlp, 198_180_864);
+    assert_eq!(b.dense_mlp, 55_738_384);
     assert_eq!(b.routed_experts, 142_690_590_720);
-    assert_eq!(b.shared_experts, 1_321_205_760);
+    assert_eq!(b.shared_experts, 371_590_080);
     assert_eq!((b.router, b.norms), (330_393_600, 2_013_184));
+    // The text model's sum: 1,174,405,120 + 4,725,276,672 + 55,738,384 + 142,690,590,720 + 371,590,080
+    // + 330,393,600 + 2,013,184 = 149,350,007,760 (1,092,058,160 less than with the bf16 dense MLP and
+    // shared experts).
+    assert_eq!(b.total() - b.vision, 149_350_007_760);
     assert_eq!(s.model.kv_cell_bytes(4), 35_136);
 }
 

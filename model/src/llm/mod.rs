@@ -921,7 +921,11 @@ impl ModelSpec {
         let q = &self.quantization;
         let mut widths: Vec<(&str, u64, WeightFormat)> = Vec::new();
         if self.layers.iter().any(|l| matches!(l, Ffn::Dense { .. })) {
-            widths.push(("dense MLP intermediate_size", self.dense_intermediate, q.weights));
+            widths.push((
+                "dense MLP intermediate_size",
+                self.dense_intermediate,
+                q.dense_format(),
+            ));
         }
         // families6 (issue #17): Llama-Nemotron NAS layers each have their own MLP width
         // (`llm::nemotron_nas`); every one is column-parallel.
@@ -937,7 +941,11 @@ impl ModelSpec {
             per_layer.sort_unstable();
             per_layer.dedup();
             for w in per_layer {
-                widths.push(("a layer's MLP width (block_configs ffn_mult)", w, q.weights));
+                widths.push((
+                    "a layer's MLP width (block_configs ffn_mult)",
+                    w,
+                    q.dense_format(),
+                ));
             }
         }
         // families6 (issue #17): both engines' Hunyuan MoE block raises "Tensor parallel size {tp} is
@@ -967,7 +975,7 @@ impl ModelSpec {
                 widths.push((
                     "shared-expert intermediate",
                     m.moe_intermediate * m.n_shared_experts,
-                    q.weights,
+                    q.shared_format(),
                 ));
             }
         }

@@ -112,6 +112,12 @@ impl Quantization {
         if float(&q.weights) {
             q.weights = linear;
         }
+        // Issue #17 (attnquant17): dense MLPs and shared experts stored apart are linear layers too.
+        for f in [&mut q.dense_mlp, &mut q.shared_experts].into_iter().flatten() {
+            if float(f) {
+                *f = linear;
+            }
+        }
         // Experts are quantized by the MoE method (per expert), not the linear one.
         if float(&self.expert_format()) {
             q.experts = Some(experts);

@@ -17,6 +17,13 @@ pub(crate) enum Fmt {
     Linear,
     /// The quantization's routed-expert format.
     Expert,
+    /// Issue #17 (attnquant17): the quantization's dense-MLP format (`Quantization::dense_format`).
+    /// Set by `ModelSpec::inventory` on the `Linear` pieces of a layer's dense MLP.
+    Dense,
+    /// Issue #17 (attnquant17): the quantization's shared-expert format
+    /// (`Quantization::shared_format`). Set by `ModelSpec::inventory` on the `Linear` pieces of a
+    /// layer's shared experts.
+    Shared,
     /// Raw bytes, one per element, no scales (a kernel's re-laid copy of E8M0 block scales).
     Byte,
 }

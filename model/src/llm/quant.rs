@@ -450,6 +450,13 @@ impl KvCacheDtype {
 /// experts = { dtype = "int4", group_size = 32, scale_dtype = "bf16" }
 /// kv_cache_dtype = "auto"
 /// ```
+/// Issue #17 (attnquant17): `dense_mlp = { … }` and `shared_experts = { … }` store the dense MLPs /
+/// the shared experts apart from the attention projections (`dtype`), as a ModelOpt checkpoint whose
+/// `ignore` list keeps only the attention unquantized does (nvidia/Kimi-K2.5-NVFP4: attention bf16,
+/// layer 0's dense MLP, the shared and the routed experts NVFP4). The LM head has no format key: no
+/// engine tpsim models quantizes it under these checkpoints (SGLang 0.5.9 `modelopt_quant.py`
+/// `_get_quant_method` quantizes `LinearBase` and `FusedMoE` layers only; `ParallelLMHead` is
+/// neither), so it stays at the model dtype with the embeddings.
 /// Unknown keys are rejected (`deny_unknown_fields`); impossible combinations (int4 without a group
 /// size, a group size on bf16) are rejected with [`ModelError::InvalidQuantization`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -460,6 +467,12 @@ pub struct Quantization {
     pub weights: WeightFormat,
     /// Format of the routed experts, if different from `weights`.
     pub experts: Option<WeightFormat>,
+    /// Issue #17 (attnquant17): format of the dense MLPs (a dense model's MLP, a MoE model's dense
+    /// layers), if different from `weights` (quant.toml `dense_mlp`).
+    pub dense_mlp: Option<WeightFormat>,
+    /// Issue #17 (attnquant17): format of the shared experts, if different from `weights` (quant.toml
+    /// `shared_experts`).
+    pub shared_experts: Option<WeightFormat>,
     /// KV-cache element type.
     pub kv_cache_dtype: KvCacheDtype,
     /// Format of every linear layer and expert of the MTP/NextN draft layer, when the checkpoint
@@ -486,6 +499,8 @@ impl Quantization {
         Quantization {
             weights: WeightFormat::plain(WeightDtype::Bf16),
             experts: None,
+            dense_mlp: None,
+            shared_experts: None,
             kv_cache_dtype: KvCacheDtype::Auto,
             mtp: None,
             online: None,
@@ -495,6 +510,26 @@ impl Quantization {
     /// Format used for routed experts (the override, else the default).
     pub fn expert_format(&self) -> WeightFormat {
         self.experts.unwrap_or(self.weights)
+    }
+
+    /// Format used for dense MLPs (the override, else the default).
+    pub fn dense_format(&self) -> WeightFormat {
+        self.dense_mlp.unwrap_or(self.weights)
+    }
+
+    /// Format used for shared experts (the override, else the default).
+    pub fn shared_format(&self) -> WeightFormat {
+        self.shared_experts.unwrap_or(self.weights)
+    }
+
+    /// Every linear-layer format the description holds, mutably (the default, then each override
+    /// present): for rules that rewrite all of them alike (the serving dtype of float linears).
+    pub fn formats_mut(&mut self) -> impl Iterator<Item = &mut WeightFormat> {
+        std::iter::once(&mut self.weights)
+            .chain(self.experts.as_mut())
+            .chain(self.dense_mlp.as_mut())
+            .chain(self.shared_experts.as_mut())
+            .chain(self.mtp.as_mut())
     }
 }
 
@@ -536,6 +571,10 @@ struct RawQuantization {
     #[serde(default)]
     experts: Option<RawFormat>,
     #[serde(default)]
+    dense_mlp: Option<RawFormat>,
+    #[serde(default)]
+    shared_experts: Option<RawFormat>,
+    #[serde(default)]
     kv_cache_dtype: KvCacheDtype,
     #[serde(default)]
     mtp: Option<RawFormat>,
@@ -566,9 +605,19 @@ impl TryFrom<RawQuantization> for Quantization {
             .map(|e| WeightFormat::from_raw(e, "experts."))
             .transpose()?;
         let mtp = raw.mtp.map(|e| WeightFormat::from_raw(e, "mtp.")).transpose()?;
+        let dense_mlp = raw
+            .dense_mlp
+            .map(|e| WeightFormat::from_raw(e, "dense_mlp."))
+            .transpose()?;
+        let shared_experts = raw
+            .shared_experts
+            .map(|e| WeightFormat::from_raw(e, "shared_experts."))
+            .transpose()?;
         Ok(Quantization {
             weights,
             experts,
+            dense_mlp,
+            shared_experts,
             kv_cache_dtype: raw.kv_cache_dtype,
             mtp,
             online: None,

@@ -26,7 +26,16 @@
 //! - ModelOpt `hf_quant_config.json` (`modelopt_quant.py` `ModelOptFp8Config` / `ModelOptFp4Config`):
 //!   `quantization.quant_algo` FP8 → fp8 with one fp32 scale per tensor; NVFP4 → nvfp4;
 //!   `exclude_modules` as `ignore`; `kv_cache_quant_algo = "FP8"` → KV cache fp8 e4m3 (see
-//!   [`modelopt_kv`]).
+//!   [`modelopt_kv`]). Issue #17 (attnquant17): the same in config.json (`quant_method` `modelopt`,
+//!   the flat format: `quant_algo`, `ignore`, `kv_cache_quant_algo` or `kv_cache_scheme`), which both
+//!   engines read before `hf_quant_config.json` (vLLM 0.14.1 `transformers_utils/config.py`: the
+//!   sidecar only when config.json has no `quantization_config`).
+//!
+//! Issue #17 (attnquant17): which modules an ignore list keeps unquantized is decided per module
+//! group (attention, dense MLP, shared experts, routed experts) and per layer, by matching each entry
+//! against the group's checkpoint module names the way the engines match them (`engine_excludes`);
+//! each group gets its own format (`Quantization::dense_mlp` / `shared_experts` / `experts`). A group
+//! kept in some layers and quantized in others is refused: tpsim has one format a group.
 
 use serde_json::Value;
 
@@ -131,38 +140,297 @@ fn has_shared_experts(config: &Value) -> bool {
         .any(|k| text.get(k).and_then(Value::as_u64).is_some_and(|n| n > 0))
 }
 
-/// Places `q` by what the ignore list keeps: everything quantized; or (MoE) the routed experts only,
-/// when attention and the dense/shared MLPs are all kept. A split tpsim cannot express is refused.
-fn place(config: &Value, q: WeightFormat, kept: Kept, field: &str) -> Result<Quantization, ModelError> {
+/// Places `q` by what the ignore list keeps: each module group (attention, dense MLP, shared
+/// experts, routed experts) is `q` unless kept, then the model dtype. The attention's format is the
+/// default (`weights`); a group stored otherwise gets its own override.
+fn place(config: &Value, q: WeightFormat, kept: Kept, _field: &str) -> Result<Quantization, ModelError> {
     let plain = WeightFormat::plain(model_dtype(config));
+    let pick = |k: bool| if k { plain } else { q };
     let mut out = Quantization::bf16();
-    if kept.routed_experts {
-        return Err(bad(
-            field,
-            "routed experts quantized (tpsim cannot keep them unquantized under a quantized \
-             checkpoint): write quant.toml explicitly",
-        ));
-    }
-    if kept == Kept::default() {
-        out.weights = q;
-        return Ok(out);
-    }
+    out.weights = pick(kept.attention);
+    let differs = |f: WeightFormat| (f != out.weights).then_some(f);
     let text = config.get("text_config").unwrap_or(config);
-    let dense_layers = text
+    let dense_layers = !is_moe(config)
+        || text
+            .get("first_k_dense_replace")
+            .and_then(Value::as_u64)
+            .is_some_and(|k| k > 0);
+    if dense_layers {
+        out.dense_mlp = differs(pick(kept.dense_mlp));
+    }
+    if is_moe(config) {
+        if has_shared_experts(config) {
+            out.shared_experts = differs(pick(kept.shared_experts));
+        }
+        out.experts = differs(pick(kept.routed_experts));
+    }
+    Ok(out)
+}
+
+/// Issue #17 (attnquant17): whether the engines keep module `name` unquantized for one ignore /
+/// `exclude_modules` entry `pattern`: the union of SGLang 0.5.9's and vLLM 0.12.0's rules, which agree
+/// on every list tpsim reads:
+/// - `pattern` a substring of `name` (SGLang `quantization/utils.py` `is_layer_skipped`, vLLM
+///   `is_layer_skipped` and `ModelOptQuantConfigBase.is_layer_excluded`'s substring loop);
+/// - `pattern` a glob (`*` any run of characters, dots included) matching all of `name` (SGLang
+///   `ModelOptQuantConfig.is_layer_excluded`: `*` → `.*`, `re.fullmatch`; vLLM `fnmatch`) or one of its
+///   dot-separated parts (SGLang 0.5.9's part-by-part check, `mtp*`).
+///
+/// `name` is a checkpoint module name under `model.layers.N.`; a multimodal wrapper's prefixes are
+/// dropped from `pattern` first (`language_model.`, `model.language_model.` → `model.`), as the
+/// engines' weight-name mappers do (SGLang 0.5.9 `apply_weight_name_mapper` adds each
+/// `language_model.` entry without the prefix; vLLM `apply_vllm_mapper`).
+fn engine_excludes(pattern: &str, name: &str) -> bool {
+    let p = normalise(pattern);
+    name.contains(p.as_str()) || glob(&p, name) || name.split('.').any(|part| glob(&p, part))
+}
+
+fn normalise(pattern: &str) -> String {
+    if let Some(rest) = pattern.strip_prefix("language_model.") {
+        rest.to_string()
+    } else if let Some(rest) = pattern.strip_prefix("model.language_model.") {
+        format!("model.{rest}")
+    } else {
+        pattern.to_string()
+    }
+}
+
+/// `*`-glob full match (`*` matches any run of characters; every other character itself).
+fn glob(pattern: &str, s: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return s.is_empty();
+    };
+    let Some(mut rest) = s.strip_prefix(first) else {
+        return false;
+    };
+    let tail: Vec<&str> = parts.collect();
+    let Some((last, middle)) = tail.split_last() else {
+        return rest.is_empty();
+    };
+    for m in middle {
+        match rest.find(m) {
+            Some(i) => rest = &rest[i + m.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The checkpoint module names of each group in layer `i` (HuggingFace names, before the engines'
+/// fusing: an engine's fused `qkv_proj` / `gate_up_proj` is excluded when its shards are).
+fn group_modules(config: &Value, i: u64) -> [(Group, Vec<String>); 4] {
+    let text = config.get("text_config").unwrap_or(config);
+    let at = |m: &str| format!("model.layers.{i}.{m}");
+    let moe = is_moe(config);
+    let k = text
         .get("first_k_dense_replace")
         .and_then(Value::as_u64)
-        .is_some_and(|k| k > 0);
-    let dense_layers_kept = kept.dense_mlp || !dense_layers;
-    let shared_kept = kept.shared_experts || !has_shared_experts(config);
-    if is_moe(config) && kept.attention && shared_kept && dense_layers_kept {
-        out.weights = plain;
-        out.experts = Some(q);
-        return Ok(out);
+        .unwrap_or(0);
+    let linear = text
+        .get("layer_types")
+        .and_then(Value::as_array)
+        .and_then(|t| t.get(usize::try_from(i).ok()?))
+        .and_then(Value::as_str)
+        == Some("linear_attention");
+    let attention: Vec<String> = if linear {
+        ["in_proj_qkvz", "in_proj_ba", "out_proj"]
+            .iter()
+            .map(|m| at(&format!("linear_attn.{m}")))
+            .collect()
+    } else if text.get("kv_lora_rank").is_some_and(|v| !v.is_null()) {
+        let q = if text.get("q_lora_rank").is_some_and(|v| !v.is_null()) {
+            &["q_a_proj", "q_b_proj"][..]
+        } else {
+            &["q_proj"][..]
+        };
+        q.iter()
+            .chain(&["kv_a_proj_with_mqa", "kv_b_proj", "o_proj"])
+            .map(|m| at(&format!("self_attn.{m}")))
+            .collect()
+    } else {
+        ["q_proj", "k_proj", "v_proj", "o_proj"]
+            .iter()
+            .map(|m| at(&format!("self_attn.{m}")))
+            .collect()
+    };
+    let mlp = |under: &str| -> Vec<String> {
+        ["gate_proj", "up_proj", "down_proj"]
+            .iter()
+            .map(|m| at(&format!("{under}.{m}")))
+            .collect()
+    };
+    let dense = if !moe || i < k { mlp("mlp") } else { Vec::new() };
+    let shared = if moe && i >= k && has_shared_experts(config) {
+        // DeepSeek-V3 / Kimi `mlp.shared_experts`; Qwen2-MoE / Qwen3.5 `mlp.shared_expert`.
+        if text
+            .get("n_shared_experts")
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > 0)
+        {
+            mlp("mlp.shared_experts")
+        } else {
+            mlp("mlp.shared_expert")
+        }
+    } else {
+        Vec::new()
+    };
+    let block_sparse = ["MiniMaxM2ForCausalLM", "MixtralForCausalLM"].iter().any(|a| {
+        config
+            .get("architectures")
+            .and_then(Value::as_array)
+            .is_some_and(|arr| arr.iter().any(|x| x.as_str() == Some(a)))
+    });
+    let routed = if moe && i >= k {
+        if block_sparse {
+            ["w1", "w2", "w3"]
+                .iter()
+                .map(|m| at(&format!("block_sparse_moe.experts.0.{m}")))
+                .collect()
+        } else {
+            mlp("mlp.experts.0")
+        }
+    } else {
+        Vec::new()
+    };
+    [
+        (Group::Attention, attention),
+        (Group::DenseMlp, dense),
+        (Group::SharedExperts, shared),
+        (Group::RoutedExperts, routed),
+    ]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Attention,
+    DenseMlp,
+    SharedExperts,
+    RoutedExperts,
+}
+
+impl Group {
+    fn name(self) -> &'static str {
+        match self {
+            Group::Attention => "attention",
+            Group::DenseMlp => "dense MLP",
+            Group::SharedExperts => "shared experts",
+            Group::RoutedExperts => "routed experts",
+        }
     }
-    Err(bad(
-        field,
-        "an ignore list that keeps either nothing beyond lm_head/embeddings/norms/router, or (MoE) \
-         everything but the routed experts: this split needs an explicit quant.toml",
+}
+
+/// Issue #17 (attnquant17): what an ignore list keeps, matched as the engines match it
+/// ([`engine_excludes`]) against every layer's modules. A group kept in every layer that has it is
+/// kept; kept in none, quantized; anything between (some layers, or some of a layer's projections)
+/// is refused. An entry matching no module must name a part tpsim always keeps at the model dtype
+/// (LM head, embeddings, norms, routers, vision tower and projector) or the MTP layers (then
+/// returned: `true` = the MTP layers are kept); else it is refused.
+fn engine_kept(config: &Value, list: Option<&Value>, field: &str) -> Result<(Kept, bool), ModelError> {
+    let Some(list) = list else {
+        return Ok((Kept::default(), false));
+    };
+    let items = list
+        .as_array()
+        .ok_or_else(|| bad(field, "a list of module names"))?;
+    let mut patterns = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let name = item
+            .as_str()
+            .ok_or_else(|| bad(&format!("{field}[{i}]"), "a module name (string)"))?;
+        // A router (`gate`, `….gate`) or a shared expert's gate (Qwen3.5 `mlp.shared_expert_gate`)
+        // is no quantized module in tpsim (always the model dtype).
+        if name == "gate" || name.ends_with(".gate") || name.ends_with("_gate") {
+            continue;
+        }
+        patterns.push((i, name));
+    }
+    let text = config.get("text_config").unwrap_or(config);
+    let layers = text.get("num_hidden_layers").and_then(Value::as_u64).unwrap_or(0);
+    let mut used = vec![false; patterns.len()];
+    // Per group: layers where it exists, layers where all of its modules are kept.
+    let mut count = [(0u64, 0u64); 4];
+    for l in 0..layers {
+        for (g, (group, modules)) in group_modules(config, l).into_iter().enumerate() {
+            if modules.is_empty() {
+                continue;
+            }
+            let mut matched = 0;
+            for m in &modules {
+                let mut hit = false;
+                for (j, (_, p)) in patterns.iter().enumerate() {
+                    if engine_excludes(p, m) {
+                        used[j] = true;
+                        hit = true;
+                    }
+                }
+                matched += usize::from(hit);
+            }
+            if matched != 0 && matched != modules.len() {
+                return Err(bad(
+                    field,
+                    format!(
+                        "the {} of layer {l} kept unquantized in part ({matched} of {} projections):                          tpsim has one format per module group, write quant.toml explicitly",
+                        group.name(),
+                        modules.len()
+                    ),
+                ));
+            }
+            count[g].0 += 1;
+            count[g].1 += u64::from(matched != 0);
+        }
+    }
+    let groups = [
+        Group::Attention,
+        Group::DenseMlp,
+        Group::SharedExperts,
+        Group::RoutedExperts,
+    ];
+    for (g, (present, kept)) in count.iter().enumerate() {
+        if *kept != 0 && kept != present {
+            return Err(bad(
+                field,
+                format!(
+                    "the {} kept unquantized in {kept} of {present} layers: tpsim has one format per                      module group, write quant.toml explicitly",
+                    groups[g].name()
+                ),
+            ));
+        }
+    }
+    let mut mtp = false;
+    for (j, (i, name)) in patterns.iter().enumerate() {
+        if used[j] {
+            continue;
+        }
+        let n = normalise(name);
+        let beyond = n
+            .strip_prefix("model.layers.")
+            .and_then(|r| r.split(['.', '*']).next())
+            .and_then(|d| d.parse::<u64>().ok())
+            .is_some_and(|d| d >= layers);
+        if n.starts_with("mtp") || beyond {
+            mtp = true;
+            continue;
+        }
+        if n.contains("mm_projector") || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k)) {
+            continue;
+        }
+        return Err(bad(
+            &format!("{field}[{i}]"),
+            format!(
+                "a module tpsim can place (`{name}` matches none of the attention, dense MLP, shared or                  routed experts, and is none of the always-unquantized lm_head/embed/norm/router/vision                  or the MTP layers): write quant.toml explicitly"
+            ),
+        ));
+    }
+    let kept = |g: usize| count[g].0 > 0 && count[g].1 == count[g].0;
+    Ok((
+        Kept {
+            attention: kept(0),
+            dense_mlp: kept(1),
+            shared_experts: kept(2),
+            routed_experts: kept(3),
+        },
+        mtp,
     ))
 }
 
@@ -342,26 +610,81 @@ fn modelopt(config: &Value, hf: &Value) -> Result<Quantization, ModelError> {
     let q = hf
         .get("quantization")
         .ok_or_else(|| bad("hf_quant_config.quantization", "a table with quant_algo"))?;
-    let algo = q
-        .get("quant_algo")
+    let mut out = modelopt_weights(
+        config,
+        q.get("quant_algo"),
+        q.get("exclude_modules"),
+        "hf_quant_config.quantization",
+        "exclude_modules",
+    )?;
+    out.kv_cache_dtype = modelopt_kv(hf)?;
+    Ok(out)
+}
+
+/// ModelOpt's formats from `quant_algo` and its exclude list (`exclude_modules` in
+/// hf_quant_config.json, `ignore` in config.json), placed as the engines match the list.
+fn modelopt_weights(
+    config: &Value,
+    algo: Option<&Value>,
+    list: Option<&Value>,
+    table: &str,
+    list_key: &str,
+) -> Result<Quantization, ModelError> {
+    let algo_field = format!("{table}.quant_algo");
+    let algo = algo
         .and_then(Value::as_str)
-        .ok_or_else(|| bad("hf_quant_config.quantization.quant_algo", "\"FP8\" or \"NVFP4\""))?;
+        .ok_or_else(|| bad(&algo_field, "\"FP8\" or \"NVFP4\""))?;
     let f = match algo {
         "FP8" => WeightFormat::plain(WeightDtype::Fp8),
         "NVFP4" => WeightFormat::plain(WeightDtype::Nvfp4),
         other => {
             return Err(bad(
-                "hf_quant_config.quantization.quant_algo",
+                &algo_field,
                 format!("\"FP8\" or \"NVFP4\" (got \"{other}\")"),
             ));
         }
     };
-    let kept = classify(
-        q.get("exclude_modules"),
-        "hf_quant_config.quantization.exclude_modules",
+    let field = format!("{table}.{list_key}");
+    let (kept, mtp) = engine_kept(config, list, &field)?;
+    let mut out = place(config, f, kept, &field)?;
+    if mtp {
+        out.mtp = Some(WeightFormat::plain(model_dtype(config)));
+    }
+    Ok(out)
+}
+
+/// Issue #17 (attnquant17): config.json's `quantization_config` with `quant_method` `modelopt` (the
+/// flat format ModelOpt ≥ 0.39 writes: `quant_algo`, `ignore`, `kv_cache_scheme`). The KV cache
+/// under `--kv-cache-dtype auto`: `kv_cache_quant_algo` if given, else `kv_cache_scheme` {type
+/// float, num_bits 8} → fp8 e4m3 (SGLang 0.5.8 / 0.5.9 `modelopt_quant.py`
+/// `ModelOptFp4Config.from_config`, the flat format; vLLM ≥ 0.14.0 `utils/torch_utils.py`
+/// `get_kv_cache_quant_algo_string` for `quant_method` `modelopt*`, applied by `arg_utils.py`
+/// `resolve_kv_cache_dtype_string`; vLLM 0.13 and older keep the model dtype for `auto`).
+fn modelopt_flat(config: &Value, qc: &Value) -> Result<Quantization, ModelError> {
+    let mut out = modelopt_weights(
+        config,
+        qc.get("quant_algo"),
+        qc.get("ignore"),
+        "quantization_config",
+        "ignore",
     )?;
-    let mut out = place(config, f, kept, "hf_quant_config.quantization.exclude_modules")?;
-    out.kv_cache_dtype = modelopt_kv(hf)?;
+    let algo = qc.get("kv_cache_quant_algo").filter(|v| !v.is_null());
+    out.kv_cache_dtype = match (algo, qc.get("kv_cache_scheme")) {
+        (Some(Value::String(s)), _) if s.eq_ignore_ascii_case("fp8") => KvCacheDtype::Fp8E4m3,
+        (Some(v), _) => {
+            return Err(bad(
+                "quantization_config.kv_cache_quant_algo",
+                format!("\"FP8\" or nothing (got {v})"),
+            ));
+        }
+        (None, Some(s))
+            if s.get("type").and_then(Value::as_str) == Some("float")
+                && s.get("num_bits").and_then(Value::as_u64) == Some(8) =>
+        {
+            KvCacheDtype::Fp8E4m3
+        }
+        _ => KvCacheDtype::Auto,
+    };
     Ok(out)
 }
 
@@ -369,16 +692,21 @@ fn modelopt(config: &Value, hf: &Value) -> Result<Quantization, ModelError> {
 /// `hf_quant_config.json`) when the checkpoint has one. A config without `quantization_config` is
 /// unquantized: every linear layer at the model dtype.
 pub fn from_checkpoint(config: &Value, hf_quant: Option<&Value>) -> Result<Quantization, ModelError> {
-    if let Some(hf) = hf_quant {
+    // Multimodal wrappers (Kimi-K2.5) may keep it under `text_config`.
+    let qc = config
+        .get("quantization_config")
+        .or_else(|| {
+            config
+                .get("text_config")
+                .and_then(|t| t.get("quantization_config"))
+        })
+        .filter(|q| !q.is_null());
+    // attnquant17: config.json's `quantization_config` first, the sidecar only without one (vLLM
+    // 0.14.1 `transformers_utils/config.py`).
+    if let (None, Some(hf)) = (qc, hf_quant) {
         return modelopt(config, hf);
     }
-    // Multimodal wrappers (Kimi-K2.5) may keep it under `text_config`.
-    let qc = config.get("quantization_config").or_else(|| {
-        config
-            .get("text_config")
-            .and_then(|t| t.get("quantization_config"))
-    });
-    let Some(qc) = qc.filter(|q| !q.is_null()) else {
+    let Some(qc) = qc else {
         let mut out = Quantization::bf16();
         out.weights = WeightFormat::plain(model_dtype(config));
         return Ok(out);
@@ -395,10 +723,11 @@ pub fn from_checkpoint(config: &Value, hf_quant: Option<&Value>) -> Result<Quant
             } else {
                 "modules_to_not_convert"
             };
-            let kept = classify(qc.get(key), &ignore_key(key))?;
+            let (kept, _) = engine_kept(config, qc.get(key), &ignore_key(key))?;
             place(config, fp8(qc)?, kept, &ignore_key(key))
         }
         "compressed-tensors" => compressed_tensors(config, qc),
+        "modelopt" => modelopt_flat(config, qc),
         method @ ("gptq" | "awq") => {
             // Zero points: GPTQ stores them unless `sym`; AWQ when `zero_point` (both default as the
             // engines read them).
@@ -408,7 +737,7 @@ pub fn from_checkpoint(config: &Value, hf_quant: Option<&Value>) -> Result<Quant
                 qc.get("zero_point").and_then(Value::as_bool).unwrap_or(true)
             };
             let ignored = ignore_key("modules_to_not_convert");
-            let kept = classify(qc.get("modules_to_not_convert"), &ignored)?;
+            let (kept, _) = engine_kept(config, qc.get("modules_to_not_convert"), &ignored)?;
             place(config, int4_marlin(qc, method, zero_points)?, kept, &ignored)
         }
         "mxfp4" => {
@@ -420,8 +749,8 @@ pub fn from_checkpoint(config: &Value, hf_quant: Option<&Value>) -> Result<Quant
         other => Err(bad(
             "quantization_config.quant_method",
             format!(
-                "one of fp8, compressed-tensors, gptq, awq, mxfp4, or a ModelOpt hf_quant_config.json \
-                 (got \"{other}\")"
+                "one of fp8, compressed-tensors, gptq, awq, mxfp4, modelopt, or a ModelOpt \
+                 hf_quant_config.json (got \"{other}\")"
             ),
         )),
     }
@@ -588,10 +917,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("group_size"), "{e}");
-        // An ignore list that keeps attention but quantizes a dense model's MLP: not expressible.
+        // An ignore list that keeps one projection of layer 0's attention (1 of its 4) and quantizes
+        // the rest: one format per group cannot say it (attnquant17: layer by layer, as the engines
+        // match the list).
         let e = from_checkpoint(
             &json(
-                r#"{"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128],
+                r#"{"num_hidden_layers": 2, "quantization_config": {"quant_method": "fp8",
+                "weight_block_size": [128, 128],
                 "modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}}"#,
             ),
             None,
@@ -606,6 +938,101 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("kv_cache_quant_algo"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod attnquant17 {
+    use super::*;
+
+    fn json(s: &str) -> Value {
+        serde_json::from_str(s).expect("test JSON")
+    }
+
+    /// The engines' matching of one exclude entry (SGLang 0.5.9 `is_layer_skipped` +
+    /// `is_layer_excluded`, vLLM 0.12.0 `is_layer_excluded`): substring, whole-name glob, glob on one
+    /// dot-separated part; the `language_model.` prefix dropped.
+    #[test]
+    fn engine_matching_of_exclude_entries() {
+        let kv_b = "model.layers.0.self_attn.kv_b_proj";
+        // Kimi-K2.5-NVFP4's entry: glob after the multimodal prefix.
+        assert!(engine_excludes("language_model.model.layers.0.self_attn*", kv_b));
+        // `layers.1.` is not `layers.10.`: neither a substring nor a glob match.
+        assert!(!engine_excludes(
+            "model.layers.1.self_attn*",
+            "model.layers.10.self_attn.o_proj"
+        ));
+        // Substring (FP8 `modules_to_not_convert`): the module and everything under it.
+        assert!(engine_excludes("model.layers.0.self_attn", kv_b));
+        // Qwen3.5's `model.language_model.` prefix and a glob on both sides.
+        assert!(engine_excludes(
+            "*.mlp.shared_expert.*",
+            "model.layers.7.mlp.shared_expert.down_proj"
+        ));
+        assert!(engine_excludes(
+            "model.language_model.layers.3.self_attn*",
+            "model.layers.3.self_attn.q_proj"
+        ));
+        // Part by part (SGLang 0.5.9): `mtp*` matches the part `mtp`.
+        assert!(engine_excludes("mtp*", "mtp.layers.0.mlp.experts.0.w1"));
+        assert!(!engine_excludes("lm_head", kv_b));
+        assert!(glob("a*b*c", "axxbyyc") && !glob("a*b*c", "axxbyy") && glob("*", ""));
+    }
+
+    /// nvidia/Kimi-K2.5-NVFP4's config.json (`quant_method` modelopt, flat): its `ignore` list keeps
+    /// lm_head, every layer's `self_attn*`, `mm_projector*`, `vision_tower*`: the attention bf16, the
+    /// dense MLP of layer 0, the shared and the routed experts NVFP4; `kv_cache_scheme` float 8 → fp8.
+    #[test]
+    fn kimi_k2_5_nvfp4_config_reads_per_group() {
+        let cfg = json(include_str!(
+            "../../../scenarios/models/kimi-k2.5-nvfp4/config.json"
+        ));
+        let q = from_checkpoint(&cfg, None).unwrap();
+        let nvfp4 = WeightFormat::plain(WeightDtype::Nvfp4);
+        assert_eq!(q.weights, WeightFormat::plain(WeightDtype::Bf16));
+        assert_eq!(
+            (q.dense_mlp, q.shared_experts, q.experts),
+            (Some(nvfp4), Some(nvfp4), Some(nvfp4))
+        );
+        assert_eq!((q.mtp, q.kv_cache_dtype), (None, KvCacheDtype::Fp8E4m3));
+        // Without `self_attn*` for layer 60 the attention is kept in 60 of 61 layers: refused.
+        let mut partial = cfg.clone();
+        let list = partial["quantization_config"]["ignore"].as_array_mut().unwrap();
+        list.retain(|v| v.as_str() != Some("language_model.model.layers.60.self_attn*"));
+        let e = from_checkpoint(&partial, None).unwrap_err().to_string();
+        assert!(
+            e.contains("quantization_config.ignore") && e.contains("60 of 61"),
+            "{e}"
+        );
+    }
+
+    /// The ModelOpt checkpoints bundled with a hand-written quant.toml: reading their own files gives
+    /// the same description (nvidia/Qwen3.5-397B-A17B-NVFP4's config.json: linear_attn / self_attn /
+    /// shared experts / `mtp.layers.0*` kept, routed experts NVFP4, fp8 KV; nvidia/MiniMax-M2.5-NVFP4's
+    /// hf_quant_config.json: `self_attn*` and the routers kept, fp8 KV).
+    #[test]
+    fn modelopt_presets_match_their_quant_toml() {
+        for (name, config, hf, quant) in [
+            (
+                "qwen3.5-397b-a17b-nvfp4-nvidia",
+                include_str!("../../../scenarios/models/qwen3.5-397b-a17b-nvfp4-nvidia/config.json"),
+                None,
+                include_str!("../../../scenarios/models/qwen3.5-397b-a17b-nvfp4-nvidia/quant.toml"),
+            ),
+            (
+                "minimax-m2.5-nvfp4",
+                include_str!("../../../scenarios/models/minimax-m2.5-nvfp4/config.json"),
+                Some(include_str!(
+                    "../../../scenarios/models/minimax-m2.5-nvfp4/hf_quant_config.json"
+                )),
+                "dtype = \"bf16\"\nexperts = { dtype = \"nvfp4\" }\nkv_cache_dtype = \"fp8_e4m3\"",
+            ),
+        ] {
+            let hf = hf.map(json);
+            let got = from_checkpoint(&json(config), hf.as_ref()).expect(name);
+            let want: Quantization = toml::from_str(quant).expect(name);
+            assert_eq!(got, want, "{name}");
+        }
     }
 }
 

@@ -150,6 +150,8 @@ impl ModelSpec {
             Fmt::Fp32 => WeightFormat::plain(WeightDtype::Fp32),
             Fmt::Linear => self.quantization.weights,
             Fmt::Expert => self.quantization.expert_format(),
+            Fmt::Dense => self.quantization.dense_format(),
+            Fmt::Shared => self.quantization.shared_format(),
             // One byte per element; `piece_bytes` counts it without int8's per-tensor scale.
             Fmt::Byte => WeightFormat::plain(WeightDtype::Int8),
         }
@@ -201,6 +203,21 @@ impl ModelSpec {
 
     /// What one rank holds at this TP size.
     pub(crate) fn inventory(&self, tp: u32) -> Inventory {
+        let mut inv = self.inventory_pieces(tp);
+        // Issue #17 (attnquant17): the dense MLPs and the shared experts are stored in their own
+        // formats when the quantization gives them one (`Quantization::dense_format`,
+        // `shared_format`); the architecture modules build them as `Linear`.
+        for l in &mut inv.layers {
+            for (pieces, fmt) in [(&mut l.ffn.dense, Fmt::Dense), (&mut l.ffn.shared, Fmt::Shared)] {
+                for p in pieces.iter_mut().filter(|p| p.fmt == Fmt::Linear) {
+                    p.fmt = fmt;
+                }
+            }
+        }
+        inv
+    }
+
+    fn inventory_pieces(&self, tp: u32) -> Inventory {
         let t = u64::from(tp.max(1));
         let h = self.hidden;
         let mut inv = Inventory::default();

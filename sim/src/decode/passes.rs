@@ -1143,7 +1143,12 @@ impl<'a> Builder<'a> {
         let l = &sgl_fused_shared::layer(self.s, pass.model, l);
         let tokens = pass.shape.tokens;
         let tp = self.s.engine.tp;
-        let dense_fmt = pass.model.quantization.weights.dtype;
+        // attnquant17 (issue #17): the dense MLP / shared experts in their own formats.
+        let dense_fmt = if l.is_moe {
+            pass.model.quantization.shared_format().dtype
+        } else {
+            pass.model.quantization.dense_format().dtype
+        };
         let expert_fmt = pass.model.quantization.expert_format().dtype;
         // MoE weights read: the always-read part plus one shard per distinct expert touched, with
         // the scenario's routing model (the closed form when routing is uniform).

@@ -82,6 +82,8 @@ fn mtp_draft(target: &ModelSpec, tp: u32) -> Result<(String, ModelSpec, Bytes), 
     if let Some(f) = target.quantization.mtp {
         d.quantization.weights = f;
         d.quantization.experts = None;
+        d.quantization.dense_mlp = None;
+        d.quantization.shared_experts = None;
     }
     d.first_k_dense_replace = 0;
     d.num_nextn_predict_layers = 0;

@@ -57,8 +57,15 @@ impl Resolver<'_> {
             }
         };
         model.dtype = served;
-        if model.quantization.weights.dtype == WeightDtype::Fp32 {
-            model.quantization.weights.dtype = served;
+        let q = &mut model.quantization;
+        // The linear layers' formats (attention, and dense MLPs / shared experts when stored apart).
+        for f in std::iter::once(&mut q.weights)
+            .chain(q.dense_mlp.as_mut())
+            .chain(q.shared_experts.as_mut())
+        {
+            if f.dtype == WeightDtype::Fp32 {
+                f.dtype = served;
+            }
         }
     }
 }

@@ -87,10 +87,7 @@ impl Resolver<'_> {
         model.dtype = d;
         // Linears stored in a float dtype are loaded in the serving dtype; quantized ones keep theirs.
         let q = &mut model.quantization;
-        for f in std::iter::once(&mut q.weights)
-            .chain(q.experts.as_mut())
-            .chain(q.mtp.as_mut())
-        {
+        for f in q.formats_mut() {
             if matches!(f.dtype, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp32) {
                 f.dtype = d;
             }
