@@ -394,6 +394,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys19::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c4",
         crate::throughput_newdeploys19::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c4,
     ),
+    (
+        "throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_1k_c1",
+        crate::throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_1k_c1,
+    ),
+    (
+        "throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_1k_c5",
+        crate::throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_1k_c5,
+    ),
+    (
+        "throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_128k_c1",
+        crate::throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_128k_c1,
+    ),
 ];
 
 /// The figures the README and the book state.
