@@ -30,7 +30,7 @@ pub fn weights_per_rank(s: &Scenario) -> Bytes {
     if let Some(v) = s.engine.vllm_dp {
         return Bytes(
             s.model
-                .weight_breakdown_vllm_dp(v.tp, v.dp, v.sequence_parallel)
+                .weight_breakdown_vllm_dp(v.tp, v.dp, v.ep, v.sequence_parallel)
                 .total(),
         );
     }
