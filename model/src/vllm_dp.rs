@@ -27,6 +27,23 @@ impl ModelSpec {
     /// global_num_experts // ep_size`, one more on the first `remainder` ranks). The two differ by
     /// the per-tensor scales of block formats (NVFP4's two fp32 scales a tensor are held once per
     /// expert shard: E × 16 B a layer split TP-style, E / ep × 16 B whole) and by group rounding.
+    /// The routed experts one rank holds under expert parallelism over `ep` ranks: whole experts,
+    /// the busiest rank ⌈E / ep⌉ of them a MoE layer (vLLM 0.12.0 wheel's
+    /// `model_executor/layers/fused_moe/layer.py` `determine_expert_map`; SGLang 0.5.9
+    /// `layers/moe/fused_moe_triton/layer.py` `num_local_experts = num_experts // ep_size`, which
+    /// `validate_parallel` requires to divide). Differs from [`ModelSpec::weight_breakdown`]'s
+    /// TP-split experts only where a shard's scales round up (block-FP8 rows that are no whole
+    /// number of blocks, NVFP4's per-tensor scales held by every shard). Bytes.
+    pub fn routed_experts_whole(&self, ep: u32) -> u64 {
+        let u = u64::from(ep.max(1));
+        self.inventory(1).layers.iter().fold(0u64, |a, l| {
+            a.saturating_add(
+                self.sum_bytes(&l.ffn.expert)
+                    .saturating_mul(l.ffn.n_experts.div_ceil(u)),
+            )
+        })
+    }
+
     pub fn weight_breakdown_vllm_dp(
         &self,
         tp: u32,
@@ -37,13 +54,7 @@ impl ModelSpec {
         let local = self.weight_breakdown(tp);
         let world = tp.saturating_mul(dp).max(1);
         let routed_experts = if ep {
-            let u = u64::from(world);
-            self.inventory(1).layers.iter().fold(0u64, |a, l| {
-                a.saturating_add(
-                    self.sum_bytes(&l.ffn.expert)
-                        .saturating_mul(l.ffn.n_experts.div_ceil(u)),
-                )
-            })
+            self.routed_experts_whole(world)
         } else {
             self.weight_breakdown(world).routed_experts
         };
