@@ -367,10 +367,16 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     // the batch: `passes::vllm_dp`), and a step reads that rank's attention and dense layers plus
     // its experts' share of the gathered batch; `engine.tp` is the MoE's flattened dp × tp there.
     let (fp1, weights) = match s.engine.vllm_dp {
-        Some(v) => (
-            s.model.forward_pass(v.tp, c.div_ceil(v.dp)),
-            vllm_dp_step_weights(s, v, c),
-        ),
+        Some(v) => {
+            let mut fp1 = s.model.forward_pass(v.tp, c.div_ceil(v.dp));
+            // Sequence-parallel MoE all-gathers the rows back in the TP group instead of
+            // all-reducing the MoE output (`passes::vllm_dp`).
+            if v.sequence_parallel {
+                let moe = fp1.layers.iter().filter(|l| l.is_moe).count() as u32;
+                fp1.allreduces = fp1.allreduces.saturating_sub(moe);
+            }
+            (fp1, vllm_dp_step_weights(s, v, c))
+        }
         None => {
             let fp1 = s.model.forward_pass(s.engine.tp, c);
             let w = fp1.weight_bytes();
