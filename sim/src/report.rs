@@ -363,10 +363,27 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
     let decodes = serves && m.iterations > 0;
     let breakdown = breakdown(m, decodes);
     let bottleneck = bottleneck(&breakdown);
-    let tp = s.engine.tp;
-    let fp1 = s.model.forward_pass(tp, c);
+    // dpep17 (issue #17): under vLLM DP the TP collectives are one DP rank's (its tp, its share of
+    // the batch: `passes::vllm_dp`), and a step reads that rank's attention and dense layers plus
+    // its experts' share of the gathered batch; `engine.tp` is the MoE's flattened dp × tp there.
+    let (fp1, weights) = match s.engine.vllm_dp {
+        Some(v) => {
+            let mut fp1 = s.model.forward_pass(v.tp, c.div_ceil(v.dp));
+            // Sequence-parallel MoE all-gathers the rows back in the TP group instead of
+            // all-reducing the MoE output (`passes::vllm_dp`).
+            if v.sequence_parallel {
+                let moe = fp1.layers.iter().filter(|l| l.is_moe).count() as u32;
+                fp1.allreduces = fp1.allreduces.saturating_sub(moe);
+            }
+            (fp1, vllm_dp_step_weights(s, v, c))
+        }
+        None => {
+            let fp1 = s.model.forward_pass(s.engine.tp, c);
+            let w = fp1.weight_bytes();
+            (fp1, w)
+        }
+    };
     let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
-    let weights = fp1.weight_bytes();
     RunReport {
         schema_version: SCHEMA_VERSION,
         tpsim_version: env!("CARGO_PKG_VERSION"),
@@ -719,6 +736,29 @@ fn fitted_used(s: &Scenario, p: &Prediction) -> Vec<FittedUse> {
         .collect()
 }
 
+/// dpep17: the weights the busiest rank reads in one decode step under vLLM DP, as
+/// `passes::vllm_dp` lowers it: each layer's attention (and a dense layer's MLP) at the DP rank's
+/// tp over its ⌈c / dp⌉ requests, a MoE layer's experts over dp × tp devices for the gathered
+/// batch, the embedding and LM head at the rank's tp.
+fn vllm_dp_step_weights(s: &Scenario, v: crate::scenario::vllm_dp::VllmDp, c: u32) -> Bytes {
+    let local = c.div_ceil(v.dp);
+    let attn = s.model.forward_pass(v.tp, local);
+    let ffn = s.model.forward_pass(v.world(), local * v.dp);
+    let layers = attn.layers.iter().zip(&ffn.layers).fold(0u64, |a, (la, lf)| {
+        let f = if lf.is_moe {
+            lf.ffn_weight_bytes.0
+        } else {
+            la.ffn_weight_bytes.0
+        };
+        a.saturating_add(la.attn_weight_bytes.0).saturating_add(f)
+    });
+    Bytes(
+        layers
+            .saturating_add(attn.embed_bytes.0)
+            .saturating_add(attn.lm_head_bytes.0),
+    )
+}
+
 /// The physical floor of one plain decode step (DESIGN.md §2.4): weights and KV at the datasheet
 /// bandwidth, plus one flag round trip per allreduce over the fastest neighbour path.
 fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms: Option<f64>) -> Floor {
@@ -731,13 +771,20 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
     };
     // Hybrids (Qwen3.5) also read and write each request's recurrent state in every linear layer;
     // it is counted with the KV read.
-    let state = 2 * s.model.linear_state_bytes_per_req(s.engine.tp) * c;
+    // dpep17: with DP attention (SGLang's, or vLLM's DP ranks) a rank holds the KV heads and states
+    // of its attention TP and reads its own group's ⌈c / dp⌉ requests (`decode::dp_attention`).
+    let (attn_tp, groups) = s
+        .engine
+        .dp_attention
+        .map_or((s.engine.tp, 1), |d| (d.attn_tp, u64::from(d.dp.max(1))));
+    let c = c.div_ceil(groups);
+    let state = 2 * s.model.linear_state_bytes_per_req(attn_tp) * c;
     // Local layers (sliding / chunked, issue #16) read only their window or current chunk.
     let m = &s.model;
     let ctx = s.workload.prompt_len.mean().round() as u64;
-    let per_layer = m.kv_cell_bytes(s.engine.tp) / u64::from(m.kv_layers().max(1));
+    let per_layer = m.kv_cell_bytes(attn_tp) / u64::from(m.kv_layers().max(1));
     let read = if m.sliding_layers() == 0 {
-        m.kv_cell_bytes(s.engine.tp) * ctx
+        m.kv_cell_bytes(attn_tp) * ctx
     } else {
         let tokens: u64 = m
             .mixers

@@ -101,3 +101,57 @@ fn engine_names_are_checked() {
     );
     assert_eq!(tpsim(&["validate", &f]).code, 0);
 }
+
+/// dpep17: under expert parallelism a rank holds whole experts (SGLang 0.5.9
+/// `layers/moe/fused_moe_triton/layer.py` `num_local_experts = num_experts // ep_size`;
+/// `ModelSpec::routed_experts_whole`), not 1/tp of each. Kimi-K2.5-NVFP4 (`kimi-k2.5-nvfp4`: 384
+/// experts of intermediate 2,048 over hidden 7,168, 60 MoE layers; NVFP4 0.5 B a weight + one fp8
+/// scale per 16 + 8 B of fp32 per-tensor scales a tensor) under SGLang `--tp 8 --ep-size 8`, by hand:
+/// - a whole expert: gate_up [4,096, 7,168] 14,680,064 + 1,835,008 + 8 = 16,515,080; down [7,168,
+///   2,048] 7,340,032 + 917,504 + 8 = 8,257,544 → 24,772,624; × 384 / 8 = 48 a rank × 60 =
+///   71,345,157,120 (split TP-style, every rank holding a shard of all 384 with its per-tensor
+///   scales: 71,345,479,680, `presets12::survey_command_2_kimi_k2_5_nvfp4_imports`: 322,560 B =
+///   60 × (384 − 48) × 16 more);
+/// - the rest as at tp 8 (76,533,436,316 − 71,345,479,680): 76,533,113,756 B a rank.
+///
+/// With `--enable-dp-attention --dp-size 8` (attention TP 1) the attention and embedding are whole
+/// on each rank: MLA a layer at tp 1 (64 heads), fused q_a + kv_a 2,112 × 7,168 × 2 = 30,277,632,
+/// q_b 12,288 × 1,536 × 2 = 37,748,736, kv_b 16,384 × 512 × 2 = 16,777,216, w_kc + w_vc 2 × 8,192 ×
+/// 512 × 2 = 16,777,216, o 7,168 × 8,192 × 2 = 117,440,512 → 219,021,312 × 61 = 13,360,300,032 (tp
+/// 8: 3,286,106,112); embedding 163,840 × 7,168 × 2 = 2,348,810,240 (tp 8: 293,601,280) →
+/// 76,533,113,756 + 10,074,193,920 + 2,055,208,960 = 88,662,516,636 B. KV per token: the MLA latent,
+/// (512 + 64) × 61 × 1 B (fp8) = 35,136 on every rank either way. Exact (MiB × 2^20 is exact here).
+#[test]
+fn sglang_ep_holds_whole_experts_by_hand() {
+    for (flags, weights) in [
+        ("--tp 8 --ep-size 8", 76_533_113_756_u64),
+        (
+            "--tp 8 --ep-size 8 --enable-dp-attention --dp-size 8",
+            88_662_516_636,
+        ),
+    ] {
+        let cmd = format!("python -m sglang.launch_server --model-path nvidia/Kimi-K2.5-NVFP4 {flags}");
+        let file = scratch("dpep-sgl-ep").join("scenario.toml").display().to_string();
+        let o = tpsim(&[
+            "import-command",
+            "--hardware",
+            "b200-8x-nvlink",
+            "-o",
+            &file,
+            &cmd,
+        ]);
+        assert_eq!(o.code, 0, "{flags}: {}", o.stderr);
+        let o = tpsim(&["memory", &file, "--json"]);
+        assert_eq!(o.code, 0, "{flags}: {}", o.stderr);
+        let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+        let mib = j["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .find(|e| e["name"] == "target weights")
+            .and_then(|e| e["mib"].as_f64())
+            .expect("target weights");
+        assert_eq!((mib * 1_048_576.0) as u64, weights, "{flags}");
+        assert_eq!(j["cell_size_bytes"], 35_136, "{flags}");
+    }
+}

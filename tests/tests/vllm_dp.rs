@@ -223,3 +223,51 @@ fn run_reports_the_engines_tp_and_dp() {
     assert!(o.stdout.contains("tp=2 dp=4"), "{}", o.stdout);
     assert!(o.stdout.contains("MoE over the 8 ranks"), "{}", o.stdout);
 }
+
+/// dpep17: launch command 59 (`vllm serve nvidia/Qwen3.5-397B-A17B-NVFP4 -dp 4
+/// --enable-expert-parallel …`, tests/data/launch-commands/59.sh) imported on the GB200 slice, as
+/// `tests/tests/presets12.rs` does, then planned. Four DP ranks of tp 1: each GPU holds the whole
+/// attention, embedding, LM head, shared experts and routers of tp 1 plus 512 / 4 = 128 whole
+/// NVFP4 experts (`tpsim_model::vllm_dp` `qwen3_5_nvfp4_dp4_tp1_ep_by_hand`: 73,956,895,872 B, not
+/// tp 4's 59,479,652,832), plus vLLM's RoPE cache as tpsim builds it, 262,144 positions × 256 × 2 B
+/// = 134,217,728 → 74,091,113,600 B = 70,659.0859375 MiB (exact in binary). KV cell at tp 1: 2 KV
+/// heads × (256 + 256) × 15 full-attention layers × 1 B (fp8, the checkpoint's
+/// `kv_cache_quant_algo`) = 15,360 B, each rank its own pool (the box: 4 ×). The iteration graph: no
+/// TP allreduce (tp 1), one all-gather dispatch and one reduce-scatter combine per MoE layer (60),
+/// `allgather_reducescatter` being vLLM's default backend.
+#[test]
+fn launch_command_59_dp4_ep_per_rank_by_hand() {
+    let cmd = std::fs::read_to_string(format!(
+        "{}/../tests/data/launch-commands/59.sh",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("59.sh");
+    let dir = scratch("dpep59");
+    let file = dir.join("scenario.toml").display().to_string();
+    let o = tpsim(&[
+        "import-command",
+        "--hardware",
+        "gb200-nvl72-8x-slice",
+        "-o",
+        &file,
+        &cmd,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j = memory_json(&file);
+    assert_eq!((weights_mib(&j) * 1_048_576.0) as u64, 74_091_113_600);
+    assert_eq!(j["cell_size_bytes"], 15_360);
+    let tokens = j["kv_tokens"].as_u64().expect("tokens");
+    assert_eq!(j["kv_tokens_all_replicas"].as_u64(), Some(4 * tokens));
+    let m = tpsim(&["memory", &file]);
+    assert!(m.stdout.contains("(tp 1 × dp 4, vllm"), "{}", m.stdout);
+    let r = run_json(&file);
+    assert_eq!(
+        (&r["scenario"]["tp"], &r["scenario"]["dp"]),
+        (&1.into(), &4.into())
+    );
+    let ops = r["breakdown_by_op"].as_object().expect("by op");
+    assert!(ops["moe_dispatch"].as_f64() > Some(0.0), "{ops:?}");
+    assert!(ops["moe_combine"].as_f64() > Some(0.0), "{ops:?}");
+    assert!(!ops.contains_key("allreduce"), "{ops:?}");
+    assert_eq!(r["collectives"]["allreduces_per_pass"], 0);
+}

@@ -8,10 +8,16 @@ use tpsim::scenario::Scenario;
 /// The table.
 pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
     let mut o = String::new();
+    // dpep17: under vLLM DP `engine.tp` is the MoE's flattened dp × tp; the engine's flags are one
+    // DP rank's tp and the DP size.
+    let tp = match s.engine.vllm_dp {
+        Some(v) => format!("tp {} × dp {}", v.tp, v.dp),
+        None => format!("tp {}", s.engine.tp),
+    };
     let _ = writeln!(
         o,
-        "Memory plan per GPU — {} on {} (tp {}, {} {} rules, from {})",
-        s.model_name, s.hardware.name, s.engine.tp, s.engine.name, a.era, a.era_source
+        "Memory plan per GPU — {} on {} ({tp}, {} {} rules, from {})",
+        s.model_name, s.hardware.name, s.engine.name, a.era, a.era_source
     );
     // Issue #17 (consistency): the engine release whose rules apply, stated or assumed.
     let _ = writeln!(o, "  release {}", a.engine_version.label());

@@ -240,14 +240,19 @@ fn collectives_text(o: &mut String, c: &Collectives) {
             )
         }
     };
-    let _ = writeln!(
-        o,
-        "  {} allreduces per target pass; decode allreduce {} → {:.1} µs ({})",
-        c.allreduces_per_pass,
-        Bytes(c.decode_allreduce_bytes),
-        c.decode_allreduce_us,
-        c.decode_algorithm
-    );
+    // dpep17: one DP rank of tp 1 under vLLM DP runs no allreduce (its MoE exchange is the dp line's).
+    let _ = if c.allreduces_per_pass == 0 {
+        writeln!(o, "  no allreduce per target pass")
+    } else {
+        writeln!(
+            o,
+            "  {} allreduces per target pass; decode allreduce {} → {:.1} µs ({})",
+            c.allreduces_per_pass,
+            Bytes(c.decode_allreduce_bytes),
+            c.decode_allreduce_us,
+            c.decode_algorithm
+        )
+    };
     if let (Some(b), Some(us), Some(alg)) = (
         c.qk_norm_allreduce_bytes,
         c.qk_norm_allreduce_us,

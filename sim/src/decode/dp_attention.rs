@@ -30,19 +30,26 @@ pub fn weights_per_rank(s: &Scenario) -> Bytes {
     if let Some(v) = s.engine.vllm_dp {
         return Bytes(
             s.model
-                .weight_breakdown_vllm_dp(v.tp, v.dp, v.sequence_parallel)
+                .weight_breakdown_vllm_dp(v.tp, v.dp, v.ep, v.sequence_parallel)
                 .total(),
         );
     }
-    match s.engine.dp_attention {
-        Some(d) => Bytes(
-            s.model
-                .weight_breakdown_dp_attention(s.engine.tp, d.attn_tp)
-                .total(),
-        ),
-        // Issue #17 point 1 (ep): DeepEP's path holds the shared experts whole on every rank.
-        None => Bytes(s.model.weight_bytes_per_rank(s.engine.tp).0 + super::moe_a2a::extra_weights(s)),
+    let mut b = match s.engine.dp_attention {
+        Some(d) => s.model.weight_breakdown_dp_attention(s.engine.tp, d.attn_tp),
+        None => s.model.weight_breakdown(s.engine.tp),
+    };
+    // dpep17: under expert parallelism (SGLang `--ep-size` = tp, vLLM `--enable-expert-parallel` at
+    // dp 1) a rank holds whole experts, not 1/tp of each (`ModelSpec::routed_experts_whole`).
+    if s.engine.ep_size > 1 {
+        b.routed_experts = s.model.routed_experts_whole(s.engine.ep_size);
     }
+    // Issue #17 point 1 (ep): DeepEP's path holds the shared experts whole on every rank.
+    let extra = if s.engine.dp_attention.is_none() {
+        super::moe_a2a::extra_weights(s)
+    } else {
+        0
+    };
+    Bytes(b.total().saturating_add(extra))
 }
 
 /// A group's `max_running_requests` from the plan's (computed with the server's setting): with the
