@@ -260,6 +260,10 @@ pub struct Report {
     pub launch: crate::launch::Launch,
     pub nccl_version: String,
     pub rows: Vec<Row>,
+    /// Issue #19 point 1 (shmhost19): what the figures rest on that the box did not give (SHM
+    /// costed without host facts); printed on standard error, omitted from `--json` when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub median_abs_error: Option<f64>,
     pub worst_abs_error: Option<f64>,
     /// Issue #19 point 6: how the rows' `time_us_interval`s were combined ("single", "fit",
@@ -377,6 +381,13 @@ pub fn run(
         launch: setup.launch,
         nccl_version: setup.env.version.to_string(),
         rows,
+        // Only where an NCCL ring runs: a forced custom kernel moves no data through host memory.
+        warnings: match req {
+            Request::Custom(_) => Vec::new(),
+            _ => crate::comm::shm_without_host_warning(&setup.hardware, &[setup.gpus], &setup.env)
+                .into_iter()
+                .collect(),
+        },
         median_abs_error: median,
         worst_abs_error: errs.last().copied(),
         intervals,

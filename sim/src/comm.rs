@@ -132,6 +132,65 @@ fn shared_cache(hw: &Hardware, n: usize, env: &NcclEnv) -> Arc<Mutex<OutcomeCach
     all.entry(key).or_default().clone()
 }
 
+/// The path class and NCCL transport of each ring hop `g → g + 1 (mod n)` of GPUs `0..n` of `hw`
+/// (NCCL picks the transport per connection: `nccl::transport` at the environment's P2P level).
+fn ring_hops(hw: &Hardware, n: usize, env: &NcclEnv) -> Vec<(PathClass, Transport)> {
+    let n = n.min(hw.topology.gpu_count());
+    let level = nccl::p2p_level(env, hw.cpu_amd, n as u32);
+    // As `Comm::new`: an xGMI mesh is a peer fabric like NVLink.
+    let peer_fabric = hw.gpu.nvlink || hw.accel.xgmi.is_some();
+    (0..n)
+        .map(|a| {
+            let class = hw.topology.path_class(a, (a + 1) % n, peer_fabric);
+            (class, nccl::transport(class, hw.gpu.p2p, level))
+        })
+        .collect()
+}
+
+/// Issue #19 point 1 (shmhost19): the warning for SHM costed without host facts. When a ring of
+/// GPUs `0..n` (one per size in `groups`) has an SHM hop, the hardware has no `[host]` section and
+/// its `shm_copy_bw` is still a template's fitted value (fitted on another host), the SHM rate is
+/// that host's, not this one's: say so once, naming the file, the value and its rows, and how to give
+/// the host's facts. `None` otherwise (P2P only, `[host]` given, or the box's own `shm_copy_bw`).
+pub fn shm_without_host_warning(hw: &Hardware, groups: &[usize], env: &NcclEnv) -> Option<String> {
+    if hw.host.is_some() {
+        return None;
+    }
+    let mark = hw.fitted.get("shm_copy_bw")?;
+    let kinds = |kind| hw.layers.iter().filter(move |l| l.kind == kind);
+    if !kinds(crate::scenario::layers::LayerKind::Template).any(|l| l.file == mark.file) {
+        return None;
+    }
+    let (n, shm) = groups
+        .iter()
+        .filter(|&&n| n > 1)
+        .map(|&n| {
+            let hops = ring_hops(hw, n, env);
+            (
+                hops.len(),
+                hops.iter().filter(|(_, t)| *t == Transport::Shm).count(),
+            )
+        })
+        .find(|&(_, shm)| shm > 0)?;
+    let file = kinds(crate::scenario::layers::LayerKind::Preset)
+        .chain(kinds(crate::scenario::layers::LayerKind::Scenario))
+        .map(|l| l.file.clone())
+        .next()
+        .unwrap_or_else(|| hw.name.clone());
+    Some(format!(
+        "NCCL takes SHM on {shm} of the {n} ring hops of GPUs 0-{last}, and {file} has no [host] section: each \
+         SHM connection is costed at shm_copy_bw = {bw:.1} GB/s, the template's value fitted on another host \
+         ({}: {}), not this host's rate. Give the host's facts as a [host] section (cpu_model, sockets, \
+         memory_channels, dimm_mts, socket_links, socket_link_bw) with [params] shm_read_efficiency \
+         (book: collectives.md, \"SHM from host facts\"; `tpsim import-topo --cpu-model NAME --sockets N` \
+         writes them)",
+        mark.file,
+        mark.rows,
+        last = n - 1,
+        bw = hw.params.shm_copy_bw.as_gbps(),
+    ))
+}
+
 impl Comm {
     /// Builds the communicator over GPUs `0..n` of `hw` with NCCL environment `env`.
     pub fn new(hw: &Hardware, n: usize, env: &NcclEnv) -> Comm {
@@ -154,10 +213,7 @@ impl Comm {
         let mut ring_path = Vec::with_capacity(n);
         let mut transport = Transport::P2p;
         let mut hop_transports = Vec::with_capacity(n);
-        for i in 0..n {
-            let (a, b) = (ranks[i], ranks[(i + 1) % n]);
-            let class = hw.topology.path_class(a, b, peer_fabric);
-            let t = nccl::transport(class, gpu.p2p, level);
+        for (class, t) in ring_hops(hw, n, env) {
             transport = transport.max(t);
             hop_transports.push(t);
             let mut bw = link;

@@ -16,6 +16,7 @@
 //! are the template's unless `--pcie` gives the GPUs' links (`pcie`: `nvidia-smi --query-gpu` CSV,
 //! `nvidia-smi -q` or `lspci -vv`; pcie19). `nvidia-smi topo -p2p r` (given with `--p2p`) sets `gpu.p2p`.
 
+pub mod host;
 pub mod pcie;
 
 use std::collections::BTreeMap;
@@ -148,6 +149,10 @@ pub enum TopoImportError {
         what: String,
         expected: &'static str,
     },
+    /// Issue #19 point 1 (shmhost19): the host facts (flags, `--lscpu`, `--dmidecode`); the message
+    /// names the flag, and the file's line where one is read.
+    #[error("{0}")]
+    Host(String),
     #[error("--cpu-vendor `{0}`: expected amd or intel")]
     CpuVendor(String),
     #[error("--gpu `{name}`: no such bundled GPU template; expected one of: {known}")]
@@ -466,6 +471,8 @@ pub struct Options {
     pub p2p: Option<String>,
     /// The GPUs' PCIe links (`pcie::parse_pcie`'s formats), when given.
     pub pcie: Option<String>,
+    /// Issue #19 point 1 (shmhost19): the host's facts, for a `[host]` section (`host`).
+    pub host: host::HostInput,
 }
 
 /// A hardware preset read from a matrix.
@@ -649,6 +656,22 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
             v.map_or("(unset)".to_string(), |b| b.to_string())
         ));
     }
+    // Issue #19 point 1 (shmhost19): the host's facts, when given; else say what SHM then costs.
+    let host_lines = if o.host.any() {
+        let used = paths
+            .iter()
+            .map(|p| p.split('/').next().unwrap_or(""))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len() as u32;
+        let h = host::host_lines(&o.host, used)?;
+        notes.extend(h.notes.iter().cloned());
+        Some(h)
+    } else {
+        notes.push(
+            "no [host] section (CPU, sockets, memory channels): where NCCL takes SHM (no P2P, or paths beyond NCCL_P2P_LEVEL) tpsim costs it at the template's shm_copy_bw, fitted on another host; give --cpu-model, --sockets (or --lscpu FILE) to describe the host".into(),
+        );
+        None
+    };
     let name = o.name.clone().unwrap_or_else(|| {
         format!(
             "{n}x {} ({} socket(s)), imported from nvidia-smi topo -m",
@@ -676,6 +699,10 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
     t.push_str("]\n");
     if !gpu_lines.is_empty() {
         t.push_str(&format!("\n[gpu]\n{}\n", gpu_lines.join("\n")));
+    }
+    if let Some(h) = host_lines {
+        t.push_str(&format!("\n[host]\n{}\n", h.host.join("\n")));
+        t.push_str(&format!("\n[params]\n{}\n", h.params));
     }
     Ok(Imported {
         text: t,
@@ -835,6 +862,7 @@ mlx4_0  PHB     PHB     PHB     PHB     SYS     SYS     SYS     SYS      X
             cpu_vendor: "AMD".into(),
             name: None,
             pcie: None,
+            host: Default::default(),
             p2p: Some(" \tGPU0\tGPU1\t\n GPU0\tX\tGNS\t\n GPU1\tGNS\tX\t\n".into()),
         };
         let matrix = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tPHB\t0-63\t0\t\tN/A\nGPU1\tPHB\t X \t0-63\t0\t\tN/A\n";

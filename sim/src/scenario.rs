@@ -633,6 +633,23 @@ impl Resolver<'_> {
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
+        // Issue #19 point 1 (shmhost19): SHM costed without host facts, for every group whose
+        // communicator the passes build (decode/passes.rs, dp_attention.rs, dcp.rs, vllm_dp.rs).
+        let groups = [
+            Some(engine.tp),
+            engine.dp_attention.map(|d| d.attn_tp),
+            Some(engine.dcp),
+            engine
+                .vllm_dp
+                .filter(|v| v.tp > 1 && !v.sequence_parallel)
+                .map(|v| v.dp),
+        ];
+        let groups: Vec<usize> = groups.into_iter().flatten().map(|n| n as usize).collect();
+        warnings.extend(crate::comm::shm_without_host_warning(
+            &hardware,
+            &groups,
+            &engine.env,
+        ));
         if !self.engine_dtype(
             &mut model,
             engine.kind,

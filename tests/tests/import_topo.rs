@@ -35,6 +35,7 @@ fn every_bundled_pcie_preset_round_trips_through_its_matrix() {
             name: None,
             p2p: None,
             pcie: None,
+            host: Default::default(),
         };
         let imported = import(&o.stdout, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         let file = dir.join(format!("{name}.toml"));
@@ -73,6 +74,7 @@ fn a_switch_hierarchy_is_rebuilt_two_levels_deep() {
             name: None,
             p2p: None,
             pcie: None,
+            host: Default::default(),
         },
     )
     .unwrap();

@@ -164,6 +164,9 @@ mod shm_host_autodl;
 mod shm_host_charlie;
 mod shm_host_dgx;
 mod shm_host_turin;
+// Issue #19 point 1 (shmhost19): SHM costed without host facts is said; import-topo writes [host].
+mod import_topo_host;
+mod shm_no_host;
 mod spec_acceptance;
 mod spec_mtp;
 mod spec_ratios;

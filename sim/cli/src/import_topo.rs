@@ -27,6 +27,39 @@ pub struct ImportTopoArgs {
     /// at idle); a current width below the maximum is used, with a warning.
     #[arg(long, value_name = "FILE")]
     pcie: Option<PathBuf>,
+    /// The host CPU as lscpu names it (e.g. "AMD EPYC 9575F"): with the sockets, writes a [host]
+    /// section (issue #19 point 1: NCCL's SHM costed from the host's facts). AMD EPYC 7002/9004/9005 and
+    /// Intel Xeon Scalable 1st/2nd gen give memory channels, DIMM rate and socket links from a sourced
+    /// table; other CPUs need --memory-channels, --dimm-mts (and with 2+ sockets --socket-links,
+    /// --socket-link-bw).
+    #[arg(long, value_name = "NAME")]
+    cpu_model: Option<String>,
+    /// CPU sockets of the host (lscpu's Socket(s)).
+    #[arg(long, value_name = "N")]
+    sockets: Option<u32>,
+    /// Populated DRAM channels per socket (default: the platform's, all populated).
+    #[arg(long, value_name = "N")]
+    memory_channels: Option<u32>,
+    /// The DIMMs' rate, MT/s (default: the platform's top rate).
+    #[arg(long, value_name = "MT/S")]
+    dimm_mts: Option<u32>,
+    /// UPI / xGMI links between two sockets (default: the platform's).
+    #[arg(long, value_name = "N")]
+    socket_links: Option<u32>,
+    /// One socket link's GB/s per direction (default: the platform's).
+    #[arg(long, value_name = "GB/S")]
+    socket_link_bw: Option<f64>,
+    /// The fraction of a GPU parent port's link rate at which its GPUs read NCCL's SHM buffers
+    /// (default 0.4496, the median of the measured SHM hosts).
+    #[arg(long, value_name = "FRACTION")]
+    shm_read_efficiency: Option<f64>,
+    /// The output of `lscpu` on the same box: Model name and Socket(s) (flags win over it).
+    #[arg(long, value_name = "FILE")]
+    lscpu: Option<PathBuf>,
+    /// The output of `dmidecode -t memory` on the same box: populated DIMMs (one per channel assumed)
+    /// and their Configured Memory Speed (flags win over it).
+    #[arg(long, value_name = "FILE")]
+    dmidecode: Option<PathBuf>,
     /// The preset's name (default: GPU count, template and source).
     #[arg(long)]
     name: Option<String>,
@@ -56,12 +89,31 @@ pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(t) => t,
         Err(m) => return bad_input(err, &m),
     };
+    let lscpu = match a.lscpu.as_ref().map(read).transpose() {
+        Ok(t) => t,
+        Err(m) => return bad_input(err, &m),
+    };
+    let dmidecode = match a.dmidecode.as_ref().map(read).transpose() {
+        Ok(t) => t,
+        Err(m) => return bad_input(err, &m),
+    };
     let o = Options {
         template: a.gpu,
         cpu_vendor: a.cpu_vendor,
         name: a.name,
         p2p,
         pcie,
+        host: import_topo::host::HostInput {
+            cpu_model: a.cpu_model,
+            sockets: a.sockets,
+            memory_channels: a.memory_channels,
+            dimm_mts: a.dimm_mts,
+            socket_links: a.socket_links,
+            socket_link_gbps: a.socket_link_bw,
+            shm_read_efficiency: a.shm_read_efficiency,
+            lscpu,
+            dmidecode,
+        },
     };
     let source = a
         .matrix
@@ -74,9 +126,28 @@ pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             let p = a.pcie.as_ref().map_or(String::new(), |p| p.display().to_string());
             return bad_input(err, &format!("{p}: {e}"));
         }
+        // Issue #19 point 1: the host files' errors name their lines: prefix their paths.
+        Err(e @ import_topo::TopoImportError::Host(_)) => {
+            let m = e.to_string();
+            let file = [("--lscpu", &a.lscpu), ("--dmidecode", &a.dmidecode)]
+                .into_iter()
+                .find(|(flag, _)| m.starts_with(flag))
+                .and_then(|(_, p)| p.as_ref());
+            return match file {
+                Some(p) => bad_input(err, &format!("{}: {m}", p.display())),
+                None => bad_input(err, &m),
+            };
+        }
         Err(e) => return bad_input(err, &format!("{source}: {e}")),
     };
-    let inputs: Vec<PathBuf> = a.matrix.into_iter().chain(a.p2p).chain(a.pcie).collect();
+    let inputs: Vec<PathBuf> = a
+        .matrix
+        .into_iter()
+        .chain(a.p2p)
+        .chain(a.pcie)
+        .chain(a.lscpu)
+        .chain(a.dmidecode)
+        .collect();
     write_imported(
         &imported.text,
         &imported.notes,

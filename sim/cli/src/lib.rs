@@ -431,6 +431,9 @@ fn collective_output(
 ) -> i32 {
     match result {
         Ok(r) => {
+            for w in &r.warnings {
+                let _ = writeln!(err, "warning: {w}");
+            }
             let written = if json {
                 serde_json::to_string_pretty(&r)
                     .map_err(std::io::Error::other)

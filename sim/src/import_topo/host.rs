@@ -1,0 +1,500 @@
+//! Issue #19 point 1 (shmhost19): `tpsim import-topo`'s `[host]` section from what the box says of
+//! its host: `--cpu-model`, `--sockets`, `--memory-channels`, `--dimm-mts`, `--socket-links`,
+//! `--socket-link-bw`, `--shm-read-efficiency` given as flags, or read from `lscpu` (`Model name:`,
+//! `Socket(s):`, `NUMA node(s):`) and `dmidecode -t memory` (populated DIMMs, `Configured Memory
+//! Speed:`). What neither gives comes from a small table of CPU platforms ([`PLATFORMS`]), each figure
+//! with its source; a flag wins over a file, a file over the table. Every line of the section says
+//! where its value came from, with the label the presets use (`[given]`, `[measured]`, `[datasheet]`,
+//! `[assumed]`, `[derived]`).
+
+use super::TopoImportError;
+
+/// A CPU platform's host figures (per socket), as the bundled presets with a `[host]` state them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Platform {
+    /// How the platform is named in the file's comments.
+    pub name: &'static str,
+    /// DRAM channels per socket.
+    pub channels: u32,
+    /// DIMM rate, MT/s (the platform's top rate: populated at it is assumed).
+    pub dimm_mts: u32,
+    /// Socket links between two sockets (UPI / xGMI) and one link's GB/s per direction.
+    pub socket_links: u32,
+    pub socket_link_gbps: f64,
+    /// Where the channel count and DIMM rate are from.
+    pub memory_source: &'static str,
+    /// Where the link count and rate are from.
+    pub link_source: &'static str,
+}
+
+/// The platforms tpsim knows by CPU model name. The EPYC generation is the model number's last digit
+/// (AMD's naming from the EPYC 9004 launch: series, cores, performance, generation, then P/F/X;
+/// e.g. 9575F = 9005 series, 7542 = 7002 series); an Intel Xeon Scalable's is the second digit of
+/// its number (Gold 6148 first, 6248 second generation). The figures are those the bundled presets
+/// state for these platforms (rtx-pro-6000-4x-turin-same-numa-shm.toml, rtx-5090-syncopate-epyc-9v74
+/// template, rtx-4090-8x-epyc-7542-shm.toml, rtx-4090-kalavai-xeon template).
+pub const PLATFORMS: [(&str, Platform); 4] = [
+    (
+        "epyc-9005",
+        Platform {
+            name: "AMD EPYC 9005 (Zen 5 Turin, SP5)",
+            channels: 12,
+            dimm_mts: 6400,
+            socket_links: 4,
+            socket_link_gbps: 64.0,
+            memory_source: "12 DDR5 channels per SP5 socket, DDR5-6400 the EPYC 9005 family's top rate (AMD EPYC 9005 platform)",
+            link_source: "3 or 4 xGMI links between two SP5 sockets, 4 assumed; xGMI at 32 Gb/s x 16 lanes = 64 GB/s per direction per link (AMD EPYC 9004/9005 platform)",
+        },
+    ),
+    (
+        "epyc-9004",
+        Platform {
+            name: "AMD EPYC 9004 (Zen 4 Genoa, SP5)",
+            channels: 12,
+            dimm_mts: 4800,
+            socket_links: 4,
+            socket_link_gbps: 64.0,
+            memory_source: "12 DDR5 channels per SP5 socket, DDR5-4800 the EPYC 9004 family's rate (AMD EPYC 9004 platform)",
+            link_source: "3 or 4 xGMI links between two SP5 sockets, 4 assumed; xGMI at 32 Gb/s x 16 lanes = 64 GB/s per direction per link (AMD EPYC 9004 platform)",
+        },
+    ),
+    (
+        "epyc-7002",
+        Platform {
+            name: "AMD EPYC 7002 (Zen 2 Rome, SP3)",
+            channels: 8,
+            dimm_mts: 3200,
+            socket_links: 4,
+            socket_link_gbps: 32.0,
+            memory_source: "8 DDR4 channels per SP3 socket, DDR4-3200 (AMD EPYC 7002 platform)",
+            link_source: "3 or 4 xGMI links between two EPYC 7002 sockets, 4 assumed; xGMI-2 at 16 Gb/s x 16 lanes = 32 GB/s per direction per link (AMD EPYC 7002 platform)",
+        },
+    ),
+    (
+        "xeon-scalable-1-2",
+        Platform {
+            name: "Intel Xeon Scalable, 1st or 2nd generation",
+            channels: 6,
+            dimm_mts: 2666,
+            socket_links: 2,
+            socket_link_gbps: 20.8,
+            memory_source: "6 DDR4 channels per socket on Xeon Scalable 1st/2nd gen, DDR4-2666 the rate every Gold part supports (Intel ARK)",
+            link_source: "2 or 3 UPI links on Gold parts, 2 assumed (Intel ARK); UPI at 10.4 GT/s = 20.8 GB/s per direction per link (Intel Xeon Scalable datasheet)",
+        },
+    ),
+];
+
+/// The platform of a CPU model name as `lscpu` prints it (`AMD EPYC 9575F 64-Core Processor`,
+/// `Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz`), or `None` when the table does not know it.
+pub fn platform_of(model: &str) -> Option<&'static Platform> {
+    let words: Vec<&str> = model.split_whitespace().collect();
+    let key = if let Some(i) = words.iter().position(|w| w.eq_ignore_ascii_case("EPYC")) {
+        // The model number: four characters, digits with at most one letter inside (9V74, 9B14),
+        // then an optional suffix (F, P, X).
+        let num = words.get(i + 1)?;
+        let core: String = num.chars().take(4).collect();
+        let (series, generation) = (core.chars().next()?, core.chars().nth(3)?);
+        match (series, generation) {
+            ('9', '5') => "epyc-9005",
+            ('9', '4') => "epyc-9004",
+            ('7', '2') => "epyc-7002",
+            _ => return None,
+        }
+    } else if model.to_ascii_lowercase().contains("xeon") {
+        let i = words
+            .iter()
+            .position(|w| ["Bronze", "Silver", "Gold", "Platinum"].contains(w))?;
+        let num = words.get(i + 1)?;
+        match num.chars().nth(1)? {
+            '1' | '2' if num.len() >= 4 => "xeon-scalable-1-2",
+            _ => return None,
+        }
+    } else {
+        return None;
+    };
+    PLATFORMS.iter().find(|(k, _)| *k == key).map(|(_, p)| p)
+}
+
+/// What `lscpu` says of the host: (value, line) of each key found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lscpu {
+    pub model_name: Option<(String, usize)>,
+    pub sockets: Option<(u32, usize)>,
+    pub numa_nodes: Option<(u32, usize)>,
+    pub vendor_id: Option<(String, usize)>,
+}
+
+/// Reads `lscpu`'s `Key: value` lines. `Model name` is required; a `Socket(s)` or `NUMA node(s)`
+/// that is not a positive count is refused with its line.
+pub fn parse_lscpu(text: &str) -> Result<Lscpu, TopoImportError> {
+    let mut l = Lscpu::default();
+    for (i, line) in text.lines().enumerate() {
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        let (k, v, n) = (k.trim(), v.trim(), i + 1);
+        let count = |key: &str| match v.parse::<u32>() {
+            Ok(x) if x > 0 => Ok((x, n)),
+            _ => Err(TopoImportError::Host(format!(
+                "--lscpu line {n}: {key} `{v}` is not a count; expected a whole number ≥ 1"
+            ))),
+        };
+        match k {
+            "Model name" if l.model_name.is_none() => l.model_name = Some((v.to_string(), n)),
+            "Vendor ID" if l.vendor_id.is_none() => l.vendor_id = Some((v.to_string(), n)),
+            "Socket(s)" => l.sockets = Some(count("Socket(s)")?),
+            "NUMA node(s)" => l.numa_nodes = Some(count("NUMA node(s)")?),
+            _ => {}
+        }
+    }
+    if l.model_name.is_none() {
+        return Err(TopoImportError::Host(
+            "--lscpu: no `Model name:` line; expected the output of `lscpu` (Model name, Socket(s), NUMA node(s))"
+                .into(),
+        ));
+    }
+    Ok(l)
+}
+
+/// What `dmidecode -t memory` says: populated DIMMs (a `Size:` in GB/MB, not "No Module
+/// Installed") and their configured rate (MT/s, the lowest where they differ), with its line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dimms {
+    pub populated: u32,
+    pub configured_mts: Option<(u32, usize)>,
+}
+
+/// Reads `dmidecode -t memory` (also its `grep`ped excerpts: `Size:` and `Configured Memory Speed:`
+/// lines). A rate that is not `N MT/s` (or `N MHz`, older dmidecode) is refused with its line;
+/// "Unknown" (an empty slot's) is skipped.
+pub fn parse_dmidecode(text: &str) -> Result<Dimms, TopoImportError> {
+    let mut d = Dimms::default();
+    for (i, line) in text.lines().enumerate() {
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        let (k, v, n) = (k.trim(), v.trim(), i + 1);
+        match k {
+            "Size" if v.ends_with(" GB") || v.ends_with(" MB") || v.ends_with(" TB") => d.populated += 1,
+            "Configured Memory Speed" | "Configured Clock Speed" if v != "Unknown" => {
+                let num = v.strip_suffix(" MT/s").or_else(|| v.strip_suffix(" MHz"));
+                let Some(mts) = num.and_then(|x| x.trim().parse::<u32>().ok()).filter(|&x| x > 0) else {
+                    return Err(TopoImportError::Host(format!(
+                        "--dmidecode line {n}: {k} `{v}`: expected a rate like 4800 MT/s"
+                    )));
+                };
+                if d.configured_mts.is_none_or(|(m, _)| mts < m) {
+                    d.configured_mts = Some((mts, n));
+                }
+            }
+            _ => {}
+        }
+    }
+    if d.populated == 0 {
+        return Err(TopoImportError::Host(
+            "--dmidecode: no populated DIMM (a `Size: N GB` line); expected the output of `dmidecode -t memory`".into(),
+        ));
+    }
+    Ok(d)
+}
+
+/// The host facts `tpsim import-topo` is told (flags) or given files for.
+#[derive(Debug, Clone, Default)]
+pub struct HostInput {
+    pub cpu_model: Option<String>,
+    pub sockets: Option<u32>,
+    pub memory_channels: Option<u32>,
+    pub dimm_mts: Option<u32>,
+    pub socket_links: Option<u32>,
+    /// GB/s per direction per link.
+    pub socket_link_gbps: Option<f64>,
+    pub shm_read_efficiency: Option<f64>,
+    /// The text of `lscpu` and of `dmidecode -t memory`.
+    pub lscpu: Option<String>,
+    pub dmidecode: Option<String>,
+}
+
+impl HostInput {
+    /// Whether anything of the host was given (then a `[host]` section is written).
+    pub fn any(&self) -> bool {
+        self.cpu_model.is_some()
+            || self.sockets.is_some()
+            || self.memory_channels.is_some()
+            || self.dimm_mts.is_some()
+            || self.socket_links.is_some()
+            || self.socket_link_gbps.is_some()
+            || self.shm_read_efficiency.is_some()
+            || self.lscpu.is_some()
+            || self.dmidecode.is_some()
+    }
+}
+
+/// The median of the four measured SHM hosts' `shm_read_efficiency` (0.3041, 0.3607, 0.5384, 0.565:
+/// (0.3607 + 0.5384) / 2), as the bundled no-P2P presets without their own rows use it
+/// (rtx-5090-2x-no-p2p.toml; an assumption within about ±35 %, book/src/collectives.md).
+pub const MEDIAN_SHM_READ_EFFICIENCY: f64 = 0.4496;
+
+/// The `[host]` section and the `[params] shm_read_efficiency` line, in the file's comment style.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostLines {
+    pub host: Vec<String>,
+    pub params: String,
+    pub notes: Vec<String>,
+}
+
+/// `key = value` and its source comment from column 35, as the bundled presets write them.
+fn line(kv: String, why: &str) -> String {
+    format!("{kv:<33} # {why}")
+}
+
+/// Builds the section from the input; `topo_sockets`: the sockets the imported tree puts GPUs on.
+pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImportError> {
+    let err = |m: String| Err(TopoImportError::Host(m));
+    let lscpu = h.lscpu.as_deref().map(parse_lscpu).transpose()?;
+    let dimms = h.dmidecode.as_deref().map(parse_dmidecode).transpose()?;
+    let mut notes = Vec::new();
+    let (cpu_model, model_why) = match (&h.cpu_model, lscpu.as_ref().and_then(|l| l.model_name.clone())) {
+        (Some(m), _) => (m.clone(), "[given] --cpu-model".to_string()),
+        (None, Some((m, n))) => (m, format!("[measured] lscpu line {n} (Model name)")),
+        (None, None) => {
+            return err(
+                "[host]: no CPU model: give --cpu-model \"AMD EPYC 9575F\" or --lscpu FILE (the output of `lscpu`)".into(),
+            );
+        }
+    };
+    if cpu_model.trim().is_empty() || cpu_model.contains('"') || cpu_model.contains('\n') {
+        return err(format!(
+            "--cpu-model `{cpu_model}`: expected the CPU's name as lscpu prints it, without quotes"
+        ));
+    }
+    let platform = platform_of(&cpu_model);
+    match platform {
+        Some(p) => notes.push(format!("CPU `{cpu_model}`: platform {}", p.name)),
+        None => notes.push(format!(
+            "CPU `{cpu_model}`: not in tpsim's platform table (AMD EPYC 7002/9004/9005, Intel Xeon Scalable 1st/2nd gen): memory channels, DIMM rate and socket links must be given"
+        )),
+    }
+    let (sockets, sockets_why) = match (h.sockets, lscpu.as_ref().and_then(|l| l.sockets)) {
+        (Some(s), _) => (s, "[given] --sockets".to_string()),
+        (None, Some((s, n))) => (s, format!("[measured] lscpu line {n} (Socket(s))")),
+        (None, None) => return err("[host]: no socket count: give --sockets N or --lscpu FILE".into()),
+    };
+    if !(1..=8).contains(&sockets) {
+        return err(format!("--sockets {sockets}: expected 1 to 8 sockets"));
+    }
+    if topo_sockets > sockets {
+        let numa = lscpu
+            .as_ref()
+            .and_then(|l| l.numa_nodes)
+            .map_or(String::new(), |(x, _)| format!(" (lscpu: {x} NUMA nodes)"));
+        return err(format!(
+            "--sockets {sockets}: the matrix puts GPUs on {topo_sockets} NUMA nodes joined by SYS{numa}, which tpsim models as sockets; \
+             expected at least {topo_sockets} (an EPYC in NPS2/NPS4 prints SYS between its own nodes: give --sockets {topo_sockets} and \
+             --memory-channels per node)"
+        ));
+    }
+    let (memory_channels, channels_why) = match (h.memory_channels, &dimms, platform) {
+        (Some(c), _, _) => (c, "[given] --memory-channels".to_string()),
+        (None, Some(d), p) => {
+            let per = d.populated.div_ceil(sockets);
+            let (c, cap) = match p {
+                Some(p) if per > p.channels => {
+                    (p.channels, format!(", capped at the platform's {}", p.channels))
+                }
+                _ => (per, String::new()),
+            };
+            (
+                c,
+                format!(
+                    "[measured] dmidecode: {} populated DIMMs on {sockets} socket(s), one per channel assumed{cap}",
+                    d.populated
+                ),
+            )
+        }
+        (None, None, Some(p)) => (
+            p.channels,
+            format!("[datasheet] {}; all populated: assumed", p.memory_source),
+        ),
+        (None, None, None) => {
+            return err(format!(
+                "[host]: CPU `{cpu_model}` is not in the platform table: give --memory-channels N (populated DRAM channels per socket) or --dmidecode FILE"
+            ));
+        }
+    };
+    if !(1..=24).contains(&memory_channels) {
+        return err(format!(
+            "--memory-channels {memory_channels}: expected 1 to 24 DRAM channels per socket"
+        ));
+    }
+    let (dimm_mts, mts_why) = match (
+        h.dimm_mts,
+        dimms.as_ref().and_then(|d| d.configured_mts),
+        platform,
+    ) {
+        (Some(m), _, _) => (m, "[given] --dimm-mts".to_string()),
+        (None, Some((m, n)), _) => (
+            m,
+            format!("[measured] dmidecode line {n} (Configured Memory Speed, the lowest)"),
+        ),
+        (None, None, Some(p)) => (
+            p.dimm_mts,
+            format!("[datasheet] {}; assumed populated at it", p.memory_source),
+        ),
+        (None, None, None) => {
+            return err(format!(
+                "[host]: CPU `{cpu_model}` is not in the platform table: give --dimm-mts N (the DIMMs' MT/s) or --dmidecode FILE"
+            ));
+        }
+    };
+    if !(800..=12800).contains(&dimm_mts) {
+        return err(format!(
+            "--dimm-mts {dimm_mts}: expected a DIMM rate of 800 to 12800 MT/s"
+        ));
+    }
+    let mut host = vec![
+        line(format!("cpu_model = \"{cpu_model}\""), &model_why),
+        line(format!("sockets = {sockets}"), &sockets_why),
+        line(format!("memory_channels = {memory_channels}"), &channels_why),
+        line(format!("dimm_mts = {dimm_mts}"), &mts_why),
+    ];
+    if sockets > 1 {
+        let (links, links_why) = match (h.socket_links, platform) {
+            (Some(l), _) => (l, "[given] --socket-links".to_string()),
+            (None, Some(p)) => (p.socket_links, format!("[assumed] {}", p.link_source)),
+            (None, None) => {
+                return err(format!(
+                    "[host]: {sockets} sockets and CPU `{cpu_model}` is not in the platform table: give --socket-links N (UPI / xGMI links) and --socket-link-bw GB/s"
+                ));
+            }
+        };
+        if links == 0 {
+            return err("--socket-links 0: expected ≥ 1 link between two sockets".into());
+        }
+        let (bw, bw_why) = match (h.socket_link_gbps, platform) {
+            (Some(b), _) => (b, "[given] --socket-link-bw".to_string()),
+            (None, Some(p)) => (p.socket_link_gbps, format!("[datasheet] {}", p.link_source)),
+            (None, None) => {
+                return err(format!(
+                    "[host]: {sockets} sockets and CPU `{cpu_model}` is not in the platform table: give --socket-link-bw GB/s (one link, per direction)"
+                ));
+            }
+        };
+        if !(bw.is_finite() && bw > 0.0) {
+            return err(format!("--socket-link-bw {bw}: expected GB/s > 0"));
+        }
+        host.push(line(format!("socket_links = {links}"), &links_why));
+        host.push(line(format!("socket_link_bw = \"{bw}GB/s\""), &bw_why));
+    }
+    host.push(line(
+        "shm_buffer = \"receiver\"".into(),
+        "[derived] NCCL src/transport/shm.cc (2.19.3, 2.27.7, 2.28.9): NCCL_SHM_LOCALITY defaults to the receiver side",
+    ));
+    let params = match h.shm_read_efficiency {
+        Some(f) if f > 0.0 && f <= 1.0 => line(
+            format!("shm_read_efficiency = {f}"),
+            "[given] --shm-read-efficiency",
+        ),
+        Some(f) => {
+            return err(format!(
+                "--shm-read-efficiency {f}: expected a fraction in (0, 1]"
+            ));
+        }
+        None => {
+            notes.push(format!(
+                "shm_read_efficiency = {MEDIAN_SHM_READ_EFFICIENCY}: the median of the four measured SHM hosts (they span 0.30-0.57; an assumption within about ±35 %): give the box's own with --shm-read-efficiency"
+            ));
+            line(
+                format!("shm_read_efficiency = {MEDIAN_SHM_READ_EFFICIENCY}"),
+                "[derived] the median of the measured SHM hosts (book/src/collectives.md)",
+            )
+        }
+    };
+    Ok(HostLines { host, params, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Model names as lscpu prints them map to their platform by the model number; Milan (7xx3), a
+    /// Ryzen and a Xeon of the 3rd generation (Gold 6338) are not in the table.
+    #[test]
+    fn platforms_by_model_name() {
+        let key = |m: &str| platform_of(m).map(|p| p.name);
+        assert_eq!(
+            key("AMD EPYC 9575F 64-Core Processor"),
+            Some("AMD EPYC 9005 (Zen 5 Turin, SP5)")
+        );
+        assert_eq!(
+            key("AMD EPYC 9V74 80-Core Processor"),
+            Some("AMD EPYC 9004 (Zen 4 Genoa, SP5)")
+        );
+        assert_eq!(
+            key("AMD EPYC 9374F 32-Core Processor"),
+            Some("AMD EPYC 9004 (Zen 4 Genoa, SP5)")
+        );
+        assert_eq!(
+            key("AMD EPYC 7542 32-Core Processor"),
+            Some("AMD EPYC 7002 (Zen 2 Rome, SP3)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz"),
+            Some("Intel Xeon Scalable, 1st or 2nd generation")
+        );
+        assert_eq!(key("AMD EPYC 7763 64-Core Processor"), None);
+        assert_eq!(key("Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz"), None);
+        assert_eq!(key("AMD Ryzen 9 5900X 12-Core Processor"), None);
+    }
+
+    /// lscpu's keys with their lines; a dmidecode excerpt's DIMMs (empty slots skipped) and lowest rate.
+    #[test]
+    fn lscpu_and_dmidecode_keys() {
+        let l = parse_lscpu("Vendor ID: AuthenticAMD\nModel name:  AMD EPYC 9575F 64-Core Processor\nSocket(s): 2\nNUMA node(s): 4\n").unwrap();
+        assert_eq!(l.model_name, Some(("AMD EPYC 9575F 64-Core Processor".into(), 2)));
+        assert_eq!((l.sockets, l.numa_nodes), (Some((2, 3)), Some((4, 4))));
+        let d = parse_dmidecode(
+            "\tSize: 32 GB\n\tConfigured Memory Speed: 4800 MT/s\n\tSize: No Module Installed\n\tConfigured Memory Speed: Unknown\n\tSize: 32 GB\n\tConfigured Memory Speed: 4400 MT/s\n",
+        )
+        .unwrap();
+        assert_eq!((d.populated, d.configured_mts), (2, Some((4400, 6))));
+        assert!(parse_dmidecode("\tSize: 32 GB\n\tConfigured Memory Speed: fast\n").is_err());
+        assert!(parse_lscpu("Socket(s): 2\n").is_err());
+    }
+
+    /// One socket writes no link keys; a 2-socket EPYC 9005 gets the table's 4 × 64 GB/s.
+    #[test]
+    fn sections_by_socket_count() {
+        let h = HostInput {
+            cpu_model: Some("AMD EPYC 9575F".into()),
+            sockets: Some(1),
+            ..HostInput::default()
+        };
+        let l = host_lines(&h, 1).unwrap();
+        assert!(!l.host.iter().any(|x| x.starts_with("socket_link")), "{l:?}");
+        assert_eq!(
+            l.params,
+            format!(
+                "{:<33} # [derived] the median of the measured SHM hosts (book/src/collectives.md)",
+                "shm_read_efficiency = 0.4496"
+            )
+        );
+        let h = HostInput {
+            sockets: Some(2),
+            ..h
+        };
+        let l = host_lines(&h, 1).unwrap();
+        assert!(l.host.iter().any(|x| x.starts_with("socket_links = 4 ")), "{l:?}");
+        assert!(
+            l.host
+                .iter()
+                .any(|x| x.starts_with("socket_link_bw = \"64GB/s\"")),
+            "{l:?}"
+        );
+        // The matrix puts GPUs on 2 sockets: --sockets 1 is refused.
+        let h = HostInput {
+            sockets: Some(1),
+            ..h
+        };
+        assert!(host_lines(&h, 2).is_err());
+    }
+}
