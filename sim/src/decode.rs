@@ -520,7 +520,9 @@ fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
 /// the host (tests/data/prefill.tsv). SGLang replays graphs only for decode, target-verify and idle
 /// batches: `model_executor/model_runner.py` `_forward_raw` takes the graph runner only when
 /// `forward_mode.is_cuda_graph()` (DECODE, TARGET_VERIFY, IDLE in `forward_batch_info.py`), and an
-/// EXTEND batch goes to `forward_extend`, eager, unless `--enable-piecewise-cuda-graph` captured it.
+/// EXTEND batch goes to `forward_extend`, eager, unless `--enable-piecewise-cuda-graph` captured it
+/// (whose launches outside the pieces `passes::sgl_prefill_launch` charges, as it does the eager
+/// launches beyond the layer template).
 /// vLLM v1 keeps its graph cost (its piecewise graphs cover prefill token counts up to the
 /// capture sizes; not checked against a prefill row yet).
 fn prefill_is_eager(s: &Scenario) -> bool {

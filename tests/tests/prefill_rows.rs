@@ -675,7 +675,9 @@ fn every_row_has_a_scenario() {
 /// The structural point behind line 2's miss: SGLang runs an extend batch without CUDA graphs
 /// (`model_runner.py` replays graphs only for decode, target-verify and idle batches), so each
 /// kernel of a prefill is launched by the host. With a launch cost far above the kernels' GPU time
-/// the one-prompt prefill becomes host-bound, and `--enable-piecewise-cuda-graph` removes that cost.
+/// the one-prompt prefill becomes host-bound, and `--enable-piecewise-cuda-graph` removes most of
+/// that cost: only the piece replays and the attention op stay on the host (pcglaunch18,
+/// `decode::passes::sgl_prefill_launch`).
 #[test]
 fn sglang_prefill_pays_eager_launches_unless_piecewise_graphs() {
     let base = std::fs::read_to_string(scenario("validation/prefill/qwen2-7b-a30-sglang-bs1-in200.toml"))
@@ -692,20 +694,25 @@ fn sglang_prefill_pays_eager_launches_unless_piecewise_graphs() {
         f(&run_json(&p.display().to_string())["throughput"]["prefill_time_ms"])
     };
     let plain = predicted_ms("qwen2-7b-a30-sglang-bs1-in200.toml", 1);
-    // 1 ms per launch: 28 layers × (5 attention + 4 MLP kernels) + 56 hidden-state allreduces on one
-    // GPU (none: tp 1) + embedding and LM head ≥ 252 launches, so ≥ 252 ms of host time.
+    // 1 ms per launch: 28 layers × (5 attention + 4 MLP kernels + pcglaunch18's KV store and q copy:
+    // unversioned = the newest rules, one `store_cache`; FlashInfer on the A30, `q.contiguous()`) +
+    // 56 hidden-state allreduces on one GPU (none: tp 1) + embedding and LM head ≥ 310 launches, so
+    // ≥ 310 ms of host time.
     let slow = run("[engine.costs]\nlaunch_overhead = \"1ms\"\n", "slow.toml");
     assert!(
-        slow >= 252.0,
+        slow >= 310.0,
         "prefill with 1 ms launches: {slow:.1} ms (plain {plain:.1} ms)"
     );
     let graphed = run(
         "enable_piecewise_cuda_graph = true\n[engine.costs]\nlaunch_overhead = \"1ms\"\n",
         "graphed.toml",
     );
+    // Piecewise: per layer one replay + the attention op (store, q copy, kernel, output copy) = 5,
+    // no allreduce at tp 1: 28 × 5 = 140 launches, 140 ms, plus at most the GPU work of the eager
+    // prefill (`plain`, GPU-bound at 31.7 µs a launch).
     assert!(
-        (graphed / plain - 1.0).abs() < 1e-9,
-        "piecewise graphs: {graphed} ms vs {plain} ms without launch costs"
+        graphed >= 140.0 && graphed <= 140.0 + plain && graphed < slow,
+        "piecewise graphs: {graphed:.1} ms, 140 launches of 1 ms (plain {plain:.1} ms, eager {slow:.1} ms)"
     );
 }
 

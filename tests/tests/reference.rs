@@ -115,11 +115,14 @@ fn llama_workload(name: &str, workload: &str) -> String {
 #[test]
 fn prefill_gives_the_first_token() {
     // Llama-3.1-8B prefill of 256 tokens on one H100: 2 × 8.03 G params × 256 = 4.11 TFLOP at
-    // 989 TFLOP/s × 0.50 (h100-sxm-1x.toml) = 8.3 ms, compute-bound (the 15 GiB weight read takes
-    // ≈ 6 ms); plus per-kernel and host costs: 8.3–10 ms.
+    // 989 TFLOP/s × 0.50 (h100-sxm-1x.toml) = 8.3 ms of GPU work (the 15 GiB weight read takes
+    // ≈ 6 ms). SGLang launches the eager prefill from the host: 1 + 32 × (5 + 4 template kernels +
+    // one `store_cache` and FA3's q copy, pcglaunch18; unversioned = the newest rules) + 1 = 354
+    // launches at 31.7 µs = 11.22 ms, so host-bound: plus the scheduler and the last kernels,
+    // 11.2–12.5 ms (9.77 ms before pcglaunch18, GPU-bound).
     let j = run_json(&scenario("examples/llama-3.1-8b-h100.toml"));
     let ttft = f(&j["throughput"]["ttft_ms"]);
-    assert!((8.3..10.0).contains(&ttft), "{ttft} ms");
+    assert!((11.2..12.5).contains(&ttft), "{ttft} ms");
     // 512 output tokens: 1 from the prefill, 511 from decode steps.
     assert_eq!(j["throughput"]["output_tokens"], 512);
     assert_eq!(j["throughput"]["iterations"], 511);

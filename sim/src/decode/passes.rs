@@ -20,6 +20,7 @@ pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #1
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
+mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 pub(crate) mod tp_net;
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
@@ -409,7 +410,10 @@ impl<'a> Builder<'a> {
             .collect();
         let host = resources.add(ResourceKind::Host { thread: 0 }, "scheduler".into());
         let launches = piecewise::launches(s);
-        let launchers = if launches == (DecodeLaunch::Full, DecodeLaunch::Full) {
+        // pcglaunch18: SGLang's piecewise prefill graphs launch split ops (`passes::sgl_prefill_launch`).
+        let sgl_pcg =
+            s.engine.kind == crate::scenario::EngineKind::Sglang && s.engine.enable_piecewise_cuda_graph;
+        let launchers = if launches == (DecodeLaunch::Full, DecodeLaunch::Full) && !sgl_pcg {
             Vec::new()
         } else {
             (0..s.engine.tp)
@@ -940,11 +944,18 @@ impl<'a> Builder<'a> {
         // graphmode: under vLLM PIECEWISE graphs the host launches the attention between pieces.
         let mut deps = vec![prev];
         deps.extend(self.piecewise_attention_launch(g, &format!("{label}: L{i}"))?);
+        // pcglaunch18: SGLang's prefill launches beyond the template (`passes::sgl_prefill_launch`).
+        let (extra_attn, _) = self.sgl_eager_extra(pass, l);
+        deps.extend(self.sgl_pcg_launch(
+            g,
+            &format!("{label}: L{i} attention"),
+            self.sgl_pcg_attention(pass, l),
+        )?);
         let a = self.per_gpu(
             g,
             &format!("{label}: L{i} attention"),
             t_attn,
-            l.attn_kernels + self.aiter_reduce_kernels(pass, l),
+            l.attn_kernels + self.aiter_reduce_kernels(pass, l) + extra_attn,
             &deps,
         )?;
         // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
@@ -953,6 +964,8 @@ impl<'a> Builder<'a> {
         if let Some(a2a) = self.s.engine.moe_a2a.filter(|_| l.is_moe) {
             return self.add_moe_a2a(g, pass, i, l, a2a, a);
         }
+        let mut a = a;
+        a.extend(self.sgl_pcg_allreduce(g, pass, &format!("{label}: L{i} allreduce attn"))?);
         prev = self.gang(
             g,
             &format!("{label}: L{i} allreduce attn"),
@@ -978,8 +991,10 @@ impl<'a> Builder<'a> {
         let label = pass.label;
         let (t_ffn, kind) = self.ffn_time(pass, l);
         // sglstep: the kernels SGLang launches (`passes::sgl_fused_shared`).
-        let kernels = sgl_fused_shared::layer(self.s, pass.model, l).ffn_kernels;
-        let f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, kernels, &[prev])?;
+        let kernels =
+            sgl_fused_shared::layer(self.s, pass.model, l).ffn_kernels + self.sgl_eager_extra(pass, l).1;
+        let mut f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, kernels, &[prev])?;
+        f.extend(self.sgl_pcg_allreduce(g, pass, &format!("{label}: L{i} allreduce {kind}"))?);
         self.gang(
             g,
             &format!("{label}: L{i} allreduce {kind}"),
