@@ -25,9 +25,12 @@ fn run_of_an_engine_that_would_not_start_prints_the_verdict_and_no_throughput() 
     ] {
         assert!(!o.stdout.contains(absent), "`{absent}` in:\n{}", o.stdout);
     }
-    // One line on stderr: the file, the verdict in words and the engine's text.
+    // One line on stderr beside the seed box's SHM warning: the file, the verdict in words and the
+    // engine's text.
+    let (shm, rest) = split_seed_shm_warning(&o.stderr);
+    assert_eq!(shm, 1, "{}", o.stderr);
     assert_eq!(
-        o.stderr.trim_end(),
+        rest,
         format!(
             "{}: the engine would not start: {NOT_ENOUGH_MEMORY}",
             scenario("seed/low-fraction.toml")
@@ -141,8 +144,11 @@ fn sweep_over_num_steps_adjusts_num_draft_tokens_like_sglang_and_warns() {
     let rows: Vec<&str> = o.stdout.lines().skip(1).collect();
     assert_eq!(rows.len(), 4, "{}", o.stdout);
     assert!(rows.iter().all(|r| r.contains(",ok,")), "{}", o.stdout);
-    // One warning per adjusted point (num_steps 3 already has 4 draft tokens), in grid order.
-    let w: Vec<&str> = o.stderr.lines().collect();
+    // One warning per adjusted point (num_steps 3 already has 4 draft tokens), in grid order, beside
+    // the seed box's SHM warning at every point.
+    let (shm, rest) = split_seed_shm_warning(&o.stderr);
+    assert_eq!(shm, 4, "{}", o.stderr);
+    let w: Vec<&str> = rest.lines().collect();
     assert_eq!(w.len(), 3, "{}", o.stderr);
     for (line, (p, steps, n)) in w.iter().zip([(0, 1, 2), (1, 2, 3), (3, 5, 6)]) {
         assert!(
@@ -163,7 +169,7 @@ fn sweep_over_num_steps_adjusts_num_draft_tokens_like_sglang_and_warns() {
         "speculative.num_steps=1,2,3,5",
     ]);
     assert_eq!(unset.stdout, o.stdout);
-    assert_eq!(unset.stderr, "");
+    assert_eq!(split_seed_shm_warning(&unset.stderr), (4, String::new()));
 }
 
 #[test]
@@ -171,12 +177,17 @@ fn run_adjusts_a_chains_num_draft_tokens_and_reports_the_warning() {
     let file = baseline_with("engine-like-ndt", "num_draft_tokens = 4", "num_draft_tokens = 8");
     let o = tpsim(&["run", &file, "--json"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
+    let (shm, rest) = split_seed_shm_warning(&o.stderr);
+    assert_eq!(shm, 1, "{}", o.stderr);
     assert_eq!(
-        o.stderr.trim_end(),
+        rest,
         format!("warning: {file}: {ADJUSTED} (SGLang's warning; speculative.num_draft_tokens 8 → 4)")
     );
     let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
-    let w = j["warnings"].as_array().unwrap();
+    let is_shm = |v: &&serde_json::Value| v.as_str().unwrap().starts_with("NCCL takes SHM on 8 of the 8");
+    let all = j["warnings"].as_array().unwrap();
+    assert_eq!(all.iter().filter(is_shm).count(), 1, "{all:?}");
+    let w: Vec<&serde_json::Value> = all.iter().filter(|v| !is_shm(v)).collect();
     assert_eq!(w.len(), 1);
     assert!(w[0].as_str().unwrap().starts_with(ADJUSTED));
     assert!(
@@ -188,7 +199,9 @@ fn run_adjusts_a_chains_num_draft_tokens_and_reports_the_warning() {
     // The same prediction as the scenario that says 4.
     let base = run_json(&scenario("seed/baseline.toml"));
     assert_eq!(j["throughput"], base["throughput"]);
-    assert_eq!(base["warnings"], serde_json::json!([]));
+    let base_w = base["warnings"].as_array().unwrap();
+    assert_eq!(base_w.len(), 1, "{base_w:?}");
+    assert!(is_shm(&&base_w[0]), "{base_w:?}");
     // validate and memory print it too.
     for cmd in ["validate", "memory"] {
         let o = tpsim(&[cmd, &file]);
@@ -245,10 +258,9 @@ fn a_prompt_longer_than_the_context_is_rejected_with_sglangs_text() {
             .contains("Decode: none — the engine rejects the requests")
     );
     assert!(!o.stdout.contains("tok/s"), "{}", o.stdout);
-    assert_eq!(
-        o.stderr.trim_end(),
-        format!("{file}: the engine rejects the requests: {text}")
-    );
+    let (shm, rest) = split_seed_shm_warning(&o.stderr);
+    assert_eq!(shm, 1, "{}", o.stderr);
+    assert_eq!(rest, format!("{file}: the engine rejects the requests: {text}"));
     let (o, _) = run_modified(
         "engine-like-long-json",
         "prompt_len = 1024",

@@ -112,22 +112,24 @@ fn engine_names_are_checked() {
 ///   71,345,157,120 (split TP-style, every rank holding a shard of all 384 with its per-tensor
 ///   scales: 71,345,479,680, `presets12::survey_command_2_kimi_k2_5_nvfp4_imports`: 322,560 B =
 ///   60 × (384 − 48) × 16 more);
-/// - the rest as at tp 8 (76,533,436,316 − 71,345,479,680): 76,533,113,756 B a rank.
+/// - the rest as at tp 8 (75,987,407,724 − 71,345,479,680, the preset's tp-8 total since attnquant17
+///   counts the dense layer 0 and the shared experts in NVFP4 as the checkpoint stores them, see
+///   `presets12`): 75,987,085,164 B a rank.
 ///
 /// With `--enable-dp-attention --dp-size 8` (attention TP 1) the attention and embedding are whole
 /// on each rank: MLA a layer at tp 1 (64 heads), fused q_a + kv_a 2,112 × 7,168 × 2 = 30,277,632,
 /// q_b 12,288 × 1,536 × 2 = 37,748,736, kv_b 16,384 × 512 × 2 = 16,777,216, w_kc + w_vc 2 × 8,192 ×
 /// 512 × 2 = 16,777,216, o 7,168 × 8,192 × 2 = 117,440,512 → 219,021,312 × 61 = 13,360,300,032 (tp
 /// 8: 3,286,106,112); embedding 163,840 × 7,168 × 2 = 2,348,810,240 (tp 8: 293,601,280) →
-/// 76,533,113,756 + 10,074,193,920 + 2,055,208,960 = 88,662,516,636 B. KV per token: the MLA latent,
+/// 75,987,085,164 + 10,074,193,920 + 2,055,208,960 = 88,116,488,044 B. KV per token: the MLA latent,
 /// (512 + 64) × 61 × 1 B (fp8) = 35,136 on every rank either way. Exact (MiB × 2^20 is exact here).
 #[test]
 fn sglang_ep_holds_whole_experts_by_hand() {
     for (flags, weights) in [
-        ("--tp 8 --ep-size 8", 76_533_113_756_u64),
+        ("--tp 8 --ep-size 8", 75_987_085_164_u64),
         (
             "--tp 8 --ep-size 8 --enable-dp-attention --dp-size 8",
-            88_662_516_636,
+            88_116_488_044,
         ),
     ] {
         let cmd = format!("python -m sglang.launch_server --model-path nvidia/Kimi-K2.5-NVFP4 {flags}");

@@ -279,8 +279,9 @@ fn every_bundled_model_preset_loads_through_a_scenario() {
         std::fs::write(&file, text.clone()).unwrap();
         let mut o = tpsim(&["validate", &file]);
         // fam (issue #16): a preset SGLang cannot serve (LLaVA-NeXT) is refused with "(use vllm)";
-        // it must then load under vLLM.
-        if o.code == 2 && o.stderr.contains("(use vllm)") {
+        // it must then load under vLLM. families17: dense ERNIE-4.5 under transformers' name is
+        // refused with "(use vllm 0.10.1 or later, …)".
+        if o.code == 2 && o.stderr.contains("(use vllm") {
             let vllm = text[..text.find("[engine]").unwrap()].to_string()
                 + "[engine]\nname = \"vllm\"\ntp = 1\n[workload]\nconcurrency = 1\n";
             std::fs::write(&file, vllm).unwrap();
