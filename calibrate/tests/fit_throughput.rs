@@ -171,8 +171,11 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
     let f = throughput::fit(&hw, &pairs, &["kernel_overhead".to_string()], Some("Qwen3.5")).unwrap();
     let k = &f.fit.params[0];
     // Fitted on the 4 MiniMax rows (measured ÷ predicted 0.50–0.94 with the template's 2 µs, the
-    // NVFP4 row with FlashInfer's CUTLASS MoE since sm120b1): 4.09 µs, 95 % interval [2.04, 8.21] µs,
-    // the FP8 TP 4 row down-weighted by Huber (tolerance 0.5 %: the fit's own convergence); 4.31 µs
+    // NVFP4 row with FlashInfer's CUTLASS MoE since sm120b1): 4.09 µs, 95 % interval [1.82, 9.22] µs
+    // (tolerance 0.5 %: the fit's own convergence). attnquant17 gave the NVFP4 checkpoint the fp8 KV
+    // cache its hf_quant_config declares: under SGLang one more KV-store kernel a layer (its row 90.0
+    // tok/s at 2 µs), which widens the interval (before it 4.09 µs [2.04, 8.21], the FP8 TP 4 row
+    // down-weighted by Huber); 4.31 µs
     // [2.16, 8.60] before vllmfusion charged each engine's KV-cache store kernel. Before
     // fp8decode (stop 37: the two FP8 rows pay 4 activation-quantization kernels a layer, 142.8 and
     // 117.8 tok/s at 2 µs where they were 153.7 and 125.0) 4.86 µs [1.76, 13.41], none down-weighted.
@@ -180,12 +183,12 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
     // kernels pay the per-kernel gap: the NVFP4 and AWQ TP 2 rows' predictions fell 96.2 → 92.8 and
     // 149.1 → 143.7 tok/s) 5.15 µs [2.37, 11.17] with the FP8 TP4 row down-weighted by Huber, the
     // value the retired profile records; before sm120b1: 6.50 µs [3.65, 11.59].
-    for (got, want) in [(k.value, 4.094_66), (k.ci_low, 2.042_15), (k.ci_high, 8.210_07)] {
+    for (got, want) in [(k.value, 4.092_37), (k.ci_low, 1.816_16), (k.ci_high, 9.221_36)] {
         assert!((got / want - 1.0).abs() < 5e-3, "{k:?}");
     }
     assert!(!k.at_bound);
     assert_eq!((f.fit.fitted_rows, f.fit.held_out_rows), (4, 6));
-    // The fitted rows: median |error| of tok/s 29.4 % → 11.5 % (before vllmfusion 31.5 → 11.5 %; before
+    // The fitted rows: median |error| of tok/s 29.4 % → 13.0 % (11.5 % before attnquant17; before vllmfusion 31.5 → 11.5 %; before
     // fp8decode 35.8 → 16.2 %; before
     // pcieck 38.1 → 12.9 %; before sm120b1 61.9 → 14.2 %).
     assert!(
@@ -194,7 +197,7 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
         f.fit.before
     );
     assert!(
-        (f.fit.after.median_abs - 0.115).abs() < 0.002,
+        (f.fit.after.median_abs - 0.130).abs() < 0.002,
         "{:?}",
         f.fit.after
     );
@@ -246,7 +249,7 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
         &fresh.params["kernel_overhead"],
     );
     assert!(
-        (recorded.value - 5.147_15).abs() < 1e-3 && (now.value - 4.094_66).abs() < 1e-3,
+        (recorded.value - 5.147_15).abs() < 1e-3 && (now.value - 4.092_37).abs() < 1e-3,
         "{recorded:?} {now:?}"
     );
     // Issue #19 point 6: and the span of its fitted rows — four batch-1 MiniMax rows at tp 2, 2, 4, 8.
@@ -285,13 +288,13 @@ fn the_reverse_a_qwen35_fit_lowers_the_error_on_the_held_out_minimax_rows() {
         (f.fit.fitted_rows, f.fit.held_out_rows, f.fit.downweighted),
         (6, 4, 1)
     );
-    // Held-out MiniMax-M2.5 rows: median |error| of tok/s 29.4 % → 10.3 %, worst 97.6 % → 58.4 %
-    // (before sgldualstream, fitted at 2.61 µs, 29.4 % → 17.9 %, worst → 77.7 %; before sglgates, fitted at 3.11 µs, 29.4 % → 11.0 %, worst → 64.3 %; before vllmfusion 31.5 % → 11.8 %, worst 101.1 % → 67.1 %; before fp8decode, whose quantization kernels slow the two FP8 rows, 35.8 % → 16.9 %, worst
+    // Held-out MiniMax-M2.5 rows: median |error| of tok/s 29.4 % → 11.7 %, worst 97.6 % → 58.4 %
+    // (10.3 % before attnquant17's fp8 KV for the NVFP4 row, 90.0 tok/s at 2 µs since; before sgldualstream, fitted at 2.61 µs, 29.4 % → 17.9 %, worst → 77.7 %; before sglgates, fitted at 3.11 µs, 29.4 % → 11.0 %, worst → 64.3 %; before vllmfusion 31.5 % → 11.8 %, worst 101.1 % → 67.1 %; before fp8decode, whose quantization kernels slow the two FP8 rows, 35.8 % → 16.9 %, worst
     // 116.5 % → 84.2 %; before sm120path 35.8 % → 16.1 %, worst → 82.4 %; before pcieck 38.1 % → 18.5 %; before
     // sm120b1: 61.9 % → 15.1 %, worst 116.5 % → 43.6 %).
     let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
     assert!(
-        (hb.median_abs - 0.294).abs() < 0.002 && (ha.median_abs - 0.103).abs() < 0.002,
+        (hb.median_abs - 0.294).abs() < 0.002 && (ha.median_abs - 0.117).abs() < 0.002,
         "{hb:?} {ha:?}"
     );
     assert!(
