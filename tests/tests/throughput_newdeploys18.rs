@@ -14,7 +14,7 @@
 //! 2026-01-20; section 5.1, "SGLang Version: 0.5.7", `python -m sglang.launch_server --model
 //! zai-org/GLM-4.7-Flash --attention-backend triton --tp 1` on one B200). The random runs pass no
 //! `--random-range-ratio` (lengths uniform in 1..=N). The GLM-4.7-Flash runs are simulated as SGLang 0.5.8:
-//! tpsim refuses 0.5.7 for this model (`sim/src/scenario/glm4_moe_lite.rs`: 0.5.7 has no
+//! tpsim refuses 0.5.7 for this model (`sim/src/scenario/first_release.rs`: 0.5.7 has no
 //! `models/glm4_moe_lite.py`), so the page's "0.5.7" is taken as a build after that tag.
 //!
 //! **What is compared**: the row is 1000 ÷ the page's median TPOT (the per-stream decode step), tpsim's
