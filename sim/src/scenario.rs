@@ -32,7 +32,6 @@ pub mod cuda_graphs; // issue #17 (graphs): CUDA-graph capture keys, vLLM async 
 pub mod cudagraph_mode; // graphmode: vLLM's compilation_config.cudagraph_mode
 pub mod cudagraph_support; // graphverify: the mode settled against the attention backend
 pub mod dcp; // issue #17: vLLM decode context parallelism
-mod dots1; // families15 (issue #17): dots.llm1's engine releases (none of SGLang's)
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
@@ -44,18 +43,15 @@ mod error;
 mod exaone4; // families5 (issue #17): SGLang and EXAONE 4
 pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
-mod first_release; // the refusal of a model class an engine release does not ship
+mod first_release; // issue #17: the first release of each engine that serves a model class (one table)
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
-mod glm4_moe_lite; // families10 (issue #17): the engine releases that serve GLM-4.7-Flash
-mod glm4v; // families7 (issue #17): the engine releases that serve GLM-4.5V
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL
 pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
-mod ministral3; // families12 (issue #17): the engine releases that serve Ministral 3
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
@@ -66,7 +62,6 @@ pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
 pub mod profile;
 pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrated range
-mod qwen2_vl; // families16 (issue #17): the engine releases that serve Qwen2-VL
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;

@@ -1,7 +1,7 @@
 //! families10 (issue #17): GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`) and InternLM3 end to end. GLM-4.7-Flash: DeepSeek-V2 MLA
 //! attention with GLM-4.5's MoE (SGLang / vLLM `models/glm4_moe_lite.py`). The weights are pinned by
 //! hand in `model/src/llm/tests_glm4_moe_lite.rs`; the releases that serve it in
-//! `sim/src/scenario/glm4_moe_lite.rs`.
+//! `sim/src/scenario/first_release.rs`.
 
 use crate::common::*;
 

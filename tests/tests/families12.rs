@@ -2,7 +2,7 @@
 //! tower) end to end. Both engines build the text tower in the Llama layout (SGLang
 //! `models/ministral3.py`; vLLM `models/mistral3.py` through its registry) beside the Pixtral ViT
 //! that Mistral-Small-3.x has. The weights are pinned by hand in `model/src/llm/tests_ministral3.rs`;
-//! the releases that serve it in `sim/src/scenario/ministral3.rs`.
+//! the releases that serve it in `sim/src/scenario/first_release.rs`.
 
 use crate::common::*;
 

@@ -33,7 +33,6 @@
 //! [`every_newdeploys17_row_is_compared`] fails if a row of these sources is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -147,10 +146,7 @@ const ROWS: &[(usize, &str, f64, &str, &str)] = &[
 fn compare(i: usize) {
     let (s, note, tpot_ms, file, label) = ROWS[i];
     let (src, model) = NEWDEPLOYS17_SOURCES[s];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - 1000.0 / tpot_ms).abs() < 0.005, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+    compare_tpot_row((src, model, note), tpot_ms, file, label);
 }
 
 #[test]
@@ -184,17 +180,6 @@ pub(crate) fn validation_gpt_oss_120b_sglang_b200x8_tp8() {
     compare(10);
 }
 
-/// `{ random = N, range_ratio = 0.0 }` of scenario key `key` → Some(N); a fixed length → None.
-fn random_len(text: &str, key: &str) -> Option<u64> {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{key} = ")))
-        .unwrap_or_else(|| panic!("no {key}"));
-    let r = line.split("random = ").nth(1)?;
-    assert!(line.ends_with("range_ratio = 0.0 }"), "{line}");
-    r.split(',').next().and_then(|r| r.trim().parse().ok())
-}
-
 #[test]
 fn scenarios_are_the_pages_runs() {
     // Each scenario is its run: hardware b200-8x-nvlink, tp from the row (the launch's --tp), no ep_size,
@@ -202,29 +187,17 @@ fn scenarios_are_the_pages_runs() {
     // for a random run the N of each length (range ratio 0.0). For a ShareGPT run each length is the page's
     // total over its requests, rounded: Qwen3-Next 33839 / 100 = 338.39 -> 338 and 21640 / 100 = 216.4 ->
     // 216; gpt-oss 33178 / 100 = 331.78 -> 332 and 21251 / 100 = 212.51 -> 213.
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (sc, m, o, b, tpc) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("notes"),
-        t.col("batch_or_concurrency"),
-        t.col("tp"),
-    );
     for (s, note, _, file, _) in ROWS {
         let (src, model) = NEWDEPLOYS17_SOURCES[*s];
-        let row = t
-            .rows
-            .iter()
-            .find(|r| r.get(sc).starts_with(src) && r.get(m) == model && r.get(o).starts_with(note))
-            .unwrap_or_else(|| panic!("no row {note}"));
-        let notes = row.get(o);
+        let row = throughput_row(src, model, note);
+        let notes = row.notes.as_str();
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         assert!(text.contains("\npreset = \"b200-8x-nvlink\"\n"), "{file}");
         assert!(!text.contains("ep_size"), "{file}");
-        let tp: u64 = row.get(tpc).parse().unwrap();
+        let tp = row.tp;
         assert_eq!(scenario_int_key(&text, "tp"), tp, "{file}");
         assert!(notes.contains(&format!(" --tp {tp}")), "{file}");
-        let c: u64 = row.get(b).parse().unwrap();
+        let c = row.concurrency;
         assert_eq!(scenario_int_key(&text, "concurrency"), c, "{file}");
         assert!(notes.contains(&format!("--max-concurrency {c}")), "{file}");
         let prompts: u64 = notes

@@ -14,7 +14,7 @@
 //! 2026-01-20; section 5.1, "SGLang Version: 0.5.7", `python -m sglang.launch_server --model
 //! zai-org/GLM-4.7-Flash --attention-backend triton --tp 1` on one B200). The random runs pass no
 //! `--random-range-ratio` (lengths uniform in 1..=N). The GLM-4.7-Flash runs are simulated as SGLang 0.5.8:
-//! tpsim refuses 0.5.7 for this model (`sim/src/scenario/glm4_moe_lite.rs`: 0.5.7 has no
+//! tpsim refuses 0.5.7 for this model (`sim/src/scenario/first_release.rs`: 0.5.7 has no
 //! `models/glm4_moe_lite.py`), so the page's "0.5.7" is taken as a build after that tag.
 //!
 //! **What is compared**: the row is 1000 ÷ the page's median TPOT (the per-stream decode step), tpsim's
@@ -44,7 +44,6 @@
 //! fails if a row of these sources is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -145,10 +144,7 @@ const ROWS: &[(usize, &str, f64, &str, &str, &str)] = &[
 fn compare(i: usize) {
     let (s, note, tpot_ms, file, label, _) = ROWS[i];
     let (src, model) = NEWDEPLOYS18_SOURCES[s];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - 1000.0 / tpot_ms).abs() < 0.005, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+    compare_tpot_row((src, model, note), tpot_ms, file, label);
 }
 
 #[test]
@@ -175,17 +171,6 @@ pub(crate) fn validation_glm_4_7_flash_sglang_b200x1_tp1() {
     }
 }
 
-/// `{ random = N, range_ratio = 0.0 }` of scenario key `key` → Some(N); a fixed length → None.
-fn random_len(text: &str, key: &str) -> Option<u64> {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{key} = ")))
-        .unwrap_or_else(|| panic!("no {key}"));
-    let r = line.split("random = ").nth(1)?;
-    assert!(line.ends_with("range_ratio = 0.0 }"), "{line}");
-    r.split(',').next().and_then(|r| r.trim().parse().ok())
-}
-
 #[test]
 fn scenarios_are_the_pages_runs() {
     // Each scenario is its run: the hardware preset of its row in ROWS (h200-8x-nvlink for the 8× H200 page,
@@ -193,22 +178,10 @@ fn scenarios_are_the_pages_runs() {
     // concurrency from the notes' --num-prompts and --max-concurrency, and the N of each random length from
     // the note's "random 1000/1000" (range ratio 0.0, SGLang's default). GLM-4.7-Flash's launch passes
     // `--attention-backend triton`: the scenario sets it; the Kimi launch passes none.
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (sc, m, o, b, tpc) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("notes"),
-        t.col("batch_or_concurrency"),
-        t.col("tp"),
-    );
     for (s, note, _, file, _, hw) in ROWS {
         let (src, model) = NEWDEPLOYS18_SOURCES[*s];
-        let row = t
-            .rows
-            .iter()
-            .find(|r| r.get(sc).starts_with(src) && r.get(m) == model && r.get(o).starts_with(note))
-            .unwrap_or_else(|| panic!("no row {note}"));
-        let notes = row.get(o);
+        let row = throughput_row(src, model, note);
+        let notes = row.notes.as_str();
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         assert!(text.contains(&format!("\npreset = \"{hw}\"\n")), "{file}");
         assert!(!text.contains("ep_size"), "{file}");
@@ -217,10 +190,10 @@ fn scenarios_are_the_pages_runs() {
             notes.contains("--attention-backend triton"),
             "{file}"
         );
-        let tp: u64 = row.get(tpc).parse().unwrap();
+        let tp = row.tp;
         assert_eq!(scenario_int_key(&text, "tp"), tp, "{file}");
         assert!(notes.contains(&format!(" --tp {tp}")), "{file}");
-        let c: u64 = row.get(b).parse().unwrap();
+        let c = row.concurrency;
         assert_eq!(scenario_int_key(&text, "concurrency"), c, "{file}");
         assert!(notes.contains(&format!("--max-concurrency {c}")), "{file}");
         let prompts: u64 = notes

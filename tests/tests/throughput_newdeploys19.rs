@@ -51,7 +51,6 @@
 //! is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -175,10 +174,7 @@ const ROWS: &[Row] = &[
 fn compare(i: usize) {
     let (s, note, tpot_ms, file, label, _, _, _) = ROWS[i];
     let (src, model) = NEWDEPLOYS19_SOURCES[s];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - 1000.0 / tpot_ms).abs() < 0.005, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+    compare_tpot_row((src, model, note), tpot_ms, file, label);
 }
 
 #[test]
@@ -218,32 +214,20 @@ fn scenarios_are_the_files_runs() {
     // max_num_seqs both the row's C (the compose's --max-num-seqs and the client's --max-concurrency), 80
     // requests (--num-prompts 80), fixed 4000-token prompts and outputs (vLLM's random range ratio 0.0),
     // max_model_len the compose's, gpu_memory_utilization 0.9, vLLM 0.16.0 from docker.
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (sc, m, o, b, tpc) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("notes"),
-        t.col("batch_or_concurrency"),
-        t.col("tp"),
-    );
     for (s, note, _, file, _, hw, ctx, prompts) in ROWS {
         let (src, model) = NEWDEPLOYS19_SOURCES[*s];
-        let row = t
-            .rows
-            .iter()
-            .find(|r| r.get(sc).starts_with(src) && r.get(m) == model && r.get(o).starts_with(note))
-            .unwrap_or_else(|| panic!("no row {note}"));
-        let notes = row.get(o);
+        let row = throughput_row(src, model, note);
+        let notes = row.notes.as_str();
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         assert!(text.contains(&format!("\npreset = \"{hw}\"\n")), "{file}");
         assert!(text.contains("\nversion = \"0.16.0\""), "{file}");
         assert!(text.contains("\ninstall = \"docker\""), "{file}");
         assert!(text.contains("\ngpu_memory_utilization = 0.9\n"), "{file}");
         assert!(notes.contains("--gpu-memory-utilization=0.9 "), "{file}");
-        let tp: u64 = row.get(tpc).parse().unwrap();
+        let tp = row.tp;
         assert_eq!(scenario_int_key(&text, "tp"), tp, "{file}");
         assert!(notes.contains(&format!("--tensor-parallel-size {tp} ")), "{file}");
-        let c: u64 = row.get(b).parse().unwrap();
+        let c = row.concurrency;
         assert_eq!(scenario_int_key(&text, "concurrency"), c, "{file}");
         assert_eq!(scenario_int_key(&text, "max_num_seqs"), c, "{file}");
         assert!(notes.contains(&format!("--max-num-seqs {c}`")), "{file}");

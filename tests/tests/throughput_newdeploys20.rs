@@ -124,22 +124,10 @@ fn scenarios_are_the_reports_runs() {
     // N,000-token prompt for "NK context", 1024 output tokens ("1024 output tokens per request"), prefix
     // caching off ("No prompt caching"), vLLM's default memory fraction and the model's 131,072-token
     // context (the 128K runs need it), vLLM 0.14.1 [assumed].
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (sc, m, o, b, tpc) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("notes"),
-        t.col("batch_or_concurrency"),
-        t.col("tp"),
-    );
     let (src, model) = NEWDEPLOYS20_SOURCES[0];
     for (note, _, file, _, c, prompt, _) in ROWS {
-        let row = t
-            .rows
-            .iter()
-            .find(|r| r.get(sc).starts_with(src) && r.get(m) == model && r.get(o).starts_with(note))
-            .unwrap_or_else(|| panic!("no row {note}"));
-        let notes = row.get(o);
+        let row = throughput_row(src, model, note);
+        let notes = row.notes.as_str();
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         assert!(
             text.contains("\npreset = \"rtx-pro-6000-2x-turin-same-numa\"\n"),
@@ -151,9 +139,9 @@ fn scenarios_are_the_reports_runs() {
         assert!(notes.contains("no prompt caching"), "{file}");
         assert!(text.contains("\ngpu_memory_utilization = 0.9\n"), "{file}");
         assert_eq!(scenario_int_key(&text, "max_model_len"), 131_072, "{file}");
-        let tp: u64 = row.get(tpc).parse().unwrap();
+        let tp = row.tp;
         assert_eq!((tp, scenario_int_key(&text, "tp")), (1, 1), "{file}");
-        let rc: u64 = row.get(b).parse().unwrap();
+        let rc = row.concurrency;
         assert_eq!((rc, scenario_int_key(&text, "concurrency")), (*c, *c), "{file}");
         assert!(notes.contains(&format!(" c {c}, ")), "{file}");
         assert_eq!(scenario_int_key(&text, "prompt_len"), *prompt, "{file}");

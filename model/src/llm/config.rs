@@ -665,7 +665,7 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // "Starcoder2ForCausalLM")`; SGLang 0.5.8 `models/starcoder2.py` (`EntryClass`).
         "Starcoder2ForCausalLM" => Architecture::Starcoder2,
         // families15 (issue #17): vLLM 0.19.0 `registry.py` `"Dots1ForCausalLM": ("dots1",
-        // "Dots1ForCausalLM")` (from 0.9.2); SGLang has no model file (`sim::scenario::dots1`).
+        // "Dots1ForCausalLM")` (from 0.9.2); SGLang has no model file (`sim::scenario::first_release`).
         "Dots1ForCausalLM" => Architecture::Dots1,
         // families14 (issue #17): InternVL's wrapper has no language model of its own: `lower` reads the
         // tower from `llm_config.architectures` (`llm::internvl::tower_arch`). By name alone it is

@@ -1185,7 +1185,7 @@ const DOTS1_CHECKS: &[Check] = &[check(
 
 // families16 (issue #17): Qwen2-VL (`Qwen2VLForConditionalGeneration`): the Qwen2 text tower with
 // M-RoPE and the Qwen2-VL ViT (`llm::vlm`), sharded with the text tower by both engines. SGLang from
-// 0.3.4.post1, vLLM from 0.6.1 (read from the wheels, `sim::scenario::qwen2_vl`). No public start-up
+// 0.3.4.post1, vLLM from 0.6.1 (read from the wheels, `sim::scenario::first_release`). No public start-up
 // log was found: the weights are checked against the published (rounded) parameter count.
 static QWEN2_VL: Coverage = Coverage {
     arch: Architecture::Qwen2Vl,

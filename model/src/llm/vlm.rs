@@ -136,17 +136,27 @@ pub(crate) fn width_and_heads<'a>(
     heads_key: &str,
     arch: &str,
 ) -> Result<(&'a serde_json::Value, u64, u64), ModelError> {
+    width_key_and_heads(v, "hidden_size", heads_key, arch)
+}
+
+/// [`width_and_heads`] with the width read from `width_key` (Qwen2-VL's `embed_dim`).
+fn width_key_and_heads<'a>(
+    v: Option<&'a serde_json::Value>,
+    width_key: &str,
+    heads_key: &str,
+    arch: &str,
+) -> Result<(&'a serde_json::Value, u64, u64), ModelError> {
     let v = v.ok_or_else(|| ModelError::MissingField {
         field: "vision_config".into(),
         architecture: arch.into(),
     })?;
-    let hidden = need(v, "hidden_size", arch)?;
+    let hidden = need(v, width_key, arch)?;
     let heads = need(v, heads_key, arch)?;
     if !hidden.is_multiple_of(heads) {
         return Err(ModelError::InvalidField {
             field: format!("vision_config.{heads_key}"),
             value: heads.to_string(),
-            expected: format!("a divisor of vision_config.hidden_size ({hidden})"),
+            expected: format!("a divisor of vision_config.{width_key} ({hidden})"),
         });
     }
     Ok((v, hidden, heads))
@@ -163,23 +173,63 @@ pub(crate) fn qwen_vit(
     let layers = vit_depth(v, "depth", arch)?;
     let in_chans = get(v, "in_chans")?.or(get(v, "in_channels")?).unwrap_or(3);
     let merge = need(v, "spatial_merge_size", arch)?;
-    Ok(VisionTower {
+    let intermediate = need(v, "intermediate_size", arch)?;
+    let patch = need(v, "patch_size", arch)?;
+    let text_hidden = get(v, "out_hidden_size")?.unwrap_or(text_hidden);
+    let dims = QwenVitDims {
         layers,
         hidden,
-        intermediate: need(v, "intermediate_size", arch)?,
+        intermediate,
         heads,
-        patch: need(v, "patch_size", arch)?,
-        pos_emb_cells: 0,
+        patch,
         merge: merge.saturating_mul(merge),
-        text_hidden: get(v, "out_hidden_size")?.unwrap_or(text_hidden),
+        text_hidden,
+        in_chans,
+    };
+    qwen_tower(v, dims, VisionFamily::QwenVit)
+}
+
+/// The sizes of a Qwen2-VL / Qwen2.5-VL tower that each reads from its own `vision_config` keys.
+struct QwenVitDims {
+    layers: u64,
+    hidden: u64,
+    intermediate: u64,
+    heads: u64,
+    patch: u64,
+    /// Patches merged into one token (2×2 → 4).
+    merge: u64,
+    /// The merger's output width.
+    text_hidden: u64,
+    /// `in_chans` / `in_channels`.
+    in_chans: u64,
+}
+
+/// The Qwen2-VL / Qwen2.5-VL tower from `dims`, reading the keys both share last:
+/// `temporal_patch_size` (2) and SGLang's fraction dims (`num_hidden_layers`, absent 24;
+/// `hidden_size`, absent 1024: SGLang 0.5.8 `server_args.py` `adjust_mem_fraction_for_vlm`'s
+/// `getattr` defaults; Qwen2-VL's `hidden_size` is the merger's output width).
+fn qwen_tower(
+    v: &serde_json::Value,
+    dims: QwenVitDims,
+    family: VisionFamily,
+) -> Result<VisionTower, ModelError> {
+    Ok(VisionTower {
+        layers: dims.layers,
+        hidden: dims.hidden,
+        intermediate: dims.intermediate,
+        heads: dims.heads,
+        patch: dims.patch,
+        pos_emb_cells: 0,
+        merge: dims.merge,
+        text_hidden: dims.text_hidden,
         assumed: false,
-        family: VisionFamily::QwenVit,
+        family,
         projector_input: 0,
         projector_output: 0,
         // Conv3d kernel (temporal, patch, patch) over `in_chans` channels.
         temporal_patch: get(v, "temporal_patch_size")?
             .unwrap_or(2)
-            .saturating_mul(in_chans),
+            .saturating_mul(dims.in_chans),
         sglang_fraction_dims: (
             get(v, "num_hidden_layers")?.unwrap_or(24),
             get(v, "hidden_size")?.unwrap_or(1024),
@@ -193,26 +243,54 @@ pub(crate) fn qwen_vit(
     })
 }
 
-/// Qwen2.5-VL tower per rank (sharding in the module docs), all at model dtype.
-pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
+/// What differs between the weights of Qwen2.5-VL's and Qwen2-VL's ViT blocks and merger (module
+/// doc); Qwen2.5-VL's window attention adds no weight.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QwenVitLayout {
+    /// LayerNorms (weight + bias: Qwen2-VL) rather than RMSNorms (weight: Qwen2.5-VL), in the
+    /// blocks and the merger's `ln_q`.
+    pub layer_norm: bool,
+    /// A SwiGLU MLP (`gate_up_proj` 2i wide, `down_proj`: Qwen2.5-VL) rather than `fc1` / `fc2`
+    /// (QuickGELU: Qwen2-VL).
+    pub swiglu: bool,
+}
+
+/// Qwen2.5-VL: RMSNorm, SwiGLU.
+pub(crate) const QWEN2_5_VL: QwenVitLayout = QwenVitLayout {
+    layer_norm: false,
+    swiglu: true,
+};
+
+/// families16 (issue #17): Qwen2-VL: LayerNorm, QuickGELU `fc1` / `fc2`.
+pub(crate) const QWEN2_VL: QwenVitLayout = QwenVitLayout {
+    layer_norm: true,
+    swiglu: false,
+};
+
+/// The Qwen2.5-VL or Qwen2-VL tower per rank (sharding in the module doc), all at the model dtype.
+pub(crate) fn qwen_vit_pieces(v: &VisionTower, t: u64, layout: QwenVitLayout) -> Vec<Piece> {
     let (h, i) = (v.hidden, v.intermediate);
+    // Vectors a norm holds: weight (RMSNorm), weight + bias (LayerNorm).
+    let norm = if layout.layer_norm { 2 } else { 1 };
+    // The MLP's first projection: gate and up (SwiGLU) or fc1.
+    let up = if layout.swiglu { 2 * i } else { i };
     let mut ps = Vec::new();
     for _ in 0..v.layers {
-        ps.push(Piece::vec(2 * h)); // norm1, norm2 (RMSNorm weights)
-        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // qkv
+        ps.push(Piece::vec(2 * norm * h)); // norm1, norm2
+        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // attn.qkv
         ps.push(Piece::vec(3 * h / t));
-        ps.push(Piece::new(h, h / t, Fmt::Model)); // proj
+        ps.push(Piece::new(h, h / t, Fmt::Model)); // attn.proj
         ps.push(Piece::vec(h));
-        ps.push(Piece::new(2 * i / t, h, Fmt::Model)); // gate_up_proj
-        ps.push(Piece::vec(2 * i / t));
-        ps.push(Piece::new(h, i / t, Fmt::Model)); // down_proj
+        ps.push(Piece::new(up / t, h, Fmt::Model)); // mlp.gate_up_proj / mlp.fc1
+        ps.push(Piece::vec(up / t));
+        ps.push(Piece::new(h, i / t, Fmt::Model)); // mlp.down_proj / mlp.fc2
         ps.push(Piece::vec(h));
     }
     // Conv3d patch embedding: hidden × (channels·temporal) × patch × patch, no bias.
     ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model));
     // Merger: ln_q on the vision width, then (merge·h → merge·h) and (merge·h → text hidden).
     let m = h * v.merge;
-    ps.push(Piece::vec(h));
+    ps.push(Piece::vec(norm * h));
     ps.push(Piece::new(m / t, m, Fmt::Model));
     ps.push(Piece::vec(m / t));
     ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
@@ -229,19 +307,7 @@ pub(crate) fn qwen2_vit(
     text_hidden: u64,
     arch: &str,
 ) -> Result<VisionTower, ModelError> {
-    let v = v.ok_or_else(|| ModelError::MissingField {
-        field: "vision_config".into(),
-        architecture: arch.into(),
-    })?;
-    let hidden = need(v, "embed_dim", arch)?;
-    let heads = need(v, "num_heads", arch)?;
-    if !hidden.is_multiple_of(heads) {
-        return Err(ModelError::InvalidField {
-            field: "vision_config.num_heads".into(),
-            value: heads.to_string(),
-            expected: format!("a divisor of vision_config.embed_dim ({hidden})"),
-        });
-    }
+    let (v, hidden, heads) = width_key_and_heads(v, "embed_dim", "num_heads", arch)?;
     let layers = vit_depth(v, "depth", arch)?;
     // `mlp_hidden_dim = int(dim * mlp_ratio)` (both engines' `Qwen2VisionBlock`); 4 in every release.
     let ratio = match v.get("mlp_ratio") {
@@ -281,63 +347,19 @@ pub(crate) fn qwen2_vit(
         });
     }
     let in_chans = get(v, "in_chans")?.or(get(v, "in_channels")?).unwrap_or(3);
-    Ok(VisionTower {
+    let patch = need(v, "patch_size", arch)?;
+    let text_hidden = get(v, "hidden_size")?.unwrap_or(text_hidden);
+    let dims = QwenVitDims {
         layers,
         hidden,
         intermediate,
         heads,
-        patch: need(v, "patch_size", arch)?,
-        pos_emb_cells: 0,
+        patch,
         merge: 4,
-        text_hidden: get(v, "hidden_size")?.unwrap_or(text_hidden),
-        assumed: false,
-        family: VisionFamily::Qwen2Vit,
-        projector_input: 0,
-        projector_output: 0,
-        temporal_patch: get(v, "temporal_patch_size")?
-            .unwrap_or(2)
-            .saturating_mul(in_chans),
-        // SGLang 0.5.8 `server_args.py` `adjust_mem_fraction_for_vlm`: `getattr(vision_config,
-        // "num_hidden_layers", 24)` and `getattr(vision_config, "hidden_size", 1024)`; Qwen2-VL's
-        // `hidden_size` is the merger's output width.
-        sglang_fraction_dims: (
-            get(v, "num_hidden_layers")?.unwrap_or(24),
-            get(v, "hidden_size")?.unwrap_or(1024),
-        ),
-        projector_bias: true,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
-    })
-}
-
-/// The Qwen2-VL tower per rank (sharding in the module doc), all at the model dtype.
-pub(crate) fn qwen2_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
-    let (h, i) = (v.hidden, v.intermediate);
-    let mut ps = Vec::new();
-    for _ in 0..v.layers {
-        ps.push(Piece::vec(4 * h)); // norm1, norm2 (LayerNorm weight + bias)
-        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // attn.qkv
-        ps.push(Piece::vec(3 * h / t));
-        ps.push(Piece::new(h, h / t, Fmt::Model)); // attn.proj
-        ps.push(Piece::vec(h));
-        ps.push(Piece::new(i / t, h, Fmt::Model)); // mlp.fc1
-        ps.push(Piece::vec(i / t));
-        ps.push(Piece::new(h, i / t, Fmt::Model)); // mlp.fc2
-        ps.push(Piece::vec(h));
-    }
-    // Conv3d patch embedding: embed_dim × (channels·temporal) × patch × patch, no bias.
-    ps.push(Piece::new(h, v.temporal_patch * v.patch * v.patch, Fmt::Model));
-    // Merger: ln_q (LayerNorm on embed_dim), (4h → 4h), (4h → hidden_size).
-    let m = h * v.merge;
-    ps.push(Piece::vec(2 * h));
-    ps.push(Piece::new(m / t, m, Fmt::Model));
-    ps.push(Piece::vec(m / t));
-    ps.push(Piece::new(v.text_hidden, m / t, Fmt::Model));
-    ps.push(Piece::vec(v.text_hidden));
-    ps
+        text_hidden,
+        in_chans,
+    };
+    qwen_tower(v, dims, VisionFamily::Qwen2Vit)
 }
 
 // qwenhyb (issue #17): the Qwen3-VL tower of the dense Qwen3.5. SGLang `models/qwen3_vl.py`

@@ -344,9 +344,9 @@ impl ModelSpec {
             inv.vision = match v.family {
                 super::VisionFamily::MoonVit => vision_pieces(&v, t),
                 // h3: generic towers (`llm::vlm`).
-                super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t),
+                super::VisionFamily::QwenVit => super::vlm::qwen_vit_pieces(&v, t, super::vlm::QWEN2_5_VL),
                 // families16 (issue #17): Qwen2-VL.
-                super::VisionFamily::Qwen2Vit => super::vlm::qwen2_vit_pieces(&v, t),
+                super::VisionFamily::Qwen2Vit => super::vlm::qwen_vit_pieces(&v, t, super::vlm::QWEN2_VL),
                 super::VisionFamily::Pixtral => super::vlm::pixtral_pieces(&v, t),
                 super::VisionFamily::Mllama => super::vlm::mllama_pieces(&v, t),
                 // Local/global attention families (issue #16): SigLIP (Gemma-3), Llama-4.

@@ -121,26 +121,17 @@ impl Resolver<'_> {
         let costs = self.engine_costs(&name, e.costs)?;
         // Issue #17 (consistency): the release every version-dependent rule below reads.
         let release = crate::engine_release::release(kind, e.version.as_deref());
-        // families5 (issue #17): SGLang's EXAONE 4 refusals (`scenario::exaone4`).
+        // Issue #17 (families5 … families17): releases without the model's file or registry entry
+        // (`scenario::first_release`: EXAONE 4, GLM-4.5V, GLM-4.7-Flash, Ministral 3, StarCoder2,
+        // InternVL, dots.llm1, Qwen2-VL, dense ERNIE-4.5 and Hunyuan).
+        super::first_release::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families5 (issue #17): SGLang's EXAONE 4 backend refusal (`scenario::exaone4`).
         super::exaone4::sglang_check(kind, model, &release.version, e.attention_backend.as_deref())
             .map_err(|(k, m)| self.invalid(k, m))?;
-        super::exaone4::vllm_check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families7 (issue #17): releases without GLM-4.5V's model file (`scenario::glm4v`).
-        super::glm4v::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families10 (issue #17): releases without GLM-4.7-Flash's model file (`scenario::glm4_moe_lite`).
-        super::glm4_moe_lite::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families12 (issue #17): releases without Ministral 3's text model (`scenario::ministral3`).
-        super::ministral3::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families13 (issue #17): releases without StarCoder2's model file (`scenario::starcoder2`).
-        super::starcoder2::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families15 (issue #17): the releases that serve dots.llm1 (`scenario::dots1`).
-        super::dots1::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families17 (issue #17): the releases that serve dense ERNIE-4.5 / Hunyuan (`scenario::ernie45`).
+        // families17 (issue #17): the names each release registers for dense ERNIE-4.5 (`scenario::ernie45`).
         super::ernie45::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families14 (issue #17): releases without InternVL, SGLang's towers (`scenario::internvl`).
+        // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
-        // families16 (issue #17): releases without Qwen2-VL's model file (`scenario::qwen2_vl`).
-        super::qwen2_vl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

@@ -21,57 +21,24 @@
 //! class, as `hunyuan_v1_moe`).
 
 use super::EngineKind;
-use super::first_release::{FirstRelease, ordered, refuse_before};
+use super::first_release::{fallback, ordered};
 use tpsim_model::llm::{Architecture, ModelSpec};
 
-/// The first SGLang release with `models/ernie4.py` (0.5.0rc0, ordered as 0.5.0).
-const FIRST_SGLANG_ERNIE: [u64; 4] = [0, 5, 0, 0];
-/// The first vLLM release with `models/ernie45.py` (registered as `Ernie4_5_ForCausalLM`).
-const FIRST_VLLM_ERNIE: [u64; 4] = [0, 9, 2, 0];
 /// The first vLLM release that registers `Ernie4_5ForCausalLM` (and no longer the remote-code name).
 const VLLM_RENAMED: [u64; 4] = [0, 10, 1, 0];
-/// The first SGLang release whose `models/hunyuan.py` registers `HunYuanDenseV1ForCausalLM`.
-const FIRST_SGLANG_HUNYUAN_DENSE: [u64; 4] = [0, 4, 9, 3];
-/// The first vLLM release that registers `HunYuanDenseV1ForCausalLM`.
-const FIRST_VLLM_HUNYUAN_DENSE: [u64; 4] = [0, 10, 0, 0];
 
-/// The Transformers-backend fallback a release without the name would take (module doc).
-fn fallback(engine: &str, name: &str) -> String {
-    format!(
-        "it would log \"{name} has no {engine} implementation, falling back to Transformers implementation\" \
-         and serve it through the Transformers backend, which tpsim does not model"
-    )
-}
-
-/// The refusal of a dense ERNIE-4.5 or dense Hunyuan scenario under a release that does not register
-/// the config's architecture name: `(key, message)`.
+/// The refusal of a dense ERNIE-4.5 scenario under a release that does not register the config's
+/// architecture name: `(key, message)`. The releases without the model file (and dense Hunyuan's)
+/// are `first_release`'s rows, checked before.
 pub(super) fn check(
     kind: EngineKind,
     model: &ModelSpec,
     version: &str,
 ) -> Result<(), (&'static str, String)> {
-    match model.arch {
-        Architecture::HunYuanDenseV1 => refuse_before(
-            kind,
-            version,
-            &FirstRelease {
-                first: &FIRST_SGLANG_HUNYUAN_DENSE,
-                file: "HunYuanDenseV1ForCausalLM in models/hunyuan.py",
-                since: "SGLang registers it from 0.4.9.post3",
-            },
-            &FirstRelease {
-                first: &FIRST_VLLM_HUNYUAN_DENSE,
-                file: "registry entry for HunYuanDenseV1ForCausalLM",
-                since: "vLLM registers it from 0.10.0",
-            },
-            "dense Hunyuan (HunYuanDenseV1ForCausalLM)",
-        ),
-        Architecture::Ernie45 => ernie45(kind, model.ernie45_legacy_name, version),
-        _ => Ok(()),
+    if model.arch != Architecture::Ernie45 {
+        return Ok(());
     }
-}
-
-fn ernie45(kind: EngineKind, legacy: bool, version: &str) -> Result<(), (&'static str, String)> {
+    let legacy = model.ernie45_legacy_name;
     let v = ordered(version);
     let name = if legacy {
         "Ernie4_5_ForCausalLM"
@@ -86,21 +53,6 @@ fn ernie45(kind: EngineKind, legacy: bool, version: &str) -> Result<(), (&'stati
                  release up to 0.5.9 names Ernie4_5ForCausalLM): {} (use vllm 0.10.1 or later, or a config \
                  naming Ernie4_5_ForCausalLM, as the checkpoints' first remote-code release did)",
                 fallback("SGLang", name)
-            ),
-        )),
-        EngineKind::Sglang if v.as_slice() < FIRST_SGLANG_ERNIE.as_slice() => Err((
-            "engine.version",
-            format!(
-                "SGLang {version} has no models/ernie4.py (SGLang ships it from 0.5.0): it cannot serve dense \
-                 ERNIE-4.5 (set a later engine.version)"
-            ),
-        )),
-        EngineKind::Vllm if v.as_slice() < FIRST_VLLM_ERNIE.as_slice() => Err((
-            "engine.version",
-            format!(
-                "vLLM {version} has no models/ernie45.py (vLLM registers dense ERNIE-4.5 from 0.9.2): {} (set a \
-                 later engine.version)",
-                fallback("vLLM", name)
             ),
         )),
         EngineKind::Vllm if legacy && v.as_slice() >= VLLM_RENAMED.as_slice() => Err((
@@ -133,6 +85,12 @@ mod tests {
         ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap()
     }
 
+    /// The checks in `engine.rs`'s order: the release table, then the names.
+    fn served(kind: EngineKind, m: &ModelSpec, v: &str) -> Result<(), (&'static str, String)> {
+        super::super::first_release::check(kind, m, v)?;
+        check(kind, m, v)
+    }
+
     const ERNIE: &str = include_str!("../../../scenarios/models/ernie-4.5-0.3b-pt/config.json");
 
     #[test]
@@ -141,12 +99,12 @@ mod tests {
         let legacy = preset(&ERNIE.replace("\"Ernie4_5ForCausalLM\"", "\"Ernie4_5_ForCausalLM\""));
         // transformers' name: vLLM from 0.10.1, never SGLang.
         for v in ["0.9.2", "0.10.0"] {
-            assert_eq!(check(EngineKind::Vllm, &hf, v).unwrap_err().0, "engine.version");
+            assert_eq!(served(EngineKind::Vllm, &hf, v).unwrap_err().0, "engine.version");
         }
         for v in ["0.10.1", "0.11.0", "0.19.0"] {
-            assert!(check(EngineKind::Vllm, &hf, v).is_ok(), "{v}");
+            assert!(served(EngineKind::Vllm, &hf, v).is_ok(), "{v}");
         }
-        let e = check(EngineKind::Sglang, &hf, "0.5.9").unwrap_err();
+        let e = served(EngineKind::Sglang, &hf, "0.5.9").unwrap_err();
         assert_eq!(e.0, "engine.name");
         assert!(
             e.1.contains("Ernie4_5ForCausalLM has no SGLang implementation"),
@@ -155,24 +113,24 @@ mod tests {
         );
         // the remote-code name: vLLM 0.9.2 … 0.10.0, SGLang from 0.5.0 (0.5.0rc0).
         assert_eq!(
-            check(EngineKind::Vllm, &legacy, "0.9.1").unwrap_err().0,
+            served(EngineKind::Vllm, &legacy, "0.9.1").unwrap_err().0,
             "engine.version"
         );
         for v in ["0.9.2", "0.10.0"] {
-            assert!(check(EngineKind::Vllm, &legacy, v).is_ok(), "{v}");
+            assert!(served(EngineKind::Vllm, &legacy, v).is_ok(), "{v}");
         }
-        let e = check(EngineKind::Vllm, &legacy, "0.19.0").unwrap_err();
+        let e = served(EngineKind::Vllm, &legacy, "0.19.0").unwrap_err();
         assert!(
             e.1.contains("renamed from Ernie4_5_ForCausalLM in 0.10.1"),
             "{}",
             e.1
         );
         assert_eq!(
-            check(EngineKind::Sglang, &legacy, "0.4.10.post2").unwrap_err().0,
+            served(EngineKind::Sglang, &legacy, "0.4.10.post2").unwrap_err().0,
             "engine.version"
         );
         for v in ["0.5.0rc0", "0.5.1", "0.5.9"] {
-            assert!(check(EngineKind::Sglang, &legacy, v).is_ok(), "{v}");
+            assert!(served(EngineKind::Sglang, &legacy, v).is_ok(), "{v}");
         }
     }
 
@@ -180,12 +138,12 @@ mod tests {
     fn hunyuan_dense_first_releases() {
         let m = preset(include_str!("../../../scenarios/models/hy-mt2-7b/config.json"));
         assert_eq!(
-            check(EngineKind::Sglang, &m, "0.4.9.post2").unwrap_err().0,
+            served(EngineKind::Sglang, &m, "0.4.9.post2").unwrap_err().0,
             "engine.version"
         );
-        assert!(check(EngineKind::Sglang, &m, "0.4.9.post3").is_ok());
-        let e = check(EngineKind::Vllm, &m, "0.9.2").unwrap_err();
+        assert!(served(EngineKind::Sglang, &m, "0.4.9.post3").is_ok());
+        let e = served(EngineKind::Vllm, &m, "0.9.2").unwrap_err();
         assert!(e.1.contains("vLLM registers it from 0.10.0"), "{}", e.1);
-        assert!(check(EngineKind::Vllm, &m, "0.10.0").is_ok());
+        assert!(served(EngineKind::Vllm, &m, "0.10.0").is_ok());
     }
 }

@@ -24,37 +24,10 @@ use tpsim_model::llm::{Architecture, ModelSpec};
 /// The backends SGLang 0.5.9 accepts for EXAONE 4 with sliding layers (`accepted_backends`).
 const SGLANG_BACKENDS: [&str; 3] = ["fa3", "triton", "trtllm_mha"];
 
-/// The first SGLang release with `models/exaone4.py`.
-const FIRST_SGLANG: [u64; 3] = [0, 5, 9];
-
-/// The first vLLM release with `models/exaone4.py`.
-const FIRST_VLLM: [u64; 3] = [0, 10, 0];
-
-/// vLLM's refusal of an EXAONE 4 scenario before 0.10.0: `(key, message)`.
-pub(super) fn vllm_check(
-    kind: EngineKind,
-    model: &ModelSpec,
-    version: &str,
-) -> Result<(), (&'static str, String)> {
-    if kind != EngineKind::Vllm || model.arch != Architecture::Exaone4 {
-        return Ok(());
-    }
-    let v = crate::engine_args_versions::release(version).unwrap_or_default();
-    if v.as_slice() < FIRST_VLLM.as_slice() {
-        return Err((
-            "engine.version",
-            format!(
-                "vLLM {version} has no models/exaone4.py (vLLM adds it in 0.10.0, PR 21060): it would log \
-                 \"Exaone4ForCausalLM has no vLLM implementation, falling back to Transformers implementation\" \
-                 and serve it through the Transformers backend, which tpsim does not model (use vLLM 0.10.0 or later)"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// SGLang's refusals of an EXAONE 4 scenario: `(key, message)`. `version` is the release the
-/// scenario means (`engine_release`), `backend` the `engine.attention_backend` as given.
+/// SGLang's refusal of an EXAONE 4 scenario with sliding layers and no accepted backend: `(key,
+/// message)`. `version` is the release the scenario means (`engine_release`), `backend` the
+/// `engine.attention_backend` as given. The releases without `models/exaone4.py` are
+/// `first_release`'s rows, checked before.
 pub(super) fn sglang_check(
     kind: EngineKind,
     model: &ModelSpec,
@@ -63,18 +36,6 @@ pub(super) fn sglang_check(
 ) -> Result<(), (&'static str, String)> {
     if kind != EngineKind::Sglang || model.arch != Architecture::Exaone4 {
         return Ok(());
-    }
-    let v = crate::engine_args_versions::release(version).unwrap_or_default();
-    if v.as_slice() < FIRST_SGLANG.as_slice() {
-        return Err((
-            "engine.version",
-            format!(
-                "SGLang {version} has no models/exaone4.py (SGLang adds it in 0.5.9): it would log \
-                 \"Exaone4ForCausalLM has no SGLang implementation, falling back to Transformers implementation\" \
-                 and serve it through the Transformers backend, which tpsim does not model: set engine.version = \
-                 \"0.5.9\" (with engine.costs.era), or run it under vLLM (use vllm)"
-            ),
-        ));
     }
     if model.sliding_layers() > 0 && !backend.is_some_and(|b| SGLANG_BACKENDS.contains(&b)) {
         let got = backend.unwrap_or("None");

@@ -1,51 +1,340 @@
-//! The refusal shared by the per-family release checks (`glm4v`, `glm4_moe_lite`, `ministral3`, `internvl`): a model class an
-//! engine release does not ship is refused on `engine.version`, naming the engine's file and where the
-//! first release comes from.
+//! Issue #17: the first engine release that serves each model class tpsim holds to one, as one table
+//! ([`TABLE`]: model, engine, first release, the engine's file, where the bound comes from, and what
+//! the release would do instead), checked by [`check`] on `engine.version`. A release without the
+//! class is refused naming the file; where the engine would fall back to its Transformers backend
+//! (which tpsim does not model) the refusal quotes the engine's log line. What stays per family —
+//! SGLang's EXAONE 4 backends (`exaone4`), ERNIE-4.5's two names (`ernie45`), SGLang's InternVL
+//! towers (`internvl`), StarCoder2's window (`starcoder2`) — is in the family's module, checked after
+//! this table.
+//!
+//! The bounds, each read as the row's comment says:
+//!
+//! - **EXAONE 4** (`Exaone4ForCausalLM`, families5): SGLang from 0.5.9, vLLM from 0.10.0 (vllm PR
+//!   21060), both read from the wheels as module `exaone4` says; an older release falls back to its
+//!   Transformers backend.
+//! - **GLM-4.5V / GLM-4.6V** (`Glm4vMoeForConditionalGeneration`, families7): SGLang adds
+//!   `models/glm4v_moe.py` in 0.5.0 (the 0.5.0rc1 wheel has it, 0.5.0rc0's and 0.4.10.post2's have
+//!   not); an older release finds no model class for the architecture. tpsim's sizes are read at 0.5.8
+//!   and 0.5.9 (`tpsim_model::llm` module `glm4v`); 0.5.0rc1's tower was built on
+//!   `Qwen2_5_VisionBlock` and is not checked. vLLM registers it from 0.10.1 (the 0.10.1 wheel's
+//!   `model_executor/models/registry.py`: `"Glm4vMoeForConditionalGeneration": ("glm4_1v", ...)`;
+//!   0.10.0's lists only `Glm4vForConditionalGeneration`). Sizes read at 0.11.0 (0.10.1's tower has
+//!   the same head-sharded attention and `out_hidden_size`-wide block MLP).
+//! - **GLM-4.7-Flash** (`Glm4MoeLiteForCausalLM`, families10), both bounds read from the PyPI wheels'
+//!   file lists (2026-12-05), with the third-party reports that first suggested them. SGLang: on
+//!   2026-01-20, the day after the model's release, THUDM/slime PR #1460 asked users to rename the
+//!   architecture to `DeepseekV32ForCausalLM` "before the sglang in the slime image supports
+//!   `Glm4MoeLiteForCausalLM`"; the 0.5.7 wheel has no `sglang/srt/models/glm4_moe_lite.py`, the 0.5.8
+//!   wheel has it: first release 0.5.8. vLLM: a 0.14.0rc1 dev build fails on `zai-org/GLM-4.7-Flash`
+//!   (kyuz0/amd-strix-halo-vllm-toolboxes issue #14), 0.14.1 reports `glm4_moe_lite` unknown
+//!   (vllm-project/vllm-ascend issue #6541), and xorbitsai/inference PR #4835 registers the
+//!   architecture "requires vLLM >= 0.15.0"; the 0.14.0 and 0.14.1 wheels have no
+//!   `vllm/model_executor/models/glm4_moe_lite.py`, the 0.15.0 wheel has it (and
+//!   `glm4_moe_lite_mtp.py`): first release 0.15.0.
+//! - **Ministral 3** (`Mistral3ForConditionalGeneration` whose `text_config.model_type` is
+//!   `ministral3`: Ministral 3 3B/8B/14B, Devstral Small 2; families12). SGLang: `models/ministral3.py`
+//!   (`Ministral3ForCausalLM(LlamaForCausalLM)`, with the Llama-4 query scaling), added by
+//!   sgl-project/sglang PR #14251 "ministral3" (2025-12-01); read from the PyPI wheels (2026-12-05, the
+//!   central directory of each `sglang-…-py3-none-any.whl`): 0.5.6 has no
+//!   `sglang/srt/models/ministral3.py`; 0.5.6.post1, 0.5.6.post2, 0.5.7 and 0.5.8 have it. An older
+//!   release has no class for the text tower. First release: 0.5.6.post1. vLLM: Ministral 3 and
+//!   Mistral Large 3 (`models/mistral_large_3.py`), added by vllm-project/vllm PR #29757 "Add Mistral
+//!   Large 3 and Ministral 3" (opened 2025-11-30). Read from the wheels: 0.12.0 has
+//!   `model_executor/models/mistral_large_3.py` and registers `MistralLarge3ForCausalLM`, 0.11.2
+//!   neither; the Llama-4 query scaling in `models/llama.py` (`llama_4_scaling`) is already in 0.11.1
+//!   (not in 0.11.0), so a Mistral-format checkpoint may load there. tpsim takes 0.12.0, the release
+//!   with the PR (assumed for the Hugging Face-format checkpoint the presets describe, not read from a
+//!   run).
+//! - **StarCoder2** (`Starcoder2ForCausalLM`, families13): vLLM from 0.3.3 (vllm PR 3089), SGLang
+//!   from 0.5.3 (read from the wheels), as module `starcoder2` says.
+//! - **InternVL** (`InternVLChatModel`, families14; module `internvl`): vLLM registers it from 0.5.4
+//!   (PR 6514; the 0.5.3.post1 wheel has no `models/internvl.py`), SGLang ships `models/internvl.py`
+//!   from 0.4.6.post3 (read from the wheels' file lists).
+//! - **dots.llm1** (`Dots1ForCausalLM`, families15; the weights are `model::llm::dots1`'s). vLLM
+//!   registers `"Dots1ForCausalLM": ("dots1", "Dots1ForCausalLM")` from 0.9.2 (the 0.9.2 wheel's
+//!   `model_executor/models/registry.py` and `models/dots1.py`; the 0.9.1 wheel has neither). An older
+//!   release logs "Dots1ForCausalLM has no vLLM implementation, falling back to Transformers
+//!   implementation" (0.9.1 `model_loader/utils.py`) and serves it through its Transformers backend.
+//!   SGLang: no release tpsim models ships a `models/dots1.py` (the 0.4.9 and 0.5.2 to 0.5.9 wheels
+//!   were listed; none registers the architecture). SGLang 0.5.9 `model_loader/utils.py` logs
+//!   "Dots1ForCausalLM has no SGLang implementation, falling back to Transformers implementation": the
+//!   scenario is refused on `engine.name`, as LLaVA-NeXT's is.
+//! - **Qwen2-VL** (`Qwen2VLForConditionalGeneration`, `tpsim_model::llm` `Architecture::Qwen2Vl`: the
+//!   Qwen2 text tower plus the Qwen2-VL ViT, module `vlm`; families16). Read from the PyPI wheels' file
+//!   lists (2026-12-05): SGLang's 0.3.0, 0.3.2, 0.3.3 and 0.3.4 wheels have no
+//!   `sglang/srt/models/qwen2_vl.py`, 0.3.4.post1 and 0.3.5 have it: first release 0.3.4.post1. vLLM's
+//!   0.6.0 wheel has no `vllm/model_executor/models/qwen2_vl.py`, 0.6.1, 0.6.1.post1, 0.6.1.post2 and
+//!   0.6.2 have it: first release 0.6.1. Both first files already shard the vision tower as the later
+//!   ones do (SGLang 0.3.4.post1 and vLLM 0.6.1 `Qwen2VisionAttention` / `Qwen2VisionMLP` /
+//!   `Qwen2VisionPatchMerger` on `ColumnParallelLinear` / `RowParallelLinear`), so the weights per rank
+//!   do not change by release.
+//! - **Dense ERNIE-4.5 and dense Hunyuan** (families17; module `ernie45`): SGLang `models/ernie4.py`
+//!   from 0.5.0rc0 (0.4.10.post2 has none); vLLM `models/ernie45.py` from 0.9.2 (0.9.1 has none).
+//!   Dense Hunyuan (`HunYuanDenseV1ForCausalLM`): SGLang `models/hunyuan.py` lists it in `EntryClass`
+//!   from 0.4.9.post3 (0.4.9.post2's has only the MoE class); vLLM registers `("hunyuan_v1",
+//!   "HunYuanDenseV1ForCausalLM")` from 0.10.0 (0.9.2's registry has only the MoE class, as
+//!   `hunyuan_v1_moe`).
 
 use super::EngineKind;
+use tpsim_model::llm::{Architecture, ModelSpec};
 
-/// Where one engine first ships a model class: the release, the engine's file, and the source of the
-/// bound (the family module's doc says more).
-pub(super) struct FirstRelease {
-    /// The first release with the model class: major, minor, patch as
-    /// `engine_args_versions::release` splits them, then the `.postN` number where the first
-    /// release is a post release (`[0, 5, 6, 1]` is 0.5.6.post1).
-    pub first: &'static [u64],
-    /// The engine's file that serves the model (e.g. `models/glm4v_moe.py`).
+/// One row of [`TABLE`]: a model class one engine ships from a release on.
+pub(super) struct Row {
+    /// The models the row holds to its release.
+    pub models: fn(&ModelSpec) -> bool,
+    /// The engine whose release is checked.
+    pub engine: EngineKind,
+    /// The first release with the model class, in [`ordered`]'s terms (`[0, 5, 6, 1]` is
+    /// 0.5.6.post1); `None` where no release tpsim models has it (refused on `engine.name`).
+    pub first: Option<&'static [u64]>,
+    /// The engine's file (or registry entry) that serves the model, as the message names it.
     pub file: &'static str,
     /// Where the bound comes from, one clause (e.g. "SGLang adds it in 0.5.0").
     pub since: &'static str,
+    /// What the refusal says the release would do.
+    pub then: Then,
 }
 
-/// `Err(("engine.version", message))` when `version` of `kind` is older than its [`FirstRelease`];
-/// `model` names the family in the message.
-pub(super) fn refuse_before(
+/// The rest of a [`Row`]'s refusal, after "… has no FILE (SINCE): ".
+pub(super) enum Then {
+    /// "it cannot serve MODEL (set a later engine.version)".
+    CannotServe(&'static str),
+    /// The engine's Transformers fallback for the config's architecture name (the first string, see
+    /// [`fallback`]), then the second string as written (the advice).
+    Fallback(&'static str, &'static str),
+}
+
+use EngineKind::{Sglang, Vllm};
+use Then::{CannotServe, Fallback};
+
+/// The model classes and their first releases (module doc: where each was read).
+pub(super) const TABLE: &[Row] = &[
+    // families5: EXAONE 4.
+    Row {
+        models: |m| m.arch == Architecture::Exaone4,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/exaone4.py",
+        since: "SGLang adds it in 0.5.9",
+        then: Fallback(
+            "Exaone4ForCausalLM",
+            ": set engine.version = \"0.5.9\" (with engine.costs.era), or run it under vLLM (use vllm)",
+        ),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Exaone4,
+        engine: Vllm,
+        first: Some(&[0, 10, 0]),
+        file: "models/exaone4.py",
+        since: "vLLM adds it in 0.10.0, PR 21060",
+        then: Fallback("Exaone4ForCausalLM", " (use vLLM 0.10.0 or later)"),
+    },
+    // families7: GLM-4.5V / GLM-4.6V (0.5.0rc1 counts as 0.5.0).
+    Row {
+        models: |m| m.arch == Architecture::Glm4vMoe,
+        engine: Sglang,
+        first: Some(&[0, 5, 0]),
+        file: "models/glm4v_moe.py",
+        since: "SGLang adds it in 0.5.0",
+        then: CannotServe("GLM-4.5V / GLM-4.6V"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Glm4vMoe,
+        engine: Vllm,
+        first: Some(&[0, 10, 1]),
+        file: "registry entry for Glm4vMoeForConditionalGeneration",
+        since: "vLLM registers it from 0.10.1",
+        then: CannotServe("GLM-4.5V / GLM-4.6V"),
+    },
+    // families10: GLM-4.7-Flash.
+    Row {
+        models: |m| m.arch == Architecture::Glm4MoeLite,
+        engine: Sglang,
+        first: Some(&[0, 5, 8]),
+        file: "models/glm4_moe_lite.py",
+        since: "SGLang ships it from 0.5.8",
+        then: CannotServe("GLM-4.7-Flash"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Glm4MoeLite,
+        engine: Vllm,
+        first: Some(&[0, 15, 0]),
+        file: "registry entry for Glm4MoeLiteForCausalLM",
+        since: "vLLM registers it from 0.15.0",
+        then: CannotServe("GLM-4.7-Flash"),
+    },
+    // families12: Ministral 3 (vLLM's bound assumed).
+    Row {
+        models: |m| m.ministral3,
+        engine: Sglang,
+        first: Some(&[0, 5, 6, 1]),
+        file: "models/ministral3.py",
+        since: "SGLang ships it from 0.5.6.post1",
+        then: CannotServe("Ministral 3 (text_config.model_type \"ministral3\")"),
+    },
+    Row {
+        models: |m| m.ministral3,
+        engine: Vllm,
+        first: Some(&[0, 12, 0]),
+        file: "support for the ministral3 text model",
+        since: "tpsim takes 0.12.0, the first vLLM release after PR #29757, as the first with it",
+        then: CannotServe("Ministral 3 (text_config.model_type \"ministral3\")"),
+    },
+    // families13: StarCoder2.
+    Row {
+        models: |m| m.arch == Architecture::Starcoder2,
+        engine: Sglang,
+        first: Some(&[0, 5, 3]),
+        file: "models/starcoder2.py",
+        since: "SGLang ships it from 0.5.3",
+        then: CannotServe("StarCoder2"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Starcoder2,
+        engine: Vllm,
+        first: Some(&[0, 3, 3]),
+        file: "models/starcoder2.py",
+        since: "vLLM registers it from 0.3.3",
+        then: CannotServe("StarCoder2"),
+    },
+    // families14: InternVL (SGLang's towers by release: `internvl`).
+    Row {
+        models: super::internvl::is_internvl,
+        engine: Sglang,
+        first: Some(&[0, 4, 6, 3]),
+        file: "models/internvl.py",
+        since: "SGLang ships it from 0.4.6.post3",
+        then: CannotServe("InternVL (InternVLChatModel)"),
+    },
+    Row {
+        models: super::internvl::is_internvl,
+        engine: Vllm,
+        first: Some(&[0, 5, 4]),
+        file: "registry entry for InternVLChatModel",
+        since: "vLLM registers it from 0.5.4 (PR 6514)",
+        then: CannotServe("InternVL (InternVLChatModel)"),
+    },
+    // families15: dots.llm1 (no SGLang release).
+    Row {
+        models: |m| m.arch == Architecture::Dots1,
+        engine: Sglang,
+        first: None,
+        file: "models/dots1.py",
+        since: "no SGLang release up to 0.5.9 ships one",
+        then: Fallback("Dots1ForCausalLM", "; vLLM serves it from 0.9.2 (use vllm)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Dots1,
+        engine: Vllm,
+        first: Some(&[0, 9, 2]),
+        file: "models/dots1.py",
+        since: "vLLM registers it from 0.9.2",
+        then: Fallback("Dots1ForCausalLM", " (set engine.version to 0.9.2 or later)"),
+    },
+    // families16: Qwen2-VL.
+    Row {
+        models: |m| m.arch == Architecture::Qwen2Vl,
+        engine: Sglang,
+        first: Some(&[0, 3, 4, 1]),
+        file: "models/qwen2_vl.py",
+        since: "SGLang ships it from 0.3.4.post1",
+        then: CannotServe("Qwen2-VL (Qwen2VLForConditionalGeneration)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Qwen2Vl,
+        engine: Vllm,
+        first: Some(&[0, 6, 1]),
+        file: "model_executor/models/qwen2_vl.py",
+        since: "vLLM ships it from 0.6.1",
+        then: CannotServe("Qwen2-VL (Qwen2VLForConditionalGeneration)"),
+    },
+    // families17: dense ERNIE-4.5 (SGLang serves only the remote-code name, `ernie45`; vLLM's file
+    // under either name) and dense Hunyuan.
+    Row {
+        models: |m| m.arch == Architecture::Ernie45 && m.ernie45_legacy_name,
+        engine: Sglang,
+        first: Some(&[0, 5, 0]),
+        file: "models/ernie4.py",
+        since: "SGLang ships it from 0.5.0",
+        then: CannotServe("dense ERNIE-4.5"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Ernie45 && m.ernie45_legacy_name,
+        engine: Vllm,
+        first: Some(&[0, 9, 2]),
+        file: "models/ernie45.py",
+        since: "vLLM registers dense ERNIE-4.5 from 0.9.2",
+        then: Fallback("Ernie4_5_ForCausalLM", " (set a later engine.version)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Ernie45 && !m.ernie45_legacy_name,
+        engine: Vllm,
+        first: Some(&[0, 9, 2]),
+        file: "models/ernie45.py",
+        since: "vLLM registers dense ERNIE-4.5 from 0.9.2",
+        then: Fallback("Ernie4_5ForCausalLM", " (set a later engine.version)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::HunYuanDenseV1,
+        engine: Sglang,
+        first: Some(&[0, 4, 9, 3]),
+        file: "HunYuanDenseV1ForCausalLM in models/hunyuan.py",
+        since: "SGLang registers it from 0.4.9.post3",
+        then: CannotServe("dense Hunyuan (HunYuanDenseV1ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::HunYuanDenseV1,
+        engine: Vllm,
+        first: Some(&[0, 10, 0]),
+        file: "registry entry for HunYuanDenseV1ForCausalLM",
+        since: "vLLM registers it from 0.10.0",
+        then: CannotServe("dense Hunyuan (HunYuanDenseV1ForCausalLM)"),
+    },
+];
+
+/// The refusal of `model` under `kind` at `version` by the first [`TABLE`] row that holds it and
+/// that the release predates: `Err((key, message))`, the key `engine.version` (`engine.name` where
+/// no release has the class).
+pub(super) fn check(
     kind: EngineKind,
+    model: &ModelSpec,
     version: &str,
-    sglang: &FirstRelease,
-    vllm: &FirstRelease,
-    model: &str,
 ) -> Result<(), (&'static str, String)> {
     let v = ordered(version);
-    let (engine, r) = match kind {
-        EngineKind::Sglang => ("SGLang", sglang),
-        EngineKind::Vllm => ("vLLM", vllm),
-    };
-    if v.as_slice() < r.first {
+    for r in TABLE.iter().filter(|r| r.engine == kind && (r.models)(model)) {
+        let key = match r.first {
+            Some(first) if v.as_slice() >= first => continue,
+            Some(_) => "engine.version",
+            None => "engine.name",
+        };
+        let engine = match kind {
+            Sglang => "SGLang",
+            Vllm => "vLLM",
+        };
+        let rest = match r.then {
+            CannotServe(what) => format!("it cannot serve {what} (set a later engine.version)"),
+            Fallback(name, advice) => format!("{}{advice}", fallback(engine, name)),
+        };
         return Err((
-            "engine.version",
-            format!(
-                "{engine} {version} has no {} ({}): it cannot serve {model} (set a later engine.version)",
-                r.file, r.since
-            ),
+            key,
+            format!("{engine} {version} has no {} ({}): {rest}", r.file, r.since),
         ));
     }
     Ok(())
 }
 
-/// `version` as [`FirstRelease::first`] orders it: major, minor, patch (missing parts 0; an `rc`
-/// or `dev` suffix is dropped, so 0.5.0rc1 counts as 0.5.0), then the `.postN` number (0 without
-/// one), so that 0.5.6 < 0.5.6.post1 < 0.5.7.
+/// The Transformers-backend fallback a release without the class `name` would take (SGLang 0.5.9 and
+/// vLLM 0.9.2 `model_loader/utils.py`), which tpsim does not model.
+pub(super) fn fallback(engine: &str, name: &str) -> String {
+    format!(
+        "it would log \"{name} has no {engine} implementation, falling back to Transformers implementation\" \
+         and serve it through the Transformers backend, which tpsim does not model"
+    )
+}
+
+/// `version` as [`Row::first`] orders it: major, minor, patch (missing parts 0; an `rc` or `dev`
+/// suffix is dropped, so 0.5.0rc1 counts as 0.5.0), then the `.postN` number (0 without one), so
+/// that 0.5.6 < 0.5.6.post1 < 0.5.7.
 pub(super) fn ordered(version: &str) -> Vec<u64> {
     let mut v = crate::engine_args_versions::release(version).unwrap_or_default();
     v.resize(3, 0);
@@ -60,7 +349,7 @@ pub(super) fn ordered(version: &str) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::ordered;
+    use super::*;
 
     #[test]
     fn post_releases_order_after_their_base() {
@@ -71,5 +360,201 @@ mod tests {
         assert!(ordered("0.5.6") < ordered("0.5.6.post1"));
         assert!(ordered("0.5.6.post2") < ordered("0.5.7"));
         assert!(ordered("0.5.3") >= [0, 5, 3][..].to_vec());
+    }
+
+    /// A two-part version counts as its .0 release in every row: vLLM "0.10" serves EXAONE 4 (first
+    /// release 0.10.0), as "0.15" serves GLM-4.7-Flash (0.15.0); "0.9" is refused.
+    #[test]
+    fn two_part_versions_are_their_first_patch() {
+        let exaone = preset(include_str!(
+            "../../../scenarios/models/exaone-4.0-1.2b/config.json"
+        ));
+        assert!(check(Vllm, &exaone, "0.10").is_ok());
+        assert_eq!(check(Vllm, &exaone, "0.9").unwrap_err().0, "engine.version");
+        let flash = preset(include_str!(
+            "../../../scenarios/models/glm-4.7-flash/config.json"
+        ));
+        assert!(check(Vllm, &flash, "0.15").is_ok());
+    }
+
+    fn preset(text: &str) -> ModelSpec {
+        ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap()
+    }
+
+    /// Every refusal in full for one model of each class (the messages as each family module wrote
+    /// them before the table; the vLLM EXAONE 4 and the ERNIE ones are asserted in the families5 and
+    /// families17 integration suites too).
+    #[test]
+    fn messages_in_full() {
+        let glm = preset(include_str!("../../../scenarios/models/glm-4.5v/config.json"));
+        assert_eq!(
+            check(Sglang, &glm, "0.4.10.post2").unwrap_err(),
+            (
+                "engine.version",
+                "SGLang 0.4.10.post2 has no models/glm4v_moe.py (SGLang adds it in 0.5.0): it cannot serve \
+                 GLM-4.5V / GLM-4.6V (set a later engine.version)"
+                    .to_string()
+            )
+        );
+        let dots = preset(include_str!(
+            "../../../scenarios/models/dots.llm1.inst/config.json"
+        ));
+        assert_eq!(
+            check(Vllm, &dots, "0.9.1").unwrap_err(),
+            (
+                "engine.version",
+                "vLLM 0.9.1 has no models/dots1.py (vLLM registers it from 0.9.2): it would log \
+                 \"Dots1ForCausalLM has no vLLM implementation, falling back to Transformers implementation\" \
+                 and serve it through the Transformers backend, which tpsim does not model (set engine.version \
+                 to 0.9.2 or later)"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            check(Sglang, &dots, "0.5.9").unwrap_err(),
+            (
+                "engine.name",
+                "SGLang 0.5.9 has no models/dots1.py (no SGLang release up to 0.5.9 ships one): it would log \
+                 \"Dots1ForCausalLM has no SGLang implementation, falling back to Transformers implementation\" \
+                 and serve it through the Transformers backend, which tpsim does not model; vLLM serves it from \
+                 0.9.2 (use vllm)"
+                    .to_string()
+            )
+        );
+    }
+
+    /// GLM-4.5V (families7): SGLang from 0.5.0 (0.5.0rc1 counts), vLLM from 0.10.1.
+    #[test]
+    fn glm4v_first_releases_as_read() {
+        let m = preset(include_str!("../../../scenarios/models/glm-4.5v/config.json"));
+        let e = check(Sglang, &m, "0.4.10.post2").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.4.10.post2 has no models/glm4v_moe.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(Sglang, &m, "0.5.0rc1").is_ok());
+        assert!(check(Sglang, &m, "0.5.9").is_ok());
+        let e = check(Vllm, &m, "0.10.0").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.10.1"), "{}", e.1);
+        assert!(check(Vllm, &m, "0.10.1").is_ok());
+    }
+
+    /// GLM-4.7-Flash (families10): SGLang from 0.5.8, vLLM from 0.15.0.
+    #[test]
+    fn glm4_moe_lite_first_releases_as_read() {
+        let m = preset(include_str!(
+            "../../../scenarios/models/glm-4.7-flash/config.json"
+        ));
+        let e = check(Sglang, &m, "0.5.7").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.5.7 has no models/glm4_moe_lite.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(Sglang, &m, "0.5.8").is_ok());
+        assert!(check(Sglang, &m, "0.5.9").is_ok());
+        let e = check(Vllm, &m, "0.14.1").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.15.0"), "{}", e.1);
+        assert!(check(Vllm, &m, "0.15.0").is_ok());
+        assert!(check(Vllm, &m, "0.19.0").is_ok());
+    }
+
+    /// Ministral 3 (families12): SGLang from 0.5.6.post1, vLLM from 0.12.0; a "mistral" text tower
+    /// (Mistral-Small-3.2) is not held to them.
+    #[test]
+    fn ministral3_first_releases_as_read() {
+        let m = preset(include_str!(
+            "../../../scenarios/models/ministral-3-8b-instruct-2512-bf16/config.json"
+        ));
+        let e = check(Sglang, &m, "0.5.5").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.5.5 has no models/ministral3.py"),
+            "{}",
+            e.1
+        );
+        assert!(e.1.contains("cannot serve Ministral 3"), "{}", e.1);
+        let e = check(Sglang, &m, "0.5.6").unwrap_err();
+        assert!(e.1.contains("SGLang ships it from 0.5.6.post1"), "{}", e.1);
+        assert!(check(Sglang, &m, "0.5.6.post1").is_ok());
+        assert!(check(Sglang, &m, "0.5.7").is_ok());
+        assert!(check(Sglang, &m, "0.5.9").is_ok());
+        let e = check(Vllm, &m, "0.11.0").unwrap_err();
+        assert!(e.1.contains("first vLLM release after PR #29757"), "{}", e.1);
+        assert!(check(Vllm, &m, "0.12.0").is_ok());
+        assert!(check(Vllm, &m, "0.19.0").is_ok());
+        let small = preset(include_str!(
+            "../../../scenarios/models/mistral-small-3.2-24b/config.json"
+        ));
+        assert!(check(Sglang, &small, "0.4.9").is_ok());
+        assert!(check(Vllm, &small, "0.9.0").is_ok());
+    }
+
+    /// StarCoder2 (families13): SGLang from 0.5.3, vLLM from 0.3.3.
+    #[test]
+    fn starcoder2_first_releases_as_read() {
+        let m = preset(include_str!(
+            "../../../scenarios/models/starcoder2-3b/config.json"
+        ));
+        let e = check(Sglang, &m, "0.5.2").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.5.2 has no models/starcoder2.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(Sglang, &m, "0.5.3").is_ok());
+        assert!(check(Sglang, &m, "0.5.8").is_ok());
+        let e = check(Vllm, &m, "0.3.2").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.3.3"), "{}", e.1);
+        assert!(check(Vllm, &m, "0.11.0").is_ok());
+    }
+
+    /// dots.llm1 (families15): no SGLang release (on `engine.name`), vLLM from 0.9.2.
+    #[test]
+    fn dots1_releases_as_read_from_the_wheels() {
+        let m = preset(include_str!(
+            "../../../scenarios/models/dots.llm1.inst/config.json"
+        ));
+        for v in ["0.4.9", "0.5.8", "0.5.9"] {
+            let e = check(Sglang, &m, v).unwrap_err();
+            assert_eq!(e.0, "engine.name");
+            assert!(
+                e.1.contains(&format!("SGLang {v} has no models/dots1.py")),
+                "{}",
+                e.1
+            );
+        }
+        let e = check(Vllm, &m, "0.9.1").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(e.1.contains("vLLM registers it from 0.9.2"), "{}", e.1);
+        assert!(check(Vllm, &m, "0.9.2").is_ok());
+        assert!(check(Vllm, &m, "0.19.0").is_ok());
+    }
+
+    /// Qwen2-VL (families16): SGLang from 0.3.4.post1, vLLM from 0.6.1; Qwen2.5 is not held to them.
+    #[test]
+    fn qwen2_vl_first_releases_from_the_wheels() {
+        let m = preset(include_str!("../../../scenarios/models/qwen2-vl-7b/config.json"));
+        let e = check(Sglang, &m, "0.3.4").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(e.1.contains("SGLang 0.3.4 has no models/qwen2_vl.py"), "{}", e.1);
+        assert!(e.1.contains("SGLang ships it from 0.3.4.post1"), "{}", e.1);
+        assert!(e.1.contains("cannot serve Qwen2-VL"), "{}", e.1);
+        assert!(check(Sglang, &m, "0.3.4.post1").is_ok());
+        assert!(check(Sglang, &m, "0.5.9").is_ok());
+        let e = check(Vllm, &m, "0.6.0").unwrap_err();
+        assert!(
+            e.1.contains("vLLM 0.6.0 has no model_executor/models/qwen2_vl.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(Vllm, &m, "0.6.1").is_ok());
+        assert!(check(Vllm, &m, "0.19.0").is_ok());
+        let q = preset(include_str!("../../../scenarios/models/qwen2.5-7b/config.json"));
+        assert!(check(Sglang, &q, "0.3.0").is_ok());
     }
 }

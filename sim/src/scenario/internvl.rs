@@ -22,27 +22,20 @@
 //!   pass where the engine would not).
 
 use super::EngineKind;
-use super::first_release::FirstRelease;
 use tpsim_model::llm::{Architecture, ModelSpec, VisionFamily};
-
-/// The first SGLang release with `models/internvl.py`, 0.4.6.post3 (module doc: read from the wheels).
-const FIRST_SGLANG: [u64; 4] = [0, 4, 6, 3];
 
 /// The first SGLang release whose `internvl.py` builds a `Qwen3ForCausalLM` tower (module doc).
 const FIRST_SGLANG_QWEN3_TOWER: [u64; 4] = [0, 5, 2, 0];
 
-/// The first vLLM release that registers `InternVLChatModel` (module doc: read from the wheels).
-const FIRST_VLLM: [u64; 3] = [0, 5, 4];
-
 /// Whether `model` is an InternVL (its tower is InternViT).
-fn is_internvl(model: &ModelSpec) -> bool {
+pub(super) fn is_internvl(model: &ModelSpec) -> bool {
     model
         .vision
         .is_some_and(|v| matches!(v.family, VisionFamily::InternVit { .. }))
 }
 
-/// The refusal of an InternVL scenario under a release without the model, or under SGLang with a
-/// tower SGLang does not build: `(key, message)`.
+/// The refusal of an InternVL scenario under SGLang with a tower SGLang does not build: `(key,
+/// message)`. The releases without the model are `first_release`'s rows, checked before.
 pub(super) fn check(
     kind: EngineKind,
     model: &ModelSpec,
@@ -51,21 +44,6 @@ pub(super) fn check(
     if !is_internvl(model) {
         return Ok(());
     }
-    super::first_release::refuse_before(
-        kind,
-        version,
-        &FirstRelease {
-            first: &FIRST_SGLANG,
-            file: "models/internvl.py",
-            since: "SGLang ships it from 0.4.6.post3",
-        },
-        &FirstRelease {
-            first: &FIRST_VLLM,
-            file: "registry entry for InternVLChatModel",
-            since: "vLLM registers it from 0.5.4 (PR 6514)",
-        },
-        "InternVL (InternVLChatModel)",
-    )?;
     if kind == EngineKind::Sglang
         && model.arch == Architecture::Qwen3
         && super::first_release::ordered(version).as_slice() < FIRST_SGLANG_QWEN3_TOWER.as_slice()
@@ -104,43 +82,49 @@ mod tests {
         ModelSpec::from_config_json(&v.to_string(), tpsim_model::llm::Quantization::bf16()).unwrap()
     }
 
+    /// The checks in `engine.rs`'s order: the release table, then the towers.
+    fn served(kind: EngineKind, m: &ModelSpec, v: &str) -> Result<(), (&'static str, String)> {
+        super::super::first_release::check(kind, m, v)?;
+        check(kind, m, v)
+    }
+
     #[test]
     fn releases_and_towers() {
         let m = internvl(None);
-        let e = check(EngineKind::Sglang, &m, "0.4.5").unwrap_err();
+        let e = served(EngineKind::Sglang, &m, "0.4.5").unwrap_err();
         assert_eq!(e.0, "engine.version");
         assert!(e.1.contains("SGLang 0.4.5 has no models/internvl.py"), "{}", e.1);
         assert!(e.1.contains("cannot serve InternVL"), "{}", e.1);
-        let e = check(EngineKind::Sglang, &m, "0.4.6.post2").unwrap_err();
+        let e = served(EngineKind::Sglang, &m, "0.4.6.post2").unwrap_err();
         assert!(e.1.contains("SGLang ships it from 0.4.6.post3"), "{}", e.1);
-        assert!(check(EngineKind::Sglang, &m, "0.4.6.post3").is_ok());
+        assert!(served(EngineKind::Sglang, &m, "0.4.6.post3").is_ok());
         // A Qwen3 tower (InternVL3.5): SGLang builds it from 0.5.2 only.
         let q3 = internvl(Some("Qwen3ForCausalLM"));
-        let e = check(EngineKind::Sglang, &q3, "0.5.1.post3").unwrap_err();
+        let e = served(EngineKind::Sglang, &q3, "0.5.1.post3").unwrap_err();
         assert_eq!(e.0, "engine.version");
         assert!(e.1.contains("builds no Qwen3ForCausalLM"), "{}", e.1);
-        assert!(check(EngineKind::Sglang, &q3, "0.5.2").is_ok());
-        assert!(check(EngineKind::Vllm, &q3, "0.11.0").is_ok());
-        assert!(check(EngineKind::Sglang, &m, "0.5.9").is_ok());
-        let e = check(EngineKind::Vllm, &m, "0.5.3").unwrap_err();
+        assert!(served(EngineKind::Sglang, &q3, "0.5.2").is_ok());
+        assert!(served(EngineKind::Vllm, &q3, "0.11.0").is_ok());
+        assert!(served(EngineKind::Sglang, &m, "0.5.9").is_ok());
+        let e = served(EngineKind::Vllm, &m, "0.5.3").unwrap_err();
         assert!(e.1.contains("vLLM registers it from 0.5.4"), "{}", e.1);
-        assert!(check(EngineKind::Vllm, &m, "0.5.4").is_ok());
-        assert!(check(EngineKind::Vllm, &m, "0.19.0").is_ok());
+        assert!(served(EngineKind::Vllm, &m, "0.5.4").is_ok());
+        assert!(served(EngineKind::Vllm, &m, "0.19.0").is_ok());
         // An InternLM3 tower (InternVL3-9B): vLLM builds it, SGLang raises NotImplementedError.
         let l = internvl(Some("InternLM3ForCausalLM"));
-        assert!(check(EngineKind::Vllm, &l, "0.19.0").is_ok());
-        let e = check(EngineKind::Sglang, &l, "0.5.9").unwrap_err();
+        assert!(served(EngineKind::Vllm, &l, "0.19.0").is_ok());
+        let e = served(EngineKind::Sglang, &l, "0.5.9").unwrap_err();
         assert_eq!(e.0, "engine.name");
         assert!(e.1.contains("is not implemented."), "{}", e.1);
         // An InternLM2 tower (InternVL2.5-8B) is built by both.
         let i = internvl(Some("InternLM2ForCausalLM"));
-        assert!(check(EngineKind::Sglang, &i, "0.5.9").is_ok());
+        assert!(served(EngineKind::Sglang, &i, "0.5.9").is_ok());
         // Plain models are not held to these releases.
         let q = ModelSpec::from_config_json(
             include_str!("../../../scenarios/models/qwen2.5-7b/config.json"),
             tpsim_model::llm::Quantization::bf16(),
         )
         .unwrap();
-        assert!(check(EngineKind::Sglang, &q, "0.4.0").is_ok());
+        assert!(served(EngineKind::Sglang, &q, "0.4.0").is_ok());
     }
 }

@@ -14,43 +14,10 @@
 //!   `models/starcoder2.py` with sgl-project/sglang PR 10609, merged 2025-09-18. Read from the PyPI
 //!   wheels (2026-12-05, the central directory of each `sglang-…-py3-none-any.whl`): 0.5.2, 0.5.3rc0
 //!   and 0.5.3rc2 have no `sglang/srt/models/starcoder2.py`; 0.5.3, 0.5.5, 0.5.6 and 0.5.8 have it.
-//!   First release: 0.5.3.
+//!   First release: 0.5.3. Both bounds are `first_release`'s rows.
 
 use super::EngineKind;
-use super::first_release::FirstRelease;
 use tpsim_model::llm::{Architecture, Mixer, ModelSpec};
-
-/// The first SGLang release with `models/starcoder2.py` (module doc: read from the wheels).
-const FIRST_SGLANG: [u64; 3] = [0, 5, 3];
-
-/// The first vLLM release with `models/starcoder2.py` (module doc).
-const FIRST_VLLM: [u64; 3] = [0, 3, 3];
-
-/// The refusal of a StarCoder2 scenario under a release without the model: `(key, message)`.
-pub(super) fn check(
-    kind: EngineKind,
-    model: &ModelSpec,
-    version: &str,
-) -> Result<(), (&'static str, String)> {
-    if model.arch != Architecture::Starcoder2 {
-        return Ok(());
-    }
-    super::first_release::refuse_before(
-        kind,
-        version,
-        &FirstRelease {
-            first: &FIRST_SGLANG,
-            file: "models/starcoder2.py",
-            since: "SGLang ships it from 0.5.3",
-        },
-        &FirstRelease {
-            first: &FIRST_VLLM,
-            file: "models/starcoder2.py",
-            since: "vLLM registers it from 0.3.3",
-        },
-        "StarCoder2",
-    )
-}
 
 /// Under SGLang, a StarCoder2 model's layers attend to the whole context (module doc): every
 /// sliding layer becomes full attention and the window is dropped. Other engines and models are
@@ -85,23 +52,6 @@ mod tests {
     fn starcoder2() -> ModelSpec {
         let text = include_str!("../../../scenarios/models/starcoder2-3b/config.json");
         ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap()
-    }
-
-    #[test]
-    fn first_releases_as_read() {
-        let m = starcoder2();
-        let e = check(EngineKind::Sglang, &m, "0.5.2").unwrap_err();
-        assert_eq!(e.0, "engine.version");
-        assert!(
-            e.1.contains("SGLang 0.5.2 has no models/starcoder2.py"),
-            "{}",
-            e.1
-        );
-        assert!(check(EngineKind::Sglang, &m, "0.5.3").is_ok());
-        assert!(check(EngineKind::Sglang, &m, "0.5.8").is_ok());
-        let e = check(EngineKind::Vllm, &m, "0.3.2").unwrap_err();
-        assert!(e.1.contains("vLLM registers it from 0.3.3"), "{}", e.1);
-        assert!(check(EngineKind::Vllm, &m, "0.11.0").is_ok());
     }
 
     /// The preset's 30 sliding layers (window 4,096) stay under vLLM and become 30 full layers

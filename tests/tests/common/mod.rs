@@ -182,6 +182,65 @@ pub fn measured_throughput(source: &str, model: &str, note_matches: impl Fn(&str
     found[0]
 }
 
+/// The row of `tests/data/throughput.tsv` that a newdeploys suite checks its scenario against: the
+/// first with this source prefix and model whose notes start with `note` (panics "no row NOTE"
+/// without one). Shared by the newdeploys17 … 20 suites.
+pub struct ThroughputRow {
+    /// `notes`.
+    pub notes: String,
+    /// `tp`.
+    pub tp: u64,
+    /// `batch_or_concurrency`.
+    pub concurrency: u64,
+}
+
+#[track_caller]
+pub fn throughput_row(source: &str, model: &str, note: &str) -> ThroughputRow {
+    let t = read_tsv(&data_path("throughput.tsv"));
+    let (sc, m, o, b, tpc) = (
+        t.col("source"),
+        t.col("model"),
+        t.col("notes"),
+        t.col("batch_or_concurrency"),
+        t.col("tp"),
+    );
+    let row = t
+        .rows
+        .iter()
+        .find(|r| r.get(sc).starts_with(source) && r.get(m) == model && r.get(o).starts_with(note))
+        .unwrap_or_else(|| panic!("no row {note}"));
+    ThroughputRow {
+        notes: row.get(o).to_string(),
+        tp: row.get(tpc).parse().unwrap(),
+        concurrency: row.get(b).parse().unwrap(),
+    }
+}
+
+/// Compares one per-stream newdeploys row: the measured value of the row with this source prefix,
+/// model and notes prefix (checked against 1000 ÷ the source's median TPOT `tpot_ms`, rounded to
+/// 0.01 tok/s, so within 0.005) and 1000 ÷ tpsim's median TPOT for `validation/FILE`, held to
+/// `throughput_rows`' target. Shared by the newdeploys17, 18 and 19 suites.
+#[track_caller]
+pub fn compare_tpot_row(row: (&str, &str, &str), tpot_ms: f64, file: &str, label: &str) {
+    let (src, model, note) = row;
+    let m = measured_throughput(src, model, |n| n.starts_with(note));
+    assert!((m - 1000.0 / tpot_ms).abs() < 0.005, "{label}: {m}");
+    let v = run_json(&scenario(&format!("validation/{file}")));
+    crate::throughput_rows::validate(label, (m, m), 1000.0 / f(&v["serving"]["tpot_ms"]["p50"]));
+}
+
+/// `{ random = N, range_ratio = 0.0 }` of scenario key `key` → Some(N); a fixed length → None.
+/// Shared by the newdeploys17 and 18 suites.
+pub fn random_len(text: &str, key: &str) -> Option<u64> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} = ")))
+        .unwrap_or_else(|| panic!("no {key}"));
+    let r = line.split("random = ").nth(1)?;
+    assert!(line.ends_with("range_ratio = 0.0 }"), "{line}");
+    r.split(',').next().and_then(|r| r.trim().parse().ok())
+}
+
 #[path = "shared.rs"]
 mod shared;
 pub use shared::*;
