@@ -186,13 +186,17 @@ impl super::Builder<'_> {
     }
 
     /// [`eager_extra`] in an eager SGLang prefill; c1llama18: `sgl_decode_launch::eager_extra` in
-    /// an eager SGLang decode step (one token a sequence); (0, 0) otherwise.
+    /// a decode step (one token a sequence) under `--disable-cuda-graph`; (0, 0) otherwise.
     pub(super) fn sgl_eager_extra(&self, pass: &super::Pass, l: &LayerWork) -> (u32, u32) {
         if self.launch() != DecodeLaunch::Eager || self.s.engine.kind != EngineKind::Sglang {
             (0, 0)
         } else if self.sgl_prefill(pass) {
             eager_extra(self.s, pass.model, l, pass.kv_store)
-        } else if !self.recording.get() && pass.shape.ctx > 0 && pass.shape.tokens == pass.shape.seqs {
+        } else if !self.s.engine.cuda_graph
+            && !self.recording.get()
+            && pass.shape.ctx > 0
+            && pass.shape.tokens == pass.shape.seqs
+        {
             super::sgl_decode_launch::eager_extra(self.s, pass.model, l, pass.shape.tokens)
         } else {
             (0, 0)
