@@ -18,6 +18,7 @@ mod moe_call; // moecall: the triton fused-MoE call's measured fixed cost on SM 
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
 pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
+mod sgl_decode_launch; // c1llama18: SGLang's eager decode launches per layer beyond the template
 pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise

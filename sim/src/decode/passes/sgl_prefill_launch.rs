@@ -17,8 +17,12 @@
 //!   `store_cache` from 0.5.8, one for MLA). The decode passes cost it on the GPU only.
 //! - **The q copy** of a GQA attention: FA3's `forward_extend` and FlashInfer's ragged prefill call
 //!   `q.contiguous()` (q is a column slice of `qkv.split`, `models/llama.py`): 1. Triton's
-//!   `forward_extend` copies `k` and `v` instead (`k.contiguous()`, `v.contiguous()`): 2. Other
-//!   backends (trtllm_mha, …) were not read: counted as FA3. MLA passes views: 0.
+//!   `forward_extend` copies `k` and `v` instead (`k.contiguous()`, `v.contiguous()`): 2.
+//!   `trtllm_mha` (c1llama18, 0.5.5 `trtllm_mha_backend.py` `forward_extend`): the KV store,
+//!   `q.contiguous()` (after `q.to(float8_e4m3fn)` with an fp8 cache, which leaves it contiguous)
+//!   and `trtllm_batch_context_with_kv_cache`: FA3's count, 1. Other backends were not read:
+//!   counted as FA3. MLA passes views: 0 (`trtllm_mla`'s fresh-prompt extend too: the ragged
+//!   `trtllm_ragged_attention_deepseek` on the MHA path's k and v).
 //!
 //! Llama-3.1-8B FP8 at TP 8, 0.5.5 FA3: tpsim's 11 a layer (5 attention + 4 MLP kernels + 2
 //! allreduces) + 4 quantizations + 2 stores + 1 q copy = 18, the wheel's count (book,
@@ -100,7 +104,7 @@ pub(crate) fn allreduce_is_split(s: &Scenario, bytes: u64) -> bool {
 
 /// Whether the dense linears of `model` run `apply_fp8_linear` with an activation quantization
 /// of their own on `s`'s GPU (per-tensor or per-channel FP8, not block, FP8 tensor cores).
-fn per_tensor_fp8(s: &Scenario, model: &ModelSpec) -> bool {
+pub(crate) fn per_tensor_fp8(s: &Scenario, model: &ModelSpec) -> bool {
     let w = model.quantization.weights;
     let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
     w.dtype == WeightDtype::Fp8
@@ -181,10 +185,19 @@ impl super::Builder<'_> {
             && self.launch() != DecodeLaunch::Eager
     }
 
-    /// [`eager_extra`] in an eager SGLang prefill; (0, 0) otherwise.
+    /// [`eager_extra`] in an eager SGLang prefill; c1llama18: `sgl_decode_launch::eager_extra` in
+    /// a decode step (one token a sequence) under `--disable-cuda-graph`; (0, 0) otherwise.
     pub(super) fn sgl_eager_extra(&self, pass: &super::Pass, l: &LayerWork) -> (u32, u32) {
-        if self.sgl_prefill(pass) && self.launch() == DecodeLaunch::Eager {
+        if self.launch() != DecodeLaunch::Eager || self.s.engine.kind != EngineKind::Sglang {
+            (0, 0)
+        } else if self.sgl_prefill(pass) {
             eager_extra(self.s, pass.model, l, pass.kv_store)
+        } else if !self.s.engine.cuda_graph
+            && !self.recording.get()
+            && pass.shape.ctx > 0
+            && pass.shape.tokens == pass.shape.seqs
+        {
+            super::sgl_decode_launch::eager_extra(self.s, pass.model, l, pass.shape.tokens)
         } else {
             (0, 0)
         }
