@@ -28,8 +28,8 @@ pub struct ImportTopoArgs {
     #[arg(long, value_name = "FILE")]
     pcie: Option<PathBuf>,
     /// The host CPU as lscpu names it (e.g. "AMD EPYC 9575F"): with the sockets, writes a [host]
-    /// section (issue #19 point 1: NCCL's SHM costed from the host's facts). AMD EPYC 7002/9004/9005 and
-    /// Intel Xeon Scalable 1st/2nd gen give memory channels, DIMM rate and socket links from a sourced
+    /// section (issue #19 point 1: NCCL's SHM costed from the host's facts). AMD EPYC 7002/7003/9004/9005,
+    /// Intel Xeon Scalable 1st-5th gen and Xeon 6 6700P/6900P give memory channels, DIMM rate and socket links from a sourced
     /// table; other CPUs need --memory-channels, --dimm-mts (and with 2+ sockets --socket-links,
     /// --socket-link-bw).
     #[arg(long, value_name = "NAME")]

@@ -33,7 +33,7 @@ pub struct Platform {
 /// its number (Gold 6148 first, 6248 second generation). The figures are those the bundled presets
 /// state for these platforms (rtx-pro-6000-4x-turin-same-numa-shm.toml, rtx-5090-syncopate-epyc-9v74
 /// template, rtx-4090-8x-epyc-7542-shm.toml, rtx-4090-kalavai-xeon template).
-pub const PLATFORMS: [(&str, Platform); 4] = [
+pub const PLATFORMS: [(&str, Platform); 10] = [
     (
         "epyc-9005",
         Platform {
@@ -71,6 +71,18 @@ pub const PLATFORMS: [(&str, Platform); 4] = [
         },
     ),
     (
+        "epyc-7003",
+        Platform {
+            name: "AMD EPYC 7003 (Zen 3 Milan, SP3)",
+            channels: 8,
+            dimm_mts: 3200,
+            socket_links: 4,
+            socket_link_gbps: 32.0,
+            memory_source: "8 DDR4 channels per SP3 socket, DDR4-3200 (AMD EPYC 7003 platform; an EPYC 7713's memory controller reads \"Eight Channel ... DDR4 3199 MT/s\" in CoreFreq, gist cyring/32df20caa4034cb74500d16507a9bbe1)",
+            link_source: "3 or 4 xGMI links between two SP3 sockets, 4 assumed; xGMI-2 at 16 Gb/s x 16 lanes = 32 GB/s per direction per link, the EPYC 7002 socket's (AMD EPYC 7003 platform: SP3, drop-in for 7002)",
+        },
+    ),
+    (
         "xeon-scalable-1-2",
         Platform {
             name: "Intel Xeon Scalable, 1st or 2nd generation",
@@ -80,6 +92,66 @@ pub const PLATFORMS: [(&str, Platform); 4] = [
             socket_link_gbps: 20.8,
             memory_source: "6 DDR4 channels per socket on Xeon Scalable 1st/2nd gen, DDR4-2666 the rate every Gold part supports (Intel ARK)",
             link_source: "2 or 3 UPI links on Gold parts, 2 assumed (Intel ARK); UPI at 10.4 GT/s = 20.8 GB/s per direction per link (Intel Xeon Scalable datasheet)",
+        },
+    ),
+    (
+        "xeon-scalable-3",
+        Platform {
+            name: "Intel Xeon Scalable, 3rd generation (Ice Lake-SP)",
+            channels: 8,
+            dimm_mts: 3200,
+            socket_links: 3,
+            socket_link_gbps: 22.4,
+            memory_source: "8 DDR4 channels per socket, DDR4-3200 (3rd gen Xeon Scalable, Ice Lake-SP: Microway, \"Detailed Specifications of the Ice Lake SP Intel Xeon Processor Scalable Family CPUs\", 2021)",
+            link_source: "2 or 3 UPI links by SKU, 3 assumed (Platinum 8380: 3, Intel ARK); UPI at 11.2 GT/s = 22.4 GB/s per direction per link (Microway, Ice Lake SP: \"11.2GT/s UPI links\")",
+        },
+    ),
+    (
+        "xeon-scalable-4",
+        Platform {
+            name: "Intel Xeon Scalable, 4th generation (Sapphire Rapids)",
+            channels: 8,
+            dimm_mts: 4800,
+            socket_links: 4,
+            socket_link_gbps: 32.0,
+            memory_source: "8 DDR5 channels per socket, DDR5-4800 (4th gen Xeon Scalable, Eagle Stream; wccftech and TechPowerUp on Sapphire Rapids-SP)",
+            link_source: "up to 4 UPI 2.0 links by SKU, 4 assumed (Platinum 8480+: 4, Intel ARK); UPI 2.0 at 16 GT/s = 32 GB/s per direction per link (TechPowerUp, Sapphire Rapids memory and UPI 2.0 at 16 GT/s)",
+        },
+    ),
+    (
+        "xeon-scalable-5",
+        Platform {
+            name: "Intel Xeon Scalable, 5th generation (Emerald Rapids)",
+            channels: 8,
+            dimm_mts: 5600,
+            socket_links: 4,
+            socket_link_gbps: 40.0,
+            memory_source: "8 DDR5 channels per socket, DDR5-5600 at one DIMM per channel (5th gen Xeon, Eagle Stream; wccftech and smbom on Emerald Rapids)",
+            link_source: "up to 4 UPI 2.0 links by SKU, 4 assumed (smbom: 2 per tile, 4 in all); UPI 2.0 at 20 GT/s = 40 GB/s per direction per link (Tom's Hardware: 16 -> 20 GT/s over Sapphire Rapids)",
+        },
+    ),
+    (
+        "xeon-6900p",
+        Platform {
+            name: "Intel Xeon 6 6900P (Granite Rapids-AP)",
+            channels: 12,
+            dimm_mts: 6400,
+            socket_links: 6,
+            socket_link_gbps: 48.0,
+            memory_source: "12 DDR5 channels per socket, DDR5-6400 at one DIMM per channel, MRDIMM 8800 not assumed (Xeon 6900P: hardwareluxx 6980P/6972P table, ServeTheHome)",
+            link_source: "6 UPI 2.0 links at up to 24 GT/s (Intel's Xeon 6900P launch, dedirock summary), all 6 assumed between two sockets; 24 GT/s = 48 GB/s per direction per link",
+        },
+    ),
+    (
+        "xeon-6700p",
+        Platform {
+            name: "Intel Xeon 6 6700P (Granite Rapids-SP)",
+            channels: 8,
+            dimm_mts: 6400,
+            socket_links: 4,
+            socket_link_gbps: 48.0,
+            memory_source: "8 DDR5 channels per socket, DDR5-6400 at one DIMM per channel (Xeon 6700P/6500P, LGA 4710: cnews.cz, 2025-03)",
+            link_source: "4 UPI 2.0 links assumed (the sources give the 6900P's 6, not the 6700P's count); 24 GT/s = 48 GB/s per direction per link assumed, the 6900P's rate",
         },
     ),
 ];
@@ -98,16 +170,39 @@ pub fn platform_of(model: &str) -> Option<&'static Platform> {
             ('9', '5') => "epyc-9005",
             ('9', '4') => "epyc-9004",
             ('7', '2') => "epyc-7002",
+            ('7', '3') => "epyc-7003",
             _ => return None,
         }
     } else if model.to_ascii_lowercase().contains("xeon") {
-        let i = words
+        if let Some(i) = words
             .iter()
-            .position(|w| ["Bronze", "Silver", "Gold", "Platinum"].contains(w))?;
-        let num = words.get(i + 1)?;
-        match num.chars().nth(1)? {
-            '1' | '2' if num.len() >= 4 => "xeon-scalable-1-2",
-            _ => return None,
+            .position(|w| ["Bronze", "Silver", "Gold", "Platinum"].contains(w))
+        {
+            let num = words.get(i + 1)?;
+            // Cooper Lake (83xxH / 83xxHL, 4-8 sockets, 6 channels) shares the 3rd generation's digit
+            // but not Ice Lake-SP's platform.
+            if num.len() < 4 || num.ends_with('H') || num.ends_with("HL") {
+                return None;
+            }
+            match num.chars().nth(1)? {
+                '1' | '2' => "xeon-scalable-1-2",
+                '3' => "xeon-scalable-3",
+                '4' => "xeon-scalable-4",
+                '5' => "xeon-scalable-5",
+                _ => return None,
+            }
+        } else {
+            // Xeon 6 has no metal: `Intel(R) Xeon(R) 6980P`; the P-core parts end in P (E: Sierra
+            // Forest, not in the table), the series is the first two digits.
+            let num = words
+                .iter()
+                .map(|w| w.split('-').next().unwrap_or(w))
+                .find(|w| w.len() == 5 && w.ends_with('P') && w[..4].chars().all(|c| c.is_ascii_digit()))?;
+            match &num[..2] {
+                "69" => "xeon-6900p",
+                "67" => "xeon-6700p",
+                _ => return None,
+            }
         }
     } else {
         return None;
@@ -271,7 +366,7 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
     match platform {
         Some(p) => notes.push(format!("CPU `{cpu_model}`: platform {}", p.name)),
         None => notes.push(format!(
-            "CPU `{cpu_model}`: not in tpsim's platform table (AMD EPYC 7002/9004/9005, Intel Xeon Scalable 1st/2nd gen): memory channels, DIMM rate and socket links must be given"
+            "CPU `{cpu_model}`: not in tpsim's platform table (AMD EPYC 7002/7003/9004/9005, Intel Xeon Scalable 1st-5th gen, Xeon 6 6700P/6900P): memory channels, DIMM rate and socket links must be given"
         )),
     }
     let (sockets, sockets_why) = match (h.sockets, lscpu.as_ref().and_then(|l| l.sockets)) {
@@ -416,8 +511,8 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
 mod tests {
     use super::*;
 
-    /// Model names as lscpu prints them map to their platform by the model number; Milan (7xx3), a
-    /// Ryzen and a Xeon of the 3rd generation (Gold 6338) are not in the table.
+    /// Model names as lscpu prints them map to their platform by the model number; Naples (7xx1),
+    /// Cooper Lake (83xxH), a Sierra Forest Xeon 6 (6780E) and a Ryzen are not in the table.
     #[test]
     fn platforms_by_model_name() {
         let key = |m: &str| platform_of(m).map(|p| p.name);
@@ -441,9 +536,69 @@ mod tests {
             key("Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz"),
             Some("Intel Xeon Scalable, 1st or 2nd generation")
         );
-        assert_eq!(key("AMD EPYC 7763 64-Core Processor"), None);
-        assert_eq!(key("Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz"), None);
+        assert_eq!(
+            key("AMD EPYC 7763 64-Core Processor"),
+            Some("AMD EPYC 7003 (Zen 3 Milan, SP3)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz"),
+            Some("Intel Xeon Scalable, 3rd generation (Ice Lake-SP)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) Platinum 8480+"),
+            Some("Intel Xeon Scalable, 4th generation (Sapphire Rapids)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) Platinum 8592+"),
+            Some("Intel Xeon Scalable, 5th generation (Emerald Rapids)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) 6980P"),
+            Some("Intel Xeon 6 6900P (Granite Rapids-AP)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) 6787P"),
+            Some("Intel Xeon 6 6700P (Granite Rapids-SP)")
+        );
+        assert_eq!(
+            key("Intel(R) Xeon(R) 6985P-C"),
+            Some("Intel Xeon 6 6900P (Granite Rapids-AP)")
+        );
+        assert_eq!(key("AMD EPYC 7601 32-Core Processor"), None);
+        assert_eq!(key("Intel(R) Xeon(R) Platinum 8380H CPU @ 2.90GHz"), None);
+        assert_eq!(key("Intel(R) Xeon(R) 6780E"), None);
         assert_eq!(key("AMD Ryzen 9 5900X 12-Core Processor"), None);
+    }
+
+    /// seedhost19: a two-socket `--cpu-model` of each platform added to the table resolves to its
+    /// figures (per socket): channels × DIMM rate, and links × GB/s per link and direction. By hand
+    /// from the sources in [`PLATFORMS`]: Milan 8 × DDR4-3200, 4 xGMI-2 × 32 GB/s (16 Gb/s × 16 lanes);
+    /// Ice Lake-SP 8 × DDR4-3200, 3 UPI × 22.4 GB/s (11.2 GT/s × 2 B); Sapphire Rapids 8 × DDR5-4800,
+    /// 4 UPI 2.0 × 32 GB/s (16 GT/s); Emerald Rapids 8 × DDR5-5600, 4 × 40 GB/s (20 GT/s); Xeon 6900P
+    /// 12 × DDR5-6400, 6 × 48 GB/s (24 GT/s); Xeon 6700P 8 × DDR5-6400, 4 × 48 GB/s.
+    #[test]
+    fn added_platforms_resolve_to_their_figures() {
+        for (model, channels, mts, links, gbps) in [
+            ("AMD EPYC 7763 64-Core Processor", 8, 3200, 4, "32"),
+            ("Intel(R) Xeon(R) Platinum 8380 CPU @ 2.30GHz", 8, 3200, 3, "22.4"),
+            ("Intel(R) Xeon(R) Platinum 8480+", 8, 4800, 4, "32"),
+            ("Intel(R) Xeon(R) Gold 6548Y+", 8, 5600, 4, "40"),
+            ("Intel(R) Xeon(R) 6980P", 12, 6400, 6, "48"),
+            ("Intel(R) Xeon(R) 6787P", 8, 6400, 4, "48"),
+        ] {
+            let h = HostInput {
+                cpu_model: Some(model.into()),
+                sockets: Some(2),
+                ..HostInput::default()
+            };
+            let l = host_lines(&h, 2).unwrap();
+            let has = |prefix: String| l.host.iter().any(|x| x.starts_with(&format!("{prefix} ")));
+            assert!(has(format!("memory_channels = {channels}")), "{model}: {l:?}");
+            assert!(has(format!("dimm_mts = {mts}")), "{model}: {l:?}");
+            assert!(has(format!("socket_links = {links}")), "{model}: {l:?}");
+            assert!(has(format!("socket_link_bw = \"{gbps}GB/s\"")), "{model}: {l:?}");
+            assert!(l.notes[0].contains("platform "), "{model}: {l:?}");
+        }
     }
 
     /// lscpu's keys with their lines; a dmidecode excerpt's DIMMs (empty slots skipped) and lowest rate.
