@@ -52,6 +52,7 @@ mod glm4v; // families7 (issue #17): the engine releases that serve GLM-4.5V
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL
+mod kimi_linear; // families19 (issue #17): the releases that serve Kimi-Linear
 pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
@@ -593,7 +594,8 @@ impl Resolver<'_> {
                     engine.attention_backend = Some(p.backend.to_string());
                     engine.attention_backend_vllm_default = true;
                     // vLLM 0.19 leaves hybrid models' block size to their own rules; the forced
-                    // sizes are MLA's, and tpsim has no MLA hybrid.
+                    // sizes are MLA's. families19: Kimi-Linear is an MLA hybrid; its block size follows
+                    // the hybrid alignment of `model::vllm_hybrid` (approx. in its coverage row).
                     if let Some(b) = p.block_size
                         && model.linear_attention.is_none()
                         && model.mamba2.is_none()
