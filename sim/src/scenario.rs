@@ -588,7 +588,8 @@ impl Resolver<'_> {
                     engine.attention_backend = Some(p.backend.to_string());
                     engine.attention_backend_vllm_default = true;
                     // vLLM 0.19 leaves hybrid models' block size to their own rules; the forced
-                    // sizes are MLA's, and tpsim has no MLA hybrid.
+                    // sizes are MLA's. families19: Kimi-Linear is an MLA hybrid; its block size follows
+                    // the hybrid alignment of `model::vllm_hybrid` (approx. in its coverage row).
                     if let Some(b) = p.block_size
                         && model.linear_attention.is_none()
                         && model.mamba2.is_none()

@@ -107,6 +107,8 @@ mod families13;
 mod families15;
 // families17 (issue #17): dense ERNIE-4.5 and dense Hunyuan.
 mod families17;
+// families19 (issue #17): Kimi-Linear.
+mod families19;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -372,6 +372,42 @@ pub struct ModelConfig {
     /// Share of the rotary width that is rotated (Bailing: 0.5).
     #[serde(default)]
     pub partial_rotary_factor: Option<f64>,
+    // families19 (issue #17): Kimi-Linear keys (`llm::kimi_linear`).
+    /// Kimi-Linear: experts each token is routed to (its name for `num_experts_per_tok`).
+    #[serde(default)]
+    pub num_experts_per_token: Option<u64>,
+    /// Kimi-Linear: the KDA layers (1-indexed), the full-attention layers and the KDA shape.
+    #[serde(default)]
+    pub linear_attn_config: Option<LinearAttnConfig>,
+    /// Kimi-Linear: the MLA layers apply no rotary embedding (vLLM asserts it is true).
+    #[serde(default)]
+    pub mla_use_nope: Option<bool>,
+    /// Kimi-Linear: the trained context (SGLang's `get_context_length` reads `model_max_length`
+    /// before `max_position_embeddings`).
+    #[serde(default)]
+    pub model_max_length: Option<u64>,
+}
+
+/// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
+/// `configs/kimi_linear.py`: `kda_layers` and `full_attn_layers` must be present; a layer `i` is KDA
+/// when `i + 1` is in `kda_layers`).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct LinearAttnConfig {
+    /// The KDA layers, 1-indexed.
+    #[serde(default)]
+    pub kda_layers: Option<Vec<u64>>,
+    /// The MLA layers, 1-indexed (only checked present, as the engines do).
+    #[serde(default)]
+    pub full_attn_layers: Option<Vec<u64>>,
+    /// KDA heads.
+    #[serde(default)]
+    pub num_heads: Option<u64>,
+    /// KDA head width (keys, values and the recurrent state's two sides).
+    #[serde(default)]
+    pub head_dim: Option<u64>,
+    /// The q/k/v short convolutions' width.
+    #[serde(default)]
+    pub short_conv_kernel_size: Option<u64>,
 }
 
 /// families6 (issue #17): a width or count written either as one integer or as one integer per
@@ -479,7 +515,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 66] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 67] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -572,6 +608,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 66] = [
     "Ernie4_5ForCausalLM",
     "Ernie4_5_ForCausalLM",
     "HunYuanDenseV1ForCausalLM",
+    // families19 (issue #17): Kimi-Linear (MLA + KDA linear attention, MoE; `llm::kimi_linear`).
+    "KimiLinearForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -683,6 +721,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // ("hunyuan_v1", "HunYuanDenseV1ForCausalLM")` (from 0.10.0); SGLang 0.5.9 `models/hunyuan.py`
         // `EntryClass` (from 0.4.9.post3).
         "HunYuanDenseV1ForCausalLM" => Architecture::HunYuanDenseV1,
+        // families19 (issue #17): vLLM 0.19.0 `registry.py` `"KimiLinearForCausalLM": ("kimi_linear",
+        // "KimiLinearForCausalLM")` (from 0.11.1); SGLang `models/kimi_linear.py` (from 0.5.4.post2).
+        "KimiLinearForCausalLM" => Architecture::KimiLinear,
         _ => return None,
     })
 }
@@ -946,6 +987,18 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
     }
+    // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
+    // (`llm::kimi_linear`).
+    if arch == Architecture::KimiLinear {
+        let b = super::kimi_linear::blocks(text, num_layers, an)?;
+        spec.moe = b.moe;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = b.first_k_dense_replace;
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.linear_attention = Some(b.kda);
+        spec.context_len = context_len(text.model_max_length.or(text.max_position_embeddings))?;
+    }
     // families6 (issue #17): Llama-Nemotron NAS blocks (`llm::nemotron_nas`): per-layer attention
     // (or none) with one KV head count, per-layer MLP widths (or none).
     if arch == Architecture::NemotronNas {
@@ -1156,7 +1209,9 @@ fn attention_of(
     heads: u64,
     an: &str,
 ) -> Result<(Attention, u64, u64), ModelError> {
-    let mla = is_deepseek_mla(arch);
+    // families19 (issue #17): Kimi-Linear's full-attention layers are MLA without q compression
+    // (`llm::kimi_linear`).
+    let mla = is_deepseek_mla(arch) || arch == Architecture::KimiLinear;
     Ok(if mla {
         let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
         let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
@@ -1268,6 +1323,8 @@ fn feed_forward(
         Architecture::Mixtral | Architecture::Llama4 => local_moe_ffn(text, arch, num_layers, an)?,
         // families (issue #17): Granite-4.0-H's feed-forward is set by `granite_hybrid::blocks`.
         Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
+        // families19 (issue #17): Kimi-Linear's is set by `kimi_linear::blocks`.
+        Architecture::KimiLinear => (Vec::new(), None, 0, 0),
         // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).

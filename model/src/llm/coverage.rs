@@ -176,6 +176,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         // families17 (issue #17): dense ERNIE-4.5 and dense Hunyuan.
         Architecture::Ernie45 => &ERNIE45,
         Architecture::HunYuanDenseV1 => &HUNYUAN_DENSE_V1,
+        // families19 (issue #17): Kimi-Linear.
+        Architecture::KimiLinear => &KIMI_LINEAR,
     }
 }
 
@@ -1240,6 +1242,38 @@ const HUNYUAN_DENSE_CHECKS: &[Check] = &[check(
     "llm::tests_families17::hy_mt2_7b_parameters_by_hand",
 )];
 
+// families19 (issue #17): Kimi-Linear (`KimiLinearForCausalLM`): KDA linear-attention layers with
+// short convolutions and MLA layers without rotary embedding (3 KDA to 1 MLA), a dense first layer then
+// DeepSeek-style MoE. SGLang `models/kimi_linear.py` from 0.5.4.post2, vLLM from 0.11.1 (read from the
+// wheels, `sim::scenario::first_release`). Weights, the MLA cell and the KDA state per request follow the
+// engines' code; the pools are approximate: SGLang's hybrid pool is the Qwen3.5 one over an MLA cell, and
+// vLLM's hybrid block size is aligned to 16 (`VLLM_KERNEL_BLOCK_ALIGNMENT`) where an MLA backend may
+// ask for another kernel block size. No public start-up log was found.
+static KIMI_LINEAR: Coverage = Coverage {
+    arch: Architecture::KimiLinear,
+    families: "Kimi-Linear-48B-A3B Base / Instruct (preset from a public copy of the config)",
+    sglang: EngineCoverage {
+        pool: Level::Approximate,
+        ..exact_memory(KIMI_LINEAR_CHECKS)
+    },
+    vllm: EngineCoverage {
+        pool: Level::Approximate,
+        ..exact_memory(KIMI_LINEAR_CHECKS)
+    },
+};
+
+/// The published sizes and the state per request by hand, engine-independent.
+const KIMI_LINEAR_CHECKS: &[Check] = &[
+    check(
+        "moonshotai/Kimi-Linear-48B-A3B-Instruct model card: \"48B\" total, \"3B\" activated; 49,122,681,728 total (48,367,707,008 without embedding and head) and 3,484,459,904 active (2,729,485,184 without) by hand; rounded sizes, not an engine log",
+        "llm::tests_kimi_linear::kimi_linear_48b_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.8 KimiLinearCacheParams.mamba_cache_per_req and vLLM 0.19.0 kda_state_shape / kda_state_dtype by hand: 20 KDA layers at tp 2",
+        "families19::kimi_linear_state_per_request_both_engines",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1251,7 +1285,7 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once.
-        assert_eq!(all.len(), 58);
+        assert_eq!(all.len(), 59);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

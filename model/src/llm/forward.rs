@@ -380,6 +380,9 @@ impl ModelSpec {
         let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
             let kernels = if self.mamba2.is_some() {
                 super::nemotron_h::MAMBA2_KERNELS
+            } else if self.arch == super::Architecture::KimiLinear {
+                // families19 (issue #17): a KDA layer (`llm::kimi_linear`).
+                super::kimi_linear::KDA_KERNELS
             } else {
                 super::hybrid::LINEAR_ATTENTION_KERNELS
             };

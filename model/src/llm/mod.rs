@@ -64,6 +64,8 @@ mod dots1;
 mod ernie45;
 // families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
 mod internvl;
+// families19 (issue #17): KimiLinearForCausalLM (KDA linear attention + MLA, DeepSeek-style MoE).
+mod kimi_linear;
 mod weights;
 
 #[cfg(test)]
@@ -127,6 +129,9 @@ mod tests_dots1;
 // families17 (issue #17): dense ERNIE-4.5 and Hunyuan.
 #[cfg(test)]
 mod tests_families17;
+// families19 (issue #17): Kimi-Linear.
+#[cfg(test)]
+mod tests_kimi_linear;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -143,6 +148,8 @@ pub use config::{ModelConfig, SUPPORTED_ARCHITECTURES, SlidingPattern, architect
 pub use dsa::{Indexer, NSA_PAGE_SIZE, NsaBudgetRule, NsaKv};
 pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts, qk_norm_stats_bytes};
 pub use hybrid::{GatedDeltaNet, Mixer};
+// families19 (issue #17): Kimi-Linear's KDA decode kernels and vLLM state page.
+pub use kimi_linear::{KDA_KERNELS, vllm_state_page as kda_vllm_state_page};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
@@ -487,6 +494,13 @@ pub enum Architecture {
     /// SwiGLU of `intermediate_size` in every layer (SGLang `models/hunyuan.py`, a subclass of the MoE
     /// class that builds `HunYuanMLP` when `num_experts` is not > 1; vLLM `models/hunyuan_v1.py`).
     HunYuanDenseV1,
+    // families19 (issue #17): Kimi-Linear (`kimi_linear` module).
+    /// `KimiLinearForCausalLM` (Kimi-Linear-48B-A3B): KDA linear-attention layers (the
+    /// `linear_attn_config.kda_layers`, 1-indexed) and MLA layers without q compression or rotary
+    /// embedding, a dense SwiGLU prefix then DeepSeek-style MoE (sigmoid router with a model-dtype
+    /// correction bias, shared experts). vLLM `models/kimi_linear.py` from 0.11.1, SGLang from
+    /// 0.5.4.post2. See the `kimi_linear` module.
+    KimiLinear,
 }
 
 impl Architecture {
@@ -904,6 +918,18 @@ impl ModelSpec {
                 "{kv_heads} KV heads: the whole-width k norm of {:?} does not fit k gathered from tp {tp} \
                  ranks holding replicated KV heads (olmo2.py / olmoe.py `_apply_qk_norm`; expected tp <= {kv_heads})",
                 self.arch
+            ));
+        }
+        // families19 (issue #17): Kimi-Linear's KDA heads (`kda.py`: `assert self.num_heads % self.tp_size
+        // == 0`).
+        if let Some(g) = self.linear_attention
+            && self.arch == Architecture::KimiLinear
+            && !g.num_v_heads.is_multiple_of(t)
+        {
+            return fail(format!(
+                "the KDA layers' {} heads are not divisible by tp {tp} (vLLM / SGLang kimi_linear KimiDeltaAttention \
+                 asserts num_heads % tp_size == 0; expected a tp that divides {})",
+                g.num_v_heads, g.num_v_heads
             ));
         }
         if let Some(g) = self.linear_attention

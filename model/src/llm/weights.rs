@@ -268,7 +268,15 @@ impl ModelSpec {
 
         let attn = self.attention_pieces(t);
         // families (issue #17): Granite-4.0-H's Mamba-2 layers (`llm::granite_hybrid`).
-        let linear = self.linear_attention.map(|g| g.pieces(h, t)).or_else(|| {
+        // families19 (issue #17): Kimi-Linear's KDA layers (`llm::kimi_linear`).
+        let linear = self.linear_attention.map(|g| {
+            if self.arch == super::Architecture::KimiLinear {
+                super::kimi_linear::kda_pieces(&g, h, t)
+            } else {
+                g.pieces(h, t)
+            }
+        });
+        let linear = linear.or_else(|| {
             self.mamba2
                 .filter(|_| self.arch == super::Architecture::GraniteMoeHybrid)
                 .map(|m| {
@@ -537,7 +545,12 @@ impl ModelSpec {
                 }
                 // families (issue #17): ERNIE-4.5's `e_score_correction_bias` is a plain parameter
                 // of SGLang's `MoEGate`, at the model dtype (`llm::ernie`).
-                if self.arch == super::Architecture::Ernie45Moe {
+                // families19 (issue #17): Kimi-Linear's likewise (`KimiMoE`: `nn.Parameter(torch.empty(
+                // num_experts))`, `llm::kimi_linear`).
+                if matches!(
+                    self.arch,
+                    super::Architecture::Ernie45Moe | super::Architecture::KimiLinear
+                ) {
                     router.push(Piece::vec(e));
                 }
                 if matches!(

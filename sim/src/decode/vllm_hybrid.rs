@@ -59,6 +59,17 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
     let user_ssm = md.ssm.as_deref().map(mamba_dtype::bytes_of);
     let num_spec = s.speculative.as_ref().map_or(0, |sp| u64::from(sp.num_steps));
     let state_page = match (m.linear_attention, m.mamba2) {
+        // families19 (issue #17): Kimi-Linear's KDA page (vLLM 0.19.0 `kda_state_shape` /
+        // `kda_state_dtype`: three conv states at --mamba-cache-dtype, the recurrent state float32).
+        (Some(g), _) if m.arch == tpsim_model::llm::Architecture::KimiLinear => {
+            if let Some(name) = md.ssm.as_deref() {
+                notes.push(format!(
+                    "vLLM: --mamba-ssm-cache-dtype='{name}' does not apply to Kimi-Linear's KDA layers \
+                     (kda_state_dtype keeps the recurrent state float32)"
+                ));
+            }
+            tpsim_model::llm::kda_vllm_state_page(&g, tp, conv_bytes)
+        }
         (Some(g), _) => {
             let declared = g.declared_ssm_state_bytes.filter(|_| rules.gdn_ssm_from_config);
             // 0.19.0 `Qwen3_5ForConditionalGenerationConfig.verify_and_update_config` warns when the

@@ -74,6 +74,13 @@
 //!   from 0.4.9.post3 (0.4.9.post2's has only the MoE class); vLLM registers `("hunyuan_v1",
 //!   "HunYuanDenseV1ForCausalLM")` from 0.10.0 (0.9.2's registry has only the MoE class, as
 //!   `hunyuan_v1_moe`).
+//! - **Kimi-Linear** (`KimiLinearForCausalLM`, families19; weights and state in
+//!   `tpsim_model::llm::kimi_linear`): SGLang ships `srt/models/kimi_linear.py` and
+//!   `srt/configs/kimi_linear.py` from 0.5.4.post2 (0.5.4 and 0.5.4.post1 have neither; 0.5.4.post3,
+//!   0.5.5 … 0.5.9 have both); vLLM ships `model_executor/models/kimi_linear.py`, `layers/kda.py` and
+//!   `transformers_utils/configs/kimi_linear.py` from 0.11.1 (0.11.0 has none; 0.11.2, 0.12.0 and
+//!   0.19.0 have them). An older release would fall back to its Transformers backend, which tpsim does
+//!   not model: refused on `engine.version`.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -289,6 +296,23 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entry for HunYuanDenseV1ForCausalLM",
         since: "vLLM registers it from 0.10.0",
         then: CannotServe("dense Hunyuan (HunYuanDenseV1ForCausalLM)"),
+    },
+    // families19: Kimi-Linear.
+    Row {
+        models: |m| m.arch == Architecture::KimiLinear,
+        engine: Sglang,
+        first: Some(&[0, 5, 4, 2]),
+        file: "models/kimi_linear.py",
+        since: "SGLang ships it from 0.5.4.post2",
+        then: CannotServe("Kimi-Linear (KimiLinearForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::KimiLinear,
+        engine: Vllm,
+        first: Some(&[0, 11, 1]),
+        file: "models/kimi_linear.py",
+        since: "vLLM ships it from 0.11.1",
+        then: CannotServe("Kimi-Linear (KimiLinearForCausalLM)"),
     },
 ];
 
@@ -556,5 +580,31 @@ mod tests {
         assert!(check(Vllm, &m, "0.19.0").is_ok());
         let q = preset(include_str!("../../../scenarios/models/qwen2.5-7b/config.json"));
         assert!(check(Sglang, &q, "0.3.0").is_ok());
+    }
+
+    #[test]
+    fn kimi_linear_first_releases() {
+        let m = ModelSpec::from_config_json(
+            include_str!("../../../scenarios/models/kimi-linear-48b-a3b-instruct/config.json"),
+            tpsim_model::llm::Quantization::bf16(),
+        )
+        .unwrap();
+        for v in ["0.5.4", "0.5.4.post1"] {
+            let e = check(EngineKind::Sglang, &m, v).unwrap_err();
+            assert_eq!(e.0, "engine.version");
+            assert!(e.1.contains("SGLang ships it from 0.5.4.post2"), "{}", e.1);
+        }
+        for v in ["0.5.4.post2", "0.5.5", "0.5.8", "0.5.9"] {
+            assert!(check(EngineKind::Sglang, &m, v).is_ok(), "{v}");
+        }
+        let e = check(EngineKind::Vllm, &m, "0.11.0").unwrap_err();
+        assert!(
+            e.1.contains("vLLM 0.11.0 has no models/kimi_linear.py"),
+            "{}",
+            e.1
+        );
+        for v in ["0.11.1", "0.12.0", "0.19.0"] {
+            assert!(check(EngineKind::Vllm, &m, v).is_ok(), "{v}");
+        }
     }
 }

@@ -398,6 +398,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families17 (issue #17): the dense ERNIE-4.5 and Hunyuan configs' `model_type`.
         A::Ernie45 => "ernie4_5",
         A::HunYuanDenseV1 => "hunyuan_v1_dense",
+        // families19 (issue #17): the Kimi-Linear config's `model_type`.
+        A::KimiLinear => "kimi_linear",
     }
 }
 
