@@ -12,7 +12,8 @@
 //! `workload.rs`.
 
 mod acceptance;
-pub mod allreduce_default; // issues #17 point 3, #19 point 3: the engine's default allreduce
+pub mod allreduce_default;
+mod arcee; // families18 (issue #17): the releases that serve Arcee AFM // issues #17 point 3, #19 point 3: the engine's default allreduce
 // Issue #17 (3): collective options (NCCL env lists, version, tuner table, custom AR cutoff).
 pub(crate) mod collective_options;
 mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE

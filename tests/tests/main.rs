@@ -107,6 +107,8 @@ mod families13;
 mod families15;
 // families17 (issue #17): dense ERNIE-4.5 and dense Hunyuan.
 mod families17;
+// families18 (issue #17): GLM-4.1V and Arcee AFM.
+mod families18;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

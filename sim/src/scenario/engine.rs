@@ -137,6 +137,9 @@ impl Resolver<'_> {
         super::dots1::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families17 (issue #17): the releases that serve dense ERNIE-4.5 / Hunyuan (`scenario::ernie45`).
         super::ernie45::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families18 (issue #17): the releases that serve Arcee AFM (`scenario::arcee`); GLM-4.1V's are
+        // in `scenario::glm4v` with GLM-4.5V's.
+        super::arcee::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families14 (issue #17): releases without InternVL, SGLang's towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families16 (issue #17): releases without Qwen2-VL's model file (`scenario::qwen2_vl`).

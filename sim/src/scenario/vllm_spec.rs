@@ -398,6 +398,10 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families17 (issue #17): the dense ERNIE-4.5 and Hunyuan configs' `model_type`.
         A::Ernie45 => "ernie4_5",
         A::HunYuanDenseV1 => "hunyuan_v1_dense",
+        // families18 (issue #17): GLM-4.1V's text `model_type` (transformers `Glm4vTextConfig`).
+        A::Glm4v => "glm4v_text",
+        // families18 (issue #17): the Arcee configs' `model_type`.
+        A::Arcee => "arcee",
     }
 }
 
