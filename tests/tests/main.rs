@@ -109,6 +109,8 @@ mod families15;
 mod families17;
 // families19 (issue #17): Kimi-Linear.
 mod families19;
+// families18 (issue #17): GLM-4.1V and Arcee AFM.
+mod families18;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -515,7 +515,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 67] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 69] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -610,6 +610,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 67] = [
     "HunYuanDenseV1ForCausalLM",
     // families19 (issue #17): Kimi-Linear (MLA + KDA linear attention, MoE; `llm::kimi_linear`).
     "KimiLinearForCausalLM",
+    // families18 (issue #17): GLM-4.1V (GLM-4-0414's dense text tower + the GLM-4V ViT, `llm::glm4v`).
+    "Glm4vForConditionalGeneration",
+    // families18 (issue #17): Arcee AFM (the Llama layer with a non-gated ReLU² MLP, `llm::arcee`).
+    "ArceeForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -724,6 +728,14 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families19 (issue #17): vLLM 0.19.0 `registry.py` `"KimiLinearForCausalLM": ("kimi_linear",
         // "KimiLinearForCausalLM")` (from 0.11.1); SGLang `models/kimi_linear.py` (from 0.5.4.post2).
         "KimiLinearForCausalLM" => Architecture::KimiLinear,
+        // families18 (issue #17): vLLM 0.11.0 `registry.py` `"Glm4vForConditionalGeneration":
+        // ("glm4_1v", "Glm4vForConditionalGeneration")` (from 0.9.2); SGLang 0.5.9 `models/glm4v.py`
+        // `EntryClass` (from 0.5.0rc1; `sim::scenario::glm4v`).
+        "Glm4vForConditionalGeneration" => Architecture::Glm4v,
+        // families18 (issue #17): vLLM 0.11.0 `registry.py` `"ArceeForCausalLM": ("arcee",
+        // "ArceeForCausalLM")` (from 0.10.0); SGLang 0.5.9 `models/arcee.py` `EntryClass` (from 0.4.10;
+        // `sim::scenario::arcee`).
+        "ArceeForCausalLM" => Architecture::Arcee,
         _ => return None,
     })
 }
@@ -945,6 +957,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             // GLM-4.5/4.6 build the same `Glm4MoeAttention` as GLM-4.5V's text tower (vLLM 0.11.0
             // `models/glm4_moe.py`): a cos/sin cache over head_dim × partial_rotary_factor.
             Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
+        } else if arch == Architecture::Glm4v {
+            // families18 (issue #17): GLM-4.1V's text tower is vLLM 0.11.0 `models/glm4.py`
+            // `Glm4Attention`: `get_rope(head_dim, rotary_dim=head_dim, partial_rotary_factor=
+            // getattr(config, "partial_rotary_factor", 0.5))`, the same width.
+            Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
         } else {
             None
         },
@@ -1033,6 +1050,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if arch == Architecture::Dots1 {
         super::dots1::check(text)?;
     }
+    // families18 (issue #17): what GLM-4.1V's text tower refuses (`llm::glm4v::check_dense`).
+    if arch == Architecture::Glm4v {
+        super::glm4v::check_dense(text)?;
+    }
+    // families18 (issue #17): what Arcee refuses (`llm::arcee::check`).
+    if arch == Architecture::Arcee {
+        super::arcee::check(text, spec.tie_word_embeddings)?;
+    }
     // families17 (issue #17): what dense ERNIE-4.5 refuses (`llm::ernie45::check`).
     if arch == Architecture::Ernie45 {
         super::ernie45::check(text)?;
@@ -1104,6 +1129,13 @@ fn text_and_vision<'a>(
         // families7 (issue #17): the GLM-4.5-Air text tower in `text_config` plus the GLM-4V ViT.
         let text = required_text_config(cfg, arch_name)?;
         let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let tower = super::glm4v::glm4v_vit(cfg.vision_config.as_ref(), th, arch_name)?;
+        (text, true, Some(tower))
+    } else if arch == Architecture::Glm4v {
+        // families18 (issue #17): GLM-4.1V's published config keeps the text keys at the top level
+        // (transformers 4.53); re-saves nest them under `text_config`. Either is read, as for Qwen2-VL.
+        let text = cfg.text_config.as_deref().unwrap_or(cfg);
+        let th = req(text.hidden_size, "hidden_size", arch_name)?;
         let tower = super::glm4v::glm4v_vit(cfg.vision_config.as_ref(), th, arch_name)?;
         (text, true, Some(tower))
     } else if matches!(arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) {
@@ -1652,6 +1684,11 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Ernie45Moe => false,
         // families17 (issue #17): dense ERNIE-4.5 likewise (`use_bias` refused by `llm::ernie45`).
         Architecture::Ernie45 => false,
+        // families18 (issue #17): GLM-4.1V reads `attention_bias`, which `llm::glm4v::check_dense`
+        // requires (the engines' defaults differ).
+        Architecture::Glm4v => text.attention_bias == Some(true),
+        // families18 (issue #17): Arcee's biases are refused by `llm::arcee::check`.
+        Architecture::Arcee => false,
         // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.

@@ -40,6 +40,26 @@
 //! `dist_utils.divide(num_heads, tp_size)` does; tpsim refuses such a tp (`ModelSpec::check_tp`).
 //! The data-parallel encoders (SGLang `--mm-enable-dp-encoder`, vLLM `--mm-encoder-tp-mode data`)
 //! are not modelled.
+//!
+//! **GLM-4.1V** (families18, issue #17: `Glm4vForConditionalGeneration`, GLM-4.1V-9B-Thinking and
+//! -Base) puts the same tower (SGLang 0.5.9 `models/glm4v.py` `Glm4vVisionModel` is the class
+//! `glm4v_moe.py` imports; vLLM 0.11.0 builds `Glm4vVisionTransformer` for both names) over
+//! GLM-4-0414's dense text tower, lowered as [`super::Architecture::Glm4v`] with the layer of
+//! [`super::Architecture::Glm4`]: SGLang 0.5.9 `Glm4vForConditionalGeneration` builds
+//! `glm4.Glm4Model(config)`, vLLM 0.11.0 the registered `Glm4ForCausalLM` on `config.text_config`
+//! (`architectures = ["Glm4ForCausalLM"]` for `model_type` `glm4v`; 0.9.2, its first release, the
+//! same). Per layer: fused q/k/v with the bias `attention_bias` asks for, `o_proj` without bias, a
+//! SwiGLU of `intermediate_size`, four RMSNorms (`input_layernorm`, `post_self_attn_layernorm`,
+//! `post_attention_layernorm`, `post_mlp_layernorm`); untied `lm_head`. Its KV pool is the plain
+//! GQA pool of every layer. M-RoPE (`rope_scaling.mrope_section`) changes no size tpsim computes;
+//! vLLM's cos/sin cache is `head_dim × partial_rotary_factor` wide ([`vllm_rotary_dim`]).
+//! Published GLM-4.1V-9B-Thinking: 9,400,279,040 text-tower and 892,498,432 tower parameters,
+//! 10,292,777,472 in all by the table above (`llm::tests_families18`), the Hub's "10.3B".
+//!
+//! Refused beyond the tower's checks ([`check_dense`]): a config without `attention_bias` (SGLang
+//! 0.5.9 `glm4.py` reads `getattr(config, "attention_bias", True)`, vLLM 0.11.0 `glm4.py`
+//! `getattr(config, 'attention_bias', False)`: the engines would disagree on the q/k/v bias; the
+//! published config says true).
 
 use super::config::ModelConfig;
 use super::piece::{Fmt, Piece};
@@ -149,4 +169,19 @@ pub(crate) fn vllm_rotary_dim(text: &ModelConfig, head_dim: u64) -> Result<u64, 
             expected: "a share of the head in (0, 1]".into(),
         }),
     }
+}
+
+/// families18 (issue #17): what GLM-4.1V's text tower refuses: an absent `attention_bias` (module
+/// doc; the engines' defaults differ).
+pub(crate) fn check_dense(text: &ModelConfig) -> Result<(), ModelError> {
+    if text.attention_bias.is_none() {
+        return Err(ModelError::MissingField {
+            field: "attention_bias".into(),
+            architecture: "Glm4vForConditionalGeneration (SGLang 0.5.9 glm4.py defaults it to true, vLLM \
+                           0.11.0 glm4.py to false: the engines disagree on the q/k/v bias without it; \
+                           GLM-4.1V's published config says true)"
+                .into(),
+        });
+    }
+    Ok(())
 }

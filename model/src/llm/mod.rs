@@ -62,6 +62,8 @@ mod starcoder2;
 mod dots1;
 // families17 (issue #17): Ernie4_5ForCausalLM / Ernie4_5_ForCausalLM (dense ERNIE-4.5, Llama layers).
 mod ernie45;
+// families18 (issue #17): ArceeForCausalLM (the Llama layer with a non-gated ReLU² MLP).
+mod arcee;
 // families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
 mod internvl;
 // families19 (issue #17): KimiLinearForCausalLM (KDA linear attention + MLA, DeepSeek-style MoE).
@@ -132,6 +134,9 @@ mod tests_families17;
 // families19 (issue #17): Kimi-Linear.
 #[cfg(test)]
 mod tests_kimi_linear;
+// families18 (issue #17): GLM-4.1V and Arcee AFM.
+#[cfg(test)]
+mod tests_families18;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -501,6 +506,18 @@ pub enum Architecture {
     /// correction bias, shared experts). vLLM `models/kimi_linear.py` from 0.11.1, SGLang from
     /// 0.5.4.post2. See the `kimi_linear` module.
     KimiLinear,
+    // families18 (issue #17): GLM-4.1V (`glm4v` module).
+    /// `Glm4vForConditionalGeneration` (GLM-4.1V-9B-Thinking / -Base): GLM-4-0414's dense text tower
+    /// (`Glm4ForCausalLM`: QKV bias, post-attention and post-MLP norms, half-rotary M-RoPE; SGLang
+    /// 0.5.9 `models/glm4v.py` builds `Glm4Model`, vLLM 0.11.0 `models/glm4_1v.py` the registered
+    /// `Glm4ForCausalLM` on `text_config`) plus the GLM-4V ViT of GLM-4.5V (`glm4v::glm4v_vit`).
+    /// Decode runs the text tower only. See the `glm4v` module.
+    Glm4v,
+    // families18 (issue #17): Arcee AFM (`arcee` module).
+    /// `ArceeForCausalLM` (Arcee AFM-4.5B, -Base): the Llama attention (GQA, no biases) with a
+    /// non-gated `up_proj` → ReLU² → `down_proj` MLP of `intermediate_size`, two RMSNorms a layer, an
+    /// untied head (SGLang `models/arcee.py` from 0.4.10, vLLM `models/arcee.py` from 0.10.0).
+    Arcee,
 }
 
 impl Architecture {

@@ -446,11 +446,15 @@ impl ModelSpec {
                     ps.extend(super::starcoder2::layer_extras(h, self.attention_bias));
                 }
                 // h3: GLM-4-0414 adds post_self_attn_layernorm and post_mlp_layernorm (SGLang 0.5.9
-                // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated.
+                // `models/glm4.py` `Glm4DecoderLayer`, vLLM 0.11.0 `models/glm4.py`), replicated;
+                // families18: GLM-4.1V's text tower is the same `Glm4DecoderLayer`.
                 // Gemma-2/3: pre- and post-feed-forward RMSNorms beside the usual two (issue #16).
                 if matches!(
                     self.arch,
-                    super::Architecture::Glm4 | super::Architecture::Gemma2 | super::Architecture::Gemma3
+                    super::Architecture::Glm4
+                        | super::Architecture::Glm4v
+                        | super::Architecture::Gemma2
+                        | super::Architecture::Gemma3
                 ) {
                     ps.push(Piece::vec(h));
                     ps.push(Piece::vec(h));
@@ -516,6 +520,11 @@ impl ModelSpec {
             // families13 (issue #17): StarCoder2's non-gated c_fc / GELU / c_proj MLP (`llm::starcoder2`).
             Ffn::Dense { intermediate } if self.arch == super::Architecture::Starcoder2 => FfnPieces {
                 dense: super::starcoder2::mlp_pieces(h, intermediate, t, self.attention_bias),
+                ..FfnPieces::default()
+            },
+            // families18 (issue #17): Arcee's non-gated up_proj / ReLU² / down_proj MLP (`llm::arcee`).
+            Ffn::Dense { intermediate } if self.arch == super::Architecture::Arcee => FfnPieces {
+                dense: super::arcee::mlp_pieces(h, intermediate, t),
                 ..FfnPieces::default()
             },
             Ffn::Dense { intermediate } => FfnPieces {

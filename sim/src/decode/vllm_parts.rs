@@ -171,7 +171,11 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
                     mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
                     // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
                     // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
-                    mlp_gated: !matches!(s.model.arch, Architecture::Phi | Architecture::Starcoder2),
+                    // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
+                    mlp_gated: !matches!(
+                        s.model.arch,
+                        Architecture::Phi | Architecture::Starcoder2 | Architecture::Arcee
+                    ),
                     vocab: s.model.vocab,
                     dtype_bytes: dtype,
                     sm_count: u64::from(s.hardware.gpu.sm_count),

@@ -123,7 +123,8 @@ impl Resolver<'_> {
         let release = crate::engine_release::release(kind, e.version.as_deref());
         // Issue #17 (families5 … families17): releases without the model's file or registry entry
         // (`scenario::first_release`: EXAONE 4, GLM-4.5V, GLM-4.7-Flash, Ministral 3, StarCoder2,
-        // InternVL, dots.llm1, Qwen2-VL, dense ERNIE-4.5 and Hunyuan, Kimi-Linear).
+        // InternVL, dots.llm1, Qwen2-VL, dense ERNIE-4.5 and Hunyuan, Kimi-Linear,
+        // GLM-4.1V, Arcee AFM).
         super::first_release::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families5 (issue #17): SGLang's EXAONE 4 backend refusal (`scenario::exaone4`).
         super::exaone4::sglang_check(kind, model, &release.version, e.attention_backend.as_deref())

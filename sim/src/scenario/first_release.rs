@@ -81,6 +81,12 @@
 //!   `transformers_utils/configs/kimi_linear.py` from 0.11.1 (0.11.0 has none; 0.11.2, 0.12.0 and
 //!   0.19.0 have them). An older release would fall back to its Transformers backend, which tpsim does
 //!   not model: refused on `engine.version`.
+//! - **GLM-4.1V** (`Glm4vForConditionalGeneration`, families18): SGLang `models/glm4v.py` from 0.5.0
+//!   (the 0.5.0rc1 wheel has it); vLLM registers it from 0.9.2.
+//! - **Arcee AFM** (`ArceeForCausalLM`, families18): SGLang adds `models/arcee.py` in 0.4.10 (its
+//!   wheel has it with `EntryClass = [ArceeForCausalLM]`; 0.4.9.post6's and earlier have not); vLLM
+//!   registers it from 0.10.0 (the 0.10.0 wheel's `registry.py`: `"ArceeForCausalLM": ("arcee",
+//!   "ArceeForCausalLM")`; 0.9.2's has no entry).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -313,6 +319,40 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/kimi_linear.py",
         since: "vLLM ships it from 0.11.1",
         then: CannotServe("Kimi-Linear (KimiLinearForCausalLM)"),
+    },
+    // families18: GLM-4.1V (0.5.0rc1 counts as 0.5.0).
+    Row {
+        models: |m| m.arch == Architecture::Glm4v,
+        engine: Sglang,
+        first: Some(&[0, 5, 0]),
+        file: "models/glm4v.py",
+        since: "SGLang adds it in 0.5.0",
+        then: CannotServe("GLM-4.1V"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Glm4v,
+        engine: Vllm,
+        first: Some(&[0, 9, 2]),
+        file: "registry entry for Glm4vForConditionalGeneration",
+        since: "vLLM registers it from 0.9.2",
+        then: CannotServe("GLM-4.1V"),
+    },
+    // families18: Arcee AFM.
+    Row {
+        models: |m| m.arch == Architecture::Arcee,
+        engine: Sglang,
+        first: Some(&[0, 4, 10]),
+        file: "models/arcee.py",
+        since: "SGLang adds it in 0.4.10",
+        then: CannotServe("Arcee AFM"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Arcee,
+        engine: Vllm,
+        first: Some(&[0, 10, 0]),
+        file: "registry entry for ArceeForCausalLM",
+        since: "vLLM registers it from 0.10.0",
+        then: CannotServe("Arcee AFM"),
     },
 ];
 
@@ -606,5 +646,41 @@ mod tests {
         for v in ["0.11.1", "0.12.0", "0.19.0"] {
             assert!(check(EngineKind::Vllm, &m, v).is_ok(), "{v}");
         }
+    }
+
+    /// families18: GLM-4.1V from SGLang 0.5.0 (0.5.0rc1's wheel) and vLLM 0.9.2.
+    #[test]
+    fn glm41v_first_releases_as_read() {
+        let text = include_str!("../../../scenarios/models/glm-4.1v-9b-thinking/config.json");
+        let m = ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap();
+        let e = check(EngineKind::Sglang, &m, "0.4.10.post2").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.4.10.post2 has no models/glm4v.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(EngineKind::Sglang, &m, "0.5.0rc1").is_ok());
+        let e = check(EngineKind::Vllm, &m, "0.9.1").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.9.2"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &m, "0.9.2").is_ok());
+    }
+
+    /// families18: Arcee AFM from SGLang 0.4.10 and vLLM 0.10.0.
+    #[test]
+    fn arcee_first_releases_as_read() {
+        let text = include_str!("../../../scenarios/models/afm-4.5b/config.json");
+        let m = ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap();
+        let e = check(EngineKind::Sglang, &m, "0.4.9.post6").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(
+            e.1.contains("SGLang 0.4.9.post6 has no models/arcee.py"),
+            "{}",
+            e.1
+        );
+        assert!(check(EngineKind::Sglang, &m, "0.4.10").is_ok());
+        let e = check(EngineKind::Vllm, &m, "0.9.2").unwrap_err();
+        assert!(e.1.contains("vLLM registers it from 0.10.0"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &m, "0.10.0").is_ok());
     }
 }

@@ -400,6 +400,10 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::HunYuanDenseV1 => "hunyuan_v1_dense",
         // families19 (issue #17): the Kimi-Linear config's `model_type`.
         A::KimiLinear => "kimi_linear",
+        // families18 (issue #17): GLM-4.1V's text `model_type` (transformers `Glm4vTextConfig`).
+        A::Glm4v => "glm4v_text",
+        // families18 (issue #17): the Arcee configs' `model_type`.
+        A::Arcee => "arcee",
     }
 }
 
