@@ -8,8 +8,9 @@
 //!
 //! - "Generation Speed Single Request: 210.8 tok/s (1K context) → 152.8 tok/s (256K context)": the per-user
 //!   generation speed of one request at a time, compared with 1000 ÷ tpsim's median TPOT (at 1K context the
-//!   379 ms TTFT is 7.4 % of a 1024-token request at 210.8 tok/s, so a speed that counted it would be a
-//!   7.4 % slower figure than the decode step; at 256K the 20.4 s TTFT is left out by any per-user
+//!   379 ms TTFT is 7.8 % of the 4.86 s that 1024 tokens take at 210.8 tok/s: had the report counted it, the
+//!   decode step alone would run at 1023 ÷ (4.858 − 0.379 s) = 228.4 tok/s, and tpsim's 186.1 would be
+//!   −18.5 % instead of −11.7 %, within either way; at 256K the 20.4 s TTFT is left out by any per-user
 //!   generation speed that reaches 152.8: 1024 tokens at 152.8 tok/s take 6.7 s);
 //! - "Peak System Throughput: 852.6 tok/s @ 10 concurrent requests, 1K context": all users' output together,
 //!   compared with tpsim's end-to-end output rate (every output token over the run).
