@@ -1028,6 +1028,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let newdeploys20 = crate::throughput_newdeploys20::NEWDEPLOYS20_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/throughput_newdeploys21.rs (newdeploys21: Millstone AI's Qwen3-Coder-Next FP8 report on one H200)
+        let newdeploys21 = crate::throughput_newdeploys21::NEWDEPLOYS21_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -1049,6 +1053,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || newdeploys18
                 || newdeploys19
                 || newdeploys20
+                || newdeploys21
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

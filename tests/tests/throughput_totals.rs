@@ -406,6 +406,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_128k_c1",
         crate::throughput_newdeploys20::validation_gpt_oss_20b_vllm_pro6000x1_128k_c1,
     ),
+    (
+        "throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_1k_c1",
+        crate::throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_1k_c1,
+    ),
+    (
+        "throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_1k_c10",
+        crate::throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_1k_c10,
+    ),
+    (
+        "throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_256k_c1",
+        crate::throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_256k_c1,
+    ),
 ];
 
 /// The figures the README and the book state.
