@@ -50,6 +50,12 @@ pub struct GpuSpec {
     /// tpsim does not look up whether the engine ships a config).
     #[serde(default)]
     pub device_name: Option<String>,
+    /// longctx18: the latency of one load that misses L2 and goes to device memory, in ns (a
+    /// pointer-chase microbenchmark's main-memory figure at the boost clock); `None`: not known
+    /// (then no latency-bound kernel is costed by it). `sim`'s `passes::triton_split` charges vLLM's
+    /// split-KV Triton decode attention at least one such round trip per KV tile of a program.
+    #[serde(default)]
+    pub dram_latency_ns: Option<f64>,
 }
 
 /// The major part of a compute capability ("12.0" → 12; 0 when it is not a number). Engines choose
@@ -276,6 +282,7 @@ mod tests {
             nvlink: false,
             torch_total_gib: None,
             device_name: None,
+            dram_latency_ns: None,
         }
     }
 

@@ -619,6 +619,7 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         nvlink,
         torch_total_gib: None,
         device_name: None,
+        dram_latency_ns: None,
     };
     let gbs =
         |rng: &mut ChaCha8Rng, lo: u64, hi: u64| bw(log_uniform(rng, lo * 1_000_000_000, hi * 1_000_000_000));

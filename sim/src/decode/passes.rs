@@ -24,6 +24,7 @@ mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into 
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 pub(crate) mod tp_net;
+mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
@@ -956,7 +957,10 @@ impl<'a> Builder<'a> {
             g,
             &format!("{label}: L{i} attention"),
             t_attn,
-            l.attn_kernels + self.aiter_reduce_kernels(pass, l) + extra_attn,
+            l.attn_kernels
+                + self.aiter_reduce_kernels(pass, l)
+                + self.triton_reduce_kernels(pass, l)
+                + extra_attn,
             &deps,
         )?;
         // Issue #17: vLLM DCP's exchanges around the attention kernel (`passes::dcp`).
@@ -1014,6 +1018,20 @@ impl<'a> Builder<'a> {
         aiter_unified::reduce_kernels(self.s, pass.model, l, seqs, tokens, ctx)
     }
 
+    /// longctx18: vLLM TRITON_ATTN's split-KV decode launch for layer `l` in `pass`
+    /// (`passes::triton_split`; `None` off it).
+    fn triton_split(&self, pass: &Pass, l: &LayerWork) -> Option<triton_split::Split> {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        triton_split::split(self.s, pass.model, l, seqs, tokens, ctx)
+    }
+
+    /// longctx18: the segment-reduce kernel of TRITON_ATTN's 3-D decode (1 where it runs, else 0).
+    fn triton_reduce_kernels(&self, pass: &Pass, l: &LayerWork) -> u32 {
+        u32::from(self.triton_split(pass, l).is_some())
+    }
+
     /// The attention block's time: its weights, the KV cache (or recurrent state) it reads over the
     /// context and the FLOPs over it.
     fn attention_time(&self, pass: &Pass, l: &LayerWork) -> Duration {
@@ -1027,6 +1045,14 @@ impl<'a> Builder<'a> {
         // overestimate for sliding layers with prompts longer than the window).
         // A chunked layer (Llama-4) reads the current chunk (`llm::local_kv_tokens`).
         let kv_ctx = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(ctx)) as f64;
+        // longctx18: vLLM 0.12-0.13's TRITON_ATTN 3-D decode kernel does not prune a sliding layer's
+        // tiles: it reads the whole context (`passes::triton_split`).
+        let split = self.triton_split(pass, l);
+        let kv_ctx = if split.is_some_and(|sp| sp.full_context) {
+            f64::from(ctx)
+        } else {
+            kv_ctx
+        };
         // Issue #17 (vLLM DCP): each rank holds and reads 1/dcp of a decode's context (`passes::dcp`).
         let kv_ctx = if ctx > 0 && self.s.engine.dcp > 1 {
             (kv_ctx / f64::from(self.s.engine.dcp)).ceil()
@@ -1099,7 +1125,9 @@ impl<'a> Builder<'a> {
         } else {
             0
         };
-        let kernels = l.attn_kernels - l.attn_quant_kernels - indexer + self.aiter_reduce_kernels(pass, l);
+        let kernels = l.attn_kernels - l.attn_quant_kernels - indexer
+            + self.aiter_reduce_kernels(pass, l)
+            + u32::from(split.is_some());
         let backend = self.s.engine.attention_backend.as_deref();
         // fp8rate: the projections on fp8 / NVFP4 weights at their tensor-core rate
         // (`passes::gemm_rate`); the attention over the context stays at the bf16 rate.
@@ -1112,14 +1140,33 @@ impl<'a> Builder<'a> {
             attn_low,
             kernels,
         );
-        self.rates.op_time_gemms(
+        let t = self.rates.op_time_gemms(
             OpClass::Attention,
             &parts,
             backend,
             l.attn_flops + ctx_flops,
             attn_low,
             kernels,
-        ) + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+        );
+        // longctx18: the 3-D kernel's busiest program walks its KV tiles in series, at least one
+        // device-memory round trip each (`passes::triton_split`): where that exceeds what the KV
+        // read and its FLOPs add to the block's streaming cost, the difference is added.
+        let t = match split.and_then(|sp| triton_split::latency_floor(self.s, sp)) {
+            Some(floor) => {
+                let without = self.rates.op_time_gemms(
+                    OpClass::Attention,
+                    &[parts[0], (0.0, None)],
+                    backend,
+                    l.attn_flops,
+                    attn_low,
+                    kernels,
+                );
+                let kv = t.saturating_sub(without);
+                t + floor.saturating_sub(kv)
+            }
+            None => t,
+        };
+        t + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
             + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
             + self.kv_store_time(pass, l)
     }

@@ -259,6 +259,7 @@ impl Resolver<'_> {
             nvlink: g.nvlink.unwrap_or(false),
             torch_total_gib: g.torch_total_gib,
             device_name: g.device_name,
+            dram_latency_ns: g.dram_latency_ns,
         };
         if gpu.memory_total_mib == 0 {
             return Err(self.invalid("hardware.gpu.memory_total_mib", "must be > 0 MiB"));
@@ -272,6 +273,15 @@ impl Resolver<'_> {
                     "{} MiB: tpsim models at most {MAX_GPU_MEMORY_MIB} MiB (16 TiB) per GPU",
                     gpu.memory_total_mib
                 ),
+            ));
+        }
+        // longctx18: a memory latency is a positive number of ns.
+        if let Some(t) = gpu.dram_latency_ns
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(self.invalid(
+                "hardware.gpu.dram_latency_ns",
+                format!("{t}: expected a positive latency in ns"),
             ));
         }
         // vLLM memory (issue #17): torch's total is the driver's, at most nvidia-smi's.

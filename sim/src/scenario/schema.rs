@@ -332,6 +332,8 @@ mergeable! {
         device_name: String,
         /// Accelerators (issue #17 point 4): "nvidia" (default) or "amd"; AMD runs RCCL.
         vendor: String,
+        /// longctx18: device-memory load latency in ns (`tpsim_model::hw::GpuSpec::dram_latency_ns`).
+        dram_latency_ns: f64,
     }
 }
 
