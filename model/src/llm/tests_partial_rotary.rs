@@ -5,13 +5,32 @@
 use super::*;
 use crate::vllm_startup::rope_cache_bytes;
 
+/// The bundled preset's config.json (compiled in: the model crate reads no file).
+fn config(name: &str) -> &'static str {
+    match name {
+        "qwen3-next-80b-a3b" => include_str!("../../../scenarios/models/qwen3-next-80b-a3b/config.json"),
+        "qwen3.5-9b" => include_str!("../../../scenarios/models/qwen3.5-9b/config.json"),
+        "qwen3.5-397b-a17b-nvfp4-nvidia" => {
+            include_str!("../../../scenarios/models/qwen3.5-397b-a17b-nvfp4-nvidia/config.json")
+        }
+        "glm-4-9b-0414" => include_str!("../../../scenarios/models/glm-4-9b-0414/config.json"),
+        "phi-2" => include_str!("../../../scenarios/models/phi-2/config.json"),
+        "phi-4-mini" => include_str!("../../../scenarios/models/phi-4-mini/config.json"),
+        "phi-3.5-mini" => include_str!("../../../scenarios/models/phi-3.5-mini/config.json"),
+        "minimax-m2.5" => include_str!("../../../scenarios/models/minimax-m2.5/config.json"),
+        "ling-mini-2.0" => include_str!("../../../scenarios/models/ling-mini-2.0/config.json"),
+        "glm-4.5v" => include_str!("../../../scenarios/models/glm-4.5v/config.json"),
+        "qwen3-vl-30b-a3b-instruct" => {
+            include_str!("../../../scenarios/models/qwen3-vl-30b-a3b-instruct/config.json")
+        }
+        "qwen2.5-vl-7b" => include_str!("../../../scenarios/models/qwen2.5-vl-7b/config.json"),
+        "llama-3.1-8b" => include_str!("../../../scenarios/models/llama-3.1-8b/config.json"),
+        _ => panic!("no preset {name} in this test"),
+    }
+}
+
 fn preset(name: &str) -> ModelSpec {
-    let path = format!(
-        "{}/../scenarios/models/{name}/config.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("preset config");
-    ModelSpec::from_config_json(&text, Quantization::bf16()).expect("preset lowers")
+    ModelSpec::from_config_json(config(name), Quantization::bf16()).expect("preset lowers")
 }
 
 /// The cache vLLM builds for one preset, bytes.
@@ -70,11 +89,7 @@ fn vllm_rope_cache_by_preset() {
 /// head likewise.
 #[test]
 fn vllm_rope_bad_factor_refused() {
-    let path = format!(
-        "{}/../scenarios/models/phi-2/config.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = config("phi-2");
     let bad = text.replace("\"partial_rotary_factor\": 0.4", "\"partial_rotary_factor\": 1.5");
     assert_ne!(bad, text);
     let e = ModelSpec::from_config_json(&bad, Quantization::bf16())
@@ -84,11 +99,7 @@ fn vllm_rope_bad_factor_refused() {
         e.contains("partial_rotary_factor") && e.contains("1.5") && e.contains("(0, 1]"),
         "{e}"
     );
-    let path = format!(
-        "{}/../scenarios/models/minimax-m2.5/config.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = config("minimax-m2.5");
     let bad = text.replace("\"rotary_dim\": 64", "\"rotary_dim\": 256");
     assert_ne!(bad, text);
     let e = ModelSpec::from_config_json(&bad, Quantization::bf16())
