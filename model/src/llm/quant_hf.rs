@@ -483,11 +483,11 @@ fn kept_by_patterns(
         if used[j] {
             continue;
         }
-        if let Pattern::Regex(r) = &compiled[j] {
-            if ALWAYS_UNQUANTIZED_MODULES.iter().any(|m| r.is_match(m)) {
-                mtp |= r.is_match("mtp.layers.0.eh_proj");
-                continue;
-            }
+        if let Pattern::Regex(r) = &compiled[j]
+            && ALWAYS_UNQUANTIZED_MODULES.iter().any(|m| r.is_match(m))
+        {
+            mtp |= r.is_match("mtp.layers.0.eh_proj");
+            continue;
         }
         let n = normalise(name);
         let beyond = n
