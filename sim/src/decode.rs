@@ -15,7 +15,9 @@ pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
 pub(crate) mod passes;
 pub use passes::PrefillKernels;
 // Issue #17 point 1 (vllmdp): the MoE exchange of vLLM DP on a MoE model, for the tests.
-pub use passes::vllm_dp::{exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows};
+pub use passes::vllm_dp::{
+    MoeExchange, exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows,
+};
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod shape_cache; // sweepfast: iteration shape costs shared by every prediction of the process

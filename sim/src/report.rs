@@ -319,6 +319,9 @@ pub struct Collectives {
     pub qk_norm_allreduce_us: Option<f64>,
     /// How it runs (an 8-byte vLLM message is not a 16-byte multiple: NCCL, even at tp 2).
     pub qk_norm_algorithm: Option<String>,
+    /// rope17 (issue #17): vLLM DP's MoE dispatch and combine in one decode pass (sizes, calls,
+    /// per-call time; `decode::passes::vllm_dp::MoeExchange`); `null` off vLLM DP on a MoE model.
+    pub moe_exchange: Option<crate::decode::MoeExchange>,
     /// Engine rules the scenario goes against, in words.
     pub warnings: Vec<String>,
 }
@@ -379,7 +382,12 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         }
         None => {
             let fp1 = s.model.forward_pass(s.engine.tp, c);
-            let w = fp1.weight_bytes();
+            // rope17 (issue #17): under SGLang's DP attention a rank reads its attention group's
+            // shard of the attention, not the full tp's (`dp_attention_step_weights`).
+            let w = match s.engine.dp_attention {
+                Some(d) => dp_attention_step_weights(s, d, c),
+                None => fp1.weight_bytes(),
+            };
             (fp1, w)
         }
     };
@@ -645,6 +653,7 @@ fn collectives(s: &Scenario, p: &Prediction, c: u32, fp1: &ForwardPass) -> Colle
         qk_norm_allreduce_bytes: qk.as_ref().map(|q| q.bytes.0),
         qk_norm_allreduce_us: qk.as_ref().map(|q| q.time.as_us_f64()),
         qk_norm_algorithm: qk.map(|q| q.algorithm),
+        moe_exchange: crate::decode::passes::vllm_dp::moe_exchange(s, &p.costs, c),
         warnings: engine_warnings(s),
     }
 }
@@ -756,6 +765,28 @@ fn vllm_dp_step_weights(s: &Scenario, v: crate::scenario::vllm_dp::VllmDp, c: u3
         layers
             .saturating_add(attn.embed_bytes.0)
             .saturating_add(attn.lm_head_bytes.0),
+    )
+}
+
+/// rope17 (issue #17): the weights one rank reads in a decode step of `c` requests under SGLang's
+/// DP attention, as the iteration graph runs it (`decode::passes::dp_attention`, SGLang 0.5.9):
+/// attention projections and the vocab-parallel embedding at the attention TP (`qwen3_moe.py` etc.
+/// shard heads by `get_attention_tp_size()`; `VocabParallelEmbedding(…,
+/// use_attn_tp_group=is_dp_attention_enabled())`) over the group's ⌈c / dp⌉ requests; the MLP/MoE
+/// and the LM head (`use_attn_tp_group=enable_dp_lm_head`, off by default) at tp over every
+/// group's tokens, each padded to the busiest group.
+fn dp_attention_step_weights(s: &Scenario, d: crate::scenario::dp_attention::DpAttention, c: u32) -> Bytes {
+    let local = c.div_ceil(d.dp.max(1));
+    let attn = s.model.forward_pass(d.attn_tp, local);
+    let ffn = s.model.forward_pass(s.engine.tp, local * d.dp.max(1));
+    let layers = attn.layers.iter().zip(&ffn.layers).fold(0u64, |a, (la, lf)| {
+        a.saturating_add(la.attn_weight_bytes.0)
+            .saturating_add(lf.ffn_weight_bytes.0)
+    });
+    Bytes(
+        layers
+            .saturating_add(attn.embed_bytes.0)
+            .saturating_add(ffn.lm_head_bytes.0),
     )
 }
 

@@ -150,3 +150,37 @@ fn kv_warning_counts_one_groups_share() {
         "{over}"
     );
 }
+
+/// rope17 (issue #17): the report's floor reads the weights a rank reads under DP attention — the
+/// attention at the attention TP (SGLang 0.5.9 `qwen3_moe.py` shards heads by
+/// `get_attention_tp_size()`), the MoE and LM head at tp — not the full-tp pass. Qwen3-30B-A3B (hidden
+/// 2,048; 48 layers; 32 query / 4 KV heads of 128) at tp 4 with dp 4 (attention TP 1) against plain
+/// tp 4, 16 requests: q 2,048 × 4,096 + k, v 2 × 2,048 × 512 + o 4,096 × 2,048 = 18,874,368
+/// parameters a layer, × 2 B = 37,748,736 B at attention TP 1 against 9,437,184 B at tp 4 (its 4 KV
+/// heads split one a rank, so exactly a quarter): 28,311,552 B more a layer, × 48 = 1,358,954,496 B
+/// = 1.265625 GiB. The q/k norms are replicated in both; the embedding rows read are the same (4
+/// requests × 2,048 × 2 B whole against 16 × 2,048 × 2 B / 4); the experts and LM head run at tp 4
+/// over the same 16 tokens.
+#[test]
+fn floor_reads_the_attention_at_the_attention_tp() {
+    let text = |engine: &str| {
+        format!(
+            "seed = 1\n[hardware]\npreset = \"rtx-pro-6000-8x-1switch\"\n[model]\npreset = \"qwen3-30b-a3b\"\n\
+             [engine]\nname = \"sglang\"\nversion = \"0.5.8\"\ntp = 4\n{engine}\n\
+             [workload]\nconcurrency = 16\nprompt_len = 1024\noutput_len = 256\n"
+        )
+    };
+    let read = |name: &str, engine: &str| {
+        let p = scratch(name).join("scenario.toml");
+        std::fs::write(&p, text(engine)).expect("write");
+        let j = run_json(&p.display().to_string());
+        f(&j["floor"]["weights_read_gib_per_step"])
+    };
+    let dp = read("floor-dp", "enable_dp_attention = true\ndp_size = 4");
+    let plain = read("floor-tp", "");
+    assert!(
+        (dp - plain - 1.265625).abs() < 1e-9,
+        "{dp} - {plain} = {}",
+        dp - plain
+    );
+}

@@ -229,8 +229,11 @@ fn run_reports_the_engines_tp_and_dp() {
 /// `tests/tests/presets12.rs` does, then planned. Four DP ranks of tp 1: each GPU holds the whole
 /// attention, embedding, LM head, shared experts and routers of tp 1 plus 512 / 4 = 128 whole
 /// NVFP4 experts (`tpsim_model::vllm_dp` `qwen3_5_nvfp4_dp4_tp1_ep_by_hand`: 73,956,895,872 B, not
-/// tp 4's 59,479,652,832), plus vLLM's RoPE cache as tpsim builds it, 262,144 positions × 256 × 2 B
-/// = 134,217,728 → 74,091,113,600 B = 70,659.0859375 MiB (exact in binary). KV cell at tp 1: 2 KV
+/// tp 4's 59,479,652,832), plus vLLM's RoPE cache (rope17): 256 × `partial_rotary_factor` 0.25 = 64
+/// rotary dims, and the text config's `mrope_section` makes it an M-RoPE cache of 4 × 262,144
+/// positions (vLLM `rotary_embedding/mrope.py`): 1,048,576 × 64 × 2 B = 134,217,728 — the same bytes
+/// as the whole head over 262,144 positions that tpsim counted before → 74,091,113,600 B =
+/// 70,659.0859375 MiB (exact in binary). KV cell at tp 1: 2 KV
 /// heads × (256 + 256) × 15 full-attention layers × 1 B (fp8, the checkpoint's
 /// `kv_cache_quant_algo`) = 15,360 B, each rank its own pool (the box: 4 ×). The iteration graph: no
 /// TP allreduce (tp 1), one all-gather dispatch and one reduce-scatter combine per MoE layer (60),
@@ -270,4 +273,93 @@ fn launch_command_59_dp4_ep_per_rank_by_hand() {
     assert!(ops["moe_combine"].as_f64() > Some(0.0), "{ops:?}");
     assert!(!ops.contains_key("allreduce"), "{ops:?}");
     assert_eq!(r["collectives"]["allreduces_per_pass"], 0);
+}
+
+/// rope17 (issue #17): `tpsim run --json` gives the MoE exchange in `collectives.moe_exchange`.
+/// Qwen3-235B-A22B at dp 8 × tp 1 with EP, 64 requests: 8 per rank, 64 rows in the group's buffer;
+/// each of the 94 MoE layers all-gathers 64 × (4,096 hidden + 128 router logits) × 2 B = 540,672 B
+/// over the 8 ranks and reduce-scatters 64 × 4,096 × 2 B = 524,288 B (vLLM's default
+/// `allgather_reducescatter`); nothing after the combine at tp 1. The per-call times are the box's
+/// 8-GPU NCCL all-gather of those sizes (`tpsim collective --op allgather`; the reduce-scatter is
+/// costed on the same ring steps). dp 4 × tp 2 with EP: 16 requests per DP rank, ⌈16 / 2⌉ = 8 rows
+/// from each of the 8 EP ranks (sequence-parallel MoE), the same 64 rows, then each TP pair
+/// all-gathers its 16 × 4,096 × 2 B = 131,072 B of rows. dp 4 × tp 2 without EP: the DP group of 4
+/// gathers 16 × 4 = 64 rows, and each TP pair all-reduces the partial expert sums, 131,072 B. Off
+/// vLLM DP (plain tp 8): null.
+#[test]
+fn json_reports_the_moe_exchange() {
+    let j = run_json(&write(
+        "json-ex",
+        &qwen3("tp = 1\ndp_size = 8\nenable_expert_parallel = true", WORKLOAD),
+    ));
+    let x = &j["collectives"]["moe_exchange"];
+    assert_eq!(x["backend"], "allgather_reducescatter");
+    assert_eq!(
+        (&x["group_ranks"], &x["rows"], &x["calls_per_pass"]),
+        (&8.into(), &64.into(), &94.into())
+    );
+    assert_eq!(
+        (&x["dispatch"], &x["dispatch_bytes"]),
+        (&"all-gather".into(), &540_672.into())
+    );
+    assert_eq!(
+        (&x["combine"], &x["combine_bytes"]),
+        (&"reduce-scatter".into(), &524_288.into())
+    );
+    assert!(
+        x["tp_after_combine"].is_null() && x["tp_after_combine_bytes"].is_null(),
+        "{x}"
+    );
+    let o = tpsim(&[
+        "collective",
+        "--hardware",
+        "rtx-pro-6000-8x-1switch",
+        "--gpus",
+        "8",
+        "--op",
+        "allgather",
+        "--sizes",
+        "540672,524288",
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let c: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    let us = |i: usize| c["rows"][i]["time_us"].as_f64().expect("time_us");
+    assert!(
+        (x["dispatch_us"].as_f64().unwrap() - us(0)).abs() < 1e-6,
+        "{x} vs {}",
+        us(0)
+    );
+    assert!(
+        (x["combine_us"].as_f64().unwrap() - us(1)).abs() < 1e-6,
+        "{x} vs {}",
+        us(1)
+    );
+
+    let j = run_json(&write(
+        "json-ex-sp",
+        &qwen3("tp = 2\ndp_size = 4\nenable_expert_parallel = true", WORKLOAD),
+    ));
+    let x = &j["collectives"]["moe_exchange"];
+    assert_eq!((&x["group_ranks"], &x["rows"]), (&8.into(), &64.into()));
+    assert_eq!(
+        (&x["dispatch_bytes"], &x["combine_bytes"]),
+        (&540_672.into(), &524_288.into())
+    );
+    assert_eq!(
+        (&x["tp_after_combine"], &x["tp_after_combine_bytes"]),
+        (&"all-gather".into(), &131_072.into())
+    );
+    assert!(x["tp_after_combine_us"].as_f64() > Some(0.0), "{x}");
+
+    let j = run_json(&write("json-ex-dp", &qwen3("tp = 2\ndp_size = 4", WORKLOAD)));
+    let x = &j["collectives"]["moe_exchange"];
+    assert_eq!((&x["group_ranks"], &x["rows"]), (&4.into(), &64.into()));
+    assert_eq!(
+        (&x["tp_after_combine"], &x["tp_after_combine_bytes"]),
+        (&"allreduce".into(), &131_072.into())
+    );
+
+    let j = run_json(&write("json-ex-tp", &qwen3("tp = 8", WORKLOAD)));
+    assert!(j["collectives"]["moe_exchange"].is_null());
 }

@@ -369,7 +369,7 @@ pub struct ModelConfig {
     /// "rotary_dim", head_dim)`).
     #[serde(default)]
     pub rotary_dim: Option<u64>,
-    /// Share of the rotary width that is rotated (Bailing: 0.5).
+    /// Share of the head that is rotated (Bailing: 0.5; Qwen3-Next/3.5 0.25; `llm::partial_rotary`).
     #[serde(default)]
     pub partial_rotary_factor: Option<f64>,
     // families19 (issue #17): Kimi-Linear keys (`llm::kimi_linear`).
@@ -951,20 +951,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // `models/glm4_moe.py` `Glm4MoE`: `nn.Linear(..., dtype=torch.float32)`).
         router_fp32: (arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text))
             || arch == Architecture::Glm4MoeLite,
-        rotary_dim: if arch == Architecture::BailingMoeV2 {
-            Some(super::bailing::vllm_rotary_dim(text, head_dim)?)
-        } else if matches!(arch, Architecture::Glm4vMoe | Architecture::Glm4Moe) {
-            // GLM-4.5/4.6 build the same `Glm4MoeAttention` as GLM-4.5V's text tower (vLLM 0.11.0
-            // `models/glm4_moe.py`): a cos/sin cache over head_dim × partial_rotary_factor.
-            Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
-        } else if arch == Architecture::Glm4v {
-            // families18 (issue #17): GLM-4.1V's text tower is vLLM 0.11.0 `models/glm4.py`
-            // `Glm4Attention`: `get_rope(head_dim, rotary_dim=head_dim, partial_rotary_factor=
-            // getattr(config, "partial_rotary_factor", 0.5))`, the same width.
-            Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
-        } else {
-            None
-        },
+        // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
+        rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
+        vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).

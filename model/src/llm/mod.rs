@@ -51,7 +51,8 @@ mod hunyuan;
 mod nemotron_nas;
 // families5 (issue #17): Exaone4ForCausalLM.
 mod exaone4;
-mod glm4v; // families7 (issue #17): GLM-4.5V / GLM-4.6V vision tower
+mod glm4v;
+mod partial_rotary; // rope17 (issue #17 point 5): vLLM's RoPE cache width and M-RoPE rows // families7 (issue #17): GLM-4.5V / GLM-4.6V vision tower
 // families8 (issue #17): CohereForCausalLM (Command R, Command R+) and Cohere's q/k LayerNorms.
 mod cohere;
 // families11 (issue #17): InternLM2ForCausalLM (packed wqkv, vLLM's per-layer qkv all-gather).
@@ -143,6 +144,9 @@ mod tests_internvl;
 // families16 (issue #17): Qwen2-VL.
 #[cfg(test)]
 mod tests_qwen2_vl;
+// rope17 (issue #17 point 5): vLLM's RoPE cache width and M-RoPE rows.
+#[cfg(test)]
+mod tests_partial_rotary;
 
 use serde::Serialize;
 
@@ -159,6 +163,7 @@ pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
 pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, non_finite_to_null, vllm_attention_block_size};
+pub use partial_rotary::MROPE_ROWS_FACTOR;
 pub use quant::{
     KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype, WeightFormat,
 };
@@ -824,9 +829,14 @@ pub struct ModelSpec {
     #[serde(skip)]
     pub router_fp32: bool,
     /// families2 (issue #17): the rotary width vLLM's RoPE cache is built for, when it is not
-    /// `head_dim` (Bailing: `rotary_dim × partial_rotary_factor`, `llm::bailing`); `None` = `head_dim`.
+    /// `head_dim` (`head_dim × partial_rotary_factor` and the like, `llm::partial_rotary`); `None` =
+    /// `head_dim`.
     #[serde(skip)]
     pub rotary_dim: Option<u64>,
+    /// rope17 (issue #17 point 5): vLLM builds an M-RoPE cache of 4 × `max_position_embeddings`
+    /// rows (`llm::partial_rotary`).
+    #[serde(skip)]
+    pub vllm_mrope: bool,
     /// families12 (issue #17): the text tower of a `Mistral3ForConditionalGeneration` is Ministral 3
     /// (`text_config.model_type = "ministral3"`: Ministral 3 3B/8B/14B, Devstral Small 2). Same weights
     /// and KV as the Mistral text tower (SGLang `models/ministral3.py` subclasses `LlamaForCausalLM`;

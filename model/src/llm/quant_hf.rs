@@ -75,7 +75,7 @@ const ALWAYS_UNQUANTIZED: [&str; 11] = [
     "visual",
 ];
 
-fn classify(list: Option<&Value>, field: &str) -> Result<Kept, ModelError> {
+fn classify(config: &Value, list: Option<&Value>, field: &str) -> Result<Kept, ModelError> {
     let mut kept = Kept::default();
     let Some(list) = list else {
         return Ok(kept);
@@ -83,11 +83,18 @@ fn classify(list: Option<&Value>, field: &str) -> Result<Kept, ModelError> {
     let items = list
         .as_array()
         .ok_or_else(|| bad(field, "a list of module names"))?;
+    let mut regexes = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let name = item
             .as_str()
             .ok_or_else(|| bad(&format!("{field}[{i}]"), "a module name (string)"))?;
-        let n = name.trim_start_matches("re:");
+        // rope17 (issue #17): a `re:` entry is a regular expression, matched against the module
+        // names as the engines match it (`Pattern`), not classified by its text.
+        if name.starts_with("re:") {
+            regexes.push((i, name));
+            continue;
+        }
+        let n = name;
         if n == "gate" || n.ends_with(".gate") || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k)) {
             continue;
         }
@@ -110,8 +117,69 @@ fn classify(list: Option<&Value>, field: &str) -> Result<Kept, ModelError> {
             ));
         }
     }
+    if !regexes.is_empty() {
+        let (r, _) = kept_by_patterns(config, &regexes, field)?;
+        kept.attention |= r.attention;
+        kept.dense_mlp |= r.dense_mlp;
+        kept.shared_experts |= r.shared_experts;
+        kept.routed_experts |= r.routed_experts;
+    }
     Ok(kept)
 }
+
+/// rope17 (issue #17): one ignore entry, ready to match module names. `re:PATTERN` is a regular
+/// expression matched from the start of the name as Python's `re.match` does (vLLM 0.11.0
+/// `compressed_tensors/utils.py` `_is_equal_or_regex_match`, used by `should_ignore_layer` and
+/// `find_matched_target`; SGLang 0.5.9's copy of the same file); any other entry is matched by
+/// [`engine_excludes`]. Rust's `regex` crate (already in the workspace's lock) is used because the
+/// published lists are regular expressions (`.*`, `$`, `[.]`): a hand-written glob would misread
+/// them; a pattern it cannot compile (Python-only syntax such as look-arounds) is refused.
+enum Pattern<'a> {
+    Regex(regex::Regex),
+    Name(&'a str),
+}
+
+impl<'a> Pattern<'a> {
+    fn new(name: &'a str, field: &str) -> Result<Self, ModelError> {
+        match name.strip_prefix("re:") {
+            Some(p) => regex::Regex::new(&format!(r"\A(?:{p})"))
+                .map(Pattern::Regex)
+                .map_err(|e| bad(field, format!("a regular expression after `re:` (`{p}`: {e})"))),
+            None => Ok(Pattern::Name(name)),
+        }
+    }
+
+    fn excludes(&self, module: &str) -> bool {
+        match self {
+            Pattern::Regex(r) => r.is_match(module),
+            Pattern::Name(p) => engine_excludes(p, module),
+        }
+    }
+}
+
+/// Module names of the parts tpsim always keeps at the model dtype, for a `re:` entry that matches
+/// no quantizable module: the entry is accepted when it matches one of them (`re:.*lm_head`,
+/// `re:.*mlp.gate$`, `re:visual.*`, …).
+const ALWAYS_UNQUANTIZED_MODULES: [&str; 18] = [
+    "lm_head",
+    "model.embed_tokens",
+    "model.norm",
+    "model.layers.0.input_layernorm",
+    "model.layers.0.post_attention_layernorm",
+    "model.layers.0.mlp.gate",
+    "model.layers.0.mlp.shared_expert_gate",
+    "model.layers.0.block_sparse_moe.gate",
+    "model.layers.0.mlp.router",
+    "model.layers.0.feed_forward.router",
+    "model.visual.blocks.0.attn.qkv",
+    "visual.blocks.0.attn.qkv",
+    "model.vision_tower.encoder",
+    "vision_tower.encoder",
+    "vision_model.encoder",
+    "model.multi_modal_projector.linear_1",
+    "multi_modal_projector.linear_1",
+    "mtp.layers.0.eh_proj",
+];
 
 /// The model's own float dtype (`torch_dtype`, else `dtype`, else bf16).
 fn model_dtype(config: &Value) -> WeightDtype {
@@ -345,6 +413,19 @@ fn engine_kept(config: &Value, list: Option<&Value>, field: &str) -> Result<(Kep
         }
         patterns.push((i, name));
     }
+    kept_by_patterns(config, &patterns, field)
+}
+
+/// [`engine_kept`] for the entries `(index, entry)` of the list at `field`.
+fn kept_by_patterns(
+    config: &Value,
+    patterns: &[(usize, &str)],
+    field: &str,
+) -> Result<(Kept, bool), ModelError> {
+    let compiled = patterns
+        .iter()
+        .map(|&(i, p)| Pattern::new(p, &format!("{field}[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
     let text = config.get("text_config").unwrap_or(config);
     let layers = text.get("num_hidden_layers").and_then(Value::as_u64).unwrap_or(0);
     let mut used = vec![false; patterns.len()];
@@ -358,8 +439,8 @@ fn engine_kept(config: &Value, list: Option<&Value>, field: &str) -> Result<(Kep
             let mut matched = 0;
             for m in &modules {
                 let mut hit = false;
-                for (j, (_, p)) in patterns.iter().enumerate() {
-                    if engine_excludes(p, m) {
+                for (j, p) in compiled.iter().enumerate() {
+                    if p.excludes(m) {
                         used[j] = true;
                         hit = true;
                     }
@@ -400,6 +481,12 @@ fn engine_kept(config: &Value, list: Option<&Value>, field: &str) -> Result<(Kep
     let mut mtp = false;
     for (j, (i, name)) in patterns.iter().enumerate() {
         if used[j] {
+            continue;
+        }
+        if let Pattern::Regex(r) = &compiled[j]
+            && ALWAYS_UNQUANTIZED_MODULES.iter().any(|m| r.is_match(m))
+        {
+            mtp |= r.is_match("mtp.layers.0.eh_proj");
             continue;
         }
         let n = normalise(name);
@@ -554,7 +641,7 @@ fn compressed_tensors(config: &Value, qc: &Value) -> Result<Quantization, ModelE
         _ => ScaleDtype::Bf16,
     };
     let q = compressed_weights(w, scale, &gfield)?;
-    let kept = classify(qc.get("ignore"), "quantization_config.ignore")?;
+    let kept = classify(config, qc.get("ignore"), "quantization_config.ignore")?;
     let mut out = place(config, q, kept, "quantization_config.ignore")?;
     // `kv_cache_scheme` (float 8) is the checkpoint's own KV quantization; SGLang and vLLM still
     // default `--kv-cache-dtype auto` to the model dtype for compressed-tensors, so it is not applied.
@@ -1092,5 +1179,122 @@ mod preset_bytes {
         assert_eq!((scales_attn, scales_mlp), (80 * 2 * 4, 80 * 2 * 4));
         // The LM head (excluded) is bf16: 32 064 rows × 8192 × 2 B = 525 336 576.
         assert_eq!(b.lm_head, 525_336_576);
+    }
+}
+
+/// rope17 (issue #17): compressed-tensors `ignore` entries starting `re:` are regular expressions,
+/// matched from the start of each module name (vLLM 0.11.0 / SGLang 0.5.9
+/// `compressed_tensors/utils.py` `_is_equal_or_regex_match`: `re.match(target[3:], name)`). The
+/// lists are published llm-compressor recipes (the `ignore` they write into config.json), found with
+/// find_string; the scheme is FP8 per channel, so a kept group shows as bf16.
+#[cfg(test)]
+mod rope17_regex {
+    use super::*;
+
+    const FP8: &str = r#"{"quant_method": "compressed-tensors", "format": "float-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8,
+        "type": "float", "symmetric": true, "strategy": "channel", "dynamic": false}}}}"#;
+
+    /// The preset's config.json with an FP8 compressed-tensors `quantization_config` whose `ignore`
+    /// is `ignore`.
+    fn with_ignore(preset: &str, ignore: &[&str]) -> Result<Quantization, ModelError> {
+        let text = match preset {
+            "qwen3-30b-a3b" => include_str!("../../../scenarios/models/qwen3-30b-a3b/config.json"),
+            "qwen1.5-moe-a2.7b" => include_str!("../../../scenarios/models/qwen1.5-moe-a2.7b/config.json"),
+            "qwen3.5-397b-a17b" => include_str!("../../../scenarios/models/qwen3.5-397b-a17b/config.json"),
+            _ => panic!("no preset {preset} in this test"),
+        };
+        let mut cfg: Value = serde_json::from_str(text).unwrap();
+        let mut qc: Value = serde_json::from_str(FP8).unwrap();
+        qc["ignore"] = Value::from(ignore.to_vec());
+        cfg["quantization_config"] = qc;
+        from_checkpoint(&cfg, None)
+    }
+
+    /// A Qwen3-MoE NVFP4 model card's recipe (find_string id 71538420309): `re:.*self_attn` matches
+    /// every `model.layers.N.self_attn.{q,k,v,o}_proj` from the start (`.*` then `self_attn`), so
+    /// the attention of all 48 layers of qwen3-30b-a3b stays bf16; `re:.*mlp.gate$` matches only the
+    /// routers (`mlp.gate`, not `mlp.gate_proj`: `$`), so the experts are FP8.
+    #[test]
+    fn self_attn_regex_keeps_the_attention() {
+        let q = with_ignore(
+            "qwen3-30b-a3b",
+            &["re:.*lm_head.*", "re:.*mlp.gate$", "re:.*self_attn"],
+        )
+        .unwrap();
+        assert_eq!(q.weights.dtype, WeightDtype::Bf16);
+        assert_eq!(q.expert_format().dtype, WeightDtype::Fp8);
+    }
+
+    /// QeRL's Qwen-MoE list (find_string id 31737100297: `["lm_head", "re:.*mlp.gate$",
+    /// "re:.*mlp.shared_expert_gate$"]`) on qwen1.5-moe-a2.7b (24 layers, a shared expert each):
+    /// both regexes end at the gate, so nothing tpsim quantizes is kept — attention, shared and
+    /// routed experts all FP8. Read as text (before rope17) the `mlp` in them marked the dense MLP
+    /// kept and `shared_expert` the shared experts kept (bf16).
+    #[test]
+    fn gate_regexes_keep_nothing() {
+        let q = with_ignore(
+            "qwen1.5-moe-a2.7b",
+            &["lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gate$"],
+        )
+        .unwrap();
+        assert_eq!(q.weights.dtype, WeightDtype::Fp8);
+        assert_eq!(q.expert_format().dtype, WeightDtype::Fp8);
+        assert_eq!(
+            q.shared_experts.map_or(q.weights.dtype, |w| w.dtype),
+            WeightDtype::Fp8
+        );
+        // The Qwen3-VL-235B FP8-dynamic recipe's list (find_string id 329591091) likewise keeps
+        // nothing: the LM head, the vision tower (`re:visual.*`, `re:model.visual.*`) and the routers.
+        let q = with_ignore(
+            "qwen3-30b-a3b",
+            &[
+                "re:.*lm_head",
+                "re:visual.*",
+                "re:model.visual.*",
+                "re:.*mlp.gate$",
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (q.weights.dtype, q.expert_format().dtype),
+            (WeightDtype::Fp8, WeightDtype::Fp8)
+        );
+    }
+
+    /// The Qwen3.6 NVFP4 recipe's `re:.*linear_attn.*` (find_string id 60543100551) keeps the Gated
+    /// DeltaNet projections of the 45 linear layers of qwen3.5-397b-a17b and quantizes the 15
+    /// full-attention ones: tpsim has one format for the attention, so it refuses, naming the list.
+    #[test]
+    fn linear_attn_regex_is_refused_in_part() {
+        let e = with_ignore(
+            "qwen3.5-397b-a17b",
+            &[
+                "re:.*lm_head",
+                "re:model.visual.*",
+                "re:.*mlp.gate$",
+                "re:.*embed_tokens$",
+                "re:.*shared_expert_gate$",
+                "re:.*linear_attn.*",
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("quantization_config.ignore") && e.contains("attention"),
+            "{e}"
+        );
+    }
+
+    /// A pattern Rust's `regex` cannot compile (a Python look-behind) is refused naming the entry.
+    #[test]
+    fn bad_regex_is_refused() {
+        let e = with_ignore("qwen3-30b-a3b", &["lm_head", "re:.*(?<=mlp)\\.gate$"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("quantization_config.ignore[1]") && e.contains("regular expression"),
+            "{e}"
+        );
     }
 }

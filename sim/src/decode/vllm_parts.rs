@@ -5,8 +5,8 @@
 
 use super::vllm_sampler_rule::SamplerRule;
 use crate::scenario::Scenario;
-use tpsim_model::llm::WeightDtype;
 use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, LoadGpu, VisionFamily};
+use tpsim_model::llm::{MROPE_ROWS_FACTOR, WeightDtype};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
@@ -34,7 +34,8 @@ pub(super) fn torch_total_gib(s: &Scenario) -> (f64, Option<String>) {
 /// vLLM's "Model loading took X GiB": the checkpoint's bytes per rank plus the RoPE cos/sin caches
 /// built while the model is constructed (`tpsim_model::vllm_startup::rope_cache_bytes`), plus the
 /// caching allocator's block rounding (vrows4, [`block_overhead`]).
-/// One cache of `max_position_embeddings × head_dim` elements (Bailing: its partial rotary width) per distinct RoPE (none for Nemotron-H,
+/// One cache of `max_position_embeddings × head_dim` elements (the partial rotary width where the
+/// model rotates part of the head, four times the rows for M-RoPE: `tpsim_model::llm::partial_rotary`) per distinct RoPE (none for Nemotron-H,
 /// whose attention has no rotary embedding); Gemma-3 builds two —
 /// its sliding layers' plain one and its global layers' linear-scaled one with 8× the rows (the
 /// published gemma-3-4b/12b/27b-it configs' `rope_scaling = {rope_type: linear, factor: 8}`; vLLM
@@ -67,8 +68,11 @@ fn rope_caches(s: &Scenario) -> Vec<u64> {
         // checkpoint's bytes alone.
         _ if m.arch == Architecture::NemotronH => Vec::new(),
         (_, Some(len)) => {
-            // families2 (issue #17): Bailing's partial rotary (`ModelSpec::rotary_dim`).
-            let plain = rope_cache_bytes(len, 1, m.rotary_dim.unwrap_or(m.head_dim), dtype).0;
+            // families2 / rope17 (issue #17): the partial rotary width (`ModelSpec::rotary_dim`),
+            // and the M-RoPE cache's four times the positions (`ModelSpec::vllm_mrope`, vLLM
+            // `rotary_embedding/mrope.py`).
+            let rows = if m.vllm_mrope { MROPE_ROWS_FACTOR } else { 1 };
+            let plain = rope_cache_bytes(len, rows, m.rotary_dim.unwrap_or(m.head_dim), dtype).0;
             if m.arch == Architecture::Gemma3 {
                 vec![plain, rope_cache_bytes(len, 8, m.head_dim, dtype).0]
             } else {

@@ -23,12 +23,13 @@
 //! times that. Router logits are counted at the activation dtype. The DP group's collectives at
 //! tp > 1 without sequence parallelism are costed on the box's first dp GPUs.
 
-use super::{Builder, Collective, PassShape};
+use super::{Builder, Collective, Costs, PassShape};
 use crate::comm::{Comm, Request};
 use crate::decode::DecodeError;
 use crate::exec::{TaskGraph, TaskId};
 use crate::scenario::Scenario;
 use crate::scenario::vllm_dp::{Backend, VllmDp};
+use serde::Serialize;
 use tpsim_model::llm::{Ffn, ModelSpec};
 use tpsim_model::units::{Bytes, Duration};
 
@@ -71,20 +72,96 @@ pub fn moe_rows(v: &VllmDp, tokens: u32) -> (u32, u32) {
     (group, local)
 }
 
-impl Builder<'_> {
-    /// A collective over the MoE exchange's group: the whole box (EP group, or DP group at tp 1)
-    /// or the DP group's own communicator.
-    fn group_time(&self, c: Collective) -> Duration {
-        match (&self.costs.vllm_dp, c) {
-            (Some(comm), Collective::Allreduce(b)) => {
-                comm.allreduce(b, Request::Backend(self.costs.backend)).time
-            }
-            (Some(comm), Collective::Allgather(b) | Collective::ReduceScatter(b)) => comm.allgather(b).time,
-            (_, Collective::Allreduce(b)) => self.costs.allreduce(Bytes(b)).time,
-            (_, Collective::Allgather(b)) => self.costs.allgather(Bytes(b)).time,
-            (_, Collective::ReduceScatter(b)) => self.costs.reduce_scatter(Bytes(b)).time,
-            _ => Duration::ZERO,
+/// A collective over the MoE exchange's group: the whole box (EP group, or DP group at tp 1) or
+/// the DP group's own communicator.
+fn group_time(costs: &Costs, c: Collective) -> Duration {
+    match (&costs.vllm_dp, c) {
+        (Some(comm), Collective::Allreduce(b)) => comm.allreduce(b, Request::Backend(costs.backend)).time,
+        (Some(comm), Collective::Allgather(b) | Collective::ReduceScatter(b)) => comm.allgather(b).time,
+        (_, Collective::Allreduce(b)) => costs.allreduce(Bytes(b)).time,
+        (_, Collective::Allgather(b)) => costs.allgather(Bytes(b)).time,
+        (_, Collective::ReduceScatter(b)) => costs.reduce_scatter(Bytes(b)).time,
+        _ => Duration::ZERO,
+    }
+}
+
+/// rope17 (issue #17): one decode pass's MoE exchange under vLLM DP, as `tpsim run --json` reports
+/// it in `collectives.moe_exchange` (the same sizes and times the pass's graph is built with).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MoeExchange {
+    /// vLLM's all2all backend: `allgather_reducescatter` or `naive`.
+    pub backend: &'static str,
+    /// Ranks of the exchange group: dp × tp under sequence-parallel MoE (EP at tp > 1), else dp.
+    pub group_ranks: u32,
+    /// Rows in the group's buffer (every rank padded to the busiest).
+    pub rows: u32,
+    /// MoE layers in a pass: each runs one dispatch and one combine.
+    pub calls_per_pass: u32,
+    /// The dispatch's collective (`all-gather`) and the bytes each rank ends with: hidden states
+    /// plus router logits of every row at the activation dtype.
+    pub dispatch: &'static str,
+    pub dispatch_bytes: u64,
+    pub dispatch_us: f64,
+    /// The combine's collective (`reduce-scatter`, or `allreduce` under `naive`) over the hidden
+    /// states of every row.
+    pub combine: &'static str,
+    pub combine_bytes: u64,
+    pub combine_us: f64,
+    /// After the combine, inside each DP rank's TP group (tp > 1): the rows' all-gather under
+    /// sequence-parallel MoE, else the allreduce of the partial expert sums; `null` at tp 1.
+    pub tp_after_combine: Option<&'static str>,
+    pub tp_after_combine_bytes: Option<u64>,
+    pub tp_after_combine_us: Option<f64>,
+}
+
+/// The MoE exchange of one decode pass of `batch` requests (one token each) under vLLM DP;
+/// `None` off vLLM DP or on a model without MoE layers.
+pub fn moe_exchange(s: &Scenario, costs: &Costs, batch: u32) -> Option<MoeExchange> {
+    let v = s.engine.vllm_dp?;
+    let model = &s.model;
+    let layers = model.layers.iter().filter(|l| matches!(l, Ffn::Moe(_))).count() as u32;
+    if layers == 0 {
+        return None;
+    }
+    let (rows, local) = moe_rows(&v, batch);
+    let (dispatch, combine) = exchange_bytes(model, u64::from(rows));
+    let (c, combine_name, backend) = match v.backend {
+        Backend::AllgatherReducescatter => (
+            Collective::ReduceScatter(combine),
+            "reduce-scatter",
+            "allgather_reducescatter",
+        ),
+        Backend::Naive => (Collective::Allreduce(combine), "allreduce", "naive"),
+    };
+    let local_bytes = u64::from(local) * model.hidden * model.activation_bytes();
+    let after = (v.tp > 1).then(|| {
+        if v.sequence_parallel {
+            ("all-gather", costs.attn_ring(local_bytes))
+        } else {
+            ("allreduce", costs.attn_allreduce(local_bytes))
         }
+    });
+    Some(MoeExchange {
+        backend,
+        group_ranks: if v.sequence_parallel { v.world() } else { v.dp },
+        rows,
+        calls_per_pass: layers,
+        dispatch: "all-gather",
+        dispatch_bytes: dispatch,
+        dispatch_us: group_time(costs, Collective::Allgather(dispatch)).as_us_f64(),
+        combine: combine_name,
+        combine_bytes: combine,
+        combine_us: group_time(costs, c).as_us_f64(),
+        tp_after_combine: after.map(|a| a.0),
+        tp_after_combine_bytes: after.map(|_| local_bytes),
+        tp_after_combine_us: after.map(|a| a.1.as_us_f64()),
+    })
+}
+
+impl Builder<'_> {
+    /// A collective over the MoE exchange's group ([`group_time`]).
+    fn group_time(&self, c: Collective) -> Duration {
+        group_time(self.costs, c)
     }
 
     /// [`Builder::add_pass`] under vLLM DP on a MoE model; returns the pass's last task.

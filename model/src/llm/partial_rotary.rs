@@ -1,0 +1,113 @@
+//! rope17 (issue #17 point 5): the shape of the RoPE cos/sin cache vLLM builds while it constructs
+//! the model — its rotary width and whether it is a multimodal (M-RoPE) cache of four times the
+//! positions. `sim::decode::vllm_parts::rope_caches` sizes it; the bytes count in vLLM's "Model
+//! loading took".
+//!
+//! The width, read from the vLLM wheels (0.10.2, 0.11.0, 0.19.0):
+//! - `get_rope` (`layers/rotary_embedding/__init__.py`): 0.10.2/0.11.0 take a `rotary_dim` and a
+//!   `partial_rotary_factor` and build `int(rotary_dim × factor)` when the factor is below 1; 0.19.0
+//!   reads the factor from `rope_parameters` and builds `int(head_size × factor)`.
+//! - Qwen3-Next (`models/qwen3_next.py`, 0.10.2: `rotary_dim=head_dim,
+//!   partial_rotary_factor=config.partial_rotary_factor`; 0.19.0: `config.rope_parameters`) and the
+//!   Qwen3.5 models built on its attention (0.19.0 `models/qwen3_5.py`): 256 × 0.25 = 64.
+//! - GLM-4 dense (`models/glm4.py`, 0.10.2: `getattr(config, "partial_rotary_factor", 0.5)`; 0.19.0:
+//!   `setdefault("partial_rotary_factor", 0.5)`) and GLM's first HF port (`models/glm.py`: sets
+//!   the factor to 0.5 on the config, both releases): head_dim / 2.
+//! - Phi-1/1.5/2 (`models/phi.py` 0.10.2: `int(config.partial_rotary_factor × head_size)`; 0.19.0
+//!   through `rope_parameters`): phi-2 80 × 0.4 = 32.
+//! - Phi-3 family (`models/phi3.py` is `LlamaForCausalLM`; `models/llama.py` 0.10.2:
+//!   `getattr(config, "partial_rotary_factor", 1)`): Phi-4-mini 128 × 0.75 = 96.
+//! - MiniMax-M2 (0.19.0 `models/minimax_m2.py`: `partial_rotary_factor = rotary_dim / head_dim`
+//!   unless `rope_parameters` names one): 64 of 128.
+//! - Bailing and the GLM-4.5/4.6/4.5V text towers keep their own rules (`llm::bailing`,
+//!   `llm::glm4v`).
+//!
+//! M-RoPE: `get_rope` builds an `MRotaryEmbedding` when the rope config names `mrope_section`, and
+//! `MRotaryEmbedding.__init__` (`rotary_embedding/mrope.py`, 0.10.2, 0.11.0 and 0.19.0) passes
+//! `cache_max_position_num = max_position_embeddings * 4` to the base class ("We enlarge
+//! max_position_embeddings to 4 times"): the cache has four times the rows. The published configs of
+//! every multimodal Qwen (Qwen2-VL, Qwen2.5-VL: `rope_scaling.type = "mrope"`; Qwen3-VL, Qwen3.5:
+//! `mrope_section` with `mrope_interleaved`) and of GLM-4.5V name one; tpsim keys it by the
+//! architecture because several presets' config.json copies leave `rope_scaling` out.
+
+use super::{Architecture, ModelConfig, ModelError};
+
+/// M-RoPE caches hold this many times `max_position_embeddings` rows (vLLM `mrope.py`).
+pub const MROPE_ROWS_FACTOR: u64 = 4;
+
+/// The architectures whose vLLM model builds an M-RoPE cache (module doc).
+pub(crate) fn vllm_mrope(arch_name: &str) -> bool {
+    matches!(
+        arch_name,
+        "Qwen2VLForConditionalGeneration"
+            | "Qwen2_5_VLForConditionalGeneration"
+            | "Qwen3VLForConditionalGeneration"
+            | "Qwen3VLMoeForConditionalGeneration"
+            | "Qwen3_5ForConditionalGeneration"
+            | "Qwen3_5MoeForConditionalGeneration"
+            | "Glm4vMoeForConditionalGeneration"
+            // families18: GLM-4.1V's published config names `mrope_section` [8, 12, 12]; vLLM
+            // 0.11.0 `models/glm4.py` passes `rope_scaling` to `get_rope`.
+            | "Glm4vForConditionalGeneration"
+    )
+}
+
+/// `int(head_dim × factor)` (vLLM `get_rope`), the factor checked as vLLM 0.19 does ("must be
+/// between 0.0 and 1.0").
+fn scaled(head_dim: u64, factor: f64, field: &str) -> Result<u64, ModelError> {
+    if factor > 0.0 && factor <= 1.0 {
+        Ok(((head_dim as f64) * factor).floor().max(1.0) as u64)
+    } else {
+        Err(ModelError::InvalidField {
+            field: field.into(),
+            value: factor.to_string(),
+            expected: "a share of the head in (0, 1] (vLLM get_rope: partial_rotary_factor must be between 0.0 and 1.0)"
+                .into(),
+        })
+    }
+}
+
+/// The rotary width vLLM builds the cos/sin cache for when it is not `head_dim` (module doc);
+/// `None` = the whole head.
+pub(crate) fn vllm_rotary_dim(
+    arch: Architecture,
+    text: &ModelConfig,
+    head_dim: u64,
+) -> Result<Option<u64>, ModelError> {
+    let factor = text.partial_rotary_factor;
+    let dim = match arch {
+        Architecture::BailingMoeV2 => Some(super::bailing::vllm_rotary_dim(text, head_dim)?),
+        // families18: GLM-4.1V's text tower is vLLM 0.11.0 `models/glm4.py` `Glm4Attention`
+        // (`partial_rotary_factor` default 0.5), the same width.
+        Architecture::Glm4vMoe | Architecture::Glm4Moe | Architecture::Glm4v => {
+            Some(super::glm4v::vllm_rotary_dim(text, head_dim)?)
+        }
+        // `models/glm.py` (`GlmForCausalLM`) overrides the config's factor with 0.5.
+        Architecture::Glm => Some(scaled(head_dim, 0.5, "partial_rotary_factor")?),
+        Architecture::Glm4 => Some(scaled(head_dim, factor.unwrap_or(0.5), "partial_rotary_factor")?),
+        Architecture::MiniMaxM2 => match (factor, text.rotary_dim) {
+            (Some(f), _) => Some(scaled(head_dim, f, "partial_rotary_factor")?),
+            (None, Some(r)) if r >= 1 && r <= head_dim => Some(r),
+            (None, Some(r)) => {
+                return Err(ModelError::InvalidField {
+                    field: "rotary_dim".into(),
+                    value: r.to_string(),
+                    expected: format!(
+                        "1 to head_dim {head_dim} (vLLM minimax_m2.py: rotary_dim / head_dim is the rotated share)"
+                    ),
+                });
+            }
+            (None, None) => None,
+        },
+        Architecture::Qwen3Next
+        | Architecture::Qwen35
+        | Architecture::Qwen35Moe
+        | Architecture::Phi
+        | Architecture::Phi3 => match factor {
+            Some(f) => Some(scaled(head_dim, f, "partial_rotary_factor")?),
+            None => None,
+        },
+        _ => None,
+    };
+    Ok(dim.filter(|&d| d != head_dim))
+}
