@@ -178,8 +178,10 @@ impl VllmHybridLayout {
     /// Blocks one request of `max_model_len` tokens holds: ⌈len / block⌉ per attention group and
     /// `state_pages` per state group (1; 2 in "align" mode; + speculative blocks).
     pub fn blocks_per_request(&self, max_model_len: u64, state_pages: u64) -> u64 {
-        self.attention_groups * max_model_len.div_ceil(self.block_size.max(1))
-            + self.state_groups * state_pages
+        // Saturating: a scenario's max_model_len near u64::MAX must be refused, not overflow.
+        self.attention_groups
+            .saturating_mul(max_model_len.div_ceil(self.block_size.max(1)))
+            .saturating_add(self.state_groups.saturating_mul(state_pages))
     }
 
     /// "Maximum concurrency for L tokens per request": num_blocks / blocks per request.
@@ -215,11 +217,14 @@ impl VllmHybridLayout {
         state_pages: u64,
     ) -> u64 {
         if rules.check_by_groups {
-            self.block_bytes() * self.blocks_per_request(max_model_len, state_pages)
+            // Saturating, as `blocks_per_request`: a huge max_model_len needs "more than any GPU".
+            self.block_bytes()
+                .saturating_mul(self.blocks_per_request(max_model_len, state_pages))
         } else {
-            let pages = attention_layers * max_model_len.div_ceil(self.block_size.max(1))
-                + state_layers * state_pages;
-            pages * self.page_bytes
+            let pages = attention_layers
+                .saturating_mul(max_model_len.div_ceil(self.block_size.max(1)))
+                .saturating_add(state_layers.saturating_mul(state_pages));
+            pages.saturating_mul(self.page_bytes)
         }
     }
 
