@@ -123,19 +123,19 @@ fn sglang_splits_the_swa_pool_except_with_trtllm_mha() {
     assert!(j["memory"]["entries"].to_string().contains("\"target KV pool\""));
 }
 
-/// TPOT (ms) of gpt-oss-120b at tp 2 with its `layer_types` replaced by `types(i)`, at `prompt` tokens
-/// of context (64 output tokens, batch `batch`).
-fn tpot(name: &str, types: impl Fn(usize) -> &'static str, prompt: u32, batch: u32) -> f64 {
+/// TPOT (ms) of gpt-oss-120b at tp 2 on the 2-GPU `hardware` preset with its `layer_types` replaced
+/// by `types(i)`, at `prompt` tokens of context (64 output tokens, batch `batch`).
+fn tpot(hardware: &str, name: &str, types: impl Fn(usize) -> &'static str, prompt: u32, batch: u32) -> f64 {
     let cfg = std::fs::read_to_string(scenario("models/gpt-oss-120b/config.json")).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&cfg).unwrap();
     v["layer_types"] = (0..36).map(|i| serde_json::json!(types(i))).collect();
-    let d = scratch(&format!("gpt-oss-{name}-{prompt}-{batch}"));
+    let d = scratch(&format!("gpt-oss-{hardware}-{name}-{prompt}-{batch}"));
     // Issue #18: vLLM's token budget fits every prompt in the first step, so no prefill chunk shares
     // a later step with the decodes and TPOT is the decode steps' alone.
     let budget = prompt * batch;
     std::fs::write(d.join("config.json"), v.to_string()).unwrap();
     let text = format!(
-        "seed = 1\n[hardware]\npreset = \"rtx-pro-6000-2x-turin-same-numa\"\n[model]\nconfig = \"config.json\"\n{QUANT}\
+        "seed = 1\n[hardware]\npreset = \"{hardware}\"\n[model]\nconfig = \"config.json\"\n{QUANT}\
          [engine]\nname = \"vllm\"\ntp = 2\nmax_num_batched_tokens = {budget}\n[engine.costs]\nactivation_memory = \"2.87GiB\"\nnon_torch_memory = \"2.07GiB\"\n\
          [workload]\nconcurrency = {batch}\nprompt_len = {prompt}\noutput_len = 64\n"
     );
@@ -145,6 +145,9 @@ fn tpot(name: &str, types: impl Fn(usize) -> &'static str, prompt: u32, batch: u
 
 #[test]
 fn decode_time_grows_with_context_only_through_full_layers() {
+    // The bandwidth side, on 2× H100 PCIe (no `dram_latency_ns`, so no per-tile latency floor): the
+    // step grows with the bytes the attention reads.
+    let hw = "h100-pcie-2x-nvlink-bridge";
     let mixed = |i: usize| {
         if i.is_multiple_of(2) {
             "sliding_attention"
@@ -154,15 +157,15 @@ fn decode_time_grows_with_context_only_through_full_layers() {
     };
     for batch in [1, 8] {
         // All sliding: every layer reads min(ctx, 128) tokens → the step time does not move.
-        let s1 = tpot("sliding", |_| "sliding_attention", 1024, batch);
-        let s2 = tpot("sliding", |_| "sliding_attention", 16_384, batch);
+        let s1 = tpot(hw, "sliding", |_| "sliding_attention", 1024, batch);
+        let s2 = tpot(hw, "sliding", |_| "sliding_attention", 16_384, batch);
         // Exactly equal: the same shapes are simulated (bit-for-bit comparison of the f64s).
         assert_eq!(s1.to_bits(), s2.to_bits(), "batch {batch}: {s1} vs {s2}");
         // The real alternation grows half as fast as all-full (18 of 36 layers read the context); the
         // attention kernels are memory-bound at decode, so the growth is linear in bytes read.
-        let m = tpot("mixed", mixed, 16_384, batch) - tpot("mixed", mixed, 1024, batch);
-        let full = tpot("full", |_| "full_attention", 16_384, batch)
-            - tpot("full", |_| "full_attention", 1024, batch);
+        let m = tpot(hw, "mixed", mixed, 16_384, batch) - tpot(hw, "mixed", mixed, 1024, batch);
+        let full = tpot(hw, "full", |_| "full_attention", 16_384, batch)
+            - tpot(hw, "full", |_| "full_attention", 1024, batch);
         assert!(full > 0.0 && m > 0.0, "batch {batch}: {m} {full}");
         let ratio = m / full;
         println!("batch {batch}: mixed +{m:.4} ms, full +{full:.4} ms, ratio {ratio:.4}");
@@ -170,6 +173,26 @@ fn decode_time_grows_with_context_only_through_full_layers() {
         // is 0.5 (measured 0.5000 at batch 1 and 8); 0.2 % allows the time quantum's rounding.
         assert!((ratio - 0.5).abs() < 0.001, "batch {batch}: ratio {ratio}");
     }
+}
+
+/// longctx18: on the RTX PRO 6000 (`dram_latency_ns` 332.3) vLLM 0.19's split-KV Triton kernel walks a
+/// sliding layer's 8 window tiles (128 tokens ÷ 16) inside one segment's program at 16K context, but
+/// spread over two or three programs at 1K, so even an all-sliding model's step grows with context
+/// through the per-tile latency floor (`sim/src/decode/passes/triton_split.rs`). By hand, over the 64
+/// decode steps: at ~1K context a segment is ⌈seq_len ÷ 256⌉ = 5 tiles and the busiest program walks 5
+/// of the window's tiles; at ~16K a segment is 65 tiles and one program walks all 8. 36 layers × 3
+/// tiles × 332.3 ns = 35.89 µs a step; 1 % allows the time quantum's rounding.
+#[test]
+fn sliding_layers_grow_through_the_triton_tile_floor() {
+    let hw = "rtx-pro-6000-2x-turin-same-numa";
+    let s1 = tpot(hw, "sliding", |_| "sliding_attention", 1024, 1);
+    let s2 = tpot(hw, "sliding", |_| "sliding_attention", 16_384, 1);
+    let grow_us = (s2 - s1) * 1000.0;
+    let expected = 36.0 * 3.0 * 0.3323;
+    assert!(
+        (grow_us - expected).abs() < 0.01 * expected,
+        "{grow_us} µs vs {expected}"
+    );
 }
 
 #[test]
