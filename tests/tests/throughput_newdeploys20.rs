@@ -41,7 +41,6 @@
 //! added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -50,10 +49,9 @@ pub(crate) const NEWDEPLOYS20_SOURCES: &[(&str, &str)] = &[(
     "gpt-oss-20b",
 )];
 
-/// The rows: (notes prefix, the report's figure in tok/s, scenario file, label, concurrency, prompt tokens,
-/// whether the figure is the system (all users') throughput rather than one user's speed).
-type Row = (&'static str, f64, &'static str, &'static str, u64, u64, bool);
-const ROWS: &[Row] = &[
+/// The rows ([`MillstoneRow`]: notes prefix, the report's figure in tok/s, scenario file, label,
+/// concurrency, prompt tokens, whether the figure is the system throughput).
+const ROWS: &[MillstoneRow] = &[
     (
         "1x RTX Pro 6000 c 1, 1K context:",
         250.0,
@@ -83,20 +81,18 @@ const ROWS: &[Row] = &[
     ),
 ];
 
-/// Compares row `i` of [`ROWS`]: the measured value (the report's figure, to 0.05 tok/s as printed) against
-/// 1000 ÷ tpsim's median TPOT (per-user rows) or tpsim's end-to-end output rate (the system row).
+/// What every scenario of the report states ([`check_millstone_scenarios`]).
+const REPORT: MillstoneReport = MillstoneReport {
+    row: NEWDEPLOYS20_SOURCES[0],
+    hardware: "rtx-pro-6000-2x-turin-same-numa",
+    model: "gpt-oss-20b",
+    version: "0.14.1",
+    max_model_len: 131_072,
+};
+
+/// Compares row `i` of [`ROWS`] ([`compare_millstone_row`]).
 fn compare(i: usize) {
-    let (note, figure, file, label, _, _, system) = ROWS[i];
-    let (src, model) = NEWDEPLOYS20_SOURCES[0];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - figure).abs() < 0.05, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    let predicted = if system {
-        f(&v["throughput"]["e2e_output_tok_s"])
-    } else {
-        1000.0 / f(&v["serving"]["tpot_ms"]["p50"])
-    };
-    validate(label, (m, m), predicted);
+    compare_millstone_row(&REPORT, &ROWS[i]);
 }
 
 #[test]
@@ -124,36 +120,7 @@ fn scenarios_are_the_reports_runs() {
     // N,000-token prompt for "NK context", 1024 output tokens ("1024 output tokens per request"), prefix
     // caching off ("No prompt caching"), vLLM's default memory fraction and the model's 131,072-token
     // context (the 128K runs need it), vLLM 0.14.1 [assumed].
-    let (src, model) = NEWDEPLOYS20_SOURCES[0];
-    for (note, _, file, _, c, prompt, _) in ROWS {
-        let row = throughput_row(src, model, note);
-        let notes = row.notes.as_str();
-        let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
-        assert!(
-            text.contains("\npreset = \"rtx-pro-6000-2x-turin-same-numa\"\n"),
-            "{file}"
-        );
-        assert!(text.contains("\npreset = \"gpt-oss-20b\"\n"), "{file}");
-        assert!(text.contains("\nversion = \"0.14.1\""), "{file}");
-        assert!(text.contains("\nenable_prefix_caching = false\n"), "{file}");
-        assert!(notes.contains("no prompt caching"), "{file}");
-        assert!(text.contains("\ngpu_memory_utilization = 0.9\n"), "{file}");
-        assert_eq!(scenario_int_key(&text, "max_model_len"), 131_072, "{file}");
-        let tp = row.tp;
-        assert_eq!((tp, scenario_int_key(&text, "tp")), (1, 1), "{file}");
-        let rc = row.concurrency;
-        assert_eq!((rc, scenario_int_key(&text, "concurrency")), (*c, *c), "{file}");
-        assert!(notes.contains(&format!(" c {c}, ")), "{file}");
-        assert_eq!(scenario_int_key(&text, "prompt_len"), *prompt, "{file}");
-        assert!(
-            notes.contains(&format!(", {}K context:", prompt / 1000)),
-            "{file}"
-        );
-        assert_eq!(scenario_int_key(&text, "output_len"), 1024, "{file}");
-        assert!(notes.contains("1024 output tokens per request"), "{file}");
-        // The longest context fits the model's 131,072 tokens: 128,000 + 1,024 = 129,024.
-        assert!(prompt + 1024 <= 131_072, "{file}");
-    }
+    check_millstone_scenarios(&REPORT, ROWS);
 }
 
 #[test]

@@ -47,7 +47,6 @@
 //! added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -56,10 +55,9 @@ pub(crate) const NEWDEPLOYS21_SOURCES: &[(&str, &str)] = &[(
     "Qwen3-Coder-Next",
 )];
 
-/// The rows: (notes prefix, the report's figure in tok/s, scenario file, label, concurrency, prompt tokens,
-/// whether the figure is the system (all users') throughput rather than one user's speed).
-type Row = (&'static str, f64, &'static str, &'static str, u64, u64, bool);
-const ROWS: &[Row] = &[
+/// The rows ([`MillstoneRow`]: notes prefix, the report's figure in tok/s, scenario file, label,
+/// concurrency, prompt tokens, whether the figure is the system throughput).
+const ROWS: &[MillstoneRow] = &[
     (
         "1x H200 SXM c 1, 1K context:",
         210.8,
@@ -89,20 +87,18 @@ const ROWS: &[Row] = &[
     ),
 ];
 
-/// Compares row `i` of [`ROWS`]: the measured value (the report's figure, to 0.05 tok/s as printed) against
-/// 1000 ÷ tpsim's median TPOT (per-user rows) or tpsim's end-to-end output rate (the system row).
+/// What every scenario of the report states ([`check_millstone_scenarios`]).
+const REPORT: MillstoneReport = MillstoneReport {
+    row: NEWDEPLOYS21_SOURCES[0],
+    hardware: "h200-8x-nvlink",
+    model: "qwen3-next-80b-a3b-fp8",
+    version: "0.15.1",
+    max_model_len: 262_144,
+};
+
+/// Compares row `i` of [`ROWS`] ([`compare_millstone_row`]).
 fn compare(i: usize) {
-    let (note, figure, file, label, _, _, system) = ROWS[i];
-    let (src, model) = NEWDEPLOYS21_SOURCES[0];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - figure).abs() < 0.05, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    let predicted = if system {
-        f(&v["throughput"]["e2e_output_tok_s"])
-    } else {
-        1000.0 / f(&v["serving"]["tpot_ms"]["p50"])
-    };
-    validate(label, (m, m), predicted);
+    compare_millstone_row(&REPORT, &ROWS[i]);
 }
 
 #[test]
@@ -130,45 +126,7 @@ fn scenarios_are_the_reports_runs() {
     // prompt for "NK context", 1024 output tokens ("1024 output tokens per request"), prefix caching off
     // ("No prompt caching"), vLLM's default memory fraction and the model's 262,144-token context (the 256K
     // run needs it), the FP8 Qwen3-Next preset, vLLM 0.15.1 [assumed].
-    let t = read_tsv(&data_path("throughput.tsv"));
-    let (sc, m, o, b, tpc) = (
-        t.col("source"),
-        t.col("model"),
-        t.col("notes"),
-        t.col("batch_or_concurrency"),
-        t.col("tp"),
-    );
-    let (src, model) = NEWDEPLOYS21_SOURCES[0];
-    for (note, _, file, _, c, prompt, _) in ROWS {
-        let row = t
-            .rows
-            .iter()
-            .find(|r| r.get(sc).starts_with(src) && r.get(m) == model && r.get(o).starts_with(note))
-            .unwrap_or_else(|| panic!("no row {note}"));
-        let notes = row.get(o);
-        let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
-        assert!(text.contains("\npreset = \"h200-8x-nvlink\"\n"), "{file}");
-        assert!(text.contains("\npreset = \"qwen3-next-80b-a3b-fp8\"\n"), "{file}");
-        assert!(text.contains("\nversion = \"0.15.1\""), "{file}");
-        assert!(text.contains("\nenable_prefix_caching = false\n"), "{file}");
-        assert!(notes.contains("no prompt caching"), "{file}");
-        assert!(text.contains("\ngpu_memory_utilization = 0.9\n"), "{file}");
-        assert_eq!(scenario_int_key(&text, "max_model_len"), 262_144, "{file}");
-        let tp: u64 = row.get(tpc).parse().unwrap();
-        assert_eq!((tp, scenario_int_key(&text, "tp")), (1, 1), "{file}");
-        let rc: u64 = row.get(b).parse().unwrap();
-        assert_eq!((rc, scenario_int_key(&text, "concurrency")), (*c, *c), "{file}");
-        assert!(notes.contains(&format!(" c {c}, ")), "{file}");
-        assert_eq!(scenario_int_key(&text, "prompt_len"), *prompt, "{file}");
-        assert!(
-            notes.contains(&format!(", {}K context:", prompt / 1000)),
-            "{file}"
-        );
-        assert_eq!(scenario_int_key(&text, "output_len"), 1024, "{file}");
-        assert!(notes.contains("1024 output tokens per request"), "{file}");
-        // The longest context fits the model's 262,144 tokens: 256,000 + 1,024 = 257,024.
-        assert!(prompt + 1024 <= 262_144, "{file}");
-    }
+    check_millstone_scenarios(&REPORT, ROWS);
 }
 
 #[test]

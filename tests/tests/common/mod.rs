@@ -365,3 +365,75 @@ pub fn split_seed_shm_warning(stderr: &str) -> (usize, String) {
     let (shm, rest): (Vec<&str>, Vec<&str>) = stderr.trim_end().lines().partition(|l| l.contains(MARK));
     (shm.len(), rest.join("\n"))
 }
+
+/// One run of a Millstone AI report (newdeploys20, newdeploys21): (notes prefix, the report's figure
+/// in tok/s, scenario file, label, concurrency, prompt tokens, whether the figure is the system (all
+/// users') throughput rather than one user's speed).
+pub type MillstoneRow = (&'static str, f64, &'static str, &'static str, u64, u64, bool);
+
+/// What every scenario of one Millstone AI report states: the row's source prefix and model in
+/// `throughput.tsv`, the hardware and model presets, the engine version and `max_model_len`.
+pub struct MillstoneReport {
+    /// `source` prefix and `model` of the report's rows in `tests/data/throughput.tsv`.
+    pub row: (&'static str, &'static str),
+    /// `[hardware] preset`.
+    pub hardware: &'static str,
+    /// `[model] preset`.
+    pub model: &'static str,
+    /// `[engine] version`.
+    pub version: &'static str,
+    /// `max_model_len` (the model's context, which the longest run needs).
+    pub max_model_len: u64,
+}
+
+/// Compares one Millstone row: the measured value (the report's figure, to 0.05 tok/s as printed)
+/// against 1000 ÷ tpsim's median TPOT (per-user rows) or tpsim's end-to-end output rate (the system
+/// row), held to `throughput_rows`' target.
+#[track_caller]
+pub fn compare_millstone_row(report: &MillstoneReport, row: &MillstoneRow) {
+    let (note, figure, file, label, _, _, system) = *row;
+    let (src, model) = report.row;
+    let m = measured_throughput(src, model, |n| n.starts_with(note));
+    assert!((m - figure).abs() < 0.05, "{label}: {m}");
+    let v = run_json(&scenario(&format!("validation/{file}")));
+    let predicted = if system {
+        f(&v["throughput"]["e2e_output_tok_s"])
+    } else {
+        1000.0 / f(&v["serving"]["tpot_ms"]["p50"])
+    };
+    crate::throughput_rows::validate(label, (m, m), predicted);
+}
+
+/// Checks that each scenario is its Millstone run: the report's presets and release, TP 1, the row's
+/// concurrency, an N,000-token prompt for "NK context", 1024 output tokens ("1024 output tokens per
+/// request"), prefix caching off ("No prompt caching"), vLLM's default memory fraction 0.9 and the
+/// report's `max_model_len`, which the longest prompt plus its output must fit.
+#[track_caller]
+pub fn check_millstone_scenarios(report: &MillstoneReport, rows: &[MillstoneRow]) {
+    let (src, model) = report.row;
+    for (note, _, file, _, c, prompt, _) in rows {
+        let row = throughput_row(src, model, note);
+        let notes = row.notes.as_str();
+        let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
+        for preset in [report.hardware, report.model] {
+            assert!(text.contains(&format!("\npreset = \"{preset}\"\n")), "{file}: {preset}");
+        }
+        assert!(text.contains(&format!("\nversion = \"{}\"", report.version)), "{file}");
+        assert!(text.contains("\nenable_prefix_caching = false\n"), "{file}");
+        assert!(notes.contains("no prompt caching"), "{file}");
+        assert!(text.contains("\ngpu_memory_utilization = 0.9\n"), "{file}");
+        assert_eq!(scenario_int_key(&text, "max_model_len"), report.max_model_len, "{file}");
+        assert_eq!((row.tp, scenario_int_key(&text, "tp")), (1, 1), "{file}");
+        assert_eq!(
+            (row.concurrency, scenario_int_key(&text, "concurrency")),
+            (*c, *c),
+            "{file}"
+        );
+        assert!(notes.contains(&format!(" c {c}, ")), "{file}");
+        assert_eq!(scenario_int_key(&text, "prompt_len"), *prompt, "{file}");
+        assert!(notes.contains(&format!(", {}K context:", prompt / 1000)), "{file}");
+        assert_eq!(scenario_int_key(&text, "output_len"), 1024, "{file}");
+        assert!(notes.contains("1024 output tokens per request"), "{file}");
+        assert!(prompt + 1024 <= report.max_model_len, "{file}");
+    }
+}
