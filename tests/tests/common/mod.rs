@@ -416,13 +416,23 @@ pub fn check_millstone_scenarios(report: &MillstoneReport, rows: &[MillstoneRow]
         let notes = row.notes.as_str();
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         for preset in [report.hardware, report.model] {
-            assert!(text.contains(&format!("\npreset = \"{preset}\"\n")), "{file}: {preset}");
+            assert!(
+                text.contains(&format!("\npreset = \"{preset}\"\n")),
+                "{file}: {preset}"
+            );
         }
-        assert!(text.contains(&format!("\nversion = \"{}\"", report.version)), "{file}");
+        assert!(
+            text.contains(&format!("\nversion = \"{}\"", report.version)),
+            "{file}"
+        );
         assert!(text.contains("\nenable_prefix_caching = false\n"), "{file}");
         assert!(notes.contains("no prompt caching"), "{file}");
         assert!(text.contains("\ngpu_memory_utilization = 0.9\n"), "{file}");
-        assert_eq!(scenario_int_key(&text, "max_model_len"), report.max_model_len, "{file}");
+        assert_eq!(
+            scenario_int_key(&text, "max_model_len"),
+            report.max_model_len,
+            "{file}"
+        );
         assert_eq!((row.tp, scenario_int_key(&text, "tp")), (1, 1), "{file}");
         assert_eq!(
             (row.concurrency, scenario_int_key(&text, "concurrency")),
@@ -431,7 +441,10 @@ pub fn check_millstone_scenarios(report: &MillstoneReport, rows: &[MillstoneRow]
         );
         assert!(notes.contains(&format!(" c {c}, ")), "{file}");
         assert_eq!(scenario_int_key(&text, "prompt_len"), *prompt, "{file}");
-        assert!(notes.contains(&format!(", {}K context:", prompt / 1000)), "{file}");
+        assert!(
+            notes.contains(&format!(", {}K context:", prompt / 1000)),
+            "{file}"
+        );
         assert_eq!(scenario_int_key(&text, "output_len"), 1024, "{file}");
         assert!(notes.contains("1024 output tokens per request"), "{file}");
         assert!(prompt + 1024 <= report.max_model_len, "{file}");
