@@ -7,17 +7,9 @@ use crate::common::*;
 
 const QWEN2_VL_VLLM: &str = "examples/qwen2-vl-7b-vllm-rtx4090x2.toml";
 
-/// The example rewritten for `engine` (same box, tp and workload), optionally with an engine
-/// version, in a scratch file.
+/// The example rewritten for `engine` ([`engine_variant`]).
 fn variant(name: &str, engine: &str, version: Option<&str>) -> String {
-    let mut text = std::fs::read_to_string(scenario(QWEN2_VL_VLLM)).unwrap();
-    text = text.replace("name = \"vllm\"", &format!("name = \"{engine}\""));
-    if let Some(v) = version {
-        text = text.replace("[engine]\n", &format!("[engine]\nversion = \"{v}\"\n"));
-    }
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    engine_variant(QWEN2_VL_VLLM, "vllm", name, engine, version)
 }
 
 /// Qwen2-VL-7B at tp 2: 4,146,668,544 parameters a rank (`tests_qwen2_vl`: 3,807,910,400 of the

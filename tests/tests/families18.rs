@@ -7,17 +7,9 @@ use crate::common::*;
 
 const GLM41V_SGLANG: &str = "examples/glm-4.1v-9b-thinking-sglang-rtx4090x2.toml";
 
-/// The example rewritten for `engine` (same box, tp and workload), optionally with an engine
-/// version, in a scratch file.
+/// The example rewritten for `engine` ([`engine_variant`]).
 fn variant(name: &str, engine: &str, version: Option<&str>) -> String {
-    let mut text = std::fs::read_to_string(scenario(GLM41V_SGLANG)).unwrap();
-    text = text.replace("name = \"sglang\"", &format!("name = \"{engine}\""));
-    if let Some(v) = version {
-        text = text.replace("[engine]\n", &format!("[engine]\nversion = \"{v}\"\n"));
-    }
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    engine_variant(GLM41V_SGLANG, "sglang", name, engine, version)
 }
 
 /// GLM-4.1V-9B-Thinking at tp 2: 5,169,080,832 parameters a rank (`tests_families18`: 4,700,469,248

@@ -450,3 +450,17 @@ pub fn check_millstone_scenarios(report: &MillstoneReport, rows: &[MillstoneRow]
         assert!(prompt + 1024 <= report.max_model_len, "{file}");
     }
 }
+
+/// The bundled scenario `file` (engine `from`) rewritten for `engine` (same box, tp and workload),
+/// optionally with an engine version, in the scratch file `name`/s.toml; returns its path. Shared by
+/// the families16 and families18 suites.
+pub fn engine_variant(file: &str, from: &str, name: &str, engine: &str, version: Option<&str>) -> String {
+    let mut text = std::fs::read_to_string(scenario(file)).unwrap();
+    text = text.replace(&format!("name = \"{from}\""), &format!("name = \"{engine}\""));
+    if let Some(v) = version {
+        text = text.replace("[engine]\n", &format!("[engine]\nversion = \"{v}\"\n"));
+    }
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
