@@ -308,6 +308,13 @@ pub struct ModelConfig {
     /// Granite-4.0-H: the Mamba-2 in/out projections carry biases (default false).
     #[serde(default)]
     pub mamba_proj_bias: Option<bool>,
+    // families20 (issue #17): Falcon-H1 keys (`llm::falcon_h1`).
+    /// Falcon-H1: the Mamba-2 inner width (null: `mamba_expand × hidden_size`).
+    #[serde(default)]
+    pub mamba_d_ssm: Option<u64>,
+    /// Falcon-H1: the Mamba-2 gated norm carries a weight (default false).
+    #[serde(default)]
+    pub mamba_rms_norm: Option<bool>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -515,7 +522,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 69] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 70] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -614,6 +621,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 69] = [
     "Glm4vForConditionalGeneration",
     // families18 (issue #17): Arcee AFM (the Llama layer with a non-gated ReLU² MLP, `llm::arcee`).
     "ArceeForCausalLM",
+    // families20 (issue #17): Falcon-H1 (Mamba-2 and attention side by side in every layer,
+    // `llm::falcon_h1`).
+    "FalconH1ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -736,6 +746,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // "ArceeForCausalLM")` (from 0.10.0); SGLang 0.5.9 `models/arcee.py` `EntryClass` (from 0.4.10;
         // `sim::scenario::arcee`).
         "ArceeForCausalLM" => Architecture::Arcee,
+        // families20 (issue #17): vLLM 0.19.0 `registry.py` `"FalconH1ForCausalLM": ("falcon_h1",
+        // "FalconH1ForCausalLM")` (from 0.9.0); SGLang 0.5.8 `models/falcon_h1.py` `EntryClass` (from
+        // 0.5.3; `sim::scenario::first_release`).
+        "FalconH1ForCausalLM" => Architecture::FalconH1,
         _ => return None,
     })
 }
@@ -989,6 +1003,16 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.moe = b.moe;
         spec.dense_intermediate = b.dense_intermediate;
         spec.first_k_dense_replace = if b.moe.is_some() { 0 } else { num_layers_u32 };
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.mamba2 = Some(b.mamba2);
+    }
+    // families20 (issue #17): Falcon-H1's layers as Mamba-2 and attention + MLP blocks
+    // (`llm::falcon_h1`).
+    if arch == Architecture::FalconH1 {
+        let b = super::falcon_h1::blocks(text, hidden, num_layers, spec.dense_intermediate, an)?;
+        spec.num_layers = b.blocks;
+        spec.first_k_dense_replace = b.blocks;
         spec.mixers = b.mixers;
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
@@ -1678,6 +1702,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Glm4v => text.attention_bias == Some(true),
         // families18 (issue #17): Arcee's biases are refused by `llm::arcee::check`.
         Architecture::Arcee => false,
+        // families20 (issue #17): Falcon-H1's q/k/v and o are built with `bias=False` in both engines
+        // (SGLang 0.5.8 / vLLM 0.19.0 `models/falcon_h1.py`), whatever `projectors_bias` says.
+        Architecture::FalconH1 => false,
         // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.

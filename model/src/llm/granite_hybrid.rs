@@ -133,6 +133,7 @@ fn mamba2(text: &ModelConfig, hidden: u64, an: &str) -> Result<Mamba2, ModelErro
         conv_kernel: or(text.mamba_d_conv, 4, "mamba_d_conv")?,
         conv_bias: text.mamba_conv_bias.unwrap_or(true),
         ssm_state_bytes: ssm_state_bytes(text)?,
+        gated_norm: true,
     };
     let expand = or(text.mamba_expand, 2, "mamba_expand")?;
     if m.intermediate() != expand * hidden {

@@ -69,6 +69,8 @@ mod arcee;
 mod internvl;
 // families19 (issue #17): KimiLinearForCausalLM (KDA linear attention + MLA, DeepSeek-style MoE).
 mod kimi_linear;
+// families20 (issue #17): FalconH1ForCausalLM (Mamba-2 and attention side by side in every layer).
+mod falcon_h1;
 mod weights;
 
 #[cfg(test)]
@@ -135,6 +137,9 @@ mod tests_families17;
 // families19 (issue #17): Kimi-Linear.
 #[cfg(test)]
 mod tests_kimi_linear;
+// families20 (issue #17): Falcon-H1.
+#[cfg(test)]
+mod tests_falcon_h1;
 // families18 (issue #17): GLM-4.1V and Arcee AFM.
 #[cfg(test)]
 mod tests_families18;
@@ -523,6 +528,12 @@ pub enum Architecture {
     /// non-gated `up_proj` → ReLU² → `down_proj` MLP of `intermediate_size`, two RMSNorms a layer, an
     /// untied head (SGLang `models/arcee.py` from 0.4.10, vLLM `models/arcee.py` from 0.10.0).
     Arcee,
+    // families20 (issue #17): Falcon-H1 (`falcon_h1` module).
+    /// `FalconH1ForCausalLM` (Falcon-H1 0.5B … 34B): a Mamba-2 mixer and a GQA attention (RoPE,
+    /// explicit `head_dim`) side by side on each layer's `input_layernorm`, then a SwiGLU MLP; lowered
+    /// as two blocks per layer (SGLang `models/falcon_h1.py` from 0.5.3, vLLM from 0.9.0). See the
+    /// `falcon_h1` module.
+    FalconH1,
 }
 
 impl Architecture {

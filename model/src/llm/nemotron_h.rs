@@ -78,6 +78,10 @@ pub struct Mamba2 {
     pub conv_bias: bool,
     /// Bytes of one SSM-state element (config `mamba_ssm_dtype`, SGLang's default float32 = 4).
     pub ssm_state_bytes: u64,
+    /// families20 (issue #17): the gated norm carries a weight (`Mixer2RMSNormGated` with
+    /// `use_rms_norm`): true for Nemotron-H and Granite-4.0-H, Falcon-H1's `mamba_rms_norm`.
+    #[serde(skip)]
+    pub gated_norm: bool,
 }
 
 impl Mamba2 {
@@ -153,9 +157,11 @@ impl Mamba2 {
             Piece::new(h_local, 1, Fmt::Fp32), // A
             Piece::vec(h_local),               // D
             Piece::vec(h_local),               // dt_bias
-            Piece::vec(i_local),               // gated RMSNorm
-            Piece::new(hidden, i_local, Fmt::Linear).gemm("mamba.out_proj"),
         ]);
+        if self.gated_norm {
+            ps.push(Piece::vec(i_local)); // gated RMSNorm
+        }
+        ps.push(Piece::new(hidden, i_local, Fmt::Linear).gemm("mamba.out_proj"));
         ps
     }
 }
@@ -283,6 +289,7 @@ pub(crate) fn blocks(
         // HF `NemotronHConfig` default `use_conv_bias=True`.
         conv_bias: text.use_conv_bias.unwrap_or(true),
         ssm_state_bytes,
+        gated_norm: true,
     };
     if !m.num_heads.is_multiple_of(m.n_groups) {
         return Err(ModelError::InvalidField {

@@ -283,6 +283,13 @@ impl ModelSpec {
                     super::granite_hybrid::mamba_layer_pieces(&m, h, u32::try_from(t).unwrap_or(u32::MAX))
                 })
         });
+        // families20 (issue #17): Falcon-H1's Mamba-2 blocks, each with the layer's input_layernorm
+        // (`llm::falcon_h1`).
+        let linear = linear.or_else(|| {
+            self.mamba2
+                .filter(|_| self.arch == super::Architecture::FalconH1)
+                .map(|m| super::falcon_h1::mamba_block_pieces(&m, h, u32::try_from(t).unwrap_or(u32::MAX)))
+        });
         // nemotronh (issue #17): one block per layer, each a Mamba-2 mixer, an attention or an MLP
         // with its own norm (`llm::nemotron_h`).
         if let Some(m) = self
@@ -378,9 +385,11 @@ impl ModelSpec {
         // Layer norms: input_layernorm + post_attention_layernorm; families2 (issue #17): Cohere2's
         // parallel block has the one `input_layernorm` (a LayerNorm without bias; SGLang / vLLM
         // `models/commandr.py` `CohereDecoderLayer`); families8: Command R / R+ likewise.
+        // families20 (issue #17): Falcon-H1's attention block holds the layer's pre_ff_layernorm, its
+        // input_layernorm being the Mamba-2 block's (`llm::falcon_h1`).
         let mut ps = if matches!(
             self.arch,
-            super::Architecture::Cohere2 | super::Architecture::Cohere
+            super::Architecture::Cohere2 | super::Architecture::Cohere | super::Architecture::FalconH1
         ) {
             vec![Piece::vec(h)]
         } else {

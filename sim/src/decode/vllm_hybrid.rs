@@ -87,7 +87,12 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
             gdn_state_page(&g, tp, num_spec, conv_bytes, ssm)
         }
         (None, Some(mb)) => {
-            let config_rule = rules.nemotron_ssm_default.filter(|_| user_ssm.is_none());
+            // families20 (issue #17): Falcon-H1 has no per-model rule (0.19.0 `MODELS_CONFIG_MAP` has no
+            // entry for it; `FalconH1ForCausalLM.get_mamba_state_dtype_from_config` passes both flags to
+            // `mamba2_state_dtype`): both states at `--mamba-cache-dtype`, `auto` the model dtype.
+            let config_rule = rules
+                .nemotron_ssm_default
+                .filter(|_| user_ssm.is_none() && m.arch != tpsim_model::llm::Architecture::FalconH1);
             if let Some(b) = config_rule {
                 notes.push(format!(
                     "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",

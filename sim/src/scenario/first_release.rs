@@ -87,6 +87,14 @@
 //!   wheel has it with `EntryClass = [ArceeForCausalLM]`; 0.4.9.post6's and earlier have not); vLLM
 //!   registers it from 0.10.0 (the 0.10.0 wheel's `registry.py`: `"ArceeForCausalLM": ("arcee",
 //!   "ArceeForCausalLM")`; 0.9.2's has no entry).
+//! - **Falcon-H1** (`FalconH1ForCausalLM`, families20; weights and state in
+//!   `tpsim_model::llm::falcon_h1`): SGLang ships `srt/models/falcon_h1.py` and
+//!   `srt/configs/falcon_h1.py` from 0.5.3 (the 0.5.3rc2 wheel has both, counted as 0.5.3; 0.5.3rc0's
+//!   and 0.5.2's have neither, 0.5.3rc0 counting as 0.5.3 all the same; 0.5.4, 0.5.5, 0.5.6 and 0.5.8 have both); vLLM ships
+//!   `model_executor/models/falcon_h1.py` from 0.9.0 (0.8.4, 0.8.5 and 0.8.5.post1 have none; 0.9.0,
+//!   0.9.0.1, 0.9.1, 0.9.2, 0.10.0 and 0.11.0 have it). Read from the PyPI wheels' file lists
+//!   (2026-12-05). An older release would fall back to its Transformers backend, which tpsim does not
+//!   model: refused on `engine.version`.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -353,6 +361,23 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entry for ArceeForCausalLM",
         since: "vLLM registers it from 0.10.0",
         then: CannotServe("Arcee AFM"),
+    },
+    // families20: Falcon-H1 (0.5.3rc2 counts as 0.5.3).
+    Row {
+        models: |m| m.arch == Architecture::FalconH1,
+        engine: Sglang,
+        first: Some(&[0, 5, 3]),
+        file: "models/falcon_h1.py",
+        since: "SGLang ships it from 0.5.3",
+        then: CannotServe("Falcon-H1 (FalconH1ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::FalconH1,
+        engine: Vllm,
+        first: Some(&[0, 9, 0]),
+        file: "models/falcon_h1.py",
+        since: "vLLM ships it from 0.9.0",
+        then: CannotServe("Falcon-H1 (FalconH1ForCausalLM)"),
     },
 ];
 
@@ -664,6 +689,31 @@ mod tests {
         let e = check(EngineKind::Vllm, &m, "0.9.1").unwrap_err();
         assert!(e.1.contains("vLLM registers it from 0.9.2"), "{}", e.1);
         assert!(check(EngineKind::Vllm, &m, "0.9.2").is_ok());
+    }
+
+    /// families20: Falcon-H1 from SGLang 0.5.3 (0.5.3rc2's wheel) and vLLM 0.9.0.
+    #[test]
+    fn falcon_h1_first_releases_as_read() {
+        let text = include_str!("../../../scenarios/models/falcon-h1-7b-instruct/config.json");
+        let m = ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap();
+        // (0.5.3rc0 lacks the file but counts as 0.5.3 in `ordered`, as every rc does.)
+        for v in ["0.5.1", "0.5.2"] {
+            let e = check(EngineKind::Sglang, &m, v).unwrap_err();
+            assert_eq!(e.0, "engine.version");
+            assert!(
+                e.1.contains(&format!("SGLang {v} has no models/falcon_h1.py")),
+                "{}",
+                e.1
+            );
+        }
+        for v in ["0.5.3rc2", "0.5.3", "0.5.8"] {
+            assert!(check(EngineKind::Sglang, &m, v).is_ok(), "{v}");
+        }
+        let e = check(EngineKind::Vllm, &m, "0.8.5.post1").unwrap_err();
+        assert!(e.1.contains("vLLM ships it from 0.9.0"), "{}", e.1);
+        for v in ["0.9.0", "0.11.0", "0.19.0"] {
+            assert!(check(EngineKind::Vllm, &m, v).is_ok(), "{v}");
+        }
     }
 
     /// families18: Arcee AFM from SGLang 0.4.10 and vLLM 0.10.0.

@@ -404,6 +404,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Glm4v => "glm4v_text",
         // families18 (issue #17): the Arcee configs' `model_type`.
         A::Arcee => "arcee",
+        // families20 (issue #17): the Falcon-H1 configs' `model_type`.
+        A::FalconH1 => "falcon_h1",
     }
 }
 
