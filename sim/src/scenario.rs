@@ -708,6 +708,11 @@ impl Resolver<'_> {
         }
         // families13 (issue #17): SGLang applies no StarCoder2 window (`scenario::starcoder2`).
         starcoder2::sglang_full_attention(engine.kind, &mut model);
+        // families21 (issue #17): vLLM builds MiniCPM3 with per-head K/V, not SGLang's MLA latent
+        // (`tpsim_model::llm` module `minicpm`).
+        if engine.kind == EngineKind::Vllm {
+            model.serve_minicpm3_as_vllm();
+        }
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {

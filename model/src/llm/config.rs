@@ -515,7 +515,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 69] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 72] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -614,6 +614,11 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 69] = [
     "Glm4vForConditionalGeneration",
     // families18 (issue #17): Arcee AFM (the Llama layer with a non-gated ReLU² MLP, `llm::arcee`).
     "ArceeForCausalLM",
+    // families21 (issue #17): Apertus (xIELU MLP, q/k norms, `llm::apertus`), MiniCPM and MiniCPM3
+    // (`llm::minicpm`).
+    "ApertusForCausalLM",
+    "MiniCPMForCausalLM",
+    "MiniCPM3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -736,6 +741,15 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // "ArceeForCausalLM")` (from 0.10.0); SGLang 0.5.9 `models/arcee.py` `EntryClass` (from 0.4.10;
         // `sim::scenario::arcee`).
         "ArceeForCausalLM" => Architecture::Arcee,
+        // families21 (issue #17): vLLM 0.11.0 `registry.py` `"ApertusForCausalLM": ("apertus",
+        // "ApertusForCausalLM")` (from 0.10.2); SGLang 0.5.9 `models/apertus.py` `EntryClass` (from
+        // 0.5.3rc0).
+        "ApertusForCausalLM" => Architecture::Apertus,
+        // families21 (issue #17): vLLM 0.11.0 `registry.py` `("minicpm", "MiniCPMForCausalLM")` (from
+        // 0.4.1) and `("minicpm3", "MiniCPM3ForCausalLM")` (from 0.6.2); SGLang 0.5.9
+        // `models/minicpm.py` (from 0.1.19) and `models/minicpm3.py` (from 0.3.1).
+        "MiniCPMForCausalLM" => Architecture::MiniCpm,
+        "MiniCPM3ForCausalLM" => Architecture::MiniCpm3,
         _ => return None,
     })
 }
@@ -929,6 +943,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                     // families13 (issue #17): HF `Starcoder2Config` passes `tie_word_embeddings` on to
                     // `PretrainedConfig`, whose default is true; the published configs omit the key.
                     | Architecture::Starcoder2
+                    // families21 (issue #17): the remote `MiniCPM3Config` (openbmb/MiniCPM3-4B
+                    // `configuration_minicpm.py`) defaults `tie_word_embeddings=True`; the published
+                    // config omits the key.
+                    | Architecture::MiniCpm3
             )),
         has_vision,
         vision,
@@ -958,6 +976,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
+        // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
+        mla_as_mha: false,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -1046,6 +1066,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families18 (issue #17): what Arcee refuses (`llm::arcee::check`).
     if arch == Architecture::Arcee {
         super::arcee::check(text, spec.tie_word_embeddings)?;
+    }
+    // families21 (issue #17): what Apertus and MiniCPM / MiniCPM3 refuse (`llm::apertus::check`,
+    // `llm::minicpm::check`).
+    if arch == Architecture::Apertus {
+        super::apertus::check(text)?;
+    }
+    if matches!(arch, Architecture::MiniCpm | Architecture::MiniCpm3) {
+        super::minicpm::check(text, arch == Architecture::MiniCpm3, hidden, heads)?;
     }
     // families17 (issue #17): what dense ERNIE-4.5 refuses (`llm::ernie45::check`).
     if arch == Architecture::Ernie45 {
@@ -1232,12 +1260,18 @@ fn attention_of(
 ) -> Result<(Attention, u64, u64), ModelError> {
     // families19 (issue #17): Kimi-Linear's full-attention layers are MLA without q compression
     // (`llm::kimi_linear`).
-    let mla = is_deepseek_mla(arch) || arch == Architecture::KimiLinear;
+    // families21 (issue #17): MiniCPM3's attention is MLA with q compression (`llm::minicpm`).
+    let mla = is_deepseek_mla(arch) || matches!(arch, Architecture::KimiLinear | Architecture::MiniCpm3);
     Ok(if mla {
         let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
         let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
         let qk_rope_head_dim = req(text.qk_rope_head_dim, "qk_rope_head_dim", an)?;
-        let v_head_dim = req(text.v_head_dim, "v_head_dim", an)?;
+        // families21 (issue #17): MiniCPM3Config defaults `v_head_dim` to `qk_nope_head_dim`.
+        let v_head_dim = if arch == Architecture::MiniCpm3 {
+            req(super::minicpm::v_head_dim(text), "v_head_dim", an)?
+        } else {
+            req(text.v_head_dim, "v_head_dim", an)?
+        };
         let q_lora_rank = match opt(text.q_lora_rank, "q_lora_rank", true)? {
             Some(0) => None,
             other => other,
@@ -1678,6 +1712,10 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Glm4v => text.attention_bias == Some(true),
         // families18 (issue #17): Arcee's biases are refused by `llm::arcee::check`.
         Architecture::Arcee => false,
+        // families21 (issue #17): Apertus's biases are refused by `llm::apertus::check`; MiniCPM's and
+        // MiniCPM3's projections are built with `bias=False` in both engines (`models/minicpm.py`,
+        // `models/minicpm3.py`), whatever the config says.
+        Architecture::Apertus | Architecture::MiniCpm | Architecture::MiniCpm3 => false,
         // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.
@@ -1711,6 +1749,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Exaone4 => true,
         // families15 (issue #17): dots.llm1 always builds per-head `q_norm` / `k_norm` (`llm::dots1`).
         Architecture::Dots1 => true,
+        // families21 (issue #17): Apertus always builds per-head `q_norm` / `k_norm` (SGLang 0.5.9 /
+        // vLLM 0.11.0 `apertus.py`; the config's `qk_norm` is not read).
+        Architecture::Apertus => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

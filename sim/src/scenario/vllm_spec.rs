@@ -404,6 +404,10 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Glm4v => "glm4v_text",
         // families18 (issue #17): the Arcee configs' `model_type`.
         A::Arcee => "arcee",
+        // families21 (issue #17): the Apertus, MiniCPM and MiniCPM3 configs' `model_type`.
+        A::Apertus => "apertus",
+        A::MiniCpm => "minicpm",
+        A::MiniCpm3 => "minicpm3",
     }
 }
 
