@@ -626,6 +626,11 @@ impl Resolver<'_> {
         let speculative = f.speculative.is_some();
         let dtype_flag = f.engine.as_ref().and_then(|e| e.dtype.clone()); // issue #17: --dtype
         let quant_flag = f.engine.as_ref().and_then(|e| e.quantization.clone()); // --quantization
+        // families21 (issue #17): vLLM builds MiniCPM3 with per-head K/V, not SGLang's MLA latent
+        // (`tpsim_model::llm` module `minicpm`), before its attention backend is picked.
+        if f.engine.as_ref().and_then(|e| e.name.as_deref()) == Some("vllm") {
+            model.serve_minicpm3_as_vllm();
+        }
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
@@ -708,11 +713,6 @@ impl Resolver<'_> {
         }
         // families13 (issue #17): SGLang applies no StarCoder2 window (`scenario::starcoder2`).
         starcoder2::sglang_full_attention(engine.kind, &mut model);
-        // families21 (issue #17): vLLM builds MiniCPM3 with per-head K/V, not SGLang's MLA latent
-        // (`tpsim_model::llm` module `minicpm`).
-        if engine.kind == EngineKind::Vllm {
-            model.serve_minicpm3_as_vllm();
-        }
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {

@@ -111,6 +111,8 @@ mod families17;
 mod families19;
 // families18 (issue #17): GLM-4.1V and Arcee AFM.
 mod families18;
+// families21 (issue #17): Apertus, MiniCPM and MiniCPM3.
+mod families21;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.
