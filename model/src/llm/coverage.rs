@@ -1356,10 +1356,10 @@ const MINICPM_CHECKS: &[Check] = &[check(
 // families21 (issue #17): MiniCPM3 (`MiniCPM3ForCausalLM`): DeepSeek-V2's MLA with a dense SwiGLU in
 // every layer (`llm::minicpm`). SGLang `models/minicpm3.py` from 0.3.1 caches the latent and decodes
 // absorbed (tpsim's MLA path); vLLM's from 0.6.2 materialises per-head K/V (`Attention`, not its MLA
-// path): its cell and weights are exact, its decode is costed as tpsim's MLA (approximate).
+// path): its cell and weights are exact, its decode is costed as plain attention over that K/V.
 static MINICPM3: Coverage = Coverage {
     arch: Architecture::MiniCpm3,
-    families: "MiniCPM3-4B (preset from a public copy of the published config); SGLang from 0.3.1 (latent MLA cache), vLLM from 0.6.2 (per-head K/V of 96, decode costed as MLA)",
+    families: "MiniCPM3-4B (preset from a public copy of the published config); SGLang from 0.3.1 (latent MLA cache), vLLM from 0.6.2 (per-head K/V of 96, costed as plain attention over them)",
     sglang: exact_memory(MINICPM3_CHECKS),
     vllm: exact_memory(MINICPM3_CHECKS),
 };
