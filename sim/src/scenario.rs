@@ -626,6 +626,11 @@ impl Resolver<'_> {
         let speculative = f.speculative.is_some();
         let dtype_flag = f.engine.as_ref().and_then(|e| e.dtype.clone()); // issue #17: --dtype
         let quant_flag = f.engine.as_ref().and_then(|e| e.quantization.clone()); // --quantization
+        // families21 (issue #17): vLLM builds MiniCPM3 with per-head K/V, not SGLang's MLA latent
+        // (`tpsim_model::llm` module `minicpm`), before its attention backend is picked.
+        if f.engine.as_ref().and_then(|e| e.name.as_deref()) == Some("vllm") {
+            model.serve_minicpm3_as_vllm();
+        }
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)

@@ -113,6 +113,8 @@ mod families19;
 mod families18;
 // families20 (issue #17): Falcon-H1.
 mod families20;
+// families21 (issue #17): Apertus, MiniCPM and MiniCPM3.
+mod families21;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

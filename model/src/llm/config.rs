@@ -522,7 +522,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 70] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 73] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -624,6 +624,11 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 70] = [
     // families20 (issue #17): Falcon-H1 (Mamba-2 and attention side by side in every layer,
     // `llm::falcon_h1`).
     "FalconH1ForCausalLM",
+    // families21 (issue #17): Apertus (xIELU MLP, q/k norms, `llm::apertus`), MiniCPM and MiniCPM3
+    // (`llm::minicpm`).
+    "ApertusForCausalLM",
+    "MiniCPMForCausalLM",
+    "MiniCPM3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -750,6 +755,15 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // "FalconH1ForCausalLM")` (from 0.9.0); SGLang 0.5.8 `models/falcon_h1.py` `EntryClass` (from
         // 0.5.3; `sim::scenario::first_release`).
         "FalconH1ForCausalLM" => Architecture::FalconH1,
+        // families21 (issue #17): vLLM 0.11.0 `registry.py` `"ApertusForCausalLM": ("apertus",
+        // "ApertusForCausalLM")` (from 0.10.2); SGLang 0.5.9 `models/apertus.py` `EntryClass` (from
+        // 0.5.3rc0).
+        "ApertusForCausalLM" => Architecture::Apertus,
+        // families21 (issue #17): vLLM 0.11.0 `registry.py` `("minicpm", "MiniCPMForCausalLM")` (from
+        // 0.4.1) and `("minicpm3", "MiniCPM3ForCausalLM")` (from 0.6.2); SGLang 0.5.9
+        // `models/minicpm.py` (from 0.1.19) and `models/minicpm3.py` (from 0.3.1).
+        "MiniCPMForCausalLM" => Architecture::MiniCpm,
+        "MiniCPM3ForCausalLM" => Architecture::MiniCpm3,
         _ => return None,
     })
 }
@@ -943,6 +957,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                     // families13 (issue #17): HF `Starcoder2Config` passes `tie_word_embeddings` on to
                     // `PretrainedConfig`, whose default is true; the published configs omit the key.
                     | Architecture::Starcoder2
+                    // families21 (issue #17): the remote `MiniCPM3Config` (openbmb/MiniCPM3-4B
+                    // `configuration_minicpm.py`) defaults `tie_word_embeddings=True`; the published
+                    // config omits the key.
+                    | Architecture::MiniCpm3
             )),
         has_vision,
         vision,
@@ -972,6 +990,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
+        // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
+        mla_as_mha: false,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -1070,6 +1090,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families18 (issue #17): what Arcee refuses (`llm::arcee::check`).
     if arch == Architecture::Arcee {
         super::arcee::check(text, spec.tie_word_embeddings)?;
+    }
+    // families21 (issue #17): what Apertus and MiniCPM / MiniCPM3 refuse (`llm::apertus::check`,
+    // `llm::minicpm::check`).
+    if arch == Architecture::Apertus {
+        super::apertus::check(text)?;
+    }
+    if matches!(arch, Architecture::MiniCpm | Architecture::MiniCpm3) {
+        super::minicpm::check(text, arch == Architecture::MiniCpm3, hidden, heads)?;
     }
     // families17 (issue #17): what dense ERNIE-4.5 refuses (`llm::ernie45::check`).
     if arch == Architecture::Ernie45 {
@@ -1256,12 +1284,18 @@ fn attention_of(
 ) -> Result<(Attention, u64, u64), ModelError> {
     // families19 (issue #17): Kimi-Linear's full-attention layers are MLA without q compression
     // (`llm::kimi_linear`).
-    let mla = is_deepseek_mla(arch) || arch == Architecture::KimiLinear;
+    // families21 (issue #17): MiniCPM3's attention is MLA with q compression (`llm::minicpm`).
+    let mla = is_deepseek_mla(arch) || matches!(arch, Architecture::KimiLinear | Architecture::MiniCpm3);
     Ok(if mla {
         let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
         let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
         let qk_rope_head_dim = req(text.qk_rope_head_dim, "qk_rope_head_dim", an)?;
-        let v_head_dim = req(text.v_head_dim, "v_head_dim", an)?;
+        // families21 (issue #17): MiniCPM3Config defaults `v_head_dim` to `qk_nope_head_dim`.
+        let v_head_dim = if arch == Architecture::MiniCpm3 {
+            req(super::minicpm::v_head_dim(text), "v_head_dim", an)?
+        } else {
+            req(text.v_head_dim, "v_head_dim", an)?
+        };
         let q_lora_rank = match opt(text.q_lora_rank, "q_lora_rank", true)? {
             Some(0) => None,
             other => other,
@@ -1705,6 +1739,10 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families20 (issue #17): Falcon-H1's q/k/v and o are built with `bias=False` in both engines
         // (SGLang 0.5.8 / vLLM 0.19.0 `models/falcon_h1.py`), whatever `projectors_bias` says.
         Architecture::FalconH1 => false,
+        // families21 (issue #17): Apertus's biases are refused by `llm::apertus::check`; MiniCPM's and
+        // MiniCPM3's projections are built with `bias=False` in both engines (`models/minicpm.py`,
+        // `models/minicpm3.py`), whatever the config says.
+        Architecture::Apertus | Architecture::MiniCpm | Architecture::MiniCpm3 => false,
         // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.
@@ -1738,6 +1776,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Exaone4 => true,
         // families15 (issue #17): dots.llm1 always builds per-head `q_norm` / `k_norm` (`llm::dots1`).
         Architecture::Dots1 => true,
+        // families21 (issue #17): Apertus always builds per-head `q_norm` / `k_norm` (SGLang 0.5.9 /
+        // vLLM 0.11.0 `apertus.py`; the config's `qk_norm` is not read).
+        Architecture::Apertus => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

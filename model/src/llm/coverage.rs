@@ -182,6 +182,10 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Glm4v => &GLM4V,
         Architecture::Arcee => &ARCEE,
         Architecture::FalconH1 => &FALCON_H1,
+        // families21 (issue #17): Apertus, MiniCPM, MiniCPM3.
+        Architecture::Apertus => &APERTUS,
+        Architecture::MiniCpm => &MINICPM,
+        Architecture::MiniCpm3 => &MINICPM3,
     }
 }
 
@@ -1344,6 +1348,56 @@ const FALCON_H1_CHECKS: &[Check] = &[
         "families20::falcon_h1_state_per_request_both_engines",
     ),
 ];
+// families21 (issue #17): Apertus (`ApertusForCausalLM`): the Llama attention with per-head q/k
+// RMSNorms, a non-gated xIELU MLP with two learned scalars a layer (`llm::apertus`). SGLang
+// `models/apertus.py` from 0.5.3rc0, vLLM from 0.10.2 (read from the wheels' file lists, first_release's
+// TABLE). No public engine start-up log or exact published count was found: the hand count is checked
+// against the size in the name.
+static APERTUS: Coverage = Coverage {
+    arch: Architecture::Apertus,
+    families: "swiss-ai Apertus-8B / -70B (-2509, -Instruct; preset from a public copy of the config's values); SGLang from 0.5.3rc0, vLLM from 0.10.2; biases and other activations refused",
+    sglang: exact_memory(APERTUS_CHECKS),
+    vllm: exact_memory(APERTUS_CHECKS),
+};
+
+/// The size in the name, engine-independent.
+const APERTUS_CHECKS: &[Check] = &[check(
+    "swiss-ai/Apertus-8B-2509: the \"8B\" of the name; 8,053,338,176 by hand (untied head, 2 xIELU scalars a layer); a rounded size, not an engine log",
+    "llm::tests_families21::apertus_8b_parameters_by_hand",
+)];
+
+// families21 (issue #17): MiniCPM (`MiniCPMForCausalLM`): the Llama layer with muP scalings that change
+// no size (`llm::minicpm`). SGLang `models/minicpm.py` from 0.1.19, vLLM from 0.4.1 (wheels' file
+// lists). No public engine start-up log was found: the hand count is checked against the size in the name.
+static MINICPM: Coverage = Coverage {
+    arch: Architecture::MiniCpm,
+    families: "MiniCPM 1B / 2B, MiniCPM4 0.5B / 8B (preset from a public copy of the published config); SGLang from 0.1.19, vLLM from 0.4.1; MiniCPM-MoE and fatrelu (MiniCPM-S) refused; the muP scalings' elementwise kernels not costed",
+    sglang: exact_memory(MINICPM_CHECKS),
+    vllm: exact_memory(MINICPM_CHECKS),
+};
+
+/// The size in the name, engine-independent.
+const MINICPM_CHECKS: &[Check] = &[check(
+    "openbmb/MiniCPM4-8B: the \"8B\" of the name; 8,185,253,888 by hand (untied head); a rounded size, not an engine log",
+    "llm::tests_families21::minicpm4_8b_parameters_by_hand",
+)];
+
+// families21 (issue #17): MiniCPM3 (`MiniCPM3ForCausalLM`): DeepSeek-V2's MLA with a dense SwiGLU in
+// every layer (`llm::minicpm`). SGLang `models/minicpm3.py` from 0.3.1 caches the latent and decodes
+// absorbed (tpsim's MLA path); vLLM's from 0.6.2 materialises per-head K/V (`Attention`, not its MLA
+// path): its cell and weights are exact, its decode is costed as plain attention over that K/V.
+static MINICPM3: Coverage = Coverage {
+    arch: Architecture::MiniCpm3,
+    families: "MiniCPM3-4B (preset from a public copy of the published config); SGLang from 0.3.1 (latent MLA cache), vLLM from 0.6.2 (per-head K/V of 96, costed as plain attention over them)",
+    sglang: exact_memory(MINICPM3_CHECKS),
+    vllm: exact_memory(MINICPM3_CHECKS),
+};
+
+/// The size in the name, engine-independent.
+const MINICPM3_CHECKS: &[Check] = &[check(
+    "openbmb/MiniCPM3-4B: the \"4B\" of the name; 4,073,875,968 by hand (tied head); a rounded size, not an engine log",
+    "llm::tests_families21::minicpm3_4b_parameters_by_hand",
+)];
 
 #[cfg(test)]
 mod tests {
@@ -1356,8 +1410,9 @@ mod tests {
             assert_eq!(coverage(c.arch).arch, c.arch, "{:?}", c.arch);
         }
         // Every architecture tpsim lowers today, once: 59 with families19's Kimi-Linear, 61 with
-        // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1.
-        assert_eq!(all.len(), 62);
+        // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
+        // MiniCPM and MiniCPM3.
+        assert_eq!(all.len(), 65);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -226,8 +226,9 @@ impl ModelSpec {
         // Full attention with an output gate adds one sigmoid-and-multiply kernel (`qwen3_next.py`).
         // A q/k norm over all heads is two kernels (sums of squares, then apply) around its
         // allreduce instead of one fused per-head norm (SGLang `minimax_m2.py`, `_forward_naive`).
+        // families21: vLLM's MiniCPM3 runs plain attention over per-head K/V (`mla_as_mha`).
         let full_kernels = attention_kernels(
-            matches!(self.attention, super::Attention::Mla { .. }),
+            matches!(self.attention, super::Attention::Mla { .. }) && !self.mla_as_mha,
             self.qk_norm,
         ) + u32::from(self.attn_output_gate)
             + u32::from(self.qk_norm_full_width)

@@ -65,6 +65,10 @@ mod dots1;
 mod ernie45;
 // families18 (issue #17): ArceeForCausalLM (the Llama layer with a non-gated ReLU² MLP).
 mod arcee;
+// families21 (issue #17): ApertusForCausalLM (Arcee's non-gated MLP with xIELU, per-head q/k norms).
+mod apertus;
+// families21 (issue #17): MiniCPMForCausalLM / MiniCPM3ForCausalLM (muP Llama; MLA for MiniCPM3).
+mod minicpm;
 // families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
 mod internvl;
 // families19 (issue #17): KimiLinearForCausalLM (KDA linear attention + MLA, DeepSeek-style MoE).
@@ -143,6 +147,9 @@ mod tests_falcon_h1;
 // families18 (issue #17): GLM-4.1V and Arcee AFM.
 #[cfg(test)]
 mod tests_families18;
+// families21 (issue #17): Apertus, MiniCPM and MiniCPM3.
+#[cfg(test)]
+mod tests_families21;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -534,6 +541,20 @@ pub enum Architecture {
     /// as two blocks per layer (SGLang `models/falcon_h1.py` from 0.5.3, vLLM from 0.9.0). See the
     /// `falcon_h1` module.
     FalconH1,
+    // families21 (issue #17): Apertus (`apertus` module).
+    /// `ApertusForCausalLM` (swiss-ai Apertus-8B / -70B): the Llama attention with per-head q/k
+    /// RMSNorms and a non-gated `up_proj` → xIELU → `down_proj` MLP with two learned scalars a layer
+    /// (SGLang `models/apertus.py` from 0.5.3rc0, vLLM `models/apertus.py` from 0.10.2).
+    Apertus,
+    // families21 (issue #17): MiniCPM (`minicpm` module).
+    /// `MiniCPMForCausalLM` (MiniCPM 1B/2B, MiniCPM4 0.5B/8B): the Llama layer (GQA, SwiGLU, no
+    /// biases, `head_dim = hidden / heads`) with muP scalings that change no size (SGLang
+    /// `models/minicpm.py` from 0.1.19, vLLM from 0.4.1).
+    MiniCpm,
+    /// `MiniCPM3ForCausalLM` (MiniCPM3-4B): DeepSeek-V2's MLA with q compression and a dense SwiGLU
+    /// in every layer; SGLang caches the latent, vLLM materialised per-head K/V (`minicpm` module;
+    /// SGLang `models/minicpm3.py` from 0.3.1, vLLM from 0.6.2).
+    MiniCpm3,
 }
 
 impl Architecture {
@@ -861,6 +882,13 @@ pub struct ModelSpec {
     /// releases that serve it differ (`sim::scenario::ernie45`). `false` for every other model.
     #[serde(skip)]
     pub ernie45_legacy_name: bool,
+    /// families21 (issue #17): a MiniCPM3 model as vLLM builds it (`llm::minicpm`): plain attention
+    /// over per-head K/V of `qk_nope + qk_rope` instead of the MLA latent (the cell is
+    /// [`ModelSpec::vllm_minicpm3_kv_cell`]), no absorbed `w_kc` / `w_vc` copies, `kv_b_proj` read
+    /// every step. Set by `sim::scenario` under vLLM ([`ModelSpec::serve_minicpm3_as_vllm`]); `false`
+    /// as lowered (SGLang's layout) and for every other model.
+    #[serde(skip)]
+    pub mla_as_mha: bool,
 }
 
 impl ModelSpec {
@@ -1119,6 +1147,12 @@ impl ModelSpec {
         let layers = u64::from(self.kv_layers());
         // fp4 (SGLang's MLATokenToKVPoolFP4 / MHATokenToKVPoolFP4 sizing, engine-memory.md "Cell size"):
         // half the 1-byte cell for the packed values, plus one 1-byte scale per 16 elements.
+        // families21 (issue #17): vLLM's MiniCPM3 stores per-head K/V (`llm::minicpm`).
+        if self.mla_as_mha
+            && let Some(cell) = self.vllm_minicpm3_kv_cell(tp)
+        {
+            return cell;
+        }
         match self.attention {
             Attention::Mla {
                 kv_lora_rank,

@@ -497,10 +497,16 @@ impl ModelSpec {
                 }
                 ps.push(Piece::vec(kv_lora_rank));
                 let mut kv_b = Piece::new(local * (qk_nope_head_dim + v_head_dim), kv_lora_rank, Fmt::Linear);
-                kv_b.decode = false;
-                ps.push(kv_b);
-                ps.push(Piece::new(local * qk_nope_head_dim, kv_lora_rank, Fmt::Model)); // w_kc
-                ps.push(Piece::new(local * v_head_dim, kv_lora_rank, Fmt::Model)); // w_vc
+                // families21 (issue #17): vLLM's MiniCPM3 applies kv_b_proj to every step's latent and
+                // makes no absorbed copies (`ModelSpec::mla_as_mha`, `llm::minicpm`).
+                kv_b.decode = self.mla_as_mha;
+                if self.mla_as_mha {
+                    ps.push(kv_b.gemm("kv_b_proj"));
+                } else {
+                    ps.push(kv_b);
+                    ps.push(Piece::new(local * qk_nope_head_dim, kv_lora_rank, Fmt::Model)); // w_kc
+                    ps.push(Piece::new(local * v_head_dim, kv_lora_rank, Fmt::Model)); // w_vc
+                }
                 ps.push(Piece::new(h, local * v_head_dim, Fmt::Linear).gemm("o_proj"));
                 // h2 (issue #16): the DSA lightning indexer, replicated (`llm::dsa`).
                 if let (Some(ix), Some(r)) = (self.indexer, q_lora_rank) {
@@ -534,6 +540,12 @@ impl ModelSpec {
             // families18 (issue #17): Arcee's non-gated up_proj / ReLU² / down_proj MLP (`llm::arcee`).
             Ffn::Dense { intermediate } if self.arch == super::Architecture::Arcee => FfnPieces {
                 dense: super::arcee::mlp_pieces(h, intermediate, t),
+                ..FfnPieces::default()
+            },
+            // families21 (issue #17): Apertus's up_proj / xIELU / down_proj MLP and its two learned
+            // xIELU scalars (`llm::apertus`).
+            Ffn::Dense { intermediate } if self.arch == super::Architecture::Apertus => FfnPieces {
+                dense: super::apertus::mlp_pieces(h, intermediate, t),
                 ..FfnPieces::default()
             },
             Ffn::Dense { intermediate } => FfnPieces {

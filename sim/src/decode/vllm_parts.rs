@@ -176,9 +176,13 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
                     // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
                     // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
                     // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
+                    // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
                     mlp_gated: !matches!(
                         s.model.arch,
-                        Architecture::Phi | Architecture::Starcoder2 | Architecture::Arcee
+                        Architecture::Phi
+                            | Architecture::Starcoder2
+                            | Architecture::Arcee
+                            | Architecture::Apertus
                     ),
                     vocab: s.model.vocab,
                     dtype_bytes: dtype,

@@ -145,6 +145,13 @@ struct Inputs {
 fn inputs(compute_capability: &str, model: &ModelSpec) -> Inputs {
     use tpsim_model::llm::KvCacheDtype;
     let (mla, head_size, qk_nope_head_dim) = match model.attention {
+        // families21 (issue #17): vLLM's MiniCPM3 is plain attention over heads of qk_nope + qk_rope
+        // (its `ModelConfig.is_deepseek_mla` does not list `minicpm3`; `tpsim_model::llm` `minicpm`).
+        Attention::Mla {
+            qk_rope_head_dim,
+            qk_nope_head_dim,
+            ..
+        } if model.mla_as_mha => (false, qk_nope_head_dim + qk_rope_head_dim, 0),
         Attention::Mla {
             kv_lora_rank,
             qk_rope_head_dim,
@@ -316,7 +323,7 @@ pub fn vllm_default(
     let m = minor(version)?;
     // 0.20.0 FLASH_ATTN: head sizes above 256 only with FlashAttention 4 (`flash_attn.py`).
     if m == 20
-        && !matches!(model.attention, Attention::Mla { .. })
+        && (!matches!(model.attention, Attention::Mla { .. }) || model.mla_as_mha)
         && inputs(compute_capability, model).head_size > 256
     {
         return None;

@@ -95,6 +95,18 @@
 //!   0.9.0.1, 0.9.1, 0.9.2, 0.10.0 and 0.11.0 have it). Read from the PyPI wheels' file lists
 //!   (2026-12-05). An older release would fall back to its Transformers backend, which tpsim does not
 //!   model: refused on `engine.version`.
+//! - **Apertus** (`ApertusForCausalLM`, families21; weights in `tpsim_model::llm::apertus`), read from
+//!   the PyPI wheels' file lists (2026-12-05): SGLang's 0.5.2 wheel has no
+//!   `sglang/srt/models/apertus.py`, 0.5.3rc0's has it (first release 0.5.3rc0, counted as 0.5.3);
+//!   vLLM's 0.10.1.1 wheel has no `vllm/model_executor/models/apertus.py`, 0.10.2's has it.
+//! - **MiniCPM and MiniCPM3** (`MiniCPMForCausalLM`, `MiniCPM3ForCausalLM`, families21;
+//!   `tpsim_model::llm::minicpm`), read from the same file lists: SGLang ships
+//!   `sglang/srt/models/minicpm.py` from 0.1.19 (0.1.14, 0.1.16, 0.1.17 and 0.1.18 have none; 0.1.20 …
+//!   0.2.0, 0.3.0 have it) and `models/minicpm3.py` from 0.3.1 (0.3.0 has none; 0.3.1.post1 …
+//!   0.3.1.post3 have it); vLLM ships `vllm/model_executor/models/minicpm.py` from 0.4.1 (0.3.0 …
+//!   0.3.3, 0.4.0 and 0.4.0.post1 have none; 0.4.2 has it) and `models/minicpm3.py` from 0.6.2 (0.6.0,
+//!   0.6.1, 0.6.1.post1 and 0.6.1.post2 have only `minicpm.py` / `minicpmv.py`). Whether a first
+//!   release reads MiniCPM4's LongRoPE `rope_scaling` is not checked.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -378,6 +390,55 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/falcon_h1.py",
         since: "vLLM ships it from 0.9.0",
         then: CannotServe("Falcon-H1 (FalconH1ForCausalLM)"),
+    // families21: Apertus (0.5.3rc0 counts as 0.5.3).
+    Row {
+        models: |m| m.arch == Architecture::Apertus,
+        engine: Sglang,
+        first: Some(&[0, 5, 3]),
+        file: "models/apertus.py",
+        since: "SGLang adds it in 0.5.3rc0",
+        then: CannotServe("Apertus (ApertusForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Apertus,
+        engine: Vllm,
+        first: Some(&[0, 10, 2]),
+        file: "models/apertus.py",
+        since: "vLLM adds it in 0.10.2",
+        then: CannotServe("Apertus (ApertusForCausalLM)"),
+    },
+    // families21: MiniCPM and MiniCPM3.
+    Row {
+        models: |m| m.arch == Architecture::MiniCpm,
+        engine: Sglang,
+        first: Some(&[0, 1, 19]),
+        file: "models/minicpm.py",
+        since: "SGLang adds it in 0.1.19",
+        then: CannotServe("MiniCPM (MiniCPMForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniCpm,
+        engine: Vllm,
+        first: Some(&[0, 4, 1]),
+        file: "models/minicpm.py",
+        since: "vLLM adds it in 0.4.1",
+        then: CannotServe("MiniCPM (MiniCPMForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniCpm3,
+        engine: Sglang,
+        first: Some(&[0, 3, 1]),
+        file: "models/minicpm3.py",
+        since: "SGLang adds it in 0.3.1",
+        then: CannotServe("MiniCPM3 (MiniCPM3ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniCpm3,
+        engine: Vllm,
+        first: Some(&[0, 6, 2]),
+        file: "models/minicpm3.py",
+        since: "vLLM adds it in 0.6.2",
+        then: CannotServe("MiniCPM3 (MiniCPM3ForCausalLM)"),
     },
 ];
 
@@ -732,5 +793,37 @@ mod tests {
         let e = check(EngineKind::Vllm, &m, "0.9.2").unwrap_err();
         assert!(e.1.contains("vLLM registers it from 0.10.0"), "{}", e.1);
         assert!(check(EngineKind::Vllm, &m, "0.10.0").is_ok());
+    }
+
+    /// families21: Apertus from SGLang 0.5.3rc0 and vLLM 0.10.2; MiniCPM from SGLang 0.1.19 and vLLM
+    /// 0.4.1; MiniCPM3 from SGLang 0.3.1 and vLLM 0.6.2.
+    #[test]
+    fn families21_first_releases_as_read() {
+        let load =
+            |text: &str| ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap();
+        let apertus = load(include_str!(
+            "../../../scenarios/models/apertus-8b-instruct-2509/config.json"
+        ));
+        let e = check(EngineKind::Sglang, &apertus, "0.5.2").unwrap_err();
+        assert_eq!(e.0, "engine.version");
+        assert!(e.1.contains("SGLang 0.5.2 has no models/apertus.py"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &apertus, "0.5.3rc0").is_ok());
+        let e = check(EngineKind::Vllm, &apertus, "0.10.1.1").unwrap_err();
+        assert!(e.1.contains("vLLM adds it in 0.10.2"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &apertus, "0.10.2").is_ok());
+        let minicpm = load(include_str!("../../../scenarios/models/minicpm4-8b/config.json"));
+        let e = check(EngineKind::Sglang, &minicpm, "0.1.18").unwrap_err();
+        assert!(e.1.contains("SGLang 0.1.18 has no models/minicpm.py"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &minicpm, "0.1.19").is_ok());
+        let e = check(EngineKind::Vllm, &minicpm, "0.4.0.post1").unwrap_err();
+        assert!(e.1.contains("vLLM adds it in 0.4.1"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &minicpm, "0.4.1").is_ok());
+        let minicpm3 = load(include_str!("../../../scenarios/models/minicpm3-4b/config.json"));
+        let e = check(EngineKind::Sglang, &minicpm3, "0.3.0").unwrap_err();
+        assert!(e.1.contains("SGLang 0.3.0 has no models/minicpm3.py"), "{}", e.1);
+        assert!(check(EngineKind::Sglang, &minicpm3, "0.3.1").is_ok());
+        let e = check(EngineKind::Vllm, &minicpm3, "0.6.1.post2").unwrap_err();
+        assert!(e.1.contains("vLLM adds it in 0.6.2"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &minicpm3, "0.6.2").is_ok());
     }
 }

@@ -406,6 +406,10 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Arcee => "arcee",
         // families20 (issue #17): the Falcon-H1 configs' `model_type`.
         A::FalconH1 => "falcon_h1",
+        // families21 (issue #17): the Apertus, MiniCPM and MiniCPM3 configs' `model_type`.
+        A::Apertus => "apertus",
+        A::MiniCpm => "minicpm",
+        A::MiniCpm3 => "minicpm3",
     }
 }
 
