@@ -418,6 +418,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_256k_c1",
         crate::throughput_newdeploys21::validation_qwen3_coder_next_fp8_vllm_h200x1_256k_c1,
     ),
+    (
+        "throughput_newdeploys22::validation_kimi_linear_sglang_mi300x4_tp4_c1",
+        crate::throughput_newdeploys22::validation_kimi_linear_sglang_mi300x4_tp4_c1,
+    ),
+    (
+        "throughput_newdeploys22::validation_kimi_linear_sglang_mi300x4_tp4_c16",
+        crate::throughput_newdeploys22::validation_kimi_linear_sglang_mi300x4_tp4_c16,
+    ),
+    (
+        "throughput_newdeploys22::validation_kimi_linear_sglang_mi300x4_tp4_c100",
+        crate::throughput_newdeploys22::validation_kimi_linear_sglang_mi300x4_tp4_c100,
+    ),
+    (
+        "throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c1",
+        crate::throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c1,
+    ),
+    (
+        "throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c16",
+        crate::throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c16,
+    ),
+    (
+        "throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c100",
+        crate::throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c100,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -560,6 +584,9 @@ fn family_of(label: &str) -> &'static str {
         ("GLM-4.6", "GLM-4.6 (MoE, bf16 and FP8)"),
         // newdeploys18: the first GLM-4.7-Flash rows (Glm4MoeLiteForCausalLM: MLA + GLM MoE).
         ("GLM-4.7-Flash", "GLM-4.7-Flash (MLA MoE, bf16)"),
+        // newdeploys22: the first Kimi-Linear rows (KimiLinearForCausalLM: KDA + MLA, MoE) and ERNIE 4.5 rows.
+        ("Kimi-Linear", "Kimi-Linear-48B-A3B (KDA + MLA hybrid MoE, bf16)"),
+        ("ERNIE-4.5", "ERNIE-4.5-21B-A3B (MoE, bf16)"),
     ];
     FAMILIES
         .iter()
