@@ -714,6 +714,20 @@ impl Resolver<'_> {
         // families13 (issue #17): SGLang applies no StarCoder2 window (`scenario::starcoder2`).
         starcoder2::sglang_full_attention(engine.kind, &mut model);
         self.dsa_adjust(&mut model, &mut engine, &hardware, &mut warnings)?;
+        // mla49 (issue #18): SGLang's checks and page size with `trtllm_mla` in force.
+        if engine.kind == EngineKind::Sglang && engine.attention_backend.as_deref() == Some("trtllm_mla") {
+            let (page, warning) = attention_backend::sglang_trtllm_mla_settle(
+                &engine.release().version,
+                &hardware.gpu.compute_capability,
+                model.quantization.kv_cache_dtype,
+                engine.page_size,
+                engine.page_size_given,
+                speculative,
+            )
+            .map_err(|m| self.invalid("engine.attention_backend", m))?;
+            engine.page_size = page;
+            warnings.extend(warning);
+        }
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {
             mamba_dtype::apply_sglang(&mut model, &engine.release().version, &engine.mamba_dtypes);

@@ -1196,6 +1196,28 @@ impl<'a> Builder<'a> {
         t + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
             + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
             + self.kv_store_time(pass, l)
+            + self.trtllm_mla_time(pass, l)
+    }
+
+    /// mla49: SGLang `trtllm_mla`'s decode-side cast and q concat (`sgl_decode_launch::
+    /// trtllm_mla_decode_gpu`), costed as their own memory-bound op like `quant_time` (default class
+    /// at their bytes per kernel, plus each kernel's fixed cost). Zero outside a decode pass.
+    fn trtllm_mla_time(&self, pass: &Pass, l: &LayerWork) -> Duration {
+        if pass.shape.ctx == 0 || l.attn_kernels == 0 || matches!(l.mixer, tpsim_model::llm::Mixer::Linear) {
+            return Duration::ZERO;
+        }
+        let heads = pass.model.heads / u64::from(super::dp_attention::attention_tp(&self.s.engine).max(1));
+        let (kernels, bytes) = sgl_decode_launch::trtllm_mla_decode_gpu(
+            self.s,
+            pass.model,
+            heads,
+            pass.shape.tokens,
+            pass.shape.seqs,
+        );
+        if kernels == 0 {
+            return Duration::ZERO;
+        }
+        self.rates.op_time_for(OpClass::Default, bytes, 0.0, kernels)
     }
 
     /// vllmfusion: the KV-cache store of a decode pass's new tokens in layer `l`

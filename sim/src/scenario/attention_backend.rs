@@ -8,11 +8,42 @@
 //!   (both only without speculative decoding with topk > 1; tpsim assumes topk 1 here); otherwise
 //!   `flashinfer` (assumed installed; SGLang falls back to `triton` without it). SM 12.0 (RTX PRO 6000,
 //!   RTX 5090) is not SM 10.x: `flashinfer`.
-//! - MLA models: Hopper → `fa3`; SM 10.x → `flashinfer`; otherwise `triton`.
+//! - MLA models: Hopper → `fa3`; SM 10.x → `flashinfer`; otherwise `triton` — except the
+//!   DeepSeek-V3 class on SM 10.x, `trtllm_mla` from 0.5.4 (mla49, [`sglang_trtllm_mla_model`]).
 //!
-//! Not applied: the model-specific overrides earlier in SGLang's `_handle_model_specific_adjustments`
-//! (e.g. NSA for DeepSeek-V3.2, `trtllm_mla` for DeepSeek on SM 10.x, hybrid-attention models' lists):
-//! set `engine.attention_backend` for those.
+//! mla49 (issue #18): the MLA rule by release, read in the PyPI wheels' `srt/server_args.py` (0.4.10,
+//! 0.4.10.post1, 0.4.10.post2, 0.5.0rc2, 0.5.1, 0.5.2, 0.5.3, 0.5.4, 0.5.5, 0.5.6, 0.5.6.post1, 0.5.8,
+//! 0.5.9; no 0.5.0 wheel on PyPI) and `srt/model_executor/model_runner.py` (0.4.10, 0.5.1–0.5.4, where
+//! the generic default lived up to 0.5.3, `model_specific_adjustment`):
+//! - Generic MLA default, every release read: Hopper with CUDA ≥ 12.3 → `fa3`; `is_sm100_supported()`
+//!   (compute capability major 10, CUDA ≥ 12.8; 0.5.5 / 0.5.8 `utils/common.py`) → `flashinfer`;
+//!   otherwise `triton` (ROCm and NPU branches aside). The log line: "Attention backend not explicitly
+//!   specified. Use flashinfer backend by default." (0.5.8: "Attention backend not specified. …").
+//! - `trtllm_mla` is an `--attention-backend` choice from 0.4.10.post1 (absent from 0.4.10's argparse
+//!   choices). `_handle_model_specific_adjustments` sets it when no attention, prefill or decode
+//!   backend is given, on `is_cuda() and is_sm100_supported()`, for `hf_config.architectures[0]` in:
+//!   0.5.4, 0.5.5 `["DeepseekV3ForCausalLM"]` without DSA (`not is_deepseek_nsa`); 0.5.6–0.5.8 the
+//!   same list plus `MistralLarge3ForCausalLM` and `PixtralForConditionalGeneration` (not lowered by
+//!   tpsim); 0.5.9 also `KimiK25ForConditionalGeneration` (and `GlmMoeDsaForCausalLM`, a DSA model:
+//!   `nsa`). It logs "Use trtllm_mla as attention backend on sm100 for DeepseekV3ForCausalLM"
+//!   (info). 0.5.3 and earlier: no model rule (DeepSeek on B200 runs `flashinfer`). Kimi-K2 checkpoints
+//!   are `DeepseekV3ForCausalLM`; GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`), DeepSeek-V2 and Kimi-VL keep
+//!   the generic rule. Releases after 0.5.9 are taken as 0.5.9; an unreadable version gets no
+//!   model rule.
+//! - With `trtllm_mla` in force (`_handle_attention_backend_compatibility`, every release from
+//!   0.4.10.post1; [`sglang_trtllm_mla_settle`]): a GPU that is not SM 10.x refuses ("TRTLLM MLA
+//!   backend is only supported on Blackwell GPUs (SM100). Please use a different backend.";
+//!   `is_sm100_supported` to 0.5.4, `is_blackwell_supported` — major 10 or 12 — from 0.5.5, the
+//!   text "(SM100/SM12x)" in 0.5.9); a page size other than 32 or 64 becomes 64 with the warning
+//!   "TensorRT-LLM MLA only supports page_size of 32 or 64, changing page_size from {page_size} to
+//!   64." (`None` when `--page-size` is not given: the check runs before `_handle_page_size` sets 1);
+//!   the KV dtype must be `fp8_e4m3` or `auto` (0.5.0rc2–0.5.4), also `fp4_e2m1` (0.5.5–0.5.6.post1),
+//!   also `bf16` (0.5.8, 0.5.9), else "TensorRT-LLM MLA backend only supports kv-cache-dtype of …"
+//!   (0.4.10.post1: no check); 0.4.10.post1 – 0.5.0rc2 refuse speculative decoding ("trtllm_mla
+//!   backend does not support speculative decoding yet.").
+//!
+//! Not applied: the other model-specific overrides of `_handle_model_specific_adjustments` (e.g. NSA
+//! for DeepSeek-V3.2, hybrid-attention models' lists): set `engine.attention_backend` for those.
 //!
 //! vLLM (issues #17/#18, newdeploys): `--attention-backend` takes a member name of
 //! `AttentionBackendEnum` (`vllm/v1/attention/backends/registry.py`, read at commit 0033bf0), parsed by
@@ -103,10 +134,42 @@ pub fn is_known_backend(name: &str) -> bool {
     is_sglang_backend(name) || is_vllm_backend(name)
 }
 
-/// SGLang's default backend for `model` on a GPU of `compute_capability` ("9.0", "12.0", …).
-pub fn sglang_default(compute_capability: &str, model: &ModelSpec) -> &'static str {
+/// SGLang `version` as (major, minor, patch) (a post-release or rc counts as its release).
+fn sgl_release(version: &str) -> Option<(u64, u64, u64)> {
+    let r = crate::engine_args_versions::release(version)?;
+    Some((
+        r.first().copied()?,
+        r.get(1).copied()?,
+        r.get(2).copied().unwrap_or(0),
+    ))
+}
+
+/// mla49: whether SGLang `version`'s `_handle_model_specific_adjustments` moves `model` to
+/// `trtllm_mla` on SM 10.x (module doc): `DeepseekV3ForCausalLM` without DSA from 0.5.4,
+/// `KimiK25ForConditionalGeneration` from 0.5.9.
+pub fn sglang_trtllm_mla_model(version: &str, model: &ModelSpec) -> bool {
+    use tpsim_model::llm::Architecture as A;
+    let Some(v) = sgl_release(version) else {
+        return false;
+    };
+    if model.indexer.is_some() || !matches!(model.attention, Attention::Mla { .. }) {
+        return false;
+    }
+    match model.arch {
+        A::DeepseekV3 => v >= (0, 5, 4),
+        A::KimiK25 => v >= (0, 5, 9),
+        _ => false,
+    }
+}
+
+/// SGLang `version`'s default backend for `model` on a GPU of `compute_capability` ("9.0", "12.0",
+/// …).
+pub fn sglang_default(version: &str, compute_capability: &str, model: &ModelSpec) -> &'static str {
     let major = tpsim_model::hw::sm_major(compute_capability);
     let mla = matches!(model.attention, Attention::Mla { .. });
+    if major == 10 && sglang_trtllm_mla_model(version, model) {
+        return "trtllm_mla";
+    }
     match (mla, major) {
         (_, 9) => "fa3",
         (false, 10) => "trtllm_mha",
@@ -483,10 +546,76 @@ pub fn vllm_check(
     }
 }
 
+/// mla49: SGLang `version`'s checks with `trtllm_mla` in force (module doc): `Err(text)` where it
+/// refuses (not SM 10.x — or 12.x from 0.5.5 —, a KV dtype it does not take, speculative decoding
+/// before 0.5.1); else the page size it runs (64 unless `page_size` is 32 or 64) and its warning
+/// when it changes one (`page_given`: `--page-size` was passed; SGLang prints `None` otherwise).
+pub fn sglang_trtllm_mla_settle(
+    version: &str,
+    compute_capability: &str,
+    kv: tpsim_model::llm::KvCacheDtype,
+    page_size: u64,
+    page_given: bool,
+    speculative: bool,
+) -> Result<(u64, Option<String>), String> {
+    use tpsim_model::llm::KvCacheDtype as K;
+    // Unreadable versions: the newest rule read (0.5.9).
+    let v = sgl_release(version).unwrap_or((0, 5, 9));
+    let major = tpsim_model::hw::sm_major(compute_capability);
+    let blackwell = major == 10 || (v >= (0, 5, 5) && major == 12);
+    if !blackwell {
+        let sm = if v >= (0, 5, 9) { "SM100/SM12x" } else { "SM100" };
+        return Err(format!(
+            "SGLang {version} refuses to start: \"TRTLLM MLA backend is only supported on Blackwell GPUs \
+             ({sm}). Please use a different backend.\" (server_args.py; the GPU is SM {compute_capability})"
+        ));
+    }
+    if speculative && v <= (0, 5, 0) {
+        return Err(format!(
+            "SGLang {version} refuses to start: \"trtllm_mla backend does not support speculative decoding \
+             yet.\" (server_args.py)"
+        ));
+    }
+    let takes = match kv {
+        K::Auto | K::Fp8E4m3 => true,
+        K::Fp4E2m1 => v >= (0, 5, 5),
+        K::Bf16 => v >= (0, 5, 8),
+        _ => false,
+    };
+    if !takes && v >= (0, 5, 0) {
+        let list = if v >= (0, 5, 8) {
+            "fp8_e4m3, fp4_e2m1, bf16, or auto"
+        } else if v >= (0, 5, 5) {
+            "fp8_e4m3, fp4_e2m1, or auto"
+        } else {
+            "fp8_e4m3 or auto"
+        };
+        return Err(format!(
+            "SGLang {version} refuses to start: \"TensorRT-LLM MLA backend only supports kv-cache-dtype of \
+             {list}.\" (server_args.py): expected model.quantization.kv_cache_dtype one of {list}"
+        ));
+    }
+    if page_size == 32 || page_size == 64 {
+        return Ok((page_size, None));
+    }
+    let from = if page_given {
+        page_size.to_string()
+    } else {
+        "None".to_string()
+    };
+    Ok((
+        64,
+        Some(format!(
+            "SGLang: TensorRT-LLM MLA only supports page_size of 32 or 64, changing page_size from {from} to 64."
+        )),
+    ))
+}
+
 /// The backend in force: the scenario's (checked against the engine's names) or the engine's default.
 pub(super) fn resolve(
     given: Option<String>,
     kind: EngineKind,
+    version: &str,
     compute_capability: &str,
     model: &ModelSpec,
     invalid: impl Fn(&str, String) -> ScenarioError,
@@ -518,7 +647,9 @@ pub(super) fn resolve(
                 SGLANG_ATTENTION_BACKENDS.join(", ")
             ),
         )),
-        (_, None) => Ok(Some(sglang_default(compute_capability, model).to_string())),
+        (_, None) => Ok(Some(
+            sglang_default(version, compute_capability, model).to_string(),
+        )),
     }
 }
 

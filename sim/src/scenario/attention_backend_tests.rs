@@ -12,14 +12,111 @@ fn sglang_defaults_by_arch_and_attention() {
     let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
     let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
     // MHA: H100/H200 fa3, B200 trtllm_mha, RTX PRO 6000 (12.0) and Ampere flashinfer.
-    assert_eq!(sglang_default("9.0", &llama), "fa3");
-    assert_eq!(sglang_default("10.0", &llama), "trtllm_mha");
-    assert_eq!(sglang_default("12.0", &llama), "flashinfer");
-    assert_eq!(sglang_default("8.0", &llama), "flashinfer");
-    // MLA: Hopper fa3, SM 10.x flashinfer, else triton.
-    assert_eq!(sglang_default("9.0", &ds), "fa3");
-    assert_eq!(sglang_default("10.0", &ds), "flashinfer");
-    assert_eq!(sglang_default("12.0", &ds), "triton");
+    assert_eq!(sglang_default("0.5.9", "9.0", &llama), "fa3");
+    assert_eq!(sglang_default("0.5.9", "10.0", &llama), "trtllm_mha");
+    assert_eq!(sglang_default("0.5.9", "12.0", &llama), "flashinfer");
+    assert_eq!(sglang_default("0.5.9", "8.0", &llama), "flashinfer");
+    // MLA: Hopper fa3, SM 10.x flashinfer (DeepSeek-V3 before 0.5.4), else triton.
+    assert_eq!(sglang_default("0.5.9", "9.0", &ds), "fa3");
+    assert_eq!(sglang_default("0.5.3", "10.0", &ds), "flashinfer");
+    assert_eq!(sglang_default("0.5.9", "12.0", &ds), "triton");
+}
+
+/// mla49: SGLang's MLA default on SM 10.x by release and architecture (module doc; the wheels'
+/// `server_args.py` `_handle_model_specific_adjustments`): `DeepseekV3ForCausalLM` (DeepSeek-V3,
+/// Kimi-K2) → `trtllm_mla` from 0.5.4 (0.5.3 has no model rule: the generic `flashinfer`);
+/// `KimiK25ForConditionalGeneration` only from 0.5.9 (0.5.8's list lacks it); GLM-4.7-Flash
+/// (`Glm4MoeLiteForCausalLM`) never; DeepSeek-V3.2 (DSA: `is_deepseek_nsa`) never; Hopper keeps
+/// `fa3`; an SM 12.0 GPU is not `is_sm100_supported` (`triton`).
+#[test]
+fn sglang_trtllm_mla_default_by_release() {
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    let k2 = model(include_str!(
+        "../../../scenarios/models/kimi-k2-instruct/config.json"
+    ));
+    let k25 = model(include_str!("../../../scenarios/models/kimi-k2.5/config.json"));
+    let glm = model(include_str!(
+        "../../../scenarios/models/glm-4.7-flash/config.json"
+    ));
+    let v32 = model(include_str!(
+        "../../../scenarios/models/deepseek-v3.2/config.json"
+    ));
+    for v in ["0.4.10", "0.4.10.post2", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3"] {
+        assert_eq!(sglang_default(v, "10.0", &ds), "flashinfer", "{v}");
+    }
+    for v in [
+        "0.5.4",
+        "0.5.5",
+        "0.5.6.post1",
+        "0.5.7",
+        "0.5.8",
+        "0.5.9",
+        "0.5.10",
+    ] {
+        assert_eq!(sglang_default(v, "10.0", &ds), "trtllm_mla", "{v}");
+        assert_eq!(sglang_default(v, "10.0", &k2), "trtllm_mla", "{v}");
+        assert_eq!(sglang_default(v, "9.0", &ds), "fa3", "{v}");
+        assert_eq!(sglang_default(v, "12.0", &ds), "triton", "{v}");
+        assert_eq!(sglang_default(v, "10.0", &glm), "flashinfer", "{v}");
+        assert_eq!(sglang_default(v, "10.0", &v32), "flashinfer", "{v}");
+    }
+    assert_eq!(sglang_default("0.5.8", "10.0", &k25), "flashinfer");
+    assert_eq!(sglang_default("0.5.9", "10.0", &k25), "trtllm_mla");
+    // An unreadable version: no model rule.
+    assert_eq!(sglang_default("main", "10.0", &ds), "flashinfer");
+}
+
+/// mla49: `_handle_attention_backend_compatibility`'s checks with `trtllm_mla` in force: page 1
+/// (not given: SGLang prints `None`) and 16 become 64, 32 and 64 stay; an SM 9.0 GPU refuses in every
+/// release, an SM 12.0 one up to 0.5.4 (`is_sm100_supported`) but not from 0.5.5
+/// (`is_blackwell_supported`); fp8_e5m2 KV refuses from 0.5.0rc2 (0.4.10.post1 has no check), bf16
+/// up to 0.5.6.post1, fp4_e2m1 up to 0.5.4; speculative decoding refuses up to 0.5.0rc2 only.
+#[test]
+fn sglang_trtllm_mla_checks() {
+    use tpsim_model::llm::KvCacheDtype as K;
+    let ok = |v, cc, kv, page, given, spec| sglang_trtllm_mla_settle(v, cc, kv, page, given, spec);
+    let (page, w) = ok("0.5.6.post1", "10.0", K::Auto, 1, false, false).unwrap();
+    assert_eq!(page, 64);
+    assert_eq!(
+        w.as_deref(),
+        Some(
+            "SGLang: TensorRT-LLM MLA only supports page_size of 32 or 64, changing page_size from None to 64."
+        )
+    );
+    let (page, w) = ok("0.5.6.post1", "10.0", K::Auto, 16, true, false).unwrap();
+    assert_eq!(page, 64);
+    assert!(w.unwrap().contains("changing page_size from 16 to 64."));
+    assert_eq!(
+        ok("0.5.6.post1", "10.0", K::Fp8E4m3, 32, true, false).unwrap(),
+        (32, None)
+    );
+    assert_eq!(
+        ok("0.5.6.post1", "10.0", K::Auto, 64, true, false).unwrap(),
+        (64, None)
+    );
+    let e = ok("0.5.6.post1", "9.0", K::Auto, 1, false, false).unwrap_err();
+    assert!(
+        e.contains("only supported on Blackwell GPUs (SM100). Please use"),
+        "{e}"
+    );
+    let e = ok("0.5.9", "9.0", K::Auto, 1, false, false).unwrap_err();
+    assert!(e.contains("Blackwell GPUs (SM100/SM12x)"), "{e}");
+    assert!(ok("0.5.4", "12.0", K::Auto, 1, false, false).is_err());
+    assert!(ok("0.5.5", "12.0", K::Auto, 1, false, false).is_ok());
+    assert!(ok("0.4.10.post1", "10.0", K::Fp8E5m2, 1, false, false).is_ok());
+    let e = ok("0.5.3", "10.0", K::Fp8E5m2, 1, false, false).unwrap_err();
+    assert!(e.contains("kv-cache-dtype of fp8_e4m3 or auto."), "{e}");
+    let e = ok("0.5.6.post1", "10.0", K::Bf16, 1, false, false).unwrap_err();
+    assert!(
+        e.contains("kv-cache-dtype of fp8_e4m3, fp4_e2m1, or auto."),
+        "{e}"
+    );
+    assert!(ok("0.5.8", "10.0", K::Bf16, 1, false, false).is_ok());
+    assert!(ok("0.5.4", "10.0", K::Fp4E2m1, 1, false, false).is_err());
+    assert!(ok("0.5.5", "10.0", K::Fp4E2m1, 1, false, false).is_ok());
+    let e = ok("0.5.0rc2", "10.0", K::Auto, 1, false, true).unwrap_err();
+    assert!(e.contains("does not support speculative decoding yet."), "{e}");
+    assert!(ok("0.5.1", "10.0", K::Auto, 1, false, true).is_ok());
 }
 
 #[test]
@@ -29,35 +126,70 @@ fn names_are_checked_per_engine() {
         file: k.to_string(),
         message: m,
     };
-    let r = resolve(None, EngineKind::Sglang, "12.0", &llama, err);
+    let r = resolve(None, EngineKind::Sglang, "0.5.9", "12.0", &llama, err);
     assert_eq!(r.unwrap().as_deref(), Some("flashinfer"));
-    let r = resolve(Some("triton".into()), EngineKind::Sglang, "12.0", &llama, err);
+    let r = resolve(
+        Some("triton".into()),
+        EngineKind::Sglang,
+        "0.5.9",
+        "12.0",
+        &llama,
+        err,
+    );
     assert_eq!(r.unwrap().as_deref(), Some("triton"));
-    let e = resolve(Some("flash_attn".into()), EngineKind::Sglang, "12.0", &llama, err)
-        .unwrap_err()
-        .to_string();
+    let e = resolve(
+        Some("flash_attn".into()),
+        EngineKind::Sglang,
+        "0.5.9",
+        "12.0",
+        &llama,
+        err,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains("engine.attention_backend") && e.contains("fa3, fa4, flashinfer"),
         "{e}"
     );
     assert_eq!(
-        resolve(None, EngineKind::Vllm, "12.0", &llama, err).unwrap(),
+        resolve(None, EngineKind::Vllm, "0.5.9", "12.0", &llama, err).unwrap(),
         None
     );
     // vLLM: its enum's member names, upper case as its parser reads them.
-    let r = resolve(Some("TRITON_MLA".into()), EngineKind::Vllm, "12.0", &llama, err);
+    let r = resolve(
+        Some("TRITON_MLA".into()),
+        EngineKind::Vllm,
+        "0.5.9",
+        "12.0",
+        &llama,
+        err,
+    );
     assert_eq!(r.unwrap().as_deref(), Some("TRITON_MLA"));
-    let e = resolve(Some("triton".into()), EngineKind::Vllm, "12.0", &llama, err)
-        .unwrap_err()
-        .to_string();
+    let e = resolve(
+        Some("triton".into()),
+        EngineKind::Vllm,
+        "0.5.9",
+        "12.0",
+        &llama,
+        err,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains("Unknown attention backend: 'triton'. Valid options are: FLASH_ATTN, FLASH_ATTN_DIFFKV,")
             && e.ends_with("CPU_ATTN, TURBOQUANT, CUSTOM\""),
         "{e}"
     );
-    let e = resolve(Some("CUSTOM".into()), EngineKind::Vllm, "12.0", &llama, err)
-        .unwrap_err()
-        .to_string();
+    let e = resolve(
+        Some("CUSTOM".into()),
+        EngineKind::Vllm,
+        "0.5.9",
+        "12.0",
+        &llama,
+        err,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("Backend CUSTOM must be registered before use"), "{e}");
 }
 
@@ -290,4 +422,41 @@ fn vllm_refuses_unsuitable_named_backends() {
         vllm_named_block("FLASH_ATTN", "0.19.0", "9.0", &llama, None),
         None
     );
+}
+
+/// mla49: the DeepSeek-R1-0528 8× B200 run of the SGLang cookbook as
+/// `scenarios/validation/deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml` sets it (0.5.6.post1, TP 8,
+/// no backend given): SGLang picks `trtllm_mla` and its page size 64, where `--attention-backend
+/// flashinfer` keeps page 1. The KV cell is MLA's latent and rope per layer, replicated on each rank:
+/// 61 layers × (512 + 64) × 2 B = 70,272 B a token. The pool floors the profiled tokens to the page:
+/// flashinfer's 1,095,184 tokens (page 1; the baseline before mla49) = 17,112 × 64 + 16 → 1,095,168
+/// under `trtllm_mla`, and allocates one padded page more: (1,095,168 + 64) × 70,272 =
+/// 76,964,143,104 B (flashinfer: (1,095,184 + 1) × 70,272 = 76,960,840,320 B). Exact (integers).
+#[test]
+fn deepseek_b200_trtllm_mla_pages_the_pool() {
+    let text = |backend: &str| {
+        format!(
+            "[hardware]\npreset = \"b200-8x-nvlink\"\n[model]\npreset = \"deepseek-v3\"\n[engine]\nname = \"sglang\"\n\
+             version = \"0.5.6.post1\"\ntp = 8\n{backend}\n[workload]\nconcurrency = 1\nprompt_len = 1000\n\
+             output_len = 1000\n"
+        )
+    };
+    let load =
+        |t: String| crate::scenario::load_str(&t, std::path::Path::new("mla49.toml")).expect("scenario");
+    let trt = load(text(""));
+    let fi = load(text("attention_backend = \"flashinfer\""));
+    assert_eq!(trt.engine.attention_backend.as_deref(), Some("trtllm_mla"));
+    assert_eq!((trt.engine.page_size, fi.engine.page_size), (64, 1));
+    assert!(
+        trt.warnings
+            .iter()
+            .any(|w| w.contains("changing page_size from None to 64."))
+    );
+    let (pt, pf) = (crate::plan_memory(&trt), crate::plan_memory(&fi));
+    assert_eq!((pt.cell_size, pf.cell_size), (70_272, 70_272));
+    assert_eq!(pf.kv_tokens, 1_095_184);
+    assert_eq!(pt.kv_tokens, 1_095_168);
+    assert_eq!(pt.kv_tokens, 17_112 * 64);
+    assert_eq!(pt.kv_pool.0, 76_964_143_104);
+    assert_eq!(pf.kv_pool.0, 76_960_840_320);
 }

@@ -494,6 +494,7 @@ impl Resolver<'_> {
         let attention_backend = super::attention_backend::resolve(
             e.attention_backend,
             kind,
+            &release.version,
             &hw.gpu.compute_capability,
             model,
             |k, m| self.invalid(k, m),

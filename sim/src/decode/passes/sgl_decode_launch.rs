@@ -80,6 +80,42 @@ pub(crate) fn eager_extra(s: &Scenario, model: &ModelSpec, l: &LayerWork, tokens
     (attn, ffn)
 }
 
+/// mla49: the GPU work `trtllm_mla`'s decode adds to an MLA layer beyond the one attention kernel
+/// of the template, in every launch mode (inside a captured graph too: `forward_decode` runs per
+/// layer at capture; 0.5.6.post1 `layers/attention/trtllm_mla_backend.py`): the `seq_lens` cast to
+/// int32 for `trtllm_batch_decode_with_kv_cache_mla` (reads `seqs` int64, writes int32: 12 B a
+/// sequence) and, with a 16-bit cache, `_concat_mla_absorb_q_general` of `q_nope` [tokens, heads,
+/// 512] and `q_rope` [tokens, heads, 64] into [tokens, heads, 576] (read and written, 2 B each:
+/// tokens × heads × (kv_lora_rank + qk_rope_head_dim) × 4 B). (kernels, bytes); (0, 0) for another
+/// backend, engine or attention, and for an extend (its ragged prefill launches what FA3's does).
+/// `heads`: the query heads on a rank.
+pub(crate) fn trtllm_mla_decode_gpu(
+    s: &Scenario,
+    model: &ModelSpec,
+    heads: u64,
+    tokens: u32,
+    seqs: u32,
+) -> (u32, f64) {
+    let Attention::Mla {
+        kv_lora_rank,
+        qk_rope_head_dim,
+        ..
+    } = model.attention
+    else {
+        return (0, 0.0);
+    };
+    if s.engine.kind != EngineKind::Sglang || s.engine.attention_backend.as_deref() != Some("trtllm_mla") {
+        return (0, 0.0);
+    }
+    let cast = 12.0 * f64::from(seqs);
+    if fp8_kv(model) {
+        (1, cast)
+    } else {
+        let concat = f64::from(tokens) * heads as f64 * (kv_lora_rank + qk_rope_head_dim) as f64 * 4.0;
+        (2, cast + concat)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +192,32 @@ mod tests {
             "tp = 8\nattention_backend = \"trtllm_mla\"",
         );
         assert_eq!(eager_extra(&t, &t.model, &l, 4), (2, 0));
+    }
+
+    /// mla49: `trtllm_mla`'s decode GPU work (`trtllm_mla_decode_gpu`) for DeepSeek-V3 at TP 8 on
+    /// B200, SGLang 0.5.6.post1's own pick: 128 / 8 = 16 query heads a rank; 16 sequences of one
+    /// token: the cast 12 × 16 = 192 B, the bf16 q concat 16 × 16 × (512 + 64) × 4 = 589,824 B: 2
+    /// kernels, 590,016 B. An fp8 cache: the cast alone (1 kernel, 192 B). flashinfer: nothing.
+    #[test]
+    fn trtllm_mla_decode_gpu_work() {
+        let t = load(
+            "b200-8x-nvlink",
+            "deepseek-v3",
+            "version = \"0.5.6.post1\"\ntp = 8",
+        );
+        assert_eq!(t.engine.attention_backend.as_deref(), Some("trtllm_mla"));
+        assert_eq!(trtllm_mla_decode_gpu(&t, &t.model, 16, 16, 16), (2, 590_016.0));
+        let f8 = load(
+            "b200-8x-nvlink",
+            "deepseek-v3",
+            "version = \"0.5.6.post1\"\ntp = 8\n[model.quantization]\nkv_cache_dtype = \"fp8_e4m3\"",
+        );
+        assert_eq!(trtllm_mla_decode_gpu(&f8, &f8.model, 16, 16, 16), (1, 192.0));
+        let fi = load(
+            "b200-8x-nvlink",
+            "deepseek-v3",
+            "version = \"0.5.6.post1\"\ntp = 8\nattention_backend = \"flashinfer\"",
+        );
+        assert_eq!(trtllm_mla_decode_gpu(&fi, &fi.model, 16, 16, 16), (0, 0.0));
     }
 }
