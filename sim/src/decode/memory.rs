@@ -457,7 +457,13 @@ impl<'a> SglangStartup<'a> {
         let gib = |b: Bytes| b.as_gib_f64();
         let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
         let custom = custom_allreduce_buffers(e);
-        let weights = super::dp_attention::weights_per_rank(s);
+        // mem49 (issue #17 point 5): the RoPE caches are built on the GPU while the model is
+        // constructed, inside "Load weight end"'s mem usage ([`sglang_rope_bytes`]).
+        let weights = Bytes(
+            super::dp_attention::weights_per_rank(s)
+                .0
+                .saturating_add(sglang_rope_bytes(s).0),
+        );
         let mut entries = vec![MemEntry {
             kind: MemKind::Context,
             bytes: s.hardware.params.context_overhead.0,
@@ -1000,6 +1006,22 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
         }
         _ => (false, Vec::new()),
     }
+}
+
+/// mem49 (issue #17 point 5): the RoPE cos/sin caches SGLang builds on each rank while it
+/// constructs the model (`tpsim_model::rope_cache`: float32 on CUDA from 0.4.3, the model dtype on
+/// ROCm and before; LongRoPE's three buffers), counted with the weights in "Load weight end … mem
+/// usage", so the KV profile's `available` is that much lower.
+pub(crate) fn sglang_rope_bytes(s: &Scenario) -> Bytes {
+    use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
+    let release = crate::engine_args_versions::release(&s.engine.release().version);
+    let cuda = s.hardware.accel.vendor == crate::scenario::accel::GpuVendor::Nvidia;
+    let dtype = tpsim_model::llm::KvCacheDtype::Auto.bytes(s.model.dtype);
+    Bytes(
+        rope_cache_tensors(&s.model, RopeRule::sglang(release.as_deref(), cuda), dtype)
+            .iter()
+            .sum(),
+    )
 }
 
 /// Whether an SGLang version string (`0.5.6`, `v0.5.5.post1`) is older than 0.5.8, the first version
