@@ -225,6 +225,37 @@ mod tests {
         assert!(rope_cache_tensors(&m, RopeRule::sglang(None, true), 2).is_empty());
     }
 
+    /// mem49: SGLang's "mem usage" of Qwen3-14B at tp 4 on an RTX 4090 (engine-memory.tsv line
+    /// 40, logged 7.08 GB), beyond the checkpoint's 6.878 GiB: the float32 RoPE cache (20 MiB) and the
+    /// segments torch keeps after `empty_cache` (`ModelSpec::sglang_load_segment_overhead`). By hand,
+    /// per layer (bf16): qkv (10 + 2 + 2) × 128 × 5120 × 2 B = 17.5 MiB in an 18 MiB segment taken
+    /// whole (+0.5); o_proj 5120 × 1280 × 2 B = 12.5 MiB in a 14 MiB segment (+1.5, split: the free
+    /// tail stays reserved); gate_up 8704 × 5120 × 2 B = 85 MiB in 86 MiB whole (+1); down 5120 ×
+    /// 4352 × 2 B = 42.5 MiB in 44 MiB (+1.5): 4.5 MiB × 40 layers = 180 MiB. Embedding and LM head
+    /// 37,984 × 5120 × 2 B = 370.9375 MiB each in 372 MiB segments: +2.125 MiB. The norms (40 × (2 ×
+    /// 10,240 + 2 × 256) + 10,240 = 849,920 B asked) fill one 2 MiB small segment: +1,247,232 B. The
+    /// RoPE cache's float32 temporaries (10, 10, 10, 20 MiB) are freed, their segments released; the
+    /// 20 MiB cache fills its own. Total 182.125 MiB + 1,247,232 B = 192,219,136 B = 0.1790 GiB;
+    /// with the weights and the cache, 6.878 + 0.0195 + 0.1790 = 7.077 GiB against the logged 7.08
+    /// (± 0.005: two decimals).
+    #[test]
+    fn qwen3_14b_sglang_load_segments_tp4() {
+        let m = preset("qwen3-14b");
+        let ropes = rope_cache_tensors(&m, RopeRule::sglang(None, true), 2);
+        assert_eq!(ropes, vec![20 << 20]);
+        let gpu = crate::llm::LoadGpu {
+            sm_version: 89,
+            sm_count: 128,
+            cuda: true,
+        };
+        let over = m.sglang_load_segment_overhead(4, &ropes, 4, 2, &gpu);
+        assert_eq!(over, 182 * (1 << 20) + (1 << 17) + 1_247_232);
+        assert_eq!(over, 192_219_136);
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let usage = gib(m.weight_bytes_per_rank(4).0) + gib(ropes[0]) + gib(over);
+        assert!((usage - 7.08).abs() < 0.005, "{usage}");
+    }
+
     /// A LongRoPE block without `original_max_position_embeddings` is refused naming the key (the
     /// engines' `get_rope` raises KeyError).
     #[test]
