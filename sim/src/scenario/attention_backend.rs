@@ -179,6 +179,64 @@ pub fn sglang_default(version: &str, compute_capability: &str, model: &ModelSpec
     }
 }
 
+/// b200moe49 (issue #18): SGLang's default for `model` on an NVIDIA GPU of `compute_capability` under
+/// release `version`, where it differs from 0.5.9's rule ([`sglang_default`]). Read in the PyPI
+/// wheels (`srt/model_executor/model_runner.py` of 0.5.2, 0.5.3.post3 and 0.5.4, `srt/server_args.py`
+/// `_handle_attention_backend_compatibility` and `_handle_model_specific_adjustments` of 0.5.5,
+/// 0.5.6, 0.5.6.post1, 0.5.6.post2, 0.5.7, 0.5.8 and 0.5.9):
+/// - MHA models on SM 10.x: 0.5.2–0.5.6 have no Blackwell branch ("1.2 In other cases, we will use
+///   flashinfer if available"): `flashinfer`. 0.5.6.post1 and 0.5.6.post2 add `elif is_blackwell()`
+///   → `trtllm_mha`, and their `is_blackwell()` (`srt/utils/common.py`) takes compute capability 10
+///   and 12: on SM 12.x (RTX PRO 6000, RTX 5090) the default is `trtllm_mha` too, which the same
+///   file's check then refuses ([`sglang_trtllm_mha_check`]). 0.5.7 on: `is_sm100_supported()`
+///   (major 10 only), 0.5.9's rule.
+/// - `GptOssForCausalLM` keeps its own rule (`trtllm_mha` on SM 10.x in 0.5.4–0.5.9), and MLA models
+///   the MLA branch, unchanged in these releases.
+/// - `Qwen3NextForCausalLM` on SM 10.x: `triton` ("Use triton as attention backend on sm100 for
+///   Qwen3NextForCausalLM"; 0.5.6 sets it even over a named backend, 0.5.6.post1–0.5.9 only without
+///   one: tpsim applies it to the default). Not read before 0.5.6: no rule there.
+///
+/// Other releases (before 0.5.2, after 0.5.9, unreadable) take [`sglang_default`].
+pub fn sglang_default_for(version: &str, compute_capability: &str, model: &ModelSpec) -> &'static str {
+    use tpsim_model::llm::Architecture as A;
+    let base = sglang_default(version, compute_capability, model);
+    let Some(r) = crate::engine_args_versions::release(version) else {
+        return base;
+    };
+    let v = (
+        r.first().copied().unwrap_or(0),
+        r.get(1).copied().unwrap_or(0),
+        r.get(2).copied().unwrap_or(0),
+    );
+    // `0.5.6.post1` parses as 0.5.6; the post-releases changed the rule.
+    let post = version.contains("post");
+    let major = tpsim_model::hw::sm_major(compute_capability);
+    if !((0, 5, 2)..=(0, 5, 9)).contains(&v) || matches!(model.attention, Attention::Mla { .. }) {
+        return base;
+    }
+    match model.arch {
+        A::GptOss => base,
+        A::Qwen3Next if major == 10 && v >= (0, 5, 6) => "triton",
+        _ if major == 10 && (v < (0, 5, 6) || (v == (0, 5, 6) && !post)) => "flashinfer",
+        _ if major == 12 && v == (0, 5, 6) && post => "trtllm_mha",
+        _ => base,
+    }
+}
+
+/// b200moe49: SGLang's check on `trtllm_mha` (`server_args.py` of every 0.5.x wheel read, 0.5.2–0.5.9:
+/// `if not is_sm100_supported(): raise ValueError(…)`): the backend, named or the release's default,
+/// runs on compute capability 10.x only. `Err` with the engine's text elsewhere.
+pub fn sglang_trtllm_mha_check(backend: Option<&str>, compute_capability: &str) -> Result<(), String> {
+    if backend == Some("trtllm_mha") && tpsim_model::hw::sm_major(compute_capability) != 10 {
+        return Err(
+            "SGLang refuses: \"TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use \
+                    a different backend.\""
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
 /// vLLM's pick without `--attention-backend`, and the KV block size it then runs with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VllmPick {
@@ -648,7 +706,7 @@ pub(super) fn resolve(
             ),
         )),
         (_, None) => Ok(Some(
-            sglang_default(version, compute_capability, model).to_string(),
+            sglang_default_for(version, compute_capability, model).to_string(),
         )),
     }
 }

@@ -152,14 +152,14 @@ fn names_are_checked_per_engine() {
         "{e}"
     );
     assert_eq!(
-        resolve(None, EngineKind::Vllm, "0.5.9", "12.0", &llama, err).unwrap(),
+        resolve(None, EngineKind::Vllm, "0.11.0", "12.0", &llama, err).unwrap(),
         None
     );
     // vLLM: its enum's member names, upper case as its parser reads them.
     let r = resolve(
         Some("TRITON_MLA".into()),
         EngineKind::Vllm,
-        "0.5.9",
+        "0.11.0",
         "12.0",
         &llama,
         err,
@@ -168,7 +168,7 @@ fn names_are_checked_per_engine() {
     let e = resolve(
         Some("triton".into()),
         EngineKind::Vllm,
-        "0.5.9",
+        "0.11.0",
         "12.0",
         &llama,
         err,
@@ -183,7 +183,7 @@ fn names_are_checked_per_engine() {
     let e = resolve(
         Some("CUSTOM".into()),
         EngineKind::Vllm,
-        "0.5.9",
+        "0.11.0",
         "12.0",
         &llama,
         err,
@@ -459,4 +459,101 @@ fn deepseek_b200_trtllm_mla_pages_the_pool() {
     assert_eq!(pt.kv_tokens, 17_112 * 64);
     assert_eq!(pt.kv_pool.0, 76_964_143_104);
     assert_eq!(pf.kv_pool.0, 76_960_840_320);
+}
+
+/// b200moe49: SGLang's default by release (`sglang_default_for`, read in the 0.5.2–0.5.9 wheels).
+/// An MHA model on SM 10.0 runs `flashinfer` through 0.5.6 and `trtllm_mha` from 0.5.6.post1; on
+/// SM 12.0 0.5.6.post1 / post2's `is_blackwell()` picks `trtllm_mha`, 0.5.7 on `flashinfer` again;
+/// Hopper keeps `fa3`; gpt-oss keeps its own `trtllm_mha` on SM 10.0 in 0.5.6; Qwen3-Next takes
+/// `triton` on SM 10.0 from 0.5.6 (not on SM 12.0); MLA keeps `flashinfer` on SM 10.0; releases not
+/// read (0.4.10, 0.5.10) keep 0.5.9's rule.
+#[test]
+fn sglang_defaults_by_release() {
+    let qwen3 = model(include_str!(
+        "../../../scenarios/models/qwen3-235b-a22b/config.json"
+    ));
+    let oss = model(include_str!("../../../scenarios/models/gpt-oss-120b/config.json"));
+    let next = model(include_str!(
+        "../../../scenarios/models/qwen3-next-80b-a3b/config.json"
+    ));
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    for v in ["0.5.2", "0.5.3.post3", "0.5.4", "0.5.5", "0.5.6"] {
+        assert_eq!(sglang_default_for(v, "10.0", &qwen3), "flashinfer", "{v}");
+        assert_eq!(sglang_default_for(v, "12.0", &qwen3), "flashinfer", "{v}");
+        assert_eq!(sglang_default_for(v, "9.0", &qwen3), "fa3", "{v}");
+    }
+    for v in ["0.5.6.post1", "0.5.6.post2"] {
+        assert_eq!(sglang_default_for(v, "10.0", &qwen3), "trtllm_mha", "{v}");
+        assert_eq!(sglang_default_for(v, "12.0", &qwen3), "trtllm_mha", "{v}");
+    }
+    for v in ["0.5.7", "0.5.8", "0.5.8.post1", "0.5.9"] {
+        assert_eq!(sglang_default_for(v, "10.0", &qwen3), "trtllm_mha", "{v}");
+        assert_eq!(sglang_default_for(v, "12.0", &qwen3), "flashinfer", "{v}");
+    }
+    assert_eq!(sglang_default_for("0.5.6", "10.0", &oss), "trtllm_mha");
+    for v in ["0.5.6", "0.5.6.post1", "0.5.7", "0.5.8", "0.5.9"] {
+        assert_eq!(sglang_default_for(v, "10.0", &next), "triton", "{v}");
+    }
+    assert_eq!(sglang_default_for("0.5.8", "12.0", &next), "flashinfer");
+    assert_eq!(sglang_default_for("0.5.5", "10.0", &next), "flashinfer");
+    assert_eq!(sglang_default_for("0.5.6", "10.0", &ds), "flashinfer");
+    assert_eq!(sglang_default_for("0.4.10", "10.0", &qwen3), "trtllm_mha");
+    assert_eq!(sglang_default_for("0.5.10", "10.0", &qwen3), "trtllm_mha");
+}
+
+/// b200moe49: `trtllm_mha` off SM 10.x is refused with SGLang's text (named on an H100, or as the
+/// 0.5.6.post1 default on an RTX PRO 6000); on a B200 it runs.
+#[test]
+fn sglang_refuses_trtllm_mha_off_sm100() {
+    let text =
+        "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.";
+    for cc in ["9.0", "12.0", "8.0"] {
+        let e = sglang_trtllm_mha_check(Some("trtllm_mha"), cc).unwrap_err();
+        assert!(e.contains(text), "{e}");
+    }
+    assert!(sglang_trtllm_mha_check(Some("trtllm_mha"), "10.0").is_ok());
+    assert!(sglang_trtllm_mha_check(Some("flashinfer"), "12.0").is_ok());
+    assert!(sglang_trtllm_mha_check(None, "12.0").is_ok());
+}
+
+/// b200moe49: the refusal through a whole scenario. Llama-3.1-8B at TP 1 under SGLang on one RTX
+/// PRO 6000 (SM 12.0): 0.5.6.post1 without a backend defaults to `trtllm_mha` and is refused (the
+/// text says it was the default); naming `flashinfer` starts; 0.5.8 defaults to `flashinfer`. A
+/// named `trtllm_mha` on an H100 (SM 9.0) is refused under 0.5.8; on a B200 it loads.
+#[test]
+fn scenarios_refuse_trtllm_mha_off_sm100() {
+    use crate::scenario::load_str;
+    use std::path::Path;
+    let load = |hw: &str, version: &str, extra: &str| {
+        let text = format!(
+            "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+             version = \"{version}\"\ntp = 1\n{extra}\n[workload]\nconcurrency = 1\nprompt_len = 1024\n\
+             output_len = 16\n"
+        );
+        load_str(&text, Path::new("trtllm-mha.toml"))
+    };
+    let pro = "rtx-pro-6000-2x-turin-same-numa";
+    let text =
+        "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.";
+    let e = load(pro, "0.5.6.post1", "").unwrap_err().to_string();
+    assert!(
+        e.contains(text) && e.contains("engine.attention_backend") && e.contains("default"),
+        "{e}"
+    );
+    let s = load(pro, "0.5.6.post1", "attention_backend = \"flashinfer\"").unwrap();
+    assert_eq!(s.engine.attention_backend.as_deref(), Some("flashinfer"));
+    let s = load(pro, "0.5.8", "").unwrap();
+    assert_eq!(s.engine.attention_backend.as_deref(), Some("flashinfer"));
+    let e = load(
+        "h100-sxm-8x-nvlink",
+        "0.5.8",
+        "attention_backend = \"trtllm_mha\"",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains(text) && !e.contains("default"), "{e}");
+    let s = load("b200-8x-nvlink", "0.5.6", "").unwrap();
+    assert_eq!(s.engine.attention_backend.as_deref(), Some("flashinfer"));
+    let s = load("b200-8x-nvlink", "0.5.6.post1", "").unwrap();
+    assert_eq!(s.engine.attention_backend.as_deref(), Some("trtllm_mha"));
 }

@@ -499,6 +499,22 @@ impl Resolver<'_> {
             model,
             |k, m| self.invalid(k, m),
         )?;
+        // b200moe49: SGLang's `trtllm_mha` runs on SM 10.x only, named or as 0.5.6.post1/post2's default.
+        if kind == EngineKind::Sglang {
+            super::attention_backend::sglang_trtllm_mha_check(attention_backend.as_deref(), &hw.gpu.compute_capability)
+                .map_err(|m| {
+                    let why = if backend_given {
+                        String::new()
+                    } else {
+                        format!(
+                            " (no engine.attention_backend: SGLang {}'s default for this model on compute capability \
+                             {}, whose `is_blackwell()` takes 10.x and 12.x; name another backend)",
+                            release.version, hw.gpu.compute_capability
+                        )
+                    };
+                    self.invalid("engine.attention_backend", format!("{m}{why}"))
+                })?;
+        }
         // Issue #17 point 4: SGLang on ROCm — its default backend there, and the AITER reserve on the
         // fraction (scenario/rocm.rs).
         let attention_backend = match (kind, hw.accel.vendor, backend_given) {

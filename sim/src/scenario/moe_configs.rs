@@ -207,7 +207,16 @@ mod tests {
         let t = table();
         assert_eq!(
             releases(),
-            ["0.5.2", "0.5.3.post3", "0.5.8", "0.5.8.post1", "0.5.9"]
+            [
+                "0.5.2",
+                "0.5.3.post3",
+                "0.5.6",
+                "0.5.6.post1",
+                "0.5.7",
+                "0.5.8",
+                "0.5.8.post1",
+                "0.5.9"
+            ]
         );
         for f in &t.folder {
             assert!(f.releases.iter().all(|v| releases().contains(v)), "{}", f.name);
@@ -247,6 +256,30 @@ mod tests {
             assert_eq!(lookup(&v, &bf16(128, 384, pro)).unwrap().found_in, None, "{v}");
         }
         assert_eq!(lookup("0.4.9", &bf16(512, 128, "NVIDIA H200")), None);
+    }
+
+    /// b200moe49: the releases the B200 cookbook rows name (0.5.6, 0.5.6.post1; 0.5.7 for GLM-4.7-Flash's
+    /// page), read from `python3 /work/tools/wheel_ls.py sglang V sglang/srt/layers/moe/fused_moe_triton/configs/`
+    /// (the wheels' listings): no `device_name=NVIDIA_B200` bf16 file for GLM-4.6 at TP 8 (E=161 with
+    /// the fused shared expert, N=192), Qwen3-235B at TP 8 (E=128, N=192) or Qwen3-Next at TP 8
+    /// (E=512, N=64) in any folder, so those rows ran `get_default_config`'s tile. The H200 has
+    /// Qwen3-235B's file from `triton_3_2_0` (every release) and GLM-4.6's from the `triton_3_5_1`
+    /// folder that 0.5.6.post1 adds (kept in 0.5.7; absent from 0.5.6).
+    #[test]
+    fn the_b200_cookbook_releases_ship_no_b200_file_for_their_shapes() {
+        for v in ["0.5.6", "0.5.6.post1", "0.5.7"] {
+            for (e, n) in [(161, 192), (128, 192), (512, 64)] {
+                let l = lookup(v, &bf16(e, n, "NVIDIA B200")).unwrap();
+                assert_eq!(l.found_in, None, "{v} E={e} N={n}");
+                assert_eq!(l.first_folder, "triton_3_5_1", "{v}");
+            }
+            let q = lookup(v, &bf16(128, 192, "NVIDIA H200")).unwrap();
+            assert_eq!(q.found_in.as_deref(), Some("triton_3_2_0"), "{v}");
+        }
+        let glm = |v: &str| lookup(v, &bf16(161, 192, "NVIDIA H200")).unwrap().found_in;
+        assert_eq!(glm("0.5.6"), None);
+        assert_eq!(glm("0.5.6.post1").as_deref(), Some("triton_3_5_1"));
+        assert_eq!(glm("0.5.7").as_deref(), Some("triton_3_5_1"));
     }
 
     /// The H200 E=512,N=128 bf16 file first ships in 0.5.3.post3: `unzip -l
