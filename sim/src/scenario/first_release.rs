@@ -390,6 +390,7 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/falcon_h1.py",
         since: "vLLM ships it from 0.9.0",
         then: CannotServe("Falcon-H1 (FalconH1ForCausalLM)"),
+    },
     // families21: Apertus (0.5.3rc0 counts as 0.5.3).
     Row {
         models: |m| m.arch == Architecture::Apertus,
