@@ -96,7 +96,7 @@ pub fn dram_bw(memory_channels: u32, dimm_mts: u32) -> Option<Bandwidth> {
 /// `channels / nodes` channels at `dimm_mts` (see [`dram_bw`]). `None` for zero nodes, or channels
 /// that the nodes do not split evenly (NPS interleaves equal channel sets: the module text).
 pub fn node_dram_bw(memory_channels: u32, dimm_mts: u32, nodes: u32) -> Option<Bandwidth> {
-    if nodes == 0 || memory_channels % nodes != 0 {
+    if nodes == 0 || !memory_channels.is_multiple_of(nodes) {
         return None;
     }
     dram_bw(memory_channels / nodes, dimm_mts)

@@ -511,13 +511,13 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
     if let Some((nodes, nl)) = lscpu.as_ref().and_then(|l| l.numa_nodes)
         && nodes > sockets
     {
-        if nodes % sockets != 0 {
+        if !nodes.is_multiple_of(sockets) {
             return err(format!(
                 "--lscpu line {nl}: NUMA node(s) {nodes} on {sockets} socket(s): expected a whole number of nodes per socket (NPS / SNC)"
             ));
         }
         let nps = nodes / sockets;
-        if memory_channels % nps != 0 || nps > 8 {
+        if !memory_channels.is_multiple_of(nps) || nps > 8 {
             return err(format!(
                 "--lscpu line {nl}: {nps} NUMA nodes per socket do not split its {memory_channels} memory channels evenly: expected NPS2/NPS4 or SNC2/3/4 over equal channel sets (or give --memory-channels)"
             ));

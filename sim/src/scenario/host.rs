@@ -83,7 +83,8 @@ impl Resolver<'_> {
         };
         // shm49: NUMA nodes per socket (NPS / SNC) and the GPUs' nodes, where the buffer's node matters.
         let numa_nodes_per_socket = h.numa_nodes_per_socket.unwrap_or(1);
-        if !(1..=8).contains(&numa_nodes_per_socket) || memory_channels % numa_nodes_per_socket != 0 {
+        if !(1..=8).contains(&numa_nodes_per_socket) || !memory_channels.is_multiple_of(numa_nodes_per_socket)
+        {
             return Err(self.invalid(
                 &k("numa_nodes_per_socket"),
                 format!(
