@@ -22,6 +22,16 @@
 //! - the socket link's capacity per direction: links × per-link bandwidth;
 //! - the per-step cost of an SHM hop across sockets: the same-socket step plus one flag write across
 //!   the socket link (its one-way latency).
+//! - shm49: the DRAM of one NUMA node where a socket is split into several (AMD NPS2/NPS4, Intel
+//!   SNC): each node interleaves only its own channels (Dell EMC PowerEdge R6525 / R6515 manuals,
+//!   Table 42 "Interleaving Options Based on NPSx": on EPYC 7002, NPS4 interleaves the 2 channels of a
+//!   quadrant, NPS2 the 4 of a half, NPS1 all 8; EPYC 9004 offers 2- to 12-channel interleaves over its
+//!   12 channels, tech2sports.com "AMD EPYC Genoa"), so a node holds `memory_channels / nodes` channels.
+//!   NCCL puts an SHM connection's buffers on the receiver GPU's own node (the receiver's proxy
+//!   allocates them, `shmRecvProxySetup`, with its thread bound to the GPU's local CPUs; on the cuMem
+//!   path at the allocating GPU's `CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID`, NCCL 2.29.7
+//!   `src/include/alloc.h` `ncclCuMemHostAlloc`), so that node's DRAM
+//!   carries the connection's write into and read out of host memory ([`HostFacts::node_memory_bw`]).
 //!
 //! - the rate at which the GPUs behind one parent port (switch uplink or root port) load SHM buffers
 //!   from host memory: a fraction of that port's link rate ([`shm_read_rate`]), shared by those GPUs
@@ -64,6 +74,12 @@ pub struct HostFacts {
     pub socket_links: u32,
     pub socket_link_bw: Option<Bandwidth>,
     pub shm_buffer: ShmBuffer,
+    /// NUMA nodes per socket (AMD NPS, Intel SNC), ≥ 1; 1 is the whole socket.
+    pub numa_nodes_per_socket: u32,
+    /// Each GPU's NUMA node (as `nvidia-smi topo -m`'s NUMA Affinity column numbers them: socket s
+    /// holds nodes `s × numa_nodes_per_socket` …), given where `numa_nodes_per_socket` > 1; empty
+    /// otherwise.
+    pub gpu_numa_nodes: Vec<u32>,
 }
 
 /// Host DRAM bandwidth of one socket that SHM staging shares (per direction, as `host_memory_bw`):
@@ -74,6 +90,16 @@ pub fn dram_bw(memory_channels: u32, dimm_mts: u32) -> Option<Bandwidth> {
         return None;
     }
     Bandwidth::from_bytes_per_s((peak * DRAM_ACHIEVABLE).round() as u64)
+}
+
+/// DRAM bandwidth of one NUMA node of a socket split into `nodes` (NPS / SNC): the node's
+/// `channels / nodes` channels at `dimm_mts` (see [`dram_bw`]). `None` for zero nodes, or channels
+/// that the nodes do not split evenly (NPS interleaves equal channel sets: the module text).
+pub fn node_dram_bw(memory_channels: u32, dimm_mts: u32, nodes: u32) -> Option<Bandwidth> {
+    if nodes == 0 || !memory_channels.is_multiple_of(nodes) {
+        return None;
+    }
+    dram_bw(memory_channels / nodes, dimm_mts)
 }
 
 /// The socket link's capacity per direction: `links × per_link`. `None` without links.
@@ -107,6 +133,22 @@ impl HostFacts {
         dram_bw(self.memory_channels, self.dimm_mts)
     }
 
+    /// DRAM bandwidth of one of the socket's NUMA nodes (the whole socket's with one node).
+    pub fn node_memory_bw(&self) -> Option<Bandwidth> {
+        node_dram_bw(self.memory_channels, self.dimm_mts, self.numa_nodes_per_socket)
+    }
+
+    /// The NUMA node (within its socket, 0-based) holding GPU `gpu`'s SHM buffers, where the socket
+    /// is split; `None` with one node per socket.
+    pub fn node_within_socket(&self, gpu: usize) -> Option<u32> {
+        if self.numa_nodes_per_socket <= 1 {
+            return None;
+        }
+        self.gpu_numa_nodes
+            .get(gpu)
+            .map(|n| n % self.numa_nodes_per_socket)
+    }
+
     /// Socket link capacity per direction from the facts.
     pub fn socket_bw(&self) -> Option<Bandwidth> {
         socket_link_total(self.socket_links, self.socket_link_bw)
@@ -128,6 +170,41 @@ mod tests {
         let turin = dram_bw(12, 6000).unwrap();
         assert!((turin.as_gbps() - 403.2).abs() < 1e-6);
         assert_eq!(dram_bw(0, 3200), None);
+    }
+
+    /// shm49: a NUMA node's DRAM under NPS. EPYC 9B14 (12 × DDR5-4800) in NPS4: 12 / 4 = 3 channels
+    /// × 4800 MT/s × 8 B = 115.2 GB/s × 0.7 = 80.64 GB/s; NPS2: 6 channels, 161.28; NPS1: 322.56.
+    /// EPYC 7542 (8 × DDR4-3200) in NPS4: 2 × 3200 × 8 × 0.7 = 35.84 GB/s. 12 channels do not split
+    /// over 5 nodes.
+    #[test]
+    fn numa_node_dram_is_its_share_of_the_channels() {
+        let gb = |c, m, n| node_dram_bw(c, m, n).map(|b| b.as_gbps());
+        assert!((gb(12, 4800, 4).unwrap() - 80.64).abs() < 1e-6);
+        assert!((gb(12, 4800, 2).unwrap() - 161.28).abs() < 1e-6);
+        assert!((gb(12, 4800, 1).unwrap() - 322.56).abs() < 1e-6);
+        assert!((gb(8, 3200, 4).unwrap() - 35.84).abs() < 1e-6);
+        assert_eq!(node_dram_bw(12, 4800, 5), None);
+        assert_eq!(node_dram_bw(12, 4800, 0), None);
+        let h = HostFacts {
+            cpu_model: "AMD EPYC 9B14".into(),
+            sockets: 1,
+            memory_channels: 12,
+            dimm_mts: 4800,
+            socket_links: 0,
+            socket_link_bw: None,
+            shm_buffer: ShmBuffer::Receiver,
+            numa_nodes_per_socket: 4,
+            gpu_numa_nodes: vec![3, 3, 2, 0],
+        };
+        assert_eq!(h.node_within_socket(1), Some(3));
+        assert_eq!(h.node_within_socket(3), Some(0));
+        assert_eq!(h.node_within_socket(4), None);
+        let one = HostFacts {
+            numa_nodes_per_socket: 1,
+            gpu_numa_nodes: vec![],
+            ..h
+        };
+        assert_eq!(one.node_within_socket(0), None);
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct Fabric {
     shm_ports: BTreeMap<usize, LinkId>,
     /// NCCL's SHM buffers sit in the receiver's host memory (`NCCL_SHM_LOCALITY` default).
     shm_at_receiver: bool,
+    /// shm49: per GPU, the DRAM write and read links of the NUMA node holding the SHM buffers it
+    /// owns (NPS / SNC hosts with `gpu_numa_nodes`; empty otherwise).
+    shm_node_dram: BTreeMap<usize, (LinkId, LinkId)>,
 }
 
 /// Per-direction bandwidth of a PCIe link of `gen` × `width` from the measured x16 figures.
@@ -105,6 +108,33 @@ impl Fabric {
             let id = self.net.add_link(format!("SHM reads into {}", node.name), rate);
             self.shm_ports.insert(n, id);
         }
+        self.add_numa_node_dram(h);
+    }
+
+    /// shm49: on a socket split into NUMA nodes (NPS / SNC), one DRAM write and one read link per
+    /// node that holds SHM buffers, each its `memory_channels / numa_nodes_per_socket` channels'
+    /// bandwidth ([`tpsim_model::shm::HostFacts::node_memory_bw`]; the socket's own DRAM links stay,
+    /// their sum). A GPU's buffers sit on its own node (tpsim_model::shm).
+    fn add_numa_node_dram(&mut self, h: &tpsim_model::shm::HostFacts) {
+        let Some(bw) = h.node_memory_bw() else {
+            return;
+        };
+        if h.numa_nodes_per_socket <= 1 {
+            return;
+        }
+        let mut by_node: BTreeMap<u32, (LinkId, LinkId)> = BTreeMap::new();
+        for (g, &node) in h.gpu_numa_nodes.iter().enumerate() {
+            if g >= self.topology.gpu_count() {
+                break;
+            }
+            let links = *by_node.entry(node).or_insert_with(|| {
+                (
+                    self.net.add_link(format!("NUMA node {node} DRAM write"), bw),
+                    self.net.add_link(format!("NUMA node {node} DRAM read"), bw),
+                )
+            });
+            self.shm_node_dram.insert(g, links);
+        }
     }
 
     /// Issue #17 point 4: AMD's fully connected xGMI mesh. Each GPU gets a port into and out of the
@@ -158,6 +188,7 @@ impl Fabric {
             pair_paths: Vec::new(),
             shm_ports: BTreeMap::new(),
             shm_at_receiver: false,
+            shm_node_dram: BTreeMap::new(),
         };
         let gpu_bw = pcie_bw(p, gpu.pcie_gen, gpu.pcie_width);
         let nodes = topology.nodes().to_vec();
@@ -372,6 +403,13 @@ impl Fabric {
         }
         if let Some(&p) = self.shm_ports.get(&self.topology.gpu_parent(dst)) {
             links.push(p);
+        }
+        // shm49: the buffer's NUMA node (the receiver's under NCCL's default locality) takes the
+        // write in and the read out.
+        let owner = if self.shm_at_receiver { dst } else { src };
+        if let Some(&(w, r)) = self.shm_node_dram.get(&owner) {
+            links.push(w);
+            links.push(r);
         }
         let cross = self.topology.socket_of(dst) != self.topology.socket_of(src);
         let step = if cross {

@@ -663,7 +663,9 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
             .map(|p| p.split('/').next().unwrap_or(""))
             .collect::<std::collections::BTreeSet<_>>()
             .len() as u32;
-        let h = host::host_lines(&o.host, used)?;
+        let mut input = o.host.clone();
+        input.gpu_numa = m.numa.clone();
+        let h = host::host_lines(&input, used)?;
         notes.extend(h.notes.iter().cloned());
         Some(h)
     } else {

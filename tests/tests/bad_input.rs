@@ -1407,6 +1407,36 @@ fn host_section_keys() {
             "hardware.host.cpu_model",
             "missing",
         ),
+        // shm49: NUMA nodes per socket must split the channels evenly; one node per GPU, each below
+        // sockets × nodes (the base box has 8 GPUs on 2 sockets).
+        (
+            "nps",
+            "sockets = 2",
+            "sockets = 2\nnuma_nodes_per_socket = 5",
+            "hardware.host.numa_nodes_per_socket",
+            "5: expected 1 to 8 NUMA nodes per socket that split its 12 memory channels evenly",
+        ),
+        (
+            "numa-count",
+            "sockets = 2",
+            "sockets = 2\nnuma_nodes_per_socket = 4\ngpu_numa_nodes = [0, 1]",
+            "hardware.host.gpu_numa_nodes",
+            "2 entries with numa_nodes_per_socket = 4: expected one NUMA node per GPU (8)",
+        ),
+        (
+            "numa-range",
+            "sockets = 2",
+            "sockets = 2\nnuma_nodes_per_socket = 2\ngpu_numa_nodes = [0, 0, 0, 0, 1, 1, 1, 4]",
+            "hardware.host.gpu_numa_nodes",
+            "GPU 7 on node 4: expected a node below 4 (2 socket(s) × 2 nodes)",
+        ),
+        (
+            "numa-alone",
+            "sockets = 2",
+            "sockets = 2\ngpu_numa_nodes = [0, 0, 0, 0, 1, 1, 1, 1]",
+            "hardware.host.gpu_numa_nodes",
+            "given with one NUMA node per socket: expected numa_nodes_per_socket > 1",
+        ),
         (
             "typo",
             "sockets = 2",

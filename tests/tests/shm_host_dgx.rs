@@ -85,6 +85,42 @@ fn box_b_pair_is_not_bound_by_its_numa_nodes_dram() {
     );
 }
 
+/// shm49: box B's preset now states its NPS4 quadrants (`numa_nodes_per_socket = 4`, GPUs on nodes 3,
+/// 3, 2, 0): each node's DRAM is 12 / 4 = 3 channels × 4800 MT/s × 8 B × 0.7 = 80.64 GB/s a direction.
+/// Node 3 takes the writes into (and the reads out of) GPUs 0 and 1's buffers, 2 × 0.3041 × 53.6 =
+/// 32.6 GB/s at the fitted port rate, so it binds neither line 209's pair nor line 225's ring, as the
+/// rows said above: both predictions are those of the preset without the two keys (1e-9 relative).
+#[test]
+fn box_b_numa_nodes_are_host_facts_that_do_not_bind_its_rows() {
+    let b = "rtx-5090-4x-syncopate-epyc-9b14";
+    let h = tpsim::scenario::hardware_from_preset(b).expect("preset");
+    let facts = h.host.as_ref().expect("[host]");
+    assert_eq!(facts.numa_nodes_per_socket, 4);
+    assert_eq!(facts.gpu_numa_nodes, vec![3, 3, 2, 0]);
+    let node = facts.node_memory_bw().expect("node DRAM").as_gbps();
+    assert!((node - 80.64).abs() < 1e-9, "{node}");
+    assert!(2.0 * 0.3041 * 53.6 < node);
+    let text = std::fs::read_to_string(scenario(&format!("hardware/{b}.toml"))).unwrap();
+    let flat: String = text
+        .lines()
+        .filter(|l| !l.starts_with("numa_nodes_per_socket") && !l.starts_with("gpu_numa_nodes"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = scratch("box-b-nps1");
+    let p = dir.join("box-b-nps1.toml");
+    std::fs::write(&p, flat).unwrap();
+    let p = p.display().to_string();
+    for (line, gpus) in [(209usize, "2"), (225, "4")] {
+        let size = [allreduce_row(line).2];
+        let with = times(b, "nccl", gpus, &size, &[])[0];
+        let without = times(&p, "nccl", gpus, &size, &[])[0];
+        assert!(
+            (with / without - 1.0).abs() < 1e-9,
+            "line {line}: {with} vs {without}"
+        );
+    }
+}
+
 /// Lines 308-315 (shmdata): the same source's 8x A40 node (NV4 pairs, two sockets) with
 /// `NCCL_P2P_DISABLE=1`, recorded and not predicted: the systems file's `[[excluded]]` entry (the source
 /// names no CPU, no host PCIe generation, no layout inside a pair). What its pair says about the read

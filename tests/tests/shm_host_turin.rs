@@ -60,3 +60,35 @@ fn the_fitted_fraction_reproduces_its_rows() {
     let hand = 1.5 * 134_217_728.0 / (0.6869 * 53.6e9) * 1e6;
     assert!((pred[1] / hand - 1.0).abs() < 1e-2, "{} vs {hand}", pred[1]);
 }
+
+/// shm49 (NUMA modes): this host is NPS1 (one NUMA node a socket), so all four receive buffers share the
+/// socket's 12 channels. Were it set to NPS4 with the four GPUs in one quadrant (a what-if, not a
+/// measured box), their buffers would share that node's 12 / 4 = 3 channels: 3 × 6400 MT/s × 8 B × 0.7
+/// = 107.52 GB/s a direction, 26.88 GB/s for each of the four connections, below the port's 0.6869 ×
+/// 53.6 = 36.818. By hand 128 MiB then take 1.5 × 134217728 / 26.88e9 = 7489.9 µs (NPS1: 5468 µs);
+/// with one GPU per quadrant each node's 107.52 GB/s carries one connection and the NPS1 time stands.
+/// Tolerance 1 % on the hand figure, 1e-9 relative for the unchanged one.
+#[test]
+fn an_nps4_quadrant_holding_all_four_buffers_binds_the_ring() {
+    let dir = scratch("nps4");
+    let with = |nodes: &str| {
+        let p = dir.join(format!("nps4-{}.toml", nodes.replace([',', ' '], "")));
+        std::fs::write(
+            &p,
+            format!(
+                "extends = \"{}\"\n[host]\nnuma_nodes_per_socket = 4\ngpu_numa_nodes = [{nodes}]\n",
+                scenario(&format!("hardware/{SHM}.toml"))
+            ),
+        )
+        .unwrap();
+        p.display().to_string()
+    };
+    let size = [134_217_728u64];
+    let stock = times(SHM, "nccl", "4", &size, RUN)[0];
+    let one = times(&with("0, 0, 0, 0"), "nccl", "4", &size, RUN)[0];
+    let spread = times(&with("0, 1, 2, 3"), "nccl", "4", &size, RUN)[0];
+    let hand: f64 = 1.5 * 134_217_728.0 / (3.0 * 6400.0 * 8.0 * 0.7 / 4.0 * 1e6) * 1e6;
+    assert!((hand - 7489.9).abs() < 0.1, "{hand}");
+    assert!((one / hand - 1.0).abs() < 1e-2, "{one} vs {hand}");
+    assert!((spread / stock - 1.0).abs() < 1e-9, "{spread} vs {stock}");
+}

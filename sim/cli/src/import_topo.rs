@@ -53,11 +53,13 @@ pub struct ImportTopoArgs {
     /// (default 0.4496, the median of the measured SHM hosts).
     #[arg(long, value_name = "FRACTION")]
     shm_read_efficiency: Option<f64>,
-    /// The output of `lscpu` on the same box: Model name and Socket(s) (flags win over it).
+    /// The output of `lscpu` on the same box: Model name, Socket(s) and NUMA node(s) (NPS / SNC:
+    /// nodes per socket, with the matrix's NUMA Affinity column) (flags win over it).
     #[arg(long, value_name = "FILE")]
     lscpu: Option<PathBuf>,
-    /// The output of `dmidecode -t memory` on the same box: populated DIMMs (one per channel assumed)
-    /// and their Configured Memory Speed (flags win over it).
+    /// The output of `dmidecode -t memory` on the same box (or its `grep | sort | uniq -c` excerpt):
+    /// populated DIMMs (beyond the platform's channels: 2 DIMMs per channel) and their Configured
+    /// Memory Speed (flags win over it).
     #[arg(long, value_name = "FILE")]
     dmidecode: Option<PathBuf>,
     /// The preset's name (default: GPU count, template and source).
@@ -113,6 +115,7 @@ pub fn run(a: ImportTopoArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             shm_read_efficiency: a.shm_read_efficiency,
             lscpu,
             dmidecode,
+            gpu_numa: Vec::new(),
         },
     };
     let source = a

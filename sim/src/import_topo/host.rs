@@ -269,8 +269,15 @@ pub fn parse_dmidecode(text: &str) -> Result<Dimms, TopoImportError> {
             continue;
         };
         let (k, v, n) = (k.trim(), v.trim(), i + 1);
+        // shm49: `… | sort | uniq -c` excerpts put each distinct line's count before it ("32 \tSize: 64 GB").
+        let (times, k) = match k.split_once(char::is_whitespace) {
+            Some((c, rest)) if c.chars().all(|x| x.is_ascii_digit()) => {
+                (c.parse::<u32>().unwrap_or(1), rest.trim())
+            }
+            _ => (1, k),
+        };
         match k {
-            "Size" if v.ends_with(" GB") || v.ends_with(" MB") || v.ends_with(" TB") => d.populated += 1,
+            "Size" if v.ends_with(" GB") || v.ends_with(" MB") || v.ends_with(" TB") => d.populated += times,
             "Configured Memory Speed" | "Configured Clock Speed" if v != "Unknown" => {
                 let num = v.strip_suffix(" MT/s").or_else(|| v.strip_suffix(" MHz"));
                 let Some(mts) = num.and_then(|x| x.trim().parse::<u32>().ok()).filter(|&x| x > 0) else {
@@ -307,6 +314,8 @@ pub struct HostInput {
     /// The text of `lscpu` and of `dmidecode -t memory`.
     pub lscpu: Option<String>,
     pub dmidecode: Option<String>,
+    /// shm49: each GPU's NUMA node from the matrix's NUMA Affinity column (set by the importer).
+    pub gpu_numa: Vec<Option<u32>>,
 }
 
 impl HostInput {
@@ -392,16 +401,24 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
         (Some(c), _, _) => (c, "[given] --memory-channels".to_string()),
         (None, Some(d), p) => {
             let per = d.populated.div_ceil(sockets);
+            // shm49: more DIMMs than the platform has channels is two (or more) DIMMs a channel
+            // (2DPC): the channels stay the platform's, and the lower 2DPC rate is what dmidecode's
+            // Configured Memory Speed reports (read below).
             let (c, cap) = match p {
-                Some(p) if per > p.channels => {
-                    (p.channels, format!(", capped at the platform's {}", p.channels))
-                }
-                _ => (per, String::new()),
+                Some(p) if per > p.channels => (
+                    p.channels,
+                    format!(
+                        "{per} a socket on the platform's {} channels: {} DIMMs per channel",
+                        p.channels,
+                        per.div_ceil(p.channels)
+                    ),
+                ),
+                _ => (per, "one per channel assumed".to_string()),
             };
             (
                 c,
                 format!(
-                    "[measured] dmidecode: {} populated DIMMs on {sockets} socket(s), one per channel assumed{cap}",
+                    "[measured] dmidecode: {} populated DIMMs on {sockets} socket(s), {cap}",
                     d.populated
                 ),
             )
@@ -446,6 +463,14 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
             "--dimm-mts {dimm_mts}: expected a DIMM rate of 800 to 12800 MT/s"
         ));
     }
+    if let (Some(d), Some(p), true) = (&dimms, platform, mts_why.starts_with("[datasheet]"))
+        && h.memory_channels.is_none()
+        && d.populated.div_ceil(sockets) > p.channels
+    {
+        notes.push(format!(
+            "dimm_mts = {dimm_mts} is the platform's one-DIMM-per-channel rate, but dmidecode shows more DIMMs than channels and no Configured Memory Speed: two DIMMs a channel run slower (give --dimm-mts)"
+        ));
+    }
     let mut host = vec![
         line(format!("cpu_model = \"{cpu_model}\""), &model_why),
         line(format!("sockets = {sockets}"), &sockets_why),
@@ -479,6 +504,46 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
         }
         host.push(line(format!("socket_links = {links}"), &links_why));
         host.push(line(format!("socket_link_bw = \"{bw}GB/s\""), &bw_why));
+    }
+    // shm49: NUMA nodes per socket (AMD NPS2/NPS4, Intel SNC) from lscpu's `NUMA node(s)` over
+    // `Socket(s)`; each node then has `memory_channels / nps` channels, and the GPUs' nodes (the
+    // matrix's NUMA Affinity column) say whose DRAM holds their SHM buffers (tpsim_model::shm).
+    if let Some((nodes, nl)) = lscpu.as_ref().and_then(|l| l.numa_nodes)
+        && nodes > sockets
+    {
+        if !nodes.is_multiple_of(sockets) {
+            return err(format!(
+                "--lscpu line {nl}: NUMA node(s) {nodes} on {sockets} socket(s): expected a whole number of nodes per socket (NPS / SNC)"
+            ));
+        }
+        let nps = nodes / sockets;
+        if !memory_channels.is_multiple_of(nps) || nps > 8 {
+            return err(format!(
+                "--lscpu line {nl}: {nps} NUMA nodes per socket do not split its {memory_channels} memory channels evenly: expected NPS2/NPS4 or SNC2/3/4 over equal channel sets (or give --memory-channels)"
+            ));
+        }
+        let known: Option<Vec<u32>> = h.gpu_numa.iter().copied().collect();
+        match known {
+            Some(v) if !v.is_empty() => {
+                if let Some((g, x)) = v.iter().enumerate().find(|(_, x)| **x >= nodes) {
+                    return err(format!(
+                        "the matrix puts GPU{g} on NUMA node {x}, but --lscpu line {nl} gives {nodes} node(s): expected the lscpu of the same box"
+                    ));
+                }
+                host.push(line(
+                    format!("numa_nodes_per_socket = {nps}"),
+                    &format!("[measured] lscpu line {nl} (NUMA node(s) {nodes}) over {sockets} socket(s): NPS / SNC, {} channels a node", memory_channels / nps),
+                ));
+                let list = v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+                host.push(line(
+                    format!("gpu_numa_nodes = [{list}]"),
+                    "[measured] the matrix's NUMA Affinity column",
+                ));
+            }
+            _ => notes.push(format!(
+                "lscpu line {nl}: {nps} NUMA nodes per socket, but the matrix gives no NUMA Affinity for every GPU: numa_nodes_per_socket left out, so SHM buffers draw on the whole socket's DRAM"
+            )),
+        }
     }
     host.push(line(
         "shm_buffer = \"receiver\"".into(),
@@ -614,6 +679,143 @@ mod tests {
         assert_eq!((d.populated, d.configured_mts), (2, Some((4400, 6))));
         assert!(parse_dmidecode("\tSize: 32 GB\n\tConfigured Memory Speed: fast\n").is_err());
         assert!(parse_lscpu("Socket(s): 2\n").is_err());
+    }
+
+    /// shm49: a real two-DIMMs-a-channel host (tests/data/lscpu/hpe-xd670-xeon-8480-2dpc.dmidecode.txt,
+    /// a `uniq -c` excerpt): 32 populated DIMMs on 2 sockets is 16 a socket on Sapphire Rapids' 8
+    /// channels, 2 a channel: memory_channels stays 8 and dimm_mts is the configured 4400 (line 2), so
+    /// DRAM is 8 × 4400 × 8 B × 0.7 = 197.12 GB/s a socket, not the one-DIMM-a-channel 8 × 4800 × 8 ×
+    /// 0.7 = 215.04. Without a configured rate the platform's 4800 is written with a note.
+    #[test]
+    fn a_two_dimm_per_channel_dump() {
+        let text = include_str!("../../../tests/data/lscpu/hpe-xd670-xeon-8480-2dpc.dmidecode.txt");
+        let d = parse_dmidecode(text).unwrap();
+        assert_eq!((d.populated, d.configured_mts), (32, Some((4400, 2))));
+        let h = HostInput {
+            cpu_model: Some("Intel(R) Xeon(R) Platinum 8480+".into()),
+            sockets: Some(2),
+            dmidecode: Some(text.into()),
+            ..HostInput::default()
+        };
+        let l = host_lines(&h, 2).unwrap();
+        let has = |p: &str| l.host.iter().find(|x| x.starts_with(p)).cloned();
+        let ch = has("memory_channels = 8 ").expect("8 channels");
+        assert!(
+            ch.contains("16 a socket on the platform's 8 channels: 2 DIMMs per channel"),
+            "{ch}"
+        );
+        assert!(has("dimm_mts = 4400 ").is_some(), "{l:?}");
+        let bw = tpsim_model::shm::dram_bw(8, 4400).unwrap().as_gbps();
+        assert!((bw - 197.12).abs() < 1e-9, "{bw}");
+        let no_rate = HostInput {
+            dmidecode: Some("32 \tSize: 64 GB\n".into()),
+            ..h
+        };
+        let l = host_lines(&no_rate, 2).unwrap();
+        assert!(l.host.iter().any(|x| x.starts_with("dimm_mts = 4800 ")), "{l:?}");
+        assert!(
+            l.notes
+                .iter()
+                .any(|n| n.contains("two DIMMs a channel run slower")),
+            "{l:?}"
+        );
+    }
+
+    /// shm49: lscpu's NUMA node(s) over Socket(s) is the NPS / SNC mode. Box B's host (one EPYC 9B14,
+    /// 4 nodes: NPS4) with the matrix's NUMA Affinity 3, 3, 2, 0 writes numa_nodes_per_socket = 4 (12 /
+    /// 4 = 3 channels a node) and the GPUs' nodes; 3 nodes on 2 sockets, 8 nodes over 12 channels and a
+    /// GPU on node 4 of 4 are refused naming the lscpu line; a matrix without NUMA Affinity leaves the
+    /// key out with a note. Two nodes on two sockets (NPS1) write nothing.
+    #[test]
+    fn numa_nodes_per_socket_from_lscpu() {
+        let lscpu = |nodes: u32, sockets: u32| {
+            format!(
+                "Model name: AMD EPYC 9B14 96-Core Processor\nSocket(s): {sockets}\nNUMA node(s): {nodes}\n"
+            )
+        };
+        let h = HostInput {
+            lscpu: Some(lscpu(4, 1)),
+            gpu_numa: vec![Some(3), Some(3), Some(2), Some(0)],
+            ..HostInput::default()
+        };
+        let l = host_lines(&h, 1).unwrap();
+        let nps = l
+            .host
+            .iter()
+            .find(|x| x.starts_with("numa_nodes_per_socket = 4 "))
+            .expect("nps");
+        assert!(
+            nps.contains("lscpu line 3 (NUMA node(s) 4) over 1 socket(s): NPS / SNC, 3 channels a node"),
+            "{nps}"
+        );
+        assert!(
+            l.host
+                .iter()
+                .any(|x| x.starts_with("gpu_numa_nodes = [3, 3, 2, 0] ")),
+            "{l:?}"
+        );
+        let e = |h: &HostInput| match host_lines(h, 1) {
+            Err(TopoImportError::Host(m)) => m,
+            x => panic!("{x:?}"),
+        };
+        let m = e(&HostInput {
+            lscpu: Some(lscpu(3, 2)),
+            ..h.clone()
+        });
+        assert!(
+            m.contains(
+                "--lscpu line 3: NUMA node(s) 3 on 2 socket(s): expected a whole number of nodes per socket"
+            ),
+            "{m}"
+        );
+        let m = e(&HostInput {
+            lscpu: Some(lscpu(8, 1)),
+            ..h.clone()
+        });
+        assert!(
+            m.contains("--lscpu line 3: 8 NUMA nodes per socket do not split its 12 memory channels evenly"),
+            "{m}"
+        );
+        let m = e(&HostInput {
+            gpu_numa: vec![Some(3), Some(4)],
+            ..h.clone()
+        });
+        assert!(
+            m.contains("the matrix puts GPU1 on NUMA node 4, but --lscpu line 3 gives 4 node(s)"),
+            "{m}"
+        );
+        let l = host_lines(
+            &HostInput {
+                gpu_numa: vec![Some(3), None],
+                ..h.clone()
+            },
+            1,
+        )
+        .unwrap();
+        assert!(
+            !l.host.iter().any(|x| x.starts_with("numa_nodes_per_socket")),
+            "{l:?}"
+        );
+        assert!(
+            l.notes
+                .iter()
+                .any(|n| n.contains("numa_nodes_per_socket left out")),
+            "{l:?}"
+        );
+        let l = host_lines(
+            &HostInput {
+                lscpu: Some(lscpu(2, 2)),
+                ..h
+            },
+            2,
+        )
+        .unwrap();
+        assert!(
+            !l.host
+                .iter()
+                .any(|x| x.starts_with("numa_nodes_per_socket") || x.starts_with("gpu_numa")),
+            "{l:?}"
+        );
     }
 
     /// One socket writes no link keys; a 2-socket EPYC 9005 gets the table's 4 × 64 GB/s.

@@ -10,6 +10,9 @@
 //!   behind it, shared by them (sim/src/fabric.rs); `shm_read_efficiency` is then required;
 //! - `shm_cross_socket_step_cost` = `shm_step_cost` + `inter_socket_latency` (one flag write across
 //!   the socket link per step: [`tpsim_model::shm::cross_socket_step_cost`]).
+//! - shm49: with `numa_nodes_per_socket` > 1 (NPS / SNC) and `gpu_numa_nodes`, each node's DRAM
+//!   (`memory_channels / numa_nodes_per_socket` channels, [`tpsim_model::shm::node_dram_bw`]) is a
+//!   further limit on the SHM connections whose buffers it holds (sim/src/fabric.rs).
 //!
 //! A preset without `[host]` keeps its values bit for bit.
 
@@ -78,6 +81,57 @@ impl Resolver<'_> {
                 ));
             }
         };
+        // shm49: NUMA nodes per socket (NPS / SNC) and the GPUs' nodes, where the buffer's node matters.
+        let numa_nodes_per_socket = h.numa_nodes_per_socket.unwrap_or(1);
+        if !(1..=8).contains(&numa_nodes_per_socket) || !memory_channels.is_multiple_of(numa_nodes_per_socket)
+        {
+            return Err(self.invalid(
+                &k("numa_nodes_per_socket"),
+                format!(
+                    "{numa_nodes_per_socket}: expected 1 to 8 NUMA nodes per socket that split its {memory_channels} memory channels evenly (NPS1/2/4, SNC2/3/4)"
+                ),
+            ));
+        }
+        let gpu_numa_nodes = h.gpu_numa_nodes.unwrap_or_default();
+        if numa_nodes_per_socket > 1 {
+            let n = topology.gpu_count();
+            if gpu_numa_nodes.len() != n {
+                return Err(self.invalid(
+                    &k("gpu_numa_nodes"),
+                    format!(
+                        "{} entries with numa_nodes_per_socket = {numa_nodes_per_socket}: expected one NUMA node per GPU ({n}), as nvidia-smi topo -m's NUMA Affinity column gives them",
+                        gpu_numa_nodes.len()
+                    ),
+                ));
+            }
+            // Linux numbers an NPS / SNC host's nodes 0 … sockets × nps − 1; a node lies in one socket.
+            let nodes = sockets * numa_nodes_per_socket;
+            for (g, &node) in gpu_numa_nodes.iter().enumerate() {
+                if node >= nodes {
+                    return Err(self.invalid(
+                        &k("gpu_numa_nodes"),
+                        format!(
+                            "GPU {g} on node {node}: expected a node below {nodes} ({sockets} socket(s) × {numa_nodes_per_socket} nodes)"
+                        ),
+                    ));
+                }
+                if let Some(o) = (0..g)
+                    .find(|&o| gpu_numa_nodes[o] == node && topology.socket_of(o) != topology.socket_of(g))
+                {
+                    return Err(self.invalid(
+                        &k("gpu_numa_nodes"),
+                        format!(
+                            "GPUs {o} and {g} on node {node} but on different sockets of the topology: expected one socket per NUMA node"
+                        ),
+                    ));
+                }
+            }
+        } else if !gpu_numa_nodes.is_empty() {
+            return Err(self.invalid(
+                &k("gpu_numa_nodes"),
+                "given with one NUMA node per socket: expected numa_nodes_per_socket > 1 beside it (or no gpu_numa_nodes)",
+            ));
+        }
         Ok(HostFacts {
             cpu_model,
             sockets,
@@ -86,6 +140,8 @@ impl Resolver<'_> {
             socket_links,
             socket_link_bw,
             shm_buffer,
+            numa_nodes_per_socket,
+            gpu_numa_nodes,
         })
     }
 }

@@ -283,6 +283,11 @@ mergeable! {
         socket_link_bw: Bandwidth,
         /// `"receiver"` (NCCL's default `NCCL_SHM_LOCALITY`) or `"sender"`.
         shm_buffer: String,
+        /// shm49: NUMA nodes per socket (AMD NPS2 / NPS4, Intel SNC2 / SNC3 / SNC4); 1 when absent.
+        numa_nodes_per_socket: u32,
+        /// shm49: each GPU's NUMA node (`nvidia-smi topo -m`'s NUMA Affinity column); required where
+        /// `numa_nodes_per_socket` > 1.
+        gpu_numa_nodes: Vec<u32>,
     }
 }
 
