@@ -496,7 +496,10 @@ fn sglang_defaults_by_release() {
     }
     assert_eq!(sglang_default_for("0.5.8", "12.0", &next), "flashinfer");
     assert_eq!(sglang_default_for("0.5.5", "10.0", &next), "flashinfer");
-    assert_eq!(sglang_default_for("0.5.6", "10.0", &ds), "flashinfer");
+    // DeepSeek-V3/R1 on SM 10.x: `trtllm_mla` from 0.5.4 (mla49, `sglang_trtllm_mla_model`), before it
+    // `flashinfer`.
+    assert_eq!(sglang_default_for("0.5.6", "10.0", &ds), "trtllm_mla");
+    assert_eq!(sglang_default_for("0.5.3", "10.0", &ds), "flashinfer");
     assert_eq!(sglang_default_for("0.4.10", "10.0", &qwen3), "trtllm_mha");
     assert_eq!(sglang_default_for("0.5.10", "10.0", &qwen3), "trtllm_mha");
 }
