@@ -11,44 +11,12 @@ const KIMI_VLLM: &str = "examples/kimi-linear-48b-a3b-vllm-rtxpro6000x2.toml";
 
 /// The example with its text rewritten by `edit`, in a scratch file.
 fn variant(name: &str, edit: impl Fn(String) -> String) -> String {
-    let text = edit(std::fs::read_to_string(scenario(KIMI_VLLM)).unwrap());
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    edited_variant(KIMI_VLLM, name, edit)
 }
 
 /// The example under SGLang (`context_length` for vLLM's `max_model_len`), with `extra` engine keys.
 fn sglang(name: &str, extra: &str) -> String {
-    variant(name, |t| {
-        t.replace("name = \"vllm\"", &format!("name = \"sglang\"\n{extra}"))
-            .replace("max_model_len = 131072", "context_length = 131072")
-    })
-}
-
-/// SGLang's state pool entry: (requests, bytes).
-fn state_pool(run: &serde_json::Value) -> (u64, u64) {
-    let e = run["memory"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"].as_str().unwrap().starts_with("state pool, "))
-        .expect("a state pool entry");
-    let name = e["name"].as_str().unwrap();
-    let n = name
-        .trim_start_matches("state pool, ")
-        .trim_end_matches(" requests")
-        .parse()
-        .unwrap();
-    (n, e["bytes"].as_u64().unwrap())
-}
-
-fn warnings(run: &serde_json::Value) -> Vec<String> {
-    run["memory"]["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap().to_string())
-        .collect()
+    vllm_file_under_sglang(KIMI_VLLM, name, 131072, extra)
 }
 
 /// Kimi-Linear at tp 2 under vLLM: the hand count 49,189,668,608 B a rank (tests_kimi_linear; no RoPE
@@ -92,7 +60,7 @@ fn kimi_linear_state_per_request_both_engines() {
     assert_eq!(bytes16, n16 * 11_223_040, "{n16} requests");
 
     let vl = run_json(&scenario(KIMI_VLLM));
-    let w = warnings(&vl);
+    let w = memory_warnings(&vl);
     assert!(
         w.iter()
             .any(|l| l.contains("Setting attention block size to 944 tokens")),
@@ -105,7 +73,7 @@ fn kimi_linear_state_per_request_both_engines() {
     let ssm16 = run_json(&variant("kimi-vllm-ssm16", |t| {
         t.replace("tp = 2\n", "tp = 2\nmamba_ssm_cache_dtype = \"float16\"\n")
     }));
-    let w = warnings(&ssm16);
+    let w = memory_warnings(&ssm16);
     assert!(
         w.iter()
             .any(|l| l.contains("Setting attention block size to 944 tokens")),
@@ -119,7 +87,7 @@ fn kimi_linear_state_per_request_both_engines() {
     let conv32 = run_json(&variant("kimi-vllm-conv32", |t| {
         t.replace("tp = 2\n", "tp = 2\nmamba_cache_dtype = \"float32\"\n")
     }));
-    let w = warnings(&conv32);
+    let w = memory_warnings(&conv32);
     assert!(
         w.iter()
             .any(|l| l.contains("Setting attention block size to 976 tokens")),

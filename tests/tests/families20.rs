@@ -11,44 +11,12 @@ const FALCON_VLLM: &str = "examples/falcon-h1-7b-vllm-rtx4090x2.toml";
 
 /// The example with its text rewritten by `edit`, in a scratch file.
 fn variant(name: &str, edit: impl Fn(String) -> String) -> String {
-    let text = edit(std::fs::read_to_string(scenario(FALCON_VLLM)).unwrap());
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
+    edited_variant(FALCON_VLLM, name, edit)
 }
 
 /// The example under SGLang (`context_length` for vLLM's `max_model_len`), with `extra` engine keys.
 fn sglang(name: &str, extra: &str) -> String {
-    variant(name, |t| {
-        t.replace("name = \"vllm\"", &format!("name = \"sglang\"\n{extra}"))
-            .replace("max_model_len = 32768", "context_length = 32768")
-    })
-}
-
-/// SGLang's state pool entry: (requests, bytes).
-fn state_pool(run: &serde_json::Value) -> (u64, u64) {
-    let e = run["memory"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"].as_str().unwrap().starts_with("state pool, "))
-        .expect("a state pool entry");
-    let name = e["name"].as_str().unwrap();
-    let n = name
-        .trim_start_matches("state pool, ")
-        .trim_end_matches(" requests")
-        .parse()
-        .unwrap();
-    (n, e["bytes"].as_u64().unwrap())
-}
-
-fn warnings(run: &serde_json::Value) -> Vec<String> {
-    run["memory"]["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap().to_string())
-        .collect()
+    vllm_file_under_sglang(FALCON_VLLM, name, 32768, extra)
 }
 
 /// Falcon-H1-7B at tp 2 under vLLM: the hand count 7,655,241,856 B a rank (tests_falcon_h1: 2 B a
@@ -86,7 +54,7 @@ fn falcon_h1_state_per_request_both_engines() {
     assert_eq!(bytes, n * 69_746_688, "{n} requests");
 
     let vl = run_json(&scenario(FALCON_VLLM));
-    let w = warnings(&vl);
+    let w = memory_warnings(&vl);
     assert!(
         w.iter()
             .any(|l| l.contains("Setting attention block size to 1568 tokens")),
@@ -103,7 +71,7 @@ fn falcon_h1_state_per_request_both_engines() {
     let ssm32 = run_json(&variant("falcon-vllm-ssm32", |t| {
         t.replace("tp = 2\n", "tp = 2\nmamba_ssm_cache_dtype = \"float32\"\n")
     }));
-    let w = warnings(&ssm32);
+    let w = memory_warnings(&ssm32);
     assert!(
         w.iter()
             .any(|l| l.contains("Setting attention block size to 3104 tokens")),

@@ -464,3 +464,51 @@ pub fn engine_variant(file: &str, from: &str, name: &str, engine: &str, version:
     std::fs::write(&p, text).unwrap();
     p.display().to_string()
 }
+
+/// The bundled scenario `file` with its text rewritten by `edit`, in the scratch file `name`/s.toml;
+/// returns its path. Shared by the families19 and families20 suites.
+pub fn edited_variant(file: &str, name: &str, edit: impl Fn(String) -> String) -> String {
+    let text = edit(std::fs::read_to_string(scenario(file)).unwrap());
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// The vLLM scenario `file` run under SGLang (`context_length` for vLLM's `max_model_len` of
+/// `context` tokens), with `extra` engine keys, in the scratch file `name`/s.toml.
+pub fn vllm_file_under_sglang(file: &str, name: &str, context: u64, extra: &str) -> String {
+    edited_variant(file, name, |t| {
+        t.replace("name = \"vllm\"", &format!("name = \"sglang\"\n{extra}"))
+            .replace(
+                &format!("max_model_len = {context}"),
+                &format!("context_length = {context}"),
+            )
+    })
+}
+
+/// SGLang's recurrent-state pool entry of a `--json` run: (requests, bytes).
+pub fn state_pool(run: &serde_json::Value) -> (u64, u64) {
+    let e = run["memory"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"].as_str().unwrap().starts_with("state pool, "))
+        .expect("a state pool entry");
+    let name = e["name"].as_str().unwrap();
+    let n = name
+        .trim_start_matches("state pool, ")
+        .trim_end_matches(" requests")
+        .parse()
+        .unwrap();
+    (n, e["bytes"].as_u64().unwrap())
+}
+
+/// The memory warnings of a `--json` run.
+pub fn memory_warnings(run: &serde_json::Value) -> Vec<String> {
+    run["memory"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect()
+}
