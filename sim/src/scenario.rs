@@ -593,6 +593,7 @@ impl Resolver<'_> {
                     if let Some(b) = p.block_size
                         && model.linear_attention.is_none()
                         && model.mamba2.is_none()
+                        && model.short_conv.is_none()
                     {
                         engine.page_size = b;
                     }
@@ -731,6 +732,24 @@ impl Resolver<'_> {
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {
             mamba_dtype::apply_sglang(&mut model, &engine.release().version, &engine.mamba_dtypes);
+        }
+        // families22 (issue #17): SGLang 0.5.9's LFM2 / LFM2-MoE build their own `ParallelLMHead` and
+        // copy `embed_tokens` into it when the checkpoint has no `lm_head.weight` (`models/lfm2.py`,
+        // `models/lfm2_moe.py` `load_weights`): one more vocab shard per rank than vLLM's tied head.
+        if engine.kind == EngineKind::Sglang
+            && matches!(
+                model.arch,
+                tpsim_model::llm::Architecture::Lfm2 | tpsim_model::llm::Architecture::Lfm2Moe
+            )
+        {
+            model.tie_word_embeddings = false;
+        }
+        // families22 (issue #17): vLLM 0.10.2's `Lfm2ForCausalLM` asserts the V1 engine.
+        if engine.v0.is_some() && model.short_conv.is_some() {
+            return Err(self.invalid(
+                "engine.use_v1",
+                "Lfm2ForCausalLM doesn't support vLLM v0. Please enable v1 (vLLM 0.10.2 models/lfm2.py)",
+            ));
         }
         // Issue #17: what SGLang adjusts (and logs) when DP attention is on.
         if engine.vllm_dp.is_none() {

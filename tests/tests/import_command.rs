@@ -46,8 +46,9 @@ fn every_bundled_scenario_round_trips() {
     // families14's internvl3-1b examples; families16's qwen2-vl-7b example; 72 with families17's ernie-4.5-0.3b and
     // hy-mt2-7b examples; 73 with families19's kimi-linear-48b-a3b example; 75 with
     // families18's glm-4.1v-9b-thinking and afm-4.5b examples; 76 with families20's falcon-h1-7b example; 79
-    // with families21's apertus-8b-instruct-2509, minicpm4-8b and minicpm3-4b examples.
-    assert_eq!(files.len(), 79, "{files:?}");
+    // with families21's apertus-8b-instruct-2509, minicpm4-8b and minicpm3-4b examples; 80 with families22's
+    // lfm2-8b-a1b example.
+    assert_eq!(files.len(), 80, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);

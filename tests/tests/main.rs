@@ -115,6 +115,8 @@ mod families18;
 mod families20;
 // families21 (issue #17): Apertus, MiniCPM and MiniCPM3.
 mod families21;
+// families22 (issue #17): LFM2 and LFM2-MoE.
+mod families22;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -315,6 +315,41 @@ pub struct ModelConfig {
     /// Falcon-H1: the Mamba-2 gated norm carries a weight (default false).
     #[serde(default)]
     pub mamba_rms_norm: Option<bool>,
+    // families22 (issue #17): LFM2 / LFM2-MoE keys (`llm::lfm2`).
+    /// LFM2: the short conv's kernel length L (it keeps L − 1 past inputs).
+    #[serde(default, rename = "conv_L_cache")]
+    pub conv_l_cache: Option<u64>,
+    /// LFM2: the short conv's in/out projections and conv1d carry biases.
+    #[serde(default)]
+    pub conv_bias: Option<bool>,
+    /// LFM2: the short conv's width (vLLM's `ShortConv(dim=conv_dim)`; SGLang uses `hidden_size`).
+    #[serde(default)]
+    pub conv_dim: Option<u64>,
+    /// LFM2: the MLP's model width (vLLM's `Lfm2MLP(dim=block_dim)`; SGLang uses `hidden_size`).
+    #[serde(default)]
+    pub block_dim: Option<u64>,
+    /// LFM2: the MLP width before `block_auto_adjust_ff_dim` (HF `Lfm2Config`: it replaces
+    /// `intermediate_size` when present).
+    #[serde(default)]
+    pub block_ff_dim: Option<u64>,
+    /// LFM2: the MLP width is ⌈int(int(2 · ff / 3) × multiplier) / multiple_of⌉ × multiple_of.
+    #[serde(default)]
+    pub block_auto_adjust_ff_dim: Option<bool>,
+    /// LFM2: the multiplier of the auto-adjusted MLP width.
+    #[serde(default)]
+    pub block_ffn_dim_multiplier: Option<f64>,
+    /// LFM2: the rounding of the auto-adjusted MLP width.
+    #[serde(default)]
+    pub block_multiple_of: Option<u64>,
+    /// LFM2: the attention layers when `layer_types` is absent (HF `Lfm2Config`).
+    #[serde(default)]
+    pub full_attn_idxs: Option<Vec<u64>>,
+    /// LFM2-MoE: the leading layers with a dense MLP.
+    #[serde(default)]
+    pub num_dense_layers: Option<u64>,
+    /// LFM2-MoE: the router's fp32 expert bias.
+    #[serde(default)]
+    pub use_expert_bias: Option<bool>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -522,7 +557,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 73] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 75] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -629,6 +664,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 73] = [
     "ApertusForCausalLM",
     "MiniCPMForCausalLM",
     "MiniCPM3ForCausalLM",
+    // families22 (issue #17): LFM2 and LFM2-MoE (short-conv and GQA layers, `llm::lfm2`).
+    "Lfm2ForCausalLM",
+    "Lfm2MoeForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -764,6 +802,11 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // `models/minicpm.py` (from 0.1.19) and `models/minicpm3.py` (from 0.3.1).
         "MiniCPMForCausalLM" => Architecture::MiniCpm,
         "MiniCPM3ForCausalLM" => Architecture::MiniCpm3,
+        // families22 (issue #17): vLLM 0.11.1 `registry.py` `("lfm2", "Lfm2ForCausalLM")` (from
+        // 0.10.2) and `("lfm2_moe", "Lfm2MoeForCausalLM")` (from 0.11.1); SGLang 0.5.9 `models/lfm2.py`
+        // and `models/lfm2_moe.py` `EntryClass` (both from 0.5.9; `sim::scenario::first_release`).
+        "Lfm2ForCausalLM" => Architecture::Lfm2,
+        "Lfm2MoeForCausalLM" => Architecture::Lfm2Moe,
         _ => return None,
     })
 }
@@ -972,6 +1015,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         mixers,
         linear_attention,
         mamba2: None,
+        short_conv: None,
         attn_output_gate,
         sliding_window,
         attention_chunk_size,
@@ -1036,6 +1080,22 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.mixers = b.mixers;
         spec.layers = b.layers;
         spec.mamba2 = Some(b.mamba2);
+    }
+    // families22 (issue #17): LFM2's and LFM2-MoE's short-conv / attention layers, dense / MoE
+    // feed-forwards and short-conv shape (`llm::lfm2`).
+    if matches!(arch, Architecture::Lfm2 | Architecture::Lfm2Moe) {
+        let b = super::lfm2::blocks(text, arch == Architecture::Lfm2Moe, hidden, heads, num_layers, an)?;
+        spec.moe = b.moe;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = b.first_k_dense_replace;
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.short_conv = Some(b.short_conv);
+        // HF `Lfm2MoeConfig` `use_expert_bias` default true: the router's fp32 bias.
+        spec.routing_bias = spec.moe.is_some() && text.use_expert_bias.unwrap_or(true);
+        // vLLM 0.11.1 ties the head whatever the config says (`lm_head.tie_weights(embed_tokens)`);
+        // SGLang's own head is set by `sim::scenario` (module doc).
+        spec.tie_word_embeddings = true;
     }
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).
@@ -1404,6 +1464,8 @@ fn feed_forward(
         Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
         // families19 (issue #17): Kimi-Linear's is set by `kimi_linear::blocks`.
         Architecture::KimiLinear => (Vec::new(), None, 0, 0),
+        // families22 (issue #17): LFM2's and LFM2-MoE's by `lfm2::blocks`.
+        Architecture::Lfm2 | Architecture::Lfm2Moe => (Vec::new(), None, 0, 0),
         // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).
@@ -1743,6 +1805,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // MiniCPM3's projections are built with `bias=False` in both engines (`models/minicpm.py`,
         // `models/minicpm3.py`), whatever the config says.
         Architecture::Apertus | Architecture::MiniCpm | Architecture::MiniCpm3 => false,
+        // families22 (issue #17): LFM2's q/k/v and out_proj are built with `bias=False` in both engines
+        // (vLLM 0.11.1 / SGLang 0.5.9 `lfm2.py`, `lfm2_moe.py`).
+        Architecture::Lfm2 | Architecture::Lfm2Moe => false,
         // families2 (issue #17): Bailing's fused `query_key_value` is biased with `use_bias or
         // use_qkv_bias` (SGLang / vLLM `models/bailing_moe.py`); `use_bias` is refused by
         // `llm::bailing`, and `dense` (o_proj) is biased only with `use_bias`.
@@ -1779,6 +1844,8 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families21 (issue #17): Apertus always builds per-head `q_norm` / `k_norm` (SGLang 0.5.9 /
         // vLLM 0.11.0 `apertus.py`; the config's `qk_norm` is not read).
         Architecture::Apertus => true,
+        // families22 (issue #17): LFM2's per-head `q_layernorm` / `k_layernorm` (`llm::lfm2`).
+        Architecture::Lfm2 | Architecture::Lfm2Moe => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

@@ -186,6 +186,9 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Apertus => &APERTUS,
         Architecture::MiniCpm => &MINICPM,
         Architecture::MiniCpm3 => &MINICPM3,
+        // families22 (issue #17): LFM2 and LFM2-MoE.
+        Architecture::Lfm2 => &LFM2,
+        Architecture::Lfm2Moe => &LFM2_MOE,
     }
 }
 
@@ -1399,6 +1402,47 @@ const MINICPM3_CHECKS: &[Check] = &[check(
     "llm::tests_families21::minicpm3_4b_parameters_by_hand",
 )];
 
+// families22 (issue #17): LFM2 (`Lfm2ForCausalLM`): gated short-conv and GQA layers per `layer_types`,
+// each with a SwiGLU MLP (`llm::lfm2`). SGLang `models/lfm2.py` from 0.5.9, vLLM from 0.10.2 (read from
+// the wheels, `sim::scenario::first_release`). SGLang's state pool is its `Mamba2StateShape` with no SSM
+// state over the conv layers; vLLM's pages follow `vllm_hybrid` with the conv window at
+// `--mamba-cache-dtype`. No public engine start-up log was found: the weights are checked against the
+// model card's count.
+static LFM2: Coverage = Coverage {
+    arch: Architecture::Lfm2,
+    families: "LFM2-350M … 2.6B (preset LFM2-1.2B from public copies of the config); SGLang from 0.5.9, vLLM from 0.10.2",
+    sglang: exact_memory(LFM2_CHECKS),
+    vllm: vllm_hybrid(LFM2_CHECKS),
+};
+
+/// The model card's count and the state per request by hand.
+const LFM2_CHECKS: &[Check] = &[
+    check(
+        "LiquidAI/LFM2-1.2B: the model card's 1,170,340,608 parameters; 1,170,340,608 by hand (tied head); not an engine log",
+        "llm::tests_families22::lfm2_1_2b_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.9 Mamba2StateShape (state 0) over the 10 conv layers and vLLM 0.11.1 short_conv_state_shape by hand",
+        "families22::lfm2_state_per_request_both_engines",
+    ),
+];
+
+// families22 (issue #17): LFM2-MoE (`Lfm2MoeForCausalLM`): LFM2's layers with two dense MLP layers then
+// a sigmoid-routed MoE (32 experts top-4, fp32 expert bias, no shared expert). SGLang
+// `models/lfm2_moe.py` from 0.5.9, vLLM `models/lfm2_moe.py` from 0.11.1.
+static LFM2_MOE: Coverage = Coverage {
+    arch: Architecture::Lfm2Moe,
+    families: "LFM2-8B-A1B (preset from public copies of the config); SGLang from 0.5.9, vLLM from 0.11.1",
+    sglang: exact_memory(LFM2_MOE_CHECKS),
+    vllm: vllm_hybrid(LFM2_MOE_CHECKS),
+};
+
+/// The model card's rounded count and the refusals by hand.
+const LFM2_MOE_CHECKS: &[Check] = &[check(
+    "LiquidAI/LFM2-8B-A1B: the model card's 8.3B total / 1.5B active; 8,339,930,560 by hand (tied head), 1,557,740,992 active; a rounded size, not an engine log",
+    "llm::tests_families22::lfm2_8b_a1b_parameters_by_hand",
+)];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1411,8 +1455,8 @@ mod tests {
         }
         // Every architecture tpsim lowers today, once: 59 with families19's Kimi-Linear, 61 with
         // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
-        // MiniCPM and MiniCPM3.
-        assert_eq!(all.len(), 65);
+        // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE.
+        assert_eq!(all.len(), 67);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -381,6 +381,9 @@ impl ModelSpec {
         let (attn_kernels, kv_bytes_per_token, state_bytes, extra_flops) = if linear {
             let kernels = if self.mamba2.is_some() {
                 super::nemotron_h::MAMBA2_KERNELS
+            } else if self.short_conv.is_some() {
+                // families22 (issue #17): an LFM2 short-conv layer (`llm::lfm2`).
+                super::lfm2::SHORT_CONV_KERNELS
             } else if self.arch == super::Architecture::KimiLinear {
                 // families19 (issue #17): a KDA layer (`llm::kimi_linear`).
                 super::kimi_linear::KDA_KERNELS

@@ -75,6 +75,8 @@ mod internvl;
 mod kimi_linear;
 // families20 (issue #17): FalconH1ForCausalLM (Mamba-2 and attention side by side in every layer).
 mod falcon_h1;
+// families22 (issue #17): Lfm2ForCausalLM / Lfm2MoeForCausalLM (short-conv and GQA layers).
+mod lfm2;
 mod weights;
 
 #[cfg(test)]
@@ -150,6 +152,9 @@ mod tests_families18;
 // families21 (issue #17): Apertus, MiniCPM and MiniCPM3.
 #[cfg(test)]
 mod tests_families21;
+// families22 (issue #17): LFM2 and LFM2-MoE.
+#[cfg(test)]
+mod tests_families22;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -171,6 +176,7 @@ pub use forward::{ForwardPass, LayerWork, Projection, expected_distinct_experts,
 pub use hybrid::{GatedDeltaNet, Mixer};
 // families19 (issue #17): Kimi-Linear's KDA decode kernels and vLLM state page.
 pub use kimi_linear::{KDA_KERNELS, vllm_state_page as kda_vllm_state_page};
+pub use lfm2::{SHORT_CONV_KERNELS, ShortConv};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
@@ -555,6 +561,15 @@ pub enum Architecture {
     /// in every layer; SGLang caches the latent, vLLM materialised per-head K/V (`minicpm` module;
     /// SGLang `models/minicpm3.py` from 0.3.1, vLLM from 0.6.2).
     MiniCpm3,
+    // families22 (issue #17): LFM2 and LFM2-MoE (`lfm2` module).
+    /// `Lfm2ForCausalLM` (LFM2-350M … 2.6B): gated short-conv or GQA (per-head q/k RMSNorm, RoPE)
+    /// layers per `layer_types`, each with a SwiGLU MLP (SGLang `models/lfm2.py` from 0.5.9, vLLM from
+    /// 0.10.2).
+    Lfm2,
+    /// `Lfm2MoeForCausalLM` (LFM2-8B-A1B): LFM2's layers with a dense MLP in the first
+    /// `num_dense_layers` and a sigmoid-routed MoE with an fp32 expert bias after (SGLang
+    /// `models/lfm2_moe.py` from 0.5.9, vLLM from 0.11.1).
+    Lfm2Moe,
 }
 
 impl Architecture {
@@ -834,6 +849,9 @@ pub struct ModelSpec {
     /// nemotronh (issue #17): the Mamba-2 shape of a Nemotron-H or (families) Granite-4.0-H model's
     /// [`Mixer::Linear`] layers (`llm::nemotron_h`, `llm::granite_hybrid`); `None` for other models.
     pub mamba2: Option<Mamba2>,
+    /// families22 (issue #17): the short-conv shape of an LFM2 / LFM2-MoE model's [`Mixer::Linear`]
+    /// layers (`llm::lfm2`); `None` for other models.
+    pub short_conv: Option<ShortConv>,
     /// Full attention multiplies its output by a sigmoid gate that `q_proj` produces alongside the
     /// queries (Qwen3.5 `attn_output_gate`): the query projection is twice as wide.
     pub attn_output_gate: bool,
@@ -1008,6 +1026,14 @@ impl ModelSpec {
             ));
         }
         if let Some(reason) = self.mamba2.as_ref().and_then(|m| nemotron_h::check_tp(m, tp)) {
+            return fail(reason);
+        }
+        // families22 (issue #17): LFM2's conv width and LFM2-MoE's experts (`llm::lfm2::check_tp`).
+        if let Some(reason) = self
+            .short_conv
+            .as_ref()
+            .and_then(|sc| lfm2::check_tp(sc, self.moe.as_ref(), tp))
+        {
             return fail(reason);
         }
         let q = &self.quantization;

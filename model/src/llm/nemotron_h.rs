@@ -480,6 +480,10 @@ impl ModelSpec {
     /// Recurrent state of one request in one recurrent layer on one rank, bytes (Gated DeltaNet
     /// or Mamba-2; 0 for models without).
     pub fn recurrent_state_bytes(&self, tp: u32) -> u64 {
+        // families22 (issue #17): LFM2's conv window (`llm::lfm2`).
+        if let Some(sc) = self.short_conv {
+            return sc.state_bytes(tp);
+        }
         match (self.linear_attention, self.mamba2) {
             (Some(g), _) => g.state_bytes(tp),
             (None, Some(m)) => m.state_bytes(tp),
@@ -489,6 +493,9 @@ impl ModelSpec {
 
     /// FLOPs per token of one recurrent layer's state update on one rank.
     pub fn recurrence_flops(&self, tp: u32) -> f64 {
+        if let Some(sc) = self.short_conv {
+            return sc.recurrence_flops(tp);
+        }
         match (self.linear_attention, self.mamba2) {
             (Some(g), _) => g.recurrence_flops(tp),
             (None, Some(m)) => m.recurrence_flops(tp),

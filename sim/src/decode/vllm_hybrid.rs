@@ -58,51 +58,58 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
     let conv_bytes = md.cache.as_deref().map_or(model_bytes, mamba_dtype::bytes_of);
     let user_ssm = md.ssm.as_deref().map(mamba_dtype::bytes_of);
     let num_spec = s.speculative.as_ref().map_or(0, |sp| u64::from(sp.num_steps));
-    let state_page = match (m.linear_attention, m.mamba2) {
-        // families19 (issue #17): Kimi-Linear's KDA page (vLLM 0.19.0 `kda_state_shape` /
-        // `kda_state_dtype`: three conv states at --mamba-cache-dtype, the recurrent state float32).
-        (Some(g), _) if m.arch == tpsim_model::llm::Architecture::KimiLinear => {
-            if let Some(name) = md.ssm.as_deref() {
-                notes.push(format!(
-                    "vLLM: --mamba-ssm-cache-dtype='{name}' does not apply to Kimi-Linear's KDA layers \
+    // families22 (issue #17): LFM2's conv window (vLLM 0.11.1 `short_conv_state_shape`:
+    // `(conv_kernel − 1, dim / tp)` at `short_conv_state_dtype` = --mamba-cache-dtype, `auto` the model
+    // dtype; no SSM state, so --mamba-ssm-cache-dtype changes nothing).
+    let state_page = if let Some(sc) = m.short_conv {
+        sc.conv_state_bytes(tp, conv_bytes)
+    } else {
+        match (m.linear_attention, m.mamba2) {
+            // families19 (issue #17): Kimi-Linear's KDA page (vLLM 0.19.0 `kda_state_shape` /
+            // `kda_state_dtype`: three conv states at --mamba-cache-dtype, the recurrent state float32).
+            (Some(g), _) if m.arch == tpsim_model::llm::Architecture::KimiLinear => {
+                if let Some(name) = md.ssm.as_deref() {
+                    notes.push(format!(
+                        "vLLM: --mamba-ssm-cache-dtype='{name}' does not apply to Kimi-Linear's KDA layers \
                      (kda_state_dtype keeps the recurrent state float32)"
-                ));
+                    ));
+                }
+                tpsim_model::llm::kda_vllm_state_page(&g, tp, conv_bytes)
             }
-            tpsim_model::llm::kda_vllm_state_page(&g, tp, conv_bytes)
-        }
-        (Some(g), _) => {
-            let declared = g.declared_ssm_state_bytes.filter(|_| rules.gdn_ssm_from_config);
-            // 0.19.0 `Qwen3_5ForConditionalGenerationConfig.verify_and_update_config` warns when the
-            // flag differs from the config's name; tpsim keeps bytes only, so it names the float32 case
-            // (the released Qwen3.5 configs') and stays silent on bfloat16 vs float16.
-            if let (Some(4), Some(name)) = (declared, md.ssm.as_deref())
-                && name != "float32"
-            {
-                notes.push(format!(
-                    "vLLM: Qwen3.5 model specifies mamba_ssm_dtype='float32' in its config, but \
+            (Some(g), _) => {
+                let declared = g.declared_ssm_state_bytes.filter(|_| rules.gdn_ssm_from_config);
+                // 0.19.0 `Qwen3_5ForConditionalGenerationConfig.verify_and_update_config` warns when the
+                // flag differs from the config's name; tpsim keeps bytes only, so it names the float32 case
+                // (the released Qwen3.5 configs') and stays silent on bfloat16 vs float16.
+                if let (Some(4), Some(name)) = (declared, md.ssm.as_deref())
+                    && name != "float32"
+                {
+                    notes.push(format!(
+                        "vLLM: Qwen3.5 model specifies mamba_ssm_dtype='float32' in its config, but \
                      --mamba-ssm-cache-dtype='{name}' was passed. Using the user-specified value."
-                ));
+                    ));
+                }
+                let ssm = user_ssm.or(declared).unwrap_or(conv_bytes);
+                gdn_state_page(&g, tp, num_spec, conv_bytes, ssm)
             }
-            let ssm = user_ssm.or(declared).unwrap_or(conv_bytes);
-            gdn_state_page(&g, tp, num_spec, conv_bytes, ssm)
-        }
-        (None, Some(mb)) => {
-            // families20 (issue #17): Falcon-H1 has no per-model rule (0.19.0 `MODELS_CONFIG_MAP` has no
-            // entry for it; `FalconH1ForCausalLM.get_mamba_state_dtype_from_config` passes both flags to
-            // `mamba2_state_dtype`): both states at `--mamba-cache-dtype`, `auto` the model dtype.
-            let config_rule = rules
-                .nemotron_ssm_default
-                .filter(|_| user_ssm.is_none() && m.arch != tpsim_model::llm::Architecture::FalconH1);
-            if let Some(b) = config_rule {
-                notes.push(format!(
-                    "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",
-                    dtype_name(b)
-                ));
+            (None, Some(mb)) => {
+                // families20 (issue #17): Falcon-H1 has no per-model rule (0.19.0 `MODELS_CONFIG_MAP` has no
+                // entry for it; `FalconH1ForCausalLM.get_mamba_state_dtype_from_config` passes both flags to
+                // `mamba2_state_dtype`): both states at `--mamba-cache-dtype`, `auto` the model dtype.
+                let config_rule = rules
+                    .nemotron_ssm_default
+                    .filter(|_| user_ssm.is_none() && m.arch != tpsim_model::llm::Architecture::FalconH1);
+                if let Some(b) = config_rule {
+                    notes.push(format!(
+                        "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",
+                        dtype_name(b)
+                    ));
+                }
+                let ssm = user_ssm.or(config_rule).unwrap_or(conv_bytes);
+                mb.vllm_page_bytes(tp, conv_bytes, ssm)
             }
-            let ssm = user_ssm.or(config_rule).unwrap_or(conv_bytes);
-            mb.vllm_page_bytes(tp, conv_bytes, ssm)
+            (None, None) => return None,
         }
-        (None, None) => return None,
     };
     let attn_1_token = cell / attention_layers;
     let layout = vllm_hybrid_layout(

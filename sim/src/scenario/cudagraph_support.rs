@@ -84,7 +84,9 @@ pub fn backend_support(name: &str, version: &str, compute_capability: &str) -> O
 /// hybrid, its Mamba-2 mixer's (UNIFORM_SINGLE_TOKEN_DECODE) or GDN layers' (UNIFORM_BATCH).
 pub fn model_support(backend: CgSupport, model: &ModelSpec) -> CgSupport {
     let mut s = backend;
-    if model.mamba2.is_some() {
+    // families22 (issue #17): LFM2's short conv (vLLM 0.11.1 `short_conv_attn.py`
+    // `ShortConvAttentionMetadataBuilder` is a `BaseMambaAttentionMetadataBuilder`, as Mamba-2's).
+    if model.mamba2.is_some() || model.short_conv.is_some() {
         s = s.min(CgSupport::UniformSingleTokenDecode);
     }
     if model.linear_attention.is_some() {

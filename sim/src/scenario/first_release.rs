@@ -107,6 +107,12 @@
 //!   0.3.3, 0.4.0 and 0.4.0.post1 have none; 0.4.2 has it) and `models/minicpm3.py` from 0.6.2 (0.6.0,
 //!   0.6.1, 0.6.1.post1 and 0.6.1.post2 have only `minicpm.py` / `minicpmv.py`). Whether a first
 //!   release reads MiniCPM4's LongRoPE `rope_scaling` is not checked.
+//! - **LFM2 and LFM2-MoE** (`Lfm2ForCausalLM`, `Lfm2MoeForCausalLM`, families22;
+//!   `tpsim_model::llm::lfm2`), read from the PyPI wheels' file lists (2026-12-06): SGLang ships
+//!   `sglang/srt/models/lfm2.py`, `models/lfm2_moe.py` and `configs/lfm2.py`, `configs/lfm2_moe.py`
+//!   from 0.5.9 (0.5.4, 0.5.5, 0.5.6, 0.5.7, 0.5.8 and 0.5.8.post1 have none; no 0.5.9 release
+//!   candidate is on PyPI); vLLM ships `vllm/model_executor/models/lfm2.py` from 0.10.2 (0.10.1.1's
+//!   wheel has none) and `models/lfm2_moe.py` from 0.11.1 (0.11.0's has only `lfm2.py`).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -440,6 +446,39 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/minicpm3.py",
         since: "vLLM adds it in 0.6.2",
         then: CannotServe("MiniCPM3 (MiniCPM3ForCausalLM)"),
+    },
+    // families22: LFM2 and LFM2-MoE.
+    Row {
+        models: |m| m.arch == Architecture::Lfm2,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/lfm2.py",
+        since: "SGLang adds it in 0.5.9",
+        then: CannotServe("LFM2 (Lfm2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Lfm2,
+        engine: Vllm,
+        first: Some(&[0, 10, 2]),
+        file: "models/lfm2.py",
+        since: "vLLM adds it in 0.10.2",
+        then: CannotServe("LFM2 (Lfm2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Lfm2Moe,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/lfm2_moe.py",
+        since: "SGLang adds it in 0.5.9",
+        then: CannotServe("LFM2-MoE (Lfm2MoeForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Lfm2Moe,
+        engine: Vllm,
+        first: Some(&[0, 11, 1]),
+        file: "models/lfm2_moe.py",
+        since: "vLLM adds it in 0.11.1",
+        then: CannotServe("LFM2-MoE (Lfm2MoeForCausalLM)"),
     },
 ];
 
@@ -826,5 +865,33 @@ mod tests {
         let e = check(EngineKind::Vllm, &minicpm3, "0.6.1.post2").unwrap_err();
         assert!(e.1.contains("vLLM adds it in 0.6.2"), "{}", e.1);
         assert!(check(EngineKind::Vllm, &minicpm3, "0.6.2").is_ok());
+    }
+
+    /// families22: LFM2 from SGLang 0.5.9 and vLLM 0.10.2, LFM2-MoE from SGLang 0.5.9 and vLLM 0.11.1.
+    #[test]
+    fn lfm2_first_releases_as_read() {
+        let load =
+            |text: &str| ModelSpec::from_config_json(text, tpsim_model::llm::Quantization::bf16()).unwrap();
+        let dense = load(include_str!("../../../scenarios/models/lfm2-1.2b/config.json"));
+        let moe = load(include_str!("../../../scenarios/models/lfm2-8b-a1b/config.json"));
+        for (m, file) in [(&dense, "lfm2.py"), (&moe, "lfm2_moe.py")] {
+            for v in ["0.5.7", "0.5.8", "0.5.8.post1"] {
+                let e = check(EngineKind::Sglang, m, v).unwrap_err();
+                assert_eq!(e.0, "engine.version");
+                assert!(
+                    e.1.contains(&format!("SGLang {v} has no models/{file}")),
+                    "{}",
+                    e.1
+                );
+            }
+            assert!(check(EngineKind::Sglang, m, "0.5.9").is_ok());
+        }
+        let e = check(EngineKind::Vllm, &dense, "0.10.1.1").unwrap_err();
+        assert!(e.1.contains("vLLM adds it in 0.10.2"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &dense, "0.10.2").is_ok());
+        let e = check(EngineKind::Vllm, &moe, "0.11.0").unwrap_err();
+        assert!(e.1.contains("vLLM 0.11.0 has no models/lfm2_moe.py"), "{}", e.1);
+        assert!(check(EngineKind::Vllm, &moe, "0.11.1").is_ok());
+        assert!(check(EngineKind::Vllm, &moe, "0.19.0").is_ok());
     }
 }

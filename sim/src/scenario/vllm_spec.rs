@@ -410,6 +410,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Apertus => "apertus",
         A::MiniCpm => "minicpm",
         A::MiniCpm3 => "minicpm3",
+        // families22 (issue #17): the LFM2 / LFM2-MoE configs' `model_type`.
+        A::Lfm2 => "lfm2",
+        A::Lfm2Moe => "lfm2_moe",
     }
 }
 
