@@ -211,6 +211,7 @@ mod throughput_newdeploys19;
 mod throughput_newdeploys20;
 mod throughput_newdeploys21;
 mod throughput_newdeploys22;
+mod throughput_newdeploys23;
 mod throughput_newdeploys3;
 mod throughput_newdeploys4;
 mod throughput_newdeploys5;

@@ -442,6 +442,26 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c100",
         crate::throughput_newdeploys22::validation_ernie_4_5_sglang_mi300x1_tp1_c100,
     ),
+    (
+        "throughput_newdeploys23::validation_glm_4_6_h200x8_vllm_0_11_burst_4k",
+        crate::throughput_newdeploys23::validation_glm_4_6_h200x8_vllm_0_11_burst_4k,
+    ),
+    (
+        "throughput_newdeploys23::validation_glm_4_6_h200x8_vllm_0_11_burst_2k",
+        crate::throughput_newdeploys23::validation_glm_4_6_h200x8_vllm_0_11_burst_2k,
+    ),
+    (
+        "throughput_newdeploys23::validation_glm_4_6_h200x8_vllm_0_11_sharegpt_c4",
+        crate::throughput_newdeploys23::validation_glm_4_6_h200x8_vllm_0_11_sharegpt_c4,
+    ),
+    (
+        "throughput_newdeploys23::validation_glm_4_6_fp8_h200x4_sglang_0_5_3_burst_4k",
+        crate::throughput_newdeploys23::validation_glm_4_6_fp8_h200x4_sglang_0_5_3_burst_4k,
+    ),
+    (
+        "throughput_newdeploys23::validation_glm_4_6_fp8_h200x4_sglang_0_5_3_burst_2k",
+        crate::throughput_newdeploys23::validation_glm_4_6_fp8_h200x4_sglang_0_5_3_burst_2k,
+    ),
 ];
 
 /// The figures the README and the book state.
