@@ -732,6 +732,11 @@ impl Resolver<'_> {
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {
             mamba_dtype::apply_sglang(&mut model, &engine.release().version, &engine.mamba_dtypes);
+            // hybrid50: SGLang's float32 LM heads (Falcon-H1; Qwen3-Next before 0.5.6) and Falcon-H1's
+            // unused q/k norms (`ModelSpec::serve_as_sglang`).
+            let rel = crate::engine_args_versions::release(&engine.release().version)
+                .map(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)));
+            model.serve_as_sglang(rel);
         }
         // families22 (issue #17): SGLang 0.5.9's LFM2 / LFM2-MoE build their own `ParallelLMHead` and
         // copy `embed_tokens` into it when the checkpoint has no `lm_head.weight` (`models/lfm2.py`,

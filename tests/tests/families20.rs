@@ -35,6 +35,18 @@ fn falcon_h1_example_runs_under_vllm() {
     assert!(f(&vl["throughput"]["tpot_ms"]) > 0.0);
 }
 
+/// hybrid50: the same box under SGLang holds the LM head in float32 and the unused q_norm / k_norm
+/// (`models/falcon_h1.py`, 0.5.3 – 0.5.23): the hand count 7,655,241,856 + 65,024 · 3,072 · 2 B
+/// (399,507,456) + 44 × 2 × 128 × 2 B (22,528) = 8,054,771,840 B a rank (tests_falcon_h1) is the floor
+/// of the weights line, which adds SGLang's allocator rounding (under 256 MiB).
+#[test]
+fn falcon_h1_under_sglang_holds_a_float32_head() {
+    let sg = run_json(&sglang("falcon-sglang-weights", ""));
+    let w = entry_bytes(&sg, "target weights");
+    assert!(w >= 8_054_771_840, "{w}");
+    assert!(w < 8_054_771_840 + (256 << 20), "{w}");
+}
+
 /// The Mamba-2 state of one request on one rank at tp 2, 44 layers, by hand. At tp 2 the one B/C group
 /// is replicated to two (`extra_groups_for_head_shards`), so the conv covers (3,072 + 2 · 2 · 256) / 2
 /// = 2,048 channels × (4 − 1) = 6,144 values and the SSM state 24 / 2 × 128 × 256 = 393,216 values.

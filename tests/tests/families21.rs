@@ -112,6 +112,18 @@ fn minicpm3_cells_follow_each_engine() {
     assert!(f(&vl["throughput"]["tpot_ms"]) > 0.0);
 }
 
+/// hybrid50: the example's batches of 32 exceed SGLang 0.5.8's `cuda_graph_max_bs` of 24 on a 24 GB
+/// GPU at tp 1, so its decode steps run eager and the host launches every kernel of `minicpm3.py`:
+/// 62 layers × (42 + 6) (`tests_families21::minicpm3_sglang_layer_kernels`) + 1 for the step's
+/// head = 2,977 launches × SGLang's `launch_overhead` 31.7 µs = 94.3709 ms of `launch` on the step's
+/// critical path (the DeepSeek-V2 template's 931 gave 29.5127 ms). Tolerance 1 µs (rounding).
+#[test]
+fn minicpm3_sglang_eager_step_launches_every_kernel() {
+    let sg = run_json(&scenario(MINICPM3_SGLANG));
+    let launch = f(&sg["breakdown_by_op"]["launch"]);
+    assert!((launch - 94.3709).abs() < 1e-3, "{launch}");
+}
+
 /// MiniCPM3's first releases: SGLang `models/minicpm3.py` from 0.3.1 is older than any SGLang
 /// release tpsim runs, so only vLLM's bound (0.6.2; 0.6.1.post2 has only `minicpm.py`) is reachable
 /// from a scenario; its refusal names the file.

@@ -142,6 +142,40 @@ fn nemotron_nano_9b_v2_pages() {
     );
 }
 
+/// hybrid50: Granite-4.0-H-Tiny (`GraniteMoeHybridForCausalLM`) has no per-model SSM rule in vLLM
+/// (`MODELS_CONFIG_MAP`, 0.11.0 – 0.28.0: Nemotron-H's only), so `auto` keeps the SSM state at the
+/// conv state's dtype, bf16. At tp 1: conv (3,072 + 2 · 1 · 128) × (4 − 1) = 9,984 values × 2 =
+/// 19,968 B, SSM 48 × 64 × 128 = 393,216 values × 2 = 786,432 B, page 806,400 B; the attention token
+/// of a layer is 4 × 128 × 2 × 2 = 2,048 B, so the block is 16 × ⌈806,400 / 32,768⌉ = 16 × 25 = 400
+/// tokens and the padding 400 × 2,048 − 806,400 = 12,800 B (1.59 %), the same at 0.19.0 and 0.28.0
+/// and with no "Updating mamba_ssm_cache_dtype" line (Nemotron-H's float32 default of 0.20+ would
+/// give 19,968 + 1,572,864 = 1,592,832 B → 16 × ⌈48.6⌉ = 784 tokens). With
+/// `--mamba-ssm-cache-dtype float32` it is 784 tokens (padding 12,800 / 1,592,832 = 0.80 %). Exact.
+#[test]
+fn granite_4_0_h_ssm_state_follows_the_flags_not_nemotrons_rule() {
+    for v in ["0.19.0", "0.28.0"] {
+        let (p, _) = plan("granite-4.0-h-tiny", v, "");
+        let notes = p.notes.join("\n");
+        assert!(
+            notes.contains("Setting attention block size to 400 tokens"),
+            "{v}: {notes}"
+        );
+        assert!(notes.contains("Padding mamba page size by 1.59%"), "{v}: {notes}");
+        assert!(!notes.contains("Updating mamba_ssm_cache_dtype"), "{v}: {notes}");
+    }
+    let (p, _) = plan(
+        "granite-4.0-h-tiny",
+        "0.28.0",
+        "mamba_ssm_cache_dtype = \"float32\"\n",
+    );
+    let notes = p.notes.join("\n");
+    assert!(
+        notes.contains("Setting attention block size to 784 tokens"),
+        "{notes}"
+    );
+    assert!(notes.contains("Padding mamba page size by 0.80%"), "{notes}");
+}
+
 /// vLLM refuses when one request of max_model_len does not fit, counting the state pages: 0.11,
 /// Nemotron-Nano at 131,072 tokens needs (4 × 196 + 27) pages × 2,752,512 B = 2.08 GiB; a 2 GiB
 /// budget is refused with the longest length that fits: 4 × ⌈L / 672⌉ + 27 ≤ 780 pages → ⌈L / 672⌉ ≤

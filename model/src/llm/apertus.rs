@@ -57,18 +57,12 @@ pub(crate) fn check(text: &ModelConfig) -> Result<(), ModelError> {
             ));
         }
     }
-    for (key, v) in [
-        ("attention_bias", text.attention_bias),
-        ("bias", text.bias),
-        ("mlp_bias", text.mlp_bias),
-    ] {
-        if v == Some(true) {
-            return Err(refuse(
-                key,
-                "true".into(),
-                "false: tpsim does not lower Apertus's biased projections (every published config says false)",
-            ));
-        }
+    if let Some(key) = super::arcee::bias_asked(text) {
+        return Err(refuse(
+            key,
+            "true".into(),
+            "false: tpsim does not lower Apertus's biased projections (every published config says false)",
+        ));
     }
     Ok(())
 }

@@ -59,19 +59,25 @@ pub(crate) fn check(text: &ModelConfig, tied: bool) -> Result<(), ModelError> {
              while vLLM 0.11.0 ties it: the engines disagree (every published config says false)",
         ));
     }
-    for (key, v) in [
+    if let Some(key) = bias_asked(text) {
+        return Err(refuse(
+            key,
+            "true".into(),
+            "false: tpsim does not lower Arcee's biased projections (SGLang 0.5.9 never biases the MLP, \
+             vLLM 0.11.0 reads mlp_bias and qkv_bias: the engines disagree; every published config says false)",
+        ));
+    }
+    Ok(())
+}
+
+/// hybrid50: the first of `attention_bias`, `bias`, `mlp_bias` a config sets true, which Arcee,
+/// Apertus (`llm::apertus`) and EXAONE 4 (`llm::exaone4`) each refuse with their own text.
+pub(crate) fn bias_asked(text: &ModelConfig) -> Option<&'static str> {
+    [
         ("attention_bias", text.attention_bias),
         ("bias", text.bias),
         ("mlp_bias", text.mlp_bias),
-    ] {
-        if v == Some(true) {
-            return Err(refuse(
-                key,
-                "true".into(),
-                "false: tpsim does not lower Arcee's biased projections (SGLang 0.5.9 never biases the MLP, \
-                 vLLM 0.11.0 reads mlp_bias and qkv_bias: the engines disagree; every published config says false)",
-            ));
-        }
-    }
-    Ok(())
+    ]
+    .into_iter()
+    .find_map(|(key, v)| (v == Some(true)).then_some(key))
 }

@@ -1036,6 +1036,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
         // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
         mla_as_mha: false,
+        lm_head_fp32: false,
+        unused_qk_norms: false,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {

@@ -1328,15 +1328,12 @@ const ARCEE_CHECKS: &[Check] = &[check(
 // vLLM from 0.9.0 (read from the wheels, `sim::scenario::first_release`). SGLang's state pool is the
 // Mamba-2 arithmetic of Nemotron-H over every layer; vLLM's pages follow `vllm_hybrid` (no per-model SSM
 // dtype rule for Falcon-H1). No public engine start-up log was found: the weights are checked against
-// the size in the name. SGLang casts the LM head to float32, which tpsim does not (weights approximate
-// there).
+// the size in the name. hybrid50: SGLang's float32 LM head and unused q/k norms are counted
+// (`ModelSpec::serve_as_sglang`), so its weights are the engine's arithmetic too.
 static FALCON_H1: Coverage = Coverage {
     arch: Architecture::FalconH1,
     families: "Falcon-H1 0.5B … 34B, Falcon-H1R (preset Falcon-H1-7B-Instruct from public copies of the config's values); SGLang from 0.5.3, vLLM from 0.9.0",
-    sglang: EngineCoverage {
-        weights: Level::Approximate,
-        ..exact_memory(FALCON_H1_CHECKS)
-    },
+    sglang: exact_memory(FALCON_H1_CHECKS),
     vllm: vllm_hybrid(FALCON_H1_CHECKS),
 };
 
@@ -1349,6 +1346,10 @@ const FALCON_H1_CHECKS: &[Check] = &[
     check(
         "SGLang 0.5.8 Mamba2StateShape over all 44 layers and vLLM 0.19.0 mamba2_state_shape at the model dtype by hand, tp 2",
         "families20::falcon_h1_state_per_request_both_engines",
+    ),
+    check(
+        "SGLang 0.5.3 – 0.5.23 falcon_h1.py: the LM head cast to float32 and the unused q_norm / k_norm, by hand (8,054,771,840 B a rank at tp 2)",
+        "llm::tests_falcon_h1::falcon_h1_7b_under_sglang_holds_a_float32_head_and_its_qk_norms",
     ),
 ];
 // families21 (issue #17): Apertus (`ApertusForCausalLM`): the Llama attention with per-head q/k

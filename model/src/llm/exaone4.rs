@@ -73,21 +73,15 @@ pub(crate) fn check(
     mixers: &[Mixer],
     an: &str,
 ) -> Result<(), ModelError> {
-    for (key, v) in [
-        ("attention_bias", text.attention_bias),
-        ("bias", text.bias),
-        ("mlp_bias", text.mlp_bias),
-    ] {
-        if v == Some(true) {
-            return Err(invalid(
-                key,
-                "true".into(),
-                format!(
-                    "false: vLLM 0.19.0 exaone4.py builds the bias {key} asks for, SGLang 0.5.9 exaone4.py never \
-                     does (the engines disagree on {an}'s weights)"
-                ),
-            ));
-        }
+    if let Some(key) = super::arcee::bias_asked(text) {
+        return Err(invalid(
+            key,
+            "true".into(),
+            format!(
+                "false: vLLM 0.19.0 exaone4.py builds the bias {key} asks for, SGLang 0.5.9 exaone4.py never \
+                 does (the engines disagree on {an}'s weights)"
+            ),
+        ));
     }
     if let Some(d) = text.head_dim.filter(|d| heads * d != hidden) {
         return Err(invalid(

@@ -43,15 +43,18 @@
 //! | attention `qkv_proj`, `o_proj` | GQA with `head_dim` (KV heads replicated when tp > kv heads) | as Llama |
 //! | MLP `gate_up_proj`, `down_proj` | 2 × I_mlp / tp × hidden, hidden × I_mlp / tp | column / row-parallel |
 //!
-//! SGLang also builds `q_norm` / `k_norm` (`RMSNorm(head_dim)`) that no checkpoint loads and the
-//! forward never calls (2 × head_dim per layer, 22,528 B for the 7B at bf16): not counted.
-//! SGLang casts the LM head to float32 (`self.lm_head = self.lm_head.float()`); tpsim keeps it at
-//! the model dtype (a known gap: 399 MB more per rank for Falcon-H1-7B at tp 2 under SGLang).
+//! Under SGLang (hybrid50, [`ModelSpec::serve_as_sglang`]) two more things are held: `q_norm` /
+//! `k_norm` (`RMSNorm(head_dim)`) that no checkpoint loads and the forward never calls (2 × head_dim
+//! per layer, 22,528 B for the 7B at bf16; [`ModelSpec::unused_qk_norms`]), and the LM head in
+//! float32 (`self.lm_head = self.lm_head.float()` in `__init__`, 0.5.3 – 0.5.23 wheels: 2 B more an
+//! element, 399,507,456 B more a rank for the 7B at tp 2; [`ModelSpec::lm_head_fp32`]). The cast runs
+//! at construction; the bf16 tensor it replaces is freed before SGLang measures the weights
+//! (`get_available_gpu_memory` empties the cache), so only the float32 copy stays.
 
 use super::hybrid::Mixer;
 use super::nemotron_h::{Mamba2, bounded, ssm_state_bytes};
 use super::piece::Piece;
-use super::{Ffn, ModelConfig, ModelError};
+use super::{Ffn, ModelConfig, ModelError, ModelSpec};
 
 /// The blocks of a Falcon-H1 model as [`super::config`] needs them.
 pub(crate) struct Blocks {
@@ -175,4 +178,24 @@ pub(crate) fn blocks(
 /// `input_layernorm`, its gated norm only with `mamba_rms_norm`).
 pub(crate) fn mamba_block_pieces(m: &Mamba2, hidden: u64, tp: u32) -> Vec<Piece> {
     m.pieces(hidden, tp)
+}
+
+impl ModelSpec {
+    /// hybrid50: the model as SGLang release `release` (`[major, minor, patch]`; `None` = the newest
+    /// read) builds it: Falcon-H1's float32 LM head and unused q/k norms (module doc), Qwen3-Next's
+    /// float32 LM head before 0.5.6 (`models/qwen3_next.py` `self.lm_head = self.lm_head.float()` in
+    /// the 0.5.2 – 0.5.5.post3 wheels, not in 0.5.6 / 0.5.7 / 0.5.8). Any other model is left as
+    /// lowered.
+    pub fn serve_as_sglang(&mut self, release: Option<[u64; 3]>) {
+        match self.arch {
+            super::Architecture::FalconH1 => {
+                self.lm_head_fp32 = true;
+                self.unused_qk_norms = true;
+            }
+            super::Architecture::Qwen3Next => {
+                self.lm_head_fp32 = release.is_some_and(|r| r < [0, 5, 6]);
+            }
+            _ => {}
+        }
+    }
 }

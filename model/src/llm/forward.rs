@@ -403,6 +403,14 @@ impl ModelSpec {
             // (`llm::exaone4`).
             let nope = self.nope_layers.contains(&(i as u32));
             (super::exaone4::attn_kernels(nope), kv_per_layer, 0, 0.0)
+        } else if self.arch == super::Architecture::MiniCpm3 && !self.mla_as_mha {
+            // hybrid50: SGLang's MiniCPM3 layer, its PyTorch LongRoPE and copies (`llm::minicpm`).
+            (
+                super::minicpm::sglang_minicpm3_attn_kernels(n),
+                kv_per_layer,
+                0,
+                0.0,
+            )
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
@@ -454,6 +462,9 @@ impl ModelSpec {
                 } else if self.arch == super::Architecture::Exaone4 {
                     // families5 (issue #17): post_feedforward_layernorm and a separate residual add.
                     super::exaone4::MLP_KERNELS + fq.kernels
+                } else if self.arch == super::Architecture::MiniCpm3 && !self.mla_as_mha {
+                    // hybrid50: SGLang's MiniCPM3 MLP half with the muP residual (`llm::minicpm`).
+                    super::minicpm::SGLANG_MINICPM3_MLP_KERNELS + fq.kernels
                 } else {
                     ffn_kernels(false, false) + fq.kernels
                 },

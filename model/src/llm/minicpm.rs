@@ -37,6 +37,42 @@
 use super::config::ModelConfig;
 use super::{Attention, KvCacheDtype, ModelError, ModelSpec};
 
+/// hybrid50: kernels of a MiniCPM3 layer's attention half as SGLang launches it (`minicpm3.py`
+/// `MiniCPM3DecoderLayer` / `MiniCPM3AttentionMLA.forward`, the same code in the 0.5.3, 0.5.8 and
+/// 0.5.9 wheels; `layers/rotary_embedding.py` `Phi3LongRoPEScaledRotaryEmbedding.forward`; the
+/// Triton MLA decode, `triton_backend.py`) at a decode step of more than one token, 42 where DeepSeek-V2's
+/// `forward_absorb` template counts 11 (`forward::attention_kernels`):
+/// - input_layernorm (a plain RMSNorm: the residual is added apart), q_a_proj, q_a_layernorm,
+///   q_b_proj, the w_kc bmm, its copy into `q_input`, kv_a_proj_with_mqa (not fused with q_a_proj),
+///   `v_input.contiguous()`, kv_a_layernorm, its copy into `k_input`, the copy `q_pe.reshape` makes
+///   of the strided rotary slice (k_pe's reshape is a view), the rotated q_pe and k_pe copied back
+///   into `q_input` / `k_input`, the decode attention's two Triton kernels (stage 1, stage 2), the
+///   w_vc bmm, the copy `flatten(1, 2)` makes of its transpose, o_proj, and the muP residual
+///   (`hidden_states * scale_depth / √layers`, then `residual + …`): 20;
+/// - the LongRoPE rotary in PyTorch ops, 22: the long-prompt offset (`positions > k`, `torch.any`,
+///   `.float()`, `full_like`, `*`, `.long()`, `torch.add`), `index_select` of the cos/sin cache,
+///   two `repeat`s, and for q and for k `x * cos`, the negation and `cat` of `_rotate_neox`, `* sin`,
+///   `+`, and the `cat` with the (empty) pass-through part: 7 + 1 + 2 + 2 × 6.
+///
+/// The step's KV store (`set_kv_buffer`) is left inside the attention's launch as for every SGLang
+/// model (`sim::decode::passes::sgl_decode_launch`). MiniCPM3-4B, the only published MiniCPM3, sets
+/// `rope_scaling.type = "longrope"`; tpsim counts that rotary whatever the config says (a config
+/// without it would take the one-kernel rotary: 21 fewer). With one token (a batch-1 decode step)
+/// two of the copies are none: `v_input` (`[1, kv_lora_rank]` with a row stride) and the w_vc
+/// output's transpose are contiguous once their one-row dimension is ignored, so 40
+/// ([`sglang_minicpm3_attn_kernels`]).
+pub(crate) const SGLANG_MINICPM3_ATTN_KERNELS: u32 = 42;
+
+/// [`SGLANG_MINICPM3_ATTN_KERNELS`] for a pass of `tokens` tokens: 40 for one token, else 42.
+pub(crate) fn sglang_minicpm3_attn_kernels(tokens: u64) -> u32 {
+    SGLANG_MINICPM3_ATTN_KERNELS - 2 * u32::from(tokens == 1)
+}
+
+/// hybrid50: kernels of a MiniCPM3 layer's MLP half under SGLang (`MiniCPM3DecoderLayer`,
+/// `MiniCPM3MLP`): post_attention_layernorm (plain RMSNorm), gate_up_proj, SiluAndMul, down_proj,
+/// the muP scaling and the residual add: 6, where the template's fused add+RMSNorm counts 4.
+pub(crate) const SGLANG_MINICPM3_MLP_KERNELS: u32 = 6;
+
 fn refuse(field: &str, value: String, expected: String) -> ModelError {
     ModelError::InvalidField {
         field: field.into(),

@@ -907,6 +907,19 @@ pub struct ModelSpec {
     /// as lowered (SGLang's layout) and for every other model.
     #[serde(skip)]
     pub mla_as_mha: bool,
+    /// hybrid50 (issue #17): the LM head is held (and multiplied) in float32: SGLang's
+    /// `self.lm_head = self.lm_head.float()` in `FalconH1ForCausalLM` (0.5.3 – 0.5.23 wheels) and
+    /// `Qwen3NextForCausalLM` (0.5.2 – 0.5.5.post3; gone in 0.5.6). A tied head is the embedding
+    /// module, so the embedding turns float32 with it. Set by `sim::scenario` under SGLang
+    /// ([`ModelSpec::serve_as_sglang`]); `false` as lowered and under vLLM.
+    #[serde(skip)]
+    pub lm_head_fp32: bool,
+    /// hybrid50 (issue #17): Falcon-H1's attention block also holds `q_norm` / `k_norm`
+    /// (`RMSNorm(head_dim)` each, SGLang `models/falcon_h1.py` `FalconH1HybridAttentionDecoderLayer`,
+    /// 0.5.3 – 0.5.9), built but never loaded nor called. Set with [`ModelSpec::lm_head_fp32`] under
+    /// SGLang; vLLM's `falcon_h1.py` builds none.
+    #[serde(skip)]
+    pub unused_qk_norms: bool,
 }
 
 impl ModelSpec {

@@ -73,6 +73,39 @@ fn falcon_h1_7b_weights_per_rank_tp2() {
     assert_eq!(s.linear_state_bytes_per_req(2), 69_746_688);
 }
 
+/// hybrid50: as SGLang builds it (`ModelSpec::serve_as_sglang`), tp 2: the LM head in float32 adds
+/// 2 B to each of its 65,024 · 3,072 = 199,753,728 elements (399,507,456 B), and the unused q_norm /
+/// k_norm add 44 × 2 × 128 × 2 B = 22,528 B: 7,655,241,856 + 399,507,456 + 22,528 = 8,054,771,840 B.
+/// The decode reads the head at 4 B: 799,014,912 B. Tied (`tie_word_embeddings`, the 0.5B's config):
+/// no separate head (−199,753,728 · 2 B), the embedding cast with it (+199,753,728 · 2 B), so the same
+/// 8,054,771,840 − 399,507,456 = 7,655,264,384 B; the decode reads the embedding at 4 B. Tolerance:
+/// none.
+#[test]
+fn falcon_h1_7b_under_sglang_holds_a_float32_head_and_its_qk_norms() {
+    let mut s = spec(FALCON_H1_7B).unwrap();
+    s.serve_as_sglang(Some([0, 5, 8]));
+    assert!(s.lm_head_fp32 && s.unused_qk_norms);
+    let b = s.weight_breakdown(2);
+    assert_eq!(b.lm_head, 4 * 199_753_728);
+    assert_eq!(b.embedding, 2 * 199_753_728);
+    assert_eq!(s.weight_bytes_per_rank(2).0, 8_054_771_840);
+    assert_eq!(s.forward_pass(2, 1).lm_head_bytes.0, 799_014_912);
+    let mut tied = spec(&with(|o| {
+        o.insert("tie_word_embeddings".into(), true.into());
+    }))
+    .unwrap();
+    tied.serve_as_sglang(None);
+    let b = tied.weight_breakdown(2);
+    assert_eq!((b.lm_head, b.embedding), (0, 4 * 199_753_728));
+    assert_eq!(tied.weight_bytes_per_rank(2).0, 7_655_264_384);
+    assert_eq!(tied.forward_pass(2, 1).lm_head_bytes.0, 799_014_912);
+    // vLLM's model (not served as SGLang) keeps the hand count of the test above.
+    assert_eq!(
+        spec(FALCON_H1_7B).unwrap().weight_bytes_per_rank(2).0,
+        7_655_241_856
+    );
+}
+
 /// Without `mamba_rms_norm` (Falcon-H1-0.5B's and the Tiny models' configs) the gated norm has no
 /// weight: 44 × 3,072 = 135,168 parameters fewer.
 #[test]
@@ -122,4 +155,34 @@ fn falcon_h1_refusals() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("6144"), "{e}");
+}
+
+/// hybrid50: Qwen3-Next under SGLang holds its LM head in float32 in 0.5.2 – 0.5.5 only
+/// (`models/qwen3_next.py`; the 0.5.6 wheel drops the cast). Qwen3-Next-80B-A3B at tp 1: the head is
+/// 151,936 (a multiple of 64) × 2,048 = 311,164,928 elements, 2 B more each = 622,329,856 B; the
+/// decode reads it at 4 B = 1,244,659,712 B. 0.5.6, the newest (`None`) and vLLM's model: unchanged.
+/// Tolerance: none.
+#[test]
+fn qwen3_next_float32_head_before_sglang_0_5_6() {
+    let base = spec(include_str!(
+        "../../../scenarios/models/qwen3-next-80b-a3b/config.json"
+    ))
+    .unwrap();
+    let bytes = |r: Option<[u64; 3]>| {
+        let mut s = base.clone();
+        s.serve_as_sglang(r);
+        (
+            s.weight_bytes_per_rank(1).0,
+            s.forward_pass(1, 1).lm_head_bytes.0,
+            s.unused_qk_norms,
+        )
+    };
+    let plain = base.weight_bytes_per_rank(1).0;
+    assert_eq!(
+        bytes(Some([0, 5, 5])),
+        (plain + 622_329_856, 1_244_659_712, false)
+    );
+    assert_eq!(bytes(Some([0, 5, 2])).0, plain + 622_329_856);
+    assert_eq!(bytes(Some([0, 5, 6])), (plain, 622_329_856, false));
+    assert_eq!(bytes(None).0, plain);
 }

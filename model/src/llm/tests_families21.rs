@@ -191,6 +191,8 @@ fn minicpm3_4b_parameters_by_hand() {
     assert!(s.validate_tp(8).is_ok());
     // As vLLM serves it: that cell, and the weights without the copies (8,310,404,096 − 162,529,280 =
     // 8,147,874,816 B at tp 1); kv_b_proj becomes a decode GEMM.
+    // One token: `v_input` and the w_vc transpose are contiguous, two copies fewer.
+    assert_eq!(s.forward_pass(1, 1).layers[0].attn_kernels, 40);
     let mut v = s.clone();
     v.serve_minicpm3_as_vllm();
     assert_eq!((v.kv_cell_bytes(1), v.kv_cell_bytes(2)), (952_320, 476_160));
@@ -217,4 +219,29 @@ fn minicpm3_v_head_dim_and_tie() {
         untied.weight_bytes_per_rank(1).0 - spec(MINICPM3_4B).unwrap().weight_bytes_per_rank(1).0,
         2 * 73_472 * 2_560
     );
+}
+
+/// hybrid50: the kernels of a MiniCPM3-4B decode layer as SGLang's `minicpm3.py` launches them
+/// (`llm::minicpm::SGLANG_MINICPM3_ATTN_KERNELS`): attention 20 + the LongRoPE's 7 + 1 + 2 + 2 × 6 =
+/// 42, MLP 4 + the muP scaling and residual add = 6, so 62 × 48 = 2,976 a step against the DeepSeek-V2
+/// template's 62 × (11 + 4) = 930. Under vLLM (per-head K/V, `mla_as_mha`) the plain template
+/// stays: 5 + 4. Exact.
+#[test]
+fn minicpm3_sglang_layer_kernels() {
+    let s = spec(MINICPM3_4B).unwrap();
+    let fp = s.forward_pass(1, 32);
+    assert_eq!(fp.layers.len(), 62);
+    assert!(
+        fp.layers
+            .iter()
+            .all(|l| (l.attn_kernels, l.ffn_kernels) == (42, 6))
+    );
+    let total: u32 = fp.layers.iter().map(|l| l.attn_kernels + l.ffn_kernels).sum();
+    assert_eq!(total, 2_976);
+    // One token: `v_input` and the w_vc transpose are contiguous, two copies fewer.
+    assert_eq!(s.forward_pass(1, 1).layers[0].attn_kernels, 40);
+    let mut v = s.clone();
+    v.serve_minicpm3_as_vllm();
+    let l = &v.forward_pass(1, 32).layers[0];
+    assert_eq!((l.attn_kernels, l.ffn_kernels), (5, 4));
 }

@@ -222,7 +222,14 @@ impl ModelSpec {
         let h = self.hidden;
         let mut inv = Inventory::default();
 
-        // Vocab-parallel embedding / LM head.
+        // Vocab-parallel embedding / LM head. hybrid50: SGLang's float32 LM head
+        // (`ModelSpec::lm_head_fp32`); a tied head is the embedding module, cast with it.
+        let head_fmt = if self.lm_head_fp32 { Fmt::Fp32 } else { Fmt::Model };
+        let embed_fmt = if self.tie_word_embeddings {
+            head_fmt
+        } else {
+            Fmt::Model
+        };
         let padded = self.vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
         inv.vocab_rows = padded.div_ceil(t);
         if self.arch == super::Architecture::Mllama {
@@ -231,7 +238,7 @@ impl ModelSpec {
             let rows = (self.vocab + 8).div_ceil(VOCAB_PADDING) * VOCAB_PADDING;
             inv.embed.push(Piece::new(rows.div_ceil(t), h, Fmt::Model));
         } else if self.eagle3.is_none() {
-            inv.embed.push(Piece::new(inv.vocab_rows, h, Fmt::Model));
+            inv.embed.push(Piece::new(inv.vocab_rows, h, embed_fmt));
         }
         if let Some(e) = self.eagle3 {
             let rows = (e.draft_vocab.div_ceil(VOCAB_PADDING) * VOCAB_PADDING).div_ceil(t);
@@ -243,7 +250,7 @@ impl ModelSpec {
             inv.lm_head_params = inv.vocab_rows * h;
         } else {
             inv.lm_head
-                .push(Piece::new(inv.vocab_rows, h, Fmt::Model).gemm("lm_head"));
+                .push(Piece::new(inv.vocab_rows, h, head_fmt).gemm("lm_head"));
             inv.lm_head_params = inv.vocab_rows * h;
         }
         inv.final_norm.push(Piece::vec(h));
@@ -431,7 +438,9 @@ impl ModelSpec {
                     // `num_heads / tp × head_dim`, one replicated head when tp > kv_heads).
                     ps.push(Piece::vec(heads / t * head_dim));
                     ps.push(Piece::vec((kv_heads / t).max(1) * head_dim));
-                } else if self.qk_norm {
+                } else if self.qk_norm || self.unused_qk_norms {
+                    // hybrid50: Falcon-H1 under SGLang builds q_norm / k_norm it never loads nor
+                    // calls (`ModelSpec::unused_qk_norms`): allocated all the same.
                     ps.push(Piece::vec(head_dim));
                     ps.push(Piece::vec(head_dim));
                 }

@@ -93,12 +93,17 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
                 gdn_state_page(&g, tp, num_spec, conv_bytes, ssm)
             }
             (None, Some(mb)) => {
-                // families20 (issue #17): Falcon-H1 has no per-model rule (0.19.0 `MODELS_CONFIG_MAP` has no
-                // entry for it; `FalconH1ForCausalLM.get_mamba_state_dtype_from_config` passes both flags to
-                // `mamba2_state_dtype`): both states at `--mamba-cache-dtype`, `auto` the model dtype.
+                // hybrid50 (issue #17): the SSM default is a per-model rule of Nemotron-H alone. vLLM's
+                // `MODELS_CONFIG_MAP` (`models/config.py`, the 0.13.0 – 0.28.0 wheels) maps only
+                // `NemotronHForCausalLM` (with its Puzzle and Nano-VL variants) to
+                // `NemotronHForCausalLMConfig`; 0.11.0 / 0.12.0 have no such entry. Granite-4.0-H
+                // (`GraniteMoeHybridForCausalLM`) and Falcon-H1 (families20) have none at any release read,
+                // and their `get_mamba_state_dtype_from_config` (`granitemoehybrid.py`, `falcon_h1.py`,
+                // 0.11.0 / 0.19.0 / 0.28.0) passes both flags to `mamba2_state_dtype`: both states at
+                // `--mamba-cache-dtype`, `auto` the model dtype.
                 let config_rule = rules
                     .nemotron_ssm_default
-                    .filter(|_| user_ssm.is_none() && m.arch != tpsim_model::llm::Architecture::FalconH1);
+                    .filter(|_| user_ssm.is_none() && m.arch == tpsim_model::llm::Architecture::NemotronH);
                 if let Some(b) = config_rule {
                     notes.push(format!(
                         "vLLM: Updating mamba_ssm_cache_dtype to '{}' for NemotronH model",
