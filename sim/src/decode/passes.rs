@@ -1047,7 +1047,20 @@ impl<'a> Builder<'a> {
     /// Python-level call: it adds GPU work (the per-kernel cost in `attention_time`), not an eager
     /// host launch (`per_gpu`'s `launch_overhead`).
     fn fa_combine_kernels(&self, pass: &Pass, l: &LayerWork) -> u32 {
-        u32::from(self.fa_split(pass, l).is_some_and(|sp| sp.combine))
+        u32::from(self.fa_split(pass, l).is_some_and(|sp| sp.combine)) + self.fi_merge_kernels(pass, l)
+    }
+
+    /// splitkv50: FlashInfer's `VariableLengthMergeStates` after a split-KV decode (1 where it is
+    /// launched, else 0; `passes::splitkv::flashinfer`), launched by the same C++ op as the main
+    /// kernel, like FlashAttention's combine. The pass replays a CUDA graph when it is launched full.
+    fn fi_merge_kernels(&self, pass: &Pass, l: &LayerWork) -> u32 {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        let graph = self.launch() == DecodeLaunch::Full;
+        u32::from(
+            splitkv::flashinfer(self.s, pass.model, l, seqs, tokens, ctx, graph).is_some_and(|f| f.merge),
+        )
     }
 
     /// The attention block's time: its weights, the KV cache (or recurrent state) it reads over the

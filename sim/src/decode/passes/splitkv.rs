@@ -55,8 +55,31 @@
 //! µs a layer against 156 µs of streaming); the launch is what moves. Not modelled: the split
 //! programs' partial-output writes (fp32, `splits × heads × head size` a sequence: small against the
 //! KV), FA3's `prepare_varlen_num_blocks` kernel where no scheduler metadata is passed (SGLang, vLLM
-//! with several sliding windows: not read in the sgl-kernel build), FlashInfer's split-KV decode
-//! (`BatchDecodeWithPagedKVCache`'s `kv_chunk_size` and `merge_states`: not read this round).
+//! with several sliding windows: not read in the sgl-kernel build).
+//!
+//! splitkv50: FlashInfer's split-KV decode ([`flashinfer`]; flashinfer-python 0.6.1 wheel, the
+//! release SGLang 0.5.8 pins: `flashinfer/data/include/flashinfer/attention/scheduler.cuh`,
+//! `prefill.cuh`, `utils.cuh`, `flashinfer/decode.py`, `flashinfer/utils.py`). Where: SGLang with
+//! `flashinfer` (named or its default), vLLM V1 0.11–0.19 with FLASHINFER (named or its pick) off SM
+//! 10.x (TRT-LLM attention there); full attention layers of MHA/GQA models. Which kernel: SGLang's
+//! `should_use_tensor_core` (0.5.8 wheel `layers/attention/flashinfer_backend.py`: an fp8 KV cache,
+//! or a bf16/fp16 one with ≥ 4 query heads a KV head) and vLLM's decode wrapper (`use_tensor_cores=
+//! True`, 0.11.0 and 0.19.0 `v1/attention/backends/flashinfer.py`) take the tensor-core path, the
+//! prefill kernel: on SM 9.0 `determine_attention_backend` gives it FlashInfer's own FA3 (SM 90)
+//! kernel, whose scheduler is not read here (left alone); elsewhere FA2's `PrefillPlan`:
+//! `max_batch_size_if_split = 2 × SMs / KV heads`, `cta_tile_q` by the packed query heads
+//! (`FA2DetermineCtaTileQ`: 16 up to 16, 64 up to 64, else 128), and `PrefillBinarySearchKVChunkSize`:
+//! the least chunk of at least `max(128 / page size, 1)` pages whose `Σ q tiles × cdiv(pages, chunk)`
+//! fits `max_batch_size_if_split`; `split_kv = enable_cuda_graph || chunk < pages`. Otherwise the
+//! decode kernel's `BatchDecodeWithPagedKVCacheWorkEstimationDispatched`: no split at `batch × KV
+//! heads ≥ max_grid_size` (the kernel's occupancy × SMs: at least the SMs, the rest not computed
+//! here), else under a CUDA graph always split; eager only when the chunk is shorter than the pages.
+//! Either way a split launches `VariableLengthMergeStates` after the main kernel (`prefill.cuh`
+//! `BatchPrefillWithPagedKVCacheDispatched`; `decode.cuh` likewise): one more kernel in the layer's
+//! attention op, as FlashAttention's combine. SGLang's cuda-graph decode wrappers pass
+//! `use_cuda_graph=True` and `disable_split_kv=False` (deterministic inference aside); vLLM's under
+//! full decode graphs (`cudagraph_mode.decode_mode() == FULL`). No per-tile floor is costed for
+//! FlashInfer (its per-iteration KV tile is not read): the merge launch is what moves.
 
 use crate::decode::dp_attention::attention_tp;
 use crate::engine_args_versions::release;
@@ -289,6 +312,134 @@ pub(super) fn split(
     }
 }
 
+/// splitkv50: FlashInfer's split-KV decode of one layer (module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FiSplit {
+    /// Whether the tensor-core (prefill-kernel) path runs the decode.
+    pub tensor_cores: bool,
+    /// KV chunks of each sequence (the tensor-core path; 0 where the decode kernel's occupancy-bound
+    /// chunk is not computed).
+    pub chunks: u64,
+    /// Whether the KV is split, and so `VariableLengthMergeStates` launched.
+    pub merge: bool,
+}
+
+/// FA2's `PrefillBinarySearchKVChunkSize` for `b` sequences of `pages` pages, `q_tiles` query tiles
+/// each: the chunk (pages).
+fn fi_chunk(b: u64, q_tiles: u64, pages: u64, max_bs: u64, min_chunk: u64) -> u64 {
+    let (mut low, mut high) = (min_chunk, pages.max(1));
+    while low < high {
+        let mid = (low + high) / 2;
+        if b * q_tiles * pages.max(1).div_ceil(mid) > max_bs {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+/// FlashInfer's split-KV decode of layer `l` in a decode pass of `seqs` sequences, `tokens` query
+/// tokens, context `ctx`, replayed in a CUDA graph or not (`graph`); `None` where FlashInfer does not
+/// decode it or its split is not modelled (module doc).
+pub(super) fn flashinfer(
+    s: &Scenario,
+    model: &ModelSpec,
+    l: &LayerWork,
+    seqs: u32,
+    tokens: u32,
+    ctx: u32,
+    graph: bool,
+) -> Option<FiSplit> {
+    if matches!(model.attention, Attention::Mla { .. }) || s.hardware.accel.vendor == GpuVendor::Amd {
+        return None;
+    }
+    if l.mixer != Mixer::Attention || l.kv_window.is_some() || l.attn_kernels == 0 {
+        return None;
+    }
+    if ctx == 0 || seqs == 0 || tokens != seqs {
+        return None;
+    }
+    let cc = &s.hardware.gpu.compute_capability;
+    let major = tpsim_model::hw::sm_major(cc);
+    let fp8 = matches!(
+        model.quantization.kv_cache_dtype,
+        KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2
+    );
+    let tp = u64::from(attention_tp(&s.engine).max(1));
+    let hk = (model.kv_heads / tp).max(1);
+    let group = ((model.heads / tp).max(1) / hk).max(1);
+    let tensor_cores = match s.engine.kind {
+        EngineKind::Sglang => {
+            if s.engine.attention_backend.as_deref() != Some("flashinfer") {
+                return None;
+            }
+            fp8 || group >= 4
+        }
+        EngineKind::Vllm => {
+            if s.engine.v0.is_some() || major == 10 {
+                return None;
+            }
+            let v = s.engine.release().version;
+            let r = release(&v)?;
+            let m = (r.first() == Some(&0)).then(|| r.get(1).copied()).flatten()?;
+            if !(11..=19).contains(&m) {
+                return None;
+            }
+            let fi = match s.engine.attention_backend.as_deref() {
+                Some(b) => b == "FLASHINFER",
+                None => vllm_default(&v, cc, model, None).is_some_and(|p| p.backend == "FLASHINFER"),
+            };
+            if !fi {
+                return None;
+            }
+            true
+        }
+    };
+    let (b, sms) = (u64::from(seqs), u64::from(s.hardware.gpu.sm_count.max(1)));
+    let page = s.engine.page_size.max(1);
+    let pages = u64::from(ctx).div_ceil(page);
+    let min_chunk = (128 / page).max(1);
+    if tensor_cores {
+        // SM 9.0: FlashInfer's own FA3 prefill kernel (`determine_attention_backend`), not read.
+        if major == 9 {
+            return None;
+        }
+        let cta_q = match group {
+            0..=16 => 16,
+            17..=64 => 64,
+            _ => 128,
+        };
+        let q_tiles = group.div_ceil(cta_q);
+        let chunk = fi_chunk(b, q_tiles, pages, 2 * sms / hk, min_chunk);
+        return Some(FiSplit {
+            tensor_cores,
+            chunks: pages.max(1).div_ceil(chunk),
+            merge: graph || chunk < pages,
+        });
+    }
+    // The decode kernel: max_grid_size (its occupancy × SMs) is at least the SMs; beyond that the
+    // decision is not computed here.
+    if b * hk >= sms {
+        return None;
+    }
+    let merge = if graph {
+        true
+    } else if pages <= min_chunk {
+        false
+    } else if 2 * b * hk <= sms {
+        // A chunk of cdiv(pages, 2) already fits: the chunk is shorter than the pages.
+        true
+    } else {
+        return None;
+    };
+    Some(FiSplit {
+        tensor_cores,
+        chunks: 0,
+        merge,
+    })
+}
+
 /// The least time the layer's main kernel takes to walk its tiles: the busiest program's tiles × the
 /// GPU's device-memory latency ÷ the tiles in flight (module doc); `None` without a latency figure.
 pub(super) fn latency_floor(s: &Scenario, sp: Split) -> Option<Duration> {
@@ -441,6 +592,84 @@ mod tests {
         // 0.8 × 256 = 204.8: 26 sequences × 8 = 208 CTAs fill the slots, no split.
         let big = split(&s, &s.model, &l, 26, 26, 128_000).expect("FA2");
         assert_eq!((big.splits, big.combine), (1, false));
+    }
+
+    /// splitkv50: SGLang 0.5.8 on one RTX 4090 (128 SMs) decodes with flashinfer (its default on SM
+    /// 8.9). Llama-3.1-8B (32 query, 8 KV heads: 4 a group → the tensor-core path, FA2's
+    /// `PrefillPlan`), page 1: max_batch_size_if_split = 2 × 128 / 8 = 32; 4 packed heads ≤ 16 → one
+    /// query tile. 128,000 tokens: the least chunk ≥ 128 with cdiv(128,000, chunk) ≤ 32 is 4,000 →
+    /// 32 chunks, merged (graph or not: 4,000 < 128,000). 100 tokens: the search starts at 128 ≥ 100
+    /// pages, so chunk 128, one chunk; `split_kv = enable_cuda_graph || 128 < 100`: merged under the
+    /// graph only.
+    #[test]
+    fn flashinfer_sglang_tensor_cores() {
+        let s = load("rtx-4090-1x", "llama-3.1-8b", "sglang", "0.5.8", "");
+        assert_eq!(s.engine.attention_backend.as_deref(), Some("flashinfer"));
+        let l = layer(&s, Mixer::Attention);
+        let fi = |seqs, ctx, graph| flashinfer(&s, &s.model, &l, seqs, seqs, ctx, graph);
+        let long = FiSplit {
+            tensor_cores: true,
+            chunks: 32,
+            merge: true,
+        };
+        assert_eq!(fi(1, 128_000, true), Some(long));
+        assert_eq!(fi(1, 128_000, false), Some(long));
+        assert_eq!(fi(1, 100, true).map(|f| (f.chunks, f.merge)), Some((1, true)));
+        assert_eq!(fi(1, 100, false).map(|f| (f.chunks, f.merge)), Some((1, false)));
+        // 8 sequences of 128,000: 8 × cdiv(128,000, chunk) ≤ 32 → chunk 32,000, 4 chunks each.
+        assert_eq!(fi(8, 128_000, false).map(|f| f.chunks), Some(4));
+        assert_eq!(fi_chunk(8, 1, 128_000, 32, 128), 32_000);
+        // A prefill pass: not a decode.
+        assert!(flashinfer(&s, &s.model, &l, 1, 2, 4096, true).is_none());
+        // On the H100 the tensor-core path is FlashInfer's own FA3 kernel: left alone.
+        let h = load(
+            "h100-sxm-1x",
+            "llama-3.1-8b",
+            "sglang",
+            "0.5.8",
+            "attention_backend = \"flashinfer\"",
+        );
+        assert!(flashinfer(&h, &h.model, &l, 1, 1, 128_000, true).is_none());
+    }
+
+    /// vLLM 0.14.1 with FLASHINFER named on the RTX 4090: tensor cores always, 16-token blocks →
+    /// 128,000 tokens are 8,000 pages, the least chunk ≥ 128 / 16 = 8 pages with cdiv(8,000, chunk) ≤
+    /// 32 is 250 → 32 chunks. FLASH_ATTN (vLLM's own pick there) is not FlashInfer.
+    #[test]
+    fn flashinfer_vllm() {
+        let s = load(
+            "rtx-4090-1x",
+            "llama-3.1-8b",
+            "vllm",
+            "0.14.1",
+            "attention_backend = \"FLASHINFER\"",
+        );
+        let l = layer(&s, Mixer::Attention);
+        let f = flashinfer(&s, &s.model, &l, 1, 1, 128_000, true).expect("FlashInfer");
+        assert_eq!((f.tensor_cores, f.chunks, f.merge), (true, 32, true));
+        let fa = load("rtx-4090-1x", "llama-3.1-8b", "vllm", "0.14.1", "");
+        assert!(flashinfer(&fa, &fa.model, &l, 1, 1, 128_000, true).is_none());
+    }
+
+    /// CodeLlama-7B (MHA: 32 KV heads, no group) under SGLang flashinfer takes the decode kernel
+    /// (bf16, group 1 < 4). On the RTX 4090's 128 SMs: 1 × 32 < 128 → split under the graph; eager
+    /// at 4,096 tokens (> 128 pages) 2 × 32 = 64 ≤ 128, so a chunk of cdiv(4,096, 2) fits and the
+    /// KV splits; at 100 tokens (≤ 128 pages) not. 4 sequences × 32 = 128 ≥ 128 SMs: the decision
+    /// needs the kernel's occupancy — not modelled.
+    #[test]
+    fn flashinfer_sglang_decode_kernel() {
+        let s = load("rtx-4090-1x", "codellama-7b", "sglang", "0.5.8", "");
+        let l = layer(&s, Mixer::Attention);
+        let fi = |seqs, ctx, graph| flashinfer(&s, &s.model, &l, seqs, seqs, ctx, graph).map(|f| f.merge);
+        assert_eq!(fi(1, 100, true), Some(true));
+        assert_eq!(fi(1, 4096, false), Some(true));
+        assert_eq!(fi(1, 100, false), Some(false));
+        assert_eq!(fi(4, 4096, true), None);
+        assert!(
+            !flashinfer(&s, &s.model, &l, 1, 1, 100, true)
+                .expect("fi")
+                .tensor_cores
+        );
     }
 
     /// FA2's eligibility rule: 64 tiles, 11 splits = 6 × 10 + 4, 12 splits would be 11 splits of 6
