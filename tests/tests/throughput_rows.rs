@@ -592,10 +592,6 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "tritonw: +19.3 % before, +20.1 % since tpsim lays the experts out as vLLM 0.15.1's triton_kernels backend stores them (Triton's ×64 intermediate, no hidden padding: 6 % fewer expert bytes read per step than the Marlin padding the preset carries), which engine-memory.tsv line 63's weights confirm (−0.08 %); the TP 8 rows are fast in tpsim for a reason not located (TP 2 of the same runs: +9.1 %). autoar: +67.3 % since an unset engine.allreduce runs vLLM's custom allreduce on the NVLink box, as the source's vLLM did (tpsim 2.8 µs per 22.5 KiB allreduce, 73 a step, against NCCL's 15.2 µs): the step tpsim leaves over is 2.29 ms against 3.72 measured, so the allreduce was hiding a step cost tpsim misses on H100 (the Hopper kernel_overhead was fitted with NCCL allreduces). hopperstep: +52.8 % since the custom kernel pays the graph's per-kernel gap on NVLink (vLLM PR #24111's in-graph one-shot rows, nvlink-custom-ar.tsv): 5.76 µs per 22.5 KiB allreduce at 8 ranks, 0.42 ms a step",
     ),
     (
-        "gpt-oss-120b MXFP4, vLLM, 8× H100 TP 8, c 64 (1k/1k)",
-        "as the c 4 row: +19.2 % before tritonw, +22.5 % with the triton_kernels expert layout; +22.6 % with vLLM's default allreduce (64 tokens × 5,760 B = 360 KiB is above the custom kernel's 256 KiB max_size at 8 ranks on 9.0, so decode keeps NCCL)",
-    ),
-    (
         "Kimi-K2.5 INT4, vLLM, 8× RTX PRO 6000 (switches) TP 8, bf16 KV, bs 1",
         KIMI_SYS_STEP_MISS,
     ),

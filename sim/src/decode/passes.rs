@@ -23,6 +23,7 @@ pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a s
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
+mod splitkv; // splitkv49: FlashAttention 3 / 2 split-KV decode (vLLM FLASH_ATTN, SGLang fa3): combine launch, serial tiles
 pub(crate) mod tp_net;
 mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
@@ -1032,6 +1033,36 @@ impl<'a> Builder<'a> {
         u32::from(self.triton_split(pass, l).is_some())
     }
 
+    /// splitkv49: FlashAttention's split-KV decode launch for layer `l` in `pass` (`passes::splitkv`;
+    /// `None` off it).
+    fn fa_split(&self, pass: &Pass, l: &LayerWork) -> Option<splitkv::Split> {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        splitkv::split(self.s, pass.model, l, seqs, tokens, ctx)
+    }
+
+    /// splitkv49: FlashAttention's split-KV combine kernel (1 where it is launched, else 0). It is
+    /// launched by the C++ op that launches the main kernel (`run_mha_fwd_combine`), not by another
+    /// Python-level call: it adds GPU work (the per-kernel cost in `attention_time`), not an eager
+    /// host launch (`per_gpu`'s `launch_overhead`).
+    fn fa_combine_kernels(&self, pass: &Pass, l: &LayerWork) -> u32 {
+        u32::from(self.fa_split(pass, l).is_some_and(|sp| sp.combine)) + self.fi_merge_kernels(pass, l)
+    }
+
+    /// splitkv50: FlashInfer's `VariableLengthMergeStates` after a split-KV decode (1 where it is
+    /// launched, else 0; `passes::splitkv::flashinfer`), launched by the same C++ op as the main
+    /// kernel, like FlashAttention's combine. The pass replays a CUDA graph when it is launched full.
+    fn fi_merge_kernels(&self, pass: &Pass, l: &LayerWork) -> u32 {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        let graph = self.launch() == DecodeLaunch::Full;
+        u32::from(
+            splitkv::flashinfer(self.s, pass.model, l, seqs, tokens, ctx, graph).is_some_and(|f| f.merge),
+        )
+    }
+
     /// The attention block's time: its weights, the KV cache (or recurrent state) it reads over the
     /// context and the FLOPs over it.
     fn attention_time(&self, pass: &Pass, l: &LayerWork) -> Duration {
@@ -1127,7 +1158,8 @@ impl<'a> Builder<'a> {
         };
         let kernels = l.attn_kernels - l.attn_quant_kernels - indexer
             + self.aiter_reduce_kernels(pass, l)
-            + u32::from(split.is_some());
+            + u32::from(split.is_some())
+            + self.fa_combine_kernels(pass, l);
         let backend = self.s.engine.attention_backend.as_deref();
         // fp8rate: the projections on fp8 / NVFP4 weights at their tensor-core rate
         // (`passes::gemm_rate`); the attention over the context stays at the bf16 rate.
@@ -1151,7 +1183,15 @@ impl<'a> Builder<'a> {
         // longctx18: the 3-D kernel's busiest program walks its KV tiles in series, at least one
         // device-memory round trip each (`passes::triton_split`): where that exceeds what the KV
         // read and its FLOPs add to the block's streaming cost, the difference is added.
-        let t = match split.and_then(|sp| triton_split::latency_floor(self.s, sp)) {
+        // splitkv49: FlashAttention's split programs likewise (`passes::splitkv`), with its tiles in
+        // flight per program.
+        let floor = split
+            .and_then(|sp| triton_split::latency_floor(self.s, sp))
+            .or_else(|| {
+                self.fa_split(pass, l)
+                    .and_then(|sp| splitkv::latency_floor(self.s, sp))
+            });
+        let t = match floor {
             Some(floor) => {
                 let without = self.rates.op_time_gemms(
                     OpClass::Attention,
