@@ -65,6 +65,7 @@ pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrate
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
+pub mod sglang_overlap; // b200pg50 (issue #18): SGLang's MambaRadixCache overlap / radix rules by release
 mod speculative;
 mod starcoder2; // families13 (issue #17): StarCoder2's window under SGLang, its first releases
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
@@ -728,6 +729,43 @@ impl Resolver<'_> {
             .map_err(|m| self.invalid("engine.attention_backend", m))?;
             engine.page_size = page;
             warnings.extend(warning);
+        }
+        // b200pg50 (issue #18): SGLang's page size with `trtllm_mha` in force (16, 32 or 64, else 64).
+        if engine.kind == EngineKind::Sglang && engine.attention_backend.as_deref() == Some("trtllm_mha") {
+            let (page, warning) =
+                attention_backend::sglang_trtllm_mha_settle(engine.page_size, engine.page_size_given);
+            // `check_server_args` asserts the chunk size on the settled page size.
+            if let Some(Some(n)) = engine.scheduler.chunked_prefill_size
+                && !n.is_multiple_of(page)
+            {
+                return Err(self.invalid(
+                    "engine.chunked_prefill_size",
+                    format!(
+                        "{n} with trtllm_mha's page_size {page}: SGLang refuses to start: \"chunked_prefill_size \
+                         must be divisible by page_size\""
+                    ),
+                ));
+            }
+            engine.page_size = page;
+            warnings.extend(warning);
+        }
+        // b200pg50 (issue #18): the overlap scheduler / radix cache SGLang turns off for MambaRadixCache.
+        if engine.kind == EngineKind::Sglang {
+            let s = sglang_overlap::settle(
+                &engine.release().version,
+                model.arch,
+                engine.attention_backend.as_deref(),
+                engine.overlap_schedule,
+                engine.scheduler.prefix_cache,
+                speculative,
+            );
+            engine.overlap_schedule = s.overlap;
+            engine.scheduler.prefix_cache = s.radix_cache;
+            warnings.extend(s.warnings);
+            // `_validate_and_adjust_policy`: a cache-aware policy without the radix cache is fcfs.
+            if !s.radix_cache && engine.scheduler.policy == scheduler::SchedulePolicy::Lpm {
+                engine.scheduler.policy = scheduler::SchedulePolicy::Fcfs;
+            }
         }
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {

@@ -273,6 +273,8 @@ mod tpstep;
 mod moe_config_table;
 // sm100moe: SGLang's MoE runner on SM 10.x by release, architecture and quantization.
 mod moe_runner_sm100;
+// b200pg50: SGLang's page size under trtllm_mha and its MambaRadixCache overlap rule on the B200 rows.
+mod sglang_b200_paths;
 // vllmfloor: vLLM 0.8.5's NCCL pin and symm-mem cutoff by release; the light-load TP gap's figures.
 mod vllmfloor;
 

@@ -669,6 +669,31 @@ pub fn sglang_trtllm_mla_settle(
     ))
 }
 
+/// b200pg50 (issue #18): the page size SGLang runs with `trtllm_mha` in force, and its warning when it
+/// changes one. Every wheel read (0.5.2, 0.5.3, 0.5.4, 0.5.5, 0.5.6, 0.5.6.post1, 0.5.7, 0.5.8,
+/// 0.5.8.post1, 0.5.9 `srt/server_args.py`, `_handle_attention_backend_compatibility` from 0.5.3,
+/// `__post_init__` in 0.5.2) has the same check after the SM 10.x refusal
+/// ([`sglang_trtllm_mha_check`]): a page size not in 16, 32, 64 becomes 64 with the warning
+/// "TensorRT-LLM MHA only supports page_size of 16, 32 or 64, changing page_size from {page_size} to
+/// 64." The check runs before `_handle_page_size` sets an unset page size to 1, so without
+/// `--page-size` it prints `None` (`page_given` false) and the engine runs page 64.
+pub fn sglang_trtllm_mha_settle(page_size: u64, page_given: bool) -> (u64, Option<String>) {
+    if matches!(page_size, 16 | 32 | 64) {
+        return (page_size, None);
+    }
+    let from = if page_given {
+        page_size.to_string()
+    } else {
+        "None".to_string()
+    };
+    (
+        64,
+        Some(format!(
+            "SGLang: TensorRT-LLM MHA only supports page_size of 16, 32 or 64, changing page_size from {from} to 64."
+        )),
+    )
+}
+
 /// The backend in force: the scenario's (checked against the engine's names) or the engine's default.
 pub(super) fn resolve(
     given: Option<String>,

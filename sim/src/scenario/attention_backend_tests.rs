@@ -7,19 +7,37 @@ fn model(config: &str) -> ModelSpec {
     ModelSpec::from_config_json(config, Quantization::bf16()).unwrap()
 }
 
+/// b200pg50: one row of a by-release table of SGLang's default: every version in `versions` on
+/// compute capability `cc` picks `want` for `model` under `rule` ([`sglang_default`], 0.5.9's rule
+/// with the MLA model rule, or [`sglang_default_for`], the rule by release).
+type Rule = fn(&str, &str, &ModelSpec) -> &'static str;
+
+fn check_defaults(rule: Rule, rows: &[(&[&str], &str, &ModelSpec, &str)]) {
+    for (versions, cc, model, want) in rows {
+        for v in *versions {
+            assert_eq!(rule(v, cc, model), *want, "{v} on SM {cc}, {}", model.name);
+        }
+    }
+}
+
 #[test]
 fn sglang_defaults_by_arch_and_attention() {
     let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
     let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-    // MHA: H100/H200 fa3, B200 trtllm_mha, RTX PRO 6000 (12.0) and Ampere flashinfer.
-    assert_eq!(sglang_default("0.5.9", "9.0", &llama), "fa3");
-    assert_eq!(sglang_default("0.5.9", "10.0", &llama), "trtllm_mha");
-    assert_eq!(sglang_default("0.5.9", "12.0", &llama), "flashinfer");
-    assert_eq!(sglang_default("0.5.9", "8.0", &llama), "flashinfer");
-    // MLA: Hopper fa3, SM 10.x flashinfer (DeepSeek-V3 before 0.5.4), else triton.
-    assert_eq!(sglang_default("0.5.9", "9.0", &ds), "fa3");
-    assert_eq!(sglang_default("0.5.3", "10.0", &ds), "flashinfer");
-    assert_eq!(sglang_default("0.5.9", "12.0", &ds), "triton");
+    // MHA: H100/H200 fa3, B200 trtllm_mha, RTX PRO 6000 (12.0) and Ampere flashinfer. MLA: Hopper
+    // fa3, SM 10.x flashinfer (DeepSeek-V3 before 0.5.4), else triton.
+    check_defaults(
+        sglang_default,
+        &[
+            (&["0.5.9"], "9.0", &llama, "fa3"),
+            (&["0.5.9"], "10.0", &llama, "trtllm_mha"),
+            (&["0.5.9"], "12.0", &llama, "flashinfer"),
+            (&["0.5.9"], "8.0", &llama, "flashinfer"),
+            (&["0.5.9"], "9.0", &ds, "fa3"),
+            (&["0.5.3"], "10.0", &ds, "flashinfer"),
+            (&["0.5.9"], "12.0", &ds, "triton"),
+        ],
+    );
 }
 
 /// mla49: SGLang's MLA default on SM 10.x by release and architecture (module doc; the wheels'
@@ -41,10 +59,8 @@ fn sglang_trtllm_mla_default_by_release() {
     let v32 = model(include_str!(
         "../../../scenarios/models/deepseek-v3.2/config.json"
     ));
-    for v in ["0.4.10", "0.4.10.post2", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3"] {
-        assert_eq!(sglang_default(v, "10.0", &ds), "flashinfer", "{v}");
-    }
-    for v in [
+    let before: &[&str] = &["0.4.10", "0.4.10.post2", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3"];
+    let from: &[&str] = &[
         "0.5.4",
         "0.5.5",
         "0.5.6.post1",
@@ -52,18 +68,23 @@ fn sglang_trtllm_mla_default_by_release() {
         "0.5.8",
         "0.5.9",
         "0.5.10",
-    ] {
-        assert_eq!(sglang_default(v, "10.0", &ds), "trtllm_mla", "{v}");
-        assert_eq!(sglang_default(v, "10.0", &k2), "trtllm_mla", "{v}");
-        assert_eq!(sglang_default(v, "9.0", &ds), "fa3", "{v}");
-        assert_eq!(sglang_default(v, "12.0", &ds), "triton", "{v}");
-        assert_eq!(sglang_default(v, "10.0", &glm), "flashinfer", "{v}");
-        assert_eq!(sglang_default(v, "10.0", &v32), "flashinfer", "{v}");
-    }
-    assert_eq!(sglang_default("0.5.8", "10.0", &k25), "flashinfer");
-    assert_eq!(sglang_default("0.5.9", "10.0", &k25), "trtllm_mla");
-    // An unreadable version: no model rule.
-    assert_eq!(sglang_default("main", "10.0", &ds), "flashinfer");
+    ];
+    check_defaults(
+        sglang_default,
+        &[
+            (before, "10.0", &ds, "flashinfer"),
+            (from, "10.0", &ds, "trtllm_mla"),
+            (from, "10.0", &k2, "trtllm_mla"),
+            (from, "9.0", &ds, "fa3"),
+            (from, "12.0", &ds, "triton"),
+            (from, "10.0", &glm, "flashinfer"),
+            (from, "10.0", &v32, "flashinfer"),
+            (&["0.5.8"], "10.0", &k25, "flashinfer"),
+            (&["0.5.9"], "10.0", &k25, "trtllm_mla"),
+            // An unreadable version: no model rule.
+            (&["main"], "10.0", &ds, "flashinfer"),
+        ],
+    );
 }
 
 /// mla49: `_handle_attention_backend_compatibility`'s checks with `trtllm_mla` in force: page 1
@@ -477,31 +498,32 @@ fn sglang_defaults_by_release() {
         "../../../scenarios/models/qwen3-next-80b-a3b/config.json"
     ));
     let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-    for v in ["0.5.2", "0.5.3.post3", "0.5.4", "0.5.5", "0.5.6"] {
-        assert_eq!(sglang_default_for(v, "10.0", &qwen3), "flashinfer", "{v}");
-        assert_eq!(sglang_default_for(v, "12.0", &qwen3), "flashinfer", "{v}");
-        assert_eq!(sglang_default_for(v, "9.0", &qwen3), "fa3", "{v}");
-    }
-    for v in ["0.5.6.post1", "0.5.6.post2"] {
-        assert_eq!(sglang_default_for(v, "10.0", &qwen3), "trtllm_mha", "{v}");
-        assert_eq!(sglang_default_for(v, "12.0", &qwen3), "trtllm_mha", "{v}");
-    }
-    for v in ["0.5.7", "0.5.8", "0.5.8.post1", "0.5.9"] {
-        assert_eq!(sglang_default_for(v, "10.0", &qwen3), "trtllm_mha", "{v}");
-        assert_eq!(sglang_default_for(v, "12.0", &qwen3), "flashinfer", "{v}");
-    }
-    assert_eq!(sglang_default_for("0.5.6", "10.0", &oss), "trtllm_mha");
-    for v in ["0.5.6", "0.5.6.post1", "0.5.7", "0.5.8", "0.5.9"] {
-        assert_eq!(sglang_default_for(v, "10.0", &next), "triton", "{v}");
-    }
-    assert_eq!(sglang_default_for("0.5.8", "12.0", &next), "flashinfer");
-    assert_eq!(sglang_default_for("0.5.5", "10.0", &next), "flashinfer");
-    // DeepSeek-V3/R1 on SM 10.x: `trtllm_mla` from 0.5.4 (mla49, `sglang_trtllm_mla_model`), before it
-    // `flashinfer`.
-    assert_eq!(sglang_default_for("0.5.6", "10.0", &ds), "trtllm_mla");
-    assert_eq!(sglang_default_for("0.5.3", "10.0", &ds), "flashinfer");
-    assert_eq!(sglang_default_for("0.4.10", "10.0", &qwen3), "trtllm_mha");
-    assert_eq!(sglang_default_for("0.5.10", "10.0", &qwen3), "trtllm_mha");
+    let to_056: &[&str] = &["0.5.2", "0.5.3.post3", "0.5.4", "0.5.5", "0.5.6"];
+    let posts: &[&str] = &["0.5.6.post1", "0.5.6.post2"];
+    let from_057: &[&str] = &["0.5.7", "0.5.8", "0.5.8.post1", "0.5.9"];
+    let next_from: &[&str] = &["0.5.6", "0.5.6.post1", "0.5.7", "0.5.8", "0.5.9"];
+    check_defaults(
+        sglang_default_for,
+        &[
+            (to_056, "10.0", &qwen3, "flashinfer"),
+            (to_056, "12.0", &qwen3, "flashinfer"),
+            (to_056, "9.0", &qwen3, "fa3"),
+            (posts, "10.0", &qwen3, "trtllm_mha"),
+            (posts, "12.0", &qwen3, "trtllm_mha"),
+            (from_057, "10.0", &qwen3, "trtllm_mha"),
+            (from_057, "12.0", &qwen3, "flashinfer"),
+            (&["0.5.6"], "10.0", &oss, "trtllm_mha"),
+            (next_from, "10.0", &next, "triton"),
+            (&["0.5.8"], "12.0", &next, "flashinfer"),
+            (&["0.5.5"], "10.0", &next, "flashinfer"),
+            // DeepSeek-V3/R1 on SM 10.x: `trtllm_mla` from 0.5.4 (mla49, `sglang_trtllm_mla_model`),
+            // before it `flashinfer`.
+            (&["0.5.6"], "10.0", &ds, "trtllm_mla"),
+            (&["0.5.3"], "10.0", &ds, "flashinfer"),
+            // Releases not read: 0.5.9's rule.
+            (&["0.4.10", "0.5.10"], "10.0", &qwen3, "trtllm_mha"),
+        ],
+    );
 }
 
 /// b200moe49: `trtllm_mha` off SM 10.x is refused with SGLang's text (named on an H100, or as the
@@ -559,4 +581,77 @@ fn scenarios_refuse_trtllm_mha_off_sm100() {
     assert_eq!(s.engine.attention_backend.as_deref(), Some("flashinfer"));
     let s = load("b200-8x-nvlink", "0.5.6.post1", "").unwrap();
     assert_eq!(s.engine.attention_backend.as_deref(), Some("trtllm_mha"));
+}
+
+/// b200pg50: `trtllm_mha`'s page size (every wheel read, 0.5.2–0.5.9): 16, 32 and 64 are kept; any
+/// other becomes 64 with SGLang's warning, naming `None` when `--page-size` was not given.
+#[test]
+fn sglang_trtllm_mha_page_size() {
+    for p in [16, 32, 64] {
+        assert_eq!(sglang_trtllm_mha_settle(p, true), (p, None));
+    }
+    let (p, w) = sglang_trtllm_mha_settle(1, false);
+    assert_eq!(p, 64);
+    assert_eq!(
+        w.as_deref(),
+        Some(
+            "SGLang: TensorRT-LLM MHA only supports page_size of 16, 32 or 64, changing page_size from None to 64."
+        )
+    );
+    let (p, w) = sglang_trtllm_mha_settle(128, true);
+    assert_eq!(p, 64);
+    assert!(w.unwrap().ends_with("changing page_size from 128 to 64."));
+}
+
+/// b200pg50: Llama-3.1-8B at TP 1 on one B200 under SGLang 0.5.8: the default `trtllm_mha` runs page
+/// 64 (warned), `--attention-backend flashinfer` page 1. The KV cell: 32 layers × 8 KV heads × 128 ×
+/// 2 (K, V) × 2 B = 131,072 B a token. The pool floors flashinfer's token count to whole pages and
+/// allocates one padded page more (as mla49's `trtllm_mla` test): flashinfer's 1,123,695 tokens
+/// (page 1, pool (1,123,695 + 1) × 131,072 = 147,285,082,112 B) = 17,557 × 64 + 47 → 1,123,648 under
+/// `trtllm_mha`, pool (1,123,648 + 64) × 131,072 = 147,287,179,264 B. Exact (integers). A named `--page-size 32` is kept
+/// without a warning; a chunked-prefill size that is no whole number of the settled 64-token pages is
+/// refused with SGLang's assertion text.
+#[test]
+fn b200_trtllm_mha_pages_the_pool() {
+    let text = |extra: &str| {
+        format!(
+            "[hardware]\npreset = \"b200-8x-nvlink\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+             version = \"0.5.8\"\ntp = 1\n{extra}\n[workload]\nconcurrency = 1\nprompt_len = 1000\n\
+             output_len = 1000\n"
+        )
+    };
+    let load = |t: String| crate::scenario::load_str(&t, std::path::Path::new("b200pg50.toml"));
+    let trt = load(text("")).expect("scenario");
+    let fi = load(text("attention_backend = \"flashinfer\"")).expect("scenario");
+    assert_eq!(trt.engine.attention_backend.as_deref(), Some("trtllm_mha"));
+    assert_eq!((trt.engine.page_size, fi.engine.page_size), (64, 1));
+    assert!(trt.warnings.iter().any(|w| {
+        w.contains("MHA only supports page_size of 16, 32 or 64, changing page_size from None to 64.")
+    }));
+    assert!(
+        !fi.warnings
+            .iter()
+            .any(|w| w.contains("MHA only supports page_size"))
+    );
+    let (pt, pf) = (crate::plan_memory(&trt), crate::plan_memory(&fi));
+    assert_eq!((pt.cell_size, pf.cell_size), (131_072, 131_072));
+    assert_eq!(pf.kv_tokens, 1_123_695);
+    assert_eq!(pt.kv_tokens, 1_123_648);
+    assert_eq!(pt.kv_tokens, 17_557 * 64);
+    assert_eq!(pf.kv_pool.0, 1_123_696 * 131_072);
+    assert_eq!(pt.kv_pool.0, 1_123_712 * 131_072);
+    assert_eq!(pt.kv_pool.0, 147_287_179_264);
+    let named = load(text("page_size = 32")).expect("scenario");
+    assert_eq!(named.engine.page_size, 32);
+    assert!(
+        !named
+            .warnings
+            .iter()
+            .any(|w| w.contains("MHA only supports page_size"))
+    );
+    let e = load(text("chunked_prefill_size = 8200")).unwrap_err().to_string();
+    assert!(
+        e.contains("engine.chunked_prefill_size") && e.contains("must be divisible by page_size"),
+        "{e}"
+    );
 }
