@@ -457,7 +457,13 @@ impl<'a> SglangStartup<'a> {
         let gib = |b: Bytes| b.as_gib_f64();
         let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
         let custom = custom_allreduce_buffers(e);
-        let weights = super::dp_attention::weights_per_rank(s);
+        // mem49 (issue #17 point 5): the RoPE caches and the allocator's segments, inside "Load
+        // weight end"'s mem usage ([`sglang_load_extra`]).
+        let weights = Bytes(
+            super::dp_attention::weights_per_rank(s)
+                .0
+                .saturating_add(sglang_load_extra(s).0),
+        );
         let mut entries = vec![MemEntry {
             kind: MemKind::Context,
             bytes: s.hardware.params.context_overhead.0,
@@ -1000,6 +1006,40 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
         }
         _ => (false, Vec::new()),
     }
+}
+
+/// mem49 (issue #17 point 5): what SGLang's "Load weight end … mem usage" holds on each rank beyond
+/// the checkpoint's bytes, counted with the weights, so the KV profile's `available` is that much
+/// lower:
+/// - the RoPE cos/sin caches it builds while it constructs the model (`tpsim_model::rope_cache`:
+///   float32 on CUDA from 0.4.3, the model dtype on ROCm and before; LongRoPE's three buffers);
+/// - the caching allocator's segments: SGLang reads the free memory after `torch.cuda.empty_cache()`,
+///   which keeps every segment holding a tensor whole (`ModelSpec::sglang_load_segment_overhead`):
+///   a 12.5 MiB `o_proj` shard holds a 14 MiB segment, an 85 MiB `gate_up_proj` one 86 MiB. On a
+///   plain TP rank only (pipeline stages and DP attention: 0, their tensor lists are not built).
+pub(crate) fn sglang_load_extra(s: &Scenario) -> Bytes {
+    use tpsim_model::llm::{KvCacheDtype, LoadGpu};
+    use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
+    let release = crate::engine_args_versions::release(&s.engine.release().version);
+    let nvidia = s.hardware.accel.vendor == crate::scenario::accel::GpuVendor::Nvidia;
+    let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    let rule = RopeRule::sglang(release.as_deref(), nvidia);
+    let ropes = rope_cache_tensors(&s.model, rule, dtype);
+    let rope: u64 = ropes.iter().sum();
+    let plain_tp = super::pipeline::binding_stage(s).is_none() && s.engine.dp_attention.is_none();
+    let segments = if plain_tp {
+        let gpu = if nvidia {
+            LoadGpu::nvidia(&s.hardware.gpu)
+        } else {
+            LoadGpu::rocm(&s.hardware.gpu)
+        };
+        let rope_dtype = if rule.fp32 { 4 } else { dtype };
+        s.model
+            .sglang_load_segment_overhead(s.engine.tp, &ropes, rope_dtype, dtype, &gpu)
+    } else {
+        0
+    };
+    Bytes(rope.saturating_add(segments))
 }
 
 /// Whether an SGLang version string (`0.5.6`, `v0.5.5.post1`) is older than 0.5.8, the first version
