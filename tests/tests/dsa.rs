@@ -43,8 +43,11 @@ fn v32_fp8_sglang_budget_vs_pool() {
         .unwrap()
         .iter()
         .find(|e| e["name"] == "weight-load allocator segments")
-        .map(|e| f(&e["mib"]));
-    assert_eq!(segments, Some(37_448_704.0 / 1_048_576.0));
+        .map(|e| f(&e["mib"]) * 1_048_576.0);
+    assert!(
+        segments.is_some_and(|b| (b - 37_448_704.0).abs() < 0.5),
+        "{segments:?}"
+    );
     assert_eq!(j["verdict"], "ok");
     let o = tpsim(&[
         "run",
