@@ -20,6 +20,7 @@ pub mod sglang_vlm_fraction; // memlogs (issue #17): SGLang's multimodal fractio
 // SGLang's piecewise CUDA-graph reserve (issue #17 point 5).
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
+pub mod rope_cache; // mem49 (issue #17 point 5): RoPE cos/sin caches per engine and release
 pub mod sglang_piecewise;
 // Issue #19 point 1: NCCL's SHM transport costs from a preset's host facts.
 pub mod shm;

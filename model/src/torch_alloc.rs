@@ -37,6 +37,8 @@ const LARGE_BUFFER: u64 = 20 << 20;
 const MIN_LARGE_ALLOC: u64 = 10 << 20;
 /// Rounding of a large request's own segment (`kRoundLarge`), bytes.
 const ROUND_LARGE: u64 = 2 << 20;
+/// Segment of the small pool (`kSmallBuffer`), bytes.
+const SMALL_BUFFER: u64 = 2 << 20;
 
 /// A tensor handed out by [`CachingAllocator::malloc`], to give back with
 /// [`CachingAllocator::free`].
@@ -73,6 +75,8 @@ pub struct CachingAllocator {
     allocated: u64,
     /// The sum of the live tensors' requests, bytes.
     requested: u64,
+    /// mem49: the small pool's live blocks, bytes (rounded requests).
+    small: u64,
 }
 
 impl CachingAllocator {
@@ -88,6 +92,7 @@ impl CachingAllocator {
         if size <= SMALL_SIZE {
             // Small pool: split whenever ≥ 512 B remain, and remainders are multiples of 512.
             self.allocated = self.allocated.saturating_add(size);
+            self.small = self.small.saturating_add(size);
             return Tensor { bytes, addr: None };
         }
         let (addr, block) = match self.free.range((size, 0)..).next().copied() {
@@ -147,6 +152,7 @@ impl CachingAllocator {
         let Some(mut addr) = t.addr else {
             let size = t.bytes.div_ceil(MIN_BLOCK).saturating_mul(MIN_BLOCK);
             self.allocated = self.allocated.saturating_sub(size);
+            self.small = self.small.saturating_sub(size);
             return;
         };
         let Some(mut b) = self.blocks.get(&addr).copied() else {
@@ -185,6 +191,33 @@ impl CachingAllocator {
     pub fn overhead(&self) -> u64 {
         self.allocated.saturating_sub(self.requested)
     }
+
+    /// The sum of the live tensors' requests, bytes.
+    pub fn requested(&self) -> u64 {
+        self.requested
+    }
+
+    /// mem49 (issue #17 point 5): the device memory torch keeps after `torch.cuda.empty_cache()`,
+    /// bytes — what `torch.cuda.mem_get_info()` sees of it, and so SGLang's "Load weight end … mem
+    /// usage" (`get_available_gpu_memory` empties the cache first, SGLang 0.5.5 `utils/common.py`).
+    /// `empty_cache` returns only segments with no allocated block (`release_cached_blocks`), so
+    /// every large-pool segment that holds a live tensor stays whole: its unsplit tail and its free
+    /// split remainders included. The small pool's live blocks are counted in whole 2 MiB segments
+    /// (`kSmallBuffer`; packed in order, as a load that frees no small tensor packs them).
+    pub fn reserved_after_empty_cache(&self) -> u64 {
+        let mut segments: BTreeMap<u64, (u64, bool)> = BTreeMap::new();
+        for b in self.blocks.values() {
+            let e = segments.entry(b.segment).or_insert((0, false));
+            e.0 = e.0.saturating_add(b.size);
+            e.1 |= b.allocated;
+        }
+        let large: u64 = segments
+            .values()
+            .filter(|(_, live)| *live)
+            .map(|(size, _)| size)
+            .sum();
+        large.saturating_add(self.small.div_ceil(SMALL_BUFFER).saturating_mul(SMALL_BUFFER))
+    }
 }
 
 /// `memory_allocated()` after allocating `sizes` (bytes) in order on a fresh allocator, none freed.
@@ -201,6 +234,25 @@ mod tests {
     use super::*;
 
     const MIB: u64 = 1 << 20;
+
+    /// mem49: after `empty_cache` a segment with a live tensor stays whole. 12.5 MiB → a 14 MiB
+    /// segment, split (1.5 MiB > 1 MiB remain): allocated 12.5 MiB, reserved 14 MiB. 17.5 MiB → an
+    /// 18 MiB segment taken whole: 18 MiB both ways. A freed 40 MiB tensor's segment is released.
+    /// Three 10 KiB norms: one 2 MiB small segment.
+    #[test]
+    fn reserved_keeps_live_segments_whole() {
+        let mut a = CachingAllocator::new();
+        a.malloc(12 * MIB + MIB / 2);
+        a.malloc(17 * MIB + MIB / 2);
+        let t = a.malloc(40 * MIB);
+        a.free(t);
+        for _ in 0..3 {
+            a.malloc(10_240);
+        }
+        assert_eq!(a.requested(), 30 * MIB + 30_720);
+        assert_eq!(a.allocated(), 30 * MIB + 30_720 + MIB / 2);
+        assert_eq!(a.reserved_after_empty_cache(), (14 + 18 + 2) * MIB);
+    }
 
     #[test]
     fn small_requests_cost_their_rounded_size() {

@@ -4,7 +4,9 @@
 //!
 //! Hand figures for 8× RTX PRO 6000 (97,887 MiB; the preset's 1,587.2 MiB context): total = 96,299.8 MiB
 //! = 94.0428 GiB; DeepSeek-V3.2 FP8 weights 86,275,740,032 B per rank at tp 8 (model unit test
-//! `v32_lowers_with_its_indexer`) = 80.3505 GiB → available 13.6922 GiB.
+//! `v32_lowers_with_its_indexer`) = 80.3505 GiB, and (mem50) the weight-load allocator segments
+//! SGLang keeps after `empty_cache`, 37,448,704 B = 0.034877 GiB (the memory entry of that name; no
+//! RoPE cache: MLA) → available 13.6922 − 0.0349 = 13.65735 GiB.
 
 use crate::common::*;
 
@@ -25,17 +27,27 @@ fn variant(name: &str, from: &str, to: &str) -> String {
 
 #[test]
 fn v32_fp8_sglang_budget_vs_pool() {
-    // SGLang 0.5.9 rules (late-2025): f = 0.94 → rest = 13.6922 − 94.0428 × 0.06 = 8.04966 GiB;
-    // budget 708 × 61 = 43,188 B → 8.04966 × 2^30 // 43,188 = 200,137 → 200,128 (page 64); the
-    // NSATokenToKVPool holds 788 × 61 = 48,068 B per token: (200,128 + 64) × 48,068 = 9,622,829,056 B
-    // = 8.96 GiB, 0.91 GiB more than rest.
+    // SGLang 0.5.9 rules (late-2025): f = 0.94 → rest = 13.65735 − 94.0428 × 0.06 = 8.01479 GiB;
+    // budget 708 × 61 = 43,188 B → 8.01479 × 2^30 // 43,188 = 199,263 → 199,232 (page 64); the
+    // NSATokenToKVPool holds 788 × 61 = 48,068 B per token: (199,232 + 64) × 48,068 = 9,579,760,128 B
+    // = 8.92 GiB, 0.91 GiB more than rest. (Before mem50's kept segments: rest 8.04966, 200,128.)
     let j = memory_json(&scenario("examples/deepseek-v3.2-rtx6000x8.toml"));
     let kv = &j["kv_cache"];
     assert_eq!(kv["cell_size_bytes"], 43_188);
     assert_eq!(kv["pool_cell_size_bytes"], 48_068);
-    assert_eq!(kv["max_total_num_tokens"], 200_128);
-    assert_eq!(kv["bytes"], 9_622_829_056u64);
-    assert!((f(&j["rest_gib"]) - 8.04966).abs() < 1e-4);
+    assert_eq!(kv["max_total_num_tokens"], 199_232);
+    assert_eq!(kv["bytes"], 9_579_760_128u64);
+    assert!((f(&j["rest_gib"]) - 8.01479).abs() < 1e-4);
+    let segments = j["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "weight-load allocator segments")
+        .map(|e| f(&e["mib"]) * 1_048_576.0);
+    assert!(
+        segments.is_some_and(|b| (b - 37_448_704.0).abs() < 0.5),
+        "{segments:?}"
+    );
     assert_eq!(j["verdict"], "ok");
     let o = tpsim(&[
         "run",
@@ -57,31 +69,32 @@ fn v32_fp8_sglang_budget_vs_pool() {
 
 #[test]
 fn v32_over_allocation_prints_the_kv_line_then_ooms() {
-    // f = 0.97: rest = 13.6922 − 94.0428 × 0.03 = 10.8709 GiB → 270,272 tokens of the 43,188-B budget,
-    // pool (270,272 + 64) × 48,068 B = 12.1021 GiB → 1.5901 GiB left for the CUDA graphs (1.5 GiB) and
+    // f = 0.97: rest = 13.65735 − 94.0428 × 0.03 = 10.83607 GiB → 10.83607 × 2^30 // 43,188 = 269,406
+    // → 269,376 tokens of the 43,188-B budget, pool (269,376 + 64) × 48,068 B = 12.0620 GiB → 1.5954
+    // GiB left for the CUDA graphs (1.5 GiB) and
     // activations (1 GiB, engines/sglang.toml): the engine logs the pool, then dies allocating the
     // activations.
     let p = variant("oom", "mem_fraction_static = 0.94", "mem_fraction_static = 0.97");
     let j = memory_json(&p);
-    assert_eq!(j["kv_tokens"], 270_272);
+    assert_eq!(j["kv_tokens"], 269_376);
     assert_eq!(j["verdict"], "oom");
     assert!(j["failing_step"].as_str().unwrap().contains("activations"), "{j}");
     let log = tpsim(&["memory", &p, "--log"]).stdout;
     let kv_line = log
-        .find("KV Cache is allocated. #tokens: 270272, KV size: 12.10 GB")
+        .find("KV Cache is allocated. #tokens: 269376, KV size: 12.06 GB")
         .expect(&log);
     let oom = log.find("torch.OutOfMemoryError").expect(&log);
     assert!(kv_line < oom, "{log}");
     // SGLang ≥ 0.5.17 (`engine.version`; a 0.5.x version needs the era named too) budgets what it
-    // allocates (48,068 B): 10.8709 × 2^30 // 48,068 = 242,83x → 242,816 tokens, pool 10.8730 GiB,
-    // 2.8193 GiB left → starts.
+    // allocates (48,068 B): 10.83607 × 2^30 // 48,068 = 242,055 → 242,048 tokens, pool 10.8386 GiB,
+    // 2.8188 GiB left → starts.
     let fixed = variant(
         "fixed",
         "mem_fraction_static = 0.94",
         "mem_fraction_static = 0.97\nversion = \"0.5.17\"",
     );
     let j = memory_json(&fixed);
-    assert_eq!(j["kv_tokens"], 242_816);
+    assert_eq!(j["kv_tokens"], 242_048);
     assert_eq!(j["kv_cache"]["cell_size_bytes"], 48_068);
     assert_eq!(j["kv_cache"]["pool_cell_size_bytes"], serde_json::Value::Null);
     assert_eq!(j["verdict"], "ok", "{j}");
@@ -89,12 +102,12 @@ fn v32_over_allocation_prints_the_kv_line_then_ooms() {
 
 #[test]
 fn v32_bf16_kv_budget_equals_pool() {
-    // bf16: 1,284 × 61 = 78,324 B budgeted and allocated: 8.04966 × 2^30 // 78,324 = 110,355 → 110,336.
+    // bf16: 1,284 × 61 = 78,324 B budgeted and allocated: 8.01479 × 2^30 // 78,324 = 109,874 → 109,824.
     let j = memory_json(&scenario("examples/deepseek-v3.2-bf16kv-rtx6000x8.toml"));
     assert_eq!(j["kv_cache"]["cell_size_bytes"], 78_324);
     assert_eq!(j["kv_cache"]["pool_cell_size_bytes"], serde_json::Value::Null);
-    assert_eq!(j["kv_tokens"], 110_336);
-    assert_eq!(j["kv_cache"]["bytes"], (110_336u64 + 64) * 78_324);
+    assert_eq!(j["kv_tokens"], 109_824);
+    assert_eq!(j["kv_cache"]["bytes"], (109_824u64 + 64) * 78_324);
 }
 
 #[test]
@@ -171,9 +184,9 @@ fn glm5_breakdown_follows_its_layer_types() {
 
 #[test]
 fn v32_pool_larger_than_the_free_memory_fails_before_the_kv_line() {
-    // f = 1.0 leaves no reserve: rest = available = 13.6922 GiB → 340,416 tokens of the 43,188-B budget
-    // (13.6922 × 2^30 // 43,188 = 340,4xx, floored to 64), but the pool needs (340,416 + 64) × 48,068 B =
-    // 15.24 GiB: PyTorch fails allocating it, before SGLang prints its KV line.
+    // f = 1.0 leaves no reserve: rest = available = 13.65735 GiB → 339,520 tokens of the 43,188-B
+    // budget (13.65735 × 2^30 // 43,188 = 339,549, floored to 64), but the pool needs (339,520 + 64) ×
+    // 48,068 B = 15.20 GiB: PyTorch fails allocating it, before SGLang prints its KV line.
     let p = variant("full", "mem_fraction_static = 0.94", "mem_fraction_static = 1.0");
     let j = memory_json(&p);
     assert_eq!(j["verdict"], "oom");

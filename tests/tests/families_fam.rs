@@ -26,6 +26,16 @@ fn weights(j: &serde_json::Value) -> u64 {
         .unwrap()
 }
 
+/// The bytes of the memory entry named `name`, if the plan has one.
+fn entry(j: &serde_json::Value, name: &str) -> Option<u64> {
+    j["memory"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .map(|e| e["bytes"].as_u64().unwrap())
+}
+
 #[test]
 fn llava_next_runs_under_vllm_with_its_clip_tower() {
     let j = run_json(&scenario_for("llava-vllm", "llava-v1.6-mistral-7b", "vllm", 1));
@@ -69,9 +79,21 @@ fn granite_moe_and_phi_moe_run_under_both_engines() {
         // Under vLLM the RoPE cos/sin cache is loaded with the weights (vllm_parts): 131,072
         // positions × head_dim 64 × 2 B = 16,777,216 B. The caching allocator's blocks add nothing
         // (vrows4: qkv 4 MiB and o_proj 2 MiB share 20 MiB segments, the experts are 64 and 32 MiB).
-
+        // mem49/mem50: SGLang (0.5.8, CUDA) keeps the same cache in float32 (`tpsim_model::rope_cache`):
+        // 131,072 × 64 × 4 B = 33,554,432 B, and the segments torch keeps after `empty_cache`
+        // (`ModelSpec::sglang_load_segment_overhead`): 19,167,232 B, mostly the unfilled tail of the
+        // last shared 20 MiB segment of the 4 + 2 MiB attention shards (24 layers × 6 MiB = 144 MiB
+        // in 8 segments) and the embedding's split tail (49,216 × 1024 × 2 B = 96.125 MiB in 98 MiB:
+        // 1.875 MiB). Both sit in "Load weight end … mem usage" as entries of their own beside the
+        // weights, which stay the parameters' bytes.
         let rope = if engine == "vllm" { 16_777_216 } else { 0 };
         assert_eq!(weights(&j), 2_669_381_632 + rope, "{engine}");
+        if engine == "sglang" {
+            assert_eq!(entry(&j, "RoPE cos/sin caches"), Some(33_554_432));
+            assert_eq!(entry(&j, "weight-load allocator segments"), Some(19_167_232));
+        } else {
+            assert_eq!(entry(&j, "RoPE cos/sin caches"), None);
+        }
         assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 49_152);
         assert_eq!(j["memory"]["verdict"], "ok", "{engine}");
         // Phi-3.5-MoE at tp 1 on one H100: 77.99 GiB of weights do not leave room for a KV cache
@@ -81,8 +103,16 @@ fn granite_moe_and_phi_moe_run_under_both_engines() {
         // allocator's blocks (vrows4, `tpsim_model::torch_alloc`): every tensor of this model is a
         // multiple of 512 B and of 2 MiB when large, except the LM-head bias, 32,064 × 2 B = 64,128 B,
         // which takes 64,512 B (+384).
+        // mem49/mem50: SGLang's float32 cache (`models/phimoe.py` calls `get_rope`; the preset's
+        // config has no `rope_scaling`, so a plain cache): 131,072 × 128 × 4 B = 67,108,864 B, and the
+        // kept segments, 3,458,432 B (the small pool's 2 MiB segments and the shared 20 MiB segments'
+        // tails), each its own entry.
         let rope = if engine == "vllm" { 33_554_432 + 384 } else { 0 };
         assert_eq!(weights(&j), 83_746_306_688 + rope, "{engine}");
+        if engine == "sglang" {
+            assert_eq!(entry(&j, "RoPE cos/sin caches"), Some(67_108_864));
+            assert_eq!(entry(&j, "weight-load allocator segments"), Some(3_458_432));
+        }
         assert_ne!(j["memory"]["verdict"], "ok", "{engine}");
     }
 }

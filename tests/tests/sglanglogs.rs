@@ -111,9 +111,12 @@ fn sglang_2026_08_qwen3_30b_a3b_fp8_h100_tp1() {
 }
 
 /// Line 57, predicted from the scenario alone (the H100 preset's free memory and tpsim's weights, no
-/// observed figure): 390,893 tokens, 0.52 % below the logged 392,920 (out of sample: no constant was
-/// fitted to this row). The weights are 0.116 GiB below SGLang's "mem usage" (the next test) and the
-/// preset's free memory after init differs from this box's 78.48; asserted to the token.
+/// observed figure): 390,652 tokens, 0.58 % below the logged 392,920 (out of sample: no constant was
+/// fitted to this row). mem49: 390,893 (−0.52 %) before SGLang's float32 RoPE cache (20 MiB, next
+/// test) and the kept segments (2.6 MiB) were counted with the weights: 214 + 27 tokens fewer —
+/// the right parts, the wrong way for this row, whose miss is elsewhere — the
+/// preset's free memory after init differs from this box's 78.48, and the weights are still 0.096 GiB
+/// below SGLang's "mem usage"; asserted to the token.
 #[test]
 fn sglang_2026_08_qwen3_30b_a3b_fp8_predicted_h100_tp1() {
     let r = row(FP8_LINE, FP8_MODEL);
@@ -123,37 +126,60 @@ fn sglang_2026_08_qwen3_30b_a3b_fp8_predicted_h100_tp1() {
         "qwen3-30b-a3b-fp8 h100 predicted from the scenario: {} vs {logged}",
         p.kv_tokens
     );
-    assert_eq!(p.kv_tokens, 390_893);
+    assert_eq!(p.kv_tokens, 390_652);
     let miss = (p.kv_tokens as f64 - logged) / logged;
-    assert!((miss + 0.0052).abs() < 0.0001, "{miss}");
+    assert!((miss + 0.0058).abs() < 0.0001, "{miss}");
 }
 
 /// Line 57, weights: tpsim's Qwen3-30B-A3B-FP8 at tp 1 (128 experts of 768 and the attention in
 /// e4m3 with fp32 128 × 128 block scales, the untied 151,936 vocabulary and the routers in bf16) is
-/// 29.034 GiB against SGLang's "mem usage=29.15 GB": 0.116 GiB (0.40 %) below, outside the 0.3 % of
-/// issue #5. SGLang's figure is the drop of free memory across loading, so it also holds what the
-/// loader leaves allocated; the other SGLang rows show the same excess (line 40 +0.20 GiB, line 45
-/// +0.08 GiB). The bf16 checkpoint (line 58, next test) is within 0.03 %, so the excess comes with the
-/// fp8 path (not located in the source). A named known miss, asserted to ± 0.01 GiB.
+/// 29.034 GiB of parameters (the "target weights" entry). mem49/mem50: SGLang's "Load weight end …
+/// mem usage" also holds the RoPE cache, float32 on CUDA (`tpsim_model::rope_cache`: 40,960
+/// positions × 128 × 4 B = 20 MiB = 0.0195 GiB, entry "RoPE cos/sin caches") and the segments torch
+/// keeps (0.0025 GiB, the plain tensors only: the block-fp8 pieces are not in the replay; entry
+/// "weight-load allocator segments"): 29.034 + 0.0195 + 0.0025 = 29.056 GiB, which the scenario's
+/// log line prints, against SGLang's "mem usage=29.15 GB": 0.094 GiB (0.32 %) below (0.116 with the
+/// parameters alone), outside the 0.3 % of issue #5. SGLang's figure is the drop of free memory
+/// across loading, so it also holds what the loader leaves allocated; the bf16 checkpoint (line 58,
+/// next test) is within the log's two decimals, so the excess comes with the fp8 path (not located
+/// in the source). A named known miss, asserted to ± 0.01 GiB.
 #[test]
 fn sglang_2026_08_qwen3_30b_a3b_fp8_weights_h100_tp1() {
+    use tpsim::decode::MemKind;
     let r = row(FP8_LINE, FP8_MODEL);
-    let ours = target_weights_gib(&fp8_scenario(false));
+    let p = fp8_scenario(false);
+    let ours = target_weights_gib(&p);
+    let part = |k: MemKind| {
+        p.entries
+            .iter()
+            .filter(|e| e.kind == k)
+            .map(|e| e.bytes as f64 / GIB)
+            .sum::<f64>()
+    };
+    let (rope, segments) = (part(MemKind::RopeCaches), part(MemKind::LoadSegments));
+    let loaded = ours + rope + segments;
     let logged = num(&r, "weight_mem_gb");
-    println!("qwen3-30b-a3b-fp8 tp1: tpsim {ours:.4} GiB vs SGLang mem usage {logged} GB");
+    println!(
+        "qwen3-30b-a3b-fp8 tp1: tpsim {ours:.4} + RoPE {rope:.4} + segments {segments:.4} = {loaded:.4} GiB \
+         vs SGLang mem usage {logged} GB"
+    );
     assert!((ours - 29.034).abs() < 0.001, "{ours}");
-    assert!(((logged - ours) - 0.116).abs() < 0.01, "{}", logged - ours);
+    assert!((rope * GIB - 20_971_520.0).abs() < 0.5, "{rope}");
+    assert!((loaded - 29.0556).abs() < 0.001, "{loaded}");
+    assert!(((logged - loaded) - 0.094).abs() < 0.01, "{}", logged - loaded);
 }
 
 /// Line 58, weights: tpsim's Qwen3-30B-A3B in bf16 at tp 1 (the FP8 preset's config lowered at
 /// bf16: the two checkpoints share every shape) is 56.871 GiB against SGLang 0.5.13's "mem
-/// usage=56.89 GB", −0.03 %, within 0.3 %.
+/// usage=56.89 GB", −0.03 %; mem49: with SGLang's float32 RoPE cache (40,960 × 128 × 4 B = 20 MiB =
+/// 0.0195 GiB, `tpsim_model::rope_cache`) 56.890 GiB, +0.000 % (± 0.01 %).
 #[test]
 fn sglang_0_5_13_qwen3_30b_a3b_weights_rtx_pro_6000_tp1() {
     let ours = preset_weights_gib("qwen3-30b-a3b-fp8", 1, None);
     assert!((ours - 56.8705).abs() < 0.001, "{ours}");
-    let err = check_weights(BF16_LINE, BF16_MODEL, ours, 0.0);
-    assert!((err + 0.00034).abs() < 0.0001, "{err}");
+    let rope = (40_960 * 128 * 4) as f64 / GIB;
+    let err = check_weights(BF16_LINE, BF16_MODEL, ours, rope);
+    assert!(err.abs() < 0.0001, "{err}");
 }
 
 /// Line 58, the pool: `--max-total-tokens 4096` caps a profile of rest = 37.35 − 94.24 × 0.10 =

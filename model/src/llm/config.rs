@@ -414,6 +414,13 @@ pub struct ModelConfig {
     /// Share of the head that is rotated (Bailing: 0.5; Qwen3-Next/3.5 0.25; `llm::partial_rotary`).
     #[serde(default)]
     pub partial_rotary_factor: Option<f64>,
+    /// mem49 (issue #17 point 5): the RoPE scaling block, read only for LongRoPE (`type` /
+    /// `rope_type` = `"longrope"`, Phi-3 family: `llm::partial_rotary::longrope_original`).
+    #[serde(default)]
+    pub rope_scaling: Option<serde_json::Value>,
+    /// mem49: the context LongRoPE's short factors cover (Phi-3.5-mini, Phi-4-mini: 4,096).
+    #[serde(default)]
+    pub original_max_position_embeddings: Option<u64>,
     // families19 (issue #17): Kimi-Linear keys (`llm::kimi_linear`).
     /// Kimi-Linear: experts each token is routed to (its name for `num_experts_per_tok`).
     #[serde(default)]
@@ -1030,6 +1037,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
         rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
+        // mem49 (issue #17 point 5): LongRoPE's short and long caches (`llm::partial_rotary`).
+        longrope_original: super::partial_rotary::longrope_original(text)?,
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).

@@ -350,6 +350,45 @@ impl ModelSpec {
         r.peak.saturating_add(r.unlisted)
     }
 
+    /// mem49 (issue #17 point 5): what SGLang's "Load weight end … mem usage" holds beyond the
+    /// weights' and RoPE caches' own bytes on one TP rank, bytes: the tensors of
+    /// [`ModelSpec::vllm_load_tensors`] (the same constructor order: SGLang's `DefaultModelLoader`
+    /// also builds every parameter under the target device before reading a weight; the
+    /// quantized pieces it does not list are left out) with the RoPE caches `rope_bytes` allocated
+    /// last (each freeing its float32 temporaries when `rope_dtype_bytes` is below 4), counted as
+    /// the segments torch keeps after `empty_cache`
+    /// ([`crate::torch_alloc::CachingAllocator::reserved_after_empty_cache`]) minus the live
+    /// tensors' bytes. `dtype_bytes` is the model dtype's size.
+    pub fn sglang_load_segment_overhead(
+        &self,
+        tp: u32,
+        rope_bytes: &[u64],
+        rope_dtype_bytes: u64,
+        dtype_bytes: u64,
+        gpu: &LoadGpu,
+    ) -> u64 {
+        let mut t = self.vllm_load_tensors(tp, &[], dtype_bytes, gpu);
+        for &r in rope_bytes {
+            rope_steps(&mut t.steps, r, rope_dtype_bytes);
+        }
+        let mut allocator = crate::torch_alloc::CachingAllocator::new();
+        let mut live = Vec::new();
+        for step in t.steps {
+            match step {
+                LoadStep::Alloc(b) => live.push(Some(allocator.malloc(b))),
+                LoadStep::Free(i) => {
+                    if let Some(t) = live.get_mut(i).and_then(Option::take) {
+                        allocator.free(t);
+                    }
+                    live.push(None);
+                }
+            }
+        }
+        allocator
+            .reserved_after_empty_cache()
+            .saturating_sub(allocator.requested())
+    }
+
     /// The steps of [`ModelSpec::vllm_load_tensors`] run in order through one caching allocator.
     fn vllm_load_replay(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64, gpu: &LoadGpu) -> LoadReplay {
         let mut allocator = crate::torch_alloc::CachingAllocator::new();

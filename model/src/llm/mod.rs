@@ -887,6 +887,12 @@ pub struct ModelSpec {
     /// rows (`llm::partial_rotary`).
     #[serde(skip)]
     pub vllm_mrope: bool,
+    /// mem49 (issue #17 point 5): a LongRoPE model (`rope_scaling.type = "longrope"`, the Phi-3
+    /// family) and its `original_max_position_embeddings`: both engines build a short-factor cache of
+    /// these rows beside the long-factor cache of `max_position_embeddings` rows
+    /// (`llm::partial_rotary`); `None` elsewhere.
+    #[serde(skip)]
+    pub longrope_original: Option<u64>,
     /// families12 (issue #17): the text tower of a `Mistral3ForConditionalGeneration` is Ministral 3
     /// (`text_config.model_type = "ministral3"`: Ministral 3 3B/8B/14B, Devstral Small 2). Same weights
     /// and KV as the Mistral text tower (SGLang `models/ministral3.py` subclasses `LlamaForCausalLM`;

@@ -111,3 +111,40 @@ pub(crate) fn vllm_rotary_dim(
     };
     Ok(dim.filter(|&d| d != head_dim))
 }
+
+/// mem49 (issue #17 point 5): LongRoPE (`rope_scaling` `type` / `rope_type` = `"longrope"`, the
+/// Phi-3 family: Phi-3/3.5-mini, Phi-4-mini) and its `original_max_position_embeddings`, taken from
+/// the scaling block or, as both engines' `llama.py` copy it there (SGLang 0.5.5
+/// `models/llama.py` `LlamaAttention`; vLLM `models/llama.py`), from the config's top level.
+/// `get_rope` reads `rope_scaling["original_max_position_embeddings"]` for LongRoPE (SGLang 0.5.5
+/// `layers/rotary_embedding.py`; vLLM `rotary_embedding/__init__.py`): without either key the
+/// engines fail with a KeyError, refused here naming the key. `None` for every other scaling.
+pub(crate) fn longrope_original(text: &ModelConfig) -> Result<Option<u64>, ModelError> {
+    let Some(rs) = text.rope_scaling.as_ref().and_then(|v| v.as_object()) else {
+        return Ok(None);
+    };
+    let kind = rs
+        .get("rope_type")
+        .or_else(|| rs.get("type"))
+        .and_then(|v| v.as_str());
+    if kind != Some("longrope") {
+        return Ok(None);
+    }
+    let orig = rs
+        .get("original_max_position_embeddings")
+        .and_then(serde_json::Value::as_u64)
+        .or(text.original_max_position_embeddings);
+    match orig {
+        Some(o) if (1..=1 << 32).contains(&o) => Ok(Some(o)),
+        Some(o) => Err(ModelError::InvalidField {
+            field: "original_max_position_embeddings".into(),
+            value: o.to_string(),
+            expected: "a context length of 1 to 4294967296 tokens (the rows of LongRoPE's short-factor cache)".into(),
+        }),
+        None => Err(ModelError::MissingField {
+            field: "original_max_position_embeddings".into(),
+            architecture: "rope_scaling type \"longrope\" (get_rope reads rope_scaling[\"original_max_position_embeddings\"])"
+                .into(),
+        }),
+    }
+}

@@ -38,6 +38,12 @@ pub enum MemKind {
     CustomAllreduceBuffers,
     TargetWeights,
     DraftWeights,
+    /// mem50 (issue #17 point 5): SGLang's RoPE cos/sin caches, built while the model is constructed
+    /// (`tpsim_model::rope_cache`), inside "Load weight end … mem usage" beside the weights.
+    RopeCaches,
+    /// mem50: the caching allocator's segments SGLang's weight load keeps beyond the tensors' bytes
+    /// after `empty_cache` (`ModelSpec::sglang_load_segment_overhead`), inside the same "mem usage".
+    LoadSegments,
     /// SGLang's pool of recurrent states (hybrid models) for `slots` requests.
     StatePool {
         slots: u64,
@@ -78,6 +84,8 @@ impl MemKind {
             MemKind::CustomAllreduceBuffers => "custom-allreduce IPC buffers",
             MemKind::TargetWeights => "target weights",
             MemKind::DraftWeights => "draft weights",
+            MemKind::RopeCaches => "RoPE cos/sin caches",
+            MemKind::LoadSegments => "weight-load allocator segments",
             MemKind::StatePool { slots } => {
                 return std::borrow::Cow::Owned(format!("state pool, {slots} requests"));
             }
@@ -457,7 +465,17 @@ impl<'a> SglangStartup<'a> {
         let gib = |b: Bytes| b.as_gib_f64();
         let device = Bytes(s.hardware.gpu.memory_total_mib * Bytes::MIB);
         let custom = custom_allreduce_buffers(e);
+        // mem49/mem50 (issue #17 point 5): "Load weight end"'s mem usage is the weights (the
+        // parameters' bytes, their own entry), the RoPE caches and the allocator's kept segments
+        // (their own entries, [`sglang_load_extra`]); `available` is `total` less their sum.
         let weights = super::dp_attention::weights_per_rank(s);
+        let extra = sglang_load_extra(s);
+        let loaded = Bytes(
+            weights
+                .0
+                .saturating_add(extra.rope)
+                .saturating_add(extra.segments),
+        );
         let mut entries = vec![MemEntry {
             kind: MemKind::Context,
             bytes: s.hardware.params.context_overhead.0,
@@ -490,6 +508,19 @@ impl<'a> SglangStartup<'a> {
             moment: Moment::BeforeAvailable,
             source: Source::Modeled,
         });
+        for (kind, bytes, source) in [
+            (MemKind::RopeCaches, extra.rope, Source::EngineRule),
+            (MemKind::LoadSegments, extra.segments, Source::Modeled),
+        ] {
+            if bytes > 0 {
+                entries.push(MemEntry {
+                    kind,
+                    bytes,
+                    moment: Moment::BeforeAvailable,
+                    source,
+                });
+            }
+        }
         if self.spring && self.draft_weights.0 > 0 {
             entries.push(MemEntry {
                 kind: MemKind::DraftWeights,
@@ -498,12 +529,15 @@ impl<'a> SglangStartup<'a> {
                 source: Source::Modeled,
             });
         }
-        let (available_gib, available_source) = self.available(total_gib, weights);
+        let (available_gib, available_source) = self.available(total_gib, loaded);
         if let Some(w) = obs.and_then(|o| o.weights_gib)
             && let Some(entry) = entries.iter_mut().find(|e| e.kind == MemKind::TargetWeights)
         {
+            // The logged "mem usage" holds the RoPE caches and the kept segments too: the observed
+            // figure stands for all three, so their modelled entries are dropped.
             entry.bytes = Bytes::from_gib_f64(w).0;
             entry.source = Source::Observed;
+            entries.retain(|e| !matches!(e.kind, MemKind::RopeCaches | MemKind::LoadSegments));
         }
         Measured {
             entries,
@@ -1000,6 +1034,50 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
         }
         _ => (false, Vec::new()),
     }
+}
+
+/// What SGLang's weight load leaves on a rank beyond the parameters' bytes, bytes (mem50: each its own
+/// memory entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SglangLoadExtra {
+    /// The RoPE cos/sin caches (`MemKind::RopeCaches`).
+    pub rope: u64,
+    /// The allocator's segments kept beyond the live tensors (`MemKind::LoadSegments`).
+    pub segments: u64,
+}
+
+/// mem49 (issue #17 point 5): what SGLang's "Load weight end … mem usage" holds on each rank beyond
+/// the checkpoint's bytes, taken out of `total` with the weights, so the KV profile's `available` is
+/// that much lower (mem50: as entries of their own beside the weights):
+/// - the RoPE cos/sin caches it builds while it constructs the model (`tpsim_model::rope_cache`:
+///   float32 on CUDA from 0.4.3, the model dtype on ROCm and before; LongRoPE's three buffers);
+/// - the caching allocator's segments: SGLang reads the free memory after `torch.cuda.empty_cache()`,
+///   which keeps every segment holding a tensor whole (`ModelSpec::sglang_load_segment_overhead`):
+///   a 12.5 MiB `o_proj` shard holds a 14 MiB segment, an 85 MiB `gate_up_proj` one 86 MiB. On a
+///   plain TP rank only (pipeline stages and DP attention: 0, their tensor lists are not built).
+pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
+    use tpsim_model::llm::{KvCacheDtype, LoadGpu};
+    use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
+    let release = crate::engine_args_versions::release(&s.engine.release().version);
+    let nvidia = s.hardware.accel.vendor == crate::scenario::accel::GpuVendor::Nvidia;
+    let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    let rule = RopeRule::sglang(release.as_deref(), nvidia);
+    let ropes = rope_cache_tensors(&s.model, rule, dtype);
+    let rope: u64 = ropes.iter().sum();
+    let plain_tp = super::pipeline::binding_stage(s).is_none() && s.engine.dp_attention.is_none();
+    let segments = if plain_tp {
+        let gpu = if nvidia {
+            LoadGpu::nvidia(&s.hardware.gpu)
+        } else {
+            LoadGpu::rocm(&s.hardware.gpu)
+        };
+        let rope_dtype = if rule.fp32 { 4 } else { dtype };
+        s.model
+            .sglang_load_segment_overhead(s.engine.tp, &ropes, rope_dtype, dtype, &gpu)
+    } else {
+        0
+    };
+    SglangLoadExtra { rope, segments }
 }
 
 /// Whether an SGLang version string (`0.5.6`, `v0.5.5.post1`) is older than 0.5.8, the first version

@@ -5,12 +5,13 @@
 
 use super::vllm_sampler_rule::SamplerRule;
 use crate::scenario::Scenario;
-use tpsim_model::llm::{Architecture, Attention, KvCacheDtype, LoadGpu, VisionFamily};
-use tpsim_model::llm::{MROPE_ROWS_FACTOR, WeightDtype};
+use tpsim_model::llm::WeightDtype;
+use tpsim_model::llm::{Architecture, KvCacheDtype, LoadGpu, VisionFamily};
+use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
-    non_torch_growth_pp, peak_activation, pp_intermediate_bytes, rope_cache_bytes, topk_topp_stack_growth,
+    non_torch_growth_pp, peak_activation, pp_intermediate_bytes, topk_topp_stack_growth,
 };
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
@@ -56,30 +57,12 @@ pub(super) fn weights(s: &Scenario) -> Bytes {
     )
 }
 
-/// The RoPE cos/sin caches the model builds, bytes each (see [`weights`]).
+/// The RoPE cos/sin caches the model builds, bytes each (see [`weights`]); mem49: the rules per
+/// release, LongRoPE's short and long caches included, are `tpsim_model::rope_cache`'s.
 fn rope_caches(s: &Scenario) -> Vec<u64> {
-    let m = &s.model;
-    let dtype = KvCacheDtype::Auto.bytes(m.dtype);
-    match (&m.attention, m.context_len) {
-        (Attention::Mla { .. }, _) | (_, None) => Vec::new(),
-        // nanoprofile (issue #17): Nemotron-H's attention blocks have no rotary embedding (vLLM
-        // `models/nemotron_h.py` `NemotronHAttention` builds none), so no cos/sin cache is built;
-        // vLLM issue #23230 logs "Model loading took 16.5557 GiB" for Nemotron-Nano-9B-v2, the
-        // checkpoint's bytes alone.
-        _ if m.arch == Architecture::NemotronH => Vec::new(),
-        (_, Some(len)) => {
-            // families2 / rope17 (issue #17): the partial rotary width (`ModelSpec::rotary_dim`),
-            // and the M-RoPE cache's four times the positions (`ModelSpec::vllm_mrope`, vLLM
-            // `rotary_embedding/mrope.py`).
-            let rows = if m.vllm_mrope { MROPE_ROWS_FACTOR } else { 1 };
-            let plain = rope_cache_bytes(len, rows, m.rotary_dim.unwrap_or(m.head_dim), dtype).0;
-            if m.arch == Architecture::Gemma3 {
-                vec![plain, rope_cache_bytes(len, 8, m.head_dim, dtype).0]
-            } else {
-                vec![plain]
-            }
-        }
-    }
+    let release = crate::engine_args_versions::release(&s.engine.release().version);
+    let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    rope_cache_tensors(&s.model, RopeRule::vllm(release.as_deref()), dtype)
 }
 
 /// vrows4 (issue #17): what the caching allocator's blocks hold beyond the tensors' bytes
