@@ -281,7 +281,11 @@ fn every_bundled_model_preset_loads_through_a_scenario() {
         // fam (issue #16): a preset SGLang cannot serve (LLaVA-NeXT) is refused with "(use vllm)";
         // it must then load under vLLM. families17: dense ERNIE-4.5 under transformers' name is
         // refused with "(use vllm 0.10.1 or later, …)".
-        if o.code == 2 && o.stderr.contains("(use vllm") {
+        // families22: a preset SGLang ships only after the default release (LFM2: SGLang 0.5.9,
+        // the default 0.5.8) is refused with "(set a later engine.version)"; it must load under vLLM.
+        if o.code == 2
+            && (o.stderr.contains("(use vllm") || o.stderr.contains("(set a later engine.version)"))
+        {
             let vllm = text[..text.find("[engine]").unwrap()].to_string()
                 + "[engine]\nname = \"vllm\"\ntp = 1\n[workload]\nconcurrency = 1\n";
             std::fs::write(&file, vllm).unwrap();

@@ -20,8 +20,11 @@ fn warned(run: &serde_json::Value, text: &str) -> bool {
 
 /// GLM-4.6 bf16 at TP 8 under 0.5.6.post1 runs `trtllm_mha` with page 64 (warned, `None`: the page
 /// was not given). Its KV cell: 92 layers × 8 KV heads / 8 ranks × 128 × 2 (K, V) × 2 B = 47,104 B a
-/// token per rank; the pool that held 1,571,585 tokens at page 1 floors to 24,556 × 64 =
-/// 1,571,584 tokens (1,571,585 = 24,556 × 64 + 1). Exact. Named `flashinfer` keeps page 1.
+/// token per rank. Since mem50 the float32 RoPE cache (202,752 positions × 64 rotary dims × 4 B =
+/// 51,904,512 B) and the kept weight-load segments (171,538,816 B, `sglang_load_segment_overhead`)
+/// come out of available, so the pool holds 1,566,842 tokens at page 1 (named `flashinfer`;
+/// 1,571,585 before mem50: 223,443,328 B / 47,104 B = 4,743.6 tokens fewer) and floors to
+/// 24,481 × 64 = 1,566,784 tokens at page 64 (1,566,842 = 24,481 × 64 + 58). Exact.
 #[test]
 fn glm46_trtllm_mha_runs_page_64() {
     let run = run_json(&scenario(GLM));
@@ -30,12 +33,12 @@ fn glm46_trtllm_mha_runs_page_64() {
         "TensorRT-LLM MHA only supports page_size of 16, 32 or 64, changing page_size from None to 64."
     ));
     assert_eq!(run["memory"]["cell_size_bytes"].as_u64(), Some(47_104));
-    assert_eq!(run["memory"]["kv_tokens"].as_u64(), Some(1_571_584));
+    assert_eq!(run["memory"]["kv_tokens"].as_u64(), Some(1_566_784));
     let fi = run_json(&edited_variant(GLM, "b200pg50-glm-fi", |t| {
         t.replace("[engine]\n", "[engine]\nattention_backend = \"flashinfer\"\n")
     }));
     assert!(!warned(&fi, "MHA only supports page_size"));
-    assert_eq!(fi["memory"]["kv_tokens"].as_u64(), Some(1_571_585));
+    assert_eq!(fi["memory"]["kv_tokens"].as_u64(), Some(1_566_842));
 }
 
 /// Qwen3-Next under 0.5.6 with the radix cache on: SGLang turns the overlap scheduler off, so each

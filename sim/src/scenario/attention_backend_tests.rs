@@ -450,9 +450,10 @@ fn vllm_refuses_unsuitable_named_backends() {
 /// no backend given): SGLang picks `trtllm_mla` and its page size 64, where `--attention-backend
 /// flashinfer` keeps page 1. The KV cell is MLA's latent and rope per layer, replicated on each rank:
 /// 61 layers × (512 + 64) × 2 B = 70,272 B a token. The pool floors the profiled tokens to the page:
-/// flashinfer's 1,095,184 tokens (page 1; the baseline before mla49) = 17,112 × 64 + 16 → 1,095,168
-/// under `trtllm_mla`, and allocates one padded page more: (1,095,168 + 64) × 70,272 =
-/// 76,964,143,104 B (flashinfer: (1,095,184 + 1) × 70,272 = 76,960,840,320 B). Exact (integers).
+/// flashinfer's 1,094,659 tokens (page 1; 1,095,184 before mem50, whose kept weight-load segments,
+/// 36,855,808 B = 524.5 tokens, come out of available) = 17,104 × 64 + 3 → 1,094,656 under
+/// `trtllm_mla`, and allocates one padded page more: (1,094,656 + 64) × 70,272 =
+/// 76,928,163,840 B (flashinfer: (1,094,659 + 1) × 70,272 = 76,923,947,520 B). Exact (integers).
 #[test]
 fn deepseek_b200_trtllm_mla_pages_the_pool() {
     let text = |backend: &str| {
@@ -475,11 +476,11 @@ fn deepseek_b200_trtllm_mla_pages_the_pool() {
     );
     let (pt, pf) = (crate::plan_memory(&trt), crate::plan_memory(&fi));
     assert_eq!((pt.cell_size, pf.cell_size), (70_272, 70_272));
-    assert_eq!(pf.kv_tokens, 1_095_184);
-    assert_eq!(pt.kv_tokens, 1_095_168);
-    assert_eq!(pt.kv_tokens, 17_112 * 64);
-    assert_eq!(pt.kv_pool.0, 76_964_143_104);
-    assert_eq!(pf.kv_pool.0, 76_960_840_320);
+    assert_eq!(pf.kv_tokens, 1_094_659);
+    assert_eq!(pt.kv_tokens, 1_094_656);
+    assert_eq!(pt.kv_tokens, 17_104 * 64);
+    assert_eq!(pt.kv_pool.0, 76_928_163_840);
+    assert_eq!(pf.kv_pool.0, 76_923_947_520);
 }
 
 /// b200moe49: SGLang's default by release (`sglang_default_for`, read in the 0.5.2–0.5.9 wheels).
@@ -606,9 +607,11 @@ fn sglang_trtllm_mha_page_size() {
 /// b200pg50: Llama-3.1-8B at TP 1 on one B200 under SGLang 0.5.8: the default `trtllm_mha` runs page
 /// 64 (warned), `--attention-backend flashinfer` page 1. The KV cell: 32 layers × 8 KV heads × 128 ×
 /// 2 (K, V) × 2 B = 131,072 B a token. The pool floors flashinfer's token count to whole pages and
-/// allocates one padded page more (as mla49's `trtllm_mla` test): flashinfer's 1,123,695 tokens
-/// (page 1, pool (1,123,695 + 1) × 131,072 = 147,285,082,112 B) = 17,557 × 64 + 47 → 1,123,648 under
-/// `trtllm_mha`, pool (1,123,648 + 64) × 131,072 = 147,287,179,264 B. Exact (integers). A named `--page-size 32` is kept
+/// allocates one padded page more (as mla49's `trtllm_mla` test): flashinfer's 1,123,171 tokens (1,123,695
+/// before mem50, whose float32 RoPE cache, 131,072 positions × 128 × 4 B = 67,108,864 B, and kept
+/// weight-load segments, 1,564,672 B, come out of available: 523.9 tokens; page 1, pool
+/// (1,123,171 + 1) × 131,072 = 147,216,400,384 B) = 17,549 × 64 + 35 → 1,123,136 under
+/// `trtllm_mha`, pool (1,123,136 + 64) × 131,072 = 147,220,070,400 B. Exact (integers). A named `--page-size 32` is kept
 /// without a warning; a chunked-prefill size that is no whole number of the settled 64-token pages is
 /// refused with SGLang's assertion text.
 #[test]
@@ -635,12 +638,12 @@ fn b200_trtllm_mha_pages_the_pool() {
     );
     let (pt, pf) = (crate::plan_memory(&trt), crate::plan_memory(&fi));
     assert_eq!((pt.cell_size, pf.cell_size), (131_072, 131_072));
-    assert_eq!(pf.kv_tokens, 1_123_695);
-    assert_eq!(pt.kv_tokens, 1_123_648);
-    assert_eq!(pt.kv_tokens, 17_557 * 64);
-    assert_eq!(pf.kv_pool.0, 1_123_696 * 131_072);
-    assert_eq!(pt.kv_pool.0, 1_123_712 * 131_072);
-    assert_eq!(pt.kv_pool.0, 147_287_179_264);
+    assert_eq!(pf.kv_tokens, 1_123_171);
+    assert_eq!(pt.kv_tokens, 1_123_136);
+    assert_eq!(pt.kv_tokens, 17_549 * 64);
+    assert_eq!(pf.kv_pool.0, 1_123_172 * 131_072);
+    assert_eq!(pt.kv_pool.0, 1_123_200 * 131_072);
+    assert_eq!(pt.kv_pool.0, 147_220_070_400);
     let named = load(text("page_size = 32")).expect("scenario");
     assert_eq!(named.engine.page_size, 32);
     assert!(
