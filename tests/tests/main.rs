@@ -41,6 +41,8 @@ mod coverage;
 mod crossovers;
 mod curves;
 mod dcp;
+// Issue #18 (deploys24): cloudrift's Qwen3-Coder-480B AWQ rows on 8× RTX PRO 6000 and 8× H200.
+mod deploys24;
 mod diff_cli;
 mod dp_attention;
 // Issue #18 leftover (dpsched): one SGLang scheduler per DP-attention group.

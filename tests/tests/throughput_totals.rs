@@ -462,6 +462,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "throughput_newdeploys23::validation_glm_4_6_fp8_h200x4_sglang_0_5_3_burst_2k",
         crate::throughput_newdeploys23::validation_glm_4_6_fp8_h200x4_sglang_0_5_3_burst_2k,
     ),
+    (
+        "deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_tp4_ep_c256",
+        crate::deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_tp4_ep_c256,
+    ),
+    (
+        "deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_tp4_ep_c256_100_1900",
+        crate::deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_tp4_ep_c256_100_1900,
+    ),
+    (
+        "deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_pp4_c256",
+        crate::deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_pp4_c256,
+    ),
+    (
+        "deploys24::validation_qwen3_coder_480b_awq_h200x8_tp4_ep_c512",
+        crate::deploys24::validation_qwen3_coder_480b_awq_h200x8_tp4_ep_c512,
+    ),
+    (
+        "deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_tp4_ep_c1",
+        crate::deploys24::validation_qwen3_coder_480b_awq_rtxpro6000x8_tp4_ep_c1,
+    ),
+    (
+        "deploys24::validation_qwen3_coder_480b_awq_h200x8_tp4_ep_c1",
+        crate::deploys24::validation_qwen3_coder_480b_awq_h200x8_tp4_ep_c1,
+    ),
 ];
 
 /// The figures the README and the book state.
