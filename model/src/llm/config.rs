@@ -379,6 +379,12 @@ pub struct ModelConfig {
     /// MiMo-V2-Flash: the factor `v` is multiplied by before attention (a kernel of its own).
     #[serde(default)]
     pub attention_value_scale: Option<f64>,
+    /// MiMo-V2-Flash: the sliding layers' RoPE base (the global layers' is `rope_theta`).
+    #[serde(default)]
+    pub swa_rope_theta: Option<f64>,
+    /// The RoPE base (read for MiMo-V2-Flash, whose two kinds differ).
+    #[serde(default)]
+    pub rope_theta: Option<f64>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -1183,6 +1189,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.layers = b.layers;
         spec.sliding_window = Some(b.sliding_window);
         spec.mimo_v2 = Some(b.attn);
+        // SGLang's `get_rope`: `rotary_dim = int(head_dim × partial_rotary_factor)` (192 × 0.334 → 64).
+        spec.rotary_dim = text
+            .partial_rotary_factor
+            .filter(|f| *f > 0.0 && *f < 1.0)
+            .map(|f| (spec.head_dim as f64 * f).trunc() as u64);
         // `MoEGate`: float32 weight, float32 `e_score_correction_bias` with `topk_method = "noaux_tc"`.
         spec.router_fp32 = true;
         spec.routing_bias = spec.moe.is_some() && text.topk_method.as_deref() == Some("noaux_tc");

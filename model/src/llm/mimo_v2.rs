@@ -68,6 +68,9 @@ pub struct MimoV2Attention {
     pub full_sink: bool,
     /// `v = v * v_scale` runs (`attention_value_scale` set).
     pub v_scale: bool,
+    /// The sliding layers rotate with their own base (`swa_rope_theta` ≠ `rope_theta`): SGLang's
+    /// `get_rope` builds one cos/sin cache per base (its `_ROPE_DICT` key holds the base).
+    pub two_rope_bases: bool,
 }
 
 /// What [`blocks`] reads: the layers, their feed-forwards and the attention kinds.
@@ -153,6 +156,11 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         swa_sink: text.add_swa_attention_sink_bias.unwrap_or(false),
         full_sink: text.add_full_attention_sink_bias.unwrap_or(false),
         v_scale: text.attention_value_scale.is_some(),
+        // `MiMoV2DecoderLayer`: `getattr(config, "rope_theta", 1000000)`, sliding
+        // `getattr(config, "swa_rope_theta", rope_theta)`.
+        two_rope_bases: text
+            .swa_rope_theta
+            .is_some_and(|b| b != text.rope_theta.unwrap_or(1_000_000.0)),
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {

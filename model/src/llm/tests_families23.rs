@@ -71,7 +71,15 @@ fn mimo_v2_flash_parameters_by_hand() {
         ),
         (128, 64, 8, 192, 128)
     );
-    assert!(a.swa_sink && !a.full_sink && a.v_scale);
+    assert!(a.swa_sink && !a.full_sink && a.v_scale && a.two_rope_bases);
+    // SGLang `get_rope`: int(192 × 0.334) = int(64.128) = 64 rotary dims; bases 5,000,000 (global) and
+    // 10,000 (sliding): two fp32 caches of 262,144 × 64 × 4 B = 67,108,864 B each.
+    assert_eq!(s.rotary_dim, Some(64));
+    let rule = crate::rope_cache::RopeRule::sglang(Some(&[0, 5, 8][..]), true);
+    assert_eq!(
+        crate::rope_cache::rope_cache_tensors(&s, rule, 2),
+        vec![67_108_864, 67_108_864]
+    );
     let total: u64 = 1_249_902_592
         + 9 * 89_128_960
         + 39 * 94_371_904
