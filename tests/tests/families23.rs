@@ -22,7 +22,10 @@ fn pool_entry(run: &serde_json::Value, prefix: &str) -> (String, u64) {
         .iter()
         .find(|e| e["name"].as_str().unwrap().starts_with(prefix))
         .unwrap_or_else(|| panic!("no entry {prefix}"));
-    (e["name"].as_str().unwrap().to_string(), e["bytes"].as_u64().unwrap())
+    (
+        e["name"].as_str().unwrap().to_string(),
+        e["bytes"].as_u64().unwrap(),
+    )
 }
 
 /// SGLang's profiled token count: int(rest × 2^30 // cell) (`profile_max_num_token`; page 1).
@@ -62,7 +65,10 @@ fn mimo_v2_flash_sglang_pools_by_hand() {
     // 9 × 640 + 39 × 1,280 = 55,680 B, and the split weighs the bytes: full = int(T × 55,680 / (5,760 +
     // 0.8 × 49,920)) = int(T × 55,680 / 45,696).
     let v9 = variant("mimo-0.5.9", |t| {
-        t.replace("version = \"0.5.8\"", "version = \"0.5.9\"\ncosts.era = \"late-2025\"")
+        t.replace(
+            "version = \"0.5.8\"",
+            "version = \"0.5.9\"\ncosts.era = \"late-2025\"",
+        )
     });
     let run = run_json(&v9);
     assert_eq!(run["memory"]["cell_size_bytes"].as_u64().unwrap(), 55_680);
@@ -90,7 +96,14 @@ fn mimo_v2_flash_refusals() {
         "{}",
         o.stderr
     );
-    assert!(tpsim(&["run", &variant("mimo-0.5.7", |t| t.replace("\"0.5.8\"", "\"0.5.7\""))]).code == 0);
+    assert!(
+        tpsim(&[
+            "run",
+            &variant("mimo-0.5.7", |t| t.replace("\"0.5.8\"", "\"0.5.7\""))
+        ])
+        .code
+            == 0
+    );
     let vllm = variant("mimo-vllm", |t| {
         t.replace("name = \"sglang\"", "name = \"vllm\"")
             .replace("version = \"0.5.8\"", "version = \"0.19.0\"")
@@ -98,7 +111,12 @@ fn mimo_v2_flash_refusals() {
     });
     let o = tpsim(&["run", &vllm]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("key `engine.name`: tpsim does not model MiMo-V2-Flash"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("key `engine.name`: tpsim does not model MiMo-V2-Flash"),
+        "{}",
+        o.stderr
+    );
     let spec = variant("mimo-spec", |t| {
         t + "\n[speculative]\nalgorithm = \"eagle\"\nnum_steps = 3\nacceptance = { alpha = 0.8 }\n"
     });

@@ -1452,8 +1452,8 @@ const LFM2_MOE_CHECKS: &[Check] = &[check(
 // cell and two-pool split by release (0.5.7 / 0.5.8 count the global cell over every layer); the
 // decode attention is the generic GQA kernel per layer kind (sliding reads capped at the window), an
 // approximation. vLLM serves it (`models/mimo_v2.py` in the 0.34.0 wheel) but tpsim does not model
-// its KV groups: refused. No public engine start-up log was found: the weights are checked against
-// the model card's count.
+// its KV groups: refused. One public SGLang start-up log (sglang PR 15464) checks the layer cells;
+// the weights are checked against the model card's count.
 static MIMO_V2_FLASH: Coverage = Coverage {
     arch: Architecture::MiMoV2Flash,
     families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM not modelled",
@@ -1464,12 +1464,16 @@ static MIMO_V2_FLASH: Coverage = Coverage {
 /// The model card's rounded counts and SGLang's pools by hand.
 const MIMO_V2_FLASH_CHECKS: &[Check] = &[
     check(
-        "XiaomiMiMo/MiMo-V2-Flash model card: 309B total / 15B active; 308,778,780,864 by hand (MTP layers excluded), 15,244,112,064 active; rounded sizes, not an engine log",
+        "XiaomiMiMo/MiMo-V2-Flash model card: 309B total / 15B active; 308,778,780,864 by hand (MTP layers excluded), 15,445,936,320 active; rounded sizes, not an engine log",
         "llm::tests_families23::mimo_v2_flash_parameters_by_hand",
     ),
     check(
         "SGLang 0.5.8 get_cell_size_per_token / set_num_tokens_hybrid_swa and 0.5.9's by hand",
         "families23::mimo_v2_flash_sglang_pools_by_hand",
+    ),
+    check(
+        "sglang PR 15464 start-up log (4× B200, tp 4): sliding pool K 41.76 / V 27.84 GB, full pool K 4.82 / V 3.21 GB, SWAKVPool 77.63 GB at 1,496,958 tokens: the layer cells match to the log's decimals; its equal pool sizes (ratio 1.0, launch command not shown) are not reproduced with the 0.8 default",
+        "llm::tests_families23::mimo_v2_flash_layer_cells_match_the_sglang_log",
     ),
 ];
 

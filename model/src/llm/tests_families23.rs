@@ -168,3 +168,33 @@ fn mimo_v2_flash_refusals() {
         "{e}"
     );
 }
+
+/// The layer cells against a public SGLang start-up log (tolerance: the log's two decimals): sglang PR
+/// 15464 (2025-12-19, 4× B200, tp 4, bf16 KV) prints for the sliding pool "KV Cache is allocated.
+/// #tokens: 1496958, K size: 41.76 GB, V size: 27.84 GB", for the full pool "K size: 4.82 GB, V size:
+/// 3.21 GB" and "SWAKVPool mem usage: 77.63 GB, swa size: 1496958, full size: 1496958" (GB = 2^30 B in
+/// SGLang's `memory_pool.py`). By hand at tp 4: sliding K 39 × 2 heads × 192 × 2 B × 1,496,958 /
+/// 2^30 = 41.758, V (× 128) 27.838; full K 9 × 1 × 192 × 2 B × 1,496,958 / 2^30 = 4.818, V 3.212;
+/// both pools (39 × 1,280 + 9 × 640) × 1,496,958 / 2^30 = 77.626. (That run's equal pool sizes are a
+/// swa_full_tokens_ratio of 1.0, not the 0.8 default tpsim takes: its launch command is not in the
+/// log; see the coverage row.)
+#[test]
+fn mimo_v2_flash_layer_cells_match_the_sglang_log() {
+    let s = spec(MIMO_V2_FLASH).unwrap();
+    let (full, swa) = s.mimo_v2_layer_cells(4).unwrap();
+    let tokens = 1_496_958f64;
+    let gib = |layers: u64, cell: u64| (layers * cell) as f64 * tokens / (1u64 << 30) as f64;
+    let a = s.mimo_v2.unwrap();
+    // K and V apart: the cell's share of 192 and 128 in 320.
+    let k = |layers: u64, cell: u64| gib(layers, cell) * a.swa_head_dim as f64 / 320.0;
+    let v = |layers: u64, cell: u64| gib(layers, cell) * a.swa_v_head_dim as f64 / 320.0;
+    for (got, logged) in [
+        (k(39, swa), 41.76),
+        (v(39, swa), 27.84),
+        (k(9, full), 4.82),
+        (v(9, full), 3.21),
+        (gib(39, swa) + gib(9, full), 77.63),
+    ] {
+        assert!((got - logged).abs() < 0.005, "{got} vs the log's {logged}");
+    }
+}

@@ -584,7 +584,10 @@ impl<'a> SglangStartup<'a> {
             // (`tpsim_model::llm::mimo_v2`).
             None if s.engine.pp <= 1 && s.model.mimo_v2.is_some() => s
                 .model
-                .mimo_v2_sglang_cell(super::dp_attention::attention_tp(self.e), mimo_before_0_5_9(self.e))
+                .mimo_v2_sglang_cell(
+                    super::dp_attention::attention_tp(self.e),
+                    mimo_before_0_5_9(self.e),
+                )
                 .unwrap_or_else(|| super::dp_attention::kv_cell(s)),
             None if s.engine.pp <= 1 => s.model.sglang_kv_cell_bytes(super::dp_attention::kv_cell(s)),
             None => super::dp_attention::kv_cell(s),
