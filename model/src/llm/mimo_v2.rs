@@ -158,9 +158,10 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         v_scale: text.attention_value_scale.is_some(),
         // `MiMoV2DecoderLayer`: `getattr(config, "rope_theta", 1000000)`, sliding
         // `getattr(config, "swa_rope_theta", rope_theta)`.
+        // The dict key compares the bases exactly, as their bits do.
         two_rope_bases: text
             .swa_rope_theta
-            .is_some_and(|b| b != text.rope_theta.unwrap_or(1_000_000.0)),
+            .is_some_and(|b| b.to_bits() != text.rope_theta.unwrap_or(1_000_000.0).to_bits()),
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {
