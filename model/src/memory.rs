@@ -589,7 +589,8 @@ pub fn vllm_max_len_refusal(
 ///
 /// - late 2025 (0.5.8 `model_runner_kv_cache_mixin.py` `set_num_tokens_hybrid_swa`): full =
 ///   int(tokens × layers / (ratio × swa_layers + full_layers)) (a float division), swa = int(full × ratio);
-/// - spring 2026 (0.5.9, same function, per-token bytes per layer `Fb` = `Sb` here): full =
+/// - spring 2026 (0.5.9, same function, per-token bytes of a full layer `Fb` and of a sliding one `Sb`:
+///   equal for Llama-4 and gpt-oss, families23 (issue #17): MiMo-V2-Flash's differ): full =
 ///   int(tokens × (Fb × full_layers + Sb × swa_layers) / (Fb × full_layers + ratio × Sb × swa_layers));
 ///   swa = int(full × ratio);
 ///
@@ -601,7 +602,7 @@ pub fn sglang_swa_split(
     tokens: u64,
     full_layers: u64,
     swa_layers: u64,
-    layer_bytes: u64,
+    (full_layer_bytes, swa_layer_bytes): (u64, u64),
     ratio: f64,
     page_size: u64,
 ) -> SglangSwaSplit {
@@ -613,9 +614,9 @@ pub fn sglang_swa_split(
         };
     }
     let full = if era >= SglangEra::Spring2026 {
-        let fb = layer_bytes as f64;
-        let total = (tokens as f64) * (fb * full_layers as f64 + fb * swa_layers as f64);
-        (total / (fb * full_layers as f64 + ratio * fb * swa_layers as f64)).trunc()
+        let (fb, sb) = (full_layer_bytes as f64, swa_layer_bytes as f64);
+        let total = (tokens as f64) * (fb * full_layers as f64 + sb * swa_layers as f64);
+        (total / (fb * full_layers as f64 + ratio * sb * swa_layers as f64)).trunc()
     } else {
         let total = (tokens * (full_layers + swa_layers)) as f64;
         (total / (ratio * swa_layers as f64 + full_layers as f64)).trunc()
@@ -931,20 +932,20 @@ mod tests {
         // Llama-4 Scout: 36 chunked + 12 full layers (equal geometry, 1024 B per layer per token), ratio
         // 0.8, page 1. Late 2025: int(1,000,000 × 48 / (0.8 × 36 + 12)) = int(48,000,000 / 40.8) =
         // 1,176,470; swa = int(1,176,470 × 0.8) = int(941,176.0) = 941,176.
-        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, 1024, 0.8, 1);
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, (1024, 1024), 0.8, 1);
         assert_eq!((s.full_tokens, s.swa_tokens), (1_176_470, 941_176));
         // Spring 2026, bytes form: 1,000,000 × 48 × 1024 / (12 × 1024 + 0.8 × 36 × 1024) = the same
         // quotient 1,176,470.58… → 1,176,470.
-        let s = sglang_swa_split(SglangEra::Spring2026, 1_000_000, 12, 36, 1024, 0.8, 1);
+        let s = sglang_swa_split(SglangEra::Spring2026, 1_000_000, 12, 36, (1024, 1024), 0.8, 1);
         assert_eq!((s.full_tokens, s.swa_tokens), (1_176_470, 941_176));
         // Page 64: 1,176,470 → 1,176,448; 941,176 → 941,120.
-        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, 1024, 0.8, 64);
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, (1024, 1024), 0.8, 64);
         assert_eq!((s.full_tokens, s.swa_tokens), (1_176_448, 941_120));
         // Ratio 1: the split is the uniform pool.
-        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, 1024, 1.0, 1);
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_000, 12, 36, (1024, 1024), 1.0, 1);
         assert_eq!((s.full_tokens, s.swa_tokens), (1_000_000, 1_000_000));
         // No full layers: every token is a window token.
-        let s = sglang_swa_split(SglangEra::Late2025, 1_000_001, 0, 36, 1024, 0.8, 16);
+        let s = sglang_swa_split(SglangEra::Late2025, 1_000_001, 0, 36, (1024, 1024), 0.8, 16);
         assert_eq!((s.full_tokens, s.swa_tokens), (0, 1_000_000));
     }
 

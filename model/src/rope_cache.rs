@@ -104,6 +104,10 @@ pub fn rope_cache_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64) -> Ve
     let plain = rope_cache_bytes(len, rows, dim, elem).0;
     if m.arch == Architecture::Gemma3 {
         vec![plain, rope_cache_bytes(len, 8, m.head_dim, elem).0]
+    } else if m.mimo_v2.is_some_and(|a| a.two_rope_bases) {
+        // families23 (issue #17): MiMo-V2-Flash's global and sliding bases, one cache each
+        // (`llm::mimo_v2`).
+        vec![plain, plain]
     } else {
         vec![plain]
     }

@@ -119,6 +119,8 @@ mod families20;
 mod families21;
 // families22 (issue #17): LFM2 and LFM2-MoE.
 mod families22;
+// families23 (issue #17): MiMo-V2-Flash.
+mod families23;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -122,9 +122,10 @@ pub struct ModelConfig {
     /// Leading dense layers before the MoE layers (DeepSeek/GLM).
     #[serde(default)]
     pub first_k_dense_replace: Option<u64>,
-    /// Every how many layers a MoE layer appears (DeepSeek; 1 = all after the dense prefix).
+    /// Every how many layers a MoE layer appears (DeepSeek; 1 = all after the dense prefix); families23
+    /// (issue #17): MiMo-V2-Flash gives a 0/1 per layer instead ([`LayerFreq`]).
     #[serde(default)]
-    pub moe_layer_freq: Option<u64>,
+    pub moe_layer_freq: Option<LayerFreq>,
     /// Qwen MoE: every how many layers a MoE layer appears.
     #[serde(default)]
     pub decoder_sparse_step: Option<u64>,
@@ -350,6 +351,40 @@ pub struct ModelConfig {
     /// LFM2-MoE: the router's fp32 expert bias.
     #[serde(default)]
     pub use_expert_bias: Option<bool>,
+    // families23 (issue #17): MiMo-V2-Flash keys (`llm::mimo_v2`).
+    /// MiMo-V2-Flash: 1 for a sliding-window layer, 0 for a global one, per layer.
+    #[serde(default)]
+    pub hybrid_layer_pattern: Option<Vec<u64>>,
+    /// MiMo-V2-Flash: the sliding layers' query heads.
+    #[serde(default)]
+    pub swa_num_attention_heads: Option<u64>,
+    /// MiMo-V2-Flash: the sliding layers' KV heads.
+    #[serde(default)]
+    pub swa_num_key_value_heads: Option<u64>,
+    /// MiMo-V2-Flash: the sliding layers' q/k head width.
+    #[serde(default)]
+    pub swa_head_dim: Option<u64>,
+    /// MiMo-V2-Flash: the sliding layers' value head width.
+    #[serde(default)]
+    pub swa_v_head_dim: Option<u64>,
+    /// MiMo-V2-Flash: the sliding layers carry a per-head attention sink bias.
+    #[serde(default)]
+    pub add_swa_attention_sink_bias: Option<bool>,
+    /// MiMo-V2-Flash: the global layers carry one.
+    #[serde(default)]
+    pub add_full_attention_sink_bias: Option<bool>,
+    /// MiMo-V2-Flash: the window SGLang reads (`config.sliding_window_size`).
+    #[serde(default)]
+    pub sliding_window_size: Option<u64>,
+    /// MiMo-V2-Flash: the factor `v` is multiplied by before attention (a kernel of its own).
+    #[serde(default)]
+    pub attention_value_scale: Option<f64>,
+    /// MiMo-V2-Flash: the sliding layers' RoPE base (the global layers' is `rope_theta`).
+    #[serde(default)]
+    pub swa_rope_theta: Option<f64>,
+    /// The RoPE base (read for MiMo-V2-Flash, whose two kinds differ).
+    #[serde(default)]
+    pub rope_theta: Option<f64>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -483,6 +518,35 @@ fn uniform_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D:
     }
 }
 
+/// `moe_layer_freq` as configs spell it: a period (DeepSeek, Kimi-Linear: an integer) or, families23
+/// (issue #17), one 0/1 per layer (MiMo-V2-Flash).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum LayerFreq {
+    /// Every how many layers a MoE layer appears.
+    Every(u64),
+    /// 1 where the layer is MoE.
+    PerLayer(Vec<u64>),
+}
+
+impl LayerFreq {
+    /// The period; `None` for a per-layer list.
+    pub fn every(&self) -> Option<u64> {
+        match self {
+            LayerFreq::Every(p) => Some(*p),
+            LayerFreq::PerLayer(_) => None,
+        }
+    }
+
+    /// The per-layer list; `None` for a period.
+    pub fn per_layer(&self) -> Option<&[u64]> {
+        match self {
+            LayerFreq::Every(_) => None,
+            LayerFreq::PerLayer(l) => Some(l),
+        }
+    }
+}
+
 /// `sliding_window_pattern` as configs spell it: a layer period (Gemma-3, Cohere2: an integer) or
 /// one letter per layer of the period (EXAONE 4: `"LLLG"`, L local, G global).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -564,7 +628,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 75] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 76] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -674,6 +738,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 75] = [
     // families22 (issue #17): LFM2 and LFM2-MoE (short-conv and GQA layers, `llm::lfm2`).
     "Lfm2ForCausalLM",
     "Lfm2MoeForCausalLM",
+    // families23 (issue #17): MiMo-V2-Flash (global and sliding GQA kinds, MoE, `llm::mimo_v2`).
+    "MiMoV2FlashForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -814,6 +880,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // and `models/lfm2_moe.py` `EntryClass` (both from 0.5.9; `sim::scenario::first_release`).
         "Lfm2ForCausalLM" => Architecture::Lfm2,
         "Lfm2MoeForCausalLM" => Architecture::Lfm2Moe,
+        // families23 (issue #17): SGLang `models/mimo_v2_flash.py` `EntryClass` from 0.5.7
+        // (`sim::scenario::first_release`).
+        "MiMoV2FlashForCausalLM" => Architecture::MiMoV2Flash,
         _ => return None,
     })
 }
@@ -1023,6 +1092,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         linear_attention,
         mamba2: None,
         short_conv: None,
+        mimo_v2: None,
         attn_output_gate,
         sliding_window,
         attention_chunk_size,
@@ -1107,6 +1177,26 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // vLLM 0.11.1 ties the head whatever the config says (`lm_head.tie_weights(embed_tokens)`);
         // SGLang's own head is set by `sim::scenario` (module doc).
         spec.tie_word_embeddings = true;
+    }
+    // families23 (issue #17): MiMo-V2-Flash's global / sliding layers, dense / MoE feed-forwards and
+    // the sliding kind's heads (`llm::mimo_v2`).
+    if arch == Architecture::MiMoV2Flash {
+        let b = super::mimo_v2::blocks(text, num_layers, an)?;
+        spec.moe = b.moe;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = b.first_k_dense_replace;
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.sliding_window = Some(b.sliding_window);
+        spec.mimo_v2 = Some(b.attn);
+        // SGLang's `get_rope`: `rotary_dim = int(head_dim × partial_rotary_factor)` (192 × 0.334 → 64).
+        spec.rotary_dim = text
+            .partial_rotary_factor
+            .filter(|f| *f > 0.0 && *f < 1.0)
+            .map(|f| (spec.head_dim as f64 * f).trunc() as u64);
+        // `MoEGate`: float32 weight, float32 `e_score_correction_bias` with `topk_method = "noaux_tc"`.
+        spec.router_fp32 = true;
+        spec.routing_bias = spec.moe.is_some() && text.topk_method.as_deref() == Some("noaux_tc");
     }
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).
@@ -1477,6 +1567,8 @@ fn feed_forward(
         Architecture::KimiLinear => (Vec::new(), None, 0, 0),
         // families22 (issue #17): LFM2's and LFM2-MoE's by `lfm2::blocks`.
         Architecture::Lfm2 | Architecture::Lfm2Moe => (Vec::new(), None, 0, 0),
+        // families23 (issue #17): MiMo-V2-Flash's by `mimo_v2::blocks`.
+        Architecture::MiMoV2Flash => (Vec::new(), None, 0, 0),
         // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).
@@ -1507,7 +1599,12 @@ fn deepseek_style_ffn(text: &ModelConfig, num_layers: u64, an: &str) -> Result<F
             field: "first_k_dense_replace".into(),
             architecture: an.into(),
         })?;
-    let freq = text.moe_layer_freq.unwrap_or(1).max(1);
+    let freq = text
+        .moe_layer_freq
+        .as_ref()
+        .and_then(LayerFreq::every)
+        .unwrap_or(1)
+        .max(1);
     check_k(k, e)?;
     let shape = MoeShape {
         n_routed_experts: e,

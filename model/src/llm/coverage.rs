@@ -189,6 +189,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         // families22 (issue #17): LFM2 and LFM2-MoE.
         Architecture::Lfm2 => &LFM2,
         Architecture::Lfm2Moe => &LFM2_MOE,
+        // families23 (issue #17): MiMo-V2-Flash.
+        Architecture::MiMoV2Flash => &MIMO_V2_FLASH,
     }
 }
 
@@ -1444,6 +1446,37 @@ const LFM2_MOE_CHECKS: &[Check] = &[check(
     "llm::tests_families22::lfm2_8b_a1b_parameters_by_hand",
 )];
 
+// families23 (issue #17): MiMo-V2-Flash (`MiMoV2FlashForCausalLM`): global and 128-token sliding GQA
+// layers with their own KV heads, a dense first layer then MoE (`llm::mimo_v2`). SGLang
+// `models/mimo_v2_flash.py` from 0.5.7 (read from the wheels, `sim::scenario::first_release`), its
+// cell and two-pool split by release (0.5.7 / 0.5.8 count the global cell over every layer); the
+// decode attention is the generic GQA kernel per layer kind (sliding reads capped at the window), an
+// approximation. vLLM serves it (`models/mimo_v2.py` in the 0.34.0 wheel) but tpsim does not model
+// its KV groups: refused. One public SGLang start-up log (sglang PR 15464) checks the layer cells;
+// the weights are checked against the model card's count.
+static MIMO_V2_FLASH: Coverage = Coverage {
+    arch: Architecture::MiMoV2Flash,
+    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM not modelled",
+    sglang: exact_memory(MIMO_V2_FLASH_CHECKS),
+    vllm: NOT_MODELLED,
+};
+
+/// The model card's rounded counts and SGLang's pools by hand.
+const MIMO_V2_FLASH_CHECKS: &[Check] = &[
+    check(
+        "XiaomiMiMo/MiMo-V2-Flash model card: 309B total / 15B active; 308,778,780,864 by hand (MTP layers excluded), 15,445,936,320 active; rounded sizes, not an engine log",
+        "llm::tests_families23::mimo_v2_flash_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.8 get_cell_size_per_token / set_num_tokens_hybrid_swa and 0.5.9's by hand",
+        "families23::mimo_v2_flash_sglang_pools_by_hand",
+    ),
+    check(
+        "sglang PR 15464 start-up log (4× B200, tp 4): sliding pool K 41.76 / V 27.84 GB, full pool K 4.82 / V 3.21 GB, SWAKVPool 77.63 GB at 1,496,958 tokens: the layer cells match to the log's decimals; its equal pool sizes (ratio 1.0, launch command not shown) are not reproduced with the 0.8 default",
+        "llm::tests_families23::mimo_v2_flash_layer_cells_match_the_sglang_log",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1456,8 +1489,9 @@ mod tests {
         }
         // Every architecture tpsim lowers today, once: 59 with families19's Kimi-Linear, 61 with
         // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
-        // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE.
-        assert_eq!(all.len(), 67);
+        // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE, 68 with families23's
+        // MiMo-V2-Flash.
+        assert_eq!(all.len(), 68);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

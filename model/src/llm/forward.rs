@@ -241,6 +241,10 @@ impl ModelSpec {
         let router_cast = u32::from(self.arch == super::Architecture::MiniMaxM2);
         let kv_layers = u64::from(self.kv_layers().max(1));
         let kv_per_layer = self.kv_cell_bytes(tp) / kv_layers;
+        // families23 (issue #17): MiMo-V2-Flash's global and sliding layers hold different cells.
+        let (kv_per_layer, kv_per_local_layer) = self
+            .mimo_v2_layer_cells(tp)
+            .unwrap_or((kv_per_layer, kv_per_layer));
         // Gated DeltaNet or (nemotronh) Mamba-2.
         let state = self.recurrent_state_bytes(tp);
         let recurrence = self.recurrence_flops(tp) * nf;
@@ -260,6 +264,7 @@ impl ModelSpec {
             full_kernels,
             router_cast,
             kv_per_layer,
+            kv_per_local_layer,
             state,
             recurrence,
             dsa,
@@ -339,6 +344,9 @@ struct LayerConsts {
     router_cast: u32,
     /// KV-cache bytes per context token of one KV layer on this rank.
     kv_per_layer: u64,
+    /// families23 (issue #17): the same for a local (sliding / chunked) layer; equal to
+    /// `kv_per_layer` except for MiMo-V2-Flash.
+    kv_per_local_layer: u64,
     /// Recurrent state of one request in a linear-attention layer, bytes.
     state: u64,
     /// FLOPs of the linear-attention recurrence over the pass's tokens.
@@ -369,10 +377,16 @@ impl ModelSpec {
             full_kernels,
             router_cast,
             kv_per_layer,
+            kv_per_local_layer,
             state,
             recurrence,
             dsa,
         } = *c;
+        let kv_per_layer = if mixer_is_local(self, i) {
+            kv_per_local_layer
+        } else {
+            kv_per_layer
+        };
         let mixer = self.mixers.get(i).copied().unwrap_or(super::Mixer::Attention);
         let linear = mixer == super::Mixer::Linear;
         // families (issue #17): Granite-4.0-H's Mamba-2 layers launch Nemotron-H's Mamba-2 kernels;
@@ -407,6 +421,14 @@ impl ModelSpec {
             // hybrid50: SGLang's MiniCPM3 layer, its PyTorch LongRoPE and copies (`llm::minicpm`).
             (
                 super::minicpm::sglang_minicpm3_attn_kernels(n),
+                kv_per_layer,
+                0,
+                0.0,
+            )
+        } else if self.mimo_v2.is_some_and(|a| a.v_scale) {
+            // families23 (issue #17): MiMo-V2-Flash's `v * v_scale` (`llm::mimo_v2`).
+            (
+                full_kernels + super::mimo_v2::V_SCALE_KERNELS,
                 kv_per_layer,
                 0,
                 0.0,
@@ -657,4 +679,9 @@ impl ModelSpec {
         let per_rank_heads = (heads as f64 / f64::from(tp.max(1))).max(1.0);
         2.0 * f64::from(tokens) * f64::from(prefix) * per_rank_heads * width as f64
     }
+}
+
+/// Whether decoder layer `i` is local (sliding-window or chunked).
+fn mixer_is_local(spec: &ModelSpec, i: usize) -> bool {
+    spec.mixers.get(i).is_some_and(|m| m.is_local())
 }

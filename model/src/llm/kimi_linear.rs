@@ -180,7 +180,12 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
     };
     let dense = required(text.intermediate_size, "intermediate_size", an)?;
     let first_k = text.first_k_dense_replace.unwrap_or(0);
-    let freq = text.moe_layer_freq.unwrap_or(1).max(1);
+    let freq = text
+        .moe_layer_freq
+        .as_ref()
+        .and_then(super::config::LayerFreq::every)
+        .unwrap_or(1)
+        .max(1);
     let moe = match text.num_experts {
         None => None,
         Some(e) => {

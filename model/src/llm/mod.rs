@@ -77,6 +77,8 @@ mod kimi_linear;
 mod falcon_h1;
 // families22 (issue #17): Lfm2ForCausalLM / Lfm2MoeForCausalLM (short-conv and GQA layers).
 mod lfm2;
+// families23 (issue #17): MiMoV2FlashForCausalLM (global and sliding GQA kinds, MoE).
+mod mimo_v2;
 mod weights;
 
 #[cfg(test)]
@@ -155,6 +157,9 @@ mod tests_families21;
 // families22 (issue #17): LFM2 and LFM2-MoE.
 #[cfg(test)]
 mod tests_families22;
+// families23 (issue #17): MiMo-V2-Flash.
+#[cfg(test)]
+mod tests_families23;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -180,6 +185,7 @@ pub use lfm2::{SHORT_CONV_KERNELS, ShortConv};
 pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
+pub use mimo_v2::MimoV2Attention;
 pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, non_finite_to_null, vllm_attention_block_size};
 pub use partial_rotary::MROPE_ROWS_FACTOR;
 pub use quant::{
@@ -570,6 +576,13 @@ pub enum Architecture {
     /// `num_dense_layers` and a sigmoid-routed MoE with an fp32 expert bias after (SGLang
     /// `models/lfm2_moe.py` from 0.5.9, vLLM from 0.11.1).
     Lfm2Moe,
+    // families23 (issue #17): MiMo-V2-Flash (`mimo_v2` module).
+    /// `MiMoV2FlashForCausalLM` (Xiaomi MiMo-V2-Flash, 309B-A15B): GQA layers of two kinds per
+    /// `hybrid_layer_pattern` — global (`num_key_value_heads`) and 128-token sliding window
+    /// (`swa_num_key_value_heads`, per-head sink bias) — with q/k heads wider than v heads, a dense
+    /// SwiGLU or a sigmoid-routed MoE (fp32 router and bias, no shared expert) per `moe_layer_freq`
+    /// (SGLang `models/mimo_v2_flash.py` from 0.5.7).
+    MiMoV2Flash,
 }
 
 impl Architecture {
@@ -852,6 +865,10 @@ pub struct ModelSpec {
     /// families22 (issue #17): the short-conv shape of an LFM2 / LFM2-MoE model's [`Mixer::Linear`]
     /// layers (`llm::lfm2`); `None` for other models.
     pub short_conv: Option<ShortConv>,
+    /// families23 (issue #17): MiMo-V2-Flash's two attention kinds (`llm::mimo_v2`): the global kind's
+    /// heads are [`ModelSpec::attention`]'s, this holds the value width and the sliding kind's heads;
+    /// `None` for other models.
+    pub mimo_v2: Option<MimoV2Attention>,
     /// Full attention multiplies its output by a sigmoid gate that `q_proj` produces alongside the
     /// queries (Qwen3.5 `attn_output_gate`): the query projection is twice as wide.
     pub attn_output_gate: bool,
@@ -1047,6 +1064,14 @@ impl ModelSpec {
         if let Some(reason) = self.mamba2.as_ref().and_then(|m| nemotron_h::check_tp(m, tp)) {
             return fail(reason);
         }
+        // families23 (issue #17): MiMo-V2-Flash's sliding heads and experts (`llm::mimo_v2::check_tp`).
+        if let Some(reason) = self
+            .mimo_v2
+            .as_ref()
+            .and_then(|a| mimo_v2::check_tp(a, self.moe.as_ref(), t))
+        {
+            return fail(reason);
+        }
         // families22 (issue #17): LFM2's conv width and LFM2-MoE's experts (`llm::lfm2::check_tp`).
         if let Some(reason) = self
             .short_conv
@@ -1198,6 +1223,12 @@ impl ModelSpec {
         {
             return cell;
         }
+        // families23 (issue #17): MiMo-V2-Flash's global and sliding layers each at their own cell
+        // (`llm::mimo_v2`; SGLang's own count by release is `ModelSpec::mimo_v2_sglang_cell`).
+        if let Some((full, swa)) = self.mimo_v2_layer_cells(tp) {
+            let n_swa = u64::from(self.sliding_layers());
+            return full * (layers - n_swa) + swa * n_swa;
+        }
         match self.attention {
             Attention::Mla {
                 kv_lora_rank,
@@ -1233,6 +1264,29 @@ impl ModelSpec {
                 }
             }
         }
+    }
+
+    /// families23 (issue #17): MiMo-V2-Flash's KV bytes per token in one global and one sliding layer
+    /// on a rank of `tp` (`llm::mimo_v2`); `None` for other models.
+    pub fn mimo_v2_layer_cells(&self, tp: u32) -> Option<(u64, u64)> {
+        let a = self.mimo_v2?;
+        let t = u64::from(tp.max(1));
+        let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
+        Some((
+            a.layer_cell(false, self.kv_heads, self.head_dim, t, dt),
+            a.layer_cell(true, self.kv_heads, self.head_dim, t, dt),
+        ))
+    }
+
+    /// families23 (issue #17): SGLang's cell per token for MiMo-V2-Flash by release
+    /// ([`MimoV2Attention::sglang_cell`]: before 0.5.9 the global cell counts every layer); `None`
+    /// for other models.
+    pub fn mimo_v2_sglang_cell(&self, tp: u32, before_0_5_9: bool) -> Option<u64> {
+        let a = self.mimo_v2?;
+        let (full, swa) = self.mimo_v2_layer_cells(tp)?;
+        let n_swa = u64::from(self.sliding_layers());
+        let n_full = u64::from(self.kv_layers()) - n_swa;
+        Some(a.sglang_cell(before_0_5_9, full, swa, (n_full, n_swa)))
     }
 
     /// Bytes of weights one TP rank loads (SGLang sharding; see [`ModelSpec::weight_breakdown`] for the

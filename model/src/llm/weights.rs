@@ -350,6 +350,17 @@ impl ModelSpec {
                     (m, _) if self.arch == super::Architecture::NemotronNas => {
                         super::nemotron_nas::attention_half(m, ffn, &attn, h)
                     }
+                    // families23 (issue #17): MiMo-V2-Flash's global or sliding attention, each with
+                    // its own heads (`llm::mimo_v2`).
+                    (m, _) if self.mimo_v2.is_some() => match self.mimo_v2 {
+                        Some(a) => super::mimo_v2::attention_pieces(
+                            &a,
+                            m.is_some_and(|m| m.is_local()),
+                            (h, self.heads, self.kv_heads, self.head_dim),
+                            t,
+                        ),
+                        None => attn.clone(),
+                    },
                     _ => attn.clone(),
                 },
                 ffn: self.ffn_pieces(ffn, t),

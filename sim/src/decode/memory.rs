@@ -579,6 +579,16 @@ impl<'a> SglangStartup<'a> {
             // families6 (issue #17): SGLang's pool holds every decoder layer of a Llama-Nemotron NAS
             // model, no-op attention blocks included (`llm::nemotron_nas`); a pipeline stage's cell
             // already counts them (`ModelSpec::pipeline_stages` under SGLang's rule).
+            // families23 (issue #17): SGLang's MiMo-V2-Flash cell by release: 0.5.7 / 0.5.8 count the
+            // global layer's cell over every layer, 0.5.9 on each kind over its own layers
+            // (`tpsim_model::llm::mimo_v2`).
+            None if s.engine.pp <= 1 && s.model.mimo_v2.is_some() => s
+                .model
+                .mimo_v2_sglang_cell(
+                    super::dp_attention::attention_tp(self.e),
+                    mimo_before_0_5_9(self.e),
+                )
+                .unwrap_or_else(|| super::dp_attention::kv_cell(s)),
             None if s.engine.pp <= 1 => s.model.sglang_kv_cell_bytes(super::dp_attention::kv_cell(s)),
             None => super::dp_attention::kv_cell(s),
         };
@@ -730,12 +740,25 @@ impl<'a> SglangStartup<'a> {
         let n_swa = u64::from(s.model.sliding_layers());
         let n_full = u64::from(s.model.kv_layers()) - n_swa;
         let layer = target_cell / u64::from(s.model.kv_layers().max(1));
+        // families23 (issue #17): MiMo-V2-Flash's full and sliding layers hold different cells (SGLang
+        // `SWAKVPool` with `swa_head_num` / `swa_head_dim` / `swa_v_head_dim`).
+        let (full_layer, swa_layer) = s
+            .model
+            .mimo_v2_layer_cells(super::dp_attention::attention_tp(e))
+            .unwrap_or((layer, layer));
+        // families23 (issue #17): MiMo-V2-Flash's split follows its release, not the memory era (read at
+        // 0.5.7 / 0.5.8: the layer-count split; 0.5.9 / 0.5.10: the bytes-weighted one).
+        let era = match s.model.mimo_v2 {
+            Some(_) if mimo_before_0_5_9(e) => SglangEra::Late2025,
+            Some(_) => SglangEra::Spring2026,
+            None => e.era,
+        };
         let split = sglang_swa_split(
-            e.era,
+            era,
             kv.tokens,
             n_full,
             n_swa,
-            layer,
+            (full_layer, swa_layer),
             e.swa_full_tokens_ratio,
             e.page_size,
         );
@@ -743,10 +766,10 @@ impl<'a> SglangStartup<'a> {
         SwaPools {
             full_layers: n_full,
             full_tokens: split.full_tokens,
-            full_bytes: (split.full_tokens + page) * layer * n_full,
+            full_bytes: (split.full_tokens + page) * full_layer * n_full,
             swa_layers: n_swa,
             swa_tokens: split.swa_tokens,
-            swa_bytes: (split.swa_tokens + page) * layer * n_swa,
+            swa_bytes: (split.swa_tokens + page) * swa_layer * n_swa,
         }
     }
 
@@ -942,8 +965,8 @@ fn nsa_note(e: &Engine, n: &NsaKv, nsa_rule: NsaBudgetRule, kv: &SglangKvPlan) -
 /// it turns that off (issue #16).
 ///
 /// - 0.5.8 / 0.5.9 (`configs/model_config.py` `is_hybrid_swa_model`): only Llama-4
-///   (`Llama4ForConditionalGeneration`) and gpt-oss (`GptOssForCausalLM`) (and MiMo, not modelled)
-///   get one; every other model with sliding windows (Gemma-2/3, Mistral, Mixtral) gets the plain pool
+///   (`Llama4ForConditionalGeneration`), gpt-oss (`GptOssForCausalLM`) and, families23,
+///   MiMo-V2-Flash (`MiMoV2FlashForCausalLM`, in the list from 0.5.7, its first release) get one; every other model with sliding windows (Gemma-2/3, Mistral, Mixtral) gets the plain pool
 ///   sized as if every layer were global.
 /// - `server_args.py` `_handle_model_specific_adjustments` turns it off for Gemma-2/3 (warning "Disable
 ///   hybrid SWA memory for <arch> as it is not yet supported."), and for gpt-oss with the
@@ -984,6 +1007,9 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
                     .to_string(),
             ],
         ),
+        // families23 (issue #17): MiMo-V2-Flash always (SGLang 0.5.7 – 0.5.10 `is_hybrid_swa_model`);
+        // `--disable-hybrid-swa-memory` turns it off.
+        Architecture::MiMoV2Flash => (!e.disable_hybrid_swa_memory, Vec::new()),
         Architecture::Llama4 | Architecture::GptOss => {
             if e.era < SglangEra::Late2025 {
                 return (
@@ -1078,6 +1104,14 @@ pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
         0
     };
     SglangLoadExtra { rope, segments }
+}
+
+/// families23 (issue #17): whether the engine's SGLang release predates 0.5.9, where MiMo-V2-Flash's
+/// cell and pool split changed (`model_runner_kv_cache_mixin.py`, read at 0.5.7, 0.5.8, 0.5.9, 0.5.10).
+/// An unreadable version counts as 0.5.9 or later.
+fn mimo_before_0_5_9(e: &crate::scenario::Engine) -> bool {
+    crate::engine_args_versions::release(&e.release().version)
+        .is_some_and(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)) < [0, 5, 9])
 }
 
 /// Whether an SGLang version string (`0.5.6`, `v0.5.5.post1`) is older than 0.5.8, the first version

@@ -133,6 +133,16 @@ impl Resolver<'_> {
         super::ernie45::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        // families23 (issue #17): vLLM serves MiMo-V2-Flash (`models/mimo_v2.py` in the 0.34.0 wheel)
+        // with KV-cache groups of 4- and 8-head layers that tpsim does not model.
+        if kind == EngineKind::Vllm && model.mimo_v2.is_some() {
+            return Err(self.invalid(
+                "engine.name",
+                "tpsim does not model MiMo-V2-Flash (MiMoV2FlashForCausalLM) under vLLM: its KV-cache groups \
+                 of global (4 KV heads) and sliding (8 KV heads) layers are not modelled (use sglang, from \
+                 0.5.7)",
+            ));
+        }
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

@@ -113,6 +113,11 @@
 //!   from 0.5.9 (0.5.4, 0.5.5, 0.5.6, 0.5.7, 0.5.8 and 0.5.8.post1 have none; no 0.5.9 release
 //!   candidate is on PyPI); vLLM ships `vllm/model_executor/models/lfm2.py` from 0.10.2 (0.10.1.1's
 //!   wheel has none) and `models/lfm2_moe.py` from 0.11.1 (0.11.0's has only `lfm2.py`).
+//! - **MiMo-V2-Flash** (`MiMoV2FlashForCausalLM`, families23; `tpsim_model::llm::mimo_v2`), read from
+//!   the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/mimo_v2_flash.py` from
+//!   0.5.7 (0.5.5, 0.5.6 and 0.5.6.post2 have none; 0.5.7, 0.5.8, 0.5.9 and 0.5.10 have it; 0.5.11 …
+//!   0.5.23 ship `models/mimo_v2.py` instead, whose rules tpsim has not read: taken as 0.5.10's). vLLM
+//!   is refused whatever the release (`scenario::engine`: not modelled).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -479,6 +484,15 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/lfm2_moe.py",
         since: "vLLM adds it in 0.11.1",
         then: CannotServe("LFM2-MoE (Lfm2MoeForCausalLM)"),
+    },
+    // families23: MiMo-V2-Flash (SGLang only; vLLM is refused as not modelled, `scenario::engine`).
+    Row {
+        models: |m| m.arch == Architecture::MiMoV2Flash,
+        engine: Sglang,
+        first: Some(&[0, 5, 7]),
+        file: "models/mimo_v2_flash.py",
+        since: "SGLang adds it in 0.5.7",
+        then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
     },
 ];
 

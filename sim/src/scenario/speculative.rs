@@ -28,6 +28,16 @@ impl Resolver<'_> {
                 "a vLLM setting: SGLang runs the draft at the engine's tp",
             ));
         }
+        // families23 (issue #17): SGLang runs MiMo-V2-Flash's three MTP layers as a multi-layer EAGLE
+        // draft (`MiMoV2MTP`, spec v2, an SWA-only draft pool: 0.5.8 `server_args.py`,
+        // `model_runner_kv_cache_mixin.py` `set_num_tokens_hybrid_swa`), which tpsim does not model.
+        if target.mimo_v2.is_some() {
+            return Err(self.invalid(
+                "speculative",
+                "MiMo-V2-Flash's multi-layer MTP draft (SGLang's MiMoV2MTP with spec v2 and an SWA-only draft \
+                 pool) is not modelled: remove [speculative]",
+            ));
+        }
         let tp = engine.tp;
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
         let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;

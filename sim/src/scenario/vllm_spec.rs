@@ -413,6 +413,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families22 (issue #17): the LFM2 / LFM2-MoE configs' `model_type`.
         A::Lfm2 => "lfm2",
         A::Lfm2Moe => "lfm2_moe",
+        // families23 (issue #17): the published config's `model_type`.
+        A::MiMoV2Flash => "mimo_v2_flash",
     }
 }
 
