@@ -155,10 +155,7 @@ fn mla_rope_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64, width: u64)
 /// model dtype's width. Rows are `context_len` (`max_position_embeddings`); the width is
 /// `ModelSpec::rotary_dim` where the model rotates part of the head, else `head_dim`.
 pub fn rope_cache_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64) -> Vec<u64> {
-    if let Attention::Mla {
-        qk_rope_head_dim, ..
-    } = m.attention
-    {
+    if let Attention::Mla { qk_rope_head_dim, .. } = m.attention {
         return mla_rope_tensors(m, rule, dtype_bytes, qk_rope_head_dim);
     }
     let len = match m.context_len {

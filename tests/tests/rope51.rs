@@ -72,7 +72,10 @@ fn dsa_indexer_cache_by_release() {
 /// on `qk_rope_head_dim` 32, 32,768 rows both, bf16): 2 MiB + 2 MiB + their 4 MiB concatenation.
 #[test]
 fn other_mla_families() {
-    assert_eq!(sglang(&preset("glm-4.7-flash"), &[0, 5, 8], true), vec![51_904_512]);
+    assert_eq!(
+        sglang(&preset("glm-4.7-flash"), &[0, 5, 8], true),
+        vec![51_904_512]
+    );
     assert!(sglang(&preset("kimi-linear-48b-a3b-instruct"), &[0, 5, 8], true).is_empty());
     assert_eq!(
         sglang(&preset("minicpm3-4b"), &[0, 5, 8], true),
@@ -125,10 +128,19 @@ fn seed_table_sums_to_the_logged_usage() {
         .iter()
         .map(|e| e["name"].as_str().unwrap().to_string())
         .collect();
-    assert!(!names.iter().any(|n| n == "RoPE cos/sin caches" || n.contains("segments")), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "RoPE cos/sin caches" || n.contains("segments")),
+        "{names:?}"
+    );
     let o = tpsim(&["memory", &scenario("seed/baseline.toml")]);
     assert!(o.stdout.contains("RoPE cos/sin caches 192.0"), "{}", o.stdout);
-    assert!(o.stdout.contains("free_after_init_gib − free_after_weights_gib"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("free_after_init_gib − free_after_weights_gib"),
+        "{}",
+        o.stdout
+    );
     // The KV budget is the log's: 21.71 − 94.04 × 0.12 = 10.4252 GiB → 159,294 tokens (R1).
     assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 159_294);
 }

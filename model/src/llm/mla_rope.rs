@@ -29,8 +29,8 @@
 //! MiniCPM3 (MLA with LongRoPE, `minicpm3.py`) builds `Phi3LongRoPEScaledRotaryEmbedding`, sized by
 //! `rope_cache` as every LongRoPE model. vLLM's MLA caches are not modelled (`rope_cache`).
 
-use super::config::ModelConfig;
 use super::ModelError;
+use super::config::ModelConfig;
 
 /// The rows of SGLang's `DeepseekScalingRotaryEmbedding` cache for a DeepSeek-MLA config with a
 /// `rope_scaling` block: `original_max_position_embeddings × factor` (`torch.arange` of a float end
@@ -39,10 +39,12 @@ pub(crate) fn deepseek_yarn_rows(text: &ModelConfig) -> Result<Option<u64>, Mode
     let Some(rs) = text.rope_scaling.as_ref().and_then(|v| v.as_object()) else {
         return Ok(None);
     };
-    let missing = |key: &str| ModelError::MissingField {
+    let missing = |key: &str| {
+        ModelError::MissingField {
         field: format!("rope_scaling.{key}"),
         architecture: "an MLA model with rope_scaling (SGLang deepseek_v2.py makes it deepseek_yarn; get_rope reads rope_scaling[\"factor\"] and rope_scaling[\"original_max_position_embeddings\"])"
             .into(),
+    }
     };
     let factor = rs
         .get("factor")

@@ -13,13 +13,7 @@ use tpsim_model::units::Bytes;
 /// segments" entries by one observed "target weights" entry of `usage_gib` GiB and returns the note
 /// that says what the model gives for them and how far it is from the log (MiB, % of the log).
 pub(super) fn fold_observed(entries: &mut Vec<MemEntry>, usage_gib: f64, how: &str) -> String {
-    let part = |k: MemKind| -> u64 {
-        entries
-            .iter()
-            .filter(|e| e.kind == k)
-            .map(|e| e.bytes)
-            .sum()
-    };
+    let part = |k: MemKind| -> u64 { entries.iter().filter(|e| e.kind == k).map(|e| e.bytes).sum() };
     let weights = part(MemKind::TargetWeights);
     let rope = part(MemKind::RopeCaches);
     let segments = part(MemKind::LoadSegments);

@@ -545,7 +545,9 @@ impl<'a> SglangStartup<'a> {
             obs.and_then(|o| o.free_after_weights_gib),
         ) {
             (Some(w), _, _) => Some((w, "engine.observed.weights_gib")),
-            (None, Some(t), Some(a)) => Some((t - a, "free_after_init_gib − free_after_weights_gib, observed")),
+            (None, Some(t), Some(a)) => {
+                Some((t - a, "free_after_init_gib − free_after_weights_gib, observed"))
+            }
             _ => None,
         };
         let note = usage.map(|(u, how)| super::load_usage::fold_observed(&mut entries, u, how));
