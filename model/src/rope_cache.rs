@@ -29,11 +29,30 @@
 //!   `long_short_cos_sin_cache`, twice the rows.
 //! - Gemma-3 under SGLang (`models/gemma3_causal.py`, 0.5.5): no `get_rope`; `Gemma3RotaryEmbedding`
 //!   computes cos/sin per forward from `inv_freq` (no positions cache).
-//! - MLA models and Nemotron-H: none modelled (Nemotron-H's attention has no rotary embedding;
-//!   MLA's rope cache is not modelled, as on the vLLM side).
+//! - Nemotron-H: none (its attention has no rotary embedding).
+//! - rope51: **MLA models under SGLang** (`llm::mla_rope` has the sources): the DeepSeek families'
+//!   `DeepseekScalingRotaryEmbedding` of `original_max_position_embeddings × factor` rows (a plain
+//!   cache of `max_position_embeddings` rows without `rope_scaling`), `qk_rope_head_dim` wide, with
+//!   from 0.5.7 its float32 `cos_cached_total` / `sin_cached_total` of the same shape; a second
+//!   instance for the DSA indexer in 0.5.6 – 0.5.8 (and in 0.5.9 when its `is_neox_style` differs);
+//!   none for Kimi-Linear; MiniCPM3's LongRoPE buffers on `qk_rope_head_dim`. vLLM's MLA caches
+//!   are not modelled.
 
 use crate::llm::{Architecture, Attention, MROPE_ROWS_FACTOR, ModelSpec};
 use crate::vllm_startup::rope_cache_bytes;
+
+/// rope51: whether the DSA indexer's `get_rope` gets an instance (a cache) of its own in SGLang
+/// (`llm::mla_rope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexerRope {
+    /// ≤ 0.5.5: the same arguments as the attention's, one shared cache.
+    Shared,
+    /// 0.5.6 – 0.5.8: `is_neox_style=True` against the attention's False, a cache of its own.
+    Apart,
+    /// ≥ 0.5.9: apart when `indexer_rope_interleave` and `rope_interleave` make the styles differ
+    /// (`ModelSpec::indexer_rope_apart_0_5_9`).
+    ByConfig,
+}
 
 /// How one engine release builds its RoPE caches (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +65,13 @@ pub struct RopeRule {
     pub longrope_three_buffers: bool,
     /// Gemma-3 builds `get_rope` caches (vLLM: plain + linear ×8); SGLang's Gemma-3 builds none.
     pub gemma3_caches: bool,
+    /// rope51: the MLA models' caches are modelled (SGLang; vLLM's are not).
+    pub mla_caches: bool,
+    /// rope51: `DeepseekScalingRotaryEmbedding` keeps float32 `cos_cached_total` and
+    /// `sin_cached_total` beside its cache (SGLang ≥ 0.5.7).
+    pub deepseek_totals: bool,
+    /// rope51: the DSA indexer's cache (SGLang, by release).
+    pub indexer: IndexerRope,
 }
 
 impl RopeRule {
@@ -57,6 +83,9 @@ impl RopeRule {
             mrope_rows: MROPE_ROWS_FACTOR,
             longrope_three_buffers: before_0_7,
             gemma3_caches: true,
+            mla_caches: false,
+            deepseek_totals: false,
+            indexer: IndexerRope::Shared,
         }
     }
 
@@ -75,19 +104,65 @@ impl RopeRule {
             mrope_rows: 1,
             longrope_three_buffers: true,
             gemma3_caches: false,
+            mla_caches: true,
+            deepseek_totals: at >= (0, 5, 7),
+            indexer: if at >= (0, 5, 9) {
+                IndexerRope::ByConfig
+            } else if at >= (0, 5, 6) {
+                IndexerRope::Apart
+            } else {
+                IndexerRope::Shared
+            },
         }
     }
+}
+
+/// rope51: the caches SGLang builds for an MLA model (module doc; `llm::mla_rope`), bytes per
+/// tensor; `width` is `qk_rope_head_dim`.
+fn mla_rope_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64, width: u64) -> Vec<u64> {
+    // Kimi-Linear's MLA layers pass `skip_rope=True` (`kimi_linear.py`).
+    if !rule.mla_caches || m.arch == Architecture::KimiLinear {
+        return Vec::new();
+    }
+    if let (Some(orig), Some(len)) = (m.longrope_original, m.context_len) {
+        // MiniCPM3 (`minicpm3.py`): `Phi3LongRoPEScaledRotaryEmbedding`, model dtype, three buffers.
+        let short = rope_cache_bytes(orig, 1, width, dtype_bytes).0;
+        let long = rope_cache_bytes(len, 1, width, dtype_bytes).0;
+        return vec![short, long, short + long];
+    }
+    let Some(rows) = m.deepseek_yarn_rows.or(m.context_len) else {
+        return Vec::new();
+    };
+    let elem = if rule.fp32 { 4 } else { dtype_bytes };
+    let mut one = vec![rope_cache_bytes(rows, 1, width, elem).0];
+    if rule.deepseek_totals && m.deepseek_yarn_rows.is_some() {
+        let total = rope_cache_bytes(rows, 1, width, 4).0;
+        one.extend([total, total]);
+    }
+    let apart = m.indexer.is_some()
+        && match rule.indexer {
+            IndexerRope::Shared => false,
+            IndexerRope::Apart => true,
+            IndexerRope::ByConfig => m.indexer_rope_apart_0_5_9,
+        };
+    if apart {
+        one.extend(one.clone());
+    }
+    one
 }
 
 /// The RoPE caches `m` builds on one rank under `rule`, bytes per tensor; `dtype_bytes` is the
 /// model dtype's width. Rows are `context_len` (`max_position_embeddings`); the width is
 /// `ModelSpec::rotary_dim` where the model rotates part of the head, else `head_dim`.
 pub fn rope_cache_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64) -> Vec<u64> {
-    let len = match (&m.attention, m.context_len) {
-        (Attention::Mla { .. }, _) | (_, None) => return Vec::new(),
+    if let Attention::Mla { qk_rope_head_dim, .. } = m.attention {
+        return mla_rope_tensors(m, rule, dtype_bytes, qk_rope_head_dim);
+    }
+    let len = match m.context_len {
+        None => return Vec::new(),
         _ if m.arch == Architecture::NemotronH => return Vec::new(),
         _ if m.arch == Architecture::Gemma3 && !rule.gemma3_caches => return Vec::new(),
-        (_, Some(len)) => len,
+        Some(len) => len,
     };
     let dim = m.rotary_dim.unwrap_or(m.head_dim);
     if let Some(orig) = m.longrope_original {
@@ -151,9 +226,12 @@ mod tests {
             rope_cache_tensors(&m, RopeRule::vllm(Some(&[0, 19, 0])), 2),
             vec![10_485_760]
         );
-        // A source build's version (engine-memory.tsv line 45: 0.0.0.dev11582) is the newest rules.
-        assert_eq!(RopeRule::sglang(Some(&[0, 0, 0]), true), sgl);
-        assert_eq!(RopeRule::sglang(None, true), sgl);
+        // A source build's version (engine-memory.tsv line 45: 0.0.0.dev11582) is the newest rules
+        // (rope51: the MLA rules moved after 0.5.5, so the newest are no longer 0.5.5's).
+        let newest = RopeRule::sglang(None, true);
+        assert_eq!(RopeRule::sglang(Some(&[0, 0, 0]), true), newest);
+        assert_eq!((newest.fp32, newest.mrope_rows), (sgl.fp32, sgl.mrope_rows));
+        assert_eq!(rope_cache_tensors(&m, newest, 2), vec![20_971_520]);
     }
 
     /// Qwen3.5-9B (M-RoPE, `max_position_embeddings` 262,144, head_dim 256 × partial factor 0.25 =

@@ -10,6 +10,7 @@
 mod admission;
 mod aiter_workspace; // vrows3 (issue #17 point 4): SGLang's aiter workspace on ROCm
 mod dp_attention; // issue #17: SGLang DP attention's memory and batch
+mod load_usage; // rope51 (issue #17): an observed "Load weight end" mem usage in the table
 mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
 pub(crate) mod passes;

@@ -72,6 +72,10 @@ pub struct MemoryAnswer {
     /// model, issue #17 point 1: every rank's pool).
     pub replicas: u32,
     pub kv_tokens_all_replicas: u64,
+    /// rope51: with an observed "Load weight end" mem usage (SGLang), what tpsim models of it and
+    /// how far that is from the log (`decode::MemoryPlan::load_note`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_note: Option<String>,
 }
 
 /// Builds the answer.
@@ -158,6 +162,7 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
         kv_tokens_all_replicas: p.kv_tokens
             * u64::from(s.engine.replicas.max(1))
             * u64::from(s.engine.vllm_dp.map_or(1, |v| v.dp)),
+        load_note: p.load_note.clone(),
     }
 }
 

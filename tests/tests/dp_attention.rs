@@ -120,10 +120,12 @@ fn run_reports_the_dp_collectives() {
 }
 
 /// The KV warning of `tpsim run` is per attention group (each group its own pool, its share of the
-/// requests): the example's pool is 237,093 tokens per group; at 1,024 + 8 = 1,032 tokens per request a
-/// group holds ⌊237,093 / 1,032⌋ = 229 requests, so 8 × 229 = 1,832 concurrent requests draw no
-/// warning and 1,840 (230 per group: 237,360 tokens) do. Before, the box's whole concurrency was
-/// compared with one group's pool (a warning from 186 requests on).
+/// requests): the example's pool is 234,843 tokens per group (rope51: 236,634 before SGLang 0.5.8's
+/// DeepSeek RoPE caches, 3 × 163,840 × 64 × 4 B = 125,829,120 B a rank, took 125,829,120 / 70,272 B =
+/// 1,790.6 → 1,791 tokens); at 1,024 + 8 = 1,032 tokens per request a group holds ⌊234,843 / 1,032⌋ =
+/// 227 requests, so 8 × 227 = 1,816 concurrent requests draw no warning and 1,824 (228 per group:
+/// 235,296 tokens) do. Before, the box's whole concurrency was compared with one group's pool (a
+/// warning from 186 requests on).
 #[test]
 fn kv_warning_counts_one_groups_share() {
     let text =
@@ -139,13 +141,13 @@ fn kv_warning_counts_one_groups_share() {
         assert_eq!(o.code, 0, "{}", o.stderr);
         o.stdout
     };
-    let fits = run(1832);
+    let fits = run(1816);
     // No KV warning at all (the old text said "exceed the KV cache", the new "exceed one KV pool").
     assert!(!fits.contains(" exceed "), "{fits}");
-    let over = run(1840);
+    let over = run(1824);
     assert!(
         over.contains(
-            "230 requests × 1032 tokens (1840 requests over 8 pools) exceed one KV pool (236634 tokens)"
+            "228 requests × 1032 tokens (1824 requests over 8 pools) exceed one KV pool (234843 tokens)"
         ),
         "{over}"
     );

@@ -5,8 +5,12 @@
 //! Hand figures for 8× RTX PRO 6000 (97,887 MiB; the preset's 1,587.2 MiB context): total = 96,299.8 MiB
 //! = 94.0428 GiB; DeepSeek-V3.2 FP8 weights 86,275,740,032 B per rank at tp 8 (model unit test
 //! `v32_lowers_with_its_indexer`) = 80.3505 GiB, and (mem50) the weight-load allocator segments
-//! SGLang keeps after `empty_cache`, 37,448,704 B = 0.034877 GiB (the memory entry of that name; no
-//! RoPE cache: MLA) → available 13.6922 − 0.0349 = 13.65735 GiB.
+//! SGLang keeps after `empty_cache`, 37,448,704 B = 0.034877 GiB (the memory entry of that name), and
+//! (rope51) SGLang 0.5.8's RoPE caches (`tpsim_model::rope_cache`, tests/tests/rope51.rs): the
+//! attention's `DeepseekScalingRotaryEmbedding` of 4,096 × 40 = 163,840 rows × 64 × 4 B = 40 MiB with
+//! its float32 cos/sin totals (2 × 40 MiB), and the indexer's own instance of the same (0.5.6 – 0.5.8:
+//! `is_neox_style=True`), 6 × 40 MiB = 251,658,240 B = 0.234375 GiB → available 13.6922 − 0.0349 −
+//! 0.2344 = 13.42298 GiB (13.65735 before rope51).
 
 use crate::common::*;
 
@@ -27,17 +31,18 @@ fn variant(name: &str, from: &str, to: &str) -> String {
 
 #[test]
 fn v32_fp8_sglang_budget_vs_pool() {
-    // SGLang 0.5.9 rules (late-2025): f = 0.94 → rest = 13.65735 − 94.0428 × 0.06 = 8.01479 GiB;
-    // budget 708 × 61 = 43,188 B → 8.01479 × 2^30 // 43,188 = 199,263 → 199,232 (page 64); the
-    // NSATokenToKVPool holds 788 × 61 = 48,068 B per token: (199,232 + 64) × 48,068 = 9,579,760,128 B
-    // = 8.92 GiB, 0.91 GiB more than rest. (Before mem50's kept segments: rest 8.04966, 200,128.)
+    // SGLang 0.5.8 (assumed) rules (late-2025): f = 0.94 → rest = 13.42298 − 94.0428 × 0.06 =
+    // 7.78041 GiB; budget 708 × 61 = 43,188 B → 7.78041 × 2^30 // 43,188 = 193,436 → 193,408 (page
+    // 64); the NSATokenToKVPool holds 788 × 61 = 48,068 B per token: (193,408 + 64) × 48,068 =
+    // 9,299,812,096 B = 8.66 GiB, 0.88 GiB more than rest. (Before mem50's kept segments: rest
+    // 8.04966, 200,128; before rope51's RoPE caches: rest 8.01479, 199,232.)
     let j = memory_json(&scenario("examples/deepseek-v3.2-rtx6000x8.toml"));
     let kv = &j["kv_cache"];
     assert_eq!(kv["cell_size_bytes"], 43_188);
     assert_eq!(kv["pool_cell_size_bytes"], 48_068);
-    assert_eq!(kv["max_total_num_tokens"], 199_232);
-    assert_eq!(kv["bytes"], 9_579_760_128u64);
-    assert!((f(&j["rest_gib"]) - 8.01479).abs() < 1e-4);
+    assert_eq!(kv["max_total_num_tokens"], 193_408);
+    assert_eq!(kv["bytes"], 9_299_812_096u64);
+    assert!((f(&j["rest_gib"]) - 7.78041).abs() < 1e-4);
     let segments = j["entries"]
         .as_array()
         .unwrap()
@@ -69,32 +74,33 @@ fn v32_fp8_sglang_budget_vs_pool() {
 
 #[test]
 fn v32_over_allocation_prints_the_kv_line_then_ooms() {
-    // f = 0.97: rest = 13.65735 − 94.0428 × 0.03 = 10.83607 GiB → 10.83607 × 2^30 // 43,188 = 269,406
-    // → 269,376 tokens of the 43,188-B budget, pool (269,376 + 64) × 48,068 B = 12.0620 GiB → 1.5954
+    // f = 0.97: rest = 13.42298 − 94.0428 × 0.03 = 10.60169 GiB → 10.60169 × 2^30 // 43,188 = 263,579
+    // → 263,552 tokens of the 43,188-B budget, pool (263,552 + 64) × 48,068 B = 11.8012 GiB → 1.6217
     // GiB left for the CUDA graphs (1.5 GiB) and
     // activations (1 GiB, engines/sglang.toml): the engine logs the pool, then dies allocating the
     // activations.
     let p = variant("oom", "mem_fraction_static = 0.94", "mem_fraction_static = 0.97");
     let j = memory_json(&p);
-    assert_eq!(j["kv_tokens"], 269_376);
+    assert_eq!(j["kv_tokens"], 263_552);
     assert_eq!(j["verdict"], "oom");
     assert!(j["failing_step"].as_str().unwrap().contains("activations"), "{j}");
     let log = tpsim(&["memory", &p, "--log"]).stdout;
     let kv_line = log
-        .find("KV Cache is allocated. #tokens: 269376, KV size: 12.06 GB")
+        .find("KV Cache is allocated. #tokens: 263552, KV size: 11.80 GB")
         .expect(&log);
     let oom = log.find("torch.OutOfMemoryError").expect(&log);
     assert!(kv_line < oom, "{log}");
     // SGLang ≥ 0.5.17 (`engine.version`; a 0.5.x version needs the era named too) budgets what it
-    // allocates (48,068 B): 10.83607 × 2^30 // 48,068 = 242,055 → 242,048 tokens, pool 10.8386 GiB,
-    // 2.8188 GiB left → starts.
+    // allocates (48,068 B): 10.60169 × 2^30 // 48,068 = 236,820 → 236,800 tokens, pool 10.6036 GiB,
+    // 2.8193 GiB left → starts. (0.5.17 builds the same 240 MiB of RoPE caches: the totals from 0.5.7,
+    // and in 0.5.9 on the indexer's own instance, V3.2 naming no `rope_interleave` key.)
     let fixed = variant(
         "fixed",
         "mem_fraction_static = 0.94",
         "mem_fraction_static = 0.97\nversion = \"0.5.17\"",
     );
     let j = memory_json(&fixed);
-    assert_eq!(j["kv_tokens"], 242_048);
+    assert_eq!(j["kv_tokens"], 236_800);
     assert_eq!(j["kv_cache"]["cell_size_bytes"], 48_068);
     assert_eq!(j["kv_cache"]["pool_cell_size_bytes"], serde_json::Value::Null);
     assert_eq!(j["verdict"], "ok", "{j}");
@@ -102,12 +108,12 @@ fn v32_over_allocation_prints_the_kv_line_then_ooms() {
 
 #[test]
 fn v32_bf16_kv_budget_equals_pool() {
-    // bf16: 1,284 × 61 = 78,324 B budgeted and allocated: 8.01479 × 2^30 // 78,324 = 109,874 → 109,824.
+    // bf16: 1,284 × 61 = 78,324 B budgeted and allocated: 7.78041 × 2^30 // 78,324 = 106,661 → 106,624.
     let j = memory_json(&scenario("examples/deepseek-v3.2-bf16kv-rtx6000x8.toml"));
     assert_eq!(j["kv_cache"]["cell_size_bytes"], 78_324);
     assert_eq!(j["kv_cache"]["pool_cell_size_bytes"], serde_json::Value::Null);
-    assert_eq!(j["kv_tokens"], 109_824);
-    assert_eq!(j["kv_cache"]["bytes"], (109_824u64 + 64) * 78_324);
+    assert_eq!(j["kv_tokens"], 106_624);
+    assert_eq!(j["kv_cache"]["bytes"], (106_624u64 + 64) * 78_324);
 }
 
 #[test]
@@ -184,9 +190,9 @@ fn glm5_breakdown_follows_its_layer_types() {
 
 #[test]
 fn v32_pool_larger_than_the_free_memory_fails_before_the_kv_line() {
-    // f = 1.0 leaves no reserve: rest = available = 13.65735 GiB → 339,520 tokens of the 43,188-B
-    // budget (13.65735 × 2^30 // 43,188 = 339,549, floored to 64), but the pool needs (339,520 + 64) ×
-    // 48,068 B = 15.20 GiB: PyTorch fails allocating it, before SGLang prints its KV line.
+    // f = 1.0 leaves no reserve: rest = available = 13.42298 GiB → 333,696 tokens of the 43,188-B
+    // budget (13.42298 × 2^30 // 43,188 = 333,722, floored to 64), but the pool needs (333,696 + 64) ×
+    // 48,068 B = 14.94 GiB: PyTorch fails allocating it, before SGLang prints its KV line.
     let p = variant("full", "mem_fraction_static = 0.94", "mem_fraction_static = 1.0");
     let j = memory_json(&p);
     assert_eq!(j["verdict"], "oom");

@@ -281,6 +281,9 @@ mod moe_runner_sm100;
 mod sglang_b200_paths;
 // vllmfloor: vLLM 0.8.5's NCCL pin and symm-mem cutoff by release; the light-load TP gap's figures.
 mod vllmfloor;
+// rope51: SGLang's RoPE caches of the MLA families, the observed load usage in the memory table,
+// Llama-4's uncapped cache and the LongRoPE rotary's kernels.
+mod rope51;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -456,6 +456,13 @@ pub struct ModelConfig {
     /// mem49: the context LongRoPE's short factors cover (Phi-3.5-mini, Phi-4-mini: 4,096).
     #[serde(default)]
     pub original_max_position_embeddings: Option<u64>,
+    /// rope51: GLM-5 / DeepSeek-V3.2 — whether the MLA rotary is interleaved (SGLang 0.5.9
+    /// `deepseek_v2.py`: `is_neox_style = not rope_interleave`, default True; `llm::mla_rope`).
+    #[serde(default)]
+    pub rope_interleave: Option<bool>,
+    /// rope51: whether the DSA indexer's rotary is interleaved (SGLang 0.5.9, default False).
+    #[serde(default)]
+    pub indexer_rope_interleave: Option<bool>,
     // families19 (issue #17): Kimi-Linear keys (`llm::kimi_linear`).
     /// Kimi-Linear: experts each token is routed to (its name for `num_experts_per_tok`).
     #[serde(default)]
@@ -1109,6 +1116,15 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
         // mem49 (issue #17 point 5): LongRoPE's short and long caches (`llm::partial_rotary`).
         longrope_original: super::partial_rotary::longrope_original(text)?,
+        // rope51 (issue #17): SGLang's DeepSeek-MLA RoPE cache rows and the DSA indexer's own cache
+        // (`llm::mla_rope`).
+        deepseek_yarn_rows: if is_deepseek_mla(arch) {
+            super::mla_rope::deepseek_yarn_rows(text)?
+        } else {
+            None
+        },
+        indexer_rope_apart_0_5_9: super::mla_rope::indexer_rope_apart_0_5_9(text),
+        rotary_extra_kernels: 0,
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).

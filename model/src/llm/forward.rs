@@ -235,7 +235,9 @@ impl ModelSpec {
             // families3 (issue #17): OLMo-2 runs q_norm and k_norm as two RMSNorm kernels (SGLang
             // 0.5.9 `Olmo2Attention._apply_qk_norm`, k on the alternate stream under graph capture)
             // where a per-head q/k norm is one.
-            + u32::from(self.arch.whole_width_qk_norm());
+            + u32::from(self.arch.whole_width_qk_norm())
+            // rope51: SGLang's LongRoPE rotary in PyTorch ops (`llm::partial_rotary`).
+            + self.rotary_extra_kernels;
         // MiniMax-M2 casts the hidden states to fp32 for its fp32 router: one more kernel
         // (SGLang `minimax_m2.py` `forward_normal`: `self.gate(hidden_states.to(torch.float32))`).
         let router_cast = u32::from(self.arch == super::Architecture::MiniMaxM2);

@@ -69,6 +69,7 @@ mod arcee;
 mod apertus;
 // families21 (issue #17): MiniCPMForCausalLM / MiniCPM3ForCausalLM (muP Llama; MLA for MiniCPM3).
 mod minicpm;
+mod mla_rope; // rope51 (issue #17): SGLang's DeepSeek-MLA RoPE cache rows
 // families14 (issue #17): InternVLChatModel (InternViT + mlp1 + the llm_config tower).
 mod internvl;
 // families19 (issue #17): KimiLinearForCausalLM (KDA linear attention + MLA, DeepSeek-style MoE).
@@ -910,6 +911,20 @@ pub struct ModelSpec {
     /// (`llm::partial_rotary`); `None` elsewhere.
     #[serde(skip)]
     pub longrope_original: Option<u64>,
+    /// rope51 (issue #17): the rows of SGLang's `DeepseekScalingRotaryEmbedding` cache for a
+    /// DeepSeek-MLA model with `rope_scaling` (`original_max_position_embeddings × factor`,
+    /// `llm::mla_rope`); `None` for other models and an MLA model without scaling.
+    #[serde(skip)]
+    pub deepseek_yarn_rows: Option<u64>,
+    /// rope51: SGLang 0.5.9 builds the DSA indexer a RoPE cache of its own (its `is_neox_style`
+    /// differs from the attention's, `llm::mla_rope`). Read only for DSA models.
+    #[serde(skip)]
+    pub indexer_rope_apart_0_5_9: bool,
+    /// rope51 (issue #17): kernels a full-attention layer's rotary launches beyond the template's one
+    /// fused kernel (`forward::attention_kernels`): SGLang's LongRoPE in PyTorch ops
+    /// (`llm::partial_rotary::sglang_longrope_kernels`), set by [`ModelSpec::serve_as_sglang`]; 0 as lowered.
+    #[serde(skip)]
+    pub rotary_extra_kernels: u32,
     /// families12 (issue #17): the text tower of a `Mistral3ForConditionalGeneration` is Ministral 3
     /// (`text_config.model_type = "ministral3"`: Ministral 3 3B/8B/14B, Devstral Small 2). Same weights
     /// and KV as the Mistral text tower (SGLang `models/ministral3.py` subclasses `LlamaForCausalLM`;

@@ -148,3 +148,31 @@ pub(crate) fn longrope_original(text: &ModelConfig) -> Result<Option<u64>, Model
         }),
     }
 }
+
+/// rope51 (issue #17 point 4): kernels SGLang's `Phi3LongRoPEScaledRotaryEmbedding.forward` launches
+/// per layer (`layers/rotary_embedding.py`; the same forward in the 0.4.6, 0.4.9, 0.5.1, 0.5.3, 0.5.5 –
+/// 0.5.8 wheels, 0.5.9 only reshaping by `unflatten`, a view): the long-prompt offset (`positions >
+/// k`, `torch.any`, `.float()`, `full_like`, `*`, `.long()`, `torch.add`: 7), `index_select` of the
+/// cos/sin cache (1), two `repeat`s (2), and for q and for k `x * cos`, the negation and `cat` of
+/// `_rotate_neox`, `* sin`, `+` and the `cat` with the pass-through part (2 × 6): 22. The 0.4.3
+/// forward rotates the whole head without the pass-through `cat`: 20 (0.4.4 / 0.4.5 unread, taken
+/// as 0.4.3). `release` is `[major, minor, patch]`; `None` or a source build's `0.0.0` = the newest.
+/// The same count as MiniCPM3's LongRoPE part (`llm::minicpm`, hybrid50).
+pub(crate) fn sglang_longrope_kernels(release: Option<[u64; 3]>) -> u32 {
+    match release {
+        Some(r) if r != [0, 0, 0] && r < [0, 4, 6] => 20,
+        _ => 22,
+    }
+}
+
+impl super::ModelSpec {
+    /// rope51: a LongRoPE model's rotary under SGLang `release` is [`sglang_longrope_kernels`] PyTorch
+    /// kernels where the layer template counts one fused kernel; MiniCPM3's layer count has them
+    /// already (`llm::minicpm`). Every other model is left as lowered.
+    pub(crate) fn serve_longrope_as_sglang(&mut self, release: Option<[u64; 3]>) {
+        let mla = matches!(self.attention, super::Attention::Mla { .. });
+        if self.longrope_original.is_some() && !mla {
+            self.rotary_extra_kernels = sglang_longrope_kernels(release) - 1;
+        }
+    }
+}

@@ -37,6 +37,10 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
         "  total (free after init) {:.2} GiB, available after weights {:.2} GiB, mem_fraction_static {}",
         a.total_gib, a.available_gib, a.mem_fraction_static
     );
+    // rope51: what tpsim models of an observed "Load weight end" mem usage.
+    if let Some(n) = &a.load_note {
+        let _ = writeln!(o, "  {n}");
+    }
     let _ = writeln!(
         o,
         "  rest = {:.4} GiB → {} tokens of {} B ({:.2} GiB)",

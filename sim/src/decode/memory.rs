@@ -311,6 +311,9 @@ pub struct MemoryPlan {
     pub vllm_v0: Option<super::vllm_v0_kv::V0Log>,
     /// Where the plan is approximate (reported as warnings).
     pub notes: Vec<String>,
+    /// rope51: with an observed "Load weight end" mem usage, what tpsim models of it and the gap
+    /// (`load_usage`; printed under the memory table, not a warning). SGLang only.
+    pub load_note: Option<String>,
 }
 
 /// Builds the plan.
@@ -350,6 +353,8 @@ struct Measured {
     total_source: Source,
     available_gib: f64,
     available_source: Source,
+    /// rope51: what tpsim models of an observed "Load weight end" mem usage (`load_usage`).
+    note: Option<String>,
 }
 
 /// The KV cell SGLang budgets per token, and the DSA pool's layout when the model has one.
@@ -428,6 +433,7 @@ impl<'a> SglangStartup<'a> {
             headroom: Bytes(0),
             entries: m.entries,
             notes,
+            load_note: m.note,
         };
         if let Some(n) = cells.nsa {
             plan.notes.push(nsa_note(e, &n, cells.nsa_rule, &kv));
@@ -530,21 +536,28 @@ impl<'a> SglangStartup<'a> {
             });
         }
         let (available_gib, available_source) = self.available(total_gib, loaded);
-        if let Some(w) = obs.and_then(|o| o.weights_gib)
-            && let Some(entry) = entries.iter_mut().find(|e| e.kind == MemKind::TargetWeights)
-        {
-            // The logged "mem usage" holds the RoPE caches and the kept segments too: the observed
-            // figure stands for all three, so their modelled entries are dropped.
-            entry.bytes = Bytes::from_gib_f64(w).0;
-            entry.source = Source::Observed;
-            entries.retain(|e| !matches!(e.kind, MemKind::RopeCaches | MemKind::LoadSegments));
-        }
+        // The logged "mem usage" holds the RoPE caches and the kept segments too: the observed
+        // figure stands for all three (rope51: also when the log gives it as the drop of free memory
+        // across the load), their modelled sum and its gap go to a note (`load_usage`).
+        let usage = match (
+            obs.and_then(|o| o.weights_gib),
+            obs.and_then(|o| o.free_after_init_gib),
+            obs.and_then(|o| o.free_after_weights_gib),
+        ) {
+            (Some(w), _, _) => Some((w, "engine.observed.weights_gib")),
+            (None, Some(t), Some(a)) => {
+                Some((t - a, "free_after_init_gib − free_after_weights_gib, observed"))
+            }
+            _ => None,
+        };
+        let note = usage.map(|(u, how)| super::load_usage::fold_observed(&mut entries, u, how));
         Measured {
             entries,
             total_gib,
             total_source,
             available_gib,
             available_source,
+            note,
         }
     }
 
@@ -1389,6 +1402,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         );
     }
     MemoryPlan {
+        load_note: None,
         vllm_v0,
         swa: None,
         kv_groups: layout.kv_groups(),
