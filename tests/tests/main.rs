@@ -277,6 +277,8 @@ mod moe_runner_sm100;
 mod sglang_b200_paths;
 // vllmfloor: vLLM 0.8.5's NCCL pin and symm-mem cutoff by release; the light-load TP gap's figures.
 mod vllmfloor;
+// hybrids51: SGLang's overlap / radix rules for the other hybrids, vLLM's LFM2 rules, MiniCPM's muP kernels.
+mod hybrids51;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.
