@@ -771,6 +771,17 @@ impl Resolver<'_> {
                 engine.scheduler.policy = scheduler::SchedulePolicy::Fcfs;
             }
         }
+        // hybrids51: `_handle_pipeline_parallelism` (server_args.py, the 0.4.9 and 0.5.1 – 0.5.23 wheels)
+        // sets `disable_overlap_schedule` with pp > 1 and logs this line. SGLang's `event_loop_pp` then
+        // schedules micro-batch k + 1 while micro-batch k runs, which tpsim's pipelined iteration keeps
+        // (`decode::pipeline`): the timing is unchanged (assumed), the line is reported.
+        if engine.kind == EngineKind::Sglang && engine.pp > 1 {
+            warnings.push(
+                "SGLang: Pipeline parallelism is incompatible with overlap schedule. (tpsim: event_loop_pp still \
+                 schedules the next micro-batch while the current one runs; kept, assumed)"
+                    .to_string(),
+            );
+        }
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {
             mamba_dtype::apply_sglang(&mut model, &engine.release().version, &engine.mamba_dtypes);

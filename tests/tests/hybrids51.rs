@@ -328,3 +328,21 @@ fn minicpm_sglang_mup_kernels() {
     assert_eq!((l.attn_kernels, l.ffn_kernels), (42, 6));
     assert_eq!(m3.pass_extra_kernels(), (1, 1));
 }
+
+/// SGLang with pp > 1 logs "Pipeline parallelism is incompatible with overlap schedule."
+/// (`server_args.py` `_handle_pipeline_parallelism`, every wheel read from 0.4.9 to 0.5.23); vLLM
+/// does not, and SGLang at pp 1 does not.
+#[test]
+fn sglang_pipeline_parallelism_logs_the_overlap_line() {
+    const PP: &str = "examples/llama-3.1-70b-pp2-tp4-rtx6000x8.toml";
+    let line = "Pipeline parallelism is incompatible with overlap schedule.";
+    assert!(warned(&run_json(&scenario(PP)), line));
+    let pp1 = run_json(&edited_variant(PP, "pp-1", |t| {
+        t.replace("pp_size = 2", "pp_size = 1")
+    }));
+    assert!(!warned(&pp1, line));
+    let vl = run_json(&edited_variant(PP, "pp-vllm", |t| {
+        t.replace("name = \"sglang\"", "name = \"vllm\"")
+    }));
+    assert!(!warned(&vl, line));
+}
