@@ -65,7 +65,7 @@ pub mod profile_fit; // issue #19 point 6: a profile's correlation and calibrate
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod scheduler; // issue #18 point 1 (schedkeys): scheduler settings
 mod schema;
-pub mod sglang_overlap; // b200pg50 (issue #18): SGLang's MambaRadixCache overlap / radix rules by release
+pub mod sglang_overlap; // b200pg50, hybrids51 (issues #17, #18): SGLang's mamba radix cache overlap / radix rules by release
 mod speculative;
 mod starcoder2; // families13 (issue #17): StarCoder2's window under SGLang, its first releases
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
@@ -751,14 +751,18 @@ impl Resolver<'_> {
         }
         // b200pg50 (issue #18): the overlap scheduler / radix cache SGLang turns off for MambaRadixCache.
         if engine.kind == EngineKind::Sglang {
-            let s = sglang_overlap::settle(
-                &engine.release().version,
-                model.arch,
-                engine.attention_backend.as_deref(),
-                engine.overlap_schedule,
-                engine.scheduler.prefix_cache,
+            // hybrids51: the other hybrids' rules by release, and SGLang's refusals.
+            let s = sglang_overlap::settle(&sglang_overlap::Launch {
+                version: &engine.release().version,
+                arch: model.arch,
+                has_linear: model.linear_layers() > 0,
+                backend: engine.attention_backend.as_deref(),
+                overlap: engine.overlap_schedule,
+                radix_cache: engine.scheduler.prefix_cache,
                 speculative,
-            );
+                rocm: hardware.accel.vendor == accel::GpuVendor::Amd,
+            })
+            .map_err(|m| self.invalid("engine.disable_radix_cache", m))?;
             engine.overlap_schedule = s.overlap;
             engine.scheduler.prefix_cache = s.radix_cache;
             warnings.extend(s.warnings);
@@ -766,6 +770,17 @@ impl Resolver<'_> {
             if !s.radix_cache && engine.scheduler.policy == scheduler::SchedulePolicy::Lpm {
                 engine.scheduler.policy = scheduler::SchedulePolicy::Fcfs;
             }
+        }
+        // hybrids51: `_handle_pipeline_parallelism` (server_args.py, the 0.4.9 and 0.5.1 – 0.5.23 wheels)
+        // sets `disable_overlap_schedule` with pp > 1 and logs this line. SGLang's `event_loop_pp` then
+        // schedules micro-batch k + 1 while micro-batch k runs, which tpsim's pipelined iteration keeps
+        // (`decode::pipeline`): the timing is unchanged (assumed), the line is reported.
+        if engine.kind == EngineKind::Sglang && engine.pp > 1 {
+            warnings.push(
+                "SGLang: Pipeline parallelism is incompatible with overlap schedule. (tpsim: event_loop_pp still \
+                 schedules the next micro-batch while the current one runs; kept, assumed)"
+                    .to_string(),
+            );
         }
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` and its default by release.
         if engine.kind == EngineKind::Sglang {
@@ -786,6 +801,12 @@ impl Resolver<'_> {
             )
         {
             model.tie_word_embeddings = false;
+        }
+        // hybrids51 (issue #17): vLLM's short-conv projections unquantized before 0.27.0.
+        if engine.kind == EngineKind::Vllm
+            && let Some(r) = crate::engine_args_versions::release(&engine.release().version)
+        {
+            model.serve_lfm2_as_vllm([0, 1].map(|i| r.get(i).copied().unwrap_or(0)));
         }
         // families22 (issue #17): vLLM 0.10.2's `Lfm2ForCausalLM` asserts the V1 engine.
         if engine.v0.is_some() && model.short_conv.is_some() {

@@ -284,6 +284,8 @@ mod vllmfloor;
 // rope51: SGLang's RoPE caches of the MLA families, the observed load usage in the memory table,
 // Llama-4's uncapped cache and the LongRoPE rotary's kernels.
 mod rope51;
+// hybrids51: SGLang's overlap / radix rules for the other hybrids, vLLM's LFM2 rules, MiniCPM's muP kernels.
+mod hybrids51;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

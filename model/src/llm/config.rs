@@ -1133,6 +1133,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         mla_as_mha: false,
         lm_head_fp32: false,
         unused_qk_norms: false,
+        conv_proj_unquantized: false,
+        sglang_mup: false,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {

@@ -185,7 +185,8 @@ impl ModelSpec {
     /// read) builds it: Falcon-H1's float32 LM head and unused q/k norms (module doc), Qwen3-Next's
     /// float32 LM head before 0.5.6 (`models/qwen3_next.py` `self.lm_head = self.lm_head.float()` in
     /// the 0.5.2 – 0.5.5.post3 wheels, not in 0.5.6 / 0.5.7 / 0.5.8), a LongRoPE model's rotary
-    /// kernels (rope51, [`ModelSpec::rotary_extra_kernels`]). Any other model is left as lowered.
+    /// kernels (rope51, [`ModelSpec::rotary_extra_kernels`]), MiniCPM's muP kernels (hybrids51,
+    /// [`ModelSpec::sglang_mup`]). Any other model is left as lowered.
     pub fn serve_as_sglang(&mut self, release: Option<[u64; 3]>) {
         // rope51: SGLang's LongRoPE rotary in PyTorch ops (`llm::partial_rotary`).
         self.serve_longrope_as_sglang(release);
@@ -197,6 +198,8 @@ impl ModelSpec {
             super::Architecture::Qwen3Next => {
                 self.lm_head_fp32 = release.is_some_and(|r| r < [0, 5, 6]);
             }
+            // hybrids51: MiniCPM's muP scalings as separate kernels (`llm::minicpm`).
+            super::Architecture::MiniCpm | super::Architecture::MiniCpm3 => self.sglang_mup = true,
             _ => {}
         }
     }

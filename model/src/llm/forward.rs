@@ -435,6 +435,14 @@ impl ModelSpec {
                 0,
                 0.0,
             )
+        } else if self.arch == super::Architecture::MiniCpm && self.sglang_mup {
+            // hybrids51: SGLang's MiniCPM layer, its float casts and muP residual (`llm::minicpm`).
+            (
+                full_kernels + super::minicpm::SGLANG_MINICPM_ATTN_EXTRA,
+                kv_per_layer,
+                0,
+                0.0,
+            )
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
@@ -486,8 +494,11 @@ impl ModelSpec {
                 } else if self.arch == super::Architecture::Exaone4 {
                     // families5 (issue #17): post_feedforward_layernorm and a separate residual add.
                     super::exaone4::MLP_KERNELS + fq.kernels
-                } else if self.arch == super::Architecture::MiniCpm3 && !self.mla_as_mha {
-                    // hybrid50: SGLang's MiniCPM3 MLP half with the muP residual (`llm::minicpm`).
+                } else if (self.arch == super::Architecture::MiniCpm3 && !self.mla_as_mha)
+                    || (self.arch == super::Architecture::MiniCpm && self.sglang_mup)
+                {
+                    // hybrid50: SGLang's MiniCPM3 MLP half with the muP residual (`llm::minicpm`);
+                    // hybrids51: MiniCPM's is the same.
                     super::minicpm::SGLANG_MINICPM3_MLP_KERNELS + fq.kernels
                 } else {
                     ffn_kernels(false, false) + fq.kernels

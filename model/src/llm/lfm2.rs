@@ -98,15 +98,18 @@ impl ShortConv {
         (2 * (self.l_cache + 1) * (self.dim / t)) as f64
     }
 
-    /// One short-conv layer's mixer pieces on one rank (module table), with the layer's two norms.
-    pub(crate) fn pieces(&self, hidden: u64, t: u64) -> Vec<Piece> {
+    /// One short-conv layer's mixer pieces on one rank (module table), with the layer's two norms;
+    /// `proj_unquantized`: `in_proj` / `out_proj` stay at the model dtype whatever the quantization
+    /// (vLLM before 0.27.0, [`ModelSpec::conv_proj_unquantized`]).
+    pub(crate) fn pieces(&self, hidden: u64, t: u64, proj_unquantized: bool) -> Vec<Piece> {
         let local = self.dim / t.max(1);
+        let proj = if proj_unquantized { Fmt::Model } else { Fmt::Linear };
         let mut ps = vec![
             Piece::vec(hidden), // operator_norm
             Piece::vec(hidden), // ffn_norm
-            Piece::new(3 * local, hidden, Fmt::Linear).gemm("conv.in_proj"),
+            Piece::new(3 * local, hidden, proj).gemm("conv.in_proj"),
             Piece::new(local, self.l_cache, Fmt::Model), // conv
-            Piece::new(hidden, local, Fmt::Linear).gemm("conv.out_proj"),
+            Piece::new(hidden, local, proj).gemm("conv.out_proj"),
         ];
         if self.bias {
             ps.push(Piece::vec(3 * local)); // in_proj bias
@@ -346,4 +349,20 @@ pub(crate) fn check_tp(sc: &ShortConv, moe: Option<&MoeShape>, tp: u32) -> Optio
         ));
     }
     None
+}
+
+/// hybrids51: the first vLLM release whose `ShortConv` passes `quant_config` to `in_proj` and
+/// `out_proj` (`model_executor/layers/mamba/short_conv.py`: none in the 0.10.2, 0.11.0, 0.11.1, 0.13.0,
+/// 0.14.0, 0.15.0, 0.16.0, 0.19.0, 0.22.0 and 0.26.0 wheels; taken, and passed by `lfm2.py` /
+/// `lfm2_moe.py`, in 0.27.0, 0.28.0, 0.30.0, 0.32.0 and 0.34.0).
+pub const VLLM_QUANTIZED_CONV_PROJ: [u64; 2] = [0, 27];
+
+impl super::ModelSpec {
+    /// hybrids51 (issue #17): an LFM2 / LFM2-MoE model as vLLM release `release` (`[major, minor]`)
+    /// builds it: before [`VLLM_QUANTIZED_CONV_PROJ`] the short conv's `in_proj` / `out_proj` are built
+    /// without `quant_config`, so they stay 16-bit under an FP8 / AWQ / GPTQ quantization (SGLang
+    /// 0.5.9 `Lfm2ShortConv` passes it: the layers are quantized as lowered). Other models: no change.
+    pub fn serve_lfm2_as_vllm(&mut self, release: [u64; 2]) {
+        self.conv_proj_unquantized = self.short_conv.is_some() && release < VLLM_QUANTIZED_CONV_PROJ;
+    }
 }

@@ -71,7 +71,25 @@ pub(crate) fn sglang_minicpm3_attn_kernels(tokens: u64) -> u32 {
 /// hybrid50: kernels of a MiniCPM3 layer's MLP half under SGLang (`MiniCPM3DecoderLayer`,
 /// `MiniCPM3MLP`): post_attention_layernorm (plain RMSNorm), gate_up_proj, SiluAndMul, down_proj,
 /// the muP scaling and the residual add: 6, where the template's fused add+RMSNorm counts 4.
+/// hybrids51: MiniCPM's MLP half is the same (`minicpm.py` `MiniCPMDecoderLayer.forward`, the same
+/// code in the 0.5.3 – 0.5.9, 0.5.13 and 0.5.23 wheels).
 pub(crate) const SGLANG_MINICPM3_MLP_KERNELS: u32 = 6;
+
+/// hybrids51: kernels a MiniCPM layer's attention half launches under SGLang beyond the template's
+/// 5 (`minicpm.py` `MiniCPMAttention.forward`, `MiniCPMDecoderLayer.forward`, 0.5.3 – 0.5.9, 0.5.13,
+/// 0.5.23 wheels): `q.float()`, `k.float()` before the rotary and `q.to(orig_dtype)`,
+/// `k.to(orig_dtype)` after it (4), and the muP residual `residual + hidden_states × scale_depth /
+/// √layers` as a multiply and an add where the template's next fused add+RMSNorm adds nothing (2;
+/// both layer norms are plain `RMSNorm` calls, one kernel each as in the template): 6. The rotary is
+/// counted as the template's one kernel whatever `rope_scaling` says (MiniCPM4's `longrope` runs
+/// `Phi3LongRoPEScaledRotaryEmbedding` in PyTorch ops: not counted here).
+pub(crate) const SGLANG_MINICPM_ATTN_EXTRA: u32 = 6;
+
+/// hybrids51: kernels a MiniCPM / MiniCPM3 forward pass launches under SGLang beyond the template
+/// once per pass (not per layer): `embed_tokens(input_ids) × scale_emb` after the embedding and
+/// `hidden_states / scale_width` before the LM head (`MiniCPMModel.forward` /
+/// `MiniCPMForCausalLM.forward`, the same in `minicpm3.py`): `(1, 1)`.
+pub(crate) const SGLANG_MINICPM_PASS_EXTRA: (u32, u32) = (1, 1);
 
 fn refuse(field: &str, value: String, expected: String) -> ModelError {
     ModelError::InvalidField {
@@ -137,6 +155,17 @@ pub(crate) fn v_head_dim(text: &ModelConfig) -> Option<u64> {
 }
 
 impl ModelSpec {
+    /// hybrids51: the kernels an SGLang forward pass of this model launches beyond the template
+    /// around the layers — after the embedding and before the LM head — (`(0, 0)` for other models
+    /// and under vLLM, whose compiled graph fuses the muP scalings: [`ModelSpec::sglang_mup`]).
+    pub fn pass_extra_kernels(&self) -> (u32, u32) {
+        if self.sglang_mup {
+            SGLANG_MINICPM_PASS_EXTRA
+        } else {
+            (0, 0)
+        }
+    }
+
     /// families21: the model as vLLM serves it — for MiniCPM3, per-head K/V and no absorbed copies
     /// ([`ModelSpec::mla_as_mha`]); any other model is left as lowered.
     pub fn serve_minicpm3_as_vllm(&mut self) {

@@ -958,6 +958,18 @@ pub struct ModelSpec {
     /// SGLang; vLLM's `falcon_h1.py` builds none.
     #[serde(skip)]
     pub unused_qk_norms: bool,
+    /// hybrids51 (issue #17): LFM2's short-conv `in_proj` / `out_proj` are held at the model dtype
+    /// whatever the quantization: vLLM's `ShortConv` before 0.27.0 builds them without
+    /// `quant_config`. Set by `sim::scenario` under vLLM ([`ModelSpec::serve_lfm2_as_vllm`]); `false`
+    /// as lowered (SGLang quantizes them) and for every other model.
+    #[serde(skip)]
+    pub conv_proj_unquantized: bool,
+    /// hybrids51 (issue #17): MiniCPM / MiniCPM3 as SGLang runs them: the muP scalings (`scale_emb`,
+    /// `scale_depth`, `scale_width`) as separate elementwise kernels and MiniCPM's float casts around
+    /// the rotary (`llm::minicpm`). Set by `sim::scenario` under SGLang
+    /// ([`ModelSpec::serve_as_sglang`]); `false` as lowered and under vLLM.
+    #[serde(skip)]
+    pub sglang_mup: bool,
 }
 
 impl ModelSpec {

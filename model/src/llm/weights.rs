@@ -298,7 +298,10 @@ impl ModelSpec {
                 .map(|m| super::falcon_h1::mamba_block_pieces(&m, h, u32::try_from(t).unwrap_or(u32::MAX)))
         });
         // families22 (issue #17): LFM2's short-conv layers, each with its two norms (`llm::lfm2`).
-        let linear = linear.or_else(|| self.short_conv.map(|sc| sc.pieces(h, t)));
+        let linear = linear.or_else(|| {
+            self.short_conv
+                .map(|sc| sc.pieces(h, t, self.conv_proj_unquantized))
+        });
         // nemotronh (issue #17): one block per layer, each a Mamba-2 mixer, an attention or an MLP
         // with its own norm (`llm::nemotron_h`).
         if let Some(m) = self

@@ -877,11 +877,13 @@ impl<'a> Builder<'a> {
     /// VocabParallelEmbedding with tp > 1).
     fn add_embed(&self, g: &mut TaskGraph, pass: &Pass, deps: &[TaskId]) -> Result<TaskId, DecodeError> {
         let label = pass.label;
+        // hybrids51: MiniCPM's `× scale_emb` under SGLang is one more kernel (`llm::minicpm`).
+        let k = 1 + pass.model.pass_extra_kernels().0;
         let emb = self.per_gpu(
             g,
             &format!("{label}: embed"),
-            self.rates.op_time(0.0, 0.0, 1),
-            1,
+            self.rates.op_time(0.0, 0.0, k),
+            k,
             deps,
         )?;
         self.gang(
@@ -1388,7 +1390,15 @@ impl<'a> Builder<'a> {
             fp.lm_head_flops * rows,
             1,
         );
-        let h = self.per_gpu(g, &format!("{label}: lm head"), t_head, 1, &[prev])?;
+        // hybrids51: MiniCPM's `/ scale_width` under SGLang, one kernel before the head (`llm::minicpm`).
+        let scale = pass.model.pass_extra_kernels().1;
+        let before = if scale > 0 {
+            let t = self.rates.op_time(0.0, 0.0, scale);
+            self.per_gpu(g, &format!("{label}: muP scale_width"), t, scale, &[prev])?
+        } else {
+            vec![prev]
+        };
+        let h = self.per_gpu(g, &format!("{label}: lm head"), t_head, 1, &before)?;
         let gather = Bytes(fp.logits_allgather_bytes.0 / u64::from(tokens.max(1)) * u64::from(logits));
         let ag = self.costs.allgather(gather);
         self.gang(

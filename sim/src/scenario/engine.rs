@@ -564,6 +564,13 @@ impl Resolver<'_> {
                 super::scheduler::vllm_hybrid_prefix_caching(e.enable_prefix_caching, &release.version);
             scheduler.prefix_cache = on;
             collective_warnings.extend(line);
+            // hybrids51: LFM2's own assertion once prefix caching can be on (0.12 on).
+            if let Some(text) = on
+                .then(|| super::scheduler::vllm_lfm2_prefix_refusal(model.arch, &release.version))
+                .flatten()
+            {
+                return Err(self.invalid("engine.enable_prefix_caching", text));
+            }
         }
         // Issue #17 (vllmv0): the V0 engine of releases before 0.8 (and VLLM_USE_V1=0).
         let v0 = self.vllm_v0(

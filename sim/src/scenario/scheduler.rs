@@ -255,3 +255,33 @@ pub(super) fn vllm_hybrid_prefix_caching(given: Option<bool>, version: &str) -> 
         ),
     }
 }
+
+/// hybrids51 (issue #17): vLLM's LFM2 models assert prefix caching off in their constructor
+/// (`Lfm2ForCausalLM.__init__`: "Lfm2 currently does not support prefix caching", `Lfm2MoeForCausalLM`:
+/// "Lfm2Moe currently does not support prefix caching"): present in the 0.10.2, 0.11.0, 0.11.1, 0.13.0
+/// and 0.14.0 wheels' `models/lfm2.py`, gone from 0.15.0's; in `models/lfm2_moe.py` (from 0.11.1) up
+/// to 0.15.0, gone from 0.16.0's. Before 0.12 `MambaModelConfig` has already turned prefix caching
+/// off, so the assertion only fires where prefix caching is on (`vllm_hybrid_prefix_caching`).
+/// Returns the refusal for `arch` at `version` with prefix caching on, `None` when vLLM starts.
+pub(super) fn vllm_lfm2_prefix_refusal(
+    arch: tpsim_model::llm::Architecture,
+    version: &str,
+) -> Option<String> {
+    use tpsim_model::llm::Architecture as A;
+    let r = crate::engine_args_versions::release(version)?;
+    let m = [0, 1].map(|i| r.get(i).copied().unwrap_or(0));
+    let (name, gone) = match arch {
+        A::Lfm2 => ("Lfm2", [0, 15]),
+        A::Lfm2Moe => ("Lfm2Moe", [0, 16]),
+        _ => return None,
+    };
+    (m < gone).then(|| {
+        format!(
+            "true: vLLM {version} refuses to start: AssertionError \"{name} currently does not support prefix \
+             caching\" (models/{}.py, asserted up to {}.{}): leave engine.enable_prefix_caching unset or false",
+            if arch == A::Lfm2 { "lfm2" } else { "lfm2_moe" },
+            gone[0],
+            gone[1] - 1
+        )
+    })
+}
