@@ -1105,6 +1105,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let deploys24 = crate::deploys24::DEPLOYS24_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/deploys25.rs (deploys25: dennislee22/vLLM-benchmarking's vLLM 0.10.1.1 runs on A100 80GB)
+        let deploys25 = crate::deploys25::DEPLOYS25_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         // tests/tests/throughput_newdeploys23.rs (newdeploys23: the GPUStack lab's GLM-4.x page on 8× H200, vLLM 0.11.0 and SGLang 0.5.3)
         let newdeploys23 = crate::throughput_newdeploys23::NEWDEPLOYS23_SOURCES
             .iter()
@@ -1134,6 +1138,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || newdeploys22
                 || newdeploys23
                 || deploys24
+                || deploys25
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",
