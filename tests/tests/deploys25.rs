@@ -10,7 +10,8 @@
 //! `tests/data/throughput.tsv`, never copied into a scenario.
 //!
 //! **What is compared**: 1000 ÷ the README's median TPOT (the per-stream decode step) against 1000 ÷ tpsim's
-//! median TPOT. Rows taken: "Test 4" (7B, one GPU, `--gpu-memory-utilization 0.25`, 1 prompt), "Test 6"
+//! median TPOT. Rows taken: "Test 2" (7B, two GPUs of one node, TP 2, `--gpu-memory-utilization 0.25`, 1, 10
+//! and 50 prompts), "Test 4" (7B, one GPU, `--gpu-memory-utilization 0.25`, 1 prompt), "Test 6"
 //! (32B, two GPUs of one node, TP 2, 1 and 10 prompts), "Test 7" (32B, one GPU, 10 prompts), "Test 8"
 //! (72B, two GPUs of one node, TP 2, 1 and 10 prompts).
 //!
@@ -30,8 +31,8 @@
 //!
 //! Not taken: "Test 1" and "Test 9" (two / four pods on different nodes: TP over the pods' network, no
 //! preset), the bursts of 50-2000 prompts (the KV pool, and with it the queue, follows the launch line's
-//! `--gpu-memory-utilization`, known only for the 7B runs; left for a next round), "Test 2" / "Test 3" (7B
-//! TP 2 bursts of 500-2000: the same), and the 7B one-GPU rows at 0.5 (Test 5: the same step as Test 4's at
+//! `--gpu-memory-utilization`, known only for the 7B runs; left for a next round), Test 2's other runs (20,
+//! 30, 75-1000 prompts and other lengths) and "Test 3" (7B TP 2 bursts of 500-2000 at 0.5), and the 7B one-GPU rows at 0.5 (Test 5: the same step as Test 4's at
 //! one prompt, 11.75 against 11.76 ms). Searched this round and not taken: ure.us's "Local LLM Bench" series
 //! (Qwen3-Coder-30B-A3B AWQ and a dense 32B on 1-2 RTX 3090 with and without NVLink: the stored text names
 //! no engine release and no prompt or output lengths); arXiv 2512.23029 (llama.cpp); the
@@ -61,6 +62,27 @@ const ROWS: &[(&str, &str, f64, &str, &str)] = &[
         11.76,
         "qwen2-7b-a100-vllm-0.10.1-tp1-c1.toml",
         "Qwen2-7B-Instruct bf16, vLLM 0.10.1.1, 1× A100 80GB (PCIe assumed) TP 1, random 1k/1k c 1 (per-stream TPOT)",
+    ),
+    (
+        "Qwen2-7B-Instruct",
+        "Test 2 TP 2 c 1:",
+        8.82,
+        "qwen2-7b-a100x2-vllm-0.10.1-tp2-c1.toml",
+        "Qwen2-7B-Instruct bf16, vLLM 0.10.1.1, 2× A100 80GB (PCIe assumed) TP 2 (no P2P), random 1k/1k c 1 (per-stream TPOT)",
+    ),
+    (
+        "Qwen2-7B-Instruct",
+        "Test 2 TP 2 c 10:",
+        12.96,
+        "qwen2-7b-a100x2-vllm-0.10.1-tp2-c10.toml",
+        "Qwen2-7B-Instruct bf16, vLLM 0.10.1.1, 2× A100 80GB (PCIe assumed) TP 2 (no P2P), random 1k/1k c 10 (per-stream TPOT)",
+    ),
+    (
+        "Qwen2-7B-Instruct",
+        "Test 2 TP 2 c 50:",
+        19.33,
+        "qwen2-7b-a100x2-vllm-0.10.1-tp2-c50.toml",
+        "Qwen2-7B-Instruct bf16, vLLM 0.10.1.1, 2× A100 80GB (PCIe assumed) TP 2 (no P2P), random 1k/1k c 50 (per-stream TPOT)",
     ),
     (
         "Qwen2.5-32B",
@@ -112,33 +134,51 @@ pub(crate) fn validation_qwen2_7b_a100_vllm_0_10_1_tp1_c1() {
 }
 
 #[test]
+pub(crate) fn validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c1() {
+    // "Median TPOT (ms): 8.82" (Test 2, 1 prompt): 1000 ÷ 8.82 = 113.38 tok/s.
+    row(1);
+}
+
+#[test]
+pub(crate) fn validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c10() {
+    // "Median TPOT (ms): 12.96" (Test 2, 10 prompts): 1000 ÷ 12.96 = 77.16 tok/s.
+    row(2);
+}
+
+#[test]
+pub(crate) fn validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c50() {
+    // "Median TPOT (ms): 19.33" (Test 2, 50 prompts): 1000 ÷ 19.33 = 51.73 tok/s.
+    row(3);
+}
+
+#[test]
 pub(crate) fn validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c1() {
     // "Median TPOT (ms): 29.21" (Test 6, 1 prompt): 1000 ÷ 29.21 = 34.23 tok/s.
-    row(1);
+    row(4);
 }
 
 #[test]
 pub(crate) fn validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c10() {
     // "Median TPOT (ms): 39.27" (Test 6, 10 prompts): 1000 ÷ 39.27 = 25.46 tok/s.
-    row(2);
+    row(5);
 }
 
 #[test]
 pub(crate) fn validation_qwen2_5_32b_a100_vllm_0_10_1_tp1_c10() {
     // "Median TPOT (ms): 51.48" (Test 7, 10 prompts): 1000 ÷ 51.48 = 19.43 tok/s.
-    row(3);
+    row(6);
 }
 
 #[test]
 pub(crate) fn validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c1() {
     // "Median TPOT (ms): 58.00" (Test 8, 1 prompt): 1000 ÷ 58.00 = 17.24 tok/s.
-    row(4);
+    row(7);
 }
 
 #[test]
 pub(crate) fn validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c10() {
     // "Median TPOT (ms): 72.93" (Test 8, 10 prompts): 1000 ÷ 72.93 = 13.71 tok/s.
-    row(5);
+    row(8);
 }
 
 #[test]
@@ -162,7 +202,7 @@ fn scenarios_are_the_readmes_runs() {
             text.contains("\npreset = \"a100-pcie-80gb-2x-cross-socket\"\n"),
             "{file}"
         );
-        // gpu_memory_utilization: the 7B log's 0.25; the 32B TP 2 and 72B runs' settings follow the section
+        // gpu_memory_utilization: the 7B logs' 0.25 (one GPU and two); the 32B TP 2 and 72B runs' settings follow the section
         // titles' KV memory (0.5 and 0.95, derived in the scenarios); the 32B TP 1 run keeps vLLM's 0.9.
         let gmu = match (model, r.tp) {
             ("Qwen2-7B-Instruct", _) => Some("0.25"),
@@ -196,7 +236,7 @@ fn qwen2_7b_runs_as_the_qwen2_5_7b_preset() {
 
 #[test]
 fn every_deploys25_row_is_compared() {
-    // Six rows (one 7B, three 32B, two 72B); the tests above compare each once.
-    assert_eq!(ROWS.len(), 6);
-    assert_eq!(throughput_rows_per_source(DEPLOYS25_SOURCES), [1, 3, 2]);
+    // Nine rows (four 7B, three 32B, two 72B); the tests above compare each once.
+    assert_eq!(ROWS.len(), 9);
+    assert_eq!(throughput_rows_per_source(DEPLOYS25_SOURCES), [4, 3, 2]);
 }

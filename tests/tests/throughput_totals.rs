@@ -491,6 +491,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         crate::deploys25::validation_qwen2_7b_a100_vllm_0_10_1_tp1_c1,
     ),
     (
+        "deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c1",
+        crate::deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c1,
+    ),
+    (
+        "deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c10",
+        crate::deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c10,
+    ),
+    (
+        "deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c50",
+        crate::deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c50,
+    ),
+    (
         "deploys25::validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c1",
         crate::deploys25::validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c1,
     ),
