@@ -43,6 +43,8 @@ mod curves;
 mod dcp;
 // Issue #18 (deploys24): cloudrift's Qwen3-Coder-480B AWQ rows on 8× RTX PRO 6000 and 8× H200.
 mod deploys24;
+// Issue #18 (deploys25): dennislee22/vLLM-benchmarking's vLLM 0.10.1.1 rows on A100 80GB (TP 1 and 2).
+mod deploys25;
 mod diff_cli;
 mod dp_attention;
 // Issue #18 leftover (dpsched): one SGLang scheduler per DP-attention group.

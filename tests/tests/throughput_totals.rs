@@ -486,6 +486,42 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys24::validation_qwen3_coder_480b_awq_h200x8_tp4_ep_c1",
         crate::deploys24::validation_qwen3_coder_480b_awq_h200x8_tp4_ep_c1,
     ),
+    (
+        "deploys25::validation_qwen2_7b_a100_vllm_0_10_1_tp1_c1",
+        crate::deploys25::validation_qwen2_7b_a100_vllm_0_10_1_tp1_c1,
+    ),
+    (
+        "deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c1",
+        crate::deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c1,
+    ),
+    (
+        "deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c10",
+        crate::deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c10,
+    ),
+    (
+        "deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c50",
+        crate::deploys25::validation_qwen2_7b_a100x2_vllm_0_10_1_tp2_c50,
+    ),
+    (
+        "deploys25::validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c1",
+        crate::deploys25::validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c1,
+    ),
+    (
+        "deploys25::validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c10",
+        crate::deploys25::validation_qwen2_5_32b_a100x2_vllm_0_10_1_tp2_c10,
+    ),
+    (
+        "deploys25::validation_qwen2_5_32b_a100_vllm_0_10_1_tp1_c10",
+        crate::deploys25::validation_qwen2_5_32b_a100_vllm_0_10_1_tp1_c10,
+    ),
+    (
+        "deploys25::validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c1",
+        crate::deploys25::validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c1,
+    ),
+    (
+        "deploys25::validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c10",
+        crate::deploys25::validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c10,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -569,6 +605,8 @@ fn gpu_of(label: &str) -> &'static str {
         ("H100 PCIe", "H100 PCIe"),
         ("H100", "H100 SXM"),
         ("A30", "A30"),
+        // deploys25: dennislee22's A100 80GB rows (form factor not stated, PCIe assumed), before "A100 80GB".
+        ("A100 80GB (PCIe assumed)", "A100 80GB PCIe"),
         ("A100 PCIe", "A100 80GB PCIe"),
         ("A100 SXM", "A100 80GB SXM"),
         ("A100 80GB", "A100 80GB (SXM assumed)"),
@@ -610,7 +648,10 @@ fn family_of(label: &str) -> &'static str {
             "Qwen3-",
             "Qwen3 dense (8B BF16 and FP8; 14B BF16 and AWQ; 32B BF16 and AWQ)",
         ),
-        ("Qwen2.5", "Qwen2.5 dense (7B; 72B)"),
+        // deploys25: dennislee22's Qwen2-7B-Instruct / Qwen2.5-32B / Qwen2-72B rows join the Qwen2.5 rows
+        // (the same shapes: the qwen2.5-7b / qwen2.5-72b presets).
+        ("Qwen2.5", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
+        ("Qwen2-", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
         (
             "Llama",
