@@ -336,6 +336,10 @@ impl HostInput {
 /// The median of the four measured SHM hosts' `shm_read_efficiency` (0.3041, 0.3607, 0.5384, 0.565:
 /// (0.3607 + 0.5384) / 2), as the bundled no-P2P presets without their own rows use it
 /// (rtx-5090-2x-no-p2p.toml; an assumption within about ±35 %, book/src/collectives.md).
+/// shm51: box B's 0.3041 was taken over a Gen5 x16 port; its GPU 0's pinned copies (tests/data/
+/// pcie-p2p.tsv lines 6-7) put its links at Gen4 x16 rate, where it reads at 0.6680, which would make
+/// this median (0.5384 + 0.565) / 2 = 0.5517. Kept at 0.4496 until the presets that borrow it are
+/// re-blessed with it (a change to every no-P2P consumer preset's SHM rate).
 pub const MEDIAN_SHM_READ_EFFICIENCY: f64 = 0.4496;
 
 /// The `[host]` section and the `[params] shm_read_efficiency` line, in the file's comment style.
