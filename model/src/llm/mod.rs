@@ -77,6 +77,7 @@ mod kimi_linear;
 mod falcon_h1;
 // families22 (issue #17): Lfm2ForCausalLM / Lfm2MoeForCausalLM (short-conv and GQA layers).
 mod lfm2;
+mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x MoE)
 mod weights;
 
 #[cfg(test)]
