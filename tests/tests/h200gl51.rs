@@ -94,17 +94,14 @@ fn grouped_eff(experts: u64, tokens: u64, n: u64, k: u64) -> f64 {
     let path =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../measurements/h200-grouped-gemm.tsv");
     let text = std::fs::read_to_string(path).unwrap();
-    let row: Vec<f64> = text
+    let key = [experts, tokens, n, k];
+    let row: Vec<&str> = text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("experts"))
-        .map(|l| {
-            l.split('\t')
-                .map(|x| x.parse::<f64>().unwrap())
-                .collect::<Vec<_>>()
-        })
-        .find(|r| r[0] == experts as f64 && r[1] == tokens as f64 && r[2] == n as f64 && r[3] == k as f64)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|r| (0..4).all(|i| r[i].parse::<u64>().unwrap() == key[i]))
         .unwrap();
-    row[7] / 990.0
+    row[7].parse::<f64>().unwrap() / 990.0
 }
 
 /// The prefill's MoE GEMMs. vLLM 0.11.0 prefills in 8,192-token chunks (`engine/arg_utils.py`: 8192
