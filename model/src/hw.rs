@@ -26,6 +26,13 @@ pub struct GpuSpec {
     /// (NVFP4 runs weight-only through Marlin there) or without a figure.
     #[serde(default)]
     pub fp4_tflops: Option<f64>,
+    /// h200gl51: dense FP32 throughput in TFLOP/s on the CUDA cores (datasheet), the rate a GEMM on
+    /// fp32 weights with fp32 activations runs at when TF32 is off (PyTorch's default
+    /// `torch.backends.cuda.matmul.allow_tf32 = False`; neither SGLang 0.5.8 nor vLLM 0.11.0 turns it
+    /// on): the fp32 MoE routers (`llm::ModelSpec::router_gate_fp32`). `None`: such GEMMs keep the
+    /// bf16 rate, as before the key.
+    #[serde(default)]
+    pub fp32_tflops: Option<f64>,
     /// Streaming multiprocessors.
     pub sm_count: u32,
     /// Compute capability as "major.minor" (NCCL picks its speed arrays by it).
@@ -274,6 +281,7 @@ mod tests {
             bf16_tflops: 500.0,
             fp8_tflops: None,
             fp4_tflops: None,
+            fp32_tflops: None,
             sm_count: 188,
             compute_capability: "12.0".into(),
             pcie_gen: 5,

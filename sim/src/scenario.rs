@@ -632,6 +632,9 @@ impl Resolver<'_> {
         // (`tpsim_model::llm` module `minicpm`), before its attention backend is picked.
         if f.engine.as_ref().and_then(|e| e.name.as_deref()) == Some("vllm") {
             model.serve_minicpm3_as_vllm();
+            // h200gl51 (issue #18): vLLM's GLM-4.x MoE router gate is an fp32 nn.Linear
+            // (`tpsim_model::llm` module `router_fp32`).
+            model.serve_glm4_moe_as_vllm();
         }
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();

@@ -611,6 +611,7 @@ fn random_box(rng: &mut ChaCha8Rng) -> (Topology, GpuSpec, HwParams) {
         bf16_tflops: 500.0,
         fp8_tflops: None,
         fp4_tflops: None,
+        fp32_tflops: None,
         sm_count: 188,
         compute_capability: "12.0".into(),
         pcie_gen: rng.random_range(3..=5),

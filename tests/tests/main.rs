@@ -203,6 +203,8 @@ mod moe_default;
 // burstprefill: Marlin's MoE FLOP-efficiency ceiling on H100 (prefill chunks).
 mod moe_marlin_prefill;
 // Issue #19 (tputrows): decode throughput on A100 / H100 / RTX 4090 deployments.
+// h200gl51 (issue #18): GLM-4.6 on H200: vLLM's fp32 router, Hopper prefill GEMM bounds, attention paths.
+mod h200gl51;
 mod throughput_breadth;
 mod throughput_newdeploys;
 mod throughput_newdeploys11;

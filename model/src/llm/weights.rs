@@ -588,7 +588,8 @@ impl ModelSpec {
                 // MiniMax-M2's router is fp32 whatever the checkpoint stores (SGLang `minimax_m2.py`:
                 // `gate = ReplicatedLinear(..., params_dtype=torch.float32)`).
                 // families2 (issue #17): Bailing's with `router_dtype = "fp32"` (`llm::bailing`).
-                let gate_fmt = if self.arch == super::Architecture::MiniMaxM2 || self.router_fp32 {
+                // h200gl51: GLM-4.x MoE's under vLLM (`llm::router_fp32`).
+                let gate_fmt = if self.router_gate_fp32() {
                     Fmt::Fp32
                 } else {
                     Fmt::Model

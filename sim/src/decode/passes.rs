@@ -8,6 +8,7 @@ mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
 mod dsa_indexer; // vllmdsv3: vLLM 0.13's lightning-indexer kernels per DSA layer
 mod fa2_window; // a40misses: FA2 reads a sliding layer's KV once per query head (vLLM V1)
+mod fp32_router; // h200gl51: fp32 MoE router GEMMs at the CUDA-core FP32 rate
 mod gemm_rate; // fp8rate: which GEMM FLOPs run at the FP8 / FP4 tensor-core rate
 #[cfg(test)]
 mod internlm2_tests; // families11: vLLM's InternLM2 qkv all-gather per layer
@@ -1318,10 +1319,14 @@ impl<'a> Builder<'a> {
         };
         // fp8rate: GEMMs on fp8 / NVFP4 weights at their tensor-core rate (`passes::gemm_rate`).
         let low = self.ffn_low_flops(l);
-        self.record_prefill_op(class, &ffn_parts, None, l.ffn_flops, low, ffn_kernels);
+        // h200gl51: an fp32 router GEMM at the CUDA-core FP32 rate (`passes::fp32_router`).
+        let (router_flops, router_us) = fp32_router::split(self.s, pass.model, l, tokens);
+        let ffn_flops = l.ffn_flops - router_flops;
+        self.record_prefill_op(class, &ffn_parts, None, ffn_flops, low, ffn_kernels);
         let t_ffn = self
             .rates
-            .op_time_gemms(class, &ffn_parts, None, l.ffn_flops, low, ffn_kernels);
+            .op_time_gemms(class, &ffn_parts, None, ffn_flops, low, ffn_kernels)
+            + Duration::from_us_f64(router_us);
         // The MoE kernel backend's fixed cost per layer (`[compute.moe_backends]`, picked by
         // `engine.moe_backend`; 0 without one): on SM 12.0 FlashInfer's CUTLASS NVFP4 grouped GEMM
         // costs a flat extra per layer over b12x at every batch (tests/data/moe-backend-sm120.tsv).

@@ -251,6 +251,7 @@ impl Resolver<'_> {
             bf16_tflops: self.need(g.bf16_tflops, "hardware.gpu.bf16_tflops")?,
             fp8_tflops: g.fp8_tflops,
             fp4_tflops: g.fp4_tflops,
+            fp32_tflops: g.fp32_tflops,
             sm_count: self.need(g.sm_count, "hardware.gpu.sm_count")?,
             compute_capability: self.need(g.compute_capability, "hardware.gpu.compute_capability")?,
             pcie_gen: self.need(g.pcie_gen, "hardware.gpu.pcie_gen")?,
@@ -359,6 +360,19 @@ impl Resolver<'_> {
                     ),
                 ));
             }
+        }
+        // h200gl51: the CUDA-core FP32 rate is above 0 and below the dense bf16 tensor rate (every
+        // datasheet with tensor cores lists it lower: H100 / H200 SXM 67 against 989.5 / 990).
+        if let Some(v) = gpu.fp32_tflops
+            && !(v.is_finite() && v > 0.0 && v < gpu.bf16_tflops)
+        {
+            return Err(self.invalid(
+                "hardware.gpu.fp32_tflops",
+                format!(
+                    "{v}: expected a finite number of TFLOP/s above 0 and below bf16_tflops = {}",
+                    gpu.bf16_tflops
+                ),
+            ));
         }
         Ok(())
     }

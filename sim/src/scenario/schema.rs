@@ -325,6 +325,8 @@ mergeable! {
         /// fp8rate: dense FP8 / FP4 tensor TFLOP/s (`tpsim_model::hw::GpuSpec`).
         fp8_tflops: f64,
         fp4_tflops: f64,
+        /// h200gl51: dense FP32 (CUDA-core) TFLOP/s (`tpsim_model::hw::GpuSpec::fp32_tflops`).
+        fp32_tflops: f64,
         sm_count: u32,
         compute_capability: String,
         pcie_gen: u32,
