@@ -283,9 +283,7 @@ fn every_bundled_model_preset_loads_through_a_scenario() {
         // refused with "(use vllm 0.10.1 or later, …)".
         // families22: a preset SGLang ships only after the default release (LFM2: SGLang 0.5.9,
         // the default 0.5.8) is refused with "(set a later engine.version)"; it must load under vLLM.
-        if o.code == 2
-            && (o.stderr.contains("(use vllm") || o.stderr.contains("(set a later engine.version)"))
-        {
+        if refused_for_vllm(&o) {
             let vllm = text[..text.find("[engine]").unwrap()].to_string()
                 + "[engine]\nname = \"vllm\"\ntp = 1\n[workload]\nconcurrency = 1\n";
             std::fs::write(&file, vllm).unwrap();

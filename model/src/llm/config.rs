@@ -1184,12 +1184,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // feed-forwards and short-conv shape (`llm::lfm2`).
     if matches!(arch, Architecture::Lfm2 | Architecture::Lfm2Moe) {
         let b = super::lfm2::blocks(text, arch == Architecture::Lfm2Moe, hidden, heads, num_layers, an)?;
-        spec.moe = b.moe;
-        spec.dense_intermediate = b.dense_intermediate;
-        spec.first_k_dense_replace = b.first_k_dense_replace;
-        spec.mixers = b.mixers;
-        spec.layers = b.layers;
-        spec.short_conv = Some(b.short_conv);
+        spec.short_conv = Some(b.apply(&mut spec));
         // HF `Lfm2MoeConfig` `use_expert_bias` default true: the router's fp32 bias.
         spec.routing_bias = spec.moe.is_some() && text.use_expert_bias.unwrap_or(true);
         // vLLM 0.11.1 ties the head whatever the config says (`lm_head.tie_weights(embed_tokens)`);
@@ -1220,12 +1215,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // (`llm::kimi_linear`).
     if arch == Architecture::KimiLinear {
         let b = super::kimi_linear::blocks(text, num_layers, an)?;
-        spec.moe = b.moe;
-        spec.dense_intermediate = b.dense_intermediate;
-        spec.first_k_dense_replace = b.first_k_dense_replace;
-        spec.mixers = b.mixers;
-        spec.layers = b.layers;
-        spec.linear_attention = Some(b.kda);
+        spec.linear_attention = Some(b.apply(&mut spec));
         spec.context_len = context_len(text.model_max_length.or(text.max_position_embeddings))?;
     }
     // families6 (issue #17): Llama-Nemotron NAS blocks (`llm::nemotron_nas`): per-layer attention

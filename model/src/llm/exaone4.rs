@@ -22,9 +22,9 @@
 //! layer), where Llama's fused add + RMSNorm and one per-head q/k norm make 6; MLP half — gate_up
 //! GEMM, SiLU-and-mul, down GEMM, `post_feedforward_layernorm`, residual add = 5 (Llama 4).
 
-use super::ModelError;
 use super::config::ModelConfig;
 use super::hybrid::Mixer;
+use super::{ModelError, invalid};
 
 /// Kernels of an EXAONE 4 layer's attention half with a rotary embedding (module table): 8.
 const ATTN_KERNELS_ROPE: u32 = 8;
@@ -51,14 +51,6 @@ pub(crate) fn nope_layers(mixers: &[Mixer]) -> Vec<u32> {
         .filter(|(_, m)| **m == Mixer::Attention)
         .map(|(i, _)| i as u32)
         .collect()
-}
-
-fn invalid(field: &str, value: String, expected: String) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected,
-    }
 }
 
 /// What tpsim refuses in an EXAONE 4 config (each where the engines disagree or both fail):

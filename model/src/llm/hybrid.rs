@@ -36,7 +36,7 @@
 
 use serde::Serialize;
 
-use super::ModelSpec;
+use super::{Ffn, ModelSpec, MoeShape};
 // `weights` calls into this module, never the reverse: the pieces come from `piece`.
 use super::piece::{Fmt, Piece};
 
@@ -154,6 +154,37 @@ impl GatedDeltaNet {
 /// GEMM, the fused qkvzba split, causal_conv1d_update, the fused gating + delta-rule update, the gated
 /// RMSNorm, out_proj GEMM = 8.
 pub const LINEAR_ATTENTION_KERNELS: u32 = 8;
+
+/// The layers of a hybrid model with dense or MoE feed-forwards (LFM2 / LFM2-MoE's `lfm2::blocks`,
+/// Kimi-Linear's `kimi_linear::blocks`) as [`super::config`] needs them, with the shape `S` of its
+/// recurrent mixer.
+pub(crate) struct HybridBlocks<S> {
+    /// Each layer's mixer: [`Mixer::Linear`] for the recurrent one, [`Mixer::Attention`] otherwise.
+    pub mixers: Vec<Mixer>,
+    /// Each layer's feed-forward.
+    pub layers: Vec<Ffn>,
+    /// The MoE shape, when the model has experts.
+    pub moe: Option<MoeShape>,
+    /// The dense layers' MLP width.
+    pub dense_intermediate: u64,
+    /// Leading dense layers (all of them without experts).
+    pub first_k_dense_replace: u32,
+    /// The recurrent mixer's shape (LFM2's short conv, Kimi-Linear's KDA as a Gated DeltaNet).
+    pub state: S,
+}
+
+impl<S> HybridBlocks<S> {
+    /// Sets `spec`'s mixers, feed-forwards, MoE shape, dense width and dense prefix from these
+    /// blocks; returns the recurrent mixer's shape for the caller to place.
+    pub fn apply(self, spec: &mut ModelSpec) -> S {
+        spec.moe = self.moe;
+        spec.dense_intermediate = self.dense_intermediate;
+        spec.first_k_dense_replace = self.first_k_dense_replace;
+        spec.mixers = self.mixers;
+        spec.layers = self.layers;
+        self.state
+    }
+}
 
 impl ModelSpec {
     /// Layers that hold KV cache (full and sliding-window attention): all layers except a hybrid's

@@ -48,9 +48,9 @@
 //! (`kda_state_shape` takes `num_spec` but does not use it): [`vllm_state_page`].
 
 use super::config::ModelConfig;
-use super::hybrid::{GatedDeltaNet, Mixer};
+use super::hybrid::{GatedDeltaNet, HybridBlocks, Mixer};
 use super::piece::{Fmt, Piece};
-use super::{Ffn, ModelError, MoeShape};
+use super::{Ffn, ModelError, invalid};
 
 /// Kernels of a KDA layer at decode (vLLM 0.19.0 `kda.py` `KimiDeltaAttention.forward` / `_forward`,
 /// decode path): fused add+RMSNorm, the q, k, v, b, f_a, f_b, g_a and g_b GEMMs (8), beta's sigmoid,
@@ -58,29 +58,9 @@ use super::{Ffn, ModelError, MoeShape};
 /// the copy into the output, the gated `o_norm`, the `o_proj` GEMM = 19.
 pub const KDA_KERNELS: u32 = 19;
 
-/// The layers of a Kimi-Linear model as [`super::config`] needs them.
-pub(crate) struct Blocks {
-    /// Each layer's mixer: [`Mixer::Linear`] for KDA, [`Mixer::Attention`] for MLA.
-    pub mixers: Vec<Mixer>,
-    /// Each layer's feed-forward.
-    pub layers: Vec<Ffn>,
-    /// The MoE shape, when `num_experts` is set.
-    pub moe: Option<MoeShape>,
-    /// `intermediate_size` (the dense layers' width).
-    pub dense_intermediate: u64,
-    /// Leading dense layers.
-    pub first_k_dense_replace: u32,
-    /// The KDA shape (as a Gated DeltaNet: module doc).
-    pub kda: GatedDeltaNet,
-}
-
-fn invalid(field: &str, value: String, expected: String) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected,
-    }
-}
+/// The layers of a Kimi-Linear model as [`super::config`] needs them: the KDA shape (as a Gated
+/// DeltaNet: module doc) as the state.
+pub(crate) type Blocks = HybridBlocks<GatedDeltaNet>;
 
 fn required(v: Option<u64>, field: &str, an: &str) -> Result<u64, ModelError> {
     super::nemotron_h::bounded(v, field, an)
@@ -219,7 +199,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         } else {
             num_layers as u32
         },
-        kda,
+        state: kda,
     })
 }
 

@@ -51,10 +51,10 @@
 use serde::Serialize;
 
 use super::config::ModelConfig;
-use super::hybrid::Mixer;
+use super::hybrid::{HybridBlocks, Mixer};
 use super::nemotron_h::bounded;
 use super::piece::{Fmt, Piece};
-use super::{Ffn, ModelError, MoeShape};
+use super::{Ffn, ModelError, MoeShape, invalid};
 
 /// Bytes of one conv-state element under SGLang: `SGLANG_MAMBA_CONV_DTYPE`, default bfloat16
 /// (0.5.9 `configs/mamba_utils.py` `mamba2_state_dtype`).
@@ -120,29 +120,9 @@ impl ShortConv {
     }
 }
 
-/// The layers of an LFM2 / LFM2-MoE model as [`super::config`] needs them.
-pub(crate) struct Blocks {
-    /// Each layer's mixer: [`Mixer::Linear`] for a short conv, [`Mixer::Attention`] otherwise.
-    pub mixers: Vec<Mixer>,
-    /// Each layer's feed-forward.
-    pub layers: Vec<Ffn>,
-    /// The MoE shape (LFM2-MoE).
-    pub moe: Option<MoeShape>,
-    /// The dense MLP width.
-    pub dense_intermediate: u64,
-    /// Leading dense layers (all of them for LFM2).
-    pub first_k_dense_replace: u32,
-    /// The short-conv shape.
-    pub short_conv: ShortConv,
-}
-
-fn invalid(field: &str, value: String, expected: String) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected,
-    }
-}
+/// The layers of an LFM2 / LFM2-MoE model as [`super::config`] needs them: the short-conv shape as
+/// the state.
+pub(crate) type Blocks = HybridBlocks<ShortConv>;
 
 /// Each layer's mixer from `layer_types` (or `full_attn_idxs`).
 fn mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mixer>, ModelError> {
@@ -285,7 +265,7 @@ pub(crate) fn blocks(
             moe: None,
             dense_intermediate: width,
             first_k_dense_replace: u32::try_from(n).unwrap_or(u32::MAX),
-            short_conv,
+            state: short_conv,
         });
     }
     let shape = MoeShape {
@@ -323,7 +303,7 @@ pub(crate) fn blocks(
         moe: Some(shape),
         dense_intermediate: width,
         first_k_dense_replace: u32::try_from(dense_layers).unwrap_or(u32::MAX),
-        short_conv,
+        state: short_conv,
     })
 }
 

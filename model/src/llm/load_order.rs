@@ -371,19 +371,7 @@ impl ModelSpec {
         for &r in rope_bytes {
             rope_steps(&mut t.steps, r, rope_dtype_bytes);
         }
-        let mut allocator = crate::torch_alloc::CachingAllocator::new();
-        let mut live = Vec::new();
-        for step in t.steps {
-            match step {
-                LoadStep::Alloc(b) => live.push(Some(allocator.malloc(b))),
-                LoadStep::Free(i) => {
-                    if let Some(t) = live.get_mut(i).and_then(Option::take) {
-                        allocator.free(t);
-                    }
-                    live.push(None);
-                }
-            }
-        }
+        let (allocator, _) = replay_steps(t.steps);
         allocator
             .reserved_after_empty_cache()
             .saturating_sub(allocator.requested())
@@ -391,22 +379,8 @@ impl ModelSpec {
 
     /// The steps of [`ModelSpec::vllm_load_tensors`] run in order through one caching allocator.
     fn vllm_load_replay(&self, tp: u32, rope_bytes: &[u64], dtype_bytes: u64, gpu: &LoadGpu) -> LoadReplay {
-        let mut allocator = crate::torch_alloc::CachingAllocator::new();
-        let mut live = Vec::new();
         let t = self.vllm_load_tensors(tp, rope_bytes, dtype_bytes, gpu);
-        let mut peak = 0u64;
-        for step in t.steps {
-            match step {
-                LoadStep::Alloc(b) => live.push(Some(allocator.malloc(b))),
-                LoadStep::Free(i) => {
-                    if let Some(t) = live.get_mut(i).and_then(Option::take) {
-                        allocator.free(t);
-                    }
-                    live.push(None);
-                }
-            }
-            peak = peak.max(allocator.allocated());
-        }
+        let (allocator, peak) = replay_steps(t.steps);
         LoadReplay {
             allocator,
             peak,
@@ -414,6 +388,28 @@ impl ModelSpec {
             unlisted: t.unlisted,
         }
     }
+}
+
+/// Runs `steps` in order through a fresh caching allocator (a `Free` step names the index of the
+/// step that allocated its tensor and takes that step's place in the count); returns the allocator
+/// after the last step and the most it held allocated after any step (bytes).
+fn replay_steps(steps: Vec<LoadStep>) -> (crate::torch_alloc::CachingAllocator, u64) {
+    let mut allocator = crate::torch_alloc::CachingAllocator::new();
+    let mut live = Vec::new();
+    let mut peak = 0u64;
+    for step in steps {
+        match step {
+            LoadStep::Alloc(b) => live.push(Some(allocator.malloc(b))),
+            LoadStep::Free(i) => {
+                if let Some(t) = live.get_mut(i).and_then(Option::take) {
+                    allocator.free(t);
+                }
+                live.push(None);
+            }
+        }
+        peak = peak.max(allocator.allocated());
+    }
+    (allocator, peak)
 }
 
 /// One replayed vLLM load: the allocator after the last step, the most it held allocated at any step

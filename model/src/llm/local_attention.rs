@@ -37,7 +37,7 @@
 use super::config::SlidingPattern;
 use super::hybrid::Mixer;
 use super::piece::{Fmt, Piece};
-use super::{Architecture, ModelConfig, ModelError, VisionFamily, VisionTower};
+use super::{Architecture, ModelConfig, ModelError, VisionFamily, VisionTower, invalid};
 
 /// Gemma-3's `sliding_window_pattern` when the config omits it (HF `Gemma3TextConfig` default).
 const GEMMA3_DEFAULT_PATTERN: u64 = 6;
@@ -53,14 +53,6 @@ pub(crate) const GEMMA3_DEFAULT_CONTEXT: u64 = 131_072;
 const COHERE2_DEFAULT_PATTERN: u64 = 4;
 /// Llama-4: every 4th layer is global NoPE attention (hard-coded in SGLang, see the module table).
 const LLAMA4_GLOBAL_EVERY: u64 = 4;
-
-fn invalid(field: &str, value: String, expected: String) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected,
-    }
-}
 
 /// Context tokens of one sequence whose KV a decode step of a layer with this mixer reads, with `ctx`
 /// tokens of context: a sliding layer at most `window` (the last ones); a chunked layer the tokens of

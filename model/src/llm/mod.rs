@@ -287,6 +287,16 @@ pub enum ModelError {
     },
 }
 
+/// A [`ModelError::InvalidField`] for config key `field` with its `value` as written and what was
+/// `expected` (the families' modules share it).
+pub(crate) fn invalid(field: &str, value: String, expected: String) -> ModelError {
+    ModelError::InvalidField {
+        field: field.into(),
+        value,
+        expected,
+    }
+}
+
 /// The architecture family, which decides the layer layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Architecture {

@@ -4,6 +4,7 @@ use super::{DecodeError, SimulatedShape};
 
 mod aiter_unified; // mi300xoss: AITER unified attention's 3-D split-KV reduce kernel (vLLM ROCm)
 mod dcp;
+mod decode_attn; // mend51: the decode-attention facts of a pass's model, worked out once a pass
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
 mod dsa_indexer; // vllmdsv3: vLLM 0.13's lightning-indexer kernels per DSA layer
@@ -32,6 +33,7 @@ use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::cudagraph_mode::DecodeLaunch;
 use crate::scenario::{AllreduceBackend, Hardware, Scenario, profile};
+use decode_attn::DecodeAttn;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
 use tpsim_model::compute::ComputeRates;
@@ -805,35 +807,17 @@ impl<'a> Builder<'a> {
 
     /// What every layer of one forward pass shares: its op list, the cost of its hidden-state
     /// allreduce and of its q/k-norm one, and the attention's context terms.
-    fn pass<'p>(&self, model: &'p ModelSpec, label: &'p str, shape: PassShape) -> Pass<'p> {
-        let PassShape {
-            seqs, tokens, ctx, ..
-        } = shape;
-        let tp = self.s.engine.tp;
-        let mut fp = model.forward_pass(tp, tokens);
-        // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
-        let kv_store = layer_kernels::apply(&mut fp, self.s, model, tokens);
+    fn pass<'p>(&self, model: &'p ModelSpec, label: &'p str, shape: PassShape) -> Pass<'p>
+    where
+        'a: 'p,
+    {
+        let tokens = shape.tokens;
+        // mend51: the op list, its fused and KV-store kernels and the attention's context terms as
+        // DP attention builds them (`dp_attention::pass_at`), at the engine's TP size.
+        let mut pass = self.pass_at(model, label, shape, self.s.engine.tp);
         // vllmdsv3: vLLM's lightning-indexer kernels in each DSA layer (`passes::dsa_indexer`).
-        dsa_indexer::apply(&mut fp, self.s);
-        // Attention over the context: decode reads it from the KV cache (each full-attention layer's
-        // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
-        // it; a prefill (ctx = 0) attends causally over its own prompt.
-        let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
-        // An extend after a cached prefix (`PassShape::prefix`) also attends over it.
-        let attn_prefix_flops = if ctx == 0 && shape.prefix > 0 {
-            model.attention_prefix_flops(tp, tokens, shape.prefix)
-        } else {
-            0.0
-        };
-        // Linear-attention layers instead read each sequence's recurrent state and write it back
-        // (`llm::hybrid`). A verify pass over n tokens per sequence also stores the n intermediate
-        // states (SGLang keeps one per draft token to roll back to the accepted one); a prefill
-        // writes only the final state.
-        let state_passes = if ctx == 0 {
-            2.0
-        } else {
-            1.0 + f64::from(tokens) / f64::from(seqs.max(1))
-        };
+        dsa_indexer::apply(&mut pass.fp, self.s);
+        let fp = &pass.fp;
         let ar = self.costs.allreduce(fp.allreduce_bytes);
         // A q/k norm over all heads (MiniMax-M2) all-reduces its per-token statistics once per layer
         // (model::llm::forward `qk_norm_allreduces`); SGLang pads the message to 16 B, vLLM does not.
@@ -858,20 +842,11 @@ impl<'a> Builder<'a> {
                     self.costs.allgather(fp.qkv_allgather_bytes).time,
                 )
             });
-        Pass {
-            model,
-            label,
-            shape,
-            fp,
-            ar_time: ar.time,
-            attn_ctx_flops,
-            attn_prefix_flops,
-            state_passes,
-            qk_norm,
-            qk_gather,
-            qkv_gather,
-            kv_store,
-        }
+        pass.ar_time = ar.time;
+        pass.qk_norm = qk_norm;
+        pass.qk_gather = qk_gather;
+        pass.qkv_gather = qkv_gather;
+        pass
     }
 
     /// Vocab-parallel embedding: a lookup and an allreduce of the embeddings (SGLang
@@ -1019,7 +994,7 @@ impl<'a> Builder<'a> {
         let PassShape {
             seqs, tokens, ctx, ..
         } = pass.shape;
-        aiter_unified::reduce_kernels(self.s, pass.model, l, seqs, tokens, ctx)
+        aiter_unified::reduce_kernels(&pass.attn, l, seqs, tokens, ctx)
     }
 
     /// longctx18: vLLM TRITON_ATTN's split-KV decode launch for layer `l` in `pass`
@@ -1028,7 +1003,7 @@ impl<'a> Builder<'a> {
         let PassShape {
             seqs, tokens, ctx, ..
         } = pass.shape;
-        triton_split::split(self.s, pass.model, l, seqs, tokens, ctx)
+        triton_split::split(&pass.attn, l, seqs, tokens, ctx)
     }
 
     /// longctx18: the segment-reduce kernel of TRITON_ATTN's 3-D decode (1 where it runs, else 0).
@@ -1042,7 +1017,7 @@ impl<'a> Builder<'a> {
         let PassShape {
             seqs, tokens, ctx, ..
         } = pass.shape;
-        splitkv::split(self.s, pass.model, l, seqs, tokens, ctx)
+        splitkv::split(&pass.attn, l, seqs, tokens, ctx)
     }
 
     /// splitkv49: FlashAttention's split-KV combine kernel (1 where it is launched, else 0). It is
@@ -1061,9 +1036,7 @@ impl<'a> Builder<'a> {
             seqs, tokens, ctx, ..
         } = pass.shape;
         let graph = self.launch() == DecodeLaunch::Full;
-        u32::from(
-            splitkv::flashinfer(self.s, pass.model, l, seqs, tokens, ctx, graph).is_some_and(|f| f.merge),
-        )
+        u32::from(splitkv::flashinfer(&pass.attn, l, seqs, tokens, ctx, graph).is_some_and(|f| f.merge))
     }
 
     /// The attention block's time: its weights, the KV cache (or recurrent state) it reads over the
@@ -1096,7 +1069,7 @@ impl<'a> Builder<'a> {
         // a40misses: vLLM V1 on FlashAttention-2 decodes a sliding layer without packing its query
         // heads, reading the layer's KV once per query head (`passes::fa2_window`).
         let reads = if ctx > 0 {
-            fa2_window::kv_read_factor(self.s, pass.model, l) as f64
+            fa2_window::kv_read_factor(&pass.attn, l) as f64
         } else {
             1.0
         };
@@ -1439,6 +1412,9 @@ struct Pass<'p> {
     /// vllmfusion: KV-store kernels per full-attention layer (`passes::layer_kernels`), costed by
     /// `kv_store_time`.
     kv_store: u32,
+    /// mend51: the decode-attention facts of `model` (`passes::decode_attn`), once a pass rather
+    /// than in every layer.
+    attn: DecodeAttn<'p>,
 }
 
 /// The op class of a task, from the names [`Builder`] gives its tasks.

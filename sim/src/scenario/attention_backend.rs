@@ -406,8 +406,9 @@ fn vllm_reasons(backend: &str, m: u64, i: Inputs, block: Option<u64>) -> Option<
     Some(r)
 }
 
-/// The release as [major, minor] for vLLM's rules, `None` when unreadable.
-fn minor(version: &str) -> Option<u64> {
+/// The minor of a vLLM 0.x release for vLLM's rules, `None` when unreadable or not 0.x (also read by
+/// `decode::passes::decode_attn`).
+pub(crate) fn minor(version: &str) -> Option<u64> {
     let r = crate::engine_args_versions::release(version)?;
     (r.first() == Some(&0)).then(|| r.get(1).copied()).flatten()
 }

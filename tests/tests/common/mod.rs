@@ -44,6 +44,14 @@ pub fn run_json(file: &str) -> serde_json::Value {
     j
 }
 
+/// Whether `tpsim validate` / `run` output `o` is SGLang refusing a model that vLLM serves: exit 2
+/// with "(use vllm" (no SGLang release serves it, or vLLM from a named release: fam, families17) or
+/// "(set a later engine.version)" (SGLang serves it only after the release simulated: families22's
+/// LFM2 on the default 0.5.8). Such a preset is checked again under vLLM.
+pub fn refused_for_vllm(o: &Out) -> bool {
+    o.code == 2 && (o.stderr.contains("(use vllm") || o.stderr.contains("(set a later engine.version)"))
+}
+
 /// A fresh scratch directory for one test.
 ///
 /// Every module of the integration test binary runs in one process: the calling file's name keeps

@@ -24,9 +24,9 @@
 //! "ROCM_AITER_UNIFIED_ATTN"`) under vLLM; `max_seqlen_k` is taken as the pass's context (a decode
 //! or mixed pass) or its prompt length (a prefill), the batch's mean, not its longest.
 
-use crate::decode::dp_attention::attention_tp;
-use crate::scenario::{EngineKind, Scenario};
-use tpsim_model::llm::{LayerWork, Mixer, ModelSpec};
+use super::decode_attn::{DecodeAttn, unified_2d_programs};
+use crate::scenario::EngineKind;
+use tpsim_model::llm::{LayerWork, Mixer};
 
 /// AITER's 2-D / 3-D threshold on the context: `max_seqlen_k <= 512` takes the 2-D kernel
 /// (`use_2d_kernel`, AITER v0.1.10.post3).
@@ -38,14 +38,8 @@ const PROGRAMS_PER_CU: u64 = 4;
 /// Extra kernels layer `l` launches in a pass of `seqs` sequences, `tokens` query tokens and
 /// context `ctx` (0 for a prefill) under AITER's unified attention: 1 (the segment reduce) where
 /// AITER picks its 3-D kernel, else 0 (module doc).
-pub(super) fn reduce_kernels(
-    s: &Scenario,
-    model: &ModelSpec,
-    l: &LayerWork,
-    seqs: u32,
-    tokens: u32,
-    ctx: u32,
-) -> u32 {
+pub(super) fn reduce_kernels(a: &DecodeAttn, l: &LayerWork, seqs: u32, tokens: u32, ctx: u32) -> u32 {
+    let s = a.s;
     if s.engine.kind != EngineKind::Vllm
         || s.engine.attention_backend.as_deref() != Some("ROCM_AITER_UNIFIED_ATTN")
         || l.mixer != Mixer::Attention
@@ -63,16 +57,7 @@ pub(super) fn reduce_kernels(
     if seqlen_k <= MAX_2D_SEQLEN_K {
         return 0;
     }
-    let tp = u64::from(attention_tp(&s.engine).max(1));
-    let kv = (model.kv_heads / tp).max(1);
-    let per_kv = ((model.heads / tp).max(1) / kv).max(1);
-    let block_m = if per_kv <= 16 {
-        16
-    } else {
-        per_kv.next_power_of_two()
-    };
-    let block_q = (block_m / per_kv).max(1);
-    let programs = (tokens / block_q + seqs) * kv;
+    let programs = unified_2d_programs(a.kv_heads, a.group, seqs, tokens);
     let target = PROGRAMS_PER_CU * u64::from(s.hardware.gpu.sm_count);
     u32::from(programs <= target)
 }
@@ -80,8 +65,13 @@ pub(super) fn reduce_kernels(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::load_str;
+    use crate::scenario::{Scenario, load_str};
     use std::path::Path;
+
+    /// The decode-attention facts of `s`'s own model.
+    fn attn(s: &Scenario) -> DecodeAttn<'_> {
+        DecodeAttn::new(s, &s.model)
+    }
 
     /// gpt-oss-120b on the MI300X box (304 CUs) under vLLM 0.17.0 at `tp`, backend line `extra`.
     fn load(tp: u32, extra: &str) -> Scenario {
@@ -118,11 +108,11 @@ mod tests {
     fn tp8_single_decode_takes_the_3d_kernel_on_full_layers_only() {
         let s = load(8, AITER);
         let (full, slide) = layers(&s);
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 1, 1, 1024), 1);
-        assert_eq!(reduce_kernels(&s, &s.model, &slide, 1, 1, 1024), 0);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 1, 1, 1024), 1);
+        assert_eq!(reduce_kernels(&attn(&s), &slide, 1, 1, 1024), 0);
         // At 512 tokens of context the 2-D kernel runs (`max_seqlen_k <= 512`).
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 1, 1, 512), 0);
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 1, 1, 513), 1);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 1, 1, 512), 0);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 1, 1, 513), 1);
     }
 
     /// TP 1 (64 query, 8 KV heads: BLOCK_Q 2), decode at 1,383 tokens: B sequences give
@@ -132,14 +122,14 @@ mod tests {
     fn tp1_switches_to_2d_above_101_sequences() {
         let s = load(1, AITER);
         let (full, _) = layers(&s);
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 64, 64, 1383), 1);
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 101, 101, 1383), 1);
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 102, 102, 1383), 0);
-        assert_eq!(reduce_kernels(&s, &s.model, &full, 1, 922, 0), 0);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 64, 64, 1383), 1);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 101, 101, 1383), 1);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 102, 102, 1383), 0);
+        assert_eq!(reduce_kernels(&attn(&s), &full, 1, 922, 0), 0);
         // TP 8 prefill of the same prompt: (461 + 1) × 1 = 462 programs → 3-D.
         let s8 = load(8, AITER);
         let (full8, _) = layers(&s8);
-        assert_eq!(reduce_kernels(&s8, &s8.model, &full8, 1, 922, 0), 1);
+        assert_eq!(reduce_kernels(&attn(&s8), &full8, 1, 922, 0), 1);
     }
 
     /// Another backend, or none named: nothing added.
@@ -148,7 +138,7 @@ mod tests {
         for extra in ["", "attention_backend = \"TRITON_ATTN\""] {
             let s = load(8, extra);
             let (full, _) = layers(&s);
-            assert_eq!(reduce_kernels(&s, &s.model, &full, 1, 1, 1024), 0, "{extra}");
+            assert_eq!(reduce_kernels(&attn(&s), &full, 1, 1, 1024), 0, "{extra}");
         }
     }
 }

@@ -57,7 +57,7 @@ impl Costs {
     }
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// [`Builder::add_pass`] under DP attention `d`; returns the pass's last task.
     pub(super) fn add_pass_dp(
         &self,
@@ -138,26 +138,40 @@ impl Builder<'_> {
         self.add_lm_head(g, &ffn, gathered)
     }
 
-    /// A [`Pass`] at TP size `tp` (its `ar_time` is not used under DP attention).
+    /// A [`Pass`] at TP size `tp` without its collectives' costs: `ar_time` zero, the q/k-norm
+    /// statistics' bytes (16-B padded) at no time, no q/k or qkv gathers. DP attention and vLLM DP
+    /// use it as it is (their passes cost their own exchanges); `Builder::pass` adds the DSA
+    /// indexer's kernels and the collectives' costs at the engine's TP size.
     pub(super) fn pass_at<'p>(
         &self,
         model: &'p ModelSpec,
         label: &'p str,
         shape: PassShape,
         tp: u32,
-    ) -> Pass<'p> {
+    ) -> Pass<'p>
+    where
+        'a: 'p,
+    {
         let PassShape {
             seqs, tokens, ctx, ..
         } = shape;
         let mut fp = model.forward_pass(tp, tokens);
-        // vllmfusion: the engine's KV-store kernels (`passes::layer_kernels`).
+        // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
         let kv_store = super::layer_kernels::apply(&mut fp, self.s, model, tokens);
+        // Attention over the context: decode reads it from the KV cache (each full-attention layer's
+        // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
+        // it; a prefill (ctx = 0) attends causally over its own prompt.
         let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
+        // An extend after a cached prefix (`PassShape::prefix`) also attends over it.
         let attn_prefix_flops = if ctx == 0 && shape.prefix > 0 {
             model.attention_prefix_flops(tp, tokens, shape.prefix)
         } else {
             0.0
         };
+        // Linear-attention layers instead read each sequence's recurrent state and write it back
+        // (`llm::hybrid`). A verify pass over n tokens per sequence also stores the n intermediate
+        // states (SGLang keeps one per draft token to roll back to the accepted one); a prefill
+        // writes only the final state.
         let state_passes = if ctx == 0 {
             2.0
         } else {
@@ -183,6 +197,7 @@ impl Builder<'_> {
             // families11 (issue #17): InternLM2's qkv all-gather is vLLM's; DP attention is SGLang's.
             qkv_gather: None,
             kv_store,
+            attn: super::decode_attn::DecodeAttn::new(self.s, model),
         }
     }
 

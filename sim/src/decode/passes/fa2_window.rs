@@ -28,50 +28,38 @@
 //!   A forward that also carries a prefill chunk has `max_seqlen_q > 1`, where no layer is swapped;
 //!   that extra cost of mixed steps is not modelled.
 
-use crate::decode::dp_attention::attention_tp;
-use crate::engine_args_versions::release;
-use crate::scenario::attention_backend::vllm_default;
-use crate::scenario::{EngineKind, Scenario};
-use tpsim_model::llm::{LayerWork, Mixer, ModelSpec};
+use super::decode_attn::DecodeAttn;
+use tpsim_model::llm::{LayerWork, Mixer};
 
 /// The number of times a decode pass of layer `l` reads that layer's KV cache on one rank: the
 /// query heads per KV head on the rank where FlashAttention-2 does not pack them (module doc), else
 /// 1.
-pub(super) fn kv_read_factor(s: &Scenario, model: &ModelSpec, l: &LayerWork) -> u64 {
-    if l.mixer != Mixer::SlidingAttention || !fa2_v1(s, model) {
+pub(super) fn kv_read_factor(a: &DecodeAttn, l: &LayerWork) -> u64 {
+    if l.mixer != Mixer::SlidingAttention || !fa2_v1(a) {
         return 1;
     }
-    let tp = u64::from(attention_tp(&s.engine).max(1));
-    let q = (model.heads / tp).max(1);
-    // A rank holds at least one KV head (replicated below tp = kv_heads).
-    let kv = (model.kv_heads / tp).max(1);
-    (q / kv).max(1)
+    // Query heads per KV head on the rank (a rank holds at least one KV head).
+    a.group
 }
 
 /// Whether the scenario's decode attention runs vLLM V1's FlashAttention backend on
 /// FlashAttention-2 (module doc).
-fn fa2_v1(s: &Scenario, model: &ModelSpec) -> bool {
-    if s.engine.kind != EngineKind::Vllm || s.engine.v0.is_some() {
-        return false;
-    }
-    let cc = s.hardware.gpu.compute_capability.as_str();
+fn fa2_v1(a: &DecodeAttn) -> bool {
+    let Some(v) = a.vllm else { return false };
+    let cc = a.s.hardware.gpu.compute_capability.as_str();
     if !(cc.starts_with("8.") || cc.starts_with("12.")) {
         return false;
     }
-    let version = s.engine.release().version;
-    match s.engine.attention_backend.as_deref() {
+    match v.backend {
         Some(b) => b == "FLASH_ATTN",
-        None => match vllm_default(&version, cc, model, None) {
-            Some(pick) => pick.backend == "FLASH_ATTN",
-            None => release(&version).is_some_and(|r| r.first() == Some(&0) && r.get(1) == Some(&8)),
-        },
+        None => v.minor == Some(8),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::load_str;
+    use crate::scenario::{Scenario, load_str};
     use std::path::Path;
 
     /// `model` on `hw` under vLLM `version` with extra `[engine]` lines, one request.
@@ -86,7 +74,7 @@ mod tests {
     /// The factor of gemma-3-12b-it's layer `i` (layers 0–4 sliding, 5 global: sliding_window_pattern 6).
     fn factor(s: &Scenario, i: usize) -> u64 {
         let fp = s.model.forward_pass(1, 4);
-        kv_read_factor(s, &s.model, &fp.layers[i])
+        kv_read_factor(&DecodeAttn::new(s, &s.model), &fp.layers[i])
     }
 
     #[test]

@@ -81,13 +81,10 @@
 //! full decode graphs (`cudagraph_mode.decode_mode() == FULL`). No per-tile floor is costed for
 //! FlashInfer (its per-iteration KV tile is not read): the merge launch is what moves.
 
-use crate::decode::dp_attention::attention_tp;
-use crate::engine_args_versions::release;
+use super::decode_attn::{DecodeAttn, decode_layer};
 use crate::scenario::accel::GpuVendor;
-use crate::scenario::attention_backend::vllm_default;
-use crate::scenario::cudagraph_mode::CudagraphMode;
 use crate::scenario::{EngineKind, Scenario};
-use tpsim_model::llm::{Attention, KvCacheDtype, LayerWork, Mixer, ModelSpec};
+use tpsim_model::llm::{Attention, LayerWork};
 use tpsim_model::units::Duration;
 
 /// Which FlashAttention runs the decode.
@@ -125,31 +122,19 @@ pub(super) struct Split {
     pub combine: bool,
 }
 
-/// The FlashAttention version vLLM or SGLang decodes this scenario with (module doc), else `None`.
-fn version(s: &Scenario, model: &ModelSpec) -> Option<Fa> {
+/// The FlashAttention version vLLM or SGLang decodes this scenario's model with (module doc), else
+/// `None`.
+fn version(a: &DecodeAttn) -> Option<Fa> {
+    let s = a.s;
     // ROCm runs neither (its compute capability "9.4" is not Hopper's).
-    if matches!(model.attention, Attention::Mla { .. }) || s.hardware.accel.vendor == GpuVendor::Amd {
+    if matches!(a.model.attention, Attention::Mla { .. }) || s.hardware.accel.vendor == GpuVendor::Amd {
         return None;
     }
     let major = tpsim_model::hw::sm_major(&s.hardware.gpu.compute_capability);
     match s.engine.kind {
         EngineKind::Vllm => {
-            if s.engine.v0.is_some() {
-                return None;
-            }
-            let v = s.engine.release().version;
-            let r = release(&v)?;
-            let m = (r.first() == Some(&0)).then(|| r.get(1).copied()).flatten()?;
-            if !(11..=19).contains(&m) {
-                return None;
-            }
-            let fa = match s.engine.attention_backend.as_deref() {
-                Some(b) => b == "FLASH_ATTN",
-                None => vllm_default(&v, &s.hardware.gpu.compute_capability, model, None)
-                    .is_some_and(|p| p.backend == "FLASH_ATTN"),
-            };
+            let m = a.vllm?.runs("FLASH_ATTN", 11, 19)?;
             match major {
-                _ if !fa => None,
                 9 => Some(Fa::V3),
                 10 if m >= 19 => None,
                 8 | 10 | 12 => Some(Fa::V2),
@@ -218,52 +203,21 @@ fn fa2_heuristic(total: u64, slots: u64, n_blocks: u64) -> u64 {
 /// The split-KV launch of layer `l` in a decode pass of `seqs` sequences, `tokens` query tokens,
 /// context `ctx`, or `None` where FlashAttention does not decode it (module doc). `Some` with
 /// `splits == 1` and no combine is a decode that does not split.
-pub(super) fn split(
-    s: &Scenario,
-    model: &ModelSpec,
-    l: &LayerWork,
-    seqs: u32,
-    tokens: u32,
-    ctx: u32,
-) -> Option<Split> {
-    let fa = version(s, model)?;
-    let sliding = match l.mixer {
-        Mixer::Attention => false,
-        Mixer::SlidingAttention => true,
-        _ => return None,
-    };
-    if ctx == 0 || seqs == 0 || tokens != seqs || l.attn_kernels == 0 {
-        return None;
-    }
-    // A full layer with a window is DSA's top-k, not FlashAttention's MHA decode.
-    if !sliding && l.kv_window.is_some() {
-        return None;
-    }
+pub(super) fn split(a: &DecodeAttn, l: &LayerWork, seqs: u32, tokens: u32, ctx: u32) -> Option<Split> {
+    let fa = version(a)?;
+    let sliding = decode_layer(l, seqs, tokens, ctx)?;
+    let (s, model) = (a.s, a.model);
     let (b, ctx) = (u64::from(seqs), u64::from(ctx));
-    let tp = u64::from(attention_tp(&s.engine).max(1));
-    let hk = (model.kv_heads / tp).max(1);
-    let group = ((model.heads / tp).max(1) / hk).max(1);
+    let (hk, group) = (a.kv_heads, a.group);
     let sms = u64::from(s.hardware.gpu.sm_count.max(1));
     let window = if sliding { l.kv_window } else { None };
     match fa {
         Fa::V3 => {
-            let fp8 = matches!(
-                model.quantization.kv_cache_dtype,
-                KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2
-            );
-            let (block_m, block_n) = fa3_tile(model.head_dim, fp8, window.is_some());
+            let (block_m, block_n) = fa3_tile(model.head_dim, a.fp8_kv, window.is_some());
             let loaded = window.map_or(ctx, |w| ctx.min(w + block_m));
             let n = loaded.div_ceil(block_n);
             let m_blocks = group.div_ceil(block_m);
-            let full_graphs = s.engine.kind == EngineKind::Vllm
-                && s.engine.cuda_graph
-                && matches!(
-                    s.engine.cudagraph_mode,
-                    Some(
-                        CudagraphMode::Full | CudagraphMode::FullDecodeOnly | CudagraphMode::FullAndPiecewise
-                    )
-                );
-            let stat = if full_graphs {
+            let stat = if a.full_graphs {
                 VLLM_GRAPH_SPLITS
             } else {
                 fa3_heuristic(hk * m_blocks, sms, n)
@@ -343,56 +297,35 @@ fn fi_chunk(b: u64, q_tiles: u64, pages: u64, max_bs: u64, min_chunk: u64) -> u6
 /// tokens, context `ctx`, replayed in a CUDA graph or not (`graph`); `None` where FlashInfer does not
 /// decode it or its split is not modelled (module doc).
 pub(super) fn flashinfer(
-    s: &Scenario,
-    model: &ModelSpec,
+    a: &DecodeAttn,
     l: &LayerWork,
     seqs: u32,
     tokens: u32,
     ctx: u32,
     graph: bool,
 ) -> Option<FiSplit> {
-    if matches!(model.attention, Attention::Mla { .. }) || s.hardware.accel.vendor == GpuVendor::Amd {
+    let s = a.s;
+    if matches!(a.model.attention, Attention::Mla { .. }) || s.hardware.accel.vendor == GpuVendor::Amd {
         return None;
     }
-    if l.mixer != Mixer::Attention || l.kv_window.is_some() || l.attn_kernels == 0 {
+    // Full attention layers only.
+    if decode_layer(l, seqs, tokens, ctx)? {
         return None;
     }
-    if ctx == 0 || seqs == 0 || tokens != seqs {
-        return None;
-    }
-    let cc = &s.hardware.gpu.compute_capability;
-    let major = tpsim_model::hw::sm_major(cc);
-    let fp8 = matches!(
-        model.quantization.kv_cache_dtype,
-        KvCacheDtype::Fp8E4m3 | KvCacheDtype::Fp8E5m2
-    );
-    let tp = u64::from(attention_tp(&s.engine).max(1));
-    let hk = (model.kv_heads / tp).max(1);
-    let group = ((model.heads / tp).max(1) / hk).max(1);
+    let major = tpsim_model::hw::sm_major(&s.hardware.gpu.compute_capability);
+    let (hk, group) = (a.kv_heads, a.group);
     let tensor_cores = match s.engine.kind {
         EngineKind::Sglang => {
             if s.engine.attention_backend.as_deref() != Some("flashinfer") {
                 return None;
             }
-            fp8 || group >= 4
+            a.fp8_kv || group >= 4
         }
         EngineKind::Vllm => {
-            if s.engine.v0.is_some() || major == 10 {
+            if major == 10 {
                 return None;
             }
-            let v = s.engine.release().version;
-            let r = release(&v)?;
-            let m = (r.first() == Some(&0)).then(|| r.get(1).copied()).flatten()?;
-            if !(11..=19).contains(&m) {
-                return None;
-            }
-            let fi = match s.engine.attention_backend.as_deref() {
-                Some(b) => b == "FLASHINFER",
-                None => vllm_default(&v, cc, model, None).is_some_and(|p| p.backend == "FLASHINFER"),
-            };
-            if !fi {
-                return None;
-            }
+            a.vllm?.runs("FLASHINFER", 11, 19)?;
             true
         }
     };
@@ -455,6 +388,12 @@ mod tests {
     use crate::scenario::load_str;
     use std::path::Path;
 
+    /// The decode-attention facts of `s`'s own model.
+    fn attn(s: &Scenario) -> DecodeAttn<'_> {
+        DecodeAttn::new(s, &s.model)
+    }
+    use tpsim_model::llm::Mixer;
+
     /// `model` on one GPU of `hw` under `engine` `version` with extra `[engine]` lines.
     fn load(hw: &str, model: &str, engine: &str, version: &str, extra: &str) -> Scenario {
         let text = format!(
@@ -482,7 +421,7 @@ mod tests {
     fn fa3_vllm_full_graphs() {
         let s = load("h100-sxm-1x", "llama-3.1-8b", "vllm", "0.14.1", "");
         let l = layer(&s, Mixer::Attention);
-        let sp = split(&s, &s.model, &l, 1, 1, 128_000).expect("FA3");
+        let sp = split(&attn(&s), &l, 1, 1, 128_000).expect("FA3");
         assert_eq!(
             sp,
             Split {
@@ -495,13 +434,13 @@ mod tests {
             }
         );
         assert_eq!(latency_floor(&s, sp), Some(Duration::from_ps(11_842_250)));
-        let sp64 = split(&s, &s.model, &l, 64, 64, 128_000).expect("FA3");
+        let sp64 = split(&attn(&s), &l, 64, 64, 128_000).expect("FA3");
         assert_eq!(
             (sp64.splits, sp64.programs, sp64.tiles, sp64.combine),
             (1, 512, 1_000, true)
         );
         // A prefill or mixed pass: not a decode.
-        assert!(split(&s, &s.model, &l, 1, 2, 4096).is_none());
+        assert!(split(&attn(&s), &l, 1, 2, 4096).is_none());
     }
 
     /// vLLM 0.14.1 eager (`cuda_graph = false`: max_num_splits 0, FA3's heuristic). 512 tokens = 4
@@ -519,9 +458,9 @@ mod tests {
             "cuda_graph = false",
         );
         let l = layer(&s, Mixer::Attention);
-        let short = split(&s, &s.model, &l, 1, 1, 512).expect("FA3");
+        let short = split(&attn(&s), &l, 1, 1, 512).expect("FA3");
         assert_eq!((short.splits, short.combine), (1, false));
-        let sp = split(&s, &s.model, &l, 1, 1, 4096).expect("FA3");
+        let sp = split(&attn(&s), &l, 1, 1, 4096).expect("FA3");
         assert_eq!((sp.splits, sp.programs, sp.tiles, sp.combine), (11, 88, 3, true));
         assert_eq!(fa3_heuristic(8, 132, 32), 14);
     }
@@ -540,7 +479,7 @@ mod tests {
         );
         let l = layer(&s, Mixer::Attention);
         assert_eq!(fa3_heuristic(8, 132, 1_000), 15);
-        let sp = split(&s, &s.model, &l, 1, 1, 128_000).expect("FA3");
+        let sp = split(&attn(&s), &l, 1, 1, 128_000).expect("FA3");
         assert_eq!((sp.splits, sp.tiles, sp.combine), (15, 67, true));
         // Another SGLang backend: not FlashAttention.
         let fi = load(
@@ -550,7 +489,7 @@ mod tests {
             "0.5.8",
             "attention_backend = \"flashinfer\"",
         );
-        assert!(split(&fi, &fi.model, &l, 1, 1, 128_000).is_none());
+        assert!(split(&attn(&fi), &l, 1, 1, 128_000).is_none());
     }
 
     /// gpt-oss-20b (head size 64, 64 query / 8 KV heads, window 128) on the H100 under vLLM 0.14.1
@@ -561,9 +500,9 @@ mod tests {
     #[test]
     fn fa3_gpt_oss_sliding() {
         let s = load("h100-sxm-1x", "gpt-oss-20b", "vllm", "0.14.1", "");
-        let full = split(&s, &s.model, &layer(&s, Mixer::Attention), 1, 1, 128_000).expect("FA3");
+        let full = split(&attn(&s), &layer(&s, Mixer::Attention), 1, 1, 128_000).expect("FA3");
         assert_eq!((full.splits, full.tiles), (15, 54));
-        let slide = split(&s, &s.model, &layer(&s, Mixer::SlidingAttention), 1, 1, 128_000).expect("FA3");
+        let slide = split(&attn(&s), &layer(&s, Mixer::SlidingAttention), 1, 1, 128_000).expect("FA3");
         assert_eq!((slide.splits, slide.tiles, slide.programs), (2, 1, 16));
     }
 
@@ -576,7 +515,7 @@ mod tests {
     fn fa2_vllm_rtx_4090() {
         let s = load("rtx-4090-1x", "llama-3.1-8b", "vllm", "0.14.1", "");
         let l = layer(&s, Mixer::Attention);
-        let sp = split(&s, &s.model, &l, 1, 1, 128_000).expect("FA2");
+        let sp = split(&attn(&s), &l, 1, 1, 128_000).expect("FA2");
         assert_eq!(
             sp,
             Split {
@@ -590,7 +529,7 @@ mod tests {
         );
         assert_eq!(latency_floor(&s, sp), Some(Duration::from_ps(9_086_400)));
         // 0.8 × 256 = 204.8: 26 sequences × 8 = 208 CTAs fill the slots, no split.
-        let big = split(&s, &s.model, &l, 26, 26, 128_000).expect("FA2");
+        let big = split(&attn(&s), &l, 26, 26, 128_000).expect("FA2");
         assert_eq!((big.splits, big.combine), (1, false));
     }
 
@@ -606,7 +545,7 @@ mod tests {
         let s = load("rtx-4090-1x", "llama-3.1-8b", "sglang", "0.5.8", "");
         assert_eq!(s.engine.attention_backend.as_deref(), Some("flashinfer"));
         let l = layer(&s, Mixer::Attention);
-        let fi = |seqs, ctx, graph| flashinfer(&s, &s.model, &l, seqs, seqs, ctx, graph);
+        let fi = |seqs, ctx, graph| flashinfer(&attn(&s), &l, seqs, seqs, ctx, graph);
         let long = FiSplit {
             tensor_cores: true,
             chunks: 32,
@@ -620,7 +559,7 @@ mod tests {
         assert_eq!(fi(8, 128_000, false).map(|f| f.chunks), Some(4));
         assert_eq!(fi_chunk(8, 1, 128_000, 32, 128), 32_000);
         // A prefill pass: not a decode.
-        assert!(flashinfer(&s, &s.model, &l, 1, 2, 4096, true).is_none());
+        assert!(flashinfer(&attn(&s), &l, 1, 2, 4096, true).is_none());
         // On the H100 the tensor-core path is FlashInfer's own FA3 kernel: left alone.
         let h = load(
             "h100-sxm-1x",
@@ -629,7 +568,7 @@ mod tests {
             "0.5.8",
             "attention_backend = \"flashinfer\"",
         );
-        assert!(flashinfer(&h, &h.model, &l, 1, 1, 128_000, true).is_none());
+        assert!(flashinfer(&attn(&h), &l, 1, 1, 128_000, true).is_none());
     }
 
     /// vLLM 0.14.1 with FLASHINFER named on the RTX 4090: tensor cores always, 16-token blocks →
@@ -645,10 +584,10 @@ mod tests {
             "attention_backend = \"FLASHINFER\"",
         );
         let l = layer(&s, Mixer::Attention);
-        let f = flashinfer(&s, &s.model, &l, 1, 1, 128_000, true).expect("FlashInfer");
+        let f = flashinfer(&attn(&s), &l, 1, 1, 128_000, true).expect("FlashInfer");
         assert_eq!((f.tensor_cores, f.chunks, f.merge), (true, 32, true));
         let fa = load("rtx-4090-1x", "llama-3.1-8b", "vllm", "0.14.1", "");
-        assert!(flashinfer(&fa, &fa.model, &l, 1, 1, 128_000, true).is_none());
+        assert!(flashinfer(&attn(&fa), &l, 1, 1, 128_000, true).is_none());
     }
 
     /// CodeLlama-7B (MHA: 32 KV heads, no group) under SGLang flashinfer takes the decode kernel
@@ -660,13 +599,13 @@ mod tests {
     fn flashinfer_sglang_decode_kernel() {
         let s = load("rtx-4090-1x", "codellama-7b", "sglang", "0.5.8", "");
         let l = layer(&s, Mixer::Attention);
-        let fi = |seqs, ctx, graph| flashinfer(&s, &s.model, &l, seqs, seqs, ctx, graph).map(|f| f.merge);
+        let fi = |seqs, ctx, graph| flashinfer(&attn(&s), &l, seqs, seqs, ctx, graph).map(|f| f.merge);
         assert_eq!(fi(1, 100, true), Some(true));
         assert_eq!(fi(1, 4096, false), Some(true));
         assert_eq!(fi(1, 100, false), Some(false));
         assert_eq!(fi(4, 4096, true), None);
         assert!(
-            !flashinfer(&s, &s.model, &l, 1, 1, 100, true)
+            !flashinfer(&attn(&s), &l, 1, 1, 100, true)
                 .expect("fi")
                 .tensor_cores
         );

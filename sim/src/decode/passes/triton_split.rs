@@ -41,12 +41,9 @@
 //! The capture sizes are vLLM's default list (1, 2, 4, then multiples of 8), not trimmed to
 //! `max_num_seqs`.
 
-use crate::decode::dp_attention::attention_tp;
-use crate::engine_args_versions::release;
-use crate::scenario::attention_backend::vllm_default;
-use crate::scenario::cudagraph_mode::CudagraphMode;
-use crate::scenario::{EngineKind, Scenario};
-use tpsim_model::llm::{LayerWork, Mixer, ModelSpec};
+use super::decode_attn::{DecodeAttn, decode_layer, unified_2d_programs};
+use crate::scenario::Scenario;
+use tpsim_model::llm::LayerWork;
 use tpsim_model::units::Duration;
 
 /// `NUM_PAR_SOFTMAX_SEGMENTS` (0.13–0.19 `triton_attn.py`; 0.12 `NUM_SEGMENTS = 16` in
@@ -63,25 +60,6 @@ pub(super) struct Split {
     pub tiles: u64,
     /// Whether the layer's KV reads cover its whole context (a sliding layer under 0.12–0.13).
     pub full_context: bool,
-}
-
-/// The vLLM minor release (0.12–0.19) where TRITON_ATTN decodes this scenario, else `None`.
-fn triton_minor(s: &Scenario, model: &ModelSpec) -> Option<u64> {
-    if s.engine.kind != EngineKind::Vllm || s.engine.v0.is_some() {
-        return None;
-    }
-    let version = s.engine.release().version;
-    let r = release(&version)?;
-    let m = (r.first() == Some(&0)).then(|| r.get(1).copied()).flatten()?;
-    if !(12..=19).contains(&m) {
-        return None;
-    }
-    let backend = match s.engine.attention_backend.as_deref() {
-        Some(b) => b == "TRITON_ATTN",
-        None => vllm_default(&version, &s.hardware.gpu.compute_capability, model, None)
-            .is_some_and(|p| p.backend == "TRITON_ATTN"),
-    };
-    backend.then_some(m)
 }
 
 /// The CUDA-graph capture size closest to `n` in vLLM's default list (1, 2, 4, 8, 16, …, 248),
@@ -119,44 +97,19 @@ fn busiest_tiles(seq_len: u64, tile: u64, window: Option<u64>) -> u64 {
 
 /// The 3-D launch of layer `l` in a decode pass of `seqs` sequences, `tokens` query tokens, context
 /// `ctx`, or `None` where vLLM runs the 2-D kernel, another backend, or a prefill (module doc).
-pub(super) fn split(
-    s: &Scenario,
-    model: &ModelSpec,
-    l: &LayerWork,
-    seqs: u32,
-    tokens: u32,
-    ctx: u32,
-) -> Option<Split> {
-    let m = triton_minor(s, model)?;
-    let sliding = match l.mixer {
-        Mixer::Attention => false,
-        Mixer::SlidingAttention => true,
-        _ => return None,
-    };
-    // A decode pass: every sequence one query token (`max_seqlen_q == 1`).
-    if ctx == 0 || seqs == 0 || tokens != seqs || l.attn_kernels == 0 {
-        return None;
-    }
+pub(super) fn split(a: &DecodeAttn, l: &LayerWork, seqs: u32, tokens: u32, ctx: u32) -> Option<Split> {
+    // vLLM V1 0.12–0.19 where TRITON_ATTN decodes the model.
+    let m = a.vllm?.runs("TRITON_ATTN", 12, 19)?;
+    // A decode pass (`max_seqlen_q == 1`); a full layer with a window is DSA's top-k (not
+    // TRITON_ATTN's): left alone.
+    let sliding = decode_layer(l, seqs, tokens, ctx)?;
     let (seqs, tokens) = (u64::from(seqs), u64::from(tokens));
-    let tp = u64::from(attention_tp(&s.engine).max(1));
-    let kv = (model.kv_heads / tp).max(1);
-    let per_kv = ((model.heads / tp).max(1) / kv).max(1);
+    let kv = a.kv_heads;
     let three_d = if m == 12 {
-        let block_m = if per_kv <= 16 {
-            16
-        } else {
-            per_kv.next_power_of_two()
-        };
-        let block_q = (block_m / per_kv).max(1);
-        (tokens / block_q + seqs) * kv <= MIN_GRID_2D
+        unified_2d_programs(kv, a.group, seqs, tokens) <= MIN_GRID_2D
     } else {
-        let full_graphs = s.engine.cuda_graph
-            && matches!(
-                s.engine.cudagraph_mode,
-                Some(CudagraphMode::Full | CudagraphMode::FullDecodeOnly | CudagraphMode::FullAndPiecewise)
-            );
         let threshold = MIN_GRID_2D / kv;
-        let threshold = if full_graphs {
+        let threshold = if a.full_graphs {
             closest_capture_size(threshold)
         } else {
             threshold
@@ -166,12 +119,8 @@ pub(super) fn split(
     if !three_d {
         return None;
     }
-    // A full layer with a window is DSA's top-k (not TRITON_ATTN's): left alone.
-    if !sliding && l.kv_window.is_some() {
-        return None;
-    }
     let window = if sliding { l.kv_window } else { None };
-    let gemma3 = m >= 13 && window == Some(1024) && matches!(model.head_dim, 128 | 256);
+    let gemma3 = m >= 13 && window == Some(1024) && matches!(a.model.head_dim, 128 | 256);
     let tile = if gemma3 { 32 } else { 16 };
     // 0.12–0.13 do not prune a sliding layer's tiles in the 3-D kernel.
     let prunes = m >= 14;
@@ -194,6 +143,12 @@ mod tests {
     use super::*;
     use crate::scenario::load_str;
     use std::path::Path;
+
+    /// The decode-attention facts of `s`'s own model.
+    fn attn(s: &Scenario) -> DecodeAttn<'_> {
+        DecodeAttn::new(s, &s.model)
+    }
+    use tpsim_model::llm::Mixer;
 
     /// gpt-oss-20b on one RTX PRO 6000 under vLLM `version` with extra `[engine]` lines.
     fn load(version: &str, extra: &str) -> Scenario {
@@ -221,7 +176,7 @@ mod tests {
         let s = load("0.14.1", "");
         let (full, slide) = layers(&s);
         assert_eq!(slide.kv_window, Some(128));
-        let f = split(&s, &s.model, &full, 1, 1, 128_000).expect("3-D");
+        let f = split(&attn(&s), &full, 1, 1, 128_000).expect("3-D");
         assert_eq!(
             f,
             Split {
@@ -229,7 +184,7 @@ mod tests {
                 full_context: false
             }
         );
-        let w = split(&s, &s.model, &slide, 1, 1, 128_000).expect("3-D");
+        let w = split(&attn(&s), &slide, 1, 1, 128_000).expect("3-D");
         assert_eq!(
             w,
             Split {
@@ -242,7 +197,7 @@ mod tests {
         assert_eq!(latency_floor(&s, w), Some(Duration::from_ps(2_658_400)));
         // 0.13.0 walks every tile of a sliding layer's segment: 500, and reads the whole context.
         let s13 = load("0.13.0", "");
-        let w13 = split(&s13, &s13.model, &slide, 1, 1, 128_000).expect("3-D");
+        let w13 = split(&attn(&s13), &slide, 1, 1, 128_000).expect("3-D");
         assert_eq!(
             w13,
             Split {
@@ -260,13 +215,13 @@ mod tests {
     fn the_batch_threshold() {
         let s = load("0.14.1", "");
         let (full, _) = layers(&s);
-        assert!(split(&s, &s.model, &full, 16, 16, 4096).is_some());
-        assert!(split(&s, &s.model, &full, 17, 17, 4096).is_none());
-        assert!(split(&s, &s.model, &full, 1, 2, 4096).is_none());
-        assert!(split(&s, &s.model, &full, 1, 1024, 0).is_none());
+        assert!(split(&attn(&s), &full, 16, 16, 4096).is_some());
+        assert!(split(&attn(&s), &full, 17, 17, 4096).is_none());
+        assert!(split(&attn(&s), &full, 1, 2, 4096).is_none());
+        assert!(split(&attn(&s), &full, 1, 1024, 0).is_none());
         let s12 = load("0.12.0", "");
-        assert!(split(&s12, &s12.model, &full, 11, 11, 4096).is_some());
-        assert!(split(&s12, &s12.model, &full, 12, 12, 4096).is_none());
+        assert!(split(&attn(&s12), &full, 11, 11, 4096).is_some());
+        assert!(split(&attn(&s12), &full, 12, 12, 4096).is_none());
     }
 
     /// Another backend (H100: vLLM 0.14.1 picks FLASH_ATTN, FA3 takes the sinks), or a release not
@@ -278,10 +233,10 @@ mod tests {
                     name = \"vllm\"\nversion = \"0.14.1\"\ntp = 1\n[workload]\nconcurrency = 1\n\
                     prompt_len = 1024\noutput_len = 16\n";
         let h100 = load_str(text, Path::new("h100.toml")).expect("scenario");
-        assert!(split(&h100, &h100.model, &full, 1, 1, 4096).is_none());
+        assert!(split(&attn(&h100), &full, 1, 1, 4096).is_none());
         for v in ["0.11.0", "0.20.0"] {
             let s = load(v, "");
-            assert!(split(&s, &s.model, &full, 1, 1, 4096).is_none(), "{v}");
+            assert!(split(&attn(&s), &full, 1, 1, 4096).is_none(), "{v}");
         }
     }
 
