@@ -123,6 +123,8 @@ mod families21;
 mod families22;
 // families23 (issue #17): MiMo-V2-Flash.
 mod families23;
+// families24 (issue #17): Grok-2.
+mod families24;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -246,6 +246,10 @@ pub struct ModelConfig {
     /// Hunyuan: a shared MLP beside the routed experts (`use_mixed_mlp_moe > 0` in the engines).
     #[serde(default)]
     pub use_mixed_mlp_moe: Option<bool>,
+    /// families24 (issue #17): Grok-2's residual MLP beside the routed experts (SGLang `grok.py`
+    /// `Grok1DecoderLayer`: `getattr(config, "residual_moe", False)`; `llm::grok`).
+    #[serde(default)]
+    pub residual_moe: Option<bool>,
     /// Hunyuan: per-head width when `head_dim` is absent.
     #[serde(default)]
     pub attention_head_dim: Option<u64>,
@@ -373,8 +377,9 @@ pub struct ModelConfig {
     /// MiMo-V2-Flash: the global layers carry one.
     #[serde(default)]
     pub add_full_attention_sink_bias: Option<bool>,
-    /// MiMo-V2-Flash: the window SGLang reads (`config.sliding_window_size`).
-    #[serde(default)]
+    /// MiMo-V2-Flash: the window SGLang reads (`config.sliding_window_size`). families24 (issue #17):
+    /// Grok-2's config says -1 (no window; SGLang's `grok.py` never reads the key), read as absent.
+    #[serde(default, deserialize_with = "negative_as_none")]
     pub sliding_window_size: Option<u64>,
     /// MiMo-V2-Flash: the factor `v` is multiplied by before attention (a kernel of its own).
     #[serde(default)]
@@ -525,6 +530,13 @@ fn uniform_u64<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D:
     }
 }
 
+/// families24 (issue #17): an optional non-negative integer where a negative one means "none"
+/// (Grok-2's `sliding_window_size: -1`).
+fn negative_as_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let v: Option<i64> = Option::deserialize(d)?;
+    Ok(v.and_then(|x| u64::try_from(x).ok()))
+}
+
 /// `moe_layer_freq` as configs spell it: a period (DeepSeek, Kimi-Linear: an integer) or, families23
 /// (issue #17), one 0/1 per layer (MiMo-V2-Flash).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -635,7 +647,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 76] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 78] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -747,6 +759,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 76] = [
     "Lfm2MoeForCausalLM",
     // families23 (issue #17): MiMo-V2-Flash (global and sliding GQA kinds, MoE, `llm::mimo_v2`).
     "MiMoV2FlashForCausalLM",
+    // families24 (issue #17): Grok-1 / Grok-2 (every layer MoE, Grok-2's residual MLP, `llm::grok`).
+    "Grok1ForCausalLM",
+    "Grok1ModelForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -890,6 +905,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families23 (issue #17): SGLang `models/mimo_v2_flash.py` `EntryClass` from 0.5.7
         // (`sim::scenario::first_release`).
         "MiMoV2FlashForCausalLM" => Architecture::MiMoV2Flash,
+        // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
+        // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
+        // MLP from 0.5.1 (`sim::scenario::first_release`).
+        "Grok1ForCausalLM" | "Grok1ModelForCausalLM" => Architecture::Grok1,
         _ => return None,
     })
 }
@@ -1109,8 +1128,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // families10 (issue #17): GLM-4.7-Flash's gate is fp32 in both engines (SGLang
         // `models/glm4_moe_lite.py` `Glm4MoeLiteGate`: `torch.empty(..., dtype=torch.float32)`; vLLM
         // `models/glm4_moe.py` `Glm4MoE`: `nn.Linear(..., dtype=torch.float32)`).
+        // families24 (issue #17): Grok's likewise (SGLang 0.5.8 `grok.py` `Grok1MoE.gate =
+        // ReplicatedLinear(..., params_dtype=torch.float32)`).
         router_fp32: (arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text))
-            || arch == Architecture::Glm4MoeLite,
+            || arch == Architecture::Glm4MoeLite
+            || arch == Architecture::Grok1,
         // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
         rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
@@ -1586,6 +1608,9 @@ fn feed_forward(
         Architecture::NemotronNas => (Vec::new(), None, 0, num_layers_u32),
         // families6 (issue #17): Hunyuan-A13B, every layer MoE with a shared MLP (`llm::hunyuan`).
         Architecture::HunYuanMoeV1 => super::hunyuan::feed_forward(text, num_layers, an)?,
+        // families24 (issue #17): Grok-1 / Grok-2, every layer MoE, Grok-2's residual MLP as shared
+        // experts (`llm::grok`).
+        Architecture::Grok1 => super::grok::feed_forward(text, num_layers, an)?,
         _ => dense_ffn(text, num_layers, num_layers_u32, an)?,
     })
 }

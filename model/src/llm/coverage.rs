@@ -191,6 +191,7 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Lfm2Moe => &LFM2_MOE,
         // families23 (issue #17): MiMo-V2-Flash.
         Architecture::MiMoV2Flash => &MIMO_V2_FLASH,
+        Architecture::Grok1 => &GROK1,
     }
 }
 
@@ -1477,6 +1478,33 @@ const MIMO_V2_FLASH_CHECKS: &[Check] = &[
     ),
 ];
 
+// families24 (issue #17): Grok-1 / Grok-2 (`Grok1ForCausalLM`): GQA, every layer 8 GELU experts top-2
+// behind an fp32 router, Grok-2's residual MLP of `intermediate_size` (`llm::grok`). SGLang
+// `models/grok.py` (every wheel read, 0.4.3 on), Grok-2's residual MLP from 0.5.1
+// (`sim::scenario::first_release`). vLLM serves Grok-2 from 0.14.0 (`models/grok1.py` reads
+// `residual_moe`; 0.11.0 – 0.13.0 do not) until 0.22.0 (the 0.26.0 registry lists `Grok1ForCausalLM`
+// as removed after 0.24.0); not modelled by tpsim: refused. One public SGLang start-up log (8× H100,
+// tp 8, online fp8) checks the KV cell; its weights (40.69 GiB a rank against tpsim's 31.65) are a
+// recorded known miss.
+static GROK1: Coverage = Coverage {
+    arch: Architecture::Grok1,
+    families: "Grok-2 (preset from public copies of the config, bf16 checkpoint served with --quantization fp8); SGLang from 0.5.1, vLLM not modelled",
+    sglang: exact_memory(GROK1_CHECKS),
+    vllm: NOT_MODELLED,
+};
+
+/// The model card's rounded counts and the public SGLang log.
+const GROK1_CHECKS: &[Check] = &[
+    check(
+        "xai-org/grok-2 discussion 6: 269,515,497,472 total (equal by hand) / ~115B active (114,896,674,816 by hand, the discussion's 115,019,056,768 is 0.1 % more); a count, not an engine log",
+        "llm::tests_families24::grok2_parameters_by_hand",
+    ),
+    check(
+        "SGLang v0.5.2rc2 start-up log (8× H100 80 GB, tp 8, --quantization fp8; engine-memory.tsv): K size 13.79 GB at 903,439 tokens = 64 layers × 1 KV head × 128 × 2 B a token; known miss: its weights 40.69 GiB a rank, tpsim 31.65 GiB (−22 %), so tpsim's 1,064,234 tokens are 17.8 % above its 903,439",
+        "families24::grok2_h100_log_kv_cell",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1490,8 +1518,8 @@ mod tests {
         // Every architecture tpsim lowers today, once: 59 with families19's Kimi-Linear, 61 with
         // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
         // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE, 68 with families23's
-        // MiMo-V2-Flash.
-        assert_eq!(all.len(), 68);
+        // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2.
+        assert_eq!(all.len(), 69);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -48,6 +48,8 @@ mod granite_hybrid;
 mod olmo2;
 // families6 (issue #17): DeciLMForCausalLM (Llama-Nemotron NAS), HunYuanMoEV1ForCausalLM.
 mod hunyuan;
+// families24 (issue #17): Grok1ForCausalLM (Grok-1, Grok-2: MoE with a residual MLP).
+mod grok;
 mod nemotron_nas;
 // families5 (issue #17): Exaone4ForCausalLM.
 mod exaone4;
@@ -162,6 +164,9 @@ mod tests_families22;
 // families23 (issue #17): MiMo-V2-Flash.
 #[cfg(test)]
 mod tests_families23;
+// families24 (issue #17): Grok-2.
+#[cfg(test)]
+mod tests_families24;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -481,6 +486,12 @@ pub enum Architecture {
     /// `intermediate_size × num_shared_expert` (SGLang 0.5.9 `models/hunyuan.py`, vLLM 0.19.0
     /// `models/hunyuan_v1.py`). See the `hunyuan` module.
     HunYuanMoeV1,
+    // families24 (issue #17): Grok-1 / Grok-2 (`grok` module).
+    /// `Grok1ForCausalLM` / `Grok1ModelForCausalLM` (xAI Grok-1, Grok-2): GQA without biases, every
+    /// layer a top-k MoE of GELU experts behind an fp32 router, plus (Grok-2, `residual_moe`) a
+    /// residual MLP of `intermediate_size` (SGLang `models/grok.py`; the residual MLP from 0.5.1).
+    /// See the `grok` module.
+    Grok1,
     // families5 (issue #17): EXAONE 4 (`exaone4` module).
     /// `Exaone4ForCausalLM` (LG EXAONE-4.0-32B and 1.2B): the Llama projections without biases,
     /// post-norm (RMSNorm on the attention and MLP outputs before separate residual adds, no input

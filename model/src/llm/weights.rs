@@ -415,6 +415,10 @@ impl ModelSpec {
             super::Architecture::Cohere2 | super::Architecture::Cohere | super::Architecture::FalconH1
         ) {
             vec![Piece::vec(h)]
+        } else if self.arch == super::Architecture::Grok1 {
+            // families24 (issue #17): Grok's four norms a layer (SGLang 0.5.8 `grok.py`
+            // `Grok1DecoderLayer`: pre_attn_norm, post_attn_norm, pre_moe_norm, post_moe_norm).
+            vec![Piece::vec(h); 4]
         } else {
             vec![Piece::vec(h), Piece::vec(h)]
         };

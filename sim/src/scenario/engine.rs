@@ -143,6 +143,16 @@ impl Resolver<'_> {
                  0.5.7)",
             ));
         }
+        // families24 (issue #17): vLLM serves Grok-2 from 0.14.0 to 0.22.0 (`models/grok1.py` reads
+        // `residual_moe` from the 0.14.0 wheel; the 0.26.0 registry lists `Grok1ForCausalLM` as removed
+        // after 0.24.0); tpsim has not checked its rules against it.
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Grok1 {
+            return Err(self.invalid(
+                "engine.name",
+                "tpsim does not model Grok-1 / Grok-2 (Grok1ForCausalLM) under vLLM (use sglang, from 0.5.1 \
+                 for Grok-2)",
+            ));
+        }
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

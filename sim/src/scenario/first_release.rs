@@ -494,6 +494,18 @@ pub(super) const TABLE: &[Row] = &[
         since: "SGLang adds it in 0.5.7",
         then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
     },
+    // families24: Grok-2's residual MLP (`residual_moe`; a Grok-1 config without it is served by
+    // every release tpsim knows: `models/grok.py` is in the 0.4.3 wheel). The 0.4.10.post2 wheel's
+    // grok.py never reads `residual_moe`, the 0.5.1 wheel's builds `Grok1MLP` beside the experts.
+    // vLLM is refused as not modelled (`scenario::engine`).
+    Row {
+        models: |m| m.arch == Architecture::Grok1 && m.moe.is_some_and(|s| s.n_shared_experts > 0),
+        engine: Sglang,
+        first: Some(&[0, 5, 1]),
+        file: "residual_moe in models/grok.py",
+        since: "SGLang reads Grok-2's residual_moe from 0.5.1",
+        then: CannotServe("Grok-2 (Grok1ForCausalLM with residual_moe)"),
+    },
 ];
 
 /// The refusal of `model` under `kind` at `version` by the first [`TABLE`] row that holds it and

@@ -415,6 +415,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Lfm2Moe => "lfm2_moe",
         // families23 (issue #17): the published config's `model_type`.
         A::MiMoV2Flash => "mimo_v2_flash",
+        // families24 (issue #17): the Hub config of Grok-2 says "git" (scenarios/models/grok-2).
+        A::Grok1 => "git",
     }
 }
 
