@@ -174,24 +174,6 @@ const ROWS: &[(&str, &str, &str, &str, &str, &str)] = &[
         "registry entry for BailingMoeV2ForCausalLM",
         "vLLM registers it from 0.11.0",
     ),
-    // Qwen3.5: vLLM 0.16.0's registry lacks "Qwen3_5ForConditionalGeneration" and the MoE entry,
-    // 0.17.0's has both.
-    (
-        "qwen3.5-9b",
-        "vllm",
-        "0.16.0",
-        "0.17.0",
-        "Qwen3_5ForConditionalGeneration",
-        "vLLM registers them from 0.17.0",
-    ),
-    (
-        "qwen3.5-397b-a17b",
-        "vllm",
-        "0.16.0",
-        "0.17.0",
-        "Qwen3_5MoeForConditionalGeneration",
-        "vLLM registers them from 0.17.0",
-    ),
     // Llama 4: SGLang 0.4.4.post4 has no models/llama4.py, 0.4.5 has it.
     (
         "llama-4-scout",
