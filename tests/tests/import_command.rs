@@ -55,6 +55,19 @@ fn every_bundled_scenario_round_trips() {
         assert_eq!(o.code, 0, "{}: {}", f.display(), o.stderr);
         let mut op = opts(HardwareFrom::Scenario(f.clone()));
         op.engine_version = c.version_from_scenario.then(|| c.version.clone());
+        // release51: an explicit SGLang 0.5.9 needs `engine.costs.era` (tpsim places no era for it), a
+        // key the launch command cannot carry, so its import is refused naming that key (the
+        // Granite-4.0-H example, which names 0.5.9, the first release with granitemoehybrid.py).
+        let raw = std::fs::read_to_string(f).unwrap();
+        if raw.contains("version = \"0.5.9\"") && raw.contains("\nera = ") {
+            let e = build::import(&o.stdout, &op).err().map(|e| e.to_string());
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains("set engine.costs.era")),
+                "{}: {e:?}",
+                f.display()
+            );
+            continue;
+        }
         let i = build::import(&o.stdout, &op).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let (s2, c2) = load(&i.text, f);
         let name = f.display();

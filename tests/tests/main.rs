@@ -166,7 +166,9 @@ mod provenance;
 // Issue #17 point 4: vLLM QuickReduce on ROCm.
 mod quick_reduce;
 mod reference;
+// Issue #17 (release51): first SGLang / vLLM release of the families that had no first_release row.
 mod regress_cli;
+mod release51;
 // Issue #17: the run header's NCCL version and vLLM speculative terms.
 mod run_header;
 // Issue #17 point 4: SGLang on ROCm (aiter default, AITER fraction reserve).

@@ -118,6 +118,47 @@
 //!   0.5.7 (0.5.5, 0.5.6 and 0.5.6.post2 have none; 0.5.7, 0.5.8, 0.5.9 and 0.5.10 have it; 0.5.11 …
 //!   0.5.23 ship `models/mimo_v2.py` instead, whose rules tpsim has not read: taken as 0.5.10's). vLLM
 //!   is refused whatever the release (`scenario::engine`: not modelled).
+//! - **release51: the families that had no row**, read from the PyPI wheels (2026-12-06): SGLang from
+//!   the `sglang/srt/models/` file list (`unzip -l`) or, where the class lives in another family's file,
+//!   its `EntryClass`; vLLM from `vllm/model_executor/models/registry.py` (`unzip -p`). SGLang wheels
+//!   read: 0.4.3, 0.4.4.post4, 0.4.5, 0.4.6, 0.4.9, 0.4.9.post1, .post3, .post4, .post5, .post6, 0.4.10,
+//!   0.4.10.post2, 0.5.0rc0, 0.5.1, 0.5.1.post3, 0.5.2, 0.5.3, 0.5.3.post1, 0.5.3.post3, 0.5.4,
+//!   0.5.4.post1, 0.5.4.post3, 0.5.5 … 0.5.9 (0.5.8.post1 included), 0.5.10 … 0.5.23. vLLM wheels read:
+//!   0.10.2, 0.11.0, 0.11.1, 0.13.0, 0.14.0, 0.14.1, 0.15.0, 0.15.1, 0.16.0, 0.17.0, 0.17.1, 0.18.0,
+//!   0.19.0. Each bound is "absent in A, present in B" with A and B adjacent releases on PyPI:
+//!   Granite-4.0-H (`GraniteMoeHybrid`): SGLang `models/granitemoehybrid.py` from 0.5.9 (0.5.8,
+//!   0.5.8.post1 none). Nemotron-H: SGLang `models/nemotron_h.py` from 0.5.3.post1 (0.5.3 none).
+//!   Qwen3-Next: SGLang `models/qwen3_next.py` from 0.5.2 (0.5.1.post3 none). Qwen3.5 (`Qwen35`,
+//!   `Qwen35Moe`): SGLang `models/qwen3_5.py` from 0.5.9 (0.5.8.post1 none); vLLM registers
+//!   `Qwen3_5ForConditionalGeneration` / `Qwen3_5MoeForConditionalGeneration` from 0.17.0 (0.16.0 none).
+//!   MiniMax-M2: SGLang `models/minimax_m2.py` from 0.5.4.post1 (0.5.4 none); vLLM from 0.11.1 (0.11.0
+//!   none). Kimi-K2.5: SGLang `models/kimi_k25.py` from 0.5.9 (0.5.8.post1 none); vLLM from 0.15.0
+//!   (0.14.1 none). Qwen3-VL / Qwen3-VL-MoE: SGLang `models/qwen3_vl.py`, `qwen3_vl_moe.py` from 0.5.3
+//!   (0.5.2 none); vLLM from 0.11.0 (0.10.2 none). DeepSeek-V3.2: SGLang `DeepseekV32ForCausalLM` in
+//!   `models/deepseek_v2.py`'s `EntryClass` from 0.5.3 (0.5.2 none); vLLM from 0.11.0 (0.10.2 none).
+//!   GLM-5 (`GlmMoeDsa`): SGLang's class in `models/glm4_moe.py` from 0.5.9 (0.5.8.post1 none); vLLM
+//!   from 0.16.0 (0.15.1 none). Ling 2.0 (`BailingMoeV2`): SGLang `EntryClass` of
+//!   `models/bailing_moe.py` from 0.5.3 (0.5.2 none); vLLM from 0.11.0 (0.10.2 none). Llama 4: SGLang
+//!   `models/llama4.py` from 0.4.5 (0.4.4.post4 none). gpt-oss: SGLang `models/gpt_oss.py` from
+//!   0.5.0rc0, counted as 0.5.0 (0.4.10.post2 none; no 0.5.0 final on PyPI). GLM-4.5 / 4.6 (`Glm4Moe`): SGLang
+//!   `models/glm4_moe.py` from 0.4.9.post5 (0.4.9.post4 none). **Read but not enforced** (no row):
+//!   vLLM Qwen3.5 from 0.17.0, because the suites `vllm_hybrid` and `engine_args` work vLLM's hybrid
+//!   state rules on Qwen3.5-9B at 0.11.0 (a release that cannot serve it; they should move to a hybrid
+//!   that 0.11.0 registers, e.g. Qwen3-Next); SGLang Qwen3.5, Kimi-K2.5 and GLM-5 from 0.5.9, because the release tpsim simulates when
+//!   `engine.version` is absent, `engine_release::CURRENT_SGLANG` (0.5.8), would then refuse the seed
+//!   baseline (Kimi-K2.5) and every bundled Qwen3.5 / GLM-5 SGLang scenario, and sgl-project/sgl-cookbook
+//!   `docs/autoregressive/Moonshotai/Kimi-K2.5.md` reports Kimi-K2.5 measured on "SGLang 0.5.6.post2"
+//!   (presumably a main-branch build that names the last tag; the 0.5.6.post2 wheel has no
+//!   `models/kimi_k25.py` nor any `KimiK25` text): moving the default release is the lead's call.
+//!   Seed-OSS: no SGLang wheel read (0.5.9,
+//!   0.5.23 and those above) names `SeedOssForCausalLM` anywhere under `sglang/srt/`: refused on
+//!   `engine.name` with the fallback line, as dots.llm1 is. No vLLM row (present in the oldest release
+//!   read, 0.10.2): Granite-4.0-H, Nemotron-H, Qwen3-Next, Seed-OSS, gpt-oss, GLM-4.5, Llama 4, Cohere2.
+//!   No SGLang row: Cohere2 (`Cohere2ForCausalLM` in `models/commandr.py` of the 0.4.3 wheel, the oldest
+//!   read). OLMo-3 is
+//!   lowered as OLMo-2 and SmolLM3 is refused by both engines elsewhere (`llm::config`), so neither
+//!   has a row. Not bounded (no row): Llama, Qwen2/2.5/3, Mistral, Mixtral, Gemma 1-3, Phi, Granite,
+//!   DeepSeek-V2/V3 and the other older families, all in the oldest wheels read.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -505,6 +546,143 @@ pub(super) const TABLE: &[Row] = &[
         file: "residual_moe in models/grok.py",
         since: "SGLang reads Grok-2's residual_moe from 0.5.1",
         then: CannotServe("Grok-2 (Grok1ForCausalLM with residual_moe)"),
+    },
+    // release51 (issue #17): the families that had no row (module doc: where each was read).
+    Row {
+        models: |m| m.arch == Architecture::GraniteMoeHybrid,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/granitemoehybrid.py",
+        since: "SGLang ships it from 0.5.9",
+        then: CannotServe("Granite-4.0-H (GraniteMoeHybridForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::NemotronH,
+        engine: Sglang,
+        first: Some(&[0, 5, 3, 1]),
+        file: "models/nemotron_h.py",
+        since: "SGLang ships it from 0.5.3.post1",
+        then: CannotServe("Nemotron-H (NemotronHForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Qwen3Next,
+        engine: Sglang,
+        first: Some(&[0, 5, 2]),
+        file: "models/qwen3_next.py",
+        since: "SGLang ships it from 0.5.2",
+        then: CannotServe("Qwen3-Next (Qwen3NextForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxM2,
+        engine: Sglang,
+        first: Some(&[0, 5, 4, 1]),
+        file: "models/minimax_m2.py",
+        since: "SGLang ships it from 0.5.4.post1",
+        then: CannotServe("MiniMax-M2 (MiniMaxM2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxM2,
+        engine: Vllm,
+        first: Some(&[0, 11, 1]),
+        file: "registry entry for MiniMaxM2ForCausalLM",
+        since: "vLLM registers it from 0.11.1",
+        then: CannotServe("MiniMax-M2 (MiniMaxM2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::KimiK25,
+        engine: Vllm,
+        first: Some(&[0, 15, 0]),
+        file: "registry entry for KimiK25ForConditionalGeneration",
+        since: "vLLM registers it from 0.15.0",
+        then: CannotServe("Kimi-K2.5 (KimiK25ForConditionalGeneration)"),
+    },
+    Row {
+        models: |m| matches!(m.arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe),
+        engine: Sglang,
+        first: Some(&[0, 5, 3]),
+        file: "models/qwen3_vl.py / models/qwen3_vl_moe.py",
+        since: "SGLang ships them from 0.5.3",
+        then: CannotServe("Qwen3-VL (Qwen3VLForConditionalGeneration / Qwen3VLMoeForConditionalGeneration)"),
+    },
+    Row {
+        models: |m| matches!(m.arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe),
+        engine: Vllm,
+        first: Some(&[0, 11, 0]),
+        file: "registry entries for Qwen3VLForConditionalGeneration / Qwen3VLMoeForConditionalGeneration",
+        since: "vLLM registers them from 0.11.0",
+        then: CannotServe("Qwen3-VL (Qwen3VLForConditionalGeneration / Qwen3VLMoeForConditionalGeneration)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::DeepseekV32,
+        engine: Sglang,
+        first: Some(&[0, 5, 3]),
+        file: "DeepseekV32ForCausalLM in models/deepseek_v2.py",
+        since: "SGLang registers it from 0.5.3",
+        then: CannotServe("DeepSeek-V3.2 (DeepseekV32ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::DeepseekV32,
+        engine: Vllm,
+        first: Some(&[0, 11, 0]),
+        file: "registry entry for DeepseekV32ForCausalLM",
+        since: "vLLM registers it from 0.11.0",
+        then: CannotServe("DeepSeek-V3.2 (DeepseekV32ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::GlmMoeDsa,
+        engine: Vllm,
+        first: Some(&[0, 16, 0]),
+        file: "registry entry for GlmMoeDsaForCausalLM",
+        since: "vLLM registers it from 0.16.0",
+        then: CannotServe("GLM-5 (GlmMoeDsaForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::BailingMoeV2,
+        engine: Sglang,
+        first: Some(&[0, 5, 3]),
+        file: "BailingMoeV2ForCausalLM in models/bailing_moe.py",
+        since: "SGLang registers it from 0.5.3",
+        then: CannotServe("Ling 2.0 (BailingMoeV2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::BailingMoeV2,
+        engine: Vllm,
+        first: Some(&[0, 11, 0]),
+        file: "registry entry for BailingMoeV2ForCausalLM",
+        since: "vLLM registers it from 0.11.0",
+        then: CannotServe("Ling 2.0 (BailingMoeV2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::SeedOss,
+        engine: Sglang,
+        first: None,
+        file: "model class for SeedOssForCausalLM",
+        since: "no SGLang release up to 0.5.23 ships one",
+        then: Fallback("SeedOssForCausalLM", "; vLLM serves it (use vllm)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Llama4,
+        engine: Sglang,
+        first: Some(&[0, 4, 5]),
+        file: "models/llama4.py",
+        since: "SGLang ships it from 0.4.5",
+        then: CannotServe("Llama 4 (Llama4ForConditionalGeneration)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::GptOss,
+        engine: Sglang,
+        first: Some(&[0, 5, 0]),
+        file: "models/gpt_oss.py",
+        since: "SGLang ships it from 0.5.0rc0, counted as 0.5.0",
+        then: CannotServe("gpt-oss (GptOssForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Glm4Moe,
+        engine: Sglang,
+        first: Some(&[0, 4, 9, 5]),
+        file: "models/glm4_moe.py",
+        since: "SGLang ships it from 0.4.9.post5",
+        then: CannotServe("GLM-4.5 / GLM-4.6 (Glm4MoeForCausalLM)"),
     },
 ];
 
