@@ -86,22 +86,32 @@ fn bailing_activation_other_than_silu_is_refused_with_sglangs_text() {
 fn granite_4_0_h_small_and_micro_load_with_their_hand_counts() {
     // `llm::tests_families`: H-Small 32,207,337,984 parameters × 2 B + A in fp32 (36 × 128 × 2 B);
     // 16,384 B of KV per token. H-Micro 3,191,396,096 × 2 B + 36 × 64 × 2 B; 8,192 B per token.
-    let j = run_json(&scenario_for(
+    // release51: SGLang serves Granite-4.0-H from 0.5.9 (`models/granitemoehybrid.py`), after the
+    // default release 0.5.8, so the scenarios name it.
+    let at_059 = |p: String| {
+        let t = std::fs::read_to_string(&p).unwrap();
+        // 0.5.9 lies between tpsim's late-2025 and spring-2026 memory eras: the example's era.
+        let t = t.replace("name = \"sglang\"\n", "name = \"sglang\"\nversion = \"0.5.9\"\n")
+            + "[engine.costs]\nera = \"late-2025\"\n";
+        std::fs::write(&p, t).unwrap();
+        p
+    };
+    let j = run_json(&at_059(scenario_for(
         "h-small",
         "granite-4.0-h-small",
         "sglang",
         2,
         "h100-pcie-2x-nvlink-bridge",
-    ));
+    )));
     // tp 2 is checked through the cell: 8 KV heads → 4 per rank.
     assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 8_192);
-    let j = run_json(&scenario_for(
+    let j = run_json(&at_059(scenario_for(
         "h-micro",
         "granite-4.0-h-micro",
         "sglang",
         1,
         "h100-sxm-1x",
-    ));
+    )));
     assert_eq!(entry_bytes(&j, "target weights"), 2 * 3_191_396_096 + 36 * 64 * 2);
     assert_eq!(j["memory"]["cell_size_bytes"].as_u64().unwrap(), 8_192);
 }

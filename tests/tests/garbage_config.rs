@@ -53,6 +53,8 @@ const HOSTS: &[(&str, &str, u32, &str)] = &[
     ("h200-8x-nvlink", "vllm", 8, ""),
     ("h200-16x-2node-ib", "sglang", 16, ""),
     ("h200-8x-nvlink", "sglang", 8, "context_length = 4096"),
+    // release51: Granite-4.0-H (SGLang from 0.5.9, after the default 0.5.8; 12 attention heads).
+    ("h200-8x-nvlink", "vllm", 2, ""),
 ];
 
 /// One garbage value for a JSON leaf.

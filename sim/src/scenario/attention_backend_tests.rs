@@ -450,10 +450,11 @@ fn vllm_refuses_unsuitable_named_backends() {
 /// no backend given): SGLang picks `trtllm_mla` and its page size 64, where `--attention-backend
 /// flashinfer` keeps page 1. The KV cell is MLA's latent and rope per layer, replicated on each rank:
 /// 61 layers × (512 + 64) × 2 B = 70,272 B a token. The pool floors the profiled tokens to the page:
-/// flashinfer's 1,094,659 tokens (page 1; 1,095,184 before mem50, whose kept weight-load segments,
-/// 36,855,808 B = 524.5 tokens, come out of available) = 17,104 × 64 + 3 → 1,094,656 under
-/// `trtllm_mla`, and allocates one padded page more: (1,094,656 + 64) × 70,272 =
-/// 76,928,163,840 B (flashinfer: (1,094,659 + 1) × 70,272 = 76,923,947,520 B). Exact (integers).
+/// flashinfer's 1,094,063 tokens (page 1; 1,094,659 before rope51, whose DeepSeek yarn cos/sin cache,
+/// 163,840 × 64 × 4 B = 41,943,040 B = 596.9 tokens, comes out of available at 0.5.6; 1,095,184 before
+/// mem50, whose kept weight-load segments, 36,855,808 B = 524.5 tokens, do too) = 17,094 × 64 + 47 →
+/// 1,094,016 under `trtllm_mla`, and allocates one padded page more: (1,094,016 + 64) × 70,272 =
+/// 76,883,189,760 B (flashinfer: (1,094,063 + 1) × 70,272 = 76,882,065,408 B). Exact (integers).
 #[test]
 fn deepseek_b200_trtllm_mla_pages_the_pool() {
     let text = |backend: &str| {
@@ -476,11 +477,11 @@ fn deepseek_b200_trtllm_mla_pages_the_pool() {
     );
     let (pt, pf) = (crate::plan_memory(&trt), crate::plan_memory(&fi));
     assert_eq!((pt.cell_size, pf.cell_size), (70_272, 70_272));
-    assert_eq!(pf.kv_tokens, 1_094_659);
-    assert_eq!(pt.kv_tokens, 1_094_656);
-    assert_eq!(pt.kv_tokens, 17_104 * 64);
-    assert_eq!(pt.kv_pool.0, 76_928_163_840);
-    assert_eq!(pf.kv_pool.0, 76_923_947_520);
+    assert_eq!(pf.kv_tokens, 1_094_063);
+    assert_eq!(pt.kv_tokens, 1_094_016);
+    assert_eq!(pt.kv_tokens, 17_094 * 64);
+    assert_eq!(pt.kv_pool.0, 76_883_189_760);
+    assert_eq!(pf.kv_pool.0, 76_882_065_408);
 }
 
 /// b200moe49: SGLang's default by release (`sglang_default_for`, read in the 0.5.2–0.5.9 wheels).
