@@ -123,7 +123,7 @@ pub struct ModelConfig {
     #[serde(default)]
     pub first_k_dense_replace: Option<u64>,
     /// Every how many layers a MoE layer appears (DeepSeek; 1 = all after the dense prefix); families23
-    /// (issue #17): MiMo-V2-Flash gives a 0/1 per layer instead ([`LayerFreq`]).
+    /// (issue #17): MiMo-V2-Flash gives a 0/1 per layer instead (`LayerFreq`).
     #[serde(default)]
     pub moe_layer_freq: Option<LayerFreq>,
     /// Qwen MoE: every how many layers a MoE layer appears.

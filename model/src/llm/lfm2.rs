@@ -339,7 +339,7 @@ pub const VLLM_QUANTIZED_CONV_PROJ: [u64; 2] = [0, 27];
 
 impl super::ModelSpec {
     /// hybrids51 (issue #17): an LFM2 / LFM2-MoE model as vLLM release `release` (`[major, minor]`)
-    /// builds it: before [`VLLM_QUANTIZED_CONV_PROJ`] the short conv's `in_proj` / `out_proj` are built
+    /// builds it: before `VLLM_QUANTIZED_CONV_PROJ` the short conv's `in_proj` / `out_proj` are built
     /// without `quant_config`, so they stay 16-bit under an FP8 / AWQ / GPTQ quantization (SGLang
     /// 0.5.9 `Lfm2ShortConv` passes it: the layers are quantized as lowered). Other models: no change.
     pub fn serve_lfm2_as_vllm(&mut self, release: [u64; 2]) {
