@@ -32,7 +32,8 @@
 //! alexander-ollman.github.io dual-3090 Qwen3.6 post and the gitcode.csdn.net 8× RTX 5090 Qwen3.6-27B
 //! post (no preset; QPS, not a decode rate); spike.blog.csdn.net 150495514 (Qwen2.5-VL-32B on 4× 48 GB
 //! RTX 4090: no preset); the ai-hpc.github.io L40S pages (commands, no results); evokernel-specs' L40S
-//! and A100 "cases" (synthesized, its own attestation says so).
+//! and A100 "cases" (synthesized, its own attestation says so); a Reddit 2× RTX PRO 6000 Qwen3.5-122B post
+//! (no preset; NEXTN speculative decoding).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. Each miss's reason (KNOWN_MISSES) gives
 //! the measured and predicted step. [`every_deploys26_row_is_compared`] fails if a row of this source is
@@ -184,9 +185,7 @@ fn the_box_runs_nccl_over_shm() {
     // The stock driver gives the GeForce cards no peer access (`nvidia-smi topo -p2p rw` read GNS until
     // the patch, findings §4.1), so vLLM's custom allreduce is off and NCCL falls back to SHM. The decode
     // allreduce of four tokens: 4 × 4,096 hidden × 2 B = 32,768 B.
-    let v = run_json(&scenario(
-        "validation/qwen3.5-9b-rtx3090x2-vllm-0.25-tp2-c4.toml",
-    ));
+    let v = run_json(&scenario("validation/qwen3.5-9b-rtx3090x2-vllm-0.25-tp2-c4.toml"));
     let c = &v["collectives"];
     assert_eq!(c["backend"], "nccl");
     assert_eq!(c["transport"], "shm");
