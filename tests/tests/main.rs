@@ -45,6 +45,8 @@ mod dcp;
 mod deploys24;
 // Issue #18 (deploys25): dennislee22/vLLM-benchmarking's vLLM 0.10.1.1 rows on A100 80GB (TP 1 and 2).
 mod deploys25;
+// Issue #18 (deploys26): er0080/vllm-benchmarking's vLLM 0.25.1 Qwen3.5-9B sweep on 2× RTX 3090 (TP 1 and 2).
+mod deploys26;
 mod diff_cli;
 mod dp_attention;
 // Issue #18 leftover (dpsched): one SGLang scheduler per DP-attention group.

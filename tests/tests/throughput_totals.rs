@@ -522,6 +522,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys25::validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c10",
         crate::deploys25::validation_qwen2_72b_a100x2_vllm_0_10_1_tp2_c10,
     ),
+    (
+        "deploys26::validation_qwen3_5_9b_rtx3090x2_vllm_0_25_tp2_c4",
+        crate::deploys26::validation_qwen3_5_9b_rtx3090x2_vllm_0_25_tp2_c4,
+    ),
+    (
+        "deploys26::validation_qwen3_5_9b_rtx3090x2_vllm_0_25_tp2_c16",
+        crate::deploys26::validation_qwen3_5_9b_rtx3090x2_vllm_0_25_tp2_c16,
+    ),
+    (
+        "deploys26::validation_qwen3_5_9b_rtx3090x2_vllm_0_25_tp2_c64",
+        crate::deploys26::validation_qwen3_5_9b_rtx3090x2_vllm_0_25_tp2_c64,
+    ),
+    (
+        "deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c4",
+        crate::deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c4,
+    ),
+    (
+        "deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c16",
+        crate::deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c16,
+    ),
+    (
+        "deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c64",
+        crate::deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c64,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -633,6 +657,8 @@ fn gpu_of(label: &str) -> &'static str {
 /// The model family of a row, read from the start of its label. Panics on a label it cannot place.
 fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
+        // deploys26: the first Qwen3.5 dense rows (9B, Gated DeltaNet hybrid), before "Qwen3.5".
+        ("Qwen3.5-9B", "Qwen3.5-9B (hybrid dense)"),
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
         ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
