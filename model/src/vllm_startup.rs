@@ -220,7 +220,8 @@ pub fn non_torch_growth_pp(p: &StartupParams, tp: u32, pp: u32) -> Bytes {
 /// Why it is not the 0.25 GiB that vLLM 0.19.0 logs on H100: from 0.18.0 `determine_available_memory`
 /// runs `profile_cudagraph_memory` (two warm-up-and-capture passes per CUDA-graph mode) inside the
 /// `memory_profiling` window, whose residue counts as non-torch growth; 0.10.1.1's window holds only
-/// `profile_run` (read in the 0.10.1.1, 0.17.1 and 0.18.0 wheels' `v1/worker/gpu_worker.py`). How much
+/// `profile_run` (`v1/worker/gpu_worker.py` read in the 0.10.1.1, 0.10.2, 0.11.0, 0.11.1, 0.13.0 – 0.17.1
+/// wheels: no `profile_cudagraph_memory`; 0.18.0, 0.18.1, 0.19.0: inside the window). How much
 /// of the difference that explains is not measured: llm-d-benchmark's ~0.12–0.16 H100 logs
 /// (config_explorer/empirical-vllm-memory-results.md) show 0.13 GiB at tp 1, so the figure is
 /// applied to 0.10.1.x only, whose own H100 row (line 61) it brings 0.02 GiB closer.

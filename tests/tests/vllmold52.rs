@@ -21,7 +21,8 @@
 //! 2. torch's total on these A100s is 79.25 GiB, not the template's 79.15 (below).
 //! 3. The non-torch growth is 0.0175 GiB on one GPU and 0.1365 at tp 2 over SHM, not the 0.25 and
 //!    2.07 fitted to vLLM 0.19.0 on H100 — from 0.18.0 the `memory_profiling` window also holds
-//!    `profile_cudagraph_memory` (absent from the 0.10.1.1 … 0.17.1 wheels' `gpu_worker.py`,
+//!    `profile_cudagraph_memory` (absent from the 0.10.1.1, 0.10.2, 0.11.0, 0.11.1, 0.13.0 … 0.17.1
+//!    wheels' `gpu_worker.py` — 0.12.0 not read —,
 //!    present from 0.18.0). MEASURED on these rows (`tpsim_model::vllm_startup::
 //!    V0_10_1_NON_TORCH_GIB`, `V0_10_1_NON_TORCH_COMM_GIB`), applied to 0.10.1.x only: IN SAMPLE for
 //!    lines 64–67. Out of sample: the README's KV memory of the 32B and 72B runs (no log; their
