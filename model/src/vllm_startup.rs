@@ -211,6 +211,46 @@ pub fn non_torch_growth_pp(p: &StartupParams, tp: u32, pp: u32) -> Bytes {
     }
 }
 
+/// vllmold52 (issue #17): the non-torch growth of vLLM 0.10.1.x's profile run on one GPU, GiB,
+/// MEASURED (no rule): tests/data/engine-memory.tsv lines 64–65 (vLLM 0.10.1.1, Qwen2-7B-Instruct,
+/// one A100 80GB, `--gpu-memory-utilization` 0.25 and 0.5, github.com/dennislee22/vLLM-benchmarking
+/// `log/vllm-7B-1gpuA10080GB-*.log`): requested − KV − "Model loading took 14.2488 GiB" − the
+/// FlashInfer dummy sampler's peak (571,867,136 B, 0.532595 GiB) = 0.0174 and 0.0177 GiB with torch's total at the
+/// 79.25 GiB both pairs of logs imply (tests/tests/vllmold52.rs shows the arithmetic).
+/// Why it is not the 0.25 GiB that vLLM 0.19.0 logs on H100: from 0.18.0 `determine_available_memory`
+/// runs `profile_cudagraph_memory` (two warm-up-and-capture passes per CUDA-graph mode) inside the
+/// `memory_profiling` window, whose residue counts as non-torch growth; 0.10.1.1's window holds only
+/// `profile_run` (`v1/worker/gpu_worker.py` read in the 0.10.1.1, 0.10.2, 0.11.0, 0.11.1, 0.13.0 – 0.17.1
+/// wheels: no `profile_cudagraph_memory`; 0.18.0, 0.18.1, 0.19.0: inside the window). How much
+/// of the difference that explains is not measured: llm-d-benchmark's ~0.12–0.16 H100 logs
+/// (config_explorer/empirical-vllm-memory-results.md) show 0.13 GiB at tp 1, so the figure is
+/// applied to 0.10.1.x only, whose own H100 row (line 61) it brings 0.02 GiB closer.
+pub const V0_10_1_NON_TORCH_GIB: f64 = 0.0175;
+
+/// vllmold52 (issue #17): the extra non-torch growth of a vLLM 0.10.1.x profile run at tp 2, GiB,
+/// MEASURED: lines 66–67 (the same model at tp 2 on two A100s without P2P, NCCL over SHM, 0.25 and
+/// 0.5: `log/vllm-7B-2gpuA10080GB-*-same-node.log`) give 0.1366 GiB in all (both), less the
+/// single-GPU [`V0_10_1_NON_TORCH_GIB`]. Over SHM NCCL's connection buffers live in host memory; a
+/// P2P or NVLink group keeps them on the device and grows more (llm-d's ~0.12–0.16 H100 tp 2 log:
+/// 0.55 GiB in all), which no 0.10.1 row measures: applied unchanged, and at tp > 2 without a
+/// per-peer part (extrapolated).
+pub const V0_10_1_NON_TORCH_COMM_GIB: f64 = 0.119;
+
+/// [`non_torch_growth_pp`] with vLLM 0.10.1.x's measured figures ([`V0_10_1_NON_TORCH_GIB`],
+/// [`V0_10_1_NON_TORCH_COMM_GIB`], no per-peer part) in place of the preset's 0.19.0 fit.
+pub fn non_torch_growth_v0_10_1(p: &StartupParams, tp: u32, pp: u32) -> Bytes {
+    non_torch_growth_pp(
+        &StartupParams {
+            non_torch_base_gib: V0_10_1_NON_TORCH_GIB,
+            non_torch_comm_gib: V0_10_1_NON_TORCH_COMM_GIB,
+            non_torch_per_peer_gib: 0.0,
+            ..*p
+        },
+        tp,
+        pp,
+    )
+}
+
 /// vllmkv (issue #17): the buffers a non-first pipeline stage receives its input into, allocated
 /// by the profile run's first dummy pass and kept: vLLM 0.11.0 `v1/worker/gpu_model_runner.py`
 /// `_dummy_run` (not `is_first_rank`: `self.intermediate_tensors =
@@ -448,6 +488,18 @@ mod tests {
         assert!((g(1, 4) - 0.07).abs() < 1e-9);
         assert!((g(2, 2) - 1.89).abs() < 1e-9);
         assert_eq!(pp_intermediate_bytes(8_192, 4_096, 2), 134_217_728);
+    }
+
+    /// vllmold52: vLLM 0.10.1.x's measured growth in place of the preset's: tp 1 0.0175 GiB; tp 2
+    /// 0.0175 + 0.119 = 0.1365 (engine-memory.tsv lines 66–67's 0.1366); tp 4 the same (no per-peer
+    /// part); at pp > 1 the pipeline base 0.07 replaces 0.0175 (0.07 + 0.119 = 0.189 at tp 2).
+    #[test]
+    fn non_torch_of_vllm_0_10_1() {
+        let g = |tp, pp| non_torch_growth_v0_10_1(&params(), tp, pp).as_gib_f64();
+        assert!((g(1, 1) - 0.0175).abs() < 1e-9);
+        assert!((g(2, 1) - 0.1365).abs() < 1e-9);
+        assert!((g(4, 1) - 0.1365).abs() < 1e-9);
+        assert!((g(2, 2) - 0.189).abs() < 1e-9);
     }
 
     /// vllmrows: granite's odd vocabulary on an H100 SXM (132 SMs, 2048 threads per SM):

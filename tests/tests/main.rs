@@ -311,3 +311,5 @@ fn every_test_file_is_declared() {
 }
 // shm51 (issue #19 point 1): box B's link rate from its own pinned copies; its fraction over that port.
 mod shm51;
+// vllmold52 (issue #17): vLLM 0.10.1.1 start-up memory from the dennislee22 A100 logs.
+mod vllmold52;

@@ -256,8 +256,8 @@ const QWEN2_SGLANG_CHECKS: [Check; 2] = [
     INTERNVL_CHECK,
 ];
 
-/// vLLM: the Qwen2.5-7B start-up rows and the InternVL size check.
-const QWEN2_VLLM_CHECKS: [Check; 3] = [
+/// vLLM: the Qwen2.5-7B start-up rows, the InternVL size check and the vLLM 0.10.1.1 Qwen2-7B rows.
+const QWEN2_VLLM_CHECKS: [Check; 4] = [
     check(
         "tests/data/engine-memory.tsv line 34: vLLM 0.19.0, Qwen2.5-7B, 4× H100 TP 4",
         "engine_memory_rows::vllm_0_19_qwen2_5_7b_h100_tp4",
@@ -267,6 +267,11 @@ const QWEN2_VLLM_CHECKS: [Check; 3] = [
         "engine_memory_rows::vllm_0_19_qwen2_5_7b_w8a8_h100_tp1",
     ),
     INTERNVL_CHECK,
+    // vllmold52 (issue #17): the non-torch growth is measured on these rows (in sample).
+    check(
+        "tests/data/engine-memory.tsv lines 64-67: vLLM 0.10.1.1, Qwen2-7B-Instruct, 1× and 2× A100 (NCCL over SHM) at 0.25 and 0.5, KV tokens exact (0.10.1.x's non-torch growth measured on these rows)",
+        "vllmold52::kv_cache_size_of_the_0_10_1_1_logs",
+    ),
 ];
 
 /// families14 (issue #17): InternVL3-1B's size, engine-independent (the weights both engines load).

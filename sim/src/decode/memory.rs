@@ -1157,6 +1157,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     let (layout, mut notes) = VllmLayout::of(s, cell);
     notes.extend(total_note);
     notes.extend(super::vllm_sampler_rule::note(s)); // vrows3: the sampler rule by vLLM version
+    notes.extend(super::vllm_parts::non_torch_note(s)); // vllmold52: 0.10.1.x's measured growth
     // Issue #17: the draft's weights (counted with the target's unless the load was observed) and
     // its pages in every block (`vllm_spec_memory`).
     let draft = super::vllm_spec_memory::DraftMemory::of(s);

@@ -11,7 +11,8 @@ use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
-    non_torch_growth_pp, peak_activation, pp_intermediate_bytes, topk_topp_stack_growth,
+    non_torch_growth_pp, non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes,
+    topk_topp_stack_growth,
 };
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
@@ -232,10 +233,38 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
                     s.model.vocab,
                 )
             };
-            non_torch_growth_pp(&p, s.engine.tp, s.engine.pp) + stack
+            let growth = if is_v0_10_1(s) {
+                non_torch_growth_v0_10_1(&p, s.engine.tp, s.engine.pp)
+            } else {
+                non_torch_growth_pp(&p, s.engine.tp, s.engine.pp)
+            };
+            growth + stack
         }
         None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
     }
+}
+
+/// vllmold52 (issue #17): whether the scenario runs vLLM 0.10.1.x's V1 engine, whose profile run's
+/// non-torch growth is measured apart (`tpsim_model::vllm_startup::V0_10_1_NON_TORCH_GIB`); the V0
+/// engine has its own rules (`vllm_v0_kv`).
+fn is_v0_10_1(s: &Scenario) -> bool {
+    s.engine.kind == crate::scenario::EngineKind::Vllm
+        && s.engine.v0.is_none()
+        && crate::scenario::flashinfer_sampler::triple(&s.engine.release().version) == Some([0, 10, 1])
+}
+
+/// vllmold52: the plan's note where the 0.10.1.x figures are used: measured on one host (A100, NCCL
+/// over SHM), extrapolated elsewhere.
+pub(super) fn non_torch_note(s: &Scenario) -> Option<String> {
+    (is_v0_10_1(s)
+        && s.engine.costs.vllm_startup.is_some()
+        && s.engine.observed.as_ref().and_then(|o| o.non_torch_gib).is_none())
+    .then(|| {
+        "vLLM 0.10.1.x: the profile run's non-torch growth is the 0.0175 GiB (+0.119 GiB at tp > 1) measured \
+         on A100s whose NCCL ran over SHM (engine-memory.tsv lines 64-67); other GPUs and P2P/NVLink groups \
+         are extrapolated"
+            .to_string()
+    })
 }
 
 /// vrows2 (issue #17): what Kimi-VL's encoder profile leaves alive (vLLM 0.19.0 `profile_run` with
