@@ -36,7 +36,18 @@
 //! zero-expert kernel (no weights).
 
 use super::config::{FeedForward, ModelConfig};
-use super::{Ffn, ModelError, MoeShape};
+use super::{Architecture, Ffn, ModelError, ModelSpec, MoeShape};
+
+impl ModelSpec {
+    /// Whether a MoE block's routed experts and its shared experts are all-reduced apart (two
+    /// hidden-state all-reduces at tp > 1 where other MoE blocks have one): LongCat-Flash's MoE
+    /// (`LongcatFlashMoE.forward` all-reduces its output) and dense MLP 0 (`forward_mlp`:
+    /// `tensor_model_parallel_all_reduce` after `mlps[0]`), SGLang 0.5.8 `models/longcat_flash.py`;
+    /// five all-reduces a LongCat layer (two attention, the MoE, two dense MLPs).
+    pub fn split_moe_allreduce(&self) -> bool {
+        self.arch == Architecture::LongcatFlash
+    }
+}
 
 fn refuse(field: &str, value: String, expected: &str) -> ModelError {
     ModelError::InvalidField {

@@ -417,6 +417,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiMoV2Flash => "mimo_v2_flash",
         // families24 (issue #17): the Hub config of Grok-2 says "git" (scenarios/models/grok-2).
         A::Grok1 => "git",
+        // families25 (issue #17): transformers' `LongcatFlashConfig.model_type` (the Hub config omits
+        // the key; vLLM is refused for the architecture, `scenario::engine`).
+        A::LongcatFlash => "longcat_flash",
     }
 }
 
