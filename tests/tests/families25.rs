@@ -85,8 +85,44 @@ fn longcat_bf16_does_not_fit_one_h200_node() {
     assert!(o.stderr.contains("Not enough memory"), "{}", o.stderr);
 }
 
+/// The example under vLLM (`vllm serve … --enable-expert-parallel --tensor-parallel-size 8`, the
+/// guide's single-node command) at `version`, vLLM picking its own attention backend.
+fn vllm_variant(name: &str, version: &str, extra: &str) -> String {
+    variant(name, |t| {
+        let t = t
+            .replace("name = \"sglang\"", "name = \"vllm\"")
+            .replace("\"0.5.8\"", &format!("\"{version}\""))
+            .replace("ep_size = 8 ", "enable_expert_parallel = true ")
+            .replace("attention_backend = \"flashinfer\"", "");
+        format!("{t}{extra}")
+    })
+}
+
+/// The FP8 example under vLLM 0.11.0: the weights a rank are SGLang's 71,568,504,832 B (the same
+/// sharding: MLA heads split, q_a / kv_a replicated, w_kc / w_vc copies as tpsim models vLLM's
+/// DeepSeek MLA, 64 whole experts a rank with `--enable-expert-parallel`, the fp32 router of
+/// `FlashConfig`'s default `router_dtype`), the cell 56 × 576 × 2 B = 64,512 B (vLLM 0.11.0
+/// `is_deepseek_mla` lists `longcat_flash`), and the pool whole blocks of it: the KV bytes are exactly
+/// tokens × 64,512 and the tokens a multiple of the 64-token block of vLLM's MLA backends on SM 9.0
+/// (tolerance: none, integers). Five all-reduces a layer as under SGLang (vLLM 0.11.0
+/// `FlashDecoderLayer`: two o_proj, two `FlashMLP` and the `FusedMoE`, each `reduce_results=True`).
+#[test]
+fn longcat_fp8_vllm_by_hand() {
+    let run = run_json(&vllm_variant("longcat-vllm", "0.11.0", ""));
+    assert_eq!(run["verdict"], "ok");
+    assert_eq!(entry_bytes(&run, "target weights"), 71_568_504_832);
+    let m = &run["memory"];
+    assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 64_512);
+    let tokens = m["kv_tokens"].as_u64().unwrap();
+    assert_eq!(entry_bytes(&run, "KV cache"), tokens * 64_512);
+    assert_eq!(tokens % 64, 0, "{tokens}");
+    assert!(tokens > 800_000, "{tokens}");
+    assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 141);
+}
+
 /// What tpsim does not serve: SGLang before 0.5.2 (the 0.5.1.post3 wheel has no
-/// models/longcat_flash.py), vLLM (not modelled), the MTP draft (SGLang's own NextN class).
+/// models/longcat_flash.py), vLLM before 0.11.0 (the 0.10.2 wheel has none), the MTP drafts (SGLang's own
+/// NextN class, vLLM's `longcat_flash_mtp`).
 #[test]
 fn longcat_refusals() {
     let old = variant("longcat-0.5.1", |t| t.replace("\"0.5.8\"", "\"0.5.1.post3\""));
@@ -97,17 +133,24 @@ fn longcat_refusals() {
         "{}",
         o.stderr
     );
-    let vllm = variant("longcat-vllm", |t| {
-        t.replace("name = \"sglang\"", "name = \"vllm\"")
-            .replace("\"0.5.8\"", "\"0.11.0\"")
-            .replace("ep_size = 8 ", "enable_expert_parallel = true ")
-            .replace("attention_backend = \"flashinfer\"", "")
-    });
-    let o = tpsim(&["run", &vllm]);
+    let vllm_old = vllm_variant("longcat-vllm-0.10.2", "0.10.2", "");
+    let o = tpsim(&["run", &vllm_old]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("models/longcat_flash.py") && o.stderr.contains("vLLM adds it in 0.11.0"),
+        "{}",
+        o.stderr
+    );
+    let vllm_mtp = vllm_variant(
+        "longcat-vllm-mtp",
+        "0.11.0",
+        "\n[speculative]\nalgorithm = \"mtp\"\nnum_speculative_tokens = 1\nacceptance = { alpha = 0.8 }\n",
+    );
+    let o = tpsim(&["run", &vllm_mtp]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
         o.stderr
-            .contains("does not model LongCat-Flash (LongcatFlashForCausalLM) under vLLM"),
+            .contains("does not model vLLM's MTP draft for longcat_flash"),
         "{}",
         o.stderr
     );

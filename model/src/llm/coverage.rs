@@ -1510,15 +1510,23 @@ const GROK1_CHECKS: &[Check] = &[
 // families25 (issue #17): Meituan LongCat-Flash (`LongcatFlashForCausalLM`): 28 layers of two MLA
 // blocks, two dense MLPs and one MoE of 512 real + 256 identity experts, top-12, behind an fp32 router
 // (`llm::longcat`). SGLang `models/longcat_flash.py` from 0.5.2 (the 0.5.1.post3 wheel has none;
-// `sim::scenario::first_release`). vLLM ships `models/longcat_flash.py` from 0.11.0 (0.10.2 has none);
-// not modelled by tpsim: refused. No public start-up log with its memory lines was found; the checks
-// are hand counts against the model card.
+// `sim::scenario::first_release`). vLLM ships `models/longcat_flash.py` from 0.11.0 (0.10.2 has none):
+// the same blocks (`FlashDecoderLayer`: two `DeepseekV2MLAAttention`, two `FlashMLP`, `LongcatMoe` with
+// an fp32 router by `FlashConfig`'s default `router_dtype`, `FusedMoE(zero_expert_num=...)`, five
+// all-reducing blocks a layer), MLA KV (`config/model.py` `is_deepseek_mla` lists `longcat_flash`). No
+// public start-up log with its memory lines was found; the checks are hand counts.
 static LONGCAT_FLASH: Coverage = Coverage {
     arch: Architecture::LongcatFlash,
-    families: "LongCat-Flash-Chat (preset reconstructed from public copies of the config; bf16 and an ASSUMED block-FP8 layout for the FP8 release); SGLang from 0.5.2, vLLM not modelled",
+    families: "LongCat-Flash-Chat (preset reconstructed from public copies of the config; bf16 and an ASSUMED block-FP8 layout for the FP8 release); SGLang from 0.5.2, vLLM from 0.11.0",
     sglang: exact_memory(LONGCAT_FLASH_CHECKS),
-    vllm: NOT_MODELLED,
+    vllm: exact_memory(LONGCAT_FLASH_VLLM_CHECKS),
 };
+
+/// vLLM 0.11.0: the same weights and cell by hand (no engine log found).
+const LONGCAT_FLASH_VLLM_CHECKS: &[Check] = &[check(
+    "vLLM 0.11.0 longcat_flash.py / config/model.py is_deepseek_mla: the FP8 example under vLLM with --enable-expert-parallel: the same 71,568,504,832 B a rank and 64,512 B a token as SGLang's, KV in whole blocks",
+    "families25::longcat_fp8_vllm_by_hand",
+)];
 
 /// The model card's rounded counts (no engine log found).
 const LONGCAT_FLASH_CHECKS: &[Check] = &[

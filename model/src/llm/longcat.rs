@@ -12,6 +12,11 @@
 //! | norms | `input_layernorm` × 2, `post_attention_layernorm` × 2 | replicated |
 //! | LM head | `ParallelLMHead` (untied) | generic |
 //!
+//! vLLM 0.11.0 `model_executor/models/longcat_flash.py` builds the same blocks (`FlashDecoderLayer`: two
+//! `DeepseekV2MLAAttention`, two `FlashMLP`, `LongcatMoe` with `FusedMoE(zero_expert_num=...)`; the
+//! router fp32 by `FlashConfig`'s default `router_dtype = "float32"`) and an MLA KV cache
+//! (`config/model.py` `is_deepseek_mla` lists `longcat_flash`), so one lowering serves both engines.
+//!
 //! tpsim lowers each LongCat layer as two blocks, one per attention block (so the KV pool has
 //! `2 × num_layers` MLA layers, as SGLang's): block `2i` carries attention 0, dense MLP 0 and the
 //! layer's MoE, block `2i + 1` attention 1 and dense MLP 1. tpsim's MoE shape has shared experts of

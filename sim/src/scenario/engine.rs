@@ -153,16 +153,6 @@ impl Resolver<'_> {
                  for Grok-2)",
             ));
         }
-        // families25 (issue #17): vLLM serves LongCat-Flash from 0.11.0 (`models/longcat_flash.py`:
-        // its router in the model dtype unless `router_dtype` says float32, zero experts inside
-        // `FusedMoE`); tpsim has not checked its rules against it.
-        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::LongcatFlash {
-            return Err(self.invalid(
-                "engine.name",
-                "tpsim does not model LongCat-Flash (LongcatFlashForCausalLM) under vLLM (use sglang, from \
-                 0.5.2)",
-            ));
-        }
         let (era, era_source) =
             self.memory_era(&name, kind, (&release, e.version.as_deref()), user_era, &costs)?;
         // Issue #17: EP as each engine names it (`scenario::expert_parallel`).

@@ -123,8 +123,9 @@
 //!   and `models/longcat_flash_nextn.py` from 0.5.2 (0.4.10.post2, 0.5.0rc0, 0.5.1 and 0.5.1.post3
 //!   have neither; 0.5.2 and 0.5.8 have both; sgl-project/sglang PR 9824, named by Meituan's
 //!   deployment guide); vLLM ships `vllm/model_executor/models/longcat_flash.py` and registers
-//!   `LongcatFlashForCausalLM` from 0.11.0 (0.10.2 has neither; vllm-project/vllm PR 23991), but is
-//!   refused whatever the release (`scenario::engine`: not modelled).
+//!   `LongcatFlashForCausalLM` from 0.11.0 (0.10.2 has neither; vllm-project/vllm PR 23991). An
+//!   older release is refused (whether its Transformers backend would run the remote code is not
+//!   checked).
 //! - **release51: the families that had no row**, read from the PyPI wheels (2026-12-06): SGLang from
 //!   the `sglang/srt/models/` file list (`unzip -l`) or, where the class lives in another family's file,
 //!   its `EntryClass`; vLLM from `vllm/model_executor/models/registry.py` (`unzip -p`). SGLang wheels
@@ -542,13 +543,21 @@ pub(super) const TABLE: &[Row] = &[
         since: "SGLang adds it in 0.5.7",
         then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
     },
-    // families25: LongCat-Flash (SGLang only; vLLM is refused as not modelled, `scenario::engine`).
+    // families25: LongCat-Flash.
     Row {
         models: |m| m.arch == Architecture::LongcatFlash,
         engine: Sglang,
         first: Some(&[0, 5, 2]),
         file: "models/longcat_flash.py",
         since: "SGLang adds it in 0.5.2",
+        then: CannotServe("LongCat-Flash (LongcatFlashForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::LongcatFlash,
+        engine: Vllm,
+        first: Some(&[0, 11, 0]),
+        file: "models/longcat_flash.py",
+        since: "vLLM adds it in 0.11.0",
         then: CannotServe("LongCat-Flash (LongcatFlashForCausalLM)"),
     },
     // families24: Grok-2's residual MLP (`residual_moe`; a Grok-1 config without it is served by
