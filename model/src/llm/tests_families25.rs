@@ -63,6 +63,9 @@ fn longcat_parameters_by_hand() {
     );
     // KV a token, any tp (MLA's latent is not split): 56 × (512 + 64) × 2 B = 64,512.
     assert_eq!(s.kv_cell_bytes(8), 64_512);
+    // The fp32 router GEMM over all 768 columns: 2 × 768 × 6,144 = 9,437,184 FLOPs a token (an
+    // integer well inside f64's exact range: tolerance 0.5).
+    assert!((s.router_fp32_flops(512, 1) - 9_437_184.0).abs() < 0.5);
 }
 
 /// The refusals of `llm::longcat`: a top-k whose real share is not whole, a dense width that is not
