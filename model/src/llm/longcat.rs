@@ -37,8 +37,9 @@
 //!
 //! Not modelled: an overlap of the shortcut MoE with the dense path (SGLang 0.5.8
 //! `LongcatFlashDecoderLayer.forward` runs the MoE, then `forward_mlp`'s attention 1 and both dense
-//! MLPs, in sequence on one stream; two-batch overlap is not modelled), and the elementwise
-//! zero-expert kernel (no weights).
+//! MLPs, in sequence on one stream; two-batch overlap is not modelled), the elementwise zero-expert
+//! kernel (no weights), and the MoE block's second all-reduce ([`ModelSpec::split_moe_allreduce`]) in
+//! the simulator's DP-attention and vLLM data-parallel passes (only its plain TP pass adds it).
 
 use super::config::{FeedForward, ModelConfig};
 use super::{Architecture, Ffn, ModelError, ModelSpec, MoeShape};
