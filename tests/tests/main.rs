@@ -127,6 +127,8 @@ mod families22;
 mod families23;
 // families24 (issue #17): Grok-2.
 mod families24;
+// families25 (issue #17): LongCat-Flash.
+mod families25;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

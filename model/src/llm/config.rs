@@ -250,6 +250,27 @@ pub struct ModelConfig {
     /// `Grok1DecoderLayer`: `getattr(config, "residual_moe", False)`; `llm::grok`).
     #[serde(default)]
     pub residual_moe: Option<bool>,
+    // families25 (issue #17): LongCat-Flash's keys (SGLang 0.5.8 `configs/longcat_flash.py`
+    // `LongcatFlashConfig`; `llm::longcat`).
+    /// LongCat-Flash: decoder layers (each with two attention blocks) when `num_hidden_layers` is absent.
+    #[serde(default)]
+    pub num_layers: Option<u64>,
+    /// LongCat-Flash: the dense MLPs' width (`intermediate_size` when that is absent).
+    #[serde(default)]
+    pub ffn_hidden_size: Option<u64>,
+    /// LongCat-Flash: each real expert's width (`moe_intermediate_size`).
+    #[serde(default)]
+    pub expert_ffn_hidden_size: Option<u64>,
+    /// LongCat-Flash: identity experts the router may pick beside `n_routed_experts`.
+    #[serde(default)]
+    pub zero_expert_num: Option<u64>,
+    /// LongCat-Flash: what a zero expert computes (`"identity"`).
+    #[serde(default)]
+    pub zero_expert_type: Option<String>,
+    /// LongCat-Flash: the router's dtype, spelled so in the config (`"float32"` by default, SGLang's
+    /// `LongcatFlashConfig`).
+    #[serde(default)]
+    pub rounter_params_dtype: Option<String>,
     /// Hunyuan: per-head width when `head_dim` is absent.
     #[serde(default)]
     pub attention_head_dim: Option<u64>,
@@ -647,7 +668,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 78] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 79] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -762,6 +783,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 78] = [
     // families24 (issue #17): Grok-1 / Grok-2 (every layer MoE, Grok-2's residual MLP, `llm::grok`).
     "Grok1ForCausalLM",
     "Grok1ModelForCausalLM",
+    // families25 (issue #17): Meituan LongCat-Flash (two MLA blocks, two dense MLPs and one MoE with
+    // zero experts a layer, `llm::longcat`).
+    "LongcatFlashForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -909,6 +933,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
         "Grok1ForCausalLM" | "Grok1ModelForCausalLM" => Architecture::Grok1,
+        // families25 (issue #17): SGLang `models/longcat_flash.py` `EntryClass` from 0.5.2, vLLM
+        // `models/longcat_flash.py` from 0.11.0 (`sim::scenario::first_release`).
+        "LongcatFlashForCausalLM" => Architecture::LongcatFlash,
         _ => return None,
     })
 }
@@ -998,6 +1025,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     let filled: ModelConfig;
     let cfg: &ModelConfig = if arch == Architecture::LlavaNext {
         filled = super::llava_next::with_text_defaults(cfg, arch_name)?;
+        &filled
+    } else if arch == Architecture::LongcatFlash {
+        // families25 (issue #17): LongCat-Flash's keys read as SGLang's config class reads them, its
+        // layers as two blocks each (`llm::longcat`).
+        filled = super::longcat::filled(cfg, arch_name)?;
         &filled
     } else {
         cfg
@@ -1130,9 +1162,17 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // `models/glm4_moe.py` `Glm4MoE`: `nn.Linear(..., dtype=torch.float32)`).
         // families24 (issue #17): Grok's likewise (SGLang 0.5.8 `grok.py` `Grok1MoE.gate =
         // ReplicatedLinear(..., params_dtype=torch.float32)`).
+        // families25 (issue #17): LongCat-Flash's with `rounter_params_dtype` "float32", SGLang's
+        // default (0.5.8 `longcat_flash.py` `LongcatFlashMoE`: `torch.float32` when the config says
+        // "float32", else bf16).
         router_fp32: (arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text))
             || arch == Architecture::Glm4MoeLite
-            || arch == Architecture::Grok1,
+            || arch == Architecture::Grok1
+            || (arch == Architecture::LongcatFlash
+                && text
+                    .rounter_params_dtype
+                    .as_deref()
+                    .is_none_or(|d| d == "float32")),
         // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
         rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
@@ -1157,6 +1197,12 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         unused_qk_norms: false,
         conv_proj_unquantized: false,
         sglang_mup: false,
+        // families25 (issue #17): LongCat-Flash's identity experts, columns of its router (`llm::longcat`).
+        zero_experts: if arch == Architecture::LongcatFlash {
+            super::longcat::zero_experts(text)?
+        } else {
+            0
+        },
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -1553,6 +1599,9 @@ fn feed_forward(
     an: &str,
 ) -> Result<FeedForward, ModelError> {
     Ok(match arch {
+        // families25 (issue #17): LongCat-Flash, two blocks a layer (`llm::longcat`); before the MLA
+        // families' arm (its attention is DeepSeek's, its layers are not).
+        Architecture::LongcatFlash => super::longcat::feed_forward(text, num_layers, an)?,
         // families7 (issue #17): GLM-4.5V's text tower is GLM-4.5-Air's (`llm::glm4v`).
         a if matches!(a, Architecture::Glm4Moe | Architecture::Glm4vMoe) || is_deepseek_mla(a) => {
             deepseek_style_ffn(text, num_layers, an)?
@@ -2034,6 +2083,10 @@ fn is_deepseek_mla(arch: Architecture) -> bool {
             // `models/glm4_moe_lite.py`; its `ModelConfig.is_deepseek_mla` lists `glm4_moe_lite`) /
             // `DeepseekV2AttentionMLA` (SGLang `models/glm4_moe_lite.py`).
             | Architecture::Glm4MoeLite
+            // families25 (issue #17): LongCat-Flash's two attention blocks a layer are
+            // `DeepseekV2AttentionMLA` (SGLang `models/longcat_flash.py`; `configs/model_config.py`
+            // lists `LongcatFlashForCausalLM` with the MLA models).
+            | Architecture::LongcatFlash
     )
 }
 

@@ -192,6 +192,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         // families23 (issue #17): MiMo-V2-Flash.
         Architecture::MiMoV2Flash => &MIMO_V2_FLASH,
         Architecture::Grok1 => &GROK1,
+        // families25 (issue #17): LongCat-Flash.
+        Architecture::LongcatFlash => &LONGCAT_FLASH,
     }
 }
 
@@ -1510,6 +1512,39 @@ const GROK1_CHECKS: &[Check] = &[
     ),
 ];
 
+// families25 (issue #17): Meituan LongCat-Flash (`LongcatFlashForCausalLM`): 28 layers of two MLA
+// blocks, two dense MLPs and one MoE of 512 real + 256 identity experts, top-12, behind an fp32 router
+// (`llm::longcat`). SGLang `models/longcat_flash.py` from 0.5.2 (the 0.5.1.post3 wheel has none;
+// `sim::scenario::first_release`). vLLM ships `models/longcat_flash.py` from 0.11.0 (0.10.2 has none):
+// the same blocks (`FlashDecoderLayer`: two `DeepseekV2MLAAttention`, two `FlashMLP`, `LongcatMoe` with
+// an fp32 router by `FlashConfig`'s default `router_dtype`, `FusedMoE(zero_expert_num=...)`, five
+// all-reducing blocks a layer), MLA KV (`config/model.py` `is_deepseek_mla` lists `longcat_flash`). No
+// public start-up log with its memory lines was found; the checks are hand counts.
+static LONGCAT_FLASH: Coverage = Coverage {
+    arch: Architecture::LongcatFlash,
+    families: "LongCat-Flash-Chat (preset reconstructed from public copies of the config; bf16 and an ASSUMED block-FP8 layout for the FP8 release); SGLang from 0.5.2, vLLM from 0.11.0",
+    sglang: exact_memory(LONGCAT_FLASH_CHECKS),
+    vllm: exact_memory(LONGCAT_FLASH_VLLM_CHECKS),
+};
+
+/// vLLM 0.11.0: the same weights and cell by hand (no engine log found).
+const LONGCAT_FLASH_VLLM_CHECKS: &[Check] = &[check(
+    "vLLM 0.11.0 longcat_flash.py / config/model.py is_deepseek_mla: the FP8 example under vLLM with --enable-expert-parallel: the same 71,568,504,832 B a rank and 64,512 B a token as SGLang's, KV in whole blocks",
+    "families25::longcat_fp8_vllm_by_hand",
+)];
+
+/// The model card's rounded counts (no engine log found).
+const LONGCAT_FLASH_CHECKS: &[Check] = &[
+    check(
+        "meituan-longcat/LongCat-Flash-Chat model card: 560B total (560,664,980,480 by hand without the MTP layer, +0.1 %) and 18.6B–31.3B (~27B on average) active (by hand without the input embedding: 18.69B with no real expert, 31.38B with 12, 27.15B with 8); a count, not an engine log",
+        "llm::tests_families25::longcat_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.8 model_config.py num_attention_layers = 2 × 28 MLA layers: 56 × (512 + 64) × 2 B = 64,512 B a token on every rank; the FP8 example's weights and pool by hand",
+        "families25::longcat_fp8_h200_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1523,8 +1558,8 @@ mod tests {
         // Every architecture tpsim lowers today, once: 59 with families19's Kimi-Linear, 61 with
         // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
         // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE, 68 with families23's
-        // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2.
-        assert_eq!(all.len(), 69);
+        // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2, 70 with families25's LongCat-Flash.
+        assert_eq!(all.len(), 70);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

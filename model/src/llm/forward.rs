@@ -286,9 +286,15 @@ impl ModelSpec {
         };
         let logits_rows = inv.lm_head.first().map_or(inv.vocab_rows, |p| p.rows);
         // One allreduce per present half-layer: two per layer, one per Nemotron-H block.
+        // families25 (issue #17): LongCat-Flash's MoE block all-reduces the MoE and dense MLP 0 apart
+        // (`ForwardPass::split_moe_allreduce`).
         let halves = layers
             .iter()
-            .map(|l| u32::from(l.attn_kernels > 0) + u32::from(l.ffn_kernels > 0))
+            .map(|l| {
+                u32::from(l.attn_kernels > 0)
+                    + u32::from(l.ffn_kernels > 0)
+                    + u32::from(l.is_moe && self.split_moe_allreduce())
+            })
             .sum::<u32>();
         let (allreduces, gather) = if t > 1 {
             (

@@ -50,6 +50,8 @@ mod olmo2;
 mod hunyuan;
 // families24 (issue #17): Grok1ForCausalLM (Grok-1, Grok-2: MoE with a residual MLP).
 mod grok;
+// families25 (issue #17): LongcatFlashForCausalLM (LongCat-Flash: two MLA blocks and a zero-expert MoE a layer).
+mod longcat;
 mod nemotron_nas;
 // families5 (issue #17): Exaone4ForCausalLM.
 mod exaone4;
@@ -167,6 +169,9 @@ mod tests_families23;
 // families24 (issue #17): Grok-2.
 #[cfg(test)]
 mod tests_families24;
+// families25 (issue #17): LongCat-Flash.
+#[cfg(test)]
+mod tests_families25;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -492,6 +497,12 @@ pub enum Architecture {
     /// residual MLP of `intermediate_size` (SGLang `models/grok.py`; the residual MLP from 0.5.1).
     /// See the `grok` module.
     Grok1,
+    // families25 (issue #17): LongCat-Flash (`longcat` module).
+    /// `LongcatFlashForCausalLM` (Meituan LongCat-Flash-Chat, 560B): each layer two DeepSeek MLA
+    /// attention blocks, two dense SwiGLU MLPs and one shortcut-connected MoE whose fp32 router picks
+    /// among real and zero (identity) experts (SGLang `models/longcat_flash.py` from 0.5.2, vLLM from
+    /// 0.11.0). Lowered as two blocks a layer. See the `longcat` module.
+    LongcatFlash,
     // families5 (issue #17): EXAONE 4 (`exaone4` module).
     /// `Exaone4ForCausalLM` (LG EXAONE-4.0-32B and 1.2B): the Llama projections without biases,
     /// post-norm (RMSNorm on the attention and MLP outputs before separate residual adds, no input
@@ -992,6 +1003,11 @@ pub struct ModelSpec {
     /// ([`ModelSpec::serve_as_sglang`]); `false` as lowered and under vLLM.
     #[serde(skip)]
     pub sglang_mup: bool,
+    /// families25 (issue #17): identity experts beside the routed ones (LongCat-Flash's
+    /// `zero_expert_num`, `llm::longcat`): extra router columns and correction-bias entries, no
+    /// expert weights; 0 for other models.
+    #[serde(skip)]
+    pub zero_experts: u64,
 }
 
 impl ModelSpec {

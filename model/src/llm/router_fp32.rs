@@ -33,12 +33,14 @@ impl ModelSpec {
         }
     }
 
-    /// The FLOPs of one MoE layer's fp32 router GEMM over `tokens` rows: 2 × routed experts ×
-    /// hidden × tokens when [`ModelSpec::router_gate_fp32`], else 0 (the gate is replicated: every
-    /// rank runs all of it).
+    /// The FLOPs of one MoE layer's fp32 router GEMM over `tokens` rows: 2 × router columns (routed
+    /// experts, plus LongCat-Flash's zero experts: [`ModelSpec::zero_experts`]) × hidden × tokens
+    /// when [`ModelSpec::router_gate_fp32`], else 0 (the gate is replicated: every rank runs all of
+    /// it).
     pub fn router_fp32_flops(&self, n_experts: u64, tokens: u32) -> f64 {
         if self.router_gate_fp32() {
-            2.0 * n_experts as f64 * self.hidden as f64 * f64::from(tokens)
+            let columns = n_experts.saturating_add(self.zero_experts);
+            2.0 * columns as f64 * self.hidden as f64 * f64::from(tokens)
         } else {
             0.0
         }

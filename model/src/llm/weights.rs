@@ -598,10 +598,14 @@ impl ModelSpec {
                 } else {
                     Fmt::Model
                 };
-                let mut router = vec![Piece::new(e, h, gate_fmt).gemm("moe.router")];
+                // families25 (issue #17): LongCat-Flash's router scores its zero experts too (SGLang
+                // 0.5.8 `LongcatFlashRouter`: `n_routed_experts + zero_expert_num` columns and bias
+                // entries, `llm::longcat`); 0 for other models.
+                let columns = e + self.zero_experts;
+                let mut router = vec![Piece::new(columns, h, gate_fmt).gemm("moe.router")];
                 if self.routing_bias {
                     // e_score_correction_bias, fp32 in the checkpoint and in the engine.
-                    router.push(Piece::new(e, 1, Fmt::Fp32));
+                    router.push(Piece::new(columns, 1, Fmt::Fp32));
                 }
                 // families (issue #17): ERNIE-4.5's `e_score_correction_bias` is a plain parameter
                 // of SGLang's `MoEGate`, at the model dtype (`llm::ernie`).

@@ -979,13 +979,25 @@ impl<'a> Builder<'a> {
             sgl_fused_shared::layer(self.s, pass.model, l).ffn_kernels + self.sgl_eager_extra(pass, l).1;
         let mut f = self.per_gpu(g, &format!("{label}: L{i} {kind}"), t_ffn, kernels, &[prev])?;
         f.extend(self.sgl_pcg_allreduce(g, pass, &format!("{label}: L{i} allreduce {kind}"))?);
-        self.gang(
+        let ar = self.gang(
             g,
             &format!("{label}: L{i} allreduce {kind}"),
             Collective::Allreduce(pass.fp.allreduce_bytes.0),
             pass.ar_time,
             f,
-        )
+        )?;
+        // families25 (issue #17): LongCat-Flash all-reduces its MoE and dense MLP 0 apart
+        // (`ModelSpec::split_moe_allreduce`); the second one is costed after the first.
+        if l.is_moe && pass.model.split_moe_allreduce() {
+            return self.gang(
+                g,
+                &format!("{label}: L{i} allreduce dense MLP 0"),
+                Collective::Allreduce(pass.fp.allreduce_bytes.0),
+                pass.ar_time,
+                vec![ar],
+            );
+        }
+        Ok(ar)
     }
 
     /// mi300xoss: the segment-reduce kernel AITER's unified attention adds to layer `l` in `pass`

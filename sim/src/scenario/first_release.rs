@@ -118,6 +118,14 @@
 //!   0.5.7 (0.5.5, 0.5.6 and 0.5.6.post2 have none; 0.5.7, 0.5.8, 0.5.9 and 0.5.10 have it; 0.5.11 …
 //!   0.5.23 ship `models/mimo_v2.py` instead, whose rules tpsim has not read: taken as 0.5.10's). vLLM
 //!   is refused whatever the release (`scenario::engine`: not modelled).
+//! - **LongCat-Flash** (`LongcatFlashForCausalLM`, families25; `tpsim_model::llm::longcat`), read
+//!   from the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/longcat_flash.py`
+//!   and `models/longcat_flash_nextn.py` from 0.5.2 (0.4.10.post2, 0.5.0rc0, 0.5.1 and 0.5.1.post3
+//!   have neither; 0.5.2 and 0.5.8 have both; sgl-project/sglang PR 9824, named by Meituan's
+//!   deployment guide); vLLM ships `vllm/model_executor/models/longcat_flash.py` and registers
+//!   `LongcatFlashForCausalLM` from 0.11.0 (0.10.2 has neither; vllm-project/vllm PR 23991). An
+//!   older release is refused (whether its Transformers backend would run the remote code is not
+//!   checked).
 //! - **release51: the families that had no row**, read from the PyPI wheels (2026-12-06): SGLang from
 //!   the `sglang/srt/models/` file list (`unzip -l`) or, where the class lives in another family's file,
 //!   its `EntryClass`; vLLM from `vllm/model_executor/models/registry.py` (`unzip -p`). SGLang wheels
@@ -534,6 +542,23 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/mimo_v2_flash.py",
         since: "SGLang adds it in 0.5.7",
         then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
+    },
+    // families25: LongCat-Flash.
+    Row {
+        models: |m| m.arch == Architecture::LongcatFlash,
+        engine: Sglang,
+        first: Some(&[0, 5, 2]),
+        file: "models/longcat_flash.py",
+        since: "SGLang adds it in 0.5.2",
+        then: CannotServe("LongCat-Flash (LongcatFlashForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::LongcatFlash,
+        engine: Vllm,
+        first: Some(&[0, 11, 0]),
+        file: "models/longcat_flash.py",
+        since: "vLLM adds it in 0.11.0",
+        then: CannotServe("LongCat-Flash (LongcatFlashForCausalLM)"),
     },
     // families24: Grok-2's residual MLP (`residual_moe`; a Grok-1 config without it is served by
     // every release tpsim knows: `models/grok.py` is in the 0.4.3 wheel). The 0.4.10.post2 wheel's

@@ -38,6 +38,16 @@ impl Resolver<'_> {
                  pool) is not modelled: remove [speculative]",
             ));
         }
+        // families25 (issue #17): LongCat-Flash's MTP draft is SGLang's own class
+        // (`LongcatFlashForCausalLMNextN`, 0.5.8 `models/longcat_flash_nextn.py`: one MLA block with a
+        // dense MLP, `nextn_use_scmoe` false), not the DeepSeek NextN layer tpsim builds.
+        if target.arch == tpsim_model::llm::Architecture::LongcatFlash {
+            return Err(self.invalid(
+                "speculative",
+                "LongCat-Flash's MTP draft (SGLang's LongcatFlashForCausalLMNextN) is not modelled: remove \
+                 [speculative]",
+            ));
+        }
         let tp = engine.tp;
         let algorithm = s.algorithm.unwrap_or_else(|| "eagle3".into());
         let (draft_name, draft, draft_weights) = self.draft(&algorithm, s.draft, tp, target)?;

@@ -93,6 +93,9 @@ impl Resolver<'_> {
                         | Architecture::Qwen35
                         | Architecture::Mimo
                         | Architecture::Glm4MoeLite
+                        // families25 (issue #17): LongCat-Flash's (vLLM 0.11.0 `models/longcat_flash_mtp.py`,
+                        // `longcat_flash_mtp`: one MLA block with a dense MLP).
+                        | Architecture::LongcatFlash
                 ) {
                     return Err(self.invalid(
                         "speculative.algorithm",
@@ -417,6 +420,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiMoV2Flash => "mimo_v2_flash",
         // families24 (issue #17): the Hub config of Grok-2 says "git" (scenarios/models/grok-2).
         A::Grok1 => "git",
+        // families25 (issue #17): the remote config class's `model_type` (vLLM 0.11.0
+        // `config/model.py` `is_deepseek_mla` lists "longcat_flash").
+        A::LongcatFlash => "longcat_flash",
     }
 }
 
