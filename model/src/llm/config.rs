@@ -250,6 +250,11 @@ pub struct ModelConfig {
     /// `Grok1DecoderLayer`: `getattr(config, "residual_moe", False)`; `llm::grok`).
     #[serde(default)]
     pub residual_moe: Option<bool>,
+    /// families27 (issue #17): MiniMax-Text-01 / M1's mixer per layer, 0 = lightning (linear) attention,
+    /// 1 = softmax attention (vLLM 0.11.0 `minimax_text_01.py` reads `attn_type_list`, else
+    /// `decoder_attention_types`; `llm::minimax01`).
+    #[serde(default, alias = "decoder_attention_types")]
+    pub attn_type_list: Option<Vec<u64>>,
     /// Hunyuan: per-head width when `head_dim` is absent.
     #[serde(default)]
     pub attention_head_dim: Option<u64>,
@@ -647,7 +652,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 78] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 81] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -762,6 +767,11 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 78] = [
     // families24 (issue #17): Grok-1 / Grok-2 (every layer MoE, Grok-2's residual MLP, `llm::grok`).
     "Grok1ForCausalLM",
     "Grok1ModelForCausalLM",
+    // families27 (issue #17): MiniMax-Text-01 / MiniMax-M1 (lightning attention with a softmax layer
+    // every 8th, every layer MoE, `llm::minimax01`).
+    "MiniMaxText01ForCausalLM",
+    "MiniMaxM1ForCausalLM",
+    "MiniMaxForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -909,6 +919,12 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
         "Grok1ForCausalLM" | "Grok1ModelForCausalLM" => Architecture::Grok1,
+        // families27 (issue #17): vLLM 0.11.0 `registry.py` maps all three to
+        // `("minimax_text_01", "MiniMaxText01ForCausalLM")` (V1 from 0.10.2; removed from the
+        // registry by 0.26.0); no SGLang release registers them (`sim::scenario::first_release`).
+        "MiniMaxText01ForCausalLM" | "MiniMaxM1ForCausalLM" | "MiniMaxForCausalLM" => {
+            Architecture::MiniMaxText01
+        }
         _ => return None,
     })
 }
@@ -1132,7 +1148,10 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // ReplicatedLinear(..., params_dtype=torch.float32)`).
         router_fp32: (arch == Architecture::BailingMoeV2 && super::bailing::router_fp32(text))
             || arch == Architecture::Glm4MoeLite
-            || arch == Architecture::Grok1,
+            || arch == Architecture::Grok1
+            // families27 (issue #17): vLLM 0.11.0 `minimax_text_01.py` `MiniMaxText01MoE.gate =
+            // ReplicatedLinear(..., params_dtype=torch.float32, quant_config=None)`.
+            || arch == Architecture::MiniMaxText01,
         // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
         rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
@@ -1153,7 +1172,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
         // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
         mla_as_mha: false,
-        lm_head_fp32: false,
+        // families27 (issue #17): vLLM 0.11.0 `MiniMaxText01ForCausalLM.__init__`: `self.lm_head.float()`.
+        lm_head_fp32: arch == Architecture::MiniMaxText01,
         unused_qk_norms: false,
         conv_proj_unquantized: false,
         sglang_mup: false,
@@ -1239,6 +1259,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         let b = super::kimi_linear::blocks(text, num_layers, an)?;
         spec.linear_attention = Some(b.apply(&mut spec));
         spec.context_len = context_len(text.model_max_length.or(text.max_position_embeddings))?;
+    }
+    // families27 (issue #17): MiniMax-Text-01 / M1's lightning and softmax layers and the lightning
+    // state (`llm::minimax01`).
+    if arch == Architecture::MiniMaxText01 {
+        let bytes = spec.dtype.float_bytes().unwrap_or(2);
+        let b = super::minimax01::blocks(text, num_layers, heads, head_dim, bytes, an)?;
+        spec.mixers = b.mixers;
+        spec.linear_attention = Some(b.lightning);
     }
     // families6 (issue #17): Llama-Nemotron NAS blocks (`llm::nemotron_nas`): per-layer attention
     // (or none) with one KV head count, per-layer MLP widths (or none).
@@ -1578,6 +1606,10 @@ fn feed_forward(
         // `FusedMoE(num_experts=num_local_experts, top_k=num_experts_per_tok,
         // intermediate_size=intermediate_size)`).
         Architecture::MiniMaxM2 | Architecture::GptOss => all_moe_ffn(text, arch, num_layers, an)?,
+        // families27 (issue #17): MiniMax-Text-01 / M1, the same: vLLM 0.11.0 `minimax_text_01.py`
+        // builds `MiniMaxText01MoE(num_local_experts, num_experts_per_tok, intermediate_size)` in
+        // every layer (`llm::minimax01`).
+        Architecture::MiniMaxText01 => all_moe_ffn(text, arch, num_layers, an)?,
         // fam (issue #16): GraniteMoE and Phi-3.5-MoE: every layer `FusedMoE(num_local_experts,
         // num_experts_per_tok, intermediate_size)` behind a bias-free replicated router, no shared
         // expert (SGLang 0.5.9 / vLLM 0.11.0 `models/granitemoe.py`, `models/phimoe.py`).
@@ -2115,7 +2147,7 @@ fn check_k(k: u64, e: u64) -> Result<(), ModelError> {
 
 /// Each layer's mixer from `layer_types` (checked against the layer count), else from
 /// `full_attention_interval` (layer i is full attention when (i + 1) % interval == 0).
-fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mixer>, ModelError> {
+pub(crate) fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mixer>, ModelError> {
     if let Some(types) = &text.layer_types {
         if types.len() as u64 != num_layers {
             return Err(ModelError::InvalidField {
