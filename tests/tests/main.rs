@@ -125,6 +125,8 @@ mod families22;
 mod families23;
 // families24 (issue #17): Grok-2.
 mod families24;
+// families27 (issue #17): MiniMax-M1 / MiniMax-Text-01.
+mod families27;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -417,6 +417,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiMoV2Flash => "mimo_v2_flash",
         // families24 (issue #17): the Hub config of Grok-2 says "git" (scenarios/models/grok-2).
         A::Grok1 => "git",
+        // families27 (issue #17): the MiniMax-M1 config says "minimax_m1" (scenarios/models/minimax-m1-80k;
+        // MiniMax-Text-01's says "minimax_text_01").
+        A::MiniMaxText01 => "minimax_m1",
     }
 }
 
