@@ -186,3 +186,27 @@ fn minimax_m1_releases_and_engines() {
     assert_eq!(v0.code, 2, "{}", v0.stdout);
     assert!(v0.stderr.contains("MinimaxCacheManager"), "{}", v0.stderr);
 }
+
+/// vLLM's lightning builder (`LinearAttentionMetadataBuilder`) declares no CUDA-graph support in the
+/// 0.11.0 wheel (the base class's NEVER): the 0.11.0 default FULL_AND_PIECEWISE is settled to
+/// PIECEWISE with vLLM's warning. From 0.13.0 it declares UNIFORM_SINGLE_TOKEN_DECODE: no warning.
+#[test]
+fn minimax_m1_cudagraph_mode_by_release() {
+    let o = tpsim(&["run", &scenario(M1_VLLM)]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "CUDAGraphMode.FULL_AND_PIECEWISE is not supported with LinearAttentionMetadataBuilder backend \
+             (support: AttentionCGSupport.NEVER)"
+        ),
+        "{}",
+        o.stderr
+    );
+    let new = tpsim(&["run", &at("m1-0.19-graphs", "0.19.0", "")]);
+    assert_eq!(new.code, 0, "{}", new.stderr);
+    assert!(
+        !new.stderr.contains("LinearAttentionMetadataBuilder"),
+        "{}",
+        new.stderr
+    );
+}
