@@ -126,10 +126,11 @@
 //!   `minimax_text_01.MiniMaxText01ForCausalLM` in the 0.10.1.1 … 0.22.0 wheels read; the V1 layer
 //!   `model_executor/layers/mamba/linear_attn.py` (with `v1/attention/backends/linear_attn.py`) is in
 //!   the 0.10.2 wheel and not in 0.10.1.1's, which runs it through V0's `models/minimax_cache.py`: tpsim
-//!   holds vLLM to 0.10.2. (MiniMax's deployment guide asks for vLLM ≥ 0.8.3, ≥ 0.9.2 for the
-//!   `MiniMaxM1ForCausalLM` name, on V0: `VLLM_USE_V1=0`.) The 0.26.0 registry lists the three names in
-//!   `_PREVIOUSLY_SUPPORTED_MODELS` ("supported in vLLM until v0.23.0"): `scenario::minimax01`
-//!   refuses later releases with vLLM's text.
+//!   holds vLLM to 0.10.2. (The V0 model came with vllm-project/vllm PR 13454, "[Model][MiniMaxText01]
+//!   Support MiniMaxText01 model inference", merged 2025-02; MiniMax's deployment guide asks for vLLM
+//!   ≥ 0.8.3, ≥ 0.9.2 for the `MiniMaxM1ForCausalLM` name, on V0: `VLLM_USE_V1=0`.) The 0.26.0
+//!   registry lists the three names in `_PREVIOUSLY_SUPPORTED_MODELS` ("supported in vLLM until
+//!   v0.23.0"): `scenario::minimax01` refuses 0.24.0 and later with vLLM's text.
 //! - **release51: the families that had no row**, read from the PyPI wheels (2026-12-06): SGLang from
 //!   the `sglang/srt/models/` file list (`unzip -l`) or, where the class lives in another family's file,
 //!   its `EntryClass`; vLLM from `vllm/model_executor/models/registry.py` (`unzip -p`). SGLang wheels
