@@ -795,6 +795,18 @@ impl Resolver<'_> {
                 .map(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)));
             model.serve_as_sglang(rel);
         }
+        // families27 (issue #17): vLLM keeps MiniMax's lightning state at `--mamba-cache-dtype`
+        // (`linear_attention_state_dtype`; `auto` = the model dtype, the lowering's): the decode reads
+        // and writes it at that width.
+        if engine.kind == EngineKind::Vllm
+            && model.arch == tpsim_model::llm::Architecture::MiniMaxText01
+            && let (Some(g), Some(name)) = (
+                model.linear_attention.as_mut(),
+                engine.mamba_dtypes.cache.as_deref(),
+            )
+        {
+            g.ssm_state_bytes = mamba_dtype::bytes_of(name);
+        }
         // families22 (issue #17): SGLang 0.5.9's LFM2 / LFM2-MoE build their own `ParallelLMHead` and
         // copy `embed_tokens` into it when the checkpoint has no `lm_head.weight` (`models/lfm2.py`,
         // `models/lfm2_moe.py` `load_weights`): one more vocab shard per rank than vLLM's tied head.

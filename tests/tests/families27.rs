@@ -89,6 +89,15 @@ fn minimax_m1_vllm_state_page_and_blocks() {
             .any(|l| l.contains("Setting attention block size to 1024 tokens")),
         "{w:?}"
     );
+    // The decode reads and writes the state at that width: 70 × 524,288 B a request a step instead
+    // of 70 × 262,144, so the step is longer than with the default (bf16) state at the same release.
+    let bf16 = run_json(&at("m1-bf16-0.22", "0.22.0", ""));
+    assert!(
+        f(&ok["throughput"]["tpot_ms"]) > f(&bf16["throughput"]["tpot_ms"]),
+        "{} vs {}",
+        ok["throughput"]["tpot_ms"],
+        bf16["throughput"]["tpot_ms"]
+    );
     let ssm = tpsim(&[
         "run",
         &at("m1-ssm32", "0.11.0", "mamba_ssm_cache_dtype = \"float32\""),
