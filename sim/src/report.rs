@@ -391,7 +391,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
             (fp1, w)
         }
     };
-    let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
+    let per_pass = fp1.allreduces + fp1.qk_norm_allreduces + fp1.lightning_norm_allreduces;
     RunReport {
         schema_version: SCHEMA_VERSION,
         tpsim_version: env!("CARGO_PKG_VERSION"),
@@ -617,7 +617,7 @@ fn oom_report(verdict: &Verdict) -> Option<OomReport> {
 fn collectives(s: &Scenario, p: &Prediction, c: u32, fp1: &ForwardPass) -> Collectives {
     let tp = s.engine.tp;
     let ar1 = p.costs.allreduce(fp1.allreduce_bytes);
-    let per_pass = fp1.allreduces + fp1.qk_norm_allreduces;
+    let per_pass = fp1.allreduces + fp1.qk_norm_allreduces + fp1.lightning_norm_allreduces;
     // The q/k-norm statistics allreduce, sized as the engine sends it (decode::passes).
     let qk = (fp1.qk_norm_allreduces > 0).then(|| {
         let padded = s.engine.kind == crate::scenario::EngineKind::Sglang;

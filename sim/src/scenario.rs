@@ -52,6 +52,7 @@ mod internvl; // families14 (issue #17): the engine releases and towers that ser
 pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
+mod minimax01; // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, its V0 and fp32-state refusals
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
@@ -793,6 +794,18 @@ impl Resolver<'_> {
             let rel = crate::engine_args_versions::release(&engine.release().version)
                 .map(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)));
             model.serve_as_sglang(rel);
+        }
+        // families27 (issue #17): vLLM keeps MiniMax's lightning state at `--mamba-cache-dtype`
+        // (`linear_attention_state_dtype`; `auto` = the model dtype, the lowering's): the decode reads
+        // and writes it at that width.
+        if engine.kind == EngineKind::Vllm
+            && model.arch == tpsim_model::llm::Architecture::MiniMaxText01
+            && let (Some(g), Some(name)) = (
+                model.linear_attention.as_mut(),
+                engine.mamba_dtypes.cache.as_deref(),
+            )
+        {
+            g.ssm_state_bytes = mamba_dtype::bytes_of(name);
         }
         // families22 (issue #17): SGLang 0.5.9's LFM2 / LFM2-MoE build their own `ParallelLMHead` and
         // copy `embed_tokens` into it when the checkpoint has no `lm_head.weight` (`models/lfm2.py`,

@@ -129,6 +129,8 @@ mod families23;
 mod families24;
 // families25 (issue #17): LongCat-Flash.
 mod families25;
+// families27 (issue #17): MiniMax-M1 / MiniMax-Text-01.
+mod families27;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -271,6 +271,11 @@ pub struct ModelConfig {
     /// `LongcatFlashConfig`).
     #[serde(default)]
     pub rounter_params_dtype: Option<String>,
+    /// families27 (issue #17): MiniMax-Text-01 / M1's mixer per layer, 0 = lightning (linear) attention,
+    /// 1 = softmax attention (vLLM 0.11.0 `minimax_text_01.py` reads `attn_type_list`, else
+    /// `decoder_attention_types`; `llm::minimax01`).
+    #[serde(default, alias = "decoder_attention_types")]
+    pub attn_type_list: Option<Vec<u64>>,
     /// Hunyuan: per-head width when `head_dim` is absent.
     #[serde(default)]
     pub attention_head_dim: Option<u64>,
@@ -669,6 +674,7 @@ impl ModelConfig {
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
 pub const SUPPORTED_ARCHITECTURES: [&str; 79] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 81] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -786,6 +792,11 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 79] = [
     // families25 (issue #17): Meituan LongCat-Flash (two MLA blocks, two dense MLPs and one MoE with
     // zero experts a layer, `llm::longcat`).
     "LongcatFlashForCausalLM",
+    // families27 (issue #17): MiniMax-Text-01 / MiniMax-M1 (lightning attention with a softmax layer
+    // every 8th, every layer MoE, `llm::minimax01`).
+    "MiniMaxText01ForCausalLM",
+    "MiniMaxM1ForCausalLM",
+    "MiniMaxForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -936,6 +947,12 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families25 (issue #17): SGLang `models/longcat_flash.py` `EntryClass` from 0.5.2, vLLM
         // `models/longcat_flash.py` from 0.11.0 (`sim::scenario::first_release`).
         "LongcatFlashForCausalLM" => Architecture::LongcatFlash,
+        // families27 (issue #17): vLLM 0.11.0 `registry.py` maps all three to
+        // `("minimax_text_01", "MiniMaxText01ForCausalLM")` (V1 from 0.10.2; removed from the
+        // registry by 0.26.0); no SGLang release registers them (`sim::scenario::first_release`).
+        "MiniMaxText01ForCausalLM" | "MiniMaxM1ForCausalLM" | "MiniMaxForCausalLM" => {
+            Architecture::MiniMaxText01
+        }
         _ => return None,
     })
 }
@@ -1173,6 +1190,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                     .rounter_params_dtype
                     .as_deref()
                     .is_none_or(|d| d == "float32")),
+            // families27 (issue #17): vLLM 0.11.0 `minimax_text_01.py` `MiniMaxText01MoE.gate =
+            // ReplicatedLinear(..., params_dtype=torch.float32, quant_config=None)`.
+            || arch == Architecture::MiniMaxText01,
         // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
         rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
@@ -1193,7 +1213,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
         // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
         mla_as_mha: false,
-        lm_head_fp32: false,
+        // families27 (issue #17): vLLM 0.11.0 `MiniMaxText01ForCausalLM.__init__`: `self.lm_head.float()`.
+        lm_head_fp32: arch == Architecture::MiniMaxText01,
         unused_qk_norms: false,
         conv_proj_unquantized: false,
         sglang_mup: false,
@@ -1285,6 +1306,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         let b = super::kimi_linear::blocks(text, num_layers, an)?;
         spec.linear_attention = Some(b.apply(&mut spec));
         spec.context_len = context_len(text.model_max_length.or(text.max_position_embeddings))?;
+    }
+    // families27 (issue #17): MiniMax-Text-01 / M1's lightning and softmax layers and the lightning
+    // state (`llm::minimax01`).
+    if arch == Architecture::MiniMaxText01 {
+        let bytes = spec.dtype.float_bytes().unwrap_or(2);
+        let b = super::minimax01::blocks(text, num_layers, heads, head_dim, bytes, an)?;
+        spec.mixers = b.mixers;
+        spec.linear_attention = Some(b.lightning);
     }
     // families6 (issue #17): Llama-Nemotron NAS blocks (`llm::nemotron_nas`): per-layer attention
     // (or none) with one KV head count, per-layer MLP widths (or none).
@@ -1627,6 +1656,10 @@ fn feed_forward(
         // `FusedMoE(num_experts=num_local_experts, top_k=num_experts_per_tok,
         // intermediate_size=intermediate_size)`).
         Architecture::MiniMaxM2 | Architecture::GptOss => all_moe_ffn(text, arch, num_layers, an)?,
+        // families27 (issue #17): MiniMax-Text-01 / M1, the same: vLLM 0.11.0 `minimax_text_01.py`
+        // builds `MiniMaxText01MoE(num_local_experts, num_experts_per_tok, intermediate_size)` in
+        // every layer (`llm::minimax01`).
+        Architecture::MiniMaxText01 => all_moe_ffn(text, arch, num_layers, an)?,
         // fam (issue #16): GraniteMoE and Phi-3.5-MoE: every layer `FusedMoE(num_local_experts,
         // num_experts_per_tok, intermediate_size)` behind a bias-free replicated router, no shared
         // expert (SGLang 0.5.9 / vLLM 0.11.0 `models/granitemoe.py`, `models/phimoe.py`).
@@ -2168,7 +2201,7 @@ fn check_k(k: u64, e: u64) -> Result<(), ModelError> {
 
 /// Each layer's mixer from `layer_types` (checked against the layer count), else from
 /// `full_attention_interval` (layer i is full attention when (i + 1) % interval == 0).
-fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mixer>, ModelError> {
+pub(crate) fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Vec<Mixer>, ModelError> {
     if let Some(types) = &text.layer_types {
         if types.len() as u64 != num_layers {
             return Err(ModelError::InvalidField {

@@ -138,6 +138,11 @@ pub struct ForwardPass {
     pub qk_norm_allreduces: u32,
     /// Size of each of those allreduces as SGLang sends it: [`qk_norm_stats_bytes`] with its padding.
     pub qk_norm_allreduce_bytes: Bytes,
+    /// families27 (issue #17): MiniMax-Text-01 / M1's lightning layers normalise their output with
+    /// `MiniMaxText01RMSNormTP`, which all-reduces each token's fp32 variance across the TP ranks
+    /// (vLLM 0.11.0 `layers/mamba/linear_attn.py` `_forward`: `tensor_model_parallel_all_reduce(variance)
+    /// / tp_world`): one allreduce of tokens × 4 B per lightning layer at tp > 1, else 0.
+    pub lightning_norm_allreduces: u32,
     /// families3 (issue #17): OLMo-2's whole-width q/k norm all-gathers q and then k in every layer
     /// at tp > 1 (SGLang 0.5.9 / vLLM 0.19.0 `models/olmo2.py` `_apply_qk_norm`): the output bytes per rank
     /// of each of the two gathers (`llm::olmo2::qk_gather_bytes`); `[0, 0]` for other models and at
@@ -310,10 +315,16 @@ impl ModelSpec {
         } else {
             0
         };
+        let lightning_norm_allreduces = if t > 1 && self.arch == super::Architecture::MiniMaxText01 {
+            self.linear_layers()
+        } else {
+            0
+        };
         ForwardPass {
             tokens,
             layers,
             qk_norm_allreduces,
+            lightning_norm_allreduces,
             qk_norm_allreduce_bytes: Bytes(if qk_norm_allreduces > 0 {
                 qk_norm_stats_bytes(n, true)
             } else {
@@ -409,6 +420,9 @@ impl ModelSpec {
             } else if self.arch == super::Architecture::KimiLinear {
                 // families19 (issue #17): a KDA layer (`llm::kimi_linear`).
                 super::kimi_linear::KDA_KERNELS
+            } else if self.arch == super::Architecture::MiniMaxText01 {
+                // families27 (issue #17): a lightning layer (`llm::minimax01`).
+                super::minimax01::LIGHTNING_KERNELS
             } else {
                 super::hybrid::LINEAR_ATTENTION_KERNELS
             };

@@ -78,6 +78,8 @@ mod mla_rope; // rope51 (issue #17): SGLang's DeepSeek-MLA RoPE cache rows
 mod internvl;
 // families19 (issue #17): KimiLinearForCausalLM (KDA linear attention + MLA, DeepSeek-style MoE).
 mod kimi_linear;
+// families27 (issue #17): MiniMaxText01ForCausalLM / MiniMaxM1ForCausalLM (lightning attention + GQA, MoE).
+mod minimax01;
 // families20 (issue #17): FalconH1ForCausalLM (Mamba-2 and attention side by side in every layer).
 mod falcon_h1;
 // families22 (issue #17): Lfm2ForCausalLM / Lfm2MoeForCausalLM (short-conv and GQA layers).
@@ -172,6 +174,9 @@ mod tests_families24;
 // families25 (issue #17): LongCat-Flash.
 #[cfg(test)]
 mod tests_families25;
+// families27 (issue #17): MiniMax-M1 / MiniMax-Text-01.
+#[cfg(test)]
+mod tests_families27;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -198,6 +203,7 @@ pub use load_order::{Int4Kernel, LoadGpu, LoadStep, LoadTensors};
 pub use local_attention::local_kv_tokens;
 pub use low_flops::LowFlops;
 pub use mimo_v2::MimoV2Attention;
+pub use minimax01::{LIGHTNING_KERNELS, vllm_state_page as lightning_vllm_state_page};
 pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, non_finite_to_null, vllm_attention_block_size};
 pub use partial_rotary::MROPE_ROWS_FACTOR;
 pub use quant::{
@@ -569,6 +575,13 @@ pub enum Architecture {
     /// correction bias, shared experts). vLLM `models/kimi_linear.py` from 0.11.1, SGLang from
     /// 0.5.4.post2. See the `kimi_linear` module.
     KimiLinear,
+    // families27 (issue #17): MiniMax-Text-01 / MiniMax-M1 (`minimax01` module).
+    /// `MiniMaxText01ForCausalLM` / `MiniMaxM1ForCausalLM` / `MiniMaxForCausalLM` (MiniMax-Text-01,
+    /// MiniMax-M1-40k / 80k): lightning (linear) attention layers with a per-request state of heads ×
+    /// head_dim × head_dim, a GQA softmax layer every 8th (`attn_type_list`), every layer 32 SiLU
+    /// experts top-2 behind an fp32 router, an fp32 LM head (vLLM `models/minimax_text_01.py`, V1 from
+    /// 0.10.2; no SGLang release). See the `minimax01` module.
+    MiniMaxText01,
     // families18 (issue #17): GLM-4.1V (`glm4v` module).
     /// `Glm4vForConditionalGeneration` (GLM-4.1V-9B-Thinking / -Base): GLM-4-0414's dense text tower
     /// (`Glm4ForCausalLM`: QKV bias, post-attention and post-MLP norms, half-rotary M-RoPE; SGLang
@@ -1114,6 +1127,18 @@ impl ModelSpec {
             return fail(format!(
                 "the KDA layers' {} heads are not divisible by tp {tp} (vLLM / SGLang kimi_linear KimiDeltaAttention \
                  asserts num_heads % tp_size == 0; expected a tp that divides {})",
+                g.num_v_heads, g.num_v_heads
+            ));
+        }
+        // families27 (issue #17): MiniMax's lightning heads (vLLM 0.11.0 `linear_attn.py`
+        // `MiniMaxText01LinearAttention`: `assert self.total_num_heads % self.tp_size == 0`).
+        if let Some(g) = self.linear_attention
+            && self.arch == Architecture::MiniMaxText01
+            && !g.num_v_heads.is_multiple_of(t)
+        {
+            return fail(format!(
+                "the lightning-attention layers' {} heads are not divisible by tp {tp} (vLLM linear_attn.py \
+                 MiniMaxText01LinearAttention asserts total_num_heads % tp_size == 0; expected a tp that divides {})",
                 g.num_v_heads, g.num_v_heads
             ));
         }

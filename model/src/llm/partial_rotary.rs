@@ -99,6 +99,21 @@ pub(crate) fn vllm_rotary_dim(
             }
             (None, None) => None,
         },
+        // families27 (issue #17): vLLM 0.11.0 `minimax_text_01.py` `MiniMaxText01Attention`:
+        // `get_rope(head_size=head_dim, rotary_dim=config.rotary_dim)` (head_dim without the key).
+        Architecture::MiniMaxText01 => match text.rotary_dim {
+            Some(r) if r >= 1 && r <= head_dim => Some(r),
+            Some(r) => {
+                return Err(ModelError::InvalidField {
+                    field: "rotary_dim".into(),
+                    value: r.to_string(),
+                    expected: format!(
+                        "1 to head_dim {head_dim} (vLLM minimax_text_01.py: the rotated width)"
+                    ),
+                });
+            }
+            None => None,
+        },
         Architecture::Qwen3Next
         | Architecture::Qwen35
         | Architecture::Qwen35Moe

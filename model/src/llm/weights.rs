@@ -279,6 +279,9 @@ impl ModelSpec {
         let linear = self.linear_attention.map(|g| {
             if self.arch == super::Architecture::KimiLinear {
                 super::kimi_linear::kda_pieces(&g, h, t)
+            } else if self.arch == super::Architecture::MiniMaxText01 {
+                // families27 (issue #17): MiniMax's lightning layers (`llm::minimax01`).
+                super::minimax01::lightning_pieces(&g, h, t)
             } else {
                 g.pieces(h, t)
             }

@@ -844,6 +844,11 @@ impl<'a> Builder<'a> {
             });
         pass.ar_time = ar.time;
         pass.qk_norm = qk_norm;
+        // families27 (issue #17): MiniMax's lightning norm, one fp32 value a token.
+        pass.lightning_norm = (fp.lightning_norm_allreduces > 0).then(|| {
+            let bytes = 4 * u64::from(tokens);
+            (bytes, self.costs.allreduce(Bytes(bytes)).time)
+        });
         pass.qk_gather = qk_gather;
         pass.qkv_gather = qkv_gather;
         pass
@@ -889,6 +894,20 @@ impl<'a> Builder<'a> {
             prev = self.gang(
                 g,
                 &format!("{label}: L{i} allreduce qk-norm"),
+                Collective::Allreduce(bytes),
+                time,
+                vec![prev],
+            )?;
+        }
+        // families27 (issue #17): a lightning layer's norm variance allreduce, between the decode
+        // kernel and the output gate; placed before the layer's tasks as the one above.
+        if let Some((bytes, time)) = pass
+            .lightning_norm
+            .filter(|_| l.mixer == tpsim_model::llm::Mixer::Linear)
+        {
+            prev = self.gang(
+                g,
+                &format!("{label}: L{i} allreduce lightning norm"),
                 Collective::Allreduce(bytes),
                 time,
                 vec![prev],
@@ -1417,6 +1436,9 @@ struct Pass<'p> {
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.
     qk_norm: Option<(u64, Duration)>,
+    /// families27 (issue #17): the lightning layers' output-norm variance allreduce (tokens × 4 B,
+    /// `model::llm::forward` `lightning_norm_allreduces`), bytes and time, when the model has one.
+    lightning_norm: Option<(u64, Duration)>,
     /// families3 (issue #17): OLMo-2's q and k all-gathers per layer, bytes and time each.
     qk_gather: Option<[(u64, Duration); 2]>,
     /// families11 (issue #17): vLLM's InternLM2 qkv all-gather per layer, bytes and time.

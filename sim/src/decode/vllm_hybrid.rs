@@ -76,6 +76,12 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
                 }
                 tpsim_model::llm::kda_vllm_state_page(&g, tp, conv_bytes)
             }
+            // families27 (issue #17): MiniMax's lightning page (vLLM 0.11.0 `linear_attention_state_shape`
+            // / `linear_attention_state_dtype`: one heads / tp × head_dim × head_dim tensor at
+            // --mamba-cache-dtype, `auto` the model dtype; `scenario::minimax01` refuses what vLLM does).
+            (Some(g), _) if m.arch == tpsim_model::llm::Architecture::MiniMaxText01 => {
+                tpsim_model::llm::lightning_vllm_state_page(&g, tp, conv_bytes)
+            }
             (Some(g), _) => {
                 let declared = g.declared_ssm_state_bytes.filter(|_| rules.gdn_ssm_from_config);
                 // 0.19.0 `Qwen3_5ForConditionalGenerationConfig.verify_and_update_config` warns when the

@@ -63,6 +63,16 @@ pub(super) fn weights(s: &Scenario) -> Bytes {
 fn rope_caches(s: &Scenario) -> Vec<u64> {
     let release = crate::engine_args_versions::release(&s.engine.release().version);
     let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    // families27 (issue #17): MiniMax-Text-01 / M1 (vLLM 0.11.0 `minimax_text_01.py`): the model copies
+    // `max_model_len` into its config and builds `get_rope(..., max_position=min(max_position_embeddings,
+    // max_model_len), dtype=torch.float32)`, kept float32 (`rotary_embedding/base.py`:
+    // `cache.to(dtype)`), one instance shared by the softmax layers.
+    if s.model.arch == tpsim_model::llm::Architecture::MiniMaxText01 {
+        let mut m = s.model.clone();
+        let len = s.engine.max_model_len.unwrap_or(s.engine.context_len);
+        m.context_len = m.context_len.map(|c| c.min(len));
+        return rope_cache_tensors(&m, RopeRule::vllm(release.as_deref()), 4);
+    }
     rope_cache_tensors(&s.model, RopeRule::vllm(release.as_deref()), dtype)
 }
 

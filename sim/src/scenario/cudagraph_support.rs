@@ -82,8 +82,16 @@ pub fn backend_support(name: &str, version: &str, compute_capability: &str) -> O
 
 /// The least support over the model's attention groups: the full-attention backend's and, on a
 /// hybrid, its Mamba-2 mixer's (UNIFORM_SINGLE_TOKEN_DECODE) or GDN layers' (UNIFORM_BATCH).
-pub fn model_support(backend: CgSupport, model: &ModelSpec) -> CgSupport {
+///
+/// families27 (issue #17): MiniMax-Text-01 / M1's lightning layers use
+/// `LinearAttentionMetadataBuilder` (`v1/attention/backends/linear_attn.py`), which declares no support
+/// in the 0.10.2, 0.11.0 and 0.11.1 wheels (the base class's NEVER) and UNIFORM_SINGLE_TOKEN_DECODE from
+/// the 0.13.0 wheel on (0.12 not read: taken as 0.13); [`lightning_support`].
+pub fn model_support(backend: CgSupport, model: &ModelSpec, version: &str) -> CgSupport {
     let mut s = backend;
+    if model.arch == tpsim_model::llm::Architecture::MiniMaxText01 && model.linear_layers() > 0 {
+        return s.min(lightning_support(version));
+    }
     // families22 (issue #17): LFM2's short conv (vLLM 0.11.1 `short_conv_attn.py`
     // `ShortConvAttentionMetadataBuilder` is a `BaseMambaAttentionMetadataBuilder`, as Mamba-2's).
     if model.mamba2.is_some() || model.short_conv.is_some() {
@@ -93,6 +101,17 @@ pub fn model_support(backend: CgSupport, model: &ModelSpec) -> CgSupport {
         s = s.min(CgSupport::UniformBatch);
     }
     s
+}
+
+/// families27 (issue #17): the CUDA-graph support of vLLM's lightning-attention builder at `version`
+/// ([`model_support`]).
+pub fn lightning_support(version: &str) -> CgSupport {
+    let r = crate::engine_args_versions::release(version).unwrap_or_default();
+    if [r.first().copied().unwrap_or(0), r.get(1).copied().unwrap_or(0)] < [0, 12] {
+        CgSupport::Never
+    } else {
+        CgSupport::UniformSingleTokenDecode
+    }
 }
 
 /// vLLM's resolution of `mode` against `support` (`backend`: the name the messages give), with
@@ -166,7 +185,15 @@ impl Resolver<'_> {
         let Some(b) = backend_support(backend, &version, compute_capability) else {
             return Ok(());
         };
-        let (settled, mut w) = settle(mode, model_support(b, model), backend, speculative)
+        let support = model_support(b, model, &version);
+        // families27 (issue #17): vLLM names the builder with the least support; the lightning
+        // layers' when they bind.
+        let backend = if model.arch == tpsim_model::llm::Architecture::MiniMaxText01 && support < b {
+            "LinearAttentionMetadataBuilder"
+        } else {
+            backend
+        };
+        let (settled, mut w) = settle(mode, support, backend, speculative)
             .map_err(|m| self.invalid("engine.cudagraph_mode", m))?;
         engine.cudagraph_mode = Some(settled);
         warnings.append(&mut w);

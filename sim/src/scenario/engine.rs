@@ -624,6 +624,12 @@ impl Resolver<'_> {
             [e.mamba_cache_dtype, e.mamba_ssm_cache_dtype],
             |k, m| self.invalid(k, m),
         )?;
+        // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, V0 and its fp32-state refusal
+        // (`scenario::minimax01`).
+        let minimax_notes =
+            super::minimax01::check(kind, model, &release.version, v0.is_some(), &mamba_dtypes)
+                .map_err(|(k, m)| self.invalid(k, m))?;
+        collective_warnings.extend(minimax_notes);
         // installkind: pip wheel or vllm/vllm-openai image (`scenario/vllm_install.rs`).
         let install = super::vllm_install::resolve(kind, e.install.as_deref(), |k, m| self.invalid(k, m))?;
         // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER for this release, install and GPU.

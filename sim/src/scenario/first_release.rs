@@ -126,6 +126,19 @@
 //!   `LongcatFlashForCausalLM` from 0.11.0 (0.10.2 has neither; vllm-project/vllm PR 23991). An
 //!   older release is refused (whether its Transformers backend would run the remote code is not
 //!   checked).
+//! - **MiniMax-Text-01 / MiniMax-M1** (`MiniMaxText01ForCausalLM`, `MiniMaxM1ForCausalLM`, families27;
+//!   `tpsim_model::llm` module `minimax01`). SGLang: no wheel read (0.4.9, 0.5.2, 0.5.8, 0.5.9, 0.5.10,
+//!   0.5.12, 0.5.15, 0.5.18, 0.5.20, 0.5.23) has a model file or `EntryClass` naming either class (its
+//!   `layers/attention/linear/lightning_attn.py`, from 0.5.9, serves Ling's linear layers): refused on
+//!   `engine.name` with the fallback line. vLLM registers all three names to
+//!   `minimax_text_01.MiniMaxText01ForCausalLM` in the 0.10.1.1 … 0.22.0 wheels read; the V1 layer
+//!   `model_executor/layers/mamba/linear_attn.py` (with `v1/attention/backends/linear_attn.py`) is in
+//!   the 0.10.2 wheel and not in 0.10.1.1's, which runs it through V0's `models/minimax_cache.py`: tpsim
+//!   holds vLLM to 0.10.2. (The V0 model came with vllm-project/vllm PR 13454, "[Model][MiniMaxText01]
+//!   Support MiniMaxText01 model inference", merged 2025-02; MiniMax's deployment guide asks for vLLM
+//!   ≥ 0.8.3, ≥ 0.9.2 for the `MiniMaxM1ForCausalLM` name, on V0: `VLLM_USE_V1=0`.) The 0.26.0
+//!   registry lists the three names in `_PREVIOUSLY_SUPPORTED_MODELS` ("supported in vLLM until
+//!   v0.23.0"): `scenario::minimax01` refuses 0.24.0 and later with vLLM's text.
 //! - **release51: the families that had no row**, read from the PyPI wheels (2026-12-06): SGLang from
 //!   the `sglang/srt/models/` file list (`unzip -l`) or, where the class lives in another family's file,
 //!   its `EntryClass`; vLLM from `vllm/model_executor/models/registry.py` (`unzip -p`). SGLang wheels
@@ -708,6 +721,28 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/glm4_moe.py",
         since: "SGLang ships it from 0.4.9.post5",
         then: CannotServe("GLM-4.5 / GLM-4.6 (Glm4MoeForCausalLM)"),
+    },
+    // families27: MiniMax-Text-01 / MiniMax-M1 (module doc; the end of vLLM's support is
+    // `scenario::minimax01`'s).
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxText01,
+        engine: Sglang,
+        first: None,
+        file: "model class for MiniMaxText01ForCausalLM / MiniMaxM1ForCausalLM",
+        since: "no SGLang release up to 0.5.23 ships one",
+        then: Fallback(
+            "MiniMaxM1ForCausalLM",
+            "; vLLM serves it from 0.10.2 on its V1 engine (use vllm)",
+        ),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxText01,
+        engine: Vllm,
+        first: Some(&[0, 10, 2]),
+        file: "layers/mamba/linear_attn.py",
+        since: "vLLM's V1 engine runs lightning attention from 0.10.2; older releases run MiniMax on V0's \
+                models/minimax_cache.py, which tpsim does not model",
+        then: CannotServe("MiniMax-Text-01 / MiniMax-M1 on V1"),
     },
 ];
 

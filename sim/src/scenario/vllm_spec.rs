@@ -423,6 +423,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families25 (issue #17): the remote config class's `model_type` (vLLM 0.11.0
         // `config/model.py` `is_deepseek_mla` lists "longcat_flash").
         A::LongcatFlash => "longcat_flash",
+        // families27 (issue #17): the MiniMax-M1 config says "minimax_m1" (scenarios/models/minimax-m1-80k;
+        // MiniMax-Text-01's says "minimax_text_01").
+        A::MiniMaxText01 => "minimax_m1",
     }
 }
 

@@ -191,6 +191,9 @@ impl<'a> Builder<'a> {
             attn_prefix_flops,
             state_passes,
             qk_norm,
+            // families27 (issue #17): MiniMax's lightning norm allreduce is vLLM's; DP attention is
+            // SGLang's, which does not serve MiniMax.
+            lightning_norm: None,
             // families3 (issue #17): OLMo-2's q/k all-gathers are not lowered under DP attention
             // (SGLang's olmo2.py gathers over the TP group, which DP attention re-forms).
             qk_gather: None,
