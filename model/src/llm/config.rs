@@ -673,8 +673,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 79] = [
-pub const SUPPORTED_ARCHITECTURES: [&str; 81] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 82] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -1189,7 +1188,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 && text
                     .rounter_params_dtype
                     .as_deref()
-                    .is_none_or(|d| d == "float32")),
+                    .is_none_or(|d| d == "float32"))
             // families27 (issue #17): vLLM 0.11.0 `minimax_text_01.py` `MiniMaxText01MoE.gate =
             // ReplicatedLinear(..., params_dtype=torch.float32, quant_config=None)`.
             || arch == Architecture::MiniMaxText01,

@@ -194,6 +194,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Grok1 => &GROK1,
         // families25 (issue #17): LongCat-Flash.
         Architecture::LongcatFlash => &LONGCAT_FLASH,
+        // families27 (issue #17): MiniMax-Text-01 / MiniMax-M1.
+        Architecture::MiniMaxText01 => &MINIMAX_TEXT01,
     }
 }
 
@@ -1542,6 +1544,37 @@ const LONGCAT_FLASH_CHECKS: &[Check] = &[
     check(
         "SGLang 0.5.8 model_config.py num_attention_layers = 2 × 28 MLA layers: 56 × (512 + 64) × 2 B = 64,512 B a token on every rank; the FP8 example's weights and pool by hand",
         "families25::longcat_fp8_h200_by_hand",
+    ),
+];
+
+// families27 (issue #17): MiniMax-Text-01 / MiniMax-M1 (`MiniMaxText01ForCausalLM`,
+// `MiniMaxM1ForCausalLM`): lightning attention in 70 of 80 layers (a heads × head_dim × head_dim state
+// per request, no KV), GQA in every 8th, 32 experts top-2 behind an fp32 router, an fp32 LM head
+// (`llm::minimax01`). vLLM `models/minimax_text_01.py` on V1 from 0.10.2 (`layers/mamba/linear_attn.py`)
+// until the registry drops it (the 0.26.0 registry: "supported in vLLM until v0.23.0"); no SGLang
+// release registers it: refused (`sim::scenario::first_release`). The state page follows vLLM's
+// `linear_attention_state_shape` / `_dtype`; the hybrid pool is rated approximate, as every vLLM hybrid
+// without a log. No public start-up log with its KV-cache line was found.
+static MINIMAX_TEXT01: Coverage = Coverage {
+    arch: Architecture::MiniMaxText01,
+    families: "MiniMax-Text-01, MiniMax-M1-40k / -80k (preset minimax-m1-80k from a public copy of the config, bf16); vLLM 0.10.2 to 0.23, SGLang not served",
+    sglang: NOT_MODELLED,
+    vllm: vllm_hybrid(MINIMAX_TEXT01_CHECKS),
+};
+
+/// The model card's rounded counts and the state per request by hand.
+const MINIMAX_TEXT01_CHECKS: &[Check] = &[
+    check(
+        "MiniMaxAI/MiniMax-M1-80k / MiniMax-Text-01 model cards: \"456 billion total parameters, of which 45.9 billion are activated per token\"; 456,089,655,296 total and 45,944,920,064 active without the embedding and head by hand; rounded sizes, not an engine log",
+        "llm::tests_families27::minimax_m1_parameters_by_hand",
+    ),
+    check(
+        "vLLM 0.11.0 linear_attention_state_shape / linear_attention_state_dtype by hand: 70 lightning layers at tp 8, bf16: 70 × 8 × 128 × 128 × 2 = 18,350,080 B a request a rank",
+        "llm::tests_families27::lightning_state_by_hand",
+    ),
+    check(
+        "vLLM 0.11.0 HybridAttentionMambaModelConfig by hand: the softmax block raised to 262,144 / 512 = 512 tokens (no padding), 8 groups of 10 layers, reported tokens = KV blocks / 8 × 512; --mamba-cache-dtype float32 refused by 0.19.0, a 1,024-token block at 0.22.0",
+        "families27::minimax_m1_example_under_vllm",
     ),
 ];
 
