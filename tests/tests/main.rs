@@ -45,6 +45,8 @@ mod dcp;
 mod deploys24;
 // Issue #18 (deploys25): dennislee22/vLLM-benchmarking's vLLM 0.10.1.1 rows on A100 80GB (TP 1 and 2).
 mod deploys25;
+// Issue #18 (deploys27): SGLang rows from sglang pull requests 5877 (Qwen3-30B-A3B on L20) and 12343 (H200 EP).
+mod deploys27;
 mod diff_cli;
 mod dp_attention;
 // Issue #18 leftover (dpsched): one SGLang scheduler per DP-attention group.
