@@ -7,7 +7,13 @@
 //!   tokens, 2000 output tokens each; the "Before" column (no L20 fused-MoE file: what SGLang shipped);
 //! - pull request 12343 ("Triton fused_moe_kernel support ep moe tuning", 2025-10-29, merged):
 //!   Qwen3-30B-A3B-FP8 on 4× H200 at TP 4 with EP 4, one request at a time, 4096 + 1024 tokens; the
-//!   "main branch" block (the default MoE tile, warned), its output rate from the printed duration.
+//!   "main branch" block (the default MoE tile, warned), its output rate from the printed duration;
+//! - pull request 7687 ("Add H200 fused MoE kernel configs for DeepSeek-V3 in triton 3.3.1", 2025-07-01,
+//!   merged): DeepSeek-V3 FP8 at TP 16 over two H200 nodes, 8 in flight, 1024 + 512 tokens, after the
+//!   PR's config (102,400 tokens in 409.60 s);
+//! - pull request 6111 ("adding Triton configs for DeepSeekV3 FusedMoE kernel on Blackwell", 2025-05-08,
+//!   merged): DeepSeek-V3 FP8 on 8× B200 at TP 8 with triton attention, `bench_one_batch_server` batches
+//!   of 1 and 32, 512 + 512 tokens, "After tuning".
 //!
 //! Each run is written as a scenario (`scenarios/validation/qwen3-30b-a3b-*-sglang-*.toml`, assumptions
 //! listed there: the release, the L20 box's layout, 0.4.6's `mem_fraction_static` default for the L20
@@ -37,11 +43,17 @@ use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
-pub(crate) const DEPLOYS27_SOURCES: &[(&str, &str)] =
-    &[(SRC_5877, "Qwen3-30B-A3B"), (SRC_12343, "Qwen3-30B-A3B-FP8")];
+pub(crate) const DEPLOYS27_SOURCES: &[(&str, &str)] = &[
+    (SRC_5877, "Qwen3-30B-A3B"),
+    (SRC_12343, "Qwen3-30B-A3B-FP8"),
+    (SRC_7687, "DeepSeek-V3"),
+    (SRC_6111, "DeepSeek-V3"),
+];
 
 const SRC_5877: &str = "github.com/sgl-project/sglang pull 5877 (description, 2025-04-29";
 const SRC_12343: &str = "github.com/sgl-project/sglang pull 12343 (description, 2025-10-29";
+const SRC_7687: &str = "github.com/sgl-project/sglang pull 7687 (description, 2025-07-01";
+const SRC_6111: &str = "github.com/sgl-project/sglang pull 6111 (description, 2025-05-08";
 
 /// The rows: (source, model, notes prefix, the printed figure in tok/s, scenario file, label).
 const ROWS: &[(&str, &str, &str, f64, &str, &str)] = &[
@@ -68,6 +80,30 @@ const ROWS: &[(&str, &str, &str, f64, &str, &str)] = &[
         213.74,
         "qwen3-30b-a3b-fp8-h200x8-sglang-tp4-ep4-c1.toml",
         "Qwen3-30B-A3B-FP8, SGLang (main, Oct 2025), 4× H200 TP 4 EP 4, random 4096/1024 c 1 (end-to-end output rate)",
+    ),
+    (
+        SRC_7687,
+        "DeepSeek-V3",
+        "2 nodes x 8 H200 TP 16 random 1024/512 c 8:",
+        250.00,
+        "deepseek-v3-h200x16-2node-sglang-tp16-c8.toml",
+        "DeepSeek-V3 FP8, SGLang (0.4.8 era), 16× H200 (2 nodes) TP 16, random 1024/512 c 8 (end-to-end output rate)",
+    ),
+    (
+        SRC_6111,
+        "DeepSeek-V3",
+        "B200 TP 8 triton attention bench_one_batch_server batch 1 ",
+        46.75,
+        "deepseek-v3-b200x8-sglang-tp8-triton-bs1.toml",
+        "DeepSeek-V3 FP8, SGLang (0.4.6 era), 8× B200 TP 8 triton attention, 512/512 batch 1 (end-to-end output rate)",
+    ),
+    (
+        SRC_6111,
+        "DeepSeek-V3",
+        "B200 TP 8 triton attention bench_one_batch_server batch 32 ",
+        1179.25,
+        "deepseek-v3-b200x8-sglang-tp8-triton-bs32.toml",
+        "DeepSeek-V3 FP8, SGLang (0.4.6 era), 8× B200 TP 8 triton attention, 512/512 batch 32 (end-to-end output rate)",
     ),
 ];
 
@@ -100,6 +136,30 @@ pub(crate) fn validation_qwen3_30b_a3b_fp8_h200x4_sglang_tp4_ep4_c1() {
     // 102,400 / 479.09 = 213.74 tok/s (rounded to 0.01; the row holds 213.74).
     assert!((102_400.0_f64 / 479.09 - 213.74).abs() < 0.005);
     row(2);
+}
+
+#[test]
+pub(crate) fn validation_deepseek_v3_h200x16_2node_sglang_tp16_c8() {
+    // "Benchmark duration (s): 437.69 -> 409.60", "Total generated tokens: 102400" (200 × 512): after
+    // the PR's config 102,400 / 409.60 = 250.00 tok/s.
+    assert!((102_400.0_f64 / 409.60 - 250.00).abs() < 0.005);
+    row(3);
+}
+
+#[test]
+pub(crate) fn validation_deepseek_v3_b200x8_sglang_tp8_triton_bs1() {
+    // "batch size: 1, latency: 10.95 s, output throughput: 46.75 token/s" (512 / 10.95 = 46.76: the
+    // printed latency is rounded).
+    assert!((512.0_f64 / 10.95 - 46.75).abs() < 0.02);
+    row(4);
+}
+
+#[test]
+pub(crate) fn validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32() {
+    // "batch size: 32, latency: 13.89 s, output throughput: 1179.25 token/s" (32 × 512 / 13.89 =
+    // 1179.6: the printed latency is rounded).
+    assert!((16_384.0_f64 / 13.89 - 1179.25).abs() < 0.5);
+    row(5);
 }
 
 #[test]
@@ -188,7 +248,7 @@ fn scenarios_are_the_prs_runs() {
         let r = throughput_row(src, model, note);
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         assert_eq!(r.tp, scenario_int_key(&text, "tp"), "{file}");
-        if i == 2 {
+        if i >= 2 {
             assert_eq!(r.concurrency, scenario_int_key(&text, "concurrency"), "{file}");
         }
     }
@@ -196,8 +256,18 @@ fn scenarios_are_the_prs_runs() {
 
 #[test]
 fn every_deploys27_row_is_compared() {
-    // Two L20 rows of pull request 5877 and one H200 row of pull request 12343; the tests above compare
-    // each once.
-    assert_eq!(ROWS.len(), 3);
-    assert_eq!(throughput_rows_per_source(DEPLOYS27_SOURCES), [2, 1]);
+    // Two L20 rows of pull request 5877, one H200 row of pull request 12343, one two-node H200 row of
+    // 7687 and two B200 rows of 6111; the tests above compare each once.
+    assert_eq!(ROWS.len(), 6);
+    assert_eq!(throughput_rows_per_source(DEPLOYS27_SOURCES), [2, 1, 1, 2]);
+    // The 6111 scenarios ask for the PR's launch flags.
+    for i in [4, 5] {
+        let text = std::fs::read_to_string(scenario(&format!("validation/{}", ROWS[i].4))).unwrap();
+        assert!(
+            text.contains("\nattention_backend = \"triton\"\n"),
+            "{}",
+            ROWS[i].4
+        );
+        assert!(text.contains("\ndisable_radix_cache = true\n"), "{}", ROWS[i].4);
+    }
 }

@@ -534,6 +534,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys27::validation_qwen3_30b_a3b_fp8_h200x4_sglang_tp4_ep4_c1",
         crate::deploys27::validation_qwen3_30b_a3b_fp8_h200x4_sglang_tp4_ep4_c1,
     ),
+    (
+        "deploys27::validation_deepseek_v3_h200x16_2node_sglang_tp16_c8",
+        crate::deploys27::validation_deepseek_v3_h200x16_2node_sglang_tp16_c8,
+    ),
+    (
+        "deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs1",
+        crate::deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs1,
+    ),
+    (
+        "deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32",
+        crate::deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32,
+    ),
 ];
 
 /// The figures the README and the book state.
