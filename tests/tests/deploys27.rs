@@ -30,7 +30,8 @@
 //! found for 5846), 9278 (gpt-oss-120b TP 4: GPU not named), 8852 (Qwen3-Coder-480B on H200: the
 //! checkpoint and TP are not printed), 9204 (Qwen3-235B-A22B-FP8 on B200: lengths drawn at the default
 //! range ratio, the launch not printed), 18195 (Qwen3-Coder-Next-FP8 on H100 TP 2, chat backend with
-//! random lengths at range ratio 0: left for a next round), vllm-project/vllm issue 11539 (lhl's
+//! random lengths at range ratio 0: the run's duration is 2.3× what its median ITL and token count imply,
+//! book/src/validation.md "deploys27"; left for a next round), vllm-project/vllm issue 11539 (lhl's
 //! DeepSeek-V3 SGLang runs: the box is not stated in the excerpt) and sglang issue 3196 (a client script,
 //! no bench_serving table).
 //!
@@ -162,6 +163,21 @@ pub(crate) fn validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32() {
     row(5);
 }
 
+/// One scenario's expected settings: (file, box preset, model preset, tp, ep_size (0: none),
+/// mem_fraction_static ("": default), concurrency (0: open loop), requests, prompt, output).
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    u64,
+    u64,
+    &'static str,
+    u64,
+    u64,
+    u64,
+    u64,
+);
+
 #[test]
 fn scenarios_are_the_prs_runs() {
     // (file, box preset, model preset, tp, ep_size (0: none), mem_fraction_static (0: default),
@@ -171,7 +187,7 @@ fn scenarios_are_the_prs_runs() {
     // tp 2 and 0.85 at tp 4 (sglang 0.4.6 wheel, srt/server_args.py).
     // 12343: `--tp-size 4 --ep 4`, `--random-input-len 4096 --random-output-len 1024
     // --random-range-ratio 1 --num-prompts 100 --max-concurrency 1`.
-    let cases: &[(&str, &str, &str, u64, u64, &str, u64, u64, u64, u64)] = &[
+    let cases: &[Case] = &[
         (
             ROWS[0].4,
             "l20-8x-pcie",
