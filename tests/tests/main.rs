@@ -47,6 +47,8 @@ mod deploys24;
 mod deploys25;
 // Issue #18 (deploys26): er0080/vllm-benchmarking's vLLM 0.25.1 Qwen3.5-9B sweep on 2× RTX 3090 (TP 1 and 2).
 mod deploys26;
+// Issue #18 (deploys27): SGLang rows from sglang pull requests 5877 (Qwen3-30B-A3B on L20) and 12343 (H200 EP).
+mod deploys27;
 mod diff_cli;
 mod dp_attention;
 // Issue #18 leftover (dpsched): one SGLang scheduler per DP-attention group.

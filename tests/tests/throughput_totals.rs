@@ -546,6 +546,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c64",
         crate::deploys26::validation_qwen3_5_9b_rtx3090x1_vllm_0_25_tp1_c64,
     ),
+    (
+        "deploys27::validation_qwen3_30b_a3b_l20x8_sglang_tp2_rate10",
+        crate::deploys27::validation_qwen3_30b_a3b_l20x8_sglang_tp2_rate10,
+    ),
+    (
+        "deploys27::validation_qwen3_30b_a3b_l20x8_sglang_tp4_rate10",
+        crate::deploys27::validation_qwen3_30b_a3b_l20x8_sglang_tp4_rate10,
+    ),
+    (
+        "deploys27::validation_qwen3_30b_a3b_fp8_h200x4_sglang_tp4_ep4_c1",
+        crate::deploys27::validation_qwen3_30b_a3b_fp8_h200x4_sglang_tp4_ep4_c1,
+    ),
+    (
+        "deploys27::validation_deepseek_v3_h200x16_2node_sglang_tp16_c8",
+        crate::deploys27::validation_deepseek_v3_h200x16_2node_sglang_tp16_c8,
+    ),
+    (
+        "deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs1",
+        crate::deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs1,
+    ),
+    (
+        "deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32",
+        crate::deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -643,6 +667,8 @@ fn gpu_of(label: &str) -> &'static str {
         ("× L4,", "L4"),
         // newdeploys13: cloudrift's 2× L40S row (labels "2× L40S (2 engines)").
         ("× L40S", "L40S"),
+        // deploys27: sglang pull request 5877's L20 rows (labels "2× L20", "4× L20").
+        ("× L20 ", "L20"),
         ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
     ];
     if let Some((_, gpu)) = NAMED.iter().find(|(k, _)| label.contains(k)) {
@@ -666,6 +692,8 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen3-Coder-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
         // newdeploys13: the first Qwen3 MoE rows (Qwen3MoeForCausalLM, INT4 AWQ), before "Qwen3-".
         ("Qwen3-Coder-30B", "Qwen3-Coder-30B-A3B (MoE, AWQ INT4)"),
+        // deploys27: sglang pull requests 5877 / 12343's Qwen3-30B-A3B rows (bf16 and FP8), before "Qwen3-".
+        ("Qwen3-30B-A3B", "Qwen3-30B-A3B (MoE, BF16 and FP8)"),
         (
             "Qwen3Guard",
             "Qwen3 dense (8B BF16 and FP8; 14B BF16 and AWQ; 32B BF16 and AWQ)",
