@@ -309,3 +309,5 @@ fn every_test_file_is_declared() {
 }
 // shm51 (issue #19 point 1): box B's link rate from its own pinned copies; its fraction over that port.
 mod shm51;
+// mend52 (issue #17): Phi-3.5-MoE's LongRoPE caches and SGLang kernels.
+mod mend52;
