@@ -49,17 +49,8 @@ pub fn run(args: FitArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     // The profile must not overwrite a measurement file or a --hardware preset path.
     let mut inputs = args.measurements.clone();
     inputs.push(std::path::PathBuf::from(&args.hardware));
-    run_and_write(
-        Command {
-            name: "fit",
-            out: args.out.as_deref(),
-            inputs: &inputs,
-            written: "profile",
-        },
-        || execute(&args),
-        out,
-        err,
-    )
+    let cmd = Command::new("fit", "profile", args.out.as_deref(), &inputs);
+    run_and_write(cmd, || execute(&args), out, err)
 }
 
 /// A fitting subcommand as [`run_and_write`] runs it.
@@ -72,6 +63,23 @@ pub(crate) struct Command<'a> {
     pub inputs: &'a [PathBuf],
     /// What the file is, in the "… written to PATH" line.
     pub written: &'a str,
+}
+
+impl<'a> Command<'a> {
+    /// Subcommand `name` writing its `written` file to `out`, reading `inputs`.
+    pub fn new(
+        name: &'a str,
+        written: &'a str,
+        out: Option<&'a std::path::Path>,
+        inputs: &'a [PathBuf],
+    ) -> Self {
+        Command {
+            name,
+            out,
+            inputs,
+            written,
+        }
+    }
 }
 
 /// The shared run of the fitting subcommands: refuses an `--out` that names one of the inputs

@@ -229,13 +229,9 @@ pub fn run(args: FitHostArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     if let Ok(s) = tpsim::scenario::load(&args.scenario) {
         inputs.extend(s.inputs);
     }
+    let cmd = super::cli::Command::new("fit-host", "[engine.costs]", args.out.as_deref(), &inputs);
     super::cli::run_and_write(
-        super::cli::Command {
-            name: "fit-host",
-            out: args.out.as_deref(),
-            inputs: &inputs,
-            written: "[engine.costs]",
-        },
+        cmd,
         || {
             execute(&args).map(|f| {
                 let summary = text(&f, &args.scenario.display().to_string());

@@ -327,17 +327,8 @@ pub fn run(args: FitThroughputArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     if let Ok(pairs) = read_pairs(&args.pairs) {
         inputs.extend(pairs.into_iter().flat_map(|p| p.scenario.inputs));
     }
-    super::cli::run_and_write(
-        super::cli::Command {
-            name: "fit-throughput",
-            out: args.out.as_deref(),
-            inputs: &inputs,
-            written: "profile",
-        },
-        || execute(&args),
-        out,
-        err,
-    )
+    let cmd = super::cli::Command::new("fit-throughput", "profile", args.out.as_deref(), &inputs);
+    super::cli::run_and_write(cmd, || execute(&args), out, err)
 }
 
 fn execute(args: &FitThroughputArgs) -> Result<(String, Option<String>), FitError> {
