@@ -1,5 +1,5 @@
-//! Scaffolding the per-family unit tests share (mend52: folded from `tests_families22` and
-//! `tests_families23`).
+//! Scaffolding the per-family unit tests share (mend52: folded from `tests_families22`,
+//! `tests_families23` and, for `spec`, six more family test modules).
 
 use super::{Mixer, ModelError, ModelSpec, Quantization};
 
