@@ -99,19 +99,30 @@ fn granite_moe_and_phi_moe_run_under_both_engines() {
         // Phi-3.5-MoE at tp 1 on one H100: 77.99 GiB of weights do not leave room for a KV cache
         // (the engine would not start; tpsim gives its verdict and no throughput).
         let j = run_json(&scenario_for(&format!("phi-{engine}"), "phi-3.5-moe", engine, 1));
-        // vLLM's RoPE cache: 131,072 positions × head_dim 128 × 2 B = 33,554,432 B, and the caching
-        // allocator's blocks (vrows4, `tpsim_model::torch_alloc`): every tensor of this model is a
-        // multiple of 512 B and of 2 MiB when large, except the LM-head bias, 32,064 × 2 B = 64,128 B,
-        // which takes 64,512 B (+384).
-        // mem49/mem50: SGLang's float32 cache (`models/phimoe.py` calls `get_rope`; the preset's
-        // config has no `rope_scaling`, so a plain cache): 131,072 × 128 × 4 B = 67,108,864 B, and the
-        // kept segments, 3,458,432 B (the small pool's 2 MiB segments and the shared 20 MiB segments'
-        // tails), each its own entry.
-        let rope = if engine == "vllm" { 33_554_432 + 384 } else { 0 };
+        // mend52: the preset's `rope_scaling` is LongRoPE (`original_max_position_embeddings`
+        // 4,096; `models/phimoe.py` in both engines passes it to `get_rope`), so the caches are
+        // `Phi3LongRoPEScaledRotaryEmbedding`'s in the model dtype (`tpsim_model::rope_cache`):
+        // short 4,096 × 128 × 2 B = 1,048,576 B, long 131,072 × 128 × 2 B = 33,554,432 B, their
+        // concatenation 135,168 × 128 × 2 B = 34,603,008 B.
+        // vLLM (≥ 0.7 keeps the concatenation only): 34,603,008 B, and the caching allocator's blocks
+        // (vrows4, `tpsim_model::torch_alloc`): the concatenation is 16.5 × 2 MiB, so its 17 × 2 MiB
+        // segment would leave 1 MiB (≤ 1 MiB) and is counted whole (+1,048,576); every other tensor
+        // is a multiple of 512 B and of 2 MiB when large, except the LM-head bias, 32,064 × 2 B =
+        // 64,128 B, which takes 64,512 B (+384). Before mend52 (a plain cache): 33,554,432 + 384.
+        // SGLang keeps all three buffers: 1,048,576 + 33,554,432 + 34,603,008 = 69,206,016 B (the
+        // plain float32 cache before mend52: 131,072 × 128 × 4 B = 67,108,864 B); the kept segments
+        // (mem50, the allocator replay): 5,555,584 B, 2 MiB more than the plain cache's 3,458,432 B —
+        // the concatenation's half-filled last 2 MiB segment and the 1 MiB short cache's 2 MiB
+        // small-pool segment. Each its own entry. Exact.
+        let rope = if engine == "vllm" {
+            34_603_008 + 1_048_576 + 384
+        } else {
+            0
+        };
         assert_eq!(weights(&j), 83_746_306_688 + rope, "{engine}");
         if engine == "sglang" {
-            assert_eq!(entry(&j, "RoPE cos/sin caches"), Some(67_108_864));
-            assert_eq!(entry(&j, "weight-load allocator segments"), Some(3_458_432));
+            assert_eq!(entry(&j, "RoPE cos/sin caches"), Some(69_206_016));
+            assert_eq!(entry(&j, "weight-load allocator segments"), Some(5_555_584));
         }
         assert_ne!(j["memory"]["verdict"], "ok", "{engine}");
     }

@@ -16,16 +16,7 @@ use tpsim_model::llm::{Architecture as A, ModelSpec, Quantization, WeightDtype, 
 /// A launch with the radix cache and the overlap scheduler on, Triton attention, no speculative
 /// decoding, on CUDA.
 fn launch(version: &str, arch: A) -> Launch<'_> {
-    Launch {
-        version,
-        arch,
-        has_linear: true,
-        backend: Some("triton"),
-        overlap: true,
-        radix_cache: true,
-        speculative: false,
-        rocm: false,
-    }
+    Launch::radix_and_overlap(version, arch)
 }
 
 /// (overlap, radix cache) after SGLang's adjustment.
@@ -167,14 +158,6 @@ fn speculative_and_trtllm_mha() {
 
 const NEMOTRON: &str = "examples/nemotron-3-nano-30b-a3b-sglang-rtx4090x4.toml";
 
-fn warned(run: &serde_json::Value, text: &str) -> bool {
-    run["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|w| w.as_str().unwrap().contains(text))
-}
-
 /// The Nemotron-3-Nano example (SGLang 0.5.8, the radix cache on) runs without the overlap
 /// scheduler: each decode step waits for the scheduler's host work (engines/sglang.toml
 /// `host_overhead`, 300 µs, assumed), so the example's mean TPOT (`throughput.tpot_ms`, 15.15 →
@@ -185,20 +168,7 @@ fn warned(run: &serde_json::Value, text: &str) -> bool {
 /// radix cache itself ("NemotronHConfig model detected, disable radix cache") and keeps the overlap.
 #[test]
 fn nemotron_example_loses_the_overlap_scheduler() {
-    let run = run_json(&scenario(NEMOTRON));
-    assert!(warned(
-        &run,
-        "Disabling overlap schedule since MambaRadixCache is not compatible with overlap schedule currently"
-    ));
-    let no_radix = run_json(&edited_variant(NEMOTRON, "nemotron-noradix", |t| {
-        t.replace(
-            "[engine]\n",
-            "[engine]\ndisable_radix_cache = true\nmax_running_requests = 16\n",
-        )
-    }));
-    assert!(!warned(&no_radix, "Disabling overlap schedule"));
-    let d = f(&run["throughput"]["tpot_ms"]) - f(&no_radix["throughput"]["tpot_ms"]);
-    assert!((d - 0.300).abs() < 0.001, "{d} ms");
+    assert_overlap_off_costs_host_overhead(NEMOTRON, "nemotron-noradix", "max_running_requests = 16\n");
     let old = run_json(&edited_variant(NEMOTRON, "nemotron-056", |t| {
         t.replace("[engine]\n", "[engine]\nversion = \"0.5.6\"\n")
     }));

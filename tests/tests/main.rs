@@ -319,3 +319,5 @@ fn every_test_file_is_declared() {
 mod shm51;
 // vllmold52 (issue #17): vLLM 0.10.1.1 start-up memory from the dennislee22 A100 logs.
 mod vllmold52;
+// mend52 (issue #17): Phi-3.5-MoE's LongRoPE caches and SGLang kernels.
+mod mend52;

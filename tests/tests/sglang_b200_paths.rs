@@ -10,14 +10,6 @@ use crate::common::*;
 const GLM: &str = "validation/glm-4.6-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml";
 const NEXT: &str = "validation/qwen3-next-80b-a3b-b200x8-sglang-0.5.6-tp8-sharegpt-c1.toml";
 
-fn warned(run: &serde_json::Value, text: &str) -> bool {
-    run["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|w| w.as_str().unwrap().contains(text))
-}
-
 /// GLM-4.6 bf16 at TP 8 under 0.5.6.post1 runs `trtllm_mha` with page 64 (warned, `None`: the page
 /// was not given). Its KV cell: 92 layers × 8 KV heads / 8 ranks × 128 × 2 (K, V) × 2 B = 47,104 B a
 /// token per rank. Since mem50 the float32 RoPE cache (202,752 positions × 64 rotary dims × 4 B =
@@ -48,17 +40,7 @@ fn glm46_trtllm_mha_runs_page_64() {
 /// shares no prefix, so the cache itself changes nothing).
 #[test]
 fn qwen3_next_056_runs_without_the_overlap_scheduler() {
-    let run = run_json(&scenario(NEXT));
-    assert!(warned(
-        &run,
-        "Disabling overlap schedule since MambaRadixCache is not compatible with overlap schedule currently"
-    ));
-    let no_radix = run_json(&edited_variant(NEXT, "b200pg50-next-noradix", |t| {
-        t.replace("[engine]\n", "[engine]\ndisable_radix_cache = true\n")
-    }));
-    assert!(!warned(&no_radix, "Disabling overlap schedule"));
-    let d = f(&run["throughput"]["tpot_ms"]) - f(&no_radix["throughput"]["tpot_ms"]);
-    assert!((d - 0.300).abs() < 0.001, "{d} ms");
+    assert_overlap_off_costs_host_overhead(NEXT, "b200pg50-next-noradix", "");
 }
 
 /// 0.5.8 (and 0.5.8.post1) put the MambaRadixCache block under `Glm4MoeForCausalLM`: GLM-4.6 loses the

@@ -49,28 +49,67 @@ pub fn run(args: FitArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     // The profile must not overwrite a measurement file or a --hardware preset path.
     let mut inputs = args.measurements.clone();
     inputs.push(std::path::PathBuf::from(&args.hardware));
-    if let Some(Err(e)) = args
-        .out
-        .as_deref()
-        .map(|o| tpsim::files::check_output(o, &inputs))
-    {
-        let _ = writeln!(err, "tpsim-calibrate fit: {e}");
+    let cmd = Command::new("fit", "profile", args.out.as_deref(), &inputs);
+    run_and_write(cmd, || execute(&args), out, err)
+}
+
+/// A fitting subcommand as [`run_and_write`] runs it.
+pub(crate) struct Command<'a> {
+    /// Its name in messages (`fit`, `fit-throughput`, `fit-host`).
+    pub name: &'a str,
+    /// `--out`: where the file goes, if anywhere.
+    pub out: Option<&'a std::path::Path>,
+    /// The files it reads, which `--out` must not overwrite.
+    pub inputs: &'a [PathBuf],
+    /// What the file is, in the "… written to PATH" line.
+    pub written: &'a str,
+}
+
+impl<'a> Command<'a> {
+    /// Subcommand `name` writing its `written` file to `out`, reading `inputs`.
+    pub fn new(
+        name: &'a str,
+        written: &'a str,
+        out: Option<&'a std::path::Path>,
+        inputs: &'a [PathBuf],
+    ) -> Self {
+        Command {
+            name,
+            out,
+            inputs,
+            written,
+        }
+    }
+}
+
+/// The shared run of the fitting subcommands: refuses an `--out` that names one of the inputs
+/// (exit 2), runs `execute`, prints its summary and writes the file text it returns (if any) to
+/// `--out`; returns the exit code (0 ok, 2 bad input or a fit error, 1 the file cannot be written).
+pub(crate) fn run_and_write(
+    cmd: Command,
+    execute: impl FnOnce() -> Result<(String, Option<String>), FitError>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let name = cmd.name;
+    if let Some(Err(e)) = cmd.out.map(|o| tpsim::files::check_output(o, cmd.inputs)) {
+        let _ = writeln!(err, "tpsim-calibrate {name}: {e}");
         return 2;
     }
-    match execute(&args) {
-        Ok((summary, profile)) => {
+    match execute() {
+        Ok((summary, file)) => {
             let _ = write!(out, "{summary}");
-            if let (Some(path), Some(text)) = (&args.out, profile) {
-                if let Err(e) = tpsim::files::write_output(path, &inputs, text.as_bytes()) {
-                    let _ = writeln!(err, "tpsim-calibrate fit: {e}");
+            if let (Some(path), Some(text)) = (cmd.out, file) {
+                if let Err(e) = tpsim::files::write_output(path, cmd.inputs, text.as_bytes()) {
+                    let _ = writeln!(err, "tpsim-calibrate {name}: {e}");
                     return if e.is_bad_input() { 2 } else { 1 };
                 }
-                let _ = writeln!(out, "profile written to {}", path.display());
+                let _ = writeln!(out, "{} written to {}", cmd.written, path.display());
             }
             0
         }
         Err(e) => {
-            let _ = writeln!(err, "tpsim-calibrate fit: {e}");
+            let _ = writeln!(err, "tpsim-calibrate {name}: {e}");
             2
         }
     }

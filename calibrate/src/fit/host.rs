@@ -229,31 +229,18 @@ pub fn run(args: FitHostArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     if let Ok(s) = tpsim::scenario::load(&args.scenario) {
         inputs.extend(s.inputs);
     }
-    if let Some(Err(e)) = args
-        .out
-        .as_deref()
-        .map(|o| tpsim::files::check_output(o, &inputs))
-    {
-        let _ = writeln!(err, "tpsim-calibrate fit-host: {e}");
-        return 2;
-    }
-    match execute(&args) {
-        Ok(f) => {
-            let _ = write!(out, "{}", text(&f, &args.scenario.display().to_string()));
-            if let Some(path) = &args.out {
-                if let Err(e) = tpsim::files::write_output(path, &inputs, fragment(&f, &args).as_bytes()) {
-                    let _ = writeln!(err, "tpsim-calibrate fit-host: {e}");
-                    return if e.is_bad_input() { 2 } else { 1 };
-                }
-                let _ = writeln!(out, "[engine.costs] written to {}", path.display());
-            }
-            0
-        }
-        Err(e) => {
-            let _ = writeln!(err, "tpsim-calibrate fit-host: {e}");
-            2
-        }
-    }
+    let cmd = super::cli::Command::new("fit-host", "[engine.costs]", args.out.as_deref(), &inputs);
+    super::cli::run_and_write(
+        cmd,
+        || {
+            execute(&args).map(|f| {
+                let summary = text(&f, &args.scenario.display().to_string());
+                (summary, Some(fragment(&f, &args)))
+            })
+        },
+        out,
+        err,
+    )
 }
 
 fn execute(args: &FitHostArgs) -> Result<HostFit, FitError> {

@@ -327,31 +327,8 @@ pub fn run(args: FitThroughputArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     if let Ok(pairs) = read_pairs(&args.pairs) {
         inputs.extend(pairs.into_iter().flat_map(|p| p.scenario.inputs));
     }
-    if let Some(Err(e)) = args
-        .out
-        .as_deref()
-        .map(|o| tpsim::files::check_output(o, &inputs))
-    {
-        let _ = writeln!(err, "tpsim-calibrate fit-throughput: {e}");
-        return 2;
-    }
-    match execute(&args) {
-        Ok((summary, profile)) => {
-            let _ = write!(out, "{summary}");
-            if let (Some(path), Some(text)) = (&args.out, profile) {
-                if let Err(e) = tpsim::files::write_output(path, &inputs, text.as_bytes()) {
-                    let _ = writeln!(err, "tpsim-calibrate fit-throughput: {e}");
-                    return if e.is_bad_input() { 2 } else { 1 };
-                }
-                let _ = writeln!(out, "profile written to {}", path.display());
-            }
-            0
-        }
-        Err(e) => {
-            let _ = writeln!(err, "tpsim-calibrate fit-throughput: {e}");
-            2
-        }
-    }
+    let cmd = super::cli::Command::new("fit-throughput", "profile", args.out.as_deref(), &inputs);
+    super::cli::run_and_write(cmd, || execute(&args), out, err)
 }
 
 fn execute(args: &FitThroughputArgs) -> Result<(String, Option<String>), FitError> {

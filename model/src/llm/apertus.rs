@@ -18,9 +18,9 @@
 //! biased projections; every published config says false). `post_norm` is read by neither engine and
 //! changes no size. The two `beta` / `eps` buffers a layer are not parameters and are not counted.
 
-use super::ModelError;
 use super::config::ModelConfig;
 use super::piece::Piece;
+use super::{ModelError, refuse};
 
 /// Learned xIELU scalars per layer (`alpha_p`, `alpha_n`; SGLang 0.5.9 / vLLM 0.11.0 `XIELU`).
 pub(crate) const XIELU_PARAMS: u64 = 2;
@@ -31,14 +31,6 @@ pub(crate) fn mlp_pieces(hidden: u64, intermediate: u64, t: u64) -> Vec<Piece> {
     let mut ps = super::arcee::mlp_pieces(hidden, intermediate, t);
     ps.push(Piece::vec(XIELU_PARAMS));
     ps
-}
-
-fn refuse(field: &str, value: String, expected: &str) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected: expected.into(),
-    }
 }
 
 /// What tpsim refuses in an Apertus config (module doc).

@@ -15,9 +15,9 @@
 //! ReLU² is an elementwise kernel on the up projection's output: it changes no size, and the MLP's
 //! GEMMs are two (not the gated three) — `weights` names them `mlp.up_proj` / `mlp.down_proj`.
 
-use super::ModelError;
 use super::config::ModelConfig;
 use super::piece::{Fmt, Piece};
+use super::{ModelError, refuse};
 
 /// The non-gated MLP of one rank: `up_proj` (column-parallel) and `down_proj` (row-parallel),
 /// without biases.
@@ -27,14 +27,6 @@ pub(crate) fn mlp_pieces(hidden: u64, intermediate: u64, t: u64) -> Vec<Piece> {
         Piece::new(local, hidden, Fmt::Linear).gemm("mlp.up_proj"),
         Piece::new(hidden, local, Fmt::Linear).gemm("mlp.down_proj"),
     ]
-}
-
-fn refuse(field: &str, value: String, expected: &str) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected: expected.into(),
-    }
 }
 
 /// What tpsim refuses in an Arcee config (module doc).

@@ -964,10 +964,7 @@ const MAX_LAYERS: u64 = 10_000;
 
 fn req(v: Option<u64>, field: &str, arch: &str) -> Result<u64, ModelError> {
     match v {
-        None => Err(ModelError::MissingField {
-            field: field.into(),
-            architecture: arch.into(),
-        }),
+        None => Err(super::missing_field(field, arch)),
         Some(x) => positive(x, field),
     }
 }
@@ -1720,12 +1717,7 @@ fn deepseek_style_ffn(text: &ModelConfig, num_layers: u64, an: &str) -> Result<F
         .unwrap_or(1)
         .max(1);
     check_k(k, e)?;
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: shared,
-    };
+    let shape = MoeShape::new(e, k, mi, shared);
     let layers = (0..num_layers)
         .map(|i| {
             if i >= first_k && i.is_multiple_of(freq) {
@@ -1757,12 +1749,7 @@ fn qwen_moe_ffn(
     } else {
         0
     };
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: n_shared,
-    };
+    let shape = MoeShape::new(e, k, mi, n_shared);
     let mut layers = Vec::new();
     for i in 0..num_layers {
         if !dense_only.contains(&i) && (i + 1).is_multiple_of(step) {
@@ -1829,18 +1816,8 @@ fn all_moe_ffn(
             expected: "0 (MiniMax-M2 has no shared expert; SGLang's minimax_m2.py builds none)".into(),
         });
     }
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: 0,
-    };
-    Ok((
-        (0..num_layers).map(|_| Ffn::Moe(shape)).collect(),
-        Some(shape),
-        0,
-        0,
-    ))
+    let shape = MoeShape::new(e, k, mi, 0);
+    Ok(moe_where(num_layers, shape, 0, |_| true))
 }
 
 /// Mixtral (every layer MoE) and Llama-4 (MoE every `interleave_moe_layer_step` layers, a shared expert, dense layers of `intermediate_size_mlp`).
@@ -1855,12 +1832,7 @@ fn local_moe_ffn(
     let mi = req(text.intermediate_size, "intermediate_size", an)?;
     check_k(k, e)?;
     let llama4 = arch == Architecture::Llama4;
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: u64::from(llama4),
-    };
+    let shape = MoeShape::new(e, k, mi, u64::from(llama4));
     let step = if llama4 {
         req(text.interleave_moe_layer_step, "interleave_moe_layer_step", an)?
     } else {
@@ -2179,12 +2151,7 @@ pub(crate) fn moe_shape(
             expected: format!("a multiple of {} ({inter}) no larger than {MAX_DIM}", keys[1]),
         });
     }
-    Ok(MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: inter,
-        n_shared_experts: shared / inter,
-    })
+    Ok(MoeShape::new(e, k, inter, shared / inter))
 }
 
 fn check_k(k: u64, e: u64) -> Result<(), ModelError> {

@@ -18,24 +18,13 @@
 //! 0.4.10.post2 wheels never read the key: `sim::scenario::first_release`). GELU instead of SiLU
 //! and the logit caps change no byte and no kernel count tpsim costs.
 
-use super::config::{FeedForward, ModelConfig};
-use super::{Ffn, ModelError, MoeShape};
-
-fn refuse(field: &str, value: String, expected: &str) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected: expected.into(),
-    }
-}
+use super::config::{FeedForward, ModelConfig, moe_where};
+use super::{ModelError, MoeShape, missing_field, refuse};
 
 /// Every layer's MoE block: routed experts plus, with `residual_moe`, the residual MLP as shared
 /// experts of the routed width.
 pub(crate) fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Result<FeedForward, ModelError> {
-    let missing = |field: &str| ModelError::MissingField {
-        field: field.into(),
-        architecture: an.into(),
-    };
+    let missing = |field: &str| missing_field(field, an);
     let e = text
         .num_local_experts
         .ok_or_else(|| missing("num_local_experts"))?;
@@ -84,16 +73,7 @@ pub(crate) fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Res
     } else {
         0
     };
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: n_shared,
-    };
-    Ok((
-        (0..num_layers).map(|_| Ffn::Moe(shape)).collect(),
-        Some(shape),
-        0,
-        0,
-    ))
+    let shape = MoeShape::new(e, k, mi, n_shared);
+    // Every layer MoE, no dense width, no leading dense layers.
+    Ok(moe_where(num_layers, shape, 0, |_| true))
 }

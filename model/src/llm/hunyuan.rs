@@ -17,23 +17,12 @@
 //! lowered). Both engines raise "Tensor parallel size … is greater than the number of experts" for
 //! tp > `num_experts` (`ModelSpec::validate_parallel`).
 
-use super::config::{FeedForward, ModelConfig};
-use super::{Ffn, ModelError, MoeShape};
-
-fn refuse(field: &str, value: String, expected: &str) -> ModelError {
-    ModelError::InvalidField {
-        field: field.into(),
-        value,
-        expected: expected.into(),
-    }
-}
+use super::config::{FeedForward, ModelConfig, moe_where};
+use super::{ModelError, MoeShape, missing_field, refuse};
 
 /// Every layer's MoE block (routed experts plus the shared MLP).
 pub(crate) fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Result<FeedForward, ModelError> {
-    let missing = |field: &str| ModelError::MissingField {
-        field: field.into(),
-        architecture: an.into(),
-    };
+    let missing = |field: &str| missing_field(field, an);
     let e = text.num_experts.ok_or_else(|| missing("num_experts"))?;
     if !(2..=4096).contains(&e) {
         return Err(refuse(
@@ -81,18 +70,9 @@ pub(crate) fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Res
     } else {
         0
     };
-    let shape = MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: mi,
-        n_shared_experts: n_shared,
-    };
-    Ok((
-        (0..num_layers).map(|_| Ffn::Moe(shape)).collect(),
-        Some(shape),
-        0,
-        0,
-    ))
+    let shape = MoeShape::new(e, k, mi, n_shared);
+    // Every layer MoE, no dense width, no leading dense layers.
+    Ok(moe_where(num_layers, shape, 0, |_| true))
 }
 
 /// What tpsim refuses in a Hunyuan config beyond the feed-forward: cross-layer attention; for the

@@ -162,6 +162,9 @@ mod tests_families18;
 // families21 (issue #17): Apertus, MiniCPM and MiniCPM3.
 #[cfg(test)]
 mod tests_families21;
+// mend52: scaffolding the family tests share.
+#[cfg(test)]
+mod test_util;
 // families22 (issue #17): LFM2 and LFM2-MoE.
 #[cfg(test)]
 mod tests_families22;
@@ -310,6 +313,21 @@ pub(crate) fn invalid(field: &str, value: String, expected: String) -> ModelErro
         field: field.into(),
         value,
         expected,
+    }
+}
+
+/// [`invalid`] with `expected` borrowed (the families' modules that word it with `format!` or a
+/// literal).
+pub(crate) fn refuse(field: &str, value: String, expected: &str) -> ModelError {
+    invalid(field, value, expected.into())
+}
+
+/// A [`ModelError::MissingField`]: config key `field`, which architecture `architecture` needs, is
+/// absent.
+pub(crate) fn missing_field(field: &str, architecture: &str) -> ModelError {
+    ModelError::MissingField {
+        field: field.into(),
+        architecture: architecture.into(),
     }
 }
 
@@ -689,6 +707,25 @@ pub struct MoeShape {
     pub moe_intermediate: u64,
     /// Always-active shared experts, each `moe_intermediate` wide (DeepSeek/GLM; 0 for Qwen3-MoE).
     pub n_shared_experts: u64,
+}
+
+impl MoeShape {
+    /// The shape of `n_routed_experts` routed experts, `num_experts_per_tok` of them a token, each
+    /// `moe_intermediate` wide, plus `n_shared_experts` always-active experts of that width (the
+    /// config readers' one spelling of it).
+    pub const fn new(
+        n_routed_experts: u64,
+        num_experts_per_tok: u64,
+        moe_intermediate: u64,
+        n_shared_experts: u64,
+    ) -> MoeShape {
+        MoeShape {
+            n_routed_experts,
+            num_experts_per_tok,
+            moe_intermediate,
+            n_shared_experts,
+        }
+    }
 }
 
 /// The feed-forward block of one decoder layer.

@@ -372,12 +372,7 @@ fn moe_shape(text: &ModelConfig, an: &str) -> Result<super::MoeShape, ModelError
             expected: format!("at most n_routed_experts ({e})"),
         });
     }
-    Ok(super::MoeShape {
-        n_routed_experts: e,
-        num_experts_per_tok: k,
-        moe_intermediate: inter,
-        n_shared_experts: shared / inter,
-    })
+    Ok(super::MoeShape::new(e, k, inter, shared / inter))
 }
 
 /// The MoE block of one rank, split as the inventory wants it: (router = block norm + fp32-computed

@@ -1,13 +1,10 @@
 //! families20 (issue #17): Falcon-H1 (`FalconH1ForCausalLM`) by hand from the bundled
 //! `falcon-h1-7b-instruct` preset (`llm::falcon_h1`).
 
+use super::test_util::spec;
 use super::*;
 
 const FALCON_H1_7B: &str = include_str!("../../../scenarios/models/falcon-h1-7b-instruct/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
 
 fn with(f: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>)) -> String {
     let mut v: serde_json::Value = serde_json::from_str(FALCON_H1_7B).unwrap();

@@ -2,13 +2,10 @@
 //! `glm-4.1v-9b-thinking` preset: GLM-4-9B-0414's dense text tower and GLM-4.5V's GLM-4V ViT
 //! (`llm::glm4v`).
 
+use super::test_util::spec;
 use super::*;
 
 const GLM41V: &str = include_str!("../../../scenarios/models/glm-4.1v-9b-thinking/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
 
 fn with(f: impl FnOnce(&mut serde_json::Value)) -> String {
     let mut v: serde_json::Value = serde_json::from_str(GLM41V).unwrap();

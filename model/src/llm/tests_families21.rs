@@ -2,15 +2,12 @@
 //! (`MiniCPM3ForCausalLM`) by hand from the bundled presets (`llm::apertus`, `llm::minicpm`). All
 //! figures are exact integers (no tolerance).
 
+use super::test_util::spec;
 use super::*;
 
 const APERTUS_8B: &str = include_str!("../../../scenarios/models/apertus-8b-instruct-2509/config.json");
 const MINICPM4_8B: &str = include_str!("../../../scenarios/models/minicpm4-8b/config.json");
 const MINICPM3_4B: &str = include_str!("../../../scenarios/models/minicpm3-4b/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
 
 fn with(base: &str, f: impl FnOnce(&mut serde_json::Value)) -> String {
     let mut v: serde_json::Value = serde_json::from_str(base).unwrap();

@@ -1,20 +1,11 @@
 //! families22 (issue #17): LFM2 (`Lfm2ForCausalLM`) and LFM2-MoE (`Lfm2MoeForCausalLM`) by hand from
 //! the bundled `lfm2-1.2b` and `lfm2-8b-a1b` presets (`llm::lfm2`).
 
+use super::test_util::{assert_mixers, spec, with};
 use super::*;
 
 const LFM2_1_2B: &str = include_str!("../../../scenarios/models/lfm2-1.2b/config.json");
 const LFM2_8B_A1B: &str = include_str!("../../../scenarios/models/lfm2-8b-a1b/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
-
-fn with(text: &str, f: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>)) -> String {
-    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
-    f(v.as_object_mut().unwrap());
-    v.to_string()
-}
 
 /// LFM2-1.2B by hand (tolerance: none, integers).
 ///
@@ -36,14 +27,7 @@ fn lfm2_1_2b_parameters_by_hand() {
         (16, 32, 8, 64, 2_048)
     );
     let attn = [2usize, 5, 8, 10, 12, 14];
-    for (i, m) in s.mixers.iter().enumerate() {
-        let want = if attn.contains(&i) {
-            Mixer::Attention
-        } else {
-            Mixer::Linear
-        };
-        assert_eq!(*m, want, "layer {i}");
-    }
+    assert_mixers(&s, &attn, Mixer::Attention, Mixer::Linear);
     assert_eq!((s.kv_layers(), s.linear_layers()), (6, 10));
     assert!(s.layers.iter().all(|l| *l == Ffn::Dense { intermediate: 8_192 }));
     assert!(s.tie_word_embeddings && s.qk_norm && !s.attention_bias && s.moe.is_none());

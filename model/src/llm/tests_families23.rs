@@ -1,19 +1,10 @@
 //! families23 (issue #17): MiMo-V2-Flash (`MiMoV2FlashForCausalLM`) by hand from the bundled
 //! `mimo-v2-flash` preset (`llm::mimo_v2`).
 
+use super::test_util::{assert_mixers, spec, with};
 use super::*;
 
 const MIMO_V2_FLASH: &str = include_str!("../../../scenarios/models/mimo-v2-flash/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
-
-fn with(text: &str, f: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>)) -> String {
-    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
-    f(v.as_object_mut().unwrap());
-    v.to_string()
-}
 
 /// MiMo-V2-Flash by hand (tolerance: none, integers).
 ///
@@ -38,14 +29,7 @@ fn mimo_v2_flash_parameters_by_hand() {
         (48, 64, 4, 192, 4_096, 152_576)
     );
     let global = [0usize, 5, 11, 17, 23, 29, 35, 41, 47];
-    for (i, m) in s.mixers.iter().enumerate() {
-        let want = if global.contains(&i) {
-            Mixer::Attention
-        } else {
-            Mixer::SlidingAttention
-        };
-        assert_eq!(*m, want, "layer {i}");
-    }
+    assert_mixers(&s, &global, Mixer::Attention, Mixer::SlidingAttention);
     assert_eq!(
         (s.kv_layers(), s.sliding_layers(), s.sliding_window),
         (48, 39, Some(128))

@@ -2,13 +2,10 @@
 //! preset and the engines' model files (SGLang 0.5.9 `models/glm4v_moe.py` + `glm4v.py`, vLLM
 //! 0.11.0 `models/glm4_1v.py`); see `llm::glm4v`.
 
+use super::test_util::spec;
 use super::*;
 
 const GLM45V: &str = include_str!("../../../scenarios/models/glm-4.5v/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
 
 /// The fp32 `e_score_correction_bias` elements (45 MoE layers × 128 experts): 4 bytes each, the
 /// rest 2.

@@ -1,13 +1,10 @@
 //! families6 (issue #17): Hunyuan-A13B (`HunYuanMoEV1ForCausalLM`) by hand from the bundled preset
 //! and the engines' `hunyuan.py` (SGLang 0.5.9) / `hunyuan_v1.py` (vLLM 0.19.0).
 
+use super::test_util::spec;
 use super::*;
 
 const A13B: &str = include_str!("../../../scenarios/models/hunyuan-a13b-instruct/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
 
 /// Hunyuan-A13B's weights, KV cell and MoE shape by hand.
 #[test]

@@ -1,15 +1,12 @@
 //! families6 (issue #17): Llama-Nemotron NAS (`DeciLMForCausalLM`) by hand from the bundled presets
 //! and the engines' `nemotron_nas.py` (SGLang 0.5.9, vLLM 0.19.0).
 
+use super::test_util::spec;
 use super::*;
 
 const SUPER_49B: &str = include_str!("../../../scenarios/models/llama-3.3-nemotron-super-49b-v1/config.json");
 const ULTRA_253B: &str =
     include_str!("../../../scenarios/models/llama-3.1-nemotron-ultra-253b-v1/config.json");
-
-fn spec(text: &str) -> Result<ModelSpec, ModelError> {
-    ModelSpec::from_config_json(text, Quantization::bf16())
-}
 
 /// `_ffn_mult_to_intermediate_size`: `int(2 × ffn_mult × hidden / 3)` rounded up to 256.
 #[test]

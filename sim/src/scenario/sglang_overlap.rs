@@ -64,6 +64,25 @@ pub struct Launch<'a> {
     pub rocm: bool,
 }
 
+impl<'a> Launch<'a> {
+    /// A CUDA launch of `arch` (with linear layers) at SGLang `version` with the radix cache and the
+    /// overlap scheduler on, Triton attention named and no speculative decoding: the launch the
+    /// rule tables are read against (the unit tests here and hybrids51's suite vary it field by
+    /// field).
+    pub fn radix_and_overlap(version: &'a str, arch: Architecture) -> Launch<'a> {
+        Launch {
+            version,
+            arch,
+            has_linear: true,
+            backend: Some("triton"),
+            overlap: true,
+            radix_cache: true,
+            speculative: false,
+            rocm: false,
+        }
+    }
+}
+
 const TRTLLM_MHA: &str = "Disabling radix cache since trtllm_mha does not support page_size = 1, which is \
                           required by MambaRadixCache. Try to use --attention-backend triton if radix cache is \
                           necessary.";
@@ -263,16 +282,7 @@ mod tests {
     use Architecture as A;
 
     fn launch(version: &str, arch: A) -> Launch<'_> {
-        Launch {
-            version,
-            arch,
-            has_linear: true,
-            backend: Some("triton"),
-            overlap: true,
-            radix_cache: true,
-            speculative: false,
-            rocm: false,
-        }
+        Launch::radix_and_overlap(version, arch)
     }
 
     fn off(v: &str, a: A) -> bool {

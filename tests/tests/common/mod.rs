@@ -520,3 +520,36 @@ pub fn memory_warnings(run: &serde_json::Value) -> Vec<String> {
         .map(|w| w.as_str().unwrap().to_string())
         .collect()
 }
+
+/// Whether one of a `--json` run's warnings contains `text` (hybrids51 and b200pg50's suites).
+pub fn warned(run: &serde_json::Value, text: &str) -> bool {
+    run["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains(text))
+}
+
+/// SGLang's "Disabling overlap schedule since MambaRadixCache is not compatible with overlap
+/// schedule currently" (`srt/server_args.py` 0.5.6 – 0.5.8).
+pub const MAMBA_RADIX_OVERLAP_OFF: &str =
+    "Disabling overlap schedule since MambaRadixCache is not compatible with overlap schedule currently";
+
+/// Asserts that the bundled SGLang scenario `file` runs without the overlap scheduler (SGLang's
+/// MambaRadixCache warning) and that, against the same run with `disable_radix_cache = true` plus
+/// the `[engine]` lines `extra` (scratch `name`), where SGLang keeps the overlap, the mean TPOT
+/// (`throughput.tpot_ms`) is 0.300 ms longer (engines/sglang.toml `host_overhead`, 300 µs, assumed;
+/// ± 0.001 ms of rounding).
+pub fn assert_overlap_off_costs_host_overhead(file: &str, name: &str, extra: &str) {
+    let run = run_json(&scenario(file));
+    assert!(warned(&run, MAMBA_RADIX_OVERLAP_OFF));
+    let no_radix = run_json(&edited_variant(file, name, |t| {
+        t.replace(
+            "[engine]\n",
+            &format!("[engine]\ndisable_radix_cache = true\n{extra}"),
+        )
+    }));
+    assert!(!warned(&no_radix, "Disabling overlap schedule"));
+    let d = f(&run["throughput"]["tpot_ms"]) - f(&no_radix["throughput"]["tpot_ms"]);
+    assert!((d - 0.300).abs() < 0.001, "{d} ms");
+}
