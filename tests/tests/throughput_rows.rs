@@ -1158,6 +1158,8 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         // tests/tests/deploys26.rs (deploys26: er0080/vllm-benchmarking's vLLM 0.25.1 Qwen3.5-9B sweep on 2× RTX 3090)
         let deploys26 = crate::deploys26::DEPLOYS26_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         // tests/tests/deploys27.rs (deploys27: sglang pull requests 5877 (L20) and 12343 (H200), Qwen3-30B-A3B)
         let deploys27 = crate::deploys27::DEPLOYS27_SOURCES
             .iter()
