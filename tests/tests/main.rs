@@ -125,6 +125,8 @@ mod families22;
 mod families23;
 // families24 (issue #17): Grok-2.
 mod families24;
+// families26 (issue #17): InternVL3-78B with InternViT-6B under both engines.
+mod families26;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.
