@@ -99,3 +99,49 @@ fn internvl3_78b_sglang_before_dummy_heads() {
     );
     assert_eq!(tpsim(&["memory", &first]).code, 0);
 }
+
+/// A scratch scenario: the bundled `preset` under `engine` `version` at `tp` on four RTX 4090 48GB
+/// (no P2P), 8 requests of 1,024 + 64 tokens.
+fn on_4090_48gb(name: &str, preset: &str, engine: &str, version: &str, tp: u32) -> String {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"rtx-4090-48gb-4x-no-p2p\"\n[model]\npreset = \"{preset}\"\n\
+         [engine]\nname = \"{engine}\"\nversion = \"{version}\"\ntp = {tp}\n\
+         [workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
+    );
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// InternVL3.5-38B (a Qwen3-32B tower) at tp 4 on four RTX 4090 48GB (bytes; tolerance: none under
+/// SGLang, the stated bound under vLLM). Language model a rank: a layer qkv (16 + 2 × 2) × 128 = 2,560
+/// rows × 5,120 = 13,107,200; o 5,120 × 2,048 = 10,485,760; q/k norms 256; gate/up 2 × 6,400 × 5,120 =
+/// 65,536,000; down 5,120 × 6,400 = 32,768,000; norms 10,240 → 121,907,456; × 64 × 2 B =
+/// 15,604,154,368; embedding and head 2 × 37,984 × 5,120 × 2 B = 777,912,320; final norm 10,240 →
+/// 16,382,076,928 B. InternViT-6B + mlp1 a rank: SGLang (28 padded heads) 45 × 31,978,368 + 5,168,000 +
+/// 91,786,240 = 1,535,980,800 → 3,071,961,600 B; vLLM (whole attention) 45 × 61,468,800 + 5,168,000 +
+/// 91,786,240 = 2,863,050,240 → 5,726,100,480 B (the blocks: `tests_families26`). SGLang 0.5.2 builds
+/// the Qwen3 tower inside InternVL, 0.5.1.post3 does not.
+#[test]
+fn internvl3_5_38b_tp4_by_engine() {
+    const LLM: u64 = 16_382_076_928;
+    let sg = run_json(&on_4090_48gb(
+        "38b-sglang",
+        "internvl3.5-38b",
+        "sglang",
+        "0.5.8",
+        4,
+    ));
+    assert_eq!(entry_bytes(&sg, "target weights"), LLM + 3_071_961_600);
+    assert_eq!(
+        sg["memory"]["cell_size_bytes"].as_u64().unwrap(),
+        64 * 2 * 2 * 128 * 2
+    );
+    let vl = run_json(&on_4090_48gb("38b-vllm", "internvl3.5-38b", "vllm", "0.19.0", 4));
+    let extra = entry_bytes(&vl, "target weights") - (LLM + 5_726_100_480);
+    assert!(extra > 0 && extra < 256 << 20, "{extra}");
+    let old = on_4090_48gb("38b-sglang-0.5.1", "internvl3.5-38b", "sglang", "0.5.1.post3", 4);
+    let o = tpsim(&["run", &old]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("builds no Qwen3ForCausalLM"), "{}", o.stderr);
+}
