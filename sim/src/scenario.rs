@@ -636,6 +636,9 @@ impl Resolver<'_> {
             // h200gl51 (issue #18): vLLM's GLM-4.x MoE router gate is an fp32 nn.Linear
             // (`tpsim_model::llm` module `router_fp32`).
             model.serve_glm4_moe_as_vllm();
+            // families26 (issue #17): vLLM keeps InternViT's attention whole on every rank where tp
+            // does not divide its heads; SGLang pads dummy heads (`tpsim_model::llm` module `internvl`).
+            model.serve_internvl_as_vllm();
         }
         let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
         let mut warnings = Vec::new();

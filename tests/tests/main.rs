@@ -133,6 +133,8 @@ mod families24;
 mod families25;
 // families27 (issue #17): MiniMax-M1 / MiniMax-Text-01.
 mod families27;
+// families26 (issue #17): InternVL3-78B with InternViT-6B under both engines.
+mod families26;
 // families14 (issue #17): InternVL.
 mod families14;
 // families16 (issue #17): Qwen2-VL.

@@ -246,22 +246,23 @@ static LLAMA: Coverage = Coverage {
 // lowered as the tower its `llm_config` names (`llm::internvl`), InternViT and mlp1 added.
 static QWEN2: Coverage = Coverage {
     arch: Architecture::Qwen2,
-    families: "Qwen2, Qwen2.5, QwQ; InternVL 2.5 / 3 / 3.5 (InternVLChatModel: InternViT + mlp1 + the llm_config tower, lowered as Qwen2, InternLM2, Llama / InternLM3 or Qwen3; InternVL3-1B preset from a public transformers dump; SGLang from 0.4.6.post3 (Qwen3 towers from 0.5.2), read from the wheels, without Llama / InternLM3 towers)",
+    families: "Qwen2, Qwen2.5, QwQ; InternVL 2.5 / 3 / 3.5 (InternVLChatModel: InternViT + mlp1 + the llm_config tower, lowered as Qwen2, InternLM2, Llama / InternLM3, Qwen3, Qwen3-MoE or GPT-OSS; InternVL3-1B preset from a public transformers dump, InternVL3-78B from the cards' sizes; InternViT-6B's 25 heads at tp 2 / 4 / 8: SGLang pads dummy heads, vLLM keeps the attention whole on every rank; SGLang from 0.4.6.post3 (Qwen3-MoE towers and dummy heads from 0.4.9.post5, Qwen3 and GPT-OSS towers from 0.5.2), read from the wheels, without Llama / InternLM3 towers; the HF-format InternVLForConditionalGeneration not modelled)",
     sglang: exact_memory(&QWEN2_SGLANG_CHECKS),
     vllm: exact_memory(&QWEN2_VLLM_CHECKS),
 };
 
-/// SGLang: the QwQ-32B start-up row and the InternVL size check.
-const QWEN2_SGLANG_CHECKS: [Check; 2] = [
+/// SGLang: the QwQ-32B start-up row and the InternVL size checks.
+const QWEN2_SGLANG_CHECKS: [Check; 3] = [
     check(
         "tests/data/engine-memory.tsv line 2: SGLang ~0.4.3, QwQ-32B, 4× L4 TP 4",
         "engine_memory_rows::sglang_0_4_3_qwq_32b_l4_tp4",
     ),
     INTERNVL_CHECK,
+    INTERNVL3_78B_CHECK,
 ];
 
-/// vLLM: the Qwen2.5-7B start-up rows, the InternVL size check and the vLLM 0.10.1.1 Qwen2-7B rows.
-const QWEN2_VLLM_CHECKS: [Check; 4] = [
+/// vLLM: the Qwen2.5-7B start-up rows, the InternVL size checks and the vLLM 0.10.1.1 Qwen2-7B rows.
+const QWEN2_VLLM_CHECKS: [Check; 5] = [
     check(
         "tests/data/engine-memory.tsv line 34: vLLM 0.19.0, Qwen2.5-7B, 4× H100 TP 4",
         "engine_memory_rows::vllm_0_19_qwen2_5_7b_h100_tp4",
@@ -276,6 +277,7 @@ const QWEN2_VLLM_CHECKS: [Check; 4] = [
         "tests/data/engine-memory.tsv lines 64-67: vLLM 0.10.1.1, Qwen2-7B-Instruct, 1× and 2× A100 (NCCL over SHM) at 0.25 and 0.5, KV tokens exact (0.10.1.x's non-torch growth measured on these rows)",
         "vllmold52::kv_cache_size_of_the_0_10_1_1_logs",
     ),
+    INTERNVL3_78B_CHECK,
 ];
 
 /// families14 (issue #17): InternVL3-1B's size, engine-independent (the weights both engines load).
@@ -284,9 +286,22 @@ const INTERNVL_CHECK: Check = check(
     "llm::tests_internvl::internvl3_1b_parameters_by_hand",
 );
 
+/// families26 (issue #17): InternVL3-78B's size with InternViT-6B, engine-independent at tp 1 (the
+/// engines' per-rank layouts of its 25 heads: `llm::tests_families26::internvit_6b_per_rank_by_engine`).
+const INTERNVL3_78B_CHECK: Check = check(
+    "OpenGVLab/InternVL3-78B card: \"78.4B\"; 78,408,318,336 by hand (InternViT-6B-448px-V2.5 5,536,496,000 = its card's \"5.5B\"); rounded sizes, not an engine log",
+    "llm::tests_families26::internvl3_78b_parameters_by_hand",
+);
+
+/// families26 (issue #17): InternVL3.5-38B's size (a Qwen3-32B tower with InternViT-6B).
+const INTERNVL3_5_38B_CHECK: Check = check(
+    "OpenGVLab/InternVL3_5-38B card: \"38.4B\"; 38,390,405,504 by hand, its Qwen3-32B tower's 31,206,293,504 non-embedding = Qwen3-32B's card \"31.2B\"; rounded sizes, not an engine log",
+    "llm::tests_families26::internvl3_5_38b_parameters_by_hand",
+);
+
 static QWEN3: Coverage = Coverage {
     arch: Architecture::Qwen3,
-    families: "Qwen3 dense",
+    families: "Qwen3 dense; InternVL3.5 with a Qwen3 tower (InternVLChatModel, lowered as Qwen3: InternVL3.5-38B preset from the cards' sizes; SGLang from 0.5.2)",
     sglang: exact_memory(&[
         check(
             "tests/data/engine-memory.tsv line 40: SGLang 2026-06 (ebaf86d), Qwen3-14B, 4× RTX 4090 TP 4, KV tokens (−0.008 %)",
@@ -296,11 +311,15 @@ static QWEN3: Coverage = Coverage {
             "tests/data/engine-memory.tsv line 40: SGLang 2026-06 (ebaf86d), Qwen3-14B, 4× RTX 4090 TP 4, weights 6.878 GiB + the float32 RoPE cache 0.0195 + the allocator's kept segments 0.179 = 7.076 vs mem usage 7.08 (mem49; +0.20 GiB with the weights alone)",
             "engine_memory_logs::sglang_mem_usage_with_rope_and_segments",
         ),
+        INTERNVL3_5_38B_CHECK,
     ]),
-    vllm: exact_memory(&[check(
-        "tests/data/engine-memory.tsv line 35: vLLM 0.19.0, Qwen3-8B, 1× H100",
-        "engine_memory_rows::vllm_0_19_qwen3_8b_h100_tp1",
-    )]),
+    vllm: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 35: vLLM 0.19.0, Qwen3-8B, 1× H100",
+            "engine_memory_rows::vllm_0_19_qwen3_8b_h100_tp1",
+        ),
+        INTERNVL3_5_38B_CHECK,
+    ]),
 };
 
 static QWEN3_MOE: Coverage = Coverage {

@@ -6,7 +6,8 @@
 //! `GptOssForCausalLM`) on `config.llm_config` and raises `NotImplementedError("<arch> is not
 //! implemented.")` for any other; vLLM `models/internvl.py` builds whichever registered model
 //! `llm_config.architectures` names (`init_vllm_registered_model`). tpsim lowers `llm_config` as the
-//! tower's own architecture ([`tower_arch`]: Qwen2, InternLM2, Llama / InternLM3 or Qwen3), so its
+//! tower's own architecture ([`tower_arch`]: Qwen2, InternLM2, Llama / InternLM3, Qwen3, Qwen3-MoE
+//! or GPT-OSS), so its
 //! weights, KV cell and decode cost are that architecture's in each engine; the release and tower
 //! refusals of each engine are `sim::scenario::internvl`.
 //!
@@ -35,11 +36,19 @@
 //!   weights; every InternVL 2.5 / 3 / 3.5 config says -1).
 //! - `downsample_ratio` other than 0.5 (both engines size `mlp1` as `int(1 / ratio)²` times the
 //!   tower width; every published config says 0.5).
-//! - a tower whose heads tp does not divide (`ModelSpec::validate_tp`): SGLang pads dummy heads
-//!   (`update_vit_attn_dummy_heads_config`) and vLLM falls back to a replicated attention
-//!   (`InternSdpaAttention`), so the engines disagree on the weights. InternViT-300M's 16 heads divide
-//!   every tp up to 16.
-//! - `llm_config.architectures` other than the four towers above.
+//! - nothing for a tower whose heads tp does not divide (InternViT-6B's 25 heads at tp 2, 4 or 8,
+//!   InternVL 2.5 / 3 / 3.5 from 38B up): the engines lay it out differently, both modelled
+//!   ([`InternVitAttention`], families26). SGLang from 0.4.10 pads the heads with zero "dummy" heads
+//!   to the next multiple of tp (`layers/attention/vision_utils.py`
+//!   `update_vit_attn_dummy_heads_config`, `pad_vit_attn_dummy_heads`; 0.4.10's `internvl.py` its
+//!   own copy) and shards the padded qkv / proj by heads, its q/k norms `dummy_dim` wide; SGLang
+//!   before 0.4.10 (0.4.9's `internvl.py` has no dummy heads) asserts in `VisionAttention`'s
+//!   `divide` ("25 is not divisible by 2"), refused in `sim::scenario::internvl`. vLLM (0.10.1.1 an
+//!   `InternSdpaAttention`, 0.11.0 … 0.34.0 `InternParallelAttention` with `disable_tp`, both in
+//!   `intern_vit.py` `InternVisionEncoderLayer._init_attn`, `num_dummy_heads` 0 from
+//!   `internvl.py`) keeps the whole attention on every rank and still shards the MLP
+//!   (`ModelSpec::serve_internvl_as_vllm`, set when the scenario names vLLM).
+//! - `llm_config.architectures` other than the towers of [`TOWERS`].
 //!
 //! Not modelled: the data-parallel encoders (SGLang `--mm-enable-dp-encoder`, vLLM
 //! `--mm-encoder-tp-mode data`), the vision forward (tpsim costs text-only decode).
@@ -54,13 +63,18 @@ pub(crate) const INTERNVL: &str = "InternVLChatModel";
 
 /// The language-model classes tpsim lowers inside an `InternVLChatModel`, with the architecture each
 /// is lowered as (`config::architecture_of`).
-const TOWERS: [(&str, Architecture); 5] = [
+const TOWERS: [(&str, Architecture); 7] = [
     ("Qwen2ForCausalLM", Architecture::Qwen2),
     ("InternLM2ForCausalLM", Architecture::InternLM2),
     ("LlamaForCausalLM", Architecture::Llama),
     // families10 (issue #17): InternLM3 is a Llama in both engines (InternVL3-9B's tower).
     ("InternLM3ForCausalLM", Architecture::Llama),
     ("Qwen3ForCausalLM", Architecture::Qwen3),
+    // families26 (issue #17): InternVL3.5's MoE sizes (30B-A3B, 241B-A28B: Qwen3-MoE) and
+    // InternVL3.5-GPT-OSS-20B-A4B: SGLang 0.5.9 `internvl.py` builds `Qwen3MoeForCausalLM` and
+    // `GptOssForCausalLM` on `llm_config` (the releases: `sim::scenario::internvl`), vLLM any.
+    ("Qwen3MoeForCausalLM", Architecture::Qwen3Moe),
+    ("GptOssForCausalLM", Architecture::GptOss),
 ];
 
 /// `llm_config`, which the wrapper requires.
@@ -93,8 +107,7 @@ pub(crate) fn tower_arch(cfg: &ModelConfig) -> Result<Architecture, ModelError> 
             field: "llm_config.architectures".into(),
             value: name.clone(),
             expected: format!(
-                "one of {} (the InternVL language models tpsim lowers; SGLang's internvl.py also builds \
-                 Qwen3MoeForCausalLM and GptOssForCausalLM, not modelled inside InternVL)",
+                "one of {} (the InternVL language models tpsim lowers)",
                 TOWERS.map(|(n, _)| n).join(", ")
             ),
         })
@@ -172,6 +185,8 @@ pub(crate) fn internvit(cfg: &ModelConfig, text_hidden: u64) -> Result<VisionTow
             layer_norm,
             qkv_bias: flag("qkv_bias", false)?,
             qk_norm: flag("qk_normalization", false)?,
+            // SGLang's layout until the scenario names vLLM (`ModelSpec::serve_internvl_as_vllm`).
+            whole_attention: false,
         },
         // Conv2d over RGB: both engines build `in_channels=3`.
         temporal_patch: 3,
@@ -188,30 +203,47 @@ pub(crate) fn internvit(cfg: &ModelConfig, text_hidden: u64) -> Result<VisionTow
     })
 }
 
-/// The InternViT tower and `mlp1` per rank (module table).
+/// The InternViT tower and `mlp1` per rank (module table). At a tp that does not divide the heads
+/// the attention is laid out as the engine builds it (module doc, families26): SGLang (≥ 0.4.9.post5)
+/// pads the heads to the next multiple of tp and shards qkv / proj by the padded heads, its q/k
+/// norms as wide as the padded heads (`vision_utils.py`); vLLM (`whole_attention`) keeps qkv, proj
+/// and the q/k norms whole on every rank (`intern_vit.py` `_init_attn`: `disable_tp`).
 pub(crate) fn internvit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     let (h, i, th) = (v.hidden, v.intermediate, v.text_hidden);
-    let (layer_norm, qkv_bias, qk_norm) = match v.family {
+    let (layer_norm, qkv_bias, qk_norm, whole) = match v.family {
         VisionFamily::InternVit {
             layer_norm,
             qkv_bias,
             qk_norm,
-        } => (layer_norm, qkv_bias, qk_norm),
-        _ => (false, false, false),
+            whole_attention,
+        } => (layer_norm, qkv_bias, qk_norm, whole_attention),
+        _ => (false, false, false, false),
     };
     let norm = if layer_norm { 2 * h } else { h };
+    let heads = v.heads.max(1);
+    let head_dim = h / heads;
+    // (attention width the rank's qkv rows and proj columns cover, whole attention width the q/k
+    // norms span): InternViT-6B at tp 4 pads 25 heads to 28, 7 × 128 = 896 a rank, norms 3,584.
+    let (rank_width, norm_width) = if heads.is_multiple_of(t) {
+        (h / t, h)
+    } else if whole {
+        (h, h)
+    } else {
+        let padded = heads.div_ceil(t) * t;
+        (padded / t * head_dim, padded * head_dim)
+    };
     let mut ps = Vec::new();
     for _ in 0..v.layers {
         ps.push(Piece::vec(2 * norm)); // norm1, norm2
         ps.push(Piece::vec(2 * h)); // ls1, ls2
-        ps.push(Piece::new(3 * h / t, h, Fmt::Model)); // attn.qkv
+        ps.push(Piece::new(3 * rank_width, h, Fmt::Model)); // attn.qkv
         if qkv_bias {
-            ps.push(Piece::vec(3 * h / t));
+            ps.push(Piece::vec(3 * rank_width));
         }
         if qk_norm {
-            ps.push(Piece::vec(2 * h)); // q_norm, k_norm (whole width)
+            ps.push(Piece::vec(2 * norm_width)); // q_norm, k_norm (whole width)
         }
-        ps.push(Piece::new(h, h / t, Fmt::Model)); // attn.proj
+        ps.push(Piece::new(h, rank_width, Fmt::Model)); // attn.proj
         ps.push(Piece::vec(h));
         ps.push(Piece::new(i / t, h, Fmt::Model)); // mlp.fc1
         ps.push(Piece::vec(i / t));
@@ -230,4 +262,17 @@ pub(crate) fn internvit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     ps.push(Piece::new(th, th, Fmt::Model));
     ps.push(Piece::vec(th));
     ps
+}
+
+impl super::ModelSpec {
+    /// families26 (issue #17): the model as vLLM serves it — for an InternVL, InternViT's attention
+    /// kept whole on every rank where tp does not divide its heads (module doc); any other model is
+    /// left as lowered (SGLang's layout).
+    pub fn serve_internvl_as_vllm(&mut self) {
+        if let Some(v) = self.vision.as_mut()
+            && let VisionFamily::InternVit { whole_attention, .. } = &mut v.family
+        {
+            *whole_attention = true;
+        }
+    }
 }

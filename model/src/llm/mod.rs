@@ -183,6 +183,9 @@ mod tests_families27;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
+// families26 (issue #17): InternVL3-78B / InternVL3.5-38B, InternViT-6B by engine, MoE towers.
+#[cfg(test)]
+mod tests_families26;
 // families16 (issue #17): Qwen2-VL.
 #[cfg(test)]
 mod tests_qwen2_vl;
@@ -1105,7 +1108,8 @@ impl ModelSpec {
     /// - quantized shards hold whole scale groups/blocks: `intermediate / tp` a multiple of the int4
     ///   group, the fp8 block or the NVFP4 block (SGLang `fp8.py` raises "… is not divisible by weight
     ///   quantization block_n"; group-quantized MoE kernels need whole groups);
-    /// - vision tower heads divisible by `tp` (SGLang `VisionAttention` with `use_qkv_parallel`).
+    /// - vision tower heads divisible by `tp` (SGLang `VisionAttention` with `use_qkv_parallel`),
+    ///   except InternViT's (families26: the engines pad or replicate, `llm::internvl`).
     pub fn validate_tp(&self, tp: u32) -> Result<(), ModelError> {
         self.validate_parallel(tp, 1)
     }
@@ -1289,8 +1293,11 @@ impl ModelSpec {
                 }
             }
         }
+        // families26 (issue #17): InternViT's heads need not divide: SGLang pads dummy heads, vLLM
+        // replicates the attention (`llm::internvl`; SGLang < 0.4.10's refusal: `sim::scenario::internvl`).
         if let Some(v) = self.vision
             && !v.heads.is_multiple_of(t)
+            && !matches!(v.family, VisionFamily::InternVit { .. })
         {
             return fail(format!(
                 "the vision tower's {} heads are not divisible by tp {tp} (SGLang shards vision attention \

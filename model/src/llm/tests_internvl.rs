@@ -48,7 +48,8 @@ fn internvl3_1b_parameters_by_hand() {
         VisionFamily::InternVit {
             layer_norm: true,
             qkv_bias: true,
-            qk_norm: false
+            qk_norm: false,
+            whole_attention: false
         }
     );
     assert_eq!(v.sglang_fraction_dims, (24, 1_024));
@@ -117,11 +118,12 @@ fn internvl_tower_decides_the_architecture() {
 #[test]
 fn internvl_refusals() {
     let err = |t: String| spec(&t).unwrap_err().to_string();
+    // families26: GptOssForCausalLM and Qwen3MoeForCausalLM are lowered; another tower is refused.
     let e = err(with(|v| {
-        v["llm_config"]["architectures"] = serde_json::json!(["GptOssForCausalLM"])
+        v["llm_config"]["architectures"] = serde_json::json!(["MistralForCausalLM"])
     }));
     assert!(
-        e.contains("llm_config.architectures") && e.contains("GptOssForCausalLM"),
+        e.contains("llm_config.architectures") && e.contains("MistralForCausalLM"),
         "{e}"
     );
     let e = err(with(|v| {
@@ -140,18 +142,15 @@ fn internvl_refusals() {
         v["vision_config"].as_object_mut().unwrap().remove("image_size");
     }));
     assert!(e.contains("vision_config.image_size"), "{e}");
-    // InternViT-6B's 25 heads: tp 2 would need SGLang's dummy heads or vLLM's replicated attention.
+    // families26: InternViT-6B's 25 heads at tp 2 are served (SGLang pads dummy heads, vLLM keeps
+    // the attention whole; `tests_families26`), a non-InternViT tower's are still refused (tests.rs).
     let s = spec(&with(|v| {
         v["vision_config"]["hidden_size"] = serde_json::json!(3_200);
         v["vision_config"]["num_attention_heads"] = serde_json::json!(25);
         v["vision_config"]["intermediate_size"] = serde_json::json!(12_800);
     }))
     .unwrap();
-    let e = s.validate_tp(2).unwrap_err().to_string();
-    assert!(
-        e.contains("vision tower's 25 heads are not divisible by tp 2"),
-        "{e}"
-    );
+    assert!(s.validate_tp(2).is_ok());
 }
 
 /// RMSNorm blocks without qkv bias but with q/k norms (InternViT-6B's layout): a block holds 1,024 +

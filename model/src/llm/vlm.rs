@@ -89,6 +89,10 @@ pub enum VisionFamily {
         qkv_bias: bool,
         /// `qk_normalization` (InternViT-6B): whole-width q_norm and k_norm a block.
         qk_norm: bool,
+        /// families26 (issue #17): the attention kept whole on every rank where tp does not divide
+        /// the heads, as vLLM builds it (`ModelSpec::serve_internvl_as_vllm`); false: SGLang's
+        /// dummy heads (`llm::internvl`).
+        whole_attention: bool,
     },
 }
 

@@ -399,7 +399,8 @@ impl ModelSpec {
                 super::VisionFamily::Qwen3Vit => super::vlm::qwen3_vit_pieces(&v, t),
                 // families7 (issue #17): GLM-4.5V / GLM-4.6V.
                 super::VisionFamily::Glm4vVit => super::glm4v::glm4v_vit_pieces(&v, t),
-                // families14 (issue #17): InternVL's InternViT and mlp1.
+                // families14 (issue #17): InternVL's InternViT and mlp1; families26: each engine's
+                // layout where tp does not divide the heads.
                 super::VisionFamily::InternVit { .. } => super::internvl::internvit_pieces(&v, t),
             };
         }

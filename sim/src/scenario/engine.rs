@@ -132,7 +132,8 @@ impl Resolver<'_> {
         // families17 (issue #17): the names each release registers for dense ERNIE-4.5 (`scenario::ernie45`).
         super::ernie45::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
-        super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
+        super::internvl::check(kind, model, &release.version, e.tp.unwrap_or(1))
+            .map_err(|(k, m)| self.invalid(k, m))?;
         // families23 (issue #17): vLLM serves MiMo-V2-Flash (`models/mimo_v2.py` in the 0.34.0 wheel)
         // with KV-cache groups of 4- and 8-head layers that tpsim does not model.
         if kind == EngineKind::Vllm && model.mimo_v2.is_some() {
