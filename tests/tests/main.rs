@@ -309,3 +309,5 @@ fn every_test_file_is_declared() {
 }
 // shm51 (issue #19 point 1): box B's link rate from its own pinned copies; its fraction over that port.
 mod shm51;
+// grok52 (issue #17): Grok-2's per-layer RoPE caches under SGLang against the H100 log.
+mod grok52;
