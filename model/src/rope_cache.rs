@@ -179,18 +179,26 @@ fn mla_rope_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64, width: u64)
     one
 }
 
-/// grok52 (issue #17): the float32 caches SGLang's Grok builds one per layer
-/// (`ModelSpec::grok_layer_rope`, `llm::grok`), bytes per tensor, beside [`rope_cache_tensors`]'
-/// shared ones; empty for every other model. Float32 on every platform (`get_rope_scaling` passes
-/// `dtype = torch.float`).
-pub fn layer_rope_tensors(m: &ModelSpec) -> Vec<u64> {
+/// grok52 (issue #17): the caches SGLang's Grok builds one per layer (`ModelSpec::grok_layer_rope`,
+/// `llm::grok`), `elem_bytes` an element ([`grok_layer_rope_elem`]), bytes per tensor, beside
+/// [`rope_cache_tensors`]' shared ones; empty for every other model.
+pub fn layer_rope_tensors(m: &ModelSpec, elem_bytes: u64) -> Vec<u64> {
     match m.grok_layer_rope {
         Some((rows, width)) => {
-            let one = rope_cache_bytes(rows, 1, width, 4).0;
+            let one = rope_cache_bytes(rows, 1, width, elem_bytes).0;
             vec![one; m.num_layers as usize]
         }
         None => Vec::new(),
     }
+}
+
+/// grok52: the element size of Grok's per-layer caches under SGLang at `release` (`None`: the
+/// newest): float32 on CUDA (`RotaryEmbedding.__init__` keeps it); elsewhere the `dtype` that
+/// `grok.py`'s `get_rope_scaling` passes, `torch.float` up to 0.5.5 and `torch.bfloat16` from 0.5.6
+/// (read in the 0.5.5, 0.5.6, 0.5.6.post2, 0.5.7 and 0.5.8 wheels).
+pub fn grok_layer_rope_elem(release: Option<&[u64]>, cuda: bool) -> u64 {
+    let up_to_0_5_5 = release.is_some_and(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)) <= [0, 5, 5]);
+    if cuda || up_to_0_5_5 { 4 } else { 2 }
 }
 
 /// The RoPE caches `m` builds on one rank under `rule`, bytes per tensor; `dtype_bytes` is the

@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use tpsim_model::llm::{ModelSpec, Quantization};
-use tpsim_model::rope_cache::layer_rope_tensors;
+use tpsim_model::rope_cache::{grok_layer_rope_elem, layer_rope_tensors};
 
 const GROK: &str = "examples/grok-2-fp8-sglang-rtxpro6000x8.toml";
 const MIB: u64 = 1 << 20;
@@ -31,7 +31,7 @@ fn h100_log_scenario() -> String {
 fn grok2_layer_caches_by_hand() {
     let m = ModelSpec::from_config_json(&grok_config(), Quantization::bf16()).unwrap();
     assert_eq!(m.grok_layer_rope, Some((131_072, 128)));
-    let caches = layer_rope_tensors(&m);
+    let caches = layer_rope_tensors(&m, 4);
     assert_eq!(caches, vec![64 * MIB; 64]);
     assert_eq!(caches.iter().sum::<u64>(), 4u64 << 30);
     // `rope_rotate_half_dims`: half the head rotated, 131,072 × 64 × 4 B = 32 MiB a layer.
@@ -40,11 +40,16 @@ fn grok2_layer_caches_by_hand() {
         "\"beta_slow\": 1, \"rope_rotate_half_dims\": true",
     );
     let m = ModelSpec::from_config_json(&half, Quantization::bf16()).unwrap();
-    assert_eq!(layer_rope_tensors(&m), vec![32 * MIB; 64]);
+    assert_eq!(layer_rope_tensors(&m, 4), vec![32 * MIB; 64]);
+    // Off CUDA the cache takes `get_rope_scaling`'s dtype: float32 to 0.5.5, bf16 from 0.5.6 (32 MiB).
+    assert_eq!(grok_layer_rope_elem(Some(&[0, 5, 8]), true), 4);
+    assert_eq!(grok_layer_rope_elem(Some(&[0, 5, 5]), false), 4);
+    assert_eq!(grok_layer_rope_elem(Some(&[0, 5, 6]), false), 2);
+    assert_eq!(grok_layer_rope_elem(None, false), 2);
     // Without `rope_type` SGLang keeps only `get_rope`'s shared cache.
     let plain = grok_config().replace("\"rope_type\": \"original\",", "");
     let m = ModelSpec::from_config_json(&plain, Quantization::bf16()).unwrap();
-    assert!(layer_rope_tensors(&m).is_empty());
+    assert!(layer_rope_tensors(&m, 4).is_empty());
 }
 
 /// The v0.5.2rc2 H100 log (8× H100 80 GB SXM, tp 8, `--quantization fp8`): "Load weight end" takes

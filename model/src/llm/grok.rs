@@ -24,8 +24,9 @@
 //! `rope_type`, replaces `self.rotary_emb` with a `ScalingRotaryEmbedding` built directly — not
 //! through `get_rope`'s cache dict — so **every layer** holds its own cache:
 //! `torch.arange(original_max_position_embeddings × scaling_factor)` rows × `rotary_dim` (head_dim,
-//! half of it with `rope_rotate_half_dims`), float32 (`get_rope_scaling` passes `dtype =
-//! torch.float`; `RotaryEmbedding.__init__` keeps float32 on CUDA), built on the GPU with its
+//! half of it with `rope_rotate_half_dims`), float32 on CUDA (`RotaryEmbedding.__init__` keeps
+//! float32 there; elsewhere `get_rope_scaling`'s dtype: `torch.float` to 0.5.5, `torch.bfloat16`
+//! from 0.5.6, `rope_cache::grok_layer_rope_elem`), built on the GPU with its
 //! float32 temporaries (`freqs`, `cos`, `sin` of half the width, freed on return) between the
 //! layer's `o_proj` and its MoE. Grok-2 (`rope_type` "original", 8,192 × 16 = 131,072 rows × 128):
 //! 64 MiB a layer, 4 GiB a rank over 64 layers. Read in the 0.5.1, 0.5.2, 0.5.3, 0.5.5, 0.5.8, 0.5.9,

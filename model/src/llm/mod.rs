@@ -947,7 +947,7 @@ pub struct ModelSpec {
     /// sets `indexer_rope_interleave`. Read only for DSA models.
     #[serde(skip)]
     pub indexer_rope_apart_vllm: bool,
-    /// grok52 (issue #17): the float32 cos/sin cache SGLang's Grok attention builds in **every
+    /// grok52 (issue #17): the cos/sin cache (float32 on CUDA) SGLang's Grok attention builds in **every
     /// layer** (`grok.py` `Grok1Attention`: a `ScalingRotaryEmbedding` per layer when the config has
     /// `rope_type`, outside `get_rope`'s shared cache), as (rows, width): rows
     /// `original_max_position_embeddings × scaling_factor`, width the rotary dim

@@ -1105,8 +1105,11 @@ pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
         Some(m) => rope_cache_tensors(&m, rule, dtype),
         None => rope_cache_tensors(&s.model, rule, dtype),
     };
-    // grok52 (issue #17): Grok's float32 cache in every layer (`tpsim_model::llm::grok`).
-    let per_layer: u64 = tpsim_model::rope_cache::layer_rope_tensors(&s.model).iter().sum();
+    // grok52 (issue #17): Grok's cache in every layer (`tpsim_model::llm::grok`), float32 on CUDA.
+    let layer_elem = tpsim_model::rope_cache::grok_layer_rope_elem(release.as_deref(), nvidia);
+    let per_layer: u64 = tpsim_model::rope_cache::layer_rope_tensors(&s.model, layer_elem)
+        .iter()
+        .sum();
     let rope: u64 = ropes.iter().sum::<u64>().saturating_add(per_layer);
     let plain_tp = super::pipeline::binding_stage(s).is_none() && s.engine.dp_attention.is_none();
     let segments = if plain_tp {
@@ -1117,7 +1120,7 @@ pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
         };
         let rope_dtype = if rule.fp32 { 4 } else { dtype };
         s.model
-            .sglang_load_segment_overhead(s.engine.tp, &ropes, rope_dtype, dtype, &gpu)
+            .sglang_load_segment_overhead_grok(s.engine.tp, &ropes, rope_dtype, dtype, layer_elem, &gpu)
     } else {
         0
     };
