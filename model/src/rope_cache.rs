@@ -35,8 +35,22 @@
 //!   cache of `max_position_embeddings` rows without `rope_scaling`), `qk_rope_head_dim` wide, with
 //!   from 0.5.7 its float32 `cos_cached_total` / `sin_cached_total` of the same shape; a second
 //!   instance for the DSA indexer in 0.5.6 – 0.5.8 (and in 0.5.9 when its `is_neox_style` differs);
-//!   none for Kimi-Linear; MiniCPM3's LongRoPE buffers on `qk_rope_head_dim`. vLLM's MLA caches
-//!   are not modelled.
+//!   none for Kimi-Linear; MiniCPM3's LongRoPE buffers on `qk_rope_head_dim`.
+//! - grok52: **MLA models under vLLM** (`vllm/model_executor/layers/rotary_embedding/__init__.py`
+//!   `get_rope`, `deepseek_scaling_rope.py`, `base.py`, `models/deepseek_v2.py` of 0.11.0 and
+//!   0.19.0): `DeepseekV2MLAAttention` renames a non-default scaling to `deepseek_yarn`; `get_rope`
+//!   keeps one instance per argument tuple in `_ROPE_DICT` (one cache a rank, shared by every layer
+//!   and the MTP layer) whose `_compute_cos_sin_cache` spans `original_max_position_embeddings ×
+//!   factor` rows, `qk_rope_head_dim` wide, cast to the **model dtype** (`RotaryEmbedding.__init__`:
+//!   `cache.to(dtype)`, FlashInfer's float32 path commented out); no `cos_cached_total`. A plain
+//!   cache of `max_position_embeddings` rows without scaling (GLM-4.7-Flash, GLM-5). Built while
+//!   the model is constructed, so it is inside "Model loading took" (the weights' figure, outside
+//!   the KV profile). The DSA indexer (DeepSeek-V3.2, GLM-5): 0.11.0 and 0.11.1 pass the attention's
+//!   `rotary_emb` to the `Indexer` (shared); from 0.13.0 (0.13.0 … 0.19.0 read) it asks `get_rope`
+//!   with `is_neox_style = not indexer_rope_interleave` (default False) against the attention's
+//!   False: a cache of its own unless `indexer_rope_interleave` is true (GLM-5 shares, DeepSeek-V3.2
+//!   does not). Kimi-Linear passes `rotary_emb=None` (`kimi_linear.py`, `use_nope`): none.
+//!   MiniCPM3's LongRoPE keeps the concatenation only (≥ 0.7, as for every LongRoPE model).
 
 use crate::llm::{Architecture, Attention, MROPE_ROWS_FACTOR, ModelSpec};
 use crate::vllm_startup::rope_cache_bytes;
@@ -52,6 +66,9 @@ pub enum IndexerRope {
     /// ≥ 0.5.9: apart when `indexer_rope_interleave` and `rope_interleave` make the styles differ
     /// (`ModelSpec::indexer_rope_apart_0_5_9`).
     ByConfig,
+    /// grok52: vLLM ≥ 0.13.0: apart unless `indexer_rope_interleave` is true
+    /// (`ModelSpec::indexer_rope_apart_vllm`).
+    VllmByConfig,
 }
 
 /// How one engine release builds its RoPE caches (module doc).
@@ -65,7 +82,7 @@ pub struct RopeRule {
     pub longrope_three_buffers: bool,
     /// Gemma-3 builds `get_rope` caches (vLLM: plain + linear ×8); SGLang's Gemma-3 builds none.
     pub gemma3_caches: bool,
-    /// rope51: the MLA models' caches are modelled (SGLang; vLLM's are not).
+    /// rope51: the MLA models' caches are modelled (SGLang; vLLM's from grok52).
     pub mla_caches: bool,
     /// rope51: `DeepseekScalingRotaryEmbedding` keeps float32 `cos_cached_total` and
     /// `sin_cached_total` beside its cache (SGLang ≥ 0.5.7).
@@ -78,14 +95,20 @@ impl RopeRule {
     /// vLLM at `release` (leading numeric components, e.g. `[0, 19, 0]`; `None`: the newest rules).
     pub fn vllm(release: Option<&[u64]>) -> RopeRule {
         let before_0_7 = matches!(release, Some([0, minor, ..]) if *minor < 7);
+        // grok52: the indexer's own `get_rope` from 0.13.0 (0.12 unread: taken as 0.11's).
+        let before_0_13 = matches!(release, Some([0, minor, ..]) if *minor < 13);
         RopeRule {
             fp32: false,
             mrope_rows: MROPE_ROWS_FACTOR,
             longrope_three_buffers: before_0_7,
             gemma3_caches: true,
-            mla_caches: false,
+            mla_caches: true,
             deepseek_totals: false,
-            indexer: IndexerRope::Shared,
+            indexer: if before_0_13 {
+                IndexerRope::Shared
+            } else {
+                IndexerRope::VllmByConfig
+            },
         }
     }
 
@@ -128,7 +151,11 @@ fn mla_rope_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64, width: u64)
         // MiniCPM3 (`minicpm3.py`): `Phi3LongRoPEScaledRotaryEmbedding`, model dtype, three buffers.
         let short = rope_cache_bytes(orig, 1, width, dtype_bytes).0;
         let long = rope_cache_bytes(len, 1, width, dtype_bytes).0;
-        return vec![short, long, short + long];
+        return if rule.longrope_three_buffers {
+            vec![short, long, short + long]
+        } else {
+            vec![short + long]
+        };
     }
     let Some(rows) = m.deepseek_yarn_rows.or(m.context_len) else {
         return Vec::new();
@@ -144,11 +171,34 @@ fn mla_rope_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64, width: u64)
             IndexerRope::Shared => false,
             IndexerRope::Apart => true,
             IndexerRope::ByConfig => m.indexer_rope_apart_0_5_9,
+            IndexerRope::VllmByConfig => m.indexer_rope_apart_vllm,
         };
     if apart {
         one.extend(one.clone());
     }
     one
+}
+
+/// grok52 (issue #17): the caches SGLang's Grok builds one per layer (`ModelSpec::grok_layer_rope`,
+/// `llm::grok`), `elem_bytes` an element ([`grok_layer_rope_elem`]), bytes per tensor, beside
+/// [`rope_cache_tensors`]' shared ones; empty for every other model.
+pub fn layer_rope_tensors(m: &ModelSpec, elem_bytes: u64) -> Vec<u64> {
+    match m.grok_layer_rope {
+        Some((rows, width)) => {
+            let one = rope_cache_bytes(rows, 1, width, elem_bytes).0;
+            vec![one; m.num_layers as usize]
+        }
+        None => Vec::new(),
+    }
+}
+
+/// grok52: the element size of Grok's per-layer caches under SGLang at `release` (`None`: the
+/// newest): float32 on CUDA (`RotaryEmbedding.__init__` keeps it); elsewhere the `dtype` that
+/// `grok.py`'s `get_rope_scaling` passes, `torch.float` up to 0.5.5 and `torch.bfloat16` from 0.5.6
+/// (read in the 0.5.5, 0.5.6, 0.5.6.post2, 0.5.7 and 0.5.8 wheels).
+pub fn grok_layer_rope_elem(release: Option<&[u64]>, cuda: bool) -> u64 {
+    let up_to_0_5_5 = release.is_some_and(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)) <= [0, 5, 5]);
+    if cuda || up_to_0_5_5 { 4 } else { 2 }
 }
 
 /// The RoPE caches `m` builds on one rank under `rule`, bytes per tensor; `dtype_bytes` is the

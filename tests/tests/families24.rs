@@ -46,10 +46,10 @@ fn grok2_fp8_sglang_example_by_hand() {
 /// K buffer of 13.79 GB. tpsim's cell a rank is 32,768 B, K half of it: 903,439 × 16,384 B =
 /// 14,801,944,576 B = 13.7854 GiB → 13.79 (the log's two decimals; tolerance 0.005 GiB).
 ///
-/// Known miss (recorded, book/src/models.md): the log's weights take 40.69 GiB a rank, tpsim's
-/// online-fp8 weights 33,984,696,320 B = 31.65 GiB (−22 %); every linear layer and expert is built with
-/// the fp8 method in 0.5.2's grok.py, so the 9.04 GiB are not in the weights tpsim counts (bf16 tensors
-/// kept beside the fp8 ones during loading are a suspect, not checked).
+/// The log's load usage is 40.69 GiB a rank, tpsim's online-fp8 weights 33,984,696,320 B = 31.65 GiB;
+/// grok52 found most of the 9.04 GiB between them outside the weights (the per-layer RoPE caches and
+/// their kept segments: `grok52::grok2_h100_log_with_layer_caches`); this test pins the weights entry
+/// alone, which grok52 leaves unchanged.
 #[test]
 fn grok2_h100_log_kv_cell() {
     let h100 = variant("grok-h100", |t| {

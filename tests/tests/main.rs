@@ -323,3 +323,5 @@ mod shm51;
 mod vllmold52;
 // mend52 (issue #17): Phi-3.5-MoE's LongRoPE caches and SGLang kernels.
 mod mend52;
+// grok52 (issue #17): Grok-2's per-layer RoPE caches under SGLang against the H100 log.
+mod grok52;

@@ -25,7 +25,7 @@ fn sglang(m: &ModelSpec, release: &[u64], cuda: bool) -> Vec<u64> {
 /// 41,943,040 B = 40 MiB, one per rank (`get_rope` shares it across the 61 layers). From 0.5.7 the
 /// float32 `cos_cached_total` and `sin_cached_total` of the same shape: 3 × 40 = 120 MiB. On ROCm the
 /// cache is bf16 (20 MiB) and the two totals stay float32. SGLang 0.4.2: model dtype, 20 MiB.
-/// vLLM's MLA caches are not modelled (none).
+/// vLLM (grok52, `rope_cache`): one cache in the model dtype, 163,840 × 64 × 2 B = 20 MiB.
 #[test]
 fn deepseek_v3_cache_by_release() {
     let m = preset("deepseek-v3");
@@ -34,7 +34,7 @@ fn deepseek_v3_cache_by_release() {
     assert_eq!(sglang(&m, &[0, 5, 8], true), vec![40 * MIB; 3]);
     assert_eq!(sglang(&m, &[0, 5, 8], false), vec![20 * MIB, 40 * MIB, 40 * MIB]);
     assert_eq!(sglang(&m, &[0, 4, 2], true), vec![20 * MIB]);
-    assert!(rope_cache_tensors(&m, RopeRule::vllm(None), 2).is_empty());
+    assert_eq!(rope_cache_tensors(&m, RopeRule::vllm(None), 2), vec![20 * MIB]);
 }
 
 /// Kimi-K2.5 (text config: factor 64, original 4,096): 262,144 rows × 64 × 4 B = 64 MiB; with the

@@ -226,7 +226,7 @@ fn sglang_0_5_13_qwen3_30b_a3b_capped_pool_rtx_pro_6000_tp1() {
 /// By hand: one MoE layer's w13 at TP 8 is 256 experts × 2 × (2,048 / 8) × 7,168 × 1 B =
 /// 939,524,096 B = 896.00 MiB, the logged allocation (the experts are split by TP, not EP). At that
 /// moment torch held 76.62 GiB and the card had 348 MiB free, so the whole model needs more than
-/// 76.62 GiB + 896 MiB = 77.495 GiB per rank; tpsim's 79.54 GiB per rank is above it. Before this
+/// 76.62 GiB + 896 MiB = 77.495 GiB per rank; tpsim's 79.56 GiB per rank is above it. Before this
 /// test tpsim let the load pass and refused at the KV profile ("No available memory for the cache
 /// blocks"), a step the engine never reaches; the plan now fails at weight loading.
 #[test]
@@ -248,7 +248,8 @@ fn vllm_0_28_deepseek_r1_0528_fp8_load_oom_h100_tp8() {
     let ours = target_weights_gib(&p);
     let lower = note(&r, "allocated_gib").unwrap() + note(&r, "alloc_mib").unwrap() / 1024.0;
     println!("deepseek-r1 fp8 tp8: tpsim {ours:.4} GiB per rank; the log needs more than {lower:.3}");
-    assert!((ours - 79.542).abs() < 0.001, "{ours}");
+    // grok52: + vLLM's deepseek_yarn RoPE cache, 163,840 × 64 × 2 B = 20 MiB = 0.0195 GiB (79.542 before).
+    assert!((ours - 79.561).abs() < 0.001, "{ours}");
     assert!(ours > lower);
     assert!(ours > note(&r, "capacity_gib").unwrap());
     match &p.verdict {

@@ -276,6 +276,17 @@ pub struct ModelConfig {
     /// `decoder_attention_types`; `llm::minimax01`).
     #[serde(default, alias = "decoder_attention_types")]
     pub attn_type_list: Option<Vec<u64>>,
+    /// grok52 (issue #17): Grok's top-level RoPE scaling keys (SGLang `grok.py` `get_rope_scaling`:
+    /// `getattr(config, "rope_type", None)`, then `scaling_factor`, with
+    /// `original_max_position_embeddings` as the cache's base length; `llm::grok::layer_rope`).
+    #[serde(default)]
+    pub rope_type: Option<String>,
+    /// grok52: Grok's RoPE scaling factor (`getattr(config, "scaling_factor", None)`; Grok-2: 16).
+    #[serde(default)]
+    pub scaling_factor: Option<f64>,
+    /// grok52: Grok rotates half of each head (`getattr(config, "rope_rotate_half_dims", False)`).
+    #[serde(default)]
+    pub rope_rotate_half_dims: Option<bool>,
     /// Hunyuan: per-head width when `head_dim` is absent.
     #[serde(default)]
     pub attention_head_dim: Option<u64>,
@@ -1202,6 +1213,14 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             None
         },
         indexer_rope_apart_0_5_9: super::mla_rope::indexer_rope_apart_0_5_9(text),
+        // grok52: vLLM's indexer rotary (`rope_cache`).
+        indexer_rope_apart_vllm: !text.indexer_rope_interleave.unwrap_or(false),
+        // grok52 (issue #17): Grok's per-layer `ScalingRotaryEmbedding` (`llm::grok::layer_rope`).
+        grok_layer_rope: if arch == Architecture::Grok1 {
+            super::grok::layer_rope(text, head_dim)?
+        } else {
+            None
+        },
         rotary_extra_kernels: 0,
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
         ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),

@@ -1480,14 +1480,25 @@ const LFM2_MOE_CHECKS: &[Check] = &[check(
 // `models/mimo_v2_flash.py` from 0.5.7 (read from the wheels, `sim::scenario::first_release`), its
 // cell and two-pool split by release (0.5.7 / 0.5.8 count the global cell over every layer); the
 // decode attention is the generic GQA kernel per layer kind (sliding reads capped at the window), an
-// approximation. vLLM serves it (`models/mimo_v2.py` in the 0.34.0 wheel) but tpsim does not model
-// its KV groups: refused. One public SGLang start-up log (sglang PR 15464) checks the layer cells;
-// the weights are checked against the model card's count.
+// approximation. vLLM serves it from 0.14.0; grok52 models 0.14 – 0.19 (`models/mimo_v2_flash.py`:
+// V padded to the q/k width, pages unified to the sliding layers', vLLM's groups), exact by the
+// engine's code but checked by no public log (pool approximate); 0.22's `models/mimo_v2.py` is
+// refused. One public SGLang start-up log (sglang PR 15464) checks the layer cells; the weights are
+// checked against the model card's count.
 static MIMO_V2_FLASH: Coverage = Coverage {
     arch: Architecture::MiMoV2Flash,
-    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM not modelled",
+    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM 0.14 – 0.19",
     sglang: exact_memory(MIMO_V2_FLASH_CHECKS),
-    vllm: NOT_MODELLED,
+    vllm: EngineCoverage {
+        weights: Level::Exact,
+        kv_cell: Level::Exact,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: &[check(
+            "vLLM 0.19.0 models/mimo_v2_flash.py (V padded to 192) and v1/core/kv_cache_utils.py (unify_kv_cache_spec_page_size, uniform-page groups) by hand; no public vLLM log",
+            "grok52::mimo_v2_flash_vllm_pages_by_hand",
+        )],
+    },
 };
 
 /// The model card's rounded counts and SGLang's pools by hand.
@@ -1528,8 +1539,12 @@ const GROK1_CHECKS: &[Check] = &[
         "llm::tests_families24::grok2_parameters_by_hand",
     ),
     check(
-        "SGLang v0.5.2rc2 start-up log (8× H100 80 GB, tp 8, --quantization fp8; engine-memory.tsv): K size 13.79 GB at 903,439 tokens = 64 layers × 1 KV head × 128 × 2 B a token; known miss: its weights 40.69 GiB a rank, tpsim 31.65 GiB (−22 %), so tpsim's 1,064,234 tokens are 17.8 % above its 903,439",
+        "SGLang v0.5.2rc2 start-up log (8× H100 80 GB, tp 8, --quantization fp8; engine-memory.tsv): K size 13.79 GB at 903,439 tokens = 64 layers × 1 KV head × 128 × 2 B a token; its load usage 40.69 GiB a rank against tpsim's 37.56 GiB (weights 31.65 + per-layer float32 RoPE caches 4.06 + kept load segments 1.85; a known miss of −7.7 %, was −22 %), tpsim's 894,698 tokens 0.97 % below its 903,439",
         "families24::grok2_h100_log_kv_cell",
+    ),
+    check(
+        "the same log's load usage and pool with SGLang's 64 per-layer ScalingRotaryEmbedding caches (grok.py)",
+        "grok52::grok2_h100_log_with_layer_caches",
     ),
 ];
 

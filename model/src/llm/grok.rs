@@ -17,6 +17,20 @@
 //! residual MLP first appears in SGLang 0.5.1's `grok.py` (`residual_moe`; the 0.4.3, 0.4.6, 0.4.9 and
 //! 0.4.10.post2 wheels never read the key: `sim::scenario::first_release`). GELU instead of SiLU
 //! and the logit caps change no byte and no kernel count tpsim costs.
+//!
+//! grok52 (issue #17): the RoPE caches. `Grok1Attention.__init__` first asks the shared
+//! `get_rope(head_dim, rotary_dim, max_position = context_len or max_position_embeddings)` (one
+//! float32 cache a rank, `rope_cache`), then, when `get_rope_scaling(config)` finds a top-level
+//! `rope_type`, replaces `self.rotary_emb` with a `ScalingRotaryEmbedding` built directly — not
+//! through `get_rope`'s cache dict — so **every layer** holds its own cache:
+//! `torch.arange(original_max_position_embeddings × scaling_factor)` rows × `rotary_dim` (head_dim,
+//! half of it with `rope_rotate_half_dims`), float32 on CUDA (`RotaryEmbedding.__init__` keeps
+//! float32 there; elsewhere `get_rope_scaling`'s dtype: `torch.float` to 0.5.5, `torch.bfloat16`
+//! from 0.5.6, `rope_cache::grok_layer_rope_elem`), built on the GPU with its
+//! float32 temporaries (`freqs`, `cos`, `sin` of half the width, freed on return) between the
+//! layer's `o_proj` and its MoE. Grok-2 (`rope_type` "original", 8,192 × 16 = 131,072 rows × 128):
+//! 64 MiB a layer, 4 GiB a rank over 64 layers. Read in the 0.5.1, 0.5.2, 0.5.3, 0.5.5, 0.5.8, 0.5.9,
+//! 0.5.10, 0.5.11 and 0.5.23 wheels' `grok.py` (the same construction in each).
 
 use super::config::{FeedForward, ModelConfig, moe_where};
 use super::{ModelError, MoeShape, missing_field, refuse};
@@ -76,4 +90,48 @@ pub(crate) fn feed_forward(text: &ModelConfig, num_layers: u64, an: &str) -> Res
     let shape = MoeShape::new(e, k, mi, n_shared);
     // Every layer MoE, no dense width, no leading dense layers.
     Ok(moe_where(num_layers, shape, 0, |_| true))
+}
+
+/// grok52: the (rows, width) of the float32 cache each Grok layer's `ScalingRotaryEmbedding`
+/// holds (module doc); `None` without a `rope_type` (SGLang then keeps only `get_rope`'s shared
+/// cache). Refuses what makes the engine raise while it builds the layer: a `rope_type` that
+/// `_compute_inv_freq` does not know (`ValueError("Unknown extrapolation method")`) and a missing
+/// `original_max_position_embeddings` or `scaling_factor` (`None × None`: TypeError).
+pub(crate) fn layer_rope(text: &ModelConfig, head_dim: u64) -> Result<Option<(u64, u64)>, ModelError> {
+    let Some(kind) = text.rope_type.as_deref().filter(|k| !k.is_empty()) else {
+        return Ok(None);
+    };
+    const METHODS: [&str; 5] = ["original", "yarn", "yarn_linear", "yarn_log", "theta_scale"];
+    if !METHODS.contains(&kind) {
+        return Err(refuse(
+            "rope_type",
+            kind.into(),
+            "one of original, yarn, yarn_linear, yarn_log, theta_scale (SGLang grok.py \
+             ScalingRotaryEmbedding: ValueError: Unknown extrapolation method)",
+        ));
+    }
+    let missing = |field: &str| ModelError::MissingField {
+        field: field.into(),
+        architecture: "Grok1ForCausalLM with rope_type (SGLang grok.py get_rope_scaling)".into(),
+    };
+    let orig = text
+        .original_max_position_embeddings
+        .ok_or_else(|| missing("original_max_position_embeddings"))?;
+    let factor = text.scaling_factor.ok_or_else(|| missing("scaling_factor"))?;
+    let rows = (orig as f64 * factor).ceil();
+    if !(factor > 0.0 && rows >= 1.0 && rows <= (1u64 << 32) as f64) {
+        return Err(refuse(
+            "scaling_factor",
+            factor.to_string(),
+            &format!(
+                "a positive factor giving 1 to 4294967296 cache rows with original_max_position_embeddings {orig}"
+            ),
+        ));
+    }
+    let width = if text.rope_rotate_half_dims.unwrap_or(false) {
+        head_dim / 2
+    } else {
+        head_dim
+    };
+    Ok(Some((rows as u64, width)))
 }

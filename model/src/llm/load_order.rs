@@ -243,6 +243,20 @@ impl ModelSpec {
         dtype_bytes: u64,
         gpu: &LoadGpu,
     ) -> LoadTensors {
+        self.load_tensors(tp, rope_bytes, (0, 4), dtype_bytes, gpu)
+    }
+
+    /// [`ModelSpec::vllm_load_tensors`] with, when `layer_rope.0` > 0, a RoPE cache of that many
+    /// bytes in elements of `layer_rope.1` bytes (and its float32 temporaries) built in every layer
+    /// right after its attention (grok52: SGLang's Grok, `llm::grok`).
+    fn load_tensors(
+        &self,
+        tp: u32,
+        rope_bytes: &[u64],
+        layer_rope: (u64, u64),
+        dtype_bytes: u64,
+        gpu: &LoadGpu,
+    ) -> LoadTensors {
         let inv = self.inventory(tp);
         let mut out = LoadTensors::default();
         // Each quantized layer's processing after loading: its tensors' step indices, its steps.
@@ -299,6 +313,9 @@ impl ModelSpec {
                 for &r in rope_bytes {
                     rope_steps(&mut out.steps, r, dtype_bytes);
                 }
+            }
+            if layer_rope.0 > 0 {
+                rope_steps(&mut out.steps, layer_rope.0, layer_rope.1);
             }
             push(&l.ffn.dense, 1, &mut out);
             push(&l.ffn.router, 1, &mut out);
@@ -358,7 +375,9 @@ impl ModelSpec {
     /// last (each freeing its float32 temporaries when `rope_dtype_bytes` is below 4), counted as
     /// the segments torch keeps after `empty_cache`
     /// ([`crate::torch_alloc::CachingAllocator::reserved_after_empty_cache`]) minus the live
-    /// tensors' bytes. `dtype_bytes` is the model dtype's size.
+    /// tensors' bytes. `dtype_bytes` is the model dtype's size. grok52: Grok's per-layer caches
+    /// (`ModelSpec::grok_layer_rope`) are taken as float32 (CUDA; see
+    /// [`ModelSpec::sglang_load_segment_overhead_grok`]).
     pub fn sglang_load_segment_overhead(
         &self,
         tp: u32,
@@ -367,7 +386,27 @@ impl ModelSpec {
         dtype_bytes: u64,
         gpu: &LoadGpu,
     ) -> u64 {
-        let mut t = self.vllm_load_tensors(tp, &[], dtype_bytes, gpu);
+        self.sglang_load_segment_overhead_grok(tp, rope_bytes, rope_dtype_bytes, dtype_bytes, 4, gpu)
+    }
+
+    /// [`ModelSpec::sglang_load_segment_overhead`] with Grok's per-layer caches of
+    /// `layer_rope_elem` bytes an element (`rope_cache::grok_layer_rope_elem`), built inside each
+    /// layer after its attention as `grok.py` does (float32 temporaries, cast when the element is
+    /// narrower); their own bytes are not counted here (`rope_cache::layer_rope_tensors`).
+    pub fn sglang_load_segment_overhead_grok(
+        &self,
+        tp: u32,
+        rope_bytes: &[u64],
+        rope_dtype_bytes: u64,
+        dtype_bytes: u64,
+        layer_rope_elem: u64,
+        gpu: &LoadGpu,
+    ) -> u64 {
+        let layer_rope = crate::rope_cache::layer_rope_tensors(self, layer_rope_elem)
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let mut t = self.load_tensors(tp, &[], (layer_rope, layer_rope_elem), dtype_bytes, gpu);
         for &r in rope_bytes {
             rope_steps(&mut t.steps, r, rope_dtype_bytes);
         }

@@ -200,6 +200,19 @@ impl MimoV2Attention {
         }
     }
 
+    /// grok52 (issue #17): vLLM 0.14 – 0.19's KV bytes of one token in one layer on one rank:
+    /// `models/mimo_v2_flash.py` pads V to the q/k width before the attention (`torch.nn.functional.pad(v,
+    /// [0, head_dim - v_head_dim])`) and builds `Attention(num_heads, head_dim, num_kv_heads = max(1,
+    /// kv / tp))`, so the page holds K and V of `head_dim` each: max(1, kv / tp) × 2 × head_dim ×
+    /// `dtype`. MiMo-V2-Flash bf16 at tp 4: global 1 × 384 × 2 = 768 B, sliding 2 × 384 × 2 = 1,536 B.
+    pub fn vllm_layer_cell(&self, sliding: bool, kv_heads: u64, head_dim: u64, tp: u64, dtype: u64) -> u64 {
+        if sliding {
+            (self.swa_kv_heads / tp).max(1) * 2 * self.swa_head_dim * dtype
+        } else {
+            (kv_heads / tp).max(1) * 2 * head_dim * dtype
+        }
+    }
+
     /// SGLang's cell per token (`get_cell_size_per_token`), by release:
     /// - 0.5.7 – 0.5.8.post1: the global layer's cell over **all** `num_hidden_layers`, plus the
     ///   sliding layer's cell over the sliding layers (the MiMo branch adds the sliding part to the

@@ -27,7 +27,8 @@
 //! - Kimi-Linear's MLA layers pass `skip_rope=True` (`kimi_linear.py`): no cache.
 //!
 //! MiniCPM3 (MLA with LongRoPE, `minicpm3.py`) builds `Phi3LongRoPEScaledRotaryEmbedding`, sized by
-//! `rope_cache` as every LongRoPE model. vLLM's MLA caches are not modelled (`rope_cache`).
+//! `rope_cache` as every LongRoPE model. vLLM's MLA caches (model dtype, the indexer's by release):
+//! `rope_cache` (grok52).
 
 use super::ModelError;
 use super::config::ModelConfig;

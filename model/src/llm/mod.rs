@@ -1006,6 +1006,18 @@ pub struct ModelSpec {
     /// differs from the attention's, `llm::mla_rope`). Read only for DSA models.
     #[serde(skip)]
     pub indexer_rope_apart_0_5_9: bool,
+    /// grok52: vLLM ≥ 0.13.0 builds the DSA indexer a RoPE cache of its own (`is_neox_style = not
+    /// indexer_rope_interleave` against the attention's False, `rope_cache`): true unless the config
+    /// sets `indexer_rope_interleave`. Read only for DSA models.
+    #[serde(skip)]
+    pub indexer_rope_apart_vllm: bool,
+    /// grok52 (issue #17): the cos/sin cache (float32 on CUDA) SGLang's Grok attention builds in **every
+    /// layer** (`grok.py` `Grok1Attention`: a `ScalingRotaryEmbedding` per layer when the config has
+    /// `rope_type`, outside `get_rope`'s shared cache), as (rows, width): rows
+    /// `original_max_position_embeddings × scaling_factor`, width the rotary dim
+    /// (`llm::grok::layer_rope`). `None` for other models and a Grok config without `rope_type`.
+    #[serde(skip)]
+    pub grok_layer_rope: Option<(u64, u64)>,
     /// rope51 (issue #17): kernels a full-attention layer's rotary launches beyond the template's one
     /// fused kernel (`forward::attention_kernels`): SGLang's LongRoPE in PyTorch ops
     /// (`llm::partial_rotary::sglang_longrope_kernels`), set by [`ModelSpec::serve_as_sglang`]; 0 as lowered.
@@ -1410,6 +1422,28 @@ impl ModelSpec {
             a.layer_cell(false, self.kv_heads, self.head_dim, t, dt),
             a.layer_cell(true, self.kv_heads, self.head_dim, t, dt),
         ))
+    }
+
+    /// grok52 (issue #17): vLLM 0.14 – 0.19's cell per token for MiMo-V2-Flash on a rank of `tp`
+    /// ([`MimoV2Attention::vllm_layer_cell`]). With the hybrid KV-cache manager (`hybrid`) the global
+    /// and sliding pages differ at tp < 8 (1 against 2 KV heads a rank, …): `v1/core/kv_cache_utils.py`
+    /// `unify_kv_cache_spec_page_size` multiplies the smaller page's block size, so every layer's page
+    /// is the larger one's: layers × the larger per-token bytes (vLLM's groups then split them).
+    /// Without it (`--disable-hybrid-kv-cache-manager`: every layer full attention, one
+    /// `UniformTypeKVCacheSpecs` group) each layer keeps its own page: the sum. `None` for other models.
+    pub fn mimo_v2_vllm_cell(&self, tp: u32, hybrid: bool) -> Option<u64> {
+        let a = self.mimo_v2?;
+        let t = u64::from(tp.max(1));
+        let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
+        let full = a.vllm_layer_cell(false, self.kv_heads, self.head_dim, t, dt);
+        let swa = a.vllm_layer_cell(true, self.kv_heads, self.head_dim, t, dt);
+        let n_swa = u64::from(self.sliding_layers());
+        let n_full = u64::from(self.kv_layers()) - n_swa;
+        Some(if hybrid {
+            (n_full + n_swa) * full.max(swa)
+        } else {
+            n_full * full + n_swa * swa
+        })
     }
 
     /// families23 (issue #17): SGLang's cell per token for MiMo-V2-Flash by release

@@ -1101,8 +1101,16 @@ pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
     let nvidia = s.hardware.accel.vendor == crate::scenario::accel::GpuVendor::Nvidia;
     let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
     let rule = RopeRule::sglang(release.as_deref(), nvidia);
-    let ropes = rope_cache_tensors(&s.model, rule, dtype);
-    let rope: u64 = ropes.iter().sum();
+    let ropes = match served_context_rope(s, release.as_deref()) {
+        Some(m) => rope_cache_tensors(&m, rule, dtype),
+        None => rope_cache_tensors(&s.model, rule, dtype),
+    };
+    // grok52 (issue #17): Grok's cache in every layer (`tpsim_model::llm::grok`), float32 on CUDA.
+    let layer_elem = tpsim_model::rope_cache::grok_layer_rope_elem(release.as_deref(), nvidia);
+    let per_layer: u64 = tpsim_model::rope_cache::layer_rope_tensors(&s.model, layer_elem)
+        .iter()
+        .sum();
+    let rope: u64 = ropes.iter().sum::<u64>().saturating_add(per_layer);
     let plain_tp = super::pipeline::binding_stage(s).is_none() && s.engine.dp_attention.is_none();
     let segments = if plain_tp {
         let gpu = if nvidia {
@@ -1112,11 +1120,36 @@ pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
         };
         let rope_dtype = if rule.fp32 { 4 } else { dtype };
         s.model
-            .sglang_load_segment_overhead(s.engine.tp, &ropes, rope_dtype, dtype, &gpu)
+            .sglang_load_segment_overhead_grok(s.engine.tp, &ropes, rope_dtype, dtype, layer_elem, &gpu)
     } else {
         0
     };
     SglangLoadExtra { rope, segments }
+}
+
+/// grok52 (issue #17): the model with `context_len` = the served context (`--context-length`, else
+/// `max_position_embeddings`) where SGLang sizes its shared RoPE cache by `hf_config.context_len`,
+/// which `configs/model_config.py` sets from 0.5.3 (`self.hf_config.context_len = self.context_len`;
+/// the 0.5.1 and 0.5.2 wheels have no such line): Grok (`grok.py` `Grok1DecoderLayer`: `max_position =
+/// config.context_len if hasattr(config, "context_len") else config.max_position_embeddings`, every
+/// wheel from 0.5.1) from 0.5.3, and MiMo-V2-Flash from 0.5.11 (`models/mimo_v2.py`
+/// `MiMoV2DecoderLayer`: `getattr(config, "context_len", getattr(config, "max_position_embeddings",
+/// 32768))`; 0.5.7 – 0.5.10's `mimo_v2_flash.py` reads `max_position_embeddings`). `None`
+/// elsewhere (the config's rows). An unreadable version counts as the newest.
+fn served_context_rope(s: &Scenario, release: Option<&[u64]>) -> Option<tpsim_model::llm::ModelSpec> {
+    use tpsim_model::llm::Architecture;
+    let at_least =
+        |min: [u64; 3]| release.is_none_or(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)) >= min);
+    let reads_context = match s.model.arch {
+        Architecture::Grok1 => at_least([0, 5, 3]),
+        Architecture::MiMoV2Flash => at_least([0, 5, 11]),
+        _ => false,
+    };
+    reads_context.then(|| {
+        let mut m = s.model.clone();
+        m.context_len = Some(s.engine.context_len);
+        m
+    })
 }
 
 /// families23 (issue #17): whether the engine's SGLang release predates 0.5.9, where MiMo-V2-Flash's
@@ -1567,6 +1600,14 @@ impl VllmLayout {
 /// (fp8_ds_mla 656 + 132, bf16 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM
 /// allocates what it budgets.
 fn vllm_cell(s: &Scenario) -> u64 {
+    // grok52 (issue #17): MiMo-V2-Flash's padded V and unified pages
+    // (`tpsim_model::llm::ModelSpec::mimo_v2_vllm_cell`).
+    if let Some(c) = s
+        .model
+        .mimo_v2_vllm_cell(s.engine.tp, vllm_uses_hybrid_manager(s).0)
+    {
+        return c;
+    }
     match s
         .model
         .nsa_kv(s.model.quantization.kv_cache_dtype.bytes(s.model.dtype))

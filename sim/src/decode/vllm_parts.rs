@@ -41,8 +41,10 @@ pub(super) fn torch_total_gib(s: &Scenario) -> (f64, Option<String>) {
 /// whose attention has no rotary embedding); Gemma-3 builds two —
 /// its sliding layers' plain one and its global layers' linear-scaled one with 8× the rows (the
 /// published gemma-3-4b/12b/27b-it configs' `rope_scaling = {rope_type: linear, factor: 8}`; vLLM
-/// `models/gemma3.py` gives the sliding layers `rope_local_base_freq` without scaling). MLA models:
-/// not modelled (0).
+/// `models/gemma3.py` gives the sliding layers `rope_local_base_freq` without scaling). MLA models
+/// (grok52): the `deepseek_yarn` cache of `original_max_position_embeddings × factor` rows ×
+/// `qk_rope_head_dim` in the model dtype, and the DSA indexer's own from 0.13.0
+/// (`tpsim_model::rope_cache`).
 pub(super) fn weights(s: &Scenario) -> Bytes {
     let ropes = rope_caches(s);
     let rope: u64 = ropes.iter().sum();

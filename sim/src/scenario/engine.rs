@@ -134,14 +134,21 @@ impl Resolver<'_> {
         // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version, e.tp.unwrap_or(1))
             .map_err(|(k, m)| self.invalid(k, m))?;
-        // families23 (issue #17): vLLM serves MiMo-V2-Flash (`models/mimo_v2.py` in the 0.34.0 wheel)
-        // with KV-cache groups of 4- and 8-head layers that tpsim does not model.
-        if kind == EngineKind::Vllm && model.mimo_v2.is_some() {
+        // grok52 (issue #17): vLLM serves MiMo-V2-Flash from 0.14.0 (`scenario::first_release`);
+        // tpsim models 0.14 – 0.19's `models/mimo_v2_flash.py` (V padded to the q/k width,
+        // `tpsim_model::llm::mimo_v2::MimoV2Attention::vllm_layer_cell`). From 0.22 (`models/mimo_v2.py`,
+        // `head_size_v`; 0.20 and 0.21 not read) the KV spec keeps V at its own width: not modelled.
+        if kind == EngineKind::Vllm
+            && model.mimo_v2.is_some()
+            && crate::engine_args_versions::release(&release.version)
+                .is_none_or(|r| [0, 1].map(|i| r.get(i).copied().unwrap_or(0)) >= [0, 20])
+        {
             return Err(self.invalid(
-                "engine.name",
-                "tpsim does not model MiMo-V2-Flash (MiMoV2FlashForCausalLM) under vLLM: its KV-cache groups \
-                 of global (4 KV heads) and sliding (8 KV heads) layers are not modelled (use sglang, from \
-                 0.5.7)",
+                "engine.version",
+                "tpsim models MiMo-V2-Flash (MiMoV2FlashForCausalLM) under vLLM 0.14 – 0.19 only \
+                 (models/mimo_v2_flash.py pads V to the q/k width in the KV cache); vLLM 0.22's \
+                 models/mimo_v2.py keeps V at 128 (head_size_v) and 0.20 / 0.21 were not read: not modelled \
+                 (use a version from 0.14.0 to 0.19.x, or sglang from 0.5.7)",
             ));
         }
         // families24 (issue #17): vLLM serves Grok-2 from 0.14.0 to 0.22.0 (`models/grok1.py` reads

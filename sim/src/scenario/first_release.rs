@@ -116,8 +116,10 @@
 //! - **MiMo-V2-Flash** (`MiMoV2FlashForCausalLM`, families23; `tpsim_model::llm::mimo_v2`), read from
 //!   the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/mimo_v2_flash.py` from
 //!   0.5.7 (0.5.5, 0.5.6 and 0.5.6.post2 have none; 0.5.7, 0.5.8, 0.5.9 and 0.5.10 have it; 0.5.11 …
-//!   0.5.23 ship `models/mimo_v2.py` instead, whose rules tpsim has not read: taken as 0.5.10's). vLLM
-//!   is refused whatever the release (`scenario::engine`: not modelled).
+//!   0.5.23 ship `models/mimo_v2.py` instead: grok52 read 0.5.11's and 0.5.23's — the same attention,
+//!   MoE and KV cells, the RoPE cache over the served `context_len`, `decode::memory`). vLLM
+//!   registers `MiMoV2FlashForCausalLM` from 0.14.0 (grok52: 0.13.0's registry has no entry; 0.14.0 …
+//!   0.19.0 map it to `models/mimo_v2_flash.py`, 0.22.0 … 0.34.0 to `models/mimo_v2.py`).
 //! - **LongCat-Flash** (`LongcatFlashForCausalLM`, families25; `tpsim_model::llm::longcat`), read
 //!   from the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/longcat_flash.py`
 //!   and `models/longcat_flash_nextn.py` from 0.5.2 (0.4.10.post2, 0.5.0rc0, 0.5.1 and 0.5.1.post3
@@ -572,6 +574,16 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/longcat_flash.py",
         since: "vLLM adds it in 0.11.0",
         then: CannotServe("LongCat-Flash (LongcatFlashForCausalLM)"),
+    },
+    // grok52 (issue #17): vLLM registers `MiMoV2FlashForCausalLM` from 0.14.0 (the 0.13.0 wheel's
+    // `model_executor/models/registry.py` has no entry, 0.14.0's maps it to `mimo_v2_flash`).
+    Row {
+        models: |m| m.arch == Architecture::MiMoV2Flash,
+        engine: Vllm,
+        first: Some(&[0, 14, 0]),
+        file: "models/mimo_v2_flash.py",
+        since: "vLLM adds it in 0.14.0",
+        then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
     },
     // families24: Grok-2's residual MLP (`residual_moe`; a Grok-1 config without it is served by
     // every release tpsim knows: `models/grok.py` is in the 0.4.3 wheel). The 0.4.10.post2 wheel's
