@@ -309,3 +309,4 @@ fn every_test_file_is_declared() {
 }
 // shm51 (issue #19 point 1): box B's link rate from its own pinned copies; its fraction over that port.
 mod shm51;
+mod shm52;
