@@ -109,8 +109,8 @@ fn spearman(x: &[f64], y: &[f64]) -> f64 {
     let rank = |v: &[f64]| -> Vec<f64> {
         v.iter()
             .map(|a| {
-                let below = v.iter().filter(|b| *b < a).count() as f64;
-                let equal = v.iter().filter(|b| *b == a).count() as f64;
+                let below = v.iter().filter(|b| b.total_cmp(a).is_lt()).count() as f64;
+                let equal = v.iter().filter(|b| b.total_cmp(a).is_eq()).count() as f64;
                 below + (equal + 1.0) / 2.0
             })
             .collect()
