@@ -724,7 +724,7 @@ fn classes_table(o: &mut String, r: &Report) {
 fn constants_table(o: &mut String, r: &Report) {
     let _ = writeln!(
         o,
-        "Shared constants per fit. (prior) = not determined by the fit's training rows, kept at its prior;\n* = ended at the edge of the fit's range (start ÷ 100 … × 100, fractions ≤ 1); † = the fit started a\ndecade from the prior, where the training rows respond to it (a cap that does not bind at the prior)."
+        "Shared constants per fit. (prior) = not determined by the fit's training rows, kept at its prior;\n* = ended at the edge of the fit's range (start ÷ 100 … × 100, fractions ≤ 1); † = the fit started a\ndecade from the prior, where the training rows respond to it (a cap that does not bind at the prior);\n(median) = a per-host constant, not fitted: the median of the training hosts' own values (shm52)."
     );
     let mut t = vec![
         {
