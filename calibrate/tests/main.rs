@@ -28,6 +28,8 @@ mod input_files;
 mod outputs;
 // Issue #17 point 6: run-engine with a fake engine.
 mod run_engine;
+// shm52 (issue #19): shm_read_efficiency per host in crossval allreduce.
+mod shm52;
 
 /// Every `*.rs` file beside this one is declared as a module above: with `autotests = false` an
 /// undeclared file would silently never be built or run.

@@ -325,3 +325,4 @@ mod vllmold52;
 mod mend52;
 // grok52 (issue #17): Grok-2's per-layer RoPE caches under SGLang against the H100 log.
 mod grok52;
+mod shm52;

@@ -171,12 +171,22 @@ pub struct Report {
 }
 
 /// Predicted time of every row of `system` (parts in order), µs, with the shared constants taken
-/// from `params` (except those the system keeps at its preset's value).
-pub fn predict_system(system: &System, shared: &[SharedSpec], params: &HwParams) -> Result<Vec<f64>, String> {
+/// from `params` (except those the system keeps at its preset's value). A `per_host` constant is
+/// taken from `params` only when the system is `held_out` (shm52: a training system, and the joint
+/// fit, read each host's own preset value).
+pub fn predict_system(
+    system: &System,
+    shared: &[SharedSpec],
+    params: &HwParams,
+    held_out: bool,
+) -> Result<Vec<f64>, String> {
     let mut out = Vec::with_capacity(system.rows());
     for part in &system.parts {
         let mut hw = part.hardware.clone();
-        for s in shared.iter().filter(|s| !system.keep.contains(&s.name)) {
+        let applied = shared
+            .iter()
+            .filter(|s| !system.keep.contains(&s.name) && (held_out || !s.per_host));
+        for s in applied {
             let v = prof::get(params, &s.name).ok_or_else(|| format!("`{}` is not set", s.name))?;
             prof::set(&mut hw.params, &s.name, v).map_err(|m| format!("{}: {m}", s.name))?;
         }
@@ -192,24 +202,30 @@ pub fn predict_system(system: &System, shared: &[SharedSpec], params: &HwParams)
 #[derive(Debug, Default)]
 pub struct Memo(Mutex<MemoMap>);
 
-/// (system index, bits of the applied shared values) → the system's predictions, µs.
-type MemoMap = BTreeMap<(usize, Vec<u64>), Vec<f64>>;
+/// (system index, held out, bits of the applied shared values) → the system's predictions, µs.
+type MemoMap = BTreeMap<(usize, bool, Vec<u64>), Vec<f64>>;
 
 impl Memo {
     /// [`predict_system`] of system `k` of `sys`, remembered.
-    pub fn predict(&self, sys: &Systems, k: usize, params: &HwParams) -> Result<Vec<f64>, String> {
+    pub fn predict(
+        &self,
+        sys: &Systems,
+        k: usize,
+        params: &HwParams,
+        held_out: bool,
+    ) -> Result<Vec<f64>, String> {
         let s = &sys.systems[k];
         let bits: Vec<u64> = sys
             .shared
             .iter()
-            .filter(|c| !s.keep.contains(&c.name))
+            .filter(|c| !s.keep.contains(&c.name) && (held_out || !c.per_host))
             .map(|c| prof::get(params, &c.name).map_or(u64::MAX, f64::to_bits))
             .collect();
-        let key = (k, bits);
+        let key = (k, held_out, bits);
         if let Some(v) = self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(v.clone());
         }
-        let v = predict_system(s, &sys.shared, params)?;
+        let v = predict_system(s, &sys.shared, params, held_out)?;
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -239,15 +255,22 @@ pub fn priors(sys: &Systems) -> Result<HwParams, CrossvalError> {
 }
 
 /// Fits the shared constants on the rows of the systems `train` (indices into `sys.systems`), from
-/// their priors; constants the rows do not determine keep their prior. Returns each constant and the
-/// parameter set to predict with. Reads nothing of the other systems.
+/// their priors; constants the rows do not determine keep their prior. A `per_host` constant is not
+/// fitted: it is the median of the training systems' own values ([`host_median`]). Returns each
+/// constant and the parameter set to predict a held-out system with. Reads nothing of the other
+/// systems.
 pub fn fit_shared(
     sys: &Systems,
     train: &[usize],
     memo: &Memo,
 ) -> Result<(Vec<ConstFit>, HwParams), CrossvalError> {
     let start = priors(sys)?;
-    let names: Vec<String> = sys.shared.iter().map(|s| s.name.clone()).collect();
+    let names: Vec<String> = sys
+        .shared
+        .iter()
+        .filter(|s| !s.per_host)
+        .map(|s| s.name.clone())
+        .collect();
     let y: Vec<f64> = train
         .iter()
         .flat_map(|&k| {
@@ -260,14 +283,62 @@ pub fn fit_shared(
     let mut model = |p: &HwParams| -> Result<Vec<f64>, String> {
         let mut out = Vec::with_capacity(y.len());
         for &k in train {
-            out.extend(memo.predict(sys, k, p)?.into_iter().map(f64::ln));
+            out.extend(memo.predict(sys, k, p, false)?.into_iter().map(f64::ln));
         }
         Ok(out)
     };
     let mut attempt = |active: &[String], from: &HwParams| -> Result<_, FitError> {
         fit::solve_params_estimate(from, active, &y, &mut model).map(|(_, params, fitted)| (params, fitted))
     };
-    Ok(fit_or_prior(&start, &names, &mut attempt)?)
+    let (fitted, mut params) = fit_or_prior(&start, &names, &mut attempt)?;
+    let mut out = Vec::with_capacity(sys.shared.len());
+    for s in &sys.shared {
+        if s.per_host {
+            let (value, n) = host_median(sys, train, s);
+            prof::set(&mut params, &s.name, value)
+                .map_err(|m| CrossvalError::Usage(format!("{}: {m}", s.name)))?;
+            out.push(ConstFit {
+                name: s.name.clone(),
+                unit: prof::param_unit(&s.name).map(|u| u.as_str()).unwrap_or(""),
+                prior: fit::sig6(s.prior),
+                start: fit::sig6(s.prior),
+                value: fit::sig6(value),
+                prior_reason: Some(format!("{PER_HOST_MEDIAN} ({n} values)")),
+                ci_low: None,
+                ci_high: None,
+                at_bound: false,
+            });
+        } else if let Some(c) = fitted.iter().find(|c| c.name == s.name) {
+            out.push(c.clone());
+        }
+    }
+    Ok((out, params))
+}
+
+/// Why a `per_host` constant's value is what it is, in the fits' tables (shm52).
+pub const PER_HOST_MEDIAN: &str =
+    "not fitted: the median of the training hosts' own preset values and those measured outside the table";
+
+/// The median of a `per_host` constant over the systems `train` (each system's first preset that sets
+/// it; a system that keeps it at its preset's value is left out, as is one whose presets leave it
+/// unset) and the spec's `outside` values; the prior when there is none. Returns the value and how
+/// many values it is the median of.
+pub fn host_median(sys: &Systems, train: &[usize], spec: &SharedSpec) -> (f64, usize) {
+    let v: Vec<f64> = train
+        .iter()
+        .map(|&k| &sys.systems[k])
+        .filter(|s| !s.keep.contains(&spec.name))
+        .filter_map(|s| {
+            s.parts
+                .iter()
+                .find_map(|p| prof::get(&p.hardware.params, &spec.name))
+        })
+        .chain(spec.outside.iter().copied())
+        .collect();
+    match v.len() {
+        0 => (spec.prior, 0),
+        n => (fit::lm::median(v), n),
+    }
 }
 
 /// Runs every fit (the joint one and one per held-out system, in parallel, collected in order) and
@@ -314,8 +385,8 @@ pub fn crossval_class(
         .map(|i| {
             let k = held[i];
             let s = &sys.systems[k];
-            let joint = memo.predict(sys, k, &fits[0].1)?;
-            let left = memo.predict(sys, k, &fits[i + 1].1)?;
+            let joint = memo.predict(sys, k, &fits[0].1, false)?;
+            let left = memo.predict(sys, k, &fits[i + 1].1, true)?;
             Ok((predict_bundled(s), joint, left))
         })
         .collect::<Result<_, String>>()
@@ -653,7 +724,7 @@ fn classes_table(o: &mut String, r: &Report) {
 fn constants_table(o: &mut String, r: &Report) {
     let _ = writeln!(
         o,
-        "Shared constants per fit. (prior) = not determined by the fit's training rows, kept at its prior;\n* = ended at the edge of the fit's range (start ÷ 100 … × 100, fractions ≤ 1); † = the fit started a\ndecade from the prior, where the training rows respond to it (a cap that does not bind at the prior)."
+        "Shared constants per fit. (prior) = not determined by the fit's training rows, kept at its prior;\n* = ended at the edge of the fit's range (start ÷ 100 … × 100, fractions ≤ 1); † = the fit started a\ndecade from the prior, where the training rows respond to it (a cap that does not bind at the prior);\n(median) = a per-host constant, not fitted: the median of the training hosts' own values (shm52)."
     );
     let mut t = vec![
         {

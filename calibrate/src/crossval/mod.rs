@@ -146,6 +146,7 @@ impl ConstFit {
     pub fn cell(&self) -> String {
         let moved = if self.moved() { "†" } else { "" };
         match &self.prior_reason {
+            Some(r) if r.starts_with(allreduce::PER_HOST_MEDIAN) => format!("{} (median)", short(self.value)),
             Some(_) => format!("{} (prior)", short(self.value)),
             None if self.at_bound => format!("{}*{moved}", short(self.value)),
             None => format!("{}{moved}", short(self.value)),

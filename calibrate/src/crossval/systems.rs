@@ -43,6 +43,16 @@ pub struct SharedSpec {
     pub name: String,
     pub prior: f64,
     pub source: String,
+    /// shm52: a constant each host carries in its own preset (`[fitted]` on its own rows), so no fit
+    /// moves it: a training system keeps its preset's value, and a held-out system gets the median of
+    /// the training systems' preset values and `outside` (values measured on hosts outside the table),
+    /// the rule `tpsim import-topo` applies to a host without its own figure
+    /// (`MEDIAN_SHM_READ_EFFICIENCY`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_host: bool,
+    /// With `per_host`: the constant's values on measured hosts outside the table (profile unit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -224,6 +234,15 @@ fn check_shared(shared: &[SharedSpec], sf: &str) -> Result<(), CrossvalError> {
             return Err(input(sf, format!("{key}.name: `{}` is listed twice", s.name)));
         }
         prof::check(&s.name, s.prior).map_err(|m| input(sf, format!("{key} ({}): prior {m}", s.name)))?;
+        for v in &s.outside {
+            prof::check(&s.name, *v).map_err(|m| input(sf, format!("{key} ({}): outside {m}", s.name)))?;
+        }
+        if !s.per_host && !s.outside.is_empty() {
+            return Err(input(
+                sf,
+                format!("{key} ({}).outside: only read with per_host = true", s.name),
+            ));
+        }
         if s.prior <= 0.0 {
             return Err(input(
                 sf,

@@ -50,7 +50,7 @@ pub struct ImportTopoArgs {
     #[arg(long, value_name = "GB/S")]
     socket_link_bw: Option<f64>,
     /// The fraction of a GPU parent port's link rate at which its GPUs read NCCL's SHM buffers
-    /// (default 0.4496, the median of the measured SHM hosts).
+    /// (default 0.5859, the median of the eight measured SHM hosts).
     #[arg(long, value_name = "FRACTION")]
     shm_read_efficiency: Option<f64>,
     /// The output of `lscpu` on the same box: Model name, Socket(s) and NUMA node(s) (NPS / SNC:

@@ -333,14 +333,17 @@ impl HostInput {
     }
 }
 
-/// The median of the four measured SHM hosts' `shm_read_efficiency` (0.3041, 0.3607, 0.5384, 0.565:
-/// (0.3607 + 0.5384) / 2), as the bundled no-P2P presets without their own rows use it
-/// (rtx-5090-2x-no-p2p.toml; an assumption within about ±35 %, book/src/collectives.md).
-/// shm51: box B's 0.3041 was taken over a Gen5 x16 port; its GPU 0's pinned copies (tests/data/
-/// pcie-p2p.tsv lines 6-7) put its links at Gen4 x16 rate, where it reads at 0.6680, which would make
-/// this median (0.5384 + 0.565) / 2 = 0.5517. Kept at 0.4496 until the presets that borrow it are
-/// re-blessed with it (a change to every no-P2P consumer preset's SHM rate).
-pub const MEDIAN_SHM_READ_EFFICIENCY: f64 = 0.4496;
+/// The median of the eight measured SHM hosts' `shm_read_efficiency` (shm52), as `tpsim import-topo`
+/// writes it for a host without its own figure and the bundled no-P2P presets without their own rows
+/// borrow it (rtx-5090-2x-no-p2p.toml and seven more). Each host's value is its preset's `[fitted]` one:
+/// 0.3607 kalavai (tests/data/allreduce.tsv lines 70-79), 0.4262 DGX A100 (226-229), 0.5384 Syncopate
+/// box A (189, 193), 0.565 the ASUS ESC8000A-E13P (outside the table: rtx6kpro hardware/
+/// asus-esc8000a-e13p-broadcom-switches.md, 30.3 / 53.6), 0.6068 charlie0129 (279-282), 0.6557 AutoDL
+/// (251-257), 0.6680 Syncopate box B at its Gen4 x16 rate (209, shm51) and 0.6869 PR 2080 (323-324):
+/// (0.565 + 0.6068) / 2 = 0.5859. They span 0.36-0.69, so a host without its own figure is an
+/// assumption within -38 % / +17 % (book/src/collectives.md, "SHM from host facts"; no `[host]` fact
+/// orders them, shm52). Before shm52: 0.4496, the median of four with box B at 0.3041 of a Gen5 port.
+pub const MEDIAN_SHM_READ_EFFICIENCY: f64 = 0.5859;
 
 /// The `[host]` section and the `[params] shm_read_efficiency` line, in the file's comment style.
 #[derive(Debug, Clone, PartialEq)]
@@ -565,7 +568,7 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
         }
         None => {
             notes.push(format!(
-                "shm_read_efficiency = {MEDIAN_SHM_READ_EFFICIENCY}: the median of the four measured SHM hosts (they span 0.30-0.57; an assumption within about ±35 %): give the box's own with --shm-read-efficiency"
+                "shm_read_efficiency = {MEDIAN_SHM_READ_EFFICIENCY}: the median of the eight measured SHM hosts (they span 0.36-0.69; an assumption within -38 % / +17 %): give the box's own with --shm-read-efficiency"
             ));
             line(
                 format!("shm_read_efficiency = {MEDIAN_SHM_READ_EFFICIENCY}"),
@@ -836,7 +839,7 @@ mod tests {
             l.params,
             format!(
                 "{:<33} # [derived] the median of the measured SHM hosts (book/src/collectives.md)",
-                "shm_read_efficiency = 0.4496"
+                "shm_read_efficiency = 0.5859"
             )
         );
         let h = HostInput {
