@@ -31,7 +31,7 @@ const HOSTS: [(&str, &str); 7] = [
 const ASUS: f64 = 0.565;
 
 /// The no-P2P presets that borrow the median (no row of their own).
-const BORROWERS: [&str; 8] = [
+const BORROWERS: [&str; 9] = [
     "rtx-3090-ti-4x-epyc-rome",
     "rtx-5090-2x-no-p2p",
     "rtx-5090-4x-no-p2p",
@@ -40,6 +40,8 @@ const BORROWERS: [&str; 8] = [
     "rtx-4090-4x-no-p2p",
     "rtx-4090-8x-no-p2p",
     "rtx-4090-48gb-4x-no-p2p",
+    // deploys26 (merged beside shm52): the i9-9900K box of er0080/vllm-benchmarking.
+    "rtx-3090-2x-i9-9900k-gen3x8",
 ];
 
 fn fraction(preset: &str) -> f64 {
