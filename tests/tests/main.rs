@@ -309,3 +309,5 @@ fn every_test_file_is_declared() {
 }
 // shm51 (issue #19 point 1): box B's link rate from its own pinned copies; its fraction over that port.
 mod shm51;
+// release52 (issue #17): the default SGLang release 0.5.9, memory eras of 0.5.9-0.5.23, first releases enforced.
+mod release52;

@@ -815,7 +815,16 @@ impl<'a> SglangStartup<'a> {
             message: if self.spring && kv.rest_gib <= 0.0 {
                 sglang_no_kv_memory_error(e.mem_fraction_static, available_gib, total_gib)
             } else {
-                sglang_not_enough_memory(e.era, e.mem_fraction_static)
+                // release52: 0.5.10–0.5.13 (late-2025 rules) already print the spring form, `Current
+                // value: mem_fraction_static=…` (`MemoryPoolConfig.__post_init__` in 0.5.10's
+                // `model_runner_kv_cache_mixin.py`; 0.5.9's appends `self.server_args.…=`).
+                let v = crate::engine_args_versions::release(&e.release().version).unwrap_or_default();
+                let text_era = if e.era == SglangEra::Late2025 && v.as_slice() >= [0, 5, 10].as_slice() {
+                    SglangEra::Spring2026
+                } else {
+                    e.era
+                };
+                sglang_not_enough_memory(text_era, e.mem_fraction_static)
             },
             missing: Bytes::from_gib_f64(need - kv.rest_gib),
         }
