@@ -73,7 +73,8 @@ fn boundary_releases_have_their_era() {
     let o = tpsim(&["validate", &seed_at("0.5.24")]);
     assert_eq!(o.code, 2, "{}", o.stdout);
     assert!(
-        o.stderr.contains("key `engine.version`: `0.5.24`: tpsim places SGLang releases up to 0.5.23")
+        o.stderr
+            .contains("key `engine.version`: `0.5.24`: tpsim places SGLang releases up to 0.5.23")
             && o.stderr.contains("set engine.costs.era"),
         "{}",
         o.stderr
@@ -174,7 +175,8 @@ fn first_releases_are_enforced() {
     let o = tpsim(&["validate", &qwen("vllm", "0.16.0")]);
     assert_eq!(o.code, 2, "{}", o.stdout);
     assert!(
-        o.stderr.contains("vLLM 0.16.0 has no registry entries for Qwen3_5ForConditionalGeneration"),
+        o.stderr
+            .contains("vLLM 0.16.0 has no registry entries for Qwen3_5ForConditionalGeneration"),
         "{}",
         o.stderr
     );

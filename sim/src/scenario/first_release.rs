@@ -749,8 +749,7 @@ pub(super) const TABLE: &[Row] = &[
 /// 4.57.1 (SGLang 0.5.8's pin) `PreTrainedModel.is_backend_compatible` returns
 /// `_supports_attention_backend`, `False` unless the class sets it; that the remote class leaves it
 /// unset is assumed (its code not read).
-const SGLANG_KIMI_K25_BEFORE_0_5_9: &str =
-    "ValueError: KimiK25ForConditionalGeneration has no SGlang implementation and the Transformers implementation is not compatible with SGLang.";
+const SGLANG_KIMI_K25_BEFORE_0_5_9: &str = "ValueError: KimiK25ForConditionalGeneration has no SGlang implementation and the Transformers implementation is not compatible with SGLang.";
 
 /// The refusal of `model` under `kind` at `version` by the first [`TABLE`] row that holds it and
 /// that the release predates: `Err((key, message))`, the key `engine.version` (`engine.name` where
