@@ -211,7 +211,7 @@ pub(super) const TABLE: &[Row] = &[
         since: "SGLang adds it in 0.5.9",
         then: Fallback(
             "Exaone4ForCausalLM",
-            ": set engine.version = \"0.5.9\" (with engine.costs.era), or run it under vLLM (use vllm)",
+            ": set engine.version = \"0.5.9\", or run it under vLLM (use vllm)",
         ),
     },
     Row {
