@@ -214,13 +214,24 @@ fn python_float_repr(x: f64) -> String {
     }
 }
 
-/// Maps an SGLang version string (`0.5.2rc2`, `v0.5.8.post1`, `~0.4.3`) to its memory era, where
-/// the evidence allows. Boundaries: the shared, inflated speculative pool (mid-2025 KV rule) is in
-/// the 0.4.3.post4 wheel (`model_runner.py`; the ~0.4.2 docs row, engine-memory.tsv line 10, predates
-/// it) and the era is logged by v0.5.2rc2 (Grok-2 row); the default fraction changed later, in
-/// 0.4.8 (`crate::sglang_eras::sglang_fraction_era_from_version`); late-2025 rules from v0.5.3, still in
-/// v0.5.8.post1 (engine-memory.tsv, Kimi-K2.5 MI355X row); spring-2026 rules from v0.6. Versions
-/// 0.5.9–0.5.x are ambiguous (`None`): the caller asks for `engine.costs.era`.
+/// Maps an SGLang version string (`0.5.2rc2`, `v0.5.8.post1`, `~0.4.3`) to its memory era.
+/// Boundaries: the shared, inflated speculative pool (mid-2025 KV rule) is in the 0.4.3.post4 wheel
+/// (`model_runner.py`; the ~0.4.2 docs row, engine-memory.tsv line 10, predates it) and the era is
+/// logged by v0.5.2rc2 (Grok-2 row); the default fraction changed later, in 0.4.8
+/// (`crate::sglang_eras::sglang_fraction_era_from_version`); late-2025 rules from v0.5.3, still in
+/// v0.5.8.post1 (engine-memory.tsv, Kimi-K2.5 MI355X row). release52 read the PyPI wheels 0.5.9 …
+/// 0.5.23: the spring-2026 rules arrive together in **0.5.14** (2026-06-26) — the EAGLE/STANDALONE
+/// cell scaling `int(cell × (1 + eagle_draft_num_layers / num_layers))` in
+/// `model_executor/pool_configurator.py` (`__init__` of the default configurator; 0.5.11–0.5.13
+/// scale the cell for DFLASH only), the `rest_memory <= 0` "Loaded weights leave no GPU memory for
+/// the KV cache" ValueError in `model_runner_kv_cache_mixin.py` `_profile_available_bytes`, and
+/// `server_args.py` `_handle_gpu_memory_settings` without the speculative reserve (0.5.13 still
+/// adds 4 GiB for EAGLE, 6 GiB for STANDALONE). So 0.5.3–0.5.13 are late-2025 and 0.5.14–0.5.23
+/// spring-2026. Rules that moved inside an era are keyed by version where tpsim models them (the
+/// DSA budget, 0.5.17, `NsaBudgetRule`; MiMo-V2's bytes-weighted SWA split, 0.5.9) and otherwise
+/// are known misses (engine_release.rs module doc). Versions after 0.5.23 (0.5.24, 0.6 …: none on
+/// PyPI when read, 2026-12-06) and unparsable text are `None`: the caller asks for
+/// `engine.costs.era`.
 pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
     let v = version.trim().trim_start_matches(['~', 'v', 'V']);
     let mut parts = v.split('.').map(|p| {
@@ -233,9 +244,9 @@ pub fn sglang_era_from_version(version: &str) -> Option<SglangEra> {
     Some(match (major, minor, patch) {
         (0, 0..=3, _) | (0, 4, 0..=2) => SglangEra::Early2025,
         (0, 4, _) | (0, 5, 0..=2) => SglangEra::Mid2025,
-        (0, 5, 3..=8) => SglangEra::Late2025,
-        (0, 5, _) => return None,
-        _ => SglangEra::Spring2026,
+        (0, 5, 3..=13) => SglangEra::Late2025,
+        (0, 5, 14..=23) => SglangEra::Spring2026,
+        _ => return None,
     })
 }
 
@@ -298,9 +309,11 @@ pub enum SglangEra {
     Early2025,
     /// mid-2025 → autumn 2025: default fraction by GPU memory (PR #7054).
     Mid2025,
-    /// late 2025 → spring 2026 (the seed's): reserved memory from chunked prefill and graph sizes.
+    /// late 2025 → spring 2026, PyPI 0.5.3–0.5.13 (the seed's, 0.5.9): reserved memory from chunked
+    /// prefill and graph sizes.
     Late2025,
-    /// spring 2026 →: the target cell size carries the draft's KV, the speculative reserve is gone.
+    /// spring 2026 →, PyPI 0.5.14–0.5.23 ([`sglang_era_from_version`]): the target cell size carries
+    /// the draft's KV, the speculative reserve is gone.
     Spring2026,
 }
 
@@ -886,8 +899,14 @@ mod tests {
         assert_eq!(sglang_era_from_version("v0.5.2rc2"), Some(SglangEra::Mid2025));
         assert_eq!(sglang_era_from_version("0.5.3"), Some(SglangEra::Late2025));
         assert_eq!(sglang_era_from_version("v0.5.8.post1"), Some(SglangEra::Late2025));
-        assert_eq!(sglang_era_from_version("0.5.9"), None);
-        assert_eq!(sglang_era_from_version("0.6.1"), Some(SglangEra::Spring2026));
+        // release52: the boundary read from the wheels (0.5.13 still reserves 4 GiB for EAGLE and
+        // does not scale the cell; 0.5.14 does), and nothing after the last release read, 0.5.23.
+        assert_eq!(sglang_era_from_version("0.5.9"), Some(SglangEra::Late2025));
+        assert_eq!(sglang_era_from_version("0.5.13.post1"), Some(SglangEra::Late2025));
+        assert_eq!(sglang_era_from_version("0.5.14"), Some(SglangEra::Spring2026));
+        assert_eq!(sglang_era_from_version("0.5.23"), Some(SglangEra::Spring2026));
+        assert_eq!(sglang_era_from_version("0.5.24"), None);
+        assert_eq!(sglang_era_from_version("0.6.1"), None);
         assert_eq!(sglang_era_from_version("main"), None);
     }
 

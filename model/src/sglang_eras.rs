@@ -67,7 +67,12 @@ mod tests {
             sglang_fraction_era_from_version("0.5.8.post1"),
             Some(SglangEra::Late2025)
         );
-        assert_eq!(sglang_fraction_era_from_version("0.5.9"), None);
+        // release52: 0.5.9's `_handle_gpu_memory_settings` is 0.5.8.post1's (read in both wheels).
+        assert_eq!(
+            sglang_fraction_era_from_version("0.5.9"),
+            Some(SglangEra::Late2025)
+        );
+        assert_eq!(sglang_fraction_era_from_version("0.5.24"), None);
         // 0.4.3.post4's model_runner already shares the inflated speculative pool.
         assert_eq!(sglang_era_from_version("~0.4.3.post4"), Some(SglangEra::Mid2025));
         assert_eq!(

@@ -8,13 +8,18 @@
 
 use crate::scenario::EngineKind;
 
-/// The SGLang release a scenario without `engine.version` means: 0.5.8, the newest release for
-/// which tpsim holds both the flag list (`tests/data/engine-args/sglang-0.5.8.txt`) and a checked
-/// start-up log (`tests/data/engine-memory.tsv`, the v0.5.8.post1 Kimi-K2.5 MI355X row) and whose
-/// memory era is placed (late-2025, `tpsim_model::memory::sglang_era_from_version`, the era of
-/// `scenarios/engines/sglang.toml`). 0.5.9 has a flag list but no memory row, and its era is not
-/// placed (an explicit 0.5.9 asks for `engine.costs.era`); 0.5.23 has neither memory row nor era.
-pub const CURRENT_SGLANG: &str = "0.5.8";
+/// The SGLang release a scenario without `engine.version` means: 0.5.9, the first PyPI release
+/// with a model class for Kimi-K2.5 (`models/kimi_k25.py`), Qwen3.5 (`models/qwen3_5.py`) and GLM-5
+/// (`GlmMoeDsaForCausalLM` in `models/glm4_moe.py`) — 0.5.8.post1's wheel has none of them
+/// (`scenario::first_release`) — so the seed scenario and the bundled Kimi-K2.5 / Qwen3.5 / GLM-5
+/// scenarios are simulated at a release that can load their model (release52, issue #17). tpsim
+/// holds its flag list (`tests/data/engine-args/sglang-0.5.9.txt`) and places it in the late-2025
+/// memory era (`tpsim_model::memory::sglang_era_from_version`: 0.5.9's `server_args.py`
+/// `_handle_gpu_memory_settings` reserve and `model_runner_kv_cache_mixin.py` profile are 0.5.8's,
+/// read in the wheels). Its memory rules are read from code, **not checked against a start-up log**:
+/// the newest checked SGLang log of a PyPI release before it is v0.5.8.post1's (the Kimi-K2.5 MI355X
+/// row of `tests/data/engine-memory.tsv`), and the next, 0.5.13's (Qwen3-30B-A3B), is later.
+pub const CURRENT_SGLANG: &str = "0.5.9";
 
 /// The vLLM release a scenario without `engine.version` means: 0.19.0, the newest release for
 /// which tpsim holds both the flag list (`tests/data/engine-args/vllm-0.19.0.txt`) and checked
@@ -84,6 +89,6 @@ mod tests {
         let r = release(EngineKind::Sglang, Some("v0.5.8.post1"));
         assert_eq!((r.version.as_str(), r.assumed), ("0.5.8.post1", false));
         assert_eq!(r.label(), "SGLang 0.5.8.post1 (engine.version)");
-        assert_eq!(release(EngineKind::Sglang, None).version, "0.5.8");
+        assert_eq!(release(EngineKind::Sglang, None).version, "0.5.9");
     }
 }

@@ -545,11 +545,12 @@ fn piecewise_flag_refused_outside_its_rules() {
     );
     assert!(e.contains("engine.enable_piecewise_cuda_graph"), "{e}");
     // The seed sets mem_fraction_static, so the flag's reserve is not computed; without it, under the
-    // early-2025 rules, tpsim refuses the flag.
+    // early-2025 rules, tpsim refuses the flag. (release52: named as the era, since the seed's Kimi-K2.5
+    // cannot run under a 0.4 release, `scenario::first_release`.)
     let e = bad(
         "piecewise-early",
         "mem_fraction_static = 0.88",
-        "enable_piecewise_cuda_graph = true\nversion = \"0.4.1\" #",
+        "enable_piecewise_cuda_graph = true\ncosts = { era = \"early-2025\" } #",
     );
     assert!(
         e.contains("engine.enable_piecewise_cuda_graph") && e.contains("0.5.9"),

@@ -238,9 +238,10 @@ fn smaller_buffsize_slows_large_simple_rings() {
 /// tokens × hidden elements: 512 (96 GB card, tp ≥ 4) × 4 (EAGLE-3 draft tokens) × 7168 (Kimi-K2.5)
 /// × 2 B = 29,360,128 B = 28 MiB. So 12 KiB and 28 MiB run FlashInfer's kernels (issue #19 point 3:
 /// the island push below 32 KiB, the staged island ring above), 29 MiB NCCL. The scenario names
-/// `engine.version = "0.5.23"` (with the late-2025 era, which tpsim cannot place for 0.5.23). With
-/// `engine.version = "0.5.8"` (whose wheel has no pcie_ipc_ar.py) the variable is ignored, and so it
-/// is without `engine.version`, whose release is 0.5.8 (`tpsim::engine_release::CURRENT_SGLANG`).
+/// `engine.version = "0.5.23"` (with the late-2025 era named, keeping the memory figures this test
+/// was written with; release52 places 0.5.23 in spring-2026). With `engine.version = "0.5.9"` (whose
+/// wheel has no pcie_ipc_ar.py; release52: 0.5.8 has no Kimi-K2.5) the variable is ignored, and so it
+/// is without `engine.version`, whose release is 0.5.9 (`tpsim::engine_release::CURRENT_SGLANG`).
 #[test]
 fn pcie_ipc_allreduce_takes_decode_sized_messages() {
     let on = baseline_with(
@@ -262,7 +263,7 @@ fn pcie_ipc_allreduce_takes_decode_sized_messages() {
     let old = baseline_with(
         "ipc-old",
         "page_size = 1",
-        "page_size = 1\nversion = \"0.5.8\"\n[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
+        "page_size = 1\nversion = \"0.5.9\"\n[engine.env]\nSGLANG_ENABLE_PCIE_IPC_ALLREDUCE = \"1\"",
     );
     assert!(rows(&old, &["--sizes", "12K"])[0].0.starts_with("nccl"));
     let o = tpsim(&["validate", &old]);
@@ -280,7 +281,7 @@ fn pcie_ipc_allreduce_takes_decode_sized_messages() {
     let o = tpsim(&["validate", &unversioned]);
     assert!(
         o.stderr.contains(
-            "SGLang 0.5.8 (assumed: engine.version not set; set engine.version = \"0.5.23\" to use it) has no \
+            "SGLang 0.5.9 (assumed: engine.version not set; set engine.version = \"0.5.23\" to use it) has no \
              FlashInfer PCIe-IPC allreduce"
         ),
         "{}",

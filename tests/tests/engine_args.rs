@@ -169,7 +169,8 @@ fn the_checker_rejects_unknown_flags_bad_values_and_choices() {
 /// is listed in hf-ids.toml `[trust_remote_code]`: vLLM recipe moonshotai/Kimi-K2.5.md), mem_fraction_static 0.88,
 /// page_size 1, allreduce nccl (→ --disable-custom-all-reduce), EAGLE-3 with the Kimi-K2.5 drafter,
 /// 3 steps, topk 1, 4 draft tokens, NCCL_P2P_LEVEL=SYS in the environment; no engine.version, so
-/// SGLang 0.5.8 (`tpsim::engine_release::CURRENT_SGLANG`), and the header says it is assumed.
+/// SGLang 0.5.9 (`tpsim::engine_release::CURRENT_SGLANG`, release52), and the header says it is
+/// assumed.
 #[test]
 fn seed_nccl_p2p_command() {
     let o = tpsim(&["engine-args", &scenario("seed/nccl-p2p.toml")]);
@@ -196,7 +197,7 @@ fn seed_nccl_p2p_command() {
     assert!(o.stdout.starts_with("# "), "{}", o.stdout);
     assert!(
         o.stdout.lines().next().is_some_and(
-            |l| l.ends_with(": SGLang 0.5.8 (assumed: engine.version not set; set it to pin another)")
+            |l| l.ends_with(": SGLang 0.5.9 (assumed: engine.version not set; set it to pin another)")
         ),
         "{}",
         o.stdout
@@ -293,7 +294,7 @@ NCCL_PROTO = "Simple"
             .any(|n| n.starts_with("engine.mem_fraction_static not set"))
     );
     assert_eq!(c.env.get("NCCL_PROTO").map(String::as_str), Some("Simple"));
-    check_args(&c.args, 0, &accepted(&list_for(&c))).expect("accepted by SGLang 0.5.8 (no engine.version)");
+    check_args(&c.args, 0, &accepted(&list_for(&c))).expect("accepted by SGLang 0.5.9 (no engine.version)");
 }
 
 /// vLLM names: max_running_requests → --max-num-seqs, page_size → --block-size, max_total_tokens →
@@ -536,11 +537,11 @@ fn book_names_the_engine_flag_of_every_scenario_key() {
 }
 
 /// Issue #17 (vrows): `engine.dtype` is `--dtype` in both engines, with the value as written (the
-/// engine-args lists: `--dtype` choices auto, half, float16, bfloat16, float, float32 in SGLang 0.5.8
-/// and vLLM 0.19.0, the releases of a scenario without `engine.version`).
+/// engine-args lists: `--dtype` choices auto, half, float16, bfloat16, float, float32 in SGLang 0.5.9
+/// (sglang-0.5.9.txt line 26) and vLLM 0.19.0, the releases of a scenario without `engine.version`).
 #[test]
 fn engine_dtype_maps_to_dtype() {
-    for (engine, list, positional) in [("vllm", "vllm-0.19.0.txt", 1), ("sglang", "sglang-0.5.8.txt", 0)] {
+    for (engine, list, positional) in [("vllm", "vllm-0.19.0.txt", 1), ("sglang", "sglang-0.5.9.txt", 0)] {
         let f = write(
             &format!("dtype-{engine}"),
             &format!(
@@ -656,7 +657,7 @@ enable_mixed_chunk = true
         "{:?}",
         c.args
     );
-    check_args(&c.args, 0, &accepted(&list_for(&c))).expect("accepted by SGLang 0.5.8 (no engine.version)");
+    check_args(&c.args, 0, &accepted(&list_for(&c))).expect("accepted by SGLang 0.5.9 (no engine.version)");
     let vllm = |on: bool| {
         let f = write(
             &format!("sched-vllm-{on}"),
@@ -697,11 +698,11 @@ enable_mixed_chunk = true
 }
 
 /// Issue #17 (onlinequant): `engine.quantization` is `--quantization` in both engines, with the value
-/// as written; `fp8` is one of the choices of SGLang 0.5.8 (sglang-0.5.8.txt line 27) and vLLM
+/// as written; `fp8` is one of the choices of SGLang 0.5.9 (sglang-0.5.9.txt line 27) and vLLM
 /// 0.19.0 (vllm-0.19.0.txt line 20), the releases of a scenario without `engine.version`.
 #[test]
 fn engine_quantization_maps_to_quantization() {
-    for (engine, list, positional) in [("vllm", "vllm-0.19.0.txt", 1), ("sglang", "sglang-0.5.8.txt", 0)] {
+    for (engine, list, positional) in [("vllm", "vllm-0.19.0.txt", 1), ("sglang", "sglang-0.5.9.txt", 0)] {
         let f = write(
             &format!("quantization-{engine}"),
             &format!(
@@ -721,17 +722,19 @@ fn engine_quantization_maps_to_quantization() {
 
 /// Issue #17 (mambadtype): the state dtype keys print as vLLM's flags with the values given, and the
 /// command passes the release's list (`vllm-0.19.0.txt` lines 102–103, `vllm-0.11.0.txt` lines
-/// 93–94); a value outside the release's choices is bad input (exit 2, naming the key).
+/// 93–94); a value outside the release's choices is bad input (exit 2, naming the key). release52:
+/// vLLM 0.11.0 has no Qwen3.5 (registered from 0.17.0), so its case is Qwen3-Next
+/// (`Qwen3NextForCausalLM` in 0.11.0's `registry.py`).
 #[test]
 fn mamba_dtypes_map_to_vllm_flags() {
-    for (version, list, ssm) in [
-        ("0.19.0", "vllm-0.19.0.txt", "float16"),
-        ("0.11.0", "vllm-0.11.0.txt", "float32"),
+    for (version, list, ssm, model) in [
+        ("0.19.0", "vllm-0.19.0.txt", "float16", "qwen3.5-9b"),
+        ("0.11.0", "vllm-0.11.0.txt", "float32", "qwen3-next-80b-a3b"),
     ] {
         let f = write(
             &format!("mamba-{version}"),
             &format!(
-                "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"vllm\"\n\
+                "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"{model}\"\n[engine]\nname = \"vllm\"\n\
                  version = \"{version}\"\ntp = 1\nmamba_cache_dtype = \"auto\"\nmamba_ssm_cache_dtype = \"{ssm}\"\n"
             ),
         );
@@ -742,7 +745,7 @@ fn mamba_dtypes_map_to_vllm_flags() {
     }
     let f = write(
         "mamba-bad",
-        "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"vllm\"\n\
+        "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3-next-80b-a3b\"\n[engine]\nname = \"vllm\"\n\
          version = \"0.11.0\"\ntp = 1\nmamba_ssm_cache_dtype = \"float16\"\n",
     );
     let o = tpsim(&["engine-args", &f]);
@@ -758,19 +761,20 @@ fn mamba_dtypes_map_to_vllm_flags() {
 /// Issue #17 (hybridserve): under SGLang `engine.mamba_ssm_cache_dtype` prints as
 /// `--mamba-ssm-dtype` with the value given, and the command passes the release's list
 /// (`sglang-0.5.9.txt` line 197: float32, bfloat16, float16; `sglang-0.5.8.txt` line 194: float32,
-/// bfloat16).
+/// bfloat16). release52: SGLang 0.5.8 has no Qwen3.5 (`models/qwen3_5.py` from 0.5.9), so its case is
+/// Qwen3-Next (`models/qwen3_next.py` from 0.5.2); both releases are placed in the late-2025 era by
+/// their version, so no `engine.costs.era` is needed.
 #[test]
 fn mamba_ssm_dtype_maps_to_sglang_flag() {
-    for (version, list, ssm) in [
-        ("0.5.9", "sglang-0.5.9.txt", "float16"),
-        ("0.5.8", "sglang-0.5.8.txt", "bfloat16"),
+    for (version, list, ssm, model) in [
+        ("0.5.9", "sglang-0.5.9.txt", "float16", "qwen3.5-9b"),
+        ("0.5.8", "sglang-0.5.8.txt", "bfloat16", "qwen3-next-80b-a3b"),
     ] {
         let f = write(
             &format!("sglang-mamba-{version}"),
             &format!(
-                "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \
-                 \"sglang\"\nversion = \"{version}\"\ntp = 2\nmamba_ssm_cache_dtype = \"{ssm}\"\n\
-                 [engine.costs]\nera = \"late-2025\"\n"
+                "[hardware]\npreset = \"rtx-4090-2x-no-p2p\"\n[model]\npreset = \"{model}\"\n[engine]\nname = \
+                 \"sglang\"\nversion = \"{version}\"\ntp = 2\nmamba_ssm_cache_dtype = \"{ssm}\"\n"
             ),
         );
         let (_, c) = engine_args::for_file(Path::new(&f)).expect("command");

@@ -236,19 +236,21 @@ fn every_version_dependent_rule_resolves_an_unversioned_scenario_as_the_current_
 }
 
 /// The releases themselves (their justification is `tpsim::engine_release`'s doc): vLLM 0.19.0
-/// (tests/data/engine-args/vllm-0.19.0.txt and the 0.19.0 rows of engine-memory.tsv), SGLang 0.5.8
-/// (sglang-0.5.8.txt and the v0.5.8.post1 row, era late-2025).
+/// (tests/data/engine-args/vllm-0.19.0.txt and the 0.19.0 rows of engine-memory.tsv), SGLang 0.5.9
+/// (release52: sglang-0.5.9.txt, the first release with Kimi-K2.5 / Qwen3.5 / GLM-5, era late-2025
+/// from its version; no checked start-up log of 0.5.9).
 #[test]
 fn the_current_releases() {
-    assert_eq!((CURRENT_VLLM, CURRENT_SGLANG), ("0.19.0", "0.5.8"));
+    assert_eq!((CURRENT_VLLM, CURRENT_SGLANG), ("0.19.0", "0.5.9"));
 }
 
 /// Rules whose outcome differs between the old per-rule defaults and the current release, with
 /// values by hand: vLLM 0.19.0 takes `max_cudagraph_capture_size` (0.11.0 refused it) — 300 on
 /// H100 (max_num_seqs 1024, 8192 tokens) gives 1, 2, 4, 8..=248 by 8 (31), 256, 272, 288 = 37
 /// sizes with vLLM's truncation warning to 288; DP ranks of a dense model are independent engines
-/// (0.19.0) with no lock-step warning; NCCL is torch 2.10.0's 2.27.5; SGLang 0.5.8 has no
-/// PCIe-IPC allreduce (the variable is ignored, with the warning naming the assumed release).
+/// (0.19.0) with no lock-step warning; NCCL is torch 2.10.0's 2.27.5; SGLang 0.5.9 (release52) has
+/// no PCIe-IPC allreduce (from 0.5.23, `scenario::pcie_ipc`: the variable is ignored, with the warning
+/// naming the assumed release).
 #[test]
 fn the_current_release_decides_what_the_old_defaults_decided_otherwise() {
     let s = load(&text(
@@ -288,7 +290,7 @@ fn the_current_release_decides_what_the_old_defaults_decided_otherwise() {
     assert!(
         s.warnings
             .iter()
-            .any(|w| w.starts_with("SGLang 0.5.8 (assumed: engine.version not set;")),
+            .any(|w| w.starts_with("SGLang 0.5.9 (assumed: engine.version not set;")),
         "{:?}",
         s.warnings
     );

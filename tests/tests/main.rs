@@ -326,3 +326,5 @@ mod mend52;
 // grok52 (issue #17): Grok-2's per-layer RoPE caches under SGLang against the H100 log.
 mod grok52;
 mod shm52;
+// release52 (issue #17): the default SGLang release 0.5.9, memory eras of 0.5.9-0.5.23, first releases enforced.
+mod release52;

@@ -137,17 +137,30 @@ fn late_2025_error_text_names_the_value() {
 
 #[test]
 fn era_from_engine_version() {
-    // engine-memory.tsv: Grok-2 under v0.5.2rc2 logged the mid-2025 default fraction.
-    let f = baseline_with(
-        "version",
-        "name = \"sglang\"",
-        "name = \"sglang\"\nversion = \"v0.5.2rc2\"",
-    );
-    let j = memory_json(&f);
+    // engine-memory.tsv: Grok-2 under v0.5.2rc2 logged the mid-2025 default fraction. release52: the
+    // seed's Kimi-K2.5 has no class before 0.5.9 (`scenario::first_release`), so the version's era is
+    // read on Llama-3.1-8B, and the mid-2025 figure on the seed with the era named (its arithmetic
+    // does not depend on the release): 173,730 tokens, as before.
+    let llama = |name: &str, v: &str| {
+        let p = scratch(name).join("scenario.toml");
+        std::fs::write(
+            &p,
+            format!(
+                "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"sglang\"\n\
+                 version = \"{v}\"\ntp = 1\n"
+            ),
+        )
+        .expect("write");
+        p.display().to_string()
+    };
+    let j = memory_json(&llama("version", "v0.5.2rc2"));
     assert_eq!(j["era"], "mid-2025");
     assert_eq!(j["era_source"], "engine.version v0.5.2rc2");
+    let f = baseline_plus("mid", "[engine.costs]\nera = \"mid-2025\"");
+    let j = memory_json(&f);
     assert_eq!(j["kv_cache"]["max_total_num_tokens"], 173_730);
     // An explicit era wins over the version.
+    let f = llama("version-era", "v0.5.2rc2");
     let text = std::fs::read_to_string(&f).unwrap() + "\n[engine.costs]\nera = \"late-2025\"\n";
     std::fs::write(&f, text).unwrap();
     let j = memory_json(&f);
@@ -155,11 +168,12 @@ fn era_from_engine_version() {
         (j["era"].as_str(), j["era_source"].as_str()),
         (Some("late-2025"), Some("engine.costs.era"))
     );
-    // A version between eras is a clear error naming the key and the way out.
+    // A version after the last one placed (0.5.23, release52) is a clear error naming the key and
+    // the way out.
     let f = baseline_with(
         "version-gap",
         "name = \"sglang\"",
-        "name = \"sglang\"\nversion = \"0.5.9\"",
+        "name = \"sglang\"\nversion = \"0.5.24\"",
     );
     let o = tpsim(&["run", &f]);
     assert_eq!(o.code, 2);

@@ -92,7 +92,8 @@ fn the_table_holds_the_hand_read_wheel_names() {
     assert!(!table().contains("Blackwell_Server_Edition"));
 }
 
-/// Qwen3-Next on 8× H20 at TP 4 without the key: SGLang 0.5.8 (tpsim's current release) reads
+/// Qwen3-Next on 8× H20 at TP 4 without the key: SGLang 0.5.9 (tpsim's current release since release52;
+/// torch 2.9.1 as 0.5.8, wheel METADATA; the H20 file is in no folder either way) reads
 /// `configs/triton_3_5_1/E=512,N=128,device_name=NVIDIA_H20.json` (torch 2.9.1 → triton 3.5.1), finds
 /// it in no folder, and logs its default-config line; tpsim prints that line and charges the
 /// untuned tile. The same model on H200 finds `triton_3_4_0/E=512,N=128,device_name=NVIDIA_H200.json`
@@ -104,7 +105,7 @@ fn h20_without_a_shipped_file_warns_with_the_engines_line() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
         w[0].contains(
-            "SGLang 0.5.8 ships no fused-MoE config `E=512,N=128,device_name=NVIDIA_H20.json`"
+            "SGLang 0.5.9 ships no fused-MoE config `E=512,N=128,device_name=NVIDIA_H20.json`"
         ) && w[0].contains(
             "\"Using default MoE kernel config. Performance might be sub-optimal! Config file not found at \
              …/configs/triton_3_5_1/E=512,N=128,device_name=NVIDIA_H20.json\""

@@ -79,14 +79,15 @@ fn vllm_0_17_and_0_18_pick_the_same() {
     }
 }
 
-/// A release tpsim has not read (vLLM 0.16.0: before the three checked) keeps the template's cost.
+/// A release tpsim has not read (vLLM 0.20.0: after the three checked; release52: 0.16.0, the one
+/// before them, cannot serve Qwen3.5, registered from 0.17.0) keeps the template's cost.
 #[test]
 fn vllm_release_not_read_keeps_the_template() {
-    let none = tpot(&qwen35("vllm", "version = \"0.16.0\"\n", "none-016"));
+    let none = tpot(&qwen35("vllm", "version = \"0.20.0\"\n", "none-020"));
     let b12x = tpot(&qwen35(
         "vllm",
-        "version = \"0.16.0\"\nmoe_backend = \"b12x\"\n",
-        "b12x-016",
+        "version = \"0.20.0\"\nmoe_backend = \"b12x\"\n",
+        "b12x-020",
     ));
     assert!((none - b12x).abs() < 1e-9, "{b12x} vs {none}");
 }

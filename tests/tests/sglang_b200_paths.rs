@@ -40,7 +40,7 @@ fn glm46_trtllm_mha_runs_page_64() {
 /// shares no prefix, so the cache itself changes nothing).
 #[test]
 fn qwen3_next_056_runs_without_the_overlap_scheduler() {
-    assert_overlap_off_costs_host_overhead(NEXT, "b200pg50-next-noradix", "");
+    assert_overlap_off_costs_host_overhead(NEXT, "b200pg50-next-noradix", "", MAMBA_RADIX_OVERLAP_OFF);
 }
 
 /// 0.5.8 (and 0.5.8.post1) put the MambaRadixCache block under `Glm4MoeForCausalLM`: GLM-4.6 loses the

@@ -86,13 +86,16 @@ pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
         "validation/qwen3.5-397b-nvfp4-sglang-tp4-bs1-triton.toml",
     ));
     let pred = f(&pred["throughput"]["output_tok_s"]);
-    // The launch's MoE kernels cost what the "cutlass MoE" rows' do (86.3 tok/s, tolerance 0.05; 79.7
+    // The launch's MoE kernels cost what the "cutlass MoE" rows' do (84.15 tok/s, tolerance 0.05; 86.3
+    // before release52 moved the release of a scenario without engine.version to SGLang 0.5.9, whose
+    // `no_buffer` mamba strategy with the radix cache on turns the overlap scheduler off (hybrids51):
+    // + 0.300 ms of host work a step, 1000 / (1000 / 86.3 + 0.3) = 84.12 by hand, 84.153 run; 79.7
     // before sgldualstream ran SGLang 0.5.9's shared expert beside the routed ones on a second CUDA
     // stream, `passes::sgl_dual_stream`; 84.3 before vllmfusion charged SGLang's KV-cache store in the 15 full-attention layers, 84.1 before
     // sglgates charged SGLang's Qwen3.5 gate, top-k and Gated DeltaNet kernels, 330 a pass,
     // `passes::sgl_qwen3_next`): the attention backend is named but has no curve in the bundled
     // preset, and PHB allows P2P on these same-socket root ports as SYS does.
-    assert!((pred - 86.3).abs() < 0.05, "{pred}");
+    assert!((pred - 84.15).abs() < 0.05, "{pred}");
     validate("Qwen3.5 NVFP4, SGLang results.md, bs 1", (42.0, 51.0), pred);
     // rtx6kpro optimization/pcie-oneshot-allreduce.md, SGLang, NVFP4, bs 1, none, cutlass MoE, NCCL
     // only: 70.6. IN-SAMPLE since sm120decode: this row and the one-shot one below give the allreduce

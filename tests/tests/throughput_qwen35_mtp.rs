@@ -125,15 +125,15 @@ fn vllm_mtp_draft_shares_the_head_and_splits_fc() {
 
 #[test]
 fn vllm_0_11_refuses_qwen35_mtp() {
-    // vLLM 0.11.0 has no qwen3_5_mtp module: its method detection falls
-    // through to "draft_model", which it refuses (exit 2, vLLM's text and why).
+    // vLLM 0.11.0 has no qwen3_5_mtp module (its method detection would fall through to
+    // "draft_model"); since release52 it is refused first for the model itself: 0.11.0's registry has
+    // no Qwen3.5 class (registered from 0.17.0, with `qwen3_5_mtp`), exit 2 naming the key.
     let o = tpsim(&["run", &scenario("refuse", "0.11.0", 1, MTP2)]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr
-            .contains("Speculative decoding with draft model is not supported yet")
-            && o.stderr.contains("qwen3_5_mtp")
-            && o.stderr.contains("0.17.0"),
+        o.stderr.contains(
+            "key `engine.version`: vLLM 0.11.0 has no registry entries for Qwen3_5ForConditionalGeneration"
+        ) && o.stderr.contains("vLLM registers them from 0.17.0"),
         "{}",
         o.stderr
     );

@@ -65,10 +65,19 @@ fn qwen35_9b_vllm_0_28_reproduces_the_note() {
 
 /// The same pool under vLLM's defaults by release: 0.28 turns prefix caching on for hybrids ("align"
 /// mode: two state blocks per group) → 38 / (32 + 6) = 1.00x, 16,384 tokens; 0.19 leaves it off and
-/// reports 38 // 4 groups × 528 = 4,752 tokens (1.09x), warning that it is off; 0.11 (tpsim's pin)
-/// turns it off with its own line, and without `mamba_ssm_dtype` (read from 0.17) the SSM state is
-/// bf16: page 1,097,728 B → block 16 × 17 = 272; 640 MiB → 671,088,640 // 1,114,112 // 8 = 75 blocks →
-/// 75 // 4 × 272 = 4,896 tokens, 75 / (⌈16,384 / 272⌉ + 3) = 75 / 64 = 1.17x.
+/// reports 38 // 4 groups × 528 = 4,752 tokens (1.09x), warning that it is off. 0.11 (tpsim's pin)
+/// cannot serve Qwen3.5 (vLLM registers it from 0.17.0; release52), so its case is Qwen3-Next
+/// (`Qwen3NextForCausalLM` in 0.11.0's `registry.py`; preset qwen3-next-80b-a3b-fp8 on one H200 of
+/// h200-8x-nvlink at tp 1, the fp8 weights fitting 141 GB; the KV and state stay bf16). 0.11 turns
+/// prefix caching off with its own line, and without `mamba_ssm_dtype` (read from 0.17) the state is
+/// bf16. By hand from the preset's config (48 layers, `full_attention_interval` 4 → 12 attention + 36
+/// Gated DeltaNet layers; 2 KV heads × 256; 16 key heads × 128, 32 value heads × 128, conv kernel 4):
+/// state page = (conv 3 × (2 × 16 × 128 + 32 × 128) = 24,576 + SSM 32 × 128 × 128 = 524,288) × 2 B =
+/// 1,097,728 B (Qwen3.5-9B's: the same linear-attention shape); attention 2 × 2 × 256 × 2 B = 2,048 B
+/// per token → block ⌈1,097,728 / 2,048 = 536⌉ to a multiple of 16 = 544 tokens, page 544 × 2,048 =
+/// 1,114,112 B; groups of 12 layers: 1 attention + 3 state = 4; 640 MiB → 671,088,640 // 1,114,112 =
+/// 602 // 12 = 50 blocks → 50 // 4 × 544 = 6,528 tokens, 50 / (⌈16,384 / 544⌉ = 31 + 3) = 1.47x.
+/// Exact (integers).
 #[test]
 fn defaults_by_release() {
     let e = "max_model_len = 16384\nkv_cache_memory_bytes = 671088640\n";
@@ -88,15 +97,20 @@ fn defaults_by_release() {
             .any(|w| w.contains("off by default for hybrid models before 0.26")),
         "{w:?}"
     );
-    let (p, w) = plan("qwen3.5-9b", "0.11.0", e);
+    let (p, w) = plan_on(
+        "h200-8x-nvlink",
+        "preset = \"qwen3-next-80b-a3b-fp8\"\n",
+        "0.11.0",
+        &format!("tp = 1\n{e}"),
+    );
     assert_eq!(
         (p.kv_tokens, format!("{:.2}", p.vllm_concurrency.unwrap().1)),
-        (4_896, "1.17".into())
+        (6_528, "1.47".into())
     );
     assert!(
         p.notes
             .iter()
-            .any(|n| n.contains("Setting attention block size to 272 tokens")),
+            .any(|n| n.contains("Setting attention block size to 544 tokens")),
         "{:?}",
         p.notes
     );
@@ -318,6 +332,8 @@ fn qwen35_9b_mamba_dtype_flags_at_0_19() {
 /// Values outside the release's `MambaDType` (0.11.0: auto, float32; 0.19.0 adds float16), vLLM's
 /// `--mamba-cache-dtype` under SGLang and values outside SGLang 0.5.8's `--mamba-ssm-dtype` choices
 /// (float32, bfloat16: tests/data/engine-args/sglang-0.5.8.txt line 194) are refused naming the key.
+/// release52: on Qwen3-Next, which every release here serves (vLLM 0.11.0 and SGLang 0.5.8 have no
+/// Qwen3.5).
 #[test]
 fn mamba_dtype_choices_are_checked() {
     for (engine, version, line, needle) in [
@@ -347,7 +363,7 @@ fn mamba_dtype_choices_are_checked() {
         ),
     ] {
         let text = format!(
-            "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3.5-9b\"\n[engine]\nname = \"{engine}\"\n\
+            "[hardware]\npreset = \"rtx-4090-1x\"\n[model]\npreset = \"qwen3-next-80b-a3b\"\n[engine]\nname = \"{engine}\"\n\
              version = \"{version}\"\ntp = 1\n{line}\n"
         );
         let e = tpsim::scenario::load_str(&text, Path::new("vllm_hybrid.rs"))

@@ -113,9 +113,12 @@ pub enum NsaBudgetRule {
 }
 
 impl NsaBudgetRule {
-    /// The rule of an SGLang build given its memory era: late-2025 builds (0.5.3–0.5.16; the fix is
-    /// in 0.5.17) budget latent + indexer; spring-2026 builds (0.6 on) budget what they allocate;
-    /// earlier eras predate DSA support (their rule would be [`NsaBudgetRule::LatentOnly`]).
+    /// The rule of an SGLang build given only its memory era (an `engine.costs.era` without a
+    /// release): late-2025 builds budget latent + indexer; spring-2026 builds budget what they
+    /// allocate; earlier eras predate DSA support (their rule would be [`NsaBudgetRule::LatentOnly`]).
+    /// A named release is keyed by version instead (the fix is in 0.5.17, while the spring-2026 era
+    /// starts at 0.5.14: `crate::memory::sglang_era_from_version`), as tpsim's
+    /// `decode::memory::nsa_budget_rule` does.
     pub fn for_era(era: crate::memory::SglangEra) -> NsaBudgetRule {
         use crate::memory::SglangEra;
         match era {

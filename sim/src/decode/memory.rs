@@ -815,7 +815,16 @@ impl<'a> SglangStartup<'a> {
             message: if self.spring && kv.rest_gib <= 0.0 {
                 sglang_no_kv_memory_error(e.mem_fraction_static, available_gib, total_gib)
             } else {
-                sglang_not_enough_memory(e.era, e.mem_fraction_static)
+                // release52: 0.5.10–0.5.13 (late-2025 rules) already print the spring form, `Current
+                // value: mem_fraction_static=…` (`MemoryPoolConfig.__post_init__` in 0.5.10's
+                // `model_runner_kv_cache_mixin.py`; 0.5.9's appends `self.server_args.…=`).
+                let v = crate::engine_args_versions::release(&e.release().version).unwrap_or_default();
+                let text_era = if e.era == SglangEra::Late2025 && v.as_slice() >= [0, 5, 10].as_slice() {
+                    SglangEra::Spring2026
+                } else {
+                    e.era
+                };
+                sglang_not_enough_memory(text_era, e.mem_fraction_static)
             },
             missing: Bytes::from_gib_f64(need - kv.rest_gib),
         }
@@ -1784,23 +1793,20 @@ fn vllm_verdict(plan: &VllmKvPlan, block_gib: f64, free_at_start: f64) -> Verdic
     }
 }
 
-/// Which SGLang budget rule applies to a DSA model (h2, issue #16; `NsaBudgetRule`): by era, except
-/// that a release of 0.5.17 or later (`engine.version`; the fix, `pool_configurator.py`
-/// `_compute_cell_size`) budgets what the pool allocates. Without `engine.version` the release is
-/// 0.5.8 (`crate::engine_release`), before the fix.
+/// Which SGLang budget rule applies to a DSA model (h2, issue #16; `NsaBudgetRule`): a release of
+/// 0.5.17 or later (the fix, `pool_configurator.py` `_compute_cell_size`) budgets what the pool
+/// allocates; 0.5.14–0.5.16, spring-2026 by their memory era (release52), still budget latent +
+/// indexer (`model_executor/pool_configurator.py` `_compute_cell_size` of 0.5.16: the indexer term
+/// over `kv_lora_rank + qk_rope_head_dim`, without 0.5.17's `calculate_mla_kv_cache_dim`); otherwise
+/// by era. Without `engine.version` the release is
+/// `crate::engine_release::CURRENT_SGLANG` (0.5.9), before the fix.
 fn nsa_budget_rule(e: &crate::scenario::Engine) -> tpsim_model::llm::NsaBudgetRule {
     use tpsim_model::llm::NsaBudgetRule;
-    let v = e.release().version;
-    let mut it = v.trim().trim_start_matches(['~', 'v', 'V']).split('.').map(|p| {
-        p.chars()
-            .take_while(char::is_ascii_digit)
-            .collect::<String>()
-            .parse::<u32>()
-            .ok()
-    });
-    let fixed = matches!((it.next().flatten(), it.next().flatten(), it.next().flatten()), (Some(0), Some(5), Some(p)) if p >= 17);
-    if fixed {
+    let v = crate::engine_args_versions::release(&e.release().version).unwrap_or_default();
+    if v.as_slice() >= [0, 5, 17].as_slice() {
         NsaBudgetRule::Allocated
+    } else if e.era == SglangEra::Spring2026 && v.as_slice() >= [0, 5, 14].as_slice() {
+        NsaBudgetRule::LatentAndIndexer
     } else {
         NsaBudgetRule::for_era(e.era)
     }

@@ -816,7 +816,7 @@ impl Resolver<'_> {
                         return Err(self.invalid(
                             "engine.version",
                             format!(
-                                "`{v}`: tpsim cannot place this SGLang version in a memory era (0.5.9–0.5.x fall between late-2025 and spring-2026 rules); set engine.costs.era = \"late-2025\" or \"spring-2026\""
+                                "`{v}`: tpsim places SGLang releases up to 0.5.23 (the newest read) in a memory era, not this one; set engine.costs.era = \"late-2025\" or \"spring-2026\""
                             ),
                         ));
                     }

@@ -164,15 +164,20 @@
 //!   `models/bailing_moe.py` from 0.5.3 (0.5.2 none); vLLM from 0.11.0 (0.10.2 none). Llama 4: SGLang
 //!   `models/llama4.py` from 0.4.5 (0.4.4.post4 none). gpt-oss: SGLang `models/gpt_oss.py` from
 //!   0.5.0rc0, counted as 0.5.0 (0.4.10.post2 none; no 0.5.0 final on PyPI). GLM-4.5 / 4.6 (`Glm4Moe`): SGLang
-//!   `models/glm4_moe.py` from 0.4.9.post5 (0.4.9.post4 none). **Read but not enforced** (no row):
-//!   vLLM Qwen3.5 from 0.17.0, because the suites `vllm_hybrid` and `engine_args` work vLLM's hybrid
-//!   state rules on Qwen3.5-9B at 0.11.0 (a release that cannot serve it; they should move to a hybrid
-//!   that 0.11.0 registers, e.g. Qwen3-Next); SGLang Qwen3.5, Kimi-K2.5 and GLM-5 from 0.5.9, because the release tpsim simulates when
-//!   `engine.version` is absent, `engine_release::CURRENT_SGLANG` (0.5.8), would then refuse the seed
-//!   baseline (Kimi-K2.5) and every bundled Qwen3.5 / GLM-5 SGLang scenario, and sgl-project/sgl-cookbook
+//!   `models/glm4_moe.py` from 0.4.9.post5 (0.4.9.post4 none). release51 read but held out SGLang Qwen3.5,
+//!   Kimi-K2.5 and GLM-5 from 0.5.9 and vLLM Qwen3.5 from 0.17.0; **release52 enforces them**: the
+//!   release without `engine.version` is now SGLang 0.5.9 (`engine_release::CURRENT_SGLANG`), and the
+//!   `vllm_hybrid` / `engine_args` suites work vLLM 0.11.0's hybrid rules on Qwen3-Next (registered in
+//!   0.11.0's `registry.py`: `"Qwen3NextForCausalLM": ("qwen3_next", ...)`). What SGLang 0.5.8 does with
+//!   them: Kimi-K2.5 (an `auto_map` checkpoint) reaches `resolve_transformers_arch`, whose ValueError
+//!   the refusal quotes (assumed: the remote class is not backend-compatible); Qwen3.5 and GLM-5 have
+//!   no `auto_map` and model types (`qwen3_5`, `qwen3_5_moe`, `glm_moe_dsa`) that neither SGLang
+//!   0.5.8.post1's `srt/configs/` nor its pinned transformers 4.57.1 (`models/auto/configuration_auto.py`
+//!   `CONFIG_MAPPING`) knows, so loading the config raises transformers' "does not recognize this
+//!   architecture" ValueError (first sentence quoted). sgl-project/sgl-cookbook
 //!   `docs/autoregressive/Moonshotai/Kimi-K2.5.md` reports Kimi-K2.5 measured on "SGLang 0.5.6.post2"
 //!   (presumably a main-branch build that names the last tag; the 0.5.6.post2 wheel has no
-//!   `models/kimi_k25.py` nor any `KimiK25` text): moving the default release is the lead's call.
+//!   `models/kimi_k25.py` nor any `KimiK25` text).
 //!   Seed-OSS: no SGLang wheel read (0.5.9,
 //!   0.5.23 and those above) names `SeedOssForCausalLM` anywhere under `sglang/srt/`: refused on
 //!   `engine.name` with the fallback line, as dots.llm1 is. No vLLM row (present in the oldest release
@@ -210,10 +215,13 @@ pub(super) enum Then {
     /// The engine's Transformers fallback for the config's architecture name (the first string, see
     /// [`fallback`]), then the second string as written (the advice).
     Fallback(&'static str, &'static str),
+    /// release52: the error the release stops with, quoted: "it would stop with \"TEXT\" (set a
+    /// later engine.version)".
+    Raises(&'static str),
 }
 
 use EngineKind::{Sglang, Vllm};
-use Then::{CannotServe, Fallback};
+use Then::{CannotServe, Fallback, Raises};
 
 /// The model classes and their first releases (module doc: where each was read).
 pub(super) const TABLE: &[Row] = &[
@@ -226,7 +234,7 @@ pub(super) const TABLE: &[Row] = &[
         since: "SGLang adds it in 0.5.9",
         then: Fallback(
             "Exaone4ForCausalLM",
-            ": set engine.version = \"0.5.9\" (with engine.costs.era), or run it under vLLM (use vllm)",
+            ": set engine.version = \"0.5.9\", or run it under vLLM (use vllm)",
         ),
     },
     Row {
@@ -756,7 +764,64 @@ pub(super) const TABLE: &[Row] = &[
                 models/minimax_cache.py, which tpsim does not model",
         then: CannotServe("MiniMax-Text-01 / MiniMax-M1 on V1"),
     },
+    // release52 (issue #17): the rows release51 read but held out, enforced now that the release
+    // without `engine.version` is SGLang 0.5.9 (`engine_release::CURRENT_SGLANG`; module doc).
+    Row {
+        models: |m| m.arch == Architecture::KimiK25,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/kimi_k25.py",
+        since: "SGLang ships it from 0.5.9",
+        then: Raises(SGLANG_KIMI_K25_BEFORE_0_5_9),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Qwen35,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/qwen3_5.py",
+        since: "SGLang ships it from 0.5.9",
+        then: Raises(
+            "ValueError: The checkpoint you are trying to load has model type `qwen3_5` but Transformers does not recognize this architecture.",
+        ),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Qwen35Moe,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/qwen3_5.py",
+        since: "SGLang ships it from 0.5.9",
+        then: Raises(
+            "ValueError: The checkpoint you are trying to load has model type `qwen3_5_moe` but Transformers does not recognize this architecture.",
+        ),
+    },
+    Row {
+        models: |m| m.arch == Architecture::GlmMoeDsa,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "GlmMoeDsaForCausalLM in models/glm4_moe.py",
+        since: "SGLang registers it from 0.5.9",
+        then: Raises(
+            "ValueError: The checkpoint you are trying to load has model type `glm_moe_dsa` but Transformers does not recognize this architecture.",
+        ),
+    },
+    Row {
+        models: |m| matches!(m.arch, Architecture::Qwen35 | Architecture::Qwen35Moe),
+        engine: Vllm,
+        first: Some(&[0, 17, 0]),
+        file: "registry entries for Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration",
+        since: "vLLM registers them from 0.17.0",
+        then: CannotServe("Qwen3.5 (Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration)"),
+    },
 ];
+
+/// release52: what SGLang before 0.5.9 raises for Kimi-K2.5. The registry has no
+/// `KimiK25ForConditionalGeneration`, so `model_loader/utils.py` `resolve_transformers_arch` (0.5.8.post1)
+/// takes the checkpoint's `auto_map["AutoModel"]` (remote code, `modeling_kimi_k25`) and, under the
+/// default `--model-impl auto`, raises this when the class is not backend-compatible — transformers
+/// 4.57.1 (SGLang 0.5.8's pin) `PreTrainedModel.is_backend_compatible` returns
+/// `_supports_attention_backend`, `False` unless the class sets it; that the remote class leaves it
+/// unset is assumed (its code not read).
+const SGLANG_KIMI_K25_BEFORE_0_5_9: &str = "ValueError: KimiK25ForConditionalGeneration has no SGlang implementation and the Transformers implementation is not compatible with SGLang.";
 
 /// The refusal of `model` under `kind` at `version` by the first [`TABLE`] row that holds it and
 /// that the release predates: `Err((key, message))`, the key `engine.version` (`engine.name` where
@@ -780,6 +845,7 @@ pub(super) fn check(
         let rest = match r.then {
             CannotServe(what) => format!("it cannot serve {what} (set a later engine.version)"),
             Fallback(name, advice) => format!("{}{advice}", fallback(engine, name)),
+            Raises(text) => format!("it would stop with \"{text}\" (set a later engine.version)"),
         };
         return Err((
             key,

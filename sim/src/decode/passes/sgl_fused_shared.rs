@@ -98,7 +98,8 @@ mod tests {
             (f.ffn_quant_bytes, f.fixed_ffn_bytes, f.ffn_flops),
             (l.ffn_quant_bytes, l.fixed_ffn_bytes, l.ffn_flops)
         );
-        let k = scenario("kimi-k2.5", "0.5.8", "");
+        // release52: Kimi-K2.5 at 0.5.9, its first release (0.5.8 has no `models/kimi_k25.py`).
+        let k = scenario("kimi-k2.5", "0.5.9", "");
         let kl = k.model.forward_pass(8, 1).layers[3];
         assert_eq!(layer(&k, &k.model, &kl), kl);
         let ep = scenario("deepseek-v3", "0.5.8", "ep_size = 8\n");
