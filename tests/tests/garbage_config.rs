@@ -55,6 +55,9 @@ const HOSTS: &[(&str, &str, u32, &str)] = &[
     ("h200-8x-nvlink", "sglang", 8, "context_length = 4096"),
     // release51: Granite-4.0-H (SGLang from 0.5.9, after the default 0.5.8; 12 attention heads).
     ("h200-8x-nvlink", "vllm", 2, ""),
+    // families27: MiniMax-M1 (vLLM only; its 10,240,000-position config needs a served length the
+    // pool holds, as the example's `--max-model-len 4096`).
+    ("h200-8x-nvlink", "vllm", 8, "max_model_len = 4096"),
 ];
 
 /// One garbage value for a JSON leaf.

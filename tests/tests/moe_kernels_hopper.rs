@@ -351,7 +351,17 @@ fn the_call_holds_a_bounded_part_of_the_hopper_moe_rows_missing_time() {
         // (12 % of DeepSeek-R1's, 24 % of GLM-4.6's, 30–57 % of Qwen3-Next's when written; after
         // moecall, of the bound over its 4.1025 µs: 7 %, 13 %, 45 / 26 / 17 %).
         assert!(missing > 0.0, "{label}");
-        assert!(share < 0.6, "{label}: {share}");
+        if label == "Qwen3-Next SGLang TP 2 c 8" {
+            // release52: the rows name no engine.version, so they run at SGLang 0.5.9, whose
+            // `no_buffer` check turns the overlap scheduler off for Qwen3-Next with the radix cache on
+            // (`scenario::sglang_overlap`): tpsim's step gains the 0.300 ms of host work (8000 /
+            // 1028.0 = 7.782 ms, missing 8.53 − 7.782 = 0.748 ms), so at TP 2 the call's bound,
+            // 0.4913 ms, would cover 66 % of what remains (± 2 % for tpsim's step): no longer "most is
+            // elsewhere" at TP 2. TP 4 and TP 8 (35 %, 21 %) still leave most of it.
+            assert!((share - 0.657).abs() < 0.02, "{label}: {share}");
+        } else {
+            assert!(share < 0.6, "{label}: {share}");
+        }
         if label.starts_with("Qwen3-Next") {
             qwen_next.push((bound_ms, missing));
         }
