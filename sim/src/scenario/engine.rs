@@ -135,6 +135,15 @@ impl Resolver<'_> {
         super::internvl::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families23 (issue #17): vLLM serves MiMo-V2-Flash (`models/mimo_v2.py` in the 0.34.0 wheel)
         // with KV-cache groups of 4- and 8-head layers that tpsim does not model.
+        // families28 (issue #17): Step-3.5-Flash (lowered onto the same two-kind attention) likewise;
+        // vLLM ships `models/step3p5.py` from 0.15.1.
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Step3p5 {
+            return Err(self.invalid(
+                "engine.name",
+                "tpsim does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM: its KV-cache groups of \
+                 full and sliding-window layers are not modelled (use sglang, from 0.5.9)",
+            ));
+        }
         if kind == EngineKind::Vllm && model.mimo_v2.is_some() {
             return Err(self.invalid(
                 "engine.name",

@@ -423,6 +423,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families25 (issue #17): the remote config class's `model_type` (vLLM 0.11.0
         // `config/model.py` `is_deepseek_mla` lists "longcat_flash").
         A::LongcatFlash => "longcat_flash",
+        // families28 (issue #17): the published config's `model_type`.
+        A::Step3p5 => "step3p5",
     }
 }
 
