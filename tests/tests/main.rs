@@ -315,3 +315,5 @@ fn every_test_file_is_declared() {
 mod shm51;
 // vllmold52 (issue #17): vLLM 0.10.1.1 start-up memory from the dennislee22 A100 logs.
 mod vllmold52;
+// families28 (issue #17): StepFun Step-3.5-Flash.
+mod families28;

@@ -1568,8 +1568,8 @@ const STEP3P5_CHECKS: &[Check] = &[
         "llm::tests_families28::step3p5_flash_parameters_by_hand",
     ),
     check(
-        "SGLang 0.5.9 hybrid SWA pools: 12 full + 33 sliding layers of 8 KV heads × 256 × 2 B; the FP8 example's weights and cells by hand",
-        "families28::step3p5_fp8_sglang_by_hand",
+        "SGLang 0.5.9 hybrid SWA pools: 12 full + 33 sliding layers of 1 KV head a rank × 256 × 2 B at tp 8 (23,040 B a token); the bf16 example's weights, split and pools by hand",
+        "families28::step3p5_sglang_rtxpro6000_by_hand",
     ),
 ];
 
