@@ -1552,8 +1552,8 @@ const LONGCAT_FLASH_CHECKS: &[Check] = &[
 // one shared expert (`llm::step3p5`, lowered onto `llm::mimo_v2`). SGLang `models/step3p5.py` from
 // 0.5.9 (the 0.5.8.post1 wheel has none; `sim::scenario::first_release`), a hybrid SWA model there
 // (`configs/model_config.py`). vLLM ships `models/step3p5.py` from 0.15.1 (0.15.0 has none); its
-// KV groups are not modelled: refused. The head-wise attention gate's weights are counted, its decode
-// kernels are not (known miss). No public start-up log found; the checks are hand counts.
+// KV groups are not modelled: refused. The head-wise attention gate's weights are counted, its
+// sigmoid-multiply kernel is not (known miss). No public start-up log found; the checks are hand counts.
 static STEP3P5: Coverage = Coverage {
     arch: Architecture::Step3p5,
     families: "Step-3.5-Flash (preset from public copies of the config, bf16 checkpoint; the head-wise attention gate's kernels not costed); SGLang from 0.5.9, vLLM not modelled",

@@ -23,8 +23,8 @@
 //! kind's own query heads, the same KV heads and widths, no sink bias, no `v_scale`, plus the
 //! head-wise attention gate's weights (`use_head_wise_attn_gate`: a `g_proj` of hidden × heads, 262,144
 //! / 393,216 parameters in a full / sliding layer) and the per-head q/k norms.
-//! KNOWN MISSES: the gate's GEMM and sigmoid-multiply kernels at decode are not costed (a 4,096 × 8 or
-//! × 12 GEMV a rank at tp 8); the second RoPE base and the full layers' partial rotary factor 0.5
+//! KNOWN MISSES: the gate's sigmoid-multiply at decode is not counted as a kernel (its `g_proj`
+//! weights are read with the layer's); the second RoPE base and the full layers' partial rotary factor 0.5
 //! (`rope_theta`, `partial_rotary_factors` per layer) are read as one base and full rotation; the
 //! swiglu clamps (`swiglu_limits`) are not costed.
 
