@@ -21,7 +21,10 @@ fn pool_entry(run: &serde_json::Value, prefix: &str) -> (String, u64) {
         .iter()
         .find(|e| e["name"].as_str().unwrap().starts_with(prefix))
         .unwrap_or_else(|| panic!("no entry {prefix}"));
-    (e["name"].as_str().unwrap().to_string(), e["bytes"].as_u64().unwrap())
+    (
+        e["name"].as_str().unwrap().to_string(),
+        e["bytes"].as_u64().unwrap(),
+    )
 }
 
 /// bf16 weights a rank at tp 8 (tolerance: none, integers; SGLang 0.5.9 `step3p5.py` sharding):
@@ -48,8 +51,12 @@ fn step3p5_sglang_rtxpro6000_by_hand() {
     let full_layer = 8_388_608 + 2_097_152 + 8_388_608 + 65_536 + 512;
     let swa_layer = 12_582_912 + 2_097_152 + 12_582_912 + 98_304 + 512;
     let moe_layer = 289 * 3 * 4_096 * 160 * 2 + 4_718_592 + 1_152;
-    assert_eq!((full_layer, swa_layer, moe_layer), (18_940_416_u64, 27_361_792_u64, 1_141_113_984_u64));
-    let weights = 263_979_008 + 12 * full_layer + 33 * swa_layer + 3 * 34_603_008 + 42 * moe_layer + 737_280 + 8_192;
+    assert_eq!(
+        (full_layer, swa_layer, moe_layer),
+        (18_940_416_u64, 27_361_792_u64, 1_141_113_984_u64)
+    );
+    let weights =
+        263_979_008 + 12 * full_layer + 33 * swa_layer + 3 * 34_603_008 + 42 * moe_layer + 737_280 + 8_192;
     assert_eq!(weights, 49_425_544_960);
     assert_eq!(entry_bytes(&run, "target weights"), weights);
     let m = &run["memory"];
@@ -88,7 +95,12 @@ fn step3p5_refusals() {
     });
     let o = tpsim(&["run", &vllm]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM"),
+        "{}",
+        o.stderr
+    );
     let mtp = variant("step-mtp", |t| {
         format!(
             "{t}\n[speculative]\nalgorithm = \"nextn\"\nnum_steps = 1\ntopk = 1\nnum_draft_tokens = 2\nacceptance = {{ alpha = 0.8 }}\n"

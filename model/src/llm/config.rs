@@ -1620,12 +1620,12 @@ fn attention_of(
         )
     } else {
         // families28 (issue #17): Step-3.5 names them `num_attention_groups`.
-    let kv_heads = opt(
-        text.num_key_value_heads.or(text.num_attention_groups),
-        "num_key_value_heads",
-        false,
-    )?
-    .unwrap_or(heads);
+        let kv_heads = opt(
+            text.num_key_value_heads.or(text.num_attention_groups),
+            "num_key_value_heads",
+            false,
+        )?
+        .unwrap_or(heads);
         if !heads.is_multiple_of(kv_heads) {
             return Err(ModelError::InvalidField {
                 field: "num_key_value_heads".into(),

@@ -84,9 +84,9 @@ mod falcon_h1;
 mod lfm2;
 // families23 (issue #17): MiMoV2FlashForCausalLM (global and sliding GQA kinds, MoE).
 mod mimo_v2;
+mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x MoE)
 // families28 (issue #17): Step3p5ForCausalLM (full and sliding GQA kinds, MoE with a shared expert).
 mod step3p5;
-mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x MoE)
 mod weights;
 
 #[cfg(test)]

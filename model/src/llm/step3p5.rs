@@ -79,7 +79,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
                     field: "layer_types".into(),
                     value: other.into(),
                     expected: "\"full_attention\" or \"sliding_attention\"".into(),
-                })
+                });
             }
         });
     }
@@ -109,9 +109,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         .iter()
         .map(|&m| match (m, moe) {
             (true, Some(shape)) => Ffn::Moe(shape),
-            _ => Ffn::Dense {
-                intermediate: dense,
-            },
+            _ => Ffn::Dense { intermediate: dense },
         })
         .collect();
     let head_dim = bounded(text.head_dim, "head_dim", an)?;

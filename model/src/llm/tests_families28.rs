@@ -26,7 +26,12 @@ fn step3p5_flash_parameters_by_hand() {
     // moe_layers_enum "3,…,44": 3 dense layers then 42 MoE of 288 × 1,280 top-8 + 1 shared expert.
     let moe = s.moe.expect("MoE");
     assert_eq!(
-        (moe.n_routed_experts, moe.num_experts_per_tok, moe.moe_intermediate, moe.n_shared_experts),
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.moe_intermediate,
+            moe.n_shared_experts
+        ),
         (288, 8, 1_280, 1)
     );
     assert_eq!(s.layers[2], Ffn::Dense { intermediate: 11_264 });
@@ -74,7 +79,10 @@ fn step3p5_flash_refusals() {
     let e = with("share_expert_dim", 2_560.into()).unwrap_err().to_string();
     assert!(e.contains("share_expert_dim") && e.contains("1280"), "{e}");
     let e = with("moe_layers_enum", "3,45".into()).unwrap_err().to_string();
-    assert!(e.contains("moe_layers_enum") && e.contains("below num_hidden_layers = 45"), "{e}");
+    assert!(
+        e.contains("moe_layers_enum") && e.contains("below num_hidden_layers = 45"),
+        "{e}"
+    );
     let e = with("layer_types", serde_json::json!(vec!["chunked_attention"; 48]))
         .unwrap_err()
         .to_string();
