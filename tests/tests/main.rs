@@ -328,3 +328,5 @@ mod grok52;
 mod shm52;
 // release52 (issue #17): the default SGLang release 0.5.9, memory eras of 0.5.9-0.5.23, first releases enforced.
 mod release52;
+// families28 (issue #17): StepFun Step-3.5-Flash.
+mod families28;

@@ -289,6 +289,24 @@ fn every_bundled_model_preset_loads_through_a_scenario() {
             std::fs::write(&file, vllm).unwrap();
             o = tpsim(&["validate", &file]);
         }
+        // families28: a preset SGLang serves only after the default release and tpsim does not model
+        // under vLLM (Step-3.5-Flash: "(use sglang, from 0.5.9)") must load under that release, its
+        // memory era stated (as 0.5.9 requires until the release's era is known).
+        if o.code == 2
+            && let Some(v) = o
+                .stderr
+                .split("(use sglang, from ")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+        {
+            let sglang = text.replacen(
+                "[engine]\n",
+                &format!("[engine]\nversion = \"{v}\"\ncosts.era = \"late-2025\"\n"),
+                1,
+            );
+            std::fs::write(&file, sglang).unwrap();
+            o = tpsim(&["validate", &file]);
+        }
         // families6: a preset whose config has no max_position_embeddings (Hunyuan-A13B's public
         // copies) is refused until the scenario states the context; it must then load.
         if o.code == 2 && o.stderr.contains("set engine.context_length") {

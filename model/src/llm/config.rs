@@ -424,9 +424,29 @@ pub struct ModelConfig {
     /// MiMo-V2-Flash: the sliding layers' RoPE base (the global layers' is `rope_theta`).
     #[serde(default)]
     pub swa_rope_theta: Option<f64>,
-    /// The RoPE base (read for MiMo-V2-Flash, whose two kinds differ).
-    #[serde(default)]
+    /// The RoPE base (read for MiMo-V2-Flash, whose two kinds differ). families28 (issue #17):
+    /// Step-3.5-Flash spells it one per layer; the first entry is read.
+    #[serde(default, deserialize_with = "number_or_first")]
     pub rope_theta: Option<f64>,
+    // families28 (issue #17): Step-3.5-Flash keys (`llm::step3p5`; SGLang 0.5.9 `models/step3p5.py`).
+    /// Step-3.5: the MoE layers' ids, comma-separated.
+    #[serde(default)]
+    pub moe_layers_enum: Option<String>,
+    /// Step-3.5: the sliding layers' own attention shape.
+    #[serde(default)]
+    pub attention_other_setting: Option<AttentionOtherSetting>,
+    /// Step-3.5: the shared expert's intermediate width.
+    #[serde(default)]
+    pub share_expert_dim: Option<u64>,
+    /// Step-3.5: experts per token.
+    #[serde(default)]
+    pub moe_top_k: Option<u64>,
+    /// Step-3.5: a head-wise sigmoid gate on the attention output (`g_proj`).
+    #[serde(default)]
+    pub use_head_wise_attn_gate: Option<bool>,
+    /// Step-3.5: the KV heads (read where `num_key_value_heads` is absent).
+    #[serde(default)]
+    pub num_attention_groups: Option<u64>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -574,6 +594,34 @@ fn negative_as_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64
     Ok(v.and_then(|x| u64::try_from(x).ok()))
 }
 
+/// families28 (issue #17): a number, or a list of them of which the first is read (Step-3.5-Flash's
+/// per-layer `rope_theta`).
+fn number_or_first<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum NumOrList {
+        One(f64),
+        Many(Vec<f64>),
+    }
+    let v: Option<NumOrList> = Option::deserialize(d)?;
+    Ok(match v {
+        Some(NumOrList::One(x)) => Some(x),
+        Some(NumOrList::Many(l)) => l.first().copied(),
+        None => None,
+    })
+}
+
+/// families28 (issue #17): Step-3.5's `attention_other_setting` (the sliding layers' shape).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct AttentionOtherSetting {
+    /// Query heads of a sliding layer.
+    #[serde(default)]
+    pub num_attention_heads: Option<u64>,
+    /// KV heads of a sliding layer.
+    #[serde(default)]
+    pub num_attention_groups: Option<u64>,
+}
+
 /// `moe_layer_freq` as configs spell it: a period (DeepSeek, Kimi-Linear: an integer) or, families23
 /// (issue #17), one 0/1 per layer (MiMo-V2-Flash).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -684,7 +732,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 82] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 83] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -807,6 +855,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 82] = [
     "MiniMaxText01ForCausalLM",
     "MiniMaxM1ForCausalLM",
     "MiniMaxForCausalLM",
+    // families28 (issue #17): StepFun Step-3.5-Flash (full and sliding GQA kinds, MoE with one shared
+    // expert, `llm::step3p5`).
+    "Step3p5ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -950,6 +1001,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families23 (issue #17): SGLang `models/mimo_v2_flash.py` `EntryClass` from 0.5.7
         // (`sim::scenario::first_release`).
         "MiMoV2FlashForCausalLM" => Architecture::MiMoV2Flash,
+        // families28 (issue #17): SGLang `models/step3p5.py` `EntryClass` from 0.5.9, vLLM
+        // `models/step3p5.py` from 0.15.1 (`sim::scenario::first_release`).
+        "Step3p5ForCausalLM" => Architecture::Step3p5,
         // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
@@ -1315,6 +1369,22 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.router_fp32 = true;
         spec.routing_bias = spec.moe.is_some() && text.topk_method.as_deref() == Some("noaux_tc");
     }
+    // families28 (issue #17): Step-3.5-Flash's full / sliding layers, dense / MoE feed-forwards and
+    // the sliding kind's heads (`llm::step3p5`, lowered onto `llm::mimo_v2`).
+    if arch == Architecture::Step3p5 {
+        let b = super::step3p5::blocks(text, num_layers, an)?;
+        spec.moe = b.moe;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = b.first_k_dense_replace;
+        spec.mixers = b.mixers;
+        spec.layers = b.layers;
+        spec.sliding_window = Some(b.sliding_window);
+        spec.mimo_v2 = Some(b.attn);
+        // `Step3p5MoEMLP`: the gate in fp32 (`need_fp32_gate`) and an fp32 router bias
+        // (`use_moe_router_bias`).
+        spec.router_fp32 = true;
+        spec.routing_bias = spec.moe.is_some();
+    }
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).
     if arch == Architecture::KimiLinear {
@@ -1593,7 +1663,13 @@ fn attention_of(
             qk_nope_head_dim + qk_rope_head_dim,
         )
     } else {
-        let kv_heads = opt(text.num_key_value_heads, "num_key_value_heads", false)?.unwrap_or(heads);
+        // families28 (issue #17): Step-3.5 names them `num_attention_groups`.
+        let kv_heads = opt(
+            text.num_key_value_heads.or(text.num_attention_groups),
+            "num_key_value_heads",
+            false,
+        )?
+        .unwrap_or(heads);
         if !heads.is_multiple_of(kv_heads) {
             return Err(ModelError::InvalidField {
                 field: "num_key_value_heads".into(),
@@ -1695,7 +1771,8 @@ fn feed_forward(
         // families22 (issue #17): LFM2's and LFM2-MoE's by `lfm2::blocks`.
         Architecture::Lfm2 | Architecture::Lfm2Moe => (Vec::new(), None, 0, 0),
         // families23 (issue #17): MiMo-V2-Flash's by `mimo_v2::blocks`.
-        Architecture::MiMoV2Flash => (Vec::new(), None, 0, 0),
+        // families28 (issue #17): Step-3.5's by `step3p5::blocks`.
+        Architecture::MiMoV2Flash | Architecture::Step3p5 => (Vec::new(), None, 0, 0),
         // families (issue #17): ERNIE-4.5 MoE (`llm::ernie`).
         Architecture::Ernie45Moe => super::ernie::feed_forward(text, num_layers, an)?,
         // families2 (issue #17): Bailing MoE V2 (`llm::bailing`).
@@ -2059,6 +2136,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::Apertus => true,
         // families22 (issue #17): LFM2's per-head `q_layernorm` / `k_layernorm` (`llm::lfm2`).
         Architecture::Lfm2 | Architecture::Lfm2Moe => true,
+        // families28 (issue #17): Step-3.5 always builds per-head `q_norm` / `k_norm` (SGLang 0.5.9
+        // `step3p5.py` `Step3p5Attention`, vLLM 0.34.0 `GemmaRMSNorm(head_dim)`).
+        Architecture::Step3p5 => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

@@ -196,6 +196,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::LongcatFlash => &LONGCAT_FLASH,
         // families27 (issue #17): MiniMax-Text-01 / MiniMax-M1.
         Architecture::MiniMaxText01 => &MINIMAX_TEXT01,
+        // families28 (issue #17): Step-3.5-Flash.
+        Architecture::Step3p5 => &STEP3P5,
     }
 }
 
@@ -1612,6 +1614,32 @@ const MINIMAX_TEXT01_CHECKS: &[Check] = &[
     ),
 ];
 
+// families28 (issue #17): StepFun Step-3.5-Flash (`Step3p5ForCausalLM`): 45 layers, full and 512-token
+// sliding GQA (64 / 96 query heads, 8 KV heads), 3 dense then 42 MoE layers of 288 experts top-8 and
+// one shared expert (`llm::step3p5`, lowered onto `llm::mimo_v2`). SGLang `models/step3p5.py` from
+// 0.5.9 (the 0.5.8.post1 wheel has none; `sim::scenario::first_release`), a hybrid SWA model there
+// (`configs/model_config.py`). vLLM ships `models/step3p5.py` from 0.15.1 (0.15.0 has none); its
+// KV groups are not modelled: refused. The head-wise attention gate's weights are counted, its
+// sigmoid-multiply kernel is not (known miss). No public start-up log found; the checks are hand counts.
+static STEP3P5: Coverage = Coverage {
+    arch: Architecture::Step3p5,
+    families: "Step-3.5-Flash (preset from public copies of the config, bf16 checkpoint; the head-wise attention gate's kernels not costed); SGLang from 0.5.9, vLLM not modelled",
+    sglang: exact_memory(STEP3P5_CHECKS),
+    vllm: NOT_MODELLED,
+};
+
+/// The model card's rounded counts (no engine log found).
+const STEP3P5_CHECKS: &[Check] = &[
+    check(
+        "stepfun-ai/Step-3.5-Flash model card: 196B total / 11B active; 196,956,130,368 by hand without the MTP layers (+0.5 %), 11.46B active without the input embedding; a count, not an engine log",
+        "llm::tests_families28::step3p5_flash_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.9 hybrid SWA pools: 12 full + 33 sliding layers of 1 KV head a rank × 256 × 2 B at tp 8 (23,040 B a token); the bf16 example's weights, split and pools by hand",
+        "families28::step3p5_sglang_rtxpro6000_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1626,8 +1654,8 @@ mod tests {
         // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
         // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE, 68 with families23's
         // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2, 70 with families25's LongCat-Flash, 71 with
-        // families27's MiniMax-Text-01 / M1.
-        assert_eq!(all.len(), 71);
+        // families27's MiniMax-Text-01 / M1, 72 with families28's Step-3.5-Flash.
+        assert_eq!(all.len(), 72);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

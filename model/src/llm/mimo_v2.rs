@@ -71,6 +71,12 @@ pub struct MimoV2Attention {
     /// The sliding layers rotate with their own base (`swa_rope_theta` ≠ `rope_theta`): SGLang's
     /// `get_rope` builds one cos/sin cache per base (its `_ROPE_DICT` key holds the base).
     pub two_rope_bases: bool,
+    /// families28 (issue #17): a head-wise output gate (Step-3.5's `use_head_wise_attn_gate`: a
+    /// column-parallel `g_proj` of hidden → heads, one sigmoid scalar a head); false for MiMo.
+    pub head_gate: bool,
+    /// families28 (issue #17): per-head `q_norm` / `k_norm` of the q/k width, replicated (Step-3.5);
+    /// false for MiMo.
+    pub qk_norms: bool,
 }
 
 /// What [`blocks`] reads: the layers, their feed-forwards and the attention kinds.
@@ -162,6 +168,8 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         two_rope_bases: text
             .swa_rope_theta
             .is_some_and(|b| b.to_bits() != text.rope_theta.unwrap_or(1_000_000.0).to_bits()),
+        head_gate: false,
+        qk_norms: false,
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {
@@ -254,6 +262,15 @@ pub(crate) fn attention_pieces(
     ];
     if sink {
         ps.push(Piece::vec(local));
+    }
+    // families28 (issue #17): Step-3.5's `g_proj` (SGLang 0.5.9 `step3p5.py`: `ColumnParallelLinear(
+    // hidden_size, total_num_heads)`) and its per-head q/k norms (`GemmaRMSNorm(head_dim)`).
+    if a.head_gate {
+        ps.push(Piece::new(local, hidden, Fmt::Linear).gemm("g_proj"));
+    }
+    if a.qk_norms {
+        ps.push(Piece::vec(qk));
+        ps.push(Piece::vec(qk));
     }
     ps
 }

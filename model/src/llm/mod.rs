@@ -87,6 +87,8 @@ mod lfm2;
 // families23 (issue #17): MiMoV2FlashForCausalLM (global and sliding GQA kinds, MoE).
 mod mimo_v2;
 mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x MoE)
+// families28 (issue #17): Step3p5ForCausalLM (full and sliding GQA kinds, MoE with a shared expert).
+mod step3p5;
 mod weights;
 
 #[cfg(test)]
@@ -180,6 +182,9 @@ mod tests_families25;
 // families27 (issue #17): MiniMax-M1 / MiniMax-Text-01.
 #[cfg(test)]
 mod tests_families27;
+// families28 (issue #17): Step-3.5-Flash.
+#[cfg(test)]
+mod tests_families28;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -651,6 +656,12 @@ pub enum Architecture {
     /// SwiGLU or a sigmoid-routed MoE (fp32 router and bias, no shared expert) per `moe_layer_freq`
     /// (SGLang `models/mimo_v2_flash.py` from 0.5.7).
     MiMoV2Flash,
+    // families28 (issue #17): Step-3.5-Flash (`step3p5` module).
+    /// `Step3p5ForCausalLM` (StepFun Step-3.5-Flash, 196B-A11B): GQA layers of two kinds per
+    /// `layer_types` — full and 512-token sliding window with more query heads — and a dense SwiGLU
+    /// or a sigmoid-routed MoE with one shared expert per `moe_layers_enum` (SGLang
+    /// `models/step3p5.py` from 0.5.9, vLLM from 0.15.1).
+    Step3p5,
 }
 
 impl Architecture {

@@ -1032,6 +1032,9 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
         // families23 (issue #17): MiMo-V2-Flash always (SGLang 0.5.7 – 0.5.10 `is_hybrid_swa_model`);
         // `--disable-hybrid-swa-memory` turns it off.
         Architecture::MiMoV2Flash => (!e.disable_hybrid_swa_memory, Vec::new()),
+        // families28 (issue #17): Step-3.5-Flash always (SGLang 0.5.9 `is_hybrid_swa_model` lists
+        // `Step3p5ForCausalLM`, its first release); `--disable-hybrid-swa-memory` turns it off.
+        Architecture::Step3p5 => (!e.disable_hybrid_swa_memory, Vec::new()),
         Architecture::Llama4 | Architecture::GptOss => {
             if e.era < SglangEra::Late2025 {
                 return (

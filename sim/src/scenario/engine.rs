@@ -134,6 +134,15 @@ impl Resolver<'_> {
         // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version, e.tp.unwrap_or(1))
             .map_err(|(k, m)| self.invalid(k, m))?;
+        // families28 (issue #17): Step-3.5-Flash (lowered onto the same two-kind attention) likewise;
+        // vLLM ships `models/step3p5.py` from 0.15.1.
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Step3p5 {
+            return Err(self.invalid(
+                "engine.name",
+                "tpsim does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM: its KV-cache groups of \
+                 full and sliding-window layers are not modelled (use sglang, from 0.5.9)",
+            ));
+        }
         // grok52 (issue #17): vLLM serves MiMo-V2-Flash from 0.14.0 (`scenario::first_release`);
         // tpsim models 0.14 – 0.19's `models/mimo_v2_flash.py` (V padded to the q/k width,
         // `tpsim_model::llm::mimo_v2::MimoV2Attention::vllm_layer_cell`). From 0.22 (`models/mimo_v2.py`,

@@ -120,6 +120,11 @@
 //!   MoE and KV cells, the RoPE cache over the served `context_len`, `decode::memory`). vLLM
 //!   registers `MiMoV2FlashForCausalLM` from 0.14.0 (grok52: 0.13.0's registry has no entry; 0.14.0 …
 //!   0.19.0 map it to `models/mimo_v2_flash.py`, 0.22.0 … 0.34.0 to `models/mimo_v2.py`).
+//! - **Step-3.5-Flash** (`Step3p5ForCausalLM`, families28; `tpsim_model::llm::step3p5`), read from
+//!   the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/step3p5.py` from 0.5.9
+//!   (0.5.7, 0.5.8 and 0.5.8.post1 have none; 0.5.9 … 0.5.23 have it). vLLM ships
+//!   `vllm/model_executor/models/step3p5.py` from 0.15.1 (0.14.0, 0.14.1 and 0.15.0 have none) but
+//!   is refused whatever the release (`scenario::engine`: not modelled).
 //! - **LongCat-Flash** (`LongcatFlashForCausalLM`, families25; `tpsim_model::llm::longcat`), read
 //!   from the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/longcat_flash.py`
 //!   and `models/longcat_flash_nextn.py` from 0.5.2 (0.4.10.post2, 0.5.0rc0, 0.5.1 and 0.5.1.post3
@@ -565,6 +570,15 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/mimo_v2_flash.py",
         since: "SGLang adds it in 0.5.7",
         then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
+    },
+    // families28: Step-3.5-Flash (SGLang only; vLLM is refused as not modelled, `scenario::engine`).
+    Row {
+        models: |m| m.arch == Architecture::Step3p5,
+        engine: Sglang,
+        first: Some(&[0, 5, 9]),
+        file: "models/step3p5.py",
+        since: "SGLang adds it in 0.5.9",
+        then: CannotServe("Step-3.5-Flash (Step3p5ForCausalLM)"),
     },
     // families25: LongCat-Flash.
     Row {

@@ -31,6 +31,16 @@ impl Resolver<'_> {
         // families23 (issue #17): SGLang runs MiMo-V2-Flash's three MTP layers as a multi-layer EAGLE
         // draft (`MiMoV2MTP`, spec v2, an SWA-only draft pool: 0.5.8 `server_args.py`,
         // `model_runner_kv_cache_mixin.py` `set_num_tokens_hybrid_swa`), which tpsim does not model.
+        // families28 (issue #17): Step-3.5-Flash's three MTP layers likewise (SGLang 0.5.9
+        // `server_args.py`: "Enable multi-layer EAGLE speculative decoding for Step3p5ForCausalLM
+        // model.", draft class `Step3p5MTP`).
+        if target.arch == tpsim_model::llm::Architecture::Step3p5 {
+            return Err(self.invalid(
+                "speculative",
+                "Step-3.5-Flash's multi-layer MTP draft (SGLang's Step3p5MTP with spec v2) is not modelled: \
+                 remove [speculative]",
+            ));
+        }
         if target.mimo_v2.is_some() {
             return Err(self.invalid(
                 "speculative",

@@ -426,6 +426,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families27 (issue #17): the MiniMax-M1 config says "minimax_m1" (scenarios/models/minimax-m1-80k;
         // MiniMax-Text-01's says "minimax_text_01").
         A::MiniMaxText01 => "minimax_m1",
+        // families28 (issue #17): the published config's `model_type`.
+        A::Step3p5 => "step3p5",
     }
 }
 

@@ -1,0 +1,153 @@
+//! StepFun Step-3.5-Flash (`Step3p5ForCausalLM`, 196B total / 11B active); families28, issue #17.
+//!
+//! 45 decoder layers, each a GQA attention of the kind `layer_types[i]` names (`"full_attention"` or
+//! `"sliding_attention"` over `sliding_window` = 512 tokens, three sliding layers to one full), then
+//! a SwiGLU MLP (`intermediate_size`) or a MoE where `moe_layers_enum` (a comma-separated list of
+//! layer ids) names the layer: 288 routed experts of 1,280, top-8, a sigmoid router through an fp32
+//! `gate` with an fp32 router bias, and ONE shared expert of `share_expert_dim` = 1,280. The sliding
+//! layers take their query heads from `attention_other_setting.num_attention_heads` (96 against the
+//! full layers' 64); both kinds keep `num_attention_groups` = 8 KV heads of `head_dim` = 128. Three
+//! MTP layers ship with the checkpoint (`layer_types` has 48 entries): the target skips them.
+//!
+//! Sources, read from the PyPI wheels: SGLang 0.5.9 `srt/models/step3p5.py`
+//! (`Step3p5DecoderLayer.__init__`: `moe_layers_list = [int(x) for x in
+//! config.moe_layers_enum.split(",")]`, sliding layers `num_attention_heads` /
+//! `num_attention_groups` from `config.attention_other_setting`, `share_expert_dim`;
+//! `Step3p5MoEMLP`: "Tensor parallel size … is greater than the number of experts …", fp32 router
+//! bias of `moe_num_experts`), `srt/configs/model_config.py` (`Step3p5ForCausalLM` in the hybrid
+//! SWA list); vLLM 0.34.0 `model_executor/models/step3p5.py` (`_get_layer_type`,
+//! `_get_num_attention_heads`, `_is_moe_layer`). The SGLang file is absent from the 0.5.8.post1
+//! wheel and present from 0.5.9; vLLM's from 0.15.1 (absent from 0.15.0).
+//!
+//! The model is lowered onto MiMo-V2-Flash's two-kind attention (`llm::mimo_v2`): the sliding
+//! kind's own query heads, the same KV heads and widths, no sink bias, no `v_scale`, plus the
+//! head-wise attention gate's weights (`use_head_wise_attn_gate`: a `g_proj` of hidden × heads, 262,144
+//! / 393,216 parameters in a full / sliding layer) and the per-head q/k norms.
+//! KNOWN MISSES: the gate's sigmoid-multiply at decode is not counted as a kernel (its `g_proj`
+//! weights are read with the layer's); the second RoPE base and the full layers' partial rotary factor 0.5
+//! (`rope_theta`, `partial_rotary_factors` per layer) are read as one base and full rotation; the
+//! swiglu clamps (`swiglu_limits`) are not costed.
+
+use super::config::ModelConfig;
+use super::hybrid::Mixer;
+use super::mimo_v2::{Blocks, MimoV2Attention};
+use super::nemotron_h::bounded;
+use super::{Ffn, ModelError, MoeShape};
+
+/// The layer ids `moe_layers_enum` names ("3,4,…,44"), each below `n`.
+fn moe_layers(list: Option<&str>, n: usize, an: &str) -> Result<Vec<bool>, ModelError> {
+    let list = list.ok_or_else(|| ModelError::MissingField {
+        field: "moe_layers_enum".into(),
+        architecture: an.into(),
+    })?;
+    let mut out = vec![false; n];
+    for id in list.split(',') {
+        let bad = || ModelError::InvalidField {
+            field: "moe_layers_enum".into(),
+            value: list.into(),
+            expected: format!("comma-separated layer ids below num_hidden_layers = {n}"),
+        };
+        let i: usize = id.trim().parse().map_err(|_| bad())?;
+        *out.get_mut(i).ok_or_else(bad)? = true;
+    }
+    Ok(out)
+}
+
+/// The layers of a Step-3.5 config (module doc): `layer_types` (its first `num_layers` entries; the
+/// rest are the MTP layers'), `moe_layers_enum`, the sliding kind's heads.
+pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
+    let n = usize::try_from(num_layers).unwrap_or(usize::MAX);
+    let types = text
+        .layer_types
+        .as_deref()
+        .ok_or_else(|| ModelError::MissingField {
+            field: "layer_types".into(),
+            architecture: an.into(),
+        })?;
+    let kinds = types.get(..n).ok_or_else(|| ModelError::InvalidField {
+        field: "layer_types".into(),
+        value: format!("{} entries", types.len()),
+        expected: format!("at least num_hidden_layers = {n} entries"),
+    })?;
+    let mut mixers = Vec::with_capacity(n);
+    for k in kinds {
+        mixers.push(match k.as_str() {
+            "full_attention" => Mixer::Attention,
+            "sliding_attention" => Mixer::SlidingAttention,
+            other => {
+                return Err(ModelError::InvalidField {
+                    field: "layer_types".into(),
+                    value: other.into(),
+                    expected: "\"full_attention\" or \"sliding_attention\"".into(),
+                });
+            }
+        });
+    }
+    let moe_flags = moe_layers(text.moe_layers_enum.as_deref(), n, an)?;
+    let dense = bounded(text.intermediate_size, "intermediate_size", an)?;
+    let moe_intermediate = bounded(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+    // `share_expert_dim` must be one expert's width: tpsim's shared experts are `moe_intermediate` wide.
+    let shared = bounded(text.share_expert_dim, "share_expert_dim", an)?;
+    if shared != moe_intermediate {
+        return Err(ModelError::InvalidField {
+            field: "share_expert_dim".into(),
+            value: shared.to_string(),
+            expected: format!("moe_intermediate_size = {moe_intermediate} (one shared expert)"),
+        });
+    }
+    let moe = moe_flags.iter().any(|&m| m).then_some(());
+    let moe = match moe {
+        Some(()) => Some(MoeShape {
+            n_routed_experts: bounded(text.moe_num_experts, "moe_num_experts", an)?,
+            num_experts_per_tok: bounded(text.moe_top_k, "moe_top_k", an)?,
+            moe_intermediate,
+            n_shared_experts: 1,
+        }),
+        None => None,
+    };
+    let layers = moe_flags
+        .iter()
+        .map(|&m| match (m, moe) {
+            (true, Some(shape)) => Ffn::Moe(shape),
+            _ => Ffn::Dense { intermediate: dense },
+        })
+        .collect();
+    let head_dim = bounded(text.head_dim, "head_dim", an)?;
+    let other = text.attention_other_setting.as_ref();
+    let attn = MimoV2Attention {
+        v_head_dim: head_dim,
+        swa_heads: bounded(
+            other.and_then(|o| o.num_attention_heads),
+            "attention_other_setting.num_attention_heads",
+            an,
+        )?,
+        swa_kv_heads: bounded(
+            other
+                .and_then(|o| o.num_attention_groups)
+                .or(text.num_attention_groups),
+            "attention_other_setting.num_attention_groups",
+            an,
+        )?,
+        swa_head_dim: head_dim,
+        swa_v_head_dim: head_dim,
+        swa_sink: false,
+        full_sink: false,
+        v_scale: false,
+        // Per-layer bases (`rope_theta` a list, 5e6 full / 1e4 sliding in the published config) and
+        // partial rotary factors (0.5 full / 1.0 sliding): tpsim reads the first base and one rotary
+        // width; the second cos/sin cache is not costed (module doc).
+        two_rope_bases: false,
+        head_gate: text.use_head_wise_attn_gate.unwrap_or(false),
+        qk_norms: true,
+    };
+    let first_dense = moe_flags.iter().take_while(|&&m| !m).count();
+    Ok(Blocks {
+        mixers,
+        layers,
+        moe,
+        dense_intermediate: dense,
+        first_k_dense_replace: u32::try_from(first_dense).unwrap_or(u32::MAX),
+        sliding_window: bounded(text.sliding_window, "sliding_window", an)?,
+        attn,
+    })
+}
