@@ -14,20 +14,6 @@ fn variant(name: &str, edit: impl Fn(String) -> String) -> String {
     edited_variant(MIMO, name, edit)
 }
 
-/// The KV-pool entry whose name starts with `prefix`: (name, bytes).
-fn pool_entry(run: &serde_json::Value, prefix: &str) -> (String, u64) {
-    let e = run["memory"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"].as_str().unwrap().starts_with(prefix))
-        .unwrap_or_else(|| panic!("no entry {prefix}"));
-    (
-        e["name"].as_str().unwrap().to_string(),
-        e["bytes"].as_u64().unwrap(),
-    )
-}
-
 /// SGLang's profiled token count: int(rest × 2^30 // cell) (`profile_max_num_token`; page 1).
 fn profiled_tokens(run: &serde_json::Value) -> u64 {
     let m = &run["memory"];

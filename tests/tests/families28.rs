@@ -13,20 +13,6 @@ fn variant(name: &str, edit: impl Fn(String) -> String) -> String {
     edited_variant(STEP, name, edit)
 }
 
-/// The memory entry whose name starts with `prefix`: (name, bytes).
-fn pool_entry(run: &serde_json::Value, prefix: &str) -> (String, u64) {
-    let e = run["memory"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"].as_str().unwrap().starts_with(prefix))
-        .unwrap_or_else(|| panic!("no entry {prefix}"));
-    (
-        e["name"].as_str().unwrap().to_string(),
-        e["bytes"].as_u64().unwrap(),
-    )
-}
-
 /// bf16 weights a rank at tp 8 (tolerance: none, integers; SGLang 0.5.9 `step3p5.py` sharding):
 /// - embedding and untied head 2 × 128,896 / 8 × 4,096 × 2 = 263,979,008;
 /// - a full layer: q 8 heads × 128 × 4,096 × 2 = 8,388,608; k + v 1 head each 2,097,152; o 8,388,608;

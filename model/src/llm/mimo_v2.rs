@@ -145,13 +145,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
     } else {
         None
     };
-    let layers = moe_layers
-        .iter()
-        .map(|&m| match (m, moe) {
-            (true, Some(shape)) => Ffn::Moe(shape),
-            _ => Ffn::Dense { intermediate: dense },
-        })
-        .collect();
+    let layers = ffn_layers(&moe_layers, moe, dense);
     let head_dim = bounded(text.head_dim, "head_dim", an)?;
     let attn = MimoV2Attention {
         v_head_dim: bounded(text.v_head_dim.or(Some(head_dim)), "v_head_dim", an)?,
@@ -299,4 +293,16 @@ pub(crate) fn check_tp(a: &MimoV2Attention, moe: Option<&MoeShape>, tp: u64) -> 
         )),
         _ => None,
     }
+}
+
+/// The FFN of each layer from its MoE flag: `moe`'s shape where the flag is set (and a shape exists),
+/// a dense MLP of `dense` elsewhere. Shared by MiMo-V2-Flash and Step-3.5-Flash (`llm::step3p5`).
+pub(super) fn ffn_layers(moe_flags: &[bool], moe: Option<MoeShape>, dense: u64) -> Vec<Ffn> {
+    moe_flags
+        .iter()
+        .map(|&m| match (m, moe) {
+            (true, Some(shape)) => Ffn::Moe(shape),
+            _ => Ffn::Dense { intermediate: dense },
+        })
+        .collect()
 }

@@ -32,7 +32,7 @@ use super::config::ModelConfig;
 use super::hybrid::Mixer;
 use super::mimo_v2::{Blocks, MimoV2Attention};
 use super::nemotron_h::bounded;
-use super::{Ffn, ModelError, MoeShape};
+use super::{ModelError, MoeShape};
 
 /// The layer ids `moe_layers_enum` names ("3,4,…,44"), each below `n`.
 fn moe_layers(list: Option<&str>, n: usize, an: &str) -> Result<Vec<bool>, ModelError> {
@@ -105,13 +105,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         }),
         None => None,
     };
-    let layers = moe_flags
-        .iter()
-        .map(|&m| match (m, moe) {
-            (true, Some(shape)) => Ffn::Moe(shape),
-            _ => Ffn::Dense { intermediate: dense },
-        })
-        .collect();
+    let layers = super::mimo_v2::ffn_layers(&moe_flags, moe, dense);
     let head_dim = bounded(text.head_dim, "head_dim", an)?;
     let other = text.attention_other_setting.as_ref();
     let attn = MimoV2Attention {

@@ -100,6 +100,21 @@ pub fn baseline_with(name: &str, from: &str, to: &str) -> String {
     p.display().to_string()
 }
 
+/// The memory entry of a `--json` run whose name starts with `prefix`: (name, bytes). For pools
+/// whose names carry their sizes (SGLang's hybrid SWA "full" / "sliding" entries).
+pub fn pool_entry(run: &serde_json::Value, prefix: &str) -> (String, u64) {
+    let e = run["memory"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"].as_str().unwrap().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no entry {prefix}"));
+    (
+        e["name"].as_str().unwrap().to_string(),
+        e["bytes"].as_u64().unwrap(),
+    )
+}
+
 /// The bytes of the memory entry `name` of a `tpsim run --json` result (`memory.entries`).
 #[track_caller]
 pub fn entry_bytes(run: &serde_json::Value, name: &str) -> u64 {
