@@ -1,7 +1,7 @@
 //! Scaffolding the per-family unit tests share (mend52: folded from `tests_families22`,
 //! `tests_families23` and, for `spec`, six more family test modules).
 
-use super::{Mixer, ModelError, ModelSpec, Quantization};
+use super::{Mixer, ModelError, ModelSpec, MoeShape, Quantization};
 
 /// The spec of config text `text` in bf16, or the reader's refusal.
 pub(super) fn spec(text: &str) -> Result<ModelSpec, ModelError> {
@@ -21,4 +21,15 @@ pub(super) fn assert_mixers(s: &ModelSpec, layers: &[usize], at: Mixer, other: M
         let want = if layers.contains(&i) { at } else { other };
         assert_eq!(*m, want, "layer {i}");
     }
+}
+
+/// The MoE shape of `moe` as the family tests state it: (routed experts, experts a token, expert
+/// intermediate size, shared experts).
+pub(super) fn moe_shape(moe: &MoeShape) -> (u64, u64, u64, u64) {
+    (
+        moe.n_routed_experts,
+        moe.num_experts_per_tok,
+        moe.moe_intermediate,
+        moe.n_shared_experts,
+    )
 }

@@ -14,15 +14,7 @@ fn grok2_parameters_by_hand() {
     assert_eq!(s.arch, Architecture::Grok1);
     // Residual MLP 32,768 = 2 shared experts of 16,384 (`llm::grok`).
     let moe = s.moe.expect("MoE");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (8, 2, 16_384, 2)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (8, 2, 16_384, 2));
     assert!(s.router_fp32);
     assert!(!s.tie_word_embeddings && !s.attention_bias);
     assert_eq!(

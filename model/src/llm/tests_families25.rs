@@ -20,15 +20,7 @@ fn longcat_parameters_by_hand() {
     // Top-12 of 512 + 256 → 12 × 512 / 768 = 8 real experts a token; dense MLP 0 = 12,288 / 2,048 = 6
     // shared experts on the MoE block.
     let moe = s.moe.expect("MoE");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (512, 8, 2_048, 6)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (512, 8, 2_048, 6));
     assert_eq!(s.zero_experts, 256);
     assert!(s.router_fp32 && s.routing_bias && !s.tie_word_embeddings);
     assert_eq!(s.layers[0], Ffn::Moe(moe));

@@ -9,10 +9,10 @@ fn spec(q: Quantization) -> ModelSpec {
     ModelSpec::from_config_json(M1, q).expect("MiniMax-M1 lowers")
 }
 
-fn edited(edit: impl Fn(&mut serde_json::Map<String, serde_json::Value>)) -> Result<ModelSpec, ModelError> {
-    let mut v: serde_json::Value = serde_json::from_str(M1).unwrap();
-    edit(v.as_object_mut().unwrap());
-    ModelSpec::from_config_json(&v.to_string(), Quantization::bf16())
+fn edited(
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>),
+) -> Result<ModelSpec, ModelError> {
+    test_util::spec(&test_util::with(M1, edit))
 }
 
 #[test]
@@ -28,15 +28,7 @@ fn minimax_m1_parameters_by_hand() {
     assert_eq!(s.mixers[7], Mixer::Attention);
     assert_eq!(s.mixers[8], Mixer::Linear);
     let moe = s.moe.expect("MoE");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (32, 2, 9_216, 0)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (32, 2, 9_216, 0));
     assert!(s.router_fp32 && s.lm_head_fp32 && !s.tie_word_embeddings && !s.attention_bias);
     // Parameters (tolerance: none, integers). Every layer: experts 32 × 3 × 6,144 × 9,216 =
     // 5,435,817,984; router 32 × 6,144 = 196,608; two norms 12,288 → 5,436,026,880 (× 80 =

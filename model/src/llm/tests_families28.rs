@@ -25,15 +25,7 @@ fn step3p5_flash_parameters_by_hand() {
     assert!(a.head_gate && a.qk_norms && !a.swa_sink && !a.v_scale);
     // moe_layers_enum "3,…,44": 3 dense layers then 42 MoE of 288 × 1,280 top-8 + 1 shared expert.
     let moe = s.moe.expect("MoE");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (288, 8, 1_280, 1)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (288, 8, 1_280, 1));
     assert_eq!(s.layers[2], Ffn::Dense { intermediate: 11_264 });
     assert_eq!(s.layers[3], Ffn::Moe(moe));
     assert_eq!(s.layers.iter().filter(|f| matches!(f, Ffn::Moe(_))).count(), 42);

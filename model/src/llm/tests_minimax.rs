@@ -38,15 +38,7 @@ fn minimax_lowers_to_all_moe_layers_with_an_fp32_router() {
     assert_eq!(m.layers.len(), 62);
     assert!(m.layers.iter().all(|l| matches!(l, Ffn::Moe(_))));
     let moe = m.moe.expect("moe");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (256, 8, 1536, 0)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (256, 8, 1536, 0));
     assert!(m.qk_norm && m.qk_norm_full_width && m.routing_bias && !m.tie_word_embeddings);
     assert_eq!(m.context_len, Some(196_608));
     // Router per layer: 256 × 3072 fp32 = 3,145,728 B + the fp32 bias 256 × 4 = 1,024 B, × 62 layers.

@@ -198,15 +198,7 @@ fn nano_30b_a3b_by_hand() {
     assert_eq!((s.num_layers, s.linear_layers(), s.kv_layers()), (52, 23, 6));
     let moe = s.moe.expect("MoE blocks");
     // 128 experts of 1,856, top 6; the 3,712-wide shared expert as 2 expert widths.
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (128, 6, 1_856, 2)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (128, 6, 1_856, 2));
     assert!(s.routing_bias);
     // Parameters (hidden 2,688; I = 64 × 64 = 4,096; conv_dim 4,096 + 2 × 8 × 128 = 6,144): Mamba
     // block 2,688 + (8,192 + 2,048 + 64) × 2,688 + 6,144 × 5 + 3 × 64 + 4,096 + 2,688 × 4,096 =

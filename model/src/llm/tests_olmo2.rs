@@ -106,15 +106,7 @@ fn olmoe_1b_7b_parameters_by_hand() {
     assert_eq!(s.arch, Architecture::Olmoe);
     assert!(s.qk_norm && !s.attention_bias && !s.tie_word_embeddings && !s.routing_bias);
     let moe = s.moe.expect("every layer MoE");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (64, 8, 1_024, 0)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (64, 8, 1_024, 0));
     // Embedding and untied LM head 50,304 × 2,048 = 103,022,592 each; final norm 2,048.
     // Layer: q/k/v/o 4 × 2,048² = 16,777,216; router 64 × 2,048 = 131,072; experts 64 × 3 × 1,024 ×
     // 2,048 = 402,653,184; input and post-attention norms 4,096, q_norm 2,048, k_norm 2,048 →

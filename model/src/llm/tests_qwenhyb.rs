@@ -108,15 +108,7 @@ fn qwen3_next_lowers_moe_with_a_gated_shared_expert() {
     assert_eq!((m.kv_layers(), m.linear_layers()), (12, 36));
     assert_eq!((m.mixers[3], m.mixers[4]), (Mixer::Attention, Mixer::Linear));
     let moe = m.moe.expect("moe");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (512, 10, 512, 1)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (512, 10, 512, 1));
     assert!(m.layers.iter().all(|l| matches!(l, Ffn::Moe(_))));
     assert!(m.attn_output_gate && m.qk_norm && !m.tie_word_embeddings);
     // The release names no MTP count; the engines take one (`num_nextn_predict_layers` default 1).
@@ -182,15 +174,7 @@ fn qwen3_vl_30b_a3b_lowers_a_qwen3_moe_text_tower() {
     let m = spec(QWEN3_VL_30B);
     assert_eq!(m.arch, Architecture::Qwen3VlMoe);
     let moe = m.moe.expect("moe");
-    assert_eq!(
-        (
-            moe.n_routed_experts,
-            moe.num_experts_per_tok,
-            moe.moe_intermediate,
-            moe.n_shared_experts
-        ),
-        (128, 8, 768, 0)
-    );
+    assert_eq!(test_util::moe_shape(&moe), (128, 8, 768, 0));
     assert!(m.layers.iter().all(|l| matches!(l, Ffn::Moe(_))));
     assert_eq!(m.vision.expect("tower").text_hidden, 2048);
     // KV cell at tp 4: 48 layers × 4 / 4 KV heads × 128 × 2 × 2 B = 24,576 B.
