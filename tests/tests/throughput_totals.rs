@@ -570,6 +570,26 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32",
         crate::deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32,
     ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c1",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c1,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x8_sglang_0_5_9_tp8_c1",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x8_sglang_0_5_9_tp8_c1,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c8",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c8,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x4_vllm_0_16_tp4_c32",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x4_vllm_0_16_tp4_c32,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x4_sglang_0_5_9_tp4_c16",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x4_sglang_0_5_9_tp4_c16,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -711,6 +731,8 @@ fn family_of(label: &str) -> &'static str {
             "Llama",
             "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ; 3.3-70B FP8)",
         ),
+        // deploys28: deplodock's Kimi-K2.5-NVFP4 rows (NVFP4 experts, not INT4), before "Kimi-K2.5".
+        ("Kimi-K2.5 NVFP4", "Kimi-K2.5 (MLA MoE, NVFP4 experts)"),
         ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
