@@ -590,6 +590,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys28::validation_kimi_k2_5_nvfp4_b200x4_sglang_0_5_9_tp4_c16",
         crate::deploys28::validation_kimi_k2_5_nvfp4_b200x4_sglang_0_5_9_tp4_c16,
     ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c1",
+        crate::deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c1,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c16",
+        crate::deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c16,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c64",
+        crate::deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c64,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256",
+        crate::deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -727,6 +743,8 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen2.5", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
         ("Qwen2-", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
+        // deploys28: sglang pull request 31044's MiniMax-M2.7 rows (M2.5's shapes, its own context length).
+        ("MiniMax-M2.7", "MiniMax-M2.7 (MoE, FP8)"),
         (
             "Llama",
             "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ; 3.3-70B FP8)",
