@@ -52,7 +52,10 @@
 //! request 31044's TP 8 EP 8 rows (c 1024 and 4096, 2048 and 4096 prompts: a single tpsim run of the c 1024
 //! point did not finish in 3.5 minutes of the debug build, too long for a row test; TTFT 3.5 and 18.3 s, a
 //! queue); the cookbook's MiniMax-M2.7 GB300 cell (no GB300 preset) and its qwen3.5-benchmarks.jsx (the
-//! speed figures were not migrated; what remains is MI300X Qwen3.5-4B, no preset).
+//! speed figures were not migrated; what remains is MI300X Qwen3.5-4B, no preset); zmarty.github.io's dual RTX PRO 6000 guide
+//! (2025-12-25: launch commands for vLLM 0.12.0, no figures); Gimel12/LLM-backend-benchmark's 2× RTX PRO 6000
+//! Server gpt-oss-120b report (vLLM 0.11.0: a chat-window "~200 tokens/second", no benchmark command, prompt
+//! or output length).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. Each miss's reason (KNOWN_MISSES) gives
 //! the measured and predicted step. [`every_deploys28_row_is_compared`] fails if a row of these sources is
