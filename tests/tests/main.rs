@@ -330,3 +330,5 @@ mod shm52;
 mod release52;
 // families28 (issue #17): StepFun Step-3.5-Flash.
 mod families28;
+// Issue #18 (deploys28): cloudrift's deplodock Kimi-K2.5-NVFP4 runs on B200 (vLLM 0.17.0 / 0.16.0, SGLang 0.5.9).
+mod deploys28;

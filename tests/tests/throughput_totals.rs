@@ -570,6 +570,42 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32",
         crate::deploys27::validation_deepseek_v3_b200x8_sglang_tp8_triton_bs32,
     ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c1",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c1,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x8_sglang_0_5_9_tp8_c1",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x8_sglang_0_5_9_tp8_c1,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c8",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c8,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x4_vllm_0_16_tp4_c32",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x4_vllm_0_16_tp4_c32,
+    ),
+    (
+        "deploys28::validation_kimi_k2_5_nvfp4_b200x4_sglang_0_5_9_tp4_c16",
+        crate::deploys28::validation_kimi_k2_5_nvfp4_b200x4_sglang_0_5_9_tp4_c16,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c1",
+        crate::deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c1,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c16",
+        crate::deploys28::validation_minimax_m2_7_mi300x2_sglang_0_5_13_tp2_ep2_c16,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c64",
+        crate::deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c64,
+    ),
+    (
+        "deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256",
+        crate::deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -707,10 +743,14 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen2.5", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
         ("Qwen2-", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
+        // deploys28: sglang pull request 31044's MiniMax-M2.7 rows (M2.5's shapes, its own context length).
+        ("MiniMax-M2.7", "MiniMax-M2.7 (MoE, FP8)"),
         (
             "Llama",
             "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ; 3.3-70B FP8)",
         ),
+        // deploys28: deplodock's Kimi-K2.5-NVFP4 rows (NVFP4 experts, not INT4), before "Kimi-K2.5".
+        ("Kimi-K2.5 NVFP4", "Kimi-K2.5 (MLA MoE, NVFP4 experts)"),
         ("Kimi-K2.5", "Kimi-K2.5 (MLA MoE, INT4 experts)"),
         ("gpt-oss-120b", "gpt-oss-120b (MoE, MXFP4)"),
         ("gpt-oss-20b", "gpt-oss-20b (MoE, MXFP4)"),
