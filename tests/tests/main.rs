@@ -330,3 +330,5 @@ mod shm52;
 mod release52;
 // families28 (issue #17): StepFun Step-3.5-Flash.
 mod families28;
+// hybpage53 (issue #18): the Qwen3-VL encoder's forward peak in vLLM's profile run (er0080 TP 1 rows).
+mod hybpage53;

@@ -14,6 +14,7 @@ use tpsim_model::vllm_startup::{
     non_torch_growth_pp, non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes,
     topk_topp_stack_growth,
 };
+use tpsim_model::vllm_vit_profile::{QWEN3_VIT_MAX_IMAGE_TOKENS, VitShape, qwen3_vit_forward_peak_bytes};
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
 /// `torch_total_gib`, else nvidia-smi's `memory_total_mib` with a note (torch's is smaller by the
@@ -159,36 +160,63 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
         Some(st) if st.index > 0 => pp_intermediate_bytes(tokens, s.model.hidden, dtype),
         _ => 0,
     };
-    Some(
-        Bytes(received)
-            + rule(
-                &p,
-                &ProfileShape {
-                    max_num_batched_tokens: tokens,
-                    max_num_seqs: seqs,
-                    hidden: s.model.hidden,
-                    // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
-                    mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
-                    // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
-                    // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
-                    // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
-                    // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
-                    mlp_gated: !matches!(
-                        s.model.arch,
-                        Architecture::Phi
-                            | Architecture::Starcoder2
-                            | Architecture::Arcee
-                            | Architecture::Apertus
-                    ),
-                    vocab: s.model.vocab,
-                    dtype_bytes: dtype,
-                    sm_count: u64::from(s.hardware.gpu.sm_count),
-                    encoder_bytes: encoder_bytes(s, tokens, dtype),
-                    moe_workspace: moe_workspace(s, tokens, dtype),
-                    cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
-                },
+    // hybpage53 (issue #18): the Qwen3-VL encoder's own forward runs first and can be the peak.
+    let encoder_forward = if s.engine.v0.is_none() {
+        qwen3_vit_forward_bytes(s, dtype)
+    } else {
+        0
+    };
+    let encoder_peak = Bytes(encoder_forward + cublas_workspace_bytes(s.hardware.gpu.sm_major()));
+    let decoder_peak = rule(
+        &p,
+        &ProfileShape {
+            max_num_batched_tokens: tokens,
+            max_num_seqs: seqs,
+            hidden: s.model.hidden,
+            // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
+            mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
+            // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
+            // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
+            // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
+            // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
+            mlp_gated: !matches!(
+                s.model.arch,
+                Architecture::Phi | Architecture::Starcoder2 | Architecture::Arcee | Architecture::Apertus
             ),
-    )
+            vocab: s.model.vocab,
+            dtype_bytes: dtype,
+            sm_count: u64::from(s.hardware.gpu.sm_count),
+            encoder_bytes: encoder_bytes(s, tokens, dtype),
+            moe_workspace: moe_workspace(s, tokens, dtype),
+            cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
+        },
+    );
+    let peak = if encoder_forward > 0 {
+        decoder_peak.max(encoder_peak)
+    } else {
+        decoder_peak
+    };
+    Some(Bytes(received) + peak)
+}
+
+/// hybpage53 (issue #18): bytes alive at the widest moment of the Qwen3-VL vision tower's forward in
+/// vLLM's profile run (`tpsim_model::vllm_vit_profile`): one dummy image of
+/// [`QWEN3_VIT_MAX_IMAGE_TOKENS`] tokens, the MLP sharded over tp. 0 for other towers (their forward
+/// peaks are not modelled) and text-only models.
+pub(super) fn qwen3_vit_forward_bytes(s: &Scenario, dtype: u64) -> u64 {
+    match s.model.vision {
+        Some(v) if v.family == VisionFamily::Qwen3Vit => qwen3_vit_forward_peak_bytes(&VitShape {
+            tokens: QWEN3_VIT_MAX_IMAGE_TOKENS,
+            merge: v.merge,
+            // `VisionTower::temporal_patch` of this family already counts the 3 input channels.
+            patch_values: v.temporal_patch * v.patch * v.patch,
+            hidden: v.hidden,
+            intermediate: v.intermediate,
+            tp: u64::from(s.engine.tp.max(1)),
+            dtype_bytes: dtype,
+        }),
+        _ => 0,
+    }
 }
 
 /// What the multimodal encoder profile leaves alive through the decoder's dummy pass
