@@ -112,3 +112,32 @@ fn tp2_c64_kv_use_by_hand() {
     assert_eq!(v["serving"]["peak_running"], 64);
     assert!((f(&v["serving"]["peak_kv_utilisation"]) - 320.0 / 1_125.0).abs() < 1e-9);
 }
+
+#[test]
+fn line_54_qwen3_vl_30b_pool_with_the_encoder_terms() {
+    // tests/data/engine-memory.tsv line 54 (out of sample: not a fit row): vLLM 0.11.0,
+    // Qwen3-VL-30B-A3B-Instruct bf16 on 4× RTX 3090, tp 4, gpu_memory_utilization 0.9,
+    // "Available KV cache memory: 2.31 GiB". The same Qwen3-VL tower (27 × 1152, MLP 4304) with three
+    // DeepStack mergers; the 4090 box stands in with the 3090's torch total (23.56 GiB) and 82 SMs.
+    // The profile batch: one image of 16,384 tokens (mnbt 2048 < 16,384), its bf16 pixels
+    // 65,536 × 1,536 × 2 = 201,326,592 B and its output 16,384 × 2,048 × (1 + 3) × 2 = 268,435,456 B
+    // alive through the decoder's pass, where tpsim counted 2,048 × 2,048 × 2 = 8,388,608 B: the peak
+    // grows by 461,373,440 B (0.4297 GiB) to 2,101,018,624 B. (The encoder's own forward at tp 4,
+    // 65,536 × 2 × (1,536 + 3,456 + 2 × 1,076) = 936,378,368 B, stays below it.) The pool: 2.7994 →
+    // 2.3697 GiB against the logged 2.31 (+0.06; tpsim's weights are 0.023 GiB short of the log's
+    // 14.7708, `memlogs::vllm_0_11_qwen3_vl_30b_a3b_weights_rtx3090_tp4`).
+    let text = "[hardware]\npreset = \"rtx-4090-4x-no-p2p\"\n[hardware.gpu]\ntorch_total_gib = 23.56\n\
+                sm_count = 82\n[model]\npreset = \"qwen3-vl-30b-a3b-instruct\"\n[engine]\nname = \"vllm\"\n\
+                version = \"0.11.0\"\ntp = 4\nmax_model_len = 65536\n";
+    let dir = scratch("hybpage53-line54");
+    let file = dir.join("line54.toml");
+    std::fs::write(&file, text).unwrap();
+    let v = run_json(file.to_str().unwrap());
+    assert_eq!(entry_bytes(&v, "peak activation (profile run)"), 2_101_018_624);
+    let rest = f(&v["memory"]["rest_gib"]);
+    assert!((rest - 2.3697).abs() < 0.0005, "{rest}");
+    let before = rest + 461_373_440.0 / (1u64 << 30) as f64;
+    assert!((before - 2.7994).abs() < 0.0005, "{before}");
+    // Closer to the log by 0.43 GiB: 0.49 above it before, 0.06 now.
+    assert!((rest - 2.31).abs() < 0.07 && (before - 2.31).abs() > 0.48);
+}
