@@ -40,5 +40,6 @@ pub mod vllm_cascade; // issue #18 (cascade): vLLM v1 cascade attention decision
 pub mod vllm_dp;
 pub mod vllm_startup; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models, weights per rank
 pub mod vllm_v0_memory; // vllmv0mem (issue #17 point 5): vLLM V0's KV-cache sizing by release
+pub mod vllm_vit_profile; // hybpage53 (issue #18): the Qwen3-VL encoder's profile-run peak under vLLM
 
 pub use units::{Bandwidth, Bytes, Duration, UnitError};

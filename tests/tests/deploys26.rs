@@ -23,9 +23,9 @@
 //! ([`lengths_follow_the_sources_token_split`]). The per-user rate depends on this more than the token
 //! ratio suggests: at 512/128 tpsim runs the TP 2 c 4 point's four requests in lock-step (their prefills in
 //! one step, no prefill inside a decode step: mean TPOT 14.23 ms), at 1024/256 it staggers them (18.71 ms;
-//! 2048/512: 18.22 ms). One reading of the source disagrees with the short lengths: its peak KV use at TP 1
-//! c 4 is 25 % where tpsim's pool (2.98 GiB, 528-token pages) is 10.8 % full at 512/128 and 17.3 % at
-//! 2048/512; the TP 1 c 64 known miss carries that lead.
+//! 2048/512: 18.22 ms). The source's peak KV use at TP 1 c 4, 25 %, was 10.8 % in tpsim's pool (2.98 GiB,
+//! 528-token pages) at 512/128; hybpage53 traced it to the pool, not the lengths: vLLM's profile run
+//! peaks in the Qwen3-VL vision encoder (tests/tests/hybpage53.rs), and the pool of 1.62 GiB is 20 % full.
 //!
 //! Searched this round and not taken: the same repository's speculative-decoding sweeps (Qwen3.8-27B-FP8:
 //! no preset, MTP), its P2P-patched-driver runs (custom allreduce returned NaN: not a serving figure); the

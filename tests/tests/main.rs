@@ -332,3 +332,5 @@ mod release52;
 mod families28;
 // Issue #18 (deploys28): cloudrift's deplodock Kimi-K2.5-NVFP4 runs on B200 (vLLM 0.17.0 / 0.16.0, SGLang 0.5.9).
 mod deploys28;
+// hybpage53 (issue #18): the Qwen3-VL encoder's forward peak in vLLM's profile run (er0080 TP 1 rows).
+mod hybpage53;

@@ -14,6 +14,7 @@ use tpsim_model::vllm_startup::{
     non_torch_growth_pp, non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes,
     topk_topp_stack_growth,
 };
+use tpsim_model::vllm_vit_profile::{QWEN3_VIT_MAX_IMAGE_TOKENS, VitShape, qwen3_vit_forward_peak_bytes};
 
 /// The device total vLLM sizes `gpu_memory_utilization` against (GiB): the GPU preset's
 /// `torch_total_gib`, else nvidia-smi's `memory_total_mib` with a note (torch's is smaller by the
@@ -159,36 +160,63 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
         Some(st) if st.index > 0 => pp_intermediate_bytes(tokens, s.model.hidden, dtype),
         _ => 0,
     };
-    Some(
-        Bytes(received)
-            + rule(
-                &p,
-                &ProfileShape {
-                    max_num_batched_tokens: tokens,
-                    max_num_seqs: seqs,
-                    hidden: s.model.hidden,
-                    // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
-                    mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
-                    // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
-                    // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
-                    // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
-                    // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
-                    mlp_gated: !matches!(
-                        s.model.arch,
-                        Architecture::Phi
-                            | Architecture::Starcoder2
-                            | Architecture::Arcee
-                            | Architecture::Apertus
-                    ),
-                    vocab: s.model.vocab,
-                    dtype_bytes: dtype,
-                    sm_count: u64::from(s.hardware.gpu.sm_count),
-                    encoder_bytes: encoder_bytes(s, tokens, dtype),
-                    moe_workspace: moe_workspace(s, tokens, dtype),
-                    cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
-                },
+    // hybpage53 (issue #18): the Qwen3-VL encoder's own forward runs first and can be the peak.
+    let encoder_forward = if s.engine.v0.is_none() {
+        qwen3_vit_forward_bytes(s, tokens, dtype)
+    } else {
+        0
+    };
+    let encoder_peak = Bytes(encoder_forward + cublas_workspace_bytes(s.hardware.gpu.sm_major()));
+    let decoder_peak = rule(
+        &p,
+        &ProfileShape {
+            max_num_batched_tokens: tokens,
+            max_num_seqs: seqs,
+            hidden: s.model.hidden,
+            // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
+            mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
+            // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
+            // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
+            // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
+            // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
+            mlp_gated: !matches!(
+                s.model.arch,
+                Architecture::Phi | Architecture::Starcoder2 | Architecture::Arcee | Architecture::Apertus
             ),
-    )
+            vocab: s.model.vocab,
+            dtype_bytes: dtype,
+            sm_count: u64::from(s.hardware.gpu.sm_count),
+            encoder_bytes: encoder_bytes(s, tokens, dtype),
+            moe_workspace: moe_workspace(s, tokens, dtype),
+            cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
+        },
+    );
+    let peak = if encoder_forward > 0 {
+        decoder_peak.max(encoder_peak)
+    } else {
+        decoder_peak
+    };
+    Some(Bytes(received) + peak)
+}
+
+/// hybpage53 (issue #18): bytes alive at the widest moment of the Qwen3-VL vision tower's forward in
+/// vLLM's profile run (`tpsim_model::vllm_vit_profile`): `qwen3_vit_items` dummy images of
+/// [`QWEN3_VIT_MAX_IMAGE_TOKENS`] tokens in one batch, the MLP sharded over tp. 0 for other towers (their forward
+/// peaks are not modelled) and text-only models.
+pub(super) fn qwen3_vit_forward_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
+    match s.model.vision {
+        Some(v) if v.family == VisionFamily::Qwen3Vit => qwen3_vit_forward_peak_bytes(&VitShape {
+            tokens: qwen3_vit_items(budget) * QWEN3_VIT_MAX_IMAGE_TOKENS,
+            merge: v.merge,
+            // `VisionTower::temporal_patch` of this family already counts the 3 input channels.
+            patch_values: v.temporal_patch * v.patch * v.patch,
+            hidden: v.hidden,
+            intermediate: v.intermediate,
+            tp: u64::from(s.engine.tp.max(1)),
+            dtype_bytes: dtype,
+        }),
+        _ => 0,
+    }
 }
 
 /// What the multimodal encoder profile leaves alive through the decoder's dummy pass
@@ -197,7 +225,8 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
 /// `max_num_batched_tokens`; for Gemma-3's SigLIP also the dummy batch's pixels: 896-pixel images
 /// (the preset's 64 × 64 patch grid × 14-pixel patches) of 256 tokens each (`mm_tokens_per_image`),
 /// `budget // 256` of them, in the model dtype. Other towers' pixels: not modelled (Pixtral's two
-/// 1540-pixel dummies would add 0.03 GiB).
+/// 1540-pixel dummies would add 0.03 GiB). hybpage53: the Qwen3-VL tower's batch of images of the
+/// maximum feature size (pixels and outputs, below).
 ///
 /// vLLM 0.11.0's `profile_run` expands EACH item's output to `budget` rows; for Gemma-3 that is 32
 /// copies (1.9 GiB). vLLM 0.19.0's `profile_run` stores each item's own output
@@ -217,9 +246,29 @@ fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
                 dtype,
             )
         }
+        // hybpage53: the Qwen3-VL tower's dummy batch holds `qwen3_vit_items` images of the maximum
+        // feature size, their pixels in the model dtype and their outputs, `text_hidden` × (1 + the
+        // DeepStack mergers) wide (`Qwen3_VisionTransformer.forward` concatenates them).
+        Some(v) if v.family == VisionFamily::Qwen3Vit => {
+            let patches = QWEN3_VIT_MAX_IMAGE_TOKENS * v.merge;
+            encoder_profile_bytes(
+                qwen3_vit_items(budget),
+                patches * v.temporal_patch * v.patch * v.patch * dtype,
+                qwen3_vit_items(budget) * QWEN3_VIT_MAX_IMAGE_TOKENS,
+                v.text_hidden * (1 + v.deepstack_mergers),
+                dtype,
+            )
+        }
         Some(v) => encoder_profile_bytes(0, 0, budget, v.text_hidden, dtype),
         None => 0,
     }
+}
+
+/// hybpage53: images in the Qwen3-VL encoder's profile batch: the encoder budget, max(`budget` =
+/// `max_num_batched_tokens`, the largest item's tokens), over the largest item's tokens
+/// (`multimodal/encoder_budget.py`: `mm_max_items_per_batch`; at least one).
+fn qwen3_vit_items(budget: u64) -> u64 {
+    (budget / QWEN3_VIT_MAX_IMAGE_TOKENS).max(1)
 }
 
 /// The profile run's non-torch growth (`tpsim_model::vllm_startup::non_torch_growth_pp`: vllmkv,
