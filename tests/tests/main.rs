@@ -330,3 +330,5 @@ mod shm52;
 mod release52;
 // families28 (issue #17): StepFun Step-3.5-Flash.
 mod families28;
+// shmsize53 (issue #19): the size dependence of SHM Ring/LL allreduce on two-rank hosts, the A100 cross-socket preset.
+mod shmsize53;
