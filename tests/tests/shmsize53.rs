@@ -15,7 +15,7 @@
 //! their growth; its 40 µs start is the template's 14 µs cross-socket step (fitted on the seed box),
 //! and replacing it with the step derived from host facts (0.4 µs, as `[host]` presets do) makes every
 //! TP 2 row on the preset faster than measured (book/src/validation.md, "The SHM size dependence":
-//! cssnoeasy c 8 +3.0 → +24.7 %, dennislee 7B at 1 prompt +6.7 → +31.4 %).
+//! cssnoeasy c 8 +3.0 → +24.7 %, dennislee 7B at 1 prompt +6.7 → +31.5 %).
 
 use crate::common::*;
 use tpsim::scenario::hardware_from_preset;
