@@ -74,11 +74,13 @@ fn the_a100_presets_shm_allreduce_is_its_parts() {
 
 /// The measured hosts' growth is their own rate. On two ranks each of the 2 steps sends half the
 /// message over each connection, so from 8 to 64 KiB a connection carries 57344 B more payload, 114688
-/// B more on the wire (LL), back to back when the step is short. At each host's own large-message busbw (two ranks: busbw = algbw):
+/// B more on the wire (LL), back to back when the step is short. At each host's own large-message
+/// busbw (two ranks: busbw = algbw):
 /// - AutoDL 2× RTX 2080 Ti (lines 240, 243; line 257: 1 GiB in 268588 µs = 3.998 GB/s):
 ///   114688 B ÷ 3.998 GB/s = 28.69 µs against 40.10 − 13.07 = 27.03 measured (−5.8 %);
 /// - kalavai, one GPU per socket (lines 107, 110; line 125: 2 GiB in 557166 µs = 3.854 GB/s):
 ///   29.76 µs against 44.14 − 13.49 = 30.65 (+3.0 %).
+///
 /// (Lines 61→64, the kalavai pair behind one switch, end on Simple: NCCL 2.19 leaves LL at 44,800 B
 /// there, collectives.md "The kalavai host's NCCL".) Tolerance 10 %. The same parts at the A100
 /// preset's measured 11.45 GB/s give at most 114688 ÷ 11.45 = 10.02 µs: a third of theirs.
