@@ -334,3 +334,5 @@ mod families28;
 mod deploys28;
 // hybpage53 (issue #18): the Qwen3-VL encoder's forward peak in vLLM's profile run (er0080 TP 1 rows).
 mod hybpage53;
+// shmsize53 (issue #19): the size dependence of SHM Ring/LL allreduce on two-rank hosts, the A100 cross-socket preset.
+mod shmsize53;
