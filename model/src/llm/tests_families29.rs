@@ -1,0 +1,87 @@
+//! families29 (issue #17): DeepSeek-V4 (`DeepseekV4ForCausalLM`, `llm::deepseek_v4`): its config read
+//! and its parameters counted by hand from SGLang 0.5.12 `models/deepseek_v4.py`,
+//! `layers/attention/dsv4/{compressor,indexer}.py` and `models/deepseek_v2.py` (`MoEGate`), then the
+//! refusal.
+use super::deepseek_v4::Geometry;
+use super::*;
+
+const FLASH: &str = include_str!("../../../tests/data/models/deepseek-v4-flash/config.json");
+
+fn flash() -> Geometry {
+    let cfg = config::ModelConfig::from_json(FLASH).expect("parses");
+    Geometry::read(&cfg).expect("DeepSeek-V4-Flash reads")
+}
+
+/// Parameters by hand (exact integers; tolerance none). Per layer:
+/// - attention: wq_a 4,096 × 1,024 = 4,194,304; q_norm 1,024; wkv 4,096 × 512 = 2,097,152; kv_norm
+///   512; wq_b 1,024 × 64 × 512 = 33,554,432; wo_a (32,768 / 8) × (8 × 1,024) = 33,554,432; wo_b
+///   8,192 × 4,096 = 33,554,432; sink 64 → 106,956,352;
+/// - norms 2 × 4,096 = 8,192; mHC 2 × (24 × 16,384 + 24 + 3) = 786,486 (mix (2 + 4) × 4 = 24);
+/// - router 256 × 4,096 = 1,048,576, its bias 256 past the 3 hash layers; shared expert 3 × 4,096 ×
+///   2,048 = 25,165,824; routed 256 × 25,165,824 = 6,442,450,944;
+/// - compression (ratio 4, 21 layers): 8,393,216 + 8,388,608 + 262,144 + 2,098,304 = 19,142,272;
+///   (ratio 128, 20 layers): 4,260,352.
+///
+/// A layer without compression: 106,956,352 + 8,192 + 786,486 + 1,048,576 + 25,165,824 +
+/// 6,442,450,944 = 6,576,416,374 (+ 256 past the hash layers). 43 × 6,576,416,374 + 40 × 256 +
+/// 21 × 19,142,272 + 20 × 4,260,352 = 282,785,904,082 + 10,240 + 401,987,712 + 85,207,040 =
+/// 283,273,109,074; top: 2 × 129,280 × 4,096 + 4,096 + 16 × 4,096 + 4 + 1 = 1,059,131,397 →
+/// 284,332,240,471 (card: 284B). Active: less 43 × 250 × 25,165,824 = 270,532,608,000 →
+/// 13,799,632,471 (card: 13B).
+#[test]
+fn deepseek_v4_flash_parameters_by_hand() {
+    let g = flash();
+    assert_eq!((g.layers(), g.hidden, g.heads, g.head_dim, g.rope_dim), (43, 4_096, 64, 512, 64));
+    assert_eq!((g.layers_of_ratio(0), g.layers_of_ratio(4), g.layers_of_ratio(128)), (2, 21, 20));
+    assert_eq!((g.hc_mult, g.o_groups, g.o_lora_rank, g.hash_layers, g.window), (4, 8, 1_024, 3, 128));
+    assert_eq!(g.attention_params(), 106_956_352);
+    assert_eq!(g.compression_params(4), 19_142_272);
+    assert_eq!(g.compression_params(128), 4_260_352);
+    assert_eq!(g.compression_params(0), 0);
+    let plain = 106_956_352_u64 + 8_192 + 786_486 + 1_048_576 + 25_165_824 + 6_442_450_944;
+    assert_eq!(plain, 6_576_416_374);
+    let layers = 43 * plain + 40 * 256 + 21 * 19_142_272 + 20 * 4_260_352;
+    assert_eq!(layers, 283_273_109_074);
+    assert_eq!(g.params(), layers + 1_059_131_397);
+    assert_eq!(g.params(), 284_332_240_471);
+    assert_eq!(g.active_params(), 284_332_240_471 - 270_532_608_000);
+    assert_eq!(g.active_params(), 13_799_632_471);
+}
+
+/// The config is refused as not modelled, naming what was read and the first releases (SGLang
+/// 0.5.12, vLLM 0.20.0), never lowered.
+#[test]
+fn deepseek_v4_is_refused_as_not_modelled() {
+    let e = ModelSpec::from_config_json(FLASH, Quantization::bf16()).expect_err("not modelled").to_string();
+    for part in [
+        "architecture `DeepseekV4ForCausalLM` is not modelled",
+        "43 layers (2 sliding-window only, 21 CSA",
+        "20 HCA with ratio 128; a 128-token window each",
+        "284332240471 parameters (13799632471 active a token)",
+        "SGLang serves it from 0.5.12",
+        "vLLM from 0.20.0",
+        "DSV4PoolConfigurator",
+    ] {
+        assert!(e.contains(part), "{part} not in {e}");
+    }
+}
+
+/// Bad keys are named: a compress ratio SGLang's assert rejects, a list shorter than the layers, a
+/// second KV head, a missing mHC width.
+#[test]
+fn deepseek_v4_bad_keys_are_named() {
+    let cases = [
+        ("\"compress_ratios\": [0, 0, 4,", "\"compress_ratios\": [0, 0, 8,", "`compress_ratios` = 8"),
+        ("\"num_hidden_layers\": 43", "\"num_hidden_layers\": 47", "`compress_ratios` = 46 entries"),
+        ("\"num_key_value_heads\": 1", "\"num_key_value_heads\": 2", "`num_key_value_heads` = 2"),
+        ("\"hc_mult\": 4,", "", "missing `hc_mult`"),
+        ("\"o_groups\": 8", "\"o_groups\": 7", "`o_groups` = 7"),
+    ];
+    for (from, to, want) in cases {
+        assert!(FLASH.contains(from), "{from}");
+        let text = FLASH.replacen(from, to, 1);
+        let e = ModelSpec::from_config_json(&text, Quantization::bf16()).expect_err(want).to_string();
+        assert!(e.contains(want), "{want} not in {e}");
+        assert!(!e.contains("is not modelled"), "{e}");
+    }
+}
