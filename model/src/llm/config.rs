@@ -1110,6 +1110,13 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if arch_name == super::deepseek_v4::DEEPSEEK_V4 {
         return Err(super::deepseek_v4::refusal(cfg));
     }
+    // families29 (issue #17): GLM-5-Next is refused by name (no public config to read).
+    if super::glm5_next::ARCHITECTURES.contains(&arch_name) {
+        return Err(ModelError::NotModelled {
+            found: arch_name.to_string(),
+            why: super::glm5_next::WHY.to_string(),
+        });
+    }
     let arch = architecture_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {
         found: arch_name.to_string(),
         supported: SUPPORTED_ARCHITECTURES.to_vec(),

@@ -85,3 +85,16 @@ fn deepseek_v4_bad_keys_are_named() {
         assert!(!e.contains("is not modelled"), "{e}");
     }
 }
+
+/// GLM-5-Next is refused by name under both names the engines register, with the first releases
+/// (SGLang 0.5.20, vLLM 0.30.0), whatever else its config holds.
+#[test]
+fn glm5_next_is_refused_by_name() {
+    for arch in ["Glm5NextForConditionalGeneration", "Glm5NextForCausalLM"] {
+        let cfg = format!(r#"{{"architectures": ["{arch}"], "hidden_size": 4096, "num_hidden_layers": 45}}"#);
+        let e = ModelSpec::from_config_json(&cfg, Quantization::bf16()).expect_err("refused").to_string();
+        assert!(e.contains(&format!("architecture `{arch}` is not modelled")), "{e}");
+        assert!(e.contains("SGLang from 0.5.20") && e.contains("vLLM from 0.30.0"), "{e}");
+        assert!(e.contains("no public config.json"), "{e}");
+    }
+}
