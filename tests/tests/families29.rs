@@ -41,7 +41,11 @@ fn deepseek_v4_flash_refused_as_not_modelled() {
                 "SGLang serves it from 0.5.12",
                 "vLLM from 0.20.0",
             ] {
-                assert!(o.stderr.contains(part), "{cmd} {engine}: {part} not in {}", o.stderr);
+                assert!(
+                    o.stderr.contains(part),
+                    "{cmd} {engine}: {part} not in {}",
+                    o.stderr
+                );
             }
         }
     }
@@ -53,7 +57,11 @@ fn deepseek_v4_flash_refused_as_not_modelled() {
 fn deepseek_v4_bad_config_names_its_key() {
     let src = std::fs::read_to_string(data_path("models/deepseek-v4-flash/config.json")).expect("read");
     for (from, to, key) in [
-        ("\"num_key_value_heads\": 1", "\"num_key_value_heads\": 8", "num_key_value_heads"),
+        (
+            "\"num_key_value_heads\": 1",
+            "\"num_key_value_heads\": 8",
+            "num_key_value_heads",
+        ),
         ("[0, 0, 4, 128,", "[0, 0, 2, 128,", "compress_ratios"),
     ] {
         assert!(src.contains(from), "{from}");

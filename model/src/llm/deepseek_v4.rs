@@ -90,6 +90,9 @@ pub struct Geometry {
     /// Compress ratio of each decoder layer (the first `num_hidden_layers` entries of
     /// `compress_ratios`; the rest are the MTP layers').
     pub ratios: Vec<u64>,
+    /// `compress_ratios` as written, MTP / draft entries included: SGLang 0.5.12's budget counts
+    /// every entry (`DSV4PoolConfigurator.num_layers_total = len(compression_ratios)`).
+    pub all_ratios: Vec<u64>,
 }
 
 fn req(v: Option<u64>, key: &str) -> Result<u64, ModelError> {
@@ -108,7 +111,11 @@ impl Geometry {
         let kv_heads = cfg.num_key_value_heads.unwrap_or(1);
         if kv_heads != 1 {
             // SGLang 0.5.12 `MQALayer.__init__`: `assert config.num_key_value_heads == 1`.
-            return Err(invalid("num_key_value_heads", kv_heads.to_string(), "1 (DeepSeek-V4 has one KV head)".into()));
+            return Err(invalid(
+                "num_key_value_heads",
+                kv_heads.to_string(),
+                "1 (DeepSeek-V4 has one KV head)".into(),
+            ));
         }
         let ratios = cfg
             .compress_ratios
@@ -121,9 +128,14 @@ impl Geometry {
                 format!("one entry per decoder layer (num_hidden_layers = {layers}), then the MTP layers'"),
             ));
         }
+        let all_ratios = ratios.clone();
         let ratios: Vec<u64> = ratios.into_iter().take(layers as usize).collect();
-        if let Some(r) = ratios.iter().find(|r| !RATIOS.contains(r)) {
-            return Err(invalid("compress_ratios", r.to_string(), "0, 4 or 128 for every layer".into()));
+        if let Some(r) = all_ratios.iter().find(|r| !RATIOS.contains(r)) {
+            return Err(invalid(
+                "compress_ratios",
+                r.to_string(),
+                "0, 4 or 128 for every layer".into(),
+            ));
         }
         let g = Geometry {
             hidden: req(cfg.hidden_size, "hidden_size")?,
@@ -144,6 +156,7 @@ impl Geometry {
             vocab: req(cfg.vocab_size, "vocab_size")?,
             hash_layers: cfg.num_hash_layers.unwrap_or(0),
             ratios,
+            all_ratios,
         };
         if g.rope_dim >= g.head_dim {
             return Err(invalid(
@@ -231,7 +244,12 @@ impl Geometry {
         let mix = (2 + m) * m;
         let mhc = 2 * (mix * m * self.hidden + mix + 3);
         let bias = if layer < self.hash_layers { 0 } else { self.experts };
-        self.attention_params() + 2 * self.hidden + mhc + self.experts * self.hidden + bias + self.shared * self.expert_params()
+        self.attention_params()
+            + 2 * self.hidden
+            + mhc
+            + self.experts * self.hidden
+            + bias
+            + self.shared * self.expert_params()
     }
 
     /// Embedding, untied head, final norm and the model's mHC head (`hc_head_fn`, base, scale).
@@ -243,7 +261,11 @@ impl Geometry {
     /// Parameters of the decoder (MTP layers excluded). Flash: 284,332,240,471 (card: 284B).
     pub fn params(&self) -> u64 {
         let layers: u64 = (0..self.ratios.len() as u64)
-            .map(|i| self.dense_layer_params(i) + self.experts * self.expert_params() + self.compression_params(self.ratios[i as usize]))
+            .map(|i| {
+                self.dense_layer_params(i)
+                    + self.experts * self.expert_params()
+                    + self.compression_params(self.ratios[i as usize])
+            })
             .sum();
         layers + self.top_params()
     }
@@ -261,6 +283,51 @@ impl Geometry {
     }
 }
 
+/// SGLang 0.5.12 / 0.5.13's DeepSeek-V4 defaults (`arg_groups/deepseek_v4_hook.py`
+/// `apply_deepseek_v4_defaults`): `--swa-full-tokens-ratio` left at its 0.8 default becomes 0.1
+/// ("Setting swa_full_tokens_ratio to 0.1"), page size 256, KV dtype fp8_e4m3 (any other is refused:
+/// "{dtype} is not supported for DeepseekV4ForCausalLM"), max running requests 256.
+pub const SGLANG_0_5_12_SWA_RATIO: f64 = 0.1;
+
+/// SGLang 0.5.12 / 0.5.13's KV budget for DeepSeek-V4, bytes per *full* token
+/// (`model_executor/pool_configurator.py` `DSV4PoolConfigurator._get_bytes_per_full_token`, the
+/// same text in both wheels; 0.5.14 rewrote it), with online c128 compression and HiSparse off (their
+/// defaults, `environ.py` `SGLANG_OPT_USE_ONLINE_COMPRESS = False`):
+///
+/// - a main KV slot `kv = nope + 2 × rope + 8` B (fp8 nope, bf16 rope, 8 B of scales and pad:
+///   448 + 128 + 8 = 584), an indexer key `index_head_dim + index_head_dim / 128 × 4` (132);
+/// - per full token: `swa_ratio × kv × N` (the sliding-window pool, N = every `compress_ratios`
+///   entry) + `kv / 4 × N4` + `kv / 128 × N128` + `indexer / 4 × N4`;
+/// - the compress states, fp32, in rings of 8 (c4) / 128 (c128) slots a 128-token window
+///   (`get_compress_state_ring_size`; 16 / 256 with speculative decoding), per SWA token:
+///   `swa_ratio × ring4 / window × (2·2·head_dim·4 + 2·2·index_head_dim·4) × N4 + swa_ratio ×
+///   ring128 / window × 2·head_dim·4 × N128`;
+/// - with speculative decoding the whole × (N + 1) / N (one draft layer).
+///
+/// N counts the MTP / draft entries of `compress_ratios` although the pool allocates
+/// `num_hidden_layers` layers (`model_runner_kv_cache_mixin.py`: `layer_num = num_effective_layers`).
+pub fn sglang_0_5_12_bytes_per_full_token(g: &Geometry, swa_ratio: f64, speculative: bool) -> f64 {
+    let nope = g.head_dim - g.rope_dim;
+    let kv = (nope + 2 * g.rope_dim + 8) as f64;
+    let index = (g.index_head_dim + g.index_head_dim / 128 * 4) as f64;
+    let n = g.all_ratios.len() as f64;
+    let n4 = g.all_ratios.iter().filter(|&&r| r == 4).count() as f64;
+    let n128 = g.all_ratios.iter().filter(|&&r| r == 128).count() as f64;
+    let (ring4, ring128) = if speculative { (16.0, 256.0) } else { (8.0, 128.0) };
+    let window = g.window as f64;
+    let c4_state = (2 * 2 * g.head_dim * 4) as f64;
+    let c128_state = (2 * g.head_dim * 4) as f64;
+    let c4_index_state = (2 * 2 * g.index_head_dim * 4) as f64;
+    let bytes = swa_ratio * kv * n
+        + kv / 4.0 * n4
+        + kv / 128.0 * n128
+        + index / 4.0 * n4
+        + swa_ratio * (ring4 / window) * c4_state * n4
+        + swa_ratio * (ring128 / window) * c128_state * n128
+        + swa_ratio * (ring4 / window) * c4_index_state * n4;
+    if speculative { bytes * (n + 1.0) / n } else { bytes }
+}
+
 /// The error a DeepSeek-V4 config gets: a [`ModelError`] naming a missing or impossible key, or
 /// [`ModelError::NotModelled`] with what was read, which releases serve it and what tpsim lacks.
 pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
@@ -273,7 +340,8 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
         why: format!(
             "DeepSeek-V4 read from config.json: {} layers ({} sliding-window only, {} CSA with compress ratio 4 and an \
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
-             parameters ({} active a token) by hand. SGLang serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; \
+             parameters ({} active a token) by hand; SGLang 0.5.12 / 0.5.13 would budget {:.2} B of KV a full token \
+             at its defaults (fp8, --swa-full-tokens-ratio 0.1). SGLang serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; \
              0.5.11 has none) and vLLM from 0.20.0 (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but \
              tpsim models neither engine's DeepSeek-V4 KV pools (sliding-window, c4 / c128 compressed and indexer \
              caches with their compress states: SGLang mem_cache/deepseek_v4_memory_pool.py and pool_configurator.py \
@@ -289,6 +357,7 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
             g.topk,
             g.params(),
             g.active_params(),
+            sglang_0_5_12_bytes_per_full_token(&g, SGLANG_0_5_12_SWA_RATIO, false),
         ),
     }
 }

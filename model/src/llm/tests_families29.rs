@@ -31,9 +31,18 @@ fn flash() -> Geometry {
 #[test]
 fn deepseek_v4_flash_parameters_by_hand() {
     let g = flash();
-    assert_eq!((g.layers(), g.hidden, g.heads, g.head_dim, g.rope_dim), (43, 4_096, 64, 512, 64));
-    assert_eq!((g.layers_of_ratio(0), g.layers_of_ratio(4), g.layers_of_ratio(128)), (2, 21, 20));
-    assert_eq!((g.hc_mult, g.o_groups, g.o_lora_rank, g.hash_layers, g.window), (4, 8, 1_024, 3, 128));
+    assert_eq!(
+        (g.layers(), g.hidden, g.heads, g.head_dim, g.rope_dim),
+        (43, 4_096, 64, 512, 64)
+    );
+    assert_eq!(
+        (g.layers_of_ratio(0), g.layers_of_ratio(4), g.layers_of_ratio(128)),
+        (2, 21, 20)
+    );
+    assert_eq!(
+        (g.hc_mult, g.o_groups, g.o_lora_rank, g.hash_layers, g.window),
+        (4, 8, 1_024, 3, 128)
+    );
     assert_eq!(g.attention_params(), 106_956_352);
     assert_eq!(g.compression_params(4), 19_142_272);
     assert_eq!(g.compression_params(128), 4_260_352);
@@ -52,7 +61,9 @@ fn deepseek_v4_flash_parameters_by_hand() {
 /// 0.5.12, vLLM 0.20.0), never lowered.
 #[test]
 fn deepseek_v4_is_refused_as_not_modelled() {
-    let e = ModelSpec::from_config_json(FLASH, Quantization::bf16()).expect_err("not modelled").to_string();
+    let e = ModelSpec::from_config_json(FLASH, Quantization::bf16())
+        .expect_err("not modelled")
+        .to_string();
     for part in [
         "architecture `DeepseekV4ForCausalLM` is not modelled",
         "43 layers (2 sliding-window only, 21 CSA",
@@ -71,16 +82,30 @@ fn deepseek_v4_is_refused_as_not_modelled() {
 #[test]
 fn deepseek_v4_bad_keys_are_named() {
     let cases = [
-        ("\"compress_ratios\": [0, 0, 4,", "\"compress_ratios\": [0, 0, 8,", "`compress_ratios` = 8"),
-        ("\"num_hidden_layers\": 43", "\"num_hidden_layers\": 47", "`compress_ratios` = 46 entries"),
-        ("\"num_key_value_heads\": 1", "\"num_key_value_heads\": 2", "`num_key_value_heads` = 2"),
+        (
+            "\"compress_ratios\": [0, 0, 4,",
+            "\"compress_ratios\": [0, 0, 8,",
+            "`compress_ratios` = 8",
+        ),
+        (
+            "\"num_hidden_layers\": 43",
+            "\"num_hidden_layers\": 47",
+            "`compress_ratios` = 46 entries",
+        ),
+        (
+            "\"num_key_value_heads\": 1",
+            "\"num_key_value_heads\": 2",
+            "`num_key_value_heads` = 2",
+        ),
         ("\"hc_mult\": 4,", "", "missing `hc_mult`"),
         ("\"o_groups\": 8", "\"o_groups\": 7", "`o_groups` = 7"),
     ];
     for (from, to, want) in cases {
         assert!(FLASH.contains(from), "{from}");
         let text = FLASH.replacen(from, to, 1);
-        let e = ModelSpec::from_config_json(&text, Quantization::bf16()).expect_err(want).to_string();
+        let e = ModelSpec::from_config_json(&text, Quantization::bf16())
+            .expect_err(want)
+            .to_string();
         assert!(e.contains(want), "{want} not in {e}");
         assert!(!e.contains("is not modelled"), "{e}");
     }
@@ -92,9 +117,41 @@ fn deepseek_v4_bad_keys_are_named() {
 fn glm5_next_is_refused_by_name() {
     for arch in ["Glm5NextForConditionalGeneration", "Glm5NextForCausalLM"] {
         let cfg = format!(r#"{{"architectures": ["{arch}"], "hidden_size": 4096, "num_hidden_layers": 45}}"#);
-        let e = ModelSpec::from_config_json(&cfg, Quantization::bf16()).expect_err("refused").to_string();
-        assert!(e.contains(&format!("architecture `{arch}` is not modelled")), "{e}");
-        assert!(e.contains("SGLang from 0.5.20") && e.contains("vLLM from 0.30.0"), "{e}");
+        let e = ModelSpec::from_config_json(&cfg, Quantization::bf16())
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains(&format!("architecture `{arch}` is not modelled")),
+            "{e}"
+        );
+        assert!(
+            e.contains("SGLang from 0.5.20") && e.contains("vLLM from 0.30.0"),
+            "{e}"
+        );
         assert!(e.contains("no public config.json"), "{e}");
     }
+}
+
+/// SGLang 0.5.12 / 0.5.13's budget a full token for the Flash config (tolerance 1e-9 relative: the
+/// engine's own float arithmetic). kv 448 + 128 + 8 = 584, indexer 132; all 46 `compress_ratios`
+/// entries count (43 layers + 3 draft entries, all 0), 21 of ratio 4, 20 of ratio 128:
+/// 0.1 × 584 × 46 = 2,686.4; 584 / 4 × 21 = 3,066; 584 / 128 × 20 = 91.25; 132 / 4 × 21 = 693;
+/// 0.1 × 8 / 128 × 8,192 × 21 = 1,075.2; 0.1 × 128 / 128 × 4,096 × 20 = 8,192; 0.1 × 8 / 128 ×
+/// 2,048 × 21 = 268.8 → 16,072.65 B. Speculative: rings 16 / 256, × 47 / 46: (2,686.4 + 3,066 +
+/// 91.25 + 693 + 2,150.4 + 16,384 + 537.6) × 47 / 46 = 25,608.65 × 47 / 46 = 26,165.36...
+#[test]
+fn deepseek_v4_sglang_0_5_12_budget_by_hand() {
+    let g = flash();
+    assert_eq!(g.all_ratios.len(), 46);
+    let b = deepseek_v4::sglang_0_5_12_bytes_per_full_token(&g, deepseek_v4::SGLANG_0_5_12_SWA_RATIO, false);
+    let hand = 2_686.4 + 3_066.0 + 91.25 + 693.0 + 1_075.2 + 8_192.0 + 268.8;
+    assert!((hand - 16_072.65_f64).abs() < 1e-9);
+    assert!((b - hand).abs() <= 1e-9 * hand, "{b}");
+    let s = deepseek_v4::sglang_0_5_12_bytes_per_full_token(&g, 0.1, true);
+    let hand = (2_686.4 + 3_066.0 + 91.25 + 693.0 + 2_150.4 + 16_384.0 + 537.6) * 47.0 / 46.0;
+    assert!((s - hand).abs() <= 1e-9 * hand, "{s} vs {hand}");
+    let e = ModelSpec::from_config_json(FLASH, Quantization::bf16())
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("would budget 16072.65 B of KV a full token"), "{e}");
 }
