@@ -165,7 +165,7 @@ impl Geometry {
                 format!("less than head_dim ({})", g.head_dim),
             ));
         }
-        if g.heads % g.o_groups != 0 {
+        if !g.heads.is_multiple_of(g.o_groups) {
             return Err(invalid(
                 "o_groups",
                 g.o_groups.to_string(),
