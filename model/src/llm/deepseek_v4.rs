@@ -328,6 +328,51 @@ pub fn sglang_0_5_12_bytes_per_full_token(g: &Geometry, swa_ratio: f64, speculat
     if speculative { bytes * (n + 1.0) / n } else { bytes }
 }
 
+/// The pools SGLang 0.5.12 / 0.5.13 size for DeepSeek-V4 from the bytes left for KV
+/// (`DSV4PoolConfigurator.calculate_pool_sizes` and `_compute_dsv4_sizes`), in tokens or slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SglangDsv4Pools {
+    /// Full tokens: `int(available / bytes_per_full_token)` rounded down to the page (256).
+    pub full: u64,
+    /// Sliding-window tokens: `int(full × swa_ratio)` rounded down to the page.
+    pub swa: u64,
+    /// c4 compressed slots: `full // 4`.
+    pub c4: u64,
+    /// c128 compressed slots: `full // 128`.
+    pub c128: u64,
+    /// c4 compress-state slots: `swa // window × ring` (ring 8, 16 speculative).
+    pub c4_state: u64,
+    /// c128 compress-state slots: `swa // window × ring` (ring 128, 256 speculative).
+    pub c128_state: u64,
+}
+
+/// SGLang 0.5.12 / 0.5.13's page size for DeepSeek-V4 (`apply_deepseek_v4_defaults`: "setting
+/// page_size to 256"; the KV mixin asserts it).
+pub const SGLANG_DSV4_PAGE: u64 = 256;
+
+/// [`SglangDsv4Pools`] for `available` bytes (what SGLang's profile leaves for KV), at
+/// [`sglang_0_5_12_bytes_per_full_token`] with the same `swa_ratio` and `speculative`.
+pub fn sglang_0_5_12_pools(
+    g: &Geometry,
+    available: u64,
+    swa_ratio: f64,
+    speculative: bool,
+) -> SglangDsv4Pools {
+    let per_token = sglang_0_5_12_bytes_per_full_token(g, swa_ratio, speculative);
+    // Python's int() of a non-negative float truncates; `as u64` does the same (saturating).
+    let full = (available as f64 / per_token) as u64 / SGLANG_DSV4_PAGE * SGLANG_DSV4_PAGE;
+    let swa = (full as f64 * swa_ratio) as u64 / SGLANG_DSV4_PAGE * SGLANG_DSV4_PAGE;
+    let (ring4, ring128) = if speculative { (16, 256) } else { (8, 128) };
+    SglangDsv4Pools {
+        full,
+        swa,
+        c4: full / 4,
+        c128: full / 128,
+        c4_state: swa / g.window * ring4,
+        c128_state: swa / g.window * ring128,
+    }
+}
+
 /// The error a DeepSeek-V4 config gets: a [`ModelError`] naming a missing or impossible key, or
 /// [`ModelError::NotModelled`] with what was read, which releases serve it and what tpsim lacks.
 pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {

@@ -155,3 +155,18 @@ fn deepseek_v4_sglang_0_5_12_budget_by_hand() {
         .to_string();
     assert!(e.contains("would budget 16072.65 B of KV a full token"), "{e}");
 }
+
+/// SGLang 0.5.12's pools from 60 GiB left for KV (exact integers once the float division is taken;
+/// tolerance none): 64,424,509,440 / 16,072.65 = 4,008,331.5 → 4,008,331 → 15,657 pages of 256 =
+/// 4,008,192 full tokens; swa int(400,819.2) = 400,819 → 1,565 pages = 400,640; c4 4,008,192 / 4 =
+/// 1,002,048; c128 / 128 = 31,314; states 400,640 // 128 = 3,130 windows × 8 = 25,040 and × 128 =
+/// 400,640.
+#[test]
+fn deepseek_v4_sglang_0_5_12_pools_by_hand() {
+    let g = flash();
+    let p = deepseek_v4::sglang_0_5_12_pools(&g, 60 << 30, 0.1, false);
+    assert_eq!(
+        (p.full, p.swa, p.c4, p.c128, p.c4_state, p.c128_state),
+        (4_008_192, 400_640, 1_002_048, 31_314, 25_040, 400_640)
+    );
+}
