@@ -283,16 +283,21 @@ impl Geometry {
     }
 }
 
-/// SGLang 0.5.12 / 0.5.13's DeepSeek-V4 defaults (`arg_groups/deepseek_v4_hook.py`
+/// SGLang 0.5.12 – 0.5.14's DeepSeek-V4 defaults (`arg_groups/deepseek_v4_hook.py`
 /// `apply_deepseek_v4_defaults`): `--swa-full-tokens-ratio` left at its 0.8 default becomes 0.1
-/// ("Setting swa_full_tokens_ratio to 0.1"), page size 256, KV dtype fp8_e4m3 (any other is refused:
-/// "{dtype} is not supported for DeepseekV4ForCausalLM"), max running requests 256.
+/// ("Setting swa_full_tokens_ratio to 0.1"), page size 256 on CUDA, KV dtype `auto` → fp8_e4m3; 0.5.12
+/// and 0.5.13 refuse any other ("{dtype} is not supported for DeepseekV4ForCausalLM") and default
+/// max running requests to 256, 0.5.14 also accepts bfloat16.
 pub const SGLANG_0_5_12_SWA_RATIO: f64 = 0.1;
 
-/// SGLang 0.5.12 / 0.5.13's KV budget for DeepSeek-V4, bytes per *full* token
+/// SGLang 0.5.12 – 0.5.14's KV budget for DeepSeek-V4, bytes per *full* token
 /// (`model_executor/pool_configurator.py` `DSV4PoolConfigurator._get_bytes_per_full_token`, the
-/// same text in both wheels; 0.5.14 rewrote it), with online c128 compression and HiSparse off (their
-/// defaults, `environ.py` `SGLANG_OPT_USE_ONLINE_COMPRESS = False`):
+/// same text in the 0.5.12 and 0.5.13 wheels), with online c128 compression and HiSparse off (their
+/// defaults, `environ.py` `SGLANG_OPT_USE_ONLINE_COMPRESS = False`). 0.5.14 gives the same at its
+/// defaults (it adds `SGLANG_DSV4_COMPRESS_STATE_DTYPE`, default float32, and still sets the ratio
+/// to 0.1 and page 256); 0.5.15 takes the c128 state out of the per-token budget ("C128 state is
+/// request-scoped", ratio 0), which this function does not model (Flash: 16,072.65 − 8,192 =
+/// 7,880.65 B); later releases were not read through:
 ///
 /// - a main KV slot `kv = nope + 2 × rope + 8` B (fp8 nope, bf16 rope, 8 B of scales and pad:
 ///   448 + 128 + 8 = 584), an indexer key `index_head_dim + index_head_dim / 128 × 4` (132);
@@ -328,7 +333,7 @@ pub fn sglang_0_5_12_bytes_per_full_token(g: &Geometry, swa_ratio: f64, speculat
     if speculative { bytes * (n + 1.0) / n } else { bytes }
 }
 
-/// The pools SGLang 0.5.12 / 0.5.13 size for DeepSeek-V4 from the bytes left for KV
+/// The pools SGLang 0.5.12 – 0.5.14 size for DeepSeek-V4 from the bytes left for KV
 /// (`DSV4PoolConfigurator.calculate_pool_sizes` and `_compute_dsv4_sizes`), in tokens or slots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SglangDsv4Pools {
@@ -346,7 +351,7 @@ pub struct SglangDsv4Pools {
     pub c128_state: u64,
 }
 
-/// SGLang 0.5.12 / 0.5.13's page size for DeepSeek-V4 (`apply_deepseek_v4_defaults`: "setting
+/// SGLang 0.5.12 – 0.5.14's page size for DeepSeek-V4 on CUDA (`apply_deepseek_v4_defaults`: "setting
 /// page_size to 256"; the KV mixin asserts it).
 pub const SGLANG_DSV4_PAGE: u64 = 256;
 
@@ -385,7 +390,7 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
         why: format!(
             "DeepSeek-V4 read from config.json: {} layers ({} sliding-window only, {} CSA with compress ratio 4 and an \
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
-             parameters ({} active a token) by hand; SGLang 0.5.12 / 0.5.13 would budget {:.2} B of KV a full token \
+             parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
              at its defaults (fp8, --swa-full-tokens-ratio 0.1). SGLang serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; \
              0.5.11 has none) and vLLM from 0.20.0 (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but \
              tpsim models neither engine's DeepSeek-V4 KV pools (sliding-window, c4 / c128 compressed and indexer \

@@ -132,7 +132,7 @@ fn glm5_next_is_refused_by_name() {
     }
 }
 
-/// SGLang 0.5.12 / 0.5.13's budget a full token for the Flash config (tolerance 1e-9 relative: the
+/// SGLang 0.5.12 – 0.5.14's budget a full token for the Flash config (tolerance 1e-9 relative: the
 /// engine's own float arithmetic). kv 448 + 128 + 8 = 584, indexer 132; all 46 `compress_ratios`
 /// entries count (43 layers + 3 draft entries, all 0), 21 of ratio 4, 20 of ratio 128:
 /// 0.1 × 584 × 46 = 2,686.4; 584 / 4 × 21 = 3,066; 584 / 128 × 20 = 91.25; 132 / 4 × 21 = 693;
@@ -153,7 +153,10 @@ fn deepseek_v4_sglang_0_5_12_budget_by_hand() {
     let e = ModelSpec::from_config_json(FLASH, Quantization::bf16())
         .expect_err("refused")
         .to_string();
-    assert!(e.contains("would budget 16072.65 B of KV a full token"), "{e}");
+    assert!(
+        e.contains("SGLang 0.5.12 - 0.5.14 would budget 16072.65 B of KV a full token"),
+        "{e}"
+    );
 }
 
 /// SGLang 0.5.12's pools from 60 GiB left for KV (exact integers once the float division is taken;
