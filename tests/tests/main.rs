@@ -336,3 +336,5 @@ mod deploys28;
 mod hybpage53;
 // shmsize53 (issue #19): the size dependence of SHM Ring/LL allreduce on two-rank hosts, the A100 cross-socket preset.
 mod shmsize53;
+// families29 (issue #17): DeepSeek-V4, read and refused as not modelled.
+mod families29;

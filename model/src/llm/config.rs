@@ -539,6 +539,23 @@ pub struct ModelConfig {
     /// before `max_position_embeddings`).
     #[serde(default)]
     pub model_max_length: Option<u64>,
+    /// families29 (issue #17): DeepSeek-V4's per-layer KV compression (0 sliding window only, 4 CSA
+    /// with an indexer, 128 HCA), one entry per decoder layer then the MTP layers (`llm::deepseek_v4`).
+    #[serde(default)]
+    pub compress_ratios: Option<Vec<u64>>,
+    /// families29: DeepSeek-V4's hyper-connection residual streams (mHC, `hc_mult`).
+    #[serde(default)]
+    pub hc_mult: Option<u64>,
+    /// families29: DeepSeek-V4's low-rank grouped output projection: rank a group (`o_lora_rank`).
+    #[serde(default)]
+    pub o_lora_rank: Option<u64>,
+    /// families29: DeepSeek-V4's output-projection groups (`o_groups`).
+    #[serde(default)]
+    pub o_groups: Option<u64>,
+    /// families29: DeepSeek-V4's leading layers routed by token hash, without a correction bias
+    /// (`num_hash_layers`).
+    #[serde(default)]
+    pub num_hash_layers: Option<u64>,
 }
 
 /// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
@@ -1087,6 +1104,17 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         return Err(ModelError::TransformersBackendOnly {
             found: arch_name.to_string(),
             why,
+        });
+    }
+    // families29 (issue #17): DeepSeek-V4 is read and counted, then refused as not modelled.
+    if arch_name == super::deepseek_v4::DEEPSEEK_V4 {
+        return Err(super::deepseek_v4::refusal(cfg));
+    }
+    // families29 (issue #17): GLM-5-Next is refused by name (no public config to read).
+    if super::glm5_next::ARCHITECTURES.contains(&arch_name) {
+        return Err(ModelError::NotModelled {
+            found: arch_name.to_string(),
+            why: super::glm5_next::WHY.to_string(),
         });
     }
     let arch = architecture_of(arch_name).ok_or_else(|| ModelError::UnsupportedArchitecture {

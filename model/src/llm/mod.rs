@@ -89,6 +89,10 @@ mod mimo_v2;
 mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x MoE)
 // families28 (issue #17): Step3p5ForCausalLM (full and sliding GQA kinds, MoE with a shared expert).
 mod step3p5;
+// families29 (issue #17): DeepseekV4ForCausalLM, read and counted, refused as not modelled.
+pub mod deepseek_v4;
+// families29 (issue #17): Glm5NextForConditionalGeneration / Glm5NextForCausalLM, refused by name.
+mod glm5_next;
 mod weights;
 
 #[cfg(test)]
@@ -185,6 +189,9 @@ mod tests_families27;
 // families28 (issue #17): Step-3.5-Flash.
 #[cfg(test)]
 mod tests_families28;
+// families29 (issue #17): DeepSeek-V4.
+#[cfg(test)]
+mod tests_families29;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -275,6 +282,15 @@ pub enum ModelError {
         found: String,
         /// What each engine does with it, with the source.
         why: &'static str,
+    },
+    /// families29 (issue #17): an architecture the engines serve natively but tpsim does not model
+    /// yet; `why` says which releases serve it and what is missing (`deepseek_v4::refusal`).
+    #[error("architecture `{found}` is not modelled: {why}")]
+    NotModelled {
+        /// The architecture named by the config.
+        found: String,
+        /// What was read, which engine releases serve it and what tpsim lacks, with the sources.
+        why: String,
     },
     /// A field required by this architecture is missing.
     #[error("config.json is missing `{field}`, which {architecture} requires")]

@@ -192,6 +192,9 @@
 //!   lowered as OLMo-2 and SmolLM3 is refused by both engines elsewhere (`llm::config`), so neither
 //!   has a row. Not bounded (no row): Llama, Qwen2/2.5/3, Mistral, Mixtral, Gemma 1-3, Phi, Granite,
 //!   DeepSeek-V2/V3 and the other older families, all in the oldest wheels read.
+//!   families29: DeepSeek-V4 (SGLang 0.5.12, vLLM 0.20.0) and GLM-5-Next (SGLang 0.5.20, vLLM 0.30.0)
+//!   have no row: `llm::config` refuses them as not modelled before any engine is resolved, naming
+//!   those releases (`llm::deepseek_v4`, `llm::glm5_next`).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
