@@ -77,6 +77,10 @@ pub struct MimoV2Attention {
     /// families28 (issue #17): per-head `q_norm` / `k_norm` of the q/k width, replicated (Step-3.5);
     /// false for MiMo.
     pub qk_norms: bool,
+    /// families30 (issue #17): Gemma 4's two further norms a layer (`pre_feedforward_layernorm`,
+    /// `post_feedforward_layernorm`, hidden each) and its `layer_scalar` (one element), replicated;
+    /// false for MiMo and Step-3.5.
+    pub gemma_norms: bool,
 }
 
 /// What [`blocks`] reads: the layers, their feed-forwards and the attention kinds.
@@ -164,6 +168,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
             .is_some_and(|b| b.to_bits() != text.rope_theta.unwrap_or(1_000_000.0).to_bits()),
         head_gate: false,
         qk_norms: false,
+        gemma_norms: false,
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {
@@ -265,6 +270,12 @@ pub(crate) fn attention_pieces(
     if a.qk_norms {
         ps.push(Piece::vec(qk));
         ps.push(Piece::vec(qk));
+    }
+    // families30 (issue #17): SGLang 0.5.23 `gemma4_causal.py` `Gemma4DecoderLayer` (vLLM 0.34.0
+    // `gemma4.py` likewise): `pre_feedforward_layernorm`, `post_feedforward_layernorm` and the
+    // `layer_scalar` buffer of one element, loaded from the checkpoint.
+    if a.gemma_norms {
+        ps.extend([Piece::vec(hidden), Piece::vec(hidden), Piece::vec(1)]);
     }
     ps
 }
