@@ -41,12 +41,12 @@ mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod ernie45; // families17 (issue #17): the releases that serve dense ERNIE-4.5 and dense Hunyuan
 mod error;
 mod exaone4; // families5 (issue #17): SGLang and EXAONE 4
-mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
 pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
 mod first_release; // issue #17: the first release of each engine that serves a model class (one table)
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
+mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL

@@ -84,8 +84,9 @@ fn gemma4_attention_backend_by_release() {
     let o = tpsim(&["run", &named("0.5.13", "fa4")]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr
-            .contains("Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend, got prefill=fa4"),
+        o.stderr.contains(
+            "Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend, got prefill=fa4"
+        ),
         "{}",
         o.stderr
     );

@@ -49,7 +49,10 @@ pub const DEFAULT_GLOBAL_HEAD_DIM: u64 = 512;
 /// The full kind's GQA shape: (KV heads, head width) ([module doc](self)).
 pub(crate) fn full_shape(text: &ModelConfig, an: &str) -> Result<(u64, u64), ModelError> {
     let kv = bounded(text.num_key_value_heads, "num_key_value_heads", an)?;
-    let kv = match (text.attention_k_eq_v.unwrap_or(false), text.num_global_key_value_heads) {
+    let kv = match (
+        text.attention_k_eq_v.unwrap_or(false),
+        text.num_global_key_value_heads,
+    ) {
         (true, Some(g)) => bounded(Some(g), "num_global_key_value_heads", an)?,
         _ => kv,
     };
@@ -87,7 +90,11 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         ));
     }
     if text.enable_moe_block == Some(true) {
-        return Err(refuse("enable_moe_block", "true".into(), "false: the MoE block (26B-A4B)"));
+        return Err(refuse(
+            "enable_moe_block",
+            "true".into(),
+            "false: the MoE block (26B-A4B)",
+        ));
     }
     let n = usize::try_from(num_layers).unwrap_or(usize::MAX);
     let mut mixers = super::step3p5::mixers_from_layer_types(text, n, an)?;

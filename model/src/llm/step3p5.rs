@@ -56,7 +56,11 @@ fn moe_layers(list: Option<&str>, n: usize, an: &str) -> Result<Vec<bool>, Model
 /// Each layer's attention kind from `layer_types` (its first `n` entries: Step-3.5's further entries
 /// are its MTP layers'): `"full_attention"` or `"sliding_attention"`. Shared with Gemma 4
 /// (`llm::gemma4`).
-pub(super) fn mixers_from_layer_types(text: &ModelConfig, n: usize, an: &str) -> Result<Vec<Mixer>, ModelError> {
+pub(super) fn mixers_from_layer_types(
+    text: &ModelConfig,
+    n: usize,
+    an: &str,
+) -> Result<Vec<Mixer>, ModelError> {
     let types = text
         .layer_types
         .as_deref()

@@ -29,7 +29,10 @@ fn gemma4_31b_parameters_by_hand() {
     assert_eq!(s.sliding_layers(), 50);
     assert_eq!(s.sliding_window, Some(1_024));
     let a = s.mimo_v2.expect("two attention kinds");
-    assert_eq!((a.swa_heads, a.swa_kv_heads, a.swa_head_dim, a.swa_v_head_dim), (32, 16, 256, 256));
+    assert_eq!(
+        (a.swa_heads, a.swa_kv_heads, a.swa_head_dim, a.swa_v_head_dim),
+        (32, 16, 256, 256)
+    );
     assert_eq!(a.v_head_dim, 512);
     assert!(a.qk_norms && a.gemma_norms && !a.head_gate && !a.swa_sink && !a.v_scale);
     assert!(s.tie_word_embeddings && s.moe.is_none());
@@ -94,14 +97,27 @@ fn gemma4_config_rules() {
 /// The variants tpsim does not model are refused on the key that asks for them.
 #[test]
 fn gemma4_refusals() {
-    let e = with("hidden_size_per_layer_input", 256.into()).unwrap_err().to_string();
-    assert!(e.contains("hidden_size_per_layer_input") && e.contains("E2B"), "{e}");
+    let e = with("hidden_size_per_layer_input", 256.into())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("hidden_size_per_layer_input") && e.contains("E2B"),
+        "{e}"
+    );
     let e = with("num_kv_shared_layers", 20.into()).unwrap_err().to_string();
-    assert!(e.contains("num_kv_shared_layers") && e.contains("KV sharing"), "{e}");
+    assert!(
+        e.contains("num_kv_shared_layers") && e.contains("KV sharing"),
+        "{e}"
+    );
     let e = with("enable_moe_block", true.into()).unwrap_err().to_string();
     assert!(e.contains("enable_moe_block") && e.contains("26B-A4B"), "{e}");
-    let e = with("num_global_key_value_heads", 5.into()).unwrap_err().to_string();
-    assert!(e.contains("num_global_key_value_heads") && e.contains("32"), "{e}");
+    let e = with("num_global_key_value_heads", 5.into())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("num_global_key_value_heads") && e.contains("32"),
+        "{e}"
+    );
     // SGLang's `Gemma4Attention`: the heads divide by tp (32 heads: tp 3 refused).
     assert!(spec().validate_tp(3).is_err());
     assert!(spec().validate_tp(8).is_ok());

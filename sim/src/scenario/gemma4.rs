@@ -34,12 +34,27 @@ fn accepted(version: &str) -> Option<(&'static [&'static str], &'static str)> {
     let v = release(version)?;
     Some(if v >= (0, 5, 22) {
         (
-            &["trtllm_mha", "triton", "fa4", "ascend", "intel_xpu", "intel_amx", "aiter"],
+            &[
+                "trtllm_mha",
+                "triton",
+                "fa4",
+                "ascend",
+                "intel_xpu",
+                "intel_amx",
+                "aiter",
+            ],
             "Gemma4 only supports trtllm_mha, triton, fa4, ascend, intel_xpu, intel_amx, or aiter attention backend",
         )
     } else if v >= (0, 5, 20) {
         (
-            &["trtllm_mha", "triton", "ascend", "intel_xpu", "intel_amx", "aiter"],
+            &[
+                "trtllm_mha",
+                "triton",
+                "ascend",
+                "intel_xpu",
+                "intel_amx",
+                "aiter",
+            ],
             "Gemma4 only supports trtllm_mha, triton, ascend, intel_xpu, intel_amx, or aiter attention backend",
         )
     } else if v >= (0, 5, 18) {
