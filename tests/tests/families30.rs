@@ -8,6 +8,7 @@
 use crate::common::*;
 
 const G4: &str = "examples/gemma-4-31b-sglang-rtxpro6000x2.toml";
+const G4MOE: &str = "examples/gemma-4-26b-a4b-sglang-rtx5090x4.toml";
 
 /// The example with its text rewritten by `edit`, in a scratch file.
 fn variant(name: &str, edit: impl Fn(String) -> String) -> String {
@@ -52,6 +53,50 @@ fn gemma4_31b_sglang_by_hand() {
     assert!(name.contains(&format!("50 × {swa} tokens")), "{name}");
     assert_eq!(bytes, (swa + 1) * 8_192 * 50);
     assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 121);
+    assert!(f(&run["throughput"]["tpot_ms"]) > 0.0);
+}
+
+/// Gemma 4 26B-A4B, bf16 weights a rank at tp 4 (tolerance: none, integers; SGLang 0.5.23
+/// `gemma4_causal.py` sharding; the dense MLP of 2,112 lowered as 3 shared experts of 704):
+/// - tied embedding 262,144 / 4 × 2,816 = 184,549,376 parameters;
+/// - a sliding layer: qkv (4 heads × 256 + 2 × 2 KV heads × 256) × 2,816 = 5,767,168; o 2,816 × 1,024 =
+///   2,883,584; dense MLP 3 × 2,816 × 528 = 4,460,544; experts 128 × 3 × 2,816 × 176 = 190,316,544;
+///   replicated router 128 × 2,816 = 360,448; eight hidden vectors (seven norms and the router's
+///   scale) 22,528, q/k norms 512, `layer_scalar` 1, `per_expert_scale` 128 → 203,811,457;
+/// - a full layer: qkv (4 × 512 + 2 × 1 KV head × 512, the V slot filled from k_proj) × 2,816 =
+///   8,650,752; o 2,816 × 2,048 = 5,767,168; the same feed-forward 195,137,536; vectors 22,528 + 1,024
+///   + 1 + 128 → 209,579,137;
+/// - final norm 2,816
+///
+/// → 6,327,734,302 parameters, 12,655,468,604 B. Cell: full max(1, 2 / 4) = 1 KV head × 1,024 × 2 B =
+/// 2,048 B a layer, sliding 2 × 512 × 2 = 2,048 B; 30 × 2,048 = 61,440 B. Split as the 31B's: full =
+/// int(T × 61,440 / (5 × 2,048 + 0.8 × 25 × 2,048)), swa = int(full × 0.8). All-reduces a pass:
+/// attention, dense MLP and MoE apart in 30 layers + the embedding's = 91.
+#[test]
+fn gemma4_26b_a4b_sglang_by_hand() {
+    let run = run_json(&scenario(G4MOE));
+    assert_eq!(run["verdict"], "ok");
+    let ffn = 4_460_544 + 190_316_544 + 360_448_u64;
+    assert_eq!(ffn, 195_137_536);
+    let swa_layer = 5_767_168 + 2_883_584 + ffn + 22_528 + 512 + 1 + 128;
+    let full_layer = 8_650_752 + 5_767_168 + ffn + 22_528 + 1_024 + 1 + 128;
+    assert_eq!((swa_layer, full_layer), (203_811_457_u64, 209_579_137_u64));
+    let params = 184_549_376 + 25 * swa_layer + 5 * full_layer + 2_816;
+    assert_eq!(2 * params, 12_655_468_604);
+    assert_eq!(entry_bytes(&run, "target weights"), 2 * params);
+    let m = &run["memory"];
+    assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 61_440);
+    let t = (f(&m["rest_gib"]) * (1u64 << 30) as f64 / 61_440.0).floor() as u64;
+    let full = (t as f64 * 61_440.0 / (10_240.0 + 0.8 * 51_200.0)).trunc() as u64;
+    let swa = (full as f64 * 0.8).trunc() as u64;
+    assert_eq!(m["kv_tokens"].as_u64().unwrap(), full);
+    let (name, bytes) = pool_entry(&run, "target KV pool, full layers");
+    assert!(name.contains(&format!("5 × {full} tokens")), "{name}");
+    assert_eq!(bytes, (full + 1) * 2_048 * 5);
+    let (name, bytes) = pool_entry(&run, "target KV pool, SWA layers");
+    assert!(name.contains(&format!("25 × {swa} tokens")), "{name}");
+    assert_eq!(bytes, (swa + 1) * 2_048 * 25);
+    assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 91);
     assert!(f(&run["throughput"]["tpot_ms"]) > 0.0);
 }
 

@@ -464,9 +464,12 @@ pub struct ModelConfig {
     /// Gemma 4: the per-layer-embedding width (E2B / E4B; transformers' default 256; refused > 0).
     #[serde(default)]
     pub hidden_size_per_layer_input: Option<u64>,
-    /// Gemma 4: a MoE block beside the dense MLP in every layer (26B-A4B; refused).
+    /// Gemma 4: a MoE block beside the dense MLP in every layer (26B-A4B).
     #[serde(default)]
     pub enable_moe_block: Option<bool>,
+    /// Gemma 4: experts per token of the MoE block.
+    #[serde(default)]
+    pub top_k_experts: Option<u64>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -1440,6 +1443,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         spec.mixers = b.mixers;
         spec.sliding_window = Some(b.sliding_window);
         spec.mimo_v2 = Some(b.attn);
+        spec.moe = b.moe;
     }
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).

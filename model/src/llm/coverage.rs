@@ -1644,7 +1644,8 @@ const STEP3P5_CHECKS: &[Check] = &[
 
 // families30 (issue #17): Google Gemma 4 (`Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`): the
 // dense text decoder (31B: 60 layers, 50 sliding of 16 KV heads × 256 and 10 full of 4 KV heads × 512
-// whose keys serve as values), lowered onto `llm::mimo_v2`'s two kinds (`llm::gemma4`). SGLang
+// whose keys serve as values; 26B-A4B: a MoE block of 128 experts of 704 top-8 beside each layer's dense
+// MLP), lowered onto `llm::mimo_v2`'s two kinds (`llm::gemma4`). SGLang
 // `models/gemma4_causal.py` / `gemma4_mm.py` from 0.5.11 (0.5.10 and 0.5.10.post1 have none), a hybrid
 // SWA model there (`configs/model_config.py`). vLLM ships `models/gemma4.py` from 0.19.0 (0.18.1 has
 // none); its KV-cache groups of 4- and 16-head layers of two widths are not modelled: refused. The
@@ -1652,7 +1653,7 @@ const STEP3P5_CHECKS: &[Check] = &[
 // found; the checks are hand counts.
 static GEMMA4: Coverage = Coverage {
     arch: Architecture::Gemma4,
-    families: "Gemma 4 31B (dense text decoder; preset from public copies of the config, bf16; the vision tower not counted; E2B / E4B per-layer embeddings and KV sharing, 26B-A4B's MoE refused); SGLang from 0.5.11, vLLM not modelled",
+    families: "Gemma 4 31B and 26B-A4B (text decoders: dense, and the MoE block beside the dense MLP; presets from public copies of the configs, bf16; the vision tower not counted; E2B / E4B per-layer embeddings and KV sharing refused); SGLang from 0.5.11, vLLM not modelled",
     sglang: EngineCoverage {
         weights: Level::Approximate,
         kv_cell: Level::Exact,
@@ -1672,6 +1673,14 @@ const GEMMA4_CHECKS: &[Check] = &[
     check(
         "SGLang 0.5.23 hybrid SWA pools: 10 full layers of 4 KV heads × 512 and 50 sliding layers of 16 KV heads × 256 (K and V, bf16); the example's weights a rank and cell by hand",
         "families30::gemma4_31b_sglang_by_hand",
+    ),
+    check(
+        "google/gemma-4-26B-A4B model card: 25.2B total / 3.8B active; 25,233,141,790 / 3,822,530,590 by hand for the text decoder; a count, not an engine log",
+        "llm::tests_families30::gemma4_26b_a4b_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.23, 26B-A4B at tp 4: 128 experts of 704 sharded, the dense MLP and the MoE all-reduced apart (91 a pass), 61,440 B cell; the example's weights a rank and pools by hand",
+        "families30::gemma4_26b_a4b_sglang_by_hand",
     ),
 ];
 

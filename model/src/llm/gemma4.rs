@@ -1,6 +1,6 @@
 //! Google Gemma 4 (`Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`); families30, issue #17.
 //!
-//! The text decoder of the dense sizes people serve on multi-GPU boxes (31B): `num_hidden_layers`
+//! The text decoder of the sizes people serve on multi-GPU boxes (31B dense, 26B-A4B MoE): `num_hidden_layers`
 //! layers, each a GQA attention of the kind `layer_types[i]` names — `"sliding_attention"` over
 //! `sliding_window` tokens or `"full_attention"` — then a gated GELU-tanh MLP of `intermediate_size`,
 //! with Gemma's four RMSNorms a layer, per-head q/k RMSNorms, a weightless v norm and a one-element
@@ -30,9 +30,15 @@
 //! the full kind, the `swa_` fields the sliding kind, values as wide as keys, plus the per-head q/k
 //! norms and Gemma's two further norms and `layer_scalar` ([`MimoV2Attention::gemma_norms`]).
 //!
+//! With `enable_moe_block` (26B-A4B) every layer adds a MoE block beside its dense MLP ([`moe_shape`]):
+//! the dense MLP is lowered as shared experts of the expert width, and the two are all-reduced apart
+//! (`ModelSpec::split_moe_allreduce`); the router's RMSNorm-and-scale is costed as the generic router.
+//!
 //! Refused (not modelled): per-layer embeddings (`hidden_size_per_layer_input` > 0: E2B / E4B), KV
-//! sharing across layers (`num_kv_shared_layers` > 0: E2B / E4B), the MoE block (`enable_moe_block`:
-//! 26B-A4B). KNOWN MISSES: the vision (and audio) towers of `Gemma4ForConditionalGeneration` are not
+//! sharing across layers (`num_kv_shared_layers` > 0: E2B / E4B). SGLang 0.5.11
+//! `utils/hf_transformers/config.py` (model_type `gemma4`) takes the full layers' KV heads from
+//! `num_global_key_value_heads` whether or not `attention_k_eq_v` is set, 0.5.23 only with it (through
+//! transformers); the published 31B and 26B-A4B set it, so both agree there. KNOWN MISSES: the vision (and audio) towers of `Gemma4ForConditionalGeneration` are not
 //! counted (Gemma 4 31B's is about 550M parameters by public model pages); the full layers' partial
 //! rotary (`partial_rotary_factor` 0.25) and second RoPE base are read as one full-width rotary; the
 //! v norm, the post-norms and the `layer_scalar` multiply are not counted as kernels (as for Gemma 3).
@@ -41,7 +47,7 @@ use super::config::ModelConfig;
 use super::hybrid::Mixer;
 use super::mimo_v2::{Blocks, MimoV2Attention};
 use super::nemotron_h::bounded;
-use super::{Ffn, ModelError};
+use super::{Ffn, ModelError, MoeShape};
 
 /// transformers 5.25.0 `Gemma4TextConfig.__post_init__`: `kwargs.pop("global_head_dim", 512)`.
 pub const DEFAULT_GLOBAL_HEAD_DIM: u64 = 512;
@@ -73,6 +79,30 @@ fn refuse(field: &str, value: String, what: &str) -> ModelError {
     }
 }
 
+/// The MoE block of `enable_moe_block` (26B-A4B: 128 experts of 704, top-8): `num_experts` experts of
+/// `moe_intermediate_size`, `top_k_experts` a token, softmax-routed through a replicated router; the
+/// layer's dense MLP beside it (`intermediate_size`, 2,112 = 3 × 704) lowered as shared experts of
+/// the expert width, as tpsim's shared experts are — exact in weights and FLOPs, refused where the
+/// width is not whole experts. SGLang 0.5.23 `gemma4_causal.py` `Gemma4MoE` / `Gemma4Router`.
+fn moe_shape(text: &ModelConfig, dense: u64, an: &str) -> Result<MoeShape, ModelError> {
+    let width = bounded(text.moe_intermediate_size, "moe_intermediate_size", an)?;
+    if !dense.is_multiple_of(width) {
+        return Err(refuse(
+            "intermediate_size",
+            dense.to_string(),
+            &format!(
+                "a multiple of moe_intermediate_size = {width}: the dense MLP beside the MoE block lowered as shared experts"
+            ),
+        ));
+    }
+    Ok(MoeShape {
+        n_routed_experts: bounded(text.num_experts, "num_experts", an)?,
+        num_experts_per_tok: bounded(text.top_k_experts, "top_k_experts", an)?,
+        moe_intermediate: width,
+        n_shared_experts: dense / width,
+    })
+}
+
 /// The layers of a Gemma 4 config ([module doc](self)).
 pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
     if let Some(p) = text.hidden_size_per_layer_input.filter(|&p| p > 0) {
@@ -89,13 +119,6 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
             "0: KV sharing across layers (E2B / E4B)",
         ));
     }
-    if text.enable_moe_block == Some(true) {
-        return Err(refuse(
-            "enable_moe_block",
-            "true".into(),
-            "false: the MoE block (26B-A4B)",
-        ));
-    }
     let n = usize::try_from(num_layers).unwrap_or(usize::MAX);
     let mut mixers = super::step3p5::mixers_from_layer_types(text, n, an)?;
     // transformers forces the last layer to full attention (module doc), and the engines build
@@ -104,6 +127,11 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         *last = Mixer::Attention;
     }
     let dense = bounded(text.intermediate_size, "intermediate_size", an)?;
+    let moe = if text.enable_moe_block == Some(true) {
+        Some(moe_shape(text, dense, an)?)
+    } else {
+        None
+    };
     let heads = bounded(text.num_attention_heads, "num_attention_heads", an)?;
     let swa_kv = bounded(text.num_key_value_heads, "num_key_value_heads", an)?;
     let swa_hd = bounded(text.head_dim, "head_dim", an)?;
@@ -122,13 +150,18 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         head_gate: false,
         qk_norms: true,
         gemma_norms: true,
+        gemma_moe_experts: moe.map_or(0, |m| m.n_routed_experts),
     };
     Ok(Blocks {
         mixers,
-        layers: vec![Ffn::Dense { intermediate: dense }; n],
-        moe: None,
+        layers: vec![moe.map_or(Ffn::Dense { intermediate: dense }, Ffn::Moe); n],
+        moe,
         dense_intermediate: dense,
-        first_k_dense_replace: u32::try_from(n).unwrap_or(u32::MAX),
+        first_k_dense_replace: if moe.is_some() {
+            0
+        } else {
+            u32::try_from(n).unwrap_or(u32::MAX)
+        },
         sliding_window: bounded(text.sliding_window, "sliding_window", an)?,
         attn,
     })

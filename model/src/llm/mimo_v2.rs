@@ -81,6 +81,10 @@ pub struct MimoV2Attention {
     /// `post_feedforward_layernorm`, hidden each) and its `layer_scalar` (one element), replicated;
     /// false for MiMo and Step-3.5.
     pub gemma_norms: bool,
+    /// families30 (issue #17): Gemma 4's MoE block (26B-A4B) beyond the generic MoE pieces: its three
+    /// further norms (`pre_feedforward_layernorm_2`, `post_feedforward_layernorm_1` / `_2`), the
+    /// router's `scale` (hidden) and `per_expert_scale` (this many experts), replicated; 0 without it.
+    pub gemma_moe_experts: u64,
 }
 
 /// What [`blocks`] reads: the layers, their feed-forwards and the attention kinds.
@@ -169,6 +173,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         head_gate: false,
         qk_norms: false,
         gemma_norms: false,
+        gemma_moe_experts: 0,
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {
@@ -276,6 +281,12 @@ pub(crate) fn attention_pieces(
     // `layer_scalar` buffer of one element, loaded from the checkpoint.
     if a.gemma_norms {
         ps.extend([Piece::vec(hidden), Piece::vec(hidden), Piece::vec(1)]);
+    }
+    // families30 (issue #17): SGLang 0.5.23 `gemma4_causal.py` `Gemma4DecoderLayer` with
+    // `enable_moe_block`: three more norms, `Gemma4Router.scale` and `Gemma4MoE.per_expert_scale`.
+    if a.gemma_moe_experts > 0 {
+        ps.extend([Piece::vec(hidden); 4]);
+        ps.push(Piece::vec(a.gemma_moe_experts));
     }
     ps
 }

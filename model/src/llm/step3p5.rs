@@ -146,6 +146,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         head_gate: text.use_head_wise_attn_gate.unwrap_or(false),
         qk_norms: true,
         gemma_norms: false,
+        gemma_moe_experts: 0,
     };
     let first_dense = moe_flags.iter().take_while(|&&m| !m).count();
     Ok(Blocks {

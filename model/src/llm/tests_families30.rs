@@ -4,6 +4,7 @@
 use super::*;
 
 const G31B: &str = include_str!("../../../scenarios/models/gemma-4-31b-it/config.json");
+const G26B: &str = include_str!("../../../scenarios/models/gemma-4-26b-a4b-it/config.json");
 
 fn spec() -> ModelSpec {
     ModelSpec::from_config_json(G31B, Quantization::bf16()).expect("Gemma 4 31B lowers")
@@ -109,8 +110,16 @@ fn gemma4_refusals() {
         e.contains("num_kv_shared_layers") && e.contains("KV sharing"),
         "{e}"
     );
+    // The MoE block needs its experts' shape (transformers' defaults are None).
     let e = with("enable_moe_block", true.into()).unwrap_err().to_string();
-    assert!(e.contains("enable_moe_block") && e.contains("26B-A4B"), "{e}");
+    assert!(e.contains("moe_intermediate_size"), "{e}");
+    // 26B-A4B with a dense MLP that is not whole experts wide.
+    let mut v: serde_json::Value = serde_json::from_str(G26B).unwrap();
+    v["text_config"]["intermediate_size"] = 2_000.into();
+    let e = ModelSpec::from_config_json(&v.to_string(), Quantization::bf16())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("intermediate_size") && e.contains("704"), "{e}");
     let e = with("num_global_key_value_heads", 5.into())
         .unwrap_err()
         .to_string();
@@ -121,4 +130,52 @@ fn gemma4_refusals() {
     // SGLang's `Gemma4Attention`: the heads divide by tp (32 heads: tp 3 refused).
     assert!(spec().validate_tp(3).is_err());
     assert!(spec().validate_tp(8).is_ok());
+}
+
+/// Gemma 4 26B-A4B: the MoE block beside the dense MLP in every layer (SGLang 0.5.23
+/// `gemma4_causal.py` `Gemma4DecoderLayer` with `enable_moe_block`: `Gemma4Router` — a weightless
+/// RMSNorm, `scale` of hidden, `proj` hidden × E replicated —, `Gemma4MoE` — `per_expert_scale` of E,
+/// `FusedMoE(num_experts, moe_intermediate_size, top_k_experts)` —, three more norms).
+#[test]
+fn gemma4_26b_a4b_parameters_by_hand() {
+    let s = ModelSpec::from_config_json(G26B, Quantization::bf16()).expect("Gemma 4 26B-A4B lowers");
+    assert_eq!(
+        (s.num_layers, s.hidden, s.vocab, s.heads, s.kv_heads, s.head_dim),
+        (30, 2_816, 262_144, 16, 2, 512)
+    );
+    assert_eq!(s.sliding_layers(), 25);
+    let moe = s.moe.expect("MoE block");
+    // The dense MLP of 2,112 = 3 × 704 as three shared experts.
+    assert_eq!(
+        (
+            moe.n_routed_experts,
+            moe.num_experts_per_tok,
+            moe.moe_intermediate,
+            moe.n_shared_experts
+        ),
+        (128, 8, 704, 3)
+    );
+    assert!(s.layers.iter().all(|l| *l == Ffn::Moe(moe)));
+    assert!(s.split_moe_allreduce() && !s.router_fp32 && !s.routing_bias);
+    // Checkpoint parameters (integers, no tolerance). Sliding attention: q 2,816 × 16 × 256 =
+    // 11,534,336, k and v 2,816 × 8 × 256 = 5,767,168 each, o 11,534,336 → 34,603,008. Full (no
+    // v_proj): q 2,816 × 16 × 512 = 23,068,672, k 2,816 × 2 × 512 = 2,883,584, o 23,068,672 →
+    // 49,020,928. Dense MLP 3 × 2,816 × 2,112 = 17,842,176; experts 128 × 3 × 2,816 × 704 =
+    // 761,266,176; router proj 128 × 2,816 = 360,448, scale 2,816, per_expert_scale 128; seven norms
+    // 7 × 2,816 = 19,712; q/k norms 2 × 256 (2 × 512 full); layer_scalar 1.
+    let ffn = 17_842_176 + 761_266_176 + 360_448 + 2_816 + 128 + 19_712 + 1;
+    let swa = 34_603_008 + ffn + 512;
+    let full = 49_020_928 + ffn + 1_024;
+    assert_eq!((swa, full), (814_094_977_u64, 828_513_409_u64));
+    // 25 sliding + 5 full + final norm + tied embedding 262,144 × 2,816 = 738,197,504.
+    let total = 25 * swa + 5 * full + 2_816 + 738_197_504;
+    assert_eq!(total, 25_233_141_790); // the card's "25.2B"
+    // Active: 120 idle experts a layer × 3 × 2,816 × 704 = 5,947,392 each, 30 layers.
+    assert_eq!(total - 30 * 120 * 5_947_392, 3_822_530_590); // the card's "3.8B"
+    // Loaded at tp 1: the full layers' V slots too (5 × 2,883,584), 2 B a parameter.
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * (total + 5 * 2_883_584));
+    // KV a token at tp 4: full max(1, 2 / 4) = 1 head × (512 + 512) × 2 B = 2,048; sliding 8 / 4 = 2 ×
+    // (256 + 256) × 2 = 2,048 → 30 × 2,048 = 61,440 B.
+    assert_eq!(s.mimo_v2_layer_cells(4), Some((2_048, 2_048)));
+    assert_eq!(s.mimo_v2_sglang_cell(4, false), Some(61_440));
 }
