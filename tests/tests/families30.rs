@@ -40,6 +40,10 @@ fn gemma4_31b_sglang_by_hand() {
     let params = 704_643_072 + 50 * swa_layer + 10 * full_layer + 5_376;
     assert_eq!(2 * params, 30_808_777_336);
     assert_eq!(entry_bytes(&run, "target weights"), 2 * params);
+    // SGLang's two float32 cos/sin caches over max_position_embeddings = 262,144 rows: the full kind's
+    // `Gemma4RotaryEmbedding` 512 wide (its unrotated angles included), the sliding kind's 256 wide:
+    // 262,144 × (512 + 256) × 4 B = 805,306,368 B (768 MiB).
+    assert_eq!(entry_bytes(&run, "RoPE cos/sin caches"), 805_306_368);
     let m = &run["memory"];
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 450_560);
     let t = (f(&m["rest_gib"]) * (1u64 << 30) as f64 / 450_560.0).floor() as u64;
@@ -84,6 +88,8 @@ fn gemma4_26b_a4b_sglang_by_hand() {
     let params = 184_549_376 + 25 * swa_layer + 5 * full_layer + 2_816;
     assert_eq!(2 * params, 12_655_468_604);
     assert_eq!(entry_bytes(&run, "target weights"), 2 * params);
+    // The same two caches as the 31B's (the same head widths and positions): 805,306,368 B.
+    assert_eq!(entry_bytes(&run, "RoPE cos/sin caches"), 805_306_368);
     let m = &run["memory"];
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 61_440);
     let t = (f(&m["rest_gib"]) * (1u64 << 30) as f64 / 61_440.0).floor() as u64;

@@ -40,7 +40,8 @@
 //! `num_global_key_value_heads` whether or not `attention_k_eq_v` is set, 0.5.23 only with it (through
 //! transformers); the published 31B and 26B-A4B set it, so both agree there. KNOWN MISSES: the vision (and audio) towers of `Gemma4ForConditionalGeneration` are not
 //! counted (Gemma 4 31B's is about 550M parameters by public model pages); the full layers' partial
-//! rotary (`partial_rotary_factor` 0.25) and second RoPE base are read as one full-width rotary; the
+//! rotary (`partial_rotary_factor` 0.25) is costed as a full-width rotary kernel (its cache is
+//! full-width in SGLang too); the
 //! v norm, the post-norms and the `layer_scalar` multiply are not counted as kernels (as for Gemma 3).
 
 use super::config::ModelConfig;
@@ -145,8 +146,11 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         swa_sink: false,
         full_sink: false,
         v_scale: false,
-        // Two bases (`rope_parameters`: 1e6 full, 1e4 sliding) read as one (module doc).
-        two_rope_bases: false,
+        // Two cos/sin caches: SGLang's `get_rope` keys its `_ROPE_DICT` by head size and base, which
+        // differ between the kinds (512 / 1e6 full, 256 / 1e4 sliding); the full kind's
+        // `Gemma4RotaryEmbedding` (0.5.23 `layers/rotary_embedding/rope_variant.py`) builds its cache
+        // over the whole head, its unrotated angles at frequency 0 (`rope_cache::rope_cache_tensors`).
+        two_rope_bases: true,
         head_gate: false,
         qk_norms: true,
         gemma_norms: true,

@@ -70,6 +70,8 @@ pub struct MimoV2Attention {
     pub v_scale: bool,
     /// The sliding layers rotate with their own base (`swa_rope_theta` ≠ `rope_theta`): SGLang's
     /// `get_rope` builds one cos/sin cache per base (its `_ROPE_DICT` key holds the base).
+    /// families30: Gemma 4's kinds differ in base and head size (a cache each, the sliding one
+    /// `swa_head_dim` wide under full rotation).
     pub two_rope_bases: bool,
     /// families28 (issue #17): a head-wise output gate (Step-3.5's `use_head_wise_attn_gate`: a
     /// column-parallel `g_proj` of hidden → heads, one sigmoid scalar a head); false for MiMo.
