@@ -39,7 +39,9 @@
 //! `utils/hf_transformers/config.py` (model_type `gemma4`) takes the full layers' KV heads from
 //! `num_global_key_value_heads` whether or not `attention_k_eq_v` is set, 0.5.23 only with it (through
 //! transformers); the published 31B and 26B-A4B set it, so both agree there. KNOWN MISSES: the vision (and audio) towers of `Gemma4ForConditionalGeneration` are not
-//! counted (Gemma 4 31B's is about 550M parameters by public model pages); the full layers' partial
+//! counted (Gemma 4 31B's is about 550M parameters by public model pages), nor SGLang's reduction of
+//! the default `mem_fraction_static` for a multimodal model, which reads the tower's layers and width
+//! (0.5.23 `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`); the full layers' partial
 //! rotary (`partial_rotary_factor` 0.25) is costed as a full-width rotary kernel (its cache is
 //! full-width in SGLang too); the
 //! v norm, the post-norms and the `layer_scalar` multiply are not counted as kernels (as for Gemma 3).
