@@ -1,8 +1,9 @@
 //! Google Gemma 4 (`Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`); families30, issue #17.
 //!
-//! The text decoder of the sizes people serve on multi-GPU boxes (31B dense, 26B-A4B MoE): `num_hidden_layers`
-//! layers, each a GQA attention of the kind `layer_types[i]` names — `"sliding_attention"` over
-//! `sliding_window` tokens or `"full_attention"` — then a gated GELU-tanh MLP of `intermediate_size`,
+//! The text decoder of the sizes people serve on multi-GPU boxes (31B dense, 26B-A4B MoE):
+//! `num_hidden_layers` layers, each a GQA attention of the kind `layer_types[i]` names —
+//! `"sliding_attention"` over `sliding_window` tokens or `"full_attention"` — then a gated GELU-tanh MLP
+//! of `intermediate_size`,
 //! with Gemma's four RMSNorms a layer, per-head q/k RMSNorms, a weightless v norm and a one-element
 //! `layer_scalar`. The two kinds differ in their widths: a sliding layer has `num_key_value_heads` KV
 //! heads of `head_dim`; a full layer has heads of `global_head_dim` (transformers' default 512) and,
@@ -38,13 +39,15 @@
 //! sharing across layers (`num_kv_shared_layers` > 0: E2B / E4B). SGLang 0.5.11
 //! `utils/hf_transformers/config.py` (model_type `gemma4`) takes the full layers' KV heads from
 //! `num_global_key_value_heads` whether or not `attention_k_eq_v` is set, 0.5.23 only with it (through
-//! transformers); the published 31B and 26B-A4B set it, so both agree there. KNOWN MISSES: the vision (and audio) towers of `Gemma4ForConditionalGeneration` are not
-//! counted (Gemma 4 31B's is about 550M parameters by public model pages), nor SGLang's reduction of
-//! the default `mem_fraction_static` for a multimodal model, which reads the tower's layers and width
-//! (0.5.23 `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`); the full layers' partial
-//! rotary (`partial_rotary_factor` 0.25) is costed as a full-width rotary kernel (its cache is
-//! full-width in SGLang too); the
-//! v norm, the post-norms and the `layer_scalar` multiply are not counted as kernels (as for Gemma 3).
+//! transformers); the published 31B and 26B-A4B set it, so both agree there.
+//!
+//! KNOWN MISSES: the vision (and audio) towers of `Gemma4ForConditionalGeneration` are not counted
+//! (Gemma 4 31B's is about 550M parameters by public model pages), nor SGLang's reduction of the
+//! default `mem_fraction_static` for a multimodal model, which reads the tower's layers and width
+//! (0.5.23 `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`); the full layers' partial rotary
+//! (`partial_rotary_factor` 0.25) is costed as a full-width rotary kernel (its cache is full-width in
+//! SGLang too); the v norm, the post-norms and the `layer_scalar` multiply are not counted as kernels
+//! (as for Gemma 3).
 
 use super::config::ModelConfig;
 use super::hybrid::Mixer;
@@ -78,7 +81,9 @@ fn refuse(field: &str, value: String, what: &str) -> ModelError {
     ModelError::InvalidField {
         field: field.into(),
         value,
-        expected: format!("{what} (not modelled by tpsim: Gemma 4's dense text decoder only, e.g. 31B)"),
+        expected: format!(
+            "{what} (not modelled by tpsim: the text decoders of Gemma 4 31B and 26B-A4B only)"
+        ),
     }
 }
 
