@@ -3,9 +3,8 @@
 //! The text decoder of the sizes people serve on multi-GPU boxes (31B dense, 26B-A4B MoE):
 //! `num_hidden_layers` layers, each a GQA attention of the kind `layer_types[i]` names —
 //! `"sliding_attention"` over `sliding_window` tokens or `"full_attention"` — then a gated GELU-tanh MLP
-//! of `intermediate_size`,
-//! with Gemma's four RMSNorms a layer, per-head q/k RMSNorms, a weightless v norm and a one-element
-//! `layer_scalar`. The two kinds differ in their widths: a sliding layer has `num_key_value_heads` KV
+//! of `intermediate_size`, with Gemma's four RMSNorms a layer, per-head q/k RMSNorms, a weightless v
+//! norm and a one-element `layer_scalar`. The two kinds differ in their widths: a sliding layer has `num_key_value_heads` KV
 //! heads of `head_dim`; a full layer has heads of `global_head_dim` (transformers' default 512) and,
 //! with `attention_k_eq_v`, `num_global_key_value_heads` KV heads whose keys serve as values (the
 //! checkpoint ships no `v_proj` there). Embeddings are tied; the logits are soft-capped.
