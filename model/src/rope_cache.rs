@@ -229,10 +229,16 @@ pub fn rope_cache_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64) -> Ve
     let plain = rope_cache_bytes(len, rows, dim, elem).0;
     if m.arch == Architecture::Gemma3 {
         vec![plain, rope_cache_bytes(len, 8, m.head_dim, elem).0]
-    } else if m.mimo_v2.is_some_and(|a| a.two_rope_bases) {
+    } else if let Some(a) = m.mimo_v2.filter(|a| a.two_rope_bases) {
         // families23 (issue #17): MiMo-V2-Flash's global and sliding bases, one cache each
-        // (`llm::mimo_v2`).
-        vec![plain, plain]
+        // (`llm::mimo_v2`). families30: with full rotation the sliding kind's cache is as wide as its
+        // own heads (Gemma 4: 256 against the full kind's 512; `llm::gemma4`).
+        let swa_dim = if m.rotary_dim.is_some() {
+            dim
+        } else {
+            a.swa_head_dim
+        };
+        vec![plain, rope_cache_bytes(len, rows, swa_dim, elem).0]
     } else {
         vec![plain]
     }

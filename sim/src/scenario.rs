@@ -46,6 +46,7 @@ pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the lau
 mod first_release; // issue #17: the first release of each engine that serves a model class (one table)
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
+mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL

@@ -338,3 +338,5 @@ mod hybpage53;
 mod shmsize53;
 // families29 (issue #17): DeepSeek-V4, read and refused as not modelled.
 mod families29;
+// families30 (issue #17): Google Gemma 4.
+mod families30;

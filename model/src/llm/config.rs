@@ -447,6 +447,29 @@ pub struct ModelConfig {
     /// Step-3.5: the KV heads (read where `num_key_value_heads` is absent).
     #[serde(default)]
     pub num_attention_groups: Option<u64>,
+    // families30 (issue #17): Gemma 4 keys (`llm::gemma4`; transformers 5.25.0
+    // `models/gemma4/configuration_gemma4.py` `Gemma4TextConfig`).
+    /// Gemma 4: the full-attention layers' head width (transformers' default 512).
+    #[serde(default)]
+    pub global_head_dim: Option<u64>,
+    /// Gemma 4: the full-attention layers' KV heads (read where `attention_k_eq_v` is set).
+    #[serde(default)]
+    pub num_global_key_value_heads: Option<u64>,
+    /// Gemma 4: the full-attention layers reuse the key projection as values.
+    #[serde(default)]
+    pub attention_k_eq_v: Option<bool>,
+    /// Gemma 4: the last layers that read an earlier layer's KV (E2B / E4B; refused).
+    #[serde(default)]
+    pub num_kv_shared_layers: Option<u64>,
+    /// Gemma 4: the per-layer-embedding width (E2B / E4B; transformers' default 256; refused > 0).
+    #[serde(default)]
+    pub hidden_size_per_layer_input: Option<u64>,
+    /// Gemma 4: a MoE block beside the dense MLP in every layer (26B-A4B).
+    #[serde(default)]
+    pub enable_moe_block: Option<bool>,
+    /// Gemma 4: experts per token of the MoE block.
+    #[serde(default)]
+    pub top_k_experts: Option<u64>,
     /// Granite-4.0-H: `"nope"` (no rotary embedding) or `"rope"`.
     #[serde(default)]
     pub position_embedding_type: Option<String>,
@@ -749,7 +772,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 83] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 85] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -875,6 +898,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 83] = [
     // families28 (issue #17): StepFun Step-3.5-Flash (full and sliding GQA kinds, MoE with one shared
     // expert, `llm::step3p5`).
     "Step3p5ForCausalLM",
+    // families30 (issue #17): Google Gemma 4 (full and sliding GQA kinds of their own widths,
+    // `llm::gemma4`).
+    "Gemma4ForCausalLM",
+    "Gemma4ForConditionalGeneration",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1021,6 +1048,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families28 (issue #17): SGLang `models/step3p5.py` `EntryClass` from 0.5.9, vLLM
         // `models/step3p5.py` from 0.15.1 (`sim::scenario::first_release`).
         "Step3p5ForCausalLM" => Architecture::Step3p5,
+        // families30 (issue #17): SGLang `models/gemma4_causal.py` / `gemma4_mm.py` from 0.5.11, vLLM
+        // `models/gemma4.py` / `gemma4_mm.py` from 0.19.0 (`sim::scenario::first_release`).
+        "Gemma4ForCausalLM" | "Gemma4ForConditionalGeneration" => Architecture::Gemma4,
         // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
@@ -1235,6 +1265,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                 Architecture::Gemma
                     | Architecture::Gemma2
                     | Architecture::Gemma3
+                    // families30 (issue #17): transformers 5.25.0 `Gemma4TextConfig`
+                    // `tie_word_embeddings: bool = True`.
+                    | Architecture::Gemma4
                     | Architecture::Cohere2
                     | Architecture::Cohere
                     // families13 (issue #17): HF `Starcoder2Config` passes `tie_word_embeddings` on to
@@ -1412,6 +1445,33 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         // (`use_moe_router_bias`).
         spec.router_fp32 = true;
         spec.routing_bias = spec.moe.is_some();
+    }
+    // families30 (issue #17): Gemma 4's sliding / full layers of their own widths (`llm::gemma4`,
+    // lowered onto `llm::mimo_v2`): the spec's GQA is the full kind.
+    if arch == Architecture::Gemma4 {
+        let b = super::gemma4::blocks(text, num_layers, an)?;
+        let (kv_heads, head_dim) = super::gemma4::full_shape(text, an)?;
+        if !heads.is_multiple_of(kv_heads) {
+            return Err(ModelError::InvalidField {
+                field: "num_global_key_value_heads".into(),
+                value: kv_heads.to_string(),
+                expected: format!("a divisor of num_attention_heads = {heads}"),
+            });
+        }
+        spec.attention = Attention::Gqa {
+            heads,
+            kv_heads,
+            head_dim,
+        };
+        spec.kv_heads = kv_heads;
+        spec.head_dim = head_dim;
+        spec.layers = b.layers;
+        spec.dense_intermediate = b.dense_intermediate;
+        spec.first_k_dense_replace = b.first_k_dense_replace;
+        spec.mixers = b.mixers;
+        spec.sliding_window = Some(b.sliding_window);
+        spec.mimo_v2 = Some(b.attn);
+        spec.moe = b.moe;
     }
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).
@@ -1609,6 +1669,10 @@ fn text_and_vision<'a>(
         let text = required_text_config(cfg, arch_name)?;
         let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
         (text, true, Some(super::llava_next::clip(cfg, th, arch_name)?))
+    } else if arch_name == "Gemma4ForConditionalGeneration" {
+        // families30 (issue #17): the language model in `text_config`; the vision (and audio) towers
+        // are not modelled (a known miss, `llm::gemma4`).
+        (required_text_config(cfg, arch_name)?, true, None)
     } else if arch_name == "Gemma3ForConditionalGeneration" || arch == Architecture::Llama4 {
         // Local/global attention families (issue #16): text_config + a SigLIP / Llama-4 vision tower.
         let text = required_text_config(cfg, arch_name)?;
@@ -2167,6 +2231,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families28 (issue #17): Step-3.5 always builds per-head `q_norm` / `k_norm` (SGLang 0.5.9
         // `step3p5.py` `Step3p5Attention`, vLLM 0.34.0 `GemmaRMSNorm(head_dim)`).
         Architecture::Step3p5 => true,
+        // families30 (issue #17): Gemma 4 always builds per-head `q_norm` / `k_norm` (SGLang 0.5.23
+        // `gemma4_causal.py` `Gemma4Attention`, vLLM 0.34.0 `gemma4.py`).
+        Architecture::Gemma4 => true,
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused

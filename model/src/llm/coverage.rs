@@ -198,6 +198,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::MiniMaxText01 => &MINIMAX_TEXT01,
         // families28 (issue #17): Step-3.5-Flash.
         Architecture::Step3p5 => &STEP3P5,
+        // families30 (issue #17): Gemma 4.
+        Architecture::Gemma4 => &GEMMA4,
     }
 }
 
@@ -1640,6 +1642,52 @@ const STEP3P5_CHECKS: &[Check] = &[
     ),
 ];
 
+// families30 (issue #17): Google Gemma 4 (`Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`): the
+// dense text decoder (31B: 60 layers, 50 sliding of 16 KV heads × 256 and 10 full of 4 KV heads × 512
+// whose keys serve as values; 26B-A4B: a MoE block of 128 experts of 704 top-8 beside each layer's dense
+// MLP), lowered onto `llm::mimo_v2`'s two kinds (`llm::gemma4`). SGLang
+// `models/gemma4_causal.py` / `gemma4_mm.py` from 0.5.11 (0.5.10 and 0.5.10.post1 have none), a hybrid
+// SWA model there (`configs/model_config.py`). vLLM ships `models/gemma4.py` from 0.19.0 (0.18.1 has
+// none); its KV-cache groups of 4- and 16-head layers of two widths are not modelled: refused. The
+// vision tower of the multimodal class is not counted (weights approximate), nor SGLang's fraction
+// reduction for it (pool approximate). No public start-up log found; the checks are hand counts.
+static GEMMA4: Coverage = Coverage {
+    arch: Architecture::Gemma4,
+    families: "Gemma 4 31B and 26B-A4B (text decoders: dense, and the MoE block beside the dense MLP; presets from public copies of the configs, bf16; the vision tower not counted; E2B / E4B per-layer embeddings and KV sharing refused); SGLang from 0.5.11, vLLM not modelled",
+    // The pool is approximate: SGLang lowers the default fraction of a multimodal model
+    // (0.5.23 `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`: − 8 GiB / GPU memory under
+    // post-capture KV sizing, else × 0.95 × a factor of the ViT's layers and width), which needs the
+    // tower tpsim does not model (about 8 GiB less KV a GPU on the 31B example).
+    sglang: EngineCoverage {
+        weights: Level::Approximate,
+        kv_cell: Level::Exact,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: GEMMA4_CHECKS,
+    },
+    vllm: NOT_MODELLED,
+};
+
+/// The model card's rounded count and the engine's pool by hand (no engine log found).
+const GEMMA4_CHECKS: &[Check] = &[
+    check(
+        "google/gemma-4-31B model card: 30.7B parameters; 30,697,345,340 by hand for the text decoder (no v_proj in the 10 full layers); a count, not an engine log",
+        "llm::tests_families30::gemma4_31b_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.23 hybrid SWA pools: 10 full layers of 4 KV heads × 512 and 50 sliding layers of 16 KV heads × 256 (K and V, bf16); the example's weights a rank and cell by hand",
+        "families30::gemma4_31b_sglang_by_hand",
+    ),
+    check(
+        "google/gemma-4-26B-A4B model card: 25.2B total / 3.8B active; 25,233,141,790 / 3,822,530,590 by hand for the text decoder; a count, not an engine log",
+        "llm::tests_families30::gemma4_26b_a4b_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.23, 26B-A4B at tp 4: 128 experts of 704 sharded, the dense MLP and the MoE all-reduced apart (91 a pass), 61,440 B cell; the example's weights a rank and pools by hand",
+        "families30::gemma4_26b_a4b_sglang_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1654,8 +1702,9 @@ mod tests {
         // families18's GLM-4.1V and Arcee, 62 with families20's Falcon-H1, 65 with families21's Apertus,
         // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE, 68 with families23's
         // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2, 70 with families25's LongCat-Flash, 71 with
-        // families27's MiniMax-Text-01 / M1, 72 with families28's Step-3.5-Flash.
-        assert_eq!(all.len(), 72);
+        // families27's MiniMax-Text-01 / M1, 72 with families28's Step-3.5-Flash, 73 with families30's
+        // Gemma 4.
+        assert_eq!(all.len(), 73);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

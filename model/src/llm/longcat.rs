@@ -50,8 +50,12 @@ impl ModelSpec {
     /// (`LongcatFlashMoE.forward` all-reduces its output) and dense MLP 0 (`forward_mlp`:
     /// `tensor_model_parallel_all_reduce` after `mlps[0]`), SGLang 0.5.8 `models/longcat_flash.py`;
     /// five all-reduces a LongCat layer (two attention, the MoE, two dense MLPs).
+    /// families30 (issue #17): Gemma 4's MoE block likewise: the dense MLP and the experts each
+    /// all-reduced before their own post-norm (SGLang 0.5.11 `gemma4_causal.py`: `Gemma3MLP`'s
+    /// `down_proj` and `FusedMoE(reduce_results=True)`; 0.5.23: `sum_part` of `SumGroup.TP` and of
+    /// `SumGroup.MOE_OUTPUT`).
     pub fn split_moe_allreduce(&self) -> bool {
-        self.arch == Architecture::LongcatFlash
+        self.arch == Architecture::LongcatFlash || (self.arch == Architecture::Gemma4 && self.moe.is_some())
     }
 }
 

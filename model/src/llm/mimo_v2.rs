@@ -70,6 +70,8 @@ pub struct MimoV2Attention {
     pub v_scale: bool,
     /// The sliding layers rotate with their own base (`swa_rope_theta` ≠ `rope_theta`): SGLang's
     /// `get_rope` builds one cos/sin cache per base (its `_ROPE_DICT` key holds the base).
+    /// families30: Gemma 4's kinds differ in base and head size (a cache each, the sliding one
+    /// `swa_head_dim` wide under full rotation).
     pub two_rope_bases: bool,
     /// families28 (issue #17): a head-wise output gate (Step-3.5's `use_head_wise_attn_gate`: a
     /// column-parallel `g_proj` of hidden → heads, one sigmoid scalar a head); false for MiMo.
@@ -77,6 +79,14 @@ pub struct MimoV2Attention {
     /// families28 (issue #17): per-head `q_norm` / `k_norm` of the q/k width, replicated (Step-3.5);
     /// false for MiMo.
     pub qk_norms: bool,
+    /// families30 (issue #17): Gemma 4's two further norms a layer (`pre_feedforward_layernorm`,
+    /// `post_feedforward_layernorm`, hidden each) and its `layer_scalar` (one element), replicated;
+    /// false for MiMo and Step-3.5.
+    pub gemma_norms: bool,
+    /// families30 (issue #17): Gemma 4's MoE block (26B-A4B) beyond the generic MoE pieces: its three
+    /// further norms (`pre_feedforward_layernorm_2`, `post_feedforward_layernorm_1` / `_2`), the
+    /// router's `scale` (hidden) and `per_expert_scale` (this many experts), replicated; 0 without it.
+    pub gemma_moe_experts: u64,
 }
 
 /// What [`blocks`] reads: the layers, their feed-forwards and the attention kinds.
@@ -164,6 +174,8 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
             .is_some_and(|b| b.to_bits() != text.rope_theta.unwrap_or(1_000_000.0).to_bits()),
         head_gate: false,
         qk_norms: false,
+        gemma_norms: false,
+        gemma_moe_experts: 0,
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {
@@ -265,6 +277,18 @@ pub(crate) fn attention_pieces(
     if a.qk_norms {
         ps.push(Piece::vec(qk));
         ps.push(Piece::vec(qk));
+    }
+    // families30 (issue #17): SGLang 0.5.23 `gemma4_causal.py` `Gemma4DecoderLayer` (vLLM 0.34.0
+    // `gemma4.py` likewise): `pre_feedforward_layernorm`, `post_feedforward_layernorm` and the
+    // `layer_scalar` buffer of one element, loaded from the checkpoint.
+    if a.gemma_norms {
+        ps.extend([Piece::vec(hidden), Piece::vec(hidden), Piece::vec(1)]);
+    }
+    // families30 (issue #17): SGLang 0.5.23 `gemma4_causal.py` `Gemma4DecoderLayer` with
+    // `enable_moe_block`: three more norms, `Gemma4Router.scale` and `Gemma4MoE.per_expert_scale`.
+    if a.gemma_moe_experts > 0 {
+        ps.extend([Piece::vec(hidden); 4]);
+        ps.push(Piece::vec(a.gemma_moe_experts));
     }
     ps
 }

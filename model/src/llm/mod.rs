@@ -93,6 +93,8 @@ mod step3p5;
 pub mod deepseek_v4;
 // families29 (issue #17): Glm5NextForConditionalGeneration / Glm5NextForCausalLM, refused by name.
 mod glm5_next;
+// families30 (issue #17): Gemma 4 (full and sliding GQA kinds of their own widths, `llm::gemma4`).
+mod gemma4;
 mod weights;
 
 #[cfg(test)]
@@ -192,6 +194,9 @@ mod tests_families28;
 // families29 (issue #17): DeepSeek-V4.
 #[cfg(test)]
 mod tests_families29;
+// families30 (issue #17): Gemma 4.
+#[cfg(test)]
+mod tests_families30;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -678,6 +683,13 @@ pub enum Architecture {
     /// or a sigmoid-routed MoE with one shared expert per `moe_layers_enum` (SGLang
     /// `models/step3p5.py` from 0.5.9, vLLM from 0.15.1).
     Step3p5,
+    // families30 (issue #17): Gemma 4 (`gemma4` module).
+    /// `Gemma4ForCausalLM` / `Gemma4ForConditionalGeneration` (Google Gemma 4): GQA layers of two
+    /// kinds per `layer_types` — 5 sliding-window layers of `head_dim` wide heads to one full layer of
+    /// `global_head_dim` wide heads with its own KV heads (`num_global_key_value_heads`), keys reused
+    /// as values (`attention_k_eq_v`) — each with a gated GELU MLP and Gemma's four norms (SGLang
+    /// `models/gemma4_causal.py` from 0.5.11, vLLM `models/gemma4.py` from 0.19.0).
+    Gemma4,
 }
 
 impl Architecture {

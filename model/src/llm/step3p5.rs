@@ -53,10 +53,14 @@ fn moe_layers(list: Option<&str>, n: usize, an: &str) -> Result<Vec<bool>, Model
     Ok(out)
 }
 
-/// The layers of a Step-3.5 config (module doc): `layer_types` (its first `num_layers` entries; the
-/// rest are the MTP layers'), `moe_layers_enum`, the sliding kind's heads.
-pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
-    let n = usize::try_from(num_layers).unwrap_or(usize::MAX);
+/// Each layer's attention kind from `layer_types` (its first `n` entries: Step-3.5's further entries
+/// are its MTP layers'): `"full_attention"` or `"sliding_attention"`. Shared with Gemma 4
+/// (`llm::gemma4`).
+pub(super) fn mixers_from_layer_types(
+    text: &ModelConfig,
+    n: usize,
+    an: &str,
+) -> Result<Vec<Mixer>, ModelError> {
     let types = text
         .layer_types
         .as_deref()
@@ -83,6 +87,14 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
             }
         });
     }
+    Ok(mixers)
+}
+
+/// The layers of a Step-3.5 config (module doc): `layer_types` (its first `num_layers` entries; the
+/// rest are the MTP layers'), `moe_layers_enum`, the sliding kind's heads.
+pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
+    let n = usize::try_from(num_layers).unwrap_or(usize::MAX);
+    let mixers = mixers_from_layer_types(text, n, an)?;
     let moe_flags = moe_layers(text.moe_layers_enum.as_deref(), n, an)?;
     let dense = bounded(text.intermediate_size, "intermediate_size", an)?;
     let moe_intermediate = bounded(text.moe_intermediate_size, "moe_intermediate_size", an)?;
@@ -133,6 +145,8 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         two_rope_bases: false,
         head_gate: text.use_head_wise_attn_gate.unwrap_or(false),
         qk_norms: true,
+        gemma_norms: false,
+        gemma_moe_experts: 0,
     };
     let first_dense = moe_flags.iter().take_while(|&&m| !m).count();
     Ok(Blocks {

@@ -1035,6 +1035,10 @@ fn sglang_uses_swa_pool(s: &Scenario) -> (bool, Vec<String>) {
         // families28 (issue #17): Step-3.5-Flash always (SGLang 0.5.9 `is_hybrid_swa_model` lists
         // `Step3p5ForCausalLM`, its first release); `--disable-hybrid-swa-memory` turns it off.
         Architecture::Step3p5 => (!e.disable_hybrid_swa_memory, Vec::new()),
+        // families30 (issue #17): Gemma 4 always (SGLang 0.5.11 – 0.5.23 `configs/model_config.py` lists
+        // `Gemma4ForCausalLM` / `Gemma4ForConditionalGeneration` in `is_hybrid_swa_model`; no override
+        // turns it off); `--disable-hybrid-swa-memory` turns it off.
+        Architecture::Gemma4 => (!e.disable_hybrid_swa_memory, Vec::new()),
         Architecture::Llama4 | Architecture::GptOss => {
             if e.era < SglangEra::Late2025 {
                 return (

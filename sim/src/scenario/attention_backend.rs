@@ -199,6 +199,10 @@ pub fn sglang_default(version: &str, compute_capability: &str, model: &ModelSpec
 /// Other releases (before 0.5.2, after 0.5.9, unreadable) take [`sglang_default`].
 pub fn sglang_default_for(version: &str, compute_capability: &str, model: &ModelSpec) -> &'static str {
     use tpsim_model::llm::Architecture as A;
+    // families30 (issue #17): Gemma 4's own default, by release (`scenario::gemma4`).
+    if model.arch == A::Gemma4 {
+        return super::gemma4::sglang_default(version, tpsim_model::hw::sm_major(compute_capability));
+    }
     let base = sglang_default(version, compute_capability, model);
     let Some(r) = crate::engine_args_versions::release(version) else {
         return base;

@@ -129,6 +129,9 @@ impl Resolver<'_> {
         // families5 (issue #17): SGLang's EXAONE 4 backend refusal (`scenario::exaone4`).
         super::exaone4::sglang_check(kind, model, &release.version, e.attention_backend.as_deref())
             .map_err(|(k, m)| self.invalid(k, m))?;
+        // families30 (issue #17): SGLang's Gemma 4 backend refusal by release (`scenario::gemma4`).
+        super::gemma4::sglang_check(kind, model, &release.version, e.attention_backend.as_deref())
+            .map_err(|(k, m)| self.invalid(k, m))?;
         // families17 (issue #17): the names each release registers for dense ERNIE-4.5 (`scenario::ernie45`).
         super::ernie45::check(kind, model, &release.version).map_err(|(k, m)| self.invalid(k, m))?;
         // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
@@ -141,6 +144,17 @@ impl Resolver<'_> {
                 "engine.name",
                 "tpsim does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM: its KV-cache groups of \
                  full and sliding-window layers are not modelled (use sglang, from 0.5.9)",
+            ));
+        }
+        // families30 (issue #17): Gemma 4 under vLLM (`models/gemma4.py` from 0.19.0): its KV-cache groups
+        // of full (4 KV heads × 512) and sliding (16 × 256) layers, their page unification and vLLM's
+        // backend pick for 512-wide heads are not modelled.
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Gemma4 {
+            return Err(self.invalid(
+                "engine.name",
+                "tpsim does not model Gemma 4 (Gemma4ForCausalLM / Gemma4ForConditionalGeneration) under vLLM: \
+                 its KV-cache groups of full and sliding-window layers of different widths are not modelled \
+                 (use sglang, from 0.5.11)",
             ));
         }
         // grok52 (issue #17): vLLM serves MiMo-V2-Flash from 0.14.0 (`scenario::first_release`);

@@ -195,6 +195,13 @@
 //!   families29: DeepSeek-V4 (SGLang 0.5.12, vLLM 0.20.0) and GLM-5-Next (SGLang 0.5.20, vLLM 0.30.0)
 //!   have no row: `llm::config` refuses them as not modelled before any engine is resolved, naming
 //!   those releases (`llm::deepseek_v4`, `llm::glm5_next`).
+//! - **Gemma 4** (`Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`, families30;
+//!   `tpsim_model::llm::gemma4`), read from the PyPI wheels' file lists (2026-12-06): SGLang ships
+//!   `sglang/srt/models/gemma4_causal.py` and `gemma4_mm.py` (`EntryClass =
+//!   Gemma4ForConditionalGeneration`) from 0.5.11 (0.5.10 and 0.5.10.post1 have no `gemma4*` file;
+//!   0.5.11 … 0.5.23 have them). vLLM ships `vllm/model_executor/models/gemma4.py` and `gemma4_mm.py`
+//!   (registry: `Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`) from 0.19.0 (0.18.0 and 0.18.1
+//!   have none) but is refused whatever the release (`scenario::engine`: not modelled).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -828,6 +835,24 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entries for Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration",
         since: "vLLM registers them from 0.17.0",
         then: CannotServe("Qwen3.5 (Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration)"),
+    },
+    // families30: Gemma 4 (vLLM's row says since when it exists; `scenario::engine` refuses it as not
+    // modelled).
+    Row {
+        models: |m| m.arch == Architecture::Gemma4,
+        engine: Sglang,
+        first: Some(&[0, 5, 11]),
+        file: "models/gemma4_causal.py",
+        since: "SGLang adds it in 0.5.11",
+        then: CannotServe("Gemma 4 (Gemma4ForCausalLM / Gemma4ForConditionalGeneration)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Gemma4,
+        engine: Vllm,
+        first: Some(&[0, 19, 0]),
+        file: "models/gemma4.py",
+        since: "vLLM adds it in 0.19.0",
+        then: CannotServe("Gemma 4 (Gemma4ForCausalLM / Gemma4ForConditionalGeneration)"),
     },
 ];
 

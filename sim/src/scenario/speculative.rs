@@ -41,6 +41,16 @@ impl Resolver<'_> {
                  remove [speculative]",
             ));
         }
+        // families30 (issue #17): Gemma 4's drafts are its own assistant models (SGLang 0.5.23
+        // `arg_groups/speculative_hook.py`: a `Gemma4AssistantForCausalLM` draft turns NEXTN / EAGLE into
+        // FROZEN_KV_MTP, reading the target's KV; `models/gemma4_mtp.py` from 0.5.12), not modelled.
+        if target.arch == tpsim_model::llm::Architecture::Gemma4 {
+            return Err(self.invalid(
+                "speculative",
+                "Gemma 4's assistant (MTP) drafts (SGLang's Gemma4AssistantForCausalLM, run as FROZEN_KV_MTP over \
+                 the target's KV) are not modelled: remove [speculative]",
+            ));
+        }
         if target.mimo_v2.is_some() {
             return Err(self.invalid(
                 "speculative",

@@ -428,6 +428,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiniMaxText01 => "minimax_m1",
         // families28 (issue #17): the published config's `model_type`.
         A::Step3p5 => "step3p5",
+        // families30 (issue #17): transformers 5.25.0 `Gemma4TextConfig.model_type`.
+        A::Gemma4 => "gemma4_text",
     }
 }
 
