@@ -193,15 +193,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     let derived = s.model.context_len;
     if let Some(n) = e.context_length {
         if let Some(d) = derived.filter(|d| n > *d) {
-            // SGLang 0.5.9 configs/model_config.py, ModelConfig.__init__.
             return Err(refuse(
                 "engine.context_length",
-                format!(
-                    "SGLang refuses it: \"ValueError: Warning: User-specified context_length ({n}) is greater than the \
-                     derived context_length ({d}). This may lead to incorrect model outputs or CUDA errors. Note that the \
-                     derived context_length may differ from max_position_embeddings in the model's config. To allow \
-                     overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\""
-                ),
+                crate::scenario::sglang_context_refusal(n, d),
             ));
         }
         if sglang {

@@ -497,6 +497,18 @@ pub struct Workload {
     pub load: crate::workload::Load,
 }
 
+/// SGLang's refusal of `--context-length n` above the model's derived length `d` (SGLang 0.5.9
+/// `configs/model_config.py`, `ModelConfig.__init__`; unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN`
+/// is set, which tpsim does not take), quoted so a scenario and `tpsim engine-args` say the same.
+pub(crate) fn sglang_context_refusal(n: u64, d: u64) -> String {
+    format!(
+        "SGLang refuses it: \"ValueError: Warning: User-specified context_length ({n}) is greater than the derived \
+         context_length ({d}). This may lead to incorrect model outputs or CUDA errors. Note that the derived \
+         context_length may differ from max_position_embeddings in the model's config. To allow overriding this \
+         maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\""
+    )
+}
+
 /// Reads, parses, resolves and validates a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let text = crate::files::read_text(path).map_err(|e| ScenarioError::Io {

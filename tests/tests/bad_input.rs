@@ -1547,3 +1547,34 @@ fn pcie_gen3_x16_bw_garbage() {
         );
     }
 }
+
+/// A context length above the model's is refused under SGLang as `ModelConfig.__init__` refuses it
+/// (SGLang 0.5.9 `configs/model_config.py`), by `run` as by `engine-args`: before stop 53 `tpsim run`
+/// took it and an i64-max length overflowed Grok-2's per-layer RoPE caches (a panic found by
+/// `input_mutation`). Grok-2's derived length is its `max_position_embeddings`, 131,072.
+#[test]
+fn sglang_context_length_above_the_models_is_refused_not_a_panic() {
+    for n in ["131073", "9223372036854775807"] {
+        let f = edited_variant(
+            "examples/grok-2-fp8-sglang-rtxpro6000x8.toml",
+            &format!("ctx{n}"),
+            |t| t.replace("context_length = 32768", &format!("context_length = {n}")),
+        );
+        for cmd in ["run", "memory", "engine-args"] {
+            let o = tpsim(&[cmd, &f]);
+            assert_eq!(o.code, 2, "{cmd} {n}: {}", o.stderr);
+            assert!(
+                o.stderr.contains(&format!(
+                    "User-specified context_length ({n}) is greater than the derived context_length (131072)"
+                )),
+                "{cmd} {n}: {}",
+                o.stderr
+            );
+        }
+    }
+    // The model's own length is taken.
+    let f = edited_variant("examples/grok-2-fp8-sglang-rtxpro6000x8.toml", "ctx131072", |t| {
+        t.replace("context_length = 32768", "context_length = 131072")
+    });
+    assert_eq!(tpsim(&["memory", &f]).code, 0);
+}

@@ -1024,6 +1024,13 @@ impl Resolver<'_> {
         kind: EngineKind,
         model: &ModelSpec,
     ) -> Result<(u64, Option<String>), ScenarioError> {
+        // SGLang refuses a length above the model's (`ModelConfig.__init__`), where tpsim would
+        // otherwise size per-position tensors for it.
+        if let (EngineKind::Sglang, Some(c), Some(d)) = (kind, given, model.context_len)
+            && c > d
+        {
+            return Err(self.invalid("engine.context_length", super::sglang_context_refusal(c, d)));
+        }
         match given.or(model.context_len) {
             Some(0) => Err(self.invalid("engine.context_length", "0: expected a context length ≥ 1 token")),
             Some(c) => Ok((c, None)),
