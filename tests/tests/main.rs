@@ -330,3 +330,5 @@ mod shm52;
 mod release52;
 // families28 (issue #17): StepFun Step-3.5-Flash.
 mod families28;
+// sglres53 (issue #17): SGLang 0.5.9-0.5.23 default-fraction reserve terms by release.
+mod sglres53;
