@@ -243,6 +243,11 @@ mod tests {
         }
     }
 
+    /// Sums of multiples of 8 MiB and 0.5 GiB: exact in f64.
+    fn eq(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+    }
+
     fn terms(v: &str, c: &GraphContext) -> ReserveTerms {
         reserve_terms(&reserve_rule(v).unwrap(), c, Some(8192), (None, None))
     }
@@ -253,19 +258,19 @@ mod tests {
         assert_eq!(reserve_rule("0.5.24"), None);
         assert_eq!(reserve_rule("0.5.3").unwrap(), rule_of_patch(9));
         // Llama at chunk 8192: 58 sizes × 8 = 464 MiB from 0.5.10 (default on), none in 0.5.9.
-        assert_eq!(terms("0.5.9", &ctx()).before_floor_mib, 0.0);
-        assert_eq!(terms("0.5.10", &ctx()).before_floor_mib, 464.0);
-        assert_eq!(terms("0.5.23", &ctx()).before_floor_mib, 464.0);
+        eq(terms("0.5.9", &ctx()).before_floor_mib, 0.0);
+        eq(terms("0.5.10", &ctx()).before_floor_mib, 464.0);
+        eq(terms("0.5.23", &ctx()).before_floor_mib, 464.0);
         // EAGLE: 2048 (0.5.9), 4096 (0.5.13), 0 (0.5.14); 0.5.10 also turns prefill graphs off.
         let spec = GraphContext {
             speculative: true,
             ..ctx()
         };
-        assert_eq!(terms("0.5.9", &spec).after_floor_mib, 2048.0);
+        eq(terms("0.5.9", &spec).after_floor_mib, 2048.0);
         let t10 = terms("0.5.10", &spec);
         assert_eq!((t10.after_floor_mib, t10.before_floor_mib), (4096.0, 0.0));
-        assert_eq!(terms("0.5.13", &spec).before_floor_mib, 464.0);
-        assert_eq!(terms("0.5.14", &spec).after_floor_mib, 0.0);
+        eq(terms("0.5.13", &spec).before_floor_mib, 464.0);
+        eq(terms("0.5.14", &spec).after_floor_mib, 0.0);
     }
 
     #[test]
@@ -281,18 +286,18 @@ mod tests {
             user_prefill: Some(true),
             ..mla.clone()
         };
-        assert_eq!(terms("0.5.9", &on).before_floor_mib, 336.0);
-        assert_eq!(terms("0.5.12", &mla).before_floor_mib, 1536.0);
-        assert_eq!(terms("0.5.16", &mla).before_floor_mib, 0.0);
-        assert_eq!(terms("0.5.18", &mla).before_floor_mib, 1536.0);
+        eq(terms("0.5.9", &on).before_floor_mib, 336.0);
+        eq(terms("0.5.12", &mla).before_floor_mib, 1536.0);
+        eq(terms("0.5.16", &mla).before_floor_mib, 0.0);
+        eq(terms("0.5.18", &mla).before_floor_mib, 1536.0);
         // DeepEP: 0.5.14 prefill off, nothing after the floor; 0.5.15 +2048 after; 0.5.17 breakable
         // stays on (+1024 before, with its 1536) and +2048 after; graphs off: no DeepEP, no decode term.
         let ep = GraphContext {
             deepep: true,
             ..mla.clone()
         };
-        assert_eq!(terms("0.5.14", &ep).after_floor_mib, 0.0);
-        assert_eq!(terms("0.5.15", &ep).after_floor_mib, 2048.0);
+        eq(terms("0.5.14", &ep).after_floor_mib, 0.0);
+        eq(terms("0.5.15", &ep).after_floor_mib, 2048.0);
         let t17 = terms(
             "0.5.17",
             &GraphContext {
@@ -328,18 +333,18 @@ mod tests {
     fn caps_and_user_switches() {
         let r = reserve_rule("0.5.13").unwrap();
         // max_total_tokens 4096 caps the sizes at 4096 (50 sizes), the context length 1024 at 1024 (38).
-        assert_eq!(
+        eq(
             reserve_terms(&r, &ctx(), Some(8192), (Some(4096), None)).before_floor_mib,
-            400.0
+            400.0,
         );
-        assert_eq!(
+        eq(
             reserve_terms(&r, &ctx(), Some(8192), (None, Some(1024))).before_floor_mib,
-            304.0
+            304.0,
         );
         let r17 = reserve_rule("0.5.17").unwrap();
-        assert_eq!(
+        eq(
             reserve_terms(&r17, &ctx(), Some(8192), (None, Some(1024))).before_floor_mib,
-            464.0
+            464.0,
         );
         let off = GraphContext {
             user_prefill: Some(false),
