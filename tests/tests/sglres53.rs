@@ -182,3 +182,30 @@ fn sglang_0_5_13_post1_qwen3_32b_rtx_5090_tp4() {
     let implied = (num(&r, "kv_tokens") * 65_536.0 / (1u64 << 30) as f64 + num(&r, "weight_mem_gb")) / 0.88;
     assert!((implied - 30.588).abs() < 0.001, "{implied}");
 }
+
+/// An imported SGLang 0.5.23 command with `--disable-prefill-cuda-graph` (0.5.23's
+/// `arg_groups/fields/exec_.py` flag, in tests/data/engine-args/sglang-0.5.23.txt) states
+/// `enable_piecewise_cuda_graph = false`: Llama-3.1-8B on one H100 resolves 0.835 (13,440 MiB)
+/// instead of the default 0.830 (13,904 MiB with 58 prefill sizes).
+#[test]
+fn imported_disable_prefill_cuda_graph() {
+    use tpsim::import_command_build::{self as build, HardwareFrom, Options};
+    let o = |version: &str| Options {
+        hardware: HardwareFrom::Preset("h100-sxm-1x".into()),
+        engine_version: Some(version.into()),
+        model_preset: None,
+        model_config: None,
+        acceptance: None,
+        output: None,
+    };
+    let cmd = "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct";
+    let f = |cmd: &str| {
+        let i = build::import(cmd, &o("0.5.23")).unwrap();
+        let s = tpsim::scenario::load_str(&i.text, Path::new("imported.toml")).unwrap();
+        (i.text, s.engine.mem_fraction_static)
+    };
+    let (text, off) = f(&format!("{cmd} --disable-prefill-cuda-graph"));
+    assert!(text.contains("enable_piecewise_cuda_graph = false"), "{text}");
+    eq3(off, 0.835, "off");
+    eq3(f(cmd).1, 0.830, "default");
+}
