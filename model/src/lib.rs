@@ -22,6 +22,7 @@ pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
 pub mod rope_cache; // mem49 (issue #17 point 5): RoPE cos/sin caches per engine and release
 pub mod sglang_piecewise;
+pub mod sglang_reserve; // sglres53 (issue #17): SGLang 0.5.3 – 0.5.23 default-fraction reserve terms by release
 // Issue #19 point 1: NCCL's SHM transport costs from a preset's host facts.
 pub mod shm;
 pub mod spec;

@@ -381,6 +381,13 @@ pub struct DefaultFractionInput {
     /// eras' reserve uses in place of the per-card default (SGLang 0.5.9 `_handle_gpu_memory_settings`
     /// sets the default only when it is `None`; issue #17, graphs). `None`: [`late_2025_buckets`].
     pub cuda_graph_max_bs: Option<u32>,
+    /// sglres53: MiB the release adds after the 10 GiB floor (its EAGLE term and DeepEP's,
+    /// `crate::sglang_reserve::reserve_terms`), in place of the era's EAGLE term; `None`: the era's
+    /// (2 GiB with EAGLE in late 2025, none in spring 2026).
+    pub after_floor_mib: Option<f64>,
+    /// sglres53: whether 2 × `cuda_graph_max_bs` is counted (SGLang 0.5.15 on skips it when decode
+    /// graphs are off, `crate::sglang_reserve::ReserveRule::decode_term_needs_graphs`).
+    pub decode_graph_term: bool,
 }
 
 /// Why a default fraction cannot be derived.
@@ -441,16 +448,20 @@ pub fn sglang_default_fraction_dp(i: &DefaultFractionInput, dp: u32) -> Result<f
             }
             let (chunked, default_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
             let graph_bs = i.cuda_graph_max_bs.map_or(default_bs, f64::from);
+            let decode = if i.decode_graph_term { 2.0 * graph_bs } else { 0.0 };
             let mut reserved =
-                512.0 + 1.5 * chunked.max(2048.0) + 2.0 * graph_bs + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
+                512.0 + 1.5 * chunked.max(2048.0) + decode + tpp / 8.0 * 1024.0 + i.extra_reserve_mib;
             reserved += crate::dp_attention::sglang_dp_attention_reserve_mib(graph_bs, dp);
             if gpu_gib > 60.0 {
                 reserved = reserved.max(10.0 * 1024.0);
             }
-            // Spring 2026 removed the speculative reserve (the draft is inside the KV budget).
-            if i.eagle && i.era == SglangEra::Late2025 {
-                reserved += 2.0 * 1024.0;
-            }
+            // Spring 2026 removed the speculative reserve (the draft is inside the KV budget); a
+            // release's own terms replace the era's (sglres53).
+            reserved += match i.after_floor_mib {
+                Some(mib) => mib,
+                None if i.eagle && i.era == SglangEra::Late2025 => 2.0 * 1024.0,
+                None => 0.0,
+            };
             let gpu = i.gpu_mem_mib as f64;
             // Rounded to 3 decimals before the vision factor: engine-memory.tsv's Kimi-K2.5 row on
             // MI355X (294,912 MiB, tp 8, reserved 27,136 MiB) logged 0.8260405859375 =
@@ -736,6 +747,8 @@ mod tests {
             eagle: false,
             vision: None,
             extra_reserve_mib: 0.0,
+            after_floor_mib: None,
+            decode_graph_term: true,
             cuda_graph_max_bs: bs,
         };
         for (bs, want) in [
@@ -922,6 +935,8 @@ mod tests {
             eagle: true,
             vision: None,
             extra_reserve_mib: 0.0,
+            after_floor_mib: None,
+            decode_graph_term: true,
             cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
@@ -991,6 +1006,8 @@ mod tests {
             eagle: false,
             vision: None,
             extra_reserve_mib: 0.0,
+            after_floor_mib: None,
+            decode_graph_term: true,
             cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
@@ -1006,6 +1023,8 @@ mod tests {
             eagle: true,
             vision: None,
             extra_reserve_mib: 0.0,
+            after_floor_mib: None,
+            decode_graph_term: true,
             cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
@@ -1014,6 +1033,8 @@ mod tests {
         let v = DefaultFractionInput {
             vision: Some((27, 1152)),
             extra_reserve_mib: 0.0,
+            after_floor_mib: None,
+            decode_graph_term: true,
             cuda_graph_max_bs: None,
             ..seed.clone()
         };

@@ -62,6 +62,18 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
         "enable_piecewise_cuda_graph",
         Kind::True,
     ),
+    // sglres53: prefill graphs off (SGLang 0.5.10 – 0.5.19 `--disable-piecewise-cuda-graph`, 0.5.14 on
+    // `--disable-prefill-cuda-graph`: `server_args.py` / `arg_groups/fields/exec_.py`).
+    (
+        "--disable-piecewise-cuda-graph",
+        "enable_piecewise_cuda_graph",
+        Kind::False,
+    ),
+    (
+        "--disable-prefill-cuda-graph",
+        "enable_piecewise_cuda_graph",
+        Kind::False,
+    ),
     ("--cuda-graph-max-bs", "cuda_graph_max_bs", Kind::Int),
     ("--cuda-graph-max-bs-decode", "cuda_graph_max_bs", Kind::Int),
     ("--cuda-graph-bs", "cuda_graph_bs", Kind::IntList),

@@ -1007,15 +1007,16 @@ fn every_row_has_a_test() {
     // SGLang 0.5.13 Qwen3-30B-A3B, vLLM 0.28.0 DeepSeek-R1-0528 out of memory while loading, SGLang
     // 2026-08 DeepSeek-R1-0528 with CPU experts) in `sglanglogs`; lines 61–63 (vLLM 0.10.1 / ~0.11 /
     // 0.14.1 gpt-oss-120b on one H100) in `gpt_oss_logs`; lines 64–67 (vLLM 0.10.1.1 Qwen2-7B-Instruct on
-    // one and two A100s, vllmold52) in `vllmold52`.
+    // one and two A100s, vllmold52) in `vllmold52`; line 68 (SGLang 0.5.13.post1 Qwen3-32B on 4× RTX
+    // 5090) in `sglres53`.
     // A new row fails this until it gets its own test.
     let engines: Vec<String> = read_tsv(&data_path("engine-memory.tsv"))
         .rows
         .iter()
         .map(|r| r.get(1).to_string())
         .collect();
-    assert_eq!(engines.len(), 66);
-    assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 18);
+    assert_eq!(engines.len(), 67);
+    assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 19);
     assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 48);
 }
 

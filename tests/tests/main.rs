@@ -340,3 +340,5 @@ mod shmsize53;
 mod families29;
 // families30 (issue #17): Google Gemma 4.
 mod families30;
+// sglres53 (issue #17): SGLang 0.5.9-0.5.23 default-fraction reserve terms by release.
+mod sglres53;

@@ -337,9 +337,10 @@ fn sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8() {
 ///   says the prefill graphs are on (`enable_piecewise_cuda_graph`; this build captures them by
 ///   default).
 /// - Line 60 (TP 8, graphs off): the logged 0.831 is 512 + 12,288 + 1,024 = 13,824 MiB, without the
-///   2 × 512 of decode graphs. tpsim keeps that term when the graphs are off (the early-2026 source
-///   adds it unconditionally) and gives 0.818: a known miss, asserted; the build that drops the term
-///   is not identified, so tpsim's rule is unchanged.
+///   2 × 512 of decode graphs. The spring-2026 era's rule (named here without a release) keeps that
+///   term when the graphs are off (the early-2026 source adds it unconditionally) and gives 0.818:
+///   asserted. sglres53: SGLang 0.5.15 drops it; with `engine.version` ≥ 0.5.15 tpsim gives 0.831
+///   (`sglres53::mla_deepep_and_graphs_off_tp8`).
 #[test]
 fn sglang_2026_08_default_fraction_h100() {
     let r57 = row(FP8_LINE, FP8_MODEL);

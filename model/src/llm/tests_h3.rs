@@ -156,6 +156,8 @@ fn sglang_vlm_fraction_uses_the_engine_dims() {
         eagle: false,
         vision,
         extra_reserve_mib: 0.0,
+        after_floor_mib: None,
+        decode_graph_term: true,
         cuda_graph_max_bs: None,
     };
     let base = crate::memory::sglang_default_fraction(&input(None)).expect("base");

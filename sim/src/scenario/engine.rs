@@ -332,8 +332,25 @@ impl Resolver<'_> {
                 };
                 let gpu_mib = hw.gpu.memory_total_mib;
                 let chunk = super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp);
-                let mut extra =
-                    self.piecewise_reserve(e.enable_piecewise_cuda_graph, kind, fraction_era, chunk, model)?;
+                // sglres53: the release's prefill-graph, EAGLE and DeepEP terms (`scenario::piecewise`).
+                let terms = self.piecewise_reserve(
+                    &super::piecewise::ReserveInput {
+                        enabled: e.enable_piecewise_cuda_graph,
+                        kind,
+                        era: fraction_era,
+                        version: user_era.is_none().then_some(release.version.as_str()),
+                        chunk,
+                        model,
+                        decode_graphs: e.cuda_graph.unwrap_or(true),
+                        speculative,
+                        parallel: (dp > 1, pp, dcp > 1),
+                        amd: hw.accel.vendor == super::accel::GpuVendor::Amd,
+                        deepep: e.moe_a2a_backend.as_deref() == Some("deepep"),
+                        caps: (e.max_total_tokens, e.context_length),
+                    },
+                    &mut graph_warnings,
+                )?;
+                let mut extra = terms.before_floor_mib;
                 // Issue #18: the user's chunk size sets the activation reserve (late eras only).
                 if fraction_era >= SglangEra::Late2025 {
                     extra += super::chunk_reserve::activation_reserve_delta_mib(
@@ -349,6 +366,7 @@ impl Resolver<'_> {
                     (tp, pp, dp),
                     speculative,
                     (extra, cuda_graphs.sglang_max_bs),
+                    (fraction_era >= SglangEra::Late2025).then_some(&terms),
                 )?;
                 // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
                 let early = tpsim_model::sglang_fraction_early::early_rule(&release.version);
@@ -920,8 +938,12 @@ impl Resolver<'_> {
         speculative: bool,
         // The features' extra reserve (MiB) and the user's `cuda_graph_max_bs` (issue #17, graphs).
         (extra_reserve_mib, cuda_graph_max_bs): (f64, Option<u32>),
+        // sglres53: the release's terms after the floor and its decode-graph rule (late eras).
+        terms: Option<&tpsim_model::sglang_reserve::ReserveTerms>,
     ) -> Result<f64, ScenarioError> {
         let input = DefaultFractionInput {
+            after_floor_mib: terms.map(|t| t.after_floor_mib),
+            decode_graph_term: terms.is_none_or(|t| t.decode_term),
             cuda_graph_max_bs,
             era,
             gpu_mem_mib: hw.gpu.memory_total_mib,

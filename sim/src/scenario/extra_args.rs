@@ -83,6 +83,14 @@ pub const KEYED: &[(&str, &str)] = &[
         "--enable-piecewise-cuda-graph",
         "engine.enable_piecewise_cuda_graph",
     ),
+    (
+        "--disable-piecewise-cuda-graph",
+        "engine.enable_piecewise_cuda_graph = false",
+    ),
+    (
+        "--disable-prefill-cuda-graph",
+        "engine.enable_piecewise_cuda_graph = false",
+    ),
     ("--cuda-graph-max-bs", "engine.cuda_graph_max_bs"),
     ("--cuda-graph-bs", "engine.cuda_graph_bs"),
     ("--chunked-prefill-size", "engine.chunked_prefill_size"),
