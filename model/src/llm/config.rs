@@ -1279,6 +1279,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                     | Architecture::MiniCpm3
             )),
         has_vision,
+        sglang_multimodal: arch_name.ends_with("ForConditionalGeneration")
+            || arch_name == super::internvl::INTERNVL,
         vision,
         attention_bias,
         qk_norm,

@@ -965,6 +965,11 @@ pub struct ModelSpec {
     pub tie_word_embeddings: bool,
     /// Multimodal model with a vision tower.
     pub has_vision: bool,
+    /// The checkpoint's architecture is one SGLang lists as multimodal (`configs/model_config.py`
+    /// `multimodal_model_archs`: every `…ForConditionalGeneration` tpsim reads, and
+    /// `InternVLChatModel`), whether or not tpsim models its tower (`has_vision`): SGLang's
+    /// prefill-graph rules key on the name (`tpsim_model::sglang_reserve`).
+    pub sglang_multimodal: bool,
     /// The vision tower's size, when `has_vision`.
     pub vision: Option<VisionTower>,
     /// Attention projections carry a bias (Qwen2 QKV bias, `attention_bias`).

@@ -88,6 +88,7 @@ fn mtp_draft(target: &ModelSpec, tp: u32) -> Result<(String, ModelSpec, Bytes), 
     d.first_k_dense_replace = 0;
     d.num_nextn_predict_layers = 0;
     d.has_vision = false;
+    d.sglang_multimodal = false;
     d.vision = None;
     let b = d.weight_breakdown(tp);
     let act = d.activation_bytes();

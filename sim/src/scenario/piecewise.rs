@@ -91,7 +91,7 @@ impl Resolver<'_> {
             decode_graphs: i.decode_graphs,
             arch: i.model.arch,
             mla: matches!(i.model.attention, Attention::Mla { .. }),
-            multimodal: i.model.has_vision,
+            multimodal: i.model.has_vision || i.model.sglang_multimodal,
             speculative: i.speculative,
             dp_attention: i.parallel.0,
             pp: i.parallel.1,
