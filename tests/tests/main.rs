@@ -330,3 +330,5 @@ mod shm52;
 mod release52;
 // families28 (issue #17): StepFun Step-3.5-Flash.
 mod families28;
+// families32 (issue #17): Moonshot Kimi-K3.
+mod families32;

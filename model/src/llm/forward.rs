@@ -417,8 +417,13 @@ impl ModelSpec {
             } else if self.short_conv.is_some() {
                 // families22 (issue #17): an LFM2 short-conv layer (`llm::lfm2`).
                 super::lfm2::SHORT_CONV_KERNELS
-            } else if self.arch == super::Architecture::KimiLinear {
-                // families19 (issue #17): a KDA layer (`llm::kimi_linear`).
+            } else if matches!(
+                self.arch,
+                super::Architecture::KimiLinear | super::Architecture::KimiK3
+            ) {
+                // families19 (issue #17): a KDA layer (`llm::kimi_linear`); families32: Kimi-K3's,
+                // its [q, k, v, g] one fused GEMM where Kimi-Linear runs g_a and g_b (a kernel fewer,
+                // not counted: `llm::kimi_k3`).
                 super::kimi_linear::KDA_KERNELS
             } else if self.arch == super::Architecture::MiniMaxText01 {
                 // families27 (issue #17): a lightning layer (`llm::minimax01`).

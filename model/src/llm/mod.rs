@@ -89,6 +89,9 @@ mod mimo_v2;
 mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x MoE)
 // families28 (issue #17): Step3p5ForCausalLM (full and sliding GQA kinds, MoE with a shared expert).
 mod step3p5;
+// families32 (issue #17): KimiK3ForConditionalGeneration (Kimi-Linear's KDA + MLA layers with a
+// full-rank KDA gate, an MLA output gate, attention residuals and a latent MoE).
+pub mod kimi_k3;
 mod weights;
 
 #[cfg(test)]
@@ -662,6 +665,12 @@ pub enum Architecture {
     /// or a sigmoid-routed MoE with one shared expert per `moe_layers_enum` (SGLang
     /// `models/step3p5.py` from 0.5.9, vLLM from 0.15.1).
     Step3p5,
+    // families32 (issue #17): Kimi-K3 (`kimi_k3` module).
+    /// `KimiK3ForConditionalGeneration` / `KimiK3LinearForCausalLM` (Moonshot Kimi-K3): Kimi-Linear's
+    /// layerwise KDA / MLA hybrid with a full-rank KDA output gate, a sigmoid output gate on MLA (with
+    /// q compression), block attention residuals, and a MoE whose routed experts run in a narrower
+    /// latent space behind replicated projections (SGLang `models/kimi_k3.py` from 0.5.17).
+    KimiK3,
 }
 
 impl Architecture {
@@ -1084,6 +1093,10 @@ pub struct ModelSpec {
     /// expert weights; 0 for other models.
     #[serde(skip)]
     pub zero_experts: u64,
+    /// families32 (issue #17): Kimi-K3's own pieces beside Kimi-Linear's layers (`llm::kimi_k3`);
+    /// `None` for other models.
+    #[serde(skip)]
+    pub kimi_k3: Option<kimi_k3::KimiK3>,
 }
 
 impl ModelSpec {
@@ -1185,7 +1198,7 @@ impl ModelSpec {
         // families19 (issue #17): Kimi-Linear's KDA heads (`kda.py`: `assert self.num_heads % self.tp_size
         // == 0`).
         if let Some(g) = self.linear_attention
-            && self.arch == Architecture::KimiLinear
+            && matches!(self.arch, Architecture::KimiLinear | Architecture::KimiK3)
             && !g.num_v_heads.is_multiple_of(t)
         {
             return fail(format!(

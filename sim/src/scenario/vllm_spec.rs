@@ -428,6 +428,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiniMaxText01 => "minimax_m1",
         // families28 (issue #17): the published config's `model_type`.
         A::Step3p5 => "step3p5",
+        // families32 (issue #17): the published config's `model_type`.
+        A::KimiK3 => "kimi_k3",
     }
 }
 
