@@ -1651,7 +1651,7 @@ const STEP3P5_CHECKS: &[Check] = &[
 // checks are hand counts against the published checkpoint's tensor list.
 static KIMI_K3: Coverage = Coverage {
     arch: Architecture::KimiK3,
-    families: "Kimi-K3 (preset from a public copy of the config and tensor list; the MoonViT3d tower, the fused [latent | shared] all-reduce's width and the SiTU kernels not modelled); SGLang from 0.5.17, vLLM not modelled",
+    families: "Kimi-K3 (preset from a public copy of the config and tensor list; the MoonViT3d tower, the fused latent-and-shared all-reduce's width and the SiTU kernels not modelled); SGLang from 0.5.17, vLLM not modelled",
     sglang: exact_memory(KIMI_K3_CHECKS),
     vllm: NOT_MODELLED,
 };
