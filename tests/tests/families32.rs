@@ -69,7 +69,10 @@ fn kimi_k3_parameters_by_hand() {
     assert_eq!(s.kv_layers(), 24);
     assert_eq!(s.first_k_dense_replace, 1);
     let mla_layers: Vec<usize> = (0..93).filter(|&i| s.mixers[i] == Mixer::Attention).collect();
-    assert_eq!(mla_layers, (1..=23).map(|k| 4 * k - 1).chain([92]).collect::<Vec<_>>());
+    assert_eq!(
+        mla_layers,
+        (1..=23).map(|k| 4 * k - 1).chain([92]).collect::<Vec<_>>()
+    );
     assert_eq!(s.context_len, Some(1_048_576));
     let fp32 = 69 * (147_456 + 12_288 + 96) + 92 * 896;
     assert_eq!(

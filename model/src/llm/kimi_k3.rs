@@ -60,7 +60,9 @@ pub(crate) fn read(text: &ModelConfig, an: &str) -> Result<KimiK3, ModelError> {
         return Err(invalid(
             "hidden_act",
             format!("\"{act}\""),
-            format!("\"silu\" or \"situ\" (SGLang 0.5.23 kimi_k3.py KimiK3MLP: \"Unsupported activation: {act}\")"),
+            format!(
+                "\"silu\" or \"situ\" (SGLang 0.5.23 kimi_k3.py KimiK3MLP: \"Unsupported activation: {act}\")"
+            ),
         ));
     }
     let latent = match text.routed_expert_hidden_size {

@@ -76,7 +76,12 @@ fn required(v: Option<u64>, field: &str, an: &str) -> Result<u64, ModelError> {
 ///
 /// families32 (issue #17): with `kimi_k3` the activation and q-compression checks are Kimi-K3's own
 /// (`kimi_k3::read`: SiTU allowed, MLA with `q_lora_rank`).
-pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str, kimi_k3: bool) -> Result<Blocks, ModelError> {
+pub(crate) fn blocks(
+    text: &ModelConfig,
+    num_layers: u64,
+    an: &str,
+    kimi_k3: bool,
+) -> Result<Blocks, ModelError> {
     if let Some(act) = text.hidden_act.as_deref().filter(|a| *a != "silu" && !kimi_k3) {
         return Err(invalid(
             "hidden_act",
