@@ -29,8 +29,8 @@ fn config() -> String {
 ///   29,784,936,832
 ///
 /// → 2,779,484,476,000 (2.78 T; active: 16 of 896 experts, 105,364,017,760). Cross-check against the
-/// tensor list: N − 92 × experts / 2 (packed) + E8M0 scales 92 × 896 × (2 × 3,072 × 112 + 3,584 × 96)
-/// + 69 × 32 (A_log's unloaded tail) + the MoonViT3d tower and projector 447,358,976 =
+/// tensor list: N − 92 × experts / 2 (packed), plus E8M0 scales 92 × 896 × (2 × 3,072 × 112 + 3,584 ×
+/// 96), plus 69 × 32 (A_log's unloaded tail), plus the MoonViT3d tower and projector 447,358,976, is
 /// 1,503,647,073,024, the report's count exactly.
 ///
 /// Bytes at tp 1 in bf16: 2 × N, plus 2 B more for each fp32 element (per KDA layer 147,456 conv +
@@ -84,20 +84,21 @@ fn kimi_k3_parameters_by_hand() {
 /// The example (SGLang 0.5.23, tp 16, the published MXFP4 checkpoint), by hand (tolerance: none):
 /// - weights a rank: embedding + head 2 × 10,240 × 7,168 × 2 = 293,601,280, final norm and output
 ///   attention-residual read 3 × 14,336;
-///   KDA layer (768 of P, 6 heads a rank) 28,672 norms + q/k/v 3 × 768 × 7,168 × 2 + f_a 128 × 7,168 × 2
-///   + f_b 768 × 128 × 2 + dt_bias 768 × 4 + b 6 × 7,168 × 2 + convs 3 × 768 × 4 × 4 + A_log 6 × 4 +
-///   g 768 × 7,168 × 2 + o_norm 256 + o 7,168 × 768 × 2 + residual pieces 57,344 = 57,294,104;
-///   MLA layer 28,672 + fused q_a/kv_a 2,112 × 7,168 × 2 + 3,072 + q_b 6 × 192 × 1,536 × 2 + 1,024 +
-///   kv_b 6 × 256 × 512 × 2 + w_kc, w_vc 2 × 6 × 128 × 512 × 2 + o and g 2 × 768 × 7,168 × 2 + 57,344
-///   = 59,072,512; dense layer 3 × 2,112 × 7,168 × 2 = 90,832,896;
-///   MoE layer: router 896 × 7,168 × 2 + bias 896 × 4; latent 2 × 3,584 × 7,168 × 2 + norm 7,168;
-///   896 experts of gate_up 384 × 3,584 and down 3,584 × 192 at 0.5 B + one E8M0 byte per 32
-///   (731,136 + 365,568 = 1,096,704 B each); shared 3 × 384 × 7,168 × 2 = 1,114,778,112
-///   → 108,315,096,952 B;
+/// - a KDA layer (768 of P, 6 heads a rank): norms 28,672, q/k/v 3 × 768 × 7,168 × 2, f_a 128 × 7,168
+///   × 2, f_b 768 × 128 × 2, dt_bias 768 × 4, b 6 × 7,168 × 2, convs 3 × 768 × 4 × 4, A_log 6 × 4, g
+///   768 × 7,168 × 2, o_norm 256, o 7,168 × 768 × 2, residual pieces 57,344: 57,294,104;
+/// - an MLA layer: norms 28,672, fused q_a/kv_a 2,112 × 7,168 × 2, q_a_layernorm 3,072, q_b 6 × 192 ×
+///   1,536 × 2, kv_a_layernorm 1,024, kv_b 6 × 256 × 512 × 2, w_kc and w_vc 2 × 6 × 128 × 512 × 2, o
+///   and g 2 × 768 × 7,168 × 2, residual pieces 57,344: 59,072,512;
+/// - the dense layer 3 × 2,112 × 7,168 × 2 = 90,832,896;
+/// - a MoE layer: router 896 × 7,168 × 2 and bias 896 × 4; latent 2 × 3,584 × 7,168 × 2 and norm
+///   7,168; 896 experts of gate_up 384 × 3,584 and down 3,584 × 192 at 0.5 B with one E8M0 byte per
+///   32 (731,136 + 365,568 = 1,096,704 B each); shared 3 × 384 × 7,168 × 2: 1,114,778,112;
+/// - in all 108,315,096,952 B;
 /// - KV cell: 24 MLA layers × (512 + 64) × 2 B = 27,648 B a token;
 /// - KDA state a request (SGLang `KimiLinearStateShape` over attention-TP 16): convs 3 × 768 × 3 × 2 B
-///   (bf16) + recurrent 6 × 128 × 128 × 4 B (float32) = 407,040 B a layer, × 69 = 28,085,760; the pool
-///   holds ⌊rest × 0.9 / 1.9 GiB / 28,085,760⌋ requests (`mamba_full_memory_ratio` 0.9,
+///   (bf16) and recurrent 6 × 128 × 128 × 4 B (float32) = 407,040 B a layer, × 69 = 28,085,760; the
+///   pool holds ⌊rest × 0.9 / 1.9 GiB / 28,085,760⌋ requests (`mamba_full_memory_ratio` 0.9,
 ///   `tpsim_model::state_pool`);
 /// - all-reduces a pass: 93 attention + 93 feed-forward + the embedding's = 187.
 #[test]
