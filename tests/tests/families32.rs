@@ -186,3 +186,41 @@ fn kimi_k3_refusals() {
     let e = ModelSpec::from_config_json(&gelu, Quantization::bf16()).unwrap_err();
     assert!(e.to_string().contains("Unsupported activation: gelu"), "{e}");
 }
+
+/// Kimi-K3's extra decode kernels a layer (tolerance: none, counts), from SGLang 0.5.23:
+/// `layers/attn_residual.py` takes the fused TMA kernel (which also applies the layer's RMSNorm) on
+/// SM 10.x with hidden 7,168 and otherwise the Triton `_score_kernel` + `_combine_kernel` before the
+/// usual RMSNorm, 2 more a read; a read sits before every half except layer 0's attention
+/// (`nvb == 0`). An MLA layer adds its output gate: the `g_proj` GEMM and one `mla_output_gate` kernel,
+/// on any GPU. Served on SM 9.0 (and SM 12.0) a pass has 2 × 93 − 1 = 185 reads × 2 = 370 more kernels
+/// than as lowered, on SM 10.0 none; the gates are 24 × 2 = 48 of the lowered count (against the same
+/// config with neither gate nor residuals).
+#[test]
+fn kimi_k3_decode_kernels_by_gpu() {
+    let lowered = ModelSpec::from_config_json(&config(), Quantization::bf16()).unwrap();
+    let kernels = |m: &ModelSpec| -> u64 {
+        m.forward_pass(16, 16)
+            .layers
+            .iter()
+            .map(|l| u64::from(l.attn_kernels + l.ffn_kernels))
+            .sum()
+    };
+    let served = |cc: &str| {
+        let mut m = lowered.clone();
+        m.kimi_k3.as_mut().unwrap().serve_on(cc, 7_168);
+        kernels(&m)
+    };
+    let base = kernels(&lowered);
+    assert_eq!(served("9.0") - base, 185 * 2);
+    assert_eq!(served("10.0"), base);
+    assert_eq!(served("12.0") - base, 370);
+    // Without the gates and residuals (a Kimi-Linear-shaped K3) the extras vanish.
+    let plain = config()
+        .replace("\"mla_use_output_gate\": true", "\"mla_use_output_gate\": false")
+        .replace("\"attn_res_block_size\": 12,", "");
+    let mut m = ModelSpec::from_config_json(&plain, Quantization::bf16()).unwrap();
+    let before = kernels(&m);
+    m.kimi_k3.as_mut().unwrap().serve_on("9.0", 7_168);
+    assert_eq!(kernels(&m), before);
+    assert_eq!(base - before, 24 * 2);
+}

@@ -471,6 +471,15 @@ impl ModelSpec {
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
         };
+        // families32 (issue #17): Kimi-K3's attention-residual reads before each half and its MLA
+        // output gate (`llm::kimi_k3`).
+        let (attn_kernels, k3_ffn_extra) = match self.kimi_k3 {
+            Some(k3) => (
+                attn_kernels + k3.attn_extra_kernels(i, linear),
+                k3.ffn_extra_kernels(),
+            ),
+            None => (attn_kernels, 0),
+        };
         // nemotronh (issue #17): a Mamba or attention block has no feed-forward.
         let ffn_absent = matches!(self.layers.get(i), Some(super::Ffn::Absent));
         // A DSA layer (DeepSeek-V3.2, GLM-5) reads its `index_topk` selected tokens' latents, given as its
@@ -526,7 +535,7 @@ impl ModelSpec {
                     // hybrids51: MiniCPM's is the same.
                     super::minicpm::SGLANG_MINICPM3_MLP_KERNELS + fq.kernels
                 } else {
-                    ffn_kernels(false, false) + fq.kernels
+                    ffn_kernels(false, false) + fq.kernels + k3_ffn_extra
                 },
                 attn_quant_kernels: if attn_kernels > 0 { aq.kernels } else { 0 },
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
@@ -584,7 +593,10 @@ impl ModelSpec {
                 expert_shard_bytes: Bytes(expert_bytes.round() as u64),
                 fixed_ffn_bytes: Bytes(fixed),
                 attn_kernels: attn_kernels + if attn_kernels > 0 { aq.kernels } else { 0 },
-                ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast + fq.kernels,
+                ffn_kernels: ffn_kernels(true, !f.shared.is_empty())
+                    + router_cast
+                    + fq.kernels
+                    + k3_ffn_extra,
                 attn_quant_kernels: if attn_kernels > 0 { aq.kernels } else { 0 },
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
                 ffn_quant_kernels: fq.kernels,

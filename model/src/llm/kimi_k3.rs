@@ -25,8 +25,10 @@
 //! **Known misses** (recorded in the coverage row): the MoonViT3d vision tower and `mm_projector`
 //! (about 0.44 B parameters in the published checkpoint) are not counted; the MoE's [latent |
 //! shared] all-reduce (SGLang's fused front: 3,584 + 7,168 values a token) is costed as one
-//! hidden-wide all-reduce; the attention-residual bank (an activation buffer) and the SiTU kernels'
-//! cost difference from SiLU are not modelled.
+//! hidden-wide all-reduce; the attention-residual bank's reads (an activation buffer) and the SiTU
+//! kernels' cost difference from SiLU are not modelled; the KDA [q, k, v, g] and MoE-front GEMM
+//! fusions (fewer launches) and the latent norm / up-projection launches are not counted. Counted
+//! ([`KimiK3::serve_on`]): the MLA gate's kernels and the attention-residual reads' Triton kernels.
 
 use super::config::ModelConfig;
 use super::piece::{Fmt, Piece};
@@ -45,7 +47,19 @@ pub struct KimiK3 {
     pub latent: Option<u64>,
     /// An RMSNorm over the latent routed output (`latent_moe_use_norm`).
     pub latent_norm: bool,
+    /// Kernels one attention-residual read launches beyond the RMSNorm it replaces, as served
+    /// ([`KimiK3::serve_on`]): 0 as lowered.
+    pub attn_res_extra: u32,
 }
+
+/// Kernels an attention-residual read adds where SGLang takes its Triton pipeline (0.5.23
+/// `layers/attn_residual.py` `_aggregate_fused`: `_score_kernel` and `_combine_kernel`, then the
+/// standard RMSNorm the layer would run anyway).
+pub const ATTN_RES_TRITON_EXTRA: u32 = 2;
+
+/// Kernels the MLA output gate adds (SGLang 0.5.23 `kimi_k3.py` `KimiK3MLAAttention`: the `g_proj`
+/// GEMM in `_compute_output_gate` and one `mla_output_gate` kernel for x × sigmoid(gate)).
+pub const MLA_GATE_KERNELS: u32 = 2;
 
 /// Reads Kimi-K3's keys from the text config.
 ///
@@ -93,10 +107,43 @@ pub(crate) fn read(text: &ModelConfig, an: &str) -> Result<KimiK3, ModelError> {
         attn_res: text.attn_res_block_size.is_some(),
         latent,
         latent_norm: latent.is_some() && text.latent_moe_use_norm.unwrap_or(false),
+        attn_res_extra: 0,
     })
 }
 
 impl KimiK3 {
+    /// The model as SGLang serves it on a GPU of `compute_capability` (e.g. "9.0"): an
+    /// attention-residual read is one fused TMA kernel that also applies the output RMSNorm on SM
+    /// 10.x / 11.x with hidden 7,168 (0.5.23 `layers/attn_residual.py` `_use_fast`: major >= 10 and
+    /// not 12), else [`ATTN_RES_TRITON_EXTRA`] more kernels.
+    pub fn serve_on(&mut self, compute_capability: &str, hidden: u64) {
+        let major = crate::hw::sm_major(compute_capability);
+        let fast = major >= 10 && major != 12 && hidden == 7_168;
+        self.attn_res_extra = if self.attn_res && !fast {
+            ATTN_RES_TRITON_EXTRA
+        } else {
+            0
+        };
+    }
+
+    /// Extra kernels of layer `i`'s attention half: the residual read before it (none in layer 0,
+    /// whose read has no block yet: `_aggregate`'s caller "just out_norm(prefix_sum)") and, on an MLA
+    /// layer, the output gate's [`MLA_GATE_KERNELS`].
+    pub(crate) fn attn_extra_kernels(&self, i: usize, linear: bool) -> u32 {
+        let read = if i > 0 { self.attn_res_extra } else { 0 };
+        let gate = if !linear && self.mla_output_gate {
+            MLA_GATE_KERNELS
+        } else {
+            0
+        };
+        read + gate
+    }
+
+    /// Extra kernels of a feed-forward half: the residual read before it.
+    pub(crate) fn ffn_extra_kernels(&self) -> u32 {
+        self.attn_res_extra
+    }
+
     /// A layer's attention-residual pieces (module table): two norms of `hidden` and two 1 × hidden
     /// projections at the model dtype; none without attention residuals.
     pub(crate) fn attn_res_pieces(&self, hidden: u64) -> Vec<Piece> {
