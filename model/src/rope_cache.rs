@@ -144,7 +144,8 @@ impl RopeRule {
 /// tensor; `width` is `qk_rope_head_dim`.
 fn mla_rope_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64, width: u64) -> Vec<u64> {
     // Kimi-Linear's MLA layers pass `skip_rope=True` (`kimi_linear.py`).
-    if !rule.mla_caches || m.arch == Architecture::KimiLinear {
+    // families32 (issue #17): Kimi-K3's too (`kimi_k3.py` `KimiK3MLAAttention`: `skip_rope=True`).
+    if !rule.mla_caches || matches!(m.arch, Architecture::KimiLinear | Architecture::KimiK3) {
         return Vec::new();
     }
     if let (Some(orig), Some(len)) = (m.longrope_original, m.context_len) {

@@ -810,6 +810,11 @@ impl Resolver<'_> {
             let rel = crate::engine_args_versions::release(&engine.release().version)
                 .map(|r| [0, 1, 2].map(|i| r.get(i).copied().unwrap_or(0)));
             model.serve_as_sglang(rel);
+            // families32 (issue #17): Kimi-K3's attention-residual kernels by GPU (`llm::kimi_k3`).
+            let hidden = model.hidden;
+            if let Some(k3) = model.kimi_k3.as_mut() {
+                k3.serve_on(&hardware.gpu.compute_capability, hidden);
+            }
         }
         // families27 (issue #17): vLLM keeps MiniMax's lightning state at `--mamba-cache-dtype`
         // (`linear_attention_state_dtype`; `auto` = the model dtype, the lowering's): the decode reads

@@ -342,3 +342,5 @@ mod families29;
 mod families30;
 // sglres53 (issue #17): SGLang 0.5.9-0.5.23 default-fraction reserve terms by release.
 mod sglres53;
+// families32 (issue #17): Moonshot Kimi-K3.
+mod families32;

@@ -579,6 +579,20 @@ pub struct ModelConfig {
     /// (`num_hash_layers`).
     #[serde(default)]
     pub num_hash_layers: Option<u64>,
+    // families32 (issue #17): Kimi-K3 keys (`llm::kimi_k3`; SGLang 0.5.23 `configs/kimi_linear.py`).
+    /// Kimi-K3: layers per attention-residual block (an RMSNorm and a 1-row projection before each
+    /// half of every layer, one pair before the final norm).
+    #[serde(default)]
+    pub attn_res_block_size: Option<u64>,
+    /// Kimi-K3: the latent width the routed experts run in (replicated down / up projections).
+    #[serde(default)]
+    pub routed_expert_hidden_size: Option<u64>,
+    /// Kimi-K3: an RMSNorm over the latent routed output.
+    #[serde(default)]
+    pub latent_moe_use_norm: Option<bool>,
+    /// Kimi-K3: a sigmoid output gate (`g_proj`) on the MLA layers.
+    #[serde(default)]
+    pub mla_use_output_gate: Option<bool>,
 }
 
 /// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
@@ -601,6 +615,11 @@ pub struct LinearAttnConfig {
     /// The q/k/v short convolutions' width.
     #[serde(default)]
     pub short_conv_kernel_size: Option<u64>,
+    /// families32 (issue #17): Kimi-K3's full-rank output gate (`g_proj`, hidden → heads × head_dim)
+    /// in place of Kimi-Linear's low-rank `g_a_proj` / `g_b_proj` (SGLang 0.5.23 `kimi_k3.py`
+    /// `KimiK3DeltaAttention`).
+    #[serde(default)]
+    pub use_full_rank_gate: Option<bool>,
 }
 
 /// families6 (issue #17): a width or count written either as one integer or as one integer per
@@ -772,7 +791,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 85] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 87] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -902,6 +921,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 85] = [
     // `llm::gemma4`).
     "Gemma4ForCausalLM",
     "Gemma4ForConditionalGeneration",
+    // families32 (issue #17): Moonshot Kimi-K3 (KDA + gated MLA, latent MoE, attention residuals;
+    // `llm::kimi_k3`): the multimodal wrapper and its text-only entry class.
+    "KimiK3ForConditionalGeneration",
+    "KimiK3LinearForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1051,6 +1074,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families30 (issue #17): SGLang `models/gemma4_causal.py` / `gemma4_mm.py` from 0.5.11, vLLM
         // `models/gemma4.py` / `gemma4_mm.py` from 0.19.0 (`sim::scenario::first_release`).
         "Gemma4ForCausalLM" | "Gemma4ForConditionalGeneration" => Architecture::Gemma4,
+        // families32 (issue #17): SGLang `models/kimi_k3.py` `EntryClass = [KimiK3ForConditionalGeneration,
+        // KimiK3LinearForCausalLM]` from 0.5.17; vLLM's registry lists the wrapper from 0.27.0
+        // (`sim::scenario::first_release`).
+        "KimiK3ForConditionalGeneration" | "KimiK3LinearForCausalLM" => Architecture::KimiK3,
         // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
@@ -1356,6 +1383,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         } else {
             0
         },
+        // families32 (issue #17): set for Kimi-K3 below (`llm::kimi_k3`).
+        kimi_k3: None,
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -1478,8 +1507,19 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).
     if arch == Architecture::KimiLinear {
-        let b = super::kimi_linear::blocks(text, num_layers, an)?;
+        let b = super::kimi_linear::blocks(text, num_layers, an, false)?;
         spec.linear_attention = Some(b.apply(&mut spec));
+        spec.context_len = context_len(text.model_max_length.or(text.max_position_embeddings))?;
+    }
+    // families32 (issue #17): Kimi-K3 on Kimi-Linear's layers, with its own pieces (`llm::kimi_k3`):
+    // a full-rank KDA gate, an MLA output gate, attention residuals and a latent MoE. SGLang's
+    // `MoEGate` (0.5.23 `deepseek_v2.py`): the router at the model dtype, the `noaux_tc` correction
+    // bias float32.
+    if arch == Architecture::KimiK3 {
+        let b = super::kimi_linear::blocks(text, num_layers, an, true)?;
+        spec.linear_attention = Some(b.apply(&mut spec));
+        spec.kimi_k3 = Some(super::kimi_k3::read(text, an)?);
+        spec.routing_bias = spec.moe.is_some() && text.topk_method.as_deref() == Some("noaux_tc");
         spec.context_len = context_len(text.model_max_length.or(text.max_position_embeddings))?;
     }
     // families27 (issue #17): MiniMax-Text-01 / M1's lightning and softmax layers and the lightning
@@ -1587,6 +1627,17 @@ fn text_and_vision<'a>(
             text_hidden.unwrap_or(0),
         ));
         (text, true, vision)
+    } else if arch == Architecture::KimiK3 {
+        // families32 (issue #17): the wrapper's language model is `text_config` (SGLang 0.5.23
+        // `configs/kimi_k3.py` `KimiK3Config`); the text-only `KimiK3LinearForCausalLM` keeps the keys
+        // at the top level. The MoonViT3d tower is not modelled (`llm::kimi_k3`: a known miss).
+        let multimodal = arch_name == "KimiK3ForConditionalGeneration";
+        let text = if multimodal {
+            required_text_config(cfg, arch_name)?
+        } else {
+            cfg.text_config.as_deref().unwrap_or(cfg)
+        };
+        (text, multimodal, None)
     } else if arch_name == "Qwen3_5ForConditionalGeneration" {
         // qwenhyb: the dense Qwen3.5 wrapper: `text_config` plus, when the config has one, the
         // Qwen3-VL tower of `vision_config` (`vlm::qwen3_vit`).
@@ -1730,7 +1781,12 @@ fn attention_of(
     // families19 (issue #17): Kimi-Linear's full-attention layers are MLA without q compression
     // (`llm::kimi_linear`).
     // families21 (issue #17): MiniCPM3's attention is MLA with q compression (`llm::minicpm`).
-    let mla = is_deepseek_mla(arch) || matches!(arch, Architecture::KimiLinear | Architecture::MiniCpm3);
+    // families32 (issue #17): Kimi-K3's, with q compression (`llm::kimi_k3`).
+    let mla = is_deepseek_mla(arch)
+        || matches!(
+            arch,
+            Architecture::KimiLinear | Architecture::MiniCpm3 | Architecture::KimiK3
+        );
     Ok(if mla {
         let kv_lora_rank = req(text.kv_lora_rank, "kv_lora_rank", an)?;
         let qk_nope_head_dim = req(text.qk_nope_head_dim, "qk_nope_head_dim", an)?;
@@ -1861,7 +1917,8 @@ fn feed_forward(
         // families (issue #17): Granite-4.0-H's feed-forward is set by `granite_hybrid::blocks`.
         Architecture::GraniteMoeHybrid => (Vec::new(), None, 0, 0),
         // families19 (issue #17): Kimi-Linear's is set by `kimi_linear::blocks`.
-        Architecture::KimiLinear => (Vec::new(), None, 0, 0),
+        // families32 (issue #17): Kimi-K3's likewise (`llm::kimi_k3`).
+        Architecture::KimiLinear | Architecture::KimiK3 => (Vec::new(), None, 0, 0),
         // families22 (issue #17): LFM2's and LFM2-MoE's by `lfm2::blocks`.
         Architecture::Lfm2 | Architecture::Lfm2Moe => (Vec::new(), None, 0, 0),
         // families23 (issue #17): MiMo-V2-Flash's by `mimo_v2::blocks`.

@@ -200,6 +200,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Step3p5 => &STEP3P5,
         // families30 (issue #17): Gemma 4.
         Architecture::Gemma4 => &GEMMA4,
+        // families32 (issue #17): Kimi-K3.
+        Architecture::KimiK3 => &KIMI_K3,
     }
 }
 
@@ -1692,6 +1694,32 @@ const GEMMA4_CHECKS: &[Check] = &[
     ),
 ];
 
+// families32 (issue #17): Moonshot Kimi-K3 (`KimiK3ForConditionalGeneration`): 93 layers, 69 KDA (96
+// heads of 128, full-rank gate) and 24 MLA (q_lora_rank 1536, output gate, no RoPE), a dense layer 0
+// then 92 MoE layers of 896 MXFP4 experts top-16 in a 3,584-wide latent space and 2 shared experts,
+// block attention residuals (`llm::kimi_k3`). SGLang `models/kimi_k3.py` from 0.5.17 (the 0.5.16 wheel
+// has none; `sim::scenario::first_release`). vLLM lists it from 0.27.0 (`vllm/models/kimi_k3/`, a
+// package of its own kernels) and is refused as not modelled. No public start-up log found; the
+// checks are hand counts against the published checkpoint's tensor list.
+static KIMI_K3: Coverage = Coverage {
+    arch: Architecture::KimiK3,
+    families: "Kimi-K3 (preset from a public copy of the config and tensor list; the MoonViT3d tower, the fused latent-and-shared all-reduce's width and the SiTU kernels not modelled); SGLang from 0.5.17, vLLM not modelled",
+    sglang: exact_memory(KIMI_K3_CHECKS),
+    vllm: NOT_MODELLED,
+};
+
+/// Hand counts (no engine log found).
+const KIMI_K3_CHECKS: &[Check] = &[
+    check(
+        "public tensor list of moonshotai/Kimi-K3: 1,503,647,073,024 stored elements (MXFP4 packed two to a byte); the text model's parameters by hand from the same shapes",
+        "families32::kimi_k3_parameters_by_hand",
+    ),
+    check(
+        "SGLang 0.5.23 KimiLinearCacheParams (KDA state per request) and the MLA cell, 16 ranks: weights a rank, state and cell by hand",
+        "families32::kimi_k3_sglang_tp16_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1707,8 +1735,8 @@ mod tests {
         // MiniCPM and MiniCPM3, 67 with families22's LFM2 and LFM2-MoE, 68 with families23's
         // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2, 70 with families25's LongCat-Flash, 71 with
         // families27's MiniMax-Text-01 / M1, 72 with families28's Step-3.5-Flash, 73 with families30's
-        // Gemma 4.
-        assert_eq!(all.len(), 73);
+        // Gemma 4, 74 with families32's Kimi-K3.
+        assert_eq!(all.len(), 74);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

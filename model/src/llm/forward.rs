@@ -417,8 +417,13 @@ impl ModelSpec {
             } else if self.short_conv.is_some() {
                 // families22 (issue #17): an LFM2 short-conv layer (`llm::lfm2`).
                 super::lfm2::SHORT_CONV_KERNELS
-            } else if self.arch == super::Architecture::KimiLinear {
-                // families19 (issue #17): a KDA layer (`llm::kimi_linear`).
+            } else if matches!(
+                self.arch,
+                super::Architecture::KimiLinear | super::Architecture::KimiK3
+            ) {
+                // families19 (issue #17): a KDA layer (`llm::kimi_linear`); families32: Kimi-K3's,
+                // its [q, k, v, g] one fused GEMM where Kimi-Linear runs g_a and g_b (a kernel fewer,
+                // not counted: `llm::kimi_k3`).
                 super::kimi_linear::KDA_KERNELS
             } else if self.arch == super::Architecture::MiniMaxText01 {
                 // families27 (issue #17): a lightning layer (`llm::minimax01`).
@@ -465,6 +470,15 @@ impl ModelSpec {
             )
         } else {
             (full_kernels, kv_per_layer, 0, 0.0)
+        };
+        // families32 (issue #17): Kimi-K3's attention-residual reads before each half and its MLA
+        // output gate (`llm::kimi_k3`).
+        let (attn_kernels, k3_ffn_extra) = match self.kimi_k3 {
+            Some(k3) => (
+                attn_kernels + k3.attn_extra_kernels(i, linear),
+                k3.ffn_extra_kernels(),
+            ),
+            None => (attn_kernels, 0),
         };
         // nemotronh (issue #17): a Mamba or attention block has no feed-forward.
         let ffn_absent = matches!(self.layers.get(i), Some(super::Ffn::Absent));
@@ -521,7 +535,7 @@ impl ModelSpec {
                     // hybrids51: MiniCPM's is the same.
                     super::minicpm::SGLANG_MINICPM3_MLP_KERNELS + fq.kernels
                 } else {
-                    ffn_kernels(false, false) + fq.kernels
+                    ffn_kernels(false, false) + fq.kernels + k3_ffn_extra
                 },
                 attn_quant_kernels: if attn_kernels > 0 { aq.kernels } else { 0 },
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
@@ -579,7 +593,10 @@ impl ModelSpec {
                 expert_shard_bytes: Bytes(expert_bytes.round() as u64),
                 fixed_ffn_bytes: Bytes(fixed),
                 attn_kernels: attn_kernels + if attn_kernels > 0 { aq.kernels } else { 0 },
-                ffn_kernels: ffn_kernels(true, !f.shared.is_empty()) + router_cast + fq.kernels,
+                ffn_kernels: ffn_kernels(true, !f.shared.is_empty())
+                    + router_cast
+                    + fq.kernels
+                    + k3_ffn_extra,
                 attn_quant_kernels: if attn_kernels > 0 { aq.kernels } else { 0 },
                 attn_quant_bytes: Bytes(if attn_kernels > 0 { aq.bytes } else { 0 }),
                 ffn_quant_kernels: fq.kernels,

@@ -73,8 +73,16 @@ fn required(v: Option<u64>, field: &str, an: &str) -> Result<u64, ModelError> {
 /// configs' assertions), a KDA layer outside 1 … num_hidden_layers or none at all, a missing KDA
 /// width; `hidden_act` other than silu (both engines raise "Unsupported activation"); a
 /// `q_lora_rank` (vLLM asserts `q_lora_rank is None`) or `mla_use_nope` not true (vLLM asserts it).
-pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
-    if let Some(act) = text.hidden_act.as_deref().filter(|a| *a != "silu") {
+///
+/// families32 (issue #17): with `kimi_k3` the activation and q-compression checks are Kimi-K3's own
+/// (`kimi_k3::read`: SiTU allowed, MLA with `q_lora_rank`).
+pub(crate) fn blocks(
+    text: &ModelConfig,
+    num_layers: u64,
+    an: &str,
+    kimi_k3: bool,
+) -> Result<Blocks, ModelError> {
+    if let Some(act) = text.hidden_act.as_deref().filter(|a| *a != "silu" && !kimi_k3) {
         return Err(invalid(
             "hidden_act",
             format!("\"{act}\""),
@@ -84,7 +92,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
             ),
         ));
     }
-    if text.q_lora_rank.is_some_and(|r| r > 0) {
+    if !kimi_k3 && text.q_lora_rank.is_some_and(|r| r > 0) {
         return Err(invalid(
             "q_lora_rank",
             format!("{:?}", text.q_lora_rank),
@@ -204,12 +212,24 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
 }
 
 /// One KDA layer's pieces on one rank (module table), with the layer's two norms.
-pub(crate) fn kda_pieces(g: &GatedDeltaNet, hidden: u64, t: u64) -> Vec<Piece> {
+///
+/// families32 (issue #17): with `full_rank_gate` (Kimi-K3's `use_full_rank_gate`) the gate is one
+/// column-parallel `g_proj` of P / tp × hidden in place of `g_a_proj` / `g_b_proj` (SGLang 0.5.23
+/// `kimi_k3.py` `KimiK3DeltaAttention`: `fused_qkvg_proj` over [q, k, v, g]).
+pub(crate) fn kda_pieces(g: &GatedDeltaNet, hidden: u64, t: u64, full_rank_gate: bool) -> Vec<Piece> {
     let h = hidden;
     let d = g.head_v_dim;
     let p_local = g.value_dim() / t;
     let n_local = g.num_v_heads / t;
-    vec![
+    let gate = if full_rank_gate {
+        vec![Piece::new(p_local, h, Fmt::Linear).gemm("kda.g_proj")]
+    } else {
+        vec![
+            Piece::new(d, h, Fmt::Linear).gemm("kda.g_a_proj"),
+            Piece::new(p_local, d, Fmt::Linear).gemm("kda.g_b_proj"),
+        ]
+    };
+    let mut ps = vec![
         Piece::vec(h), // input_layernorm
         Piece::vec(h), // post_attention_layernorm
         Piece::new(p_local, h, Fmt::Linear).gemm("kda.q_proj"),
@@ -221,11 +241,11 @@ pub(crate) fn kda_pieces(g: &GatedDeltaNet, hidden: u64, t: u64) -> Vec<Piece> {
         Piece::new(n_local, h, Fmt::Linear).gemm("kda.b_proj"),
         Piece::new(3 * p_local, g.conv_kernel, Fmt::Fp32), // q/k/v_conv1d
         Piece::new(n_local, 1, Fmt::Fp32),                 // A_log
-        Piece::new(d, h, Fmt::Linear).gemm("kda.g_a_proj"),
-        Piece::new(p_local, d, Fmt::Linear).gemm("kda.g_b_proj"),
-        Piece::vec(d), // o_norm
-        Piece::new(h, p_local, Fmt::Linear).gemm("kda.o_proj"),
-    ]
+    ];
+    ps.extend(gate);
+    ps.push(Piece::vec(d)); // o_norm
+    ps.push(Piece::new(h, p_local, Fmt::Linear).gemm("kda.o_proj"));
+    ps
 }
 
 /// vLLM's page of one KDA layer for one request on one rank, bytes: three conv states of P / tp ×

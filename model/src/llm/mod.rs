@@ -95,6 +95,9 @@ pub mod deepseek_v4;
 mod glm5_next;
 // families30 (issue #17): Gemma 4 (full and sliding GQA kinds of their own widths, `llm::gemma4`).
 mod gemma4;
+// families32 (issue #17): KimiK3ForConditionalGeneration (Kimi-Linear's KDA + MLA layers with a
+// full-rank KDA gate, an MLA output gate, attention residuals and a latent MoE).
+pub mod kimi_k3;
 mod weights;
 
 #[cfg(test)]
@@ -690,6 +693,12 @@ pub enum Architecture {
     /// as values (`attention_k_eq_v`) — each with a gated GELU MLP and Gemma's four norms (SGLang
     /// `models/gemma4_causal.py` from 0.5.11, vLLM `models/gemma4.py` from 0.19.0).
     Gemma4,
+    // families32 (issue #17): Kimi-K3 (`kimi_k3` module).
+    /// `KimiK3ForConditionalGeneration` / `KimiK3LinearForCausalLM` (Moonshot Kimi-K3): Kimi-Linear's
+    /// layerwise KDA / MLA hybrid with a full-rank KDA output gate, a sigmoid output gate on MLA (with
+    /// q compression), block attention residuals, and a MoE whose routed experts run in a narrower
+    /// latent space behind replicated projections (SGLang `models/kimi_k3.py` from 0.5.17).
+    KimiK3,
 }
 
 impl Architecture {
@@ -1117,6 +1126,10 @@ pub struct ModelSpec {
     /// expert weights; 0 for other models.
     #[serde(skip)]
     pub zero_experts: u64,
+    /// families32 (issue #17): Kimi-K3's own pieces beside Kimi-Linear's layers (`llm::kimi_k3`);
+    /// `None` for other models.
+    #[serde(skip)]
+    pub kimi_k3: Option<kimi_k3::KimiK3>,
 }
 
 impl ModelSpec {
@@ -1218,7 +1231,7 @@ impl ModelSpec {
         // families19 (issue #17): Kimi-Linear's KDA heads (`kda.py`: `assert self.num_heads % self.tp_size
         // == 0`).
         if let Some(g) = self.linear_attention
-            && self.arch == Architecture::KimiLinear
+            && matches!(self.arch, Architecture::KimiLinear | Architecture::KimiK3)
             && !g.num_v_heads.is_multiple_of(t)
         {
             return fail(format!(

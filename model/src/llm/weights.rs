@@ -273,12 +273,24 @@ impl ModelSpec {
             inv.final_norm.push(Piece::vec(h));
         }
 
-        let attn = self.attention_pieces(t);
+        let mut attn = self.attention_pieces(t);
+        // families32 (issue #17): Kimi-K3's MLA output gate and each layer's attention-residual
+        // pieces (`llm::kimi_k3`); its final attention-residual read beside the final norm.
+        if let (Some(k3), super::Attention::Mla { v_head_dim, .. }) = (self.kimi_k3, self.attention) {
+            attn.extend(k3.mla_gate_pieces(h, self.heads, v_head_dim, t));
+            attn.extend(k3.attn_res_pieces(h));
+            inv.final_norm.extend(k3.output_pieces(h));
+        }
         // families (issue #17): Granite-4.0-H's Mamba-2 layers (`llm::granite_hybrid`).
         // families19 (issue #17): Kimi-Linear's KDA layers (`llm::kimi_linear`).
         let linear = self.linear_attention.map(|g| {
             if self.arch == super::Architecture::KimiLinear {
-                super::kimi_linear::kda_pieces(&g, h, t)
+                super::kimi_linear::kda_pieces(&g, h, t, false)
+            } else if let Some(k3) = self.kimi_k3 {
+                // families32 (issue #17): Kimi-K3's full-rank gate and attention residuals.
+                let mut ps = super::kimi_linear::kda_pieces(&g, h, t, k3.full_rank_gate);
+                ps.extend(k3.attn_res_pieces(h));
+                ps
             } else if self.arch == super::Architecture::MiniMaxText01 {
                 // families27 (issue #17): MiniMax's lightning layers (`llm::minimax01`).
                 super::minimax01::lightning_pieces(&g, h, t)
@@ -638,7 +650,13 @@ impl ModelSpec {
                     // Whole MXFP4 blocks per rank and the format's padding, if any (`llm::gpt_oss`); with
                     // neither this is (hidden, intermediate / tp).
                     let fmt = self.quantization.expert_format();
-                    let (eh, ei) = super::gpt_oss::expert_dims(h, moe_intermediate, t, &fmt);
+                    // families32 (issue #17): Kimi-K3's routed experts run in the latent width, behind
+                    // replicated down / up projections (`llm::kimi_k3`).
+                    let eh_in = self.kimi_k3.map_or(h, |k3| k3.expert_hidden(h));
+                    if let Some(k3) = self.kimi_k3 {
+                        router.extend(k3.latent_pieces(h));
+                    }
+                    let (eh, ei) = super::gpt_oss::expert_dims(eh_in, moe_intermediate, t, &fmt);
                     let mut ps = vec![
                         Piece::new(2 * ei, eh, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
                         Piece::new(eh, ei, Fmt::Expert).gemm("moe.expert.down_proj"),

@@ -139,6 +139,15 @@ impl Resolver<'_> {
             .map_err(|(k, m)| self.invalid(k, m))?;
         // families28 (issue #17): Step-3.5-Flash (lowered onto the same two-kind attention) likewise;
         // vLLM ships `models/step3p5.py` from 0.15.1.
+        // families32 (issue #17): vLLM serves Kimi-K3 from 0.27.0 with a package of its own kernels
+        // (`vllm/models/kimi_k3/`: latent-MoE tail, KDA and MLA decode paths) that tpsim has not read.
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::KimiK3 {
+            return Err(self.invalid(
+                "engine.name",
+                "tpsim does not model Kimi-K3 (KimiK3ForConditionalGeneration) under vLLM: its vllm/models/kimi_k3 \
+                 package (0.27.0 on) is not modelled (use sglang, from 0.5.17)",
+            ));
+        }
         if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Step3p5 {
             return Err(self.invalid(
                 "engine.name",

@@ -125,6 +125,12 @@
 //!   (0.5.7, 0.5.8 and 0.5.8.post1 have none; 0.5.9 … 0.5.23 have it). vLLM ships
 //!   `vllm/model_executor/models/step3p5.py` from 0.15.1 (0.14.0, 0.14.1 and 0.15.0 have none) but
 //!   is refused whatever the release (`scenario::engine`: not modelled).
+//! - **Kimi-K3** (`KimiK3ForConditionalGeneration`, `KimiK3LinearForCausalLM`, families32;
+//!   `tpsim_model::llm::kimi_k3`), read from the PyPI wheels' file lists (2026-12-06): SGLang ships
+//!   `sglang/srt/models/kimi_k3.py` and `configs/kimi_k3.py` from 0.5.17 (0.5.10 … 0.5.16 have
+//!   neither; 0.5.17 … 0.5.23 have both). vLLM registers `KimiK3ForConditionalGeneration` from
+//!   0.27.0 (`vllm/models/kimi_k3/`; 0.26.0's registry has no entry) but is refused whatever the
+//!   release (`scenario::engine`: not modelled).
 //! - **LongCat-Flash** (`LongcatFlashForCausalLM`, families25; `tpsim_model::llm::longcat`), read
 //!   from the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/longcat_flash.py`
 //!   and `models/longcat_flash_nextn.py` from 0.5.2 (0.4.10.post2, 0.5.0rc0, 0.5.1 and 0.5.1.post3
@@ -853,6 +859,15 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/gemma4.py",
         since: "vLLM adds it in 0.19.0",
         then: CannotServe("Gemma 4 (Gemma4ForCausalLM / Gemma4ForConditionalGeneration)"),
+    },
+    // families32: Kimi-K3 (SGLang only; vLLM is refused as not modelled, `scenario::engine`).
+    Row {
+        models: |m| m.arch == Architecture::KimiK3,
+        engine: Sglang,
+        first: Some(&[0, 5, 17]),
+        file: "models/kimi_k3.py",
+        since: "SGLang adds it in 0.5.17",
+        then: CannotServe("Kimi-K3 (KimiK3ForConditionalGeneration)"),
     },
 ];
 

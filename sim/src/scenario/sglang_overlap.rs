@@ -102,6 +102,8 @@ fn arch_name(arch: Architecture) -> &'static str {
         Architecture::FalconH1 => "FalconH1ForCausalLM",
         Architecture::GraniteMoeHybrid => "GraniteMoeHybridForCausalLM",
         Architecture::KimiLinear => "KimiLinearForCausalLM",
+        // families32 (issue #17).
+        Architecture::KimiK3 => "KimiK3ForConditionalGeneration",
         Architecture::Lfm2 => "Lfm2ForCausalLM",
         Architecture::Lfm2Moe => "Lfm2MoeForCausalLM",
         Architecture::Qwen3Next => "Qwen3NextForCausalLM",
@@ -238,6 +240,9 @@ fn auto_strategy(out: &mut Settled, l: &Launch, v: (u64, u64, u64), name: &str) 
             l.arch,
             A::KimiLinear | A::NemotronH | A::FalconH1 | A::Lfm2 | A::Qwen3Next | A::Qwen35 | A::Qwen35Moe
         )
+        // families32 (issue #17): Kimi-K3 is in `_MAMBA_RADIX_CACHE_ARCHS` and the extra-buffer list
+        // from its first release (0.5.17 `arg_groups/overrides.py`; 0.5.23 likewise).
+        || l.arch == A::KimiK3
         || (l.arch == A::Lfm2Moe && v >= (0, 5, 17));
     if !in_branch {
         return Ok(());
@@ -247,7 +252,8 @@ fn auto_strategy(out: &mut Settled, l: &Launch, v: (u64, u64, u64), name: &str) 
             l.arch,
             A::NemotronH | A::FalconH1 | A::Qwen3Next | A::Qwen35 | A::Qwen35Moe
         )
-        || (l.arch == A::KimiLinear && v >= (0, 5, 16));
+        || (l.arch == A::KimiLinear && v >= (0, 5, 16))
+        || l.arch == A::KimiK3;
     if l.overlap && extra {
         out.warnings.push(format!(
             "SGLang {}: mamba_radix_cache_strategy auto → extra_buffer for {name} (overlap schedule kept); tpsim \

@@ -34,6 +34,15 @@ impl Resolver<'_> {
         // families28 (issue #17): Step-3.5-Flash's three MTP layers likewise (SGLang 0.5.9
         // `server_args.py`: "Enable multi-layer EAGLE speculative decoding for Step3p5ForCausalLM
         // model.", draft class `Step3p5MTP`).
+        // families32 (issue #17): Kimi-K3's drafts (SGLang 0.5.23 DSPARK with its own verify backends,
+        // `arg_groups/model_overrides/kimi_k3.py`; vLLM's `KimiK3MTPModel`) are not modelled.
+        if target.arch == tpsim_model::llm::Architecture::KimiK3 {
+            return Err(self.invalid(
+                "speculative",
+                "Kimi-K3's speculative drafts (SGLang's DSPARK / MTP for KimiK3ForConditionalGeneration) are not \
+                 modelled: remove [speculative]",
+            ));
+        }
         if target.arch == tpsim_model::llm::Architecture::Step3p5 {
             return Err(self.invalid(
                 "speculative",

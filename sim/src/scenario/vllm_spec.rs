@@ -430,6 +430,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Step3p5 => "step3p5",
         // families30 (issue #17): transformers 5.25.0 `Gemma4TextConfig.model_type`.
         A::Gemma4 => "gemma4_text",
+        // families32 (issue #17): the published config's `model_type`.
+        A::KimiK3 => "kimi_k3",
     }
 }
 
