@@ -334,3 +334,4 @@ mod families28;
 mod deploys28;
 // hybpage53 (issue #18): the Qwen3-VL encoder's forward peak in vLLM's profile run (er0080 TP 1 rows).
 mod hybpage53;
+mod vgraph53;
