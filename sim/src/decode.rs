@@ -22,16 +22,18 @@ pub use passes::vllm_dp::{
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod shape_cache; // sweepfast: iteration shape costs shared by every prediction of the process
+mod vllm_graph_estimate;
 mod vllm_hybrid; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
 mod vllm_parts;
 mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
 mod vllm_spec_memory;
-mod vllm_v0_kv; // vllmv0mem (issue #17 point 5): vLLM V0's KV sizing by release // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario
+mod vllm_v0_kv; // vllmv0mem (issue #17 point 5): vLLM V0's KV sizing by release // issue #17: the draft in vLLM's memory plan // issue #17 point 5: vLLM start-up parts from the scenario // vgraph53 (issue #17): vLLM ≥ 0.20's CUDA-graph estimate in the KV budget
 
 pub use admission::rejection;
 pub use memory::{MemEntry, MemKind, MemoryPlan, Moment, Source, Verdict, VllmHybridPool, plan_memory};
 pub use passes::{Collective, CollectiveCost, Costs, collective_costs};
-pub use vllm_v0_kv::V0Log; // vllmv0mem
+pub use vllm_graph_estimate::GraphEstimate;
+pub use vllm_v0_kv::V0Log; // vllmv0mem // vgraph53
 
 use crate::engine::RngStreams;
 use crate::exec::{self, Category, Resources, Schedule, TaskGraph};

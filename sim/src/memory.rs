@@ -76,6 +76,11 @@ pub struct MemoryAnswer {
     /// how far that is from the log (`decode::MemoryPlan::load_note`); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load_note: Option<String>,
+    /// vgraph53 (issue #17): under vLLM, the CUDA-graph memory estimate the engine subtracts from the
+    /// KV budget and the scenario does not give (`decode::GraphEstimate`): the plan leaves it out and
+    /// says so here; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph_estimate_note: Option<String>,
 }
 
 /// Builds the answer.
@@ -163,6 +168,10 @@ pub fn answer(s: &Scenario, p: &MemoryPlan) -> MemoryAnswer {
             * u64::from(s.engine.replicas.max(1))
             * u64::from(s.engine.vllm_dp.map_or(1, |v| v.dp)),
         load_note: p.load_note.clone(),
+        graph_estimate_note: (s.engine.kind == EngineKind::Vllm)
+            .then(|| crate::decode::GraphEstimate::of(s, p.total_gib))
+            .filter(|g| g.missing)
+            .and_then(|g| g.notes.into_iter().next()),
     }
 }
 

@@ -383,6 +383,9 @@ pub struct Engine {
     /// reads it (`bool(int(value))`; `None`: unset), checked for the release
     /// (`scenario::flashinfer_sampler`). vLLM only.
     pub flashinfer_sampler_env: Option<bool>,
+    /// vgraph53 (issue #17): `VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS` of `[engine.env]` as vLLM reads
+    /// it (`bool(int(value))`; `None`: unset, the release's default; `decode::vllm_graph_estimate`).
+    pub cudagraph_estimate_env: Option<bool>,
     // Issue #17 (parallelism): SGLang DP attention.
     /// SGLang's DP attention when on (`enable_dp_attention` with `dp_size` > 1), else `None`.
     pub dp_attention: Option<dp_attention::DpAttention>,

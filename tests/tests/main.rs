@@ -344,3 +344,4 @@ mod families30;
 mod sglres53;
 // families32 (issue #17): Moonshot Kimi-K3.
 mod families32;
+mod vgraph53;

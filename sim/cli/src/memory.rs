@@ -41,6 +41,10 @@ pub fn text(s: &Scenario, a: &MemoryAnswer) -> String {
     if let Some(n) = &a.load_note {
         let _ = writeln!(o, "  {n}");
     }
+    // vgraph53: vLLM's CUDA-graph estimate, when the plan leaves it out.
+    if let Some(n) = &a.graph_estimate_note {
+        let _ = writeln!(o, "  {n}");
+    }
     let _ = writeln!(
         o,
         "  rest = {:.4} GiB → {} tokens of {} B ({:.2} GiB)",

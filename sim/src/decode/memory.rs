@@ -1207,6 +1207,10 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     notes.extend(total_note);
     notes.extend(super::vllm_sampler_rule::note(s)); // vrows3: the sampler rule by vLLM version
     notes.extend(super::vllm_parts::non_torch_note(s)); // vllmold52: 0.10.1.x's measured growth
+    // vgraph53 (issue #17): vLLM ≥ 0.20 subtracts its CUDA-graph estimate from the KV budget; a
+    // measurement, taken from `[engine.observed]` or left out with a note (`vllm_graph_estimate`).
+    let graphs = super::vllm_graph_estimate::GraphEstimate::of(s, total_gib);
+    notes.extend(graphs.notes.iter().cloned());
     // Issue #17: the draft's weights (counted with the target's unless the load was observed) and
     // its pages in every block (`vllm_spec_memory`).
     let draft = super::vllm_spec_memory::DraftMemory::of(s);
@@ -1230,7 +1234,9 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         gpu_memory_utilization: e.gpu_memory_utilization,
         weights_gib: m.weights.0 + draft_weights_gib,
         peak_activation_gib: m.activation.0,
-        non_torch_gib: m.non_torch.0,
+        // vgraph53: the CUDA-graph estimate is subtracted beside the non-torch growth
+        // (`requested_memory − non_kv_cache_memory − estimate`); its own entry below.
+        non_torch_gib: m.non_torch.0 + graphs.applied_gib,
         cell_size: plan_cell,
         block_size: layout.block_size,
         // A hybrid's start-up check counts its state pages (`vllm_hybrid::Hybrid::refusal`).
@@ -1274,6 +1280,14 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         plan.error = msg;
     }
     let mut entries = m.entries(total_gib);
+    if graphs.applied_gib > 0.0 {
+        entries.push(MemEntry {
+            kind: MemKind::TargetCudaGraphs,
+            bytes: Bytes::from_gib_f64(graphs.applied_gib).0,
+            moment: Moment::Profile,
+            source: Source::Observed,
+        });
+    }
     let pool = Bytes(plan.tokens * plan_cell);
     let draft_pool = Bytes(plan.tokens * draft.cell);
     plan.tokens = layout
@@ -1361,9 +1375,13 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     } else {
         block_gib
     };
-    let min_util =
-        (m.weights.0 + draft_weights_gib + m.activation.0 + m.non_torch.0 + need_gib.max(block_gib))
-            / total_gib;
+    let min_util = (m.weights.0
+        + draft_weights_gib
+        + m.activation.0
+        + m.non_torch.0
+        + graphs.applied_gib
+        + need_gib.max(block_gib))
+        / total_gib;
     let mut verdict = vllm_verdict(&plan, need_gib.max(block_gib), m.free_at_start.0);
     // Issue #17 (sglanglogs, engine-memory.tsv line 59): weights that do not fit in the memory left
     // beside the CUDA context fail while the model is created, before the profile run. vLLM 0.28.0

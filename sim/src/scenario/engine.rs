@@ -460,11 +460,18 @@ impl Resolver<'_> {
         };
         let mut env_map = e.env.unwrap_or_default();
         let mut flashinfer_sampler_raw = None;
+        let mut graph_estimate_raw = None;
         if kind == EngineKind::Vllm {
             env_map.remove("VLLM_USE_V1");
             // vllmsampler: read by the sampler, not NCCL (`scenario::flashinfer_sampler`).
             flashinfer_sampler_raw = env_map.remove(super::flashinfer_sampler::VAR);
+            // vgraph53: read by the worker's memory profile (`decode::vllm_graph_estimate`).
+            graph_estimate_raw = env_map.remove("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS");
         }
+        let cudagraph_estimate_env = self.int_flag_var(
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS",
+            graph_estimate_raw.as_deref(),
+        )?;
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
@@ -715,6 +722,7 @@ impl Resolver<'_> {
             mamba_dtypes,
             install,
             flashinfer_sampler_env,
+            cudagraph_estimate_env,
             kv_cache_memory_bytes,
             replicas: replicas.count, // issue #17 (dp)
             vllm_dp,                  // issue #17 point 1 (vllmdp)

@@ -201,6 +201,24 @@ pub fn triple(version: &str) -> Option<[u64; 3]> {
 }
 
 impl Resolver<'_> {
+    /// A vLLM boolean variable `var` of `[engine.env]` as `envs.py` reads it, `bool(int(value))`
+    /// (`None`: unset). A value `int()` rejects is an error naming `engine.env.<var>` (vLLM raises
+    /// `ValueError` when it reads it). vgraph53: shared with `VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`.
+    pub(super) fn int_flag_var(&self, var: &str, raw: Option<&str>) -> Result<Option<bool>, ScenarioError> {
+        let Some(raw) = raw else {
+            return Ok(None);
+        };
+        parse(raw).map(Some).ok_or_else(|| {
+            self.invalid(
+                &format!("engine.env.{var}"),
+                format!(
+                    "`{raw}`: vLLM reads it with int() and raises \"ValueError: invalid literal for int() \
+                     with base 10\"; expected \"0\" (off) or \"1\" (on)"
+                ),
+            )
+        })
+    }
+
     /// The variable (taken out of `[engine.env]` by the caller, vLLM only) checked for the scenario's
     /// release, install and GPU: `None` unset, else `bool(int(value))`. A value `int()` rejects, or an
     /// opt-in vLLM refuses on this GPU, is an error naming `engine.env.VLLM_USE_FLASHINFER_SAMPLER`;
@@ -217,18 +235,7 @@ impl Resolver<'_> {
         warnings: &mut Vec<String>,
     ) -> Result<Option<bool>, ScenarioError> {
         let key = format!("engine.env.{VAR}");
-        let env = match raw {
-            None => None,
-            Some(raw) => Some(parse(raw).ok_or_else(|| {
-                self.invalid(
-                    &key,
-                    format!(
-                        "`{raw}`: vLLM reads it with int() and raises \"ValueError: invalid literal for int() \
-                         with base 10\"; expected \"0\" (off) or \"1\" (on)"
-                    ),
-                )
-            })?),
-        };
+        let env = self.int_flag_var(VAR, raw)?;
         let Some(release) = triple(version).filter(|_| v1) else {
             return Ok(env);
         };
