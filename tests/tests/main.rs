@@ -330,3 +330,5 @@ mod shm52;
 mod release52;
 // families28 (issue #17): StepFun Step-3.5-Flash.
 mod families28;
+// families31 (issue #17): Mistral Large 3.
+mod families31;

@@ -732,7 +732,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 83] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 84] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -858,6 +858,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 83] = [
     // families28 (issue #17): StepFun Step-3.5-Flash (full and sliding GQA kinds, MoE with one shared
     // expert, `llm::step3p5`).
     "Step3p5ForCausalLM",
+    // families31 (issue #17): Mistral Large 3 (DeepSeek-V3's layers; `Architecture::MistralLarge3`).
+    "MistralLarge3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1004,6 +1006,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families28 (issue #17): SGLang `models/step3p5.py` `EntryClass` from 0.5.9, vLLM
         // `models/step3p5.py` from 0.15.1 (`sim::scenario::first_release`).
         "Step3p5ForCausalLM" => Architecture::Step3p5,
+        // families31 (issue #17): SGLang `models/mistral_large_3.py` `EntryClass` from 0.5.6.post1, vLLM
+        // `models/mistral_large_3.py` (registry) from 0.12.0 (`sim::scenario::first_release`).
+        "MistralLarge3ForCausalLM" => Architecture::MistralLarge3,
         // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
@@ -2157,6 +2162,11 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe | Architecture::Glm4vMoe => {
             true
         }
+        // families31 (issue #17): both engines' `adapt_config_dict` write `topk_method = None` for
+        // Mistral Large 3 (SGLang 0.5.9 `utils/mistral_utils.py`, vLLM 0.13.0
+        // `transformers_utils/configs/mistral.py` `_remap_moe_args`), and `DeepseekV2MoE` makes the
+        // bias only for "noaux_tc" (SGLang 0.5.9 / vLLM 0.13.0 `models/deepseek_v2.py`).
+        Architecture::MistralLarge3 => text.topk_method.as_deref() == Some("noaux_tc"),
         // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
         a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
@@ -2190,6 +2200,9 @@ fn is_deepseek_mla(arch: Architecture) -> bool {
             // `DeepseekV2AttentionMLA` (SGLang `models/longcat_flash.py`; `configs/model_config.py`
             // lists `LongcatFlashForCausalLM` with the MLA models).
             | Architecture::LongcatFlash
+            // families31 (issue #17): Mistral Large 3 is `DeepseekV3ForCausalLM` under another name
+            // (SGLang `configs/model_config.py` lists `MistralLarge3ForCausalLM` with the MLA models).
+            | Architecture::MistralLarge3
     )
 }
 

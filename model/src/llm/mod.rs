@@ -185,6 +185,8 @@ mod tests_families27;
 // families28 (issue #17): Step-3.5-Flash.
 #[cfg(test)]
 mod tests_families28;
+#[cfg(test)]
+mod tests_families31;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -662,6 +664,14 @@ pub enum Architecture {
     /// or a sigmoid-routed MoE with one shared expert per `moe_layers_enum` (SGLang
     /// `models/step3p5.py` from 0.5.9, vLLM from 0.15.1).
     Step3p5,
+    // families31 (issue #17): Mistral Large 3, DeepSeek-V3's layers under another name.
+    /// `MistralLarge3ForCausalLM` (Mistral Large 3, 675B): both engines subclass their
+    /// `DeepseekV3ForCausalLM` and only rename the checkpoint's tensors (SGLang 0.5.9 and vLLM 0.13.0
+    /// `models/mistral_large_3.py`), so it is lowered as DeepSeek-V3 (MLA, dense prefix, routed
+    /// experts with a shared one). A class of its own because the engines' rules name it apart:
+    /// first releases, SGLang's shared-expert fusion (DeepSeek-V3 only), no `e_score_correction_bias`
+    /// (its config's `topk_method` is null).
+    MistralLarge3,
 }
 
 impl Architecture {

@@ -192,6 +192,13 @@
 //!   lowered as OLMo-2 and SmolLM3 is refused by both engines elsewhere (`llm::config`), so neither
 //!   has a row. Not bounded (no row): Llama, Qwen2/2.5/3, Mistral, Mixtral, Gemma 1-3, Phi, Granite,
 //!   DeepSeek-V2/V3 and the other older families, all in the oldest wheels read.
+//! - **Mistral Large 3** (`MistralLarge3ForCausalLM`, families31; lowered as DeepSeek-V3), read from the
+//!   PyPI wheels (2026-12-06). SGLang: `sglang/srt/models/mistral_large_3.py` (and
+//!   `mistral_large_3_eagle.py`) from 0.5.6.post1 — the 0.5.6 wheel has neither, 0.5.6.post1,
+//!   0.5.6.post2, 0.5.7 … 0.5.23 have both. vLLM: `model_executor/models/registry.py` registers
+//!   `"MistralLarge3ForCausalLM": ("mistral_large_3", …)` from 0.12.0 (the 0.11.2 wheel has neither the
+//!   entry nor the file; 0.12.0, 0.13.0 … 0.34.0 have both). A release without the class finds none
+//!   for the architecture.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -825,6 +832,23 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entries for Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration",
         since: "vLLM registers them from 0.17.0",
         then: CannotServe("Qwen3.5 (Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration)"),
+    },
+    // families31: Mistral Large 3.
+    Row {
+        models: |m| m.arch == Architecture::MistralLarge3,
+        engine: Sglang,
+        first: Some(&[0, 5, 6, 1]),
+        file: "models/mistral_large_3.py",
+        since: "SGLang ships it from 0.5.6.post1",
+        then: CannotServe("Mistral Large 3 (MistralLarge3ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MistralLarge3,
+        engine: Vllm,
+        first: Some(&[0, 12, 0]),
+        file: "registry entry for MistralLarge3ForCausalLM",
+        since: "vLLM registers it from 0.12.0",
+        then: CannotServe("Mistral Large 3 (MistralLarge3ForCausalLM)"),
     },
 ];
 

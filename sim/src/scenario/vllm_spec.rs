@@ -428,6 +428,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MiniMaxText01 => "minimax_m1",
         // families28 (issue #17): the published config's `model_type`.
         A::Step3p5 => "step3p5",
+        // families31 (issue #17): vLLM's `adapt_config_dict` writes "deepseek_v3"
+        // (transformers_utils/configs/mistral.py).
+        A::MistralLarge3 => "deepseek_v3",
     }
 }
 
