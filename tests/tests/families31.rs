@@ -135,3 +135,45 @@ fn mistral_large3_first_releases_and_refusals() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(o.stderr.contains("EagleMistralLarge3ForCausalLM"), "{}", o.stderr);
 }
+
+/// Ministral 3's text model under its own class (`Ministral3ForCausalLM`, lowered as Mistral): the
+/// 14B preset's `text_config` on its own, in a scratch preset directory. vLLM registers the class
+/// from 0.20.0 (0.19.1's registry has no entry); SGLang's `models/ministral3.py` from 0.5.6.post1.
+/// Under SGLang 0.5.9 at tp 4 its weights a rank are 6,753,658,880 B by hand
+/// (`llm::tests_families31::ministral3_text_model_class_by_hand`).
+#[test]
+fn ministral3_text_model_class_releases() {
+    let dir = scratch("ministral3-text");
+    let vlm: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(scenario("models/ministral-3-14b-instruct-2512-bf16/config.json")).unwrap(),
+    )
+    .unwrap();
+    let mut text = vlm["text_config"].clone();
+    text["architectures"] = serde_json::json!(["Ministral3ForCausalLM"]);
+    text["torch_dtype"] = "bfloat16".into();
+    std::fs::write(dir.join("config.json"), text.to_string()).unwrap();
+    std::fs::write(dir.join("quant.toml"), "dtype = \"bf16\"\n").unwrap();
+    let preset = dir.display().to_string();
+    let with = |name: &str, engine: &str, version: &str| {
+        edited_variant("examples/ministral-3-14b-sglang-rtx4090x4.toml", name, |t| {
+            t.replace("ministral-3-14b-instruct-2512-bf16", &preset)
+                .replace("name = \"sglang\"", &format!("name = \"{engine}\"\nversion = \"{version}\""))
+                .replace("context_length = 32768", if engine == "vllm" { "max_model_len = 32768" } else { "context_length = 32768" })
+        })
+    };
+    let run = run_json(&with("m3-sglang-0.5.9", "sglang", "0.5.9"));
+    assert_eq!(entry_bytes(&run, "target weights"), 6_753_658_880);
+    let o = tpsim(&["memory", &with("m3-sglang-0.5.6", "sglang", "0.5.6")]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("SGLang 0.5.6 has no models/ministral3.py"), "{}", o.stderr);
+    let o = tpsim(&["memory", &with("m3-vllm-0.19.1", "vllm", "0.19.1")]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("vLLM 0.19.1 has no registry entry for Ministral3ForCausalLM (vLLM registers it from 0.20.0)"),
+        "{}",
+        o.stderr
+    );
+    let o = tpsim(&["memory", &with("m3-vllm-0.20.0", "vllm", "0.20.0")]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}

@@ -732,7 +732,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 84] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 85] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -860,6 +860,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 84] = [
     "Step3p5ForCausalLM",
     // families31 (issue #17): Mistral Large 3 (DeepSeek-V3's layers; `Architecture::MistralLarge3`).
     "MistralLarge3ForCausalLM",
+    // families31 (issue #17): Ministral 3's text model on its own (the Llama layout, `ModelSpec::ministral3`).
+    "Ministral3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1009,6 +1011,12 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families31 (issue #17): SGLang `models/mistral_large_3.py` `EntryClass` from 0.5.6.post1, vLLM
         // `models/mistral_large_3.py` (registry) from 0.12.0 (`sim::scenario::first_release`).
         "MistralLarge3ForCausalLM" => Architecture::MistralLarge3,
+        // families31 (issue #17): Ministral 3 without its vision tower: SGLang `models/ministral3.py`
+        // `EntryClass = [Ministral3ForCausalLM]` (a `LlamaForCausalLM`) from 0.5.6.post1; vLLM registers
+        // `"Ministral3ForCausalLM": ("mistral", "MistralForCausalLM")` from 0.20.0 (`models/mistral.py`,
+        // `LlamaForCausalLM` with `LlamaDecoderLayer`s). The Llama layout of Mistral
+        // (`sim::scenario::first_release`).
+        "Ministral3ForCausalLM" => Architecture::Mistral,
         // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
@@ -1282,7 +1290,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         },
         rotary_extra_kernels: 0,
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
-        ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
+        // families31: or the text model under its own class (`Ministral3ForCausalLM`).
+        ministral3: (arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3))
+            || arch_name == MINISTRAL3_CLASS,
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
         // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
@@ -1599,6 +1609,8 @@ fn text_and_vision<'a>(
 
 /// families12 (issue #17): the text `model_type` of Ministral 3 (transformers ≥ 5 `Ministral3Config`).
 const MINISTRAL3: &str = "ministral3";
+/// families31 (issue #17): Ministral 3's text model class (transformers ≥ 5, SGLang `models/ministral3.py`).
+const MINISTRAL3_CLASS: &str = "Ministral3ForCausalLM";
 
 /// families12 (issue #17): the text towers a `Mistral3ForConditionalGeneration` may carry: Mistral
 /// (`"mistral"`, Mistral-Small-3.1/3.2) or Ministral 3 (`"ministral3"`: Ministral 3, Devstral Small 2),

@@ -680,7 +680,7 @@ static GEMMA3: Coverage = Coverage {
 
 static MISTRAL: Coverage = Coverage {
     arch: Architecture::Mistral,
-    families: "Mistral 7B (sliding_window when set)",
+    families: "Mistral 7B (sliding_window when set); Ministral 3's text model under its own class (Ministral3ForCausalLM; SGLang from 0.5.6.post1, vLLM from 0.20.0, both read from the wheels)",
     sglang: exact_memory(&[]),
     // memlogs (issue #17): a vLLM 0.11.0 start-up of Mistral-7B-v0.2 (GPTQ) checks the KV cell and
     // the block arithmetic; its GPTQ weights are not compared (GB10, the gptq kernel's layout).

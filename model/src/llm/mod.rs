@@ -1048,7 +1048,8 @@ pub struct ModelSpec {
     /// (`text_config.model_type = "ministral3"`: Ministral 3 3B/8B/14B, Devstral Small 2). Same weights
     /// and KV as the Mistral text tower (SGLang `models/ministral3.py` subclasses `LlamaForCausalLM`;
     /// vLLM maps it to its Mistral/Llama model); only the engine releases that know the model type
-    /// differ (`sim::scenario::first_release`). `false` for every other model.
+    /// differ (`sim::scenario::first_release`). families31: also the text model under its own class
+    /// (`Ministral3ForCausalLM`, lowered as [`Architecture::Mistral`]). `false` for every other model.
     #[serde(skip)]
     pub ministral3: bool,
     /// families17 (issue #17): a dense ERNIE-4.5 whose config names `Ernie4_5_ForCausalLM` (the

@@ -83,3 +83,35 @@ fn mistral_large3_fp8_mla_down_bf16() {
     let d = bf16_down.weight_breakdown(8).attention - fp8_down.weight_breakdown(8).attention;
     assert_eq!(d, 61 * (30_277_632 - 15_142_624));
 }
+
+const MINISTRAL3_14B: &str = include_str!("../../../scenarios/models/ministral-3-14b-instruct-2512-bf16/config.json");
+
+/// Ministral 3's text model under its own class (`Ministral3ForCausalLM`: SGLang `models/ministral3.py`,
+/// vLLM from 0.20.0 `models/mistral.py`), here the 14B preset's `text_config` on its own: the Llama
+/// layout of Mistral, no vision tower. Text parameters 13,506,073,600 (`tests_ministral3`) × 2 B at
+/// tp 1. At tp 4: embedding and untied head 2 × 131,072 / 4 × 5,120 × 2 = 671,088,640; a layer q and o
+/// 2 × 8 heads × 128 × 5,120 × 2 = 20,971,520, k and v 2 × 2 × 128 × 5,120 × 2 = 5,242,880, SwiGLU 3 ×
+/// 4,096 × 5,120 × 2 = 125,829,120, norms 2 × 5,120 × 2 = 20,480 → 152,064,000, × 40 = 6,082,560,000;
+/// final norm 10,240 → 6,753,658,880 B (the vision-language preset's 7,027,595,264 less its tower).
+/// KV: 40 × 2 × 8 × 128 × 2 B = 163,840 B a token at tp 1.
+#[test]
+fn ministral3_text_model_class_by_hand() {
+    let mut v: serde_json::Value = serde_json::from_str(MINISTRAL3_14B).expect("json");
+    let mut text = v["text_config"].take();
+    text["architectures"] = serde_json::json!(["Ministral3ForCausalLM"]);
+    text["torch_dtype"] = "bfloat16".into();
+    let s = ModelSpec::from_config_json(&text.to_string(), Quantization::bf16()).expect("lowers");
+    assert_eq!(s.arch, Architecture::Mistral);
+    assert!(s.ministral3);
+    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * 13_506_073_600);
+    assert_eq!(
+        671_088_640 + 40 * (20_971_520 + 5_242_880 + 125_829_120 + 20_480) + 10_240,
+        6_753_658_880_u64
+    );
+    assert_eq!(s.weight_bytes_per_rank(4).0, 6_753_658_880);
+    assert_eq!(s.kv_cell_bytes(1), 163_840);
+    // The same config under Mistral's class name is not Ministral 3 for the engines' release rules.
+    text["architectures"] = serde_json::json!(["MistralForCausalLM"]);
+    let s = ModelSpec::from_config_json(&text.to_string(), Quantization::bf16()).expect("lowers");
+    assert!(!s.ministral3);
+}
