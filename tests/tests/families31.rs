@@ -49,7 +49,10 @@ fn mistral_large3_fp8_vllm_h200_by_hand() {
     let attn = 30_277_632 + 4_719_744 + 2_097_664 + 4_194_304 + 14_683_648 + 32_768;
     let dense = 29_367_296 + 14_683_648;
     let moe = 129 * (7_341_824 + 3_670_912) + 1_835_008;
-    assert_eq!((attn, dense, moe), (56_005_760_u64, 44_050_944_u64, 1_422_477_952_u64));
+    assert_eq!(
+        (attn, dense, moe),
+        (56_005_760_u64, 44_050_944_u64, 1_422_477_952_u64)
+    );
     assert_eq!(469_762_048 + 14_336 + 61 * attn + 3 * dense + 58 * moe, WEIGHTS);
     let run = run_json(&scenario(LARGE3));
     assert_eq!(run["verdict"], "ok");
@@ -58,14 +61,20 @@ fn mistral_large3_fp8_vllm_h200_by_hand() {
     // qk_rope_head_dim 64 × 2 B = 37,748,736) and the caching allocator's block rounding, which is
     // tpsim's replay of the load (vrows4, `ModelSpec::vllm_load_block_overhead`: 14,680,064 B, 61 ×
     // 240,656 — not derived by hand here).
-    assert_eq!(entry_bytes(&run, "target weights"), WEIGHTS + 37_748_736 + 14_680_064);
+    assert_eq!(
+        entry_bytes(&run, "target weights"),
+        WEIGHTS + 37_748_736 + 14_680_064
+    );
     let m = &run["memory"];
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 70_272);
     // KV = requested − weights − activation − non-torch, in whole tokens of 70,272 B (at most one
     // 64-token block short of the budget).
     let rest = f(&m["rest_gib"]) * (1u64 << 30) as f64;
     let tokens = m["kv_tokens"].as_u64().unwrap();
-    assert!(tokens as f64 * 70_272.0 <= rest && (tokens + 64) as f64 * 70_272.0 > rest, "{tokens}");
+    assert!(
+        tokens as f64 * 70_272.0 <= rest && (tokens + 64) as f64 * 70_272.0 > rest,
+        "{tokens}"
+    );
     // One all-reduce after each attention and each feed-forward block, 61 × 2, and the embedding's.
     assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 123);
     assert!(f(&run["throughput"]["tpot_ms"]) > 0.0);
@@ -93,8 +102,9 @@ fn mistral_large3_sglang_b200_takes_trtllm_mla() {
     let o = tpsim(&["run", &sglang("large3-b200", "0.5.9", "b200-8x-nvlink")]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
-        o.stderr
-            .contains("TensorRT-LLM MLA only supports page_size of 32 or 64, changing page_size from None to 64."),
+        o.stderr.contains(
+            "TensorRT-LLM MLA only supports page_size of 32 or 64, changing page_size from None to 64."
+        ),
         "{}",
         o.stderr
     );
@@ -114,14 +124,18 @@ fn mistral_large3_first_releases_and_refusals() {
         "{}",
         o.stderr
     );
-    let o = tpsim(&["memory", &sglang("large3-0.5.6.post1", "0.5.6.post1", "h200-8x-nvlink")]);
+    let o = tpsim(&[
+        "memory",
+        &sglang("large3-0.5.6.post1", "0.5.6.post1", "h200-8x-nvlink"),
+    ]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let old = variant("large3-vllm-0.11.2", |t| t.replace("\"0.13.0\"", "\"0.11.2\""));
     let o = tpsim(&["run", &old]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr
-            .contains("vLLM 0.11.2 has no registry entry for MistralLarge3ForCausalLM (vLLM registers it from 0.12.0)"),
+        o.stderr.contains(
+            "vLLM 0.11.2 has no registry entry for MistralLarge3ForCausalLM (vLLM registers it from 0.12.0)"
+        ),
         "{}",
         o.stderr
     );
@@ -129,7 +143,9 @@ fn mistral_large3_first_releases_and_refusals() {
     let o = tpsim(&["memory", &first]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let eagle = variant("large3-eagle", |t| {
-        format!("{t}\n[speculative]\nalgorithm = \"eagle\"\nnum_speculative_tokens = 3\nacceptance = {{ alpha = 0.8 }}\n")
+        format!(
+            "{t}\n[speculative]\nalgorithm = \"eagle\"\nnum_speculative_tokens = 3\nacceptance = {{ alpha = 0.8 }}\n"
+        )
     });
     let o = tpsim(&["run", &eagle]);
     assert_eq!(o.code, 2, "{}", o.stderr);
@@ -157,20 +173,35 @@ fn ministral3_text_model_class_releases() {
     let with = |name: &str, engine: &str, version: &str| {
         edited_variant("examples/ministral-3-14b-sglang-rtx4090x4.toml", name, |t| {
             t.replace("ministral-3-14b-instruct-2512-bf16", &preset)
-                .replace("name = \"sglang\"", &format!("name = \"{engine}\"\nversion = \"{version}\""))
-                .replace("context_length = 32768", if engine == "vllm" { "max_model_len = 32768" } else { "context_length = 32768" })
+                .replace(
+                    "name = \"sglang\"",
+                    &format!("name = \"{engine}\"\nversion = \"{version}\""),
+                )
+                .replace(
+                    "context_length = 32768",
+                    if engine == "vllm" {
+                        "max_model_len = 32768"
+                    } else {
+                        "context_length = 32768"
+                    },
+                )
         })
     };
     let run = run_json(&with("m3-sglang-0.5.9", "sglang", "0.5.9"));
     assert_eq!(entry_bytes(&run, "target weights"), 6_753_658_880);
     let o = tpsim(&["memory", &with("m3-sglang-0.5.6", "sglang", "0.5.6")]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("SGLang 0.5.6 has no models/ministral3.py"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("SGLang 0.5.6 has no models/ministral3.py"),
+        "{}",
+        o.stderr
+    );
     let o = tpsim(&["memory", &with("m3-vllm-0.19.1", "vllm", "0.19.1")]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr
-            .contains("vLLM 0.19.1 has no registry entry for Ministral3ForCausalLM (vLLM registers it from 0.20.0)"),
+        o.stderr.contains(
+            "vLLM 0.19.1 has no registry entry for Ministral3ForCausalLM (vLLM registers it from 0.20.0)"
+        ),
         "{}",
         o.stderr
     );

@@ -17,7 +17,10 @@ fn spec(q: Quantization) -> ModelSpec {
 fn mistral_large3_parameters_by_hand() {
     let s = spec(Quantization::bf16());
     assert_eq!(s.arch, Architecture::MistralLarge3);
-    assert_eq!((s.num_layers, s.hidden, s.vocab, s.heads), (61, 7_168, 131_072, 128));
+    assert_eq!(
+        (s.num_layers, s.hidden, s.vocab, s.heads),
+        (61, 7_168, 131_072, 128)
+    );
     assert_eq!(
         s.attention,
         Attention::Mla {
@@ -84,7 +87,8 @@ fn mistral_large3_fp8_mla_down_bf16() {
     assert_eq!(d, 61 * (30_277_632 - 15_142_624));
 }
 
-const MINISTRAL3_14B: &str = include_str!("../../../scenarios/models/ministral-3-14b-instruct-2512-bf16/config.json");
+const MINISTRAL3_14B: &str =
+    include_str!("../../../scenarios/models/ministral-3-14b-instruct-2512-bf16/config.json");
 
 /// Ministral 3's text model under its own class (`Ministral3ForCausalLM`: SGLang `models/ministral3.py`,
 /// vLLM from 0.20.0 `models/mistral.py`), here the 14B preset's `text_config` on its own: the Llama
