@@ -208,3 +208,23 @@ fn ministral3_text_model_class_releases() {
     let o = tpsim(&["memory", &with("m3-vllm-0.20.0", "vllm", "0.20.0")]);
     assert_eq!(o.code, 0, "{}", o.stderr);
 }
+
+/// Why the example is on H200: on eight RTX PRO 6000 (96 GB) the FP8 checkpoint's 80.58 GiB a rank
+/// (`WEIGHTS`, the vision encoder not even counted) leaves no KV cache at the engines' defaults —
+/// vLLM 0.13.0 stops with its profile-run text, SGLang 0.5.9 with its own.
+#[test]
+fn mistral_large3_fp8_does_not_start_on_rtxpro6000x8() {
+    let vllm = variant("large3-rtx-vllm", |t| {
+        t.replace("h200-8x-nvlink", "rtx-pro-6000-8x-1switch")
+    });
+    let run = run_json(&vllm);
+    assert_ne!(run["verdict"], "ok");
+    assert!(
+        run.to_string()
+            .contains("No available memory for the cache blocks"),
+        "{run}"
+    );
+    let run = run_json(&sglang("large3-rtx-sglang", "0.5.9", "rtx-pro-6000-8x-1switch"));
+    assert_ne!(run["verdict"], "ok");
+    assert!(run.to_string().contains("Not enough memory"), "{run}");
+}
