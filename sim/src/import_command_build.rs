@@ -778,6 +778,7 @@ fn preset_quant(preset: &str) -> Result<Option<Table>, String> {
         ("dense_mlp", q.dense_mlp),
         ("shared_experts", q.shared_experts),
         ("mtp", q.mtp),
+        ("mla_down", q.mla_down),
     ] {
         if let Some(f) = f {
             out.insert(k.into(), Value::Table(format_table(&f)));

@@ -345,3 +345,5 @@ mod sglres53;
 // families32 (issue #17): Moonshot Kimi-K3.
 mod families32;
 mod vgraph53;
+// families31 (issue #17): Mistral Large 3.
+mod families31;

@@ -791,7 +791,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 87] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 89] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -925,6 +925,10 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 87] = [
     // `llm::kimi_k3`): the multimodal wrapper and its text-only entry class.
     "KimiK3ForConditionalGeneration",
     "KimiK3LinearForCausalLM",
+    // families31 (issue #17): Mistral Large 3 (DeepSeek-V3's layers; `Architecture::MistralLarge3`).
+    "MistralLarge3ForCausalLM",
+    // families31 (issue #17): Ministral 3's text model on its own (the Llama layout, `ModelSpec::ministral3`).
+    "Ministral3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1078,6 +1082,15 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // KimiK3LinearForCausalLM]` from 0.5.17; vLLM's registry lists the wrapper from 0.27.0
         // (`sim::scenario::first_release`).
         "KimiK3ForConditionalGeneration" | "KimiK3LinearForCausalLM" => Architecture::KimiK3,
+        // families31 (issue #17): SGLang `models/mistral_large_3.py` `EntryClass` from 0.5.6.post1, vLLM
+        // `models/mistral_large_3.py` (registry) from 0.12.0 (`sim::scenario::first_release`).
+        "MistralLarge3ForCausalLM" => Architecture::MistralLarge3,
+        // families31 (issue #17): Ministral 3 without its vision tower: SGLang `models/ministral3.py`
+        // `EntryClass = [Ministral3ForCausalLM]` (a `LlamaForCausalLM`) from 0.5.6.post1; vLLM registers
+        // `"Ministral3ForCausalLM": ("mistral", "MistralForCausalLM")` from 0.20.0 (`models/mistral.py`,
+        // `LlamaForCausalLM` with `LlamaDecoderLayer`s). The Llama layout of Mistral
+        // (`sim::scenario::first_release`).
+        "Ministral3ForCausalLM" => Architecture::Mistral,
         // families24 (issue #17): SGLang `models/grok.py` `EntryClass = [Grok1ForCausalLM,
         // Grok1ModelForCausalLM]` (the second "an alias for backward-compatibility"); Grok-2's residual
         // MLP from 0.5.1 (`sim::scenario::first_release`).
@@ -1367,7 +1380,9 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         },
         rotary_extra_kernels: 0,
         // families12 (issue #17): Ministral 3's text tower (`mistral3_text_type`).
-        ministral3: arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3),
+        // families31: or the text model under its own class (`Ministral3ForCausalLM`).
+        ministral3: (arch == Architecture::Mistral3 && text.model_type.as_deref() == Some(MINISTRAL3))
+            || arch_name == MINISTRAL3_CLASS,
         // families17 (issue #17): which of dense ERNIE-4.5's two names the config uses (`llm::ernie45`).
         ernie45_legacy_name: arch == Architecture::Ernie45 && arch_name == super::ernie45::LEGACY_NAME,
         // families21 (issue #17): SGLang's MLA layout as lowered; vLLM's set by `sim::scenario`.
@@ -1739,6 +1754,8 @@ fn text_and_vision<'a>(
 
 /// families12 (issue #17): the text `model_type` of Ministral 3 (transformers ≥ 5 `Ministral3Config`).
 const MINISTRAL3: &str = "ministral3";
+/// families31 (issue #17): Ministral 3's text model class (transformers ≥ 5, SGLang `models/ministral3.py`).
+const MINISTRAL3_CLASS: &str = "Ministral3ForCausalLM";
 
 /// families12 (issue #17): the text towers a `Mistral3ForConditionalGeneration` may carry: Mistral
 /// (`"mistral"`, Mistral-Small-3.1/3.2) or Ministral 3 (`"ministral3"`: Ministral 3, Devstral Small 2),
@@ -2311,6 +2328,11 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::DeepseekV3 | Architecture::KimiK25 | Architecture::Glm4Moe | Architecture::Glm4vMoe => {
             true
         }
+        // families31 (issue #17): both engines' `adapt_config_dict` write `topk_method = None` for
+        // Mistral Large 3 (SGLang 0.5.9 `utils/mistral_utils.py`, vLLM 0.13.0
+        // `transformers_utils/configs/mistral.py` `_remap_moe_args`), and `DeepseekV2MoE` makes the
+        // bias only for "noaux_tc" (SGLang 0.5.9 / vLLM 0.13.0 `models/deepseek_v2.py`).
+        Architecture::MistralLarge3 => text.topk_method.as_deref() == Some("noaux_tc"),
         // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
         a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
@@ -2344,6 +2366,9 @@ fn is_deepseek_mla(arch: Architecture) -> bool {
             // `DeepseekV2AttentionMLA` (SGLang `models/longcat_flash.py`; `configs/model_config.py`
             // lists `LongcatFlashForCausalLM` with the MLA models).
             | Architecture::LongcatFlash
+            // families31 (issue #17): Mistral Large 3 is `DeepseekV3ForCausalLM` under another name
+            // (SGLang `configs/model_config.py` lists `MistralLarge3ForCausalLM` with the MLA models).
+            | Architecture::MistralLarge3
     )
 }
 

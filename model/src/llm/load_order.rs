@@ -276,7 +276,10 @@ impl ModelSpec {
                     .flatten();
                 // Issue #17 (onlinequant): quantized at load time from the model dtype.
                 let online = (self.quantization.online.is_some()
-                    && matches!(p.fmt, Fmt::Linear | Fmt::Dense | Fmt::Shared | Fmt::Expert)
+                    && matches!(
+                        p.fmt,
+                        Fmt::Linear | Fmt::Dense | Fmt::Shared | Fmt::Expert | Fmt::MlaDown
+                    )
                     && f.dtype == WeightDtype::Fp8)
                     .then(|| {
                         let cols = p.cols.saturating_mul(times).saturating_mul(p.count);

@@ -200,6 +200,8 @@ mod tests_families29;
 // families30 (issue #17): Gemma 4.
 #[cfg(test)]
 mod tests_families30;
+#[cfg(test)]
+mod tests_families31;
 // families14 (issue #17): InternVL.
 #[cfg(test)]
 mod tests_internvl;
@@ -699,6 +701,14 @@ pub enum Architecture {
     /// q compression), block attention residuals, and a MoE whose routed experts run in a narrower
     /// latent space behind replicated projections (SGLang `models/kimi_k3.py` from 0.5.17).
     KimiK3,
+    // families31 (issue #17): Mistral Large 3, DeepSeek-V3's layers under another name.
+    /// `MistralLarge3ForCausalLM` (Mistral Large 3, 675B): both engines subclass their
+    /// `DeepseekV3ForCausalLM` and only rename the checkpoint's tensors (SGLang 0.5.9 and vLLM 0.13.0
+    /// `models/mistral_large_3.py`), so it is lowered as DeepSeek-V3 (MLA, dense prefix, routed
+    /// experts with a shared one). A class of its own because the engines' rules name it apart:
+    /// first releases, SGLang's shared-expert fusion (DeepSeek-V3 only), no `e_score_correction_bias`
+    /// (its config's `topk_method` is null).
+    MistralLarge3,
 }
 
 impl Architecture {
@@ -1080,7 +1090,8 @@ pub struct ModelSpec {
     /// (`text_config.model_type = "ministral3"`: Ministral 3 3B/8B/14B, Devstral Small 2). Same weights
     /// and KV as the Mistral text tower (SGLang `models/ministral3.py` subclasses `LlamaForCausalLM`;
     /// vLLM maps it to its Mistral/Llama model); only the engine releases that know the model type
-    /// differ (`sim::scenario::first_release`). `false` for every other model.
+    /// differ (`sim::scenario::first_release`). families31: also the text model under its own class
+    /// (`Ministral3ForCausalLM`, lowered as [`Architecture::Mistral`]). `false` for every other model.
     #[serde(skip)]
     pub ministral3: bool,
     /// families17 (issue #17): a dense ERNIE-4.5 whose config names `Ernie4_5_ForCausalLM` (the

@@ -24,6 +24,9 @@ pub(crate) enum Fmt {
     /// (`Quantization::shared_format`). Set by `ModelSpec::inventory` on the `Linear` pieces of a
     /// layer's shared experts.
     Shared,
+    /// families31 (issue #17): the quantization's MLA down-projection format
+    /// (`Quantization::mla_down_format`: `fused_qkv_a_proj` / `kv_a_proj`).
+    MlaDown,
     /// Raw bytes, one per element, no scales (a kernel's re-laid copy of E8M0 block scales).
     Byte,
 }

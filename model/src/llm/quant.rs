@@ -484,6 +484,11 @@ pub struct Quantization {
     /// `llm::online_quant`), not stored quantized, and how the engine loads them (`load_order`).
     /// `None` = stored as described. Never set by `quant.toml`.
     pub online: Option<crate::llm::online_quant::OnlineLoad>,
+    /// families31 (issue #17): format of MLA's replicated down-projections (`q_a_proj` and
+    /// `kv_a_proj_with_mqa`, fused as `fused_qkv_a_proj_with_mqa` by both engines), if different from
+    /// `weights` (quant.toml `mla_down`): Mistral Large 3's FP8 checkpoint keeps them bf16 (its
+    /// compressed-tensors `ignore` lists `re:.*kv_a_proj_with_mqa$` and `re:.*q_a_proj$`).
+    pub mla_down: Option<WeightFormat>,
 }
 
 impl Default for Quantization {
@@ -504,6 +509,7 @@ impl Quantization {
             kv_cache_dtype: KvCacheDtype::Auto,
             mtp: None,
             online: None,
+            mla_down: None,
         }
     }
 
@@ -520,6 +526,11 @@ impl Quantization {
     /// Format used for shared experts (the override, else the default).
     pub fn shared_format(&self) -> WeightFormat {
         self.shared_experts.unwrap_or(self.weights)
+    }
+
+    /// families31: format used for MLA's down-projections (the override, else the default).
+    pub fn mla_down_format(&self) -> WeightFormat {
+        self.mla_down.unwrap_or(self.weights)
     }
 
     /// Every linear-layer format the description holds, mutably (the default, then each override
@@ -578,6 +589,8 @@ struct RawQuantization {
     kv_cache_dtype: KvCacheDtype,
     #[serde(default)]
     mtp: Option<RawFormat>,
+    #[serde(default)]
+    mla_down: Option<RawFormat>,
 }
 
 fn default_dtype() -> WeightDtype {
@@ -613,6 +626,10 @@ impl TryFrom<RawQuantization> for Quantization {
             .shared_experts
             .map(|e| WeightFormat::from_raw(e, "shared_experts."))
             .transpose()?;
+        let mla_down = raw
+            .mla_down
+            .map(|e| WeightFormat::from_raw(e, "mla_down."))
+            .transpose()?;
         Ok(Quantization {
             weights,
             experts,
@@ -621,6 +638,7 @@ impl TryFrom<RawQuantization> for Quantization {
             kv_cache_dtype: raw.kv_cache_dtype,
             mtp,
             online: None,
+            mla_down,
         })
     }
 }

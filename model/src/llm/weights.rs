@@ -152,6 +152,7 @@ impl ModelSpec {
             Fmt::Expert => self.quantization.expert_format(),
             Fmt::Dense => self.quantization.dense_format(),
             Fmt::Shared => self.quantization.shared_format(),
+            Fmt::MlaDown => self.quantization.mla_down_format(),
             // One byte per element; `piece_bytes` counts it without int8's per-tensor scale.
             Fmt::Byte => WeightFormat::plain(WeightDtype::Int8),
         }
@@ -527,7 +528,7 @@ impl ModelSpec {
                     Some(r) => {
                         // fused_qkv_a_proj_with_mqa: replicated on every rank.
                         ps.push(
-                            Piece::new(r + kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear)
+                            Piece::new(r + kv_lora_rank + qk_rope_head_dim, h, Fmt::MlaDown)
                                 .gemm("fused_qkv_a_proj"),
                         );
                         ps.push(Piece::vec(r));
@@ -536,7 +537,7 @@ impl ModelSpec {
                     None => {
                         ps.push(Piece::new(local * qk, h, Fmt::Linear).gemm("q_proj"));
                         ps.push(
-                            Piece::new(kv_lora_rank + qk_rope_head_dim, h, Fmt::Linear).gemm("kv_a_proj"),
+                            Piece::new(kv_lora_rank + qk_rope_head_dim, h, Fmt::MlaDown).gemm("kv_a_proj"),
                         );
                     }
                 }

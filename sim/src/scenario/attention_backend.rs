@@ -23,8 +23,8 @@
 //!   choices). `_handle_model_specific_adjustments` sets it when no attention, prefill or decode
 //!   backend is given, on `is_cuda() and is_sm100_supported()`, for `hf_config.architectures[0]` in:
 //!   0.5.4, 0.5.5 `["DeepseekV3ForCausalLM"]` without DSA (`not is_deepseek_nsa`); 0.5.6–0.5.8 the
-//!   same list plus `MistralLarge3ForCausalLM` and `PixtralForConditionalGeneration` (not lowered by
-//!   tpsim); 0.5.9 also `KimiK25ForConditionalGeneration` (and `GlmMoeDsaForCausalLM`, a DSA model:
+//!   same list plus `MistralLarge3ForCausalLM` (families31: lowered as DeepSeek-V3) and
+//!   `PixtralForConditionalGeneration` (not lowered by tpsim); 0.5.9 also `KimiK25ForConditionalGeneration` (and `GlmMoeDsaForCausalLM`, a DSA model:
 //!   `nsa`). It logs "Use trtllm_mla as attention backend on sm100 for DeepseekV3ForCausalLM"
 //!   (info). 0.5.3 and earlier: no model rule (DeepSeek on B200 runs `flashinfer`). Kimi-K2 checkpoints
 //!   are `DeepseekV3ForCausalLM`; GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`), DeepSeek-V2 and Kimi-VL keep
@@ -146,7 +146,7 @@ fn sgl_release(version: &str) -> Option<(u64, u64, u64)> {
 
 /// mla49: whether SGLang `version`'s `_handle_model_specific_adjustments` moves `model` to
 /// `trtllm_mla` on SM 10.x (module doc): `DeepseekV3ForCausalLM` without DSA from 0.5.4,
-/// `KimiK25ForConditionalGeneration` from 0.5.9.
+/// `KimiK25ForConditionalGeneration` from 0.5.9, `MistralLarge3ForCausalLM` from 0.5.6 (families31).
 pub fn sglang_trtllm_mla_model(version: &str, model: &ModelSpec) -> bool {
     use tpsim_model::llm::Architecture as A;
     let Some(v) = sgl_release(version) else {
@@ -158,6 +158,8 @@ pub fn sglang_trtllm_mla_model(version: &str, model: &ModelSpec) -> bool {
     match model.arch {
         A::DeepseekV3 => v >= (0, 5, 4),
         A::KimiK25 => v >= (0, 5, 9),
+        // families31 (issue #17): listed from 0.5.6 (module doc); SGLang serves it from 0.5.6.post1.
+        A::MistralLarge3 => v >= (0, 5, 6),
         _ => false,
     }
 }

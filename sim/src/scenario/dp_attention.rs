@@ -61,6 +61,9 @@ fn supported(arch: Architecture) -> bool {
             | MiniMaxM2
             | GptOss
             | Llama4
+            // families31 (issue #17): `mistral_large_3.py` subclasses `deepseek_v2.py`'s
+            // `DeepseekV3ForCausalLM`.
+            | MistralLarge3
     )
 }
 

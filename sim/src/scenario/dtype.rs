@@ -62,6 +62,7 @@ impl Resolver<'_> {
         for f in std::iter::once(&mut q.weights)
             .chain(q.dense_mlp.as_mut())
             .chain(q.shared_experts.as_mut())
+            .chain(q.mla_down.as_mut())
         {
             if f.dtype == WeightDtype::Fp32 {
                 f.dtype = served;

@@ -208,6 +208,18 @@
 //!   0.5.11 … 0.5.23 have them). vLLM ships `vllm/model_executor/models/gemma4.py` and `gemma4_mm.py`
 //!   (registry: `Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`) from 0.19.0 (0.18.0 and 0.18.1
 //!   have none) but is refused whatever the release (`scenario::engine`: not modelled).
+//! - **Mistral Large 3** (`MistralLarge3ForCausalLM`, families31; lowered as DeepSeek-V3), read from the
+//!   PyPI wheels (2026-12-06). SGLang: `sglang/srt/models/mistral_large_3.py` (and
+//!   `mistral_large_3_eagle.py`) from 0.5.6.post1 — the 0.5.6 wheel has neither, 0.5.6.post1,
+//!   0.5.6.post2, 0.5.7 … 0.5.23 have both. vLLM: `model_executor/models/registry.py` registers
+//!   `"MistralLarge3ForCausalLM": ("mistral_large_3", …)` from 0.12.0 (the 0.11.2 wheel has neither the
+//!   entry nor the file; 0.12.0, 0.13.0 … 0.34.0 have both). A release without the class finds none
+//!   for the architecture.
+//! - **Ministral 3's text model** (`Ministral3ForCausalLM` at the top of `architectures`, families31;
+//!   lowered as Mistral). SGLang: `models/ministral3.py`'s `EntryClass` is that class, the families12
+//!   row (0.5.6.post1). vLLM: `registry.py` maps `"Ministral3ForCausalLM": ("mistral",
+//!   "MistralForCausalLM")` from 0.20.0 (the 0.19.0 and 0.19.1 wheels have no entry; 0.20.0, 0.21.0,
+//!   0.22.0 … 0.34.0 have it); an older release would fall back to its Transformers backend.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -310,7 +322,8 @@ pub(super) const TABLE: &[Row] = &[
         then: CannotServe("Ministral 3 (text_config.model_type \"ministral3\")"),
     },
     Row {
-        models: |m| m.ministral3,
+        // families31: the vision-language class only; the text model's own class has its row below.
+        models: |m| m.ministral3 && m.arch == Architecture::Mistral3,
         engine: Vllm,
         first: Some(&[0, 12, 0]),
         file: "support for the ministral3 text model",
@@ -868,6 +881,31 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/kimi_k3.py",
         since: "SGLang adds it in 0.5.17",
         then: CannotServe("Kimi-K3 (KimiK3ForConditionalGeneration)"),
+    // families31: Mistral Large 3.
+    Row {
+        models: |m| m.arch == Architecture::MistralLarge3,
+        engine: Sglang,
+        first: Some(&[0, 5, 6, 1]),
+        file: "models/mistral_large_3.py",
+        since: "SGLang ships it from 0.5.6.post1",
+        then: CannotServe("Mistral Large 3 (MistralLarge3ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MistralLarge3,
+        engine: Vllm,
+        first: Some(&[0, 12, 0]),
+        file: "registry entry for MistralLarge3ForCausalLM",
+        since: "vLLM registers it from 0.12.0",
+        then: CannotServe("Mistral Large 3 (MistralLarge3ForCausalLM)"),
+    },
+    // families31: Ministral 3's text model under its own class (SGLang: the families12 row above).
+    Row {
+        models: |m| m.ministral3 && m.arch == Architecture::Mistral,
+        engine: Vllm,
+        first: Some(&[0, 20, 0]),
+        file: "registry entry for Ministral3ForCausalLM",
+        since: "vLLM registers it from 0.20.0",
+        then: CannotServe("Ministral 3's text model (Ministral3ForCausalLM)"),
     },
 ];
 

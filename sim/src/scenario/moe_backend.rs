@@ -270,6 +270,11 @@ pub fn sglang_sm100(
         A::Qwen3Moe | A::Qwen3VlMoe | A::Qwen3Next => v >= (0, 5, 6) && fp8,
         A::Qwen35Moe => v >= (0, 5, 9) && (fp8 || bf16),
         A::DeepseekV3 | A::Llama4 => v >= (0, 5, 5) && fp8,
+        // families31 (issue #17): Mistral Large 3 is in the same branch of
+        // `_handle_model_specific_adjustments` (0.5.6.post1 … 0.5.9), which sets `quantization` to the
+        // checkpoint's method — "compressed-tensors" for Mistral's FP8 release, not one of "fp8",
+        // "modelopt_fp8", "modelopt_fp4" — so the MoE runner stays `auto`.
+        A::MistralLarge3 => false,
         A::GptOss if experts == tpsim_model::llm::WeightDtype::Mxfp4 => return Some("flashinfer_mxfp4"),
         _ => false,
     };

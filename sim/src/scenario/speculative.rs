@@ -12,6 +12,15 @@ impl Resolver<'_> {
         target: &ModelSpec,
         warnings: &mut Vec<String>,
     ) -> Result<Speculative, ScenarioError> {
+        // families31 (issue #17): Mistral Large 3's draft is its own EAGLE model (SGLang
+        // `MistralLarge3ForCausalLMEagle`, 0.5.6.post1 `models/mistral_large_3_eagle.py`; vLLM
+        // `EagleMistralLarge3ForCausalLM`, 0.12.0 `models/mistral_large_3_eagle.py`), not modelled (either engine).
+        if target.arch == tpsim_model::llm::Architecture::MistralLarge3 {
+            return Err(self.invalid(
+                "speculative",
+                "Mistral Large 3's EAGLE draft (SGLang's MistralLarge3ForCausalLMEagle, vLLM's EagleMistralLarge3ForCausalLM) is not modelled: remove [speculative]",
+            ));
+        }
         // Issue #17: vLLM's proposer and its own settings (`vllm_spec.rs`).
         if engine.kind == super::EngineKind::Vllm {
             return self.vllm_speculative(s, engine, target, warnings);

@@ -432,6 +432,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Gemma4 => "gemma4_text",
         // families32 (issue #17): the published config's `model_type`.
         A::KimiK3 => "kimi_k3",
+        // families31 (issue #17): vLLM's `adapt_config_dict` writes "deepseek_v3"
+        // (transformers_utils/configs/mistral.py).
+        A::MistralLarge3 => "deepseek_v3",
     }
 }
 

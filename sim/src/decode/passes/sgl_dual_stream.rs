@@ -99,7 +99,10 @@ pub(crate) fn gate(arch: Architecture, version: &str) -> Option<Gate> {
     let (a, b, c, _) = tpsim_model::sglang_fraction_early::release_post(version)?;
     let v = (a, b, c);
     match arch {
-        A::DeepseekV2 | A::DeepseekV3 | A::KimiK25 | A::KimiVl | A::DeepseekV32 => match v {
+        // families31 (issue #17): Mistral Large 3 runs `deepseek_v2.py`'s `DeepseekV2MoE` (its class
+        // subclasses `DeepseekV3ForCausalLM`, `models/mistral_large_3.py`).
+        A::DeepseekV2 | A::DeepseekV3 | A::KimiK25 | A::KimiVl | A::DeepseekV32 | A::MistralLarge3 => match v
+        {
             _ if v < (0, 4, 8) => None,
             _ if v <= (0, 5, 5) => Some(Gate::Tokens),
             _ => Some(Gate::Captured),
