@@ -1719,6 +1719,9 @@ const KIMI_K3_CHECKS: &[Check] = &[
     check(
         "SGLang 0.5.23 KimiLinearCacheParams (KDA state per request) and the MLA cell, 16 ranks: weights a rank, state and cell by hand",
         "families32::kimi_k3_sglang_tp16_by_hand",
+    ),
+];
+
 // families31 (issue #17): Mistral Large 3 (`MistralLarge3ForCausalLM`): DeepSeek-V3's layers (61, MLA
 // with 128 heads, 3 dense then 58 MoE layers of 128 experts top-4 and one shared expert of 4,096) under
 // another class name: SGLang from 0.5.6.post1, vLLM from 0.12.0 (`sim::scenario::first_release`). The

@@ -881,6 +881,7 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/kimi_k3.py",
         since: "SGLang adds it in 0.5.17",
         then: CannotServe("Kimi-K3 (KimiK3ForConditionalGeneration)"),
+    },
     // families31: Mistral Large 3.
     Row {
         models: |m| m.arch == Architecture::MistralLarge3,
