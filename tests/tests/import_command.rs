@@ -49,8 +49,9 @@ fn every_bundled_scenario_round_trips() {
     // with families21's apertus-8b-instruct-2509, minicpm4-8b and minicpm3-4b examples; 80 with families22's
     // lfm2-8b-a1b example; 81 with families23's mimo-v2-flash example; 82 with families24's grok-2 example; 83 with
     // families25's longcat-flash example; 84 with families27's minimax-m1-80k example; 85 with families26's
-    // internvl3-78b example; 86 with families28's step-3.5-flash example.
-    assert_eq!(files.len(), 86, "{files:?}");
+    // internvl3-78b example; 86 with families28's step-3.5-flash example; 87 with vllmnew53's
+    // step-3.5-flash vLLM example.
+    assert_eq!(files.len(), 87, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);

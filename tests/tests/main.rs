@@ -332,3 +332,5 @@ mod release52;
 mod families28;
 // Issue #18 (deploys28): cloudrift's deplodock Kimi-K2.5-NVFP4 runs on B200 (vLLM 0.17.0 / 0.16.0, SGLang 0.5.9).
 mod deploys28;
+// vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
+mod vllmnew53;
