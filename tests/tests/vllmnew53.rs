@@ -10,15 +10,15 @@ const STEP_SGLANG: &str = "examples/step-3.5-flash-sglang-rtxpro6000x8.toml";
 const MIMO: &str = "examples/mimo-v2-flash-sglang-rtxpro6000x4.toml";
 
 /// The MiMo-V2-Flash example under vLLM `version` (tp 4 on four RTX PRO 6000, SM 12.0), `extra`
-/// appended to `[engine]`; `h200` moves it to eight H200 (SM 9.0) at tp 8.
-fn mimo_vllm(name: &str, version: &str, extra: &str, h200: bool) -> String {
+/// appended to `[engine]`; `box8` moves it to the eight-GPU preset named (H200, SM 9.0; MI300X) at tp 8.
+fn mimo_vllm(name: &str, version: &str, extra: &str, box8: Option<&str>) -> String {
     edited_variant(MIMO, name, |t| {
         let t = t
             .replace("name = \"sglang\"", "name = \"vllm\"")
             .replace("version = \"0.5.8\"", &format!("version = \"{version}\"{extra}"))
             .replace("context_length", "max_model_len");
-        if h200 {
-            t.replace("rtx-pro-6000-4x-turin-same-numa", "h200-8x-nvlink")
+        if let Some(b) = box8 {
+            t.replace("rtx-pro-6000-4x-turin-same-numa", b)
                 .replace("tp = 4", "tp = 8")
                 .replace("[engine.env]", "")
                 .replace("NCCL_P2P_LEVEL = \"SYS\"", "")
@@ -133,10 +133,11 @@ fn step3p5_vllm_first_release_and_tp4_cell() {
 /// - 0.22.0 at tp 8 on H200 (SM 9.0, FA3 → FA4 for sinks with hdim ≠ hdim_v): both kinds hold 1 KV
 ///   head a rank, 320 × 2 = 640 B, the same page: cell 48 × 640 = 30,720 B; block 9 × 640 × 16 =
 ///   92,160 B, tokens blocks // 6 × 16. 0.19.0 there: 48 × 2 × 192 × 2 = 36,864 B.
+/// - 0.22.0 on MI300X (ROCm, "9.4"): no FlashAttention version on ROCm (`fa_utils.py`), refused.
 #[test]
 fn mimo_v2_flash_vllm_by_release() {
     for v in ["0.25.1", "0.34.0"] {
-        let run = run_json(&mimo_vllm(&format!("vllmnew53-mimo-{v}"), v, "", false));
+        let run = run_json(&mimo_vllm(&format!("vllmnew53-mimo-{v}"), v, "", None));
         assert_eq!(run["verdict"], "ok", "{v}");
         let m = &run["memory"];
         assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 61_440, "{v}");
@@ -147,11 +148,11 @@ fn mimo_v2_flash_vllm_by_release() {
         "vllmnew53-mimo-0.25.1-nohybrid",
         "0.25.1",
         "\ndisable_hybrid_kv_cache_manager = true",
-        false,
+        None,
     ));
     assert_eq!(plain["memory"]["cell_size_bytes"].as_u64().unwrap(), 55_680);
     for v in ["0.20.0", "0.22.0"] {
-        let o = tpsim(&["run", &mimo_vllm(&format!("vllmnew53-mimo-{v}"), v, "", false)]);
+        let o = tpsim(&["run", &mimo_vllm(&format!("vllmnew53-mimo-{v}"), v, "", None)]);
         assert_eq!(o.code, 2, "{v}: {}", o.stderr);
         assert!(
             o.stderr.contains(&format!("vLLM {v} cannot start MiMo-V2-Flash"))
@@ -161,11 +162,16 @@ fn mimo_v2_flash_vllm_by_release() {
             o.stderr
         );
     }
-    let h200 = run_json(&mimo_vllm("vllmnew53-mimo-h200-0.22.0", "0.22.0", "", true));
+    let h200 = run_json(&mimo_vllm("vllmnew53-mimo-h200-0.22.0", "0.22.0", "", Some("h200-8x-nvlink")));
     assert_eq!(h200["verdict"], "ok");
     assert_eq!(h200["memory"]["cell_size_bytes"].as_u64().unwrap(), 30_720);
     let blocks = whole_blocks(&h200, 92_160);
     assert_eq!(h200["memory"]["kv_tokens"].as_u64().unwrap(), blocks / 6 * 16);
-    let h200_old = run_json(&mimo_vllm("vllmnew53-mimo-h200-0.19.0", "0.19.0", "", true));
+    let h200_old = run_json(&mimo_vllm("vllmnew53-mimo-h200-0.19.0", "0.19.0", "", Some("h200-8x-nvlink")));
     assert_eq!(h200_old["memory"]["cell_size_bytes"].as_u64().unwrap(), 36_864);
+    // ROCm: `get_flash_attn_version` returns None, so no sinks on FlashAttention-DiffKV in 0.22.0.
+    let mi300x = mimo_vllm("vllmnew53-mimo-mi300x-0.22.0", "0.22.0", "", Some("mi300x-8x-xgmi"));
+    let o = tpsim(&["run", &mi300x]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stderr.contains("(compute capability 9.4, ROCm)"), "{}", o.stderr);
 }

@@ -139,7 +139,9 @@ impl Resolver<'_> {
         // Step-3.5-Flash from 0.15.1 (`scenario::first_release`).
         if kind == EngineKind::Vllm {
             let version = release.version.as_str();
-            if let Some((k, m)) = super::vllm_diffkv::check(model, version, &hw.gpu.compute_capability) {
+            let rocm = hw.accel.vendor == super::accel::GpuVendor::Amd;
+            if let Some((k, m)) = super::vllm_diffkv::check(model, version, &hw.gpu.compute_capability, rocm)
+            {
                 return Err(self.invalid(k, m));
             }
         }

@@ -37,13 +37,15 @@ pub(crate) fn pads_v(version: &str) -> bool {
     before(version, [0, 20])
 }
 
-/// vLLM's refusal of MiMo-V2-Flash on a GPU of `compute_capability` under `version`: 0.20 – 0.24
-/// force FlashAttention-DiffKV, whose sinks need FA3 (SM 9.x) or FA4 (SM 10.x) (module doc). The key
-/// and message, or `None`.
+/// vLLM's refusal of MiMo-V2-Flash on a GPU of `compute_capability` (`rocm`: an AMD GPU) under
+/// `version`: 0.20 – 0.24 force FlashAttention-DiffKV, whose sinks need FA3 (SM 9.x) or FA4 (SM 10.x)
+/// (module doc); on ROCm `get_flash_attn_version` returns `None` (0.20.0 `fa_utils.py`), so
+/// `flash_attn_supports_sinks()` is false whatever the chip. The key and message, or `None`.
 pub(crate) fn check(
     model: &ModelSpec,
     version: &str,
     compute_capability: &str,
+    rocm: bool,
 ) -> Option<(&'static str, String)> {
     let a = model.mimo_v2?;
     // A layer kind on the DiffKV backend (V narrower than K) with sinks.
@@ -51,16 +53,18 @@ pub(crate) fn check(
         (a.swa_sink && a.swa_v_head_dim != a.swa_head_dim) || (a.full_sink && a.v_head_dim != model.head_dim);
     let forced = !pads_v(version) && before(version, [0, 25]);
     let major = tpsim_model::hw::sm_major(compute_capability);
-    if !(sink_diff_kv && forced) || major == 9 || major == 10 {
+    if !(sink_diff_kv && forced) || (!rocm && (major == 9 || major == 10)) {
         return None;
     }
     Some((
         "engine.version",
         format!(
-            "vLLM {version} cannot start MiMo-V2-Flash on this GPU (compute capability {compute_capability}): \
+            "vLLM {version} cannot start MiMo-V2-Flash on this GPU (compute capability {compute_capability}{}): \
              its layers use FlashAttentionDiffKVBackend (V narrower than K), whose attention sinks assert \
-             \"Sinks are only supported in FlashAttention 3\" (FA3 needs SM 9.x, FA4 SM 10.x; FA2 here) \
-             (use vLLM ≥ 0.25, which falls back to TRITON_ATTN_DIFFKV, or 0.14 – 0.19, or sglang from 0.5.7)"
+             \"Sinks are only supported in FlashAttention 3\" (FA3 needs SM 9.x, FA4 SM 10.x on CUDA; FA2 or \
+             none here) (use vLLM ≥ 0.25, which falls back to TRITON_ATTN_DIFFKV, or 0.14 – 0.19, or sglang \
+             from 0.5.7)",
+            if rocm { ", ROCm" } else { "" }
         ),
     ))
 }
