@@ -162,16 +162,35 @@ fn mimo_v2_flash_vllm_by_release() {
             o.stderr
         );
     }
-    let h200 = run_json(&mimo_vllm("vllmnew53-mimo-h200-0.22.0", "0.22.0", "", Some("h200-8x-nvlink")));
+    let h200 = run_json(&mimo_vllm(
+        "vllmnew53-mimo-h200-0.22.0",
+        "0.22.0",
+        "",
+        Some("h200-8x-nvlink"),
+    ));
     assert_eq!(h200["verdict"], "ok");
     assert_eq!(h200["memory"]["cell_size_bytes"].as_u64().unwrap(), 30_720);
     let blocks = whole_blocks(&h200, 92_160);
     assert_eq!(h200["memory"]["kv_tokens"].as_u64().unwrap(), blocks / 6 * 16);
-    let h200_old = run_json(&mimo_vllm("vllmnew53-mimo-h200-0.19.0", "0.19.0", "", Some("h200-8x-nvlink")));
+    let h200_old = run_json(&mimo_vllm(
+        "vllmnew53-mimo-h200-0.19.0",
+        "0.19.0",
+        "",
+        Some("h200-8x-nvlink"),
+    ));
     assert_eq!(h200_old["memory"]["cell_size_bytes"].as_u64().unwrap(), 36_864);
     // ROCm: `get_flash_attn_version` returns None, so no sinks on FlashAttention-DiffKV in 0.22.0.
-    let mi300x = mimo_vllm("vllmnew53-mimo-mi300x-0.22.0", "0.22.0", "", Some("mi300x-8x-xgmi"));
+    let mi300x = mimo_vllm(
+        "vllmnew53-mimo-mi300x-0.22.0",
+        "0.22.0",
+        "",
+        Some("mi300x-8x-xgmi"),
+    );
     let o = tpsim(&["run", &mi300x]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("(compute capability 9.4, ROCm)"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("(compute capability 9.4, ROCm)"),
+        "{}",
+        o.stderr
+    );
 }
