@@ -71,6 +71,7 @@ pub mod sglang_overlap; // b200pg50, hybrids51 (issues #17, #18): SGLang's mamba
 mod speculative;
 mod starcoder2; // families13 (issue #17): StarCoder2's window under SGLang, its first releases
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
+pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width and DiffKV backend under vLLM by release
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
 mod vllm_spec; // issue #17: speculative decoding under vLLM

@@ -61,7 +61,7 @@ fn step3p5_sglang_rtxpro6000_by_hand() {
     assert!(f(&run["throughput"]["tpot_ms"]) > 0.0);
 }
 
-/// What tpsim does not serve: SGLang before 0.5.9 (no `models/step3p5.py`), vLLM (not modelled), the
+/// What tpsim does not serve: SGLang before 0.5.9 (no `models/step3p5.py`), vLLM before 0.15.1, the
 /// three-layer MTP draft (SGLang's `Step3p5MTP` with spec v2), each refused with exit 2 and its reason.
 #[test]
 fn step3p5_refusals() {
@@ -75,15 +75,16 @@ fn step3p5_refusals() {
     );
     let vllm = variant("step-vllm", |t| {
         t.replace("name = \"sglang\"", "name = \"vllm\"")
-            .replace("\"0.5.9\"", "\"0.19.0\"")
+            .replace("\"0.5.9\"", "\"0.15.0\"")
             .replace("[engine.costs]", "")
             .replace("era = \"late-2025\"", "")
     });
     let o = tpsim(&["run", &vllm]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
+        // vllmnew53: vLLM is modelled from 0.15.1, its first release with `models/step3p5.py`.
         o.stderr
-            .contains("does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM"),
+            .contains("vLLM 0.15.0 has no models/step3p5.py (vLLM adds it in 0.15.1)"),
         "{}",
         o.stderr
     );

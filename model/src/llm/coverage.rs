@@ -1493,23 +1493,30 @@ const LFM2_MOE_CHECKS: &[Check] = &[check(
 // cell and two-pool split by release (0.5.7 / 0.5.8 count the global cell over every layer); the
 // decode attention is the generic GQA kernel per layer kind (sliding reads capped at the window), an
 // approximation. vLLM serves it from 0.14.0; grok52 models 0.14 – 0.19 (`models/mimo_v2_flash.py`:
-// V padded to the q/k width, pages unified to the sliding layers', vLLM's groups), exact by the
-// engine's code but checked by no public log (pool approximate); 0.22's `models/mimo_v2.py` is
-// refused. One public SGLang start-up log (sglang PR 15464) checks the layer cells; the weights are
+// V padded to the q/k width, pages unified to the sliding layers', vLLM's groups), vllmnew53 0.20 on
+// (V at its own width on the DiffKV backends; 0.20 – 0.24 refused on GPUs without FA3 / FA4:
+// `sim::scenario::vllm_diffkv`), exact by the engine's code but checked by no public log (pool
+// approximate). One public SGLang start-up log (sglang PR 15464) checks the layer cells; the weights are
 // checked against the model card's count.
 static MIMO_V2_FLASH: Coverage = Coverage {
     arch: Architecture::MiMoV2Flash,
-    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM 0.14 – 0.19",
+    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM from 0.14 (0.20 – 0.24 on SM 9.x / 10.x only)",
     sglang: exact_memory(MIMO_V2_FLASH_CHECKS),
     vllm: EngineCoverage {
         weights: Level::Exact,
         kv_cell: Level::Exact,
         pool: Level::Approximate,
         cost: Level::Approximate,
-        checks: &[check(
-            "vLLM 0.19.0 models/mimo_v2_flash.py (V padded to 192) and v1/core/kv_cache_utils.py (unify_kv_cache_spec_page_size, uniform-page groups) by hand; no public vLLM log",
-            "grok52::mimo_v2_flash_vllm_pages_by_hand",
-        )],
+        checks: &[
+            check(
+                "vLLM 0.19.0 models/mimo_v2_flash.py (V padded to 192) and v1/core/kv_cache_utils.py (unify_kv_cache_spec_page_size, uniform-page groups) by hand; no public vLLM log",
+                "grok52::mimo_v2_flash_vllm_pages_by_hand",
+            ),
+            check(
+                "vLLM 0.20.0 / 0.22.0 / 0.25.1 / 0.34.0 (head_size_v on the DiffKV backends, kv_cache_interface.py page sizes; FA-DiffKV's sinks need FA3 / FA4 before 0.25) by hand; no public vLLM log",
+                "vllmnew53::mimo_v2_flash_vllm_by_release",
+            ),
+        ],
     },
 };
 
@@ -1628,14 +1635,26 @@ const MINIMAX_TEXT01_CHECKS: &[Check] = &[
 // sliding GQA (64 / 96 query heads, 8 KV heads), 3 dense then 42 MoE layers of 288 experts top-8 and
 // one shared expert (`llm::step3p5`, lowered onto `llm::mimo_v2`). SGLang `models/step3p5.py` from
 // 0.5.9 (the 0.5.8.post1 wheel has none; `sim::scenario::first_release`), a hybrid SWA model there
-// (`configs/model_config.py`). vLLM ships `models/step3p5.py` from 0.15.1 (0.15.0 has none); its
-// KV groups are not modelled: refused. The head-wise attention gate's weights are counted, its
-// sigmoid-multiply kernel is not (known miss). No public start-up log found; the checks are hand counts.
+// (`configs/model_config.py`). vLLM ships `models/step3p5.py` from 0.15.1 (0.15.0 has none;
+// vllmnew53): the same sharding, one 512 B page a layer at tp 8, the hybrid manager's groups of 12
+// layers. The head-wise attention gate's weights are counted, its sigmoid-multiply kernel is not, nor
+// the full layers' second RoPE cache (known misses). No public start-up log found; the checks are hand
+// counts.
 static STEP3P5: Coverage = Coverage {
     arch: Architecture::Step3p5,
-    families: "Step-3.5-Flash (preset from public copies of the config, bf16 checkpoint; the head-wise attention gate's kernels not costed); SGLang from 0.5.9, vLLM not modelled",
+    families: "Step-3.5-Flash (preset from public copies of the config, bf16 checkpoint; the head-wise attention gate's kernels not costed); SGLang from 0.5.9, vLLM from 0.15.1",
     sglang: exact_memory(STEP3P5_CHECKS),
-    vllm: NOT_MODELLED,
+    vllm: EngineCoverage {
+        // The full layers' second RoPE cache (32 MiB a rank) is missed.
+        weights: Level::Approximate,
+        kv_cell: Level::Exact,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: &[check(
+            "vLLM 0.19.0 models/step3p5.py sharding and v1/core/kv_cache_utils.py groups (12 full + 33 sliding layers of 512 B, groups of 12, 3 padding layers) by hand; no public vLLM log",
+            "vllmnew53::step3p5_vllm_rtxpro6000_by_hand",
+        )],
+    },
 };
 
 /// The model card's rounded counts (no engine log found).

@@ -214,7 +214,8 @@ impl MimoV2Attention {
         }
     }
 
-    /// grok52 (issue #17): vLLM 0.14 – 0.19's KV bytes of one token in one layer on one rank:
+    /// grok52 (issue #17): vLLM 0.14 – 0.19's KV bytes of one token in one layer on one rank (from
+    /// 0.20 vLLM keeps V at its width: [`Self::layer_cell`], `ModelSpec::mimo_v2_vllm_cell`):
     /// `models/mimo_v2_flash.py` pads V to the q/k width before the attention (`torch.nn.functional.pad(v,
     /// [0, head_dim - v_head_dim])`) and builds `Attention(num_heads, head_dim, num_kv_heads = max(1,
     /// kv / tp))`, so the page holds K and V of `head_dim` each: max(1, kv / tp) × 2 × head_dim ×

@@ -1492,19 +1492,31 @@ impl ModelSpec {
         ))
     }
 
-    /// grok52 (issue #17): vLLM 0.14 – 0.19's cell per token for MiMo-V2-Flash on a rank of `tp`
-    /// ([`MimoV2Attention::vllm_layer_cell`]). With the hybrid KV-cache manager (`hybrid`) the global
-    /// and sliding pages differ at tp < 8 (1 against 2 KV heads a rank, …): `v1/core/kv_cache_utils.py`
-    /// `unify_kv_cache_spec_page_size` multiplies the smaller page's block size, so every layer's page
-    /// is the larger one's: layers × the larger per-token bytes (vLLM's groups then split them).
-    /// Without it (`--disable-hybrid-kv-cache-manager`: every layer full attention, one
+    /// grok52 (issue #17): vLLM's cell per token for MiMo-V2-Flash (and Step-3.5-Flash, lowered onto
+    /// it) on a rank of `tp`. `pad_v`: 0.14 – 0.19 pad V to the q/k width
+    /// ([`MimoV2Attention::vllm_layer_cell`]); vllmnew53: from 0.20 (`models/mimo_v2_flash.py` 0.20.0,
+    /// `models/mimo_v2.py` 0.21.0 … 0.34.0) the layer passes `head_size_v = v_head_dim` to
+    /// `Attention` and the DiffKV backends' page holds K and V at their own widths
+    /// (`v1/kv_cache_interface.py` `FullAttentionSpec` / `SlidingWindowSpec.real_page_size_bytes`:
+    /// block × kv heads × (head_size + head_size_v) × dtype), i.e. [`MimoV2Attention::layer_cell`].
+    /// With the hybrid KV-cache manager (`hybrid`) the global and sliding pages differ at tp < 8
+    /// (1 against 2 KV heads a rank, …): `v1/core/kv_cache_utils.py` `unify_kv_cache_spec_page_size`
+    /// multiplies the smaller page's block size, so every layer's page is the larger one's: layers ×
+    /// the larger per-token bytes (vLLM's groups then split them). Without it
+    /// (`--disable-hybrid-kv-cache-manager`: every layer full attention, one
     /// `UniformTypeKVCacheSpecs` group) each layer keeps its own page: the sum. `None` for other models.
-    pub fn mimo_v2_vllm_cell(&self, tp: u32, hybrid: bool) -> Option<u64> {
+    pub fn mimo_v2_vllm_cell(&self, tp: u32, hybrid: bool, pad_v: bool) -> Option<u64> {
         let a = self.mimo_v2?;
         let t = u64::from(tp.max(1));
         let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
-        let full = a.vllm_layer_cell(false, self.kv_heads, self.head_dim, t, dt);
-        let swa = a.vllm_layer_cell(true, self.kv_heads, self.head_dim, t, dt);
+        let cell = |sliding| {
+            if pad_v {
+                a.vllm_layer_cell(sliding, self.kv_heads, self.head_dim, t, dt)
+            } else {
+                a.layer_cell(sliding, self.kv_heads, self.head_dim, t, dt)
+            }
+        };
+        let (full, swa) = (cell(false), cell(true));
         let n_swa = u64::from(self.sliding_layers());
         let n_full = u64::from(self.kv_layers()) - n_swa;
         Some(if hybrid {

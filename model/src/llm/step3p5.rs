@@ -17,7 +17,12 @@
 //! bias of `moe_num_experts`), `srt/configs/model_config.py` (`Step3p5ForCausalLM` in the hybrid
 //! SWA list); vLLM 0.34.0 `model_executor/models/step3p5.py` (`_get_layer_type`,
 //! `_get_num_attention_heads`, `_is_moe_layer`). The SGLang file is absent from the 0.5.8.post1
-//! wheel and present from 0.5.9; vLLM's from 0.15.1 (absent from 0.15.0).
+//! wheel and present from 0.5.9; vLLM's from 0.15.1 (absent from 0.15.0). vllmnew53: vLLM 0.15.1 …
+//! 0.34.0 shard it as SGLang does (`Step3p5Attention`: `QKVParallelLinear`, `g_proj` a
+//! `ColumnParallelLinear(hidden, heads)` — without `quant_config` in 0.15.1 / 0.16.0, with it from
+//! 0.17.0 — `GemmaRMSNorm(head_dim)` q/k norms; `FusedMoEBlock`: fp32 `gate` and `router_bias`,
+//! `SharedFusedMoE` with the shared expert) and give both kinds a plain `Attention` (sliding:
+//! `per_layer_sliding_window`), V at the q/k width: `ModelSpec::mimo_v2_vllm_cell` holds.
 //!
 //! The model is lowered onto MiMo-V2-Flash's two-kind attention (`llm::mimo_v2`): the sliding
 //! kind's own query heads, the same KV heads and widths, no sink bias, no `v_scale`, plus the
@@ -25,7 +30,8 @@
 //! / 393,216 parameters in a full / sliding layer) and the per-head q/k norms.
 //! KNOWN MISSES: the gate's sigmoid-multiply at decode is not counted as a kernel (its `g_proj`
 //! weights are read with the layer's); the second RoPE base and the full layers' partial rotary factor 0.5
-//! (`rope_theta`, `partial_rotary_factors` per layer) are read as one base and full rotation; the
+//! (`rope_theta`, `partial_rotary_factors` per layer) are read as one base and full rotation (one RoPE
+//! cache where both engines' `get_rope` build two: under vLLM's bf16 caches 32 MiB a rank missed); the
 //! swiglu clamps (`swiglu_limits`) are not costed.
 
 use super::config::ModelConfig;

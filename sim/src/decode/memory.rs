@@ -1634,11 +1634,12 @@ impl VllmLayout {
 /// (fp8_ds_mla 656 + 132, bf16 1,152 + 132 B per token per layer; tpsim_model::llm::dsa) — vLLM
 /// allocates what it budgets.
 fn vllm_cell(s: &Scenario) -> u64 {
-    // grok52 (issue #17): MiMo-V2-Flash's padded V and unified pages
-    // (`tpsim_model::llm::ModelSpec::mimo_v2_vllm_cell`).
+    // grok52 (issue #17): MiMo-V2-Flash's unified pages, V padded to the q/k width before 0.20
+    // (vllmnew53: `crate::scenario::vllm_diffkv`; `tpsim_model::llm::ModelSpec::mimo_v2_vllm_cell`).
+    let pad_v = crate::scenario::vllm_diffkv::pads_v(&s.engine.release().version);
     if let Some(c) = s
         .model
-        .mimo_v2_vllm_cell(s.engine.tp, vllm_uses_hybrid_manager(s).0)
+        .mimo_v2_vllm_cell(s.engine.tp, vllm_uses_hybrid_manager(s).0, pad_v)
     {
         return c;
     }

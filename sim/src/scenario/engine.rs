@@ -137,8 +137,6 @@ impl Resolver<'_> {
         // families14 (issue #17): SGLang's InternVL towers (`scenario::internvl`).
         super::internvl::check(kind, model, &release.version, e.tp.unwrap_or(1))
             .map_err(|(k, m)| self.invalid(k, m))?;
-        // families28 (issue #17): Step-3.5-Flash (lowered onto the same two-kind attention) likewise;
-        // vLLM ships `models/step3p5.py` from 0.15.1.
         // families32 (issue #17): vLLM serves Kimi-K3 from 0.27.0 with a package of its own kernels
         // (`vllm/models/kimi_k3/`: latent-MoE tail, KDA and MLA decode paths) that tpsim has not read.
         if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::KimiK3 {
@@ -146,13 +144,6 @@ impl Resolver<'_> {
                 "engine.name",
                 "tpsim does not model Kimi-K3 (KimiK3ForConditionalGeneration) under vLLM: its vllm/models/kimi_k3 \
                  package (0.27.0 on) is not modelled (use sglang, from 0.5.17)",
-            ));
-        }
-        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Step3p5 {
-            return Err(self.invalid(
-                "engine.name",
-                "tpsim does not model Step-3.5-Flash (Step3p5ForCausalLM) under vLLM: its KV-cache groups of \
-                 full and sliding-window layers are not modelled (use sglang, from 0.5.9)",
             ));
         }
         // families30 (issue #17): Gemma 4 under vLLM (`models/gemma4.py` from 0.19.0): its KV-cache groups
@@ -166,22 +157,16 @@ impl Resolver<'_> {
                  (use sglang, from 0.5.11)",
             ));
         }
-        // grok52 (issue #17): vLLM serves MiMo-V2-Flash from 0.14.0 (`scenario::first_release`);
-        // tpsim models 0.14 – 0.19's `models/mimo_v2_flash.py` (V padded to the q/k width,
-        // `tpsim_model::llm::mimo_v2::MimoV2Attention::vllm_layer_cell`). From 0.22 (`models/mimo_v2.py`,
-        // `head_size_v`; 0.20 and 0.21 not read) the KV spec keeps V at its own width: not modelled.
-        if kind == EngineKind::Vllm
-            && model.mimo_v2.is_some()
-            && crate::engine_args_versions::release(&release.version)
-                .is_none_or(|r| [0, 1].map(|i| r.get(i).copied().unwrap_or(0)) >= [0, 20])
-        {
-            return Err(self.invalid(
-                "engine.version",
-                "tpsim models MiMo-V2-Flash (MiMoV2FlashForCausalLM) under vLLM 0.14 – 0.19 only \
-                 (models/mimo_v2_flash.py pads V to the q/k width in the KV cache); vLLM 0.22's \
-                 models/mimo_v2.py keeps V at 128 (head_size_v) and 0.20 / 0.21 were not read: not modelled \
-                 (use a version from 0.14.0 to 0.19.x, or sglang from 0.5.7)",
-            ));
+        // vllmnew53 (issue #17): MiMo-V2-Flash under vLLM by release (0.14 – 0.19 pad V, 0.20 on keep it
+        // at its width; 0.20 – 0.24 cannot start on GPUs without FA3 / FA4: `scenario::vllm_diffkv`);
+        // Step-3.5-Flash from 0.15.1 (`scenario::first_release`).
+        if kind == EngineKind::Vllm {
+            let version = release.version.as_str();
+            let rocm = hw.accel.vendor == super::accel::GpuVendor::Amd;
+            if let Some((k, m)) = super::vllm_diffkv::check(model, version, &hw.gpu.compute_capability, rocm)
+            {
+                return Err(self.invalid(k, m));
+            }
         }
         // families24 (issue #17): vLLM serves Grok-2 from 0.14.0 to 0.22.0 (`models/grok1.py` reads
         // `residual_moe` from the 0.14.0 wheel; the 0.26.0 registry lists `Grok1ForCausalLM` as removed

@@ -123,8 +123,8 @@
 //! - **Step-3.5-Flash** (`Step3p5ForCausalLM`, families28; `tpsim_model::llm::step3p5`), read from
 //!   the PyPI wheels' file lists (2026-12-06): SGLang ships `sglang/srt/models/step3p5.py` from 0.5.9
 //!   (0.5.7, 0.5.8 and 0.5.8.post1 have none; 0.5.9 … 0.5.23 have it). vLLM ships
-//!   `vllm/model_executor/models/step3p5.py` from 0.15.1 (0.14.0, 0.14.1 and 0.15.0 have none) but
-//!   is refused whatever the release (`scenario::engine`: not modelled).
+//!   `vllm/model_executor/models/step3p5.py` from 0.15.1 (0.14.0, 0.14.1 and 0.15.0 have none;
+//!   vllmnew53 re-read 0.15.0's and 0.15.1's file lists and models it from 0.15.1).
 //! - **Kimi-K3** (`KimiK3ForConditionalGeneration`, `KimiK3LinearForCausalLM`, families32;
 //!   `tpsim_model::llm::kimi_k3`), read from the PyPI wheels' file lists (2026-12-06): SGLang ships
 //!   `sglang/srt/models/kimi_k3.py` and `configs/kimi_k3.py` from 0.5.17 (0.5.10 … 0.5.16 have
@@ -600,7 +600,7 @@ pub(super) const TABLE: &[Row] = &[
         since: "SGLang adds it in 0.5.7",
         then: CannotServe("MiMo-V2-Flash (MiMoV2FlashForCausalLM)"),
     },
-    // families28: Step-3.5-Flash (SGLang only; vLLM is refused as not modelled, `scenario::engine`).
+    // families28: Step-3.5-Flash (vLLM's row: vllmnew53, at the end of the table).
     Row {
         models: |m| m.arch == Architecture::Step3p5,
         engine: Sglang,
@@ -907,6 +907,16 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entry for Ministral3ForCausalLM",
         since: "vLLM registers it from 0.20.0",
         then: CannotServe("Ministral 3's text model (Ministral3ForCausalLM)"),
+    },
+    // vllmnew53 (issue #17): vLLM ships `models/step3p5.py` (and `transformers_utils/configs/step3p5.py`)
+    // from 0.15.1; the 0.15.0 wheel has neither (file lists read 2026-12-06).
+    Row {
+        models: |m| m.arch == Architecture::Step3p5,
+        engine: Vllm,
+        first: Some(&[0, 15, 1]),
+        file: "models/step3p5.py",
+        since: "vLLM adds it in 0.15.1",
+        then: CannotServe("Step-3.5-Flash (Step3p5ForCausalLM)"),
     },
 ];
 
