@@ -142,7 +142,7 @@ fn unknown_architecture_in_a_config_file_names_model_config_and_the_supported_on
 
 #[test]
 fn unknown_preset_lists_the_known_ones() {
-    let e = bad("preset", "preset = \"kimi-k2.5\"", "preset = \"kimi-k3\"");
+    let e = bad("preset", "preset = \"kimi-k2.5\"", "preset = \"kimi-k9\"");
     assert!(
         e.contains("key `model.preset`") && e.contains("kimi-k2.5-eagle3"),
         "{e}"

@@ -58,6 +58,11 @@ const HOSTS: &[(&str, &str, u32, &str)] = &[
     // families27: MiniMax-M1 (vLLM only; its 10,240,000-position config needs a served length the
     // pool holds, as the example's `--max-model-len 4096`).
     ("h200-8x-nvlink", "vllm", 8, "max_model_len = 4096"),
+    // families30: Gemma 4 (SGLang from 0.5.11, after the default 0.5.9).
+    ("h200-8x-nvlink", "sglang", 2, "version = \"0.5.23\""),
+    // families32: Kimi-K3 (SGLang from 0.5.17; 1.5 TB of weights need 16 ranks; a served length the
+    // pool holds, as the example's 131,072).
+    ("h200-16x-2node-ib", "sglang", 16, "version = \"0.5.23\"\ncontext_length = 131072"),
 ];
 
 /// One garbage value for a JSON leaf.

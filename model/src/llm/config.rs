@@ -1459,14 +1459,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families23 (issue #17): MiMo-V2-Flash's global / sliding layers, dense / MoE feed-forwards and
     // the sliding kind's heads (`llm::mimo_v2`).
     if arch == Architecture::MiMoV2Flash {
-        let b = super::mimo_v2::blocks(text, num_layers, an)?;
-        spec.moe = b.moe;
-        spec.dense_intermediate = b.dense_intermediate;
-        spec.first_k_dense_replace = b.first_k_dense_replace;
-        spec.mixers = b.mixers;
-        spec.layers = b.layers;
-        spec.sliding_window = Some(b.sliding_window);
-        spec.mimo_v2 = Some(b.attn);
+        super::mimo_v2::blocks(text, num_layers, an)?.apply(&mut spec);
         // SGLang's `get_rope`: `rotary_dim = int(head_dim × partial_rotary_factor)` (192 × 0.334 → 64).
         spec.rotary_dim = text
             .partial_rotary_factor
@@ -1479,14 +1472,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families28 (issue #17): Step-3.5-Flash's full / sliding layers, dense / MoE feed-forwards and
     // the sliding kind's heads (`llm::step3p5`, lowered onto `llm::mimo_v2`).
     if arch == Architecture::Step3p5 {
-        let b = super::step3p5::blocks(text, num_layers, an)?;
-        spec.moe = b.moe;
-        spec.dense_intermediate = b.dense_intermediate;
-        spec.first_k_dense_replace = b.first_k_dense_replace;
-        spec.mixers = b.mixers;
-        spec.layers = b.layers;
-        spec.sliding_window = Some(b.sliding_window);
-        spec.mimo_v2 = Some(b.attn);
+        super::step3p5::blocks(text, num_layers, an)?.apply(&mut spec);
         // `Step3p5MoEMLP`: the gate in fp32 (`need_fp32_gate`) and an fp32 router bias
         // (`use_moe_router_bias`).
         spec.router_fp32 = true;
@@ -1511,13 +1497,7 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         };
         spec.kv_heads = kv_heads;
         spec.head_dim = head_dim;
-        spec.layers = b.layers;
-        spec.dense_intermediate = b.dense_intermediate;
-        spec.first_k_dense_replace = b.first_k_dense_replace;
-        spec.mixers = b.mixers;
-        spec.sliding_window = Some(b.sliding_window);
-        spec.mimo_v2 = Some(b.attn);
-        spec.moe = b.moe;
+        b.apply(&mut spec);
     }
     // families19 (issue #17): Kimi-Linear's KDA / MLA layers, dense / MoE feed-forwards and KDA shape
     // (`llm::kimi_linear`).

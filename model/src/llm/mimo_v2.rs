@@ -100,6 +100,20 @@ pub(crate) struct Blocks {
     pub attn: MimoV2Attention,
 }
 
+impl Blocks {
+    /// Writes the layers, their feed-forwards, the sliding window and the two attention kinds into
+    /// `spec` (MiMo-V2-Flash, and Step-3.5-Flash and Gemma 4 lowered onto it).
+    pub(crate) fn apply(self, spec: &mut super::ModelSpec) {
+        spec.moe = self.moe;
+        spec.dense_intermediate = self.dense_intermediate;
+        spec.first_k_dense_replace = self.first_k_dense_replace;
+        spec.mixers = self.mixers;
+        spec.layers = self.layers;
+        spec.sliding_window = Some(self.sliding_window);
+        spec.mimo_v2 = Some(self.attn);
+    }
+}
+
 /// A per-layer 0/1 list of `num_layers` entries (`hybrid_layer_pattern`, `moe_layer_freq`).
 fn flags(list: Option<&[u64]>, field: &str, n: usize, an: &str) -> Result<Vec<bool>, ModelError> {
     let list = list.ok_or_else(|| ModelError::MissingField {
