@@ -62,7 +62,12 @@ const HOSTS: &[(&str, &str, u32, &str)] = &[
     ("h200-8x-nvlink", "sglang", 2, "version = \"0.5.23\""),
     // families32: Kimi-K3 (SGLang from 0.5.17; 1.5 TB of weights need 16 ranks; a served length the
     // pool holds, as the example's 131,072).
-    ("h200-16x-2node-ib", "sglang", 16, "version = \"0.5.23\"\ncontext_length = 131072"),
+    (
+        "h200-16x-2node-ib",
+        "sglang",
+        16,
+        "version = \"0.5.23\"\ncontext_length = 131072",
+    ),
 ];
 
 /// One garbage value for a JSON leaf.
