@@ -35,7 +35,7 @@
 //! `--swa-full-tokens-ratio` or a request cap, c4 and c128 compressed pools per full token, fp4 / fp8
 //! indexer caches and compress-state rings, all by release and environment switches; vLLM's
 //! `vllm/models/deepseek_v4/`) and the decode kernels (mHC mixing, compressors, the grouped output
-//! projection). A config naming `DeepseekV4ForCausalLM` is therefore refused by [`refusal`] with
+//! projection). A config naming `DeepseekV4ForCausalLM` is therefore refused by `refusal` with
 //! what was read and which releases serve it; it never yields a throughput or a memory plan.
 
 use super::config::ModelConfig;

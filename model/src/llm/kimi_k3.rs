@@ -1,6 +1,6 @@
 //! Kimi-K3 (`KimiK3ForConditionalGeneration`, and its text-only entry class `KimiK3LinearForCausalLM`;
 //! helper families32, issue #17): Kimi-Linear's layerwise hybrid of KDA and MLA layers
-//! ([`super::kimi_linear`]) with four changes, read from SGLang 0.5.23 `models/kimi_k3.py` and
+//! (`llm::kimi_linear`) with four changes, read from SGLang 0.5.23 `models/kimi_k3.py` and
 //! `configs/kimi_k3.py` / `configs/kimi_linear.py` (the 0.5.17 wheel, the first to ship the file,
 //! builds the same modules):
 //!
