@@ -30,7 +30,7 @@
 //! | `engine.cuda_graph = false` | `--disable-cuda-graph` | `--enforce-eager` |
 //! | `engine.disable_overlap_schedule` | `--disable-overlap-schedule` | (none) |
 //! | `engine.max_num_seqs`, `engine.max_num_batched_tokens` | (refused) | `--max-num-seqs`, `--max-num-batched-tokens` |
-//! | `engine.enable_piecewise_cuda_graph` | `--enable-piecewise-cuda-graph` | (refused) |
+//! | `engine.enable_piecewise_cuda_graph` | `--enable-piecewise-cuda-graph`; `false`: `--disable-piecewise-cuda-graph` (0.5.10 – 0.5.19; see `engine_args_versions`) | (refused) |
 //! | `engine.cuda_graph_max_bs`, `engine.cuda_graph_bs` | `--cuda-graph-max-bs`, `--cuda-graph-bs` | (refused) |
 //! | `engine.cuda_graph_sizes`, `cudagraph_capture_sizes`, `max_cudagraph_capture_size` | (refused) | 0.11: `--cuda-graph-sizes`, `--compilation-config` JSON; 0.12: `--cudagraph-capture-sizes`, `--max-cudagraph-capture-size` |
 //! | `engine.async_scheduling` | (refused) | `--async-scheduling` |
@@ -264,6 +264,11 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     // SGLang's piecewise CUDA graphs (server_args.py 0.5.9 `--enable-piecewise-cuda-graph`).
     if sglang && e.enable_piecewise_cuda_graph == Some(true) {
         c.flag("--enable-piecewise-cuda-graph");
+    }
+    // flags53: prefill graphs off (SGLang 0.5.10 server_args.py `--disable-piecewise-cuda-graph`),
+    // spelled for each release by `engine_args_versions::adapt`.
+    if sglang && e.enable_piecewise_cuda_graph == Some(false) {
+        c.flag("--disable-piecewise-cuda-graph");
     }
     graphs(&mut c, s, &e, sglang);
     // Issue #18 point 1 (schedkeys): scheduler settings (SGLang 0.5.9 server_args.py; vLLM 0.11.0

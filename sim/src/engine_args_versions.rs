@@ -4,7 +4,8 @@
 //!
 //! The lists are `tests/data/engine-args/<engine>-<version>.txt`, written by
 //! `tests/data/engine-args/extract.py` from each release's source on PyPI (SGLang
-//! `sglang/srt/server_args.py` and, from 0.5.2x, `sglang/srt/arg_groups/fields/*.py`; vLLM
+//! `sglang/srt/server_args.py`, with its `ServerArgs` `A[T, Arg(...)]` fields from 0.5.14 and
+//! `sglang/srt/arg_groups/fields/*.py` from 0.5.20; every release 0.5.8, 0.5.9, 0.5.10 – 0.5.23; vLLM
 //! `vllm/engine/arg_utils.py` and the server's `cli_args.py`). A command for version V is checked
 //! against the list of the newest release at or below V; a post-release (`0.5.8.post1`) counts as its
 //! release (post-releases fix packaging and bugs, not the argument set).
@@ -18,6 +19,12 @@
 //!   (`--cuda-graph-backend-prefill`, `model_executor/cuda_graph_config.py` `Backend`: full,
 //!   breakable, disabled), and `default_prefill_backend()` picks `breakable` on CUDA. Printed as
 //!   `--cuda-graph-backend-prefill breakable`.
+//!
+//! - SGLang 0.5.10 turns prefill (piecewise) graphs on by default and adds `--disable-piecewise-cuda-graph`,
+//!   which `engine.enable_piecewise_cuda_graph = false` prints; 0.5.14 – 0.5.19 keep it as a
+//!   `DeprecatedStoreConstAction` naming `--cuda-graph-backend-prefill=disabled` (printed as given, with
+//!   the deprecation note); 0.5.20 drops it: printed as `--cuda-graph-backend-prefill disabled`. Before
+//!   0.5.10 the graphs are opt-in, so `false` prints no flag.
 //!
 //! Any other flag the version lacks is refused with a message naming the flag, the version and the list.
 
@@ -44,6 +51,73 @@ pub const LISTS: &[FlagList] = &[
         engine: EngineKind::Sglang,
         version: "0.5.9",
         text: include_str!("../../tests/data/engine-args/sglang-0.5.9.txt"),
+    },
+    // flags53: every release 0.5.10 - 0.5.22 (each removes flags the one before had), extracted from
+    // the sglang-0.5.N wheels on PyPI.
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.10",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.10.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.11",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.11.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.12",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.12.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.13",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.13.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.14",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.14.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.15",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.15.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.16",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.16.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.17",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.17.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.18",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.18.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.19",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.19.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.20",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.20.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.21",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.21.txt"),
+    },
+    FlagList {
+        engine: EngineKind::Sglang,
+        version: "0.5.22",
+        text: include_str!("../../tests/data/engine-args/sglang-0.5.22.txt"),
     },
     FlagList {
         engine: EngineKind::Sglang,
@@ -173,6 +247,7 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
         {
             remove_flag(args, "--disable-cuda-graph", false);
             remove_flag(args, "--enable-piecewise-cuda-graph", false);
+            remove_flag(args, "--disable-piecewise-cuda-graph", false);
             args.extend(
                 [
                     "--cuda-graph-backend-decode",
@@ -192,12 +267,42 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
             && usable("--cuda-graph-backend-prefill")
         {
             remove_flag(args, "--enable-piecewise-cuda-graph", false);
-            args.extend(["--cuda-graph-backend-prefill", "breakable"].map(String::from));
+            // flags53: 0.5.14 has no `default_prefill_backend` (tc_piecewise is its prefill default,
+            // `scenario::piecewise`); 0.5.15's `model_executor/cuda_graph_config.py` picks breakable on CUDA.
+            let backend = if list.version == "0.5.14" {
+                "tc_piecewise"
+            } else {
+                "breakable"
+            };
+            args.extend(["--cuda-graph-backend-prefill", backend].map(String::from));
             notes.push(format!(
                 "SGLang {} has no --enable-piecewise-cuda-graph: piecewise prefill graphs are --cuda-graph-backend-prefill \
-                 breakable (its default on CUDA)",
+                 {backend} (its default on CUDA)",
                 list.version
             ));
+        }
+        // flags53: prefill graphs off. SGLang 0.5.10 - 0.5.19 `--disable-piecewise-cuda-graph` (a
+        // `DeprecatedStoreConstAction` from 0.5.14, kept: it still starts); gone from 0.5.20, whose
+        // spelling is the one 0.5.14's deprecation names, `--cuda-graph-backend-prefill=disabled`;
+        // before 0.5.10 the graphs are opt-in (`--enable-piecewise-cuda-graph`), so no flag.
+        if has(args, "--disable-piecewise-cuda-graph")
+            && !flags.contains_key("--disable-piecewise-cuda-graph")
+        {
+            if usable("--cuda-graph-backend-prefill") {
+                remove_flag(args, "--disable-piecewise-cuda-graph", false);
+                args.extend(["--cuda-graph-backend-prefill", "disabled"].map(String::from));
+                notes.push(format!(
+                    "SGLang {} has no --disable-piecewise-cuda-graph: prefill graphs off is --cuda-graph-backend-prefill disabled",
+                    list.version
+                ));
+            } else if usable("--enable-piecewise-cuda-graph") {
+                remove_flag(args, "--disable-piecewise-cuda-graph", false);
+                notes.push(format!(
+                    "engine.enable_piecewise_cuda_graph = false: SGLang {} captures prefill graphs only with \
+                     --enable-piecewise-cuda-graph, so its default needs no flag",
+                    list.version
+                ));
+            }
         }
         // Issue #17 (graphs): SGLang 0.5.23 `arg_groups/fields/exec_.py` names the decode graphs'
         // settings per phase, `--cuda-graph-max-bs-decode` (int) and `--cuda-graph-bs-decode`
@@ -333,7 +438,8 @@ mod tests {
         let v = |e, s| list_for(e, s).map(|l| l.version);
         assert_eq!(v(EngineKind::Sglang, "0.5.8.post1"), Some("0.5.8"));
         assert_eq!(v(EngineKind::Sglang, "v0.5.9"), Some("0.5.9"));
-        assert_eq!(v(EngineKind::Sglang, "0.5.12"), Some("0.5.9"));
+        assert_eq!(v(EngineKind::Sglang, "0.5.12"), Some("0.5.12"));
+        assert_eq!(v(EngineKind::Sglang, "0.5.13.post1"), Some("0.5.13"));
         assert_eq!(v(EngineKind::Sglang, "0.5.23"), Some("0.5.23"));
         assert_eq!(v(EngineKind::Sglang, "0.6.0"), Some("0.5.23"));
         assert_eq!(v(EngineKind::Sglang, "0.4.6.post5"), None);

@@ -341,6 +341,7 @@ mod families29;
 // families30 (issue #17): Google Gemma 4.
 mod families30;
 // sglres53 (issue #17): SGLang 0.5.9-0.5.23 default-fraction reserve terms by release.
+mod flags53;
 mod sglres53;
 // families32 (issue #17): Moonshot Kimi-K3.
 mod families32;

@@ -95,7 +95,8 @@ def sglang(path):
 
 
 def sglang_fields(srt):
-    """SGLang 0.5.2x: `name: A[T, "help"]` / `A[T, Arg(...)]` fields of sglang/srt/arg_groups/fields/*.py,
+    """SGLang 0.5.14+: `name: A[T, "help"]` / `A[T, Arg(...)]` fields (0.5.2x: of sglang/srt/arg_groups/fields/*.py;
+    0.5.14-0.5.19: of the ServerArgs class in server_args.py),
     turned into flags as `add_cli_args_from_dataclass` (arg_groups/arg_utils.py) does: `--` + the name
     with `-` for `_` unless `cli_name`, plus `aliases`; `no_cli=True` skipped; bool -> store_true;
     Literal[...] -> its values as choices; int/float -> their kind; `type_parser=json.loads` -> json."""
@@ -107,73 +108,89 @@ def sglang_fields(srt):
             consts.update(module_constants(ast.parse(open(f).read())))
     rows = []
     folder = os.path.join(base, "fields")
-    for f in sorted(os.listdir(folder)):
+    for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         if not f.endswith(".py"):
             continue
         tree = ast.parse(open(os.path.join(folder, f)).read())
         local = dict(consts)
         local.update(module_constants(tree))
-        for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
-            for node in cls.body:
-                if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
-                    continue
-                ann = node.annotation
-                if not (isinstance(ann, ast.Subscript) and getattr(ann.value, "id", "") in ("A", "Annotated")):
-                    continue
-                parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-                if len(parts) < 2:
-                    continue
-                typ, meta = parts[0], parts[1]
-                kw = {}
-                if isinstance(meta, ast.Call) and getattr(meta.func, "id", "") == "Arg":
-                    kw = {k.arg: k.value for k in meta.keywords if k.arg}
-                elif not (isinstance(meta, ast.Constant) and isinstance(meta.value, str)):
-                    continue
-                if isinstance(kw.get("no_cli"), ast.Constant) and kw["no_cli"].value is True:
-                    continue
-                name = kw["cli_name"].value if isinstance(kw.get("cli_name"), ast.Constant) else \
-                    "--" + node.target.id.replace("_", "-")
-                names = [name]
-                if "aliases" in kw:
-                    names += literal_strings(kw["aliases"], local) or []
-                kind, choices = "str", None
-                if "choices" in kw:
-                    choices = literal_strings(kw["choices"], local)
-                action = kw.get("action")
-                if action is not None:
-                    an = getattr(action, "attr", getattr(action, "id", ""))
-                    if an == "BooleanOptionalAction":
-                        kind = "flag"
-                        names.append("--no-" + name[2:])
-                    elif "Deprecated" in an:
-                        kind = "deprecated"
-                    elif an in ("store_true", "store_false"):
-                        kind = "flag"
-                    rows.append((names, kind, choices))
-                    continue
-                tnames = [n.id for n in ast.walk(typ) if isinstance(n, ast.Name)]
-                lits = None
-                for sub in ast.walk(typ):
-                    if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
-                        s = sub.slice
-                        elts = s.elts if isinstance(s, ast.Tuple) else [s]
-                        if all(isinstance(e, ast.Constant) for e in elts):
-                            lits = [str(e.value) for e in elts]
-                tp = kw.get("type_parser")
-                tpn = ast.unparse(tp) if tp is not None else ""
-                if lits is not None:
-                    choices = choices or lits
-                elif "bool" in tnames and tp is None:
+        rows += annotated_fields([n for n in tree.body if isinstance(n, ast.ClassDef)], local)
+    # SGLang 0.5.14-0.5.19: the same `A[T, ...]` fields sit on the ServerArgs dataclass of server_args.py
+    # itself (arg_groups/ has arg_utils.py but no fields/ folder); add_cli_args calls
+    # add_cli_args_from_dataclass(parser, ServerArgs) with the rules above.
+    if not os.path.isdir(folder):
+        tree = ast.parse(open(os.path.join(srt, "server_args.py")).read())
+        local = dict(consts)
+        local.update(module_constants(tree))
+        rows += annotated_fields([n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ServerArgs"],
+                                 local)
+    return rows
+
+
+def annotated_fields(classes, local):
+    """The flag rows of the `A[T, "help"]` / `A[T, Arg(...)]` fields of `classes` (see sglang_fields)."""
+    rows = []
+    for cls in classes:
+        for node in cls.body:
+            if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+                continue
+            ann = node.annotation
+            if not (isinstance(ann, ast.Subscript) and getattr(ann.value, "id", "") in ("A", "Annotated")):
+                continue
+            parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            if len(parts) < 2:
+                continue
+            typ, meta = parts[0], parts[1]
+            kw = {}
+            if isinstance(meta, ast.Call) and getattr(meta.func, "id", "") == "Arg":
+                kw = {k.arg: k.value for k in meta.keywords if k.arg}
+            elif not (isinstance(meta, ast.Constant) and isinstance(meta.value, str)):
+                continue
+            if isinstance(kw.get("no_cli"), ast.Constant) and kw["no_cli"].value is True:
+                continue
+            name = kw["cli_name"].value if isinstance(kw.get("cli_name"), ast.Constant) else \
+                "--" + node.target.id.replace("_", "-")
+            names = [name]
+            if "aliases" in kw:
+                names += literal_strings(kw["aliases"], local) or []
+            kind, choices = "str", None
+            if "choices" in kw:
+                choices = literal_strings(kw["choices"], local)
+            action = kw.get("action")
+            if action is not None:
+                an = getattr(action, "attr", getattr(action, "id", ""))
+                if an == "BooleanOptionalAction":
                     kind = "flag"
-                elif "json" in tpn.lower():
-                    kind = "json"
-                elif tp is not None:
-                    kind = "str"
-                elif "int" in tnames:
-                    kind = "int"
-                elif "float" in tnames:
-                    kind = "float"
+                    names.append("--no-" + name[2:])
+                elif "Deprecated" in an:
+                    kind = "deprecated"
+                elif an in ("store_true", "store_false"):
+                    kind = "flag"
                 rows.append((names, kind, choices))
+                continue
+            tnames = [n.id for n in ast.walk(typ) if isinstance(n, ast.Name)]
+            lits = None
+            for sub in ast.walk(typ):
+                if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
+                    s = sub.slice
+                    elts = s.elts if isinstance(s, ast.Tuple) else [s]
+                    if all(isinstance(e, ast.Constant) for e in elts):
+                        lits = [str(e.value) for e in elts]
+            tp = kw.get("type_parser")
+            tpn = ast.unparse(tp) if tp is not None else ""
+            if lits is not None:
+                choices = choices or lits
+            elif "bool" in tnames and tp is None:
+                kind = "flag"
+            elif "json" in tpn.lower():
+                kind = "json"
+            elif tp is not None:
+                kind = "str"
+            elif "int" in tnames:
+                kind = "int"
+            elif "float" in tnames:
+                kind = "float"
+            rows.append((names, kind, choices))
     return rows
 
 
@@ -314,13 +331,15 @@ def vllm_frontend(root, server, by_field):
 def main():
     engine, version, src = sys.argv[1], sys.argv[2], sys.argv[3]
     rows = sglang(src) if engine == "sglang" else vllm(src)
-    if engine == "sglang" and os.path.isdir(os.path.join(os.path.dirname(src), "arg_groups", "fields")):
+    if engine == "sglang" and os.path.exists(os.path.join(os.path.dirname(src), "arg_groups", "arg_utils.py")):
         rows = sglang_fields(os.path.dirname(src)) + rows
     if engine == "sglang":
         print(f"# SGLang {version}: `python -m sglang.launch_server` arguments, from sglang/srt/server_args.py")
         print(f"# (ServerArgs.add_cli_args) of the sglang-{version} wheel on PyPI.")
         if os.path.isdir(os.path.join(os.path.dirname(src), "arg_groups", "fields")):
             print("# Plus the A[T, Arg(...)] fields of sglang/srt/arg_groups/fields/*.py (add_cli_args_from_dataclass).")
+        elif os.path.exists(os.path.join(os.path.dirname(src), "arg_groups", "arg_utils.py")):
+            print("# Plus the A[T, Arg(...)] fields of the ServerArgs dataclass (add_cli_args_from_dataclass).")
     else:
         print(f"# vLLM {version}: `vllm serve` arguments, from vllm/engine/arg_utils.py (EngineArgs.add_cli_args)")
         print(f"# and vllm/entrypoints/{{openai,common}}/cli_args.py of the vllm-{version} sdist or wheel on PyPI; choices from the")
