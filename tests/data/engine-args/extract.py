@@ -19,6 +19,18 @@ import os
 import sys
 
 
+def literal_choices(node):
+    """The values of the last all-constant `Literal[...]` inside a type annotation, else None."""
+    found = None
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
+            s = sub.slice
+            elts = s.elts if isinstance(s, ast.Tuple) else [s]
+            if all(isinstance(e, ast.Constant) for e in elts):
+                found = [str(e.value) for e in elts]
+    return found
+
+
 def module_constants(tree):
     """Module-level NAME = [str, ...] / {str, ...} / [*OTHER, str] assignments."""
     consts = {}
@@ -169,13 +181,7 @@ def annotated_fields(classes, local):
                 rows.append((names, kind, choices))
                 continue
             tnames = [n.id for n in ast.walk(typ) if isinstance(n, ast.Name)]
-            lits = None
-            for sub in ast.walk(typ):
-                if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
-                    s = sub.slice
-                    elts = s.elts if isinstance(s, ast.Tuple) else [s]
-                    if all(isinstance(e, ast.Constant) for e in elts):
-                        lits = [str(e.value) for e in elts]
+            lits = literal_choices(typ)
             tp = kw.get("type_parser")
             tpn = ast.unparse(tp) if tp is not None else ""
             if lits is not None:
@@ -234,12 +240,7 @@ def vllm_field_types(root, lits):
                         if n in lits:
                             choice = lits[n]
                     if choice is None:
-                        for sub in ast.walk(ann):
-                            if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
-                                s = sub.slice
-                                elts = s.elts if isinstance(s, ast.Tuple) else [s]
-                                if all(isinstance(e, ast.Constant) for e in elts):
-                                    choice = [str(e.value) for e in elts]
+                        choice = literal_choices(ann)
                     kind = "str"
                     if "int" in names:
                         kind = "int"
