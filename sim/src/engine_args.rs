@@ -52,6 +52,7 @@
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
 //! | `engine.install` (vLLM) | (refused) | a note: the vllm/vllm-openai image, or pip without FlashInfer |
 //! | `engine.trust_remote_code` (default: `hf-ids.toml` `[trust_remote_code]`) | `--trust-remote-code` | `--trust-remote-code` |
+//! | `model.preset` listed in `hf-ids.toml` `[vllm_mistral_format]` | (none: the path decides) | `--tokenizer-mode mistral --config-format mistral --load-format mistral` |
 
 use crate::presets;
 use crate::scenario::{self, AllreduceBackend, EngineKind, Scenario, ScenarioError, ScenarioFile};
@@ -137,6 +138,26 @@ pub fn preset_trust_remote_code(preset: &str) -> Option<bool> {
     let t: Table = toml::from_str(include_str!("../../scenarios/models/hf-ids.toml")).ok()?;
     t.trust_remote_code.get(preset).copied()
 }
+
+/// Issue #17 (mistralfmt): whether vLLM loads a bundled model preset in Mistral's own format
+/// (`scenarios/models/hf-ids.toml` `[vllm_mistral_format]`, each entry with its source): the
+/// repository ships `params.json` and no Hugging Face config.json.
+pub fn preset_vllm_mistral_format(preset: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Table {
+        #[serde(default)]
+        vllm_mistral_format: BTreeMap<String, bool>,
+    }
+    toml::from_str::<Table>(include_str!("../../scenarios/models/hf-ids.toml"))
+        .ok()
+        .and_then(|t| t.vllm_mistral_format.get(preset).copied())
+        .unwrap_or(false)
+}
+
+/// The three flags vLLM reads a Mistral-format checkpoint with (the model cards' launch commands;
+/// vLLM 0.12.0 `--tokenizer-mode` choices include `mistral`, `--config-format` and `--load-format`
+/// take it as a string: `tests/data/engine-args/vllm-0.12.0.txt`).
+const MISTRAL_FORMAT_FLAGS: [&str; 3] = ["--tokenizer-mode", "--config-format", "--load-format"];
 
 /// The command for the resolved scenario `s`, whose file parsed as `raw` (text `text`, for the line
 /// of a refused key). Refuses, as the engine would, what it would not start with.
@@ -504,6 +525,9 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
             if sglang { "SGLang" } else { "vLLM" }
         )),
     }
+    // After the keys' flags, before extra_args: an imported command's copies sit in extra_args, in
+    // the same place, so a command round-trips.
+    mistral_format(&mut c, s, raw);
     extra_args(&mut c, s);
     // Issue #17 point 4: ranks across boxes launch on every node.
     let nodes = crate::engine_args_nodes::per_node(s, &mut c.args, &mut c.notes);
@@ -659,6 +683,29 @@ fn trust_remote_code(c: &mut Cmd, s: &Scenario, raw: &ScenarioFile, stated: Opti
             }
             false
         }
+    }
+}
+
+/// Under vLLM, the Mistral-format flags for a preset listed in `[vllm_mistral_format]`, unless
+/// `engine.extra_args` already states the flag (an imported command carries them there).
+fn mistral_format(c: &mut Cmd, s: &Scenario, raw: &ScenarioFile) {
+    let preset = raw.model.as_ref().and_then(|m| m.preset.as_deref());
+    let listed = preset.is_some_and(|p| !presets::is_path(p) && preset_vllm_mistral_format(p));
+    if s.engine.kind == EngineKind::Sglang || !listed {
+        return;
+    }
+    let stated = |f: &str| s.engine.extra_args.iter().any(|a| a.flag == f);
+    let missing: Vec<&str> = MISTRAL_FORMAT_FLAGS.into_iter().filter(|f| !stated(f)).collect();
+    for f in &missing {
+        c.arg(f, "mistral");
+    }
+    if !missing.is_empty() {
+        c.note(format!(
+            "{}: the checkpoint is in Mistral's format (params.json, no config.json); vLLM reads it with {} \
+             (the model card's command; scenarios/models/hf-ids.toml [vllm_mistral_format])",
+            preset.unwrap_or_default(),
+            missing.join(" mistral, ") + " mistral"
+        ));
     }
 }
 

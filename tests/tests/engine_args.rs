@@ -5,7 +5,7 @@
 //! `server_args.py` and vLLM's `engine/arg_utils.py`); refusals carry the engine's own text; and the
 //! book's scenario reference names the engine flag of every scenario key.
 
-use crate::common::{data_path, scenario, scratch, tpsim};
+use crate::common::{data_path, edited_variant, scenario, scratch, tpsim};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tpsim::engine_args::{self, EngineCommand};
@@ -960,4 +960,77 @@ fn a_config_with_auto_map_gets_a_note() {
         let noted = c.notes.iter().any(|n| n.contains("`auto_map`"));
         assert_eq!(noted, auto_map, "{preset}: {:?}", c.notes);
     }
+}
+
+/// Issue #17 (mistralfmt): Mistral Large 3's repository ships Mistral's `params.json`, no Hugging Face
+/// config.json (the preset's README), and its model card launches vLLM with `--tokenizer_mode
+/// mistral --config_format mistral --load_format mistral`: `tpsim engine-args` prints the three flags
+/// under vLLM (once, also when an imported command already states one in `engine.extra_args`), and
+/// none under SGLang, which maps the checkpoint by its path (SGLang 0.5.9 `hf_transformers_utils.py`
+/// `get_config`). The whole vLLM command is then checked against vLLM 0.13.0's nearest bundled list
+/// by `every_seed_and_example_command_is_one_the_engine_accepts`.
+#[test]
+fn mistral_format_checkpoint_gets_vllms_three_flags() {
+    let o = tpsim(&[
+        "engine-args",
+        &scenario("examples/mistral-large-3-fp8-vllm-h200x8.toml"),
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    let args: Vec<String> = serde_json::from_value(j["args"].clone()).expect("args");
+    let after = |f: &str| {
+        let i = args
+            .iter()
+            .position(|a| a == f)
+            .unwrap_or_else(|| panic!("{f} in {args:?}"));
+        args[i + 1].clone()
+    };
+    for f in ["--tokenizer-mode", "--config-format", "--load-format"] {
+        assert_eq!(after(f), "mistral", "{f}");
+        assert_eq!(args.iter().filter(|a| *a == f).count(), 1, "{f} once");
+    }
+    assert!(
+        o.stdout
+            .contains("Mistral's format (params.json, no config.json)"),
+        "{}",
+        o.stdout
+    );
+
+    // Stated in engine.extra_args (as `tpsim import-command` writes it): printed once, as written.
+    let f = edited_variant(
+        "examples/mistral-large-3-fp8-vllm-h200x8.toml",
+        "mistralfmt-stated",
+        |t| {
+            let e = t.replace(
+                "max_model_len = 65536",
+                "max_model_len = 65536\nextra_args = [\"--tokenizer-mode\", \"mistral\"]",
+            );
+            assert_ne!(e, t);
+            e
+        },
+    );
+    let o = tpsim(&["engine-args", &f, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let j: serde_json::Value = serde_json::from_str(&o.stdout).expect("json");
+    let args: Vec<String> = serde_json::from_value(j["args"].clone()).expect("args");
+    for f in ["--tokenizer-mode", "--config-format", "--load-format"] {
+        assert_eq!(args.iter().filter(|a| *a == f).count(), 1, "{f} once in {args:?}");
+    }
+
+    // Under SGLang: none of them.
+    let o = tpsim(&[
+        "engine-args",
+        &edited_variant(
+            "examples/mistral-large-3-fp8-vllm-h200x8.toml",
+            "mistralfmt-sglang",
+            |t| {
+                t.replace("name = \"vllm\"", "name = \"sglang\"")
+                    .replace("version = \"0.13.0\"", "version = \"0.5.9\"")
+                    .replace("max_model_len = 65536", "context_length = 65536")
+            },
+        ),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stdout.contains("--load-format"), "{}", o.stdout);
 }

@@ -207,6 +207,16 @@ pub const NO_EFFECT: &[(&str, &str)] = &[
     ("--enable-cache-report", LOGS),
     ("--enable-prompt-tokens-details", LOGS),
     ("--enable-force-include-usage", LOGS),
+    (
+        "--tokenizer-mode",
+        "which tokenizer implementation turns request text into token ids (vLLM 0.13.0 `tokenizers/`, \
+         SGLang 0.5.9 `hf_transformers_utils.get_tokenizer`); tpsim's workloads are token counts",
+    ),
+    (
+        "--config-format",
+        "which file the model's shape is read from (vLLM 0.13.0 `transformers_utils/config.py` \
+         `get_config`: config.json or Mistral's params.json); tpsim reads it from the scenario's [model]",
+    ),
     ("--download-dir", LOAD),
     ("--revision", LOAD),
     ("--model-loader-extra-config", LOAD),
