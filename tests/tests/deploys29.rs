@@ -53,7 +53,10 @@
 //! engine tpsim simulates), BBuf/AI-Infra-Auto-Driven-SKILLS pull request 18 (Qwen2.5 on 2× H100 at 1 req/s and
 //! 20 prompts: an arrival-bound output rate and P99 TPOT only), devforth.io's GPT-OSS-20B page (one GPU, its own
 //! load tool), the r/LocalLLaMA "Qwen3.5-122B at 198 tok/s on 2x RTX PRO 6000" post (no preset; speculative
-//! decoding) and the 4× RTX PRO 6000 Qwen3.5-397B NVFP4 report (refused before: no benchmark command). PCIe
+//! decoding) and the 4× RTX PRO 6000 Qwen3.5-397B NVFP4 report (refused before: no benchmark command),
+//! yangwenbo.com's Qwen3 FP8 runs on one L40S (a self-built SGLang with the author's own SM 8.9 FP8 kernel) and its
+//! DeepSeek-R1 INT8 on 32 L40S (decode-log throughput of a patched build), wangjunjian.com's Jetson Thor runs (no
+//! preset). PCIe
 //! boxes were searched first (RTX PRO 6000, RTX 5090, RTX 4090, L40S, RTX A6000 in the issues, code and pages
 //! corpora); no run with a launch, lengths, a release and a decode figure that earlier rounds had not taken or
 //! refused was found.
