@@ -350,3 +350,5 @@ mod vgraph53;
 mod families31;
 // vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
 mod vllmnew53;
+// Issue #18 (deploys29): sglang pulls 30812 (GLM-5.1-FP8, 8x MI300X) and 31216 (Gemma 4 31B, 1x MI300X), SGLang 0.5.13.post1.
+mod deploys29;

@@ -606,6 +606,38 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256",
         crate::deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256,
     ),
+    (
+        "deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c1",
+        crate::deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c1,
+    ),
+    (
+        "deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c16",
+        crate::deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c16,
+    ),
+    (
+        "deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c64",
+        crate::deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c64,
+    ),
+    (
+        "deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c256",
+        crate::deploys29::validation_glm_5_1_fp8_mi300x8_sglang_0_5_13_tp8_c256,
+    ),
+    (
+        "deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c1",
+        crate::deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c1,
+    ),
+    (
+        "deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c16",
+        crate::deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c16,
+    ),
+    (
+        "deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c64",
+        crate::deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c64,
+    ),
+    (
+        "deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c256",
+        crate::deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c256,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -766,6 +798,10 @@ fn family_of(label: &str) -> &'static str {
         // newdeploys22: the first Kimi-Linear rows (KimiLinearForCausalLM: KDA + MLA, MoE) and ERNIE 4.5 rows.
         ("Kimi-Linear", "Kimi-Linear-48B-A3B (KDA + MLA hybrid MoE, bf16)"),
         ("ERNIE-4.5", "ERNIE-4.5-21B-A3B (MoE, bf16)"),
+        // deploys29: sglang pull 30812's GLM-5.1-FP8 rows (GlmMoeDsa: MLA + DSA MoE, the glm-5-fp8 preset) and
+        // pull 31216's Gemma 4 31B rows (dense, hybrid sliding-window attention).
+        ("GLM-5.1", "GLM-5 / GLM-5.1 (MLA + DSA MoE, FP8)"),
+        ("Gemma-4-31B", "Gemma 4 dense (31B)"),
     ];
     FAMILIES
         .iter()
