@@ -22,14 +22,15 @@
 //! 30812's counts at the same concurrency (the same author, harness and image four days earlier). c 1 is within
 //! (+13.1 %); c 16, 64 and 256 are known misses.
 //!
-//! **A lead, not modelled here** (Gemma 4 on ROCm): SGLang 0.5.13's `server_args.py` (PyPI wheel) runs
+//! **A lead, modelled at the merge** (Gemma 4 on ROCm): SGLang 0.5.13's `server_args.py` (PyPI wheel) runs
 //! `_handle_model_specific_adjustments` before `_handle_attention_backend_compatibility`; the first sets Gemma4's
 //! default attention backend to `trtllm_mha` on SM 10.x and `triton` elsewhere, then asserts it is one of
 //! `trtllm_mha`, `triton`, `intel_xpu` (tpsim's `scenario::gemma4::sglang_default` reads the same rule, but only
 //! on the NVIDIA path). Without `attention_backend` in the scenario tpsim takes its ROCm default
 //! (`scenario::rocm::sglang_default_backend`: `aiter` for every non-MLA model) instead, scales `mem_fraction_static`
 //! by 0.85 and sizes aiter's workspace for 2048 requests at 262,144 tokens: the verdict is OOM where the engine ran
-//! ([`gemma4_rocm_default_backend_lead`]). The scenarios write the engine's choice, `triton`, out.
+//! before the merge; `scenario::rocm::sglang_default_backend` now applies the Gemma4 rule on ROCm
+//! ([`gemma4_rocm_default_backend_is_the_models_own`]) and the scenarios state no backend.
 //!
 //! Each run is a scenario (`scenarios/validation/glm-5.1-fp8-mi300x8-*.toml`,
 //! `scenarios/validation/gemma-4-31b-mi300x1-*.toml`, assumptions listed there) compared with the **default
@@ -243,7 +244,8 @@ fn scenarios_are_the_prs_runs() {
                 assert_eq!(scenario_int_key(&text, "chunked_prefill_size"), 131_072, "{file}");
                 assert!(text.contains("\ntrust_remote_code = true\n"), "{file}");
             } else {
-                assert!(text.contains("\nattention_backend = \"triton\"\n"), "{file}");
+                // The backend is the engine's own choice (`gemma4_rocm_default_backend_is_the_models_own`).
+                assert!(!text.contains("\nattention_backend"), "{file}");
             }
             let r = throughput_row(src, model, note);
             assert_eq!((r.tp, r.concurrency), (tp, c), "{file}");
@@ -264,26 +266,35 @@ fn glm_5_1_runs_with_sglangs_dsa_adjustments() {
     ));
 }
 
-/// The lead of the module doc: without `attention_backend`, tpsim takes its ROCm default `aiter` for Gemma 4
-/// under SGLang 0.5.13, where the engine's own rule (server_args.py 0.5.13, `_handle_model_specific_adjustments`,
-/// run first) picks `triton`, and its aiter workspace makes the start fail. When this test fails, tpsim applies
-/// the Gemma4 rule on ROCm: drop the written-out key from the scenarios and this test.
+/// Gemma 4 on ROCm under SGLang 0.5.13 (the module doc's lead, fixed at merge): SGLang's
+/// `_handle_model_specific_adjustments` (0.5.13 `server_args.py`) runs before the `is_hip()` default and sets
+/// Gemma4's backend to `triton` off SM 10.x, so the scenarios state no backend and tpsim takes `triton` too: no
+/// AITER fraction factor (0.8 stays 0.8, where `aiter` would scale it by 0.85 above 8,192 tokens of context) and
+/// the engine starts. Naming `aiter` is refused with 0.5.13's assert text.
 #[test]
-fn gemma4_rocm_default_backend_lead() {
+fn gemma4_rocm_default_backend_is_the_models_own() {
     let file = format!("validation/{}", GEMMA_ROWS[0].2);
-    let with = run_json(&scenario(&file));
-    assert_eq!(with["verdict"], "ok");
-    let without = edited_variant(&file, "deploys29_gemma4_rocm_backend", |t| {
-        t.replace("attention_backend = \"triton\"\n", "")
+    let text = std::fs::read_to_string(scenario(&file)).expect("scenario");
+    assert!(
+        !text.contains("\nattention_backend"),
+        "the scenario leaves the backend to the engine"
+    );
+    let v = run_json(&scenario(&file));
+    assert_eq!(v["verdict"], "ok");
+    assert!(!warned(&v, "attention_backend aiter"), "{v}");
+    let named = edited_variant(&file, "deploys29_gemma4_rocm_aiter", |t| {
+        t.replace(
+            "mem_fraction_static = 0.8\n",
+            "mem_fraction_static = 0.8\nattention_backend = \"aiter\"\n",
+        )
     });
-    let v = run_json(&without);
-    assert!(warned(
-        &v,
-        "attention_backend aiter with context_len 262144 > 8192"
-    ));
-    assert_eq!(
-        v["verdict"], "oom",
-        "tpsim now starts Gemma 4 on ROCm without the key"
+    let o = tpsim(&["run", &named]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend"),
+        "{}",
+        o.stderr
     );
 }
 

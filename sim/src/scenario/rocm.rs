@@ -15,10 +15,25 @@
 //!   The workspace itself is a late allocation of the memory plan (vrows3: `decode/aiter_workspace.rs`,
 //!   `tpsim_model::aiter_workspace`).
 
-use tpsim_model::llm::{Attention, ModelSpec};
+use tpsim_model::llm::{Architecture, Attention, ModelSpec};
 
-/// SGLang's default attention backend on ROCm for `model` at tensor-parallel size `tp`.
-pub(super) fn sglang_default_backend(model: &ModelSpec, tp: u32) -> &'static str {
+/// SGLang's default attention backend on ROCm for `model` at tensor-parallel size `tp`, under SGLang
+/// `version` on a GPU of `compute_capability`.
+///
+/// Gemma 4 keeps its own default on ROCm (deploys29's lead): SGLang's model-specific adjustments run
+/// first and set it (0.5.13 `server_args.py` `_handle_model_specific_adjustments`: `trtllm_mha` where
+/// `is_sm100_supported()`, else `triton`; 0.5.20–0.5.23 `arg_groups/model_overrides/gemma4.py`: the same
+/// on `get_platform().is_sm100`), so the `is_hip()` default below never applies to it
+/// (`scenario::gemma4::sglang_default`).
+pub(super) fn sglang_default_backend(
+    model: &ModelSpec,
+    tp: u32,
+    version: &str,
+    compute_capability: &str,
+) -> &'static str {
+    if model.arch == Architecture::Gemma4 {
+        return super::gemma4::sglang_default(version, tpsim_model::hw::sm_major(compute_capability));
+    }
     match model.attention {
         Attention::Mla { .. } => {
             // ModelConfig.get_num_kv_heads(tp): max(1, total KV heads / tp).
@@ -74,11 +89,11 @@ mod tests {
     fn rocm_default_backends() {
         let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
         let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-        assert_eq!(sglang_default_backend(&llama, 8), "aiter");
+        assert_eq!(sglang_default_backend(&llama, 8, "0.5.9", "9.4"), "aiter");
         assert_eq!(ds.kv_heads, 128);
-        assert_eq!(sglang_default_backend(&ds, 8), "aiter");
-        assert_eq!(sglang_default_backend(&ds, 4), "triton");
-        assert_eq!(sglang_default_backend(&ds, 1), "aiter");
+        assert_eq!(sglang_default_backend(&ds, 8, "0.5.9", "9.4"), "aiter");
+        assert_eq!(sglang_default_backend(&ds, 4, "0.5.9", "9.4"), "triton");
+        assert_eq!(sglang_default_backend(&ds, 1, "0.5.9", "9.4"), "aiter");
     }
 
     /// 0.85 above 8192 tokens only, aiter only: 0.85 × 0.85 = 0.7225.
