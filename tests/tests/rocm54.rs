@@ -1,26 +1,28 @@
-//! rocm54 (issue #18, the SGLang decode misses on AMD MI300X): the MI300X template's kernel cost against the
+//! rocm54 (issue #18, the SGLang decode misses on AMD MI300X). Below: three rows of sglang pull 31216 (Gemma 4
+//! 31B bf16 on one MI300X, the first dense SGLang rows on ROCm) and SGLang's Gemma 4 backend rule on ROCm
+//! (`scenario::rocm`). First: the MI300X template's kernel cost against the
 //! kernels SGLang runs on gfx942 under `SGLANG_USE_AITER=1` (set by SGLang's ROCm images: sgl-project/sglang
 //! `docker/rocm.Dockerfile`, stored version 29ede2be, "ENV SGLANG_USE_AITER=1"), timed by AITER's own tuners.
 //!
 //! Source (`tests/data/aiter-gfx942-kernels.tsv`): rows of AITER's tuned-config tables for gfx942 with 304
-//! compute units (github.com/ROCm/aiter snapshot e4048607a535; each row names its file, last commit and line).
-//! `kind = moe`: one fused-MoE call's expert stages (the tuner's `us`: the CK two-stage kernels' us1 + us2, or
-//! one asm kernel; `moe_sorting` and the activation quantization are outside it) for `tokens` tokens routed to
-//! top-k of E experts of width `i` on hidden `d`, bf16 (`QuantType.No`) or 128×128 block-FP8
+//! compute units (github.com/ROCm/aiter snapshot e4048607a535; each row names its file, last commit and
+//! line). `kind = moe`: one fused-MoE call's expert stages (the tuner's `us`: the CK two-stage kernels' us1 +
+//! us2, or one asm kernel; `moe_sorting` and the activation quantization are outside it) for `tokens` tokens
+//! routed to top-k of E experts of width `i` on hidden `d`, bf16 (`QuantType.No`) or 128×128 block-FP8
 //! (`QuantType.per_1x128`). `kind = gemm`: the CK `a8w8_blockscale` GEMM (block-FP8 N × K weights, per-1×128
 //! fp8 activations, bf16 out) at M rows. 304 CUs is the MI300X and the MI325X alike (the files do not say
 //! which; the MI325X's HBM3E is 6.0 TB/s against 5.3), so a memory-bound kernel timed on an MI325X would run
 //! up to 1.13× longer on an MI300X. Nothing in tpsim is fitted to these rows: the tests compare them with
-//! what the MI300X template (`scenarios/hardware/templates/mi300x.toml`: 0.72 × 5.3 TB/s, the FLOP curve,
-//! 4.3 µs a kernel) charges the same kernels, through `ComputeRates::op_time_for`.
+//! what the MI300X template (`scenarios/hardware/templates/mi300x.toml`: 0.72 × 5.3 TB/s, the FLOP curve, 4.3
+//! µs a kernel) charges the same kernels, through `ComputeRates::op_time_for`.
 //!
 //! Which tables were taken: every gfx942 / 304-CU fused-MoE table of the snapshot with bf16 or block-FP8
 //! experts (DeepSeek-V3 with its shared expert fused, E 33 top-9 at 2,048 wide; GLM-5.1 at 256 and 2,048
 //! wide; Qwen3-235B bf16 at 384 and 192 wide); of each series the one-token point (k experts under either of
 //! the tuner's routings) and the points where every expert is touched under both (the tuner routes by random
-//! scores, `gemm_moe_tune.py` `torch.randn((token, expert))`, or round-robin under
-//! `TUNE_MOE_EXPERT_BALANCE`; which one wrote a table is not recorded). The GEMMs: the first row at M ≤ 16
-//! of every (N, K) in the two gfx942 block-FP8 GEMM tables of the snapshot (DeepSeek-V3, GLM-5.1).
+//! scores, `gemm_moe_tune.py` `torch.randn((token, expert))`, or round-robin under `TUNE_MOE_EXPERT_BALANCE`;
+//! which one wrote a table is not recorded). The GEMMs: the first row at M ≤ 16 of every (N, K) in the two
+//! gfx942 block-FP8 GEMM tables of the snapshot (DeepSeek-V3, GLM-5.1).
 
 use crate::common::*;
 use tpsim::scenario::hardware_from_preset;
@@ -73,18 +75,34 @@ fn touched(e: f64, k: f64, n: f64) -> f64 {
     e * (1.0 - (1.0 - k / e).powf(n))
 }
 
-/// (template µs ÷ AITER µs, bytes an expert in MB, rows an expert) of a fused-MoE row: the touched
-/// experts' weights (3·d·i parameters each at 1 B fp8 or 2 B bf16; the block-FP8 scales, 1/4,096 of
-/// the fp8 bytes, left out) at the template's MoE rate, the expert GEMMs' 2·tokens·k·3·d·i FLOPs at its
-/// curve, plus its per-kernel cost for each kernel the tuner timed.
-fn moe_ratio(r: &Row, rates: &ComputeRates) -> (f64, f64, f64) {
+/// Where a fused-MoE point sits: experts of ≥ 9 MB (or any size at ≤ 9 rows an expert past one token)
+/// streamed by the call; 4.7 MB experts at one token; 64 or more rows an expert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Regime {
+    Streams,
+    SmallOneToken,
+    ManyRows,
+}
+
+/// (template µs ÷ AITER µs, its [`Regime`]) of a fused-MoE row: the touched experts' weights (3·d·i
+/// parameters each at 1 B fp8 or 2 B bf16; the block-FP8 scales, 1/4,096 of the fp8 bytes, left out) at
+/// the template's MoE rate, the expert GEMMs' 2·tokens·k·3·d·i FLOPs at its curve, plus its per-kernel
+/// cost for each kernel the tuner timed.
+fn moe_ratio(r: &Row, rates: &ComputeRates) -> (f64, Regime) {
     let per_expert = 3.0 * r.d * r.i * if r.bf16 { 2.0 } else { 1.0 };
     let bytes = touched(r.experts, r.topk, r.tokens) * per_expert;
     let flops = 2.0 * r.tokens * r.topk * 3.0 * r.d * r.i;
     let t = rates
         .op_time_for(OpClass::Moe, bytes, flops, r.stages)
         .as_us_f64();
-    (t / r.us, per_expert / 1e6, r.tokens * r.topk / r.experts)
+    let regime = if r.tokens * r.topk / r.experts >= 60.0 {
+        Regime::ManyRows
+    } else if per_expert < 5e6 && r.tokens < 1.5 {
+        Regime::SmallOneToken
+    } else {
+        Regime::Streams
+    };
+    (t / r.us, regime)
 }
 
 /// AITER's fused-MoE call on gfx942 against the template, point by point (template ÷ measured; by hand
@@ -113,84 +131,69 @@ fn moe_ratio(r: &Row, rates: &ComputeRates) -> (f64, f64, f64) {
 fn aiter_gfx942_moe_calls_against_the_mi300x_template() {
     let rates = mi300x();
     let moe: Vec<_> = rows().into_iter().filter(|r| r.kind == "moe").collect();
-    // Small experts at one token, ≥ 64 rows an expert; the rest (`fits`) below.
-    let mut small_one_token = Vec::new();
-    let mut many_rows = Vec::new();
-    let mut got = Vec::new();
-    for r in &moe {
-        let (ratio, mb, rows_per_expert) = moe_ratio(r, &rates);
-        got.push(ratio);
-        if rows_per_expert >= 60.0 {
-            many_rows.push(ratio);
-        } else if mb < 5.0 && r.tokens == 1.0 {
-            small_one_token.push(ratio);
-        }
-    }
+    let got: Vec<(f64, Regime)> = moe.iter().map(|r| moe_ratio(r, &rates)).collect();
     eprintln!("moe template/measured: {got:?}");
     // Hand values in file order (ds_v3 1/16/256, glm 256-wide 1/16/256, glm 2048-wide 1/8/256, qwen 384
     // 1/16/128, qwen 192 1/16/128); the 16- and 8-token points, whose touched experts depend on the tuner's
-    // routing mode, are skipped (NaN) except DeepSeek-V3's (32.8 of 33 either way).
+    // routing mode, are skipped (None) except DeepSeek-V3's (32.8 of 33 either way).
     let want = [
-        1.134,
-        1.093,
-        0.827,
-        0.229,
-        f64::NAN,
-        0.945,
-        0.990,
-        f64::NAN,
-        0.717,
-        0.833,
-        f64::NAN,
-        0.924,
-        0.565,
-        f64::NAN,
-        0.917,
+        Some(1.134),
+        Some(1.093),
+        Some(0.827),
+        Some(0.229),
+        None,
+        Some(0.945),
+        Some(0.990),
+        None,
+        Some(0.717),
+        Some(0.833),
+        None,
+        Some(0.924),
+        Some(0.565),
+        None,
+        Some(0.917),
     ];
     assert_eq!(moe.len(), want.len(), "aiter-gfx942-kernels.tsv moe rows");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        if !w.is_nan() {
+    let kept: Vec<(f64, Regime)> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter_map(|(i, (&(g, regime), w))| {
+            let w = w?;
             assert!(
                 (g - w).abs() <= 0.01,
                 "moe row {i}: template/measured {g:.3}, by hand {w}"
             );
-        }
-    }
-    // The regimes, over the points kept above (ambiguous-routing points dropped).
-    let fits: Vec<f64> = moe
-        .iter()
-        .zip(&got)
-        .zip(want)
-        .filter(|((r, _), w)| {
-            !w.is_nan() && {
-                let (_, mb, rpe) = moe_ratio(r, &rates);
-                rpe < 60.0 && !(mb < 5.0 && r.tokens == 1.0)
-            }
+            Some((g, regime))
         })
-        .map(|((_, g), _)| *g)
         .collect();
-    assert_eq!(fits.len(), 7, "{fits:?}");
+    let of =
+        |want: Regime| -> Vec<f64> { kept.iter().filter(|(_, r)| *r == want).map(|(g, _)| *g).collect() };
+    let (fits, small, many) = (
+        of(Regime::Streams),
+        of(Regime::SmallOneToken),
+        of(Regime::ManyRows),
+    );
+    assert_eq!((fits.len(), small.len(), many.len()), (7, 2, 2), "{kept:?}");
     assert!(fits.iter().all(|g| (0.82..=1.15).contains(g)), "{fits:?}");
-    assert_eq!(small_one_token.len(), 2);
-    assert!(small_one_token.iter().all(|g| *g < 0.6), "{small_one_token:?}");
-    assert_eq!(many_rows.len(), 2);
-    assert!(many_rows.iter().all(|g| *g < 0.85), "{many_rows:?}");
+    assert!(small.iter().all(|g| *g < 0.6), "{small:?}");
+    assert!(many.iter().all(|g| *g < 0.85), "{many:?}");
 }
 
-/// AITER's block-FP8 CK GEMM on gfx942 at decode (M ≤ 16) against the template (one kernel: the
-/// bytes m·k + n·k + 2·m·n at 3.816 TB/s plus 4.3 µs; the FLOPs are never the bound here). The
-/// measured times follow K, not the bytes: at K 7,168 no GEMM runs under 10.8 µs (N 256, 1.96 MB) and
-/// at K 6,144 the 18.9 MB N 3,072 takes 12.18 µs, where the template charges 4.8 and 9.2; at K ≤ 2,304
-/// the template is 0.84–1.55× the measured. By hand (template ÷ measured), K ≥ 6,144: N 256 4.81 /
-/// 10.82 = 0.445, N 512 0.478, N 576 0.468, N 1,536 0.626, N 2,112 0.697, N 4,608 13.03 / 14.21 = 0.917
-/// (K 7,168, M 16); N 512 5.13 / 6.23 = 0.823, N 2,624 0.722, N 3,072 9.25 / 12.18 = 0.759 (K 6,144, M 1)
-/// (9 rows) → median 0.697; K ≤ 2,304 (11 rows): N 3,072 × 1,536 0.837, N 4,096 × 512 1.390, N 7,168 × 2,048 1.006, N 7,168 ×
-/// 256 1.505, N 7,168 × 2,304 0.979, N 8,192 × 1,536 7.67 / 7.64 = 1.004 (M 16), N 2,048 × 2,048 1.034, N 4,096 ×
-/// 2,048 0.935, N 6,144 × 256 1.551, N 6,144 × 1,536 0.918, N 6,144 × 2,048 7.60 / 8.40 = 0.905 (M 1) →
-/// median 1.004. Tolerance: ±0.01 on the medians (the hand rounding of the per-row figures). SGLang ran this CK kernel on gfx942 up
-/// to 0.5.9 (`fp8_utils.py` `aiter_w8a8_block_fp8_linear` → `gemm_a8w8_blockscale`); 0.5.10–0.5.22 run
-/// AITER's Triton `gemm_a8w8_blockscale` there instead (`use_triton = True` off gfx95x, PyPI wheels), which
-/// no table here times — the MiniMax-M2.7 rows (0.5.13) run that one.
+/// AITER's block-FP8 CK GEMM on gfx942 at decode (M ≤ 16) against the template (one kernel: the bytes m·k +
+/// n·k + 2·m·n at 3.816 TB/s plus 4.3 µs; the FLOPs are never the bound here). The measured times follow K,
+/// not the bytes: at K 7,168 no GEMM runs under 10.8 µs (N 256, 1.96 MB) and at K 6,144 the 18.9 MB N 3,072
+/// takes 12.18 µs, where the template charges 4.8 and 9.2; at K ≤ 2,304 the template is 0.84–1.55× the
+/// measured. By hand (template ÷ measured), K ≥ 6,144: N 256 4.81 / 10.82 = 0.445, N 512 0.478, N 576 0.468,
+/// N 1,536 0.626, N 2,112 0.697, N 4,608 13.03 / 14.21 = 0.917 (K 7,168, M 16); N 512 5.13 / 6.23 = 0.823, N
+/// 2,624 0.722, N 3,072 9.25 / 12.18 = 0.759 (K 6,144, M 1) (9 rows) → median 0.697; K ≤ 2,304 (11 rows): N
+/// 3,072 × 1,536 0.837, N 4,096 × 512 1.390, N 7,168 × 2,048 1.006, N 7,168 × 256 1.505, N 7,168 × 2,304
+/// 0.979, N 8,192 × 1,536 7.67 / 7.64 = 1.004 (M 16), N 2,048 × 2,048 1.034, N 4,096 × 2,048 0.935, N 6,144 ×
+/// 256 1.551, N 6,144 × 1,536 0.918, N 6,144 × 2,048 7.60 / 8.40 = 0.905 (M 1) → median 1.004. Tolerance:
+/// ±0.01 on the medians (the hand rounding of the per-row figures). SGLang ran this CK kernel on gfx942 up to
+/// 0.5.9 (`fp8_utils.py` `aiter_w8a8_block_fp8_linear` → `gemm_a8w8_blockscale`); 0.5.10–0.5.22 run AITER's
+/// Triton `gemm_a8w8_blockscale` there instead (`use_triton = True` off gfx95x, PyPI wheels), which no table
+/// here times — the MiniMax-M2.7 rows (0.5.13) run that one.
 #[test]
 fn aiter_gfx942_block_fp8_gemms_at_decode_against_the_mi300x_template() {
     let rates = mi300x();
@@ -226,4 +229,116 @@ fn aiter_gfx942_block_fp8_gemms_at_decode_against_the_mi300x_template() {
     );
     // The long-K kernels are the template's optimistic side: every one at or under 0.92.
     assert!(long_k.iter().all(|g| *g <= 0.92), "{long_k:?}");
+}
+
+/// sglang pull 31216 (2026-07-14, "benchmark: MI300X BF16 speed + accuracy data for Gemma 4 31B"): SGLang
+/// 0.5.13.post1 (`lmsysorg/sglang:v0.5.13.post1-rocm720-mi30x`), google/gemma-4-31B-it bf16 on one MI300X,
+/// ISL/OSL 1000/1000, table "Speed Benchmarks"; the rows' scenarios name their assumptions (workload as
+/// pull 31044's, TPOT as bench_serving's mean). The first SGLang rows of a dense model on ROCm. Not taken:
+/// its c 256, 1,024 and 4,096 rows (TTFT 40–641 s: the queue of a saturated GPU, not a decode step).
+pub(crate) const ROCM54_SOURCES: &[(&str, &str)] = &[(SRC_31216, "Gemma-4-31B")];
+
+const SRC_31216: &str = "github.com/sgl-project/sglang pull 31216 (description, 2026-07-14";
+
+/// (table TPOT ms, concurrency, scenario file, label).
+const ROWS: &[(f64, u64, &str, &str)] = &[
+    (
+        21.49,
+        1,
+        "gemma-4-31b-it-mi300x1-sglang-0.5.13-tp1-1k1k-c1.toml",
+        "Gemma-4-31B-it bf16, SGLang 0.5.13.post1, 1× MI300X TP 1, random 1k/1k c 1 (per-stream mean TPOT)",
+    ),
+    (
+        31.45,
+        16,
+        "gemma-4-31b-it-mi300x1-sglang-0.5.13-tp1-1k1k-c16.toml",
+        "Gemma-4-31B-it bf16, SGLang 0.5.13.post1, 1× MI300X TP 1, random 1k/1k c 16 (per-stream mean TPOT)",
+    ),
+    (
+        62.93,
+        64,
+        "gemma-4-31b-it-mi300x1-sglang-0.5.13-tp1-1k1k-c64.toml",
+        "Gemma-4-31B-it bf16, SGLang 0.5.13.post1, 1× MI300X TP 1, random 1k/1k c 64 (per-stream mean TPOT)",
+    ),
+];
+
+fn gemma_row(i: usize) {
+    let (tpot_ms, c, file, label) = ROWS[i];
+    let note = format!("1x MI300X TP 1 random 1000/1000 c {c}:");
+    compare_tpot_row((SRC_31216, "Gemma-4-31B", &note), tpot_ms, file, label);
+}
+
+#[test]
+pub(crate) fn validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c1() {
+    // "Balanced | 1 | 1": TPOT 21.49 ms → 1000 ÷ 21.49 = 46.53 tok/s a stream; the table's 46 tok/s agrees.
+    assert!((1000.0_f64 / 21.49 - 46.53).abs() < 0.005);
+    gemma_row(0);
+}
+
+#[test]
+pub(crate) fn validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c16() {
+    // "Balanced | 1 | 16": TPOT 31.45 ms → 31.80 tok/s a stream; 16 streams would emit 508.7 tok/s, the
+    // table's 492 (prefills between the steps).
+    assert!((16_000.0_f64 / 31.45 - 508.74).abs() < 0.005);
+    gemma_row(1);
+}
+
+#[test]
+pub(crate) fn validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c64() {
+    // "Balanced | 1 | 64": TPOT 62.93 ms → 15.89 tok/s a stream; 64 × 15.89 = 1,017 tok/s against 951.
+    assert!((64_000.0_f64 / 62.93 - 1017.0).abs() < 0.05);
+    gemma_row(2);
+}
+
+#[test]
+fn every_rocm54_row_is_compared() {
+    // Three Gemma 4 31B rows of sglang pull 31216 (c 1, 16, 64); the tests above compare each once, and
+    // each scenario carries its row's concurrency and the launch's TP 1.
+    assert_eq!(throughput_rows_per_source(ROCM54_SOURCES), [3]);
+    for &(_, c, file, _) in ROWS {
+        let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
+        assert_eq!(scenario_int_key(&text, "concurrency"), c, "{file}");
+        assert_eq!(scenario_int_key(&text, "tp"), 1, "{file}");
+        assert!(text.contains("\npreset = \"gemma-4-31b-it\"\n"), "{file}");
+        assert!(text.contains("\npreset = \"mi300x-8x-xgmi\"\n"), "{file}");
+        let r = throughput_row(
+            SRC_31216,
+            "Gemma-4-31B",
+            &format!("1x MI300X TP 1 random 1000/1000 c {c}:"),
+        );
+        assert_eq!((r.tp, r.concurrency), (1, c), "{file}");
+    }
+}
+
+/// rocm54: SGLang 0.5.13 runs Gemma 4's model rule (`_handle_model_specific_adjustments`: `triton` off
+/// SM 10.x) before `_handle_attention_backend_compatibility`, whose ROCm default (`aiter`) applies only
+/// to a backend still unset. Before this round tpsim took `aiter` for Gemma 4 on the MI300X: the AITER
+/// reserve (× 0.85 on the fraction above 8,192 tokens of context) and AITER's MHA workspace after the
+/// pool (131,584 MiB at Gemma 4's 262,144-token context) made the launch of pull 31216, which served, an
+/// OOM ("missing 80983 MiB"). Now the default is `triton`: the run starts, with no AITER entry, and
+/// naming `triton` changes nothing.
+#[test]
+fn gemma4_on_mi300x_takes_triton_and_starts() {
+    let file = scenario("validation/gemma-4-31b-it-mi300x1-sglang-0.5.13-tp1-1k1k-c1.toml");
+    let v = run_json(&file);
+    assert_eq!(v["memory"]["verdict"], "ok");
+    assert!(!warned(&v, "attention_backend aiter"), "{}", v["warnings"]);
+    let entries = v["memory"]["entries"].as_array().expect("memory.entries");
+    assert!(
+        !entries
+            .iter()
+            .any(|e| e["name"].as_str().unwrap_or("").contains("aiter")),
+        "{entries:?}"
+    );
+    let named = edited_variant(
+        "validation/gemma-4-31b-it-mi300x1-sglang-0.5.13-tp1-1k1k-c1.toml",
+        "rocm54-gemma4-triton",
+        |t| t.replace("tp = 1\n", "tp = 1\nattention_backend = \"triton\"\n"),
+    );
+    let n = run_json(&named);
+    assert_eq!(n["memory"]["kv_tokens"], v["memory"]["kv_tokens"]);
+    assert_eq!(
+        n["memory"]["mem_fraction_static"],
+        v["memory"]["mem_fraction_static"]
+    );
 }

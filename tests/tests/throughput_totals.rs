@@ -606,6 +606,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256",
         crate::deploys28::validation_minimax_m2_7_mi300x4_sglang_0_5_13_tp4_ep4_c256,
     ),
+    (
+        "rocm54::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c1",
+        crate::rocm54::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c1,
+    ),
+    (
+        "rocm54::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c16",
+        crate::rocm54::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c16,
+    ),
+    (
+        "rocm54::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c64",
+        crate::rocm54::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c64,
+    ),
 ];
 
 /// The figures the README and the book state.

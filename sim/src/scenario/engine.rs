@@ -588,9 +588,10 @@ impl Resolver<'_> {
         // Issue #17 point 4: SGLang on ROCm — its default backend there, and the AITER reserve on the
         // fraction (scenario/rocm.rs).
         let attention_backend = match (kind, hw.accel.vendor, backend_given) {
-            (EngineKind::Sglang, super::accel::GpuVendor::Amd, false) => {
-                Some(super::rocm::sglang_default_backend(model, tp).to_string())
-            }
+            (EngineKind::Sglang, super::accel::GpuVendor::Amd, false) => Some(
+                super::rocm::sglang_default_backend(model, tp, &release.version, &hw.gpu.compute_capability)
+                    .to_string(),
+            ),
             _ => attention_backend,
         };
         let f = match super::rocm::aiter_fraction(attention_backend.as_deref(), Some(context_len), f) {
