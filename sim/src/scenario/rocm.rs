@@ -4,6 +4,12 @@
 //!   `_handle_attention_backend_compatibility`, the `is_hip()` branches): `aiter` for MHA models; for
 //!   MLA models `aiter` only when the KV heads per rank (`model_config.get_num_kv_heads(tp_size)`) are
 //!   16 or 128 ("current aiter only support head number 16 or 128"), else `triton`.
+//!   rocm54: that default is taken only when no backend is set by then (0.5.13 `__post_init__` runs
+//!   `_handle_model_specific_adjustments` before `_handle_attention_backend_compatibility`, whose
+//!   `_get_default_attn_backend` returns `aiter` under `is_hip()` only `if self.attention_backend is
+//!   None`). Gemma 4's model rule (0.5.11 on, `scenario::gemma4`) sets its own first — `triton` off
+//!   SM 10.x — so Gemma 4 runs `triton` on ROCm, without the AITER reserve or workspace below
+//!   (sglang PR 31216 serves Gemma 4 31B bf16 on one MI300X under 0.5.13.post1).
 //! - The AITER workspace reserve: with `attention_backend == "aiter"` and a context length above 8192
 //!   tokens, SGLang multiplies `mem_fraction_static` by 0.85 (0.5.9 `server_args.py`, same function,
 //!   after `_handle_gpu_memory_settings` has set the default, so a stated and a default fraction alike;
@@ -17,22 +23,12 @@
 
 use tpsim_model::llm::{Architecture, Attention, ModelSpec};
 
-/// SGLang's default attention backend on ROCm for `model` at tensor-parallel size `tp`, under SGLang
-/// `version` on a GPU of `compute_capability`.
-///
-/// Gemma 4 keeps its own default on ROCm (deploys29's lead): SGLang's model-specific adjustments run
-/// first and set it (0.5.13 `server_args.py` `_handle_model_specific_adjustments`: `trtllm_mha` where
-/// `is_sm100_supported()`, else `triton`; 0.5.20–0.5.23 `arg_groups/model_overrides/gemma4.py`: the same
-/// on `get_platform().is_sm100`), so the `is_hip()` default below never applies to it
-/// (`scenario::gemma4::sglang_default`).
-pub(super) fn sglang_default_backend(
-    model: &ModelSpec,
-    tp: u32,
-    version: &str,
-    compute_capability: &str,
-) -> &'static str {
+/// SGLang `version`'s default attention backend on ROCm for `model` at tensor-parallel size `tp` on a
+/// GPU of compute capability `cc` (module doc): a model rule that names one first (Gemma 4), else the
+/// `is_hip()` default.
+pub(super) fn sglang_default_backend(model: &ModelSpec, tp: u32, version: &str, cc: &str) -> &'static str {
     if model.arch == Architecture::Gemma4 {
-        return super::gemma4::sglang_default(version, tpsim_model::hw::sm_major(compute_capability));
+        return super::gemma4::sglang_default(version, tpsim_model::hw::sm_major(cc));
     }
     match model.attention {
         Attention::Mla { .. } => {
@@ -89,11 +85,25 @@ mod tests {
     fn rocm_default_backends() {
         let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
         let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
-        assert_eq!(sglang_default_backend(&llama, 8, "0.5.9", "9.4"), "aiter");
+        let d = |m: &ModelSpec, tp: u32| sglang_default_backend(m, tp, "0.5.9", "9.4");
+        assert_eq!(d(&llama, 8), "aiter");
         assert_eq!(ds.kv_heads, 128);
-        assert_eq!(sglang_default_backend(&ds, 8, "0.5.9", "9.4"), "aiter");
-        assert_eq!(sglang_default_backend(&ds, 4, "0.5.9", "9.4"), "triton");
-        assert_eq!(sglang_default_backend(&ds, 1, "0.5.9", "9.4"), "aiter");
+        assert_eq!(d(&ds, 8), "aiter");
+        assert_eq!(d(&ds, 4), "triton");
+        assert_eq!(d(&ds, 1), "aiter");
+    }
+
+    /// rocm54: Gemma 4's model rule runs before the `is_hip()` default (SGLang 0.5.13 `__post_init__`):
+    /// `triton` on gfx942 ("9.4"), as off SM 10.x on CUDA; an MHA model without a rule keeps `aiter`.
+    #[test]
+    fn gemma4_takes_its_model_rule_on_rocm() {
+        let gemma = model(include_str!(
+            "../../../scenarios/models/gemma-4-31b-it/config.json"
+        ));
+        let llama = model(include_str!("../../../scenarios/models/llama-3.1-8b/config.json"));
+        assert_eq!(sglang_default_backend(&gemma, 1, "0.5.13", "9.4"), "triton");
+        assert_eq!(sglang_default_backend(&gemma, 8, "0.5.11", "9.4"), "triton");
+        assert_eq!(sglang_default_backend(&llama, 1, "0.5.13", "9.4"), "aiter");
     }
 
     /// 0.85 above 8192 tokens only, aiter only: 0.85 × 0.85 = 0.7225.
