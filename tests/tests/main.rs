@@ -350,3 +350,5 @@ mod vgraph53;
 mod families31;
 // vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
 mod vllmnew53;
+// b200sgl54 (issue #18): SGLang 0.5.9 runs sgl-kernel's cutlass_moe_fp4 for ModelOpt NVFP4 on B200.
+mod b200sgl54;

@@ -60,6 +60,7 @@ impl Resolver<'_> {
         hw: &Hardware,
         speculative: bool,
         model: &ModelSpec,
+        declared_quant: Option<&str>,
     ) -> Result<Engine, ScenarioError> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
         let name = e.name.clone().unwrap_or_else(|| "sglang".into());
@@ -519,6 +520,7 @@ impl Resolver<'_> {
                     &hw.gpu.compute_capability,
                     model,
                     moe_a2a.is_some(),
+                    declared_quant,
                 )
                 .map(String::from)
             }),
