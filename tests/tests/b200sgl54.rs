@@ -100,3 +100,43 @@ fn the_pair_before_and_after() {
     let vllm = f(&run_json(&scenario(VLLM_TP8_C1))["serving"]["tpot_ms"]["p50"]);
     assert!((vllm - 6.04).abs() < 0.01, "{vllm}");
 }
+
+/// `--quantization modelopt_fp4` (`engine.quantization`) names what SGLang 0.5.9's DeepSeek / Kimi list
+/// tests: `flashinfer_trtllm`, the template's count, so the TP 8 c 1 step is the one deploys28 printed
+/// before this change (5.86 ms, within 0.02 ms). `--quantization modelopt` (the TP 4 launch's flag) is
+/// the checkpoint's own name: `cutlass`, as without the flag. Under vLLM the names stay refused (not
+/// modelled), and under SGLang on a checkpoint that is not ModelOpt NVFP4 too.
+#[test]
+fn quantization_modelopt_fp4_picks_trtllm_modelopt_keeps_cutlass() {
+    let named = |q: &str, tag: &str| {
+        edited_variant(SGL_TP8_C1, tag, |t| {
+            t.replace("[engine]\n", &format!("[engine]\nquantization = \"{q}\"\n"))
+        })
+    };
+    let fp4 = named("modelopt_fp4", "b200sgl54-fp4");
+    assert_eq!(backend(&fp4).as_deref(), Some("flashinfer_trtllm"));
+    let tpot = f(&run_json(&fp4)["serving"]["tpot_ms"]["p50"]);
+    assert!((tpot - 5.86).abs() < 0.02, "{tpot}");
+    assert_eq!(
+        backend(&named("modelopt", "b200sgl54-mo")).as_deref(),
+        Some("cutlass")
+    );
+    let vllm = edited_variant(VLLM_TP8_C1, "b200sgl54-vq", |t| {
+        t.replace("[engine]\n", "[engine]\nquantization = \"modelopt_fp4\"\n")
+    });
+    let e = sc::load(Path::new(&vllm)).unwrap_err().to_string();
+    assert!(
+        e.contains("`modelopt_fp4` is one of vLLM's methods but is not modelled"),
+        "{e}"
+    );
+    let bf16 = scenario_for("b200sgl54-bf16", "qwen3-30b-a3b", "sglang", 1, "b200-8x-nvlink");
+    let text = std::fs::read_to_string(&bf16)
+        .unwrap()
+        .replace("[engine]\n", "[engine]\nquantization = \"modelopt_fp4\"\n");
+    std::fs::write(&bf16, text).unwrap();
+    let e = sc::load(Path::new(&bf16)).unwrap_err().to_string();
+    assert!(
+        e.contains("`modelopt_fp4` is one of SGLang's methods but is not modelled"),
+        "{e}"
+    );
+}

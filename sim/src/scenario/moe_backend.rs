@@ -191,14 +191,18 @@ pub enum SglQuantization {
     /// receive "modelopt" as is (`get_quantization_config`, 0.5.9 `utils/common.py`) and test for
     /// "modelopt_fp4" only, so no rule fires ([`sglang_sm100`]).
     ModeloptNvfp4,
+    /// b200sgl54: NVFP4 routed experts served with `--quantization modelopt_fp4` (`engine.quantization`),
+    /// the name the rules test.
+    ModeloptFp4,
     /// Anything else (per-tensor / per-channel fp8, compressed-tensors, ModelOpt NVFP4 whose
     /// `hf_quant_config.json` the rules do not read, int4, MXFP4, online quantization): the rules'
     /// outcome is not established here.
     Unread,
 }
 
-/// [`SglQuantization`] of a model's quantization description; `declared` is the `quant_method` of
-/// the checkpoint's config.json, lower-cased (`None` without a `quantization_config` there).
+/// [`SglQuantization`] of a model's quantization description; `declared` is what SGLang holds in
+/// `self.quantization`: `--quantization` when given, else the `quant_method` of the checkpoint's
+/// config.json, lower-cased (`None` without a `quantization_config` there).
 pub fn sglang_quantization(q: &tpsim_model::llm::Quantization, declared: Option<&str>) -> SglQuantization {
     use tpsim_model::llm::WeightDtype as D;
     let plain = |f: tpsim_model::llm::WeightFormat| matches!(f.dtype, D::Bf16 | D::Fp16 | D::Fp32);
@@ -211,6 +215,8 @@ pub fn sglang_quantization(q: &tpsim_model::llm::Quantization, declared: Option<
         SglQuantization::Fp8
     } else if e.dtype == D::Nvfp4 && declared == Some("modelopt") {
         SglQuantization::ModeloptNvfp4
+    } else if e.dtype == D::Nvfp4 && declared == Some("modelopt_fp4") {
+        SglQuantization::ModeloptFp4
     } else {
         SglQuantization::Unread
     }
@@ -264,7 +270,11 @@ pub fn sglang_quantization(q: &tpsim_model::llm::Quantization, declared: Option<
 ///   `cutlass_moe_fp4` (`layers/moe/cutlass_moe.py`, the same function in every wheel 0.5.2–0.5.9),
 ///   the path `--moe-runner-backend cutlass` also reaches: hence the name. Nemotron-H's branch maps
 ///   "modelopt" to `modelopt_fp4` and `flashinfer_cutlass` (0.5.9; other releases not read) → `None`.
-///   With `--quantization modelopt_fp4` (not a tpsim setting) the DeepSeek / Kimi rule would fire.
+///   With `--quantization modelopt_fp4` ([`SglQuantization::ModeloptFp4`], `engine.quantization`)
+///   the lists that name it fire → `flashinfer_trtllm`: DeepSeek-V3 from 0.5.4, Kimi-K2.5 in 0.5.9,
+///   Qwen3-MoE / VL-MoE / Next from 0.5.6, Qwen3.5-MoE in 0.5.9, GLM-4.5 from 0.5.8 (0.5.9 with
+///   flashinfer-python ≥ 0.6.3, the release it pins). Other architectures under that name are not
+///   placed (`None`).
 ///
 /// Releases before 0.5.2 and after 0.5.9 (main of 2026) were not read: `None`.
 pub fn sglang_sm100(
@@ -285,9 +295,19 @@ pub fn sglang_sm100(
     if tpsim_model::hw::sm_major(compute_capability) != 10 || a2a || !((0, 5, 2)..=(0, 5, 9)).contains(&v) {
         return None;
     }
+    let nvfp4 = experts == tpsim_model::llm::WeightDtype::Nvfp4;
     if quant == SglQuantization::ModeloptNvfp4 {
-        let nvfp4 = experts == tpsim_model::llm::WeightDtype::Nvfp4;
         return (nvfp4 && v >= (0, 5, 5) && arch != A::NemotronH).then_some("cutlass");
+    }
+    if quant == SglQuantization::ModeloptFp4 {
+        let listed = match arch {
+            A::DeepseekV3 => v >= (0, 5, 4),
+            A::KimiK25 | A::Qwen35Moe => v >= (0, 5, 9),
+            A::Qwen3Moe | A::Qwen3VlMoe | A::Qwen3Next => v >= (0, 5, 6),
+            A::Glm4Moe => v >= (0, 5, 8),
+            _ => false,
+        };
+        return (nvfp4 && listed).then_some("flashinfer_trtllm");
     }
     let fp8 = quant == SglQuantization::Fp8;
     let bf16 = quant == SglQuantization::Unquantized;
@@ -689,6 +709,30 @@ mod tests {
         assert_eq!(sglang_sm100("0.5.4", "10.0", A::KimiK25, M, Nvfp4, false), None);
         assert_eq!(sglang_sm100("0.5.10", "10.0", A::KimiK25, M, Nvfp4, false), None);
         assert_eq!(sglang_sm100("0.5.9", "10.0", A::KimiK25, M, Nvfp4, true), None);
+        // `--quantization modelopt_fp4` names what the lists test: FlashInfer's TRT-LLM MoE where the
+        // architecture is listed (Kimi-K2.5 from 0.5.9, DeepSeek-V3 from 0.5.4, GLM-4.5 from 0.5.8),
+        // not placed elsewhere.
+        let named = SglQuantization::ModeloptFp4;
+        assert_eq!(
+            sglang_sm100("0.5.9", "10.0", A::KimiK25, named, Nvfp4, false),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(
+            sglang_sm100("0.5.4", "10.0", A::DeepseekV3, named, Nvfp4, false),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(
+            sglang_sm100("0.5.7", "10.0", A::Glm4Moe, named, Nvfp4, false),
+            None
+        );
+        assert_eq!(
+            sglang_sm100("0.5.8", "10.0", A::Glm4Moe, named, Nvfp4, false),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(
+            sglang_sm100("0.5.9", "10.0", A::MiniMaxM2, named, Nvfp4, false),
+            None
+        );
         // Before this rule Kimi-K2.5 NVFP4 was not placed at all (the template's kernels).
         assert_eq!(
             sglang_sm100("0.5.9", "10.0", A::KimiK25, SglQuantization::Unread, Nvfp4, false),
@@ -717,8 +761,13 @@ mod tests {
             sglang_quantization(&q, Some("modelopt")),
             SglQuantization::ModeloptNvfp4
         );
+        // `--quantization modelopt_fp4` (engine.quantization) is the name the rules test.
         assert_eq!(
             sglang_quantization(&q, Some("modelopt_fp4")),
+            SglQuantization::ModeloptFp4
+        );
+        assert_eq!(
+            sglang_quantization(&q, Some("compressed-tensors")),
             SglQuantization::Unread
         );
     }
