@@ -329,8 +329,9 @@ pub fn sglang_sm100(
 
 /// The MoE backend the engine picks for `model` when `engine.moe_backend` is not set: SGLang's
 /// SM 10.x rules ([`sglang_sm100`]) first, then [`engine_default`] (by the routed experts' format).
-/// `a2a`: an all-to-all MoE backend (`engine.moe_a2a_backend`) is set; `declared`: the
-/// `quant_method` the checkpoint's config.json declares ([`sglang_quantization`]).
+/// `a2a`: an all-to-all MoE backend (`engine.moe_a2a_backend`) is set; `declared`: SGLang's
+/// `self.quantization` — `engine.quantization` if set, else the `quant_method` the checkpoint's
+/// config.json declares ([`sglang_quantization`]).
 pub fn for_model(
     kind: super::EngineKind,
     version: &str,
