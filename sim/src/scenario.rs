@@ -642,7 +642,7 @@ impl Resolver<'_> {
                 format!("{routing_skew}: expected a skew from 0 (uniform) to 8"),
             ));
         }
-        let (model_name, mut model, quant_method) = self.model("model", f.model)?;
+        let (model_name, mut model, quant_method, declared_quant) = self.model("model", f.model)?;
         let speculative = f.speculative.is_some();
         let dtype_flag = f.engine.as_ref().and_then(|e| e.dtype.clone()); // issue #17: --dtype
         let quant_flag = f.engine.as_ref().and_then(|e| e.quantization.clone()); // --quantization
@@ -657,7 +657,13 @@ impl Resolver<'_> {
             // does not divide its heads; SGLang pads dummy heads (`tpsim_model::llm` module `internvl`).
             model.serve_internvl_as_vllm();
         }
-        let mut engine = self.engine(f.engine, &hardware, speculative, &model)?;
+        let mut engine = self.engine(
+            f.engine,
+            &hardware,
+            speculative,
+            &model,
+            declared_quant.as_deref(),
+        )?;
         let mut warnings = Vec::new();
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
         // Issue #19 point 1 (shmhost19): SHM costed without host facts, for every group whose

@@ -354,3 +354,5 @@ mod vllmnew53;
 mod deploys29;
 // rocm54 (issue #18): the MI300X template against AITER's gfx942 kernel timings.
 mod rocm54;
+// b200sgl54 (issue #18): SGLang 0.5.9 runs sgl-kernel's cutlass_moe_fp4 for ModelOpt NVFP4 on B200.
+mod b200sgl54;

@@ -1317,6 +1317,7 @@ impl<'a> Builder<'a> {
                 + crate::scenario::moe_backend::extra_kernels(
                     self.s.engine.kind,
                     self.s.engine.moe_backend.as_deref(),
+                    pass.model.quantization.expert_format().dtype,
                 )
         } else {
             ffn_kernels

@@ -30,7 +30,7 @@ impl Resolver<'_> {
                     quantization: None,
                     routing_skew: None,
                 };
-                let (name, spec, _) = self
+                let (name, spec, _, _) = self
                     .model("speculative.draft_model", Some(section))
                     .map_err(|e| e.rename_key("speculative.draft_model.preset", "speculative.draft"))?;
                 spec.validate_tp(tp)

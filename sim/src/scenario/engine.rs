@@ -60,6 +60,7 @@ impl Resolver<'_> {
         hw: &Hardware,
         speculative: bool,
         model: &ModelSpec,
+        declared_quant: Option<&str>,
     ) -> Result<Engine, ScenarioError> {
         let e = e.ok_or_else(|| self.invalid("engine", "missing section: expected at least `tp`"))?;
         let name = e.name.clone().unwrap_or_else(|| "sglang".into());
@@ -511,6 +512,8 @@ impl Resolver<'_> {
         // moedefault: without the key, the one the engine picks for this release, GPU and expert
         // format, where tpsim has read its rule (`moe_backend::engine_default`); sm100moe: SGLang's
         // SM 10.x rules by architecture and checkpoint quantization (`moe_backend::sglang_sm100`).
+        // b200sgl54: the rules read `--quantization` when given, else the checkpoint's config.json method.
+        let rules_quant = e.quantization.as_deref().or(declared_quant);
         let moe_backend = match e.moe_backend {
             None => model.moe.as_ref().and_then(|_| {
                 super::moe_backend::for_model(
@@ -519,6 +522,7 @@ impl Resolver<'_> {
                     &hw.gpu.compute_capability,
                     model,
                     moe_a2a.is_some(),
+                    rules_quant,
                 )
                 .map(String::from)
             }),

@@ -7,11 +7,13 @@ use std::path::Path;
 use tpsim_model::llm::{ModelSpec, Quantization};
 
 impl Resolver<'_> {
+    /// The model `key` names: its name, spec, the quantization method the checkpoint declares
+    /// ([`checkpoint_method`]) and the one its config.json alone declares ([`config_method`]).
     pub(super) fn model(
         &self,
         key: &str,
         m: Option<ModelSection>,
-    ) -> Result<(String, ModelSpec, Option<String>), ScenarioError> {
+    ) -> Result<(String, ModelSpec, Option<String>, Option<String>), ScenarioError> {
         let m = m.ok_or_else(|| {
             self.invalid(
                 key,
@@ -70,8 +72,25 @@ impl Resolver<'_> {
         };
         let spec =
             ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&ckey, e.to_string()))?;
-        Ok((name, spec, checkpoint_method(&config, hf_quant.is_some())))
+        Ok((
+            name,
+            spec,
+            checkpoint_method(&config, hf_quant.is_some()),
+            config_method(&config),
+        ))
     }
+}
+
+/// b200sgl54: the `quantization_config.quant_method` of config.json alone, lower-cased — what
+/// SGLang's `get_quantization_config(hf_config)` hands its SM 10.x MoE-runner rules (0.5.9
+/// `utils/common.py`; `scenario::moe_backend::sglang_quantization`): a ModelOpt
+/// `hf_quant_config.json` is not read there. `None` without one.
+fn config_method(config: &str) -> Option<String> {
+    let cfg: serde_json::Value = serde_json::from_str(&tpsim_model::llm::non_finite_to_null(config)).ok()?;
+    cfg.get("quantization_config")
+        .and_then(|q| q.get("quant_method"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_lowercase)
 }
 
 /// Issue #17 (onlinequant): the quantization method the checkpoint declares, as the engines read
@@ -79,13 +98,7 @@ impl Resolver<'_> {
 /// `quantization_config.quant_method` of config.json, lower-cased, else `modelopt` for a ModelOpt
 /// `hf_quant_config.json`; `None` for an unquantized checkpoint.
 fn checkpoint_method(config: &str, modelopt: bool) -> Option<String> {
-    let cfg: serde_json::Value = serde_json::from_str(&tpsim_model::llm::non_finite_to_null(config)).ok()?;
-    let declared = cfg
-        .get("quantization_config")
-        .and_then(|q| q.get("quant_method"))
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_lowercase);
-    declared.or_else(|| modelopt.then(|| "modelopt".to_string()))
+    config_method(config).or_else(|| modelopt.then(|| "modelopt".to_string()))
 }
 
 /// Keys a `from = "config"` quant.toml may carry beside `from`.

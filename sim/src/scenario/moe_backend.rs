@@ -74,7 +74,9 @@ pub const MOE_BACKENDS: &[&str] = &[
 ///   `--moe-runner-backend auto` off SM 10.x (its model-specific rules set `flashinfer_trtllm` only
 ///   under `is_sm100_supported()`; 0.5.9 lists Qwen3.5 among them), and with `auto`
 ///   `ModelOptNvFp4FusedMoEMethod.apply` (`layers/quantization/modelopt_quant.py`) runs sgl-kernel's
-///   `cutlass_moe_fp4`, not FlashInfer's kernel: no `[compute.moe_backends]` entry measures it.
+///   `cutlass_moe_fp4`, not FlashInfer's kernel: no `[compute.moe_backends]` entry measures it. On
+///   SM 10.x that path is named `cutlass` where the checkpoint's config.json declares `modelopt`
+///   ([`sglang_sm100`], b200sgl54); SM 12.x is left as it was.
 /// - vLLM 0.15.x, MXFP4 experts (gpt-oss), SM 9.0 → `triton_kernel` (issue #18, gptoss). vLLM 0.15.1
 ///   (PyPI wheel) `model_executor/layers/quantization/mxfp4.py` `get_mxfp4_backend`: on SM 9.0 the
 ///   FlashInfer MXFP4 BF16 kernel is taken only with `VLLM_USE_FLASHINFER_MOE_MXFP4_BF16=1` (`envs.py`
@@ -184,14 +186,24 @@ pub enum SglQuantization {
     /// tpsim's fp8 with a `block_size` and no engine-side quantization. Assumed: a block-FP8
     /// checkpoint is an `fp8` one (compressed-tensors can also store 128×128 blocks; none bundled).
     Fp8,
+    /// b200sgl54: NVFP4 routed experts in a checkpoint whose config.json declares `quant_method =
+    /// "modelopt"` (ModelOpt's unified `quantization_config`: nvidia/Kimi-K2.5-NVFP4). The rules
+    /// receive "modelopt" as is (`get_quantization_config`, 0.5.9 `utils/common.py`) and test for
+    /// "modelopt_fp4" only, so no rule fires ([`sglang_sm100`]).
+    ModeloptNvfp4,
+    /// b200sgl54: NVFP4 routed experts served with `--quantization modelopt_fp4` (`engine.quantization`),
+    /// the name the rules test.
+    ModeloptFp4,
     /// Anything else (per-tensor / per-channel fp8, compressed-tensors, ModelOpt NVFP4 whose
     /// `hf_quant_config.json` the rules do not read, int4, MXFP4, online quantization): the rules'
     /// outcome is not established here.
     Unread,
 }
 
-/// [`SglQuantization`] of a model's quantization description.
-pub fn sglang_quantization(q: &tpsim_model::llm::Quantization) -> SglQuantization {
+/// [`SglQuantization`] of a model's quantization description; `declared` is what SGLang holds in
+/// `self.quantization`: `--quantization` when given, else the `quant_method` of the checkpoint's
+/// config.json, lower-cased (`None` without a `quantization_config` there).
+pub fn sglang_quantization(q: &tpsim_model::llm::Quantization, declared: Option<&str>) -> SglQuantization {
     use tpsim_model::llm::WeightDtype as D;
     let plain = |f: tpsim_model::llm::WeightFormat| matches!(f.dtype, D::Bf16 | D::Fp16 | D::Fp32);
     let e = q.expert_format();
@@ -201,6 +213,10 @@ pub fn sglang_quantization(q: &tpsim_model::llm::Quantization) -> SglQuantizatio
         SglQuantization::Unquantized
     } else if e.dtype == D::Fp8 && e.block_size.is_some() {
         SglQuantization::Fp8
+    } else if e.dtype == D::Nvfp4 && declared == Some("modelopt") {
+        SglQuantization::ModeloptNvfp4
+    } else if e.dtype == D::Nvfp4 && declared == Some("modelopt_fp4") {
+        SglQuantization::ModeloptFp4
     } else {
         SglQuantization::Unread
     }
@@ -243,6 +259,22 @@ pub fn sglang_quantization(q: &tpsim_model::llm::Quantization) -> SglQuantizatio
 /// - `Glm4MoeForCausalLM` (GLM-4.5/4.6): 0.5.8, 0.5.9 → `flashinfer_trtllm` for `modelopt_fp4`
 ///   only (with flashinfer-python ≥ 0.6.2 / 0.6.3): bf16 and fp8 stay `auto` (triton).
 /// - `MiniMaxM2ForCausalLM` and every other architecture: no rule (`auto`).
+/// - b200sgl54: NVFP4 experts whose config.json declares `quant_method = "modelopt"`
+///   ([`SglQuantization::ModeloptNvfp4`]), 0.5.5–0.5.9, every architecture but Nemotron-H → `cutlass`.
+///   The rules compare `self.quantization`, set to that "modelopt", with lists naming
+///   "modelopt_fp4" (DeepSeek-V3 and, from 0.5.9, `KimiK25ForConditionalGeneration`; Qwen3-MoE /
+///   Next; GLM-4.5) or none (MiniMax-M2, 0.5.5–0.5.8's Kimi-K2.5), so `--moe-runner-backend` stays
+///   `auto`, and `ModelOptNvFp4FusedMoEMethod.apply` (`layers/quantization/modelopt_quant.py`,
+///   0.5.5–0.5.9) then takes neither FlashInfer branch (`is_flashinfer_trtllm()` /
+///   `is_flashinfer_cutlass()` / `is_flashinfer_cutedsl()` are false) and runs sgl-kernel's
+///   `cutlass_moe_fp4` (`layers/moe/cutlass_moe.py`, the same function in every wheel 0.5.2–0.5.9),
+///   the path `--moe-runner-backend cutlass` also reaches: hence the name. Nemotron-H's branch maps
+///   "modelopt" to `modelopt_fp4` and `flashinfer_cutlass` (0.5.9; other releases not read) → `None`.
+///   With `--quantization modelopt_fp4` ([`SglQuantization::ModeloptFp4`], `engine.quantization`)
+///   the lists that name it fire → `flashinfer_trtllm`: DeepSeek-V3 from 0.5.4, Kimi-K2.5 in 0.5.9,
+///   Qwen3-MoE / VL-MoE / Next from 0.5.6, Qwen3.5-MoE in 0.5.9, GLM-4.5 from 0.5.8 (0.5.9 with
+///   flashinfer-python ≥ 0.6.3, the release it pins). Other architectures under that name are not
+///   placed (`None`).
 ///
 /// Releases before 0.5.2 and after 0.5.9 (main of 2026) were not read: `None`.
 pub fn sglang_sm100(
@@ -262,6 +294,20 @@ pub fn sglang_sm100(
     );
     if tpsim_model::hw::sm_major(compute_capability) != 10 || a2a || !((0, 5, 2)..=(0, 5, 9)).contains(&v) {
         return None;
+    }
+    let nvfp4 = experts == tpsim_model::llm::WeightDtype::Nvfp4;
+    if quant == SglQuantization::ModeloptNvfp4 {
+        return (nvfp4 && v >= (0, 5, 5) && arch != A::NemotronH).then_some("cutlass");
+    }
+    if quant == SglQuantization::ModeloptFp4 {
+        let listed = match arch {
+            A::DeepseekV3 => v >= (0, 5, 4),
+            A::KimiK25 | A::Qwen35Moe => v >= (0, 5, 9),
+            A::Qwen3Moe | A::Qwen3VlMoe | A::Qwen3Next => v >= (0, 5, 6),
+            A::Glm4Moe => v >= (0, 5, 8),
+            _ => false,
+        };
+        return (nvfp4 && listed).then_some("flashinfer_trtllm");
     }
     let fp8 = quant == SglQuantization::Fp8;
     let bf16 = quant == SglQuantization::Unquantized;
@@ -283,13 +329,16 @@ pub fn sglang_sm100(
 
 /// The MoE backend the engine picks for `model` when `engine.moe_backend` is not set: SGLang's
 /// SM 10.x rules ([`sglang_sm100`]) first, then [`engine_default`] (by the routed experts' format).
-/// `a2a`: an all-to-all MoE backend (`engine.moe_a2a_backend`) is set.
+/// `a2a`: an all-to-all MoE backend (`engine.moe_a2a_backend`) is set; `declared`: SGLang's
+/// `self.quantization` — `engine.quantization` if set, else the `quant_method` the checkpoint's
+/// config.json declares ([`sglang_quantization`]).
 pub fn for_model(
     kind: super::EngineKind,
     version: &str,
     compute_capability: &str,
     model: &tpsim_model::llm::ModelSpec,
     a2a: bool,
+    declared: Option<&str>,
 ) -> Option<&'static str> {
     let experts = model.quantization.expert_format().dtype;
     let sgl = match kind {
@@ -297,7 +346,7 @@ pub fn for_model(
             version,
             compute_capability,
             model.arch,
-            sglang_quantization(&model.quantization),
+            sglang_quantization(&model.quantization, declared),
             experts,
             a2a,
         ),
@@ -372,13 +421,35 @@ const HOPPER_SCALE_ALIGN_ROWS: u32 = 2 * 8 * 2 * 8;
 ///   fused (1; `utils/mxfp4_utils.py` forces `split_k = 1` on SM 9.0, so `reduce_grouped` returns
 ///   without a kernel), `matmul_ogs` w2 with `scatter_indx` (1) and its `_reduce_grouped` over the
 ///   4 experts (1: `can_use_fused_scatter` needs `n_expts_act == 1`) = 9, one more than the template.
+/// - SGLang, `cutlass` with NVFP4 experts (b200sgl54): `cutlass_moe_fp4` (0.5.9
+///   `layers/moe/cutlass_moe.py`) in place of the template's moe_align, w13, SiluAndMul, w2 and sum
+///   (5) launches 16: `prepare_moe_input` (sgl-kernel `csrc/moe/prepare_moe_input.cu`,
+///   sgl-project/sglang 0794e181: a `torch::zeros` fill, `compute_problem_sizes`,
+///   `compute_expert_blockscale_offsets`, `compute_arg_sorts` = 4), `scaled_fp4_experts_quant` with
+///   `expert_map` (sgl-kernel `python/sgl_kernel/gemm.py`: `shuffle_rows`, then the quant = 2),
+///   `cutlass_fp4_group_mm` (`csrc/moe/nvfp4_blockwise_moe.cu` 414c210f: `__get_group_gemm_starts`,
+///   then the grouped GEMM = 2), `silu_and_mul` (1), `scaled_fp4_experts_quant` (1), the second
+///   `cutlass_fp4_group_mm` (2), `shuffle_rows` (1), `topk_weights.to(out_dtype)` (1), the multiply
+///   (1) and `.sum(dim=1)` (1) = 11 more. The sgl-kernel sources are the stored ones, not 0.3.21's
+///   (the release sglang 0.5.9 pins): assumed the same launches.
 /// - Every other engine and backend: 0 (not counted).
-pub fn extra_kernels(kind: super::EngineKind, backend: Option<&str>) -> u32 {
+pub fn extra_kernels(
+    kind: super::EngineKind,
+    backend: Option<&str>,
+    experts: tpsim_model::llm::WeightDtype,
+) -> u32 {
     match (kind, backend) {
         (super::EngineKind::Vllm, Some("triton_kernel")) => 1,
+        (super::EngineKind::Sglang, Some("cutlass")) if experts == tpsim_model::llm::WeightDtype::Nvfp4 => {
+            CUTLASS_MOE_FP4_EXTRA_KERNELS
+        }
         _ => 0,
     }
 }
+
+/// Kernels SGLang's `cutlass_moe_fp4` launches beyond the template's MoE layer ([`extra_kernels`]):
+/// 16 in place of 5.
+const CUTLASS_MOE_FP4_EXTRA_KERNELS: u32 = 16 - 5;
 
 /// `name` if it is one of [`MOE_BACKENDS`], else what was expected.
 pub fn check(name: String) -> Result<String, String> {
@@ -520,10 +591,16 @@ mod tests {
     /// w2, grouped reduce) against the template's 8; nothing counted for other backends/engines.
     #[test]
     fn vllm_triton_kernel_launches_one_more_kernel_than_the_template() {
-        assert_eq!(extra_kernels(Vllm, Some("triton_kernel")), 1);
-        assert_eq!(extra_kernels(Vllm, Some("flashinfer_cutlass")), 0);
-        assert_eq!(extra_kernels(Vllm, None), 0);
-        assert_eq!(extra_kernels(Sglang, Some("triton_kernel")), 0);
+        use tpsim_model::llm::WeightDtype::Mxfp4;
+        assert_eq!(extra_kernels(Vllm, Some("triton_kernel"), Mxfp4), 1);
+        assert_eq!(extra_kernels(Vllm, Some("flashinfer_cutlass"), Nvfp4), 0);
+        assert_eq!(extra_kernels(Vllm, None, Bf16), 0);
+        assert_eq!(extra_kernels(Sglang, Some("triton_kernel"), Mxfp4), 0);
+        // b200sgl54: sgl-kernel's cutlass_moe_fp4, 16 launches for the template's 5; SGLang's
+        // `cutlass` on fp8 experts is another function (not counted).
+        assert_eq!(extra_kernels(Sglang, Some("cutlass"), Nvfp4), 11);
+        assert_eq!(extra_kernels(Sglang, Some("cutlass"), Fp8), 0);
+        assert_eq!(extra_kernels(Vllm, Some("cutlass"), Nvfp4), 0);
     }
 
     /// SGLang 0.5.8 / 0.5.9 `server_args.py` keep `--moe-runner-backend auto` on SM 12.0, and with
@@ -610,21 +687,90 @@ mod tests {
         assert_eq!(sglang_sm100("0.5.6", "10.0", A::GptOss, Q16, Bf16, false), None);
     }
 
+    /// b200sgl54: a config.json declaring `quant_method = "modelopt"` with NVFP4 experts matches no
+    /// SM 10.x rule in 0.5.5–0.5.9 (their lists name "modelopt_fp4"), so SGLang runs sgl-kernel's
+    /// `cutlass_moe_fp4`, named `cutlass`: Kimi-K2.5 (in the DeepSeek list from 0.5.9, in none
+    /// before), DeepSeek-V3, Qwen3-MoE, GLM-4.5 alike; Nemotron-H (its own mapping), SM 12.x, 0.5.4
+    /// and 0.5.10 are not placed (`None`); DeepEP keeps every rule off.
+    #[test]
+    fn sglang_sm100_modelopt_declared_nvfp4_runs_cutlass_moe_fp4() {
+        use SglQuantization::ModeloptNvfp4 as M;
+        use tpsim_model::llm::Architecture as A;
+        for v in ["0.5.5", "0.5.6", "0.5.6.post1", "0.5.7", "0.5.8", "0.5.9"] {
+            for a in [A::KimiK25, A::DeepseekV3, A::Qwen3Moe, A::Glm4Moe, A::MiniMaxM2] {
+                assert_eq!(
+                    sglang_sm100(v, "10.0", a, M, Nvfp4, false),
+                    Some("cutlass"),
+                    "{a:?} {v}"
+                );
+            }
+        }
+        assert_eq!(sglang_sm100("0.5.9", "10.0", A::NemotronH, M, Nvfp4, false), None);
+        assert_eq!(sglang_sm100("0.5.9", "12.0", A::KimiK25, M, Nvfp4, false), None);
+        assert_eq!(sglang_sm100("0.5.4", "10.0", A::KimiK25, M, Nvfp4, false), None);
+        assert_eq!(sglang_sm100("0.5.10", "10.0", A::KimiK25, M, Nvfp4, false), None);
+        assert_eq!(sglang_sm100("0.5.9", "10.0", A::KimiK25, M, Nvfp4, true), None);
+        // `--quantization modelopt_fp4` names what the lists test: FlashInfer's TRT-LLM MoE where the
+        // architecture is listed (Kimi-K2.5 from 0.5.9, DeepSeek-V3 from 0.5.4, GLM-4.5 from 0.5.8),
+        // not placed elsewhere.
+        let named = SglQuantization::ModeloptFp4;
+        assert_eq!(
+            sglang_sm100("0.5.9", "10.0", A::KimiK25, named, Nvfp4, false),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(
+            sglang_sm100("0.5.4", "10.0", A::DeepseekV3, named, Nvfp4, false),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(
+            sglang_sm100("0.5.7", "10.0", A::Glm4Moe, named, Nvfp4, false),
+            None
+        );
+        assert_eq!(
+            sglang_sm100("0.5.8", "10.0", A::Glm4Moe, named, Nvfp4, false),
+            Some("flashinfer_trtllm")
+        );
+        assert_eq!(
+            sglang_sm100("0.5.9", "10.0", A::MiniMaxM2, named, Nvfp4, false),
+            None
+        );
+        // Before this rule Kimi-K2.5 NVFP4 was not placed at all (the template's kernels).
+        assert_eq!(
+            sglang_sm100("0.5.9", "10.0", A::KimiK25, SglQuantization::Unread, Nvfp4, false),
+            None
+        );
+    }
+
     /// What the rules see as `quantization`: no `quantization_config` (bf16) → `None`; block FP8 →
     /// `fp8`; per-tensor FP8 and NVFP4 experts → not read.
     #[test]
     fn sglang_quantization_of_checkpoints() {
         use tpsim_model::llm::{Quantization, WeightFormat};
         let mut q = Quantization::bf16();
-        assert_eq!(sglang_quantization(&q), SglQuantization::Unquantized);
+        assert_eq!(sglang_quantization(&q, None), SglQuantization::Unquantized);
         let mut f = WeightFormat::plain(Fp8);
         q.weights = f;
-        assert_eq!(sglang_quantization(&q), SglQuantization::Unread);
+        assert_eq!(sglang_quantization(&q, Some("fp8")), SglQuantization::Unread);
         f.block_size = Some([128, 128]);
         q.weights = f;
-        assert_eq!(sglang_quantization(&q), SglQuantization::Fp8);
+        assert_eq!(sglang_quantization(&q, Some("fp8")), SglQuantization::Fp8);
         q.experts = Some(WeightFormat::plain(Nvfp4));
-        assert_eq!(sglang_quantization(&q), SglQuantization::Unread);
+        // b200sgl54: NVFP4 declared in config.json as "modelopt" is told apart; an
+        // hf_quant_config.json-only checkpoint (nothing in config.json) stays unread.
+        assert_eq!(sglang_quantization(&q, None), SglQuantization::Unread);
+        assert_eq!(
+            sglang_quantization(&q, Some("modelopt")),
+            SglQuantization::ModeloptNvfp4
+        );
+        // `--quantization modelopt_fp4` (engine.quantization) is the name the rules test.
+        assert_eq!(
+            sglang_quantization(&q, Some("modelopt_fp4")),
+            SglQuantization::ModeloptFp4
+        );
+        assert_eq!(
+            sglang_quantization(&q, Some("compressed-tensors")),
+            SglQuantization::Unread
+        );
     }
 
     #[test]

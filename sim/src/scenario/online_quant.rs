@@ -1,7 +1,9 @@
 //! `engine.quantization` (issue #17, onlinequant): the engines' `--quantization`. Only `fp8` is
 //! modelled: on an unquantized (bf16/fp16) checkpoint both engines quantize the linear layers and
 //! routed experts to fp8 while loading (`tpsim_model::llm::online_quant` has what each keeps); on
-//! a checkpoint that declares `quant_method = "fp8"` the flag only confirms it.
+//! a checkpoint that declares `quant_method = "fp8"` the flag only confirms it. b200sgl54: SGLang's
+//! `modelopt` / `modelopt_fp4` on a ModelOpt NVFP4 checkpoint confirm it too; the name reaches
+//! SGLang's SM 10.x MoE-runner rules (`moe_backend::sglang_sm100`).
 //!
 //! The engines' checks, in their order and with their texts:
 //! - the name must be one of the engine's `--quantization` choices (argparse; the lists in
@@ -126,6 +128,18 @@ impl Resolver<'_> {
                     choices.join(", ")
                 ),
             ));
+        }
+        // b200sgl54: SGLang's `modelopt` / `modelopt_fp4` on a ModelOpt NVFP4 checkpoint (declared
+        // "modelopt") names the checkpoint's own format (0.5.9 `configs/model_config.py`
+        // `_verify_quantization`: "modelopt_fp4" is compatible with "modelopt"): the weights stay as
+        // stored; only SGLang's SM 10.x MoE-runner rules read the name (`moe_backend::sglang_sm100`).
+        let nvfp4 = model.quantization.expert_format().dtype == WeightDtype::Nvfp4;
+        if kind == EngineKind::Sglang
+            && matches!(name, "modelopt" | "modelopt_fp4")
+            && method == Some("modelopt")
+            && nvfp4
+        {
+            return Ok(());
         }
         if name != "fp8" {
             return Err(self.invalid(

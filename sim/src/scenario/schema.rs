@@ -508,7 +508,9 @@ pub struct EngineSection {
     pub dtype: Option<String>,
     // Issue #17 (onlinequant): the engines' `--quantization` (`scenario/online_quant.rs`).
     /// `--quantization` of SGLang and vLLM: `fp8` (quantize an unquantized checkpoint at load
-    /// time, or confirm an fp8 one); other methods are refused as not modelled.
+    /// time, or confirm an fp8 one); under SGLang also `modelopt` / `modelopt_fp4` on a ModelOpt
+    /// NVFP4 checkpoint (b200sgl54: read by the SM 10.x MoE-runner rules); other methods are refused
+    /// as not modelled.
     pub quantization: Option<String>,
     /// vLLM's `--kv-cache-memory-bytes` (vLLM only): the KV budget per rank in bytes, instead of
     /// the profile's `gpu_memory_utilization` rule.
