@@ -244,7 +244,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
         ModelFrom::Scenario(p) => p.map(str::to_string),
     };
     if let Some(q) = quant {
-        quantization(&mut out, &q, preset.as_deref());
+        quantization(&mut out, &q, preset.as_deref(), sglang);
     }
     // `--trust-remote-code`: stated only where it differs from the preset's sourced entry
     // (`engine_args::preset_trust_remote_code`), which `tpsim engine-args` follows.
@@ -311,9 +311,11 @@ fn int_of(v: &Value) -> i64 {
 /// (`engine.quantization = "fp8"`, `scenario::online_quant`). Another method on a preset whose
 /// `quant.toml` stores quantized weights names the checkpoint's own format, which the preset states
 /// (the engines read it from the checkpoint's `quantization_config` all the same): left to the
-/// preset, with a note. Anything else is written as given, and the scenario loader refuses it with
+/// preset, with a note — except SGLang's `modelopt` / `modelopt_fp4` on an NVFP4 preset, which SGLang's
+/// SM 10.x MoE-runner rules read (b200sgl54, `scenario::online_quant`): written as
+/// `engine.quantization`. Anything else is written as given, and the scenario loader refuses it with
 /// the engines' text.
-fn quantization(out: &mut Out, q: &str, preset: Option<&str>) {
+fn quantization(out: &mut Out, q: &str, preset: Option<&str>, sglang: bool) {
     let stored = preset.and_then(|p| preset_quant(p).ok().flatten()).and_then(|t| {
         // The linear layers' format, else the routed experts' (`quant.toml` `experts`).
         let of = |v: Option<&Value>| {
@@ -326,7 +328,9 @@ fn quantization(out: &mut Out, q: &str, preset: Option<&str>) {
             .flatten()
             .find(|d| !matches!(d.as_str(), "bf16" | "fp16" | "fp32"))
     });
+    let read_by_sglang = sglang && matches!(q, "modelopt" | "modelopt_fp4");
     match stored {
+        Some(d) if d == "nvfp4" && read_by_sglang => out.set("quantization", Value::String(q.to_string())),
         Some(d) if q != "fp8" => out.notes.push(format!(
             "--quantization {q}: the checkpoint's own format, which the preset {} states (quant.toml dtype = \"{d}\"); \
              no key",

@@ -140,3 +140,33 @@ fn quantization_modelopt_fp4_picks_trtllm_modelopt_keeps_cutlass() {
         "{e}"
     );
 }
+
+/// The import gap b200sgl54 left, closed at its merge: `tpsim import-command` keeps SGLang's
+/// `--quantization modelopt_fp4` / `modelopt` on a ModelOpt NVFP4 preset as `engine.quantization`
+/// (before, a note only), so an imported B200 launch runs the runner that flag selects — SGLang 0.5.9's
+/// Kimi-K2.5 list takes `modelopt_fp4` to `flashinfer_trtllm`, while
+/// `modelopt` keeps `cutlass`, as in the scenarios above.
+#[test]
+fn imported_launch_keeps_sglangs_modelopt_flag() {
+    let dir = crate::common::scratch("b200sgl54-import");
+    for (flag, runner) in [("modelopt_fp4", Some("flashinfer_trtllm")), ("modelopt", Some("cutlass"))] {
+        let out = dir.join(format!("{flag}.toml"));
+        let o = crate::common::tpsim(&[
+            "import-command",
+            "--hardware",
+            "b200-8x-nvlink",
+            "--engine-version",
+            "0.5.9",
+            "-o",
+            &out.display().to_string(),
+            &format!(
+                "python -m sglang.launch_server --model-path nvidia/Kimi-K2.5-NVFP4 --tp 8 --trust-remote-code \
+                 --quantization {flag}"
+            ),
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let text = std::fs::read_to_string(&out).expect("imported scenario");
+        assert!(text.contains(&format!("\nquantization = \"{flag}\"\n")), "{text}");
+        assert_eq!(backend(&out.display().to_string()).as_deref(), runner, "{flag}");
+    }
+}

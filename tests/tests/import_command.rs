@@ -113,8 +113,8 @@ fn imported(n: u32, o: &Options) -> (Scenario, engine_args::EngineCommand, Strin
 
 /// The SGLang commands that import (values read off the published commands): 1 (Qwen3.5-397B NVFP4,
 /// `--tp-size 4 --mem-fraction-static 0.85 --context-length 262144 --attention-backend triton
-/// --moe-runner-backend flashinfer_cutlass`, `NCCL_P2P_LEVEL=PHB`; `--quantization modelopt_fp4` is
-/// the preset's own format; `nvidia/Qwen3.5-397B-A17B-NVFP4` is NVIDIA's checkpoint, the preset
+/// --moe-runner-backend flashinfer_cutlass`, `NCCL_P2P_LEVEL=PHB`; `--quantization modelopt_fp4` names
+/// the preset's own format, kept as `engine.quantization` since b200sgl54; `nvidia/Qwen3.5-397B-A17B-NVFP4` is NVIDIA's checkpoint, the preset
 /// `qwen3.5-397b-a17b-nvfp4-nvidia` since presets12, with the fp8 KV cache it declares) and 3 (the same model with `--speculative-algorithm EAGLE` and no draft
 /// path: the model's MTP layer, SGLang's NEXTN; steps 3, topk 1, 4 draft tokens; KV fp8_e4m3).
 #[test]
@@ -129,7 +129,10 @@ fn surveyed_sglang_commands_import() {
     assert_eq!(c.value_of("--attention-backend"), Some("triton"));
     assert_eq!(c.value_of("--moe-runner-backend"), Some("flashinfer_cutlass"));
     assert_eq!(c.env.get("NCCL_P2P_LEVEL").map(String::as_str), Some("PHB"));
-    assert!(!text.contains("quantization ="), "{text}");
+    // b200sgl54: SGLang reads `modelopt_fp4` on a ModelOpt NVFP4 checkpoint (its SM 10.x MoE-runner
+    // lists), so the flag is kept as `engine.quantization`; on this SM 12.0 box it selects nothing.
+    assert!(text.contains("\nquantization = \"modelopt_fp4\"\n"), "{text}");
+    assert_eq!(c.value_of("--quantization"), Some("modelopt_fp4"));
     assert!(
         text.contains("\"--fp4-gemm-backend\", \"flashinfer_cudnn\""),
         "{text}"
