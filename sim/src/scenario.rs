@@ -20,6 +20,7 @@ mod rocm; // issue #17 point 4: SGLang on ROCm (aiter default backend, AITER fra
 pub use collective_options::NcclTunerSection;
 pub use pcie_ipc::PcieIpcVars;
 mod quick_reduce; // issue #17 point 4: vLLM QuickReduce from [engine.env]
+mod post_capture; // sglmem54 (issue #17): SGLANG_ENABLE_POST_CAPTURE_KV_SIZING read and reported, not modelled
 pub use quick_reduce::QuickReduceVars;
 // Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.
 pub mod accel;
