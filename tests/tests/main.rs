@@ -350,3 +350,5 @@ mod vgraph53;
 mod families31;
 // vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
 mod vllmnew53;
+// sglmem54 (issue #17): SGLang 0.5.20 bucket, 0.5.22 max_bs cap, post-capture KV sizing note.
+mod sglmem54;
