@@ -17,7 +17,9 @@
 //! 48-request default is set later (`speculative_hook.py`, run after `handle_gpu_memory_settings` in
 //! `pipeline.py`), so it does not cap. Earlier releases still capture no size above the request pool
 //! (`runner/base_cuda_graph_runner.py` `get_batch_sizes_to_capture` clamps to `req_to_token_pool.size`)
-//! but reserve for the uncapped default.
+//! but reserve for the uncapped default. Not modelled: 0.5.20+'s raise of the default to
+//! `--max-running-requests` (≤ 512) for Qwen3-VL on SM 9.0 cards of 60 GiB or more
+//! (`arg_groups/model_overrides/qwen3_vl.py` `expand_multimodal_decode_graph_to_running_limit`).
 
 use crate::sglang_fraction_early::release_post;
 
