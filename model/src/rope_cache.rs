@@ -389,7 +389,10 @@ mod tests {
         let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
         v.as_object_mut().unwrap().remove("partial_rotary_factors");
         let one = ModelSpec::from_config_json(&v.to_string(), Quantization::bf16()).unwrap();
-        assert_eq!(rope_cache_tensors(&one, RopeRule::vllm(None), 2), vec![67_108_864]);
+        assert_eq!(
+            rope_cache_tensors(&one, RopeRule::vllm(None), 2),
+            vec![67_108_864]
+        );
     }
 
     /// mem49: SGLang's "mem usage" of Qwen3-14B at tp 4 on an RTX 4090 (engine-memory.tsv line

@@ -86,11 +86,23 @@ mod tests {
         assert_eq!(bucket_table("0.4.10"), BucketTable::Late2025);
         // RTX 5090: 32,607 MiB (31.8 GiB), in the 20 – 35 GiB bucket.
         assert_eq!(sglang_buckets(32_607, 4, BucketTable::Late2025), (2048.0, 80.0));
-        assert_eq!(sglang_buckets(32_607, 4, BucketTable::Consumer2026), (4096.0, 160.0));
-        assert_eq!(sglang_buckets(24_564, 1, BucketTable::Consumer2026), (4096.0, 48.0));
+        assert_eq!(
+            sglang_buckets(32_607, 4, BucketTable::Consumer2026),
+            (4096.0, 160.0)
+        );
+        assert_eq!(
+            sglang_buckets(24_564, 1, BucketTable::Consumer2026),
+            (4096.0, 48.0)
+        );
         // Other buckets unchanged: 16 GiB (2048 / 8), 80 GiB (8192 / 512 at tp 8).
-        assert_eq!(sglang_buckets(16_376, 1, BucketTable::Consumer2026), (2048.0, 8.0));
-        assert_eq!(sglang_buckets(81_559, 8, BucketTable::Consumer2026), (8192.0, 512.0));
+        assert_eq!(
+            sglang_buckets(16_376, 1, BucketTable::Consumer2026),
+            (2048.0, 8.0)
+        );
+        assert_eq!(
+            sglang_buckets(81_559, 8, BucketTable::Consumer2026),
+            (8192.0, 512.0)
+        );
     }
 
     #[test]

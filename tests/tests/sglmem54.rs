@@ -5,8 +5,8 @@
 //!
 //! The box: the bundled 4× RTX 5090 preset of `scenarios/examples/gemma-4-26b-a4b-sglang-rtx5090x4.toml`
 //! (`rtx-5090-4x-syncopate-epyc-9b14`, 32,607 MiB a GPU), at tp 4, with a text-only dense model
-//! (Qwen3-32B) so that no multimodal factor enters. Reserve (MiB) = 512 + 1.5 × max(chunk, 2048)
-//! + 2 × max_bs + tp / 8 × 1024 (= 512) + 8 × the prefill-graph sizes up to the chunk (breakable graphs,
+//! (Qwen3-32B) so that no multimodal factor enters. Reserve (MiB) = 512 + 1.5 × max(chunk, 2048) +
+//! 2 × max_bs + tp / 8 × 1024 (= 512) + 8 × the prefill-graph sizes up to the chunk (breakable graphs,
 //! on by default from 0.5.15: 42 sizes to 2048, 50 to 4096, `tpsim_model::sglang_piecewise`); no
 //! 10 GiB floor under 60 GiB; fraction = round((32,607 − reserve) / 32,607, 3), compared within 5e-7
 //! (SGLang and tpsim both round to three decimals).
@@ -44,7 +44,9 @@ fn larger_consumer_bucket_from_0_5_20() {
     // A user's chunk of 2048 under 0.5.20: 512 + 3,072 + 320 + 512 + 336 = 4,752 →
     // round(27,855 / 32,607) = round(0.854265) = 0.854 (the max_bs stays the new bucket's 160).
     eq3(
-        load("0.5.20", "chunked_prefill_size = 2048\n").engine.mem_fraction_static,
+        load("0.5.20", "chunked_prefill_size = 2048\n")
+            .engine
+            .mem_fraction_static,
         0.854,
         "0.5.20 chunk 2048",
     );
@@ -80,7 +82,9 @@ fn decode_max_bs_capped_at_running_requests_from_0_5_22() {
     let explicit = load("0.5.22", "max_running_requests = 64\ncuda_graph_max_bs = 160\n");
     eq3(explicit.engine.mem_fraction_static, 0.758, "explicit max_bs");
     eq3(
-        load("0.5.22", "max_running_requests = 200\n").engine.mem_fraction_static,
+        load("0.5.22", "max_running_requests = 200\n")
+            .engine
+            .mem_fraction_static,
         0.758,
         "limit above the default",
     );

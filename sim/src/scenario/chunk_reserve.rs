@@ -18,7 +18,12 @@ const MIB_PER_TOKEN: f64 = 1.5;
 
 /// The chunk size SGLang works with: the user's (`Some(n)`, n ≤ 0 meaning off → `None`) or the
 /// bucket's for this GPU and tp in the release's table (sglmem54: `tpsim_model::sglang_buckets`).
-pub(super) fn effective_chunk(user: Option<i64>, gpu_mem_mib: u64, tp: u32, table: BucketTable) -> Option<u64> {
+pub(super) fn effective_chunk(
+    user: Option<i64>,
+    gpu_mem_mib: u64,
+    tp: u32,
+    table: BucketTable,
+) -> Option<u64> {
     match user {
         Some(n) if n <= 0 => None,
         Some(n) => Some(n as u64),
@@ -62,9 +67,15 @@ mod tests {
         const L: BucketTable = BucketTable::Late2025;
         eq(activation_reserve_delta_mib(None, Some(4096), h100, 1, L), 0.0);
         // 16384: 1.5 × (16384 − 8192) = 12,288 MiB more.
-        eq(activation_reserve_delta_mib(Some(16384), None, h100, 1, L), 12_288.0);
+        eq(
+            activation_reserve_delta_mib(Some(16384), None, h100, 1, L),
+            12_288.0,
+        );
         // 512: max(512, 2048) = 2048 → 1.5 × (2048 − 8192) = −9,216 MiB.
-        eq(activation_reserve_delta_mib(Some(512), None, h100, 1, L), -9_216.0);
+        eq(
+            activation_reserve_delta_mib(Some(512), None, h100, 1, L),
+            -9_216.0,
+        );
         // −1 (off): max_prefill_tokens 16384 by default → +12,288; 4096 given → −6,144.
         eq(activation_reserve_delta_mib(Some(-1), None, h100, 1, L), 12_288.0);
         eq(
@@ -77,7 +88,10 @@ mod tests {
         // so a user's 2048 reserves 1.5 × (2048 − 4096) = −3,072 MiB against it, 0 against 0.5.19's.
         let c = BucketTable::Consumer2026;
         assert_eq!(effective_chunk(None, 32_607, 4, c), Some(4096));
-        eq(activation_reserve_delta_mib(Some(2048), None, 32_607, 4, c), -3_072.0);
+        eq(
+            activation_reserve_delta_mib(Some(2048), None, 32_607, 4, c),
+            -3_072.0,
+        );
         eq(activation_reserve_delta_mib(Some(2048), None, 32_607, 4, L), 0.0);
     }
 }

@@ -337,7 +337,8 @@ impl Resolver<'_> {
                     Some(()) => era,
                 };
                 let gpu_mib = hw.gpu.memory_total_mib;
-                let chunk = super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp, buckets);
+                let chunk =
+                    super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp, buckets);
                 // sglres53: the release's prefill-graph, EAGLE and DeepEP terms (`scenario::piecewise`).
                 let terms = self.piecewise_reserve(
                     &super::piecewise::ReserveInput {
@@ -970,7 +971,11 @@ impl Resolver<'_> {
         speculative: bool,
         // The features' extra reserve (MiB), the user's `cuda_graph_max_bs` (issue #17, graphs) and
         // the release's per-card table (sglmem54).
-        (extra_reserve_mib, cuda_graph_max_bs, buckets): (f64, Option<u32>, tpsim_model::sglang_buckets::BucketTable),
+        (extra_reserve_mib, cuda_graph_max_bs, buckets): (
+            f64,
+            Option<u32>,
+            tpsim_model::sglang_buckets::BucketTable,
+        ),
         // sglres53: the release's terms after the floor and its decode-graph rule (late eras).
         terms: Option<&tpsim_model::sglang_reserve::ReserveTerms>,
     ) -> Result<f64, ScenarioError> {

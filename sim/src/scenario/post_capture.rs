@@ -110,10 +110,22 @@ mod tests {
         assert!(note("1", &input("0.5.15")).unwrap().contains("does not read it"));
         assert_eq!(note("0", &input("0.5.20")), None);
         assert_eq!(note("No", &input("0.5.20")), None);
-        assert!(note("maybe", &input("0.5.20")).unwrap().contains("not a valid boolean"));
+        assert!(
+            note("maybe", &input("0.5.20"))
+                .unwrap()
+                .contains("not a valid boolean")
+        );
         // tp 4: 4 / 8 × 1024 = 512 MiB beside the floor, 512 in 0.5.17, 1536 from 0.5.18.
-        assert!(note("true", &input("0.5.17")).unwrap().contains("only 512 + 512 MiB"));
-        assert!(note("Y", &input("0.5.22")).unwrap().contains("only 1536 + 512 MiB; NOT MODELLED"));
+        assert!(
+            note("true", &input("0.5.17"))
+                .unwrap()
+                .contains("only 512 + 512 MiB")
+        );
+        assert!(
+            note("Y", &input("0.5.22"))
+                .unwrap()
+                .contains("only 1536 + 512 MiB; NOT MODELLED")
+        );
         let mla = PostCaptureInput {
             mla: true,
             ..input("0.5.22")

@@ -107,8 +107,12 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             let chunk = keys.chunked_prefill_size.unwrap_or_else(|| {
                 let table = tpsim_model::sglang_buckets::bucket_table(&s.engine.release().version);
                 Some(
-                    tpsim_model::sglang_buckets::sglang_buckets(s.hardware.gpu.memory_total_mib, s.engine.tp, table)
-                        .0 as u64,
+                    tpsim_model::sglang_buckets::sglang_buckets(
+                        s.hardware.gpu.memory_total_mib,
+                        s.engine.tp,
+                        table,
+                    )
+                    .0 as u64,
                 )
             });
             let settings = sglang::Settings {
