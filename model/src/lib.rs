@@ -21,6 +21,7 @@ pub mod sglang_vlm_fraction; // memlogs (issue #17): SGLang's multimodal fractio
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod quick_reduce; // issue #17 point 4: vLLM QuickReduce on ROCm (window, codec payloads)
 pub mod rope_cache; // mem49 (issue #17 point 5): RoPE cos/sin caches per engine and release
+pub mod sglang_buckets; // sglmem54 (issue #17): SGLang's per-card chunk / decode max_bs defaults by release (0.5.20 bucket, 0.5.22 cap)
 pub mod sglang_piecewise;
 pub mod sglang_reserve; // sglres53 (issue #17): SGLang 0.5.3 – 0.5.23 default-fraction reserve terms by release
 // Issue #19 point 1: NCCL's SHM transport costs from a preset's host facts.

@@ -344,6 +344,8 @@ impl SglangEra {
 /// (`server_args.py`, GPU-memory buckets in MiB): < 20 GiB 2048 / 8; < 35 GiB 2048 / 24 (80 at
 /// tp ≥ 4); < 60 GiB 4096 / 32 (160); < 90 GiB and < 160 GiB 8192 / 256 (512); larger 16384 / 512. The
 /// largest bucket is checked against engine-memory.tsv's MI355X row (see [`sglang_default_fraction`]).
+/// The table of 0.5.9 – 0.5.19 (read in each wheel); 0.5.20 raised the < 35 GiB bucket
+/// (`crate::sglang_buckets`, which the rules call with the release's table).
 pub fn late_2025_buckets(gpu_mem_mib: u64, tp: u32) -> (f64, f64) {
     let gib = gpu_mem_mib as f64 / 1024.0;
     let wide = tp >= 4;
@@ -388,6 +390,8 @@ pub struct DefaultFractionInput {
     /// sglres53: whether 2 × `cuda_graph_max_bs` is counted (SGLang 0.5.15 on skips it when decode
     /// graphs are off, `crate::sglang_reserve::ReserveRule::decode_term_needs_graphs`).
     pub decode_graph_term: bool,
+    /// sglmem54: the release's per-card defaults (`crate::sglang_buckets`: 0.5.20's 20 – 35 GiB bucket).
+    pub buckets: crate::sglang_buckets::BucketTable,
 }
 
 /// Why a default fraction cannot be derived.
@@ -446,7 +450,7 @@ pub fn sglang_default_fraction_dp(i: &DefaultFractionInput, dp: u32) -> Result<f
             if i.gpu_mem_mib == 0 {
                 return Err(DefaultFractionError::NoMemory);
             }
-            let (chunked, default_bs) = late_2025_buckets(i.gpu_mem_mib, i.tp);
+            let (chunked, default_bs) = crate::sglang_buckets::sglang_buckets(i.gpu_mem_mib, i.tp, i.buckets);
             let graph_bs = i.cuda_graph_max_bs.map_or(default_bs, f64::from);
             let decode = if i.decode_graph_term { 2.0 * graph_bs } else { 0.0 };
             let mut reserved =
@@ -749,6 +753,7 @@ mod tests {
             extra_reserve_mib: 0.0,
             after_floor_mib: None,
             decode_graph_term: true,
+            buckets: crate::sglang_buckets::BucketTable::Late2025,
             cuda_graph_max_bs: bs,
         };
         for (bs, want) in [
@@ -937,6 +942,7 @@ mod tests {
             extra_reserve_mib: 0.0,
             after_floor_mib: None,
             decode_graph_term: true,
+            buckets: crate::sglang_buckets::BucketTable::Late2025,
             cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.848).abs() < 1e-12);
@@ -1008,6 +1014,7 @@ mod tests {
             extra_reserve_mib: 0.0,
             after_floor_mib: None,
             decode_graph_term: true,
+            buckets: crate::sglang_buckets::BucketTable::Late2025,
             cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&i).unwrap() - 0.831).abs() < 1e-12);
@@ -1025,6 +1032,7 @@ mod tests {
             extra_reserve_mib: 0.0,
             after_floor_mib: None,
             decode_graph_term: true,
+            buckets: crate::sglang_buckets::BucketTable::Late2025,
             cuda_graph_max_bs: None,
         };
         assert!((sglang_default_fraction(&seed).unwrap() - 0.827).abs() < 1e-12);
@@ -1035,6 +1043,7 @@ mod tests {
             extra_reserve_mib: 0.0,
             after_floor_mib: None,
             decode_graph_term: true,
+            buckets: crate::sglang_buckets::BucketTable::Late2025,
             cuda_graph_max_bs: None,
             ..seed.clone()
         };

@@ -239,7 +239,12 @@ pub fn rope_cache_tensors(m: &ModelSpec, rule: RopeRule, dtype_bytes: u64) -> Ve
         } else {
             a.swa_head_dim
         };
-        vec![plain, rope_cache_bytes(len, rows, swa_dim, elem).0]
+        // sglmem54: Step-3.5's full kind rotates half its head (`llm::step3p5`): its cache is that wide.
+        let full = match a.full_rotary_dim {
+            Some(d) => rope_cache_bytes(len, rows, d, elem).0,
+            None => plain,
+        };
+        vec![full, rope_cache_bytes(len, rows, swa_dim, elem).0]
     } else {
         vec![plain]
     }
@@ -258,6 +263,7 @@ mod tests {
             "phi-3.5-mini" => include_str!("../../scenarios/models/phi-3.5-mini/config.json"),
             "phi-4-mini" => include_str!("../../scenarios/models/phi-4-mini/config.json"),
             "gemma-3-12b-it" => include_str!("../../scenarios/models/gemma-3-12b-it/config.json"),
+            "step-3.5-flash" => include_str!("../../scenarios/models/step-3.5-flash/config.json"),
             _ => panic!("no preset {name} in this test"),
         };
         ModelSpec::from_config_json(text, Quantization::bf16()).expect("preset lowers")
@@ -362,6 +368,31 @@ mod tests {
             vec![64 << 20, 512 << 20]
         );
         assert!(rope_cache_tensors(&m, RopeRule::sglang(None, true), 2).is_empty());
+    }
+
+    /// sglmem54: Step-3.5-Flash's two caches, one per `get_rope` width (`llm::step3p5`): the full
+    /// layers rotate int(128 × 0.5) = 64, the sliding layers 128, over 262,144 positions. SGLang
+    /// (float32 on CUDA): 262,144 × 64 × 4 = 67,108,864 B and 262,144 × 128 × 4 = 134,217,728 B;
+    /// vLLM (bf16): 33,554,432 and 67,108,864 B. Without `partial_rotary_factors` one 128-wide cache.
+    #[test]
+    fn step3p5_two_widths() {
+        let m = preset("step-3.5-flash");
+        assert_eq!(
+            rope_cache_tensors(&m, RopeRule::sglang(None, true), 2),
+            vec![67_108_864, 134_217_728]
+        );
+        assert_eq!(
+            rope_cache_tensors(&m, RopeRule::vllm(None), 2),
+            vec![33_554_432, 67_108_864]
+        );
+        let text = include_str!("../../scenarios/models/step-3.5-flash/config.json");
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v.as_object_mut().unwrap().remove("partial_rotary_factors");
+        let one = ModelSpec::from_config_json(&v.to_string(), Quantization::bf16()).unwrap();
+        assert_eq!(
+            rope_cache_tensors(&one, RopeRule::vllm(None), 2),
+            vec![67_108_864]
+        );
     }
 
     /// mem49: SGLang's "mem usage" of Qwen3-14B at tp 4 on an RTX 4090 (engine-memory.tsv line

@@ -13,9 +13,10 @@
 //! The common part (512 + 1.5 × max(chunk, 2048) + tp × pp / 8 × 1024, the 10 GiB floor above
 //! 60 GiB, the rounding) is `crate::memory::sglang_default_fraction`. Which configurations switch the
 //! prefill graphs off (the auto-disable cascade, run before the reserve) is [`prefill_graphs_on`].
-//! Not modelled: SGLang 0.5.18+'s post-capture sizing (opt-in, `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`
-//! defaults to false in `environ.py` of 0.5.16 – 0.5.23), 0.5.20+'s larger < 35 GiB bucket and 0.5.22+'s
-//! decode `max_bs` capped at `max_running_requests` (`memory_hook.py`; book/src/coverage.md).
+//! The per-card chunk and decode `max_bs` defaults by release (0.5.20's larger 20 – 35 GiB bucket,
+//! 0.5.22's cap at `max_running_requests`) are `crate::sglang_buckets` (sglmem54). Not modelled: SGLang
+//! 0.5.16+'s post-capture sizing (opt-in, `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING` defaults to false in
+//! `environ.py` of 0.5.16 – 0.5.23; reported by `sim::scenario::post_capture`; book/src/coverage.md).
 
 use crate::llm::Architecture;
 

@@ -19,6 +19,8 @@ mod pcie_ipc; // issue #17 (3): SGLANG_ENABLE_PCIE_IPC_ALLREDUCE
 mod rocm; // issue #17 point 4: SGLang on ROCm (aiter default backend, AITER fraction reserve)
 pub use collective_options::NcclTunerSection;
 pub use pcie_ipc::PcieIpcVars;
+// sglmem54 (issue #17): SGLANG_ENABLE_POST_CAPTURE_KV_SIZING read and reported, not modelled.
+mod post_capture;
 mod quick_reduce; // issue #17 point 4: vLLM QuickReduce from [engine.env]
 pub use quick_reduce::QuickReduceVars;
 // Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.

@@ -42,12 +42,12 @@ fn whole_blocks(run: &serde_json::Value, block: u64) -> u64 {
 ///   heads → 1 a rank; `g_proj` a `ColumnParallelLinear(hidden, heads)`; `GemmaRMSNorm(head_dim)`
 ///   q/k norms; fp32 `gate` and `router_bias` replicated; `SharedFusedMoE` with the one shared expert
 ///   — SGLang's pieces, so the checkpoint a rank is families28's 49,425,544,960 B (the SGLang
-///   example's "target weights"). vLLM's "Model loading" adds the bf16 RoPE cache built while the
-///   model is constructed: 262,144 rows × 128 × 2 B = 67,108,864 B (tpsim builds one; the full
-///   layers' second cache — base 5e6, rotary factor 0.5, 262,144 × 64 × 2 = 33,554,432 B — is a
-///   known miss), and the caching allocator's block rounding of the load, 31,234,304 B (vrows4's
-///   replay of the tensor list, `ModelSpec::vllm_load_block_overhead`: not by hand). Together
-///   98,343,168 B over SGLang's checkpoint figure.
+///   example's "target weights"). vLLM's "Model loading" adds the bf16 RoPE caches built while the
+///   model is constructed: the sliding layers' 262,144 rows × 128 × 2 B = 67,108,864 B and
+///   (sglmem54) the full layers' second cache — base 5e6, rotary factor 0.5 — 262,144 × 64 × 2 =
+///   33,554,432 B, and the caching allocator's block rounding of the load, 29,137,152 B (vrows4's
+///   replay of the tensor list, `ModelSpec::vllm_load_block_overhead`: not by hand; 31,234,304 with
+///   one cache). Together 129,800,448 B over SGLang's checkpoint figure.
 /// - KV: each layer's `Attention(num_kv_heads = 1, head_size = 128)`, `per_layer_sliding_window`
 ///   = 512 on the 33 sliding layers: `SlidingWindowSpec` / `FullAttentionSpec` of 1 × (128 + 128)
 ///   × 2 = 512 B a token, the same page, so no unification; cell 45 × 512 = 23,040 B.
@@ -78,7 +78,7 @@ fn step3p5_vllm_rtxpro6000_by_hand() {
     assert_eq!(checkpoint, 49_425_544_960);
     assert_eq!(
         entry_bytes(&run, "target weights"),
-        checkpoint + 67_108_864 + 31_234_304
+        checkpoint + 67_108_864 + 33_554_432 + 29_137_152
     );
     assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 91);
     assert!(f(&run["throughput"]["tpot_ms"]) > 0.0);

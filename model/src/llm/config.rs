@@ -447,6 +447,10 @@ pub struct ModelConfig {
     /// Step-3.5: the KV heads (read where `num_key_value_heads` is absent).
     #[serde(default)]
     pub num_attention_groups: Option<u64>,
+    /// sglmem54: Step-3.5's rotated share of the head per layer (0.5 full / 1.0 sliding in the
+    /// published config): the engines' `get_rope` builds a cos/sin cache per distinct width.
+    #[serde(default)]
+    pub partial_rotary_factors: Option<Vec<f64>>,
     // families30 (issue #17): Gemma 4 keys (`llm::gemma4`; transformers 5.25.0
     // `models/gemma4/configuration_gemma4.py` `Gemma4TextConfig`).
     /// Gemma 4: the full-attention layers' head width (transformers' default 512).

@@ -1637,15 +1637,16 @@ const MINIMAX_TEXT01_CHECKS: &[Check] = &[
 // 0.5.9 (the 0.5.8.post1 wheel has none; `sim::scenario::first_release`), a hybrid SWA model there
 // (`configs/model_config.py`). vLLM ships `models/step3p5.py` from 0.15.1 (0.15.0 has none;
 // vllmnew53): the same sharding, one 512 B page a layer at tp 8, the hybrid manager's groups of 12
-// layers. The head-wise attention gate's weights are counted, its sigmoid-multiply kernel is not, nor
-// the full layers' second RoPE cache (known misses). No public start-up log found; the checks are hand
-// counts.
+// layers. The head-wise attention gate's weights are counted, its sigmoid-multiply kernel is not (known
+// miss); sglmem54: both RoPE caches (64 and 128 wide) are counted. No public start-up log found; the
+// checks are hand counts.
 static STEP3P5: Coverage = Coverage {
     arch: Architecture::Step3p5,
     families: "Step-3.5-Flash (preset from public copies of the config, bf16 checkpoint; the head-wise attention gate's kernels not costed); SGLang from 0.5.9, vLLM from 0.15.1",
     sglang: exact_memory(STEP3P5_CHECKS),
     vllm: EngineCoverage {
-        // The full layers' second RoPE cache (32 MiB a rank) is missed.
+        // sglmem54: both RoPE caches are counted; the load's allocator rounding is a replay and no
+        // public log checks the load.
         weights: Level::Approximate,
         kv_cell: Level::Exact,
         pool: Level::Approximate,

@@ -157,6 +157,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         // `Gemma4RotaryEmbedding` (0.5.23 `layers/rotary_embedding/rope_variant.py`) builds its cache
         // over the whole head, its unrotated angles at frequency 0 (`rope_cache::rope_cache_tensors`).
         two_rope_bases: true,
+        full_rotary_dim: None,
         head_gate: false,
         qk_norms: true,
         gemma_norms: true,

@@ -73,6 +73,9 @@ pub struct MimoV2Attention {
     /// families30: Gemma 4's kinds differ in base and head size (a cache each, the sliding one
     /// `swa_head_dim` wide under full rotation).
     pub two_rope_bases: bool,
+    /// sglmem54: the full kind's rotary width when it rotates part of its head and the sliding kind
+    /// does not (Step-3.5: `partial_rotary_factors` 0.5 → 64 of 128); `None`: as `rope_cache` reads it.
+    pub full_rotary_dim: Option<u64>,
     /// families28 (issue #17): a head-wise output gate (Step-3.5's `use_head_wise_attn_gate`: a
     /// column-parallel `g_proj` of hidden → heads, one sigmoid scalar a head); false for MiMo.
     pub head_gate: bool,
@@ -183,6 +186,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         // `MiMoV2DecoderLayer`: `getattr(config, "rope_theta", 1000000)`, sliding
         // `getattr(config, "swa_rope_theta", rope_theta)`.
         // The dict key compares the bases exactly, as their bits do.
+        full_rotary_dim: None,
         two_rope_bases: text
             .swa_rope_theta
             .is_some_and(|b| b.to_bits() != text.rope_theta.unwrap_or(1_000_000.0).to_bits()),

@@ -29,9 +29,10 @@
 //! head-wise attention gate's weights (`use_head_wise_attn_gate`: a `g_proj` of hidden × heads, 262,144
 //! / 393,216 parameters in a full / sliding layer) and the per-head q/k norms.
 //! KNOWN MISSES: the gate's sigmoid-multiply at decode is not counted as a kernel (its `g_proj`
-//! weights are read with the layer's); the second RoPE base and the full layers' partial rotary factor 0.5
-//! (`rope_theta`, `partial_rotary_factors` per layer) are read as one base and full rotation (one RoPE
-//! cache where both engines' `get_rope` build two: under vLLM's bf16 caches 32 MiB a rank missed); the
+//! weights are read with the layer's); the second RoPE base (`rope_theta` per layer) is not read, only the
+//! first; sglmem54: the full layers' partial rotary factor 0.5 (`partial_rotary_factors`) is, so both
+//! engines' two `get_rope` caches are counted (64 and 128 wide: SGLang's float32 64 + 128 MiB, vLLM's
+//! bf16 32 + 64 MiB a rank over 262,144 positions) while the attention still rotates the whole head; the
 //! swiglu clamps (`swiglu_limits`) are not costed.
 
 use super::config::ModelConfig;
@@ -96,6 +97,29 @@ pub(super) fn mixers_from_layer_types(
     Ok(mixers)
 }
 
+/// sglmem54: the full layers' rotary width, `int(head_dim × partial_rotary_factors[i])` of the first
+/// full layer (SGLang `get_rope`: 0.5.9 `layers/rotary_embedding.py`, 0.5.23
+/// `layers/rotary_embedding/factory.py`; vLLM 0.19.0 `rotary_embedding/__init__.py`), `head_dim`
+/// without the list or when the sliding layers rotate the same share (one cache then). The sliding
+/// layers rotate the whole head in the published config (1.0); a config where they do not keeps
+/// `head_dim` (one cache, as before).
+fn full_rotary_dim(text: &ModelConfig, mixers: &[Mixer], head_dim: u64) -> u64 {
+    let factors = text.partial_rotary_factors.as_deref().unwrap_or(&[]);
+    let first = |kind: Mixer| {
+        mixers
+            .iter()
+            .position(|&m| m == kind)
+            .and_then(|i| factors.get(i).copied())
+            .unwrap_or(1.0)
+    };
+    let (full, sliding) = (first(Mixer::Attention), first(Mixer::SlidingAttention));
+    if full < 1.0 && full > 0.0 && sliding >= 1.0 {
+        (head_dim as f64 * full) as u64
+    } else {
+        head_dim
+    }
+}
+
 /// The layers of a Step-3.5 config (module doc): `layer_types` (its first `num_layers` entries; the
 /// rest are the MTP layers'), `moe_layers_enum`, the sliding kind's heads.
 pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Blocks, ModelError> {
@@ -125,6 +149,7 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
     };
     let layers = super::mimo_v2::ffn_layers(&moe_flags, moe, dense);
     let head_dim = bounded(text.head_dim, "head_dim", an)?;
+    let full_dim = full_rotary_dim(text, &mixers, head_dim);
     let other = text.attention_other_setting.as_ref();
     let attn = MimoV2Attention {
         v_head_dim: head_dim,
@@ -146,9 +171,10 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         full_sink: false,
         v_scale: false,
         // Per-layer bases (`rope_theta` a list, 5e6 full / 1e4 sliding in the published config) and
-        // partial rotary factors (0.5 full / 1.0 sliding): tpsim reads the first base and one rotary
-        // width; the second cos/sin cache is not costed (module doc).
-        two_rope_bases: false,
+        // partial rotary factors (0.5 full / 1.0 sliding). sglmem54: a cos/sin cache per kind when
+        // their rotary widths differ (`rope_dims`); the bases are not read (only the first).
+        two_rope_bases: full_dim != head_dim,
+        full_rotary_dim: (full_dim != head_dim).then_some(full_dim),
         head_gate: text.use_head_wise_attn_gate.unwrap_or(false),
         qk_norms: true,
         gemma_norms: false,

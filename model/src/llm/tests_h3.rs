@@ -158,6 +158,7 @@ fn sglang_vlm_fraction_uses_the_engine_dims() {
         extra_reserve_mib: 0.0,
         after_floor_mib: None,
         decode_graph_term: true,
+        buckets: crate::sglang_buckets::BucketTable::Late2025,
         cuda_graph_max_bs: None,
     };
     let base = crate::memory::sglang_default_fraction(&input(None)).expect("base");

@@ -47,7 +47,8 @@ pub enum VllmGraphRule {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CaptureKeys {
     /// SGLang `--cuda-graph-max-bs` as the engine ends up with it: the user's value, or the largest
-    /// of `sglang_bs` when a list is given. `None`: the per-card default.
+    /// of `sglang_bs` when a list is given, or (sglmem54) SGLang 0.5.22+'s per-card default capped at
+    /// the user's `--max-running-requests` when that lowers it. `None`: the per-card default.
     pub sglang_max_bs: Option<u32>,
     /// SGLang `--cuda-graph-bs`, sorted and de-duplicated (as the graph runner does).
     pub sglang_bs: Option<Vec<u32>>,

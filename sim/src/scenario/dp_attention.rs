@@ -75,7 +75,8 @@ pub fn resolve(
     kind: EngineKind,
     tp: u32,
     era: SglangEra,
-    gpu_mem_mib: u64,
+    // The card's MiB and the release's per-card table (sglmem54: `tpsim_model::sglang_buckets`).
+    (gpu_mem_mib, table): (u64, tpsim_model::sglang_buckets::BucketTable),
     model: &ModelSpec,
     invalid: impl Fn(&str, String) -> ScenarioError,
 ) -> Result<Option<DpAttention>, ScenarioError> {
@@ -128,7 +129,7 @@ pub fn resolve(
     }
     // The per-card default chunked_prefill_size (SGLang `_handle_gpu_memory_settings`), for the warning.
     let chunked = (era >= SglangEra::Late2025)
-        .then(|| tpsim_model::memory::late_2025_buckets(gpu_mem_mib, tp).0 as u64);
+        .then(|| tpsim_model::sglang_buckets::sglang_buckets(gpu_mem_mib, tp, table).0 as u64);
     Ok(Some(DpAttention {
         dp,
         attn_tp: tp / dp,

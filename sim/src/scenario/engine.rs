@@ -122,6 +122,8 @@ impl Resolver<'_> {
         let costs = self.engine_costs(&name, e.costs)?;
         // Issue #17 (consistency): the release every version-dependent rule below reads.
         let release = crate::engine_release::release(kind, e.version.as_deref());
+        // sglmem54: the release's per-card chunk / decode max_bs defaults (0.5.20's 20 – 35 GiB bucket).
+        let buckets = tpsim_model::sglang_buckets::bucket_table(&release.version);
         // Issue #17 (families5 … families17): releases without the model's file or registry entry
         // (`scenario::first_release`: EXAONE 4, GLM-4.5V, GLM-4.7-Flash, Ministral 3, StarCoder2,
         // InternVL, dots.llm1, Qwen2-VL, dense ERNIE-4.5 and Hunyuan, Kimi-Linear,
@@ -222,7 +224,7 @@ impl Resolver<'_> {
             kind,
             tp,
             era,
-            hw.gpu.memory_total_mib,
+            (hw.gpu.memory_total_mib, buckets),
             model,
             invalid,
         )?;
@@ -278,7 +280,7 @@ impl Resolver<'_> {
         }
         let mut graph_warnings = Vec::new();
         // Issue #17 (graphs): CUDA-graph capture keys and vLLM's async scheduling.
-        let (cuda_graphs, async_scheduling) = self.cuda_graph_keys(
+        let (mut cuda_graphs, async_scheduling) = self.cuda_graph_keys(
             super::cuda_graphs::RawKeys {
                 cuda_graph_max_bs: e.cuda_graph_max_bs,
                 cuda_graph_bs: e.cuda_graph_bs.as_deref(),
@@ -296,6 +298,16 @@ impl Resolver<'_> {
             },
             &mut graph_warnings,
         )?;
+        // sglmem54: SGLang 0.5.22+ caps the card's default decode max_bs at the user's
+        // --max-running-requests (`tpsim_model::sglang_buckets::capped_default_max_bs`).
+        if kind == EngineKind::Sglang && cuda_graphs.sglang_max_bs.is_none() {
+            cuda_graphs.sglang_max_bs = tpsim_model::sglang_buckets::capped_default_max_bs(
+                &release.version,
+                hw.gpu.memory_total_mib,
+                tp,
+                e.max_running_requests,
+            );
+        }
         // memlogs (issue #17): SGLang's reduction of the fraction for a multimodal model served with its
         // tower, by release (`tpsim_model::sglang_vlm_fraction`); with an engine preset's era instead
         // of a release, the late eras' `adjust_mem_fraction_for_vlm` as before.
@@ -326,7 +338,8 @@ impl Resolver<'_> {
                     Some(()) => era,
                 };
                 let gpu_mib = hw.gpu.memory_total_mib;
-                let chunk = super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp);
+                let chunk =
+                    super::chunk_reserve::effective_chunk(e.chunked_prefill_size, gpu_mib, tp, buckets);
                 // sglres53: the release's prefill-graph, EAGLE and DeepEP terms (`scenario::piecewise`).
                 let terms = self.piecewise_reserve(
                     &super::piecewise::ReserveInput {
@@ -353,6 +366,7 @@ impl Resolver<'_> {
                         e.max_prefill_tokens,
                         gpu_mib,
                         tp,
+                        buckets,
                     );
                 }
                 let f = self.sglang_default_fraction(
@@ -360,7 +374,7 @@ impl Resolver<'_> {
                     hw,
                     (tp, pp, dp),
                     speculative,
-                    (extra, cuda_graphs.sglang_max_bs),
+                    (extra, cuda_graphs.sglang_max_bs, buckets),
                     (fraction_era >= SglangEra::Late2025).then_some(&terms),
                 )?;
                 // vrows3 (issue #17 point 5): a pre-#7054 release's own variant of the TP table.
@@ -458,10 +472,27 @@ impl Resolver<'_> {
             "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS",
             graph_estimate_raw.as_deref(),
         )?;
+        // sglmem54: SGLang's post-capture KV sizing is read, not modelled (`scenario::post_capture`).
+        let post_capture_note = match kind {
+            EngineKind::Sglang => env_map.remove(super::post_capture::VAR).and_then(|raw| {
+                super::post_capture::note(
+                    &raw,
+                    &super::post_capture::PostCaptureInput {
+                        version: &release.version,
+                        mla: matches!(model.attention, tpsim_model::llm::Attention::Mla { .. }),
+                        decode_graphs: e.cuda_graph.unwrap_or(true),
+                        dcp: dcp > 1,
+                        tpp: tp * pp,
+                    },
+                )
+            }),
+            EngineKind::Vllm => None,
+        };
         let pcie_ipc_vars = self.take_pcie_ipc_vars(&mut env_map)?;
         let quick_reduce_vars = self.take_quick_reduce_vars(&mut env_map)?; // issue #17 point 4
         let mut collective_warnings = Vec::new();
         collective_warnings.extend(context_warning);
+        collective_warnings.extend(post_capture_note);
         // Issue #17 point 1 (ep): the all-to-all MoE path (`scenario::moe_a2a`).
         let moe_a2a = super::moe_a2a::resolve(
             &super::moe_a2a::A2aInput {
@@ -943,8 +974,13 @@ impl Resolver<'_> {
         hw: &Hardware,
         (tp, pp, dp): (u32, u32, u32),
         speculative: bool,
-        // The features' extra reserve (MiB) and the user's `cuda_graph_max_bs` (issue #17, graphs).
-        (extra_reserve_mib, cuda_graph_max_bs): (f64, Option<u32>),
+        // The features' extra reserve (MiB), the user's `cuda_graph_max_bs` (issue #17, graphs) and
+        // the release's per-card table (sglmem54).
+        (extra_reserve_mib, cuda_graph_max_bs, buckets): (
+            f64,
+            Option<u32>,
+            tpsim_model::sglang_buckets::BucketTable,
+        ),
         // sglres53: the release's terms after the floor and its decode-graph rule (late eras).
         terms: Option<&tpsim_model::sglang_reserve::ReserveTerms>,
     ) -> Result<f64, ScenarioError> {
@@ -959,6 +995,7 @@ impl Resolver<'_> {
             eagle: speculative,
             vision: None,
             extra_reserve_mib,
+            buckets,
         };
         tpsim_model::memory::sglang_default_fraction_dp(&input, dp)
             .map_err(|err| self.invalid("engine.mem_fraction_static", err.to_string()))

@@ -6,7 +6,7 @@
 //!   1, 2, 4, 8, 12, then 16..=256 step 8, 272..<512 step 16, 512..=max step 32; with speculation
 //!   1..=8, 10..=32 step 2, 40..=64 step 4, 72..=256 step 8, 272..=max step 16; sizes above
 //!   `cuda_graph_max_bs` dropped. `cuda_graph_max_bs` is the user's `--cuda-graph-max-bs`, else the
-//!   per-card default of `_handle_gpu_memory_settings` (`tpsim_model::memory::late_2025_buckets`);
+//!   per-card default of `_handle_gpu_memory_settings` by release (`tpsim_model::sglang_buckets`);
 //!   a user's `--cuda-graph-bs` list replaces the generated one (issue #17, graphs:
 //!   `scenario::cuda_graphs`).
 //! - vLLM 0.11.0 `config/scheduler.py` (`cuda_graph_sizes` defaults to [min(2 × max_num_seqs, 512)])
@@ -24,12 +24,14 @@ use crate::scenario::cuda_graphs::{CaptureKeys, VllmGraphRule};
 use crate::scenario::{Engine, EngineKind, Scenario};
 
 /// SGLang's `cuda_graph_max_bs` as the engine ends up with it: the scenario's (or the largest of
-/// its `cuda_graph_bs`), else the per-card default (`late_2025_buckets`, by `gpu_mem_mib` and tp).
-/// Its reserve, the DP-attention reserve and the PCIe-IPC workspace read this value.
+/// its `cuda_graph_bs`, or 0.5.22+'s default capped at `max_running_requests`), else the per-card
+/// default of the release (`tpsim_model::sglang_buckets`, by `gpu_mem_mib` and tp). Its reserve, the
+/// DP-attention reserve and the PCIe-IPC workspace read this value.
 pub fn sglang_max_bs(e: &Engine, gpu_mem_mib: u64) -> u32 {
+    use tpsim_model::sglang_buckets::{bucket_table, sglang_buckets};
     e.cuda_graphs
         .sglang_max_bs
-        .unwrap_or_else(|| tpsim_model::memory::late_2025_buckets(gpu_mem_mib, e.tp).1 as u32)
+        .unwrap_or_else(|| sglang_buckets(gpu_mem_mib, e.tp, bucket_table(&e.release().version)).1 as u32)
 }
 
 /// The captured decode batch sizes, ascending; empty when CUDA graphs are off.

@@ -98,15 +98,21 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 .max_running_requests
                 .map_or(u32::MAX, |m| m.clamp(1, u64::from(u32::MAX)) as u32);
             // `chunked_prefill_size` default: SGLang 0.5.9 `_handle_gpu_memory_settings` by GPU memory
-            // (`late_2025_buckets`), divided by dp under DP attention (`_handle_data_parallelism`).
+            // and release (`tpsim_model::sglang_buckets`, sglmem54: 4096 on 20 – 35 GiB cards from
+            // 0.5.20), divided by dp under DP attention (`_handle_data_parallelism`).
             // Issue #18 point 1 (schedkeys): `engine.chunked_prefill_size` (−1: off),
             // `max_prefill_tokens` and `schedule_conservativeness` replace the defaults when given;
             // DP attention divides / scales them as it does the defaults.
             let keys = &s.engine.scheduler;
             let chunk = keys.chunked_prefill_size.unwrap_or_else(|| {
+                let table = tpsim_model::sglang_buckets::bucket_table(&s.engine.release().version);
                 Some(
-                    tpsim_model::memory::late_2025_buckets(s.hardware.gpu.memory_total_mib, s.engine.tp).0
-                        as u64,
+                    tpsim_model::sglang_buckets::sglang_buckets(
+                        s.hardware.gpu.memory_total_mib,
+                        s.engine.tp,
+                        table,
+                    )
+                    .0 as u64,
                 )
             });
             let settings = sglang::Settings {
