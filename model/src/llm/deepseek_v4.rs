@@ -39,6 +39,8 @@
 //! what was read and which releases serve it; it never yields a throughput or a memory plan.
 
 use super::config::ModelConfig;
+pub use super::deepseek_v4_pools::SglangDsv4Pools;
+use super::deepseek_v4_pools::{SGLANG_DSV4_DEFAULTS, SglangDsv4Rule, SglangDsv4Settings};
 use super::{ModelError, invalid, missing_field};
 
 /// The architecture name both engines register (SGLang 0.5.12 `models/deepseek_v4.py`
@@ -312,43 +314,12 @@ pub const SGLANG_0_5_12_SWA_RATIO: f64 = 0.1;
 /// N counts the MTP / draft entries of `compress_ratios` although the pool allocates
 /// `num_hidden_layers` layers (`model_runner_kv_cache_mixin.py`: `layer_num = num_effective_layers`).
 pub fn sglang_0_5_12_bytes_per_full_token(g: &Geometry, swa_ratio: f64, speculative: bool) -> f64 {
-    let nope = g.head_dim - g.rope_dim;
-    let kv = (nope + 2 * g.rope_dim + 8) as f64;
-    let index = (g.index_head_dim + g.index_head_dim / 128 * 4) as f64;
-    let n = g.all_ratios.len() as f64;
-    let n4 = g.all_ratios.iter().filter(|&&r| r == 4).count() as f64;
-    let n128 = g.all_ratios.iter().filter(|&&r| r == 128).count() as f64;
-    let (ring4, ring128) = if speculative { (16.0, 256.0) } else { (8.0, 128.0) };
-    let window = g.window as f64;
-    let c4_state = (2 * 2 * g.head_dim * 4) as f64;
-    let c128_state = (2 * g.head_dim * 4) as f64;
-    let c4_index_state = (2 * 2 * g.index_head_dim * 4) as f64;
-    let bytes = swa_ratio * kv * n
-        + kv / 4.0 * n4
-        + kv / 128.0 * n128
-        + index / 4.0 * n4
-        + swa_ratio * (ring4 / window) * c4_state * n4
-        + swa_ratio * (ring128 / window) * c128_state * n128
-        + swa_ratio * (ring4 / window) * c4_index_state * n4;
-    if speculative { bytes * (n + 1.0) / n } else { bytes }
-}
-
-/// The pools SGLang 0.5.12 – 0.5.14 size for DeepSeek-V4 from the bytes left for KV
-/// (`DSV4PoolConfigurator.calculate_pool_sizes` and `_compute_dsv4_sizes`), in tokens or slots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SglangDsv4Pools {
-    /// Full tokens: `int(available / bytes_per_full_token)` rounded down to the page (256).
-    pub full: u64,
-    /// Sliding-window tokens: `int(full × swa_ratio)` rounded down to the page.
-    pub swa: u64,
-    /// c4 compressed slots: `full // 4`.
-    pub c4: u64,
-    /// c128 compressed slots: `full // 128`.
-    pub c128: u64,
-    /// c4 compress-state slots: `swa // window × ring` (ring 8, 16 speculative).
-    pub c4_state: u64,
-    /// c128 compress-state slots: `swa // window × ring` (ring 128, 256 speculative).
-    pub c128_state: u64,
+    let s = SglangDsv4Settings {
+        swa_ratio,
+        speculative,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    super::deepseek_v4_pools::bytes_per_full_token(g, SglangDsv4Rule::SwaScopedC128, &s)
 }
 
 /// SGLang 0.5.12 – 0.5.14's page size for DeepSeek-V4 on CUDA (`apply_deepseek_v4_defaults`: "setting
@@ -356,26 +327,22 @@ pub struct SglangDsv4Pools {
 pub const SGLANG_DSV4_PAGE: u64 = 256;
 
 /// [`SglangDsv4Pools`] for `available` bytes (what SGLang's profile leaves for KV), at
-/// [`sglang_0_5_12_bytes_per_full_token`] with the same `swa_ratio` and `speculative`.
+/// [`sglang_0_5_12_bytes_per_full_token`] with the same `swa_ratio` and `speculative`
+/// (`DSV4PoolConfigurator.calculate_pool_sizes` and `_compute_dsv4_sizes`; families33:
+/// `llm::deepseek_v4_pools::plan` under [`SglangDsv4Rule::SwaScopedC128`]).
 pub fn sglang_0_5_12_pools(
     g: &Geometry,
     available: u64,
     swa_ratio: f64,
     speculative: bool,
 ) -> SglangDsv4Pools {
-    let per_token = sglang_0_5_12_bytes_per_full_token(g, swa_ratio, speculative);
-    // Python's int() of a non-negative float truncates; `as u64` does the same (saturating).
-    let full = (available as f64 / per_token) as u64 / SGLANG_DSV4_PAGE * SGLANG_DSV4_PAGE;
-    let swa = (full as f64 * swa_ratio) as u64 / SGLANG_DSV4_PAGE * SGLANG_DSV4_PAGE;
-    let (ring4, ring128) = if speculative { (16, 256) } else { (8, 128) };
-    SglangDsv4Pools {
-        full,
-        swa,
-        c4: full / 4,
-        c128: full / 128,
-        c4_state: swa / g.window * ring4,
-        c128_state: swa / g.window * ring128,
-    }
+    let s = SglangDsv4Settings {
+        swa_ratio,
+        speculative,
+        page: SGLANG_DSV4_PAGE,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    super::deepseek_v4_pools::plan(g, SglangDsv4Rule::SwaScopedC128, &s, available).pools
 }
 
 /// The error a DeepSeek-V4 config gets: a [`ModelError`] naming a missing or impossible key, or

@@ -1,0 +1,139 @@
+//! families33 (issue #17): SGLang's DeepSeek-V4 KV pools by release (`tpsim_model::llm::deepseek_v4_pools`),
+//! checked by hand against `model_executor/pool_configurator.py` `DSV4PoolConfigurator` of the 0.5.12,
+//! 0.5.15 and 0.5.20 wheels, and against the one public start-up log tpsim holds (a DSv4 branch of
+//! May 2026 on 8× H20, engine-memory.tsv line 6).
+
+use crate::common::*;
+use tpsim_model::llm::ModelConfig;
+use tpsim_model::llm::deepseek_v4::Geometry;
+use tpsim_model::llm::deepseek_v4_pools::{
+    SGLANG_DSV4_DEFAULTS, SglangDsv4Rule, SglangDsv4Settings, bytes_per_full_token, c128_state_fixed_bytes,
+    indexer_slot_bytes, kv_slot_bytes, plan,
+};
+
+/// The published DeepSeek-V4-Flash config (43 layers; `compress_ratios` of 46 entries, the last three
+/// the DSpark draft stages).
+fn flash() -> Geometry {
+    let text = std::fs::read_to_string(data_path("models/deepseek-v4-flash/config.json")).expect("config");
+    let cfg = ModelConfig::from_json(&text).expect("parses");
+    Geometry::read(&cfg).expect("DeepSeek-V4-Flash reads")
+}
+
+/// Which rule each release follows, read in the wheels: 0.5.12 – 0.5.14 price the c128 state per SWA
+/// token (`c128_state_ratio = self.c128_ring_size / self.swa_page_size`), 0.5.15 – 0.5.19 share one
+/// configurator text at the defaults (their diffs move `mr.server_args` to `kvc` / `get_schedule()`
+/// and add an assert on speculative ring sizes), 0.5.20 adds only HIP's unified pool; 0.5.11 serves no
+/// DeepSeek-V4 and 0.5.21 on price pages by layout (not read).
+#[test]
+fn dsv4_rule_by_release() {
+    let of = |r: &[u64]| SglangDsv4Rule::of(r);
+    assert_eq!(of(&[0, 5, 11]), None);
+    assert_eq!(of(&[0, 5, 12]), Some(SglangDsv4Rule::SwaScopedC128));
+    assert_eq!(of(&[0, 5, 14]), Some(SglangDsv4Rule::SwaScopedC128));
+    assert_eq!(of(&[0, 5, 15]), Some(SglangDsv4Rule::RequestScopedC128));
+    assert_eq!(of(&[0, 5, 20]), Some(SglangDsv4Rule::RequestScopedC128));
+    assert_eq!(of(&[0, 5, 21]), None);
+    assert_eq!(of(&[0, 5, 23]), None);
+}
+
+/// Bytes a full token, Flash, SGLang 0.5.15 – 0.5.20 at the defaults (fp8 KV, ratio 0.1, fp32 state,
+/// no speculation), 43 decoder layers (21 of ratio 4, 20 of ratio 128). Slot 448 + 2 × 64 + 8 = 584,
+/// indexer key 128 + 4 = 132:
+/// SWA 0.1 × 584 × 43 = 2,511.2; c4 584 / 4 × 21 = 3,066; c128 584 / 128 × 20 = 91.25; indexer 132 / 4
+/// × 21 = 693; c4 state 0.1 × 8 / 128 × (2·2·512·4 + 2·2·128·4 = 10,240) × 21 = 1,344 → 7,705.45.
+/// 0.5.12 – 0.5.14 (families29): 16,072.65 over all 46 entries. Tolerance 1e-9 relative (float sums).
+#[test]
+fn dsv4_bytes_per_full_token_by_hand() {
+    let g = flash();
+    assert_eq!((kv_slot_bytes(&g), indexer_slot_bytes(&g)), (584, 132));
+    let d = SGLANG_DSV4_DEFAULTS;
+    let hand = 2_511.2 + 3_066.0 + 91.25 + 693.0 + 1_344.0;
+    assert!((hand - 7_705.45_f64).abs() < 1e-9);
+    let b = bytes_per_full_token(&g, SglangDsv4Rule::RequestScopedC128, &d);
+    assert!((b - hand).abs() <= 1e-9 * hand, "{b}");
+    let old = bytes_per_full_token(&g, SglangDsv4Rule::SwaScopedC128, &d);
+    assert!((old - 16_072.65).abs() <= 1e-9 * 16_072.65, "{old}");
+    // bf16 compress state (SGLANG_DSV4_COMPRESS_STATE_DTYPE=bf16): the c4 state halves, 1,344 → 672.
+    let bf16 = SglangDsv4Settings { state_bytes: 2, ..d };
+    let b2 = bytes_per_full_token(&g, SglangDsv4Rule::RequestScopedC128, &bf16);
+    assert!((b2 - (hand - 672.0)).abs() <= 1e-9 * hand, "{b2}");
+}
+
+/// The c128 state taken off first (0.5.15 on): 256 + 1 request slots × ring 128 + 128 + 1 = 33,025 rows
+/// → 259 × 128 = 33,152; × 2 × 512 × 4 B × 20 layers = 2,715,811,840 B (2.53 GiB). Exact integers.
+#[test]
+fn dsv4_c128_state_fixed_by_hand() {
+    let g = flash();
+    let d = SGLANG_DSV4_DEFAULTS;
+    assert_eq!(33_152_u64 * 1_024 * 4 * 20, 2_715_811_840);
+    assert_eq!(
+        c128_state_fixed_bytes(&g, SglangDsv4Rule::RequestScopedC128, &d),
+        2_715_811_840
+    );
+    assert_eq!(c128_state_fixed_bytes(&g, SglangDsv4Rule::SwaScopedC128, &d), 0);
+    // --max-running-requests 64: 65 × 128 + 129 = 8,449 → 67 × 128 = 8,576 rows → 702,545,920 B.
+    let s = SglangDsv4Settings {
+        max_running_requests: 64,
+        ..d
+    };
+    assert_eq!(
+        c128_state_fixed_bytes(&g, SglangDsv4Rule::RequestScopedC128, &s),
+        8_576 * 1_024 * 4 * 20
+    );
+}
+
+/// Pools from 60 GiB of rest memory under 0.5.15 – 0.5.20 (exact integers once the float division is
+/// taken; tolerance none): 64,424,509,440 − 2,715,811,840 = 61,708,697,600; / 7,705.45 = 8,008,448.25
+/// → 8,008,448 = 31,283 pages of 256; SWA int(800,844.8) = 800,844 → 3,128 pages = 800,768; c4
+/// 2,002,112; c128 62,566; c4 state 800,768 // 128 × 8 = 50,048; c128 state 257 × 128 = 32,896. The
+/// log lines are SGLang's text with these numbers.
+#[test]
+fn dsv4_pools_for_an_example_rank_by_hand() {
+    let g = flash();
+    let rule = SglangDsv4Rule::RequestScopedC128;
+    let avail = 60_u64 << 30;
+    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail);
+    let q = p.pools;
+    assert_eq!(
+        (q.full, q.swa, q.c4, q.c128, q.c4_state, q.c128_state),
+        (8_008_448, 800_768, 2_002_112, 62_566, 50_048, 32_896)
+    );
+    let [calc, sizes] = p.log_lines(rule, avail);
+    assert_eq!(
+        calc,
+        "DSV4 memory calculation: bytes_per_full_token=7705.45, available_bytes=60.00 GB, \
+         c128_state_fixed=2.53 GB, full_token=8008448"
+    );
+    assert_eq!(
+        sizes,
+        "DSV4 pool sizes: full=8008448, swa=800768, c4=2002112, c128=62566, c4_state=50048, c128_state=32896"
+    );
+}
+
+/// The DSv4 branch log (May 2026, 8× H20, fp8_e4m3, mem fraction 0.60; find_string id 54684172587,
+/// engine-memory.tsv line 6) prints `bytes_per_full_token=15955.85, available_bytes=19.58 GB,
+/// full_token=1317632`. The 0.5.12 rule gives 15,955.85 for 44 `compress_ratios` entries and for no
+/// other count (43: 15,897.45; 46: 16,072.65): 0.1 × 584 × 44 = 2,569.6 + 3,066 + 91.25 + 693 +
+/// 1,344 (c4 state) + 0.1 × 128 / 128 × 4,096 × 20 = 8,192 → 15,955.85 — the config it loaded had the
+/// 43 layers and one MTP layer (`num_nextn_predict_layers` = 1), before the DSpark stages; assumed, as
+/// the log names no revision. Tokens: 19.58 GiB = 21,023,864,913.92 B / 15,955.85 = 1,317,627.4 →
+/// 1,317,376 (5,146 pages); logged 1,317,632, one page more. Tolerance: the printed 19.58 is rounded
+/// to ± 0.005 GiB = ± 336 tokens (19.575 → 1,317,120, 19.585 → 1,317,888).
+#[test]
+fn dsv4_branch_log_on_h20_by_the_0_5_12_rule() {
+    let mut g = flash();
+    g.all_ratios.truncate(44);
+    let rule = SglangDsv4Rule::SwaScopedC128;
+    let b = bytes_per_full_token(&g, rule, &SGLANG_DSV4_DEFAULTS);
+    assert!((b - 15_955.85).abs() < 0.005, "{b}");
+    let avail = (19.58 * (1u64 << 30) as f64) as u64;
+    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail);
+    assert_eq!(p.pools.full, 1_317_376);
+    let logged = 1_317_632_i64;
+    assert!((p.pools.full as i64 - logged).abs() <= 336, "{}", p.pools.full);
+    let [calc, _] = p.log_lines(rule, avail);
+    assert_eq!(
+        calc,
+        "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=19.58 GB, full_token=1317376"
+    );
+}
