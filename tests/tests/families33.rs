@@ -137,3 +137,53 @@ fn dsv4_branch_log_on_h20_by_the_0_5_12_rule() {
         "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=19.58 GB, full_token=1317376"
     );
 }
+
+/// `tpsim memory` still refuses the model (exit 2, no plan) but now names both SGLang budgets: 0.5.12 –
+/// 0.5.14's 16,072.65 B and 0.5.15 – 0.5.20's 7,705.45 B after 2,715,811,840 B of c128 state (hand
+/// values above).
+#[test]
+fn dsv4_refusal_names_both_budgets() {
+    let config = data_path("models/deepseek-v4-flash/config.json");
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\nconfig = \"{}\"\n[engine]\nname = \
+         \"sglang\"\nversion = \"0.5.17\"\ntp = 8\n[workload]\nconcurrency = 8\nprompt_len = 1024\n\
+         output_len = 64\n",
+        config.display()
+    );
+    let p = scratch("families33-dsv4").join("s.toml");
+    std::fs::write(&p, text).expect("write");
+    let o = tpsim(&["memory", &p.display().to_string()]);
+    assert_eq!(o.code, 2, "{} {}", o.stdout, o.stderr);
+    for part in [
+        "SGLang 0.5.12 - 0.5.14 would budget 16072.65 B of KV a full token",
+        "0.5.15 - 0.5.20 7705.45 B a full token after 2715811840 B of c128 compress state",
+    ] {
+        assert!(o.stderr.contains(part), "{part} not in {}", o.stderr);
+    }
+}
+
+/// SGLang 0.5.20 refuses a SWA pool at or below window + page (128 + 256 = 384 tokens) with its text;
+/// 0.5.19 starts. From 30 MiB of rest memory under the defaults: 31,457,280 − 2,715,811,840 < 0 → 0
+/// full tokens, SWA 0 ≤ 384 → refused. From 60 GiB (800,768 SWA tokens, above) → starts. The bound:
+/// 384 SWA tokens is refused (`>=`), 385 is not.
+#[test]
+fn dsv4_swa_floor_refusal_from_0_5_20() {
+    use tpsim_model::llm::deepseek_v4_pools::swa_pool_check;
+    let g = flash();
+    let rule = SglangDsv4Rule::RequestScopedC128;
+    let small = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 30 << 20).pools;
+    assert_eq!((small.full, small.swa), (0, 0));
+    let e = swa_pool_check(&[0, 5, 20], &g, &small, 256).expect_err("refused");
+    assert_eq!(
+        e,
+        "SWA pool (0 tokens) cannot hold even one request: the prefill admission floor is sliding_window_size \
+         (128) + page_size (256). Increase --swa-full-tokens-ratio or the total KV budget."
+    );
+    assert!(swa_pool_check(&[0, 5, 19], &g, &small, 256).is_ok());
+    let big = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 60 << 30).pools;
+    assert!(swa_pool_check(&[0, 5, 20], &g, &big, 256).is_ok());
+    let at = tpsim_model::llm::deepseek_v4_pools::SglangDsv4Pools { swa: 384, ..big };
+    assert!(swa_pool_check(&[0, 5, 20], &g, &at, 256).is_err());
+    let above = tpsim_model::llm::deepseek_v4_pools::SglangDsv4Pools { swa: 385, ..big };
+    assert!(swa_pool_check(&[0, 5, 20], &g, &above, 256).is_ok());
+}

@@ -30,13 +30,13 @@
 //!
 //! ## Not modelled
 //!
-//! The KV pools of both engines (SGLang `mem_cache/deepseek_v4_memory_pool.py` and
-//! `model_executor/pool_configurator.py` `DSV4PoolConfigurator` in 0.5.23: a sliding-window pool at
-//! `--swa-full-tokens-ratio` or a request cap, c4 and c128 compressed pools per full token, fp4 / fp8
-//! indexer caches and compress-state rings, all by release and environment switches; vLLM's
-//! `vllm/models/deepseek_v4/`) and the decode kernels (mHC mixing, compressors, the grouped output
-//! projection). A config naming `DeepseekV4ForCausalLM` is therefore refused by `refusal` with
-//! what was read and which releases serve it; it never yields a throughput or a memory plan.
+//! SGLang 0.5.12 – 0.5.20's pool sizing is read (families33: `llm::deepseek_v4_pools`, by release);
+//! 0.5.21 – 0.5.23's page-layout pricing, request-cap SWA mode and ratio 1 / 2 layers are not, nor
+//! vLLM's pools (`vllm/models/deepseek_v4/`). Neither the per-rank weights in the checkpoint's formats
+//! (fp8 blocks, fp4 experts, SGLang's fp4 detection and dequantization switches) nor the decode kernels
+//! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are lowered, so a config
+//! naming `DeepseekV4ForCausalLM` is refused by `refusal` with what was read, the pool budget and
+//! which releases serve it; it never yields a throughput or a memory plan.
 
 use super::config::ModelConfig;
 pub use super::deepseek_v4_pools::SglangDsv4Pools;
@@ -358,11 +358,12 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
             "DeepSeek-V4 read from config.json: {} layers ({} sliding-window only, {} CSA with compress ratio 4 and an \
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
              parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
-             at its defaults (fp8, --swa-full-tokens-ratio 0.1). SGLang serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; \
-             0.5.11 has none) and vLLM from 0.20.0 (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but \
-             tpsim models neither engine's DeepSeek-V4 KV pools (sliding-window, c4 / c128 compressed and indexer \
-             caches with their compress states: SGLang mem_cache/deepseek_v4_memory_pool.py and pool_configurator.py \
-             DSV4PoolConfigurator) nor its decode kernels (mHC, compressors, the grouped output projection), so it \
+             at its defaults (fp8, --swa-full-tokens-ratio 0.1), 0.5.15 - 0.5.20 {:.2} B a full token after {} B of \
+             c128 compress state for 257 request slots (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
+             serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
+             (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but tpsim has neither the per-rank \
+             weights of its checkpoint formats nor its decode kernels (mHC, compressors, the C4 indexer, the \
+             grouped output projection) in the iteration graph, nor vLLM's pools (vllm/models/deepseek_v4/), so it \
              gives no memory plan or throughput for it",
             g.layers(),
             g.layers_of_ratio(0),
@@ -375,6 +376,16 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
             g.params(),
             g.active_params(),
             sglang_0_5_12_bytes_per_full_token(&g, SGLANG_0_5_12_SWA_RATIO, false),
+            super::deepseek_v4_pools::bytes_per_full_token(
+                &g,
+                SglangDsv4Rule::RequestScopedC128,
+                &SGLANG_DSV4_DEFAULTS
+            ),
+            super::deepseek_v4_pools::c128_state_fixed_bytes(
+                &g,
+                SglangDsv4Rule::RequestScopedC128,
+                &SGLANG_DSV4_DEFAULTS
+            ),
         ),
     }
 }

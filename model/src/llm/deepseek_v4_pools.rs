@@ -30,8 +30,8 @@
 //!   (`cfg.compress_ratios[start_layer:end_layer]`, `end_layer = num_hidden_layers` at pp 1).
 //!   Every one of these releases defaults `--max-running-requests` to 256 for the model
 //!   (`deepseek_v4_hook.py`: "Setting max_running_requests to 256"). 0.5.20 adds the HIP unified
-//!   pool (off on CUDA: `is_unified_kv_triton` needs HIP) and a SWA-pool size check; its CUDA sizing is
-//!   0.5.19's.
+//!   pool (off on CUDA: `is_unified_kv_triton` needs HIP) and a SWA-pool size check that refuses
+//!   to start ([`swa_pool_check`]); its CUDA sizing is 0.5.19's.
 //!
 //! 0.5.21 – 0.5.23 price the pools by physical page layout (`_get_paged_kv_bytes_per_token`), add a
 //! request-cap mode for the SWA pool and ratio 1 / 2 layers: not read through, [`SglangDsv4Rule::of`]
@@ -248,4 +248,24 @@ impl SglangDsv4Plan {
             ),
         ]
     }
+}
+
+/// SGLang 0.5.20's refusal of a SWA pool that cannot admit one request
+/// (`MemoryPoolConfigurator.validate_swa_pool_size`, called from `_compute_dsv4_sizes` off the HIP
+/// unified pool; 0.5.19 and earlier do not check): `window + page >= swa` is refused with the
+/// engine's text. `Ok` for releases before 0.5.20.
+pub fn swa_pool_check(
+    release: &[u64],
+    g: &Geometry,
+    pools: &SglangDsv4Pools,
+    page: u64,
+) -> Result<(), String> {
+    if release < [0, 5, 20].as_slice() || g.window + page < pools.swa {
+        return Ok(());
+    }
+    Err(format!(
+        "SWA pool ({} tokens) cannot hold even one request: the prefill admission floor is sliding_window_size \
+         ({}) + page_size ({page}). Increase --swa-full-tokens-ratio or the total KV budget.",
+        pools.swa, g.window
+    ))
 }
