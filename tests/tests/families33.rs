@@ -187,3 +187,27 @@ fn dsv4_swa_floor_refusal_from_0_5_20() {
     let above = tpsim_model::llm::deepseek_v4_pools::SglangDsv4Pools { swa: 385, ..big };
     assert!(swa_pool_check(&[0, 5, 20], &g, &above, 256).is_ok());
 }
+
+/// One request's decode step at 8,192 tokens of context, Flash (exact integers; tolerance none):
+/// window 128 × 584 = 74,752 B in every layer; a ratio-4 layer adds min(8,192 / 4 = 2,048, 512) = 512
+/// selected slots × 584 = 299,008 and the indexer's 2,048 keys × 132 = 270,336 → 644,096; a ratio-128
+/// layer 8,192 / 128 = 64 slots × 584 = 37,376 → 112,128. 2 × 74,752 + 21 × 644,096 + 20 × 112,128 =
+/// 149,504 + 13,526,016 + 2,242,560 = 15,918,080 B. At 64 tokens: 64 × 584 = 37,376 a layer, + 16 × (584
+/// + 132) = 11,456 in a ratio-4 layer, nothing more in a ratio-128 one (64 / 128 = 0 slots) → 43 ×
+/// 37,376 + 21 × 11,456 = 1,607,168 + 240,576 = 1,847,744. Two all-reduces a layer at tp > 1, of 4,096
+/// bf16 values (8,192 B) a token; none at tp 1.
+#[test]
+fn dsv4_decode_reads_and_allreduces_by_hand() {
+    use tpsim_model::llm::deepseek_v4_decode::{
+        allreduce_bytes_per_token, allreduces_per_layer, kv_read_bytes, step_kv_read_bytes,
+    };
+    let g = flash();
+    assert_eq!(g.index_topk, 512);
+    assert_eq!(kv_read_bytes(&g, 0, 8_192), 74_752);
+    assert_eq!(kv_read_bytes(&g, 4, 8_192), 644_096);
+    assert_eq!(kv_read_bytes(&g, 128, 8_192), 112_128);
+    assert_eq!(step_kv_read_bytes(&g, 8_192), 15_918_080);
+    assert_eq!(step_kv_read_bytes(&g, 64), 1_847_744);
+    assert_eq!((allreduces_per_layer(8), allreduces_per_layer(1)), (2, 0));
+    assert_eq!(allreduce_bytes_per_token(&g), 8_192);
+}

@@ -73,6 +73,8 @@ pub struct Geometry {
     pub index_heads: u64,
     /// Indexer head width (`index_head_dim`; 128).
     pub index_head_dim: u64,
+    /// Compressed slots the C4 indexer selects for a query (`index_topk`; 512; families33).
+    pub index_topk: u64,
     /// Sliding window every layer keeps, tokens (`sliding_window`; 128).
     pub window: u64,
     /// mHC residual streams (`hc_mult`; 4).
@@ -149,6 +151,7 @@ impl Geometry {
             o_groups: req(cfg.o_groups, "o_groups")?,
             index_heads: req(cfg.index_n_heads, "index_n_heads")?,
             index_head_dim: req(cfg.index_head_dim, "index_head_dim")?,
+            index_topk: req(cfg.index_topk, "index_topk")?,
             window: req(cfg.sliding_window, "sliding_window")?,
             hc_mult: req(cfg.hc_mult, "hc_mult")?,
             experts: req(cfg.n_routed_experts, "n_routed_experts")?,
