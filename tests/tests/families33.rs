@@ -192,10 +192,10 @@ fn dsv4_swa_floor_refusal_from_0_5_20() {
 /// window 128 × 584 = 74,752 B in every layer; a ratio-4 layer adds min(8,192 / 4 = 2,048, 512) = 512
 /// selected slots × 584 = 299,008 and the indexer's 2,048 keys × 132 = 270,336 → 644,096; a ratio-128
 /// layer 8,192 / 128 = 64 slots × 584 = 37,376 → 112,128. 2 × 74,752 + 21 × 644,096 + 20 × 112,128 =
-/// 149,504 + 13,526,016 + 2,242,560 = 15,918,080 B. At 64 tokens: 64 × 584 = 37,376 a layer, + 16 × (584
-/// + 132) = 11,456 in a ratio-4 layer, nothing more in a ratio-128 one (64 / 128 = 0 slots) → 43 ×
-/// 37,376 + 21 × 11,456 = 1,607,168 + 240,576 = 1,847,744. Two all-reduces a layer at tp > 1, of 4,096
-/// bf16 values (8,192 B) a token; none at tp 1.
+/// 149,504 + 13,526,016 + 2,242,560 = 15,918,080 B. At 64 tokens: 64 × 584 = 37,376 a layer, plus 16 ×
+/// (584 + 132) = 11,456 in a ratio-4 layer, nothing more in a ratio-128 one (64 / 128 = 0 slots) → 43
+/// × 37,376 + 21 × 11,456 = 1,607,168 + 240,576 = 1,847,744. Two all-reduces a layer at tp > 1, of
+/// 4,096 bf16 values (8,192 B) a token; none at tp 1.
 #[test]
 fn dsv4_decode_reads_and_allreduces_by_hand() {
     use tpsim_model::llm::deepseek_v4_decode::{
@@ -210,4 +210,27 @@ fn dsv4_decode_reads_and_allreduces_by_hand() {
     assert_eq!(step_kv_read_bytes(&g, 64), 1_847_744);
     assert_eq!((allreduces_per_layer(8), allreduces_per_layer(1)), (2, 0));
     assert_eq!(allreduce_bytes_per_token(&g), 8_192);
+}
+
+/// Parameters a rank holds under SGLang TP 8, Flash (exact integers; tolerance none). Replicated a
+/// layer: wqkv_a 4,096 × (1,024 + 512) = 6,291,456, q_norm 1,024, kv_norm 512, sink 64 → 6,293,056;
+/// norms 8,192 + mHC 786,486 + router 1,048,576 = 1,843,254 (+ 256 bias past the 3 hash layers);
+/// compression as counted in families29 (19,142,272 at ratio 4, 4,260,352 at 128). Split by 8: wq_b,
+/// wo_a, wo_b 3 × 33,554,432 + shared 25,165,824 + routed 256 × 25,165,824 = 6,568,280,064 / 8 =
+/// 821,035,008. A plain layer 829,171,318; 43 × it + 40 × 256 + 21 × 19,142,272 + 20 × 4,260,352 =
+/// 36,141,571,666. Top: 2 × 129,280 / 8 × 4,096 = 132,382,720 + norm 4,096 + hc_head 65,541 =
+/// 132,452,357 → 36,274,024,023. At tp 1 it is the whole decoder, 284,332,240,471 (families29). tp 16
+/// is refused: o_groups = 8 is not divisible by 16.
+#[test]
+fn dsv4_rank_params_under_sglang_tp_by_hand() {
+    let g = flash();
+    assert_eq!(829_171_318_u64, 6_293_056 + 1_843_254 + 821_035_008);
+    assert_eq!(
+        g.sglang_rank_params(8).expect("tp 8"),
+        36_141_571_666 + 132_452_357
+    );
+    assert_eq!(g.sglang_rank_params(8).expect("tp 8"), 36_274_024_023);
+    assert_eq!(g.sglang_rank_params(1).expect("tp 1"), g.params());
+    let e = g.sglang_rank_params(16).expect_err("tp 16").to_string();
+    assert!(e.contains("o_groups = 8 is not divisible by tp 16"), "{e}");
 }

@@ -286,6 +286,53 @@ impl Geometry {
     pub fn layers(&self) -> u64 {
         self.ratios.len() as u64
     }
+
+    /// families33: parameters one rank holds under SGLang tensor parallelism at `tp` (no DP
+    /// attention, no expert parallelism; SGLang 0.5.16 `models/deepseek_v4.py` `MQALayer.__init__`,
+    /// `layers/attention/dsv4/{compressor,indexer}.py`, `deepseek_v2.py` `DeepseekV2MoE` / `MoEGate`,
+    /// `layers/vocab_parallel_embedding.py`). Replicated on every rank: `wqkv_a` (or `wq_a` + `wkv`),
+    /// `q_norm`, `kv_norm`, the fp32 sink of all heads, both compressors and the indexer
+    /// (`ReplicatedLinear`, `nn.Parameter`), the layer norms, mHC, the router and its bias, the final
+    /// norm and `hc_head_*`. Split by `tp`: `wq_b` and `wo_a` (`ColumnParallelLinear`), `wo_b`
+    /// (`RowParallelLinear`), every routed and shared expert's width (`FusedMoE`), the embedding and
+    /// head rows (vocab padded to 64, then divided). `tp` must divide the heads, `o_groups` (the
+    /// layer views its output as `o_groups // tp` local groups), the expert width and the padded
+    /// vocabulary. Flash at tp 8: 36,274,024,023 (hand sum in tests/tests/families33.rs).
+    pub fn sglang_rank_params(&self, tp: u64) -> Result<u64, ModelError> {
+        let vocab = self.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
+        for (what, n) in [
+            ("num_attention_heads", self.heads),
+            ("o_groups", self.o_groups),
+            ("moe_intermediate_size", self.expert_width),
+            ("vocab_size (padded to 64)", vocab),
+        ] {
+            if tp == 0 || !n.is_multiple_of(tp) {
+                return Err(ModelError::InvalidTp {
+                    tp: u32::try_from(tp).unwrap_or(u32::MAX),
+                    model: DEEPSEEK_V4.into(),
+                    reason: format!("{what} = {n} is not divisible by tp {tp} (DeepSeek-V4 splits it by tp)"),
+                });
+            }
+        }
+        let sharded_attention = self.q_lora_rank * self.heads * self.head_dim
+            + self.heads * self.head_dim / self.o_groups * self.o_groups * self.o_lora_rank
+            + self.o_groups * self.o_lora_rank * self.hidden;
+        let replicated_attention = self.attention_params() - sharded_attention;
+        let experts = (self.experts + self.shared) * self.expert_params();
+        let layers: u64 = (0..self.layers())
+            .map(|i| {
+                let dense =
+                    self.dense_layer_params(i) - self.attention_params() - self.shared * self.expert_params();
+                replicated_attention
+                    + dense
+                    + self.compression_params(self.ratios[i as usize])
+                    + (sharded_attention + experts) / tp
+            })
+            .sum();
+        let m = self.hc_mult;
+        let top = 2 * vocab / tp * self.hidden + self.hidden + m * m * self.hidden + m + 1;
+        Ok(layers + top)
+    }
 }
 
 /// SGLang 0.5.12 – 0.5.14's DeepSeek-V4 defaults (`arg_groups/deepseek_v4_hook.py`
