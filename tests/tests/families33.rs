@@ -7,8 +7,9 @@ use crate::common::*;
 use tpsim_model::llm::ModelConfig;
 use tpsim_model::llm::deepseek_v4::Geometry;
 use tpsim_model::llm::deepseek_v4_pools::{
-    SGLANG_DSV4_DEFAULTS, SglangDsv4Rule, SglangDsv4Settings, bytes_per_full_token, c128_state_fixed_bytes,
-    indexer_slot_bytes, kv_slot_bytes, plan,
+    SGLANG_DSV4_DEFAULTS, SglangDsv4Plan, SglangDsv4Pools, SglangDsv4Rule, SglangDsv4Settings,
+    bytes_per_full_token, bytes_per_swa_token, c128_state_fixed_bytes, indexer_slot_bytes, kv_slot_bytes,
+    paged_slot_bytes, plan, swa_cap_tokens, swa_pool_check,
 };
 
 /// The published DeepSeek-V4-Flash config (43 layers; `compress_ratios` of 46 entries, the last three
@@ -22,8 +23,8 @@ fn flash() -> Geometry {
 /// Which rule each release follows, read in the wheels: 0.5.12 – 0.5.14 price the c128 state per SWA
 /// token (`c128_state_ratio = self.c128_ring_size / self.swa_page_size`), 0.5.15 – 0.5.19 share one
 /// configurator text at the defaults (their diffs move `mr.server_args` to `kvc` / `get_schedule()`
-/// and add an assert on speculative ring sizes), 0.5.20 adds only HIP's unified pool; 0.5.11 serves no
-/// DeepSeek-V4 and 0.5.21 on price pages by layout (not read).
+/// and add an assert on speculative ring sizes), 0.5.20 adds only HIP's unified pool; 0.5.23 prices pages
+/// by layout and caps the SWA pool (read); 0.5.11 serves no DeepSeek-V4, 0.5.21 / 0.5.22 are not read.
 #[test]
 fn dsv4_rule_by_release() {
     let of = |r: &[u64]| SglangDsv4Rule::of(r);
@@ -33,7 +34,9 @@ fn dsv4_rule_by_release() {
     assert_eq!(of(&[0, 5, 15]), Some(SglangDsv4Rule::RequestScopedC128));
     assert_eq!(of(&[0, 5, 20]), Some(SglangDsv4Rule::RequestScopedC128));
     assert_eq!(of(&[0, 5, 21]), None);
-    assert_eq!(of(&[0, 5, 23]), None);
+    assert_eq!(of(&[0, 5, 22]), None);
+    assert_eq!(of(&[0, 5, 23]), Some(SglangDsv4Rule::PagedCap));
+    assert_eq!(of(&[0, 5, 24]), None);
 }
 
 /// Bytes a full token, Flash, SGLang 0.5.15 – 0.5.20 at the defaults (fp8 KV, ratio 0.1, fp32 state,
@@ -92,21 +95,19 @@ fn dsv4_pools_for_an_example_rank_by_hand() {
     let g = flash();
     let rule = SglangDsv4Rule::RequestScopedC128;
     let avail = 60_u64 << 30;
-    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail);
+    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail).expect("plan");
     let q = p.pools;
     assert_eq!(
         (q.full, q.swa, q.c4, q.c128, q.c4_state, q.c128_state),
         (8_008_448, 800_768, 2_002_112, 62_566, 50_048, 32_896)
     );
-    let [calc, sizes] = p.log_lines(rule, avail);
     assert_eq!(
-        calc,
-        "DSV4 memory calculation: bytes_per_full_token=7705.45, available_bytes=60.00 GB, \
-         c128_state_fixed=2.53 GB, full_token=8008448"
-    );
-    assert_eq!(
-        sizes,
-        "DSV4 pool sizes: full=8008448, swa=800768, c4=2002112, c128=62566, c4_state=50048, c128_state=32896"
+        p.log_lines(rule, &SGLANG_DSV4_DEFAULTS, avail),
+        [
+            "DSV4 memory calculation: bytes_per_full_token=7705.45, available_bytes=60.00 GB, \
+             c128_state_fixed=2.53 GB, full_token=8008448",
+            "DSV4 pool sizes: full=8008448, swa=800768, c4=2002112, c128=62566, c4_state=50048, c128_state=32896"
+        ]
     );
 }
 
@@ -127,20 +128,19 @@ fn dsv4_branch_log_on_h20_by_the_0_5_12_rule() {
     let b = bytes_per_full_token(&g, rule, &SGLANG_DSV4_DEFAULTS);
     assert!((b - 15_955.85).abs() < 0.005, "{b}");
     let avail = (19.58 * (1u64 << 30) as f64) as u64;
-    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail);
+    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail).expect("plan");
     assert_eq!(p.pools.full, 1_317_376);
     let logged = 1_317_632_i64;
     assert!((p.pools.full as i64 - logged).abs() <= 336, "{}", p.pools.full);
-    let [calc, _] = p.log_lines(rule, avail);
     assert_eq!(
-        calc,
+        p.log_lines(rule, &SGLANG_DSV4_DEFAULTS, avail)[0],
         "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=19.58 GB, full_token=1317376"
     );
 }
 
-/// `tpsim memory` still refuses the model (exit 2, no plan) but now names both SGLang budgets: 0.5.12 –
-/// 0.5.14's 16,072.65 B and 0.5.15 – 0.5.20's 7,705.45 B after 2,715,811,840 B of c128 state (hand
-/// values above).
+/// `tpsim memory` still refuses the model (exit 2, no plan) but now names SGLang's budgets: 0.5.12 –
+/// 0.5.14's 16,072.65 B, 0.5.15 – 0.5.20's 7,705.45 B after 2,715,811,840 B of c128 state and 0.5.23's
+/// 3,899.25 B (hand values in the tests here).
 #[test]
 fn dsv4_refusal_names_both_budgets() {
     let config = data_path("models/deepseek-v4-flash/config.json");
@@ -157,6 +157,7 @@ fn dsv4_refusal_names_both_budgets() {
     for part in [
         "SGLang 0.5.12 - 0.5.14 would budget 16072.65 B of KV a full token",
         "0.5.15 - 0.5.20 7705.45 B a full token after 2715811840 B of c128 compress state",
+        "0.5.23 3899.25 B a full token after that and its SWA request cap",
     ] {
         assert!(o.stderr.contains(part), "{part} not in {}", o.stderr);
     }
@@ -165,14 +166,13 @@ fn dsv4_refusal_names_both_budgets() {
 /// SGLang 0.5.20 refuses a SWA pool at or below window + page (128 + 256 = 384 tokens) with its text;
 /// 0.5.19 starts. From 30 MiB of rest memory under the defaults: 31,457,280 − 2,715,811,840 < 0 → 0
 /// full tokens, SWA 0 ≤ 384 → refused. From 60 GiB (800,768 SWA tokens, above) → starts. The bound:
-/// 384 SWA tokens is refused (`>=`), 385 is not.
+/// 384 SWA tokens is refused (`>=`), 385 is not. A 0.5.23 cap-mode plan is never checked.
 #[test]
 fn dsv4_swa_floor_refusal_from_0_5_20() {
-    use tpsim_model::llm::deepseek_v4_pools::swa_pool_check;
     let g = flash();
     let rule = SglangDsv4Rule::RequestScopedC128;
-    let small = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 30 << 20).pools;
-    assert_eq!((small.full, small.swa), (0, 0));
+    let small = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 30 << 20).expect("plan");
+    assert_eq!((small.pools.full, small.pools.swa), (0, 0));
     let e = swa_pool_check(&[0, 5, 20], &g, &small, 256).expect_err("refused");
     assert_eq!(
         e,
@@ -180,12 +180,114 @@ fn dsv4_swa_floor_refusal_from_0_5_20() {
          (128) + page_size (256). Increase --swa-full-tokens-ratio or the total KV budget."
     );
     assert!(swa_pool_check(&[0, 5, 19], &g, &small, 256).is_ok());
-    let big = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 60 << 30).pools;
+    let big = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 60 << 30).expect("plan");
     assert!(swa_pool_check(&[0, 5, 20], &g, &big, 256).is_ok());
-    let at = tpsim_model::llm::deepseek_v4_pools::SglangDsv4Pools { swa: 384, ..big };
-    assert!(swa_pool_check(&[0, 5, 20], &g, &at, 256).is_err());
-    let above = tpsim_model::llm::deepseek_v4_pools::SglangDsv4Pools { swa: 385, ..big };
-    assert!(swa_pool_check(&[0, 5, 20], &g, &above, 256).is_ok());
+    let with_swa = |swa: u64| SglangDsv4Plan {
+        pools: SglangDsv4Pools { swa, ..big.pools },
+        ..big
+    };
+    assert!(swa_pool_check(&[0, 5, 20], &g, &with_swa(384), 256).is_err());
+    assert!(swa_pool_check(&[0, 5, 20], &g, &with_swa(385), 256).is_ok());
+    let capped = SglangDsv4Plan {
+        swa_cap: Some(384),
+        ..with_swa(384)
+    };
+    assert!(swa_pool_check(&[0, 5, 23], &g, &capped, 256).is_ok());
+}
+
+/// SGLang 0.5.23 (module doc of `deepseek_v4_pools`), Flash at the defaults (fp8, 256 requests, chunked
+/// prefill 8,192, radix cache and overlap scheduler on, no `--swa-full-tokens-ratio`: cap mode), 60 GiB
+/// of rest memory. Exact integers where SGLang's are; the float coefficients to 1e-9 relative.
+/// - Paged slots (V4 layout, pages padded to 576 B): page 256: 256 × 584 = 149,504 → 260 × 576 = 149,760
+///   → 585 a slot; c4 page 64: 37,376 → 65 × 576 = 37,440 → 585; c128 page 2: 1,168 → 3 × 576 = 1,728 → 864.
+/// - A SWA slot: 585 × 43 + 8 / 256 × (8,192 + 2,048) × 21 = 25,155 + 6,720 = 31,875 B.
+/// - A full token (cap mode: compressed pools only): (585 + 132) / 4 × 21 + 864 / 128 × 20 = 3,764.25 +
+///   135 = 3,899.25 B.
+/// - SWA cap: (128 + 128 + 256 + 256) × 256 + 2 × 8,192 + 256 = 213,248, + 4 × 256 tails × (128 + 256) =
+///   393,216 → 606,464 tokens (2,369 pages); × 31,875 = 19,331,040,000 B fixed (18.00 GiB).
+/// - Full: (64,424,509,440 − 2,715,811,840 − 19,331,040,000) / 3,899.25 = 42,377,657,600 / 3,899.25 =
+///   10,868,156.08 → 10,867,968 (42,453 pages); c4 2,716,992, c128 84,906, c4 state 2,369 × 8 = 18,952,
+///   c128 state 257 × 128 = 32,896.
+#[test]
+fn dsv4_sglang_0_5_23_cap_mode_by_hand() {
+    let g = flash();
+    let rule = SglangDsv4Rule::PagedCap;
+    let d = SGLANG_DSV4_DEFAULTS;
+    // Exact in binary floating point (585, 864, 584 are integers); tolerance 1e-9.
+    for (got, want) in [
+        (paged_slot_bytes(&g, rule, 256), 585.0),
+        (paged_slot_bytes(&g, rule, 64), 585.0),
+        (paged_slot_bytes(&g, rule, 2), 864.0),
+        (paged_slot_bytes(&g, SglangDsv4Rule::RequestScopedC128, 2), 584.0),
+    ] {
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    }
+    let swa = bytes_per_swa_token(&g, rule, &d);
+    assert!((swa - 31_875.0).abs() <= 1e-9 * 31_875.0, "{swa}");
+    let full = bytes_per_full_token(&g, rule, &d);
+    assert!((full - 3_899.25).abs() <= 1e-9 * 3_899.25, "{full}");
+    assert_eq!(swa_cap_tokens(&g, &d), 606_464);
+    let avail = 60_u64 << 30;
+    let p = plan(&g, rule, &d, avail).expect("plan");
+    assert_eq!((p.swa_cap, p.c128_fixed), (Some(606_464), 2_715_811_840));
+    assert!((p.swa_fixed - 19_331_040_000.0).abs() < 1e-3, "{}", p.swa_fixed);
+    let q = p.pools;
+    assert_eq!(
+        (q.full, q.swa, q.c4, q.c128, q.c4_state, q.c128_state),
+        (10_867_968, 606_464, 2_716_992, 84_906, 18_952, 32_896)
+    );
+    assert_eq!(
+        p.log_lines(rule, &d, avail),
+        [
+            "DSV4 SWA sizing: mode=cap, swa_tokens=606464, request_cap+headroom=606464, prefix_tails=1024",
+            "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \
+             bytes_per_full_token=3899.25, available_bytes=60.00 GB, c128_state_fixed=2.53 GB, \
+             c2_state_fixed=0.00 GB, swa_fixed=18.00 GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.00 GB, \
+             full_token=10867968",
+            "DSV4 pool sizes: full=10867968, swa=606464, c4=2716992, c128=84906, c4_state=18952, c128_state=32896",
+        ]
+    );
+}
+
+/// 0.5.23 in ratio mode (`--swa-full-tokens-ratio 0.1` given) and its refusals. Ratio mode: 0.1 ×
+/// 31,875 + 3,899.25 = 7,086.75 B a full token; (64,424,509,440 − 2,715,811,840) / 7,086.75 =
+/// 8,707,615.99 → 8,707,584; SWA int(870,758.4) = 870,758 → 870,656; c4 state 3,401 pages × 8 = 27,208.
+/// Cap mode from 20 GiB: 21,474,836,480 − 2,715,811,840 − 19,331,040,000 < 0 → no full page → SGLang's
+/// RuntimeError text (18.00 GB of cap, 20.00 GB available). Speculative decoding under 0.5.23 is refused
+/// as not modelled. Without the radix cache the cap has no tails: 213,248 → 213,248 (833 pages).
+#[test]
+fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
+    let g = flash();
+    let rule = SglangDsv4Rule::PagedCap;
+    let ratio = SglangDsv4Settings {
+        swa_ratio_explicit: true,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    let b = bytes_per_full_token(&g, rule, &ratio);
+    assert!((b - 7_086.75).abs() <= 1e-9 * 7_086.75, "{b}");
+    let p = plan(&g, rule, &ratio, 60 << 30).expect("plan");
+    assert_eq!(p.swa_cap, None);
+    assert_eq!(
+        (p.pools.full, p.pools.swa, p.pools.c4_state),
+        (8_707_584, 870_656, 27_208)
+    );
+    let e = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 20 << 30).expect_err("no room");
+    assert_eq!(
+        e,
+        "The DSV4 SWA pool cap (606464 tokens, 18.00 GB) leaves no room for the full KV pool within the available \
+         20.00 GB. Reduce --max-running-requests, lower --swa-prefix-tails or SGLANG_SWA_EVICTION_INTERVAL, or \
+         increase --mem-fraction-static."
+    );
+    let spec = SglangDsv4Settings {
+        speculative: true,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    assert!(plan(&g, rule, &spec, 60 << 30).is_err());
+    let no_radix = SglangDsv4Settings {
+        radix_cache: false,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    assert_eq!(swa_cap_tokens(&g, &no_radix), 213_248);
 }
 
 /// One request's decode step at 8,192 tokens of context, Flash (exact integers; tolerance none):

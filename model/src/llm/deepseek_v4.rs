@@ -30,9 +30,8 @@
 //!
 //! ## Not modelled
 //!
-//! SGLang 0.5.12 – 0.5.20's pool sizing is read (families33: `llm::deepseek_v4_pools`, by release);
-//! 0.5.21 – 0.5.23's page-layout pricing, request-cap SWA mode and ratio 1 / 2 layers are not, nor
-//! vLLM's pools (`vllm/models/deepseek_v4/`). Neither the per-rank weights in the checkpoint's formats
+//! SGLang 0.5.12 – 0.5.20's and 0.5.23's pool sizing is read (families33: `llm::deepseek_v4_pools`,
+//! by release); 0.5.21 / 0.5.22 and vLLM's pools (`vllm/models/deepseek_v4/`) are not. Neither the per-rank weights in the checkpoint's formats
 //! (fp8 blocks, fp4 experts, SGLang's fp4 detection and dequantization switches) nor the decode kernels
 //! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are lowered, so a config
 //! naming `DeepseekV4ForCausalLM` is refused by `refusal` with what was read, the pool budget and
@@ -392,7 +391,10 @@ pub fn sglang_0_5_12_pools(
         page: SGLANG_DSV4_PAGE,
         ..SGLANG_DSV4_DEFAULTS
     };
-    super::deepseek_v4_pools::plan(g, SglangDsv4Rule::SwaScopedC128, &s, available).pools
+    // SwaScopedC128 never refuses (only 0.5.23's rule does).
+    super::deepseek_v4_pools::plan(g, SglangDsv4Rule::SwaScopedC128, &s, available)
+        .map(|p| p.pools)
+        .unwrap_or_default()
 }
 
 /// The error a DeepSeek-V4 config gets: a [`ModelError`] naming a missing or impossible key, or
@@ -409,7 +411,8 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
              parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
              at its defaults (fp8, --swa-full-tokens-ratio 0.1), 0.5.15 - 0.5.20 {:.2} B a full token after {} B of \
-             c128 compress state for 257 request slots (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
+             c128 compress state for 257 request slots, 0.5.23 {:.2} B a full token after that and its SWA request cap \
+             (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
              serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
              (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but tpsim has neither the per-rank \
              weights of its checkpoint formats nor its decode kernels (mHC, compressors, the C4 indexer, the \
@@ -434,6 +437,11 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
             super::deepseek_v4_pools::c128_state_fixed_bytes(
                 &g,
                 SglangDsv4Rule::RequestScopedC128,
+                &SGLANG_DSV4_DEFAULTS
+            ),
+            super::deepseek_v4_pools::bytes_per_full_token(
+                &g,
+                SglangDsv4Rule::PagedCap,
                 &SGLANG_DSV4_DEFAULTS
             ),
         ),

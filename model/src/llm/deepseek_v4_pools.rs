@@ -33,9 +33,22 @@
 //!   pool (off on CUDA: `is_unified_kv_triton` needs HIP) and a SWA-pool size check that refuses
 //!   to start ([`swa_pool_check`]); its CUDA sizing is 0.5.19's.
 //!
-//! 0.5.21 – 0.5.23 price the pools by physical page layout (`_get_paged_kv_bytes_per_token`), add a
-//! request-cap mode for the SWA pool and ratio 1 / 2 layers: not read through, [`SglangDsv4Rule::of`]
-//! answers `None` for them.
+//! - **0.5.23** ([`SglangDsv4Rule::PagedCap`], read in the 0.5.23 wheel; 0.5.21 / 0.5.22 not read
+//!   through, [`SglangDsv4Rule::of`] answers `None` for them): slots are priced by their physical page
+//!   (`_get_paged_kv_bytes_per_token`: `KVLayout.V4.page_bytes(p) / p`, a page of `p × 584` B padded
+//!   to a multiple of 576 — `sglang/kernels/ops/attention/dsv4/kv_layout.py`; the V4 layout is the
+//!   default, `SGLANG_DSV4_KV_LAYOUT = "v4"`, on every GPU), the SWA pool at page 256 (585 B a slot),
+//!   the c4 pool at page 64 (585 B), the c128 pool at page 2 (1,728 / 2 = 864 B); the c4 state ring is
+//!   one a *page* of the SWA pool (`ring / page_size`, no longer `/ window`). Unless
+//!   `--swa-full-tokens-ratio` is given, the SWA pool is in **cap mode** (`_resolve_swa_cap_tokens`):
+//!   sized from the request cap (`compute_swa_request_cap`: per request `window + eviction interval
+//!   (128, SGLANG_SWA_EVICTION_INTERVAL) + page` trailing tokens and a page of decode, × requests,
+//!   plus `2 × chunked_prefill_size + page` with the overlap scheduler, `1 ×` without) plus room for
+//!   `4 × max_running_requests` radix prefix tails of `window + page` each (0 with the radix cache
+//!   off), page-aligned; those SWA tokens and their c4 state are fixed bytes taken off first, and a
+//!   full token is priced by its compressed pools only. With the ratio given, the 0.5.15 shape holds
+//!   at the paged prices. Speculative decoding changes the cap's decode allocation (not modelled:
+//!   [`plan`] refuses it under this rule).
 //!
 //! Then (`calculate_pool_sizes`, `_compute_dsv4_sizes`): full tokens `int((available − fixed) /
 //! bytes_per_full_token)` floored to the page (256: `apply_deepseek_v4_defaults` sets it on CUDA), SWA
@@ -58,13 +71,18 @@ pub enum SglangDsv4Rule {
     /// 0.5.15 – 0.5.20: c128 state for the request slots, taken off the budget first; decoder
     /// layers only.
     RequestScopedC128,
+    /// 0.5.23: [`SglangDsv4Rule::RequestScopedC128`] at page-padded slot prices, the SWA pool from
+    /// the request cap unless `--swa-full-tokens-ratio` is given.
+    PagedCap,
 }
 
 impl SglangDsv4Rule {
     /// The rule of SGLang `release` (leading numeric components, `0.5.15.post1` → `[0, 5, 15]`):
-    /// `None` before 0.5.12 (no DeepSeek-V4) and from 0.5.21 (not read).
+    /// `None` before 0.5.12 (no DeepSeek-V4), for 0.5.21 / 0.5.22 and after 0.5.23 (not read).
     pub fn of(release: &[u64]) -> Option<SglangDsv4Rule> {
-        if release < [0, 5, 12].as_slice() || release >= [0, 5, 21].as_slice() {
+        if release.starts_with(&[0, 5, 23]) {
+            Some(SglangDsv4Rule::PagedCap)
+        } else if release < [0, 5, 12].as_slice() || release >= [0, 5, 21].as_slice() {
             None
         } else if release < [0, 5, 15].as_slice() {
             Some(SglangDsv4Rule::SwaScopedC128)
@@ -89,6 +107,14 @@ pub struct SglangDsv4Settings {
     pub state_bytes: u64,
     /// Tokens a page (256 on CUDA).
     pub page: u64,
+    /// 0.5.23: `--swa-full-tokens-ratio` was given (ratio mode instead of cap mode).
+    pub swa_ratio_explicit: bool,
+    /// 0.5.23 cap mode: `--chunked-prefill-size` as resolved (SGLang's default depends on the GPU).
+    pub chunked_prefill_size: u64,
+    /// 0.5.23 cap mode: the radix cache is on (room for prefix tails).
+    pub radix_cache: bool,
+    /// 0.5.23 cap mode: the overlap scheduler is on (two prefill chunks in flight).
+    pub overlap_schedule: bool,
 }
 
 /// SGLang's defaults for DeepSeek-V4 on CUDA, 0.5.12 – 0.5.20 (`deepseek_v4_hook.py`,
@@ -99,22 +125,34 @@ pub const SGLANG_DSV4_DEFAULTS: SglangDsv4Settings = SglangDsv4Settings {
     max_running_requests: 256,
     state_bytes: 4,
     page: 256,
+    swa_ratio_explicit: false,
+    // The value the DSv4-branch H20 log prints (engine-memory.tsv line 6); callers pass the resolved one.
+    chunked_prefill_size: 8_192,
+    radix_cache: true,
+    overlap_schedule: true,
 };
 
 /// Layer counts the rule sees: (all, ratio 4, ratio 128).
 fn counts(g: &Geometry, rule: SglangDsv4Rule) -> (u64, u64, u64) {
     let list = match rule {
         SglangDsv4Rule::SwaScopedC128 => &g.all_ratios,
-        SglangDsv4Rule::RequestScopedC128 => &g.ratios,
+        SglangDsv4Rule::RequestScopedC128 | SglangDsv4Rule::PagedCap => &g.ratios,
     };
     let of = |r: u64| list.iter().filter(|&&x| x == r).count() as u64;
     (list.len() as u64, of(4), of(128))
 }
 
-/// Compress-state ring rows a 128-token window (c4, c128).
+/// Compress-state ring rows (c4, c128).
 fn rings(s: &SglangDsv4Settings) -> (u64, u64) {
     if s.speculative { (16, 256) } else { (8, 128) }
 }
+
+/// 0.5.23's page alignment of the V4 layout (`KVLayout.V4.page_align`: FlashMLA's 576-byte TMA row).
+const V4_PAGE_ALIGN: u64 = 576;
+
+/// Tokens of SGLang's SWA eviction interval (`SGLANG_SWA_EVICTION_INTERVAL`, default 128, 0.5.23
+/// `environ.py`), in the request cap.
+const SWA_EVICTION_INTERVAL: u64 = 128;
 
 /// Main-KV bytes of one slot (module doc): 584 for Flash.
 pub fn kv_slot_bytes(g: &Geometry) -> u64 {
@@ -126,30 +164,61 @@ pub fn indexer_slot_bytes(g: &Geometry) -> u64 {
     g.index_head_dim + g.index_head_dim / QUANT_BLOCK * 4
 }
 
-/// `bytes_per_full_token` as SGLang prints it in "DSV4 memory calculation" (module doc). Flash at
-/// the defaults: 16,072.65 (0.5.12 – 0.5.14, 46 entries), 7,705.45 (0.5.15 – 0.5.20, 43 layers).
-pub fn bytes_per_full_token(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4Settings) -> f64 {
+/// Bytes a slot costs in a pool of `page` tokens a page: 0.5.23 pads each page to a multiple of 576
+/// B (`KVLayout.page_bytes`), earlier rules price the bare slot. Flash under 0.5.23: 585 at pages of
+/// 256 and 64, 864 at a page of 2.
+pub fn paged_slot_bytes(g: &Geometry, rule: SglangDsv4Rule, page: u64) -> f64 {
+    let slot = kv_slot_bytes(g);
+    match rule {
+        SglangDsv4Rule::PagedCap => {
+            (page * slot).div_ceil(V4_PAGE_ALIGN) as f64 * V4_PAGE_ALIGN as f64 / page as f64
+        }
+        _ => slot as f64,
+    }
+}
+
+/// Whether the SWA pool is sized from the request cap (0.5.23 without `--swa-full-tokens-ratio`,
+/// with chunked prefill on: `_resolve_swa_cap_tokens`).
+fn cap_mode(rule: SglangDsv4Rule, s: &SglangDsv4Settings) -> bool {
+    rule == SglangDsv4Rule::PagedCap && !s.swa_ratio_explicit && s.chunked_prefill_size > 0
+}
+
+/// Bytes one SWA slot costs over the layers (`_get_bytes_per_swa_token` in 0.5.23; the SWA terms of
+/// `_get_bytes_per_full_token` before): the slot in every layer, the c4 state rows (kv and score of
+/// the attention and the indexer) a window (before 0.5.23) or a page (0.5.23) of SWA tokens, and
+/// under 0.5.12 – 0.5.14 the c128 state rows too. Flash, 0.5.23: 585 × 43 + 8 / 256 × 10,240 × 21 =
+/// 31,875.
+pub fn bytes_per_swa_token(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4Settings) -> f64 {
     let (n, n4, n128) = counts(g, rule);
-    let (n, n4, n128) = (n as f64, n4 as f64, n128 as f64);
-    let kv = kv_slot_bytes(g) as f64;
-    let index = indexer_slot_bytes(g) as f64;
     let (ring4, ring128) = rings(s);
-    let window = g.window as f64;
+    let per = match rule {
+        SglangDsv4Rule::PagedCap => s.page,
+        _ => g.window,
+    } as f64;
     let st = s.state_bytes;
     let c4_state = (2 * 2 * g.head_dim * st + 2 * 2 * g.index_head_dim * st) as f64;
-    let c128_state = match rule {
-        SglangDsv4Rule::SwaScopedC128 => {
-            s.swa_ratio * (ring128 as f64 / window) * (2 * g.head_dim * st) as f64 * n128
-        }
-        SglangDsv4Rule::RequestScopedC128 => 0.0,
+    let c128 = match rule {
+        SglangDsv4Rule::SwaScopedC128 => ring128 as f64 / per * (2 * g.head_dim * st) as f64 * n128 as f64,
+        _ => 0.0,
     };
-    let bytes = s.swa_ratio * kv * n
-        + kv / 4.0 * n4
-        + kv / 128.0 * n128
-        + index / 4.0 * n4
-        + s.swa_ratio * (ring4 as f64 / window) * c4_state * n4
-        + c128_state;
+    paged_slot_bytes(g, rule, s.page) * n as f64 + ring4 as f64 / per * c4_state * n4 as f64 + c128
+}
+
+/// `bytes_per_full_token` as SGLang prints it in "DSV4 memory calculation" (module doc). Flash at
+/// the defaults: 16,072.65 (0.5.12 – 0.5.14, 46 entries), 7,705.45 (0.5.15 – 0.5.20, 43 layers),
+/// 3,899.25 (0.5.23 cap mode: compressed pools only).
+pub fn bytes_per_full_token(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4Settings) -> f64 {
+    let (n, n4, n128) = counts(g, rule);
+    let swa = if cap_mode(rule, s) {
+        0.0
+    } else {
+        s.swa_ratio * bytes_per_swa_token(g, rule, s)
+    };
+    let c4 = (paged_slot_bytes(g, rule, s.page / 4) / 4.0 + indexer_slot_bytes(g) as f64 / 4.0) * n4 as f64;
+    let c128 = paged_slot_bytes(g, rule, s.page / 128) / 128.0 * n128 as f64;
+    let bytes = swa + c4 + c128;
     if s.speculative {
+        let n = n as f64;
         bytes * (n + 1.0) / n
     } else {
         bytes
@@ -170,8 +239,26 @@ pub fn c128_state_fixed_bytes(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4
     rows * 2 * g.head_dim * s.state_bytes * n128
 }
 
+/// 0.5.23's SWA tokens in cap mode (`_resolve_swa_cap_tokens`, `compute_swa_request_cap`, without
+/// speculative decoding or PD disaggregation): per request `window + 128 + page` trailing tokens and a
+/// page of decode, × `max(1, max_running_requests)`, plus `chunks × chunked_prefill_size + page`
+/// (2 chunks with the overlap scheduler), plus `4 × max_running_requests` prefix tails of `window +
+/// page` (none without the radix cache), rounded up to the page. Flash at the defaults (chunked 8,192):
+/// 768 × 256 + 16,384 + 256 = 213,248; + 1,024 × 384 = 393,216 → 606,464.
+pub fn swa_cap_tokens(g: &Geometry, s: &SglangDsv4Settings) -> u64 {
+    let per_request = g.window + SWA_EVICTION_INTERVAL + s.page + s.page;
+    let chunks = if s.overlap_schedule { 2 } else { 1 };
+    let cap = per_request * s.max_running_requests.max(1) + chunks * s.chunked_prefill_size + s.page;
+    let tails = if s.radix_cache {
+        4 * s.max_running_requests
+    } else {
+        0
+    };
+    (cap + tails * (g.window + s.page)).div_ceil(s.page) * s.page
+}
+
 /// The pools SGLang sizes for DeepSeek-V4, in tokens or slots (module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SglangDsv4Pools {
     /// Full tokens (`max_total_num_tokens`).
     pub full: u64,
@@ -194,78 +281,143 @@ pub struct SglangDsv4Plan {
     pub bytes_per_full_token: f64,
     /// Request-scoped bytes taken off first ([`c128_state_fixed_bytes`]).
     pub c128_fixed: u64,
+    /// 0.5.23 cap mode: the SWA tokens reserved ([`swa_cap_tokens`]); `None` in ratio mode.
+    pub swa_cap: Option<u64>,
+    /// Bytes of those SWA tokens, taken off first: `swa_cap × bytes_per_swa_token` (0 in ratio mode).
+    pub swa_fixed: f64,
     /// The pool sizes.
     pub pools: SglangDsv4Pools,
 }
 
-/// SGLang's sizing for `available` bytes (the profile's rest memory) under `rule` and `s`.
-pub fn plan(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4Settings, available: u64) -> SglangDsv4Plan {
+/// SGLang's sizing for `available` bytes (the profile's rest memory) under `rule` and `s`, or the
+/// engine's refusal: 0.5.23's "The DSV4 SWA pool cap … leaves no room for the full KV pool" when cap
+/// mode leaves no full page, and speculative decoding under 0.5.23 (its request cap is not modelled).
+pub fn plan(
+    g: &Geometry,
+    rule: SglangDsv4Rule,
+    s: &SglangDsv4Settings,
+    available: u64,
+) -> Result<SglangDsv4Plan, String> {
+    if rule == SglangDsv4Rule::PagedCap && s.speculative {
+        return Err(
+            "tpsim does not model SGLang 0.5.23's DeepSeek-V4 SWA request cap with speculative \
+                    decoding (compute_swa_request_cap's speculative decode allocation)"
+                .into(),
+        );
+    }
     let per_token = bytes_per_full_token(g, rule, s);
     let c128_fixed = c128_state_fixed_bytes(g, rule, s);
-    let left = available.saturating_sub(c128_fixed);
+    let swa_cap = cap_mode(rule, s).then(|| swa_cap_tokens(g, s));
+    let swa_fixed = swa_cap.map_or(0.0, |t| t as f64 * bytes_per_swa_token(g, rule, s));
+    let left = (available as f64 - c128_fixed as f64 - swa_fixed).max(0.0);
     // Python's int() of a non-negative float truncates; `as u64` does the same (saturating).
-    let full = (left as f64 / per_token) as u64 / s.page * s.page;
-    let swa = (full as f64 * s.swa_ratio) as u64 / s.page * s.page;
+    let full = (left / per_token) as u64 / s.page * s.page;
+    let gib = |b: f64| b / (1u64 << 30) as f64;
+    if let Some(cap) = swa_cap
+        && full == 0
+    {
+        return Err(format!(
+            "The DSV4 SWA pool cap ({cap} tokens, {:.2} GB) leaves no room for the full KV pool within the \
+             available {:.2} GB. Reduce --max-running-requests, lower --swa-prefix-tails or \
+             SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
+            gib(swa_fixed),
+            gib(available as f64)
+        ));
+    }
+    let swa = swa_cap.unwrap_or((full as f64 * s.swa_ratio) as u64 / s.page * s.page);
     let (ring4, ring128) = rings(s);
-    let c128_state = match rule {
-        SglangDsv4Rule::SwaScopedC128 => swa / g.window * ring128,
-        SglangDsv4Rule::RequestScopedC128 => (s.max_running_requests + 1) * ring128,
+    let (state_per, c128_state) = match rule {
+        SglangDsv4Rule::SwaScopedC128 => (g.window, swa / g.window * ring128),
+        SglangDsv4Rule::RequestScopedC128 => (g.window, (s.max_running_requests + 1) * ring128),
+        SglangDsv4Rule::PagedCap => (s.page, (s.max_running_requests + 1) * ring128),
     };
-    SglangDsv4Plan {
+    Ok(SglangDsv4Plan {
         bytes_per_full_token: per_token,
         c128_fixed,
+        swa_cap,
+        swa_fixed,
         pools: SglangDsv4Pools {
             full,
             swa,
             c4: full / 4,
             c128: full / 128,
-            c4_state: swa / g.window * ring4,
+            c4_state: swa / state_per * ring4,
             c128_state,
         },
-    }
+    })
 }
 
 impl SglangDsv4Plan {
-    /// The two lines SGLang logs (`calculate_pool_sizes`, `_to_config`), `available` in bytes: the
-    /// 0.5.15 – 0.5.20 text (0.5.12 – 0.5.14 print no `c128_state_fixed`).
-    pub fn log_lines(&self, rule: SglangDsv4Rule, available: u64) -> [String; 2] {
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        let fixed = match rule {
-            SglangDsv4Rule::SwaScopedC128 => String::new(),
-            SglangDsv4Rule::RequestScopedC128 => format!("c128_state_fixed={:.2} GB, ", gib(self.c128_fixed)),
-        };
+    /// The lines SGLang logs (`calculate_pool_sizes`, `_compute_dsv4_sizes`, `_to_config`),
+    /// `available` in bytes, in the text of `rule`'s releases (0.5.12 – 0.5.14 print no
+    /// `c128_state_fixed`; 0.5.23 prints the SWA sizing mode and every fixed part first).
+    pub fn log_lines(&self, rule: SglangDsv4Rule, s: &SglangDsv4Settings, available: u64) -> Vec<String> {
+        let gib = |b: f64| b / (1u64 << 30) as f64;
         let p = &self.pools;
-        [
-            format!(
-                "DSV4 memory calculation: bytes_per_full_token={:.2}, available_bytes={:.2} GB, {fixed}full_token={}",
+        let mut out = Vec::new();
+        let calc = match rule {
+            SglangDsv4Rule::SwaScopedC128 => format!(
+                "DSV4 memory calculation: bytes_per_full_token={:.2}, available_bytes={:.2} GB, full_token={}",
                 self.bytes_per_full_token,
-                gib(available),
+                gib(available as f64),
                 p.full
             ),
-            format!(
-                "DSV4 pool sizes: full={}, swa={}, c4={}, c128={}, c4_state={}, c128_state={}",
-                p.full, p.swa, p.c4, p.c128, p.c4_state, p.c128_state
+            SglangDsv4Rule::RequestScopedC128 => format!(
+                "DSV4 memory calculation: bytes_per_full_token={:.2}, available_bytes={:.2} GB, \
+                 c128_state_fixed={:.2} GB, full_token={}",
+                self.bytes_per_full_token,
+                gib(available as f64),
+                gib(self.c128_fixed as f64),
+                p.full
             ),
-        ]
+            SglangDsv4Rule::PagedCap => {
+                out.push(match self.swa_cap {
+                    Some(cap) => {
+                        let tails = if s.radix_cache { 4 * s.max_running_requests } else { 0 };
+                        format!(
+                            "DSV4 SWA sizing: mode=cap, swa_tokens={}, request_cap+headroom={cap}, prefix_tails={tails}",
+                            p.swa
+                        )
+                    }
+                    None => format!(
+                        "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens={}, swa_full_tokens_ratio={}",
+                        p.swa, s.swa_ratio
+                    ),
+                });
+                format!(
+                    "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \
+                     bytes_per_full_token={:.2}, available_bytes={:.2} GB, c128_state_fixed={:.2} GB, \
+                     c2_state_fixed=0.00 GB, swa_fixed={:.2} GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.00 GB, \
+                     full_token={}",
+                    self.bytes_per_full_token,
+                    gib(available as f64),
+                    gib(self.c128_fixed as f64),
+                    gib(self.swa_fixed),
+                    p.full
+                )
+            }
+        };
+        out.push(calc);
+        out.push(format!(
+            "DSV4 pool sizes: full={}, swa={}, c4={}, c128={}, c4_state={}, c128_state={}",
+            p.full, p.swa, p.c4, p.c128, p.c4_state, p.c128_state
+        ));
+        out
     }
 }
 
-/// SGLang 0.5.20's refusal of a SWA pool that cannot admit one request
-/// (`MemoryPoolConfigurator.validate_swa_pool_size`, called from `_compute_dsv4_sizes` off the HIP
-/// unified pool; 0.5.19 and earlier do not check): `window + page >= swa` is refused with the
-/// engine's text. `Ok` for releases before 0.5.20.
-pub fn swa_pool_check(
-    release: &[u64],
-    g: &Geometry,
-    pools: &SglangDsv4Pools,
-    page: u64,
-) -> Result<(), String> {
-    if release < [0, 5, 20].as_slice() || g.window + page < pools.swa {
+/// SGLang's refusal of a SWA pool that cannot admit one request
+/// (`MemoryPoolConfigurator.validate_swa_pool_size`, called from `_compute_dsv4_sizes` in ratio mode
+/// off the HIP unified pool, 0.5.20 on; 0.5.19 and earlier do not check, 0.5.23's cap mode sizes from
+/// the request floor and skips it): `window + page >= swa` is refused with the engine's text.
+pub fn swa_pool_check(release: &[u64], g: &Geometry, plan: &SglangDsv4Plan, page: u64) -> Result<(), String> {
+    let swa = plan.pools.swa;
+    if release < [0, 5, 20].as_slice() || plan.swa_cap.is_some() || g.window + page < swa {
         return Ok(());
     }
     Err(format!(
-        "SWA pool ({} tokens) cannot hold even one request: the prefill admission floor is sliding_window_size \
+        "SWA pool ({swa} tokens) cannot hold even one request: the prefill admission floor is sliding_window_size \
          ({}) + page_size ({page}). Increase --swa-full-tokens-ratio or the total KV budget.",
-        pools.swa, g.window
+        g.window
     ))
 }
