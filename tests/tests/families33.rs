@@ -140,7 +140,7 @@ fn dsv4_branch_log_on_h20_by_the_0_5_12_rule() {
 
 /// `tpsim memory` still refuses the model (exit 2, no plan) but now names SGLang's budgets: 0.5.12 –
 /// 0.5.14's 16,072.65 B, 0.5.15 – 0.5.20's 7,705.45 B after 2,715,811,840 B of c128 state and 0.5.23's
-/// 3,899.25 B (hand values in the tests here).
+/// 7,086.75 B (hand values in the tests here).
 #[test]
 fn dsv4_refusal_names_both_budgets() {
     let config = data_path("models/deepseek-v4-flash/config.json");
@@ -157,7 +157,7 @@ fn dsv4_refusal_names_both_budgets() {
     for part in [
         "SGLang 0.5.12 - 0.5.14 would budget 16072.65 B of KV a full token",
         "0.5.15 - 0.5.20 7705.45 B a full token after 2715811840 B of c128 compress state",
-        "0.5.23 3899.25 B a full token after that and its SWA request cap",
+        "0.5.23 7086.75 B a full token after that (pages padded to 576 B)",
     ] {
         assert!(o.stderr.contains(part), "{part} not in {}", o.stderr);
     }
@@ -195,9 +195,11 @@ fn dsv4_swa_floor_refusal_from_0_5_20() {
     assert!(swa_pool_check(&[0, 5, 23], &g, &capped, 256).is_ok());
 }
 
-/// SGLang 0.5.23 (module doc of `deepseek_v4_pools`), Flash at the defaults (fp8, 256 requests, chunked
-/// prefill 8,192, radix cache and overlap scheduler on, no `--swa-full-tokens-ratio`: cap mode), 60 GiB
-/// of rest memory. Exact integers where SGLang's are; the float coefficients to 1e-9 relative.
+/// SGLang 0.5.23's cap mode (module doc of `deepseek_v4_pools`): DeepSeek-V4.1's default, never a V4
+/// config's (its override declares the ratio 0.1 before the cache hook records it as given), so reached
+/// here with `swa_ratio_explicit = false` on Flash's shape (fp8, 256 requests, chunked prefill 8,192,
+/// radix cache and overlap scheduler on), 60 GiB of rest memory. Exact integers where SGLang's are; the
+/// float coefficients to 1e-9 relative.
 /// - Paged slots (V4 layout, pages padded to 576 B): page 256: 256 × 584 = 149,504 → 260 × 576 = 149,760
 ///   → 585 a slot; c4 page 64: 37,376 → 65 × 576 = 37,440 → 585; c128 page 2: 1,168 → 3 × 576 = 1,728 → 864.
 /// - A SWA slot: 585 × 43 + 8 / 256 × (8,192 + 2,048) × 21 = 25,155 + 6,720 = 31,875 B.
@@ -212,7 +214,11 @@ fn dsv4_swa_floor_refusal_from_0_5_20() {
 fn dsv4_sglang_0_5_23_cap_mode_by_hand() {
     let g = flash();
     let rule = SglangDsv4Rule::PagedCap;
-    let d = SGLANG_DSV4_DEFAULTS;
+    const { assert!(SGLANG_DSV4_DEFAULTS.swa_ratio_explicit) };
+    let d = SglangDsv4Settings {
+        swa_ratio_explicit: false,
+        ..SGLANG_DSV4_DEFAULTS
+    };
     // Exact in binary floating point (585, 864, 584 are integers); tolerance 1e-9.
     for (got, want) in [
         (paged_slot_bytes(&g, rule, 256), 585.0),
@@ -249,7 +255,8 @@ fn dsv4_sglang_0_5_23_cap_mode_by_hand() {
     );
 }
 
-/// 0.5.23 in ratio mode (`--swa-full-tokens-ratio 0.1` given) and its refusals. Ratio mode: 0.1 ×
+/// 0.5.23 at DeepSeek-V4's defaults (ratio mode: the override's 0.1 counts as given) and its refusals.
+/// Ratio mode: 0.1 ×
 /// 31,875 + 3,899.25 = 7,086.75 B a full token; (64,424,509,440 − 2,715,811,840) / 7,086.75 =
 /// 8,707,615.99 → 8,707,584; SWA int(870,758.4) = 870,758 → 870,656; c4 state 3,401 pages × 8 = 27,208.
 /// Cap mode from 20 GiB: 21,474,836,480 − 2,715,811,840 − 19,331,040,000 < 0 → no full page → SGLang's
@@ -259,8 +266,9 @@ fn dsv4_sglang_0_5_23_cap_mode_by_hand() {
 fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
     let g = flash();
     let rule = SglangDsv4Rule::PagedCap;
-    let ratio = SglangDsv4Settings {
-        swa_ratio_explicit: true,
+    let ratio = SGLANG_DSV4_DEFAULTS;
+    let cap = SglangDsv4Settings {
+        swa_ratio_explicit: false,
         ..SGLANG_DSV4_DEFAULTS
     };
     let b = bytes_per_full_token(&g, rule, &ratio);
@@ -271,7 +279,19 @@ fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
         (p.pools.full, p.pools.swa, p.pools.c4_state),
         (8_707_584, 870_656, 27_208)
     );
-    let e = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, 20 << 30).expect_err("no room");
+    assert_eq!(
+        p.log_lines(rule, &ratio, 60 << 30),
+        [
+            "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens=870656, swa_full_tokens_ratio=0.1",
+            "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \
+             bytes_per_full_token=7086.75, available_bytes=60.00 GB, c128_state_fixed=2.53 GB, \
+             c2_state_fixed=0.00 GB, swa_fixed=0.00 GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.00 GB, \
+             full_token=8707584",
+            "DSV4 pool sizes: full=8707584, swa=870656, c4=2176896, c128=68028, c4_state=27208, c128_state=32896",
+        ]
+    );
+    assert!(swa_pool_check(&[0, 5, 23], &g, &p, 256).is_ok());
+    let e = plan(&g, rule, &cap, 20 << 30).expect_err("no room");
     assert_eq!(
         e,
         "The DSV4 SWA pool cap (606464 tokens, 18.00 GB) leaves no room for the full KV pool within the available \
@@ -285,7 +305,7 @@ fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
     assert!(plan(&g, rule, &spec, 60 << 30).is_err());
     let no_radix = SglangDsv4Settings {
         radix_cache: false,
-        ..SGLANG_DSV4_DEFAULTS
+        ..cap
     };
     assert_eq!(swa_cap_tokens(&g, &no_radix), 213_248);
 }

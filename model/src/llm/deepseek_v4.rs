@@ -411,7 +411,7 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
              parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
              at its defaults (fp8, --swa-full-tokens-ratio 0.1), 0.5.15 - 0.5.20 {:.2} B a full token after {} B of \
-             c128 compress state for 257 request slots, 0.5.23 {:.2} B a full token after that and its SWA request cap \
+             c128 compress state for 257 request slots, 0.5.23 {:.2} B a full token after that (pages padded to 576 B) \
              (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
              serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
              (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but tpsim has neither the per-rank \

@@ -39,8 +39,13 @@
 //!   to a multiple of 576 — `sglang/kernels/ops/attention/dsv4/kv_layout.py`; the V4 layout is the
 //!   default, `SGLANG_DSV4_KV_LAYOUT = "v4"`, on every GPU), the SWA pool at page 256 (585 B a slot),
 //!   the c4 pool at page 64 (585 B), the c128 pool at page 2 (1,728 / 2 = 864 B); the c4 state ring is
-//!   one a *page* of the SWA pool (`ring / page_size`, no longer `/ window`). Unless
-//!   `--swa-full-tokens-ratio` is given, the SWA pool is in **cap mode** (`_resolve_swa_cap_tokens`):
+//!   one a *page* of the SWA pool (`ring / page_size`, no longer `/ window`). The SWA pool is sized
+//!   by the ratio when `--swa-full-tokens-ratio` counts as given — and for DeepSeek-V4 it always does:
+//!   the model override (`arg_groups/model_overrides/deepseek_v4.py`) declares 0.1 for any
+//!   `model_type` but `deepseek_v41` before the cache hook (`kv_cache_hook.py`
+//!   `handle_cache_compatibility`, later in `arg_groups/pipeline.py`) records the ratio as explicitly
+//!   set. Otherwise (DeepSeek-V4.1's default, reachable here with `swa_ratio_explicit = false`) it is in
+//!   **cap mode** (`_resolve_swa_cap_tokens`):
 //!   sized from the request cap (`compute_swa_request_cap`: per request `window + eviction interval
 //!   (128, SGLANG_SWA_EVICTION_INTERVAL) + page` trailing tokens and a page of decode, × requests,
 //!   plus `2 × chunked_prefill_size + page` with the overlap scheduler, `1 ×` without) plus room for
@@ -107,7 +112,8 @@ pub struct SglangDsv4Settings {
     pub state_bytes: u64,
     /// Tokens a page (256 on CUDA).
     pub page: u64,
-    /// 0.5.23: `--swa-full-tokens-ratio` was given (ratio mode instead of cap mode).
+    /// 0.5.23: `--swa-full-tokens-ratio` counts as given (ratio mode instead of cap mode): always for
+    /// DeepSeek-V4, whose model override declares 0.1 first (module doc).
     pub swa_ratio_explicit: bool,
     /// 0.5.23 cap mode: `--chunked-prefill-size` as resolved (SGLang's default depends on the GPU).
     pub chunked_prefill_size: u64,
@@ -125,7 +131,7 @@ pub const SGLANG_DSV4_DEFAULTS: SglangDsv4Settings = SglangDsv4Settings {
     max_running_requests: 256,
     state_bytes: 4,
     page: 256,
-    swa_ratio_explicit: false,
+    swa_ratio_explicit: true,
     // The value the DSv4-branch H20 log prints (engine-memory.tsv line 6); callers pass the resolved one.
     chunked_prefill_size: 8_192,
     radix_cache: true,
@@ -206,7 +212,7 @@ pub fn bytes_per_swa_token(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4Set
 
 /// `bytes_per_full_token` as SGLang prints it in "DSV4 memory calculation" (module doc). Flash at
 /// the defaults: 16,072.65 (0.5.12 – 0.5.14, 46 entries), 7,705.45 (0.5.15 – 0.5.20, 43 layers),
-/// 3,899.25 (0.5.23 cap mode: compressed pools only).
+/// 7,086.75 (0.5.23, paged prices), 3,899.25 (0.5.23 cap mode: compressed pools only).
 pub fn bytes_per_full_token(g: &Geometry, rule: SglangDsv4Rule, s: &SglangDsv4Settings) -> f64 {
     let (n, n4, n128) = counts(g, rule);
     let swa = if cap_mode(rule, s) {
