@@ -23,8 +23,9 @@ fn flash() -> Geometry {
 /// Which rule each release follows, read in the wheels: 0.5.12 – 0.5.14 price the c128 state per SWA
 /// token (`c128_state_ratio = self.c128_ring_size / self.swa_page_size`), 0.5.15 – 0.5.19 share one
 /// configurator text at the defaults (their diffs move `mr.server_args` to `kvc` / `get_schedule()`
-/// and add an assert on speculative ring sizes), 0.5.20 adds only HIP's unified pool; 0.5.23 prices pages
-/// by layout and caps the SWA pool (read); 0.5.11 serves no DeepSeek-V4, 0.5.21 / 0.5.22 are not read.
+/// and add an assert on speculative ring sizes), 0.5.20 adds only HIP's unified pool; 0.5.21 – 0.5.23
+/// price pages by layout and can cap the SWA pool (0.5.23 read, 0.5.21 / 0.5.22 diffed: they differ only
+/// for ratio 1 / 2 layers); 0.5.11 serves no DeepSeek-V4, 0.5.24 is not read.
 #[test]
 fn dsv4_rule_by_release() {
     let of = |r: &[u64]| SglangDsv4Rule::of(r);
@@ -33,8 +34,8 @@ fn dsv4_rule_by_release() {
     assert_eq!(of(&[0, 5, 14]), Some(SglangDsv4Rule::SwaScopedC128));
     assert_eq!(of(&[0, 5, 15]), Some(SglangDsv4Rule::RequestScopedC128));
     assert_eq!(of(&[0, 5, 20]), Some(SglangDsv4Rule::RequestScopedC128));
-    assert_eq!(of(&[0, 5, 21]), None);
-    assert_eq!(of(&[0, 5, 22]), None);
+    assert_eq!(of(&[0, 5, 21]), Some(SglangDsv4Rule::PagedCap));
+    assert_eq!(of(&[0, 5, 22]), Some(SglangDsv4Rule::PagedCap));
     assert_eq!(of(&[0, 5, 23]), Some(SglangDsv4Rule::PagedCap));
     assert_eq!(of(&[0, 5, 24]), None);
 }
@@ -157,7 +158,7 @@ fn dsv4_refusal_names_both_budgets() {
     for part in [
         "SGLang 0.5.12 - 0.5.14 would budget 16072.65 B of KV a full token",
         "0.5.15 - 0.5.20 7705.45 B a full token after 2715811840 B of c128 compress state",
-        "0.5.23 7086.75 B a full token after that (pages padded to 576 B)",
+        "0.5.21 - 0.5.23 7086.75 B a full token after that (pages padded to 576 B)",
     ] {
         assert!(o.stderr.contains(part), "{part} not in {}", o.stderr);
     }
@@ -260,8 +261,8 @@ fn dsv4_sglang_0_5_23_cap_mode_by_hand() {
 /// 31,875 + 3,899.25 = 7,086.75 B a full token; (64,424,509,440 − 2,715,811,840) / 7,086.75 =
 /// 8,707,615.99 → 8,707,584; SWA int(870,758.4) = 870,758 → 870,656; c4 state 3,401 pages × 8 = 27,208.
 /// Cap mode from 20 GiB: 21,474,836,480 − 2,715,811,840 − 19,331,040,000 < 0 → no full page → SGLang's
-/// RuntimeError text (18.00 GB of cap, 20.00 GB available). Speculative decoding under 0.5.23 is refused
-/// as not modelled. Without the radix cache the cap has no tails: 213,248 → 213,248 (833 pages).
+/// RuntimeError text (18.00 GB of cap, 20.00 GB available). Cap mode with speculative decoding is refused
+/// as not modelled; ratio mode with it is sized. Without the radix cache the cap has no tails: 213,248 → 213,248 (833 pages).
 #[test]
 fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
     let g = flash();
@@ -300,9 +301,14 @@ fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
     );
     let spec = SglangDsv4Settings {
         speculative: true,
-        ..SGLANG_DSV4_DEFAULTS
+        ..cap
     };
     assert!(plan(&g, rule, &spec, 60 << 30).is_err());
+    let spec_ratio = SglangDsv4Settings {
+        speculative: true,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    assert!(plan(&g, rule, &spec_ratio, 60 << 30).is_ok());
     let no_radix = SglangDsv4Settings {
         radix_cache: false,
         ..cap

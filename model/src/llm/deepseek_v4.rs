@@ -30,8 +30,8 @@
 //!
 //! ## Not modelled
 //!
-//! SGLang 0.5.12 – 0.5.20's and 0.5.23's pool sizing is read (families33: `llm::deepseek_v4_pools`,
-//! by release); 0.5.21 / 0.5.22 and vLLM's pools (`vllm/models/deepseek_v4/`) are not. Neither the per-rank weights in the checkpoint's formats
+//! SGLang 0.5.12 – 0.5.23's pool sizing is read (families33: `llm::deepseek_v4_pools`, by release);
+//! vLLM's pools (`vllm/models/deepseek_v4/`) are not. Neither the per-rank weights in the checkpoint's formats
 //! (fp8 blocks, fp4 experts, SGLang's fp4 detection and dequantization switches) nor the decode kernels
 //! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are lowered, so a config
 //! naming `DeepseekV4ForCausalLM` is refused by `refusal` with what was read, the pool budget and
@@ -411,7 +411,7 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
              parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
              at its defaults (fp8, --swa-full-tokens-ratio 0.1), 0.5.15 - 0.5.20 {:.2} B a full token after {} B of \
-             c128 compress state for 257 request slots, 0.5.23 {:.2} B a full token after that (pages padded to 576 B) \
+             c128 compress state for 257 request slots, 0.5.21 - 0.5.23 {:.2} B a full token after that (pages padded to 576 B) \
              (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
              serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
              (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but tpsim has neither the per-rank \

@@ -1,6 +1,6 @@
 //! families33 (issue #17): SGLang's DeepSeek-V4 KV pools by release — the bytes it budgets a *full*
 //! token, the request-scoped bytes it takes off first, and the pool sizes it prints at start-up
-//! (`model_executor/pool_configurator.py` `DSV4PoolConfigurator`, read in the 0.5.12 – 0.5.20 wheels).
+//! (`model_executor/pool_configurator.py` `DSV4PoolConfigurator`, read in the 0.5.12 – 0.5.23 wheels).
 //!
 //! A full token is one position of the request's whole context. Each decoder layer keeps a
 //! sliding-window pool (`--swa-full-tokens-ratio` × full tokens), and layers of compress ratio 4 / 128
@@ -33,8 +33,9 @@
 //!   pool (off on CUDA: `is_unified_kv_triton` needs HIP) and a SWA-pool size check that refuses
 //!   to start ([`swa_pool_check`]); its CUDA sizing is 0.5.19's.
 //!
-//! - **0.5.23** ([`SglangDsv4Rule::PagedCap`], read in the 0.5.23 wheel; 0.5.21 / 0.5.22 not read
-//!   through, [`SglangDsv4Rule::of`] answers `None` for them): slots are priced by their physical page
+//! - **0.5.21 – 0.5.23** ([`SglangDsv4Rule::PagedCap`], read in the 0.5.23 wheel and diffed against
+//!   0.5.21 / 0.5.22: their differences touch only ratio 1 / 2 layers, which a DeepSeek-V4 config
+//!   cannot have, and `max(1, …)` guards): slots are priced by their physical page
 //!   (`_get_paged_kv_bytes_per_token`: `KVLayout.V4.page_bytes(p) / p`, a page of `p × 584` B padded
 //!   to a multiple of 576 — `sglang/kernels/ops/attention/dsv4/kv_layout.py`; the V4 layout is the
 //!   default, `SGLANG_DSV4_KV_LAYOUT = "v4"`, on every GPU), the SWA pool at page 256 (585 B a slot),
@@ -53,7 +54,8 @@
 //!   off), page-aligned; those SWA tokens and their c4 state are fixed bytes taken off first, and a
 //!   full token is priced by its compressed pools only. With the ratio given, the 0.5.15 shape holds
 //!   at the paged prices. Speculative decoding changes the cap's decode allocation (not modelled:
-//!   [`plan`] refuses it under this rule).
+//!   [`plan`] refuses cap mode with it; ratio mode takes the rings of 16 / 256 and the (N + 1) / N
+//!   inflation as before).
 //!
 //! Then (`calculate_pool_sizes`, `_compute_dsv4_sizes`): full tokens `int((available − fixed) /
 //! bytes_per_full_token)` floored to the page (256: `apply_deepseek_v4_defaults` sets it on CUDA), SWA
@@ -76,19 +78,19 @@ pub enum SglangDsv4Rule {
     /// 0.5.15 – 0.5.20: c128 state for the request slots, taken off the budget first; decoder
     /// layers only.
     RequestScopedC128,
-    /// 0.5.23: [`SglangDsv4Rule::RequestScopedC128`] at page-padded slot prices, the SWA pool from
-    /// the request cap unless `--swa-full-tokens-ratio` is given.
+    /// 0.5.21 – 0.5.23: [`SglangDsv4Rule::RequestScopedC128`] at page-padded slot prices, the SWA
+    /// pool from the request cap unless `--swa-full-tokens-ratio` counts as given.
     PagedCap,
 }
 
 impl SglangDsv4Rule {
     /// The rule of SGLang `release` (leading numeric components, `0.5.15.post1` → `[0, 5, 15]`):
-    /// `None` before 0.5.12 (no DeepSeek-V4), for 0.5.21 / 0.5.22 and after 0.5.23 (not read).
+    /// `None` before 0.5.12 (no DeepSeek-V4) and after 0.5.23 (not read).
     pub fn of(release: &[u64]) -> Option<SglangDsv4Rule> {
-        if release.starts_with(&[0, 5, 23]) {
-            Some(SglangDsv4Rule::PagedCap)
-        } else if release < [0, 5, 12].as_slice() || release >= [0, 5, 21].as_slice() {
+        if release < [0, 5, 12].as_slice() || release >= [0, 5, 24].as_slice() {
             None
+        } else if release >= [0, 5, 21].as_slice() {
+            Some(SglangDsv4Rule::PagedCap)
         } else if release < [0, 5, 15].as_slice() {
             Some(SglangDsv4Rule::SwaScopedC128)
         } else {
@@ -296,17 +298,17 @@ pub struct SglangDsv4Plan {
 }
 
 /// SGLang's sizing for `available` bytes (the profile's rest memory) under `rule` and `s`, or the
-/// engine's refusal: 0.5.23's "The DSV4 SWA pool cap … leaves no room for the full KV pool" when cap
-/// mode leaves no full page, and speculative decoding under 0.5.23 (its request cap is not modelled).
+/// engine's refusal: 0.5.21 – 0.5.23's "The DSV4 SWA pool cap … leaves no room for the full KV pool"
+/// when cap mode leaves no full page; cap mode with speculative decoding is refused as not modelled.
 pub fn plan(
     g: &Geometry,
     rule: SglangDsv4Rule,
     s: &SglangDsv4Settings,
     available: u64,
 ) -> Result<SglangDsv4Plan, String> {
-    if rule == SglangDsv4Rule::PagedCap && s.speculative {
+    if cap_mode(rule, s) && s.speculative {
         return Err(
-            "tpsim does not model SGLang 0.5.23's DeepSeek-V4 SWA request cap with speculative \
+            "tpsim does not model SGLang 0.5.21 - 0.5.23's DeepSeek-V4 SWA request cap with speculative \
                     decoding (compute_swa_request_cap's speculative decode allocation)"
                 .into(),
         );
