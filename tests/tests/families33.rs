@@ -90,7 +90,7 @@ fn dsv4_c128_state_fixed_by_hand() {
 /// taken; tolerance none): 64,424,509,440 − 2,715,811,840 = 61,708,697,600; / 7,705.45 = 8,008,448.25
 /// → 8,008,448 = 31,283 pages of 256; SWA int(800,844.8) = 800,844 → 3,128 pages = 800,768; c4
 /// 2,002,112; c128 62,566; c4 state 800,768 // 128 × 8 = 50,048; c128 state 257 × 128 = 32,896. The
-/// log lines are SGLang's text with these numbers.
+/// log lines are SGLang's text with these numbers (0.5.17's, and 0.5.20's longer first line).
 #[test]
 fn dsv4_pools_for_an_example_rank_by_hand() {
     let g = flash();
@@ -103,12 +103,18 @@ fn dsv4_pools_for_an_example_rank_by_hand() {
         (8_008_448, 800_768, 2_002_112, 62_566, 50_048, 32_896)
     );
     assert_eq!(
-        p.log_lines(rule, &SGLANG_DSV4_DEFAULTS, avail),
+        p.log_lines(&[0, 5, 17], &SGLANG_DSV4_DEFAULTS, avail),
         [
             "DSV4 memory calculation: bytes_per_full_token=7705.45, available_bytes=60.00 GB, \
              c128_state_fixed=2.53 GB, full_token=8008448",
             "DSV4 pool sizes: full=8008448, swa=800768, c4=2002112, c128=62566, c4_state=50048, c128_state=32896"
         ]
+    );
+    assert_eq!(
+        p.log_lines(&[0, 5, 20], &SGLANG_DSV4_DEFAULTS, avail)[0],
+        "DSV4 memory calculation: unified=False, unified_fp8=False, bytes_per_full_token=7705.45, \
+         available_bytes=60.00 GB, c128_state_fixed=2.53 GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.00 GB, \
+         full_token=8008448"
     );
 }
 
@@ -134,7 +140,7 @@ fn dsv4_branch_log_on_h20_by_the_0_5_12_rule() {
     let logged = 1_317_632_i64;
     assert!((p.pools.full as i64 - logged).abs() <= 336, "{}", p.pools.full);
     assert_eq!(
-        p.log_lines(rule, &SGLANG_DSV4_DEFAULTS, avail)[0],
+        p.log_lines(&[0, 5, 12], &SGLANG_DSV4_DEFAULTS, avail)[0],
         "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=19.58 GB, full_token=1317376"
     );
 }
@@ -244,7 +250,7 @@ fn dsv4_sglang_0_5_23_cap_mode_by_hand() {
         (10_867_968, 606_464, 2_716_992, 84_906, 18_952, 32_896)
     );
     assert_eq!(
-        p.log_lines(rule, &d, avail),
+        p.log_lines(&[0, 5, 23], &d, avail),
         [
             "DSV4 SWA sizing: mode=cap, swa_tokens=606464, request_cap+headroom=606464, prefix_tails=1024",
             "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \
@@ -281,7 +287,7 @@ fn dsv4_sglang_0_5_23_ratio_mode_and_refusals() {
         (8_707_584, 870_656, 27_208)
     );
     assert_eq!(
-        p.log_lines(rule, &ratio, 60 << 30),
+        p.log_lines(&[0, 5, 23], &ratio, 60 << 30),
         [
             "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens=870656, swa_full_tokens_ratio=0.1",
             "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \

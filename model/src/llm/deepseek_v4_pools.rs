@@ -356,54 +356,59 @@ pub fn plan(
 }
 
 impl SglangDsv4Plan {
-    /// The lines SGLang logs (`calculate_pool_sizes`, `_compute_dsv4_sizes`, `_to_config`),
-    /// `available` in bytes, in the text of `rule`'s releases (0.5.12 – 0.5.14 print no
-    /// `c128_state_fixed`; 0.5.23 prints the SWA sizing mode and every fixed part first).
-    pub fn log_lines(&self, rule: SglangDsv4Rule, s: &SglangDsv4Settings, available: u64) -> Vec<String> {
+    /// The lines SGLang `release` logs (`calculate_pool_sizes`, `_compute_dsv4_sizes`, `_to_config`),
+    /// `available` in bytes: 0.5.12 – 0.5.14 print the coefficient, the budget and the full tokens;
+    /// 0.5.15 – 0.5.19 add `c128_state_fixed`; 0.5.20 adds the unified-pool switches and the ring and c4
+    /// fixed parts; 0.5.21 – 0.5.23 print the SWA sizing mode first and every fixed part.
+    pub fn log_lines(&self, release: &[u64], s: &SglangDsv4Settings, available: u64) -> Vec<String> {
         let gib = |b: f64| b / (1u64 << 30) as f64;
         let p = &self.pools;
+        let (coef, avail, c128) = (
+            self.bytes_per_full_token,
+            gib(available as f64),
+            gib(self.c128_fixed as f64),
+        );
         let mut out = Vec::new();
-        let calc = match rule {
-            SglangDsv4Rule::SwaScopedC128 => format!(
-                "DSV4 memory calculation: bytes_per_full_token={:.2}, available_bytes={:.2} GB, full_token={}",
-                self.bytes_per_full_token,
-                gib(available as f64),
+        let calc = if release < [0, 5, 15].as_slice() {
+            format!(
+                "DSV4 memory calculation: bytes_per_full_token={coef:.2}, available_bytes={avail:.2} GB, full_token={}",
                 p.full
-            ),
-            SglangDsv4Rule::RequestScopedC128 => format!(
-                "DSV4 memory calculation: bytes_per_full_token={:.2}, available_bytes={:.2} GB, \
-                 c128_state_fixed={:.2} GB, full_token={}",
-                self.bytes_per_full_token,
-                gib(available as f64),
-                gib(self.c128_fixed as f64),
+            )
+        } else if release < [0, 5, 20].as_slice() {
+            format!(
+                "DSV4 memory calculation: bytes_per_full_token={coef:.2}, available_bytes={avail:.2} GB, \
+                 c128_state_fixed={c128:.2} GB, full_token={}",
                 p.full
-            ),
-            SglangDsv4Rule::PagedCap => {
-                out.push(match self.swa_cap {
-                    Some(cap) => {
-                        let tails = if s.radix_cache { 4 * s.max_running_requests } else { 0 };
-                        format!(
-                            "DSV4 SWA sizing: mode=cap, swa_tokens={}, request_cap+headroom={cap}, prefix_tails={tails}",
-                            p.swa
-                        )
-                    }
-                    None => format!(
-                        "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens={}, swa_full_tokens_ratio={}",
-                        p.swa, s.swa_ratio
-                    ),
-                });
-                format!(
-                    "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \
-                     bytes_per_full_token={:.2}, available_bytes={:.2} GB, c128_state_fixed={:.2} GB, \
-                     c2_state_fixed=0.00 GB, swa_fixed={:.2} GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.00 GB, \
-                     full_token={}",
-                    self.bytes_per_full_token,
-                    gib(available as f64),
-                    gib(self.c128_fixed as f64),
-                    gib(self.swa_fixed),
-                    p.full
-                )
-            }
+            )
+        } else if release < [0, 5, 21].as_slice() {
+            format!(
+                "DSV4 memory calculation: unified=False, unified_fp8=False, bytes_per_full_token={coef:.2}, \
+                 available_bytes={avail:.2} GB, c128_state_fixed={c128:.2} GB, swa_ring_fixed=0.00 GB, \
+                 c4_state_fixed=0.00 GB, full_token={}",
+                p.full
+            )
+        } else {
+            out.push(match self.swa_cap {
+                Some(cap) => {
+                    let tails = if s.radix_cache { 4 * s.max_running_requests } else { 0 };
+                    format!(
+                        "DSV4 SWA sizing: mode=cap, swa_tokens={}, request_cap+headroom={cap}, prefix_tails={tails}",
+                        p.swa
+                    )
+                }
+                None => format!(
+                    "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens={}, swa_full_tokens_ratio={}",
+                    p.swa, s.swa_ratio
+                ),
+            });
+            format!(
+                "DSV4 memory calculation: unified=False, unified_fp8=False, dspark_draft_bf16=False, \
+                 bytes_per_full_token={coef:.2}, available_bytes={avail:.2} GB, c128_state_fixed={c128:.2} GB, \
+                 c2_state_fixed=0.00 GB, swa_fixed={:.2} GB, swa_ring_fixed=0.00 GB, c4_state_fixed=0.00 GB, \
+                 full_token={}",
+                gib(self.swa_fixed),
+                p.full
+            )
         };
         out.push(calc);
         out.push(format!(
