@@ -32,7 +32,6 @@
 //!   (`deepseek_v4_hook.py`: "Setting max_running_requests to 256"). 0.5.20 adds the HIP unified
 //!   pool (off on CUDA: `is_unified_kv_triton` needs HIP) and a SWA-pool size check that refuses
 //!   to start ([`swa_pool_check`]); its CUDA sizing is 0.5.19's.
-//!
 //! - **0.5.21 – 0.5.23** ([`SglangDsv4Rule::PagedCap`], read in the 0.5.23 wheel and diffed against
 //!   0.5.21 / 0.5.22: their differences touch only ratio 1 / 2 layers, which a DeepSeek-V4 config
 //!   cannot have, and `max(1, …)` guards): slots are priced by their physical page
@@ -59,9 +58,10 @@
 //!
 //! Then (`calculate_pool_sizes`, `_compute_dsv4_sizes`): full tokens `int((available − fixed) /
 //! bytes_per_full_token)` floored to the page (256: `apply_deepseek_v4_defaults` sets it on CUDA), SWA
-//! tokens `int(full × swa_ratio)` floored to the page, c4 `full // 4`, c128 `full // 128`, c4 state
-//! `swa // window × ring4`, and the c128 state `swa // window × ring128` (0.5.12 – 0.5.14) or
-//! `(max_running_requests + 1) × ring128` (`finalize_with_max_running_requests`, 0.5.15 on).
+//! tokens `int(full × swa_ratio)` floored to the page (the cap itself in cap mode), c4 `full // 4`,
+//! c128 `full // 128`, c4 state `swa // window × ring4` (`swa // page × ring4` from 0.5.21), and the
+//! c128 state `swa // window × ring128` (0.5.12 – 0.5.14) or `(max_running_requests + 1) × ring128`
+//! (`finalize_with_max_running_requests`, 0.5.15 on).
 //! `max_total_num_tokens` is the full count.
 
 use super::deepseek_v4::Geometry;
