@@ -143,6 +143,18 @@ fn dsv4_branch_log_on_h20_by_the_0_5_12_rule() {
         p.log_lines(&[0, 5, 12], &SGLANG_DSV4_DEFAULTS, avail)[0],
         "DSV4 memory calculation: bytes_per_full_token=15955.85, available_bytes=19.58 GB, full_token=1317376"
     );
+    // The fixture's other log (f = 0.88, kv_cache_dtype='bf16') prints the same coefficient — the rule
+    // prices the FlashMLA slot whatever the KV dtype — and `available_bytes=45.78 GB, full_token=3080960`:
+    // 45.78 GiB = 49,155,900,702.72 B / 15,955.85 = 3,080,744.7 → 3,080,704, one page under again (band
+    // ± 336 tokens: 45.775 → 3,080,192, 45.785 → 3,080,960).
+    let avail = (45.78 * (1u64 << 30) as f64) as u64;
+    let p = plan(&g, rule, &SGLANG_DSV4_DEFAULTS, avail).expect("plan");
+    assert_eq!(p.pools.full, 3_080_704);
+    assert!(
+        (p.pools.full as i64 - 3_080_960_i64).abs() <= 336,
+        "{}",
+        p.pools.full
+    );
 }
 
 /// `tpsim memory` still refuses the model (exit 2, no plan) but now names SGLang's budgets: 0.5.12 –
