@@ -269,14 +269,9 @@ fn sglang_dsv4_branch_deepseek_v4_flash_h20_tp8_rest_memory() {
     assert!((p.rest_gib - logged_rest).abs() <= 0.005, "{}", p.rest_gib);
 }
 
-#[test]
-#[ignore = "DeepSeek-V4-Flash's KV cell (compressed MLA + indexer + SWA caches, fp8_e4m3) has no \
-            source here and no preset: 19.58 GiB / 1,317,632 tokens = 15,956 B/token cannot be checked"]
-fn sglang_dsv4_branch_deepseek_v4_flash_h20_tp8_tokens() {
-    let r = row(6, "DeepSeek-V4-Flash-Base");
-    assert_eq!(num(&r, "kv_tokens") as u64, 1_317_632);
-    unreachable!("needs DeepSeek-V4-Flash's per-token KV bytes from a source");
-}
+// The row's tokens (1,317,632 from 19.58 GiB at 15,955.85 B a full token) are checked against SGLang's
+// DeepSeek-V4 pool rule in families33::dsv4_branch_log_on_h20_by_the_0_5_12_rule
+// (`tpsim_model::llm::deepseek_v4_pools`), which replaced the ignored placeholder that stood here.
 
 #[test]
 fn sglang_0_5_2_grok_2_fp8_h100_tp8() {

@@ -358,3 +358,5 @@ mod rocm54;
 mod b200sgl54;
 // sglmem54 (issue #17): SGLang 0.5.20 bucket, 0.5.22 max_bs cap, post-capture KV sizing note.
 mod sglmem54;
+// families33 (issue #17): SGLang's DeepSeek-V4 KV pools by release.
+mod families33;

@@ -30,15 +30,16 @@
 //!
 //! ## Not modelled
 //!
-//! The KV pools of both engines (SGLang `mem_cache/deepseek_v4_memory_pool.py` and
-//! `model_executor/pool_configurator.py` `DSV4PoolConfigurator` in 0.5.23: a sliding-window pool at
-//! `--swa-full-tokens-ratio` or a request cap, c4 and c128 compressed pools per full token, fp4 / fp8
-//! indexer caches and compress-state rings, all by release and environment switches; vLLM's
-//! `vllm/models/deepseek_v4/`) and the decode kernels (mHC mixing, compressors, the grouped output
-//! projection). A config naming `DeepseekV4ForCausalLM` is therefore refused by `refusal` with
-//! what was read and which releases serve it; it never yields a throughput or a memory plan.
+//! SGLang 0.5.12 – 0.5.23's pool sizing is read (families33: `llm::deepseek_v4_pools`, by release);
+//! vLLM's pools (`vllm/models/deepseek_v4/`) are not. Neither the per-rank weights in the checkpoint's formats
+//! (fp8 blocks, fp4 experts, SGLang's fp4 detection and dequantization switches) nor the decode kernels
+//! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are lowered, so a config
+//! naming `DeepseekV4ForCausalLM` is refused by `refusal` with what was read, the pool budget and
+//! which releases serve it; it never yields a throughput or a memory plan.
 
 use super::config::ModelConfig;
+pub use super::deepseek_v4_pools::SglangDsv4Pools;
+use super::deepseek_v4_pools::{SGLANG_DSV4_DEFAULTS, SglangDsv4Rule, SglangDsv4Settings};
 use super::{ModelError, invalid, missing_field};
 
 /// The architecture name both engines register (SGLang 0.5.12 `models/deepseek_v4.py`
@@ -71,6 +72,8 @@ pub struct Geometry {
     pub index_heads: u64,
     /// Indexer head width (`index_head_dim`; 128).
     pub index_head_dim: u64,
+    /// Compressed slots the C4 indexer selects for a query (`index_topk`; 512; families33).
+    pub index_topk: u64,
     /// Sliding window every layer keeps, tokens (`sliding_window`; 128).
     pub window: u64,
     /// mHC residual streams (`hc_mult`; 4).
@@ -147,6 +150,7 @@ impl Geometry {
             o_groups: req(cfg.o_groups, "o_groups")?,
             index_heads: req(cfg.index_n_heads, "index_n_heads")?,
             index_head_dim: req(cfg.index_head_dim, "index_head_dim")?,
+            index_topk: req(cfg.index_topk, "index_topk")?,
             window: req(cfg.sliding_window, "sliding_window")?,
             hc_mult: req(cfg.hc_mult, "hc_mult")?,
             experts: req(cfg.n_routed_experts, "n_routed_experts")?,
@@ -281,6 +285,53 @@ impl Geometry {
     pub fn layers(&self) -> u64 {
         self.ratios.len() as u64
     }
+
+    /// families33: parameters one rank holds under SGLang tensor parallelism at `tp` (no DP
+    /// attention, no expert parallelism; SGLang 0.5.16 `models/deepseek_v4.py` `MQALayer.__init__`,
+    /// `layers/attention/dsv4/{compressor,indexer}.py`, `deepseek_v2.py` `DeepseekV2MoE` / `MoEGate`,
+    /// `layers/vocab_parallel_embedding.py`). Replicated on every rank: `wqkv_a` (or `wq_a` + `wkv`),
+    /// `q_norm`, `kv_norm`, the fp32 sink of all heads, both compressors and the indexer
+    /// (`ReplicatedLinear`, `nn.Parameter`), the layer norms, mHC, the router and its bias, the final
+    /// norm and `hc_head_*`. Split by `tp`: `wq_b` and `wo_a` (`ColumnParallelLinear`), `wo_b`
+    /// (`RowParallelLinear`), every routed and shared expert's width (`FusedMoE`), the embedding and
+    /// head rows (vocab padded to 64, then divided). `tp` must divide the heads, `o_groups` (the
+    /// layer views its output as `o_groups // tp` local groups), the expert width and the padded
+    /// vocabulary. Flash at tp 8: 36,274,024,023 (hand sum in tests/tests/families33.rs).
+    pub fn sglang_rank_params(&self, tp: u64) -> Result<u64, ModelError> {
+        let vocab = self.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
+        for (what, n) in [
+            ("num_attention_heads", self.heads),
+            ("o_groups", self.o_groups),
+            ("moe_intermediate_size", self.expert_width),
+            ("vocab_size (padded to 64)", vocab),
+        ] {
+            if tp == 0 || !n.is_multiple_of(tp) {
+                return Err(ModelError::InvalidTp {
+                    tp: u32::try_from(tp).unwrap_or(u32::MAX),
+                    model: DEEPSEEK_V4.into(),
+                    reason: format!("{what} = {n} is not divisible by tp {tp} (DeepSeek-V4 splits it by tp)"),
+                });
+            }
+        }
+        let sharded_attention = self.q_lora_rank * self.heads * self.head_dim
+            + self.heads * self.head_dim / self.o_groups * self.o_groups * self.o_lora_rank
+            + self.o_groups * self.o_lora_rank * self.hidden;
+        let replicated_attention = self.attention_params() - sharded_attention;
+        let experts = (self.experts + self.shared) * self.expert_params();
+        let layers: u64 = (0..self.layers())
+            .map(|i| {
+                let dense =
+                    self.dense_layer_params(i) - self.attention_params() - self.shared * self.expert_params();
+                replicated_attention
+                    + dense
+                    + self.compression_params(self.ratios[i as usize])
+                    + (sharded_attention + experts) / tp
+            })
+            .sum();
+        let m = self.hc_mult;
+        let top = 2 * vocab / tp * self.hidden + self.hidden + m * m * self.hidden + m + 1;
+        Ok(layers + top)
+    }
 }
 
 /// SGLang 0.5.12 – 0.5.14's DeepSeek-V4 defaults (`arg_groups/deepseek_v4_hook.py`
@@ -312,43 +363,12 @@ pub const SGLANG_0_5_12_SWA_RATIO: f64 = 0.1;
 /// N counts the MTP / draft entries of `compress_ratios` although the pool allocates
 /// `num_hidden_layers` layers (`model_runner_kv_cache_mixin.py`: `layer_num = num_effective_layers`).
 pub fn sglang_0_5_12_bytes_per_full_token(g: &Geometry, swa_ratio: f64, speculative: bool) -> f64 {
-    let nope = g.head_dim - g.rope_dim;
-    let kv = (nope + 2 * g.rope_dim + 8) as f64;
-    let index = (g.index_head_dim + g.index_head_dim / 128 * 4) as f64;
-    let n = g.all_ratios.len() as f64;
-    let n4 = g.all_ratios.iter().filter(|&&r| r == 4).count() as f64;
-    let n128 = g.all_ratios.iter().filter(|&&r| r == 128).count() as f64;
-    let (ring4, ring128) = if speculative { (16.0, 256.0) } else { (8.0, 128.0) };
-    let window = g.window as f64;
-    let c4_state = (2 * 2 * g.head_dim * 4) as f64;
-    let c128_state = (2 * g.head_dim * 4) as f64;
-    let c4_index_state = (2 * 2 * g.index_head_dim * 4) as f64;
-    let bytes = swa_ratio * kv * n
-        + kv / 4.0 * n4
-        + kv / 128.0 * n128
-        + index / 4.0 * n4
-        + swa_ratio * (ring4 / window) * c4_state * n4
-        + swa_ratio * (ring128 / window) * c128_state * n128
-        + swa_ratio * (ring4 / window) * c4_index_state * n4;
-    if speculative { bytes * (n + 1.0) / n } else { bytes }
-}
-
-/// The pools SGLang 0.5.12 – 0.5.14 size for DeepSeek-V4 from the bytes left for KV
-/// (`DSV4PoolConfigurator.calculate_pool_sizes` and `_compute_dsv4_sizes`), in tokens or slots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SglangDsv4Pools {
-    /// Full tokens: `int(available / bytes_per_full_token)` rounded down to the page (256).
-    pub full: u64,
-    /// Sliding-window tokens: `int(full × swa_ratio)` rounded down to the page.
-    pub swa: u64,
-    /// c4 compressed slots: `full // 4`.
-    pub c4: u64,
-    /// c128 compressed slots: `full // 128`.
-    pub c128: u64,
-    /// c4 compress-state slots: `swa // window × ring` (ring 8, 16 speculative).
-    pub c4_state: u64,
-    /// c128 compress-state slots: `swa // window × ring` (ring 128, 256 speculative).
-    pub c128_state: u64,
+    let s = SglangDsv4Settings {
+        swa_ratio,
+        speculative,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    super::deepseek_v4_pools::bytes_per_full_token(g, SglangDsv4Rule::SwaScopedC128, &s)
 }
 
 /// SGLang 0.5.12 – 0.5.14's page size for DeepSeek-V4 on CUDA (`apply_deepseek_v4_defaults`: "setting
@@ -356,26 +376,25 @@ pub struct SglangDsv4Pools {
 pub const SGLANG_DSV4_PAGE: u64 = 256;
 
 /// [`SglangDsv4Pools`] for `available` bytes (what SGLang's profile leaves for KV), at
-/// [`sglang_0_5_12_bytes_per_full_token`] with the same `swa_ratio` and `speculative`.
+/// [`sglang_0_5_12_bytes_per_full_token`] with the same `swa_ratio` and `speculative`
+/// (`DSV4PoolConfigurator.calculate_pool_sizes` and `_compute_dsv4_sizes`; families33:
+/// `llm::deepseek_v4_pools::plan` under [`SglangDsv4Rule::SwaScopedC128`]).
 pub fn sglang_0_5_12_pools(
     g: &Geometry,
     available: u64,
     swa_ratio: f64,
     speculative: bool,
 ) -> SglangDsv4Pools {
-    let per_token = sglang_0_5_12_bytes_per_full_token(g, swa_ratio, speculative);
-    // Python's int() of a non-negative float truncates; `as u64` does the same (saturating).
-    let full = (available as f64 / per_token) as u64 / SGLANG_DSV4_PAGE * SGLANG_DSV4_PAGE;
-    let swa = (full as f64 * swa_ratio) as u64 / SGLANG_DSV4_PAGE * SGLANG_DSV4_PAGE;
-    let (ring4, ring128) = if speculative { (16, 256) } else { (8, 128) };
-    SglangDsv4Pools {
-        full,
-        swa,
-        c4: full / 4,
-        c128: full / 128,
-        c4_state: swa / g.window * ring4,
-        c128_state: swa / g.window * ring128,
-    }
+    let s = SglangDsv4Settings {
+        swa_ratio,
+        speculative,
+        page: SGLANG_DSV4_PAGE,
+        ..SGLANG_DSV4_DEFAULTS
+    };
+    // SwaScopedC128 never refuses (only 0.5.23's rule does).
+    super::deepseek_v4_pools::plan(g, SglangDsv4Rule::SwaScopedC128, &s, available)
+        .map(|p| p.pools)
+        .unwrap_or_default()
 }
 
 /// The error a DeepSeek-V4 config gets: a [`ModelError`] naming a missing or impossible key, or
@@ -391,11 +410,13 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
             "DeepSeek-V4 read from config.json: {} layers ({} sliding-window only, {} CSA with compress ratio 4 and an \
              indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
              parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
-             at its defaults (fp8, --swa-full-tokens-ratio 0.1). SGLang serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; \
-             0.5.11 has none) and vLLM from 0.20.0 (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but \
-             tpsim models neither engine's DeepSeek-V4 KV pools (sliding-window, c4 / c128 compressed and indexer \
-             caches with their compress states: SGLang mem_cache/deepseek_v4_memory_pool.py and pool_configurator.py \
-             DSV4PoolConfigurator) nor its decode kernels (mHC, compressors, the grouped output projection), so it \
+             at its defaults (fp8, --swa-full-tokens-ratio 0.1), 0.5.15 - 0.5.20 {:.2} B a full token after {} B of \
+             c128 compress state for 257 request slots, 0.5.21 - 0.5.23 {:.2} B a full token after that (pages padded to 576 B) \
+             (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
+             serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
+             (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but tpsim has neither the per-rank \
+             weights of its checkpoint formats nor its decode kernels (mHC, compressors, the C4 indexer, the \
+             grouped output projection) in the iteration graph, nor vLLM's pools (vllm/models/deepseek_v4/), so it \
              gives no memory plan or throughput for it",
             g.layers(),
             g.layers_of_ratio(0),
@@ -408,6 +429,21 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
             g.params(),
             g.active_params(),
             sglang_0_5_12_bytes_per_full_token(&g, SGLANG_0_5_12_SWA_RATIO, false),
+            super::deepseek_v4_pools::bytes_per_full_token(
+                &g,
+                SglangDsv4Rule::RequestScopedC128,
+                &SGLANG_DSV4_DEFAULTS
+            ),
+            super::deepseek_v4_pools::c128_state_fixed_bytes(
+                &g,
+                SglangDsv4Rule::RequestScopedC128,
+                &SGLANG_DSV4_DEFAULTS
+            ),
+            super::deepseek_v4_pools::bytes_per_full_token(
+                &g,
+                SglangDsv4Rule::PagedCap,
+                &SGLANG_DSV4_DEFAULTS
+            ),
         ),
     }
 }

@@ -91,6 +91,10 @@ mod router_fp32; // h200gl51 (issue #18): fp32 MoE router gates (vLLM's GLM-4.x 
 mod step3p5;
 // families29 (issue #17): DeepseekV4ForCausalLM, read and counted, refused as not modelled.
 pub mod deepseek_v4;
+// families33 (issue #17): SGLang's DeepSeek-V4 KV pool sizing by release (0.5.12 – 0.5.20).
+pub mod deepseek_v4_pools;
+// families33 (issue #17): DeepSeek-V4's decode KV reads and TP all-reduces under SGLang.
+pub mod deepseek_v4_decode;
 // families29 (issue #17): Glm5NextForConditionalGeneration / Glm5NextForCausalLM, refused by name.
 mod glm5_next;
 // families30 (issue #17): Gemma 4 (full and sliding GQA kinds of their own widths, `llm::gemma4`).

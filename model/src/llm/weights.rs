@@ -48,7 +48,7 @@ use super::{Attention, Ffn, ModelSpec, MoeShape, VisionTower};
 
 /// SGLang pads the vocabulary of `VocabParallelEmbedding`/`ParallelLMHead` to a multiple of 64
 /// (`DEFAULT_VOCAB_PADDING_SIZE`, `layers/vocab_parallel_embedding.py`).
-const VOCAB_PADDING: u64 = 64;
+pub(crate) const VOCAB_PADDING: u64 = 64;
 
 /// The feed-forward pieces of one layer, split by role.
 #[derive(Debug, Clone, Default)]
