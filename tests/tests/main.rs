@@ -350,3 +350,5 @@ mod vgraph53;
 mod families31;
 // vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
 mod vllmnew53;
+// families34 (issue #17): Qwen4-Exp refused as not modelled.
+mod families34;

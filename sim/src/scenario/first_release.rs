@@ -220,6 +220,12 @@
 //!   row (0.5.6.post1). vLLM: `registry.py` maps `"Ministral3ForCausalLM": ("mistral",
 //!   "MistralForCausalLM")` from 0.20.0 (the 0.19.0 and 0.19.1 wheels have no entry; 0.20.0, 0.21.0,
 //!   0.22.0 … 0.34.0 have it); an older release would fall back to its Transformers backend.
+//! - **Qwen4-Exp** (`Qwen4ExpForConditionalGeneration`, `Qwen4ExpForCausalLM`, families34), read from
+//!   the PyPI wheels (2026-12-06): SGLang ships `sglang/srt/models/qwen4_exp.py` (`EntryClass =
+//!   [Qwen4ExpForConditionalGeneration]` only) from 0.5.20 (0.5.19 has none; 0.5.20 … 0.5.23 have it);
+//!   vLLM registers both names (`vllm.models.qwen4_exp`) from 0.29.0 (0.28.0 has neither). No row:
+//!   `llm::config` refuses the architecture as not modelled before any engine is resolved, naming
+//!   those releases (`llm::qwen4_exp`), as for DeepSeek-V4.
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
