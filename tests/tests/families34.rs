@@ -44,7 +44,11 @@ fn qwen3_8_flash_next_refused_as_not_modelled() {
                 "SGLang serves Qwen4ExpForConditionalGeneration from 0.5.20",
                 "vLLM both names from 0.29.0",
             ] {
-                assert!(o.stderr.contains(part), "{cmd} {engine}: {part} not in {}", o.stderr);
+                assert!(
+                    o.stderr.contains(part),
+                    "{cmd} {engine}: {part} not in {}",
+                    o.stderr
+                );
             }
         }
     }
@@ -64,6 +68,11 @@ fn qwen4_exp_bad_qsa_ratio_names_its_keys() {
     let f = flash_next_scenario("qwen4exp-bad-ratio-s", "sglang", "0.5.23", &cfg);
     let o = tpsim(&["run", &f]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("`indexer_budget / indexer_compress_ratio` = 2048 / 8"), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("`indexer_budget / indexer_compress_ratio` = 2048 / 8"),
+        "{}",
+        o.stderr
+    );
     assert!(!o.stderr.contains("is not modelled"), "{}", o.stderr);
 }

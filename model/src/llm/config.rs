@@ -1230,6 +1230,13 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
         return Err(super::qwen4_exp::refusal(cfg, arch_name));
     }
+    // families34 (issue #17): MiniMax-M3, Hunyuan V3 and V4 are refused by name (`llm::refused_2026`).
+    if let Some(why) = super::refused_2026::why(arch_name) {
+        return Err(ModelError::NotModelled {
+            found: arch_name.to_string(),
+            why: why.to_string(),
+        });
+    }
     // families29 (issue #17): GLM-5-Next is refused by name (no public config to read).
     if super::glm5_next::ARCHITECTURES.contains(&arch_name) {
         return Err(ModelError::NotModelled {

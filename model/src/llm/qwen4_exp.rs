@@ -228,7 +228,11 @@ impl Geometry {
         ple_layers.sort_unstable();
         ple_layers.dedup();
         if let Some(&l) = ple_layers.iter().find(|&&l| l == 0 || l > layers) {
-            return Err(invalid("ple_layer_ids", l.to_string(), format!("layers 1 to {layers}")));
+            return Err(invalid(
+                "ple_layer_ids",
+                l.to_string(),
+                format!("layers 1 to {layers}"),
+            ));
         }
         let g = Geometry {
             hidden,
@@ -242,15 +246,28 @@ impl Geometry {
             expert_width: req(text.moe_intermediate_size, "moe_intermediate_size", an)?,
             shared_width: text.shared_expert_intermediate_size.unwrap_or(0),
             vocab: req(text.vocab_size, "vocab_size", an)?,
-            tied: cfg.tie_word_embeddings.or(text.tie_word_embeddings).unwrap_or(false),
+            tied: cfg
+                .tie_word_embeddings
+                .or(text.tie_word_embeddings)
+                .unwrap_or(false),
             hc_count,
             hc_lowrank: bounded(text.hc_lowrank, 320, "hc_lowrank", 1 << 20)?,
             qsa: qsa(text, an)?,
             ple_embed_dim: bounded(text.ple_embed_dim, hidden, "ple_embed_dim", 1 << 20)?,
             ple_conv_kernel: bounded(text.ple_conv_kernel_size, 4, "ple_conv_kernel_size", 64)?,
             ngram_heads: (ngram_size - 1) * per,
-            ngram_base: bounded(text.ngram_vocab_size_base, 20_000_000, "ngram_vocab_size_base", MAX_NGRAM_BASE)?,
-            ngram_pad: bounded(text.make_ngram_vocab_size_divisible_by, 128, "make_ngram_vocab_size_divisible_by", 1 << 20)?,
+            ngram_base: bounded(
+                text.ngram_vocab_size_base,
+                20_000_000,
+                "ngram_vocab_size_base",
+                MAX_NGRAM_BASE,
+            )?,
+            ngram_pad: bounded(
+                text.make_ngram_vocab_size_divisible_by,
+                128,
+                "make_ngram_vocab_size_divisible_by",
+                1 << 20,
+            )?,
             ple_layers,
         };
         // `Qwen4ExpNGramEmbedding.__init__`: "ngram_size must be >= 2" and "ple_embed_dim must be
@@ -259,7 +276,10 @@ impl Geometry {
             return Err(invalid(
                 "ngram_size / ple_embed_dim",
                 format!("{ngram_size} / {}", g.ple_embed_dim),
-                format!("ngram_size >= 2 and ple_embed_dim divisible by the n-gram heads ({})", g.ngram_heads),
+                format!(
+                    "ngram_size >= 2 and ple_embed_dim divisible by the n-gram heads ({})",
+                    g.ngram_heads
+                ),
             ));
         }
         if g.ngram_heads * g.ple_layers.len() as u64 > MAX_NGRAM_HEADS {
@@ -273,7 +293,10 @@ impl Geometry {
             return Err(invalid(
                 "num_experts_per_tok / num_key_value_heads",
                 format!("{} / {}", g.topk, g.kv_heads),
-                format!("at most num_experts ({}) / a divisor of num_attention_heads ({})", g.experts, g.heads),
+                format!(
+                    "at most num_experts ({}) / a divisor of num_attention_heads ({})",
+                    g.experts, g.heads
+                ),
             ));
         }
         Ok(g)
@@ -313,8 +336,14 @@ impl Geometry {
     /// o_proj, q/k norms; index_qk_proj and two norms. Flash-Next: 31,457,280 + 2,621,440 +
     /// 15,728,640 + 512 = 49,807,872, indexer 1,638,400 + 256 → 51,446,528.
     pub fn attention_params(&self) -> u64 {
-        let (h, q, kv) = (self.hidden, self.heads * self.head_dim, self.kv_heads * self.head_dim);
-        let index = self.qsa.map_or(0, |x| h * (x.heads + x.kv_heads) * x.head_dim + 2 * x.head_dim);
+        let (h, q, kv) = (
+            self.hidden,
+            self.heads * self.head_dim,
+            self.kv_heads * self.head_dim,
+        );
+        let index = self
+            .qsa
+            .map_or(0, |x| h * (x.heads + x.kv_heads) * x.head_dim + 2 * x.head_dim);
         2 * h * q + 2 * h * kv + q * h + 2 * self.head_dim + index
     }
 
@@ -353,7 +382,9 @@ impl Geometry {
     /// 51,200,245,760 (card: 51B).
     pub fn ngram_table_params(&self) -> u64 {
         let width = self.ple_embed_dim / self.ngram_heads;
-        (0..self.ple_layers.len() as u64).map(|i| self.ngram_rows(i) * width).sum()
+        (0..self.ple_layers.len() as u64)
+            .map(|i| self.ngram_rows(i) * width)
+            .sum()
     }
 
     /// An n-gram layer without its table: key_proj, value_proj, three grouped norms, the conv.
@@ -372,7 +403,14 @@ impl Geometry {
         let layers: u64 = self
             .attention
             .iter()
-            .map(|&a| per_layer + if a { self.attention_params() } else { self.gdn_params() })
+            .map(|&a| {
+                per_layer
+                    + if a {
+                        self.attention_params()
+                    } else {
+                        self.gdn_params()
+                    }
+            })
             .sum();
         embed
             + self.gated_residual_params(false)
@@ -389,7 +427,8 @@ impl Geometry {
     /// instead of all (embedding and head counted whole). Flash-Next: 7,306,994,560; without
     /// embedding and head 6,035,596,160 (card: 6B).
     pub fn active_params(&self) -> u64 {
-        self.main_params() - self.layers() * (self.experts - self.topk) * self.expert_params(self.expert_width)
+        self.main_params()
+            - self.layers() * (self.experts - self.topk) * self.expert_params(self.expert_width)
     }
 
     /// Bytes a cached token takes in SGLang's QSA pool at a bf16 KV cache and the default bf16

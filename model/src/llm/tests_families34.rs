@@ -36,8 +36,14 @@ fn flash_next() -> Geometry {
 #[test]
 fn qwen3_8_flash_next_parameters_by_hand() {
     let g = flash_next();
-    assert_eq!((g.layers(), g.attention_layers(), g.hidden, g.hc_count), (48, 12, 2_560, 4));
-    assert_eq!((g.ple_layers.clone(), g.ngram_heads, g.ple_embed_dim), (vec![2], 16, 2_560));
+    assert_eq!(
+        (g.layers(), g.attention_layers(), g.hidden, g.hc_count),
+        (48, 12, 2_560, 4)
+    );
+    assert_eq!(
+        (g.ple_layers.clone(), g.ngram_heads, g.ple_embed_dim),
+        (vec![2], 16, 2_560)
+    );
     assert_eq!(g.gated_residual_params(true), 6_604_800);
     assert_eq!(g.gated_residual_params(false), 6_563_840);
     assert_eq!(g.gdn_params(), 57_958_624);
@@ -92,12 +98,36 @@ fn qwen4_exp_is_refused_as_not_modelled() {
 #[test]
 fn qwen4_exp_bad_keys_are_named() {
     let cases = [
-        ("\"indexer_kv_heads\": 1", "\"indexer_kv_heads\": 2", "indexer_kv_heads=1"),
-        ("\"indexer_budget\": 2048", "\"indexer_budget\": 1024", "one of [512, 2048]"),
-        ("\"hc_count\": 4", "\"hc_count\": 1", "Qwen4-Exp requires hc_count > 1, got 1."),
-        ("\"linear_attention\",", "\"sliding_attention\",", "`layer_types` = \"sliding_attention\""),
-        ("\"linear_num_key_heads\": 16,", "", "missing `linear_num_key_heads`"),
-        ("\"heads_per_ngram\": 8", "\"heads_per_ngram\": 7", "divisible by the n-gram heads (14)"),
+        (
+            "\"indexer_kv_heads\": 1",
+            "\"indexer_kv_heads\": 2",
+            "indexer_kv_heads=1",
+        ),
+        (
+            "\"indexer_budget\": 2048",
+            "\"indexer_budget\": 1024",
+            "one of [512, 2048]",
+        ),
+        (
+            "\"hc_count\": 4",
+            "\"hc_count\": 1",
+            "Qwen4-Exp requires hc_count > 1, got 1.",
+        ),
+        (
+            "\"linear_attention\",",
+            "\"sliding_attention\",",
+            "`layer_types` = \"sliding_attention\"",
+        ),
+        (
+            "\"linear_num_key_heads\": 16,",
+            "",
+            "missing `linear_num_key_heads`",
+        ),
+        (
+            "\"heads_per_ngram\": 8",
+            "\"heads_per_ngram\": 7",
+            "divisible by the n-gram heads (14)",
+        ),
     ];
     for (from, to, want) in cases {
         assert!(FLASH_NEXT.contains(from), "{from}");
@@ -120,6 +150,41 @@ fn qwen4_exp_causal_lm_name_is_refused_too() {
     let e = ModelSpec::from_config_json(&text.to_string(), Quantization::bf16())
         .expect_err("not modelled")
         .to_string();
-    assert!(e.contains("architecture `Qwen4ExpForCausalLM` is not modelled"), "{e}");
+    assert!(
+        e.contains("architecture `Qwen4ExpForCausalLM` is not modelled"),
+        "{e}"
+    );
     assert!(e.contains("125743653760 main-model parameters"), "{e}");
+}
+
+/// MiniMax-M3 and Hunyuan V3 / V4 are refused by name under every name the engines register, with
+/// the first releases read from the wheels (SGLang 0.5.16 / 0.5.11 / 0.5.20; vLLM 0.24.0 / 0.20.0 /
+/// 0.29.0), whatever else their config holds.
+#[test]
+fn minimax_m3_and_hunyuan_v3_v4_are_refused_by_name() {
+    for (arch, sglang, vllm) in [
+        (
+            "MiniMaxM3SparseForCausalLM",
+            "SGLang from 0.5.16",
+            "vLLM from 0.24.0",
+        ),
+        (
+            "MiniMaxM3SparseForConditionalGeneration",
+            "SGLang from 0.5.16",
+            "vLLM from 0.24.0",
+        ),
+        ("HYV3ForCausalLM", "SGLang from 0.5.11", "vLLM from 0.20.0"),
+        ("HYV4ForCausalLM", "SGLang from 0.5.20", "vLLM from 0.29.0"),
+    ] {
+        let cfg = format!(r#"{{"architectures": ["{arch}"], "hidden_size": 6144, "num_hidden_layers": 60}}"#);
+        let e = ModelSpec::from_config_json(&cfg, Quantization::bf16())
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains(&format!("architecture `{arch}` is not modelled")),
+            "{e}"
+        );
+        assert!(e.contains(sglang) && e.contains(vllm), "{arch}: {e}");
+        assert!(e.contains("read no config.json"), "{e}");
+    }
 }
