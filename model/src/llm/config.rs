@@ -639,6 +639,10 @@ pub struct ModelConfig {
     /// Qwen4-Exp QSA: tokens a compressed index key stands for (`indexer_compress_ratio`).
     #[serde(default)]
     pub indexer_compress_ratio: Option<u64>,
+    /// families34: Hunyuan V3's per-head q/k RMSNorm switch (`qk_norm`; SGLang 0.5.23
+    /// `hunyuan_v3.py` reads `use_qk_norm` first, then this).
+    #[serde(default)]
+    pub qk_norm: Option<bool>,
 }
 
 /// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
@@ -1230,7 +1234,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
         return Err(super::qwen4_exp::refusal(cfg, arch_name));
     }
-    // families34 (issue #17): MiniMax-M3, Hunyuan V3 and V4 are refused by name (`llm::refused_2026`).
+    // families34 (issue #17): Hunyuan V3 (Hy3) is read and counted, then refused as not modelled.
+    if arch_name == super::hy3::HYV3 {
+        return Err(super::hy3::refusal(cfg));
+    }
+    // families34 (issue #17): MiniMax-M3, Hunyuan V4, Mistral Large 4 refused by name (`llm::refused_2026`).
     if let Some(why) = super::refused_2026::why(arch_name) {
         return Err(ModelError::NotModelled {
             found: arch_name.to_string(),

@@ -101,8 +101,10 @@ pub mod kimi_k3;
 // families34 (issue #17): Qwen4ExpForConditionalGeneration / Qwen4ExpForCausalLM, read and counted,
 // refused as not modelled.
 pub mod qwen4_exp;
-// families34 (issue #17): MiniMax-M3, Hunyuan V3 / V4 refused by name.
+// families34 (issue #17): MiniMax-M3, Hunyuan V4 and Mistral Large 4 refused by name.
 mod refused_2026;
+// families34 (issue #17): HYV3ForCausalLM (Hy3), read and counted, refused as not modelled.
+pub mod hy3;
 mod weights;
 
 #[cfg(test)]

@@ -157,11 +157,11 @@ fn qwen4_exp_causal_lm_name_is_refused_too() {
     assert!(e.contains("125743653760 main-model parameters"), "{e}");
 }
 
-/// MiniMax-M3 and Hunyuan V3 / V4 are refused by name under every name the engines register, with
-/// the first releases read from the wheels (SGLang 0.5.16 / 0.5.11 / 0.5.20; vLLM 0.24.0 / 0.20.0 /
-/// 0.29.0), whatever else their config holds.
+/// MiniMax-M3, Hunyuan V4 and Mistral Large 4 are refused by name under every name the engines
+/// register, with the first releases read from the wheels (SGLang 0.5.16 / 0.5.20 / none through
+/// 0.5.23; vLLM 0.24.0 / 0.29.0 / 0.34.0), whatever else their config holds.
 #[test]
-fn minimax_m3_and_hunyuan_v3_v4_are_refused_by_name() {
+fn minimax_m3_hunyuan_v4_mistral_large_4_are_refused_by_name() {
     for (arch, sglang, vllm) in [
         (
             "MiniMaxM3SparseForCausalLM",
@@ -173,8 +173,12 @@ fn minimax_m3_and_hunyuan_v3_v4_are_refused_by_name() {
             "SGLang from 0.5.16",
             "vLLM from 0.24.0",
         ),
-        ("HYV3ForCausalLM", "SGLang from 0.5.11", "vLLM from 0.20.0"),
         ("HYV4ForCausalLM", "SGLang from 0.5.20", "vLLM from 0.29.0"),
+        (
+            "MistralLarge4ForCausalLM",
+            "no SGLang release read",
+            "vLLM from 0.34.0",
+        ),
     ] {
         let cfg = format!(r#"{{"architectures": ["{arch}"], "hidden_size": 6144, "num_hidden_layers": 60}}"#);
         let e = ModelSpec::from_config_json(&cfg, Quantization::bf16())
@@ -187,4 +191,51 @@ fn minimax_m3_and_hunyuan_v3_v4_are_refused_by_name() {
         assert!(e.contains(sglang) && e.contains(vllm), "{arch}: {e}");
         assert!(e.contains("read no config.json"), "{e}");
     }
+}
+
+const HY3: &str = include_str!("../../../tests/data/models/hy3/config.json");
+
+/// Hy3's parameters by hand (exact integers; tolerance none), SGLang 0.5.23 `hunyuan_v3.py`:
+/// attention 4,096 × (64 + 2 × 8) × 128 = 41,943,040 + o_proj 8,192 × 4,096 = 33,554,432 + q/k norms
+/// 256 + two layer norms 8,192 = 75,505,920; dense layer 0: + 3 × 4,096 × 13,312 = 163,577,856 →
+/// 239,083,776; a MoE layer: router 192 × 4,096 = 786,432, expert bias 192, experts 192 × 3 × 4,096 ×
+/// 1,536 = 3,623,878,656, shared 18,874,368 → 3,643,539,648, + attention → 3,719,045,568; 79 of them
+/// 293,804,599,872; embedding and head 2 × 120,832 × 4,096 = 989,855,744; final norm 4,096 →
+/// 295,033,543,488 (card: 295B). Active: less 79 × 184 × 18,874,368 = 274,357,813,248 →
+/// 20,675,730,240 (card: 21B).
+#[test]
+fn hy3_parameters_by_hand() {
+    let cfg = config::ModelConfig::from_json(HY3).expect("parses");
+    let g = super::hy3::Geometry::read(&cfg).expect("Hy3 reads");
+    assert_eq!(
+        (g.layers, g.dense_layers, g.experts, g.topk, g.shared),
+        (80, 1, 192, 8, 1)
+    );
+    assert!(g.qk_norm);
+    assert_eq!(g.attention_params(), 75_505_920);
+    assert_eq!(g.moe_params(), 3_643_539_648);
+    assert_eq!(g.params(), 239_083_776 + 79 * 3_719_045_568 + 989_855_744 + 4_096);
+    assert_eq!(g.params(), 295_033_543_488);
+    assert_eq!(g.active_params(), 295_033_543_488 - 274_357_813_248);
+    assert_eq!(g.active_params(), 20_675_730_240);
+    let e = ModelSpec::from_config_json(HY3, Quantization::bf16())
+        .expect_err("not modelled")
+        .to_string();
+    for part in [
+        "architecture `HYV3ForCausalLM` is not modelled",
+        "80 layers of GQA (64 query / 8 KV heads of 128, q/k norms), 1 dense then MoE layers of 192 experts top-8",
+        "295033543488 parameters (20675730240 active a token)",
+        "from 0.5.11",
+        "vLLM from 0.20.0",
+    ] {
+        assert!(e.contains(part), "{part} not in {e}");
+    }
+    let bad = HY3.replacen("\"num_key_value_heads\": 8", "\"num_key_value_heads\": 7", 1);
+    let e = ModelSpec::from_config_json(&bad, Quantization::bf16())
+        .expect_err("bad")
+        .to_string();
+    assert!(
+        e.contains("num_key_value_heads") && !e.contains("is not modelled"),
+        "{e}"
+    );
 }
