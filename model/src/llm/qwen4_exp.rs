@@ -460,7 +460,7 @@ pub(crate) fn refusal(cfg: &ModelConfig, an: &str) -> ModelError {
             "Qwen4-Exp read from config.json: {} layers ({} Gated DeltaNet, {} gated attention with {}), {} gated-residual \
              streams of {}, {} routed experts top-{} and a shared expert, n-gram embeddings before layers {:?} ({} \
              parameters in their tables); {} main-model parameters ({} active a token) by hand, {} with the tables; SGLang \
-             would cache {} B a token (bf16 KV of the attention layers plus compressed index keys, mem_cache/qsa_kv_pool.py) \
+             would cache, at tp 1, {} B a token (bf16 KV of the attention layers plus compressed index keys, mem_cache/qsa_kv_pool.py) \
              and {} B of GDN state a request. SGLang serves Qwen4ExpForConditionalGeneration from 0.5.20 \
              (sglang/srt/models/qwen4_exp.py; 0.5.19 has none, and 0.5.20 - 0.5.23 keep the n-gram table in host memory \
              by default on CUDA at bf16) and vLLM both names from 0.29.0 (vllm/models/qwen4_exp; 0.28.0 has none), but tpsim models neither engine's Qwen4-Exp pools (QSA KV \
