@@ -597,6 +597,56 @@ pub struct ModelConfig {
     /// Kimi-K3: a sigmoid output gate (`g_proj`) on the MLA layers.
     #[serde(default)]
     pub mla_use_output_gate: Option<bool>,
+    // families34 (issue #17): Qwen4-Exp keys (`llm::qwen4_exp`; SGLang 0.5.23 `configs/qwen4_exp.py`
+    // `Qwen4ExpTextConfig`, `layers/attention/qsa/config.py`).
+    /// Qwen4-Exp: gated-residual streams (`hc_count`; the engine's default 4).
+    #[serde(default)]
+    pub hc_count: Option<u64>,
+    /// Qwen4-Exp: the gated read's low rank (`hc_lowrank`; default 320).
+    #[serde(default)]
+    pub hc_lowrank: Option<u64>,
+    /// Qwen4-Exp: the layers (1-indexed) that add the n-gram embedding (`ple_layer_ids`).
+    #[serde(default)]
+    pub ple_layer_ids: Option<Vec<u64>>,
+    /// Qwen4-Exp: width of one n-gram embedding lookup, all heads (`ple_embed_dim`; default hidden).
+    #[serde(default)]
+    pub ple_embed_dim: Option<u64>,
+    /// Qwen4-Exp: the n-gram layer's depthwise conv kernel (`ple_conv_kernel_size`; default 4).
+    #[serde(default)]
+    pub ple_conv_kernel_size: Option<u64>,
+    /// Qwen4-Exp: n of the n-grams (`ngram_size`; default 3: bigrams and trigrams).
+    #[serde(default)]
+    pub ngram_size: Option<u64>,
+    /// Qwen4-Exp: hash heads per n-gram order (`heads_per_ngram`; default 8).
+    #[serde(default)]
+    pub heads_per_ngram: Option<u64>,
+    /// Qwen4-Exp: the n-gram table's per-head modulus starts at the first prime ≥ this
+    /// (`ngram_vocab_size_base`; default 20,000,000).
+    #[serde(default)]
+    pub ngram_vocab_size_base: Option<u64>,
+    /// Qwen4-Exp: the n-gram table's rows are padded to a multiple of this
+    /// (`make_ngram_vocab_size_divisible_by`; default 128).
+    #[serde(default)]
+    pub make_ngram_vocab_size_divisible_by: Option<u64>,
+    /// Qwen4-Exp QSA: index query heads (`indexer_n_heads`; absent: no QSA indexer).
+    #[serde(default)]
+    pub indexer_n_heads: Option<u64>,
+    /// Qwen4-Exp QSA: index key heads (`indexer_kv_heads`; the engine requires 1).
+    #[serde(default)]
+    pub indexer_kv_heads: Option<u64>,
+    /// Qwen4-Exp QSA: index head width (`indexer_head_dim`).
+    #[serde(default)]
+    pub indexer_head_dim: Option<u64>,
+    /// Qwen4-Exp QSA: tokens a query attends to (`indexer_budget`).
+    #[serde(default)]
+    pub indexer_budget: Option<u64>,
+    /// Qwen4-Exp QSA: tokens a compressed index key stands for (`indexer_compress_ratio`).
+    #[serde(default)]
+    pub indexer_compress_ratio: Option<u64>,
+    /// families34: Hunyuan V3's per-head q/k RMSNorm switch (`qk_norm`; SGLang 0.5.23
+    /// `hunyuan_v3.py` reads `use_qk_norm` first, then this).
+    #[serde(default)]
+    pub qk_norm: Option<bool>,
 }
 
 /// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
@@ -1118,7 +1168,7 @@ pub(crate) const MAX_DIM: u64 = 1 << 20;
 /// Largest layer count accepted (real models have ≤ 126).
 const MAX_LAYERS: u64 = 10_000;
 
-fn req(v: Option<u64>, field: &str, arch: &str) -> Result<u64, ModelError> {
+pub(crate) fn req(v: Option<u64>, field: &str, arch: &str) -> Result<u64, ModelError> {
     match v {
         None => Err(super::missing_field(field, arch)),
         Some(x) => positive(x, field),
@@ -1183,6 +1233,21 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families29 (issue #17): DeepSeek-V4 is read and counted, then refused as not modelled.
     if arch_name == super::deepseek_v4::DEEPSEEK_V4 {
         return Err(super::deepseek_v4::refusal(cfg));
+    }
+    // families34 (issue #17): Qwen4-Exp is read and counted, then refused as not modelled.
+    if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
+        return Err(super::qwen4_exp::refusal(cfg, arch_name));
+    }
+    // families34 (issue #17): Hunyuan V3 (Hy3) is read and counted, then refused as not modelled.
+    if arch_name == super::hy3::HYV3 {
+        return Err(super::hy3::refusal(cfg));
+    }
+    // families34 (issue #17): MiniMax-M3, Hunyuan V4, Mistral Large 4 refused by name (`llm::refused_2026`).
+    if let Some(why) = super::refused_2026::why(arch_name) {
+        return Err(ModelError::NotModelled {
+            found: arch_name.to_string(),
+            why: why.to_string(),
+        });
     }
     // families29 (issue #17): GLM-5-Next is refused by name (no public config to read).
     if super::glm5_next::ARCHITECTURES.contains(&arch_name) {
@@ -2464,7 +2529,7 @@ pub(crate) fn hybrid_mixers(text: &ModelConfig, num_layers: u64, an: &str) -> Re
 }
 
 /// The Gated DeltaNet shape; every `linear_*` key is required.
-fn gated_delta_net(text: &ModelConfig, an: &str) -> Result<GatedDeltaNet, ModelError> {
+pub(crate) fn gated_delta_net(text: &ModelConfig, an: &str) -> Result<GatedDeltaNet, ModelError> {
     let ssm_state_bytes = match text.mamba_ssm_dtype.as_deref() {
         // SGLang's default SGLANG_MAMBA_SSM_DTYPE = float32 (`configs/qwen3_next.py` mamba2_cache_params).
         None | Some("float32") | Some("torch.float32") => 4,

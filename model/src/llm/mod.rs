@@ -102,6 +102,13 @@ mod gemma4;
 // families32 (issue #17): KimiK3ForConditionalGeneration (Kimi-Linear's KDA + MLA layers with a
 // full-rank KDA gate, an MLA output gate, attention residuals and a latent MoE).
 pub mod kimi_k3;
+// families34 (issue #17): Qwen4ExpForConditionalGeneration / Qwen4ExpForCausalLM, read and counted,
+// refused as not modelled.
+pub mod qwen4_exp;
+// families34 (issue #17): MiniMax-M3, Hunyuan V4 and Mistral Large 4 refused by name.
+mod refused_2026;
+// families34 (issue #17): HYV3ForCausalLM (Hy3), read and counted, refused as not modelled.
+pub mod hy3;
 mod weights;
 
 #[cfg(test)]
@@ -212,6 +219,9 @@ mod tests_internvl;
 // families26 (issue #17): InternVL3-78B / InternVL3.5-38B, InternViT-6B by engine, MoE towers.
 #[cfg(test)]
 mod tests_families26;
+// families34 (issue #17): Qwen4-Exp.
+#[cfg(test)]
+mod tests_families34;
 // families16 (issue #17): Qwen2-VL.
 #[cfg(test)]
 mod tests_qwen2_vl;

@@ -220,6 +220,18 @@
 //!   row (0.5.6.post1). vLLM: `registry.py` maps `"Ministral3ForCausalLM": ("mistral",
 //!   "MistralForCausalLM")` from 0.20.0 (the 0.19.0 and 0.19.1 wheels have no entry; 0.20.0, 0.21.0,
 //!   0.22.0 … 0.34.0 have it); an older release would fall back to its Transformers backend.
+//! - **Qwen4-Exp** (`Qwen4ExpForConditionalGeneration`, `Qwen4ExpForCausalLM`, families34), read from
+//!   the PyPI wheels (2026-12-06): SGLang ships `sglang/srt/models/qwen4_exp.py` (`EntryClass =
+//!   [Qwen4ExpForConditionalGeneration]` only) from 0.5.20 (0.5.19 has none; 0.5.20 … 0.5.23 have it);
+//!   vLLM registers both names (`vllm.models.qwen4_exp`) from 0.29.0 (0.28.0 has neither). No row:
+//!   `llm::config` refuses the architecture as not modelled before any engine is resolved, naming
+//!   those releases (`llm::qwen4_exp`), as for DeepSeek-V4. Likewise Hy3 (`HYV3ForCausalLM`: SGLang
+//!   `models/hunyuan_v3.py` from 0.5.11, 0.5.10.post1 none; vLLM registry from 0.20.0, 0.19.1 none;
+//!   `llm::hy3`), MiniMax-M3 (SGLang `models/minimax_m3.py` from 0.5.16, 0.5.15 none; vLLM
+//!   `vllm.models.minimax_m3` from 0.24.0, 0.23.0 none) and Hunyuan V4 (SGLang `models/hunyuan_v4.py`
+//!   from 0.5.20, 0.5.19 none; vLLM `vllm.models.hy_v4` from 0.29.0, 0.28.0 none) and Mistral Large 4
+//!   (vLLM `MistralLarge4ForCausalLM` from 0.34.0, 0.33.0 none; no SGLang release through 0.5.23;
+//!   `llm::refused_2026`).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
