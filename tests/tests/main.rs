@@ -350,3 +350,5 @@ mod vgraph53;
 mod families31;
 // vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
 mod vllmnew53;
+// sched54 (issue #18): SGLang's scheduler rules by release (ignore_eos admission, retraction).
+mod sched54;

@@ -42,6 +42,9 @@ fn sglang_plan_with(
             mixed_chunk: false,
             policy,
             radix_cache: true,
+            // sched54: the current release's rules (SGLang 0.5.9).
+            rules: tpsim::serve::sglang_release::Rules::for_version("0.5.9"),
+            spec_headroom: 0,
         }),
         graphs: Vec::new(),
         frontend: None,

@@ -24,6 +24,7 @@ pub mod kv;
 pub mod policy;
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod sglang;
+pub mod sglang_release; // sched54: SGLang's admission and retraction rules by release
 pub mod stats;
 pub mod vllm;
 
@@ -123,6 +124,11 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .map(|sp| u64::from(sp.num_steps * sp.topk).max(u64::from(sp.num_draft_tokens))),
                 policy: keys.policy,
                 radix_cache: keys.prefix_cache,
+                rules: sglang_release::Rules::for_version(&s.engine.release().version),
+                // `get_required_tokens` (before 0.5.2): topk × steps + draft tokens per request.
+                spec_headroom: spec.map_or(0, |sp| {
+                    u64::from(sp.topk * sp.num_steps) + u64::from(sp.num_draft_tokens)
+                }),
             };
             let graphs = graphs::capture_sizes(s, spec.is_some(), 0, u64::MAX);
             Plan {

@@ -1,0 +1,193 @@
+//! sched54 (issue #18): SGLang's scheduler rules by release — `add_one_req_ignore_eos` (the admission of
+//! bench_serving's `ignore_eos` requests without a prefix cache), how far `retract_decode` goes, and the
+//! new-token ratio it leaves — each computed by hand from the wheels' source (rules and file names in
+//! sim/src/serve/sglang_release.rs). The scheduler is driven directly (`tpsim::serve::core::Core`,
+//! pages of 1 token, nothing but the rule under test in play); every expectation is exact (integer
+//! batches, pages and counts; ratios to 1e-12).
+
+use std::collections::VecDeque;
+
+use tpsim::serve::core::{Core, Req, Scheduler};
+use tpsim::serve::kv::KvPool;
+use tpsim::serve::sglang::{MAX_PREFILL_TOKENS, Settings, Sglang};
+use tpsim::serve::sglang_release::{EosAdmission, RetractStop, Rules};
+
+/// SGLang at `version`, chunked prefill 8192, 64 running at most, the radix cache on or off.
+fn sglang(version: &str, radix_cache: bool) -> Sglang {
+    Sglang::new(Settings {
+        chunked_prefill_size: Some(8192),
+        max_prefill_tokens: MAX_PREFILL_TOKENS,
+        max_running_requests: 64,
+        conservativeness: 1.0,
+        spec_reserve: None,
+        mixed_chunk: false,
+        policy: Default::default(),
+        radix_cache,
+        rules: Rules::for_version(version),
+        spec_headroom: 0,
+    })
+}
+
+/// A pool of `tokens` pages of 1 token with `waiting` (prompt, output, outputs already produced)
+/// requests queued in that order, nothing running.
+fn queued(tokens: u64, waiting: &[(u32, u32, u32)], radix: bool) -> Core {
+    let kv = KvPool::new(tokens, 1);
+    let mut c = Core::new(if radix { kv.radix() } else { kv });
+    c.keep_retracted = radix;
+    for (i, &(prompt, output, produced)) in waiting.iter().enumerate() {
+        let mut r = Req::new(0, prompt, output, None);
+        r.produced = produced;
+        c.reqs.push(r);
+        c.waiting.push_back(i as u32);
+    }
+    c
+}
+
+/// The (request, tokens) of the prefill batch `version` forms over `c`, none if none forms.
+fn prefill(version: &str, radix: bool, mut c: Core) -> Vec<(u32, u64)> {
+    let mut s = sglang(version, radix);
+    if !s.schedule(&mut c) {
+        return Vec::new();
+    }
+    assert!(
+        c.batch.decode.is_empty(),
+        "{version}: a decode with nothing running"
+    );
+    c.batch.extend
+}
+
+#[test]
+fn rules_by_release() {
+    // schedule_policy.py add_one_req_ignore_eos: `decode_steps * bs` up to 0.4.7.post1 (0.4.0 … 0.4.7.post1
+    // read), IGNORE_EOS_RESERVE_TOKENS from 0.4.8; `len(req.origin_input_ids)` up to 0.4.10,
+    // `ceil_paged_tokens(req.extend_input_len)` in 0.4.10.post2. schedule_batch.py retract_decode:
+    // `get_required_tokens` from 0.4.4.post4 (absent from 0.4.3) to 0.5.1.post3, check_decode_mem from
+    // 0.5.2; `total_max_new_tokens + 1` from 0.5.4 (absent from 0.5.3.post3).
+    let steps = |spec_headroom| RetractStop::Steps { spec_headroom };
+    let reserve = |paged_input| EosAdmission::Reserve { paged_input };
+    let table = [
+        ("0.4.0", EosAdmission::NextStep, steps(false), false),
+        ("0.4.0.post1", EosAdmission::NextStep, steps(false), false),
+        ("0.4.3", EosAdmission::NextStep, steps(false), false),
+        ("0.4.4.post4", EosAdmission::NextStep, steps(true), false),
+        ("0.4.6", EosAdmission::NextStep, steps(true), false),
+        ("0.4.7.post1", EosAdmission::NextStep, steps(true), false),
+        ("0.4.8", reserve(false), steps(true), false),
+        ("0.4.10", reserve(false), steps(true), false),
+        ("0.4.10.post2", reserve(true), steps(true), false),
+        ("0.5.1.post3", reserve(true), steps(true), false),
+        ("0.5.2", reserve(true), RetractStop::NextDecode, false),
+        ("0.5.3.post3", reserve(true), RetractStop::NextDecode, false),
+        ("0.5.4", reserve(true), RetractStop::NextDecode, true),
+        ("0.5.9", reserve(true), RetractStop::NextDecode, true),
+    ];
+    for (v, admission, retract, ratio_plus_one) in table {
+        assert_eq!(
+            Rules::for_version(v),
+            Rules {
+                admission,
+                retract,
+                ratio_plus_one
+            },
+            "{v}"
+        );
+    }
+}
+
+#[test]
+fn ignore_eos_admission_checks_the_next_state_before_0_4_8() {
+    // Pool 700, no radix cache, queue B (prompt 100, 300 out) then A (100, 100 out), nothing running.
+    // B: states [(300, 100)]; free after its input 700 − 100 = 600; 0.4.0: 600 − 300 × 1 = 300 > 0;
+    //    0.5.8: 600 − 300 = 300 > 1 × 1: admitted (budgets: rem_total 700 − 400 = 300, cur_rem 600).
+    // A: states [(100, 100), (300, 100)] (inserted before the first with ≥ 100 left); free after its
+    //    input 600 − 100 = 500.
+    //    0.4.0: i = 0, bs 2, the next state's 300 left: 500 − 300 × 2 = −100 ≤ 0 → NO_TOKEN.
+    //    0.5.8: early exit 100 > min(600, 300)? no; i = 0: 500 − 100 × 2 = 300 > 2; i = 1 (A's 100
+    //    returned): 500 + 100 − 300 × 1 = 300 > 1 → admitted.
+    let waiting = [(100, 300, 0), (100, 100, 0)];
+    assert_eq!(
+        prefill("0.4.0.post1", false, queued(700, &waiting, false)),
+        vec![(0, 100)]
+    );
+    assert_eq!(
+        prefill("0.5.8", false, queued(700, &waiting, false)),
+        vec![(0, 100), (1, 100)]
+    );
+    // With the radix cache on the ratio path admits both at either release: B 100 + 300 = 400 < 700,
+    // then A 100 + 100 = 200 < 700 − 400 = 300.
+    assert_eq!(
+        prefill("0.4.0.post1", true, queued(700, &waiting, true)),
+        vec![(0, 100), (1, 100)]
+    );
+}
+
+#[test]
+fn ignore_eos_admission_keeps_one_token_a_request_from_0_4_8() {
+    // Pool 401, one request (prompt 100, 300 out): free after its input 301.
+    // 0.4.0: 301 − 300 × 1 = 1 > 0 → admitted. 0.4.8 / 0.5.8: 1 ≤ IGNORE_EOS_RESERVE_TOKENS × 1 → NO_TOKEN.
+    // Pool 402: 2 > 1 → admitted by 0.5.8 too.
+    let one = [(100, 300, 0)];
+    assert_eq!(prefill("0.4.0", false, queued(401, &one, false)), vec![(0, 100)]);
+    assert_eq!(prefill("0.4.8", false, queued(401, &one, false)), vec![]);
+    assert_eq!(prefill("0.5.8", false, queued(401, &one, false)), vec![]);
+    assert_eq!(prefill("0.5.8", false, queued(402, &one, false)), vec![(0, 100)]);
+}
+
+#[test]
+fn a_retracted_request_is_charged_its_prompt_until_0_4_10_post2() {
+    // A retracted request (prompt 100, 50 of 300 out, nothing computed): it extends 150, has 250 left
+    // and holds 150. Pool 380. 0.4.8 / 0.4.10 take the prompt: 380 − 100 − 250 × 1 = 30 > 1 → admitted,
+    // extending 150. 0.4.10.post2 takes the extend length: 380 − 150 − 250 = −20 ≤ 1 → NO_TOKEN.
+    let back = [(100, 300, 50)];
+    assert_eq!(prefill("0.4.8", false, queued(380, &back, false)), vec![(0, 150)]);
+    assert_eq!(
+        prefill("0.4.10", false, queued(380, &back, false)),
+        vec![(0, 150)]
+    );
+    assert_eq!(prefill("0.4.10.post2", false, queued(380, &back, false)), vec![]);
+}
+
+/// A request that has produced `produced` of `output` tokens and decodes (its KV: prompt + produced − 1).
+fn decoding(prompt: u32, output: u32, produced: u32) -> Req {
+    let mut r = Req::new(0, prompt, output, None);
+    r.produced = produced;
+    r.computed = u64::from(prompt + produced - 1);
+    r.pages = r.computed;
+    r.in_running = true;
+    r
+}
+
+#[test]
+fn retraction_goes_to_twenty_tokens_a_request_before_0_5_2() {
+    // No radix cache, pages of 1. A (prompt 100, 50 of 200 out: 149 pages), B (100, 40 of 200: 139),
+    // C (10, 5 of 100: 14) decode with 1 page free: the decode needs 3, so `retract_decode` sorts by
+    // (outputs, −prompt) descending — A, B, C — and pops from the end.
+    // 0.5.9: C goes (free 1 + 14 = 15); A and B need 2 ≤ 15: stop. Ratio (50 + 40 + 20 × 2) / (400 + 1).
+    // 0.5.2: the same stop, ratio 130 / 400 (no + 1 before 0.5.4).
+    // 0.4.0.post1: after C, 15 < 2 × 20 → B goes too (free 15 + 139 = 154 ≥ 1 × 20): stop.
+    //    Ratio (50 + 20 × 1) / 200.
+    for (version, retracted, ratio) in [
+        ("0.5.9", vec![2u32], 130.0 / 401.0),
+        ("0.5.2", vec![2], 130.0 / 400.0),
+        ("0.4.0.post1", vec![2, 1], 70.0 / 200.0),
+        ("0.4.6", vec![2, 1], 70.0 / 200.0),
+    ] {
+        let reqs = vec![
+            decoding(100, 200, 50),
+            decoding(100, 200, 40),
+            decoding(10, 100, 5),
+        ];
+        let held: u64 = reqs.iter().map(|r| r.pages).sum();
+        let mut c = Core::new(KvPool::new(held + 1, 1));
+        c.reqs = reqs;
+        c.running = vec![0, 1, 2];
+        assert!(c.kv.alloc(held));
+        let mut s = sglang(version, false);
+        assert!(s.schedule(&mut c));
+        let kept: Vec<u32> = (0..3).filter(|i| !retracted.contains(i)).collect();
+        assert_eq!(c.batch.decode, kept, "{version}");
+        assert_eq!(c.waiting, VecDeque::from(retracted.clone()), "{version}");
+        assert_eq!(c.preemptions, retracted.len() as u64, "{version}");
+        assert!((s.ratio - ratio).abs() < 1e-12, "{version}: {}", s.ratio);
+    }
+}
