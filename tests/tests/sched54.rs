@@ -191,3 +191,59 @@ fn retraction_goes_to_twenty_tokens_a_request_before_0_5_2() {
         assert!((s.ratio - ratio).abs() < 1e-12, "{version}: {}", s.ratio);
     }
 }
+
+/// The serving plan of Llama-3.1-70B at tp 4 on `h200-8x-nvlink` (nvidia-smi 143,771 MiB a card, the
+/// preset) under SGLang `version`, radix cache off as in DataCrunch's launch.
+fn h200_plan(version: &str) -> tpsim::serve::Plan {
+    use tpsim::decode::plan_memory;
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"llama-3.1-70b\"\n\
+         [engine]\nname = \"sglang\"\ntp = 4\nversion = \"{version}\"\ndisable_radix_cache = true\n\
+         [workload]\nconcurrency = 1\nprompt_len = 16\noutput_len = 4\n"
+    );
+    let s = tpsim::scenario::load_str(&text, std::path::Path::new("sched54.toml")).unwrap();
+    tpsim::serve::plan(&s, &plan_memory(&s), false)
+}
+
+#[test]
+fn sglang_0_4_0_captures_decode_graphs_up_to_160() {
+    // SGLang 0.4.0.post1 cuda_graph_runner.py: [1, 2, 4] + [i * 8 for i in range(1, 21)] = 1, 2, 4, 8, 16,
+    // …, 160 (23 sizes), none above cuda_graph_max_bs = 160 (server_args.py: gpu_mem 143,771 ≥ 25,000).
+    // SGLang 0.5.9 on the same card: 1, 2, 4, 8, 12, 16..=256 step 8, 272..<512 step 16, 512 (tp 4 on a
+    // card of 140 GiB: max 512) = 5 + 31 + 15 + 1 = 52 sizes.
+    let old = h200_plan("0.4.0.post1").graphs;
+    assert_eq!(old.len(), 23);
+    assert_eq!((old[..5].to_vec(), old[22]), (vec![1, 2, 4, 8, 16], 160));
+    let new = h200_plan("0.5.9").graphs;
+    assert_eq!((new.len(), new.last().copied()), (52, Some(512)));
+    // A decode of 161 runs eager under 0.4.0.post1, in the 168 graph under 0.5.9.
+    assert_eq!(tpsim::serve::graphs::padded(&old, 161), (161, true));
+    assert_eq!(tpsim::serve::graphs::padded(&new, 161), (168, false));
+    // Below 25,000 MB: 0.4.0 caps at 8 whatever tp; 0.4.1 and 0.4.3 at 8 under tp 4, 80 from tp 4.
+    use tpsim::serve::graphs::{sglang_0_4_0_to_0_4_3, sglang_0_4_list};
+    assert_eq!(sglang_0_4_list("0.4.0", None, 24_000, 4), vec![1, 2, 4, 8]);
+    assert_eq!(sglang_0_4_list("0.4.1", None, 24_000, 2), vec![1, 2, 4, 8]);
+    assert_eq!(sglang_0_4_list("0.4.3", None, 24_000, 4).last(), Some(&80));
+    // A given --cuda-graph-max-bs cuts the same list.
+    assert_eq!(
+        sglang_0_4_list("0.4.0", Some(20), 143_771, 4),
+        vec![1, 2, 4, 8, 16]
+    );
+    assert!(sglang_0_4_0_to_0_4_3("0.4.3.post4") && !sglang_0_4_0_to_0_4_3("0.4.4.post4"));
+    assert!(!sglang_0_4_0_to_0_4_3("0.3.6.post3"));
+}
+
+#[test]
+fn the_plan_carries_the_release_rules() {
+    // serve::plan reads engine.version: 0.4.0.post1's rules under the old server, 0.5.9's rules by default.
+    let rules = |p: tpsim::serve::Plan| match p.engine {
+        tpsim::serve::EnginePlan::Sglang(set) => (set.rules, set.radix_cache),
+        tpsim::serve::EnginePlan::Vllm(_) => panic!("expected SGLang"),
+    };
+    assert_eq!(
+        rules(h200_plan("0.4.0.post1")),
+        (Rules::for_version("0.4.0.post1"), false)
+    );
+    assert_eq!(rules(h200_plan("0.5.9")), (Rules::for_version("0.5.9"), false));
+    assert_ne!(Rules::for_version("0.4.0.post1"), Rules::for_version("0.5.9"));
+}
