@@ -247,3 +247,39 @@ fn the_plan_carries_the_release_rules() {
     assert_eq!(rules(h200_plan("0.5.9")), (Rules::for_version("0.5.9"), false));
     assert_ne!(Rules::for_version("0.4.0.post1"), Rules::for_version("0.5.9"));
 }
+
+#[test]
+fn chunked_prefill_default_by_release() {
+    use tpsim::serve::sglang_release::chunked_prefill_default as chunk;
+    // nvidia-smi memory.total (MiB) of the templates: RTX 4090 24,564, L20 46,068, H200 143,771,
+    // B200 183,359.
+    // 0.4.0 – 0.4.6: 2048 under 25,000, else 8192. 0.4.7: 16384 above 180,000. 0.4.7.post1 – 0.5.2:
+    // 2048 under 35 × 1024 = 35,840, 8192 under 160 × 1024 = 163,840, else 16384. 0.5.9 (late_2025_buckets):
+    // L20 45.0 GiB < 60 → 4096; H200 140.4 GiB < 160 → 8192; B200 179.1 GiB → 16384; 4090 24.0 GiB → 2048.
+    let table = [
+        ("0.4.0", [2048, 8192, 8192, 8192]),
+        ("0.4.6", [2048, 8192, 8192, 8192]),
+        ("0.4.7", [2048, 8192, 8192, 16384]),
+        ("0.4.7.post1", [2048, 8192, 8192, 16384]),
+        ("0.5.2", [2048, 8192, 8192, 16384]),
+        ("0.5.9", [2048, 4096, 8192, 16384]),
+    ];
+    for (v, want) in table {
+        let got = [24_564, 46_068, 143_771, 183_359].map(|m| chunk(v, m, 2));
+        assert_eq!(got, want, "{v}");
+    }
+    // The plan takes it: PR 5877's L20 row (tp 2) under 0.4.6 chunks 8192, under 0.5.9 4096.
+    let l20 = |version: &str| {
+        let text = format!(
+            "seed = 1\n[hardware]\npreset = \"l20-8x-pcie\"\n[model]\npreset = \"qwen3-30b-a3b\"\n\
+             [engine]\nname = \"sglang\"\ntp = 2\nversion = \"{version}\"\nmem_fraction_static = 0.87\n\
+             [workload]\nconcurrency = 1\nprompt_len = 16\noutput_len = 4\n"
+        );
+        let s = tpsim::scenario::load_str(&text, std::path::Path::new("sched54.toml")).unwrap();
+        match tpsim::serve::plan(&s, &tpsim::decode::plan_memory(&s), false).engine {
+            tpsim::serve::EnginePlan::Sglang(set) => set.chunked_prefill_size,
+            tpsim::serve::EnginePlan::Vllm(_) => panic!("expected SGLang"),
+        }
+    };
+    assert_eq!((l20("0.4.6"), l20("0.5.9")), (Some(8192), Some(4096)));
+}

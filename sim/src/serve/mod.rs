@@ -104,11 +104,13 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             // `max_prefill_tokens` and `schedule_conservativeness` replace the defaults when given;
             // DP attention divides / scales them as it does the defaults.
             let keys = &s.engine.scheduler;
+            // sched54: before 0.5.3 by the release's own rule (`sglang_release::chunked_prefill_default`).
             let chunk = keys.chunked_prefill_size.unwrap_or_else(|| {
-                Some(
-                    tpsim_model::memory::late_2025_buckets(s.hardware.gpu.memory_total_mib, s.engine.tp).0
-                        as u64,
-                )
+                Some(sglang_release::chunked_prefill_default(
+                    &s.engine.release().version,
+                    s.hardware.gpu.memory_total_mib,
+                    s.engine.tp,
+                ))
             });
             let settings = sglang::Settings {
                 chunked_prefill_size: chunk.map(|c| (c / groups).max(1)),

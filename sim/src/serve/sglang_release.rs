@@ -126,3 +126,37 @@ pub fn insert_state(states: &mut Vec<(f64, f64)>, left: f64, held: f64) {
         .unwrap_or(states.len().saturating_sub(1));
     states.insert(i, (left, held));
 }
+
+/// SGLang's default `--chunked-prefill-size` by release, from nvidia-smi's `memory.total` in MiB
+/// (`server_args.py` `__post_init__`, the wheels named):
+/// - 0.4.0 – 0.4.6 (0.4.0, 0.4.0.post1, 0.4.1, 0.4.6 read): 2048 under 25,000 MB, else 8192;
+/// - 0.4.7: 16384 above 180,000 MB, 2048 under 25,000, else 8192 (a disaggregated server's 16384
+///   not modelled);
+/// - 0.4.7.post1 – 0.5.2 (0.4.7.post1, 0.4.8, 0.4.9, 0.4.10.post2, 0.5.1, 0.5.2 read): 2048 under
+///   35 GiB, 8192 under 160 GiB, else 16384;
+/// - 0.5.3 on: `_handle_gpu_memory_settings`' buckets (`tpsim_model::memory::late_2025_buckets`).
+pub fn chunked_prefill_default(version: &str, gpu_mem_mib: u64, tp: u32) -> u64 {
+    let v = crate::scenario::release_order(version);
+    let below = |r: [u64; 4]| v.as_slice() < &r[..];
+    if below([0, 4, 7, 0]) {
+        if gpu_mem_mib < 25_000 { 2048 } else { 8192 }
+    } else if below([0, 4, 7, 1]) {
+        if gpu_mem_mib > 180_000 {
+            16384
+        } else if gpu_mem_mib < 25_000 {
+            2048
+        } else {
+            8192
+        }
+    } else if below([0, 5, 3, 0]) {
+        if gpu_mem_mib < 35 * 1024 {
+            2048
+        } else if gpu_mem_mib < 160 * 1024 {
+            8192
+        } else {
+            16384
+        }
+    } else {
+        tpsim_model::memory::late_2025_buckets(gpu_mem_mib, tp).0 as u64
+    }
+}
