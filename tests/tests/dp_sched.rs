@@ -113,6 +113,9 @@ fn plan(kv_tokens: u64, groups: u32, spec_reserve: Option<u64>, graphs: Vec<u32>
             mixed_chunk: false,
             policy: Default::default(),
             radix_cache: true,
+            // sched54: the current release's rules (SGLang 0.5.9).
+            rules: tpsim::serve::sglang_release::Rules::for_version("0.5.9"),
+            spec_headroom: 0,
         }),
         graphs,
         frontend: None,

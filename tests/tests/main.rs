@@ -362,3 +362,5 @@ mod sglmem54;
 mod families33;
 // families34 (issue #17): Qwen4-Exp refused as not modelled.
 mod families34;
+// sched54 (issue #18): SGLang's scheduler rules by release (ignore_eos admission, retraction).
+mod sched54;

@@ -42,6 +42,9 @@ fn sglang_plan_with(
             mixed_chunk: false,
             policy,
             radix_cache: true,
+            // sched54: the current release's rules (SGLang 0.5.9).
+            rules: tpsim::serve::sglang_release::Rules::for_version("0.5.9"),
+            spec_headroom: 0,
         }),
         graphs: Vec::new(),
         frontend: None,
@@ -465,8 +468,13 @@ fn sglang_retracted_prompt_still_in_the_radix_tree_is_not_recomputed() {
     // is retracted once. Its release frees its 75 tokens past its prefill (≥ 20 × 1 remaining
     // request), so its 50-token prompt node stays; A's last 24 decodes take 24 of those 75, A
     // finishes, and B is admitted again on 50 + 76 = 126 tokens: with the radix cache it matches
-    // its 50 prompt tokens and extends 76; without, 126. Prefills cost 1 µs a token, so the run
-    // ends exactly 50 µs earlier with it.
+    // its 50 prompt tokens and extends 76 (1 µs a token), then decodes its last 8: the run ends at
+    // A's 20 µs + B's 50 µs + 199 decodes + 76 µs + 8 decodes = 2070.146 ms.
+    // sched54: without the radix cache bench_serving's ignore_eos requests are admitted by
+    // `add_one_req_ignore_eos` (sim/src/serve/sglang_release.rs): at 1 s A holds 120 tokens, 99
+    // left; B's walk, 320 − 120 − 50 = 150 free after its prompt, states [(85, 50), (99, 120)]:
+    // 150 − 85 × 2 = −20 ≤ 2 → NO_TOKEN, the batch full until A finishes (20 µs + 1990 ms); then
+    // B's 50 µs prefill and 84 decodes: no retraction, one running at a time, end 2830.07 ms.
     let reqs = vec![
         req(20, 200, Some(Duration::from_ms(0))),
         req(50, 85, Some(Duration::from_ms(1000))),
@@ -489,9 +497,9 @@ fn sglang_retracted_prompt_still_in_the_radix_tree_is_not_recomputed() {
             None,
         )
         .unwrap();
-        assert_eq!((m.finished, m.preemptions, m.peak_running), (2, 1, 2));
-        m.end
+        (m.finished, m.preemptions, m.peak_running, m.end)
     };
-    let (on, off) = (end(true), end(false));
-    assert_eq!(off - on, Duration::from_ps(50 * 1_000_000).as_ps());
+    let us = |n: u64| Duration::from_ps(n * 1_000_000).as_ps();
+    assert_eq!(end(true), (2, 1, 2, us(2_070_146)));
+    assert_eq!(end(false), (2, 0, 1, us(2_830_070)));
 }

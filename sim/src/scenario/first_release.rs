@@ -985,7 +985,7 @@ pub(super) fn fallback(engine: &str, name: &str) -> String {
 /// `version` as [`Row::first`] orders it: major, minor, patch (missing parts 0; an `rc` or `dev`
 /// suffix is dropped, so 0.5.0rc1 counts as 0.5.0), then the `.postN` number (0 without one), so
 /// that 0.5.6 < 0.5.6.post1 < 0.5.7.
-pub(super) fn ordered(version: &str) -> Vec<u64> {
+pub(crate) fn ordered(version: &str) -> Vec<u64> {
     let mut v = crate::engine_args_versions::release(version).unwrap_or_default();
     v.resize(3, 0);
     let post = version

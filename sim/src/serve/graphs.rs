@@ -49,6 +49,12 @@ pub fn capture_sizes(
     match s.engine.kind {
         EngineKind::Sglang => match &keys.sglang_bs {
             Some(list) => list.clone(),
+            None if !speculative && sglang_0_4_0_to_0_4_3(&s.engine.release().version) => sglang_0_4_list(
+                &s.engine.release().version,
+                keys.sglang_max_bs,
+                s.hardware.gpu.memory_total_mib,
+                s.engine.tp,
+            ),
             None => sglang_list(
                 sglang_max_bs(&s.engine, s.hardware.gpu.memory_total_mib),
                 speculative,
@@ -56,6 +62,35 @@ pub fn capture_sizes(
         },
         EngineKind::Vllm => vllm_list(keys, max_num_seqs, max_num_batched_tokens).0,
     }
+}
+
+/// sched54: whether SGLang `version` is one of 0.4.0 – 0.4.3, whose decode graphs
+/// [`sglang_0_4_list`] gives (read in the 0.4.0, 0.4.0.post1, 0.4.1 and 0.4.3 wheels; 0.4.2 taken
+/// alike; 0.4.4 on keep 0.5.9's list here, not modelled by release).
+pub fn sglang_0_4_0_to_0_4_3(version: &str) -> bool {
+    let v = crate::scenario::release_order(version);
+    v.as_slice() >= &[0, 4, 0, 0][..] && v.as_slice() < &[0, 4, 4, 0][..]
+}
+
+/// sched54: SGLang 0.4.0 – 0.4.3's decode graphs without speculation: `cuda_graph_runner.py`
+/// captures 1, 2, 4, then 8..=160 step 8 (`[1, 2, 4] + [i * 8 for i in range(1, 21)]`), none above
+/// `cuda_graph_max_bs`, whose default (`server_args.py` `__post_init__`, by nvidia-smi's memory in
+/// MB) is 160 from 25,000 MB, below it 8 (0.4.0.x) or, from 0.4.1, 8 under tp 4 and 80 from tp 4.
+/// A decode batch above the largest runs eager.
+pub fn sglang_0_4_list(version: &str, max_bs: Option<u32>, gpu_mem_mib: u64, tp: u32) -> Vec<u32> {
+    let v = crate::scenario::release_order(version);
+    let max = max_bs.unwrap_or(if gpu_mem_mib >= 25_000 {
+        160
+    } else if v.as_slice() < &[0, 4, 1, 0][..] || tp < 4 {
+        8
+    } else {
+        80
+    });
+    [1, 2, 4]
+        .into_iter()
+        .chain((8..=160).step_by(8))
+        .filter(|&b| b <= max)
+        .collect()
 }
 
 /// SGLang 0.5.9's generated list up to `max` (`_generate_cuda_graph_batch_sizes`).

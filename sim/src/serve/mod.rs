@@ -24,6 +24,7 @@ pub mod kv;
 pub mod policy;
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod sglang;
+pub mod sglang_release; // sched54: SGLang's admission and retraction rules by release
 pub mod stats;
 pub mod vllm;
 
@@ -104,16 +105,13 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             // `max_prefill_tokens` and `schedule_conservativeness` replace the defaults when given;
             // DP attention divides / scales them as it does the defaults.
             let keys = &s.engine.scheduler;
+            // sched54: before 0.5.3 by the release's own rule (`sglang_release::chunked_prefill_default`).
             let chunk = keys.chunked_prefill_size.unwrap_or_else(|| {
-                let table = tpsim_model::sglang_buckets::bucket_table(&s.engine.release().version);
-                Some(
-                    tpsim_model::sglang_buckets::sglang_buckets(
-                        s.hardware.gpu.memory_total_mib,
-                        s.engine.tp,
-                        table,
-                    )
-                    .0 as u64,
-                )
+                Some(sglang_release::chunked_prefill_default(
+                    &s.engine.release().version,
+                    s.hardware.gpu.memory_total_mib,
+                    s.engine.tp,
+                ))
             });
             let settings = sglang::Settings {
                 chunked_prefill_size: chunk.map(|c| (c / groups).max(1)),
@@ -129,6 +127,11 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .map(|sp| u64::from(sp.num_steps * sp.topk).max(u64::from(sp.num_draft_tokens))),
                 policy: keys.policy,
                 radix_cache: keys.prefix_cache,
+                rules: sglang_release::Rules::for_version(&s.engine.release().version),
+                // `get_required_tokens` (before 0.5.2): topk × steps + draft tokens per request.
+                spec_headroom: spec.map_or(0, |sp| {
+                    u64::from(sp.topk * sp.num_steps) + u64::from(sp.num_draft_tokens)
+                }),
             };
             let graphs = graphs::capture_sizes(s, spec.is_some(), 0, u64::MAX);
             Plan {

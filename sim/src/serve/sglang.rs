@@ -31,6 +31,9 @@
 //!   schedule_conservativeness, 1); min = init × SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14; decay =
 //!   (init − min) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 (`environ.py`); RETRACT_DECODE_STEPS 20,
 //!   CLIP_MAX_NEW_TOKENS 4096 (`environ.py`, `schedule_policy.py`).
+//! - sched54: without the radix cache bench_serving's `ignore_eos` requests go through
+//!   `add_one_req_ignore_eos` (`Sglang::add_one_eos`), and what it checks, how far a retraction
+//!   goes and the ratio it leaves change by release (`serve::sglang_release`, 0.4.0 – 0.5.10).
 
 use super::core::{Core, Scheduler};
 
@@ -51,8 +54,14 @@ pub struct Settings {
     /// `--schedule-policy`: the waiting queue's order (`serve::policy`).
     pub policy: crate::scenario::scheduler::SchedulePolicy,
     /// The radix cache on (no `--disable-radix-cache`): a retracted request's prompt stays in the
-    /// tree (`Core::keep_retracted`).
+    /// tree (`Core::keep_retracted`). Off, bench_serving's `ignore_eos` requests are admitted by
+    /// `add_one_req_ignore_eos` (sched54, `serve::sglang_release`).
     pub radix_cache: bool,
+    /// sched54: the release's admission and retraction rules (`serve::sglang_release`).
+    pub rules: super::sglang_release::Rules,
+    /// sched54: KV tokens a retraction keeps free per remaining request under speculation before
+    /// 0.5.2 (`get_required_tokens`: topk × steps + draft tokens; 0 without speculation).
+    pub spec_headroom: u64,
 }
 
 /// SGLANG_INIT_NEW_TOKEN_RATIO (environ.py, 0.5.9).
@@ -100,6 +109,8 @@ struct Adder {
     rem_chunk: Option<i64>,
     page: u64,
     count: usize,
+    /// `add_one_req_ignore_eos`'s (tokens left, tokens held) states, built at its first call.
+    eos_states: Option<Vec<(f64, f64)>>,
 }
 
 impl Adder {
@@ -230,6 +241,68 @@ impl Sglang {
         a.state()
     }
 
+    /// `PrefillAdder.add_one_req_ignore_eos` by release (`serve::sglang_release`, sched54).
+    fn add_one_eos(&mut self, c: &mut Core, a: &mut Adder, id: u32) -> Add {
+        use super::sglang_release::EosAdmission;
+        let rules = self.set.rules;
+        let r = c.reqs[id as usize];
+        let extend = r.target() - r.computed;
+        let input = match rules.admission {
+            EosAdmission::Reserve { paged_input: true } => a.ceil_paged(extend),
+            _ => u64::from(r.prompt),
+        };
+        if matches!(rules.admission, EosAdmission::Reserve { .. })
+            && a.ceil_paged(extend) as f64 > a.cur_rem().min(a.rem_total())
+        {
+            return Add::NoToken;
+        }
+        // `add_req_state`: ratio 1.0 for an ignore_eos request; states with nothing left skipped.
+        let state = |q: &super::core::Req| {
+            (
+                f64::from(q.output) - f64::from(q.produced),
+                f64::from(q.prompt) + f64::from(q.produced),
+            )
+        };
+        let own = state(&r);
+        match a.eos_states.as_mut() {
+            None => {
+                let mut s: Vec<(f64, f64)> = std::iter::once(own)
+                    .chain(c.running.iter().map(|&q| state(&c.reqs[q as usize])))
+                    .chain(c.batch.extend.iter().map(|e| state(&c.reqs[e.0 as usize])))
+                    .filter(|s| s.0 > 0.0)
+                    .collect();
+                // Python's stable sort on tokens left.
+                s.sort_by(|x, y| x.0.total_cmp(&y.0));
+                a.eos_states = Some(s);
+            }
+            Some(s) if own.0 > 0.0 => super::sglang_release::insert_state(s, own.0, own.1),
+            Some(_) => {}
+        }
+        let states = a.eos_states.as_deref().unwrap_or(&[]);
+        if !rules.eos_walk_fits(states, a.cur_rem() - input as f64) {
+            return Add::NoToken;
+        }
+        let (take, chunked) = match a.rem_chunk {
+            None => (extend, false),
+            Some(rc) if extend as i64 <= rc => (extend, false),
+            Some(rc) if rc <= 0 => return Add::Other,
+            Some(rc) => (rc as u64, true),
+        };
+        if !c.ensure_pages(id, r.computed + take) {
+            // Not reached when the walk's reservation holds; stop.
+            return Add::NoToken;
+        }
+        c.batch.extend.push((id, take));
+        a.count += 1;
+        if chunked {
+            self.chunked = Some(id);
+            a.update(take, 0);
+        } else {
+            a.update(take, u64::from(r.output).min(CLIP_MAX_NEW_TOKENS));
+        }
+        a.state()
+    }
+
     /// `get_new_batch_prefill`: fills `c.batch.extend`; false when no prefill batch forms.
     fn prefill(&mut self, c: &mut Core) -> bool {
         if (self.batch_is_full || c.waiting.is_empty()) && self.chunked.is_none() {
@@ -266,6 +339,7 @@ impl Sglang {
             rem_chunk: self.set.chunked_prefill_size.map(|v| v as i64 - mixed as i64),
             page: c.page,
             count: 0,
+            eos_states: None,
         };
         if let Some(id) = self.chunked.take() {
             self.add_chunked(c, &mut a, id);
@@ -277,7 +351,13 @@ impl Sglang {
                 break;
             }
             let id = c.waiting[taken];
-            let res = self.add_one(c, &mut a, id);
+            // bench_serving's requests carry `ignore_eos`; without a prefix cache SGLang admits
+            // them by `add_one_req_ignore_eos` (sched54).
+            let res = if self.set.radix_cache {
+                self.add_one(c, &mut a, id)
+            } else {
+                self.add_one_eos(c, &mut a, id)
+            };
             let added = c.batch.extend.last().is_some_and(|e| e.0 == id);
             if added {
                 taken += 1;
@@ -307,6 +387,20 @@ impl Sglang {
         c.kv.available_tokens() / c.page >= need
     }
 
+    /// `retract_decode`'s loop condition by release (sched54, `serve::sglang_release`): the
+    /// remaining requests fit their next decode (0.5.2 on), or the free tokens reach
+    /// RETRACT_DECODE_STEPS (+ the speculative headroom) per remaining request (before).
+    fn retracted_enough(&self, c: &mut Core, order: &[u32]) -> bool {
+        use super::sglang_release::RetractStop;
+        match self.set.rules.retract {
+            RetractStop::NextDecode => self.fits(c, order),
+            RetractStop::Steps { spec_headroom } => {
+                let per = RETRACT_DECODE_STEPS + if spec_headroom { self.set.spec_headroom } else { 0 };
+                c.kv.available_tokens() >= order.len() as u64 * per
+            }
+        }
+    }
+
     /// `update_running_batch`: retract if the decode does not fit, then decode the running batch.
     fn decode(&mut self, c: &mut Core) {
         let ids = std::mem::take(&mut c.running);
@@ -322,7 +416,7 @@ impl Sglang {
                 });
             }
             let mut first = true;
-            while first || !self.fits(c, &order) {
+            while first || !self.retracted_enough(c, &order) {
                 if order.len() == 1 {
                     break;
                 }
@@ -346,8 +440,14 @@ impl Sglang {
                 .map(|&id| u64::from(c.reqs[id as usize].produced))
                 .sum();
             let max_new: u64 = kept.iter().map(|&id| u64::from(c.reqs[id as usize].output)).sum();
+            // "avoid zero division" (+ 1) from 0.5.4 (sched54; a zero sum would raise before it).
+            let denominator = if self.set.rules.ratio_plus_one {
+                max_new + 1
+            } else {
+                max_new.max(1)
+            };
             self.ratio =
-                ((decoded + RETRACT_DECODE_STEPS * kept.len() as u64) as f64 / (max_new + 1) as f64).min(1.0);
+                ((decoded + RETRACT_DECODE_STEPS * kept.len() as u64) as f64 / denominator as f64).min(1.0);
             self.batch_is_full = false;
             c.running = kept;
             self.order = order;

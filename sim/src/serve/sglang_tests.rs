@@ -16,6 +16,9 @@ fn sglang() -> Sglang {
         mixed_chunk: false,
         policy: Default::default(),
         radix_cache: true,
+        // sched54: the current release's rules (SGLang 0.5.9).
+        rules: crate::serve::sglang_release::Rules::for_version("0.5.9"),
+        spec_headroom: 0,
     })
 }
 
