@@ -98,6 +98,9 @@ mod gemma4;
 // families32 (issue #17): KimiK3ForConditionalGeneration (Kimi-Linear's KDA + MLA layers with a
 // full-rank KDA gate, an MLA output gate, attention residuals and a latent MoE).
 pub mod kimi_k3;
+// vision54 (issue #17): the vision towers of Gemma 4 and Kimi-K3.
+mod gemma4_vit;
+mod kimi_k3_vit;
 mod weights;
 
 #[cfg(test)]
@@ -1375,9 +1378,13 @@ impl ModelSpec {
         }
         // families26 (issue #17): InternViT's heads need not divide: SGLang pads dummy heads, vLLM
         // replicates the attention (`llm::internvl`; SGLang < 0.4.10's refusal: `sim::scenario::internvl`).
+        // vision54: Kimi-K3's MoonViT3d is replicated (`llm::kimi_k3_vit`), neither check applies.
         if let Some(v) = self.vision
             && !v.heads.is_multiple_of(t)
-            && !matches!(v.family, VisionFamily::InternVit { .. })
+            && !matches!(
+                v.family,
+                VisionFamily::InternVit { .. } | VisionFamily::MoonVit3d { .. }
+            )
         {
             return fail(format!(
                 "the vision tower's {} heads are not divisible by tp {tp} (SGLang shards vision attention \
@@ -1389,7 +1396,7 @@ impl ModelSpec {
         // `MergedColumnParallelLinear` asserts every output size divides by tp (Qwen2.5-VL's 3420 fails
         // at tp 8), and SGLang shards it the same way.
         if let Some(v) = self.vision
-            && v.family != VisionFamily::MoonVit
+            && !matches!(v.family, VisionFamily::MoonVit | VisionFamily::MoonVit3d { .. })
             && !v.intermediate.is_multiple_of(t)
         {
             return fail(format!(
