@@ -1759,7 +1759,9 @@ const KIMI_K3_CHECKS: &[Check] = &[
 // with 128 heads, 3 dense then 58 MoE layers of 128 experts top-4 and one shared expert of 4,096) under
 // another class name: SGLang from 0.5.6.post1, vLLM from 0.12.0 (`sim::scenario::first_release`). The
 // checkpoint's 2.5B-parameter vision encoder (the engines serve the Mistral-format checkpoint as
-// `PixtralForConditionalGeneration`) is not lowered: its public config was not found (known miss).
+// `PixtralForConditionalGeneration`) is not lowered: its public config was not found (known miss);
+// vision54: nor, therefore, SGLang's multimodal fraction (`adjust_mem_fraction_for_vlm` reads the
+// Pixtral `vision_config` that 0.5.9 `utils/mistral_utils.py` builds from it) or vLLM's encoder profile.
 static MISTRAL_LARGE3: Coverage = Coverage {
     arch: Architecture::MistralLarge3,
     families: "Mistral Large 3 675B (text model only: the 2.5B vision encoder's config was not found, its weights are not counted; preset from public copies of params.json); SGLang from 0.5.6.post1, vLLM from 0.12.0",
