@@ -1,7 +1,8 @@
 //! vision54 (issue #17): the vision tower of Gemma 4 (`Gemma4ForConditionalGeneration`, 31B and
 //! 26B-A4B) as SGLang builds it: 0.5.23 `models/gemma4_vision.py` (`Gemma4VisionEncoder`) and
-//! `models/gemma4_mm.py` (`Gemma4MultimodalEmbedder` as `embed_vision`); the 0.5.17 wheel builds the
-//! same modules. The config class is transformers' (`from transformers import Gemma4VisionConfig`):
+//! `models/gemma4_mm.py` (`Gemma4MultimodalEmbedder` as `embed_vision`); the 0.5.11 (first) and
+//! 0.5.17 wheels build the same modules. The config class is transformers' (`from transformers
+//! import Gemma4VisionConfig`):
 //! a key the checkpoint leaves out takes transformers 5.25.0 `models/gemma4/configuration_gemma4.py`
 //! `Gemma4VisionConfig`'s default (hidden 768, MLP 3,072, 16 layers, 12 heads and KV heads of 64,
 //! patch 16, position table 10,240, `attention_bias` false, `standardize` false).
