@@ -17,6 +17,21 @@ fn preset(name: &str) -> String {
     std::fs::read_to_string(scenario(&format!("models/{name}/config.json"))).unwrap()
 }
 
+/// The 31B `example` at SGLang `version`, its model the preset's config without `vision_config` (the
+/// checkpoint served without a tower: SGLang returns the fraction unchanged), in a scratch file.
+fn text_only(example: &str, version: &str) -> String {
+    let dir = scratch(&format!("g4-text-{version}"));
+    let mut v: serde_json::Value = serde_json::from_str(&preset("gemma-4-31b-it")).unwrap();
+    v.as_object_mut().unwrap().remove("vision_config");
+    std::fs::write(dir.join("config.json"), v.to_string()).unwrap();
+    let text = std::fs::read_to_string(scenario(example))
+        .unwrap()
+        .replace("preset = \"gemma-4-31b-it\"", "config = \"config.json\"")
+        .replace("\"0.5.23\"", &format!("\"{version}\""));
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    dir.join("s.toml").display().to_string()
+}
+
 fn spec(text: &str) -> Result<ModelSpec, String> {
     ModelSpec::from_config_json(text, Quantization::bf16()).map_err(|e| e.to_string())
 }
@@ -149,15 +164,7 @@ fn gemma4_31b_pool_before_after() {
     assert_eq!(m["kv_tokens"].as_u64().unwrap(), full);
     assert_eq!(full, 126_397);
 
-    let dir = scratch("g4-text");
-    let mut v: serde_json::Value = serde_json::from_str(&preset("gemma-4-31b-it")).unwrap();
-    v.as_object_mut().unwrap().remove("vision_config");
-    std::fs::write(dir.join("config.json"), v.to_string()).unwrap();
-    let text = std::fs::read_to_string(scenario(G4))
-        .unwrap()
-        .replace("preset = \"gemma-4-31b-it\"", "config = \"config.json\"");
-    std::fs::write(dir.join("s.toml"), text).unwrap();
-    let before = run_json(&dir.join("s.toml").display().to_string());
+    let before = run_json(&text_only(G4, "0.5.23"));
     let b = &before["memory"];
     assert!((f(&b["mem_fraction_static"]) - 0.861).abs() < 1e-12);
     assert_eq!(b["kv_tokens"].as_u64().unwrap(), 149_399);
@@ -184,4 +191,24 @@ fn vlm_fraction_on_the_other_examples() {
     });
     let run = run_json(&given);
     assert!((f(&run["memory"]["mem_fraction_static"]) - 0.8).abs() < 1e-12);
+}
+
+/// By release: Gemma 4's first SGLang release 0.5.11 (`server_args.py` `adjust_mem_fraction_for_vlm`)
+/// and 0.5.17 (the same, with the PD-decode condition) lower their own default by the same
+/// 0.909736328125 as 0.5.23's `memory_hook.py` does: the 31B example's fraction over the same
+/// scenario's without `vision_config` (tolerance 1e-12).
+#[test]
+fn gemma4_fraction_factor_by_release() {
+    for version in ["0.5.11", "0.5.17", "0.5.23"] {
+        let with = edited_variant(G4, &format!("g4-{version}"), |t| {
+            t.replace("\"0.5.23\"", &format!("\"{version}\""))
+        });
+        let fr = |file: &str| {
+            let run = run_json(file);
+            assert_eq!(run["verdict"], "ok", "{version}");
+            f(&run["memory"]["mem_fraction_static"])
+        };
+        let ratio = fr(&with) / fr(&text_only(G4, version));
+        assert!((ratio - 0.909_736_328_125).abs() < 1e-12, "{version}: {ratio}");
+    }
 }
