@@ -349,5 +349,6 @@ mod vgraph53;
 // families31 (issue #17): Mistral Large 3.
 mod families31;
 // vllmnew53 (issue #17): Step-3.5-Flash and MiMo-V2-Flash >= 0.20 under vLLM.
-mod vision54;
 mod vllmnew53;
+// vision54 (issue #17): the vision towers of Gemma 4 and Kimi-K3, SGLang's multimodal fraction.
+mod vision54;
