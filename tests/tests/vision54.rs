@@ -157,6 +157,7 @@ fn gemma4_31b_pool_before_after() {
     let fr = f(&m["mem_fraction_static"]);
     assert!((fr - 0.861 * 0.909_736_328_125).abs() < 1e-12, "{fr}");
     assert!(m["mem_fraction_static_default"].as_bool().unwrap());
+    assert!((f(&m["mem_fraction_vlm_factor"]) - 0.909_736_328_125).abs() < 1e-12);
     let rest = f(&m["available_gib"]) - f(&m["total_gib"]) * (1.0 - fr);
     assert!((rest - f(&m["rest_gib"])).abs() < 1e-9, "{rest}");
     let t = (rest * (1u64 << 30) as f64 / 450_560.0).floor() as u64;
@@ -167,6 +168,7 @@ fn gemma4_31b_pool_before_after() {
     let before = run_json(&text_only(G4, "0.5.23"));
     let b = &before["memory"];
     assert!((f(&b["mem_fraction_static"]) - 0.861).abs() < 1e-12);
+    assert!(b["mem_fraction_vlm_factor"].is_null());
     assert_eq!(b["kv_tokens"].as_u64().unwrap(), 149_399);
     assert_eq!(
         entry_bytes(&run, "target weights") - entry_bytes(&before, "target weights"),
