@@ -8,6 +8,13 @@
 //! | 0.4.5, 0.4.6, 0.4.7, 0.4.8 | the same | `*= 0.90`, whatever its source |
 //! | 0.4.9 | `server_args.py` `__post_init__`, inside the default block | the default only, `*= 0.90` |
 //! | 0.4.10, 0.5.1, 0.5.2 (and the later eras: [`crate::memory::sglang_default_fraction`]) | `ServerArgs.adjust_mem_fraction_for_vlm`, inside the default block | the default only, × the ViT-scaled factor ([`crate::memory::sglang_vlm_fraction_factor`]) |
+//! | 0.5.9 – 0.5.16 (vision54) | `server_args.py`, when `model_config.is_multimodal and not language_only` | the same factor, from `hf_config.vision_config`'s `num_hidden_layers` (default 24) and `hidden_size` (default 1024) as the config object answers; no `vision_config`: unchanged |
+//! | 0.5.17; 0.5.18 | the same, also `disaggregation_mode != "decode"`; 0.5.18 also `not language_model_only` | the same |
+//! | 0.5.19 – 0.5.23 | `arg_groups/memory_hook.py` `handle_gpu_memory_settings` → `adjust_mem_fraction_for_vlm`, the same conditions | the same; from 0.5.20 under post-capture KV sizing (`SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, false by default in every `environ.py` read) − 8 GiB / GPU memory instead: not modelled |
+//!
+//! tpsim applies the ViT-scaled factor to every tower it reads (`VisionTower::sglang_fraction_dims`;
+//! vision54 added Gemma 4's and Kimi-K3's). Not modelled: `--language-only`, `--language-model-only`
+//! and a PD decode server, which skip it. None of the 0.5.x variants logs.
 //!
 //! Both model-runner variants log "Automatically reduce --mem-fraction-static to X because this is
 //! a multimodal model." (`{:.3f}`). Releases before 0.4.0 were not read: no reduction is applied

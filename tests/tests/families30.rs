@@ -39,7 +39,8 @@ fn gemma4_31b_sglang_by_hand() {
     assert_eq!((swa_layer, full_layer), (239_490_561_u64, 272_521_217_u64));
     let params = 704_643_072 + 50 * swa_layer + 10 * full_layer + 5_376;
     assert_eq!(2 * params, 30_808_777_336);
-    assert_eq!(entry_bytes(&run, "target weights"), 2 * params);
+    // vision54: plus the vision tower at tp 2 (303,272,496 parameters, `vision54.rs`).
+    assert_eq!(entry_bytes(&run, "target weights"), 2 * (params + 303_272_496));
     // SGLang's two float32 cos/sin caches over max_position_embeddings = 262,144 rows: the full kind's
     // `Gemma4RotaryEmbedding` 512 wide (its unrotated angles included), the sliding kind's 256 wide:
     // 262,144 × (512 + 256) × 4 B = 805,306,368 B (768 MiB).
@@ -87,7 +88,8 @@ fn gemma4_26b_a4b_sglang_by_hand() {
     assert_eq!((swa_layer, full_layer), (203_811_457_u64, 209_579_137_u64));
     let params = 184_549_376 + 25 * swa_layer + 5 * full_layer + 2_816;
     assert_eq!(2 * params, 12_655_468_604);
-    assert_eq!(entry_bytes(&run, "target weights"), 2 * params);
+    // vision54: plus the vision tower at tp 4 (164,087,856 parameters, `vision54.rs`).
+    assert_eq!(entry_bytes(&run, "target weights"), 2 * (params + 164_087_856));
     // The same two caches as the 31B's (the same head widths and positions): 805,306,368 B.
     assert_eq!(entry_bytes(&run, "RoPE cos/sin caches"), 805_306_368);
     let m = &run["memory"];

@@ -75,9 +75,10 @@ fn kimi_k3_parameters_by_hand() {
     );
     assert_eq!(s.context_len, Some(1_048_576));
     let fp32 = 69 * (147_456 + 12_288 + 96) + 92 * 896;
+    // vision54: plus the MoonViT3d tower and projector, bf16 (`llm::kimi_k3_vit`).
     assert_eq!(
         s.weight_bytes_per_rank(1).0,
-        2 * n + 2 * fp32 + 24 * 2 * 96 * 128 * 512 * 2
+        2 * n + 2 * fp32 + 24 * 2 * 96 * 128 * 512 * 2 + 2 * vision
     );
 }
 
@@ -94,7 +95,7 @@ fn kimi_k3_parameters_by_hand() {
 /// - a MoE layer: router 896 × 7,168 × 2 and bias 896 × 4; latent 2 × 3,584 × 7,168 × 2 and norm
 ///   7,168; 896 experts of gate_up 384 × 3,584 and down 3,584 × 192 at 0.5 B with one E8M0 byte per
 ///   32 (731,136 + 365,568 = 1,096,704 B each); shared 3 × 384 × 7,168 × 2: 1,114,778,112;
-/// - in all 108,315,096,952 B;
+/// - in all 108,315,096,952 B, and with the replicated MoonViT3d tower (vision54) 109,209,814,904 B;
 /// - KV cell: 24 MLA layers × (512 + 64) × 2 B = 27,648 B a token;
 /// - KDA state a request (SGLang `KimiLinearStateShape` over attention-TP 16): convs 3 × 768 × 3 × 2 B
 ///   (bf16) and recurrent 6 × 128 × 128 × 4 B (float32) = 407,040 B a layer, × 69 = 28,085,760; the
@@ -135,7 +136,8 @@ fn kimi_k3_sglang_tp16_by_hand() {
     );
     let weights = 2 * 10_240 * h * 2 + 3 * 14_336 + 69 * kda + 24 * mla + 3 * 2_112 * h * 2 + 92 * moe;
     assert_eq!(weights, 108_315_096_952);
-    assert_eq!(entry_bytes(&run, "target weights"), weights);
+    // vision54: the MoonViT3d tower and projector, whole on every rank (447,358,976 × 2 B).
+    assert_eq!(entry_bytes(&run, "target weights"), weights + 894_717_952);
     let m = &run["memory"];
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 24 * 576 * 2);
     let per_req = 69 * (3 * 768 * 3 * 2 + 6 * 128 * 128 * 4);

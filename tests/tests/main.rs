@@ -364,3 +364,5 @@ mod families33;
 mod families34;
 // sched54 (issue #18): SGLang's scheduler rules by release (ignore_eos admission, retraction).
 mod sched54;
+// vision54 (issue #17): the vision towers of Gemma 4 and Kimi-K3, SGLang's multimodal fraction.
+mod vision54;

@@ -1694,14 +1694,21 @@ fn text_and_vision<'a>(
     } else if arch == Architecture::KimiK3 {
         // families32 (issue #17): the wrapper's language model is `text_config` (SGLang 0.5.23
         // `configs/kimi_k3.py` `KimiK3Config`); the text-only `KimiK3LinearForCausalLM` keeps the keys
-        // at the top level. The MoonViT3d tower is not modelled (`llm::kimi_k3`: a known miss).
+        // at the top level. vision54: the wrapper's MoonViT3d tower and projector
+        // (`llm::kimi_k3_vit`; SGLang's config class fills absent keys with its defaults).
         let multimodal = arch_name == "KimiK3ForConditionalGeneration";
-        let text = if multimodal {
-            required_text_config(cfg, arch_name)?
+        if multimodal {
+            let text = required_text_config(cfg, arch_name)?;
+            let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+            let v = cfg.vision_config.as_ref().unwrap_or(&serde_json::Value::Null);
+            (
+                text,
+                true,
+                Some(super::kimi_k3_vit::kimi_k3_vit(v, th, arch_name)?),
+            )
         } else {
-            cfg.text_config.as_deref().unwrap_or(cfg)
-        };
-        (text, multimodal, None)
+            (cfg.text_config.as_deref().unwrap_or(cfg), false, None)
+        }
     } else if arch_name == "Qwen3_5ForConditionalGeneration" {
         // qwenhyb: the dense Qwen3.5 wrapper: `text_config` plus, when the config has one, the
         // Qwen3-VL tower of `vision_config` (`vlm::qwen3_vit`).
@@ -1787,9 +1794,15 @@ fn text_and_vision<'a>(
         let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
         (text, true, Some(super::llava_next::clip(cfg, th, arch_name)?))
     } else if arch_name == "Gemma4ForConditionalGeneration" {
-        // families30 (issue #17): the language model in `text_config`; the vision (and audio) towers
-        // are not modelled (a known miss, `llm::gemma4`).
-        (required_text_config(cfg, arch_name)?, true, None)
+        // families30 (issue #17): the language model in `text_config`; vision54: the vision tower of
+        // `vision_config` (`llm::gemma4_vit`; without one the tower is not counted).
+        let text = required_text_config(cfg, arch_name)?;
+        let th = req(text.hidden_size, "text_config.hidden_size", arch_name)?;
+        let tower = match cfg.vision_config.as_ref() {
+            Some(v) => Some(super::gemma4_vit::gemma4_vit(v, th, arch_name)?),
+            None => None,
+        };
+        (text, true, tower)
     } else if arch_name == "Gemma3ForConditionalGeneration" || arch == Architecture::Llama4 {
         // Local/global attention families (issue #16): text_config + a SigLIP / Llama-4 vision tower.
         let text = required_text_config(cfg, arch_name)?;

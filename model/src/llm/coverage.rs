@@ -1676,20 +1676,21 @@ const STEP3P5_CHECKS: &[Check] = &[
 // MLP), lowered onto `llm::mimo_v2`'s two kinds (`llm::gemma4`). SGLang
 // `models/gemma4_causal.py` / `gemma4_mm.py` from 0.5.11 (0.5.10 and 0.5.10.post1 have none), a hybrid
 // SWA model there (`configs/model_config.py`). vLLM ships `models/gemma4.py` from 0.19.0 (0.18.1 has
-// none); its KV-cache groups of 4- and 16-head layers of two widths are not modelled: refused. The
-// vision tower of the multimodal class is not counted (weights approximate), nor SGLang's fraction
-// reduction for it (pool approximate). No public start-up log found; the checks are hand counts.
+// none); its KV-cache groups of 4- and 16-head layers of two widths are not modelled: refused.
+// vision54: the vision tower and `embed_vision` are counted as SGLang shards them (`llm::gemma4_vit`),
+// and SGLang's default fraction is lowered for them (`adjust_mem_fraction_for_vlm`, × 0.909736328125
+// for 27 × 1,152). No public start-up log found; the checks are hand counts.
 static GEMMA4: Coverage = Coverage {
     arch: Architecture::Gemma4,
-    families: "Gemma 4 31B and 26B-A4B (text decoders: dense, and the MoE block beside the dense MLP; presets from public copies of the configs, bf16; the vision tower not counted; E2B / E4B per-layer embeddings and KV sharing refused); SGLang from 0.5.11, vLLM not modelled",
-    // The pool is approximate: SGLang lowers the default fraction of a multimodal model
-    // (0.5.23 `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`: − 8 GiB / GPU memory under
-    // post-capture KV sizing, else × 0.95 × a factor of the ViT's layers and width), which needs the
-    // tower tpsim does not model (about 8 GiB less KV a GPU on the 31B example).
+    families: "Gemma 4 31B and 26B-A4B (text decoders: dense, and the MoE block beside the dense MLP; the 27 × 1,152 vision tower and its projection; presets from public copies of the configs, bf16; E2B / E4B per-layer embeddings and KV sharing refused, an audio tower not counted); SGLang from 0.5.11, vLLM not modelled",
+    // vision54: the tower is counted and SGLang's default fraction lowered for it (0.5.23
+    // `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`: × 0.95 × a factor of the ViT's layers
+    // and width); its opt-in post-capture branch (− 8 GiB / GPU memory,
+    // `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, false by default) is not modelled. Exact by hand, no log.
     sglang: EngineCoverage {
-        weights: Level::Approximate,
+        weights: Level::Exact,
         kv_cell: Level::Exact,
-        pool: Level::Approximate,
+        pool: Level::Exact,
         cost: Level::Approximate,
         checks: GEMMA4_CHECKS,
     },
@@ -1714,18 +1715,27 @@ const GEMMA4_CHECKS: &[Check] = &[
         "SGLang 0.5.23, 26B-A4B at tp 4: 128 experts of 704 sharded, the dense MLP and the MoE all-reduced apart (91 a pass), 61,440 B cell; the example's weights a rank and pools by hand",
         "families30::gemma4_26b_a4b_sglang_by_hand",
     ),
+    check(
+        "SGLang 0.5.23 gemma4_vision.py / gemma4_mm.py: the vision tower 569,550,384 parameters (the card's ~550M vision encoder, +3.6 %), 303,272,496 a rank with embed_vision at tp 2; by hand",
+        "vision54::gemma4_vision_tower_by_hand",
+    ),
+    check(
+        "SGLang 0.5.23 adjust_mem_fraction_for_vlm: default 0.861 × 0.909736328125 on the 31B example, KV tokens 149,399 → 126,397 against the same checkpoint without vision_config; by hand",
+        "vision54::gemma4_31b_pool_before_after",
+    ),
 ];
 
 // families32 (issue #17): Moonshot Kimi-K3 (`KimiK3ForConditionalGeneration`): 93 layers, 69 KDA (96
 // heads of 128, full-rank gate) and 24 MLA (q_lora_rank 1536, output gate, no RoPE), a dense layer 0
 // then 92 MoE layers of 896 MXFP4 experts top-16 in a 3,584-wide latent space and 2 shared experts,
-// block attention residuals (`llm::kimi_k3`). SGLang `models/kimi_k3.py` from 0.5.17 (the 0.5.16 wheel
+// block attention residuals (`llm::kimi_k3`); vision54: the MoonViT3d tower (`llm::kimi_k3_vit`) and
+// SGLang's multimodal fraction. SGLang `models/kimi_k3.py` from 0.5.17 (the 0.5.16 wheel
 // has none; `sim::scenario::first_release`). vLLM lists it from 0.27.0 (`vllm/models/kimi_k3/`, a
 // package of its own kernels) and is refused as not modelled. No public start-up log found; the
 // checks are hand counts against the published checkpoint's tensor list.
 static KIMI_K3: Coverage = Coverage {
     arch: Architecture::KimiK3,
-    families: "Kimi-K3 (preset from a public copy of the config and tensor list; the MoonViT3d tower, the fused latent-and-shared all-reduce's width and the SiTU kernels not modelled); SGLang from 0.5.17, vLLM not modelled",
+    families: "Kimi-K3 (preset from a public copy of the config and tensor list; the MoonViT3d tower replicated on every rank, SGLang's multimodal fraction; the fused latent-and-shared all-reduce's width and the SiTU kernels not modelled); SGLang from 0.5.17, vLLM not modelled",
     sglang: exact_memory(KIMI_K3_CHECKS),
     vllm: NOT_MODELLED,
 };
@@ -1740,13 +1750,19 @@ const KIMI_K3_CHECKS: &[Check] = &[
         "SGLang 0.5.23 KimiLinearCacheParams (KDA state per request) and the MLA cell, 16 ranks: weights a rank, state and cell by hand",
         "families32::kimi_k3_sglang_tp16_by_hand",
     ),
+    check(
+        "SGLang 0.5.23 kimi_k3_vl.py MoonViT3d + mm_projector replicated (447,358,976 parameters, the tensor list's) and adjust_mem_fraction_for_vlm's 0.938125 (0.89 → 0.83493125 on the example); by hand",
+        "vision54::kimi_k3_vision_tower_by_hand",
+    ),
 ];
 
 // families31 (issue #17): Mistral Large 3 (`MistralLarge3ForCausalLM`): DeepSeek-V3's layers (61, MLA
 // with 128 heads, 3 dense then 58 MoE layers of 128 experts top-4 and one shared expert of 4,096) under
 // another class name: SGLang from 0.5.6.post1, vLLM from 0.12.0 (`sim::scenario::first_release`). The
 // checkpoint's 2.5B-parameter vision encoder (the engines serve the Mistral-format checkpoint as
-// `PixtralForConditionalGeneration`) is not lowered: its public config was not found (known miss).
+// `PixtralForConditionalGeneration`) is not lowered: its public config was not found (known miss);
+// vision54: nor, therefore, SGLang's multimodal fraction (`adjust_mem_fraction_for_vlm` reads the
+// Pixtral `vision_config` that 0.5.9 `utils/mistral_utils.py` builds from it) or vLLM's encoder profile.
 static MISTRAL_LARGE3: Coverage = Coverage {
     arch: Architecture::MistralLarge3,
     families: "Mistral Large 3 675B (text model only: the 2.5B vision encoder's config was not found, its weights are not counted; preset from public copies of params.json); SGLang from 0.5.6.post1, vLLM from 0.12.0",

@@ -109,6 +109,9 @@ pub mod qwen4_exp;
 mod refused_2026;
 // families34 (issue #17): HYV3ForCausalLM (Hy3), read and counted, refused as not modelled.
 pub mod hy3;
+// vision54 (issue #17): the vision towers of Gemma 4 and Kimi-K3.
+mod gemma4_vit;
+mod kimi_k3_vit;
 mod weights;
 
 #[cfg(test)]
@@ -1389,9 +1392,13 @@ impl ModelSpec {
         }
         // families26 (issue #17): InternViT's heads need not divide: SGLang pads dummy heads, vLLM
         // replicates the attention (`llm::internvl`; SGLang < 0.4.10's refusal: `sim::scenario::internvl`).
+        // vision54: Kimi-K3's MoonViT3d is replicated (`llm::kimi_k3_vit`), neither check applies.
         if let Some(v) = self.vision
             && !v.heads.is_multiple_of(t)
-            && !matches!(v.family, VisionFamily::InternVit { .. })
+            && !matches!(
+                v.family,
+                VisionFamily::InternVit { .. } | VisionFamily::MoonVit3d { .. }
+            )
         {
             return fail(format!(
                 "the vision tower's {} heads are not divisible by tp {tp} (SGLang shards vision attention \
@@ -1403,7 +1410,7 @@ impl ModelSpec {
         // `MergedColumnParallelLinear` asserts every output size divides by tp (Qwen2.5-VL's 3420 fails
         // at tp 8), and SGLang shards it the same way.
         if let Some(v) = self.vision
-            && v.family != VisionFamily::MoonVit
+            && !matches!(v.family, VisionFamily::MoonVit | VisionFamily::MoonVit3d { .. })
             && !v.intermediate.is_multiple_of(t)
         {
             return fail(format!(

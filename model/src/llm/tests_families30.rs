@@ -53,7 +53,12 @@ fn gemma4_31b_parameters_by_hand() {
     assert_eq!(total, 30_697_345_340); // the card's "30.7B"
     // What the engines load at tp 1: the V slot of each full layer too (SGLang `QKVParallelLinear(…,
     // kv_heads)` filled from k_proj; vLLM 0.34.0 loads K into both slots): 10 × 11,010,048 more, 2 B each.
-    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * (total + 10 * 11_010_048));
+    // vision54: plus the vision tower and `embed_vision` (`llm::gemma4_vit`; 575,743,536 at tp 1,
+    // 303,272,496 at tp 2, by hand in `tests/tests/vision54.rs`).
+    assert_eq!(
+        s.weight_bytes_per_rank(1).0,
+        2 * (total + 10 * 11_010_048 + 575_743_536)
+    );
     // tp 2: embedding 131,072 × 5,376 = 704,643,072; sliding layer qkv (16 × 256 + 2 × 8 × 256) × 5,376
     // = 44,040,192, o 5,376 × 4,096 = 22,020,096, MLP 3 × 5,376 × 10,752 = 173,408,256, replicated
     // norms 21,504 + 512 + 1 → 239,490,561; full layer qkv (16 × 512 + 2 × 2 × 512) × 5,376 =
@@ -61,7 +66,7 @@ fn gemma4_31b_parameters_by_hand() {
     // 272,521,217; final norm 5,376 → 15,404,388,668 parameters, 30,808,777,336 B.
     let tp2 = 704_643_072 + 50 * 239_490_561 + 10 * 272_521_217 + 5_376_u64;
     assert_eq!(tp2, 15_404_388_668);
-    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * tp2);
+    assert_eq!(s.weight_bytes_per_rank(2).0, 2 * (tp2 + 303_272_496));
     // KV a token and layer (K and V, bf16): tp 1 full 4 × (512 + 512) × 2 = 8,192 B, sliding 16 ×
     // (256 + 256) × 2 = 16,384 B; tp 2 half of each. SGLang's hybrid cell (0.5.9 on: each kind over
     // its own layers): tp 1 10 × 8,192 + 50 × 16,384 = 901,120 B; tp 2 450,560 B.
@@ -173,7 +178,11 @@ fn gemma4_26b_a4b_parameters_by_hand() {
     // Active: 120 idle experts a layer × 3 × 2,816 × 704 = 5,947,392 each, 30 layers.
     assert_eq!(total - 30 * 120 * 5_947_392, 3_822_530_590); // the card's "3.8B"
     // Loaded at tp 1: the full layers' V slots too (5 × 2,883,584), 2 B a parameter.
-    assert_eq!(s.weight_bytes_per_rank(1).0, 2 * (total + 5 * 2_883_584));
+    // vision54: plus the tower and `embed_vision` (572,794,416 at tp 1, `tests/tests/vision54.rs`).
+    assert_eq!(
+        s.weight_bytes_per_rank(1).0,
+        2 * (total + 5 * 2_883_584 + 572_794_416)
+    );
     // KV a token at tp 4: full max(1, 2 / 4) = 1 head × (512 + 512) × 2 B = 2,048; sliding 8 / 4 = 2 ×
     // (256 + 256) × 2 = 2,048 → 30 × 2,048 = 61,440 B.
     assert_eq!(s.mimo_v2_layer_cells(4), Some((2_048, 2_048)));

@@ -94,6 +94,25 @@ pub enum VisionFamily {
         /// dummy heads (`llm::internvl`).
         whole_attention: bool,
     },
+    /// vision54 (issue #17): Gemma 4's vision encoder and `embed_vision` (`llm::gemma4_vit`): RMSNorms,
+    /// q/k norms, a gated GELU MLP, a linear patch embedder and a two-axis position table.
+    Gemma4Vit {
+        /// `num_key_value_heads`.
+        kv_heads: u64,
+        /// `head_dim`.
+        head_dim: u64,
+        /// `attention_bias`: qkv and o_proj carry biases.
+        attention_bias: bool,
+        /// `standardize`: the `std_bias` / `std_scale` vectors.
+        standardize: bool,
+    },
+    /// vision54 (issue #17): Kimi-K3's MoonViT3d and `mm_projector`, replicated (`llm::kimi_k3_vit`).
+    MoonVit3d {
+        /// `qkv_hidden_size`: the attention's width (q, k and v each).
+        qkv_hidden: u64,
+        /// `mm_hidden_size`: the width the projector merges (the tower's by default).
+        mm_hidden: u64,
+    },
 }
 
 /// Largest accepted vision width/count (as for the text tower).

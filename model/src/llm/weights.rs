@@ -415,6 +415,9 @@ impl ModelSpec {
                 // families14 (issue #17): InternVL's InternViT and mlp1; families26: each engine's
                 // layout where tp does not divide the heads.
                 super::VisionFamily::InternVit { .. } => super::internvl::internvit_pieces(&v, t),
+                // vision54 (issue #17): Gemma 4's tower (sharded) and Kimi-K3's (replicated).
+                super::VisionFamily::Gemma4Vit { .. } => super::gemma4_vit::gemma4_vit_pieces(&v, t),
+                super::VisionFamily::MoonVit3d { .. } => super::kimi_k3_vit::kimi_k3_vit_pieces(&v),
             };
         }
         inv
