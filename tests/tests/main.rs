@@ -360,3 +360,5 @@ mod b200sgl54;
 mod sglmem54;
 // families33 (issue #17): SGLang's DeepSeek-V4 KV pools by release.
 mod families33;
+// families35 (issue #17): DeepSeek-V4 weight bytes a rank under SGLang.
+mod families35;
