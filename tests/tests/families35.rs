@@ -64,6 +64,29 @@ fn flash_rank_weight_bytes_tp8_by_hand() {
     );
 }
 
+/// Flash at tp 4 (the SGLang cookbook's 4× H200 / B200 box), by hand as at tp 8 with each split
+/// tensor doubled: attention 6,292,992 + 3 × (8,388,608 + 2,048) + 3,072 + 256 = 31,468,288; shared
+/// expert gate/up 1,024 × 4,096 + 8 × 32 × 4 = 4,195,328 and down 4,096 × 512 +
+/// 32 × 4 × 4 = 2,097,664 → 6,292,992; per layer 31,468,288 + 16,384 + 3,145,944 + 2,097,152 +
+/// 6,292,992 = 43,020,760, × 43 = 1,849,892,680, + 40,960 + 628,099,584 + 173,056,000 =
+/// 2,651,089,224; top 2 × 32,320 × 4,096 × 2 + 8,192 + 262,164 = 529,801,236; routed fp4 / fp32
+/// scales (2,097,152 + 524,288) + (1,048,576 + 262,144) = 3,932,160 an expert × 11,008 =
+/// 43,285,217,280. Total 46,466,107,740 B = 43.27 GiB a rank.
+#[test]
+fn flash_rank_weight_bytes_tp4_by_hand() {
+    let g = flash();
+    let b = sglang_rank_weight_bytes(&g, 4, ExpertFormat::Fp4Fp32Scales).expect("tp 4 divides Flash");
+    assert_eq!(
+        b,
+        RankWeightBytes {
+            routed_experts: 43_285_217_280,
+            layers_other: 2_651_089_224,
+            top: 529_801_236
+        }
+    );
+    assert_eq!(b.total(), 46_466_107_740);
+}
+
 /// The byte count agrees with the parameter count families33 summed (36,274,024,023 at tp 8): at
 /// one byte a block-fp8 element the routed experts hold 43 × 256 × 3 × 4,096 × 256 = 34,628,173,824
 /// parameters a rank (+ 8,454,144 B of their fp32 scales: 43 × 256 × 768), and no part of the sum
