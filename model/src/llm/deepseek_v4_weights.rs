@@ -24,6 +24,13 @@
 //!   (`hc_*_fn`, `_base`, `_scale`, `hc_head_*`), the routers' `e_score_correction_bias` (not on
 //!   the hash-routed layers).
 //!
+//! By release: the 0.5.12 wheel hard-codes the float32 fp4 scales; 0.5.14 – 0.5.22 pick float8_e8m0fnu
+//! under aiter and float32 otherwise, 0.5.23 also e8m0 on XPU (`fp4_scale_dtype`);
+//! `SGLANG_DSV4_FP4_EXPERTS`, `SGLANG_OPT_FP8_WO_A_GEMM` and `SGLANG_OPT_FUSE_WQA_WKV` default on in
+//! 0.5.12, 0.5.14, 0.5.16, 0.5.20 and 0.5.23 (`environ.py`), so these bytes hold for every release that
+//! serves DeepSeek-V4 on CUDA. The shared expert stays a separate block-fp8 MLP: 0.5.16
+//! `determine_num_fused_shared_experts` fuses it only under `--enforce-shared-experts-fusion`.
+//!
 //! Not counted: buffers that are not parameters (the two `precompute_freqs_cis` tables,
 //! `lru_cache(2)`, 1,048,576 positions × 32 complex64 = 256 MiB each; the rotary caches; the
 //! hash layers' `tid2eid` tables), the re-layout SGLang makes of the fp4 scales after loading on
