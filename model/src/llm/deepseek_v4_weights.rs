@@ -24,8 +24,9 @@
 //!   (`hc_*_fn`, `_base`, `_scale`, `hc_head_*`), the routers' `e_score_correction_bias` (not on
 //!   the hash-routed layers).
 //!
-//! By release: the 0.5.12 wheel hard-codes the float32 fp4 scales; 0.5.14 – 0.5.22 pick float8_e8m0fnu
-//! under aiter and float32 otherwise, 0.5.23 also e8m0 on XPU (`fp4_scale_dtype`);
+//! By release: the 0.5.12 wheel hard-codes the float32 fp4 scales; 0.5.13 – 0.5.20 pick float8_e8m0fnu
+//! under aiter and float32 otherwise, 0.5.21 – 0.5.23 also e8m0 on XPU (`fp4_scale_dtype`; 0.5.13,
+//! 0.5.14, 0.5.16, 0.5.20 – 0.5.23 read);
 //! `SGLANG_DSV4_FP4_EXPERTS`, `SGLANG_OPT_FP8_WO_A_GEMM` and `SGLANG_OPT_FUSE_WQA_WKV` default on in
 //! 0.5.12, 0.5.14, 0.5.16, 0.5.20 and 0.5.23 (`environ.py`), so these bytes hold for every release that
 //! serves DeepSeek-V4 on CUDA. The shared expert stays a separate block-fp8 MLP: 0.5.16
