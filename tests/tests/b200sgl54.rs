@@ -149,7 +149,10 @@ fn quantization_modelopt_fp4_picks_trtllm_modelopt_keeps_cutlass() {
 #[test]
 fn imported_launch_keeps_sglangs_modelopt_flag() {
     let dir = crate::common::scratch("b200sgl54-import");
-    for (flag, runner) in [("modelopt_fp4", Some("flashinfer_trtllm")), ("modelopt", Some("cutlass"))] {
+    for (flag, runner) in [
+        ("modelopt_fp4", Some("flashinfer_trtllm")),
+        ("modelopt", Some("cutlass")),
+    ] {
         let out = dir.join(format!("{flag}.toml"));
         let o = crate::common::tpsim(&[
             "import-command",

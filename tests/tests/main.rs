@@ -366,3 +366,5 @@ mod families34;
 mod sched54;
 // vision54 (issue #17): the vision towers of Gemma 4 and Kimi-K3, SGLang's multimodal fraction.
 mod vision54;
+// families35 (issue #17): DeepSeek-V4 weight bytes a rank under SGLang.
+mod families35;

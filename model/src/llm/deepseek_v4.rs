@@ -31,9 +31,9 @@
 //! ## Not modelled
 //!
 //! SGLang 0.5.12 – 0.5.23's pool sizing is read (families33: `llm::deepseek_v4_pools`, by release);
-//! vLLM's pools (`vllm/models/deepseek_v4/`) are not. Neither the per-rank weights in the checkpoint's formats
-//! (fp8 blocks, fp4 experts, SGLang's fp4 detection and dequantization switches) nor the decode kernels
-//! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are lowered, so a config
+//! vLLM's pools (`vllm/models/deepseek_v4/`) are not. The weight bytes a rank in SGLang's formats are
+//! counted (families35: `llm::deepseek_v4_weights`) but not wired into a memory plan; the decode kernels
+//! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are not lowered either, so a config
 //! naming `DeepseekV4ForCausalLM` is refused by `refusal` with what was read, the pool budget and
 //! which releases serve it; it never yields a throughput or a memory plan.
 
@@ -414,8 +414,8 @@ pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
              c128 compress state for 257 request slots, 0.5.21 - 0.5.23 {:.2} B a full token after that (pages padded to 576 B) \
              (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
              serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
-             (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none), but tpsim has neither the per-rank \
-             weights of its checkpoint formats nor its decode kernels (mHC, compressors, the C4 indexer, the \
+             (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none); tpsim counts its weight bytes a rank \
+             (llm::deepseek_v4_weights) but has neither its memory plan wired nor its decode kernels (mHC, compressors, the C4 indexer, the \
              grouped output projection) in the iteration graph, nor vLLM's pools (vllm/models/deepseek_v4/), so it \
              gives no memory plan or throughput for it",
             g.layers(),
