@@ -352,3 +352,5 @@ mod families31;
 mod vllmnew53;
 // Issue #18 (deploys29): sglang pulls 30812 (GLM-5.1-FP8, 8x MI300X) and 31216 (Gemma 4 31B, 1x MI300X), SGLang 0.5.13.post1.
 mod deploys29;
+// kimitok54 (issue #18): SGLang's detokenizer process on Kimi's tiktoken tokenizer (serve::detok).
+mod kimitok54;
