@@ -118,6 +118,8 @@ pub struct LoopResult {
     pub goodput: crate::slo::GoodputCounter,
     /// The API-server front end's figures (issue #18, frontend; `servers` 0 when not modelled).
     pub frontend: serve::frontend::Stats,
+    /// SGLang's detokenizer process (issue #18, kimitok54; `on` false when not modelled).
+    pub detok: serve::detok::Stats,
     /// Request-iterations of decode (one per request per decode iteration it took part in): over
     /// `iterations`, the mean running batch.
     pub request_iterations: u64,
@@ -682,6 +684,7 @@ fn run_loop<'a>(
         series: m.series.points,
         goodput: m.goodput,
         frontend: m.frontend,
+        detok: m.detok,
         request_iterations: m.request_iterations,
         breakdown_total,
         by_op_total,

@@ -34,6 +34,7 @@ pub mod cuda_graphs; // issue #17 (graphs): CUDA-graph capture keys, vLLM async 
 pub mod cudagraph_mode; // graphmode: vLLM's compilation_config.cudagraph_mode
 pub mod cudagraph_support; // graphverify: the mode settled against the attention backend
 pub mod dcp; // issue #17: vLLM decode context parallelism
+pub mod detokenizer; // issue #18 (kimitok54): SGLang's detokenizer on Kimi's tiktoken tokenizer, by release
 pub mod dp_attention; // issue #17: SGLang DP attention
 mod draft;
 mod dsa; // h2 (issue #16): DeepSeek DSA start-up adjustments
@@ -375,6 +376,9 @@ pub struct Engine {
     pub cudagraph_mode: Option<cudagraph_mode::CudagraphMode>,
     /// Issue #18 (frontend): the API-server front end (`serve::frontend`).
     pub frontend: frontend::Frontend,
+    /// Issue #18 (kimitok54): SGLang's detokenizer where it decodes Kimi's slow tokenizer
+    /// (`scenario::detokenizer`, `serve::detok`); None: not modelled.
+    pub detokenizer: Option<detokenizer::Detokenizer>,
     /// vLLM's `--kv-cache-memory-bytes`: the KV budget per rank, bytes, replacing the profile's
     /// `gpu_memory_utilization` rule (`tpsim_model::memory::vllm_kv_plan_with_bytes`).
     pub kv_cache_memory_bytes: Option<u64>,
@@ -503,6 +507,9 @@ pub struct Workload {
     pub output_len: LengthSpec,
     /// Issue #18 (load): how requests arrive, a trace to replay, shared prompt prefixes.
     pub load: crate::workload::Load,
+    /// Issue #18 (kimitok54): the outputs decode to empty text (special tokens generated past EOS
+    /// under the client's `ignore_eos`): SGLang ≤ 0.5.10.post1's detokenizer window then grows.
+    pub empty_text_outputs: bool,
 }
 
 /// SGLang's refusal of `--context-length n` above the model's derived length `d` (SGLang 0.5.9

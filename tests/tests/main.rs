@@ -368,3 +368,5 @@ mod sched54;
 mod vision54;
 // families35 (issue #17): DeepSeek-V4 weight bytes a rank under SGLang.
 mod families35;
+// kimitok54 (issue #18): SGLang's detokenizer process on Kimi's tiktoken tokenizer (serve::detok).
+mod kimitok54;

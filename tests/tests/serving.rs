@@ -48,6 +48,7 @@ fn sglang_plan_with(
         }),
         graphs: Vec::new(),
         frontend: None,
+        detok: None,
         // No output clipping: these tests drive the scheduler alone.
         max_req_len: None,
         hybrid: None,

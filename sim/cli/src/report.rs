@@ -461,6 +461,20 @@ fn serving_text(o: &mut String, sv: &tpsim::report::serving::Serving) {
             f.first_chunk_delay_mean_ms
         );
     }
+    // Issue #18 (kimitok54): SGLang's detokenizer process.
+    if let Some(d) = &sv.detokenizer {
+        let _ = writeln!(
+            o,
+            "  detokenizer (SGLang, Kimi tiktoken tokenizer's slow decode): busy {:.1} %; largest lag {:.2} ms{}",
+            d.busy_fraction * 100.0,
+            d.max_lag_ms,
+            if d.bound {
+                "; DETOKENIZER-BOUND: the client gets its tokens at the detokenizer's pace"
+            } else {
+                ""
+            }
+        );
+    }
     let _ = writeln!(o);
 }
 

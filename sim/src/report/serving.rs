@@ -63,6 +63,34 @@ pub struct Serving {
     /// The API-server front end (issue #18, frontend), when the engine's costs model one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frontend: Option<Frontend>,
+    /// SGLang's detokenizer process (issue #18, kimitok54), when modelled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detokenizer: Option<Detokenizer>,
+}
+
+/// What SGLang's detokenizer process did (`serve::detok`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Detokenizer {
+    /// Its busy time over the run's makespan (0–1).
+    pub busy_fraction: f64,
+    /// The largest lag of a step's tokens behind the step, ms.
+    pub max_lag_ms: f64,
+    /// Busy at least 90 % of the makespan: the detokenizer, not the GPU, paces the client.
+    pub bound: bool,
+}
+
+fn detokenizer(m: &LoopResult) -> Option<Detokenizer> {
+    let d = &m.detok;
+    let span = m.makespan.as_ps();
+    d.on.then(|| Detokenizer {
+        busy_fraction: if span == 0 {
+            0.0
+        } else {
+            d.busy_ps as f64 / span as f64
+        },
+        max_lag_ms: d.max_lag_ps as f64 / 1e9,
+        bound: d.bound(span),
+    })
 }
 
 /// What the API-server front end did (`serve::frontend`).
@@ -136,5 +164,6 @@ pub fn build(m: &LoopResult) -> Serving {
         makespan_ms: m.makespan.as_ms_f64(),
         series: m.series.clone(),
         frontend: frontend(m),
+        detokenizer: detokenizer(m),
     }
 }

@@ -685,6 +685,7 @@ impl Resolver<'_> {
         collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)
+        let detokenizer = super::detokenizer::resolve(kind, model, &release.version); // kimitok54
         // vLLM's `--kv-cache-memory-bytes` (0.11.0 `config/cache.py`, `gpu_worker.py`).
         let kv_cache_memory_bytes = match (e.kv_cache_memory_bytes, kind) {
             (None, _) => None,
@@ -804,6 +805,7 @@ impl Resolver<'_> {
             enable_piecewise_cuda_graph: e.enable_piecewise_cuda_graph.unwrap_or(false),
             cudagraph_mode,
             frontend,
+            detokenizer,
         })
     }
 

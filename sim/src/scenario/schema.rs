@@ -738,6 +738,9 @@ pub struct WorkloadSection {
     /// `llm_decode_bench.py` builds one payload per cell), so the `cached_prompt_len` tokens are one
     /// cache entry shared by all requests, not one per request.
     pub same_prompt: Option<bool>,
+    /// Issue #18 (kimitok54): the outputs decode to empty text (special tokens past EOS under
+    /// `ignore_eos`); default false (`serve::detok`).
+    pub empty_text_outputs: Option<bool>,
 }
 
 /// `[workload.shared_prefix]`: `num_groups` system prompts, each followed by `prompts_per_group`

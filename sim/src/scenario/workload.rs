@@ -19,6 +19,7 @@ impl Resolver<'_> {
             prompt_len: w.prompt_len.unwrap_or(LengthSpec::Fixed(1024)),
             output_len: w.output_len.unwrap_or(LengthSpec::Fixed(1024)),
             load,
+            empty_text_outputs: w.empty_text_outputs.unwrap_or(false),
         };
         if out.concurrency == 0 || out.concurrency > 4096 {
             return Err(self.invalid(

@@ -524,6 +524,8 @@ pub struct Measured {
     pub shape_runs: Vec<u64>,
     /// The API-server front end's figures (issue #18, frontend; zero when off).
     pub frontend: super::frontend::Stats,
+    /// SGLang's detokenizer process (issue #18, kimitok54; zero when off).
+    pub detok: super::detok::Stats,
 }
 
 /// Everything the event loop needs besides the engine (closures: no Debug).
@@ -544,6 +546,8 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub slo: Option<&'a crate::slo::Slo>,
     /// The API-server front end's costs (issue #18, frontend; `None`: off).
     pub frontend: Option<super::frontend::Costs>,
+    /// SGLang's detokenizer process (issue #18, kimitok54; `None`: not modelled).
+    pub detok: Option<super::detok::Costs>,
     /// SGLang's `max_req_len` of one scheduler (min(context_len − 1, its pool's tokens − 1)): a
     /// request's output is clipped to `max_req_len − prompt − 1` when it reaches a group (None:
     /// vLLM, which does not clip).
@@ -782,7 +786,17 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         tokens: vec![0; fe.as_ref().map_or(0, Frontend::servers)],
         ..Outputs::default()
     };
+    // Issue #18 (kimitok54): SGLang's detokenizer, and the client slots it frees later than the
+    // engine finishes their requests (when, how many).
+    let mut detok = inp.detok.map(super::detok::Detokenizer::new);
+    let mut releases: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     loop {
+        while let Some(&Reverse((t, k))) = releases.peek()
+            && t <= now
+        {
+            releases.pop();
+            in_flight -= k;
+        }
         // Arrivals up to now: closed-loop requests while a client slot is free, open-loop ones whose
         // time has come.
         loop {
@@ -897,7 +911,8 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
                 _ => None,
             };
             let ready = in_frontend.peek().map(|r| r.0.0);
-            if let Some(t) = arrival.into_iter().chain(ready).min() {
+            let freed = releases.peek().map(|r| r.0.0);
+            if let Some(t) = arrival.into_iter().chain(ready).chain(freed).min() {
                 now = t;
                 continue;
             }
@@ -946,10 +961,35 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             m.decode_time += dt.as_ps();
         }
         outs.at = now;
+        // Issue #18 (kimitok54): the step's detokenizer job; the client sees its tokens at its end.
+        let client_at = match detok.as_mut() {
+            Some(d) => {
+                let c = d.costs;
+                let cost = groups
+                    .iter()
+                    .flat_map(|g| detok_counts(&g.core))
+                    .fold(0u64, |a, n| a.saturating_add(c.request_ps(n)));
+                d.job(now, cost)
+            }
+            None => now,
+        };
         for g in groups.iter_mut() {
             g.core.now = now;
             let o = fe.as_ref().map(|_| &mut outs);
-            in_flight -= apply(&mut g.core, &mut m, &mut inp.draw, inp.slo, &mut got_buf, o);
+            let done = apply(
+                &mut g.core,
+                &mut m,
+                &mut inp.draw,
+                inp.slo,
+                &mut got_buf,
+                o,
+                client_at,
+            );
+            if client_at > now && done > 0 {
+                releases.push(Reverse((client_at, done)));
+            } else {
+                in_flight -= done;
+            }
         }
         let (mut used, mut total, mut running, mut queued, mut preempted) = (0u64, 0u64, 0u32, 0u32, 0u64);
         for g in groups.iter() {
@@ -986,6 +1026,11 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         g.core.now = now;
     }
     m.end = now;
+    if let Some(d) = detok {
+        // The run ends when the client has its last token.
+        m.end = m.end.max(d.stats.last_end_ps);
+        m.detok = d.stats;
+    }
     if let Some(f) = fe.as_mut() {
         outs.flush(f, &mut m.ttft);
         m.frontend = f.stats.clone();
@@ -1034,6 +1079,7 @@ fn apply(
     slo: Option<&crate::slo::Slo>,
     got_buf: &mut Vec<u32>,
     mut out: Option<&mut Outputs>,
+    client_at: u64,
 ) -> u32 {
     let now = core.now;
     // Decodes: each request gets its accepted tokens.
@@ -1092,11 +1138,12 @@ fn apply(
             }
             match r.first_at {
                 // With a front end the client sees it when its chunk is processed (`Outputs::flush`).
+                // Issue #18 (kimitok54): with SGLang's detokenizer modelled, when its job ends.
                 None => {
-                    r.first_at = Some(now);
+                    r.first_at = Some(client_at);
                     match out.as_mut() {
                         Some(o) => o.firsts.push((r.server, r.arrival, now)),
-                        None => m.ttft.record(Duration::from_ps(now - r.arrival)),
+                        None => m.ttft.record(Duration::from_ps(client_at - r.arrival)),
                     }
                 }
                 Some(_) => m.itl.record(Duration::from_ps(now - r.last_at)),
@@ -1140,6 +1187,8 @@ fn apply(
                 kv.release_prefix(p.group);
             }
             m.finished += 1;
+            // Issue #18 (kimitok54): the client's times (`client_at` = now without a detokenizer).
+            let now = client_at;
             m.e2e.record(Duration::from_ps(now - r.arrival));
             if let (Some(slo), Some(f)) = (slo, r.first_at) {
                 // vLLM's per-request figures (benchmarks/serve.py): TPOT over the tokens after
@@ -1170,4 +1219,18 @@ fn apply(
         return done as u32;
     }
     0
+}
+
+/// Issue #18 (kimitok54): the output-token index (1 = first) of each request that yields a token
+/// this step, for the detokenizer's job: decodes, and prefills that complete their prompt.
+fn detok_counts(core: &Core) -> impl Iterator<Item = u32> + '_ {
+    let decodes = core.batch.decode.iter().map(|&id| {
+        let r = &core.reqs[id as usize];
+        (r.produced + 1).min(r.output.max(1))
+    });
+    let firsts = core.batch.extend.iter().filter_map(|&(id, tokens)| {
+        let r = &core.reqs[id as usize];
+        (r.computed + tokens >= r.target()).then_some(r.produced + 1)
+    });
+    decodes.chain(firsts)
 }

@@ -18,6 +18,7 @@
 //! ranks' summed pools.
 
 pub mod core;
+pub mod detok; // issue #18 (kimitok54): SGLang's detokenizer process
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 pub mod graphs;
 pub mod kv;
@@ -47,6 +48,8 @@ pub struct Plan {
     pub graphs: Vec<u32>,
     /// The API-server front end (issue #18, frontend; `None`: not modelled).
     pub frontend: Option<frontend::Costs>,
+    /// SGLang's detokenizer process (issue #18, kimitok54; `None`: not modelled).
+    pub detok: Option<detok::Costs>,
     /// SGLang's `max_req_len` of one scheduler, min(context_len − 1, its pool's tokens − 1)
     /// (`tp_worker.py`): outputs are clipped to it (`core::Inputs::max_req_len`); None for vLLM.
     pub max_req_len: Option<u64>,
@@ -141,6 +144,14 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                 engine: EnginePlan::Sglang(settings),
                 graphs,
                 frontend,
+                detok: s.engine.detokenizer.map(|d| detok::Costs {
+                    token_ps: d.token_cost.as_ps(),
+                    window: if s.workload.empty_text_outputs && d.grows_on_empty_text {
+                        detok::Window::Growing
+                    } else {
+                        detok::Window::Committed
+                    },
+                }),
                 max_req_len: Some(
                     s.engine
                         .context_len
@@ -197,6 +208,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .map(|&g| (u64::from(g) * dp).min(u64::from(u32::MAX)) as u32)
                     .collect(),
                 frontend,
+                detok: None,
                 max_req_len: None,
                 hybrid,
             }
@@ -227,6 +239,7 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
         bucket,
         slo,
         frontend: p.frontend,
+        detok: p.detok,
         max_req_len: p.max_req_len,
     };
     match &p.engine {

@@ -112,6 +112,7 @@ pub fn merge(mut a: Measured, b: Measured) -> Measured {
     a.request_tpot.merge(&b.request_tpot);
     a.e2e.merge(&b.e2e);
     a.frontend.merge(&b.frontend);
+    a.detok.merge(&b.detok);
     a.goodput.good += b.goodput.good;
     a.goodput.finished += b.goodput.finished;
     if a.shape_runs.len() < b.shape_runs.len() {

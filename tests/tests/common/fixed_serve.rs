@@ -41,6 +41,7 @@ pub fn vllm_plan(kv_tokens: u64) -> Plan {
         }),
         graphs: Vec::new(),
         frontend: None,
+        detok: None,
         max_req_len: None,
         hybrid: None,
     }
