@@ -356,3 +356,5 @@ mod deploys29;
 mod rocm54;
 // b200sgl54 (issue #18): SGLang 0.5.9 runs sgl-kernel's cutlass_moe_fp4 for ModelOpt NVFP4 on B200.
 mod b200sgl54;
+// ttft54 (issue #18): the light-load TTFT rows against tpsim, grouped.
+mod ttft54;
