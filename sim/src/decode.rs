@@ -534,14 +534,15 @@ fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
 /// EXTEND batch goes to `forward_extend`, eager, unless `--enable-piecewise-cuda-graph` captured it
 /// (whose launches outside the pieces `passes::sgl_prefill_launch` charges, as it does the eager
 /// launches beyond the layer template).
-/// vLLM v1 keeps its graph cost (its piecewise graphs cover prefill token counts up to the
-/// capture sizes; not checked against a prefill row yet).
+/// vLLM v1 keeps its graph cost up to its largest capture size and runs eager above it
+/// ([`vllm_graph_limit`], ttft54).
 fn prefill_is_eager(s: &Scenario) -> bool {
     s.engine.kind == crate::scenario::EngineKind::Sglang && !s.engine.enable_piecewise_cuda_graph
 }
 
 /// ttft54: the largest number of tokens vLLM V1 runs a forward of under a CUDA graph, `graphs` being
-/// the plan's capture sizes; None for SGLang (its rule is [`prefill_is_eager`]), V0 and graphs off.
+/// the plan's capture sizes; None for SGLang (its rule is [`prefill_is_eager`]), V0, graphs off and
+/// speculative runs (whose plan lists no graphs: their padding is not modelled).
 /// A prefill or mixed forward with more scheduled tokens runs with `CUDAGraphMode.NONE`: every
 /// kernel of the compiled model launched by the host. vLLM 0.10.1.1 and 0.11.0
 /// `v1/worker/gpu_model_runner.py` pad to a graph only when `num_scheduled_tokens <=
