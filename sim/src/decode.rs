@@ -326,6 +326,9 @@ struct Shapes<'b, 'a> {
     /// Issue #18 leftover (dpsched2): DP-attention SUM_LEN steps, by the groups' shapes.
     dp_index: BTreeMap<Vec<serve::GroupShape>, usize>,
     costs: Vec<ShapeCost>,
+    /// ttft54: vLLM V1's largest CUDA-graph capture size; a forward with more tokens runs without
+    /// graphs ([`vllm_graph_limit`]). None: no such rule (SGLang, V0, graphs off).
+    graph_limit: Option<u32>,
 }
 
 impl<'a> Shapes<'_, 'a> {
@@ -428,7 +431,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         prefix: u32,
     ) -> Result<(usize, Duration), DecodeError> {
         let spec = self.spec;
-        let eager = prefill_is_eager(self.b.scenario());
+        let eager = prefill_is_eager(self.b.scenario()) || self.graph_limit.is_some_and(|m| tokens > m);
         // A prefill's key keeps its cached prefix in the context slot (0 for a fresh prompt).
         self.get((1, 0, prefix, seqs, tokens, eager), true, |me| {
             Ok(ShapeCost::of(
@@ -446,6 +449,9 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         tokens: u32,
     ) -> Result<(usize, Duration), DecodeError> {
         let spec = self.spec;
+        // ttft54: the decodes and the chunks together above the largest graph run without one
+        // (the decode batch as padded: at most the next capture size over the scheduled tokens).
+        let eager = eager || self.graph_limit.is_some_and(|m| batch.saturating_add(tokens) > m);
         self.get((2, batch, ctx, seqs, tokens, eager), true, |me| {
             if spec {
                 // A speculative iteration with prefill chunks: costed as the speculative decode
@@ -530,10 +536,26 @@ fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
 /// EXTEND batch goes to `forward_extend`, eager, unless `--enable-piecewise-cuda-graph` captured it
 /// (whose launches outside the pieces `passes::sgl_prefill_launch` charges, as it does the eager
 /// launches beyond the layer template).
-/// vLLM v1 keeps its graph cost (its piecewise graphs cover prefill token counts up to the
-/// capture sizes; not checked against a prefill row yet).
+/// vLLM v1 keeps its graph cost up to its largest capture size and runs eager above it
+/// ([`vllm_graph_limit`], ttft54).
 fn prefill_is_eager(s: &Scenario) -> bool {
     s.engine.kind == crate::scenario::EngineKind::Sglang && !s.engine.enable_piecewise_cuda_graph
+}
+
+/// ttft54: the largest number of tokens vLLM V1 runs a forward of under a CUDA graph, `graphs` being
+/// the plan's capture sizes; None for SGLang (its rule is [`prefill_is_eager`]), V0, graphs off and
+/// speculative runs (whose plan lists no graphs: their padding is not modelled).
+/// A prefill or mixed forward with more scheduled tokens runs with `CUDAGraphMode.NONE`: every
+/// kernel of the compiled model launched by the host. vLLM 0.10.1.1 and 0.11.0
+/// `v1/worker/gpu_model_runner.py` pad to a graph only when `num_scheduled_tokens <=
+/// self.cudagraph_batch_sizes[-1]` ("Eager mode" otherwise) and `v1/cudagraph_dispatcher.py`
+/// `dispatch` finds no key for the unpadded count; 0.17.0 and 0.19.0 `dispatch` return NONE when
+/// `num_tokens > max_cudagraph_capture_size`. The default largest size is
+/// min(2 × `max_num_seqs`, 512) (0.11.0 `config/scheduler.py`), so a 1,000-token prompt at
+/// concurrency 1 runs ungraphed.
+fn vllm_graph_limit(s: &Scenario, graphs: &[u32]) -> Option<u32> {
+    let v1 = s.engine.kind == crate::scenario::EngineKind::Vllm && s.engine.v0.is_none();
+    v1.then(|| graphs.last().copied()).flatten()
 }
 
 /// The engine's refusal of one request (`admission`), with SGLang's scheduler check against the KV
@@ -595,6 +617,7 @@ fn run_loop<'a>(
         index: BTreeMap::new(),
         dp_index: BTreeMap::new(),
         costs: Vec::new(),
+        graph_limit: vllm_graph_limit(s, &plan.graphs),
     };
     let mut draw_fn = sampler
         .as_mut()

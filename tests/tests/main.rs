@@ -370,3 +370,5 @@ mod vision54;
 mod families35;
 // kimitok54 (issue #18): SGLang's detokenizer process on Kimi's tiktoken tokenizer (serve::detok).
 mod kimitok54;
+// ttft54 (issue #18): the light-load TTFT rows against tpsim, grouped.
+mod ttft54;
