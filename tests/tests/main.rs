@@ -354,3 +354,5 @@ mod vllmnew53;
 mod deploys29;
 // rocm54 (issue #18): the MI300X template against AITER's gfx942 kernel timings.
 mod rocm54;
+// tritonsplit54 (issue #18): SGLang's Triton split-KV decode attention (splits, partials, stage 2).
+mod tritonsplit54;
