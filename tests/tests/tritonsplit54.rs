@@ -62,7 +62,11 @@ fn h200_llama_8b_pays_the_reduce_kernel_and_partials() {
         (got_us - expected_us).abs() < 0.001 * expected_us,
         "{got_us} µs vs {expected_us}"
     );
-    assert_eq!(read_ttft, unread_ttft);
+    // The prefill is the same pass in both (integer picoseconds): equal to the femtosecond.
+    assert!(
+        (read_ttft - unread_ttft).abs() < 1e-9,
+        "{read_ttft} vs {unread_ttft}"
+    );
 }
 
 /// Gemma 4 31B on one MI300X (SGLang's default backend for it there: triton; `max_kv_splits` 16 on

@@ -93,7 +93,7 @@ impl SglSplit {
 fn release(s: &Scenario) -> Option<(u32, u32, u32)> {
     let (a, b, c, _) = tpsim_model::sglang_fraction_early::release_post(&s.engine.release().version)?;
     let v = (a, b, c);
-    ((0, 4, 4) <= v && v <= (0, 5, 14)).then_some(v)
+    ((0, 4, 4)..=(0, 5, 14)).contains(&v).then_some(v)
 }
 
 /// `get_num_kv_splits_triton` for `seqs` sequences all of length `len` (module doc).
