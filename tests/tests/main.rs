@@ -372,3 +372,5 @@ mod families35;
 mod kimitok54;
 // ttft54 (issue #18): the light-load TTFT rows against tpsim, grouped.
 mod ttft54;
+// tritonsplit54 (issue #18): SGLang's Triton split-KV decode attention (splits, partials, stage 2).
+mod tritonsplit54;

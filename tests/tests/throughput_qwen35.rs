@@ -86,6 +86,12 @@ pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
         "validation/qwen3.5-397b-nvfp4-sglang-tp4-bs1-triton.toml",
     ));
     let pred = f(&pred["throughput"]["output_tok_s"]);
+    // tritonsplit54: 83.84 tok/s since SGLang's triton decode is costed by its splits
+    // (`passes::sgl_triton_split`): in each of the 15 full-attention layers (8 query heads, one KV
+    // head a rank: 8 splits) the stage-2 reduce kernel (2 µs) and the fp32 partials (8 × 8 × 257 × 4
+    // = 65,792 B written, read with the 4,096 B output: 0.095 µs at 0.8 × 1.79 TB/s), and the busiest
+    // program's tiles × 332.3 ns over the KV read (about 0.84 µs a layer as run): 44.07 µs a step,
+    // 1000 / (1000 / 84.153 + 0.04407) = 83.84. Before it:
     // The launch's MoE kernels cost what the "cutlass MoE" rows' do (84.15 tok/s, tolerance 0.05; 86.3
     // before release52 moved the release of a scenario without engine.version to SGLang 0.5.9, whose
     // `no_buffer` mamba strategy with the radix cache on turns the overlap scheduler off (hybrids51):
@@ -95,7 +101,7 @@ pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
     // sglgates charged SGLang's Qwen3.5 gate, top-k and Gated DeltaNet kernels, 330 a pass,
     // `passes::sgl_qwen3_next`): the attention backend is named but has no curve in the bundled
     // preset, and PHB allows P2P on these same-socket root ports as SYS does.
-    assert!((pred - 84.15).abs() < 0.05, "{pred}");
+    assert!((pred - 83.84).abs() < 0.05, "{pred}");
     validate("Qwen3.5 NVFP4, SGLang results.md, bs 1", (42.0, 51.0), pred);
     // rtx6kpro optimization/pcie-oneshot-allreduce.md, SGLang, NVFP4, bs 1, none, cutlass MoE, NCCL
     // only: 70.6. IN-SAMPLE since sm120decode: this row and the one-shot one below give the allreduce

@@ -25,6 +25,7 @@ pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a s
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
+mod sgl_triton_split; // tritonsplit54: SGLang's Triton split-KV decode: splits, partials, stage 2, serial tiles
 mod splitkv; // splitkv49: FlashAttention 3 / 2 split-KV decode (vLLM FLASH_ATTN, SGLang fa3): combine launch, serial tiles
 pub(crate) mod tp_net;
 mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
@@ -1042,6 +1043,15 @@ impl<'a> Builder<'a> {
         u32::from(self.triton_split(pass, l).is_some())
     }
 
+    /// tritonsplit54: SGLang's Triton split-KV decode of layer `l` in `pass`
+    /// (`passes::sgl_triton_split`; `None` off it).
+    fn sgl_triton_split(&self, pass: &Pass, l: &LayerWork) -> Option<sgl_triton_split::SglSplit> {
+        let PassShape {
+            seqs, tokens, ctx, ..
+        } = pass.shape;
+        sgl_triton_split::split(&pass.attn, l, seqs, tokens, ctx)
+    }
+
     /// splitkv49: FlashAttention's split-KV decode launch for layer `l` in `pass` (`passes::splitkv`;
     /// `None` off it).
     fn fa_split(&self, pass: &Pass, l: &LayerWork) -> Option<splitkv::Split> {
@@ -1144,6 +1154,10 @@ impl<'a> Builder<'a> {
         } else {
             (context_bytes, ctx_flops)
         };
+        // tritonsplit54: SGLang's Triton stage-1 kernel writes its per-split partial outputs
+        // (`passes::sgl_triton_split`); the stage-2 kernel that re-reads them is costed apart below.
+        let sgl_split = self.sgl_triton_split(pass, l);
+        let context_bytes = context_bytes + sgl_split.map_or(0.0, |sp| sp.partial_bytes as f64);
         let dense_fmt = pass.model.quantization.weights.dtype;
         // Weight bytes stream at their format's factor (`[compute.formats]`, issue #16; 1 without
         // one), the KV-cache / state reads at the class's efficiency × the engine's attention
@@ -1192,8 +1206,10 @@ impl<'a> Builder<'a> {
         // read and its FLOPs add to the block's streaming cost, the difference is added.
         // splitkv49: FlashAttention's split programs likewise (`passes::splitkv`), with its tiles in
         // flight per program.
+        // tritonsplit54: SGLang's Triton stage-1 programs likewise (`passes::sgl_triton_split`).
         let floor = split
             .and_then(|sp| triton_split::latency_floor(self.s, sp))
+            .or_else(|| sgl_split.and_then(|sp| sgl_triton_split::latency_floor(self.s, sp)))
             .or_else(|| {
                 self.fa_split(pass, l)
                     .and_then(|sp| splitkv::latency_floor(self.s, sp))
@@ -1213,7 +1229,15 @@ impl<'a> Builder<'a> {
             }
             None => t,
         };
-        t + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+        // tritonsplit54: SGLang's stage-2 reduce, its own memory-bound kernel (`passes::sgl_triton_split`):
+        // like `quant_time`, apart from the attention op so that it does not dilute its per-kernel
+        // curve lookup.
+        let stage2 = sgl_split.map_or(Duration::ZERO, |sp| {
+            self.rates
+                .op_time_for(OpClass::Default, sp.stage2_bytes() as f64, 0.0, 1)
+        });
+        t + stage2
+            + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
             + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
             + self.kv_store_time(pass, l)
             + self.trtllm_mla_time(pass, l)
