@@ -362,3 +362,5 @@ mod sglmem54;
 mod families33;
 // families34 (issue #17): Qwen4-Exp refused as not modelled.
 mod families34;
+// families36 (issue #17): Hunyuan V3 / Hy3 lowered.
+mod families36;
