@@ -1,5 +1,5 @@
 //! families34 (issue #17): Hunyuan V3 (`HYV3ForCausalLM`, published as tencent/Hy3, 295B-A21B) —
-//! its config read and its parameters counted, then refused as not modelled.
+//! its config read and its parameters counted; families36: lowered (`Architecture::Hy3`).
 //!
 //! ## The layers (SGLang 0.5.23 `models/hunyuan_v3.py`)
 //!
