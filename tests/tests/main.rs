@@ -374,3 +374,5 @@ mod kimitok54;
 mod ttft54;
 // tritonsplit54 (issue #18): SGLang's Triton split-KV decode attention (splits, partials, stage 2).
 mod tritonsplit54;
+// families36 (issue #17): Hunyuan V3 / Hy3 lowered.
+mod families36;

@@ -647,6 +647,10 @@ pub struct ModelConfig {
     /// `hunyuan_v3.py` reads `use_qk_norm` first, then this).
     #[serde(default)]
     pub qk_norm: Option<bool>,
+    /// families36: Hunyuan V3's routed and shared expert width as vLLM reads it (`expert_hidden_dim`;
+    /// vLLM 0.20.0 – 0.34.0 `hy_v3.py`; SGLang reads `moe_intermediate_size`).
+    #[serde(default)]
+    pub expert_hidden_dim: Option<u64>,
 }
 
 /// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
@@ -845,7 +849,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 89] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 90] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -983,6 +987,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 89] = [
     "MistralLarge3ForCausalLM",
     // families31 (issue #17): Ministral 3's text model on its own (the Llama layout, `ModelSpec::ministral3`).
     "Ministral3ForCausalLM",
+    // families36 (issue #17): Hunyuan V3 / Hy3 (GQA + q/k norms, dense first layer, sigmoid-routed MoE
+    // with an fp32 router, expert bias and a shared expert; `Architecture::Hy3`, `llm::hy3`).
+    "HYV3ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1139,6 +1146,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families31 (issue #17): SGLang `models/mistral_large_3.py` `EntryClass` from 0.5.6.post1, vLLM
         // `models/mistral_large_3.py` (registry) from 0.12.0 (`sim::scenario::first_release`).
         "MistralLarge3ForCausalLM" => Architecture::MistralLarge3,
+        // families36 (issue #17): SGLang `models/hunyuan_v3.py` `EntryClass` from 0.5.11, vLLM registry
+        // `"HYV3ForCausalLM": ("hy_v3", …)` from 0.20.0 (`llm::hy3`, `sim::scenario::first_release`).
+        "HYV3ForCausalLM" => Architecture::Hy3,
         // families31 (issue #17): Ministral 3 without its vision tower: SGLang `models/ministral3.py`
         // `EntryClass = [Ministral3ForCausalLM]` (a `LlamaForCausalLM`) from 0.5.6.post1; vLLM registers
         // `"Ministral3ForCausalLM": ("mistral", "MistralForCausalLM")` from 0.20.0 (`models/mistral.py`,
@@ -1237,10 +1247,6 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // families34 (issue #17): Qwen4-Exp is read and counted, then refused as not modelled.
     if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
         return Err(super::qwen4_exp::refusal(cfg, arch_name));
-    }
-    // families34 (issue #17): Hunyuan V3 (Hy3) is read and counted, then refused as not modelled.
-    if arch_name == super::hy3::HYV3 {
-        return Err(super::hy3::refusal(cfg));
     }
     // families34 (issue #17): MiniMax-M3, Hunyuan V4, Mistral Large 4 refused by name (`llm::refused_2026`).
     if let Some(why) = super::refused_2026::why(arch_name) {
@@ -1425,7 +1431,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
                     .is_none_or(|d| d == "float32"))
             // families27 (issue #17): vLLM 0.11.0 `minimax_text_01.py` `MiniMaxText01MoE.gate =
             // ReplicatedLinear(..., params_dtype=torch.float32, quant_config=None)`.
-            || arch == Architecture::MiniMaxText01,
+            || arch == Architecture::MiniMaxText01
+            // families36 (issue #17): Hunyuan V3's gate in both engines (SGLang 0.5.11 – 0.5.23
+            // `hunyuan_v3.py` `HYV3MoEFused.gate = ReplicatedLinear(..., params_dtype=torch.float32)`;
+            // vLLM 0.20.0 – 0.34.0 `hy_v3.py` `GateLinear(..., params_dtype=torch.float32)`).
+            || arch == Architecture::Hy3,
         // rope17 (issue #17 point 5): vLLM's RoPE cache shape (`llm::partial_rotary`).
         rotary_dim: super::partial_rotary::vllm_rotary_dim(arch, text, head_dim)?,
         vllm_mrope: super::partial_rotary::vllm_mrope(arch_name),
@@ -1958,6 +1968,8 @@ fn feed_forward(
         // families15 (issue #17): dots.llm1's `Dots1DecoderLayer` picks MoE by the same rule (vLLM
         // 0.19.0 `dots1.py`: `layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0`).
         Architecture::Dots1 => deepseek_style_ffn(text, num_layers, an)?,
+        // families36 (issue #17): Hunyuan V3's dense prefix then MoE, its own keys (`llm::hy3`).
+        Architecture::Hy3 => super::hy3::feed_forward(text, num_layers)?,
         // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
         // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
         // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).
@@ -2372,6 +2384,10 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // families30 (issue #17): Gemma 4 always builds per-head `q_norm` / `k_norm` (SGLang 0.5.23
         // `gemma4_causal.py` `Gemma4Attention`, vLLM 0.34.0 `gemma4.py`).
         Architecture::Gemma4 => true,
+        // families36 (issue #17): Hunyuan V3's per-head norms: SGLang 0.5.11 – 0.5.23 `hunyuan_v3.py`
+        // reads `use_qk_norm`, else `qk_norm`; vLLM 0.20.0 – 0.34.0 `hy_v3.py` reads `qk_norm` (the
+        // published config sets `qk_norm` only, so both agree on it).
+        Architecture::Hy3 => text.use_qk_norm.or(text.qk_norm).unwrap_or(false),
         _ => text.use_qk_norm.unwrap_or(false),
     };
     // MiniMax-M2's q/k norm spans all heads (SGLang `MiniMaxM2RMSNormTP`); any other type is refused
@@ -2402,6 +2418,9 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         Architecture::BailingMoeV2 => text.moe_router_enable_expert_bias.unwrap_or(false),
         // families15 (issue #17): dots.llm1's with `topk_method = "noaux_tc"` (`llm::dots1`).
         Architecture::Dots1 => super::dots1::routing_bias(text),
+        // families36 (issue #17): Hunyuan V3's `expert_bias`, always built, fp32 (SGLang 0.5.11 –
+        // 0.5.23 `hunyuan_v3.py` `HYV3MoEFused`: `torch.empty(num_experts, dtype=torch.float32)`).
+        Architecture::Hy3 => true,
         _ => false,
     };
 

@@ -1,5 +1,5 @@
 //! families34 (issue #17): Hunyuan V3 (`HYV3ForCausalLM`, published as tencent/Hy3, 295B-A21B) —
-//! its config read and its parameters counted, then refused as not modelled.
+//! its config read and its parameters counted; families36: lowered (`Architecture::Hy3`).
 //!
 //! ## The layers (SGLang 0.5.23 `models/hunyuan_v3.py`)
 //!
@@ -13,17 +13,23 @@
 //!   experts of `moe_intermediate_size` and `num_shared_experts` × that width as one shared MLP.
 //! - Two RMSNorms a layer, a final norm, the head untied unless `tie_word_embeddings`.
 //!
-//! ## Not modelled
+//! ## Lowered (families36)
 //!
-//! tpsim has no `HYV3` lowering: its layers resemble GLM-4.5's (GQA with q/k norms, dense first
-//! layers, a sigmoid-routed MoE with a correction bias and a shared expert), but the engines' HYV3
-//! rules (SGLang from 0.5.11, vLLM from 0.20.0), the fp32 router and the MTP draft
-//! (`HYV3ForCausalLMNextN`) have not been checked against that lowering, so a config naming
-//! `HYV3ForCausalLM` is refused by [`refusal`] with what was read; it never yields a throughput or
-//! a memory plan.
+//! [`super::Architecture::Hy3`]: GQA attention with per-head q/k norms, the dense prefix and the MoE
+//! layers of [`feed_forward`], the fp32 router (`ModelSpec::router_fp32`) and the fp32 expert bias
+//! (`ModelSpec::routing_bias`), both replicated on every rank; the attention, the dense MLP, the
+//! shared MLP and the routed experts sharded as GLM-4.5's (`QKVParallelLinear` / `RowParallelLinear`,
+//! `MergedColumnParallelLinear`, `FusedMoE`). The checkpoint's MTP layer (`num_nextn_predict_layers`,
+//! stored as `model.layers.80.*`) is skipped by both engines' `load_weights` (SGLang: layer index ≥
+//! `num_hidden_layers`; vLLM: `get_spec_layer_idx_from_weight_name`), so it is not counted.
+//!
+//! Not modelled: the MTP draft (`HYV3ForCausalLMNextN`), the HPC-Ops FP8 attention path, and vLLM
+//! 0.20.0 – 0.25.1's `expert_bias` at the model dtype (`nn.Parameter(torch.empty(num_experts))`; from
+//! 0.26.0 `dtype=torch.float32`, wheels read 2026-12-06): tpsim holds it fp32 under every release,
+//! 192 × 2 B a MoE layer (30,336 B a rank for Hy3) too many under those vLLM releases (known miss).
 
-use super::config::{ModelConfig, req};
-use super::{ModelError, invalid};
+use super::config::{FeedForward, ModelConfig, req};
+use super::{Ffn, ModelError, MoeShape, invalid};
 
 /// The architecture name both engines register: SGLang 0.5.11 – 0.5.23 `models/hunyuan_v3.py`
 /// `EntryClass` (0.5.10.post1 has none); vLLM 0.20.0 – 0.34.0 `model_executor/models/registry.py`
@@ -146,33 +152,37 @@ impl Geometry {
     }
 }
 
-/// The error a Hunyuan V3 config gets: a [`ModelError`] naming a missing or impossible key, or
-/// [`ModelError::NotModelled`] with what was read and which releases serve it.
-pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
-    let g = match Geometry::read(cfg) {
-        Ok(g) => g,
-        Err(e) => return e,
-    };
-    ModelError::NotModelled {
-        found: HYV3.into(),
-        why: format!(
-            "Hunyuan V3 (Hy3) read from config.json: {} layers of GQA ({} query / {} KV heads of {}{}), {} dense then \
-             MoE layers of {} experts top-{} with {} shared, {} parameters ({} active a token) by hand. SGLang serves it \
-             from 0.5.11 (sglang/srt/models/hunyuan_v3.py; 0.5.10.post1 has none) and vLLM from 0.20.0 (registry entry \
-             HYV3ForCausalLM, module hy_v3; 0.19.1 has none), but tpsim has no HYV3 lowering checked against the \
-             engines (its fp32 router, the expert-bias routing, the NextN draft), so it gives no memory plan or \
-             throughput for it",
-            g.layers,
-            g.heads,
-            g.kv_heads,
-            g.head_dim,
-            if g.qk_norm { ", q/k norms" } else { "" },
-            g.dense_layers,
-            g.experts,
-            g.topk,
-            g.shared,
-            g.params(),
-            g.active_params(),
-        ),
+/// families36 (issue #17): each layer's feed-forward block, the MoE shape, the dense width and the
+/// leading dense layers, from [`Geometry::read`]: layers below `first_k_dense_replace` a dense SwiGLU
+/// of `intermediate_size` (`HYV3FeedForward`), the others `HYV3MoEFused` (SGLang 0.5.11 – 0.5.23
+/// `hunyuan_v3.py` `HYV3DecoderLayer`: `layer_id < first_k_dense_replace`; vLLM 0.20.0 – 0.34.0
+/// `hy_v3.py` the same rule). The shared MLP is `num_shared_experts` × `moe_intermediate_size` wide
+/// (vLLM reads `expert_hidden_dim` for both widths; the published config sets both to 1,536), which
+/// [`MoeShape`] holds as `num_shared_experts` experts of the routed width.
+pub(crate) fn feed_forward(cfg: &ModelConfig, num_layers: u64) -> Result<FeedForward, ModelError> {
+    let g = Geometry::read(cfg)?;
+    if let Some(w) = cfg.expert_hidden_dim.filter(|w| *w != g.expert_width) {
+        return Err(invalid(
+            "expert_hidden_dim",
+            w.to_string(),
+            format!(
+                "equal to moe_intermediate_size ({}): SGLang sizes the experts by moe_intermediate_size, vLLM by \
+                 expert_hidden_dim, and tpsim models one width",
+                g.expert_width
+            ),
+        ));
     }
+    let shape = MoeShape::new(g.experts, g.topk, g.expert_width, g.shared);
+    let layers = (0..num_layers)
+        .map(|i| {
+            if i < g.dense_layers {
+                Ffn::Dense {
+                    intermediate: g.dense_width,
+                }
+            } else {
+                Ffn::Moe(shape)
+            }
+        })
+        .collect();
+    Ok((layers, Some(shape), g.dense_width, g.dense_layers as u32))
 }

@@ -109,7 +109,8 @@ pub mod kimi_k3;
 pub mod qwen4_exp;
 // families34 (issue #17): MiniMax-M3, Hunyuan V4 and Mistral Large 4 refused by name.
 mod refused_2026;
-// families34 (issue #17): HYV3ForCausalLM (Hy3), read and counted, refused as not modelled.
+// families34 (issue #17): HYV3ForCausalLM (Hy3), read and counted; families36: lowered
+// (`Architecture::Hy3`).
 pub mod hy3;
 // vision54 (issue #17): the vision towers of Gemma 4 and Kimi-K3.
 mod gemma4_vit;
@@ -227,6 +228,9 @@ mod tests_families26;
 // families34 (issue #17): Qwen4-Exp.
 #[cfg(test)]
 mod tests_families34;
+// families36 (issue #17): Hunyuan V3 / Hy3 lowered.
+#[cfg(test)]
+mod tests_families36;
 // families16 (issue #17): Qwen2-VL.
 #[cfg(test)]
 mod tests_qwen2_vl;
@@ -728,6 +732,14 @@ pub enum Architecture {
     /// first releases, SGLang's shared-expert fusion (DeepSeek-V3 only), no `e_score_correction_bias`
     /// (its config's `topk_method` is null).
     MistralLarge3,
+    // families36 (issue #17): Hunyuan V3 (Hy3), GLM-4.5's layer shapes under its own engine rules.
+    /// `HYV3ForCausalLM` (tencent/Hy3, 295B-A21B; `llm::hy3`): GQA with per-head q/k RMSNorm, the
+    /// first `first_k_dense_replace` layers a dense SwiGLU, then a MoE of `num_experts` routed experts
+    /// behind an fp32 router with an fp32 `expert_bias` and `num_shared_experts` × the expert width as
+    /// one shared MLP (SGLang 0.5.11 – 0.5.23 `models/hunyuan_v3.py`, vLLM 0.20.0 – 0.34.0
+    /// `models/hy_v3.py`). Lowered like GLM-4.5 (`Glm4Moe`) but a class of its own: first releases,
+    /// config keys (`num_experts`, `qk_norm`) and the fp32 router differ.
+    Hy3,
 }
 
 impl Architecture {

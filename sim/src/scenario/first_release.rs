@@ -225,13 +225,15 @@
 //!   [Qwen4ExpForConditionalGeneration]` only) from 0.5.20 (0.5.19 has none; 0.5.20 … 0.5.23 have it);
 //!   vLLM registers both names (`vllm.models.qwen4_exp`) from 0.29.0 (0.28.0 has neither). No row:
 //!   `llm::config` refuses the architecture as not modelled before any engine is resolved, naming
-//!   those releases (`llm::qwen4_exp`), as for DeepSeek-V4. Likewise Hy3 (`HYV3ForCausalLM`: SGLang
-//!   `models/hunyuan_v3.py` from 0.5.11, 0.5.10.post1 none; vLLM registry from 0.20.0, 0.19.1 none;
-//!   `llm::hy3`), MiniMax-M3 (SGLang `models/minimax_m3.py` from 0.5.16, 0.5.15 none; vLLM
+//!   those releases (`llm::qwen4_exp`), as for DeepSeek-V4. Likewise MiniMax-M3 (SGLang `models/minimax_m3.py` from 0.5.16, 0.5.15 none; vLLM
 //!   `vllm.models.minimax_m3` from 0.24.0, 0.23.0 none) and Hunyuan V4 (SGLang `models/hunyuan_v4.py`
 //!   from 0.5.20, 0.5.19 none; vLLM `vllm.models.hy_v4` from 0.29.0, 0.28.0 none) and Mistral Large 4
 //!   (vLLM `MistralLarge4ForCausalLM` from 0.34.0, 0.33.0 none; no SGLang release through 0.5.23;
 //!   `llm::refused_2026`).
+//! - **Hunyuan V3 / Hy3** (`HYV3ForCausalLM`, families36; read and counted in families34), read from
+//!   the PyPI wheels (2026-12-06): SGLang `models/hunyuan_v3.py` from 0.5.11 (0.5.10.post1 has none;
+//!   0.5.11 … 0.5.23 have it); vLLM's registry maps `"HYV3ForCausalLM": ("hy_v3", "HYV3ForCausalLM")`
+//!   from 0.20.0 (0.19.1 has no entry; 0.20.0 … 0.34.0 have it).
 
 use super::EngineKind;
 use tpsim_model::llm::{Architecture, ModelSpec};
@@ -929,6 +931,25 @@ pub(super) const TABLE: &[Row] = &[
         file: "models/step3p5.py",
         since: "vLLM adds it in 0.15.1",
         then: CannotServe("Step-3.5-Flash (Step3p5ForCausalLM)"),
+    },
+    // families36 (issue #17): Hunyuan V3 / Hy3, read from the PyPI wheels (2026-12-06): SGLang
+    // `models/hunyuan_v3.py` from 0.5.11 (0.5.10.post1 has none); vLLM's registry maps
+    // `"HYV3ForCausalLM": ("hy_v3", "HYV3ForCausalLM")` from 0.20.0 (0.19.1 has no entry).
+    Row {
+        models: |m| m.arch == Architecture::Hy3,
+        engine: Sglang,
+        first: Some(&[0, 5, 11]),
+        file: "models/hunyuan_v3.py",
+        since: "SGLang adds it in 0.5.11",
+        then: CannotServe("Hunyuan V3 / Hy3 (HYV3ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::Hy3,
+        engine: Vllm,
+        first: Some(&[0, 20, 0]),
+        file: "registry entry for HYV3ForCausalLM",
+        since: "vLLM registers it from 0.20.0",
+        then: CannotServe("Hunyuan V3 / Hy3 (HYV3ForCausalLM)"),
     },
 ];
 

@@ -21,6 +21,15 @@ impl Resolver<'_> {
                 "Mistral Large 3's EAGLE draft (SGLang's MistralLarge3ForCausalLMEagle, vLLM's EagleMistralLarge3ForCausalLM) is not modelled: remove [speculative]",
             ));
         }
+        // families36 (issue #17): Hy3's MTP draft (SGLang `HYV3ForCausalLMNextN`, 0.5.11
+        // `models/hunyuan_v3_nextn.py`; vLLM `HYV3MTPModel`, 0.20.0 registry `("hy_v3_mtp", "HYV3MTP")`)
+        // is not modelled, nor has any other draft for it been checked (either engine).
+        if target.arch == tpsim_model::llm::Architecture::Hy3 {
+            return Err(self.invalid(
+                "speculative",
+                "Hy3's drafts (SGLang's HYV3ForCausalLMNextN, vLLM's HYV3MTPModel) are not modelled: remove [speculative]",
+            ));
+        }
         // Issue #17: vLLM's proposer and its own settings (`vllm_spec.rs`).
         if engine.kind == super::EngineKind::Vllm {
             return self.vllm_speculative(s, engine, target, warnings);

@@ -435,6 +435,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         // families31 (issue #17): vLLM's `adapt_config_dict` writes "deepseek_v3"
         // (transformers_utils/configs/mistral.py).
         A::MistralLarge3 => "deepseek_v3",
+        // families36 (issue #17): the Hy3 config's `model_type` (tests and scenarios/models/hy3).
+        A::Hy3 => "hy_v3",
     }
 }
 

@@ -11,6 +11,7 @@
 //! | `qwen2_moe.py` `Qwen2MoeSparseMoeBlock.forward` (Qwen2-MoE; Qwen3-Next, `qwen3_next.py`; Qwen3.5 MoE, `qwen3_5.py` 0.5.9) | 0.5.2 (0.5.1 has no `alt_stream` in the file) | 0.5.2: ≤ 1024 tokens, any pass; 0.5.3 – 0.5.6: ≤ 1024 tokens and `get_is_capture_mode()`; 0.5.7 on: `get_is_capture_mode()` |
 //! | `llama4.py` `Llama4MoE._forward_core` (Llama-4) | 0.4.7 | every pass `if _is_cuda` (`_forward_core_shared_routed_overlap`) |
 //! | `bailing_moe.py` (Ling / Ring 2.0) | 0.5.3 | 0.5.3 – 0.5.6: ≤ 1024 tokens and `get_is_capture_mode()`; 0.5.7 on: `get_is_capture_mode()` |
+//! | `hunyuan_v3.py` `HYV3MoEFused.forward` (Hy3; families36, wheels 0.5.11 – 0.5.23 read) | 0.5.11 (the model's first release) | `get_is_capture_mode()` (`_forward_dual_stream`: shared MLP on the current stream, router and routed experts on `alt_stream`) |
 //!
 //! Every one needs `alt_stream`, created only `if _is_cuda` (NVIDIA; `None` on ROCm), a layer with
 //! shared experts, no DeepEP all-to-all (`_enable_deepep_moe` / `_enable_a2a_moe` /
@@ -119,6 +120,8 @@ pub(crate) fn gate(arch: Architecture, version: &str) -> Option<Gate> {
             _ if v <= (0, 5, 6) => Some(Gate::TokensCaptured),
             _ => Some(Gate::Captured),
         },
+        // families36 (issue #17): Hy3 (module doc's table).
+        A::Hy3 if v >= (0, 5, 11) => Some(Gate::Captured),
         _ => None,
     }
 }
