@@ -205,13 +205,20 @@ fn max_running_requests_caps_the_batch() {
     let four = baseline_with("mrr-four", "concurrency = 1", "concurrency = 4\nnum_requests = 8");
     let (a, b) = (run_json(&capped), run_json(&four));
     // Issue #18: TTFT counts from arrival, so the 4 requests the capped engine queues wait for it
-    // (the client at concurrency 4 sends them later); everything else is the same simulation.
-    let strip = |mut t: serde_json::Value| {
-        t.as_object_mut().unwrap().remove("ttft_ms");
-        t
-    };
-    assert_eq!(strip(a["throughput"].clone()), strip(b["throughput"].clone()));
-    assert!(a["throughput"]["ttft_ms"].as_f64() > b["throughput"]["ttft_ms"].as_f64());
+    // (the client at concurrency 4 sends them later). Since kimitok54 the client at concurrency 4
+    // also learns of a finished request only after SGLang's detokenizer has decoded that step's
+    // output (Kimi's tiktoken tokenizer, `serve::detok`), so its next request can miss the step the
+    // capped engine admits its queued one at: 688 against 685 iterations. Same tokens, the capped
+    // engine never slower, and within 0.5 % of output throughput.
+    let (ta, tb) = (&a["throughput"], &b["throughput"]);
+    assert_eq!(ta["output_tokens"], tb["output_tokens"]);
+    let (ra, rb) = (
+        ta["output_tok_s"].as_f64().unwrap(),
+        tb["output_tok_s"].as_f64().unwrap(),
+    );
+    assert!(ra >= rb && (ra - rb) / rb < 0.005, "{ra} vs {rb}");
+    assert!(ta["iterations"].as_u64() <= tb["iterations"].as_u64());
+    assert!(ta["ttft_ms"].as_f64() > tb["ttft_ms"].as_f64());
     assert_eq!(a["memory"]["max_running_requests"], 4);
     // 0 is refused.
     let zero = std::fs::read_to_string(&capped)

@@ -82,10 +82,14 @@ fn survey_command_2_kimi_k2_5_nvfp4_imports() {
             "mem_fraction_static = 0.93",
             "cuda_graph_max_bs = 8",
             "NCCL_P2P_LEVEL = \"4\"",
+            // b200sgl54: SGLang reads `modelopt_fp4` on this ModelOpt NVFP4 checkpoint (its SM 10.x
+            // MoE-runner lists), so the import keeps it as a key; on SM 12.0 it selects nothing, and
+            // the command names `--moe-runner-backend triton` anyway.
+            "quantization = \"modelopt_fp4\"",
         ],
     );
     assert!(
-        notes.iter().any(|n| n.contains("--quantization modelopt_fp4")),
+        !notes.iter().any(|n| n.contains("--quantization modelopt_fp4")),
         "{notes:?}"
     );
     let b = s.model.weight_breakdown(8);
