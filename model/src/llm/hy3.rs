@@ -16,7 +16,7 @@
 //! ## Lowered (families36)
 //!
 //! [`super::Architecture::Hy3`]: GQA attention with per-head q/k norms, the dense prefix and the MoE
-//! layers of [`feed_forward`], the fp32 router (`ModelSpec::router_fp32`) and the fp32 expert bias
+//! layers of `feed_forward`, the fp32 router (`ModelSpec::router_fp32`) and the fp32 expert bias
 //! (`ModelSpec::routing_bias`), both replicated on every rank; the attention, the dense MLP, the
 //! shared MLP and the routed experts sharded as GLM-4.5's (`QKVParallelLinear` / `RowParallelLinear`,
 //! `MergedColumnParallelLinear`, `FusedMoE`). The checkpoint's MTP layer (`num_nextn_predict_layers`,

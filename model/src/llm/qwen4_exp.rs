@@ -37,7 +37,7 @@
 //! GDN states, the n-gram conv state; vLLM's `vllm/models/qwen4_exp/`), the host-resident n-gram
 //! table and its prefetch, and the decode kernels (gated-residual reads and writes, the QSA
 //! indexer and sparse attention). A config naming either architecture is therefore refused by
-//! [`refusal`] with what was read and which releases serve it; it never yields a throughput or a
+//! `refusal` with what was read and which releases serve it; it never yields a throughput or a
 //! memory plan.
 
 use super::config::{ModelConfig, gated_delta_net, req};
@@ -109,7 +109,7 @@ pub struct Geometry {
     pub hc_lowrank: u64,
     /// The QSA indexer, when the config names one.
     pub qsa: Option<Qsa>,
-    /// N-gram layers, 1-indexed, sorted (`ple_layer_ids`; [2]).
+    /// N-gram layers, 1-indexed, sorted (`ple_layer_ids`; `[2]`).
     pub ple_layers: Vec<u64>,
     /// Width of an n-gram lookup over all heads (`ple_embed_dim`; 2,560).
     pub ple_embed_dim: u64,

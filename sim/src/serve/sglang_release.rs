@@ -70,7 +70,7 @@ pub struct Rules {
 pub const IGNORE_EOS_RESERVE_TOKENS: f64 = 1.0;
 
 impl Rules {
-    /// The rules of SGLang `version` as [`crate::scenario::release_order`] orders it (0.5.6 <
+    /// The rules of SGLang `version` as `scenario::release_order` orders it (0.5.6 <
     /// 0.5.6.post1 < 0.5.7).
     pub fn for_version(version: &str) -> Self {
         let v = crate::scenario::release_order(version);
