@@ -223,6 +223,10 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
     // sm120path, with that row on the template: 167.6 % → 88.1 %): with the MoE kernels modelled where
     // they are known, a kernel_overhead fitted on MiniMax makes the other model worse (before pcieck
     // 13.0 → 19.6 %; before sm120b1: 39.4 % → 28.1 %; before moedefault 61.5 % → 9.4 %).
+    // Since tritonsplit54 (SGLang's triton decode attention pays its split-KV partials and stage-2
+    // reduce kernel, `passes::sgl_triton_split`): the SGLang results.md row, the one launched with
+    // `--attention-backend triton`, 84.17 → 83.86 before the fit and 70.89 → 70.53 after; the others
+    // unchanged; worst |error| 81.0 % → 80.3 % and 52.5 % → 51.7 %, medians unchanged (12.4 %, 10.2 %).
     // Since release52 (SGLang 0.5.9 by default, whose `no_buffer` check turns the overlap scheduler off for Qwen3.5 with the radix cache: +0.3 ms of host work a step in the four SGLang rows): the SGLang results.md row 84.17 → 70.89, the two oneshot.md rows 83.96 → 70.60,
     // the 2026-04-03 row 123.59 → 96.66, the vLLM rows unchanged; median |error| 12.4 % → 10.2 %, worst
     // 81.0 % → 52.5 % (before release52, below: 16.0 % → 8.9 %, worst 85.7 % → 55.8 %).
@@ -234,13 +238,16 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
     let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
     assert!((hb.median_abs - 0.124).abs() < 0.002, "{hb:?}");
     assert!((ha.median_abs - 0.102).abs() < 0.002, "{ha:?}");
-    assert!((hb.worst_abs - 0.810).abs() < 0.002 && (ha.worst_abs - 0.525).abs() < 0.002);
+    assert!(
+        (hb.worst_abs - 0.803).abs() < 0.002 && (ha.worst_abs - 0.517).abs() < 0.002,
+        "{hb:?} {ha:?}"
+    );
     assert!(ha.median_abs < hb.median_abs && ha.worst_abs < hb.worst_abs);
     for r in f.rows.iter().filter(|r| r.held_out) {
         let (before, after) = if r.label.contains("2026-04-03") {
             (123.59, 96.66)
         } else if r.label.contains("SGLang results.md") {
-            (84.17, 70.89)
+            (83.86, 70.53)
         } else if r.label.contains("SGLang") {
             (83.96, 70.60)
         } else {
