@@ -163,3 +163,25 @@ fn cookbook_c16_with_a_growing_window_is_detokenizer_bound_yet_misses_the_page()
     assert!(f(&s["ttft_ms"]["p50"]) > 10.0 * 375.51, "{}", s["ttft_ms"]);
     assert!(f(&s["tpot_ms"]["p50"]) < 57.93, "{}", s["tpot_ms"]);
 }
+
+/// Bad input: `[workload] empty_text_outputs` takes a boolean; a string is refused with the file, the
+/// key and what was expected, exit 2.
+#[test]
+fn empty_text_outputs_refuses_a_non_boolean() {
+    let f = crate::common::edited_variant("seed/baseline.toml", "kimitok54-garbage", |t| {
+        let e = t.replace(
+            "output_len = 1024\n",
+            "output_len = 1024\nempty_text_outputs = \"yes\"\n",
+        );
+        assert_ne!(e, t);
+        e
+    });
+    let o = crate::common::tpsim(&["run", &f]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr
+            .contains("key `workload.empty_text_outputs`: invalid type: string \"yes\", expected a boolean"),
+        "{}",
+        o.stderr
+    );
+}
