@@ -65,34 +65,24 @@ pub(crate) fn gemma4_vit(
     let hidden = get(v, "hidden_size")?.unwrap_or(DEFAULT_HIDDEN);
     let heads = get(v, "num_attention_heads")?.unwrap_or(DEFAULT_HEADS);
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: get(v, "intermediate_size")?.unwrap_or(DEFAULT_INTERMEDIATE),
-        heads,
-        patch: get(v, "patch_size")?.unwrap_or(DEFAULT_PATCH),
         // Both rows of the (2, position_embedding_size, hidden) table.
         pos_emb_cells: 2 * get(v, "position_embedding_size")?.unwrap_or(DEFAULT_POSITIONS),
-        merge: 1,
-        text_hidden,
-        assumed: false,
-        family: VisionFamily::Gemma4Vit {
-            kv_heads: get(v, "num_key_value_heads")?.unwrap_or(DEFAULT_HEADS),
-            head_dim: get(v, "head_dim")?.unwrap_or(DEFAULT_HEAD_DIM),
-            attention_bias: flag("attention_bias"),
-            standardize: flag("standardize"),
-        },
-        temporal_patch: 1,
-        // `adjust_mem_fraction_for_vlm` reads the config object's attributes: the class defaults
-        // where the file omits them (16 × 768).
-        sglang_fraction_dims: (layers, hidden),
-        projector_bias: false,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
-        projector_input: 0,
-        projector_output: 0,
+        // SGLang's fraction dims are the tower's own: `adjust_mem_fraction_for_vlm` reads the config
+        // object's attributes, the class defaults where the file omits them (16 × 768).
+        ..VisionTower::encoder(
+            VisionFamily::Gemma4Vit {
+                kv_heads: get(v, "num_key_value_heads")?.unwrap_or(DEFAULT_HEADS),
+                head_dim: get(v, "head_dim")?.unwrap_or(DEFAULT_HEAD_DIM),
+                attention_bias: flag("attention_bias"),
+                standardize: flag("standardize"),
+            },
+            layers,
+            hidden,
+            get(v, "intermediate_size")?.unwrap_or(DEFAULT_INTERMEDIATE),
+            heads,
+            get(v, "patch_size")?.unwrap_or(DEFAULT_PATCH),
+            text_hidden,
+        )
     })
 }
 

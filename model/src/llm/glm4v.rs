@@ -99,31 +99,25 @@ pub(crate) fn glm4v_vit(
     let merge = need(v, "spatial_merge_size", arch)?;
     let side = image / patch;
     Ok(VisionTower {
-        layers,
-        hidden,
-        // The blocks' SwiGLU width: both engines pass `out_hidden_size` as the MLP width.
-        intermediate: out,
-        heads,
-        patch,
         pos_emb_cells: side * side,
         merge: merge.saturating_mul(merge),
-        text_hidden: out,
-        assumed: false,
-        family: VisionFamily::Glm4vVit,
         // The merger's SwiGLU width (`context_dim=vision_config.intermediate_size`).
         projector_input: need(v, "intermediate_size", arch)?,
-        projector_output: 0,
         temporal_patch: get(v, "temporal_patch_size")?
             .unwrap_or(2)
             .saturating_mul(get(v, "in_channels")?.unwrap_or(3)),
         // SGLang's `adjust_mem_fraction_for_vlm` reads `num_hidden_layers` (absent in GLM-4V: 24).
         sglang_fraction_dims: (get(v, "num_hidden_layers")?.unwrap_or(24), hidden),
-        projector_bias: false,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
+        ..VisionTower::encoder(
+            VisionFamily::Glm4vVit,
+            layers,
+            hidden,
+            // The blocks' SwiGLU width: both engines pass `out_hidden_size` as the MLP width.
+            out,
+            heads,
+            patch,
+            out,
+        )
     })
 }
 

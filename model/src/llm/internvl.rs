@@ -170,36 +170,30 @@ pub(crate) fn internvit(cfg: &ModelConfig, text_hidden: u64) -> Result<VisionTow
     let image = need(v, "image_size", an)?;
     let side = image / patch;
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: need(v, "intermediate_size", an)?,
-        heads,
-        patch,
         // The learned grid plus the class position.
         pos_emb_cells: side * side + 1,
         // `int(1 / downsample_ratio)²` patches a token.
         merge: 4,
-        text_hidden,
-        assumed: false,
-        family: VisionFamily::InternVit {
-            layer_norm,
-            qkv_bias: flag("qkv_bias", false)?,
-            qk_norm: flag("qk_normalization", false)?,
-            // SGLang's layout until the scenario names vLLM (`ModelSpec::serve_internvl_as_vllm`).
-            whole_attention: false,
-        },
         // Conv2d over RGB: both engines build `in_channels=3`.
         temporal_patch: 3,
         // SGLang's `adjust_mem_fraction_for_vlm` reads `num_hidden_layers` and `hidden_size`.
         sglang_fraction_dims: (get(v, "num_hidden_layers")?.unwrap_or(24), hidden),
         projector_bias: true,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
-        projector_input: 0,
-        projector_output: 0,
+        ..VisionTower::encoder(
+            VisionFamily::InternVit {
+                layer_norm,
+                qkv_bias: flag("qkv_bias", false)?,
+                qk_norm: flag("qk_normalization", false)?,
+                // SGLang's layout until the scenario names vLLM (`ModelSpec::serve_internvl_as_vllm`).
+                whole_attention: false,
+            },
+            layers,
+            hidden,
+            need(v, "intermediate_size", an)?,
+            heads,
+            patch,
+            text_hidden,
+        )
     })
 }
 

@@ -68,31 +68,22 @@ pub(crate) fn kimi_k3_vit(
         .unwrap_or(4);
     let grid = get(v, "init_pos_emb_height")?.unwrap_or(64) * get(v, "init_pos_emb_width")?.unwrap_or(64);
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: get(v, "vt_intermediate_size")?.unwrap_or(d_mlp),
-        heads: get(v, "vt_num_attention_heads")?.unwrap_or(d_heads),
-        patch: get(v, "patch_size")?.unwrap_or(d_patch),
         pos_emb_cells: grid,
         merge,
-        text_hidden,
-        assumed: false,
-        family: VisionFamily::MoonVit3d {
-            qkv_hidden: get(v, "qkv_hidden_size")?.unwrap_or(d_qkv),
-            mm_hidden: get(v, "mm_hidden_size")?.unwrap_or(hidden),
-        },
-        temporal_patch: 1,
-        // `KimiK3VisionConfig` aliases `num_hidden_layers` / `hidden_size` to the `vt_` keys, which
-        // `adjust_mem_fraction_for_vlm` reads.
-        sglang_fraction_dims: (layers, hidden),
-        projector_bias: false,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
-        projector_input: 0,
-        projector_output: 0,
+        // SGLang's fraction dims are the tower's own: `KimiK3VisionConfig` aliases `num_hidden_layers` /
+        // `hidden_size` to the `vt_` keys, which `adjust_mem_fraction_for_vlm` reads.
+        ..VisionTower::encoder(
+            VisionFamily::MoonVit3d {
+                qkv_hidden: get(v, "qkv_hidden_size")?.unwrap_or(d_qkv),
+                mm_hidden: get(v, "mm_hidden_size")?.unwrap_or(hidden),
+            },
+            layers,
+            hidden,
+            get(v, "vt_intermediate_size")?.unwrap_or(d_mlp),
+            get(v, "vt_num_attention_heads")?.unwrap_or(d_heads),
+            get(v, "patch_size")?.unwrap_or(d_patch),
+            text_hidden,
+        )
     })
 }
 

@@ -173,27 +173,21 @@ pub(crate) fn clip(cfg: &ModelConfig, text_hidden: u64, arch: &str) -> Result<Vi
     }
     let side = image / patch;
     Ok(VisionTower {
-        layers: layers as u64,
-        hidden,
-        intermediate: get(v, "intermediate_size", d_inter)?,
-        heads,
-        patch,
         // (image / patch)² patches plus the class token.
         pos_emb_cells: side * side + 1,
-        merge: 1,
-        text_hidden,
-        assumed: false,
-        family: VisionFamily::Clip,
         temporal_patch: get(v, "num_channels", 3)?,
         sglang_fraction_dims: (all_layers, hidden),
         projector_bias: cfg.multimodal_projector_bias.unwrap_or(true),
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
         projector_in: hidden,
-        deepstack_mergers: 0,
-        projector_input: 0,
-        projector_output: 0,
+        ..VisionTower::encoder(
+            VisionFamily::Clip,
+            layers as u64,
+            hidden,
+            get(v, "intermediate_size", d_inter)?,
+            heads,
+            patch,
+            text_hidden,
+        )
     })
 }
 

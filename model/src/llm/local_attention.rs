@@ -284,28 +284,23 @@ pub(crate) fn vision_tower(
         (VisionFamily::Siglip, side * side, 1, 0, 0)
     };
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: get("intermediate_size")?,
-        heads: get("num_attention_heads")?,
-        patch,
         pos_emb_cells: pos,
         merge,
-        text_hidden,
-        assumed: false,
-        family: kind,
-        temporal_patch: 1,
-        // SGLang's `adjust_mem_fraction_for_vlm` reads vision_config.num_hidden_layers / hidden_size.
-        sglang_fraction_dims: (layers, hidden),
         // The projectors of these two towers are sized by `vision_pieces` below, not by the flag.
         projector_bias: false,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
         projector_input: proj_in,
         projector_output: proj_mid,
+        // SGLang's fraction dims are the tower's own: `adjust_mem_fraction_for_vlm` reads
+        // vision_config.num_hidden_layers / hidden_size.
+        ..VisionTower::encoder(
+            kind,
+            layers,
+            hidden,
+            get("intermediate_size")?,
+            get("num_attention_heads")?,
+            patch,
+            text_hidden,
+        )
     })
 }
 

@@ -895,6 +895,45 @@ pub struct VisionTower {
 }
 
 impl VisionTower {
+    /// An encoder of `layers` blocks of width `hidden` (MLP `intermediate`, `heads` heads, square
+    /// patches of `patch` pixels) projecting to `text_hidden`, with every optional part absent: no
+    /// learned position grid, no patch merging, one input plane a patch, no projector bias, no
+    /// Mllama tiles or Llama-4 / GLM-4V projector widths, no DeepStack mergers; SGLang's
+    /// `adjust_mem_fraction_for_vlm` dims are the tower's own. Builders override what their
+    /// config has (`VisionTower { merge: 4, ..VisionTower::encoder(..) }`).
+    pub fn encoder(
+        family: VisionFamily,
+        layers: u64,
+        hidden: u64,
+        intermediate: u64,
+        heads: u64,
+        patch: u64,
+        text_hidden: u64,
+    ) -> VisionTower {
+        VisionTower {
+            layers,
+            hidden,
+            intermediate,
+            heads,
+            patch,
+            pos_emb_cells: 0,
+            merge: 1,
+            text_hidden,
+            assumed: false,
+            family,
+            temporal_patch: 1,
+            sglang_fraction_dims: (layers, hidden),
+            projector_bias: false,
+            global_layers: 0,
+            tiles: 0,
+            aspect_ratios: 0,
+            projector_in: 0,
+            deepstack_mergers: 0,
+            projector_input: 0,
+            projector_output: 0,
+        }
+    }
+
     /// Kimi-K2.5's MoonViT as published (`vision_config` of moonshotai/Kimi-K2.5): used for any
     /// field the config leaves out.
     const KIMI_DEFAULT: VisionTower = VisionTower {

@@ -237,18 +237,7 @@ fn qwen_tower(
     family: VisionFamily,
 ) -> Result<VisionTower, ModelError> {
     Ok(VisionTower {
-        layers: dims.layers,
-        hidden: dims.hidden,
-        intermediate: dims.intermediate,
-        heads: dims.heads,
-        patch: dims.patch,
-        pos_emb_cells: 0,
         merge: dims.merge,
-        text_hidden: dims.text_hidden,
-        assumed: false,
-        family,
-        projector_input: 0,
-        projector_output: 0,
         // Conv3d kernel (temporal, patch, patch) over `in_chans` channels.
         temporal_patch: get(v, "temporal_patch_size")?
             .unwrap_or(2)
@@ -258,11 +247,15 @@ fn qwen_tower(
             get(v, "hidden_size")?.unwrap_or(1024),
         ),
         projector_bias: true,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
+        ..VisionTower::encoder(
+            family,
+            dims.layers,
+            dims.hidden,
+            dims.intermediate,
+            dims.heads,
+            dims.patch,
+            dims.text_hidden,
+        )
     })
 }
 
@@ -429,29 +422,24 @@ pub(crate) fn qwen3_vit(
     let merge = need(v, "spatial_merge_size", arch)?;
     let in_chans = get(v, "in_channels")?.unwrap_or(3);
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: need(v, "intermediate_size", arch)?,
-        heads,
-        patch: need(v, "patch_size", arch)?,
         pos_emb_cells: need(v, "num_position_embeddings", arch)?,
         merge: merge.saturating_mul(merge),
-        text_hidden: get(v, "out_hidden_size")?.unwrap_or(text_hidden),
-        assumed: false,
-        family: VisionFamily::Qwen3Vit,
-        projector_input: 0,
-        projector_output: 0,
         temporal_patch: get(v, "temporal_patch_size")?
             .unwrap_or(2)
             .saturating_mul(in_chans),
         // SGLang's `adjust_mem_fraction_for_vlm` reads `num_hidden_layers` (absent: 24).
         sglang_fraction_dims: (get(v, "num_hidden_layers")?.unwrap_or(24), hidden),
         projector_bias: true,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
         deepstack_mergers,
+        ..VisionTower::encoder(
+            VisionFamily::Qwen3Vit,
+            layers,
+            hidden,
+            need(v, "intermediate_size", arch)?,
+            heads,
+            need(v, "patch_size", arch)?,
+            get(v, "out_hidden_size")?.unwrap_or(text_hidden),
+        )
     })
 }
 
@@ -536,27 +524,19 @@ pub(crate) fn pixtral(
         }
     };
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: need(v, "intermediate_size", arch)?,
-        heads,
-        patch: need(v, "patch_size", arch)?,
-        pos_emb_cells: 0,
         merge: merge * merge,
-        text_hidden,
-        assumed: false,
-        family: VisionFamily::Pixtral,
-        projector_input: 0,
-        projector_output: 0,
         // Conv2d over `num_channels` (one frame).
         temporal_patch: get(v, "num_channels")?.unwrap_or(3),
-        sglang_fraction_dims: (layers, hidden),
         projector_bias: cfg.multimodal_projector_bias.unwrap_or(false),
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
+        ..VisionTower::encoder(
+            VisionFamily::Pixtral,
+            layers,
+            hidden,
+            need(v, "intermediate_size", arch)?,
+            heads,
+            need(v, "patch_size", arch)?,
+            text_hidden,
+        )
     })
 }
 
@@ -613,27 +593,23 @@ pub(crate) fn mllama(
             architecture: arch.into(),
         })?;
     Ok(VisionTower {
-        layers,
-        hidden,
-        intermediate: need(v, "intermediate_size", arch)?,
-        heads,
-        patch,
         // (image / patch)² patches plus the class token.
         pos_emb_cells: side.saturating_mul(side) + 1,
-        merge: 1,
-        text_hidden,
-        assumed: false,
-        family: VisionFamily::Mllama,
-        projector_input: 0,
-        projector_output: 0,
         temporal_patch: get(v, "num_channels")?.unwrap_or(3),
-        sglang_fraction_dims: (layers, hidden),
         projector_bias: true,
         global_layers,
         tiles: need(v, "max_num_tiles", arch)?,
         aspect_ratios,
         projector_in: need(v, "vision_output_dim", arch)?,
-        deepstack_mergers: 0,
+        ..VisionTower::encoder(
+            VisionFamily::Mllama,
+            layers,
+            hidden,
+            need(v, "intermediate_size", arch)?,
+            heads,
+            patch,
+            text_hidden,
+        )
     })
 }
 
