@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// mi300step55 (issue #18): the per-request part of the MI300X decode step (Gemma 4 31B, SGLang 0.5.13).
+mod mi300step55;
