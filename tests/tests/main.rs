@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// kimicook55 (issue #18): the cookbook's Kimi-K2.5 8× H200 step against the context (page's own runs).
+mod kimicook55;
