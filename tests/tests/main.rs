@@ -378,3 +378,5 @@ mod tritonsplit54;
 mod families36;
 // mi300step55 (issue #18): the per-request part of the MI300X decode step (Gemma 4 31B, SGLang 0.5.13).
 mod mi300step55;
+// kimicook55 (issue #18): the cookbook's Kimi-K2.5 8× H200 step against the context (page's own runs).
+mod kimicook55;
