@@ -378,3 +378,5 @@ mod tritonsplit54;
 mod families36;
 // mi300step55 (issue #18): the per-request part of the MI300X decode step (Gemma 4 31B, SGLang 0.5.13).
 mod mi300step55;
+// shm55 (issue #19): the dennislee A100 box's wanted SHM rate against the measured hosts' read fractions.
+mod shm55;
