@@ -380,3 +380,5 @@ mod families36;
 mod mi300step55;
 // kimicook55 (issue #18): the cookbook's Kimi-K2.5 8× H200 step against the context (page's own runs).
 mod kimicook55;
+// shm55 (issue #19): the dennislee A100 box's wanted SHM rate against the measured hosts' read fractions.
+mod shm55;

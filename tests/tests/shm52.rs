@@ -106,8 +106,8 @@ fn import_topo_writes_the_median_and_its_span() {
     );
 }
 
-/// Spearman's rho with tied ranks averaged (Pearson's r on the ranks).
-fn spearman(x: &[f64], y: &[f64]) -> f64 {
+/// Spearman's rho with tied ranks averaged (Pearson's r on the ranks). Also used by shm55.
+pub(crate) fn spearman(x: &[f64], y: &[f64]) -> f64 {
     let rank = |v: &[f64]| -> Vec<f64> {
         v.iter()
             .map(|a| {
