@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// ttft55 (issue #18): the benchmark client's lengths and the front end's time at light load.
+mod ttft55;

@@ -14,7 +14,7 @@ use crate::common::*;
 
 /// Where a row falls: engine, GPU vendor, prompt class (≈ 1k tokens, or long: ≥ 8k).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Group {
+pub(crate) enum Group {
     /// SGLang on NVIDIA GPUs, prompts of about 1,000 tokens (random 1000, ShareGPT).
     SglNvidia,
     /// SGLang on MI300X, prompts of about 1,000 tokens.
@@ -28,7 +28,7 @@ enum Group {
 }
 
 impl Group {
-    fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Group::SglNvidia => "SGLang, NVIDIA, ~1k prompt",
             Group::SglRocm => "SGLang, MI300X, ~1k prompt",
@@ -47,7 +47,7 @@ const MEAN: &str = "mean";
 
 /// (throughput.tsv line, scenario under `scenarios/validation/`, group, the words before the measured
 /// TTFT in the notes, tpsim's statistic).
-const ROWS: &[(usize, &str, Group, &str, &str)] = &[
+pub(crate) const ROWS: &[(usize, &str, Group, &str, &str)] = &[
     (
         213,
         "minimax-m2.5-fp8-h100x8-sglang-0.5.9-tp8-ep8-1k1k-c1.toml",
@@ -248,7 +248,7 @@ const ROWS: &[(usize, &str, Group, &str, &str)] = &[
 
 /// The measured TTFT in ms of throughput.tsv line `line`: the number after `key` in its notes, with
 /// its unit (`ms` or `s`). Panics when the row is not at concurrency 1 or the words are not there.
-fn measured_ttft_ms(line: usize, key: &str) -> f64 {
+pub(crate) fn measured_ttft_ms(line: usize, key: &str) -> f64 {
     let t = read_tsv(&data_path("throughput.tsv"));
     let (n, b) = (t.col("notes"), t.col("batch_or_concurrency"));
     let row = t
@@ -281,7 +281,7 @@ fn measured_ttft_ms(line: usize, key: &str) -> f64 {
 }
 
 /// One compared row: (line, group, measured ms, tpsim ms).
-fn compare(row: &(usize, &str, Group, &str, &str)) -> (usize, Group, f64, f64) {
+pub(crate) fn compare(row: &(usize, &str, Group, &str, &str)) -> (usize, Group, f64, f64) {
     let (line, file, group, key, stat) = *row;
     let m = measured_ttft_ms(line, key);
     let v = run_json(&scenario(&format!("validation/{file}")));
