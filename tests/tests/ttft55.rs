@@ -21,9 +21,12 @@
 //!   TTFT 9.54 ms, so ≤ 9.54 − 2.632 = 6.908 ms per request lie outside the forward (the prefill is
 //!   one mock forward). Added to tpsim, that time leaves every SGLang row under 0.8 of its measured
 //!   TTFT.
+//! - vLLM raises gpt-oss's largest CUDA-graph capture size (`scenario::gpt_oss_graphs`): 1,024 in
+//!   0.10.1.1 – 0.10.2 and 0.11.1 on, 992 in 0.11.0, so a prefill up to that size runs under the
+//!   graphs (ttft54's limit), unless the user set a size.
 
 use crate::common::*;
-use crate::ttft54::{Group, ROWS, compare};
+use crate::ttft54::{Group, ROWS, compare, gpt_oss_ttft_at};
 
 /// MT19937 as numpy's legacy `RandomState(seed)` seeds it (`init_genrand`: mt[0] = seed,
 /// mt[i] = 1812433253 × (mt[i−1] ^ (mt[i−1] >> 30)) + i), with the reference tempering.
@@ -231,4 +234,46 @@ fn sglang_time_outside_the_forward_cannot_close_the_cluster() {
         // The largest such ratio is gpt-oss-120b's (line 229): (18.44 + 6.908) / 31.79 = 0.797.
         assert!(with / m < 0.8, "line {line}: {with:.2} ms against {m:.2} ms");
     }
+}
+
+/// The TTFT's slope in the host launch cost (1 → 2 ms a launch) of row 247's gpt-oss-20b scenario
+/// with a `prompt`-token prompt at vLLM `version`, `extra` lines added to `[engine]` (ms), between
+/// 3 and 4 ms a launch (the host the bottleneck even over 1,000 tokens' GPU work).
+fn launch_slope(prompt: u32, version: &str, extra: &str) -> f64 {
+    gpt_oss_ttft_at(prompt, 4000, version, extra) - gpt_oss_ttft_at(prompt, 3000, version, extra)
+}
+
+#[test]
+fn vllm_raises_gpt_oss_capture_list_by_release() {
+    // Graphed (PIECEWISE): one eager attention call a layer, 24 layers × (4,000 − 3,000) µs =
+    // 24.0 ms, within 2 %. Ungraphed: every kernel launched, at least 8 a layer × 24 = 192 ms.
+    let graphed = |ms: f64| (ms / 24.0 - 1.0).abs() < 0.02;
+    // tpsim costs a prompt between two 64-token buckets by interpolating their shapes' costs (a
+    // simulator resolution: 1,025 tokens cost 1/64 of the way to 1,088's), so each side is tested
+    // on a bucket's edge.
+    // vLLM 0.14.1: `max_cudagraph_capture_size` = 1,024 for gpt-oss: 1,024 tokens graphed, 1,088 not.
+    let (at, above) = (launch_slope(1024, "0.14.1", ""), launch_slope(1088, "0.14.1", ""));
+    assert!(graphed(at), "0.14.1, 1,024 tokens: slope {at:.2} ms");
+    assert!(above > 192.0, "0.14.1, 1,088 tokens: slope {above:.2} ms");
+    // vLLM 0.11.0: the scheduler list 1, 2, 4, 8…248, 256…992: 960 graphed, 1,024 not.
+    let (at, above) = (launch_slope(960, "0.11.0", ""), launch_slope(1024, "0.11.0", ""));
+    assert!(graphed(at), "0.11.0, 960 tokens: slope {at:.2} ms");
+    assert!(above > 192.0, "0.11.0, 1,024 tokens: slope {above:.2} ms");
+    // A size the user set keeps the engine's hands off: `--max-cudagraph-capture-size 512` on
+    // 0.14.1 leaves 1,000 tokens above the largest graph.
+    let set = launch_slope(1000, "0.14.1", "max_cudagraph_capture_size = 512\n");
+    assert!(
+        set > 192.0,
+        "0.14.1 with 512 set, 1,000 tokens: slope {set:.2} ms"
+    );
+}
+
+#[test]
+fn gpt_oss_on_mi300x_c1_runs_its_prefills_under_the_graphs() {
+    // Line 99 (gpt-oss-120b, 8× MI300X, vLLM 0.17.0, prompts 819–1,024 tokens): every prompt is
+    // within 1,024, so its TTFT is the graphed one ttft54 had before its limit applied (6.28 ms)
+    // rather than the ungraphed 15.90 ms, within 2 %: farther from the measured 33.6 ms.
+    let v = run_json(&scenario("validation/gpt-oss-120b-mi300x-vllm-0.17-tp8-c1.toml"));
+    let mean = f(&v["serving"]["ttft_ms"]["mean"]);
+    assert!((mean / 6.28 - 1.0).abs() < 0.02, "mean TTFT {mean:.2} ms");
 }
