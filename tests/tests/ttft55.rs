@@ -271,9 +271,9 @@ fn vllm_raises_gpt_oss_capture_list_by_release() {
 #[test]
 fn gpt_oss_on_mi300x_c1_runs_its_prefills_under_the_graphs() {
     // Line 99 (gpt-oss-120b, 8× MI300X, vLLM 0.17.0, prompts 819–1,024 tokens): every prompt is
-    // within 1,024, so its TTFT is the graphed one ttft54 had before its limit applied (6.28 ms)
-    // rather than the ungraphed 15.90 ms, within 2 %: farther from the measured 33.6 ms.
+    // within 1,024, so its TTFT is the graphed one (ttft54's table: 6.28 ms before its limit, 15.90
+    // ms with it), 6.27 ms within 2 %, not the ungraphed one: farther from the measured 33.6 ms.
     let v = run_json(&scenario("validation/gpt-oss-120b-mi300x-vllm-0.17-tp8-c1.toml"));
     let mean = f(&v["serving"]["ttft_ms"]["mean"]);
-    assert!((mean / 6.28 - 1.0).abs() < 0.02, "mean TTFT {mean:.2} ms");
+    assert!((mean / 6.27 - 1.0).abs() < 0.02, "mean TTFT {mean:.2} ms");
 }
