@@ -52,6 +52,7 @@ pub(crate) use first_release::ordered as release_order;
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
+mod gpt_oss_graphs; // ttft55 (issue #18): vLLM's gpt-oss capture list by release
 mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL

@@ -382,3 +382,5 @@ mod mi300step55;
 mod kimicook55;
 // shm55 (issue #19): the dennislee A100 box's wanted SHM rate against the measured hosts' read fractions.
 mod shm55;
+// ttft55 (issue #18): the benchmark client's lengths and the front end's time at light load.
+mod ttft55;

@@ -14,7 +14,7 @@ use crate::common::*;
 
 /// Where a row falls: engine, GPU vendor, prompt class (≈ 1k tokens, or long: ≥ 8k).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Group {
+pub(crate) enum Group {
     /// SGLang on NVIDIA GPUs, prompts of about 1,000 tokens (random 1000, ShareGPT).
     SglNvidia,
     /// SGLang on MI300X, prompts of about 1,000 tokens.
@@ -28,7 +28,7 @@ enum Group {
 }
 
 impl Group {
-    fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Group::SglNvidia => "SGLang, NVIDIA, ~1k prompt",
             Group::SglRocm => "SGLang, MI300X, ~1k prompt",
@@ -47,7 +47,7 @@ const MEAN: &str = "mean";
 
 /// (throughput.tsv line, scenario under `scenarios/validation/`, group, the words before the measured
 /// TTFT in the notes, tpsim's statistic).
-const ROWS: &[(usize, &str, Group, &str, &str)] = &[
+pub(crate) const ROWS: &[(usize, &str, Group, &str, &str)] = &[
     (
         213,
         "minimax-m2.5-fp8-h100x8-sglang-0.5.9-tp8-ep8-1k1k-c1.toml",
@@ -248,7 +248,7 @@ const ROWS: &[(usize, &str, Group, &str, &str)] = &[
 
 /// The measured TTFT in ms of throughput.tsv line `line`: the number after `key` in its notes, with
 /// its unit (`ms` or `s`). Panics when the row is not at concurrency 1 or the words are not there.
-fn measured_ttft_ms(line: usize, key: &str) -> f64 {
+pub(crate) fn measured_ttft_ms(line: usize, key: &str) -> f64 {
     let t = read_tsv(&data_path("throughput.tsv"));
     let (n, b) = (t.col("notes"), t.col("batch_or_concurrency"));
     let row = t
@@ -281,7 +281,7 @@ fn measured_ttft_ms(line: usize, key: &str) -> f64 {
 }
 
 /// One compared row: (line, group, measured ms, tpsim ms).
-fn compare(row: &(usize, &str, Group, &str, &str)) -> (usize, Group, f64, f64) {
+pub(crate) fn compare(row: &(usize, &str, Group, &str, &str)) -> (usize, Group, f64, f64) {
     let (line, file, group, key, stat) = *row;
     let m = measured_ttft_ms(line, key);
     let v = run_json(&scenario(&format!("validation/{file}")));
@@ -341,13 +341,24 @@ fn measured_ttfts_are_read_with_their_units() {
 /// TTFT (mean, ms) of row 247's gpt-oss-20b scenario (vLLM 0.14.1, one RTX PRO 6000, c 1) with a
 /// prompt of `prompt` tokens, 2 requests of 4 output tokens, at `launch_us` µs a host launch.
 fn gpt_oss_ttft(prompt: u32, launch_us: u32) -> f64 {
+    gpt_oss_ttft_at(prompt, launch_us, "0.14.1", "")
+}
+
+/// The same at vLLM `version` with `extra` lines added to `[engine]` (ttft55 reuses it).
+pub(crate) fn gpt_oss_ttft_at(prompt: u32, launch_us: u32, version: &str, extra: &str) -> f64 {
     let file = "validation/gpt-oss-20b-pro6000x1-vllm-0.14-tp1-c1.toml";
-    let name = format!("graphlimit-{prompt}-{launch_us}");
+    let tag: String = extra.chars().filter(char::is_ascii_alphanumeric).collect();
+    let name = format!("graphlimit-{prompt}-{launch_us}-{version}-{tag}");
     let p = edited_variant(file, &name, |t| {
         assert!(t.contains("\nprompt_len = 1000\n") && t.contains("\nnum_requests = 8\n"));
+        assert!(t.contains("\nversion = \"0.14.1\""));
         t.replace("\nprompt_len = 1000\n", &format!("\nprompt_len = {prompt}\n"))
             .replace("\nnum_requests = 8\n", "\nnum_requests = 2\n")
             .replace("\noutput_len = 1024\n", "\noutput_len = 4\n")
+            .replace(
+                "\nversion = \"0.14.1\"",
+                &format!("\n{extra}version = \"{version}\""),
+            )
             .replace(
                 "\n[workload]\n",
                 &format!("\n[engine.costs]\nlaunch_overhead = \"{launch_us}us\"\n\n[workload]\n"),
@@ -359,19 +370,21 @@ fn gpt_oss_ttft(prompt: u32, launch_us: u32) -> f64 {
 #[test]
 fn vllm_prefill_above_the_largest_graph_runs_without_graphs() {
     // vLLM 0.14.1 captures up to min(2 × max_num_seqs, 512) = 512 tokens for any max_num_seqs
-    // ≥ 256 (its defaults are 256 or 1,024). The slope of the TTFT in the host launch cost counts the
-    // launches of one prefill when the host is the bottleneck (1–2 ms a launch: it is).
-    // 500 tokens (≤ 512): PIECEWISE, one eager attention call a layer, 24 layers:
-    // 24 × (2,000 − 1,000) µs = 24.0 ms, within 2 %.
-    let graphed = gpt_oss_ttft(500, 2000) - gpt_oss_ttft(500, 1000);
+    // ≥ 256 (its defaults are 256 or 1,024), and for gpt-oss raises the largest size to 1,024
+    // (ttft55, `scenario::gpt_oss_graphs`). The slope of the TTFT in the host launch cost counts the
+    // launches of one prefill when the host is the bottleneck (3–4 ms a launch: it is, where at
+    // 1–2 ms the GPU work of 1,000 tokens still hides part of the host's).
+    // 1,000 tokens (≤ 1,024): PIECEWISE, one eager attention call a layer, 24 layers:
+    // 24 × (4,000 − 3,000) µs = 24.0 ms, within 2 %.
+    let graphed = gpt_oss_ttft(1000, 4000) - gpt_oss_ttft(1000, 3000);
     assert!(
         (graphed / 24.0 - 1.0).abs() < 0.02,
         "graphed slope {graphed:.2} ms"
     );
-    // 600 tokens (> 512): CUDAGraphMode.NONE, every kernel launched: at least 8 a layer
+    // 1,100 tokens (> 1,024): CUDAGraphMode.NONE, every kernel launched: at least 8 a layer
     // (norm, qkv, rope, attention, o_proj, norm, router, experts) over 24 layers = 192 ms.
     // Before ttft54 it was the graphed 24 ms.
-    let ungraphed = gpt_oss_ttft(600, 2000) - gpt_oss_ttft(600, 1000);
+    let ungraphed = gpt_oss_ttft(1100, 4000) - gpt_oss_ttft(1100, 3000);
     assert!(ungraphed > 192.0, "ungraphed slope {ungraphed:.2} ms");
-    println!("launch slope: 500 tokens {graphed:.2} ms, 600 tokens {ungraphed:.2} ms");
+    println!("launch slope: 1,000 tokens {graphed:.2} ms, 1,100 tokens {ungraphed:.2} ms");
 }

@@ -298,6 +298,10 @@ impl Resolver<'_> {
             },
             &mut graph_warnings,
         )?;
+        // ttft55: vLLM raises gpt-oss's default capture list to 992 / 1,024 (`gpt_oss_graphs`).
+        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::GptOss {
+            super::gpt_oss_graphs::apply(&mut cuda_graphs, &release.version, &hw.gpu.compute_capability);
+        }
         // sglmem54: SGLang 0.5.22+ caps the card's default decode max_bs at the user's
         // --max-running-requests (`tpsim_model::sglang_buckets::capped_default_max_bs`).
         if kind == EngineKind::Sglang && cuda_graphs.sglang_max_bs.is_none() {
