@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// flags55 (issue #17): engine-args flag lists for every release the scenarios name, renames by release.
+mod flags55;
