@@ -220,6 +220,29 @@ fn vllm_0_5_booleans_have_no_negation() {
     assert!(has(&new, "--no-enable-chunked-prefill"), "{:?}", new.args);
 }
 
+/// vLLM's V0 multi-step: `--num-scheduler-steps` (int) in 0.8.5's `arg_utils.py`, gone from 0.10.2's,
+/// whose argparse would stop at it ("unrecognized arguments"): printed at 0.8.5, refused at 0.10.2 naming
+/// the flag and the list.
+#[test]
+fn num_scheduler_steps_until_v0_is_gone() {
+    let text = |v: &str| {
+        format!(
+            "[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"llama-3.1-8b\"\n[engine]\nname = \"vllm\"\n\
+             version = \"{v}\"\ntp = 1\nnum_scheduler_steps = 8\n[workload]\nconcurrency = 1\nprompt_len = 128\noutput_len = 8\n"
+        )
+    };
+    let old = command("nss-old", &text("0.8.5"));
+    assert_eq!(old.value_of("--num-scheduler-steps"), Some("8"));
+    let p = write("nss-new", &text("0.10.2"));
+    let e = engine_args::for_file(&p)
+        .expect_err("0.10.2 has no --num-scheduler-steps")
+        .to_string();
+    assert!(
+        e.contains("vLLM 0.10.2 has no flag --num-scheduler-steps") && e.contains("vllm-0.10.2.txt"),
+        "{e}"
+    );
+}
+
 /// vLLM 0.2.6 (the A30 rows): `python -m vllm.entrypoints.openai.api_server --model …`, and no
 /// custom-allreduce flag (0.2.6 has none; 0.3.0's arg_utils.py first defines it).
 #[test]
