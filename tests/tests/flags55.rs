@@ -80,6 +80,15 @@ fn lists_hold_each_releases_flags() {
         spec("vllm-0.10.1.1.txt", "--enable-log-requests").as_deref(),
         Some("flag")
     );
+    // ... where `--disable-log-requests` is `deprecated=True` (accepted with a warning), in 0.11.0 too.
+    assert_eq!(
+        spec("vllm-0.10.1.1.txt", "--disable-log-requests").as_deref(),
+        Some("deprecated")
+    );
+    assert_eq!(
+        spec("vllm-0.11.0.txt", "--disable-log-requests").as_deref(),
+        Some("deprecated")
+    );
     // vLLM 0.2.6 has no custom allreduce flag; 0.5.3.post1 has it. 0.8.5's `--max-model-len` is
     // `human_readable_int` (an int); 0.5.4's `--enable-chunked-prefill` takes an optional value.
     assert_eq!(spec("vllm-0.2.6.txt", "--disable-custom-all-reduce"), None);

@@ -90,6 +90,12 @@ def kind_of(call, consts, vllm=False):
                 kind = "json"
         elif kw.arg == "choices":
             choices = literal_strings(kw.value, consts)
+    # vLLM 0.9.1+ `deprecated=True` (Python 3.13 argparse: accepted with a warning), e.g. 0.10.1.1's
+    # `--disable-log-requests`, whose replacement is `--enable-log-requests`. Recorded for flags that take
+    # no value only (the `deprecated` kind takes none); a deprecated valued flag keeps its kind.
+    dep = [kw for kw in call.keywords if kw.arg == "deprecated"]
+    if kind == "flag" and dep and isinstance(dep[0].value, ast.Constant) and dep[0].value.value is True:
+        kind = "deprecated"
     # vLLM 0.5.x `--enable-chunked-prefill` (`action=StoreBoolean, nargs="?", const="True"`): the value
     # is optional, so the bare flag is a complete argument.
     nargs = {kw.arg: kw.value for kw in call.keywords}
