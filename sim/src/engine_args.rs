@@ -173,7 +173,7 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     let (model_path, model_note) = model_path(s, raw);
     c.notes.extend(model_note);
     let trust = trust_remote_code(&mut c, s, raw, e.trust_remote_code);
-    let program: Vec<String> = if sglang {
+    let mut program: Vec<String> = if sglang {
         ["python", "-m", "sglang.launch_server"]
             .map(String::from)
             .to_vec()
@@ -454,7 +454,23 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     let flag_listed = |flag: &str| {
         crate::engine_args_versions::list_for(kind, &version).is_none_or(|l| l.flags().contains_key(flag))
     };
-    if let Some(b) = &e.attention_backend {
+    // flags55: SGLang 0.4.3 - 0.4.5 put an MLA model on FlashInfer only under `--enable-flashinfer-mla`
+    // (`model_executor/model_runner.py`; `engine_args_versions` module doc).
+    let flashinfer_mla = sglang
+        && e.attention_backend.as_deref() == Some("flashinfer")
+        && matches!(s.model.attention, tpsim_model::llm::Attention::Mla { .. })
+        && crate::engine_args_versions::list_for(kind, &version).is_some_and(|l| {
+            l.flags()
+                .get("--enable-flashinfer-mla")
+                .is_some_and(|f| f.kind == "flag")
+        });
+    if flashinfer_mla {
+        c.flag("--enable-flashinfer-mla");
+        c.note(format!(
+            "SGLang {version} runs an MLA model on FlashInfer only under --enable-flashinfer-mla (else triton): \
+             printed for engine.attention_backend = \"flashinfer\""
+        ));
+    } else if let Some(b) = &e.attention_backend {
         if sglang || flag_listed("--attention-backend") {
             c.arg("--attention-backend", b);
         } else {
@@ -487,6 +503,18 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         (None, None) => {}
     }
     allreduce(&mut c, s, sglang, e.allreduce.is_some());
+    // flags55: a release with no custom allreduce (vLLM 0.2.6: no `--disable-custom-all-reduce`,
+    // see `engine_args_versions::adapt`) runs NCCL whatever the scenario says.
+    if s.engine.allreduce == AllreduceBackend::Custom
+        && e.allreduce.is_some()
+        && s.engine.tp > 1
+        && !flag_listed("--disable-custom-all-reduce")
+    {
+        c.note(format!(
+            "engine.allreduce = \"custom\": stock vLLM {version} has no custom allreduce (its argument list has no \
+             --disable-custom-all-reduce): it runs NCCL; the scenario assumes a build that has one"
+        ));
+    }
     if let Some(r) = e.swa_full_tokens_ratio {
         c.arg("--swa-full-tokens-ratio", r);
     }
@@ -518,8 +546,21 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     // Issue #17 (flag lists by version): the version's spelling of each flag, or a refusal naming
     // the flag it lacks (engine_args_versions.rs).
     match crate::engine_args_versions::list_for(kind, &version) {
-        Some(list) => crate::engine_args_versions::adapt(list, &mut c.args, &mut c.notes)
-            .map_err(|m| refuse("engine.version", m))?,
+        Some(list) => {
+            crate::engine_args_versions::adapt(list, &mut c.args, &mut c.notes)
+                .map_err(|m| refuse("engine.version", m))?;
+            // flags55: vLLM 0.2.x has no `vllm serve`; its OpenAI server takes the model as `--model`.
+            if list.vllm_module_server() {
+                program = ["python", "-m", "vllm.entrypoints.openai.api_server"]
+                    .map(String::from)
+                    .to_vec();
+                c.args.insert(0, "--model".into());
+                c.note(format!(
+                    "vLLM {version} has no `vllm serve` (no console script in its wheel): the OpenAI server module, \
+                     the model as --model"
+                ));
+            }
+        }
         None => c.note(format!(
             "no argument list at or below {} {version}: the flags are those of tpsim's oldest list, unchecked",
             if sglang { "SGLang" } else { "vLLM" }

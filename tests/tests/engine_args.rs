@@ -13,13 +13,13 @@ use tpsim::scenario::EngineKind;
 
 /// One accepted flag: its value kind and, when the engine restricts them, the allowed values.
 #[derive(Debug, Clone)]
-struct Flag {
-    kind: String,
+pub(crate) struct Flag {
+    pub(crate) kind: String,
     choices: Option<Vec<String>>,
 }
 
 /// The flags of `tests/data/engine-args/<file>`, every alias a key.
-fn accepted(file: &str) -> BTreeMap<String, Flag> {
+pub(crate) fn accepted(file: &str) -> BTreeMap<String, Flag> {
     let p = data_path(&format!("engine-args/{file}"));
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let mut m = BTreeMap::new();
@@ -52,7 +52,11 @@ fn list_for(c: &EngineCommand) -> String {
 /// Checks `args` (after the program; vLLM's first is the positional model) against `flags` as the
 /// engine's argparse would: known flag, a value where one is taken, the value parses as its kind and
 /// is one of the choices. Returns the first problem.
-fn check_args(args: &[String], positional: usize, flags: &BTreeMap<String, Flag>) -> Result<(), String> {
+pub(crate) fn check_args(
+    args: &[String],
+    positional: usize,
+    flags: &BTreeMap<String, Flag>,
+) -> Result<(), String> {
     let mut i = positional;
     if args.len() < positional || args[..positional].iter().any(|a| a.starts_with('-')) {
         return Err(format!(

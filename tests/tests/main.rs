@@ -384,3 +384,5 @@ mod kimicook55;
 mod shm55;
 // ttft55 (issue #18): the benchmark client's lengths and the front end's time at light load.
 mod ttft55;
+// flags55 (issue #17): engine-args flag lists for every release the scenarios name, renames by release.
+mod flags55;

@@ -7,6 +7,9 @@ Usage:
   sglang/srt/arg_groups/fields/*.py and registered by `add_cli_args_from_dataclass`; when that folder
   sits next to server_args.py its fields are read too, by the rules of arg_groups/arg_utils.py)
   extract.py vllm VERSION path/to/vllm > vllm-VERSION.txt
+  (path/to/vllm: the unpacked wheel's root, holding vllm/engine/arg_utils.py, the server's
+  vllm/entrypoints/{openai,common}/cli_args.py — vllm/entrypoints/openai/api_server.py for 0.2.x —, the
+  vllm/config/ package or, before 0.10, the single vllm/config.py, and the quantization package's __init__.py)
 
 Reads the source with Python's `ast` (nothing is imported or run). For each `add_argument` call whose
 first arguments are string literals it writes one line: the flag names (aliases joined by `|`), a tab,
@@ -62,7 +65,7 @@ def literal_strings(node, consts):
     return None
 
 
-def kind_of(call, consts):
+def kind_of(call, consts, vllm=False):
     kind, choices = "str", None
     for kw in call.keywords:
         if kw.arg == "action":
@@ -79,10 +82,26 @@ def kind_of(call, consts):
             name = getattr(v, "id", getattr(v, "attr", ""))
             if name in ("int", "float"):
                 kind = name
+            elif name == "human_readable_int" and vllm:
+                # vLLM 0.8.x - 0.10.x `--max-model-len` (`1k`, `1K` also parse): an int, as the
+                # config field's type gives it from 0.11.0 (SGLang's lists keep str).
+                kind = "int"
             elif name in ("json.loads", "loads") or "json" in ast.unparse(v).lower():
                 kind = "json"
         elif kw.arg == "choices":
             choices = literal_strings(kw.value, consts)
+    # vLLM 0.9.1+ `deprecated=True` (Python 3.13 argparse: accepted with a warning), e.g. 0.10.1.1's
+    # `--disable-log-requests`, whose replacement is `--enable-log-requests`. Recorded for flags that take
+    # no value only (the `deprecated` kind takes none); a deprecated valued flag keeps its kind.
+    dep = [kw for kw in call.keywords if kw.arg == "deprecated"]
+    if kind == "flag" and dep and isinstance(dep[0].value, ast.Constant) and dep[0].value.value is True:
+        kind = "deprecated"
+    # vLLM 0.5.x `--enable-chunked-prefill` (`action=StoreBoolean, nargs="?", const="True"`): the value
+    # is optional, so the bare flag is a complete argument.
+    nargs = {kw.arg: kw.value for kw in call.keywords}
+    if (isinstance(nargs.get("nargs"), ast.Constant) and nargs["nargs"].value == "?" and "const" in nargs
+            and "action" in nargs):
+        kind = "flag"
     return kind, choices
 
 
@@ -200,13 +219,23 @@ def annotated_fields(classes, local):
     return rows
 
 
+def vllm_config_files(root):
+    """The config dataclasses' source: the vllm/config/ package (0.10.x on), or the single
+    vllm/config.py module of older releases (0.2.6 - 0.9.x)."""
+    folder = os.path.join(root, "vllm/config")
+    if os.path.isdir(folder):
+        return [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".py")]
+    single = os.path.join(root, "vllm/config.py")
+    return [single] if os.path.exists(single) else []
+
+
 def vllm_literals(root):
-    """Type aliases NAME = Literal["a", "b", ...] in vllm/config/*.py and the quantization package."""
+    """Type aliases NAME = Literal["a", "b", ...] in vllm/config (package or module) and the quantization package."""
     lits = {}
-    files = [os.path.join(root, "vllm/config", f) for f in sorted(os.listdir(os.path.join(root, "vllm/config")))]
+    files = vllm_config_files(root)
     files.append(os.path.join(root, "vllm/model_executor/layers/quantization/__init__.py"))
     for f in files:
-        if not f.endswith(".py"):
+        if not f.endswith(".py") or not os.path.exists(f):
             continue
         tree = ast.parse(open(f).read())
         for node in tree.body:
@@ -226,10 +255,8 @@ def vllm_literals(root):
 def vllm_field_types(root, lits):
     """Config dataclass fields annotated with a Literal alias (or Literal[...] itself) -> choices."""
     fields = {}
-    for f in sorted(os.listdir(os.path.join(root, "vllm/config"))):
-        if not f.endswith(".py"):
-            continue
-        tree = ast.parse(open(os.path.join(root, "vllm/config", f)).read())
+    for f in vllm_config_files(root):
+        tree = ast.parse(open(f).read())
         for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
             for node in cls.body:
                 if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
@@ -259,8 +286,10 @@ def vllm(root):
     for (cls, name), v in fields.items():
         by_field.setdefault(name, v)
     rows = []
-    # The server's own arguments moved to vllm/entrypoints/common/cli_args.py in later releases (0.33.0).
-    server = [r for r in ("vllm/entrypoints/openai/cli_args.py", "vllm/entrypoints/common/cli_args.py")
+    # The server's own arguments moved to vllm/entrypoints/common/cli_args.py in later releases (0.33.0);
+    # before cli_args.py existed (0.2.6) they were `parse_args` of vllm/entrypoints/openai/api_server.py.
+    server = [r for r in ("vllm/entrypoints/openai/cli_args.py", "vllm/entrypoints/common/cli_args.py",
+                          "vllm/entrypoints/openai/api_server.py")
               if os.path.exists(os.path.join(root, r))][:1]
     for rel in ["vllm/engine/arg_utils.py"] + server:
         tree = ast.parse(open(os.path.join(root, rel)).read())
@@ -270,7 +299,7 @@ def vllm(root):
                 names = flags_of(node)
                 if not names:
                     continue
-                kind, choices = kind_of(node, consts)
+                kind, choices = kind_of(node, consts, vllm=True)
                 # `**cache_kwargs["block_size"]`: the config dataclass field's type gives kind and choices;
                 # also inside `**{**cache_kwargs["enable_prefix_caching"], "default": None}` (vLLM 0.12+).
                 spreads = []
@@ -341,6 +370,12 @@ def main():
             print("# Plus the A[T, Arg(...)] fields of sglang/srt/arg_groups/fields/*.py (add_cli_args_from_dataclass).")
         elif os.path.exists(os.path.join(os.path.dirname(src), "arg_groups", "arg_utils.py")):
             print("# Plus the A[T, Arg(...)] fields of the ServerArgs dataclass (add_cli_args_from_dataclass).")
+    elif not os.path.exists(os.path.join(src, "vllm/entrypoints/openai/cli_args.py")) and \
+            not os.path.exists(os.path.join(src, "vllm/entrypoints/common/cli_args.py")):
+        # vLLM 0.2.x: no `vllm` console script; the server is `python -m vllm.entrypoints.openai.api_server`.
+        print(f"# vLLM {version}: `python -m vllm.entrypoints.openai.api_server` arguments, from vllm/engine/arg_utils.py")
+        print(f"# (EngineArgs / AsyncEngineArgs.add_cli_args) and vllm/entrypoints/openai/api_server.py (parse_args)")
+        print(f"# of the vllm-{version} wheel on PyPI; choices from the vllm/config.py Literal types.")
     else:
         print(f"# vLLM {version}: `vllm serve` arguments, from vllm/engine/arg_utils.py (EngineArgs.add_cli_args)")
         print(f"# and vllm/entrypoints/{{openai,common}}/cli_args.py of the vllm-{version} sdist or wheel on PyPI; choices from the")
