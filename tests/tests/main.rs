@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// dsv4run55 (issue #17): DeepSeek-V4 lowered, its SGLang memory plan.
+mod dsv4run55;

@@ -45,9 +45,10 @@
 //! 45: 3 × 3,559,944,536 = 10,679,833,608 B) plus 201,573,652 B of their own projections (not
 //! read); with 4-byte fp4 scales the payload would be exceeded by 15.1 GB.
 
-use super::ModelError;
 use super::deepseek_v4::Geometry;
 use super::quant::{MXFP4_BLOCK, ScaleDtype, WeightDtype, WeightFormat};
+use super::weights::WeightBreakdown;
+use super::{ModelError, ModelSpec};
 
 /// How SGLang holds DeepSeek-V4's routed experts (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,4 +167,48 @@ pub fn sglang_rank_weight_bytes(
     let vocab = g.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
     out.top = 2 * bf16.tensor_bytes(vocab / tp, h) + BF16 * h + FP32 * (m * m * h + m + 1);
     Ok(out)
+}
+
+impl ExpertFormat {
+    /// dsv4run55: the format SGLang holds a checkpoint's routed experts in on CUDA: fp4 experts
+    /// (`expert_dtype = "fp4"`) with float32 scales (`fp4_scale_dtype`, not aiter), else block fp8.
+    /// ROCm's e8m0 scales (aiter) are not chosen here: tpsim serves DeepSeek-V4 on CUDA only.
+    pub fn sglang_cuda(g: &Geometry) -> ExpertFormat {
+        if g.fp4_experts {
+            ExpertFormat::Fp4Fp32Scales
+        } else {
+            ExpertFormat::Fp8Block
+        }
+    }
+}
+
+impl ModelSpec {
+    /// dsv4run55 (issue #17): a DeepSeek-V4 rank's weights at `tp` as a [`WeightBreakdown`]:
+    /// [`sglang_rank_weight_bytes`] in [`ExpertFormat::sglang_cuda`], the routed experts as such,
+    /// everything else of a layer (attention, compressors, indexer, norms, mHC, router, shared
+    /// expert) as `attention`, the embedding and head rows apart and the final norm and mHC head as
+    /// `norms`. `None` for other models, or a `tp` the model refuses (`validate_tp` names why).
+    pub(crate) fn deepseek_v4_breakdown(&self, tp: u32) -> Option<WeightBreakdown> {
+        let g = self.deepseek_v4.as_ref()?;
+        let t = u64::from(tp);
+        let b = sglang_rank_weight_bytes(g, t, ExpertFormat::sglang_cuda(g)).ok()?;
+        let vocab = g.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
+        let rows = WeightFormat::plain(WeightDtype::Bf16).tensor_bytes(vocab / t, g.hidden);
+        Some(WeightBreakdown {
+            embedding: rows,
+            lm_head: rows,
+            attention: b.layers_other,
+            routed_experts: b.routed_experts,
+            norms: b.top - 2 * rows,
+            ..WeightBreakdown::default()
+        })
+    }
+}
+
+/// dsv4run55: the two RoPE tables SGLang builds for DeepSeek-V4 outside the parameters (module doc,
+/// "Not counted": `precompute_freqs_cis` under `lru_cache(2)`, one a RoPE base — `rope_theta` and
+/// `compress_rope_theta`), each `positions × rope_dim / 2` complex64 values (8 B). Flash at 1,048,576
+/// positions: 2 × 1,048,576 × 32 × 8 = 536,870,912 B (families35's reading of the load log).
+pub fn sglang_freqs_cis_bytes(g: &Geometry, positions: u64) -> u64 {
+    2 * positions * (g.rope_dim / 2) * 8
 }

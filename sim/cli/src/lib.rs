@@ -669,6 +669,8 @@ fn run(
     }
     let p = match decode::predict(&s) {
         Ok(p) => p,
+        // dsv4run55: a model whose decode step is not modelled is refused (exit 2), not an internal error.
+        Err(e @ decode::DecodeError::NotModelled(_)) => return bad_input(err, &e),
         Err(e) => {
             let _ = writeln!(err, "internal error: {e}");
             return EXIT_FAILURE;
