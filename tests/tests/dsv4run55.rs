@@ -34,51 +34,60 @@ fn memory_json(file: &str) -> serde_json::Value {
     serde_json::from_str(&o.stdout).expect("json")
 }
 
-/// The bytes `rest` leaves (SGLang's `available_bytes`) from the report's `total_gib` (the preset's:
-/// H200 memory less the CUDA context and the custom all-reduce buffers, not this suite's subject):
-/// `available = total − (weights + RoPE tables) / 2^30`, `rest = available − total × (1 − 0.85)`.
-/// Weights a rank at tp 8 (families35's hand sum, fp4 experts with fp32 scales): 23,882,237,020 B;
-/// the two `freqs_cis` tables: 2 × 1,048,576 × 32 × 8 = 536,870,912 B.
-fn rest_bytes(j: &serde_json::Value) -> u64 {
+/// Weights a rank at tp 8 with float32 fp4 scales (families35's hand sum): 23,882,237,020 B. The
+/// routed experts hold 43 × 256 × 3 × 4,096 × 256 = 34,628,173,824 fp4 values a rank, one scale a 32:
+/// 1,082,130,432 scales, so e8m0 scales (1 B, not 4) take 3 × 1,082,130,432 = 3,246,391,296 B less:
+/// 20,635,845,724 B.
+const FP32_SCALES: u64 = 23_882_237_020;
+const E8M0_SCALES: u64 = 20_635_845_724;
+
+/// The bytes `rest` leaves (SGLang's `available_bytes`, `int(rest × 2^30)`) from the report's
+/// `total_gib` (the preset's: H200 memory less the CUDA context and the custom all-reduce buffers, not
+/// this suite's subject): `available = total − (weights + RoPE tables) / 2^30`, `rest = available −
+/// total × (1 − 0.85)`; the two `freqs_cis` tables: 2 × 1,048,576 × 32 × 8 = 536,870,912 B.
+fn rest_bytes(j: &serde_json::Value, weights: u64) -> u64 {
     let total = f(&j["total_gib"]);
-    let available = total - (23_882_237_020u64 + 536_870_912) as f64 / GIB;
+    let available = total - (weights + 536_870_912) as f64 / GIB;
     assert!((f(&j["available_gib"]) - available).abs() < 1e-9, "{j}");
     let rest = available - total * (1.0 - 0.85);
     assert!((f(&j["rest_gib"]) - rest).abs() < 1e-9, "{j}");
     (rest * GIB) as u64
 }
 
-/// SGLang 0.5.23 (paged prices, ratio mode: the model override declares 0.1). Bytes a full token,
+/// SGLang 0.5.23 (paged prices, ratio mode: the model override declares 0.1) on H200 (SM 9.0): the
+/// override picks `flashinfer_mxfp4`, whose CUTLASS method keeps e8m0 expert scales (20,635,845,724 B
+/// a rank). Bytes a full token,
 /// Flash (43 layers: 21 of ratio 4, 20 of ratio 128): SWA 0.1 × (585 × 43 + 8 / 256 × 10,240 × 21) =
 /// 0.1 × 31,875 = 3,187.5; c4 (585 / 4 + 132 / 4) × 21 = 3,764.25; c128 864 / 128 × 20 = 135 →
 /// 7,086.75. c128 state taken off first: rows (257 × 128 + 129 → 33,152) × 2 × 512 × 4 × 20 =
-/// 2,715,811,840. With the preset's total 138.81230468768626 GiB: rest 95.24839251548983 GiB =
-/// 102,272,182,712 B; (102,272,182,712 − 2,715,811,840) / 7,086.75 = 14,048,240.85 → 54,875 pages of 256
-/// = 14,048,000 full tokens; SWA int(1,404,800) → 1,404,672 (5,487 pages); c4 3,512,000; c128 109,750;
-/// c4 state 1,404,672 / 256 × 8 = 43,896; c128 state 257 × 128 = 32,896. Pool bytes: int(14,048,000 ×
-/// 7,086.75) + 2,715,811,840 = 99,554,664,000 + 2,715,811,840 = 102,270,475,840. Exact integers
-/// (tolerance none); the GiB figures to 1e-9.
+/// 2,715,811,840. With the preset's total 138.81230468768626 GiB: available 119.09367571864277 GiB, rest
+/// 98.27183001548983 GiB = 105,518,574,008 B; (105,518,574,008 − 2,715,811,840) / 7,086.75 =
+/// 14,506,333.96 → 56,665 pages of 256 = 14,506,240 full tokens; SWA int(1,450,624) → 1,450,496 (5,666
+/// pages); c4 3,626,560; c128 113,330; c4 state 1,450,496 / 256 × 8 = 45,328; c128 state 257 × 128 =
+/// 32,896. Pool bytes: int(14,506,240 × 7,086.75) + 2,715,811,840 = 102,802,096,320 + 2,715,811,840 =
+/// 105,517,908,160. Exact integers (tolerance none); the GiB figures to 1e-9.
 #[test]
 fn flash_sglang_h200_memory_by_hand() {
     let f = flash("flash-0523", "sglang", "0.5.23", "");
     let j = memory_json(&f);
     assert_eq!(j["verdict"], "ok", "{j}");
     assert!((crate::common::f(&j["total_gib"]) - 138.812_304_687_686_26).abs() < 1e-9);
-    let rest = rest_bytes(&j);
-    assert_eq!(rest, 102_272_182_712);
+    let rest = rest_bytes(&j, E8M0_SCALES);
+    assert_eq!(rest, 105_518_574_008);
     let full = ((rest - 2_715_811_840) as f64 / 7_086.75) as u64 / 256 * 256;
-    assert_eq!(full, 14_048_000);
-    assert_eq!(j["kv_tokens"], 14_048_000);
-    assert_eq!(j["kv_cache"]["bytes"], 102_270_475_840u64);
+    assert_eq!(full, 14_506_240);
+    assert_eq!(j["kv_tokens"], 14_506_240);
+    assert_eq!(j["kv_cache"]["bytes"], 105_517_908_160u64);
     assert_eq!(j["kv_cache"]["max_running_requests"], 256);
-    assert_eq!(entry_mib_bytes(&j, "target weights"), 23_882_237_020);
+    assert_eq!(entry_mib_bytes(&j, "target weights"), E8M0_SCALES);
     assert_eq!(entry_mib_bytes(&j, "RoPE cos/sin caches"), 536_870_912);
     let log = tpsim(&["memory", &f, "--log"]).stdout;
     for line in [
-        "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens=1404672, swa_full_tokens_ratio=0.1",
-        "bytes_per_full_token=7086.75, available_bytes=95.25 GB, c128_state_fixed=2.53 GB",
-        "DSV4 pool sizes: full=14048000, swa=1404672, c4=3512000, c128=109750, c4_state=43896, c128_state=32896",
-        "max_total_num_tokens=14048000, max_running_requests=256",
+        "Setting max_running_requests to 256 for DeepseekV4ForCausalLM.",
+        "DSV4 SWA sizing: mode=ratio (explicit), swa_tokens=1450496, swa_full_tokens_ratio=0.1",
+        "bytes_per_full_token=7086.75, available_bytes=98.27 GB, c128_state_fixed=2.53 GB",
+        "DSV4 pool sizes: full=14506240, swa=1450496, c4=3626560, c128=113330, c4_state=45328, c128_state=32896",
+        "max_total_num_tokens=14506240, max_running_requests=256",
     ] {
         assert!(log.contains(line), "{line} not in {log}");
     }
@@ -93,8 +102,10 @@ fn entry_mib_bytes(j: &serde_json::Value, name: &str) -> u64 {
     (crate::common::f(&e["mib"]) * (1u64 << 20) as f64).round() as u64
 }
 
-/// The same box under the earlier rules (families33's coefficients), from the same rest of
-/// 102,272,182,712 B (the weights and tables do not change by release):
+/// The same box under the earlier rules (families33's coefficients). Neither release picks
+/// `flashinfer_mxfp4` on SM 9.0 (0.5.15 – 0.5.18 only on SM 12.0), so the experts keep float32 scales
+/// (23,882,237,020 B a rank): available 116.07023821864277 GiB, rest 95.24839251548983 GiB =
+/// 102,272,182,712 B.
 /// - 0.5.14 (c128 state a SWA token, all 46 `compress_ratios` entries): 16,072.65 B a full token, no
 ///   fixed part: 102,272,182,712 / 16,072.65 = 6,363,118.88 → 24,855 pages → 6,362,880; SWA 636,288.0
 ///   → 636,160; c128 state 636,160 / 128 × 128 = 636,160;
@@ -120,7 +131,8 @@ fn flash_pools_by_release() {
         let f = flash(&format!("flash-{version}"), "sglang", version, "");
         let j = memory_json(&f);
         assert_eq!(j["verdict"], "ok", "{version}: {j}");
-        assert_eq!(rest_bytes(&j), 102_272_182_712, "{version}");
+        assert_eq!(rest_bytes(&j, FP32_SCALES), 102_272_182_712, "{version}");
+        assert_eq!(entry_mib_bytes(&j, "target weights"), FP32_SCALES, "{version}");
         assert_eq!(j["kv_tokens"], full, "{version}");
         let log = tpsim(&["memory", &f, "--log"]).stdout;
         assert!(log.contains(line), "{version}: {line} not in {log}");
@@ -138,7 +150,7 @@ fn flash_pools_by_release() {
 }
 
 /// `tpsim run` refuses a plan that starts (exit 2: the decode step is not modelled), and gives the
-/// verdict of one that does not: at f = 0.10, rest = available − total × 0.9 < 0 (116.07 − 124.93 GiB)
+/// verdict of one that does not: at f = 0.10, rest = available − total × 0.9 < 0 (119.09 − 124.93 GiB)
 /// → no full token → SGLang's "no KV memory" error, exit 3, no throughput.
 #[test]
 fn run_refuses_a_start_and_reports_a_failed_one() {
@@ -194,4 +206,37 @@ fn refusals_name_what_is_missing() {
         assert!(o.stderr.contains(key), "{name}: {}", o.stderr);
         assert!(o.stderr.contains(part), "{name}: {}", o.stderr);
     }
+}
+
+/// The expert format SGLang holds fp4 experts in, by release and SM (read in the wheels: 0.5.12 –
+/// 0.5.14 have no `flashinfer_mxfp4` override; 0.5.15 – 0.5.18 `overrides.py` `_deepseek_v4_sm120_moe`
+/// on SM 12.0 only; 0.5.19 – 0.5.23 `model_overrides/deepseek_v4.py` on SM 9.0, 10.0 and 12.0), and the
+/// bytes a rank at tp 8 either way (the hand sums above).
+#[test]
+fn expert_scales_by_release_and_sm() {
+    use tpsim_model::llm::deepseek_v4::Geometry;
+    use tpsim_model::llm::deepseek_v4_weights::{ExpertFormat, sglang_rank_weight_bytes};
+    let text = std::fs::read_to_string(data_path("models/deepseek-v4-flash/config.json")).expect("config");
+    let cfg = tpsim_model::llm::ModelConfig::from_json(&text).expect("parses");
+    let g = Geometry::read(&cfg).expect("reads");
+    let (fp32, e8m0) = (ExpertFormat::Fp4Fp32Scales, ExpertFormat::Fp4E8m0Scales);
+    for (release, sm, want) in [
+        ([0, 5, 14], 12, fp32),
+        ([0, 5, 15], 12, e8m0),
+        ([0, 5, 18], 9, fp32),
+        ([0, 5, 18], 12, e8m0),
+        ([0, 5, 19], 9, e8m0),
+        ([0, 5, 23], 10, e8m0),
+        ([0, 5, 23], 8, fp32),
+    ] {
+        assert_eq!(
+            ExpertFormat::sglang_cuda_by_release(&g, &release, sm),
+            want,
+            "{release:?} SM {sm}"
+        );
+    }
+    let bytes = |f| sglang_rank_weight_bytes(&g, 8, f).expect("tp 8").total();
+    assert_eq!(bytes(fp32), FP32_SCALES);
+    assert_eq!(bytes(e8m0), E8M0_SCALES);
+    assert_eq!(FP32_SCALES - E8M0_SCALES, 3 * 1_082_130_432);
 }

@@ -182,7 +182,46 @@ impl ExpertFormat {
     }
 }
 
+impl ExpertFormat {
+    /// dsv4run55: the format SGLang `release` ends up holding fp4 experts in on a CUDA GPU of SM major
+    /// `sm` with `--moe-runner-backend auto`, no MoE all-to-all and `SGLANG_DSV4_FP4_DEQUANT` unset
+    /// (read in the wheels): the model override picks `flashinfer_mxfp4` on SM 12.0 from 0.5.15
+    /// (`arg_groups/overrides.py` `_deepseek_v4_sm120_moe`, 0.5.15 – 0.5.18) and on SM 9.0, 10.0 and
+    /// 12.0 from 0.5.19 (`arg_groups/model_overrides/deepseek_v4.py`, 0.5.19 – 0.5.23); 0.5.12 – 0.5.14
+    /// have neither. Under it SM 9.0 / 12.0 run `Mxfp4FlashinferCutlassMoEMethod`, whose
+    /// `create_weights` keeps the checkpoint's e8m0 scales ("instead of staging them as FP32"; its SM
+    /// 9.0 interleaved copies replace the originals), and SM 10.0 `Mxfp4FlashinferTrtllmMoEMethod`,
+    /// which converts the scales to float8_e8m0fnu after loading (assumed: its shuffled layout takes
+    /// the same bytes). Otherwise `Fp8MoEMethod` with float32 scales ([`ExpertFormat::sglang_cuda`]).
+    pub fn sglang_cuda_by_release(g: &Geometry, release: &[u64], sm: u32) -> ExpertFormat {
+        if !g.fp4_experts {
+            return ExpertFormat::Fp8Block;
+        }
+        let flashinfer = if release >= [0, 5, 19].as_slice() {
+            matches!(sm, 9 | 10 | 12)
+        } else {
+            release >= [0, 5, 15].as_slice() && sm == 12
+        };
+        if flashinfer {
+            ExpertFormat::Fp4E8m0Scales
+        } else {
+            ExpertFormat::Fp4Fp32Scales
+        }
+    }
+}
+
 impl ModelSpec {
+    /// dsv4run55: [`ModelSpec::weight_breakdown`] of a DeepSeek-V4 rank with its experts in `experts`
+    /// (`None` for other models or a `tp` the model refuses).
+    pub fn deepseek_v4_breakdown_as(&self, tp: u32, experts: ExpertFormat) -> Option<WeightBreakdown> {
+        let g = self.deepseek_v4.as_ref()?;
+        let mut b = self.deepseek_v4_breakdown(tp)?;
+        b.routed_experts = sglang_rank_weight_bytes(g, u64::from(tp), experts)
+            .ok()?
+            .routed_experts;
+        Some(b)
+    }
+
     /// dsv4run55 (issue #17): a DeepSeek-V4 rank's weights at `tp` as a [`WeightBreakdown`]:
     /// [`sglang_rank_weight_bytes`] in [`ExpertFormat::sglang_cuda`], the routed experts as such,
     /// everything else of a layer (attention, compressors, indexer, norms, mHC, router, shared

@@ -11,6 +11,13 @@
 //! requests 256 unless given); the SWA-pool check of 0.5.20 on; then the allocations after the pool
 //! (CUDA graphs, activations) as for any SGLang model.
 //!
+//! The hook's 256 running requests hold in every release read (0.5.12, 0.5.16, 0.5.20, 0.5.23:
+//! "Setting max_running_requests to 256 for …"). The ratio: the 0.5.12 – 0.5.20 hook replaces the 0.8
+//! default, 0.5.23's model override (`arg_groups/model_overrides/deepseek_v4.py`) sets 0.1 when none
+//! is given; tpsim cannot tell an explicit 0.8 from the default (`engine.swa_full_tokens_ratio` resolves
+//! to 0.8 either way), so 0.8 means 0.1 under every release (an explicit 0.8 under 0.5.21 – 0.5.23 is a
+//! known miss).
+//!
 //! Assumed: the pools allocate what the budget prices them at (`full × bytes_per_full_token` plus the
 //! fixed parts; the pools' own padding pages are not counted), and the request pool holds
 //! `max_running_requests` slots.
@@ -48,6 +55,18 @@ pub(crate) fn settings(e: &crate::scenario::Engine) -> SglangDsv4Settings {
 /// The release as numbers (`0.5.23` → [0, 5, 23]).
 fn release(e: &crate::scenario::Engine) -> Vec<u64> {
     crate::engine_args_versions::release(&e.release().version).unwrap_or_default()
+}
+
+/// The hook's warning when `--max-running-requests` is not given (`deepseek_v4_hook.py`
+/// `apply_deepseek_v4_defaults`, the same text in the 0.5.12, 0.5.16, 0.5.20 and 0.5.23 wheels).
+fn hook_lines(e: &crate::scenario::Engine) -> Vec<String> {
+    match e.max_running_requests {
+        None => vec![format!(
+            "Setting max_running_requests to {} for DeepseekV4ForCausalLM.",
+            SGLANG_DSV4_DEFAULTS.max_running_requests
+        )],
+        Some(_) => Vec::new(),
+    }
 }
 
 impl super::SglangStartup<'_> {
@@ -128,7 +147,7 @@ impl super::SglangStartup<'_> {
                 sized.as_ref().map_or(0.0, |p| p.bytes_per_full_token),
             )],
             load_note: m.note,
-            engine_lines: lines,
+            engine_lines: hook_lines(e).into_iter().chain(lines).collect(),
         };
         if let Err(text) = sized.and(check) {
             plan.verdict = Verdict::Oom {
