@@ -149,7 +149,8 @@ fn flash_pools_by_release() {
     );
 }
 
-/// `tpsim run` refuses a plan that starts (exit 2: the decode step is not modelled), and gives the
+/// `tpsim run` (and `sweep`, `diff`, `capacity`) refuses a plan that starts (exit 2: the decode step is
+/// not modelled), and `run` gives the
 /// verdict of one that does not: at f = 0.10, rest = available − total × 0.9 < 0 (119.09 − 124.93 GiB)
 /// → no full token → SGLang's "no KV memory" error, exit 3, no throughput.
 #[test]
@@ -163,6 +164,22 @@ fn run_refuses_a_start_and_reports_a_failed_one() {
         "{}",
         o.stderr
     );
+    // The commands that predict a throughput refuse it the same way (exit 2, not an internal error).
+    let other = flash("flash-run-0517", "sglang", "0.5.17", "");
+    for args in [
+        vec!["sweep", f.as_str(), "--set", "workload.concurrency=1,2"],
+        vec!["diff", f.as_str(), other.as_str()],
+        vec!["capacity", f.as_str(), "--slo", "tpot_p99=50"],
+    ] {
+        let o = tpsim(&args);
+        assert_eq!(o.code, 2, "{}: {}", args[0], o.stderr);
+        assert!(
+            o.stderr.contains("does not model DeepSeek-V4's decode step") && !o.stderr.contains("internal"),
+            "{}: {}",
+            args[0],
+            o.stderr
+        );
+    }
     let low = edited_variant(&f, "flash-low", |t| t.replacen("0.85", "0.10", 1));
     let j = run_json(&low);
     assert_ne!(j["verdict"], "ok", "{j}");

@@ -517,6 +517,13 @@ fn diff_scenarios(a: &Path, b: &Path, json: bool, out: &mut dyn Write, err: &mut
             emit(out, &text)
         }
         Err(e @ diff::DiffError::Scenario(_)) => bad_input(err, &e),
+        // dsv4run55: a side whose decode step is not modelled (DeepSeek-V4) is the input's.
+        Err(
+            e @ diff::DiffError::Decode {
+                source: tpsim::decode::DecodeError::NotModelled(_),
+                ..
+            },
+        ) => bad_input(err, &e),
         Err(e) => {
             let _ = writeln!(err, "internal error: {e}");
             EXIT_FAILURE
