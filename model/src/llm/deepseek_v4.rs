@@ -32,7 +32,7 @@
 //!
 //! `Architecture::DeepseekV4`: the spec carries this [`Geometry`] (`ModelSpec::deepseek_v4`), the
 //! GQA shape of its query heads over one `head_dim`-wide KV head, and a MoE with shared experts in
-//! every layer ([`feed_forward`]). Its weights a rank are `llm::deepseek_v4_weights`' (SGLang's
+//! every layer (`feed_forward`). Its weights a rank are `llm::deepseek_v4_weights`' (SGLang's
 //! formats on CUDA, `ModelSpec::weight_breakdown`), and `sim::decode::dsv4_memory` sizes its pools
 //! with `llm::deepseek_v4_pools::plan` by the scenario's SGLang release (0.5.12 – 0.5.23).
 //!
