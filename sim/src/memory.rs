@@ -217,6 +217,10 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
         }
     }
     let pool = p.kv_pool.as_gib_f64();
+    // dsv4run55: DeepSeek-V4's configurator lines stand for the pool line (`decode::memory::dsv4`).
+    for line in &p.engine_lines {
+        let _ = writeln!(o, "{line}");
+    }
     // Hybrid SWA pool (issue #16): the split, then each sub-pool's line (SWA first), then the total
     // (SGLang 0.5.8 `set_num_tokens_hybrid_swa`, `memory_pool.py` `MHATokenToKVPool`,
     // `swa_memory_pool.py` `SWAKVPool`).
@@ -238,7 +242,7 @@ pub fn log(s: &Scenario, p: &MemoryPlan) -> String {
             "SWAKVPool mem usage: {pool:.2} GB, swa size: {}, full size: {}",
             w.swa_tokens, w.full_tokens
         );
-    } else {
+    } else if p.engine_lines.is_empty() {
         match s.model.attention {
             Attention::Mla { .. } => {
                 let _ = writeln!(

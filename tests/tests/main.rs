@@ -386,3 +386,5 @@ mod shm55;
 mod ttft55;
 // flags55 (issue #17): engine-args flag lists for every release the scenarios name, renames by release.
 mod flags55;
+// dsv4run55 (issue #17): DeepSeek-V4 lowered, its SGLang memory plan.
+mod dsv4run55;

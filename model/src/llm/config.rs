@@ -570,6 +570,10 @@ pub struct ModelConfig {
     /// with an indexer, 128 HCA), one entry per decoder layer then the MTP layers (`llm::deepseek_v4`).
     #[serde(default)]
     pub compress_ratios: Option<Vec<u64>>,
+    /// dsv4run55 (issue #17): DeepSeek-V4's routed-expert dtype (`"fp4"` in the Flash and Pro
+    /// checkpoints; SGLang 0.5.16 `Fp8MoEMethod` reads it as `is_fp4_expert`).
+    #[serde(default)]
+    pub expert_dtype: Option<String>,
     /// families29: DeepSeek-V4's hyper-connection residual streams (mHC, `hc_mult`).
     #[serde(default)]
     pub hc_mult: Option<u64>,
@@ -849,7 +853,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 90] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 91] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -990,6 +994,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 90] = [
     // families36 (issue #17): Hunyuan V3 / Hy3 (GQA + q/k norms, dense first layer, sigmoid-routed MoE
     // with an fp32 router, expert bias and a shared expert; `Architecture::Hy3`, `llm::hy3`).
     "HYV3ForCausalLM",
+    // dsv4run55 (issue #17): DeepSeek-V4 (`Architecture::DeepseekV4`, `llm::deepseek_v4`).
+    "DeepseekV4ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1149,6 +1155,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families36 (issue #17): SGLang `models/hunyuan_v3.py` `EntryClass` from 0.5.11, vLLM registry
         // `"HYV3ForCausalLM": ("hy_v3", …)` from 0.20.0 (`llm::hy3`, `sim::scenario::first_release`).
         "HYV3ForCausalLM" => Architecture::Hy3,
+        // dsv4run55 (issue #17): SGLang `models/deepseek_v4.py` `EntryClass` from 0.5.12, vLLM registry
+        // from 0.20.0 (`llm::deepseek_v4`, `sim::scenario::first_release`).
+        "DeepseekV4ForCausalLM" => Architecture::DeepseekV4,
         // families31 (issue #17): Ministral 3 without its vision tower: SGLang `models/ministral3.py`
         // `EntryClass = [Ministral3ForCausalLM]` (a `LlamaForCausalLM`) from 0.5.6.post1; vLLM registers
         // `"Ministral3ForCausalLM": ("mistral", "MistralForCausalLM")` from 0.20.0 (`models/mistral.py`,
@@ -1240,10 +1249,13 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
             why,
         });
     }
-    // families29 (issue #17): DeepSeek-V4 is read and counted, then refused as not modelled.
-    if arch_name == super::deepseek_v4::DEEPSEEK_V4 {
-        return Err(super::deepseek_v4::refusal(cfg));
-    }
+    // families29 (issue #17): DeepSeek-V4 is read and counted; dsv4run55: lowered
+    // (`Architecture::DeepseekV4`), its geometry read first so that a bad key is named as before.
+    let dsv4 = if arch_name == super::deepseek_v4::DEEPSEEK_V4 {
+        Some(super::deepseek_v4::Geometry::read(cfg)?)
+    } else {
+        None
+    };
     // families34 (issue #17): Qwen4-Exp is read and counted, then refused as not modelled.
     if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
         return Err(super::qwen4_exp::refusal(cfg, arch_name));
@@ -1479,6 +1491,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         },
         // families32 (issue #17): set for Kimi-K3 below (`llm::kimi_k3`).
         kimi_k3: None,
+        // dsv4run55 (issue #17): DeepSeek-V4's geometry (`llm::deepseek_v4`).
+        deepseek_v4: dsv4.clone(),
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -1970,6 +1984,11 @@ fn feed_forward(
         Architecture::Dots1 => deepseek_style_ffn(text, num_layers, an)?,
         // families36 (issue #17): Hunyuan V3's dense prefix then MoE, its own keys (`llm::hy3`).
         Architecture::Hy3 => super::hy3::feed_forward(text, num_layers)?,
+        // dsv4run55 (issue #17): DeepSeek-V4, a MoE with shared experts in every layer
+        // (`llm::deepseek_v4::feed_forward`).
+        Architecture::DeepseekV4 => {
+            super::deepseek_v4::feed_forward(&super::deepseek_v4::Geometry::read(text)?)
+        }
         // h3: Qwen2-MoE shares Qwen3-MoE's layer pattern and adds one shared expert (SGLang 0.5.9 /
         // vLLM 0.11.0 `models/qwen2_moe.py`: a layer is sparse when it is not in `mlp_only_layers`
         // and (i + 1) % decoder_sparse_step == 0; `Qwen2MoeMLP(shared_expert_intermediate_size)`).

@@ -206,6 +206,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::MistralLarge3 => &MISTRAL_LARGE3,
         // families36 (issue #17): Hunyuan V3 / Hy3.
         Architecture::Hy3 => &HY3,
+        // dsv4run55 (issue #17): DeepSeek-V4.
+        Architecture::DeepseekV4 => &DEEPSEEK_V4,
     }
 }
 
@@ -1808,6 +1810,32 @@ const HY3_CHECKS: &[Check] = &[
     ),
 ];
 
+// dsv4run55 (issue #17): DeepSeek-V4 (`DeepseekV4ForCausalLM`; `llm::deepseek_v4` and its pools,
+// weights and decode companions): SGLang 0.5.12 – 0.5.23 on CUDA at plain TP, its weights in SGLang's
+// formats and its pools by release; the decode step's cost is not modelled (`tpsim run` refuses it);
+// vLLM refused.
+static DEEPSEEK_V4: Coverage = Coverage {
+    arch: Architecture::DeepseekV4,
+    families: "DeepSeek-V4-Flash 284B-A13B, DeepSeek-V4-Pro; SGLang 0.5.12 - 0.5.23 (memory plan only); vLLM from 0.20.0 not modelled",
+    sglang: EngineCoverage {
+        cost: Level::NotModelled,
+        ..exact_memory(DEEPSEEK_V4_CHECKS)
+    },
+    vllm: NOT_MODELLED,
+};
+
+/// Hand counts and the one public start-up log read (a DSv4 branch, not a release).
+const DEEPSEEK_V4_CHECKS: &[Check] = &[
+    check(
+        "DeepSeek-V4-Flash model card: 284B parameters, 13B active; 284,332,240,471 and 13,799,632,471 by hand from its config",
+        "llm::tests_families29::deepseek_v4_flash_parameters_by_hand",
+    ),
+    check(
+        "the Flash example on 8× H200 (SGLang 0.5.23, TP 8): weights a rank in SGLang's formats, the DSV4 pools and the start-up verdict by hand",
+        "dsv4run55::flash_sglang_h200_memory_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1824,8 +1852,8 @@ mod tests {
         // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2, 70 with families25's LongCat-Flash, 71 with
         // families27's MiniMax-Text-01 / M1, 72 with families28's Step-3.5-Flash, 73 with families30's
         // Gemma 4, 74 with families32's Kimi-K3, 75 with families31's Mistral Large 3, 76 with
-        // families36's Hy3.
-        assert_eq!(all.len(), 76);
+        // families36's Hy3, 77 with dsv4run55's DeepSeek-V4.
+        assert_eq!(all.len(), 77);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

@@ -28,14 +28,20 @@
 //! The parameters a token touches count the embedding row, attention, compressors, indexer, norms,
 //! mHC, router and the shared expert of every layer, and `num_experts_per_tok` routed experts.
 //!
+//! ## Lowered (dsv4run55)
+//!
+//! `Architecture::DeepseekV4`: the spec carries this [`Geometry`] (`ModelSpec::deepseek_v4`), the
+//! GQA shape of its query heads over one `head_dim`-wide KV head, and a MoE with shared experts in
+//! every layer (`feed_forward`). Its weights a rank are `llm::deepseek_v4_weights`' (SGLang's
+//! formats on CUDA, `ModelSpec::weight_breakdown`), and `sim::decode::dsv4_memory` sizes its pools
+//! with `llm::deepseek_v4_pools::plan` by the scenario's SGLang release (0.5.12 – 0.5.23).
+//!
 //! ## Not modelled
 //!
-//! SGLang 0.5.12 – 0.5.23's pool sizing is read (families33: `llm::deepseek_v4_pools`, by release);
-//! vLLM's pools (`vllm/models/deepseek_v4/`) are not. The weight bytes a rank in SGLang's formats are
-//! counted (families35: `llm::deepseek_v4_weights`) but not wired into a memory plan; the decode kernels
-//! (mHC mixing, compressors, the C4 indexer, the grouped output projection) are not lowered either, so a config
-//! naming `DeepseekV4ForCausalLM` is refused by `refusal` with what was read, the pool budget and
-//! which releases serve it; it never yields a throughput or a memory plan.
+//! The decode step's kernels (FlashMLA sparse, mHC, compressors, the C4 indexer, the grouped output
+//! projection; `llm::deepseek_v4_decode` holds their KV reads and all-reduces) are not in the
+//! iteration graph, so `tpsim run` refuses the model; vLLM's pools (`vllm/models/deepseek_v4/`), the
+//! MTP / DSpark drafts, DP attention, expert parallelism and ROCm are refused too ([`NOT_MODELLED`]).
 
 use super::config::ModelConfig;
 pub use super::deepseek_v4_pools::SglangDsv4Pools;
@@ -52,7 +58,7 @@ pub const DEEPSEEK_V4: &str = "DeepseekV4ForCausalLM";
 const RATIOS: [u64; 3] = [0, 4, 128];
 
 /// DeepSeek-V4's shape as read from config.json (SGLang 0.5.12 `configs/deepseek_v4.py` names).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Geometry {
     /// Residual-stream width (`hidden_size`; Flash 4,096).
     pub hidden: u64,
@@ -96,6 +102,9 @@ pub struct Geometry {
     /// `compress_ratios` as written, MTP / draft entries included: SGLang 0.5.12's budget counts
     /// every entry (`DSV4PoolConfigurator.num_layers_total = len(compression_ratios)`).
     pub all_ratios: Vec<u64>,
+    /// dsv4run55: the routed experts are fp4 (`expert_dtype = "fp4"`); otherwise block fp8
+    /// (`llm::deepseek_v4_weights::ExpertFormat`).
+    pub fp4_experts: bool,
 }
 
 fn req(v: Option<u64>, key: &str) -> Result<u64, ModelError> {
@@ -161,6 +170,17 @@ impl Geometry {
             hash_layers: cfg.num_hash_layers.unwrap_or(0),
             ratios,
             all_ratios,
+            fp4_experts: match cfg.expert_dtype.as_deref() {
+                None | Some("fp8") => false,
+                Some("fp4") => true,
+                Some(other) => {
+                    return Err(invalid(
+                        "expert_dtype",
+                        other.into(),
+                        "fp4 or fp8 (SGLang's is_fp4_expert)".into(),
+                    ));
+                }
+            },
         };
         if g.rope_dim >= g.head_dim {
             return Err(invalid(
@@ -397,53 +417,17 @@ pub fn sglang_0_5_12_pools(
         .unwrap_or_default()
 }
 
-/// The error a DeepSeek-V4 config gets: a [`ModelError`] naming a missing or impossible key, or
-/// [`ModelError::NotModelled`] with what was read, which releases serve it and what tpsim lacks.
-pub(crate) fn refusal(cfg: &ModelConfig) -> ModelError {
-    let g = match Geometry::read(cfg) {
-        Ok(g) => g,
-        Err(e) => return e,
-    };
-    ModelError::NotModelled {
-        found: DEEPSEEK_V4.into(),
-        why: format!(
-            "DeepSeek-V4 read from config.json: {} layers ({} sliding-window only, {} CSA with compress ratio 4 and an \
-             indexer, {} HCA with ratio 128; a {}-token window each), {} mHC streams, {} routed experts top-{}, {} \
-             parameters ({} active a token) by hand; SGLang 0.5.12 - 0.5.14 would budget {:.2} B of KV a full token \
-             at its defaults (fp8, --swa-full-tokens-ratio 0.1), 0.5.15 - 0.5.20 {:.2} B a full token after {} B of \
-             c128 compress state for 257 request slots, 0.5.21 - 0.5.23 {:.2} B a full token after that (pages padded to 576 B) \
-             (llm::deepseek_v4_pools, from DSV4PoolConfigurator). SGLang \
-             serves it from 0.5.12 (sglang/srt/models/deepseek_v4.py; 0.5.11 has none) and vLLM from 0.20.0 \
-             (vllm/model_executor/models/deepseek_v4.py; 0.19.1 has none); tpsim counts its weight bytes a rank \
-             (llm::deepseek_v4_weights) but has neither its memory plan wired nor its decode kernels (mHC, compressors, the C4 indexer, the \
-             grouped output projection) in the iteration graph, nor vLLM's pools (vllm/models/deepseek_v4/), so it \
-             gives no memory plan or throughput for it",
-            g.layers(),
-            g.layers_of_ratio(0),
-            g.layers_of_ratio(4),
-            g.layers_of_ratio(128),
-            g.window,
-            g.hc_mult,
-            g.experts,
-            g.topk,
-            g.params(),
-            g.active_params(),
-            sglang_0_5_12_bytes_per_full_token(&g, SGLANG_0_5_12_SWA_RATIO, false),
-            super::deepseek_v4_pools::bytes_per_full_token(
-                &g,
-                SglangDsv4Rule::RequestScopedC128,
-                &SGLANG_DSV4_DEFAULTS
-            ),
-            super::deepseek_v4_pools::c128_state_fixed_bytes(
-                &g,
-                SglangDsv4Rule::RequestScopedC128,
-                &SGLANG_DSV4_DEFAULTS
-            ),
-            super::deepseek_v4_pools::bytes_per_full_token(
-                &g,
-                SglangDsv4Rule::PagedCap,
-                &SGLANG_DSV4_DEFAULTS
-            ),
-        ),
-    }
+/// dsv4run55 (issue #17): every decoder layer's feed-forward, a MoE of `n_routed_experts` experts
+/// (`num_experts_per_tok` a token) with `n_shared_experts` shared ones of the same width (SGLang
+/// 0.5.16 `deepseek_v2.DeepseekV2MoE` with `is_deepseek_v4`: no dense prefix; the hash-routed first
+/// layers differ only in their router, `MoEGate` without `e_score_correction_bias`).
+pub(crate) fn feed_forward(g: &Geometry) -> super::config::FeedForward {
+    let shape = super::MoeShape::new(g.experts, g.topk, g.expert_width, g.shared);
+    super::config::moe_where(g.layers(), shape, 0, |_| true)
 }
+
+/// dsv4run55: what tpsim still does not model of DeepSeek-V4, for the refusals that name it
+/// (`sim::scenario`: vLLM, drafts, DP attention, expert parallelism).
+pub const NOT_MODELLED: &str = "tpsim models DeepSeek-V4 under SGLang 0.5.12 - 0.5.23 on CUDA at plain tensor \
+     parallelism (its memory plan from llm::deepseek_v4_weights and llm::deepseek_v4_pools); not vLLM's pools \
+     (vllm/models/deepseek_v4/), MTP / DSpark drafts, DP attention, expert parallelism or ROCm";

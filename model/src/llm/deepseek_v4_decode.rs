@@ -1,6 +1,6 @@
 //! families33 (issue #17): what a DeepSeek-V4 decode step reads of the KV pools and which TP
 //! all-reduces a layer makes under SGLang — the facts the iteration graph will need; not yet lowered
-//! into it (the model is still refused, `llm::deepseek_v4`).
+//! into it (dsv4run55: the model's memory plan is, `tpsim run` refuses it; `llm::deepseek_v4`).
 //!
 //! ## KV reads (SGLang 0.5.16 `layers/attention/deepseek_v4_backend.py`, decode)
 //!
@@ -25,6 +25,22 @@
 //! `RowParallelLinear` with `reduce_results = attn_tp_size == tp_size > 1` (`MQALayer.__init__`), and
 //! the MoE reduces its experts' partial sums after them (`DeepseekV2MoE`, "MoE-internal post-experts
 //! all_reduce"). Same count as DeepSeek-V3's MLA layers.
+
+//!
+//! ## The routed experts' kernels (dsv4run55, read for the lowering to come)
+//!
+//! With fp4 experts, `--moe-runner-backend auto`, no MoE all-to-all and `SGLANG_DSV4_FP4_DEQUANT`
+//! unset: 0.5.12 – 0.5.14 and, off SM 12.0, 0.5.15 – 0.5.18 keep `Fp8MoEMethod`, whose CUDA path in
+//! 0.5.16 hands the fp4 weights to the DeepGEMM runner (`DeepGemmMoeQuantInfo(..., is_fp4_experts=True)`,
+//! `layers/quantization/fp8.py`; the other releases of that range are assumed alike, and which DeepGEMM
+//! kernel runs on SM 9.0 was not read). The model
+//! override picks `flashinfer_mxfp4` on SM 12.0 from 0.5.15 (`overrides.py` `_deepseek_v4_sm120_moe`)
+//! and on SM 9.0 / 10.0 / 12.0 from 0.5.19 (`model_overrides/deepseek_v4.py`); under it `fp8.py`
+//! (0.5.16, 0.5.23: "SM100 uses TRT-LLM; SM90 uses W4A16 and SM120 uses MXFP8xMXFP4") builds
+//! `Mxfp4FlashinferCutlassMoEMethod` on SM 9.0 and 12.0 (FlashInfer CUTLASS: W4A16 on Hopper with
+//! interleaved weight and scale copies, MXFP8 × MXFP4 on SM 12.0) and `Mxfp4FlashinferTrtllmMoEMethod`
+//! on SM 10.0. Their weight bytes are `llm::deepseek_v4_weights::ExpertFormat::sglang_cuda_by_release`'s;
+//! their kernel costs are not modelled (no measured efficiency class for any of these MoE kernels).
 
 use super::deepseek_v4::Geometry;
 use super::deepseek_v4_pools::{indexer_slot_bytes, kv_slot_bytes};

@@ -45,9 +45,10 @@
 //! 45: 3 × 3,559,944,536 = 10,679,833,608 B) plus 201,573,652 B of their own projections (not
 //! read); with 4-byte fp4 scales the payload would be exceeded by 15.1 GB.
 
-use super::ModelError;
 use super::deepseek_v4::Geometry;
 use super::quant::{MXFP4_BLOCK, ScaleDtype, WeightDtype, WeightFormat};
+use super::weights::WeightBreakdown;
+use super::{ModelError, ModelSpec};
 
 /// How SGLang holds DeepSeek-V4's routed experts (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,4 +167,87 @@ pub fn sglang_rank_weight_bytes(
     let vocab = g.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
     out.top = 2 * bf16.tensor_bytes(vocab / tp, h) + BF16 * h + FP32 * (m * m * h + m + 1);
     Ok(out)
+}
+
+impl ExpertFormat {
+    /// dsv4run55: the format SGLang holds a checkpoint's routed experts in on CUDA: fp4 experts
+    /// (`expert_dtype = "fp4"`) with float32 scales (`fp4_scale_dtype`, not aiter), else block fp8.
+    /// ROCm's e8m0 scales (aiter) are not chosen here: tpsim serves DeepSeek-V4 on CUDA only.
+    pub fn sglang_cuda(g: &Geometry) -> ExpertFormat {
+        if g.fp4_experts {
+            ExpertFormat::Fp4Fp32Scales
+        } else {
+            ExpertFormat::Fp8Block
+        }
+    }
+}
+
+impl ExpertFormat {
+    /// dsv4run55: the format SGLang `release` ends up holding fp4 experts in on a CUDA GPU of SM major
+    /// `sm` with `--moe-runner-backend auto`, no MoE all-to-all and `SGLANG_DSV4_FP4_DEQUANT` unset
+    /// (read in the wheels): the model override picks `flashinfer_mxfp4` on SM 12.0 from 0.5.15
+    /// (`arg_groups/overrides.py` `_deepseek_v4_sm120_moe`, 0.5.15 – 0.5.18) and on SM 9.0, 10.0 and
+    /// 12.0 from 0.5.19 (`arg_groups/model_overrides/deepseek_v4.py`, 0.5.19 – 0.5.23); 0.5.12 – 0.5.14
+    /// have neither. Under it SM 9.0 / 12.0 run `Mxfp4FlashinferCutlassMoEMethod`, whose
+    /// `create_weights` keeps the checkpoint's e8m0 scales ("instead of staging them as FP32"; its SM
+    /// 9.0 interleaved copies replace the originals), and SM 10.0 `Mxfp4FlashinferTrtllmMoEMethod`,
+    /// which converts the scales to float8_e8m0fnu after loading (assumed: its shuffled layout takes
+    /// the same bytes). Otherwise `Fp8MoEMethod` with float32 scales ([`ExpertFormat::sglang_cuda`]).
+    pub fn sglang_cuda_by_release(g: &Geometry, release: &[u64], sm: u32) -> ExpertFormat {
+        if !g.fp4_experts {
+            return ExpertFormat::Fp8Block;
+        }
+        let flashinfer = if release >= [0, 5, 19].as_slice() {
+            matches!(sm, 9 | 10 | 12)
+        } else {
+            release >= [0, 5, 15].as_slice() && sm == 12
+        };
+        if flashinfer {
+            ExpertFormat::Fp4E8m0Scales
+        } else {
+            ExpertFormat::Fp4Fp32Scales
+        }
+    }
+}
+
+impl ModelSpec {
+    /// dsv4run55: [`ModelSpec::weight_breakdown`] of a DeepSeek-V4 rank with its experts in `experts`
+    /// (`None` for other models or a `tp` the model refuses).
+    pub fn deepseek_v4_breakdown_as(&self, tp: u32, experts: ExpertFormat) -> Option<WeightBreakdown> {
+        let g = self.deepseek_v4.as_ref()?;
+        let mut b = self.deepseek_v4_breakdown(tp)?;
+        b.routed_experts = sglang_rank_weight_bytes(g, u64::from(tp), experts)
+            .ok()?
+            .routed_experts;
+        Some(b)
+    }
+
+    /// dsv4run55 (issue #17): a DeepSeek-V4 rank's weights at `tp` as a [`WeightBreakdown`]:
+    /// [`sglang_rank_weight_bytes`] in [`ExpertFormat::sglang_cuda`], the routed experts as such,
+    /// everything else of a layer (attention, compressors, indexer, norms, mHC, router, shared
+    /// expert) as `attention`, the embedding and head rows apart and the final norm and mHC head as
+    /// `norms`. `None` for other models, or a `tp` the model refuses (`validate_tp` names why).
+    pub(crate) fn deepseek_v4_breakdown(&self, tp: u32) -> Option<WeightBreakdown> {
+        let g = self.deepseek_v4.as_ref()?;
+        let t = u64::from(tp);
+        let b = sglang_rank_weight_bytes(g, t, ExpertFormat::sglang_cuda(g)).ok()?;
+        let vocab = g.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
+        let rows = WeightFormat::plain(WeightDtype::Bf16).tensor_bytes(vocab / t, g.hidden);
+        Some(WeightBreakdown {
+            embedding: rows,
+            lm_head: rows,
+            attention: b.layers_other,
+            routed_experts: b.routed_experts,
+            norms: b.top - 2 * rows,
+            ..WeightBreakdown::default()
+        })
+    }
+}
+
+/// dsv4run55: the two RoPE tables SGLang builds for DeepSeek-V4 outside the parameters (module doc,
+/// "Not counted": `precompute_freqs_cis` under `lru_cache(2)`, one a RoPE base — `rope_theta` and
+/// `compress_rope_theta`), each `positions × rope_dim / 2` complex64 values (8 B). Flash at 1,048,576
+/// positions: 2 × 1,048,576 × 32 × 8 = 536,870,912 B (families35's reading of the load log).
+pub fn sglang_freqs_cis_bytes(g: &Geometry, positions: u64) -> u64 {
+    2 * positions * (g.rope_dim / 2) * 8
 }

@@ -317,7 +317,7 @@ pub enum ModelError {
         why: &'static str,
     },
     /// families29 (issue #17): an architecture the engines serve natively but tpsim does not model
-    /// yet; `why` says which releases serve it and what is missing (`deepseek_v4::refusal`).
+    /// yet; `why` says which releases serve it and what is missing (`qwen4_exp::refusal`; families29's DeepSeek-V4 refusal was lowered away in dsv4run55).
     #[error("architecture `{found}` is not modelled: {why}")]
     NotModelled {
         /// The architecture named by the config.
@@ -740,6 +740,15 @@ pub enum Architecture {
     /// `models/hy_v3.py`). Lowered like GLM-4.5 (`Glm4Moe`) but a class of its own: first releases,
     /// config keys (`num_experts`, `qk_norm`) and the fp32 router differ.
     Hy3,
+    // dsv4run55 (issue #17): DeepSeek-V4 (`deepseek_v4` module and its `_pools`, `_weights`,
+    // `_decode` companions).
+    /// `DeepseekV4ForCausalLM` (DeepSeek-V4-Flash 284B-A13B, -Pro 1.6T): one 512-wide KV head read
+    /// sparsely by FlashMLA over a 128-token window plus compressed (ratio 4 with the C4 indexer, or
+    /// 128) slots, mHC residual streams, a grouped low-rank output and a MoE in every layer, the first
+    /// `num_hash_layers` hash-routed (SGLang `models/deepseek_v4.py` from 0.5.12). Lowered with the
+    /// GQA shape of its query heads over one KV head; its own weights, pools and kernels come from
+    /// [`ModelSpec::deepseek_v4`].
+    DeepseekV4,
 }
 
 impl Architecture {
@@ -1211,6 +1220,9 @@ pub struct ModelSpec {
     /// `None` for other models.
     #[serde(skip)]
     pub kimi_k3: Option<kimi_k3::KimiK3>,
+    /// dsv4run55 (issue #17): DeepSeek-V4's geometry as read (`llm::deepseek_v4`); the memory plan
+    /// sizes its weights (`deepseek_v4_weights`) and pools (`deepseek_v4_pools`) from it.
+    pub deepseek_v4: Option<deepseek_v4::Geometry>,
 }
 
 impl ModelSpec {
@@ -1281,6 +1293,11 @@ impl ModelSpec {
             return fail("tp must be at least 1".into());
         }
         let t = u64::from(tp);
+        // dsv4run55 (issue #17): DeepSeek-V4 splits its heads, `o_groups`, the expert width and the
+        // padded vocabulary by tp (`deepseek_v4::Geometry::sglang_rank_params`, its error text).
+        if let Some(g) = &self.deepseek_v4 {
+            g.sglang_rank_params(t)?;
+        }
         if !self.heads.is_multiple_of(t) {
             return fail(format!(
                 "{} attention heads are not divisible by tp {tp} (expected a tp that divides {})",

@@ -174,6 +174,10 @@ impl ModelSpec {
     /// Weights per rank by component, bytes. The sharding rules and their SGLang sources are listed
     /// in this module's table (`model/src/llm/weights.rs`). `tp = 0` is treated as 1.
     pub fn weight_breakdown(&self, tp: u32) -> WeightBreakdown {
+        // dsv4run55 (issue #17): DeepSeek-V4's bytes in SGLang's formats (`llm::deepseek_v4_weights`).
+        if let Some(b) = self.deepseek_v4_breakdown(tp) {
+            return b;
+        }
         let inv = self.inventory(tp);
         let mut b = WeightBreakdown {
             embedding: self.sum_bytes(&inv.embed),

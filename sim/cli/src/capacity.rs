@@ -56,6 +56,10 @@ pub fn run(a: CapacityArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Err(e @ capacity::CapacityError::Unsupported(_)) => {
             return bad_input(err, &format!("--over rate: {e}"));
         }
+        // dsv4run55: a model whose decode step is not modelled (DeepSeek-V4) is the input's.
+        Err(e @ capacity::CapacityError::Decode(tpsim::decode::DecodeError::NotModelled(_))) => {
+            return bad_input(err, &e);
+        }
         Err(e) => {
             let _ = writeln!(err, "internal error: {e}");
             return EXIT_FAILURE;

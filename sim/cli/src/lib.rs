@@ -517,6 +517,13 @@ fn diff_scenarios(a: &Path, b: &Path, json: bool, out: &mut dyn Write, err: &mut
             emit(out, &text)
         }
         Err(e @ diff::DiffError::Scenario(_)) => bad_input(err, &e),
+        // dsv4run55: a side whose decode step is not modelled (DeepSeek-V4) is the input's.
+        Err(
+            e @ diff::DiffError::Decode {
+                source: tpsim::decode::DecodeError::NotModelled(_),
+                ..
+            },
+        ) => bad_input(err, &e),
         Err(e) => {
             let _ = writeln!(err, "internal error: {e}");
             EXIT_FAILURE
@@ -669,6 +676,8 @@ fn run(
     }
     let p = match decode::predict(&s) {
         Ok(p) => p,
+        // dsv4run55: a model whose decode step is not modelled is refused (exit 2), not an internal error.
+        Err(e @ decode::DecodeError::NotModelled(_)) => return bad_input(err, &e),
         Err(e) => {
             let _ = writeln!(err, "internal error: {e}");
             return EXIT_FAILURE;

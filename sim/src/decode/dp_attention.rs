@@ -34,6 +34,19 @@ pub fn weights_per_rank(s: &Scenario) -> Bytes {
                 .total(),
         );
     }
+    // dsv4run55 (issue #17): DeepSeek-V4's experts in the format SGLang's release picks on this GPU
+    // (`ExpertFormat::sglang_cuda_by_release`).
+    if let Some(g) = &s.model.deepseek_v4 {
+        let release = crate::engine_args_versions::release(&s.engine.release().version).unwrap_or_default();
+        let fmt = tpsim_model::llm::deepseek_v4_weights::ExpertFormat::sglang_cuda_by_release(
+            g,
+            &release,
+            s.hardware.gpu.sm_major(),
+        );
+        if let Some(b) = s.model.deepseek_v4_breakdown_as(s.engine.tp, fmt) {
+            return Bytes(b.total());
+        }
+    }
     let mut b = match s.engine.dp_attention {
         Some(d) => s.model.weight_breakdown_dp_attention(s.engine.tp, d.attn_tp),
         None => s.model.weight_breakdown(s.engine.tp),

@@ -2,6 +2,9 @@
 //! observed or modeled free memory, then every allocation after the pool checked against what is left.
 
 use crate::scenario::{AllreduceBackend, Engine, EngineKind, Scenario};
+
+// dsv4run55 (issue #17): DeepSeek-V4's pools by SGLang's own configurator.
+pub(crate) mod dsv4;
 use tpsim_model::llm::{NsaBudgetRule, NsaKv};
 use tpsim_model::memory::{
     LateAllocation, LateVerdict, SglangEra, SglangKvInput, SglangKvPlan, SpecShape, TORCH_OOM,
@@ -314,6 +317,9 @@ pub struct MemoryPlan {
     /// rope51: with an observed "Load weight end" mem usage, what tpsim models of it and the gap
     /// (`load_usage`; printed under the memory table, not a warning). SGLang only.
     pub load_note: Option<String>,
+    /// dsv4run55: the lines the engine logs for its own pool sizing (DeepSeek-V4's "DSV4 …" lines,
+    /// `memory::dsv4`), printed before the pool line; empty for other models.
+    pub engine_lines: Vec<String>,
 }
 
 /// Builds the plan.
@@ -384,6 +390,9 @@ impl<'a> SglangStartup<'a> {
 
     fn plan(&self) -> MemoryPlan {
         let (s, e) = (self.s, self.e);
+        if let Some(g) = &s.model.deepseek_v4 {
+            return self.plan_dsv4(g);
+        }
         let m = self.measure();
         let cells = self.cells();
         let (state_pool, state_gib) = self.state_pool(m.total_gib, m.available_gib);
@@ -434,6 +443,7 @@ impl<'a> SglangStartup<'a> {
             entries: m.entries,
             notes,
             load_note: m.note,
+            engine_lines: Vec::new(),
         };
         if let Some(n) = cells.nsa {
             plan.notes.push(nsa_note(e, &n, cells.nsa_rule, &kv));
@@ -1113,6 +1123,18 @@ pub(crate) struct SglangLoadExtra {
 pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
     use tpsim_model::llm::{KvCacheDtype, LoadGpu};
     use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
+    // dsv4run55 (issue #17): DeepSeek-V4 builds its own two `freqs_cis` tables over the config's
+    // positions (`llm::deepseek_v4_weights::sglang_freqs_cis_bytes`); its allocator segments are not
+    // modelled (assumed 0: its tensor list is not the generic one).
+    if let Some(g) = &s.model.deepseek_v4 {
+        return SglangLoadExtra {
+            rope: tpsim_model::llm::deepseek_v4_weights::sglang_freqs_cis_bytes(
+                g,
+                s.model.context_len.unwrap_or(DSV4_POSITIONS),
+            ),
+            segments: 0,
+        };
+    }
     let release = crate::engine_args_versions::release(&s.engine.release().version);
     let nvidia = s.hardware.accel.vendor == crate::scenario::accel::GpuVendor::Nvidia;
     let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
@@ -1142,6 +1164,10 @@ pub(crate) fn sglang_load_extra(s: &Scenario) -> SglangLoadExtra {
     };
     SglangLoadExtra { rope, segments }
 }
+
+/// dsv4run55: the positions DeepSeek-V4-Flash's config declares (`max_position_embeddings`
+/// 1,048,576), for a config without the key.
+const DSV4_POSITIONS: u64 = 1 << 20;
 
 /// grok52 (issue #17): the model with `context_len` = the served context (`--context-length`, else
 /// `max_position_embeddings`) where SGLang sizes its shared RoPE cache by `hf_config.context_len`,
@@ -1471,6 +1497,7 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     }
     MemoryPlan {
         load_note: None,
+        engine_lines: Vec::new(),
         vllm_v0,
         swa: None,
         kv_groups: layout.kv_groups(),

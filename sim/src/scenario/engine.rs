@@ -264,6 +264,20 @@ impl Resolver<'_> {
             )?,
         };
         let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, &release.version, invalid)?;
+        // dsv4run55 (issue #17): the DeepSeek-V4 deployments tpsim models (`scenario::dsv4`).
+        super::dsv4::check(
+            model,
+            &super::dsv4::Input {
+                kind,
+                version: &release.version,
+                rocm: hw.accel.vendor == super::accel::GpuVendor::Amd,
+                speculative,
+                dp_attention: dp_attention.is_some(),
+                ep: ep_req.is_some_and(|n| n > 1),
+                pp,
+            },
+        )
+        .map_err(|(k, m)| self.invalid(k, m))?;
         // Issue #17 point 1 (vllmdp): from here `tp` is the MoE's flattened TP, dp × tp
         // (`FusedMoEParallelConfig.make`); `attn_tp` the TP group of one DP rank.
         let attn_tp = tp;

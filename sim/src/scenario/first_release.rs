@@ -198,9 +198,9 @@
 //!   lowered as OLMo-2 and SmolLM3 is refused by both engines elsewhere (`llm::config`), so neither
 //!   has a row. Not bounded (no row): Llama, Qwen2/2.5/3, Mistral, Mixtral, Gemma 1-3, Phi, Granite,
 //!   DeepSeek-V2/V3 and the other older families, all in the oldest wheels read.
-//!   families29: DeepSeek-V4 (SGLang 0.5.12, vLLM 0.20.0) and GLM-5-Next (SGLang 0.5.20, vLLM 0.30.0)
-//!   have no row: `llm::config` refuses them as not modelled before any engine is resolved, naming
-//!   those releases (`llm::deepseek_v4`, `llm::glm5_next`).
+//!   families29: GLM-5-Next (SGLang 0.5.20, vLLM 0.30.0) has no row: `llm::config` refuses it as not
+//!   modelled before any engine is resolved, naming those releases (`llm::glm5_next`). dsv4run55:
+//!   DeepSeek-V4 (SGLang 0.5.12, vLLM 0.20.0, read in families29) has its rows now that it is lowered.
 //! - **Gemma 4** (`Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`, families30;
 //!   `tpsim_model::llm::gemma4`), read from the PyPI wheels' file lists (2026-12-06): SGLang ships
 //!   `sglang/srt/models/gemma4_causal.py` and `gemma4_mm.py` (`EntryClass =
@@ -950,6 +950,25 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entry for HYV3ForCausalLM",
         since: "vLLM registers it from 0.20.0",
         then: CannotServe("Hunyuan V3 / Hy3 (HYV3ForCausalLM)"),
+    },
+    // dsv4run55 (issue #17): DeepSeek-V4, read in families29 from the PyPI wheels: SGLang
+    // `models/deepseek_v4.py` from 0.5.12 (0.5.11 has none); vLLM's registry from 0.20.0 (0.19.1 has
+    // no entry; `scenario::dsv4` refuses vLLM whatever the release).
+    Row {
+        models: |m| m.arch == Architecture::DeepseekV4,
+        engine: Sglang,
+        first: Some(&[0, 5, 12]),
+        file: "models/deepseek_v4.py",
+        since: "SGLang adds it in 0.5.12",
+        then: CannotServe("DeepSeek-V4 (DeepseekV4ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::DeepseekV4,
+        engine: Vllm,
+        first: Some(&[0, 20, 0]),
+        file: "registry entry for DeepseekV4ForCausalLM",
+        since: "vLLM registers it from 0.20.0",
+        then: CannotServe("DeepSeek-V4 (DeepseekV4ForCausalLM)"),
     },
 ];
 

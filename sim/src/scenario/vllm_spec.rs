@@ -437,6 +437,8 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::MistralLarge3 => "deepseek_v3",
         // families36 (issue #17): the Hy3 config's `model_type` (tests and scenarios/models/hy3).
         A::Hy3 => "hy_v3",
+        // dsv4run55 (issue #17): the DeepSeek-V4-Flash config's `model_type`.
+        A::DeepseekV4 => "deepseek_v4",
     }
 }
 

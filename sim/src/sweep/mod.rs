@@ -279,9 +279,13 @@ impl Sweep {
             trace: false,
             shape_cache: true,
         };
-        let p = decode::predict_opts(s, &opts).map_err(|e| SweepError::Internal {
-            index: i,
-            message: e.to_string(),
+        let p = decode::predict_opts(s, &opts).map_err(|e| match e {
+            // dsv4run55: a model whose decode step is not modelled is the input's (exit 2).
+            decode::DecodeError::NotModelled(m) => SweepError::Usage(format!("point {i}: {m}")),
+            e => SweepError::Internal {
+                index: i,
+                message: e.to_string(),
+            },
         })?;
         let r = report::build(s, &p);
         row.verdict = r.verdict;
