@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// cmdsurvey55 (issue #17): real public launch commands through import-command.
+mod cmdsurvey55;
