@@ -195,10 +195,10 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
         return docker(&after, env).map(Some);
     }
     // `bash -c "…"` on its own: the engine in the string, with the assignments in front of the shell.
-    if let Some(script) = shell_c(rest) {
-        if let Ok(l) = in_script(script, env.clone(), None, Vec::new(), Vec::new()) {
-            return Ok(Some(l));
-        }
+    if let Some(script) = shell_c(rest)
+        && let Ok(l) = in_script(script, env.clone(), None, Vec::new(), Vec::new())
+    {
+        return Ok(Some(l));
     }
     sglang_serve_model_path(rest)?;
     Ok(program(rest).map(|(engine, args)| Launch {
