@@ -99,6 +99,7 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
     let mut exported = BTreeMap::new();
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut skipped = Vec::new();
+    let mut args_only = false;
     for words in cmds {
         let words: Vec<String> = words.iter().map(|w| expand(w, &vars)).collect();
         if words[0] == "export" {
@@ -130,11 +131,23 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
         if words.iter().any(|w| w == "sglang_router.launch_server") {
             return Err(ROUTER.into());
         }
+        // cmdsurvey55 (rtx6kpro issue 7): a compose file's `command:` for the vLLM image holds only
+        // the entry point's arguments, `MODEL --flag …`, which no program starts.
+        if !args_only && words.len() > 1 && !words[0].starts_with('-') && words[1].starts_with("--") {
+            args_only = true;
+        }
         skipped.push(words.join(" "));
     }
-    Err("no engine launch found: expected `vllm serve MODEL …`, `python -m vllm.entrypoints.openai.api_server …`, \
-         `python -m sglang.launch_server …`, `sglang serve …` or `docker run … IMAGE …` running one of them"
-        .into())
+    let hint = if args_only {
+        " (arguments alone, such as a compose `command:` for the vllm/vllm-openai image, whose entry point is \
+         `vllm serve`, need that program in front: `vllm serve MODEL …`)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "no engine launch found: expected `vllm serve MODEL …`, `python -m vllm.entrypoints.openai.api_server …`, \
+         `python -m sglang.launch_server …`, `sglang serve …` or `docker run … IMAGE …` running one of them{hint}"
+    ))
 }
 
 /// cmdsurvey55: `python -m sglang_router.launch_server … --dp N` starts N SGLang servers behind the

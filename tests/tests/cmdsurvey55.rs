@@ -243,3 +243,19 @@ fn a_model_path_inside_the_container_is_read_by_its_mount() {
     let i = build::import(c, &options(&row(68))).expect("imports");
     assert!(i.text.lines().any(|l| l == "preset = \"qwen3-8b\""), "{}", i.text);
 }
+
+/// Row 75 (rtx6kpro issue 7): a compose file's `command: >` for the vLLM image, `/models/Qwen3.5-397B-A17B-FP8
+/// --tensor-parallel-size 2 …`, starts no program: still no launch, and the message says that the image's
+/// arguments need `vllm serve` in front. A line that is not arguments keeps the plain message.
+#[test]
+fn arguments_alone_are_refused_with_the_program_to_add() {
+    let r = row(75);
+    let e = build::import(&r.command, &options(&r)).expect_err("no program");
+    assert!(e.contains("no engine launch found"), "{e}");
+    assert!(
+        e.contains("need that program in front: `vllm serve MODEL …`"),
+        "{e}"
+    );
+    let plain = build::import("echo hello", &options(&r)).expect_err("no program");
+    assert!(!plain.contains("need that program"), "{plain}");
+}
