@@ -1,10 +1,11 @@
 //! cmdsurvey55 (issue #17): real, public launch commands, as their authors posted them, through
-//! `tpsim import-command`. `tests/data/launch-commands.tsv` holds 42 of them (GitHub issues and pull
+//! `tpsim import-command`. `tests/data/launch-commands.tsv` holds 45 of them (GitHub issues and pull
 //! requests of SGLang, vLLM and their users, the engines' docs and recipes, a forum post), each with
 //! its source, date, the box it ran on and the outcome tpsim gives; every row is imported here and
 //! must give that outcome, so a change that breaks a real command fails. The table and its counts:
 //! book/src/scenarios.md, "Launch commands surveyed (cmdsurvey55)".
 
+use crate::common::{scratch, tpsim};
 use std::path::{Path, PathBuf};
 use tpsim::import_command_build::{self as build, HardwareFrom, Options};
 use tpsim::scenario::EngineKind;
@@ -116,15 +117,15 @@ fn every_surveyed_command_gives_its_recorded_outcome() {
     }
 }
 
-/// The table holds 42 commands, 60–101, each naming a source and a date (or the docs page), and the
-/// class counts the book states: 7 ok, 21 no preset, 6 refused by the release, 1 box, 2 not
-/// modelled, 1 not a command, 1 the user's own path, 3 doubtful (42 = 7 + 21 + 6 + 1 + 2 + 1 + 1 + 3).
+/// The table holds 45 commands, 60–104, each naming a source and a date (or the docs page), and the
+/// class counts the book states: 8 ok, 21 no preset, 7 refused by the release, 1 box, 3 not
+/// modelled, 1 not a command, 1 the user's own path, 3 doubtful (45 = 8 + 21 + 7 + 1 + 3 + 1 + 1 + 3).
 #[test]
-fn the_survey_has_42_sourced_rows_in_the_books_classes() {
+fn the_survey_has_45_sourced_rows_in_the_books_classes() {
     let rows = rows();
-    assert_eq!(rows.len(), 42);
+    assert_eq!(rows.len(), 45);
     let ns: Vec<u32> = rows.iter().map(|r| r.n).collect();
-    assert_eq!(ns, (60..=101).collect::<Vec<_>>());
+    assert_eq!(ns, (60..=104).collect::<Vec<_>>());
     for r in &rows {
         assert!(r.source.contains('/'), "row {}: {}", r.n, r.source);
         let dated = r.date.len() == 10 && r.date.as_bytes()[4] == b'-';
@@ -141,7 +142,7 @@ fn the_survey_has_42_sourced_rows_in_the_books_classes() {
         count("refused: user's path"),
         count("doubtful"),
     ];
-    assert_eq!(got, [7, 21, 6, 1, 2, 1, 1, 3]);
+    assert_eq!(got, [8, 21, 7, 1, 3, 1, 1, 3]);
 }
 
 /// Row 68 (sglang issue 5338): `docker run … lmsysorg/sglang:blackwell bash -c "pip install … &&
@@ -258,4 +259,41 @@ fn arguments_alone_are_refused_with_the_program_to_add() {
     );
     let plain = build::import("echo hello", &options(&r)).expect_err("no program");
     assert!(!plain.contains("need that program"), "{plain}");
+}
+
+/// Row 103 (vllm issue 17327, Silencezjl, vLLM 0.8.5 on 4× H20 96 GB): `vllm serve ./Qwen3-235B-A22B
+/// --tensor-parallel-size 4` "runs out of memory" (OOM), as the poster reports. The local path is
+/// read by its last component (qwen3-235b-a22b, bf16), and `tpsim memory` stops at weight loading.
+/// By hand, per rank at tp 4 (the preset's config.json: hidden 4096, 94 layers, 64 / 4 heads of 128,
+/// 128 experts of 1536, vocab 151,936, untied): attention (4096·8192·2 + 4096·512·2) / 4 = 17.83 M,
+/// experts 128·3·4096·1536 / 4 = 603.98 M, router 4096·128 = 0.52 M per layer; × 94 = 58.50 G;
+/// embedding and LM head 2·151936·4096 / 4 = 311.16 M; 58.81 G parameters × 2 B = 109.5 GiB, above
+/// the card's 96 GB. tpsim prints 109.55 GiB (norms included); ±0.5 %.
+#[test]
+fn the_h20_oom_is_the_posters_verdict() {
+    let r = row(103);
+    let i = build::import(&r.command, &options(&r)).expect("imports");
+    assert!(
+        i.text.lines().any(|l| l == "preset = \"qwen3-235b-a22b\""),
+        "{}",
+        i.text
+    );
+    let d = scratch("h20");
+    let f = d.join("s.toml");
+    std::fs::write(&f, &i.text).expect("write");
+    let o = tpsim(&["memory", f.to_str().expect("utf-8")]);
+    assert!(
+        o.stdout.contains("Verdict: OOM at weight loading"),
+        "{}{}",
+        o.stdout,
+        o.stderr
+    );
+    let gib: f64 = o
+        .stdout
+        .split("while creating the weights: ")
+        .nth(1)
+        .and_then(|t| t.split(" GiB per rank").next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{}", o.stdout));
+    assert!((gib / 109.5 - 1.0).abs() < 0.005, "{gib} GiB per rank");
 }
