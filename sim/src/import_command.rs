@@ -18,6 +18,9 @@
 //!   `vllm` without a command runs the image's entry point, vLLM's OpenAI server (the
 //!   `vllm/vllm-openai` Dockerfile's `ENTRYPOINT`), so the words after the image are its arguments;
 //!   a tag `vX.Y.Z…` (`vllm/vllm-openai:v0.11.0`, `lmsysorg/sglang:v0.5.8-cu129`) is the release.
+//!   A shell as the command (`IMAGE bash -c "pip install … && python3 -m sglang.launch_server …"`, or
+//!   `--entrypoint /bin/bash IMAGE -lc "…"`) runs its string, read for the engine; a model path
+//!   under a bind mount (`-v HOST:CONTAINER`) is read as the host's path (cmdsurvey55).
 
 use crate::scenario::EngineKind;
 use std::collections::BTreeMap;
@@ -37,6 +40,9 @@ pub struct Launch {
     /// Started as `sglang serve`: SGLang's argparse then names its program `sglang` (the console
     /// script's `sys.argv[0]`, argparse's default `prog`), not `launch_server.py`.
     pub sglang_serve: bool,
+    /// cmdsurvey55: `docker run -v HOST:CONTAINER` bind mounts, (container path, host path): a model
+    /// path inside the container is read by the host directory it mounts.
+    pub mounts: Vec<(String, String)>,
 }
 
 /// Splits `text` into shell commands (a newline, `;`, `&&`, `||` or `|` ends one; `\`-newline
@@ -93,6 +99,7 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
     let mut exported = BTreeMap::new();
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut skipped = Vec::new();
+    let mut args_only = false;
     for words in cmds {
         let words: Vec<String> = words.iter().map(|w| expand(w, &vars)).collect();
         if words[0] == "export" {
@@ -121,12 +128,34 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
             }
             return Ok(l);
         }
+        if words.iter().any(|w| w == "sglang_router.launch_server") {
+            return Err(ROUTER.into());
+        }
+        // cmdsurvey55 (rtx6kpro issue 7): a compose file's `command:` for the vLLM image holds only
+        // the entry point's arguments, `MODEL --flag …`, which no program starts.
+        if !args_only && words.len() > 1 && !words[0].starts_with('-') && words[1].starts_with("--") {
+            args_only = true;
+        }
         skipped.push(words.join(" "));
     }
-    Err("no engine launch found: expected `vllm serve MODEL …`, `python -m vllm.entrypoints.openai.api_server …`, \
-         `python -m sglang.launch_server …`, `sglang serve …` or `docker run … IMAGE …` running one of them"
-        .into())
+    let hint = if args_only {
+        " (arguments alone, such as a compose `command:` for the vllm/vllm-openai image, whose entry point is \
+         `vllm serve`, need that program in front: `vllm serve MODEL …`)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "no engine launch found: expected `vllm serve MODEL …`, `python -m vllm.entrypoints.openai.api_server …`, \
+         `python -m sglang.launch_server …`, `sglang serve …` or `docker run … IMAGE …` running one of them{hint}"
+    ))
 }
+
+/// cmdsurvey55: `python -m sglang_router.launch_server … --dp N` starts N SGLang servers behind the
+/// router's load balancer (docs.sglang.ai `backend/server_arguments.html`, "Common launch commands":
+/// "--dp 2 --tp 2 … uses 4 GPUs in total. We recommend SGLang Router for data parallelism").
+const ROUTER: &str = "python -m sglang_router.launch_server starts `--dp` SGLang servers behind the router's load balancer \
+     (docs.sglang.ai server_arguments, \"We recommend SGLang Router for data parallelism\"); tpsim simulates one server: \
+     import one replica's command, `python -m sglang.launch_server` with the same flags but `--dp`, on a box of its GPUs";
 
 /// `$NAME` and `${NAME}` replaced by the shell variables set earlier in the text (others kept as
 /// written: their value is not in the text). shlex keeps `$` as it is, quoted or not.
@@ -178,6 +207,12 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
     if let Some(after) = docker_run(rest) {
         return docker(&after, env).map(Some);
     }
+    // `bash -c "…"` on its own: the engine in the string, with the assignments in front of the shell.
+    if let Some(script) = shell_c(rest)
+        && let Ok(l) = in_script(script, env.clone(), None, Vec::new(), Vec::new())
+    {
+        return Ok(Some(l));
+    }
     sglang_serve_model_path(rest)?;
     Ok(program(rest).map(|(engine, args)| Launch {
         engine,
@@ -186,6 +221,7 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
         args: args.to_vec(),
         notes: Vec::new(),
         sglang_serve: is_sglang_serve(rest),
+        mounts: Vec::new(),
     }))
 }
 
@@ -307,6 +343,7 @@ const DOCKER_VALUED: &[&str] = &[
 fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, String> {
     let mut notes = Vec::new();
     let mut entrypoint: Option<String> = None;
+    let mut mounts: Vec<(String, String)> = Vec::new();
     let mut i = 0;
     while i < w.len() && w[i].starts_with('-') {
         let (name, inline) = match w[i].split_once('=') {
@@ -337,6 +374,15 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
                 )),
             }
         }
+        // `-v HOST:CONTAINER[:OPTIONS]` (Docker CLI reference, `docker container run --volume`): a bind
+        // mount when HOST is a path (`/…`, `./…`, `~…`, `$…`); a named volume has no host path.
+        if matches!(name, "-v" | "--volume")
+            && let Some((host, rest)) = value.as_deref().and_then(|v| v.split_once(':'))
+            && host.starts_with(['/', '.', '~', '$'])
+        {
+            let container = rest.split(':').next().unwrap_or(rest);
+            mounts.push((container.trim_end_matches('/').to_string(), host.to_string()));
+        }
         if name == "--entrypoint" {
             entrypoint = value;
         }
@@ -363,23 +409,17 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
     // `--entrypoint /bin/bash IMAGE -lc "…"`: the shell runs the command in the string.
     if let Some(e) = &entrypoint {
         let shell = matches!(e.rsplit('/').next(), Some("bash" | "sh"));
-        let script = rest
-            .iter()
-            .position(|a| a.starts_with('-') && a.ends_with('c') && !a.starts_with("--"))
-            .and_then(|c| rest.get(c + 1));
-        let Some(script) = script.filter(|_| shell) else {
+        let Some(script) = dash_c(rest).filter(|_| shell) else {
             return Err(format!(
                 "docker run --entrypoint {e}: the image's program is replaced; give the engine's command itself"
             ));
         };
-        let mut l = find(script)?;
-        l.image_version = l.image_version.or(version);
-        for (k, v) in env {
-            l.env.entry(k).or_insert(v);
-        }
-        notes.append(&mut l.notes);
-        l.notes = notes;
-        return Ok(l);
+        return in_script(script, env, version, notes, mounts);
+    }
+    // cmdsurvey55: `IMAGE bash -c "pip install … && python3 -m sglang.launch_server …"` (sglang issue
+    // 5338): the image's command is a shell, which runs the string; the engine is found in it.
+    if let Some(script) = shell_c(rest) {
+        return in_script(script, env, version, notes, mounts);
     }
     let (engine, args) = match program(rest) {
         Some((e, a)) => (e, a.to_vec()),
@@ -398,5 +438,60 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
         args,
         notes,
         sglang_serve: is_sglang_serve(rest),
+        mounts,
     })
+}
+
+/// The script of `bash -c "…"` / `sh -lc "…"` (any path ending in `bash` or `sh`), if `w` is one.
+fn shell_c(w: &[String]) -> Option<&String> {
+    let shell = w.first().map(|s| s.rsplit('/').next().unwrap_or(s));
+    if !matches!(shell, Some("bash" | "sh")) {
+        return None;
+    }
+    dash_c(&w[1..])
+}
+
+/// The word after the shell's `-c` option (`-c`, `-lc`, `-ec`: a single-dash cluster ending in `c`).
+fn dash_c(w: &[String]) -> Option<&String> {
+    w.iter()
+        .position(|a| a.starts_with('-') && a.ends_with('c') && !a.starts_with("--"))
+        .and_then(|c| w.get(c + 1))
+}
+
+/// The launch inside a shell script a Docker container runs: the image's release and the
+/// container's environment added, the Docker notes first.
+fn in_script(
+    script: &str,
+    env: BTreeMap<String, String>,
+    version: Option<String>,
+    mut notes: Vec<String>,
+    mounts: Vec<(String, String)>,
+) -> Result<Launch, String> {
+    let mut l = find(script)?;
+    l.image_version = l.image_version.or(version);
+    l.mounts.extend(mounts);
+    for (k, v) in env {
+        l.env.entry(k).or_insert(v);
+    }
+    notes.append(&mut l.notes);
+    l.notes = notes;
+    Ok(l)
+}
+
+/// `path` as the host sees it: a path under a bind mount's container side is the mount's host
+/// directory with the rest appended, with a note; any other path as written.
+pub fn unmount(mounts: &[(String, String)], path: &str, notes: &mut Vec<String>) -> String {
+    for (container, host) in mounts {
+        let under = path
+            .strip_prefix(container.as_str())
+            .filter(|r| r.is_empty() || r.starts_with('/'));
+        if let Some(r) = under.filter(|_| !container.is_empty()) {
+            let h = format!("{}{}", host.trim_end_matches('/'), r.trim_end_matches('/'));
+            notes.push(format!(
+                "model path {path}: inside the container, the host's {h} (docker run -v {host}:{container})"
+            ));
+            return h;
+        }
+    }
+    path.to_string()
 }

@@ -236,6 +236,8 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             }
         )
     })?;
+    // cmdsurvey55: a path inside a Docker container is read by the host directory mounted there.
+    let model = crate::import_command::unmount(&l.mounts, &model, &mut out.notes);
     out.model_path = model.clone();
     let preset = match model_from {
         ModelFrom::Command(dir) => model_ref(&mut out, &model, None, dir)?,

@@ -388,3 +388,5 @@ mod ttft55;
 mod flags55;
 // dsv4run55 (issue #17): DeepSeek-V4 lowered, its SGLang memory plan.
 mod dsv4run55;
+// cmdsurvey55 (issue #17): real public launch commands through import-command.
+mod cmdsurvey55;
