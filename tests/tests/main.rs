@@ -382,3 +382,5 @@ mod mi300step55;
 mod kimicook55;
 // shm55 (issue #19): the dennislee A100 box's wanted SHM rate against the measured hosts' read fractions.
 mod shm55;
+// mlactx55 (issue #18): SGLang's fa3 MLA decode splits the KV over the context (FA3 sources); tpsim's latent read at HBM rate.
+mod mlactx55;
