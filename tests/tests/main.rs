@@ -390,3 +390,5 @@ mod flags55;
 mod dsv4run55;
 // cmdsurvey55 (issue #17): real public launch commands through import-command.
 mod cmdsurvey55;
+// mlactx55 (issue #18): SGLang's fa3 MLA decode splits the KV over the context (FA3 sources); tpsim's latent read at HBM rate.
+mod mlactx55;

@@ -198,6 +198,8 @@ pub fn sglang_default(version: &str, compute_capability: &str, model: &ModelSpec
 ///   Qwen3NextForCausalLM"; 0.5.6 sets it even over a named backend, 0.5.6.post1–0.5.9 only without
 ///   one: tpsim applies it to the default). Not read before 0.5.6: no rule there.
 ///
+/// mlactx55: MLA models before 0.4.7 default to `triton` (0.4.6: `fa3` on Hopper) (body).
+///
 /// Other releases (before 0.5.2, after 0.5.9, unreadable) take [`sglang_default`].
 pub fn sglang_default_for(version: &str, compute_capability: &str, model: &ModelSpec) -> &'static str {
     use tpsim_model::llm::Architecture as A;
@@ -217,6 +219,18 @@ pub fn sglang_default_for(version: &str, compute_capability: &str, model: &Model
     // `0.5.6.post1` parses as 0.5.6; the post-releases changed the rule.
     let post = version.contains("post");
     let major = tpsim_model::hw::sm_major(compute_capability);
+    // mlactx55 (issue #18): the MLA default before 0.4.7 (`model_executor/model_runner.py`
+    // `model_specific_adjustment`): 0.4.0 – 0.4.5 `triton` on every GPU ("MLA optimization is turned
+    // on. Use triton backend." in 0.4.0 / 0.4.1 / 0.4.3; 0.4.4.post4 / 0.4.5: "By default, use
+    // flashinfer for non-mla attention and triton for mla attention"); 0.4.6 and 0.4.6.post3 `fa3` on
+    // Hopper with CUDA ≥ 12.3, else `triton` (the SM 10.x `flashinfer` branch arrives in 0.4.7).
+    if matches!(model.attention, Attention::Mla { .. }) && v < (0, 4, 7) {
+        return if v >= (0, 4, 6) && major == 9 {
+            "fa3"
+        } else {
+            "triton"
+        };
+    }
     if !((0, 5, 2)..=(0, 5, 9)).contains(&v) || matches!(model.attention, Attention::Mla { .. }) {
         return base;
     }

@@ -659,3 +659,25 @@ fn b200_trtllm_mha_pages_the_pool() {
         "{e}"
     );
 }
+
+/// mlactx55 (issue #18): SGLang's MLA default before 0.4.7 (`model_executor/model_runner.py`
+/// `model_specific_adjustment` of the 0.4.0, 0.4.1, 0.4.3, 0.4.4.post4, 0.4.5, 0.4.6, 0.4.6.post3 and
+/// 0.4.7 wheels): `triton` on every GPU to 0.4.5; 0.4.6 `fa3` on Hopper, `triton` elsewhere (SM 10.x
+/// included); 0.4.7 adds SM 10.x `flashinfer`.
+#[test]
+fn sglang_mla_default_before_0_4_7() {
+    let ds = model(include_str!("../../../scenarios/models/deepseek-v3/config.json"));
+    let early: &[&str] = &["0.4.0", "0.4.1", "0.4.3", "0.4.4.post4", "0.4.5"];
+    check_defaults(
+        sglang_default_for,
+        &[
+            (early, "9.0", &ds, "triton"),
+            (early, "10.0", &ds, "triton"),
+            (early, "8.0", &ds, "triton"),
+            (&["0.4.6", "0.4.6.post3"], "9.0", &ds, "fa3"),
+            (&["0.4.6", "0.4.6.post3"], "10.0", &ds, "triton"),
+            (&["0.4.7", "0.4.10", "0.5.9"], "9.0", &ds, "fa3"),
+            (&["0.4.7", "0.4.10"], "10.0", &ds, "flashinfer"),
+        ],
+    );
+}
