@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// families37 (issue #17): MiniMax-M3 read and counted (refused); Hy3's full quoted config.
+mod families37;
