@@ -1791,7 +1791,7 @@ const MISTRAL_LARGE3_CHECKS: &[Check] = &[
 // expert bias at the model dtype (30,336 B a rank less than tpsim counts).
 static HY3: Coverage = Coverage {
     arch: Architecture::Hy3,
-    families: "Hunyuan V3 / Hy3 295B-A21B (config: the 40 keys a public test quotes from the hub file; families37); SGLang from 0.5.11, vLLM from 0.20.0",
+    families: "Hunyuan V3 / Hy3 295B-A21B (config reconstructed from quoted keys); SGLang from 0.5.11, vLLM from 0.20.0",
     sglang: exact_memory(HY3_CHECKS),
     vllm: exact_memory(HY3_CHECKS),
 };
@@ -1799,7 +1799,7 @@ static HY3: Coverage = Coverage {
 /// The model card's rounded counts and hand counts (no engine log found).
 const HY3_CHECKS: &[Check] = &[
     check(
-        "tencent/Hy3 model card: 295B parameters, 21B active; 295,033,543,488 and 20,675,730,240 by hand from the quoted config; a count, not an engine log",
+        "tencent/Hy3 model card: 295B parameters, 21B active; 295,033,543,488 and 20,675,730,240 by hand from the reconstructed config; a count, not an engine log",
         "llm::tests_families34::hy3_parameters_by_hand",
     ),
     check(
