@@ -36,6 +36,18 @@
 //!   `disk_offload` instead reads rows from the checkpoint files; 0.34.0
 //!   `models/qwen4_exp/nvidia/ngram_embedding.py` picks the device, pinned-host or disk class).
 //!
+//! ## Sharding (families37, read for the lowering still to come; SGLang 0.5.23)
+//!
+//! The gated residuals' `input_mix_weight_down` / `_up` and `block_inject_weight` are plain
+//! `nn.Linear` (`layers/hyperconnection.py` `GatedResidual`) and the n-gram layer's `key_proj` /
+//! `value_proj` are `ReplicatedLinear` (`models/qwen4_exp.py` `Qwen4ExpPLELayer`): whole on every
+//! rank. The QSA indexer's `index_qk_proj` is `ReplicatedLinear` too
+//! (`layers/attention/qsa/qsa_indexer.py`). The n-gram table is a `VocabParallelEmbedding` (rows
+//! split over TP) that `ple_offload_embedding` builds on the meta device and replaces by
+//! `Qwen4ExpPinnedHostEmbedding` (each rank's row shard in pinned host memory; bf16 or fp8 only).
+//! The GDN, attention and MoE layers are Qwen3.5's (`qwen3_5.py`), sharded as tpsim already lowers
+//! Qwen3.5-MoE.
+//!
 //! ## Not modelled
 //!
 //! Either engine's Qwen4-Exp pools (SGLang `mem_cache/qsa_kv_pool.py` `QSATokenToKVPool`: the
