@@ -25,7 +25,7 @@
 //! layers 0 – 2 dense and full-attention and 3 – 59 MoE and sparse, none with an index value, so
 //! its tensors are exactly those counted here: a public weight inventory of that checkpoint lists
 //! 427,040,140,160 parameters, 426,174,572,928 of them the text model tpsim counts and 865,567,232
-//! the vision tower, projector and patch-merge MLP (`tests_families37`).
+//! the vision tower, projector and patch-merge MLP (integration suite `families37`).
 //!
 //! ## Not modelled
 //!
