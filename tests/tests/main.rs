@@ -392,3 +392,5 @@ mod dsv4run55;
 mod cmdsurvey55;
 // mlactx55 (issue #18): SGLang's fa3 MLA decode splits the KV over the context (FA3 sources); tpsim's latent read at HBM rate.
 mod mlactx55;
+// families37 (issue #17): MiniMax-M3 read and counted (refused); Hy3's full quoted config.
+mod families37;

@@ -655,6 +655,53 @@ pub struct ModelConfig {
     /// vLLM 0.20.0 – 0.34.0 `hy_v3.py`; SGLang reads `moe_intermediate_size`).
     #[serde(default)]
     pub expert_hidden_dim: Option<u64>,
+    // families37 (issue #17): MiniMax-M3 keys (`llm::minimax_m3`; SGLang 0.5.23 `models/minimax_m3.py`).
+    /// MiniMax-M3: the dense MLP width of the layers `moe_layer_freq` marks 0
+    /// (`dense_intermediate_size`; `MiniMaxM3DecoderLayer`).
+    #[serde(default)]
+    pub dense_intermediate_size: Option<u64>,
+    /// MiniMax-M3: which layers use MiniMax sparse attention and its indexer shape
+    /// (`sparse_attention_config`).
+    #[serde(default)]
+    pub sparse_attention_config: Option<MiniMaxSparseConfig>,
+    /// MiniMax-M3: MTP modules the checkpoint carries (`num_mtp_modules`; not loaded by the target).
+    #[serde(default)]
+    pub num_mtp_modules: Option<u64>,
+}
+
+/// families37 (issue #17): MiniMax-M3's `sparse_attention_config`, as SGLang 0.5.23 reads it
+/// (`configs/model_config.py` `get_minimax_sparse_layer_ids`,
+/// `get_minimax_sparse_disable_value_layer_ids`; `models/minimax_m3.py` `MiniMaxM3Attention`).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct MiniMaxSparseConfig {
+    /// Whether sparse attention is on (`use_sparse_attention`).
+    #[serde(default)]
+    pub use_sparse_attention: Option<bool>,
+    /// Index head width (`sparse_index_dim`).
+    #[serde(default)]
+    pub sparse_index_dim: Option<u64>,
+    /// Index query heads (`sparse_num_index_heads`; one index key head).
+    #[serde(default)]
+    pub sparse_num_index_heads: Option<u64>,
+    /// KV blocks a query reads (`sparse_topk_blocks`).
+    #[serde(default)]
+    pub sparse_topk_blocks: Option<u64>,
+    /// Tokens a KV block holds (`sparse_block_size`).
+    #[serde(default)]
+    pub sparse_block_size: Option<u64>,
+    /// Leading blocks always read (`sparse_init_block`).
+    #[serde(default)]
+    pub sparse_init_block: Option<u64>,
+    /// Trailing (local) blocks always read (`sparse_local_block`).
+    #[serde(default)]
+    pub sparse_local_block: Option<u64>,
+    /// Per layer, non-zero where the layer is sparse (`sparse_attention_freq`).
+    #[serde(default)]
+    pub sparse_attention_freq: Option<Vec<u64>>,
+    /// Per layer, non-zero where a sparse layer has no index value / output branch
+    /// (`sparse_disable_index_value`; absent: every sparse layer has one).
+    #[serde(default)]
+    pub sparse_disable_index_value: Option<Vec<u64>>,
 }
 
 /// families19 (issue #17): Kimi-Linear's `linear_attn_config` (vLLM 0.19.0 / SGLang 0.5.8
@@ -1260,7 +1307,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
         return Err(super::qwen4_exp::refusal(cfg, arch_name));
     }
-    // families34 (issue #17): MiniMax-M3, Hunyuan V4, Mistral Large 4 refused by name (`llm::refused_2026`).
+    // families37 (issue #17): MiniMax-M3 is read and counted, then refused as not modelled.
+    if super::minimax_m3::ARCHITECTURES.contains(&arch_name) {
+        return Err(super::minimax_m3::refusal(cfg, arch_name));
+    }
+    // families34 (issue #17): Hunyuan V4, Mistral Large 4 refused by name (`llm::refused_2026`).
     if let Some(why) = super::refused_2026::why(arch_name) {
         return Err(ModelError::NotModelled {
             found: arch_name.to_string(),

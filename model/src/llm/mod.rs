@@ -107,7 +107,9 @@ pub mod kimi_k3;
 // families34 (issue #17): Qwen4ExpForConditionalGeneration / Qwen4ExpForCausalLM, read and counted,
 // refused as not modelled.
 pub mod qwen4_exp;
-// families34 (issue #17): MiniMax-M3, Hunyuan V4 and Mistral Large 4 refused by name.
+// families37 (issue #17): MiniMax-M3 read and counted, refused.
+pub mod minimax_m3;
+// families34 (issue #17): Hunyuan V4 and Mistral Large 4 refused by name (MiniMax-M3 until families37).
 mod refused_2026;
 // families34 (issue #17): HYV3ForCausalLM (Hy3), read and counted; families36: lowered
 // (`Architecture::Hy3`).

@@ -29,6 +29,24 @@
 //!   (embed → hidden), three grouped norms of m·hidden and a depthwise conv of m·hidden ×
 //!   `ple_conv_kernel_size`. SGLang 0.5.20 – 0.5.23 keep the table in pinned host memory by
 //!   default on CUDA at bf16 (`arg_groups/model_overrides/qwen4_exp.py`: `ple_offload_embedding`).
+//!   families37: vLLM 0.29.0 holds it on the GPU, its rows split over TP
+//!   (`models/qwen4_exp/common/ple.py` `PLEVocabParallelEmbedding`, a `VocabParallelEmbedding`);
+//!   vLLM 0.30.0 – 0.34.0 in pinned host memory by default (`config/engram.py`
+//!   `EngramConfig.cpu_offload`: `VLLM_PLE_CPU_OFFLOAD`, default 1, in 0.30.0; `True` from 0.32.0;
+//!   `disk_offload` instead reads rows from the checkpoint files; 0.34.0
+//!   `models/qwen4_exp/nvidia/ngram_embedding.py` picks the device, pinned-host or disk class).
+//!
+//! ## Sharding (families37, read for the lowering still to come; SGLang 0.5.23)
+//!
+//! The gated residuals' `input_mix_weight_down` / `_up` and `block_inject_weight` are plain
+//! `nn.Linear` (`layers/hyperconnection.py` `GatedResidual`) and the n-gram layer's `key_proj` /
+//! `value_proj` are `ReplicatedLinear` (`models/qwen4_exp.py` `Qwen4ExpPLELayer`): whole on every
+//! rank. The QSA indexer's `index_qk_proj` is `ReplicatedLinear` too
+//! (`layers/attention/qsa/qsa_indexer.py`). The n-gram table is a `VocabParallelEmbedding` (rows
+//! split over TP) that `ple_offload_embedding` builds on the meta device and replaces by
+//! `Qwen4ExpPinnedHostEmbedding` (each rank's row shard in pinned host memory; bf16 or fp8 only).
+//! The GDN, attention and MoE layers are Qwen3.5's (`qwen3_5.py`), sharded as tpsim already lowers
+//! Qwen3.5-MoE.
 //!
 //! ## Not modelled
 //!
@@ -463,7 +481,9 @@ pub(crate) fn refusal(cfg: &ModelConfig, an: &str) -> ModelError {
              would cache, at tp 1, {} B a token (bf16 KV of the attention layers plus compressed index keys, mem_cache/qsa_kv_pool.py) \
              and {} B of GDN state a request. SGLang serves Qwen4ExpForConditionalGeneration from 0.5.20 \
              (sglang/srt/models/qwen4_exp.py; 0.5.19 has none, and 0.5.20 - 0.5.23 keep the n-gram table in host memory \
-             by default on CUDA at bf16) and vLLM both names from 0.29.0 (vllm/models/qwen4_exp; 0.28.0 has none), but tpsim models neither engine's Qwen4-Exp pools (QSA KV \
+             by default on CUDA at bf16) and vLLM both names from 0.29.0 (vllm/models/qwen4_exp; 0.28.0 has none; 0.29.0 holds the n-gram \
+             table on the GPU split over TP, {} B at bf16 in all, 0.30.0 - 0.34.0 in pinned host memory by default: \
+             EngramConfig.cpu_offload), but tpsim models neither engine's Qwen4-Exp pools (QSA KV \
              and index caches, GDN and n-gram conv states) nor its decode kernels (gated-residual reads and writes, the QSA \
              indexer and sparse attention, the host-side n-gram lookup), so it gives no memory plan or throughput for it",
             g.layers(),
@@ -481,6 +501,7 @@ pub(crate) fn refusal(cfg: &ModelConfig, an: &str) -> ModelError {
             g.params(),
             g.sglang_kv_bytes_per_token(),
             (g.layers() - g.attention_layers()) * g.gdn.state_bytes(1),
+            2 * g.ngram_table_params(),
         ),
     }
 }

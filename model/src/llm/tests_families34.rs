@@ -157,22 +157,13 @@ fn qwen4_exp_causal_lm_name_is_refused_too() {
     assert!(e.contains("125743653760 main-model parameters"), "{e}");
 }
 
-/// MiniMax-M3, Hunyuan V4 and Mistral Large 4 are refused by name under every name the engines
-/// register, with the first releases read from the wheels (SGLang 0.5.16 / 0.5.20 / none through
-/// 0.5.23; vLLM 0.24.0 / 0.29.0 / 0.34.0), whatever else their config holds.
+/// Hunyuan V4 and Mistral Large 4 are refused by name under every name the engines register, with
+/// the first releases read from the wheels (SGLang 0.5.20 / none through 0.5.23; vLLM 0.29.0 /
+/// 0.34.0), whatever else their config holds. (MiniMax-M3, refused by name here until families37,
+/// is read and counted: `llm::minimax_m3`, its tests in the integration suite families37.)
 #[test]
 fn minimax_m3_hunyuan_v4_mistral_large_4_are_refused_by_name() {
     for (arch, sglang, vllm) in [
-        (
-            "MiniMaxM3SparseForCausalLM",
-            "SGLang from 0.5.16",
-            "vLLM from 0.24.0",
-        ),
-        (
-            "MiniMaxM3SparseForConditionalGeneration",
-            "SGLang from 0.5.16",
-            "vLLM from 0.24.0",
-        ),
         ("HYV4ForCausalLM", "SGLang from 0.5.20", "vLLM from 0.29.0"),
         (
             "MistralLarge4ForCausalLM",
