@@ -376,3 +376,5 @@ mod ttft54;
 mod tritonsplit54;
 // families36 (issue #17): Hunyuan V3 / Hy3 lowered.
 mod families36;
+// deploys30 (issue #18): deplodock's Qwen3-Coder-Next FP8 sweep on one RTX PRO 6000 (vLLM 0.16.0), the points newdeploys19 left.
+mod deploys30;
