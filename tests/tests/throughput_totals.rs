@@ -674,6 +674,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c40",
         crate::deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c40,
     ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c8",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c8,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c12",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c12,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c16",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c16,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c32",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c32,
+    ),
 ];
 
 /// The figures the README and the book state.
