@@ -690,6 +690,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c32",
         crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c32,
     ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx128k_c16",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx128k_c16,
+    ),
 ];
 
 /// The figures the README and the book state.
