@@ -39,6 +39,16 @@
 //! 16 in flight) prints 17.36 ms, within 2 % of the 8k-context file's 17.65; taken as one more row (a known miss,
 //! -25.6 %). The release or the card (or the host) is left; not located.
 //!
+//! **5. cloudrift's deplodock, `experiments/Qwen3-Coder-30B-A3B-Instruct-AWQ/optimal_mcr_rtx5090/2026-02-25_10-10-13_d7b1155c`**
+//! (files read at 49987f5): the same day's sweep of the checkpoint newdeploys19 took on 2026-03-03, one GeForce RTX
+//! 5090 (a KVM guest of 7 vCPUs of an AMD EPYC 7702, driver 580.65.06), `--max-model-len 8192`, the same client;
+//! vLLM 0.15.1 assumed for "latest" as above. Rows c 8 and 12 (from c 16 the 8k-context KV pool of about 16
+//! requests and the 80-prompt client queue; not taken). c 8 within (-15.8 %), c 12 a known miss (-24.1 %), as
+//! newdeploys19's c 12 of the 2026-03-03 sweep. Its files' steps equal that sweep's within 2 % (8.88 against 8.97 ms
+//! at c 8, 12.72 against 12.77 at c 12): on the 5090 with AWQ experts the date (0.15.1 against 0.16.0 assumed) and
+//! the context limit change nothing, which leaves the card or host the likelier cause of the Pro 6000 sweeps'
+//! difference above (not shown).
+//!
 //! **What is compared**: 1000 ÷ the file's "Median TPOT (ms)" against 1000 ÷ tpsim's median TPOT, default
 //! (uncalibrated) profile, held to [`TARGET`](crate::throughput_rows::TARGET) or listed in
 //! [`KNOWN_MISSES`](crate::throughput_rows::KNOWN_MISSES). The measured value is read from
@@ -76,6 +86,7 @@ pub(crate) const DEPLOYS30_SOURCES: &[(&str, &str)] = &[
     (SRC_B200, "Kimi-K2.5"),
     (SRC_WS, "Qwen3-Coder-Next"),
     (SRC_WS_CTX, "Qwen3-Coder-Next"),
+    (SRC_5090, "Qwen3-Coder-30B-A3B"),
 ];
 
 /// The prefix of the rows' source: the sweep's files as read by deploys30 (newdeploys19's rows of the same
@@ -100,6 +111,39 @@ const WS_CTX_NOTE: &str = "1x RTX PRO 6000 Workstation TP 1 random 4000/4000 c 1
 
 /// The scenario of the 128k-context row.
 const WS_CTX_FILE: &str = "qwen3-coder-next-fp8-pro6000ws1-vllm-0.15-tp1-4k4k-c16-ctx128k.toml";
+
+/// The prefix of the RTX 5090 rows' source: the 2026-02-25 AWQ sweep's files as read by deploys30.
+const SRC_5090: &str = "github.com/cloudrift-ai/deplodock (files read at 49987f5) experiments/Qwen3-Coder-30B-A3B-Instruct-AWQ/optimal_mcr_rtx5090/2026-02-25_10-10-13_d7b1155c";
+
+/// newdeploys19's prefix of the 2026-03-03 RTX 5090 sweep (its c 8 and 12 rows), read by the date test.
+const SRC_NEWDEPLOYS19_5090: &str = "github.com/cloudrift-ai/deplodock (commit 9da9d04) experiments/Qwen3-Coder-30B-A3B-Instruct-AWQ/optimal_mcr_rtx5090/2026-03-03_02-07-22_417ad7f8";
+
+/// The 2026-02-25 RTX 5090 sweep's points this file takes, as [`ROWS`].
+const RTX5090_ROWS: &[Row] = &[(8, 8.88, 365.50, 875.52), (12, 12.72, 348.72, 917.64)];
+
+/// The notes prefix of an RTX 5090 row at concurrency `c`.
+fn rtx5090_note(c: u64) -> String {
+    format!("1x RTX 5090 TP 1 random 4000/4000 c {c}, 8k context:")
+}
+
+/// The scenario of the RTX 5090 row at concurrency `c`.
+fn rtx5090_file(c: u64) -> String {
+    format!("qwen3-coder-30b-a3b-awq-rtx5090x1-vllm-0.15-tp1-4k4k-c{c}-ctx8k.toml")
+}
+
+/// Compares row `i` of [`RTX5090_ROWS`]: 1000 ÷ the file's median TPOT against 1000 ÷ tpsim's median TPOT.
+fn compare_5090(i: usize) {
+    let (c, tpot_ms, _, _) = RTX5090_ROWS[i];
+    let label = format!(
+        "Qwen3-Coder-30B-A3B AWQ, vLLM 0.15.1 (latest), 1× RTX 5090 TP 1, random 4k/4k c {c}, 8k context (per-stream TPOT)"
+    );
+    compare_tpot_row(
+        (SRC_5090, "Qwen3-Coder-30B-A3B", &rtx5090_note(c)),
+        tpot_ms,
+        &rtx5090_file(c),
+        &label,
+    );
+}
 
 /// newdeploys19's prefix of the same sweep (its c 8, 16 and 32 rows), read by the bucket test.
 const SRC_NEWDEPLOYS19: &str = "github.com/cloudrift-ai/deplodock (commit 9da9d04) experiments/Qwen3-Coder-Next-FP8/optimal_mcr_pro6000_vllm/2026-03-04_17-31-44_a64f1bc9";
@@ -338,6 +382,86 @@ fn ws_ctx_scenario_is_the_files_run() {
 }
 
 #[test]
+pub(crate) fn validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c8() {
+    // "Median TPOT (ms): 8.88" → 1000 ÷ 8.88 = 112.61 tok/s a stream.
+    compare_5090(0);
+}
+
+#[test]
+pub(crate) fn validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12() {
+    // "Median TPOT (ms): 12.72" → 78.62 tok/s.
+    compare_5090(1);
+}
+
+/// The RTX 5090 sweeps of 2026-02-25 (--max-model-len 8192, 0.15.1 assumed) and 2026-03-03 (114688, 0.16.0
+/// assumed) agree within 2 % (c 8: 8.88 / 8.97 = 0.990; c 12: 12.72 / 12.77 = 0.996) and tpsim's steps agree
+/// within 0.5 %; each scenario is its file's run (the rate and launch checks of the other sweeps: c 8
+/// 875.52 ≤ 8 × 112.61 = 900.9, c 12 917.64 ≤ 943.4).
+#[test]
+fn rtx5090_sweeps_agree_and_scenarios_are_the_files_runs() {
+    for &(c, tpot, dur, out) in RTX5090_ROWS {
+        let name = rtx5090_file(c);
+        assert!((320_000.0 / dur - out).abs() < 0.01, "c {c}");
+        let bound = c as f64 * 1000.0 / tpot;
+        assert!(out <= bound && out > 0.5 * bound, "c {c}");
+        let r = throughput_row(SRC_5090, "Qwen3-Coder-30B-A3B", &rtx5090_note(c));
+        let notes = r.notes.as_str();
+        assert!(
+            notes.contains(&format!("in {dur:.2} s, output {out:.2} tok/s")),
+            "{name}"
+        );
+        let text = std::fs::read_to_string(scenario(&format!("validation/{name}"))).unwrap();
+        assert!(text.contains("\npreset = \"rtx-5090-2x-no-p2p\"\n"), "{name}");
+        assert!(
+            text.contains("\npreset = \"qwen3-coder-30b-a3b-awq\"\n"),
+            "{name}"
+        );
+        assert!(text.contains("\nversion = \"0.15.1\""), "{name}");
+        assert!(notes.contains("(vLLM 0.15.1 on that date, assumed)"), "{name}");
+        assert_eq!((r.tp, r.concurrency), (1, c), "{name}");
+        assert_eq!(scenario_int_key(&text, "concurrency"), c, "{name}");
+        assert_eq!(scenario_int_key(&text, "max_num_seqs"), c, "{name}");
+        assert!(
+            notes.contains(&format!("--max-model-len 8192 --max-num-seqs {c}`")),
+            "{name}"
+        );
+        assert!(
+            notes.contains(&format!("--max-concurrency {c} --num-prompts 80 ")),
+            "{name}"
+        );
+        assert_eq!(scenario_int_key(&text, "max_model_len"), 8192, "{name}");
+        assert_eq!(scenario_int_key(&text, "num_requests"), 80, "{name}");
+        assert_eq!(scenario_int_key(&text, "prompt_len"), 4000, "{name}");
+        assert_eq!(scenario_int_key(&text, "output_len"), 4000, "{name}");
+        // The two dates agree, in the files and in tpsim.
+        let early = 1000.0
+            / measured_throughput(SRC_5090, "Qwen3-Coder-30B-A3B", |n| {
+                n.starts_with(&rtx5090_note(c))
+            });
+        let late_note = format!("1x RTX 5090 TP 1 random 4000/4000 c {c}:");
+        let late = 1000.0
+            / measured_throughput(SRC_NEWDEPLOYS19_5090, "Qwen3-Coder-30B-A3B", |n| {
+                n.starts_with(&late_note)
+            });
+        assert!(
+            (early / late - 1.0).abs() < 0.02,
+            "c {c}: files {early} against {late}"
+        );
+        let step = |file_name: String| -> f64 {
+            let v = run_json(&scenario(&format!("validation/{file_name}")));
+            f(&v["serving"]["tpot_ms"]["p50"])
+        };
+        let (a, b) = (
+            step(name.clone()),
+            step(format!(
+                "qwen3-coder-30b-a3b-awq-rtx5090x1-vllm-0.16-tp1-4k4k-c{c}.toml"
+            )),
+        );
+        assert!((a / b - 1.0).abs() < 0.005, "c {c}: tpsim {a} against {b}");
+    }
+}
+
+#[test]
 fn files_output_rates_fit_their_tpot() {
     // Each file's output rate is its 320,000 tokens ÷ its duration, to the files' rounding of both (the duration's
     // ±0.005 s moves the rate by 320000 ÷ d² × 0.005: 0.08 tok/s at the B200 c 40 file's 143.37 s, whose
@@ -548,8 +672,11 @@ fn steps_follow_vllm_cuda_graph_buckets() {
 #[test]
 fn every_deploys30_row_is_compared() {
     // Five rows of the Pro 6000 sweep (c 12, 20, 24, 28, 36), four of the B200 sweep (c 16, 24, 32, 40), four of
-    // the Workstation Edition sweep (c 8, 12, 16, 32) and its context sweep's 128k row; the tests above compare
-    // each once.
-    assert_eq!((ROWS.len(), KIMI_ROWS.len(), WS_ROWS.len()), (5, 4, 4));
-    assert_eq!(throughput_rows_per_source(DEPLOYS30_SOURCES), [5, 4, 4, 1]);
+    // the Workstation Edition sweep (c 8, 12, 16, 32), its context sweep's 128k row and two of the 2026-02-25 RTX
+    // 5090 sweep (c 8, 12); the tests above compare each once.
+    assert_eq!(
+        (ROWS.len(), KIMI_ROWS.len(), WS_ROWS.len(), RTX5090_ROWS.len()),
+        (5, 4, 4, 2)
+    );
+    assert_eq!(throughput_rows_per_source(DEPLOYS30_SOURCES), [5, 4, 4, 1, 2]);
 }

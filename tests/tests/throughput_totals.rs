@@ -694,6 +694,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx128k_c16",
         crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx128k_c16,
     ),
+    (
+        "deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c8",
+        crate::deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c8,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12",
+        crate::deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12,
+    ),
 ];
 
 /// The figures the README and the book state.
