@@ -394,3 +394,5 @@ mod cmdsurvey55;
 mod mlactx55;
 // families37 (issue #17): MiniMax-M3 read and counted (refused); Hy3's full quoted config.
 mod families37;
+// deploys30 (issue #18): deplodock's Qwen3-Coder-Next FP8 sweep on one RTX PRO 6000 (vLLM 0.16.0), the points newdeploys19 left.
+mod deploys30;

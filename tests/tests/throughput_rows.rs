@@ -177,6 +177,12 @@ const ER0080_QWEN35_9B_TP1_C64_MISS: &str = "deploys26, hybpage53: measured mean
 const SGLANG_30812_GLM51_MI300X_MISS: &str = "deploys29: tpsim's MI300X step for GLM-5.1-FP8 (the glm-5-fp8 preset by alias) under SGLang 0.5.13 at TP 8 is 0.49x (c 1), 0.51x (c 16), 0.54x (c 64) and 0.49x (c 256) the table's: TPOT 28.38, 51.63, 87.27 and 169.96 ms (taken as bench_serving's mean) against tpsim's mean 14.02, 26.25, 46.83 and 82.66. tpsim's mean iteration is 14.02, 23.60, 35.97 and 46.08 ms (its TPOT above that carries the prefill iterations of arriving requests): at c 1 attention 6.67 ms (DSA, the bf16 KV SGLang sets on this device, page 64), MoE 6.06 (75 MoE layers x 81 us, FP8 block experts, 32 a rank), allreduce 1.09 (157 custom one-shot allreduces a pass), lm_head 0.07, dense MLP 0.10; at c 16 MoE 14.45, attention 7.25, allreduce 1.67; at c 64 MoE 24.55, attention 9.24, allreduce 1.91; at c 256 MoE 26.92, attention 15.44, allreduce 3.29. The table is 14.4 ms a step over at c 1 (191 us a MoE layer if it were all MoE) and 87.3 ms at c 256: the direction of pull 31044's MiniMax-M2.7 rows on the same box, release and harness (0.63-0.71x, deploys28), larger. tpsim's MI300X per-kernel cost is a trace of another model (templates/amd-instinct.toml); what the DSA tilelang kernels (--dsa-prefill-backend / --dsa-decode-backend tilelang) and the FP8 block MoE kernel cost a layer on gfx942 under SGLang 0.5.13 is not read here. Not located, not fitted";
 /// Why tpsim misses sglang pull request 31216's Gemma 4 31B runs on one MI300X at 16 in flight and above (deploys29).
 const SGLANG_31216_GEMMA4_MI300X_MISS: &str = "deploys29: Gemma 4 31B bf16 on one MI300X under SGLang 0.5.13 (triton attention, the engine's Gemma4 default off SM 10.x): c 1 is within (+13.1 %: TPOT 21.49 ms, taken as bench_serving's mean, against tpsim's mean 19.00), but the measured TPOT grows faster with the batch: 31.45 and 62.93 ms at c 16 and 64 against tpsim's 24.12 and 41.46 (+30.4 %, +51.8 %), 9.96 and 41.44 ms over c 1 where tpsim adds 5.12 and 22.46. tpsim's mean iteration grows 19.01, 22.70, 33.60 ms, all of it attention (6.30, 9.99, 20.90 ms; MLP 11.94 and lm_head 0.74 flat); the rest of its TPOT is the prefill iterations of arriving requests. At c 256 both queue (TTFT 39,891 ms measured, tpsim's mean 21,356; tpsim peaks at 171 running in its 133,643-token pool at 99 % use, the table's 1,047 tok/s x 192.91 ms implies 202 decoding): 192.91 against 75.69 ms (+154.9 %). Which kernels SGLang's triton backend runs on gfx942 for Gemma 4's 50 sliding-window layers (16 KV heads of 256) and 10 full layers (4 KV heads of 512), and at what cost a layer, is not read here; tpsim's MI300X per-kernel cost is a trace of another model (templates/amd-instinct.toml). Not located, not fitted rocm54: SGLang 0.5.13 sets triton_attention_num_kv_splits to 16 on HIP (8 elsewhere), whose split-KV decode tpsim does not cost by its splits; no MI300X timing of SGLang's triton decode attention or of bf16 GEMMs at 16-64 rows was found. tritonsplit54: now costed by its splits (passes/sgl_triton_split.rs, read in the 0.5.7, 0.5.8 and 0.5.13 wheels): 5 splits on the sliding layers and 16 on the full ones at c 16, the fp32 partials written and re-read and the stage-2 reduce kernel (4.3 us a layer): +0.42 ms a step at c 16, +13.1/+30.4/+51.8/+154.9 -> +11.5/+28.2/+49.9/+152.9 %; the per-request slope c 1 -> 16 goes 0.342 -> 0.351 ms against the table's 0.664, so the splits are not the missing per-request part. mi300step55: by its pieces (tests/tests/mi300step55.rs), tpsim's decode-only step grows 0.266 / 0.260 ms a request, the KV stream at 0.72 x 5.3 TB/s (1.06-1.12 x by hand), its prefill stalls 0.085 / 0.103 more; the c 1 TTFT (130 ms against 42.8) bounds the prefill's share of the 0.29-0.31 ms gap at 0.21, so at least 0.08 ms a request is in the decode step: the triton decode at 0.44-0.75 of the stream rate or the GEMMs' per-token work outside the weight stream, neither measured on gfx942 (the sampler is greedy, 1 MiB of logits a request: ruled out); not applied";
+/// Why tpsim misses cloudrift's deplodock Qwen3-Coder-Next FP8 rows on one RTX PRO 6000 at 24, 28 and 36 in flight (deploys30).
+const DEPLOYS30_CODER_NEXT_PRO6000_MISS: &str = "deploys30: the points of newdeploys19's Pro 6000 sweep (vLLM 0.16.0 as 'latest', random 4000/4000, --max-model-len 131072) that it left: tpsim's step is 1.16x and 1.22x the file's at 12 and 20 in flight (median TPOT 19.83 and 25.42 ms against tpsim's 23.04 and 31.05: within), 1.27x, 1.31x and 1.37x at 24, 28 and 36 (24.73, 29.07 and 32.66 ms against 31.32, 38.15 and 44.59). Both step curves are flat within vLLM 0.16.0's CUDA-graph buckets (c 12 runs the 16 graph, 20 the 24, 28 the 32, 36 the 40: tests/tests/deploys30.rs), so the gap is the per-request part newdeploys19 found (its c 32 reason): from c 8 to c 36 the file's step grows 15.96 -> 32.66 ms (+16.7), tpsim's 14.30 -> 44.59 (+30.3). tpsim's breakdown_by_op (mean over the run's iterations) at c 36: MoE 24.32 ms, attention 9.87, lm_head 0.44; at c 24 MoE 19.22, attention 7.51. tpsim's MoE follows the distinct experts under independent uniform routing (512 x (1 - (1 - 10/512)^n)); concentrated routing (model.routing_skew, left at 0) would grow the measured MoE more slowly. The files' median TTFTs are 0.78-0.94 s against tpsim's 0.61 (no queue in either). Not located, not fitted";
+/// Why tpsim misses cloudrift's deplodock Qwen3-Coder-Next FP8 rows on one RTX PRO 6000 Workstation Edition with an 8k context at 12, 16 and 32 in flight (deploys30).
+const DEPLOYS30_CODER_NEXT_PRO6000_WS_MISS: &str = "deploys30: the 2026-02-25 sweep of the same recipe on one RTX PRO 6000 Workstation Edition (--max-model-len 8192, vLLM 0.15.1 assumed for 'latest'): tpsim's step is 1.08x the file's at 8 in flight (median TPOT 13.24 ms against 14.30: within), 1.26x, 1.32x and 1.54x at 12, 16 and 32 (18.34, 17.65 and 24.98 ms against 23.04, 23.34 and 38.49), and 1.34x at 16 in flight in the same day's context sweep with --max-model-len 131072 (17.36 against 23.34 ms). tpsim's steps here equal its steps for the 2026-03-04 sweep (Server Edition, --max-model-len 131072, vLLM 0.16.0) within 0.5 %, while this sweep's files are 0.83x, 0.90x and 0.88x that sweep's at c 8, 16 and 32 (13.24 / 15.96, 17.65 / 19.66, 24.98 / 28.44 ms: tests/tests/deploys30.rs); not the context limit (the same box's 128k-context file of the same day at c 16 prints 17.36 ms, within 2 % of the 8k one's 17.65; its own row misses by -25.6 %, tpsim 23.34 ms), so the release (0.15.1 against 0.16.0, both assumed from the date) or the card / host; not located (the same two dates' RTX 5090 AWQ sweeps agree within 2 %, DEPLOYS30_CODER30B_5090_MISS, which makes the card or host the likelier). The rest of the gap is the per-request part of DEPLOYS30_CODER_NEXT_PRO6000_MISS and newdeploys19's c 32 reason (tpsim's MoE under independent uniform routing and its attention grow faster with the batch than the files' step). The files' median TTFTs are 0.80-1.23 s against tpsim's 0.60-0.61. Not located, not fitted";
+/// Why tpsim misses cloudrift's deplodock 2026-02-25 Qwen3-Coder-30B-A3B AWQ row on one RTX 5090 at 12 in flight (deploys30).
+const DEPLOYS30_CODER30B_5090_MISS: &str = "deploys30: the 2026-02-25 sweep of the checkpoint newdeploys19 took on 2026-03-03 (--max-model-len 8192, vLLM 0.15.1 assumed for 'latest'): tpsim's step is 1.19x the file's at 8 in flight (median TPOT 8.88 ms against 10.54: within) and 1.32x at 12 (12.72 against 16.75). The files agree with the 2026-03-03 sweep's within 2 % (8.97 and 12.77 ms) and tpsim's steps are the same for both, so this is DEPLODOCK_CODER30B_5090_MISS again (newdeploys19: tpsim's attention on SM 12.0 about 2x the KV read at these contexts, not located). Not fitted";
 /// Rows outside [`TARGET`] with the default profile, each with the reason (book/src/validation.md,
 /// "Known misses"). Labels as passed to [`validate`].
 pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
@@ -809,6 +815,39 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "Gemma-4-31B bf16, SGLang 0.5.13.post1, 1× MI300X TP 1, random 1k/1k c 256 (per-stream mean TPOT)",
         SGLANG_31216_GEMMA4_MI300X_MISS,
     ),
+    // deploys30: tests/tests/deploys30.rs (deplodock's Qwen3-Coder-Next FP8 sweep on one RTX PRO 6000, vLLM 0.16.0).
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.16.0 (latest), 1× RTX PRO 6000 TP 1, random 4k/4k c 24 (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.16.0 (latest), 1× RTX PRO 6000 TP 1, random 4k/4k c 28 (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.16.0 (latest), 1× RTX PRO 6000 TP 1, random 4k/4k c 36 (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.15.1 (latest), 1× RTX PRO 6000 Workstation TP 1, random 4k/4k c 12, 8k context (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_WS_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.15.1 (latest), 1× RTX PRO 6000 Workstation TP 1, random 4k/4k c 16, 8k context (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_WS_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.15.1 (latest), 1× RTX PRO 6000 Workstation TP 1, random 4k/4k c 32, 8k context (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_WS_MISS,
+    ),
+    (
+        "Qwen3-Coder-Next FP8, vLLM 0.15.1 (latest), 1× RTX PRO 6000 Workstation TP 1, random 4k/4k c 16, 128k context (per-stream TPOT)",
+        DEPLOYS30_CODER_NEXT_PRO6000_WS_MISS,
+    ),
+    (
+        "Qwen3-Coder-30B-A3B AWQ, vLLM 0.15.1 (latest), 1× RTX 5090 TP 1, random 4k/4k c 12, 8k context (per-stream TPOT)",
+        DEPLOYS30_CODER30B_5090_MISS,
+    ),
 ];
 
 /// One comparison [`validate`] made: what `throughput_totals` counts and tabulates.
@@ -1228,6 +1267,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let deploys29 = crate::deploys29::DEPLOYS29_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/deploys30.rs (deploys30: deplodock's Qwen3-Coder-Next FP8 sweep on one RTX PRO 6000, the points newdeploys19 left)
+        let deploys30 = crate::deploys30::DEPLOYS30_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         // tests/tests/throughput_newdeploys23.rs (newdeploys23: the GPUStack lab's GLM-4.x page on 8× H200, vLLM 0.11.0 and SGLang 0.5.3)
         let newdeploys23 = crate::throughput_newdeploys23::NEWDEPLOYS23_SOURCES
             .iter()
@@ -1262,6 +1305,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || deploys27
                 || deploys28
                 || deploys29
+                || deploys30
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

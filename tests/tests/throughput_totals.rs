@@ -638,6 +638,70 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c256",
         crate::deploys29::validation_gemma_4_31b_mi300x1_sglang_0_5_13_tp1_c256,
     ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c12",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c12,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c20",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c20,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c24",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c24,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c28",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c28,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c36",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000x1_4k4k_c36,
+    ),
+    (
+        "deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c16",
+        crate::deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c16,
+    ),
+    (
+        "deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c24",
+        crate::deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c24,
+    ),
+    (
+        "deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c32",
+        crate::deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c32,
+    ),
+    (
+        "deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c40",
+        crate::deploys30::validation_kimi_k2_5_nvfp4_b200x8_vllm_0_17_tp8_c40,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c8",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c8,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c12",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c12,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c16",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c16,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c32",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx8k_c32,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx128k_c16",
+        crate::deploys30::validation_qwen3_coder_next_fp8_vllm_pro6000ws1_4k4k_ctx128k_c16,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c8",
+        crate::deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c8,
+    ),
+    (
+        "deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12",
+        crate::deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12,
+    ),
 ];
 
 /// The figures the README and the book state.
