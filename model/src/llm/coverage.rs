@@ -1793,7 +1793,7 @@ const MISTRAL_LARGE3_CHECKS: &[Check] = &[
 // expert bias at the model dtype (30,336 B a rank less than tpsim counts).
 static HY3: Coverage = Coverage {
     arch: Architecture::Hy3,
-    families: "Hunyuan V3 / Hy3 295B-A21B (config reconstructed from quoted keys); SGLang from 0.5.11, vLLM from 0.20.0",
+    families: "Hunyuan V3 / Hy3 295B-A21B (config: the hub's 40 keys as a public test quotes them; key order assumed); SGLang from 0.5.11, vLLM from 0.20.0",
     sglang: exact_memory(HY3_CHECKS),
     vllm: exact_memory(HY3_CHECKS),
 };
