@@ -388,3 +388,5 @@ mod ttft55;
 mod flags55;
 // dsv4run55 (issue #17): DeepSeek-V4 lowered, its SGLang memory plan.
 mod dsv4run55;
+// dsv4dec55 (issue #17): DeepSeek-V4's decode layer in the iteration graph.
+mod dsv4dec55;
