@@ -77,8 +77,8 @@ fn step_bytes_at_8192_by_hand() {
     assert_eq!(weights + kv, 2_497_759_304);
 }
 
-/// With e8m0 scales (what SGLang 0.5.19+ holds on SM 9.0): one expert's shard 512 × 4,096 × 0.53125
-/// + 4,096 × 256 × 0.53125 = 1,671,168 B (dsv4run55's 3,246,391,296 B difference a rank is 43 × 256 ×
+/// With e8m0 scales (what SGLang 0.5.19+ holds on SM 9.0): one expert's shard 512 × 4,096 × 0.53125 +
+/// 4,096 × 256 × 0.53125 = 1,671,168 B (dsv4run55's 3,246,391,296 B difference a rank is 43 × 256 ×
 /// (1,966,080 − 1,671,168)). Exact.
 #[test]
 fn e8m0_experts_read_less() {
