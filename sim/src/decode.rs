@@ -44,12 +44,6 @@ use std::collections::BTreeMap;
 use tpsim_model::spec::break_even_accept_len;
 use tpsim_model::units::Duration;
 
-/// dsv4run55 (issue #17): why `tpsim run` refuses DeepSeek-V4 (`llm::deepseek_v4`, module doc).
-pub const DSV4_RUN_REFUSAL: &str = "tpsim does not model DeepSeek-V4's decode step yet (FlashMLA sparse attention over the \
-     window and the compressed slots, the c4 / c128 compressors, the C4 indexer, mHC mixing, the grouped wo_a / wo_b \
-     output, the fp4 MoE): `tpsim memory` gives SGLang's memory plan and start-up verdict for it, `tpsim run` no \
-     throughput";
-
 /// Errors while simulating (bugs in graph building, reported rather than panicked on).
 #[derive(Debug, thiserror::Error)]
 pub enum DecodeError {
@@ -238,11 +232,8 @@ impl Default for Options {
 pub fn predict_opts(s: &Scenario, opts: &Options) -> Result<Prediction, DecodeError> {
     let compare_without_spec = opts.compare_without_spec;
     let memory = plan_memory(s);
-    // dsv4run55 (issue #17): DeepSeek-V4's decode kernels are not in the iteration graph; an engine
-    // that would not start still gets its verdict.
-    if s.model.deepseek_v4.is_some() && memory.verdict == memory::Verdict::Ok {
-        return Err(DecodeError::NotModelled(DSV4_RUN_REFUSAL.into()));
-    }
+    // dsv4run55 refused DeepSeek-V4 here; dsv4dec55 (issue #17) lowers its decode layer
+    // (`llm::deepseek_v4_layer`), so a plan that starts runs.
     let costs = collective_costs(s);
     let mut builder = passes::Builder::new(s, &costs);
     // Decode batches above the largest CUDA graph run eager (issue #18 point 4).

@@ -814,7 +814,11 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
     let m = &s.model;
     let ctx = s.workload.prompt_len.mean().round() as u64;
     let per_layer = m.kv_cell_bytes(attn_tp) / u64::from(m.kv_layers().max(1));
-    let read = if m.sliding_layers() == 0 {
+    // dsv4dec55 (issue #17): DeepSeek-V4 reads its window, compressed slots and indexer keys
+    // (`llm::deepseek_v4_decode::step_kv_read_bytes`).
+    let read = if let Some(g) = &m.deepseek_v4 {
+        tpsim_model::llm::deepseek_v4_decode::step_kv_read_bytes(g, ctx)
+    } else if m.sliding_layers() == 0 {
         m.kv_cell_bytes(attn_tp) * ctx
     } else {
         let tokens: u64 = m

@@ -396,3 +396,5 @@ mod mlactx55;
 mod families37;
 // deploys30 (issue #18): deplodock's Qwen3-Coder-Next FP8 sweep on one RTX PRO 6000 (vLLM 0.16.0), the points newdeploys19 left.
 mod deploys30;
+// dsv4dec55 (issue #17): DeepSeek-V4's decode layer in the iteration graph.
+mod dsv4dec55;

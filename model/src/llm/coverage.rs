@@ -1812,15 +1812,13 @@ const HY3_CHECKS: &[Check] = &[
 
 // dsv4run55 (issue #17): DeepSeek-V4 (`DeepseekV4ForCausalLM`; `llm::deepseek_v4` and its pools,
 // weights and decode companions): SGLang 0.5.12 – 0.5.23 on CUDA at plain TP, its weights in SGLang's
-// formats and its pools by release; the decode step's cost is not modelled (`tpsim run` refuses it);
-// vLLM refused.
+// formats and its pools by release; vLLM refused. dsv4dec55: the decode step is lowered
+// (`llm::deepseek_v4_layer`: assumed kernel counts and efficiency classes, no measured row), so its
+// cost is approximate.
 static DEEPSEEK_V4: Coverage = Coverage {
     arch: Architecture::DeepseekV4,
-    families: "DeepSeek-V4-Flash 284B-A13B, DeepSeek-V4-Pro; SGLang 0.5.12 - 0.5.23 (memory plan only); vLLM from 0.20.0 not modelled",
-    sglang: EngineCoverage {
-        cost: Level::NotModelled,
-        ..exact_memory(DEEPSEEK_V4_CHECKS)
-    },
+    families: "DeepSeek-V4-Flash 284B-A13B, DeepSeek-V4-Pro; SGLang 0.5.12 - 0.5.23 (decode cost assumed, unvalidated); vLLM from 0.20.0 not modelled",
+    sglang: exact_memory(DEEPSEEK_V4_CHECKS),
     vllm: NOT_MODELLED,
 };
 
@@ -1833,6 +1831,10 @@ const DEEPSEEK_V4_CHECKS: &[Check] = &[
     check(
         "the Flash example on 8× H200 (SGLang 0.5.23, TP 8): weights a rank in SGLang's formats, the DSV4 pools and the start-up verdict by hand",
         "dsv4run55::flash_sglang_h200_memory_by_hand",
+    ),
+    check(
+        "dsv4dec55: the decode step's bytes a rank at 8,192 tokens (tp 8, Flash) by hand from the weights and pool layout; kernel counts assumed",
+        "dsv4dec55::step_bytes_at_8192_by_hand",
     ),
 ];
 

@@ -38,9 +38,9 @@
 //!
 //! ## Not modelled
 //!
-//! The decode step's kernels (FlashMLA sparse, mHC, compressors, the C4 indexer, the grouped output
-//! projection; `llm::deepseek_v4_decode` holds their KV reads and all-reduces) are not in the
-//! iteration graph, so `tpsim run` refuses the model; vLLM's pools (`vllm/models/deepseek_v4/`), the
+//! dsv4dec55: the decode step is in the iteration graph (`llm::deepseek_v4_layer`, its kernel counts
+//! and efficiencies assumed; `llm::deepseek_v4_decode` holds its KV reads and all-reduces), so
+//! `tpsim run` predicts it. Still refused: vLLM's pools (`vllm/models/deepseek_v4/`), the
 //! MTP / DSpark drafts, DP attention, expert parallelism and ROCm are refused too ([`NOT_MODELLED`]).
 
 use super::config::ModelConfig;

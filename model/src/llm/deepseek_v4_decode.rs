@@ -1,6 +1,6 @@
 //! families33 (issue #17): what a DeepSeek-V4 decode step reads of the KV pools and which TP
-//! all-reduces a layer makes under SGLang — the facts the iteration graph will need; not yet lowered
-//! into it (dsv4run55: the model's memory plan is, `tpsim run` refuses it; `llm::deepseek_v4`).
+//! all-reduces a layer makes under SGLang — the facts the iteration graph needs (dsv4dec55: lowered
+//! by `llm::deepseek_v4_layer`; dsv4run55: the model's memory plan, `llm::deepseek_v4`).
 //!
 //! ## KV reads (SGLang 0.5.16 `layers/attention/deepseek_v4_backend.py`, decode)
 //!
@@ -27,7 +27,7 @@
 //! all_reduce"). Same count as DeepSeek-V3's MLA layers.
 
 //!
-//! ## The routed experts' kernels (dsv4run55, read for the lowering to come)
+//! ## The routed experts' kernels (dsv4run55; dsv4dec55 costs them at the MoE class, assumed)
 //!
 //! With fp4 experts, `--moe-runner-backend auto`, no MoE all-to-all and `SGLANG_DSV4_FP4_DEQUANT`
 //! unset: 0.5.12 – 0.5.14 and, off SM 12.0, 0.5.15 – 0.5.18 keep `Fp8MoEMethod`, whose CUDA path in

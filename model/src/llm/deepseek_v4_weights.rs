@@ -109,18 +109,32 @@ impl ExpertFormat {
 const BF16: u64 = 2;
 const FP32: u64 = 4;
 
-/// Bytes one rank holds at `tp` (SGLang, no DP attention or expert parallelism), experts in
-/// `experts`; `tp` must divide what [`Geometry::sglang_rank_params`] requires. Flash at tp 8:
-/// 23,882,237,020 B with fp4 / fp32 scales, 36,876,256,348 B with block-fp8 experts (hand sums in
-/// tests/tests/families35.rs).
-pub fn sglang_rank_weight_bytes(
+/// dsv4dec55: one decoder layer's weights on one rank, bytes, split as the decode step reads them
+/// (`llm::deepseek_v4_layer`). Sums to what [`sglang_rank_weight_bytes`] counts a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LayerBytes {
+    /// Attention (wq_a + wkv fused, wq_b, wo_a, wo_b in block fp8; q / kv norms; the fp32 sink),
+    /// the compressor(s) and indexer of its ratio, the two RMSNorms and both mHC mixers (fp32).
+    pub attention: u64,
+    /// The router (bf16) and, past the hash layers, its fp32 correction bias.
+    pub router: u64,
+    /// The shared experts' shards (block fp8).
+    pub shared: u64,
+    /// One routed expert's shard (gate, up, down) in the experts' format.
+    pub expert: u64,
+}
+
+/// dsv4dec55: [`LayerBytes`] of decoder layer `layer` (compress ratio `ratio`) at `tp`, experts in
+/// `experts`; `tp` must divide the widths ([`Geometry::sglang_rank_params`] checks it).
+pub fn sglang_layer_bytes(
     g: &Geometry,
     tp: u64,
+    layer: u64,
+    ratio: u64,
     experts: ExpertFormat,
-) -> Result<RankWeightBytes, ModelError> {
-    // The divisibility checks and their error text.
-    g.sglang_rank_params(tp)?;
+) -> LayerBytes {
     let (h, fp8, bf16) = (g.hidden, block_fp8(), WeightFormat::plain(WeightDtype::Bf16));
+    let tp = tp.max(1);
     let q = g.heads * g.head_dim;
     let attention = fp8.tensor_bytes(g.q_lora_rank + g.head_dim, h)
         + fp8.tensor_bytes(q / tp, g.q_lora_rank)
@@ -134,35 +148,50 @@ pub fn sglang_rank_weight_bytes(
     };
     let w = g.expert_width / tp;
     let ef = experts.format();
-    let routed = g.experts * (ef.tensor_bytes(2 * w, h) + ef.tensor_bytes(h, w));
-    let shared = g.shared * (fp8.tensor_bytes(2 * w, h) + fp8.tensor_bytes(h, w));
     let m = g.hc_mult;
     let mix = (2 + m) * m;
+    let compression = match ratio {
+        0 => 0,
+        4 => {
+            compressor(4, g.head_dim)
+                + fp8.tensor_bytes(g.index_heads * g.index_head_dim, g.q_lora_rank)
+                + bf16.tensor_bytes(g.index_heads, h)
+                + compressor(4, g.index_head_dim)
+        }
+        r => compressor(r, g.head_dim),
+    };
+    let bias = if layer < g.hash_layers {
+        0
+    } else {
+        FP32 * g.experts
+    };
+    LayerBytes {
+        attention: attention + compression + BF16 * 2 * h + FP32 * 2 * (mix * m * h + mix + 3),
+        router: bf16.tensor_bytes(g.experts, h) + bias,
+        shared: g.shared * (fp8.tensor_bytes(2 * w, h) + fp8.tensor_bytes(h, w)),
+        expert: ef.tensor_bytes(2 * w, h) + ef.tensor_bytes(h, w),
+    }
+}
+
+/// Bytes one rank holds at `tp` (SGLang, no DP attention or expert parallelism), experts in
+/// `experts`; `tp` must divide what [`Geometry::sglang_rank_params`] requires. Flash at tp 8:
+/// 23,882,237,020 B with fp4 / fp32 scales, 36,876,256,348 B with block-fp8 experts (hand sums in
+/// tests/tests/families35.rs).
+pub fn sglang_rank_weight_bytes(
+    g: &Geometry,
+    tp: u64,
+    experts: ExpertFormat,
+) -> Result<RankWeightBytes, ModelError> {
+    // The divisibility checks and their error text.
+    g.sglang_rank_params(tp)?;
+    let h = g.hidden;
+    let bf16 = WeightFormat::plain(WeightDtype::Bf16);
+    let m = g.hc_mult;
     let mut out = RankWeightBytes::default();
     for (i, &ratio) in g.ratios.iter().enumerate() {
-        let compression = match ratio {
-            0 => 0,
-            4 => {
-                compressor(4, g.head_dim)
-                    + fp8.tensor_bytes(g.index_heads * g.index_head_dim, g.q_lora_rank)
-                    + bf16.tensor_bytes(g.index_heads, h)
-                    + compressor(4, g.index_head_dim)
-            }
-            r => compressor(r, g.head_dim),
-        };
-        let bias = if (i as u64) < g.hash_layers {
-            0
-        } else {
-            FP32 * g.experts
-        };
-        out.layers_other += attention
-            + compression
-            + BF16 * 2 * h
-            + FP32 * 2 * (mix * m * h + mix + 3)
-            + bf16.tensor_bytes(g.experts, h)
-            + bias
-            + shared;
-        out.routed_experts += routed;
+        let l = sglang_layer_bytes(g, tp, i as u64, ratio, experts);
+        out.layers_other += l.attention + l.router + l.shared;
+        out.routed_experts += g.experts * l.expert;
     }
     let vocab = g.vocab.div_ceil(super::weights::VOCAB_PADDING) * super::weights::VOCAB_PADDING;
     out.top = 2 * bf16.tensor_bytes(vocab / tp, h) + BF16 * h + FP32 * (m * m * h + m + 1);

@@ -83,6 +83,10 @@ pub struct LayerWork {
     pub ffn_low_flops: super::LowFlops,
     /// fp8rate: the routed experts' part of `ffn_flops` in fp8 or NVFP4 (top-k rows per token).
     pub expert_low_flops: super::LowFlops,
+    /// dsv4dec55: a DeepSeek-V4 layer's compress ratio (0, 4, 128): its context reads are
+    /// `llm::deepseek_v4_layer::context_bytes`, not `kv_bytes_per_token` × context. `None` for
+    /// other models.
+    pub dsv4_ratio: Option<u64>,
 }
 
 /// Kernels of a decode step's attention half, counted from SGLang's layer code (`models/llama.py`
@@ -282,6 +286,17 @@ impl ModelSpec {
             .enumerate()
             .map(|(i, l)| self.layer_work(i, l, &c))
             .collect::<Vec<_>>();
+        // dsv4dec55 (issue #17): DeepSeek-V4's layers (`llm::deepseek_v4_layer`), experts in SGLang's
+        // CUDA default format (`ModelSpec::deepseek_v4_layers` takes the release's).
+        let layers = match &self.deepseek_v4 {
+            Some(g) => self.deepseek_v4_layers(
+                layers,
+                tp,
+                tokens,
+                super::deepseek_v4_weights::ExpertFormat::sglang_cuda(g),
+            ),
+            None => layers,
+        };
 
         let lm_head_bytes = if inv.lm_head.is_empty() {
             // Tied: the LM head is the embedding shard.
@@ -349,6 +364,37 @@ impl ModelSpec {
             fusion_bytes: Bytes(self.sum_bytes(&inv.draft_fc)),
             fusion_flops: 2.0 * inv.draft_fc.iter().map(|p| p.params()).sum::<u64>() as f64 * nf,
         }
+    }
+}
+
+impl ModelSpec {
+    /// dsv4dec55: `layers` (a forward pass's, over `tokens` tokens at `tp`) as DeepSeek-V4's layers
+    /// with their routed experts in `experts` (`llm::deepseek_v4_layer::layer_work`); unchanged for
+    /// other models.
+    pub fn deepseek_v4_layers(
+        &self,
+        layers: Vec<LayerWork>,
+        tp: u32,
+        tokens: u32,
+        experts: super::deepseek_v4_weights::ExpertFormat,
+    ) -> Vec<LayerWork> {
+        let Some(g) = &self.deepseek_v4 else {
+            return layers;
+        };
+        layers
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                super::deepseek_v4_layer::layer_work(
+                    g,
+                    u64::from(tp.max(1)),
+                    i,
+                    u64::from(tokens),
+                    experts,
+                    l,
+                )
+            })
+            .collect()
     }
 }
 
@@ -568,6 +614,7 @@ impl ModelSpec {
                     self.low_flops(&f.dense, nf)
                 },
                 expert_low_flops: super::LowFlops::NONE,
+                dsv4_ratio: None,
             }
         } else {
             let touched = expected_distinct_experts(f.n_experts, f.top_k, n);
@@ -620,6 +667,7 @@ impl ModelSpec {
                 attn_low_flops: self.low_flops(&attn, nf),
                 ffn_low_flops: self.low_flops(&f.router, nf).plus(self.low_flops(&f.shared, nf)),
                 expert_low_flops: self.low_flops(&read, f.top_k as f64 * nf),
+                dsv4_ratio: None,
             }
         }
     }

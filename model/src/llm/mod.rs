@@ -95,6 +95,8 @@ pub mod deepseek_v4;
 pub mod deepseek_v4_pools;
 // families33 (issue #17): DeepSeek-V4's decode KV reads and TP all-reduces under SGLang.
 pub mod deepseek_v4_decode;
+// dsv4dec55 (issue #17): DeepSeek-V4's decode layer in the iteration graph.
+pub mod deepseek_v4_layer;
 // families35 (issue #17): DeepSeek-V4's weight bytes a rank in SGLang's formats.
 pub mod deepseek_v4_weights;
 // families29 (issue #17): Glm5NextForConditionalGeneration / Glm5NextForCausalLM, refused by name.

@@ -1154,6 +1154,21 @@ impl<'a> Builder<'a> {
         } else {
             (context_bytes, ctx_flops)
         };
+        // dsv4dec55 (issue #17): a DeepSeek-V4 layer reads its window, its compressed slots and the
+        // indexer's keys (`llm::deepseek_v4_layer`), not `kv_bytes_per_token` over the context.
+        let (context_bytes, ctx_flops) = match (l.dsv4_ratio, &pass.model.deepseek_v4) {
+            (Some(r), Some(g)) if ctx > 0 => (
+                tpsim_model::llm::deepseek_v4_layer::context_bytes(g, r, u64::from(ctx), u64::from(seqs))
+                    as f64,
+                tpsim_model::llm::deepseek_v4_layer::context_flops(
+                    g,
+                    u64::from(self.s.engine.tp),
+                    r,
+                    u64::from(ctx),
+                ) * f64::from(tokens),
+            ),
+            _ => (context_bytes, ctx_flops),
+        };
         // tritonsplit54: SGLang's Triton stage-1 kernel writes its per-split partial outputs
         // (`passes::sgl_triton_split`); the stage-2 kernel that re-reads them is costed apart below.
         let sgl_split = self.sgl_triton_split(pass, l);

@@ -156,6 +156,18 @@ impl<'a> Builder<'a> {
             seqs, tokens, ctx, ..
         } = shape;
         let mut fp = model.forward_pass(tp, tokens);
+        // dsv4dec55 (issue #17): DeepSeek-V4's routed experts in the format SGLang's release picks on
+        // this GPU (`ExpertFormat::sglang_cuda_by_release`, as the memory plan holds them).
+        if let Some(g) = &model.deepseek_v4 {
+            let release =
+                crate::engine_args_versions::release(&self.s.engine.release().version).unwrap_or_default();
+            let fmt = tpsim_model::llm::deepseek_v4_weights::ExpertFormat::sglang_cuda_by_release(
+                g,
+                &release,
+                self.s.hardware.gpu.sm_major(),
+            );
+            fp.layers = model.deepseek_v4_layers(std::mem::take(&mut fp.layers), tp, tokens, fmt);
+        }
         // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
         let kv_store = super::layer_kernels::apply(&mut fp, self.s, model, tokens);
         // Attention over the context: decode reads it from the KV cache (each full-attention layer's
