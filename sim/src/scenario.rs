@@ -883,6 +883,11 @@ impl Resolver<'_> {
         if let Some(w) = accel::extrapolation_warning(&hardware) {
             warnings.push(w);
         }
+        // Honest output (dsv4dec55): DeepSeek-V4's decode layer is lowered with assumed kernel counts
+        // and efficiencies, and the one public run compared (sglang PR 33109) is far slower.
+        if model.deepseek_v4.is_some() {
+            warnings.push(dsv4::UNVALIDATED_WARNING.to_string());
+        }
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),
             None => None,
