@@ -380,3 +380,5 @@ mod families36;
 mod mi300step55;
 // kimicook55 (issue #18): the cookbook's Kimi-K2.5 8× H200 step against the context (page's own runs).
 mod kimicook55;
+// b200moe55 (issue #18): the triton fused-MoE call's fixed cost on SM 10.0 from two B200 kernel series.
+mod b200moe55;
