@@ -30,7 +30,7 @@ fn split(src: &str, lo: u32, hi: u32) -> (f64, f64) {
         let r = t
             .rows
             .iter()
-            .find(|r| r.cells[c("source")].starts_with(src) && num(r, "batch") == f64::from(b))
+            .find(|r| r.cells[c("source")].starts_with(src) && r.cells[c("batch")] == b.to_string())
             .unwrap_or_else(|| panic!("{src} batch {b}"));
         let bytes_per_byte = if r.cells[c("weights")].starts_with("bf16") {
             2.0
