@@ -398,3 +398,5 @@ mod families37;
 mod deploys30;
 // dsv4dec55 (issue #17): DeepSeek-V4's decode layer in the iteration graph.
 mod dsv4dec55;
+// b200moe55 (issue #18): the triton fused-MoE call's fixed cost on SM 10.0 from two B200 kernel series.
+mod b200moe55;

@@ -1403,8 +1403,8 @@ impl<'a> Builder<'a> {
         } else {
             t_ffn
         };
-        // moecall: the triton fused-MoE call's fixed cost on SM 9.0 over the template's per-kernel
-        // cost (`passes::moe_call`), a fixed cost of the routed call like the backend's.
+        // moecall: the triton fused-MoE call's fixed cost on SM 9.0 (b200moe55: and SM 10.0) over the
+        // template's per-kernel cost (`passes::moe_call`), a fixed cost of the routed call like the backend's.
         let call_extra = moe_call::extra_us(self.s, l, expert_fmt, self.rates.kernel_overhead_us);
         backend_fixed_us += call_extra;
         let t_ffn = t_ffn + Duration::from_us_f64(call_extra);

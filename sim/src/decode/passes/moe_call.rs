@@ -1,4 +1,5 @@
-//! moecall (issue #17): the fixed part of the engines' triton `fused_moe` call on Hopper (SM 9.0).
+//! moecall (issue #17): the fixed part of the engines' triton `fused_moe` call on Hopper (SM 9.0)
+//! and, b200moe55, B200 (SM 10.0).
 //!
 //! The engines' own kernel benchmarks time one whole call (top-k, `moe_align_block_size`, the
 //! activation quantizations, w13 GEMM, SiLU-and-mul, w2 GEMM, the sum over the k experts: 8 kernels
@@ -14,12 +15,12 @@
 //! quantizations more (8), and the per-kernel form charges each what it launches. Left out: PR
 //! 24700's own default configs (never merged) and SGLang's untuned 64-row tile (PR 11730).
 //!
-//! Which calls: a MoE layer on an NVIDIA SM 9.0 GPU whose MoE runs the triton `fused_moe` (no
+//! Which calls: a MoE layer on an NVIDIA SM 9.0 (or, b200moe55, SM 10.0) GPU whose MoE runs the triton `fused_moe` (no
 //! `engine.moe_backend` or `triton`, no DeepEP all-to-all) with bf16 / fp16 / fp8 routed experts:
 //! the formats that kernel runs in the benchmarks (fp8) or with the same kernels less the
 //! quantizations (bf16, fp16: an assumption, no bf16 series was found). INT4 / INT8 / NVFP4 /
 //! MXFP4 experts run other kernels (Marlin, CUTLASS, triton_kernels) that no benchmark here times.
-//! Other GPUs keep the template's per-kernel cost: no fused-MoE call benchmark of them was read.
+//! Other GPUs keep the template's per-kernel cost (SM 10.0: b200moe55 below).
 //!
 //! h20moe: the untuned call. SGLang's `try_get_optimal_moe_config` reads
 //! `configs/triton_X_Y_Z/E=…,N=…,device_name=…json` for the shape and GPU, and without one runs
@@ -34,6 +35,20 @@
 //! `engine.moe_tuned_config = false` with bf16 / fp16 experts. Measured at batch 8 on H200 only;
 //! applied at other batches and on other SM 9.0 parts unscaled (no batch or GPU series found).
 //! The fp8 defaults (a 64-row tile) have no tuned counterpart in the stored text: not charged.
+//!
+//! b200moe55: the same call on SM 10.0 (B200). Two whole-call series measured on a B200 are in
+//! the stored text (`tests/data/moe-kernels-b200.tsv`, `tests/tests/b200moe55.rs`): sglang PR 11816,
+//! SGLang's `tuning_fused_moe_triton.py` on DeepSeek-R1 block-FP8 at TP 8 with the shipped
+//! `E=257,N=256,…NVIDIA_B200` file (7 kernels: the harness's top-k is outside the call), fixed part
+//! 50.02 µs through batch 4 and 24; vLLM PR 31448, `benchmark_moe.py` on Qwen3-Omni-30B-A3B bf16
+//! at TP 1 with the default 16 × 32 × 64 tile (6 kernels: top-k, align, w13, SiLU, w2, sum; no
+//! quantization), fixed part 27.62 µs through batch 2 and 4 (its largest stored batch; batch 1
+//! reads 76 MB, inside the B200's L2). Per kernel 7.145 and 4.604 µs; their median (two series:
+//! the mean) is [`FUSED_MOE_KERNEL_US_SM100`] = 5.875 µs, where the B200 template charges Hopper's
+//! 3 µs. Both stream at 0.79–0.84 of the driver's 7.67 TB/s, about the template's 0.80. Applied
+//! as on SM 9.0 (per kernel, triton path, bf16 / fp16 / fp8 experts); SM 10.3 (B300) and SM 12.x
+//! keep the template's cost (no series read). The untuned charge stays SM 9.0's: no B200 pair of
+//! default and tuned tiles on one shape was found.
 
 use crate::scenario::{Scenario, accel::GpuVendor};
 use tpsim_model::llm::{LayerWork, WeightDtype};
@@ -42,6 +57,11 @@ use tpsim_model::llm::{LayerWork, WeightDtype};
 /// three shipped-config series' fixed parts (28.99, 32.82, 38.64 µs; module doc) over the
 /// 8 kernels of vLLM's benchmarked call, 32.82 / 8.
 pub const FUSED_MOE_KERNEL_US_SM90: f64 = 32.82 / 8.0;
+
+/// b200moe55: the fused-MoE call's fixed cost per kernel on SM 10.0, µs: the median (mean of two)
+/// of sglang PR 11816's 50.02 µs over its harness's 7 kernels (7.1453) and vLLM PR 31448's 27.62 µs
+/// over 6 (4.6040); module doc, recomputed in `tests/tests/b200moe55.rs`.
+pub const FUSED_MOE_KERNEL_US_SM100: f64 = (50.0172 / 7.0 + 27.6240 / 6.0) / 2.0;
 
 /// Kernels of the fused-MoE call itself among a MoE layer's FFN kernels
 /// (`tpsim_model::llm::forward::ffn_kernels`: RMSNorm and the router GEMM are not part of it):
@@ -53,23 +73,36 @@ pub const FUSED_MOE_CALL_KERNELS: u32 = 6;
 /// at TP 2, 4, 8; module doc), each (8 ÷ untuned rate − 8 ÷ tuned rate) ÷ 48 layers.
 pub const UNTUNED_BF16_CALL_US: f64 = 15.69;
 
+/// The measured per-kernel cost of the fused-MoE call on SM version `sm` (90: Hopper, 100: B200),
+/// µs; `None` where no series was read.
+pub fn kernel_us(sm: u32) -> Option<f64> {
+    match sm {
+        90 => Some(FUSED_MOE_KERNEL_US_SM90),
+        100 => Some(FUSED_MOE_KERNEL_US_SM100),
+        _ => None,
+    }
+}
+
 /// The fused-MoE call's fixed cost over what the template charges for its kernels, µs, for layer
 /// `l` of scenario `s` with routed experts in `experts` and a template per-kernel cost of
-/// `kernel_overhead_us`: `(4.10 − kernel_overhead_us) ×` (6 + the routed experts' activation
-/// quantization kernels, block-FP8: 2), never below 0, plus [`UNTUNED_BF16_CALL_US`] for bf16 /
-/// fp16 experts under `engine.moe_tuned_config = false`; 0 outside the module doc's calls.
+/// `kernel_overhead_us`: `(kernel_us(sm) − kernel_overhead_us) ×` (6 + the routed experts'
+/// activation quantization kernels, block-FP8: 2), never below 0, plus (SM 9.0 only)
+/// [`UNTUNED_BF16_CALL_US`] for bf16 / fp16 experts under `engine.moe_tuned_config = false`; 0
+/// outside the module doc's calls.
 pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
-    let sm90 = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability) == 90;
+    let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
     let nvidia = s.hardware.accel.vendor == GpuVendor::Nvidia;
     let triton = matches!(s.engine.moe_backend.as_deref(), None | Some("triton"));
     let format = matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp8);
-    if !(l.is_moe && sm90 && nvidia && triton && format && s.engine.moe_a2a.is_none()) {
-        return 0.0;
-    }
+    let per_kernel = match kernel_us(sm) {
+        Some(k) if l.is_moe && nvidia && triton && format && s.engine.moe_a2a.is_none() => k,
+        _ => return 0.0,
+    };
     let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
     let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
-    let fixed = (FUSED_MOE_KERNEL_US_SM90 - kernel_overhead_us).max(0.0) * f64::from(kernels);
-    let untuned = !s.engine.moe_tuned_config && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16);
+    let fixed = (per_kernel - kernel_overhead_us).max(0.0) * f64::from(kernels);
+    let untuned =
+        sm == 90 && !s.engine.moe_tuned_config && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16);
     fixed + if untuned { UNTUNED_BF16_CALL_US } else { 0.0 }
 }
 
@@ -199,6 +232,31 @@ mod tests {
             "",
         );
         assert!(extra_of(&a100, 0).abs() < 1e-12);
+    }
+
+    /// b200moe55: on 8× B200 (SM 10.0) the per-kernel figure is the two B200 series' mean,
+    /// (50.0172 / 7 + 27.6240 / 6) / 2 = (7.14531 + 4.60400) / 2 = 5.87466 µs. GLM-4.6 bf16 under
+    /// SGLang 0.5.6.post1 (triton: `Glm4MoeForCausalLM` has no SM 10.x runner rule for bf16): a
+    /// 6-kernel call, 6 × 2.87466 = 17.248 µs (± 0.001); `moe_tuned_config = false` adds nothing
+    /// on SM 10.0. DeepSeek-V3 block FP8 with a named triton backend: 8 × 2.87466 = 22.997 µs;
+    /// under 0.5.6's own `flashinfer_trtllm` runner 0. An RTX 5090 (SM 12.0) gets 0.
+    #[test]
+    fn b200_call_takes_the_b200_series_per_kernel_cost() {
+        assert!((FUSED_MOE_KERNEL_US_SM100 - 5.87466).abs() < 1e-5);
+        let v = "version = \"0.5.6.post1\"\n";
+        let glm = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, v);
+        assert!((extra_of(&glm, 3) - 17.248).abs() < 1e-3, "{}", extra_of(&glm, 3));
+        let off = format!("{v}moe_tuned_config = false\n");
+        let glm_off = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, &off);
+        assert!((extra_of(&glm_off, 3) - 17.248).abs() < 1e-3);
+        let named = format!("{v}moe_backend = \"triton\"\n");
+        let ds = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", 8, &named);
+        assert!((extra_of(&ds, 3) - 22.997).abs() < 1e-3, "{}", extra_of(&ds, 3));
+        let trtllm = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", 8, v);
+        assert_eq!(trtllm.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
+        assert!(extra_of(&trtllm, 3).abs() < 1e-12);
+        let rtx = scenario("rtx-5090-4x-no-p2p", "qwen3-30b-a3b", "vllm", 4, "");
+        assert!(extra_of(&rtx, 0).abs() < 1e-12);
     }
 
     /// The charge lands in the decode's MoE op: Qwen3-Next bf16 under vLLM on 8× H200 at TP 2 (no
