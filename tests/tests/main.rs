@@ -384,3 +384,5 @@ mod kimicook55;
 mod shm55;
 // ttft55 (issue #18): the benchmark client's lengths and the front end's time at light load.
 mod ttft55;
+// presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
+mod presets55;
