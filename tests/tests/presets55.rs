@@ -121,3 +121,34 @@ fn hf_ids_resolve_to_the_new_presets() {
     assert_eq!(imported_preset("Qwen/Qwen3.5-35B-A3B"), "qwen3.5-35b-a3b");
     assert_eq!(imported_preset("Qwen/Qwen3.5-122B-A10B"), "qwen3.5-122b-a10b");
 }
+
+/// zai-org/GLM-4.5-Air (config.json RECONSTRUCTED, see the preset's README): `Glm4MoeForCausalLM`, 46
+/// layers of GQA 96 × 128 / 8 KV heads with q/k/v biases, layer 0 a dense SwiGLU of 10,944, layers 1–45
+/// 128 experts × 1,408 top-8 plus one shared expert; untied 151,552 vocab; its MTP layer is a draft.
+/// Parameters:
+/// - attention: q 12,288 × 4,096 + 12,288 bias, k and v 1,024 × 4,096 + 1,024 each, o 4,096 × 12,288
+///   → 109,066,240; + 2 norms 8,192 → 109,074,432 (× 46) = 5,017,423,872;
+/// - dense MLP 3 × 4,096 × 10,944 = 134,479,872;
+/// - MoE: 128 × 3 × 4,096 × 1,408 = 2,214,592,512; shared 17,301,504; gate 128 × 4,096 = 524,288;
+///   e_score_correction_bias 128 → 2,232,418,432 (× 45) = 100,458,829,440;
+/// - embedding and LM head 2 × 151,552 × 4,096 = 1,241,513,984; final norm 4,096.
+///
+/// Total **106,852,251,264** (the card's "106 billion total parameters"; the same count as the GLM-4.5V
+/// dump's text tower, `glm-4.5v`'s README). Bytes at tp 1: × 2 + 45 × 128 × 2 (the fp32 correction
+/// bias) = 213,704,514,048.
+#[test]
+fn glm_4_5_air_parameters_by_hand() {
+    let s = load("p55-air-tp1", "glm-4.5-air", 1);
+    assert_eq!(s.model.weight_bytes_per_rank(1).0, 213_704_514_048);
+    assert_eq!((213_704_514_048 - 45 * 128 * 2) / 2, 106_852_251_264u64);
+}
+
+/// Memory by hand at tp 8 on the 8× RTX PRO 6000 box: the KV cell is 8 KV heads / 8 = 1 a rank ×
+/// (128 + 128) × 46 layers × 2 B = 23,552 B a token (188,416 at tp 1).
+#[test]
+fn glm_4_5_air_cell_at_tp8() {
+    let s = load("p55-air-tp8", "glm-4.5-air", 8);
+    assert_eq!(s.model.kv_cell_bytes(8), 23_552);
+    assert_eq!(s.model.kv_cell_bytes(1), 188_416);
+    assert_eq!(imported_preset("zai-org/GLM-4.5-Air"), "glm-4.5-air");
+}
