@@ -152,3 +152,31 @@ fn glm_4_5_air_cell_at_tp8() {
     assert_eq!(s.model.kv_cell_bytes(1), 188_416);
     assert_eq!(imported_preset("zai-org/GLM-4.5-Air"), "glm-4.5-air");
 }
+
+/// Qwen/Qwen3-Coder-Next (config.json RECONSTRUCTED from the keys a public test transcribes for the
+/// release, see the preset's README): `Qwen3NextForCausalLM`, hidden 2,048, 48 layers (36 Gated
+/// DeltaNet + 12 gated full attention), 512 experts × 512 top-10 + a shared expert of 512, vocab 151,936
+/// untied. The attention and DeltaNet layers have Qwen3.5-35B-A3B's widths (above): 27,263,488 and
+/// 33,718,464. MoE: 512 × 3 × 2,048 × 512 = 1,610,612,736; shared 3,145,728; router 512 × 2,048 =
+/// 1,048,576; gate 2,048; norms 4,096 → 1,614,813,184 (× 48) = 77,511,032,832. Embedding and head 2 ×
+/// 151,936 × 2,048 = 622,329,856; final norm 2,048.
+///
+/// 36 × 33,718,464 + 12 × 27,263,488 + 77,511,032,832 + 622,329,856 + 2,048 = **79,674,391,296** (the
+/// card's "80B"). Bytes at tp 1: × 2 + 36 × 32 × 2 (A_log fp32) = 159,348,784,896. The proxy preset
+/// `qwen3-next-80b-a3b` gives the same bytes, cell and state: the two files differ only in `rope_theta`
+/// (5e6 against 1e7), the explicit `layer_types` (the same pattern) and token ids, none of which tpsim
+/// sizes anything by.
+#[test]
+fn qwen3_coder_next_parameters_by_hand_and_the_proxy() {
+    let s = load("p55-qcn-tp1", "qwen3-coder-next", 1);
+    assert_eq!(s.model.weight_bytes_per_rank(1).0, 159_348_784_896);
+    assert_eq!((159_348_784_896 - 36 * 32 * 2) / 2, 79_674_391_296u64);
+    let p = load("p55-qn-tp1", "qwen3-next-80b-a3b", 1);
+    assert_eq!(p.model.weight_bytes_per_rank(1).0, 159_348_784_896);
+    // At tp 2: 12 full layers × 1 KV head × 512 × 2 B = 12,288; state (4,096 × 3 × 2 + 16 × 128 ×
+    // 128 × 4) × 36 = 38,633,472 B a request, as the proxy's README.
+    let s2 = load("p55-qcn-tp2", "qwen3-coder-next", 2);
+    assert_eq!(s2.model.kv_cell_bytes(2), 12_288);
+    assert_eq!(s2.model.linear_state_bytes_per_req(2), 38_633_472);
+    assert_eq!(imported_preset("Qwen/Qwen3-Coder-Next"), "qwen3-coder-next");
+}
