@@ -71,9 +71,9 @@ fn qwen3_5_35b_a3b_parameters_by_hand() {
 }
 
 /// Memory by hand at tp 2: the KV cell is the 10 full layers' 1 KV head a rank (2 / 2) × (256 + 256) ×
-/// 2 B = 10,240 B a token; SGLang's recurrent state a request (`mamba_cache_per_req`) is conv (2 · 2,048
-/// + 4,096) / 2 = 4,096 channels × 3 × 2 B = 24,576 plus SSM 32 / 2 = 16 heads × 128 × 128 × 4 B
-/// (float32, `mamba_ssm_dtype`) = 1,048,576, × 30 layers = 32,194,560 B.
+/// 2 B = 10,240 B a token; SGLang's recurrent state a request (`mamba_cache_per_req`) is conv
+/// (2 · 2,048 + 4,096) / 2 = 4,096 channels × 3 × 2 B = 24,576 plus SSM 32 / 2 = 16 heads × 128 × 128 ×
+/// 4 B (float32, `mamba_ssm_dtype`) = 1,048,576, × 30 layers = 32,194,560 B.
 #[test]
 fn qwen3_5_35b_a3b_cell_and_state_at_tp2() {
     let s = load("p55-q35-tp2", "qwen3.5-35b-a3b", 2);
