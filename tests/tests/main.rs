@@ -400,3 +400,5 @@ mod deploys30;
 mod dsv4dec55;
 // b200moe55 (issue #18): the triton fused-MoE call's fixed cost on SM 10.0 from two B200 kernel series.
 mod b200moe55;
+// presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
+mod presets55;
