@@ -1,5 +1,5 @@
 //! dsv4dec55 (issue #17): DeepSeek-V4's decode layer lowered into the iteration graph (SGLang,
-//! plain TP on CUDA; `sim::scenario::dsv4` refuses the rest). [`ModelSpec::forward_pass`] replaces
+//! plain TP on CUDA; `sim::scenario::dsv4` refuses the rest). [`super::ModelSpec::forward_pass`] replaces
 //! each decoder layer's generic work with [`layer_work`]'s; `sim::decode::passes` costs the context
 //! reads with [`context_bytes`] and [`context_flops`].
 //!
