@@ -914,7 +914,7 @@ impl VisionTower {
     /// Mllama tiles or Llama-4 / GLM-4V projector widths, no DeepStack mergers; SGLang's
     /// `adjust_mem_fraction_for_vlm` dims are the tower's own. Builders override what their
     /// config has (`VisionTower { merge: 4, ..VisionTower::encoder(..) }`).
-    pub fn encoder(
+    pub const fn encoder(
         family: VisionFamily,
         layers: u64,
         hidden: u64,
@@ -950,26 +950,11 @@ impl VisionTower {
     /// Kimi-K2.5's MoonViT as published (`vision_config` of moonshotai/Kimi-K2.5): used for any
     /// field the config leaves out.
     const KIMI_DEFAULT: VisionTower = VisionTower {
-        layers: 27,
-        hidden: 1152,
-        intermediate: 4304,
-        heads: 16,
-        patch: 14,
         pos_emb_cells: 64 * 64,
         merge: 4,
-        text_hidden: 7168,
         assumed: true,
-        family: VisionFamily::MoonVit,
-        temporal_patch: 1,
-        sglang_fraction_dims: (27, 1152),
         projector_bias: true,
-        global_layers: 0,
-        tiles: 0,
-        aspect_ratios: 0,
-        projector_in: 0,
-        deepstack_mergers: 0,
-        projector_input: 0,
-        projector_output: 0,
+        ..VisionTower::encoder(VisionFamily::MoonVit, 27, 1152, 4304, 16, 14, 7168)
     };
 
     fn from_json(v: &serde_json::Value, text_hidden: u64) -> VisionTower {
