@@ -7,27 +7,18 @@
 
 use crate::common::*;
 
-/// A scenario of the Flash config (bf16 as `[model] config` reads it) on 8× H200 under `engine`.
-fn flash_scenario(name: &str, engine: &str, version: &str) -> String {
-    let config = data_path("models/deepseek-v4-flash/config.json");
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\nconfig = \"{}\"\n[engine]\nname = \
-         \"{engine}\"\nversion = \"{version}\"\ntp = 8\n[workload]\nconcurrency = 8\nprompt_len = 1024\n\
-         output_len = 64\n",
-        config.display()
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).expect("write");
-    p.display().to_string()
-}
-
 /// dsv4run55: lowered now; dsv4dec55: its decode step too. Under SGLang 0.5.23 `validate`, `memory`
 /// and `run` answer (exit 0; the plan and step are pinned in the dsv4run55 and dsv4dec55 suites) and
 /// `run`'s throughput comes with the warning that the step is an extrapolation; under vLLM 0.34.0 all
 /// three refuse with exit 2, naming vLLM and the SGLang releases modelled, and print no throughput.
 #[test]
 fn deepseek_v4_flash_runs_under_sglang_and_vllm_is_refused() {
-    let f = flash_scenario("dsv4-sglang", "sglang", "0.5.23");
+    let f = config_scenario(
+        "dsv4-sglang",
+        &data_path("models/deepseek-v4-flash/config.json"),
+        "sglang",
+        "0.5.23",
+    );
     for cmd in ["validate", "memory", "run"] {
         let o = tpsim(&[cmd, &f]);
         assert_eq!(o.code, 0, "{cmd}: {} {}", o.stdout, o.stderr);
@@ -39,7 +30,12 @@ fn deepseek_v4_flash_runs_under_sglang_and_vllm_is_refused() {
     }
     let o = tpsim(&["run", &f]);
     assert!(o.stdout.contains("tok/s"), "{}", o.stdout);
-    let f = flash_scenario("dsv4-vllm", "vllm", "0.34.0");
+    let f = config_scenario(
+        "dsv4-vllm",
+        &data_path("models/deepseek-v4-flash/config.json"),
+        "vllm",
+        "0.34.0",
+    );
     for cmd in ["run", "memory", "validate"] {
         let o = tpsim(&[cmd, &f]);
         assert_eq!(o.code, 2, "{cmd} vllm: {} {}", o.stdout, o.stderr);

@@ -8,19 +8,6 @@
 
 use crate::common::*;
 
-/// A scenario of the Flash-Next config on 8× H200 under `engine`.
-fn flash_next_scenario(name: &str, engine: &str, version: &str, config: &std::path::Path) -> String {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\nconfig = \"{}\"\n[engine]\nname = \
-         \"{engine}\"\nversion = \"{version}\"\ntp = 8\n[workload]\nconcurrency = 8\nprompt_len = 1024\n\
-         output_len = 64\n",
-        config.display()
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).expect("write");
-    p.display().to_string()
-}
-
 /// `run`, `memory` and `validate` all refuse with exit 2 (bad input: the model, not the engine's
 /// verdict), naming the architecture, what was read (48 layers: 36 GDN, 12 gated attention with a
 /// 4 × 128 QSA indexer choosing 2,048 tokens; 125,743,653,760 main-model parameters; 25,344 B a
@@ -31,7 +18,7 @@ fn flash_next_scenario(name: &str, engine: &str, version: &str, config: &std::pa
 fn qwen3_8_flash_next_refused_as_not_modelled() {
     let config = data_path("models/qwen3.8-flash-next/config.json");
     for (engine, version) in [("sglang", "0.5.20"), ("sglang", "0.5.23"), ("vllm", "0.34.0")] {
-        let f = flash_next_scenario(&format!("qwen4exp-{engine}-{version}"), engine, version, &config);
+        let f = config_scenario(&format!("qwen4exp-{engine}-{version}"), &config, engine, version);
         for cmd in ["run", "memory", "validate"] {
             let o = tpsim(&[cmd, &f]);
             assert_eq!(o.code, 2, "{cmd} {engine}: {} {}", o.stdout, o.stderr);
@@ -65,7 +52,7 @@ fn qwen4_exp_bad_qsa_ratio_names_its_keys() {
     let dir = scratch("qwen4exp-bad-ratio");
     let cfg = dir.join("config.json");
     std::fs::write(&cfg, src.replacen(from, "\"indexer_compress_ratio\": 8", 1)).expect("write");
-    let f = flash_next_scenario("qwen4exp-bad-ratio-s", "sglang", "0.5.23", &cfg);
+    let f = config_scenario("qwen4exp-bad-ratio-s", &cfg, "sglang", "0.5.23");
     let o = tpsim(&["run", &f]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(

@@ -363,6 +363,43 @@ struct Measured {
     note: Option<String>,
 }
 
+impl Measured {
+    /// The plan of what start-up measured (totals, the memory entries, the load note) with nothing
+    /// sized yet: verdict Ok, no KV pool, no tokens, no engine lines. Each engine's planner fills the
+    /// pool fields with struct update syntax (`MemoryPlan { kv_tokens, ..m.into_plan(f) }`), so the
+    /// three plans (SGLang, SGLang's DeepSeek-V4 configurator, vLLM) share one base.
+    fn into_plan(self, mem_fraction_static: f64) -> MemoryPlan {
+        MemoryPlan {
+            verdict: Verdict::Ok,
+            total_gib: self.total_gib,
+            total_source: self.total_source,
+            available_gib: self.available_gib,
+            available_source: self.available_source,
+            mem_fraction_static,
+            cell_size: 0,
+            pool_cell_size: None,
+            rest_gib: 0.0,
+            kv_tokens: 0,
+            kv_pool: Bytes(0),
+            draft_cell_size: None,
+            draft_kv_tokens: None,
+            max_num_reqs: None,
+            max_running_requests: None,
+            min_mem_fraction_static: None,
+            headroom: Bytes(0),
+            entries: self.entries,
+            swa: None,
+            kv_groups: None,
+            vllm_concurrency: None,
+            vllm_hybrid_pool: None,
+            vllm_v0: None,
+            notes: Vec::new(),
+            load_note: self.note,
+            engine_lines: Vec::new(),
+        }
+    }
+}
+
 /// The KV cell SGLang budgets per token, and the DSA pool's layout when the model has one.
 struct Cells {
     nsa: Option<NsaKv>,
@@ -409,17 +446,7 @@ impl<'a> SglangStartup<'a> {
             self.apply_swa(&mut kv, w, m.available_gib);
         }
         let mut plan = MemoryPlan {
-            vllm_v0: None,
             swa,
-            kv_groups: None,
-            vllm_concurrency: None,
-            vllm_hybrid_pool: None,
-            verdict: Verdict::Ok,
-            total_gib: m.total_gib,
-            total_source: m.total_source,
-            available_gib: m.available_gib,
-            available_source: m.available_source,
-            mem_fraction_static: e.mem_fraction_static,
             cell_size: cells.cell,
             pool_cell_size: cells.nsa.map(|n| n.pool_cell()).filter(|&c| c != cells.cell),
             // The engine's `rest` (the state pool, listed as an entry, comes out of it).
@@ -439,11 +466,8 @@ impl<'a> SglangStartup<'a> {
                 kv.max_num_reqs,
             )),
             min_mem_fraction_static: min_f,
-            headroom: Bytes(0),
-            entries: m.entries,
             notes,
-            load_note: m.note,
-            engine_lines: Vec::new(),
+            ..m.into_plan(e.mem_fraction_static)
         };
         if let Some(n) = cells.nsa {
             plan.notes.push(nsa_note(e, &n, cells.nsa_rule, &kv));
@@ -458,7 +482,7 @@ impl<'a> SglangStartup<'a> {
             });
         }
         if !kv.starts {
-            plan.verdict = self.profile_oom(&kv, cells.cell, m.available_gib, m.total_gib);
+            plan.verdict = self.profile_oom(&kv, cells.cell, plan.available_gib, plan.total_gib);
             plan.max_running_requests = None;
             plan.draft_kv_tokens = plan.draft_kv_tokens.map(|_| 0);
             return plan;
@@ -466,7 +490,7 @@ impl<'a> SglangStartup<'a> {
         if !kv.pool_fits {
             // The free memory the pool was checked against: after the state pool, which the KV
             // profile took out of `available` (`kv_profile`).
-            plan.verdict = pool_oom(&kv, cells.nsa.is_some(), m.available_gib - state_gib);
+            plan.verdict = pool_oom(&kv, cells.nsa.is_some(), plan.available_gib - state_gib);
             return plan;
         }
         plan.entries.extend(kv_pool_entries(swa, &kv));
@@ -1496,32 +1520,29 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
         );
     }
     MemoryPlan {
-        load_note: None,
-        engine_lines: Vec::new(),
         vllm_v0,
-        swa: None,
         kv_groups: layout.kv_groups(),
         vllm_concurrency,
         vllm_hybrid_pool,
         notes,
         verdict,
-        total_gib,
-        total_source: Source::Modeled,
-        available_gib: plan.requested_gib,
-        available_source: Source::EngineRule,
-        mem_fraction_static: e.gpu_memory_utilization,
         cell_size: cell,
-        pool_cell_size: None,
         rest_gib: plan.available_kv_gib,
         kv_tokens: plan.tokens,
         kv_pool: Bytes(pool.0 - draft_pool.0),
         draft_cell_size: s.speculative.as_ref().map(|_| draft.cell),
         draft_kv_tokens: s.speculative.as_ref().map(|_| plan.tokens),
-        max_num_reqs: None,
-        max_running_requests: None,
         min_mem_fraction_static: (min_util <= 1.0).then_some(min_util),
         headroom,
-        entries,
+        ..Measured {
+            entries,
+            total_gib,
+            total_source: Source::Modeled,
+            available_gib: plan.requested_gib,
+            available_source: Source::EngineRule,
+            note: None,
+        }
+        .into_plan(e.gpu_memory_utilization)
     }
 }
 

@@ -158,6 +158,23 @@ pub fn times(preset: &str, algo: &str, gpus: &str, sizes: &[u64], extra: &[&str]
         .collect()
 }
 
+/// A scenario file of a model read from `config` (a config.json path) on 8× H200 (the
+/// `h200-8x-nvlink` preset) at TP 8 under `engine` `version`, c 8, 1,024-token prompts and 64-token
+/// outputs, written to `scratch(name)/s.toml`; returns its path. The families suites use it for
+/// checkpoints tpsim reads from a config rather than a preset.
+#[track_caller]
+pub fn config_scenario(name: &str, config: &std::path::Path, engine: &str, version: &str) -> String {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\nconfig = \"{}\"\n[engine]\nname = \
+         \"{engine}\"\nversion = \"{version}\"\ntp = 8\n[workload]\nconcurrency = 8\nprompt_len = 1024\n\
+         output_len = 64\n",
+        config.display()
+    );
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).expect("write");
+    p.display().to_string()
+}
+
 /// A measured table under the repository's `tests/data/` (e.g. `"allreduce.tsv"`).
 pub fn data_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join(name)

@@ -112,31 +112,14 @@ impl super::SglangStartup<'_> {
             draft_tokens: 0,
         };
         let mut plan = MemoryPlan {
-            vllm_v0: None,
-            swa: None,
-            kv_groups: None,
-            vllm_concurrency: None,
-            vllm_hybrid_pool: None,
-            verdict: Verdict::Ok,
-            total_gib: m.total_gib,
-            total_source: m.total_source,
-            available_gib: m.available_gib,
-            available_source: m.available_source,
-            mem_fraction_static: e.mem_fraction_static,
             cell_size: sized
                 .as_ref()
                 .map_or(0, |p| p.bytes_per_full_token.round() as u64),
-            pool_cell_size: None,
             rest_gib,
             kv_tokens: tokens,
             kv_pool: Bytes(pool_bytes),
-            draft_cell_size: None,
-            draft_kv_tokens: None,
             max_num_reqs: Some(kv.max_num_reqs),
             max_running_requests: Some(kv.max_running_requests),
-            min_mem_fraction_static: None,
-            headroom: Bytes(0),
-            entries: m.entries,
             notes: vec![format!(
                 "DeepSeek-V4 pools by SGLang's DSV4PoolConfigurator ({rule:?} rule), swa_full_tokens_ratio {}, page {}, \
                  max_running_requests {}; bytes a full token {:.2} (the cell shown, rounded); the pools are taken to \
@@ -146,8 +129,8 @@ impl super::SglangStartup<'_> {
                 st.max_running_requests,
                 sized.as_ref().map_or(0.0, |p| p.bytes_per_full_token),
             )],
-            load_note: m.note,
             engine_lines: hook_lines(e).into_iter().chain(lines).collect(),
+            ..m.into_plan(e.mem_fraction_static)
         };
         if let Err(text) = sized.and(check) {
             plan.verdict = Verdict::Oom {
@@ -159,7 +142,7 @@ impl super::SglangStartup<'_> {
             return plan;
         }
         if !kv.starts {
-            plan.verdict = self.profile_oom(&kv, st.page.max(1), m.available_gib, m.total_gib);
+            plan.verdict = self.profile_oom(&kv, st.page.max(1), plan.available_gib, plan.total_gib);
             plan.max_running_requests = None;
             return plan;
         }
