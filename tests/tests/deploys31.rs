@@ -132,7 +132,8 @@ pub(crate) fn validation_qwen2_5_7b_vllm_a6000x1_chat_c512() {
 #[test]
 fn a6000_scenarios_run_the_pages_levels() {
     for &(c, r, tpot_ms) in A6000_ROWS {
-        let text = std::fs::read_to_string(scenario(&format!("validation/{}", a6000_file(c)))).expect("scenario");
+        let text =
+            std::fs::read_to_string(scenario(&format!("validation/{}", a6000_file(c)))).expect("scenario");
         assert_eq!(scenario_int_key(&text, "concurrency"), c, "c {c}");
         assert_eq!(scenario_int_key(&text, "num_requests"), r, "c {c}");
         assert_eq!(scenario_int_key(&text, "prompt_len"), 40, "c {c}");
@@ -170,7 +171,9 @@ fn a6000_step_is_flat_to_eight_in_flight() {
 fn a6000_prefix_cache_shortens_the_loaded_step() {
     let path = scenario(&format!("validation/{}", a6000_file(128)));
     let text = std::fs::read_to_string(&path).expect("scenario");
-    let cold = text.replace("cached_prompt_len = 40\n", "").replace("same_prompt = true\n", "");
+    let cold = text
+        .replace("cached_prompt_len = 40\n", "")
+        .replace("same_prompt = true\n", "");
     assert_ne!(cold, text);
     let dir = std::env::temp_dir().join("deploys31-a6000-cold");
     std::fs::create_dir_all(&dir).expect("dir");
