@@ -14,6 +14,11 @@
 //! template with its default system message) and 40-60 output tokens, median 50 (the page's median 51-53 chunks
 //! less the role chunk; the spread is assumed: temperature 0.7 answers stop at EOS at different lengths); the box is GPU 0 of `rtx-a6000-4x-pcie` (one GPU at TP 1 exercises no link).
 //!
+//! **The client's TPOT**: vLLM 0.23.0 sends a role-only chunk with a request's first token
+//! (`entrypoints/openai/chat_completion/serving.py`, `first_iteration`), so a request of N tokens streams N + 1
+//! chunks (the page's `gen`, 51-53) and loadgen.py divides its N − 1 decode steps by N: the page's `tpot_p50` is
+//! (N − 1) ÷ N ≈ 0.98 of the step. Not corrected (2 %, inside the rows' stated precision of three digits).
+//!
 //! **What is compared**: 1000 ÷ the page's `tpot_p50` against 1000 ÷ tpsim's median TPOT, default (uncalibrated)
 //! profile, held to [`TARGET`](crate::throughput_rows::TARGET) or listed in
 //! [`KNOWN_MISSES`](crate::throughput_rows::KNOWN_MISSES). The measured value is read from
@@ -27,6 +32,17 @@
 //! **The prefix cache**: every request sends the same prompt and vLLM 0.23.0 caches prefixes by default, so the
 //! scenarios set `cached_prompt_len = 40` with `same_prompt = true` (32 tokens hit, 8 computed). Without it tpsim's
 //! c 64-256 steps carry every arrival's 40-token prefill ([`a6000_prefix_cache_shortens_the_loaded_step`]).
+//!
+//! Searched this round and not taken: callstack.com's "Optimizing Self-Hosted Gemma for Production Inference"
+//! (google/gemma-4-31B-it, vLLM, TP 2 on 2 of 8 RTX PRO 6000 Server Edition, PCIe Gen5, Xeon 6952P: the stored
+//! text stops before its figures); blog.hexgrid.cloud's Gemma-4 31B FP8-block on one RTX PRO 6000 under vLLM 0.20
+//! (no FP8 preset of Gemma 4; multi-turn ShareGPT; the per-level figures not in the stored text);
+//! ollama.linkworksinc.com's HYDRA (4× RTX 3090 TP 4, Gemma-4-31B AWQ, vLLM 0.19.1, batch 1: no AWQ preset of
+//! Gemma 4, no 4× RTX 3090 box preset, prompt length not stated); wiki.inode.ws's 2× RTX 5060 Ti gpt-oss-20b TP 2
+//! (no RTX 5060 Ti template, release not stated); databasemart's RTX PRO 5000 page (the stored table still stops
+//! after the input tokens); mushfiqrahman.dev's Mistral-7B RTX 4090 sweep (no release, refused before);
+//! docs.ngkore.org's gpt-oss / Gemma-3 sweep (GPU not stated); a 4× RTX 3090 Qwen3.6-27B AWQ TP 2 / 4 post (no
+//! preset); pegainfer PR 69 (its own engine).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. [`every_deploys31_row_is_compared`] fails if a
 //! row of these sources is added without a test here.
