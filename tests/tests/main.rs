@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// deploys31 (issue #18): new out-of-sample rows on PCIe cards (ld-singh's Qwen2.5-7B sweep on one RTX A6000, vLLM 0.23.0).
+mod deploys31;

@@ -702,6 +702,38 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12",
         crate::deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12,
     ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c1",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c1,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c2",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c2,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c4",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c4,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c8",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c8,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c64",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c64,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c128",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c128,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c256",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c256,
+    ),
+    (
+        "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c512",
+        crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c512,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -802,6 +834,8 @@ fn gpu_of(label: &str) -> &'static str {
         // deploys27: sglang pull request 5877's L20 rows (labels "2× L20", "4× L20").
         ("× L20 ", "L20"),
         ("RTX PRO 6000", "RTX PRO 6000 Blackwell"),
+        // deploys31: ld-singh's single RTX A6000 rows (labels "1× RTX A6000 TP 1").
+        ("RTX A6000", "RTX A6000"),
     ];
     if let Some((_, gpu)) = NAMED.iter().find(|(k, _)| label.contains(k)) {
         return gpu;
