@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// vmem56 (issue #17): vLLM 0.19 float32 start-up (engine-memory.tsv line 23): the missing peak bytes narrowed to one logits-sized float32 tensor.
+mod vmem56;
