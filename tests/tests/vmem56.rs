@@ -181,9 +181,10 @@ fn line_23_with_the_tensor_would_be_within_0_3_percent() {
 /// line 39 (llm-d-benchmark `config_explorer/empirical-vllm-memory-results.md`, vLLM ~0.11 on one or
 /// two H100s of 79.18 GiB, gpu_memory_utilization 0.90, max_model_len 16000). The file quotes the
 /// weights, the profile's parts and "Available KV cache memory", not the token count, so the KV
-/// budget in GiB is what is compared. All three are OUT OF SAMPLE for the activation: nothing was
-/// fitted to them; the 0.11 sorting sampler (`tpsim_model::vllm_sort_sampler`, 38 B per logit) was
-/// read from the code and checked on line 39 (whose 4.84 GiB line 71 repeats at tp 2).
+/// budget in GiB is what is compared. Nothing was fitted to them. Their peaks were already compared
+/// (without rows) by `vllm_sort_sampler::vllm_0_11_peak_activations_of_llm_d_benchmark`, which checks
+/// the code-derived 0.11 sorting sampler (38 B per logit) on this document; what the rows add is the
+/// whole plan through the scenario path: the weights per rank and the KV budget.
 ///
 /// By hand, activation = (8192 + 2 × 1024) × hidden × 2 + 1024 × vocab × 38 + 32 MiB cuBLAS:
 /// - line 69, Llama-3.1-8B (hidden 4096, vocab 128,256): 83,886,080 + 4,990,697,472 + 33,554,432 =
