@@ -330,3 +330,27 @@ fn llm_d_benchmark_vllm_0_11_h100_rows() {
         );
     }
 }
+
+/// vmem56: the same document's Qwen3-32B start at max_model_len 32000 is listed as FAILED (its
+/// error text is not quoted, so it is not a row). One request needs 32000 × 262,144 B (64 layers × K
+/// and V × 8 KV heads × 128 × 2 B) = 8,388,608,000 B = 7.8125 GiB of KV cache against the 4.45 GiB
+/// the 16000 start had (line 70): vLLM 0.11's `check_enough_kv_cache_memory` refuses, and so does
+/// the scenario, with that check's text (tpsim's own budget: 4.34 GiB, line 70's recorded non-torch
+/// miss).
+#[test]
+fn llm_d_benchmark_qwen3_32b_32000_is_refused() {
+    use tpsim::decode::Verdict;
+    let text = "[hardware]\npreset = \"h100-sxm-1x\"\n[hardware.gpu]\ntorch_total_gib = 79.18\n[model]\n\
+                preset = \"qwen3-32b\"\n[engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 1\n\
+                gpu_memory_utilization = 0.90\nmax_model_len = 32000\n";
+    let s = tpsim::scenario::load_str(text, Path::new("qwen3-32b-32000.toml")).expect("loads");
+    let p = tpsim::plan_memory(&s);
+    assert_eq!(p.cell_size, 262_144);
+    match &p.verdict {
+        Verdict::Oom { message, .. } => assert!(
+            message.contains("max seq len (32000), (7.81 GiB KV cache is needed"),
+            "{message}"
+        ),
+        v => panic!("must be refused, got {v:?}"),
+    }
+}
