@@ -404,3 +404,5 @@ mod b200moe55;
 mod presets55;
 // deploys31 (issue #18): new out-of-sample rows on PCIe cards (ld-singh's Qwen2.5-7B sweep on one RTX A6000, vLLM 0.23.0).
 mod deploys31;
+// vmem56 (issue #17): vLLM 0.19 float32 start-up (engine-memory.tsv line 23): the missing peak bytes narrowed to one logits-sized float32 tensor.
+mod vmem56;
