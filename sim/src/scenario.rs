@@ -50,6 +50,7 @@ mod first_release; // issue #17: the first release of each engine that serves a 
 /// sched54: a release's order key (major, minor, patch, post), for rules that change by release.
 pub(crate) use first_release::ordered as release_order;
 mod dsv4; // dsv4run55 (issue #17): the DeepSeek-V4 deployments tpsim models
+mod minimax_m3; // families38 (issue #17): the MiniMax-M3 deployments tpsim models
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
@@ -887,6 +888,10 @@ impl Resolver<'_> {
         // and efficiencies, and the one public run compared (sglang PR 33109) is far slower.
         if model.deepseek_v4.is_some() {
             warnings.push(dsv4::UNVALIDATED_WARNING.to_string());
+        }
+        // families38 (issue #17): MiniMax-M3's sparse decode is costed at assumed efficiencies.
+        if model.minimax_m3.is_some() {
+            warnings.push(minimax_m3::UNVALIDATED_WARNING.to_string());
         }
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),

@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// families38 (issue #17): MiniMax-M3's text model lowered under SGLang (memory by hand, run, refusals).
+mod families38;

@@ -970,6 +970,26 @@ pub(super) const TABLE: &[Row] = &[
         since: "vLLM registers it from 0.20.0",
         then: CannotServe("DeepSeek-V4 (DeepseekV4ForCausalLM)"),
     },
+    // families38 (issue #17): MiniMax-M3's text model, read in families34 / families37 from the PyPI
+    // wheels: SGLang `models/minimax_m3.py` from 0.5.16 (0.5.15 has none); vLLM `vllm.models.minimax_m3`
+    // from 0.24.0 (0.23.0 registers no MiniMaxM3 name; `scenario::minimax_m3` refuses vLLM whatever
+    // the release).
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxM3,
+        engine: Sglang,
+        first: Some(&[0, 5, 16]),
+        file: "models/minimax_m3.py",
+        since: "SGLang adds it in 0.5.16",
+        then: CannotServe("MiniMax-M3 (MiniMaxM3SparseForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxM3,
+        engine: Vllm,
+        first: Some(&[0, 24, 0]),
+        file: "vllm.models.minimax_m3",
+        since: "vLLM adds it in 0.24.0",
+        then: CannotServe("MiniMax-M3 (MiniMaxM3SparseForCausalLM)"),
+    },
 ];
 
 /// release52: what SGLang before 0.5.9 raises for Kimi-K2.5. The registry has no
