@@ -50,7 +50,6 @@ mod first_release; // issue #17: the first release of each engine that serves a 
 /// sched54: a release's order key (major, minor, patch, post), for rules that change by release.
 pub(crate) use first_release::ordered as release_order;
 mod dsv4; // dsv4run55 (issue #17): the DeepSeek-V4 deployments tpsim models
-mod minimax_m3; // families38 (issue #17): the MiniMax-M3 deployments tpsim models
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
@@ -62,6 +61,7 @@ pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
 mod minimax01; // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, its V0 and fp32-state refusals
+mod minimax_m3; // families38 (issue #17): the MiniMax-M3 deployments tpsim models
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]

@@ -171,7 +171,14 @@ fn minimax_m3_override_page_by_backend() {
 #[test]
 fn minimax_m3_run_is_finite_and_flagged() {
     for version in ["0.5.16", "0.5.23"] {
-        let file = m3(&format!("m3-run-{version}"), "h200-8x-nvlink", "sglang", version, "", "");
+        let file = m3(
+            &format!("m3-run-{version}"),
+            "h200-8x-nvlink",
+            "sglang",
+            version,
+            "",
+            "",
+        );
         let o = tpsim(&["run", &file]);
         assert_eq!(o.code, 0, "{version}: {}", o.stderr);
         assert!(o.stdout.contains("tok/s"), "{}", o.stdout);
@@ -193,7 +200,14 @@ fn minimax_m3_refusals_name_their_key() {
     let spec = "[speculative]\nalgorithm = \"nextn\"\nnum_steps = 2\ntopk = 1\nnum_draft_tokens = 3\n";
     let cases: [(&str, &str, &str, &str, &str, &str); 7] = [
         ("vllm", "0.34.0", "", "", "engine.name", "MiniMax-M3 under vLLM"),
-        ("sglang", "0.5.15", "", "", "engine.version", "SGLang 0.5.15 has no models/minimax_m3.py"),
+        (
+            "sglang",
+            "0.5.15",
+            "",
+            "",
+            "engine.version",
+            "SGLang 0.5.15 has no models/minimax_m3.py",
+        ),
         (
             "sglang",
             "0.5.23",
@@ -210,12 +224,40 @@ fn minimax_m3_refusals_name_their_key() {
             "model.quantization.kv_cache_dtype",
             "MiniMax-M3 with an fp8 KV cache",
         ),
-        ("sglang", "0.5.23", "ep_size = 8\n", "", "engine.ep_size", "with expert parallelism"),
-        ("sglang", "0.5.23", "pp_size = 2\n", "", "engine.pp_size", "with pipeline stages"),
-        ("sglang", "0.5.23", "", "", "speculative", "MTP / DSpark / DFlash drafts"),
+        (
+            "sglang",
+            "0.5.23",
+            "ep_size = 8\n",
+            "",
+            "engine.ep_size",
+            "with expert parallelism",
+        ),
+        (
+            "sglang",
+            "0.5.23",
+            "pp_size = 2\n",
+            "",
+            "engine.pp_size",
+            "with pipeline stages",
+        ),
+        (
+            "sglang",
+            "0.5.23",
+            "",
+            "",
+            "speculative",
+            "MTP / DSpark / DFlash drafts",
+        ),
     ];
     for (i, (engine, version, extra, model_extra, key, what)) in cases.into_iter().enumerate() {
-        let file = m3(&format!("m3-refuse-{i}"), "h200-8x-nvlink", engine, version, extra, model_extra);
+        let file = m3(
+            &format!("m3-refuse-{i}"),
+            "h200-8x-nvlink",
+            engine,
+            version,
+            extra,
+            model_extra,
+        );
         let text = std::fs::read_to_string(&file).expect("read");
         let text = match key {
             "speculative" => text + spec,

@@ -363,7 +363,8 @@ impl Geometry {
         let idx_tp = tp.max(1).min(x.heads.max(1));
         let q_rows = x.heads / idx_tp * x.dim;
         let v_rows = if l.index_value { x.dim } else { 0 };
-        let mut ps = vec![Piece::new(q_rows + x.dim + v_rows, self.hidden, Fmt::Linear).gemm("index_qkv_proj")];
+        let mut ps =
+            vec![Piece::new(q_rows + x.dim + v_rows, self.hidden, Fmt::Linear).gemm("index_qkv_proj")];
         if l.index_value {
             ps.push(Piece::new(self.hidden, q_rows, Fmt::Linear).gemm("index_o_proj"));
         }
@@ -399,7 +400,9 @@ impl Geometry {
         self.layers
             .iter()
             .map(|&l| match self.index {
-                Some(x) if l.sparse => main * ctx.min(x.topk_blocks * x.block_size) + self.index_layer_bytes(l) * ctx,
+                Some(x) if l.sparse => {
+                    main * ctx.min(x.topk_blocks * x.block_size) + self.index_layer_bytes(l) * ctx
+                }
                 _ => main * ctx,
             })
             .sum()
@@ -408,8 +411,7 @@ impl Geometry {
     /// families38: index query heads a rank of `tp` scores with: index heads / min(tp, index heads)
     /// (`MiniMaxM3Attention.num_idx_heads`; published, tp 8: 4 / 4 = 1).
     pub fn index_heads_rank(&self, tp: u64) -> u64 {
-        self.index
-            .map_or(0, |x| x.heads / tp.max(1).min(x.heads.max(1)))
+        self.index.map_or(0, |x| x.heads / tp.max(1).min(x.heads.max(1)))
     }
 }
 

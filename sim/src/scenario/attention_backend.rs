@@ -209,7 +209,8 @@ pub fn sglang_default_for(version: &str, compute_capability: &str, model: &Model
     }
     // families38 (issue #17): SGLang's MiniMax-M3 override (`scenario::minimax_m3`).
     if model.minimax_m3.is_some()
-        && let Some(b) = super::minimax_m3::sglang_default_backend(tpsim_model::hw::sm_major(compute_capability))
+        && let Some(b) =
+            super::minimax_m3::sglang_default_backend(tpsim_model::hw::sm_major(compute_capability))
     {
         return b;
     }

@@ -78,19 +78,34 @@ pub(super) fn check(model: &ModelSpec, i: &Input) -> Result<(), (&'static str, S
         );
     }
     if i.rocm {
-        return refuse("hardware.gpu", "MiniMax-M3 on ROCm (the override's triton backend, AITER) is not modelled");
+        return refuse(
+            "hardware.gpu",
+            "MiniMax-M3 on ROCm (the override's triton backend, AITER) is not modelled",
+        );
     }
     if i.speculative {
-        return refuse("speculative", "MiniMax-M3's MTP / DSpark / DFlash drafts are not modelled");
+        return refuse(
+            "speculative",
+            "MiniMax-M3's MTP / DSpark / DFlash drafts are not modelled",
+        );
     }
     if i.dp_attention {
-        return refuse("engine.enable_dp_attention", "MiniMax-M3 with DP attention is not modelled");
+        return refuse(
+            "engine.enable_dp_attention",
+            "MiniMax-M3 with DP attention is not modelled",
+        );
     }
     if i.ep {
-        return refuse("engine.ep_size", "MiniMax-M3 with expert parallelism is not modelled");
+        return refuse(
+            "engine.ep_size",
+            "MiniMax-M3 with expert parallelism is not modelled",
+        );
     }
     if i.pp > 1 {
-        return refuse("engine.pp_size", "MiniMax-M3 with pipeline stages is not modelled");
+        return refuse(
+            "engine.pp_size",
+            "MiniMax-M3 with pipeline stages is not modelled",
+        );
     }
     Ok(())
 }
