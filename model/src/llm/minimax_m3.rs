@@ -420,11 +420,7 @@ impl Geometry {
 /// `n_shared_experts` (tpsim's shared experts are each the expert width), the dense width and how
 /// many layers lead dense.
 pub(crate) fn feed_forward(g: &Geometry) -> super::config::FeedForward {
-    let shared = if g.expert_width == 0 {
-        0
-    } else {
-        g.shared_width / g.expert_width
-    };
+    let shared = g.shared_width.checked_div(g.expert_width).unwrap_or(0);
     let shape = super::MoeShape::new(g.experts, g.topk, g.expert_width, shared);
     let layers = g
         .layers
