@@ -273,3 +273,19 @@ fn minimax_m3_refusals_name_their_key() {
         assert!(o.stderr.contains(what), "{key}: {what} not in {}", o.stderr);
     }
 }
+
+/// The report's floor reads MiniMax-M3's sparse KV, not the cell over the context: at 32,768 tokens of
+/// prompt and concurrency 8, tp 8, 8 × 588,251,136 B (`minimax_m3_weights_and_cell_by_hand`) =
+/// 4,706,009,088 B = 4.38 GiB a step (the whole cell would be 8 × 45,312 × 32,768 B = 11.06 GiB).
+#[test]
+fn minimax_m3_floor_reads_the_sparse_kv() {
+    let file = m3("m3-floor", "h200-8x-nvlink", "sglang", "0.5.23", "", "");
+    let text = std::fs::read_to_string(&file)
+        .expect("read")
+        .replace("prompt_len = 1024", "prompt_len = 32768");
+    std::fs::write(&file, text).expect("write");
+    let o = tpsim(&["run", &file]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(format!("{:.2}", 8.0 * 588_251_136.0 / GIB), "4.38");
+    assert!(o.stdout.contains("+ 4.38 GiB KV per rank per step"), "{}", o.stdout);
+}
