@@ -79,7 +79,7 @@ fn minimax_m3_weights_and_cell_by_hand() {
     assert_eq!(g.step_kv_read_bytes(8, 1_024), 45_312 * 1_024);
 }
 
-/// SGLang 0.5.23 on 8× H200 (SM 9.0), tp 8, `mem_fraction_static` 0.85. The override picks `fa3` and
+/// SGLang 0.5.23 (and 0.5.16) on 8× H200 (SM 9.0), tp 8, `mem_fraction_static` 0.85. The override picks `fa3` and
 /// page 128 and logs it. `available = total − (weights + RoPE + load segments) / 2^30`: RoPE one
 /// fp32 cache of 1,048,576 positions × `rotary_dim` 64 × 4 = 268,435,456 B (one `get_rope` shared
 /// by every layer and the indexer); the load segments (101,053,440 B) are tpsim's allocator model, not
@@ -89,11 +89,19 @@ fn minimax_m3_weights_and_cell_by_hand() {
 /// one page) × 45,312 = 19,481,985,024 B. Integers exact; GiB to 1e-9.
 #[test]
 fn minimax_m3_sglang_h200_memory_by_hand() {
+    // 0.5.16 (the first release) builds the same tensors (`index_qkv_proj` split by `tp_size =
+    // idx_head_tp_size` where 0.5.22 names a `ReplicatedParallelGroup`), cell and override.
+    for version in ["0.5.16", "0.5.23"] {
+        memory_by_hand(version);
+    }
+}
+
+fn memory_by_hand(version: &str) {
     let file = m3(
-        "m3-h200",
+        &format!("m3-h200-{version}"),
         "h200-8x-nvlink",
         "sglang",
-        "0.5.23",
+        version,
         "mem_fraction_static = 0.85\n",
         "",
     );
@@ -287,5 +295,9 @@ fn minimax_m3_floor_reads_the_sparse_kv() {
     let o = tpsim(&["run", &file]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_eq!(format!("{:.2}", 8.0 * 588_251_136.0 / GIB), "4.38");
-    assert!(o.stdout.contains("+ 4.38 GiB KV per rank per step"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("+ 4.38 GiB KV per rank per step"),
+        "{}",
+        o.stdout
+    );
 }
