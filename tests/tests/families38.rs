@@ -202,11 +202,11 @@ fn minimax_m3_run_is_finite_and_flagged() {
 }
 
 /// What is not modelled is refused with exit 2, naming its key: vLLM (from 0.24.0), SGLang 0.5.15
-/// (no `models/minimax_m3.py`), fp8 weights, an fp8 KV cache, an MTP draft, EP and PP.
+/// (no `models/minimax_m3.py`), fp8 weights, an fp8 KV cache, an MTP draft, EP, DP attention and PP.
 #[test]
 fn minimax_m3_refusals_name_their_key() {
     let spec = "[speculative]\nalgorithm = \"nextn\"\nnum_steps = 2\ntopk = 1\nnum_draft_tokens = 3\n";
-    let cases: [(&str, &str, &str, &str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str, &str, &str, &str); 8] = [
         ("vllm", "0.34.0", "", "", "engine.name", "MiniMax-M3 under vLLM"),
         (
             "sglang",
@@ -239,6 +239,14 @@ fn minimax_m3_refusals_name_their_key() {
             "",
             "engine.ep_size",
             "with expert parallelism",
+        ),
+        (
+            "sglang",
+            "0.5.23",
+            "enable_dp_attention = true\ndp_size = 8\n",
+            "",
+            "engine.enable_dp_attention",
+            "MiniMax-M3 with DP attention is not modelled",
         ),
         (
             "sglang",
