@@ -818,6 +818,10 @@ fn floor(s: &Scenario, p: &Prediction, weights: Bytes, allreduces: u32, tpot_ms:
     // (`llm::deepseek_v4_decode::step_kv_read_bytes`).
     let read = if let Some(g) = &m.deepseek_v4 {
         tpsim_model::llm::deepseek_v4_decode::step_kv_read_bytes(g, ctx)
+    } else if let Some(g) = &m.minimax_m3 {
+        // families38 (issue #17): MiniMax-M3 reads the chosen blocks' K/V and every index key on its
+        // MSA layers (`llm::minimax_m3::Geometry::step_kv_read_bytes`).
+        g.step_kv_read_bytes(u64::from(attn_tp), ctx)
     } else if m.sliding_layers() == 0 {
         m.kv_cell_bytes(attn_tp) * ctx
     } else {

@@ -61,6 +61,7 @@ pub mod layers;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
 mod minimax01; // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, its V0 and fp32-state refusals
+mod minimax_m3; // families38 (issue #17): the MiniMax-M3 deployments tpsim models
 mod model;
 pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
@@ -887,6 +888,10 @@ impl Resolver<'_> {
         // and efficiencies, and the one public run compared (sglang PR 33109) is far slower.
         if model.deepseek_v4.is_some() {
             warnings.push(dsv4::UNVALIDATED_WARNING.to_string());
+        }
+        // families38 (issue #17): MiniMax-M3's sparse decode is costed at assumed efficiencies.
+        if model.minimax_m3.is_some() {
+            warnings.push(minimax_m3::UNVALIDATED_WARNING.to_string());
         }
         let speculative = match f.speculative {
             Some(s) => Some(self.speculative(s, &engine, &model, &mut warnings)?),

@@ -406,3 +406,5 @@ mod presets55;
 mod deploys31;
 // vmem56 (issue #17): vLLM 0.19 float32 start-up (engine-memory.tsv line 23): the missing peak bytes narrowed to one logits-sized float32 tensor.
 mod vmem56;
+// families38 (issue #17): MiniMax-M3's text model lowered under SGLang (memory by hand, run, refusals).
+mod families38;

@@ -900,7 +900,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 91] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 92] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -1043,6 +1043,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 91] = [
     "HYV3ForCausalLM",
     // dsv4run55 (issue #17): DeepSeek-V4 (`Architecture::DeepseekV4`, `llm::deepseek_v4`).
     "DeepseekV4ForCausalLM",
+    // families38 (issue #17): MiniMax-M3's text model (`Architecture::MiniMaxM3`, `llm::minimax_m3`).
+    "MiniMaxM3SparseForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1205,6 +1207,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // dsv4run55 (issue #17): SGLang `models/deepseek_v4.py` `EntryClass` from 0.5.12, vLLM registry
         // from 0.20.0 (`llm::deepseek_v4`, `sim::scenario::first_release`).
         "DeepseekV4ForCausalLM" => Architecture::DeepseekV4,
+        // families38 (issue #17): SGLang `models/minimax_m3.py` `EntryClass` from 0.5.16, vLLM
+        // `vllm.models.minimax_m3` from 0.24.0 (`llm::minimax_m3`, `sim::scenario::first_release`).
+        "MiniMaxM3SparseForCausalLM" => Architecture::MiniMaxM3,
         // families31 (issue #17): Ministral 3 without its vision tower: SGLang `models/ministral3.py`
         // `EntryClass = [Ministral3ForCausalLM]` (a `LlamaForCausalLM`) from 0.5.6.post1; vLLM registers
         // `"Ministral3ForCausalLM": ("mistral", "MistralForCausalLM")` from 0.20.0 (`models/mistral.py`,
@@ -1307,10 +1312,16 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     if super::qwen4_exp::ARCHITECTURES.contains(&arch_name) {
         return Err(super::qwen4_exp::refusal(cfg, arch_name));
     }
-    // families37 (issue #17): MiniMax-M3 is read and counted, then refused as not modelled.
-    if super::minimax_m3::ARCHITECTURES.contains(&arch_name) {
-        return Err(super::minimax_m3::refusal(cfg, arch_name));
-    }
+    // families37 (issue #17): MiniMax-M3 is read and counted; families38: its text model is lowered
+    // (`Architecture::MiniMaxM3`), the vision-language wrapper still refused (`minimax_m3::refusal`).
+    let mm3 = if super::minimax_m3::ARCHITECTURES.contains(&arch_name) {
+        if arch_name != super::minimax_m3::TEXT {
+            return Err(super::minimax_m3::refusal(cfg, arch_name));
+        }
+        Some(super::minimax_m3::Geometry::read(cfg, arch_name)?)
+    } else {
+        None
+    };
     // families34 (issue #17): Hunyuan V4, Mistral Large 4 refused by name (`llm::refused_2026`).
     if let Some(why) = super::refused_2026::why(arch_name) {
         return Err(ModelError::NotModelled {
@@ -1544,6 +1555,8 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         kimi_k3: None,
         // dsv4run55 (issue #17): DeepSeek-V4's geometry (`llm::deepseek_v4`).
         deepseek_v4: dsv4.clone(),
+        // families38 (issue #17): MiniMax-M3's geometry (`llm::minimax_m3`).
+        minimax_m3: mm3.clone(),
         cross_attention_layers: if arch == Architecture::Mllama {
             mllama_cross_layers(text, num_layers, an)?
         } else {
@@ -2035,6 +2048,11 @@ fn feed_forward(
         Architecture::Dots1 => deepseek_style_ffn(text, num_layers, an)?,
         // families36 (issue #17): Hunyuan V3's dense prefix then MoE, its own keys (`llm::hy3`).
         Architecture::Hy3 => super::hy3::feed_forward(text, num_layers)?,
+        // families38 (issue #17): MiniMax-M3, dense where `moe_layer_freq` is 0 (`llm::minimax_m3`).
+        Architecture::MiniMaxM3 => super::minimax_m3::feed_forward(&super::minimax_m3::Geometry::read(
+            text,
+            super::minimax_m3::TEXT,
+        )?),
         // dsv4run55 (issue #17): DeepSeek-V4, a MoE with shared experts in every layer
         // (`llm::deepseek_v4::feed_forward`).
         Architecture::DeepseekV4 => {
@@ -2484,6 +2502,10 @@ fn biases_and_norms(text: &ModelConfig, arch: Architecture) -> Result<(bool, boo
         // h2: DeepSeek-V2 (`greedy`/`group_limited_greedy`) has none; the others say `noaux_tc`.
         a if is_deepseek_mla(a) => text.topk_method.as_deref().is_none_or(|m| m == "noaux_tc"),
         Architecture::MiniMaxM2 => text.use_routing_bias.unwrap_or(false),
+        // families38 (issue #17): MiniMax-M3's fp32 `e_score_correction_bias` when `use_routing_bias`
+        // (SGLang 0.5.23 `minimax_m3.py` `MiniMaxM3MoE`: `torch.empty(num_local_experts,
+        // dtype=torch.float32)`).
+        Architecture::MiniMaxM3 => text.use_routing_bias.unwrap_or(false),
         // families2 (issue #17): Bailing's fp32 `expert_bias` (`llm::bailing`).
         Architecture::BailingMoeV2 => text.moe_router_enable_expert_bias.unwrap_or(false),
         // families15 (issue #17): dots.llm1's with `topk_method = "noaux_tc"` (`llm::dots1`).

@@ -208,6 +208,8 @@ pub fn coverage(arch: Architecture) -> &'static Coverage {
         Architecture::Hy3 => &HY3,
         // dsv4run55 (issue #17): DeepSeek-V4.
         Architecture::DeepseekV4 => &DEEPSEEK_V4,
+        // families38 (issue #17): MiniMax-M3's text model.
+        Architecture::MiniMaxM3 => &MINIMAX_M3,
     }
 }
 
@@ -1838,6 +1840,29 @@ const DEEPSEEK_V4_CHECKS: &[Check] = &[
     ),
 ];
 
+// families38 (issue #17): MiniMax-M3's text model (`MiniMaxM3SparseForCausalLM`; `llm::minimax_m3`):
+// SGLang 0.5.16 – 0.5.23 at bf16 on CUDA at plain TP, its weights and `MiniMaxSparseKVPool` cell by
+// hand; the decode step's MSA kernels at assumed efficiencies, no measured row; vLLM and the
+// vision-language wrapper refused.
+static MINIMAX_M3: Coverage = Coverage {
+    arch: Architecture::MiniMaxM3,
+    families: "MiniMax-M3 428B-A23B text model (config: text_config of a public dump); SGLang 0.5.16 - 0.5.23 bf16 (decode cost assumed, unvalidated); vLLM from 0.24.0 and the VL wrapper not modelled",
+    sglang: exact_memory(MINIMAX_M3_CHECKS),
+    vllm: NOT_MODELLED,
+};
+
+/// Hand counts of the text model and its SGLang start-up.
+const MINIMAX_M3_CHECKS: &[Check] = &[
+    check(
+        "a public weight inventory of MiniMaxAI/MiniMax-M3: 427,040,140,160 parameters, 426,174,572,928 of them the text model by hand",
+        "families37::minimax_m3_parameters_by_hand",
+    ),
+    check(
+        "the text model on 8× H200 (SGLang 0.5.23, TP 8): weights a rank, the 45,312 B MiniMaxSparseKVPool cell, page 128 and the pool by hand",
+        "families38::minimax_m3_sglang_h200_memory_by_hand",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1854,8 +1879,8 @@ mod tests {
         // MiMo-V2-Flash, 69 with families24's Grok-1 / Grok-2, 70 with families25's LongCat-Flash, 71 with
         // families27's MiniMax-Text-01 / M1, 72 with families28's Step-3.5-Flash, 73 with families30's
         // Gemma 4, 74 with families32's Kimi-K3, 75 with families31's Mistral Large 3, 76 with
-        // families36's Hy3, 77 with dsv4run55's DeepSeek-V4.
-        assert_eq!(all.len(), 77);
+        // families36's Hy3, 77 with dsv4run55's DeepSeek-V4, 78 with families38's MiniMax-M3.
+        assert_eq!(all.len(), 78);
         assert_eq!(Level::Approximate.as_str(), "approx.");
     }
 }

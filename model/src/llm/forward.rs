@@ -279,6 +279,7 @@ impl ModelSpec {
             state,
             recurrence,
             dsa,
+            tp: u64::from(tp.max(1)),
         };
         let layers = inv
             .layers
@@ -418,6 +419,8 @@ struct LayerConsts {
     recurrence: f64,
     /// DSA models' per-layer sparse-attention figures.
     dsa: Option<Dsa>,
+    /// families38: the pass's TP size (MiniMax-M3's per-layer reads, `ModelSpec::minimax_m3`).
+    tp: u64,
 }
 
 /// A DSA layer's decode reads (`llm::dsa`).
@@ -446,7 +449,28 @@ impl ModelSpec {
             state,
             recurrence,
             dsa,
+            tp,
         } = *c;
+        // families38 (issue #17): MiniMax-M3 reads its main K/V a layer (not the cell's average with
+        // the index keys) and, on an MSA layer, the DSA-like sparse read: the index keys of every
+        // context token, the chosen blocks' K/V and the index scoring (`llm::minimax_m3`).
+        let (kv_per_layer, kv_per_local_layer, dsa) = match self
+            .minimax_m3
+            .as_ref()
+            .and_then(|g| g.layers.get(i).map(|l| (g, *l)))
+        {
+            Some((g, l)) => {
+                let main = g.main_layer_bytes(tp);
+                let msa = g.index.filter(|_| l.sparse).map(|x| Dsa {
+                    latent: main,
+                    index: g.index_layer_bytes(l),
+                    topk: x.topk_blocks * x.block_size,
+                    flops: 2.0 * (g.index_heads_rank(tp) * x.dim) as f64,
+                });
+                (main, main, msa)
+            }
+            None => (kv_per_layer, kv_per_local_layer, dsa),
+        };
         let kv_per_layer = if mixer_is_local(self, i) {
             kv_per_local_layer
         } else {

@@ -1,7 +1,8 @@
 //! families37 (issue #17): MiniMax-M3 (`MiniMaxM3SparseForCausalLM`, and the vision-language
 //! wrapper `MiniMaxM3SparseForConditionalGeneration` whose `text_config` holds the text model) —
-//! its config read and its parameters counted, then refused as not modelled (families34 refused
-//! it by name without reading a config).
+//! its config read and its parameters counted (families34 refused it by name without reading a
+//! config). families38: the text model is lowered (`Architecture::MiniMaxM3`) for SGLang; the
+//! wrapper is still refused (its CLIP tower's layout a rank is not counted).
 //!
 //! ## What the engines build (SGLang 0.5.23 `models/minimax_m3.py`)
 //!
@@ -12,30 +13,51 @@
 //!   head) × `sparse_index_dim`, plus an index value head and `index_o_proj` unless
 //!   `sparse_disable_index_value` marks the layer, and index q/k norms; each query reads the
 //!   `sparse_topk_blocks` KV blocks of `sparse_block_size` tokens its index scores highest.
+//!   The index projections are split over min(tp, index heads) ranks
+//!   (`idx_head_tp_size`, a `ReplicatedParallelGroup` of tp / that many copies), the one index key
+//!   head whole on each ([`Geometry::index_rank_params`]).
 //! - **MLP** (`MiniMaxM3DecoderLayer._is_layer_sparse`): where `moe_layer_freq` is 0 a dense
 //!   SwiGLU of `dense_intermediate_size`; elsewhere `MiniMaxM3MoE`: a replicated router
-//!   (`gate`, `num_local_experts` × hidden), an fp32 `e_score_correction_bias` when
-//!   `use_routing_bias`, `num_local_experts` experts of `intermediate_size` and, with
-//!   `n_shared_experts`, one shared MLP of `intermediate_size` × `n_shared_experts`.
-//! - **Pool** (`mem_cache/memory_pool.py` `MiniMaxSparseKVPool`): a main K/V pool over every layer
-//!   at the KV heads a rank, an index-K pool (one head of the index width) for the sparse layers
-//!   without an index value, an index-K/V pool for those with one, at the KV cache dtype.
+//!   (`gate`, `num_local_experts` × hidden; bf16 under `SGLANG_OPT_USE_BF16_ROUTER_GEMM`, default
+//!   True in `environ.py` of every release 0.5.16 – 0.5.23), an fp32 `e_score_correction_bias`
+//!   when `use_routing_bias`, `num_local_experts` experts of `intermediate_size` and, with
+//!   `n_shared_experts`, one shared MLP of `intermediate_size` × `n_shared_experts` (TP-split
+//!   without DeepEP / MegaMoE).
+//! - **Pool** (`mem_cache/memory_pool.py` `MiniMaxSparseKVPool`; its budget per token
+//!   `model_executor/pool_configurator.py` `_compute_cell_size`, the same sum in 0.5.16, 0.5.20 and
+//!   0.5.23): a main K/V pool over every layer at the KV heads a rank, an index-K pool (one head of
+//!   the index width) for the sparse layers without an index value, an index-K/V pool for those
+//!   with one, at the KV cache dtype (bf16 here; fp8 KV changes the index dtype by platform and is
+//!   refused, `sim::scenario::minimax_m3`).
 //!
 //! The published checkpoint's config (MiniMaxAI/MiniMax-M3, `tests/data/models/minimax-m3`) marks
 //! layers 0 – 2 dense and full-attention and 3 – 59 MoE and sparse, none with an index value, so
 //! its tensors are exactly those counted here: a public weight inventory of that checkpoint lists
 //! 427,040,140,160 parameters, 426,174,572,928 of them the text model tpsim counts and 865,567,232
-//! the vision tower, projector and patch-merge MLP (integration suite `families37`).
+//! the vision tower, projector and patch-merge MLP (integration suites `families37`, `families38`).
 //!
 //! ## Not modelled
 //!
-//! Either engine's MSA pools (SGLang's main / index pools above; vLLM's `vllm/models/minimax_m3/`)
-//! and its decode kernels (the block indexer and its top-k, the block-sparse attention), so a
-//! config naming either architecture is refused by `refusal` with what was read and which
-//! releases serve it; it never yields a throughput or a memory plan.
+//! vLLM's MSA (`vllm/models/minimax_m3/`), the wrapper's vision tower, quantized checkpoints
+//! (mxfp8, NVFP4: `arg_groups/model_overrides/minimax_m3.py` resolves their own pools and
+//! runners), an fp8 KV cache, drafts, DP attention, expert and pipeline parallelism: refused by
+//! `sim::scenario::minimax_m3` with [`NOT_MODELLED`]. The decode step's MSA kernels (the block
+//! indexer, its top-k, block-sparse attention) are costed with assumed efficiencies
+//! (`ModelSpec::forward_pass` reads each MSA layer as a DSA layer: the index keys of the whole
+//! context, the K/V of the 16 × 128 chosen tokens, the index scoring FLOPs).
 
 use super::config::{ModelConfig, req};
 use super::{ModelError, invalid};
+
+/// families38: the text model's name, the one tpsim lowers (`Architecture::MiniMaxM3`).
+pub const TEXT: &str = "MiniMaxM3SparseForCausalLM";
+
+/// families38: what tpsim models of MiniMax-M3, for the refusals that name what it does not.
+pub const NOT_MODELLED: &str = "tpsim models MiniMax-M3's text model (MiniMaxM3SparseForCausalLM) at bf16 under \
+     SGLang 0.5.16 - 0.5.23 on CUDA at plain tensor parallelism with a bf16 KV cache (weights by \
+     models/minimax_m3.py, the MiniMaxSparseKVPool budget of model_executor/pool_configurator.py); not vLLM's MSA \
+     (vllm/models/minimax_m3/), the vision-language wrapper's tower, mxfp8 / NVFP4 checkpoints, an fp8 KV cache, \
+     drafts, DP attention, expert or pipeline parallelism, or ROCm";
 
 /// The names the engines register: SGLang 0.5.16 – 0.5.23 `models/minimax_m3.py` and
 /// `minimax_m3_vl.py` `EntryClass`; vLLM 0.24.0 – 0.34.0 `vllm.models.minimax_m3` (families34).
@@ -326,8 +348,100 @@ impl Geometry {
     }
 }
 
+impl Geometry {
+    /// families38: one rank's MSA index pieces of layer `l` at `tp` (SGLang 0.5.23
+    /// `MiniMaxM3Attention`): `index_qkv_proj` over `idx_tp = min(tp, index heads)` ranks — index
+    /// heads / idx_tp query heads, the one index key head whole (`QKVParallelLinear` replicates a
+    /// KV head it cannot split), an index value head where the layer has one — `index_o_proj` where it
+    /// has one, and the index q/k RMSNorms (`index_head_dim` each). Published, tp 8, a sparse layer:
+    /// (1 + 1) × 128 rows × 6,144 and 2 × 128; none on a dense-attention layer.
+    pub(crate) fn index_pieces(&self, l: Layer, tp: u64) -> Vec<super::piece::Piece> {
+        use super::piece::{Fmt, Piece};
+        let Some(x) = self.index.filter(|_| l.sparse) else {
+            return Vec::new();
+        };
+        let idx_tp = tp.max(1).min(x.heads.max(1));
+        let q_rows = x.heads / idx_tp * x.dim;
+        let v_rows = if l.index_value { x.dim } else { 0 };
+        let mut ps =
+            vec![Piece::new(q_rows + x.dim + v_rows, self.hidden, Fmt::Linear).gemm("index_qkv_proj")];
+        if l.index_value {
+            ps.push(Piece::new(self.hidden, q_rows, Fmt::Linear).gemm("index_o_proj"));
+        }
+        ps.push(Piece::vec(x.dim));
+        ps.push(Piece::vec(x.dim));
+        ps
+    }
+
+    /// families38: main-pool bytes a token takes in one layer on a rank of `tp`: K and V at max(1,
+    /// KV heads / tp) heads of `head_dim`, bf16 (published, tp 8: 2 × 1 × 128 × 2 = 512).
+    pub fn main_layer_bytes(&self, tp: u64) -> u64 {
+        2 * (self.kv_heads / tp.max(1)).max(1) * self.head_dim * BF16
+    }
+
+    /// families38: index-pool bytes a token takes in layer `l`: one index key (and an index value
+    /// where the layer has one) of the index width, bf16; 0 on a dense-attention layer (published, a
+    /// sparse layer: 128 × 2 = 256).
+    pub fn index_layer_bytes(&self, l: Layer) -> u64 {
+        match self.index {
+            Some(x) if l.sparse => (if l.index_value { 2 } else { 1 }) * x.dim * BF16,
+            _ => 0,
+        }
+    }
+
+    /// families38: K/V and index bytes one decoded token reads a step on a rank of `tp` at `ctx`
+    /// tokens of context: every layer's main K/V over the context, an MSA layer's over at most the
+    /// `sparse_topk_blocks` × `sparse_block_size` chosen tokens plus its index keys over the whole
+    /// context (the forward pass's reads, `ModelSpec::forward_pass`). Published, tp 8, 32,768
+    /// tokens: 3 × 512 × 32,768 + 57 × (512 × 2,048 + 256 × 32,768) = 50,331,648 + 537,919,488 =
+    /// 588,251,136.
+    pub fn step_kv_read_bytes(&self, tp: u64, ctx: u64) -> u64 {
+        let main = self.main_layer_bytes(tp);
+        self.layers
+            .iter()
+            .map(|&l| match self.index {
+                Some(x) if l.sparse => {
+                    main * ctx.min(x.topk_blocks * x.block_size) + self.index_layer_bytes(l) * ctx
+                }
+                _ => main * ctx,
+            })
+            .sum()
+    }
+
+    /// families38: index query heads a rank of `tp` scores with: index heads / min(tp, index heads)
+    /// (`MiniMaxM3Attention.num_idx_heads`; published, tp 8: 4 / 4 = 1).
+    pub fn index_heads_rank(&self, tp: u64) -> u64 {
+        self.index.map_or(0, |x| x.heads / tp.max(1).min(x.heads.max(1)))
+    }
+}
+
+/// families38: MiniMax-M3's feed-forward layer by layer (dense where `moe_layer_freq` is 0,
+/// `llm::config::feed_forward`): the MoE shape with its one shared MLP of `intermediate_size` ×
+/// `n_shared_experts` (tpsim's shared experts are each the expert width), the dense width and how
+/// many layers lead dense.
+pub(crate) fn feed_forward(g: &Geometry) -> super::config::FeedForward {
+    let shared = g.shared_width.checked_div(g.expert_width).unwrap_or(0);
+    let shape = super::MoeShape::new(g.experts, g.topk, g.expert_width, shared);
+    let layers = g
+        .layers
+        .iter()
+        .map(|l| {
+            if l.moe {
+                super::Ffn::Moe(shape)
+            } else {
+                super::Ffn::Dense {
+                    intermediate: g.dense_width,
+                }
+            }
+        })
+        .collect();
+    let leading_dense = g.layers.iter().take_while(|l| !l.moe).count() as u32;
+    (layers, Some(shape), g.dense_width, leading_dense)
+}
+
 /// The error a MiniMax-M3 config gets: a [`ModelError`] naming a missing or impossible key, or
 /// [`ModelError::NotModelled`] with what was read, which releases serve it and what tpsim lacks.
+/// families38: only the vision-language wrapper gets it (the text model is lowered).
 pub(crate) fn refusal(cfg: &ModelConfig, an: &str) -> ModelError {
     let g = match Geometry::read(cfg, an) {
         Ok(g) => g,
@@ -351,10 +465,11 @@ pub(crate) fn refusal(cfg: &ModelConfig, an: &str) -> ModelError {
              by hand without the {} MTP modules and the vision tower ({} active a token); SGLang would cache {} B a \
              token at tp 1 and {} B a rank at tp 8 (bf16 K and V of every layer plus the index keys, \
              mem_cache/memory_pool.py MiniMaxSparseKVPool). SGLang serves both names from 0.5.16 \
-             (sglang/srt/models/minimax_m3.py and minimax_m3_vl.py, layers/attention/minimax_sparse_backend.py; 0.5.15 \
-             has none) and vLLM from 0.24.0 (vllm.models.minimax_m3; 0.23.0 registers no MiniMaxM3 architecture), but \
-             tpsim models neither engine's MSA pools (main KV, index K and K/V pools) nor its decode kernels (the block \
-             indexer and its top-k, block-sparse attention), so it gives no memory plan or throughput for it",
+             (sglang/srt/models/minimax_m3.py and minimax_m3_vl.py; 0.5.15 has none) and vLLM from 0.24.0 \
+             (vllm.models.minimax_m3; 0.23.0 registers no MiniMaxM3 architecture). tpsim lowers the text model \
+             (name MiniMaxM3SparseForCausalLM with the text_config keys at the top level) but not this wrapper's \
+             vision tower (minimax_vl_common.py: a TP-split CLIP encoder, projector and patch merger), so it gives no \
+             memory plan or throughput for it; {NOT_MODELLED}",
             g.layers.len(),
             g.heads,
             g.kv_heads,

@@ -753,6 +753,14 @@ pub enum Architecture {
     /// GQA shape of its query heads over one KV head; its own weights, pools and kernels come from
     /// [`ModelSpec::deepseek_v4`].
     DeepseekV4,
+    // families38 (issue #17): MiniMax-M3's text model (`minimax_m3`).
+    /// `MiniMaxM3SparseForCausalLM` (MiniMax-M3 428B-A23B's text model): GQA (64 query / 4 KV heads
+    /// of 128) with per-head q/k norms, MiniMax sparse attention (an indexer choosing 16 KV blocks of
+    /// 128 tokens) on the layers `sparse_attention_freq` marks, a dense SwiGLU where `moe_layer_freq`
+    /// is 0 and elsewhere 128 sigmoid-routed experts top-4 with one shared MLP (SGLang
+    /// `models/minimax_m3.py` from 0.5.16). Lowered as GQA + MoE; its index pieces, cell and sparse
+    /// reads come from [`ModelSpec::minimax_m3`].
+    MiniMaxM3,
 }
 
 impl Architecture {
@@ -1212,6 +1220,11 @@ pub struct ModelSpec {
     /// dsv4run55 (issue #17): DeepSeek-V4's geometry as read (`llm::deepseek_v4`); the memory plan
     /// sizes its weights (`deepseek_v4_weights`) and pools (`deepseek_v4_pools`) from it.
     pub deepseek_v4: Option<deepseek_v4::Geometry>,
+    /// families38 (issue #17): MiniMax-M3's geometry as read (`llm::minimax_m3`): its MSA index
+    /// pieces a rank, its SGLang cell (`MiniMaxSparseKVPool`) and its sparse reads; `None` for other
+    /// models.
+    #[serde(skip)]
+    pub minimax_m3: Option<minimax_m3::Geometry>,
 }
 
 impl ModelSpec {
@@ -1516,6 +1529,11 @@ impl ModelSpec {
             && let Some(cell) = self.vllm_minicpm3_kv_cell(tp)
         {
             return cell;
+        }
+        // families38 (issue #17): MiniMax-M3's cell is SGLang's `MiniMaxSparseKVPool` budget (main K/V
+        // of every layer plus the sparse layers' index keys; `llm::minimax_m3`, bf16 KV only).
+        if let Some(g) = &self.minimax_m3 {
+            return g.sglang_kv_bytes_per_token(t);
         }
         // families23 (issue #17): MiMo-V2-Flash's global and sliding layers each at their own cell
         // (`llm::mimo_v2`; SGLang's own count by release is `ModelSpec::mimo_v2_sglang_cell`).

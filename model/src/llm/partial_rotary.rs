@@ -114,6 +114,20 @@ pub(crate) fn vllm_rotary_dim(
             }
             None => None,
         },
+        // families38 (issue #17): SGLang 0.5.16 – 0.5.23 `minimax_m3.py` `MiniMaxM3Attention`:
+        // `rotary_dim = getattr(config, "rotary_dim", head_dim)` passed to `get_rope` (64 of 128 in the
+        // published config); the cache is built that wide.
+        Architecture::MiniMaxM3 => match text.rotary_dim {
+            Some(r) if r >= 1 && r <= head_dim => Some(r),
+            Some(r) => {
+                return Err(ModelError::InvalidField {
+                    field: "rotary_dim".into(),
+                    value: r.to_string(),
+                    expected: format!("1 to head_dim {head_dim} (SGLang minimax_m3.py: the rotated width)"),
+                });
+            }
+            None => None,
+        },
         Architecture::Qwen3Next
         | Architecture::Qwen35
         | Architecture::Qwen35Moe

@@ -389,6 +389,13 @@ impl ModelSpec {
                 ffn: self.ffn_pieces(ffn, t),
             })
             .collect();
+        // families38 (issue #17): MiniMax-M3's MSA index projections and norms on its sparse layers
+        // (`llm::minimax_m3::Geometry::index_pieces`).
+        if let Some(g) = &self.minimax_m3 {
+            for (l, kind) in inv.layers.iter_mut().zip(&g.layers) {
+                l.attn.extend(g.index_pieces(*kind, t));
+            }
+        }
         // h3: Mllama cross-attention layers add q_norm, k_norm (head_dim each) and the two tanh gates
         // (SGLang 0.5.9 `models/mllama.py` `MllamaTextCrossAttention`, `MllamaCrossAttentionDecoderLayer`).
         for &i in &self.cross_attention_layers {

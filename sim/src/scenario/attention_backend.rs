@@ -207,6 +207,13 @@ pub fn sglang_default_for(version: &str, compute_capability: &str, model: &Model
     if model.arch == A::Gemma4 {
         return super::gemma4::sglang_default(version, tpsim_model::hw::sm_major(compute_capability));
     }
+    // families38 (issue #17): SGLang's MiniMax-M3 override (`scenario::minimax_m3`).
+    if model.minimax_m3.is_some()
+        && let Some(b) =
+            super::minimax_m3::sglang_default_backend(tpsim_model::hw::sm_major(compute_capability))
+    {
+        return b;
+    }
     let base = sglang_default(version, compute_capability, model);
     let Some(r) = crate::engine_args_versions::release(version) else {
         return base;

@@ -115,6 +115,17 @@ pub fn resolve(
             ),
         ));
     }
+    // families38 (issue #17): MiniMax-M3 (SGLang from 0.5.16) is refused with what tpsim models of it
+    // (`scenario::minimax_m3`), not with the 0.5.9 LayerCommunicator reason below.
+    if model.minimax_m3.is_some() {
+        return Err(invalid(
+            "engine.enable_dp_attention",
+            format!(
+                "MiniMax-M3 with DP attention is not modelled: {}",
+                tpsim_model::llm::minimax_m3::NOT_MODELLED
+            ),
+        ));
+    }
     if !supported(model.arch) {
         return Err(invalid(
             "engine.enable_dp_attention",

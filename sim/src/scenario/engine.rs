@@ -278,6 +278,20 @@ impl Resolver<'_> {
             },
         )
         .map_err(|(k, m)| self.invalid(k, m))?;
+        // families38 (issue #17): the MiniMax-M3 deployments tpsim models (`scenario::minimax_m3`).
+        super::minimax_m3::check(
+            model,
+            &super::minimax_m3::Input {
+                kind,
+                version: &release.version,
+                rocm: hw.accel.vendor == super::accel::GpuVendor::Amd,
+                speculative,
+                dp_attention: dp_attention.is_some(),
+                ep: ep_req.is_some_and(|n| n > 1),
+                pp,
+            },
+        )
+        .map_err(|(k, m)| self.invalid(k, m))?;
         // Issue #17 point 1 (vllmdp): from here `tp` is the MoE's flattened TP, dp × tp
         // (`FusedMoEParallelConfig.make`); `attn_tp` the TP group of one DP rank.
         let attn_tp = tp;
@@ -563,6 +577,8 @@ impl Resolver<'_> {
         // SM 10.x rules by architecture and checkpoint quantization (`moe_backend::sglang_sm100`).
         // b200sgl54: the rules read `--quantization` when given, else the checkpoint's config.json method.
         let rules_quant = e.quantization.as_deref().or(declared_quant);
+        // families38: the MoE runner as given, for SGLang's MiniMax-M3 override line.
+        let moe_runner_given = e.moe_backend.clone();
         let moe_backend = match e.moe_backend {
             None => model.moe.as_ref().and_then(|_| {
                 super::moe_backend::for_model(
@@ -646,6 +662,26 @@ impl Resolver<'_> {
                     .to_string(),
             ),
             _ => attention_backend,
+        };
+        // families38 (issue #17): SGLang's MiniMax-M3 override sets page 128 with its backend on Hopper
+        // and SM 10.x when no page is given, and logs what it resolved (`scenario::minimax_m3`).
+        let page_size = match (kind, &model.minimax_m3, attention_backend.as_deref()) {
+            (EngineKind::Sglang, Some(_), Some(b)) => match super::minimax_m3::sglang_override(
+                tpsim_model::hw::sm_major(&hw.gpu.compute_capability),
+                &release.version,
+                b,
+                e.page_size,
+                moe_runner_given.as_deref(),
+            ) {
+                Some((page, line)) => {
+                    collective_warnings.push(line);
+                    let page = page.unwrap_or(page_size);
+                    self.check_caps(page, e.max_total_tokens, e.max_running_requests)?;
+                    page
+                }
+                None => page_size,
+            },
+            _ => page_size,
         };
         let f = match super::rocm::aiter_fraction(attention_backend.as_deref(), Some(context_len), f) {
             Some((scaled, warning)) if kind == EngineKind::Sglang => {

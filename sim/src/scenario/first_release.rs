@@ -226,7 +226,7 @@
 //!   vLLM registers both names (`vllm.models.qwen4_exp`) from 0.29.0 (0.28.0 has neither). No row:
 //!   `llm::config` refuses the architecture as not modelled before any engine is resolved, naming
 //!   those releases (`llm::qwen4_exp`), as for DeepSeek-V4. Likewise MiniMax-M3 (SGLang `models/minimax_m3.py` from 0.5.16, 0.5.15 none; vLLM
-//!   `vllm.models.minimax_m3` from 0.24.0, 0.23.0 none; read and counted since families37, `llm::minimax_m3`) and Hunyuan V4 (SGLang `models/hunyuan_v4.py`
+//!   `vllm.models.minimax_m3` from 0.24.0, 0.23.0 none; read and counted since families37, `llm::minimax_m3`; families38: its text model is lowered and has rows below, the wrapper still refused) and Hunyuan V4 (SGLang `models/hunyuan_v4.py`
 //!   from 0.5.20, 0.5.19 none; vLLM `vllm.models.hy_v4` from 0.29.0, 0.28.0 none) and Mistral Large 4
 //!   (vLLM `MistralLarge4ForCausalLM` from 0.34.0, 0.33.0 none; no SGLang release through 0.5.23;
 //!   `llm::refused_2026`).
@@ -969,6 +969,26 @@ pub(super) const TABLE: &[Row] = &[
         file: "registry entry for DeepseekV4ForCausalLM",
         since: "vLLM registers it from 0.20.0",
         then: CannotServe("DeepSeek-V4 (DeepseekV4ForCausalLM)"),
+    },
+    // families38 (issue #17): MiniMax-M3's text model, read in families34 / families37 from the PyPI
+    // wheels: SGLang `models/minimax_m3.py` from 0.5.16 (0.5.15 has none); vLLM `vllm.models.minimax_m3`
+    // from 0.24.0 (0.23.0 registers no MiniMaxM3 name; `scenario::minimax_m3` refuses vLLM whatever
+    // the release).
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxM3,
+        engine: Sglang,
+        first: Some(&[0, 5, 16]),
+        file: "models/minimax_m3.py",
+        since: "SGLang adds it in 0.5.16",
+        then: CannotServe("MiniMax-M3 (MiniMaxM3SparseForCausalLM)"),
+    },
+    Row {
+        models: |m| m.arch == Architecture::MiniMaxM3,
+        engine: Vllm,
+        first: Some(&[0, 24, 0]),
+        file: "vllm.models.minimax_m3",
+        since: "vLLM adds it in 0.24.0",
+        then: CannotServe("MiniMax-M3 (MiniMaxM3SparseForCausalLM)"),
     },
 ];
 

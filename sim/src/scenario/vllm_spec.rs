@@ -439,6 +439,9 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
         A::Hy3 => "hy_v3",
         // dsv4run55 (issue #17): the DeepSeek-V4-Flash config's `model_type`.
         A::DeepseekV4 => "deepseek_v4",
+        // families38 (issue #17): MiniMax-M3's text config (refused under vLLM by
+        // `scenario::minimax_m3` before this is read); the wrapper's `model_type` is "minimax_m3_vl".
+        A::MiniMaxM3 => "minimax_m3",
     }
 }
 
