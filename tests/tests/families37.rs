@@ -75,19 +75,6 @@ fn minimax_m3_sglang_cache_bytes_by_hand() {
     assert_eq!(v.params() - g.params(), 57 * 3_932_160);
 }
 
-/// A scenario of the MiniMax-M3 config on 8× H200 under `engine`.
-fn m3_scenario(name: &str, engine: &str, version: &str, config: &std::path::Path) -> String {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\nconfig = \"{}\"\n[engine]\nname = \
-         \"{engine}\"\nversion = \"{version}\"\ntp = 8\n[workload]\nconcurrency = 8\nprompt_len = 1024\n\
-         output_len = 64\n",
-        config.display()
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).expect("write");
-    p.display().to_string()
-}
-
 /// `run`, `memory` and `validate` refuse with exit 2 under SGLang 0.5.16 / 0.5.23 and vLLM 0.34.0,
 /// naming what was read (the figures above) and the first releases (SGLang 0.5.16: 0.5.15 has no
 /// srt/models/minimax_m3.py; vLLM 0.24.0: 0.23.0 registers no MiniMaxM3 name; families34).
@@ -97,7 +84,7 @@ fn m3_scenario(name: &str, engine: &str, version: &str, config: &std::path::Path
 fn minimax_m3_refused_as_not_modelled() {
     let config = data_path("models/minimax-m3/config.json");
     for (engine, version) in [("sglang", "0.5.16"), ("sglang", "0.5.23"), ("vllm", "0.34.0")] {
-        let f = m3_scenario(&format!("m3-{engine}-{version}"), engine, version, &config);
+        let f = config_scenario(&format!("m3-{engine}-{version}"), &config, engine, version);
         for cmd in ["run", "memory", "validate"] {
             let o = tpsim(&[cmd, &f]);
             assert_eq!(o.code, 2, "{cmd} {engine}: {} {}", o.stdout, o.stderr);
@@ -135,7 +122,7 @@ fn minimax_m3_per_layer_qk_norm_names_its_key() {
     let dir = scratch("m3-per-layer-norm");
     let cfg = dir.join("config.json");
     std::fs::write(&cfg, src.replacen(from, "\"qk_norm_type\": \"per_layer\"", 1)).expect("write");
-    let f = m3_scenario("m3-per-layer-norm-s", "sglang", "0.5.23", &cfg);
+    let f = config_scenario("m3-per-layer-norm-s", &cfg, "sglang", "0.5.23");
     let o = tpsim(&["run", &f]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
