@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// shm56 (issue #19): the tinygrad#17 Genoa 8x RTX 4090 host over SHM (preset, predicted run; table unread).
+mod shm56;
