@@ -46,10 +46,10 @@ fn every_bundled_pcie_preset_round_trips_through_its_matrix() {
         assert_eq!(m.links, m2.links, "{name}: {}\n{}", o.stdout, again.stdout);
         done.push(name);
     }
-    // 67 bundled presets: 55 on PCIe alone (the single-GPU ones included); NVLink or an xGMI mesh on
+    // 68 bundled presets: 56 on PCIe alone (the single-GPU ones included); NVLink or an xGMI mesh on
     // every pair in the 12 others (B200, GB200, H100 SXM, H200 (one box and two), H20, the bridged
     // H100 NVL / H100 PCIe / RTX A6000 pairs, MI300X, MI325X, MI355X).
-    assert_eq!((done.len(), nvlink.len()), (55, 12), "{nvlink:?}");
+    assert_eq!((done.len(), nvlink.len()), (56, 12), "{nvlink:?}");
     assert!(
         done.contains(&"rtx-pro-6000-8x-3switch-trpro-hierarchy"),
         "{done:?}"

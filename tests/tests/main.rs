@@ -408,3 +408,5 @@ mod deploys31;
 mod vmem56;
 // families38 (issue #17): MiniMax-M3's text model lowered under SGLang (memory by hand, run, refusals).
 mod families38;
+// shm56 (issue #19): the tinygrad#17 Genoa 8x RTX 4090 host over SHM (preset, predicted run; table unread).
+mod shm56;
