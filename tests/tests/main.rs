@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// pro6k56 (issue #18): the RTX PRO 6000 per-request decode gap: vLLM's Gated DeltaNet state width, the MoE kernel's cost per expert on SM 12.0.
+mod pro6k56;
