@@ -61,7 +61,7 @@ fn kv_read_bytes(run: &serde_json::Value) -> f64 {
 /// The model's Gated DeltaNet SSM state of one request over its linear layers at one byte an element,
 /// from the preset's config.json: 48 layers, every 4th full attention → 36 linear layers; 32 value
 /// heads × 128 (key dim) × 128 (value dim) = 524,288 elements a layer; 36 × 524,288 = 18,874,368.
-fn ssm_elements() -> f64 {
+fn ssm_elements() -> u64 {
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../scenarios/models/qwen3-next-80b-a3b-fp8/config.json"),
@@ -73,7 +73,7 @@ fn ssm_elements() -> f64 {
     assert_eq!(linear, 36);
     let e = linear * n("linear_num_value_heads") * n("linear_key_head_dim") * n("linear_value_head_dim");
     assert_eq!(e, 18_874_368);
-    e as f64
+    e
 }
 
 /// vLLM 0.16.0 keeps Qwen3-Next's SSM state at the model dtype (bfloat16): `--mamba-cache-dtype
@@ -85,8 +85,9 @@ fn ssm_elements() -> f64 {
 fn vllm_0_16_reads_the_gdn_state_at_the_model_dtype() {
     let auto = one_request("pro6k56-auto", "0.16.0", "");
     let fp32 = one_request("pro6k56-cache32", "0.16.0", "mamba_cache_dtype = \"float32\"\n");
-    let by_hand = 2.0 * ssm_elements() * (4.0 - 2.0);
-    assert_eq!(by_hand, 75_497_472.0);
+    let by_hand = 2 * ssm_elements() * (4 - 2);
+    assert_eq!(by_hand, 75_497_472);
+    let by_hand = by_hand as f64;
     let diff = kv_read_bytes(&fp32) - kv_read_bytes(&auto);
     assert!((diff - by_hand).abs() <= 1.0, "{diff} against {by_hand}");
     // The step's whole KV-and-state read at bf16: the KV of 4,000 tokens × 24,576 B (12 full layers ×
@@ -132,7 +133,7 @@ fn mamba_ssm_cache_dtype_is_read_for_gdn_from_vllm_0_17() {
 }
 
 /// The PR 39183 rows: (batch, default µs, tuned µs).
-fn pr39183() -> Vec<(f64, f64, f64)> {
+fn pr39183() -> Vec<(u64, f64, f64)> {
     let t = read_tsv(&data_path("moe-batch-sm120.tsv"));
     let (b, d, tu, e, k, h, n) = (
         t.col("batch"),
@@ -154,7 +155,7 @@ fn pr39183() -> Vec<(f64, f64, f64)> {
                 r.line
             );
             let num = |i: usize| r.get(i).parse::<f64>().unwrap();
-            (num(b), num(d), num(tu))
+            (r.get(b).parse::<u64>().unwrap(), num(d), num(tu))
         })
         .collect()
 }
@@ -180,15 +181,14 @@ const EXPERT_BYTES: f64 = 3.0 * 2048.0 * 512.0;
 #[test]
 fn moe_call_cost_per_expert_on_sm120_matches_the_template() {
     let rows = pr39183();
-    let at = |b: f64| *rows.iter().find(|r| r.0 == b).unwrap();
+    let at = |b: u64| *rows.iter().find(|r| r.0 == b).unwrap();
     let d = |b: f64| distinct(256.0, 8.0, b);
-    let l2_rate = d(4.0) * EXPERT_BYTES / (at(4.0).1 * 1e-6);
+    let l2_rate = d(4.0) * EXPERT_BYTES / (at(4).1 * 1e-6);
     assert!((l2_rate / 1e12 - 2.27).abs() < 0.01, "{l2_rate}");
     assert!(l2_rate > DRAM_BYTES_PER_S);
     let template_us = EXPERT_BYTES / (MEM_EFFICIENCY * DRAM_BYTES_PER_S) * 1e6;
     assert!((template_us - 2.197).abs() < 0.001, "{template_us}");
-    let per_expert =
-        |col: fn(&(f64, f64, f64)) -> f64| (col(&at(96.0)) - col(&at(16.0))) / (d(96.0) - d(16.0));
+    let per_expert = |col: fn(&(u64, f64, f64)) -> f64| (col(&at(96)) - col(&at(16))) / (d(96.0) - d(16.0));
     let default_us = per_expert(|r| r.1);
     let tuned_us = per_expert(|r| r.2);
     assert!((default_us - 2.173).abs() < 0.001, "{default_us}");
@@ -209,9 +209,9 @@ fn moe_call_cost_per_expert_on_sm120_matches_the_template() {
 #[test]
 fn uniform_routing_moe_outgrows_the_measured_step() {
     let rows = pr39183();
-    let at = |b: f64| *rows.iter().find(|r| r.0 == b).unwrap();
+    let at = |b: u64| *rows.iter().find(|r| r.0 == b).unwrap();
     let d256 = |b: f64| distinct(256.0, 8.0, b);
-    let per_expert_us = (at(96.0).1 - at(16.0).1) / (d256(96.0) - d256(16.0));
+    let per_expert_us = (at(96).1 - at(16).1) / (d256(96.0) - d256(16.0));
     let d512 = |b: f64| distinct(512.0, 10.0, b);
     assert!((d512(8.0) - 74.74).abs() < 0.01 && (d512(32.0) - 239.64).abs() < 0.01);
     let uniform_ms = (d512(32.0) - d512(8.0)) * 48.0 * per_expert_us / 1e3;
