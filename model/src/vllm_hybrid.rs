@@ -94,6 +94,23 @@ impl VllmHybridRules {
         }
     }
 
+    /// Bytes of one element of a Gated DeltaNet layer's SSM state, as vLLM allocates it and its
+    /// decode kernel reads and writes it. `user_ssm`: `--mamba-ssm-cache-dtype` when not `auto`;
+    /// `declared`: the config's `mamba_ssm_dtype`; `conv_bytes`: the conv state's (`--mamba-cache-dtype`,
+    /// `auto` = the model dtype). pro6k56: up to 0.16 `MambaStateDtypeCalculator.gated_delta_net_state_dtype`
+    /// takes only `--mamba-cache-dtype` and returns it for both states (vllm 0.11.0 / 0.15.1 / 0.16.0
+    /// wheels, `model_executor/layers/mamba/mamba_utils.py`; `qwen3_next.py` `get_state_dtype` passes
+    /// no SSM dtype); from 0.17.0 it also takes `--mamba-ssm-cache-dtype` (`_mamba_state_dtype`, the
+    /// 0.17.0 / 0.19.0 / 0.28.0 wheels), whose `auto` the config rule replaces first
+    /// ([`gdn_ssm_from_config`](Self::gdn_ssm_from_config)).
+    pub fn gdn_ssm_bytes(&self, user_ssm: Option<u64>, declared: Option<u64>, conv_bytes: u64) -> u64 {
+        if self.gdn_ssm_from_config {
+            user_ssm.or(declared).unwrap_or(conv_bytes)
+        } else {
+            conv_bytes
+        }
+    }
+
     /// The kernel alignment of the block-size rule for a configured block size.
     pub fn alignment(&self, block_size: u64) -> u64 {
         if self.alignment_includes_block_size {

@@ -852,6 +852,10 @@ impl Resolver<'_> {
         {
             g.ssm_state_bytes = mamba_dtype::bytes_of(name);
         }
+        // pro6k56: vLLM's Gated DeltaNet SSM state at the width it allocates (`mamba_dtype::apply_vllm`).
+        if engine.kind == EngineKind::Vllm {
+            mamba_dtype::apply_vllm(&mut model, &engine.release().version, &engine.mamba_dtypes);
+        }
         // families22 (issue #17): SGLang 0.5.9's LFM2 / LFM2-MoE build their own `ParallelLMHead` and
         // copy `embed_tokens` into it when the checkpoint has no `lm_head.weight` (`models/lfm2.py`,
         // `models/lfm2_moe.py` `load_weights`): one more vocab shard per rank than vLLM's tied head.

@@ -55,7 +55,10 @@
 //! `tests/data/throughput.tsv`, never copied into a scenario. Pro 6000: c 12 (-13.9 %) and c 20 (-18.1 %) are
 //! within; c 24, 28 and 36 are known misses (-21.0, -23.8, -26.8 %), the direction and size of newdeploys19's c 32
 //! miss on the same sweep (tpsim's per-request step grows faster than the file's). B200: c 16, 24, 32, 40 within.
-//! Pro 6000 Workstation, 8k context: c 8 within, c 12, 16, 32 known misses.
+//! Pro 6000 Workstation, 8k context: c 8 within, c 12, 16, 32 known misses. pro6k56 (vLLM's bfloat16 Gated
+//! DeltaNet state, tests/tests/pro6k56.rs): Pro 6000 c 12, 20, 24, 28 within (-9.6, -13.3, -16.1, -18.8 %), c 36 a
+//! known miss (-21.6 %); Workstation c 8 and 12 within (-3.6, -16.4 %), c 16, 32 and 128k c 16 known misses
+//! (-20.1, -30.6, -21.4 %).
 //!
 //! **What the curve shows** ([`steps_follow_vllm_cuda_graph_buckets`]): the file's step is flat within each
 //! CUDA-graph bucket — c 12 ≈ c 16, c 20 ≈ c 24, c 28 ≈ c 32 — as vLLM 0.16.0 pads a decode batch up to its next

@@ -410,3 +410,5 @@ mod vmem56;
 mod families38;
 // shm56 (issue #19): the tinygrad#17 Genoa 8x RTX 4090 host over SHM (preset, predicted run; table unread).
 mod shm56;
+// pro6k56 (issue #18): the RTX PRO 6000 per-request decode gap: vLLM's Gated DeltaNet state width, the MoE kernel's cost per expert on SM 12.0.
+mod pro6k56;

@@ -280,13 +280,14 @@ fn approximate_state_sizing_is_said_not_hidden() {
     assert_eq!(j["memory"]["warnings"], serde_json::json!([]));
     // vLLM (issue #17, vllmhybrid): its state pages are sized (0.19.0 rules without engine.version) →
     // no approximation, and vLLM's own lines: tp 4 keeps one KV head (1,024 B per token per layer);
-    // the state page 3 × 3,072 × 2 + 16 × 128 × 128 × 2 (bf16: the config has no mamba_ssm_dtype) = 542,720 B → block
-    // 16 × ⌈542,720 / 16,384⌉ = 544 tokens, page 557,056 B (+2.64 %).
+    // the state page 3 × 3,072 × 2 + 16 × 128 × 128 × 4 (the config's mamba_ssm_dtype float32, which 0.17+ reads;
+    // pro6k56 added it to the preset) = 1,067,008 B → block 16 × ⌈1,067,008 / 16,384⌉ = 1,056 tokens, page
+    // 1,081,344 B (+1.34 %).
     let j = run_json(&qwen35_scenario("warn", "vllm", 1, ""));
     let w = j["memory"]["warnings"].to_string();
     assert!(!w.contains("approximate"), "{w}");
-    assert!(w.contains("Setting attention block size to 544 tokens"), "{w}");
-    assert!(w.contains("Padding mamba page size by 2.64%"), "{w}");
+    assert!(w.contains("Setting attention block size to 1056 tokens"), "{w}");
+    assert!(w.contains("Padding mamba page size by 1.34%"), "{w}");
     // SGLang with MTP: the intermediate-state reservation is approximate → warned.
     let spec = "[speculative]\nalgorithm = \"mtp\"\nnum_steps = 2\ntopk = 1\nnum_draft_tokens = 3\n\
                 acceptance = { per_position = [0.8] }\n\n";

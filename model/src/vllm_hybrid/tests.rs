@@ -187,3 +187,20 @@ fn configured_block_size_sets_the_alignment_from_0_20() {
     let l = vllm_hybrid_layout(&VllmHybridRules::for_release(None), 8, 4_096, 24, page, 1_024);
     assert_eq!((l.block_size, l.block_size_raised), (1_024, false));
 }
+
+/// pro6k56: the SSM-state element size of a Gated DeltaNet layer by release (`gated_delta_net_state_dtype`,
+/// the 0.16.0 and 0.17.0 wheels). Up to 0.16 the conv state's dtype whatever the flag or config say
+/// (bf16 model, `auto`: 2 B; `--mamba-ssm-cache-dtype float32` ignored: 2 B); from 0.17 the flag, else the
+/// config's `mamba_ssm_dtype` (Qwen3.5's float32: 4 B), else the conv state's (Qwen3-Next: 2 B). Exact.
+#[test]
+fn gdn_ssm_bytes_by_release() {
+    let r = |v: &[u64]| VllmHybridRules::for_release(Some(v));
+    let (old, new) = (r(&[0, 16, 0]), r(&[0, 17, 0]));
+    assert_eq!(old.gdn_ssm_bytes(None, None, 2), 2);
+    assert_eq!(old.gdn_ssm_bytes(Some(4), Some(4), 2), 2);
+    assert_eq!(old.gdn_ssm_bytes(None, None, 4), 4);
+    assert_eq!(new.gdn_ssm_bytes(None, None, 2), 2);
+    assert_eq!(new.gdn_ssm_bytes(None, Some(4), 2), 4);
+    assert_eq!(new.gdn_ssm_bytes(Some(2), Some(4), 2), 2);
+    assert_eq!(new.gdn_ssm_bytes(Some(4), None, 2), 4);
+}

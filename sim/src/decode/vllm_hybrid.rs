@@ -95,7 +95,16 @@ pub(super) fn of(s: &Scenario, cell: u64) -> Option<Hybrid> {
                      --mamba-ssm-cache-dtype='{name}' was passed. Using the user-specified value."
                     ));
                 }
-                let ssm = user_ssm.or(declared).unwrap_or(conv_bytes);
+                // pro6k56: before 0.17 the Gated DeltaNet layers keep both states at
+                // --mamba-cache-dtype (`VllmHybridRules::gdn_ssm_bytes`); the flag is not read.
+                if let (false, Some(name)) = (rules.gdn_ssm_from_config, md.ssm.as_deref()) {
+                    notes.push(format!(
+                        "vLLM {version}: the Gated DeltaNet layers keep their SSM state at --mamba-cache-dtype \
+                     (gated_delta_net_state_dtype takes no SSM dtype before 0.17.0): \
+                     --mamba-ssm-cache-dtype='{name}' is not applied"
+                    ));
+                }
+                let ssm = rules.gdn_ssm_bytes(user_ssm, declared, conv_bytes);
                 gdn_state_page(&g, tp, num_spec, conv_bytes, ssm)
             }
             (None, Some(mb)) => {

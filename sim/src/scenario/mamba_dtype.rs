@@ -155,6 +155,33 @@ pub(super) fn apply_sglang(model: &mut tpsim_model::llm::ModelSpec, version: &st
     }
 }
 
+/// Under vLLM, the SSM-state element size of `model`'s Gated DeltaNet layers as release `version` keeps
+/// it (pro6k56): the decode reads and writes each request's state at the width vLLM allocates it
+/// (`VllmHybridRules::gdn_ssm_bytes`, the rule `decode::vllm_hybrid` sizes the state page by), not the
+/// float32 of SGLang's default that the lowering starts from. Up to 0.16 that is the model dtype unless
+/// `--mamba-cache-dtype` says otherwise (Qwen3-Next: bfloat16, 2 B); from 0.17 the flag or the config's
+/// `mamba_ssm_dtype` (Qwen3.5: float32). Kimi-Linear's KDA (float32 recurrent state, `kda_state_dtype`)
+/// and MiniMax's lightning layers (their own rule in `scenario`) are left as they are.
+pub(super) fn apply_vllm(model: &mut tpsim_model::llm::ModelSpec, version: &str, d: &MambaDtypes) {
+    use tpsim_model::llm::Architecture;
+    if matches!(
+        model.arch,
+        Architecture::KimiLinear | Architecture::KimiK3 | Architecture::MiniMaxText01
+    ) || model.short_conv.is_some()
+    {
+        return;
+    }
+    let rel = crate::engine_args_versions::release(version);
+    let rules = tpsim_model::vllm_hybrid::VllmHybridRules::for_release(rel.as_deref());
+    let model_bytes = model.dtype.float_bytes().unwrap_or(2);
+    let conv_bytes = d.cache.as_deref().map_or(model_bytes, bytes_of);
+    let user_ssm = d.ssm.as_deref().map(bytes_of);
+    if let Some(g) = model.linear_attention.as_mut() {
+        let declared = g.declared_ssm_state_bytes.filter(|_| rules.gdn_ssm_from_config);
+        g.ssm_state_bytes = rules.gdn_ssm_bytes(user_ssm, declared, conv_bytes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
