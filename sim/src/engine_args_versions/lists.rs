@@ -33,6 +33,9 @@ pub const LISTS: &[FlagList] = &[
     list!(Sglang, "0.4.3"),
     list!(Sglang, "0.4.6"),
     list!(Sglang, "0.4.10"),
+    // flags56: 0.4.10.post2 (restores `ep_size = tp_size` under `--enable-ep-moe`, which 0.4.10 lacks;
+    // adds `--moe-a2a-backend`), from its wheel.
+    list!(Sglang, "0.4.10.post2"),
     list!(Sglang, "0.5.0rc0"),
     list!(Sglang, "0.5.1"),
     list!(Sglang, "0.5.2"),
@@ -83,5 +86,10 @@ pub const LISTS: &[FlagList] = &[
     list!(Vllm, "0.19.0"),
     // flags55: the RTX 3090 rows' 0.25.1, from its wheel.
     list!(Vllm, "0.25.1"),
+    // flags56: 0.33.0 re-extracted (the list committed before gave `str` to eight flags whose type is a
+    // field of config/cache.py, scheduler.py, parallel.py or multimodal.py — `--max-num-seqs`,
+    // `--enable-prefix-caching`, … —, which extract.py, today's and the one that wrote the list alike, reads
+    // as int / flag from the full wheel), and 0.34.0, from their wheels on PyPI.
     list!(Vllm, "0.33.0"),
+    list!(Vllm, "0.34.0"),
 ];
