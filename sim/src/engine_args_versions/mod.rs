@@ -21,6 +21,7 @@ mod sglang;
 mod vllm;
 
 pub use lists::LISTS;
+pub use sglang::enable_ep_moe;
 
 use crate::scenario::EngineKind;
 use std::collections::BTreeMap;

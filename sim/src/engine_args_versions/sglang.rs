@@ -21,7 +21,8 @@
 //!   (`models/deepseek_v2.py`: `EPMoE if global_server_args_dict["enable_ep_moe"] else FusedMoE`),
 //!   which sets `ep_size = tp_size` (`server_args.py` `__post_init__`); 0.5.0rc0 deprecates it ("Please
 //!   set `--ep-size` to the same value as `--tp-size`"). `--ep-size` equal to `--tp-size` is printed as
-//!   `--enable-ep-moe` there.
+//!   `--enable-ep-moe` there. flags56: 0.4.10 itself sets no `ep_size` from the flag ([`enable_ep_moe`]),
+//!   so there `--ep-size N --enable-ep-moe` is printed.
 //! - SGLang 0.4.3 – 0.4.5 force an MLA model onto the triton backend unless `--enable-flashinfer-mla`
 //!   (`model_executor/model_runner.py` `__init__`: "MLA optimization is turned on. Use triton backend."):
 //!   `engine.attention_backend = "flashinfer"` on an MLA model is printed so there (`engine_args.rs`).
@@ -125,7 +126,15 @@ pub(super) fn rename(
             .position(|a| a == "--tp-size")
             .and_then(|j| args.get(j + 1))
             .cloned();
-        if tp.as_deref() == Some(ep.as_str()) {
+        if list.version == "0.4.10" {
+            // flags56: 0.4.10's `__post_init__` has no `ep_size = tp_size` ([`enable_ep_moe`]): EPMoE
+            // with the expert-parallel size wanted needs both flags there.
+            args.push("--enable-ep-moe".into());
+            notes.push(format!(
+                "SGLang 0.4.10 runs expert-parallel MoE under --enable-ep-moe with the --ep-size given (its \
+                 server_args.py does not set ep_size = tp_size): --ep-size {ep} --enable-ep-moe"
+            ));
+        } else if tp.as_deref() == Some(ep.as_str()) {
             args.drain(i..(i + 2).min(args.len()));
             args.push("--enable-ep-moe".into());
             notes.push(format!(
@@ -170,4 +179,70 @@ pub(super) fn rename(
             list.version
         ));
     }
+}
+
+/// SGLang's `--enable-ep-moe` DeprecatedAction text, 0.5.3 – 0.5.4 `server_args.py` (`help=`, which
+/// `DeprecatedAction.__call__` raises as `ValueError(self.help)`), the same words 0.4.10.post2 – 0.5.2
+/// log through `print_deprecated_warning`.
+const EP_MOE_DEPRECATED: &str =
+    "NOTE: --enable-ep-moe is deprecated. Please set `--ep-size` to the same value as `--tp-size` instead.";
+
+/// flags56 (issue #17): what SGLang at `version` makes of `--enable-ep-moe` with `--tp-size tp`
+/// (`ep_given`: the command's `--ep-size`): the expert-parallel size it runs and the line it logs.
+/// `Err`: the release refuses the flag at parse time (its text). Read in each release's
+/// `sglang/srt/server_args.py` (`ServerArgs.__post_init__` and the parser):
+/// - 0.4.0.post1 – 0.4.5 (wheels 0.4.0.post1, 0.4.1, 0.4.3, 0.4.4.post4, 0.4.5): `if self.enable_ep_moe:
+///   self.ep_size = self.tp_size`, with `logger.info("EP MoE is enabled. The expert parallel size is
+///   adjusted to be the same as the tensor parallel size[{tp}].")`; 0.4.6 – 0.4.9.post6 the same with
+///   `logger.warning`.
+/// - 0.4.10: no such assignment (the wheel's `__post_init__` only asserts `enable_ep_moe` for the
+///   FlashInfer TRT-LLM MoE): `ep_size` keeps `--ep-size` (default 1), and `EPMoE` is built with that
+///   expert-parallel size (`layers/moe/ep_moe/layer.py` `get_moe_impl_class`); no line logged.
+/// - 0.4.10.post2 – 0.5.2: `ep_size = tp_size` again, logged as [`EP_MOE_DEPRECATED`].
+/// - 0.5.3 – 0.5.4: `action=DeprecatedAction`, which raises `ValueError(help)`: the server does not start.
+/// - 0.5.5 on: no such flag (argparse refuses it before this is asked).
+///
+/// 0.4.10.post1 was not read (no wheel in the shared cache): taken as 0.4.10.post2.
+pub fn enable_ep_moe(version: &str, tp: i64, ep_given: Option<i64>) -> Result<(i64, String), String> {
+    let Some((r, post)) = super::list_key(version) else {
+        return Err(format!("--enable-ep-moe: unreadable SGLang version {version:?}"));
+    };
+    let adjusted = |level: &str| {
+        format!(
+            "SGLang {version} sets ep_size = tp_size and logs ({level}): \"EP MoE is enabled. The expert parallel size \
+             is adjusted to be the same as the tensor parallel size[{tp}].\""
+        )
+    };
+    let r = r.as_slice();
+    if r >= [0, 5, 3].as_slice() {
+        return Err(format!(
+            "SGLang {version} refuses it: \"ValueError: {EP_MOE_DEPRECATED}\""
+        ));
+    }
+    let line = if r < [0, 4, 6].as_slice() {
+        adjusted("info")
+    } else if r < [0, 4, 10].as_slice() {
+        adjusted("warning")
+    } else if r == [0, 4, 10].as_slice() && post == 0 {
+        let ep = ep_given.unwrap_or(1);
+        return Ok((
+            ep,
+            format!(
+                "SGLang 0.4.10's --enable-ep-moe builds EPMoE but leaves ep_size = {ep} (--ep-size{}; its \
+                 server_args.py has no ep_size = tp_size, restored in 0.4.10.post2)",
+                if ep_given.is_some() {
+                    ""
+                } else {
+                    " not given: default 1"
+                }
+            ),
+        ));
+    } else {
+        format!("SGLang {version} sets ep_size = tp_size and warns: \"{EP_MOE_DEPRECATED}\"")
+    };
+    let line = match ep_given.filter(|&e| e != tp) {
+        Some(e) => format!("{line} (the command's --ep-size {e} is overridden)"),
+        None => line,
+    };
+    Ok((tp, line))
 }
