@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// flags56 (issue #17): --enable-ep-moe import by release, long-context env overrides, vLLM 0.33.0/0.34.0 lists.
+mod flags56;
