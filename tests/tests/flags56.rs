@@ -355,7 +355,7 @@ fn ep_moe_at_0_4_10_needs_the_ep_size_too() {
         assert_eq!(a.code, 0, "{v}: {}", a.stderr);
         assert!(a.stdout.contains("--enable-ep-moe"), "{v}: {}", a.stdout);
         assert_eq!(
-            a.stdout.contains("--ep-size 8"),
+            a.stdout.contains("\n  --ep-size 8"), // the argument line (the notes quote it too)
             ep_size_printed,
             "{v}: {}",
             a.stdout
