@@ -9,7 +9,7 @@
 //! `vllm/engine/arg_utils.py` and the server's `cli_args.py`). flags55 added SGLang 0.4.0,
 //! 0.4.0.post1, 0.4.3, 0.4.6, 0.4.10, 0.5.0rc0 – 0.5.7 (with 0.5.3.post3 and 0.5.6.post1) and vLLM 0.2.6, 0.5.3.post1, 0.5.4,
 //! 0.8.5, 0.9.1, 0.10.1.1, 0.10.2, 0.13.0, 0.14.1, 0.15.1, 0.16.0, 0.17.0 and 0.25.1: every release a
-//! bundled scenario names. A command for version V is checked against the list of the newest release
+//! bundled scenario names; flags56 SGLang 0.4.10.post2 and vLLM 0.34.0 (0.33.0 re-extracted). A command for version V is checked against the list of the newest release
 //! at or below V; a post-release with a list of its own gets it (SGLang 0.4.0.post1 adds `--ep-size`
 //! to 0.4.0's arguments), one without gets its release's.
 //!
