@@ -13,8 +13,8 @@
 //! at or below V; a post-release with a list of its own gets it (SGLang 0.4.0.post1 adds `--ep-size`
 //! to 0.4.0's arguments), one without gets its release's.
 //!
-//! The renames are in [`sglang`] and [`vllm`], each from the newer release's source; the lists in
-//! [`lists`]. Any other flag the version lacks is refused with a message naming the flag, the version and the list.
+//! The renames are in `sglang.rs` and `vllm.rs`, each from the newer release's source; the lists in
+//! `lists.rs`. Any other flag the version lacks is refused with a message naming the flag, the version and the list.
 
 mod lists;
 mod sglang;

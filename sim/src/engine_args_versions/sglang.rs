@@ -198,7 +198,7 @@ const EP_MOE_DEPRECATED: &str =
 /// - 0.4.10: no such assignment (the wheel's `__post_init__` only asserts `enable_ep_moe` for the
 ///   FlashInfer TRT-LLM MoE): `ep_size` keeps `--ep-size` (default 1), and `EPMoE` is built with that
 ///   expert-parallel size (`layers/moe/ep_moe/layer.py` `get_moe_impl_class`); no line logged.
-/// - 0.4.10.post2 – 0.5.2: `ep_size = tp_size` again, logged as [`EP_MOE_DEPRECATED`].
+/// - 0.4.10.post2 – 0.5.2: `ep_size = tp_size` again, logged as `EP_MOE_DEPRECATED`.
 /// - 0.5.3 – 0.5.4: `action=DeprecatedAction`, which raises `ValueError(help)`: the server does not start.
 /// - 0.5.5 on: no such flag (argparse refuses it before this is asked).
 ///
