@@ -214,10 +214,14 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
     let derived = s.model.context_len;
     if let Some(n) = e.context_length {
         if let Some(d) = derived.filter(|d| n > *d) {
-            return Err(refuse(
-                "engine.context_length",
-                crate::scenario::sglang_context_refusal(n, d),
-            ));
+            // flags56: allowed by SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN (or its default) with a
+            // warning, else refused (`scenario::long_context`); the variable is printed with [engine.env].
+            use crate::scenario::long_context::{SGLANG_VAR, sglang_allows, sglang_refusal, sglang_warning};
+            let raw = e.env.as_ref().and_then(|m| m.get(SGLANG_VAR)).map(String::as_str);
+            if !sglang || !sglang_allows(&version, raw).unwrap_or(false) {
+                return Err(refuse("engine.context_length", sglang_refusal(&version, n, d)));
+            }
+            c.note(sglang_warning(&version, n, d));
         }
         if sglang {
             c.arg("--context-length", n);
@@ -235,15 +239,14 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         }
     } else if let Some(n) = e.max_model_len.as_ref().and(s.engine.max_model_len) {
         if let Some(d) = derived.filter(|d| n > *d) {
-            // vLLM 0.11.0 config/model.py, `_get_and_verify_max_len`.
-            return Err(refuse(
-                "engine.max_model_len",
-                format!(
-                    "vLLM refuses it: \"ValueError: User-specified max_model_len ({n}) is greater than the derived \
-                     max_model_len (max_position_embeddings={d} or model_max_length=None in model's config.json). To \
-                     allow overriding this maximum, set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 …\""
-                ),
-            ));
+            // vLLM `_get_and_verify_max_len` by release; flags56: VLLM_ALLOW_LONG_MAX_MODEL_LEN turns the
+            // refusal into a warning (`scenario::long_context`); the variable is printed with [engine.env].
+            use crate::scenario::long_context::{VLLM_VAR, vllm_allows, vllm_refusal, vllm_warning};
+            let raw = e.env.as_ref().and_then(|m| m.get(VLLM_VAR)).map(String::as_str);
+            if !vllm_allows(&version, raw) {
+                return Err(refuse("engine.max_model_len", vllm_refusal(&version, n, d, raw)));
+            }
+            c.note(vllm_warning(&version, n, d));
         }
         c.arg("--max-model-len", n);
     }

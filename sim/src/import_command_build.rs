@@ -74,6 +74,9 @@ fn env_accepted(k: &str) -> bool {
                 | "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION"
                 | "VLLM_ROCM_QUICK_REDUCE_CAST_BF16_TO_FP16"
                 | "VLLM_ROCM_QUICK_REDUCE_MAX_SIZE_BYTES_MB"
+                // flags56: context lengths above the model's (`scenario::long_context`).
+                | "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
+                | "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
         )
 }
 
@@ -160,6 +163,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let mut trust = false;
     let mut quant: Option<String> = None;
     let mut blocks: Option<i64> = None;
+    let mut ep_moe = false;
     let mut sgl_spec: BTreeMap<&str, String> = BTreeMap::new();
     let mut dotted_spec: Option<serde_json::Map<String, serde_json::Value>> = None;
     for f in &fl {
@@ -187,6 +191,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             // `--disable-custom-all-reduce`: NCCL for every allreduce (`engine_args::allreduce`).
             "--disable-custom-all-reduce" => out.set("allreduce", Value::String("nccl".into())),
             "--num-gpu-blocks-override" => blocks = Some(int_of(&v)),
+            "--enable-ep-moe" => ep_moe = true,
             "--speculative-config" => match &f.sub {
                 Some(sub) => dotted(dotted_spec.get_or_insert_default(), sub, &str_of(&v)),
                 None => vllm_spec(&mut out, &str_of(&v))?,
@@ -223,6 +228,9 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
         // vLLM 0.19.0 `ParallelConfig.tensor_parallel_size = 1`); the scenario needs the key.
         out.set("tp", Value::Integer(1));
         out.defaulted.push("tp");
+    }
+    if ep_moe {
+        enable_ep_moe(&mut out, version.as_deref())?;
     }
     environment(&mut out, &l.env, sglang);
     let model = model.ok_or_else(|| {
@@ -262,6 +270,26 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
         out.set("extra_args", Value::Array(v));
     }
     Ok(out)
+}
+
+/// flags56: SGLang's `--enable-ep-moe` as the command's release runs it (`engine.ep_size`, with the
+/// engine's log line as a note), or its refusal (`engine_args_versions::enable_ep_moe`).
+fn enable_ep_moe(out: &mut Out, version: Option<&str>) -> Result<(), String> {
+    let int = |key: &str| {
+        out.engine
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_integer())
+    };
+    let tp = int("tp").unwrap_or(1);
+    let given = int("ep_size");
+    let version = version
+        .map(str::to_string)
+        .unwrap_or_else(|| crate::engine_release::release(EngineKind::Sglang, None).version);
+    let (ep, note) = crate::engine_args_versions::enable_ep_moe(&version, tp, given)?;
+    out.set("ep_size", Value::Integer(ep));
+    out.notes.push(format!("--enable-ep-moe: {note}"));
+    Ok(())
 }
 
 /// graphmode: a `--compilation-config` (JSON, or its dotted form) that sets `cudagraph_mode`: the

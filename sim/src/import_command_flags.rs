@@ -154,6 +154,9 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
     ("--mamba-cache-dtype", "mamba_cache_dtype", Kind::Str),
     ("--mamba-ssm-cache-dtype", "mamba_ssm_cache_dtype", Kind::Str),
     ("--decode-context-parallel-size", "dcp_size", Kind::Int),
+    // flags56: SGLang 0.4.0.post1 – 0.5.4's `--enable-ep-moe` (ep_size = tp_size by release,
+    // `engine_args_versions::enable_ep_moe`).
+    ("--enable-ep-moe", "ep_size", Kind::Special),
 ];
 
 /// Flags that place the ranks on nodes (`engine_args_nodes`): the box and its cluster come from

@@ -58,6 +58,7 @@ mod hardware;
 mod host; // issue #19 point 1: [host] facts → SHM parameters
 mod internvl; // families14 (issue #17): the engine releases and towers that serve InternVL
 pub mod layers;
+pub(crate) mod long_context;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
 mod minimax01; // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, its V0 and fp32-state refusals
@@ -86,7 +87,7 @@ mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
 mod workload;
-mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo]
+mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo] // flags56 (issue #17): context lengths above the model's, by release and env
 
 pub use engine::{MAX_PAGE_TOKENS, nccl_env_from_args};
 pub use error::{ScenarioError, parse_toml};
@@ -513,18 +514,6 @@ pub struct Workload {
     /// Issue #18 (kimitok54): the outputs decode to empty text (special tokens generated past EOS
     /// under the client's `ignore_eos`): SGLang ≤ 0.5.10.post1's detokenizer window then grows.
     pub empty_text_outputs: bool,
-}
-
-/// SGLang's refusal of `--context-length n` above the model's derived length `d` (SGLang 0.5.9
-/// `configs/model_config.py`, `ModelConfig.__init__`; unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN`
-/// is set, which tpsim does not take), quoted so a scenario and `tpsim engine-args` say the same.
-pub(crate) fn sglang_context_refusal(n: u64, d: u64) -> String {
-    format!(
-        "SGLang refuses it: \"ValueError: Warning: User-specified context_length ({n}) is greater than the derived \
-         context_length ({d}). This may lead to incorrect model outputs or CUDA errors. Note that the derived \
-         context_length may differ from max_position_embeddings in the model's config. To allow overriding this \
-         maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\""
-    )
 }
 
 /// Reads, parses, resolves and validates a scenario file.

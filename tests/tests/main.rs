@@ -412,3 +412,5 @@ mod families38;
 mod shm56;
 // pro6k56 (issue #18): the RTX PRO 6000 per-request decode gap: vLLM's Gated DeltaNet state width, the MoE kernel's cost per expert on SM 12.0.
 mod pro6k56;
+// flags56 (issue #17): --enable-ep-moe import by release, long-context env overrides, vLLM 0.33.0/0.34.0 lists.
+mod flags56;

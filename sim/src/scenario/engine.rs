@@ -6,6 +6,7 @@ use super::{
     Observed, ObservedSection, Resolver, ScenarioError, error,
 };
 use crate::presets;
+use std::collections::BTreeMap;
 use std::path::Path;
 use tpsim_model::llm::ModelSpec;
 use tpsim_model::memory::{DefaultFractionInput, SglangEra};
@@ -442,8 +443,13 @@ impl Resolver<'_> {
         let max_running_requests = e
             .max_running_requests
             .or((speculative && kind == EngineKind::Sglang && era >= SglangEra::Late2025).then_some(48));
-        let (context_len, context_warning) =
-            self.context_len(e.context_length, e.max_model_len.as_ref(), kind, model)?;
+        let (context_len, context_warning) = self.context_len(
+            e.context_length,
+            e.max_model_len.as_ref(),
+            kind,
+            model,
+            (&release.version, e.env.as_ref()),
+        )?;
         // SGLang `server_args.py` (0.5.8/0.5.9): `swa_full_tokens_ratio` must be in (0, 1], default 0.8.
         let swa_full_tokens_ratio = e.swa_full_tokens_ratio.unwrap_or(0.8);
         if !(swa_full_tokens_ratio.is_finite() && swa_full_tokens_ratio > 0.0 && swa_full_tokens_ratio <= 1.0)
@@ -491,6 +497,9 @@ impl Resolver<'_> {
             EngineKind::Sglang => e.use_v1,
         };
         let mut env_map = e.env.unwrap_or_default();
+        // flags56: the long-context variables are read by `context_len` and below, not by NCCL.
+        let sglang_long = env_map.remove(super::long_context::SGLANG_VAR);
+        let vllm_long = env_map.remove(super::long_context::VLLM_VAR);
         let mut flashinfer_sampler_raw = None;
         let mut graph_estimate_raw = None;
         if kind == EngineKind::Vllm {
@@ -786,6 +795,45 @@ impl Resolver<'_> {
         // the launch command.
         let (max_model_len, max_model_len_auto) =
             self.max_model_len(e.max_model_len.as_ref(), kind, &release.version)?;
+        // flags56: vLLM's `--max-model-len` above the model's (`scenario::long_context`).
+        if kind == EngineKind::Vllm
+            && let (Some(n), Some(d)) = (max_model_len, model.context_len)
+            && n > d
+        {
+            use super::long_context::{VLLM_VAR, vllm_allows, vllm_refusal, vllm_warning};
+            let v = &release.version;
+            if !vllm_allows(v, vllm_long.as_deref()) {
+                return Err(self.invalid(
+                    "engine.max_model_len",
+                    vllm_refusal(v, n, d, vllm_long.as_deref()),
+                ));
+            }
+            collective_warnings.push(format!(
+                "{VLLM_VAR}={}: {}",
+                vllm_long.as_deref().unwrap_or_default(),
+                vllm_warning(v, n, d)
+            ));
+        }
+        for (var, raw, engine) in [
+            (super::long_context::SGLANG_VAR, &sglang_long, EngineKind::Sglang),
+            (super::long_context::VLLM_VAR, &vllm_long, EngineKind::Vllm),
+        ] {
+            if raw.is_some() && kind != engine {
+                collective_warnings.push(format!(
+                    "{var} is {} variable: {} ignores it",
+                    if engine == EngineKind::Sglang {
+                        "an SGLang"
+                    } else {
+                        "a vLLM"
+                    },
+                    if kind == EngineKind::Sglang {
+                        "SGLang"
+                    } else {
+                        "vLLM"
+                    }
+                ));
+            }
+        }
         let extra_args = self.extra_args(
             kind,
             &release.version,
@@ -1145,17 +1193,27 @@ impl Resolver<'_> {
         max_model_len: Option<&MaxModelLenSpec>,
         kind: EngineKind,
         model: &ModelSpec,
+        (version, env): (&str, Option<&BTreeMap<String, String>>),
     ) -> Result<(u64, Option<String>), ScenarioError> {
         // SGLang refuses a length above the model's (`ModelConfig.__init__`), where tpsim would
-        // otherwise size per-position tensors for it.
+        // otherwise size per-position tensors for it — unless its variable (or, 0.4.4.post4 –
+        // 0.5.0rc0, its default) allows it: then a warning (flags56, `scenario::long_context`).
+        let mut warning = None;
         if let (EngineKind::Sglang, Some(c), Some(d)) = (kind, given, model.context_len)
             && c > d
         {
-            return Err(self.invalid("engine.context_length", super::sglang_context_refusal(c, d)));
+            use super::long_context::{SGLANG_VAR, sglang_allows, sglang_refusal, sglang_warning};
+            let raw = env.and_then(|m| m.get(SGLANG_VAR)).map(String::as_str);
+            let allowed = sglang_allows(version, raw)
+                .map_err(|m| self.invalid(&format!("engine.env.{SGLANG_VAR}"), m))?;
+            if !allowed {
+                return Err(self.invalid("engine.context_length", sglang_refusal(version, c, d)));
+            }
+            warning = Some(sglang_warning(version, c, d));
         }
         match given.or(model.context_len) {
             Some(0) => Err(self.invalid("engine.context_length", "0: expected a context length ≥ 1 token")),
-            Some(c) => Ok((c, None)),
+            Some(c) => Ok((c, warning)),
             None if kind == EngineKind::Vllm => match max_model_len.and_then(max_model_len_count) {
                 Some(n) => Ok((n, None)),
                 None => Ok((
