@@ -406,3 +406,5 @@ mod presets55;
 mod deploys31;
 // vmem56 (issue #17): vLLM 0.19 float32 start-up (engine-memory.tsv line 23): the missing peak bytes narrowed to one logits-sized float32 tensor.
 mod vmem56;
+// vgptoss56 (issue #17): vLLM's gpt-oss start-up weights by release (Hopper triton_kernels swizzle from torch 2.8.1, float32 RoPE), engine-memory.tsv lines 72–73.
+mod vgptoss56;

@@ -103,7 +103,8 @@ pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat)
 /// place of the original: none for gpt-oss's 2 × 2,880 × 1,440 and 2,880 × 1,440.)
 /// gpt-oss-120b at tp 1: w13 (5,760 → 5,888) × 90 and w2 (2,880 → 3,072) × 90 bytes per expert.
 pub(crate) fn swizzled_scale_copies(h: u64, i: u64, fmt: &WeightFormat) -> Vec<Piece> {
-    let Some(a) = fmt.swizzled_scale_rows else {
+    // `Some(0)`: the strided layout of torch < 2.8.1, no copy (`WeightFormat::swizzled_scale_rows`).
+    let Some(a) = fmt.swizzled_scale_rows.filter(|&a| a > 0) else {
         return Vec::new();
     };
     let blocks = |k: u64| k.div_ceil(MXFP4_BLOCK).div_ceil(2) * 2;
