@@ -715,6 +715,8 @@ impl Resolver<'_> {
             engine.kind,
             engine.moe_backend.as_deref(),
             &hardware.gpu.compute_capability,
+            &engine.release().version,
+            &mut warnings,
         );
         // h20moe: the untuned fused-MoE charge is one measurement (`decode::passes::moe_call`).
         if !engine.moe_tuned_config && model.moe.is_some() {

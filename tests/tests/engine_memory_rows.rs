@@ -1004,16 +1004,17 @@ fn every_row_has_a_test() {
     // 0.14.1 gpt-oss-120b on one H100) in `gpt_oss_logs`; lines 64–67 (vLLM 0.10.1.1 Qwen2-7B-Instruct on
     // one and two A100s, vllmold52) in `vllmold52`; line 68 (SGLang 0.5.13.post1 Qwen3-32B on 4× RTX
     // 5090) in `sglres53`; lines 69–71 (vLLM ~0.11 Llama-3.1-8B, Qwen3-32B and Llama-3.3-70B FP8 at tp
-    // 2 on H100s, the log set of line 39) in `vmem56`.
+    // 2 on H100s, the log set of line 39) in `vmem56`; lines 72–73 (vLLM ~0.11 gpt-oss-20b and
+    // gpt-oss-120b on one H100, the same log set) in `vgptoss56`.
     // A new row fails this until it gets its own test.
     let engines: Vec<String> = read_tsv(&data_path("engine-memory.tsv"))
         .rows
         .iter()
         .map(|r| r.get(1).to_string())
         .collect();
-    assert_eq!(engines.len(), 70);
+    assert_eq!(engines.len(), 72);
     assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 19);
-    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 51);
+    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 53);
 }
 
 #[test]

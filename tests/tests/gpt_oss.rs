@@ -25,28 +25,31 @@ fn example_weights_kv_cell_and_vllm_groups() {
         .iter()
         .find(|e| e["name"] == "target weights")
         .unwrap();
-    // The checkpoint's 36,851,110,272 B + vLLM's RoPE cos/sin cache (issue #17: 131,072 positions × 64
-    // × 2 B = 16,777,216 B), which "Model loading took" includes, + the caching allocator's blocks
-    // (vrows4, `tpsim_model::torch_alloc`; the mxfp4 experts are not replayed): o_proj's 2880 × 2048 ×
-    // 2 B = 11.25 MiB shard takes a whole 12 MiB segment (+786,432 B) in 34 of 36 layers (two are
-    // carved from the RoPE build's freed float32 blocks), and 181 small tensors round up to 512 B
-    // (36 × 448 + 36 × 256 + 109 × 384 = 67,200 B): 26,805,888 B.
+    // The checkpoint's 36,851,110,272 B + vLLM's RoPE cos/sin cache (issue #17; vgptoss56: float32, as
+    // `models/gpt_oss.py` passes `dtype=torch.float32` to `get_rope`: 131,072 positions × 64 × 4 B =
+    // 33,554,432 B), which "Model loading took" includes, + the caching allocator's blocks (vrows4,
+    // `tpsim_model::torch_alloc`; the mxfp4 experts are not replayed): o_proj's 2880 × 2048 × 2 B =
+    // 11.25 MiB shard takes a whole 12 MiB segment (+786,432 B) in 31 of 36 layers (tpsim's replay:
+    // the others are carved from the RoPE build's freed float32 blocks; 34 with the bf16 cache
+    // before), and 181 small tensors round up to 512 B (36 × 448 + 36 × 256 + 109 × 384 = 67,200 B):
+    // 31 × 786,432 + 67,200 = 24,446,592 B.
+    assert_eq!(31 * 786_432 + 67_200, 24_446_592);
     assert_eq!(
         weights["bytes"].as_u64().unwrap(),
-        36_851_110_272 + 16_777_216 + 26_805_888
+        36_851_110_272 + 33_554_432 + 24_446_592
     );
     // 4 KV heads per rank × 2 × 64 × 36 layers × 2 B.
     assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 36_864);
     // vLLM: 18 sliding + 18 full layers → 2 groups of 18; a block holds 16 tokens of 18 layers' pages
     // (16 × 18 × 1,024 B). requested = 94.97 GiB (torch's total on this GPU, templates/rtx-pro-6000-server.toml)
-    // × 0.9 = 85.473 GiB; issue #17's modelled parts: weights 34.36086 GiB (with the caching allocator's
-    // blocks, vrows4), peak activation (vrows2: vLLM 0.19's sampler; mxfp4 experts keep no fused-MoE
+    // × 0.9 = 85.473 GiB; issue #17's modelled parts: weights 34.37429 GiB (the sum above: with the
+    // caching allocator's blocks, vrows4, and the float32 RoPE cache, vgptoss56; 34.36086 before), peak activation (vrows2: vLLM 0.19's sampler; mxfp4 experts keep no fused-MoE
     // workspace) (8,192 + 2 × 1,024) × 2,880 × 2 B + 1,024 × 201,088 × 14 B + min(1,024, 188 SMs) ×
     // 201,088 × 4 B + 32 MiB cuBLAS workspace (compute capability 12.0) = 3,126,552,576 B = 2.91183 GiB,
-    // non-torch 0.25 + 1.82 + 0.02 = 2.09 GiB; KV = 85.47300 − 34.36086 − 2.91183 − 2.09 = 46.11031 GiB →
-    // ⌊46.11031 × 2^30 / 294,912⌋ = 167,882 blocks → 167,882 // 2 × 16 = 1,343,056 tokens ("GPU KV cache
-    // size").
-    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_343_056);
+    // non-torch 0.25 + 1.82 + 0.02 = 2.09 GiB; KV = 85.47300 − 34.37429 − 2.91183 − 2.09 = 46.09688 GiB →
+    // ⌊46.09688 × 2^30 / 294,912⌋ = 167,833 blocks → 167,833 // 2 × 16 = 1,342,656 tokens ("GPU KV cache
+    // size"; 1,343,056 with the bf16 RoPE cache before vgptoss56).
+    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_342_656);
     assert_eq!(m["verdict"], "ok");
     // A second concurrency: the same memory plan, more tokens per second in total, a slower step
     // (8 sequences read 8× the KV and touch E·(1 − (1 − 4/128)^8) = 28.6 experts per layer, not 4).
@@ -77,11 +80,13 @@ fn vllm_h100_row_30_through_a_scenario() {
     let tokens = j["memory"]["kv_tokens"].as_u64().unwrap();
     assert_eq!(tokens, 1_277_296);
     assert!((tokens as f64 / 1_277_184.0 - 1.0).abs() < 0.003);
-    // With tpsim's own weights (13.671 GiB + the 0.0156 GiB RoPE cache = 13.687 GiB, +0.34 %): KV =
-    // 58.424 GiB → ⌊· × 2^30 / 393,216⌋ = 159,534 blocks → 1,276,272 tokens (−0.07 % of the log).
+    // With tpsim's own weights (vgptoss56: 13.671 GiB + the 0.03125 GiB float32 RoPE cache + the
+    // allocator's blocks = 13.7024 GiB, +0.46 %; 13.687 and 1,276,272 tokens with the bf16 cache
+    // before): KV = 58.409 GiB → 159,492 blocks → 1,275,936 tokens (−0.10 % of the log). The preset's
+    // Marlin layout is assumed for 0.19 (`moe_backend::engine_default` has not read 0.19's oracle).
     std::fs::write(&p, base).unwrap();
     let j = run_json(&p.display().to_string());
-    assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 1_276_272);
+    assert_eq!(j["memory"]["kv_tokens"].as_u64().unwrap(), 1_275_936);
 }
 
 #[test]

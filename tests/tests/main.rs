@@ -414,3 +414,5 @@ mod shm56;
 mod pro6k56;
 // flags56 (issue #17): --enable-ep-moe import by release, long-context env overrides, vLLM 0.33.0/0.34.0 lists.
 mod flags56;
+// vgptoss56 (issue #17): vLLM's gpt-oss start-up weights by release (Hopper triton_kernels swizzle from torch 2.8.1, float32 RoPE), engine-memory.tsv lines 72–73.
+mod vgptoss56;

@@ -484,16 +484,21 @@ static GPT_OSS: Coverage = Coverage {
         ),
         // sglogs2 (issue #17): gpt-oss-120b on one H100 from vLLM issues.
         check(
-            "tests/data/engine-memory.tsv line 61: vLLM 0.10.1, gpt-oss-120b, 1× H100, default args: weights 65.9151 vs logged 65.9651 GiB (−0.08 %), KV budget −2.27 vs −2.14 GiB, both refuse (No available memory for the cache blocks)",
+            "tests/data/engine-memory.tsv line 61: vLLM 0.10.1, gpt-oss-120b, 1× H100, default args: weights 65.9310 vs logged 65.9651 GiB (−0.05 %), KV budget −2.05 vs −2.14 GiB, both refuse (No available memory for the cache blocks)",
             "gpt_oss_logs::vllm_0_10_1_gpt_oss_120b_h100_default_args_refuses",
         ),
         check(
-            "tests/data/engine-memory.tsv line 62: vLLM ~0.11, gpt-oss-120b, 1× H100, max len 131,072: KV budget 1.73 vs logged 1.71 GiB; refusal needs 4.54 GiB (full + sliding-window layers' own need, exact)",
+            "tests/data/engine-memory.tsv line 62: vLLM ~0.11, gpt-oss-120b, 1× H100, max len 131,072: KV budget 1.71 vs logged 1.71 GiB; refusal needs 4.54 GiB (full + sliding-window layers' own need, exact)",
             "gpt_oss_logs::vllm_0_11_gpt_oss_120b_h100_max_len_refusal",
         ),
         check(
-            "tests/data/engine-memory.tsv line 63: vLLM 0.14.1, gpt-oss-120b, 1× H100, Triton MXFP4 backend (triton_kernels Hopper layout: ×64 intermediate, fp32 biases, swizzled scale copy): weights 64.33 vs logged 64.38 GiB (−0.08 %)",
+            "tests/data/engine-memory.tsv line 63: vLLM 0.14.1, gpt-oss-120b, 1× H100, Triton MXFP4 backend (triton_kernels Hopper layout: ×64 intermediate, fp32 biases, swizzled scale copy): weights 64.35 vs logged 64.38 GiB (−0.05 %)",
             "gpt_oss_logs::vllm_0_14_1_gpt_oss_120b_h100_triton_weights",
+        ),
+        // vgptoss56 (issue #17): the llm-d-benchmark gpt-oss rows (vLLM ~0.11 image).
+        check(
+            "tests/data/engine-memory.tsv lines 72–73: vLLM ~0.11 image, gpt-oss-20b / gpt-oss-120b, 1× H100: weights 13.44 / 64.35 vs logged 13.47 / 64.38 GiB (−0.24 % / −0.05 %) on the triton_kernels Hopper layout (vLLM ≥ 0.11.1 with triton_kernels; 0.11.0's torch 2.8.0 keeps the strided layout, no scale copy)",
+            "vgptoss56::line_72_gpt_oss_20b_weights_fit_the_hopper_triton_layout",
         ),
     ]),
 };

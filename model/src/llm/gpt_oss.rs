@@ -41,7 +41,9 @@
 //! simulator replaces the quant file's padding with Triton's (×64 / none) and sets
 //! `WeightFormat::swizzled_scale_rows` (`sim` `scenario::moe_backend::apply_expert_layout`): fp32 expert
 //! biases and a swizzled copy of the block scales beside the loaded ones ([`swizzled_scale_copies`]).
-//! gpt-oss-120b on one H100, vLLM 0.14.1: 64.33 GiB vs the logged 64.38 (engine-memory.tsv line 63).
+//! gpt-oss-120b on one H100, vLLM 0.14.1: 64.35 GiB vs the logged 64.38 (engine-memory.tsv line 63).
+//! vgptoss56: the Hopper swizzle needs torch ≥ 2.8.1; vLLM ≤ 0.11.0 (torch 2.8.0) keeps the strided
+//! layout, fp32 biases and no copy (`WeightFormat::swizzled_scale_rows` = `Some(0)`).
 
 use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
 // `weights` calls into this module, never the reverse: the pieces come from `piece`.
@@ -103,7 +105,8 @@ pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat)
 /// place of the original: none for gpt-oss's 2 × 2,880 × 1,440 and 2,880 × 1,440.)
 /// gpt-oss-120b at tp 1: w13 (5,760 → 5,888) × 90 and w2 (2,880 → 3,072) × 90 bytes per expert.
 pub(crate) fn swizzled_scale_copies(h: u64, i: u64, fmt: &WeightFormat) -> Vec<Piece> {
-    let Some(a) = fmt.swizzled_scale_rows else {
+    // `Some(0)`: the strided layout of torch < 2.8.1, no copy (`WeightFormat::swizzled_scale_rows`).
+    let Some(a) = fmt.swizzled_scale_rows.filter(|&a| a > 0) else {
         return Vec::new();
     };
     let blocks = |k: u64| k.div_ceil(MXFP4_BLOCK).div_ceil(2) * 2;

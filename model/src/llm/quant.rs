@@ -166,8 +166,10 @@ pub struct WeightFormat {
     /// rows (per expert: w13's 2 × intermediate, w2's hidden) are padded to a multiple of this and
     /// whose block columns to an even count; it also casts the expert biases from bf16 to fp32.
     /// vLLM's triton_kernels backend (`Mxfp4Backend.TRITON`) on SM 9.0: 256 (`llm::gpt_oss`).
-    /// `None`: stored as loaded. Set by the simulator from the engine's MoE backend (not a
-    /// quant.toml key).
+    /// `None`: stored as loaded. `Some(0)` (vgptoss56): the biases are cast to fp32 but the scales
+    /// stay as loaded, no copy (vLLM's triton_kernels backend on SM 9.0 with torch < 2.8.1, whose
+    /// `_swizzle_mxfp4` keeps the strided layout: vLLM ≤ 0.11.0). Set by the simulator from the
+    /// engine's MoE backend and release (not a quant.toml key).
     pub swizzled_scale_rows: Option<u32>,
 }
 

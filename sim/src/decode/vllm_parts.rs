@@ -76,6 +76,15 @@ fn rope_caches(s: &Scenario) -> Vec<u64> {
         m.context_len = m.context_len.map(|c| c.min(len));
         return rope_cache_tensors(&m, RopeRule::vllm(release.as_deref()), 4);
     }
+    // vgptoss56 (issue #17): gpt-oss asks for a float32 cache too (`models/gpt_oss.py`
+    // `OAIAttention.__init__`: `get_rope(..., dtype=torch.float32)`, read in the 0.10.1.1, 0.10.2,
+    // 0.11.0, 0.14.1 and 0.19.0 wheels), its YaRN rows `original_max_position_embeddings × factor`
+    // = 4,096 × 32 = `max_position_embeddings` (`yarn_scaling_rope.py` `_compute_cos_sin_cache`).
+    let dtype = if s.model.arch == tpsim_model::llm::Architecture::GptOss {
+        4
+    } else {
+        dtype
+    };
     rope_cache_tensors(&s.model, RopeRule::vllm(release.as_deref()), dtype)
 }
 

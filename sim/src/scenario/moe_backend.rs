@@ -368,11 +368,23 @@ pub fn for_model(
 /// gfx942 (no swizzled copy). Its fp32 expert biases (the same `TRITON` branch of
 /// `process_weights_after_loading`, ≈ 0.3 % of the expert bytes) are not counted there.
 /// Other engines, backends and GPUs: unchanged (the quantization's own padding).
+///
+/// vgptoss56: the Hopper swizzle needs torch ≥ 2.8.1. `utils/mxfp4_utils.py` `_swizzle_mxfp4`
+/// (vLLM 0.10.1.1, 0.10.2, 0.11.0, 0.11.1, 0.11.2, 0.12.0 wheels alike) keeps triton_kernels'
+/// `StridedLayout` for values and scales on SM 9.0 when `not is_torch_equal_or_newer("2.8.1")`,
+/// with a warning; `StridedLayout.swizzle_data` returns its input (vLLM 0.12.0's vendored
+/// `triton_kernels/tensor_details/layout_details/strided.py`), so no copy is held. The wheels pin
+/// torch (`Requires-Dist`): 0.10.1.1 `torch==2.7.1`, 0.10.2 and 0.11.0 `torch==2.8.0`, 0.11.1 on
+/// `torch==2.9.0`; below 0.11.1 (`release` [`TORCH_2_8_1_FROM`]) the ×64 padding and the fp32
+/// biases stay and the swizzled scale copy goes, and vLLM's warning is pushed onto `warnings`.
+/// Where `release` cannot be read the copy is kept (the current releases').
 pub fn apply_expert_layout(
     model: &mut tpsim_model::llm::ModelSpec,
     kind: super::EngineKind,
     backend: Option<&str>,
     compute_capability: &str,
+    release: &str,
+    warnings: &mut Vec<String>,
 ) {
     if kind != super::EngineKind::Vllm || backend != Some("triton_kernel") {
         return;
@@ -387,7 +399,13 @@ pub fn apply_expert_layout(
         "9.0" => {
             e.pad_hidden = None;
             e.pad_intermediate = Some(TRITON_PAD_INTERMEDIATE);
-            e.swizzled_scale_rows = Some(HOPPER_SCALE_ALIGN_ROWS);
+            let strided = crate::engine_args_versions::release(release)
+                .is_some_and(|r| r.as_slice() < TORCH_2_8_1_FROM.as_slice());
+            // `Some(0)`: fp32 biases, scales as loaded (`WeightFormat::swizzled_scale_rows`).
+            e.swizzled_scale_rows = Some(if strided { 0 } else { HOPPER_SCALE_ALIGN_ROWS });
+            if strided {
+                warnings.push(STRIDED_WARNING.to_string());
+            }
         }
         "9.4" => {
             e.pad_hidden = Some(ROCM_GFX942_PAD);
@@ -397,6 +415,15 @@ pub fn apply_expert_layout(
         _ => {}
     }
 }
+
+/// The first vLLM release whose wheel pins a torch of 2.8.1 or newer (0.11.1: `torch==2.9.0`;
+/// 0.11.0: `torch==2.8.0`), so the first whose `_swizzle_mxfp4` swizzles on SM 9.0 (vgptoss56).
+const TORCH_2_8_1_FROM: [u64; 3] = [0, 11, 1];
+
+/// vLLM `utils/mxfp4_utils.py` `_swizzle_mxfp4` (0.10.1.1 – 0.12.0 wheels): the `warning_once`
+/// text on SM 9.0 with torch < 2.8.1, verbatim (its spelling).
+const STRIDED_WARNING: &str = "Mxfp4 on hopper is running on torch < 2.8.1, this cause swizling to be \
+disabled, which may cause performance degradation. Please upgrade to torch nightly";
 
 /// vLLM 0.17.0 `quantization/utils/mxfp4_utils.py` `get_padding_alignment`: 256 on gfx950, else 128.
 const ROCM_GFX942_PAD: u32 = 128;
