@@ -499,7 +499,12 @@ fn kept_by_patterns(
             mtp = true;
             continue;
         }
-        if n.contains("mm_projector") || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k)) {
+        // presets56: `multi_modal_projector` is Mistral 3's / LLaVA's projector (Devstral Small 2's
+        // `modules_to_not_convert`), counted at the model dtype as Kimi's `mm_projector` (`llm::vlm`).
+        if n.contains("mm_projector")
+            || n.contains("multi_modal_projector")
+            || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k))
+        {
             continue;
         }
         return Err(bad(
