@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// presets56 (issue #17): Devstral 2 / Devstral Small 2 and GLM-4.7 / GLM-4.7-FP8 presets.
+mod presets56;
