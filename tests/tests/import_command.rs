@@ -52,8 +52,8 @@ fn every_bundled_scenario_round_trips() {
     // internvl3-78b example; 86 with families28's step-3.5-flash example; 88 with families30's gemma-4-31b
     // and gemma-4-26b-a4b examples; 89 with families32's kimi-k3 example; 90 with families31's
     // mistral-large-3 example; 91 with vllmnew53's step-3.5-flash vLLM example; 92 with families36's hy3
-    // example.
-    assert_eq!(files.len(), 92, "{files:?}");
+    // example; 95 with presets56's devstral-2-123b, devstral-small-2 and glm-4.7-fp8 examples.
+    assert_eq!(files.len(), 95, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);
@@ -375,7 +375,9 @@ fn surveyed_glm_4_7_fp8_resolves_by_its_path() {
     let i = build::import(&survey(11), &o).expect("11");
     assert_eq!(preset_of(&i.text), "glm-4.7-fp8");
     assert!(
-        !i.notes.iter().any(|n| n.contains("has the same config.json geometry")),
+        !i.notes
+            .iter()
+            .any(|n| n.contains("has the same config.json geometry")),
         "{:?}",
         i.notes
     );

@@ -49,13 +49,23 @@ fn imported_preset(model: &str) -> String {
 /// = 32,065,611,136. KV cell at tp 4: 8 / 4 = 2 KV heads × (128 + 128) × 88 × 2 B = 90,112.
 #[test]
 fn devstral_2_123b_parameters_and_weights_by_hand() {
-    let s = load("p56-d123-tp1", "devstral-2-123b-instruct-2512", 1, "h100-sxm-8x-nvlink");
+    let s = load(
+        "p56-d123-tp1",
+        "devstral-2-123b-instruct-2512",
+        1,
+        "h100-sxm-8x-nvlink",
+    );
     assert!(s.model.ministral3, "the ministral3 text model");
     assert_eq!(s.model.weight_bytes_per_rank(1).0, 128_249_390_464);
     let params = 121_802_588_160u64 + 3_221_225_472 + 88 * 24_576 + 12_288;
     assert_eq!(params, 125_025_988_608);
     assert_eq!(88 * 1_384_144_896u64 + 3_221_225_472 + 12_288, params);
-    let s4 = load("p56-d123-tp4", "devstral-2-123b-instruct-2512", 4, "h100-sxm-8x-nvlink");
+    let s4 = load(
+        "p56-d123-tp4",
+        "devstral-2-123b-instruct-2512",
+        4,
+        "h100-sxm-8x-nvlink",
+    );
     assert_eq!(s4.model.weight_bytes_per_rank(4).0, 32_065_611_136);
     assert_eq!(s4.model.kv_cell_bytes(4), 90_112);
     assert_eq!(s4.model.kv_cell_bytes(1), 360_448);
@@ -79,7 +89,8 @@ fn devstral_2_123b_example_and_vllm_releases() {
     let o = tpsim(&["validate", &old]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr.contains("vLLM 0.15.1 has no registry entry for Ministral3ForCausalLM"),
+        o.stderr
+            .contains("vLLM 0.15.1 has no registry entry for Ministral3ForCausalLM"),
         "{}",
         o.stderr
     );
@@ -112,7 +123,12 @@ fn devstral_2_123b_example_and_vllm_releases() {
 /// = 25,792,912,000. KV cell at tp 1: 8 × 256 × 40 × 2 B = 163,840.
 #[test]
 fn devstral_small_2_parameters_and_weights_by_hand() {
-    let s = load("p56-d24-tp1", "devstral-small-2-24b-instruct-2512", 1, "h100-sxm-1x");
+    let s = load(
+        "p56-d24-tp1",
+        "devstral-small-2-24b-instruct-2512",
+        1,
+        "h100-sxm-1x",
+    );
     let b = s.model.weight_breakdown(1);
     assert_eq!(b.attention, 2_097_152_320);
     assert_eq!(b.dense_mlp, 20_132_659_520);
@@ -140,8 +156,18 @@ fn glm_4_7_is_glm_4_6s_network() {
     assert_eq!(a.model.weight_bytes_per_rank(8).0, 88_328_799_872);
     assert_eq!(b.model.weight_bytes_per_rank(8).0, 88_328_799_872);
     assert_eq!(a.model.kv_cell_bytes(8), 47_104);
-    let c = load("p56-g47f-tp4", "glm-4.7-fp8", 4, "rtx-pro-6000-4x-turin-same-numa");
-    let d = load("p56-g46f-tp4", "glm-4.6-fp8", 4, "rtx-pro-6000-4x-turin-same-numa");
+    let c = load(
+        "p56-g47f-tp4",
+        "glm-4.7-fp8",
+        4,
+        "rtx-pro-6000-4x-turin-same-numa",
+    );
+    let d = load(
+        "p56-g46f-tp4",
+        "glm-4.6-fp8",
+        4,
+        "rtx-pro-6000-4x-turin-same-numa",
+    );
     assert_eq!(c.model.weight_bytes_per_rank(4).0, 89_057_917_568);
     assert_eq!(d.model.weight_bytes_per_rank(4).0, 89_057_917_568);
     let gib = 89_057_917_568f64 / (1u64 << 30) as f64;
