@@ -52,8 +52,8 @@ fn every_bundled_scenario_round_trips() {
     // internvl3-78b example; 86 with families28's step-3.5-flash example; 88 with families30's gemma-4-31b
     // and gemma-4-26b-a4b examples; 89 with families32's kimi-k3 example; 90 with families31's
     // mistral-large-3 example; 91 with vllmnew53's step-3.5-flash vLLM example; 92 with families36's hy3
-    // example.
-    assert_eq!(files.len(), 92, "{files:?}");
+    // example; 95 with presets56's devstral-2-123b, devstral-small-2 and glm-4.7-fp8 examples.
+    assert_eq!(files.len(), 95, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);
@@ -204,7 +204,7 @@ fn surveyed_vllm_commands_import() {
 /// `--enable-pcie-oneshot-allreduce`; 12: `--moe-runner-backend b12x`, no choice of SGLang 0.5.8;
 /// 10 as published: `--port ${PORT}` with PORT set nowhere in the text), vLLM's own refusal (6:
 /// DCP with an fp8 KV cache before 0.25), and a model no preset describes (5, 9, 13, 14; 11 since
-/// presets10: [`surveyed_glm_4_7_fp8_resolves_by_its_alias`];
+/// presets10: [`surveyed_glm_4_7_fp8_resolves_by_its_path`];
 /// 10 with its variables set: the EAGLE-3 draft). 15 imports since the `qwen3-32b` preset
 /// (newdeploys7): [`surveyed_vllm_commands_import`]; 2 since the `kimi-k2.5-nvfp4` preset (presets12:
 /// tests/tests/presets12.rs).
@@ -363,20 +363,21 @@ fn cli_forms_and_exit_codes() {
 }
 
 /// presets10 (issue #17): command 11 (`--model /mnt/zai-org/GLM-4.7-FP8`, a local copy) resolves by
-/// the last component of its path to hf-ids.toml's alias `zai-org/GLM-4.7-FP8` → `glm-4.6-fp8` (noted),
+/// the last component of its path to hf-ids.toml's `zai-org/GLM-4.7-FP8` — the alias of `glm-4.6-fp8`
+/// (noted) until presets56, since then its own preset `glm-4.7-fp8` (the same config.json; no note) —
 /// and with an acceptance imports as published: tp 4, context 200,000, `--kv-cache-dtype fp8_e4m3`,
 /// EAGLE with no draft path = the model's MTP layer (nextn, 3 steps, topk 1, 4 draft tokens). KV per
 /// token at tp 4 by hand: 8 KV heads / 4 = 2 × (128 + 128) × 92 layers × 1 B (fp8) = 47,104 B.
 #[test]
-fn surveyed_glm_4_7_fp8_resolves_by_its_alias() {
+fn surveyed_glm_4_7_fp8_resolves_by_its_path() {
     let mut o = preset("rtx-pro-6000-8x-1switch");
     o.acceptance = Some("alpha = 0.7".into());
     let i = build::import(&survey(11), &o).expect("11");
-    assert_eq!(preset_of(&i.text), "glm-4.6-fp8");
+    assert_eq!(preset_of(&i.text), "glm-4.7-fp8");
     assert!(
-        i.notes
+        !i.notes
             .iter()
-            .any(|n| n.contains("`zai-org/GLM-4.7-FP8` has the same config.json geometry")),
+            .any(|n| n.contains("has the same config.json geometry")),
         "{:?}",
         i.notes
     );

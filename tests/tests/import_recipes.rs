@@ -397,7 +397,7 @@ fn checkpoints_without_a_preset_are_named() {
 /// vLLM's dotted form of a JSON argument (`--speculative-config.method mtp
 /// --speculative-config.num_speculative_tokens 1`, GLM recipe 27) is the same JSON object
 /// (`FlexibleArgumentParser` merges the fields; `1` is read as JSON, `mtp` as text). Before recipes it
-/// was refused as "not JSON". 27 (GLM-4.7-FP8, read as `glm-4.6-fp8` by its hf-ids alias) imports as
+/// was refused as "not JSON". 27 (GLM-4.7-FP8, its own preset `glm-4.7-fp8` since presets56, an alias of `glm-4.6-fp8` before) imports as
 /// MTP with one token at tp 4; 28 (GLM-5.1-FP8, read as `glm-5-fp8` by its alias) reads 3 tokens, then
 /// stops at tpsim's vLLM MTP table, which has no entry for GLM-5 (a lead: vLLM's recipe runs it).
 #[test]
@@ -562,7 +562,8 @@ fn model_config_option() {
 ///   `sliding_window` that `use_sliding_window` false leaves off); KV per token at tp 2: 4 / 2 = 2 KV
 ///   heads × (128 + 128) × 28 × 2 B = 28,672.
 /// - 52 (Qwen2.5-1.5B-Instruct): [`user_commands_import`].
-/// - 27 / 28 (GLM-4.7-FP8 / GLM-5.1-FP8) by alias: [`dotted_speculative_config_is_read_as_json`].
+/// - 27 (GLM-4.7-FP8, its own preset since presets56) / 28 (GLM-5.1-FP8, by alias):
+///   [`dotted_speculative_config_is_read_as_json`].
 #[test]
 fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
     let h200 = on("h200-8x-nvlink");
@@ -599,7 +600,7 @@ fn real_checkpoints_resolve_by_alias_or_their_own_preset() {
     );
     let (s, _, _) = imported(51, &on("rtx-4090-2x-no-p2p"));
     assert_eq!(s.model.kv_cell_bytes(2), 28_672);
-    for (n, preset) in [(27, "glm-4.6-fp8"), (28, "glm-5-fp8")] {
+    for (n, preset) in [(27, "glm-4.7-fp8"), (28, "glm-5-fp8")] {
         let text = match build::import(&command(n), &with_acceptance("h200-8x-nvlink")) {
             Ok(i) => i.text,
             Err(e) => e,

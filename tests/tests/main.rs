@@ -416,3 +416,5 @@ mod pro6k56;
 mod flags56;
 // vgptoss56 (issue #17): vLLM's gpt-oss start-up weights by release (Hopper triton_kernels swizzle from torch 2.8.1, float32 RoPE), engine-memory.tsv lines 72–73.
 mod vgptoss56;
+// presets56 (issue #17): Devstral 2 / Devstral Small 2 and GLM-4.7 / GLM-4.7-FP8 presets.
+mod presets56;

@@ -499,7 +499,12 @@ fn kept_by_patterns(
             mtp = true;
             continue;
         }
-        if n.contains("mm_projector") || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k)) {
+        // presets56: `multi_modal_projector` is Mistral 3's / LLaVA's projector (Devstral Small 2's
+        // `modules_to_not_convert`), counted at the model dtype as Kimi's `mm_projector` (`llm::vlm`).
+        if n.contains("mm_projector")
+            || n.contains("multi_modal_projector")
+            || ALWAYS_UNQUANTIZED.iter().any(|k| n.contains(k))
+        {
             continue;
         }
         return Err(bad(
@@ -890,6 +895,24 @@ mod tests {
         e.pad_hidden = None;
         e.pad_intermediate = None;
         assert_eq!(got, want);
+    }
+
+    /// presets56: Devstral Small 2's published `quantization_config` (quant_method fp8,
+    /// `weight_block_size` null, `modules_to_not_convert` = `model.vision_tower`,
+    /// `model.multi_modal_projector`, `lm_head`) reads as fp8 with one fp32 scale a tensor on every
+    /// decoder Linear (its per-tensor scale is 4 B whatever `scale_dtype`): the projector, like the
+    /// tower and the head, is kept at the model dtype anyway.
+    /// Without `multi_modal_projector` among the parts tpsim always keeps, the entry was refused.
+    #[test]
+    fn devstral_small_2_fp8_per_tensor_with_its_projector_kept() {
+        let got = from_checkpoint(
+            &json(include_str!(
+                "../../../scenarios/models/devstral-small-2-24b-instruct-2512/config.json"
+            )),
+            None,
+        )
+        .expect("devstral-small-2");
+        assert_eq!(got, explicit("dtype = \"fp8\"\n"));
     }
 
     #[test]
