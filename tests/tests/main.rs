@@ -404,3 +404,5 @@ mod b200moe55;
 mod presets55;
 // deploys31 (issue #18): new out-of-sample rows on PCIe cards (ld-singh's Qwen2.5-7B sweep on one RTX A6000, vLLM 0.23.0).
 mod deploys31;
+// curves56 (issue #18): measured bf16 GEMM efficiency curves for PCIe cards that borrowed the flat 0.50.
+mod curves56;
