@@ -46,8 +46,14 @@ fn assert_curve(template: &str, peak: f64, plateau: &[(f64, f64)]) {
     assert_eq!(pts[0], (5e10, 0.50), "{template}: the small-kernel end");
     assert_eq!(&pts[1..], plateau, "{template}: the measured points");
     let (lo, hi) = range.unwrap_or_else(|| panic!("{template}: no flops_range"));
-    assert!((lo / (2.0 * 4096f64.powi(3)) - 1.0).abs() < 0.005, "{template}: {lo}");
-    assert!((hi / (2.0 * 10240f64.powi(3)) - 1.0).abs() < 0.005, "{template}: {hi}");
+    assert!(
+        (lo / (2.0 * 4096f64.powi(3)) - 1.0).abs() < 0.005,
+        "{template}: {lo}"
+    );
+    assert!(
+        (hi / (2.0 * 10240f64.powi(3)) - 1.0).abs() < 0.005,
+        "{template}: {hi}"
+    );
 }
 
 /// RTX A6000: issue #46 / database.md, best of the sweep 123.34 TFLOPS; 123.34 ÷ 154.8 = 0.797 → 0.80.

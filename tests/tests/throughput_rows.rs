@@ -847,7 +847,8 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     (
         "Qwen2.5-7B-Instruct bf16, vLLM 0.23.0, 1× RTX A6000 TP 1, chat 40/50 c 128 (per-stream TPOT)",
         DEPLOYS31_QWEN25_7B_A6000_MISS,
-    ),    // curves56: out of the target once the H100 PCIe's FLOP curve was measured (+16.1 -> +21.4 %).
+    ),
+    // curves56: out of the target once the H100 PCIe's FLOP curve was measured (+16.1 -> +21.4 %).
     (
         "Qwen2.5-32B (DeepSeek-R1-Distill-Qwen-32B), vLLM 0.8.5, 1× H100 PCIe, ShareGPT 16 qps (per-stream TPOT)",
         CURVES56_QWEN32B_H100_PCIE_Q16_MISS,
