@@ -418,3 +418,5 @@ mod flags56;
 mod vgptoss56;
 // presets56 (issue #17): Devstral 2 / Devstral Small 2 and GLM-4.7 / GLM-4.7-FP8 presets.
 mod presets56;
+// curves56 (issue #18): measured bf16 GEMM efficiency curves for PCIe cards that borrowed the flat 0.50.
+mod curves56;
