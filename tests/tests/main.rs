@@ -402,3 +402,5 @@ mod dsv4dec55;
 mod b200moe55;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
+// dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
+mod dsv4k56;

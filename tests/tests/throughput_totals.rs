@@ -702,6 +702,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12",
         crate::deploys30::validation_qwen3_coder_30b_awq_vllm_rtx5090x1_4k4k_ctx8k_c12,
     ),
+    (
+        "dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024",
+        crate::dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024,
+    ),
 ];
 
 /// The figures the README and the book state.
