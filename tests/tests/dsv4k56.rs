@@ -17,8 +17,9 @@
 //!
 //! Not taken: the same table's c 4,096 row (its TPOT is cut off in the stored description), its DSpark rows
 //! (tpsim refuses DeepSeek-V4 drafts), the B200 rows (TP 8 / DP 8: DP attention is refused), and the SGLang
-//! cookbook's DeepSeek-V4 re-benchmark (sglang pull 31363, SGLang 0.5.15.post1: the FP8 Flash repackage with
-//! FP8 experts, which tpsim's DeepSeek-V4 expert formats do not include).
+//! cookbook's DeepSeek-V4 re-benchmark (sglang pull 31363, SGLang 0.5.15.post1: the FP8 Flash repackage, whose
+//! expert format under that release was not checked against `ExpertFormat::sglang_cuda_by_release`, nor its
+//! launch flags read: left for a later round).
 //!
 //! VALIDATION, out-of-sample: nothing was fitted to the row. It is a known miss
 //! (`throughput_rows::KNOWN_MISSES`): tpsim's per-stream rate is 1.66× the measured one.
