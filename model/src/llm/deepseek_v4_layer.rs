@@ -73,6 +73,12 @@
 //!   unfused 3 above: each half one launch fewer at ≤ 32 tokens, but the last layer's feed-forward
 //!   half, whose post `DeepseekV4Model` completes alone.
 //!
+//! CUDA graphs: the counts are GPU launches; whether the host pays for them is the graph rule's
+//! (`sim::serve::graphs`). SGLang 0.5.16 `server_args.py` `_handle_gpu_memory_settings` gives a card of
+//! 90 – 160 GiB (H200) `cuda_graph_max_bs` 512 at tp ≥ 4 (256 below) and the DeepSeek-V4 hook leaves it;
+//! 0.5.22+ caps the default at `max_running_requests` (256 from the hook): a c 1,024 run's 256-request
+//! decode step is graphed in both.
+//!
 //! Not counted: the metadata kernels run once a step (not a layer), and 0.5.23's further fusions
 //! (`models/deepseek_v4_mhc.py`, `deepseek_v4_boundary.py`, `kernels/ops/gemm/dsv4_wo_a.py`): the 0.5.16
 //! counts are used for every release 0.5.12 – 0.5.23 (assumed for the others).
