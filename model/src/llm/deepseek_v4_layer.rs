@@ -79,7 +79,10 @@
 //! 0.5.22+ caps the default at `max_running_requests` (256 from the hook): a c 1,024 run's 256-request
 //! decode step is graphed in both.
 //!
-//! Not counted: the metadata kernels run once a step (not a layer), and 0.5.23's further fusions
+//! Not counted: at tp > 1 on SM 9.0 `wo_a`'s quant reads `o.reshape(T * G, D).contiguous()` of the
+//! attention output sliced from its 64-head padding (`MQALayer.forward`), which is not a view: likely
+//! one copy more a layer (read late, not added); the metadata kernels run once a step (not a layer),
+//! and 0.5.23's further fusions
 //! (`models/deepseek_v4_mhc.py`, `deepseek_v4_boundary.py`, `kernels/ops/gemm/dsv4_wo_a.py`): the 0.5.16
 //! counts are used for every release 0.5.12 – 0.5.23 (assumed for the others).
 //!
