@@ -879,8 +879,8 @@ impl Resolver<'_> {
         if let Some(w) = accel::extrapolation_warning(&hardware) {
             warnings.push(w);
         }
-        // Honest output (dsv4dec55): DeepSeek-V4's decode layer is lowered with assumed kernel counts
-        // and efficiencies, and the one public run compared (sglang PR 33109) is far slower.
+        // Honest output (dsv4dec55, dsv4k56): DeepSeek-V4's decode layer is lowered with assumed
+        // efficiencies (its MoE kernel count too), and the one public run compared (sglang PR 33109) is slower.
         if model.deepseek_v4.is_some() {
             warnings.push(dsv4::UNVALIDATED_WARNING.to_string());
         }

@@ -420,3 +420,5 @@ mod vgptoss56;
 mod presets56;
 // curves56 (issue #18): measured bf16 GEMM efficiency curves for PCIe cards that borrowed the flat 0.50.
 mod curves56;
+// dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
+mod dsv4k56;

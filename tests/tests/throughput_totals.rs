@@ -734,6 +734,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c512",
         crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c512,
     ),
+    (
+        "dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024",
+        crate::dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024,
+    ),
 ];
 
 /// The figures the README and the book state.

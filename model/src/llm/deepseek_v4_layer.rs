@@ -19,20 +19,72 @@
 //!   SGLang's release picks (`ExpertFormat::sglang_cuda_by_release`), followed by the second
 //!   all-reduce (`deepseek_v4_decode::allreduces_per_layer`).
 //!
-//! ## Kernels — assumed, class "kernel count"
+//! ## Kernels — counted from SGLang 0.5.16 (dsv4k56), the MoE part assumed
 //!
-//! SGLang 0.5.23 `models/deepseek_v4.py` fuses its layer through `hc_boundary` / `mhc` helpers
-//! whose launches were not counted kernel by kernel; the counts below follow the module structure
-//! (one kernel a GEMM, norm, rotary, store or mixer step) and are assumed:
-//! - attention half, ratio 0: mHC pre (mixer GEMM, combine) 2, RMSNorm 1, `wq_a`+`wkv` 1,
-//!   `q_norm` + `kv_norm` 2, `wq_b` 1, rotary 1, SWA store 1, FlashMLA sparse and its combine 2,
-//!   `wo_a` 1, `wo_b` 1, mHC post 1 = [`ATTN_KERNELS`] = 15; a compressor adds `wkv_gate` and its
-//!   compress-and-store ([`COMPRESSOR_KERNELS`] = 2, ratio 128: 17); the C4 indexer adds `wq_b`,
-//!   `weights_proj`, its own compressor (2), the key scan and the top-k ([`INDEXER_KERNELS`] = 6,
-//!   ratio 4: 23);
-//! - feed-forward half: the generic MoE half with shared experts (`forward::ffn_kernels`, 12) and
-//!   mHC pre (2) and post (1) = [`FFN_KERNELS`] = 15; a hash layer's table lookup stands where the
-//!   top-k is.
+//! dsv4k56 counted the launches of one decode layer on CUDA SM 9.0 from the SGLang 0.5.16 wheel
+//! (PyPI), with the environment defaults of its `srt/environ.py` (`SGLANG_OPT_FUSE_WQA_WKV`,
+//! `SGLANG_OPT_FP8_WO_A_GEMM`, `SGLANG_OPT_DEEPGEMM_HC_PRENORM`, `SGLANG_OPT_USE_TILELANG_MHC_PRE` /
+//! `_POST` on, `SGLANG_OPT_FUSE_MHC_POST_PRE` off, `SGLANG_OPT_USE_COMPRESSOR_V2` and
+//! `SGLANG_OPT_USE_TOPK_V2` on) and a batch above `MQALayer._multi_stream_bs_limit` (64 on Hopper: the
+//! single-stream `_forward_prepare`, the path of the c 1,024 rows; the alternate streams below it
+//! overlap the same launches). A block-fp8 linear is two launches, the activation's per-token-group
+//! quant and the DeepGEMM GEMM (`layers/quantization/fp8_utils.py`
+//! `deepgemm_w8a8_block_fp8_linear_with_fallback`).
+//! - attention half, ratio 0 ([`ATTN_KERNELS`] = 17): mHC pre 2 (`kernels/ops/layernorm/mhc.py`
+//!   `mhc_pre`: DeepGEMM `tf32_hc_prenorm_gemm` and `mhc_pre_big_fuse_with_norm_tilelang`, the input
+//!   RMSNorm fused into it: `DeepseekV4DecoderLayer.hc_pre` returns `norm_fused`); `wqkv_a` 2
+//!   (`MQALayer._forward_prepare`, fused `wq_a` + `wkv`); `q_norm` 1; `wq_b` 2; `fused_q_norm_rope` 1
+//!   (`_compute_q_b`); the KV's norm + rope + SWA store 1 (`_compute_kv_to_cache`:
+//!   `set_swa_key_buffer_radix_fused_norm_rope`); FlashMLA sparse decode 2
+//!   (`layers/attention/deepseek_v4_backend.py` `forward`: `flash_mla_with_kvcache`, its split-KV
+//!   kernel and combine — the combine assumed from FlashMLA's design, not read); the inverse rope 1
+//!   (`fused_rope_inplace(..., inverse=True)`); `wo_a` 2 (`sglang_per_token_group_quant_fp8` and
+//!   `deep_gemm.fp8_einsum` on SM 9.0); `wo_b` 2; mHC post 1 (`mhc_post`, one TileLang kernel);
+//! - a compressor ([`COMPRESSOR_KERNELS`] = 3; ratio 128: 20): `wkv_gate` (`Compressor.compute_kv_score`,
+//!   `linear_bf16_fp32`), `compress_forward` and `compress_norm_rope_store`
+//!   (`layers/attention/dsv4/compressor_v2.py` `_forward_compress_all_in_one`);
+//! - the C4 indexer ([`INDEXER_KERNELS`] = 9; ratio 4: 17 + 3 + 9 = 29): `weights_proj` 1 (counted as
+//!   one GEMM), its `wq_b` 2, `fused_q_indexer_rope_hadamard_quant` 1 (`dsv4/indexer.py`
+//!   `C4Indexer.compute_q`), its own compressor 3 (`forward_indexer_compressor`), the paged MQA logits 1
+//!   (`forward_c4_indexer`: the non-paged plan needs ≥ 8,192 query tokens,
+//!   `SGLANG_OPT_DSV4_NONPAGED_INDEXER_MIN_QUERY_TOKENS`) and `topk_transform_512_v2` 1;
+//! - feed-forward half ([`FFN_KERNELS`] = 14): mHC pre 2 (the post-attention RMSNorm fused, as above)
+//!   and post 1, counted; the MoE is the generic MoE half with shared experts
+//!   (`forward::ffn_kernels`, 12) less its RMSNorm (fused into mHC pre): 11, **assumed** — the routed
+//!   experts' runner (Marlin, FlashInfer MXFP4, DeepGEMM fp4 by release and flags) was not read kernel
+//!   by kernel; a hash layer's table lookup stands where the top-k is.
+//!
+//! By backend and release ([`sglang_kernels`]):
+//! - `--moe-runner-backend marlin` ([`MARLIN_FFN_KERNELS`] = 21, counted from 0.5.16): mHC 3; the
+//!   router GEMM 1 and top-k 1 (`models/deepseek_v2.py` `DeepseekV2MoE.forward_normal` /
+//!   `forward_normal_dual_stream`; a hash layer's `hash_topk` in its place); the routed experts 11
+//!   (`layers/moe/moe_runner/marlin.py` hands `swiglu_limit` to `fused_moe_triton/fused_marlin_moe.py`
+//!   `fused_marlin_moe`: the workspace's `torch.zeros` 1, `moe_align_block_size` 1 (one launch
+//!   assumed), the intermediate cache's `torch.zeros` 1, `moe_wna16_marlin_gemm` w13 1,
+//!   `swiglu_limit_func` 5 (two clamps, silu, multiply, copy: Flash's `swiglu_limit` is 10.0), w2 1 and
+//!   the MXFP4 path's `torch.sum` 1); the shared expert 4 (`DeepseekV2MLP.forward` with `swiglu_limit`:
+//!   `gate_up_proj` quant + GEMM 2, `silu_and_mul_contig_post_quant` 1, DeepGEMM `gemm_nt_f8f8bf16` 1);
+//!   `maybe_fuse_routed_scale_and_shared_add` 1. The shared expert runs on the alternate stream under
+//!   a CUDA graph (`forward_normal_dual_stream`): the same launches, overlapped (not modelled).
+//! - from 0.5.19 `SGLANG_OPT_FUSE_MHC_POST_PRE` is on (`srt/environ.py`: off in 0.5.12 and 0.5.16),
+//!   and `kernels/ops/layernorm/mhc.py` `mhc_fused_post_pre` (0.5.19) merges one half's mHC post with
+//!   the next half's pre into 2 launches (`mhc_fused_post_pre_fma_tilelang`, then
+//!   `mhc_pre_big_fuse_with_norm_tilelang`) at ≤ 32 tokens (`fma_token_threshold`), and into the
+//!   unfused 3 above: each half one launch fewer at ≤ 32 tokens, but the last layer's feed-forward
+//!   half, whose post `DeepseekV4Model` completes alone.
+//!
+//! CUDA graphs: the counts are GPU launches; whether the host pays for them is the graph rule's
+//! (`sim::serve::graphs`). SGLang 0.5.16 `server_args.py` `_handle_gpu_memory_settings` gives a card of
+//! 90 – 160 GiB (H200) `cuda_graph_max_bs` 512 at tp ≥ 4 (256 below) and the DeepSeek-V4 hook leaves it;
+//! 0.5.22+ caps the default at `max_running_requests` (256 from the hook): a c 1,024 run's 256-request
+//! decode step is graphed in both.
+//!
+//! Not counted: at tp > 1 on SM 9.0 `wo_a`'s quant reads `o.reshape(T * G, D).contiguous()` of the
+//! attention output sliced from its 64-head padding (`MQALayer.forward`), which is not a view: likely
+//! one copy more a layer (read late, not added); the metadata kernels run once a step (not a layer),
+//! and 0.5.23's further fusions
+//! (`models/deepseek_v4_mhc.py`, `deepseek_v4_boundary.py`, `kernels/ops/gemm/dsv4_wo_a.py`): the 0.5.16
+//! counts are used for every release 0.5.12 – 0.5.23 (assumed for the others).
 //!
 //! ## Efficiencies — assumed
 //!
@@ -41,8 +93,9 @@
 //! and mHC mixers at the attention class's GEMM rate on bf16 FLOPs (assumed, class attention: no
 //! fp8 tensor rate is claimed for the block-fp8 projections), the experts at the MoE class on bf16
 //! FLOPs (assumed, class moe: SM 9.0's W4A16 FlashInfer CUTLASS and DeepGEMM's fp4 path were not
-//! measured), the mHC element-wise steps inside those halves. Activation-quantization kernels
-//! before the block-fp8 GEMMs are not counted (assumed fused into the kernels above).
+//! measured), the mHC element-wise steps inside those halves. The activation-quantization launches
+//! before the block-fp8 GEMMs are counted above (dsv4k56); their bytes and time beyond a launch are not
+//! modelled (assumed small beside the GEMMs they feed).
 
 use super::deepseek_v4::Geometry;
 use super::deepseek_v4_decode::kv_read_bytes;
@@ -50,18 +103,50 @@ use super::deepseek_v4_weights::{ExpertFormat, sglang_layer_bytes};
 use super::forward::{LayerWork, expected_distinct_experts, ffn_kernels};
 use crate::units::Bytes;
 
-/// Kernels of a ratio-0 layer's attention half (module doc; assumed).
-pub const ATTN_KERNELS: u32 = 15;
-/// Kernels a compressor adds (ratio 4 and 128; module doc; assumed).
-pub const COMPRESSOR_KERNELS: u32 = 2;
-/// Kernels the C4 indexer adds (ratio 4; module doc; assumed).
-pub const INDEXER_KERNELS: u32 = 6;
-/// Kernels mHC adds to the feed-forward half: mixer GEMM, combine, post (module doc; assumed).
+/// Kernels of a ratio-0 layer's attention half (module doc; counted, SGLang 0.5.16):
+/// 2 + 2 + 1 + 2 + 1 + 1 + 2 + 1 + 2 + 2 + 1 = 17.
+pub const ATTN_KERNELS: u32 = 17;
+/// Kernels a compressor adds (ratio 4 and 128; module doc; counted): `wkv_gate`, compress, store = 3.
+pub const COMPRESSOR_KERNELS: u32 = 3;
+/// Kernels the C4 indexer adds (ratio 4; module doc; counted): 1 + 2 + 1 + 3 + 1 + 1 = 9.
+pub const INDEXER_KERNELS: u32 = 9;
+/// Kernels mHC adds to the feed-forward half: pre (prenorm GEMM, fused mixer + norm) 2, post 1
+/// (module doc; counted).
 const FFN_MHC_KERNELS: u32 = 3;
-/// Kernels of the feed-forward half (module doc; assumed): 12 + 3 = 15.
-pub const FFN_KERNELS: u32 = 12 + FFN_MHC_KERNELS;
+/// The generic MoE half's RMSNorm, which SGLang fuses into mHC pre (module doc; counted).
+const FFN_NORM_FUSED: u32 = 1;
+/// Kernels of the feed-forward half (module doc): 12 − 1 + 3 = 14 (the MoE's 11 assumed).
+pub const FFN_KERNELS: u32 = 12 - FFN_NORM_FUSED + FFN_MHC_KERNELS;
 
-/// Kernels of the attention half of a layer of compress ratio `ratio`: 15, 23 (ratio 4), 17 (128).
+/// Kernels of the feed-forward half under `--moe-runner-backend marlin` (module doc; counted, SGLang
+/// 0.5.16): mHC 3 + router 1 + top-k 1 + Marlin experts 11 + shared expert 4 + add 1 = 21.
+pub const MARLIN_FFN_KERNELS: u32 = 3 + 1 + 1 + 11 + 4 + 1;
+
+/// Tokens up to which SGLang 0.5.19+ fuses an mHC post with the next pre into one FMA kernel
+/// (`kernels/ops/layernorm/mhc.py` `mhc_fused_post_pre`, `fma_token_threshold = 32`).
+const FUSED_MHC_MAX_TOKENS: u64 = 32;
+
+/// SGLang's launches by release and MoE runner over [`layer_work`]'s 0.5.16 counts (module doc):
+/// `marlin` sets every feed-forward half to [`MARLIN_FFN_KERNELS`]; from 0.5.19 (`release`, as
+/// `[0, 5, 19]`) a pass of at most 32 `tokens` launches one kernel fewer a half (mHC post fused with
+/// the next pre), except the last layer's feed-forward half.
+pub fn sglang_kernels(layers: &mut [LayerWork], release: &[u64], tokens: u64, marlin: bool) {
+    let fused = release >= [0, 5, 19].as_slice() && tokens <= FUSED_MHC_MAX_TOKENS;
+    let last = layers.len().saturating_sub(1);
+    for (i, l) in layers.iter_mut().enumerate() {
+        if marlin {
+            l.ffn_kernels = MARLIN_FFN_KERNELS;
+        }
+        if fused {
+            l.attn_kernels = l.attn_kernels.saturating_sub(1);
+            if i != last {
+                l.ffn_kernels = l.ffn_kernels.saturating_sub(1);
+            }
+        }
+    }
+}
+
+/// Kernels of the attention half of a layer of compress ratio `ratio`: 17, 29 (ratio 4), 20 (128).
 pub fn attn_kernels(ratio: u64) -> u32 {
     match ratio {
         0 => ATTN_KERNELS,
@@ -149,7 +234,7 @@ pub fn layer_work(
         expert_shard_bytes: Bytes(b.expert),
         fixed_ffn_bytes: Bytes(fixed),
         attn_kernels: attn_kernels(ratio),
-        ffn_kernels: ffn_kernels(true, g.shared > 0) + FFN_MHC_KERNELS,
+        ffn_kernels: ffn_kernels(true, g.shared > 0) - FFN_NORM_FUSED + FFN_MHC_KERNELS,
         attn_quant_kernels: 0,
         attn_quant_bytes: Bytes(0),
         ffn_quant_kernels: 0,

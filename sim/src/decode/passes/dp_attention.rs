@@ -167,6 +167,14 @@ impl<'a> Builder<'a> {
                 self.s.hardware.gpu.sm_major(),
             );
             fp.layers = model.deepseek_v4_layers(std::mem::take(&mut fp.layers), tp, tokens, fmt);
+            // dsv4k56: the launches by release and MoE runner (`deepseek_v4_layer::sglang_kernels`).
+            let marlin = self.s.engine.moe_backend.as_deref() == Some("marlin");
+            tpsim_model::llm::deepseek_v4_layer::sglang_kernels(
+                &mut fp.layers,
+                &release,
+                u64::from(tokens),
+                marlin,
+            );
         }
         // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
         let kv_store = super::layer_kernels::apply(&mut fp, self.s, model, tokens);

@@ -128,6 +128,11 @@ pub(crate) fn kv_store_kernels(s: &Scenario, model: &ModelSpec) -> u32 {
             if matches!(model.attention, Attention::Mla { .. }) {
                 return 1 + u32::from(fp8);
             }
+            // dsv4k56: DeepSeek-V4's SWA store is one of its layer's counted launches
+            // (`llm::deepseek_v4_layer`: the KV's fused norm + rope + store), not a store apart.
+            if model.deepseek_v4.is_some() {
+                return 0;
+            }
             let bf16 = matches!(
                 model.quantization.kv_cache_dtype,
                 KvCacheDtype::Auto | KvCacheDtype::Bf16
