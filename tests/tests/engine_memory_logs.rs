@@ -453,14 +453,17 @@ fn vllm_2025_11_kimi_k2_thinking_dcp8_h200_tp8() {
 /// The refusal of line 46 through the scenario path: with one KV group (Llama-3.1-8B) `tpsim memory`
 /// names vLLM's estimate — the whole blocks that fit × 16 — and with several groups (Gemma-2's
 /// sliding-window and full layers, where vLLM's need caps the window layers' use) the need and the
-/// estimate of `tpsim_model::vllm_sliding_check` (sglogs2; before, no estimate was given).
+/// estimate of `tpsim_model::vllm_sliding_check` (sglogs2; before, no estimate was given). The
+/// 2,000,000-token length is past both models' positions, so the scenario sets
+/// `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (flags56: without it vLLM refuses the length before the KV check).
 #[test]
 fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
     use tpsim::decode::Verdict;
     let refusal = |model: &str| {
         let text = format!(
             "[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"{model}\"\n[engine]\nname = \"vllm\"\n\
-             tp = 1\ngpu_memory_utilization = 0.3\nmax_model_len = 2000000\n"
+             tp = 1\ngpu_memory_utilization = 0.3\nmax_model_len = 2000000\n\
+             [engine.env]\nVLLM_ALLOW_LONG_MAX_MODEL_LEN = \"1\"\n"
         );
         let s = tpsim::scenario::load_str(&text, std::path::Path::new("refusal.toml")).unwrap();
         let p = tpsim::plan_memory(&s);

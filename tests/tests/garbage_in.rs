@@ -599,6 +599,15 @@ fn the_defects_the_sweep_found_stay_fixed() {
             3,
             "\"verdict\": \"oom\"",
         ),
+        // Was a panic (add with overflow in the serving loop's clock): an i64::MAX ns DRAM latency
+        // made one step's picoseconds overflow. Now bounded at 1 ms in validation.
+        (
+            "examples/exaone-4.0-32b-vllm-rtxpro6000x8.toml",
+            "hardware.gpu.dram_latency_ns",
+            Value::Integer(i64::MAX),
+            2,
+            "key `hardware.gpu.dram_latency_ns`: 9223372036854776000: expected a positive latency in ns, at most 1000000",
+        ),
     ];
     let mut bad = Vec::new();
     for (file, key, v, code, want) in cases {

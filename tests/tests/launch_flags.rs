@@ -228,14 +228,19 @@ fn human_readable_lengths() {
     assert!(e.to_string().contains("expected a positive token count"), "{e}");
 }
 
-/// A length past any memory (any positive i64, or a human-readable one saturating there) is vLLM's
+/// A length past any memory (any positive i64, or a human-readable one saturating there), with
+/// `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` set (without it vLLM refuses the length first: flags56), is vLLM's
 /// one-request refusal with the right figure, not an overflow: Llama-3.1-8B's KV cell at TP 1 is
 /// 32 layers × 2 × 8 KV heads × 128 × 2 B = 2^17 B, so (2^63 − 1) tokens need 2^63 × 2^17 / 2^30 =
 /// 2^50 GiB (exact in f64).
 #[test]
 fn a_length_past_any_memory_is_refused_with_the_right_figure() {
     for spelling in ["9223372036854775807", "\"99999999999999999999k\""] {
-        let s = load(&vllm("0.19.0", &format!("max_model_len = {spelling}\n"))).expect("huge");
+        // flags56: past the model's 131,072 positions vLLM refuses unless the env var allows it;
+        // with it set, the length reaches the memory check this test is about.
+        let extra =
+            format!("max_model_len = {spelling}\n[engine.env]\nVLLM_ALLOW_LONG_MAX_MODEL_LEN = \"1\"\n");
+        let s = load(&vllm("0.19.0", &extra)).expect("huge");
         assert_eq!(s.engine.max_model_len, Some(i64::MAX as u64), "{spelling}");
         let Verdict::Oom { message, .. } = tpsim::plan_memory(&s).verdict else {
             panic!("{spelling}: expected vLLM's refusal")

@@ -14,6 +14,11 @@ use tpsim_model::topo::Topology;
 /// The largest `hardware.gpu.memory_total_mib` tpsim accepts: 16 TiB, its own bound (see the check
 /// in `gpu`), 56× the largest bundled GPU (MI355X, 288 GiB: `templates/mi355x.toml`).
 const MAX_GPU_MEMORY_MIB: u64 = 16 << 20;
+/// The largest `hardware.gpu.dram_latency_ns` tpsim accepts (ns). An input bound, not a fact: the
+/// measured figures in the templates are 350–450 ns (h100-sxm 353.5, b200-sxm 432.2); a bound of
+/// 1 ms, thousands of times above them, keeps every step's integer picoseconds far from overflow
+/// (the garbage sweep found `i64::MAX` ns overflowing the serving loop's clock).
+const MAX_DRAM_LATENCY_NS: f64 = 1e6;
 
 /// Resolves a hardware preset given on the command line (a bundled name or a path relative to the
 /// current directory), with the same checks as in a scenario.
@@ -278,11 +283,11 @@ impl Resolver<'_> {
         }
         // longctx18: a memory latency is a positive number of ns.
         if let Some(t) = gpu.dram_latency_ns
-            && !(t.is_finite() && t > 0.0)
+            && !(t.is_finite() && t > 0.0 && t <= MAX_DRAM_LATENCY_NS)
         {
             return Err(self.invalid(
                 "hardware.gpu.dram_latency_ns",
-                format!("{t}: expected a positive latency in ns"),
+                format!("{t}: expected a positive latency in ns, at most {MAX_DRAM_LATENCY_NS} (1 ms)"),
             ));
         }
         // vLLM memory (issue #17): torch's total is the driver's, at most nvidia-smi's.
