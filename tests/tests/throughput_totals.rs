@@ -904,6 +904,12 @@ fn family_of(label: &str) -> &'static str {
         // pull 31216's Gemma 4 31B rows (dense, hybrid sliding-window attention).
         ("GLM-5.1", "GLM-5 / GLM-5.1 (MLA + DSA MoE, FP8)"),
         ("Gemma-4-31B", "Gemma 4 dense (31B)"),
+        // dsv4k56: sglang pull 33109's DeepSeek-V4-Flash row (DeepseekV4ForCausalLM: compressed sparse
+        // attention, mHC, FP4 experts), its own family.
+        (
+            "DeepSeek-V4",
+            "DeepSeek-V4 (compressed sparse attention MoE, FP4 experts)",
+        ),
     ];
     FAMILIES
         .iter()

@@ -15,7 +15,7 @@
 //!   `sparse_topk_blocks` KV blocks of `sparse_block_size` tokens its index scores highest.
 //!   The index projections are split over min(tp, index heads) ranks
 //!   (`idx_head_tp_size`, a `ReplicatedParallelGroup` of tp / that many copies), the one index key
-//!   head whole on each ([`Geometry::index_rank_params`]).
+//!   head whole on each ([`Geometry::index_heads_rank`], `index_pieces`).
 //! - **MLP** (`MiniMaxM3DecoderLayer._is_layer_sparse`): where `moe_layer_freq` is 0 a dense
 //!   SwiGLU of `dense_intermediate_size`; elsewhere `MiniMaxM3MoE`: a replicated router
 //!   (`gate`, `num_local_experts` × hidden; bf16 under `SGLANG_OPT_USE_BF16_ROUTER_GEMM`, default

@@ -375,7 +375,7 @@ pub fn for_model(
 /// with a warning; `StridedLayout.swizzle_data` returns its input (vLLM 0.12.0's vendored
 /// `triton_kernels/tensor_details/layout_details/strided.py`), so no copy is held. The wheels pin
 /// torch (`Requires-Dist`): 0.10.1.1 `torch==2.7.1`, 0.10.2 and 0.11.0 `torch==2.8.0`, 0.11.1 on
-/// `torch==2.9.0`; below 0.11.1 (`release` [`TORCH_2_8_1_FROM`]) the ×64 padding and the fp32
+/// `torch==2.9.0`; below 0.11.1 (`release` `TORCH_2_8_1_FROM`) the ×64 padding and the fp32
 /// biases stay and the swizzled scale copy goes, and vLLM's warning is pushed onto `warnings`.
 /// Where `release` cannot be read the copy is kept (the current releases').
 pub fn apply_expert_layout(
