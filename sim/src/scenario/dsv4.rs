@@ -20,7 +20,8 @@ are SGLang 0.5.16's except the MoE's (dsv4k56) and its kernel efficiencies are a
 public run compared (sglang pull 33109: SGLang 0.5.16, 4x H200 TP 4, c 1,024) measured a P50 TPOT 1.7x \
 tpsim's; read the throughput as a lower bound on the step, not a prediction";
 
-/// What a DeepSeek-V4 scenario sets that the check reads.
+/// What a scenario sets that the per-architecture deployment checks read (DeepSeek-V4 here,
+/// MiniMax-M3 in `scenario::minimax_m3`): built once in `engine.rs` and passed to both.
 pub(super) struct Input<'a> {
     pub kind: EngineKind,
     /// The resolved release (`engine_release`).

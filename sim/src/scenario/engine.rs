@@ -265,34 +265,19 @@ impl Resolver<'_> {
             )?,
         };
         let dcp = super::dcp::resolve(e.dcp_size, kind, tp, model, &release.version, invalid)?;
-        // dsv4run55 (issue #17): the DeepSeek-V4 deployments tpsim models (`scenario::dsv4`).
-        super::dsv4::check(
-            model,
-            &super::dsv4::Input {
-                kind,
-                version: &release.version,
-                rocm: hw.accel.vendor == super::accel::GpuVendor::Amd,
-                speculative,
-                dp_attention: dp_attention.is_some(),
-                ep: ep_req.is_some_and(|n| n > 1),
-                pp,
-            },
-        )
-        .map_err(|(k, m)| self.invalid(k, m))?;
-        // families38 (issue #17): the MiniMax-M3 deployments tpsim models (`scenario::minimax_m3`).
-        super::minimax_m3::check(
-            model,
-            &super::minimax_m3::Input {
-                kind,
-                version: &release.version,
-                rocm: hw.accel.vendor == super::accel::GpuVendor::Amd,
-                speculative,
-                dp_attention: dp_attention.is_some(),
-                ep: ep_req.is_some_and(|n| n > 1),
-                pp,
-            },
-        )
-        .map_err(|(k, m)| self.invalid(k, m))?;
+        // dsv4run55 / families38 (issue #17): the DeepSeek-V4 and MiniMax-M3 deployments tpsim models
+        // (`scenario::dsv4`, `scenario::minimax_m3`), both reading one description of the deployment.
+        let lowered = super::dsv4::Input {
+            kind,
+            version: &release.version,
+            rocm: hw.accel.vendor == super::accel::GpuVendor::Amd,
+            speculative,
+            dp_attention: dp_attention.is_some(),
+            ep: ep_req.is_some_and(|n| n > 1),
+            pp,
+        };
+        super::dsv4::check(model, &lowered).map_err(|(k, m)| self.invalid(k, m))?;
+        super::minimax_m3::check(model, &lowered).map_err(|(k, m)| self.invalid(k, m))?;
         // Issue #17 point 1 (vllmdp): from here `tp` is the MoE's flattened TP, dp × tp
         // (`FusedMoEParallelConfig.make`); `attn_tp` the TP group of one DP rank.
         let attn_tp = tp;

@@ -22,17 +22,8 @@ compared; read the throughput as an estimate, not a prediction";
 /// The page SGLang's MiniMax-M3 override sets (module doc).
 const HOOK_PAGE: u64 = 128;
 
-/// What a MiniMax-M3 scenario sets that the check reads.
-pub(super) struct Input<'a> {
-    pub kind: EngineKind,
-    /// The resolved release (`engine_release`).
-    pub version: &'a str,
-    pub rocm: bool,
-    pub speculative: bool,
-    pub dp_attention: bool,
-    pub ep: bool,
-    pub pp: u32,
-}
+// The deployment fields the check reads are DeepSeek-V4's (`dsv4::Input`): one struct for both.
+use super::dsv4::Input;
 
 /// `Err((key, message))` where tpsim does not model the deployment; `Ok` for any other model.
 pub(super) fn check(model: &ModelSpec, i: &Input) -> Result<(), (&'static str, String)> {
