@@ -4,15 +4,8 @@
 //! 0.5.23, DeepSeek-V4-Flash, 8× H200, tp 8) giving a throughput.
 
 use crate::common::*;
-use tpsim_model::llm::ModelSpec;
-use tpsim_model::llm::Quantization;
 use tpsim_model::llm::deepseek_v4_layer::context_bytes;
 use tpsim_model::llm::deepseek_v4_weights::ExpertFormat;
-
-fn flash() -> ModelSpec {
-    let text = std::fs::read_to_string(data_path("models/deepseek-v4-flash/config.json")).expect("config");
-    ModelSpec::from_config_json(&text, Quantization::bf16()).expect("lowers")
-}
 
 /// Flash's `compress_ratios` start [0, 0, 4, 128, …] and end [4, 0, 0 (MTP)]: layer 0 is ratio 0,
 /// 2 ratio 4, 3 ratio 128. Kernels (module doc of `llm::deepseek_v4_layer`; re-derived for dsv4k56's
@@ -21,7 +14,7 @@ fn flash() -> ModelSpec {
 /// every layer. Exact (integers).
 #[test]
 fn kernels_of_each_layer_kind() {
-    let fp = flash().forward_pass(8, 1);
+    let fp = deepseek_v4_flash().forward_pass(8, 1);
     assert_eq!(fp.layers.len(), 43);
     let k = |i: usize| {
         (
@@ -55,7 +48,7 @@ fn kernels_of_each_layer_kind() {
 /// 5,244,672 = 225,517,824; 43 × 6 × 1,966,080 = 507,248,640; total 2,497,759,304. Exact.
 #[test]
 fn step_bytes_at_8192_by_hand() {
-    let m = flash();
+    let m = deepseek_v4_flash();
     let g = m.deepseek_v4.clone().expect("geometry");
     let fp = m.forward_pass(8, 1);
     let l = &fp.layers;
@@ -83,7 +76,7 @@ fn step_bytes_at_8192_by_hand() {
 /// (1,966,080 − 1,671,168)). Exact.
 #[test]
 fn e8m0_experts_read_less() {
-    let m = flash();
+    let m = deepseek_v4_flash();
     let fp = m.forward_pass(8, 1);
     let l = m.deepseek_v4_layers(fp.layers, 8, 1, ExpertFormat::Fp4E8m0Scales);
     assert_eq!(l[5].expert_shard_bytes.0, 1_671_168);

@@ -26,8 +26,6 @@
 
 use crate::common::*;
 use crate::throughput_rows::validate;
-use tpsim_model::llm::ModelSpec;
-use tpsim_model::llm::Quantization;
 
 /// The (source prefix, model) of the rows compared here (`throughput_rows.rs`'s coverage test).
 pub(crate) const DSV4K56_SOURCES: &[(&str, &str)] = &[(SRC_33109, "DeepSeek-V4-Flash-0731")];
@@ -37,11 +35,6 @@ const SRC_33109: &str = "github.com/sgl-project/sglang pull 33109 (description, 
 
 /// The row's label (also its `KNOWN_MISSES` key).
 const LABEL_33109_C1024: &str = "DeepSeek-V4-Flash-0731 FP4 (Marlin), SGLang 0.5.16, 4× H200 TP 4, random 8k/1k c 1024 (per-stream P50 TPOT)";
-
-fn flash() -> ModelSpec {
-    let text = std::fs::read_to_string(data_path("models/deepseek-v4-flash/config.json")).expect("config");
-    ModelSpec::from_config_json(&text, Quantization::bf16()).expect("lowers")
-}
 
 /// Kernels of one layer of each kind, counted from SGLang 0.5.16 (module doc of
 /// `llm::deepseek_v4_layer`): attention, ratio 0: mHC pre 2 + `wqkv_a` 2 + `q_norm` 1 + `wq_b` 2 +
@@ -54,7 +47,7 @@ fn flash() -> ModelSpec {
 /// Exact (integers).
 #[test]
 fn kernels_counted_from_sglang_0_5_16() {
-    let fp = flash().forward_pass(8, 1);
+    let fp = deepseek_v4_flash().forward_pass(8, 1);
     let k = |i: usize| {
         (
             fp.layers[i].attn_kernels,
@@ -78,7 +71,7 @@ fn kernels_counted_from_sglang_0_5_16() {
 #[test]
 fn kernels_by_release_and_moe_runner() {
     use tpsim_model::llm::deepseek_v4_layer::sglang_kernels;
-    let base = flash().forward_pass(8, 1).layers;
+    let base = deepseek_v4_flash().forward_pass(8, 1).layers;
     let run = |release: &[u64], tokens: u64, marlin: bool| {
         let mut l = base.clone();
         sglang_kernels(&mut l, release, tokens, marlin);

@@ -156,11 +156,7 @@ fn sglang_qwen3_235b_fp8_tp4_k_size_pins_the_kv_cell() {
     // attention (the FP8 checkpoint quantizes weights only; KV stays bf16): 94 layers × max(1, 4 KV
     // heads / tp 4) × 128 × 2 B = 24,064 B of K per token → 367,405 × 24,064 = 8,841,233,920 B =
     // 8.234 GiB, printed "8.23". The free memory is not in the log, so the token count is not checked.
-    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios/models/qwen3-235b-a22b/config.json");
-    let text = std::fs::read_to_string(&p).unwrap();
-    let spec =
-        tpsim_model::llm::ModelSpec::from_config_json(&text, tpsim_model::llm::Quantization::bf16()).unwrap();
+    let spec = preset_spec("qwen3-235b-a22b");
     let cell = spec.kv_cell_bytes(4);
     assert_eq!(cell, 48_128);
     let k_gib = (367_404 + 1) as f64 * (cell / 2) as f64 / (1u64 << 30) as f64;

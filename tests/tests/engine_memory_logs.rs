@@ -4,9 +4,10 @@
 //! those of `engine_memory_rows` (same tolerances: SGLang tokens within 0.3 % and the logged inputs'
 //! rounding band; vLLM KV tokens through `check_vllm`; weights within 0.3 % or their measured miss).
 
+use crate::common::preset_spec;
 use crate::engine_memory_rows::{
-    GIB, VllmGeometry, check_sglang, check_weights, note, num, preset, preset_layer_bytes,
-    preset_weights_gib, relative, row, vllm_row,
+    GIB, VllmGeometry, check_sglang, check_weights, note, num, preset_layer_bytes, preset_weights_gib,
+    relative, row, vllm_row,
 };
 use tpsim_model::memory::{SglangEra, SglangKvInput, sglang_kv_plan};
 
@@ -20,7 +21,7 @@ use tpsim_model::memory::{SglangEra, SglangKvInput, sglang_kv_plan};
 #[test]
 fn sglang_2026_06_qwen3_14b_rtx4090_tp4() {
     let r = row(40, "Qwen/Qwen3-14B");
-    let m = preset("qwen3-14b");
+    let m = preset_spec("qwen3-14b");
     let cell = m.kv_cell_bytes(4);
     assert_eq!(cell, 40_960);
     let total = num(&r, "avail_before_load_gb");
@@ -127,7 +128,7 @@ fn vllm_0_19_gemma_7b_weights_h100_tp1() {
 /// cache memory" line, so its KV figure is not replayed.
 #[test]
 fn vllm_0_8_5_qwen3_30b_a3b_weights_a10_tp4() {
-    let ours = preset("qwen3-30b-a3b-fp8").weight_bytes_per_rank(4).0 as f64 / GIB;
+    let ours = preset_spec("qwen3-30b-a3b-fp8").weight_bytes_per_rank(4).0 as f64 / GIB;
     check_weights(43, "Qwen/Qwen3-30B-A3B", ours, 0.0);
 }
 
@@ -191,7 +192,7 @@ const QWEN35_9B_LINE: usize = 45;
 /// linear_conv_kernel_dim 4, mamba_ssm_dtype float32), its Gated DeltaNet shape and linear-layer
 /// count: 32 layers with a full-attention layer every 4th → 8 full-attention and 24 linear layers.
 fn qwen35_9b_gdn() -> (tpsim_model::llm::GatedDeltaNet, u64) {
-    let m = preset("qwen3.5-9b");
+    let m = preset_spec("qwen3.5-9b");
     assert_eq!(m.arch, tpsim_model::llm::Architecture::Qwen35);
     assert_eq!((m.num_layers, m.kv_layers(), m.linear_layers()), (32, 8, 24));
     let g = m.linear_attention.expect("a hybrid");
@@ -265,7 +266,7 @@ fn sglang_2026_04_qwen3_5_9b_state_pool_split_rtx4090_tp2() {
     assert!((ssm - 4.38).abs() < 0.005, "ssm {ssm}");
     assert!((conv - 0.10).abs() < 0.005, "conv {conv}");
     // The preset's KV cell: 8 full layers × 4 / 2 KV heads × 256 × 2 (K, V) × 2 B.
-    let cell = preset("qwen3.5-9b").kv_cell_bytes(2);
+    let cell = preset_spec("qwen3.5-9b").kv_cell_bytes(2);
     assert_eq!(cell, 8 * (4 / 2) * 256 * 2 * 2);
     assert_eq!(cell, 16_384);
     let logged = num(&r, "kv_tokens") as u64;
@@ -310,7 +311,7 @@ fn sglang_2026_04_qwen3_5_9b_predicted_from_free_memory_rtx4090_tp2() {
         total_gib: total,
         available_gib: avail - (rest - pool.rest_after_gib),
         mem_fraction_static: f,
-        cell_size: preset("qwen3.5-9b").kv_cell_bytes(2),
+        cell_size: preset_spec("qwen3.5-9b").kv_cell_bytes(2),
         page_size: 1,
         max_total_tokens: None,
         era: SglangEra::Spring2026,
@@ -517,7 +518,7 @@ fn vllm_refusal_names_the_estimate_for_one_kv_group_only() {
 #[test]
 fn vllm_0_29_minimax_m2_7_refusal_dgx_spark_tp2() {
     let r = row(48, "MiniMax-M2.7 AWQ (recipe minimax-m2.7-awq)");
-    let cell = preset("minimax-m2.5").kv_cell_bytes(2);
+    let cell = preset_spec("minimax-m2.5").kv_cell_bytes(2);
     assert_eq!(cell, 126_976);
     let len = note(&r, "max_model_len").unwrap() as u64;
     let needed = (len * cell) as f64 / GIB;
@@ -563,7 +564,7 @@ fn plan_from_available(available: f64, cell: u64, len: u64) -> tpsim_model::memo
 /// Returns (weights, RoPE, segments) in GiB.
 fn sglang_load_parts(name: &str, tp: u32, sm_version: u32, sm_count: u32) -> (f64, f64, f64) {
     use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
-    let m = preset(name);
+    let m = preset_spec(name);
     let ropes = rope_cache_tensors(&m, RopeRule::sglang(None, true), 2);
     let gpu = tpsim_model::llm::LoadGpu {
         sm_version,
@@ -579,7 +580,7 @@ fn sglang_load_parts(name: &str, tp: u32, sm_version: u32, sm_count: u32) -> (f6
 }
 
 /// mem49: the SGLang rows whose "mem usage" tpsim's weights fell short of ("the loader's excess"),
-/// with the RoPE cache and the kept segments: (line, model, preset, tp, SM version, SM count, the
+/// with the RoPE cache and the kept segments: (line, model, tp, SM version, SM count, the
 /// residual asserted ± 0.005 GiB — the log's two decimals). Line 2 (QwQ-32B, 0.4.3.post4, 4× L4 — SM
 /// 8.9, 58 SMs), line 40 (Qwen3-14B, 4× RTX 4090 — SM 8.9, 128 SMs), line 45 (Qwen3.5-9B with the
 /// Qwen3-VL tower, 2× RTX 4090), line 58 (Qwen3-30B-A3B bf16, one RTX PRO 6000 — SM 12.0, 188 SMs).

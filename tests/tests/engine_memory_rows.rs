@@ -14,11 +14,9 @@
 //! planner from each model's HF config.json); "vLLM log" is the row's own log in
 //! `accuracy/results/v0.19.0/logs/` of the same commit.
 
-use crate::common::{data_path, read_tsv};
+use crate::common::{data_path, preset_spec, read_tsv};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use tpsim_model::llm::ModelSpec;
-use tpsim_model::llm::{KvCacheDtype, Quantization, WeightDtype};
+use tpsim_model::llm::{KvCacheDtype, WeightDtype};
 use tpsim_model::memory::{
     SglangEra, SglangKvInput, SglangKvPlan, SpecShape, VllmKvInput, sglang_era_from_version, sglang_kv_plan,
     sglang_min_fraction, sglang_no_kv_memory_error, vllm_kv_groups, vllm_kv_plan,
@@ -78,17 +76,6 @@ pub(crate) fn note(r: &Row, key: &str) -> Option<f64> {
         .filter_map(|kv| kv.trim().split_once('='))
         .find(|(k, _)| *k == key)
         .and_then(|(_, v)| v.trim().parse().ok())
-}
-
-/// A bundled preset's config.json lowered with bf16 weights (the cell size depends only on the
-/// attention geometry and the KV dtype).
-pub(crate) fn preset(name: &str) -> ModelSpec {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios/models")
-        .join(name)
-        .join("config.json");
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    ModelSpec::from_config_json(&text, Quantization::bf16()).unwrap()
 }
 
 /// GQA/MHA bytes per token per rank: max(1, kv_heads / tp) × 2 (K and V) × head_dim × layers × dtype.
@@ -174,7 +161,7 @@ fn sglang_0_4_3_qwq_32b_l4_tp4() {
     // 46,620 tokens; logged 46,611. Band ± 0.00575 GiB = ± 94 tokens (tp 4: the "avail mem" lines are
     // rank-local, SGLang uses the minimum over ranks — 9 tokens is well inside).
     let r = row(2, "Qwen/QwQ-32B");
-    let cell = preset("qwq-32b").kv_cell_bytes(4);
+    let cell = preset_spec("qwq-32b").kv_cell_bytes(4);
     assert_eq!(cell, 65_536);
     // Issue #17: ~0.4.3.post4 is a mid-2025 KV version (its wheel inflates the speculative pool; no
     // speculation here, so the same tokens) with the early-2025 default fraction: the TP table gives
@@ -200,7 +187,7 @@ fn sglang_0_5_8_kimi_k2_5_mi355x_tp8() {
     // shows the engine's rest was 0.02 GiB below the printing rank's. Tested: 0.3 %, and the logged KV
     // size from the logged count with the preset's cell (which pins the cell exactly).
     let r = row(3, "moonshotai/Kimi-K2.5");
-    let cell = preset("kimi-k2.5").kv_cell_bytes(8);
+    let cell = preset_spec("kimi-k2.5").kv_cell_bytes(8);
     assert_eq!(cell, 70_272);
     let p = sglang(&r, SglangEra::Late2025, cell, None);
     assert_eq!(p.tokens, 2_454_730);
@@ -216,7 +203,7 @@ fn sglang_0_4_1_llama_3_1_8b_h100_tp1() {
     // heads × 128, bf16 → 131,072 B). rest = 63.72 − 78.81 × 0.12 = 54.2628 GiB → 444,520 tokens;
     // logged 444,500 (−20). Band ± 0.0056 GiB = ± 46 tokens.
     let r = row(4, "meta-llama/Meta-Llama-3.1-8B-Instruct");
-    let cell = preset("llama-3.1-8b").kv_cell_bytes(1);
+    let cell = preset_spec("llama-3.1-8b").kv_cell_bytes(1);
     let p = sglang(&r, SglangEra::Early2025, cell, None);
     assert_eq!(p.tokens, 444_520);
     check_sglang("llama-3.1-8b", &p, &r, sglang_band(&r, cell));
@@ -310,7 +297,7 @@ fn sglang_0_4_1_skywork_reward_llama_3_1_8b_h100_tp1() {
     // Llama-3.1-8B (same decoder, preset llama-3.1-8b: 131,072 B). rest = 64.70 − 9.4572 = 55.2428 GiB →
     // 452,549 tokens; logged 452,516 (−33). Band ± 46 tokens.
     let r = row(9, "Skywork/Skywork-Reward-Llama-3.1-8B-v0.2");
-    let cell = preset("llama-3.1-8b").kv_cell_bytes(1);
+    let cell = preset_spec("llama-3.1-8b").kv_cell_bytes(1);
     let p = sglang(&r, SglangEra::Early2025, cell, None);
     assert_eq!(p.tokens, 452_549);
     check_sglang("skywork-reward", &p, &r, sglang_band(&r, cell));
@@ -340,7 +327,7 @@ fn sglang_0_3_5_llama_3_1_8b_h100_tp1() {
     // send_request.html (2024-11-01): an older build with 78.59 GiB free before loading. rest = 63.50 −
     // 78.59 × 0.12 = 54.0692 GiB → 442,934 tokens; logged 442,913 (−21). Band ± 46 tokens.
     let r = row(11, "meta-llama/Meta-Llama-3.1-8B-Instruct");
-    let cell = preset("llama-3.1-8b").kv_cell_bytes(1);
+    let cell = preset_spec("llama-3.1-8b").kv_cell_bytes(1);
     let p = sglang(&r, SglangEra::Early2025, cell, None);
     assert_eq!(p.tokens, 442_934);
     check_sglang("llama-3.1-8b 0.3.5", &p, &r, sglang_band(&r, cell));
@@ -460,14 +447,14 @@ pub(crate) fn vllm_row(name: &str, line: usize, model: &str, g: &VllmGeometry) -
     check_vllm(name, &r, g, w, a, n)
 }
 
-/// Bytes per token of one layer's page for a preset, at `tp`, with an optional dtype override.
+/// Bytes per token of one layer's page for a at `tp`, with an optional dtype override.
 pub(crate) fn preset_layer_bytes(
     name: &str,
     tp: u32,
     kv: Option<KvCacheDtype>,
     dtype: Option<WeightDtype>,
 ) -> u64 {
-    let mut m = preset(name);
+    let mut m = preset_spec(name);
     if let Some(kv) = kv {
         m.quantization.kv_cache_dtype = kv;
     }
@@ -784,7 +771,7 @@ fn vllm_0_19_kimi_vl_a3b_h100_tp1() {
     // and 7.1× fewer tokens.
     // fam (issue #16): the geometry comes from the kimi-vl-a3b preset (reconstructed config, see its
     // README), which must agree with the log's 576 × 27.
-    let m = preset("kimi-vl-a3b");
+    let m = preset_spec("kimi-vl-a3b");
     assert_eq!(m.num_layers, 27);
     let per_layer = preset_layer_bytes("kimi-vl-a3b", 1, None, None);
     assert_eq!(per_layer, 576 * 2);
@@ -976,7 +963,7 @@ fn vllm_0_11_llama_3_3_70b_fp8_h100_tp1_oom() {
         weights_gib: num(&r, "weight_mem_gb"),
         peak_activation_gib: 4.84,
         non_torch_gib: 0.14,
-        cell_size: preset("llama-3.1-70b").kv_cell_bytes(1),
+        cell_size: preset_spec("llama-3.1-70b").kv_cell_bytes(1),
         block_size: 16,
         max_model_len: None,
     });
@@ -1038,7 +1025,7 @@ fn vllm_0_19_weights_of_bundled_vlm_and_granite_presets() {
     ] {
         let r = row(line, model);
         let logged = num(&r, "weight_mem_gb");
-        let ours = preset(name).weight_bytes_per_rank(tp).0 as f64 / GIB;
+        let ours = preset_spec(name).weight_bytes_per_rank(tp).0 as f64 / GIB;
         let err = (ours - logged) / logged;
         assert!(
             (-0.003..=0.0).contains(&err),
@@ -1051,10 +1038,10 @@ fn vllm_0_19_weights_of_bundled_vlm_and_granite_presets() {
 // h5 (issue #16): tpsim's own weights of the Gemma presets made for rows 16–18 against vLLM 0.19's
 // "Model loading took X GiB" (the row's `weight_mem_gb`), 1× H100, tp 1.
 
-/// tpsim's weights per rank of a preset, in GiB, with the model dtype forced where the engine serves
+/// tpsim's weights per rank of a in GiB, with the model dtype forced where the engine serves
 /// the checkpoint in another dtype.
 pub(crate) fn preset_weights_gib(name: &str, tp: u32, dtype: Option<WeightDtype>) -> f64 {
-    let mut m = preset(name);
+    let mut m = preset_spec(name);
     if let Some(d) = dtype {
         m.dtype = d;
     }

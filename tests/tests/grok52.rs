@@ -121,12 +121,6 @@ fn grok2_shared_cache_spans_the_served_context_from_0_5_3() {
     );
 }
 
-/// A bundled preset's config.json lowered in bf16.
-fn preset(name: &str) -> ModelSpec {
-    let text = std::fs::read_to_string(scenario(&format!("models/{name}/config.json"))).unwrap();
-    ModelSpec::from_config_json(&text, Quantization::bf16()).unwrap()
-}
-
 fn vllm(m: &ModelSpec, release: &[u64]) -> Vec<u64> {
     use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
     rope_cache_tensors(m, RopeRule::vllm(Some(release)), 2)
@@ -143,17 +137,17 @@ fn vllm(m: &ModelSpec, release: &[u64]) -> Vec<u64> {
 /// vLLM keeps the concatenation, 65,536 × 32 × 2 = 4 MiB; SGLang the three buffers, 2 + 2 + 4 MiB.
 #[test]
 fn vllm_mla_rope_caches_by_hand() {
-    assert_eq!(vllm(&preset("deepseek-v3"), &[0, 11, 0]), vec![20 * MIB]);
-    assert_eq!(vllm(&preset("deepseek-v3"), &[0, 19, 0]), vec![20 * MIB]);
-    let v32 = preset("deepseek-v3.2");
+    assert_eq!(vllm(&preset_spec("deepseek-v3"), &[0, 11, 0]), vec![20 * MIB]);
+    assert_eq!(vllm(&preset_spec("deepseek-v3"), &[0, 19, 0]), vec![20 * MIB]);
+    let v32 = preset_spec("deepseek-v3.2");
     assert_eq!(vllm(&v32, &[0, 11, 0]), vec![20 * MIB]);
     assert_eq!(vllm(&v32, &[0, 11, 1]), vec![20 * MIB]);
     assert_eq!(vllm(&v32, &[0, 13, 0]), vec![20 * MIB, 20 * MIB]);
     assert_eq!(vllm(&v32, &[0, 19, 0]), vec![20 * MIB, 20 * MIB]);
-    assert_eq!(vllm(&preset("glm-5"), &[0, 19, 0]), vec![25_952_256]);
-    assert_eq!(vllm(&preset("kimi-vl-a3b"), &[0, 19, 0]), vec![16 * MIB]);
-    assert!(vllm(&preset("kimi-linear-48b-a3b-instruct"), &[0, 19, 0]).is_empty());
-    let minicpm3 = preset("minicpm3-4b");
+    assert_eq!(vllm(&preset_spec("glm-5"), &[0, 19, 0]), vec![25_952_256]);
+    assert_eq!(vllm(&preset_spec("kimi-vl-a3b"), &[0, 19, 0]), vec![16 * MIB]);
+    assert!(vllm(&preset_spec("kimi-linear-48b-a3b-instruct"), &[0, 19, 0]).is_empty());
+    let minicpm3 = preset_spec("minicpm3-4b");
     assert_eq!(vllm(&minicpm3, &[0, 19, 0]), vec![4 * MIB]);
     let sgl = tpsim_model::rope_cache::RopeRule::sglang(Some(&[0, 5, 9]), true);
     assert_eq!(

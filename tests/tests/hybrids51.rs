@@ -282,10 +282,7 @@ fn vllm_short_conv_projections_stay_bf16() {
 /// keeps hybrid50's 42 + 6 and gains the same (1, 1) a pass. Exact.
 #[test]
 fn minicpm_sglang_mup_kernels() {
-    let load = |p: &str| {
-        let text = std::fs::read_to_string(scenario(p)).unwrap();
-        ModelSpec::from_config_json(&text, Quantization::bf16()).unwrap()
-    };
+    let load = |p: &str| bf16_spec(scenario(p));
     let m4 = load("models/minicpm4-8b/config.json");
     let l = &m4.forward_pass(1, 32).layers[0];
     assert_eq!((l.attn_kernels, l.ffn_kernels), (5, 4));

@@ -8,7 +8,8 @@
 //! prints (block counts, token counts, the block size) are matched exactly; weights per rank within
 //! 0.3 % (issue #5).
 
-use crate::engine_memory_rows::{GIB, check_weights, note, num, preset, relative, row};
+use crate::common::preset_spec;
+use crate::engine_memory_rows::{GIB, check_weights, note, num, relative, row};
 use tpsim_model::vllm_hybrid::{VllmHybridRules, gdn_state_page, vllm_hybrid_layout};
 
 /// The row of the Qwen3-Next log (engine-memory.tsv).
@@ -38,7 +39,7 @@ const QWEN3_NEXT_MODEL: &str = "Qwen/Qwen3-Next-80B-A3B-Instruct";
 #[test]
 fn vllm_0_10_2_qwen3_next_80b_pages_h200_tp2() {
     let r = row(QWEN3_NEXT_LINE, QWEN3_NEXT_MODEL);
-    let m = preset("qwen3-next-80b-a3b");
+    let m = preset_spec("qwen3-next-80b-a3b");
     assert_eq!((m.kv_layers(), m.linear_layers()), (12, 36));
     let attn = m.kv_cell_bytes(2) / 12;
     assert_eq!(attn, 1_024);
@@ -170,7 +171,7 @@ fn vllm_0_10_2_qwen3_next_80b_predicted_budget_miss_h200_tp2() {
 fn vllm_0_11_mistral_7b_v0_2_gptq_dgx_spark_tp1() {
     use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
     let r = row(52, "TheBloke/Mistral-7B-Instruct-v0.2-GPTQ");
-    let m = preset("mistral-7b-v0.3");
+    let m = preset_spec("mistral-7b-v0.3");
     assert_eq!(m.sliding_window, None);
     let cell = m.kv_cell_bytes(1);
     assert_eq!(cell, 32 * 8 * 128 * 2 * 2);
@@ -213,7 +214,7 @@ fn vllm_0_11_mistral_7b_v0_2_gptq_dgx_spark_tp1() {
 fn vllm_0_18_ascend_qwen3_vl_8b_tp1() {
     use tpsim_model::memory::{VllmKvInput, vllm_kv_plan};
     let r = row(53, "Qwen/Qwen3-VL-8B-Instruct");
-    let cell = preset("qwen3-vl-8b-instruct").kv_cell_bytes(1);
+    let cell = preset_spec("qwen3-vl-8b-instruct").kv_cell_bytes(1);
     assert_eq!(cell, 36 * 8 * 128 * 2 * 2);
     let block = note(&r, "block_size").unwrap() as u64;
     assert_eq!(block, 128);
@@ -252,7 +253,7 @@ fn vllm_0_18_ascend_qwen3_vl_8b_tp1() {
 #[test]
 fn vllm_0_11_qwen3_vl_30b_a3b_rtx3090_tp4() {
     let r = row(54, "Qwen/Qwen3-VL-30B-A3B-Instruct");
-    let cell = preset("qwen3-vl-30b-a3b-instruct").kv_cell_bytes(4);
+    let cell = preset_spec("qwen3-vl-30b-a3b-instruct").kv_cell_bytes(4);
     assert_eq!(cell, 48 * 128 * 2 * 2);
     let per_block = (16 * cell) as f64;
     let available = num(&r, "k_size_gb");

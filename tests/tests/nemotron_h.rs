@@ -2,7 +2,8 @@
 //! state pool sized from the Mamba-2 state per request, and a public vLLM start-up log
 //! (tests/data/engine-memory.tsv, the line in [`NANO_VLLM_LINE`]).
 
-use crate::engine_memory_rows::{GIB, note, num, preset, row};
+use crate::common::preset_spec;
+use crate::engine_memory_rows::{GIB, note, num, row};
 use tpsim_model::memory::vllm_kv_groups;
 
 /// The engine-memory.tsv line of the vLLM 0.11.0 Nemotron-Nano-9B-v2 log (one place, for renumbering).
@@ -25,7 +26,7 @@ fn vllm_0_11_nemotron_nano_9b_v2_blocks_rtx4090() {
     assert!((num(&r, "mem_frac") - 0.85).abs() < 1e-12);
     let blocks = note(&r, "blocks").expect("blocks=286 in the notes") as u64;
     assert_eq!(blocks, 286);
-    let m = preset("nemotron-nano-9b-v2");
+    let m = preset_spec("nemotron-nano-9b-v2");
     let mamba = m.mamba2.expect("Mamba-2 shape");
     let attn_1_token = m.kv_cell_bytes(1) / u64::from(m.kv_layers());
     let page_bf16 = mamba.vllm_page_bytes(1, 2, 2);

@@ -10,12 +10,6 @@ use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 
 const MIB: u64 = 1 << 20;
 
-/// A bundled preset's config.json lowered in bf16.
-fn preset(name: &str) -> ModelSpec {
-    let text = std::fs::read_to_string(scenario(&format!("models/{name}/config.json"))).unwrap();
-    ModelSpec::from_config_json(&text, Quantization::bf16()).unwrap()
-}
-
 fn sglang(m: &ModelSpec, release: &[u64], cuda: bool) -> Vec<u64> {
     rope_cache_tensors(m, RopeRule::sglang(Some(release), cuda), 2)
 }
@@ -28,7 +22,7 @@ fn sglang(m: &ModelSpec, release: &[u64], cuda: bool) -> Vec<u64> {
 /// vLLM (grok52, `rope_cache`): one cache in the model dtype, 163,840 × 64 × 2 B = 20 MiB.
 #[test]
 fn deepseek_v3_cache_by_release() {
-    let m = preset("deepseek-v3");
+    let m = preset_spec("deepseek-v3");
     assert_eq!(m.deepseek_yarn_rows, Some(163_840));
     assert_eq!(sglang(&m, &[0, 5, 6], true), vec![40 * MIB]);
     assert_eq!(sglang(&m, &[0, 5, 8], true), vec![40 * MIB; 3]);
@@ -41,11 +35,11 @@ fn deepseek_v3_cache_by_release() {
 /// two totals (0.5.7 on) 192 MiB = 201,326,592 B. Kimi-K2 (factor 32): 131,072 rows, 32 MiB, 96 MiB.
 #[test]
 fn kimi_caches() {
-    let k25 = preset("kimi-k2.5");
+    let k25 = preset_spec("kimi-k2.5");
     assert_eq!(k25.deepseek_yarn_rows, Some(262_144));
     assert_eq!(sglang(&k25, &[0, 5, 6], true), vec![64 * MIB]);
     assert_eq!(sglang(&k25, &[0, 5, 8], true).iter().sum::<u64>(), 201_326_592);
-    let k2 = preset("kimi-k2-instruct");
+    let k2 = preset_spec("kimi-k2-instruct");
     assert_eq!(sglang(&k2, &[0, 5, 8], true), vec![32 * MIB; 3]);
 }
 
@@ -56,12 +50,12 @@ fn kimi_caches() {
 /// `rope_interleave` and `indexer_rope_interleave` true: the same style, shared).
 #[test]
 fn dsa_indexer_cache_by_release() {
-    let v32 = preset("deepseek-v3.2");
+    let v32 = preset_spec("deepseek-v3.2");
     assert_eq!(sglang(&v32, &[0, 5, 5], true), vec![40 * MIB]);
     assert_eq!(sglang(&v32, &[0, 5, 6], true), vec![40 * MIB; 2]);
     assert_eq!(sglang(&v32, &[0, 5, 8], true), vec![40 * MIB; 6]);
     assert_eq!(sglang(&v32, &[0, 5, 9], true), vec![40 * MIB; 6]);
-    let glm5 = preset("glm-5");
+    let glm5 = preset_spec("glm-5");
     assert_eq!(glm5.deepseek_yarn_rows, None);
     assert_eq!(sglang(&glm5, &[0, 5, 8], true), vec![51_904_512; 2]);
     assert_eq!(sglang(&glm5, &[0, 5, 9], true), vec![51_904_512]);
@@ -73,12 +67,12 @@ fn dsa_indexer_cache_by_release() {
 #[test]
 fn other_mla_families() {
     assert_eq!(
-        sglang(&preset("glm-4.7-flash"), &[0, 5, 8], true),
+        sglang(&preset_spec("glm-4.7-flash"), &[0, 5, 8], true),
         vec![51_904_512]
     );
-    assert!(sglang(&preset("kimi-linear-48b-a3b-instruct"), &[0, 5, 8], true).is_empty());
+    assert!(sglang(&preset_spec("kimi-linear-48b-a3b-instruct"), &[0, 5, 8], true).is_empty());
     assert_eq!(
-        sglang(&preset("minicpm3-4b"), &[0, 5, 8], true),
+        sglang(&preset_spec("minicpm3-4b"), &[0, 5, 8], true),
         vec![2 * MIB, 2 * MIB, 4 * MIB]
     );
 }
@@ -166,7 +160,7 @@ fn llama4_scout_cache_is_not_capped() {
 /// Qwen3-14B (no LongRoPE) is left as lowered.
 #[test]
 fn longrope_kernels_under_sglang() {
-    let m = preset("phi-3.5-mini");
+    let m = preset_spec("phi-3.5-mini");
     let kernels = |m: &ModelSpec| m.forward_pass(1, 1).layers[0].attn_kernels;
     assert_eq!(kernels(&m), 5);
     let mut s = m.clone();
@@ -175,7 +169,7 @@ fn longrope_kernels_under_sglang() {
     let mut old = m.clone();
     old.serve_as_sglang(Some([0, 4, 3]));
     assert_eq!(kernels(&old), 24);
-    let mut q = preset("qwen3-14b");
+    let mut q = preset_spec("qwen3-14b");
     let before = kernels(&q);
     q.serve_as_sglang(None);
     assert_eq!(kernels(&q), before);

@@ -9,9 +9,10 @@
 //! (issue #5). Where tpsim misses, the miss is asserted with its size so that it cannot drift unseen,
 //! and named in book/src/coverage.md.
 
+use crate::common::preset_spec;
 use crate::engine_memory_rows::{
-    GIB, check_sglang, check_weights, note, num, plan_for_line as plan, preset, preset_weights_gib, relative,
-    row, target_weights_gib,
+    GIB, check_sglang, check_weights, note, num, plan_for_line as plan, preset_weights_gib, relative, row,
+    target_weights_gib,
 };
 use tpsim::decode::{MemoryPlan, Verdict};
 use tpsim_model::memory::{SglangEra, SglangKvInput, sglang_kv_plan};
@@ -64,7 +65,7 @@ fn fp8_scenario(observed: bool) -> MemoryPlan {
 #[test]
 fn sglang_2026_08_qwen3_30b_a3b_fp8_h100_tp1() {
     let r = row(FP8_LINE, FP8_MODEL);
-    let cell = preset("qwen3-30b-a3b-fp8").kv_cell_bytes(1);
+    let cell = preset_spec("qwen3-30b-a3b-fp8").kv_cell_bytes(1);
     assert_eq!(cell, 48 * 4 * 128 * 2 * 2);
     let logged = num(&r, "kv_tokens") as u64;
     let k = |c: u64| ((logged + 1) * c / 2) as f64 / GIB;
@@ -189,7 +190,7 @@ fn sglang_0_5_13_qwen3_30b_a3b_weights_rtx_pro_6000_tp1() {
 #[test]
 fn sglang_0_5_13_qwen3_30b_a3b_capped_pool_rtx_pro_6000_tp1() {
     let r = row(BF16_LINE, BF16_MODEL);
-    let cell = preset("qwen3-30b-a3b-fp8").kv_cell_bytes(1);
+    let cell = preset_spec("qwen3-30b-a3b-fp8").kv_cell_bytes(1);
     let total = num(&r, "avail_before_load_gb");
     assert!((total - (num(&r, "avail_after_load_gb") + num(&r, "weight_mem_gb"))).abs() < 1e-9);
     let p = sglang_kv_plan(&SglangKvInput {
@@ -232,7 +233,7 @@ fn sglang_0_5_13_qwen3_30b_a3b_capped_pool_rtx_pro_6000_tp1() {
 #[test]
 fn vllm_0_28_deepseek_r1_0528_fp8_load_oom_h100_tp8() {
     let r = row(R1_LINE, R1_MODEL);
-    let m = preset("deepseek-v3");
+    let m = preset_spec("deepseek-v3");
     let moe = m.moe.as_ref().expect("an MoE model");
     let (experts, inter, hidden) = (moe.n_routed_experts, moe.moe_intermediate, m.hidden);
     assert_eq!((experts, inter, hidden), (256, 2_048, 7_168));
@@ -282,7 +283,7 @@ fn vllm_0_28_deepseek_r1_0528_fp8_load_oom_h100_tp8() {
 #[test]
 fn sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8() {
     let r = row(R1_KT_LINE, R1_MODEL);
-    let cell = preset("deepseek-v3").kv_cell_bytes(8);
+    let cell = preset_spec("deepseek-v3").kv_cell_bytes(8);
     assert_eq!(cell, 61 * (512 + 64) * 2);
     let p = sglang_kv_plan(&SglangKvInput {
         total_gib: num(&r, "avail_before_load_gb"),

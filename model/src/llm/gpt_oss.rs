@@ -39,13 +39,13 @@
 //!
 //! **vLLM's triton_kernels layout (tritonw).** Where vLLM runs `Mxfp4Backend.TRITON` on SM 9.0 the
 //! simulator replaces the quant file's padding with Triton's (×64 / none) and sets
-//! `WeightFormat::swizzled_scale_rows` (`sim` `scenario::moe_backend::apply_expert_layout`): fp32 expert
+//! `WeightFormat::relayout` (`sim` `scenario::moe_backend::apply_expert_layout`): fp32 expert
 //! biases and a swizzled copy of the block scales beside the loaded ones ([`swizzled_scale_copies`]).
 //! gpt-oss-120b on one H100, vLLM 0.14.1: 64.35 GiB vs the logged 64.38 (engine-memory.tsv line 63).
 //! vgptoss56: the Hopper swizzle needs torch ≥ 2.8.1; vLLM ≤ 0.11.0 (torch 2.8.0) keeps the strided
-//! layout, fp32 biases and no copy (`WeightFormat::swizzled_scale_rows` = `Some(0)`).
+//! layout, fp32 biases and no copy ([`ExpertRelayout::Fp32Biases`]).
 
-use super::quant::{MXFP4_BLOCK, WeightDtype, WeightFormat};
+use super::quant::{ExpertRelayout, MXFP4_BLOCK, WeightDtype, WeightFormat};
 // `weights` calls into this module, never the reverse: the pieces come from `piece`.
 use super::piece::{Fmt, Piece};
 
@@ -74,12 +74,12 @@ pub(crate) fn expert_dims(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -
 
 /// One routed expert on one rank: w13 (gate+up) and w2 (down) in the expert format, and their
 /// biases (sized by the padded widths, as vLLM allocates them): bf16, or fp32 with the triton_kernels
-/// re-layout (`WeightFormat::swizzled_scale_rows`), which also adds [`swizzled_scale_copies`].
+/// re-layout (`WeightFormat::relayout`), which may also add [`swizzled_scale_copies`].
 pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat) -> Vec<Piece> {
     let (h, i) = expert_dims(hidden, inter, t, fmt);
-    let bias = |n: u64| match fmt.swizzled_scale_rows {
-        Some(_) => Piece::new(n, 1, Fmt::Fp32),
-        None => Piece::vec(n),
+    let bias = |n: u64| match fmt.relayout {
+        ExpertRelayout::AsLoaded => Piece::vec(n),
+        ExpertRelayout::Fp32Biases | ExpertRelayout::SwizzledScales { .. } => Piece::new(n, 1, Fmt::Fp32),
     };
     let mut ps = vec![
         Piece::new(2 * i, h, Fmt::Expert).gemm("moe.expert.gate_up_proj"),
@@ -92,7 +92,7 @@ pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat)
 }
 
 /// The swizzled copies of one expert's MXFP4 block scales that vLLM's triton_kernels backend holds
-/// beside the loaded ones (empty without `WeightFormat::swizzled_scale_rows`), 1 B each, not read
+/// beside the loaded ones (empty unless [`ExpertRelayout::SwizzledScales`]), 1 B each, not read
 /// by decode in tpsim's count (the kernel reads the copy instead of the original, already counted).
 /// vLLM `quantization/mxfp4.py` `Mxfp4MoEMethod.process_weights_after_loading`, TRITON branch:
 /// `_swizzle_mxfp4(layer.w13_weight, layer.w13_weight_scale, num_warps)` (num_warps 8 without
@@ -105,8 +105,7 @@ pub(crate) fn expert_pieces(hidden: u64, inter: u64, t: u64, fmt: &WeightFormat)
 /// place of the original: none for gpt-oss's 2 × 2,880 × 1,440 and 2,880 × 1,440.)
 /// gpt-oss-120b at tp 1: w13 (5,760 → 5,888) × 90 and w2 (2,880 → 3,072) × 90 bytes per expert.
 pub(crate) fn swizzled_scale_copies(h: u64, i: u64, fmt: &WeightFormat) -> Vec<Piece> {
-    // `Some(0)`: the strided layout of torch < 2.8.1, no copy (`WeightFormat::swizzled_scale_rows`).
-    let Some(a) = fmt.swizzled_scale_rows.filter(|&a| a > 0) else {
+    let ExpertRelayout::SwizzledScales { align_rows: a } = fmt.relayout else {
         return Vec::new();
     };
     let blocks = |k: u64| k.div_ceil(MXFP4_BLOCK).div_ceil(2) * 2;
@@ -128,7 +127,7 @@ pub(crate) fn attention_extras(hidden: u64, heads: u64, t: u64) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::super::{Architecture, Ffn, Mixer, ModelSpec, Quantization};
-    use super::WeightFormat;
+    use super::{ExpertRelayout, WeightFormat};
 
     const GPT_OSS_20B: &str = include_str!("../../../scenarios/models/gpt-oss-20b/config.json");
     const GPT_OSS_120B: &str = include_str!("../../../scenarios/models/gpt-oss-120b/config.json");
@@ -237,7 +236,7 @@ mod tests {
         assert_eq!(m.weight_bytes_per_rank(2).0, 7_344_395_904);
     }
 
-    /// vLLM's triton_kernels layout on SM 9.0 (`WeightFormat::swizzled_scale_rows` = 256, set by the
+    /// vLLM's triton_kernels layout on SM 9.0 (`ExpertRelayout::SwizzledScales` at 256 rows, set by the
     /// simulator for `moe_backend = "triton_kernel"`), one gpt-oss-120b expert by hand:
     /// tp 1 (2880, 2880): w13 5,760 × 1,440 + 5,760 × 90 = 8,812,800; w2 2,880 × 1,440 + 2,880 × 90 =
     /// 4,406,400; fp32 biases (5,760 + 2,880) × 4 = 34,560; the swizzled scale copies (rows → ×256,
@@ -250,7 +249,7 @@ mod tests {
         let mut q: Quantization =
             serde_json::from_str(r#"{"dtype":"bf16","experts":{"dtype":"mxfp4","pad_intermediate":64}}"#)
                 .unwrap();
-        q.experts.as_mut().unwrap().swizzled_scale_rows = Some(256);
+        q.experts.as_mut().unwrap().relayout = ExpertRelayout::SwizzledScales { align_rows: 256 };
         let m = ModelSpec::from_config_json(GPT_OSS_120B, q).unwrap();
         let f = m.quantization.expert_format();
         let tp1 = super::expert_pieces(2880, 2880, 1, &f);
@@ -270,7 +269,7 @@ mod tests {
         assert_eq!(m.weight_breakdown(1).routed_experts, 36 * 128 * 14_060_160);
         // Without the layout: no copies, bf16 biases.
         let plain = WeightFormat {
-            swizzled_scale_rows: None,
+            relayout: ExpertRelayout::AsLoaded,
             ..f
         };
         assert!(super::swizzled_scale_copies(2880, 2880, &plain).is_empty());

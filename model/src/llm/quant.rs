@@ -136,6 +136,28 @@ impl ScaleDtype {
     }
 }
 
+/// How an engine's MoE kernel re-lays routed MXFP4 experts after loading them, which changes the
+/// bytes they hold (vLLM `quantization/mxfp4.py` `Mxfp4MoEMethod.process_weights_after_loading`,
+/// TRITON branch; `llm::gpt_oss` has the arithmetic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExpertRelayout {
+    /// Stored as loaded: bf16 biases, no scale copy.
+    #[default]
+    AsLoaded,
+    /// The expert biases cast from bf16 to fp32, the block scales kept as loaded (vLLM's
+    /// triton_kernels backend on SM 9.0 with torch < 2.8.1, whose `_swizzle_mxfp4` keeps the strided
+    /// layout: vLLM ≤ 0.11.0; vgptoss56).
+    Fp32Biases,
+    /// fp32 biases and, beside the loaded E8M0 block scales (1 B per 32 inputs), a swizzled copy of
+    /// them whose rows (per expert: w13's 2 × intermediate, w2's hidden) are padded to a multiple of
+    /// `align_rows` and whose block columns to an even count (vLLM's triton_kernels backend on SM 9.0
+    /// from 0.11.1: 256).
+    SwizzledScales {
+        /// Row alignment of the swizzled scale copy (256 on SM 9.0: `2 × num_warps × 2 × 8`).
+        align_rows: u32,
+    },
+}
+
 /// How one class of weight tensors is stored. Validated: construct through [`WeightFormat::plain`] or
 /// deserialization.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,16 +183,10 @@ pub struct WeightFormat {
     /// Routed experts only: the engine pads each rank's expert intermediate width to a multiple of
     /// this (vLLM Marlin 128, FlashInfer 128 or 256, Triton 64); `None` = no padding.
     pub pad_intermediate: Option<u32>,
-    /// Routed MXFP4 experts only: the engine's MoE kernel re-lays the experts after loading and
-    /// keeps, beside the loaded E8M0 block scales (1 B per 32 inputs), a swizzled copy of them whose
-    /// rows (per expert: w13's 2 × intermediate, w2's hidden) are padded to a multiple of this and
-    /// whose block columns to an even count; it also casts the expert biases from bf16 to fp32.
-    /// vLLM's triton_kernels backend (`Mxfp4Backend.TRITON`) on SM 9.0: 256 (`llm::gpt_oss`).
-    /// `None`: stored as loaded. `Some(0)` (vgptoss56): the biases are cast to fp32 but the scales
-    /// stay as loaded, no copy (vLLM's triton_kernels backend on SM 9.0 with torch < 2.8.1, whose
-    /// `_swizzle_mxfp4` keeps the strided layout: vLLM ≤ 0.11.0). Set by the simulator from the
-    /// engine's MoE backend and release (not a quant.toml key).
-    pub swizzled_scale_rows: Option<u32>,
+    /// Routed MXFP4 experts only: how the engine's MoE kernel re-lays the experts after loading
+    /// (vLLM's triton_kernels backend, `llm::gpt_oss`). Set by the simulator from the engine's MoE
+    /// backend and release (not a quant.toml key); [`ExpertRelayout::AsLoaded`] otherwise.
+    pub relayout: ExpertRelayout,
 }
 
 impl WeightFormat {
@@ -185,7 +201,7 @@ impl WeightFormat {
             per_channel: false,
             pad_hidden: None,
             pad_intermediate: None,
-            swizzled_scale_rows: None,
+            relayout: ExpertRelayout::AsLoaded,
         }
     }
 
@@ -406,7 +422,7 @@ impl WeightFormat {
             per_channel: raw.per_channel,
             pad_hidden: raw.pad_hidden,
             pad_intermediate: raw.pad_intermediate,
-            swizzled_scale_rows: None,
+            relayout: ExpertRelayout::AsLoaded,
         })
     }
 }

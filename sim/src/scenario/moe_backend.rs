@@ -401,8 +401,13 @@ pub fn apply_expert_layout(
             e.pad_intermediate = Some(TRITON_PAD_INTERMEDIATE);
             let strided = crate::engine_args_versions::release(release)
                 .is_some_and(|r| r.as_slice() < TORCH_2_8_1_FROM.as_slice());
-            // `Some(0)`: fp32 biases, scales as loaded (`WeightFormat::swizzled_scale_rows`).
-            e.swizzled_scale_rows = Some(if strided { 0 } else { HOPPER_SCALE_ALIGN_ROWS });
+            e.relayout = if strided {
+                tpsim_model::llm::ExpertRelayout::Fp32Biases
+            } else {
+                tpsim_model::llm::ExpertRelayout::SwizzledScales {
+                    align_rows: HOPPER_SCALE_ALIGN_ROWS,
+                }
+            };
             if strided {
                 warnings.push(STRIDED_WARNING.to_string());
             }
@@ -410,7 +415,7 @@ pub fn apply_expert_layout(
         "9.4" => {
             e.pad_hidden = Some(ROCM_GFX942_PAD);
             e.pad_intermediate = Some(ROCM_GFX942_PAD);
-            e.swizzled_scale_rows = None;
+            e.relayout = tpsim_model::llm::ExpertRelayout::AsLoaded;
         }
         _ => {}
     }

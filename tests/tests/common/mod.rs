@@ -180,6 +180,27 @@ pub fn data_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join(name)
 }
 
+/// A model's config.json at `path` lowered with bf16 weights (`ModelSpec::from_config_json`): the
+/// tests that need a layer's shapes, a cell size or a kernel count, which depend on the geometry and
+/// not on the checkpoint's quantization. Panics naming the file when it is missing or does not lower.
+pub fn bf16_spec(path: impl AsRef<std::path::Path>) -> tpsim_model::llm::ModelSpec {
+    let p = path.as_ref();
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    tpsim_model::llm::ModelSpec::from_config_json(&text, tpsim_model::llm::Quantization::bf16())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A bundled preset's config.json (`scenarios/models/NAME/`) lowered with bf16 weights ([`bf16_spec`]).
+pub fn preset_spec(name: &str) -> tpsim_model::llm::ModelSpec {
+    bf16_spec(scenario(&format!("models/{name}/config.json")))
+}
+
+/// The published DeepSeek-V4-Flash config (`tests/data/models/deepseek-v4-flash`) lowered with bf16
+/// weights ([`bf16_spec`]); the decode-kernel tests of dsv4dec55 and dsv4k56 read it.
+pub fn deepseek_v4_flash() -> tpsim_model::llm::ModelSpec {
+    bf16_spec(data_path("models/deepseek-v4-flash/config.json"))
+}
+
 /// How many rows of `tests/data/throughput.tsv` each (source prefix, model) pair has, in order: the
 /// `every_*_row_is_compared` tests assert these counts so a row added to the table without a test fails.
 pub fn throughput_rows_per_source(sources: &[(&str, &str)]) -> Vec<usize> {
