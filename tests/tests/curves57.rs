@@ -6,7 +6,8 @@
 //! digits as the other GEMM-measured templates are; the small-kernel end keeps the assumed 0.50 at 5e10
 //! FLOPs (decode unchanged). Cards still without a source keep the flat 0.50
 //! (curves56::unsourced_cards_keep_the_flat_efficiency). FP8 side: the RTX 5090 gains a measured FP8 GEMM
-//! curve (`[compute.formats.fp8]`, vllm pull 34424's bench_fp8_gemm.py runs).
+//! curve (`[compute.formats.fp8]`, vllm pull 34424's bench_fp8_gemm.py runs). Beyond the brief's list, the
+//! V100 SXM2 template gains its fp16 curve (zzc0721/torch-performance-test-data issue 140).
 
 use crate::common::*;
 use crate::curves56::{curve, two};
@@ -58,6 +59,20 @@ fn a10_curve_is_the_readme_bf16_figure_over_the_peak() {
         (2.0 * 4096f64.powi(3), 2.0 * 6888f64.powi(3)),
     );
     assert!(two(e) < 0.50);
+}
+
+/// V100 SXM2: zzc0721/torch-performance-test-data issue 140 (V100-SXM2-16GB), fp16 4096³ 95.73, 8192³
+/// 97.36, 10240³ 89.37 → median 95.73 ÷ 125.0 = 0.766 → 0.77; range 2 × 4096³ to 2 × 10240³ (2.147e12).
+#[test]
+fn v100_sxm2_curve_is_the_fp16_sweep_median_over_the_peak() {
+    let e = median(&[95.73, 97.36, 89.37]) / 125.0;
+    assert!((e - 0.766).abs() < 5e-4, "{e}");
+    assert_curve(
+        "v100-sxm2",
+        125.0,
+        &[(1.37e11, two(e))],
+        (2.0 * 4096f64.powi(3), 2.0 * 10240f64.powi(3)),
+    );
 }
 
 /// The A10G extends the A10 and keeps its own measured curve (curves56: 0.95 at 1.37e11), not the A10's.
