@@ -422,3 +422,5 @@ mod presets56;
 mod curves56;
 // dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
 mod dsv4k56;
+// curves57 (issue #18): measured GEMM curves for the RTX 3090 Ti and the A10.
+mod curves57;
