@@ -422,3 +422,5 @@ mod presets56;
 mod curves56;
 // dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
 mod dsv4k56;
+// deploys32 (issue #18): multi-GPU TP rows on PCIe from a second source (deplodock's Qwen3.5-122B-A10B FP8 on 8x RTX PRO 6000 Max-Q, vLLM 0.19.0).
+mod deploys32;

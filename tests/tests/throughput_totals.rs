@@ -735,6 +735,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c512,
     ),
     (
+        "deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np128",
+        crate::deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np128,
+    ),
+    (
+        "deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np64",
+        crate::deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np64,
+    ),
+    (
         "dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024",
         crate::dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024,
     ),
