@@ -863,6 +863,8 @@ fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
         // deploys26: the first Qwen3.5 dense rows (9B, Gated DeltaNet hybrid), before "Qwen3.5".
         ("Qwen3.5-9B", "Qwen3.5-9B (hybrid dense)"),
+        // deploys32: deplodock's Qwen3.5-122B-A10B FP8 rows (the 397B's hybrid MoE at another size), before "Qwen3.5".
+        ("Qwen3.5-122B", "Qwen3.5-122B-A10B (hybrid MoE, FP8)"),
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
         ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
