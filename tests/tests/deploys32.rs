@@ -41,7 +41,12 @@
 //! index ids 48195622640 and 48068831032: a custom non-streaming client with temperature 0.7 and no stated
 //! output lengths, or genai-bench's sonnet dataset with a `--max-running-requests` flag vLLM does not have);
 //! the r/LocalLLaMA 4090 / 5090 / PRO 6000 comparison by cloudrift (pipeline parallel, replicas behind nginx:
-//! the server-benchmark rows already taken); evokernel's 4× L40S case (its own citation says "synthesized").
+//! the server-benchmark rows already taken); evokernel's 4× L40S case (its own citation says "synthesized");
+//! r/LocalLLaMA 1rrfqlu (Qwen3.5-397B NVFP4 on 4× RTX PRO 6000, TP 4, 50.5 tok/s single stream: Windows 11 + WSL2,
+//! a vLLM 0.17.0rc1 nightly, no prompt length); Visual-Synthesizer's 2× RTX PRO 6000 Qwen3.5-122B NVFP4 post (SGLang
+//! b12x kernels with NEXTN speculative decoding; its data live in a fork of rtx6kpro, the source this round was
+//! to get away from); techhivelabs.net's and dehydratedwater.dev's Qwen3.5 / Qwen3.6 posts on 2 of 4 RTX 3090 at
+//! TP 2 under vLLM 0.20.0 (the stored text stops before the figures; AutoRound / AWQ checkpoints and MTP).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. [`every_deploys32_row_is_compared`] fails
 //! if a row of this source is added without a test here.
