@@ -25,8 +25,10 @@
 //! (uncalibrated) profile, held to [`TARGET`](crate::throughput_rows::TARGET). As run (before the lead
 //! re-blesses): 128 prompts +12.1 % (tpsim 27.60 ms against 30.94), 64 prompts +14.5 % (25.72 against 29.45).
 //! tpsim's step is MoE 10.70 ms, attention 7.42, allreduce 8.20 (NCCL Ring/LL over SHM), allgather 1.09 a mean
-//! iteration of 27.55 ms (64-prompt run): the SHM allreduces are a third of it, the largest collective share of
-//! any PCIe row so far outside rtx6kpro's boxes.
+//! iteration of 27.55 ms (64-prompt run): the SHM allreduces are a third of it. Not compared, recorded: the
+//! files' median TTFT is 20,304 ms (64 prompts at once) and 3,415 ms (128), tpsim's 7,847 and 1,007 ms — its
+//! prefill on this box is 2.6-3.4× fast (the Max-Q template's flat 0.50 FLOP curve, not measured), which also
+//! shortens the second wave's prefill chunks inside the 128-prompt run's decode steps.
 //!
 //! Read and not taken this round: cloudrift-ai/server-benchmark's
 //! `results/rtx4900_rtx5900_pro6000_08_10_2025/tensor-parallel/rtx5090_x_4_cpatonn_GLM-4.5-Air-AWQ-4bit_vllm_benchmark.txt`
