@@ -1276,6 +1276,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let deploys31 = crate::deploys31::DEPLOYS31_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/deploys32.rs (deploys32: deplodock's Qwen3.5-122B-A10B FP8 on 8× RTX PRO 6000 Max-Q, vLLM 0.19.0)
+        let deploys32 = crate::deploys32::DEPLOYS32_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         // tests/tests/throughput_newdeploys23.rs (newdeploys23: the GPUStack lab's GLM-4.x page on 8× H200, vLLM 0.11.0 and SGLang 0.5.3)
         let newdeploys23 = crate::throughput_newdeploys23::NEWDEPLOYS23_SOURCES
             .iter()
@@ -1316,6 +1320,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || deploys29
                 || deploys30
                 || deploys31
+                || deploys32
                 || dsv4k56
                 || compared.contains(&key)
                 || skipped.contains(&key),

@@ -735,6 +735,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         crate::deploys31::validation_qwen2_5_7b_vllm_a6000x1_chat_c512,
     ),
     (
+        "deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np128",
+        crate::deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np128,
+    ),
+    (
+        "deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np64",
+        crate::deploys32::validation_qwen3_5_122b_fp8_vllm_pro6000maxqx8_tp8_4k4k_c64_np64,
+    ),
+    (
         "dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024",
         crate::dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024,
     ),
@@ -855,6 +863,8 @@ fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
         // deploys26: the first Qwen3.5 dense rows (9B, Gated DeltaNet hybrid), before "Qwen3.5".
         ("Qwen3.5-9B", "Qwen3.5-9B (hybrid dense)"),
+        // deploys32: deplodock's Qwen3.5-122B-A10B FP8 rows (the 397B's hybrid MoE at another size), before "Qwen3.5".
+        ("Qwen3.5-122B", "Qwen3.5-122B-A10B (hybrid MoE, FP8)"),
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
         ("Qwen3-235B", "Qwen3-235B-A22B (MoE)"),
         ("Qwen3-Next", "Qwen3-Next-80B-A3B (hybrid MoE)"),
