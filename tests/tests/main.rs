@@ -422,3 +422,5 @@ mod presets56;
 mod curves56;
 // dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
 mod dsv4k56;
+// dsv4k57 (issue #17): sglang pull 33083's c 4096 DeepSeek-V4-Flash row on 4x H200; the pull-33109 gap probed.
+mod dsv4k57;

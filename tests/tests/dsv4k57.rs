@@ -1,0 +1,70 @@
+//! dsv4k57 (issue #17): the serving gap of sglang pull 33109's DeepSeek-V4-Flash run on 4× H200 (dsv4k56's
+//! known miss, +65.8 %), probed and recorded; the same table's c 4,096 row as a second validation row.
+//!
+//! **The row: sglang pull request 33083** ("[Docs] Add DeepSeek-V4 Flash Official (0731) recipe", 2026-07-31), its
+//! H200 table, row "High-throughput / Marlin target-only | 4096 | 4096": P50 TTFT 505,508.73 ms, P50 TPOT 123.97 ms,
+//! 4,542 total tok/s a GPU. It is the table of pull 33109 (same author, same day: SGLang v0.5.16, 4× H200, TP 4,
+//! `--moe-runner-backend marlin`, no draft), whose stored description cuts this row off after "123" (why dsv4k56 left
+//! it). Scenario `scenarios/validation/deepseek-v4-flash-h200x4-sglang-0.5.16-tp4-8k1k-c4096.toml`.
+//!
+//! **What the two rows say together.** Both high-throughput rows measure a P50 TPOT of 123.8 – 124.0 ms at 1,024 and
+//! 4,096 clients: with SGLang's 256-request cap (the DeepSeek-V4 hook) the steady state is the same 256 running
+//! requests sharing their steps with the admitted prompts' chunked prefills; tpsim agrees that the steady state does
+//! not move (74.69 ms at both, bit-identical P50) but is 0.60× the measured TPOT at both. What was checked against
+//! SGLang 0.5.16's code for this configuration (validation.md "DeepSeek-V4 (dsv4k57)"): `chunked_prefill_size`
+//! 8,192 (`server_args.py` `_handle_gpu_memory_settings`, the 90 – 160 GiB band; the DeepSeek-V4 override in
+//! `arg_groups/overrides.py` `_deepseek_v4_overrides` sets only the attention backend, page 256, the SWA ratio 0.1
+//! and the NVFP4 runner, and `arg_groups/deepseek_v4_hook.py` only `max_running_requests` 256), as tpsim's; the
+//! decode batch graphed (`cuda_graph_max_bs` 512 at tp ≥ 4 on a 141 GB card); the KV pool not limiting (tpsim's
+//! peak use 11.2 % of 10,898,432 tokens; 256 × (8,192 + 1,024) = 2,359,296 tokens at most, 21.6 %): no retraction.
+//! What is left is cost: in tpsim's run 70 % of the makespan is prefill (213.0 of 305.8 s at c 1,024), and the
+//! measured makespan the total throughput implies (≈ 516 s) leaves ≈ 430 s for prefill if the decode steps were
+//! tpsim's (4,096 steps × 20.9 ms ≈ 86 s): a prefill about 2× tpsim's would close the row. Not fixed: no source
+//! measures DeepSeek-V4's prefill kernels on Hopper (Marlin's W4A16 MoE at 8k-token chunks, FlashMLA sparse
+//! prefill, the C4 indexer and compressors); the numbers are recorded.
+//!
+//! VALIDATION, out-of-sample: nothing was fitted to the row. It is a known miss (`throughput_rows::KNOWN_MISSES`).
+
+use crate::common::*;
+use crate::throughput_rows::validate;
+
+/// The (source prefix, model) of the rows compared here (`throughput_rows.rs`'s coverage test).
+pub(crate) const DSV4K57_SOURCES: &[(&str, &str)] = &[(SRC_33083, "DeepSeek-V4-Flash-0731")];
+
+/// The prefix of the row's source: sglang pull request 33083's description.
+const SRC_33083: &str = "github.com/sgl-project/sglang pull 33083 (description, 2026-07-31";
+
+/// The row's label (also its `KNOWN_MISSES` key).
+const LABEL_33083_C4096: &str = "DeepSeek-V4-Flash-0731 FP4 (Marlin), SGLang 0.5.16, 4× H200 TP 4, random 8k/1k c 4096 (per-stream P50 TPOT)";
+
+/// The scenario as run (default profile): P50 TPOT 74.69 ms (± 0.5 %: deterministic; the band only absorbs a
+/// changed float summation order), the same as the c 1,024 scenario's (the steady state of 256 running requests);
+/// P50 TTFT 290.5 s (± 1 %) against the table's 505.5 s (0.575×); 256 running at most. tpsim's per-stream rate
+/// 1000 ÷ 74.69 = 13.39 tok/s against the table's 1000 ÷ 123.97 = 8.07 (`throughput.tsv`): +65.9 %, a known miss.
+#[test]
+pub(crate) fn validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c4096() {
+    let measured = measured_throughput(SRC_33083, "DeepSeek-V4-Flash-0731", |n| n.contains("c 4096"));
+    assert!((measured - 8.07).abs() < 1e-9, "{measured}");
+    let j = run_json(&scenario(
+        "validation/deepseek-v4-flash-h200x4-sglang-0.5.16-tp4-8k1k-c4096.toml",
+    ));
+    assert_eq!(j["verdict"], "ok", "{j}");
+    assert_eq!(j["serving"]["peak_running"], 256, "{j}");
+    assert_eq!(j["serving"]["preemptions"], 0, "{j}");
+    let tpot = f(&j["serving"]["tpot_ms"]["p50"]);
+    assert!((tpot / 74.69 - 1.0).abs() < 0.005, "P50 TPOT {tpot}");
+    let ttft = f(&j["serving"]["ttft_ms"]["p50"]);
+    assert!((ttft / 290_545.9 - 1.0).abs() < 0.01, "P50 TTFT {ttft}");
+    // Not KV-limited: 256 × (8,192 + 1,024) = 2,359,296 tokens at most of the 10,898,432-token pool (21.6 %);
+    // the run peaks at 11.2 % (± 0.1 point).
+    let kv = f(&j["serving"]["peak_kv_utilisation"]);
+    assert!((kv - 0.112).abs() < 0.001, "peak KV {kv}");
+    assert!(warned(&j, "DeepSeek-V4's decode step is an extrapolation"), "{j}");
+    validate(LABEL_33083_C4096, (measured, measured), 1000.0 / tpot);
+}
+
+/// Every row of these sources has a test here.
+#[test]
+fn every_dsv4k57_row_is_compared() {
+    assert_eq!(throughput_rows_per_source(DSV4K57_SOURCES), [1]);
+}
