@@ -746,6 +746,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024",
         crate::dsv4k56::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c1024,
     ),
+    (
+        "dsv4k57::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c4096",
+        crate::dsv4k57::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c4096,
+    ),
 ];
 
 /// The figures the README and the book state.

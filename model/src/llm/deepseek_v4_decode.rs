@@ -30,10 +30,13 @@
 //! ## The routed experts' kernels (dsv4run55; dsv4dec55 costs them at the MoE class, assumed)
 //!
 //! With fp4 experts, `--moe-runner-backend auto`, no MoE all-to-all and `SGLANG_DSV4_FP4_DEQUANT`
-//! unset: 0.5.12 – 0.5.14 and, off SM 12.0, 0.5.15 – 0.5.18 keep `Fp8MoEMethod`, whose CUDA path in
-//! 0.5.16 hands the fp4 weights to the DeepGEMM runner (`DeepGemmMoeQuantInfo(..., is_fp4_experts=True)`,
-//! `layers/quantization/fp8.py`; the other releases of that range are assumed alike, and which DeepGEMM
-//! kernel runs on SM 9.0 was not read). The model
+//! unset: 0.5.12 – 0.5.14 and, off SM 12.0, 0.5.15 – 0.5.18 keep `Fp8MoEMethod`. dsv4k57 corrected
+//! what dsv4run55 wrote here (the DeepGEMM runner): in 0.5.16 `Fp8MoEMethod.create_moe_runner` takes
+//! DeepGEMM under `auto` only with a DeepEP, Mooncake or NIXL all-to-all
+//! (`is_deepgemm_moe_runner_backend_enabled`, `layers/quantization/fp8.py`), so plain TP gets the Triton
+//! runner, handed the packed fp4 experts viewed as int8 with `use_fp8_w8a8` (`get_triton_quant_info`): a
+//! path not checked to run (the other releases of that range are assumed alike; the cookbook's H200
+//! recipes pass `--moe-runner-backend marlin` or `flashinfer_mxfp4`). The model
 //! override picks `flashinfer_mxfp4` on SM 12.0 from 0.5.15 (`overrides.py` `_deepseek_v4_sm120_moe`)
 //! and on SM 9.0 / 10.0 / 12.0 from 0.5.19 (`model_overrides/deepseek_v4.py`); under it `fp8.py`
 //! (0.5.16, 0.5.23: "SM100 uses TRT-LLM; SM90 uses W4A16 and SM120 uses MXFP8xMXFP4") builds

@@ -93,7 +93,10 @@
 //! and mHC mixers at the attention class's GEMM rate on bf16 FLOPs (assumed, class attention: no
 //! fp8 tensor rate is claimed for the block-fp8 projections), the experts at the MoE class on bf16
 //! FLOPs (assumed, class moe: SM 9.0's W4A16 FlashInfer CUTLASS and DeepGEMM's fp4 path were not
-//! measured), the mHC element-wise steps inside those halves. The activation-quantization launches
+//! measured), the mHC element-wise steps inside those halves. dsv4k57: under `--moe-runner-backend
+//! marlin` on an H100 or H200 the feed-forward half is held to the template's Marlin ceiling
+//! (`[compute.moe_backends.marlin]`, 0.257 of the bf16 peak: sglang PR 38884's nsys capture of these
+//! experts at a 16,384-token prefill forward on H100), which binds prefill chunks, not decode steps. The activation-quantization launches
 //! before the block-fp8 GEMMs are counted above (dsv4k56); their bytes and time beyond a launch are not
 //! modelled (assumed small beside the GEMMs they feed).
 

@@ -1376,12 +1376,15 @@ impl<'a> Builder<'a> {
         // costs a flat extra per layer over b12x at every batch (tests/data/moe-backend-sm120.tsv).
         // Quantized routed experts only: the backends measured are quantized grouped GEMMs, and a
         // 16/32-bit MoE (the NVFP4 checkpoints' bf16 MTP layer) runs the engine's unquantized kernel.
-        let quantized_experts = !matches!(
-            expert_fmt,
-            tpsim_model::llm::WeightDtype::Bf16
-                | tpsim_model::llm::WeightDtype::Fp16
-                | tpsim_model::llm::WeightDtype::Fp32
-        );
+        // dsv4k57: DeepSeek-V4's routed experts are fp4 (or block fp8) in every format SGLang loads
+        // (`llm::deepseek_v4_weights::ExpertFormat`), whatever the model's generic quantization says.
+        let quantized_experts = pass.model.deepseek_v4.is_some()
+            || !matches!(
+                expert_fmt,
+                tpsim_model::llm::WeightDtype::Bf16
+                    | tpsim_model::llm::WeightDtype::Fp16
+                    | tpsim_model::llm::WeightDtype::Fp32
+            );
         let mut backend_fixed_us = 0.0;
         let t_ffn = if l.is_moe && quantized_experts {
             let backend = self.s.engine.moe_backend.as_deref();

@@ -12,12 +12,13 @@ use tpsim_model::llm::deepseek_v4_pools::SglangDsv4Rule;
 /// Printed with every DeepSeek-V4 scenario: its decode step's kernel counts are SGLang 0.5.16's except
 /// the MoE's (`tpsim_model::llm::deepseek_v4_layer`, dsv4k56), its efficiencies assumed, and the one
 /// public run compared — sglang pull 33109, SGLang 0.5.16 on 4× H200 TP 4, c 1,024, random 8,192 /
-/// 1,024, P50 TPOT 123.81 ms under load — is 1.7× tpsim's P50 TPOT on its scenario
+/// 1,024, P50 TPOT 123.81 ms under load — is 1.4× tpsim's P50 TPOT (88.92 ms; 1.7× before dsv4k57's Marlin
+/// MoE ceiling on the H200) on its scenario
 /// (scenarios/validation/deepseek-v4-flash-h200x4-sglang-0.5.16-tp4-8k1k-c1024.toml, tests/tests/dsv4k56.rs:
 /// a known miss, so the warning stays).
 pub const UNVALIDATED_WARNING: &str = "DeepSeek-V4's decode step is an extrapolation: its kernel counts \
 are SGLang 0.5.16's except the MoE's (dsv4k56) and its kernel efficiencies are assumed, not measured; the one \
-public run compared (sglang pull 33109: SGLang 0.5.16, 4x H200 TP 4, c 1,024) measured a P50 TPOT 1.7x \
+public run compared (sglang pull 33109: SGLang 0.5.16, 4x H200 TP 4, c 1,024) measured a P50 TPOT 1.4x \
 tpsim's; read the throughput as a lower bound on the step, not a prediction";
 
 /// What a scenario sets that the per-architecture deployment checks read (DeepSeek-V4 here,
