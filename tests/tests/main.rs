@@ -422,3 +422,5 @@ mod presets56;
 mod curves56;
 // dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
 mod dsv4k56;
+// qnext57 (issue #18): the RTX PRO 6000 Server Edition's 12481 MHz GDDR7 (1,597 GB/s) against the Workstation's 1,792 GB/s.
+mod qnext57;
