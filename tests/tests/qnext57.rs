@@ -19,7 +19,7 @@
 //! `templates/rtx-pro-6000-server.toml` gives every Edition 1.79 TB/s (hardware-and-models.md lists one figure
 //! for all three). This suite does not change it: doing so moves every RTX PRO 6000 Server row, the seed
 //! scenarios and the book (about 3–10 % of decode throughput on the 69 bundled runs over Server presets,
-//! book/src/validation.md "Workstation and Server Editions (qnext57)"), which the lead re-blesses. It shows
+//! book/src/validation.md, "RTX PRO 6000 Server and Workstation Editions; MoE routing concentration (qnext57)"), which the lead re-blesses. It shows
 //! instead, with the key set inline, that the Server Edition's clock accounts for the two sweeps' ratio at
 //! c 16 and c 32 and leaves c 8 apart.
 //!
