@@ -428,3 +428,5 @@ mod curves57;
 mod deploys32;
 // dsv4k57 (issue #17): sglang pull 33083's c 4096 DeepSeek-V4-Flash row on 4x H200; the pull-33109 gap probed.
 mod dsv4k57;
+// qnext57 (issue #18): the RTX PRO 6000 Server Edition's 12481 MHz GDDR7 (1,597 GB/s) against the Workstation's 1,792 GB/s.
+mod qnext57;
