@@ -17,6 +17,12 @@
 //!    MI300X; Chat 1000/1000 at c 1, 16, 100, Reasoning 1000/8000 and Summarization 8000/1000 at c 1, 16, 64 (10,
 //!    80, 320 prompts). Run with the `deepseek-v3` preset (V3's shapes, as tests/data/prefill.tsv line 3).
 //!
+//! 4. github.com/vllm-project/recipes `StepFun/Step-3.5-Flash.md` (added in e0faabf, 2026-02-02; read at 8959cf6):
+//!    stepfun-ai/Step-3.5-Flash (bf16) on 4× H200, "TP4+FP16", `vllm serve --tensor-parallel-size 4
+//!    --trust-remote-code` (and the step3p5 parsers), `vllm bench serve --dataset-name random --random-input 2048
+//!    --random-output 1024 --max-concurrency 10 --num-prompt 100` (2047 / 1024 tokens a request); the page's
+//!    commit installs vLLM's nightly wheel, taken as 0.15.1 (the first release with `models/step3p5.py`).
+//!
 //! **What is compared**: 1000 ÷ the page's median TPOT against 1000 ÷ tpsim's median TPOT, default (uncalibrated)
 //! profile, held to [`TARGET`](crate::throughput_rows::TARGET) or listed in
 //! [`KNOWN_MISSES`](crate::throughput_rows::KNOWN_MISSES). The measured value is read from `tests/data/throughput.tsv`,
@@ -25,17 +31,21 @@
 //! against 5.96 / 10.22 / 35.37 (+30.5, +17.3, +37.7 %); MiniMax-M2 7.94 / 15.26 / 33.44 against 22.24 / 26.56 /
 //! 57.84 (+180.1, +74.1, +73.0 %); DeepSeek-V3.1 chat 10.44 / 21.06 / 45.13 against 23.90 / 35.99 / 76.35 (+128.8,
 //! +70.9, +69.2 %), reasoning 10.48 / 20.79 / 38.49 against 24.51 / 34.00 / 55.10 (+133.9, +63.6, +43.2 %),
-//! summarization 10.49 / 24.95 / 54.19 against 25.05 / 52.09 / 103.45 (+138.7, +108.8, +90.9 %). Two of 18 within
-//! (the Llama 4 c 16 rows); the rest are known misses, all in one direction: tpsim's MI300X step is short of
+//! summarization 10.49 / 24.95 / 54.19 against 25.05 / 52.09 / 103.45 (+138.7, +108.8, +90.9 %); Step-3.5-Flash 13.70
+//! against 11.87 (−13.4 %). Three of 19 within (the Llama 4 c 16 rows and Step-3.5-Flash); the MI300X rows' misses, all in one direction: tpsim's MI300X step is short of
 //! SGLang's on ROCm, as for the earlier SGLang MoE rows on MI300X (newdeploys22's Kimi-Linear, deploys28's
 //! MiniMax-M2.7). Nothing was fitted to bring them in.
 //!
-//! Searched this round and not taken: the cookbook's `Moonshotai/Kimi-K2.md` B200 runs (ShareGPT, the c 100 run's
-//! lengths not expressible; its c 1 run alone left), `StepFun/Step3.5.md` (4× H200, "sglang version: 0.5.8", a
+//! Searched this round and not taken: the cookbook's `Moonshotai/Kimi-K2.md` B200 runs (`--dp 4
+//! --enable-dp-attention`: DP attention refused, and ShareGPT lengths), `StepFun/Step3.5.md` (4× H200, "sglang version: 0.5.8", a
 //! release tpsim refuses for Step-3.5: SGLang adds `models/step3p5.py` in 0.5.9, families28), `DeepSeek/DeepSeek-V3.md`
 //! and `DeepSeek-V3_2.md` (DP attention `--dp 8`, or 16× H800 over two nodes), `NVIDIA/Nemotron3-Nano.md` (a
-//! nightly build, B200); the GPUStack lab's pages were all taken or refused by earlier rounds except
-//! `qwen3.5-35b-a3b/h200*.md` and `glm-5.2/h200.md` (not read this round). No PCIe consumer-card source was found.
+//! nightly build, B200); vLLM's recipes `GLM/GLM.md` (GLM-4.5-FP8 8k/1k: no GPU named for the output) and
+//! `Qwen/Qwen3-Coder-480B-A35B.md` / `MiniMax/MiniMax-M2.md` / `NVIDIA/Nemotron-3-Nano-30B-A3B.md` outputs (not read
+//! this round); the GPUStack lab's `qwen3.5-35b-a3b/h200.md` (guidellm at a constant 1000 req/s, its generation-heavy
+//! mean TPOT of 2.48 ms at 200 requests not a decode step, as newdeploys23 found for the qwen3.5-9b pages); the lab's
+//! other pages were all taken or refused by earlier rounds except
+//! `glm-5.2/h200.md` (no GLM-5.2 preset; not read this round). No PCIe consumer-card source was found.
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. [`every_deploys33_row_is_compared`] fails if a
 //! row of these sources is added without a test here.
@@ -49,6 +59,17 @@ const SRC_MINIMAX_M2: &str = "github.com/sgl-project/sgl-cookbook docs/autoregre
 /// Source prefix of the DeepSeek-V3.1 rows.
 const SRC_DEEPSEEK_V31: &str = "github.com/sgl-project/sgl-cookbook docs/autoregressive/DeepSeek/DeepSeek-V3_1.md (commit 39b594c, 2026-01-20; read at 7b5bd9c)";
 
+/// Source prefix of the Step-3.5-Flash row (vLLM's recipe page).
+const SRC_STEP35: &str =
+    "github.com/vllm-project/recipes StepFun/Step-3.5-Flash.md (added in e0faabf, 2026-02-02; read at 8959cf6)";
+
+/// The scenario of the Step-3.5-Flash row.
+const STEP35_FILE: &str = "step-3.5-flash-h200x4-vllm-0.15.1-tp4-2k1k-c10.toml";
+
+/// The label [`validate`](crate::throughput_rows::validate) files the Step-3.5-Flash row under.
+const STEP35_LABEL: &str =
+    "Step-3.5-Flash bf16, vLLM 0.15.1 (nightly), 4× H200 TP 4, random 2k/1k c 10 (per-stream TPOT)";
+
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test accepts a
 /// row of `throughput.tsv` that matches one of them.
 pub(crate) const DEPLOYS33_SOURCES: &[(&str, &str)] = &[
@@ -56,6 +77,7 @@ pub(crate) const DEPLOYS33_SOURCES: &[(&str, &str)] = &[
     (SRC_LLAMA4, "Llama-4-Maverick-17B-128E-Instruct"),
     (SRC_MINIMAX_M2, "MiniMax-M2"),
     (SRC_DEEPSEEK_V31, "DeepSeek-V3.1"),
+    (SRC_STEP35, "Step-3.5-Flash"),
 ];
 
 /// One run of a page: what the page states, and the scenario and label tpsim's comparison uses.
@@ -225,6 +247,33 @@ pub(crate) fn validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64() {
     // 5.1.4 Scenario 3: Summarization (8K/1K), High Concurrency: median TPOT 103.45 ms → 1000 ÷ 103.45 = 9.67 tok/s a stream.
     compare(&ROWS[17]);
 }
+#[test]
+pub(crate) fn validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10() {
+    // The recipe's "TP4+FP16 on 4*H200" output: median TPOT 11.87 ms → 1000 ÷ 11.87 = 84.25 tok/s a stream.
+    compare_tpot_row(
+        (SRC_STEP35, "Step-3.5-Flash", "4x H200 TP 4 random 2047/1024 c 10:"),
+        11.87,
+        STEP35_FILE,
+        STEP35_LABEL,
+    );
+}
+
+/// The Step-3.5-Flash scenario runs the recipe's command: 10 in flight, 100 prompts, 2047 input tokens (the
+/// block's 204700 ÷ 100) and 1024 output (102400 ÷ 100) a request, TP 4 under vLLM 0.15.1 on the H200 box.
+#[test]
+fn step35_scenario_runs_the_recipes_command() {
+    let text = std::fs::read_to_string(scenario(&format!("validation/{STEP35_FILE}"))).expect("scenario");
+    assert_eq!(scenario_int_key(&text, "concurrency"), 10);
+    assert_eq!(scenario_int_key(&text, "num_requests"), 100);
+    // 204700 / 100 = 2047, 102400 / 100 = 1024.
+    assert_eq!(scenario_int_key(&text, "prompt_len"), 204_700 / 100);
+    assert_eq!(scenario_int_key(&text, "output_len"), 102_400 / 100);
+    assert_eq!(scenario_int_key(&text, "tp"), 4);
+    assert!(text.contains("version = \"0.15.1\"") && text.contains("preset = \"h200-8x-nvlink\""));
+    let row = throughput_row(SRC_STEP35, "Step-3.5-Flash", "4x H200 TP 4 random 2047/1024 c 10:");
+    assert_eq!((row.tp, row.concurrency), (4, 10));
+}
+
 /// Each scenario runs its block's command: `concurrency` = `--max-concurrency`, `num_requests` = `--num-prompts`,
 /// both lengths `{ random = N, range_ratio = 0.0 }`, the page's TP and release; the row's notes name the same
 /// median TPOT. Fails if a scenario and its row drift apart.
@@ -272,7 +321,8 @@ fn deepseek_v31_c1_step_is_flat_across_lengths() {
 
 #[test]
 fn every_deploys33_row_is_compared() {
-    // Scout 3 + Maverick 3 + MiniMax-M2 3 + DeepSeek-V3.1 9 (three scenarios × three concurrencies).
+    // Scout 3 + Maverick 3 + MiniMax-M2 3 + DeepSeek-V3.1 9 (three scenarios × three concurrencies) in ROWS, and
+    // the one Step-3.5-Flash row of vLLM's recipe.
     assert_eq!(ROWS.len(), 18);
-    assert_eq!(throughput_rows_per_source(DEPLOYS33_SOURCES), [3, 3, 3, 9]);
+    assert_eq!(throughput_rows_per_source(DEPLOYS33_SOURCES), [3, 3, 3, 9, 1]);
 }

@@ -810,6 +810,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64",
         crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64,
     ),
+    (
+        "deploys33::validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10",
+        crate::deploys33::validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10,
+    ),
 ];
 
 /// The figures the README and the book state.
