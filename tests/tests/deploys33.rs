@@ -60,8 +60,7 @@ const SRC_MINIMAX_M2: &str = "github.com/sgl-project/sgl-cookbook docs/autoregre
 const SRC_DEEPSEEK_V31: &str = "github.com/sgl-project/sgl-cookbook docs/autoregressive/DeepSeek/DeepSeek-V3_1.md (commit 39b594c, 2026-01-20; read at 7b5bd9c)";
 
 /// Source prefix of the Step-3.5-Flash row (vLLM's recipe page).
-const SRC_STEP35: &str =
-    "github.com/vllm-project/recipes StepFun/Step-3.5-Flash.md (added in e0faabf, 2026-02-02; read at 8959cf6)";
+const SRC_STEP35: &str = "github.com/vllm-project/recipes StepFun/Step-3.5-Flash.md (added in e0faabf, 2026-02-02; read at 8959cf6)";
 
 /// The scenario of the Step-3.5-Flash row.
 const STEP35_FILE: &str = "step-3.5-flash-h200x4-vllm-0.15.1-tp4-2k1k-c10.toml";
@@ -251,7 +250,11 @@ pub(crate) fn validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64() {
 pub(crate) fn validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10() {
     // The recipe's "TP4+FP16 on 4*H200" output: median TPOT 11.87 ms → 1000 ÷ 11.87 = 84.25 tok/s a stream.
     compare_tpot_row(
-        (SRC_STEP35, "Step-3.5-Flash", "4x H200 TP 4 random 2047/1024 c 10:"),
+        (
+            SRC_STEP35,
+            "Step-3.5-Flash",
+            "4x H200 TP 4 random 2047/1024 c 10:",
+        ),
         11.87,
         STEP35_FILE,
         STEP35_LABEL,
@@ -270,7 +273,11 @@ fn step35_scenario_runs_the_recipes_command() {
     assert_eq!(scenario_int_key(&text, "output_len"), 102_400 / 100);
     assert_eq!(scenario_int_key(&text, "tp"), 4);
     assert!(text.contains("version = \"0.15.1\"") && text.contains("preset = \"h200-8x-nvlink\""));
-    let row = throughput_row(SRC_STEP35, "Step-3.5-Flash", "4x H200 TP 4 random 2047/1024 c 10:");
+    let row = throughput_row(
+        SRC_STEP35,
+        "Step-3.5-Flash",
+        "4x H200 TP 4 random 2047/1024 c 10:",
+    );
     assert_eq!((row.tp, row.concurrency), (4, 10));
 }
 

@@ -955,6 +955,9 @@ fn family_of(label: &str) -> &'static str {
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
         // deploys28: sglang pull request 31044's MiniMax-M2.7 rows (M2.5's shapes, its own context length).
         ("MiniMax-M2.7", "MiniMax-M2.7 (MoE, FP8)"),
+        // deploys33: the SGLang cookbook's Llama 4 Scout / Maverick rows (Llama4ForConditionalGeneration:
+        // interleaved MoE, chunked local attention), before "Llama".
+        ("Llama-4", "Llama 4 (interleaved MoE, chunked attention, bf16)"),
         (
             "Llama",
             "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ; 3.3-70B FP8)",
@@ -985,6 +988,12 @@ fn family_of(label: &str) -> &'static str {
         (
             "DeepSeek-V4",
             "DeepSeek-V4 (compressed sparse attention MoE, FP4 experts)",
+        ), // deploys33: the SGLang cookbook's MiniMax-M2 rows (run as minimax-m2.5, the same shapes; "MiniMax-M2 "
+        // with its space, apart from M2.5 / M2.7) and vLLM's Step-3.5-Flash recipe row (Step3p5ForCausalLM).
+        ("MiniMax-M2 ", "MiniMax-M2 (MoE, FP8)"),
+        (
+            "Step-3.5-Flash",
+            "Step-3.5-Flash (sliding-window hybrid MoE, bf16)",
         ),
     ];
     FAMILIES
