@@ -1,6 +1,6 @@
 //! deploys33 (issue #18): out-of-sample rows for MoE models under recent SGLang releases on datacentre GPUs.
 //!
-//! Three pages of the SGLang cookbook (github.com/sgl-project/sgl-cookbook, read at 7b5bd9c), each a section 5
+//! Four pages of the SGLang cookbook (github.com/sgl-project/sgl-cookbook, read at 7b5bd9c), each a section 5
 //! "Benchmark" of `sglang.bench_serving --backend sglang --dataset-name random --request-rate inf` runs against one
 //! launch on AMD MI300X, random lengths with no `--random-range-ratio` (SGLang's default 0.0: each length uniform in
 //! 1..=N, so a 1000/1000 run of 10 prompts has 6101 input and 4220 output tokens, as each block prints):
@@ -17,7 +17,10 @@
 //!    MI300X; Chat 1000/1000 at c 1, 16, 100, Reasoning 1000/8000 and Summarization 8000/1000 at c 1, 16, 64 (10,
 //!    80, 320 prompts). Run with the `deepseek-v3` preset (V3's shapes, as tests/data/prefill.tsv line 3).
 //!
-//! 4. github.com/vllm-project/recipes `StepFun/Step-3.5-Flash.md` (added in e0faabf, 2026-02-02; read at 8959cf6):
+//! 4. `docs/autoregressive/Qwen/Qwen3.md` (commit ec650cf, 2026-01-05), the runs newdeploys17 left ("as slow"):
+//!    Qwen3-235B-A22B-Instruct-2507 (bf16) on 8× B200, SGLang 0.5.6, `--tp 8`, Reasoning 1000/8000 and
+//!    Summarization 8000/1000 at c 1, 16, 64 (10, 80, 320 prompts), written as newdeploys17's 1000/1000 scenarios.
+//! 5. github.com/vllm-project/recipes `StepFun/Step-3.5-Flash.md` (added in e0faabf, 2026-02-02; read at 8959cf6):
 //!    stepfun-ai/Step-3.5-Flash (bf16) on 4× H200, "TP4+FP16", `vllm serve --tensor-parallel-size 4
 //!    --trust-remote-code` (and the step3p5 parsers), `vllm bench serve --dataset-name random --random-input 2048
 //!    --random-output 1024 --max-concurrency 10 --num-prompt 100` (2047 / 1024 tokens a request); the page's
@@ -32,7 +35,10 @@
 //! 57.84 (+180.1, +74.1, +73.0 %); DeepSeek-V3.1 chat 10.44 / 21.06 / 45.13 against 23.90 / 35.99 / 76.35 (+128.8,
 //! +70.9, +69.2 %), reasoning 10.48 / 20.79 / 38.49 against 24.51 / 34.00 / 55.10 (+133.9, +63.6, +43.2 %),
 //! summarization 10.49 / 24.95 / 54.19 against 25.05 / 52.09 / 103.45 (+138.7, +108.8, +90.9 %); Step-3.5-Flash 13.70
-//! against 11.87 (−13.4 %). Three of 19 within (the Llama 4 c 16 rows and Step-3.5-Flash); the MI300X rows' misses, all in one direction: tpsim's MI300X step is short of
+//! against 11.87 (−13.4 %); Qwen3-235B on B200 7.85 / 14.32 / 21.16 against 10.24 / 14.91 / 24.07 (1000/8000: +30.5,
+//! +4.1, +13.8 %) and 7.86 / 16.05 / 27.67 against 10.33 / 16.66 / 34.27 (8000/1000: +31.5, +3.8, +23.9 %). Seven of
+//! 25 within (the Llama 4 c 16 rows, Step-3.5-Flash, the Qwen3 c 16 rows and its 1000/8000 c 64); the B200 c 1 rows
+//! repeat newdeploys17's 1000/1000 c 1 miss (+29.2 %); the MI300X rows' misses, all in one direction: tpsim's MI300X step is short of
 //! SGLang's on ROCm, as for the earlier SGLang MoE rows on MI300X (newdeploys22's Kimi-Linear, deploys28's
 //! MiniMax-M2.7). Nothing was fitted to bring them in.
 //!
@@ -59,6 +65,10 @@ const SRC_MINIMAX_M2: &str = "github.com/sgl-project/sgl-cookbook docs/autoregre
 /// Source prefix of the DeepSeek-V3.1 rows.
 const SRC_DEEPSEEK_V31: &str = "github.com/sgl-project/sgl-cookbook docs/autoregressive/DeepSeek/DeepSeek-V3_1.md (commit 39b594c, 2026-01-20; read at 7b5bd9c)";
 
+/// Source prefix of the Qwen3-235B rows: the page newdeploys17 took the 1000/1000 runs of (its
+/// `NEWDEPLOYS17_SOURCES` counts these rows too).
+const SRC_QWEN3: &str = "github.com/sgl-project/sgl-cookbook docs/autoregressive/Qwen/Qwen3.md (commit ec650cf, 2026-01-05; read at 7b5bd9c)";
+
 /// Source prefix of the Step-3.5-Flash row (vLLM's recipe page).
 const SRC_STEP35: &str = "github.com/vllm-project/recipes StepFun/Step-3.5-Flash.md (added in e0faabf, 2026-02-02; read at 8959cf6)";
 
@@ -79,12 +89,22 @@ pub(crate) const DEPLOYS33_SOURCES: &[(&str, &str)] = &[
     (SRC_STEP35, "Step-3.5-Flash"),
 ];
 
+/// The Qwen3-235B rows of `throughput.tsv` that are this file's (the 1000/8000 and 8000/1000 runs): the notes of
+/// newdeploys17's rows say "random 1000/1000".
+fn is_deploys33_qwen3_note(note: &str) -> bool {
+    note.starts_with("8x B200 TP 8 random 1000/8000") || note.starts_with("8x B200 TP 8 random 8000/1000")
+}
+
 /// One run of a page: what the page states, and the scenario and label tpsim's comparison uses.
 struct Row {
     /// Source prefix ([`SRC_LLAMA4`] …).
     src: &'static str,
     /// `throughput.tsv`'s model column.
     model: &'static str,
+    /// The GPU as the row's notes name it (`MI300X`, `B200`).
+    gpu: &'static str,
+    /// The SGLang release of the page's Test Environment.
+    version: &'static str,
     /// `--tp`.
     tp: u64,
     /// `--random-input-len`, tokens.
@@ -106,31 +126,37 @@ struct Row {
 /// The 18 runs, in the pages' order.
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
-    Row { src: SRC_LLAMA4, model: "Llama-4-Scout-17B-16E-Instruct", tp: 8, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 7.40, file: "llama-4-scout-mi300x8-sglang-0.5.9-tp8-1k1k-c1.toml", label: "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)" },
-    Row { src: SRC_LLAMA4, model: "Llama-4-Scout-17B-16E-Instruct", tp: 8, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 12.00, file: "llama-4-scout-mi300x8-sglang-0.5.9-tp8-1k1k-c16.toml", label: "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)" },
-    Row { src: SRC_LLAMA4, model: "Llama-4-Scout-17B-16E-Instruct", tp: 8, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 42.90, file: "llama-4-scout-mi300x8-sglang-0.5.9-tp8-1k1k-c100.toml", label: "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)" },
-    Row { src: SRC_LLAMA4, model: "Llama-4-Maverick-17B-128E-Instruct", tp: 8, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 5.96, file: "llama-4-maverick-mi300x8-sglang-0.5.9-tp8-1k1k-c1.toml", label: "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)" },
-    Row { src: SRC_LLAMA4, model: "Llama-4-Maverick-17B-128E-Instruct", tp: 8, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 10.22, file: "llama-4-maverick-mi300x8-sglang-0.5.9-tp8-1k1k-c16.toml", label: "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)" },
-    Row { src: SRC_LLAMA4, model: "Llama-4-Maverick-17B-128E-Instruct", tp: 8, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 35.37, file: "llama-4-maverick-mi300x8-sglang-0.5.9-tp8-1k1k-c100.toml", label: "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)" },
-    Row { src: SRC_MINIMAX_M2, model: "MiniMax-M2", tp: 4, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 22.24, file: "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c1.toml", label: "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 1 (per-stream TPOT)" },
-    Row { src: SRC_MINIMAX_M2, model: "MiniMax-M2", tp: 4, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 26.56, file: "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c16.toml", label: "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 16 (per-stream TPOT)" },
-    Row { src: SRC_MINIMAX_M2, model: "MiniMax-M2", tp: 4, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 57.84, file: "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c100.toml", label: "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 100 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 23.90, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k1k-c1.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 35.99, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k1k-c16.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 76.35, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k1k-c100.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 1000, osl: 8000, c: 1, prompts: 10, tpot_ms: 24.51, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k8k-c1.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 1 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 1000, osl: 8000, c: 16, prompts: 80, tpot_ms: 34.00, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k8k-c16.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 16 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 1000, osl: 8000, c: 64, prompts: 320, tpot_ms: 55.10, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k8k-c64.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 64 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 8000, osl: 1000, c: 1, prompts: 10, tpot_ms: 25.05, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c1.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 1 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 8000, osl: 1000, c: 16, prompts: 80, tpot_ms: 52.09, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c16.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 16 (per-stream TPOT)" },
-    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", tp: 8, isl: 8000, osl: 1000, c: 64, prompts: 320, tpot_ms: 103.45, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c64.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 64 (per-stream TPOT)" },
+    Row { src: SRC_LLAMA4, model: "Llama-4-Scout-17B-16E-Instruct", gpu: "MI300X", version: "0.5.9", tp: 8, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 7.40, file: "llama-4-scout-mi300x8-sglang-0.5.9-tp8-1k1k-c1.toml", label: "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_LLAMA4, model: "Llama-4-Scout-17B-16E-Instruct", gpu: "MI300X", version: "0.5.9", tp: 8, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 12.00, file: "llama-4-scout-mi300x8-sglang-0.5.9-tp8-1k1k-c16.toml", label: "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_LLAMA4, model: "Llama-4-Scout-17B-16E-Instruct", gpu: "MI300X", version: "0.5.9", tp: 8, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 42.90, file: "llama-4-scout-mi300x8-sglang-0.5.9-tp8-1k1k-c100.toml", label: "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)" },
+    Row { src: SRC_LLAMA4, model: "Llama-4-Maverick-17B-128E-Instruct", gpu: "MI300X", version: "0.5.9", tp: 8, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 5.96, file: "llama-4-maverick-mi300x8-sglang-0.5.9-tp8-1k1k-c1.toml", label: "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_LLAMA4, model: "Llama-4-Maverick-17B-128E-Instruct", gpu: "MI300X", version: "0.5.9", tp: 8, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 10.22, file: "llama-4-maverick-mi300x8-sglang-0.5.9-tp8-1k1k-c16.toml", label: "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_LLAMA4, model: "Llama-4-Maverick-17B-128E-Instruct", gpu: "MI300X", version: "0.5.9", tp: 8, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 35.37, file: "llama-4-maverick-mi300x8-sglang-0.5.9-tp8-1k1k-c100.toml", label: "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)" },
+    Row { src: SRC_MINIMAX_M2, model: "MiniMax-M2", gpu: "MI300X", version: "0.5.7", tp: 4, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 22.24, file: "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c1.toml", label: "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_MINIMAX_M2, model: "MiniMax-M2", gpu: "MI300X", version: "0.5.7", tp: 4, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 26.56, file: "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c16.toml", label: "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_MINIMAX_M2, model: "MiniMax-M2", gpu: "MI300X", version: "0.5.7", tp: 4, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 57.84, file: "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c100.toml", label: "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 100 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 1000, osl: 1000, c: 1, prompts: 10, tpot_ms: 23.90, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k1k-c1.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 1000, osl: 1000, c: 16, prompts: 80, tpot_ms: 35.99, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k1k-c16.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 1000, osl: 1000, c: 100, prompts: 500, tpot_ms: 76.35, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k1k-c100.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 1000, osl: 8000, c: 1, prompts: 10, tpot_ms: 24.51, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k8k-c1.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 1 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 1000, osl: 8000, c: 16, prompts: 80, tpot_ms: 34.00, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k8k-c16.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 16 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 1000, osl: 8000, c: 64, prompts: 320, tpot_ms: 55.10, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-1k8k-c64.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 64 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 8000, osl: 1000, c: 1, prompts: 10, tpot_ms: 25.05, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c1.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 8000, osl: 1000, c: 16, prompts: 80, tpot_ms: 52.09, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c16.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_DEEPSEEK_V31, model: "DeepSeek-V3.1", gpu: "MI300X", version: "0.5.7", tp: 8, isl: 8000, osl: 1000, c: 64, prompts: 320, tpot_ms: 103.45, file: "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c64.toml", label: "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 64 (per-stream TPOT)" },
+    Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 1000, osl: 8000, c: 1, prompts: 10, tpot_ms: 10.24, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-1k8k-c1.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 1k/8k c 1 (per-stream TPOT)" },
+    Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 1000, osl: 8000, c: 16, prompts: 80, tpot_ms: 14.91, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-1k8k-c16.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 1k/8k c 16 (per-stream TPOT)" },
+    Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 1000, osl: 8000, c: 64, prompts: 320, tpot_ms: 24.07, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-1k8k-c64.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 1k/8k c 64 (per-stream TPOT)" },
+    Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 8000, osl: 1000, c: 1, prompts: 10, tpot_ms: 10.33, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-8k1k-c1.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 8000, osl: 1000, c: 16, prompts: 80, tpot_ms: 16.66, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-8k1k-c16.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 8000, osl: 1000, c: 64, prompts: 320, tpot_ms: 34.27, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-8k1k-c64.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 64 (per-stream TPOT)" },
 ];
 
 /// The row's notes prefix in `throughput.tsv`.
 fn note(r: &Row) -> String {
     format!(
-        "{}x MI300X TP {} random {}/{} c {}:",
-        r.tp, r.tp, r.isl, r.osl, r.c
+        "{}x {} TP {} random {}/{} c {}:",
+        r.tp, r.gpu, r.tp, r.isl, r.osl, r.c
     )
 }
 
@@ -247,6 +273,42 @@ pub(crate) fn validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64() {
     compare(&ROWS[17]);
 }
 #[test]
+pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c1() {
+    // Qwen3.md, random 1000/8000 c 1: median TPOT 10.24 ms → 1000 ÷ 10.24 = 97.66 tok/s a stream.
+    compare(&ROWS[18]);
+}
+
+#[test]
+pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c16() {
+    // Qwen3.md, random 1000/8000 c 16: median TPOT 14.91 ms → 1000 ÷ 14.91 = 67.07 tok/s a stream.
+    compare(&ROWS[19]);
+}
+
+#[test]
+pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c64() {
+    // Qwen3.md, random 1000/8000 c 64: median TPOT 24.07 ms → 1000 ÷ 24.07 = 41.55 tok/s a stream.
+    compare(&ROWS[20]);
+}
+
+#[test]
+pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c1() {
+    // Qwen3.md, random 8000/1000 c 1: median TPOT 10.33 ms → 1000 ÷ 10.33 = 96.81 tok/s a stream.
+    compare(&ROWS[21]);
+}
+
+#[test]
+pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c16() {
+    // Qwen3.md, random 8000/1000 c 16: median TPOT 16.66 ms → 1000 ÷ 16.66 = 60.02 tok/s a stream.
+    compare(&ROWS[22]);
+}
+
+#[test]
+pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64() {
+    // Qwen3.md, random 8000/1000 c 64: median TPOT 34.27 ms → 1000 ÷ 34.27 = 29.18 tok/s a stream.
+    compare(&ROWS[23]);
+}
+
+#[test]
 pub(crate) fn validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10() {
     // The recipe's "TP4+FP16 on 4*H200" output: median TPOT 11.87 ms → 1000 ÷ 11.87 = 84.25 tok/s a stream.
     compare_tpot_row(
@@ -293,9 +355,17 @@ fn deploys33_scenarios_run_the_pages_commands() {
         assert_eq!(scenario_int_key(&text, "tp"), r.tp, "{}", r.file);
         assert_eq!(random_len(&text, "prompt_len"), Some(r.isl), "{}", r.file);
         assert_eq!(random_len(&text, "output_len"), Some(r.osl), "{}", r.file);
-        assert!(text.contains("preset = \"mi300x-8x-xgmi\""), "{}", r.file);
-        let version = if r.src == SRC_LLAMA4 { "0.5.9" } else { "0.5.7" };
-        assert!(text.contains(&format!("version = \"{version}\"")), "{}", r.file);
+        let box_preset = if r.gpu == "B200" {
+            "b200-8x-nvlink"
+        } else {
+            "mi300x-8x-xgmi"
+        };
+        assert!(text.contains(&format!("preset = \"{box_preset}\"")), "{}", r.file);
+        assert!(
+            text.contains(&format!("version = \"{}\"", r.version)),
+            "{}",
+            r.file
+        );
         let row = throughput_row(r.src, r.model, &note(r));
         assert_eq!((row.tp, row.concurrency), (r.tp, r.c), "{}", r.file);
         assert!(
@@ -330,6 +400,17 @@ fn deepseek_v31_c1_step_is_flat_across_lengths() {
 fn every_deploys33_row_is_compared() {
     // Scout 3 + Maverick 3 + MiniMax-M2 3 + DeepSeek-V3.1 9 (three scenarios × three concurrencies) in ROWS, and
     // the one Step-3.5-Flash row of vLLM's recipe.
-    assert_eq!(ROWS.len(), 18);
+    // And six Qwen3-235B runs on 8× B200 (1000/8000 and 8000/1000 at c 1, 16, 64), whose page newdeploys17 also
+    // reads (its three 1000/1000 rows): 9 rows of that page in all.
+    assert_eq!(ROWS.len(), 24);
     assert_eq!(throughput_rows_per_source(DEPLOYS33_SOURCES), [3, 3, 3, 9, 1]);
+    assert_eq!(
+        throughput_rows_per_source(&[(SRC_QWEN3, "Qwen3-235B-A22B-Instruct-2507")]),
+        [9]
+    );
+    let mine = ROWS
+        .iter()
+        .filter(|r| r.src == SRC_QWEN3 && is_deploys33_qwen3_note(&note(r)))
+        .count();
+    assert_eq!(mine, 6);
 }

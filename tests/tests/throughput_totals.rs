@@ -814,6 +814,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys33::validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10",
         crate::deploys33::validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10,
     ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c1",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c1,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c16",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c16,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c64",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c64,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c1",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c1,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c16",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c16,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64,
+    ),
 ];
 
 /// The figures the README and the book state.
