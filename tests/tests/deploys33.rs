@@ -1,8 +1,8 @@
 //! deploys33 (issue #18): out-of-sample rows for MoE models under recent SGLang releases on datacentre GPUs.
 //!
-//! Four pages of the SGLang cookbook (github.com/sgl-project/sgl-cookbook, read at 7b5bd9c), each a section 5
+//! Five pages of the SGLang cookbook (github.com/sgl-project/sgl-cookbook, read at 7b5bd9c), each a section 5
 //! "Benchmark" of `sglang.bench_serving --backend sglang --dataset-name random --request-rate inf` runs against one
-//! launch on AMD MI300X, random lengths with no `--random-range-ratio` (SGLang's default 0.0: each length uniform in
+//! launch (three on AMD MI300X, two on 8× B200), random lengths with no `--random-range-ratio` (SGLang's default 0.0: each length uniform in
 //! 1..=N, so a 1000/1000 run of 10 prompts has 6101 input and 4220 output tokens, as each block prints):
 //!
 //! 1. `docs/autoregressive/Llama/Llama4.md` (commit 855445b, 2026-03-18): Llama-4-Scout-17B-16E-Instruct and
@@ -20,6 +20,8 @@
 //! 4. `docs/autoregressive/Qwen/Qwen3.md` (commit ec650cf, 2026-01-05), the runs newdeploys17 left ("as slow"):
 //!    Qwen3-235B-A22B-Instruct-2507 (bf16) on 8× B200, SGLang 0.5.6, `--tp 8`, Reasoning 1000/8000 and
 //!    Summarization 8000/1000 at c 1, 16, 64 (10, 80, 320 prompts), written as newdeploys17's 1000/1000 scenarios.
+//!    The same for `docs/autoregressive/GLM/GLM-4.6.md` (commit ec650cf): GLM-4.6 (bf16) on 8× B200, SGLang
+//!    0.5.6.post1, `--tp 8`, 1000/8000 and 8000/1000 at c 1, 16, 64.
 //! 5. github.com/vllm-project/recipes `StepFun/Step-3.5-Flash.md` (added in e0faabf, 2026-02-02; read at 8959cf6):
 //!    stepfun-ai/Step-3.5-Flash (bf16) on 4× H200, "TP4+FP16", `vllm serve --tensor-parallel-size 4
 //!    --trust-remote-code` (and the step3p5 parsers), `vllm bench serve --dataset-name random --random-input 2048
@@ -36,8 +38,10 @@
 //! +70.9, +69.2 %), reasoning 10.48 / 20.79 / 38.49 against 24.51 / 34.00 / 55.10 (+133.9, +63.6, +43.2 %),
 //! summarization 10.49 / 24.95 / 54.19 against 25.05 / 52.09 / 103.45 (+138.7, +108.8, +90.9 %); Step-3.5-Flash 13.70
 //! against 11.87 (−13.4 %); Qwen3-235B on B200 7.85 / 14.32 / 21.16 against 10.24 / 14.91 / 24.07 (1000/8000: +30.5,
-//! +4.1, +13.8 %) and 7.86 / 16.05 / 27.67 against 10.33 / 16.66 / 34.27 (8000/1000: +31.5, +3.8, +23.9 %). Seven of
-//! 25 within (the Llama 4 c 16 rows, Step-3.5-Flash, the Qwen3 c 16 rows and its 1000/8000 c 64); the B200 c 1 rows
+//! +4.1, +13.8 %) and 7.86 / 16.05 / 27.67 against 10.33 / 16.66 / 34.27 (8000/1000: +31.5, +3.8, +23.9 %); GLM-4.6 on
+//! B200 9.40 / 17.53 / 26.86 against 14.94 / 22.14 / 34.02 (1000/8000: +58.9, +26.3, +26.7 %) and 9.42 / 19.71 / 35.13
+//! against 15.03 / 25.73 / 49.04 (8000/1000: +59.5, +30.5, +39.6 %), newdeploys17's GLM-4.6 B200 misses again. Six of
+//! 31 within (the Llama 4 c 16 rows, Step-3.5-Flash, the Qwen3 c 16 rows and its 1000/8000 c 64); the B200 c 1 rows
 //! repeat newdeploys17's 1000/1000 c 1 miss (+29.2 %); the MI300X rows' misses, all in one direction: tpsim's MI300X step is short of
 //! SGLang's on ROCm, as for the earlier SGLang MoE rows on MI300X (newdeploys22's Kimi-Linear, deploys28's
 //! MiniMax-M2.7). Nothing was fitted to bring them in.
@@ -47,8 +51,9 @@
 //! release tpsim refuses for Step-3.5: SGLang adds `models/step3p5.py` in 0.5.9, families28), `DeepSeek/DeepSeek-V3.md`
 //! and `DeepSeek-V3_2.md` (DP attention `--dp 8`, or 16× H800 over two nodes), `NVIDIA/Nemotron3-Nano.md` (a
 //! nightly build, B200); vLLM's recipes `GLM/GLM.md` (GLM-4.5-FP8 8k/1k: no GPU named for the output) and
-//! `Qwen/Qwen3-Coder-480B-A35B.md` / `MiniMax/MiniMax-M2.md` / `NVIDIA/Nemotron-3-Nano-30B-A3B.md` outputs (not read
-//! this round); the GPUStack lab's `qwen3.5-35b-a3b/h200.md` (guidellm at a constant 1000 req/s, its generation-heavy
+//! `Qwen/Qwen3-Coder-480B-A35B.md` (the FP8 checkpoint benchmarked, launched either TP 8 or DP 8: which is not
+//! said), `MiniMax/MiniMax-M2.md` (its output block is a template of "xxx") and `DeepSeek/DeepSeek-V3.md` (one
+//! request, the box not tied to the output); the GPUStack lab's `qwen3.5-35b-a3b/h200.md` (guidellm at a constant 1000 req/s, its generation-heavy
 //! mean TPOT of 2.48 ms at 200 requests not a decode step, as newdeploys23 found for the qwen3.5-9b pages); the lab's
 //! other pages were all taken or refused by earlier rounds except
 //! `glm-5.2/h200.md` (no GLM-5.2 preset; not read this round). No PCIe consumer-card source was found.
@@ -68,6 +73,10 @@ const SRC_DEEPSEEK_V31: &str = "github.com/sgl-project/sgl-cookbook docs/autoreg
 /// Source prefix of the Qwen3-235B rows: the page newdeploys17 took the 1000/1000 runs of (its
 /// `NEWDEPLOYS17_SOURCES` counts these rows too).
 const SRC_QWEN3: &str = "github.com/sgl-project/sgl-cookbook docs/autoregressive/Qwen/Qwen3.md (commit ec650cf, 2026-01-05; read at 7b5bd9c)";
+
+/// Source prefix of the GLM-4.6 rows: the page newdeploys17 took the 1000/1000 runs of (its
+/// `NEWDEPLOYS17_SOURCES` counts these rows too).
+const SRC_GLM46: &str = "github.com/sgl-project/sgl-cookbook docs/autoregressive/GLM/GLM-4.6.md (commit ec650cf, 2026-01-05; read at 7b5bd9c)";
 
 /// Source prefix of the Step-3.5-Flash row (vLLM's recipe page).
 const SRC_STEP35: &str = "github.com/vllm-project/recipes StepFun/Step-3.5-Flash.md (added in e0faabf, 2026-02-02; read at 8959cf6)";
@@ -150,6 +159,12 @@ const ROWS: &[Row] = &[
     Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 8000, osl: 1000, c: 1, prompts: 10, tpot_ms: 10.33, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-8k1k-c1.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 1 (per-stream TPOT)" },
     Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 8000, osl: 1000, c: 16, prompts: 80, tpot_ms: 16.66, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-8k1k-c16.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 16 (per-stream TPOT)" },
     Row { src: SRC_QWEN3, model: "Qwen3-235B-A22B-Instruct-2507", gpu: "B200", version: "0.5.6", tp: 8, isl: 8000, osl: 1000, c: 64, prompts: 320, tpot_ms: 34.27, file: "qwen3-235b-a22b-b200x8-sglang-0.5.6-tp8-8k1k-c64.toml", label: "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 64 (per-stream TPOT)" },
+    Row { src: SRC_GLM46, model: "GLM-4.6", gpu: "B200", version: "0.5.6.post1", tp: 8, isl: 1000, osl: 8000, c: 1, prompts: 10, tpot_ms: 14.94, file: "glm-4.6-b200x8-sglang-0.5.6-tp8-1k8k-c1.toml", label: "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/8k c 1 (per-stream TPOT)" },
+    Row { src: SRC_GLM46, model: "GLM-4.6", gpu: "B200", version: "0.5.6.post1", tp: 8, isl: 1000, osl: 8000, c: 16, prompts: 80, tpot_ms: 22.14, file: "glm-4.6-b200x8-sglang-0.5.6-tp8-1k8k-c16.toml", label: "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/8k c 16 (per-stream TPOT)" },
+    Row { src: SRC_GLM46, model: "GLM-4.6", gpu: "B200", version: "0.5.6.post1", tp: 8, isl: 1000, osl: 8000, c: 64, prompts: 320, tpot_ms: 34.02, file: "glm-4.6-b200x8-sglang-0.5.6-tp8-1k8k-c64.toml", label: "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/8k c 64 (per-stream TPOT)" },
+    Row { src: SRC_GLM46, model: "GLM-4.6", gpu: "B200", version: "0.5.6.post1", tp: 8, isl: 8000, osl: 1000, c: 1, prompts: 10, tpot_ms: 15.03, file: "glm-4.6-b200x8-sglang-0.5.6-tp8-8k1k-c1.toml", label: "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 8k/1k c 1 (per-stream TPOT)" },
+    Row { src: SRC_GLM46, model: "GLM-4.6", gpu: "B200", version: "0.5.6.post1", tp: 8, isl: 8000, osl: 1000, c: 16, prompts: 80, tpot_ms: 25.73, file: "glm-4.6-b200x8-sglang-0.5.6-tp8-8k1k-c16.toml", label: "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 8k/1k c 16 (per-stream TPOT)" },
+    Row { src: SRC_GLM46, model: "GLM-4.6", gpu: "B200", version: "0.5.6.post1", tp: 8, isl: 8000, osl: 1000, c: 64, prompts: 320, tpot_ms: 49.04, file: "glm-4.6-b200x8-sglang-0.5.6-tp8-8k1k-c64.toml", label: "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 8k/1k c 64 (per-stream TPOT)" },
 ];
 
 /// The row's notes prefix in `throughput.tsv`.
@@ -309,6 +324,42 @@ pub(crate) fn validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64() {
 }
 
 #[test]
+pub(crate) fn validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c1() {
+    // GLM-4.6.md, random 1000/8000 c 1: median TPOT 14.94 ms → 1000 ÷ 14.94 = 66.93 tok/s a stream.
+    compare(&ROWS[24]);
+}
+
+#[test]
+pub(crate) fn validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c16() {
+    // GLM-4.6.md, random 1000/8000 c 16: median TPOT 22.14 ms → 1000 ÷ 22.14 = 45.17 tok/s a stream.
+    compare(&ROWS[25]);
+}
+
+#[test]
+pub(crate) fn validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c64() {
+    // GLM-4.6.md, random 1000/8000 c 64: median TPOT 34.02 ms → 1000 ÷ 34.02 = 29.39 tok/s a stream.
+    compare(&ROWS[26]);
+}
+
+#[test]
+pub(crate) fn validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c1() {
+    // GLM-4.6.md, random 8000/1000 c 1: median TPOT 15.03 ms → 1000 ÷ 15.03 = 66.53 tok/s a stream.
+    compare(&ROWS[27]);
+}
+
+#[test]
+pub(crate) fn validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c16() {
+    // GLM-4.6.md, random 8000/1000 c 16: median TPOT 25.73 ms → 1000 ÷ 25.73 = 38.87 tok/s a stream.
+    compare(&ROWS[28]);
+}
+
+#[test]
+pub(crate) fn validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64() {
+    // GLM-4.6.md, random 8000/1000 c 64: median TPOT 49.04 ms → 1000 ÷ 49.04 = 20.39 tok/s a stream.
+    compare(&ROWS[29]);
+}
+
+#[test]
 pub(crate) fn validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10() {
     // The recipe's "TP4+FP16 on 4*H200" output: median TPOT 11.87 ms → 1000 ÷ 11.87 = 84.25 tok/s a stream.
     compare_tpot_row(
@@ -402,7 +453,9 @@ fn every_deploys33_row_is_compared() {
     // the one Step-3.5-Flash row of vLLM's recipe.
     // And six Qwen3-235B runs on 8× B200 (1000/8000 and 8000/1000 at c 1, 16, 64), whose page newdeploys17 also
     // reads (its three 1000/1000 rows): 9 rows of that page in all.
-    assert_eq!(ROWS.len(), 24);
+    // And GLM-4.6's six such runs on 8× B200 (newdeploys17 took its three 1000/1000 rows).
+    assert_eq!(ROWS.len(), 30);
+    assert_eq!(throughput_rows_per_source(&[(SRC_GLM46, "GLM-4.6")]), [9]);
     assert_eq!(throughput_rows_per_source(DEPLOYS33_SOURCES), [3, 3, 3, 9, 1]);
     assert_eq!(
         throughput_rows_per_source(&[(SRC_QWEN3, "Qwen3-235B-A22B-Instruct-2507")]),

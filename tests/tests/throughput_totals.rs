@@ -838,6 +838,30 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64",
         crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64,
     ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c1",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c1,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c16",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c16,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c64",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c64,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c1",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c1,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c16",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c16,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64,
+    ),
 ];
 
 /// The figures the README and the book state.
