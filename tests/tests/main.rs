@@ -430,3 +430,5 @@ mod deploys32;
 mod dsv4k57;
 // qnext57 (issue #18): the RTX PRO 6000 Server Edition's 12481 MHz GDDR7 (1,597 GB/s) against the Workstation's 1,792 GB/s.
 mod qnext57;
+// deploys33 (issue #18): SGLang cookbook rows of MoE models on MI300X (Llama 4, MiniMax-M2, DeepSeek-V3.1).
+mod deploys33;

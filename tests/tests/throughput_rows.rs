@@ -119,6 +119,22 @@ const SHM52_MEDIAN_MISS: &str = "shm52: the preset's host is not described by th
 /// Why tpsim misses the 2× H100 PCIe 70B rows (newdeploys15).
 const IOG_70B_H100_PCIE_MISS: &str = "newdeploys15: tpsim's step on the 2x H100 PCIe pair is short. At 1 req/s the measured median TPOT is 53.1 ms (Meta-Llama-3-70B-Instruct, 16 bits; R1-Distill-Llama-70B 53.3) and 31.9 ms (Nemotron FP8-dynamic) against tpsim's 46.9 (47.0) and 25.1: 6-7 ms a step that tpsim lacks at tp 2 (+13.5 % and +13.1 %, within; FP8 +27.2 %), the same fixed cost newdeploys14 saw on TP RTX 4090 boxes. Under load the 16-bit rows' measured TPOT (76.3 / 82.7 ms R1-Distill-Llama-70B, 80.7 / 106.2 ms Llama-3-70B at 8 / 16 req/s) exceeds their ITL median (57.5-59.6 ms): prefill chunks and preemptions inside each request; tpsim's mean step is 56-59 ms with 87-109 preemptions in a 19,648-token pool at the assumed gpu_memory_utilization 0.95 (vLLM would not start at 0.9), TPOT 58.1-62.7 ms (+26 % to +70 %). The FP8 rows: 28.0 / 33.5 ms against 43.6 / 47.3 (+56 %, +41 %), tpsim's step 27.5 ms, 70 % MLP GEMMs at fp8 weight bytes; vLLM 0.8.5's fp8 per-channel, per-token-activation GEMM (cutlass scaled_mm) cost at small batch is not read here. The interconnect is assumed (NVLink bridge; the allreduces are 4-5 % of tpsim's step). Not located, not fitted";
 
+/// Why tpsim misses the SGLang cookbook's Llama 4 rows on 8× MI300X at c 1 and c 100 (deploys33).
+const DEPLOYS33_LLAMA4_MI300X_MISS: &str = "deploys33: the cookbook's Llama/Llama4.md runs on 8x MI300X (SGLang 0.5.9, TP 8, bf16, random 1000/1000): median TPOT 7.40 / 12.00 / 42.90 ms (Scout, c 1 / 16 / 100) and 5.96 / 10.22 / 35.37 (Maverick) against tpsim's 5.39 / 10.43 / 18.30 and 4.57 / 8.72 / 25.69: c 16 within (+15.1, +17.3 %), c 1 out (+37.3, +30.5 %: 2.0 and 1.4 ms a step over, 42 and 29 us a layer over 48 layers), Scout c 100 far out (+134.4 %) and Maverick c 100 out (+37.7 %). tpsim's Scout c 1 step: MoE 3.27 ms, attention 1.34, allreduce 0.67 (97 custom one-shot allreduces); at c 100 (mean over its iterations) MoE 8.59, attention 2.22, allreduce 1.25. At c 100 the page's median TPOT (42.90 ms) is 3.2x tpsim's median ITL (13.30 ms), and its median TTFT is 129.96 ms against tpsim's 31.6: SGLang's steps that carry the arrivals' prefills are much longer on the page, and Scout's 16 experts are all read at that batch either way, so the gap is not the expert read; Maverick's c 100 (128 experts, an interleaved MoE every second layer) is +37.7 % against Scout's +134.4 %, not located. The c 1 gap is of the size of the other SGLang rows on ROCm (newdeploys22, deploys28: tpsim's per-kernel cost on gfx942 is a trace of another model, templates/amd-instinct.toml). Not located, not fitted";
+
+/// Why tpsim misses the SGLang cookbook's MiniMax-M2 rows on 4× MI300X (deploys33).
+const DEPLOYS33_MINIMAX_M2_MI300X_MISS: &str = "deploys33: the cookbook's MiniMax/MiniMax-M2.md runs on 4x MI300X (SGLang 0.5.7, TP 4 without EP, FP8 block, --mem-fraction-static 0.85, random 1000/1000): median TPOT 22.24 / 26.56 / 57.84 ms at c 1 / 16 / 100 against tpsim's 7.94 / 15.26 / 33.44 (+180.1, +74.1, +73.0 %, run with the minimax-m2.5 preset: the same shapes). tpsim's c 1 step: MoE 3.44 ms, attention 3.12, allreduce 1.26. The page's c 1 step is 14.3 ms over tpsim's (231 us a layer over 62 layers), and its c 1 block is odd: median TTFT 385.23 ms but mean 4528.94 and P99 38338.51 (its first request pays a start-up cost, as the page's Scout c 1 block shows too: mean TTFT 4246.98 ms, median 68.57). The page also tells the reader to comment out minimax_m2.py's @torch.compile decorator inside the container and to rename models/transformers.py (its section 2.1.3), so the run is an eager, patched build, not what tpsim models; deploys28's MiniMax-M2.7 on MI300X under SGLang 0.5.13 (TP 2 EP 2, c 1) is 0.63x, this 0.36x. Not located, not fitted";
+
+/// Why tpsim misses the SGLang cookbook's DeepSeek-V3.1 rows on 8× MI300X (deploys33).
+const DEPLOYS33_DEEPSEEK_V31_MI300X_MISS: &str = "deploys33: the cookbook's DeepSeek/DeepSeek-V3_1.md runs on 8x MI300X (SGLang 0.5.7, TP 8, FP8 block, `--tp 8` and nothing else): median TPOT 23.90 / 35.99 / 76.35 ms (1000/1000 at c 1 / 16 / 100), 24.51 / 34.00 / 55.10 (1000/8000 at c 1 / 16 / 64), 25.05 / 52.09 / 103.45 (8000/1000) against tpsim's 10.44 / 21.06 / 45.13, 10.48 / 20.79 / 38.49, 10.49 / 24.95 / 54.19 (run with the deepseek-v3 preset: V3's shapes). tpsim's c 1 step: attention (MLA, aiter) 4.57 ms, MoE 4.80, allreduce 0.86. The page's c 1 step is 13.5 ms over tpsim's whatever the lengths (221 us a layer over 61 layers), 2.3-2.4x tpsim's; the loaded rows are 1.4-2.1x. Where the time goes is not located: which AITER kernels SGLang 0.5.7 dispatches for MLA decode and the block-FP8 MoE on gfx942 at TP 8, and at what cost, is not read here, and tpsim's per-kernel cost on ROCm is a trace of another model (templates/amd-instinct.toml); the direction is that of the other SGLang rows on MI300X (newdeploys22, deploys28), larger. Not located, not fitted";
+
+/// Why tpsim misses the SGLang cookbook's Qwen3-235B 1000/8000 and 8000/1000 runs on 8× B200 at c 1 and the 8000/1000
+/// run at c 64 (deploys33).
+const DEPLOYS33_QWEN3_235B_B200_MISS: &str = "deploys33: the page's runs newdeploys17 left (Qwen/Qwen3.md, SGLang 0.5.6, TP 8 on 8x B200, bf16): median TPOT 10.24 / 14.91 / 24.07 ms (1000/8000 at c 1 / 16 / 64) and 10.33 / 16.66 / 34.27 (8000/1000) against tpsim's 7.85 / 14.32 / 21.16 and 7.86 / 16.05 / 27.67: c 16 and the 1000/8000 c 64 within (+4.1, +3.8, +13.8 %), c 1 out (+30.5, +31.5 %) and the 8000/1000 c 64 out (+23.9 %). The c 1 rows are newdeploys17's 1000/1000 c 1 miss again (10.12 ms on the page, +29.2 % in COOKBOOK_QWEN3_235B_B200_MISS: about 2.3 ms a step over, the MoE layers on SM 10.0; b200moe55 charged the triton call's fixed cost, not all of it); the lengths hardly move either side's c 1 step (page 10.12 / 10.24 / 10.33 ms, tpsim 7.83 / 7.85 / 7.86). At 8000/1000 c 64 the page's step grows with the 8K contexts and the prefills of the arrivals (median TTFT 203.27 ms) more than tpsim's. Not located, not fitted";
+
+/// Why tpsim misses the SGLang cookbook's GLM-4.6 1000/8000 and 8000/1000 runs on 8× B200 (deploys33).
+const DEPLOYS33_GLM46_B200_MISS: &str = "deploys33: the page's runs newdeploys17 left (GLM/GLM-4.6.md, SGLang 0.5.6.post1, TP 8 on 8x B200, bf16): median TPOT 14.94 / 22.14 / 34.02 ms (1000/8000 at c 1 / 16 / 64) and 15.03 / 25.73 / 49.04 (8000/1000) against tpsim's 9.40 / 17.53 / 26.86 and 9.42 / 19.71 / 35.13 (+58.9, +26.3, +26.7; +59.5, +30.5, +39.6 %). These are newdeploys17's GLM-4.6 B200 misses at other lengths (COOKBOOK_GLM46_B200_MISS: the 1000/1000 runs 14.80 / 24.55 / 52.20 ms against 9.40 / 18.61 / 35.00, +57.4 / +31.9 / +49.2 %): one request at a time the page's step is 5.5-5.6 ms over tpsim's whatever the lengths (the page 14.80 / 14.94 / 15.03 ms, tpsim 9.40 / 9.40 / 9.42), about 62 us per MoE layer; the loaded rows keep the gap. Not located, not fitted";
+
 /// Why tpsim misses DataCrunch's SGLang Llama-3.3-70B bursts on 4× H200 (newdeploys16).
 const DATACRUNCH_70B_BURST_MISS: &str = "newdeploys16: tpsim's capacity is 1.3-1.5x the measured server's. Measured against tpsim (run, median TTFT, median ITL): 1k/1k x 3000 341.7 / 250.7 s, 91.3 / 57.3 s, 159.0 / 145.6 ms (+34.2 %); 1k/512 x 4000 294.8 / 222.5 s, 114.6 / 76.3 s, 258.9 / 241.5 ms (+31.6 %); 4k/2k x 800 399.1 / 260.5 s, 61.6 / 49.3 s, 120.5 / 75.9 ms (+52.8 %); 4k/1k x 1500 459.3 / 329.6 s, 186.5 / 127.9 s, 134.0 / 84.0 ms (+40.0 %); 256/512 x 6000 230.1 / 156.6 s, 33.2 / 23.5 s, 187.6 / 262.7 ms (+47.9 %). So the prefill side is 1.25-1.6x tpsim's everywhere (TTFT), the decode step agrees at 1k contexts (-8 %, -7 %), is 0.63x the measured at 4k contexts (decode attention over 2-3 GB of KV a step per rank), and at 256/512 tpsim's step is the longer (1.40x) because it runs up to 3,906 requests at once. tpsim simulates SGLang 0.5.8's rules (engine.version not set) for a December-2024 0.4.0-line server with --enable-torch-compile (not modelled); that release's admission, chunk size and CUDA-graph batch limit are not read here. sched54 read them (serve::sglang_release, book/src/validation.md): under engine.version 0.4.0.post1 (0.4.0's ignore_eos admission, graphs to 160, fraction 0.85) the bursts come 1.2-2.5 points closer (+31.3, +30.6, +51.0, +38.6, +45.5 %), a few per cent of the gap. Not located, not fitted flags55: the scenarios now name engine.version 0.4.0.post1 (its flag list is bundled, so `--enable-torch-compile` is checked against it): the figures above are 0.5.8's; sched54's 0.4.0.post1 column is what the rows give now.";
 /// Why tpsim misses DataCrunch's SGLang Llama-3.3-70B rows at 4, 8 and 16 requests a second (newdeploys16).
@@ -851,6 +867,109 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "DeepSeek-V4-Flash-0731 FP4 (Marlin), SGLang 0.5.16, 4× H200 TP 4, random 8k/1k c 4096 (per-stream P50 TPOT)",
         DSV4K57_33083_H200_MISS,
     ),
+    // deploys33: tests/tests/deploys33.rs (the SGLang cookbook's Llama 4, MiniMax-M2 and DeepSeek-V3.1 pages on MI300X).
+    (
+        "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_LLAMA4_MI300X_MISS,
+    ),
+    (
+        "Llama-4-Scout-17B-16E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)",
+        DEPLOYS33_LLAMA4_MI300X_MISS,
+    ),
+    (
+        "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_LLAMA4_MI300X_MISS,
+    ),
+    (
+        "Llama-4-Maverick-17B-128E bf16, SGLang 0.5.9, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)",
+        DEPLOYS33_LLAMA4_MI300X_MISS,
+    ),
+    (
+        "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_MINIMAX_M2_MI300X_MISS,
+    ),
+    (
+        "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 16 (per-stream TPOT)",
+        DEPLOYS33_MINIMAX_M2_MI300X_MISS,
+    ),
+    (
+        "MiniMax-M2 FP8, SGLang 0.5.7, 4× MI300X TP 4, random 1k/1k c 100 (per-stream TPOT)",
+        DEPLOYS33_MINIMAX_M2_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 16 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/1k c 100 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 1 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 16 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 1k/8k c 64 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 16 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    (
+        "DeepSeek-V3.1 FP8, SGLang 0.5.7, 8× MI300X TP 8, random 8k/1k c 64 (per-stream TPOT)",
+        DEPLOYS33_DEEPSEEK_V31_MI300X_MISS,
+    ),
+    // deploys33: the SGLang cookbook's Qwen3.md runs newdeploys17 left (8× B200).
+    (
+        "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 1k/8k c 1 (per-stream TPOT)",
+        DEPLOYS33_QWEN3_235B_B200_MISS,
+    ),
+    (
+        "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_QWEN3_235B_B200_MISS,
+    ),
+    (
+        "Qwen3-235B-A22B-Instruct-2507 bf16, SGLang 0.5.6, 8× B200 TP 8, random 8k/1k c 64 (per-stream TPOT)",
+        DEPLOYS33_QWEN3_235B_B200_MISS,
+    ),
+    // deploys33: the SGLang cookbook's GLM-4.6.md runs newdeploys17 left (8× B200).
+    (
+        "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/8k c 1 (per-stream TPOT)",
+        DEPLOYS33_GLM46_B200_MISS,
+    ),
+    (
+        "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/8k c 16 (per-stream TPOT)",
+        DEPLOYS33_GLM46_B200_MISS,
+    ),
+    (
+        "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 1k/8k c 64 (per-stream TPOT)",
+        DEPLOYS33_GLM46_B200_MISS,
+    ),
+    (
+        "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 8k/1k c 1 (per-stream TPOT)",
+        DEPLOYS33_GLM46_B200_MISS,
+    ),
+    (
+        "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 8k/1k c 16 (per-stream TPOT)",
+        DEPLOYS33_GLM46_B200_MISS,
+    ),
+    (
+        "GLM-4.6 bf16, SGLang 0.5.6.post1, 8× B200 TP 8, random 8k/1k c 64 (per-stream TPOT)",
+        DEPLOYS33_GLM46_B200_MISS,
+    ),
 ];
 
 /// Why tpsim misses sglang pull request 33109's DeepSeek-V4-Flash-0731 high-throughput run on 4× H200 (dsv4k56).
@@ -1299,6 +1418,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let dsv4k57 = crate::dsv4k57::DSV4K57_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/deploys33.rs (deploys33: the SGLang cookbook's Llama 4, MiniMax-M2 and DeepSeek-V3.1 pages on MI300X)
+        let deploys33 = crate::deploys33::DEPLOYS33_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -1334,6 +1457,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || deploys32
                 || dsv4k56
                 || dsv4k57
+                || deploys33
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

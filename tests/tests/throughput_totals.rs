@@ -750,6 +750,130 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "dsv4k57::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c4096",
         crate::dsv4k57::validation_deepseek_v4_flash_h200x4_sglang_0_5_16_tp4_c4096,
     ),
+    (
+        "deploys33::validation_llama_4_scout_mi300x8_sglang_0_5_9_tp8_1k1k_c1",
+        crate::deploys33::validation_llama_4_scout_mi300x8_sglang_0_5_9_tp8_1k1k_c1,
+    ),
+    (
+        "deploys33::validation_llama_4_scout_mi300x8_sglang_0_5_9_tp8_1k1k_c16",
+        crate::deploys33::validation_llama_4_scout_mi300x8_sglang_0_5_9_tp8_1k1k_c16,
+    ),
+    (
+        "deploys33::validation_llama_4_scout_mi300x8_sglang_0_5_9_tp8_1k1k_c100",
+        crate::deploys33::validation_llama_4_scout_mi300x8_sglang_0_5_9_tp8_1k1k_c100,
+    ),
+    (
+        "deploys33::validation_llama_4_maverick_mi300x8_sglang_0_5_9_tp8_1k1k_c1",
+        crate::deploys33::validation_llama_4_maverick_mi300x8_sglang_0_5_9_tp8_1k1k_c1,
+    ),
+    (
+        "deploys33::validation_llama_4_maverick_mi300x8_sglang_0_5_9_tp8_1k1k_c16",
+        crate::deploys33::validation_llama_4_maverick_mi300x8_sglang_0_5_9_tp8_1k1k_c16,
+    ),
+    (
+        "deploys33::validation_llama_4_maverick_mi300x8_sglang_0_5_9_tp8_1k1k_c100",
+        crate::deploys33::validation_llama_4_maverick_mi300x8_sglang_0_5_9_tp8_1k1k_c100,
+    ),
+    (
+        "deploys33::validation_minimax_m2_mi300x4_sglang_0_5_7_tp4_1k1k_c1",
+        crate::deploys33::validation_minimax_m2_mi300x4_sglang_0_5_7_tp4_1k1k_c1,
+    ),
+    (
+        "deploys33::validation_minimax_m2_mi300x4_sglang_0_5_7_tp4_1k1k_c16",
+        crate::deploys33::validation_minimax_m2_mi300x4_sglang_0_5_7_tp4_1k1k_c16,
+    ),
+    (
+        "deploys33::validation_minimax_m2_mi300x4_sglang_0_5_7_tp4_1k1k_c100",
+        crate::deploys33::validation_minimax_m2_mi300x4_sglang_0_5_7_tp4_1k1k_c100,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k1k_c1",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k1k_c1,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k1k_c16",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k1k_c16,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k1k_c100",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k1k_c100,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k8k_c1",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k8k_c1,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k8k_c16",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k8k_c16,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k8k_c64",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_1k8k_c64,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c1",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c1,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c16",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c16,
+    ),
+    (
+        "deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64",
+        crate::deploys33::validation_deepseek_v3_1_mi300x8_sglang_0_5_7_tp8_8k1k_c64,
+    ),
+    (
+        "deploys33::validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10",
+        crate::deploys33::validation_step_3_5_flash_h200x4_vllm_0_15_1_tp4_2k1k_c10,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c1",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c1,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c16",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c16,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c64",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_1k8k_c64,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c1",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c1,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c16",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c16,
+    ),
+    (
+        "deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64",
+        crate::deploys33::validation_qwen3_235b_a22b_b200x8_sglang_0_5_6_tp8_8k1k_c64,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c1",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c1,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c16",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c16,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c64",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_1k8k_c64,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c1",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c1,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c16",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c16,
+    ),
+    (
+        "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64",
+        crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -893,6 +1017,9 @@ fn family_of(label: &str) -> &'static str {
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
         // deploys28: sglang pull request 31044's MiniMax-M2.7 rows (M2.5's shapes, its own context length).
         ("MiniMax-M2.7", "MiniMax-M2.7 (MoE, FP8)"),
+        // deploys33: the SGLang cookbook's Llama 4 Scout / Maverick rows (Llama4ForConditionalGeneration:
+        // interleaved MoE, chunked local attention), before "Llama".
+        ("Llama-4", "Llama 4 (interleaved MoE, chunked attention, bf16)"),
         (
             "Llama",
             "Llama dense (2-13B; 3.1-8B; 3.1/3.3-70B AWQ; 3.3-70B FP8)",
@@ -923,6 +1050,12 @@ fn family_of(label: &str) -> &'static str {
         (
             "DeepSeek-V4",
             "DeepSeek-V4 (compressed sparse attention MoE, FP4 experts)",
+        ), // deploys33: the SGLang cookbook's MiniMax-M2 rows (run as minimax-m2.5, the same shapes; "MiniMax-M2 "
+        // with its space, apart from M2.5 / M2.7) and vLLM's Step-3.5-Flash recipe row (Step3p5ForCausalLM).
+        ("MiniMax-M2 ", "MiniMax-M2 (MoE, FP8)"),
+        (
+            "Step-3.5-Flash",
+            "Step-3.5-Flash (sliding-window hybrid MoE, bf16)",
         ),
     ];
     FAMILIES
