@@ -264,11 +264,12 @@ fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
     }
     // cmdsurvey57 (vllm issue 33155): `uv run vllm serve …` runs the program in uv's environment
     // (uv docs, `uv run [OPTIONS] [COMMAND]`); `uv run python -m …` is read below.
-    if first == "uv" && w.get(1).is_some_and(|s| s == "run") && w.get(2).is_some_and(|s| !s.starts_with('-'))
+    if first == "uv"
+        && w.get(1).is_some_and(|s| s == "run")
+        && w.get(2).is_some_and(|s| !s.starts_with('-'))
+        && let Some(p) = program(&w[2..])
     {
-        if let Some(p) = program(&w[2..]) {
-            return Some(p);
-        }
+        return Some(p);
     }
     let python = first.starts_with("python");
     // `uv run python -m …`, `python3 -u -m …`: the module after `-m`.
