@@ -59,7 +59,8 @@ pub fn commands(text: &str) -> Result<Vec<Vec<String>>, String> {
             continue;
         }
         pending.push_str(line);
-        let Some(words) = shlex::split(&pending) else {
+        // cmdsurvey57: `$((85 * 1024))` is bash's arithmetic, done before the words are split.
+        let Some(words) = shlex::split(&crate::import_command_shell::arithmetic(&pending)) else {
             // An open quote: the value runs on to the next line, as in a shell.
             pending.push('\n');
             continue;
@@ -91,7 +92,22 @@ pub fn commands(text: &str) -> Result<Vec<Vec<String>>, String> {
 /// The launch command in `text`: the first command that starts an engine; `export` lines before it
 /// add to its environment.
 pub fn find(text: &str) -> Result<Launch, String> {
-    find_in(commands(text)?)
+    find_in(commands(text)?).map_err(|e| {
+        // cmdsurvey57 (vllm issue 22793, a command pasted with an empty line after each `\`): in a
+        // shell the continuation joins the empty line, which ends the command.
+        let broken = text
+            .lines()
+            .zip(text.lines().skip(1))
+            .any(|(a, b)| a.trim_end().ends_with('\\') && b.trim().is_empty());
+        if broken {
+            format!(
+                "{e} (a line ending in `\\` followed by an empty line ends the command there, as in a shell: \
+                 remove the empty lines)"
+            )
+        } else {
+            e
+        }
+    })
 }
 
 /// [`find`] over commands already split into words (`tpsim import-command -- vllm serve …`).
@@ -102,6 +118,11 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
     let mut args_only = false;
     for words in cmds {
         let words: Vec<String> = words.iter().map(|w| expand(w, &vars)).collect();
+        // cmdsurvey57: `> 6000d.log 2>&1` (sglang issue 17880) is the shell's, not the engine's argv.
+        let (words, redirected) = crate::import_command_shell::redirections(&words);
+        if words.is_empty() {
+            continue;
+        }
         if words[0] == "export" {
             for w in &words[1..] {
                 if let Some((k, v)) = assignment(w) {
@@ -117,6 +138,12 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
             continue;
         }
         if let Some(mut l) = launch(&words)? {
+            if !redirected.is_empty() {
+                l.notes.push(format!(
+                    "the shell's redirections, not the engine's arguments, left out: {}",
+                    redirected.join(" ")
+                ));
+            }
             for (k, v) in exported {
                 l.env.entry(k).or_insert(v);
             }
@@ -234,6 +261,15 @@ fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
     }
     if first == "sglang" && w.get(1).is_some_and(|s| s == "serve") {
         return Some((EngineKind::Sglang, &w[2..]));
+    }
+    // cmdsurvey57 (vllm issue 33155): `uv run vllm serve …` runs the program in uv's environment
+    // (uv docs, `uv run [OPTIONS] [COMMAND]`); `uv run python -m …` is read below.
+    if first == "uv"
+        && w.get(1).is_some_and(|s| s == "run")
+        && w.get(2).is_some_and(|s| !s.starts_with('-'))
+        && let Some(p) = program(&w[2..])
+    {
+        return Some(p);
     }
     let python = first.starts_with("python");
     // `uv run python -m …`, `python3 -u -m …`: the module after `-m`.
@@ -387,6 +423,9 @@ fn docker(w: &[String], mut env: BTreeMap<String, String>) -> Result<Launch, Str
             entrypoint = value;
         }
         i += 1;
+    }
+    if w.is_empty() {
+        return Err("docker run: nothing follows `docker run` in this command".into());
     }
     sglang_serve_model_path(w.get(i + 1..).unwrap_or_default())?;
     let image = w.get(i).ok_or(

@@ -108,6 +108,48 @@ impl Out {
     }
 }
 
+/// Flags whose value no simulation reads: the server's address (`--host`, `--port`, kept in
+/// `engine.extra_args` otherwise) and the nodes' rendezvous (`--master-addr`, `--master-port`).
+const ADDRESS: &[&str] = &["--host", "--port", "--master-addr", "--master-port"];
+
+/// cmdsurvey57 (sglang issue 6296, `--nnodes 2 --node-rank $1` in a script run once per node; vllm
+/// issue 33155, `--port $port`): a node-placement flag (`DROPPED`, left out anyway) or a server
+/// address flag (`ADDRESS`) whose value is a shell variable the text does not set is taken out before
+/// argparse's type check, with a note; `args` otherwise as given.
+fn unset_placement(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut kept = Vec::new();
+    let mut notes = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (a.as_str(), None),
+        };
+        let value = inline.or(args.get(i + 1).map(String::as_str));
+        let placement = DROPPED.contains(&name);
+        if (placement || ADDRESS.contains(&name)) && value.is_some_and(|v| v.starts_with('$')) {
+            let written = match inline {
+                Some(_) => a.clone(),
+                None => format!("{a} {}", value.unwrap_or_default()),
+            };
+            let why = if placement {
+                "the nodes come from the box given (--hardware / --from)"
+            } else {
+                "the server's address, which no simulation reads"
+            };
+            notes.push(format!(
+                "{written}: {why}, left out (its value is a shell variable the text does not set)"
+            ));
+            i += if inline.is_some() { 1 } else { 2 };
+            continue;
+        }
+        kept.push(a.clone());
+        i += 1;
+    }
+    (kept, notes)
+}
+
 /// Where `[model]` comes from.
 pub(crate) enum ModelFrom<'a> {
     /// The command's model path: a preset's name, its HuggingFace id or repository name, or a
@@ -140,15 +182,24 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let sglang = l.engine == EngineKind::Sglang;
     let version = version.map(str::to_string).or(l.image_version.clone());
     let list = flags::list(l.engine, version.as_deref())?;
-    let (positional, fl) = flags::parse(l.engine, list, &l.args).map_err(|e| {
-        if l.sglang_serve {
+    let (args, unset) = unset_placement(&l.args);
+    let (positional, fl) = flags::parse(l.engine, list, &args).map_err(|e| {
+        let e = if l.sglang_serve {
             e.replace("\"launch_server.py: error:", "\"sglang: error:")
         } else {
             e
+        };
+        // cmdsurvey57: a `$NAME` the text does not set reaches argparse only as the shell expands it.
+        match e.split("value: '$").nth(1).and_then(|r| r.split('\'').next()) {
+            Some(v) => format!(
+                "{e} — `${v}` is a shell variable the text does not set (a script's argument or the caller's \
+                 environment): tpsim cannot know its value, write it out"
+            ),
+            None => e,
         }
     })?;
     let mut out = Out {
-        notes: l.notes.clone(),
+        notes: l.notes.iter().cloned().chain(unset).collect(),
         image_version: l.image_version.clone(),
         ..Out::default()
     };

@@ -36,6 +36,7 @@ pub mod files;
 pub mod import_command; // issue #17 (cmdparse): a launch command read into a scenario
 pub mod import_command_build;
 pub mod import_command_flags;
+pub mod import_command_shell; // cmdsurvey57: shell redirections and `$((…))` in a pasted launch
 pub mod import_topo; // issue #19: a box from what `nvidia-smi topo -m` prints on it
 // Issue #17 point 4: transfers between the boxes of a `[hardware.cluster]`.
 pub mod internode;

@@ -10,16 +10,16 @@ use std::path::{Path, PathBuf};
 use tpsim::import_command_build::{self as build, HardwareFrom, Options};
 use tpsim::scenario::EngineKind;
 
-/// One row of the survey table.
-struct Row {
-    n: u32,
-    source: String,
-    date: String,
-    hardware: String,
-    options: String,
-    class: String,
-    expected: String,
-    command: String,
+/// One row of the survey table (cmdsurvey57 reads the table through this module too).
+pub(crate) struct Row {
+    pub(crate) n: u32,
+    pub(crate) source: String,
+    pub(crate) date: String,
+    pub(crate) hardware: String,
+    pub(crate) options: String,
+    pub(crate) class: String,
+    pub(crate) expected: String,
+    pub(crate) command: String,
 }
 
 /// `\n` → new line, `\\` → `\` (the file's escapes for a script's lines).
@@ -41,7 +41,7 @@ fn unescape(s: &str) -> String {
     out
 }
 
-fn rows() -> Vec<Row> {
+pub(crate) fn rows() -> Vec<Row> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/data/launch-commands.tsv");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
@@ -69,7 +69,7 @@ fn rows() -> Vec<Row> {
 }
 
 /// The import options of a row: its box, and `--engine-version X` / `--acceptance …` when given.
-fn options(r: &Row) -> Options {
+pub(crate) fn options(r: &Row) -> Options {
     let mut o = Options {
         hardware: HardwareFrom::Preset(r.hardware.clone()),
         engine_version: None,
@@ -88,7 +88,7 @@ fn options(r: &Row) -> Options {
     o
 }
 
-fn row(n: u32) -> Row {
+pub(crate) fn row(n: u32) -> Row {
     rows().into_iter().find(|r| r.n == n).expect("row")
 }
 
@@ -123,7 +123,8 @@ fn every_surveyed_command_gives_its_recorded_outcome() {
 /// (45 = 9 + 20 + 7 + 1 + 3 + 1 + 1 + 3).
 #[test]
 fn the_survey_has_45_sourced_rows_in_the_books_classes() {
-    let rows = rows();
+    // cmdsurvey57's rows (105 on) are counted by its own suite.
+    let rows: Vec<Row> = rows().into_iter().filter(|r| r.n <= 104).collect();
     assert_eq!(rows.len(), 45);
     let ns: Vec<u32> = rows.iter().map(|r| r.n).collect();
     assert_eq!(ns, (60..=104).collect::<Vec<_>>());

@@ -202,7 +202,9 @@ fn surveyed_vllm_commands_import() {
 
 /// The commands refused, each with the text that stops it: the engine's argparse (8: the fork's
 /// `--enable-pcie-oneshot-allreduce`; 12: `--moe-runner-backend b12x`, no choice of SGLang 0.5.8;
-/// 10 as published: `--port ${PORT}` with PORT set nowhere in the text), vLLM's own refusal (6:
+/// 10 as published: `--decode-context-parallel-size ${DCP}` with DCP set nowhere in the text; its
+/// `--port ${PORT}`, the refusal until cmdsurvey57, is now left out with a note, as the server's
+/// address no simulation reads), vLLM's own refusal (6:
 /// DCP with an fp8 KV cache before 0.25), and a model no preset describes (5, 9, 13, 14; 11 since
 /// presets10: [`surveyed_glm_4_7_fp8_resolves_by_its_path`];
 /// 10 with its variables set: the EAGLE-3 draft). 15 imports since the `qwen3-32b` preset
@@ -220,7 +222,7 @@ fn surveyed_commands_refused_say_why() {
     refused(
         10,
         &o,
-        "vllm serve: error: argument --port: invalid int value: '${PORT}'",
+        "vllm serve: error: argument --decode-context-parallel-size: invalid int value: '${DCP}'",
     );
     refused(6, &o, "DCP not support fp8 kvcache now.");
     for (n, model) in [

@@ -432,3 +432,5 @@ mod dsv4k57;
 mod qnext57;
 // deploys33 (issue #18): SGLang cookbook rows of MoE models on MI300X (Llama 4, MiniMax-M2, DeepSeek-V3.1).
 mod deploys33;
+// cmdsurvey57 (issue #17): 45 more real launch commands (rows 105-149) and the importer's fixes.
+mod cmdsurvey57;

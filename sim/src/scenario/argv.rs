@@ -80,9 +80,29 @@ pub fn split(
             }
             return Err(refuse(format!("unrecognized arguments: {tok}")));
         }
-        let (given, inline) = match tok.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (tok, None),
+        // cmdsurvey57 (vllm issue 33155, `-O3`): `FlexibleArgumentParser.parse_args` rewrites `-ON` /
+        // `-O=N` before argparse runs: 0.10.1 – 0.11.x `-O.level=N` of `--compilation-config` (alias
+        // `-O`; `vllm/utils/__init__.py`), 0.12.0+ `--optimization-level N` where the release has
+        // that flag (0.13.0 – 0.25.1 `vllm/utils/argparse_utils.py`).
+        let level = (kind == EngineKind::Vllm)
+            .then(|| tok.strip_prefix("-O"))
+            .flatten()
+            .filter(|l| !l.is_empty() && !l.starts_with('.'))
+            .map(|l| l.strip_prefix('=').unwrap_or(l).to_string());
+        let rewritten;
+        let (given, inline) = match level {
+            Some(l) => {
+                rewritten = if flags.contains_key("--optimization-level") {
+                    "--optimization-level"
+                } else {
+                    "--compilation-config"
+                };
+                (rewritten, Some(l))
+            }
+            None => match tok.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (tok, None),
+            },
         };
         let (given, sub) = match given.split_once('.').filter(|_| kind == EngineKind::Vllm) {
             Some((n, s)) => (n, Some(s.to_string())),

@@ -732,6 +732,17 @@ pub(super) fn resolve(
     invalid: impl Fn(&str, String) -> ScenarioError,
 ) -> Result<Option<String>, ScenarioError> {
     let key = "engine.attention_backend";
+    // cmdsurvey57 (vllm issue 31422, `--attention-backend=triton_attn`): from 0.13.0 vLLM reads the
+    // name through `AttentionConfig.validate_backend_before`, `AttentionBackendEnum[value.upper()]`
+    // (0.13.0 – 0.19.0 `vllm/config/attention.py`; the `--attention-backend` flag and, through
+    // `_set_from_env_if_set`, `VLLM_ATTENTION_BACKEND`), so any case is accepted; 0.11 / 0.12 have no
+    // such flag and look the environment's name up as written.
+    let given = match (kind, given) {
+        (EngineKind::Vllm, Some(b)) if minor(version).is_some_and(|m| m >= 13) && b != "CUSTOM" => {
+            Some(b.to_ascii_uppercase())
+        }
+        (_, g) => g,
+    };
     match (kind, given) {
         (EngineKind::Vllm, None) => Ok(None),
         (EngineKind::Vllm, Some(b)) if is_vllm_backend(&b) => Ok(Some(b)),

@@ -1,0 +1,170 @@
+//! cmdsurvey57 (issue #17): the parts of a pasted launch script that belong to the shell, not to the
+//! engine, read as bash reads them (GNU Bash Reference Manual, 3.6 "Redirections" and 6.5 "Shell
+//! Arithmetic"): output and input redirections (`> 6000d.log 2>&1`, `>> "$LOG_FILE"`, sglang issue
+//! 17880, vllm issue 33155) never reach the engine's argv, and `$((85 * 1024))` is replaced by its
+//! value before the words are split (vllm issue 33155: `max_model_len=$((85 * 1024))`).
+
+/// `words` without the shell's redirections, and the redirections removed (as written, for a note).
+/// A redirection is an operator word (`>`, `>>`, `<`, `&>`, `>&`, `2>`, `2>>`, … : an optional file
+/// descriptor number, then the operator) followed by its target word, or an operator with its
+/// target attached (`>out.log`, `2>&1`, `1>>/dev/null`). A word wrapped in `<…>` is a placeholder
+/// (`--master-addr <head_node_ip>` in a recipe), kept as written.
+pub fn redirections(words: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut kept = Vec::new();
+    let mut removed = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        match operator(w) {
+            Some(rest) if rest.is_empty() && i + 1 < words.len() => {
+                removed.push(format!("{w} {}", words[i + 1]));
+                i += 2;
+                continue;
+            }
+            Some(rest) if !rest.is_empty() => {
+                removed.push(w.clone());
+            }
+            _ => kept.push(w.clone()),
+        }
+        i += 1;
+    }
+    (kept, removed)
+}
+
+/// The text after a redirection operator at the start of `w` (`""` when `w` is the operator alone),
+/// `None` when `w` is no redirection.
+fn operator(w: &str) -> Option<&str> {
+    if w.starts_with('<') && w.ends_with('>') && w.len() > 2 {
+        return None;
+    }
+    let digits = w.len() - w.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = &w[digits..];
+    let ops: &[&str] = if digits == 0 {
+        &["&>>", "&>", ">>", ">&", ">|", ">", "<<<", "<&", "<"]
+    } else {
+        &[">>", ">&", ">|", ">", "<&", "<"]
+    };
+    ops.iter().find_map(|op| rest.strip_prefix(op))
+}
+
+/// `line` with each `$(( … ))` whose expression holds only integer literals, `+ - * / %` and
+/// parentheses replaced by its value (bash's integer arithmetic: `/` truncates toward zero); other
+/// expressions (a variable inside, a division by zero) are left as written.
+pub fn arithmetic(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("$((") {
+        out.push_str(&rest[..start]);
+        let body = &rest[start + 3..];
+        let Some(end) = body.find("))") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        match eval(&body[..end]) {
+            Some(v) => out.push_str(&v.to_string()),
+            None => out.push_str(&rest[start..start + 3 + end + 2]),
+        }
+        rest = &body[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An integer expression of literals, `+ - * / %` and parentheses, by precedence.
+fn eval(expr: &str) -> Option<i64> {
+    let toks: Vec<char> = expr.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut p = Parser { t: &toks, i: 0 };
+    let v = p.sum()?;
+    (p.i == toks.len()).then_some(v)
+}
+
+struct Parser<'a> {
+    t: &'a [char],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn sum(&mut self) -> Option<i64> {
+        let mut v = self.product()?;
+        while let Some(&c) = self.t.get(self.i).filter(|c| matches!(c, '+' | '-')) {
+            self.i += 1;
+            let r = self.product()?;
+            v = if c == '+' {
+                v.checked_add(r)?
+            } else {
+                v.checked_sub(r)?
+            };
+        }
+        Some(v)
+    }
+
+    fn product(&mut self) -> Option<i64> {
+        let mut v = self.atom()?;
+        while let Some(&c) = self.t.get(self.i).filter(|c| matches!(c, '*' | '/' | '%')) {
+            self.i += 1;
+            let r = self.atom()?;
+            v = match c {
+                '*' => v.checked_mul(r)?,
+                '/' => v.checked_div(r)?,
+                _ => v.checked_rem(r)?,
+            };
+        }
+        Some(v)
+    }
+
+    fn atom(&mut self) -> Option<i64> {
+        match self.t.get(self.i)? {
+            '(' => {
+                self.i += 1;
+                let v = self.sum()?;
+                (self.t.get(self.i) == Some(&')')).then_some(())?;
+                self.i += 1;
+                Some(v)
+            }
+            '-' => {
+                self.i += 1;
+                self.atom()?.checked_neg()
+            }
+            _ => {
+                let start = self.i;
+                while self.t.get(self.i).is_some_and(char::is_ascii_digit) {
+                    self.i += 1;
+                }
+                self.t[start..self.i].iter().collect::<String>().parse().ok()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn redirections_are_the_shells() {
+        let (k, r) = redirections(&w(&["a", "--x", "1", ">", "6000d.log", "2>&1"]));
+        assert_eq!(k, w(&["a", "--x", "1"]));
+        assert_eq!(r, w(&["> 6000d.log", "2>&1"]));
+        let (k, r) = redirections(&w(&["a", ">>", "$LOG_FILE", "--m", "<head_node_ip>", ">out"]));
+        assert_eq!(k, w(&["a", "--m", "<head_node_ip>"]));
+        assert_eq!(r, w(&[">> $LOG_FILE", ">out"]));
+        // A value that is no redirection stays.
+        let (k, r) = redirections(&w(&["--a", "2", "--b=>"]));
+        assert_eq!(k, w(&["--a", "2", "--b=>"]));
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn arithmetic_of_literals() {
+        // vllm issue 33155: 85 × 1024 = 87,040.
+        assert_eq!(arithmetic("max_model_len=$((85 * 1024))"), "max_model_len=87040");
+        assert_eq!(arithmetic("x=$(( (1+2)*3 - 7/2 ))y"), "x=6y");
+        assert_eq!(arithmetic("x=$((N * 2))"), "x=$((N * 2))");
+        assert_eq!(arithmetic("x=$((1/0))"), "x=$((1/0))");
+        assert_eq!(arithmetic("no math"), "no math");
+    }
+}
