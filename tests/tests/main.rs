@@ -426,3 +426,5 @@ mod dsv4k56;
 mod curves57;
 // deploys32 (issue #18): multi-GPU TP rows on PCIe from a second source (deplodock's Qwen3.5-122B-A10B FP8 on 8x RTX PRO 6000 Max-Q, vLLM 0.19.0).
 mod deploys32;
+// awq57 (issue #17/#18): cloudrift server-benchmark's GLM-4.5-Air AWQ rows (TP 4 EP and PP) under vLLM 0.11.
+mod awq57;
