@@ -15,8 +15,9 @@
 //! output shard a multiple of `GPTQ_MARLIN_MIN_THREAD_N` = 64 and the input shard a multiple of
 //! `GPTQ_MARLIN_MIN_THREAD_K` = 128 and of the group, and Exllama (`exllama.py` `can_implement`) "only
 //! supports float16 activations". vLLM pull request 43731 (merged 2026-05-27) lists the same gap on
-//! Ampere and adds `TritonW4A16LinearKernel` to CUDA's list: in the wheels from 0.23.0 (`kernels/linear/
-//! __init__.py` `_POSSIBLE_KERNELS`; 0.20.0 and 0.22.0 list it for ROCm only), not modelled by release here. So on an RTX 5090 (SM 12.0) with bf16 activations an
+//! Ampere and adds `TritonW4A16LinearKernel` to CUDA's list: in the wheels from 0.23.0
+//! (`kernels/linear/__init__.py` `_POSSIBLE_KERNELS`; 0.20.0 and 0.22.0 list it for ROCm only), not
+//! modelled by release here. So on an RTX 5090 (SM 12.0) with bf16 activations an
 //! int4 down-projection whose input shard is not a multiple of 128 does not load at all: layer 0's (10,944
 //! at tp 1, 10,944 % 128 = 64; 2,736 at tp 4) and the shared expert's at tp 4 (1,408 / 4 = 352, 352 % 128 =
 //! 96). The runs at tp 1 (`pro6000_x_1_…`, not taken: one GPU) and tp 4 completed, so the checkpoint does not
