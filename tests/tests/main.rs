@@ -434,3 +434,5 @@ mod qnext57;
 mod deploys33;
 // cmdsurvey57 (issue #17): 45 more real launch commands (rows 105-149) and the importer's fixes.
 mod cmdsurvey57;
+// awq57 (issue #17/#18): cloudrift server-benchmark's GLM-4.5-Air AWQ rows (TP 4 EP and PP) under vLLM 0.11.
+mod awq57;
