@@ -424,3 +424,5 @@ mod curves56;
 mod dsv4k56;
 // curves57 (issue #18): measured GEMM curves for the RTX 3090 Ti and the A10.
 mod curves57;
+// shm57 (issue #19): aikitoria 8x RTX 5090 on dual Turin, a new box out of sample (recorded miss).
+mod shm57;
