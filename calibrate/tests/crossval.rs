@@ -81,6 +81,8 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
     let ex: Vec<&[usize]> = s.excluded.iter().map(|e| e.lines.as_slice()).collect();
     let p2p_driver: Vec<usize> = (283..=307).collect();
     let a40: Vec<usize> = (308..=315).collect();
+    // shm57: lines 325-349, aikitoria's 8x RTX 5090 (P2P driver, dual Turin), recorded, not predicted.
+    let aikitoria: Vec<usize> = (325..=349).collect();
     assert_eq!(
         ex,
         [
@@ -89,7 +91,8 @@ fn the_bundled_systems_file_classifies_every_sized_row() {
             &[96][..],
             &[184, 185][..],
             &p2p_driver[..],
-            &a40[..]
+            &a40[..],
+            &aikitoria[..]
         ]
     );
     // Every shared constant the presets fitted to rows of this table is one of the shared constants
