@@ -87,7 +87,11 @@ pub fn buffer_sizes(tp: u32, tokens: u64, hidden: u64, fp32: bool) -> [u64; 3] {
     let tp = u64::from(tp);
     let lamport_elem = if fp32 { 4 } else { 2 };
     let lamport_comm = (tp * tokens * hidden * lamport_elem).min(MAX_COMM_SIZE);
-    [tp * tokens * hidden * 2, tp * BARRIER_FLAG_COUNT * 4, 3 * lamport_comm]
+    [
+        tp * tokens * hidden * 2,
+        tp * BARRIER_FLAG_COUNT * 4,
+        3 * lamport_comm,
+    ]
 }
 
 /// Bytes one rank's GPU gives the workspace: each buffer rounded to 2 MiB, plus the signal pad,
@@ -97,7 +101,10 @@ pub fn workspace_bytes(tp: u32, tokens: u64, hidden: u64, fp32: bool, mc_granula
         .iter()
         .map(|&s| {
             let aligned = round_up(s, TWO_MIB);
-            round_up(round_up(aligned + SIGNAL_PAD_BYTES, TWO_MIB), mc_granularity.max(1))
+            round_up(
+                round_up(aligned + SIGNAL_PAD_BYTES, TWO_MIB),
+                mc_granularity.max(1),
+            )
         })
         .sum()
 }
@@ -134,9 +141,15 @@ mod tests {
     fn llama_8b_tp2_h100() {
         assert_eq!(max_token_num(64 << 20, 4096, 2, 8192), 8192);
         assert_eq!(buffer_sizes(2, 8192, 4096, false), [128 << 20, 2048, 384 << 20]);
-        assert_eq!(fusion_workspace_bytes(90, 2, 4096, 2, 8192), Some(3 * (512 << 20)));
+        assert_eq!(
+            fusion_workspace_bytes(90, 2, 4096, 2, 8192),
+            Some(3 * (512 << 20))
+        );
         // At a 2 MiB granularity: 130 + 4 + 386 MiB (each + the pad, rounded to 2 MiB).
-        assert_eq!(workspace_bytes(2, 8192, 4096, false, TWO_MIB), (130 + 4 + 386) << 20);
+        assert_eq!(
+            workspace_bytes(2, 8192, 4096, false, TWO_MIB),
+            (130 + 4 + 386) << 20
+        );
     }
 
     /// The logs' token counts: 70B (hidden 8192) 4096 at tp 2 and 128 at tp 4; Llama-4-Scout (5120)

@@ -18,21 +18,126 @@ const MIB: u64 = 1 << 20;
 /// (log file under accuracy/results/v0.19.0/logs/, engine-memory.tsv line or 0, tp, hidden,
 /// logged max_token_num, logged non-torch forward increase GiB).
 const LOGS: &[(&str, usize, u32, u64, u64, f64)] = &[
-    ("fp8dyn-llama-3-3-70b--h100-80gb--tp2pp1dp1--8192.log", 14, 2, 8192, 4096, 2.10),
-    ("fp8dyn-llama-3-3-70b--h100-80gb--tp4pp1dp1--8192.log", 0, 4, 8192, 128, 2.21),
-    ("meta-llama-llama-3-1-8b---h100-80gb--tp2pp1dp1--8192.log", 0, 2, 4096, 8192, 2.07),
-    ("meta-llama-llama-3-1-8b---h100-80gb--tp4pp1dp1--8192.log", 25, 4, 4096, 256, 2.13),
-    ("meta-llama-llama-4-scout--h100-80gb--tp4pp1dp1--8192.log", 44, 4, 5120, 204, 2.17),
-    ("mistralai-mixtral-8x7b-i--h100-80gb--tp2pp1dp1--8192.log", 0, 2, 4096, 8192, 2.07),
-    ("moonshotai-kimi-dev-72b--h100-80gb--tp2pp1dp1--8192.log", 28, 2, 8192, 4096, 2.09),
-    ("moonshotai-kimi-dev-72b--h100-80gb--tp4pp1dp1--8192.log", 0, 4, 8192, 128, 2.21),
-    ("moonshotai-kimi-vl-a3b-i--h100-80gb--tp2pp1dp1--8192.log", 0, 2, 2048, 8192, 2.07),
-    ("openai-gpt-oss-20b--h100-80gb--tp2pp1dp1--8192.log", 31, 2, 2880, 8192, 2.07),
-    ("qwen-qwen2-5-72b-instruc--h100-80gb--tp2pp1dp1--8192.log", 0, 2, 8192, 4096, 2.09),
-    ("qwen-qwen2-5-7b-instruct--h100-80gb--tp2pp1dp1--8192.log", 0, 2, 3584, 8192, 2.06),
-    ("qwen-qwen2-5-7b-instruct--h100-80gb--tp4pp1dp1--8192.log", 34, 4, 3584, 292, 2.13),
-    ("redhatai-llama-3-3-70b-i--h100-80gb--tp2pp1dp1--8192.log", 0, 2, 8192, 4096, 2.11),
-    ("w8a8-mistral-small-24b--h100-80gb--tp2pp1dp1--8192.log", 37, 2, 5120, 6553, 2.07),
+    (
+        "fp8dyn-llama-3-3-70b--h100-80gb--tp2pp1dp1--8192.log",
+        14,
+        2,
+        8192,
+        4096,
+        2.10,
+    ),
+    (
+        "fp8dyn-llama-3-3-70b--h100-80gb--tp4pp1dp1--8192.log",
+        0,
+        4,
+        8192,
+        128,
+        2.21,
+    ),
+    (
+        "meta-llama-llama-3-1-8b---h100-80gb--tp2pp1dp1--8192.log",
+        0,
+        2,
+        4096,
+        8192,
+        2.07,
+    ),
+    (
+        "meta-llama-llama-3-1-8b---h100-80gb--tp4pp1dp1--8192.log",
+        25,
+        4,
+        4096,
+        256,
+        2.13,
+    ),
+    (
+        "meta-llama-llama-4-scout--h100-80gb--tp4pp1dp1--8192.log",
+        44,
+        4,
+        5120,
+        204,
+        2.17,
+    ),
+    (
+        "mistralai-mixtral-8x7b-i--h100-80gb--tp2pp1dp1--8192.log",
+        0,
+        2,
+        4096,
+        8192,
+        2.07,
+    ),
+    (
+        "moonshotai-kimi-dev-72b--h100-80gb--tp2pp1dp1--8192.log",
+        28,
+        2,
+        8192,
+        4096,
+        2.09,
+    ),
+    (
+        "moonshotai-kimi-dev-72b--h100-80gb--tp4pp1dp1--8192.log",
+        0,
+        4,
+        8192,
+        128,
+        2.21,
+    ),
+    (
+        "moonshotai-kimi-vl-a3b-i--h100-80gb--tp2pp1dp1--8192.log",
+        0,
+        2,
+        2048,
+        8192,
+        2.07,
+    ),
+    (
+        "openai-gpt-oss-20b--h100-80gb--tp2pp1dp1--8192.log",
+        31,
+        2,
+        2880,
+        8192,
+        2.07,
+    ),
+    (
+        "qwen-qwen2-5-72b-instruc--h100-80gb--tp2pp1dp1--8192.log",
+        0,
+        2,
+        8192,
+        4096,
+        2.09,
+    ),
+    (
+        "qwen-qwen2-5-7b-instruct--h100-80gb--tp2pp1dp1--8192.log",
+        0,
+        2,
+        3584,
+        8192,
+        2.06,
+    ),
+    (
+        "qwen-qwen2-5-7b-instruct--h100-80gb--tp4pp1dp1--8192.log",
+        34,
+        4,
+        3584,
+        292,
+        2.13,
+    ),
+    (
+        "redhatai-llama-3-3-70b-i--h100-80gb--tp2pp1dp1--8192.log",
+        0,
+        2,
+        8192,
+        4096,
+        2.11,
+    ),
+    (
+        "w8a8-mistral-small-24b--h100-80gb--tp2pp1dp1--8192.log",
+        37,
+        2,
+        5120,
+        6553,
+        2.07,
+    ),
 ];
 
 /// The pass's token count reproduces every log's "max_token_num" (`min(max_size // (hidden × 2),
@@ -44,14 +149,26 @@ const LOGS: &[(&str, usize, u32, u64, u64, f64)] = &[
 /// both log 2.07.
 #[test]
 fn workspace_of_every_tp_gt_1_log() {
-    use tpsim_model::vllm_fi_workspace::{fusion_workspace_bytes, max_size_bytes, max_token_num, workspace_bytes};
+    use tpsim_model::vllm_fi_workspace::{
+        fusion_workspace_bytes, max_size_bytes, max_token_num, workspace_bytes,
+    };
     for &(log, _, tp, hidden, tokens, _) in LOGS {
         let max = max_size_bytes(90, tp).expect("H100 tp 2 / 4");
         assert_eq!(max_token_num(max, hidden, 2, 8192), tokens, "{log}");
-        assert_eq!(fusion_workspace_bytes(90, tp, hidden, 2, 8192), Some(1_610_612_736), "{log}");
+        assert_eq!(
+            fusion_workspace_bytes(90, tp, hidden, 2, 8192),
+            Some(1_610_612_736),
+            "{log}"
+        );
     }
-    assert_eq!(workspace_bytes(2, 8192, 4096, false, 2 * MIB), (130 + 4 + 386) * MIB);
-    assert_eq!(workspace_bytes(2, 8192, 2048, false, 2 * MIB), (66 + 4 + 194) * MIB);
+    assert_eq!(
+        workspace_bytes(2, 8192, 4096, false, 2 * MIB),
+        (130 + 4 + 386) * MIB
+    );
+    assert_eq!(
+        workspace_bytes(2, 8192, 2048, false, 2 * MIB),
+        (66 + 4 + 194) * MIB
+    );
     assert_eq!(workspace_bytes(4, 256, 4096, false, 2 * MIB), (10 + 4 + 26) * MIB);
 }
 
@@ -95,7 +212,8 @@ fn non_torch_growth_of_every_tp_gt_1_log() {
 
 fn non_torch_gib(text: &str) -> f64 {
     use tpsim::decode::MemKind;
-    let s = tpsim::scenario::load_str(text, Path::new("vmemtp57.toml")).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let s =
+        tpsim::scenario::load_str(text, Path::new("vmemtp57.toml")).unwrap_or_else(|e| panic!("{e}\n{text}"));
     tpsim::plan_memory(&s)
         .entries
         .iter()
