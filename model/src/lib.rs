@@ -40,6 +40,7 @@ pub mod vllm_sort_sampler; // issue #17 (engine-exact memory): vLLM's pages for 
 // vLLM start-up memory from a scenario (issue #17 point 5).
 pub mod vllm_cascade; // issue #18 (cascade): vLLM v1 cascade attention decision
 pub mod vllm_dp;
+pub mod vllm_fi_workspace;
 pub mod vllm_startup; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models, weights per rank
 pub mod vllm_v0_memory; // vllmv0mem (issue #17 point 5): vLLM V0's KV-cache sizing by release
 pub mod vllm_vit_profile; // hybpage53 (issue #18): the Qwen3-VL encoder's profile-run peak under vLLM

@@ -51,7 +51,8 @@ pub struct StartupParams {
     /// Non-torch growth of a single-GPU profile run (kernel images loaded on first launch), GiB.
     pub non_torch_base_gib: f64,
     /// Extra non-torch growth when the tensor-parallel group has more than one rank (NCCL's buffers,
-    /// connected on the group's first collective), GiB.
+    /// connected on the group's first collective), GiB. vmemtp57: FlashInfer's allreduce-fusion
+    /// workspace is not in it (`crate::vllm_fi_workspace`, added where vLLM builds it).
     pub non_torch_comm_gib: f64,
     /// Extra non-torch growth per additional peer of the tensor-parallel group, GiB.
     pub non_torch_per_peer_gib: f64,

@@ -22,6 +22,7 @@ pub use passes::vllm_dp::{
 mod pipeline; // issue #17: pipeline stages' memory and micro-batches
 pub mod routing;
 mod shape_cache; // sweepfast: iteration shape costs shared by every prediction of the process
+mod vllm_fi_workspace; // vmemtp57 (issue #17): FlashInfer's allreduce-fusion workspace in vLLM's profile
 mod vllm_graph_estimate;
 mod vllm_hybrid; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
 mod vllm_parts;

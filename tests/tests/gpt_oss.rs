@@ -46,10 +46,12 @@ fn example_weights_kv_cell_and_vllm_groups() {
     // caching allocator's blocks, vrows4, and the float32 RoPE cache, vgptoss56; 34.36086 before), peak activation (vrows2: vLLM 0.19's sampler; mxfp4 experts keep no fused-MoE
     // workspace) (8,192 + 2 × 1,024) × 2,880 × 2 B + 1,024 × 201,088 × 14 B + min(1,024, 188 SMs) ×
     // 201,088 × 4 B + 32 MiB cuBLAS workspace (compute capability 12.0) = 3,126,552,576 B = 2.91183 GiB,
-    // non-torch 0.25 + 1.82 + 0.02 = 2.09 GiB; KV = 85.47300 − 34.37429 − 2.91183 − 2.09 = 46.09688 GiB →
-    // ⌊46.09688 × 2^30 / 294,912⌋ = 167,833 blocks → 167,833 // 2 × 16 = 1,342,656 tokens ("GPU KV cache
-    // size"; 1,343,056 with the bf16 RoPE cache before vgptoss56).
-    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_342_656);
+    // non-torch 0.25 + 0.32 + 0.02 = 0.59 GiB (vmemtp57: this PCIe box builds no FlashInfer
+    // allreduce-fusion workspace, SM 12.0 and no NVSwitch; 2.09 with it before); KV = 85.47300 −
+    // 34.37429 − 2.91183 − 0.59 = 47.59688 GiB → ⌊47.59688 × 2^30 / 294,912⌋ = 173,294 blocks →
+    // 173,294 // 2 × 16 = 1,386,352 tokens ("GPU KV cache size"; 1,342,656 before vmemtp57, 1,343,056
+    // with the bf16 RoPE cache before vgptoss56).
+    assert_eq!(m["kv_tokens"].as_u64().unwrap(), 1_386_352);
     assert_eq!(m["verdict"], "ok");
     // A second concurrency: the same memory plan, more tokens per second in total, a slower step
     // (8 sequences read 8× the KV and touch E·(1 − (1 − 4/128)^8) = 28.6 experts per layer, not 4).

@@ -103,14 +103,16 @@ fn tp1_pool_and_kv_use_by_hand() {
 
 #[test]
 fn tp2_c64_kv_use_by_hand() {
-    // 64 requests × 5 blocks of a pool of ⌊9.0657 GiB / 8,650,752 B⌋ = 1,125 blocks: 28.4 % (the
-    // source: 25 %; 26.0 % before the encoder peak). tpsim's tp-2 non-torch growth is the NVLink /
-    // P2P fit (2.09 GiB, `engines/vllm.toml`), where this box runs NCCL over SHM (vllmold52 measured
-    // 0.137 GiB in all for vLLM 0.10.1 over SHM): not changed here.
+    // 64 requests × 5 blocks of a pool of ⌊10.5657 GiB / 8,650,752 B⌋ = 1,311 blocks: 24.4 % (the
+    // source: 25 %; 28.4 % with 1,125 blocks before vmemtp57, 26.0 % before the encoder peak). tpsim's
+    // tp-2 non-torch growth is 0.25 + 0.32 + 0.02 = 0.59 GiB here (vmemtp57: the H100 fit's 2.09 held
+    // 1.5 GiB of FlashInfer's fusion workspace, which vLLM builds only on NVSwitch Hopper /
+    // Blackwell); this box runs NCCL over SHM (vllmold52 measured 0.137 GiB in all for vLLM 0.10.1
+    // over SHM): the 0.32 + 0.02 comm part is the H100 fit's, not this box's.
     let v = run_json(&scenario(TP2_C64));
-    assert_eq!(entry_bytes(&v, "KV cache"), 1_125 * BLOCK_TP2);
+    assert_eq!(entry_bytes(&v, "KV cache"), 1_311 * BLOCK_TP2);
     assert_eq!(v["serving"]["peak_running"], 64);
-    assert!((f(&v["serving"]["peak_kv_utilisation"]) - 320.0 / 1_125.0).abs() < 1e-9);
+    assert!((f(&v["serving"]["peak_kv_utilisation"]) - 320.0 / 1_311.0).abs() < 1e-9);
 }
 
 #[test]
@@ -126,6 +128,12 @@ fn line_54_qwen3_vl_30b_pool_with_the_encoder_terms() {
     // 65,536 × 2 × (1,536 + 3,456 + 2 × 1,076) = 936,378,368 B, stays below it.) The pool: 2.7994 →
     // 2.3697 GiB against the logged 2.31 (+0.06; tpsim's weights are 0.023 GiB short of the log's
     // 14.7708, `memlogs::vllm_0_11_qwen3_vl_30b_a3b_weights_rtx3090_tp4`).
+    // vmemtp57: that +0.06 held the H100 fit's 1.5 GiB of FlashInfer allreduce-fusion workspace,
+    // which vLLM 0.11.0 never builds (and no release builds on RTX 3090s): with the tp-4 non-torch
+    // growth now 0.25 + 0.32 + 0.06 = 0.63 GiB (2.13 before) the pool is 3.8697 GiB, +1.56 GiB over
+    // the log — a RECORDED MISS: the log has no profile lines, so which part holds the 1.56 GiB
+    // (the encoder profile's non-torch memory, e.g. cuDNN's Conv3d kernels for the patch embedding
+    // loaded on first use, or the tp-4 NCCL buffers on this box) is not known.
     let text = "[hardware]\npreset = \"rtx-4090-4x-no-p2p\"\n[hardware.gpu]\ntorch_total_gib = 23.56\n\
                 sm_count = 82\n[model]\npreset = \"qwen3-vl-30b-a3b-instruct\"\n[engine]\nname = \"vllm\"\n\
                 version = \"0.11.0\"\ntp = 4\nmax_model_len = 65536\n";
@@ -135,9 +143,9 @@ fn line_54_qwen3_vl_30b_pool_with_the_encoder_terms() {
     let v = run_json(file.to_str().unwrap());
     assert_eq!(entry_bytes(&v, "peak activation (profile run)"), 2_101_018_624);
     let rest = f(&v["memory"]["rest_gib"]);
-    assert!((rest - 2.3697).abs() < 0.0005, "{rest}");
+    assert!((rest - 3.8697).abs() < 0.0005, "{rest}");
     let before = rest + 461_373_440.0 / (1u64 << 30) as f64;
-    assert!((before - 2.7994).abs() < 0.0005, "{before}");
-    // Closer to the log by 0.43 GiB: 0.49 above it before, 0.06 now.
-    assert!((rest - 2.31).abs() < 0.07 && (before - 2.31).abs() > 0.48);
+    assert!((before - 4.2994).abs() < 0.0005, "{before}");
+    // The encoder terms bring it 0.43 GiB closer to the log; the recorded miss (vmemtp57) is +1.56.
+    assert!((rest - 2.31 - 1.56).abs() < 0.005 && before - rest > 0.42);
 }

@@ -719,6 +719,8 @@ fn fit(without: Option<usize>) -> Fit {
     } else {
         tp1[k / 2]
     };
+    // vmemtp57: less FlashInfer's allreduce-fusion workspace, modelled apart (1.5 GiB on both rows).
+    let nt = |l: usize| nt(l) - fi_workspace_gib(l);
     let (comm, per_peer) = match (keep(NON_TORCH_FIT_TP2), keep(NON_TORCH_FIT_TP4)) {
         (true, true) => {
             let per_peer = (nt(NON_TORCH_FIT_TP4) - nt(NON_TORCH_FIT_TP2)) / 2.0;
@@ -734,6 +736,18 @@ fn fit(without: Option<usize>) -> Fit {
         comm,
         per_peer,
     }
+}
+
+/// vmemtp57: the FlashInfer allreduce-fusion workspace (GiB) of the tp > 1 fit rows, from
+/// `tpsim_model::vllm_fi_workspace` (H100 SXM, capability 9.0, 8,192-token profile, bf16): line 28
+/// (Kimi-Dev-72B, hidden 8192, tp 2) and line 34 (Qwen2.5-7B, hidden 3584, tp 4), 3 × 512 MiB each.
+fn fi_workspace_gib(line: usize) -> f64 {
+    let (tp, hidden) = match line {
+        NON_TORCH_FIT_TP2 => (2, 8_192),
+        NON_TORCH_FIT_TP4 => (4, 3_584),
+        _ => return 0.0,
+    };
+    tpsim_model::vllm_fi_workspace::fusion_workspace_bytes(90, tp, hidden, 2, 8_192).unwrap() as f64 / GIB
 }
 
 /// Re-derives `engines/vllm.toml`'s vLLM start-up coefficients from their rows and checks the preset
@@ -758,7 +772,10 @@ fn refit() {
     // ± 0.0022 on a mean of 5).
     assert!((base - 0.0001).abs() < 0.0005, "{base}");
     // Non-torch, by hand: tp-1 median 0.25 GiB; per peer (2.13 − 2.09) / 2 = 0.02 GiB; comm 2.09 −
-    // 0.25 − 0.02 = 1.82 GiB.
+    // 0.25 − 0.02 − 1.5 (vmemtp57: the FlashInfer workspace, 3 × 512 MiB, modelled apart) = 0.32 GiB.
+    assert!((fi_workspace_gib(NON_TORCH_FIT_TP2) - 1.5).abs() < 1e-12);
+    assert!((fi_workspace_gib(NON_TORCH_FIT_TP4) - 1.5).abs() < 1e-12);
+    assert!((comm - 0.32).abs() < 0.005, "{comm}");
     assert!((per_logit - 12.0).abs() < 1e-9, "{per_logit}");
     for (key, fitted, tol) in [
         ("vllm_activation_base", base, 0.002),

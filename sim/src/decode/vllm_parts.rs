@@ -286,7 +286,8 @@ fn qwen3_vit_items(budget: u64) -> u64 {
 /// local-memory reserve that the dummy sampler's Triton top-k/top-p kernel adds when its stack
 /// frame for this vocabulary exceeds CUDA's default (`tpsim_model::vllm_startup::
 /// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not where the dummy sampler only
-/// sorts (vLLM ≤ 0.16) or only goes through FlashInfer (vllmsampler: 0.9 – 0.20).
+/// sorts (vLLM ≤ 0.16) or only goes through FlashInfer (vllmsampler: 0.9 – 0.20). vmemtp57: plus
+/// FlashInfer's allreduce-fusion workspace where vLLM builds it (`super::vllm_fi_workspace`).
 pub(super) fn non_torch(s: &Scenario) -> Bytes {
     match s.engine.costs.vllm_startup {
         Some(p) => {
@@ -308,7 +309,9 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
             } else {
                 non_torch_growth_pp(&p, s.engine.tp, s.engine.pp)
             };
-            growth + stack
+            // vmemtp57: FlashInfer's allreduce-fusion workspace (NVSwitch Hopper / Blackwell, ≥ 0.17).
+            let tokens = batch_shape(s, torch_total_gib(s).0).0;
+            growth + stack + Bytes(super::vllm_fi_workspace::bytes(s, tokens))
         }
         None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
     }
