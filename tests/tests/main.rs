@@ -434,3 +434,4 @@ mod qnext57;
 mod deploys33;
 // cmdsurvey57 (issue #17): 45 more real launch commands (rows 105-149) and the importer's fixes.
 mod cmdsurvey57;
+mod presets57;
