@@ -54,7 +54,12 @@ fn qwen3_vl_235b_a22b_weights_by_hand() {
     assert_eq!(layer, 1_244_143_872);
     let text = 94 * layer + 622_329_856 + 4_096;
     assert_eq!(text, 117_571_857_920);
-    let vl = load("p57-vl235-tp2", "qwen3-vl-235b-a22b-instruct", 2, "h200-8x-nvlink");
+    let vl = load(
+        "p57-vl235-tp2",
+        "qwen3-vl-235b-a22b-instruct",
+        2,
+        "h200-8x-nvlink",
+    );
     assert_eq!(vl.model.weight_bytes_per_rank(2).0, 2 * (text + 290_523_064));
     assert_eq!(vl.model.kv_cell_bytes(2), 96_256);
     let t = load("p57-q235-tp2", "qwen3-235b-a22b", 2, "h200-8x-nvlink");
