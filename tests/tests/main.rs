@@ -439,3 +439,4 @@ mod awq57;
 // shm57 (issue #19): aikitoria 8x RTX 5090 on dual Turin, a new box out of sample (recorded miss).
 mod shm57;
 mod vmemtp57;
+mod presets57;
