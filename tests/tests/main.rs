@@ -422,3 +422,5 @@ mod presets56;
 mod curves56;
 // dsv4k56 (issue #17): DeepSeek-V4 decode kernels counted from SGLang 0.5.16; sglang pull 33109's 4x H200 row.
 mod dsv4k56;
+// families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
+mod families39;

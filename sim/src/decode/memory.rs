@@ -1826,6 +1826,11 @@ fn vllm_sliding_refusal(
         max_num_batched_tokens: tokens,
         block_size: layout.block_size.max(1),
         layer_token_bytes: layout.plan_cell / gs,
+        // families39 (issue #17): two page sizes unified (MiMo-V2-Flash, Step-3.5, Gemma 4).
+        block_mults: s
+            .model
+            .mimo_v2_vllm_block_mults(e.tp, crate::scenario::vllm_diffkv::pads_v(&e.release().version))
+            .unwrap_or((1, 1)),
     };
     const GIB: f64 = (1u64 << 30) as f64;
     let available = (plan.available_kv_gib * GIB) as u64;
