@@ -222,3 +222,29 @@ fn gemma4_vllm_backend_and_refusals() {
         o.stderr
     );
 }
+
+/// "GPU KV cache size" by release (`decode::memory::vllm_sliding`): up to 0.20.0 `num_blocks // 6 ×
+/// 16` (`_report_kv_cache_config`), from 0.21.0 `int(max_concurrency × max_model_len)` with
+/// `max_concurrency = num_blocks / cdiv(Σ_groups max_memory_usage_bytes, page)` (0.21.0
+/// `get_max_concurrency_for_kv_cache_config`): a request of 65,536 tokens holds cdiv(65,536, 32) =
+/// 2,048 pages of the full group and cdiv(min(1,023 + 8,192, 65,536), 16) + 1 = 577 of each of the
+/// 5 sliding groups: 4,933 pages. The switch is the one vLLM issue 43308 saw on Gemma 4 31B (one A100,
+/// the same ~50 GB of KV): "~55k tokens" under 0.20.0, "~525k" under 0.21.0.
+#[test]
+fn gemma4_31b_vllm_reported_tokens_by_release() {
+    let at = |v: &str| {
+        run_json(&variant(&format!("g4v-tokens-{v}"), |t| {
+            t.replace("\"0.19.1\"", &format!("\"{v}\""))
+        }))
+    };
+    let blocks = |run: &serde_json::Value| entry_bytes(run, "KV cache") / (10 * 131_072);
+    let old = at("0.20.0");
+    assert_eq!(
+        old["memory"]["kv_tokens"].as_u64().unwrap(),
+        blocks(&old) / 6 * 16
+    );
+    let new = at("0.21.0");
+    assert_eq!(2_048 + 5 * (9_215_u64.div_ceil(16) + 1), 4_933);
+    let want = (blocks(&new) as f64 / 4_933.0 * 65_536.0) as u64;
+    assert_eq!(new["memory"]["kv_tokens"].as_u64().unwrap(), want);
+}

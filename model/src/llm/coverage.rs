@@ -1731,6 +1731,10 @@ const GEMMA4_VLLM_CHECKS: &[Check] = &[
         "families39::gemma4_26b_a4b_vllm_by_hand",
     ),
     check(
+        "vLLM 0.21.0 _report_kv_cache_config: GPU KV cache size = int(max_concurrency × max_model_len) (0.20.0 and before num_blocks // groups × 16); vllm-project/vllm issue 43308 (Gemma 4 31B AWQ, one A100, ~50 GB of KV): ~55k tokens under 0.20.0, ~525k under 0.21.0 — the switch, not pinned (its arguments are not given); 4,933 pages a 65,536-token request by hand",
+        "families39::gemma4_31b_vllm_reported_tokens_by_release",
+    ),
+    check(
         "vLLM 0.19.0 – 0.34.0 models/config.py Gemma4Config: TRITON_ATTN forced (0.19 – 0.23), FA4 on SM 9.x – 11.x else TRITON_ATTN (0.24 on), with the engine's log lines; FLASH_ATTN refused for 512-wide heads",
         "families39::gemma4_vllm_backend_and_refusals",
     ),
