@@ -1344,10 +1344,15 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     plan.tokens = layout
         .groups
         .reported_tokens(plan.blocks, layout.block_size.max(1));
-    // families39 (issue #17): from 0.21.0 the sliding-window groups' figure is concurrency × length.
-    if let Some(t) = vllm_sliding::reported_tokens(s, &layout, plan.blocks, max_model_len, total_gib) {
-        plan.tokens = t;
-    }
+    // families39 (issue #17): from 0.21.0 vLLM logs the sliding-window groups' figure as concurrency ×
+    // length; tpsim's pool stays the tokens every group holds at once (what its scheduler serves).
+    notes.extend(vllm_sliding::reported_note(
+        s,
+        &layout,
+        (plan.blocks, plan.tokens),
+        max_model_len,
+        total_gib,
+    ));
     // Issue #17 (vllmhybrid): the state pages share the blocks; vLLM's token figure and concurrency.
     let mut vllm_concurrency = None;
     let mut vllm_hybrid_pool = None;

@@ -2,7 +2,8 @@
 //! Gemma 4: full and sliding layers in groups of `group_size`, the hybrid KV cache manager on, no
 //! Mamba state) seen per request: what one request of `max_model_len` tokens holds
 //! (`tpsim_model::vllm_sliding_check::SlidingCheck`), for the start-up check (`vllm_sliding_refusal`
-//! in the parent) and, families39, for the "GPU KV cache size" line of 0.21.0 on.
+//! in the parent) and, families39, for the "GPU KV cache size" line of 0.21.0 on (a memory note: the
+//! pool tpsim serves stays `num_blocks // num_groups × block`).
 //!
 //! vLLM 0.21.0 `v1/core/kv_cache_utils.py` `_report_kv_cache_config`: "GPU KV cache size" =
 //! `int(max_concurrency × max_model_len)`, `get_max_concurrency_for_kv_cache_config` = `num_blocks /
@@ -66,7 +67,7 @@ pub(super) fn check(
 
 /// "GPU KV cache size" of a sliding-window model under vLLM 0.21.0 on (module doc): `int(num_blocks /
 /// pages a request × max_model_len)`; `None` before 0.21.0 or without sliding groups (the parent's
-/// figure stands).
+/// figure is the log's).
 pub(super) fn reported_tokens(
     s: &Scenario,
     layout: &VllmLayout,
@@ -83,4 +84,47 @@ pub(super) fn reported_tokens(
     // The layers are whole groups: Σ over groups of a spec's bytes = needed / group_size.
     let pages = (check.needed_bytes(max_model_len) / gs).div_ceil(page).max(1);
     Some((num_blocks as f64 / pages as f64 * max_model_len as f64) as u64)
+}
+
+/// The memory note with vLLM 0.21.0+'s "GPU KV cache size" line ([`reported_tokens`]) beside tpsim's
+/// pool (`blocks_tokens`: num_blocks, the tokens every group holds at once), which its scheduler
+/// serves: a short request fills its sliding groups as much as its full ones.
+pub(super) fn reported_note(
+    s: &Scenario,
+    layout: &VllmLayout,
+    (num_blocks, pool_tokens): (u64, u64),
+    max_model_len: u64,
+    total_gib: f64,
+) -> Option<String> {
+    let t = reported_tokens(s, layout, num_blocks, max_model_len, total_gib)?;
+    Some(format!(
+        "vLLM: \"GPU KV cache size: {} tokens\" (0.21.0 on: int(max_concurrency × max_model_len), a \
+         request's sliding-window groups holding its window only); tpsim's KV tokens are the {} every group \
+         holds at once (num_blocks // groups × block)",
+        commas(t),
+        commas(pool_tokens)
+    ))
+}
+
+/// `f"{n:,}"`: digits in groups of three.
+fn commas(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn commas_as_python() {
+        assert_eq!(super::commas(536_776), "536,776");
+        assert_eq!(super::commas(1_000), "1,000");
+        assert_eq!(super::commas(999), "999");
+    }
 }
