@@ -1731,7 +1731,7 @@ const GEMMA4_VLLM_CHECKS: &[Check] = &[
         "families39::gemma4_26b_a4b_vllm_by_hand",
     ),
     check(
-        "vLLM 0.21.0 _report_kv_cache_config: GPU KV cache size = int(max_concurrency × max_model_len) (0.20.0 and before num_blocks // groups × 16); vllm-project/vllm issue 43308 (Gemma 4 31B AWQ, one A100, ~50 GB of KV): ~55k tokens under 0.20.0, ~525k under 0.21.0 — the switch, not pinned (its arguments are not given); 4,933 pages a 65,536-token request by hand",
+        "vLLM 0.21.0 _report_kv_cache_config: GPU KV cache size = int(max_concurrency × max_model_len) (0.20.0 and before num_blocks // groups × 16; tpsim gives the 0.21+ line as a memory note); vllm-project/vllm issue 43308 (Gemma 4 31B AWQ, one A100, ~50 GB of KV): ~55k tokens under 0.20.0, ~525k under 0.21.0 — the switch, not pinned (its arguments are not given); 4,933 pages a 65,536-token request by hand",
         "families39::gemma4_31b_vllm_reported_tokens_by_release",
     ),
     check(
