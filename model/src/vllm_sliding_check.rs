@@ -30,6 +30,11 @@ pub struct SlidingCheck {
     pub block_size: u64,
     /// KV bytes per token of one layer on this rank (K and V).
     pub layer_token_bytes: u64,
+    /// families39: the tokens a full layer's and a sliding layer's block hold, as multiples of
+    /// `block_size`, where vLLM unified two page sizes by raising the smaller page's block size
+    /// (`ModelSpec::mimo_v2_vllm_block_mults`); (1, 1) otherwise. `layer_token_bytes` × `block_size`
+    /// is then the unified page.
+    pub block_mults: (u64, u64),
 }
 
 impl SlidingCheck {
@@ -42,16 +47,20 @@ impl SlidingCheck {
         // which is the verdict vLLM would give; it must not wrap or panic.
         let bs = self.block_size.max(1);
         let page = bs.saturating_mul(self.layer_token_bytes);
+        let (full_bs, sliding_bs) = (
+            bs.saturating_mul(self.block_mults.0.max(1)),
+            bs.saturating_mul(self.block_mults.1.max(1)),
+        );
         let full = self
             .full_layers
-            .saturating_mul(len.div_ceil(bs))
+            .saturating_mul(len.div_ceil(full_bs))
             .saturating_mul(page);
         let window_tokens = (self.window.saturating_sub(1))
             .saturating_add(self.max_num_batched_tokens)
             .min(len);
         let sliding = self
             .sliding_layers
-            .saturating_mul(window_tokens.div_ceil(bs).saturating_add(1))
+            .saturating_mul(window_tokens.div_ceil(sliding_bs).saturating_add(1))
             .saturating_mul(page);
         full.saturating_add(sliding)
     }
@@ -85,6 +94,7 @@ mod tests {
             max_num_batched_tokens: 1024,
             block_size: 16,
             layer_token_bytes: 8 * 64 * 2 * 2,
+            block_mults: (1, 1),
         }
     }
 

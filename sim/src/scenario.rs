@@ -604,6 +604,15 @@ impl Resolver<'_> {
         let version = engine.release().version;
         let cc = hardware.gpu.compute_capability.clone();
         let user_block = engine.page_size_given.then_some(engine.page_size);
+        // families39 (issue #17): Gemma 4's model rule sets the backend first (`gemma4::vllm_default`).
+        if engine.attention_backend.is_none()
+            && let Some((b, line)) = gemma4::vllm_default(model, &version, tpsim_model::hw::sm_major(&cc))
+        {
+            engine.attention_backend = Some(b.to_string());
+            engine.attention_backend_vllm_default = true;
+            warnings.push(line);
+            return Ok(());
+        }
         match engine.attention_backend.clone() {
             None => {
                 if let Some(p) = attention_backend::vllm_default(&version, &cc, model, user_block) {
@@ -659,6 +668,9 @@ impl Resolver<'_> {
             // families26 (issue #17): vLLM keeps InternViT's attention whole on every rank where tp
             // does not divide its heads; SGLang pads dummy heads (`tpsim_model::llm` module `internvl`).
             model.serve_internvl_as_vllm();
+            // families39 (issue #17): vLLM keeps Gemma 4's vision tower whole on every rank
+            // (`tpsim_model::llm` module `gemma4_vit`).
+            model.serve_gemma4_as_vllm();
         }
         let mut engine = self.engine(
             f.engine,

@@ -440,3 +440,5 @@ mod awq57;
 mod shm57;
 mod vmemtp57;
 mod presets57;
+// families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
+mod families39;

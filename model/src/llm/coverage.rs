@@ -1687,13 +1687,17 @@ const STEP3P5_CHECKS: &[Check] = &[
 // MLP), lowered onto `llm::mimo_v2`'s two kinds (`llm::gemma4`). SGLang
 // `models/gemma4_causal.py` / `gemma4_mm.py` from 0.5.11 (0.5.10 and 0.5.10.post1 have none), a hybrid
 // SWA model there (`configs/model_config.py`). vLLM ships `models/gemma4.py` from 0.19.0 (0.18.1 has
-// none); its KV-cache groups of 4- and 16-head layers of two widths are not modelled: refused.
+// none); families39: modelled there — the vision tower whole on every rank (`gemma4_mm.py`), the two
+// kinds' pages unified (the full layers' block doubled at tp 1 – 4), vLLM's groups and reported tokens
+// (`v1/core/kv_cache_utils.py` 0.19.0), Gemma4Config's backend rule by release
+// (`sim::scenario::gemma4::vllm_default`); the profile run's activation and non-torch growth modelled,
+// so the pool is approximate.
 // vision54: the vision tower and `embed_vision` are counted as SGLang shards them (`llm::gemma4_vit`),
 // and SGLang's default fraction is lowered for them (`adjust_mem_fraction_for_vlm`, × 0.909736328125
 // for 27 × 1,152). No public start-up log found; the checks are hand counts.
 static GEMMA4: Coverage = Coverage {
     arch: Architecture::Gemma4,
-    families: "Gemma 4 31B and 26B-A4B (text decoders: dense, and the MoE block beside the dense MLP; the 27 × 1,152 vision tower and its projection; presets from public copies of the configs, bf16; E2B / E4B per-layer embeddings and KV sharing refused, an audio tower not counted); SGLang from 0.5.11, vLLM not modelled",
+    families: "Gemma 4 31B and 26B-A4B (text decoders: dense, and the MoE block beside the dense MLP; the 27 × 1,152 vision tower and its projection; presets from public copies of the configs, bf16; E2B / E4B per-layer embeddings and KV sharing refused, an audio tower not counted); SGLang from 0.5.11, vLLM from 0.19.0 (families39: TRITON_ATTN, or FA4 on SM 9.x – 11.x from 0.24)",
     // vision54: the tower is counted and SGLang's default fraction lowered for it (0.5.23
     // `arg_groups/memory_hook.py` `adjust_mem_fraction_for_vlm`: × 0.95 × a factor of the ViT's layers
     // and width); its opt-in post-capture branch (− 8 GiB / GPU memory,
@@ -1705,8 +1709,36 @@ static GEMMA4: Coverage = Coverage {
         cost: Level::Approximate,
         checks: GEMMA4_CHECKS,
     },
-    vllm: NOT_MODELLED,
+    // families39 (issue #17): weights and cell by the engine's code; the pool rests on tpsim's modelled
+    // profile-run activation and non-torch growth; no public vLLM log of Gemma 4 found.
+    vllm: EngineCoverage {
+        weights: Level::Exact,
+        kv_cell: Level::Exact,
+        pool: Level::Approximate,
+        cost: Level::Approximate,
+        checks: GEMMA4_VLLM_CHECKS,
+    },
 };
+
+/// families39: vLLM's arithmetic by hand (no public vLLM start-up log of Gemma 4 found).
+const GEMMA4_VLLM_CHECKS: &[Check] = &[
+    check(
+        "vLLM 0.19.0 gemma4.py / gemma4_mm.py / v1/core/kv_cache_utils.py: 31B at tp 2, weights a rank with the whole 575,743,536-parameter tower, pages unified at 131,072 B (full layers 32 tokens a block), 6 groups of 10 layers, GPU KV cache size = num_blocks // 6 × 16; 13.52 GiB for one 262,144-token request; by hand",
+        "families39::gemma4_31b_vllm_by_hand",
+    ),
+    check(
+        "vLLM 0.19.0 Gemma4MoE (FusedMoE, reduce_results) / gemma4_mm.py: 26B-A4B at tp 4, the whole tower, equal 2,048 B pages, 6 groups of 5 layers; by hand",
+        "families39::gemma4_26b_a4b_vllm_by_hand",
+    ),
+    check(
+        "vLLM 0.21.0 _report_kv_cache_config: GPU KV cache size = int(max_concurrency × max_model_len) (0.20.0 and before num_blocks // groups × 16; tpsim gives the 0.21+ line as a memory note); vllm-project/vllm issue 43308 (Gemma 4 31B AWQ, one A100, ~50 GB of KV): ~55k tokens under 0.20.0, ~525k under 0.21.0 — the switch, not pinned (its arguments are not given); 4,933 pages a 65,536-token request by hand",
+        "families39::gemma4_31b_vllm_reported_tokens_by_release",
+    ),
+    check(
+        "vLLM 0.19.0 – 0.34.0 models/config.py Gemma4Config: TRITON_ATTN forced (0.19 – 0.23), FA4 on SM 9.x – 11.x else TRITON_ATTN (0.24 on), with the engine's log lines; FLASH_ATTN refused for 512-wide heads",
+        "families39::gemma4_vllm_backend_and_refusals",
+    ),
+];
 
 /// The model card's rounded count and the engine's pool by hand (no engine log found).
 const GEMMA4_CHECKS: &[Check] = &[

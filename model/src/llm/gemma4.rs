@@ -24,7 +24,10 @@
 //!   `srt/configs/model_config.py` (`Gemma4ForConditionalGeneration` in the hybrid-SWA list, its
 //!   `swa_attention_layer_ids` / `full_attention_layer_ids` from `layer_types`).
 //! - vLLM 0.34.0 `model_executor/models/gemma4.py` (`Gemma4Attention`: `QKVParallelLinear` with K
-//!   weights loaded into both K and V slots on k_eq_v layers, `per_layer_config` widths).
+//!   weights loaded into both K and V slots on k_eq_v layers, `per_layer_config` widths); families39:
+//!   0.19.0's the same (K copied to `v_proj` in `load_weights`, one `Attention` a layer of its kind's
+//!   KV heads and head size, so the page holds K and V of that width), served under vLLM from 0.19.0
+//!   with its vision tower whole on every rank (`llm::gemma4_vit`).
 //!
 //! The model is lowered onto MiMo-V2-Flash's two-kind attention (`llm::mimo_v2`): the spec's GQA is
 //! the full kind, the `swa_` fields the sliding kind, values as wide as keys, plus the per-head q/k

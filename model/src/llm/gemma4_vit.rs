@@ -75,6 +75,7 @@ pub(crate) fn gemma4_vit(
                 head_dim: get(v, "head_dim")?.unwrap_or(DEFAULT_HEAD_DIM),
                 attention_bias: flag("attention_bias"),
                 standardize: flag("standardize"),
+                replicated: false,
             },
             layers,
             hidden,
@@ -86,17 +87,20 @@ pub(crate) fn gemma4_vit(
     })
 }
 
-/// The Gemma 4 tower and `embed_vision` a rank holds at tp `t` (module table).
+/// The Gemma 4 tower and `embed_vision` a rank holds at tp `t` (module table); the whole of them
+/// when `replicated` (vLLM, [`ModelSpec::serve_gemma4_as_vllm`]).
 pub(crate) fn gemma4_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     let VisionFamily::Gemma4Vit {
         kv_heads,
         head_dim,
         attention_bias,
         standardize,
+        replicated,
     } = v.family
     else {
         return Vec::new();
     };
+    let t = if replicated { 1 } else { t };
     let (h, i) = (v.hidden, v.intermediate);
     // KV heads below tp are replicated, one a rank (SGLang `QKVParallelLinear`).
     let qkv = (v.heads / t + 2 * (kv_heads / t).max(1)) * head_dim;
@@ -120,4 +124,19 @@ pub(crate) fn gemma4_vit_pieces(v: &VisionTower, t: u64) -> Vec<Piece> {
     }
     ps.push(Piece::new(v.text_hidden, h, Fmt::Model)); // embed_vision.embedding_projection
     ps
+}
+
+impl super::ModelSpec {
+    /// families39 (issue #17): vLLM builds Gemma 4's vision tower with transformers'
+    /// `AutoModel.from_config(config.vision_config)` and `embed_vision.embedding_projection` as a
+    /// `ReplicatedLinear` (vLLM 0.19.0 and 0.34.0 `model_executor/models/gemma4_mm.py`
+    /// `Gemma4ForConditionalGeneration.__init__`, `Gemma4MultimodalEmbedder`): plain `nn.Linear`s,
+    /// whole on every rank, where SGLang shards the tower by tp. No-op for other models.
+    pub fn serve_gemma4_as_vllm(&mut self) {
+        if let Some(v) = self.vision.as_mut()
+            && let VisionFamily::Gemma4Vit { replicated, .. } = &mut v.family
+        {
+            *replicated = true;
+        }
+    }
 }

@@ -1605,6 +1605,34 @@ impl ModelSpec {
     /// (`--disable-hybrid-kv-cache-manager`: every layer full attention, one
     /// `UniformTypeKVCacheSpecs` group) each layer keeps its own page: the sum. `None` for other models.
     pub fn mimo_v2_vllm_cell(&self, tp: u32, hybrid: bool, pad_v: bool) -> Option<u64> {
+        let (full, swa) = self.mimo_v2_vllm_layer_cells(tp, pad_v)?;
+        let n_swa = u64::from(self.sliding_layers());
+        let n_full = u64::from(self.kv_layers()) - n_swa;
+        Some(if hybrid {
+            (n_full + n_swa) * full.max(swa)
+        } else {
+            n_full * full + n_swa * swa
+        })
+    }
+
+    /// families39 (issue #17): the tokens a block holds in vLLM's full and sliding layers, as multiples
+    /// of `--block-size`, once `unify_kv_cache_spec_page_size` has raised the smaller page's block size
+    /// to the largest page (vLLM 0.19.0 `v1/core/kv_cache_utils.py`, 0.34.0
+    /// `v1/core/kv_cache_planning.py`): (largest ÷ full layer's bytes a token, largest ÷ sliding
+    /// layer's), the page sizes of the two kinds ([`ModelSpec::mimo_v2_vllm_cell`]'s). Gemma 4 31B at
+    /// tp 2: 4,096 and 8,192 B a token → (2, 1). `None` for other models, or where the larger is not a
+    /// whole multiple of the smaller (vLLM raises `NotImplementedError` there; tpsim keeps 1).
+    pub fn mimo_v2_vllm_block_mults(&self, tp: u32, pad_v: bool) -> Option<(u64, u64)> {
+        let (full, swa) = self.mimo_v2_vllm_layer_cells(tp, pad_v)?;
+        let (full, swa) = (full.max(1), swa.max(1));
+        let max = full.max(swa);
+        (max % full == 0 && max % swa == 0).then_some((max / full, max / swa))
+    }
+
+    /// vLLM's KV bytes a token of one full and one sliding layer on a rank of `tp` for a two-kind
+    /// model (`llm::mimo_v2`), V padded to the q/k width where `pad_v` (grok52: MiMo-V2-Flash under
+    /// 0.14 – 0.19); `None` for other models.
+    fn mimo_v2_vllm_layer_cells(&self, tp: u32, pad_v: bool) -> Option<(u64, u64)> {
         let a = self.mimo_v2?;
         let t = u64::from(tp.max(1));
         let dt = self.quantization.kv_cache_dtype.bytes(self.dtype);
@@ -1615,14 +1643,7 @@ impl ModelSpec {
                 a.layer_cell(sliding, self.kv_heads, self.head_dim, t, dt)
             }
         };
-        let (full, swa) = (cell(false), cell(true));
-        let n_swa = u64::from(self.sliding_layers());
-        let n_full = u64::from(self.kv_layers()) - n_swa;
-        Some(if hybrid {
-            (n_full + n_swa) * full.max(swa)
-        } else {
-            n_full * full + n_swa * swa
-        })
+        Some((cell(false), cell(true)))
     }
 
     /// families23 (issue #17): SGLang's cell per token for MiMo-V2-Flash by release

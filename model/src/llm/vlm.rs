@@ -105,6 +105,9 @@ pub enum VisionFamily {
         attention_bias: bool,
         /// `standardize`: the `std_bias` / `std_scale` vectors.
         standardize: bool,
+        /// families39 (issue #17): the tower and `embed_vision` whole on every rank, as vLLM builds
+        /// them (`ModelSpec::serve_gemma4_as_vllm`); false: SGLang's tp-sharded tower.
+        replicated: bool,
     },
     /// vision54 (issue #17): Kimi-K3's MoonViT3d and `mm_projector`, replicated (`llm::kimi_k3_vit`).
     MoonVit3d {

@@ -5,6 +5,7 @@ use crate::scenario::{AllreduceBackend, Engine, EngineKind, Scenario};
 
 // dsv4run55 (issue #17): DeepSeek-V4's pools by SGLang's own configurator.
 pub(crate) mod dsv4;
+mod vllm_sliding; // families39 (issue #17): vLLM's sliding-window groups: start-up check, reported tokens
 use tpsim_model::llm::{NsaBudgetRule, NsaKv};
 use tpsim_model::memory::{
     LateAllocation, LateVerdict, SglangEra, SglangKvInput, SglangKvPlan, SpecShape, TORCH_OOM,
@@ -1343,6 +1344,15 @@ fn plan_vllm(s: &Scenario) -> MemoryPlan {
     plan.tokens = layout
         .groups
         .reported_tokens(plan.blocks, layout.block_size.max(1));
+    // families39 (issue #17): from 0.21.0 vLLM logs the sliding-window groups' figure as concurrency ×
+    // length; tpsim's pool stays the tokens every group holds at once (what its scheduler serves).
+    notes.extend(vllm_sliding::reported_note(
+        s,
+        &layout,
+        (plan.blocks, plan.tokens),
+        max_model_len,
+        total_gib,
+    ));
     // Issue #17 (vllmhybrid): the state pages share the blocks; vLLM's token figure and concurrency.
     let mut vllm_concurrency = None;
     let mut vllm_hybrid_pool = None;
@@ -1791,42 +1801,14 @@ fn vllm_sliding_refusal(
     draft_cell: u64,
     total_gib: f64,
 ) -> Option<Option<String>> {
-    use tpsim_model::llm::Mixer;
-    use tpsim_model::vllm_hybrid::VllmHybridRules;
-    use tpsim_model::vllm_sliding_check::SlidingCheck;
-    let e = &s.engine;
     let len = vllm_max_model_len(s);
-    let window = s.model.sliding_window?;
-    if layout.hybrid.is_some()
-        || layout.groups.num_groups < 2
-        || draft_cell > 0
-        || !s.model.mixers.contains(&Mixer::SlidingAttention)
+    if draft_cell > 0
         || plan.error.as_ref().is_some_and(|t| !t.contains("max seq len"))
         || plan.available_kv_gib <= 0.0
     {
         return None;
     }
-    let sliding = u64::from(s.model.sliding_layers());
-    let full = u64::from(s.model.kv_layers()) - sliding;
-    let gs = layout.groups.group_size.max(1);
-    let rules =
-        VllmHybridRules::for_release(crate::engine_args_versions::release(&e.release().version).as_deref());
-    let pad = |n: u64| {
-        if rules.check_by_groups {
-            n.div_ceil(gs) * gs
-        } else {
-            n
-        }
-    };
-    let (tokens, _) = super::vllm_parts::batch_shape(s, total_gib);
-    let check = SlidingCheck {
-        full_layers: pad(full),
-        sliding_layers: pad(sliding),
-        window,
-        max_num_batched_tokens: tokens,
-        block_size: layout.block_size.max(1),
-        layer_token_bytes: layout.plan_cell / gs,
-    };
+    let (check, _) = vllm_sliding::check(s, layout, total_gib)?;
     const GIB: f64 = (1u64 << 30) as f64;
     let available = (plan.available_kv_gib * GIB) as u64;
     let need = check.needed_bytes(len);

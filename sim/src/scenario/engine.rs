@@ -150,17 +150,9 @@ impl Resolver<'_> {
                  package (0.27.0 on) is not modelled (use sglang, from 0.5.17)",
             ));
         }
-        // families30 (issue #17): Gemma 4 under vLLM (`models/gemma4.py` from 0.19.0): its KV-cache groups
-        // of full (4 KV heads × 512) and sliding (16 × 256) layers, their page unification and vLLM's
-        // backend pick for 512-wide heads are not modelled.
-        if kind == EngineKind::Vllm && model.arch == tpsim_model::llm::Architecture::Gemma4 {
-            return Err(self.invalid(
-                "engine.name",
-                "tpsim does not model Gemma 4 (Gemma4ForCausalLM / Gemma4ForConditionalGeneration) under vLLM: \
-                 its KV-cache groups of full and sliding-window layers of different widths are not modelled \
-                 (use sglang, from 0.5.11)",
-            ));
-        }
+        // families39 (issue #17): Gemma 4 under vLLM (`models/gemma4.py` from 0.19.0) is lowered like
+        // MiMo-V2-Flash's two attention kinds (`decode::memory::vllm_cell`, vLLM's page unification);
+        // its backend rule is `scenario::gemma4::vllm_default`.
         // vllmnew53 (issue #17): MiMo-V2-Flash under vLLM by release (0.14 – 0.19 pad V, 0.20 on keep it
         // at its width; 0.20 – 0.24 cannot start on GPUs without FA3 / FA4: `scenario::vllm_diffkv`);
         // Step-3.5-Flash from 0.15.1 (`scenario::first_release`).

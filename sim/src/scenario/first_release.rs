@@ -207,7 +207,8 @@
 //!   Gemma4ForConditionalGeneration`) from 0.5.11 (0.5.10 and 0.5.10.post1 have no `gemma4*` file;
 //!   0.5.11 … 0.5.23 have them). vLLM ships `vllm/model_executor/models/gemma4.py` and `gemma4_mm.py`
 //!   (registry: `Gemma4ForCausalLM`, `Gemma4ForConditionalGeneration`) from 0.19.0 (0.18.0 and 0.18.1
-//!   have none) but is refused whatever the release (`scenario::engine`: not modelled).
+//!   have none); families39: modelled from 0.19.0 (`scenario::gemma4::vllm_default`, the KV pages of
+//!   `decode::memory`).
 //! - **Mistral Large 3** (`MistralLarge3ForCausalLM`, families31; lowered as DeepSeek-V3), read from the
 //!   PyPI wheels (2026-12-06). SGLang: `sglang/srt/models/mistral_large_3.py` (and
 //!   `mistral_large_3_eagle.py`) from 0.5.6.post1 — the 0.5.6 wheel has neither, 0.5.6.post1,
@@ -869,8 +870,7 @@ pub(super) const TABLE: &[Row] = &[
         since: "vLLM registers them from 0.17.0",
         then: CannotServe("Qwen3.5 (Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration)"),
     },
-    // families30: Gemma 4 (vLLM's row says since when it exists; `scenario::engine` refuses it as not
-    // modelled).
+    // families30: Gemma 4 (families39: vLLM modelled from its first release, 0.19.0).
     Row {
         models: |m| m.arch == Architecture::Gemma4,
         engine: Sglang,

@@ -94,3 +94,68 @@ pub(super) fn sglang_check(
         _ => Ok(()),
     }
 }
+
+/// families39 (issue #17): vLLM's end of Gemma 4 — the backend its model rule sets when the scenario
+/// names none, and the line it logs. `vllm/model_executor/models/config.py` `Gemma4Config.
+/// verify_and_update_config` (registered for `Gemma4ForCausalLM` / `Gemma4ForConditionalGeneration`),
+/// read in the PyPI wheels:
+/// - 0.19.0 … 0.23.0: where `head_dim` ≠ `global_head_dim` and the larger is above 256 (FlashAttention's
+///   limit) and no backend is named: `TRITON_ATTN` for every layer ("Forcing TRITON_ATTN backend to
+///   prevent mixed-backend numerical divergence").
+/// - 0.24.0 on (0.24.0, 0.25.1, 0.28.0, 0.34.0 read): where the widths differ, FlashAttention 4 for every
+///   layer if `is_fa_version_supported(4)` and the larger width is at most 512 — `vllm_flash_attn/
+///   flash_attn_interface.py` `_is_fa4_supported` (0.24.0, 0.34.0): compute capability 9.x, 10.x or
+///   11.x, with FA4 built into the wheel [assumed] —, else `TRITON_ATTN`. tpsim takes FA4 as the
+///   `FLASH_ATTN` backend on every layer; on SM 10.x vLLM's selector may still put the 256-wide
+///   sliding layers on FLASHINFER (first in its SM 10.x list) [not modelled]. 0.32.0 on: with an fp8
+///   KV cache on SM 9.x the layers choose FA3 / FA4 one by one [not modelled: taken as FA4]. The log
+///   text names the two widths up to 0.27.0 and a dict of layer types from 0.28.0.
+///
+/// `None` for other models, a named backend, equal widths, or a release before 0.19.0 (no Gemma 4:
+/// `scenario::first_release`).
+pub(super) fn vllm_default(model: &ModelSpec, version: &str, major: u32) -> Option<(&'static str, String)> {
+    if model.arch != Architecture::Gemma4 {
+        return None;
+    }
+    let full = model.head_dim;
+    let swa = model.mimo_v2.map_or(full, |a| a.swa_head_dim);
+    let widest = full.max(swa);
+    let v = release(version).unwrap_or((u64::MAX, 0, 0));
+    if full == swa || v < (0, 19, 0) {
+        return None;
+    }
+    if v < (0, 24, 0) {
+        return (widest > 256).then(|| {
+            (
+                "TRITON_ATTN",
+                format!(
+                    "vLLM: Gemma4 model has heterogeneous head dimensions (head_dim={swa}, global_head_dim={full}). \
+                     Forcing TRITON_ATTN backend to prevent mixed-backend numerical divergence."
+                ),
+            )
+        });
+    }
+    let fa4 = matches!(major, 9..=11) && widest <= 512;
+    let dims = if v >= (0, 28, 0) {
+        format!("{{'sliding_attention': {swa}, 'full_attention': {full}}}")
+    } else {
+        format!("(head_dim={swa}, global_head_dim={full})")
+    };
+    Some(if fa4 {
+        (
+            "FLASH_ATTN",
+            format!(
+                "vLLM: Gemma4 model has heterogeneous head dimensions {dims}. Using FA4 for all layers to avoid \
+                 mixed FA3/FA4 penalty."
+            ),
+        )
+    } else {
+        (
+            "TRITON_ATTN",
+            format!(
+                "vLLM: Gemma4 model has heterogeneous head dimensions {dims}. FA4 not available, forcing \
+                 TRITON_ATTN backend."
+            ),
+        )
+    })
+}

@@ -104,7 +104,16 @@ pub(super) fn split(a: &DecodeAttn, l: &LayerWork, seqs: u32, tokens: u32, ctx: 
     // TRITON_ATTN's): left alone.
     let sliding = decode_layer(l, seqs, tokens, ctx)?;
     let (seqs, tokens) = (u64::from(seqs), u64::from(tokens));
-    let kv = a.kv_heads;
+    // families39 (issue #17): a two-kind model's sliding layers (`llm::mimo_v2`: MiMo-V2-Flash,
+    // Step-3.5, Gemma 4) run the kernel with their own KV heads and head size (vLLM builds one
+    // `Attention` a layer with its kind's widths).
+    let (kv, head_size) = match (sliding, a.model.mimo_v2) {
+        (true, Some(k)) => {
+            let tp = u64::from(crate::decode::dp_attention::attention_tp(&a.s.engine).max(1));
+            ((k.swa_kv_heads / tp).max(1), k.swa_head_dim)
+        }
+        _ => (a.kv_heads, a.model.head_dim),
+    };
     let three_d = if m == 12 {
         unified_2d_programs(kv, a.group, seqs, tokens) <= MIN_GRID_2D
     } else {
@@ -120,7 +129,9 @@ pub(super) fn split(a: &DecodeAttn, l: &LayerWork, seqs: u32, tokens: u32, ctx: 
         return None;
     }
     let window = if sliding { l.kv_window } else { None };
-    let gemma3 = m >= 13 && window == Some(1024) && matches!(a.model.head_dim, 128 | 256);
+    // `_is_gemma3_attention(head_size, sliding_window)`: the (128 | 256, 1024) signature, which
+    // Gemma 4's 256-wide sliding layers share (0.19.0 `triton_unified_attention.py`).
+    let gemma3 = m >= 13 && window == Some(1024) && matches!(head_size, 128 | 256);
     let tile = if gemma3 { 32 } else { 16 };
     // 0.12–0.13 do not prune a sliding layer's tiles in the 3-D kernel.
     let prunes = m >= 14;
