@@ -437,8 +437,8 @@ mod cmdsurvey57;
 // awq57 (issue #17/#18): cloudrift server-benchmark's GLM-4.5-Air AWQ rows (TP 4 EP and PP) under vLLM 0.11.
 mod awq57;
 // shm57 (issue #19): aikitoria 8x RTX 5090 on dual Turin, a new box out of sample (recorded miss).
+mod presets57;
 mod shm57;
 mod vmemtp57;
-mod presets57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
