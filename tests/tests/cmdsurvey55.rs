@@ -88,6 +88,22 @@ pub(crate) fn options(r: &Row) -> Options {
     o
 }
 
+/// How many of `rows` fall in each of the book's outcome classes, in the book's order: ok, refused
+/// for the model, the release, the box, not modelled, not a command, the user's own path; doubtful.
+pub(crate) fn class_counts(rows: &[Row]) -> [usize; 8] {
+    let count = |c: &str| rows.iter().filter(|r| r.class == c).count();
+    [
+        count("ok"),
+        count("refused: model"),
+        count("refused: release"),
+        count("refused: box"),
+        count("refused: not modelled"),
+        count("refused: not a command"),
+        count("refused: user's path"),
+        count("doubtful"),
+    ]
+}
+
 pub(crate) fn row(n: u32) -> Row {
     rows().into_iter().find(|r| r.n == n).expect("row")
 }
@@ -133,17 +149,7 @@ fn the_survey_has_45_sourced_rows_in_the_books_classes() {
         let dated = r.date.len() == 10 && r.date.as_bytes()[4] == b'-';
         assert!(dated || r.source.starts_with("docs."), "row {}: no date", r.n);
     }
-    let count = |c: &str| rows.iter().filter(|r| r.class == c).count();
-    let got = [
-        count("ok"),
-        count("refused: model"),
-        count("refused: release"),
-        count("refused: box"),
-        count("refused: not modelled"),
-        count("refused: not a command"),
-        count("refused: user's path"),
-        count("doubtful"),
-    ];
+    let got = class_counts(&rows);
     assert_eq!(got, [10, 19, 7, 1, 3, 1, 1, 3]);
 }
 

@@ -6,7 +6,7 @@
 //! the new rows' classes (book/src/scenarios.md, "Launch commands surveyed (cmdsurvey57)") and pins
 //! each fix on its row and on a variant with a bundled model.
 
-use crate::cmdsurvey55::{options, row, rows};
+use crate::cmdsurvey55::{class_counts, options, row, rows};
 use crate::common::{scratch, tpsim};
 use std::path::Path;
 use tpsim::import_command_build::{self as build, HardwareFrom, Options};
@@ -42,17 +42,7 @@ fn the_57_survey_has_45_sourced_rows_in_the_books_classes() {
         let excused = r.source.contains(" @") || r.source.contains("date not read");
         assert!(dated || excused, "row {}: no date", r.n);
     }
-    let count = |c: &str| rows.iter().filter(|r| r.class == c).count();
-    let got = [
-        count("ok"),
-        count("refused: model"),
-        count("refused: release"),
-        count("refused: box"),
-        count("refused: not modelled"),
-        count("refused: not a command"),
-        count("refused: user's path"),
-        count("doubtful"),
-    ];
+    let got = class_counts(&rows);
     assert_eq!(got, [22, 14, 4, 0, 1, 1, 2, 1]);
 }
 
