@@ -157,14 +157,8 @@ fn unsourced_cards_keep_the_flat_efficiency() {
 /// One request of `prompt` tokens (two output tokens) of Qwen3-14B bf16 on one RTX A6000 under vLLM
 /// 0.11.0 with an 8,192-token budget (so the prompt is one forward), `extra` appended; its `--json` run.
 fn a6000_prompt(name: &str, extra: &str) -> serde_json::Value {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"rtx-a6000-4x-pcie\"\n{extra}\n[model]\npreset = \"qwen3-14b\"\n\
-         [engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 1\nmax_num_batched_tokens = 8192\n\
-         [workload]\nrequest_rate = 0.001\nnum_requests = 1\nprompt_len = 8192\noutput_len = 2\n"
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).expect("write scenario");
-    run_json(&p.display().to_string())
+    let engine = "max_num_batched_tokens = 8192";
+    vllm_one_prompt(name, ("rtx-a6000-4x-pcie", "qwen3-14b"), 8192, extra, engine)
 }
 
 /// The A6000's prefill now runs at the measured plateau. Qwen3-14B (config.json: hidden 5,120, 40
@@ -178,13 +172,7 @@ fn a6000_prefill_runs_at_the_measured_plateau_by_hand() {
     let flop: f64 = 2.1640e14 + 2.7488e13;
     let hand_ms = flop / (0.80 * 154.8e12) * 1e3;
     assert!((hand_ms - 1969.4).abs() < 0.5, "{hand_ms}");
-    let j = a6000_prompt("curves56-a6000", "");
-    let ttft = f(&j["serving"]["ttft_ms"]["p50"]);
-    assert!(
-        ((ttft - hand_ms) / hand_ms).abs() < 0.02,
-        "TTFT {ttft} ms against {hand_ms:.1} by hand"
-    );
-    assert_eq!(j["prefill_calibration"]["status"], "measured range");
+    assert_prefill_by_hand(&a6000_prompt("curves56-a6000", ""), hand_ms);
 }
 
 /// Decode does not move: Qwen3-14B's decode kernels at batch 1 are far below 5e10 FLOPs, where the
@@ -198,14 +186,5 @@ fn a6000_decode_is_unchanged_by_the_curve() {
         "curves56-a6000-old",
         "[hardware.compute.curves.default]\nflops_points = [[5e10, 0.50]]\n",
     );
-    let tpot = |j: &serde_json::Value| f(&j["serving"]["tpot_ms"]["p50"]);
-    let ttft = |j: &serde_json::Value| f(&j["serving"]["ttft_ms"]["p50"]);
-    assert!(
-        ((tpot(&new) - tpot(&old)) / tpot(&old)).abs() < 1e-3,
-        "{} {}",
-        tpot(&new),
-        tpot(&old)
-    );
-    let r = ttft(&old) / ttft(&new);
-    assert!((1.56..=1.6).contains(&r), "TTFT ratio {r}");
+    assert_curve_moves_only_prefill(&old, &new, 1.56..=1.6);
 }

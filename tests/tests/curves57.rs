@@ -88,15 +88,8 @@ fn a10g_keeps_its_own_curve() {
 /// 12,288, 36 layers) on one GPU of `preset` under vLLM 0.11.0 with an 8,192-token budget (one forward);
 /// its `--json` run.
 fn qwen3_8b_prompt(name: &str, preset: &str) -> serde_json::Value {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"{preset}\"\n[model]\npreset = \"qwen3-8b\"\n\
-         [engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 1\nmax_num_batched_tokens = 8192\n\
-         max_model_len = 16384\n[workload]\nrequest_rate = 0.001\nnum_requests = 1\nprompt_len = 8192\n\
-         output_len = 2\n"
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).expect("write scenario");
-    run_json(&p.display().to_string())
+    let engine = "max_num_batched_tokens = 8192\nmax_model_len = 16384";
+    vllm_one_prompt(name, (preset, "qwen3-8b"), 8192, "", engine)
 }
 
 /// The prefill's FLOPs by hand (the count of curves56's A6000 test): linear 2 × 8,192 × 36 × (4,096 ×
@@ -109,30 +102,22 @@ const QWEN3_8B_8K_FLOP: f64 = 1.13799e14 + 1.9791e13;
 /// old flat 0.50 the same count gives 2,137.5 ms, 10 % shorter: this test fails on it.
 #[test]
 fn a10_prefill_runs_at_the_measured_plateau_by_hand() {
-    let hand_ms = QWEN3_8B_8K_FLOP / (0.45 * 125e12) * 1e3;
-    assert!((hand_ms - 2374.9).abs() < 0.5, "{hand_ms}");
-    let j = qwen3_8b_prompt("curves57-a10", "a10-1x");
-    let ttft = f(&j["serving"]["ttft_ms"]["p50"]);
-    assert!(
-        ((ttft - hand_ms) / hand_ms).abs() < 0.02,
-        "TTFT {ttft} ms against {hand_ms:.1} by hand"
-    );
-    assert_eq!(j["prefill_calibration"]["status"], "measured range");
+    prefill_at_plateau("curves57-a10", "a10-1x", 0.45 * 125e12, 2374.9);
 }
 
 /// The RTX 3090 Ti's prefill runs at the measured (capped) 1.0: 1.33591e14 ÷ 80e12 = 1,669.9 ms, half
 /// the old flat 0.50's 3,339.8 ms.
 #[test]
 fn rtx_3090_ti_prefill_runs_at_the_measured_plateau_by_hand() {
-    let hand_ms = QWEN3_8B_8K_FLOP / (1.0 * 80e12) * 1e3;
-    assert!((hand_ms - 1669.9).abs() < 0.5, "{hand_ms}");
-    let j = qwen3_8b_prompt("curves57-3090ti", "rtx-3090-ti-4x-epyc-rome");
-    let ttft = f(&j["serving"]["ttft_ms"]["p50"]);
-    assert!(
-        ((ttft - hand_ms) / hand_ms).abs() < 0.02,
-        "TTFT {ttft} ms against {hand_ms:.1} by hand"
-    );
-    assert_eq!(j["prefill_calibration"]["status"], "measured range");
+    prefill_at_plateau("curves57-3090ti", "rtx-3090-ti-4x-epyc-rome", 1.0 * 80e12, 1669.9);
+}
+
+/// Qwen3-8B's 8,192-token prefill on one GPU of `preset` at `rate` FLOP/s: `hand_ms` by hand (to
+/// 0.5 ms), and tpsim's TTFT within 2 % of it.
+fn prefill_at_plateau(name: &str, preset: &str, rate: f64, hand_ms: f64) {
+    let by_hand = QWEN3_8B_8K_FLOP / rate * 1e3;
+    assert!((by_hand - hand_ms).abs() < 0.5, "{by_hand}");
+    assert_prefill_by_hand(&qwen3_8b_prompt(name, preset), by_hand);
 }
 
 /// The RTX 5090's measured FP8 curve (`[compute.formats.fp8]`): vllm pull 34424's bench_fp8_gemm.py

@@ -57,6 +57,47 @@ fn gemma4_vllm_tower_and_block_mults() {
     assert_eq!(g26.mimo_v2_vllm_block_mults(4, false), Some((1, 1)));
 }
 
+/// The two RoPE caches in bf16 at 262,144 positions (512 and 256 wide), bytes.
+const ROPE: u64 = 402_653_184;
+
+/// A by-hand vLLM Gemma 4 run: its weights a rank (bytes, before RoPE), the number of large weights
+/// whose allocator rounding stays below 2 MiB each, and the KV cell size (bytes a token).
+struct Hand {
+    weights: u64,
+    large_weights: u64,
+    cell: u64,
+}
+
+impl Hand {
+    /// Checks the run's weights (+ `ROPE`, + under 2 MiB of rounding a large weight), its cell, its
+    /// pool of `page`-byte pages in groups of `group` layers (`num_blocks = available // page //
+    /// group`; tokens = num_blocks // `groups` × 16), its all-reduces a pass, and a step no faster
+    /// than its own memory floor and within 3× of it.
+    fn check(&self, run: &serde_json::Value, (page, group, groups): (u64, u64, u64), allreduces: u64) {
+        let overhead = entry_bytes(run, "target weights") - self.weights - ROPE;
+        assert!(
+            overhead < self.large_weights * (2 << 20),
+            "allocator rounding {overhead} B"
+        );
+        let m = &run["memory"];
+        assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), self.cell);
+        let pages = f(&m["rest_gib"]) * (1u64 << 30) as f64 / page as f64;
+        let blocks = (pages / group as f64).floor() as u64;
+        assert_eq!(entry_bytes(run, "KV cache"), blocks * group * page);
+        assert_eq!(m["kv_tokens"].as_u64().unwrap(), blocks / groups * 16);
+        assert_eq!(
+            run["collectives"]["allreduces_per_pass"].as_u64().unwrap(),
+            allreduces
+        );
+        let tpot = f(&run["throughput"]["tpot_ms"]);
+        let floor = f(&run["floor"]["tpot_ms"]);
+        assert!(
+            tpot.is_finite() && tpot >= floor && tpot <= 3.0 * floor,
+            "tpot {tpot} floor {floor}"
+        );
+    }
+}
+
 /// The example (vLLM 0.19.1, tp 2, two RTX PRO 6000), by hand:
 /// - weights a rank: the text decoder's 15,404,388,668 parameters at tp 2 (`families30.rs`, the
 ///   same `QKVParallelLinear` with the V slot filled from `k_proj` in vLLM 0.19.0 `gemma4.py`) and the
@@ -87,25 +128,13 @@ fn gemma4_31b_vllm_by_hand() {
     );
     let text = 15_404_388_668_u64;
     assert_eq!(2 * (text + 575_743_536), 31_960_264_408);
-    let rope = 262_144 * (512 + 256) * 2;
-    assert_eq!(rope, 402_653_184_u64);
-    let overhead = entry_bytes(&run, "target weights") - 31_960_264_408 - rope;
-    assert!(
-        overhead < (4 * (60 + 27) + 4) * (2 << 20),
-        "allocator rounding {overhead} B"
-    );
-    let m = &run["memory"];
-    assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 60 * 8_192);
-    let blocks = (f(&m["rest_gib"]) * (1u64 << 30) as f64 / 131_072.0 / 10.0).floor() as u64;
-    assert_eq!(entry_bytes(&run, "KV cache"), blocks * 10 * 131_072);
-    assert_eq!(m["kv_tokens"].as_u64().unwrap(), blocks / 6 * 16);
-    assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 121);
-    let tpot = f(&run["throughput"]["tpot_ms"]);
-    let floor = f(&run["floor"]["tpot_ms"]);
-    assert!(
-        tpot.is_finite() && tpot >= floor && tpot <= 3.0 * floor,
-        "tpot {tpot} floor {floor}"
-    );
+    assert_eq!(262_144 * (512 + 256) * 2, ROPE);
+    let hand = Hand {
+        weights: 31_960_264_408,
+        large_weights: 4 * (60 + 27) + 4,
+        cell: 60 * 8_192,
+    };
+    hand.check(&run, (131_072, 10, 6), 121);
 }
 
 /// vLLM's start-up check of one 262,144-token request at `gpu_memory_utilization` 0.42 (the KV
@@ -163,23 +192,12 @@ fn gemma4_26b_a4b_vllm_by_hand() {
     let run = run_json(&file);
     assert_eq!(run["verdict"], "ok");
     assert_eq!(2 * (6_327_734_302_u64 + 572_794_416), 13_801_057_436);
-    let overhead = entry_bytes(&run, "target weights") - 13_801_057_436 - 402_653_184;
-    assert!(
-        overhead < (7 * 30 + 4 * 27 + 4) * (2 << 20),
-        "allocator rounding {overhead} B"
-    );
-    let m = &run["memory"];
-    assert_eq!(m["cell_size_bytes"].as_u64().unwrap(), 30 * 2_048);
-    let blocks = (f(&m["rest_gib"]) * (1u64 << 30) as f64 / 32_768.0 / 5.0).floor() as u64;
-    assert_eq!(entry_bytes(&run, "KV cache"), blocks * 5 * 32_768);
-    assert_eq!(m["kv_tokens"].as_u64().unwrap(), blocks / 6 * 16);
-    assert_eq!(run["collectives"]["allreduces_per_pass"].as_u64().unwrap(), 91);
-    let tpot = f(&run["throughput"]["tpot_ms"]);
-    let floor = f(&run["floor"]["tpot_ms"]);
-    assert!(
-        tpot.is_finite() && tpot >= floor && tpot <= 3.0 * floor,
-        "tpot {tpot} floor {floor}"
-    );
+    let hand = Hand {
+        weights: 13_801_057_436,
+        large_weights: 7 * 30 + 4 * 27 + 4,
+        cell: 30 * 2_048,
+    };
+    hand.check(&run, (32_768, 5, 6), 91);
 }
 
 /// vLLM's `Gemma4Config.verify_and_update_config` by release (`scenario::gemma4::vllm_default`) and

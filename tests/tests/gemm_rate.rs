@@ -6,17 +6,9 @@
 
 use crate::common::*;
 
-/// One request of `prompt` tokens (two output tokens) of Qwen3-14B bf16 on one H100 SXM under
-/// vLLM 0.11.0, with `extra` appended; its `--json` run.
+/// One request of `prompt` tokens of Qwen3-14B bf16 on one H100 SXM, with `extra` in `[hardware]`.
 fn one_prompt(name: &str, prompt: u32, extra: &str) -> serde_json::Value {
-    let text = format!(
-        "seed = 1\n[hardware]\npreset = \"h100-sxm-1x\"\n{extra}\n[model]\npreset = \"qwen3-14b\"\n\
-         [engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 1\n[workload]\nrequest_rate = 0.001\n\
-         num_requests = 1\nprompt_len = {prompt}\noutput_len = 2\n"
-    );
-    let p = scratch(name).join("s.toml");
-    std::fs::write(&p, text).expect("write scenario");
-    run_json(&p.display().to_string())
+    vllm_one_prompt(name, ("h100-sxm-1x", "qwen3-14b"), prompt, extra, "")
 }
 
 /// Qwen3-14B (config.json: hidden 5,120, 40 heads of 128, 8 KV heads, MLP 17,408, 40 layers), one
@@ -39,14 +31,7 @@ fn h100_prefill_runs_at_the_layer_shape_bf16_rate_by_hand() {
     assert!((attention / 2.7488e13 - 1.0).abs() < 1e-3, "{attention}");
     let hand_ms = (linear + attention) / (0.72 * 989e12) * 1e3;
     assert!((hand_ms - 342.5).abs() < 0.5, "{hand_ms}");
-    let j = one_prompt("h100-8k", 8192, "");
-    let ttft = f(&j["serving"]["ttft_ms"]["p50"]);
-    assert!(
-        ((ttft - hand_ms) / hand_ms).abs() < 0.02,
-        "TTFT {ttft} ms against {hand_ms:.1} by hand"
-    );
-    let p = &j["prefill_calibration"];
-    assert_eq!(p["status"], "measured range", "{p}");
+    assert_prefill_by_hand(&one_prompt("h100-8k", 8192, ""), hand_ms);
 }
 
 /// Decode steps do not move: a decode kernel of Qwen3-14B at batch 1 is far below 5e10 FLOPs, where
@@ -63,14 +48,5 @@ fn h100_decode_is_unchanged_by_the_plateau() {
         "[hardware.compute.curves.default]\nflops_points = [[5e10, 0.50], [1.37e11, 0.80]]\n\
          flops_range = [1.37e11, 2.15e12]\n",
     );
-    let tpot = |j: &serde_json::Value| f(&j["serving"]["tpot_ms"]["p50"]);
-    let ttft = |j: &serde_json::Value| f(&j["serving"]["ttft_ms"]["p50"]);
-    assert!(
-        ((tpot(&new) - tpot(&old)) / tpot(&old)).abs() < 1e-3,
-        "{} {}",
-        tpot(&new),
-        tpot(&old)
-    );
-    let r = ttft(&new) / ttft(&old);
-    assert!((1.100..=1.112).contains(&r), "TTFT ratio {r}");
+    assert_curve_moves_only_prefill(&new, &old, 1.100..=1.112);
 }

@@ -620,3 +620,57 @@ pub fn assert_overlap_off_costs_host_overhead(file: &str, name: &str, extra: &st
     let d = f(&run["throughput"]["tpot_ms"]) - f(&no_radix["throughput"]["tpot_ms"]);
     assert!((d - 0.300).abs() < 0.001, "{d} ms");
 }
+
+/// `tpsim run --json` on one request of `prompt` tokens (two output tokens, alone at 0.001 req/s)
+/// of the `model` preset on one GPU of the `hardware` preset under vLLM 0.11.0, tp 1: the run the
+/// prefill-rate suites time (gemm_rate, curves56, curves57). `hardware_extra` is TOML appended to
+/// `[hardware]`, `engine_extra` to `[engine]`.
+pub fn vllm_one_prompt(
+    name: &str,
+    (hardware, model): (&str, &str),
+    prompt: u32,
+    hardware_extra: &str,
+    engine_extra: &str,
+) -> serde_json::Value {
+    let text = format!(
+        "seed = 1\n[hardware]\npreset = \"{hardware}\"\n{hardware_extra}\n[model]\npreset = \"{model}\"\n\
+         [engine]\nname = \"vllm\"\nversion = \"0.11.0\"\ntp = 1\n{engine_extra}\n[workload]\n\
+         request_rate = 0.001\nnum_requests = 1\nprompt_len = {prompt}\noutput_len = 2\n"
+    );
+    let p = scratch(name).join("s.toml");
+    std::fs::write(&p, text).expect("write scenario");
+    run_json(&p.display().to_string())
+}
+
+/// Asserts that a one-prompt run's p50 TTFT is `hand_ms` (the prefill's FLOPs over the curve's rate,
+/// by hand) within 2 % — tpsim adds the last token's LM head, the per-kernel gaps and the host's step
+/// costs, a few ms — and that its prefill lies in the curve's measured range.
+pub fn assert_prefill_by_hand(j: &serde_json::Value, hand_ms: f64) {
+    let ttft = f(&j["serving"]["ttft_ms"]["p50"]);
+    assert!(
+        ((ttft - hand_ms) / hand_ms).abs() < 0.02,
+        "TTFT {ttft} ms against {hand_ms:.1} by hand"
+    );
+    let p = &j["prefill_calibration"];
+    assert_eq!(p["status"], "measured range", "{p}");
+}
+
+/// Asserts that two one-prompt runs differing only in their GEMM curve decode alike (p50 TPOT within
+/// 0.1 %: decode kernels sit below the curve's first point) and that the `slow` run's TTFT is
+/// `ratio` × the `fast` one's (the FLOP part scales, the fixed few ms do not).
+pub fn assert_curve_moves_only_prefill(
+    slow: &serde_json::Value,
+    fast: &serde_json::Value,
+    ratio: std::ops::RangeInclusive<f64>,
+) {
+    let tpot = |j: &serde_json::Value| f(&j["serving"]["tpot_ms"]["p50"]);
+    let ttft = |j: &serde_json::Value| f(&j["serving"]["ttft_ms"]["p50"]);
+    assert!(
+        ((tpot(slow) - tpot(fast)) / tpot(fast)).abs() < 1e-3,
+        "{} {}",
+        tpot(slow),
+        tpot(fast)
+    );
+    let r = ttft(slow) / ttft(fast);
+    assert!(ratio.contains(&r), "TTFT ratio {r}");
+}
