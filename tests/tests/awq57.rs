@@ -47,7 +47,7 @@
 //! if a row of this source is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
+use crate::throughput_rows::validate_e2e_row;
 use tpsim_model::llm::{ModelSpec, Quantization};
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
@@ -126,10 +126,13 @@ fn the_checkpoint_size_points_at_group_32() {
 /// start with `note` (its measured value checked against the figure the file prints).
 fn compare(label: &str, note: &str, printed: f64, file: &str) {
     let (src, model) = AWQ57_SOURCES[0];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/glm-4.5-air-awq-{file}.toml")));
-    validate(label, (m, m), f(&v["throughput"]["e2e_output_tok_s"]));
+    validate_e2e_row(
+        (src, model),
+        (note, printed),
+        &format!("glm-4.5-air-awq-{file}.toml"),
+        label,
+        1.0,
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@
 //! added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
+use crate::throughput_rows::{validate, validate_e2e_row};
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -94,10 +94,7 @@ const SINGLE: &[(&str, f64, &str, &str)] = &[
 fn replica(i: usize) {
     let (note, printed, file, label) = REPLICAS[i];
     let (src, model) = DEPLOYS24_SOURCES[0];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), 2.0 * f(&v["throughput"]["e2e_output_tok_s"]));
+    validate_e2e_row((src, model), (note, printed), file, label, 2.0);
 }
 
 /// Single-query row `i` of [`SINGLE`]: 1000 ÷ tpsim's median TPOT against 1000 ÷ the file's.

@@ -40,7 +40,7 @@
 //! sources is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
+use crate::throughput_rows::validate_e2e_row;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -112,10 +112,7 @@ const ROWS: &[(&str, &str, &str, f64, &str, &str)] = &[
 /// end-to-end output rate.
 fn row(i: usize) {
     let (src, model, note, printed, file, label) = ROWS[i];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), f(&v["throughput"]["e2e_output_tok_s"]));
+    validate_e2e_row((src, model), (note, printed), file, label, 1.0);
 }
 
 #[test]

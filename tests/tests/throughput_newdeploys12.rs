@@ -35,7 +35,7 @@
 //! is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
+use crate::throughput_rows::validate_e2e_row;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -89,10 +89,7 @@ const ROWS: &[(&str, f64, &str, &str)] = &[
 fn compare(i: usize) {
     let (note, printed, file, label) = ROWS[i];
     let (src, model) = NEWDEPLOYS12_SOURCES[0];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), f(&v["throughput"]["e2e_output_tok_s"]));
+    validate_e2e_row((src, model), (note, printed), file, label, 1.0);
 }
 
 #[test]

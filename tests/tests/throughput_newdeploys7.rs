@@ -30,7 +30,7 @@
 //! [`every_newdeploys7_row_is_compared`] fails if a row of these sources is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
+use crate::throughput_rows::validate_e2e_row;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -49,10 +49,7 @@ pub(crate) const NEWDEPLOYS7_SOURCES: &[(&str, &str)] = &[
 /// the printed figure) against tpsim's end-to-end output rate of `file`.
 fn burst(i: usize, note: &str, printed: f64, file: &str, label: &str) {
     let (src, model) = NEWDEPLOYS7_SOURCES[i];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), f(&v["throughput"]["e2e_output_tok_s"]));
+    validate_e2e_row((src, model), (note, printed), file, label, 1.0);
 }
 
 /// The 4K and 2K bursts of one page: (gpu tag in the file name, gpu in the label, the printed rates).

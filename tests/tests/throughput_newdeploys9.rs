@@ -37,7 +37,7 @@
 //! is added without a test here.
 
 use crate::common::*;
-use crate::throughput_rows::validate;
+use crate::throughput_rows::validate_e2e_row;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
@@ -67,10 +67,7 @@ pub(crate) const NEWDEPLOYS9_SOURCES: &[(&str, &str)] = &[
 /// against tpsim's end-to-end output rate of `validation/FILE`.
 fn row(i: usize, note: &str, printed: f64, file: &str, label: &str) {
     let (src, model) = NEWDEPLOYS9_SOURCES[i];
-    let m = measured_throughput(src, model, |n| n.starts_with(note));
-    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
-    let v = run_json(&scenario(&format!("validation/{file}")));
-    validate(label, (m, m), f(&v["throughput"]["e2e_output_tok_s"]));
+    validate_e2e_row((src, model), (note, printed), file, label, 1.0);
 }
 
 #[test]

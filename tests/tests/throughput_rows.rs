@@ -1005,6 +1005,27 @@ pub(crate) const IN_SAMPLE: &[&str] = &[
     "Kimi-K2.5 INT4, SGLang 0.5.6.post2, 8× H200 TP 8, random 1k/1k c 1 (per-stream TPOT)",
 ];
 
+/// Holds the row of `source` (its `(source, model)`) whose notes start with `note` to `replicas` ×
+/// tpsim's end-to-end output rate (output tokens ÷ the whole run, prefill included) of
+/// `validation/FILE`, after checking the row's measured value against `printed`, the figure the
+/// source prints (so a mis-keyed note cannot pass). The burst and replica rows of the deploys suites.
+pub(crate) fn validate_e2e_row(
+    source: (&str, &str),
+    (note, printed): (&str, f64),
+    file: &str,
+    label: &str,
+    replicas: f64,
+) {
+    let m = crate::common::measured_throughput(source.0, source.1, |n| n.starts_with(note));
+    assert!((m - printed).abs() < 1e-9, "{label}: {m}");
+    let v = crate::common::run_json(&crate::common::scenario(&format!("validation/{file}")));
+    validate(
+        label,
+        (m, m),
+        replicas * crate::common::f(&v["throughput"]["e2e_output_tok_s"]),
+    );
+}
+
 /// Holds one row to [`TARGET`]: within it, or a listed [`KNOWN_MISSES`] row that is still outside
 /// it. `measured` is (low, high) of a range, or the value twice. Prints the comparison.
 pub(crate) fn validate(label: &str, measured: (f64, f64), predicted: f64) {
