@@ -178,7 +178,14 @@ pub fn sampler_peak_bytes(p: &StartupParams, s: &ProfileShape) -> u64 {
 /// single-GPU part, plus the communication part when `tp > 1` (fitted; see [`StartupParams`]).
 /// vLLM creates its NCCL communicators before the snapshot, but NCCL connects a communicator's
 /// buffers on its first collective (lazy connection, NCCL ≥ 2.22 `NCCL_RUNTIME_CONNECT=1`), i.e. in
-/// the profile run — which is why this growth appears only with `tp > 1`.
+/// the profile run — which is why this growth appears only with `tp > 1`. vmem58: one communicator
+/// is even created inside the window: the tensor-parallel group's torch `ProcessGroupNCCL` (made
+/// by `new_group` without a `device_id`, so lazily), whose first collective is the dummy
+/// sampler's logits all-gather (vLLM 0.11.0 / 0.19.0 `LogitsProcessor._gather_logits` →
+/// `DeviceCommunicatorBase.all_gather` → `dist.all_gather_into_tensor`); over P2P its ring takes
+/// [`crate::nccl::p2p_ring_channel_device_bytes`] (12 MiB) a channel on each rank
+/// (tests/tests/vmem58.rs: 24 channels would be 0.28 of the fitted 0.34 GiB at tp 2; the channel
+/// count is not logged, so the part stays fitted).
 pub fn non_torch_growth(p: &StartupParams, tp: u32) -> Bytes {
     let mut gib = p.non_torch_base_gib;
     if tp > 1 {

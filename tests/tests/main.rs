@@ -442,3 +442,4 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+mod vmem58;

@@ -83,6 +83,32 @@ pub fn ring_allreduce_chunk_bytes(proto: Proto) -> u64 {
     }
 }
 
+/// Alignment of every P2P connection's device allocation, bytes: 2 MiB (`comm.h` `CUDA_IPC_MIN`,
+/// applied by `transport/p2p.cc` `p2pSendSetup` / `p2pRecvSetup` with `ALIGN_SIZE`; NCCL 2.27.5).
+pub const CUDA_IPC_MIN: u64 = 2 << 20;
+/// The head of a connection's send or receive memory, bytes: `struct ncclSendMem` / `ncclRecvMem`
+/// are unions padded to `MEM_ALIGN` = 4096 (`comm.h`; NCCL 2.27.5).
+pub const CONN_MEM_HEAD_BYTES: u64 = 4096;
+
+/// vmem58 (issue #17): device bytes one ring channel's P2P connections take on each rank, which
+/// allocates its send side (to the next rank) and its receive side (from the previous one) on its
+/// own GPU (`transport/p2p.cc` `p2pSendSetup`: `sizeof(ncclSendMem)` + the Simple buffer when the
+/// connection reads (`p2pGetInfo`: NVLink between Ampere-or-later GPUs by default);
+/// `p2pRecvSetup`: `sizeof(ncclRecvMem)` + every protocol's buffer but a read connection's Simple;
+/// each rounded up to [`CUDA_IPC_MIN`]; `transport/generic.cc` `ncclTransportRingConnect` connects
+/// every channel of the communicator). Read: 4 MiB + 4 KiB → 6 MiB and 512 KiB + 4,915,200 B + 4
+/// KiB → 6 MiB; no read: 4 KiB → 2 MiB and 9,633,792 B + 4 KiB → 10 MiB: 12 MiB either way. Over
+/// NCCL's SHM transport the buffers are host memory (not counted here).
+pub fn p2p_ring_channel_device_bytes(read: bool) -> u64 {
+    let align = |b: u64| b.div_ceil(CUDA_IPC_MIN) * CUDA_IPC_MIN;
+    let (send, recv) = if read {
+        (SIMPLE_BUFF_BYTES, LL_BUFF_BYTES + LL128_BUFF_BYTES)
+    } else {
+        (0, LL_BUFF_BYTES + LL128_BUFF_BYTES + SIMPLE_BUFF_BYTES)
+    };
+    align(CONN_MEM_HEAD_BYTES + send) + align(CONN_MEM_HEAD_BYTES + recv)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Transport
 // ---------------------------------------------------------------------------------------------
@@ -161,5 +187,14 @@ mod tests {
         assert_eq!(Proto::Ll.payload_efficiency(), 0.5);
         assert_eq!(Proto::Ll128.payload_efficiency(), 0.9375);
         assert_eq!(Proto::Simple.payload_efficiency(), 1.0);
+    }
+
+    #[test]
+    fn ring_channel_device_bytes() {
+        // Read (NVLink): 6 MiB + 6 MiB; no read (PCIe): 2 MiB + 10 MiB.
+        assert_eq!(p2p_ring_channel_device_bytes(true), 12 << 20);
+        assert_eq!(p2p_ring_channel_device_bytes(false), 12 << 20);
+        assert_eq!(CONN_MEM_HEAD_BYTES + LL_BUFF_BYTES + LL128_BUFF_BYTES, 5_443_584);
+        assert_eq!(CONN_MEM_HEAD_BYTES + 9_633_792, 9_637_888);
     }
 }

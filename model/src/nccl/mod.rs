@@ -43,8 +43,8 @@ pub use limits::{
     LL128_PAYLOAD_EFFICIENCY, MAXCHANNELS, NCCL_LL_MAX_NTHREADS, NCCL_LL_THREAD_THRESHOLD,
     NCCL_LL128_MAX_NTHREADS, NCCL_LL128_THREAD_THRESHOLD, NCCL_MAX_NTHREADS, NCCL_SIMPLE_MAX_NTHREADS,
     NCCL_SIMPLE_THREAD_THRESHOLD, NCCL_STEPS, PCI_BW_GBPS, RING_SEARCH_MAX_CHANNELS, SIMPLE_BUFF_BYTES,
-    SIMPLE_ORDER_BW_GBPS, WARP_SIZE, buff_bytes, p2p_level, ring_allreduce_chunk_bytes, slot_bytes,
-    transport,
+    SIMPLE_ORDER_BW_GBPS, WARP_SIZE, buff_bytes, p2p_level, p2p_ring_channel_device_bytes,
+    ring_allreduce_chunk_bytes, slot_bytes, transport,
 };
 pub use search::{Pattern, RingGraph, SearchResult, search_graph, search_ring, speed_array};
 pub use tuner::{
