@@ -287,3 +287,34 @@ fn survey_rows_that_now_import_and_start() {
     );
     assert!(out.stdout.contains("tokens of 35136 B"), "{}", out.stdout);
 }
+
+/// A command that sets the KV dtype writes the preset's quantization out as `[model.quantization]`
+/// (`import_command_build::preset_quant`): the `[projections]` split is written with it, so the
+/// scenario weighs what the preset weighs (50,357,700,024 B a rank at tp 8, the test above).
+#[test]
+fn an_imported_kv_dtype_keeps_the_projection_split() {
+    let c = "python -m sglang.launch_server --model-path nvidia/DeepSeek-V3.1-NVFP4 --tp 8 \
+             --kv-cache-dtype fp8_e4m3 --quantization modelopt_fp4";
+    let o = Options {
+        hardware: HardwareFrom::Preset("rtx-pro-6000-8x-1switch".into()),
+        engine_version: None,
+        model_preset: None,
+        model_config: None,
+        acceptance: None,
+        output: None,
+    };
+    let i = build::import(c, &o).expect("imports");
+    assert!(
+        i.text.contains("[model.quantization.projections.q_b_proj]"),
+        "{}",
+        i.text
+    );
+    assert!(
+        i.text.contains("[model.quantization.projections.kv_b_proj]"),
+        "{}",
+        i.text
+    );
+    assert!(i.text.contains("[model.quantization.mla_down]"), "{}", i.text);
+    let s = tpsim::scenario::load_str(&i.text, Path::new("imported.toml")).expect("loads");
+    assert_eq!(s.model.weight_bytes_per_rank(8).0, 50_357_700_024);
+}
