@@ -869,6 +869,16 @@ fn preset_quant(preset: &str) -> Result<Option<Table>, String> {
             out.insert(k.into(), Value::Table(format_table(&f)));
         }
     }
+    // presets58 (issue #17): the attention projections stored apart (`[projections]`).
+    let projections: toml::map::Map<String, Value> = q
+        .projections
+        .named()
+        .into_iter()
+        .map(|(k, f)| (k.to_string(), Value::Table(format_table(&f))))
+        .collect();
+    if !projections.is_empty() {
+        out.insert("projections".into(), Value::Table(projections));
+    }
     let kv = t.get("kv_cache_dtype").cloned().or_else(|| {
         use tpsim_model::llm::KvCacheDtype as K;
         let name = match q.kv_cache_dtype {

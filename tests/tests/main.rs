@@ -443,3 +443,5 @@ mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
 mod vmem58;
+// presets58 (issue #17): DeepSeek-V3.1-NVFP4 (per-projection quant override), Qwen3-Coder-30B-A3B-Instruct, survey rows.
+mod presets58;

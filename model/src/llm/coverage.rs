@@ -368,6 +368,11 @@ static QWEN3_MOE: Coverage = Coverage {
             "tests/data/engine-memory.tsv line 58: SGLang 0.5.13, Qwen3-30B-A3B bf16, 1× RTX PRO 6000, max_total_tokens 4,096 caps the profile; K size 0.19 GB (exact)",
             "sglanglogs::sglang_0_5_13_qwen3_30b_a3b_capped_pool_rtx_pro_6000_tp1",
         ),
+        // presets58 (issue #17): the Qwen3-Coder-30B-A3B-Instruct preset (config.json byte copy).
+        check(
+            "Qwen/Qwen3-Coder-30B-A3B-Instruct card: \"30.5B in total\" (copy in ztxz16/fastllm f8f04c33 Qwen3-Coder-30B-A3B-Instruct/README.md); 30,532,122,624 by hand from its config.json (sagui-nlp/nanoGPT-moe 2675cf4c); a rounded size, not an engine log",
+            "presets58::qwen3_coder_30b_a3b_instruct_parameters_by_hand",
+        ),
     ]),
     vllm: exact_memory(&[check(
         "tests/data/engine-memory.tsv line 43: vLLM 0.8.5, Qwen3-30B-A3B, 4× A10 TP 4, weights per rank (−0.08 %)",
@@ -378,10 +383,18 @@ static QWEN3_MOE: Coverage = Coverage {
 static DEEPSEEK_V3: Coverage = Coverage {
     arch: Architecture::DeepseekV3,
     families: "DeepSeek-V3, R1, Kimi-K2",
-    sglang: exact_memory(&[check(
-        "tests/data/engine-memory.tsv line 60: SGLang main 2026-08 (kt-kernel, routed experts on the CPU), DeepSeek-R1-0528, 8× H100 TP 8, MLA cell 70,272 B (KV size 61.03 GB) and KV tokens from the logged free memory, min over ranks (+0.008 %); weights not compared (the experts are on the CPU)",
-        "sglanglogs::sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8",
-    )]),
+    sglang: exact_memory(&[
+        check(
+            "tests/data/engine-memory.tsv line 60: SGLang main 2026-08 (kt-kernel, routed experts on the CPU), DeepSeek-R1-0528, 8× H100 TP 8, MLA cell 70,272 B (KV size 61.03 GB) and KV tokens from the logged free memory, min over ranks (+0.008 %); weights not compared (the experts are on the CPU)",
+            "sglanglogs::sglang_2026_08_deepseek_r1_0528_mla_pool_h100_tp8",
+        ),
+        // presets58 (issue #17): nvidia/DeepSeek-V3.1-NVFP4's per-projection split (o_proj NVFP4,
+        // q_a / q_b / kv_a / kv_b bf16), read from its exclude list.
+        check(
+            "nvidia/DeepSeek-V3.1-NVFP4 hf_quant_config.json (byte copy, ai-dynamo/aiconfigurator 095f58a5): weights per rank at tp 8 by hand, 50,357,700,024 B, with o_proj NVFP4 and q_a / q_b / kv_a / kv_b bf16 (no public start-up log found; not an engine log)",
+            "presets58::deepseek_v3_1_nvfp4_weights_tp8_by_hand",
+        ),
+    ]),
     vllm: exact_memory(&[
         check(
             "tests/data/engine-memory.tsv line 47: vLLM nightly 2025-11, Kimi-K2-Thinking, 8× H200 TP 8, KV tokens from the logged budget (MLA cell 70,272 B; +0.002 %)",

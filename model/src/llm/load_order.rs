@@ -278,7 +278,7 @@ impl ModelSpec {
                 let online = (self.quantization.online.is_some()
                     && matches!(
                         p.fmt,
-                        Fmt::Linear | Fmt::Dense | Fmt::Shared | Fmt::Expert | Fmt::MlaDown
+                        Fmt::Linear | Fmt::Dense | Fmt::Shared | Fmt::Expert | Fmt::MlaDown | Fmt::Proj(_)
                     )
                     && f.dtype == WeightDtype::Fp8)
                     .then(|| {

@@ -262,8 +262,8 @@ pub use minimax01::{LIGHTNING_KERNELS, vllm_state_page as lightning_vllm_state_p
 pub use nemotron_h::{Mamba2, VLLM_KERNEL_BLOCK_ALIGNMENT, non_finite_to_null, vllm_attention_block_size};
 pub use partial_rotary::MROPE_ROWS_FACTOR;
 pub use quant::{
-    ExpertRelayout, KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, Quantization, ScaleDtype, WeightDtype,
-    WeightFormat,
+    AttnProjection, ExpertRelayout, KvCacheDtype, MXFP4_BLOCK, NVFP4_BLOCK, ProjectionFormats, Quantization,
+    ScaleDtype, WeightDtype, WeightFormat,
 };
 pub use vlm::VisionFamily;
 pub use weights::WeightBreakdown;

@@ -27,6 +27,10 @@ pub(crate) enum Fmt {
     /// families31 (issue #17): the quantization's MLA down-projection format
     /// (`Quantization::mla_down_format`: `fused_qkv_a_proj` / `kv_a_proj`).
     MlaDown,
+    /// presets58 (issue #17): the quantization's format of one attention projection
+    /// (`Quantization::projection_format`, quant.toml `[projections]`). Set by `ModelSpec::inventory`
+    /// on the `Linear` attention pieces named as that projection's GEMM.
+    Proj(super::quant::AttnProjection),
     /// Raw bytes, one per element, no scales (a kernel's re-laid copy of E8M0 block scales).
     Byte,
 }

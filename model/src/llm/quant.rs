@@ -507,6 +507,104 @@ pub struct Quantization {
     /// `weights` (quant.toml `mla_down`): Mistral Large 3's FP8 checkpoint keeps them bf16 (its
     /// compressed-tensors `ignore` lists `re:.*kv_a_proj_with_mqa$` and `re:.*q_a_proj$`).
     pub mla_down: Option<WeightFormat>,
+    /// presets58 (issue #17): formats of single attention projections stored apart from the
+    /// attention's default (`weights`), quant.toml `[projections]`: nvidia/DeepSeek-V3.1-NVFP4 keeps
+    /// `q_b_proj` and `kv_b_proj` bf16 (with `q_a_proj` / `kv_a_proj_with_mqa`: `mla_down`) while
+    /// `o_proj` is NVFP4 (its hf_quant_config.json `exclude_modules`).
+    pub projections: ProjectionFormats,
+}
+
+/// presets58 (issue #17): one attention projection a quant description can store in its own format
+/// (quant.toml `[projections]` keys; the checkpoint's module names, as an `ignore` /
+/// `exclude_modules` list names them). MLA's `q_a_proj` and `kv_a_proj_with_mqa`, which both engines
+/// fuse into one GEMM, are `mla_down`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttnProjection {
+    /// `q_proj`, `k_proj` and `v_proj`, fused as `qkv_proj` by both engines (one format; vLLM
+    /// 0.11.0 `quantization/utils/quant_utils.py` `is_layer_skipped` refuses a fused layer whose
+    /// shards are quantized differently), or MLA's `q_proj` (no `q_lora_rank`).
+    Qkv,
+    /// MLA's `q_b_proj` (the query up-projection, column-parallel).
+    QB,
+    /// MLA's `kv_b_proj` (the key/value up-projection, column-parallel; read at decode only by
+    /// engines that run MLA un-absorbed).
+    KvB,
+    /// The attention output projection `o_proj` (row-parallel).
+    O,
+}
+
+impl AttnProjection {
+    /// The projection of the GEMM weight named `gemm` (`Piece::gemm` names), if it is one.
+    pub fn of_gemm(gemm: &str) -> Option<AttnProjection> {
+        match gemm {
+            "qkv_proj" | "q_proj" => Some(AttnProjection::Qkv),
+            "q_b_proj" => Some(AttnProjection::QB),
+            "kv_b_proj" => Some(AttnProjection::KvB),
+            "o_proj" => Some(AttnProjection::O),
+            _ => None,
+        }
+    }
+}
+
+/// presets58 (issue #17): per-projection format overrides of the attention (quant.toml
+/// `[projections]`); `None` = the attention's default format (`Quantization::weights`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProjectionFormats {
+    /// `qkv_proj` (`q_proj`/`k_proj`/`v_proj`; MLA's `q_proj`).
+    pub qkv_proj: Option<WeightFormat>,
+    /// MLA `q_b_proj`.
+    pub q_b_proj: Option<WeightFormat>,
+    /// MLA `kv_b_proj`.
+    pub kv_b_proj: Option<WeightFormat>,
+    /// `o_proj`.
+    pub o_proj: Option<WeightFormat>,
+}
+
+impl ProjectionFormats {
+    /// The override of `p`, if any.
+    pub fn get(&self, p: AttnProjection) -> Option<WeightFormat> {
+        match p {
+            AttnProjection::Qkv => self.qkv_proj,
+            AttnProjection::QB => self.q_b_proj,
+            AttnProjection::KvB => self.kv_b_proj,
+            AttnProjection::O => self.o_proj,
+        }
+    }
+
+    /// The override slot of `p`, mutably.
+    pub fn slot_mut(&mut self, p: AttnProjection) -> &mut Option<WeightFormat> {
+        match p {
+            AttnProjection::Qkv => &mut self.qkv_proj,
+            AttnProjection::QB => &mut self.q_b_proj,
+            AttnProjection::KvB => &mut self.kv_b_proj,
+            AttnProjection::O => &mut self.o_proj,
+        }
+    }
+
+    /// Every override present, mutably (for rules that rewrite all formats alike).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut WeightFormat> {
+        [
+            &mut self.qkv_proj,
+            &mut self.q_b_proj,
+            &mut self.kv_b_proj,
+            &mut self.o_proj,
+        ]
+        .into_iter()
+        .filter_map(Option::as_mut)
+    }
+
+    /// Each override present with its quant.toml key.
+    pub fn named(&self) -> Vec<(&'static str, WeightFormat)> {
+        [
+            ("qkv_proj", self.qkv_proj),
+            ("q_b_proj", self.q_b_proj),
+            ("kv_b_proj", self.kv_b_proj),
+            ("o_proj", self.o_proj),
+        ]
+        .into_iter()
+        .filter_map(|(k, f)| Some((k, f?)))
+        .collect()
+    }
 }
 
 impl Default for Quantization {
@@ -528,6 +626,7 @@ impl Quantization {
             mtp: None,
             online: None,
             mla_down: None,
+            projections: ProjectionFormats::default(),
         }
     }
 
@@ -549,6 +648,11 @@ impl Quantization {
     /// families31: format used for MLA's down-projections (the override, else the default).
     pub fn mla_down_format(&self) -> WeightFormat {
         self.mla_down.unwrap_or(self.weights)
+    }
+
+    /// presets58: format used for the attention projection `p` (the override, else the default).
+    pub fn projection_format(&self, p: AttnProjection) -> WeightFormat {
+        self.projections.get(p).unwrap_or(self.weights)
     }
 
     /// Every linear-layer format the description holds, mutably (the default, then each override
@@ -609,6 +713,22 @@ struct RawQuantization {
     mtp: Option<RawFormat>,
     #[serde(default)]
     mla_down: Option<RawFormat>,
+    #[serde(default)]
+    projections: Option<RawProjections>,
+}
+
+/// presets58: quant.toml `[projections]`, one optional format per attention projection.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProjections {
+    #[serde(default)]
+    qkv_proj: Option<RawFormat>,
+    #[serde(default)]
+    q_b_proj: Option<RawFormat>,
+    #[serde(default)]
+    kv_b_proj: Option<RawFormat>,
+    #[serde(default)]
+    o_proj: Option<RawFormat>,
 }
 
 fn default_dtype() -> WeightDtype {
@@ -648,6 +768,17 @@ impl TryFrom<RawQuantization> for Quantization {
             .mla_down
             .map(|e| WeightFormat::from_raw(e, "mla_down."))
             .transpose()?;
+        let mut projections = ProjectionFormats::default();
+        if let Some(p) = raw.projections {
+            let one = |f: Option<RawFormat>, key: &str| {
+                f.map(|e| WeightFormat::from_raw(e, &format!("projections.{key}.")))
+                    .transpose()
+            };
+            projections.qkv_proj = one(p.qkv_proj, "qkv_proj")?;
+            projections.q_b_proj = one(p.q_b_proj, "q_b_proj")?;
+            projections.kv_b_proj = one(p.kv_b_proj, "kv_b_proj")?;
+            projections.o_proj = one(p.o_proj, "o_proj")?;
+        }
         Ok(Quantization {
             weights,
             experts,
@@ -657,6 +788,7 @@ impl TryFrom<RawQuantization> for Quantization {
             mtp,
             online: None,
             mla_down,
+            projections,
         })
     }
 }

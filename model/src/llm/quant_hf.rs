@@ -57,6 +57,85 @@ struct Kept {
     shared_experts: bool,
     dense_mlp: bool,
     routed_experts: bool,
+    /// presets58 (issue #17): the attention kept in part, the same projections in every layer
+    /// (nvidia/DeepSeek-V3.1-NVFP4 keeps q_a/q_b/kv_a/kv_b, quantizes o_proj).
+    attention_part: Option<AttnKept>,
+}
+
+/// presets58 (issue #17): which attention projections an ignore list keeps, by the formats tpsim
+/// stores apart (`Quantization::mla_down` and `Quantization::projections`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct AttnKept {
+    /// MLA `q_a_proj` and `kv_a_proj_with_mqa` (one fused GEMM).
+    mla_down: bool,
+    /// `q_proj` / `k_proj` / `v_proj` (one fused GEMM), or MLA's `q_proj`.
+    qkv: bool,
+    q_b: bool,
+    kv_b: bool,
+    o: bool,
+}
+
+impl AttnKept {
+    /// The projections kept among one layer's attention modules `modules` (checkpoint names) whose
+    /// kept flags are `kept`; a fused GEMM kept in part is refused with vLLM 0.11.0's text
+    /// (`quantization/utils/quant_utils.py` `is_layer_skipped`).
+    fn of_layer(modules: &[String], kept: &[bool], field: &str) -> Result<AttnKept, ModelError> {
+        let mut out = AttnKept::default();
+        let mut fused: [(Option<bool>, &str); 2] = [(None, "qkv_proj"), (None, "fused_qkv_a_proj_with_mqa")];
+        for (m, &k) in modules.iter().zip(kept) {
+            let last = m.rsplit('.').next().unwrap_or(m);
+            let slot = match last {
+                "q_proj" | "k_proj" | "v_proj" => {
+                    out.qkv |= k;
+                    Some(0)
+                }
+                "q_a_proj" | "kv_a_proj_with_mqa" => {
+                    out.mla_down |= k;
+                    Some(1)
+                }
+                "q_b_proj" => {
+                    out.q_b = k;
+                    None
+                }
+                "kv_b_proj" => {
+                    out.kv_b = k;
+                    None
+                }
+                "o_proj" => {
+                    out.o = k;
+                    None
+                }
+                _ => {
+                    return Err(bad(
+                        field,
+                        format!(
+                            "`{m}` kept unquantized apart from the rest of its attention: tpsim stores \
+                             q/k/v, the MLA down- and up-projections and o_proj apart only, write \
+                             quant.toml explicitly"
+                        ),
+                    ));
+                }
+            };
+            if let Some(i) = slot {
+                match fused[i].0 {
+                    Some(prev) if prev != k => {
+                        let prefix = m.rsplit_once('.').map_or(m.as_str(), |(p, _)| p);
+                        return Err(bad(
+                            field,
+                            format!(
+                                "Detected some but not all shards of {prefix}.{} are quantized. All shards \
+                                 of fused layers to have the same precision. (vLLM 0.11.0 \
+                                 `is_layer_skipped`)",
+                                fused[i].1
+                            ),
+                        ));
+                    }
+                    _ => fused[i].0 = Some(k),
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Module-name fragments tpsim always keeps at the model dtype (`llm::quant` module doc): an ignore
@@ -123,6 +202,7 @@ fn classify(config: &Value, list: Option<&Value>, field: &str) -> Result<Kept, M
         kept.dense_mlp |= r.dense_mlp;
         kept.shared_experts |= r.shared_experts;
         kept.routed_experts |= r.routed_experts;
+        kept.attention_part = kept.attention_part.or(r.attention_part);
     }
     Ok(kept)
 }
@@ -216,6 +296,15 @@ fn place(config: &Value, q: WeightFormat, kept: Kept, _field: &str) -> Result<Qu
     let pick = |k: bool| if k { plain } else { q };
     let mut out = Quantization::bf16();
     out.weights = pick(kept.attention);
+    // presets58 (issue #17): the projections kept apart from a quantized attention.
+    if let Some(a) = kept.attention_part {
+        let keep = |k: bool| k.then_some(plain);
+        out.mla_down = keep(a.mla_down);
+        out.projections.qkv_proj = keep(a.qkv);
+        out.projections.q_b_proj = keep(a.q_b);
+        out.projections.kv_b_proj = keep(a.kv_b);
+        out.projections.o_proj = keep(a.o);
+    }
     let differs = |f: WeightFormat| (f != out.weights).then_some(f);
     let text = config.get("text_config").unwrap_or(config);
     let dense_layers = !is_moe(config)
@@ -431,12 +520,14 @@ fn kept_by_patterns(
     let mut used = vec![false; patterns.len()];
     // Per group: layers where it exists, layers where all of its modules are kept.
     let mut count = [(0u64, 0u64); 4];
+    let mut attention_part: Option<AttnKept> = None;
+    let mut part_layers = 0u64;
     for l in 0..layers {
         for (g, (group, modules)) in group_modules(config, l).into_iter().enumerate() {
             if modules.is_empty() {
                 continue;
             }
-            let mut matched = 0;
+            let mut hits = Vec::with_capacity(modules.len());
             for m in &modules {
                 let mut hit = false;
                 for (j, p) in compiled.iter().enumerate() {
@@ -445,7 +536,26 @@ fn kept_by_patterns(
                         hit = true;
                     }
                 }
-                matched += usize::from(hit);
+                hits.push(hit);
+            }
+            let matched = hits.iter().filter(|h| **h).count();
+            // presets58 (issue #17): the attention kept in part: the same projections in every layer
+            // are stored apart (`AttnKept`); counted as quantized for the group.
+            if group == Group::Attention && matched != 0 && matched != modules.len() {
+                let a = AttnKept::of_layer(&modules, &hits, field)?;
+                if attention_part.is_some_and(|p| p != a) {
+                    return Err(bad(
+                        field,
+                        format!(
+                            "the attention of layer {l} kept unquantized in other projections than an earlier \
+                             layer's: tpsim has one format per projection, write quant.toml explicitly"
+                        ),
+                    ));
+                }
+                attention_part = Some(a);
+                part_layers += 1;
+                count[g].0 += 1;
+                continue;
             }
             if matched != 0 && matched != modules.len() {
                 return Err(bad(
@@ -477,6 +587,16 @@ fn kept_by_patterns(
                 ),
             ));
         }
+    }
+    if part_layers != 0 && part_layers != count[0].0 {
+        return Err(bad(
+            field,
+            format!(
+                "the attention kept unquantized in part in {part_layers} of {} layers: tpsim has one format \
+                 per projection, write quant.toml explicitly",
+                count[0].0
+            ),
+        ));
     }
     let mut mtp = false;
     for (j, (i, name)) in patterns.iter().enumerate() {
@@ -521,6 +641,7 @@ fn kept_by_patterns(
             dense_mlp: kept(1),
             shared_experts: kept(2),
             routed_experts: kept(3),
+            attention_part,
         },
         mtp,
     ))

@@ -153,6 +153,7 @@ impl ModelSpec {
             Fmt::Dense => self.quantization.dense_format(),
             Fmt::Shared => self.quantization.shared_format(),
             Fmt::MlaDown => self.quantization.mla_down_format(),
+            Fmt::Proj(p) => self.quantization.projection_format(p),
             // One byte per element; `piece_bytes` counts it without int8's per-tensor scale.
             Fmt::Byte => WeightFormat::plain(WeightDtype::Int8),
         }
@@ -216,6 +217,15 @@ impl ModelSpec {
             for (pieces, fmt) in [(&mut l.ffn.dense, Fmt::Dense), (&mut l.ffn.shared, Fmt::Shared)] {
                 for p in pieces.iter_mut().filter(|p| p.fmt == Fmt::Linear) {
                     p.fmt = fmt;
+                }
+            }
+            // presets58 (issue #17): an attention projection stored in its own format
+            // (`Quantization::projections`), found by its GEMM's name.
+            if self.quantization.projections != super::quant::ProjectionFormats::default() {
+                for p in l.attn.iter_mut().filter(|p| p.fmt == Fmt::Linear) {
+                    if let Some(a) = p.gemm.and_then(super::quant::AttnProjection::of_gemm) {
+                        p.fmt = Fmt::Proj(a);
+                    }
                 }
             }
         }
@@ -563,7 +573,9 @@ impl ModelSpec {
                 if self.mla_as_mha {
                     ps.push(kv_b.gemm("kv_b_proj"));
                 } else {
-                    ps.push(kv_b);
+                    // Named, though not read at decode (`decode` false): its format may be its own
+                    // (presets58, `Quantization::projections`).
+                    ps.push(kv_b.gemm("kv_b_proj"));
                     ps.push(Piece::new(local * qk_nope_head_dim, kv_lora_rank, Fmt::Model)); // w_kc
                     ps.push(Piece::new(local * v_head_dim, kv_lora_rank, Fmt::Model)); // w_vc
                 }

@@ -85,6 +85,7 @@ fn mtp_draft(target: &ModelSpec, tp: u32) -> Result<(String, ModelSpec, Bytes), 
         d.quantization.dense_mlp = None;
         d.quantization.shared_experts = None;
         d.quantization.mla_down = None;
+        d.quantization.projections = tpsim_model::llm::ProjectionFormats::default();
     }
     d.first_k_dense_replace = 0;
     d.num_nextn_predict_layers = 0;

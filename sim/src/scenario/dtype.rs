@@ -63,6 +63,7 @@ impl Resolver<'_> {
             .chain(q.dense_mlp.as_mut())
             .chain(q.shared_experts.as_mut())
             .chain(q.mla_down.as_mut())
+            .chain(q.projections.iter_mut())
         {
             if f.dtype == WeightDtype::Fp32 {
                 f.dtype = served;
