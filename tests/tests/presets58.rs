@@ -318,3 +318,56 @@ fn an_imported_kv_dtype_keeps_the_projection_split() {
     let s = tpsim::scenario::load_str(&i.text, Path::new("imported.toml")).expect("loads");
     assert_eq!(s.model.weight_bytes_per_rank(8).0, 50_357_700_024);
 }
+
+/// A `[projections]` key the architecture's attention does not build is refused, naming the key,
+/// not dropped: Qwen3-8B is GQA (`qkv_proj`, `o_proj`), so `q_b_proj` (MLA's query up-projection)
+/// has nothing to apply to. `o_proj` and `qkv_proj` on the same model are taken: the weights a rank
+/// fall by the projection's bytes at fp8 (by hand below).
+#[test]
+fn a_projection_the_attention_lacks_is_refused() {
+    let with = |name: &str, key: &str| {
+        let text = format!(
+            "seed = 1\n[hardware]\npreset = \"h100-sxm-1x\"\n[model]\npreset = \"qwen3-8b\"\n\
+             [model.quantization]\ndtype = \"bf16\"\n[model.quantization.projections]\n\
+             {key}\n[engine]\nname = \"sglang\"\nversion = \"0.5.8\"\ntp = 1\n"
+        );
+        let p = scratch(name).join("s.toml");
+        std::fs::write(&p, text).expect("write scenario");
+        p.display().to_string()
+    };
+    let o = tpsim(&["memory", &with("p58-qb", "q_b_proj = { dtype = \"fp8\" }")]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("key `model.quantization.projections.q_b_proj`")
+            && o.stderr.contains("has no `q_b_proj` projection to store apart"),
+        "{}",
+        o.stderr
+    );
+    // `tpsim memory --json`'s "target weights" (MiB) with one override, or none.
+    let weights = |name: &str, key: &str| {
+        let o = tpsim(&["memory", &with(name, key), "--json"]);
+        let j: serde_json::Value = serde_json::from_str(&o.stdout).unwrap_or_else(|_| panic!("{}", o.stderr));
+        let e = j["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "target weights");
+        f(&e.unwrap()["mib"]) * (1u64 << 20) as f64
+    };
+    // bf16 everywhere: `qkv_proj = bf16` is the default restated.
+    let bf16 = weights("p58-bf16", "qkv_proj = { dtype = \"bf16\" }");
+    let by = |key: &str| bf16 - weights(&format!("p58-{key}"), &format!("{key} = {{ dtype = \"fp8\" }}"));
+    // Qwen3-8B (config.json: hidden 4,096, 32 heads and 8 KV heads of 128, 36 layers): o_proj
+    // 4,096 × 4,096 × 36 = 603,979,776 B saved at 1 B an element (less 36 per-tensor fp32 scales,
+    // 144 B); qkv_proj 4,096 × (4,096 + 2 × 1,024) × 36 = 905,969,664 B (less 144 B). To 1 KiB.
+    assert!(
+        (by("o_proj") - (603_979_776.0 - 144.0)).abs() < 1024.0,
+        "{}",
+        by("o_proj")
+    );
+    assert!(
+        (by("qkv_proj") - (905_969_664.0 - 144.0)).abs() < 1024.0,
+        "{}",
+        by("qkv_proj")
+    );
+}

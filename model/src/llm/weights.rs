@@ -207,6 +207,34 @@ impl ModelSpec {
         b
     }
 
+    /// presets58 (issue #17): the quant.toml `[projections]` keys that name a projection no
+    /// attention piece of this architecture is built as (e.g. `q_b_proj` on a GQA model, or any key on
+    /// a module that leaves its attention GEMMs unnamed): an override the weights and the cost would
+    /// otherwise ignore without a word. Empty when every override applies.
+    pub fn unmatched_projection_overrides(&self) -> Vec<&'static str> {
+        use super::quant::AttnProjection as A;
+        let inv = self.inventory(1);
+        let built: Vec<A> = inv
+            .layers
+            .iter()
+            .flat_map(|l| l.attn.iter())
+            .filter_map(|p| match p.fmt {
+                Fmt::Proj(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        let keys = [
+            (A::Qkv, "qkv_proj"),
+            (A::QB, "q_b_proj"),
+            (A::KvB, "kv_b_proj"),
+            (A::O, "o_proj"),
+        ];
+        keys.into_iter()
+            .filter(|&(a, _)| self.quantization.projections.get(a).is_some() && !built.contains(&a))
+            .map(|(_, k)| k)
+            .collect()
+    }
+
     /// What one rank holds at this TP size.
     pub(crate) fn inventory(&self, tp: u32) -> Inventory {
         let mut inv = self.inventory_pieces(tp);

@@ -58,6 +58,7 @@ impl Resolver<'_> {
                 ));
             }
         };
+        let inline_quant = m.quantization.is_some();
         let quant: Quantization = match (m.quantization, quant_text) {
             (Some(q), _) => q,
             (None, Some(t)) => self.quant_file(&name, &t, &config, hf_quant.as_deref())?,
@@ -72,6 +73,23 @@ impl Resolver<'_> {
         };
         let spec =
             ModelSpec::from_config_json(&config, quant).map_err(|e| self.invalid(&ckey, e.to_string()))?;
+        // presets58: a `[projections]` override the architecture's attention cannot take is refused,
+        // not silently dropped.
+        if let Some(k) = spec.unmatched_projection_overrides().first() {
+            let qkey = if inline_quant {
+                format!("{key}.quantization.projections.{k}")
+            } else {
+                ckey.clone()
+            };
+            return Err(self.invalid(
+                &qkey,
+                format!(
+                    "this model's attention ({:?}) has no `{k}` projection to store apart; expected one of \
+                     the projections it builds (qkv_proj and o_proj; q_b_proj and kv_b_proj with MLA)",
+                    spec.arch
+                ),
+            ));
+        }
         Ok((
             name,
             spec,
