@@ -175,6 +175,20 @@ fn build(l: Launch, o: &Options) -> Result<Imported, String> {
     render_and_check(out, o)
 }
 
+/// cmdsurvey58 (sglang issue 19104, the diffusion docs' `sglang serve --model-path
+/// black-forest-labs/FLUX.2-klein-4B --text-encoder-cpu-offload …`): `sglang serve` chooses its server
+/// by the model before any argparse runs: a directory holding a diffusers `model_index.json` with
+/// `_diffusers_version` starts SGLang's diffusion server, with its own arguments (SGLang 0.5.9
+/// `sglang/cli/serve.py` `serve`, `cli/utils.py` `is_diffusers_model_path`). Said after the language
+/// server's refusal when the model is no bundled preset (a preset is a language model).
+fn diffusion_clause(path: &str) -> String {
+    format!(
+        " — unless `{path}` is a diffusion model: `sglang serve` starts SGLang's diffusion server, with its own \
+         arguments, when the model's directory holds a diffusers `model_index.json` (SGLang 0.5.9 `sglang/cli/serve.py`, \
+         `cli/utils.py` `is_diffusers_model_path`); tpsim models the language-model server only"
+    )
+}
+
 /// The keys of launch `l`, its flags read against the argument list of `version` (else the image
 /// tag's release, else tpsim's current one). `Err`: the engine's refusal, or why a flag or the model
 /// cannot be read.
@@ -185,12 +199,25 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let (args, unset) = unset_placement(&l.args);
     let (positional, fl) = flags::parse(l.engine, list, &args).map_err(|e| {
         let e = if l.sglang_serve {
-            e.replace("\"launch_server.py: error:", "\"sglang: error:")
+            let e = e.replace("\"launch_server.py: error:", "\"sglang: error:");
+            let path = crate::import_command::serve_model_path(&l.args);
+            match path.filter(|p| preset_of(p).is_err()) {
+                Some(p) => format!("{e}{}", diffusion_clause(p)),
+                None => e,
+            }
         } else {
             e
         };
         // cmdsurvey57: a `$NAME` the text does not set reaches argparse only as the shell expands it.
         match e.split("value: '$").nth(1).and_then(|r| r.split('\'').next()) {
+            // cmdsurvey58 (kubernetes-sigs/wg-serving PR 72, `--tensor-parallel-size=$(TENSOR_PARALLEL_SIZE)` in
+            // a Deployment's `args`): in bash `$(…)` runs a command (Bash manual 3.5.4); in a Kubernetes
+            // container's `command`/`args` it is the container's `env` variable of that name (Kubernetes docs,
+            // "Define Dependent Environment Variables": `$(VAR_NAME)`), which the manifest holds, not the command.
+            Some(v) if v.starts_with('(') => format!(
+                "{e} — `${v}` is a command substitution in a shell, or in a Kubernetes manifest's `command`/`args` \
+                 the container's `env` variable of that name: tpsim cannot know its value, write it out"
+            ),
             Some(v) => format!(
                 "{e} — `${v}` is a shell variable the text does not set (a script's argument or the caller's \
                  environment): tpsim cannot know its value, write it out"
