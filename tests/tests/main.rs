@@ -442,3 +442,5 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+// cmdsurvey58 (issue #17): rows 150-185 of the launch-command survey, and the importer's fixes.
+mod cmdsurvey58;
