@@ -53,7 +53,28 @@ pub struct Imported {
 
 /// Reads the launch command in `text` (the whole line or script).
 pub fn import(text: &str, o: &Options) -> Result<Imported, String> {
-    build(import_command::find(text)?, o)
+    build(import_command::find(text)?, o).map_err(|e| escaped_blank(text, e))
+}
+
+/// cmdsurvey58 (zai-org/GLM-V issue 224: `--mm-encoder-tp-mode data \ ` with a blank after the `\`):
+/// a backslash before a blank quotes the blank (Bash manual 3.1.2.1 "Escape Character"), so the
+/// word is a blank and the newline after it ends the command; only `\` last on the line continues
+/// it. argparse's "unrecognized arguments: " then names an argument that shows as nothing, so the
+/// refusal says where it came from.
+fn escaped_blank(text: &str, e: String) -> String {
+    let line = text.lines().find(|l| {
+        let t = l.trim_end();
+        t.len() < l.len() && t.ends_with('\\') && !t.ends_with("\\\\")
+    });
+    match line {
+        Some(l) if e.contains("unrecognized arguments: ") => format!(
+            "{e} — the line `{}` ends in `\\` followed by a blank: the backslash quotes the blank (an argument \
+             of one space) and the newline then ends the command, as in a shell; the lines after it are other \
+             commands. Remove the blank after the `\\`",
+            l.trim()
+        ),
+        _ => e,
+    }
 }
 
 /// [`import`] over words already split (`tpsim import-command -- vllm serve …`).
@@ -200,7 +221,10 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let (positional, fl) = flags::parse(l.engine, list, &args).map_err(|e| {
         let e = if l.sglang_serve {
             let e = e.replace("\"launch_server.py: error:", "\"sglang: error:");
-            let path = crate::import_command::serve_model_path(&l.args);
+            // Only flags the language server lacks point at the other server; a bad value of its own
+            // flag (`invalid choice`) does not.
+            let unknown = e.contains("error: unrecognized arguments:");
+            let path = crate::import_command::serve_model_path(&l.args).filter(|_| unknown);
             match path.filter(|p| preset_of(p).is_err()) {
                 Some(p) => format!("{e}{}", diffusion_clause(p)),
                 None => e,

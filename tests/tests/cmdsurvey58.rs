@@ -1,4 +1,4 @@
-//! cmdsurvey58 (issue #17): 36 more real, public launch commands (rows 150–185 of
+//! cmdsurvey58 (issue #17): 40 more real, public launch commands (rows 150–189 of
 //! `tests/data/launch-commands.tsv`: GitHub issues and pull requests of vLLM, SGLang, their forks and
 //! projects using them, 2024–2026), chosen for shapes the first two surveys had little of: pipeline
 //! parallelism, DP attention and EP, EAGLE / MTP drafts, LoRA, Kubernetes manifests, bash arrays and
@@ -26,18 +26,18 @@ fn has_line(text: &str, line: &str) -> bool {
     text.lines().any(|l| l == line)
 }
 
-/// Rows 150–185: each names its source (a repository thread) and a date unless "date not read"
-/// stands for it; the classes the book counts: 5 ok, 18 no preset, 0 refused by the release, 0 box,
-/// 4 not modelled, 2 not a command, 4 the user's own path, 3 doubtful
-/// (36 = 5 + 18 + 0 + 0 + 4 + 2 + 4 + 3).
+/// Rows 150–189: each names its source (a repository thread) and a date unless "date not read"
+/// stands for it; the classes the book counts: 5 ok, 20 no preset, 1 refused by the release, 0 box,
+/// 4 not modelled, 3 not a command, 4 the user's own path, 3 doubtful
+/// (40 = 5 + 20 + 1 + 0 + 4 + 3 + 4 + 3).
 #[test]
-fn the_58_survey_has_36_sourced_rows_in_the_books_classes() {
+fn the_58_survey_has_40_sourced_rows_in_the_books_classes() {
     let rows: Vec<_> = rows()
         .into_iter()
-        .filter(|r| (150..=185).contains(&r.n))
+        .filter(|r| (150..=189).contains(&r.n))
         .collect();
     let ns: Vec<u32> = rows.iter().map(|r| r.n).collect();
-    assert_eq!(ns, (150..=185).collect::<Vec<_>>());
+    assert_eq!(ns, (150..=189).collect::<Vec<_>>());
     for r in &rows {
         assert!(r.source.contains('/'), "row {}: {}", r.n, r.source);
         let dated = r.date.len() == 10 && r.date.as_bytes()[4] == b'-';
@@ -47,7 +47,7 @@ fn the_58_survey_has_36_sourced_rows_in_the_books_classes() {
             r.n
         );
     }
-    assert_eq!(class_counts(&rows), [5, 18, 0, 0, 4, 2, 4, 3]);
+    assert_eq!(class_counts(&rows), [5, 20, 1, 0, 4, 3, 4, 3]);
 }
 
 /// Row 164 (baidu/vLLM-Kunlun issue 259): a script whose `export VLLM_HOST_IP=$(hostname -i)` and
@@ -131,6 +131,16 @@ fn a_bash_array_is_expanded() {
     .expect_err("refused");
     assert!(e.contains("unrecognized arguments: --num-gpus"), "{e}");
     assert!(!e.contains("diffusion"), "{e}");
+    // Row 186 (sglang PR 23933, DeepSeek-V4-Pro, `--moe-runner-backend marlin`): at 0.5.9 the value is
+    // no choice (marlin is one from 0.5.12); a bad value of the language server's own flag says
+    // nothing of the diffusion server.
+    let r = row(186);
+    let e = build::import(&r.command, &on("h200-16x-2node-ib", Some("0.5.9"))).expect_err("refused");
+    assert!(
+        e.contains("argument --moe-runner-backend: invalid choice: 'marlin'"),
+        "{e}"
+    );
+    assert!(!e.contains("diffusion"), "{e}");
 }
 
 /// Row 156 (sglang-jax PR 378): `python3 -u -m sgl_jax.launch_server … --device=tpu --tp-size 4 …`.
@@ -162,4 +172,25 @@ fn a_kubernetes_env_reference_is_named() {
         e.contains("a command substitution in a shell, or in a Kubernetes manifest's `command`/`args`"),
         "{e}"
     );
+}
+
+/// Row 189 (zai-org/GLM-V issue 224, vLLM 0.12.0): `--mm-encoder-tp-mode data \ ` has a blank after the
+/// backslash. Bash quotes the blank (Bash manual 3.1.2.1), so the command ends there with one more
+/// argument, a single space, and the lines after it are other commands; vLLM's argparse stops with
+/// "unrecognized arguments: " and a blank. Before cmdsurvey58 tpsim gave that text alone; now it
+/// names the line. The same command without the blank gets past argparse to its model (no preset
+/// for GLM-4.6V-FP8).
+#[test]
+fn a_blank_after_the_backslash_is_named() {
+    let r = row(189);
+    let e = build::import(&r.command, &options(&r)).expect_err("refused");
+    assert!(e.contains("error: unrecognized arguments: "), "{e}");
+    assert!(
+        e.contains("the line `--mm-encoder-tp-mode data \\` ends in `\\` followed by a blank"),
+        "{e}"
+    );
+    let fixed = r.command.replace("data \\ \n", "data \\\n");
+    assert_ne!(fixed, r.command);
+    let e = build::import(&fixed, &options(&r)).expect_err("no preset");
+    assert!(e.contains("GLM-4.6V-FP8` is no bundled model preset"), "{e}");
 }
