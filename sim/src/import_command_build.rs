@@ -642,11 +642,42 @@ fn all_ids() -> Vec<(String, String)> {
     v
 }
 
+/// cmdsurvey58 (sglang issue 7883: `--model-path …/models--Qwen--Qwen3-8B/snapshots/2069b3fa…`): the
+/// repository a path into the Hugging Face hub cache holds. huggingface_hub stores a model repository
+/// in the folder `models--ORG--NAME` (`file_download.py` `repo_folder_name`: "models" and the id's
+/// parts joined by `REPO_ID_SEPARATOR`, `--`) and each revision under `snapshots/REVISION`, so the path
+/// names `ORG/NAME` (or `NAME` for a repository without an owner) whatever its last component (a
+/// commit hash).
+pub fn hub_cache_repo(path: &str) -> Option<String> {
+    let mut parts = path.trim_end_matches('/').rsplit('/');
+    let last = parts.next()?;
+    let folder = match last.strip_prefix("models--") {
+        Some(f) => f,
+        None => {
+            let snapshots = parts.next()?;
+            let folder = parts.next()?.strip_prefix("models--")?;
+            (snapshots == "snapshots").then_some(folder)?
+        }
+    };
+    // A repository without an owner (`gpt2`) is `models--gpt2`.
+    match folder.split_once("--") {
+        Some((org, name)) => {
+            (!org.is_empty() && !name.is_empty() && !name.contains("--")).then(|| format!("{org}/{name}"))
+        }
+        None => (!folder.is_empty()).then(|| folder.to_string()),
+    }
+}
+
 /// The bundled preset a model path names: a preset's own name, its HuggingFace id or an alias
 /// (`[aliases]`, any case), or a path whose last component is exactly one preset's repository
 /// name (`/mnt/MiniMax-M2.5`).
 pub fn preset_of(path: &str) -> Result<String, String> {
     let path = path.trim_end_matches('/');
+    if let Some(id) = hub_cache_repo(path)
+        && let Some((_, p)) = all_ids().iter().find(|(i, _)| i.eq_ignore_ascii_case(&id))
+    {
+        return Ok(p.clone());
+    }
     if presets::model(path).is_some() {
         return Ok(path.to_string());
     }
@@ -715,7 +746,12 @@ fn model_ref(out: &mut Out, model: &str, given: Option<&str>, dir: &Path) -> Res
                 .next()
                 .is_some_and(|n| n.eq_ignore_ascii_case(last))
     });
-    if let (false, Some((id, _))) = (exact, alias) {
+    if let Some(id) = hub_cache_repo(model).filter(|_| !exact) {
+        out.notes.push(format!(
+            "model {model}: a Hugging Face hub cache folder of `{id}` (huggingface_hub's `models--ORG--NAME/snapshots/REVISION`), \
+             read as the preset {p}"
+        ));
+    } else if let (false, Some((id, _))) = (exact, alias) {
         out.notes.push(format!(
             "model {model}: read as the preset {p}: `{id}` has the same config.json geometry and weight format \
              (scenarios/models/hf-ids.toml [aliases]); the printed command names the preset's repository"

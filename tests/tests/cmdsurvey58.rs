@@ -1,15 +1,15 @@
-//! cmdsurvey58 (issue #17): 40 more real, public launch commands (rows 150–189 of
+//! cmdsurvey58 (issue #17): 47 more real, public launch commands (rows 150–196 of
 //! `tests/data/launch-commands.tsv`: GitHub issues and pull requests of vLLM, SGLang, their forks and
 //! projects using them, 2024–2026), chosen for shapes the first two surveys had little of: pipeline
 //! parallelism, DP attention and EP, EAGLE / MTP drafts, LoRA, Kubernetes manifests, bash arrays and
-//! `$(…)`, other engines. Every row's outcome is checked by cmdsurvey55's
+//! `$(…)`, Hugging Face cache paths, other engines. Every row's outcome is checked by cmdsurvey55's
 //! `every_surveyed_command_gives_its_recorded_outcome` (it reads the whole table); this suite counts
 //! the new rows' classes (book/src/scenarios.md, "Launch commands surveyed (cmdsurvey58)") and pins
 //! each importer fix on its row and on a variant with a bundled model.
 
 use crate::cmdsurvey55::{class_counts, options, row, rows};
 use crate::common::{scratch, tpsim};
-use tpsim::import_command_build::{self as build, HardwareFrom, Options};
+use tpsim::import_command_build::{self as build, HardwareFrom, Options, hub_cache_repo};
 
 fn on(hardware: &str, version: Option<&str>) -> Options {
     Options {
@@ -26,18 +26,18 @@ fn has_line(text: &str, line: &str) -> bool {
     text.lines().any(|l| l == line)
 }
 
-/// Rows 150–189: each names its source (a repository thread) and a date unless "date not read"
-/// stands for it; the classes the book counts: 5 ok, 20 no preset, 1 refused by the release, 0 box,
-/// 4 not modelled, 3 not a command, 4 the user's own path, 3 doubtful
-/// (40 = 5 + 20 + 1 + 0 + 4 + 3 + 4 + 3).
+/// Rows 150–196: each names its source (a repository thread) and a date unless "date not read"
+/// stands for it; the classes the book counts: 7 ok, 24 no preset, 1 refused by the release, 0 box,
+/// 4 not modelled, 3 not a command, 5 the user's own path, 3 doubtful
+/// (47 = 7 + 24 + 1 + 0 + 4 + 3 + 5 + 3).
 #[test]
-fn the_58_survey_has_40_sourced_rows_in_the_books_classes() {
+fn the_58_survey_has_47_sourced_rows_in_the_books_classes() {
     let rows: Vec<_> = rows()
         .into_iter()
-        .filter(|r| (150..=189).contains(&r.n))
+        .filter(|r| (150..=196).contains(&r.n))
         .collect();
     let ns: Vec<u32> = rows.iter().map(|r| r.n).collect();
-    assert_eq!(ns, (150..=189).collect::<Vec<_>>());
+    assert_eq!(ns, (150..=196).collect::<Vec<_>>());
     for r in &rows {
         assert!(r.source.contains('/'), "row {}: {}", r.n, r.source);
         let dated = r.date.len() == 10 && r.date.as_bytes()[4] == b'-';
@@ -47,7 +47,7 @@ fn the_58_survey_has_40_sourced_rows_in_the_books_classes() {
             r.n
         );
     }
-    assert_eq!(class_counts(&rows), [5, 20, 1, 0, 4, 3, 4, 3]);
+    assert_eq!(class_counts(&rows), [7, 24, 1, 0, 4, 3, 5, 3]);
 }
 
 /// Row 164 (baidu/vLLM-Kunlun issue 259): a script whose `export VLLM_HOST_IP=$(hostname -i)` and
@@ -193,4 +193,42 @@ fn a_blank_after_the_backslash_is_named() {
     assert_ne!(fixed, r.command);
     let e = build::import(&fixed, &options(&r)).expect_err("no preset");
     assert!(e.contains("GLM-4.6V-FP8` is no bundled model preset"), "{e}");
+}
+
+/// Row 195 (sglang issue 7883): `--model-path /home/zigzagcai/downloaded_huggingface/models--Qwen--Qwen3-8B/
+/// snapshots/2069b3fa…`, a path into the Hugging Face hub cache. huggingface_hub names a model's cache
+/// folder `models--ORG--NAME` (`file_download.py` `repo_folder_name`, separator `--`) and keeps each
+/// revision under `snapshots/`, so the path is `Qwen/Qwen3-8B` (preset `qwen3-8b`); before cmdsurvey58
+/// tpsim looked its last component, a commit hash, up as a repository name and found no preset. On one
+/// H100 under SGLang 0.4.10 it starts.
+#[test]
+fn a_hugging_face_cache_path_names_its_repository() {
+    assert_eq!(
+        hub_cache_repo("/x/models--Qwen--Qwen3-8B/snapshots/2069b3fa").as_deref(),
+        Some("Qwen/Qwen3-8B")
+    );
+    assert_eq!(
+        hub_cache_repo("/x/hub/models--openai--gpt-oss-20b/").as_deref(),
+        Some("openai/gpt-oss-20b")
+    );
+    assert_eq!(hub_cache_repo("/x/snapshots/abc"), None);
+    assert_eq!(
+        hub_cache_repo("/x/models--gpt2/snapshots/abc").as_deref(),
+        Some("gpt2")
+    );
+    let r = row(195);
+    let i = build::import(&r.command, &options(&r)).expect("imports");
+    assert!(has_line(&i.text, "preset = \"qwen3-8b\""), "{}", i.text);
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.contains("a Hugging Face hub cache folder of `Qwen/Qwen3-8B`")),
+        "{:?}",
+        i.notes
+    );
+    let d = scratch("cmdsurvey58-hub");
+    let f = d.join("s.toml");
+    std::fs::write(&f, &i.text).expect("write");
+    let o = tpsim(&["memory", f.to_str().expect("utf-8")]);
+    assert!(o.stdout.contains("Verdict: starts"), "{}{}", o.stdout, o.stderr);
 }
