@@ -22,6 +22,7 @@
 //!   `--entrypoint /bin/bash IMAGE -lc "…"`) runs its string, read for the engine; a model path
 //!   under a bind mount (`-v HOST:CONTAINER`) is read as the host's path (cmdsurvey55).
 
+use crate::import_command_shell as shell;
 use crate::scenario::EngineKind;
 use std::collections::BTreeMap;
 
@@ -60,14 +61,16 @@ pub fn commands(text: &str) -> Result<Vec<Vec<String>>, String> {
         }
         pending.push_str(line);
         // cmdsurvey57: `$((85 * 1024))` is bash's arithmetic, done before the words are split.
-        let Some(words) = shlex::split(&crate::import_command_shell::arithmetic(&pending)) else {
+        // cmdsurvey58: `$(hostname -i)` is one word (its blanks held while shlex splits).
+        let shell_line = shell::hold_substitutions(&shell::arithmetic(&pending));
+        let Some(words) = shlex::split(&shell_line) else {
             // An open quote: the value runs on to the next line, as in a shell.
             pending.push('\n');
             continue;
         };
         pending.clear();
         let mut cur = Vec::new();
-        for w in words {
+        for w in words.iter().map(|w| shell::release(w)) {
             if matches!(w.as_str(), ";" | "&&" | "||" | "|" | "&") {
                 out.push(std::mem::take(&mut cur));
             } else if let Some(w) = w.strip_suffix(';').filter(|w| !w.is_empty()) {
@@ -116,8 +119,35 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut skipped = Vec::new();
     let mut args_only = false;
+    // cmdsurvey58: bash arrays (`ARGS=(` … `)`, then `"${ARGS[@]}"`), and the one still open.
+    let mut arrays: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut open: Option<(String, Vec<String>)> = None;
     for words in cmds {
-        let words: Vec<String> = words.iter().map(|w| expand(w, &vars)).collect();
+        if let Some((name, mut elems)) = open.take() {
+            let words = words.iter().map(|w| expand(w, &vars));
+            if shell::array_add(&mut elems, words) {
+                arrays.insert(name, elems);
+            } else {
+                open = Some((name, elems));
+            }
+            continue;
+        }
+        if let Some((name, elems, closed)) = shell::array_start(&words) {
+            let elems = elems.iter().map(|w| expand(w, &vars)).collect();
+            if closed {
+                arrays.insert(name, elems);
+            } else {
+                open = Some((name, elems));
+            }
+            continue;
+        }
+        let words: Vec<String> = words
+            .iter()
+            .flat_map(|w| match shell::array_ref(w).and_then(|n| arrays.get(n)) {
+                Some(elems) => elems.clone(),
+                None => vec![expand(w, &vars)],
+            })
+            .collect();
         // cmdsurvey57: `> 6000d.log 2>&1` (sglang issue 17880) is the shell's, not the engine's argv.
         let (words, redirected) = crate::import_command_shell::redirections(&words);
         if words.is_empty() {
@@ -158,6 +188,9 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
         if words.iter().any(|w| w == "sglang_router.launch_server") {
             return Err(ROUTER.into());
         }
+        if words.iter().any(|w| w == "sgl_jax.launch_server") {
+            return Err(SGL_JAX.into());
+        }
         // cmdsurvey55 (rtx6kpro issue 7): a compose file's `command:` for the vLLM image holds only
         // the entry point's arguments, `MODEL --flag …`, which no program starts.
         if !args_only && words.len() > 1 && !words[0].starts_with('-') && words[1].starts_with("--") {
@@ -183,6 +216,13 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
 const ROUTER: &str = "python -m sglang_router.launch_server starts `--dp` SGLang servers behind the router's load balancer \
      (docs.sglang.ai server_arguments, \"We recommend SGLang Router for data parallelism\"); tpsim simulates one server: \
      import one replica's command, `python -m sglang.launch_server` with the same flags but `--dp`, on a box of its GPUs";
+
+/// cmdsurvey58 (sgl-project/sglang-jax PR 378, `python3 -u -m sgl_jax.launch_server … --device=tpu`):
+/// SGLang's TPU support is SGLang-JAX, "a dedicated JAX-based inference engine maintained as a separate
+/// repository" (SGLang docs `docs/platforms/tpu.md`; sgl-project/sglang-jax README: "optimized for Google
+/// TPUs"), with its own argument list; tpsim models SGLang and vLLM on GPU boxes.
+const SGL_JAX: &str = "python -m sgl_jax.launch_server is SGLang-JAX (sgl-project/sglang-jax), a separate engine for TPUs \
+     with its own arguments: tpsim models SGLang (`python -m sglang.launch_server`) and vLLM on GPU boxes, not SGLang-JAX";
 
 /// `$NAME` and `${NAME}` replaced by the shell variables set earlier in the text (others kept as
 /// written: their value is not in the text). shlex keeps `$` as it is, quoted or not.
@@ -292,17 +332,25 @@ fn sglang_serve_model_path(w: &[String]) -> Result<(), String> {
     if !is_sglang_serve(w) {
         return Ok(());
     }
-    let args = &w[2..];
-    let given = args
-        .iter()
-        .enumerate()
-        .any(|(i, a)| (a == "--model-path" && i + 1 < args.len()) || a.starts_with("--model-path="));
-    if given {
+    if serve_model_path(&w[2..]).is_some() {
         return Ok(());
     }
     Err("sglang serve (SGLang 0.5.8 `sglang/cli/utils.py` get_model_path) stops with \"Error: --model-path is required. \
          Please provide the path to the model.\" (it reads the literal `--model-path` only, not `--model`)"
         .into())
+}
+
+/// The model `sglang serve` reads from the words after `serve`, as SGLang 0.5.8 / 0.5.9
+/// `sglang/cli/utils.py` `get_model_path` does: the value after the first literal `--model-path`,
+/// or of `--model-path=VALUE`.
+pub fn serve_model_path(args: &[String]) -> Option<&str> {
+    args.iter().enumerate().find_map(|(i, a)| {
+        if a == "--model-path" {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            a.strip_prefix("--model-path=")
+        }
+    })
 }
 
 /// `w` starts `sglang serve` (any path ending in `sglang`).

@@ -53,7 +53,28 @@ pub struct Imported {
 
 /// Reads the launch command in `text` (the whole line or script).
 pub fn import(text: &str, o: &Options) -> Result<Imported, String> {
-    build(import_command::find(text)?, o)
+    build(import_command::find(text)?, o).map_err(|e| escaped_blank(text, e))
+}
+
+/// cmdsurvey58 (zai-org/GLM-V issue 224: `--mm-encoder-tp-mode data \ ` with a blank after the `\`):
+/// a backslash before a blank quotes the blank (Bash manual 3.1.2.1 "Escape Character"), so the
+/// word is a blank and the newline after it ends the command; only `\` last on the line continues
+/// it. argparse's "unrecognized arguments: " then names an argument that shows as nothing, so the
+/// refusal says where it came from.
+fn escaped_blank(text: &str, e: String) -> String {
+    let line = text.lines().find(|l| {
+        let t = l.trim_end();
+        t.len() < l.len() && t.ends_with('\\') && !t.ends_with("\\\\")
+    });
+    match line {
+        Some(l) if e.contains("unrecognized arguments: ") => format!(
+            "{e} — the line `{}` ends in `\\` followed by a blank: the backslash quotes the blank (an argument \
+             of one space) and the newline then ends the command, as in a shell; the lines after it are other \
+             commands. Remove the blank after the `\\`",
+            l.trim()
+        ),
+        _ => e,
+    }
 }
 
 /// [`import`] over words already split (`tpsim import-command -- vllm serve …`).
@@ -175,6 +196,20 @@ fn build(l: Launch, o: &Options) -> Result<Imported, String> {
     render_and_check(out, o)
 }
 
+/// cmdsurvey58 (sglang issue 19104, the diffusion docs' `sglang serve --model-path
+/// black-forest-labs/FLUX.2-klein-4B --text-encoder-cpu-offload …`): `sglang serve` chooses its server
+/// by the model before any argparse runs: a directory holding a diffusers `model_index.json` with
+/// `_diffusers_version` starts SGLang's diffusion server, with its own arguments (SGLang 0.5.9
+/// `sglang/cli/serve.py` `serve`, `cli/utils.py` `is_diffusers_model_path`). Said after the language
+/// server's refusal when the model is no bundled preset (a preset is a language model).
+fn diffusion_clause(path: &str) -> String {
+    format!(
+        " — unless `{path}` is a diffusion model: `sglang serve` starts SGLang's diffusion server, with its own \
+         arguments, when the model's directory holds a diffusers `model_index.json` (SGLang 0.5.9 `sglang/cli/serve.py`, \
+         `cli/utils.py` `is_diffusers_model_path`); tpsim models the language-model server only"
+    )
+}
+
 /// The keys of launch `l`, its flags read against the argument list of `version` (else the image
 /// tag's release, else tpsim's current one). `Err`: the engine's refusal, or why a flag or the model
 /// cannot be read.
@@ -185,12 +220,28 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let (args, unset) = unset_placement(&l.args);
     let (positional, fl) = flags::parse(l.engine, list, &args).map_err(|e| {
         let e = if l.sglang_serve {
-            e.replace("\"launch_server.py: error:", "\"sglang: error:")
+            let e = e.replace("\"launch_server.py: error:", "\"sglang: error:");
+            // Only flags the language server lacks point at the other server; a bad value of its own
+            // flag (`invalid choice`) does not.
+            let unknown = e.contains("error: unrecognized arguments:");
+            let path = crate::import_command::serve_model_path(&l.args).filter(|_| unknown);
+            match path.filter(|p| preset_of(p).is_err()) {
+                Some(p) => format!("{e}{}", diffusion_clause(p)),
+                None => e,
+            }
         } else {
             e
         };
         // cmdsurvey57: a `$NAME` the text does not set reaches argparse only as the shell expands it.
         match e.split("value: '$").nth(1).and_then(|r| r.split('\'').next()) {
+            // cmdsurvey58 (kubernetes-sigs/wg-serving PR 72, `--tensor-parallel-size=$(TENSOR_PARALLEL_SIZE)` in
+            // a Deployment's `args`): in bash `$(…)` runs a command (Bash manual 3.5.4); in a Kubernetes
+            // container's `command`/`args` it is the container's `env` variable of that name (Kubernetes docs,
+            // "Define Dependent Environment Variables": `$(VAR_NAME)`), which the manifest holds, not the command.
+            Some(v) if v.starts_with('(') => format!(
+                "{e} — `${v}` is a command substitution in a shell, or in a Kubernetes manifest's `command`/`args` \
+                 the container's `env` variable of that name: tpsim cannot know its value, write it out"
+            ),
             Some(v) => format!(
                 "{e} — `${v}` is a shell variable the text does not set (a script's argument or the caller's \
                  environment): tpsim cannot know its value, write it out"
@@ -591,11 +642,42 @@ fn all_ids() -> Vec<(String, String)> {
     v
 }
 
+/// cmdsurvey58 (sglang issue 7883: `--model-path …/models--Qwen--Qwen3-8B/snapshots/2069b3fa…`): the
+/// repository a path into the Hugging Face hub cache holds. huggingface_hub stores a model repository
+/// in the folder `models--ORG--NAME` (`file_download.py` `repo_folder_name`: "models" and the id's
+/// parts joined by `REPO_ID_SEPARATOR`, `--`) and each revision under `snapshots/REVISION`, so the path
+/// names `ORG/NAME` (or `NAME` for a repository without an owner) whatever its last component (a
+/// commit hash).
+pub fn hub_cache_repo(path: &str) -> Option<String> {
+    let mut parts = path.trim_end_matches('/').rsplit('/');
+    let last = parts.next()?;
+    let folder = match last.strip_prefix("models--") {
+        Some(f) => f,
+        None => {
+            let snapshots = parts.next()?;
+            let folder = parts.next()?.strip_prefix("models--")?;
+            (snapshots == "snapshots").then_some(folder)?
+        }
+    };
+    // A repository without an owner (`gpt2`) is `models--gpt2`.
+    match folder.split_once("--") {
+        Some((org, name)) => {
+            (!org.is_empty() && !name.is_empty() && !name.contains("--")).then(|| format!("{org}/{name}"))
+        }
+        None => (!folder.is_empty()).then(|| folder.to_string()),
+    }
+}
+
 /// The bundled preset a model path names: a preset's own name, its HuggingFace id or an alias
 /// (`[aliases]`, any case), or a path whose last component is exactly one preset's repository
 /// name (`/mnt/MiniMax-M2.5`).
 pub fn preset_of(path: &str) -> Result<String, String> {
     let path = path.trim_end_matches('/');
+    if let Some(id) = hub_cache_repo(path)
+        && let Some((_, p)) = all_ids().iter().find(|(i, _)| i.eq_ignore_ascii_case(&id))
+    {
+        return Ok(p.clone());
+    }
     if presets::model(path).is_some() {
         return Ok(path.to_string());
     }
@@ -664,7 +746,12 @@ fn model_ref(out: &mut Out, model: &str, given: Option<&str>, dir: &Path) -> Res
                 .next()
                 .is_some_and(|n| n.eq_ignore_ascii_case(last))
     });
-    if let (false, Some((id, _))) = (exact, alias) {
+    if let Some(id) = hub_cache_repo(model).filter(|_| !exact) {
+        out.notes.push(format!(
+            "model {model}: a Hugging Face hub cache folder of `{id}` (huggingface_hub's `models--ORG--NAME/snapshots/REVISION`), \
+             read as the preset {p}"
+        ));
+    } else if let (false, Some((id, _))) = (exact, alias) {
         out.notes.push(format!(
             "model {model}: read as the preset {p}: `{id}` has the same config.json geometry and weight format \
              (scenarios/models/hf-ids.toml [aliases]); the printed command names the preset's repository"

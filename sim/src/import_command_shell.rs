@@ -3,6 +3,8 @@
 //! Arithmetic"): output and input redirections (`> 6000d.log 2>&1`, `>> "$LOG_FILE"`, sglang issue
 //! 17880, vllm issue 33155) never reach the engine's argv, and `$((85 * 1024))` is replaced by its
 //! value before the words are split (vllm issue 33155: `max_model_len=$((85 * 1024))`).
+//! cmdsurvey58: a command substitution `$( … )` stays one word (3.5.4 "Command Substitution"), and a
+//! bash array `NAME=( … )` expands where `"${NAME[@]}"` stands (6.7 "Arrays").
 
 /// `words` without the shell's redirections, and the redirections removed (as written, for a note).
 /// A redirection is an operator word (`>`, `>>`, `<`, `&>`, `>&`, `2>`, `2>>`, … : an optional file
@@ -136,6 +138,93 @@ impl Parser<'_> {
     }
 }
 
+/// Stands for a blank inside a command substitution while the line is split into words (a
+/// private-use character, which no launch command holds).
+const HELD: char = '\u{E000}';
+
+/// cmdsurvey58 (vLLM-Kunlun issue 259: `export VLLM_HOST_IP=$(hostname -i)`): a command substitution
+/// `$( … )` belongs to the word around it (GNU Bash Reference Manual 3.5.4 "Command Substitution";
+/// 3.5.7 "Word Splitting" splits only its output, which tpsim cannot know), so the blanks inside it
+/// split no words. `line` with those blanks held, to be split, then each word passed to
+/// [`release`]. An unclosed `$(` (the rest of it on a later line) is left as written.
+pub fn hold_substitutions(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut depth = 0usize;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek() == Some(&'(') {
+            out.push(c);
+            depth += 1;
+            if let Some(p) = chars.next() {
+                out.push(p);
+            }
+            continue;
+        }
+        if depth > 0 {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            out.push(if c == ' ' || c == '\t' { HELD } else { c });
+        } else {
+            out.push(c);
+        }
+    }
+    if depth > 0 {
+        return line.to_string();
+    }
+    out
+}
+
+/// `word` with the blanks [`hold_substitutions`] held given back.
+pub fn release(word: &str) -> String {
+    word.replace(HELD, " ")
+}
+
+/// cmdsurvey58 (sglang issue 19104, SGLang's diffusion docs: `SERVER_ARGS=(` one flag a line `)` then
+/// `sglang serve "${SERVER_ARGS[@]}"`): a bash array (GNU Bash Reference Manual 6.7 "Arrays":
+/// `name=(value1 value2 … )`, and `${name[@]}` expands to each element as a separate word). The
+/// array's name and its first elements if `words` starts one (`NAME=(` or `NAME=(a b`), with
+/// whether its `)` is on the same line.
+pub fn array_start(words: &[String]) -> Option<(String, Vec<String>, bool)> {
+    let (name, first) = words.first()?.split_once("=(")?;
+    let ok = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if !ok {
+        return None;
+    }
+    let mut elems = Vec::new();
+    let closed = array_add(
+        &mut elems,
+        std::iter::once(first.to_string()).chain(words[1..].iter().cloned()),
+    );
+    Some((name.to_string(), elems, closed))
+}
+
+/// Adds an array's words to `elems` up to its closing `)`; `true` once it is closed.
+pub fn array_add(elems: &mut Vec<String>, words: impl IntoIterator<Item = String>) -> bool {
+    for w in words {
+        if let Some(last) = w.strip_suffix(')') {
+            if !last.is_empty() {
+                elems.push(last.to_string());
+            }
+            return true;
+        }
+        if !w.is_empty() {
+            elems.push(w);
+        }
+    }
+    false
+}
+
+/// The array a word names whole (`${NAME[@]}` or `${NAME[*]}`, quotes already removed), if any.
+pub fn array_ref(w: &str) -> Option<&str> {
+    let inner = w.strip_prefix("${")?.strip_suffix('}')?;
+    inner.strip_suffix("[@]").or_else(|| inner.strip_suffix("[*]"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +255,37 @@ mod tests {
         assert_eq!(arithmetic("x=$((N * 2))"), "x=$((N * 2))");
         assert_eq!(arithmetic("x=$((1/0))"), "x=$((1/0))");
         assert_eq!(arithmetic("no math"), "no math");
+    }
+
+    #[test]
+    fn a_command_substitution_is_one_word() {
+        // vLLM-Kunlun issue 259: `export VLLM_HOST_IP=$(hostname -i)` is one word to bash.
+        let held = hold_substitutions("export VLLM_HOST_IP=$(hostname -i) X=1");
+        let words: Vec<String> = shlex::split(&held)
+            .expect("splits")
+            .iter()
+            .map(|w| release(w))
+            .collect();
+        assert_eq!(words, w(&["export", "VLLM_HOST_IP=$(hostname -i)", "X=1"]));
+        // Nested parentheses: the two blanks inside `$(b (c) d)` are held, the two outside are not.
+        assert_eq!(hold_substitutions("a $(b (c) d) e").matches(HELD).count(), 2);
+        assert_eq!(hold_substitutions("a $(b (c) d) e").matches(' ').count(), 2);
+        // Unclosed: left as written.
+        assert_eq!(hold_substitutions("a $(b c"), "a $(b c");
+    }
+
+    #[test]
+    fn bash_arrays() {
+        let (n, e, closed) = array_start(&w(&["ARGS=("])).expect("array");
+        assert_eq!((n.as_str(), e.len(), closed), ("ARGS", 0, false));
+        let (n, e, closed) = array_start(&w(&["A=(--tp", "2", "--x)"])).expect("array");
+        assert_eq!((n.as_str(), e, closed), ("A", w(&["--tp", "2", "--x"]), true));
+        let mut e = Vec::new();
+        assert!(!array_add(&mut e, w(&["--port", "30010"])));
+        assert!(array_add(&mut e, w(&[")"])));
+        assert_eq!(e, w(&["--port", "30010"]));
+        assert_eq!(array_ref("${SERVER_ARGS[@]}"), Some("SERVER_ARGS"));
+        assert_eq!(array_ref("${X}"), None);
+        assert!(array_start(&w(&["--a=(b"])).is_none());
     }
 }

@@ -445,3 +445,5 @@ mod families39;
 mod vmem58;
 // presets58 (issue #17): DeepSeek-V3.1-NVFP4 (per-projection quant override), Qwen3-Coder-30B-A3B-Instruct, survey rows.
 mod presets58;
+// cmdsurvey58 (issue #17): rows 150-185 of the launch-command survey, and the importer's fixes.
+mod cmdsurvey58;
