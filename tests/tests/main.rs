@@ -442,3 +442,5 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+// deploys34 (issue #18): the IOG Foundation's multi-GPU RTX 4090 TP files at 1, 4 and 32 req/s (vLLM 0.8.5), left by newdeploys14/15.
+mod deploys34;
