@@ -447,3 +447,5 @@ mod vmem58;
 mod presets58;
 // cmdsurvey58 (issue #17): rows 150-185 of the launch-command survey, and the importer's fixes.
 mod cmdsurvey58;
+// deploys34 (issue #18): the IOG Foundation's multi-GPU RTX 4090 TP files at 1, 4 and 32 req/s (vLLM 0.8.5), left by newdeploys14/15.
+mod deploys34;

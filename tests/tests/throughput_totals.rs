@@ -874,6 +874,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64",
         crate::deploys33::validation_glm_4_6_b200x8_sglang_0_5_6_tp8_8k1k_c64,
     ),
+    (
+        "deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_1qps",
+        crate::deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_1qps,
+    ),
+    (
+        "deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_4qps",
+        crate::deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_4qps,
+    ),
+    (
+        "deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_32qps",
+        crate::deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_32qps,
+    ),
 ];
 
 /// The figures the README and the book state.
