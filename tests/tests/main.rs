@@ -442,3 +442,5 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+// args58 (issue #17): list kinds by the engines' parsers, their refusal texts, vLLM's mp executor across boxes.
+mod args58;
