@@ -234,6 +234,16 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             if f.name == "--nnodes" && value.and_then(|v| v.parse::<u32>().ok()).is_some_and(|n| n > 1) {
                 nnodes_mp = true;
             }
+            // The head node's address of the `mp` launch: `tpsim engine-args` prints its own
+            // placeholder (`engine_args_nodes::HEAD_ADDR`) on every node, so the user's is left out.
+            if f.name == "--master-addr" {
+                out.notes.push(format!(
+                    "{}: node 0's address for vLLM's multi-node launch; tpsim engine-args prints the placeholder \
+                     HEAD_NODE_IP, left out",
+                    f.written.join(" ")
+                ));
+                continue;
+            }
         }
         if DROPPED.iter().any(|d| f.row.iter().any(|r| r == d)) {
             out.notes.push(format!(

@@ -149,6 +149,21 @@ fn multi_node_mp_keeps_async_scheduling() {
         "{}",
         i.text
     );
+    // `--master-addr <head_node_ip>` is left out (engine-args prints HEAD_NODE_IP on every node).
+    assert!(
+        !i.text
+            .lines()
+            .any(|l| l.starts_with("extra_args") && l.contains("--master-addr")),
+        "{}",
+        i.text
+    );
+    assert!(
+        i.notes
+            .iter()
+            .any(|n| n.starts_with("--master-addr <head_node_ip>: node 0's address")),
+        "{:?}",
+        i.notes
+    );
     let s = tpsim::scenario::load_str(&i.text, std::path::Path::new("r139.toml")).expect("loads");
     assert!(s.engine.mp_nodes);
     assert!(
