@@ -34,6 +34,7 @@
 //! | `engine.cuda_graph_max_bs`, `engine.cuda_graph_bs` | `--cuda-graph-max-bs`, `--cuda-graph-bs` | (refused) |
 //! | `engine.cuda_graph_sizes`, `cudagraph_capture_sizes`, `max_cudagraph_capture_size` | (refused) | 0.11: `--cuda-graph-sizes`, `--compilation-config` JSON; 0.12: `--cudagraph-capture-sizes`, `--max-cudagraph-capture-size` |
 //! | `engine.async_scheduling` | (refused) | `--async-scheduling` |
+//! | `engine.distributed_executor_backend` (ranks across boxes) | (refused) | `"ray"` (default): `ray start` per node, `--distributed-executor-backend ray`; `"mp"` (0.12+): `--nnodes`, `--node-rank`, `--master-addr`, `--headless` off node 0 |
 //! | `engine.num_scheduler_steps`, `engine.use_v1` | (refused) | `--num-scheduler-steps`, `VLLM_USE_V1=0/1` (environment) |
 //! | `engine.chunked_prefill_size`, `max_prefill_tokens`, `schedule_conservativeness`, `disable_radix_cache`, `schedule_policy` | `--chunked-prefill-size`, … | (refused) |
 //! | `engine.enable_prefix_caching` | (refused) | `--enable-prefix-caching` / `--no-enable-prefix-caching` |

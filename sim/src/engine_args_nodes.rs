@@ -75,6 +75,40 @@ pub fn per_node(s: &Scenario, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 })
                 .collect()
         }
+        // args58: vLLM ≥ 0.12.0's own multi-node launch (`engine.distributed_executor_backend = "mp"`,
+        // `scenario/executor.rs`): the same `vllm serve` on every node with `--nnodes`, its
+        // `--node-rank` and node 0's `--master-addr` (0.12.0 `config/parallel.py` fields), the others
+        // `--headless` (0.12.0 `entrypoints/cli/serve.py` `run_headless`: no API server there).
+        EngineKind::Vllm if s.engine.mp_nodes => {
+            let base = args.clone();
+            let with_rank = |r: u32| {
+                let mut a = base.clone();
+                a.extend([
+                    "--nnodes".to_string(),
+                    n.to_string(),
+                    "--node-rank".to_string(),
+                    r.to_string(),
+                    "--master-addr".to_string(),
+                    HEAD_ADDR.to_string(),
+                ]);
+                if r > 0 {
+                    a.push("--headless".to_string());
+                }
+                a
+            };
+            *args = with_rank(0);
+            notes.push(format!(
+                "multi-node: {n} nodes, vLLM's mp executor (--nnodes/--node-rank/--master-addr, vLLM >= 0.12); run \
+                 the command of each node on that node, with {HEAD_ADDR} replaced by node 0's address"
+            ));
+            (0..n)
+                .map(|r| NodeCommand {
+                    node: r,
+                    setup: Vec::new(),
+                    args: with_rank(r),
+                })
+                .collect()
+        }
         EngineKind::Vllm => {
             args.extend(["--distributed-executor-backend".to_string(), "ray".to_string()]);
             notes.push(format!(

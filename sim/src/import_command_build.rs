@@ -268,7 +268,34 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let mut ep_moe = false;
     let mut sgl_spec: BTreeMap<&str, String> = BTreeMap::new();
     let mut dotted_spec: Option<serde_json::Map<String, serde_json::Value>> = None;
+    let mut nnodes_mp = false;
     for f in &fl {
+        // args58 (cmdsurvey57 row 139): vLLM's executor across boxes (`scenario/executor.rs`): a stated
+        // `ray` / `mp` becomes `engine.distributed_executor_backend`; `--nnodes N` > 1 alone is vLLM ≥
+        // 0.12.0's `mp` launch (0.12.0 `config/parallel.py`: CUDA with nnodes > 1 defaults to mp).
+        if !sglang {
+            let value = f.values.first().map(String::as_str);
+            if f.name == "--distributed-executor-backend" && matches!(value, Some("ray" | "mp")) {
+                out.set(
+                    "distributed_executor_backend",
+                    Value::String(value.unwrap_or_default().into()),
+                );
+                continue;
+            }
+            if f.name == "--nnodes" && value.and_then(|v| v.parse::<u32>().ok()).is_some_and(|n| n > 1) {
+                nnodes_mp = true;
+            }
+            // The head node's address of the `mp` launch: `tpsim engine-args` prints its own
+            // placeholder (`engine_args_nodes::HEAD_ADDR`) on every node, so the user's is left out.
+            if f.name == "--master-addr" {
+                out.notes.push(format!(
+                    "{}: node 0's address for vLLM's multi-node launch; tpsim engine-args prints the placeholder \
+                     HEAD_NODE_IP, left out",
+                    f.written.join(" ")
+                ));
+                continue;
+            }
+        }
         if DROPPED.iter().any(|d| f.row.iter().any(|r| r == d)) {
             out.notes.push(format!(
                 "{}: the nodes come from the box given (--hardware / --from), left out",
@@ -304,6 +331,14 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             _ if kind == Kind::Special => unreachable_flag(flag)?,
             _ => out.set(key, v),
         }
+    }
+    if nnodes_mp
+        && !out
+            .engine
+            .iter()
+            .any(|(k, _)| k == "distributed_executor_backend")
+    {
+        out.set("distributed_executor_backend", Value::String("mp".into()));
     }
     if !sgl_spec.is_empty() {
         sglang_spec(&mut out, &sgl_spec)?;

@@ -25,6 +25,7 @@ mod quick_reduce; // issue #17 point 4: vLLM QuickReduce from [engine.env]
 pub use quick_reduce::QuickReduceVars;
 // Issue #17 point 4: accelerators (vendor, xGMI) and multi-node clusters.
 pub mod accel;
+pub mod arg_types; // args58 (issue #17): the engines' value parsers behind the lists' kinds
 pub mod argv; // issue #17 (cmdkey): a launch command's words as argparse splits them
 pub mod command; // issue #17 (cmdkey): engine.command, the launch command read into keys
 // Issue #16 (h4): engine.attention_backend.
@@ -44,6 +45,7 @@ mod engine_dtype; // issue #17: engine.dtype (`--dtype`)
 mod ernie45; // families17 (issue #17): the releases that serve dense ERNIE-4.5 and dense Hunyuan
 mod error;
 mod exaone4; // families5 (issue #17): SGLang and EXAONE 4
+mod executor; // args58 (issue #17): vLLM's executor across boxes (`mp` from 0.12.0, else Ray)
 pub mod expert_parallel;
 pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the launch command
 mod first_release; // issue #17: the first release of each engine that serves a model class (one table)
@@ -416,6 +418,9 @@ pub struct Engine {
     /// Issue #17 (graphs): vLLM's `--async-scheduling` (the scheduler's step overlaps the forward;
     /// `overlap_schedule` follows it under vLLM).
     pub async_scheduling: bool,
+    /// args58: vLLM's executor is `mp` across boxes (`engine.distributed_executor_backend = "mp"`,
+    /// vLLM ≥ 0.12.0 `--nnodes`): `tpsim engine-args` prints one `vllm serve` per node, no Ray.
+    pub mp_nodes: bool,
     /// Issue #17 (dp): data-parallel replicas (SGLang `--dp-size` without DP attention, vLLM
     /// `--data-parallel-size` on a dense model), each a whole engine on tp × pp GPUs; 1 = one engine.
     pub replicas: u32,

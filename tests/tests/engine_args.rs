@@ -84,7 +84,9 @@ pub(crate) fn check_args(
             "int" if name == "--max-model-len" => v.parse::<i64>().is_ok() || v == "auto",
             "int" => v.parse::<i64>().is_ok(),
             "float" => v.parse::<f64>().is_ok_and(f64::is_finite),
-            "json" => serde_json::from_str::<serde_json::Value>(v).is_ok(),
+            // args58: the JSON parsers by kind (extract.py `type_kind`), SGLang's human-readable ints.
+            k if k.starts_with("json") => serde_json::from_str::<serde_json::Value>(v).is_ok(),
+            "int-si" => tpsim::scenario::arg_types::sglang_human_int(v).is_ok(),
             _ => !v.starts_with("--"),
         };
         if !ok {

@@ -220,10 +220,12 @@ fn surveyed_commands_refused_say_why() {
         "launch_server.py: error: unrecognized arguments: --enable-pcie-oneshot-allreduce",
     );
     refused(12, &o, "argument --moe-runner-backend: invalid choice: 'b12x'");
+    // args58: argparse names the flag by all its option strings (0.19.0 engine/arg_utils.py declares
+    // "--decode-context-parallel-size", "-dcp").
     refused(
         10,
         &o,
-        "vllm serve: error: argument --decode-context-parallel-size: invalid int value: '${DCP}'",
+        "vllm serve: error: argument --decode-context-parallel-size/-dcp: invalid int value: '${DCP}'",
     );
     refused(6, &o, "DCP not support fp8 kvcache now.");
     for (n, model) in [

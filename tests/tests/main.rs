@@ -449,3 +449,5 @@ mod presets58;
 mod cmdsurvey58;
 // deploys34 (issue #18): the IOG Foundation's multi-GPU RTX 4090 TP files at 1, 4 and 32 req/s (vLLM 0.8.5), left by newdeploys14/15.
 mod deploys34;
+// args58 (issue #17): list kinds by the engines' parsers, their refusal texts, vLLM's mp executor across boxes.
+mod args58;

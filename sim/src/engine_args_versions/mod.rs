@@ -35,8 +35,9 @@ pub struct FlagList {
     text: &'static str,
 }
 
-/// One accepted flag: its value kind (`flag`, `int`, `float`, `str`, `json`, `deprecated`) and, when
-/// the engine restricts them, the allowed values.
+/// One accepted flag: its value kind (`flag`, `int`, `int-si`, `float`, `str`, `deprecated`, or a JSON
+/// parser `json`, `json-parse`, `json-list`, `json-dataclass`: `scenario::arg_types`) and, when the
+/// engine restricts them, the allowed values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlagSpec {
     pub kind: String,
@@ -83,7 +84,7 @@ impl FlagList {
         self.engine == EngineKind::Vllm && list_key(self.version) >= list_key("0.8.5")
     }
 
-    /// Every flag name (each alias a key) with its spec.
+    /// Every `--` flag name (each `--` alias a key) with its spec.
     pub fn flags(&self) -> BTreeMap<String, FlagSpec> {
         let mut m = BTreeMap::new();
         for line in self
@@ -96,7 +97,10 @@ impl FlagList {
                 kind: cols.get(1).copied().unwrap_or("str").to_string(),
                 choices: cols.get(2).map(|c| c.split(',').map(String::from).collect()),
             };
-            for name in cols[0].split('|') {
+            // args58: a row also names its single-dash aliases (`--speculative-config|-sc`, extract.py
+            // `flags_of`) for argparse's texts (`FlagList::row`); the keys stay the `--` names, the
+            // aliases being read by `scenario::extra_args::canonical`.
+            for name in cols[0].split('|').filter(|n| n.starts_with("--")) {
                 m.insert(name.to_string(), spec.clone());
             }
         }
@@ -206,8 +210,11 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
             // `human_readable_int_or_auto` (`scenario::max_model_len`, which refuses `auto` before).
             "int" if name == "--max-model-len" && v == "auto" => true,
             "int" => v.parse::<i64>().is_ok(),
+            "int-si" => crate::scenario::arg_types::sglang_human_int(v).is_ok(),
             "float" => v.parse::<f64>().is_ok_and(f64::is_finite),
-            "json" => serde_json::from_str::<serde_json::Value>(v).is_ok(),
+            k if crate::scenario::arg_types::is_json(k) => {
+                crate::scenario::arg_types::json_error(k, v).is_none()
+            }
             _ => !v.starts_with("--"),
         };
         if !ok {

@@ -7,9 +7,9 @@
 //! unique prefixes), values checked by `extra_args::check_values`; a refusal carries argparse's text
 //! (`launch_server.py: error: …` / `vllm serve: error: …`) and the list it was checked against.
 
-use super::EngineKind;
 use super::extra_args::{canonical, check_values, is_flag, spec_of};
-use crate::engine_args_versions::{FlagList, LIST_FLAGS};
+use super::{EngineKind, arg_types};
+use crate::engine_args_versions::{FlagList, FlagSpec, LIST_FLAGS};
 
 /// Which words after a flag are its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +131,20 @@ pub fn split(
             written.push(args[i].clone());
             i += 1;
         }
-        check_values(&name, spec, &values).map_err(refuse)?;
+        // A dotted field (`--speculative-config.method mtp`) is one key's value, not the JSON text.
+        let field_spec;
+        let spec = if sub.is_some() && arg_types::is_json(&spec.kind) {
+            field_spec = FlagSpec {
+                kind: "str".into(),
+                choices: None,
+            };
+            &field_spec
+        } else {
+            spec
+        };
+        let positive = name.strip_prefix("--no-").map(|n| format!("--{n}"));
+        let shown = list.row(positive.as_deref().unwrap_or(&name)).join("/");
+        check_values(&name, &shown, spec, &values).map_err(refuse)?;
         out.push(Flag {
             given: given.to_string(),
             name,

@@ -276,8 +276,16 @@ impl Resolver<'_> {
              speculative iteration waits for the scheduler's step (vLLM 0.11 refuses the pair; from 0.12 EAGLE/MTP \
              drafting runs with it)";
         // The executor: Ray when the ranks span boxes (`engine_args_nodes`), else `mp`.
-        let ray_text = "Currently, async scheduling only supports `mp`, `uni`, or `external_launcher` distributed \
-             executor backend, but you chose `ray`.";
+        // args58: vLLM 0.19.0 `config/vllm.py` asks the executor class (`supports_async_scheduling`, False
+        // for Ray: 0.19.0 `v1/executor/abstract.py`) and words both texts anew (0.18.1 still the old ones).
+        let new_texts =
+            crate::engine_args_versions::release(&cx.release.version).is_some_and(|r| r >= vec![0, 19]);
+        let ray_text = if new_texts {
+            "`ray` does not support async scheduling yet."
+        } else {
+            "Currently, async scheduling only supports `mp`, `uni`, or `external_launcher` distributed \
+             executor backend, but you chose `ray`."
+        };
         match (given, rule) {
             (Some(false), _) | (None, AsyncRule::V0_11 | AsyncRule::V0_12) => Ok(false),
             (Some(true), AsyncRule::V0_11) => {
@@ -314,11 +322,15 @@ impl Resolver<'_> {
                     return Ok(false);
                 }
                 if cx.ray {
-                    warnings.push(
+                    warnings.push(if new_texts {
+                        "Async scheduling will be disabled because it is not supported with the `ray` distributed \
+                         executor backend. (vLLM's warning)"
+                            .into()
+                    } else {
                         "Async scheduling will be disabled because it is not supported with the `ray` distributed \
                          executor backend (only `mp`, `uni`, and `external_launcher` are supported). (vLLM's warning)"
-                            .into(),
-                    );
+                            .into()
+                    });
                     return Ok(false);
                 }
                 if cx.speculative {

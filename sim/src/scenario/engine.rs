@@ -284,6 +284,13 @@ impl Resolver<'_> {
                 "decode context parallelism together with pipeline parallelism is not modelled",
             ));
         }
+        let spans_boxes = u64::from(attn_tp) * u64::from(pp) > hw.topology.gpu_count().max(1) as u64;
+        let mp_nodes = self.executor_backend(
+            kind,
+            &release.version,
+            e.distributed_executor_backend.as_deref(),
+            spans_boxes,
+        )? && spans_boxes;
         let mut graph_warnings = Vec::new();
         // Issue #17 (graphs): CUDA-graph capture keys and vLLM's async scheduling.
         let (mut cuda_graphs, async_scheduling) = self.cuda_graph_keys(
@@ -300,7 +307,7 @@ impl Resolver<'_> {
                 release: &release,
                 pp,
                 speculative,
-                ray: u64::from(attn_tp) * u64::from(pp) > hw.topology.gpu_count().max(1) as u64,
+                ray: spans_boxes && !mp_nodes,
             },
             &mut graph_warnings,
         )?;
@@ -858,6 +865,7 @@ impl Resolver<'_> {
             },
             cuda_graphs,
             async_scheduling,
+            mp_nodes,
             kind,
             gpu_memory_utilization,
             max_model_len,

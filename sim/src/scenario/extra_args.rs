@@ -19,7 +19,7 @@
 //! - anything else the engine defines: accepted with a warning that tpsim does not model it (the
 //!   prediction is the engine's without the flag).
 
-use super::{EngineKind, Resolver, ScenarioError};
+use super::{EngineKind, Resolver, ScenarioError, arg_types};
 use crate::engine_args_versions::{FlagList, FlagSpec, list_for};
 use std::collections::BTreeMap;
 
@@ -158,7 +158,10 @@ pub const KEYED: &[(&str, &str)] = &[
     ("--data-parallel-size", "engine.dp_size"),
     ("--pipeline-parallel-size", "engine.pp_size"),
     ("--decode-context-parallel-size", "engine.dcp_size"),
-    ("--distributed-executor-backend", "[hardware.cluster]"),
+    (
+        "--distributed-executor-backend",
+        "engine.distributed_executor_backend",
+    ),
 ];
 
 const SERVER: &str = "where and how the HTTP server listens: no GPU step or memory depends on it";
@@ -357,8 +360,14 @@ pub(crate) fn spec_of<'a>(flag: &str, flags: &'a BTreeMap<String, FlagSpec>) -> 
 }
 
 /// argparse's checks of the values: a switch takes none, the others at least one, numbers parse,
-/// choices hold. The text after "error: ".
-pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Result<(), String> {
+/// JSON parses (`arg_types`), choices hold. `shown`: the flag as argparse names it in its error, its
+/// option strings joined by `/` (`--speculative-config/-sc`). The text after "error: ".
+pub(crate) fn check_values(
+    flag: &str,
+    shown: &str,
+    spec: &FlagSpec,
+    values: &[String],
+) -> Result<(), String> {
     match spec.kind.as_str() {
         "flag" => {
             if let Some(v) = values.first() {
@@ -370,9 +379,19 @@ pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Re
         _ => {}
     }
     if values.is_empty() {
-        return Err(format!("argument {flag}: expected one argument"));
+        return Err(format!("argument {shown}: expected one argument"));
     }
     for v in values {
+        if arg_types::is_json(&spec.kind)
+            && let Some(e) = arg_types::json_error(&spec.kind, v)
+        {
+            return Err(format!("argument {shown}: {e}"));
+        }
+        if spec.kind == "int-si"
+            && let Err(e) = arg_types::sglang_human_int(v)
+        {
+            return Err(format!("argument {shown}: {e}"));
+        }
         let ok = match spec.kind.as_str() {
             // vLLM's human-readable ints (`32k`) are max_model_len, max_num_batched_tokens and
             // kv_cache_memory_bytes (0.11.0 `get_kwargs`), all stated by keys; a whole command
@@ -386,7 +405,7 @@ pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Re
             _ => true,
         };
         if !ok {
-            return Err(format!("argument {flag}: invalid {} value: '{v}'", spec.kind));
+            return Err(format!("argument {shown}: invalid {} value: '{v}'", spec.kind));
         }
         if let Some(choices) = &spec.choices
             && !choices.iter().any(|c| c == v)
@@ -397,7 +416,7 @@ pub(crate) fn check_values(flag: &str, spec: &FlagSpec, values: &[String]) -> Re
                 .collect::<Vec<_>>()
                 .join(", ");
             return Err(format!(
-                "argument {flag}: invalid choice: '{v}' (choose from {list})"
+                "argument {shown}: invalid choice: '{v}' (choose from {list})"
             ));
         }
     }

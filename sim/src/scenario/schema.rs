@@ -561,6 +561,10 @@ pub struct EngineSection {
     pub max_cudagraph_capture_size: Option<i64>,
     /// vLLM's `--async-scheduling` (default false): the scheduler's step overlaps the forward.
     pub async_scheduling: Option<bool>,
+    /// args58: vLLM's `--distributed-executor-backend` when the ranks span boxes: `ray` (tpsim's
+    /// default, the Ray-cluster launch `tpsim engine-args` prints) or `mp` (vLLM ≥ 0.12.0's own
+    /// multi-node launch, `--nnodes N --node-rank R --master-addr HEAD`).
+    pub distributed_executor_backend: Option<String>,
     // Issue #17 (vllmv0): vLLM's V0 engine (`scenario/vllm_v0.rs`).
     /// `VLLM_USE_V1` (0.7–0.10): `false` runs the V0 engine, `true` the V1 engine; default by release.
     pub use_v1: Option<bool>,

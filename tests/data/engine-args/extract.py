@@ -14,7 +14,9 @@ Usage:
 Reads the source with Python's `ast` (nothing is imported or run). For each `add_argument` call whose
 first arguments are string literals it writes one line: the flag names (aliases joined by `|`), a tab,
 the value kind (`flag` for store_true / store_false / BooleanOptionalAction, `int`, `float`, `str`,
-`json`, `deprecated`), and, when the engine restricts the values, a tab and the comma-separated choices
+`deprecated`; `int-si` for SGLang's human_readable_int; the JSON parsers apart, as each words its error:
+`json` for argparse's own `type=json.loads`, `json-parse` for vLLM's `parse_type(json.loads)`, `json-list`
+for SGLang's `json_list_type`, `json-dataclass` for vLLM's pydantic `parse_dataclass`), and, when the engine restricts the values, a tab and the comma-separated choices
 (literal lists, module-level constants, or for vLLM the `Literal[...]` type of the config field).
 """
 import ast
@@ -65,6 +67,27 @@ def literal_strings(node, consts):
     return None
 
 
+def type_kind(v, kind="str"):
+    """The kind of a `type=` parser other than int / float (survey of every `type=` in the SGLang 0.4.0 -
+    0.5.23 and vLLM 0.2.6 - 0.34.0 lists' sources): `json.loads` -> `json` (argparse reports "invalid
+    loads value"); vLLM's `parse_type(json.loads)` / `optional_type(json.loads)` -> `json-parse` ("Value
+    V cannot be converted to ..."); SGLang's `json_list_type` -> `json-list` ("Invalid JSON list: V.
+    ..."); SGLang's `human_readable_int` (0.5.10 on: `--context-length`, `--max-total-tokens`,
+    `--max-prefill-tokens`) -> `int-si` (SI k/M/G/T and IEC Ki/Mi/Gi/Ti suffixes); `str`, `nullable_str`,
+    `optional_type(str)`, `bool` (any string), `X.from_cli` and lambdas -> `str`; `PoolerConfig.from_json`
+    -> `json`."""
+    text = ast.unparse(v)
+    if text in ("json.loads", "loads", "PoolerConfig.from_json"):
+        return "json"
+    if text.startswith(("parse_type(", "optional_type(")):
+        return "json-parse" if "json" in text else kind
+    if text == "json_list_type":
+        return "json-list"
+    if text == "human_readable_int":
+        return "int-si"
+    return kind
+
+
 def kind_of(call, consts, vllm=False):
     kind, choices = "str", None
     for kw in call.keywords:
@@ -84,10 +107,10 @@ def kind_of(call, consts, vllm=False):
                 kind = name
             elif name == "human_readable_int" and vllm:
                 # vLLM 0.8.x - 0.10.x `--max-model-len` (`1k`, `1K` also parse): an int, as the
-                # config field's type gives it from 0.11.0 (SGLang's lists keep str).
+                # config field's type gives it from 0.11.0 (SGLang's own suffixes: `int-si`).
                 kind = "int"
-            elif name in ("json.loads", "loads") or "json" in ast.unparse(v).lower():
-                kind = "json"
+            else:
+                kind = type_kind(v, kind)
         elif kw.arg == "choices":
             choices = literal_strings(kw.value, consts)
     # vLLM 0.9.1+ `deprecated=True` (Python 3.13 argparse: accepted with a warning), e.g. 0.10.1.1's
@@ -106,11 +129,14 @@ def kind_of(call, consts, vllm=False):
 
 
 def flags_of(call):
+    """The option strings of an `add_argument` call, in the order declared (argparse names a flag in
+    its errors by all of them joined with `/`: `--speculative-config/-sc`); single-dash aliases (vLLM's
+    `-tp`, `-sc`, `-O`) are kept after the first `--` name, none without one."""
     names = []
     for a in call.args:
-        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--"):
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-"):
             names.append(a.value)
-    return names
+    return names if any(n.startswith("--") for n in names) else []
 
 
 def sglang(path):
@@ -207,10 +233,8 @@ def annotated_fields(classes, local):
                 choices = choices or lits
             elif "bool" in tnames and tp is None:
                 kind = "flag"
-            elif "json" in tpn.lower():
-                kind = "json"
             elif tp is not None:
-                kind = "str"
+                kind = type_kind(tp)
             elif "int" in tnames:
                 kind = "int"
             elif "float" in tnames:
@@ -252,30 +276,125 @@ def vllm_literals(root):
     return lits
 
 
+def vllm_dataclasses(root):
+    """Names of the config classes (`@config` / `@dataclass` decorated) in vllm/config: a field of one of
+    these types is parsed as JSON by `parse_dataclass` (see vllm_field_types)."""
+    names = set()
+    for f in vllm_config_files(root):
+        for cls in [n for n in ast.parse(open(f).read()).body if isinstance(n, ast.ClassDef)]:
+            decorators = [ast.unparse(d) for d in cls.decorator_list]
+            if any(d.split("(")[0].split(".")[-1] in ("dataclass", "config") for d in decorators):
+                names.add(cls.name)
+    return names
+
+
+def union_members(ann):
+    """The members of a type annotation as vLLM's `get_type_hints` (engine/arg_utils.py) flattens it:
+    `Union` / `Optional` / `X | Y` split, `Annotated[T, ...]` and `SkipValidation[T]` give T, string
+    forward references parsed."""
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return union_members(ann.left) + union_members(ann.right)
+    if isinstance(ann, ast.Subscript) and getattr(ann.value, "id", "") in ("Optional", "Union", "Annotated",
+                                                                            "SkipValidation"):
+        s = ann.slice
+        elts = s.elts if isinstance(s, ast.Tuple) else [s]
+        # pydantic's `SkipValidation[T]` is `Annotated[T, SkipValidation()]` at run time.
+        if ann.value.id in ("Annotated", "SkipValidation"):
+            elts = elts[:1]
+        if ann.value.id == "Optional":
+            elts = list(elts) + [ast.Constant(None)]
+        return [m for e in elts for m in union_members(e)]
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            return union_members(ast.parse(ann.value, mode="eval").body)
+        except SyntaxError:
+            return [ann]
+    return [ann]
+
+
+def literal_values(node, lits):
+    """The values of `Literal[...]`, nested Literals and Literal aliases flattened as `typing.get_args`
+    does (0.9.1 `task: Literal[TaskOption, Literal["draft"]]`); None when a member is neither."""
+    s = node.slice
+    out = []
+    for e in s.elts if isinstance(s, ast.Tuple) else [s]:
+        if isinstance(e, ast.Constant):
+            out.append(str(e.value))
+        elif isinstance(e, ast.Name) and e.id in lits:
+            out += lits[e.id]
+        elif isinstance(e, ast.Subscript) and head(e) == "Literal" and literal_values(e, lits) is not None:
+            out += literal_values(e, lits)
+        else:
+            return None
+    return out
+
+
+def head(member):
+    """`list` of `list[int]`, `int` of `int`, `None` of `None`: the member's outer name."""
+    if isinstance(member, ast.Subscript):
+        member = member.value
+    if isinstance(member, ast.Constant) and member.value is None:
+        return "None"
+    return getattr(member, "id", getattr(member, "attr", None))
+
+
 def vllm_field_types(root, lits):
-    """Config dataclass fields annotated with a Literal alias (or Literal[...] itself) -> choices."""
+    """(class, field) of the config dataclasses -> (kind, choices), by vLLM's `_compute_kwargs` /
+    `get_kwargs` (engine/arg_utils.py; 0.8.5 - 0.34.0 read), which tests the annotation's union members
+    in this order: a config dataclass -> `parse_dataclass` (pydantic `TypeAdapter(cls).validate_json`:
+    kind `json-dataclass`; from 0.9.1, whose arg_utils.py first has the `is_dataclass` test); bool ->
+    BooleanOptionalAction (`flag`); Literal -> its values as choices; tuple / list / set -> the
+    element's type (nargs); int -> `int` (human-readable for a few fields: scenario/extra_args.rs
+    HUMAN_READABLE); float; a dict beside str or a non-builtin type -> `union_dict_and_str` (any string,
+    JSON when braced: `str`); any other dict -> `parse_type(json.loads)` (0.8.5: `optional_type(json.loads)`),
+    kind `json-parse`; else str."""
     fields = {}
+    dataclasses = vllm_dataclasses(root)
+    src = open(os.path.join(root, "vllm/engine/arg_utils.py")).read()
+    dataclass_branch = "is_dataclass(th)" in src
+    plain = {"int", "float", "str", "bool", "dict", "Dict", "list", "List", "tuple", "Tuple", "set", "Set",
+             "None", "Literal", "bytes"}
     for f in vllm_config_files(root):
         tree = ast.parse(open(f).read())
         for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
             for node in cls.body:
-                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                    ann = node.annotation
-                    names = [n.id for n in ast.walk(ann) if isinstance(n, ast.Name)]
-                    choice = None
-                    for n in names:
-                        if n in lits:
-                            choice = lits[n]
-                    if choice is None:
-                        choice = literal_choices(ann)
+                if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+                    continue
+                members = union_members(node.annotation)
+                heads = [head(m) for m in members]
+                # Two Literal aliases in one union (0.8.5 `guided_decoding_backend`): the last, as before.
+                lit = next((lits[h] for h in reversed(heads) if h in lits), None)
+                lit = lit or next((literal_values(m, lits) for m in members if head(m) == "Literal"), None)
+                seq = next((m for m in members if head(m) in ("list", "List", "tuple", "Tuple", "set", "Set")),
+                           None)
+                choice = None
+                if dataclass_branch and any(h in dataclasses for h in heads):
+                    kind = "json-dataclass"
+                elif "bool" in heads:
+                    kind = "flag"
+                elif lit is not None and "str" in heads:
+                    # `literal_to_kwargs`: a union with str gets the values as `metavar`, no choices.
                     kind = "str"
-                    if "int" in names:
-                        kind = "int"
-                    if "float" in names:
-                        kind = "float"
-                    if "bool" in names:
-                        kind = "flag"
-                    fields[(cls.name, node.target.id)] = (kind, choice)
+                elif lit is not None:
+                    # `Optional[Literal[...]]`: `optional_type`, and None appended to the choices
+                    # (0.8.5 - 0.34.0), so the word "None" parses.
+                    kind, choice = "str", lit + (["None"] if "None" in heads else [])
+                elif seq is not None:
+                    elem = seq.slice.elts[0] if isinstance(getattr(seq, "slice", None), ast.Tuple) else \
+                        getattr(seq, "slice", None)
+                    eh = head(elem) if elem is not None else "str"
+                    kind = eh if eh in ("int", "float") else "str"
+                    choice = lits.get(eh) or (literal_choices(elem) if eh == "Literal" else None)
+                elif "int" in heads:
+                    kind = "int"
+                elif "float" in heads:
+                    kind = "float"
+                elif any(h in ("dict", "Dict") for h in heads):
+                    other = any(h == "str" or (h is not None and h not in plain) for h in heads)
+                    kind = "str" if other else "json-parse"
+                else:
+                    kind = "str"
+                fields[(cls.name, node.target.id)] = (kind, choice)
     return fields
 
 
@@ -294,6 +413,19 @@ def vllm(root):
     for rel in ["vllm/engine/arg_utils.py"] + server:
         tree = ast.parse(open(os.path.join(root, rel)).read())
         consts = module_constants(tree)
+        # `model_kwargs = get_kwargs(ModelConfig)`: which class a spread `**model_kwargs["x"]` reads, and
+        # `vllm_kwargs["speculative_config"]["type"] = optional_type(json.loads)` (0.10.1.1 on): a parser
+        # set after get_kwargs.
+        owner, retyped = {}, {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                t, v = node.targets[0], node.value
+                if isinstance(t, ast.Name) and isinstance(v, ast.Call) and getattr(v.func, "id", "") == "get_kwargs" \
+                        and v.args and isinstance(v.args[0], ast.Name):
+                    owner[t.id] = v.args[0].id
+                if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == "type" \
+                        and isinstance(t.value, ast.Subscript) and isinstance(t.value.slice, ast.Constant):
+                    retyped[t.value.slice.value] = type_kind(v)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
                 names = flags_of(node)
@@ -311,12 +443,25 @@ def vllm(root):
                                     if k is None and isinstance(v, ast.Subscript)]
                 for sub in spreads:
                     key = sub.slice
-                    if isinstance(key, ast.Constant) and key.value in by_field:
-                        fk, fc = by_field[key.value]
+                    cls = owner.get(getattr(sub.value, "id", ""))
+                    if isinstance(key, ast.Constant) and ((cls, key.value) in fields or key.value in by_field):
+                        fk, fc = fields.get((cls, key.value)) or by_field[key.value]
                         kind = fk if kind == "str" else kind
                         choices = choices or fc
+                        if key.value in retyped:
+                            kind = retyped[key.value]
                 rows.append((names, kind, choices))
     return rows + vllm_frontend(root, server, by_field)
+
+
+def has_frontend_classes(root):
+    """Whether the server's cli_args.py declares its flags as BaseFrontendArgs / FrontendArgs fields."""
+    for rel in ("vllm/entrypoints/openai/cli_args.py", "vllm/entrypoints/common/cli_args.py"):
+        f = os.path.join(root, rel)
+        if os.path.exists(f) and any(isinstance(n, ast.ClassDef) and n.name in ("BaseFrontendArgs", "FrontendArgs")
+                                     for n in ast.parse(open(f).read()).body):
+            return True
+    return False
 
 
 def vllm_frontend(root, server, by_field):
@@ -380,8 +525,12 @@ def main():
         print(f"# vLLM {version}: `vllm serve` arguments, from vllm/engine/arg_utils.py (EngineArgs.add_cli_args)")
         print(f"# and vllm/entrypoints/{{openai,common}}/cli_args.py of the vllm-{version} sdist or wheel on PyPI; choices from the")
         print("# Literal types of the vllm/config dataclass fields the arguments are derived from.")
+        if has_frontend_classes(src):
+            print("# Plus (issue #17, flags) the server's BaseFrontendArgs / FrontendArgs dataclass fields of the same")
+            print("# cli_args.py (`--host`, `--port`, `--api-key`, `--tool-call-parser`, …), appended below by extract.py's vllm_frontend.")
     print("# Written by tests/data/engine-args/extract.py. Columns (tab-separated): flag names (aliases joined")
-    print("# by |), value kind (flag | int | float | str | json | deprecated), choices (comma-separated, optional).")
+    print("# by |), value kind (flag | int | int-si | float | str | json | json-parse | json-list | json-dataclass |")
+    print("# deprecated: see extract.py type_kind / vllm_field_types), choices (comma-separated, optional).")
     seen = set()
     for names, kind, choices in rows:
         key = "|".join(names)
