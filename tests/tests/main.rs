@@ -442,3 +442,5 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+// mi300x58 (issue #18): AITER's untuned Triton blockscale GEMM for DeepSeek-V3's q_a/kv_a on gfx942 under SGLang <= 0.5.9.
+mod mi300x58;
