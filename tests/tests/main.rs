@@ -451,3 +451,5 @@ mod cmdsurvey58;
 mod deploys34;
 // args58 (issue #17): list kinds by the engines' parsers, their refusal texts, vLLM's mp executor across boxes.
 mod args58;
+// mi300x58 (issue #18): AITER's untuned Triton blockscale GEMM for DeepSeek-V3's q_a/kv_a on gfx942 under SGLang <= 0.5.9.
+mod mi300x58;

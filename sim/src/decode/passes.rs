@@ -2,6 +2,7 @@
 
 use super::{DecodeError, SimulatedShape};
 
+mod aiter_blockscale; // mi300x58: AITER's untuned Triton blockscale GEMM for DeepSeek-V3's q_a/kv_a on gfx942 (SGLang <= 0.5.9)
 mod aiter_unified; // mi300xoss: AITER unified attention's 3-D split-KV reduce kernel (vLLM ROCm)
 mod dcp;
 mod decode_attn; // mend51: the decode-attention facts of a pass's model, worked out once a pass
@@ -1256,6 +1257,7 @@ impl<'a> Builder<'a> {
             + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
             + self.kv_store_time(pass, l)
             + self.trtllm_mla_time(pass, l)
+            + Duration::from_us_f64(aiter_blockscale::extra_us(self.s, pass.model, l, pass.shape.ctx))
     }
 
     /// mla49: SGLang `trtllm_mla`'s decode-side cast and q concat (`sgl_decode_launch::

@@ -1,0 +1,130 @@
+//! mi300x58 (issue #18): SGLang's block-FP8 dense linears on gfx942 (MI300X / MI325X) run AITER's
+//! **Triton** `gemm_a8w8_blockscale`, and DeepSeek-V3's fused q_a / kv_a projection had no gfx942
+//! tuned config for it in the releases up to 0.5.9.
+//!
+//! **The kernel.** With `SGLANG_USE_AITER` (set in SGLang's ROCm images) `dispatch_w8a8_block_fp8_linear`
+//! returns `aiter_w8a8_block_fp8_linear` on HIP, which quantizes the activations per 1 × 128
+//! (`aiter_per1x128_quant`) and calls `gemm_a8w8_blockscale` imported from
+//! `aiter.ops.triton.gemm_a8w8_blockscale` — the CK import beside it is commented out
+//! (`layers/quantization/fp8_utils.py`, read in the sglang 0.5.7, 0.5.8 and 0.5.9 wheels). The
+//! Triton kernel takes its tile from a per-arch, per-(N, K) JSON and, without one, from the arch's
+//! default config.
+//!
+//! **The missing config.** DeepSeek-V3 / R1 / V3.1 (`DeepseekV2AttentionMLA`) project q_a and the
+//! latent KV together: `fused_qkv_a_proj_with_mqa`, a `ReplicatedLinear` of hidden 7,168 →
+//! `q_lora_rank + kv_lora_rank + qk_rope_head_dim` = 1,536 + 512 + 64 = 2,112 (`models/deepseek_v2.py`,
+//! 0.5.7 – 0.5.10), the same shape at every TP. ROCm/aiter pull 1930 (2026-01-29, "[Triton] Add tune
+//! config on Mi300x/Mi325x for gemm_A8W8_blockscale used in Deepseek models"): "the tuning configuration
+//! for the specific shape (N=2112, K=7168) was missing on mi300x, causing it to fall back to default
+//! parameters"; with that one shape tuned, SGLang serving DeepSeek-R1 on MI300X at 1k/1k had a
+//! median TPOT of 28.76 → 22.05 ms at concurrency 4 (37.19 → 25.56 at 8, 47.17 → 30.83 at 16). One
+//! GEMM a layer changed, so at c 4 the default config cost (28.76 − 22.05) ms ÷ 61 layers =
+//! 110.0 µs a layer more than the tuned one: [`UNTUNED_QKV_A_US`]. sglang pull 18242 (2026-02-04,
+//! "[ROCm] Optimize Deepseek R1 on MI300X") names the tuned gfx942 DeepSeek GEMM configs as resolved
+//! in ROCm/aiter pull 2024, and its other change — `fused_qk_rope_cat_and_cache_mla` on every HIP
+//! platform, not only `_use_aiter_gfx95` — is absent from the 0.5.7, 0.5.8 and 0.5.9 wheels (each
+//! still guards it by `_use_aiter_gfx95`): those releases' images predate the fix. From 0.5.10 on
+//! the config is taken as tuned (assumed: the images' AITER commits are not read).
+//!
+//! **What is charged.** [`UNTUNED_QKV_A_US`] a decode pass, per MLA layer of a model with that
+//! projection shape, under SGLang ≤ 0.5.9 on a gfx942 GPU (compute capability 9.4) with block-FP8
+//! attention weights, on top of the template's cost of the GEMM (which prices it as a tuned,
+//! memory-bound kernel). The c 4 figure is applied at every batch (the lowest concurrency measured;
+//! c 8 and c 16 differ more, 190.7 and 267.9 µs a layer, which includes what their TPOTs carry of
+//! prefill, and are not applied). Prefill chunks are left as they were (the pull measures TPOT
+//! only). The other block-FP8 shapes of these models (q_b, o_proj, the shared expert) and other
+//! models' shapes (MiniMax-M2's qkv / o) are not charged: no measurement of their default config on
+//! gfx942 was found.
+
+use crate::scenario::{EngineKind, Scenario, accel::GpuVendor};
+use tpsim_model::llm::{Attention, LayerWork, Mixer, ModelSpec, WeightDtype};
+
+/// What AITER's default Triton `gemm_a8w8_blockscale` config costs over the tuned one for
+/// DeepSeek-V3's fused q_a / kv_a projection (N 2,112, K 7,168) on MI300X, µs a decode layer:
+/// ROCm/aiter pull 1930's median TPOT at concurrency 4, (28.76 − 22.05) ms ÷ 61 layers (module doc).
+pub const UNTUNED_QKV_A_US: f64 = (28.76 - 22.05) / 61.0 * 1000.0;
+
+/// The fused projection's output width N that pull 1930 tuned (q_lora 1,536 + kv_lora 512 + rope 64).
+pub const QKV_A_N: u64 = 2112;
+
+/// Its input width K (DeepSeek-V3's hidden size).
+pub const QKV_A_K: u64 = 7168;
+
+/// The last SGLang release whose ROCm image runs the untuned default (module doc): 0.5.9.
+pub const LAST_UNTUNED: (u32, u32, u32) = (0, 5, 9);
+
+/// Whether `s` runs `model`'s fused q_a / kv_a projection through AITER's untuned Triton default on
+/// gfx942 (module doc): SGLang ≤ 0.5.9, an AMD GPU of compute capability 9.4, MLA with the 2,112 ×
+/// 7,168 projection, block-FP8 attention weights.
+pub fn applies(s: &Scenario, model: &ModelSpec) -> bool {
+    if s.engine.kind != EngineKind::Sglang
+        || s.hardware.accel.vendor != GpuVendor::Amd
+        || s.hardware.gpu.compute_capability != "9.4"
+    {
+        return false;
+    }
+    let untuned_release = tpsim_model::sglang_fraction_early::release_post(&s.engine.release().version)
+        .is_some_and(|(a, b, c, _)| (a, b, c) <= LAST_UNTUNED);
+    let shape = match model.attention {
+        Attention::Mla {
+            q_lora_rank: Some(q),
+            kv_lora_rank,
+            qk_rope_head_dim,
+            ..
+        } => q + kv_lora_rank + qk_rope_head_dim == QKV_A_N && model.hidden == QKV_A_K,
+        _ => false,
+    };
+    let fmt = model.quantization.mla_down_format();
+    let block_fp8 = fmt.dtype == WeightDtype::Fp8 && fmt.block_size.is_some();
+    untuned_release && shape && block_fp8
+}
+
+/// The extra time of layer `l` in a decode pass (`ctx > 0`) of `model` under `s`: [`UNTUNED_QKV_A_US`]
+/// for an attention layer where [`applies`], zero otherwise.
+pub fn extra_us(s: &Scenario, model: &ModelSpec, l: &LayerWork, ctx: u32) -> f64 {
+    let attention = l.attn_kernels > 0 && !matches!(l.mixer, Mixer::Linear);
+    if ctx > 0 && attention && applies(s, model) {
+        UNTUNED_QKV_A_US
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_str;
+    use std::path::Path;
+
+    fn scenario(hw: &str, model: &str, version: &str) -> Scenario {
+        let text = format!(
+            "[hardware]\npreset = \"{hw}\"\n[model]\npreset = \"{model}\"\n[engine]\nname = \"sglang\"\n\
+             version = \"{version}\"\ntp = 8\ntrust_remote_code = true\n[workload]\nconcurrency = 1\n\
+             prompt_len = 128\noutput_len = 16\n"
+        );
+        load_str(&text, Path::new("aiter-blockscale.toml")).expect("scenario")
+    }
+
+    /// (28.76 − 22.05) ms = 6.71 ms a step; ÷ 61 layers = 0.110 ms = 110.0 µs a layer.
+    #[test]
+    fn the_charge_is_pull_1930s_c4_step_over_61_layers() {
+        assert!((UNTUNED_QKV_A_US - 110.0).abs() < 1e-9, "{UNTUNED_QKV_A_US}");
+    }
+
+    /// DeepSeek-V3 (block FP8, 1,536 + 512 + 64 = 2,112 over hidden 7,168) on MI300X / MI325X
+    /// (gfx942) under 0.5.7 and 0.5.9; not under 0.5.10, not on MI355X (gfx950), not on H200.
+    #[test]
+    fn the_rule_selects_deepseek_v3_on_gfx942_up_to_0_5_9() {
+        for (hw, model, version, want) in [
+            ("mi300x-8x-xgmi", "deepseek-v3", "0.5.7", true),
+            ("mi300x-8x-xgmi", "deepseek-v3", "0.5.9", true),
+            ("mi325x-8x-xgmi", "deepseek-v3", "0.5.9", true),
+            ("mi300x-8x-xgmi", "deepseek-v3", "0.5.10", false),
+            ("mi355x-8x-xgmi", "deepseek-v3", "0.5.9", false),
+            ("h200-8x-nvlink", "deepseek-v3", "0.5.7", false),
+        ] {
+            let s = scenario(hw, model, version);
+            assert_eq!(applies(&s, &s.model), want, "{hw} {model} {version}");
+        }
+    }
+}
