@@ -442,3 +442,5 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+// server58 (issue #18): the RTX PRO 6000 Editions' memory bandwidth and mem_efficiency, applied.
+mod server58;
