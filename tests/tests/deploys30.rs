@@ -605,7 +605,10 @@ fn sweeps_differ_where_tpsim_does_not() {
         );
         let gap = tpsim_ratio - ratio;
         if c == 8 {
-            assert!((0.05..0.11).contains(&gap), "c 8: files {ratio}, tpsim {tpsim_ratio}");
+            assert!(
+                (0.05..0.11).contains(&gap),
+                "c 8: files {ratio}, tpsim {tpsim_ratio}"
+            );
         } else {
             assert!(gap.abs() < 0.03, "c {c}: files {ratio}, tpsim {tpsim_ratio}");
         }

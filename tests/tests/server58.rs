@@ -34,7 +34,12 @@ fn explained(preset: &str, key: &str) -> (String, String) {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let mut lines = o.stdout.lines();
     let first = lines.next().unwrap_or_default();
-    let value = first.split(" = ").nth(1).unwrap_or_default().trim_matches('"').to_string();
+    let value = first
+        .split(" = ")
+        .nth(1)
+        .unwrap_or_default()
+        .trim_matches('"')
+        .to_string();
     let set_in = lines.next().unwrap_or_default().to_string();
     (value, set_in)
 }
@@ -51,15 +56,30 @@ fn tb_per_s(text: &str) -> f64 {
 #[test]
 fn each_edition_has_its_memory_clocks_bandwidth() {
     for (preset, mhz, template) in [
-        ("rtx-pro-6000-8x-dual-turin-direct", 12481.0, "rtx-pro-6000-server"),
-        ("rtx-pro-6000-ws-8x-dual-genoa-direct", 14001.0, "rtx-pro-6000-workstation"),
-        ("rtx-pro-6000-max-q-8x-kvm-xeon-8468v", 14001.0, "rtx-pro-6000-max-q"),
+        (
+            "rtx-pro-6000-8x-dual-turin-direct",
+            12481.0,
+            "rtx-pro-6000-server",
+        ),
+        (
+            "rtx-pro-6000-ws-8x-dual-genoa-direct",
+            14001.0,
+            "rtx-pro-6000-workstation",
+        ),
+        (
+            "rtx-pro-6000-max-q-8x-kvm-xeon-8468v",
+            14001.0,
+            "rtx-pro-6000-max-q",
+        ),
     ] {
         let (value, set_in) = explained(preset, "gpu.memory_bandwidth");
         let want = gddr7_bytes_per_s(mhz);
         let got = tb_per_s(&value);
         assert!((got / want - 1.0).abs() < 5e-4, "{preset}: {got} vs {want}");
-        assert!(set_in.contains(&format!("templates/{template}.toml")), "{preset}: {set_in}");
+        assert!(
+            set_in.contains(&format!("templates/{template}.toml")),
+            "{preset}: {set_in}"
+        );
     }
 }
 
@@ -78,14 +98,29 @@ fn mem_efficiency_is_the_measured_streaming_fraction() {
     assert!((server_eff - 0.8935).abs() < 1e-4, "{server_eff}");
     assert!((maxq_eff - 0.8529).abs() < 1e-4, "{maxq_eff}");
     for (preset, want, template) in [
-        ("rtx-pro-6000-8x-dual-turin-direct", server_eff, "rtx-pro-6000-server"),
-        ("rtx-pro-6000-ws-8x-dual-genoa-direct", server_eff, "rtx-pro-6000-server"),
-        ("rtx-pro-6000-max-q-8x-kvm-xeon-8468v", maxq_eff, "rtx-pro-6000-max-q"),
+        (
+            "rtx-pro-6000-8x-dual-turin-direct",
+            server_eff,
+            "rtx-pro-6000-server",
+        ),
+        (
+            "rtx-pro-6000-ws-8x-dual-genoa-direct",
+            server_eff,
+            "rtx-pro-6000-server",
+        ),
+        (
+            "rtx-pro-6000-max-q-8x-kvm-xeon-8468v",
+            maxq_eff,
+            "rtx-pro-6000-max-q",
+        ),
     ] {
         let (value, set_in) = explained(preset, "hardware.params.mem_efficiency");
         let got: f64 = value.parse().unwrap();
         assert!((got - want).abs() < 5e-4, "{preset}: {got} vs {want}");
-        assert!(set_in.contains(&format!("templates/{template}.toml")), "{preset}: {set_in}");
+        assert!(
+            set_in.contains(&format!("templates/{template}.toml")),
+            "{preset}: {set_in}"
+        );
     }
     let expert_bytes = 3.0 * 2048.0 * 512.0;
     let distinct = |n: f64| 256.0 * (1.0 - (1.0 - 8.0 / 256.0_f64).powf(n));
@@ -120,10 +155,16 @@ fn server_and_workstation_rows_take_their_editions_bandwidth() {
         let bytes = (f(&floor["weights_read_gib_per_step"]) + f(&floor["kv_read_gib_per_step"]))
             * (1u64 << 30) as f64;
         let floor_ms = f(&floor["memory_floor_ms_per_step"]);
-        assert!((floor_ms / (bytes / bw * 1e3) - 1.0).abs() < 1e-6, "{file}: {floor_ms}");
+        assert!(
+            (floor_ms / (bytes / bw * 1e3) - 1.0).abs() < 1e-6,
+            "{file}: {floor_ms}"
+        );
         let lm_head = f(&v["breakdown_by_op"]["lm_head"]);
         let want = lm_head_bytes / (0.893 * bw) * 1e3 + 0.002;
-        assert!((lm_head / want - 1.0).abs() < 1e-3, "{file}: lm_head {lm_head} vs {want}");
+        assert!(
+            (lm_head / want - 1.0).abs() < 1e-3,
+            "{file}: lm_head {lm_head} vs {want}"
+        );
         let old = edited_variant(file, &format!("server58-old-{}", bw as u64), |t| {
             t + "\n[hardware.params]\nmem_efficiency = 0.80\n\n[hardware.gpu]\nmemory_bandwidth = \"1.79TB/s\"\n"
         });

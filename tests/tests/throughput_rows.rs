@@ -49,7 +49,7 @@ const MTP_SCALING_SERIES_MISS: &str = "with vLLM's FlashInfer CUTLASS MoE overhe
 const MTP2_STEP_MISS: &str = "measured MTP=2 steps cost 1.84x a no-MTP step at bs 1 (2.784 accepted tokens at 130 tok/s = 21.4 ms vs 11.66 ms) where tpsim's verify of 3 tokens plus two draft passes costs 1.43x with the CUTLASS MoE overhead; vLLM 0.17's step has no piece tpsim leaves out (vllmmtp): the series' no-MTP rows cost 2.93 ms per added request at bs 1-2 (tpsim 0.88 ms), which on the verify's two extra tokens gives 21.1 ms, and the no-MTP series' own miss from c 5 up carries over";
 
 /// Reason shared by the two Kimi-K2.5 DCP 1 rows of [`KNOWN_MISSES`] (one step, two KV dtypes).
-const KIMI_SYS_STEP_MISS: &str = "newdeploys/dcpcost: with NCCL_P2P_LEVEL=SYS, which every vLLM launch on the source page sets, tpsim's TP 8 step on SM 12.0 is about 3 ms short of the measured one (DCP 8 of the same table, whose extra exchanges tpsim costs at 2.75 ms against the 2.10 ms the two rows imply, is within +19.7 %): tpsim is optimistic on SM 12.0 batch-1 MoE steps, as for the MiniMax and Qwen3.5 rows; not fitted";
+const KIMI_SYS_STEP_MISS: &str = "newdeploys/dcpcost: with NCCL_P2P_LEVEL=SYS, which every vLLM launch on the source page sets, tpsim's TP 8 step on SM 12.0 is about 3 ms short of the measured one (DCP 8 of the same table, whose extra exchanges tpsim costs at 2.75 ms against the 2.10 ms the two rows imply, is within +19.7 %): tpsim is optimistic on SM 12.0 batch-1 MoE steps, as for the MiniMax and Qwen3.5 rows; not fitted. server58: the box's Edition is not named (allreduce.tsv: \"RTX PRO 6000 Blackwell\"; the preset assumes the Workstation, rtx-pro-6000-8x-4switch-grimulkan.toml), whose template now gives 1.792 TB/s at the measured mem_efficiency 0.893 (1.60 TB/s streamed, from 0.80 x 1.79 = 1.43): TP 8 bf16 KV +30.1 -> +36.3 %, fp8 KV +28.6 -> +34.6 %, and DCP 8 +18.5 -> +22.8 %, out of the band (with the Server Edition's 1.597 TB/s inline it is 79.3 tok/s, +18.3 %): which Edition the box holds decides that row";
 
 /// Reason shared by the two single-H100 Qwen3-14B bursts of [`KNOWN_MISSES`] (newdeploys6: one page, one
 /// server).
@@ -657,6 +657,10 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
     ),
     (
         "Kimi-K2.5 INT4, vLLM, 8× RTX PRO 6000 (switches) TP 8, fp8 KV, bs 1",
+        KIMI_SYS_STEP_MISS,
+    ),
+    (
+        "Kimi-K2.5 INT4, vLLM, 8× RTX PRO 6000 (switches) TP 8 DCP 8, bf16 KV, bs 1",
         KIMI_SYS_STEP_MISS,
     ),
     // newdeploys4: tests/tests/throughput_newdeploys4.rs (InferenceX, gpt-oss-120b on MI300X).
