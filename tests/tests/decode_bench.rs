@@ -132,44 +132,44 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
     ("AWQ, ctx 0, c 4", SMALL),                    // +29.6 %
     ("AWQ, ctx 16k, c 2", SMALL),                  // +33.1 %
     ("AWQ, ctx 16k, c 4", SMALL),                  // +26.1 %
-    ("AWQ, ctx 16k, c 32", SHARED),                // -20.2 % (server58; within before, at 1.432 TB/s streamed against 1.426)
-    ("AWQ, ctx 16k, c 64", SHARED),                // -28.1 %
-    ("AWQ, ctx 16k, c 128", SHARED),               // -33.7 %
-    ("AWQ, ctx 32k, c 2", SMALL),                  // +31.6 %
-    ("AWQ, ctx 32k, c 4", SMALL),                  // +23.0 %
-    ("AWQ, ctx 32k, c 64", SHARED),                // -28.5 %
-    ("AWQ, ctx 32k, c 128", SHARED),               // -32.7 %
-    ("AWQ, ctx 64k, c 2", SMALL),                  // +30.4 %
-    ("AWQ, ctx 64k, c 32", SHARED),                // -27.8 %
-    ("AWQ, ctx 64k, c 64", SHARED),                // -35.6 %
-    ("AWQ, ctx 64k, c 128", SHARED),               // -39.3 %
-    ("AWQ, ctx 128k, c 2", SMALL),                 // +26.1 %
-    ("AWQ, ctx 128k, c 16", SHARED),               // -27.4 %
-    ("AWQ, ctx 128k, c 32", SHARED),               // -38.2 %
-    ("AWQ, ctx 128k, c 64", SHARED),               // -46.9 %
-    ("AWQ, ctx 128k, c 128", SHARED),              // -52.2 %
-    ("NVFP4 lukealonso, ctx 16k, c 64", SHARED),   // -21.8 %
-    ("NVFP4 lukealonso, ctx 16k, c 128", SHARED),  // -28.3 %
-    ("NVFP4 lukealonso, ctx 32k, c 64", SHARED),   // -27.1 %
-    ("NVFP4 lukealonso, ctx 32k, c 128", SHARED),  // -29.9 %
-    ("NVFP4 lukealonso, ctx 64k, c 32", SHARED),   // -24.9 %
-    ("NVFP4 lukealonso, ctx 64k, c 64", SHARED),   // -35.2 %
-    ("NVFP4 lukealonso, ctx 64k, c 128", SHARED),  // -42.6 %
-    ("NVFP4 lukealonso, ctx 128k, c 16", SHARED),  // -28.1 %
-    ("NVFP4 lukealonso, ctx 128k, c 32", SHARED),  // -39.2 %
-    ("NVFP4 lukealonso, ctx 128k, c 64", SHARED),  // -49.9 %
+    ("AWQ, ctx 16k, c 32", SHARED), // -20.2 % (server58; within before, at 1.432 TB/s streamed against 1.426)
+    ("AWQ, ctx 16k, c 64", SHARED), // -28.1 %
+    ("AWQ, ctx 16k, c 128", SHARED), // -33.7 %
+    ("AWQ, ctx 32k, c 2", SMALL),   // +31.6 %
+    ("AWQ, ctx 32k, c 4", SMALL),   // +23.0 %
+    ("AWQ, ctx 32k, c 64", SHARED), // -28.5 %
+    ("AWQ, ctx 32k, c 128", SHARED), // -32.7 %
+    ("AWQ, ctx 64k, c 2", SMALL),   // +30.4 %
+    ("AWQ, ctx 64k, c 32", SHARED), // -27.8 %
+    ("AWQ, ctx 64k, c 64", SHARED), // -35.6 %
+    ("AWQ, ctx 64k, c 128", SHARED), // -39.3 %
+    ("AWQ, ctx 128k, c 2", SMALL),  // +26.1 %
+    ("AWQ, ctx 128k, c 16", SHARED), // -27.4 %
+    ("AWQ, ctx 128k, c 32", SHARED), // -38.2 %
+    ("AWQ, ctx 128k, c 64", SHARED), // -46.9 %
+    ("AWQ, ctx 128k, c 128", SHARED), // -52.2 %
+    ("NVFP4 lukealonso, ctx 16k, c 64", SHARED), // -21.8 %
+    ("NVFP4 lukealonso, ctx 16k, c 128", SHARED), // -28.3 %
+    ("NVFP4 lukealonso, ctx 32k, c 64", SHARED), // -27.1 %
+    ("NVFP4 lukealonso, ctx 32k, c 128", SHARED), // -29.9 %
+    ("NVFP4 lukealonso, ctx 64k, c 32", SHARED), // -24.9 %
+    ("NVFP4 lukealonso, ctx 64k, c 64", SHARED), // -35.2 %
+    ("NVFP4 lukealonso, ctx 64k, c 128", SHARED), // -42.6 %
+    ("NVFP4 lukealonso, ctx 128k, c 16", SHARED), // -28.1 %
+    ("NVFP4 lukealonso, ctx 128k, c 32", SHARED), // -39.2 %
+    ("NVFP4 lukealonso, ctx 128k, c 64", SHARED), // -49.9 %
     ("NVFP4 lukealonso, ctx 128k, c 128", SHARED), // -53.9 %
-    ("NVFP4 nvidia, ctx 16k, c 64", SHARED),       // -21.8 %
-    ("NVFP4 nvidia, ctx 16k, c 128", SHARED),      // -28.3 %
-    ("NVFP4 nvidia, ctx 32k, c 64", SHARED),       // -27.1 %
-    ("NVFP4 nvidia, ctx 32k, c 128", SHARED),      // -29.8 %
-    ("NVFP4 nvidia, ctx 64k, c 32", SHARED),       // -22.3 %
-    ("NVFP4 nvidia, ctx 64k, c 64", SHARED),       // -35.2 %
-    ("NVFP4 nvidia, ctx 64k, c 128", SHARED),      // -38.6 %
-    ("NVFP4 nvidia, ctx 128k, c 16", SHARED),      // -26.2 %
-    ("NVFP4 nvidia, ctx 128k, c 32", SHARED),      // -39.2 %
-    ("NVFP4 nvidia, ctx 128k, c 64", SHARED),      // -49.9 %
-    ("NVFP4 nvidia, ctx 128k, c 128", SHARED),     // -53.9 %
+    ("NVFP4 nvidia, ctx 16k, c 64", SHARED), // -21.8 %
+    ("NVFP4 nvidia, ctx 16k, c 128", SHARED), // -28.3 %
+    ("NVFP4 nvidia, ctx 32k, c 64", SHARED), // -27.1 %
+    ("NVFP4 nvidia, ctx 32k, c 128", SHARED), // -29.8 %
+    ("NVFP4 nvidia, ctx 64k, c 32", SHARED), // -22.3 %
+    ("NVFP4 nvidia, ctx 64k, c 64", SHARED), // -35.2 %
+    ("NVFP4 nvidia, ctx 64k, c 128", SHARED), // -38.6 %
+    ("NVFP4 nvidia, ctx 128k, c 16", SHARED), // -26.2 %
+    ("NVFP4 nvidia, ctx 128k, c 32", SHARED), // -39.2 %
+    ("NVFP4 nvidia, ctx 128k, c 64", SHARED), // -49.9 %
+    ("NVFP4 nvidia, ctx 128k, c 128", SHARED), // -53.9 %
 ];
 
 /// MTP=2 at batch 1-4.
