@@ -147,7 +147,8 @@ fn glm_h200_gap_does_not_grow_with_the_batch() {
 /// vLLM's own micro-benchmark (vllm PR 46112, `benchmarks/overheads/benchmark_scheduler_update_from_output.py`,
 /// merge-base 55c98e370): 1.12 µs a request. At each large-batch decode row's running batch that is
 /// under 3 % of the gap between the measured and tpsim's step (GLM-4.6 H200 c 512: 0.57 ms of 36.2 ms;
-/// Qwen3-Coder AWQ on the RTX PRO 6000 at 400: 0.45 of 21.6 ms), so even a V1 loop ten times slower at
+/// Qwen3-Coder AWQ on the RTX PRO 6000 at 400: 0.45 of 28.4 ms, 21.6 before server58 ran it on the Workstation
+/// Edition's 1.792 TB/s), so even a V1 loop ten times slower at
 /// 0.11.0 than at that merge-base would leave most of each gap.
 #[test]
 fn v1_output_update_is_small_against_the_decode_gaps() {

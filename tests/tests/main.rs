@@ -453,3 +453,5 @@ mod deploys34;
 mod args58;
 // mi300x58 (issue #18): AITER's untuned Triton blockscale GEMM for DeepSeek-V3's q_a/kv_a on gfx942 under SGLang <= 0.5.9.
 mod mi300x58;
+// server58 (issue #18): the RTX PRO 6000 Editions' memory bandwidth and mem_efficiency, applied.
+mod server58;

@@ -513,7 +513,7 @@ fn explain_names_the_template_of_a_shared_constant_and_the_preset_of_a_box_value
     // A GPU figure: the GPU template.
     let e = explain(asus, "gpu.memory_bandwidth");
     assert!(
-        e.starts_with("hardware.gpu.memory_bandwidth = \"1.79TB/s\"\n  set in     <preset hardware/templates/rtx-pro-6000-server.toml>:"),
+        e.starts_with("hardware.gpu.memory_bandwidth = \"1.597TB/s\"\n  set in     <preset hardware/templates/rtx-pro-6000-server.toml>:"),
         "{e}"
     );
     // A box-specific value: the preset, over the template's, with its own fitted mark.

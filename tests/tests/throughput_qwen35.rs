@@ -100,8 +100,10 @@ pub(crate) fn validation_sglang_nvfp4_tp4_batch1_nccl() {
     // stream, `passes::sgl_dual_stream`; 84.3 before vllmfusion charged SGLang's KV-cache store in the 15 full-attention layers, 84.1 before
     // sglgates charged SGLang's Qwen3.5 gate, top-k and Gated DeltaNet kernels, 330 a pass,
     // `passes::sgl_qwen3_next`): the attention backend is named but has no curve in the bundled
-    // preset, and PHB allows P2P on these same-socket root ports as SYS does.
-    assert!((pred - 83.84).abs() < 0.05, "{pred}");
+    // preset, and PHB allows P2P on these same-socket root ports as SYS does. server58: 83.73 since the
+    // Server template streams at 0.893 × 1.597 = 1.426 TB/s (0.80 × 1.79 = 1.432 before, 83.84): the
+    // bandwidth-bound part of the 11.93 ms step grows by 1.432 / 1.426 = 1.0041, 83.84 / 83.73 = 1.0013.
+    assert!((pred - 83.73).abs() < 0.05, "{pred}");
     validate("Qwen3.5 NVFP4, SGLang results.md, bs 1", (42.0, 51.0), pred);
     // rtx6kpro optimization/pcie-oneshot-allreduce.md, SGLang, NVFP4, bs 1, none, cutlass MoE, NCCL
     // only: 70.6. IN-SAMPLE since sm120decode: this row and the one-shot one below give the allreduce
