@@ -506,6 +506,22 @@ impl Resolver<'_> {
             )
         })?;
         let out = check(kind, list, args).map_err(|m| self.invalid("engine.extra_args", m))?;
+        // SGLang's KTransformers flags (`server_args.py` from 0.5.6.post1, help "[ktransformers
+        // parameter]"; `--kt-weight-path` is "the quantized expert weights for amx kernel") put the
+        // routed experts on the host's CPU: a different deployment, not one flag's cost.
+        if let Some(a) = out
+            .iter()
+            .find(|a| kind == EngineKind::Sglang && a.flag.starts_with("--kt-"))
+        {
+            return Err(self.invalid(
+                "engine.extra_args",
+                format!(
+                    "`{}`: SGLang's KTransformers flags run the routed experts on the host CPU (AMX / AVX \
+                     kernels), which tpsim does not model; drop the `--kt-*` flags to predict the GPU-only engine",
+                    a.written.join(" ")
+                ),
+            ));
+        }
         for a in out.iter().filter(|a| a.effect == Effect::NotModelled) {
             warnings.push(format!(
                 "engine.extra_args: `{}` is accepted by the engine but not modelled by tpsim: the prediction is the \
