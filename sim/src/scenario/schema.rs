@@ -65,6 +65,10 @@ pub struct HardwareSection {
     pub name: Option<String>,
     /// "amd" or "intel" (NCCL's default P2P level and inter-socket model depend on it).
     pub cpu_vendor: Option<String>,
+    /// The CPU generation as NCCL tiers it ("zen2", "zen4", "zen5", "broadwell", "skylake",
+    /// "sapphire-rapids", "emerald-rapids"; `tpsim_model::nccl::CpuGeneration`): NCCL's inter-socket
+    /// bandwidth by release (ncclamd58). Absent: the vendor's default figure.
+    pub cpu_generation: Option<String>,
     pub gpu: Option<GpuSection>,
     pub topology: Option<TopologySection>,
     pub params: Option<ParamsSection>,
@@ -191,6 +195,7 @@ impl HardwareSection {
             profile: self.profile.or(base.profile),
             name: self.name.or(base.name),
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
+            cpu_generation: self.cpu_generation.or(base.cpu_generation),
             gpu: Some({
                 let top = self.gpu.unwrap_or_default();
                 // Issue #17 point 5: torch's total describes the memory nvidia-smi's total does; a layer
