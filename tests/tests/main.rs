@@ -442,3 +442,5 @@ mod shm57;
 mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
+// ncclamd58 (issue #19): NCCL's inter-socket bandwidth by release and CPU generation; the dual-Turin boxes.
+mod ncclamd58;
