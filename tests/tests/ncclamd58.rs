@@ -201,3 +201,34 @@ fn a_wrong_generation_is_refused() {
         assert!(out.stderr.contains(want), "{}", out.stderr);
     }
 }
+
+/// A layer that names another vendor without its own generation does not inherit the base's: a file
+/// over the kalavai Xeon preset (template `rtx-4090-kalavai-xeon`: intel, "skylake") that says
+/// `cpu_vendor = "amd"` loads with no generation (AMD: 16 GB/s in every release); one that keeps
+/// intel keeps "skylake" (10 GB/s at NCCL 2.19.3, the host's release). Exact constants (tolerance 0).
+#[test]
+#[allow(clippy::float_cmp)]
+fn another_vendor_drops_the_inherited_generation() {
+    let base = data_path("../../scenarios/hardware/rtx-4090-2x-kalavai-xeon-cross-socket.toml");
+    let base = base.canonicalize().expect("preset path");
+    let v = NcclVersion::new(19, 3);
+    for (vendor, want, bw) in [
+        ("amd", None, 16.0),
+        ("intel", Some(CpuGeneration::IntelSkylake), 10.0),
+    ] {
+        let dir = std::env::temp_dir().join(format!("ncclamd58-over-{vendor}"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("hw.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "extends = {:?}\ncpu_vendor = \"{vendor}\"\n",
+                base.to_str().expect("utf8")
+            ),
+        )
+        .expect("write");
+        let h = tpsim::scenario::hardware_from_preset(file.to_str().expect("utf8")).expect("loads");
+        assert_eq!(h.cpu_generation, want, "{vendor}");
+        assert_eq!(inter_cpu_bw_gbps(v, h.cpu_amd, h.cpu_generation), bw, "{vendor}");
+    }
+}

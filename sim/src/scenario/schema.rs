@@ -194,8 +194,14 @@ impl HardwareSection {
             gpus: self.gpus,
             profile: self.profile.or(base.profile),
             name: self.name.or(base.name),
+            // ncclamd58: a layer naming another vendor without its own generation does not inherit
+            // the base's (a Xeon's "skylake" under cpu_vendor = "amd" would be refused).
+            cpu_generation: match (&self.cpu_vendor, &base.cpu_vendor, self.cpu_generation) {
+                (_, _, Some(g)) => Some(g),
+                (Some(top), below, None) if below.as_deref().unwrap_or("amd") != top => None,
+                (_, _, None) => base.cpu_generation,
+            },
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
-            cpu_generation: self.cpu_generation.or(base.cpu_generation),
             gpu: Some({
                 let top = self.gpu.unwrap_or_default();
                 // Issue #17 point 5: torch's total describes the memory nvidia-smi's total does; a layer
