@@ -13,10 +13,6 @@ use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::nccl::{self, Algo, Choice, NcclEnv, NcclTopoInput, PathInfo, Proto, RingGraph, TunerTable};
 use tpsim_model::units::{Bytes, Duration};
 
-/// NCCL's assumed inter-socket bandwidth, GB/s (pcie-collectives.md, "Channel search": AMD 16;
-/// Intel 6/10/22/40 by generation — 22, Skylake-class, when the generation is not given).
-const NCCL_AMD_INTER_SOCKET_GBPS: f64 = 16.0;
-const NCCL_INTEL_INTER_SOCKET_GBPS: f64 = 22.0;
 /// Intel root complexes charge P2P through a host bridge 6/5 of its bandwidth (pcie-collectives.md).
 const NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR: f64 = 5.0 / 6.0;
 
@@ -221,11 +217,12 @@ impl Comm {
                 bw *= NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR;
             }
             if class == PathClass::Sys {
-                bw = bw.min(if hw.cpu_amd {
-                    NCCL_AMD_INTER_SOCKET_GBPS
-                } else {
-                    NCCL_INTEL_INTER_SOCKET_GBPS
-                });
+                // NCCL's inter-CPU link by release and CPU generation (ncclamd58).
+                bw = bw.min(nccl::inter_cpu_bw_gbps(
+                    env.version,
+                    hw.cpu_amd,
+                    hw.cpu_generation,
+                ));
             }
             ring_path.push(PathInfo { class, bw_gbps: bw });
         }

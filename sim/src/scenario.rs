@@ -136,6 +136,9 @@ pub struct Scenario {
 pub struct Hardware {
     pub name: String,
     pub cpu_amd: bool,
+    /// `hardware.cpu_generation`: the CPU generation NCCL's inter-socket bandwidth is read by
+    /// (`tpsim_model::nccl::inter_cpu_bw_gbps`); None when the preset does not give it.
+    pub cpu_generation: Option<tpsim_model::nccl::CpuGeneration>,
     pub gpu: GpuSpec,
     pub topology: Topology,
     pub params: HwParams,

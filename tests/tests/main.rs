@@ -455,3 +455,5 @@ mod args58;
 mod mi300x58;
 // server58 (issue #18): the RTX PRO 6000 Editions' memory bandwidth and mem_efficiency, applied.
 mod server58;
+// ncclamd58 (issue #19): NCCL's inter-socket bandwidth by release and CPU generation; the dual-Turin boxes.
+mod ncclamd58;

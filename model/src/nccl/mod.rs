@@ -25,6 +25,7 @@
 
 mod envlist;
 mod graph_file;
+mod intercpu;
 mod limits;
 mod multinode;
 mod search;
@@ -34,6 +35,10 @@ mod versions;
 
 pub use envlist::{ListError, PROTO_NAMES, algo_names, allreduce_row};
 pub use graph_file::{GraphFile, parse_graph_file};
+pub use intercpu::{
+    AMD_BW_GBPS, CPU_GENERATION_NAMES, CpuGeneration, INTEL_UNKNOWN_GENERATION_GBPS, amd_per_generation,
+    inter_cpu_bw_gbps,
+};
 pub use multinode::{NetEntry, NetTuneInput, choose_net, net_time_us, tune_net};
 pub use tuner_plugin::{TunerPlugin, TunerRow, parse_tuner_rows};
 pub use versions::{ListSyntax, NcclVersion, VersionError, engine_pinned_nccl};
@@ -144,7 +149,7 @@ pub struct PathInfo {
     /// pairs that do not use P2P (`paths.cc` `ncclTopoComputePaths`).
     pub class: PathClass,
     /// NCCL's bandwidth of that path in GB/s: the minimum over its links in NCCL's model (PCIe
-    /// width × lane rate / 80, the inter-CPU link: AMD 16, Intel 6/10/22/40 by generation), with
+    /// width × lane rate / 80, the inter-CPU link by release and CPU generation: [`inter_cpu_bw_gbps`]), with
     /// Intel's P2P-through-host-bridge overhead (each channel charged 6/5 of its speed) folded in
     /// as bandwidth ÷ 1.2.
     pub bw_gbps: f64,

@@ -9,6 +9,7 @@ use crate::presets;
 use std::collections::BTreeMap;
 use std::path::Path;
 use tpsim_model::hw::GpuSpec;
+use tpsim_model::nccl::{CPU_GENERATION_NAMES, CpuGeneration};
 use tpsim_model::topo::Topology;
 
 /// The largest `hardware.gpu.memory_total_mib` tpsim accepts: 16 TiB, its own bound (see the check
@@ -143,10 +144,12 @@ impl Resolver<'_> {
         let flops_range = default_flops.and_then(|c| c.flops_range);
         let flops_curve_source = default_flops.and_then(|c| c.source.clone());
         let cpu_amd = self.cpu_amd(m.cpu_vendor.as_deref())?;
+        let cpu_generation = self.cpu_generation(m.cpu_generation.as_deref(), cpu_amd)?;
         let layers = self.resolved_layers(chain.layers, profile.as_ref());
         Ok(Hardware {
             name: m.name.unwrap_or_else(|| "custom".into()),
             cpu_amd,
+            cpu_generation,
             gpu,
             topology,
             params,
@@ -230,6 +233,27 @@ impl Resolver<'_> {
                 format!("`{other}`: expected \"amd\" or \"intel\""),
             )),
         }
+    }
+
+    /// `hardware.cpu_generation`: one of NCCL's CPU tiers, of the vendor `cpu_vendor` names.
+    fn cpu_generation(
+        &self,
+        name: Option<&str>,
+        cpu_amd: bool,
+    ) -> Result<Option<CpuGeneration>, ScenarioError> {
+        let Some(name) = name else { return Ok(None) };
+        let key = "hardware.cpu_generation";
+        let expected = || format!("expected one of {}", CPU_GENERATION_NAMES.join(", "));
+        let g = CpuGeneration::parse(name)
+            .ok_or_else(|| self.invalid(key, format!("`{name}`: {}", expected())))?;
+        if g.is_amd() != cpu_amd {
+            let vendor = if cpu_amd { "amd" } else { "intel" };
+            return Err(self.invalid(
+                key,
+                format!("`{name}` is not a generation of cpu_vendor = \"{vendor}\""),
+            ));
+        }
+        Ok(Some(g))
     }
 
     /// The files the hardware was read from, bottom up: the chain's, the profile, the scenario.

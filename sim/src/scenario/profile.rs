@@ -380,10 +380,16 @@ pub fn curves_of(sec: &ComputeSection) -> Result<Curves, (String, String)> {
     for (name, m) in &sec.moe_backends {
         let key = format!("compute.moe_backends.{name}");
         crate::scenario::moe_backend::check(name.clone()).map_err(|e| (key.clone(), e))?;
-        if !(m.overhead_us.is_finite() && m.overhead_us >= 0.0) {
+        // Simulator bound, not a fact: 1 s a MoE layer, far above any backend's (garbage_in found
+        // i64::MAX µs overflowing the serving clock's picoseconds).
+        const MAX_MOE_OVERHEAD_US: f64 = 1e6;
+        if !(m.overhead_us.is_finite() && (0.0..=MAX_MOE_OVERHEAD_US).contains(&m.overhead_us)) {
             return Err((
                 format!("{key}.overhead_us"),
-                format!("{}: expected a finite number of µs ≥ 0", m.overhead_us),
+                format!(
+                    "{}: expected a finite number of µs ≥ 0, at most {MAX_MOE_OVERHEAD_US} (1 s)",
+                    m.overhead_us
+                ),
             ));
         }
         out.moe_backends.insert(name.clone(), m.overhead_us);

@@ -65,6 +65,10 @@ pub struct HardwareSection {
     pub name: Option<String>,
     /// "amd" or "intel" (NCCL's default P2P level and inter-socket model depend on it).
     pub cpu_vendor: Option<String>,
+    /// The CPU generation as NCCL tiers it ("zen2", "zen4", "zen5", "broadwell", "skylake",
+    /// "sapphire-rapids", "emerald-rapids"; `tpsim_model::nccl::CpuGeneration`): NCCL's inter-socket
+    /// bandwidth by release (ncclamd58). Absent: the vendor's default figure.
+    pub cpu_generation: Option<String>,
     pub gpu: Option<GpuSection>,
     pub topology: Option<TopologySection>,
     pub params: Option<ParamsSection>,
@@ -190,6 +194,13 @@ impl HardwareSection {
             gpus: self.gpus,
             profile: self.profile.or(base.profile),
             name: self.name.or(base.name),
+            // ncclamd58: a layer naming another vendor without its own generation does not inherit
+            // the base's (a Xeon's "skylake" under cpu_vendor = "amd" would be refused).
+            cpu_generation: match (&self.cpu_vendor, &base.cpu_vendor, self.cpu_generation) {
+                (_, _, Some(g)) => Some(g),
+                (Some(top), below, None) if below.as_deref().unwrap_or("amd") != top => None,
+                (_, _, None) => base.cpu_generation,
+            },
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
             gpu: Some({
                 let top = self.gpu.unwrap_or_default();
