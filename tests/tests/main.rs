@@ -443,3 +443,5 @@ mod vmemtp57;
 // families39 (issue #17): Gemma 4 under vLLM (memory by hand, backend by release, run, refusals).
 mod families39;
 mod vmem58;
+// ttftload58 (issue #18): every TTFT row of throughput.tsv, at any load, against tpsim.
+mod ttftload58;
