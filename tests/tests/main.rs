@@ -457,3 +457,5 @@ mod mi300x58;
 mod server58;
 // ncclamd58 (issue #19): NCCL's inter-socket bandwidth by release and CPU generation; the dual-Turin boxes.
 mod ncclamd58;
+// ttftload58 (issue #18): every TTFT row of throughput.tsv, at any load, against tpsim.
+mod ttftload58;

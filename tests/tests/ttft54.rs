@@ -249,6 +249,13 @@ pub(crate) const ROWS: &[(usize, &str, Group, &str, &str)] = &[
 /// The measured TTFT in ms of throughput.tsv line `line`: the number after `key` in its notes, with
 /// its unit (`ms` or `s`). Panics when the row is not at concurrency 1 or the words are not there.
 pub(crate) fn measured_ttft_ms(line: usize, key: &str) -> f64 {
+    let (concurrency, notes) = throughput_notes(line);
+    assert_eq!(concurrency, "1", "line {line} is not a concurrency-1 row");
+    ttft_after(line, &notes, key).unwrap_or_else(|| panic!("line {line}: no '{key}' in the notes"))
+}
+
+/// (batch_or_concurrency, notes) of throughput.tsv line `line`.
+pub(crate) fn throughput_notes(line: usize) -> (String, String) {
     let t = read_tsv(&data_path("throughput.tsv"));
     let (n, b) = (t.col("notes"), t.col("batch_or_concurrency"));
     let row = t
@@ -256,28 +263,32 @@ pub(crate) fn measured_ttft_ms(line: usize, key: &str) -> f64 {
         .iter()
         .find(|r| r.line == line)
         .unwrap_or_else(|| panic!("throughput.tsv has no line {line}"));
-    assert_eq!(row.get(b), "1", "line {line} is not a concurrency-1 row");
-    let notes = row.get(n);
-    let at = notes
-        .find(key)
-        .unwrap_or_else(|| panic!("line {line}: no '{key}' in the notes"));
-    let rest = &notes[at + key.len()..];
-    let num: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
-        .filter(|c| *c != ',')
-        .collect();
-    let v: f64 = num
-        .parse()
-        .unwrap_or_else(|_| panic!("line {line}: no number after '{key}'"));
-    let unit = rest[num.len()..].trim_start();
-    if unit.starts_with("ms") {
-        v
-    } else if unit.starts_with('s') {
-        v * 1000.0
-    } else {
-        panic!("line {line}: no unit after '{key}{num}'")
+    (row.get(b).to_string(), row.get(n).to_string())
+}
+
+/// The TTFT in ms stated right after the first `key` in `notes` that a number follows (`ms` or `s`
+/// after it), None when no occurrence of `key` is followed by a number. Panics on a number without
+/// a unit (line `line` named).
+pub(crate) fn ttft_after(line: usize, notes: &str, key: &str) -> Option<f64> {
+    for (at, _) in notes.match_indices(key) {
+        let rest = &notes[at + key.len()..];
+        let num: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+            .collect();
+        let Ok(v) = num.replace(',', "").parse::<f64>() else {
+            continue;
+        };
+        let unit = rest[num.len()..].trim_start();
+        return Some(if unit.starts_with("ms") {
+            v
+        } else if unit.starts_with('s') {
+            v * 1000.0
+        } else {
+            panic!("line {line}: no unit after '{key}{num}'")
+        });
     }
+    None
 }
 
 /// One compared row: (line, group, measured ms, tpsim ms).
