@@ -445,3 +445,5 @@ mod families39;
 mod vmem58;
 // presets58 (issue #17): DeepSeek-V3.1-NVFP4 (per-projection quant override), Qwen3-Coder-30B-A3B-Instruct, survey rows.
 mod presets58;
+// families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
+mod families40;
