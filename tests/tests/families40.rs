@@ -59,14 +59,15 @@ fn mimo_v2_5_pro_parameters_by_hand() {
 
 /// The example: FP8 at tp 8 under SGLang 0.5.23 (tolerance: none, integers).
 ///
-/// Weights a rank: embedding and head 2 × 19,072 × 6,144 × 2 B = 468,713,472. A global layer: qkv 16 ×
-/// 192 + 1 × 192 + 1 × 128 = 3,392 rows × 6,144 = 20,840,448 fp8 + ⌈3,392 / 128⌉ = 27 × 48 × 4 = 5,184
-/// scales; o_proj (bf16, `ignored_layers`) 6,144 × 2,048 × 2 = 25,165,824; norms 24,576 → 46,036,032; a
-/// sliding layer the same plus its sink 16 × 2 = 32 → 46,036,064. Layer 0's MLP: gate_up 4,096 × 6,144
-/// + 32 × 48 × 4, down 6,144 × 2,048 + 48 × 16 × 4 → 37,757,952. A MoE layer: 384 × (512 × 6,144 + 4 ×
-/// 48 × 4 + 6,144 × 256 + 48 × 2 × 4) = 384 × 4,719,744 = 1,812,381,696, the fp32 gate 384 × 6,144 × 4
-/// = 9,437,184 and bias 1,536 → 1,821,820,416. Total 468,713,472 + 10 × 46,036,032 + 60 × 46,036,064 +
-/// 37,757,952 + 69 × 1,821,820,416 + 12,288 = **129,434,616,576 B** (120.55 GiB) a rank.
+/// Weights a rank: embedding and head 2 × 19,072 × 6,144 × 2 B = 468,713,472. A global layer: qkv
+/// 16 × 192 + 1 × 192 + 1 × 128 = 3,392 rows × 6,144 = 20,840,448 fp8 plus ⌈3,392 / 128⌉ = 27 ×
+/// 48 × 4 = 5,184 scales; o_proj (bf16, `ignored_layers`) 6,144 × 2,048 × 2 = 25,165,824; norms 24,576 →
+/// 46,036,032; a sliding layer the same plus its sink 16 × 2 = 32 → 46,036,064. Layer 0's MLP: gate_up
+/// 4,096 × 6,144 plus 32 × 48 × 4, down 6,144 × 2,048 plus 48 × 16 × 4 → 37,757,952. A MoE layer:
+/// 384 × (512 × 6,144 plus 4 × 48 × 4, 6,144 × 256 plus 48 × 2 × 4) = 384 × 4,719,744 =
+/// 1,812,381,696, the fp32 gate 384 × 6,144 × 4 = 9,437,184 and bias 1,536 → 1,821,820,416. Total:
+/// 468,713,472 plus 10 × 46,036,032, 60 × 46,036,064, 37,757,952, 69 × 1,821,820,416 and the final
+/// norm 12,288 = **129,434,616,576 B** (120.55 GiB) a rank.
 ///
 /// Cell (SGLang ≥ 0.5.9's hybrid-SWA branch): one KV head a rank of (192 + 128) × 2 B = 640 B in every
 /// layer: 10 × 640 + 60 × 640 = 44,800 B. One all-reduce per attention and per feed-forward × 70 + the

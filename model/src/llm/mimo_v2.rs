@@ -10,6 +10,14 @@
 //! routing through an fp32 `gate` with an fp32 `e_score_correction_bias`, no shared expert. Three MTP
 //! layers ship with the checkpoint (`num_nextn_predict_layers`): the target skips them.
 //!
+//! families40 (issue #17): `MiMoV2ForCausalLM` (MiMo-V2.5-Pro 1.02T, V2.6) is the same model under the
+//! class both engines added later (SGLang 0.5.23 `models/mimo_v2.py` `EntryClass = [MiMoV2ForCausalLM,
+//! MiMoV2FlashForCausalLM]`; vLLM 0.34.0 `MiMoV2ForCausalLM(MiMoV2FlashForCausalLM)`), lowered here with
+//! [`MimoV2Attention::v2_class`] set. Its checkpoints store q/k/v as one `qkv_proj` interleaved in
+//! `num_key_value_heads` tensor-parallel chunks ([`MimoV2Attention::fused_qkv_chunks`]): a rank's
+//! parameters are the split layout's shard, the loadable tp is the engines' rule
+//! (`sim::scenario::vllm_diffkv::fused_qkv`).
+//!
 //! Sources, read from the PyPI wheels: SGLang 0.5.7 / 0.5.8 / 0.5.9 / 0.5.10
 //! `srt/models/mimo_v2_flash.py` (`MiMoV2Attention`: `QKVParallelLinear(head_dim, heads, kv_heads,
 //! v_head_size = v_head_dim)`, `o_proj` `RowParallelLinear(heads × v_head_dim, hidden)`,

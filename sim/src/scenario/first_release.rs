@@ -216,6 +216,9 @@
 //!   `"MistralLarge3ForCausalLM": ("mistral_large_3", …)` from 0.12.0 (the 0.11.2 wheel has neither the
 //!   entry nor the file; 0.12.0, 0.13.0 … 0.34.0 have both). A release without the class finds none
 //!   for the architecture.
+//! - **MiMo-V2.5** (`MiMoV2ForCausalLM`, families40; lowered as MiMo-V2-Flash): SGLang's
+//!   `models/mimo_v2.py` has the class from 0.5.11 (0.5.10.post1 has `mimo_v2_flash.py` only), vLLM's
+//!   `registry.py` registers it from 0.21.0 (0.20.0 has no entry); the Flash rows hold the Flash name.
 //! - **Ministral 3's text model** (`Ministral3ForCausalLM` at the top of `architectures`, families31;
 //!   lowered as Mistral). SGLang: `models/ministral3.py`'s `EntryClass` is that class, the families12
 //!   row (0.5.6.post1). vLLM: `registry.py` maps `"Ministral3ForCausalLM": ("mistral",
