@@ -459,3 +459,5 @@ mod server58;
 mod ncclamd58;
 // ttftload58 (issue #18): every TTFT row of throughput.tsv, at any load, against tpsim.
 mod ttftload58;
+// families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
+mod families40;

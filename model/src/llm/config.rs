@@ -421,6 +421,15 @@ pub struct ModelConfig {
     /// MiMo-V2-Flash: the factor `v` is multiplied by before attention (a kernel of its own).
     #[serde(default)]
     pub attention_value_scale: Option<f64>,
+    /// families40 (issue #17): MiMo-V2.5 / V2.5-Pro store q/k/v as one `qkv_proj` (`"fused_qkv"`,
+    /// interleaved in `num_key_value_heads` tensor-parallel chunks; `llm::mimo_v2`); `"split"` or
+    /// absent: separate projections.
+    #[serde(default)]
+    pub attention_projection_layout: Option<String>,
+    /// families40 (issue #17): MiMo-V2.5's audio encoder (with `vision_config`, SGLang builds both
+    /// encoders on every rank); read only to refuse it.
+    #[serde(default)]
+    pub audio_config: Option<serde_json::Value>,
     /// MiMo-V2-Flash: the sliding layers' RoPE base (the global layers' is `rope_theta`).
     #[serde(default)]
     pub swa_rope_theta: Option<f64>,
@@ -900,7 +909,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 92] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 93] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -1045,6 +1054,9 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 92] = [
     "DeepseekV4ForCausalLM",
     // families38 (issue #17): MiniMax-M3's text model (`Architecture::MiniMaxM3`, `llm::minimax_m3`).
     "MiniMaxM3SparseForCausalLM",
+    // families40 (issue #17): MiMo-V2.5-Pro / V2.6 (`MiMoV2ForCausalLM`, lowered as MiMo-V2-Flash:
+    // `llm::mimo_v2`); MiMo-V2.5's vision and audio encoders refused.
+    "MiMoV2ForCausalLM",
 ];
 
 /// families5 (issue #17): architectures that neither engine implements natively, so that both would
@@ -1188,6 +1200,10 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         // families23 (issue #17): SGLang `models/mimo_v2_flash.py` `EntryClass` from 0.5.7
         // (`sim::scenario::first_release`).
         "MiMoV2FlashForCausalLM" => Architecture::MiMoV2Flash,
+        // families40 (issue #17): SGLang 0.5.23 `models/mimo_v2.py` `EntryClass = [MiMoV2ForCausalLM,
+        // MiMoV2FlashForCausalLM]` (the Flash name a subclass kept loadable); vLLM 0.34.0
+        // `models/mimo_v2.py` `MiMoV2ForCausalLM(MiMoV2FlashForCausalLM)`: one model.
+        "MiMoV2ForCausalLM" => Architecture::MiMoV2Flash,
         // families28 (issue #17): SGLang `models/step3p5.py` `EntryClass` from 0.5.9, vLLM
         // `models/step3p5.py` from 0.15.1 (`sim::scenario::first_release`).
         "Step3p5ForCausalLM" => Architecture::Step3p5,
@@ -1617,6 +1633,24 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
     // the sliding kind's heads (`llm::mimo_v2`).
     if arch == Architecture::MiMoV2Flash {
         super::mimo_v2::blocks(text, num_layers, an)?.apply(&mut spec);
+        // families40 (issue #17): the newer class name, and MiMo-V2.5's encoders (SGLang 0.5.23
+        // `MiMoV2ForCausalLM.__init__` builds the vision and audio encoders when the config has both).
+        if arch_name == super::mimo_v2::V2_CLASS {
+            if let Some(a) = spec.mimo_v2.as_mut() {
+                a.v2_class = true;
+            }
+            if cfg.vision_config.is_some() || cfg.audio_config.is_some() {
+                return Err(ModelError::InvalidField {
+                    field: "vision_config".into(),
+                    value: "present".into(),
+                    expected:
+                        "none: tpsim lowers MiMoV2ForCausalLM's text model only (MiMo-V2.5-Pro, V2.6); \
+                               MiMo-V2.5's vision and audio encoders (SGLang 0.5.23 models/mimo_v2.py \
+                               MiMoVLVisionConfig, MiMoAudioEncoderConfig) are not modelled"
+                            .into(),
+                });
+            }
+        }
         // SGLang's `get_rope`: `rotary_dim = int(head_dim × partial_rotary_factor)` (192 × 0.334 → 64).
         spec.rotary_dim = text
             .partial_rotary_factor

@@ -1524,7 +1524,7 @@ const LFM2_MOE_CHECKS: &[Check] = &[check(
 // checked against the model card's count.
 static MIMO_V2_FLASH: Coverage = Coverage {
     arch: Architecture::MiMoV2Flash,
-    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM from 0.14 (0.20 – 0.24 on SM 9.x / 10.x only)",
+    families: "MiMo-V2-Flash (preset from public copies of the config, FP8 checkpoint); SGLang from 0.5.7, vLLM from 0.14 (0.20 – 0.24 on SM 9.x / 10.x only); MiMo-V2.5-Pro (MiMoV2ForCausalLM, families40: preset the published config.json from a public dump, FP8, q/k/v fused in 8 tensor-parallel chunks; SGLang from 0.5.11 at tp 1, 2, 4, 8, vLLM from 0.21.0 at tp 8 only; MiMo-V2.5's vision and audio encoders refused)",
     sglang: exact_memory(MIMO_V2_FLASH_CHECKS),
     vllm: EngineCoverage {
         weights: Level::Exact,
@@ -1539,6 +1539,10 @@ static MIMO_V2_FLASH: Coverage = Coverage {
             check(
                 "vLLM 0.20.0 / 0.22.0 / 0.25.1 / 0.34.0 (head_size_v on the DiffKV backends, kv_cache_interface.py page sizes; FA-DiffKV's sinks need FA3 / FA4 before 0.25) by hand; no public vLLM log",
                 "vllmnew53::mimo_v2_flash_vllm_by_release",
+            ),
+            check(
+                "families40: MiMo-V2.5-Pro under vLLM 0.21.0 at tp 8 (models/mimo_v2.py MiMoV2ForCausalLM, one fused qkv_proj chunk a rank): the FP8 weights a rank by hand, the same as SGLang's; no public vLLM log",
+                "families40::mimo_v2_5_pro_sglang_h200_by_hand",
             ),
         ],
     },
@@ -1557,6 +1561,14 @@ const MIMO_V2_FLASH_CHECKS: &[Check] = &[
     check(
         "sglang PR 15464 start-up log (4× B200, tp 4): sliding pool K 41.76 / V 27.84 GB, full pool K 4.82 / V 3.21 GB, SWAKVPool 77.63 GB at 1,496,958 tokens: the layer cells match to the log's decimals; its equal pool sizes (ratio 1.0, launch command not shown) are not reproduced with the 0.8 default",
         "llm::tests_families23::mimo_v2_flash_layer_cells_match_the_sglang_log",
+    ),
+    check(
+        "families40: a public dump of XiaomiMiMo/MiMo-V2.5-Pro's config.json and tensor list (find_string id 62727537601): 1,023,244,718,976 elements = 1,021,248,126,336 text-model parameters by hand + 61,790,976 fp32 block scales + 3 MTP layers of 644,933,888 (exact); a count, not an engine log",
+        "families40::mimo_v2_5_pro_parameters_by_hand",
+    ),
+    check(
+        "families40: MiMo-V2.5-Pro FP8 on 8× H200 (SGLang 0.5.23, TP 8): 129,434,616,576 B a rank and the 44,800 B cell (70 layers × one KV head × (192 + 128) × 2 B) by hand; no public log",
+        "families40::mimo_v2_5_pro_sglang_h200_by_hand",
     ),
 ];
 

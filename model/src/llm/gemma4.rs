@@ -165,6 +165,8 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         qk_norms: true,
         gemma_norms: true,
         gemma_moe_experts: moe.map_or(0, |m| m.n_routed_experts),
+        fused_qkv_chunks: 0,
+        v2_class: false,
     };
     Ok(Blocks {
         mixers,

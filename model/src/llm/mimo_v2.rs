@@ -10,6 +10,14 @@
 //! routing through an fp32 `gate` with an fp32 `e_score_correction_bias`, no shared expert. Three MTP
 //! layers ship with the checkpoint (`num_nextn_predict_layers`): the target skips them.
 //!
+//! families40 (issue #17): `MiMoV2ForCausalLM` (MiMo-V2.5-Pro 1.02T, V2.6) is the same model under the
+//! class both engines added later (SGLang 0.5.23 `models/mimo_v2.py` `EntryClass = [MiMoV2ForCausalLM,
+//! MiMoV2FlashForCausalLM]`; vLLM 0.34.0 `MiMoV2ForCausalLM(MiMoV2FlashForCausalLM)`), lowered here with
+//! [`MimoV2Attention::v2_class`] set. Its checkpoints store q/k/v as one `qkv_proj` interleaved in
+//! `num_key_value_heads` tensor-parallel chunks ([`MimoV2Attention::fused_qkv_chunks`]): a rank's
+//! parameters are the split layout's shard, the loadable tp is the engines' rule
+//! (`sim::scenario::vllm_diffkv::fused_qkv`).
+//!
 //! Sources, read from the PyPI wheels: SGLang 0.5.7 / 0.5.8 / 0.5.9 / 0.5.10
 //! `srt/models/mimo_v2_flash.py` (`MiMoV2Attention`: `QKVParallelLinear(head_dim, heads, kv_heads,
 //! v_head_size = v_head_dim)`, `o_proj` `RowParallelLinear(heads × v_head_dim, hidden)`,
@@ -43,6 +51,10 @@ use super::hybrid::Mixer;
 use super::nemotron_h::bounded;
 use super::piece::{Fmt, Piece};
 use super::{Ffn, ModelError, MoeShape};
+
+/// families40 (issue #17): the architecture name of MiMo-V2.5, V2.5-Pro and V2.6 (SGLang 0.5.11 on,
+/// vLLM 0.21.0 on), lowered as MiMo-V2-Flash.
+pub const V2_CLASS: &str = "MiMoV2ForCausalLM";
 
 /// Kernels MiMo-V2-Flash's attention launches beyond the generic attention layer at decode: the
 /// `v = v * v_scale` multiply (`attention_value_scale` = 0.707 in the published config; SGLang
@@ -90,6 +102,18 @@ pub struct MimoV2Attention {
     /// further norms (`pre_feedforward_layernorm_2`, `post_feedforward_layernorm_1` / `_2`), the
     /// router's `scale` (hidden) and `per_expert_scale` (this many experts), replicated; 0 without it.
     pub gemma_moe_experts: u64,
+    /// families40 (issue #17): the checkpoint stores q/k/v as one `qkv_proj` interleaved in this many
+    /// tensor-parallel chunks (`attention_projection_layout = "fused_qkv"`: SGLang 0.5.23
+    /// `configs/model_config.py` `get_mimo_v2_fused_qkv_expected_tp_size` = `num_key_value_heads`;
+    /// MiMo-V2.5-Pro: 8); 0 for split q/k/v (MiMo-V2-Flash, Step-3.5, Gemma 4). A rank's parameters
+    /// are the same `QKVParallelLinear` shard either way; what the chunks constrain is the tp the
+    /// engines load them at (`sim::scenario::mimo_v2`).
+    pub fused_qkv_chunks: u64,
+    /// families40 (issue #17): the config names `MiMoV2ForCausalLM` (MiMo-V2.5, V2.5-Pro, V2.6), the
+    /// class both engines added after `MiMoV2FlashForCausalLM` (SGLang 0.5.11, vLLM 0.21.0:
+    /// `sim::scenario::first_release`); false for `MiMoV2FlashForCausalLM` and the families lowered
+    /// onto this struct.
+    pub v2_class: bool,
 }
 
 /// What [`blocks`] reads: the layers, their feed-forwards and the attention kinds.
@@ -194,6 +218,9 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         qk_norms: false,
         gemma_norms: false,
         gemma_moe_experts: 0,
+        fused_qkv_chunks: fused_qkv_chunks(text, an)?,
+        // Set by `llm::config` from the architecture's name.
+        v2_class: false,
     };
     let first_dense = moe_layers.iter().take_while(|&&m| !m).count();
     Ok(Blocks {
@@ -218,6 +245,23 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         )?,
         attn,
     })
+}
+
+/// families40 (issue #17): the chunks a fused `qkv_proj` is interleaved in (0: split q/k/v). SGLang
+/// 0.5.23 `configs/model_config.py` `get_mimo_v2_fused_qkv_expected_tp_size`: `None` or `"split"` →
+/// none, `"fused_qkv"` → `num_key_value_heads`, any other layout → its ValueError.
+fn fused_qkv_chunks(text: &ModelConfig, an: &str) -> Result<u64, ModelError> {
+    match text.attention_projection_layout.as_deref() {
+        None | Some("split") => Ok(0),
+        Some("fused_qkv") => bounded(text.num_key_value_heads, "num_key_value_heads", an),
+        Some(other) => Err(ModelError::InvalidField {
+            field: "attention_projection_layout".into(),
+            value: other.into(),
+            expected: "'fused_qkv', 'split' or unset (SGLang 0.5.23 get_mimo_v2_fused_qkv_expected_tp_size: \
+                       MiMoV2 hf_config has unsupported attention_projection_layout)"
+                .into(),
+        }),
+    }
 }
 
 impl MimoV2Attention {

@@ -179,6 +179,8 @@ pub(crate) fn blocks(text: &ModelConfig, num_layers: u64, an: &str) -> Result<Bl
         qk_norms: true,
         gemma_norms: false,
         gemma_moe_experts: 0,
+        fused_qkv_chunks: 0,
+        v2_class: false,
     };
     let first_dense = moe_flags.iter().take_while(|&&m| !m).count();
     Ok(Blocks {

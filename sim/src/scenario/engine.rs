@@ -164,6 +164,13 @@ impl Resolver<'_> {
                 return Err(self.invalid(k, m));
             }
         }
+        // families40 (issue #17): a fused qkv_proj checkpoint (MiMo-V2.5-Pro) loads at the tp its
+        // chunks allow (`scenario::vllm_diffkv::fused_qkv`).
+        if let Some((k, m)) =
+            super::vllm_diffkv::fused_qkv(model, kind == EngineKind::Vllm, u64::from(e.tp.unwrap_or(1)))
+        {
+            return Err(self.invalid(k, m));
+        }
         // families24 (issue #17): vLLM serves Grok-2 from 0.14.0 to 0.22.0 (`models/grok1.py` reads
         // `residual_moe` from the 0.14.0 wheel; the 0.26.0 registry lists `Grok1ForCausalLM` as removed
         // after 0.24.0); tpsim has not checked its rules against it.

@@ -216,6 +216,9 @@
 //!   `"MistralLarge3ForCausalLM": ("mistral_large_3", …)` from 0.12.0 (the 0.11.2 wheel has neither the
 //!   entry nor the file; 0.12.0, 0.13.0 … 0.34.0 have both). A release without the class finds none
 //!   for the architecture.
+//! - **MiMo-V2.5** (`MiMoV2ForCausalLM`, families40; lowered as MiMo-V2-Flash): SGLang's
+//!   `models/mimo_v2.py` has the class from 0.5.11 (0.5.10.post1 has `mimo_v2_flash.py` only), vLLM's
+//!   `registry.py` registers it from 0.21.0 (0.20.0 has no entry); the Flash rows hold the Flash name.
 //! - **Ministral 3's text model** (`Ministral3ForCausalLM` at the top of `architectures`, families31;
 //!   lowered as Mistral). SGLang: `models/ministral3.py`'s `EntryClass` is that class, the families12
 //!   row (0.5.6.post1). vLLM: `registry.py` maps `"Ministral3ForCausalLM": ("mistral",
@@ -608,7 +611,7 @@ pub(super) const TABLE: &[Row] = &[
     },
     // families23: MiMo-V2-Flash (SGLang only; vLLM is refused as not modelled, `scenario::engine`).
     Row {
-        models: |m| m.arch == Architecture::MiMoV2Flash,
+        models: |m| m.arch == Architecture::MiMoV2Flash && !m.mimo_v2.is_some_and(|a| a.v2_class),
         engine: Sglang,
         first: Some(&[0, 5, 7]),
         file: "models/mimo_v2_flash.py",
@@ -644,7 +647,7 @@ pub(super) const TABLE: &[Row] = &[
     // grok52 (issue #17): vLLM registers `MiMoV2FlashForCausalLM` from 0.14.0 (the 0.13.0 wheel's
     // `model_executor/models/registry.py` has no entry, 0.14.0's maps it to `mimo_v2_flash`).
     Row {
-        models: |m| m.arch == Architecture::MiMoV2Flash,
+        models: |m| m.arch == Architecture::MiMoV2Flash && !m.mimo_v2.is_some_and(|a| a.v2_class),
         engine: Vllm,
         first: Some(&[0, 14, 0]),
         file: "models/mimo_v2_flash.py",
@@ -989,6 +992,27 @@ pub(super) const TABLE: &[Row] = &[
         file: "vllm.models.minimax_m3",
         since: "vLLM adds it in 0.24.0",
         then: CannotServe("MiniMax-M3 (MiniMaxM3SparseForCausalLM)"),
+    },
+    // families40 (issue #17): `MiMoV2ForCausalLM` (MiMo-V2.5, V2.5-Pro, V2.6; lowered as MiMo-V2-Flash).
+    // SGLang: the class is in `models/mimo_v2.py` from 0.5.11 (the 0.5.10.post1 wheel has
+    // `mimo_v2_flash.py` only; 0.5.11 … 0.5.23 have `class MiMoV2ForCausalLM`). vLLM: `registry.py`
+    // registers `"MiMoV2ForCausalLM": ("mimo_v2", …)` from 0.21.0 (0.20.0 has no entry; 0.21.0, 0.22.0,
+    // 0.23.0 … 0.34.0 have it). Read from the PyPI wheels (2026-12-07).
+    Row {
+        models: |m| m.mimo_v2.is_some_and(|a| a.v2_class),
+        engine: Sglang,
+        first: Some(&[0, 5, 11]),
+        file: "MiMoV2ForCausalLM in models/mimo_v2.py",
+        since: "SGLang adds it in 0.5.11",
+        then: CannotServe("MiMo-V2.5 (MiMoV2ForCausalLM)"),
+    },
+    Row {
+        models: |m| m.mimo_v2.is_some_and(|a| a.v2_class),
+        engine: Vllm,
+        first: Some(&[0, 21, 0]),
+        file: "MiMoV2ForCausalLM in models/mimo_v2.py",
+        since: "vLLM adds it in 0.21.0",
+        then: CannotServe("MiMo-V2.5 (MiMoV2ForCausalLM)"),
     },
 ];
 

@@ -69,6 +69,41 @@ pub(crate) fn check(
     ))
 }
 
+/// families40 (issue #17): the tp a fused `qkv_proj` checkpoint (`attention_projection_layout =
+/// "fused_qkv"`, MiMo-V2.5-Pro: interleaved in `num_key_value_heads` = 8 chunks) loads at. SGLang 0.5.23
+/// `models/mimo_v2.py` `load_mimo_v2_qkv_proj_weight` raises its ValueError when the chunk count is not
+/// a multiple of the attention tp (tp 1, 2, 4, 8 load: each rank takes whole chunks, the same
+/// `QKVParallelLinear` shard as a split checkpoint). vLLM 0.34.0 `models/mimo_v2.py`
+/// `_fused_qkv_kv_chunk_rows` pads each chunk's K and V rows to whole 128-row scale blocks when a rank
+/// owns several block-quantized chunks (tp below the chunk count): tpsim has not modelled that padding
+/// or loads at other tp, so it takes vLLM at tp = the chunk count only. The key and message, or `None`.
+pub(crate) fn fused_qkv(model: &ModelSpec, vllm: bool, tp: u64) -> Option<(&'static str, String)> {
+    let chunks = model.mimo_v2?.fused_qkv_chunks;
+    if chunks == 0 || tp == 0 {
+        return None;
+    }
+    if !vllm && !chunks.is_multiple_of(tp) {
+        return Some((
+            "engine.tp",
+            format!(
+                "SGLang cannot load this checkpoint at tp {tp}: ValueError: MiMoV2 fused qkv_proj checkpoint is \
+                 TP={chunks}-interleaved; got attention tp_size={tp} (use a tp dividing {chunks})"
+            ),
+        ));
+    }
+    if vllm && tp != chunks {
+        return Some((
+            "engine.tp",
+            format!(
+                "tpsim does not model vLLM loading a fused qkv_proj checkpoint (interleaved in {chunks} chunks) at \
+                 tp {tp}: below {chunks} vLLM pads each chunk's K and V rows to whole scale blocks \
+                 (models/mimo_v2.py _fused_qkv_kv_chunk_rows), not modelled (use tp {chunks}, or sglang)"
+            ),
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
