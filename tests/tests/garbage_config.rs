@@ -68,6 +68,9 @@ const HOSTS: &[(&str, &str, u32, &str)] = &[
         16,
         "version = \"0.5.23\"\ncontext_length = 131072",
     ),
+    // families40: MiMo-V2.5-Pro (SGLang from 0.5.11; its fused q/k/v loads at a tp dividing 8, and
+    // 120.55 GiB of weights a rank need all 8 H200s: the example's shape).
+    ("h200-8x-nvlink", "sglang", 8, "version = \"0.5.23\""),
 ];
 
 /// One garbage value for a JSON leaf.
