@@ -69,6 +69,38 @@ pub(crate) fn rows() -> Vec<Row> {
 }
 
 /// The import options of a row: its box, and `--engine-version X` / `--acceptance …` when given.
+/// Import options for a command on the `hardware` preset at `version` (the later surveys' own
+/// variants of a row).
+pub(crate) fn on(hardware: &str, version: Option<&str>) -> Options {
+    Options {
+        hardware: HardwareFrom::Preset(hardware.into()),
+        engine_version: version.map(str::to_string),
+        model_preset: None,
+        model_config: None,
+        acceptance: None,
+        output: None,
+    }
+}
+
+/// Whether an imported scenario's text has `line` as one of its lines.
+pub(crate) fn has_line(text: &str, line: &str) -> bool {
+    text.lines().any(|l| l == line)
+}
+
+/// The survey's rows `range`, checked to be consecutive, each naming its source (a repository thread
+/// or file) and dated, unless `excused` says its source stands for the date.
+pub(crate) fn survey_rows(range: std::ops::RangeInclusive<u32>, excused: impl Fn(&Row) -> bool) -> Vec<Row> {
+    let rows: Vec<_> = rows().into_iter().filter(|r| range.contains(&r.n)).collect();
+    let ns: Vec<u32> = rows.iter().map(|r| r.n).collect();
+    assert_eq!(ns, range.collect::<Vec<_>>());
+    for r in &rows {
+        assert!(r.source.contains('/'), "row {}: {}", r.n, r.source);
+        let dated = r.date.len() == 10 && r.date.as_bytes()[4] == b'-';
+        assert!(dated || excused(r), "row {}: no date", r.n);
+    }
+    rows
+}
+
 pub(crate) fn options(r: &Row) -> Options {
     let mut o = Options {
         hardware: HardwareFrom::Preset(r.hardware.clone()),
