@@ -184,7 +184,9 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
     // kernels pay the per-kernel gap: the NVFP4 and AWQ TP 2 rows' predictions fell 96.2 → 92.8 and
     // 149.1 → 143.7 tok/s) 5.15 µs [2.37, 11.17] with the FP8 TP4 row down-weighted by Huber, the
     // value the retired profile records; before sm120b1: 6.50 µs [3.65, 11.59].
-    for (got, want) in [(k.value, 3.899_02), (k.ci_low, 1.734_64), (k.ci_high, 8.763_99)] {
+    // server58 (the Server Edition's 1.597 TB/s × 0.893 streamed, 1.426 against 1.432 TB/s): 3.89 µs
+    // [1.72, 8.78], from 3.90 [1.73, 8.76].
+    for (got, want) in [(k.value, 3.890_87), (k.ci_low, 1.724_76), (k.ci_high, 8.777_36)] {
         assert!((got / want - 1.0).abs() < 5e-3, "{k:?}");
     }
     assert!(!k.at_bound);
@@ -236,22 +238,26 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
     // 55.8 % (before splitkv50: 86.35 → 71.25 for all three SGLang CUTLASS rows, 128.85 → 97.89,
     // 84.1 → 69.4; 16.4 % → 10.2 %, worst 85.7 % → 53.2 %).
     let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
-    assert!((hb.median_abs - 0.124).abs() < 0.002, "{hb:?}");
+    // server58 (the Server Edition's 1.597 TB/s × 0.893 = 1.426 TB/s streamed, from 1.79 × 0.80 =
+    // 1.432): each held-out row 0.1–0.3 tok/s slower, medians 12.2 % → 10.2 %, worst 80.1 % → 51.6 %
+    // (from 12.4 → 10.2 %, 80.3 → 51.7 %; rows before → after the fit below, from 83.86 → 70.53,
+    // 83.96 → 70.60, 123.59 → 96.66 and 83.92 → 70.29).
+    assert!((hb.median_abs - 0.122).abs() < 0.002, "{hb:?}");
     assert!((ha.median_abs - 0.102).abs() < 0.002, "{ha:?}");
     assert!(
-        (hb.worst_abs - 0.803).abs() < 0.002 && (ha.worst_abs - 0.517).abs() < 0.002,
+        (hb.worst_abs - 0.801).abs() < 0.002 && (ha.worst_abs - 0.516).abs() < 0.002,
         "{hb:?} {ha:?}"
     );
     assert!(ha.median_abs < hb.median_abs && ha.worst_abs < hb.worst_abs);
     for r in f.rows.iter().filter(|r| r.held_out) {
         let (before, after) = if r.label.contains("2026-04-03") {
-            (123.59, 96.66)
+            (123.36, 96.61)
         } else if r.label.contains("SGLang results.md") {
-            (83.86, 70.53)
+            (83.75, 70.50)
         } else if r.label.contains("SGLang") {
-            (83.96, 70.60)
+            (83.85, 70.57)
         } else {
-            (83.92, 70.29)
+            (83.80, 70.25)
         };
         assert!((r.before_tok_s - before).abs() < 0.05, "{r:?}");
         assert!((r.after_tok_s - after).abs() < 0.05, "{r:?}");
@@ -267,7 +273,7 @@ fn a_minimax_fit_on_the_held_out_qwen35_rows() {
         &fresh.params["kernel_overhead"],
     );
     assert!(
-        (recorded.value - 5.147_15).abs() < 1e-3 && (now.value - 3.899_02).abs() < 1e-3,
+        (recorded.value - 5.147_15).abs() < 1e-3 && (now.value - 3.890_87).abs() < 1e-3,
         "{recorded:?} {now:?}"
     );
     // Issue #19 point 6: and the span of its fitted rows — four batch-1 MiniMax rows at tp 2, 2, 4, 8.
@@ -300,7 +306,9 @@ fn the_reverse_a_qwen35_fit_lowers_the_error_on_the_held_out_minimax_rows() {
     // routed experts in the four SGLang rows, 2.61 µs [2.00, 3.42]; before sglgates, which charges SGLang's Qwen3.5 gate, top-k
     // and Gated DeltaNet kernels in the four SGLang rows, 3.11 µs [2.06, 4.70]; before vllmfusion 3.15 µs [2.08, 4.76] against 4.31; 4.86 before fp8decode) (before sm120path 3.22 µs [2.18, 4.76]; before sm120b1: 5.32 µs
     // [2.53, 11.17], none down-weighted; before moedefault 6.12 µs [4.03, 9.29]).
-    for (got, want) in [(k.value, 3.090_08), (k.ci_low, 2.016_56), (k.ci_high, 4.735_09)] {
+    // server58 (the Server Edition's memory, 1.426 against 1.432 TB/s streamed): 3.08 µs [2.01, 4.72],
+    // from 3.09 [2.02, 4.74].
+    for (got, want) in [(k.value, 3.078_27), (k.ci_low, 2.005_88), (k.ci_high, 4.723_99)] {
         assert!((got / want - 1.0).abs() < 5e-3, "{k:?}");
     }
     assert_eq!(
@@ -312,12 +320,14 @@ fn the_reverse_a_qwen35_fit_lowers_the_error_on_the_held_out_minimax_rows() {
     // 116.5 % → 84.2 %; before sm120path 35.8 % → 16.1 %, worst → 82.4 %; before pcieck 38.1 % → 18.5 %; before
     // sm120b1: 61.9 % → 15.1 %, worst 116.5 % → 43.6 %).
     let (hb, ha) = (f.fit.holdout_before.unwrap(), f.fit.holdout_after.unwrap());
+    // server58 (1.426 against 1.432 TB/s streamed): 27.2 % → 12.0 %, worst 94.0 % → 61.3 % (from
+    // 27.4 → 11.9 %, 94.2 → 61.1 %).
     assert!(
-        (hb.median_abs - 0.274).abs() < 0.002 && (ha.median_abs - 0.119).abs() < 0.002,
+        (hb.median_abs - 0.272).abs() < 0.002 && (ha.median_abs - 0.120).abs() < 0.002,
         "{hb:?} {ha:?}"
     );
     assert!(
-        (hb.worst_abs - 0.942).abs() < 0.002 && (ha.worst_abs - 0.611).abs() < 0.002,
+        (hb.worst_abs - 0.940).abs() < 0.002 && (ha.worst_abs - 0.613).abs() < 0.002,
         "{hb:?} {ha:?}"
     );
 }
@@ -356,7 +366,9 @@ fn the_profile_applies_to_batch1_and_overcorrects_larger_batches() {
     // (tolerance 0.05; 86.75 before release52 (SGLang 0.5.9 by default, whose `no_buffer` check turns the overlap scheduler off for Qwen3.5 with the radix cache: +0.3 ms of host work a step in the four SGLang rows); 87.34 before splitkv50's FlashInfer merge kernel; 73.8 before sgldualstream overlapped SGLang's shared expert; 84.4 before sglgates charged SGLang's Qwen3.5 gate, top-k and Gated DeltaNet
     // kernels, 330 a pass, each at the profile's 5.15 µs; the 84.9 its notes record was before
     // vllmfusion charged SGLang's KV-cache store kernel).
-    assert!((tok_s(&qwen35_with_profile(&dir, 1, 64)) - 84.55).abs() < 0.05);
+    let t = tok_s(&qwen35_with_profile(&dir, 1, 64));
+    // server58: 84.44 (84.55 before the Server Edition's 1.597 TB/s × 0.893).
+    assert!((t - 84.44).abs() < 0.05, "{t}");
     // Its scope: kernel_overhead absorbs a batch-1 shortfall, not a per-kernel constant. The
     // 2026-04-03 SGLang rows at batch 8, 32, 64 (554, 1174, ~1550 tok/s; within ±8 % of the default
     // profile, tests/tests/throughput_qwen35.rs) become 12–20 % faster than the prediction with it
