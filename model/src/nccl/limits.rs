@@ -95,7 +95,7 @@ pub const CONN_MEM_HEAD_BYTES: u64 = 4096;
 /// own GPU (`transport/p2p.cc` `p2pSendSetup`: `sizeof(ncclSendMem)` + the Simple buffer when the
 /// connection reads (`p2pGetInfo`: NVLink between Ampere-or-later GPUs by default);
 /// `p2pRecvSetup`: `sizeof(ncclRecvMem)` + every protocol's buffer but a read connection's Simple;
-/// each rounded up to [`CUDA_IPC_MIN`]; `transport/generic.cc` `ncclTransportRingConnect` connects
+/// each rounded up to `CUDA_IPC_MIN`; `transport/generic.cc` `ncclTransportRingConnect` connects
 /// every channel of the communicator). Read: 4 MiB + 4 KiB → 6 MiB and 512 KiB + 4,915,200 B + 4
 /// KiB → 6 MiB; no read: 4 KiB → 2 MiB and 9,633,792 B + 4 KiB → 10 MiB: 12 MiB either way. Over
 /// NCCL's SHM transport the buffers are host memory (not counted here).
