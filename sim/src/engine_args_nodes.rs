@@ -49,65 +49,44 @@ pub fn per_node(s: &Scenario, args: &mut Vec<String>, notes: &mut Vec<String>) -
     };
     match s.engine.kind {
         EngineKind::Sglang => {
-            let base = args.clone();
-            let with_rank = |r: u32| {
-                let mut a = base.clone();
-                a.extend([
+            notes.push(format!(
+                "multi-node: {n} nodes; run the command of each node on that node, with {HEAD_ADDR} replaced \
+                 by node 0's address (SGLang --nnodes/--node-rank/--dist-init-addr)"
+            ));
+            same_command_per_node(n, args, |r| {
+                vec![
                     "--nnodes".to_string(),
                     n.to_string(),
                     "--node-rank".to_string(),
                     r.to_string(),
                     "--dist-init-addr".to_string(),
                     format!("{HEAD_ADDR}:{SGLANG_DIST_PORT}"),
-                ]);
-                a
-            };
-            *args = with_rank(0);
-            notes.push(format!(
-                "multi-node: {n} nodes; run the command of each node on that node, with {HEAD_ADDR} replaced \
-                 by node 0's address (SGLang --nnodes/--node-rank/--dist-init-addr)"
-            ));
-            (0..n)
-                .map(|r| NodeCommand {
-                    node: r,
-                    setup: Vec::new(),
-                    args: with_rank(r),
-                })
-                .collect()
+                ]
+            })
         }
         // args58: vLLM ≥ 0.12.0's own multi-node launch (`engine.distributed_executor_backend = "mp"`,
         // `scenario/executor.rs`): the same `vllm serve` on every node with `--nnodes`, its
         // `--node-rank` and node 0's `--master-addr` (0.12.0 `config/parallel.py` fields), the others
         // `--headless` (0.12.0 `entrypoints/cli/serve.py` `run_headless`: no API server there).
         EngineKind::Vllm if s.engine.mp_nodes => {
-            let base = args.clone();
-            let with_rank = |r: u32| {
-                let mut a = base.clone();
-                a.extend([
+            notes.push(format!(
+                "multi-node: {n} nodes, vLLM's mp executor (--nnodes/--node-rank/--master-addr, vLLM >= 0.12); run \
+                 the command of each node on that node, with {HEAD_ADDR} replaced by node 0's address"
+            ));
+            same_command_per_node(n, args, |r| {
+                let mut a = vec![
                     "--nnodes".to_string(),
                     n.to_string(),
                     "--node-rank".to_string(),
                     r.to_string(),
                     "--master-addr".to_string(),
                     HEAD_ADDR.to_string(),
-                ]);
+                ];
                 if r > 0 {
                     a.push("--headless".to_string());
                 }
                 a
-            };
-            *args = with_rank(0);
-            notes.push(format!(
-                "multi-node: {n} nodes, vLLM's mp executor (--nnodes/--node-rank/--master-addr, vLLM >= 0.12); run \
-                 the command of each node on that node, with {HEAD_ADDR} replaced by node 0's address"
-            ));
-            (0..n)
-                .map(|r| NodeCommand {
-                    node: r,
-                    setup: Vec::new(),
-                    args: with_rank(r),
-                })
-                .collect()
+            })
         }
         EngineKind::Vllm => {
             args.extend(["--distributed-executor-backend".to_string(), "ray".to_string()]);
@@ -128,4 +107,23 @@ pub fn per_node(s: &Scenario, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 .collect()
         }
     }
+}
+
+/// The engine's own multi-node launch (SGLang; vLLM's mp executor): every node runs the head's
+/// arguments followed by its node's flags (`node_flags(rank)`); the head's `args` get rank 0's.
+fn same_command_per_node(
+    n: u32,
+    args: &mut Vec<String>,
+    node_flags: impl Fn(u32) -> Vec<String>,
+) -> Vec<NodeCommand> {
+    let base = args.clone();
+    let with_rank = |r: u32| base.iter().cloned().chain(node_flags(r)).collect::<Vec<_>>();
+    *args = with_rank(0);
+    (0..n)
+        .map(|r| NodeCommand {
+            node: r,
+            setup: Vec::new(),
+            args: with_rank(r),
+        })
+        .collect()
 }
