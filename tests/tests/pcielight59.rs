@@ -42,7 +42,10 @@ fn span(keep: impl Fn(u32) -> bool, rates: &[u32], f: impl Fn(&str, u32, u32) ->
         .flat_map(|(m, tp)| rates.iter().map(move |&r| (m, tp, r)))
         .map(|(m, tp, r)| f(m, tp, r))
         .collect();
-    (v.iter().copied().fold(f64::MAX, f64::min), v.iter().copied().fold(f64::MIN, f64::max))
+    (
+        v.iter().copied().fold(f64::MAX, f64::min),
+        v.iter().copied().fold(f64::MIN, f64::max),
+    )
 }
 
 /// The one-GPU files stream one token a chunk at an even pace; every TP file, at 1 and at 4 req/s,
@@ -63,16 +66,35 @@ fn tp_files_stream_in_bursts_one_gpu_files_do_not() {
             "{what}: {got:?}, by hand {want:?}"
         );
     };
-    near(span(|tp| tp == 1, &[1, 4], spread), (1.010, 1.052), "one GPU, p90 ÷ median ITL");
-    near(span(|tp| tp > 1, &[1, 4], spread), (1.879, 3.958), "TP, p90 ÷ median ITL");
-    near(span(|tp| tp == 1, &[1, 4], per_chunk), (0.992, 0.999), "one GPU, tokens a chunk");
-    near(span(|tp| tp > 1, &[1], per_chunk), (1.047, 2.896), "TP at 1 req/s, tokens a chunk");
+    near(
+        span(|tp| tp == 1, &[1, 4], spread),
+        (1.010, 1.052),
+        "one GPU, p90 ÷ median ITL",
+    );
+    near(
+        span(|tp| tp > 1, &[1, 4], spread),
+        (1.879, 3.958),
+        "TP, p90 ÷ median ITL",
+    );
+    near(
+        span(|tp| tp == 1, &[1, 4], per_chunk),
+        (0.992, 0.999),
+        "one GPU, tokens a chunk",
+    );
+    near(
+        span(|tp| tp > 1, &[1], per_chunk),
+        (1.047, 2.896),
+        "TP at 1 req/s, tokens a chunk",
+    );
 }
 
 /// tpsim's (median TPOT, collective ms a step) for `file`.
 fn tpsim_step(file: &str) -> (f64, f64) {
     let v = run_json(file);
-    (f(&v["serving"]["tpot_ms"]["p50"]), f(&v["breakdown"]["collective"]))
+    (
+        f(&v["serving"]["tpot_ms"]["p50"]),
+        f(&v["breakdown"]["collective"]),
+    )
 }
 
 /// The decomposition of the 7–8B family at 1 req/s, anchored on the same files' one-GPU run: the
@@ -133,7 +155,10 @@ fn anchored_gap_shrinks_from_tp_2_to_tp_4() {
             let file = pattern.replace("{tp}", &tp.to_string());
             let (tpot, coll) = tpsim_step(&scenario(&format!("validation/{file}")));
             let gap = itl(model, tp, 1, "median_tpot_ms") - scale * (tpot - coll) - coll;
-            assert!((gap - want).abs() < 0.05, "{file}: {gap} ms lacking, by hand {want}");
+            assert!(
+                (gap - want).abs() < 0.05,
+                "{file}: {gap} ms lacking, by hand {want}"
+            );
             collective.push(coll);
         }
         assert!(collective[1] > collective[0], "{model}: {collective:?}");
