@@ -119,22 +119,24 @@ type Family = (
     &'static str,
     &'static str,
     &'static str,
-    [(u32, u64, u64, [(&'static str, f64, f64); 2]); 2],
+    [(u32, u64, u64, [(&'static str, f64, f64); 2]); 3],
 );
 
 /// The decomposition of the 7–8B family, anchored on the same files' one-GPU run: the box's one-GPU
 /// TPOT against tpsim's scales tpsim's non-collective step at TP (the same GPU part; the hosts are
 /// io.net's, one box per GPU count, none described), and what is left of the measured TPOT after that
 /// and tpsim's collectives is the time tpsim lacks, by the same statistic (median with tpsim's p50, mean
-/// with its mean). At 1 req/s the one-GPU files run 6.2 % (Llama) and 6.0 % (Qwen) faster than tpsim
-/// (19.24 / 20.52, 17.90 / 19.04 ms medians), at 4 req/s 2.1 % and 2.3 %. Lacking (ms a step, ±0.05),
-/// TP 2 → TP 4: Llama-8B 5.01 → 3.39 (1 req/s, median), 4.13 → 7.01 (1, mean), 4.62 → 6.75 (4, median),
-/// 4.89 → 6.57 (4, mean); Qwen-7B 4.20 → 2.07, 3.51 → 4.55, 3.19 → 4.16, 3.11 → 4.45. Three statistics
-/// of four grow from TP 2 to TP 4 while tpsim's collectives grow too (Llama 1.09 → 1.72 ms at 1 req/s);
-/// the 1 req/s median falls, where the TP 4 files' mean TPOT is 35 % / 29 % over their median (14.18
-/// against 10.53, 11.09 against 8.59) and a chunk carries 2–3 tokens. Token totals ÷ 200 of the one-GPU
-/// files: Llama 41169 / 42743 → 206 / 214 at 1 and 4 req/s; Qwen 41650 / 43453 → 208 / 217 (1 req/s),
-/// 41650 / 43541 → 208 / 218 (4 req/s).
+/// with its mean). The one-GPU files' median TPOT is 6.2 % (Llama) and 6.0 % (Qwen) under tpsim's at
+/// 1 req/s (19.24 / 20.52, 17.90 / 19.04 ms), 2.1 % and 2.3 % at 4, 4.4 % and 9.0 % at 8. Lacking (ms a
+/// step, ±0.05), TP 2 → TP 4: Llama-8B 5.01 → 3.39 (1 req/s, median), 4.13 → 7.01 (1, mean), 4.62 →
+/// 6.75 (4, median), 4.89 → 6.57 (4, mean), 7.25 → 9.87 (8, median), 6.76 → 9.36 (8, mean); Qwen-7B
+/// 4.20 → 2.07, 3.51 → 4.55, 3.19 → 4.16, 3.11 → 4.45, 7.45 → 8.74, 7.18 → 8.34. Five statistics of six
+/// grow from TP 2 to TP 4, and all grow from 4 to 8 req/s; the 1 req/s median falls, where the TP 4
+/// files' mean TPOT is 35 % / 29 % over their median (14.18 against 10.53, 11.09 against 8.59) and a
+/// chunk carries 2–3 tokens. The one-GPU scenarios are the suite's 8 req/s ones at the file's rate with
+/// its token totals ÷ 200: Llama 41169 / 42743 → 206 / 214 at 1 and 4 req/s (8 req/s: the scenario's
+/// 206 / 212); Qwen 41650 / 43453 → 208 / 217 (1 req/s), 41650 / 43541 → 208 / 218 (4 req/s; 8 req/s:
+/// the scenario's 208 / 218).
 #[test]
 fn anchored_gap_at_tp_2_and_4() {
     let families: [Family; 2] = [
@@ -145,6 +147,7 @@ fn anchored_gap_at_tp_2_and_4() {
             [
                 (1, 206, 214, [("p50", 5.01, 3.39), ("mean", 4.13, 7.01)]),
                 (4, 206, 214, [("p50", 4.62, 6.75), ("mean", 4.89, 6.57)]),
+                (8, 206, 212, [("p50", 7.25, 9.87), ("mean", 6.76, 9.36)]),
             ],
         ),
         (
@@ -154,6 +157,7 @@ fn anchored_gap_at_tp_2_and_4() {
             [
                 (1, 208, 217, [("p50", 4.20, 2.07), ("mean", 3.51, 4.55)]),
                 (4, 208, 218, [("p50", 3.19, 4.16), ("mean", 3.11, 4.45)]),
+                (8, 208, 218, [("p50", 7.45, 8.74), ("mean", 7.18, 8.34)]),
             ],
         ),
     ];
