@@ -461,3 +461,5 @@ mod ncclamd58;
 mod ttftload58;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
+// b200_59 (issue #18): the B200 per-step gap is SGLang's, not the template's (the Kimi-K2.5 engine pair).
+mod b200_59;
