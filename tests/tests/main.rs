@@ -463,3 +463,5 @@ mod ttftload58;
 mod families40;
 // pcielight59 (issue #18 / #19): the light-load TP gap of the IOG RTX 4090 files under vLLM 0.8.5, decomposed.
 mod pcielight59;
+// b200_59 (issue #18): the B200 per-step gap is SGLang's, not the template's (the Kimi-K2.5 engine pair).
+mod b200_59;
