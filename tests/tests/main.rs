@@ -461,3 +461,5 @@ mod ncclamd58;
 mod ttftload58;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
+// deploys35 (issue #18): the IOG Foundation's 2x H100 PCIe TP 2 files at 4 and 32 req/s (vLLM 0.8.5), left by newdeploys15.
+mod deploys35;
