@@ -32,7 +32,9 @@
 //! server-benchmark files above); vllm pull request 31826 (TP 2 ITL, no box named, as newdeploys23 found)
 //! and issue 22479 (2× RTX PRO 6000 TP 2 under 0.10: a start-up failure, no figures); evokernel's 4× L40S
 //! "case" (synthesized, its own attestation says so); the ai-hpc.github.io L40S ×12 pages (commands, no
-//! results); pavlokhmel.com's TP-vs-DP page (8× H100 SXM in a XE9680: NVSwitch, not PCIe).
+//! results); pavlokhmel.com's TP-vs-DP page (8× H100 SXM in a XE9680: NVSwitch, not PCIe); noonghunna/club-3090's
+//! `[bench]` issues 698 and 851 (2× RTX 3090 NVLink, 2× RTX 5090 TP 2 under vLLM 0.25: Qwen3.6 AutoRound INT4
+//! checkpoints with FP8 KV and MTP speculation, a single-stream "decode TPS"; no Qwen3.6 preset).
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. [`every_deploys35_row_is_compared`]
 //! fails if a row of these files is added without a test here.
@@ -163,9 +165,18 @@ fn the_4qps_misses_split_into_step_and_stalls() {
         assert!(s["peak_running"].as_u64().unwrap() <= 50, "{}", row.4);
         assert!(f(&s["ttft_ms"]["p50"]) < 100.0, "{}", row.4);
         assert!(tpot / itl < 1.03, "{}: tpsim TPOT / ITL {:.3}", row.4, tpot / itl);
-        assert!(ITL_4QPS_MS[i] - itl > 5.0, "{}: step gap {:.2} ms", row.4, ITL_4QPS_MS[i] - itl);
+        assert!(
+            ITL_4QPS_MS[i] - itl > 5.0,
+            "{}: step gap {:.2} ms",
+            row.4,
+            ITL_4QPS_MS[i] - itl
+        );
         let stall = row.2 / ITL_4QPS_MS[i];
-        assert!(if i == 2 { stall < 1.01 } else { stall > 1.2 }, "{}: file TPOT / ITL {stall:.3}", row.4);
+        assert!(
+            if i == 2 { stall < 1.01 } else { stall > 1.2 },
+            "{}: file TPOT / ITL {stall:.3}",
+            row.4
+        );
     }
 }
 
