@@ -465,3 +465,5 @@ mod families40;
 mod pcielight59;
 // b200_59 (issue #18): the B200 per-step gap is SGLang's, not the template's (the Kimi-K2.5 engine pair).
 mod b200_59;
+// deploys35 (issue #18): the IOG Foundation's 2x H100 PCIe TP 2 files at 4 and 32 req/s (vLLM 0.8.5), left by newdeploys15.
+mod deploys35;

@@ -290,10 +290,10 @@ fn every_newdeploys15_row_is_compared() {
     // Twenty-four rows: DeepSeek-R1-Distill-Qwen-14B × 2, 4, 8 RTX 4090, two 32B models × one H100 PCIe
     // and three 70B models × 2 H100 PCIe, each at 1, 8 and 16 requests a second. The tests above compare
     // each once. The source prefix also matches deploys34's six R1-Distill-Qwen-14B rows (4 and 32 req/s on
-    // 2, 4, 8 GPUs): 9 + 6 = 15.
+    // 2, 4, 8 GPUs): 9 + 6 = 15, and deploys35's two rows of each 70B model (4 and 32 req/s): 3 + 2 = 5.
     assert_eq!(ROWS.len(), 24);
     assert_eq!(
         throughput_rows_per_source(NEWDEPLOYS15_SOURCES),
-        [15, 3, 3, 3, 3, 3]
+        [15, 3, 3, 5, 5, 5]
     );
 }
