@@ -84,6 +84,7 @@ mod starcoder2; // families13 (issue #17): StarCoder2's window under SGLang, its
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width and DiffKV backend under vLLM by release
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
+pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
@@ -421,6 +422,9 @@ pub struct Engine {
     /// Issue #17 (graphs): vLLM's `--async-scheduling` (the scheduler's step overlaps the forward;
     /// `overlap_schedule` follows it under vLLM).
     pub async_scheduling: bool,
+    /// vllmpp59: how decode steps go through the pipeline stages (vLLM's async scheduling changes it
+    /// by release, `vllm_pp_async`); `MicroBatches` without pipeline parallelism.
+    pub pp_decode: vllm_pp_async::PpDecode,
     /// args58: vLLM's executor is `mp` across boxes (`engine.distributed_executor_backend = "mp"`,
     /// vLLM ≥ 0.12.0 `--nnodes`): `tpsim engine-args` prints one `vllm serve` per node, no Ray.
     pub mp_nodes: bool,
