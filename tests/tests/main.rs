@@ -461,3 +461,5 @@ mod ncclamd58;
 mod ttftload58;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
+// vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
+mod vllmpp59;
