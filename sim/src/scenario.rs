@@ -84,8 +84,8 @@ mod starcoder2; // families13 (issue #17): StarCoder2's window under SGLang, its
 pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width and DiffKV backend under vLLM by release
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
-pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
+pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
@@ -331,7 +331,8 @@ pub struct Engine {
     pub extra_args: Vec<extra_args::ExtraArg>,
     /// The host prepares the next batch while the GPU runs this one: SGLang's overlap scheduler (on
     /// unless `disable_overlap_schedule = true`; spec v1 never overlaps), vLLM's async scheduling
-    /// (off unless `async_scheduling = true`, vLLM 0.11.0 `config/scheduler.py`).
+    /// (off unless `async_scheduling = true`, vLLM 0.11.0 `config/scheduler.py`; with pipeline
+    /// parallelism only where [`Engine::pp_decode`] hides the host's step, vllmpp59).
     pub overlap_schedule: bool,
     /// Expert parallelism size: 1 (experts TP-sharded) or `tp` (each rank owns whole experts).
     pub ep_size: u32,

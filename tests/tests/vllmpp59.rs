@@ -32,22 +32,34 @@ fn scn(version: &str, keys: &str) -> Scenario {
     load(version, keys, 1).unwrap_or_else(|e| panic!("{version} {keys}: {e}"))
 }
 
-const PP_WARNING: &str = "Async scheduling is not yet supported with pipeline_parallel_size > 1 and will be disabled.";
+const PP_WARNING: &str =
+    "Async scheduling is not yet supported with pipeline_parallel_size > 1 and will be disabled.";
 const V2_WARNING: &str = "staggers pipeline-parallel decodes with Model Runner V2 only";
 
 fn warned(s: &Scenario, text: &str) -> bool {
-    s.warnings.iter().chain(&s.engine.collective_warnings).any(|w| w.contains(text))
+    s.warnings
+        .iter()
+        .chain(&s.engine.collective_warnings)
+        .any(|w| w.contains(text))
 }
 
 /// (async scheduling, host step hidden, decode schedule) and vLLM's warning, release by release.
 #[test]
 fn async_scheduling_with_pipeline_parallelism_by_release() {
-    let state = |s: &Scenario| (s.engine.async_scheduling, s.engine.overlap_schedule, s.engine.pp_decode);
+    let state = |s: &Scenario| {
+        (
+            s.engine.async_scheduling,
+            s.engine.overlap_schedule,
+            s.engine.pp_decode,
+        )
+    };
     // 0.14.1: the default turned off with vLLM's warning; explicit on refused with its text.
     let s = scn("0.14.1", "");
     assert_eq!(state(&s), (false, false, PpDecode::MicroBatches));
     assert!(warned(&s, PP_WARNING), "{:?}", s.warnings);
-    let e = load("0.14.1", "async_scheduling = true", 1).unwrap_err().to_string();
+    let e = load("0.14.1", "async_scheduling = true", 1)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("Async scheduling is not yet compatible with pipeline_parallel_size > 1."),
         "{e}"
@@ -57,7 +69,11 @@ fn async_scheduling_with_pipeline_parallelism_by_release() {
         for keys in ["", "async_scheduling = true"] {
             let s = scn(v, keys);
             assert_eq!(state(&s), (true, false, PpDecode::MicroBatches), "{v} {keys}");
-            assert!(!warned(&s, PP_WARNING) && !warned(&s, V2_WARNING), "{v}: {:?}", s.warnings);
+            assert!(
+                !warned(&s, PP_WARNING) && !warned(&s, V2_WARNING),
+                "{v}: {:?}",
+                s.warnings
+            );
         }
     }
     // 0.16.0 – 0.22: the V1 runner's whole batch, the host's step hidden.

@@ -49,8 +49,7 @@ pub fn pp_async_rule(version: &str) -> PpAsyncRule {
 }
 
 /// How the decode steps of a pipeline-parallel engine go through the stages.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PpDecode {
     /// ⌈batch / pp⌉ requests per micro-batch, pp micro-batches in flight; a micro-batch's next step
     /// is scheduled once its tokens are back on the host (its host step on its path unless the
@@ -123,7 +122,8 @@ mod tests {
     #[test]
     fn vllmpp59_decode_by_release() {
         let mut w = Vec::new();
-        let d = |v: &str, pp: u32, a: bool, w: &mut Vec<String>| vllm_pp_decode(EngineKind::Vllm, v, pp, a, w);
+        let d =
+            |v: &str, pp: u32, a: bool, w: &mut Vec<String>| vllm_pp_decode(EngineKind::Vllm, v, pp, a, w);
         assert_eq!(d("0.15.1", 2, true, &mut w), PpDecode::MicroBatches);
         assert_eq!(d("0.16.0", 2, true, &mut w), PpDecode::WholeBatch);
         assert_eq!(d("0.22.0", 4, true, &mut w), PpDecode::WholeBatch);

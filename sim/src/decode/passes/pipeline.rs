@@ -127,7 +127,11 @@ mod tests {
                 .collect();
             let bytes = super::send_bytes(tokens, 8192, 2);
             assert_eq!(bytes, u64::from(tokens) * 32_768, "{version}");
-            assert_eq!(sends, vec![super::send_time(&costs.comm, 4, 0, bytes)], "{version}");
+            assert_eq!(
+                sends,
+                vec![super::send_time(&costs.comm, 4, 0, bytes)],
+                "{version}"
+            );
         }
     }
 }
