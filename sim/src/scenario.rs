@@ -85,6 +85,7 @@ pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width and DiffKV backend under vLLM by release
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
+pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
@@ -330,7 +331,8 @@ pub struct Engine {
     pub extra_args: Vec<extra_args::ExtraArg>,
     /// The host prepares the next batch while the GPU runs this one: SGLang's overlap scheduler (on
     /// unless `disable_overlap_schedule = true`; spec v1 never overlaps), vLLM's async scheduling
-    /// (off unless `async_scheduling = true`, vLLM 0.11.0 `config/scheduler.py`).
+    /// (off unless `async_scheduling = true`, vLLM 0.11.0 `config/scheduler.py`; with pipeline
+    /// parallelism only where [`Engine::pp_decode`] hides the host's step, vllmpp59).
     pub overlap_schedule: bool,
     /// Expert parallelism size: 1 (experts TP-sharded) or `tp` (each rank owns whole experts).
     pub ep_size: u32,
@@ -421,6 +423,9 @@ pub struct Engine {
     /// Issue #17 (graphs): vLLM's `--async-scheduling` (the scheduler's step overlaps the forward;
     /// `overlap_schedule` follows it under vLLM).
     pub async_scheduling: bool,
+    /// vllmpp59: how decode steps go through the pipeline stages (vLLM's async scheduling changes it
+    /// by release, `vllm_pp_async`); `MicroBatches` without pipeline parallelism.
+    pub pp_decode: vllm_pp_async::PpDecode,
     /// args58: vLLM's executor is `mp` across boxes (`engine.distributed_executor_backend = "mp"`,
     /// vLLM ≥ 0.12.0 `--nnodes`): `tpsim engine-args` prints one `vllm serve` per node, no Ray.
     pub mp_nodes: bool,

@@ -467,3 +467,5 @@ mod pcielight59;
 mod b200_59;
 // deploys35 (issue #18): the IOG Foundation's 2x H100 PCIe TP 2 files at 4 and 32 req/s (vLLM 0.8.5), left by newdeploys15.
 mod deploys35;
+// vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
+mod vllmpp59;

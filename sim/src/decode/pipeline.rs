@@ -15,7 +15,11 @@
 //! in steady state every stage is busy and each micro-batch of ⌈batch / pp⌉ requests advances one
 //! token per pass through all stages: an iteration is one micro-batch's pass (all stages in
 //! sequence with the hidden states sent between them), and every running request gets its token
-//! in that time.
+//! in that time. vllmpp59: vLLM 0.16+'s V1 runner with async scheduling puts every running request
+//! in every step, each step's first stage waiting for the last stage's tokens of the step before
+//! (`scenario::vllm_pp_async`): an iteration is then the whole batch's pass, the host's step hidden
+//! (the sampled tokens' GPU broadcast, a few bytes a request, is not costed); Model Runner V2
+//! (0.34.0) staggers ⌈batch / pp⌉ micro-batches as above, its host's step hidden.
 
 use crate::scenario::Scenario;
 use tpsim_model::pipeline::{Partition, Stage};
@@ -51,8 +55,13 @@ pub fn binding_stage(s: &Scenario) -> Option<Stage> {
     })
 }
 
-/// Requests per micro-batch: ⌈batch / pp⌉ (the whole batch without PP).
+/// Requests per micro-batch: ⌈batch / pp⌉; the whole batch without PP, and under vLLM 0.16+'s V1
+/// runner with async scheduling, which schedules every running request in every step
+/// (vllmpp59: `PpDecode::WholeBatch`, `scenario::vllm_pp_async`).
 pub fn micro_batch(s: &Scenario, batch: u32) -> u32 {
+    if s.engine.pp_decode == crate::scenario::vllm_pp_async::PpDecode::WholeBatch {
+        return batch.max(1);
+    }
     batch.div_ceil(s.engine.pp.max(1)).max(1)
 }
 

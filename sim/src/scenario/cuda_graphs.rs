@@ -286,6 +286,8 @@ impl Resolver<'_> {
             "Currently, async scheduling only supports `mp`, `uni`, or `external_launcher` distributed \
              executor backend, but you chose `ray`."
         };
+        let pp_refused = super::vllm_pp_async::pp_async_rule(&cx.release.version)
+            == super::vllm_pp_async::PpAsyncRule::Refused;
         match (given, rule) {
             (Some(false), _) | (None, AsyncRule::V0_11 | AsyncRule::V0_12) => Ok(false),
             (Some(true), AsyncRule::V0_11) => {
@@ -299,8 +301,9 @@ impl Resolver<'_> {
                 Ok(true)
             }
             (Some(true), AsyncRule::V0_12 | AsyncRule::V0_14) => {
-                // vLLM 0.12.0 / 0.14.0 config/vllm.py `VllmConfig.__post_init__` (explicitly enabled).
-                if cx.pp > 1 {
+                // vLLM 0.12.0 / 0.14.0 config/vllm.py `VllmConfig.__post_init__` (explicitly enabled);
+                // vllmpp59: 0.15.0 drops the pipeline check (`vllm_pp_async`).
+                if cx.pp > 1 && pp_refused {
                     return refuse("Async scheduling is not yet compatible with pipeline_parallel_size > 1.");
                 }
                 if cx.speculative {
@@ -312,8 +315,9 @@ impl Resolver<'_> {
                 Ok(true)
             }
             (None, AsyncRule::V0_14) => {
-                // vLLM 0.14.0 config/vllm.py: `async_scheduling` None → on unless incompatible.
-                if cx.pp > 1 {
+                // vLLM 0.14.0 config/vllm.py: `async_scheduling` None → on unless incompatible
+                // (vllmpp59: pipeline parallelism only before 0.15.0).
+                if cx.pp > 1 && pp_refused {
                     warnings.push(
                         "Async scheduling is not yet supported with pipeline_parallel_size > 1 and will be \
                          disabled. (vLLM's warning)"
@@ -355,8 +359,8 @@ pub enum AsyncRule {
     /// 0.12 and 0.13: off by default; explicit on refused with pipeline parallelism, non-EAGLE
     /// speculation or the Ray executor.
     V0_12,
-    /// 0.14 and later (0.14.0 and 0.19.0 read): on by default unless pipeline parallel or the Ray
-    /// executor (turned off with vLLM's warning); explicit on refused there.
+    /// 0.14 and later (0.14.0 and 0.19.0 read): on by default unless the Ray executor or (0.14.x
+    /// only, vllmpp59) pipeline parallel: turned off with vLLM's warning; explicit on refused there.
     V0_14,
 }
 

@@ -736,6 +736,14 @@ impl Resolver<'_> {
             async_scheduling,
             &mut graph_warnings,
         )?;
+        // vllmpp59: vLLM's decode schedule through the pipeline stages with async scheduling.
+        let pp_decode = super::vllm_pp_async::vllm_pp_decode(
+            kind,
+            &release.version,
+            pp,
+            async_scheduling,
+            &mut graph_warnings,
+        );
         collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)
@@ -865,13 +873,17 @@ impl Resolver<'_> {
             cuda_graph,
             moe_a2a, // issue #17 point 1 (ep)
             // vLLM: the scheduler's step overlaps the forward only with --async-scheduling (issue #17,
-            // graphs; vLLM 0.11.0 `config/scheduler.py` default false).
+            // graphs; vLLM 0.11.0 `config/scheduler.py` default false), and with pipeline parallelism
+            // only where a request's next step need not wait for its token on the host (vllmpp59:
+            // from 0.16.0, `vllm_pp_async`).
             overlap_schedule: match kind {
                 EngineKind::Sglang => !e.disable_overlap_schedule.unwrap_or(false),
+                EngineKind::Vllm if pp > 1 => pp_decode.hides_host(),
                 EngineKind::Vllm => async_scheduling,
             },
             cuda_graphs,
             async_scheduling,
+            pp_decode,
             mp_nodes,
             kind,
             gpu_memory_utilization,

@@ -101,4 +101,37 @@ mod tests {
         };
         assert_eq!(attn(&shape.graph), attn(&p.graph));
     }
+
+    /// vllmpp59: vLLM llama-3.1-70b tp 4 × pp 2, 32 running requests: the one send at the stage
+    /// boundary carries the iteration's tokens, 8,192 × 2 × 2 B each per rank: ⌈32 / 2⌉ = 16 tokens
+    /// (524,288 B) for micro-batches (0.15.1, whose async scheduling holds a request until its token
+    /// is back; 0.34.0's staggered Model Runner V2), all 32 (1,048,576 B) for 0.16.0's V1 runner,
+    /// which schedules every running request in every step (`scenario::vllm_pp_async`).
+    #[test]
+    fn vllmpp59_the_send_carries_the_schedules_batch() {
+        for (version, tokens) in [("0.15.1", 16), ("0.16.0", 32), ("0.34.0", 16)] {
+            let text = format!(
+                "[hardware]\npreset = \"rtx-pro-6000-8x-1switch\"\n[model]\npreset = \"llama-3.1-70b\"\n\
+                 [engine]\nname = \"vllm\"\nversion = \"{version}\"\ntp = 4\npp_size = 2\n\
+                 [workload]\nconcurrency = 32\nprompt_len = 1024\noutput_len = 16\n"
+            );
+            let s = load_str(&text, Path::new("pp-vllm.toml")).expect("scenario");
+            let costs = collective_costs(&s);
+            let mut b = Builder::new(&s, &costs);
+            let shape = b.simulate(32, 1024, false).expect("simulate");
+            let sends: Vec<_> = shape
+                .graph
+                .iter()
+                .filter(|(_, t)| t.name.contains("pp send"))
+                .map(|(_, t)| t.duration)
+                .collect();
+            let bytes = super::send_bytes(tokens, 8192, 2);
+            assert_eq!(bytes, u64::from(tokens) * 32_768, "{version}");
+            assert_eq!(
+                sends,
+                vec![super::send_time(&costs.comm, 4, 0, bytes)],
+                "{version}"
+            );
+        }
+    }
 }
