@@ -146,12 +146,7 @@ fn survey_rows_that_now_import() {
     let f = scratch("p59-row153").join("s.toml");
     std::fs::write(&f, &i.text).expect("write");
     let o = tpsim(&["memory", f.to_str().expect("utf-8")]);
-    assert!(
-        o.stdout.contains("Verdict: starts"),
-        "{}{}",
-        o.stdout,
-        o.stderr
-    );
+    assert!(o.stdout.contains("Verdict: starts"), "{}{}", o.stdout, o.stderr);
     let e = build::import(&row(154).command, &options(&row(154))).expect_err("the draft");
     assert!(
         e.contains("`lmzheng/sglang-EAGLE-llama2-chat-7B` is no bundled model preset"),
