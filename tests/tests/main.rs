@@ -469,3 +469,5 @@ mod b200_59;
 mod deploys35;
 // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
 mod vllmpp59;
+// presets59 (issue #17): presets and an alias for refused launch-command models.
+mod presets59;
