@@ -463,3 +463,5 @@ mod ttftload58;
 mod families40;
 // pcielight59 (issue #18 / #19): the light-load TP gap of the IOG RTX 4090 files under vLLM 0.8.5, decomposed.
 mod pcielight59;
+// mi300x59 (issue #18): SGLang's MI300X kernel shapes and AITER's gfx942 tuned tables; MiniMax-M2's q/k-norm allreduces before 0.5.8.
+mod mi300x59;

@@ -51,7 +51,7 @@ mod tests {
             ("sglang", "0.5.7", 2),
             ("sglang", "0.5.8", 1),
             ("sglang", "0.5.9", 1),
-            ("vllm", "0.11.0", 1),
+            ("vllm", "0.12.0", 1),
         ] {
             assert_eq!(allreduces_per_layer(&scenario(engine, version)), want, "{engine} {version}");
         }
