@@ -61,7 +61,9 @@ fn every_shape_follows_its_preset_and_scenario() {
                 },
             ) => (q + kv_lora_rank + qk_rope_head_dim, m.hidden),
             ("moe", _) => {
-                let moe = m.moe.unwrap_or_else(|| panic!("line {line}: {preset} has no MoE"));
+                let moe = m
+                    .moe
+                    .unwrap_or_else(|| panic!("line {line}: {preset} has no MoE"));
                 assert_eq!(num(&r[9], *line), moe.n_routed_experts, "line {line} experts");
                 assert_eq!(num(&r[10], *line), moe.num_experts_per_tok, "line {line} topk");
                 (m.hidden, moe.moe_intermediate / tp)
@@ -73,7 +75,10 @@ fn every_shape_follows_its_preset_and_scenario() {
         assert!(!matching.is_empty(), "line {line}: no scenario {prefix}*");
         for file in matching {
             let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).expect("scenario");
-            assert!(text.contains(&format!("version = \"{release}\"")), "{file}: not {release}");
+            assert!(
+                text.contains(&format!("version = \"{release}\"")),
+                "{file}: not {release}"
+            );
             assert!(text.contains(&format!("tp = {tp}\n")), "{file}: not TP {tp}");
         }
     }
@@ -97,7 +102,10 @@ fn minimax_m2_0_5_7_all_reduces_q_and_k_norms_apart() {
     let qk_us = f(&early["collectives"]["qk_norm_allreduce_us"]);
     assert!((qk_us - 6.70).abs() < 0.01, "{qk_us}");
     let extra = tpot(&early) - tpot(&late);
-    assert!((extra - 62.0 * qk_us / 1000.0).abs() < 0.01, "0.5.7 − 0.5.8: {extra} ms");
+    assert!(
+        (extra - 62.0 * qk_us / 1000.0).abs() < 0.01,
+        "0.5.7 − 0.5.8: {extra} ms"
+    );
     assert!((tpot(&late) - 7.94).abs() < 0.01, "0.5.8: {}", tpot(&late));
     assert!((tpot(&early) - 8.36).abs() < 0.01, "0.5.7: {}", tpot(&early));
     let err = 22.24 / tpot(&early) - 1.0;

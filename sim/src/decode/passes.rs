@@ -895,7 +895,11 @@ impl<'a> Builder<'a> {
             // layer's tasks run in one chain on every stream, so placing it before the attention
             // task gives the same times. mi300x59: SGLang before 0.5.8 issues q's and k's apart.
             for j in 0..sgl_minimax_qk_norm::allreduces_per_layer(self.s) {
-                let name = if j == 0 { String::new() } else { format!(" {}", j + 1) };
+                let name = if j == 0 {
+                    String::new()
+                } else {
+                    format!(" {}", j + 1)
+                };
                 prev = self.gang(
                     g,
                     &format!("{label}: L{i} allreduce qk-norm{name}"),

@@ -53,7 +53,11 @@ mod tests {
             ("sglang", "0.5.9", 1),
             ("vllm", "0.12.0", 1),
         ] {
-            assert_eq!(allreduces_per_layer(&scenario(engine, version)), want, "{engine} {version}");
+            assert_eq!(
+                allreduces_per_layer(&scenario(engine, version)),
+                want,
+                "{engine} {version}"
+            );
         }
     }
 }
