@@ -471,3 +471,5 @@ mod deploys35;
 mod vllmpp59;
 // presets59 (issue #17): presets and an alias for refused launch-command models.
 mod presets59;
+// mi300x59 (issue #18): SGLang's MI300X kernel shapes and AITER's gfx942 tuned tables; MiniMax-M2's q/k-norm allreduces before 0.5.8.
+mod mi300x59;

@@ -24,6 +24,7 @@ pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 mod sgl_decode_launch; // c1llama18: SGLang's eager decode launches per layer beyond the template
 pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
+mod sgl_minimax_qk_norm; // mi300x59: MiniMax-M2's q and k norm allreduces, two a layer before SGLang 0.5.8
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 mod sgl_triton_split; // tritonsplit54: SGLang's Triton split-KV decode: splits, partials, stage 2, serial tiles
@@ -892,14 +893,21 @@ impl<'a> Builder<'a> {
         if let Some((bytes, time)) = pass.qk_norm {
             // In the engine it sits between the qkv projection and the attention kernel; all of a
             // layer's tasks run in one chain on every stream, so placing it before the attention
-            // task gives the same times.
-            prev = self.gang(
-                g,
-                &format!("{label}: L{i} allreduce qk-norm"),
-                Collective::Allreduce(bytes),
-                time,
-                vec![prev],
-            )?;
+            // task gives the same times. mi300x59: SGLang before 0.5.8 issues q's and k's apart.
+            for j in 0..sgl_minimax_qk_norm::allreduces_per_layer(self.s) {
+                let name = if j == 0 {
+                    String::new()
+                } else {
+                    format!(" {}", j + 1)
+                };
+                prev = self.gang(
+                    g,
+                    &format!("{label}: L{i} allreduce qk-norm{name}"),
+                    Collective::Allreduce(bytes),
+                    time,
+                    vec![prev],
+                )?;
+            }
         }
         // families27 (issue #17): a lightning layer's norm variance allreduce, between the decode
         // kernel and the output gate; placed before the layer's tasks as the one above.

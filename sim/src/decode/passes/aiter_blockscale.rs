@@ -24,7 +24,11 @@
 //! in ROCm/aiter pull 2024, and its other change — `fused_qk_rope_cat_and_cache_mla` on every HIP
 //! platform, not only `_use_aiter_gfx95` — is absent from the 0.5.7, 0.5.8 and 0.5.9 wheels (each
 //! still guards it by `_use_aiter_gfx95`): those releases' images predate the fix. From 0.5.10 on
-//! the config is taken as tuned (assumed: the images' AITER commits are not read).
+//! the config is taken as tuned (assumed for 0.5.10: its image's AITER commit is not read). mi300x59
+//! read the pins: SGLang 0.5.8's `docker/rocm.Dockerfile` builds AITER v0.1.9.post1 for gfx942 and the
+//! 0.5.9 release's (wheel built 2026-02-23) v0.1.10.post3, neither with a
+//! `gfx942-GEMM-A8W8_BLOCKSCALE-N=2112-K=7168.json`; AITER v0.1.11 (2026-03-04) is the first tag with
+//! it (ROCm/aiter commit 56055011a6, pull 2024).
 //!
 //! **What is charged.** [`UNTUNED_QKV_A_US`] a decode pass, per MLA layer of a model with that
 //! projection shape, under SGLang ≤ 0.5.9 on a gfx942 GPU (compute capability 9.4) with block-FP8
