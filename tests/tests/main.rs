@@ -461,3 +461,5 @@ mod ncclamd58;
 mod ttftload58;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
+// ncclhost59 (issue #19): NCCL's CPU nodes are NUMA nodes (hardware.numa_nodes, NPS4 quadrants); Intel's P2P overhead on PHB hops only.
+mod ncclhost59;
