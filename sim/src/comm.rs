@@ -13,9 +13,6 @@ use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::nccl::{self, Algo, Choice, NcclEnv, NcclTopoInput, PathInfo, Proto, RingGraph, TunerTable};
 use tpsim_model::units::{Bytes, Duration};
 
-/// Intel root complexes charge P2P through a host bridge 6/5 of its bandwidth (pcie-collectives.md).
-const NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR: f64 = 5.0 / 6.0;
-
 /// Engine rules for the custom allreduce (engine-memory.md, "Custom allreduce: when it runs"):
 /// sizes that are multiples of 16 within max_size ([`CustomLimits`]); one-shot for 2 ranks, below
 /// 512 KiB with full NVLink and ≤ 4 ranks, below 256 KiB with ≤ 8 ranks; two-shot otherwise (vLLM
@@ -137,7 +134,10 @@ fn ring_hops(hw: &Hardware, n: usize, env: &NcclEnv) -> Vec<(PathClass, Transpor
     let peer_fabric = hw.gpu.nvlink || hw.accel.xgmi.is_some();
     (0..n)
         .map(|a| {
-            let class = hw.topology.path_class(a, (a + 1) % n, peer_fabric);
+            let b = (a + 1) % n;
+            // ncclhost59: NCCL's class, from its CPU (NUMA) nodes, not the sockets.
+            let same_node = hw.nccl_cpu_node(a) == hw.nccl_cpu_node(b);
+            let class = nccl::nccl_path_class(hw.topology.path_class(a, b, peer_fabric), same_node);
             (class, nccl::transport(class, hw.gpu.p2p, level))
         })
         .collect()
@@ -212,18 +212,9 @@ impl Comm {
         for (class, t) in ring_hops(hw, n, env) {
             transport = transport.max(t);
             hop_transports.push(t);
-            let mut bw = link;
-            if class >= PathClass::Phb && !hw.cpu_amd {
-                bw *= NCCL_INTEL_P2P_HOST_BRIDGE_FACTOR;
-            }
-            if class == PathClass::Sys {
-                // NCCL's inter-CPU link by release and CPU generation (ncclamd58).
-                bw = bw.min(nccl::inter_cpu_bw_gbps(
-                    env.version,
-                    hw.cpu_amd,
-                    hw.cpu_generation,
-                ));
-            }
+            // Intel's P2P overhead on PHB hops only, the inter-CPU link on SYS hops (ncclamd58,
+            // ncclhost59: `nccl::hop_bw_gbps`).
+            let bw = nccl::hop_bw_gbps(class, link, hw.cpu_amd, hw.cpu_generation, env.version);
             ring_path.push(PathInfo { class, bw_gbps: bw });
         }
         let sm = sm_of(&gpu.compute_capability);

@@ -689,6 +689,9 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
     }
     t.push_str(&format!("name = {}\n", toml::Value::String(name)));
     t.push_str(&format!("cpu_vendor = \"{vendor}\"\n"));
+    for l in host_lines.iter().flat_map(|h| &h.top) {
+        t.push_str(&format!("{l}\n"));
+    }
     t.push_str(&format!(
         "extends = \"{}\"                   # the GPU and the shared constants: templates/{}.toml\n\n",
         o.template, o.template

@@ -140,6 +140,9 @@ pub struct Hardware {
     /// `hardware.cpu_generation`: the CPU generation NCCL's inter-socket bandwidth is read by
     /// (`tpsim_model::nccl::inter_cpu_bw_gbps`); None when the preset does not give it.
     pub cpu_generation: Option<tpsim_model::nccl::CpuGeneration>,
+    /// `hardware.numa_nodes` (ncclhost59): the NUMA nodes the host reports, where given; `Some(1)`
+    /// puts every GPU on one NCCL CPU node ([`Hardware::nccl_cpu_node`]).
+    pub numa_nodes: Option<u32>,
     pub gpu: GpuSpec,
     pub topology: Topology,
     pub params: HwParams,
@@ -176,6 +179,24 @@ pub struct FittedConstant {
 }
 
 impl Hardware {
+    /// The CPU node NCCL files GPU `g` under (ncclhost59): NCCL makes one CPU node per NUMA node
+    /// (`tpsim_model::nccl::nccl_path_class`'s module). The GPU's node from `[host]
+    /// gpu_numa_nodes` where a socket is split (NPS2/NPS4, SNC); one node for every GPU with
+    /// `numa_nodes = 1` (NPS0); else its socket. An opaque id: only equality between GPUs means
+    /// anything.
+    pub fn nccl_cpu_node(&self, g: usize) -> usize {
+        if let Some(h) = &self.host
+            && h.numa_nodes_per_socket > 1
+            && let Some(&n) = h.gpu_numa_nodes.get(g)
+        {
+            return n as usize;
+        }
+        if self.numa_nodes == Some(1) {
+            return 0;
+        }
+        self.topology.socket_of(g)
+    }
+
     /// Issue #18 (prefillgpus): a `flops_efficiency` that is being fitted (or set) stands for every
     /// kernel size, as an inline `flops_efficiency` does in a scenario: the FLOP points of the
     /// curves (and their measured range) are dropped, memory curves kept.

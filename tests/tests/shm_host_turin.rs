@@ -67,7 +67,11 @@ fn the_fitted_fraction_reproduces_its_rows() {
 /// = 107.52 GB/s a direction, 26.88 GB/s for each of the four connections, below the port's 0.6869 ×
 /// 53.6 = 36.818. By hand 128 MiB then take 1.5 × 134217728 / 26.88e9 = 7489.9 µs (NPS1: 5468 µs);
 /// with one GPU per quadrant each node's 107.52 GB/s carries one connection and the NPS1 time stands.
-/// Tolerance 1 % on the hand figure, 1e-9 relative for the unchanged one.
+/// ncclhost59: NCCL's CPU nodes are those NUMA nodes, so one GPU a quadrant makes every hop SYS at
+/// AMD_BW 16 GB/s and NCCL's search falls back to the simple order (2 runtime channels, not 4); the
+/// root port's SHM reads still bind, so the time moves by the flows' picosecond rounding only
+/// (5483.580448 → 5483.580544 µs). Tolerance 1 % on the hand figure, 1e-6 relative for the unchanged
+/// one (it was 1e-9 while the quadrants did not split NCCL's graph).
 #[test]
 fn an_nps4_quadrant_holding_all_four_buffers_binds_the_ring() {
     let dir = scratch("nps4");
@@ -90,5 +94,5 @@ fn an_nps4_quadrant_holding_all_four_buffers_binds_the_ring() {
     let hand: f64 = 1.5 * 134_217_728.0 / (3.0 * 6400.0 * 8.0 * 0.7 / 4.0 * 1e6) * 1e6;
     assert!((hand - 7489.9).abs() < 0.1, "{hand}");
     assert!((one / hand - 1.0).abs() < 1e-2, "{one} vs {hand}");
-    assert!((spread / stock - 1.0).abs() < 1e-9, "{spread} vs {stock}");
+    assert!((spread / stock - 1.0).abs() < 1e-6, "{spread} vs {stock}");
 }

@@ -18,7 +18,11 @@
 //! - **Intel x86**: through 2.25 two tiers, `SKL_QPI_BW 10.0` for family 6 model ≥ 0x55 (Skylake-SP
 //!   and later) else `QPI_BW 6.0` (v2.19.3-1 … v2.25.1-1); from 2.26 four tiers, model ≥ 0xCF
 //!   (Emerald Rapids) `ERP_QPI_BW 40.0`, ≥ 0x8F (Sapphire Rapids) `SRP_QPI_BW 22.0`, ≥ 0x55
-//!   `SKL_QPI_BW 10.0`, else `BDW_QPI_BW 6.0` (v2.26.6-1 … v2.30.7-1).
+//!   `SKL_QPI_BW 10.0`, else `BDW_QPI_BW 6.0` (v2.26.6-1 … v2.30.7-1). Granite Rapids (model 0xAD,
+//!   0xAE) and Sierra Forest (0xAF) sit below 0xCF, so every release through v2.30.7-1 gives them
+//!   the Sapphire Rapids tier (22; the Skylake tier, 10, through 2.25); commit 35671f48 ("Correct
+//!   Intel CPU Detection to pick higher UPI BW", `dev`, 2026-06-09, in no tag) puts them in
+//!   Emerald Rapids' tier (40) from 2.31 (ncclhost59).
 //!
 //! When a preset does not name the generation, tpsim keeps the figures it used before generations were
 //! modelled: 16 GB/s on AMD (every release's) and 22 GB/s on Intel (ASSUMED: the Sapphire Rapids tier of
@@ -43,10 +47,14 @@ pub enum CpuGeneration {
     IntelSapphireRapids,
     /// Intel Emerald Rapids and later (model ≥ 0xCF).
     IntelEmeraldRapids,
+    /// Intel Granite Rapids / Sierra Forest (6th gen Xeon: models 0xAD, 0xAE, 0xAF), below
+    /// Emerald Rapids' model number: Sapphire Rapids' tier through 2.30.7, Emerald Rapids' from
+    /// 2.31 (module doc).
+    IntelGraniteRapids,
 }
 
 /// The names `hardware.cpu_generation` accepts, in [`CpuGeneration`] order.
-pub const CPU_GENERATION_NAMES: [&str; 7] = [
+pub const CPU_GENERATION_NAMES: [&str; 8] = [
     "zen2",
     "zen4",
     "zen5",
@@ -54,6 +62,7 @@ pub const CPU_GENERATION_NAMES: [&str; 7] = [
     "skylake",
     "sapphire-rapids",
     "emerald-rapids",
+    "granite-rapids",
 ];
 
 impl CpuGeneration {
@@ -67,7 +76,8 @@ impl CpuGeneration {
             "broadwell" => CpuGeneration::IntelBroadwell,
             "skylake" | "cascade-lake" | "ice-lake" => CpuGeneration::IntelSkylake,
             "sapphire-rapids" => CpuGeneration::IntelSapphireRapids,
-            "emerald-rapids" | "granite-rapids" => CpuGeneration::IntelEmeraldRapids,
+            "emerald-rapids" => CpuGeneration::IntelEmeraldRapids,
+            "granite-rapids" | "sierra-forest" => CpuGeneration::IntelGraniteRapids,
             _ => return None,
         })
     }
@@ -105,7 +115,10 @@ pub fn inter_cpu_bw_gbps(version: NcclVersion, cpu_amd: bool, generation: Option
         (true, _) => AMD_BW_GBPS,
         (false, None) => INTEL_UNKNOWN_GENERATION_GBPS,
         (false, Some(g)) => match g {
+            // Commit 35671f48, first in 2.31 like 2f1c174.
+            CpuGeneration::IntelGraniteRapids if version >= NcclVersion::new(31, 0) => 40.0,
             CpuGeneration::IntelEmeraldRapids if intel_four_tiers => 40.0,
+            CpuGeneration::IntelGraniteRapids if intel_four_tiers => 22.0,
             CpuGeneration::IntelSapphireRapids if intel_four_tiers => 22.0,
             CpuGeneration::IntelBroadwell => 6.0,
             // Through 2.25 every model ≥ 0x55 is Skylake's tier; an AMD generation on an Intel host
@@ -149,6 +162,17 @@ mod tests {
         assert_eq!(bw(new, CpuGeneration::IntelSapphireRapids), 22.0);
         assert_eq!(bw(new, CpuGeneration::IntelEmeraldRapids), 40.0);
         assert_eq!(inter_cpu_bw_gbps(old, false, None), 22.0);
+        // ncclhost59: Granite Rapids (0xAD) is ≥ 0x8F but < 0xCF through v2.30.7-1 (topo.cc
+        // `ncclTopoAddCpu`), Emerald Rapids' tier on dev (commit 35671f48).
+        assert_eq!(bw(old, CpuGeneration::IntelGraniteRapids), 10.0);
+        assert_eq!(
+            bw(NcclVersion::new(30, 7), CpuGeneration::IntelGraniteRapids),
+            22.0
+        );
+        assert_eq!(
+            bw(NcclVersion::new(31, 0), CpuGeneration::IntelGraniteRapids),
+            40.0
+        );
     }
 
     #[test]

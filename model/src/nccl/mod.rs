@@ -25,6 +25,7 @@
 
 mod envlist;
 mod graph_file;
+mod hostpath;
 mod intercpu;
 mod limits;
 mod multinode;
@@ -35,6 +36,7 @@ mod versions;
 
 pub use envlist::{ListError, PROTO_NAMES, algo_names, allreduce_row};
 pub use graph_file::{GraphFile, parse_graph_file};
+pub use hostpath::{INTEL_P2P_OVERHEAD, hop_bw_gbps, nccl_path_class};
 pub use intercpu::{
     AMD_BW_GBPS, CPU_GENERATION_NAMES, CpuGeneration, INTEL_UNKNOWN_GENERATION_GBPS, amd_per_generation,
     inter_cpu_bw_gbps,
@@ -150,8 +152,8 @@ pub struct PathInfo {
     pub class: PathClass,
     /// NCCL's bandwidth of that path in GB/s: the minimum over its links in NCCL's model (PCIe
     /// width × lane rate / 80, the inter-CPU link by release and CPU generation: [`inter_cpu_bw_gbps`]), with
-    /// Intel's P2P-through-host-bridge overhead (each channel charged 6/5 of its speed) folded in
-    /// as bandwidth ÷ 1.2.
+    /// Intel's P2P-through-host-bridge overhead (each channel charged 6/5 of its speed on PHB paths
+    /// only) folded in as bandwidth ÷ 1.2 ([`hop_bw_gbps`]).
     pub bw_gbps: f64,
 }
 

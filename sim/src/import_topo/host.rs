@@ -348,6 +348,9 @@ pub const MEDIAN_SHM_READ_EFFICIENCY: f64 = 0.5859;
 /// The `[host]` section and the `[params] shm_read_efficiency` line, in the file's comment style.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostLines {
+    /// Top-level hardware keys the host facts give (ncclhost59: `numa_nodes = 1` for one NUMA node
+    /// over several sockets, NPS0), in the file's comment style.
+    pub top: Vec<String>,
     pub host: Vec<String>,
     pub params: String,
     pub notes: Vec<String>,
@@ -552,6 +555,16 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
             )),
         }
     }
+    // ncclhost59: one NUMA node over several sockets (AMD NPS0) is one CPU node to NCCL.
+    let mut top = Vec::new();
+    if let Some((1, nl)) = lscpu.as_ref().and_then(|l| l.numa_nodes)
+        && sockets > 1
+    {
+        top.push(line(
+            "numa_nodes = 1".into(),
+            &format!("[measured] lscpu line {nl} (NUMA node(s) 1) over {sockets} sockets: one node for the box (NPS0), one CPU node to NCCL"),
+        ));
+    }
     host.push(line(
         "shm_buffer = \"receiver\"".into(),
         "[derived] NCCL src/transport/shm.cc (2.19.3, 2.27.7, 2.28.9): NCCL_SHM_LOCALITY defaults to the receiver side",
@@ -576,7 +589,12 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
             )
         }
     };
-    Ok(HostLines { host, params, notes })
+    Ok(HostLines {
+        top,
+        host,
+        params,
+        notes,
+    })
 }
 
 #[cfg(test)]
@@ -760,6 +778,19 @@ mod tests {
                 .iter()
                 .any(|x| x.starts_with("gpu_numa_nodes = [3, 3, 2, 0] ")),
             "{l:?}"
+        );
+        assert!(l.top.is_empty(), "{l:?}");
+        // ncclhost59: NUMA node(s) 1 over 2 sockets (NPS0) writes the top-level numa_nodes = 1.
+        let nps0 = HostInput {
+            lscpu: Some(lscpu(1, 2)),
+            ..HostInput::default()
+        };
+        let l0 = host_lines(&nps0, 2).unwrap();
+        assert_eq!(l0.top.len(), 1, "{l0:?}");
+        assert!(
+            l0.top[0].starts_with("numa_nodes = 1 ")
+                && l0.top[0].contains("lscpu line 3 (NUMA node(s) 1) over 2 sockets"),
+            "{l0:?}"
         );
         let e = |h: &HostInput| match host_lines(h, 1) {
             Err(TopoImportError::Host(m)) => m,

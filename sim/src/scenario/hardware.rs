@@ -145,11 +145,13 @@ impl Resolver<'_> {
         let flops_curve_source = default_flops.and_then(|c| c.source.clone());
         let cpu_amd = self.cpu_amd(m.cpu_vendor.as_deref())?;
         let cpu_generation = self.cpu_generation(m.cpu_generation.as_deref(), cpu_amd)?;
+        let numa_nodes = self.numa_nodes(m.numa_nodes, &topology, host.as_ref())?;
         let layers = self.resolved_layers(chain.layers, profile.as_ref());
         Ok(Hardware {
             name: m.name.unwrap_or_else(|| "custom".into()),
             cpu_amd,
             cpu_generation,
+            numa_nodes,
             gpu,
             topology,
             params,
@@ -233,6 +235,45 @@ impl Resolver<'_> {
                 format!("`{other}`: expected \"amd\" or \"intel\""),
             )),
         }
+    }
+
+    /// `hardware.numa_nodes` (ncclhost59): 1 (one node for the whole box, AMD NPS0), one a socket, or
+    /// `[host]`'s sockets × `numa_nodes_per_socket` where that section says which node each GPU is
+    /// on; anything else is refused naming what fits.
+    fn numa_nodes(
+        &self,
+        nodes: Option<u32>,
+        topology: &Topology,
+        host: Option<&tpsim_model::shm::HostFacts>,
+    ) -> Result<Option<u32>, ScenarioError> {
+        let Some(n) = nodes else { return Ok(None) };
+        let key = "hardware.numa_nodes";
+        let sockets = host.map_or(topology.socket_count() as u32, |h| h.sockets);
+        let per_socket = host.map_or(1, |h| h.numa_nodes_per_socket);
+        if n == 1 && per_socket > 1 {
+            return Err(self.invalid(
+                key,
+                format!(
+                    "1, but [host] numa_nodes_per_socket = {per_socket}: expected {} (its sockets × nodes), or no split in [host]",
+                    sockets * per_socket
+                ),
+            ));
+        }
+        if n == 1 || n == sockets * per_socket {
+            return Ok(Some(n));
+        }
+        let split = if per_socket > 1 {
+            String::new()
+        } else {
+            "; more than one node a socket (NPS2/NPS4, SNC) needs [host] numa_nodes_per_socket and gpu_numa_nodes, which say which node each GPU is on".to_string()
+        };
+        Err(self.invalid(
+            key,
+            format!(
+                "{n}: expected 1 (one NUMA node for the whole box, NPS0) or {} ({sockets} socket(s) × {per_socket} node(s)){split}",
+                sockets * per_socket
+            ),
+        ))
     }
 
     /// `hardware.cpu_generation`: one of NCCL's CPU tiers, of the vendor `cpu_vendor` names.

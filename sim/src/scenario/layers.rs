@@ -449,7 +449,7 @@ fn get<'t>(table: &'t toml::Table, key: &str) -> Option<&'t toml::Value> {
 }
 
 /// The keys `--explain` takes, in words.
-pub const EXPLAIN_KEYS: &str = "hardware.name, hardware.cpu_vendor, hardware.cpu_generation, hardware.gpu.<key>, hardware.topology.gpus, \
+pub const EXPLAIN_KEYS: &str = "hardware.name, hardware.cpu_vendor, hardware.cpu_generation, hardware.numa_nodes, hardware.gpu.<key>, hardware.topology.gpus, \
 hardware.topology.nodes[.<node>[.<key>]], hardware.params.<key>, hardware.compute.curves.<class>[.<key>], hardware.compute.formats.<dtype>[.<key>], hardware.compute.attention_backends.<name>[.<key>], hardware.compute.moe_backends.<name>[.<key>] or \
 hardware.fitted.<param>";
 
@@ -469,7 +469,7 @@ fn unit_of(key: &str) -> Result<Unit, String> {
     let bad = || format!("key `{key}`: expected {EXPLAIN_KEYS}");
     let parts: Vec<&str> = key.split('.').collect();
     match parts.as_slice() {
-        ["name"] | ["cpu_vendor"] | ["cpu_generation"] => Ok(Unit::Key(key.to_string())),
+        ["name"] | ["cpu_vendor"] | ["cpu_generation"] | ["numa_nodes"] => Ok(Unit::Key(key.to_string())),
         ["gpu", k] if GpuSection::FIELDS.contains(k) => Ok(Unit::Key(key.to_string())),
         ["params", k] if ParamsSection::FIELDS.contains(k) => Ok(Unit::Key(key.to_string())),
         ["gpu", k] | ["params", k] => Err(format!(

@@ -69,6 +69,11 @@ pub struct HardwareSection {
     /// "sapphire-rapids", "emerald-rapids"; `tpsim_model::nccl::CpuGeneration`): NCCL's inter-socket
     /// bandwidth by release (ncclamd58). Absent: the vendor's default figure.
     pub cpu_generation: Option<String>,
+    /// NUMA nodes the host's OS reports (lscpu `NUMA node(s)`), where they are not one per socket:
+    /// NCCL's CPU nodes are NUMA nodes (ncclhost59, `tpsim_model::nccl::nccl_path_class`). 1 is one
+    /// node for the whole box (AMD NPS0); more than one per socket needs `[host]`'s
+    /// `numa_nodes_per_socket` and `gpu_numa_nodes`. Absent: one node per socket.
+    pub numa_nodes: Option<u32>,
     pub gpu: Option<GpuSection>,
     pub topology: Option<TopologySection>,
     pub params: Option<ParamsSection>,
@@ -202,6 +207,7 @@ impl HardwareSection {
                 (_, _, None) => base.cpu_generation,
             },
             cpu_vendor: self.cpu_vendor.or(base.cpu_vendor),
+            numa_nodes: self.numa_nodes.or(base.numa_nodes),
             gpu: Some({
                 let top = self.gpu.unwrap_or_default();
                 // Issue #17 point 5: torch's total describes the memory nvidia-smi's total does; a layer
