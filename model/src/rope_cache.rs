@@ -260,6 +260,7 @@ mod tests {
         let text = match name {
             "qwen3-14b" => include_str!("../../scenarios/models/qwen3-14b/config.json"),
             "qwen3.5-9b" => include_str!("../../scenarios/models/qwen3.5-9b/config.json"),
+            "qwen3.5-35b-a3b" => include_str!("../../scenarios/models/qwen3.5-35b-a3b/config.json"),
             "phi-3.5-mini" => include_str!("../../scenarios/models/phi-3.5-mini/config.json"),
             "phi-4-mini" => include_str!("../../scenarios/models/phi-4-mini/config.json"),
             "gemma-3-12b-it" => include_str!("../../scenarios/models/gemma-3-12b-it/config.json"),
@@ -310,6 +311,17 @@ mod tests {
             rope_cache_tensors(&m, RopeRule::sglang(Some(&[0, 5, 8]), true), 2),
             vec![64 << 20]
         );
+        assert_eq!(rope_cache_tensors(&m, RopeRule::vllm(None), 2), vec![128 << 20]);
+    }
+
+    /// Qwen3.5-35B-A3B's published config keeps `partial_rotary_factor` 0.25 inside
+    /// `rope_parameters` only (no top-level key, unlike Qwen3.5-9B's copy). vLLM 0.17.0 / 0.19.0
+    /// `get_rope` reads it from `rope_parameters` (`rotary_embedding/__init__.py`): 256 × 0.25 = 64
+    /// wide, so the M-RoPE cache is 4 × 262,144 × 64 × 2 B = 128 MiB, not the whole head's 512 MiB.
+    #[test]
+    fn qwen3_5_35b_a3b_reads_its_factor_from_rope_parameters() {
+        let m = preset("qwen3.5-35b-a3b");
+        assert_eq!((m.head_dim, m.rotary_dim), (256, Some(64)));
         assert_eq!(rope_cache_tensors(&m, RopeRule::vllm(None), 2), vec![128 << 20]);
     }
 

@@ -547,6 +547,10 @@ pub struct ModelConfig {
     /// Share of the head that is rotated (Bailing: 0.5; Qwen3-Next/3.5 0.25; `llm::partial_rotary`).
     #[serde(default)]
     pub partial_rotary_factor: Option<f64>,
+    /// The transformers-v5 RoPE block (Qwen3.5's published configs keep `partial_rotary_factor`
+    /// there, not at the top level); read only for that factor (`llm::partial_rotary`).
+    #[serde(default)]
+    pub rope_parameters: Option<serde_json::Value>,
     /// mem49 (issue #17 point 5): the RoPE scaling block, read only for LongRoPE (`type` /
     /// `rope_type` = `"longrope"`, Phi-3 family: `llm::partial_rotary::longrope_original`).
     #[serde(default)]

@@ -74,7 +74,17 @@ pub(crate) fn vllm_rotary_dim(
     text: &ModelConfig,
     head_dim: u64,
 ) -> Result<Option<u64>, ModelError> {
-    let factor = text.partial_rotary_factor;
+    // presets59's lead: vLLM 0.17.0 / 0.19.0 `transformers_utils/config.py` `patch_rope_parameters`
+    // copies a top-level `partial_rotary_factor` into `rope_parameters`, and `get_rope`
+    // (`rotary_embedding/__init__.py`) reads it from there, as SGLang 0.5.9 `models/qwen3_5.py`
+    // `Qwen3_5Attention` does: a factor only in `rope_parameters` (Qwen3.5-35B-A3B's and
+    // -122B-A10B's published configs) counts as well.
+    let factor = text.partial_rotary_factor.or_else(|| {
+        text.rope_parameters
+            .as_ref()
+            .and_then(|r| r.get("partial_rotary_factor"))
+            .and_then(serde_json::Value::as_f64)
+    });
     let dim = match arch {
         Architecture::BailingMoeV2 => Some(super::bailing::vllm_rotary_dim(text, head_dim)?),
         // families18: GLM-4.1V's text tower is vLLM 0.11.0 `models/glm4.py` `Glm4Attention`
