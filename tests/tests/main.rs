@@ -461,3 +461,5 @@ mod ncclamd58;
 mod ttftload58;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
+// sglttft59 (issue #18): SGLang's overlap scheduler streams a prefill's first token after the next launch.
+mod sglttft59;
