@@ -491,9 +491,12 @@ impl serve::IterationCosts for Shapes<'_, '_> {
     /// `event_loop_normal`) a prefill's first tokens wait for the next step's launch past the
     /// prefill's GPU tail (`serve::sglang_first_token`); each step's host time is the host part of
     /// its shape's critical path, its makespan the step's own (interpolated extends included).
-    fn first_token_delay(&self, prefill: (usize, Duration), next: (usize, Duration)) -> Duration {
+    fn sglang_overlap(&self) -> bool {
         let e = &self.b.scenario().engine;
-        if e.kind != crate::scenario::EngineKind::Sglang || !e.overlap_schedule || self.spec {
+        e.kind == crate::scenario::EngineKind::Sglang && e.overlap_schedule && !self.spec
+    }
+    fn first_token_delay(&self, prefill: (usize, Duration), next: (usize, Duration)) -> Duration {
+        if !self.sglang_overlap() {
             return Duration::ZERO;
         }
         let step = |(i, makespan): (usize, Duration)| serve::sglang_first_token::StepHost {

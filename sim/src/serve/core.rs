@@ -151,6 +151,13 @@ pub trait IterationCosts {
         let _ = (prefill, next);
         Duration::ZERO
     }
+    /// sglttft59: SGLang's overlap scheduler runs the loop (`event_loop_overlap`, no speculative
+    /// decoding v1): the serving loop then lets a request that arrives during a step be scheduled
+    /// one step later, and runs a decode that left nothing running once more before it
+    /// (`serve::sglang_first_token`). False by default.
+    fn sglang_overlap(&self) -> bool {
+        false
+    }
 }
 
 /// One busy group's part of a SUM_LEN DP-attention step ([`IterationCosts::dp_sum_len`]):
@@ -805,6 +812,16 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     let mut releases: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     // sglttft59: the last step costed (shape id, time), for the first tokens it holds.
     let mut last_step: Option<(usize, Duration)> = None;
+    // sglttft59: SGLang's overlap scheduler decides step K + 1 when step K starts
+    // (`serve::sglang_first_token`): a request that arrives while a step runs (`stepped`: this
+    // round follows a step) is seen one step later (`held`, with its group); after a decode that
+    // left nothing running the GPU runs that decode once more (`tail`, its time) before anything
+    // that arrived meanwhile (`hold_until`).
+    let overlap = costs.sglang_overlap();
+    let mut stepped = false;
+    let mut tail: Option<u64> = None;
+    let mut hold_until = 0u64;
+    let mut held: Vec<(usize, u32)> = Vec::new();
     loop {
         while let Some(&Reverse((t, k))) = releases.peek()
             && t <= now
@@ -879,6 +896,7 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
             match fe.as_mut() {
+                None if overlap && (stepped || now < hold_until) => held.push((to, id)),
                 None => core.waiting.push_back(id),
                 Some(f) => {
                     let server = f.assign();
@@ -898,6 +916,9 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         {
             in_frontend.pop();
             groups[to].core.waiting.push_back(id);
+        }
+        if !stepped && now >= hold_until {
+            release_held(groups, &mut held);
         }
         let mut any = false;
         for g in groups.iter_mut() {
@@ -925,6 +946,22 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
                 flush_firsts(&mut g.core, &mut m.ttft, 0);
             }
             last_step = None;
+            if overlap && stepped {
+                hold_until = now + tail.take().unwrap_or(0);
+                stepped = false;
+            }
+            if !held.is_empty() {
+                // Wait for the GPU (the wasted decode), taking any arrival before it as held.
+                if now < hold_until {
+                    let next = match pending {
+                        Some(RequestSpec { arrival: Some(t), .. }) if t.as_ps() > now => t.as_ps(),
+                        _ => u64::MAX,
+                    };
+                    let freed = releases.peek().map_or(u64::MAX, |r| r.0.0);
+                    now = hold_until.min(next).min(freed);
+                }
+                continue;
+            }
             // Idle: jump to the next open-loop arrival or the next request out of the front end.
             let arrival = match pending {
                 Some(RequestSpec { arrival: Some(t), .. }) if t.as_ps() > now => Some(t.as_ps()),
@@ -980,6 +1017,8 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         }
         m.shape_runs[shape] += 1;
         now += dt.as_ps();
+        stepped = true;
+        tail = (st.decode > 0).then_some(dt.as_ps());
         if st.decode == 0 {
             m.prefill_iterations += 1;
             m.prefill_time += dt.as_ps();
@@ -1048,6 +1087,8 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             kv_utilisation: util,
             preemptions: preempted,
         });
+        // sglttft59: what arrived before this step was launched is seen by the next decision.
+        release_held(groups, &mut held);
     }
     for g in groups.iter_mut() {
         g.core.now = now;
@@ -1077,6 +1118,14 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         m.overloaded |= last > 2 * mid && last > t_last / 100;
     }
     Ok(m)
+}
+
+/// sglttft59: requests held from the scheduler by SGLang's overlap loop enter their groups'
+/// waiting queues, in arrival order.
+fn release_held<S>(groups: &mut [Group<S>], held: &mut Vec<(usize, u32)>) {
+    for (g, id) in held.drain(..) {
+        groups[g].core.waiting.push_back(id);
+    }
 }
 
 /// sglttft59: records the first tokens `core` holds from the last step `delay` ps after the client
