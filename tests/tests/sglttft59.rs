@@ -58,7 +58,18 @@ fn run(spec: RequestSpec, n: u32, concurrency: u32, overlap: bool) -> serve::Mea
     let never = |_: u32, _: u32| None;
     let plan = sglang_plan(100_000, 10, 1000);
     let reqs = std::iter::repeat_n(spec, n as usize);
-    serve::run(&plan, reqs, n, concurrency, &never, None, &mut HostBound { overlap }, 1, None).unwrap()
+    serve::run(
+        &plan,
+        reqs,
+        n,
+        concurrency,
+        &never,
+        None,
+        &mut HostBound { overlap },
+        1,
+        None,
+    )
+    .unwrap()
 }
 
 /// By hand: two 1,000-token prompts (3 outputs each) at t 0, `chunked_prefill_size` 1,000, so
@@ -83,7 +94,11 @@ fn sglttft59_consecutive_eager_prefills_delay_the_first_token_by_the_next_launch
         assert_eq!((m.finished, m.prefill_iterations, m.decode_iterations), (2, 2, 2));
         assert_eq!(m.end, 24_000_000_000);
         assert_eq!(m.ttft.count(), 2);
-        assert!((m.ttft.mean_ms() - ttft_mean).abs() < 1e-9, "overlap {overlap}: {}", m.ttft.mean_ms());
+        assert!(
+            (m.ttft.mean_ms() - ttft_mean).abs() < 1e-9,
+            "overlap {overlap}: {}",
+            m.ttft.mean_ms()
+        );
         assert!(
             (m.request_tpot.mean_ms() - tpot_mean).abs() < 1e-9,
             "overlap {overlap}: {}",
@@ -111,7 +126,11 @@ fn sglttft59_a_closed_loop_request_waits_for_the_decode_launched_before_the_last
     for (overlap, ttft_mean, end_ms) in [(false, 10.0, 24), (true, 11.0, 26)] {
         let m = run(spec, 2, 1, overlap);
         assert_eq!((m.finished, m.prefill_iterations, m.decode_iterations), (2, 2, 2));
-        assert!((m.ttft.mean_ms() - ttft_mean).abs() < 1e-9, "overlap {overlap}: {}", m.ttft.mean_ms());
+        assert!(
+            (m.ttft.mean_ms() - ttft_mean).abs() < 1e-9,
+            "overlap {overlap}: {}",
+            m.ttft.mean_ms()
+        );
         assert_eq!(m.end, end_ms * 1_000_000_000, "overlap {overlap}");
     }
 }
@@ -145,6 +164,10 @@ fn sglttft59_an_arrival_during_a_step_is_scheduled_one_step_later() {
         )
         .unwrap();
         assert_eq!(m.finished, 2);
-        assert!((m.ttft.mean_ms() - ttft_mean).abs() < 1e-9, "overlap {overlap}: {}", m.ttft.mean_ms());
+        assert!(
+            (m.ttft.mean_ms() - ttft_mean).abs() < 1e-9,
+            "overlap {overlap}: {}",
+            m.ttft.mean_ms()
+        );
     }
 }

@@ -19,6 +19,16 @@
 //!   both are host-bound — two eager prefills in a row, the next one launching kernel by kernel.
 //!   When nothing runs next (`batch is None`) the previous batch is processed at once (0.5.9:
 //!   `if self.last_batch: pop_and_process()`; 0.4.0.post1: `if self.last_batch:`).
+//! - **The same order delays admission.** Batch N + 1 is chosen (`get_next_batch_to_run`) before
+//!   N's result is processed, so from the requests received before N started: a request received
+//!   while N runs is first seen when N + 1 is already queued behind it on the GPU, and is prefilled
+//!   after N + 1 (`serve::core::run` holds it one step). And `update_running_batch` filters only
+//!   the finished requests it knows of: after the decode in which the last running requests finish,
+//!   the loop has already launched one more decode of them, which the GPU runs (its result then
+//!   discarded) before a request that arrived meanwhile — at concurrency 1, every request but the
+//!   first waits for it (`core::run` runs the last decode's time once more; not counted as an
+//!   iteration). 0.4.0.post1's loop has the same order (`get_next_batch_to_run`, `run_batch`, then
+//!   `process_batch_result` of the last batch).
 //! - 0.5.9's `is_disable_overlap_for_batch` processes the previous extend batch before launching a
 //!   consecutive one only when `SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP` is set (`environ.py`:
 //!   default False; absent from 0.4.0.post1): the default is modelled, the variable is not read.
