@@ -487,6 +487,29 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         self.dp_index.insert(groups.to_vec(), self.costs.len() - 1);
         Ok((self.costs.len() - 1, t))
     }
+    /// sglttft59: under SGLang's overlap scheduler (on, no speculative decoding v1, which runs
+    /// `event_loop_normal`) a prefill's first tokens wait for the next step's launch past the
+    /// prefill's GPU tail (`serve::sglang_first_token`); each step's host time is the host part of
+    /// its shape's critical path, its makespan the step's own (interpolated extends included).
+    fn sglang_overlap(&self) -> bool {
+        let e = &self.b.scenario().engine;
+        e.kind == crate::scenario::EngineKind::Sglang && e.overlap_schedule && !self.spec
+    }
+    fn first_token_delay(&self, prefill: (usize, Duration), next: (usize, Duration)) -> Duration {
+        if !self.sglang_overlap() {
+            return Duration::ZERO;
+        }
+        let step = |(i, makespan): (usize, Duration)| serve::sglang_first_token::StepHost {
+            makespan,
+            host: self
+                .costs
+                .get(i)
+                .and_then(|c| c.by_category.get(&Category::Host).copied())
+                .unwrap_or(Duration::ZERO)
+                .min(makespan),
+        };
+        serve::sglang_first_token::overlap_first_token_delay(step(prefill), step(next))
+    }
 }
 
 impl Shapes<'_, '_> {

@@ -475,3 +475,5 @@ mod presets59;
 mod mi300x59;
 // ncclhost59 (issue #19): NCCL's CPU nodes are NUMA nodes (hardware.numa_nodes, NPS4 quadrants); Intel's P2P overhead on PHB hops only.
 mod ncclhost59;
+// sglttft59 (issue #18): SGLang's overlap scheduler streams a prefill's first token after the next launch.
+mod sglttft59;

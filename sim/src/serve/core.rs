@@ -143,6 +143,21 @@ pub trait IterationCosts {
     /// tokens: the MLP/MoE runs on their sum, each group's attention on its own, the step waiting
     /// for the slowest; no CUDA graph.
     fn dp_sum_len(&mut self, groups: &[GroupShape]) -> Result<(usize, Duration), DecodeError>;
+    /// sglttft59: how long after a step that completed prefills ends its first tokens reach the
+    /// client, given that step (its shape id and time) and the step launched next: SGLang's overlap
+    /// scheduler processes a batch's result after launching the next one
+    /// (`serve::sglang_first_token`). Zero by default: the tokens leave at the step's end.
+    fn first_token_delay(&self, prefill: (usize, Duration), next: (usize, Duration)) -> Duration {
+        let _ = (prefill, next);
+        Duration::ZERO
+    }
+    /// sglttft59: SGLang's overlap scheduler runs the loop (`event_loop_overlap`, no speculative
+    /// decoding v1): the serving loop then lets a request that arrives during a step be scheduled
+    /// one step later, and runs a decode that left nothing running once more before it
+    /// (`serve::sglang_first_token`). False by default.
+    fn sglang_overlap(&self) -> bool {
+        false
+    }
 }
 
 /// One busy group's part of a SUM_LEN DP-attention step ([`IterationCosts::dp_sum_len`]):
@@ -209,6 +224,10 @@ pub struct Core {
     pub bigram: bool,
     /// Prefills completed so far (the radix tree's access order).
     pub prefills: u64,
+    /// sglttft59: the first tokens of the last step, (request, arrival, time the client would see
+    /// them at the step's end), held until the next step is costed: SGLang's overlap scheduler
+    /// streams them after that step's launch ([`IterationCosts::first_token_delay`]).
+    held_firsts: Vec<(u32, u64, u64)>,
 }
 
 impl Core {
@@ -230,6 +249,7 @@ impl Core {
             keep_retracted: false,
             bigram: false,
             prefills: 0,
+            held_firsts: Vec::new(),
         }
     }
 
@@ -790,6 +810,18 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     // engine finishes their requests (when, how many).
     let mut detok = inp.detok.map(super::detok::Detokenizer::new);
     let mut releases: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    // sglttft59: the last step costed (shape id, time), for the first tokens it holds.
+    let mut last_step: Option<(usize, Duration)> = None;
+    // sglttft59: SGLang's overlap scheduler decides step K + 1 when step K starts
+    // (`serve::sglang_first_token`): a request that arrives while a step runs (`stepped`: this
+    // round follows a step) is seen one step later (`held`, with its group); after a decode that
+    // left nothing running the GPU runs that decode once more (`tail`, its time) before anything
+    // that arrived meanwhile (`hold_until`).
+    let overlap = costs.sglang_overlap();
+    let mut stepped = false;
+    let mut tail: Option<u64> = None;
+    let mut hold_until = 0u64;
+    let mut held: Vec<(usize, u32)> = Vec::new();
     loop {
         while let Some(&Reverse((t, k))) = releases.peek()
             && t <= now
@@ -864,6 +896,7 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
             match fe.as_mut() {
+                None if overlap && (stepped || now < hold_until) => held.push((to, id)),
                 None => core.waiting.push_back(id),
                 Some(f) => {
                     let server = f.assign();
@@ -883,6 +916,9 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         {
             in_frontend.pop();
             groups[to].core.waiting.push_back(id);
+        }
+        if !stepped && now >= hold_until {
+            release_held(groups, &mut held);
         }
         let mut any = false;
         for g in groups.iter_mut() {
@@ -905,6 +941,27 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             }
         }
         if !any {
+            // sglttft59: nothing is launched next, so the last step's result is processed at once.
+            for g in groups.iter_mut() {
+                flush_firsts(&mut g.core, &mut m.ttft, 0);
+            }
+            last_step = None;
+            if overlap && stepped {
+                hold_until = now + tail.take().unwrap_or(0);
+                stepped = false;
+            }
+            if !held.is_empty() {
+                // Wait for the GPU (the wasted decode), taking any arrival before it as held.
+                if now < hold_until {
+                    let next = match pending {
+                        Some(RequestSpec { arrival: Some(t), .. }) if t.as_ps() > now => t.as_ps(),
+                        _ => u64::MAX,
+                    };
+                    let freed = releases.peek().map_or(u64::MAX, |r| r.0.0);
+                    now = hold_until.min(next).min(freed);
+                }
+                continue;
+            }
             // Idle: jump to the next open-loop arrival or the next request out of the front end.
             let arrival = match pending {
                 Some(RequestSpec { arrival: Some(t), .. }) if t.as_ps() > now => Some(t.as_ps()),
@@ -948,11 +1005,20 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         let Some((shape, dt)) = cost_step(groups, &st, inp.graphs, costs)? else {
             break;
         };
+        // sglttft59: the last step's first tokens reach the client once this step is launched.
+        if let Some(prev) = last_step.replace((shape, dt)) {
+            let delay = costs.first_token_delay(prev, (shape, dt)).as_ps();
+            for g in groups.iter_mut() {
+                flush_firsts(&mut g.core, &mut m.ttft, delay);
+            }
+        }
         if m.shape_runs.len() <= shape {
             m.shape_runs.resize(shape + 1, 0);
         }
         m.shape_runs[shape] += 1;
         now += dt.as_ps();
+        stepped = true;
+        tail = (st.decode > 0).then_some(dt.as_ps());
         if st.decode == 0 {
             m.prefill_iterations += 1;
             m.prefill_time += dt.as_ps();
@@ -1021,9 +1087,12 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             kv_utilisation: util,
             preemptions: preempted,
         });
+        // sglttft59: what arrived before this step was launched is seen by the next decision.
+        release_held(groups, &mut held);
     }
     for g in groups.iter_mut() {
         g.core.now = now;
+        flush_firsts(&mut g.core, &mut m.ttft, 0);
     }
     m.end = now;
     if let Some(d) = detok {
@@ -1049,6 +1118,31 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         m.overloaded |= last > 2 * mid && last > t_last / 100;
     }
     Ok(m)
+}
+
+/// sglttft59: requests held from the scheduler by SGLang's overlap loop enter their groups'
+/// waiting queues, in arrival order.
+fn release_held<S>(groups: &mut [Group<S>], held: &mut Vec<(usize, u32)>) {
+    for (g, id) in held.drain(..) {
+        groups[g].core.waiting.push_back(id);
+    }
+}
+
+/// sglttft59: records the first tokens `core` holds from the last step `delay` ps after the client
+/// would have seen them at that step's end, moving each still-running request's first-token time
+/// with them (its TPOT and goodput are taken from it).
+fn flush_firsts(core: &mut Core, ttft: &mut Histogram, delay: u64) {
+    let Core {
+        held_firsts, reqs, ..
+    } = core;
+    for (id, arrival, at) in held_firsts.drain(..) {
+        let t = at.saturating_add(delay);
+        ttft.record(Duration::from_ps(t - arrival));
+        let r = &mut reqs[id as usize];
+        if r.arrival == arrival && r.first_at == Some(at) {
+            r.first_at = Some(t);
+        }
+    }
 }
 
 /// Refuses the head of `core`'s waiting queue, which can never be admitted (its prompt and reserved
@@ -1136,14 +1230,16 @@ fn apply(
             if let Some(o) = out.as_mut() {
                 o.tokens[r.server as usize] += 1;
             }
+            let mut held = None;
             match r.first_at {
                 // With a front end the client sees it when its chunk is processed (`Outputs::flush`).
                 // Issue #18 (kimitok54): with SGLang's detokenizer modelled, when its job ends.
+                // sglttft59: without one, held until the next step is costed (`flush_firsts`).
                 None => {
                     r.first_at = Some(client_at);
                     match out.as_mut() {
                         Some(o) => o.firsts.push((r.server, r.arrival, now)),
-                        None => m.ttft.record(Duration::from_ps(client_at - r.arrival)),
+                        None => held = Some((id, r.arrival, client_at)),
                     }
                 }
                 Some(_) => m.itl.record(Duration::from_ps(now - r.last_at)),
@@ -1152,6 +1248,8 @@ fn apply(
             if r.produced >= r.output {
                 finished_any = true;
             }
+            core.held_firsts.extend(held);
+            let r = &mut core.reqs[id as usize];
             if !r.in_running {
                 r.in_running = true;
                 core.running.push(id);

@@ -25,6 +25,7 @@ pub mod kv;
 pub mod policy;
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod sglang;
+pub mod sglang_first_token; // sglttft59: when the overlap scheduler streams a prefill's first tokens
 pub mod sglang_release; // sched54: SGLang's admission and retraction rules by release
 pub mod stats;
 pub mod vllm;

@@ -2,7 +2,7 @@
 //! time can then be computed by hand from the engines' rules. Shared by `serving` and `frontend`.
 
 use tpsim::decode::DecodeError;
-use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, vllm};
+use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang, vllm};
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -38,6 +38,34 @@ pub fn vllm_plan(kv_tokens: u64) -> Plan {
             long_prefill_token_threshold: 0,
             // Prefix caching on, vLLM V1's default (issue #18, preemptcache).
             keep_preempted: true,
+        }),
+        graphs: Vec::new(),
+        frontend: None,
+        detok: None,
+        max_req_len: None,
+        hybrid: None,
+    }
+}
+
+/// sglttft59: SGLang 0.5.9's scheduler (its rules, `max_prefill_tokens` 16,384, the radix cache
+/// on, mixed chunk off) with `chunk` as `chunked_prefill_size` and `max_running` requests over
+/// `kv_tokens` in 1-token pages, no graphs, no front end, no output clipping.
+pub fn sglang_plan(kv_tokens: u64, max_running: u32, chunk: u64) -> Plan {
+    Plan {
+        kv_tokens,
+        groups: 1,
+        page: 1,
+        engine: EnginePlan::Sglang(sglang::Settings {
+            chunked_prefill_size: Some(chunk),
+            max_prefill_tokens: sglang::MAX_PREFILL_TOKENS,
+            max_running_requests: max_running,
+            conservativeness: 1.0,
+            spec_reserve: None,
+            mixed_chunk: false,
+            policy: Default::default(),
+            radix_cache: true,
+            rules: serve::sglang_release::Rules::for_version("0.5.9"),
+            spec_headroom: 0,
         }),
         graphs: Vec::new(),
         frontend: None,
