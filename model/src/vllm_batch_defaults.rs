@@ -151,11 +151,26 @@ mod tests {
     #[test]
     fn caps_on_defaulted_values() {
         let d = (2_048, 256);
-        assert_eq!(defaulted_shape(d, (None, Some(4)), 256, Some(&[0, 12, 0])), (1_024, 4));
-        assert_eq!(defaulted_shape(d, (None, Some(4)), 256, Some(&[0, 11, 0])), (2_048, 4));
-        assert_eq!(defaulted_shape(d, (Some(128), None), 8_192, Some(&[0, 10, 1])), (128, 128));
-        assert_eq!(defaulted_shape(d, (Some(128), None), 8_192, Some(&[0, 9, 2])), (128, 256));
-        assert_eq!(defaulted_shape(d, (Some(100), Some(8)), 64, Some(&[0, 16, 0])), (100, 8));
+        assert_eq!(
+            defaulted_shape(d, (None, Some(4)), 256, Some(&[0, 12, 0])),
+            (1_024, 4)
+        );
+        assert_eq!(
+            defaulted_shape(d, (None, Some(4)), 256, Some(&[0, 11, 0])),
+            (2_048, 4)
+        );
+        assert_eq!(
+            defaulted_shape(d, (Some(128), None), 8_192, Some(&[0, 10, 1])),
+            (128, 128)
+        );
+        assert_eq!(
+            defaulted_shape(d, (Some(128), None), 8_192, Some(&[0, 9, 2])),
+            (128, 256)
+        );
+        assert_eq!(
+            defaulted_shape(d, (Some(100), Some(8)), 64, Some(&[0, 16, 0])),
+            (100, 8)
+        );
     }
 
     #[test]

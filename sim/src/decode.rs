@@ -467,9 +467,11 @@ impl serve::IterationCosts for Shapes<'_, '_> {
                 let p = ShapeCost::of(&me.b.simulate_prefill(seqs, tokens, true)?);
                 Ok(d.then(&p))
             } else {
-                Ok(ShapeCost::of(
-                    &me.builder(eager).simulate_mixed(batch, ctx, (seqs, tokens, prefix))?,
-                ))
+                Ok(ShapeCost::of(&me.builder(eager).simulate_mixed(
+                    batch,
+                    ctx,
+                    (seqs, tokens, prefix),
+                )?))
             }
         })
     }

@@ -52,8 +52,9 @@ fn a_budget_below_max_num_seqs_is_refused_with_vllms_text() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
         o.stderr.contains("engine.max_num_seqs")
-            && o.stderr
-                .contains("max_num_batched_tokens (2048) must be greater than or equal to max_num_seqs (4096)."),
+            && o.stderr.contains(
+                "max_num_batched_tokens (2048) must be greater than or equal to max_num_seqs (4096)."
+            ),
         "{}",
         o.stderr
     );

@@ -10,9 +10,8 @@ use tpsim_model::llm::{Architecture, KvCacheDtype, LoadGpu, VisionFamily};
 use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
-    ProfileShape, cublas_workspace_bytes, encoder_profile_bytes, moe_workspace_bytes,
-    non_torch_growth_pp, non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes,
-    topk_topp_stack_growth,
+    ProfileShape, cublas_workspace_bytes, encoder_profile_bytes, moe_workspace_bytes, non_torch_growth_pp,
+    non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes, topk_topp_stack_growth,
 };
 use tpsim_model::vllm_vit_profile::{QWEN3_VIT_MAX_IMAGE_TOKENS, VitShape, qwen3_vit_forward_peak_bytes};
 

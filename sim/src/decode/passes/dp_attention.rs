@@ -191,7 +191,11 @@ impl<'a> Builder<'a> {
         // (`PassShape::chunk_tokens`) attend causally over themselves and their cached prefix,
         // as a prefill does (vLLM V1 runs both in one varlen attention call, each query over its
         // own sequence: FlashAttention `cu_seqlens_q` / `seqused_k`).
-        let chunk = if ctx > 0 { shape.chunk_tokens.min(tokens) } else { 0 };
+        let chunk = if ctx > 0 {
+            shape.chunk_tokens.min(tokens)
+        } else {
+            0
+        };
         let attn_ctx_flops = model.attention_context_flops(tp, tokens - chunk, seqs, ctx, ctx == 0);
         let attn_chunk_flops = if chunk > 0 {
             model.mixed_chunk_flops(tp, shape.chunks, chunk, shape.prefix)
