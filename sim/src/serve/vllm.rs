@@ -154,9 +154,10 @@ mod tests {
     /// vllmchunk59, issue #18: one 4,000-token prompt joining 7 running decodes under the 2,048-token
     /// budget vLLM 0.16.0 gives a 32 GB RTX 5090 (`arg_utils.py` `get_batch_defaults`: < 70 GiB,
     /// API server), as `v1/core/sched/scheduler.py` `schedule` shares it: the running requests
-    /// first (one token each), then the waiting one with what is left. By hand: step 1 = 7 decodes
-    /// + 2,048 − 7 = 2,041 prompt tokens; step 2 = 7 decodes + the other 4,000 − 2,041 = 1,959
-    /// (the prompt now running, scheduled after the decodes in `running` order); step 3 = 8 decodes.
+    /// first (one token each), then the waiting one with what is left. By hand: step 1 runs the 7
+    /// decodes and 2,048 − 7 = 2,041 prompt tokens; step 2 the 7 decodes and the other 4,000 −
+    /// 2,041 = 1,959 (the prompt now running, scheduled after the decodes in `running` order);
+    /// step 3 = 8 decodes.
     #[test]
     fn a_4000_token_prompt_joins_7_decodes_in_two_chunks() {
         let mut c = Core::new(KvPool::new(16 * 10_000, 16));
