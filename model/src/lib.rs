@@ -38,6 +38,7 @@ pub mod vllm_hybrid;
 pub mod vllm_sliding_check;
 pub mod vllm_sort_sampler; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids // installkind: vLLM 0.9–0.11.0 dummy sampler through FlashInfer (no sort)
 // vLLM start-up memory from a scenario (issue #17 point 5).
+pub mod vllm_batch_defaults; // vllmchunk59 (issue #18): vLLM V1's default token budget and max_num_seqs by release and GPU
 pub mod vllm_cascade; // issue #18 (cascade): vLLM v1 cascade attention decision
 pub mod vllm_dp;
 pub mod vllm_fi_workspace;

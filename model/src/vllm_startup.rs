@@ -26,19 +26,6 @@ use crate::units::Bytes;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
-/// vLLM's default scheduler shape (`max_num_batched_tokens`, `max_num_seqs`) for the OpenAI server:
-/// vLLM 0.11.0 `engine/arg_utils.py` `EngineArgs._set_default_args`: GPUs with ≥ 70 GiB of total
-/// memory whose name does not contain "a100" get 8,192 tokens and 1,024 sequences, others 2,048 and
-/// 256; `max_num_seqs` is then capped at `max_num_batched_tokens`. `total_gib` is
-/// `get_device_total_memory()` (torch's total).
-pub fn default_batch_shape(total_gib: f64, gpu_name: &str) -> (u64, u64) {
-    if total_gib >= 70.0 && !gpu_name.to_lowercase().contains("a100") {
-        (8_192, 1_024)
-    } else {
-        (2_048, 256)
-    }
-}
-
 /// The coefficients of the profile run (`[engine.vllm_startup]` of `engines/vllm.toml`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StartupParams {
@@ -353,14 +340,6 @@ mod tests {
             non_torch_comm_gib: 1.8,
             non_torch_per_peer_gib: 0.02,
         }
-    }
-
-    #[test]
-    fn default_shapes_follow_arg_utils() {
-        // arg_utils.py 0.11.0: H100 (79.19 GiB) → 8192 / 1024; A100 80 GB → 2048 / 256; A30 → 2048 / 256.
-        assert_eq!(default_batch_shape(79.19, "H100 SXM 80GB"), (8_192, 1_024));
-        assert_eq!(default_batch_shape(79.15, "NVIDIA A100 80GB PCIe"), (2_048, 256));
-        assert_eq!(default_batch_shape(23.5, "A30"), (2_048, 256));
     }
 
     fn shape(hidden: u64, inter: u64, vocab: u64, dtype: u64) -> ProfileShape {

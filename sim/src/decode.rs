@@ -318,7 +318,8 @@ impl ShapeCost {
 
 /// Shape key: (kind 0 decode / 1 prefill / 2 mixed, batch, context, prefill seqs, prefill tokens,
 /// eager).
-type ShapeKey = (u8, u32, u32, u32, u32, bool);
+/// (kind, batch, ctx, seqs, tokens, prefix, eager); vllmchunk59: a mixed shape's chunk prefix.
+type ShapeKey = (u8, u32, u32, u32, u32, u32, bool);
 
 /// The serving loop's cost model: each distinct iteration shape simulated once on the pass builder
 /// (an eager builder for decode batches above the largest CUDA graph), then reused.
@@ -419,7 +420,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         let (spec, trace) = (self.spec, self.trace && !eager);
         // The first shapes of a traced run are built for their graphs.
         let shared = !(trace && self.b.first_shapes.len() < TRACE_ITERATIONS);
-        self.get((0, batch, ctx, 0, 0, eager), shared, |me| {
+        self.get((0, batch, ctx, 0, 0, 0, eager), shared, |me| {
             let shape = me.builder(eager).simulate(batch, ctx, spec)?;
             let c = ShapeCost::of(&shape);
             if trace && me.b.first_shapes.len() < TRACE_ITERATIONS {
@@ -440,7 +441,7 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         let spec = self.spec;
         let eager = prefill_is_eager(self.b.scenario()) || self.graph_limit.is_some_and(|m| tokens > m);
         // A prefill's key keeps its cached prefix in the context slot (0 for a fresh prompt).
-        self.get((1, 0, prefix, seqs, tokens, eager), true, |me| {
+        self.get((1, 0, prefix, seqs, tokens, 0, eager), true, |me| {
             Ok(ShapeCost::of(
                 &me.builder(eager)
                     .simulate_prefill_after(seqs, tokens, prefix, spec)?,
@@ -452,14 +453,13 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         batch: u32,
         ctx: u32,
         eager: bool,
-        seqs: u32,
-        tokens: u32,
+        (seqs, tokens, prefix): (u32, u32, u32),
     ) -> Result<(usize, Duration), DecodeError> {
         let spec = self.spec;
         // ttft54: the decodes and the chunks together above the largest graph run without one
         // (the decode batch as padded: at most the next capture size over the scheduled tokens).
         let eager = eager || self.graph_limit.is_some_and(|m| batch.saturating_add(tokens) > m);
-        self.get((2, batch, ctx, seqs, tokens, eager), true, |me| {
+        self.get((2, batch, ctx, seqs, tokens, prefix, eager), true, |me| {
             if spec {
                 // A speculative iteration with prefill chunks: costed as the speculative decode
                 // followed by the chunks' prefill (one forward in vLLM; a first cut).
@@ -467,9 +467,11 @@ impl serve::IterationCosts for Shapes<'_, '_> {
                 let p = ShapeCost::of(&me.b.simulate_prefill(seqs, tokens, true)?);
                 Ok(d.then(&p))
             } else {
-                Ok(ShapeCost::of(
-                    &me.builder(eager).simulate_mixed(batch, ctx, seqs, tokens)?,
-                ))
+                Ok(ShapeCost::of(&me.builder(eager).simulate_mixed(
+                    batch,
+                    ctx,
+                    (seqs, tokens, prefix),
+                )?))
             }
         })
     }
@@ -535,7 +537,7 @@ impl Shapes<'_, '_> {
             // An eager decode over uneven groups (never with speculation: `serve::core::cost_step`).
             (_, 0) => b.simulate(dec, ctx, false),
             // With speculation SGLang never mixes prefill and decode groups (`serve::core::run`).
-            _ => b.simulate_mixed(dec, ctx, seqs, tokens),
+            _ => b.simulate_mixed(dec, ctx, (seqs, tokens, 0)),
         };
         b.set_dp_sum(None);
         Ok(ShapeCost::of(&shape?))
@@ -555,6 +557,10 @@ fn group_pass_shape(g: serve::GroupShape) -> passes::PassShape {
             ctx: g.ctx,
             logits: d + s.min(g.tokens),
             prefix: 0,
+            // vllmchunk59: SGLang's DP-attention mixed chunk keeps the first cut (the chunks'
+            // attention at the decodes' context).
+            chunks: 0,
+            chunk_tokens: 0,
         },
     }
 }

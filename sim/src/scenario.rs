@@ -51,6 +51,7 @@ pub mod extra_args; // issue #17 (flags): engine.extra_args, the rest of the lau
 mod first_release; // issue #17: the first release of each engine that serves a model class (one table)
 /// sched54: a release's order key (major, minor, patch, post), for rules that change by release.
 pub(crate) use first_release::ordered as release_order;
+pub(crate) use vllm_startup::vllm_shape; // vllmchunk59
 mod dsv4; // dsv4run55 (issue #17): the DeepSeek-V4 deployments tpsim models
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler

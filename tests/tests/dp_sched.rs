@@ -57,8 +57,7 @@ impl IterationCosts for Recording {
         batch: u32,
         _: u32,
         eager: bool,
-        seqs: u32,
-        tokens: u32,
+        (seqs, tokens, _): (u32, u32, u32),
     ) -> Result<(usize, Duration), DecodeError> {
         self.0.push(Shape::Mixed {
             batch,

@@ -294,8 +294,7 @@ impl IterationCosts for Recording {
         _: u32,
         _: u32,
         _: bool,
-        seqs: u32,
-        tokens: u32,
+        (seqs, tokens, _): (u32, u32, u32),
     ) -> Result<(usize, Duration), DecodeError> {
         self.0.push((seqs, tokens));
         Ok((2, Duration::from_ms(25)))
@@ -450,7 +449,13 @@ impl IterationCosts for PerToken {
     fn prefill(&mut self, _: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((1, Duration::from_ps(u64::from(tokens) * 1_000_000)))
     }
-    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
+    fn mixed(
+        &mut self,
+        _: u32,
+        _: u32,
+        _: bool,
+        _: (u32, u32, u32),
+    ) -> Result<(usize, Duration), DecodeError> {
         unreachable!("SGLang without mixed chunks")
     }
     fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {

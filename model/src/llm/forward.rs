@@ -783,6 +783,19 @@ impl ModelSpec {
         }
     }
 
+    /// vllmchunk59: FLOPs per rank per layer of a mixed step's prefill chunks (vLLM V1, where a
+    /// step's decodes and chunks share one varlen attention call, each query over its own
+    /// sequence): `chunks` chunks of `tokens` tokens in all, causal over themselves
+    /// ([`ModelSpec::attention_context_flops`] with `prefill = true`), plus each token over the
+    /// `prefix` tokens its prompt computed in earlier steps ([`ModelSpec::attention_prefix_flops`]).
+    pub fn mixed_chunk_flops(&self, tp: u32, chunks: u32, tokens: u32, prefix: u32) -> f64 {
+        let causal = self.attention_context_flops(tp, tokens, chunks.max(1), 0, true);
+        match prefix {
+            0 => causal,
+            p => causal + self.attention_prefix_flops(tp, tokens, p),
+        }
+    }
+
     /// FLOPs per rank per layer of an extend's attention over its cached prefix: each of `tokens`
     /// new queries scores `prefix` cached keys and mixes their values, 2 × tokens × prefix ×
     /// heads/tp × (d_k + d_v), at the extend's widths (MLA un-absorbed, as a prefill; a first cut

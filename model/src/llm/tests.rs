@@ -524,6 +524,20 @@ fn attention_prefix_flops_by_hand() {
     assert!((kimi().attention_prefix_flops(8, 1, 1024) - 5_242_880.0).abs() < 0.5);
 }
 
+/// vllmchunk59: a 4,000-token prompt's two chunks under vLLM 0.16's 2,048-token budget beside 7
+/// decodes (`v1/core/sched/scheduler.py`: 2,041 then 1,959 tokens), Llama-3.1-8B at tp 1, 32 heads
+/// × (128 + 128) = 8,192 per key: chunk 1 causal, 2 × 2,041² / 2 × 8,192 = 34,125,258,752 FLOP a
+/// layer; chunk 2 causal over itself plus the 2,041 computed tokens, (1,959² + 2 × 1,959 × 2,041) ×
+/// 8,192 = 96,946,741,248. Costed at a 4,096-token decode context as before, chunk 1 would be
+/// 2 × 2,041 × 4,096 × 8,192 = 136,969,191,424 (4.0×).
+#[test]
+fn mixed_chunk_flops_by_hand() {
+    let l = spec(LLAMA_8B, Quantization::bf16());
+    assert!((l.mixed_chunk_flops(1, 1, 2_041, 0) - 34_125_258_752.0).abs() < 1.0);
+    assert!((l.mixed_chunk_flops(1, 1, 1_959, 2_041) - 96_946_741_248.0).abs() < 1.0);
+    assert!((l.attention_context_flops(1, 2_041, 1, 4_096, false) - 136_969_191_424.0).abs() < 1.0);
+}
+
 // ---------------------------------------------------------------- KV cell sizes by dtype
 
 #[test]

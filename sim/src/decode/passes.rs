@@ -291,8 +291,14 @@ pub struct PassShape {
     pub logits: u32,
     /// An extend pass's cached prefix: the tokens each of its queries attends over besides its own
     /// causal part (a later chunk of a long prompt, or a prompt after a prefix-cache hit), token-
-    /// weighted over the sequences; 0 for a fresh prompt and for decode-like passes.
+    /// weighted over the sequences; 0 for a fresh prompt and for decode-like passes. In a mixed pass
+    /// (`chunk_tokens` > 0) the prefill chunks' cached prefix.
     pub prefix: u32,
+    /// vllmchunk59: a mixed pass's prefill chunks (vLLM V1's every step with a prompt being
+    /// computed, `passes::mixed`): their number, and their tokens among `tokens`; 0 otherwise.
+    /// Their attention is causal over their own tokens plus `prefix`, not at the decodes' `ctx`.
+    pub chunks: u32,
+    pub chunk_tokens: u32,
 }
 
 impl PassShape {
@@ -304,6 +310,8 @@ impl PassShape {
             ctx,
             logits: tokens,
             prefix: 0,
+            chunks: 0,
+            chunk_tokens: 0,
         }
     }
     /// An extend pass: logits for the last token of each sequence only (prefill, draft extend).
@@ -314,6 +322,8 @@ impl PassShape {
             ctx,
             logits: seqs.min(tokens),
             prefix: 0,
+            chunks: 0,
+            chunk_tokens: 0,
         }
     }
 }
@@ -1147,6 +1157,17 @@ impl<'a> Builder<'a> {
         } else {
             (context_bytes, ctx_flops)
         };
+        // vllmchunk59: a mixed pass's chunks read their cached prefix's KV (at most a sliding
+        // layer's window) and compute their own causal attention (`Pass::attn_chunk_flops`).
+        let (context_bytes, ctx_flops) = if !linear && ctx > 0 && pass.shape.chunk_tokens > 0 {
+            let kv_p = tpsim_model::llm::local_kv_tokens(l.mixer, l.kv_window, u64::from(prefix)) as f64;
+            (
+                context_bytes + l.kv_bytes_per_token as f64 * kv_p * f64::from(pass.shape.chunks),
+                ctx_flops + pass.attn_chunk_flops,
+            )
+        } else {
+            (context_bytes, ctx_flops)
+        };
         // DSA (DeepSeek-V3.2, GLM-5; model::llm::dsa): besides the `index_topk` selected tokens'
         // latents (the window above), the indexer reads every context token's key and scores it
         // (a prefill scores its own prompt causally: half the square).
@@ -1485,6 +1506,9 @@ struct Pass<'p> {
     attn_ctx_flops: f64,
     /// An extend's attention FLOPs over its cached prefix (`ModelSpec::attention_prefix_flops`).
     attn_prefix_flops: f64,
+    /// vllmchunk59: a mixed pass's prefill chunks' attention FLOPs, causal over their own tokens
+    /// plus their cached prefix (`PassShape::chunk_tokens`); 0 otherwise.
+    attn_chunk_flops: f64,
     /// How many times a linear-attention layer moves each sequence's recurrent state.
     state_passes: f64,
     /// The q/k-norm statistics allreduce, bytes and time, when the model has one.

@@ -10,9 +10,8 @@ use tpsim_model::llm::{Architecture, KvCacheDtype, LoadGpu, VisionFamily};
 use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 use tpsim_model::units::Bytes;
 use tpsim_model::vllm_startup::{
-    ProfileShape, cublas_workspace_bytes, default_batch_shape, encoder_profile_bytes, moe_workspace_bytes,
-    non_torch_growth_pp, non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes,
-    topk_topp_stack_growth,
+    ProfileShape, cublas_workspace_bytes, encoder_profile_bytes, moe_workspace_bytes, non_torch_growth_pp,
+    non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes, topk_topp_stack_growth,
 };
 use tpsim_model::vllm_vit_profile::{QWEN3_VIT_MAX_IMAGE_TOKENS, VitShape, qwen3_vit_forward_peak_bytes};
 
@@ -134,9 +133,15 @@ pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
 /// serving loop's budget also under V0 (whose own scheduler, prefills apart from decodes, is not
 /// modelled); V0's profile run has its own shape (`vllm_v0_kv::batch_shape`).
 pub(super) fn batch_shape(s: &Scenario, total_gib: f64) -> (u64, u64) {
-    let (t, n) = default_batch_shape(total_gib, &s.hardware.gpu.name);
-    let tokens = s.engine.max_num_batched_tokens.unwrap_or(t);
-    (tokens, s.engine.max_num_seqs.unwrap_or(n).min(tokens))
+    // vllmchunk59: the defaults by release and GPU, capped as the release caps them; a budget below
+    // a given max_num_seqs is refused when the scenario is resolved.
+    crate::scenario::vllm_shape(
+        &s.hardware.gpu,
+        total_gib,
+        (&s.engine.release().version, s.engine.v0.is_some()),
+        (s.engine.max_num_batched_tokens, s.engine.max_num_seqs),
+        s.engine.context_len,
+    )
 }
 
 /// The profile run's peak activation (`tpsim_model::vllm_startup::peak_activation`), or `None`

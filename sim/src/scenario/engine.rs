@@ -455,17 +455,6 @@ impl Resolver<'_> {
             kind,
             hw.gpu.memory_total_mib.saturating_mul(1 << 20),
         )?;
-        if kind == EngineKind::Vllm && cuda_graphs.vllm_max.is_some() {
-            // Issue #17 (graphs): vLLM 0.12's truncation warning / consistency error, at the shape
-            // the scheduler gets (vLLM 0.11.0 `_set_default_args` defaults for the GPU).
-            let (t, n) = tpsim_model::vllm_startup::default_batch_shape(
-                hw.gpu.memory_total_mib as f64 / 1024.0,
-                &hw.gpu.name,
-            );
-            let tokens = max_num_batched_tokens.unwrap_or(t);
-            let seqs = max_num_seqs.unwrap_or(n).min(tokens);
-            self.vllm_capture_max_check(&cuda_graphs, (tokens, seqs), &mut graph_warnings)?;
-        }
         // Issue #17 (3): the NCCL release, the environment read for it, the custom AR cutoff.
         let (nccl_version, nccl_version_source) =
             self.nccl_version(e.nccl_version.as_deref(), &name, &release)?;
@@ -744,6 +733,32 @@ impl Resolver<'_> {
             async_scheduling,
             &mut graph_warnings,
         );
+        // vllmchunk59: the shape the scheduler gets (the defaults by release and GPU,
+        // `tpsim_model::vllm_batch_defaults`; V0 keeps the 0.9 rule, as the serving loop does).
+        let vllm_shape = (kind == EngineKind::Vllm).then(|| {
+            super::vllm_shape(
+                &hw.gpu,
+                hw.gpu.memory_total_mib as f64 / 1024.0,
+                (&release.version, v0.is_some()),
+                (max_num_batched_tokens, max_num_seqs),
+                context_len,
+            )
+        });
+        if let Some((tokens, seqs)) = vllm_shape {
+            // Every release refuses a budget below max_num_seqs (`SchedulerConfig` verify).
+            if let Some(text) = tpsim_model::vllm_batch_defaults::seqs_above_budget(tokens, seqs) {
+                let key = if max_num_batched_tokens.is_some() {
+                    "engine.max_num_batched_tokens"
+                } else {
+                    "engine.max_num_seqs"
+                };
+                return Err(self.invalid(key, format!("vLLM refuses to start: ValueError \"{text}\"")));
+            }
+            if cuda_graphs.vllm_max.is_some() {
+                // Issue #17 (graphs): vLLM 0.12's truncation warning / consistency error.
+                self.vllm_capture_max_check(&cuda_graphs, (tokens, seqs), &mut graph_warnings)?;
+            }
+        }
         collective_warnings.append(&mut graph_warnings); // issue #17 (graphs)
         collective_warnings.extend(replicas.warnings); // issue #17 (dp)
         let frontend = self.frontend(kind, e.api_server_count, &costs)?; // issue #18 (frontend)

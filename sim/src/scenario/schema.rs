@@ -462,7 +462,7 @@ pub struct EngineSection {
     /// vLLM's `--disable-hybrid-kv-cache-manager` (default false).
     pub disable_hybrid_kv_cache_manager: Option<bool>,
     // vLLM profile-run shape (issue #17 point 5): `--max-num-batched-tokens` and `--max-num-seqs`
-    // (defaults: vLLM's for the GPU, `tpsim_model::vllm_startup::default_batch_shape`).
+    // (defaults: vLLM's for the GPU and release, `tpsim_model::vllm_batch_defaults`).
     pub max_num_batched_tokens: Option<u64>,
     pub max_num_seqs: Option<u64>,
     /// SGLang's `--enable-piecewise-cuda-graph` (issue #17 point 5): its reserve in the default

@@ -4,7 +4,36 @@
 
 use super::schema::CostsSection;
 use super::{EngineKind, Resolver, ScenarioError};
+use tpsim_model::hw::GpuSpec;
+use tpsim_model::vllm_batch_defaults::{Device, default_batch_shape, defaulted_shape};
 use tpsim_model::vllm_startup::StartupParams;
+
+/// vllmchunk59 (issue #18): the scheduler shape vLLM starts with (`max_num_batched_tokens`,
+/// `max_num_seqs`): the `given` values (`engine.max_num_batched_tokens`, `engine.max_num_seqs`),
+/// else the API server's defaults for `gpu` (`total_gib`: the total vLLM reads) under release
+/// `version`, with the release's caps at `max_model_len` (`tpsim_model::vllm_batch_defaults`). The
+/// V0 engine (`v0`) keeps the 0.9 – 0.27 rule: its own scheduler (prefills apart from decodes) is
+/// not modelled, and its profile run has its own shape (`decode::vllm_v0_kv`).
+pub(crate) fn vllm_shape(
+    gpu: &GpuSpec,
+    total_gib: f64,
+    (version, v0): (&str, bool),
+    given: (Option<u64>, Option<u64>),
+    max_model_len: u64,
+) -> (u64, u64) {
+    let release = if v0 {
+        None
+    } else {
+        crate::engine_args_versions::release(version)
+    };
+    let device = Device {
+        total_gib,
+        name: &gpu.name,
+        compute_capability: &gpu.compute_capability,
+    };
+    let defaults = default_batch_shape(device, release.as_deref());
+    defaulted_shape(defaults, given, max_model_len, release.as_deref())
+}
 
 impl Resolver<'_> {
     /// The vLLM start-up coefficients, when all four keys are set (the bundled `engines/vllm.toml`

@@ -128,14 +128,15 @@ pub trait IterationCosts {
         let _ = prefix;
         self.prefill(seqs, tokens)
     }
-    /// One forward with a decode batch and prefill chunks together (vLLM, SGLang mixed chunk).
+    /// One forward with a decode batch and prefill chunks together (vLLM, SGLang mixed chunk):
+    /// `batch` decodes at `ctx`; `chunks` = (seqs, tokens, prefix): `seqs` chunks of `tokens` tokens
+    /// in all after `prefix` cached tokens each (token-weighted, vllmchunk59).
     fn mixed(
         &mut self,
         batch: u32,
         ctx: u32,
         eager: bool,
-        seqs: u32,
-        tokens: u32,
+        chunks: (u32, u32, u32),
     ) -> Result<(usize, Duration), DecodeError>;
     /// Under SGLang's DP attention, a lock-step forward in SUM_LEN mode (issue #18 leftover
     /// dpsched2): some group extends, or an eager decode over uneven groups. `groups` are the busy
@@ -619,8 +620,8 @@ struct Step {
     /// The busiest group's extend tokens, exact (a lone group's prefill is costed on them).
     ext_raw: u64,
     /// A lone group's extend parts' cached prefix (tokens computed before this iteration), weighted
-    /// by their tokens and bucketed; 0 when no part has one. Costed on pure prefill iterations only
-    /// (not yet in mixed or DP-attention steps).
+    /// by their tokens and bucketed; 0 when no part has one. Costed on pure prefill iterations and
+    /// (vllmchunk59) on a lone group's mixed steps, not yet in DP-attention steps.
     ext_prefix: u32,
     /// The token bucket of the shapes.
     bucket: u32,
@@ -727,7 +728,7 @@ fn cost_step<S: Scheduler>(
                 costs.prefill_after(st.seqs, t, st.ext_prefix)
             })?,
             (true, true) if mixed => extend_cost(st.seqs, st.ext_raw, st.bucket, &mut |t| {
-                costs.mixed(batch, st.ctx, eager, st.seqs, t)
+                costs.mixed(batch, st.ctx, eager, (st.seqs, t, st.ext_prefix))
             })?,
             (true, true) => {
                 // Not reached: SGLang without mixed chunk never schedules both.

@@ -151,6 +151,54 @@ mod tests {
         })
     }
 
+    /// vllmchunk59, issue #18: one 4,000-token prompt joining 7 running decodes under the 2,048-token
+    /// budget vLLM 0.16.0 gives a 32 GB RTX 5090 (`arg_utils.py` `get_batch_defaults`: < 70 GiB,
+    /// API server), as `v1/core/sched/scheduler.py` `schedule` shares it: the running requests
+    /// first (one token each), then the waiting one with what is left. By hand: step 1 runs the 7
+    /// decodes and 2,048 − 7 = 2,041 prompt tokens; step 2 the 7 decodes and the other 4,000 −
+    /// 2,041 = 1,959 (the prompt now running, scheduled after the decodes in `running` order);
+    /// step 3 = 8 decodes.
+    #[test]
+    fn a_4000_token_prompt_joins_7_decodes_in_two_chunks() {
+        let mut c = Core::new(KvPool::new(16 * 10_000, 16));
+        let mut reqs = Vec::new();
+        for _ in 0..7 {
+            let mut r = req(4_000, None);
+            (r.produced, r.computed, r.output, r.in_running) = (10, 4_009, 4_000, true);
+            reqs.push(r);
+        }
+        reqs.push(req(4_000, None));
+        c.reqs = reqs;
+        c.running = (0..7).collect();
+        for id in 0..7 {
+            assert!(c.ensure_pages(id, 4_010));
+        }
+        c.waiting.push_back(7);
+        let mut v = vllm();
+        let mut steps = Vec::new();
+        for _ in 0..3 {
+            c.batch = Default::default();
+            assert!(v.schedule(&mut c));
+            steps.push((c.batch.decode.len(), c.batch.extend.clone()));
+            // What the step computed: one token a decode (its next sampled), the chunk's tokens.
+            for &id in &c.batch.decode {
+                let r = &mut c.reqs[id as usize];
+                (r.computed, r.produced) = (r.computed + 1, r.produced + 1);
+            }
+            for &(id, t) in &c.batch.extend {
+                let r = &mut c.reqs[id as usize];
+                r.computed += t;
+                if r.computed == r.target() {
+                    r.produced += 1; // the prompt's last chunk samples its first token
+                }
+            }
+        }
+        assert_eq!(
+            steps,
+            vec![(7, vec![(7, 2_041)]), (7, vec![(7, 1_959)]), (8, vec![])]
+        );
+    }
+
     /// Issue #18 (prefillmix): a prompt an earlier run computed (`workload.cached_prompt_len` 2048 on
     /// a 2048-token prompt: the stream gives it a 2047-token warm prefix) is reused from the first
     /// step: vLLM 0.19.0 `get_computed_blocks` caps the hit at 2047 tokens = 127 full 16-token blocks =

@@ -16,7 +16,13 @@ impl IterationCosts for Fixed {
     fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((1, Duration::from_ms(20)))
     }
-    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
+    fn mixed(
+        &mut self,
+        _: u32,
+        _: u32,
+        _: bool,
+        _: (u32, u32, u32),
+    ) -> Result<(usize, Duration), DecodeError> {
         Ok((2, Duration::from_ms(25)))
     }
     fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {

@@ -77,6 +77,9 @@ impl<'a> Builder<'a> {
             ctx: shape.ctx,
             logits: shape.logits.div_ceil(dp),
             prefix: shape.prefix,
+            // vllmchunk59: a mixed step's chunks are costed apart on one group only (first cut).
+            chunks: 0,
+            chunk_tokens: 0,
         };
         let global = PassShape {
             seqs: local.seqs * dp,
@@ -84,6 +87,9 @@ impl<'a> Builder<'a> {
             ctx: shape.ctx,
             logits: local.logits * dp,
             prefix: shape.prefix,
+            // vllmchunk59: a mixed step's chunks are costed apart on one group only (first cut).
+            chunks: 0,
+            chunk_tokens: 0,
         };
         let attn = self.pass_at(model, label, local, attn_tp);
         let ffn = self.pass_at(model, label, global, tp);
@@ -181,7 +187,21 @@ impl<'a> Builder<'a> {
         // Attention over the context: decode reads it from the KV cache (each full-attention layer's
         // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
         // it; a prefill (ctx = 0) attends causally over its own prompt.
-        let attn_ctx_flops = model.attention_context_flops(tp, tokens, seqs, ctx, ctx == 0);
+        // vllmchunk59: in a mixed pass only the decodes' tokens attend at `ctx`; the chunks'
+        // (`PassShape::chunk_tokens`) attend causally over themselves and their cached prefix,
+        // as a prefill does (vLLM V1 runs both in one varlen attention call, each query over its
+        // own sequence: FlashAttention `cu_seqlens_q` / `seqused_k`).
+        let chunk = if ctx > 0 {
+            shape.chunk_tokens.min(tokens)
+        } else {
+            0
+        };
+        let attn_ctx_flops = model.attention_context_flops(tp, tokens - chunk, seqs, ctx, ctx == 0);
+        let attn_chunk_flops = if chunk > 0 {
+            model.mixed_chunk_flops(tp, shape.chunks, chunk, shape.prefix)
+        } else {
+            0.0
+        };
         // An extend after a cached prefix (`PassShape::prefix`) also attends over it.
         let attn_prefix_flops = if ctx == 0 && shape.prefix > 0 {
             model.attention_prefix_flops(tp, tokens, shape.prefix)
@@ -209,6 +229,7 @@ impl<'a> Builder<'a> {
             ar_time: Duration::ZERO,
             attn_ctx_flops,
             attn_prefix_flops,
+            attn_chunk_flops,
             state_passes,
             qk_norm,
             // families27 (issue #17): MiniMax's lightning norm allreduce is vLLM's; DP attention is

@@ -45,6 +45,8 @@ impl DpSum {
             ctx: 0,
             logits: 0,
             prefix: 0,
+            chunks: 0,
+            chunk_tokens: 0,
         };
         for s in &self.groups {
             g.seqs = g.seqs.saturating_add(s.seqs);

@@ -107,7 +107,7 @@ mod tests {
             let costs = collective_costs(&s);
             let mut b = Builder::new(&s, &costs);
             let d = b.simulate(8, 1024, false).expect("decode");
-            let x = b.simulate_mixed(8, 1024, 1, 256).expect("mixed");
+            let x = b.simulate_mixed(8, 1024, (1, 256, 0)).expect("mixed");
             let eager = x
                 .graph
                 .iter()

@@ -182,6 +182,9 @@ impl Builder<'_> {
             ctx: shape.ctx,
             logits: shape.logits.div_ceil(dp),
             prefix: shape.prefix,
+            // vllmchunk59: a mixed step's chunks are costed apart on one group only (first cut).
+            chunks: 0,
+            chunk_tokens: 0,
         };
         let global = PassShape {
             seqs: local.seqs * dp,
@@ -189,6 +192,9 @@ impl Builder<'_> {
             ctx: shape.ctx,
             logits: local.logits * dp,
             prefix: shape.prefix,
+            // vllmchunk59: a mixed step's chunks are costed apart on one group only (first cut).
+            chunks: 0,
+            chunk_tokens: 0,
         };
         let attn = self.pass_at(model, label, local, tp);
         let ffn = self.pass_at(model, label, global, v.world());
