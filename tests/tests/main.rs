@@ -463,3 +463,5 @@ mod ttftload58;
 mod families40;
 // pcielight59 (issue #18 / #19): the light-load TP gap of the IOG RTX 4090 files under vLLM 0.8.5, decomposed.
 mod pcielight59;
+// families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
+mod families41;

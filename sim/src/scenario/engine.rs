@@ -361,6 +361,10 @@ impl Resolver<'_> {
             .vision
             .as_ref()
             .filter(|_| model.has_vision)
+            // families41 (issue #17): Qwen3-Omni's towers sit under `thinker_config`; SGLang 0.5.4 and
+            // 0.5.9 `adjust_mem_fraction_for_vlm` read `hf_config.vision_config`, absent at the top
+            // level, and return unchanged.
+            .filter(|v| v.audio.is_none())
             .map(|v| v.sglang_fraction_dims);
         let vlm_rule = {
             use tpsim_model::sglang_vlm_fraction::{VlmFractionRule, vlm_fraction_rule};
