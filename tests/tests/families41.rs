@@ -35,7 +35,13 @@ fn qwen3_omni_thinker_parameters_by_hand() {
     assert_eq!((a.layers, a.d_model, a.ffn, a.heads), (32, 1_280, 5_120, 20));
     assert_eq!((v.layers, v.hidden, v.deepstack_mergers), (27, 1_152, 3));
     let text: u64 = 2 * 152_064 * 2_048
-        + 48 * (4_096 * 2_048 + 2 * 512 * 2_048 + 2_048 * 4_096 + 256 + 4_096 + 128 * 3 * 768 * 2_048 + 128 * 2_048)
+        + 48 * (4_096 * 2_048
+            + 2 * 512 * 2_048
+            + 2_048 * 4_096
+            + 256
+            + 4_096
+            + 128 * 3 * 768 * 2_048
+            + 128 * 2_048)
         + 2_048;
     assert_eq!(text, 30_532_122_624 + 2 * 128 * 2_048);
     let (h, i, m) = (1_152u64, 4_304u64, 4_608u64);
@@ -112,7 +118,11 @@ fn qwen3_omni_refusals() {
     let tp8 = variant("omni-tp8", |t| t.replace("tp = 4", "tp = 8"));
     let o = tpsim(&["run", &tp8]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("AssertionError: 20 is not divisible by 8"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("AssertionError: 20 is not divisible by 8"),
+        "{}",
+        o.stderr
+    );
     let tp2 = variant("omni-tp2", |t| t.replace("tp = 4", "tp = 2"));
     assert_eq!(tpsim(&["validate", &tp2]).code, 0);
     let vllm = variant("omni-vllm", |t| {
@@ -122,7 +132,11 @@ fn qwen3_omni_refusals() {
     });
     let o = tpsim(&["run", &vllm]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("under vLLM") && o.stderr.contains("from 0.11.1"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("under vLLM") && o.stderr.contains("from 0.11.1"),
+        "{}",
+        o.stderr
+    );
     let text = std::fs::read_to_string(scenario("models/qwen3-omni-30b-a3b-instruct/config.json")).unwrap();
     let bare = text.replacen("\"thinker_config\"", "\"thinker_config_renamed\"", 1);
     let e = tpsim_model::llm::ModelSpec::from_config_json(&bare, tpsim_model::llm::Quantization::bf16())

@@ -1891,7 +1891,11 @@ fn text_and_vision<'a>(
                 field: "thinker_config.text_config".into(),
                 architecture: arch_name.into(),
             })?;
-        let th = req(text.hidden_size, "thinker_config.text_config.hidden_size", arch_name)?;
+        let th = req(
+            text.hidden_size,
+            "thinker_config.text_config.hidden_size",
+            arch_name,
+        )?;
         let tower = super::vlm::qwen3_vit(thinker.vision_config.as_ref(), th, arch_name, true)?;
         let audio = super::qwen3_omni::audio_tower(thinker.audio_config.as_ref())?;
         (

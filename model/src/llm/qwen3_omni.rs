@@ -25,9 +25,9 @@
 //! SGLang 0.5.4 – 0.5.x builds the vision merger's `ln_q` as an RMSNorm (weight only) where 0.5.9 has
 //! a LayerNorm (weight and bias): the bias (1,152 + 3 × 4,608 elements) is counted for every release.
 
+use super::ModelError;
 use super::piece::{Fmt, Piece};
 use super::vlm::need;
-use super::ModelError;
 
 /// The architecture name `llm::config` lowers as a Qwen3-VL-MoE model with this audio encoder.
 pub const QWEN3_OMNI: &str = "Qwen3OmniMoeForConditionalGeneration";
