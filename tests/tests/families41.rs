@@ -78,11 +78,11 @@ fn qwen3_omni_thinker_parameters_by_hand() {
 /// 2,048 + 2,048 × 1,024 + 256 + 4,096 = 4,722,944 and MoE 128 × 3 × 192 × 2,048 + 128 × 2,048 =
 /// 151,257,088; × 48 plus the final norm: 7,642,757,120. Vision: per block norms 4,608, qkv 864 ×
 /// 1,152 + 864, proj 1,152 × 288 + 1,152, fc1 1,076 × 1,152 + 1,076, fc2 1,152 × 1,076 + 1,152 =
-/// 3,815,060 (× 27); patch 1,152 × 1,536 + 1,152, positions 2,304 × 1,152; four mergers with fc1 1,152
-/// × 4,608 a rank: 138,145,052. Audio: per layer norms 5,120, qkv 960 × 1,280 + 960, proj 1,280 × 320
-/// + 1,280, fc1 / fc2 whole 2 × 6,553,600 + 5,120 + 1,280 = 14,759,360 (× 32); convolutions, conv_out,
-/// proj1, proj2, ln_post whole: 490,548,608. Bytes: 2 × 8,271,450,780 + 7,680,000 (the float32 buffer)
-/// = **16,550,581,560 B** (15,783.86 MiB) a rank.
+/// 3,815,060 (× 27); patch 1,152 × 1,536 + 1,152, positions 2,304 × 1,152; four mergers with fc1
+/// 1,152 × 4,608 a rank: 138,145,052. Audio: per layer norms 5,120, qkv 960 × 1,280 + 960, proj 1,280
+/// × 320 plus 1,280, fc1 / fc2 whole 2 × 6,553,600 + 5,120 + 1,280 = 14,759,360 (× 32); convolutions,
+/// conv_out, proj1, proj2, ln_post whole: 490,548,608. Bytes: 2 × 8,271,450,780 plus 7,680,000 (the
+/// float32 buffer) = **16,550,581,560 B** (15,783.86 MiB) a rank.
 ///
 /// Cell: one KV head a rank (4 / 4) × (128 + 128) × 2 B × 48 layers = 24,576 B. All-reduces: one per
 /// attention and per MoE × 48 + the embedding's = 97.

@@ -109,5 +109,5 @@ pub(crate) fn audio_pieces(a: &AudioTower, t: u64) -> Vec<Piece> {
 /// SGLang's check that the attention tp divides the audio heads: `Some(message)` (its
 /// `ensure_divisibility` text) when it does not.
 pub fn audio_heads_divide(a: &AudioTower, tp: u64) -> Option<String> {
-    (tp == 0 || a.heads % tp != 0).then(|| format!("{} is not divisible by {tp}", a.heads))
+    (tp == 0 || !a.heads.is_multiple_of(tp)).then(|| format!("{} is not divisible by {tp}", a.heads))
 }
