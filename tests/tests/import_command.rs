@@ -53,8 +53,8 @@ fn every_bundled_scenario_round_trips() {
     // and gemma-4-26b-a4b examples; 89 with families32's kimi-k3 example; 90 with families31's
     // mistral-large-3 example; 91 with vllmnew53's step-3.5-flash vLLM example; 92 with families36's hy3
     // example; 95 with presets56's devstral-2-123b, devstral-small-2 and glm-4.7-fp8 examples; 96 with
-    // families39's gemma-4-31b vLLM example; 97 with families40's mimo-v2.5-pro example.
-    assert_eq!(files.len(), 97, "{files:?}");
+    // families39's gemma-4-31b vLLM example; 97 with families40's mimo-v2.5-pro example; 98 with families41's qwen3-omni example.
+    assert_eq!(files.len(), 98, "{files:?}");
     for f in &files {
         let (s, c) = engine_args::for_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let o = tpsim(&["engine-args", &f.display().to_string()]);

@@ -478,3 +478,5 @@ mod mi300x59;
 mod ncclhost59;
 // sglttft59 (issue #18): SGLang's overlap scheduler streams a prefill's first token after the next launch.
 mod sglttft59;
+// families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
+mod families41;

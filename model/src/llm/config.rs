@@ -29,6 +29,10 @@ pub struct ModelConfig {
     /// Vision tower config of multimodal wrappers (kept as raw JSON: its keys vary by family).
     #[serde(default)]
     pub vision_config: Option<serde_json::Value>,
+    /// families41 (issue #17): Qwen3-Omni's thinker (`text_config`, `vision_config`, `audio_config`;
+    /// `llm::qwen3_omni`).
+    #[serde(default)]
+    pub thinker_config: Option<Box<ModelConfig>>,
     /// families14 (issue #17): the language model of `InternVLChatModel` (`llm::internvl`).
     #[serde(default)]
     pub llm_config: Option<Box<ModelConfig>>,
@@ -427,7 +431,8 @@ pub struct ModelConfig {
     #[serde(default)]
     pub attention_projection_layout: Option<String>,
     /// families40 (issue #17): MiMo-V2.5's audio encoder (with `vision_config`, SGLang builds both
-    /// encoders on every rank); read only to refuse it.
+    /// encoders on every rank); read only to refuse it. families41: Qwen3-Omni's thinker's audio
+    /// encoder (`llm::qwen3_omni::audio_tower`).
     #[serde(default)]
     pub audio_config: Option<serde_json::Value>,
     /// MiMo-V2-Flash: the sliding layers' RoPE base (the global layers' is `rope_theta`).
@@ -913,7 +918,7 @@ impl ModelConfig {
 }
 
 /// Architectures tpsim can lower (the first entry of `architectures`).
-pub const SUPPORTED_ARCHITECTURES: [&str; 93] = [
+pub const SUPPORTED_ARCHITECTURES: [&str; 94] = [
     "LlamaForCausalLM",
     "Qwen2ForCausalLM",
     "Qwen3ForCausalLM",
@@ -963,6 +968,8 @@ pub const SUPPORTED_ARCHITECTURES: [&str; 93] = [
     "Qwen3NextForCausalLM",
     "Qwen3VLForConditionalGeneration",
     "Qwen3VLMoeForConditionalGeneration",
+    // families41 (issue #17): Qwen3-Omni MoE (the thinker; `llm::qwen3_omni`).
+    "Qwen3OmniMoeForConditionalGeneration",
     // families (issue #17): Granite-4.0-H, Seed-OSS.
     "GraniteMoeHybridForCausalLM",
     "SeedOssForCausalLM",
@@ -1121,6 +1128,9 @@ pub fn architecture_of(name: &str) -> Option<Architecture> {
         "Qwen3NextForCausalLM" => Architecture::Qwen3Next,
         "Qwen3VLForConditionalGeneration" => Architecture::Qwen3Vl,
         "Qwen3VLMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
+        // families41 (issue #17): SGLang 0.5.9 `Qwen3OmniMoeThinkerForConditionalGeneration` subclasses
+        // `Qwen3VLMoeForConditionalGeneration` (`llm::qwen3_omni`).
+        "Qwen3OmniMoeForConditionalGeneration" => Architecture::Qwen3VlMoe,
         // families (issue #17): Granite-4.0-H.
         "GraniteMoeHybridForCausalLM" => Architecture::GraniteMoeHybrid,
         "SeedOssForCausalLM" => Architecture::SeedOss,
@@ -1868,6 +1878,38 @@ fn text_and_vision<'a>(
         let th = req(text.hidden_size, "hidden_size", arch_name)?;
         let tower = super::glm4v::glm4v_vit(cfg.vision_config.as_ref(), th, arch_name)?;
         (text, true, Some(tower))
+    } else if arch_name == super::qwen3_omni::QWEN3_OMNI {
+        // families41 (issue #17): the thinker's Qwen3-MoE text model and Qwen3-VL tower, plus its audio
+        // encoder; the talker and code2wav are not built (`llm::qwen3_omni`).
+        let thinker = cfg
+            .thinker_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "thinker_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let text = thinker
+            .text_config
+            .as_deref()
+            .ok_or_else(|| ModelError::MissingField {
+                field: "thinker_config.text_config".into(),
+                architecture: arch_name.into(),
+            })?;
+        let th = req(
+            text.hidden_size,
+            "thinker_config.text_config.hidden_size",
+            arch_name,
+        )?;
+        let tower = super::vlm::qwen3_vit(thinker.vision_config.as_ref(), th, arch_name, true)?;
+        let audio = super::qwen3_omni::audio_tower(thinker.audio_config.as_ref())?;
+        (
+            text,
+            true,
+            Some(VisionTower {
+                audio: Some(audio),
+                ..tower
+            }),
+        )
     } else if matches!(arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) {
         // qwenhyb: Qwen3-VL: a Qwen3 / Qwen3-MoE text tower in `text_config` and the Qwen3-VL ViT
         // with its DeepStack mergers (SGLang `models/qwen3_vl.py`, `qwen3_vl_moe.py`).

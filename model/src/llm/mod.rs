@@ -108,6 +108,7 @@ mod gemma4;
 pub mod kimi_k3;
 // families34 (issue #17): Qwen4ExpForConditionalGeneration / Qwen4ExpForCausalLM, read and counted,
 // refused as not modelled.
+pub mod qwen3_omni;
 pub mod qwen4_exp;
 // families37 (issue #17): MiniMax-M3 read and counted, refused.
 pub mod minimax_m3;
@@ -914,6 +915,10 @@ pub struct VisionTower {
     pub projector_input: u64,
     /// Llama-4: `vision_output_dim`, the projector's input (0 otherwise).
     pub projector_output: u64,
+    /// families41: Qwen3-Omni's audio encoder beside the vision tower (`llm::qwen3_omni`), else
+    /// `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audio: Option<qwen3_omni::AudioTower>,
 }
 
 impl VisionTower {
@@ -953,6 +958,7 @@ impl VisionTower {
             deepstack_mergers: 0,
             projector_input: 0,
             projector_output: 0,
+            audio: None,
         }
     }
 

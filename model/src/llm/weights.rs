@@ -458,7 +458,14 @@ impl ModelSpec {
                 }
                 // fam (issue #16): LLaVA-NeXT's CLIP tower, projector and image_newline.
                 super::VisionFamily::Clip => super::llava_next::clip_pieces(&v, t),
-                super::VisionFamily::Qwen3Vit => super::vlm::qwen3_vit_pieces(&v, t),
+                // families41 (issue #17): Qwen3-Omni's audio encoder beside its Qwen3-VL tower.
+                super::VisionFamily::Qwen3Vit => {
+                    let mut ps = super::vlm::qwen3_vit_pieces(&v, t);
+                    if let Some(a) = v.audio {
+                        ps.extend(super::qwen3_omni::audio_pieces(&a, t));
+                    }
+                    ps
+                }
                 // families7 (issue #17): GLM-4.5V / GLM-4.6V.
                 super::VisionFamily::Glm4vVit => super::glm4v::glm4v_vit_pieces(&v, t),
                 // families14 (issue #17): InternVL's InternViT and mlp1; families26: each engine's

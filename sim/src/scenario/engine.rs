@@ -171,6 +171,28 @@ impl Resolver<'_> {
         {
             return Err(self.invalid(k, m));
         }
+        // families41 (issue #17): Qwen3-Omni's audio encoder (`tpsim_model::llm::qwen3_omni`).
+        if let Some(a) = model.vision.and_then(|v| v.audio) {
+            if kind == EngineKind::Vllm {
+                return Err(self.invalid(
+                    "engine.name",
+                    "tpsim does not model Qwen3-Omni (Qwen3OmniMoeForConditionalGeneration) under vLLM (its \
+                     registry maps it to Qwen3OmniMoeThinkerForConditionalGeneration from 0.11.1, whose audio \
+                     encoder is transformers' own, whole on every rank; use sglang, from 0.5.4)",
+                ));
+            }
+            let tp = u64::from(e.tp.unwrap_or(1));
+            if let Some(m) = tpsim_model::llm::qwen3_omni::audio_heads_divide(&a, tp) {
+                return Err(self.invalid(
+                    "engine.tp",
+                    format!(
+                        "SGLang's VisionAttention divides the audio encoder's {} heads by the attention tp \
+                         (`dist_utils.divide`): AssertionError: {m}",
+                        a.heads
+                    ),
+                ));
+            }
+        }
         // families24 (issue #17): vLLM serves Grok-2 from 0.14.0 to 0.22.0 (`models/grok1.py` reads
         // `residual_moe` from the 0.14.0 wheel; the 0.26.0 registry lists `Grok1ForCausalLM` as removed
         // after 0.24.0); tpsim has not checked its rules against it.
@@ -339,6 +361,10 @@ impl Resolver<'_> {
             .vision
             .as_ref()
             .filter(|_| model.has_vision)
+            // families41 (issue #17): Qwen3-Omni's towers sit under `thinker_config`; SGLang 0.5.4 and
+            // 0.5.9 `adjust_mem_fraction_for_vlm` read `hf_config.vision_config`, absent at the top
+            // level, and return unchanged.
+            .filter(|v| v.audio.is_none())
             .map(|v| v.sglang_fraction_dims);
         let vlm_rule = {
             use tpsim_model::sglang_vlm_fraction::{VlmFractionRule, vlm_fraction_rule};

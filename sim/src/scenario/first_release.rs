@@ -716,7 +716,7 @@ pub(super) const TABLE: &[Row] = &[
         then: CannotServe("Kimi-K2.5 (KimiK25ForConditionalGeneration)"),
     },
     Row {
-        models: |m| matches!(m.arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe),
+        models: |m| matches!(m.arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) && !omni(m),
         engine: Sglang,
         first: Some(&[0, 5, 3]),
         file: "models/qwen3_vl.py / models/qwen3_vl_moe.py",
@@ -724,7 +724,7 @@ pub(super) const TABLE: &[Row] = &[
         then: CannotServe("Qwen3-VL (Qwen3VLForConditionalGeneration / Qwen3VLMoeForConditionalGeneration)"),
     },
     Row {
-        models: |m| matches!(m.arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe),
+        models: |m| matches!(m.arch, Architecture::Qwen3Vl | Architecture::Qwen3VlMoe) && !omni(m),
         engine: Vllm,
         first: Some(&[0, 11, 0]),
         file: "registry entries for Qwen3VLForConditionalGeneration / Qwen3VLMoeForConditionalGeneration",
@@ -1014,7 +1014,25 @@ pub(super) const TABLE: &[Row] = &[
         since: "vLLM adds it in 0.21.0",
         then: CannotServe("MiMo-V2.5 (MiMoV2ForCausalLM)"),
     },
+    // families41 (issue #17): Qwen3-Omni MoE (`Qwen3OmniMoeForConditionalGeneration`, the thinker;
+    // lowered as Qwen3-VL-MoE with an audio encoder). SGLang: `models/qwen3_omni_moe.py` is in the 0.5.4
+    // wheel and not in 0.5.3.post3's (0.5.4 … 0.5.9 have it). vLLM (refused as not modelled,
+    // `scenario::engine`): `models/qwen3_omni_moe_thinker.py` is in the 0.11.1 wheel and not in 0.11.0's.
+    // Read from the PyPI wheels (2026-12-07).
+    Row {
+        models: omni,
+        engine: Sglang,
+        first: Some(&[0, 5, 4]),
+        file: "models/qwen3_omni_moe.py",
+        since: "SGLang adds it in 0.5.4",
+        then: CannotServe("Qwen3-Omni (Qwen3OmniMoeForConditionalGeneration)"),
+    },
 ];
+
+/// families41: whether the model is Qwen3-Omni (a Qwen3-VL tower carrying an audio encoder).
+fn omni(m: &ModelSpec) -> bool {
+    m.vision.is_some_and(|v| v.audio.is_some())
+}
 
 /// release52: what SGLang before 0.5.9 raises for Kimi-K2.5. The registry has no
 /// `KimiK25ForConditionalGeneration`, so `model_loader/utils.py` `resolve_transformers_arch` (0.5.8.post1)
