@@ -24,7 +24,10 @@ fn t4_curve_is_the_median_fp16_row_over_the_peak() {
     let e = median(&[41.91, 42.71]) / 65.0;
     assert!((e - 0.651).abs() < 5e-4, "{e}");
     assert_curve("t4", 65.0, &[(1.37e11, two(e))], plateau_range());
-    assert!(two(e) > 0.50, "the measured plateau lies above the assumed small-kernel end");
+    assert!(
+        two(e) > 0.50,
+        "the measured plateau lies above the assumed small-kernel end"
+    );
 }
 
 /// RTX 4090 48GB: bf16 rows 160.53, 162.43, 167.71: median 162.43 ÷ 165 (inherited Ada dense bf16) =
@@ -43,9 +46,16 @@ fn rtx_4090_48gb_curve_is_the_median_bf16_row_over_the_peak() {
     assert_eq!(pts, [(5e10, 0.50), (1.37e11, two(e))]);
     let (lo, hi) = pair(&c["flops_range"]);
     let (want_lo, want_hi) = plateau_range();
-    assert!((lo / want_lo - 1.0).abs() < 0.005 && (hi / want_hi - 1.0).abs() < 0.005, "{lo} {hi}");
+    assert!(
+        (lo / want_lo - 1.0).abs() < 0.005 && (hi / want_hi - 1.0).abs() < 0.005,
+        "{lo} {hi}"
+    );
     let hw = tpsim::scenario::hardware_from_preset("rtx-4090-48gb-4x-no-p2p").expect("preset");
-    assert!((hw.gpu.bf16_tflops - 165.0).abs() < 1e-9, "{}", hw.gpu.bf16_tflops);
+    assert!(
+        (hw.gpu.bf16_tflops - 165.0).abs() < 1e-9,
+        "{}",
+        hw.gpu.bf16_tflops
+    );
     let c = crate::curves56::curve("rtx-4090").0;
     assert_eq!(c[1], (1.37e11, 1.00), "the 24 GB card keeps its own curve");
 }
