@@ -14,7 +14,7 @@ use crate::curves56::{curve, two};
 
 /// Asserts a template's curve: 5e10 → 0.50, then `plateau`, the dense peak `peak` and a flops_range
 /// whose ends lie within 0.5 % of `lo` and `hi` (the source's GEMM sizes, 2n³ FLOPs).
-fn assert_curve(template: &str, peak: f64, plateau: &[(f64, f64)], (lo, hi): (f64, f64)) {
+pub(crate) fn assert_curve(template: &str, peak: f64, plateau: &[(f64, f64)], (lo, hi): (f64, f64)) {
     let (pts, range, bf16) = curve(template);
     assert!((bf16 - peak).abs() < 1e-9, "{template}: bf16_tflops {bf16}");
     assert_eq!(pts[0], (5e10, 0.50), "{template}: the small-kernel end");

@@ -169,8 +169,8 @@ fn templates_resolve_with_their_sourced_figures() {
             assert!((f / bf16 - 2.0).abs() < 0.003, "{preset}: {}", f / bf16);
         }
         // Uncalibrated: the borrowed template efficiencies, no FLOP curve of their own — except the
-        // cards curves56 and curves57 measured (a bf16 GEMM curve in `default`; its points:
-        // tests/tests/curves56.rs, tests/tests/curves57.rs).
+        // cards curves56, curves57 and gemm59 measured (a GEMM curve in `default`; its points:
+        // tests/tests/curves56.rs, curves57.rs, gemm59.rs).
         assert!((hw.params.flops_efficiency - 0.5).abs() < 1e-12, "{preset}");
         let measured = [
             "rtx-a6000-4x-pcie",
@@ -178,6 +178,7 @@ fn templates_resolve_with_their_sourced_figures() {
             "l20-8x-pcie",
             "rtx-5080-1x",
             "a10-1x",
+            "t4-1x",
         ];
         if measured.contains(&preset) {
             assert_eq!(hw.curves.classes.len(), 1, "{preset}: {:?}", hw.curves);

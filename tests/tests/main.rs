@@ -424,6 +424,7 @@ mod curves56;
 mod dsv4k56;
 // curves57 (issue #18): measured GEMM curves for the RTX 3090 Ti and the A10.
 mod curves57;
+mod gemm59;
 // deploys32 (issue #18): multi-GPU TP rows on PCIe from a second source (deplodock's Qwen3.5-122B-A10B FP8 on 8x RTX PRO 6000 Max-Q, vLLM 0.19.0).
 mod deploys32;
 // dsv4k57 (issue #17): sglang pull 33083's c 4096 DeepSeek-V4-Flash row on 4x H200; the pull-33109 gap probed.
