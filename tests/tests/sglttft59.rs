@@ -33,7 +33,13 @@ impl IterationCosts for HostBound {
     fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
         Ok((1, PREFILL.makespan))
     }
-    fn mixed(&mut self, _: u32, _: u32, _: bool, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
+    fn mixed(
+        &mut self,
+        _: u32,
+        _: u32,
+        _: bool,
+        _: (u32, u32, u32),
+    ) -> Result<(usize, Duration), DecodeError> {
         unreachable!("mixed chunk off")
     }
     fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
