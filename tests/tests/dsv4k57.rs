@@ -95,8 +95,10 @@ fn probe(name: &str, clients: u32, requests: u32, prompt: &str, output: &str) ->
 /// absorbs a changed float summation order). One prompt alone (1 client, 1 request, 2 output tokens): TTFT 66.8 ms
 /// at 2,048 tokens (tpsim's flat floor from 512 tokens up) and 277.3 ms at 8,192 (216.4 before the Marlin ceiling),
 /// where the attention is counted dense causal (2 × 8,192² ÷ 2 × 64 ÷ 4 heads × (512 + 512) = 1.10e12 FLOPs a layer
-/// and rank). The DSpark rows' workload without the draft (1 client, 32 requests, random 8k/1k): P50 TTFT 84.5 ms
-/// against the table's 308.29 ms with DSpark (0.27×; a probe, not a row: DSpark's draft prefill is in the measured
+/// and rank). The DSpark rows' workload without the draft (1 client, 32 requests, random 8k/1k): P50 TTFT 91.9 ms
+/// (84.5 before sglttft59: SGLang's overlap scheduler picks the next request one step late and sends a prefill's first
+/// token after the next launch)
+/// against the table's 308.29 ms with DSpark (0.30×; a probe, not a row: DSpark's draft prefill is in the measured
 /// figure).
 #[test]
 fn prefill_probes_as_recorded() {
@@ -114,7 +116,7 @@ fn prefill_probes_as_recorded() {
         "{ random = 1024, range_ratio = 0.0 }",
     );
     let t = ttft(&j);
-    assert!((t / 84.5 - 1.0).abs() < 0.01, "c 1 P50 TTFT {t}");
+    assert!((t / 91.9 - 1.0).abs() < 0.01, "c 1 P50 TTFT {t}");
 }
 
 /// Every row of these sources has a test here.

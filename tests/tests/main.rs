@@ -460,7 +460,8 @@ mod server58;
 mod ncclamd58;
 // ttftload58 (issue #18): every TTFT row of throughput.tsv, at any load, against tpsim.
 mod ttftload58;
-mod vllmchunk59; // issue #18: vLLM V1's default token budget by release and GPU, mixed chunked-prefill steps
+// vllmchunk59 (issue #18): vLLM V1's default token budget by release and GPU, mixed chunked-prefill steps.
+mod vllmchunk59;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
 // pcielight59 (issue #18 / #19): the light-load TP gap of the IOG RTX 4090 files under vLLM 0.8.5, decomposed.

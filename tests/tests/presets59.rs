@@ -74,24 +74,17 @@ fn llama_2_7b_chat_parameters_and_weights_by_hand() {
 }
 
 /// Qwen/Qwen3.6-35B-A3B's config.json (tests/data/models/qwen3.6-35b-a3b, its README lists the keys that
-/// differ) lowers to the model `qwen3.5-35b-a3b`'s does, field for field of the `ModelSpec`, but one:
-/// the RoPE cache's rotary width. Both files give the factor 0.25 in `text_config.rope_parameters`;
-/// Qwen3.6's also states it as `text_config.partial_rotary_factor`, the only spelling tpsim reads
-/// (`llm::partial_rotary`), so its cache is 256 × 0.25 = 64 wide while the preset's stays 256 (a gap of
-/// the preset's reading, not a difference of the checkpoints: vLLM builds the same cache for both). The
-/// alias gives Qwen3.6 the preset's figures; and it resolves.
+/// differ) lowers to the model `qwen3.5-35b-a3b`'s does, field for field of the `ModelSpec`. Both files
+/// give the rotary factor 0.25 in `text_config.rope_parameters` (Qwen3.6's also at
+/// `text_config.partial_rotary_factor`); since the lead's follow-up tpsim reads it from either
+/// (`llm::partial_rotary`, as vLLM 0.17 / 0.19 `get_rope` and SGLang 0.5.9 `qwen3_5.py` do), so both
+/// caches are 256 × 0.25 = 64 wide. The alias gives Qwen3.6 the preset's figures; and it resolves.
 #[test]
 fn qwen3_6_35b_a3b_is_the_qwen3_5_preset() {
     let q36 = bf16_spec(data_path("models/qwen3.6-35b-a3b/config.json"));
     let q35 = preset_spec("qwen3.5-35b-a3b");
-    assert_eq!((q36.rotary_dim, q35.rotary_dim), (Some(64), None));
-    assert_eq!(
-        tpsim_model::llm::ModelSpec {
-            rotary_dim: None,
-            ..q36
-        },
-        q35
-    );
+    assert_eq!((q36.rotary_dim, q35.rotary_dim), (Some(64), Some(64)));
+    assert_eq!(q36, q35);
     assert_eq!(
         build::preset_of("Qwen/Qwen3.6-35B-A3B").as_deref(),
         Ok("qwen3.5-35b-a3b")
