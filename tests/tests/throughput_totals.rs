@@ -886,6 +886,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_32qps",
         crate::deploys34::validation_iog_rtx4090_tp_vllm_0_8_5_32qps,
     ),
+    (
+        "deploys35::validation_iog_h100_pcie_x2_vllm_0_8_5_4qps",
+        crate::deploys35::validation_iog_h100_pcie_x2_vllm_0_8_5_4qps,
+    ),
+    (
+        "deploys35::validation_iog_h100_pcie_x2_vllm_0_8_5_32qps",
+        crate::deploys35::validation_iog_h100_pcie_x2_vllm_0_8_5_32qps,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -1240,14 +1248,17 @@ fn decode_totals_and_rows_table_match_the_book() {
 
 #[test]
 fn every_row_test_is_counted() {
-    // A new `fn validation_*` in a throughput suite must be in ROW_TESTS (and `pub(crate)`), or the
+    // A new `fn validation_*` in a throughput or deploys suite must be in ROW_TESTS (and `pub(crate)`), or the
     // totals would silently leave its rows out.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut missing = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        if !name.starts_with("throughput_") || name == "throughput_totals" {
+        // deploys24 on, the new-row suites are named deploysNN (deploys35's rows were left out of the
+        // totals until this check read them too).
+        let row_suite = name.starts_with("throughput_") || name.starts_with("deploys");
+        if !row_suite || name == "throughput_totals" {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
