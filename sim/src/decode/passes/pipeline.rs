@@ -48,10 +48,20 @@ pub fn send_time(comm: &Comm, tp: usize, k: usize, bytes: u64) -> Duration {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Builder, collective_costs};
     use crate::scenario::load_str;
     use std::path::Path;
+
+    /// The stage sends of a simulated iteration, in graph order: (task name, duration).
+    pub(in crate::decode::passes) fn pp_sends(
+        g: &crate::exec::TaskGraph,
+    ) -> Vec<(String, tpsim_model::units::Duration)> {
+        g.iter()
+            .filter(|(_, t)| t.name.contains("pp send"))
+            .map(|(_, t)| (t.name.clone(), t.duration))
+            .collect()
+    }
 
     fn scenario(engine: &str) -> crate::scenario::Scenario {
         let text = format!(
@@ -72,12 +82,7 @@ mod tests {
         let costs = collective_costs(&s);
         let mut b = Builder::new(&s, &costs);
         let shape = b.simulate(32, 1024, false).expect("simulate");
-        let sends: Vec<_> = shape
-            .graph
-            .iter()
-            .filter(|(_, t)| t.name.contains("pp send"))
-            .map(|(_, t)| (t.name.clone(), t.duration))
-            .collect();
+        let sends = pp_sends(&shape.graph);
         assert_eq!(sends.len(), 1, "{sends:?}");
         assert_eq!(sends[0].0, "decode: pp send stage 0 → 1");
         assert_eq!(super::send_bytes(16, 8192, 2), 524_288);
@@ -119,12 +124,7 @@ mod tests {
             let costs = collective_costs(&s);
             let mut b = Builder::new(&s, &costs);
             let shape = b.simulate(32, 1024, false).expect("simulate");
-            let sends: Vec<_> = shape
-                .graph
-                .iter()
-                .filter(|(_, t)| t.name.contains("pp send"))
-                .map(|(_, t)| t.duration)
-                .collect();
+            let sends: Vec<_> = pp_sends(&shape.graph).into_iter().map(|(_, d)| d).collect();
             let bytes = super::send_bytes(tokens, 8192, 2);
             assert_eq!(bytes, u64::from(tokens) * 32_768, "{version}");
             assert_eq!(

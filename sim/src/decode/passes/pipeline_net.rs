@@ -60,15 +60,10 @@ mod tests {
         let costs = collective_costs(s);
         let mut b = Builder::new(s, &costs);
         let shape = b.simulate(32, 1024, false).expect("simulate");
-        let sends: Vec<_> = shape
-            .graph
-            .iter()
-            .filter(|(_, t)| t.name.contains("pp send"))
-            .map(|(_, t)| (t.name.clone(), t.duration.as_us_f64()))
-            .collect();
+        let sends = super::super::pipeline::tests::pp_sends(&shape.graph);
         assert_eq!(sends.len(), 1, "{sends:?}");
         let (name, t) = sends[0].clone();
-        (name, t, shape.schedule.makespan.as_us_f64())
+        (name, t.as_us_f64(), shape.schedule.makespan.as_us_f64())
     }
 
     /// Llama-3.1-70B pp 2 × tp 8 on two HGX H200 boxes: stage 0 on box 0, stage 1 on box 1. One
@@ -115,12 +110,7 @@ mod tests {
         let costs = collective_costs(&s);
         let mut b = Builder::new(&s, &costs);
         let shape = b.simulate(32, 1024, false).expect("simulate");
-        let sends: Vec<_> = shape
-            .graph
-            .iter()
-            .filter(|(_, t)| t.name.contains("pp send"))
-            .map(|(_, t)| (t.name.clone(), t.duration))
-            .collect();
+        let sends = super::super::pipeline::tests::pp_sends(&shape.graph);
         let names: Vec<&str> = sends.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
