@@ -142,3 +142,116 @@ fn dependencies_point_one_way() {
         "sim never imports calibrate (it reads the profile files calibrate writes): {sim:?}"
     );
 }
+
+/// The first paragraph of a source file's `//!` module doc, on one line (`None` when the file has none).
+/// A crate root's doc opens with a `# title` line: the title and the paragraph after it, joined by ": ".
+fn module_summary(text: &str) -> Option<String> {
+    let mut paragraphs: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("//!") else {
+            break;
+        };
+        let rest = rest.trim();
+        let current = paragraphs.last_mut().expect("one paragraph at least");
+        if rest.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(Vec::new());
+            }
+        } else {
+            current.push(rest);
+        }
+    }
+    let mut parts = paragraphs.into_iter().filter(|p| !p.is_empty());
+    let first = parts.next()?.join(" ");
+    match first.strip_prefix('#') {
+        Some(title) => {
+            let title = title.trim_start_matches('#').trim();
+            Some(match parts.next() {
+                Some(body) => format!("{title}: {}", body.join(" ")),
+                None => title.to_string(),
+            })
+        }
+        None => Some(first),
+    }
+}
+
+/// Test-only files: named `tests*.rs` / `*_tests.rs` / `test_util.rs`, or under a `tests` folder.
+fn is_test_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.starts_with("tests")
+        || name.ends_with("_tests.rs")
+        || name == "test_util.rs"
+        || rel.contains("/tests/")
+}
+
+/// book/src/modules.md as the sources say it should read: one table a crate, a row a module with the
+/// first paragraph of its `//!` doc.
+fn module_index() -> Result<String, Vec<String>> {
+    let crates = [
+        ("tpsim-model", "model/src"),
+        ("tpsim (library)", "sim/src"),
+        ("tpsim-cli (the `tpsim` binary)", "sim/cli/src"),
+        ("tpsim-calibrate", "calibrate/src"),
+    ];
+    let mut out = String::from(
+        "# Module index\n\n\
+         Every source module of the four crates with the first paragraph of its `//!` doc: the long form of\n\
+         the [Architecture](architecture.md) chapter's code map. Generated from the sources and checked by\n\
+         `cargo test -p tpsim-tests --test integration architecture::module_index_matches_the_sources`;\n\
+         `TPSIM_BLESS_BOOK=1` on that command rewrites this page after a module is added, renamed or\n\
+         re-documented. Test-only files are left out.\n",
+    );
+    let mut undocumented = Vec::new();
+    for (name, dir) in crates {
+        out.push_str(&format!("\n## {name}\n\n| module | what it is |\n|---|---|\n"));
+        for f in sources(&root().join(dir)) {
+            let rel = f.strip_prefix(root()).unwrap().display().to_string();
+            if is_test_file(&rel) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&f).expect("read source");
+            match module_summary(&text) {
+                Some(s) => out.push_str(&format!("| `{rel}` | {} |\n", s.replace('|', "\\|"))),
+                None => undocumented.push(rel),
+            }
+        }
+    }
+    if undocumented.is_empty() {
+        Ok(out)
+    } else {
+        Err(undocumented)
+    }
+}
+
+#[test]
+fn module_index_matches_the_sources() {
+    let want = module_index().unwrap_or_else(|files| panic!("modules without a `//!` doc: {files:#?}"));
+    let path = root().join("book/src/modules.md");
+    if std::env::var_os("TPSIM_BLESS_BOOK").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &want).expect("write book/src/modules.md");
+        return;
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "book/src/modules.md is out of date with the sources' module docs; rerun with TPSIM_BLESS_BOOK=1"
+    );
+}
+
+#[test]
+fn module_summaries_read_the_first_doc_paragraph() {
+    let text = "//! The executor: runs a DAG\n//! of tasks.\n//!\n//! Details.\nuse x;\n";
+    assert_eq!(
+        module_summary(text).as_deref(),
+        Some("The executor: runs a DAG of tasks.")
+    );
+    assert_eq!(module_summary("use x;\n//! late\n"), None);
+    assert_eq!(
+        module_summary("//! # tpsim-model — costs\n//!\n//! Pure functions.\n//!\n//! More.\n").as_deref(),
+        Some("tpsim-model — costs: Pure functions.")
+    );
+    assert!(is_test_file("model/src/llm/tests_fam.rs"));
+    assert!(is_test_file("sim/src/scenario/attention_backend_tests.rs"));
+    assert!(is_test_file("calibrate/src/bench/plan/tests.rs"));
+    assert!(!is_test_file("sim/src/exec.rs"));
+}
