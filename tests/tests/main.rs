@@ -462,6 +462,8 @@ mod ncclamd58;
 mod ttftload58;
 // vllmchunk59 (issue #18): vLLM V1's default token budget by release and GPU, mixed chunked-prefill steps.
 mod vllmchunk59;
+// vllmfront60 (issue #18): vLLM's closed-loop TTFT on the deplodock rows: bursts vs staggered arrivals (research).
+mod vllmfront60;
 // families40 (issue #17): MiMo-V2.5-Pro (MiMoV2ForCausalLM, lowered as MiMo-V2-Flash).
 mod families40;
 // pcielight59 (issue #18 / #19): the light-load TP gap of the IOG RTX 4090 files under vLLM 0.8.5, decomposed.
