@@ -57,9 +57,13 @@ fn release(s: &Scenario) -> Option<[u64; 3]> {
 }
 
 /// Whether this vLLM release frees the unquantized fused-MoE workspace after each layer (before
-/// [`MOE_WORKSPACE_KEPT_FROM`]); unknown releases keep 0.19's rule.
+/// [`MOE_WORKSPACE_KEPT_FROM`]); unknown releases keep 0.19's rule. Not with DP + EP from 0.11.0:
+/// there `FusedMoEParallelConfig.use_all2all_kernels` (`dp_size > 1 and use_ep`) gives the layer a
+/// `FusedMoEModularKernel`, whose 0.11.0 – 0.13.0 `SharedResizableBuffer`s stay allocated
+/// (`fused_moe/modular_kernel.py`); 0.10.2's modular kernel still allocates per call.
 pub(super) fn moe_workspace_transient(s: &Scenario) -> bool {
-    release(s).is_some_and(|v| v < MOE_WORKSPACE_KEPT_FROM)
+    let all2all = s.engine.vllm_dp.is_some_and(|d| d.dp > 1 && d.ep);
+    release(s).is_some_and(|v| v < MOE_WORKSPACE_KEPT_FROM && !(all2all && v >= [0, 11, 0]))
 }
 
 /// The Qwen3-VL tower (with or without DeepStack) when this release profiles it with the expanded
