@@ -25,6 +25,7 @@ mod shape_cache; // sweepfast: iteration shape costs shared by every prediction 
 mod vllm_fi_workspace; // vmemtp57 (issue #17): FlashInfer's allreduce-fusion workspace in vLLM's profile
 mod vllm_graph_estimate;
 mod vllm_hybrid; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids
+mod vllm_mm_profile; // vllmmem60 (issue #17): 0.10 – 0.13 profile-run parts (MoE workspace, Qwen3-VL video)
 mod vllm_parts;
 mod vllm_sampler_rule; // vrows3 (issue #17 point 5): the dummy sampler's rule by vLLM version
 mod vllm_spec_memory;

@@ -484,3 +484,5 @@ mod ncclhost59;
 mod sglttft59;
 // families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
 mod families41;
+// vllmmem60 (issue #17): vLLM 0.10 – 0.13 profile-run gates (MoE workspace, Qwen3-VL video profile, DeepStack buffers).
+mod vllmmem60;

@@ -56,8 +56,17 @@ pub(super) fn weights(s: &Scenario) -> Bytes {
         super::dp_attention::weights_per_rank(s)
             .0
             .saturating_add(rope)
-            .saturating_add(block_overhead(s, &ropes)),
+            .saturating_add(block_overhead(s, &ropes))
+            .saturating_add(deepstack_buffers(s)),
     )
+}
+
+/// vllmmem60 (issue #17): Qwen3-VL's DeepStack input buffers, built with the model
+/// (`super::vllm_mm_profile::deepstack_buffer_bytes`), `max_num_batched_tokens` rows each.
+fn deepstack_buffers(s: &Scenario) -> u64 {
+    let dtype = KvCacheDtype::Auto.bytes(s.model.dtype);
+    let tokens = batch_shape(s, torch_total_gib(s).0).0;
+    super::vllm_mm_profile::deepstack_buffer_bytes(s, tokens, dtype)
 }
 
 /// The RoPE cos/sin caches the model builds, bytes each (see [`weights`]); mem49: the rules per
@@ -181,30 +190,44 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
         0
     };
     let encoder_peak = Bytes(encoder_forward + cublas_workspace_bytes(s.hardware.gpu.sm_major()));
-    let decoder_peak = rule(
-        &p,
-        &ProfileShape {
-            max_num_batched_tokens: tokens,
-            max_num_seqs: seqs,
-            hidden: s.model.hidden,
-            // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
-            mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
-            // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
-            // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
-            // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
-            // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
-            mlp_gated: !matches!(
-                s.model.arch,
-                Architecture::Phi | Architecture::Starcoder2 | Architecture::Arcee | Architecture::Apertus
-            ),
-            vocab: s.model.vocab,
-            dtype_bytes: dtype,
-            sm_count: u64::from(s.hardware.gpu.sm_count),
-            encoder_bytes: encoder_bytes(s, tokens, dtype),
-            moe_workspace: moe_workspace(s, tokens, dtype),
-            cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
-        },
-    );
+    let shape = ProfileShape {
+        max_num_batched_tokens: tokens,
+        max_num_seqs: seqs,
+        hidden: s.model.hidden,
+        // The dense MLP's share on this rank (column-parallel gate_up / row-parallel down).
+        mlp_intermediate: s.model.dense_intermediate / u64::from(s.engine.tp.max(1)),
+        // phi2 (issue #17): Phi's MLP is fc1 → GELU → fc2, not gated; families13: StarCoder2's
+        // c_fc → GELU → c_proj likewise (`models/starcoder2.py`).
+        // families18: Arcee's up_proj → ReLU² → down_proj likewise (`models/arcee.py`).
+        // families21: Apertus's up_proj → xIELU → down_proj likewise (`models/apertus.py`).
+        mlp_gated: !matches!(
+            s.model.arch,
+            Architecture::Phi | Architecture::Starcoder2 | Architecture::Arcee | Architecture::Apertus
+        ),
+        vocab: s.model.vocab,
+        dtype_bytes: dtype,
+        sm_count: u64::from(s.hardware.gpu.sm_count),
+        encoder_bytes: encoder_bytes(s, tokens, dtype),
+        moe_workspace: moe_workspace(s, tokens, dtype),
+        cublas_workspace: cublas_workspace_bytes(s.hardware.gpu.sm_major()),
+    };
+    // vllmmem60: before 0.14.0 the fused-MoE workspace is freed after each layer
+    // (`super::vllm_mm_profile::moe_workspace_transient`): it joins the forward pass's moment (the
+    // four residual-stream tensors and the dense MLP of `forward_peak_bytes`) instead of staying
+    // through the sampler.
+    let decoder_peak = if super::vllm_mm_profile::moe_workspace_transient(s) {
+        let kept = ProfileShape {
+            moe_workspace: 0,
+            ..shape
+        };
+        let layer = tpsim_model::vllm_startup::forward_peak_bytes(&shape)
+            + shape.moe_workspace
+            + shape.encoder_bytes
+            + shape.cublas_workspace;
+        rule(&p, &kept).max(Bytes(layer))
+    } else {
+        rule(&p, &shape)
+    };
     let peak = if encoder_forward > 0 {
         decoder_peak.max(encoder_peak)
     } else {
@@ -220,7 +243,9 @@ pub(super) fn activation(s: &Scenario, total_gib: f64) -> Option<Bytes> {
 pub(super) fn qwen3_vit_forward_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
     match s.model.vision {
         Some(v) if v.family == VisionFamily::Qwen3Vit => qwen3_vit_forward_peak_bytes(&VitShape {
-            tokens: qwen3_vit_items(budget) * QWEN3_VIT_MAX_IMAGE_TOKENS,
+            // vllmmem60: 0.11.0 – 0.12.x run the encoder on the dummy video instead.
+            tokens: super::vllm_mm_profile::qwen3vl_video_forward_tokens(s, budget)
+                .unwrap_or(qwen3_vit_items(budget) * QWEN3_VIT_MAX_IMAGE_TOKENS),
             merge: v.merge,
             // `VisionTower::temporal_patch` of this family already counts the 3 input channels.
             patch_values: v.temporal_patch * v.patch * v.patch,
@@ -247,6 +272,10 @@ pub(super) fn qwen3_vit_forward_bytes(s: &Scenario, budget: u64, dtype: u64) -> 
 /// (`encoder_cache["tmp_{i}"]`), `items × tokens per item` ≈ one budget's worth in all, which the
 /// 0.19 rows agree with (engine-memory.tsv line 17: 3.94 GiB peak in all).
 fn encoder_bytes(s: &Scenario, budget: u64, dtype: u64) -> u64 {
+    // vllmmem60: 0.11.0 – 0.12.x profile Qwen3-VL with a video expanded to the encoder budget.
+    if let Some(b) = super::vllm_mm_profile::qwen3vl_video_leftovers(s, budget, dtype) {
+        return b;
+    }
     match s.model.vision {
         Some(v) if s.model.arch == Architecture::KimiVl => moonvit_profile_bytes(&v, budget, dtype),
         Some(v) if v.family == VisionFamily::Siglip && v.pos_emb_cells > 0 => {
