@@ -31,10 +31,16 @@
 //! the first-party 2× RTX 3090 Qwen3.6-35B-A3B rows (182.3 decode under v0.22.0 on 2026-05-30, the unsloth
 //! NVFP4-Fast 179.5, the preview nightly 187.0: a 230 W power cap, which tpsim does not model, and the host
 //! not described; the MTP A/B at 16K on a nightly); issue 769 (an RTX 5090 paired with an RTX 3090 Ti: tpsim
-//! has one GPU type a box); issues 612 / 619 (one RTX 5090, TP 1: not a multi-GPU box); issue 873's P2P
+//! has one GPU type a box); issues 612 / 619 (one RTX 5090, TP 1: not a multi-GPU box); issue 652 (@guybrush01,
+//! 2× RTX 5090 at x8, 2026-07-09, narrative decode_TPS 257.52: the stored excerpts do not name the compose,
+//! checkpoint or vLLM release, and BENCHMARKS.md has no row of it); issue 873's P2P
 //! A/B on the same box (a different sitting whose P2P-off baseline is 17.7 % below issue 858's, with the
 //! link reported at Gen4 x8: BENCHMARKS.md leaves it "Unresolved"); the llama.cpp / ik_llama rows (not an
-//! engine tpsim models).
+//! engine tpsim models). Beyond club-3090 (pages and issues corpora, 2025–2026 runs on vLLM ≥ 0.15 or SGLang
+//! ≥ 0.5.6 on RTX PRO 6000 / RTX 5090 / L40S boxes): gigagpu.com's dual-5090 page (round ITL figures, no
+//! release or lengths), cloudrift's RTX 4090 / 5090 / PRO 6000 posts (pipeline parallel and replicas, taken
+//! or set aside before), evokernel's 4× L40S case (synthesized) and the ai-hpc L40S ×12 pages (commands
+//! only) — nothing new with a launch, lengths and a decode figure.
 //!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. [`every_deploys36_row_is_compared`]
 //! fails if a row of these sources is added without a test here.
@@ -135,7 +141,10 @@ fn kv_pools_against_the_logs() {
         let v = run_json(&scenario(&format!("validation/{file}")));
         let tokens = f(&v["memory"]["kv_tokens"]);
         let ratio = tokens / logged;
-        assert!((1.0..1.10).contains(&ratio), "{label}: tpsim {tokens} tokens, {ratio:.4} of the log");
+        assert!(
+            (1.0..1.10).contains(&ratio),
+            "{label}: tpsim {tokens} tokens, {ratio:.4} of the log"
+        );
     }
 }
 
