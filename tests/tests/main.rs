@@ -472,6 +472,8 @@ mod pcielight59;
 mod b200_59;
 // deploys35 (issue #18): the IOG Foundation's 2x H100 PCIe TP 2 files at 4 and 32 req/s (vLLM 0.8.5), left by newdeploys15.
 mod deploys35;
+// deploys36 (issues #17 / #18): club-3090's Qwen3.6-35B-A3B reports on 2x RTX 5090 TP 2 (vLLM 0.25.1, AutoRound INT4 and NVFP4).
+mod deploys36;
 // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
 mod vllmpp59;
 // presets59 (issue #17): presets and an alias for refused launch-command models.

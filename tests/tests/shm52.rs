@@ -31,7 +31,7 @@ const HOSTS: [(&str, &str); 7] = [
 const ASUS: f64 = 0.565;
 
 /// The no-P2P presets that borrow the median (no row of their own).
-const BORROWERS: [&str; 9] = [
+const BORROWERS: [&str; 10] = [
     "rtx-3090-ti-4x-epyc-rome",
     "rtx-5090-2x-no-p2p",
     "rtx-5090-4x-no-p2p",
@@ -42,6 +42,8 @@ const BORROWERS: [&str; 9] = [
     "rtx-4090-48gb-4x-no-p2p",
     // deploys26 (merged beside shm52): the i9-9900K box of er0080/vllm-benchmarking.
     "rtx-3090-2x-i9-9900k-gen3x8",
+    // deploys36: club-3090 @paulp83's Ryzen 9 9950X3D box (issues 851 / 858).
+    "rtx-5090-2x-ryzen-9950x3d-gen5x8",
 ];
 
 fn fraction(preset: &str) -> f64 {

@@ -1565,6 +1565,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let awq57 = crate::awq57::AWQ57_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/deploys36.rs (deploys36: club-3090's Qwen3.6-35B-A3B reports on 2× RTX 5090, vLLM 0.25.1)
+        let deploys36 = crate::deploys36::DEPLOYS36_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -1602,6 +1606,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || dsv4k57
                 || deploys33
                 || awq57
+                || deploys36
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

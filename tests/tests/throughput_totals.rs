@@ -894,6 +894,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys35::validation_iog_h100_pcie_x2_vllm_0_8_5_32qps",
         crate::deploys35::validation_iog_h100_pcie_x2_vllm_0_8_5_32qps,
     ),
+    (
+        "deploys36::validation_club3090_rtx5090_x2_vllm_0_25_autoround_int4",
+        crate::deploys36::validation_club3090_rtx5090_x2_vllm_0_25_autoround_int4,
+    ),
+    (
+        "deploys36::validation_club3090_rtx5090_x2_vllm_0_25_nvfp4",
+        crate::deploys36::validation_club3090_rtx5090_x2_vllm_0_25_nvfp4,
+    ),
 ];
 
 /// The figures the README and the book state.
