@@ -482,3 +482,5 @@ mod ncclhost59;
 mod sglttft59;
 // families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
 mod families41;
+// missdig60 (issue #18): the largest one-signed cluster of decode misses (vLLM piecewise decode at TP > 1).
+mod missdig60;
