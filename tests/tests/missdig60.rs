@@ -65,7 +65,11 @@ fn piecewise_tp_rows_are_the_largest_one_signed_cluster() {
         .collect();
     let (tp1, tpn): (Vec<_>, Vec<_>) = era.iter().partition(|(l, _, _)| tp_of(l) == 1);
     let outside = |v: &[&&(String, f64, String)]| v.iter().filter(|r| r.1.abs() > 20.0).count();
-    assert_eq!((tp1.len(), tpn.len()), (18, 61), "rows of vLLM 0.8 – 0.10 at TP 1 / TP > 1");
+    assert_eq!(
+        (tp1.len(), tpn.len()),
+        (18, 61),
+        "rows of vLLM 0.8 – 0.10 at TP 1 / TP > 1"
+    );
     assert!(outside(&tp1) <= 4, "TP 1: {} of 18 outside", outside(&tp1));
     assert!(outside(&tpn) >= 44, "TP > 1: {} of 61 outside", outside(&tpn));
     let pessimistic: Vec<_> = tpn.iter().filter(|r| r.1 < -20.0).collect();
@@ -110,7 +114,17 @@ fn tpsim_is_blind_to_the_mode_that_pr_25444_measures() {
     println!(
         "PR 25444 pair: measured {measured_pw:.3} / {measured_full:.3} s, tpsim {piecewise:.3} / {full:.3} s"
     );
-    assert!((piecewise / full - 1.0).abs() < 0.005, "tpsim's mode ratio {:.4}", piecewise / full);
-    assert!((full / measured_full - 1.0).abs() < 0.05, "FULL_AND_PIECEWISE: {full:.3} s");
-    assert!(piecewise / measured_pw - 1.0 < -0.30, "PIECEWISE: {piecewise:.3} s");
+    assert!(
+        (piecewise / full - 1.0).abs() < 0.005,
+        "tpsim's mode ratio {:.4}",
+        piecewise / full
+    );
+    assert!(
+        (full / measured_full - 1.0).abs() < 0.05,
+        "FULL_AND_PIECEWISE: {full:.3} s"
+    );
+    assert!(
+        piecewise / measured_pw - 1.0 < -0.30,
+        "PIECEWISE: {piecewise:.3} s"
+    );
 }
