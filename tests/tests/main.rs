@@ -488,3 +488,5 @@ mod sglttft59;
 mod families41;
 // vllmmem60 (issue #17): vLLM 0.10 – 0.13 profile-run gates (MoE workspace, Qwen3-VL video profile, DeepStack buffers).
 mod vllmmem60;
+// missdig60 (issue #18): the largest one-signed cluster of decode misses (vLLM piecewise decode at TP > 1).
+mod missdig60;

@@ -11,21 +11,8 @@
 //! tokens a chunk carries: above 1 when vLLM 0.8.5's front end merges the deltas of steps it has not
 //! yet sent (`RequestOutputCollector.put`, `vllm/v1/engine/output_processor.py` in the 0.8.5 wheel).
 
+use crate::common::iog::itl_stat as itl;
 use crate::common::*;
-
-/// One IOG result file's row of `iog-itl.tsv`: (model, tp, request rate) → the named column.
-fn itl(model: &str, tp: u32, rate: u32, column: &str) -> f64 {
-    let t = read_tsv(&data_path("iog-itl.tsv"));
-    let (m, g, r, c) = (t.col("model"), t.col("tp"), t.col("request_rate"), t.col(column));
-    let row = t
-        .rows
-        .iter()
-        .find(|x| x.get(m) == model && x.get(g) == tp.to_string() && x.get(r) == rate.to_string())
-        .unwrap_or_else(|| panic!("iog-itl.tsv: no {model} TP {tp} at {rate} req/s"));
-    row.get(c)
-        .parse()
-        .unwrap_or_else(|e| panic!("iog-itl.tsv line {}: {column}: {e}", row.line))
-}
 
 const LLAMA: &str = "DeepSeek-R1-Distill-Llama-8B";
 const QWEN7: &str = "DeepSeek-R1-Distill-Qwen-7B";

@@ -53,3 +53,18 @@ pub fn workload_is_the_files_means(src: &str, rows: &[IogRow]) {
         assert_eq!(scenario_int_key(&text, "output_len"), (out + 100) / 200, "{file}");
     }
 }
+
+/// One result file's statistic from `iog-itl.tsv` (pcielight59's table of the distills' latency
+/// statistics): the row of (model, tp, request rate), the named column, in ms.
+pub fn itl_stat(model: &str, tp: u32, rate: u32, column: &str) -> f64 {
+    let t = read_tsv(&data_path("iog-itl.tsv"));
+    let (m, g, r, c) = (t.col("model"), t.col("tp"), t.col("request_rate"), t.col(column));
+    let row = t
+        .rows
+        .iter()
+        .find(|x| x.get(m) == model && x.get(g) == tp.to_string() && x.get(r) == rate.to_string())
+        .unwrap_or_else(|| panic!("iog-itl.tsv: no {model} TP {tp} at {rate} req/s"));
+    row.get(c)
+        .parse()
+        .unwrap_or_else(|e| panic!("iog-itl.tsv line {}: {column}: {e}", row.line))
+}
