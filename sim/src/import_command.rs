@@ -63,33 +63,55 @@ pub fn commands(text: &str) -> Result<Vec<Vec<String>>, String> {
         // cmdsurvey57: `$((85 * 1024))` is bash's arithmetic, done before the words are split.
         // cmdsurvey58: `$(hostname -i)` is one word (its blanks held while shlex splits).
         let shell_line = shell::hold_substitutions(&shell::arithmetic(&pending));
-        let Some(words) = shlex::split(&shell_line) else {
+        // cmdsurvey60: an open backquote, like an open quote, runs on to the next line.
+        let words = shlex::split(&shell_line).filter(|_| !shell::open_backquote(&shell_line));
+        let Some(words) = words else {
             // An open quote: the value runs on to the next line, as in a shell.
             pending.push('\n');
             continue;
         };
         pending.clear();
-        let mut cur = Vec::new();
-        for w in words.iter().map(|w| shell::release(w)) {
-            if matches!(w.as_str(), ";" | "&&" | "||" | "|" | "&") {
-                out.push(std::mem::take(&mut cur));
-            } else if let Some(w) = w.strip_suffix(';').filter(|w| !w.is_empty()) {
-                cur.push(w.to_string());
-                out.push(std::mem::take(&mut cur));
-            } else {
-                cur.push(w);
-            }
-        }
-        out.push(cur);
+        split_operators(&mut out, &words);
     }
     if !pending.trim().is_empty() {
-        return Err(format!(
-            "the command has an unclosed quote (a POSIX shell would wait for more input): {}",
-            pending.trim()
-        ));
+        let shell_line = shell::hold_substitutions(&shell::arithmetic(&pending));
+        if shell::open_backquote(&shell_line) {
+            return Err(format!(
+                "the command has an unmatched backquote (bash stops with \"unexpected EOF while looking for matching \
+                 ``'\" and runs nothing; a `…` pair is a command substitution): {}",
+                pending.trim()
+            ));
+        }
+        // cmdsurvey60 (QwenLM/Qwen3-VL issue 1746): the text ends after a `\`-newline; the shell
+        // removes the pair (Bash manual 3.1.2.1) and the end of the input ends the command.
+        match shlex::split(&shell_line) {
+            Some(words) => split_operators(&mut out, &words),
+            None => {
+                return Err(format!(
+                    "the command has an unclosed quote (a POSIX shell would wait for more input): {}",
+                    pending.trim()
+                ));
+            }
+        }
     }
     out.retain(|c| !c.is_empty());
     Ok(out)
+}
+
+/// Appends the commands of one line's `words` to `out`: `;`, `&&`, `||`, `|` and `&` end one.
+fn split_operators(out: &mut Vec<Vec<String>>, words: &[String]) {
+    let mut cur = Vec::new();
+    for w in words.iter().map(|w| shell::release(w)) {
+        if matches!(w.as_str(), ";" | "&&" | "||" | "|" | "&") {
+            out.push(std::mem::take(&mut cur));
+        } else if let Some(w) = w.strip_suffix(';').filter(|w| !w.is_empty()) {
+            cur.push(w.to_string());
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(w);
+        }
+    }
+    out.push(cur);
 }
 
 /// The launch command in `text`: the first command that starts an engine; `export` lines before it
@@ -122,7 +144,17 @@ pub fn find_in(cmds: Vec<Vec<String>>) -> Result<Launch, String> {
     // cmdsurvey58: bash arrays (`ARGS=(` … `)`, then `"${ARGS[@]}"`), and the one still open.
     let mut arrays: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut open: Option<(String, Vec<String>)> = None;
-    for words in cmds {
+    let mut queue: std::collections::VecDeque<Vec<String>> = cmds.into();
+    while let Some(words) = queue.pop_front() {
+        // cmdsurvey60 (kserve issue 5773, `eval "exec vllm serve /mnt/models …"`): `eval` joins its
+        // arguments with blanks and runs the result as the shell's input (Bash manual 4.1).
+        if words.first().is_some_and(|w| w == "eval") {
+            let inner = commands(&words[1..].join(" "))?;
+            for c in inner.into_iter().rev() {
+                queue.push_front(c);
+            }
+            continue;
+        }
         if let Some((name, mut elems)) = open.take() {
             let words = words.iter().map(|w| expand(w, &vars));
             if shell::array_add(&mut elems, words) {
@@ -265,7 +297,12 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
         let w = &words[i];
         if let Some((k, v)) = assignment(w) {
             env.insert(k, v);
-        } else if !matches!(w.as_str(), "env" | "sudo" | "-E" | "exec" | "nohup") {
+        } else if w == "tini" && words.get(i + 1).is_some_and(|n| n == "--") {
+            // cmdsurvey60 (gpustack issue 4280, a container's `Args`: `tini -- vllm serve …`): tini,
+            // Docker's init (`docker run --init`), runs the program after its `--` as its child
+            // (krallin/tini README, "tini -- your-program --and --its arguments").
+            i += 1;
+        } else if !matches!(w.as_str(), "env" | "sudo" | "-E" | "exec" | "nohup" | "tini") {
             break;
         }
         i += 1;

@@ -233,7 +233,14 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             e
         };
         // cmdsurvey57: a `$NAME` the text does not set reaches argparse only as the shell expands it.
-        match e.split("value: '$").nth(1).and_then(|r| r.split('\'').next()) {
+        // cmdsurvey60 (kserve issue 5773, `${ACCESS_LOG_ARGS}` in a template's `vllm serve`): as an
+        // argument of its own too, where argparse names it among the unrecognized arguments.
+        let unset_word = e
+            .split("unrecognized arguments: ")
+            .nth(1)
+            .and_then(|r| r.split([' ', '"']).find_map(|w| w.strip_prefix('$')));
+        let quoted = e.split("value: '$").nth(1).and_then(|r| r.split('\'').next());
+        match quoted.or(unset_word) {
             // cmdsurvey58 (kubernetes-sigs/wg-serving PR 72, `--tensor-parallel-size=$(TENSOR_PARALLEL_SIZE)` in
             // a Deployment's `args`): in bash `$(…)` runs a command (Bash manual 3.5.4); in a Kubernetes
             // container's `command`/`args` it is the container's `env` variable of that name (Kubernetes docs,

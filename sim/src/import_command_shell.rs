@@ -177,6 +177,28 @@ pub fn hold_substitutions(line: &str) -> String {
     out
 }
 
+/// cmdsurvey60 (zai-org/Open-AutoGLM issue 75, a command ending `--port 8000\``): whether `line`
+/// leaves a backquote open. Outside single quotes and not escaped by `\`, a backquote starts or ends
+/// a command substitution (GNU Bash Reference Manual 3.5.4, the old-style `` `command` `` form); one
+/// left open at the end of the input is bash's "unexpected EOF while looking for matching ``'", and
+/// the command is not run.
+pub fn open_backquote(line: &str) -> bool {
+    let mut open = false;
+    let mut single = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if !open => single = !single,
+            '\\' if !single => {
+                chars.next();
+            }
+            '`' if !single => open = !open,
+            _ => {}
+        }
+    }
+    open
+}
+
 /// `word` with the blanks [`hold_substitutions`] held given back.
 pub fn release(word: &str) -> String {
     word.replace(HELD, " ")
@@ -272,6 +294,14 @@ mod tests {
         assert_eq!(hold_substitutions("a $(b (c) d) e").matches(' ').count(), 2);
         // Unclosed: left as written.
         assert_eq!(hold_substitutions("a $(b c"), "a $(b c");
+    }
+
+    #[test]
+    fn backquotes_open_and_close() {
+        assert!(open_backquote("--port 8000`"));
+        assert!(!open_backquote("--host `hostname -i` --port 8000"));
+        assert!(!open_backquote("echo '`' \\` done"));
+        assert!(open_backquote("echo \"`date\""));
     }
 
     #[test]

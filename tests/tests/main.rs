@@ -448,6 +448,8 @@ mod vmem58;
 mod presets58;
 // cmdsurvey58 (issue #17): rows 150-185 of the launch-command survey, and the importer's fixes.
 mod cmdsurvey58;
+// cmdsurvey60 (issue #17): rows 197-212 of the launch-command survey, and the importer's fixes.
+mod cmdsurvey60;
 // deploys34 (issue #18): the IOG Foundation's multi-GPU RTX 4090 TP files at 1, 4 and 32 req/s (vLLM 0.8.5), left by newdeploys14/15.
 mod deploys34;
 // args58 (issue #17): list kinds by the engines' parsers, their refusal texts, vLLM's mp executor across boxes.
