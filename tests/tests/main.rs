@@ -482,3 +482,5 @@ mod ncclhost59;
 mod sglttft59;
 // families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
 mod families41;
+// nccl60 (issue #19): `tpsim topo` labels pairs by their NUMA nodes (NPS4 quadrants SYS, NPS0 NODE).
+mod nccl60;
