@@ -108,7 +108,15 @@ fn one_numa_node_over_two_sockets_prints_node_and_p2p_at_phb() {
     assert!(!shipped.contains("NUMA node per GPU"), "{shipped}");
     // The ring NCCL runs on the NPS0 box: every hop P2P (no SHM hop), as the matrix now says.
     let c = tpsim(&[
-        "collective", "--hardware", nps0, "--gpus", "8", "--sizes", "1M", "--env", "NCCL_P2P_LEVEL=PHB",
+        "collective",
+        "--hardware",
+        nps0,
+        "--gpus",
+        "8",
+        "--sizes",
+        "1M",
+        "--env",
+        "NCCL_P2P_LEVEL=PHB",
         "--json",
     ]);
     assert_eq!(c.code, 0, "{}", c.stderr);
