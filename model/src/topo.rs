@@ -343,15 +343,22 @@ impl Topology {
         }
     }
 
-    /// How `nvidia-smi topo -m` prints a pair: X, NV#, PIX, PXB, PHB (through one host bridge: the
-    /// pair's lowest common node is an `rc…` root complex), NODE (between host bridges of one socket;
-    /// NCCL's PHB class covers both), SYS.
-    pub fn smi_label(&self, a: usize, b: usize, nvlink: bool) -> &'static str {
+    /// How `nvidia-smi topo -m` prints a pair: X, NV#, PIX, PXB, then, for a pair that meets at or
+    /// above a CPU, by its NUMA nodes (nccl60): SYS when `same_numa_node` is false ("the SMP
+    /// interconnect between NUMA nodes": two sockets, or two NPS2 / NPS4 / SNC quadrants of one
+    /// socket), PHB when the pair's lowest common node is an `rc…` root complex (one host bridge),
+    /// NODE otherwise ("between PCIe Host Bridges within a NUMA node", an NPS0 node spanning both
+    /// sockets included). The legend's text is NVML's (`nvmlGpuTopologyLevel_t`: NODE "connected to
+    /// the same NUMA node but possibly multiple host bridges", SYSTEM "all devices in the system");
+    /// box B of tests/data/allreduce.tsv lines 206-225 (one EPYC 9B14 in NPS4) prints SYS between
+    /// its quadrants. `same_numa_node` is the caller's (the box's NUMA layout is not in the tree).
+    pub fn smi_label(&self, a: usize, b: usize, nvlink: bool, same_numa_node: bool) -> &'static str {
         match self.path_class(a, b, nvlink) {
             PathClass::Loc => "X",
             PathClass::Nvl => "NV",
             PathClass::Pix => "PIX",
             PathClass::Pxb => "PXB",
+            PathClass::Phb | PathClass::Sys if !same_numa_node => "SYS",
             PathClass::Phb
                 if self
                     .lca(a, b)
@@ -359,8 +366,7 @@ impl Topology {
             {
                 "PHB"
             }
-            PathClass::Phb => "NODE",
-            PathClass::Sys => "SYS",
+            PathClass::Phb | PathClass::Sys => "NODE",
         }
     }
 
@@ -476,14 +482,46 @@ mod tests {
         assert_eq!(t.path_class(0, 2, false), PathClass::Pxb);
         assert_eq!(t.path_class(0, 3, false), PathClass::Phb);
         assert_eq!(t.path_class(3, 4, false), PathClass::Sys);
-        assert_eq!(t.smi_label(0, 3, false), "NODE");
+        assert_eq!(t.smi_label(0, 3, false, true), "NODE");
+        assert_eq!(t.smi_label(3, 4, false, false), "SYS");
         // GPU0 and GPU3 of a box with root0 and root1 both under rc0 share a host bridge.
         let shared = Topology::from_paths(&["socket0/rc0/root0/switch0", "socket0/rc0/root1"]).unwrap();
-        assert_eq!(shared.smi_label(0, 1, false), "PHB");
+        assert_eq!(shared.smi_label(0, 1, false, true), "PHB");
         assert_eq!(t.socket_count(), 2);
         assert_eq!(t.path_of(2), "socket0/rc0/root0/switch0/switch1");
         assert_ne!(t.root_complex_of(0), t.root_complex_of(3));
         assert_eq!(t.root_complex_of(0), t.root_complex_of(2));
+    }
+
+    /// nccl60: nvidia-smi's labels above the switches follow the NUMA nodes. Box B of
+    /// tests/data/allreduce.tsv lines 206-225 (one EPYC 9B14 socket in NPS4; ChaoyuWang04/
+    /// Syncopate_Async_AgenticRL docs/syncopate/08-machine-and-environment.md at 4dcc00c, "硬件画像"):
+    /// GPUs 0/1 under one host bridge on node 3 (PHB), GPU 2 on node 2, GPU 3 on node 0, "跨 NUMA 走
+    /// SYS". One socket in the tree, so the quadrants are the caller's `same_numa_node`. Two sockets
+    /// on one NPS0 node: NODE (the legend: between host bridges within a NUMA node).
+    #[test]
+    fn labels_above_the_switches_follow_the_numa_nodes() {
+        let b = Topology::from_paths(&[
+            "socket0/rc0/root0",
+            "socket0/rc0/root1",
+            "socket0/rc1/root2",
+            "socket0/rc2/root3",
+        ])
+        .unwrap();
+        let node = [3, 3, 2, 0];
+        let label = |i: usize, j: usize| b.smi_label(i, j, false, node[i] == node[j]);
+        assert_eq!(label(0, 1), "PHB");
+        for (i, j) in [(0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            assert_eq!(label(i, j), "SYS", "GPU{i}-GPU{j}");
+        }
+        // The same tree as one NUMA node (NPS1): NODE between host bridges, as before nccl60.
+        assert_eq!(b.smi_label(0, 2, false, true), "NODE");
+        // Two sockets, one NPS0 node: NODE; under a common switch the node does not matter.
+        let two = seed_box();
+        assert_eq!(two.smi_label(3, 4, false, true), "NODE");
+        assert_eq!(two.smi_label(3, 4, false, false), "SYS");
+        let sw = Topology::from_paths(&["socket0/root0/switch0", "socket0/root0/switch0"]).unwrap();
+        assert_eq!(sw.smi_label(0, 1, false, false), "PIX");
     }
 
     #[test]

@@ -130,14 +130,10 @@ fn shared_cache(hw: &Hardware, n: usize, env: &NcclEnv) -> Arc<Mutex<OutcomeCach
 fn ring_hops(hw: &Hardware, n: usize, env: &NcclEnv) -> Vec<(PathClass, Transport)> {
     let n = n.min(hw.topology.gpu_count());
     let level = nccl::p2p_level(env, hw.cpu_amd, n as u32);
-    // As `Comm::new`: an xGMI mesh is a peer fabric like NVLink.
-    let peer_fabric = hw.gpu.nvlink || hw.accel.xgmi.is_some();
     (0..n)
         .map(|a| {
-            let b = (a + 1) % n;
             // ncclhost59: NCCL's class, from its CPU (NUMA) nodes, not the sockets.
-            let same_node = hw.nccl_cpu_node(a) == hw.nccl_cpu_node(b);
-            let class = nccl::nccl_path_class(hw.topology.path_class(a, b, peer_fabric), same_node);
+            let class = hw.nccl_path_class(a, (a + 1) % n);
             (class, nccl::transport(class, hw.gpu.p2p, level))
         })
         .collect()

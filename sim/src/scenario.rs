@@ -198,6 +198,28 @@ impl Hardware {
         self.topology.socket_of(g)
     }
 
+    /// Whether the box joins every GPU pair by a peer fabric (NVLink, or an xGMI mesh: issue #17
+    /// point 4), which NCCL classes NVL whatever the PCIe tree.
+    pub fn peer_fabric(&self) -> bool {
+        self.gpu.nvlink || self.accel.xgmi.is_some()
+    }
+
+    /// NCCL's path class between GPUs `a` and `b` (ncclhost59): the PCIe tree's class with the
+    /// pair's CPU nodes ([`Hardware::nccl_cpu_node`]) deciding PHB or SYS above the switches
+    /// (`tpsim_model::nccl::nccl_path_class`). The class NCCL's transport and search read.
+    pub fn nccl_path_class(&self, a: usize, b: usize) -> tpsim_model::hw::PathClass {
+        let same_node = self.nccl_cpu_node(a) == self.nccl_cpu_node(b);
+        tpsim_model::nccl::nccl_path_class(self.topology.path_class(a, b, self.peer_fabric()), same_node)
+    }
+
+    /// How `nvidia-smi topo -m` labels the pair (nccl60): the tree's label with the pair's NUMA
+    /// nodes (the same nodes NCCL files GPUs under) deciding SYS against PHB / NODE
+    /// (`tpsim_model::topo::Topology::smi_label`).
+    pub fn smi_label(&self, a: usize, b: usize) -> &'static str {
+        let same_node = self.nccl_cpu_node(a) == self.nccl_cpu_node(b);
+        self.topology.smi_label(a, b, self.peer_fabric(), same_node)
+    }
+
     /// Issue #18 (prefillgpus): a `flops_efficiency` that is being fitted (or set) stands for every
     /// kernel size, as an inline `flops_efficiency` does in a scenario: the FLOP points of the
     /// curves (and their measured range) are dropped, memory curves kept.

@@ -492,3 +492,5 @@ mod families41;
 mod vllmmem60;
 // missdig60 (issue #18): the largest one-signed cluster of decode misses (vLLM piecewise decode at TP > 1).
 mod missdig60;
+// nccl60 (issue #19): `tpsim topo` labels pairs by their NUMA nodes (NPS4 quadrants SYS, NPS0 NODE).
+mod nccl60;

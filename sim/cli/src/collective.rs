@@ -75,8 +75,9 @@ pub fn topo_text(setup: &Setup) -> String {
     let t = &hw.topology;
     let n = setup.gpus;
     let comm = Comm::new(hw, n, &setup.env);
-    // Issue #17 point 4: an xGMI mesh joins every pair like NVLink (shown as NV).
-    let peer = hw.gpu.nvlink || hw.accel.xgmi.is_some();
+    // Issue #17 point 4: an xGMI mesh joins every pair like NVLink (shown as NV); nccl60: the
+    // labels above the switches and NCCL's classes follow the NUMA nodes (`Hardware::smi_label`,
+    // `Hardware::nccl_path_class`).
     let mut o = String::new();
     let _ = writeln!(o, "{} ({} GPUs shown of {})", hw.name, n, t.gpu_count());
     let _ = write!(o, "{:<8}", "");
@@ -87,14 +88,15 @@ pub fn topo_text(setup: &Setup) -> String {
     for i in 0..n {
         let _ = write!(o, "{:<8}", format!("GPU{i}"));
         for j in 0..n {
-            let _ = write!(o, "{:<7}", t.smi_label(i, j, peer));
+            let _ = write!(o, "{:<7}", hw.smi_label(i, j));
         }
         let _ = writeln!(o, "{}", t.path_of(i));
     }
     let _ = writeln!(
         o,
-        "\nLegend: X = self, NV = NVLink, PIX = one PCIe switch, PXB = several switches, PHB = through one CPU host bridge, NODE = between host bridges of a socket, SYS = across sockets"
+        "\nLegend: X = self, NV = NVLink, PIX = one PCIe switch, PXB = several switches, PHB = through one CPU host bridge, NODE = between host bridges of a NUMA node, SYS = across NUMA nodes (sockets, or NPS2/NPS4/SNC quadrants of one)"
     );
+    numa_line(&mut o, hw, n);
     let _ = writeln!(
         o,
         "\nTransport per pair (NCCL P2P level {}): P2P, SHM (through host DRAM); * = kernel peer loads staged through system memory",
@@ -111,7 +113,7 @@ pub fn topo_text(setup: &Setup) -> String {
             let cell = if i == j {
                 "X".to_string()
             } else {
-                let tr = tpsim_model::nccl::transport(t.path_class(i, j, peer), hw.gpu.p2p, comm.level);
+                let tr = tpsim_model::nccl::transport(hw.nccl_path_class(i, j), hw.gpu.p2p, comm.level);
                 let name = match tr {
                     tpsim_model::hw::Transport::P2p => "P2P",
                     tpsim_model::hw::Transport::Shm => "SHM",
@@ -149,4 +151,23 @@ pub fn topo_text(setup: &Setup) -> String {
         );
     }
     o
+}
+
+/// nccl60: the NUMA node of each shown GPU, when the box states them apart from its sockets (`[host]
+/// gpu_numa_nodes` with several nodes a socket, or `numa_nodes = 1`): the nodes the SYS / NODE labels
+/// and NCCL's CPU nodes come from (nvidia-smi prints them as its "NUMA Affinity" column).
+fn numa_line(o: &mut String, hw: &tpsim::scenario::Hardware, n: usize) {
+    let split = hw.host.as_ref().is_some_and(|h| h.numa_nodes_per_socket > 1);
+    if !split && hw.numa_nodes != Some(1) {
+        return;
+    }
+    let nodes: Vec<String> = (0..n)
+        .map(|g| format!("GPU{g} {}", hw.nccl_cpu_node(g)))
+        .collect();
+    let how = if split {
+        "[host] gpu_numa_nodes"
+    } else {
+        "numa_nodes = 1: one node for the box"
+    };
+    let _ = writeln!(o, "NUMA node per GPU ({how}): {}", nodes.join(", "));
 }
