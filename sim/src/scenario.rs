@@ -71,6 +71,7 @@ pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
 pub mod moe_configs; // moetable: the fused-MoE configs SGLang ships → engine.moe_tuned_config
 pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
+pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel and refusals by release
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
@@ -751,6 +752,8 @@ impl Resolver<'_> {
             quant_flag.as_deref(),
             &mut warnings,
         )?;
+        // w4a16_60: vLLM's AWQ / GPTQ method and kernel, its log lines and refusals, by release.
+        self.vllm_w4a16(&model, quant_method.as_deref(), &engine, &hardware, &mut warnings)?;
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.

@@ -482,3 +482,5 @@ mod ncclhost59;
 mod sglttft59;
 // families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
 mod families41;
+// w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel, log lines and refusals by release; the int4 load by kernel.
+mod w4a16_60;
