@@ -71,7 +71,6 @@ pub mod moe_a2a; // issue #17 point 1 (ep): the all-to-all MoE path (DeepEP)
 pub mod moe_backend; // sm120decode: engine.moe_backend → [compute.moe_backends]
 pub mod moe_configs; // moetable: the fused-MoE configs SGLang ships → engine.moe_tuned_config
 pub mod online_quant; // issue #17 (onlinequant): engine.quantization (`--quantization`)
-pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel and refusals by release
 mod piecewise; // issue #17 point 5: SGLang piecewise CUDA-graph reserve
 pub mod pipeline; // issue #17: pipeline parallelism
 pub mod pipeline_nodes; // issue #17 point 4: pipeline stages across boxes
@@ -91,6 +90,7 @@ pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipel
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
+pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel and refusals by release
 mod workload;
 mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo] // flags56 (issue #17): context lengths above the model's, by release and env
 

@@ -26,9 +26,9 @@ mod load_order; // vrows4 (issue #17): vLLM's weight tensors in allocation order
 mod local_attention;
 mod low_flops; // fp8rate: GEMM FLOPs on fp8 / NVFP4 weights
 pub mod online_quant; // issue #17 (onlinequant): `--quantization fp8` on a bf16 checkpoint
-pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method and kernel by release
 mod piece;
 mod quant;
+pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method and kernel by release
 // h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.
 mod vlm;
 // Issue #16 (h4): the quantization a checkpoint declares (config.json / hf_quant_config.json).

@@ -36,6 +36,8 @@
 //!   awq. Supported dtypes: [torch.float16]" (`awq` and `gptq` run fp16 only; the Marlin methods and
 //!   the `auto_` ones fp16 and bf16).
 //!
+//! Releases before 0.8.0 were not read: they get 0.8.0's rules.
+//!
 //! Not modelled: act-order (`desc_act`) GPTQ checkpoints, whose partitioned `g_idx` keeps Machete off
 //! row-parallel layers; GPTQ's conversion needing `sym` and `desc_act` spelled out in the config
 //! (tpsim reads an absent `sym` as symmetric); the MoE method (`AWQMarlinMoEMethod` /
@@ -90,8 +92,19 @@ impl Int4Rules {
 
     /// Whether Machete can implement a layer of `group`, with or without zero points, on SM `sm`,
     /// `in_features` × `out_features` a rank (`MacheteLinearKernel.can_implement`).
-    pub fn machete_supports(&self, sm: u32, group: u32, zero_points: bool, in_features: u64, out_features: u64) -> bool {
-        let sm_ok = if self.machete_sm90_only { sm == 90 } else { sm >= 90 };
+    pub fn machete_supports(
+        &self,
+        sm: u32,
+        group: u32,
+        zero_points: bool,
+        in_features: u64,
+        out_features: u64,
+    ) -> bool {
+        let sm_ok = if self.machete_sm90_only {
+            sm == 90
+        } else {
+            sm >= 90
+        };
         let group_ok = group == 128 || (group == 64 && self.machete_group_64);
         sm_ok
             && group_ok
@@ -233,14 +246,18 @@ mod tests {
         assert_eq!(
             h100.log,
             vec![
-                "The model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel.".to_string(),
+                "The model is convertible to gptq_marlin during runtime. Using gptq_marlin kernel."
+                    .to_string(),
                 "Using MacheteLinearKernel for GPTQMarlinLinearMethod".to_string(),
             ]
         );
         let a100 = vllm_method(&r, Gptq, 128, false, 80, false, QKV).unwrap();
         assert_eq!(a100.log[1], "Using MarlinLinearKernel for GPTQMarlinLinearMethod");
         let v100 = vllm_method(&r, Gptq, 128, false, 70, false, QKV).unwrap();
-        assert_eq!((v100.method, v100.marlin_family, v100.log.len()), ("gptq", false, 0));
+        assert_eq!(
+            (v100.method, v100.marlin_family, v100.log.len()),
+            ("gptq", false, 0)
+        );
         assert_eq!(
             vllm_method(&r, Gptq, 128, false, 70, true, QKV).unwrap_err(),
             "torch.bfloat16 is not supported for quantization method gptq. Supported dtypes: [torch.float16]"
@@ -258,7 +275,10 @@ mod tests {
              Current capability: 70."
         );
         let new = vllm_method(&Int4Rules::vllm(&[0, 34, 0]), Awq, 128, true, 70, false, QKV);
-        assert!(new.unwrap_err().starts_with("The quantization method auto_awq is not supported"));
+        assert!(
+            new.unwrap_err()
+                .starts_with("The quantization method auto_awq is not supported")
+        );
         let t13 = vllm_method(&Int4Rules::vllm(&[0, 13, 0]), Awq, 128, true, 75, false, QKV).unwrap();
         assert_eq!((t13.method, t13.marlin_family), ("awq", false));
         let t14 = vllm_method(&Int4Rules::vllm(&[0, 14, 0]), Awq, 128, true, 75, false, QKV).unwrap();
@@ -273,15 +293,24 @@ mod tests {
     fn awq_on_hopper_by_release() {
         let at = |v: &[u64], g: u32| vllm_method(&Int4Rules::vllm(v), Awq, g, true, 90, true, QKV).unwrap();
         assert_eq!(at(&[0, 17, 0], 128).log.len(), 1);
-        assert_eq!(at(&[0, 19, 0], 128).log[1], "Using MacheteLinearKernel for AWQMarlinLinearMethod");
-        assert_eq!(at(&[0, 19, 0], 32).log[1], "Using MarlinLinearKernel for AWQMarlinLinearMethod");
+        assert_eq!(
+            at(&[0, 19, 0], 128).log[1],
+            "Using MacheteLinearKernel for AWQMarlinLinearMethod"
+        );
+        assert_eq!(
+            at(&[0, 19, 0], 32).log[1],
+            "Using MarlinLinearKernel for AWQMarlinLinearMethod"
+        );
         assert_eq!(
             vllm_method(&Int4Rules::vllm(&[0, 19, 0]), Awq, 256, true, 90, true, QKV).unwrap_err(),
             "torch.bfloat16 is not supported for quantization method awq. Supported dtypes: [torch.float16]"
         );
         let auto = at(&[0, 24, 0], 128);
         assert_eq!(auto.method, "auto_awq");
-        assert_eq!(auto.log, vec!["Using MacheteLinearKernel for AutoAWQMarlinLinearMethod".to_string()]);
+        assert_eq!(
+            auto.log,
+            vec!["Using MacheteLinearKernel for AutoAWQMarlinLinearMethod".to_string()]
+        );
     }
 
     /// Machete's shape check: 4,096 × 6,144 fits; an output width of 6,000 (not a multiple of 128)

@@ -105,7 +105,9 @@ fn block_overhead(s: &Scenario, ropes: &[u64]) -> u64 {
             crate::scenario::accel::GpuVendor::Amd => LoadGpu::rocm(&s.hardware.gpu),
         };
         // w4a16_60: the release's int4 kernel rules (Machete / Marlin, AWQ's direct repack ≤ 0.17).
-        let gpu = gpu.with_int4_rules(crate::scenario::vllm_w4a16::int4_rules(&s.engine.release().version));
+        let gpu = gpu.with_int4_rules(crate::scenario::vllm_w4a16::int4_rules(
+            &s.engine.release().version,
+        ));
         s.model.vllm_load_block_overhead(s.engine.tp, ropes, dtype, &gpu)
     } else {
         0
@@ -129,7 +131,9 @@ pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
         crate::scenario::accel::GpuVendor::Nvidia => LoadGpu::nvidia(&s.hardware.gpu),
         crate::scenario::accel::GpuVendor::Amd => LoadGpu::rocm(&s.hardware.gpu),
     };
-    let gpu = gpu.with_int4_rules(crate::scenario::vllm_w4a16::int4_rules(&s.engine.release().version));
+    let gpu = gpu.with_int4_rules(crate::scenario::vllm_w4a16::int4_rules(
+        &s.engine.release().version,
+    ));
     Some(Bytes(s.model.vllm_load_peak(s.engine.tp, &ropes, dtype, &gpu)))
 }
 

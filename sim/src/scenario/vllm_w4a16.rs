@@ -25,7 +25,8 @@ pub fn int4_rules(version: &str) -> Int4Rules {
 /// The int4 group-scaled format the rule reads: the dense linears', else the routed experts'.
 fn w4a16_format(model: &ModelSpec) -> Option<WeightFormat> {
     let q = &model.quantization;
-    let grouped = |f: &WeightFormat| f.dtype == WeightDtype::Int4 && f.group_size.is_some() && f.block_size.is_none();
+    let grouped =
+        |f: &WeightFormat| f.dtype == WeightDtype::Int4 && f.group_size.is_some() && f.block_size.is_none();
     [q.weights.clone(), q.expert_format()].into_iter().find(grouped)
 }
 
@@ -82,7 +83,9 @@ impl Resolver<'_> {
             }
             Err(text) => Err(self.invalid(
                 "model",
-                format!("vLLM {version} refuses this W4A16 checkpoint on compute capability {sm}: \"{text}\""),
+                format!(
+                    "vLLM {version} refuses this W4A16 checkpoint on compute capability {sm}: \"{text}\""
+                ),
             )),
         }
     }

@@ -66,7 +66,13 @@ impl Int4Kernel {
     /// `AllSparkLinearKernel` 8-bit weights without groups (`allspark_utils.py`), so Machete where
     /// [`Int4Rules::machete_supports`] (0.19: SM 9.0 exactly, groups 64 / 128, tile-multiple shape),
     /// else Marlin. AWQ before 0.19 calls Marlin directly ([`Int4Kernel::Marlin`]).
-    pub fn vllm(gpu: &LoadGpu, group: u32, zero_point: bool, in_features: u64, out_features: u64) -> Option<Int4Kernel> {
+    pub fn vllm(
+        gpu: &LoadGpu,
+        group: u32,
+        zero_point: bool,
+        in_features: u64,
+        out_features: u64,
+    ) -> Option<Int4Kernel> {
         let r = &gpu.int4;
         if !gpu.cuda || !r.marlin_supports(gpu.sm_version, group) {
             None
@@ -290,12 +296,30 @@ mod tests {
     #[test]
     fn kernel_by_release() {
         let at = |sm: u32, v: &[u64]| gpu(sm, true).with_int4_rules(Int4Rules::vllm(v));
-        assert_eq!(Int4Kernel::vllm(&at(90, &[0, 17, 0]), 128, true, 4096, 6144), Some(Int4Kernel::Marlin));
-        assert_eq!(Int4Kernel::vllm(&at(90, &[0, 19, 0]), 128, true, 4096, 6144), Some(Int4Kernel::Machete));
-        assert_eq!(Int4Kernel::vllm(&at(75, &[0, 13, 0]), 128, false, 4096, 6144), None);
-        assert_eq!(Int4Kernel::vllm(&at(75, &[0, 14, 0]), 128, false, 4096, 6144), Some(Int4Kernel::Marlin));
-        assert_eq!(Int4Kernel::vllm(&at(120, &[0, 9, 2]), 128, false, 4096, 6144), Some(Int4Kernel::Machete));
-        assert_eq!(Int4Kernel::vllm(&at(120, &[0, 10, 1]), 128, false, 4096, 6144), Some(Int4Kernel::Marlin));
+        assert_eq!(
+            Int4Kernel::vllm(&at(90, &[0, 17, 0]), 128, true, 4096, 6144),
+            Some(Int4Kernel::Marlin)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(90, &[0, 19, 0]), 128, true, 4096, 6144),
+            Some(Int4Kernel::Machete)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(75, &[0, 13, 0]), 128, false, 4096, 6144),
+            None
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(75, &[0, 14, 0]), 128, false, 4096, 6144),
+            Some(Int4Kernel::Marlin)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(120, &[0, 9, 2]), 128, false, 4096, 6144),
+            Some(Int4Kernel::Machete)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(120, &[0, 10, 1]), 128, false, 4096, 6144),
+            Some(Int4Kernel::Marlin)
+        );
     }
 
     /// w4a16_60: AWQ's direct Marlin path (≤ 0.17) holds the same bytes as the checkpoint plus the
@@ -311,7 +335,11 @@ mod tests {
         };
         let q = awq(&s, Int4Kernel::Marlin, false);
         assert_eq!((q.tensors.clone(), q.extra), (vec![100, 10, 20], 512));
-        let news: Vec<u64> = q.post.iter().filter_map(|p| if let Post::New(b) = p { Some(*b) } else { None }).collect();
+        let news: Vec<u64> = q
+            .post
+            .iter()
+            .filter_map(|p| if let Post::New(b) = p { Some(*b) } else { None })
+            .collect();
         assert_eq!(news, vec![512, 100, 20, 80, 80, 80, 80, 10]);
         // 3 created + 8 new = 11 tensors; kept: workspace, qweight, scales, qzeros → 7 freed.
         assert_eq!(q.post.iter().filter(|p| matches!(p, Post::Drop(_))).count(), 7);
