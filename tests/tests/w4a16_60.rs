@@ -50,18 +50,30 @@ fn awq_on_a_v100_is_refused_with_vllms_text() {
 #[test]
 fn h100_logs_by_release() {
     let j17 = run_json(&variant("h100_17", "h100-sxm-1x", "0.17.0", true));
-    assert!(warned(&j17, &format!("vLLM 0.17.0 logs: \"{}\"", convertible("awq_marlin"))));
+    assert!(warned(
+        &j17,
+        &format!("vLLM 0.17.0 logs: \"{}\"", convertible("awq_marlin"))
+    ));
     assert!(!warned(&j17, "LinearMethod"));
     let j19 = run_json(&variant("h100_19", "h100-sxm-1x", "0.19.0", true));
-    assert!(warned(&j19, "vLLM 0.19.0 logs: \"Using MacheteLinearKernel for AWQMarlinLinearMethod\""));
+    assert!(warned(
+        &j19,
+        "vLLM 0.19.0 logs: \"Using MacheteLinearKernel for AWQMarlinLinearMethod\""
+    ));
     let g19 = run_json(&variant("h100_gptq", "h100-sxm-1x", "0.19.0", false));
     assert!(warned(&g19, &convertible("gptq_marlin")));
-    assert!(warned(&g19, "\"Using MacheteLinearKernel for GPTQMarlinLinearMethod\""));
+    assert!(warned(
+        &g19,
+        "\"Using MacheteLinearKernel for GPTQMarlinLinearMethod\""
+    ));
     // From 0.24 the AWQ checkpoint runs `auto_awq`: no conversion line, the kernel line names
     // AutoAWQMarlinLinearMethod (0.24.0 `auto_awq.py`).
     let j24 = run_json(&variant("h100_24", "h100-sxm-1x", "0.24.0", true));
     assert!(!warned(&j24, "convertible"));
-    assert!(warned(&j24, "\"Using MacheteLinearKernel for AutoAWQMarlinLinearMethod\""));
+    assert!(warned(
+        &j24,
+        "\"Using MacheteLinearKernel for AutoAWQMarlinLinearMethod\""
+    ));
 }
 
 /// On an RTX 2080 Ti (SM 7.5), vLLM 0.13 has no Marlin (80) and runs the AWQ checkpoint with `awq`,
@@ -85,7 +97,8 @@ fn turing_awq_by_release() {
 fn machete_and_marlin_extra_bytes_by_hand() {
     let text = std::fs::read_to_string(scenario("models/qwen3-14b/config.json")).unwrap();
     let q: Quantization =
-        toml::from_str("dtype = \"int4\"\ngroup_size = 128\nscale_dtype = \"fp16\"\nzero_point = true\n").unwrap();
+        toml::from_str("dtype = \"int4\"\ngroup_size = 128\nscale_dtype = \"fp16\"\nzero_point = true\n")
+            .unwrap();
     let m = tpsim_model::llm::ModelSpec::from_config_json(&text, q).unwrap();
     let h100 = LoadGpu {
         sm_version: 90,
@@ -105,7 +118,12 @@ fn machete_and_marlin_extra_bytes_by_hand() {
 /// figure). Every other entry of the two plans is the same.
 #[test]
 fn awq_weights_on_h100_by_release() {
-    let weights = |v: &str| entry_bytes(&run_json(&variant(&format!("w{v}"), "h100-sxm-1x", v, true)), "target weights");
+    let weights = |v: &str| {
+        entry_bytes(
+            &run_json(&variant(&format!("w{v}"), "h100-sxm-1x", v, true)),
+            "target weights",
+        )
+    };
     let (w17, w19) = (weights("0.17.0"), weights("0.19.0"));
     assert_eq!(w19 - w17, 173_015_040);
     assert!(w19 - w17 >= 154_828_800 - 84_480);

@@ -109,8 +109,8 @@ impl Int4Rules {
         sm_ok
             && group_ok
             && (!zero_points || self.machete_zero_points)
-            && in_features % 64 == 0
-            && out_features % 128 == 0
+            && in_features.is_multiple_of(64)
+            && out_features.is_multiple_of(128)
     }
 }
 

@@ -27,7 +27,7 @@ fn w4a16_format(model: &ModelSpec) -> Option<WeightFormat> {
     let q = &model.quantization;
     let grouped =
         |f: &WeightFormat| f.dtype == WeightDtype::Int4 && f.group_size.is_some() && f.block_size.is_none();
-    [q.weights.clone(), q.expert_format()].into_iter().find(grouped)
+    [q.weights, q.expert_format()].into_iter().find(grouped)
 }
 
 impl Resolver<'_> {
