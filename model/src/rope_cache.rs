@@ -429,6 +429,7 @@ mod tests {
             sm_version: 89,
             sm_count: 128,
             cuda: true,
+            int4: crate::llm::vllm_w4a16::Int4Rules::default(),
         };
         let over = m.sglang_load_segment_overhead(4, &ropes, 4, 2, &gpu);
         assert_eq!(over, 182 * (1 << 20) + (1 << 17) + 1_247_232);

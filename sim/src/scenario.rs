@@ -90,6 +90,7 @@ pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipel
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
+pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel and refusals by release
 mod workload;
 mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo] // flags56 (issue #17): context lengths above the model's, by release and env
 
@@ -773,6 +774,8 @@ impl Resolver<'_> {
             quant_flag.as_deref(),
             &mut warnings,
         )?;
+        // w4a16_60: vLLM's AWQ / GPTQ method and kernel, its log lines and refusals, by release.
+        self.vllm_w4a16(&model, quant_method.as_deref(), &engine, &hardware, &mut warnings)?;
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.

@@ -570,6 +570,7 @@ fn sglang_load_parts(name: &str, tp: u32, sm_version: u32, sm_count: u32) -> (f6
         sm_version,
         sm_count,
         cuda: true,
+        int4: tpsim_model::llm::vllm_w4a16::Int4Rules::default(),
     };
     let seg = m.sglang_load_segment_overhead(tp, &ropes, 4, 2, &gpu);
     (

@@ -494,3 +494,5 @@ mod vllmmem60;
 mod missdig60;
 // nccl60 (issue #19): `tpsim topo` labels pairs by their NUMA nodes (NPS4 quadrants SYS, NPS0 NODE).
 mod nccl60;
+// w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel, log lines and refusals by release; the int4 load by kernel.
+mod w4a16_60;

@@ -109,7 +109,8 @@ fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64, gpu: &LoadGpu) -> Optio
             })
         }
         WeightDtype::Int4 if f.group_size.is_some() && f.block_size.is_none() => {
-            let kernel = Int4Kernel::vllm(gpu, f.group_size.unwrap_or(0))?;
+            // `rows` output features, `cols` input features (a rank's share).
+            let kernel = Int4Kernel::vllm(gpu, f.group_size.unwrap_or(0), f.zero_point, cols, rows)?;
             let packed = rows.saturating_mul(cols).div_ceil(2);
             let g = u64::from(f.group_size.unwrap_or(1).max(1));
             let groups = rows.saturating_mul(cols.div_ceil(g));
@@ -128,7 +129,7 @@ fn quant_tensors(f: &WeightFormat, rows: u64, cols: u64, gpu: &LoadGpu) -> Optio
                 workspace,
             };
             Some(if f.zero_point {
-                int4::awq(&s, kernel)
+                int4::awq(&s, kernel, gpu.int4.awq_chooser)
             } else {
                 int4::gptq(&s, cols.saturating_mul(4), kernel)
             })

@@ -142,6 +142,7 @@ mod tests {
             sm_version,
             sm_count: 132,
             cuda: true,
+            int4: crate::llm::vllm_w4a16::Int4Rules::default(),
         }
     }
 

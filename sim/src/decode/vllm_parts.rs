@@ -101,7 +101,8 @@ fn rope_caches(s: &Scenario) -> Vec<u64> {
 /// a large tensor whose 2 MiB-rounded segment would leave ≤ 1 MiB is given the whole segment. On a
 /// plain TP rank only (`ModelSpec::vllm_load_block_overhead`); pipeline stages and DP layouts: 0
 /// (their tensor lists are not built). int4 layers are processed by the kernel vLLM picks for the
-/// GPU (`tpsim_model::llm::Int4Kernel`: Machete on Hopper, Marlin elsewhere on CUDA).
+/// GPU and release (`tpsim_model::llm::Int4Kernel`: Machete on Hopper, Marlin elsewhere on CUDA;
+/// w4a16_60: by release, `scenario::vllm_w4a16`).
 fn block_overhead(s: &Scenario, ropes: &[u64]) -> u64 {
     let plain_tp = super::pipeline::binding_stage(s).is_none()
         && s.engine.vllm_dp.is_none()
@@ -112,6 +113,10 @@ fn block_overhead(s: &Scenario, ropes: &[u64]) -> u64 {
             crate::scenario::accel::GpuVendor::Nvidia => LoadGpu::nvidia(&s.hardware.gpu),
             crate::scenario::accel::GpuVendor::Amd => LoadGpu::rocm(&s.hardware.gpu),
         };
+        // w4a16_60: the release's int4 kernel rules (Machete / Marlin, AWQ's direct repack ≤ 0.17).
+        let gpu = gpu.with_int4_rules(crate::scenario::vllm_w4a16::int4_rules(
+            &s.engine.release().version,
+        ));
         s.model.vllm_load_block_overhead(s.engine.tp, ropes, dtype, &gpu)
     } else {
         0
@@ -135,6 +140,9 @@ pub(super) fn online_load_peak(s: &Scenario) -> Option<Bytes> {
         crate::scenario::accel::GpuVendor::Nvidia => LoadGpu::nvidia(&s.hardware.gpu),
         crate::scenario::accel::GpuVendor::Amd => LoadGpu::rocm(&s.hardware.gpu),
     };
+    let gpu = gpu.with_int4_rules(crate::scenario::vllm_w4a16::int4_rules(
+        &s.engine.release().version,
+    ));
     Some(Bytes(s.model.vllm_load_peak(s.engine.tp, &ropes, dtype, &gpu)))
 }
 

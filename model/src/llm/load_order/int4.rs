@@ -2,9 +2,11 @@
 //! linear layer, GPTQ (`gptq_marlin.py`) or AWQ (`awq_marlin.py`), and the kernel that processes
 //! them after loading (`kernels/linear/__init__.py` `choose_mp_linear_kernel`). Each step is read
 //! off the Python source; temporaries of a few hundred bytes (index lists, `shifts`) are left out:
-//! the small pool they come from returns them whole.
+//! the small pool they come from returns them whole. w4a16_60: the kernel by release
+//! ([`Int4Rules`], `llm::vllm_w4a16`), and AWQ's direct Marlin repack of vLLM ≤ 0.17.
 
 use super::{Int4Sizes, Post, QuantTensors};
+use crate::llm::vllm_w4a16::Int4Rules;
 
 /// The mixed-precision kernel vLLM 0.19.0 picks for an int4 layer with fp16/bf16 activations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,8 @@ pub struct LoadGpu {
     /// Whether vLLM runs on CUDA: on ROCm `_POSSIBLE_KERNELS` has neither Machete nor Marlin
     /// (`gptq_marlin` / `awq_marlin` are not taken), and int4 layers are not modelled.
     pub cuda: bool,
+    /// w4a16_60: the vLLM release's W4A16 rules (0.19.0's unless [`LoadGpu::with_int4_rules`]).
+    pub int4: Int4Rules,
 }
 
 impl LoadGpu {
@@ -34,7 +38,13 @@ impl LoadGpu {
             sm_version: crate::hw::sm_version(&spec.compute_capability),
             sm_count: spec.sm_count,
             cuda: true,
+            int4: Int4Rules::default(),
         }
+    }
+
+    /// This GPU under the W4A16 rules `int4` of another vLLM release.
+    pub fn with_int4_rules(self, int4: Int4Rules) -> LoadGpu {
+        LoadGpu { int4, ..self }
     }
 
     /// An AMD GPU of `spec` (ROCm).
@@ -47,17 +57,28 @@ impl LoadGpu {
 }
 
 impl Int4Kernel {
-    /// The kernel `choose_mp_linear_kernel` returns on `gpu` for `group` elements per scale (`None`
-    /// on ROCm): the first of `_POSSIBLE_KERNELS[CUDA]` that can implement the layer.
-    /// `CutlassW4A8LinearKernel` needs fp8 activations and `AllSparkLinearKernel` 8-bit weights
-    /// without groups (`allspark_utils.py`), so an int4 layer gets `MacheteLinearKernel` when
-    /// `current_platform.is_device_capability(90)` (exactly 9.0: not 10.0 or 12.0) and the group is
-    /// one of `query_machete_supported_group_sizes` (64, 128), else `MarlinLinearKernel` (groups
-    /// 32, 64, 128; other groups are not modelled).
-    pub fn vllm(gpu: &LoadGpu, group: u32) -> Option<Int4Kernel> {
-        if !gpu.cuda {
+    /// The kernel vLLM (the release of `gpu.int4`) runs for an int4 layer of `group` elements per
+    /// scale, with zero points (`zero_point`: AWQ) or not (symmetric GPTQ), `in_features` ×
+    /// `out_features` a rank; `None` where its memory is not modelled (ROCm, a GPU below Marlin's
+    /// minimum capability or a group Marlin rejects: the checkpoint's own `awq` / `gptq` kernels).
+    /// vLLM ≥ 0.19 (GPTQ: every release read) takes the first of `_POSSIBLE_KERNELS[CUDA]` that can
+    /// implement the layer: `CutlassW4A8LinearKernel` needs fp8 activations and
+    /// `AllSparkLinearKernel` 8-bit weights without groups (`allspark_utils.py`), so Machete where
+    /// [`Int4Rules::machete_supports`] (0.19: SM 9.0 exactly, groups 64 / 128, tile-multiple shape),
+    /// else Marlin. AWQ before 0.19 calls Marlin directly ([`Int4Kernel::Marlin`]).
+    pub fn vllm(
+        gpu: &LoadGpu,
+        group: u32,
+        zero_point: bool,
+        in_features: u64,
+        out_features: u64,
+    ) -> Option<Int4Kernel> {
+        let r = &gpu.int4;
+        if !gpu.cuda || !r.marlin_supports(gpu.sm_version, group) {
             None
-        } else if gpu.sm_version == 90 && matches!(group, 64 | 128) {
+        } else if (!zero_point || r.awq_chooser)
+            && r.machete_supports(gpu.sm_version, group, zero_point, in_features, out_features)
+        {
             Some(Int4Kernel::Machete)
         } else {
             Some(Int4Kernel::Marlin)
@@ -113,7 +134,10 @@ fn machete_qweight(old: usize, next: usize, p: u64) -> Vec<Post> {
 /// `[in, out / 8]`, `qzeros` int32 `[in / group, out / 8]`, `scales` `[in / group, out]` (0 to 2).
 /// After loading, `_convert_awq_to_standard_format` repacks both packed tensors along the other
 /// dimension through int32 temporaries of 8 × their bytes, then the kernel processes them.
-pub(super) fn awq(s: &Int4Sizes, kernel: Int4Kernel) -> QuantTensors {
+pub(super) fn awq(s: &Int4Sizes, kernel: Int4Kernel, chooser: bool) -> QuantTensors {
+    if !chooser {
+        return awq_direct_marlin(s);
+    }
     let mut post = Vec::new();
     let (p, z) = (s.packed, s.zeros);
     // qweight: `(qw.unsqueeze(-1) >> shifts)` (3) `& mask` (4), 3 freed; `[:, :, reverse_order]`
@@ -205,6 +229,38 @@ pub(super) fn awq(s: &Int4Sizes, kernel: Int4Kernel) -> QuantTensors {
     }
 }
 
+/// w4a16_60: an AWQ layer under vLLM ≤ 0.17's `AWQMarlinLinearMethod.process_weights_after_loading`
+/// (0.17.0 `awq_marlin.py`), Marlin without the GPTQ-format conversion: `qweight` (0), `qzeros` (1),
+/// `scales` (2); the workspace (3); `awq_marlin_repack` (4), the old qweight freed; `marlin_permute_scales`
+/// (5), the old scales freed; `awq_to_marlin_zero_points`: `unpack_cols` int32 `[in / group, out]`
+/// (6), the undo-interleave index (7; 6 freed when `q_zp` is rebound), `marlin_zero_points`' scale-perm
+/// index (8) and interleave index (9; 8 freed), `pack_cols` (10); 9 freed on return, 7 on the outer
+/// return, then the old qzeros when replaced. Held beyond the checkpoint: the workspace.
+fn awq_direct_marlin(s: &Int4Sizes) -> QuantTensors {
+    let (p, z) = (s.packed, s.zeros);
+    QuantTensors {
+        tensors: vec![p, z, s.scales],
+        extra: s.workspace,
+        post: vec![
+            Post::New(s.workspace),
+            Post::New(p),
+            Post::Drop(0),
+            Post::New(s.scales),
+            Post::Drop(2),
+            Post::New(8 * z),
+            Post::New(8 * z),
+            Post::Drop(6),
+            Post::New(8 * z),
+            Post::New(8 * z),
+            Post::Drop(8),
+            Post::New(z),
+            Post::Drop(9),
+            Post::Drop(7),
+            Post::Drop(1),
+        ],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +270,7 @@ mod tests {
             sm_version,
             sm_count: 128,
             cuda,
+            int4: Int4Rules::default(),
         }
     }
 
@@ -221,13 +278,71 @@ mod tests {
     /// 16-bit activations; Marlin takes the rest (machete.py, marlin.py, vLLM 0.19.0).
     #[test]
     fn machete_on_hopper_only() {
-        assert_eq!(Int4Kernel::vllm(&gpu(90, true), 128), Some(Int4Kernel::Machete));
-        assert_eq!(Int4Kernel::vllm(&gpu(90, true), 64), Some(Int4Kernel::Machete));
-        assert_eq!(Int4Kernel::vllm(&gpu(90, true), 32), Some(Int4Kernel::Marlin));
+        let k = |g: &LoadGpu, group: u32| Int4Kernel::vllm(g, group, false, 4096, 6144);
+        assert_eq!(k(&gpu(90, true), 128), Some(Int4Kernel::Machete));
+        assert_eq!(k(&gpu(90, true), 64), Some(Int4Kernel::Machete));
+        assert_eq!(k(&gpu(90, true), 32), Some(Int4Kernel::Marlin));
         for sm in [80, 86, 89, 100, 120] {
-            assert_eq!(Int4Kernel::vllm(&gpu(sm, true), 128), Some(Int4Kernel::Marlin));
+            assert_eq!(k(&gpu(sm, true), 128), Some(Int4Kernel::Marlin));
         }
-        assert_eq!(Int4Kernel::vllm(&gpu(94, false), 128), None);
+        assert_eq!(k(&gpu(94, false), 128), None);
+        // w4a16_60: a Marlin-rejected group (256) and a Volta card run the checkpoint's own kernels.
+        assert_eq!(k(&gpu(90, true), 256), None);
+        assert_eq!(k(&gpu(70, true), 128), None);
+    }
+
+    /// w4a16_60: by release (`vllm_w4a16`): AWQ on Hopper is Marlin before 0.19 (no chooser), Machete
+    /// from 0.19; SM 7.5 has Marlin from 0.14.0 (80 before); SM 12.0 took Machete up to 0.9.2.
+    #[test]
+    fn kernel_by_release() {
+        let at = |sm: u32, v: &[u64]| gpu(sm, true).with_int4_rules(Int4Rules::vllm(v));
+        assert_eq!(
+            Int4Kernel::vllm(&at(90, &[0, 17, 0]), 128, true, 4096, 6144),
+            Some(Int4Kernel::Marlin)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(90, &[0, 19, 0]), 128, true, 4096, 6144),
+            Some(Int4Kernel::Machete)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(75, &[0, 13, 0]), 128, false, 4096, 6144),
+            None
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(75, &[0, 14, 0]), 128, false, 4096, 6144),
+            Some(Int4Kernel::Marlin)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(120, &[0, 9, 2]), 128, false, 4096, 6144),
+            Some(Int4Kernel::Machete)
+        );
+        assert_eq!(
+            Int4Kernel::vllm(&at(120, &[0, 10, 1]), 128, false, 4096, 6144),
+            Some(Int4Kernel::Marlin)
+        );
+    }
+
+    /// w4a16_60: AWQ's direct Marlin path (≤ 0.17) holds the same bytes as the checkpoint plus the
+    /// workspace; its largest transient is the unpacked zero points (8 × qzeros), 11 allocations,
+    /// every temporary freed.
+    #[test]
+    fn awq_direct_marlin_steps() {
+        let s = Int4Sizes {
+            packed: 100,
+            zeros: 10,
+            scales: 20,
+            workspace: 512,
+        };
+        let q = awq(&s, Int4Kernel::Marlin, false);
+        assert_eq!((q.tensors.clone(), q.extra), (vec![100, 10, 20], 512));
+        let news: Vec<u64> = q
+            .post
+            .iter()
+            .filter_map(|p| if let Post::New(b) = p { Some(*b) } else { None })
+            .collect();
+        assert_eq!(news, vec![512, 100, 20, 80, 80, 80, 80, 10]);
+        // 3 created + 8 new = 11 tensors; kept: workspace, qweight, scales, qzeros → 7 freed.
+        assert_eq!(q.post.iter().filter(|p| matches!(p, Post::Drop(_))).count(), 7);
     }
 
     /// GPTQ under Marlin: 4 created, the workspace, `g_idx` and `qzeros` freed, the packed weight and
