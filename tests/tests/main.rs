@@ -482,3 +482,5 @@ mod ncclhost59;
 mod sglttft59;
 // families41 (issue #17): Qwen3-Omni MoE (the thinker, lowered as Qwen3-VL-MoE with an audio encoder).
 mod families41;
+// sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
+mod sglfront60;
