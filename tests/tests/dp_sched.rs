@@ -119,6 +119,7 @@ fn plan(kv_tokens: u64, groups: u32, spec_reserve: Option<u64>, graphs: Vec<u32>
         graphs,
         frontend: None,
         detok: None,
+        request_path: Duration::ZERO,
         max_req_len: None,
         hybrid: None,
     }

@@ -496,3 +496,5 @@ mod missdig60;
 mod nccl60;
 // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel, log lines and refusals by release; the int4 load by kernel.
 mod w4a16_60;
+// sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
+mod sglfront60;

@@ -49,6 +49,7 @@ fn sglang_plan_with(
         graphs: Vec::new(),
         frontend: None,
         detok: None,
+        request_path: Duration::ZERO,
         // No output clipping: these tests drive the scheduler alone.
         max_req_len: None,
         hybrid: None,

@@ -569,6 +569,9 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     pub frontend: Option<super::frontend::Costs>,
     /// SGLang's detokenizer process (issue #18, kimitok54; `None`: not modelled).
     pub detok: Option<super::detok::Costs>,
+    /// sglfront60: a request enters its scheduler's waiting queue this long after the client sends
+    /// it (SGLang's request path outside the scheduler, `serve::sglang_front`; zero: at once).
+    pub request_path: Duration,
     /// SGLang's `max_req_len` of one scheduler (min(context_len − 1, its pool's tokens − 1)): a
     /// request's output is clipped to `max_req_len − prompt − 1` when it reaches a group (None:
     /// vLLM, which does not clip).
@@ -802,6 +805,8 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     // to them.
     let mut fe = inp.frontend.filter(|c| c.active()).map(Frontend::new);
     let mut in_frontend: BinaryHeap<Reverse<(u64, u64, usize, u32)>> = BinaryHeap::new();
+    // sglfront60: SGLang's request path (ps), through the same heap without a server.
+    let path = inp.request_path.as_ps();
     let mut fe_seq = 0u64;
     let mut outs = Outputs {
         tokens: vec![0; fe.as_ref().map_or(0, Frontend::servers)],
@@ -897,6 +902,11 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
             match fe.as_mut() {
+                // sglfront60: SGLang's request path, a latency (no server) before the queue.
+                None if path > 0 => {
+                    in_frontend.push(Reverse((at + path, fe_seq, to, id)));
+                    fe_seq += 1;
+                }
                 None if overlap && (stepped || now < hold_until) => held.push((to, id)),
                 None => core.waiting.push_back(id),
                 Some(f) => {
@@ -916,7 +926,13 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             && ready <= now
         {
             in_frontend.pop();
-            groups[to].core.waiting.push_back(id);
+            // sglfront60: one that reached SGLang's scheduler while a step ran is seen a step
+            // later, as an arrival is (sglttft59).
+            if overlap && (stepped || now < hold_until) {
+                held.push((to, id));
+            } else {
+                groups[to].core.waiting.push_back(id);
+            }
         }
         if !stepped && now >= hold_until {
             release_held(groups, &mut held);

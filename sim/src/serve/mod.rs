@@ -26,6 +26,7 @@ pub mod policy;
 pub mod replicas; // issue #17 (dp): data-parallel replicas
 pub mod sglang;
 pub mod sglang_first_token; // sglttft59: when the overlap scheduler streams a prefill's first tokens
+pub mod sglang_front; // sglfront60: SGLang's request path outside the scheduler's steps
 pub mod sglang_release; // sched54: SGLang's admission and retraction rules by release
 pub mod stats;
 pub mod vllm;
@@ -51,6 +52,9 @@ pub struct Plan {
     pub frontend: Option<frontend::Costs>,
     /// SGLang's detokenizer process (issue #18, kimitok54; `None`: not modelled).
     pub detok: Option<detok::Costs>,
+    /// sglfront60: SGLang's request path outside the scheduler's steps, from the client's send to
+    /// the waiting queue ([`sglang_front::request_path`]; zero for vLLM).
+    pub request_path: tpsim_model::units::Duration,
     /// SGLang's `max_req_len` of one scheduler, min(context_len − 1, its pool's tokens − 1)
     /// (`tp_worker.py`): outputs are clipped to it (`core::Inputs::max_req_len`); None for vLLM.
     pub max_req_len: Option<u64>,
@@ -153,6 +157,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                         detok::Window::Committed
                     },
                 }),
+                request_path: sglang_front::request_path(),
                 max_req_len: Some(
                     s.engine
                         .context_len
@@ -210,6 +215,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .collect(),
                 frontend,
                 detok: None,
+                request_path: tpsim_model::units::Duration::ZERO,
                 max_req_len: None,
                 hybrid,
             }
@@ -241,6 +247,7 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
         slo,
         frontend: p.frontend,
         detok: p.detok,
+        request_path: p.request_path,
         max_req_len: p.max_req_len,
     };
     match &p.engine {

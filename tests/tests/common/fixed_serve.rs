@@ -48,6 +48,7 @@ pub fn vllm_plan(kv_tokens: u64) -> Plan {
         graphs: Vec::new(),
         frontend: None,
         detok: None,
+        request_path: Duration::ZERO,
         max_req_len: None,
         hybrid: None,
     }
@@ -76,6 +77,7 @@ pub fn sglang_plan(kv_tokens: u64, max_running: u32, chunk: u64) -> Plan {
         graphs: Vec::new(),
         frontend: None,
         detok: None,
+        request_path: Duration::ZERO,
         max_req_len: None,
         hybrid: None,
     }
