@@ -46,11 +46,12 @@ fn every_bundled_pcie_preset_round_trips_through_its_matrix() {
         assert_eq!(m.links, m2.links, "{name}: {}\n{}", o.stdout, again.stdout);
         done.push(name);
     }
-    // 70 bundled presets: 58 on PCIe alone (the single-GPU ones included; stop 57 added deploys32's
-    // rtx-pro-6000-max-q-8x-kvm-xeon-8468v and shm57's rtx-5090-8x-dual-turin-p2p-aikitoria); NVLink or an xGMI mesh on
+    // 71 bundled presets: 59 on PCIe alone (the single-GPU ones included; stop 57 added deploys32's
+    // rtx-pro-6000-max-q-8x-kvm-xeon-8468v and shm57's rtx-5090-8x-dual-turin-p2p-aikitoria, stop 60
+    // deploys36's rtx-5090-2x-ryzen-9950x3d-gen5x8); NVLink or an xGMI mesh on
     // every pair in the 12 others (B200, GB200, H100 SXM, H200 (one box and two), H20, the bridged
     // H100 NVL / H100 PCIe / RTX A6000 pairs, MI300X, MI325X, MI355X).
-    assert_eq!((done.len(), nvlink.len()), (58, 12), "{nvlink:?}");
+    assert_eq!((done.len(), nvlink.len()), (59, 12), "{nvlink:?}");
     assert!(
         done.contains(&"rtx-pro-6000-8x-3switch-trpro-hierarchy"),
         "{done:?}"

@@ -119,10 +119,12 @@ fn prefill_gives_the_first_token() {
     // ≈ 6 ms). SGLang launches the eager prefill from the host: 1 + 32 × (5 + 4 template kernels +
     // one `store_cache` and FA3's q copy, pcglaunch18; unversioned = the newest rules) + 1 = 354
     // launches at 31.7 µs = 11.22 ms, so host-bound: plus the scheduler and the last kernels,
-    // 11.2–12.5 ms (9.77 ms before pcglaunch18, GPU-bound).
+    // 11.2–12.5 ms (9.77 ms before pcglaunch18, GPU-bound); plus SGLang's request path outside
+    // the scheduler's steps, 9.54 − 2 × 2.94 = 3.66 ms (sglfront60, `serve::sglang_front`):
+    // 14.86–16.16 ms.
     let j = run_json(&scenario("examples/llama-3.1-8b-h100.toml"));
     let ttft = f(&j["throughput"]["ttft_ms"]);
-    assert!((11.2..12.5).contains(&ttft), "{ttft} ms");
+    assert!((14.86..16.16).contains(&ttft), "{ttft} ms");
     // 512 output tokens: 1 from the prefill, 511 from decode steps.
     assert_eq!(j["throughput"]["output_tokens"], 512);
     assert_eq!(j["throughput"]["iterations"], 511);

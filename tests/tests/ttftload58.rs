@@ -285,6 +285,10 @@ const ROWS: &[(usize, &str)] = &[
     (365, "glm-4.6-b200x8-sglang-0.5.6-tp8-8k1k-c16.toml"),
     (366, "glm-4.6-b200x8-sglang-0.5.6-tp8-8k1k-c64.toml"),
     (367, "glm-4.5-air-awq-rtx5090x4-vllm-0.11-tp4-ep-c200.toml"),
+    // deploys36 (club-3090's bench.sh, one stream): line 395 states its five runs' range, "TTFT 41 ms
+    // to 44 ms", and is compared with the range's low end; line 396 one figure, 57 ms.
+    (395, "qwen3.6-35b-a3b-autoround-int4-rtx5090x2-vllm-0.25-tp2-c1.toml"),
+    (396, "qwen3.6-35b-a3b-nvfp4-rtx5090x2-vllm-0.25-tp2-c1.toml"),
 ];
 
 /// The measured TTFT throughput.tsv line `line` states: (tpsim's statistic to compare it with, ms).
