@@ -1017,6 +1017,8 @@ fn gpu_of(label: &str) -> &'static str {
 /// The model family of a row, read from the start of its label. Panics on a label it cannot place.
 fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
+        // deploys36: club-3090's Qwen3.6-35B-A3B rows (the qwen3.5-35b-a3b preset's shape, alias).
+        ("Qwen3.6-35B", "Qwen3.6-35B-A3B (hybrid MoE)"),
         // deploys26: the first Qwen3.5 dense rows (9B, Gated DeltaNet hybrid), before "Qwen3.5".
         ("Qwen3.5-9B", "Qwen3.5-9B (hybrid dense)"),
         // deploys32: deplodock's Qwen3.5-122B-A10B FP8 rows (the 397B's hybrid MoE at another size), before "Qwen3.5".

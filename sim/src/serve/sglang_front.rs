@@ -84,6 +84,7 @@ mod tests {
         assert_eq!(request_path(), Duration::from_ps(3_660_000_000));
         // The host work of one round, TPOT less the mock's forward (1 / 380 s, rounded to the ps).
         let forward_ps = 1_000_000_000_000u64 / 380;
-        assert_eq!(MOCK_TPOT_PS - forward_ps, 307_894_737);
+        // 2,940,000,000 − 2,631,578,947 = 308,421,053 ps (0.308 ms).
+        assert_eq!(MOCK_TPOT_PS - forward_ps, 308_421_053);
     }
 }
