@@ -9,7 +9,7 @@ use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
 use super::common;
-use common::fixed_serve::{run, vllm_plan};
+use common::fixed_serve::{Fixed, run, run_with, vllm_plan};
 
 fn req(prompt: u32, output: u32, arrival: Option<Duration>) -> RequestSpec {
     RequestSpec {
@@ -439,31 +439,6 @@ fn sglang_lof_serves_the_longest_output_first() {
     assert_eq!(lof.end, fcfs.end);
 }
 
-/// Prefill 1 µs per token (the extend tokens only), decode 10 ms: a prefix hit shortens a prefill
-/// by exactly its tokens.
-struct PerToken;
-
-impl IterationCosts for PerToken {
-    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
-        Ok((0, Duration::from_ms(10)))
-    }
-    fn prefill(&mut self, _: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((1, Duration::from_ps(u64::from(tokens) * 1_000_000)))
-    }
-    fn mixed(
-        &mut self,
-        _: u32,
-        _: u32,
-        _: bool,
-        _: (u32, u32, u32),
-    ) -> Result<(usize, Duration), DecodeError> {
-        unreachable!("SGLang without mixed chunks")
-    }
-    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
-        unreachable!("one scheduler: no DP-attention step")
-    }
-}
-
 #[test]
 fn sglang_retracted_prompt_still_in_the_radix_tree_is_not_recomputed() {
     // Issue #18 (sglretract). Pool 320 tokens, page 1. A (20 in, 200 out) arrives at 0 (prefill
@@ -486,24 +461,17 @@ fn sglang_retracted_prompt_still_in_the_radix_tree_is_not_recomputed() {
         req(20, 200, Some(Duration::from_ms(0))),
         req(50, 85, Some(Duration::from_ms(1000))),
     ];
-    let never = |_: u32, _: u32| None;
-    let end = |radix: bool| {
+    // Prefill 1 µs a token (the extend tokens only), decode 10 ms.
+    let mut costs = Fixed {
+        prefill_per_token: Some(Duration::from_ps(1_000_000)),
+        ..Fixed::default()
+    };
+    let mut end = |radix: bool| {
         let mut p = sglang_plan(320, 100);
         if let EnginePlan::Sglang(s) = &mut p.engine {
             s.radix_cache = radix;
         }
-        let m = serve::run(
-            &p,
-            reqs.clone().into_iter(),
-            2,
-            2,
-            &never,
-            None,
-            &mut PerToken,
-            1,
-            None,
-        )
-        .unwrap();
+        let m = run_with(&p, reqs.clone(), 2, &mut costs, 1);
         (m.finished, m.preemptions, m.peak_running, m.end)
     };
     let us = |n: u64| Duration::from_ps(n * 1_000_000).as_ps();

@@ -4,10 +4,9 @@
 //! 3560's SGLang (v0.5.11, tt-sglang-plugin's CPU mock) median TTFT 9.54 ms less two scheduler
 //! rounds of its median TPOT 2.94 ms (the overlap loop's first token waits for the next round).
 
-use crate::common::fixed_serve::{run, sglang_plan};
-use tpsim::decode::DecodeError;
+use crate::common::fixed_serve::{Fixed, run, run_with, sglang_plan};
 use tpsim::serve::sglang_front::{NON_OVERLAP_READING_PS, REQUEST_PATH_PS, request_path};
-use tpsim::serve::{self, GroupShape, IterationCosts};
+
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
@@ -58,33 +57,6 @@ fn sglfront60_a_closed_loop_request_reaches_the_scheduler_after_the_path() {
     }
 }
 
-/// Prefill 20 ms, decode 10 ms, SGLang's overlap loop on, no first-token delay.
-struct Overlap;
-
-impl IterationCosts for Overlap {
-    fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
-        Ok((0, Duration::from_ms(10)))
-    }
-    fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((1, Duration::from_ms(20)))
-    }
-    fn mixed(
-        &mut self,
-        _: u32,
-        _: u32,
-        _: bool,
-        _: (u32, u32, u32),
-    ) -> Result<(usize, Duration), DecodeError> {
-        unreachable!("mixed chunk off")
-    }
-    fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
-        unreachable!("one scheduler: no DP-attention step")
-    }
-    fn sglang_overlap(&self) -> bool {
-        true
-    }
-}
-
 /// By hand, open loop under the overlap loop (sglttft59's rule: a request the scheduler receives
 /// while a step runs is prefilled after the next one): A (prompt 1,000, 10 outputs) sent at 0,
 /// queued at 3.66, prefill [3.66, 23.66], decodes from 23.66 every 10 ms; B (the same) sent at
@@ -103,19 +75,12 @@ fn sglfront60_a_request_reaching_the_scheduler_during_a_step_waits_one_step() {
     for (path, mean) in [(0, 27.5), (PATH, 31.16)] {
         let mut p = sglang_plan(100_000, 10, 1000);
         p.request_path = Duration::from_ps(path);
-        let never = |_: u32, _: u32| None;
-        let m = serve::run(
-            &p,
-            [at(0), at(25)].into_iter(),
-            2,
-            2,
-            &never,
-            None,
-            &mut Overlap,
-            1,
-            None,
-        )
-        .unwrap();
+        // Prefill 20 ms, decode 10 ms, SGLang's overlap loop on, no first-token delay.
+        let mut overlap = Fixed {
+            overlap: true,
+            ..Fixed::default()
+        };
+        let m = run_with(&p, vec![at(0), at(25)], 2, &mut overlap, 1);
         assert_eq!(m.finished, 2);
         assert!(
             (m.ttft.mean_ms() - mean).abs() < 1e-9,

@@ -6,15 +6,29 @@ use tpsim::serve::{self, EnginePlan, GroupShape, IterationCosts, Plan, sglang, v
 use tpsim::workload::RequestSpec;
 use tpsim_model::units::Duration;
 
-/// Every decode 10 ms, every prefill 20 ms, every mixed iteration 25 ms.
-pub struct Fixed;
+/// Every decode 10 ms, every prefill 20 ms (or `prefill_per_token` for each prompt token when
+/// set: the extend tokens only, so a prefix hit shortens a prefill by exactly its tokens), every
+/// mixed iteration 25 ms; `overlap` reports SGLang's overlap scheduler on (no first-token delay).
+/// The one cost double of the serving tests that only need fixed times.
+#[derive(Default)]
+pub struct Fixed {
+    /// SGLang's overlap loop on (sglfront60: a request reaching the scheduler during a step waits
+    /// one step).
+    pub overlap: bool,
+    /// Prefill time a prompt token, in place of the fixed 20 ms.
+    pub prefill_per_token: Option<Duration>,
+}
 
 impl IterationCosts for Fixed {
     fn decode(&mut self, _: u32, _: u32, _: bool) -> Result<(usize, Duration), DecodeError> {
         Ok((0, Duration::from_ms(10)))
     }
-    fn prefill(&mut self, _: u32, _: u32) -> Result<(usize, Duration), DecodeError> {
-        Ok((1, Duration::from_ms(20)))
+    fn prefill(&mut self, _: u32, tokens: u32) -> Result<(usize, Duration), DecodeError> {
+        let t = match self.prefill_per_token {
+            Some(per) => Duration::from_ps(u64::from(tokens) * per.as_ps()),
+            None => Duration::from_ms(20),
+        };
+        Ok((1, t))
     }
     fn mixed(
         &mut self,
@@ -27,6 +41,9 @@ impl IterationCosts for Fixed {
     }
     fn dp_sum_len(&mut self, _: &[GroupShape]) -> Result<(usize, Duration), DecodeError> {
         unreachable!("one scheduler: no DP-attention step")
+    }
+    fn sglang_overlap(&self) -> bool {
+        self.overlap
     }
 }
 
@@ -86,6 +103,17 @@ pub fn sglang_plan(kv_tokens: u64, max_running: u32, chunk: u64) -> Plan {
 /// Runs `reqs` through plan `p` at `concurrency` (closed loop unless the requests carry arrivals),
 /// costs from [`Fixed`], 64-token buckets, nothing refused.
 pub fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> serve::Measured {
+    run_with(p, reqs, concurrency, &mut Fixed::default(), 64)
+}
+
+/// [`run`] with the costs `costs` and CUDA-graph buckets of `bucket` tokens.
+pub fn run_with(
+    p: &Plan,
+    reqs: Vec<RequestSpec>,
+    concurrency: u32,
+    costs: &mut dyn IterationCosts,
+    bucket: u32,
+) -> serve::Measured {
     let n = reqs.len() as u32;
     let never = |_: u32, _: u32| None;
     serve::run(
@@ -95,8 +123,8 @@ pub fn run(p: &Plan, reqs: Vec<RequestSpec>, concurrency: u32) -> serve::Measure
         concurrency,
         &never,
         None,
-        &mut Fixed,
-        64,
+        costs,
+        bucket,
         None,
     )
     .unwrap()
