@@ -95,14 +95,26 @@ fn pairs_read_as_printed_and_the_tp2_cost_is_small() {
     }
     let tpn: Vec<&Pair> = all.iter().filter(|p| p.tp > 1).collect();
     assert_eq!(tpn.len(), 3);
-    assert!(tpn.iter().all(|p| p.model == BIG && p.tp == 2 && p.layers == 94.0));
+    assert!(
+        tpn.iter()
+            .all(|p| p.model == BIG && p.tp == 2 && p.layers == 94.0)
+    );
     let per_layer_us = |p: &Pair| {
         assert!(p.measure.ends_with("tpot_ms"), "line {}: {}", p.line, p.measure);
         (p.piecewise - p.full) / p.layers * 1e3
     };
-    let small: Vec<f64> = ["1", "16"].iter().map(|b| per_layer_us(&pair(SMALL, b))).collect();
-    assert!((small[0] - 75.36).abs() < 0.01 && (small[1] - 78.21).abs() < 0.01, "{small:?}");
-    let big: Vec<f64> = ["1", "16", "128"].iter().map(|b| per_layer_us(&pair(BIG, b))).collect();
+    let small: Vec<f64> = ["1", "16"]
+        .iter()
+        .map(|b| per_layer_us(&pair(SMALL, b)))
+        .collect();
+    assert!(
+        (small[0] - 75.36).abs() < 0.01 && (small[1] - 78.21).abs() < 0.01,
+        "{small:?}"
+    );
+    let big: Vec<f64> = ["1", "16", "128"]
+        .iter()
+        .map(|b| per_layer_us(&pair(BIG, b)))
+        .collect();
     let hand = [7.13, 16.49, 7.02];
     for (got, want) in big.iter().zip(hand) {
         assert!((got - want).abs() < 0.01, "{big:?}");
@@ -132,7 +144,10 @@ fn the_tp2_pair_reads_as_a_host_floor_not_a_per_layer_cost() {
     }
     let hand = [(0.4797, -0.0501), (0.2425, -0.0648)];
     for ((adder, floor), (ha, hf)) in errors.iter().zip(hand) {
-        assert!((adder - ha).abs() < 5e-4 && (floor - hf).abs() < 5e-4, "{errors:?}");
+        assert!(
+            (adder - ha).abs() < 5e-4 && (floor - hf).abs() < 5e-4,
+            "{errors:?}"
+        );
         assert!(*adder > 0.20 && floor.abs() < 0.07, "{errors:?}");
     }
 }
@@ -166,10 +181,20 @@ fn tpsim_gives_the_tp2_pair_no_mode_cost() {
             "c {c}: tpsim {pw:.2} / {full:.2} ms, measured {:.2} / {:.2} ms",
             m.piecewise, m.full
         );
-        assert!((pw / full - 1.0).abs() < 0.005, "c {c}: mode ratio {:.4}", pw / full);
+        assert!(
+            (pw / full - 1.0).abs() < 0.005,
+            "c {c}: mode ratio {:.4}",
+            pw / full
+        );
         assert!(m.piecewise / m.full - 1.0 > 0.05, "c {c}: {m:?}");
         let (ef, ep) = (full / m.full - 1.0, pw / m.piecewise - 1.0);
-        assert!((ef - full_err).abs() < 0.03, "c {c}: FULL_AND_PIECEWISE {full:.2} ms ({ef:+.3})");
-        assert!((ep - pw_err).abs() < 0.03, "c {c}: PIECEWISE {pw:.2} ms ({ep:+.3})");
+        assert!(
+            (ef - full_err).abs() < 0.03,
+            "c {c}: FULL_AND_PIECEWISE {full:.2} ms ({ef:+.3})"
+        );
+        assert!(
+            (ep - pw_err).abs() < 0.03,
+            "c {c}: PIECEWISE {pw:.2} ms ({ep:+.3})"
+        );
     }
 }
