@@ -14,7 +14,8 @@ use crate::common::*;
 struct Pair {
     line: usize,
     model: String,
-    layers: f64,
+    /// Decoder layers (the model's config.json).
+    layers: u32,
     tp: u32,
     batch: String,
     measure: String,
@@ -53,7 +54,7 @@ fn pairs() -> Vec<Pair> {
             Pair {
                 line: r.line,
                 model: r.get(model).to_string(),
-                layers: num(layers),
+                layers: num(layers) as u32,
                 tp: num(tp) as u32,
                 batch: r.get(batch).to_string(),
                 measure: r.get(measure).to_string(),
@@ -95,13 +96,10 @@ fn pairs_read_as_printed_and_the_tp2_cost_is_small() {
     }
     let tpn: Vec<&Pair> = all.iter().filter(|p| p.tp > 1).collect();
     assert_eq!(tpn.len(), 3);
-    assert!(
-        tpn.iter()
-            .all(|p| p.model == BIG && p.tp == 2 && p.layers == 94.0)
-    );
+    assert!(tpn.iter().all(|p| p.model == BIG && p.tp == 2 && p.layers == 94));
     let per_layer_us = |p: &Pair| {
         assert!(p.measure.ends_with("tpot_ms"), "line {}: {}", p.line, p.measure);
-        (p.piecewise - p.full) / p.layers * 1e3
+        (p.piecewise - p.full) / f64::from(p.layers) * 1e3
     };
     let small: Vec<f64> = ["1", "16"]
         .iter()
@@ -138,8 +136,9 @@ fn the_tp2_pair_reads_as_a_host_floor_not_a_per_layer_cost() {
     let mut errors = Vec::new();
     for b in ["1", "16"] {
         let (s, g) = (pair(SMALL, b), pair(BIG, b));
-        let adder_ms = g.full + g.layers * (s.piecewise - s.full) / s.layers;
-        let floor_ms = g.full.max(g.layers * s.piecewise / s.layers);
+        let (gl, sl) = (f64::from(g.layers), f64::from(s.layers));
+        let adder_ms = g.full + gl * (s.piecewise - s.full) / sl;
+        let floor_ms = g.full.max(gl * s.piecewise / sl);
         errors.push((adder_ms / g.piecewise - 1.0, floor_ms / g.piecewise - 1.0));
     }
     let hand = [(0.4797, -0.0501), (0.2425, -0.0648)];
