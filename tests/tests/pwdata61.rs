@@ -124,9 +124,9 @@ fn pairs_read_as_printed_and_the_tp2_cost_is_small() {
 /// box and release, tried on its TP 2 pair (both by hand from the TSV):
 /// - a cost added to every layer (75.4 µs at batch 1, 78.2 at 16): 12.70 + 94 × 0.07536 = 19.78 ms and
 ///   22.38 + 94 × 0.0782 = 29.73 ms against the measured 13.37 and 23.93: +48.0 % and +24.2 %;
-/// - a host floor (the TP 1 piecewise step is host-bound, its GPU work a third of it: 3.64 ÷ 28 =
-///   130.0 µs and 3.79 ÷ 28 = 135.4 µs of host a layer): max(12.70, 94 × 0.1300 = 12.22) = 12.70 ms
-///   and max(22.38, 12.72) = 22.38 ms: −5.0 % and −6.5 %.
+/// - a host floor (the TP 1 piecewise step read as host-bound, its full-graph step 1.53 of its 3.64
+///   ms: 3.64 ÷ 28 = 130.0 µs and 3.79 ÷ 28 = 135.4 µs of host a layer): max(12.70, 94 × 0.1300 =
+///   12.22) = 12.70 ms and max(22.38, 12.72) = 22.38 ms: −5.0 % and −6.5 %.
 ///
 /// The floor holds the TP 2 pair within 7 %, the adder misses it by a quarter to a half: at TP 2 the
 /// piecewise launches with their per-layer allreduce hide under a long GPU step, as the module doc of
