@@ -32,11 +32,19 @@ fn step_and_kernels(name: &str, median: bool) -> (f64, f64) {
     let key = if median { "p50" } else { "mean" };
     let tpot = |j: &serde_json::Value| f(&j["serving"]["tpot_ms"][key]);
     let base = tpot(&run_json(&scenario(&file)));
-    let more = tpot(&run_json(&edited_variant(&file, &format!("rocm61-{name}"), |t| {
-        let hw = "preset = \"mi300x-8x-xgmi\"\n";
-        assert!(t.contains(hw), "{name}: the MI300X preset line");
-        t.replacen(hw, &format!("{hw}[hardware.params]\nkernel_overhead = \"5.3us\"\n"), 1)
-    })));
+    let more = tpot(&run_json(&edited_variant(
+        &file,
+        &format!("rocm61-{name}"),
+        |t| {
+            let hw = "preset = \"mi300x-8x-xgmi\"\n";
+            assert!(t.contains(hw), "{name}: the MI300X preset line");
+            t.replacen(
+                hw,
+                &format!("{hw}[hardware.params]\nkernel_overhead = \"5.3us\"\n"),
+                1,
+            )
+        },
+    )));
     (base, (more - base) * 1000.0)
 }
 
@@ -64,14 +72,22 @@ fn gap_per_kernel_is_not_one_figure_at_c1() {
     for (&(name, measured, median), &(step, kernels, gap_us)) in C1.iter().zip(want) {
         let (s, k) = step_and_kernels(name, median);
         assert!((s - step).abs() < 0.01, "{name}: step {s} ms, want {step}");
-        assert!((k - kernels).abs() < 3.0, "{name}: {k} kernels a step, want {kernels}");
+        assert!(
+            (k - kernels).abs() < 3.0,
+            "{name}: {k} kernels a step, want {kernels}"
+        );
         let g = (measured - s) * 1000.0 / k;
-        assert!((g - gap_us).abs() < 0.05, "{name}: gap {g} µs a kernel, want {gap_us}");
+        assert!(
+            (g - gap_us).abs() < 0.05,
+            "{name}: gap {g} µs a kernel, want {gap_us}"
+        );
         per_kernel.push(g);
     }
-    let (lo, hi) = per_kernel.iter().fold((f64::MAX, f64::MIN), |(a, b), &g| (a.min(g), b.max(g)));
+    let (lo, hi) = per_kernel
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &g| (a.min(g), b.max(g)));
     assert!(lo < 0.1 && hi > 8.5, "gap per kernel {lo} – {hi} µs");
-    let (ernie_step, ernie_kernels) = (4.05, 531.0);
+    let (ernie_step, ernie_kernels): (f64, f64) = (4.05, 531.0);
     let bound_us = (4.09 / 0.8 - ernie_step) / ernie_kernels * 1000.0;
     assert!((bound_us - 2.0).abs() < 0.05, "ERNIE's bound {bound_us} µs");
     let ernie_at_m2 = ernie_step + ernie_kernels * 8.60 / 1000.0;
@@ -88,17 +104,45 @@ fn gap_per_kernel_is_not_one_figure_at_c1() {
 fn gap_grows_with_the_batch_not_with_the_kernels() {
     let rows: &[(&str, f64, f64, f64)] = &[
         ("minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c1", 22.24, 8.36, 1615.0),
-        ("minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c16", 26.56, 15.76, 1602.0),
-        ("minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c100", 57.84, 34.39, 1611.0),
-        ("deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c1", 25.05, 17.20, 1980.0),
-        ("deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c16", 52.09, 31.69, 2013.0),
-        ("deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c64", 103.45, 60.83, 2147.0),
+        (
+            "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c16",
+            26.56,
+            15.76,
+            1602.0,
+        ),
+        (
+            "minimax-m2-mi300x4-sglang-0.5.7-tp4-1k1k-c100",
+            57.84,
+            34.39,
+            1611.0,
+        ),
+        (
+            "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c1",
+            25.05,
+            17.20,
+            1980.0,
+        ),
+        (
+            "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c16",
+            52.09,
+            31.69,
+            2013.0,
+        ),
+        (
+            "deepseek-v3.1-mi300x8-sglang-0.5.7-tp8-8k1k-c64",
+            103.45,
+            60.83,
+            2147.0,
+        ),
     ];
     let mut gaps = Vec::new();
     for &(name, measured, step, kernels) in rows {
         let (s, k) = step_and_kernels(name, true);
         assert!((s - step).abs() < 0.01, "{name}: step {s} ms, want {step}");
-        assert!((k - kernels).abs() < 3.0, "{name}: {k} kernels a step, want {kernels}");
+        assert!(
+            (k - kernels).abs() < 3.0,
+            "{name}: {k} kernels a step, want {kernels}"
+        );
         gaps.push((measured - s, k));
     }
     for fam in gaps.chunks(3) {
