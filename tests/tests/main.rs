@@ -494,6 +494,7 @@ mod vllmmem60;
 mod missdig60;
 // pwdata61 (issue #18): the data hunt for vLLM's PIECEWISE decode at TP > 1 (tests/data/piecewise-pairs.tsv).
 mod pwdata61;
+mod rocm61;
 // nccl60 (issue #19): `tpsim topo` labels pairs by their NUMA nodes (NPS4 quadrants SYS, NPS0 NODE).
 mod nccl60;
 // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel, log lines and refusals by release; the int4 load by kernel.
