@@ -1,5 +1,5 @@
 //! deploys37 (issues #17 / #18): new decode rows on PCIe multi-GPU boxes under recent vLLM releases —
-//! three more single-stream rows of github.com/noonghunna/club-3090's BENCHMARKS.md (repository snapshot at
+//! four more single-stream rows of github.com/noonghunna/club-3090's BENCHMARKS.md (repository snapshot at
 //! 4a29ab5), on models whose shape tpsim already has (`qwen3.5-35b-a3b`, of which Qwen/Qwen3.6-35B-A3B is an
 //! alias) and on boxes it already has:
 //!
@@ -11,8 +11,11 @@
 //!   tensors) on the same rig, vLLM 0.24.0, fp8 weight-only through Marlin on SM 8.6: decode 154.0.
 //! - the same compose, @guybrush01 (issue 567), 2026-07-04: 2× RTX 5090 at PCIe 5.0 x8 on a Ryzen 9
 //!   9950X3D2, vLLM 0.24.0 with `VLLM_TEST_FORCE_FP8_MARLIN=1`: decode 220.21.
+//! - unsloth/Qwen3.6-35B-A3B-NVFP4-Fast, @noonghunna, 2026-07-11 (commits 280a4e84 / 48fc67d6): NVFP4
+//!   routed experts and FP8 linears, weight-only through Marlin on the reference rig, vLLM 0.24.0: decode
+//!   179.5.
 //!
-//! Every compose runs TP 2, `--max-num-seqs 1`, 262,144 tokens of context, fp8_e5m2 KV, prefix caching,
+//! Every compose runs TP 2, `--max-num-seqs 1`, 262,144 tokens of context, fp8 KV (e5m2; e4m3 for NVFP4-Fast), prefix caching,
 //! `NCCL_P2P_DISABLE=1` and `--disable-custom-all-reduce`, no speculative decoding. The 3090 rows run on
 //! `hardware/rtx-3090-2x-ryzen-5900x` (the same GPUs on the same x16 + x4 split over SHM; the reference
 //! rig's CPU is not stated), the 5090 row on `hardware/rtx-5090-2x-ryzen-9950x3d-gen5x8` (deploys36's
@@ -53,13 +56,17 @@ pub(crate) const DEPLOYS37_SOURCES: &[(&str, &str)] = &[
         "github.com/noonghunna/club-3090 BENCHMARKS.md vllm/agents-a1-dual (@guybrush01, issue 567, 2026-07-04)",
         "Agents-A1",
     ),
+    (
+        "github.com/noonghunna/club-3090 BENCHMARKS.md unsloth/Qwen3.6-35B-A3B-NVFP4-Fast (@noonghunna, 2026-07-11)",
+        "Qwen3.6-35B-A3B",
+    ),
 ];
 
 /// One row: (index into [`DEPLOYS37_SOURCES`], the stated narrative decode_TPS, scenario file, label).
 type Row = (usize, f64, &'static str, &'static str);
 
 /// The rows, in [`DEPLOYS37_SOURCES`] order.
-const ROWS: [Row; 3] = [
+const ROWS: [Row; 4] = [
     (
         0,
         182.3,
@@ -77,6 +84,12 @@ const ROWS: [Row; 3] = [
         220.21,
         "agents-a1-fp8-dynamic-rtx5090x2-vllm-0.24-tp2-c1.toml",
         "Agents-A1 FP8-dynamic (Qwen3.6-35B-A3B geometry), vLLM 0.24.0, 2× RTX 5090 TP 2, bench.sh single stream (club-3090 @guybrush01 issue 567)",
+    ),
+    (
+        3,
+        179.5,
+        "qwen3.6-35b-a3b-nvfp4-fast-rtx3090x2-vllm-0.24-tp2-c1.toml",
+        "Qwen3.6-35B-A3B NVFP4-Fast (NVFP4 experts, FP8 rest), vLLM 0.24.0, 2× RTX 3090 TP 2, bench.sh single stream (club-3090 @noonghunna 2026-07-11)",
     ),
 ];
 
@@ -110,6 +123,13 @@ pub(crate) fn validation_club3090_rtx3090_x2_vllm_0_24_agents_a1_fp8() {
 }
 
 #[test]
+pub(crate) fn validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast() {
+    // BENCHMARKS.md: "175.5 / 172.2 (decode 179.5 / 179.4, n=5, CV ≤0.8%)". tpsim: mean TPOT 4.95 ms →
+    // 202.0 tok/s, +12.5 %.
+    compare(&ROWS[3]);
+}
+
+#[test]
 pub(crate) fn validation_club3090_rtx5090_x2_vllm_0_24_agents_a1_fp8() {
     // BENCHMARKS.md: "217.9 / 217.1 (decode 220.21 / 220.36, n=5, CV 0.0% ...)". tpsim: mean TPOT 3.88 ms →
     // 257.9 tok/s, +17.1 % (tpsim runs the native FP8 path; the row forces Marlin: the scenario's header).
@@ -132,7 +152,7 @@ fn fp8_against_int4_on_the_reference_rig() {
     );
 }
 
-/// Each scenario is its compose's launch: TP 2, one sequence, 262,144 tokens, fp8_e5m2 KV, prefix caching,
+/// Each scenario is its compose's launch: TP 2, one sequence, 262,144 tokens, fp8 KV, prefix caching,
 /// NCCL allreduce (custom allreduce disabled), 1000 output tokens, no speculative decoding; the release
 /// and the box as the row states.
 #[test]
@@ -141,6 +161,7 @@ fn scenarios_are_the_composes_launch() {
         ("0.22.0", "rtx-3090-2x-ryzen-5900x"),
         ("0.24.0", "rtx-3090-2x-ryzen-5900x"),
         ("0.24.0", "rtx-5090-2x-ryzen-9950x3d-gen5x8"),
+        ("0.24.0", "rtx-3090-2x-ryzen-5900x"),
     ];
     for ((_, _, file, _), (version, hw)) in ROWS.iter().zip(boxes) {
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
@@ -154,7 +175,13 @@ fn scenarios_are_the_composes_launch() {
         ] {
             assert!(text.contains(&format!("\n{line}\n")), "{file}: no `{line}`");
         }
-        assert!(text.contains("kv_cache_dtype = \"fp8_e5m2\""), "{file}");
+        // The NVFP4-Fast compose's `--kv-cache-dtype fp8` is e4m3; the others set fp8_e5m2.
+        let kv = if file.contains("nvfp4-fast") {
+            "fp8_e4m3"
+        } else {
+            "fp8_e5m2"
+        };
+        assert!(text.contains(&format!("kv_cache_dtype = \"{kv}\"")), "{file}");
         assert!(!text.contains("[speculative]"), "{file}");
         for (key, value) in [
             ("tp", 2),
@@ -182,6 +209,6 @@ fn autoround_kv_pool_against_the_row() {
 
 #[test]
 fn every_deploys37_row_is_compared() {
-    // Three rows, one a source; the tests above compare each once.
-    assert_eq!(throughput_rows_per_source(DEPLOYS37_SOURCES), [1, 1, 1]);
+    // Four rows, one a source; the tests above compare each once.
+    assert_eq!(throughput_rows_per_source(DEPLOYS37_SOURCES), [1, 1, 1, 1]);
 }

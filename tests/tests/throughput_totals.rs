@@ -914,6 +914,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys37::validation_club3090_rtx5090_x2_vllm_0_24_agents_a1_fp8",
         crate::deploys37::validation_club3090_rtx5090_x2_vllm_0_24_agents_a1_fp8,
     ),
+    (
+        "deploys37::validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast",
+        crate::deploys37::validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast,
+    ),
 ];
 
 /// The figures the README and the book state.
