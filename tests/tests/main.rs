@@ -476,6 +476,8 @@ mod b200_59;
 mod deploys35;
 // deploys36 (issues #17 / #18): club-3090's Qwen3.6-35B-A3B reports on 2x RTX 5090 TP 2 (vLLM 0.25.1, AutoRound INT4 and NVFP4).
 mod deploys36;
+// deploys37 (issues #17 / #18): club-3090's Qwen3.6-35B-A3B (2x RTX 3090, vLLM 0.22.0) and Agents-A1 (2x RTX 3090 / 5090, vLLM 0.24.0) single-stream rows.
+mod deploys37;
 // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
 mod vllmpp59;
 // presets59 (issue #17): presets and an alias for refused launch-command models.

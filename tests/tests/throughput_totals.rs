@@ -902,6 +902,22 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys36::validation_club3090_rtx5090_x2_vllm_0_25_nvfp4",
         crate::deploys36::validation_club3090_rtx5090_x2_vllm_0_25_nvfp4,
     ),
+    (
+        "deploys37::validation_club3090_rtx3090_x2_vllm_0_22_autoround_int4",
+        crate::deploys37::validation_club3090_rtx3090_x2_vllm_0_22_autoround_int4,
+    ),
+    (
+        "deploys37::validation_club3090_rtx3090_x2_vllm_0_24_agents_a1_fp8",
+        crate::deploys37::validation_club3090_rtx3090_x2_vllm_0_24_agents_a1_fp8,
+    ),
+    (
+        "deploys37::validation_club3090_rtx5090_x2_vllm_0_24_agents_a1_fp8",
+        crate::deploys37::validation_club3090_rtx5090_x2_vllm_0_24_agents_a1_fp8,
+    ),
+    (
+        "deploys37::validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast",
+        crate::deploys37::validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -1019,6 +1035,8 @@ fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
         // deploys36: club-3090's Qwen3.6-35B-A3B rows (the qwen3.5-35b-a3b preset's shape, alias).
         ("Qwen3.6-35B", "Qwen3.6-35B-A3B (hybrid MoE)"),
+        // deploys37: club-3090's Agents-A1 rows (Qwen3.6-35B-A3B's geometry, the same preset).
+        ("Agents-A1", "Qwen3.6-35B-A3B (hybrid MoE)"),
         // deploys26: the first Qwen3.5 dense rows (9B, Gated DeltaNet hybrid), before "Qwen3.5".
         ("Qwen3.5-9B", "Qwen3.5-9B (hybrid dense)"),
         // deploys32: deplodock's Qwen3.5-122B-A10B FP8 rows (the 397B's hybrid MoE at another size), before "Qwen3.5".
