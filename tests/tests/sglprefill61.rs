@@ -51,16 +51,26 @@ fn sglprefill61_deepseek_mi300x_miss_is_one_prefill_at_every_load() {
     // tpsim's figures to 0.5 ms (they move with any change to the MI300X decode or prefill; the
     // lead re-derives them with ttftload58's table).
     for (&(c, _, tpsim), want) in rows.iter().zip([80.60, 118.31, 153.41]) {
-        assert!((tpsim - want).abs() < 0.5, "c {c}: tpsim p50 TTFT {tpsim:.2} ms, printed {want}");
+        assert!(
+            (tpsim - want).abs() < 0.5,
+            "c {c}: tpsim p50 TTFT {tpsim:.2} ms, printed {want}"
+        );
     }
     let miss: Vec<f64> = rows.iter().map(|r| r.1 - r.2).collect();
-    let spread = miss.iter().cloned().fold(f64::MIN, f64::max) - miss.iter().cloned().fold(f64::MAX, f64::min);
+    let spread =
+        miss.iter().cloned().fold(f64::MIN, f64::max) - miss.iter().cloned().fold(f64::MAX, f64::min);
     let tpsim_load = rows[2].2 - rows[0].2;
     let measured_load = rows[2].1 - rows[0].1;
     // The miss does not grow with the load: its spread over c 1 / 16 / 64 (6.3 ms) is under a
     // tenth of what the load adds to either TTFT (tpsim 72.8, measured 79.1 ms).
-    assert!(spread < 0.1 * tpsim_load.min(measured_load), "spread {spread:.2} ms");
-    assert!((tpsim_load - measured_load).abs() < 10.0, "{tpsim_load:.2} against {measured_load:.2}");
+    assert!(
+        spread < 0.1 * tpsim_load.min(measured_load),
+        "spread {spread:.2} ms"
+    );
+    assert!(
+        (tpsim_load - measured_load).abs() < 10.0,
+        "{tpsim_load:.2} against {measured_load:.2}"
+    );
     // Every load misses by 70 – 85 ms, over a layer's worth (1.0 ms) of the 61 at each.
     for m in &miss {
         assert!((70.0..85.0).contains(m) && m / LAYERS > 1.0, "miss {m:.2} ms");
