@@ -76,3 +76,25 @@ fn sglprefill61_deepseek_mi300x_miss_is_one_prefill_at_every_load() {
         assert!((70.0..85.0).contains(m) && m / LAYERS > 1.0, "miss {m:.2} ms");
     }
 }
+
+/// The Qwen3-Next eager split chain (`tpsim::decode::passes` `sgl_gdn_prefill`; SGLang 0.5.3 – 0.5.9
+/// `models/qwen3_next.py` gate `fused_qkvzba_split_reshape_cat` on `is_cuda_graph()`, 0.5.10 does not;
+/// sglang PR 18917 profiles the chain at ≈ 248 µs a layer, "~5-6ms per prefill request"): 6 more
+/// launches on each of Qwen3-Coder-Next's 36 Gated DeltaNet layers, 216 × 31.7 µs = 6.847 ms on its
+/// host-bound eager prefill. Throughput.tsv line 226 (2× B200, SGLang 0.5.8, c 1): tpsim's p50 TTFT
+/// 44.12 ms before (main at stop 60) → 50.97 ms, to 0.05 ms, against the measured 168.09 ms (still
+/// a light-load known miss, 0.303).
+#[test]
+fn sglprefill61_qwen3_coder_next_pays_the_eager_chain() {
+    let launches = 36.0 * 6.0;
+    let added_ms = launches * 31.7e-3;
+    assert!((added_ms - 6.8472).abs() < 1e-9, "{added_ms}");
+    let v = run_json(&scenario(
+        "validation/qwen3-coder-next-b200x2-sglang-0.5.8-tp2-1k1k-c1.toml",
+    ));
+    let p50 = f(&v["serving"]["ttft_ms"]["p50"]);
+    assert!((p50 - (44.12 + added_ms)).abs() < 0.05, "p50 TTFT {p50:.3} ms");
+    let (stat, measured) = stated_ttft(226);
+    assert_eq!((stat, measured), ("p50", 168.09));
+    assert!(p50 / measured < 0.8, "still a known miss: {:.3}", p50 / measured);
+}
