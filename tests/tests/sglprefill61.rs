@@ -86,7 +86,7 @@ fn sglprefill61_deepseek_mi300x_miss_is_one_prefill_at_every_load() {
 /// a light-load known miss, 0.303).
 #[test]
 fn sglprefill61_qwen3_coder_next_pays_the_eager_chain() {
-    let launches = 36.0 * 6.0;
+    let launches: f64 = 36.0 * 6.0;
     let added_ms = launches * 31.7e-3;
     assert!((added_ms - 6.8472).abs() < 1e-9, "{added_ms}");
     let v = run_json(&scenario(
