@@ -503,3 +503,5 @@ mod nccl60;
 mod w4a16_60;
 // sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
 mod sglfront60;
+// sglprefill61 (issue #18): the largest one-signed group of SGLang TTFT misses (0.5.7, MI300X, under load): a time a prefill.
+mod sglprefill61;

@@ -24,6 +24,7 @@ pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 mod sgl_decode_launch; // c1llama18: SGLang's eager decode launches per layer beyond the template
 pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
+mod sgl_gdn_prefill; // sglprefill61: Qwen3-Next's eager split / reshape / cat chain in SGLang's extend before 0.5.10
 mod sgl_minimax_qk_norm; // mi300x59: MiniMax-M2's q and k norm allreduces, two a layer before SGLang 0.5.8
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels

@@ -140,7 +140,8 @@ pub(crate) fn eager_extra(s: &Scenario, model: &ModelSpec, l: &LayerWork, store:
     let attn = if softmax(l) {
         super::layer_kernels::layer_store_kernels(l, store) + q_copies(s, model) + 2 * u32::from(quant)
     } else {
-        0
+        // sglprefill61: Qwen3-Next's Gated DeltaNet copies before 0.5.10 (`passes::sgl_gdn_prefill`).
+        super::sgl_gdn_prefill::eager_extend_extra(s, model, l)
     };
     let ffn = if l.ffn_kernels > 0 && !l.is_moe && quant {
         2
