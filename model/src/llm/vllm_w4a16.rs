@@ -320,6 +320,22 @@ mod tests {
         assert_eq!(t14.log.len(), 1);
     }
 
+    /// w4a16cost61: the kernel each case runs. AWQ on an H100: Marlin at 0.17 (direct repack), Machete
+    /// at 0.19 (the chooser); GPTQ on an A100 at 0.19: Marlin; on a V100: `gptq`'s own (ExLlama).
+    #[test]
+    fn w4a16cost61_kernel_by_release() {
+        let k = |v: &[u64], c, zp, sm| {
+            vllm_method(&Int4Rules::vllm(v), c, 128, zp, sm, false, QKV)
+                .unwrap()
+                .kernel
+        };
+        assert_eq!(k(&[0, 17, 0], Awq, true, 90), W4a16Kernel::Marlin);
+        assert_eq!(k(&[0, 19, 0], Awq, true, 90), W4a16Kernel::Machete);
+        assert_eq!(k(&[0, 19, 0], Gptq, false, 80), W4a16Kernel::Marlin);
+        assert_eq!(k(&[0, 19, 0], Gptq, false, 70), W4a16Kernel::Unconverted);
+        assert_eq!(W4a16Kernel::Machete.name(), "machete");
+    }
+
     /// AWQ on an H100: Marlin directly up to 0.17; from 0.19 the chooser gives Machete (zero points
     /// taken since 0.9.2); a group of 32 stays on Marlin; a group of 256 is no Marlin group → `awq`.
     #[test]
