@@ -421,6 +421,10 @@ pub struct Engine {
     /// moetable: SGLang's config lookup when `engine.moe_tuned_config` is not set and tpsim could
     /// make it (`scenario::moe_configs`), which set `moe_tuned_config`; `None` otherwise.
     pub moe_config: Option<moe_configs::Lookup>,
+    /// w4a16cost61: the linear kernel vLLM runs a W4A16 (AWQ / GPTQ) checkpoint's dense linears with
+    /// (`scenario::vllm_w4a16`); `None` for any other checkpoint, engine or vendor. The decode passes
+    /// cost its int4 weight bytes at the kernel's measured factor (`tpsim_model::llm::w4a16_cost`).
+    pub w4a16_kernel: Option<tpsim_model::llm::vllm_w4a16::W4a16Kernel>,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,
@@ -775,7 +779,13 @@ impl Resolver<'_> {
             &mut warnings,
         )?;
         // w4a16_60: vLLM's AWQ / GPTQ method and kernel, its log lines and refusals, by release.
-        self.vllm_w4a16(&model, quant_method.as_deref(), &engine, &hardware, &mut warnings)?;
+        self.vllm_w4a16(
+            &model,
+            quant_method.as_deref(),
+            &mut engine,
+            &hardware,
+            &mut warnings,
+        )?;
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.

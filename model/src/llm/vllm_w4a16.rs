@@ -123,6 +123,28 @@ pub enum W4a16Checkpoint {
     Gptq,
 }
 
+/// w4a16cost61: the kernel that runs a W4A16 checkpoint's linear layers ([`W4a16Method::kernel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum W4a16Kernel {
+    /// `MacheteLinearKernel` (CUTLASS, SM 9.0).
+    Machete,
+    /// Marlin (`MarlinLinearKernel`, or AWQ's direct `awq_marlin_repack` path up to 0.17).
+    Marlin,
+    /// The checkpoint's own unconverted kernels (`awq`'s AWQ GEMM, `gptq`'s ExLlama v2).
+    Unconverted,
+}
+
+impl W4a16Kernel {
+    /// Lower-case name (`machete`, `marlin`, `unconverted`), as in tests/data/w4a16-kernels.tsv.
+    pub fn name(self) -> &'static str {
+        match self {
+            W4a16Kernel::Machete => "machete",
+            W4a16Kernel::Marlin => "marlin",
+            W4a16Kernel::Unconverted => "unconverted",
+        }
+    }
+}
+
 /// What vLLM runs for a W4A16 checkpoint ([`vllm_method`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct W4a16Method {
@@ -132,6 +154,9 @@ pub struct W4a16Method {
     /// Whether the linear layers run a Marlin-family kernel (Marlin or, on Hopper, Machete) rather
     /// than the checkpoint's own unconverted kernels (AWQ GEMM, ExLlama v2).
     pub marlin_family: bool,
+    /// w4a16cost61: the linear kernel of the first quantized layer: Machete where the release's
+    /// chooser picks it, else Marlin for the Marlin family, else the unconverted kernels.
+    pub kernel: W4a16Kernel,
     /// vLLM's INFO lines about the choice, verbatim (without the logger prefix).
     pub log: Vec<String>,
 }
@@ -194,19 +219,27 @@ pub fn vllm_method(
         W4a16Checkpoint::Awq => rules.awq_chooser,
         W4a16Checkpoint::Gptq => true,
     };
+    let (k, n) = first_layer;
+    let kernel = match (
+        marlin_family,
+        chooser && rules.machete_supports(sm, group, zero_point, k, n),
+    ) {
+        (false, _) => W4a16Kernel::Unconverted,
+        (true, true) => W4a16Kernel::Machete,
+        (true, false) => W4a16Kernel::Marlin,
+    };
     if marlin_family && chooser {
-        let (k, n) = first_layer;
-        let kernel = if rules.machete_supports(sm, group, zero_point, k, n) {
-            "MacheteLinearKernel"
-        } else {
-            "MarlinLinearKernel"
+        let name = match kernel {
+            W4a16Kernel::Machete => "MacheteLinearKernel",
+            _ => "MarlinLinearKernel",
         };
         // `auto_awq`'s linear method logs the kernel too (0.24 – 0.34 `auto_awq.py`).
-        log.push(format!("Using {kernel} for {linear_method}"));
+        log.push(format!("Using {name} for {linear_method}"));
     }
     Ok(W4a16Method {
         method,
         marlin_family,
+        kernel,
         log,
     })
 }
@@ -285,6 +318,22 @@ mod tests {
         assert_eq!((t14.method, t14.marlin_family), ("awq_marlin", true));
         // 0.14 calls Marlin directly: only the conversion line.
         assert_eq!(t14.log.len(), 1);
+    }
+
+    /// w4a16cost61: the kernel each case runs. AWQ on an H100: Marlin at 0.17 (direct repack), Machete
+    /// at 0.19 (the chooser); GPTQ on an A100 at 0.19: Marlin; on a V100: `gptq`'s own (ExLlama).
+    #[test]
+    fn w4a16cost61_kernel_by_release() {
+        let k = |v: &[u64], c, zp, sm| {
+            vllm_method(&Int4Rules::vllm(v), c, 128, zp, sm, false, QKV)
+                .unwrap()
+                .kernel
+        };
+        assert_eq!(k(&[0, 17, 0], Awq, true, 90), W4a16Kernel::Marlin);
+        assert_eq!(k(&[0, 19, 0], Awq, true, 90), W4a16Kernel::Machete);
+        assert_eq!(k(&[0, 19, 0], Gptq, false, 80), W4a16Kernel::Marlin);
+        assert_eq!(k(&[0, 19, 0], Gptq, false, 70), W4a16Kernel::Unconverted);
+        assert_eq!(W4a16Kernel::Machete.name(), "machete");
     }
 
     /// AWQ on an H100: Marlin directly up to 0.17; from 0.19 the chooser gives Machete (zero points

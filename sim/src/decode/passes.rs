@@ -32,7 +32,8 @@ mod sgl_triton_split; // tritonsplit54: SGLang's Triton split-KV decode: splits,
 mod splitkv; // splitkv49: FlashAttention 3 / 2 split-KV decode (vLLM FLASH_ATTN, SGLang fa3): combine launch, serial tiles
 pub(crate) mod tp_net;
 mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
-pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
+pub mod vllm_dp;
+mod w4a16_rate; // w4a16cost61: the W4A16 kernel's streaming factor on the dense linears' int4 bytes // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::cudagraph_mode::DecodeLaunch;
@@ -1239,7 +1240,9 @@ impl<'a> Builder<'a> {
             attn_low,
             kernels,
         );
-        let t = self.rates.op_time_gemms(
+        // w4a16cost61: the projections' int4 bytes at the W4A16 kernel's factor (`passes::w4a16_rate`).
+        let rates = self.dense_rates(pass.shape.tokens);
+        let t = rates.op_time_gemms(
             OpClass::Attention,
             &parts,
             backend,
@@ -1262,7 +1265,7 @@ impl<'a> Builder<'a> {
             });
         let t = match floor {
             Some(floor) => {
-                let without = self.rates.op_time_gemms(
+                let without = rates.op_time_gemms(
                     OpClass::Attention,
                     &[parts[0], (0.0, None)],
                     backend,
@@ -1399,9 +1402,14 @@ impl<'a> Builder<'a> {
         let (router_flops, router_us) = fp32_router::split(self.s, pass.model, l, tokens);
         let ffn_flops = l.ffn_flops - router_flops;
         self.record_prefill_op(class, &ffn_parts, None, ffn_flops, low, ffn_kernels);
-        let t_ffn = self
-            .rates
-            .op_time_gemms(class, &ffn_parts, None, ffn_flops, low, ffn_kernels)
+        // w4a16cost61: a dense MLP's int4 bytes at the W4A16 kernel's factor (`passes::w4a16_rate`);
+        // a MoE layer's FFN keeps the GPU's rates (its experts run vLLM's MoE kernels).
+        let rates = if l.is_moe {
+            std::borrow::Cow::Borrowed(&self.rates)
+        } else {
+            self.dense_rates(tokens)
+        };
+        let t_ffn = rates.op_time_gemms(class, &ffn_parts, None, ffn_flops, low, ffn_kernels)
             + Duration::from_us_f64(router_us);
         // The MoE kernel backend's fixed cost per layer (`[compute.moe_backends]`, picked by
         // `engine.moe_backend`; 0 without one): on SM 12.0 FlashInfer's CUTLASS NVFP4 grouped GEMM

@@ -946,6 +946,7 @@ impl Resolver<'_> {
             page_size_given: e.page_size.is_some(),
             moe_backend,
             moe_tuned_config,
+            w4a16_kernel: None, // set by `scenario::vllm_w4a16`
             moe_config,
             max_num_batched_tokens,
             max_num_seqs,

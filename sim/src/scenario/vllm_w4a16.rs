@@ -6,9 +6,10 @@
 //! describes the int4 weights without a checkpoint config (the bundled `*-awq` presets) is read as
 //! AWQ with zero points and as symmetric GPTQ without. The rule looks at the dense linears' format,
 //! else the routed experts'. ROCm is not modelled here (`_POSSIBLE_KERNELS[ROCM]` has neither Machete
-//! nor Marlin). The step is unchanged: no benchmark figure of Machete, Marlin or the unconverted AWQ /
-//! ExLlama kernels per GPU is bundled, so every W4A16 kernel streams its weight bytes at the op
-//! class's efficiency (the kernel's repacked layout holds the same bytes).
+//! nor Marlin). w4a16cost61: the kernel is kept in [`Engine::w4a16_kernel`]; the decode passes stream
+//! the dense linears' int4 bytes at its measured factor where tests/data/w4a16-kernels.tsv has rows
+//! for it and the SM (`tpsim_model::llm::w4a16_cost`: Marlin on SM 9.0), else at the op class's
+//! efficiency as before (Machete, Marlin elsewhere, the unconverted AWQ / ExLlama kernels).
 
 use super::accel::GpuVendor;
 use super::{Engine, EngineKind, Hardware, Resolver, ScenarioError};
@@ -38,7 +39,7 @@ impl Resolver<'_> {
         &self,
         model: &ModelSpec,
         method: Option<&str>,
-        eng: &Engine,
+        eng: &mut Engine,
         hw: &Hardware,
         warnings: &mut Vec<String>,
     ) -> Result<(), ScenarioError> {
@@ -70,6 +71,19 @@ impl Resolver<'_> {
             Ok(m) => {
                 for line in m.log {
                     warnings.push(format!("vLLM {version} logs: \"{line}\""));
+                }
+                eng.w4a16_kernel = Some(m.kernel);
+                let dense_int4 = model.quantization.weights.dtype == WeightDtype::Int4;
+                if let (Some(k), true) = (tpsim_model::llm::w4a16_cost::factor(m.kernel, sm, 1), dense_int4) {
+                    warnings.push(format!(
+                        "vLLM's {} kernel on SM {sm}: tpsim streams the dense linears' int4 weights at {:.3} of the \
+                         fp16 GEMM's efficiency at one row (measured at M {} to {}, the nearest end held beyond; \
+                         tests/data/w4a16-kernels.tsv)",
+                        m.kernel.name(),
+                        k.value,
+                        k.m_range[0],
+                        k.m_range[1]
+                    ));
                 }
                 if !m.marlin_family {
                     warnings.push(format!(

@@ -1,0 +1,181 @@
+//! w4a16cost61 (issue #17): the decode cost of vLLM's W4A16 linear kernels, from published
+//! micro-benchmarks (tests/data/w4a16-kernels.tsv, bundled here).
+//!
+//! Each row is one kernel on one GPU at one GEMM shape and row count M, against torch's fp16 GEMM on
+//! the same matrix and M. Its **factor** is the kernel's weight-streaming efficiency relative to the
+//! fp16 GEMM's: the measured speed-up × the bytes ratio, `(kernel_tflops / fp16_tflops) × (0.5 + 2 /
+//! g) / 2` with `g` the group (the input features for one scale per channel). 1 is the ideal int4
+//! speed-up (the 3.87× of group 128 in Marlin's README); the H100 rows give 0.54: vLLM's Marlin,
+//! written for Ampere's `mma`, streams its int4 weights at about half the efficiency cuBLAS streams
+//! fp16 at (Machete's motivation in vllm PR 7174). tpsim's class efficiencies are those of bf16 /
+//! fp16 GEMMs, so the factor multiplies them for the int4 weight bytes of the dense linears.
+//!
+//! Per kernel and SM the factors form a curve in M (piecewise-linear in ln M, as
+//! [`crate::curves::Curve`]); outside the measured M range the nearest end holds, and
+//! [`KernelFactor::extrapolated`] says so. A kernel and SM without rows has no factor (the class
+//! efficiency alone, as before): Machete, the unconverted AWQ / ExLlama kernels, Marlin off SM 9.0
+//! (Marlin's README claims the ideal speed-up up to M 16–32 on Ampere, i.e. factor 1), and the MoE
+//! kernels (`fused_marlin_moe`, `moe_wna16`), which no bundled row measures.
+
+use std::sync::OnceLock;
+
+use crate::curves::Curve;
+use crate::llm::vllm_w4a16::W4a16Kernel;
+
+/// The bundled rows (tests/data/w4a16-kernels.tsv).
+const TABLE: &str = include_str!("../../../tests/data/w4a16-kernels.tsv");
+
+/// One measured row of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRow {
+    /// The kernel (`marlin`, `machete`, `unconverted`).
+    pub kernel: String,
+    /// Compute capability of the GPU, `sm_version` form (90).
+    pub sm: u32,
+    /// The GPU as the source names it.
+    pub gpu: String,
+    /// Output features.
+    pub n: u64,
+    /// Input features.
+    pub k: u64,
+    /// Weight elements per fp16 scale; 0: one scale per output channel.
+    pub group: u64,
+    /// Rows of activations (the decode batch).
+    pub m: u32,
+    /// The kernel's TFLOPS (2·m·n·k / time).
+    pub kernel_tflops: f64,
+    /// torch's fp16 GEMM's TFLOPS on the same matrix and M.
+    pub fp16_tflops: f64,
+    /// Where the row was read.
+    pub source: String,
+}
+
+impl KernelRow {
+    /// The row's factor (module doc): speed-up over fp16 × the int4 bytes per fp16 byte.
+    pub fn factor(&self) -> f64 {
+        let g = if self.group == 0 { self.k } else { self.group } as f64;
+        self.kernel_tflops / self.fp16_tflops * (0.5 + 2.0 / g) / 2.0
+    }
+}
+
+/// A kernel's factor at one M ([`factor`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelFactor {
+    /// Weight-streaming efficiency relative to the fp16 GEMM's, (0, 1].
+    pub value: f64,
+    /// M lies outside the measured rows: the nearest end's factor is held.
+    pub extrapolated: bool,
+    /// The measured M range, `[min, max]`.
+    pub m_range: [u32; 2],
+}
+
+/// Parses the table text: a header line (`kernel` first), `#` comments, ten tab-separated columns.
+pub fn parse(text: &str) -> Result<Vec<KernelRow>, String> {
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("kernel\t") {
+            continue;
+        }
+        let c: Vec<&str> = line.split('\t').collect();
+        let bad = |what: &str| format!("w4a16-kernels.tsv line {}: {what}", i + 1);
+        if c.len() != 10 {
+            return Err(bad(&format!(
+                "expected 10 tab-separated columns, found {}",
+                c.len()
+            )));
+        }
+        let num = |j: usize, name: &str| -> Result<f64, String> {
+            c[j].parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| bad(&format!("`{name}` is not a non-negative number: {:?}", c[j])))
+        };
+        let row = KernelRow {
+            kernel: c[0].to_string(),
+            sm: num(1, "sm")? as u32,
+            gpu: c[2].to_string(),
+            n: num(3, "n")? as u64,
+            k: num(4, "k")? as u64,
+            group: num(5, "group")? as u64,
+            m: num(6, "m")? as u32,
+            kernel_tflops: num(7, "kernel_tflops")?,
+            fp16_tflops: num(8, "fp16_tflops")?,
+            source: c[9].to_string(),
+        };
+        if row.m == 0 || row.k == 0 || row.fp16_tflops <= 0.0 || row.kernel_tflops <= 0.0 {
+            return Err(bad("m, k and both TFLOPS figures must be positive"));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The bundled rows; empty if the table does not parse (a unit test keeps it parsing).
+pub fn rows() -> &'static [KernelRow] {
+    static ROWS: OnceLock<Vec<KernelRow>> = OnceLock::new();
+    ROWS.get_or_init(|| parse(TABLE).unwrap_or_default())
+}
+
+/// The factor of `kernel` on SM `sm` at `m` rows: the rows' curve in M (the mean factor where a
+/// kernel, SM and M have several rows), each factor capped at 1; `None` without rows.
+pub fn factor(kernel: W4a16Kernel, sm: u32, m: u32) -> Option<KernelFactor> {
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    let mut mine: Vec<&KernelRow> = rows()
+        .iter()
+        .filter(|r| r.kernel == kernel.name() && r.sm == sm)
+        .collect();
+    mine.sort_by_key(|r| r.m);
+    for same_m in mine.chunk_by(|a, b| a.m == b.m) {
+        let mean = same_m.iter().map(|r| r.factor().min(1.0)).sum::<f64>() / same_m.len() as f64;
+        points.push((f64::from(same_m[0].m), mean));
+    }
+    let (lo, hi) = (points.first()?.0 as u32, points.last()?.0 as u32);
+    let curve = Curve::new(points).ok()?;
+    Some(KernelFactor {
+        value: curve.at(f64::from(m.max(1))),
+        extrapolated: m < lo || m > hi,
+        m_range: [lo, hi],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled table parses; its three H100 Marlin rows give, by hand,
+    /// 4.98 / 2.30 × (0.5 + 2 / 8192) / 2 = 0.54157, 10.02 / 4.63 × 0.250122 = 0.54130 and
+    /// 19.85 / 9.26 × 0.250122 = 0.53617 (inclusionAI/humming PR 2, H100, n = k = 8192).
+    #[test]
+    fn w4a16cost61_h100_marlin_rows_by_hand() {
+        let r = parse(TABLE).unwrap();
+        assert_eq!(r.len(), 3);
+        let f: Vec<f64> = r.iter().map(KernelRow::factor).collect();
+        for (got, want) in f.iter().zip([0.54157, 0.54130, 0.53617]) {
+            assert!((got - want).abs() < 5e-5, "{got} vs {want}");
+        }
+        let at1 = factor(W4a16Kernel::Marlin, 90, 1).unwrap();
+        assert!((at1.value - f[0]).abs() < 1e-12 && !at1.extrapolated);
+        assert_eq!(at1.m_range, [1, 4]);
+        // M 3: between M 2 and 4 in ln M, halfway at ln 3 ≈ 0.585 of the way.
+        let t = (3f64.ln() - 2f64.ln()) / (4f64.ln() - 2f64.ln());
+        let at3 = factor(W4a16Kernel::Marlin, 90, 3).unwrap().value;
+        assert!((at3 - (f[1] + t * (f[2] - f[1]))).abs() < 1e-12);
+        // M 64: beyond the rows, M 4's factor held and said so.
+        let at64 = factor(W4a16Kernel::Marlin, 90, 64).unwrap();
+        assert!((at64.value - f[2]).abs() < 1e-12 && at64.extrapolated);
+        // No rows: Machete, Marlin on Ampere, the unconverted kernels.
+        assert!(factor(W4a16Kernel::Machete, 90, 1).is_none());
+        assert!(factor(W4a16Kernel::Marlin, 80, 1).is_none());
+        assert!(factor(W4a16Kernel::Unconverted, 90, 1).is_none());
+    }
+
+    #[test]
+    fn w4a16cost61_bad_rows_are_refused() {
+        let e = parse("marlin\t90\tH100\t8192\t8192\t0\t1\t4.98\n").unwrap_err();
+        assert!(e.contains("line 1") && e.contains("10 tab-separated"), "{e}");
+        let e = parse("marlin\t90\tH100\t8192\t8192\t0\t1\tx\t2.3\ts\n").unwrap_err();
+        assert!(e.contains("`kernel_tflops`"), "{e}");
+        let e = parse("marlin\t90\tH100\t8192\t8192\t0\t0\t1\t2.3\ts\n").unwrap_err();
+        assert!(e.contains("must be positive"), "{e}");
+    }
+}
