@@ -4,7 +4,7 @@ use super::{DecodeError, SimulatedShape};
 
 mod aiter_blockscale; // mi300x58: AITER's untuned Triton blockscale GEMM for DeepSeek-V3's q_a/kv_a on gfx942 (SGLang <= 0.5.9)
 mod aiter_unified; // mi300xoss: AITER unified attention's 3-D split-KV reduce kernel (vLLM ROCm)
-mod dcp;
+mod dcp; // issue #17: vLLM decode context parallelism
 mod decode_attn; // mend51: the decode-attention facts of a pass's model, worked out once a pass
 mod dp_attention; // issue #17: SGLang DP attention's pass
 mod dp_sum; // issue #18 leftover (dpsched2): DP attention's SUM_LEN step
@@ -19,7 +19,7 @@ pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
 mod moe_call; // moecall: the triton fused-MoE call's measured fixed cost on SM 9.0
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
-pub(super) mod pipeline; // issue #17: sends between pipeline stages // issue #17: vLLM decode context parallelism
+pub(super) mod pipeline; // issue #17: sends between pipeline stages
 pub(super) mod pipeline_net; // issue #17 point 4: stage sends across boxes
 mod sgl_decode_launch; // c1llama18: SGLang's eager decode launches per layer beyond the template
 pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a second CUDA stream
@@ -30,10 +30,10 @@ mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eage
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 mod sgl_triton_split; // tritonsplit54: SGLang's Triton split-KV decode: splits, partials, stage 2, serial tiles
 mod splitkv; // splitkv49: FlashAttention 3 / 2 split-KV decode (vLLM FLASH_ATTN, SGLang fa3): combine launch, serial tiles
-pub(crate) mod tp_net;
+pub(crate) mod tp_net; // issue #17 point 4: the TP allreduce across boxes
 mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
-pub mod vllm_dp;
-mod w4a16_rate; // w4a16cost61: the W4A16 kernel's streaming factor on the dense linears' int4 bytes // issue #17 point 1 (vllmdp): vLLM DP on a MoE model // issue #17 point 4: the TP allreduce across boxes
+pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model
+mod w4a16_rate; // w4a16cost61: the W4A16 kernel's streaming factor on the dense linears' int4 bytes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
 use crate::scenario::cudagraph_mode::DecodeLaunch;
@@ -47,8 +47,8 @@ use tpsim_model::hw::{PathClass, Transport};
 use tpsim_model::llm::{ForwardPass, LayerWork, ModelSpec};
 use tpsim_model::units::{Bytes, Duration};
 
-mod mixed;
-mod vllm_spec; // issue #17: vLLM's speculative iteration // issue #18: decode and prefill chunks in one forward
+mod mixed; // issue #18: decode and prefill chunks in one forward
+mod vllm_spec; // issue #17: vLLM's speculative iteration
 
 /// The cost of one collective call and how it was chosen.
 #[derive(Debug, Clone, PartialEq)]

@@ -84,6 +84,15 @@ impl Resolver<'_> {
                         k.m_range[0],
                         k.m_range[1]
                     ));
+                } else if dense_int4 && m.marlin_family {
+                    // Honest output: no bundled benchmark of this kernel on this SM
+                    // (tests/data/w4a16-kernels.tsv has Marlin on SM 9.0 only).
+                    warnings.push(format!(
+                        "vLLM's {} kernel on SM {sm}: no benchmark of it is bundled; tpsim streams the dense \
+                         linears' int4 weights at the int4 format's efficiency, unmeasured for this kernel \
+                         (Marlin on SM 90 measures 0.54 of the fp16 GEMM's; tests/data/w4a16-kernels.tsv)",
+                        m.kernel.name()
+                    ));
                 }
                 if !m.marlin_family {
                     warnings.push(format!(
