@@ -100,6 +100,10 @@ fn main() {
         .unwrap();
     }
     writeln!(out, "];").unwrap();
-    let dest = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("presets.rs");
-    std::fs::write(dest, out).unwrap();
+    // Written beside and renamed over, never rewritten in place: a target directory copied with
+    // hard links (one per git worktree) must not see another copy's presets.
+    let dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let tmp = dir.join("presets.rs.tmp");
+    std::fs::write(&tmp, out).unwrap();
+    std::fs::rename(tmp, dir.join("presets.rs")).unwrap();
 }
