@@ -166,11 +166,12 @@ fn every_surveyed_command_gives_its_recorded_outcome() {
 }
 
 /// The table holds 45 commands, 60–104, each naming a source and a date (or the docs page), and the
-/// class counts the book states: 11 ok (row 95 since presets55's `glm-4.5-air`, row 78 since
-/// presets57's `qwen3-vl-235b-a22b-instruct`, row 67 since presets59's alias `Qwen/Qwen3.6-35B-A3B`),
-/// 19 no preset (row 99 since args58: vLLM ≥ 0.12's `tokenizer_mode: TokenizerMode | str` takes any
-/// name, `literal_to_kwargs` giving a metavar, not choices), 7 refused by the release, 1 box, 3 not
-/// modelled, 1 not a command, 1 the user's own path, 2 doubtful (45 = 11 + 19 + 7 + 1 + 3 + 1 + 1 + 2).
+/// class counts the book states: 12 ok (row 95 since presets55's `glm-4.5-air`, row 78 since
+/// presets57's `qwen3-vl-235b-a22b-instruct`, row 67 since presets59's alias `Qwen/Qwen3.6-35B-A3B`,
+/// row 100 since presets61's `deepseek-v4-flash`), 17 no preset, 7 refused by the release, 1 box,
+/// 4 not modelled (row 99 since presets61: DeepSeek-V4 under vLLM 0.22.1; from args58 to presets61 it
+/// was "no preset", vLLM ≥ 0.12's `tokenizer_mode: TokenizerMode | str` taking any name), 1 not a
+/// command, 1 the user's own path, 2 doubtful (45 = 12 + 17 + 7 + 1 + 4 + 1 + 1 + 2).
 #[test]
 fn the_survey_has_45_sourced_rows_in_the_books_classes() {
     // cmdsurvey57's rows (105 on) are counted by its own suite.
@@ -184,7 +185,7 @@ fn the_survey_has_45_sourced_rows_in_the_books_classes() {
         assert!(dated || r.source.starts_with("docs."), "row {}: no date", r.n);
     }
     let got = class_counts(&rows);
-    assert_eq!(got, [11, 19, 7, 1, 3, 1, 1, 2]);
+    assert_eq!(got, [12, 17, 7, 1, 4, 1, 1, 2]);
 }
 
 /// Row 68 (sglang issue 5338): `docker run … lmsysorg/sglang:blackwell bash -c "pip install … &&
@@ -257,15 +258,20 @@ fn the_sglang_router_is_named() {
 /// Row 100 (sglang PR 28620): `docker run … -v /llm/hub/deepseek/DeepSeek-V4-Flash:/model …
 /// lmsysorg/sglang:latest-cu129 sglang serve --model-path /model …`. The container's `/model` is the
 /// host's directory (Docker's `--volume HOST:CONTAINER`), so the model is named by that directory
-/// (no bundled preset yet) and the mount is noted; before cmdsurvey55 the path `/model` itself was
-/// looked up. A path under the mount keeps its rest; a path outside it is left as written.
+/// (since presets61 the preset `deepseek-v4-flash`, by its last component) and the mount is noted;
+/// before cmdsurvey55 the path `/model` itself was looked up. A path under the mount keeps its rest; a
+/// path outside it is left as written.
 #[test]
 fn a_model_path_inside_the_container_is_read_by_its_mount() {
     let r = row(100);
-    let e = build::import(&r.command, &options(&r)).expect_err("no preset");
+    let i = build::import(&r.command, &options(&r)).expect("imports");
+    assert!(has_line(&i.text, "preset = \"deepseek-v4-flash\""), "{}", i.text);
     assert!(
-        e.contains("`/llm/hub/deepseek/DeepSeek-V4-Flash` is no bundled model preset"),
-        "{e}"
+        i.notes
+            .iter()
+            .any(|n| n.contains("/llm/hub/deepseek/DeepSeek-V4-Flash")),
+        "{:?}",
+        i.notes
     );
     let mounts = vec![("/models".to_string(), "/data/hf".to_string())];
     let mut notes = Vec::new();

@@ -10,13 +10,14 @@ use crate::cmdsurvey55::{class_counts, has_line, on, options, row, survey_rows};
 use tpsim::import_command_build as build;
 
 /// Rows 197–212, each naming its source and dated (a recipe by its `date_updated`); the classes the
-/// book counts: 2 ok (rows 201, 208), 9 no preset, 0 refused by the release, 0 box, 1 not modelled
-/// (207, SGLang's router), 1 not a command (205), 0 the user's own path, 3 doubtful (203, 204, 211)
-/// (16 = 2 + 9 + 0 + 0 + 1 + 1 + 0 + 3).
+/// book counts: 3 ok (rows 201, 208; 212 since presets61's `qwen3-0.6b`), 5 no preset, 0 refused by
+/// the release, 0 box, 4 not modelled (207, SGLang's router; 197, 198, 199 since presets61's
+/// `deepseek-v4-flash`: DeepSeek-V4 under vLLM), 1 not a command (205), 0 the user's own path,
+/// 3 doubtful (203, 204, 211) (16 = 3 + 5 + 0 + 0 + 4 + 1 + 0 + 3).
 #[test]
 fn the_60_survey_has_16_sourced_rows_in_the_books_classes() {
     let rows = survey_rows(197..=212, |_| false);
-    assert_eq!(class_counts(&rows), [2, 9, 0, 0, 1, 1, 0, 3]);
+    assert_eq!(class_counts(&rows), [3, 5, 0, 0, 4, 1, 0, 3]);
 }
 
 /// Row 207 (QwenLM/Qwen3-VL issue 1746): the posted command's last line ends in `\` and nothing
@@ -108,17 +109,16 @@ fn eval_runs_its_string() {
 /// Row 212 (gpustack issue 4280): a container's `Args`, `tini -- vllm serve …/model_scope/Qwen/Qwen3-0.6B
 /// --tensor-parallel-size 1 --pipeline-parallel-size 2 --distributed-executor-backend ray …`. tini
 /// (Docker's init, `docker run --init`) runs the program after its `--`; before cmdsurvey60 tpsim
-/// found "no engine launch". Now the model is reached (no preset for Qwen3-0.6B). With a bundled
-/// model the same Args import at vLLM 0.14.1: tp 1, pp 2 over Ray, with vLLM's warning that async
-/// scheduling is off under pipeline parallelism.
+/// found "no engine launch". Now the model is reached, and since presets61 it is the preset
+/// `qwen3-0.6b` (before: no preset for Qwen3-0.6B). Another bundled model's same Args import at vLLM
+/// 0.14.1: tp 1, pp 2 over Ray, with vLLM's warning that async scheduling is off under pipeline
+/// parallelism.
 #[test]
 fn tini_runs_the_program_after_its_dashes() {
     let r = row(212);
-    let e = build::import(&r.command, &options(&r)).expect_err("no preset");
-    assert!(
-        e.contains("`/var/lib/gpustack/cache/000000/model_scope/Qwen/Qwen3-0.6B` is no bundled model preset"),
-        "{e}"
-    );
+    let i = build::import(&r.command, &options(&r)).expect("imports");
+    assert!(has_line(&i.text, "preset = \"qwen3-0.6b\""), "{}", i.text);
+    assert!(has_line(&i.text, "pp_size = 2"), "{}", i.text);
     let c = "tini -- vllm serve Qwen/Qwen3-8B --max-model-len 8192 --tensor-parallel-size 1 \
              --pipeline-parallel-size 2 --distributed-executor-backend ray --port 40052";
     let i = build::import(c, &on("rtx-4090-2x-no-p2p", Some("0.14.1"))).expect("imports");
