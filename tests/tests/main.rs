@@ -498,3 +498,5 @@ mod nccl60;
 mod w4a16_60;
 // sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
 mod sglfront60;
+// nontorch61 (issue #17): vLLM non-torch growth by release window (snapshot before the distributed init until 0.10.2) and NCCL transport (SHM rings are host memory).
+mod nontorch61;
