@@ -331,6 +331,8 @@ fn qwen3_vit_items(budget: u64) -> u64 {
 /// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not where the dummy sampler only
 /// sorts (vLLM ≤ 0.16) or only goes through FlashInfer (vllmsampler: 0.9 – 0.20). vmemtp57: plus
 /// FlashInfer's allreduce-fusion workspace where vLLM builds it (`super::vllm_fi_workspace`).
+/// nontorch61: the comm part by NCCL transport and release window
+/// (`tpsim_model::vllm_nontorch::comm_part_bytes`, `group_links`, `dist_init_in_window`).
 pub(super) fn non_torch(s: &Scenario) -> Bytes {
     match s.engine.costs.vllm_startup {
         Some(p) => {
