@@ -35,6 +35,7 @@ pub mod units;
 // vrows3 (issue #17 point 5): vLLM ≤ 0.12's sorting dummy sampler.
 pub mod vllm_flashinfer_sampler;
 pub mod vllm_hybrid;
+pub mod vllm_nontorch; // nontorch61 (issue #17): the non-torch growth's comm part by release window and transport
 pub mod vllm_sliding_check;
 pub mod vllm_sort_sampler; // issue #17 (engine-exact memory): vLLM's pages for Mamba-2 / Gated DeltaNet hybrids // installkind: vLLM 0.9–0.11.0 dummy sampler through FlashInfer (no sort)
 // vLLM start-up memory from a scenario (issue #17 point 5).

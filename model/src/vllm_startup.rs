@@ -172,7 +172,9 @@ pub fn sampler_peak_bytes(p: &StartupParams, s: &ProfileShape) -> u64 {
 /// `DeviceCommunicatorBase.all_gather` → `dist.all_gather_into_tensor`); over P2P its ring takes
 /// [`crate::nccl::p2p_ring_channel_device_bytes`] (12 MiB) a channel on each rank
 /// (tests/tests/vmem58.rs: 24 channels would be 0.28 of the fitted 0.34 GiB at tp 2; the channel
-/// count is not logged, so the part stays fitted).
+/// count is not logged, so the part stays fitted). nontorch61: the scenario path replaces the ring
+/// share by the transport's and adds the distributed init before vLLM 0.11.0
+/// ([`crate::vllm_nontorch::comm_part_bytes`]).
 pub fn non_torch_growth(p: &StartupParams, tp: u32) -> Bytes {
     let mut gib = p.non_torch_base_gib;
     if tp > 1 {

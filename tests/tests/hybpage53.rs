@@ -109,10 +109,13 @@ fn tp2_c64_kv_use_by_hand() {
     // 1.5 GiB of FlashInfer's fusion workspace, which vLLM builds only on NVSwitch Hopper /
     // Blackwell); this box runs NCCL over SHM (vllmold52 measured 0.137 GiB in all for vLLM 0.10.1
     // over SHM): the 0.32 + 0.02 comm part is the H100 fit's, not this box's.
+    // nontorch61: two RTX 3090s have no P2P, so NCCL's rings run over SHM and their buffers are host
+    // memory: the fitted comm part's ring share (24 × 12 MiB = 301,989,888 B) leaves the non-torch
+    // growth (0.59 → 0.30875 GiB), 34.9 blocks more → 1,346 (320 / 1,346 = 23.8 %).
     let v = run_json(&scenario(TP2_C64));
-    assert_eq!(entry_bytes(&v, "KV cache"), 1_311 * BLOCK_TP2);
+    assert_eq!(entry_bytes(&v, "KV cache"), 1_346 * BLOCK_TP2);
     assert_eq!(v["serving"]["peak_running"], 64);
-    assert!((f(&v["serving"]["peak_kv_utilisation"]) - 320.0 / 1_311.0).abs() < 1e-9);
+    assert!((f(&v["serving"]["peak_kv_utilisation"]) - 320.0 / 1_346.0).abs() < 1e-9);
 }
 
 #[test]
@@ -149,8 +152,11 @@ fn line_54_qwen3_vl_30b_pool_with_the_encoder_terms() {
     let video = 49_152 * 1_536 * 2 + 12_288 * 8_192 * 2 + 153_600 * 8_192 * 2;
     assert_eq!((decoder, video), (1_497_038_848, 2_868_903_936));
     assert_eq!(entry_bytes(&v, "peak activation (profile run)"), decoder + video);
+    // nontorch61: over SHM (4 PCIe 3090s, no P2P) the torch group's ring buffers are host memory:
+    // the non-torch growth is 0.25 + (0.32 − 0.28125) + 3 × 0.02 = 0.34875 GiB (0.63 before), the
+    // pool 1.7369 + 0.28125 = 2.0181 GiB, 0.29 GiB short of the log (0.57 before).
     let rest = f(&v["memory"]["rest_gib"]);
-    assert!((rest - 1.7369).abs() < 0.0005, "{rest}");
+    assert!((rest - 2.0181).abs() < 0.0005, "{rest}");
     // Tolerance: the log's printed KV figure, ± 0.005 GiB.
-    assert!((rest - 2.31 + 0.573).abs() < 0.006, "{rest}");
+    assert!((rest - 2.31 + 0.2919).abs() < 0.006, "{rest}");
 }

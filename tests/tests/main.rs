@@ -508,3 +508,5 @@ mod w4a16cost61;
 mod sglfront60;
 // sglprefill61 (issue #18): the largest one-signed group of SGLang TTFT misses (0.5.7, MI300X, under load): a time a prefill.
 mod sglprefill61;
+// nontorch61 (issue #17): vLLM non-torch growth by release window (snapshot before the distributed init until 0.10.2) and NCCL transport (SHM rings are host memory).
+mod nontorch61;

@@ -167,9 +167,13 @@ fn vllm_0_10_2_qwen3_next_80b_predicted_budget_miss_h200_tp2() {
     let p = qwen3_next_scenario(false);
     let logged = num(&r, "kv_tokens") as u64;
     println!("qwen3-next tp2: predicted {} vs logged {logged}", p.kv_tokens);
-    assert_eq!(p.kv_tokens, 991_168);
+    // nontorch61: vLLM 0.10.2 takes its snapshot before the distributed init, so its own NCCL
+    // communicator's ring (24 × 12 MiB) and the custom-allreduce buffers (18 MiB) are non-torch
+    // growth too: 320,864,256 B = 48 blocks of 6,684,672 B, ⌊48 / 4⌋ × 544 = 6,528 tokens fewer
+    // (991,168, +1.79 %, before): `nontorch61::line_51_window_holds_the_distributed_init`.
+    assert_eq!(p.kv_tokens, 984_640);
     let miss = relative(p.kv_tokens as f64, logged as f64);
-    assert!((miss - 0.0179).abs() < 0.0005, "{miss}");
+    assert!((miss - 0.0112).abs() < 0.0005, "{miss}");
 }
 
 /// vllmmem60: line 51's peak activation predicted from the scenario is the dummy sampler's (the

@@ -9,6 +9,7 @@ use tpsim_model::llm::WeightDtype;
 use tpsim_model::llm::{Architecture, KvCacheDtype, LoadGpu, VisionFamily};
 use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 use tpsim_model::units::Bytes;
+use tpsim_model::vllm_nontorch::{GroupLinks, comm_part_bytes, snapshot_precedes_dist_init};
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, encoder_profile_bytes, moe_workspace_bytes, non_torch_growth_pp,
     non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes, topk_topp_stack_growth,
@@ -330,6 +331,8 @@ fn qwen3_vit_items(budget: u64) -> u64 {
 /// topk_topp_stack_growth`; granite's odd vocabularies on Hopper); not where the dummy sampler only
 /// sorts (vLLM ≤ 0.16) or only goes through FlashInfer (vllmsampler: 0.9 – 0.20). vmemtp57: plus
 /// FlashInfer's allreduce-fusion workspace where vLLM builds it (`super::vllm_fi_workspace`).
+/// nontorch61: the comm part by NCCL transport and release window
+/// (`tpsim_model::vllm_nontorch::comm_part_bytes`, `group_links`, `dist_init_in_window`).
 pub(super) fn non_torch(s: &Scenario) -> Bytes {
     match s.engine.costs.vllm_startup {
         Some(p) => {
@@ -349,7 +352,15 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
             let growth = if is_v0_10_1(s) {
                 non_torch_growth_v0_10_1(&p, s.engine.tp, s.engine.pp)
             } else {
-                non_torch_growth_pp(&p, s.engine.tp, s.engine.pp)
+                // nontorch61: the comm part by transport and by the release's snapshot position.
+                let base = non_torch_growth_pp(&p, 1, s.engine.pp);
+                let fitted = non_torch_growth_pp(&p, s.engine.tp, s.engine.pp).0 - base.0;
+                base + Bytes(comm_part_bytes(
+                    fitted,
+                    s.engine.tp,
+                    group_links(s),
+                    dist_init_in_window(s),
+                ))
             };
             // vmemtp57: FlashInfer's allreduce-fusion workspace (NVSwitch Hopper / Blackwell, ≥ 0.17).
             let tokens = batch_shape(s, torch_total_gib(s).0).0;
@@ -357,6 +368,30 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
         }
         None => s.engine.costs.non_torch_memory.unwrap_or(Bytes(0)),
     }
+}
+
+/// nontorch61 (issue #17): how the scenario's TP group is connected — NCCL's ring over P2P on every
+/// hop (`crate::comm::Comm`'s hop transports) and whether vLLM's custom allreduce is on (the
+/// scenario's resolved `engine.allreduce`, `crate::scenario::allreduce_default`).
+fn group_links(s: &Scenario) -> GroupLinks {
+    let p2p = s.engine.tp <= 1
+        || crate::comm::Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env)
+            .hop_transports
+            .iter()
+            .all(|&t| t == tpsim_model::hw::Transport::P2p);
+    GroupLinks {
+        p2p,
+        custom_ar: s.engine.allreduce == crate::scenario::AllreduceBackend::Custom,
+    }
+}
+
+/// nontorch61: whether the release takes its memory snapshot before the distributed init
+/// (`tpsim_model::vllm_nontorch::snapshot_precedes_dist_init`: vLLM before 0.11.0); false for an
+/// unparsed version and for the V0 engine (its own rules, `vllm_v0_kv`).
+fn dist_init_in_window(s: &Scenario) -> bool {
+    s.engine.v0.is_none()
+        && crate::scenario::flashinfer_sampler::triple(&s.engine.release().version)
+            .is_some_and(snapshot_precedes_dist_init)
 }
 
 /// vllmold52 (issue #17): whether the scenario runs vLLM 0.10.1.x's V1 engine, whose profile run's

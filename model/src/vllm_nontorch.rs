@@ -1,0 +1,146 @@
+//! nontorch61 (issue #17): the communication share of vLLM's profile-run non-torch growth
+//! (`non_torch_increase`), built from what the distributed set-up allocates outside torch's
+//! caching allocator, by release window and by NCCL transport.
+//!
+//! Two facts of the engine decide which of those allocations fall inside the measured window
+//! (`init_snapshot` … end of `profile_run`):
+//!
+//! - **Where the snapshot is taken.** vLLM 0.9.2 – 0.10.2 `v1/worker/gpu_worker.py` `init_device`
+//!   takes `self.init_snapshot = MemorySnapshot()` *before* `init_worker_distributed_environment`
+//!   (0.9.2 line 140 before 158; 0.10.1 174 before 192; 0.10.2 175 before 193); from 0.11.0 the
+//!   distributed environment comes first (0.11.0 169 before 182; 0.11.1 224 / 240; 0.12.0 216 /
+//!   232; 0.13.0 224 / 240; 0.19.0 263 / 282; the wheels in /work/wheels). So up to 0.10.2 the
+//!   distributed init's device allocations are non-torch growth; from 0.11.0 they are not.
+//! - **The transport.** NCCL's P2P transport puts a ring connection's buffers in device memory
+//!   ([`crate::nccl::p2p_ring_channel_device_bytes`], 12 MiB a channel on each rank); over its SHM
+//!   transport (GPUs without P2P) they are host memory (NCCL 2.27.5 `transport/shm.cc`), so a group
+//!   over SHM grows by none of them.
+//!
+//! What the distributed init allocates on the device, per rank, in a `tp`-rank group (0.10.2):
+//! - vLLM's own NCCL communicator (`device_communicators/pynccl.py` `PyNcclCommunicator.__init__`
+//!   ends with "A small all_reduce for warmup"), whose first collective connects its ring: the
+//!   ring's buffers, as for the torch group below;
+//! - the custom allreduce, when it is on ([`custom_ar_device_bytes`]).
+//!
+//! The torch TP group's `ProcessGroupNCCL` is connected inside the window at every release (vmem58:
+//! the dummy sampler's logits all-gather). The preset's fitted communication part
+//! (`vllm_non_torch_comm`, vLLM 0.19.0 on H100 NVSwitch) holds its ring at vmem58's
+//! [`RING_CHANNELS`] channels; over SHM that share is taken out ([`comm_part_bytes`]).
+
+use crate::nccl::p2p_ring_channel_device_bytes;
+
+/// The ring channels of a TP group's NCCL communicator, ASSUMED (vmem58, tests/tests/vmem58.rs): the
+/// 24 channels NCCL prints for 8-rank H100 / H200 communicators; a 2- or 4-rank group's count is
+/// not in any log at hand.
+pub const RING_CHANNELS: u64 = 24;
+
+/// vLLM's custom-allreduce `max_size` before the symmetric-memory clamp: 8 MiB
+/// (`device_communicators/custom_all_reduce.py` `CustomAllreduce.__init__`, `max_size=8192 * 1024`;
+/// 0.10.2 and 0.11.0; the clamp `CUSTOM_ALL_REDUCE_MAX_SIZES` applies only with
+/// `VLLM_ALLREDUCE_USE_SYMM_MEM`, off by default in 0.10.2's `envs.py`).
+pub const CUSTOM_AR_MAX_SIZE: u64 = 8 << 20;
+
+/// `cudaMalloc`'s granularity for allocations of this size, bytes: 2 MiB (the same page NCCL's
+/// `CUDA_IPC_MIN` aligns to, `crate::nccl::CUDA_IPC_MIN`).
+const CUDA_MALLOC_PAGE: u64 = 2 << 20;
+
+/// Device bytes of vLLM's custom-allreduce buffers on each rank: `create_shared_buffer(
+/// ops.meta_size() + max_size)` (the signal flags and the staging buffer) and
+/// `create_shared_buffer(max_size)`, each a raw `cudaMalloc` (`csrc/custom_all_reduce.cu`
+/// `allocate_shared_buffer_and_handle`), outside torch's allocator; the meta part (a few KiB of
+/// `Signal` flags) takes the next 2 MiB page: 10 MiB + 8 MiB = 18 MiB. The peers' buffers are
+/// opened by IPC handle and take no memory on this GPU; `rank_data` (8 MiB) is a torch tensor.
+pub fn custom_ar_device_bytes() -> u64 {
+    let meta = (CUSTOM_AR_MAX_SIZE + 1).div_ceil(CUDA_MALLOC_PAGE) * CUDA_MALLOC_PAGE;
+    meta + CUSTOM_AR_MAX_SIZE
+}
+
+/// Device bytes of one communicator's connected ring on each rank: [`RING_CHANNELS`] ×
+/// [`p2p_ring_channel_device_bytes`] over P2P, 0 over SHM (host memory).
+pub fn ring_device_bytes(p2p: bool) -> u64 {
+    if p2p {
+        RING_CHANNELS * p2p_ring_channel_device_bytes(true)
+    } else {
+        0
+    }
+}
+
+/// Whether a vLLM V1 release takes its `init_snapshot` before the distributed init (so the NCCL
+/// and custom-allreduce allocations count as non-torch growth): before 0.11.0 (module doc).
+pub fn snapshot_precedes_dist_init(version: [u64; 3]) -> bool {
+    version < [0, 11, 0]
+}
+
+/// How a TP group of more than one rank is connected, as the non-torch growth needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupLinks {
+    /// NCCL's ring runs over P2P (NVLink or PCIe P2P) on every hop; false when any hop is SHM.
+    pub p2p: bool,
+    /// vLLM's custom allreduce is on (its buffers are allocated).
+    pub custom_ar: bool,
+}
+
+/// The communication part of the non-torch growth of one rank of a `tp`-rank group (`tp > 1`),
+/// bytes: the preset's fitted part `fitted_comm` (NVSwitch P2P, with the torch group's ring in it),
+/// its ring share replaced by the ring this transport connects ([`ring_device_bytes`]), plus — where
+/// the release's snapshot precedes the distributed init — vLLM's own communicator's ring and the
+/// custom-allreduce buffers. 0 at `tp` ≤ 1.
+pub fn comm_part_bytes(fitted_comm: u64, tp: u32, links: GroupLinks, dist_init_in_window: bool) -> u64 {
+    if tp <= 1 {
+        return 0;
+    }
+    let torch_group = fitted_comm.saturating_sub(ring_device_bytes(true)) + ring_device_bytes(links.p2p);
+    let dist_init = if dist_init_in_window {
+        ring_device_bytes(links.p2p)
+            + if links.custom_ar {
+                custom_ar_device_bytes()
+            } else {
+                0
+            }
+    } else {
+        0
+    };
+    torch_group + dist_init
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn nontorch61_custom_ar_buffers_by_hand() {
+        // 8 MiB + a few KiB → 10 MiB (2 MiB pages), + 8 MiB.
+        assert_eq!(custom_ar_device_bytes(), 18 * MIB);
+    }
+
+    #[test]
+    fn nontorch61_release_window() {
+        assert!(snapshot_precedes_dist_init([0, 10, 2]));
+        assert!(snapshot_precedes_dist_init([0, 9, 2]));
+        assert!(!snapshot_precedes_dist_init([0, 11, 0]));
+        assert!(!snapshot_precedes_dist_init([0, 19, 0]));
+    }
+
+    #[test]
+    fn nontorch61_comm_part_by_transport_and_window() {
+        let fitted = 344 * MIB; // 0.32 GiB + 0.02 GiB per peer at tp 2, rounded to MiB here
+        let ring = 24 * 12 * MIB;
+        let p2p = GroupLinks {
+            p2p: true,
+            custom_ar: true,
+        };
+        let shm = GroupLinks {
+            p2p: false,
+            custom_ar: false,
+        };
+        assert_eq!(comm_part_bytes(fitted, 1, p2p, true), 0);
+        assert_eq!(comm_part_bytes(fitted, 2, p2p, false), fitted);
+        assert_eq!(comm_part_bytes(fitted, 2, shm, false), fitted - ring);
+        assert_eq!(comm_part_bytes(fitted, 2, p2p, true), fitted + ring + 18 * MIB);
+        assert_eq!(comm_part_bytes(fitted, 2, shm, true), fitted - ring);
+        // A fitted part below the ring saturates at the transport's ring.
+        assert_eq!(comm_part_bytes(MIB, 2, shm, false), 0);
+    }
+}
