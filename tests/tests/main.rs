@@ -498,3 +498,5 @@ mod nccl60;
 mod w4a16_60;
 // sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
 mod sglfront60;
+// vllmttft61 (issue #18): vLLM's request path (microbatch wait, tokenization) and the closed loop's standing queue.
+mod vllmttft61;
