@@ -44,7 +44,7 @@ fn vllmttft61_sourced_figures() {
         "https://github.com/vllm-project/vllm/issues/19012",
         "tokenize_per_prompt_token",
     );
-    assert_eq!(tok, 1.0);
+    assert!((tok - 1.0).abs() < 1e-12, "{tok}");
     assert_eq!(
         tpsim::serve::vllm_front::TOKENIZE_PER_PROMPT_TOKEN_PS,
         (tok * 1e6) as u64
@@ -73,10 +73,10 @@ fn output_processing_bound_keeps_the_api_server_idle_at_the_kimi_rows() {
         );
     let t = read_tsv(&data_path("throughput.tsv"));
     let (b, out) = (t.col("batch_or_concurrency"), t.col("output_tok_s"));
-    for (line, c, hand) in [(293, 8.0, 0.0257), (313, 16.0, 0.0394)] {
+    for (line, c, hand) in [(293, 8u32, 0.0257), (313, 16, 0.0394)] {
         let r = t.rows.iter().find(|r| r.line == line).unwrap();
-        assert_eq!(r.get(b).parse::<f64>().unwrap(), c, "line {line}");
-        let busy = c * r.get(out).parse::<f64>().unwrap() * bound_us * 1e-6;
+        assert_eq!(r.get(b), format!("{c}"), "line {line}");
+        let busy = f64::from(c) * r.get(out).parse::<f64>().unwrap() * bound_us * 1e-6;
         assert!((busy - hand).abs() < 5e-4, "line {line}: busy {busy:.4}");
         assert!(busy < 0.05, "line {line}: {busy:.4}");
     }
@@ -119,9 +119,6 @@ fn kimi_staggered_arrivals_queue_behind_earlier_prompts() {
 /// (8 × 29.34 µs = 0.23 ms) and the next request's arrival by as little.
 #[test]
 fn kimi_c8_with_the_output_processing_bound_barely_moves() {
-    let with = kimi_p50(
-        8,
-        "\n[engine.costs]\nfrontend_output_token_cost = \"29.34us\"\n",
-    );
+    let with = kimi_p50(8, "\n[engine.costs]\nfrontend_output_token_cost = \"29.34us\"\n");
     assert!((with / 320.24 - 1.0).abs() < 0.01, "c 8 median {with:.2} ms");
 }
