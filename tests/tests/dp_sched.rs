@@ -120,6 +120,7 @@ fn plan(kv_tokens: u64, groups: u32, spec_reserve: Option<u64>, graphs: Vec<u32>
         frontend: None,
         detok: None,
         request_path: Duration::ZERO,
+        request_path_per_prompt_token: Duration::ZERO,
         max_req_len: None,
         hybrid: None,
     }

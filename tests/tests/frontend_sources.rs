@@ -7,7 +7,7 @@ use super::common::*;
 use super::serving_curve::{mistral_published_ttft_p50, simulate_file_with};
 
 /// The value of `frontend-costs.tsv` line `line`, checking the row is the one meant.
-fn cost_row(line: usize, source: &str, quantity: &str) -> f64 {
+pub(super) fn cost_row(line: usize, source: &str, quantity: &str) -> f64 {
     let t = read_tsv(&data_path("frontend-costs.tsv"));
     let (s, q, v) = (t.col("source"), t.col("quantity"), t.col("value"));
     let r = t.rows.iter().find(|r| r.line == line).unwrap();

@@ -510,3 +510,5 @@ mod sglfront60;
 mod sglprefill61;
 // nontorch61 (issue #17): vLLM non-torch growth by release window (snapshot before the distributed init until 0.10.2) and NCCL transport (SHM rings are host memory).
 mod nontorch61;
+// vllmttft61 (issue #18): vLLM's request path (microbatch wait, tokenization) and the closed loop's standing queue.
+mod vllmttft61;

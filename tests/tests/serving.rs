@@ -50,6 +50,7 @@ fn sglang_plan_with(
         frontend: None,
         detok: None,
         request_path: Duration::ZERO,
+        request_path_per_prompt_token: Duration::ZERO,
         // No output clipping: these tests drive the scheduler alone.
         max_req_len: None,
         hybrid: None,

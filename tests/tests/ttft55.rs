@@ -282,8 +282,11 @@ fn vllm_raises_gpt_oss_capture_list_by_release() {
 fn gpt_oss_on_mi300x_c1_runs_its_prefills_under_the_graphs() {
     // Line 99 (gpt-oss-120b, 8× MI300X, vLLM 0.17.0, prompts 819–1,024 tokens): every prompt is
     // within 1,024, so its TTFT is the graphed one (ttft54's table: 6.28 ms before its limit, 15.90
-    // ms with it), 6.27 ms within 2 %, not the ungraphed one: farther from the measured 33.6 ms.
+    // ms with it), 6.27 ms, not the ungraphed one: farther from the measured 33.6 ms. Since
+    // vllmttft61 every vLLM 0.17 request also pays its request path, 2 ms of microbatch wait and
+    // 1 µs a prompt token (the prompts' mean ≈ 921.5 tokens, uniform on 819–1,024): 6.27 + 2 + 0.92
+    // = 9.19 ms, within 2 % (ungraphed it would read 15.90 + 2.92 = 18.82).
     let v = run_json(&scenario("validation/gpt-oss-120b-mi300x-vllm-0.17-tp8-c1.toml"));
     let mean = f(&v["serving"]["ttft_ms"]["mean"]);
-    assert!((mean / 6.27 - 1.0).abs() < 0.02, "mean TTFT {mean:.2} ms");
+    assert!((mean / 9.19 - 1.0).abs() < 0.02, "mean TTFT {mean:.2} ms");
 }

@@ -572,6 +572,9 @@ pub struct Inputs<'a, I: Iterator<Item = RequestSpec>> {
     /// sglfront60: a request enters its scheduler's waiting queue this long after the client sends
     /// it (SGLang's request path outside the scheduler, `serve::sglang_front`; zero: at once).
     pub request_path: Duration,
+    /// vllmttft61: the request path's part per prompt token (vLLM's tokenization,
+    /// `serve::vllm_front`; zero: none).
+    pub request_path_per_prompt_token: Duration,
     /// SGLang's `max_req_len` of one scheduler (min(context_len − 1, its pool's tokens − 1)): a
     /// request's output is clipped to `max_req_len − prompt − 1` when it reaches a group (None:
     /// vLLM, which does not clip).
@@ -807,6 +810,8 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     let mut in_frontend: BinaryHeap<Reverse<(u64, u64, usize, u32)>> = BinaryHeap::new();
     // sglfront60: SGLang's request path (ps), through the same heap without a server.
     let path = inp.request_path.as_ps();
+    // vllmttft61: and per prompt token (vLLM's tokenization).
+    let path_per_token = inp.request_path_per_prompt_token.as_ps();
     let mut fe_seq = 0u64;
     let mut outs = Outputs {
         tokens: vec![0; fe.as_ref().map_or(0, Frontend::servers)],
@@ -901,8 +906,9 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
             }
             let core = &mut groups[to].core;
             let id = core.add(&spec, at);
+            // sglfront60 / vllmttft61: the request path, a latency (no server) before the queue.
+            let path = path.saturating_add(path_per_token.saturating_mul(u64::from(spec.prompt)));
             match fe.as_mut() {
-                // sglfront60: SGLang's request path, a latency (no server) before the queue.
                 None if path > 0 => {
                     in_frontend.push(Reverse((at + path, fe_seq, to, id)));
                     fe_seq += 1;
@@ -912,7 +918,8 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
                 Some(f) => {
                     let server = f.assign();
                     core.reqs[id as usize].server = server;
-                    let ready = f.input(server, at, spec.prompt);
+                    // vllmttft61: the request path's latency follows the server's job.
+                    let ready = f.input(server, at, spec.prompt).saturating_add(path);
                     in_frontend.push(Reverse((ready, fe_seq, to, id)));
                     fe_seq += 1;
                 }

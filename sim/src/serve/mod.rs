@@ -30,6 +30,7 @@ pub mod sglang_front; // sglfront60: SGLang's request path outside the scheduler
 pub mod sglang_release; // sched54: SGLang's admission and retraction rules by release
 pub mod stats;
 pub mod vllm;
+pub mod vllm_front; // vllmttft61: vLLM's microbatch tokenizer wait and tokenization
 
 use crate::decode::{DecodeError, MemoryPlan};
 use crate::scenario::{EngineKind, Scenario};
@@ -53,8 +54,12 @@ pub struct Plan {
     /// SGLang's detokenizer process (issue #18, kimitok54; `None`: not modelled).
     pub detok: Option<detok::Costs>,
     /// sglfront60: SGLang's request path outside the scheduler's steps, from the client's send to
-    /// the waiting queue ([`sglang_front::request_path`]; zero for vLLM).
+    /// the waiting queue ([`sglang_front::request_path`]); vllmttft61: vLLM's fixed part
+    /// ([`vllm_front::request_path`], the tokenizer's microbatch wait).
     pub request_path: tpsim_model::units::Duration,
+    /// vllmttft61: the request path's part per prompt token (vLLM's tokenization,
+    /// [`vllm_front::request_path`]; zero for SGLang, whose figure holds its prompt's).
+    pub request_path_per_prompt_token: tpsim_model::units::Duration,
     /// SGLang's `max_req_len` of one scheduler, min(context_len − 1, its pool's tokens − 1)
     /// (`tp_worker.py`): outputs are clipped to it (`core::Inputs::max_req_len`); None for vLLM.
     pub max_req_len: Option<u64>,
@@ -158,6 +163,7 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     },
                 }),
                 request_path: sglang_front::request_path(),
+                request_path_per_prompt_token: tpsim_model::units::Duration::ZERO,
                 max_req_len: Some(
                     s.engine
                         .context_len
@@ -171,6 +177,9 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
             }
         }
         EngineKind::Vllm => {
+            // vllmttft61: the microbatch tokenizer's wait (by release) and the prompt's tokenization.
+            let release = crate::engine_args_versions::release(&s.engine.release().version);
+            let vllm_path = vllm_front::request_path(release.as_deref().unwrap_or(&[]));
             let (tokens, seqs) = crate::decode::vllm_batch_shape(s, mem);
             // Issue #17 point 1 (vllmdp): under DP on a MoE model each of the dp ranks schedules
             // `max_num_seqs` / `max_num_batched_tokens` of its own and captures the same graphs;
@@ -215,7 +224,8 @@ pub fn plan(s: &Scenario, mem: &MemoryPlan, speculate: bool) -> Plan {
                     .collect(),
                 frontend,
                 detok: None,
-                request_path: tpsim_model::units::Duration::ZERO,
+                request_path: vllm_path.0,
+                request_path_per_prompt_token: vllm_path.1,
                 max_req_len: None,
                 hybrid,
             }
@@ -248,6 +258,7 @@ pub fn run<'a, I: Iterator<Item = RequestSpec>>(
         frontend: p.frontend,
         detok: p.detok,
         request_path: p.request_path,
+        request_path_per_prompt_token: p.request_path_per_prompt_token,
         max_req_len: p.max_req_len,
     };
     match &p.engine {

@@ -66,6 +66,7 @@ pub fn vllm_plan(kv_tokens: u64) -> Plan {
         frontend: None,
         detok: None,
         request_path: Duration::ZERO,
+        request_path_per_prompt_token: Duration::ZERO,
         max_req_len: None,
         hybrid: None,
     }
@@ -95,6 +96,7 @@ pub fn sglang_plan(kv_tokens: u64, max_running: u32, chunk: u64) -> Plan {
         frontend: None,
         detok: None,
         request_path: Duration::ZERO,
+        request_path_per_prompt_token: Duration::ZERO,
         max_req_len: None,
         hybrid: None,
     }
