@@ -501,3 +501,5 @@ mod nccl60;
 mod w4a16_60;
 // sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
 mod sglfront60;
+// mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
+mod mmnorm61;

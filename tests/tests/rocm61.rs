@@ -27,7 +27,7 @@ const C1: &[(&str, f64, bool)] = &[
 
 /// tpsim's TPOT (ms) of `name` and its kernels per decode step: the TPOT's growth, in µs, when
 /// `kernel_overhead` goes from the MI300X's 4.3 µs to 5.3 µs.
-fn step_and_kernels(name: &str, median: bool) -> (f64, f64) {
+pub(crate) fn step_and_kernels(name: &str, median: bool) -> (f64, f64) {
     let file = format!("validation/{name}.toml");
     let key = if median { "p50" } else { "mean" };
     let tpot = |j: &serde_json::Value| f(&j["serving"]["tpot_ms"][key]);

@@ -1224,7 +1224,7 @@ impl<'a> Builder<'a> {
         };
         // mmnorm61: SGLang's MiniMax-M2 q/k-norm launches beyond the template's one
         // (`passes::sgl_minimax_qk_norm`, counted in `attn_kernels`), costed apart like `quant_time`.
-        let qk_extra = sgl_minimax_qk_norm::extra(self.s, pass.model, l, tokens);
+        let qk_extra = sgl_minimax_qk_norm::extra(self.s, pass.model, l, tokens, ctx > 0);
         let kernels = l.attn_kernels - l.attn_quant_kernels - indexer - qk_extra.0
             + self.aiter_reduce_kernels(pass, l)
             + u32::from(split.is_some())
