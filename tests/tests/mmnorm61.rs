@@ -51,6 +51,9 @@ fn minimax_m2_0_5_7_against_0_5_8() {
     assert!((qk_us - 6.70).abs() < 0.01, "{qk_us}");
     let diff = tpot(&early) - tpot(&late);
     let want = LAYERS * (qk_us + 2.0 * 4.3) / 1000.0;
-    assert!((diff - want).abs() < 0.005, "0.5.7 − 0.5.8: {diff} ms, want {want}");
+    assert!(
+        (diff - want).abs() < 0.005,
+        "0.5.7 − 0.5.8: {diff} ms, want {want}"
+    );
     assert!((diff - 0.949).abs() < 0.005, "0.5.7 − 0.5.8: {diff} ms");
 }

@@ -102,7 +102,8 @@ pub(crate) fn launched(s: &Scenario, model: &ModelSpec, tp: u32, tokens: u32) ->
         // `rms_apply_serial` reads them, the sums and both weights, writes q and k.
         let sums = F32 * (2 * n).div_ceil(4) * 4;
         kernels += 2;
-        bytes += (ACT * n * (dq + dk) + sums) + (ACT * n * (dq + dk) + sums + ACT * (dq + dk) + ACT * n * (dq + dk));
+        bytes += (ACT * n * (dq + dk) + sums)
+            + (ACT * n * (dq + dk) + sums + ACT * (dq + dk) + ACT * n * (dq + dk));
     }
     (kernels, bytes)
 }
@@ -122,7 +123,11 @@ pub(crate) fn extra(s: &Scenario, model: &ModelSpec, l: &LayerWork, tokens: u32,
     }
     let tp = crate::decode::dp_attention::attention_tp(&s.engine);
     let (kernels, bytes) = launched(s, model, tp, tokens);
-    if kernels <= 1 { (0, 0) } else { (kernels - 1, bytes) }
+    if kernels <= 1 {
+        (0, 0)
+    } else {
+        (kernels - 1, bytes)
+    }
 }
 
 /// Adds [`extra`]'s launches to each attention layer's `attn_kernels` in `fp`, a pass of `tokens`
@@ -171,7 +176,6 @@ mod tests {
         }
     }
 
-
     /// The q/k-norm launches a layer by release, counted by hand from each wheel's
     /// `models/minimax_m2.py` (module doc), MiniMax-M2.5 (48 query heads, 8 KV heads of 128) at TP 4
     /// (1,536 q and 256 k columns a rank), one token and sixteen:
@@ -215,10 +219,18 @@ mod tests {
             let fp = s.model.forward_pass(tp, 1);
             let l = &fp.layers[0];
             assert_eq!(extra(&s, &s.model, l, 1, true).0, want, "{version} TP {tp}");
-            assert_eq!(extra(&s, &s.model, l, 1, false), (0, 0), "{version} TP {tp} prefill");
+            assert_eq!(
+                extra(&s, &s.model, l, 1, false),
+                (0, 0),
+                "{version} TP {tp} prefill"
+            );
             let mut after = fp.clone();
             apply(&mut after, &s, &s.model, 1, true);
-            assert_eq!(after.layers[0].attn_kernels, l.attn_kernels + want, "{version} TP {tp}");
+            assert_eq!(
+                after.layers[0].attn_kernels,
+                l.attn_kernels + want,
+                "{version} TP {tp}"
+            );
         }
     }
 }
