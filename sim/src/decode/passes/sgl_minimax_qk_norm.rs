@@ -184,8 +184,8 @@ mod tests {
     /// - 0.5.8 / 0.5.9 / 0.5.11: `rms_sumsq_serial` and `rms_apply_serial`, 2; 4 at 16 tokens;
     /// - vLLM: none of these (its own path, not this pass's).
     ///
-    /// Bytes at one token, 0.5.7: q 3 × 2 × 1,536 + 2 × 4 + 2 × 1,536 = 12,296, k 3 × 2 × 256 + 8
-    /// + 512 = 2,056, 14,352 in all; 0.5.8: 4 × 2 × 1,792 (q and k read twice, written once, the
+    /// Bytes at one token, 0.5.7: q 3 × 2 × 1,536 + 2 × 4 + 2 × 1,536 = 12,296, k 3 × 2 × 256 +
+    /// 8 + 512 = 2,056, 14,352 in all; 0.5.8: 4 × 2 × 1,792 (q and k read twice, written once, the
     /// weights once) + 2 × 16 (the sums padded to four fp32) = 14,368.
     #[test]
     fn launches_by_release_counted_from_the_wheels() {
