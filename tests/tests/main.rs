@@ -512,3 +512,5 @@ mod sglprefill61;
 mod nontorch61;
 // vllmttft61 (issue #18): vLLM's request path (microbatch wait, tokenization) and the closed loop's standing queue.
 mod vllmttft61;
+// mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
+mod mmnorm61;

@@ -1224,7 +1224,10 @@ impl<'a> Builder<'a> {
         } else {
             0
         };
-        let kernels = l.attn_kernels - l.attn_quant_kernels - indexer
+        // mmnorm61: SGLang's MiniMax-M2 q/k-norm launches beyond the template's one
+        // (`passes::sgl_minimax_qk_norm`, counted in `attn_kernels`), costed apart like `quant_time`.
+        let qk_extra = sgl_minimax_qk_norm::extra(self.s, pass.model, l, tokens, ctx > 0);
+        let kernels = l.attn_kernels - l.attn_quant_kernels - indexer - qk_extra.0
             + self.aiter_reduce_kernels(pass, l)
             + u32::from(split.is_some())
             + self.fa_combine_kernels(pass, l);
@@ -1287,6 +1290,7 @@ impl<'a> Builder<'a> {
         });
         t + stage2
             + self.quant_time(l.attn_quant_bytes.0, l.attn_quant_kernels)
+            + self.quant_time(qk_extra.1, qk_extra.0)
             + Duration::from_us_f64(f64::from(indexer) * self.rates.kernel_overhead_us)
             + self.kv_store_time(pass, l)
             + self.trtllm_mla_time(pass, l)

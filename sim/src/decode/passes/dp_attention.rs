@@ -184,6 +184,8 @@ impl<'a> Builder<'a> {
         }
         // vllmfusion: the engine's fused quantizations and KV-store kernels (`passes::layer_kernels`).
         let kv_store = super::layer_kernels::apply(&mut fp, self.s, model, tokens);
+        // mmnorm61: SGLang's MiniMax-M2 q/k-norm launches in a decode pass (`passes::sgl_minimax_qk_norm`).
+        super::sgl_minimax_qk_norm::apply(&mut fp, self.s, model, tokens, ctx > 0);
         // Attention over the context: decode reads it from the KV cache (each full-attention layer's
         // `kv_bytes_per_token` × every sequence's context, the first-cut attention) and computes over
         // it; a prefill (ctx = 0) attends causally over its own prompt.
