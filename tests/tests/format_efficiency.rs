@@ -46,8 +46,10 @@ fn consistency_batch1_minimax_fp8_factor_as_refitted() {
     // block-FP8 GEMMs a layer (142.59 / 143.30; 153.47 / 143.30 = 1.071 before); since vllmfusion
     // both rows pay their engine's KV-cache store each layer (140.11 / 140.80); since splitkv50 the AWQ
     // row's FA2 decode launches its split-KV combine and the FP8 row's FlashInfer decode its merge
-    // kernel each layer (137.71 / 138.38). Tolerance 0.005.
-    assert!((f0 / a0 - 0.995).abs() < 0.005, "{f0} vs {a0}");
+    // kernel each layer (137.71 / 138.38); since mmnorm61 the FP8 row's SGLang 0.5.8 q/k norms launch
+    // one more kernel a layer (`rms_sumsq_serial` + `rms_apply_serial`; 135.23 / 138.08 = 0.979).
+    // Tolerance 0.005.
+    assert!((f0 / a0 - 0.979).abs() < 0.005, "{f0} vs {a0}");
     // With it, the measured ratio (tests/data/throughput.tsv, rtx6kpro benchmarks/results.md, batch 1):
     // FP8 SGLang TP4 71 / AWQ vLLM TP2 114 = 0.6228, ±0.5 % (the factor is rounded to 4 digits).
     let rf = f1 / a1;

@@ -21,7 +21,10 @@ fn one_prompt(name: &str, prompt: u32, extra: &str) -> serde_json::Value {
 ///
 /// tpsim's TTFT adds the LM head of the last token, the per-kernel gaps and the host's step costs
 /// (≈ 2 ms in all at the old plateau: 310.45 ms against 308.2 by the same count): tolerance 2 %.
-/// The old plateau (0.80) gives 308.2 ms by hand, 10 % below: this test fails on it.
+/// The old plateau (0.80) gives 308.2 ms by hand, 10 % below: this test fails on it. vllmttft61:
+/// the TTFT also carries vLLM 0.11's request path before the engine sees the prompt, the tokenizer's
+/// 2 ms microbatch wait and 8,192 × 1 µs of tokenization (`tpsim::serve::vllm_front`): 10.192 ms
+/// added to the hand figure.
 #[test]
 fn h100_prefill_runs_at_the_layer_shape_bf16_rate_by_hand() {
     let linear: f64 =
@@ -31,7 +34,7 @@ fn h100_prefill_runs_at_the_layer_shape_bf16_rate_by_hand() {
     assert!((attention / 2.7488e13 - 1.0).abs() < 1e-3, "{attention}");
     let hand_ms = (linear + attention) / (0.72 * 989e12) * 1e3;
     assert!((hand_ms - 342.5).abs() < 0.5, "{hand_ms}");
-    assert_prefill_by_hand(&one_prompt("h100-8k", 8192, ""), hand_ms);
+    assert_prefill_by_hand(&one_prompt("h100-8k", 8192, ""), hand_ms + 10.192);
 }
 
 /// Decode steps do not move: a decode kernel of Qwen3-14B at batch 1 is far below 5e10 FLOPs, where

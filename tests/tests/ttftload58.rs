@@ -292,6 +292,10 @@ const ROWS: &[(usize, &str)] = &[
         "qwen3.6-35b-a3b-autoround-int4-rtx5090x2-vllm-0.25-tp2-c1.toml",
     ),
     (396, "qwen3.6-35b-a3b-nvfp4-rtx5090x2-vllm-0.25-tp2-c1.toml"),
+    // deploys37 (club-3090's bench.sh, one stream): lines 398 and 399 state the narrative's TTFT
+    // before the code's ("TTFT 130 ms / 128 ms", "TTFT 49 ms / 49 ms"); the narrative's is read.
+    (398, "agents-a1-fp8-dynamic-rtx3090x2-vllm-0.24-tp2-c1.toml"),
+    (399, "agents-a1-fp8-dynamic-rtx5090x2-vllm-0.24-tp2-c1.toml"),
 ];
 
 /// The measured TTFT throughput.tsv line `line` states: (tpsim's statistic to compare it with, ms).
