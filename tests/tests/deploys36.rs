@@ -115,17 +115,7 @@ fn scenarios_are_the_composes_launch() {
             assert!(text.contains(&format!("\n{line}\n")), "{file}: no `{line}`");
         }
         assert!(text.contains("kv_cache_dtype = \"fp8_e4m3\""), "{file}");
-        assert!(!text.contains("[speculative]"), "{file}");
-        for (key, value) in [
-            ("tp", 2),
-            ("max_model_len", 262_144),
-            ("max_num_seqs", 1),
-            ("max_num_batched_tokens", 8192),
-            ("concurrency", 1),
-            ("output_len", 1000),
-        ] {
-            assert_eq!(scenario_int_key(&text, key), value, "{file}: {key}");
-        }
+        club3090_single_stream_launch(&text, file);
     }
 }
 
@@ -152,4 +142,21 @@ fn kv_pools_against_the_logs() {
 fn every_deploys36_row_is_compared() {
     // Two rows, one an issue; the tests above compare each once.
     assert_eq!(throughput_rows_per_source(DEPLOYS36_SOURCES), [1, 1]);
+}
+
+/// The launch every club-3090 dual-card compose shares (deploys36, deploys37): TP 2, 262,144-token
+/// context, one sequence, an 8,192-token batch budget, no speculative decoding; bench.sh's one stream
+/// of 1,000 output tokens.
+pub(crate) fn club3090_single_stream_launch(text: &str, file: &str) {
+    assert!(!text.contains("[speculative]"), "{file}");
+    for (key, value) in [
+        ("tp", 2),
+        ("max_model_len", 262_144),
+        ("max_num_seqs", 1),
+        ("max_num_batched_tokens", 8192),
+        ("concurrency", 1),
+        ("output_len", 1000),
+    ] {
+        assert_eq!(scenario_int_key(text, key), value, "{file}: {key}");
+    }
 }

@@ -39,6 +39,7 @@
 //! fails if a row of these sources is added without a test here.
 
 use crate::common::*;
+use crate::deploys36::club3090_single_stream_launch;
 use crate::throughput_rows::validate;
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
@@ -182,17 +183,7 @@ fn scenarios_are_the_composes_launch() {
             "fp8_e5m2"
         };
         assert!(text.contains(&format!("kv_cache_dtype = \"{kv}\"")), "{file}");
-        assert!(!text.contains("[speculative]"), "{file}");
-        for (key, value) in [
-            ("tp", 2),
-            ("max_model_len", 262_144),
-            ("max_num_seqs", 1),
-            ("max_num_batched_tokens", 8192),
-            ("concurrency", 1),
-            ("output_len", 1000),
-        ] {
-            assert_eq!(scenario_int_key(&text, key), value, "{file}: {key}");
-        }
+        club3090_single_stream_launch(&text, file);
     }
 }
 
