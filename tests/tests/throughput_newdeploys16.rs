@@ -174,20 +174,6 @@ pub(crate) fn validation_llama_3_3_70b_sglang_h200x4_bursts() {
     }
 }
 
-/// `{ random = N, range_ratio = 0.0 }` of scenario key `key` (`prompt_len` or `output_len`) → N.
-fn random_len(text: &str, key: &str) -> u64 {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{key} = ")))
-        .unwrap_or_else(|| panic!("no {key}"));
-    assert!(line.ends_with("range_ratio = 0.0 }"), "{line}");
-    line.split("random = ")
-        .nth(1)
-        .and_then(|r| r.split(',').next())
-        .and_then(|r| r.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{line}"))
-}
-
 #[test]
 fn scenario_workload_is_the_files_run() {
     // Each scenario is its file line's run: num_requests the row's prompts (`--num-prompt`), the request
@@ -218,8 +204,8 @@ fn scenario_workload_is_the_files_run() {
         let text = std::fs::read_to_string(scenario(&format!("validation/{file}"))).unwrap();
         assert_eq!(scenario_int_key(&text, "tp"), 4, "{file}");
         assert_eq!(scenario_int_key(&text, "num_requests"), n, "{file}");
-        assert_eq!(random_len(&text, "prompt_len"), inp, "{file}");
-        assert_eq!(random_len(&text, "output_len"), out, "{file}");
+        assert_eq!(random_len(&text, "prompt_len"), Some(inp), "{file}");
+        assert_eq!(random_len(&text, "output_len"), Some(out), "{file}");
         let rate_line = text.lines().find(|l| l.starts_with("request_rate = ")).unwrap();
         match head[6] {
             "rate" => assert_eq!(rate_line, format!("request_rate = {}", head[7]), "{file}"),
@@ -366,12 +352,12 @@ fn minimax_scenarios_are_the_pages_runs() {
         let (inp, out) = head[lens].split_once('/').unwrap();
         assert_eq!(
             random_len(&text, "prompt_len"),
-            inp.parse::<u64>().unwrap(),
+            Some(inp.parse::<u64>().unwrap()),
             "{file}"
         );
         assert_eq!(
             random_len(&text, "output_len"),
-            out.parse::<u64>().unwrap(),
+            Some(out.parse::<u64>().unwrap()),
             "{file}"
         );
     }

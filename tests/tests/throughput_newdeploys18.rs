@@ -190,24 +190,7 @@ fn scenarios_are_the_pages_runs() {
             notes.contains("--attention-backend triton"),
             "{file}"
         );
-        let tp = row.tp;
-        assert_eq!(scenario_int_key(&text, "tp"), tp, "{file}");
-        assert!(notes.contains(&format!(" --tp {tp}")), "{file}");
-        let c = row.concurrency;
-        assert_eq!(scenario_int_key(&text, "concurrency"), c, "{file}");
-        assert!(notes.contains(&format!("--max-concurrency {c}")), "{file}");
-        let prompts: u64 = notes
-            .split("--num-prompts ")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
-            .and_then(|r| r.parse().ok())
-            .unwrap();
-        assert_eq!(scenario_int_key(&text, "num_requests"), prompts, "{file}");
-        let head: Vec<&str> = note.split_whitespace().collect();
-        assert_eq!(head[4], "random", "{file}");
-        let (inp, out) = head[5].split_once('/').unwrap();
-        assert_eq!(random_len(&text, "prompt_len"), inp.parse().ok(), "{file}");
-        assert_eq!(random_len(&text, "output_len"), out.parse().ok(), "{file}");
+        assert_bench_serving_random_run(&text, notes, note, row.tp, row.concurrency, file);
     }
 }
 

@@ -305,7 +305,7 @@ fn compare_tpot_stat(row: (&str, &str, &str), tpot_ms: f64, file: &str, label: &
 }
 
 /// `{ random = N, range_ratio = 0.0 }` of scenario key `key` → Some(N); a fixed length → None.
-/// Shared by the newdeploys17 and 18 suites.
+/// Shared by the newdeploys16, 17, 18 and 22 suites.
 pub fn random_len(text: &str, key: &str) -> Option<u64> {
     let line = text
         .lines()
@@ -380,6 +380,40 @@ pub fn bundled_seed_and_examples() -> Vec<PathBuf> {
     }
     v.sort();
     v
+}
+
+/// Checks that scenario `text` (file `file`) is a `bench_serving` random-lengths run as its throughput row
+/// states it: `tp` and `concurrency` against the row's `--tp` / `--max-concurrency` in its `notes`,
+/// `num_requests` against `--num-prompts`, and the N of each random length against the note's
+/// "… random IN/OUT" (its sixth word; range ratio 0.0, SGLang's default). Shared by the newdeploys18 and
+/// newdeploys22 suites.
+pub fn assert_bench_serving_random_run(
+    text: &str,
+    notes: &str,
+    note: &str,
+    tp: u64,
+    concurrency: u64,
+    file: &str,
+) {
+    assert_eq!(scenario_int_key(text, "tp"), tp, "{file}");
+    assert!(notes.contains(&format!(" --tp {tp}")), "{file}");
+    assert_eq!(scenario_int_key(text, "concurrency"), concurrency, "{file}");
+    assert!(
+        notes.contains(&format!("--max-concurrency {concurrency}")),
+        "{file}"
+    );
+    let prompts: u64 = notes
+        .split("--num-prompts ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("{file}: no --num-prompts in the row's notes"));
+    assert_eq!(scenario_int_key(text, "num_requests"), prompts, "{file}");
+    let head: Vec<&str> = note.split_whitespace().collect();
+    assert_eq!(head[4], "random", "{file}");
+    let (inp, out) = head[5].split_once('/').unwrap();
+    assert_eq!(random_len(text, "prompt_len"), inp.parse().ok(), "{file}");
+    assert_eq!(random_len(text, "output_len"), out.parse().ok(), "{file}");
 }
 
 /// The integer after `key = ` on a line of a scenario's text (a trailing `# comment` ignored): the
