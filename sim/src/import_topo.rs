@@ -417,6 +417,64 @@ pub fn tree_paths(m: &Matrix) -> Result<Vec<String>, TopoImportError> {
     Ok(paths)
 }
 
+/// NUMA nodes of one socket put back on it (issue #19: AMD NPS2 / NPS4, Intel SNC). nvidia-smi prints
+/// SYS between GPUs on different NUMA nodes of one socket, so [`tree_paths`] makes each node a socket.
+/// Where lscpu gives `sockets` and `nodes` > `sockets` (a whole number of nodes a socket), the tree has
+/// more sockets than that, each tree socket's GPUs share one NUMA node (the matrix's NUMA Affinity
+/// column) and no two tree sockets share one, each is moved onto socket `node ÷ (nodes ÷ sockets)`
+/// (Linux numbers an NPS / SNC host's nodes socket by socket: an assumption, stated in the note), its
+/// host bridges becoming root complexes of that socket. The pairs between nodes are then NODE in the
+/// tree and SYS to NCCL through `[host]`'s `gpu_numa_nodes` (ncclhost59), which the host lines write from
+/// the same column. Returns the note, or `None` (paths untouched) where a condition fails.
+fn fold_numa_nodes(paths: &mut [String], numa: &[Option<u32>], sockets: u32, nodes: u32) -> Option<String> {
+    if sockets == 0 || nodes <= sockets || !nodes.is_multiple_of(sockets) {
+        return None;
+    }
+    let nps = nodes / sockets;
+    let node_of: Vec<u32> = numa.iter().copied().collect::<Option<_>>()?;
+    if node_of.iter().any(|&x| x >= nodes) {
+        return None;
+    }
+    let mut node_of_group: BTreeMap<&str, u32> = BTreeMap::new();
+    for (p, &x) in paths.iter().zip(&node_of) {
+        let g = p.split('/').next().unwrap_or("");
+        if *node_of_group.entry(g).or_insert(x) != x {
+            return None;
+        }
+    }
+    let mut groups_of_node: BTreeMap<u32, usize> = BTreeMap::new();
+    for &x in node_of_group.values() {
+        *groups_of_node.entry(x).or_default() += 1;
+    }
+    if node_of_group.len() as u32 <= sockets || groups_of_node.values().any(|&c| c > 1) {
+        return None;
+    }
+    // Root complexes: a tree socket's `rc` segment, or each of its roots where it has none.
+    let mut rcs: Vec<(String, String)> = Vec::new();
+    let new: Vec<String> = paths
+        .iter()
+        .zip(&node_of)
+        .map(|(p, &x)| {
+            let segs: Vec<&str> = p.split('/').collect();
+            let key = (segs[0].to_string(), segs[1].to_string());
+            let rest = if segs[1].starts_with("rc") {
+                &segs[2..]
+            } else {
+                &segs[1..]
+            };
+            let k = rcs.iter().position(|r| *r == key).unwrap_or_else(|| {
+                rcs.push(key);
+                rcs.len() - 1
+            });
+            format!("socket{}/rc{k}/{}", x / nps, rest.join("/"))
+        })
+        .collect();
+    paths.clone_from_slice(&new);
+    Some(format!(
+        "NUMA nodes on sockets: lscpu gives {nodes} NUMA nodes on {sockets} socket(s) (NPS{nps} / SNC{nps}), so the matrix's SYS pairs between nodes are one socket's quadrants, not sockets: node k is put on socket k / {nps} (Linux numbers nodes socket by socket; assumed), each node's host bridges root complexes of it; NCCL sees the pairs across nodes as SYS through gpu_numa_nodes"
+    ))
+}
+
 /// Every pair of the matrix against the tree: the class NCCL's path search gives on the tree, and
 /// for PHB / NODE whether the pair shares a root complex.
 fn check(m: &Matrix, paths: &[String]) -> Result<(), TopoImportError> {
@@ -512,7 +570,14 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
         return Err(TopoImportError::CpuVendor(o.cpu_vendor.clone()));
     }
     let m = parse_matrix(topo_text)?;
-    let paths = tree_paths(&m)?;
+    let mut paths = tree_paths(&m)?;
+    // Issue #19: an NPS2/NPS4 or SNC host prints SYS between the NUMA nodes of one socket; with lscpu's
+    // counts the nodes go back on their sockets.
+    let lscpu = o.host.lscpu.as_deref().map(host::parse_lscpu).transpose()?;
+    let folded = lscpu.as_ref().and_then(|l| {
+        let sockets = o.host.sockets.or(l.sockets.map(|(s, _)| s))?;
+        fold_numa_nodes(&mut paths, &m.numa, sockets, l.numa_nodes?.0)
+    });
     let n = paths.len();
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
@@ -572,7 +637,9 @@ pub fn import(topo_text: &str, o: &Options) -> Result<Imported, TopoImportError>
             ));
         }
     }
-    if numa_of_socket.len() > 1 {
+    if let Some(note) = folded {
+        notes.push(note);
+    } else if numa_of_socket.len() > 1 {
         notes.push(
             "SYS pairs become sockets: an EPYC set to NPS2/NPS4 prints SYS between its own NUMA nodes, which tpsim then models as separate sockets joined by the template's inter-socket link".into(),
         );
@@ -880,5 +947,86 @@ mlx4_0  PHB     PHB     PHB     PHB     SYS     SYS     SYS     SYS      X
             i.text
         );
         assert!(i.warnings.is_empty(), "{:?}", i.warnings);
+    }
+
+    /// The matrix `tpsim topo --hardware rtx-5090-4x-syncopate-epyc-9b14` draws, in nvidia-smi's layout
+    /// (constructed, not a box's report): one EPYC 9B14 in NPS4, GPUs 0/1 under one host bridge on node 3,
+    /// GPU 2 on node 2, GPU 3 on node 0 (the Syncopate probe's hardware profile); SYS between the nodes.
+    const NPS4_SYNCOPATE: &str =
+        "        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      PHB     SYS     SYS     72-95,168-191   3               N/A
+GPU1    PHB      X      SYS     SYS     72-95,168-191   3               N/A
+GPU2    SYS     SYS      X      SYS     48-71,144-167   2               N/A
+GPU3    SYS     SYS     SYS      X      0-23,96-119     0               N/A
+";
+
+    fn nps4_options(lscpu: &str) -> Options {
+        Options {
+            template: "rtx-5090".into(),
+            cpu_vendor: "amd".into(),
+            name: None,
+            pcie: None,
+            p2p: None,
+            host: host::HostInput {
+                lscpu: Some(lscpu.into()),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn nps4_nodes_go_back_on_their_socket_with_lscpu() {
+        // Without lscpu's counts each NUMA node is a socket (three: {0, 1}, {2}, {3}).
+        let m = parse_matrix(NPS4_SYNCOPATE).unwrap();
+        assert_eq!(
+            tree_paths(&m).unwrap(),
+            vec![
+                "socket0/rc0/root0",
+                "socket0/rc0/root1",
+                "socket1/root2",
+                "socket2/root3"
+            ]
+        );
+        // lscpu: 1 socket, 4 NUMA nodes → NPS4: the three tree sockets are root complexes of socket 0,
+        // the bundled preset's tree, and the host lines carry the nodes.
+        let lscpu = "Model name:            AMD EPYC 9B14 96-Core Processor\nSocket(s):             1\nNUMA node(s):          4\n";
+        let i = import(NPS4_SYNCOPATE, &nps4_options(lscpu)).unwrap();
+        assert_eq!(
+            i.paths,
+            vec![
+                "socket0/rc0/root0",
+                "socket0/rc0/root1",
+                "socket0/rc1/root2",
+                "socket0/rc2/root3"
+            ]
+        );
+        assert!(i.text.contains("numa_nodes_per_socket = 4 "), "{}", i.text);
+        assert!(i.text.contains("gpu_numa_nodes = [3, 3, 2, 0] "), "{}", i.text);
+        assert!(
+            i.notes.iter().any(|n| n.contains("(NPS4 / SNC4)")),
+            "{:?}",
+            i.notes
+        );
+        assert!(!i.notes.iter().any(|n| n.starts_with("SYS pairs become sockets")));
+        // Two sockets of NPS2 (4 nodes): nodes 0/1 on socket 0, 2/3 on socket 1 — node 3 (GPUs 0/1)
+        // and node 2 (GPU 2) share socket 1, node 0 (GPU 3) is socket 0.
+        let two = "Model name:            AMD EPYC 9B14 96-Core Processor\nSocket(s):             2\nNUMA node(s):          4\n";
+        let i = import(NPS4_SYNCOPATE, &nps4_options(two)).unwrap();
+        assert_eq!(
+            i.paths,
+            vec![
+                "socket1/rc0/root0",
+                "socket1/rc0/root1",
+                "socket1/rc1/root2",
+                "socket0/rc2/root3"
+            ]
+        );
+        // One node a socket (lscpu: 1 and 1): nothing to fold, and the host lines refuse a socket count
+        // below the tree's three.
+        let one = "Model name:            AMD EPYC 9B14 96-Core Processor\nSocket(s):             1\nNUMA node(s):          1\n";
+        let e = import(NPS4_SYNCOPATE, &nps4_options(one))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the matrix puts GPUs on 3 NUMA nodes"), "{e}");
     }
 }

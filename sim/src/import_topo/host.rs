@@ -403,8 +403,8 @@ pub fn host_lines(h: &HostInput, topo_sockets: u32) -> Result<HostLines, TopoImp
             .map_or(String::new(), |(x, _)| format!(" (lscpu: {x} NUMA nodes)"));
         return err(format!(
             "--sockets {sockets}: the matrix puts GPUs on {topo_sockets} NUMA nodes joined by SYS{numa}, which tpsim models as sockets; \
-             expected at least {topo_sockets} (an EPYC in NPS2/NPS4 prints SYS between its own nodes: give --sockets {topo_sockets} and \
-             --memory-channels per node)"
+             expected at least {topo_sockets} (an EPYC in NPS2/NPS4 or a Xeon in SNC prints SYS between its own nodes: give --lscpu with the box's \
+             NUMA node(s), which puts the nodes back on their sockets, or --sockets {topo_sockets} and --memory-channels per node)"
         ));
     }
     let (memory_channels, channels_why) = match (h.memory_channels, &dimms, platform) {
