@@ -514,3 +514,5 @@ mod nontorch61;
 mod vllmttft61;
 // mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
 mod mmnorm61;
+// vllmmem62 (issue #17): what the logs of engine-memory.tsv lines 51, 54 and 23 bound part by part (non-torch growth in 51 and 54, activation in 23).
+mod vllmmem62;
