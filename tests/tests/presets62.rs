@@ -317,3 +317,69 @@ fn new_ids_and_alias_resolve() {
         (Some(64), Some(128))
     );
 }
+
+/// nvidia/Qwen3.5-122B-A10B-NVFP4 (`qwen3.5-122b-a10b-nvfp4`): the network is `qwen3.5-122b-a10b`'s
+/// (the keys compared below); its ignore list keeps everything but the routed experts bf16. At tp 4 an
+/// expert's shard is 1,024 / 4 = 256 wide (hidden 3,072): nv(512, 3,072) = 786,432 + 98,304 + 8 = 884,744,
+/// nv(3,072, 256) = 393,216 + 49,152 + 8 = 442,376 → 1,327,120 (bf16: 3 × 256 × 3,072 × 2 = 4,718,592);
+/// × 256 experts × 48 layers = **16,307,650,560 B** (bf16: 57,982,058,496). Every other group is
+/// `qwen3.5-122b-a10b`'s bf16 bytes; the read quantization is the written-out description.
+#[test]
+fn qwen3_5_122b_a10b_nvfp4_routed_experts_by_hand() {
+    assert_eq!(
+        differing_keys(
+            &json("models/qwen3.5-122b-a10b-nvfp4/config.json"),
+            &json("models/qwen3.5-122b-a10b/config.json")
+        ),
+        [
+            "dtype",
+            "quantization_config",
+            "text_config.bos_token_id",
+            "text_config.output_router_logits",
+            "text_config.pad_token_id",
+            "text_config.partial_rotary_factor",
+            "text_config.tie_word_embeddings",
+            "transformers_version",
+            "vision_config"
+        ]
+    );
+    let expert = nv(512, 3_072) + nv(3_072, 256);
+    assert_eq!(expert, 1_327_120);
+    assert_eq!(48 * 256 * expert, 16_307_650_560);
+    assert_eq!(48 * 256 * 3 * 256 * 3_072 * 2u64, 57_982_058_496);
+    let hw = "rtx-pro-6000-4x-turin-same-numa";
+    let s = load("p62-q122n-tp4", "qwen3.5-122b-a10b-nvfp4", "sglang", 4, hw);
+    let base = load("p62-q122-tp4", "qwen3.5-122b-a10b", "sglang", 4, hw);
+    let (b, g) = (s.model.weight_breakdown(4), base.model.weight_breakdown(4));
+    assert_eq!(b.routed_experts, 16_307_650_560);
+    assert_eq!(g.routed_experts, 57_982_058_496);
+    assert_eq!(
+        (b.attention, b.shared_experts, b.embedding, b.lm_head, b.norms, b.router),
+        (g.attention, g.shared_experts, g.embedding, g.lm_head, g.norms, g.router)
+    );
+    assert_eq!(
+        s.model.weight_bytes_per_rank(4).0,
+        base.model.weight_bytes_per_rank(4).0 - 57_982_058_496 + 16_307_650_560
+    );
+    let written: Quantization = toml::from_str(
+        "dtype = \"bf16\"\nexperts = { dtype = \"nvfp4\" }\nkv_cache_dtype = \"fp8_e4m3\"\nmtp = { dtype = \"bf16\" }\n",
+    )
+    .expect("quant.toml syntax");
+    assert_eq!(s.model.quantization, written);
+}
+
+/// Qwen/Qwen3-VL-32B-Thinking is an alias of `qwen3-vl-32b-instruct`: aiconfigurator 095f58a5's copy of
+/// its config.json has the preset file's SHA-256 (both READMEs name it), so it resolves there.
+#[test]
+fn qwen3_vl_32b_thinking_is_the_instruct_file() {
+    assert_eq!(
+        build::preset_of("Qwen/Qwen3-VL-32B-Thinking").as_deref(),
+        Ok("qwen3-vl-32b-instruct")
+    );
+    assert_eq!(
+        build::preset_of("nvidia/Qwen3.5-122B-A10B-NVFP4").as_deref(),
+        Ok("qwen3.5-122b-a10b-nvfp4")
+    );
+    let text = std::fs::read(scenario("models/qwen3-vl-32b-instruct/config.json")).expect("read");
+    assert_eq!(text.len(), 1_474);
+}
