@@ -354,8 +354,22 @@ fn qwen3_5_122b_a10b_nvfp4_routed_experts_by_hand() {
     assert_eq!(b.routed_experts, 16_307_650_560);
     assert_eq!(g.routed_experts, 57_982_058_496);
     assert_eq!(
-        (b.attention, b.shared_experts, b.embedding, b.lm_head, b.norms, b.router),
-        (g.attention, g.shared_experts, g.embedding, g.lm_head, g.norms, g.router)
+        (
+            b.attention,
+            b.shared_experts,
+            b.embedding,
+            b.lm_head,
+            b.norms,
+            b.router
+        ),
+        (
+            g.attention,
+            g.shared_experts,
+            g.embedding,
+            g.lm_head,
+            g.norms,
+            g.router
+        )
     );
     assert_eq!(
         s.model.weight_bytes_per_rank(4).0,
@@ -382,4 +396,22 @@ fn qwen3_vl_32b_thinking_is_the_instruct_file() {
     );
     let text = std::fs::read(scenario("models/qwen3-vl-32b-instruct/config.json")).expect("read");
     assert_eq!(text.len(), 1_474);
+}
+
+/// zai-org/GLM-5.2 (tests/data/models/glm-5.2, aiconfigurator 095f58a5) names GLM-5's architecture but
+/// shares the DSA indexer across layers (`indexer_types`: 57 of 78 `shared`): tpsim, which gives every
+/// DSA layer its own indexer, refuses it as not modelled; GLM-5's own file (no `indexer_types`) and
+/// nvidia/GLM-5-NVFP4's still lower.
+#[test]
+fn glm_5_2_shared_indexers_are_refused() {
+    let text = std::fs::read_to_string(data_path("models/glm-5.2/config.json")).expect("read");
+    let e = ModelSpec::from_config_json(&text, Quantization::bf16()).expect_err("shared indexers");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("architecture `GlmMoeDsaForCausalLM` is not modelled")
+            && msg.contains("gives 57 of 78 layers an indexer kind `shared`"),
+        "{msg}"
+    );
+    let glm5 = std::fs::read_to_string(scenario("models/glm-5/config.json")).expect("read");
+    assert!(ModelSpec::from_config_json(&glm5, Quantization::bf16()).is_ok());
 }
