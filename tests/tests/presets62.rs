@@ -323,7 +323,8 @@ fn new_ids_and_alias_resolve() {
 /// expert's shard is 1,024 / 4 = 256 wide (hidden 3,072): nv(512, 3,072) = 786,432 + 98,304 + 8 = 884,744,
 /// nv(3,072, 256) = 393,216 + 49,152 + 8 = 442,376 → 1,327,120 (bf16: 3 × 256 × 3,072 × 2 = 4,718,592);
 /// × 256 experts × 48 layers = **16,307,650,560 B** (bf16: 57,982,058,496). Every other group is
-/// `qwen3.5-122b-a10b`'s bf16 bytes; the read quantization is the written-out description.
+/// `qwen3.5-122b-a10b`'s bf16 bytes; the read quantization is the written-out description; the KV cell
+/// fp8 (`kv_cache_scheme`), half the bf16 preset's.
 #[test]
 fn qwen3_5_122b_a10b_nvfp4_routed_experts_by_hand() {
     assert_eq!(
@@ -380,6 +381,9 @@ fn qwen3_5_122b_a10b_nvfp4_routed_experts_by_hand() {
     )
     .expect("quant.toml syntax");
     assert_eq!(s.model.quantization, written);
+    // KV: 12 full layers × 1 KV head a rank (2 at tp 4, replicated) × 256 × 2 (K, V) × 1 B (fp8).
+    assert_eq!(s.model.kv_cell_bytes(4), 12 * 256 * 2);
+    assert_eq!(base.model.kv_cell_bytes(4), 2 * 12 * 256 * 2);
 }
 
 /// Qwen/Qwen3-VL-32B-Thinking is an alias of `qwen3-vl-32b-instruct`: aiconfigurator 095f58a5's copy of
