@@ -1,7 +1,8 @@
 //! presets62 (issue #17): presets for checkpoints deployed in 2026 whose config.json (and ModelOpt
 //! hf_quant_config.json) ai-dynamo/aiconfigurator vendors at 095f58a5, byte-for-byte (each preset's
 //! README names the file, its size and SHA-256): `qwen3-1.7b`, `kimi-k2.6-nvfp4`, `deepseek-v3.2-nvfp4`,
-//! `glm-5-nvfp4`, and the alias nvidia/MiniMax-M2.7-NVFP4 → `minimax-m2.5-nvfp4`. The DSA indexer's
+//! `glm-5-nvfp4`, `qwen3.5-122b-a10b-nvfp4`, `gemma-4-31b-it-nvfp4`, and the aliases nvidia/MiniMax-M2.7-NVFP4 →
+//! `minimax-m2.5-nvfp4` and Qwen/Qwen3-VL-32B-Thinking → `qwen3-vl-32b-instruct`; GLM-5.2's shared indexers refused. The DSA indexer's
 //! GEMMs now follow a ModelOpt exclude list on their own (quant.toml `[projections] indexer`).
 //! Parameters and weights by hand: exact integers, no tolerance.
 
@@ -418,4 +419,50 @@ fn glm_5_2_shared_indexers_are_refused() {
     );
     let glm5 = std::fs::read_to_string(scenario("models/glm-5/config.json")).expect("read");
     assert!(ModelSpec::from_config_json(&glm5, Quantization::bf16()).is_ok());
+}
+
+/// nvidia/Gemma-4-31B-IT-NVFP4 (`gemma-4-31b-it-nvfp4`): the network is `gemma-4-31b-it`'s; its ignore list
+/// keeps every layer's `self_attn*`, lm_head and the vision side bf16, so only the gated MLPs are NVFP4. At
+/// tp 2 (hidden 5,376, MLP 21,504 → 10,752 a rank): gate_up nv(21,504, 5,376) = 57,802,752 + 7,225,344 + 8 =
+/// 65,028,104, down nv(5,376, 10,752) = 28,901,376 + 3,612,672 + 8 = 32,514,056 → 97,542,160 a layer, × 60 =
+/// **5,852,529,600 B** (bf16: 3 × 10,752 × 5,376 × 2 × 60 = 20,808,990,720). The other groups are
+/// `gemma-4-31b-it`'s bytes (vLLM 0.19.0, the first release serving Gemma 4).
+#[test]
+fn gemma_4_31b_it_nvfp4_mlps_by_hand() {
+    let diff = differing_keys(
+        &json("models/gemma-4-31b-it-nvfp4/config.json"),
+        &json("models/gemma-4-31b-it/config.json"),
+    );
+    let preset = json("models/gemma-4-31b-it/config.json");
+    for k in &diff {
+        // Every key the preset states has the same value: the differences are additions, and
+        // `vision_config`, whose preset keys all keep their value (checked below).
+        if k == "vision_config" {
+            let (a, b) = (
+                json("models/gemma-4-31b-it-nvfp4/config.json")[k].clone(),
+                &preset[k],
+            );
+            for (kk, v) in b.as_object().expect("object") {
+                assert_eq!(&a[kk], v, "vision_config.{kk}");
+            }
+        } else if let Some(t) = k.strip_prefix("text_config.") {
+            assert!(preset["text_config"].get(t).is_none(), "{k}");
+        } else {
+            assert!(preset.get(k).is_none(), "{k}");
+        }
+    }
+    let layer = nv(21_504, 5_376) + nv(5_376, 10_752);
+    assert_eq!(layer, 97_542_160);
+    assert_eq!(60 * layer, 5_852_529_600);
+    let hw = "rtx-pro-6000-2x-turin-same-numa";
+    let s = load("p62-g4n-tp2", "gemma-4-31b-it-nvfp4", "vllm", 2, hw);
+    let base = load("p62-g4-tp2", "gemma-4-31b-it", "vllm", 2, hw);
+    let (b, g) = (s.model.weight_breakdown(2), base.model.weight_breakdown(2));
+    assert_eq!(b.dense_mlp, 5_852_529_600);
+    assert_eq!(g.dense_mlp, 3 * 10_752 * 5_376 * 2 * 60);
+    assert_eq!(
+        (b.attention, b.embedding, b.lm_head, b.norms, b.vision),
+        (g.attention, g.embedding, g.lm_head, g.norms, g.vision)
+    );
+    assert_eq!(s.model.quantization.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
 }
