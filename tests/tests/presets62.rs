@@ -1,9 +1,10 @@
 //! presets62 (issue #17): presets for checkpoints deployed in 2026 whose config.json (and ModelOpt
 //! hf_quant_config.json) ai-dynamo/aiconfigurator vendors at 095f58a5, byte-for-byte (each preset's
 //! README names the file, its size and SHA-256): `qwen3-1.7b`, `kimi-k2.6-nvfp4`, `deepseek-v3.2-nvfp4`,
-//! `glm-5-nvfp4`, `qwen3.5-122b-a10b-nvfp4`, `gemma-4-31b-it-nvfp4`, and the aliases nvidia/MiniMax-M2.7-NVFP4 →
-//! `minimax-m2.5-nvfp4` and Qwen/Qwen3-VL-32B-Thinking → `qwen3-vl-32b-instruct`; GLM-5.2's shared indexers refused. The DSA indexer's
-//! GEMMs now follow a ModelOpt exclude list on their own (quant.toml `[projections] indexer`).
+//! `glm-5-nvfp4`, `qwen3.5-122b-a10b-nvfp4`, `gemma-4-31b-it-nvfp4`; the aliases
+//! nvidia/MiniMax-M2.7-NVFP4 → `minimax-m2.5-nvfp4` and Qwen/Qwen3-VL-32B-Thinking →
+//! `qwen3-vl-32b-instruct`; GLM-5.2's shared indexers refused. The DSA indexer's GEMMs now follow a
+//! ModelOpt exclude list on their own (quant.toml `[projections] indexer`).
 //! Parameters and weights by hand: exact integers, no tolerance.
 
 use crate::common::*;
