@@ -226,6 +226,10 @@ pub struct ModelConfig {
     /// DSA: tokens each query attends to (2048).
     #[serde(default)]
     pub index_topk: Option<u64>,
+    /// presets62 (issue #17): GLM-5.2's per-layer indexer kinds (`full`, `shared`); only an all-`full`
+    /// list (every layer its own indexer, as DeepSeek-V3.2 / GLM-5) is modelled.
+    #[serde(default)]
+    pub indexer_types: Option<Vec<String>>,
     /// DeepSeek routing (`greedy`, `group_limited_greedy`, `noaux_tc`): only `noaux_tc` carries the
     /// fp32 `e_score_correction_bias` (SGLang `models/deepseek_v2.py` `MoEGate`).
     #[serde(default)]
@@ -2649,6 +2653,25 @@ fn dsa_indexer(
         return Err(ModelError::MissingField {
             field: "q_lora_rank".into(),
             architecture: an.into(),
+        });
+    }
+    // presets62 (issue #17): zai-org/GLM-5.2's config.json (ai-dynamo/aiconfigurator 095f58a5,
+    // model_configs/zai-org--GLM-5.2_config.json) lists `indexer_types` with `shared` layers (and
+    // `index_topk_freq`, `index_skip_topk_offset`, `head_dim` 192): layers that reuse another layer's
+    // token selection. tpsim gives every DSA layer its own indexer, weights and cache; it refuses rather
+    // than count indexers the checkpoint does not have.
+    if let Some(kinds) = &text.indexer_types
+        && let Some(other) = kinds.iter().find(|k| k.as_str() != "full")
+    {
+        let shared = kinds.iter().filter(|k| k.as_str() != "full").count();
+        return Err(ModelError::NotModelled {
+            found: an.to_string(),
+            why: format!(
+                "config.json `indexer_types` gives {shared} of {} layers an indexer kind `{other}` (not \
+                 `full`): tpsim models DSA with an indexer of its own in every layer (DeepSeek-V3.2, GLM-5) \
+                 and does not model shared indexers (GLM-5.2)",
+                kinds.len()
+            ),
         });
     }
     Ok(Some(super::Indexer {

@@ -531,6 +531,11 @@ pub enum AttnProjection {
     KvB,
     /// The attention output projection `o_proj` (row-parallel).
     O,
+    /// presets62 (issue #17): the DSA lightning indexer's quantizable GEMMs `indexer.wq_b` and
+    /// `indexer.wk` (replicated; `llm::dsa`). SGLang 0.5.9 `nsa_indexer.py` builds them as
+    /// `ReplicatedLinear` with the quant config, so a ModelOpt `exclude_modules` entry
+    /// `…self_attn.indexer*` keeps them at the model dtype (nvidia/DeepSeek-V3.2-NVFP4, GLM-5-NVFP4).
+    Indexer,
 }
 
 impl AttnProjection {
@@ -541,6 +546,7 @@ impl AttnProjection {
             "q_b_proj" => Some(AttnProjection::QB),
             "kv_b_proj" => Some(AttnProjection::KvB),
             "o_proj" => Some(AttnProjection::O),
+            "indexer.wq_b" | "indexer.wk" => Some(AttnProjection::Indexer),
             _ => None,
         }
     }
@@ -558,6 +564,8 @@ pub struct ProjectionFormats {
     pub kv_b_proj: Option<WeightFormat>,
     /// `o_proj`.
     pub o_proj: Option<WeightFormat>,
+    /// presets62: the DSA indexer's `wq_b` and `wk` (quant.toml key `indexer`).
+    pub indexer: Option<WeightFormat>,
 }
 
 impl ProjectionFormats {
@@ -568,6 +576,7 @@ impl ProjectionFormats {
             AttnProjection::QB => self.q_b_proj,
             AttnProjection::KvB => self.kv_b_proj,
             AttnProjection::O => self.o_proj,
+            AttnProjection::Indexer => self.indexer,
         }
     }
 
@@ -578,6 +587,7 @@ impl ProjectionFormats {
             AttnProjection::QB => &mut self.q_b_proj,
             AttnProjection::KvB => &mut self.kv_b_proj,
             AttnProjection::O => &mut self.o_proj,
+            AttnProjection::Indexer => &mut self.indexer,
         }
     }
 
@@ -588,6 +598,7 @@ impl ProjectionFormats {
             &mut self.q_b_proj,
             &mut self.kv_b_proj,
             &mut self.o_proj,
+            &mut self.indexer,
         ]
         .into_iter()
         .filter_map(Option::as_mut)
@@ -600,6 +611,7 @@ impl ProjectionFormats {
             ("q_b_proj", self.q_b_proj),
             ("kv_b_proj", self.kv_b_proj),
             ("o_proj", self.o_proj),
+            ("indexer", self.indexer),
         ]
         .into_iter()
         .filter_map(|(k, f)| Some((k, f?)))
@@ -729,6 +741,8 @@ struct RawProjections {
     kv_b_proj: Option<RawFormat>,
     #[serde(default)]
     o_proj: Option<RawFormat>,
+    #[serde(default)]
+    indexer: Option<RawFormat>,
 }
 
 fn default_dtype() -> WeightDtype {
@@ -778,6 +792,7 @@ impl TryFrom<RawQuantization> for Quantization {
             projections.q_b_proj = one(p.q_b_proj, "q_b_proj")?;
             projections.kv_b_proj = one(p.kv_b_proj, "kv_b_proj")?;
             projections.o_proj = one(p.o_proj, "o_proj")?;
+            projections.indexer = one(p.indexer, "indexer")?;
         }
         Ok(Quantization {
             weights,

@@ -50,7 +50,8 @@ fn bad(field: &str, expected: impl Into<String>) -> ModelError {
 }
 
 /// Which decoder linear layers a checkpoint's ignore list keeps unquantized, beyond the parts tpsim
-/// always keeps at the model dtype (embeddings, LM head, norms, router, MTP glue, NSA indexer).
+/// always keeps at the model dtype (embeddings, LM head, norms, router, MTP glue; the NSA indexer
+/// where the list is matched by module name: [`engine_kept`] reads its GEMMs apart, `indexer`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Kept {
     attention: bool,
@@ -60,6 +61,9 @@ struct Kept {
     /// presets58 (issue #17): the attention kept in part, the same projections in every layer
     /// (nvidia/DeepSeek-V3.1-NVFP4 keeps q_a/q_b/kv_a/kv_b, quantizes o_proj).
     attention_part: Option<AttnKept>,
+    /// presets62 (issue #17): the DSA indexer's `wq_b` / `wk` kept in every layer
+    /// (`…self_attn.indexer*` in nvidia/DeepSeek-V3.2-NVFP4's and GLM-5-NVFP4's `exclude_modules`).
+    indexer: bool,
 }
 
 /// presets58 (issue #17): which attention projections an ignore list keeps, by the formats tpsim
@@ -203,6 +207,7 @@ fn classify(config: &Value, list: Option<&Value>, field: &str) -> Result<Kept, M
         kept.shared_experts |= r.shared_experts;
         kept.routed_experts |= r.routed_experts;
         kept.attention_part = kept.attention_part.or(r.attention_part);
+        kept.indexer |= r.indexer;
     }
     Ok(kept)
 }
@@ -274,6 +279,14 @@ fn model_dtype(config: &Value) -> WeightDtype {
         .unwrap_or(WeightDtype::Bf16)
 }
 
+/// presets62: a DSA model (DeepSeek-V3.2, GLM-5): every layer has the lightning indexer (`llm::dsa`).
+fn is_dsa(config: &Value) -> bool {
+    let text = config.get("text_config").unwrap_or(config);
+    text.get("index_n_heads")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| n > 0)
+}
+
 fn is_moe(config: &Value) -> bool {
     let text = config.get("text_config").unwrap_or(config);
     ["n_routed_experts", "num_experts", "num_local_experts"]
@@ -307,6 +320,10 @@ fn place(config: &Value, q: WeightFormat, kept: Kept, _field: &str) -> Result<Qu
     }
     let differs = |f: WeightFormat| (f != out.weights).then_some(f);
     let text = config.get("text_config").unwrap_or(config);
+    // presets62 (issue #17): the DSA indexer's GEMMs follow the list on their own (`indexer*`).
+    if is_dsa(config) {
+        out.projections.indexer = differs(pick(kept.indexer));
+    }
     let dense_layers = !is_moe(config)
         || text
             .get("first_k_dense_replace")
@@ -522,7 +539,33 @@ fn kept_by_patterns(
     let mut count = [(0u64, 0u64); 4];
     let mut attention_part: Option<AttnKept> = None;
     let mut part_layers = 0u64;
+    // presets62 (issue #17): layers whose DSA indexer GEMMs (`wq_b`, `wk`) the list keeps; SGLang 0.5.9
+    // `nsa_indexer.py` builds both as `ReplicatedLinear` under the checkpoint's quant config, each
+    // matched by its own prefix (`…self_attn.indexer.wq_b`).
+    let mut indexer_layers = 0u64;
     for l in 0..layers {
+        if is_dsa(config) {
+            let mut hits = [false; 2];
+            for (h, m) in hits.iter_mut().zip(["wq_b", "wk"]) {
+                let name = format!("model.layers.{l}.self_attn.indexer.{m}");
+                for (j, p) in compiled.iter().enumerate() {
+                    if p.excludes(&name) {
+                        used[j] = true;
+                        *h = true;
+                    }
+                }
+            }
+            if hits[0] != hits[1] {
+                return Err(bad(
+                    field,
+                    format!(
+                        "the indexer of layer {l} kept unquantized in part (wq_b and wk apart): tpsim has one \
+                         format for both, write quant.toml explicitly"
+                    ),
+                ));
+            }
+            indexer_layers += u64::from(hits[0]);
+        }
         for (g, (group, modules)) in group_modules(config, l).into_iter().enumerate() {
             if modules.is_empty() {
                 continue;
@@ -598,6 +641,15 @@ fn kept_by_patterns(
             ),
         ));
     }
+    if indexer_layers != 0 && indexer_layers != layers {
+        return Err(bad(
+            field,
+            format!(
+                "the indexer kept unquantized in {indexer_layers} of {layers} layers: tpsim has one format \
+                 for every layer's indexer, write quant.toml explicitly"
+            ),
+        ));
+    }
     let mut mtp = false;
     for (j, (i, name)) in patterns.iter().enumerate() {
         if used[j] {
@@ -642,6 +694,7 @@ fn kept_by_patterns(
             shared_experts: kept(2),
             routed_experts: kept(3),
             attention_part,
+            indexer: indexer_layers != 0,
         },
         mtp,
     ))

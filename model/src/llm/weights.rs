@@ -228,6 +228,7 @@ impl ModelSpec {
             (A::QB, "q_b_proj"),
             (A::KvB, "kv_b_proj"),
             (A::O, "o_proj"),
+            (A::Indexer, "indexer"),
         ];
         keys.into_iter()
             .filter(|&(a, _)| self.quantization.projections.get(a).is_some() && !built.contains(&a))
