@@ -1657,7 +1657,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
     // of models/minimax-m25.md are throughput_newdeploys3.rs's, the vLLM MiniMax-M2.5 FP8 row of
     // InferenceX PR 832 throughput_newdeploys4.rs's, the SGLang MiniMax-M2.5 rows of the SGLang cookbook
     // throughput_newdeploys16.rs's, the SGLang cookbook's other B200 rows throughput_newdeploys17.rs's, its Kimi-K2.5 H200 and GLM-4.7-Flash
-    // rows throughput_newdeploys18.rs's).
+    // rows throughput_newdeploys18.rs's, the vLLM MiniMax-M2.5 NVFP4 rows of Visual-Synthesizer's PLX box deploys38.rs's).
     let n = all
         .iter()
         .filter(|r| compared.contains(&(r.engine.as_str(), r.model.as_str())))
@@ -1668,6 +1668,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 .chain(crate::throughput_newdeploys16::NEWDEPLOYS16_SOURCES)
                 .chain(crate::throughput_newdeploys17::NEWDEPLOYS17_SOURCES)
                 .chain(crate::throughput_newdeploys18::NEWDEPLOYS18_SOURCES)
+                .chain(crate::deploys38::DEPLOYS38_SOURCES)
                 .any(|(src, model)| r.source.starts_with(src) && r.model == *model)
         })
         .count();
