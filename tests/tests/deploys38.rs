@@ -44,8 +44,7 @@ const SRC_M25: &str = "github.com/Visual-Synthesizer/rtx6kpro benchmarks/inferen
 
 /// The (source prefix, model) of every row compared in this file; `throughput_rows.rs`'s coverage test
 /// accepts a row of `throughput.tsv` that matches one of them.
-pub(crate) const DEPLOYS38_SOURCES: &[(&str, &str)] =
-    &[(SRC_M27, "MiniMax-M2.7"), (SRC_M25, "MiniMax-M2.5")];
+pub(crate) const DEPLOYS38_SOURCES: &[(&str, &str)] = &[(SRC_M27, "MiniMax-M2.7"), (SRC_M25, "MiniMax-M2.5")];
 
 /// The concurrencies taken from each file (ctx 0).
 const CONCURRENCY: [u32; 4] = [1, 8, 32, 128];
@@ -133,10 +132,7 @@ fn step_growth_from_c8_to_c128() {
             (tpsim - tpsim_ratio).abs() < 0.05,
             "sglang {sglang}: tpsim's growth {tpsim:.3}"
         );
-        assert!(
-            tpsim > measured,
-            "sglang {sglang}: {tpsim:.3} vs {measured:.3}"
-        );
+        assert!(tpsim > measured, "sglang {sglang}: {tpsim:.3} vs {measured:.3}");
     }
     // By hand from the stated figures: SGLang 128 / 2800.23 = 45.71 ms, 8 / 471.61 = 16.96 ms → 2.69;
     // vLLM 128 / 3361.05 = 38.08 ms, 8 / 402.90 = 19.86 ms → 1.92.
@@ -155,7 +151,10 @@ fn kv_pool_against_the_page() {
     let v = run_json(&scenario(&file(true, 1)));
     let kv = f(&v["memory"]["kv_tokens"]);
     let ratio = kv / 83_787.0;
-    assert!((ratio - 1.729).abs() < 0.02, "tpsim's pool {kv} tokens, {ratio:.4} of 83,787");
+    assert!(
+        (ratio - 1.729).abs() < 0.02,
+        "tpsim's pool {kv} tokens, {ratio:.4} of 83,787"
+    );
     assert!((83_787.0_f64 * 126_976.0 / 1e9 - 10.639).abs() < 0.001);
 }
 
