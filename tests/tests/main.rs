@@ -478,6 +478,8 @@ mod deploys35;
 mod deploys36;
 // deploys37 (issues #17 / #18): club-3090's Qwen3.6-35B-A3B (2x RTX 3090, vLLM 0.22.0) and Agents-A1 (2x RTX 3090 / 5090, vLLM 0.24.0) single-stream rows.
 mod deploys37;
+// deploys38 (issues #17 / #18): Visual-Synthesizer's 2x RTX PRO 6000 behind one PCIe switch (MiniMax-M2.7 NVFP4 under SGLang b12x, MiniMax-M2.5 NVFP4 under a vLLM 0.19.1rc1 nightly).
+mod deploys38;
 // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
 mod vllmpp59;
 // presets59 (issue #17): presets and an alias for refused launch-command models.

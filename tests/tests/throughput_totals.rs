@@ -918,6 +918,14 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys37::validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast",
         crate::deploys37::validation_club3090_rtx3090_x2_vllm_0_24_nvfp4_fast,
     ),
+    (
+        "deploys38::validation_plx_pro6000_x2_sglang_b12x_minimax_m27_nvfp4",
+        crate::deploys38::validation_plx_pro6000_x2_sglang_b12x_minimax_m27_nvfp4,
+    ),
+    (
+        "deploys38::validation_plx_pro6000_x2_vllm_0_19_1_minimax_m25_nvfp4",
+        crate::deploys38::validation_plx_pro6000_x2_vllm_0_19_1_minimax_m25_nvfp4,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -1064,6 +1072,8 @@ fn family_of(label: &str) -> &'static str {
         ("Qwen2-", "Qwen2 / Qwen2.5 dense (7B; 32B; 72B)"),
         ("MiniMax-M2.5", "MiniMax-M2.5 (MoE)"),
         // deploys28: sglang pull request 31044's MiniMax-M2.7 rows (M2.5's shapes, its own context length).
+        // deploys38: Visual-Synthesizer's MiniMax-M2.7 NVFP4 rows (the same shapes, NVFP4 experts), before "MiniMax-M2.7".
+        ("MiniMax-M2.7 NVFP4", "MiniMax-M2.7 (MoE, NVFP4)"),
         ("MiniMax-M2.7", "MiniMax-M2.7 (MoE, FP8)"),
         // deploys33: the SGLang cookbook's Llama 4 Scout / Maverick rows (Llama4ForConditionalGeneration:
         // interleaved MoE, chunked local attention), before "Llama".
