@@ -514,3 +514,5 @@ mod nontorch61;
 mod vllmttft61;
 // mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
 mod mmnorm61;
+// ttft62 (issue #18): SGLang 0.5.6 on 8× B200, the c 1 TTFT miss decomposed: it follows the prefill's launches, not its layers, and does not queue under load.
+mod ttft62;
