@@ -31,10 +31,14 @@ const DEFAULT_LAUNCH_US: f64 = 31.7;
 /// The validation scenario `file` with `[engine.costs] launch_overhead` = `us` µs, in a scratch file
 /// named by the calling test's `tag` (tests run in parallel in one process).
 fn at_launch(tag: &str, file: &str, us: f64) -> String {
-    edited_variant(&format!("validation/{file}"), &format!("ttft62-{tag}-{file}-{us}"), |t| {
-        assert!(!t.contains("[engine.costs]"), "{file}");
-        format!("{t}\n[engine.costs]\nlaunch_overhead = \"{us}us\"\n")
-    })
+    edited_variant(
+        &format!("validation/{file}"),
+        &format!("ttft62-{tag}-{file}-{us}"),
+        |t| {
+            assert!(!t.contains("[engine.costs]"), "{file}");
+            format!("{t}\n[engine.costs]\nlaunch_overhead = \"{us}us\"\n")
+        },
+    )
 }
 
 /// tpsim's p50 TTFT (ms) of `file` at `us` µs a launch.
@@ -90,9 +94,8 @@ fn ttft62_b200_c1_miss_follows_the_launches_not_the_layers() {
     for (r, want) in rows.iter().zip([1348.0, 1041.0, 1283.0, 1041.0, 1348.0]) {
         assert!((r.1 - want).abs() < 1.5, "line {}: {:.1} launches", r.0, r.1);
     }
-    let spread = |v: &[f64]| {
-        v.iter().cloned().fold(f64::MIN, f64::max) / v.iter().cloned().fold(f64::MAX, f64::min)
-    };
+    let spread =
+        |v: &[f64]| v.iter().cloned().fold(f64::MIN, f64::max) / v.iter().cloned().fold(f64::MAX, f64::min);
     let per_layer: Vec<f64> = rows.iter().map(|r| (r.3 - r.2) / r.4).collect();
     // Every row needs 2 – 3× tpsim's 31.7 µs a launch (64 – 87 µs), the five within a factor 1.4
     // of each other, while the same host time a layer spreads by a factor above 2.4 (0.71 – 1.83 ms).
@@ -119,7 +122,11 @@ fn ttft62_b200_8k_c1_rows_at_the_1k_rows_launch_time() {
         println!(
             "line {line}: measured {measured:.2} ms, tpsim {now:.2} ms at 31.7 us, {at_m:.2} ms at {m:.1} us"
         );
-        assert!(now / measured < 0.8, "line {line}: {:.3} at 31.7 us", now / measured);
+        assert!(
+            now / measured < 0.8,
+            "line {line}: {:.3} at 31.7 us",
+            now / measured
+        );
         assert!(
             (at_m / measured - 1.0).abs() <= 0.2,
             "line {line}: {:.3} at {m:.1} us",
@@ -141,8 +148,16 @@ fn ttft62_b200_measured_c16_is_the_c1_median() {
         let (a, b) = (stated_ttft(c1).1, stated_ttft(c16).1);
         assert!((b / a - 1.0).abs() < 0.08, "lines {c1} → {c16}: {a} → {b}");
     }
-    let c1 = p50_at("load", "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml", DEFAULT_LAUNCH_US);
-    let c16 = p50_at("load", "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c16.toml", DEFAULT_LAUNCH_US);
+    let c1 = p50_at(
+        "load",
+        "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml",
+        DEFAULT_LAUNCH_US,
+    );
+    let c16 = p50_at(
+        "load",
+        "deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c16.toml",
+        DEFAULT_LAUNCH_US,
+    );
     println!("DeepSeek-R1 page: tpsim p50 c 1 {c1:.2} ms, c 16 {c16:.2} ms");
     assert!(c16 / c1 > 1.2, "tpsim's load part {:.3}", c16 / c1);
 }
