@@ -519,3 +519,5 @@ mod vllmttft61;
 mod mmnorm61;
 // vllmmem62 (issue #17): what the logs of engine-memory.tsv lines 51, 54 and 23 bound part by part (non-torch growth in 51 and 54, activation in 23).
 mod vllmmem62;
+// ttft62 (issue #18): SGLang 0.5.6 on 8× B200, the c 1 TTFT miss decomposed: it follows the prefill's launches, not its layers, and does not queue under load.
+mod ttft62;
