@@ -217,6 +217,17 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let sglang = l.engine == EngineKind::Sglang;
     let version = version.map(str::to_string).or(l.image_version.clone());
     let list = flags::list(l.engine, version.as_deref())?;
+    // cmdsurvey62 (sglang issue 29562, `sglang serve --model …`): whether `--model` names the model
+    // for `sglang serve` is the release's (`import_command::sglang_serve_refusal`); checked before
+    // argparse, as `get_model_path` runs first.
+    if l.sglang_serve {
+        let v = crate::engine_release::release(l.engine, version.as_deref()).version;
+        let model_too =
+            crate::engine_args_versions::release(&v).is_some_and(|r| r.as_slice() >= [0, 5, 11].as_slice());
+        if crate::import_command::serve_model_path(&l.args, model_too).is_none() {
+            return Err(crate::import_command::sglang_serve_refusal(model_too));
+        }
+    }
     let (args, unset) = unset_placement(&l.args);
     let (positional, fl) = flags::parse(l.engine, list, &args).map_err(|e| {
         let e = if l.sglang_serve {
@@ -224,7 +235,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             // Only flags the language server lacks point at the other server; a bad value of its own
             // flag (`invalid choice`) does not.
             let unknown = e.contains("error: unrecognized arguments:");
-            let path = crate::import_command::serve_model_path(&l.args).filter(|_| unknown);
+            let path = crate::import_command::serve_model_path(&l.args, true).filter(|_| unknown);
             match path.filter(|p| preset_of(p).is_err()) {
                 Some(p) => format!("{e}{}", diffusion_clause(p)),
                 None => e,
