@@ -449,32 +449,73 @@ fn enable_ep_moe(out: &mut Out, version: Option<&str>) -> Result<(), String> {
 
 /// graphmode: a `--compilation-config` (JSON, or its dotted form) that sets `cudagraph_mode`: the
 /// mode goes to `engine.cudagraph_mode`, the other fields stay in `extra_args` as one JSON
-/// argument. `false`: it does not set the mode (the caller keeps it as written).
+/// argument. cmdsurvey62 (vllm-ascend issue 10313, `--compilation-config '{"cudagraph_capture_sizes":
+/// [1,4,…], "cudagraph_mode":"FULL_DECODE_ONLY"}'`): `cudagraph_capture_sizes` and
+/// `max_cudagraph_capture_size` go to their keys the same way (`engine.cudagraph_capture_sizes` is
+/// `compilation_config.cudagraph_capture_sizes` in every release tpsim reads). `false`: it sets none
+/// of them (the caller keeps it as written).
 fn compilation_config(out: &mut Out, f: &flags::Flag) -> Result<bool, String> {
     let value = f.values.join(" ");
     if let Some(sub) = &f.sub {
-        if sub != "cudagraph_mode" {
-            return Ok(false);
-        }
-        out.set("cudagraph_mode", Value::String(value));
-        return Ok(true);
+        return match sub.as_str() {
+            "cudagraph_mode" => {
+                out.set("cudagraph_mode", Value::String(value));
+                Ok(true)
+            }
+            "cudagraph_capture_sizes" | "max_cudagraph_capture_size" => {
+                let v = serde_json::from_str::<serde_json::Value>(&value)
+                    .map_err(|_| format!("--compilation-config.{sub}: expected JSON, not {value}"))?;
+                graph_key(out, sub, &v)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        };
     }
     let Ok(serde_json::Value::Object(mut obj)) = serde_json::from_str::<serde_json::Value>(&value) else {
         // vLLM's `-O3` style integer (the optimization level) or text tpsim does not read.
         return Ok(false);
     };
-    let Some(mode) = obj.remove("cudagraph_mode") else {
+    let mut any = false;
+    if let Some(mode) = obj.remove("cudagraph_mode") {
+        let mode = mode
+            .as_str()
+            .ok_or_else(|| format!("--compilation-config cudagraph_mode: expected a string, not {mode}"))?;
+        out.set("cudagraph_mode", Value::String(mode.to_string()));
+        any = true;
+    }
+    for key in ["cudagraph_capture_sizes", "max_cudagraph_capture_size"] {
+        if let Some(v) = obj.remove(key) {
+            graph_key(out, key, &v)?;
+            any = true;
+        }
+    }
+    if !any {
         return Ok(false);
-    };
-    let mode = mode
-        .as_str()
-        .ok_or_else(|| format!("--compilation-config cudagraph_mode: expected a string, not {mode}"))?;
-    out.set("cudagraph_mode", Value::String(mode.to_string()));
+    }
     if !obj.is_empty() {
         out.extra.push("--compilation-config".into());
         out.extra.push(serde_json::Value::Object(obj).to_string());
     }
     Ok(true)
+}
+
+/// `compilation_config.cudagraph_capture_sizes` (a list of integers) or `max_cudagraph_capture_size`
+/// (an integer) as its `engine` key.
+fn graph_key(out: &mut Out, key: &str, v: &serde_json::Value) -> Result<(), String> {
+    let bad = || format!("--compilation-config {key}: expected {}, not {v}", if key == "max_cudagraph_capture_size" { "an integer" } else { "a list of integers" });
+    let value = match v {
+        serde_json::Value::Array(a) if key == "cudagraph_capture_sizes" => Value::Array(
+            a.iter()
+                .map(|x| x.as_i64().map(Value::Integer).ok_or_else(bad))
+                .collect::<Result<_, _>>()?,
+        ),
+        serde_json::Value::Number(n) if key == "max_cudagraph_capture_size" => {
+            Value::Integer(n.as_i64().ok_or_else(bad)?)
+        }
+        _ => return Err(bad()),
+    };
+    out.set(key, value);
+    Ok(())
 }
 
 /// A `Special` flag with no rule here (every `KEYS` entry of that kind has one above).

@@ -737,10 +737,16 @@ impl Resolver<'_> {
             // (`tpsim_model::llm` module `gemma4_vit`).
             model.serve_gemma4_as_vllm();
         }
+        // cmdsurvey62: vLLM's explicit `--async-scheduling` takes EAGLE/MTP drafting, not n-gram.
+        let ngram = f
+            .speculative
+            .as_ref()
+            .and_then(|s| s.algorithm.as_deref())
+            .is_some_and(|a| a.trim_matches(['[', ']']) == "ngram");
         let mut engine = self.engine(
             f.engine,
             &hardware,
-            speculative,
+            (speculative, ngram),
             &model,
             declared_quant.as_deref(),
         )?;

@@ -59,7 +59,7 @@ impl Resolver<'_> {
         &self,
         e: Option<EngineSection>,
         hw: &Hardware,
-        speculative: bool,
+        (speculative, ngram): (bool, bool),
         model: &ModelSpec,
         declared_quant: Option<&str>,
     ) -> Result<Engine, ScenarioError> {
@@ -336,6 +336,7 @@ impl Resolver<'_> {
                 release: &release,
                 pp,
                 speculative,
+                ngram,
                 ray: spans_boxes && !mp_nodes,
             },
             &mut graph_warnings,
