@@ -502,7 +502,16 @@ fn compilation_config(out: &mut Out, f: &flags::Flag) -> Result<bool, String> {
 /// `compilation_config.cudagraph_capture_sizes` (a list of integers) or `max_cudagraph_capture_size`
 /// (an integer) as its `engine` key.
 fn graph_key(out: &mut Out, key: &str, v: &serde_json::Value) -> Result<(), String> {
-    let bad = || format!("--compilation-config {key}: expected {}, not {v}", if key == "max_cudagraph_capture_size" { "an integer" } else { "a list of integers" });
+    let bad = || {
+        format!(
+            "--compilation-config {key}: expected {}, not {v}",
+            if key == "max_cudagraph_capture_size" {
+                "an integer"
+            } else {
+                "a list of integers"
+            }
+        )
+    };
     let value = match v {
         serde_json::Value::Array(a) if key == "cudagraph_capture_sizes" => Value::Array(
             a.iter()
