@@ -50,6 +50,7 @@
 //! | `engine.deepep_mode` | `--deepep-mode` | (refused) |
 //! | `engine.mamba_cache_dtype` | (refused) | `--mamba-cache-dtype` |
 //! | `engine.mamba_ssm_cache_dtype` | `--mamba-ssm-dtype` | `--mamba-ssm-cache-dtype` |
+//! | `engine.mamba_scheduler_strategy` | `--mamba-scheduler-strategy` | (refused) |
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
 //! | `engine.install` (vLLM) | (refused) | a note: the vllm/vllm-openai image, or pip without FlashInfer |
 //! | `engine.trust_remote_code` (default: `hf-ids.toml` `[trust_remote_code]`) | `--trust-remote-code` | `--trust-remote-code` |
@@ -423,6 +424,10 @@ pub fn command(s: &Scenario, raw: &ScenarioFile, text: &str) -> Result<EngineCom
         // Issue #17 (hybridserve): SGLang's `--mamba-ssm-dtype` (0.5.8 / 0.5.9 server_args.py;
         // `engine.mamba_cache_dtype` is refused under SGLang when resolving).
         c.arg("--mamba-ssm-dtype", d);
+    }
+    // cmdsurvey62: SGLang's `--mamba-scheduler-strategy` (refused under vLLM when resolving).
+    if let Some(s) = e.mamba_scheduler_strategy.as_ref().filter(|_| sglang) {
+        c.arg("--mamba-scheduler-strategy", s);
     }
     if let Some(pp) = e.pp_size.filter(|&pp| pp > 1) {
         c.arg(

@@ -362,30 +362,43 @@ fn program(w: &[String]) -> Option<(EngineKind, &[String])> {
     }
 }
 
-/// `sglang serve` finds the model before argparse runs, by the literal `--model-path` only
-/// (SGLang 0.5.8 `sglang/cli/utils.py` `get_model_path`: `--model-path VALUE` or
-/// `--model-path=VALUE`; `--model` or a prefix does not count), and stops with its text otherwise.
+/// `sglang serve` finds the model before argparse runs (`sglang/cli/utils.py` `get_model_path`) and
+/// stops with its text when there is none. The release decides whether `--model` counts
+/// ([`serve_model_path`]); here, before the release is known, either name does, and `keys` in
+/// `import_command_build` checks the release's rule ([`sglang_serve_refusal`]).
 fn sglang_serve_model_path(w: &[String]) -> Result<(), String> {
-    if !is_sglang_serve(w) {
+    if !is_sglang_serve(w) || serve_model_path(&w[2..], true).is_some() {
         return Ok(());
     }
-    if serve_model_path(&w[2..]).is_some() {
-        return Ok(());
-    }
-    Err("sglang serve (SGLang 0.5.8 `sglang/cli/utils.py` get_model_path) stops with \"Error: --model-path is required. \
-         Please provide the path to the model.\" (it reads the literal `--model-path` only, not `--model`)"
-        .into())
+    Err(sglang_serve_refusal(true))
 }
 
-/// The model `sglang serve` reads from the words after `serve`, as SGLang 0.5.8 / 0.5.9
-/// `sglang/cli/utils.py` `get_model_path` does: the value after the first literal `--model-path`,
-/// or of `--model-path=VALUE`.
-pub fn serve_model_path(args: &[String]) -> Option<&str> {
+/// SGLang's refusal when `sglang serve` finds no model: 0.5.8 – 0.5.10 read the literal
+/// `--model-path` only (`model_too` false), 0.5.11 on `--model` too (cmdsurvey62, sglang issue
+/// 29562: 0.5.11 `cli/utils.py` `get_model_path` tests `arg in ("--model-path", "--model")` and
+/// `--model=`; 0.5.8, 0.5.9 and 0.5.10 test `--model-path` / `--model-path=` only).
+pub fn sglang_serve_refusal(model_too: bool) -> String {
+    let (which, reads) = if model_too {
+        ("0.5.11 on", "`--model-path` or `--model`")
+    } else {
+        ("0.5.8 – 0.5.10", "the literal `--model-path` only, not `--model`")
+    };
+    format!(
+        "sglang serve (SGLang {which} `sglang/cli/utils.py` get_model_path) stops with \"Error: --model-path is required. \
+         Please provide the path to the model.\" (it reads {reads})"
+    )
+}
+
+/// The model `sglang serve` reads from the words after `serve`, as `sglang/cli/utils.py`
+/// `get_model_path` does: the value after the first `--model-path` (or of `--model-path=VALUE`);
+/// with `model_too` (SGLang 0.5.11 on) `--model` / `--model=VALUE` as well, whichever comes first.
+pub fn serve_model_path(args: &[String], model_too: bool) -> Option<&str> {
     args.iter().enumerate().find_map(|(i, a)| {
-        if a == "--model-path" {
+        if a == "--model-path" || (model_too && a == "--model") {
             args.get(i + 1).map(String::as_str)
         } else {
             a.strip_prefix("--model-path=")
+                .or_else(|| a.strip_prefix("--model=").filter(|_| model_too))
         }
     })
 }

@@ -217,6 +217,17 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
     let sglang = l.engine == EngineKind::Sglang;
     let version = version.map(str::to_string).or(l.image_version.clone());
     let list = flags::list(l.engine, version.as_deref())?;
+    // cmdsurvey62 (sglang issue 29562, `sglang serve --model …`): whether `--model` names the model
+    // for `sglang serve` is the release's (`import_command::sglang_serve_refusal`); checked before
+    // argparse, as `get_model_path` runs first.
+    if l.sglang_serve {
+        let v = crate::engine_release::release(l.engine, version.as_deref()).version;
+        let model_too =
+            crate::engine_args_versions::release(&v).is_some_and(|r| r.as_slice() >= [0, 5, 11].as_slice());
+        if crate::import_command::serve_model_path(&l.args, model_too).is_none() {
+            return Err(crate::import_command::sglang_serve_refusal(model_too));
+        }
+    }
     let (args, unset) = unset_placement(&l.args);
     let (positional, fl) = flags::parse(l.engine, list, &args).map_err(|e| {
         let e = if l.sglang_serve {
@@ -224,7 +235,7 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
             // Only flags the language server lacks point at the other server; a bad value of its own
             // flag (`invalid choice`) does not.
             let unknown = e.contains("error: unrecognized arguments:");
-            let path = crate::import_command::serve_model_path(&l.args).filter(|_| unknown);
+            let path = crate::import_command::serve_model_path(&l.args, true).filter(|_| unknown);
             match path.filter(|p| preset_of(p).is_err()) {
                 Some(p) => format!("{e}{}", diffusion_clause(p)),
                 None => e,
@@ -438,32 +449,82 @@ fn enable_ep_moe(out: &mut Out, version: Option<&str>) -> Result<(), String> {
 
 /// graphmode: a `--compilation-config` (JSON, or its dotted form) that sets `cudagraph_mode`: the
 /// mode goes to `engine.cudagraph_mode`, the other fields stay in `extra_args` as one JSON
-/// argument. `false`: it does not set the mode (the caller keeps it as written).
+/// argument. cmdsurvey62 (vllm-ascend issue 10313, `--compilation-config '{"cudagraph_capture_sizes":
+/// [1,4,…], "cudagraph_mode":"FULL_DECODE_ONLY"}'`): `cudagraph_capture_sizes` and
+/// `max_cudagraph_capture_size` go to their keys the same way (`engine.cudagraph_capture_sizes` is
+/// `compilation_config.cudagraph_capture_sizes` in every release tpsim reads). `false`: it sets none
+/// of them (the caller keeps it as written).
 fn compilation_config(out: &mut Out, f: &flags::Flag) -> Result<bool, String> {
     let value = f.values.join(" ");
     if let Some(sub) = &f.sub {
-        if sub != "cudagraph_mode" {
-            return Ok(false);
-        }
-        out.set("cudagraph_mode", Value::String(value));
-        return Ok(true);
+        return match sub.as_str() {
+            "cudagraph_mode" => {
+                out.set("cudagraph_mode", Value::String(value));
+                Ok(true)
+            }
+            "cudagraph_capture_sizes" | "max_cudagraph_capture_size" => {
+                let v = serde_json::from_str::<serde_json::Value>(&value)
+                    .map_err(|_| format!("--compilation-config.{sub}: expected JSON, not {value}"))?;
+                graph_key(out, sub, &v)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        };
     }
     let Ok(serde_json::Value::Object(mut obj)) = serde_json::from_str::<serde_json::Value>(&value) else {
         // vLLM's `-O3` style integer (the optimization level) or text tpsim does not read.
         return Ok(false);
     };
-    let Some(mode) = obj.remove("cudagraph_mode") else {
+    let mut any = false;
+    if let Some(mode) = obj.remove("cudagraph_mode") {
+        let mode = mode
+            .as_str()
+            .ok_or_else(|| format!("--compilation-config cudagraph_mode: expected a string, not {mode}"))?;
+        out.set("cudagraph_mode", Value::String(mode.to_string()));
+        any = true;
+    }
+    for key in ["cudagraph_capture_sizes", "max_cudagraph_capture_size"] {
+        if let Some(v) = obj.remove(key) {
+            graph_key(out, key, &v)?;
+            any = true;
+        }
+    }
+    if !any {
         return Ok(false);
-    };
-    let mode = mode
-        .as_str()
-        .ok_or_else(|| format!("--compilation-config cudagraph_mode: expected a string, not {mode}"))?;
-    out.set("cudagraph_mode", Value::String(mode.to_string()));
+    }
     if !obj.is_empty() {
         out.extra.push("--compilation-config".into());
         out.extra.push(serde_json::Value::Object(obj).to_string());
     }
     Ok(true)
+}
+
+/// `compilation_config.cudagraph_capture_sizes` (a list of integers) or `max_cudagraph_capture_size`
+/// (an integer) as its `engine` key.
+fn graph_key(out: &mut Out, key: &str, v: &serde_json::Value) -> Result<(), String> {
+    let bad = || {
+        format!(
+            "--compilation-config {key}: expected {}, not {v}",
+            if key == "max_cudagraph_capture_size" {
+                "an integer"
+            } else {
+                "a list of integers"
+            }
+        )
+    };
+    let value = match v {
+        serde_json::Value::Array(a) if key == "cudagraph_capture_sizes" => Value::Array(
+            a.iter()
+                .map(|x| x.as_i64().map(Value::Integer).ok_or_else(bad))
+                .collect::<Result<_, _>>()?,
+        ),
+        serde_json::Value::Number(n) if key == "max_cudagraph_capture_size" => {
+            Value::Integer(n.as_i64().ok_or_else(bad)?)
+        }
+        _ => return Err(bad()),
+    };
+    out.set(key, value);
+    Ok(())
 }
 
 /// A `Special` flag with no rule here (every `KEYS` entry of that kind has one above).

@@ -99,6 +99,11 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
         Kind::True,
     ),
     ("--mamba-ssm-dtype", "mamba_ssm_cache_dtype", Kind::Str),
+    (
+        "--mamba-scheduler-strategy",
+        "mamba_scheduler_strategy",
+        Kind::Str,
+    ),
     ("--enable-dp-attention", "enable_dp_attention", Kind::True),
     ("--dp-size", "dp_size", Kind::Int),
     ("--data-parallel-size", "dp_size", Kind::Int),
@@ -243,13 +248,19 @@ pub fn value(f: &Flag, kind: Kind, negated: bool) -> Result<Value, String> {
         ),
         Kind::HumanInt => {
             let v = one();
-            match v.parse::<i64>() {
-                Ok(n) => Value::Integer(n),
+            let max_model_len = f.row.iter().any(|r| r == "--max-model-len");
+            match (v.parse::<i64>(), human_readable_int(&v)) {
+                (Ok(n), _) => Value::Integer(n),
                 // `32k` and `auto`: the scenario reads the same spellings (`scenario::max_model_len`).
-                Err(_) if v.eq_ignore_ascii_case("auto") || human_readable_int(&v).is_some() => {
+                (Err(_), h) if max_model_len && (v.eq_ignore_ascii_case("auto") || h.is_some()) => {
                     Value::String(v)
                 }
-                Err(_) => return Err(format!("{}: expected a token count, not '{v}'", f.name)),
+                // cmdsurvey62 (vllm issue 40585, `--max-num-batched-tokens=8K`): vLLM parses
+                // `--max-num-batched-tokens` and `--kv-cache-memory-bytes` with `human_readable_int`
+                // too (0.9.2 – 0.19.0 `engine/arg_utils.py` `_compute_kwargs`: `8K` = 8 × 1024, `8k` =
+                // 8 × 1000); their keys take integers, so the count is written out.
+                (Err(_), Some(n)) if !max_model_len => Value::Integer(n),
+                _ => return Err(format!("{}: expected a token count, not '{v}'", f.name)),
             }
         }
     })

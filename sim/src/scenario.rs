@@ -63,6 +63,7 @@ mod internvl; // families14 (issue #17): the engine releases and towers that ser
 pub mod layers;
 pub(crate) mod long_context;
 pub mod mamba_dtype; // issue #17: vLLM --mamba-cache-dtype / --mamba-ssm-cache-dtype
+pub mod mamba_strategy; // cmdsurvey62 (issue #17): SGLang --mamba-scheduler-strategy
 mod max_model_len; // issue #17 (flags): --max-model-len as written, auto-fit // issue #17: EP options as the engines name them
 mod minimax01; // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, its V0 and fp32-state refusals
 mod minimax_m3; // families38 (issue #17): the MiniMax-M3 deployments tpsim models
@@ -445,6 +446,8 @@ pub struct Engine {
     /// vLLM's `--mamba-cache-dtype` / `--mamba-ssm-cache-dtype` (issue #17; `scenario::mamba_dtype`):
     /// the recurrent layers' state dtypes, `auto` when not given.
     pub mamba_dtypes: mamba_dtype::MambaDtypes,
+    /// cmdsurvey62: SGLang's `--mamba-scheduler-strategy` as stated (`None`: `auto`).
+    pub mamba_scheduler_strategy: Option<String>,
     /// installkind (issues #17 point 5, #18): vLLM's `engine.install` (`scenario::vllm_install`),
     /// `None` when not given (a plain pip install).
     pub install: Option<vllm_install::VllmInstall>,
@@ -734,10 +737,16 @@ impl Resolver<'_> {
             // (`tpsim_model::llm` module `gemma4_vit`).
             model.serve_gemma4_as_vllm();
         }
+        // cmdsurvey62: vLLM's explicit `--async-scheduling` takes EAGLE/MTP drafting, not n-gram.
+        let ngram = f
+            .speculative
+            .as_ref()
+            .and_then(|s| s.algorithm.as_deref())
+            .is_some_and(|a| a.trim_matches(['[', ']']) == "ngram");
         let mut engine = self.engine(
             f.engine,
             &hardware,
-            speculative,
+            (speculative, ngram),
             &model,
             declared_quant.as_deref(),
         )?;
@@ -878,6 +887,7 @@ impl Resolver<'_> {
                 radix_cache: engine.scheduler.prefix_cache,
                 speculative,
                 rocm: hardware.accel.vendor == accel::GpuVendor::Amd,
+                strategy: engine.mamba_scheduler_strategy.as_deref(),
             })
             .map_err(|m| self.invalid("engine.disable_radix_cache", m))?;
             engine.overlap_schedule = s.overlap;

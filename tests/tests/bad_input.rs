@@ -697,11 +697,20 @@ fn dcp_size_key_of_issue_17() {
     assert!(e.contains("tp_size=8 must be divisible bydcp_size=3."), "{e}");
     let e = run("dcp0", text.replacen("dcp_size = 8", "dcp_size = 0", 1));
     assert!(e.contains("engine.dcp_size") && e.contains("≥ 1"), "{e}");
+    // cmdsurvey62: vLLM 0.11.0 refuses DCP on a GQA model; from 0.11.1 FlashAttention returns the
+    // softmax lse for decode and vLLM runs it, which tpsim does not model (the example names no
+    // release: vLLM 0.19.0).
+    let gqa = text.replacen("\"deepseek-v3\"", "\"llama-3.1-70b\"", 1);
     let e = run(
         "dcp-gqa",
-        text.replacen("\"deepseek-v3\"", "\"llama-3.1-70b\"", 1),
+        gqa.replacen("name = \"vllm\"", "name = \"vllm\"\nversion = \"0.11.0\"", 1),
     );
     assert!(e.contains("does not return the softmax lse for decode"), "{e}");
+    let e = run("dcp-gqa-0.19", gqa);
+    assert!(
+        e.contains("DCP on a model without MLA is not modelled: vLLM 0.19.0 runs it"),
+        "{e}"
+    );
 }
 
 // Issue #17 point 4: accelerators (gpu.vendor, [hardware.xgmi]) and multi-node ([hardware.cluster]).

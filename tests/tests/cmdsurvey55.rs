@@ -110,12 +110,17 @@ pub(crate) fn options(r: &Row) -> Options {
         acceptance: None,
         output: None,
     };
-    if let Some(v) = r.options.strip_prefix("--engine-version ") {
+    // cmdsurvey62: `--engine-version X` may be followed by `--acceptance …`.
+    let mut rest = r.options.as_str();
+    if let Some(v) = rest.strip_prefix("--engine-version ") {
+        let (v, after) = v.split_once(' ').unwrap_or((v, ""));
         o.engine_version = Some(v.into());
-    } else if let Some(a) = r.options.strip_prefix("--acceptance ") {
+        rest = after;
+    }
+    if let Some(a) = rest.strip_prefix("--acceptance ") {
         o.acceptance = Some(a.into());
     } else {
-        assert!(r.options.is_empty(), "row {}: options {}", r.n, r.options);
+        assert!(rest.is_empty(), "row {}: options {}", r.n, r.options);
     }
     o
 }

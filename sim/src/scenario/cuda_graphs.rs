@@ -80,6 +80,8 @@ pub(super) struct Context<'a> {
     pub release: &'a crate::engine_release::Release,
     pub pp: u32,
     pub speculative: bool,
+    /// cmdsurvey62: the draft is vLLM's n-gram proposer (`speculative.algorithm = "ngram"`).
+    pub ngram: bool,
     /// The ranks span boxes: vLLM runs the Ray executor (`engine_args_nodes`).
     pub ray: bool,
 }
@@ -306,6 +308,24 @@ impl Resolver<'_> {
                 if cx.pp > 1 && pp_refused {
                     return refuse("Async scheduling is not yet compatible with pipeline_parallel_size > 1.");
                 }
+                // cmdsurvey62 (vllm-ascend issue 10313, `--async-scheduling` with a Qwen3.5 MTP draft at
+                // 0.17): from 0.14 the explicit flag runs EAGLE/MTP drafting as the default does (0.17.0
+                // `config/vllm.py`: only methods outside `EagleModelTypes` and "draft_model" raise), so it
+                // is taken as the default path is, with its warning; n-gram drafting is refused with
+                // vLLM's text. 0.12 / 0.13 stay not modelled (tpsim read no explicit-flag rule there).
+                if cx.speculative && rule == AsyncRule::V0_14 && cx.ngram {
+                    return refuse(
+                        "Currently, async scheduling is only supported with EAGLE/MTP/Draft Model kind of \
+                         speculative decoding.",
+                    );
+                }
+                if cx.speculative && rule == AsyncRule::V0_14 {
+                    if cx.ray {
+                        return refuse(ray_text);
+                    }
+                    warnings.push(SPEC_ASYNC_WARNING.into());
+                    return Ok(true);
+                }
                 if cx.speculative {
                     return Err(self.invalid(key, SPEC_NOT_MODELLED));
                 }
@@ -338,18 +358,18 @@ impl Resolver<'_> {
                     return Ok(false);
                 }
                 if cx.speculative {
-                    warnings.push(
-                        "vLLM >= 0.14 schedules asynchronously by default, with EAGLE/MTP drafting too; tpsim models \
-                         the speculative iteration synchronously (the scheduler's step before the verify) and the \
-                         no-speculation comparison asynchronously"
-                            .into(),
-                    );
+                    warnings.push(SPEC_ASYNC_WARNING.into());
                 }
                 Ok(true)
             }
         }
     }
 }
+
+/// The note on vLLM ≥ 0.14's async scheduling with EAGLE/MTP drafting, which tpsim runs synchronously.
+const SPEC_ASYNC_WARNING: &str = "vLLM >= 0.14 schedules asynchronously by default, with EAGLE/MTP drafting too; tpsim \
+                                  models the speculative iteration synchronously (the scheduler's step before the \
+                                  verify) and the no-speculation comparison asynchronously";
 
 /// vLLM's async-scheduling rules by release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,15 +41,28 @@ pub fn resolve(
             format!("vLLM refuses: \"tp_size={tp} must be divisible bydcp_size={dcp}.\""),
         ));
     }
-    // Only vLLM 0.11's MLA backends (FlashMLA, FlashAttention-MLA, CUTLASS MLA, Triton MLA) set
+    // Only vLLM 0.11.0's MLA backends (FlashMLA, FlashAttention-MLA, CUTLASS MLA, Triton MLA) set
     // `can_return_lse_for_decode`; `gpu_model_runner.py` asserts it for every layer under DCP.
+    // cmdsurvey62 (vllm issue 40585, Qwen3.5 with `-dcp 4` at 0.18.0): from 0.11.1 `FlashAttentionImpl`
+    // sets it too (`v1/attention/backends/flash_attn.py` of the 0.11.1 – 0.17.0 wheels; FlashInfer's
+    // in 0.17.0), so vLLM runs DCP on GQA models there; tpsim models DCP for MLA models only.
     if !matches!(model.attention, Attention::Mla { .. }) {
+        let gqa_lse = crate::engine_args_versions::release(version)
+            .is_some_and(|r| r.as_slice() >= [0, 11, 1].as_slice());
         return Err(invalid(
             "engine.dcp_size",
-            "vLLM refuses: \"DCP requires attention impls to return the softmax lse for decode, but the impl \
-             FlashAttentionImpl does not return the softmax lse for decode.\" (vLLM 0.11 supports DCP with MLA \
-             models only)"
-                .into(),
+            if gqa_lse {
+                format!(
+                    "DCP on a model without MLA is not modelled: vLLM {version} runs it (FlashAttention returns \
+                     the softmax lse for decode from 0.11.1, `flash_attn.py` `can_return_lse_for_decode`), tpsim \
+                     splits only MLA's latent cache"
+                )
+            } else {
+                "vLLM refuses: \"DCP requires attention impls to return the softmax lse for decode, but the impl \
+                 FlashAttentionImpl does not return the softmax lse for decode.\" (vLLM 0.11.0 supports DCP with \
+                 MLA models only)"
+                    .into()
+            },
         ));
     }
     // `v1/attention/backends/mla/common.py` `forward` (0.11; `mla_attention.py` later):

@@ -59,7 +59,7 @@ impl Resolver<'_> {
         &self,
         e: Option<EngineSection>,
         hw: &Hardware,
-        speculative: bool,
+        (speculative, ngram): (bool, bool),
         model: &ModelSpec,
         declared_quant: Option<&str>,
     ) -> Result<Engine, ScenarioError> {
@@ -336,6 +336,7 @@ impl Resolver<'_> {
                 release: &release,
                 pp,
                 speculative,
+                ngram,
                 ray: spans_boxes && !mp_nodes,
             },
             &mut graph_warnings,
@@ -814,6 +815,10 @@ impl Resolver<'_> {
             [e.mamba_cache_dtype, e.mamba_ssm_cache_dtype],
             |k, m| self.invalid(k, m),
         )?;
+        // cmdsurvey62 (issue #17): SGLang's `--mamba-scheduler-strategy` (`scenario::mamba_strategy`).
+        let mamba_scheduler_strategy =
+            super::mamba_strategy::resolve(kind, &release.version, e.mamba_scheduler_strategy.as_deref())
+                .map_err(|m| self.invalid("engine.mamba_scheduler_strategy", m))?;
         // families27 (issue #17): vLLM's end of MiniMax-Text-01 / M1, V0 and its fp32-state refusal
         // (`scenario::minimax01`).
         let minimax_notes =
@@ -884,6 +889,7 @@ impl Resolver<'_> {
             max_model_len_auto,
             extra_args,
             mamba_dtypes,
+            mamba_scheduler_strategy,
             install,
             flashinfer_sampler_env,
             cudagraph_estimate_env,

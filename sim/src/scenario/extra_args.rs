@@ -107,6 +107,7 @@ pub const KEYED: &[(&str, &str)] = &[
     ("--swa-full-tokens-ratio", "engine.swa_full_tokens_ratio"),
     ("--disable-hybrid-swa-memory", "engine.disable_hybrid_swa_memory"),
     ("--mamba-ssm-dtype", "engine.mamba_ssm_cache_dtype"),
+    ("--mamba-scheduler-strategy", "engine.mamba_scheduler_strategy"),
     ("--enable-dp-attention", "engine.enable_dp_attention"),
     ("--dp-size", "engine.dp_size"),
     ("--pp-size", "engine.pp_size"),

@@ -538,6 +538,10 @@ pub struct EngineSection {
     /// vLLM's `--mamba-ssm-cache-dtype` (vLLM only): the SSM state's dtype, `auto` (as
     /// `mamba_cache_dtype`, or what the model's config rule says) by default.
     pub mamba_ssm_cache_dtype: Option<String>,
+    /// cmdsurvey62: SGLang's `--mamba-scheduler-strategy` (SGLang only; `auto` by default, `no_buffer`,
+    /// `extra_buffer`, 0.5.13 also `extra_buffer_lazy`): how the radix cache keeps a hybrid model's
+    /// recurrent state (`scenario::mamba_strategy`).
+    pub mamba_scheduler_strategy: Option<String>,
     /// installkind: how vLLM was installed, `pip` (default: `pip install vllm==X`) or `docker`
     /// (the vllm/vllm-openai image, which ships FlashInfer; `scenario::vllm_install`). vLLM only.
     pub install: Option<String>,

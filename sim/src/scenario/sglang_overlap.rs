@@ -30,8 +30,9 @@
 //! - 0.5.6.post1 – 0.5.8, Qwen3-Next with `trtllm_mha` named: the radix cache goes, the overlap stays.
 //!
 //! tpsim's Qwen3.5 architectures include the `…ForCausalLM` spellings, which the lists lack before
-//! 0.5.19; every bundled Qwen3.5 preset is a `…ForConditionalGeneration` checkpoint. Not modelled:
-//! `--mamba-scheduler-strategy` (not a tpsim key: the default is assumed), 0.5.11 – 0.5.13's
+//! 0.5.19; every bundled Qwen3.5 preset is a `…ForConditionalGeneration` checkpoint. A stated
+//! `--mamba-scheduler-strategy` (`engine.mamba_scheduler_strategy`, cmdsurvey62) is read by
+//! `scenario::mamba_strategy` first; without one the default is assumed. Not modelled: 0.5.11 – 0.5.13's
 //! `page_size = 1` adjustment under `no_buffer`, the state slots `extra_buffer` adds (the pool is
 //! sized as `no_buffer`: the warning says so), the triton-backend refusals of Nemotron-H / LFM2.
 
@@ -62,6 +63,9 @@ pub struct Launch<'a> {
     pub speculative: bool,
     /// An AMD GPU (ROCm: `is_hip()`).
     pub rocm: bool,
+    /// cmdsurvey62: `--mamba-scheduler-strategy` as stated (`None`: `auto`, the default;
+    /// `scenario::mamba_strategy`).
+    pub strategy: Option<&'a str>,
 }
 
 impl<'a> Launch<'a> {
@@ -79,6 +83,7 @@ impl<'a> Launch<'a> {
             radix_cache: true,
             speculative: false,
             rocm: false,
+            strategy: None,
         }
     }
 }
@@ -151,11 +156,15 @@ pub fn settle(l: &Launch) -> Result<Settled, String> {
         r.get(1).copied().unwrap_or(0),
         r.get(2).copied().unwrap_or(0),
     );
+    let name = arch_name(l.arch);
+    // cmdsurvey62: a stated `--mamba-scheduler-strategy extra_buffer` settles the launch itself.
+    if super::mamba_strategy::settle_extra(&mut out, l, v, name)? {
+        return Ok(out);
+    }
     if !l.radix_cache || v < (0, 5, 2) {
         return Ok(out);
     }
     use Architecture as A;
-    let name = arch_name(l.arch);
     let trtllm = l.backend == Some("trtllm_mha");
     let mamba_granite = l.arch == A::GraniteMoeHybrid && l.has_linear;
     match (v, l.arch) {
