@@ -513,4 +513,5 @@ mod nontorch61;
 // vllmttft61 (issue #18): vLLM's request path (microbatch wait, tokenization) and the closed loop's standing queue.
 mod vllmttft61;
 // mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
+mod ampere62;
 mod mmnorm61;
