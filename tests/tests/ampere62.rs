@@ -1,5 +1,5 @@
 //! ampere62 (issue #17): vLLM's Marlin kernels on Ampere. Marlin W4A16 on SM 8.x streams its int4
-//! weights at the factor of vllm PR 2497's bench.py table (A100-class, group 128, M 1–16: speed-up over
+//! weights at the factor of vllm PR 2497's bench.py table (A100, group 128, M 1–16: speed-up over
 //! fp16 3.12 at M 1 → 3.12 × (0.5 + 2 / 128) / 2 = 0.80438), SM 8.6 / 8.7 borrowing SM 8.0's rows; an fp8
 //! checkpoint on SM < 8.9 (or with `VLLM_TEST_FORCE_FP8_MARLIN=1`) runs vLLM's FP8 Marlin, whose dense fp8
 //! bytes borrow the same factor on SM 8.x (`tpsim_model::llm::w4a16_cost`, `scenario::fp8_marlin`).

@@ -120,7 +120,7 @@ pub(crate) fn validation_club3090_rtx3090_x2_vllm_0_22_autoround_int4() {
 pub(crate) fn validation_club3090_rtx3090_x2_vllm_0_24_agents_a1_fp8() {
     // BENCHMARKS.md: "150.9 / 149.6 (decode 154.0 / 153.8 ...)". tpsim: mean TPOT 5.25 ms → 190.5 tok/s,
     // +23.7 %, a known miss until ampere62: vLLM's FP8 Marlin streams the dense fp8 linears at 0.804 of the
-    // fp16 GEMM's efficiency (Marlin's A100-class int4 rows, borrowed), attention 1.59 → 1.80 ms a step:
+    // fp16 GEMM's efficiency (Marlin's A100 int4 rows, borrowed), attention 1.59 → 1.80 ms a step:
     // 5.46 ms → 183.2 tok/s, +19.0 %.
     compare(&ROWS[1]);
 }

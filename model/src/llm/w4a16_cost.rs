@@ -17,7 +17,7 @@
 //! 9.0, and the MoE kernels (`fused_marlin_moe`, `moe_wna16`), which no bundled row measures.
 //!
 //! ampere62: Marlin on SM 8.0 has rows (vllm PR 2497's bench.py table, M 1–16: factors 0.80–0.82, the
-//! GPU read as A100-class in the table's header). The other Ampere SMs (8.6, 8.7) have none of their own
+//! GPU read as A100 in the table's header). The other Ampere SMs (8.6, 8.7) have none of their own
 //! and **borrow** SM 8.0's curve ([`KernelFactor::measured_sm`] says so): the same `mma.sync` kernel on
 //! the same architecture; Marlin's README (IST-DASLab/marlin) reports near-ideal speed-ups on the A10
 //! (SM 8.6) too, so the borrowed factor may overstate the cost there. vLLM's FP8 Marlin (weight-only
@@ -208,7 +208,7 @@ mod tests {
         assert!(factor(W4a16Kernel::Unconverted, 90, 1).is_none());
     }
 
-    /// vllm PR 2497's table (A100-class, group 128): the factor is the speed-up × (0.5 + 2 / 128) / 2
+    /// vllm PR 2497's table (A100, group 128): the factor is the speed-up × (0.5 + 2 / 128) / 2
     /// = speed-up × 0.2578125: 3.12 → 0.80438, 3.10 → 0.79922, 3.14 → 0.80953, 3.20 → 0.82500,
     /// 3.19 → 0.82242 (the table's fp16 TFLOPS are derived to 4 decimals: tolerance 5e-5). SM 8.6
     /// borrows them, and FP8 Marlin too; SM 8.9 (Ada) and SM 9.0 get no FP8 Marlin factor.
