@@ -97,7 +97,12 @@ fn forced_fp8_marlin_is_named_not_costed_off_ampere() {
     }));
     assert!(!warned(&plain, "FP8 Marlin"));
     let tok = |j: &serde_json::Value| f(&j["throughput"]["output_tok_s"]);
-    assert_eq!(tok(&forced), tok(&plain));
+    assert!(
+        (tok(&forced) - tok(&plain)).abs() < 1e-9,
+        "{} vs {}",
+        tok(&forced),
+        tok(&plain)
+    );
     let sglang = edited_variant(A1_5090, "a1_5090_sglang", |t| {
         // SGLang 0.5.9 with only the keys both engines read.
         t.lines()
