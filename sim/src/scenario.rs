@@ -54,6 +54,7 @@ pub(crate) use first_release::ordered as release_order;
 pub(crate) use vllm_startup::vllm_shape; // vllmchunk59
 mod dsv4; // dsv4run55 (issue #17): the DeepSeek-V4 deployments tpsim models
 pub mod flashinfer_sampler; // vllmsampler: VLLM_USE_FLASHINFER_SAMPLER by vLLM release
+pub mod fp8_marlin; // ampere62 (issue #17): vLLM's FP8 Marlin (weight-only fp8) by SM and VLLM_TEST_FORCE_FP8_MARLIN
 pub mod frontend; // issue #18 (frontend): the API server in front of the scheduler
 mod gemma4; // families30 (issue #17): SGLang's attention backends for Gemma 4
 mod gpt_oss_graphs; // ttft55 (issue #18): vLLM's gpt-oss capture list by release
@@ -426,6 +427,11 @@ pub struct Engine {
     /// (`scenario::vllm_w4a16`); `None` for any other checkpoint, engine or vendor. The decode passes
     /// cost its int4 weight bytes at the kernel's measured factor (`tpsim_model::llm::w4a16_cost`).
     pub w4a16_kernel: Option<tpsim_model::llm::vllm_w4a16::W4a16Kernel>,
+    /// ampere62: `[engine.env]` `VLLM_TEST_FORCE_FP8_MARLIN` as vLLM reads it (vLLM only).
+    pub force_fp8_marlin: bool,
+    /// ampere62: vLLM serves the fp8 weights weight-only through FP8 Marlin (SM < 8.9, or forced;
+    /// `scenario::fp8_marlin`); the decode passes stream dense fp8 bytes at Marlin's factor.
+    pub fp8_marlin: bool,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,
@@ -795,6 +801,8 @@ impl Resolver<'_> {
             &hardware,
             &mut warnings,
         )?;
+        // ampere62: vLLM's FP8 Marlin (weight-only fp8 below SM 8.9, or forced).
+        fp8_marlin::apply(&model, &mut engine, &hardware, &mut warnings);
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.

@@ -519,6 +519,7 @@ mod nontorch61;
 // vllmttft61 (issue #18): vLLM's request path (microbatch wait, tokenization) and the closed loop's standing queue.
 mod vllmttft61;
 // mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
+mod ampere62;
 mod mmnorm61;
 // vllmmem62 (issue #17): what the logs of engine-memory.tsv lines 51, 54 and 23 bound part by part (non-torch growth in 51 and 54, activation in 23).
 mod vllmmem62;

@@ -13,9 +13,19 @@
 //! Per kernel and SM the factors form a curve in M (piecewise-linear in ln M, as
 //! [`crate::curves::Curve`]); outside the measured M range the nearest end holds, and
 //! [`KernelFactor::extrapolated`] says so. A kernel and SM without rows has no factor (the class
-//! efficiency alone, as before): Machete, the unconverted AWQ / ExLlama kernels, Marlin off SM 9.0
-//! (Marlin's README claims the ideal speed-up up to M 16–32 on Ampere, i.e. factor 1), and the MoE
-//! kernels (`fused_marlin_moe`, `moe_wna16`), which no bundled row measures.
+//! efficiency alone, as before): Machete, the unconverted AWQ / ExLlama kernels, Marlin off SM 8.x and
+//! 9.0, and the MoE kernels (`fused_marlin_moe`, `moe_wna16`), which no bundled row measures.
+//!
+//! ampere62: Marlin on SM 8.0 has rows (vllm PR 2497's bench.py table, M 1–16: factors 0.80–0.82, the
+//! GPU read as A100 in the table's header). The other Ampere SMs (8.6, 8.7) have none of their own
+//! and **borrow** SM 8.0's curve ([`KernelFactor::measured_sm`] says so): the same `mma.sync` kernel on
+//! the same architecture; Marlin's README (IST-DASLab/marlin) reports near-ideal speed-ups on the A10
+//! (SM 8.6) too, so the borrowed factor may overstate the cost there. vLLM's FP8 Marlin (weight-only
+//! fp8, [`fp8_marlin_factor`]) is the GPTQ-Marlin kernel with 8-bit weights (vllm PR 5975: "Based on
+//! existing 8-bit integer support in GPTQ Marlin kernel"); no bundled row measures it on Ampere, so on
+//! SM 8.x it borrows the int4 curve too. On Hopper humming PR 2 measures Marlin's 8-bit weights at
+//! 3.46 / 2.30 × (1 + 2 / 8,192) / 2 = 0.752 of the fp16 GEMM's efficiency at M 1, above the int4
+//! kernel's 0.542: the borrowed factor is likely a lower bound on FP8 Marlin's efficiency.
 
 use std::sync::OnceLock;
 
@@ -67,6 +77,16 @@ pub struct KernelFactor {
     pub extrapolated: bool,
     /// The measured M range, `[min, max]`.
     pub m_range: [u32; 2],
+    /// The SM the rows were measured on (`sm_version` form): the SM asked for, or SM 8.0 where an
+    /// Ampere SM without rows of its own borrows them (module doc).
+    pub measured_sm: u32,
+}
+
+/// The SM whose rows `sm` borrows when it has none (module doc): SM 8.0 for the other Ampere SMs.
+fn borrowed_sm(sm: u32) -> Option<u32> {
+    // Ampere: compute capability 8.0 (A100), 8.6 (GA10x: RTX 30x0, A10, A40, RTX A6000), 8.7 (Orin);
+    // 8.9 is Ada (CUDA C++ Programming Guide, "Compute Capabilities").
+    (matches!(sm, 86 | 87)).then_some(80)
 }
 
 /// Parses the table text: a header line (`kernel` first), `#` comments, ten tab-separated columns.
@@ -118,7 +138,23 @@ pub fn rows() -> &'static [KernelRow] {
 
 /// The factor of `kernel` on SM `sm` at `m` rows: the rows' curve in M (the mean factor where a
 /// kernel, SM and M have several rows), each factor capped at 1; `None` without rows.
+/// An Ampere SM without rows of its own borrows SM 8.0's ([`KernelFactor::measured_sm`]).
 pub fn factor(kernel: W4a16Kernel, sm: u32, m: u32) -> Option<KernelFactor> {
+    factor_on(kernel, sm, m).or_else(|| factor_on(kernel, borrowed_sm(sm)?, m))
+}
+
+/// vLLM's FP8 Marlin (weight-only fp8: fp8 → fp16/bf16 dequantized in the kernel) on SM `sm` at `m`
+/// rows: Marlin's int4 curve of the SM's Ampere rows, borrowed (module doc); `None` off SM 8.x,
+/// where no row measures it (forced with `VLLM_TEST_FORCE_FP8_MARLIN` on SM 8.9 and later).
+pub fn fp8_marlin_factor(sm: u32, m: u32) -> Option<KernelFactor> {
+    if !(80..89).contains(&sm) {
+        return None;
+    }
+    factor(W4a16Kernel::Marlin, sm, m)
+}
+
+/// [`factor`] from the rows of `sm` itself.
+fn factor_on(kernel: W4a16Kernel, sm: u32, m: u32) -> Option<KernelFactor> {
     let mut points: Vec<(f64, f64)> = Vec::new();
     let mut mine: Vec<&KernelRow> = rows()
         .iter()
@@ -135,6 +171,7 @@ pub fn factor(kernel: W4a16Kernel, sm: u32, m: u32) -> Option<KernelFactor> {
         value: curve.at(f64::from(m.max(1))),
         extrapolated: m < lo || m > hi,
         m_range: [lo, hi],
+        measured_sm: sm,
     })
 }
 
@@ -147,7 +184,8 @@ mod tests {
     /// 19.85 / 9.26 × 0.250122 = 0.53617 (inclusionAI/humming PR 2, H100, n = k = 8192).
     #[test]
     fn w4a16cost61_h100_marlin_rows_by_hand() {
-        let r = parse(TABLE).unwrap();
+        // ampere62 added five SM 8.0 rows after the three H100 ones (ampere62_* below).
+        let r: Vec<KernelRow> = parse(TABLE).unwrap().into_iter().filter(|r| r.sm == 90).collect();
         assert_eq!(r.len(), 3);
         let f: Vec<f64> = r.iter().map(KernelRow::factor).collect();
         for (got, want) in f.iter().zip([0.54157, 0.54130, 0.53617]) {
@@ -163,10 +201,45 @@ mod tests {
         // M 64: beyond the rows, M 4's factor held and said so.
         let at64 = factor(W4a16Kernel::Marlin, 90, 64).unwrap();
         assert!((at64.value - f[2]).abs() < 1e-12 && at64.extrapolated);
-        // No rows: Machete, Marlin on Ampere, the unconverted kernels.
+        // No rows: Machete, Marlin on Ada (SM 8.9), the unconverted kernels (Marlin on Ampere has
+        // rows since ampere62).
         assert!(factor(W4a16Kernel::Machete, 90, 1).is_none());
-        assert!(factor(W4a16Kernel::Marlin, 80, 1).is_none());
+        assert!(factor(W4a16Kernel::Marlin, 89, 1).is_none());
         assert!(factor(W4a16Kernel::Unconverted, 90, 1).is_none());
+    }
+
+    /// vllm PR 2497's table (A100, group 128): the factor is the speed-up × (0.5 + 2 / 128) / 2
+    /// = speed-up × 0.2578125: 3.12 → 0.80438, 3.10 → 0.79922, 3.14 → 0.80953, 3.20 → 0.82500,
+    /// 3.19 → 0.82242 (the table's fp16 TFLOPS are derived to 4 decimals: tolerance 5e-5). SM 8.6
+    /// borrows them, and FP8 Marlin too; SM 8.9 (Ada) and SM 9.0 get no FP8 Marlin factor.
+    #[test]
+    fn ampere62_marlin_on_ampere_by_hand() {
+        let r: Vec<KernelRow> = parse(TABLE).unwrap().into_iter().filter(|r| r.sm == 80).collect();
+        let want = [
+            (1, 0.80438),
+            (2, 0.79922),
+            (4, 0.80953),
+            (8, 0.82500),
+            (16, 0.82242),
+        ];
+        assert_eq!(r.len(), want.len());
+        for (row, (m, f)) in r.iter().zip(want) {
+            assert_eq!(row.m, m);
+            assert!((row.factor() - f).abs() < 5e-5, "M {m}: {} vs {f}", row.factor());
+        }
+        let a100 = factor(W4a16Kernel::Marlin, 80, 1).unwrap();
+        assert!((a100.value - 0.80438).abs() < 5e-5 && a100.measured_sm == 80 && !a100.extrapolated);
+        let ga102 = factor(W4a16Kernel::Marlin, 86, 1).unwrap();
+        assert_eq!(
+            (ga102.value, ga102.measured_sm, ga102.m_range),
+            (a100.value, 80, [1, 16])
+        );
+        // M 64: beyond the memory-bound rows, M 16's factor held.
+        let at64 = factor(W4a16Kernel::Marlin, 86, 64).unwrap();
+        assert!((at64.value - 0.82242).abs() < 5e-5 && at64.extrapolated);
+        assert_eq!(fp8_marlin_factor(86, 1), Some(ga102));
+        assert!(fp8_marlin_factor(89, 1).is_none() && fp8_marlin_factor(90, 1).is_none());
+        assert!(fp8_marlin_factor(120, 1).is_none());
     }
 
     #[test]

@@ -509,8 +509,12 @@ impl Resolver<'_> {
         let vllm_long = env_map.remove(super::long_context::VLLM_VAR);
         let mut flashinfer_sampler_raw = None;
         let mut graph_estimate_raw = None;
+        let mut force_fp8_marlin = false;
         if kind == EngineKind::Vllm {
             env_map.remove("VLLM_USE_V1");
+            // ampere62: read by the fp8 kernel choice (`scenario::fp8_marlin`), not NCCL.
+            force_fp8_marlin =
+                super::fp8_marlin::force_var(env_map.remove(super::fp8_marlin::VAR).as_deref());
             // vllmsampler: read by the sampler, not NCCL (`scenario::flashinfer_sampler`).
             flashinfer_sampler_raw = env_map.remove(super::flashinfer_sampler::VAR);
             // vgraph53: read by the worker's memory profile (`decode::vllm_graph_estimate`).
@@ -953,6 +957,8 @@ impl Resolver<'_> {
             moe_backend,
             moe_tuned_config,
             w4a16_kernel: None, // set by `scenario::vllm_w4a16`
+            force_fp8_marlin,
+            fp8_marlin: false, // set by `scenario::fp8_marlin`
             moe_config,
             max_num_batched_tokens,
             max_num_seqs,

@@ -8,7 +8,7 @@
 //! else the routed experts'. ROCm is not modelled here (`_POSSIBLE_KERNELS[ROCM]` has neither Machete
 //! nor Marlin). w4a16cost61: the kernel is kept in [`Engine::w4a16_kernel`]; the decode passes stream
 //! the dense linears' int4 bytes at its measured factor where tests/data/w4a16-kernels.tsv has rows
-//! for it and the SM (`tpsim_model::llm::w4a16_cost`: Marlin on SM 9.0), else at the op class's
+//! for it and the SM (`tpsim_model::llm::w4a16_cost`: Marlin on SM 9.0 and, since ampere62, SM 8.x), else at the op class's
 //! efficiency as before (Machete, Marlin elsewhere, the unconverted AWQ / ExLlama kernels).
 
 use super::accel::GpuVendor;
@@ -75,9 +75,15 @@ impl Resolver<'_> {
                 eng.w4a16_kernel = Some(m.kernel);
                 let dense_int4 = model.quantization.weights.dtype == WeightDtype::Int4;
                 if let (Some(k), true) = (tpsim_model::llm::w4a16_cost::factor(m.kernel, sm, 1), dense_int4) {
+                    // ampere62: an Ampere SM without rows of its own borrows SM 8.0's.
+                    let on = if k.measured_sm == sm {
+                        String::new()
+                    } else {
+                        format!(" on SM {}, borrowed", k.measured_sm)
+                    };
                     warnings.push(format!(
                         "vLLM's {} kernel on SM {sm}: tpsim streams the dense linears' int4 weights at {:.3} of the \
-                         fp16 GEMM's efficiency at one row (measured at M {} to {}, the nearest end held beyond; \
+                         fp16 GEMM's efficiency at one row (measured{on} at M {} to {}, the nearest end held beyond; \
                          tests/data/w4a16-kernels.tsv)",
                         m.kernel.name(),
                         k.value,
@@ -86,7 +92,7 @@ impl Resolver<'_> {
                     ));
                 } else if dense_int4 && m.marlin_family {
                     // Honest output: no bundled benchmark of this kernel on this SM
-                    // (tests/data/w4a16-kernels.tsv has Marlin on SM 9.0 only).
+                    // (tests/data/w4a16-kernels.tsv has Marlin on SM 8.x and 9.0 only).
                     warnings.push(format!(
                         "vLLM's {} kernel on SM {sm}: no benchmark of it is bundled; tpsim streams the dense \
                          linears' int4 weights at the int4 format's efficiency, unmeasured for this kernel \

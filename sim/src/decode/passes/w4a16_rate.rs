@@ -9,6 +9,11 @@
 //! Everything else costs what it did: other formats, the KV reads, the FLOPs, and a MoE layer's FFN
 //! (the routed experts run vLLM's MoE kernels, which no bundled row measures; the shared experts
 //! in the same op keep the class efficiency too).
+//!
+//! ampere62: under vLLM's FP8 Marlin ([`crate::scenario::Engine::fp8_marlin`]: SM < 8.9, or forced)
+//! the dense linears' fp8 weight bytes stream the same way at `w4a16_cost::fp8_marlin_factor` (SM 8.x:
+//! Marlin's int4 rows of the A100, borrowed), and the int4 ones of an AWQ / GPTQ checkpoint on SM 8.x
+//! at Marlin's own SM 8.0 rows.
 
 use std::borrow::Cow;
 
@@ -19,16 +24,16 @@ use tpsim_model::llm::w4a16_cost;
 
 use super::Builder;
 
-/// `rates` with the int4 format's streaming factor multiplied by `factor` (a one-point curve of
-/// `factor` where `rates` has no int4 curve).
-pub(super) fn scaled_int4(rates: &ComputeRates, factor: f64) -> ComputeRates {
+/// `rates` with format `dtype`'s streaming factor multiplied by `factor` (a one-point curve of
+/// `factor` where `rates` has no curve for it).
+pub(super) fn scaled_format(rates: &ComputeRates, dtype: WeightDtype, factor: f64) -> ComputeRates {
     let mut r = rates.clone();
-    let points = match r.curves.formats.get(&WeightDtype::Int4) {
+    let points = match r.curves.formats.get(&dtype) {
         Some(c) => c.points().iter().map(|&(s, e)| (s, e * factor)).collect(),
         None => vec![(1.0, factor)],
     };
     if let Ok(c) = Curve::new(points) {
-        r.curves.formats.insert(WeightDtype::Int4, c);
+        r.curves.formats.insert(dtype, c);
     }
     r
 }
@@ -38,15 +43,27 @@ impl Builder<'_> {
     /// factor applied to int4 bytes where it has one (module doc), else the GPU's rates unchanged.
     pub(super) fn dense_rates(&self, tokens: u32) -> Cow<'_, ComputeRates> {
         let sm = tpsim_model::hw::sm_version(&self.s.hardware.gpu.compute_capability);
-        match self
+        let int4 = self
             .s
             .engine
             .w4a16_kernel
-            .and_then(|k| w4a16_cost::factor(k, sm, tokens))
-        {
-            Some(f) => Cow::Owned(scaled_int4(&self.rates, f.value)),
-            None => Cow::Borrowed(&self.rates),
+            .and_then(|k| w4a16_cost::factor(k, sm, tokens));
+        let fp8 = if self.s.engine.fp8_marlin {
+            w4a16_cost::fp8_marlin_factor(sm, tokens)
+        } else {
+            None
+        };
+        if int4.is_none() && fp8.is_none() {
+            return Cow::Borrowed(&self.rates);
         }
+        let mut r = self.rates.clone();
+        if let Some(f) = int4 {
+            r = scaled_format(&r, WeightDtype::Int4, f.value);
+        }
+        if let Some(f) = fp8 {
+            r = scaled_format(&r, WeightDtype::Fp8, f.value);
+        }
+        Cow::Owned(r)
     }
 }
 
@@ -70,7 +87,7 @@ mod tests {
             kernel_overhead_us: 0.0,
             curves: Default::default(),
         };
-        let s = scaled_int4(&rates, 0.5);
+        let s = scaled_format(&rates, WeightDtype::Int4, 0.5);
         let int4 = [(1e6, Some(WeightDtype::Int4))];
         let bf16 = [(1e6, Some(WeightDtype::Bf16))];
         let t = |r: &ComputeRates, p: &[(f64, Option<WeightDtype>)]| {
@@ -80,7 +97,7 @@ mod tests {
         assert_eq!(t(&s, &int4), Duration::from_us_f64(4.0));
         assert_eq!(t(&s, &bf16), Duration::from_us_f64(2.0));
         // An existing int4 curve is multiplied point by point.
-        let twice = scaled_int4(&s, 0.5);
+        let twice = scaled_format(&s, WeightDtype::Int4, 0.5);
         assert_eq!(twice.curves.formats[&WeightDtype::Int4].points(), &[(1.0, 0.25)]);
     }
 }
