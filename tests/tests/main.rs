@@ -504,6 +504,7 @@ mod nccl60;
 mod w4a16_60;
 // w4a16cost61 (issue #17): the W4A16 kernel's measured streaming factor in the decode step (Marlin on SM 9.0).
 mod w4a16cost61;
+mod moew4a16_62;
 // sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.
 mod sglfront60;
 // sglprefill61 (issue #18): the largest one-signed group of SGLang TTFT misses (0.5.7, MI300X, under load): a time a prefill.

@@ -178,11 +178,35 @@ pub fn fit(sm: u32) -> Option<MarlinMoeFit> {
     fit_rows(&mine)
 }
 
-/// vLLM's `check_moe_marlin_supports_layer` shape rule (0.11.0 `utils/marlin_utils.py`): hidden size a
-/// multiple of 128 and the intermediate shard a multiple of max(64, group). (Its other conditions,
-/// silu activation and no router weight on the input, hold for the bundled MoE presets.)
+/// vLLM's `check_moe_marlin_supports_layer` (0.11.0 `utils/marlin_utils.py`; the same in 0.19.0 and
+/// 0.24.0): hidden size a multiple of 128, the intermediate shard a multiple of max(64, group), the
+/// group one of 32 / 64 / 128 or one scale per channel (`group` 0 here, -1 there). Its other
+/// conditions, silu activation and no router weight on the input, hold for the bundled MoE presets.
 pub fn marlin_moe_supports(hidden: u64, intermediate_shard: u64, group: u64) -> bool {
-    hidden.is_multiple_of(128) && intermediate_shard.is_multiple_of(64.max(group))
+    hidden.is_multiple_of(128)
+        && intermediate_shard.is_multiple_of(64.max(group))
+        && matches!(group, 0 | 32 | 64 | 128)
+}
+
+/// The kernel vLLM runs a W4A16 checkpoint's routed experts with on CUDA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum W4a16MoeKernel {
+    /// `fused_marlin_moe` (AWQ `AWQMoEMethod`, GPTQ Marlin MoE, `CompressedTensorsWNA16MarlinMoEMethod`;
+    /// 0.24.0: the `MARLIN` WNA16 MoE backend on SM 9.0, FlashInfer's TRT-LLM MXINT4 first where it
+    /// applies).
+    FusedMarlinMoe,
+    /// The Triton `moe_wna16` fallback ("Falling back to Moe WNA16 kernels."), unmeasured here.
+    MoeWna16,
+}
+
+impl W4a16MoeKernel {
+    /// The kernel's name in vLLM's code.
+    pub fn name(self) -> &'static str {
+        match self {
+            W4a16MoeKernel::FusedMarlinMoe => "fused_marlin_moe",
+            W4a16MoeKernel::MoeWna16 => "moe_wna16",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -241,6 +265,7 @@ mod tests {
         assert!(marlin_moe_supports(6144, 2560, 128));
         // GLM-4.5-Air at tp 4, group 32: 1408 / 4 = 352, not a multiple of 64 (awq57).
         assert!(!marlin_moe_supports(4096, 352, 32));
+        assert!(marlin_moe_supports(4096, 704, 32) && !marlin_moe_supports(4096, 704, 16));
         let e = parse("marlin_moe\t90\tH20\t4.0\t1\t8\n").unwrap_err();
         assert!(e.contains("line 1") && e.contains("13 tab-separated"), "{e}");
         let line = "marlin_moe\t90\tH20\t4.0\t1\t8\t4096\t14336\t2\t128\tx\tfit\ts\n";

@@ -947,6 +947,7 @@ impl Resolver<'_> {
             moe_backend,
             moe_tuned_config,
             w4a16_kernel: None, // set by `scenario::vllm_w4a16`
+            w4a16_moe_kernel: None, // set by `scenario::vllm_w4a16_moe`
             moe_config,
             max_num_batched_tokens,
             max_num_seqs,
