@@ -793,7 +793,13 @@ impl Resolver<'_> {
             &mut warnings,
         )?;
         // moew4a16_62: the kernel vLLM runs W4A16 routed experts with, its log line.
-        self.vllm_w4a16_moe(&model, quant_method.as_deref(), &mut engine, &hardware, &mut warnings);
+        self.vllm_w4a16_moe(
+            &model,
+            quant_method.as_deref(),
+            &mut engine,
+            &hardware,
+            &mut warnings,
+        );
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.

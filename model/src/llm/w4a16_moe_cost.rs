@@ -105,7 +105,10 @@ pub fn parse(text: &str) -> Result<Vec<MoeRow>, String> {
         let c: Vec<&str> = line.split('\t').collect();
         let bad = |what: &str| format!("w4a16-moe-kernels.tsv line {}: {what}", i + 1);
         if c.len() != 13 {
-            return Err(bad(&format!("expected 13 tab-separated columns, found {}", c.len())));
+            return Err(bad(&format!(
+                "expected 13 tab-separated columns, found {}",
+                c.len()
+            )));
         }
         let num = |j: usize, name: &str| -> Result<f64, String> {
             c[j].parse::<f64>()

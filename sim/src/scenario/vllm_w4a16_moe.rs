@@ -57,7 +57,9 @@ impl Resolver<'_> {
         if !marlin_moe_supports(model.hidden, shard, group) {
             eng.w4a16_moe_kernel = Some(W4a16MoeKernel::MoeWna16);
             let line = match method {
-                Some("gptq") => "Layer '…experts' is not supported by GPTQMoeMarlin. Falling back to Moe WNA16 kernels.",
+                Some("gptq") => {
+                    "Layer '…experts' is not supported by GPTQMoeMarlin. Falling back to Moe WNA16 kernels."
+                }
                 Some("compressed-tensors") => "Using CompressedTensorsWNA16MoEMethod",
                 _ => "Layer '…experts' is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.",
             };

@@ -26,7 +26,9 @@ impl Builder<'_> {
         if !marlin {
             return None;
         }
-        w4a16_moe_cost::fit(tpsim_model::hw::sm_version(&self.s.hardware.gpu.compute_capability))
+        w4a16_moe_cost::fit(tpsim_model::hw::sm_version(
+            &self.s.hardware.gpu.compute_capability,
+        ))
     }
 }
 
@@ -45,7 +47,11 @@ mod tests {
     #[test]
     fn moew4a16_62_fixed_part_over_the_template() {
         let fit = w4a16_moe_cost::fit(90).unwrap();
-        assert!((extra_us(&fit, 3.0) - 35.60).abs() < 0.01, "{}", extra_us(&fit, 3.0));
+        assert!(
+            (extra_us(&fit, 3.0) - 35.60).abs() < 0.01,
+            "{}",
+            extra_us(&fit, 3.0)
+        );
         assert_eq!(extra_us(&fit, 20.0), 0.0);
     }
 }
