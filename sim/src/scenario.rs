@@ -93,6 +93,7 @@ mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
 pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel and refusals by release
+pub mod vllm_w4a16_moe; // moew4a16_62 (issue #17): the kernel vLLM runs W4A16 routed experts with
 mod workload;
 mod workload_load; // issue #18 (load): arrivals, traces, shared prefixes, [slo] // flags56 (issue #17): context lengths above the model's, by release and env
 
@@ -432,6 +433,11 @@ pub struct Engine {
     /// ampere62: vLLM serves the fp8 weights weight-only through FP8 Marlin (SM < 8.9, or forced;
     /// `scenario::fp8_marlin`); the decode passes stream dense fp8 bytes at Marlin's factor.
     pub fp8_marlin: bool,
+    /// moew4a16_62: the kernel vLLM runs a W4A16 checkpoint's routed experts with
+    /// (`scenario::vllm_w4a16_moe`); `None` for any other checkpoint, engine or vendor. The decode
+    /// passes cost `fused_marlin_moe` from its measured fit where the SM has one
+    /// (`tpsim_model::llm::w4a16_moe_cost`).
+    pub w4a16_moe_kernel: Option<tpsim_model::llm::w4a16_moe_cost::W4a16MoeKernel>,
     /// vLLM's `--max-num-batched-tokens` / `--max-num-seqs` as configured (issue #17 point 5;
     /// `None`: vLLM's default for the GPU).
     pub max_num_batched_tokens: Option<u64>,
@@ -803,6 +809,14 @@ impl Resolver<'_> {
         )?;
         // ampere62: vLLM's FP8 Marlin (weight-only fp8 below SM 8.9, or forced).
         fp8_marlin::apply(&model, &mut engine, &hardware, &mut warnings);
+        // moew4a16_62: the kernel vLLM runs W4A16 routed experts with, its log line.
+        self.vllm_w4a16_moe(
+            &model,
+            quant_method.as_deref(),
+            &mut engine,
+            &hardware,
+            &mut warnings,
+        );
         // vllmattn: vLLM's own attention backend (after the serving dtype, which it reads).
         self.vllm_attention_backend(&model, &mut engine, &hardware, &mut warnings)?;
         // graphverify: vLLM's cudagraph mode against that backend's CUDA-graph support.

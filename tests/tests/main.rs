@@ -508,6 +508,8 @@ mod rocm61;
 mod nccl60;
 // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel, log lines and refusals by release; the int4 load by kernel.
 mod w4a16_60;
+// moew4a16_62 (issue #17): vLLM's fused Marlin MoE on W4A16 experts, from H20 timings (SM 9.0); the moe_wna16 fallback.
+mod moew4a16_62;
 // w4a16cost61 (issue #17): the W4A16 kernel's measured streaming factor in the decode step (Marlin on SM 9.0).
 mod w4a16cost61;
 // sglfront60 (issue #18): SGLang's request path outside the scheduler's steps, one latency a request.

@@ -30,6 +30,7 @@ mod piece;
 mod quant;
 pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method and kernel by release
 pub mod w4a16_cost; // w4a16cost61 (issue #17): the W4A16 kernels' weight-streaming factor by M
+pub mod w4a16_moe_cost; // moew4a16_62 (issue #17): vLLM's fused Marlin MoE call cost (fixed part + streaming rate)
 // h3: generic vision towers (Qwen2.5-VL, …) and the h3 GQA dense/MoE families.
 mod vlm;
 // Issue #16 (h4): the quantization a checkpoint declares (config.json / hf_quant_config.json).

@@ -33,6 +33,7 @@ mod splitkv; // splitkv49: FlashAttention 3 / 2 split-KV decode (vLLM FLASH_ATTN
 pub(crate) mod tp_net; // issue #17 point 4: the TP allreduce across boxes
 mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP on a MoE model
+mod w4a16_moe; // moew4a16_62: vLLM's fused Marlin MoE call on W4A16 routed experts, from its measured fit
 mod w4a16_rate; // w4a16cost61: the W4A16 kernel's streaming factor on the dense linears' int4 bytes
 use crate::comm::{Comm, Request};
 use crate::exec::{self, Category, ResourceId, ResourceKind, Resources, Task, TaskGraph, TaskId};
@@ -1407,11 +1408,13 @@ impl<'a> Builder<'a> {
         let ffn_flops = l.ffn_flops - router_flops;
         self.record_prefill_op(class, &ffn_parts, None, ffn_flops, low, ffn_kernels);
         // w4a16cost61: a dense MLP's int4 bytes at the W4A16 kernel's factor (`passes::w4a16_rate`);
-        // a MoE layer's FFN keeps the GPU's rates (its experts run vLLM's MoE kernels).
-        let rates = if l.is_moe {
-            std::borrow::Cow::Borrowed(&self.rates)
-        } else {
-            self.dense_rates(tokens)
+        // moew4a16_62: a MoE layer's under vLLM's fused Marlin MoE at its fit's (`passes::w4a16_moe`),
+        // else the GPU's rates.
+        let marlin_moe = if l.is_moe { self.marlin_moe_fit() } else { None };
+        let rates = match (l.is_moe, marlin_moe) {
+            (true, Some(f)) => std::borrow::Cow::Owned(w4a16_rate::scaled_int4(&self.rates, f.factor)),
+            (true, None) => std::borrow::Cow::Borrowed(&self.rates),
+            (false, _) => self.dense_rates(tokens),
         };
         let t_ffn = rates.op_time_gemms(class, &ffn_parts, None, ffn_flops, low, ffn_kernels)
             + Duration::from_us_f64(router_us);
@@ -1431,8 +1434,10 @@ impl<'a> Builder<'a> {
             );
         let mut backend_fixed_us = 0.0;
         let t_ffn = if l.is_moe && quantized_experts {
-            let backend = self.s.engine.moe_backend.as_deref();
-            let extra = self.rates.curves.moe_backend_overhead_us(backend);
+            // moew4a16_62: vLLM's fused Marlin MoE is the `marlin` backend's kernel.
+            let backend = (self.s.engine.moe_backend.as_deref()).or(marlin_moe.map(|_| "marlin"));
+            let extra = self.rates.curves.moe_backend_overhead_us(backend)
+                + marlin_moe.map_or(0.0, |f| w4a16_moe::extra_us(&f, self.rates.kernel_overhead_us));
             backend_fixed_us = extra;
             // burstprefill: the backend's FLOP-efficiency ceiling (`[compute.moe_backends]
             // flops_efficiency`; H100 Marlin: sglang PR 38884's nsys capture, 25.7 % of the bf16

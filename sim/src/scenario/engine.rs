@@ -956,7 +956,8 @@ impl Resolver<'_> {
             page_size_given: e.page_size.is_some(),
             moe_backend,
             moe_tuned_config,
-            w4a16_kernel: None, // set by `scenario::vllm_w4a16`
+            w4a16_kernel: None,     // set by `scenario::vllm_w4a16`
+            w4a16_moe_kernel: None, // set by `scenario::vllm_w4a16_moe`
             force_fp8_marlin,
             fp8_marlin: false, // set by `scenario::fp8_marlin`
             moe_config,
