@@ -258,3 +258,120 @@ pub fn describe(s: &Scenario) -> Option<String> {
         if r.kernels == 1 { "" } else { "s" }
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Builder, collective_costs, durations};
+    use super::*;
+    use crate::scenario::load_str;
+    use std::path::Path as FsPath;
+
+    /// `model` on `hardware` under `engine` release `version` at TP `tp`, `extra` engine lines.
+    fn scenario(hardware: &str, model: &str, engine: &str, version: &str, tp: u32, extra: &str) -> Scenario {
+        let text = format!(
+            "[hardware]\npreset = \"{hardware}\"\n[model]\npreset = \"{model}\"\n[engine]\n\
+             name = \"{engine}\"\nversion = \"{version}\"\ntp = {tp}\ntrust_remote_code = true\n{extra}\
+             [workload]\nconcurrency = 1\nprompt_len = 1000\noutput_len = 100\n"
+        );
+        load_str(&text, FsPath::new("moe-route.toml")).expect("scenario")
+    }
+
+    fn of(s: &Scenario, tokens: u32) -> Option<(Path, u32)> {
+        route(s, &s.model, tokens).map(|r| (r.path, r.kernels))
+    }
+
+    /// SGLang's branches (`topk.py` `biased_grouped_topk_gpu`, wheels 0.5.3 – 0.5.11) by hand for
+    /// the configs' shapes: DeepSeek-V3 256 experts in 8 groups (32 a group) keeping 4, top-8;
+    /// GLM-4.6 160 in one group; Kimi-K2.5 384 in one; GLM-4.7-Flash 64 in one, top-4 (FlashInfer
+    /// needs `topk_group × n_group ≥ top-k`: 1 < 4); GLM-5 256 in one, top-8 (1 < 8).
+    #[test]
+    fn sglang_branch_by_release_and_shape() {
+        use Path::*;
+        let ds = |r: &[u64], fused| sglang_path(r, 256, (8, 4), 8, fused);
+        assert_eq!(ds(&[0, 5, 6], true), SglMoeFusedGate);
+        assert_eq!(ds(&[0, 5, 8], true), SglMoeFusedGate); // 0.5.8 – 0.5.10: no fused shared expert
+        assert_eq!(ds(&[0, 5, 8], false), SglFlashinfer);
+        assert_eq!(ds(&[0, 5, 11], true), SglFlashinfer); // 0.5.11: the routed top-k apart
+        let glm = |r: &[u64]| sglang_path(r, 160, (1, 1), 8, false);
+        for r in [[0, 5, 3], [0, 5, 6], [0, 5, 9], [0, 5, 10]] {
+            assert_eq!(glm(&r), SglTorchChain, "{r:?}");
+        }
+        assert_eq!(glm(&[0, 5, 11]), SglJitGroupedTopk);
+        let kimi = |r: &[u64]| sglang_path(r, 384, (1, 1), 8, false);
+        assert_eq!(kimi(&[0, 5, 5]), SglTorchChain);
+        assert_eq!(kimi(&[0, 5, 6]), SglKimiK2Gate);
+        assert_eq!(kimi(&[0, 5, 9]), SglKimiK2Gate); // 384 is no power of two: not FlashInfer
+        assert_eq!(sglang_path(&[0, 5, 9], 64, (1, 1), 4, false), SglTorchChain);
+        assert_eq!(sglang_path(&[0, 5, 11], 64, (1, 1), 4, false), SglJitGroupedTopk);
+        assert_eq!(sglang_path(&[0, 5, 9], 256, (1, 1), 8, false), SglTorchChain);
+    }
+
+    /// vLLM's kernels around `ops.grouped_topk` (two kernels to 0.14, one from 0.15: the wheels'
+    /// `_moe_C.abi3.so` symbols), fp32 and bf16 logits.
+    #[test]
+    fn vllm_op_kernels_by_release() {
+        for (r, fp32, bf16) in [
+            (&[0, 10, 2][..], 3, 4),
+            (&[0, 11, 0], 3, 4),
+            (&[0, 12, 0], 2, 3),
+            (&[0, 13, 0], 2, 3),
+            (&[0, 14, 1], 2, 2),
+            (&[0, 15, 0], 1, 1),
+            (&[0, 17, 0], 1, 1),
+        ] {
+            assert_eq!(
+                (vllm_op_kernels(r, true), vllm_op_kernels(r, false)),
+                (fp32, bf16),
+                "{r:?}"
+            );
+        }
+    }
+
+    /// The routes of the brief's rows: GLM-4.6 under SGLang 0.5.6.post1 on 8× B200 (the chain, 9);
+    /// GLM-4.6 under vLLM 0.11.0 on 8× H200 (fp32 gate: 3); DeepSeek-R1 under vLLM 0.11.0 (bf16
+    /// gate: 4) and 0.9.2 (no fused op: the chain); DeepSeek-V3 under SGLang 0.5.6 on 8× H200 with
+    /// the shared expert fused (`moe_fused_gate`: 1 kernel on `dsv3_router_gemm`'s fp32 logits to 16
+    /// tokens, 2 with the bf16 cast above), and under 0.5.6's `flashinfer_trtllm` on B200 (routed
+    /// inside the MoE kernel: none); vLLM's MiniMax-M2.5 (1 group, fp32 gate) at 0.14.0 and 0.15.0;
+    /// MI300X: none.
+    #[test]
+    fn routes_of_the_brief_rows() {
+        use Path::*;
+        let glm = scenario("b200-8x-nvlink", "glm-4.6", "sglang", "0.5.6.post1", 8, "");
+        assert_eq!(of(&glm, 1), Some((SglTorchChain, 9)));
+        let glm_v = scenario("h200-8x-nvlink", "glm-4.6", "vllm", "0.11.0", 8, "");
+        assert_eq!(of(&glm_v, 1), Some((VllmGroupedTopkOp, 3)));
+        let ds_v = scenario("h200-8x-nvlink", "deepseek-v3", "vllm", "0.11.0", 8, "");
+        assert_eq!(of(&ds_v, 4), Some((VllmGroupedTopkOp, 4)));
+        let ds_old = scenario("h200-8x-nvlink", "deepseek-v3", "vllm", "0.9.2", 8, "");
+        assert_eq!(of(&ds_old, 4), Some((VllmTorchChain, 9)));
+        let ds_s = scenario("h200-8x-nvlink", "deepseek-v3", "sglang", "0.5.6", 8, "");
+        assert_eq!(of(&ds_s, 16), Some((SglMoeFusedGate, 1)));
+        assert_eq!(of(&ds_s, 17), Some((SglMoeFusedGate, 2)));
+        let ds_b200 = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", "0.5.6", 8, "");
+        assert_eq!(ds_b200.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
+        assert_eq!(of(&ds_b200, 1), None);
+        let mm = |v: &str| scenario("h100-sxm-8x-nvlink", "minimax-m2.5", "vllm", v, 4, "");
+        assert_eq!(of(&mm("0.14.0"), 1), Some((VllmGroupedTopkOp, 2)));
+        assert_eq!(of(&mm("0.15.0"), 1), None);
+        let amd = scenario("mi300x-8x-xgmi", "glm-4.6", "sglang", "0.5.6", 8, "");
+        assert_eq!(of(&amd, 1), None);
+    }
+
+    /// The charge lands in the decode's MoE op: GLM-4.6 under SGLang on 8× H200 at TP 8, one decode
+    /// step of one token, layer 3's MoE op costs 7 kernels more under 0.5.10 (the chain, 9) than under
+    /// 0.5.11 (the JIT `grouped_topk` and the bf16 logits' cast, 2), each a routing-sized kernel at
+    /// the H200 template's `kernel_overhead` of 3 µs: 21 µs (± 0.05 µs: the kernels' few bytes).
+    #[test]
+    fn the_decode_moe_op_carries_the_routing_kernels() {
+        let moe_us = |v: &str| {
+            let s = scenario("h200-8x-nvlink", "glm-4.6", "sglang", v, 8, "");
+            let costs = collective_costs(&s);
+            let mut b = Builder::new(&s, &costs);
+            let d = b.simulate(1, 1000, false).expect("decode");
+            durations(&d.graph, "decode: L3 moe")[0].as_us_f64()
+        };
+        let (chain, jit) = (moe_us("0.5.10"), moe_us("0.5.11"));
+        assert!((chain - jit - 21.0).abs() < 0.05, "{chain} {jit}");
+    }
+}
