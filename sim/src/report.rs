@@ -210,7 +210,8 @@ pub struct ScenarioSummary {
     /// moeroute62: the router's top-k path for a biased grouped top-k model (DeepSeek-V3, Kimi-K2,
     /// GLM-4.x MoE, vLLM's MiniMax-M2) and its kernels a MoE layer at one token a pass, e.g.
     /// `"biased_grouped_topk_impl (torch.compile chain) — 9 kernels a MoE layer"`
-    /// (`decode::passes::moe_route`); absent where the template's one top-k kernel stands.
+    /// (`decode::passes::moe_route`); absent for other routers, non-NVIDIA GPUs, runners that route
+    /// inside the MoE kernel and releases whose rule was not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moe_routing: Option<String>,
     // Issue #17: parallelism beyond TP.

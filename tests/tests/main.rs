@@ -514,3 +514,5 @@ mod nontorch61;
 mod vllmttft61;
 // mmnorm61 (issue #17): SGLang's MiniMax-M2 q/k-norm kernels by release.
 mod mmnorm61;
+// moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.
+mod moeroute62;

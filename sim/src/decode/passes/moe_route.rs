@@ -248,7 +248,7 @@ pub(crate) fn apply(fp: &mut ForwardPass, s: &Scenario, model: &ModelSpec, token
 }
 
 /// The line `tpsim run` prints for the scenario's routing at one token a pass: the path and its
-/// kernels a MoE layer; `None` where the template's one kernel stands.
+/// kernels a MoE layer (one included); `None` where [`route`] reads none.
 pub fn describe(s: &Scenario) -> Option<String> {
     let r = route(s, &s.model, 1)?;
     Some(format!(
