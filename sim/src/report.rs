@@ -207,6 +207,13 @@ pub struct ScenarioSummary {
     /// it; absent without one (ROCm, releases whose rule tpsim has not read) and under SGLang.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attention_backend: Option<String>,
+    /// moeroute62: the router's top-k path for a biased grouped top-k model (DeepSeek-V3, Kimi-K2,
+    /// GLM-4.x MoE, vLLM's MiniMax-M2) and its kernels a MoE layer at one token a pass, e.g.
+    /// `"biased_grouped_topk_impl (torch.compile chain) — 9 kernels a MoE layer"`
+    /// (`decode::passes::moe_route`); absent for other routers, non-NVIDIA GPUs, runners that route
+    /// inside the MoE kernel and releases whose rule was not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moe_routing: Option<String>,
     // Issue #17: parallelism beyond TP.
     /// "dp 8 × attention tp 1 (gather/scatter around each MLP/MoE)" under SGLang DP attention; absent
     /// otherwise.
@@ -534,6 +541,7 @@ fn scenario_summary(s: &Scenario, c: u32) -> ScenarioSummary {
             (crate::scenario::EngineKind::Vllm, Some(b)) => Some(b.clone()),
             _ => None,
         },
+        moe_routing: crate::decode::passes::moe_route::describe(s),
         nccl_version: run_header::nccl_version(s).0,
         nccl_version_source: run_header::nccl_version(s).1,
     }

@@ -527,3 +527,5 @@ mod mmnorm61;
 mod vllmmem62;
 // ttft62 (issue #18): SGLang 0.5.6 on 8× B200, the c 1 TTFT miss decomposed: it follows the prefill's launches, not its layers, and does not queue under load.
 mod ttft62;
+// moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.
+mod moeroute62;

@@ -1509,6 +1509,11 @@ pub(crate) fn lower(cfg: &ModelConfig, quant: Quantization) -> Result<ModelSpec,
         qk_norm,
         qk_norm_full_width,
         routing_bias,
+        // moeroute62 (issue #17): grouped top-k's groups as `config.json` states them.
+        expert_groups: match (text.n_group, text.topk_group) {
+            (Some(n), Some(k)) if n > 0 && k > 0 => Some((n, k)),
+            _ => None,
+        },
         eagle3,
         mixers,
         linear_attention,

@@ -1089,6 +1089,10 @@ pub struct ModelSpec {
     /// MoE routers carry an fp32 `e_score_correction_bias` (DeepSeek/GLM noaux_tc; MiniMax-M2
     /// `use_routing_bias`).
     pub routing_bias: bool,
+    /// moeroute62 (issue #17): grouped top-k routing's `(n_group, topk_group)` from `config.json`
+    /// (DeepSeek-V3 / R1: `(8, 4)`; Kimi-K2, GLM-4.x MoE: `(1, 1)`); `None` where the config states
+    /// neither. `sim::decode::passes::moe_route` picks each engine's routing kernels from it.
+    pub expert_groups: Option<(u64, u64)>,
     /// EAGLE-3 draft specifics, for draft models.
     pub eagle3: Option<Eagle3>,
     /// Token mixer of each decoder layer, in order (all [`Mixer::Attention`] except in hybrids).

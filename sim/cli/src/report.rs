@@ -120,6 +120,10 @@ fn header_text(o: &mut String, r: &RunReport) {
     if let Some(b) = &sc.attention_backend {
         let _ = writeln!(o, "  attention {b}");
     }
+    // moeroute62: the router's top-k path where it is not the template's one kernel.
+    if let Some(r) = &sc.moe_routing {
+        let _ = writeln!(o, "  routing   {r}");
+    }
     // Issue #17: the NCCL release in use and where it came from.
     let _ = writeln!(o, "  nccl      {} ({})", sc.nccl_version, sc.nccl_version_source);
     let _ = writeln!(

@@ -166,6 +166,8 @@ pub(crate) fn kv_store_bytes(kv_bytes_per_token: u64, tokens: u32) -> f64 {
 pub(crate) fn apply(fp: &mut ForwardPass, s: &Scenario, model: &ModelSpec, tokens: u32) -> u32 {
     // qwen3next: SGLang's Qwen3-Next gate kernels (`passes::sgl_qwen3_next`).
     super::sgl_qwen3_next::apply(fp, s, model);
+    // moeroute62: the engine's routing kernels for a biased grouped top-k (`passes::moe_route`).
+    super::moe_route::apply(fp, s, model, tokens);
     let fusion = vllm_norm_quant_fusion(s, tokens, model.hidden);
     let store = kv_store_kernels(s, model);
     for l in &mut fp.layers {

@@ -113,7 +113,8 @@ pub(crate) const QWEN35_GDN_EXTRA_KERNELS: u32 = 1;
 /// SGLang's MoE runner backends whose `TopK.forward_cuda` does not call `fused_topk`
 /// (`layers/moe/topk.py` of 0.5.9: `TRITON_KERNEL` format for `triton_kernel`, `BYPASSED` for
 /// `flashinfer_trtllm` and `flashinfer_mxfp4`, whose MoE kernel routes itself).
-const TOPK_ELSEWHERE_BACKENDS: &[&str] = &["triton_kernel", "flashinfer_trtllm", "flashinfer_mxfp4"];
+pub(super) const TOPK_ELSEWHERE_BACKENDS: &[&str] =
+    &["triton_kernel", "flashinfer_trtllm", "flashinfer_mxfp4"];
 
 /// The gated full attention: SGLang's `Qwen3HybridAttentionDecoderLayer` (`qwen3_next.py`, 0.5.2,
 /// 0.5.8) and `Qwen3_5AttentionDecoderLayer` (`qwen3_5.py`, 0.5.9: the same `torch.chunk` /
