@@ -270,7 +270,11 @@ mod tests {
         assert!((extra_of(&glm, 3) - 17.248).abs() < 1e-3, "{}", extra_of(&glm, 3));
         let off = format!("{v}moe_tuned_config = false\n");
         let glm_off = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, &off);
-        assert!((extra_of(&glm_off, 3) - 31.831).abs() < 1e-3, "{}", extra_of(&glm_off, 3));
+        assert!(
+            (extra_of(&glm_off, 3) - 31.831).abs() < 1e-3,
+            "{}",
+            extra_of(&glm_off, 3)
+        );
         let named = format!("{v}moe_backend = \"triton\"\n");
         let ds = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", 8, &named);
         assert!((extra_of(&ds, 3) - 22.997).abs() < 1e-3, "{}", extra_of(&ds, 3));
