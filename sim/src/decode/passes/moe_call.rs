@@ -259,15 +259,24 @@ mod tests {
     /// b200moe55: on 8× B200 (SM 10.0) the per-kernel figure is the two B200 series' mean,
     /// (50.0172 / 7 + 27.6240 / 6) / 2 = (7.14531 + 4.60400) / 2 = 5.87466 µs. GLM-4.6 bf16 under
     /// SGLang 0.5.6.post1 (triton: `Glm4MoeForCausalLM` has no SM 10.x runner rule for bf16): a
-    /// 6-kernel call, 6 × 2.87466 = 17.248 µs (± 0.001); `moe_tuned_config = false` adds (b200moe62)
-    /// sglang PR 7004's 700 / 48 = 14.583 µs: 31.831 µs (± 0.001). DeepSeek-V3 block FP8 with a named triton backend: 8 × 2.87466 = 22.997 µs;
+    /// 6-kernel call, 6 × 2.87466 = 17.248 µs (± 0.001) with `moe_tuned_config = true`; untuned
+    /// (the table's default here: no `E=160,N=192` B200 file, and `false`) it adds (b200moe62) sglang
+    /// PR 7004's 700 / 48 = 14.583 µs: 31.831 µs (± 0.001). DeepSeek-V3 block FP8 with a named
+    /// triton backend: 8 × 2.87466 = 22.997 µs;
     /// under 0.5.6's own `flashinfer_trtllm` runner 0. An RTX 5090 (SM 12.0) gets 0.
     #[test]
     fn b200_call_takes_the_b200_series_per_kernel_cost() {
         assert!((FUSED_MOE_KERNEL_US_SM100 - 5.87466).abs() < 1e-5);
         let v = "version = \"0.5.6.post1\"\n";
+        let on = format!("{v}moe_tuned_config = true\n");
+        let glm_on = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, &on);
+        assert!(
+            (extra_of(&glm_on, 3) - 17.248).abs() < 1e-3,
+            "{}",
+            extra_of(&glm_on, 3)
+        );
         let glm = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, v);
-        assert!((extra_of(&glm, 3) - 17.248).abs() < 1e-3, "{}", extra_of(&glm, 3));
+        assert!((extra_of(&glm, 3) - 31.831).abs() < 1e-3, "{}", extra_of(&glm, 3));
         let off = format!("{v}moe_tuned_config = false\n");
         let glm_off = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, &off);
         assert!(
