@@ -833,18 +833,27 @@ impl Resolver<'_> {
         );
         // h20moe: the untuned fused-MoE charge is one measurement (`decode::passes::moe_call`).
         if !engine.moe_tuned_config && model.moe.is_some() {
-            let sm90 = tpsim_model::hw::sm_version(&hardware.gpu.compute_capability) == 90;
-            let w = if sm90
-                && matches!(
-                    model.quantization.expert_format().dtype,
-                    tpsim_model::llm::WeightDtype::Bf16 | tpsim_model::llm::WeightDtype::Fp16
-                ) {
-                "engine.moe_tuned_config = false: SGLang's untuned fused-MoE tile is charged a fixed time per MoE \
-                 layer measured at batch 8 on H200 (sglang PR 10404, Qwen3-Next bf16); at other batches and \
-                 GPUs an extrapolation"
-            } else {
-                "engine.moe_tuned_config = false: not charged: the untuned fused-MoE cost is measured for bf16 / \
-                 fp16 routed experts on SM 9.0 only (sglang PR 10404)"
+            let sm = tpsim_model::hw::sm_version(&hardware.gpu.compute_capability);
+            let bf16 = matches!(
+                model.quantization.expert_format().dtype,
+                tpsim_model::llm::WeightDtype::Bf16 | tpsim_model::llm::WeightDtype::Fp16
+            );
+            let w = match sm {
+                90 if bf16 => {
+                    "engine.moe_tuned_config = false: SGLang's untuned fused-MoE tile is charged a fixed time per \
+                     MoE layer measured at batch 8 on H200 (sglang PR 10404, Qwen3-Next bf16); at other batches \
+                     and GPUs an extrapolation"
+                }
+                // b200moe62: the SM 10.0 pair (`decode::passes::moe_call::UNTUNED_BF16_CALL_US_SM100`).
+                100 if bf16 => {
+                    "engine.moe_tuned_config = false: SGLang's untuned fused-MoE tile is charged a fixed time per \
+                     MoE layer measured at c 16 on 8× B200 (sglang PR 7004, Llama-4-Scout bf16); at other batches \
+                     and shapes an extrapolation"
+                }
+                _ => {
+                    "engine.moe_tuned_config = false: not charged: the untuned fused-MoE cost is measured for bf16 / \
+                     fp16 routed experts on SM 9.0 and SM 10.0 only (sglang PRs 10404, 7004)"
+                }
             };
             // moetable: where the table set the default, the engine's own log line first.
             match &engine.moe_config {

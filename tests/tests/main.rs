@@ -400,6 +400,7 @@ mod deploys30;
 mod dsv4dec55;
 // b200moe55 (issue #18): the triton fused-MoE call's fixed cost on SM 10.0 from two B200 kernel series.
 mod b200moe55;
+mod b200moe62;
 // presets55 (issue #17): model presets for PCIe boxes (Qwen3.5 MoE sizes, ...).
 mod presets55;
 // deploys31 (issue #18): new out-of-sample rows on PCIe cards (ld-singh's Qwen2.5-7B sweep on one RTX A6000, vLLM 0.23.0).

@@ -47,8 +47,16 @@
 //! the mean) is [`FUSED_MOE_KERNEL_US_SM100`] = 5.875 µs, where the B200 template charges Hopper's
 //! 3 µs. Both stream at 0.79–0.84 of the driver's 7.67 TB/s, about the template's 0.80. Applied
 //! as on SM 9.0 (per kernel, triton path, bf16 / fp16 / fp8 experts); SM 10.3 (B300) and SM 12.x
-//! keep the template's cost (no series read). The untuned charge stays SM 9.0's: no B200 pair of
-//! default and tuned tiles on one shape was found.
+//! keep the template's cost (no series read).
+//!
+//! b200moe62: the untuned call on SM 10.0. One B200 pair of the default tile and a tuned file on one
+//! shape is in the stored text (`tests/data/moe-untuned-b200.tsv`): sglang PR 7004 (merged; the
+//! only file of its `triton_3_3_0` folder, `E=16,N=1024,device_name=NVIDIA_B200.json`, so TP 8),
+//! Llama-4-Scout-17B-16E bf16 on 8× B200 at c 16, 1000 / 1000 tokens: TPOT 9.67 → 8.97 ms, over 48
+//! MoE layers [`UNTUNED_BF16_CALL_US_SM100`] = 14.583 µs a layer (H200: 15.69). The default there is
+//! the same 16 × 32 × 64 tile (M 16 ≤ E 16) the bf16 rows run at M ≤ E. Charged on SM 10.0 with
+//! bf16 / fp16 experts only, unscaled in batch as on SM 9.0; block FP8's default (a 64-row tile)
+//! has no B200 pair: not charged.
 
 use crate::scenario::{Scenario, accel::GpuVendor};
 use tpsim_model::llm::{LayerWork, WeightDtype};
@@ -73,6 +81,21 @@ pub const FUSED_MOE_CALL_KERNELS: u32 = 6;
 /// at TP 2, 4, 8; module doc), each (8 ÷ untuned rate − 8 ÷ tuned rate) ÷ 48 layers.
 pub const UNTUNED_BF16_CALL_US: f64 = 15.69;
 
+/// b200moe62: what SGLang's untuned default config adds to a 16/32-bit fused-MoE call on SM 10.0,
+/// µs a MoE layer: sglang PR 7004's TPOT difference on 8× B200 (Llama-4-Scout bf16, c 16,
+/// 9.67 − 8.97 ms) over its 48 MoE layers (module doc; `tests/data/moe-untuned-b200.tsv` line 2).
+pub const UNTUNED_BF16_CALL_US_SM100: f64 = (9.67 - 8.97) * 1000.0 / 48.0;
+
+/// The untuned default tile's extra cost a bf16 / fp16 MoE layer on SM version `sm`, µs; `None`
+/// where no default-against-tuned pair was read (module doc).
+pub fn untuned_bf16_us(sm: u32) -> Option<f64> {
+    match sm {
+        90 => Some(UNTUNED_BF16_CALL_US),
+        100 => Some(UNTUNED_BF16_CALL_US_SM100),
+        _ => None,
+    }
+}
+
 /// The measured per-kernel cost of the fused-MoE call on SM version `sm` (90: Hopper, 100: B200),
 /// µs; `None` where no series was read.
 pub fn kernel_us(sm: u32) -> Option<f64> {
@@ -86,8 +109,8 @@ pub fn kernel_us(sm: u32) -> Option<f64> {
 /// The fused-MoE call's fixed cost over what the template charges for its kernels, µs, for layer
 /// `l` of scenario `s` with routed experts in `experts` and a template per-kernel cost of
 /// `kernel_overhead_us`: `(kernel_us(sm) − kernel_overhead_us) ×` (6 + the routed experts'
-/// activation quantization kernels, block-FP8: 2), never below 0, plus (SM 9.0 only)
-/// [`UNTUNED_BF16_CALL_US`] for bf16 / fp16 experts under `engine.moe_tuned_config = false`; 0
+/// activation quantization kernels, block-FP8: 2), never below 0, plus [`untuned_bf16_us`]
+/// (SM 9.0, 10.0) for bf16 / fp16 experts under `engine.moe_tuned_config = false`; 0
 /// outside the module doc's calls.
 pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
     let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
@@ -101,9 +124,8 @@ pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhe
     let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
     let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
     let fixed = (per_kernel - kernel_overhead_us).max(0.0) * f64::from(kernels);
-    let untuned =
-        sm == 90 && !s.engine.moe_tuned_config && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16);
-    fixed + if untuned { UNTUNED_BF16_CALL_US } else { 0.0 }
+    let untuned = !s.engine.moe_tuned_config && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16);
+    fixed + untuned_bf16_us(sm).filter(|_| untuned).unwrap_or(0.0)
 }
 
 #[cfg(test)]
@@ -237,18 +259,31 @@ mod tests {
     /// b200moe55: on 8× B200 (SM 10.0) the per-kernel figure is the two B200 series' mean,
     /// (50.0172 / 7 + 27.6240 / 6) / 2 = (7.14531 + 4.60400) / 2 = 5.87466 µs. GLM-4.6 bf16 under
     /// SGLang 0.5.6.post1 (triton: `Glm4MoeForCausalLM` has no SM 10.x runner rule for bf16): a
-    /// 6-kernel call, 6 × 2.87466 = 17.248 µs (± 0.001); `moe_tuned_config = false` adds nothing
-    /// on SM 10.0. DeepSeek-V3 block FP8 with a named triton backend: 8 × 2.87466 = 22.997 µs;
+    /// 6-kernel call, 6 × 2.87466 = 17.248 µs (± 0.001) with `moe_tuned_config = true`; untuned
+    /// (the table's default here: no `E=160,N=192` B200 file, and `false`) it adds (b200moe62) sglang
+    /// PR 7004's 700 / 48 = 14.583 µs: 31.831 µs (± 0.001). DeepSeek-V3 block FP8 with a named
+    /// triton backend: 8 × 2.87466 = 22.997 µs;
     /// under 0.5.6's own `flashinfer_trtllm` runner 0. An RTX 5090 (SM 12.0) gets 0.
     #[test]
     fn b200_call_takes_the_b200_series_per_kernel_cost() {
         assert!((FUSED_MOE_KERNEL_US_SM100 - 5.87466).abs() < 1e-5);
         let v = "version = \"0.5.6.post1\"\n";
+        let on = format!("{v}moe_tuned_config = true\n");
+        let glm_on = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, &on);
+        assert!(
+            (extra_of(&glm_on, 3) - 17.248).abs() < 1e-3,
+            "{}",
+            extra_of(&glm_on, 3)
+        );
         let glm = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, v);
-        assert!((extra_of(&glm, 3) - 17.248).abs() < 1e-3, "{}", extra_of(&glm, 3));
+        assert!((extra_of(&glm, 3) - 31.831).abs() < 1e-3, "{}", extra_of(&glm, 3));
         let off = format!("{v}moe_tuned_config = false\n");
         let glm_off = scenario("b200-8x-nvlink", "glm-4.6", "sglang", 8, &off);
-        assert!((extra_of(&glm_off, 3) - 17.248).abs() < 1e-3);
+        assert!(
+            (extra_of(&glm_off, 3) - 31.831).abs() < 1e-3,
+            "{}",
+            extra_of(&glm_off, 3)
+        );
         let named = format!("{v}moe_backend = \"triton\"\n");
         let ds = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", 8, &named);
         assert!((extra_of(&ds, 3) - 22.997).abs() < 1e-3, "{}", extra_of(&ds, 3));
