@@ -1413,7 +1413,11 @@ impl<'a> Builder<'a> {
         // else the GPU's rates.
         let marlin_moe = if l.is_moe { self.marlin_moe_fit() } else { None };
         let rates = match (l.is_moe, marlin_moe) {
-            (true, Some(f)) => std::borrow::Cow::Owned(w4a16_rate::scaled_int4(&self.rates, f.factor)),
+            (true, Some(f)) => std::borrow::Cow::Owned(w4a16_rate::scaled_format(
+                &self.rates,
+                tpsim_model::llm::WeightDtype::Int4,
+                f.factor,
+            )),
             (true, None) => std::borrow::Cow::Borrowed(&self.rates),
             (false, _) => self.dense_rates(tokens),
         };
