@@ -60,9 +60,11 @@ fn pie_pr348_72b_awq_step_is_below_the_weight_read_floor() {
     let ratio = PIE_VLLM_DIRECT_MS / floor;
     assert!((ratio - 0.759).abs() < 0.005, "{ratio}");
     // tpsim's step stays where the A100 decode efficiency puts it: ≥ 1 / 0.73 of the floor
-    // (templates/a100-sxm4.toml mem_efficiency, ampere_mem_efficiency.rs), 27.83 ms = 1.46× (27.67
-    // before vllmfusion charged vLLM's KV-cache store, one kernel in each of the 80 layers).
+    // (templates/a100-sxm4.toml mem_efficiency, ampere_mem_efficiency.rs), 33.82 ms = 1.77× (27.83
+    // before ampere62 streamed the int4 linears at vLLM's AWQ Marlin kernel's measured A100 factor,
+    // vllm PR 2497's rows: `ampere62::marlin_on_an_a100_streams_at_the_pr_2497_factor`; 27.67 before
+    // vllmfusion charged vLLM's KV-cache store, one kernel in each of the 80 layers).
     let tpot = f(&v["throughput"]["tpot_ms"]);
-    assert!((tpot - 27.83).abs() < 0.05, "{tpot}");
+    assert!((tpot - 33.82).abs() < 0.05, "{tpot}");
     assert!(tpot / floor >= 1.0 / 0.73, "{tpot} vs {floor}");
 }
