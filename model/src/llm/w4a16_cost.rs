@@ -89,21 +89,38 @@ fn borrowed_sm(sm: u32) -> Option<u32> {
     (matches!(sm, 86 | 87)).then_some(80)
 }
 
+/// The data lines of a bundled kernel table (`file` names it in errors): (line number from 1, its
+/// tab-separated cells), blank lines, `#` comments and the `kernel` header skipped; a line without
+/// exactly `cols` cells is an error naming the file and line. Shared by this table's parser and
+/// `w4a16_moe_cost`'s.
+pub(crate) fn table_lines<'a>(
+    text: &'a str,
+    file: &'a str,
+    cols: usize,
+) -> impl Iterator<Item = Result<(usize, Vec<&'a str>), String>> + 'a {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !(l.trim().is_empty() || l.starts_with('#') || l.starts_with("kernel\t")))
+        .map(move |(i, l)| {
+            let c: Vec<&str> = l.split('\t').collect();
+            if c.len() == cols {
+                Ok((i + 1, c))
+            } else {
+                Err(format!(
+                    "{file} line {}: expected {cols} tab-separated columns, found {}",
+                    i + 1,
+                    c.len()
+                ))
+            }
+        })
+}
+
 /// Parses the table text: a header line (`kernel` first), `#` comments, ten tab-separated columns.
 pub fn parse(text: &str) -> Result<Vec<KernelRow>, String> {
     let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("kernel\t") {
-            continue;
-        }
-        let c: Vec<&str> = line.split('\t').collect();
-        let bad = |what: &str| format!("w4a16-kernels.tsv line {}: {what}", i + 1);
-        if c.len() != 10 {
-            return Err(bad(&format!(
-                "expected 10 tab-separated columns, found {}",
-                c.len()
-            )));
-        }
+    for line in table_lines(text, "w4a16-kernels.tsv", 10) {
+        let (n, c) = line?;
+        let bad = |what: &str| format!("w4a16-kernels.tsv line {n}: {what}");
         let num = |j: usize, name: &str| -> Result<f64, String> {
             c[j].parse::<f64>()
                 .ok()
@@ -178,6 +195,16 @@ fn factor_on(kernel: W4a16Kernel, sm: u32, m: u32) -> Option<KernelFactor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_with_another_cell_count_is_refused_with_its_line() {
+        // Line 1 is a comment, line 2 the header, line 3 two cells.
+        let e = parse("# c\nkernel\tx\nMarlin\t90\n").unwrap_err();
+        assert_eq!(
+            e,
+            "w4a16-kernels.tsv line 3: expected 10 tab-separated columns, found 2"
+        );
+    }
 
     /// The bundled table parses; its three H100 Marlin rows give, by hand,
     /// 4.98 / 2.30 × (0.5 + 2 / 8192) / 2 = 0.54157, 10.02 / 4.63 × 0.250122 = 0.54130 and

@@ -98,18 +98,9 @@ pub struct MarlinMoeFit {
 /// Parses the table text: a header line (`kernel` first), `#` comments, 13 tab-separated columns.
 pub fn parse(text: &str) -> Result<Vec<MoeRow>, String> {
     let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() || line.starts_with('#') || line.starts_with("kernel\t") {
-            continue;
-        }
-        let c: Vec<&str> = line.split('\t').collect();
-        let bad = |what: &str| format!("w4a16-moe-kernels.tsv line {}: {what}", i + 1);
-        if c.len() != 13 {
-            return Err(bad(&format!(
-                "expected 13 tab-separated columns, found {}",
-                c.len()
-            )));
-        }
+    for line in crate::llm::w4a16_cost::table_lines(text, "w4a16-moe-kernels.tsv", 13) {
+        let (n, c) = line?;
+        let bad = |what: &str| format!("w4a16-moe-kernels.tsv line {n}: {what}");
         let num = |j: usize, name: &str| -> Result<f64, String> {
             c[j].parse::<f64>()
                 .ok()
@@ -215,6 +206,16 @@ impl W4a16MoeKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_with_another_cell_count_is_refused_with_its_line() {
+        // Line 1 is a comment, line 2 the header, line 3 two cells.
+        let e = parse("# c\nkernel\tx\nMarlin\t90\n").unwrap_err();
+        assert_eq!(
+            e,
+            "w4a16-moe-kernels.tsv line 3: expected 13 tab-separated columns, found 2"
+        );
+    }
 
     /// By hand: the DeepSeek shape at one token touches 256·(1 − (1 − 8/256)) = 8 experts of
     /// 3·7168·2048 weights at 0.515625 B = 22.709 MB each, 181.67 MB; the Qwen3.5 shape at 16 tokens
