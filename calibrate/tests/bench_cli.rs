@@ -85,7 +85,7 @@ fn without_a_gpu_run_explains_and_returns_1() {
         eprintln!("skipped: this machine has an NVIDIA driver");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("tpsim-bench-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tpsim-bench-cli");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.json");
     let args = parse(&["--quick", "--out", path.to_str().unwrap()]).unwrap();

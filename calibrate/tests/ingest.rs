@@ -559,8 +559,7 @@ fn env_is_stamped_on_collective_records_and_checked() {
     assert!(o.stderr.contains("NCCL_P2P_LEVL"), "{}", o.stderr);
     // With the environment, fit can use the rows: the channel rate is determined, but not together
     // with the link rate, which no row is limited by on this box (a singular system, named).
-    let dir = std::env::temp_dir().join(format!("tpsim-ingest-env-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("env");
     let meas = dir.join("m.json");
     let o = calibrate(&[
         "ingest",

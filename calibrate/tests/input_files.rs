@@ -43,8 +43,7 @@ fn devices_are_refused_by_every_reading_command() {
 
 #[test]
 fn an_oversized_log_is_refused_before_it_is_read() {
-    let d = std::env::temp_dir().join(format!("tpsim-calibrate-files-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("oversized");
     let big = d.join("server.log");
     let f = std::fs::File::create(&big).unwrap();
     f.set_len(tpsim::files::MAX_INPUT_BYTES + 1).unwrap(); // sparse: no disk used

@@ -191,8 +191,7 @@ fn a6000_prefix_cache_shortens_the_loaded_step() {
         .replace("cached_prompt_len = 40\n", "")
         .replace("same_prompt = true\n", "");
     assert_ne!(cold, text);
-    let dir = std::env::temp_dir().join("deploys31-a6000-cold");
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch("a6000-cold");
     let cold_path = dir.join("c128-cold.toml");
     // The hardware and model presets are named, not pathed, so the copy resolves from any folder.
     std::fs::write(&cold_path, cold).expect("write");

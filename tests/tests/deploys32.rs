@@ -180,8 +180,7 @@ fn the_assumed_release_does_not_move_the_row() {
     let text = std::fs::read_to_string(&path).expect("scenario");
     let older = text.replace("version = \"0.19.0\"", "version = \"0.18.1\"");
     assert_ne!(older, text);
-    let dir = std::env::temp_dir().join("deploys32-release");
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch("release");
     let older_path = dir.join("np64-0.18.1.toml");
     // The hardware and model presets are named, not pathed, so the copy resolves from any folder.
     std::fs::write(&older_path, older).expect("write");

@@ -181,8 +181,7 @@ fn a_wrong_generation_is_refused() {
         ("intel", "zen5", "is not a generation of cpu_vendor = \"intel\""),
         ("amd", "zen6", "expected one of zen2, zen4, zen5"),
     ] {
-        let dir = std::env::temp_dir().join(format!("ncclamd58-{vendor}-{generation}"));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = scratch(&format!("{vendor}-{generation}"));
         let file = dir.join("hw.toml");
         std::fs::write(
             &file,
@@ -216,8 +215,7 @@ fn another_vendor_drops_the_inherited_generation() {
         ("amd", None, 16.0),
         ("intel", Some(CpuGeneration::IntelSkylake), 10.0),
     ] {
-        let dir = std::env::temp_dir().join(format!("ncclamd58-over-{vendor}"));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = scratch(&format!("over-{vendor}"));
         let file = dir.join("hw.toml");
         std::fs::write(
             &file,

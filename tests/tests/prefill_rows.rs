@@ -369,7 +369,7 @@ pub(crate) fn with_curve_ms(file: &str, iterations: u64, points: &str) -> f64 {
     // call gets its own file (a shared name raced: one test removed the other's file).
     static CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = CALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let p = std::env::temp_dir().join(format!("tpsim-prefill-{}-{n}-{tag}-{file}", std::process::id()));
+    let p = tmp_root().join(format!("tpsim-prefill-{n}-{tag}-{file}"));
     std::fs::write(&p, text).expect("write scenario");
     let v = run_json(&p.display().to_string());
     let _ = std::fs::remove_file(&p);
@@ -472,7 +472,7 @@ fn a100_pcie_gemm_curve_by_hand() {
         "preset = \"a100-sxm4-80gb-1x\"",
         "preset = \"a100-pcie-80gb-2x-cross-socket\"",
     );
-    let p = std::env::temp_dir().join(format!("tpsim-prefill-pcie-{}.toml", std::process::id()));
+    let p = tmp_root().join("tpsim-prefill-pcie.toml");
     std::fs::write(&p, text).expect("write scenario");
     let v = run_json(&p.display().to_string());
     let _ = std::fs::remove_file(&p);
@@ -584,7 +584,7 @@ fn with_launch_ms(file: &str, launch: &str) -> f64 {
     // One file per call: tests run in parallel (as `with_curve_ms`).
     static CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = CALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let p = std::env::temp_dir().join(format!("tpsim-launch-{}-{n}-{tag}-{file}", std::process::id()));
+    let p = tmp_root().join(format!("tpsim-launch-{n}-{tag}-{file}"));
     std::fs::write(&p, text).expect("write scenario");
     let v = run_json(&p.display().to_string());
     let _ = std::fs::remove_file(&p);

@@ -145,7 +145,7 @@ fn run_variant(name: &str, text: &str, pcg: bool, launch_us: Option<f64>) -> ser
     }
     static CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = CALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let p = std::env::temp_dir().join(format!("tpsim-ttft-{}-{n}-{name}", std::process::id()));
+    let p = tmp_root().join(format!("tpsim-ttft-{n}-{name}"));
     std::fs::write(&p, s).expect("write scenario");
     let v = run_json(&p.display().to_string());
     let _ = std::fs::remove_file(&p);

@@ -94,8 +94,7 @@ fn the_variable_selects_the_sampler_by_release() {
 /// 27729). Each exits 2 naming the file and the key.
 #[test]
 fn refusals_exit_2() {
-    let dir = std::env::temp_dir().join(format!("tpsim-vllmsampler-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("refusals");
     for (name, hw, version, extra, var, expect) in [
         (
             "word.toml",

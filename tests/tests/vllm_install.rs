@@ -77,8 +77,7 @@ fn cloudrift_rtx4090_pp2_profile_peak() {
 /// A bad value and the key under SGLang: exit 2, naming the file and the key.
 #[test]
 fn bad_install_exits_2() {
-    let dir = std::env::temp_dir().join(format!("tpsim-installkind-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad-install");
     for (name, engine, value, expect) in [
         ("conda.toml", "vllm", "conda", "expected \"pip\""),
         ("sglang.toml", "sglang", "docker", "not a key for SGLang"),
