@@ -88,11 +88,11 @@ pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width and DiffKV backend under vLLM by release
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
+pub mod vllm_moe_configs; // h200_63: the fused-MoE configs vLLM 0.8.5 / 0.11.0 ship → engine.moe_tuned_config
 pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
 pub mod vllm_v0; // issue #17 (vllmv0): vLLM's V0 engine (releases before 0.8, VLLM_USE_V1=0)
-pub mod vllm_moe_configs; // h200_63: the fused-MoE configs vLLM 0.8.5 / 0.11.0 ship → engine.moe_tuned_config
 pub mod vllm_w4a16; // w4a16_60 (issue #17): vLLM's AWQ / GPTQ method, kernel and refusals by release
 pub mod vllm_w4a16_moe; // moew4a16_62 (issue #17): the kernel vLLM runs W4A16 routed experts with
 mod workload;

@@ -52,7 +52,8 @@ fn tile_cost_ms(conc: u32) -> f64 {
         std::fs::write(&p, text).expect("write scenario");
         f(&run_json(&p.display().to_string())["throughput"]["mean_iteration_ms"])
     };
-    mean("", &format!("glm-c{conc}-untuned")) - mean("moe_tuned_config = true\n", &format!("glm-c{conc}-tuned"))
+    mean("", &format!("glm-c{conc}-untuned"))
+        - mean("moe_tuned_config = true\n", &format!("glm-c{conc}-tuned"))
 }
 
 /// vLLM 0.11.0's default is the measured tile at M ≤ E = 160 only: a batch of 160 pays 89 ×
@@ -74,7 +75,9 @@ fn glm46_vllm_0110_tile_is_charged_up_to_e_tokens() {
 /// and a vLLM release whose default tile was not read (0.19.0) refuses `moe_tuned_config = false`.
 #[test]
 fn shipped_fp8_file_and_unread_releases_keep_the_tuned_call() {
-    let ds = run_json(&scenario("validation/deepseek-r1-h200x8-vllm-0.11-tp8-sharegpt-c4.toml"));
+    let ds = run_json(&scenario(
+        "validation/deepseek-r1-h200x8-vllm-0.11-tp8-sharegpt-c4.toml",
+    ));
     assert!(!warned(&ds, "Using default MoE config"), "{ds}");
     let v19 = edited_variant(GLM_C1, "h200_63-v019", |t| {
         t.replacen("[engine]\n", "[engine]\nmoe_tuned_config = false\n", 1)

@@ -48,7 +48,14 @@ struct Release {
 
 /// The file name vLLM `release` looks up for `E` experts, shard `n`, torch device name `device`,
 /// config dtype `dtype` (`None`: bf16 / fp16) and fp8 block `block` (module doc).
-pub fn file_name(release: &str, e: u64, n: u64, device: &str, dtype: Option<&str>, block: Option<[u32; 2]>) -> String {
+pub fn file_name(
+    release: &str,
+    e: u64,
+    n: u64,
+    device: &str,
+    dtype: Option<&str>,
+    block: Option<[u32; 2]>,
+) -> String {
     let mut device = device.replace(' ', "_");
     let minor = super::attention_backend::minor(release).unwrap_or(0);
     if minor >= 19 && device.split('_').any(|w| w == "H200") {
@@ -106,7 +113,14 @@ mod tests {
     #[test]
     fn names_follow_each_release() {
         assert_eq!(
-            file_name("0.11.0", 256, 256, "NVIDIA H200", Some("fp8_w8a8"), Some([128, 128])),
+            file_name(
+                "0.11.0",
+                256,
+                256,
+                "NVIDIA H200",
+                Some("fp8_w8a8"),
+                Some([128, 128])
+            ),
             "E=256,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128,128].json"
         );
         assert_eq!(

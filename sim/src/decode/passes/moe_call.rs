@@ -114,7 +114,14 @@ pub fn kernel_us(sm: u32) -> Option<f64> {
 /// outside the module doc's calls. h200_63: under vLLM the untuned charge only where the call's
 /// tokens `m` are at most the rank's experts `e` (`scenario::vllm_moe_configs`: vLLM's default is
 /// the measured 16 × 32 × 64 tile at M ≤ E only).
-pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64, m: u64, e: u64) -> f64 {
+pub fn extra_us(
+    s: &Scenario,
+    l: &LayerWork,
+    experts: WeightDtype,
+    kernel_overhead_us: f64,
+    m: u64,
+    e: u64,
+) -> f64 {
     let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
     let nvidia = s.hardware.accel.vendor == GpuVendor::Nvidia;
     let triton = matches!(s.engine.moe_backend.as_deref(), None | Some("triton"));
