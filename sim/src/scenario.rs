@@ -88,6 +88,7 @@ pub mod tp_nodes; // issue #17 point 4: a TP group across boxes
 pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width and DiffKV backend under vLLM by release
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
+pub mod vllm_moe_configs; // h200_63: the fused-MoE configs vLLM 0.8.5 / 0.11.0 ship → engine.moe_tuned_config
 pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings
@@ -857,6 +858,17 @@ impl Resolver<'_> {
             };
             // moetable: where the table set the default, the engine's own log line first.
             match &engine.moe_config {
+                // h200_63: vLLM's line and folder (`scenario::vllm_moe_configs`).
+                Some(l) if l.found_in.is_none() && engine.kind == EngineKind::Vllm => warnings.push(format!(
+                    "vLLM {} ships no fused-MoE config `{}` (scenarios/engines/moe-configs/vllm.toml): the \
+                     engine logs \"Using default MoE config. Performance might be sub-optimal! Config file \
+                     not found at ['…/fused_moe/configs/{}']\" and at M ≤ E runs SGLang 0.5.2's default \
+                     16 × 32 × 64 tile (at M > E its 64 × 64 × 32, not charged); {}",
+                    engine.release().version,
+                    l.file,
+                    l.file,
+                    w.trim_start_matches("engine.moe_tuned_config = false: ")
+                )),
                 Some(l) if l.found_in.is_none() => warnings.push(format!(
                     "SGLang {} ships no fused-MoE config `{}` (scenarios/engines/moe-configs/sglang.toml): the \
                      engine logs \"Using default MoE kernel config. Performance might be sub-optimal! Config \

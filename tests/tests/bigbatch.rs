@@ -8,8 +8,9 @@
 //!   error, the time to get each queued prompt through its prefill and KV admission. tpsim's running
 //!   batch is KV- or token-budget-bound at 9–396 requests. [`gpustack_bursts_are_queue_drains`].
 //! - The one large-batch decode row with a single-request twin (GLM-4.6 bf16 on 8× H200, c 1 and c 512,
-//!   the same box and launch) is as optimistic at 1 as at 512 in flight: a per-step gap, not a cost per
-//!   added request. [`glm_h200_gap_does_not_grow_with_the_batch`].
+//!   the same box and launch) was as optimistic at 1 as at 512 in flight; h200_63's untuned-tile charge
+//!   (calls of at most 160 tokens) brings c 1 within and leaves c 512 short: what is left is at the large
+//!   batch. [`glm_h200_gap_is_left_at_the_large_batch`].
 //! - vLLM V1's per-request host work on the engine core's critical path is two orders of magnitude
 //!   below the decode rows' gaps. [`v1_output_update_is_small_against_the_decode_gaps`].
 //!
@@ -117,13 +118,16 @@ fn gpustack_bursts_are_queue_drains() {
 }
 
 /// GLM-4.6 bf16 on 8× H200 (cloudrift, vLLM 0.11.0, `--max-num-seqs 512`): throughput.tsv line 151 runs
-/// one request at a time (median TPOT 13.23 ms), line 152 512 in flight (98.47 ms). tpsim's median
-/// TPOT is 9.32 and 62.31 ms: 1.42× and 1.58× short. A cost per added request that tpsim lacked would
-/// leave the single-request step alone and open the gap at 512; both steps are short by about the same
-/// factor (1.11× apart), a per-step gap of vLLM 0.11's GLM-4.5 path on Hopper (or of the reconstructed
-/// preset), present at batch 1.
+/// one request at a time (median TPOT 13.23 ms), line 152 512 in flight (98.47 ms). When bigbatch wrote
+/// this, tpsim's median TPOT was 9.32 and 62.31 ms: 1.42× and 1.58× short, a per-step gap present at
+/// batch 1. h200_63 located part of it: vLLM 0.11.0 ships no `E=160,N=192,device_name=NVIDIA_H200.json`,
+/// so each call of at most E = 160 tokens runs the default 16 × 32 × 64 tile, 15.69 µs a MoE layer more
+/// (sglang PR 10404's H200 pair of that tile; `passes::moe_call`): the c 1 step gains 89 × 15.69 µs and
+/// comes within (11.57 ms, 1.14× short), while the c 512 step (M = 512 > E: the 64 × 64 × 32 default,
+/// unmeasured, not charged) stays 1.52× short (64.59 ms). So the two rows no longer share one factor:
+/// what is left is at the large batch (the M > E tile and whatever else), not located.
 #[test]
-fn glm_h200_gap_does_not_grow_with_the_batch() {
+fn glm_h200_gap_is_left_at_the_large_batch() {
     let mut ratios = Vec::new();
     for (line, scen) in [
         (151, "glm-4.6-h200x8-vllm-0.11-tp8-c1"),
@@ -138,8 +142,8 @@ fn glm_h200_gap_does_not_grow_with_the_batch() {
         );
         ratios.push(measured / tpsim);
     }
-    assert!(ratios.iter().all(|r| *r > 1.3), "{ratios:?}");
-    assert!(ratios[1] / ratios[0] < 1.2, "{ratios:?}");
+    assert!(ratios[0] > 1.0 && ratios[0] < 1.2, "{ratios:?}");
+    assert!(ratios[1] > 1.3, "{ratios:?}");
 }
 
 /// vLLM V1's `Scheduler.update_from_output` (the per-request loop after each step, on the engine core's

@@ -530,3 +530,5 @@ mod vllmmem62;
 mod ttft62;
 // moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.
 mod moeroute62;
+// h200_63 (issue #18): vLLM 0.8.5 / 0.11.0 untuned fused-MoE tile (GLM-4.6 bf16 8× H200 rows).
+mod h200_63;

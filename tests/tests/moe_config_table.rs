@@ -202,7 +202,7 @@ fn memory_is_unaffected() {
     assert_eq!(ja, jb);
 }
 
-/// vLLM's list (`scenarios/engines/moe-configs/vllm.toml`, recorded, not used): 154, 230 and 310
+/// vLLM's list (`scenarios/engines/moe-configs/vllm.toml`; h200_63 uses its 0.8.5 and 0.11.0 lists): 154, 230 and 310
 /// files in the 0.8.5, 0.11.0 and 0.19.0 wheels (`vllm/model_executor/layers/fused_moe/configs/`),
 /// block shapes written without the space, and 0.19.0's one RTX PRO 6000 Server file
 /// `E=20,N=1536,device_name=NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition,dtype=fp8_w8a8.json`.

@@ -53,7 +53,9 @@ fn run_names_the_routing_path() {
 ///   → 12.834 ms;
 /// - vLLM 0.11.0, H200: the inductor sigmoid + bias kernel and the op's two kernels on the fp32
 ///   gate's logits, 3 where the template counted 1: + 89 × 2 × 3 µs = 0.534 ms on h200gl51's
-///   9.64 ms → 10.174 ms.
+///   9.64 ms → 10.174 ms; h200_63 (merged after) charges the row's untuned triton tile, vLLM 0.11.0
+///   shipping no `E=160,N=192,device_name=NVIDIA_H200.json` (15.69 µs a MoE layer, sglang PR
+///   10404's H200 pair of the same default tile): + 89 × 15.69 µs = 1.396 ms → 11.570 ms.
 ///
 /// Tolerance ± 0.03 ms: the routing kernels' bytes (a few kB a layer) and the 0.01 ms rounding of
 /// the before figures.
@@ -66,5 +68,8 @@ fn glm46_steps_gain_the_routing_kernels() {
         "{sgl}"
     );
     let vllm = tpot(GLM_H200_VLLM_C1);
-    assert!((vllm - (9.64 + 89.0 * 2.0 * 0.003)).abs() < 0.03, "{vllm}");
+    assert!(
+        (vllm - (9.64 + 89.0 * (2.0 * 0.003 + 0.01569))).abs() < 0.03,
+        "{vllm}"
+    );
 }

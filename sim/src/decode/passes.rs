@@ -1462,7 +1462,18 @@ impl<'a> Builder<'a> {
         };
         // moecall: the triton fused-MoE call's fixed cost on SM 9.0 (b200moe55: and SM 10.0) over the
         // template's per-kernel cost (`passes::moe_call`), a fixed cost of the routed call like the backend's.
-        let call_extra = moe_call::extra_us(self.s, l, expert_fmt, self.rates.kernel_overhead_us);
+        // h200_63: the call's M (the pass's tokens) against the rank's experts, for vLLM's default tile.
+        let rank_experts = pass.model.moe.as_ref().map_or(0, |m| {
+            m.n_routed_experts / u64::from(self.s.engine.ep_size.max(1))
+        });
+        let call_extra = moe_call::extra_us(
+            self.s,
+            l,
+            expert_fmt,
+            self.rates.kernel_overhead_us,
+            u64::from(tokens),
+            rank_experts,
+        );
         backend_fixed_us += call_extra;
         let t_ffn = t_ffn + Duration::from_us_f64(call_extra);
         // sgldualstream: SGLang's shared experts on a second CUDA stream (`passes::sgl_dual_stream`).

@@ -617,7 +617,13 @@ impl Resolver<'_> {
         // (sglang PR 10404; `passes::moe_call::UNTUNED_BF16_CALL_US`).
         // moetable: without the key, whether the release ships a config for the shape and GPU
         // (`scenario::moe_configs`; no answer: true, as before the table).
-        let moe_config = super::moe_configs::for_deployment(&super::moe_configs::Deployment {
+        // h200_63: vLLM 0.8.5 / 0.11.0 likewise (`scenario::vllm_moe_configs`), the same default tile.
+        let lookup = if kind == EngineKind::Sglang {
+            super::moe_configs::for_deployment
+        } else {
+            super::vllm_moe_configs::for_deployment
+        };
+        let moe_config = lookup(&super::moe_configs::Deployment {
             release: &release.version,
             device: hw.gpu.device_name.as_deref(),
             moe: model.moe.as_ref(),
@@ -632,8 +638,7 @@ impl Resolver<'_> {
                 moe_a2a.is_some(),
                 moe_backend.as_deref(),
             )),
-            triton_nvidia: kind == EngineKind::Sglang
-                && hw.accel.vendor == super::accel::GpuVendor::Nvidia
+            triton_nvidia: hw.accel.vendor == super::accel::GpuVendor::Nvidia
                 && matches!(moe_backend.as_deref(), None | Some("triton"))
                 && moe_a2a.is_none(),
         });
@@ -641,11 +646,14 @@ impl Resolver<'_> {
             .moe_tuned_config
             .unwrap_or(moe_config.as_ref().is_none_or(|l| l.found_in.is_some()));
         let moe_config = moe_config.filter(|_| e.moe_tuned_config.is_none());
-        if !moe_tuned_config && kind != EngineKind::Sglang {
+        if !moe_tuned_config
+            && kind != EngineKind::Sglang
+            && !super::vllm_moe_configs::MEASURED_TILE_RELEASES.contains(&release.version.as_str())
+        {
             return Err(self.invalid(
                 "engine.moe_tuned_config",
-                "`false` is an SGLang setting (its triton fused MoE's untuned default config, measured \
-                 in sglang PR 10404); vLLM's default configs are not costed: remove the key",
+                "`false` is costed for SGLang and for vLLM 0.8.5 / 0.11.0, whose default fused-MoE tile \
+                 is the one sglang PR 10404 measured; this vLLM release's default is not: remove the key",
             ));
         }
         let backend_given = e.attention_backend.is_some();

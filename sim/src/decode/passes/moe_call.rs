@@ -58,7 +58,7 @@
 //! bf16 / fp16 experts only, unscaled in batch as on SM 9.0; block FP8's default (a 64-row tile)
 //! has no B200 pair: not charged.
 
-use crate::scenario::{Scenario, accel::GpuVendor};
+use crate::scenario::{EngineKind, Scenario, accel::GpuVendor};
 use tpsim_model::llm::{LayerWork, WeightDtype};
 
 /// The fixed cost of one kernel of the triton fused-MoE call on SM 9.0, µs: the median of the
@@ -111,8 +111,17 @@ pub fn kernel_us(sm: u32) -> Option<f64> {
 /// `kernel_overhead_us`: `(kernel_us(sm) − kernel_overhead_us) ×` (6 + the routed experts'
 /// activation quantization kernels, block-FP8: 2), never below 0, plus [`untuned_bf16_us`]
 /// (SM 9.0, 10.0) for bf16 / fp16 experts under `engine.moe_tuned_config = false`; 0
-/// outside the module doc's calls.
-pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
+/// outside the module doc's calls. h200_63: under vLLM the untuned charge only where the call's
+/// tokens `m` are at most the rank's experts `e` (`scenario::vllm_moe_configs`: vLLM's default is
+/// the measured 16 × 32 × 64 tile at M ≤ E only).
+pub fn extra_us(
+    s: &Scenario,
+    l: &LayerWork,
+    experts: WeightDtype,
+    kernel_overhead_us: f64,
+    m: u64,
+    e: u64,
+) -> f64 {
     let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
     let nvidia = s.hardware.accel.vendor == GpuVendor::Nvidia;
     let triton = matches!(s.engine.moe_backend.as_deref(), None | Some("triton"));
@@ -124,7 +133,9 @@ pub fn extra_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhe
     let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
     let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
     let fixed = (per_kernel - kernel_overhead_us).max(0.0) * f64::from(kernels);
-    let untuned = !s.engine.moe_tuned_config && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16);
+    let untuned = !s.engine.moe_tuned_config
+        && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16)
+        && (s.engine.kind == EngineKind::Sglang || m <= e);
     fixed + untuned_bf16_us(sm).filter(|_| untuned).unwrap_or(0.0)
 }
 
@@ -148,7 +159,7 @@ mod tests {
     fn extra_of(s: &Scenario, layer: usize) -> f64 {
         let l = s.model.forward_pass(8, s.engine.tp).layers[layer];
         let experts = s.model.quantization.expert_format().dtype;
-        extra_us(s, &l, experts, 3.0)
+        extra_us(s, &l, experts, 3.0, 8, 512)
     }
 
     /// The per-kernel figure by hand: the shipped-config fixed parts printed by
