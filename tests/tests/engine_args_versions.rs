@@ -13,7 +13,7 @@ use tpsim::engine_args_versions::list_for;
 use tpsim::scenario::{self, EngineKind, ScenarioError, ScenarioFile};
 
 /// flag name → value kind, read straight from the list file (not through the simulator's reader).
-fn kinds(file: &str) -> BTreeMap<String, String> {
+pub(crate) fn kinds(file: &str) -> BTreeMap<String, String> {
     let text = std::fs::read_to_string(data_path(&format!("engine-args/{file}"))).expect("list file");
     let mut m = BTreeMap::new();
     for l in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
@@ -37,7 +37,11 @@ fn command_at(path: &Path, version: &str) -> Result<EngineCommand, ScenarioError
 }
 
 /// Every flag token of `args` (after `positional` leading arguments) is in `list`, not deprecated.
-fn unknown_or_deprecated(args: &[String], positional: usize, list: &BTreeMap<String, String>) -> Vec<String> {
+pub(crate) fn unknown_or_deprecated(
+    args: &[String],
+    positional: usize,
+    list: &BTreeMap<String, String>,
+) -> Vec<String> {
     let mut bad = Vec::new();
     let mut i = positional;
     while i < args.len() {
