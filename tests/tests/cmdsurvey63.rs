@@ -98,3 +98,113 @@ fn engine_args_prints_back_only_the_releases_flags() {
     }
     assert_eq!(checked, [233, 241, 242, 247]);
 }
+
+/// The survey's option set for row `n`, at SGLang `version` (the later releases its users move to).
+fn at(n: u32, version: &str) -> (String, build::Options) {
+    let r = row(n);
+    let mut o = options(&r);
+    o.engine_version = Some(version.into());
+    (r.command, o)
+}
+
+/// Row 245 (sglang PR 29905, the cookbook's `sglang serve --model-path nvidia/Qwen3.6-27B-NVFP4 …
+/// --mamba-radix-cache-strategy extra_buffer`, read with the qwen3.5-27b preset for the checkpoint
+/// no preset describes): SGLang 0.5.14 renames `--mamba-scheduler-strategy` to
+/// `--mamba-radix-cache-strategy` (`server_args.py`: the field `mamba_radix_cache_strategy`, the old
+/// name a `DeprecatedAliasStoreAction` with `dest="mamba_radix_cache_strategy"`). Before cmdsurvey63
+/// the new name stayed in `extra_args`, "accepted by the engine but not modelled"; now it is
+/// `engine.mamba_scheduler_strategy`, read by 0.5.14's `_validate_mamba_extra_buffer`: the radix
+/// cache kept, and `tpsim engine-args` prints it back under the release's name.
+#[test]
+fn mamba_radix_cache_strategy_is_the_strategy_from_0_5_14() {
+    let (command, mut o) = at(245, "0.5.14");
+    o.model_preset = Some("qwen3.5-27b".into());
+    let i = build::import(&command, &o).expect("imports");
+    assert!(
+        has_line(&i.text, "mamba_scheduler_strategy = \"extra_buffer\""),
+        "{}",
+        i.text
+    );
+    assert!(!i.text.contains("--mamba-radix-cache-strategy"), "{}", i.text);
+    let p = Path::new("imported.toml");
+    let s = scenario::load_str(&i.text, p).expect("loads");
+    assert!(s.engine.scheduler.prefix_cache);
+    assert!(
+        s.warnings.iter().any(|w| w.contains(
+            "SGLang 0.5.14: --mamba-radix-cache-strategy extra_buffer keeps the radix cache for \
+             Qwen3_5ForConditionalGeneration"
+        )),
+        "{:?}",
+        s.warnings
+    );
+    let raw = scenario::parse_toml(&i.text, p).expect("parses");
+    let c = engine_args::command(&s, &raw, &i.text).expect("prints");
+    assert_eq!(c.value_of("--mamba-radix-cache-strategy"), Some("extra_buffer"));
+}
+
+/// SGLang 0.5.13 – 0.5.19 keep renamed flags as deprecated aliases that still take their value
+/// (`arg_groups/argparse_actions.py` `DeprecatedAliasStoreAction`: a warning, then
+/// `setattr(namespace, self.dest, values)`); `extract.py` wrote them as value-less `deprecated`, so
+/// before cmdsurvey63 row 222's launch (sglang issue 28312: `--mamba-scheduler-strategy
+/// extra_buffer`) moved to 0.5.15 was refused with "unrecognized arguments: extra_buffer", and
+/// `--cuda-graph-max-bs 64` — presets12's and many surveyed SGLang lines — with "unrecognized
+/// arguments: 64" at 0.5.14 – 0.5.19. The lists now say `alias-str` / `alias-int`: both import, and
+/// engine-args prints the replacements (`--mamba-radix-cache-strategy`, `--cuda-graph-max-bs-decode`).
+/// 0.5.20 drops the alias: the old strategy flag is refused there as SGLang refuses it.
+#[test]
+fn deprecated_aliases_take_their_values_to_0_5_19() {
+    let graphs = |c: &str| format!("{c} --cuda-graph-max-bs 64");
+    for v in ["0.5.14", "0.5.15", "0.5.19"] {
+        let (command, o) = at(222, v);
+        let i = build::import(&graphs(&command), &o).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert!(
+            has_line(&i.text, "mamba_scheduler_strategy = \"extra_buffer\""),
+            "{v}: {}",
+            i.text
+        );
+        assert!(has_line(&i.text, "cuda_graph_max_bs = 64"), "{v}: {}", i.text);
+        let p = Path::new("imported.toml");
+        let s = scenario::load_str(&i.text, p).unwrap_or_else(|e| panic!("{v}: {e}"));
+        let raw = scenario::parse_toml(&i.text, p).expect("parses");
+        let c = engine_args::command(&s, &raw, &i.text).expect("prints");
+        assert_eq!(
+            c.value_of("--mamba-radix-cache-strategy"),
+            Some("extra_buffer"),
+            "{v}"
+        );
+        assert_eq!(c.value_of("--cuda-graph-max-bs-decode"), Some("64"), "{v}");
+        assert!(
+            !c.args.iter().any(|a| a == "--mamba-scheduler-strategy"),
+            "{v}: {:?}",
+            c.args
+        );
+    }
+    let (command, o) = at(222, "0.5.20");
+    let e = build::import(&command, &o).expect_err("0.5.20 has no alias");
+    assert!(
+        e.contains("unrecognized arguments: --mamba-scheduler-strategy"),
+        "{e}"
+    );
+}
+
+/// SGLang 0.5.14's `_validate_mamba_extra_buffer` refusals of a stated extra buffer, on variants of
+/// row 222's launch (sglang issue 28312, Qwen3.5-9B with NEXTN): on an AMD GPU ("extra_buffer needs
+/// CUDA/MUSA/NPU (FLA)."), `extra_buffer_lazy` with a draft, and LFM2 (not in
+/// `_support_mamba_cache_extra_buffer`).
+#[test]
+fn a_stated_extra_buffer_is_refused_as_0_5_14_refuses_it() {
+    let (command, o) = at(222, "0.5.14");
+    let mut amd = o.clone();
+    amd.hardware = build::HardwareFrom::Preset("mi355x-8x-xgmi".into());
+    let e = build::import(&command, &amd).expect_err("ROCm");
+    assert!(e.contains("\"extra_buffer needs CUDA/MUSA/NPU (FLA).\""), "{e}");
+    let lazy = command.replace("extra_buffer", "extra_buffer_lazy");
+    let e = build::import(&lazy, &o).expect_err("lazy with a draft");
+    assert!(e.contains("\"extra_buffer_lazy unsupported with spec.\""), "{e}");
+    let lfm = "python -m sglang.launch_server --model-path LiquidAI/LFM2-1.2B --mamba-radix-cache-strategy extra_buffer";
+    let e = build::import(lfm, &on("h100-sxm-8x-nvlink", Some("0.5.14"))).expect_err("LFM2");
+    assert!(
+        e.contains("\"extra_buffer is not supported for Lfm2ForCausalLM; use no_buffer.\""),
+        "{e}"
+    );
+}

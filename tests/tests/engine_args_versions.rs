@@ -36,7 +36,7 @@ fn command_at(path: &Path, version: &str) -> Result<EngineCommand, ScenarioError
     engine_args::command(&s, &raw, &text)
 }
 
-/// Every flag token of `args` (after `positional` leading arguments) is in `list`, not deprecated.
+/// The flag tokens of `args` (after `positional` leading arguments) that `list` lacks or deprecates.
 pub(crate) fn unknown_or_deprecated(
     args: &[String],
     positional: usize,
@@ -47,6 +47,11 @@ pub(crate) fn unknown_or_deprecated(
     while i < args.len() {
         match list.get(&args[i]).map(String::as_str) {
             None | Some("deprecated") => bad.push(args[i].clone()),
+            // cmdsurvey63: a deprecated alias taking a value (SGLang's `DeprecatedAliasStoreAction`).
+            Some(k) if k.starts_with("alias-") => {
+                bad.push(args[i].clone());
+                i += 1;
+            }
             Some("flag") => {}
             Some(_) => i += 1,
         }
