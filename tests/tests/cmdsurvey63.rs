@@ -208,3 +208,33 @@ fn a_stated_extra_buffer_is_refused_as_0_5_14_refuses_it() {
         "{e}"
     );
 }
+
+/// Rows 222 (sglang issue 28312) and 252 (Hygon's cookbook) export `SGLANG_ENABLE_SPEC_V2=1`, as the
+/// SGLang MTP recipes do; before cmdsurvey63 it went into the note's list of variables tpsim does not
+/// read, with no reason. SGLang 0.5.9's `server_args.py` turns the overlap scheduler on for EAGLE /
+/// EAGLE3 / STANDALONE drafts under it; tpsim simulates the speculative step without the overlap, and
+/// now says so by name (the variable stays out of `[engine.env]`).
+#[test]
+fn spec_v2_is_said_plainly_to_be_left_out() {
+    let r = row(222);
+    let i = build::import(&r.command, &options(&r)).expect("imports");
+    assert!(
+        i.notes.iter().any(|n| n.starts_with(
+            "SGLANG_ENABLE_SPEC_V2=1 left out: SGLang's spec v2 keeps the overlap scheduler on"
+        ) && n.contains("tpsim simulates the speculative step without the overlap")),
+        "{:?}",
+        i.notes
+    );
+    assert!(
+        !i.text.lines().any(|l| l.starts_with("SGLANG_ENABLE_SPEC_V2")),
+        "{}",
+        i.text
+    );
+    assert!(
+        i.notes
+            .iter()
+            .all(|n| !n.contains("not read by tpsim") || !n.contains(" SGLANG_ENABLE_SPEC_V2=")),
+        "{:?}",
+        i.notes
+    );
+}
