@@ -50,7 +50,7 @@
 //! | `engine.deepep_mode` | `--deepep-mode` | (refused) |
 //! | `engine.mamba_cache_dtype` | (refused) | `--mamba-cache-dtype` |
 //! | `engine.mamba_ssm_cache_dtype` | `--mamba-ssm-dtype` | `--mamba-ssm-cache-dtype` |
-//! | `engine.mamba_scheduler_strategy` | `--mamba-scheduler-strategy` | (refused) |
+//! | `engine.mamba_scheduler_strategy` | `--mamba-scheduler-strategy` (`--mamba-radix-cache-strategy` from 0.5.14) | (refused) |
 //! | `engine.all2all_backend` | (refused) | `VLLM_ALL2ALL_BACKEND` (environment) |
 //! | `engine.install` (vLLM) | (refused) | a note: the vllm/vllm-openai image, or pip without FlashInfer |
 //! | `engine.trust_remote_code` (default: `hf-ids.toml` `[trust_remote_code]`) | `--trust-remote-code` | `--trust-remote-code` |

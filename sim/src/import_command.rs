@@ -288,6 +288,25 @@ fn assignment(w: &str) -> Option<(String, String)> {
     ok.then(|| (k.to_string(), v.to_string()))
 }
 
+/// cmdsurvey63 (vllm issue 41647, `stdbuf -oL -eL .venv/bin/vllm serve google/gemma-4-31B-it …`): the
+/// index of the program after `stdbuf`'s options, from `from` (the word after `stdbuf`). GNU coreutils
+/// `stdbuf OPTION… COMMAND` takes `-i`/`-o`/`-e MODE` (the mode attached, `-oL`, or the next word) and
+/// `--input`/`--output`/`--error=MODE` (coreutils manual, "stdbuf invocation"), and runs COMMAND with
+/// its standard streams' buffering changed: the server's log cadence, not its cost, so tpsim reads the
+/// command and ignores the wrapper (as `nohup` and `exec`).
+fn stdbuf_end(words: &[String], from: usize) -> usize {
+    let mut i = from;
+    while let Some(w) = words.get(i).filter(|w| w.starts_with('-')) {
+        // `-o L`: the mode is the next word; `-oL`, `--output=L`: attached.
+        i += if matches!(w.as_str(), "-i" | "-o" | "-e") {
+            2
+        } else {
+            1
+        };
+    }
+    i
+}
+
 /// The launch in one command's words, if it is one.
 fn launch(words: &[String]) -> Result<Option<Launch>, String> {
     let mut env = BTreeMap::new();
@@ -297,6 +316,9 @@ fn launch(words: &[String]) -> Result<Option<Launch>, String> {
         let w = &words[i];
         if let Some((k, v)) = assignment(w) {
             env.insert(k, v);
+        } else if w == "stdbuf" {
+            i = stdbuf_end(words, i + 1);
+            continue;
         } else if w == "tini" && words.get(i + 1).is_some_and(|n| n == "--") {
             // cmdsurvey60 (gpustack issue 4280, a container's `Args`: `tini -- vllm serve …`): tini,
             // Docker's init (`docker run --init`), runs the program after its `--` as its child

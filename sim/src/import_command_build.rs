@@ -702,6 +702,13 @@ fn environment(out: &mut Out, env: &BTreeMap<String, String>, sglang: bool) {
             _ if env_accepted(k) => {
                 out.env.insert(k.clone(), v.clone());
             }
+            // cmdsurvey63 (rows 222 and 252, and the SGLang MTP recipes): said plainly, not only listed.
+            "SGLANG_ENABLE_SPEC_V2" if sglang => out.notes.push(format!(
+                "SGLANG_ENABLE_SPEC_V2={v} left out: SGLang's spec v2 keeps the overlap scheduler on with an EAGLE / \
+                 EAGLE3 / STANDALONE draft (0.5.9 server_args.py: \"Spec v2 is enabled for eagle/eagle3 speculative \
+                 decoding and overlap schedule is turned on.\"); tpsim simulates the speculative step without the \
+                 overlap (spec v1), so the prediction is the engine's without it"
+            )),
             _ => ignored.push(format!("{k}={v}")),
         }
     }

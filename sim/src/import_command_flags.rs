@@ -104,6 +104,12 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
         "mamba_scheduler_strategy",
         Kind::Str,
     ),
+    // cmdsurvey63: its name from SGLang 0.5.14 (the old one a deprecated alias to 0.5.19).
+    (
+        "--mamba-radix-cache-strategy",
+        "mamba_scheduler_strategy",
+        Kind::Str,
+    ),
     ("--enable-dp-attention", "enable_dp_attention", Kind::True),
     ("--dp-size", "dp_size", Kind::Int),
     ("--data-parallel-size", "dp_size", Kind::Int),

@@ -84,6 +84,9 @@ fn every_list_kind_is_one_the_header_names() {
         "json-list",
         "json-dataclass",
         "deprecated",
+        // cmdsurvey63: SGLang's deprecated aliases storing a value (`DeprecatedAliasStoreAction`).
+        "alias-int",
+        "alias-str",
     ];
     let dir = data_path("engine-args");
     let mut seen = std::collections::BTreeSet::new();

@@ -13,7 +13,7 @@ use tpsim::engine_args_versions::list_for;
 use tpsim::scenario::{self, EngineKind, ScenarioError, ScenarioFile};
 
 /// flag name → value kind, read straight from the list file (not through the simulator's reader).
-fn kinds(file: &str) -> BTreeMap<String, String> {
+pub(crate) fn kinds(file: &str) -> BTreeMap<String, String> {
     let text = std::fs::read_to_string(data_path(&format!("engine-args/{file}"))).expect("list file");
     let mut m = BTreeMap::new();
     for l in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
@@ -36,13 +36,22 @@ fn command_at(path: &Path, version: &str) -> Result<EngineCommand, ScenarioError
     engine_args::command(&s, &raw, &text)
 }
 
-/// Every flag token of `args` (after `positional` leading arguments) is in `list`, not deprecated.
-fn unknown_or_deprecated(args: &[String], positional: usize, list: &BTreeMap<String, String>) -> Vec<String> {
+/// The flag tokens of `args` (after `positional` leading arguments) that `list` lacks or deprecates.
+pub(crate) fn unknown_or_deprecated(
+    args: &[String],
+    positional: usize,
+    list: &BTreeMap<String, String>,
+) -> Vec<String> {
     let mut bad = Vec::new();
     let mut i = positional;
     while i < args.len() {
         match list.get(&args[i]).map(String::as_str) {
             None | Some("deprecated") => bad.push(args[i].clone()),
+            // cmdsurvey63: a deprecated alias taking a value (SGLang's `DeprecatedAliasStoreAction`).
+            Some(k) if k.starts_with("alias-") => {
+                bad.push(args[i].clone());
+                i += 1;
+            }
             Some("flag") => {}
             Some(_) => i += 1,
         }

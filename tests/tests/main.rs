@@ -454,6 +454,9 @@ mod cmdsurvey60;
 // cmdsurvey62 (issue #17): 20 launch commands of 2026; SGLang --mamba-scheduler-strategy, sglang serve
 // --model from 0.5.11, human-readable token counts, GQA DCP, explicit async with MTP, capture sizes.
 mod cmdsurvey62;
+// cmdsurvey63 (issue #17): 20 launch commands of April – September 2026; `stdbuf` in front of the
+// engine, SGLang 0.5.14's `--mamba-radix-cache-strategy` and its deprecated alias, engine-args on each import.
+mod cmdsurvey63;
 // deploys34 (issue #18): the IOG Foundation's multi-GPU RTX 4090 TP files at 1, 4 and 32 req/s (vLLM 0.8.5), left by newdeploys14/15.
 mod deploys34;
 // args58 (issue #17): list kinds by the engines' parsers, their refusal texts, vLLM's mp executor across boxes.

@@ -42,6 +42,10 @@ pub struct FlagList {
 pub struct FlagSpec {
     pub kind: String,
     pub choices: Option<Vec<String>>,
+    /// cmdsurvey63: a deprecated alias that stores a value of `kind` (the list's `alias-KIND`: SGLang's
+    /// `DeprecatedAliasStoreAction`, 0.5.13 – 0.5.19, e.g. `--cuda-graph-max-bs`): the engine takes
+    /// it with a warning, and `tpsim engine-args` prints its replacement where it knows one.
+    pub alias: bool,
 }
 
 impl FlagList {
@@ -93,9 +97,11 @@ impl FlagList {
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         {
             let cols: Vec<&str> = line.split('\t').collect();
+            let kind = cols.get(1).copied().unwrap_or("str");
             let spec = FlagSpec {
-                kind: cols.get(1).copied().unwrap_or("str").to_string(),
+                kind: kind.strip_prefix("alias-").unwrap_or(kind).to_string(),
                 choices: cols.get(2).map(|c| c.split(',').map(String::from).collect()),
+                alias: kind.starts_with("alias-"),
             };
             // args58: a row also names its single-dash aliases (`--speculative-config|-sc`, extract.py
             // `flags_of`) for argparse's texts (`FlagList::row`); the keys stay the `--` names, the
@@ -192,7 +198,7 @@ pub fn adapt(list: &FlagList, args: &mut Vec<String>, notes: &mut Vec<String>) -
                 list.file()
             ));
         };
-        if spec.kind == "deprecated" {
+        if spec.kind == "deprecated" || spec.alias {
             notes.push(format!(
                 "{name} is deprecated in {engine} {} (it still starts, with a warning)",
                 list.version

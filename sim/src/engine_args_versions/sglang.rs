@@ -39,7 +39,7 @@ pub(super) fn rename(
     args: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) {
-    let usable = |f: &str| flags.get(f).is_some_and(|s| s.kind != "deprecated");
+    let usable = |f: &str| flags.get(f).is_some_and(|s| s.kind != "deprecated" && !s.alias);
     let has = |args: &Vec<String>, f: &str| args.iter().any(|a| a == f);
     if has(args, "--disable-cuda-graph")
         && !usable("--disable-cuda-graph")
@@ -154,19 +154,37 @@ pub(super) fn rename(
     // settings per phase, `--cuda-graph-max-bs-decode` (int) and `--cuda-graph-bs-decode`
     // (`List[int]`: `nargs="+"`, `arg_utils.py`), folded into the decode phase's `max_bs` / `bs`
     // (`cuda_graph_hook.py`).
-    for (old, new) in [
-        ("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"),
-        ("--cuda-graph-bs", "--cuda-graph-bs-decode"),
+    // cmdsurvey63: 0.5.14 – 0.5.19 keep these two, and `--mamba-scheduler-strategy`, as deprecated
+    // aliases (`DeprecatedAliasStoreAction`, 0.5.14 `server_args.py`: "Deprecated alias for
+    // --cuda-graph-max-bs-decode.", "… for --mamba-radix-cache-strategy."): printed as the replacement.
+    for (old, new, what) in [
+        (
+            "--cuda-graph-max-bs",
+            "--cuda-graph-max-bs-decode",
+            "the decode graphs' setting",
+        ),
+        (
+            "--cuda-graph-bs",
+            "--cuda-graph-bs-decode",
+            "the decode graphs' setting",
+        ),
+        (
+            "--mamba-scheduler-strategy",
+            "--mamba-radix-cache-strategy",
+            "the mamba radix cache's strategy",
+        ),
     ] {
         if !usable(old)
             && usable(new)
             && let Some(i) = args.iter().position(|a| a == old)
         {
             args[i] = new.into();
-            notes.push(format!(
-                "SGLang {} has no {old}: the decode graphs' setting is {new}",
-                list.version
-            ));
+            let had = if flags.contains_key(old) {
+                "keeps only as a deprecated alias"
+            } else {
+                "has no"
+            };
+            notes.push(format!("SGLang {} {had} {old}: {what} is {new}", list.version));
         }
     }
     if has(args, "--enable-dp-attention") && !usable("--enable-dp-attention") && usable("--attn-dp-size") {

@@ -137,6 +137,7 @@ pub fn split(
             field_spec = FlagSpec {
                 kind: "str".into(),
                 choices: None,
+                alias: false,
             };
             &field_spec
         } else {

@@ -108,6 +108,8 @@ pub const KEYED: &[(&str, &str)] = &[
     ("--disable-hybrid-swa-memory", "engine.disable_hybrid_swa_memory"),
     ("--mamba-ssm-dtype", "engine.mamba_ssm_cache_dtype"),
     ("--mamba-scheduler-strategy", "engine.mamba_scheduler_strategy"),
+    // cmdsurvey63: SGLang 0.5.14's name for it.
+    ("--mamba-radix-cache-strategy", "engine.mamba_scheduler_strategy"),
     ("--enable-dp-attention", "engine.enable_dp_attention"),
     ("--dp-size", "engine.dp_size"),
     ("--pp-size", "engine.pp_size"),

@@ -41,10 +41,14 @@ pub fn resolve(kind: EngineKind, version: &str, raw: Option<&str>) -> Result<Opt
     }
     let list = crate::engine_args_versions::list_for(kind, version)
         .ok_or_else(|| format!("SGLang {version}: no argument list at or below it"))?;
-    let choices = list
-        .flags()
-        .get("--mamba-scheduler-strategy")
-        .and_then(|f| f.choices.clone())
+    let flags = list.flags();
+    // cmdsurvey63: 0.5.14 renames the flag `--mamba-radix-cache-strategy` (same choices, the field
+    // `mamba_radix_cache_strategy`), keeping `--mamba-scheduler-strategy` as a deprecated alias
+    // through 0.5.19 (`server_args.py`: `action=DeprecatedAliasStoreAction`, `dest=
+    // "mamba_radix_cache_strategy"`); 0.5.20 drops the alias.
+    let (flag, choices) = ["--mamba-radix-cache-strategy", "--mamba-scheduler-strategy"]
+        .into_iter()
+        .find_map(|f| Some((f, flags.get(f)?.choices.clone()?)))
         .ok_or_else(|| {
             format!(
                 "SGLang {version} has no --mamba-scheduler-strategy ({})",
@@ -53,7 +57,7 @@ pub fn resolve(kind: EngineKind, version: &str, raw: Option<&str>) -> Result<Opt
         })?;
     if !choices.iter().any(|c| c == s) {
         return Err(format!(
-            "SGLang {version} refuses it: argparse stops with \"argument --mamba-scheduler-strategy: invalid \
+            "SGLang {version} refuses it: argparse stops with \"argument {flag}: invalid \
              choice: '{s}' (choose from {})\"",
             choices
                 .iter()
@@ -98,10 +102,13 @@ pub fn settle_extra(out: &mut Settled, l: &Launch, v: (u64, u64, u64), name: &st
     if !branch {
         return Ok(false);
     }
+    if ((0, 5, 14)..=(0, 5, 15)).contains(&v) && extra(l) {
+        return extra_0_5_14(out, l, s, name);
+    }
     if !((0, 5, 9)..=(0, 5, 13)).contains(&v) {
         out.warnings.push(format!(
-            "SGLang {}: --mamba-scheduler-strategy {s} is read by tpsim at 0.5.9 – 0.5.13 only; the release's \
-             default rule is applied (not modelled)",
+            "SGLang {}: mamba strategy {s} is read by tpsim at 0.5.9 – 0.5.13 (and extra_buffer at 0.5.14 – \
+             0.5.15) only; the release's default rule is applied (not modelled)",
             l.version
         ));
         return Ok(false);
@@ -156,5 +163,47 @@ pub fn settle_extra(out: &mut Settled, l: &Launch, v: (u64, u64, u64), name: &st
             l.version
         ));
     }
+    Ok(true)
+}
+
+/// cmdsurvey63: a stated `extra_buffer` / `extra_buffer_lazy` at SGLang 0.5.14 – 0.5.15, read in the
+/// wheels' `server_args.py` `_handle_mamba_radix_cache` and `_validate_mamba_extra_buffer` (0.5.15:
+/// the resolution in `arg_groups/overrides.py` `_mamba_radix_cache_resolution`, which rewrites `auto`
+/// only): a stated strategy is kept as given, then validated — the architecture must take the extra
+/// buffer (`_support_mamba_cache_extra_buffer`: Qwen3.5, Qwen3-Next, Falcon-H1, Granite-4.0-H,
+/// Nemotron-H with the default Triton linear-attention backend), the device CUDA / MUSA / NPU, and no
+/// draft with `extra_buffer_lazy`. The radix cache stays and the overlap scheduler is left as
+/// launched (`disable_overlap_schedule` is set only on the `auto` → `no_buffer` path).
+fn extra_0_5_14(out: &mut Settled, l: &Launch, s: &str, name: &str) -> Result<bool, String> {
+    if !l.radix_cache {
+        // `if self.disable_radix_cache: return` before any validation.
+        return Ok(false);
+    }
+    let refusal = |text: &str| {
+        Err(format!(
+            "SGLang {} refuses to start: \"{text}\" (server_args.py _validate_mamba_extra_buffer)",
+            l.version
+        ))
+    };
+    let supported = supports_extra(l.arch)
+        || matches!(l.arch, Architecture::NemotronH | Architecture::FalconH1)
+        || (l.arch == Architecture::GraniteMoeHybrid && l.has_linear);
+    if !supported {
+        return refusal(&format!(
+            "extra_buffer is not supported for {name}; use no_buffer."
+        ));
+    }
+    if l.rocm {
+        return refusal("extra_buffer needs CUDA/MUSA/NPU (FLA).");
+    }
+    if s == "extra_buffer_lazy" && l.speculative {
+        return refusal("extra_buffer_lazy unsupported with spec.");
+    }
+    out.warnings.push(format!(
+        "SGLang {}: --mamba-radix-cache-strategy {s} keeps the radix cache for {name} (the overlap schedule as \
+         launched); tpsim sizes the state pool as no_buffer (assumed: extra_buffer's per-request slots are not \
+         modelled)",
+        l.version
+    ));
     Ok(true)
 }

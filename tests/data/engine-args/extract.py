@@ -14,7 +14,8 @@ Usage:
 Reads the source with Python's `ast` (nothing is imported or run). For each `add_argument` call whose
 first arguments are string literals it writes one line: the flag names (aliases joined by `|`), a tab,
 the value kind (`flag` for store_true / store_false / BooleanOptionalAction, `int`, `float`, `str`,
-`deprecated`; `int-si` for SGLang's human_readable_int; the JSON parsers apart, as each words its error:
+`deprecated` (a deprecated flag that takes no value), `alias-KIND` (SGLang's deprecated alias storing a
+value of KIND, `DeprecatedAliasStoreAction`); `int-si` for SGLang's human_readable_int; the JSON parsers apart, as each words its error:
 `json` for argparse's own `type=json.loads`, `json-parse` for vLLM's `parse_type(json.loads)`, `json-list`
 for SGLang's `json_list_type`, `json-dataclass` for vLLM's pydantic `parse_dataclass`), and, when the engine restricts the values, a tab and the comma-separated choices
 (literal lists, module-level constants, or for vLLM the `Literal[...]` type of the config field).
@@ -89,13 +90,19 @@ def type_kind(v, kind="str"):
 
 
 def kind_of(call, consts, vllm=False):
-    kind, choices = "str", None
+    kind, choices, alias = "str", None, False
     for kw in call.keywords:
         if kw.arg == "action":
             v = kw.value
             name = v.value if isinstance(v, ast.Constant) else getattr(v, "attr", getattr(v, "id", ""))
             if name in ("store_true", "store_false", "BooleanOptionalAction"):
                 kind = "flag"
+            elif name == "DeprecatedAliasStoreAction":
+                # cmdsurvey63: SGLang's deprecated alias that stores its value (0.5.13 `--nsa-prefill-backend`,
+                # 0.5.14 `--mamba-scheduler-strategy`, `--cuda-graph-max-bs`: arg_groups/argparse_actions.py
+                # `setattr(namespace, self.dest, values)` after a warning): it takes a value of its type,
+                # so the kind is `alias-` + that value's kind (`alias-int`, `alias-str`).
+                alias = True
             elif "Deprecated" in name:
                 # DeprecatedAction (vLLM, SGLang ≤ 0.5.9), DeprecatedStoreTrueAction /
                 # DeprecatedStoreConstAction (SGLang 0.5.2x): accepted with a warning.
@@ -125,6 +132,8 @@ def kind_of(call, consts, vllm=False):
     if (isinstance(nargs.get("nargs"), ast.Constant) and nargs["nargs"].value == "?" and "const" in nargs
             and "action" in nargs):
         kind = "flag"
+    if alias:
+        kind = "alias-" + kind
     return kind, choices
 
 
@@ -530,7 +539,8 @@ def main():
             print("# cli_args.py (`--host`, `--port`, `--api-key`, `--tool-call-parser`, …), appended below by extract.py's vllm_frontend.")
     print("# Written by tests/data/engine-args/extract.py. Columns (tab-separated): flag names (aliases joined")
     print("# by |), value kind (flag | int | int-si | float | str | json | json-parse | json-list | json-dataclass |")
-    print("# deprecated: see extract.py type_kind / vllm_field_types), choices (comma-separated, optional).")
+    print("# deprecated | alias-KIND: see extract.py type_kind / vllm_field_types / kind_of), choices (comma-separated,")
+    print("# optional).")
     seen = set()
     for names, kind, choices in rows:
         key = "|".join(names)
