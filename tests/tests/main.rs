@@ -530,3 +530,5 @@ mod vllmmem62;
 mod ttft62;
 // moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.
 mod moeroute62;
+// b200sg63 (issue #18): SGLang's flashinfer_trtllm MoE runner on B200, its fixed kernels from an nsys profile.
+mod b200sg63;

@@ -1,0 +1,74 @@
+//! b200sg63 (issue #18): the fixed kernels of SGLang's `flashinfer_trtllm` MoE runner on SM 10.0 (B200).
+//!
+//! Source (tests/data/trtllm-moe-b200.tsv): an nsys profile of FlashInfer's TRT-LLM FP8 block-scale MoE
+//! (`trtllm_fp8_block_scale_moe`, DeepSeek routing, top-8 of 256 experts in 8 groups) on one B200,
+//! flashinfer-bench's 19 workloads of `moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048`.
+//! The call's kernels that do not stream expert weights — routing main and cluster indices, the
+//! activation, finalize — average 11.0, 3.6, 6.8 and 5.6 µs on the small-batch path, where tpsim counted
+//! four kernels (top-k, align, SiLU, sum) at the B200 template's 3 µs each. The difference, 15.0 µs a MoE
+//! layer, is the template's `[compute.moe_backends.flashinfer_trtllm] overhead_us`.
+
+use crate::common::*;
+
+/// The B200 template's per-kernel cost: `templates/b200-sxm.toml` extends `hopper-sxm`, whose
+/// `kernel_overhead` is 3 µs.
+const TEMPLATE_KERNEL_US: f64 = 3.0;
+
+/// By hand: 11.0 + 3.6 + 6.8 + 5.6 = 27.0 µs of the four charged rows, less 4 × 3 µs = 15.0 µs (± 1e-9),
+/// the figure in the B200 template; the large-batch kernels (cooperative routing, the vectorised
+/// finalize, the medium and large activations) and the GEMMs are not charged.
+#[test]
+fn profile_fixed_kernels_give_the_trtllm_overhead() {
+    let t = read_tsv(&data_path("trtllm-moe-b200.tsv"));
+    let c = |n: &str| t.col(n);
+    let charged: Vec<f64> = t
+        .rows
+        .iter()
+        .filter(|r| r.cells[c("use")].starts_with("fixed kernel: charged"))
+        .map(|r| r.cells[c("avg_us")].parse().expect("avg_us"))
+        .collect();
+    assert_eq!(charged.len(), 4, "{charged:?}");
+    let sum: f64 = charged.iter().sum();
+    assert!((sum - 27.0).abs() < 1e-9, "{sum}");
+    let overhead = sum - 4.0 * TEMPLATE_KERNEL_US;
+    assert!((overhead - 15.0).abs() < 1e-9, "{overhead}");
+    let template =
+        std::fs::read_to_string(scenario("hardware/templates/b200-sxm.toml")).expect("b200-sxm.toml");
+    assert!(template.contains("extends = \"hopper-sxm\"") && !template.contains("\nkernel_overhead"));
+    let hopper =
+        std::fs::read_to_string(scenario("hardware/templates/hopper-sxm.toml")).expect("hopper-sxm.toml");
+    assert!(
+        hopper.contains("\nkernel_overhead = \"3us\""),
+        "template kernel cost moved"
+    );
+    assert!(
+        template.contains("[compute.moe_backends.flashinfer_trtllm]\noverhead_us = 15.0\n"),
+        "template entry"
+    );
+}
+
+/// The charge on a bundled row: DeepSeek-R1-0528 FP8 under SGLang 0.5.6.post1 on 8× B200, TP 8, c 1
+/// (`flashinfer_trtllm`, block-FP8 experts; 58 MoE layers of 61). Its `moe` op a step was 2.3828 ms
+/// before this change (`tpsim run --json`, this branch's parent b5f2f193) and is 58 × 15.0 µs = 0.870 ms
+/// longer (± 0.002 ms: integer-ns rounding over 58 layers).
+#[test]
+fn deepseek_r1_b200_row_carries_the_trtllm_kernels() {
+    let v = run_json(&scenario(
+        "validation/deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml",
+    ));
+    let moe = f(&v["breakdown_by_op"]["moe"]);
+    assert!((moe - (2.3828 + 58.0 * 0.015)).abs() < 0.002, "{moe}");
+}
+
+/// A bf16 MoE under the same runner is not charged (the profile is the FP8 block-scale call, and
+/// `passes` applies a backend's fixed cost to quantized experts only): Qwen3-Coder-Next (the
+/// Qwen3-Next preset) under SGLang 0.5.8 on 2× B200, TP 2, c 1, keeps its `moe` op at 1.5729 ms a step
+/// (± 0.001 ms), as at b5f2f193.
+#[test]
+fn bf16_trtllm_row_takes_no_charge() {
+    let v = run_json(&scenario(
+        "validation/qwen3-coder-next-b200x2-sglang-0.5.8-tp2-1k1k-c1.toml",
+    ));
+    let moe = f(&v["breakdown_by_op"]["moe"]);
+    assert!((moe - 1.5729).abs() < 0.001, "{moe}");
+}
