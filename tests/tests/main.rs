@@ -535,3 +535,5 @@ mod ttft62;
 mod moeroute62;
 // h200_63 (issue #18): vLLM 0.8.5 / 0.11.0 untuned fused-MoE tile (GLM-4.6 bf16 8× H200 rows).
 mod h200_63;
+// b200sg63 (issue #18): SGLang's flashinfer_trtllm MoE runner on B200, its fixed kernels from an nsys profile.
+mod b200sg63;

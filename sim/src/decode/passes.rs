@@ -17,7 +17,7 @@ mod internlm2_tests; // families11: vLLM's InternLM2 qkv all-gather per layer
 mod layer_kernels; // vllmfusion: vLLM's norm + FP8-quant fusion; the KV-cache store kernels
 pub use dp_sum::DpSum;
 mod moe_a2a; // issue #17 point 1 (ep): a MoE layer on DeepEP's all-to-all path
-mod moe_call; // moecall: the triton fused-MoE call's measured fixed cost on SM 9.0
+mod moe_call; // moecall: the triton fused-MoE call's measured fixed cost on SM 9.0 / 10.0; b200sg63: the TRT-LLM call's on SM 10.0
 pub(crate) mod moe_route; // moeroute62: each engine's routing kernels for biased grouped top-k
 mod piecewise; // graphmode: vLLM PIECEWISE graphs, attention launched by the host
 pub(super) mod pipeline; // issue #17: sends between pipeline stages

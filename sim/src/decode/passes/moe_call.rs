@@ -1,5 +1,5 @@
 //! moecall (issue #17): the fixed part of the engines' triton `fused_moe` call on Hopper (SM 9.0)
-//! and, b200moe55, B200 (SM 10.0).
+//! and, b200moe55, B200 (SM 10.0); b200sg63: the fixed kernels of SGLang's TRT-LLM MoE call on B200.
 //!
 //! The engines' own kernel benchmarks time one whole call (top-k, `moe_align_block_size`, the
 //! activation quantizations, w13 GEMM, SiLU-and-mul, w2 GEMM, the sum over the k experts: 8 kernels
@@ -57,6 +57,19 @@
 //! the same 16 × 32 × 64 tile (M 16 ≤ E 16) the bf16 rows run at M ≤ E. Charged on SM 10.0 with
 //! bf16 / fp16 experts only, unscaled in batch as on SM 9.0; block FP8's default (a 64-row tile)
 //! has no B200 pair: not charged.
+//!
+//! b200sg63: SGLang's `flashinfer_trtllm` runner on SM 10.0 with block-FP8 experts
+//! (`trtllm_fp8_block_scale_moe`; DeepSeek-V3 / R1 and Llama 4 fp8 from 0.5.5, Qwen3-MoE / Qwen3-Next fp8
+//! from 0.5.6: `scenario::moe_backend::sglang_sm100`). The call launches routing (`routingMainKernel`,
+//! `routingIndicesClusterKernel`), GEMM1, the activation (`activationDeepSeekKernel`), GEMM2 and
+//! `finalizeKernel`; tpsim counts the triton call's six kernels in their place, four of them (top-k, align,
+//! SiLU, sum) at the template's per-kernel cost. An nsys profile of that call with DeepSeek routing on one
+//! B200 (flashinfer-bench's `moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048`, 19 workloads,
+//! 1,883 calls; `tests/data/trtllm-moe-b200.tsv`) times the four on the small-batch path at 11.0 + 3.6 +
+//! 6.8 + 5.6 = [`TRTLLM_FP8_FIXED_KERNELS_US_SM100`] µs; the difference to four template kernels is
+//! charged a MoE layer (15.0 µs at 3 µs). `routingMainKernel`'s 11.0 is its average over every workload;
+//! the GEMMs (another shape: 32 local experts of 2,048) keep the template's bytes. Not charged: bf16 /
+//! NVFP4 experts under the same runner (other calls: the profile times neither), other GPUs.
 
 use crate::scenario::{EngineKind, Scenario, accel::GpuVendor};
 use tpsim_model::llm::{LayerWork, WeightDtype};
@@ -86,6 +99,32 @@ pub const UNTUNED_BF16_CALL_US: f64 = 15.69;
 /// 9.67 − 8.97 ms) over its 48 MoE layers (module doc; `tests/data/moe-untuned-b200.tsv` line 2).
 pub const UNTUNED_BF16_CALL_US_SM100: f64 = (9.67 - 8.97) * 1000.0 / 48.0;
 
+/// b200sg63: the GPU time of the TRT-LLM FP8 block-scale MoE call's four fixed kernels on a B200, µs:
+/// routing main 11.0 + routing cluster indices 3.6 + activation 6.8 + finalize 5.6 (the nsys averages of
+/// `tests/data/trtllm-moe-b200.tsv`; module doc).
+pub const TRTLLM_FP8_FIXED_KERNELS_US_SM100: f64 = 11.0 + 3.6 + 6.8 + 5.6;
+
+/// Kernels of the triton call tpsim counts in place of those four: top-k, align, SiLU-and-mul, the sum.
+pub const TRTLLM_FIXED_KERNELS_COUNTED: u32 = 4;
+
+/// b200sg63: what SGLang's `flashinfer_trtllm` call on SM 10.0 with block-FP8 experts costs a MoE layer
+/// over the template's per-kernel cost `kernel_overhead_us` for the kernels counted in its place, µs;
+/// 0 for other layers, runners, formats and GPUs (module doc).
+fn trtllm_fp8_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
+    let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
+    let applies = l.is_moe
+        && sm == 100
+        && s.hardware.accel.vendor == GpuVendor::Nvidia
+        && s.engine.moe_backend.as_deref() == Some("flashinfer_trtllm")
+        && experts == WeightDtype::Fp8
+        && s.engine.moe_a2a.is_none();
+    if !applies {
+        return 0.0;
+    }
+    (TRTLLM_FP8_FIXED_KERNELS_US_SM100 - f64::from(TRTLLM_FIXED_KERNELS_COUNTED) * kernel_overhead_us)
+        .max(0.0)
+}
+
 /// The untuned default tile's extra cost a bf16 / fp16 MoE layer on SM version `sm`, µs; `None`
 /// where no default-against-tuned pair was read (module doc).
 pub fn untuned_bf16_us(sm: u32) -> Option<f64> {
@@ -110,10 +149,11 @@ pub fn kernel_us(sm: u32) -> Option<f64> {
 /// `l` of scenario `s` with routed experts in `experts` and a template per-kernel cost of
 /// `kernel_overhead_us`: `(kernel_us(sm) − kernel_overhead_us) ×` (6 + the routed experts'
 /// activation quantization kernels, block-FP8: 2), never below 0, plus [`untuned_bf16_us`]
-/// (SM 9.0, 10.0) for bf16 / fp16 experts under `engine.moe_tuned_config = false`; 0
-/// outside the module doc's calls. h200_63: under vLLM the untuned charge only where the call's
-/// tokens `m` are at most the rank's experts `e` (`scenario::vllm_moe_configs`: vLLM's default is
-/// the measured 16 × 32 × 64 tile at M ≤ E only).
+/// (SM 9.0, 10.0) for bf16 / fp16 experts under `engine.moe_tuned_config = false`; under SGLang's
+/// `flashinfer_trtllm` runner on SM 10.0 with block-FP8 experts the TRT-LLM call's fixed kernels
+/// (b200sg63); 0 outside the module doc's calls. h200_63: under vLLM the untuned charge only where
+/// the call's tokens `m` are at most the rank's experts `e` (`scenario::vllm_moe_configs`: vLLM's
+/// default is the measured 16 × 32 × 64 tile at M ≤ E only).
 pub fn extra_us(
     s: &Scenario,
     l: &LayerWork,
@@ -128,7 +168,7 @@ pub fn extra_us(
     let format = matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp8);
     let per_kernel = match kernel_us(sm) {
         Some(k) if l.is_moe && nvidia && triton && format && s.engine.moe_a2a.is_none() => k,
-        _ => return 0.0,
+        _ => return trtllm_fp8_us(s, l, experts, kernel_overhead_us),
     };
     let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
     let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
@@ -274,7 +314,8 @@ mod tests {
     /// (the table's default here: no `E=160,N=192` B200 file, and `false`) it adds (b200moe62) sglang
     /// PR 7004's 700 / 48 = 14.583 µs: 31.831 µs (± 0.001). DeepSeek-V3 block FP8 with a named
     /// triton backend: 8 × 2.87466 = 22.997 µs;
-    /// under 0.5.6's own `flashinfer_trtllm` runner 0. An RTX 5090 (SM 12.0) gets 0.
+    /// under 0.5.6's own `flashinfer_trtllm` runner no triton cost, but (b200sg63) the TRT-LLM call's
+    /// fixed kernels: 27.0 − 4 × 3 = 15.0 µs (± 1e-9). An RTX 5090 (SM 12.0) gets 0.
     #[test]
     fn b200_call_takes_the_b200_series_per_kernel_cost() {
         assert!((FUSED_MOE_KERNEL_US_SM100 - 5.87466).abs() < 1e-5);
@@ -300,7 +341,11 @@ mod tests {
         assert!((extra_of(&ds, 3) - 22.997).abs() < 1e-3, "{}", extra_of(&ds, 3));
         let trtllm = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", 8, v);
         assert_eq!(trtllm.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
-        assert!(extra_of(&trtllm, 3).abs() < 1e-12);
+        assert!(
+            (extra_of(&trtllm, 3) - 15.0).abs() < 1e-9,
+            "{}",
+            extra_of(&trtllm, 3)
+        );
         let rtx = scenario("rtx-5090-4x-no-p2p", "qwen3-30b-a3b", "vllm", 4, "");
         assert!(extra_of(&rtx, 0).abs() < 1e-12);
     }
@@ -321,5 +366,30 @@ mod tests {
         let triton = moe_us("");
         let cutlass = moe_us("moe_backend = \"cutlass\"\n");
         assert!((triton - cutlass - 6.615).abs() < 0.002, "{triton} {cutlass}");
+    }
+
+    /// b200sg63: the TRT-LLM call's fixed kernels by GPU and expert format. The constant by hand,
+    /// 11.0 + 3.6 + 6.8 + 5.6 = 27.0 µs (tests/data/trtllm-moe-b200.tsv). DeepSeek-V3 block FP8 under
+    /// SGLang 0.5.6.post1 on 8× H200 with `flashinfer_trtllm` named gets nothing (SM 9.0: no profile
+    /// read); Qwen3-Next bf16 under 0.5.8 on B200 (`flashinfer_trtllm` by SGLang's rule) gets nothing
+    /// (another call); a dense layer of DeepSeek-V3 (layer 0) gets nothing.
+    #[test]
+    fn trtllm_fixed_kernels_charge_block_fp8_on_sm100_only() {
+        assert!((TRTLLM_FP8_FIXED_KERNELS_US_SM100 - 27.0).abs() < 1e-9);
+        let v = "version = \"0.5.6.post1\"\n";
+        let b200 = scenario("b200-8x-nvlink", "deepseek-v3", "sglang", 8, v);
+        assert!(extra_of(&b200, 0).abs() < 1e-12);
+        let named = format!("{v}moe_backend = \"flashinfer_trtllm\"\n");
+        let h200 = scenario("h200-8x-nvlink", "deepseek-v3", "sglang", 8, &named);
+        assert!(extra_of(&h200, 3).abs() < 1e-12, "{}", extra_of(&h200, 3));
+        let bf16 = scenario(
+            "b200-8x-nvlink",
+            "qwen3-next-80b-a3b",
+            "sglang",
+            2,
+            "version = \"0.5.8\"\n",
+        );
+        assert_eq!(bf16.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
+        assert!(extra_of(&bf16, 0).abs() < 1e-12, "{}", extra_of(&bf16, 0));
     }
 }
