@@ -71,6 +71,24 @@ pub fn snapshot_precedes_dist_init(version: [u64; 3]) -> bool {
     version < [0, 11, 0]
 }
 
+/// vllmmem63 (issue #17): the single-GPU non-torch growth of vLLM's profile run on Ampere / Ada GPUs
+/// (SM 8.x) in the releases whose window holds only `profile_run`, GiB, MEASURED (in sample for the
+/// rows named, no rule): vLLM 0.10.2 logs "0.02 GiB for non-torch memory" on one 23.53-GiB card
+/// (Qwen3-8B-FP8, tests/data/engine-memory.tsv line 74) and on one A100 40GB (Qwen2.5-Omni-7B, line
+/// 77), as 0.10.1.1 measures 0.0175 on one A100 80GB (lines 64–65, `crate::vllm_startup::
+/// V0_10_1_NON_TORCH_GIB`). The preset's 0.25 GiB is vLLM 0.19.0's on H100, whose window also holds
+/// `profile_cudagraph_memory` (0.18.0 on). Hopper is left at the preset's figure: 0.10.2 logs 0.07
+/// GiB on one H100 (line 75) and llm-d-benchmark's ~0.11 runs 0.13–0.14 (lines 69–73), so the base
+/// depends on the GPU, and no mechanism was located for either figure.
+pub const PRE_0_18_SM8_BASE_GIB: f64 = 0.02;
+
+/// vllmmem63: whether [`PRE_0_18_SM8_BASE_GIB`] replaces the preset's single-GPU base: a vLLM V1
+/// release from 0.10.2 (0.10.1.x keeps its own measured figures) up to 0.17.x (0.18.0 moved
+/// `profile_cudagraph_memory` into the window), on a GPU of compute capability 8.x.
+pub fn pre_0_18_sm8_base(version: [u64; 3], sm_major: u32) -> bool {
+    ([0, 10, 2]..[0, 18, 0]).contains(&version) && sm_major == 8
+}
+
 /// How a TP group of more than one rank is connected, as the non-torch growth needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GroupLinks {
@@ -121,6 +139,16 @@ mod tests {
         assert!(snapshot_precedes_dist_init([0, 9, 2]));
         assert!(!snapshot_precedes_dist_init([0, 11, 0]));
         assert!(!snapshot_precedes_dist_init([0, 19, 0]));
+    }
+
+    #[test]
+    fn vllmmem63_sm8_base_window() {
+        assert!(pre_0_18_sm8_base([0, 10, 2], 8));
+        assert!(pre_0_18_sm8_base([0, 17, 1], 8));
+        assert!(!pre_0_18_sm8_base([0, 10, 1], 8));
+        assert!(!pre_0_18_sm8_base([0, 18, 0], 8));
+        assert!(!pre_0_18_sm8_base([0, 11, 0], 9));
+        assert!(!pre_0_18_sm8_base([0, 11, 0], 7));
     }
 
     #[test]

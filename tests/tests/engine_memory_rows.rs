@@ -992,16 +992,18 @@ fn every_row_has_a_test() {
     // one and two A100s, vllmold52) in `vllmold52`; line 68 (SGLang 0.5.13.post1 Qwen3-32B on 4× RTX
     // 5090) in `sglres53`; lines 69–71 (vLLM ~0.11 Llama-3.1-8B, Qwen3-32B and Llama-3.3-70B FP8 at tp
     // 2 on H100s, the log set of line 39) in `vmem56`; lines 72–73 (vLLM ~0.11 gpt-oss-20b and
-    // gpt-oss-120b on one H100, the same log set) in `vgptoss56`.
+    // gpt-oss-120b on one H100, the same log set) in `vgptoss56`; lines 74–78 (vLLM 0.10.2 Qwen3-8B-FP8 on
+    // a 23.53-GiB card, llava-v1.6-mistral-7b on an H100, Qwen3-235B-A22B-FP8 on 8× L40S, Qwen2.5-Omni-7B
+    // on an A100 40GB; vLLM 0.11.1.dev OPT-2.7B on 4× A30) in `vllmmem63`.
     // A new row fails this until it gets its own test.
     let engines: Vec<String> = read_tsv(&data_path("engine-memory.tsv"))
         .rows
         .iter()
         .map(|r| r.get(1).to_string())
         .collect();
-    assert_eq!(engines.len(), 72);
+    assert_eq!(engines.len(), 77);
     assert_eq!(engines.iter().filter(|e| *e == "sglang").count(), 19);
-    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 53);
+    assert_eq!(engines.iter().filter(|e| *e == "vllm").count(), 58);
 }
 
 #[test]

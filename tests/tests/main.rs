@@ -529,6 +529,8 @@ mod ampere62;
 mod mmnorm61;
 // vllmmem62 (issue #17): what the logs of engine-memory.tsv lines 51, 54 and 23 bound part by part (non-torch growth in 51 and 54, activation in 23).
 mod vllmmem62;
+// vllmmem63 (issue #17): five more vLLM start-up logs (lines 74-78) and the pre-0.18 Ampere / Ada non-torch base.
+mod vllmmem63;
 // ttft62 (issue #18): SGLang 0.5.6 on 8× B200, the c 1 TTFT miss decomposed: it follows the prefill's launches, not its layers, and does not queue under load.
 mod ttft62;
 // moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.

@@ -98,9 +98,11 @@ fn sglang_state_pool_of_nemotron_nano_9b_v2_tp2() {
 ///   tpsim sizes it (the squared ReLU's `relu` and `square` outputs beside `up_proj`'s), beside 4
 ///   residual rows, is 2,048 × 64,960 × 2 B = 0.25 GiB; the Mamba-2 blocks' profile pass (no
 ///   attention metadata) is narrower (`in_proj` 22,912 wide).
-/// - The budget that leaves, 2.793 GiB (2.043 with the sort), is 0.14–0.15 GiB below the
+/// - The budget that leaves was 2.793 GiB (2.043 with the sort), 0.14–0.15 GiB below the
 ///   2.9327–2.9429 GiB the log's 286 blocks need (known miss, 0.89 GiB before the install was read:
-///   see book/src/coverage.md, "vLLM budget, Nemotron-Nano-9B-v2").
+///   see book/src/coverage.md, "vLLM budget, Nemotron-Nano-9B-v2"); vllmmem63's Ada base (0.02 GiB
+///   of non-torch growth before vLLM 0.18) makes it 3.023 (2.273), 0.08 – 0.09 GiB above at 23.64
+///   GiB, 0.003 below at 23.53 GiB.
 #[test]
 fn vllm_0_11_nemotron_nano_budget_parts() {
     use tpsim::decode::MemKind;
@@ -128,10 +130,26 @@ fn vllm_0_11_nemotron_nano_budget_parts() {
     assert_eq!(peak, 501_219_328);
     assert_eq!(bytes(MemKind::PeakActivation), peak);
     assert!(2_048 * (3 * 15_680 + 4 * 4_480) * 2 < peak);
+    // vllmmem63: vLLM before 0.18 grows 0.02 GiB outside torch on an Ada card, not the 0.25 of
+    // 0.19.0 (`tpsim_model::vllm_nontorch::PRE_0_18_SM8_BASE_GIB`), so the budget is 0.23 GiB larger
+    // than the 2.793 GiB it was: 3.023, now 0.08 – 0.09 GiB ABOVE what the log's blocks need at the
+    // template's 23.64 GiB total. At the 23.53 GiB that engine-memory.tsv line 74's 24 GB card (an
+    // RTX 4090 at a 2025 driver, by the total) reports, 0.85 × 0.11 = 0.0935 GiB less: 2.9295, 0.003
+    // GiB below the 286 blocks' window (285 blocks). Which total the log's 4090 reports is not known.
     let budget = p.rest_gib;
-    assert!((budget - 2.793).abs() < 0.001, "{budget}");
-    assert!(budget < 2.9327 - 0.13, "the known miss closed? {budget}");
-    // The pip reading (the sort): 1,306,525,696 B and 2.043 GiB.
+    assert!((budget - 3.023).abs() < 0.001, "{budget}");
+    assert!(budget > 2.9429 + 0.08, "{budget}");
+    let at_2353 = tpsim::plan_memory(
+        &tpsim::scenario::load_str(
+            &text.replace("[model]", "[hardware.gpu]\ntorch_total_gib = 23.53\n[model]"),
+            std::path::Path::new("n.rs"),
+        )
+        .unwrap(),
+    )
+    .rest_gib;
+    assert!((at_2353 - 2.9295).abs() < 0.001, "{at_2353}");
+    assert!(at_2353 < 2.9327 && at_2353 > 2.9327 - 0.005, "{at_2353}");
+    // The pip reading (the sort): 1,306,525,696 B and 2.273 GiB (2.043 before vllmmem63).
     let pip =
         tpsim::scenario::load_str(&text.replace("docker", "pip"), std::path::Path::new("n.rs")).unwrap();
     let pp = tpsim::plan_memory(&pip);
@@ -143,5 +161,5 @@ fn vllm_0_11_nemotron_nano_budget_parts() {
         .bytes;
     assert_eq!(sort, 22_937_600 + 256 * 131_072 * 38 + 8_519_680);
     assert_eq!(sort, 1_306_525_696);
-    assert!((pp.rest_gib - 2.043).abs() < 0.001, "{}", pp.rest_gib);
+    assert!((pp.rest_gib - 2.273).abs() < 0.001, "{}", pp.rest_gib);
 }

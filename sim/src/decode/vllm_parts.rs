@@ -9,7 +9,9 @@ use tpsim_model::llm::WeightDtype;
 use tpsim_model::llm::{Architecture, KvCacheDtype, LoadGpu, VisionFamily};
 use tpsim_model::rope_cache::{RopeRule, rope_cache_tensors};
 use tpsim_model::units::Bytes;
-use tpsim_model::vllm_nontorch::{GroupLinks, comm_part_bytes, snapshot_precedes_dist_init};
+use tpsim_model::vllm_nontorch::{
+    GroupLinks, PRE_0_18_SM8_BASE_GIB, comm_part_bytes, pre_0_18_sm8_base, snapshot_precedes_dist_init,
+};
 use tpsim_model::vllm_startup::{
     ProfileShape, cublas_workspace_bytes, encoder_profile_bytes, moe_workspace_bytes, non_torch_growth_pp,
     non_torch_growth_v0_10_1, peak_activation, pp_intermediate_bytes, topk_topp_stack_growth,
@@ -355,6 +357,12 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
                 // nontorch61: the comm part by transport and by the release's snapshot position.
                 let base = non_torch_growth_pp(&p, 1, s.engine.pp);
                 let fitted = non_torch_growth_pp(&p, s.engine.tp, s.engine.pp).0 - base.0;
+                // vllmmem63: Ampere / Ada before 0.18 measure their own single-GPU base.
+                let base = if s.engine.pp <= 1 && sm8_base_applies(s) {
+                    Bytes::from_gib_f64(PRE_0_18_SM8_BASE_GIB)
+                } else {
+                    base
+                };
                 base + Bytes(comm_part_bytes(
                     fitted,
                     s.engine.tp,
@@ -392,6 +400,15 @@ fn dist_init_in_window(s: &Scenario) -> bool {
     s.engine.v0.is_none()
         && crate::scenario::flashinfer_sampler::triple(&s.engine.release().version)
             .is_some_and(snapshot_precedes_dist_init)
+}
+
+/// vllmmem63 (issue #17): whether the single-GPU base is the Ampere / Ada figure measured before
+/// vLLM 0.18 (`tpsim_model::vllm_nontorch::pre_0_18_sm8_base`); false for the V0 engine and an
+/// unparsed version.
+fn sm8_base_applies(s: &Scenario) -> bool {
+    s.engine.v0.is_none()
+        && crate::scenario::flashinfer_sampler::triple(&s.engine.release().version)
+            .is_some_and(|v| pre_0_18_sm8_base(v, s.hardware.gpu.sm_major()))
 }
 
 /// vllmold52 (issue #17): whether the scenario runs vLLM 0.10.1.x's V1 engine, whose profile run's
