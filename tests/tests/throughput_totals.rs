@@ -925,7 +925,8 @@ const ROW_TESTS: &[(&str, fn())] = &[
     (
         "deploys38::validation_plx_pro6000_x2_vllm_0_19_1_minimax_m25_nvfp4",
         crate::deploys38::validation_plx_pro6000_x2_vllm_0_19_1_minimax_m25_nvfp4,
-    ),    (
+    ),
+    (
         "deploys39::validation_plx_pro6000_x2_vllm_0_19_1_gemma4_31b_nvfp4",
         crate::deploys39::validation_plx_pro6000_x2_vllm_0_19_1_gemma4_31b_nvfp4,
     ),
@@ -1061,7 +1062,10 @@ fn family_of(label: &str) -> &'static str {
         // deploys39: Visual-Synthesizer's Qwen3.5-27B NVFP4 rows (the first 27B rows: Gated DeltaNet hybrid, dense), before "Qwen3.5".
         ("Qwen3.5-27B", "Qwen3.5-27B (hybrid dense, NVFP4 MLPs)"),
         // deploys39: Visual-Synthesizer's Qwen3.5-122B-A10B NVFP4 rows (NVFP4 experts, not FP8), before "Qwen3.5-122B".
-        ("Qwen3.5-122B-A10B NVFP4", "Qwen3.5-122B-A10B (hybrid MoE, NVFP4 experts)"),
+        (
+            "Qwen3.5-122B-A10B NVFP4",
+            "Qwen3.5-122B-A10B (hybrid MoE, NVFP4 experts)",
+        ),
         // deploys32: deplodock's Qwen3.5-122B-A10B FP8 rows (the 397B's hybrid MoE at another size), before "Qwen3.5".
         ("Qwen3.5-122B", "Qwen3.5-122B-A10B (hybrid MoE, FP8)"),
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
