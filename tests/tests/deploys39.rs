@@ -23,6 +23,12 @@
 //! [`TARGET`](crate::throughput_rows::TARGET) or listed in
 //! [`KNOWN_MISSES`](crate::throughput_rows::KNOWN_MISSES).
 //!
+//! Searched this round and not taken: the same directory's `vllm_qwen35-122b_nvfp4_2gpu_b650d4u_plx.json`
+//! (the night before, launch not recorded, `aggregate_tps` 0 throughout: its tokens ÷ wall time, 99.93 /
+//! 461.08 / 1405.77 / 3151.49 tok/s, are the box's night-to-night spread, −12.0 to −2.8 % from the row's
+//! file), the MTP files, the 1-GPU files; ollama.linkworksinc.com's 4× RTX 3090 Gemma-4-31B AWQ (deploys37's
+//! reason); pavlokhmel.com's TP vs DP page (a Dell XE9680 with 8× H100, not a PCIe box).
+//!
 //! VALIDATION, out-of-sample: no constant was fitted to these rows. [`every_deploys39_row_is_compared`]
 //! fails if a row of these sources is added without a test here.
 
