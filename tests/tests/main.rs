@@ -487,6 +487,8 @@ mod deploys36;
 mod deploys37;
 // deploys38 (issues #17 / #18): Visual-Synthesizer's 2x RTX PRO 6000 behind one PCIe switch (MiniMax-M2.7 NVFP4 under SGLang b12x, MiniMax-M2.5 NVFP4 under a vLLM 0.19.1rc1 nightly).
 mod deploys38;
+// deploys39 (issues #17 / #18): the same box's vLLM 0.19.1rc1 nightly files of Gemma-4-31B, Qwen3.5-27B and Qwen3.5-122B-A10B NVFP4 (TP 2, c 1 / 8 / 32 / 128).
+mod deploys39;
 // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism by release.
 mod vllmpp59;
 // presets59 (issue #17): presets and an alias for refused launch-command models.

@@ -926,6 +926,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys38::validation_plx_pro6000_x2_vllm_0_19_1_minimax_m25_nvfp4",
         crate::deploys38::validation_plx_pro6000_x2_vllm_0_19_1_minimax_m25_nvfp4,
     ),
+    (
+        "deploys39::validation_plx_pro6000_x2_vllm_0_19_1_gemma4_31b_nvfp4",
+        crate::deploys39::validation_plx_pro6000_x2_vllm_0_19_1_gemma4_31b_nvfp4,
+    ),
+    (
+        "deploys39::validation_plx_pro6000_x2_vllm_0_19_1_qwen35_27b_nvfp4",
+        crate::deploys39::validation_plx_pro6000_x2_vllm_0_19_1_qwen35_27b_nvfp4,
+    ),
+    (
+        "deploys39::validation_plx_pro6000_x2_vllm_0_19_1_qwen35_122b_nvfp4",
+        crate::deploys39::validation_plx_pro6000_x2_vllm_0_19_1_qwen35_122b_nvfp4,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -1047,6 +1059,13 @@ fn family_of(label: &str) -> &'static str {
         ("Agents-A1", "Qwen3.6-35B-A3B (hybrid MoE)"),
         // deploys26: the first Qwen3.5 dense rows (9B, Gated DeltaNet hybrid), before "Qwen3.5".
         ("Qwen3.5-9B", "Qwen3.5-9B (hybrid dense)"),
+        // deploys39: Visual-Synthesizer's Qwen3.5-27B NVFP4 rows (the first 27B rows: Gated DeltaNet hybrid, dense), before "Qwen3.5".
+        ("Qwen3.5-27B", "Qwen3.5-27B (hybrid dense, NVFP4 MLPs)"),
+        // deploys39: Visual-Synthesizer's Qwen3.5-122B-A10B NVFP4 rows (NVFP4 experts, not FP8), before "Qwen3.5-122B".
+        (
+            "Qwen3.5-122B-A10B NVFP4",
+            "Qwen3.5-122B-A10B (hybrid MoE, NVFP4 experts)",
+        ),
         // deploys32: deplodock's Qwen3.5-122B-A10B FP8 rows (the 397B's hybrid MoE at another size), before "Qwen3.5".
         ("Qwen3.5-122B", "Qwen3.5-122B-A10B (hybrid MoE, FP8)"),
         ("Qwen3.5", "Qwen3.5-397B-A17B (hybrid MoE)"),
@@ -1102,6 +1121,8 @@ fn family_of(label: &str) -> &'static str {
         // deploys29: sglang pull 30812's GLM-5.1-FP8 rows (GlmMoeDsa: MLA + DSA MoE, the glm-5-fp8 preset) and
         // pull 31216's Gemma 4 31B rows (dense, hybrid sliding-window attention).
         ("GLM-5.1", "GLM-5 / GLM-5.1 (MLA + DSA MoE, FP8)"),
+        // deploys39: Visual-Synthesizer's Gemma-4-31B NVFP4 rows (NVFP4 MLPs), before "Gemma-4-31B".
+        ("Gemma-4-31B NVFP4", "Gemma 4 dense (31B, NVFP4 MLPs)"),
         ("Gemma-4-31B", "Gemma 4 dense (31B)"),
         // dsv4k56: sglang pull 33109's DeepSeek-V4-Flash row (DeepseekV4ForCausalLM: compressed sparse
         // attention, mHC, FP4 experts), its own family.
