@@ -1,15 +1,17 @@
 //! presets63 (issue #17 coverage): presets for checkpoints deployed at the end of 2026 whose
 //! config.json ai-dynamo/aiconfigurator vendors at 095f58a5, byte-for-byte (each preset's README names
-//! the file, its size, git blob and SHA-256): `qwen3-vl-2b-instruct`, `qwen3-vl-4b-instruct` and
-//! `deepseek-v4-pro`. Parameters counted by hand against each model card; exact integers, no
-//! tolerance.
+//! the file, its size, git blob and SHA-256): `qwen3-vl-2b-instruct`, `qwen3-vl-4b-instruct`,
+//! `deepseek-v4-pro` and `glm-5.1-nvfp4`; the alias nvidia/Kimi-K2.7-Code-NVFP4 → `kimi-k2.6-nvfp4`.
+//! Parameters counted by hand against each model card; exact integers, no tolerance.
 
 use crate::common::*;
+use crate::presets62::{differing_keys, json};
 use std::path::Path;
 use tpsim::import_command_build as build;
 use tpsim::scenario::Scenario;
-use tpsim_model::llm::ModelConfig;
 use tpsim_model::llm::deepseek_v4::Geometry;
+use tpsim_model::llm::quant_hf::from_checkpoint;
+use tpsim_model::llm::{KvCacheDtype, ModelConfig, ModelSpec};
 
 /// `preset` under `engine` at `tp` on the hardware preset `hw`, loaded.
 fn load(name: &str, preset: &str, engine: &str, tp: u32, hw: &str) -> Scenario {
@@ -145,7 +147,181 @@ fn new_ids_resolve() {
         ("Qwen/Qwen3-VL-4B-Instruct", "qwen3-vl-4b-instruct"),
         ("deepseek-ai/DeepSeek-V4-Pro", "deepseek-v4-pro"),
         ("/data00/models/DeepSeek-V4-Pro", "deepseek-v4-pro"),
+        ("nvidia/GLM-5.1-NVFP4", "glm-5.1-nvfp4"),
+        ("nvidia/Kimi-K2.7-Code-NVFP4", "kimi-k2.6-nvfp4"),
+        ("/models/Kimi-K2.7-Code-NVFP4", "kimi-k2.6-nvfp4"),
     ] {
         assert_eq!(build::preset_of(id).as_deref(), Ok(preset), "{id}");
     }
+}
+
+/// zai-org/GLM-5 (the network of `glm-5`, `glm-5-nvfp4` and `glm-5.1-nvfp4`; hidden 6,144, 78 layers: 3
+/// dense of 12,288 then 75 MoE of 256 experts × 2,048 top 8 plus a shared one; MLA 64 heads, q_lora
+/// 2,048, kv_lora 512, nope 192, rope 64, v 256; DSA indexer 32 heads × 128; vocabulary 154,880), in
+/// parameters without the MTP layer:
+/// - attention: q_a 6,144 × 2,048 = 12,582,912, q_a norm 2,048, q_b 2,048 × 64 × 256 = 33,554,432, kv_a
+///   6,144 × 576 = 3,538,944, kv_a norm 512, kv_b 512 × 64 × 448 = 14,680,064, o 64 × 256 × 6,144 =
+///   100,663,296 → 165,022,208; indexer wq_b 2,048 × 4,096 = 8,388,608, wk 6,144 × 128 = 786,432, k_norm
+///   (LayerNorm) 256, weights_proj 6,144 × 32 = 196,608 → 9,371,904; 174,394,112 a layer;
+/// - two norms 12,288; a dense MLP 3 × 6,144 × 12,288 = 226,492,416; a MoE layer's router 256 × 6,144 +
+///   256 bias = 1,573,120 and 257 experts × 3 × 6,144 × 2,048 (37,748,736) = 9,701,425,152;
+/// - embedding and head 2 × 154,880 × 6,144 = 1,903,165,440, final norm 6,144.
+///
+/// 3 × 400,898,816 + 75 × 9,877,404,672 + 1,903,171,584 = **743,911,218,432** (GLM-5's card: 744B); a
+/// token touches 248 fewer experts in each MoE layer: 41,784,728,832, 39,881,563,392 without the
+/// embedding and head (the card's "40B active"). Bytes at tp 1 as SGLang holds them (`llm::weights`): bf16
+/// twice that, plus the `w_kc` / `w_vc` copies of each layer's kv_b (78 × 14,680,064 × 2 B =
+/// 2,290,089,984) and the fp32 score-correction biases and indexer k_norms (2 B more each: (75 + 78) ×
+/// 256 × 2 = 78,336) → 1,490,112,605,184 B.
+#[test]
+fn glm_5_parameters_by_hand() {
+    let attention = 12_582_912u64 + 2_048 + 33_554_432 + 3_538_944 + 512 + 14_680_064 + 100_663_296;
+    assert_eq!(attention, 165_022_208);
+    let layer_attention = attention + 8_388_608 + 786_432 + 256 + 196_608;
+    assert_eq!(layer_attention, 174_394_112);
+    let dense = layer_attention + 12_288 + 226_492_416;
+    let moe = layer_attention + 12_288 + 1_573_120 + 257 * 37_748_736;
+    assert_eq!((dense, moe), (400_898_816, 9_877_404_672));
+    let total = 3 * dense + 75 * moe + 1_903_165_440 + 6_144;
+    assert_eq!(total, 743_911_218_432);
+    let active = total - 75 * 248 * 37_748_736;
+    assert_eq!((active, active - 1_903_165_440), (41_784_728_832, 39_881_563_392));
+    let sglang = 2 * total + 78 * 14_680_064 * 2 + (75 + 78) * 256 * 2;
+    assert_eq!(sglang, 1_490_112_605_184);
+    assert_eq!(preset_spec("glm-5").weight_bytes_per_rank(1).0, sglang);
+}
+
+/// nvidia/GLM-5.1-NVFP4 (`glm-5.1-nvfp4`): GLM-5's network (its config.json against `glm-5-nvfp4`'s adds
+/// `indexer_types`, all `full`, `mlp_layer_types`, a `quantization_config`, `bos_token_id`, and drops
+/// `head_dim`), the parameters of `glm_5_parameters_by_hand`. Its exclude list keeps the three dense
+/// layers whole and every MoE layer's attention and shared expert bf16, so at tp 8 against
+/// `glm-5-nvfp4` (tests/tests/presets62.rs `glm_5_nvfp4_mlps_by_hand_rest_as_glm_5`):
+/// - dense MLPs bf16: 3 × 3 × 6,144 × 1,536 × 2 = 169,869,312 (NVFP4 there: 47,775,792);
+/// - shared experts bf16: 75 × 3 × 6,144 × 256 × 2 = 707,788,800 (NVFP4 there: 199,066,800);
+/// - routed experts NVFP4 (50,961,100,800), attention with indexer, embedding, head, norms and routers as
+///   there.
+///
+/// **+630,815,520 B** a rank (601.6 MiB: `tpsim memory` on 8× B200 prints 56,953.2 MiB of weights
+/// against 56,351.6). KV cell and fp8 KV as `glm-5-nvfp4`'s.
+#[test]
+fn glm_5_1_nvfp4_keeps_dense_layers_and_shared_experts_bf16() {
+    let diff = differing_keys(
+        &json("models/glm-5.1-nvfp4/config.json"),
+        &json("models/glm-5-nvfp4/config.json"),
+    );
+    assert_eq!(
+        diff,
+        [
+            "bos_token_id",
+            "head_dim",
+            "indexer_types",
+            "mlp_layer_types",
+            "quantization_config",
+            "transformers_version"
+        ]
+    );
+    let cfg = json("models/glm-5.1-nvfp4/config.json");
+    let kinds = cfg["indexer_types"].as_array().expect("list");
+    assert!(kinds.len() == 78 && kinds.iter().all(|k| k == "full"));
+    let hw = "b200-8x-nvlink";
+    let s = load("p63-glm51n-tp8", "glm-5.1-nvfp4", "sglang", 8, hw);
+    let base = load("p63-glm5n-tp8", "glm-5-nvfp4", "sglang", 8, hw);
+    let (b, g) = (s.model.weight_breakdown(8), base.model.weight_breakdown(8));
+    assert_eq!(3 * 3 * 6_144 * 1_536 * 2u64, 169_869_312);
+    assert_eq!(75 * 3 * 6_144 * 256 * 2u64, 707_788_800);
+    assert_eq!((b.dense_mlp, b.shared_experts), (169_869_312, 707_788_800));
+    assert_eq!((g.dense_mlp, g.shared_experts), (47_775_792, 199_066_800));
+    assert_eq!(b.routed_experts, 50_961_100_800);
+    assert_eq!(
+        (b.attention, b.embedding, b.lm_head, b.norms, b.router),
+        (g.attention, g.embedding, g.lm_head, g.norms, g.router)
+    );
+    let added = (169_869_312 - 47_775_792) + (707_788_800 - 199_066_800);
+    assert_eq!(added, 630_815_520);
+    assert_eq!(
+        s.model.weight_bytes_per_rank(8).0,
+        base.model.weight_bytes_per_rank(8).0 + added
+    );
+    assert_eq!(s.model.kv_cell_bytes(8), base.model.kv_cell_bytes(8));
+    assert_eq!(s.model.quantization.kv_cache_dtype, KvCacheDtype::Fp8E4m3);
+}
+
+/// nvidia/Kimi-K2.7-Code-NVFP4 is an alias of `kimi-k2.6-nvfp4` (hf-ids.toml `[aliases]`): its
+/// config.json (tests/data/models/kimi-k2.7-code-nvfp4, aiconfigurator 095f58a5) has every key of the
+/// preset's with the same value but the ones listed below; its `ignore` list is the preset's plus the
+/// embedding, its hf_quant_config.json's `exclude_modules` the same list, its YaRN values the preset's
+/// under transformers 5's name. Lowered with the quantization it declares it weighs the preset's
+/// 76,533,436,316 B a rank at tp 8 (tests/tests/presets62.rs
+/// `kimi_k2_6_nvfp4_is_kimi_k2_5_with_bf16_layer0_and_shared_experts`).
+#[test]
+fn kimi_k2_7_code_nvfp4_is_an_alias_of_kimi_k2_6_nvfp4() {
+    let dir = data_path("models/kimi-k2.7-code-nvfp4");
+    let read = |name: &str| -> serde_json::Value {
+        let p = dir.join(name);
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("json")
+    };
+    let (cfg, hf) = (read("config.json"), read("hf_quant_config.json"));
+    let preset = json("models/kimi-k2.6-nvfp4/config.json");
+    let generation_defaults = [
+        "bad_words_ids",
+        "begin_suppress_tokens",
+        "diversity_penalty",
+        "do_sample",
+        "early_stopping",
+        "encoder_no_repeat_ngram_size",
+        "exponential_decay_length_penalty",
+        "forced_bos_token_id",
+        "forced_eos_token_id",
+        "length_penalty",
+        "max_length",
+        "min_length",
+        "no_repeat_ngram_size",
+        "num_beam_groups",
+        "num_beams",
+        "num_return_sequences",
+        "output_scores",
+        "remove_invalid_values",
+        "repetition_penalty",
+        "return_dict_in_generate",
+        "suppress_tokens",
+        "temperature",
+        "top_k",
+        "top_p",
+        "typical_p",
+    ];
+    let mut expected: Vec<String> = generation_defaults
+        .iter()
+        .chain(&["rope_parameters", "rope_scaling"])
+        .map(|k| format!("text_config.{k}"))
+        .collect();
+    expected.extend(["quantization_config".into(), "transformers_version".into()]);
+    expected.sort();
+    assert_eq!(differing_keys(&cfg, &preset), expected);
+    let (ours, theirs) = (&preset["text_config"], &cfg["text_config"]);
+    for k in generation_defaults {
+        assert!(theirs.get(k).is_none() && ours.get(k).is_some(), "{k}");
+    }
+    let mut rope = theirs["rope_parameters"].clone();
+    let extra = rope.as_object_mut().expect("object");
+    assert_eq!(extra.remove("rope_theta"), Some(theirs["rope_theta"].clone()));
+    assert_eq!(extra.remove("rope_type").as_ref().and_then(|v| v.as_str()), Some("yarn"));
+    assert_eq!(rope, ours["rope_scaling"]);
+    let (q, p) = (&cfg["quantization_config"], &preset["quantization_config"]);
+    let mut ignore = p["ignore"].as_array().expect("list").clone();
+    ignore.push("language_model.model.embed_tokens".into());
+    let mut theirs_ignore = q["ignore"].as_array().expect("list").clone();
+    let key = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    ignore.sort_by_key(key);
+    theirs_ignore.sort_by_key(key);
+    assert_eq!(theirs_ignore, ignore);
+    assert_eq!(hf["quantization"]["exclude_modules"], q["ignore"]);
+    for k in ["config_groups", "kv_cache_scheme", "quant_algo", "quant_method"] {
+        assert_eq!(q[k], p[k], "{k}");
+    }
+    let text = std::fs::read_to_string(dir.join("config.json")).expect("read");
+    let m = ModelSpec::from_config_json(&text, from_checkpoint(&cfg, Some(&hf)).expect("reads")).expect("lowers");
+    let s = load("p63-k27-tp8", "kimi-k2.6-nvfp4", "sglang", 8, "rtx-pro-6000-8x-1switch");
+    assert_eq!(m.weight_bytes_per_rank(8).0, 76_533_436_316);
+    assert_eq!(s.model.weight_bytes_per_rank(8).0, 76_533_436_316);
+    assert_eq!(m.kv_cell_bytes(8), s.model.kv_cell_bytes(8));
 }
