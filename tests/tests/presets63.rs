@@ -52,7 +52,13 @@ fn qwen3_vl_2b_parameters_and_weights_by_hand() {
     assert_eq!(tower, 406_957_056);
     let text = 1_720_574_976u64;
     assert_eq!(text + tower, 2_127_532_032);
-    let s = load("p63-vl2-tp1", "qwen3-vl-2b-instruct", "sglang", 1, "h200-8x-nvlink");
+    let s = load(
+        "p63-vl2-tp1",
+        "qwen3-vl-2b-instruct",
+        "sglang",
+        1,
+        "h200-8x-nvlink",
+    );
     assert_eq!(s.model.weight_bytes_per_rank(1).0, 2 * (text + tower));
     assert_eq!(s.model.kv_cell_bytes(1), 114_688);
     assert_eq!(s.model.context_len, Some(262_144));
@@ -304,7 +310,10 @@ fn kimi_k2_7_code_nvfp4_is_an_alias_of_kimi_k2_6_nvfp4() {
     let mut rope = theirs["rope_parameters"].clone();
     let extra = rope.as_object_mut().expect("object");
     assert_eq!(extra.remove("rope_theta"), Some(theirs["rope_theta"].clone()));
-    assert_eq!(extra.remove("rope_type").as_ref().and_then(|v| v.as_str()), Some("yarn"));
+    assert_eq!(
+        extra.remove("rope_type").as_ref().and_then(|v| v.as_str()),
+        Some("yarn")
+    );
     assert_eq!(rope, ours["rope_scaling"]);
     let (q, p) = (&cfg["quantization_config"], &preset["quantization_config"]);
     let mut ignore = p["ignore"].as_array().expect("list").clone();
@@ -319,8 +328,15 @@ fn kimi_k2_7_code_nvfp4_is_an_alias_of_kimi_k2_6_nvfp4() {
         assert_eq!(q[k], p[k], "{k}");
     }
     let text = std::fs::read_to_string(dir.join("config.json")).expect("read");
-    let m = ModelSpec::from_config_json(&text, from_checkpoint(&cfg, Some(&hf)).expect("reads")).expect("lowers");
-    let s = load("p63-k27-tp8", "kimi-k2.6-nvfp4", "sglang", 8, "rtx-pro-6000-8x-1switch");
+    let m =
+        ModelSpec::from_config_json(&text, from_checkpoint(&cfg, Some(&hf)).expect("reads")).expect("lowers");
+    let s = load(
+        "p63-k27-tp8",
+        "kimi-k2.6-nvfp4",
+        "sglang",
+        8,
+        "rtx-pro-6000-8x-1switch",
+    );
     assert_eq!(m.weight_bytes_per_rank(8).0, 76_533_436_316);
     assert_eq!(s.model.weight_bytes_per_rank(8).0, 76_533_436_316);
     assert_eq!(m.kv_cell_bytes(8), s.model.kv_cell_bytes(8));
