@@ -495,6 +495,7 @@ mod vllmpp59;
 mod presets59;
 mod presets61;
 mod presets62;
+mod presets63;
 // mi300x59 (issue #18): SGLang's MI300X kernel shapes and AITER's gfx942 tuned tables; MiniMax-M2's q/k-norm allreduces before 0.5.8.
 mod mi300x59;
 // ncclhost59 (issue #19): NCCL's CPU nodes are NUMA nodes (hardware.numa_nodes, NPS4 quadrants); Intel's P2P overhead on PHB hops only.

@@ -20,7 +20,7 @@ fn load(name: &str, preset: &str, engine: &str, tp: u32, hw: &str) -> Scenario {
     tpsim::scenario::load(Path::new(&p)).unwrap_or_else(|e| panic!("{preset}: {e}"))
 }
 
-fn json(rel: &str) -> serde_json::Value {
+pub(crate) fn json(rel: &str) -> serde_json::Value {
     let p = scenario(rel);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{p}: {e}"))
@@ -28,7 +28,7 @@ fn json(rel: &str) -> serde_json::Value {
 
 /// The keys (at the top level and under `text_config`) whose values differ between two configs, or
 /// that one of them lacks.
-fn differing_keys(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+pub(crate) fn differing_keys(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
     let (a, b) = (a.as_object().expect("object"), b.as_object().expect("object"));
     let mut out: Vec<String> = Vec::new();
     for k in a.keys().chain(b.keys()) {
@@ -52,7 +52,7 @@ fn differing_keys(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
 
 /// NVFP4 bytes of one rows × cols tensor: 0.5 B an element, one fp8 scale per 16 inputs, two fp32
 /// per-tensor scales (model/src/llm/quant.rs `tensor_bytes`; ModelOpt's NVFP4 layout).
-fn nv(rows: u64, cols: u64) -> u64 {
+pub(crate) fn nv(rows: u64, cols: u64) -> u64 {
     rows * cols / 2 + rows * cols.div_ceil(16) + 8
 }
 
