@@ -536,6 +536,8 @@ mod vllmmem62;
 mod vllmmem63;
 // ttft62 (issue #18): SGLang 0.5.6 on 8× B200, the c 1 TTFT miss decomposed: it follows the prefill's launches, not its layers, and does not queue under load.
 mod ttft62;
+// ttft63 (issue #18): SGLang 0.5.6's MLA extend runs kv_b_proj twice; what the B200 c 1 prefill launches, read from the wheels.
+mod ttft63;
 // moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.
 mod moeroute62;
 // h200_63 (issue #18): vLLM 0.8.5 / 0.11.0 untuned fused-MoE tile (GLM-4.6 bf16 8× H200 rows).

@@ -27,6 +27,7 @@ pub(crate) mod sgl_dual_stream; // sgldualstream: SGLang's shared experts on a s
 mod sgl_fused_shared; // sglstep: SGLang's DeepSeek-V3 shared expert fused into the routed MoE
 mod sgl_gdn_prefill; // sglprefill61: Qwen3-Next's eager split / reshape / cat chain in SGLang's extend before 0.5.10
 mod sgl_minimax_qk_norm; // mi300x59: MiniMax-M2's q and k norm allreduces, two a layer before SGLang 0.5.8
+mod sgl_mla_kv_b; // ttft63: SGLang 0.5.6.x's MLA extend projects through kv_b_proj twice
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 mod sgl_triton_split; // tritonsplit54: SGLang's Triton split-KV decode: splits, partials, stage 2, serial tiles

@@ -13,6 +13,8 @@
 //!   `qkv_proj`, `o_proj`, and a dense MLP's `gate_up_proj`, `down_proj`. Not counted: MLA and the
 //!   fused MoE on per-tensor FP8 (not read), and GPUs below SM 8.9, which run FP8 weight-only
 //!   through Marlin (`online_quant`), quantizing no activations.
+//! - **A second `kv_b_proj`** in SGLang 0.5.6.x's un-absorbed MLA extend (ttft63,
+//!   `passes::sgl_mla_kv_b`).
 //! - **The KV-cache store** (`layer_kernels::kv_store_kernels`: 2 index copies up to 0.5.7, one
 //!   `store_cache` from 0.5.8, one for MLA). The decode passes cost it on the GPU only.
 //! - **The q copy** of a GQA attention: FA3's `forward_extend` and FlashInfer's ragged prefill call
@@ -138,7 +140,11 @@ pub(crate) fn eager_extra(s: &Scenario, model: &ModelSpec, l: &LayerWork, store:
     }
     let quant = per_tensor_fp8(s, model) && !matches!(model.attention, Attention::Mla { .. });
     let attn = if softmax(l) {
-        super::layer_kernels::layer_store_kernels(l, store) + q_copies(s, model) + 2 * u32::from(quant)
+        super::layer_kernels::layer_store_kernels(l, store)
+            + q_copies(s, model)
+            + 2 * u32::from(quant)
+            // ttft63: 0.5.6.x's MLA extend runs `kv_b_proj` twice (`passes::sgl_mla_kv_b`).
+            + super::sgl_mla_kv_b::extra_launches(s, model, l)
     } else {
         // sglprefill61: Qwen3-Next's Gated DeltaNet copies before 0.5.10 (`passes::sgl_gdn_prefill`).
         super::sgl_gdn_prefill::eager_extend_extra(s, model, l)
