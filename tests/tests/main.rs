@@ -530,3 +530,5 @@ mod vllmmem62;
 mod ttft62;
 // moeroute62 (issue #17 / #18): each engine's routing kernels for biased grouped top-k.
 mod moeroute62;
+// mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
+mod mi300x63;
