@@ -74,6 +74,10 @@ pub const UNTUNED_QB_O_US: f64 = (30.0 + 34.0) - (2.0 * 4.3 + 19_398_656.0 / 4.8
 /// The tensor-parallel size at which [`UNTUNED_QB_O_US`] was measured (q_b N 3,072, o_proj K 2,048).
 pub const QB_O_TP: u32 = 8;
 
+/// The query heads whose q_b (128 × 192 ÷ 8 = 3,072) and o_proj (128 × 128 ÷ 8 = 2,048) widths at TP 8
+/// the trace times: DeepSeek-V3's; Kimi-K2's 64 heads give other shapes, not measured.
+pub const QB_O_HEADS: u64 = 128;
+
 /// The fused projection's output width N that pull 1930 tuned (q_lora 1,536 + kv_lora 512 + rope 64).
 pub const QKV_A_N: u64 = 2112;
 
@@ -110,16 +114,17 @@ pub fn applies(s: &Scenario, model: &ModelSpec) -> bool {
 }
 
 /// The extra time of layer `l` in a decode pass (`ctx > 0`) of `model` under `s`: [`UNTUNED_QKV_A_US`]
-/// for an attention layer where [`applies`], plus [`UNTUNED_QB_O_US`] at TP 8 (mi300x63), zero
-/// otherwise.
+/// for an attention layer where [`applies`], plus [`UNTUNED_QB_O_US`] at attention TP 8 with 128 query
+/// heads (mi300x63), zero otherwise.
 pub fn extra_us(s: &Scenario, model: &ModelSpec, l: &LayerWork, ctx: u32) -> f64 {
     let attention = l.attn_kernels > 0 && !matches!(l.mixer, Mixer::Linear);
     if ctx > 0 && attention && applies(s, model) {
-        let qb_o = if crate::decode::dp_attention::attention_tp(&s.engine) == QB_O_TP {
-            UNTUNED_QB_O_US
-        } else {
-            0.0
-        };
+        let qb_o =
+            if crate::decode::dp_attention::attention_tp(&s.engine) == QB_O_TP && model.heads == QB_O_HEADS {
+                UNTUNED_QB_O_US
+            } else {
+                0.0
+            };
         UNTUNED_QKV_A_US + qb_o
     } else {
         0.0
