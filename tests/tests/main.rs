@@ -544,3 +544,5 @@ mod moeroute62;
 mod h200_63;
 // b200sg63 (issue #18): SGLang's flashinfer_trtllm MoE runner on B200, its fixed kernels from an nsys profile.
 mod b200sg63;
+// mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
+mod mi300x63;

@@ -39,6 +39,24 @@
 //! only). The other block-FP8 shapes of these models (q_b, o_proj, the shared expert) and other
 //! models' shapes (MiniMax-M2's qkv / o) are not charged: no measurement of their default config on
 //! gfx942 was found.
+//!
+//! **mi300x63: q_b and o_proj at TP 8.** AITER v0.1.11's pull 2024 tuned DeepSeek-V3's q_b
+//! (N 3,072 × K 1,536) and o_proj (N 7,168 × K 2,048) shapes on gfx942 together with the fused q_a /
+//! kv_a (mi300x59 read the tags), so up to SGLang 0.5.9 all three run the Triton default. Their
+//! default-config time is measured in SemiAnalysisAI/InferenceX issue 863's trace of one SGLang 0.5.9
+//! decode step (`lmsysorg/sglang:v0.5.9-rocm700-mi30x`, DeepSeek-R1 FP8, 8× MI325X TP 8, profile run
+//! 22698950054, `dsr1_1k1k_fp8_tp8_ep1_conc64`): its "Dense GEMM (aiter A8W8 blockscale)" class is 189
+//! kernels in 11.89 ms = 61 layers × (~123 + ~30 + ~34 µs) + 3 dense layers × (~122 + ~39 µs)
+//! (11,407 + 483 = 11,890 µs, the class total to the µs), three block-FP8 GEMMs a layer. The ~123 µs one
+//! is the fused q_a / kv_a (tpsim: the template's ≈ 8 µs plus [`UNTUNED_QKV_A_US`], 118 µs, within 4 %
+//! of it); the other two, ~30 + ~34 = 64 µs a layer, are q_b and o_proj (the trace's comment mislabels
+//! their shapes; their count and class are the trace's). The template already charges them 2 × 4.3 µs
+//! of per-kernel cost and their 19,398,656 weight bytes at the trace GPU's 0.80 × 6.0 TB/s (4.04 µs):
+//! [`UNTUNED_QB_O_US`] = 64 − 12.64 = 51.36 µs a decode layer more, at TP 8 only (the shapes the trace
+//! and pull 2024 name). The kernels run far under the HBM rate (19.4 MB in 64 µs, 0.30 TB/s): the
+//! default tile's grid, not the memory, sets their time, so the MI325X figure is applied to the MI300X
+//! (the same gfx942 die, 304 CUs; assumed). The trace is at 64 tokens; like pull 1930's c 4 figure it is
+//! applied at every decode batch (assumed).
 
 use crate::scenario::{EngineKind, Scenario, accel::GpuVendor};
 use tpsim_model::llm::{Attention, LayerWork, Mixer, ModelSpec, WeightDtype};
@@ -47,6 +65,18 @@ use tpsim_model::llm::{Attention, LayerWork, Mixer, ModelSpec, WeightDtype};
 /// DeepSeek-V3's fused q_a / kv_a projection (N 2,112, K 7,168) on MI300X, µs a decode layer:
 /// ROCm/aiter pull 1930's median TPOT at concurrency 4, (28.76 − 22.05) ms ÷ 61 layers (module doc).
 pub const UNTUNED_QKV_A_US: f64 = (28.76 - 22.05) / 61.0 * 1000.0;
+
+/// What AITER's default Triton `gemm_a8w8_blockscale` config costs over tpsim's template for
+/// DeepSeek-V3's q_b and o_proj at TP 8 on gfx942, µs a decode layer: InferenceX issue 863's ~30 +
+/// ~34 µs less the template's 2 × 4.3 µs and 19,398,656 B at 4.8 TB/s (module doc, mi300x63).
+pub const UNTUNED_QB_O_US: f64 = (30.0 + 34.0) - (2.0 * 4.3 + 19_398_656.0 / 4.8e12 * 1e6);
+
+/// The tensor-parallel size at which [`UNTUNED_QB_O_US`] was measured (q_b N 3,072, o_proj K 2,048).
+pub const QB_O_TP: u32 = 8;
+
+/// The query heads whose q_b (128 × 192 ÷ 8 = 3,072) and o_proj (128 × 128 ÷ 8 = 2,048) widths at TP 8
+/// the trace times: DeepSeek-V3's; Kimi-K2's 64 heads give other shapes, not measured.
+pub const QB_O_HEADS: u64 = 128;
 
 /// The fused projection's output width N that pull 1930 tuned (q_lora 1,536 + kv_lora 512 + rope 64).
 pub const QKV_A_N: u64 = 2112;
@@ -84,11 +114,18 @@ pub fn applies(s: &Scenario, model: &ModelSpec) -> bool {
 }
 
 /// The extra time of layer `l` in a decode pass (`ctx > 0`) of `model` under `s`: [`UNTUNED_QKV_A_US`]
-/// for an attention layer where [`applies`], zero otherwise.
+/// for an attention layer where [`applies`], plus [`UNTUNED_QB_O_US`] at attention TP 8 with 128 query
+/// heads (mi300x63), zero otherwise.
 pub fn extra_us(s: &Scenario, model: &ModelSpec, l: &LayerWork, ctx: u32) -> f64 {
     let attention = l.attn_kernels > 0 && !matches!(l.mixer, Mixer::Linear);
     if ctx > 0 && attention && applies(s, model) {
-        UNTUNED_QKV_A_US
+        let qb_o =
+            if crate::decode::dp_attention::attention_tp(&s.engine) == QB_O_TP && model.heads == QB_O_HEADS {
+                UNTUNED_QB_O_US
+            } else {
+                0.0
+            };
+        UNTUNED_QKV_A_US + qb_o
     } else {
         0.0
     }
@@ -113,6 +150,12 @@ mod tests {
     #[test]
     fn the_charge_is_pull_1930s_c4_step_over_61_layers() {
         assert!((UNTUNED_QKV_A_US - 110.0).abs() < 1e-9, "{UNTUNED_QKV_A_US}");
+    }
+
+    /// mi300x63: (30 + 34) − (8.6 + 19,398,656 B ÷ 4.8 TB/s = 4.0414 µs) = 51.3586 µs a layer.
+    #[test]
+    fn the_qb_o_charge_is_the_traces_two_gemms_less_the_template() {
+        assert!((UNTUNED_QB_O_US - 51.3586).abs() < 1e-4, "{UNTUNED_QB_O_US}");
     }
 
     /// DeepSeek-V3 (block FP8, 1,536 + 512 + 64 = 2,112 over hidden 7,168) on MI300X / MI325X
