@@ -32,13 +32,18 @@ pub(crate) fn plan_for_line(text: &str, line: usize) -> tpsim::decode::MemoryPla
     tpsim::plan_memory(&s)
 }
 
-/// The target model's weights in a plan, GiB (what the engines log as weights / "Model loading took").
-pub(crate) fn target_weights_gib(p: &tpsim::decode::MemoryPlan) -> f64 {
+/// The bytes of a plan's entries of one kind, GiB (the parts the engines' start-up lines print).
+pub(crate) fn part_gib(p: &tpsim::decode::MemoryPlan, kind: tpsim::decode::MemKind) -> f64 {
     p.entries
         .iter()
-        .filter(|e| e.kind == tpsim::decode::MemKind::TargetWeights)
+        .filter(|e| e.kind == kind)
         .map(|e| e.bytes as f64 / GIB)
         .sum()
+}
+
+/// The target model's weights in a plan, GiB (what the engines log as weights / "Model loading took").
+pub(crate) fn target_weights_gib(p: &tpsim::decode::MemoryPlan) -> f64 {
+    part_gib(p, tpsim::decode::MemKind::TargetWeights)
 }
 
 /// One row of engine-memory.tsv: header → value.

@@ -17,16 +17,8 @@
 //! - Line 23 (vLLM 0.19.0, `--dtype float32`): with its logged activation given as observed the plan
 //!   lands within 0.02 % of the logged pool: the +0.84 % is the activation alone.
 
-use crate::engine_memory_rows::{GIB, note, num, plan_for_line, row};
-use tpsim::decode::{MemKind, MemoryPlan};
-
-fn part_gib(p: &MemoryPlan, kind: MemKind) -> f64 {
-    p.entries
-        .iter()
-        .filter(|e| e.kind == kind)
-        .map(|e| e.bytes as f64 / GIB)
-        .sum()
-}
+use crate::engine_memory_rows::{GIB, note, num, part_gib, plan_for_line, row};
+use tpsim::decode::MemKind;
 
 /// Line 51's scenario (as nontorch61 builds it) with `extra` lines appended.
 fn line_51(extra: &str) -> String {

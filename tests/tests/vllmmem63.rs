@@ -12,16 +12,8 @@
 //! - Line 77: vLLM 0.10.2, Qwen2.5-Omni-7B, one A100 40GB, eager: 0.02 GiB.
 //! - Line 78: vLLM 0.11.1.dev12, OPT-2.7B, 4× A30 in NVLink pairs, tp 4: 0.09 GiB.
 
-use crate::engine_memory_rows::{GIB, Row, note, num, plan_for_line, row};
-use tpsim::decode::{MemKind, MemoryPlan};
-
-fn part_gib(p: &MemoryPlan, kind: MemKind) -> f64 {
-    p.entries
-        .iter()
-        .filter(|e| e.kind == kind)
-        .map(|e| e.bytes as f64 / GIB)
-        .sum()
-}
+use crate::engine_memory_rows::{Row, note, num, part_gib, plan_for_line, row};
+use tpsim::decode::MemKind;
 
 fn non_torch_gib(text: &str, line: usize) -> f64 {
     part_gib(&plan_for_line(text, line), MemKind::NonTorchGrowth)
