@@ -178,12 +178,14 @@ pub fn for_deployment(d: &Deployment) -> Option<Lookup> {
 
 /// The releases the table lists, oldest first.
 pub fn releases() -> Vec<String> {
-    table().release.into_iter().map(|r| r.version).collect()
+    table().release.iter().map(|r| r.version.clone()).collect()
 }
 
-fn table() -> Table {
+/// The bundled table, parsed once a process (every scenario load looks it up).
+fn table() -> &'static Table {
+    static PARSED: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
     // The bundled file is checked by this module's tests; a parse failure is a build defect.
-    toml::from_str(TABLE).expect("scenarios/engines/moe-configs/sglang.toml parses")
+    PARSED.get_or_init(|| toml::from_str(TABLE).expect("scenarios/engines/moe-configs/sglang.toml parses"))
 }
 
 #[cfg(test)]

@@ -91,8 +91,7 @@ pub fn for_deployment(d: &Deployment) -> Option<Lookup> {
     let e = moe.n_routed_experts / u64::from(d.ep);
     let n = moe.moe_intermediate / u64::from(d.tp / d.ep);
     let file = file_name(d.release, e, n, d.device?, dtype, block);
-    let t: Table = toml::from_str(TABLE).expect("scenarios/engines/moe-configs/vllm.toml parses");
-    let found = t
+    let found = table()
         .release
         .iter()
         .find(|r| r.version == d.release)
@@ -102,6 +101,13 @@ pub fn for_deployment(d: &Deployment) -> Option<Lookup> {
         first_folder: "configs".to_string(),
         found_in: found.then(|| "configs".to_string()),
     })
+}
+
+/// The bundled list, parsed once a process (every vLLM MoE scenario load looks it up).
+fn table() -> &'static Table {
+    static PARSED: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+    // The bundled file is checked by this module's tests; a parse failure is a build defect.
+    PARSED.get_or_init(|| toml::from_str(TABLE).expect("scenarios/engines/moe-configs/vllm.toml parses"))
 }
 
 #[cfg(test)]
@@ -136,7 +142,7 @@ mod tests {
     /// Every tabled release of the measured tile is in the bundled list.
     #[test]
     fn measured_tile_releases_are_tabled() {
-        let t: Table = toml::from_str(TABLE).unwrap();
+        let t = table();
         for v in MEASURED_TILE_RELEASES {
             assert!(t.release.iter().any(|r| r.version == v), "{v}");
         }
