@@ -187,6 +187,32 @@ fn deprecated_aliases_take_their_values_to_0_5_19() {
     );
 }
 
+/// Garbage for a deprecated alias that stores a value (`alias-int` / `alias-str` in the flag lists):
+/// argparse's own refusals on row 222's launch at 0.5.19 — no value, a non-integer, a choice the
+/// new flag does not list (refused when the imported scenario loads, with the new flag's choices) —
+/// never a scenario.
+#[test]
+fn garbage_for_a_deprecated_alias_gets_argparses_refusal() {
+    let (command, o) = at(222, "0.5.19");
+    for (extra, want) in [
+        (
+            " --cuda-graph-max-bs",
+            "argument --cuda-graph-max-bs: expected one argument",
+        ),
+        (
+            " --cuda-graph-max-bs abc",
+            "argument --cuda-graph-max-bs: invalid int value: 'abc'",
+        ),
+        (
+            " --mamba-scheduler-strategy bogus",
+            "invalid choice: 'bogus' (choose from 'auto', 'no_buffer', 'extra_buffer'",
+        ),
+    ] {
+        let e = build::import(&format!("{command}{extra}"), &o).expect_err(extra);
+        assert!(e.contains(want), "{extra}: {e}");
+    }
+}
+
 /// SGLang 0.5.14's `_validate_mamba_extra_buffer` refusals of a stated extra buffer, on variants of
 /// row 222's launch (sglang issue 28312, Qwen3.5-9B with NEXTN): on an AMD GPU ("extra_buffer needs
 /// CUDA/MUSA/NPU (FLA)."), `extra_buffer_lazy` with a draft, and LFM2 (not in
