@@ -89,6 +89,7 @@ pub(crate) mod vllm_diffkv; // vllmnew53 (issue #17): MiMo-V2-Flash's V width an
 pub mod vllm_dp; // issue #17 point 1 (vllmdp): vLLM DP + EP on MoE models
 pub mod vllm_install; // installkind (issues #17 point 5, #18): engine.install, pip wheel or docker image
 pub mod vllm_moe_configs; // h200_63: the fused-MoE configs vLLM 0.8.5 / 0.11.0 ship → engine.moe_tuned_config
+mod vllm_mtp; // issue #17: vLLM's MTP modules by target and release
 pub mod vllm_pp_async; // vllmpp59 (issue #17): vLLM async scheduling with pipeline parallelism, by release
 mod vllm_spec; // issue #17: speculative decoding under vLLM
 mod vllm_startup; // issue #17 point 5: vLLM start-up memory settings

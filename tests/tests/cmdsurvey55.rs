@@ -171,12 +171,13 @@ fn every_surveyed_command_gives_its_recorded_outcome() {
 }
 
 /// The table holds 45 commands, 60–104, each naming a source and a date (or the docs page), and the
-/// class counts the book states: 12 ok (row 95 since presets55's `glm-4.5-air`, row 78 since
+/// class counts the book states: 13 ok (row 95 since presets55's `glm-4.5-air`, row 78 since
 /// presets57's `qwen3-vl-235b-a22b-instruct`, row 67 since presets59's alias `Qwen/Qwen3.6-35B-A3B`,
-/// row 100 since presets61's `deepseek-v4-flash`), 17 no preset, 7 refused by the release, 1 box,
-/// 4 not modelled (row 99 since presets61: DeepSeek-V4 under vLLM 0.22.1; from args58 to presets61 it
-/// was "no preset", vLLM ≥ 0.12's `tokenizer_mode: TokenizerMode | str` taking any name), 1 not a
-/// command, 1 the user's own path, 2 doubtful (45 = 12 + 17 + 7 + 1 + 4 + 1 + 1 + 2).
+/// row 100 since presets61's `deepseek-v4-flash`, row 80 since vllmmtp64's `glm4_moe_lite_mtp`),
+/// 17 no preset, 7 refused by the release, 1 box, 3 not modelled (row 99 since presets61: DeepSeek-V4
+/// under vLLM 0.22.1; from args58 to presets61 it was "no preset", vLLM ≥ 0.12's `tokenizer_mode:
+/// TokenizerMode | str` taking any name), 1 not a command, 1 the user's own path, 2 doubtful
+/// (45 = 13 + 17 + 7 + 1 + 3 + 1 + 1 + 2).
 #[test]
 fn the_survey_has_45_sourced_rows_in_the_books_classes() {
     // cmdsurvey57's rows (105 on) are counted by its own suite.
@@ -190,7 +191,7 @@ fn the_survey_has_45_sourced_rows_in_the_books_classes() {
         assert!(dated || r.source.starts_with("docs."), "row {}: no date", r.n);
     }
     let got = class_counts(&rows);
-    assert_eq!(got, [12, 17, 7, 1, 4, 1, 1, 2]);
+    assert_eq!(got, [13, 17, 7, 1, 3, 1, 1, 2]);
 }
 
 /// Row 68 (sglang issue 5338): `docker run … lmsysorg/sglang:blackwell bash -c "pip install … &&

@@ -13,17 +13,18 @@ use tpsim::import_command_build as build;
 
 /// Rows 105–149: each names its source (a repository thread, or a recipe file with its commit) and
 /// a date unless a recipe commit or "date not read" stands for it; the classes the book counts:
-/// 25 ok (row 148 since presets57's `qwen3-vl-235b-a22b-instruct`; 107, 108 and 127 since presets58's
-/// MiniMax-M2 and DeepSeek-V3.1 aliases), 10 no preset, 4 refused by the release, 0 box, 1 not
-/// modelled, 1 not a command, 3 the user's own path (117 since presets58's `deepseek-v3.1-nvfp4`: its
-/// path ends in `main`), 1 doubtful (45 = 25 + 10 + 4 + 0 + 1 + 1 + 3 + 1).
+/// 26 ok (row 148 since presets57's `qwen3-vl-235b-a22b-instruct`; 107, 108 and 127 since presets58's
+/// MiniMax-M2 and DeepSeek-V3.1 aliases; 133 since vllmmtp64's `qwen3_next_mtp`), 10 no preset, 4
+/// refused by the release, 0 box, 0 not modelled, 1 not a command, 3 the user's own path (117 since
+/// presets58's `deepseek-v3.1-nvfp4`: its path ends in `main`), 1 doubtful
+/// (45 = 26 + 10 + 4 + 0 + 0 + 1 + 3 + 1).
 #[test]
 fn the_57_survey_has_45_sourced_rows_in_the_books_classes() {
     let rows = survey_rows(105..=149, |r| {
         r.source.contains(" @") || r.source.contains("date not read")
     });
     let got = class_counts(&rows);
-    assert_eq!(got, [25, 10, 4, 0, 1, 1, 3, 1]);
+    assert_eq!(got, [26, 10, 4, 0, 0, 1, 3, 1]);
 }
 
 /// Row 117 (sglang issue 17880): `nohup python -m sglang.launch_server … --model-path

@@ -392,8 +392,8 @@ fn checkpoints_without_a_preset_are_named() {
 /// --speculative-config.num_speculative_tokens 1`, GLM recipe 27) is the same JSON object
 /// (`FlexibleArgumentParser` merges the fields; `1` is read as JSON, `mtp` as text). Before recipes it
 /// was refused as "not JSON". 27 (GLM-4.7-FP8, its own preset `glm-4.7-fp8` since presets56, an alias of `glm-4.6-fp8` before) imports as
-/// MTP with one token at tp 4; 28 (GLM-5.1-FP8, read as `glm-5-fp8` by its alias) reads 3 tokens, then
-/// stops at tpsim's vLLM MTP table, which has no entry for GLM-5 (a lead: vLLM's recipe runs it).
+/// MTP with one token at tp 4; 28 (GLM-5.1-FP8, read as `glm-5-fp8` by its alias) reads 3 tokens and
+/// imports (vllmmtp64: vLLM maps `glm_moe_dsa` to `deepseek_mtp` from 0.16.0; until then tpsim refused it).
 #[test]
 fn dotted_speculative_config_is_read_as_json() {
     let o = with_acceptance("h200-8x-nvlink");
@@ -404,17 +404,8 @@ fn dotted_speculative_config_is_read_as_json() {
         c.value_of("--speculative-config"),
         Some("{\"method\":\"mtp\",\"num_speculative_tokens\":1}")
     );
-    let e = refused(28, &o);
-    assert!(e.contains("key `speculative.algorithm`"), "{e}");
-    // Past vLLM 0.11 the refusal is tpsim's own (its MTP table was read at 0.11.0), not the engine's.
-    assert!(
-        e.contains("tpsim does not model vLLM's MTP draft for") && !e.contains("vLLM refuses"),
-        "{e}"
-    );
-    assert!(
-        has(&e, "num_speculative_tokens = 3") && has(&e, "algorithm = \"mtp\""),
-        "{e}"
-    );
+    let (_, _, t) = imported(28, &o);
+    assert_lines(28, &t, &["algorithm = \"mtp\"", "num_speculative_tokens = 3"]);
     // The dotted fields are appended as one JSON argument after the others, so they replace a
     // whole `--speculative-config` given before them (argparse keeps the last).
     let line = "vllm serve zai-org/GLM-4.6-FP8 -tp 4 --speculative-config '{\"method\":\"ngram\",\"num_speculative_tokens\":5}' --speculative-config.method mtp --speculative-config.num_speculative_tokens=2";
@@ -423,14 +414,16 @@ fn dotted_speculative_config_is_read_as_json() {
 }
 
 /// Parts tpsim does not model yet, refused naming them (leads, book "Commands from recipes,
-/// cookbooks and issues"): vLLM's Qwen3-Next MTP draft (21); ERNIE-4.5's `ernie_mtp` method (34: read as written, then
-/// refused at the vLLM MTP table, which has no ERNIE entry).
+/// cookbooks and issues"): ERNIE-4.5's `ernie_mtp` method (34: read as written, then refused at the
+/// vLLM MTP table: vLLM's `ernie_mtp` block is a dense Llama layer tpsim's draft does not build).
+/// vLLM's Qwen3-Next MTP draft (21) was refused here until vllmmtp64 and now imports.
 #[test]
 fn parts_tpsim_does_not_model_are_named() {
-    let e = refused(21, &with_acceptance("h200-8x-nvlink"));
-    assert!(
-        e.contains("tpsim does not model vLLM's MTP draft for qwen3_next yet"),
-        "{e}"
+    let (_, _, t) = imported(21, &with_acceptance("h200-8x-nvlink"));
+    assert_lines(
+        21,
+        &t,
+        &["algorithm = \"qwen3_next_mtp\"", "num_speculative_tokens = 2"],
     );
     // 36 imports: under vLLM a config without a length takes vLLM's assumed 2048 with its warning
     // (vllm_max_model_len::a_config_without_a_length_takes_max_model_len_or_vllms_2048).

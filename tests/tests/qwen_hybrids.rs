@@ -72,21 +72,33 @@ fn qwen3_next_mtp_draft_under_sglang() {
     assert_eq!(entry(&j, "draft weights"), 839_611_008);
 }
 
-/// vLLM runs Qwen3-Next's MTP (`qwen3_next_mtp.py`), but tpsim has not sourced that draft under
-/// vLLM: the scenario is refused (exit 2) naming the key, not with a vLLM error vLLM would not give.
+/// vLLM's Qwen3-Next MTP (`models/qwen3_next_mtp.py`, mapped from 0.10.2; vllmmtp64): the same layer
+/// as SGLang's draft above, 822,821,504 bytes a rank at tp 2, but `fc` is a `ColumnParallelLinear`
+/// (`gather_output=True`): 16,777,216 / 2 = 8,388,608; three norms in the predictor
+/// (`pre_fc_norm_embedding`, `pre_fc_norm_hidden`, `norm`) 3 × 4096 = 12,288; the embedding and the
+/// top-level `lm_head` the target's (`eagle.py` `load_model`) → 822,821,504 + 8,388,608 + 12,288 =
+/// 831,222,400. vLLM 0.10.1 maps no module for `qwen3_next` and refuses with its "draft model" text.
 #[test]
-fn qwen3_next_mtp_under_vllm_is_refused_as_not_modelled() {
-    let p = example_with(
-        "vllm-mtp",
-        "name = \"sglang\"\ntp = 2\nmem_fraction_static = 0.85        # assumed (a common setting on 96 GB cards)",
-        "name = \"vllm\"\ntp = 2\n\n[speculative]\nalgorithm = \"mtp\"\nnum_speculative_tokens = 2",
-    );
-    let o = tpsim(&["run", &p]);
+fn qwen3_next_mtp_under_vllm_loads_a_column_parallel_fc() {
+    let vllm = |name: &str, version: &str| {
+        example_with(
+            name,
+            "name = \"sglang\"\ntp = 2\nmem_fraction_static = 0.85        # assumed (a common setting on 96 GB cards)",
+            &format!(
+                "name = \"vllm\"\nversion = \"{version}\"\ntp = 2\n\n[speculative]\nalgorithm = \"mtp\"\n\
+                 num_speculative_tokens = 2\nacceptance = {{ alpha = 0.8 }}"
+            ),
+        )
+    };
+    let j = run_json(&vllm("vllm-mtp", "0.10.2"));
+    assert_eq!(entry(&j, "draft weights"), 831_222_400);
+    let o = tpsim(&["run", &vllm("vllm-mtp-0101", "0.10.1")]);
     assert_eq!(o.code, 2, "{}", o.stdout);
     assert!(
         o.stderr.contains("speculative.algorithm")
             && o.stderr
-                .contains("does not model vLLM's MTP draft for qwen3_next"),
+                .contains("vLLM refuses: \"Speculative decoding with draft model is not supported yet.")
+            && o.stderr.contains("`qwen3_next_mtp` arrives in vLLM 0.10.2"),
         "{}",
         o.stderr
     );

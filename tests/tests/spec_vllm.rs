@@ -220,6 +220,8 @@ fn consistency_llama_8b_eagle3_vllm_h100_against_issue_20780() {
     assert!((base / 141.4 - 1.0).abs() <= 0.10, "{base}");
 }
 
+/// vLLM 0.11.0's DeepSeek MTP layer keeps its own `shared_head` head; from 0.16.0 the proposer
+/// replaces it by the target's (vllmmtp64), so the draft weighs what SGLang's does.
 #[test]
 fn deepseek_v3_mtp_under_vllm_loads_its_own_head() {
     let text = std::fs::read_to_string(scenario("examples/deepseek-v3-mtp-h200x8.toml")).unwrap();
@@ -227,7 +229,7 @@ fn deepseek_v3_mtp_under_vllm_loads_its_own_head() {
     let v = text
         .replace(
             "name = \"sglang\"\ntp = 8\nmem_fraction_static = 0.88",
-            "name = \"vllm\"\ntp = 8",
+            "name = \"vllm\"\nversion = \"0.11.0\"\ntp = 8",
         )
         .replace(
             "algorithm = \"nextn\"\nnum_steps = 2\ntopk = 4\nnum_draft_tokens = 4",
@@ -236,11 +238,22 @@ fn deepseek_v3_mtp_under_vllm_loads_its_own_head() {
     let p = scratch("dsv3-mtp").join("s.toml");
     std::fs::write(&p, v).unwrap();
     let j = run_json(&p.display().to_string());
-    // vLLM's DeepSeek MTP layer keeps its own shared_head: an LM head of 129,280 rows (a multiple
-    // of 64) / 8 ranks = 16,160 rows × 7168 × 2 B = 231,669,760 B, plus its RMSNorm 7168 × 2 B =
-    // 14,336 B, on top of what SGLang loads (which shares the target's head).
+    // vLLM 0.11.0's DeepSeek MTP layer keeps its own shared_head: an LM head of 129,280 rows (a
+    // multiple of 64) / 8 ranks = 16,160 rows × 7168 × 2 B = 231,669,760 B on top of what SGLang
+    // loads (which shares the target's head). The head's RMSNorm is the norm SGLang's figure counts
+    // as the model's final norm (until vllmmtp64 it was counted twice: 231,684,096).
     let extra = entry(&j, "draft weights").unwrap() - entry(&sg, "draft weights").unwrap();
-    assert_eq!(extra, 231_684_096);
+    assert_eq!(extra, 231_669_760);
+    let p19 = scratch("dsv3-mtp-019").join("s.toml");
+    std::fs::write(
+        &p19,
+        std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("version = \"0.11.0\"", "version = \"0.19.0\""),
+    )
+    .unwrap();
+    let j19 = run_json(&p19.display().to_string());
+    assert_eq!(entry(&j19, "draft weights"), entry(&sg, "draft weights"));
     // The MTP layer's MLA pages, (512 + 64) × 2 B, in every block.
     assert_eq!(j["memory"]["draft_cell_size_bytes"], 1152);
     // k = 2 > 1: vLLM's warning about reusing the one MTP layer.

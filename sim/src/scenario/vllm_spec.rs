@@ -33,17 +33,6 @@ const EAGLE3_TARGETS: [&str; 4] = ["llama", "qwen", "minicpm", "gpt_oss"];
 /// vllm-ascend v0.17.0rc1). Nightlies between the two are given as "0.17.0".
 pub(crate) const QWEN35_MTP_SINCE: (u32, u32) = (0, 17);
 
-/// Whether vLLM release `version` (`crate::engine_release`) ships `qwen3_5_mtp.py`.
-fn has_qwen35_mtp(version: &str) -> bool {
-    major_minor(version).is_some_and(|mm| mm >= QWEN35_MTP_SINCE)
-}
-
-/// `(major, minor)` of a version string such as "0.17.0" (None when it does not parse).
-fn major_minor(v: &str) -> Option<(u32, u32)> {
-    let mut it = v.trim().trim_start_matches('v').split('.');
-    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
-}
-
 impl Resolver<'_> {
     pub(super) fn vllm_speculative(
         &self,
@@ -74,65 +63,44 @@ impl Resolver<'_> {
                 self.draft("eagle3", s.draft, tp, target)?
             }
             _ => {
-                // "mtp": the target itself is the draft, through `hf_config_override` (0.11.0: DeepSeek-V3/
-                // V3.2 → deepseek_mtp, Glm4Moe → glm4_moe_mtp among tpsim's families; Qwen3.5 →
-                // qwen3_5_mtp from 0.17.0, `QWEN35_MTP_SINCE`). Another target falls through the method
-                // detection to "draft_model", which vLLM refuses.
-                let qwen35 = target.arch == Architecture::Qwen35Moe;
-                let known = matches!(
-                    target.arch,
-                    Architecture::DeepseekV3 | Architecture::DeepseekV32 | Architecture::Glm4Moe
-                ) || (qwen35 && has_qwen35_mtp(&engine.release().version));
-                // qwenhyb: vLLM runs Qwen3-Next's and the dense Qwen3.5's MTP (`qwen3_next_mtp.py`,
-                // `qwen3_5_mtp.py`), but tpsim has not sourced those drafts' weights under vLLM.
-                // families4 (issue #17): MiMo's likewise (vLLM 0.19.0 `models/mimo_mtp.py`, `mimo_mtp`).
-                // families10 (issue #17): GLM-4.7-Flash's likewise (vLLM `models/glm4_moe_lite_mtp.py`).
-                if matches!(
-                    target.arch,
-                    Architecture::Qwen3Next
-                        | Architecture::Qwen35
-                        | Architecture::Mimo
-                        | Architecture::Glm4MoeLite
-                        // families25 (issue #17): LongCat-Flash's (vLLM 0.11.0 `models/longcat_flash_mtp.py`,
-                        // `longcat_flash_mtp`: one MLA block with a dense MLP).
-                        | Architecture::LongcatFlash
-                ) {
+                // "mtp": the target itself is the draft, through `hf_config_override`; the module and
+                // the release that maps it: `vllm_mtp::module`. A target the override does not map falls
+                // through the method detection to "draft_model", which vLLM refuses.
+                let qwen35 = matches!(target.arch, Architecture::Qwen35Moe | Architecture::Qwen35);
+                let version = engine.release().version;
+                if let Some(why) = super::vllm_mtp::unmodelled(target.arch) {
                     return Err(self.invalid(
                         "speculative.algorithm",
                         format!(
-                            "tpsim does not model vLLM's MTP draft for {} yet (vLLM runs it; use engine.name = \"sglang\")",
+                            "tpsim does not model vLLM's MTP draft for {} yet ({why}; use engine.name = \"sglang\")",
                             hf_text_model_type(target.arch)
                         ),
                     ));
                 }
-                // recipes (stop 44): targets with MTP layers whose vLLM module came after 0.11.0 —
-                // GLM-5 (vLLM's recipe `GLM/GLM5.md` at recipes 8959cf64 runs `--speculative-config.method
-                // mtp`) and ERNIE-4.5 (`models/ernie_mtp.py`, method `ernie_mtp`, in 0.19.0). Past 0.11
-                // the refusal is tpsim's own, not the engine's.
-                let later_module = matches!(target.arch, Architecture::GlmMoeDsa | Architecture::Ernie45Moe);
-                let after_0_11 = major_minor(&engine.release().version).is_some_and(|mm| mm > (0, 11));
-                if !known && later_module && after_0_11 {
-                    return Err(self.invalid(
-                        "speculative.algorithm",
-                        format!(
-                            "tpsim does not model vLLM's MTP draft for {} under {} yet (vLLM 0.11.0 has no MTP \
-                             module for it; later releases add one): use engine.name = \"sglang\"",
-                            hf_text_model_type(target.arch),
-                            engine.release().label()
-                        ),
-                    ));
-                }
-                if !known {
-                    let why = if qwen35 {
-                        format!(
+                let module = super::vllm_mtp::module(target.arch);
+                if !module.is_some_and(|m| super::vllm_mtp::at_least(&version, m.since)) {
+                    let why = match module {
+                        Some(_) if qwen35 => format!(
                             "{} has no qwen3_5_mtp module: Qwen3.5's MTP arrives in vLLM {}.{}.0 \
                              (set engine.version)",
                             engine.release().label(),
                             QWEN35_MTP_SINCE.0,
                             QWEN35_MTP_SINCE.1
-                        )
-                    } else {
-                        "vLLM 0.11.0 has no MTP module for this target's model type".to_string()
+                        ),
+                        Some(m) => format!(
+                            "{} maps no MTP module for model type {}: `{}` arrives in vLLM {}.{}.{} (set \
+                             engine.version)",
+                            engine.release().label(),
+                            hf_text_model_type(target.arch),
+                            m.name,
+                            m.since[0],
+                            m.since[1],
+                            m.since[2]
+                        ),
+                        None => format!(
+                            "vLLM maps no MTP module for model type {} (config/speculative.py, 0.8.5 – 0.19.0)",
+                            hf_text_model_type(target.arch)
+                        ),
                     };
                     return Err(self.invalid(
                         "speculative.algorithm",
@@ -145,10 +113,14 @@ impl Resolver<'_> {
                 }
                 let (name, spec, sglang_weights) = self.draft("mtp", s.draft, tp, target)?;
                 if k > 1 {
-                    // vLLM's warning, as its log prints it (the literal pieces join without spaces in
-                    // 0.11.0; later builds print "will run multiple", e.g. a 2026-05 log at
-                    // `speculative.py:820`).
-                    let run = if qwen35 { "run multiple" } else { "runmultiple" };
+                    // vLLM's warning, as its log prints it: the literal pieces join without a space
+                    // through 0.16.0 (`config/speculative.py`: "… will run" "multiple times …"); 0.17.0
+                    // adds it ("… will run " "multiple …", read in the 0.17.0 and 0.18.0 wheels).
+                    let run = if super::vllm_mtp::at_least(&version, [0, 17, 0]) {
+                        "run multiple"
+                    } else {
+                        "runmultiple"
+                    };
                     warnings.push(format!(
                         "Enabling num_speculative_tokens > 1 will {run} times of forward on same MTP \
                          layer,which may result in lower acceptance rate (vLLM's warning)"
@@ -157,7 +129,7 @@ impl Resolver<'_> {
                 (name, spec, sglang_weights)
             }
         };
-        let draft_weights = vllm_draft_weights(method, &draft, draft_weights, tp);
+        let draft_weights = vllm_draft_weights(method, &draft, draft_weights, tp, &engine.release().version);
         let section = s.acceptance.ok_or_else(|| {
             self.invalid(
                 "speculative.acceptance",
@@ -445,35 +417,29 @@ fn hf_text_model_type(arch: Architecture) -> &'static str {
     }
 }
 
-/// The draft's weights per rank as vLLM loads them, from SGLang's figure (`draft.rs`):
+/// The draft's weights per rank as vLLM `version` loads them, from SGLang's figure (`draft.rs`):
 /// - EAGLE-3: the same pieces (the embedding shared with the target when its shape matches,
 ///   `eagle.py` `load_model`; its own LM head of `draft_vocab_size` rows) plus the
 ///   `draft_id_to_target_id` map, an int64 `nn.Parameter` of `draft_vocab_size` entries
 ///   (`models/llama_eagle3.py` `Eagle3LlamaForCausalLM.__init__`), replicated.
-/// - MTP (DeepSeek, GLM): vLLM's `DeepSeekMultiTokenPredictorLayer` keeps its own `shared_head` (an RMSNorm and a
-///   `ParallelLMHead` of the full vocabulary, `models/deepseek_mtp.py` `SharedHead`): `load_model`
-///   rebinds `lm_head`, which the MTP model never reads, so the head is loaded besides the target's.
-///   SGLang shares the target's head instead.
-pub(super) fn vllm_draft_weights(method: &str, draft: &ModelSpec, sglang: Bytes, tp: u32) -> Bytes {
+/// - MTP: the module's projection, norms and head as `vllm_mtp::weights` reads them (DeepSeek's
+///   `shared_head` loaded besides the target's LM head before 0.16.0; Qwen3.5's and Qwen3-Next's `fc`
+///   column-parallel).
+pub(super) fn vllm_draft_weights(
+    method: &str,
+    draft: &ModelSpec,
+    sglang: Bytes,
+    tp: u32,
+    version: &str,
+) -> Bytes {
     match (method, draft.eagle3) {
         ("eagle3", Some(e)) => Bytes(sglang.0 + e.draft_vocab * 8),
         ("eagle3", None) => sglang,
-        _ if draft.arch == Architecture::Qwen35Moe => {
-            // Qwen3.5 (`models/qwen3_5_mtp.py` `Qwen3_5MultiTokenPredictor`, PR #34110): the proposer's
-            // `load_model` shares the target's embedding and LM head ("Detected MTP model. Sharing
-            // target model embedding weights …" / "… lm_head weights with the draft model.",
-            // `llm_base_proposer.py`), so no head is added; `fc` (2H → H) is a `ColumnParallelLinear`
-            // (`gather_output=True`): H / tp of its output rows per rank, where SGLang replicates it.
-            let act = draft.activation_bytes();
-            let n = u64::from(draft.num_layers);
-            let fc = 2 * draft.hidden * draft.hidden * act * n;
-            Bytes(sglang.0 - fc + fc / u64::from(tp))
-        }
-        _ => {
-            let n = u64::from(draft.num_layers);
-            let b = draft.weight_breakdown(tp);
-            let norm = draft.hidden * draft.activation_bytes();
-            Bytes(sglang.0 + n * (b.lm_head + norm))
-        }
+        ("mtp", _) => match super::vllm_mtp::module(draft.arch) {
+            Some(m) => super::vllm_mtp::weights(m, draft, sglang, tp, version),
+            None => sglang,
+        },
+        // n-gram: no draft model (its figure is zero).
+        _ => sglang,
     }
 }
