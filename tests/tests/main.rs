@@ -546,3 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
+// dsv4_64 (issue #17): DeepSeek-V4 under SGLang at a tp the fp8 block does not divide: SGLANG_SHARED_EXPERT_TP1 and the routed experts' MoE method by backend.
+mod dsv4_64;
