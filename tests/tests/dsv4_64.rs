@@ -214,3 +214,47 @@ fn the_variable_reaches_the_memory_plan() {
         "{drop}"
     );
 }
+
+/// A value SGLang's `EnvBool` cannot read ("maybe") warns and reads off, as `EnvField.get` does: Pro
+/// at tp 8 plans the same weights as unset (`available_gib` equal, to 1e-12) and says why. For a
+/// model other than DeepSeek-V4 (Qwen3-8B) the variable is noted as not read, and the scenario runs.
+#[test]
+fn an_unreadable_value_or_another_model_is_noted() {
+    let write = |name: &str, preset: &str, tp: u32, env: &str| {
+        let text = format!(
+            "seed = 1\n[hardware]\npreset = \"h200-8x-nvlink\"\n[model]\npreset = \"{preset}\"\n\
+             [engine]\nname = \"sglang\"\nversion = \"0.5.12\"\ntp = {tp}\nmem_fraction_static = 0.85\n{env}\n\
+             [workload]\nconcurrency = 8\nprompt_len = 1024\noutput_len = 64\n"
+        );
+        let p = scratch(name).join("s.toml");
+        std::fs::write(&p, text).expect("write");
+        p.display().to_string()
+    };
+    let bad = "[engine.env]\nSGLANG_SHARED_EXPERT_TP1 = \"maybe\"";
+    let unset = tpsim(&[
+        "memory",
+        &write("dsv4_64-unset", "deepseek-v4-pro", 8, ""),
+        "--json",
+    ]);
+    let maybe = tpsim(&[
+        "memory",
+        &write("dsv4_64-maybe", "deepseek-v4-pro", 8, bad),
+        "--json",
+    ]);
+    let j = |o: &Out| serde_json::from_str::<serde_json::Value>(&o.stdout).expect("json");
+    let (a, b) = (j(&unset), j(&maybe));
+    assert!((f(&a["available_gib"]) - f(&b["available_gib"])).abs() < 1e-12);
+    assert!(
+        maybe.stderr.contains("\"maybe\" is not a valid boolean value"),
+        "{}",
+        maybe.stderr
+    );
+    let o = tpsim(&["run", &write("dsv4_64-qwen", "qwen3-8b", 1, TP1)]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("SGLANG_SHARED_EXPERT_TP1: tpsim reads it for DeepSeek-V4 only"),
+        "{}",
+        o.stderr
+    );
+}
