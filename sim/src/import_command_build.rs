@@ -98,6 +98,8 @@ fn env_accepted(k: &str) -> bool {
                 // flags56: context lengths above the model's (`scenario::long_context`).
                 | "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
                 | "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+                // dsv4_64: DeepSeek-V4's shared expert at tp 1 (`scenario::dsv4`).
+                | "SGLANG_SHARED_EXPERT_TP1"
         )
 }
 

@@ -757,6 +757,19 @@ impl Resolver<'_> {
             .as_ref()
             .and_then(|s| s.algorithm.as_deref())
             .is_some_and(|a| a.trim_matches(['[', ']']) == "ngram");
+        // dsv4_64: SGLang's `SGLANG_SHARED_EXPERT_TP1` shapes DeepSeek-V4's rank before its tp rule.
+        let shared_tp1_note = {
+            let e = f.engine.as_ref();
+            let kind = match e.and_then(|e| e.name.as_deref()) {
+                Some("vllm") => EngineKind::Vllm,
+                _ => EngineKind::Sglang,
+            };
+            let raw = e
+                .and_then(|e| e.env.as_ref())
+                .and_then(|m| m.get(dsv4::SHARED_TP1_VAR))
+                .map(String::as_str);
+            dsv4::read_shared_expert_tp1(&mut model, kind, raw)
+        };
         let mut engine = self.engine(
             f.engine,
             &hardware,
@@ -765,6 +778,7 @@ impl Resolver<'_> {
             declared_quant.as_deref(),
         )?;
         let mut warnings = Vec::new();
+        warnings.extend(shared_tp1_note);
         warnings.append(&mut engine.collective_warnings); // issue #17 (3)
         // Issue #19 point 1 (shmhost19): SHM costed without host facts, for every group whose
         // communicator the passes build (decode/passes.rs, dp_attention.rs, dcp.rs, vllm_dp.rs).

@@ -14,15 +14,14 @@ use tpsim::import_command_build::{self as build, hub_cache_repo};
 /// Rows 150–196: each names its source (a repository thread) and a date unless "date not read"
 /// stands for it; the classes the book counts: 10 ok (rows 153, 167 and 177 since presets59's
 /// `llama-2-7b-chat`, `Qwen/Qwen3.6-35B-A3B` alias and `qwen3-vl-32b-instruct`), 19 no preset, 1 refused
-/// by the release, 0 box, 5 not modelled (row 190's KTransformers flags since presets58's
-/// Qwen3-Coder-30B-A3B preset), 3 not a command, 5 the user's own path, 4 doubtful (row 186 since
-/// presets63's `deepseek-v4-pro`: tpsim refuses tp 16, 3,072 / 16 = 192 not a multiple of the fp8 block,
-/// where the command's `SGLANG_SHARED_EXPERT_TP1=1` and fp4 routed experts may let SGLang start)
-/// (47 = 10 + 19 + 1 + 0 + 5 + 3 + 5 + 4).
+/// by the release, 0 box, 6 not modelled (row 190's KTransformers flags since presets58's
+/// Qwen3-Coder-30B-A3B preset; row 186 since dsv4_64: its `SGLANG_SHARED_EXPERT_TP1=1` and Marlin fp4
+/// experts pass SGLang's tp-16 rule, and DeepSeek-V4 with DP attention is not modelled), 3 not a command,
+/// 5 the user's own path, 3 doubtful (47 = 10 + 19 + 1 + 0 + 6 + 3 + 5 + 3).
 #[test]
 fn the_58_survey_has_47_sourced_rows_in_the_books_classes() {
     let rows = survey_rows(150..=196, |r| r.source.contains("date not read"));
-    assert_eq!(class_counts(&rows), [10, 19, 1, 0, 5, 3, 5, 4]);
+    assert_eq!(class_counts(&rows), [10, 19, 1, 0, 6, 3, 5, 3]);
 }
 
 /// Row 164 (baidu/vLLM-Kunlun issue 259): a script whose `export VLLM_HOST_IP=$(hostname -i)` and

@@ -548,3 +548,5 @@ mod b200sg63;
 mod mi300x63;
 // vllmmtp64: vLLM's MTP drafts by target and release (issue #17).
 mod vllmmtp64;
+// dsv4_64 (issue #17): DeepSeek-V4 under SGLang at a tp the fp8 block does not divide: SGLANG_SHARED_EXPERT_TP1 and the routed experts' MoE method by backend.
+mod dsv4_64;

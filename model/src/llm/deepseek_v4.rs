@@ -105,6 +105,13 @@ pub struct Geometry {
     /// dsv4run55: the routed experts are fp4 (`expert_dtype = "fp4"`); otherwise block fp8
     /// (`llm::deepseek_v4_weights::ExpertFormat`).
     pub fp4_experts: bool,
+    /// dsv4_64: SGLang builds the shared expert at tp 1, whole on every rank
+    /// (`SGLANG_SHARED_EXPERT_TP1=1`; 0.5.12 `models/deepseek_v2.py` `DeepseekV2MoE.__init__`:
+    /// `DeepseekV2MLP(..., tp_rank=0, tp_size=1)`, "for DSV4 checkpoints whose shared scales are not
+    /// divisible by the global TP size"). Not a config.json key: the scenario sets it from
+    /// `engine.env` (`sim::scenario::dsv4`). Its output is added after the routed experts' allreduce,
+    /// so the allreduce count is unchanged; its GEMMs read the whole expert on every rank.
+    pub shared_expert_tp1: bool,
 }
 
 fn req(v: Option<u64>, key: &str) -> Result<u64, ModelError> {
@@ -181,6 +188,7 @@ impl Geometry {
                     ));
                 }
             },
+            shared_expert_tp1: false,
         };
         if g.rope_dim >= g.head_dim {
             return Err(invalid(
@@ -337,13 +345,20 @@ impl Geometry {
             + self.heads * self.head_dim / self.o_groups * self.o_groups * self.o_lora_rank
             + self.o_groups * self.o_lora_rank * self.hidden;
         let replicated_attention = self.attention_params() - sharded_attention;
-        let experts = (self.experts + self.shared) * self.expert_params();
+        // dsv4_64: with `SGLANG_SHARED_EXPERT_TP1` the shared expert is whole on every rank.
+        let (split_shared, whole_shared) = if self.shared_expert_tp1 {
+            (0, self.shared * self.expert_params())
+        } else {
+            (self.shared, 0)
+        };
+        let experts = (self.experts + split_shared) * self.expert_params();
         let layers: u64 = (0..self.layers())
             .map(|i| {
                 let dense =
                     self.dense_layer_params(i) - self.attention_params() - self.shared * self.expert_params();
                 replicated_attention
                     + dense
+                    + whole_shared
                     + self.compression_params(self.ratios[i as usize])
                     + (sharded_attention + experts) / tp
             })
@@ -351,6 +366,35 @@ impl Geometry {
         let m = self.hc_mult;
         let top = 2 * vocab / tp * self.hidden + self.hidden + m * m * self.hidden + m + 1;
         Ok(layers + top)
+    }
+
+    /// dsv4_64: SGLang's quantized-MoE check (0.5.12 `model_executor/model_runner.py`
+    /// `check_quantized_moe_compatibility`; 0.5.23 `model_runner_components/moe_ep_setup.py`, the same
+    /// text), run before the model is built for any checkpoint whose `quantization_config` has a
+    /// `weight_block_size` (`block_n` here, its first entry): without `SGLANG_SHARED_EXPERT_TP1`
+    /// (`shared_expert_tp1`) the expert width over `moe_tp_size` = tp / ep must be a multiple of
+    /// `block_n`, whatever the experts' own format. `Err` is SGLang's ValueError text. Pro at tp 16:
+    /// 3,072 / 16 = 192, 192 % 128 = 64 → refused; with the variable, no check here (the routed
+    /// experts' method checks its own width: `sim::scenario::dsv4`).
+    pub fn sglang_quantized_moe_check(&self, tp: u64, ep: u64, block_n: Option<u64>) -> Result<(), String> {
+        let (Some(n), false) = (block_n.filter(|&n| n > 0), self.shared_expert_tp1) else {
+            return Ok(());
+        };
+        let moe_tp = tp / ep.max(1);
+        if moe_tp == 0 || !self.expert_width.is_multiple_of(moe_tp) {
+            return Ok(()); // the divisibility check above names it
+        }
+        if !(self.expert_width / moe_tp).is_multiple_of(n) {
+            return Err(format!(
+                "For quantized MoE models, please make sure (moe_intermediate_size={} / moe_tp_size={moe_tp}) % \
+                 weight_block_size_n={n} == 0 where moe_tp_size is equal to tp_size ({tp}) divided by ep_size ({}). \
+                 You can fix this by setting arguments `--tp` and `--ep` correctly. (SGLang model_runner.py \
+                 check_quantized_moe_compatibility; it is skipped with SGLANG_SHARED_EXPERT_TP1=1)",
+                self.expert_width,
+                ep.max(1)
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -223,7 +223,13 @@ pub fn layer_work(
     let fixed = b.router + b.shared;
     let w = g.expert_width / tp.max(1);
     let expert_params = 3 * g.hidden * w;
-    let fixed_params = g.experts * g.hidden + g.shared * expert_params;
+    // dsv4_64: the shared expert's GEMMs are whole on every rank with `SGLANG_SHARED_EXPERT_TP1`.
+    let shared_params = if g.shared_expert_tp1 {
+        3 * g.hidden * g.expert_width
+    } else {
+        expert_params
+    };
+    let fixed_params = g.experts * g.hidden + g.shared * shared_params;
     let per_token = fixed_params as f64 + g.topk as f64 * expert_params as f64;
     LayerWork {
         attn_weight_bytes: Bytes(b.attention),
@@ -243,7 +249,7 @@ pub fn layer_work(
         ffn_quant_kernels: 0,
         ffn_quant_bytes: Bytes(0),
         shared_ffn_bytes: Bytes(b.shared),
-        shared_ffn_flops: 2.0 * (g.shared * expert_params) as f64 * nf,
+        shared_ffn_flops: 2.0 * (g.shared * shared_params) as f64 * nf,
         shared_quant_kernels: 0,
         shared_quant_bytes: Bytes(0),
         attn_norm_fed_quant: Default::default(),

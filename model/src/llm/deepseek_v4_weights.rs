@@ -118,7 +118,7 @@ pub struct LayerBytes {
     pub attention: u64,
     /// The router (bf16) and, past the hash layers, its fp32 correction bias.
     pub router: u64,
-    /// The shared experts' shards (block fp8).
+    /// The shared experts' shards (block fp8; whole with `SGLANG_SHARED_EXPERT_TP1`).
     pub shared: u64,
     /// One routed expert's shard (gate, up, down) in the experts' format.
     pub expert: u64,
@@ -168,7 +168,11 @@ pub fn sglang_layer_bytes(
     LayerBytes {
         attention: attention + compression + BF16 * 2 * h + FP32 * 2 * (mix * m * h + mix + 3),
         router: bf16.tensor_bytes(g.experts, h) + bias,
-        shared: g.shared * (fp8.tensor_bytes(2 * w, h) + fp8.tensor_bytes(h, w)),
+        // dsv4_64: whole on every rank with `SGLANG_SHARED_EXPERT_TP1` (`Geometry::shared_expert_tp1`).
+        shared: {
+            let ws = if g.shared_expert_tp1 { g.expert_width } else { w };
+            g.shared * (fp8.tensor_bytes(2 * ws, h) + fp8.tensor_bytes(h, ws))
+        },
         expert: ef.tensor_bytes(2 * w, h) + ef.tensor_bytes(h, w),
     }
 }

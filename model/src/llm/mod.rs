@@ -1313,6 +1313,13 @@ impl ModelSpec {
         // padded vocabulary by tp (`deepseek_v4::Geometry::sglang_rank_params`, its error text).
         if let Some(g) = &self.deepseek_v4 {
             g.sglang_rank_params(t)?;
+            // dsv4_64: SGLang's quantized-MoE check on the checkpoint's `weight_block_size`, skipped
+            // with `SGLANG_SHARED_EXPERT_TP1`; the routed experts' own width rule is their MoE method's,
+            // by backend (`sim::scenario::dsv4`), so the generic widths below are not applied.
+            let block_n = self.quantization.weights.output_granule();
+            if let Err(reason) = g.sglang_quantized_moe_check(t, u64::from(ep_size), block_n) {
+                return fail(reason);
+            }
         }
         if !self.heads.is_multiple_of(t) {
             return fail(format!(
@@ -1435,7 +1442,7 @@ impl ModelSpec {
                 m.n_routed_experts, m.n_routed_experts
             ));
         }
-        if let Some(m) = self.moe {
+        if let Some(m) = self.moe.filter(|_| self.deepseek_v4.is_none()) {
             if ep_size > 1 {
                 if !m.n_routed_experts.is_multiple_of(u64::from(ep_size)) {
                     return fail(format!(

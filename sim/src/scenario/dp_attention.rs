@@ -126,6 +126,16 @@ pub fn resolve(
             ),
         ));
     }
+    // dsv4_64 (issue #17): DeepSeek-V4 (SGLang from 0.5.12) likewise, with `scenario::dsv4`'s text.
+    if model.deepseek_v4.is_some() {
+        return Err(invalid(
+            "engine.enable_dp_attention",
+            format!(
+                "DeepSeek-V4 with DP attention is not modelled: {}",
+                tpsim_model::llm::deepseek_v4::NOT_MODELLED
+            ),
+        ));
+    }
     if !supported(model.arch) {
         return Err(invalid(
             "engine.enable_dp_attention",

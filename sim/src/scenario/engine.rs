@@ -296,6 +296,9 @@ impl Resolver<'_> {
             dp_attention: dp_attention.is_some(),
             ep: ep_req.is_some_and(|n| n > 1),
             pp,
+            tp,
+            moe_backend: e.moe_backend.as_deref(),
+            sm: hw.gpu.sm_major(),
         };
         super::dsv4::check(model, &lowered).map_err(|(k, m)| self.invalid(k, m))?;
         super::minimax_m3::check(model, &lowered).map_err(|(k, m)| self.invalid(k, m))?;
@@ -504,6 +507,8 @@ impl Resolver<'_> {
             EngineKind::Sglang => e.use_v1,
         };
         let mut env_map = e.env.unwrap_or_default();
+        // dsv4_64: read into the model before `engine()` (`scenario::dsv4::read_shared_expert_tp1`).
+        env_map.remove(super::dsv4::SHARED_TP1_VAR);
         // flags56: the long-context variables are read by `context_len` and below, not by NCCL.
         let sglang_long = env_map.remove(super::long_context::SGLANG_VAR);
         let vllm_long = env_map.remove(super::long_context::VLLM_VAR);
