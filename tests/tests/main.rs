@@ -546,3 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
+// enginemem64 (issue #17): NCCL 2.27.3's communicator-init device pages (cuMem 2 MiB granules) against lines 54, 76 and 51.
+mod enginemem64;
