@@ -96,6 +96,10 @@ pub struct GroupLinks {
     pub p2p: bool,
     /// vLLM's custom allreduce is on (its buffers are allocated).
     pub custom_ar: bool,
+    /// enginemem64: the channels the group's NCCL communicator runs (the "N coll channels" of
+    /// NCCL_DEBUG=INFO; tpsim's port of NCCL's search, `crate::nccl::RingGraph::comm_channels`),
+    /// which sizes its initialisation pages ([`nccl_comm_init_device_bytes`]).
+    pub channels: u32,
 }
 
 /// The communication part of the non-torch growth of one rank of a `tp`-rank group (`tp > 1`),
@@ -103,9 +107,20 @@ pub struct GroupLinks {
 /// its ring share replaced by the ring this transport connects ([`ring_device_bytes`]), plus — where
 /// the release's snapshot precedes the distributed init — vLLM's own communicator's ring and the
 /// custom-allreduce buffers. 0 at `tp` ≤ 1.
+///
+/// enginemem64: where the ring is not P2P on every hop and the snapshot follows the distributed
+/// init (vLLM 0.11.0 on), the window holds only the torch group's lazily created communicator: its
+/// initialisation pages ([`nccl_comm_init_device_bytes`] at `links.channels`) and, over SHM, no ring
+/// buffers — the fitted NVSwitch remainder is not carried over. Before 0.11.0 the window also holds
+/// the process's first NCCL initialisation (vLLM's own communicator: `ncclInitKernelsForDevice`
+/// loads every NCCL kernel, `init.cc` `ncclCommInitRankFunc`), which is not sized: the fitted
+/// remainder stays there.
 pub fn comm_part_bytes(fitted_comm: u64, tp: u32, links: GroupLinks, dist_init_in_window: bool) -> u64 {
     if tp <= 1 {
         return 0;
+    }
+    if !links.p2p && !dist_init_in_window {
+        return nccl_comm_init_device_bytes(links.channels);
     }
     let torch_group = fitted_comm.saturating_sub(ring_device_bytes(true)) + ring_device_bytes(links.p2p);
     let dist_init = if dist_init_in_window {
@@ -119,6 +134,57 @@ pub fn comm_part_bytes(fitted_comm: u64, tp: u32, links: GroupLinks, dist_init_i
         0
     };
     torch_group + dist_init
+}
+
+/// enginemem64 (issue #17): the device allocations one NCCL 2.27.3 communicator makes at its
+/// initialisation, per rank, bytes — the tensor-parallel group's torch `ProcessGroupNCCL`, which vLLM
+/// 0.11.0 on initialises lazily on its first collective *inside* the profile window (vmem58), so
+/// these pages are non-torch growth there, beside the transport's ring buffers
+/// ([`ring_device_bytes`]; none over SHM). Counted from the v2.27.3-1 tag (torch 2.8.0's NCCL, vLLM
+/// 0.11.0's pin):
+/// - `init.cc` `devCommSetup`: `ncclCudaCallocAsync` of the `ncclDevCommAndChannels` block and of
+///   `rankToLocalRank` (2 allocations; `collNetDenseToUserRank` only with CollNet);
+/// - `channel.cc` `initChannel`, for every initialised channel: `sharedRes->devPeers[c]` (a new
+///   communicator's own shared resources), `channel->devPeers` and `channel->devRingUserRanks`
+///   (3 allocations);
+/// - the channels initialised: the collective channels, then `graph/paths.cc`
+///   `ncclTopoComputeP2pChannels` initialises up to `p2pnChannels = pow2Up(nChannels)`
+///   ([`nccl_initialised_channels`]);
+/// - each allocation is a few KiB, but with cuMem on (`NCCL_CUMEM_ENABLE` -2 = auto, `misc/cudawrap.cc`;
+///   vLLM 0.11.0 does not set it) `include/alloc.h` `ncclCudaMallocDebug` → `ncclCuMemAlloc` rounds
+///   it up to `CU_MEM_ALLOC_GRANULARITY_MINIMUM` (`ALIGN_SIZE(size, granularity)`), 2 MiB on these
+///   GPUs ([`NCCL_CUMEM_PAGE`]).
+///
+/// The SHM transport itself allocates no device memory by default (`transport/shm.cc`: the FIFOs are
+/// host memory, `ncclCuMemHostAlloc` or `ncclShmOpen`; `devFifo` only with
+/// `NCCL_SHM_USE_CUDA_MEMCPY`, default 0). The work FIFO and profiler counters are host memory
+/// (`ncclCudaHostCalloc`, `init.cc`). `coll_channels` is the communicator's collective channel count
+/// (NCCL_DEBUG=INFO prints it: "N coll channels, …"); it depends on the box's PCIe topology.
+pub fn nccl_comm_init_device_bytes(coll_channels: u32) -> u64 {
+    (NCCL_DEV_COMM_ALLOCS + NCCL_CHANNEL_ALLOCS * u64::from(nccl_initialised_channels(coll_channels)))
+        * NCCL_CUMEM_PAGE
+}
+
+/// `devCommSetup`'s device allocations without CollNet (NCCL v2.27.3-1 `src/init.cc` lines 447 and
+/// 449): the `ncclDevCommAndChannels` block and `rankToLocalRank`.
+pub const NCCL_DEV_COMM_ALLOCS: u64 = 2;
+
+/// `initChannel`'s device allocations per channel (NCCL v2.27.3-1 `src/channel.cc` lines 42, 45 and
+/// 56): the shared `devPeers`, the channel's `devPeers`, `devRingUserRanks`.
+pub const NCCL_CHANNEL_ALLOCS: u64 = 3;
+
+/// The cuMem allocation granularity NCCL rounds each device allocation up to: 2 MiB, the
+/// `CU_MEM_ALLOC_GRANULARITY_MINIMUM` of NVIDIA GPUs for device memory (the same 2 MiB page as
+/// NCCL's `CUDA_IPC_MIN` and this module's `cudaMalloc` page).
+pub const NCCL_CUMEM_PAGE: u64 = CUDA_MALLOC_PAGE;
+
+/// The channels an NCCL 2.27.3 communicator initialises for `coll_channels` collective channels:
+/// `ncclTopoComputeP2pChannels` (`src/graph/paths.cc`) sets `p2pnChannels = pow2Up(min(nChannels,
+/// NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS))` and runs `initChannel` for channels `nChannels ..
+/// p2pnChannels`; so `pow2Up(coll_channels)`, at least 1 (`NCCL_MIN_P2P_NCHANNELS` 1), at most 64
+/// (`MAXCHANNELS`).
+pub fn nccl_initialised_channels(coll_channels: u32) -> u32 {
+    coll_channels.clamp(1, 64).next_power_of_two()
 }
 
 #[cfg(test)]
@@ -158,17 +224,36 @@ mod tests {
         let p2p = GroupLinks {
             p2p: true,
             custom_ar: true,
+            channels: 36,
         };
         let shm = GroupLinks {
             p2p: false,
             custom_ar: false,
+            channels: 4,
         };
         assert_eq!(comm_part_bytes(fitted, 1, p2p, true), 0);
         assert_eq!(comm_part_bytes(fitted, 2, p2p, false), fitted);
-        assert_eq!(comm_part_bytes(fitted, 2, shm, false), fitted - ring);
+        // enginemem64: from 0.11.0 a group not P2P on every hop grows by its NCCL init pages alone,
+        // (2 + 3 × 4) × 2 MiB at 4 channels.
+        assert_eq!(comm_part_bytes(fitted, 2, shm, false), 28 * MIB);
         assert_eq!(comm_part_bytes(fitted, 2, p2p, true), fitted + ring + 18 * MIB);
         assert_eq!(comm_part_bytes(fitted, 2, shm, true), fitted - ring);
         // A fitted part below the ring saturates at the transport's ring.
-        assert_eq!(comm_part_bytes(MIB, 2, shm, false), 0);
+        assert_eq!(comm_part_bytes(MIB, 2, shm, true), 0);
+    }
+
+    #[test]
+    fn enginemem64_nccl_init_pages_by_hand() {
+        // (2 + 3 × pow2Up(c)) × 2 MiB.
+        assert_eq!(nccl_initialised_channels(0), 1);
+        assert_eq!(nccl_initialised_channels(2), 2);
+        assert_eq!(nccl_initialised_channels(3), 4);
+        assert_eq!(nccl_initialised_channels(6), 8);
+        assert_eq!(nccl_initialised_channels(24), 32);
+        assert_eq!(nccl_initialised_channels(200), 64);
+        assert_eq!(nccl_comm_init_device_bytes(2), 16 * MIB);
+        assert_eq!(nccl_comm_init_device_bytes(4), 28 * MIB);
+        assert_eq!(nccl_comm_init_device_bytes(6), 52 * MIB);
+        assert_eq!(nccl_comm_init_device_bytes(24), 196 * MIB);
     }
 }

@@ -550,3 +550,5 @@ mod mi300x63;
 mod vllmmtp64;
 // dsv4_64 (issue #17): DeepSeek-V4 under SGLang at a tp the fp8 block does not divide: SGLANG_SHARED_EXPERT_TP1 and the routed experts' MoE method by backend.
 mod dsv4_64;
+// enginemem64 (issue #17): NCCL 2.27.3's communicator-init device pages (cuMem 2 MiB granules) against lines 54, 76 and 51.
+mod enginemem64;

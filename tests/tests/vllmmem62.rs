@@ -78,7 +78,9 @@ fn line_51_the_logged_non_torch_closes_the_row() {
 /// (−12.5 %) at 23.56 and 93,664 (−7.0 %) at 23.70: the total alone cannot close the row; the growth
 /// (or an activation over-count of the same size, which the log cannot tell apart) is 0.16 – 0.29
 /// GiB too large. vllmmem63: with the Ampere / Ada base of vLLM before 0.18 (0.02 GiB) tpsim applies
-/// 0.11875 GiB: 98,208 tokens (−2.5 %) at 23.56, 103,712 (+2.9 %) at 23.70.
+/// 0.11875 GiB: 98,208 tokens (−2.5 %) at 23.56, 103,712 (+2.9 %) at 23.70. enginemem64: the torch
+/// group's NCCL init pages (28 MiB) in place of the fitted remainder: 0.04734 GiB, 101,328 tokens
+/// (+0.57 %) at 23.56, 0.0135 GiB below the window; 106,832 (+6.0 %) at 23.70.
 /// Tolerance: 5e-5 GiB (the figures' last printed digit); tokens exact.
 #[test]
 fn line_54_what_the_blocks_leave_for_the_non_torch_growth() {
@@ -90,8 +92,8 @@ fn line_54_what_the_blocks_leave_for_the_non_torch_growth() {
     // vllmmem63: tpsim's growth is now 0.11875 GiB (the Ampere / Ada base of vLLM before 0.18, 0.02
     // GiB, in place of 0.19.0's 0.25): 0.058 GiB above the window at 23.56, 0.068 below it at 23.70.
     for (total, lo, hi, tokens, over) in [
-        (23.56, 0.06048, 0.06085, 98_208u64, 0.0579),
-        (23.70, 0.18648, 0.18685, 103_712, -0.0681),
+        (23.56, 0.06048, 0.06085, 101_328u64, -0.01351),
+        (23.70, 0.18648, 0.18685, 106_832, -0.13951),
     ] {
         let p = plan_for_line(&line_54(total), 54);
         let (w, act, nt) = (
@@ -104,7 +106,7 @@ fn line_54_what_the_blocks_leave_for_the_non_torch_growth() {
             (w - 14.77102).abs() < 5e-5 && (act - 4.06610).abs() < 5e-5,
             "{w} {act}"
         );
-        assert!((nt - 0.11875).abs() < 5e-5, "{nt}");
+        assert!((nt - 0.04734).abs() < 5e-5, "{nt}");
         let block = (16 * p.cell_size) as f64 / GIB;
         let (kv_lo, kv_hi) = (blocks * block, (blocks + 1.0) * block);
         assert!((kv_lo - 2.30603).abs() < 5e-5 && (kv_hi - 2.30640).abs() < 5e-5);

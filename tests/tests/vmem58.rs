@@ -76,7 +76,8 @@ fn line_54_miss_is_not_the_encoder_forward_peak() {
     // memory there) = 0.34875 GiB.
     let nt = part(MemKind::NonTorchGrowth) as f64 / GIB;
     // vllmmem63: the Ampere / Ada base before vLLM 0.18 is 0.02 GiB, not 0.25: 0.11875 GiB.
-    assert!((nt - 0.11875).abs() < 1e-6, "{nt}");
+    // enginemem64: from 0.11.0 the SHM group's comm part is its NCCL init pages, 28 MiB: 0.04734.
+    assert!((nt - 0.04734).abs() < 1e-5, "{nt}");
     // The log's activation + non-torch: 0.9 × 23.56 − 14.7708 − (2.31 ± 0.005).
     let requested = 0.9 * 23.56;
     let (w, kv) = (num(&r, "weight_mem_gb"), num(&r, "k_size_gb"));
@@ -86,11 +87,12 @@ fn line_54_miss_is_not_the_encoder_forward_peak() {
         "{lo} {hi}"
     );
     let modelled = peak as f64 / GIB + nt;
-    assert!((modelled - 4.1848).abs() < 1e-4, "{modelled}");
-    // tpsim's parts still exceed the log's sum (by 0.057 … 0.067 GiB since vllmmem63; 0.287 … 0.297
-    // before); what the encoder forward could add is nothing, since it is below the peak already
-    // counted; what the log leaves for the non-torch growth is 0.052 … 0.062 GiB.
-    assert!((modelled - hi - 0.0566).abs() < 1e-3 && (modelled - lo - 0.0666).abs() < 1e-3);
+    assert!((modelled - 4.11344).abs() < 1e-4, "{modelled}");
+    // tpsim's parts now fall 0.005 … 0.015 GiB short of the log's sum (enginemem64; 0.057 … 0.067
+    // over since vllmmem63, 0.287 … 0.297 before); what the encoder forward could add is nothing,
+    // since it is below the peak already counted; what the log leaves for the non-torch growth is
+    // 0.052 … 0.062 GiB.
+    assert!((modelled - hi + 0.0148).abs() < 1e-3 && (modelled - lo + 0.0048).abs() < 1e-3);
     assert!(enc as f64 / GIB + nt < lo - 1.7, "{}", enc as f64 / GIB + nt);
     let peak_gib = peak as f64 / GIB;
     assert!(((lo - peak_gib) - 0.0521).abs() < 1e-3 && ((hi - peak_gib) - 0.0621).abs() < 1e-3);

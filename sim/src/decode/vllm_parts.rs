@@ -381,15 +381,26 @@ pub(super) fn non_torch(s: &Scenario) -> Bytes {
 /// nontorch61 (issue #17): how the scenario's TP group is connected — NCCL's ring over P2P on every
 /// hop (`crate::comm::Comm`'s hop transports) and whether vLLM's custom allreduce is on (the
 /// scenario's resolved `engine.allreduce`, `crate::scenario::allreduce_default`).
+///
+/// enginemem64: and the channels its NCCL communicator runs (`RingGraph::comm_channels`, tpsim's port
+/// of NCCL's search), which size the communicator's initialisation pages.
 fn group_links(s: &Scenario) -> GroupLinks {
-    let p2p = s.engine.tp <= 1
-        || crate::comm::Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env)
-            .hop_transports
-            .iter()
-            .all(|&t| t == tpsim_model::hw::Transport::P2p);
+    if s.engine.tp <= 1 {
+        return GroupLinks {
+            p2p: true,
+            custom_ar: s.engine.allreduce == crate::scenario::AllreduceBackend::Custom,
+            channels: 1,
+        };
+    }
+    let comm = crate::comm::Comm::new(&s.hardware, s.engine.tp as usize, &s.engine.env);
+    let p2p = comm
+        .hop_transports
+        .iter()
+        .all(|&t| t == tpsim_model::hw::Transport::P2p);
     GroupLinks {
         p2p,
         custom_ar: s.engine.allreduce == crate::scenario::AllreduceBackend::Custom,
+        channels: comm.graph.comm_channels,
     }
 }
 
