@@ -546,3 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
+// b200host64 (issue #18): SGLang's bf16 flashinfer_trtllm MoE call on B200, its fixed part from flashinfer pull 4985.
+mod b200host64;
