@@ -90,3 +90,39 @@ fn qwen3_coder_next_row_carries_the_bf16_call() {
     let gap_us = (1000.0 / 160.51 - p50) / 48.0 * 1000.0;
     assert!((gap_us - 45.1).abs() < 0.5, "{gap_us}");
 }
+
+/// The DeepSeek-R1 c 1 lead (book/src/validation.md, b200host64; not a model input). InferenceX issue 819's
+/// B200 trace of the same deployment (SGLang 0.5.6, DeepSeek-R1-0528 FP8, 8× B200 TP 8, conc 4, 8 decode
+/// steps captured) lists 224.70 ms of GPU time, 156.70 of it allreduce (the other ranks' wait included). By
+/// hand: (224.70 − 156.70) ÷ 8 = 8.50 ms of kernels a step if the totals span the 8 steps; tpsim's c 1 step
+/// less its allreduce is 7.587 − 0.678 = 6.909 ms (`tpsim run --json`, ± 0.01 ms), short by 1.59 ms — the
+/// row's own miss, 9.15 − 7.587 = 1.56 ms, to within 0.1 ms. A change to tpsim's B200 step moves this.
+#[test]
+fn inferencex_819_kernel_time_matches_the_deepseek_c1_miss_at_eight_steps() {
+    let t = read_tsv(&data_path("decode-trace-b200.tsv"));
+    let ms = |cat: &str| -> f64 {
+        let r = t
+            .rows
+            .iter()
+            .find(|r| r.cells[t.col("category")] == cat)
+            .expect(cat);
+        r.cells[t.col("gpu_ms")].parse().expect("gpu_ms")
+    };
+    let parts: f64 = t
+        .rows
+        .iter()
+        .filter(|r| r.cells[t.col("category")] != "TOTAL")
+        .map(|r| r.cells[t.col("gpu_ms")].parse::<f64>().expect("gpu_ms"))
+        .sum();
+    assert!((parts - ms("TOTAL")).abs() < 0.01, "{parts}");
+    let kernels_a_step = (ms("TOTAL") - ms("AllReduce / Communication")) / 8.0;
+    assert!((kernels_a_step - 8.50).abs() < 1e-9, "{kernels_a_step}");
+    let v = run_json(&scenario(
+        "validation/deepseek-r1-0528-b200x8-sglang-0.5.6-tp8-1k1k-c1.toml",
+    ));
+    let step = f(&v["serving"]["tpot_ms"]["p50"]);
+    let non_ar = step - f(&v["breakdown_by_op"]["allreduce"]);
+    assert!((non_ar - 6.909).abs() < 0.01, "{non_ar}");
+    let (trace_gap, row_gap) = (kernels_a_step - non_ar, 9.15 - step);
+    assert!((trace_gap - row_gap).abs() < 0.1, "{trace_gap} {row_gap}");
+}
