@@ -552,3 +552,5 @@ mod vllmmtp64;
 mod dsv4_64;
 // enginemem64 (issue #17): NCCL 2.27.3's communicator-init device pages (cuMem 2 MiB granules) against lines 54, 76 and 51.
 mod enginemem64;
+// b200host64 (issue #18): SGLang's bf16 flashinfer_trtllm MoE call on B200, its fixed part from flashinfer pull 4985.
+mod b200host64;

@@ -70,6 +70,21 @@
 //! charged a MoE layer (15.0 µs at 3 µs). `routingMainKernel`'s 11.0 is its average over every workload;
 //! the GEMMs (another shape: 32 local experts of 2,048) keep the template's bytes. Not charged: bf16 /
 //! NVFP4 experts under the same runner (other calls: the profile times neither), other GPUs.
+//!
+//! b200host64: the same runner with bf16 / fp16 experts (`trtllm_bf16_moe`: Qwen3-MoE / Qwen3-Next from
+//! SGLang 0.5.8, Qwen3.5-MoE from 0.5.9, `layers/moe/fused_moe_triton/layer.py` `FlashInferFusedMoE`). One
+//! whole-call table of it is in the stored text (`tests/data/trtllm-moe-b300.tsv`): flashinfer pull 4985's
+//! `bench_moe_deepseek.py` on one B300, DeepSeek-V3's shape at EP 8 (32 local experts), CUDA graphs, cold L2.
+//! Per touched local expert the call grows (157 − 51) ÷ (10 − 2) = 13.25 µs from 1 token (2 experts,
+//! 51 µs) to 8 (10 experts, 157 µs): 88.1 MB of bf16 weights an expert at 6.65 TB/s, the streaming the
+//! template already charges at its own rate. The line's intercept, 51 − 2 × 13.25 =
+//! [`TRTLLM_BF16_CALL_FIXED_US`] = 24.5 µs, is the call's fixed part: routing, the two GEMMs' latency,
+//! finalize (the 2- and 4-token rows, 79 and 117 µs, lie on the line within 2 %: 77.5, 117.25).
+//! tpsim counts the triton call's six kernels in its place, so a MoE layer is charged 24.5 − 6 × the
+//! template's per-kernel cost (6.5 µs at 3 µs). Applied on SM 10.0 (B200) with the B300's figure (the same Blackwell kernels;
+//! no B200 table read: assumed). The same table's TRT-LLM NVFP4 call has a fixed part of
+//! 26 − 2 × (64 − 26) ÷ 8 = 16.5 µs with its activation quantization, below what tpsim counts for it
+//! (six call kernels and the quantization): no charge, as b200sg63 left it.
 
 use crate::scenario::{EngineKind, Scenario, accel::GpuVendor};
 use tpsim_model::llm::{LayerWork, WeightDtype};
@@ -106,6 +121,28 @@ pub const TRTLLM_FP8_FIXED_KERNELS_US_SM100: f64 = 11.0 + 3.6 + 6.8 + 5.6;
 
 /// Kernels of the triton call tpsim counts in place of those four: top-k, align, SiLU-and-mul, the sum.
 pub const TRTLLM_FIXED_KERNELS_COUNTED: u32 = 4;
+
+/// b200host64: the fixed part of FlashInfer's TRT-LLM bf16 MoE call (`trtllm_bf16_moe`), µs: the intercept
+/// of flashinfer pull 4985's B300 latencies against the local experts touched, through its 1-token row
+/// (2 experts, 51 µs) and 8-token row (10 experts, 157 µs): 51 − 2 × (157 − 51) ÷ 8 (module doc).
+pub const TRTLLM_BF16_CALL_FIXED_US: f64 = 51.0 - 2.0 * (157.0 - 51.0) / (10.0 - 2.0);
+
+/// b200host64: what the `flashinfer_trtllm` call with bf16 / fp16 experts costs a MoE layer on SM 10.0
+/// over the template's per-kernel cost `kernel_overhead_us` for the [`FUSED_MOE_CALL_KERNELS`] kernels
+/// tpsim counts in its place, µs; 0 for other layers, runners, formats and GPUs (module doc).
+fn trtllm_bf16_us(s: &Scenario, l: &LayerWork, experts: WeightDtype, kernel_overhead_us: f64) -> f64 {
+    let sm = tpsim_model::hw::sm_version(&s.hardware.gpu.compute_capability);
+    let applies = l.is_moe
+        && sm == 100
+        && s.hardware.accel.vendor == GpuVendor::Nvidia
+        && s.engine.moe_backend.as_deref() == Some("flashinfer_trtllm")
+        && matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16)
+        && s.engine.moe_a2a.is_none();
+    if !applies {
+        return 0.0;
+    }
+    (TRTLLM_BF16_CALL_FIXED_US - f64::from(FUSED_MOE_CALL_KERNELS) * kernel_overhead_us).max(0.0)
+}
 
 /// b200sg63: what SGLang's `flashinfer_trtllm` call on SM 10.0 with block-FP8 experts costs a MoE layer
 /// over the template's per-kernel cost `kernel_overhead_us` for the kernels counted in its place, µs;
@@ -151,7 +188,8 @@ pub fn kernel_us(sm: u32) -> Option<f64> {
 /// activation quantization kernels, block-FP8: 2), never below 0, plus [`untuned_bf16_us`]
 /// (SM 9.0, 10.0) for bf16 / fp16 experts under `engine.moe_tuned_config = false`; under SGLang's
 /// `flashinfer_trtllm` runner on SM 10.0 with block-FP8 experts the TRT-LLM call's fixed kernels
-/// (b200sg63); 0 outside the module doc's calls. h200_63: under vLLM the untuned charge only where
+/// (b200sg63), with bf16 / fp16 experts the bf16 call's fixed part (b200host64); 0 outside the module
+/// doc's calls. h200_63: under vLLM the untuned charge only where
 /// the call's tokens `m` are at most the rank's experts `e` (`scenario::vllm_moe_configs`: vLLM's
 /// default is the measured 16 × 32 × 64 tile at M ≤ E only).
 pub fn extra_us(
@@ -168,7 +206,10 @@ pub fn extra_us(
     let format = matches!(experts, WeightDtype::Bf16 | WeightDtype::Fp16 | WeightDtype::Fp8);
     let per_kernel = match kernel_us(sm) {
         Some(k) if l.is_moe && nvidia && triton && format && s.engine.moe_a2a.is_none() => k,
-        _ => return trtllm_fp8_us(s, l, experts, kernel_overhead_us),
+        _ => {
+            return trtllm_fp8_us(s, l, experts, kernel_overhead_us)
+                + trtllm_bf16_us(s, l, experts, kernel_overhead_us);
+        }
     };
     let routed_quant = l.ffn_quant_kernels.saturating_sub(l.shared_quant_kernels);
     let kernels = FUSED_MOE_CALL_KERNELS + routed_quant;
@@ -390,6 +431,41 @@ mod tests {
             "version = \"0.5.8\"\n",
         );
         assert_eq!(bf16.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
-        assert!(extra_of(&bf16, 0).abs() < 1e-12, "{}", extra_of(&bf16, 0));
+        assert!(
+            trtllm_fp8_us(
+                &bf16,
+                &bf16.model.forward_pass(8, 2).layers[0],
+                WeightDtype::Bf16,
+                3.0
+            )
+            .abs()
+                < 1e-12
+        );
+    }
+
+    /// b200host64: the bf16 TRT-LLM call's charge. By hand: 51 − 2 × (157 − 51) ÷ 8 = 24.5 µs, less
+    /// 6 × 3 µs = 6.5 µs a MoE layer for Qwen3-Next bf16 under SGLang 0.5.8 on B200 (`flashinfer_trtllm` by
+    /// SGLang's rule); nothing on H200 with the runner named (SM 9.0), nothing for DeepSeek-V3's block
+    /// FP8 (the FP8 call's own 15.0 only), nothing at a per-kernel cost of 5 µs (6 × 5 > 24.5).
+    #[test]
+    fn trtllm_bf16_call_charges_its_fixed_part_on_sm100_only() {
+        assert!((TRTLLM_BF16_CALL_FIXED_US - 24.5).abs() < 1e-12);
+        let v = "version = \"0.5.8\"\n";
+        let b200 = scenario("b200-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 2, v);
+        assert_eq!(b200.engine.moe_backend.as_deref(), Some("flashinfer_trtllm"));
+        assert!((extra_of(&b200, 0) - 6.5).abs() < 1e-9, "{}", extra_of(&b200, 0));
+        let l = b200.model.forward_pass(8, 2).layers[0];
+        assert!(extra_us(&b200, &l, WeightDtype::Bf16, 5.0, 8, 512).abs() < 1e-12);
+        let named = format!("{v}moe_backend = \"flashinfer_trtllm\"\n");
+        let h200 = scenario("h200-8x-nvlink", "qwen3-next-80b-a3b", "sglang", 2, &named);
+        assert!(extra_of(&h200, 0).abs() < 1e-12, "{}", extra_of(&h200, 0));
+        let ds = scenario(
+            "b200-8x-nvlink",
+            "deepseek-v3",
+            "sglang",
+            8,
+            "version = \"0.5.6.post1\"\n",
+        );
+        assert!((extra_of(&ds, 3) - 15.0).abs() < 1e-9, "{}", extra_of(&ds, 3));
     }
 }
