@@ -546,3 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
+// sm120fp4_64 (issue #18): vLLM 0.16-0.19's NVFP4 dense MLP on SM 12.x: FlashInfer's CUTLASS FP4 GEMM walk (flashinfer PR 3026's RTX 5090 table) and scaled_fp4_quant.
+mod sm120fp4_64;
