@@ -44,8 +44,10 @@
 //!
 //! Scope: vLLM 0.16–0.19, SM 12.x, a dense (non-MoE) layer whose MLP is NVFP4 (gated:
 //! `gate_up_proj` + `down_proj`). Not modelled: NVFP4 attention projections, shared experts and
-//! routed experts (their own kernels), SGLang's NVFP4 linear path, vLLM after 0.19 (FlashInfer with
-//! PR 3026's kernel or b12x).
+//! routed experts (their own kernels), vLLM after 0.19 (FlashInfer with PR 3026's kernel or b12x),
+//! SGLang: 0.5.9 runs the same kernel (`modelopt_quant.py` `ModelOptFp4LinearMethod.apply`:
+//! `fp4_quantize`, then `fp4_gemm` under `--fp4-gemm-backend` default `flashinfer_cutlass`) with no
+//! quantization fused, but no dense NVFP4 SGLang row on SM 12.0 checks it, so it is not wired.
 
 use crate::scenario::{EngineKind, Scenario};
 use tpsim_model::compute::ComputeRates;
