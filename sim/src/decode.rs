@@ -15,6 +15,7 @@ mod memory;
 pub mod moe_a2a; // issue #17 point 1 (ep): DeepEP's memory and volumes
 pub(crate) mod passes;
 pub use passes::PrefillKernels;
+pub use passes::sm120_fp4; // sm120fp4_64: the SM 12.x NVFP4 dense GEMM model, for the tests
 // Issue #17 point 1 (vllmdp): the MoE exchange of vLLM DP on a MoE model, for the tests.
 pub use passes::vllm_dp::{
     MoeExchange, exchange_bytes as vllm_dp_exchange_bytes, moe_rows as vllm_dp_moe_rows,

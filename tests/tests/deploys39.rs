@@ -188,18 +188,21 @@ fn every_deploys39_row_is_compared() {
     }
 }
 
-/// The measured step (C ÷ tok/s) against tpsim's, file by file: on the two dense checkpoints tpsim's step
-/// is short at every concurrency and the gap grows with the batch (Gemma 14.93 − 13.19 = 1.74 ms at c 1 to
-/// 35.82 − 29.17 = 6.65 ms at c 128; the 27B 0.72 to 6.76 ms); on the 122B MoE tpsim's is long at every
-/// concurrency (1.34 ms at c 1 to 8.61 at c 128), deploys38's MiniMax pattern
-/// (`throughput_rows::DEPLOYS39_DENSE_MISS`, `DEPLOYS39_MOE_MISS`). Holds the signs and tpsim's c 128 step
-/// (± 0.3 ms; 29.17, 30.18, 48.09 ms when written) so that a change to these costs shows here first.
+/// The measured step (C ÷ tok/s) against tpsim's, file by file. On the two dense checkpoints the gap
+/// grows with the batch: since sm120fp4_64 (FlashInfer's SM120 CUTLASS FP4 GEMM walk and
+/// `scaled_fp4_quant`, `passes::sm120_fp4`) tpsim's step is long at c 1 and short at c 128 (Gemma
+/// 14.93 − 16.68 = −1.75 ms at c 1 to 35.82 − 32.86 = +2.96 ms at c 128; the 27B −2.54 to +3.44 ms;
+/// before it, short throughout: 1.74 → 6.65 and 0.72 → 6.76 ms); on the 122B MoE tpsim's is long at
+/// every concurrency (1.34 ms at c 1 to 8.61 at c 128), deploys38's MiniMax pattern
+/// (`throughput_rows::DEPLOYS39_MOE_MISS`). Holds the signs, the dense gaps' growth (over 4 ms from c 1
+/// to c 128) and tpsim's c 128 step (± 0.3 ms; 32.86, 33.50, 48.09 ms) so that a change to these costs
+/// shows here first.
 #[test]
 fn step_gap_by_file() {
     let step = |c: u32, tok_s: f64| f64::from(c) / tok_s * 1000.0;
     // By hand from the stated figures: 128 / 3573.86, 128 / 3464.62, 128 / 3241.98 tok/s.
     let measured_c128 = [35.815, 36.945, 39.482];
-    for ((rf, tpsim_c128), m128) in FILES.iter().zip([29.17, 30.18, 48.09]).zip(measured_c128) {
+    for ((rf, tpsim_c128), m128) in FILES.iter().zip([32.86, 33.50, 48.09]).zip(measured_c128) {
         assert!((step(128, rf.stated[3]) - m128).abs() < 0.005, "{}", rf.model);
         let dense = rf.model != "Qwen3.5-122B-A10B";
         let mut gaps = Vec::new();
@@ -216,8 +219,8 @@ fn step_gap_by_file() {
             gaps.push(measured - tpsim);
         }
         if dense {
-            assert!(gaps.iter().all(|g| *g > 0.0), "{}: {gaps:?}", rf.model);
-            assert!(gaps[3] > 3.0 * gaps[0], "{}: {gaps:?}", rf.model);
+            assert!(gaps[0] < 0.0 && gaps[3] > 0.0, "{}: {gaps:?}", rf.model);
+            assert!(gaps[3] - gaps[0] > 4.0, "{}: {gaps:?}", rf.model);
         } else {
             assert!(gaps.iter().all(|g| *g < 0.0), "{}: {gaps:?}", rf.model);
         }

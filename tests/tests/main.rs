@@ -554,3 +554,5 @@ mod dsv4_64;
 mod enginemem64;
 // b200host64 (issue #18): SGLang's bf16 flashinfer_trtllm MoE call on B200, its fixed part from flashinfer pull 4985.
 mod b200host64;
+// sm120fp4_64 (issue #18): vLLM 0.16-0.19's NVFP4 dense MLP on SM 12.x: FlashInfer's CUTLASS FP4 GEMM walk (flashinfer PR 3026's RTX 5090 table) and scaled_fp4_quant.
+mod sm120fp4_64;

@@ -1020,23 +1020,8 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "MiniMax-M2.5 NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 128 (Visual-Synthesizer 2026-04-07)",
         DEPLOYS38_LARGE_BATCH_MISS,
     ),
-    // deploys39: tests/tests/deploys39.rs (the same box's vLLM nightly Gemma-4-31B / Qwen3.5 NVFP4 files).
-    (
-        "Gemma-4-31B NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 8 (Visual-Synthesizer 2026-04-07)",
-        DEPLOYS39_DENSE_MISS,
-    ),
-    (
-        "Gemma-4-31B NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 32 (Visual-Synthesizer 2026-04-07)",
-        DEPLOYS39_DENSE_MISS,
-    ),
-    (
-        "Gemma-4-31B NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 128 (Visual-Synthesizer 2026-04-07)",
-        DEPLOYS39_DENSE_MISS,
-    ),
-    (
-        "Qwen3.5-27B NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 128 (Visual-Synthesizer 2026-04-07)",
-        DEPLOYS39_DENSE_MISS,
-    ),
+    // deploys39: tests/tests/deploys39.rs (the same box's vLLM nightly Gemma-4-31B / Qwen3.5 NVFP4 files;
+    // the dense rows within since sm120fp4_64).
     (
         "Qwen3.5-122B-A10B NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 32 (Visual-Synthesizer 2026-04-07)",
         DEPLOYS39_MOE_MISS,
@@ -1051,9 +1036,6 @@ const DEPLOYS34_IOG_BURST_MISS: &str = "deploys34: at 32 req/s the 200 prompts a
 
 /// Why tpsim misses Visual-Synthesizer's 2× RTX PRO 6000 MiniMax NVFP4 rows at large batch (deploys38).
 const DEPLOYS38_LARGE_BATCH_MISS: &str = "deploys38: MiniMax NVFP4 (M2.7 under SGLang b12x, M2.5 under a vLLM 0.19.1rc1 nightly) on 2x RTX PRO 6000 behind one PLX Gen5 switch, TP 2, ctx 0: within at c 1 and 8 (-15.7 to -1.3 %), tpsim slow from c 32 (SGLang -19.8 % within, vLLM -29.5 %) to c 128 (SGLang -21.1 %, vLLM -35.3 %). The measured step grows x2.69 (SGLang) and x1.92 (vLLM) from c 8 to c 128, tpsim's x3.37 and x2.96 (deploys38::step_growth_from_c8_to_c128); at vLLM c 128 the measured step is 38.1 ms where tpsim's MoE alone is 48.7 ms of 58.9 (the uniform-routing union of 128 tokens x 8 picks, 256 x (1 - (248/256)^128) = 251.6 of 256 experts a layer, of 63.1 GB of NVFP4 experts a GPU read at 80 % of 1.79 TB/s). Lead: benchmark_sglang.py sends the same chat request on every stream, so the C answers run near-identical tokens and route to fewer distinct experts than tpsim's uniform-routing union (model.routing_skew not set: no measured skew for this prompt); the vLLM figure is also the client's tokens / wall where SGLang's is the server's gauge. Not located, not fitted";
-
-/// Why tpsim is fast on Visual-Synthesizer's dense NVFP4 rows (Gemma-4-31B, Qwen3.5-27B) from c 8 (deploys39).
-const DEPLOYS39_DENSE_MISS: &str = "deploys39: Gemma-4-31B and Qwen3.5-27B NVFP4 under a vLLM 0.19.1rc1 nightly on 2x RTX PRO 6000 behind one PLX Gen5 switch, TP 2, ctx 0: tpsim fast throughout, Gemma +13.2 / +20.2 / +24.9 / +22.8 % and the 27B +6.1 / +18.9 / +10.8 / +22.4 % at c 1 / 8 / 32 / 128. Measured step (C / tok/s) Gemma 14.93 / 16.92 / 21.23 / 35.82 ms against tpsim's 13.19 / 14.07 / 17.00 / 29.17, the 27B 12.43 / 15.12 / 17.95 / 36.94 against 11.71 / 12.72 / 16.20 / 30.18: the gap grows with the batch (Gemma 1.7 to 6.7 ms). tpsim's NVFP4 MLP is flat from c 1 to c 128 (Gemma 4.58 ms, the 27B 3.89: weight streaming), its attention grows (TRITON_ATTN, Gemma 6.98 -> 19.10 ms, the 27B's Gated DeltaNet + gated attention 6.26 -> 20.86). Leads: the W4A4 NVFP4 dense GEMM on SM 12.0 at 8-128 rows (CUTLASS / FlashInfer FP4 tiles, the activation's scaled_fp4_quant before each NVFP4 linear: no NVFP4 activation-quant kernel is counted, llm::act_quant covers block FP8 only); TRITON_ATTN on Gemma 4's 256 / 512-wide heads; the checkpoints, not stated (layouts assumed: NVIDIA's, attention bf16). At c 128 each stream's answer reached 820-845 tokens in the 30 s window (a mean context near 480 tokens against tpsim's 582: 70 + 1,024 / 2), so a longer real context does not explain the gap there. Not located, not fitted";
 
 /// Why tpsim is slow on Visual-Synthesizer's Qwen3.5-122B-A10B NVFP4 row at c 32 (deploys39).
 const DEPLOYS39_MOE_MISS: &str = "deploys39: Qwen3.5-122B-A10B NVFP4 (no MTP) under a vLLM 0.19.1rc1 nightly on the same 2x RTX PRO 6000 PLX box, TP 2, ctx 0: -13.2 / -9.9 / -22.2 / -17.9 % at c 1 / 8 / 32 / 128, deploys38's MiniMax pattern (DEPLOYS38_LARGE_BATCH_MISS) on a second MoE. Measured step 8.81 / 13.91 / 21.74 / 39.48 ms against tpsim's 10.15 / 15.44 / 27.95 / 48.09; tpsim's MoE 5.29 / 9.71 / 19.17 / 27.04 ms, the uniform-routing union of 256 x (1 - (248/256)^C) experts a layer (163.3 of 256 at c 32, 251.6 at c 128) of 32.6 GB of NVFP4 experts a GPU (48 layers x 256 x 3 x 3,072 x 1,024 x 0.5625 B / 2). Leads: the bench sends one chat request on every stream, so the answers route to fewer distinct experts than uniform routing touches (no measured skew, model.routing_skew not set); the checkpoint (the MTP run's .cmd loads a compressed-tensors export, nvidia's modelopt layout assumed). Not located, not fitted";

@@ -31,6 +31,7 @@ mod sgl_mla_kv_b; // ttft63: SGLang 0.5.6.x's MLA extend projects through kv_b_p
 mod sgl_prefill_launch; // pcglaunch18: SGLang's extend launches per layer, eager and piecewise
 mod sgl_qwen3_next; // qwen3next: SGLang's Qwen3-Next shared-expert and output-gate kernels
 mod sgl_triton_split; // tritonsplit54: SGLang's Triton split-KV decode: splits, partials, stage 2, serial tiles
+pub mod sm120_fp4; // sm120fp4_64: vLLM 0.16-0.19's NVFP4 dense MLP on SM 12.x: FlashInfer CUTLASS FP4 GEMM walk, scaled_fp4_quant
 mod splitkv; // splitkv49: FlashAttention 3 / 2 split-KV decode (vLLM FLASH_ATTN, SGLang fa3): combine launch, serial tiles
 pub(crate) mod tp_net; // issue #17 point 4: the TP allreduce across boxes
 mod triton_split; // longctx18: vLLM TRITON_ATTN's split-KV decode: reduce, serial tiles, 0.12-0.13 sliding reads
@@ -1477,6 +1478,15 @@ impl<'a> Builder<'a> {
         );
         backend_fixed_us += call_extra;
         let t_ffn = t_ffn + Duration::from_us_f64(call_extra);
+        // sm120fp4_64: vLLM's W4A4 NVFP4 dense MLP on SM 12.x (`passes::sm120_fp4`): the CUTLASS FP4
+        // GEMMs' CTA walk beyond the weight stream and the `scaled_fp4_quant` kernels.
+        let t_ffn = if sm120_fp4::applies(self.s, pass.model, l) {
+            let sms = self.s.hardware.gpu.sm_count;
+            let f = sm120_fp4::dense(pass.model, l, tokens, &self.rates, sms);
+            t_ffn + Duration::from_us_f64(f.gemm_extra_us) + self.quant_time(f.quant_bytes, f.quant_kernels)
+        } else {
+            t_ffn
+        };
         // sgldualstream: SGLang's shared experts on a second CUDA stream (`passes::sgl_dual_stream`).
         let core = sgl_dual_stream::SerialFfn {
             time: t_ffn,
