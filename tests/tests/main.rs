@@ -546,3 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
+// presets64 (issue #17): Qwen's FP8 releases of bundled models (Qwen3-8B/4B, Qwen3-VL-32B, Qwen3-Coder-Next, Qwen3.6-35B-A3B/27B), counts and KV by hand.
+mod presets64;
