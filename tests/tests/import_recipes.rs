@@ -355,14 +355,17 @@ fn flags_gone_from_the_release_are_refused_with_argparse_text() {
 
 /// Checkpoints no bundled preset describes (exit 2 listing the presets; for the families helpers):
 /// DeepSeek-R1-0528 (29: no public copy of its config.json found to compare with DeepSeek-R1's),
-/// Ring-1T-FP8 (38), Qwen3-8B-FP8 (53); at vLLM 0.11.0, where their flags pass,
-/// CodeLlama-13b (49) and RedHatAI's Llama-3.1-8B FP8 (54, in a locally built vLLM image).
+/// Ring-1T-FP8 (38); at vLLM 0.11.0, where their flags pass, CodeLlama-13b (49) and RedHatAI's
+/// Llama-3.1-8B FP8 (54, in a locally built vLLM image). Qwen3-8B-FP8 (53) imports since presets64's
+/// `qwen3-8b-fp8`, read by the last component of its path: tp 1, context 8,000.
 #[test]
 fn checkpoints_without_a_preset_are_named() {
+    let (s, _, t) = imported(53, &on("rtx-5090-2x-no-p2p"));
+    assert!(has(&t, "preset = \"qwen3-8b-fp8\""), "{t}");
+    assert_eq!(s.engine.tp, 1);
     for (n, hw, model) in [
         (29, "h200-8x-nvlink", "deepseek-ai/DeepSeek-R1-0528"),
         (38, "h200-8x-nvlink", "inclusionAI/Ring-1T-FP8"),
-        (53, "rtx-5090-2x-no-p2p", "/mnt/llms/models/Qwen/Qwen3-8B-FP8"),
     ] {
         let e = refused(n, &on(hw));
         assert!(

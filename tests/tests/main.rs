@@ -556,3 +556,5 @@ mod enginemem64;
 mod b200host64;
 // sm120fp4_64 (issue #18): vLLM 0.16-0.19's NVFP4 dense MLP on SM 12.x: FlashInfer's CUTLASS FP4 GEMM walk (flashinfer PR 3026's RTX 5090 table) and scaled_fp4_quant.
 mod sm120fp4_64;
+// presets64 (issue #17): Qwen's FP8 releases of bundled models (Qwen3-8B/4B, Qwen3-VL-32B, Qwen3-Coder-Next, Qwen3.6-35B-A3B/27B), counts and KV by hand.
+mod presets64;
