@@ -946,6 +946,10 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx",
         crate::deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx,
     ),
+    (
+        "deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx_batch",
+        crate::deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx_batch,
+    ),
 ];
 
 /// The figures the README and the book state.
