@@ -546,5 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
-// deploys40 (issue #18): rtx6kpro's Kimi-K2.6 INT4 decode matrix on 8× RTX PRO 6000 (patched vLLM of April 2026, TP 8, DCP 1, no MTP): twelve out-of-sample rows.
+// deploys40 (issue #18): rtx6kpro's Kimi-K2.6 INT4 decode matrix on 8× RTX PRO 6000 (patched vLLM of April 2026, TP 8, DCP 1, no MTP): eighteen out-of-sample rows.
 mod deploys40;
