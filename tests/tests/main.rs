@@ -558,3 +558,5 @@ mod b200host64;
 mod sm120fp4_64;
 // presets64 (issue #17): Qwen's FP8 releases of bundled models (Qwen3-8B/4B, Qwen3-VL-32B, Qwen3-Coder-Next, Qwen3.6-35B-A3B/27B), counts and KV by hand.
 mod presets64;
+// deploys40 (issue #18): rtx6kpro's Kimi-K2.6 INT4 decode matrix on 8× RTX PRO 6000 (patched vLLM of April 2026, TP 8, DCP 1, no MTP): eighteen out-of-sample rows.
+mod deploys40;

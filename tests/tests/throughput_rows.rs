@@ -1026,6 +1026,15 @@ pub(crate) const KNOWN_MISSES: &[(&str, &str)] = &[
         "Qwen3.5-122B-A10B NVFP4, vLLM 0.19.1rc1, 2× RTX PRO 6000 (PLX switch) TP 2, c 32 (Visual-Synthesizer 2026-04-07)",
         DEPLOYS39_MOE_MISS,
     ),
+    // deploys40: tests/tests/deploys40.rs (Kimi-K2.6 INT4 on 8× RTX PRO 6000, patched vLLM of April 2026, TP 8 DCP 1).
+    (
+        "Kimi-K2.6 INT4 experts, vLLM (Apr 2026, patched), 8× RTX PRO 6000 TP 8 DCP 1, ctx 0 c 64 (rtx6kpro 2026-04-24)",
+        DEPLOYS40_KIMI_LARGE_BATCH_MISS,
+    ),
+    (
+        "Kimi-K2.6 INT4 experts, vLLM (Apr 2026, patched), 8× RTX PRO 6000 TP 8 DCP 1, ctx 0 c 128 (rtx6kpro 2026-04-24)",
+        DEPLOYS40_KIMI_LARGE_BATCH_MISS,
+    ),
 ];
 
 /// Why tpsim misses the IOG Foundation's RTX 4090 TP files at 1 and 4 requests a second (deploys34).
@@ -1039,6 +1048,9 @@ const DEPLOYS38_LARGE_BATCH_MISS: &str = "deploys38: MiniMax NVFP4 (M2.7 under S
 
 /// Why tpsim is slow on Visual-Synthesizer's Qwen3.5-122B-A10B NVFP4 row at c 32 (deploys39).
 const DEPLOYS39_MOE_MISS: &str = "deploys39: Qwen3.5-122B-A10B NVFP4 (no MTP) under a vLLM 0.19.1rc1 nightly on the same 2x RTX PRO 6000 PLX box, TP 2, ctx 0: -13.2 / -9.9 / -22.2 / -17.9 % at c 1 / 8 / 32 / 128, deploys38's MiniMax pattern (DEPLOYS38_LARGE_BATCH_MISS) on a second MoE. Measured step 8.81 / 13.91 / 21.74 / 39.48 ms against tpsim's 10.15 / 15.44 / 27.95 / 48.09; tpsim's MoE 5.29 / 9.71 / 19.17 / 27.04 ms, the uniform-routing union of 256 x (1 - (248/256)^C) experts a layer (163.3 of 256 at c 32, 251.6 at c 128) of 32.6 GB of NVFP4 experts a GPU (48 layers x 256 x 3 x 3,072 x 1,024 x 0.5625 B / 2). Leads: the bench sends one chat request on every stream, so the answers route to fewer distinct experts than uniform routing touches (no measured skew, model.routing_skew not set); the checkpoint (the MTP run's .cmd loads a compressed-tensors export, nvidia's modelopt layout assumed). Not located, not fitted";
+
+/// Why tpsim is slow on the rtx6kpro Kimi-K2.6 DCP 1 rows at 64 and 128 streams (deploys40).
+const DEPLOYS40_KIMI_LARGE_BATCH_MISS: &str = "deploys40: Kimi-K2.6 (native INT4 experts) under a patched vLLM of April 2026 on 8x RTX PRO 6000, TP 8, DCP 1, no MTP, ctx 0: within from c 1 to c 32 (-18.4 / -10.1 / -1.4 / +8.5 / +12.5 / -10.4 %), slow at c 64 (-22.5 %: 1082.8 against 1398.0 tok/s) and c 128 (-27.4 %: 1570.9 against 2164.7). Measured step 45.78 / 59.13 ms against tpsim's 59.11 / 80.05 (moe 39.16 / 48.91 ms, allreduce on NCCL 14.49 / 25.15 ms). Leads: the launch's VLLM_ENABLE_PCIE_ALLREDUCE=1, the patch stack's PCIe custom allreduce, which upstream vLLM (and tpsim) does not run on more than two PCIe GPUs (tpsim's one-shot custom allreduce instead is +30.0 % at c 1: deploys40::allreduce_brackets_the_single_stream_row); fused_marlin_moe on SM 12.0, no timing bundled (tpsim streams the INT4 experts at SM 9.0's 0.520 of the op class's efficiency); the box, not named for this matrix (Festr's dual-Turin direct-attach assumed). Not located, not fitted";
 
 /// Why tpsim misses the IOG Foundation's 2× H100 PCIe files at 4 requests a second (deploys35).
 const DEPLOYS35_H100_4QPS_MISS: &str = "deploys35: newdeploys15's 2x H100 PCIe class (IOG_70B_H100_PCIE_MISS) between its 1 and 8 req/s rows. Median TPOT (measured / tpsim, ms): 70.19 / 49.16 (R1-Distill-Llama-70B, 16 bits), 69.83 / 48.69 (Meta-Llama-3-70B), 39.92 / 26.26 (Nemotron-70B FP8-dynamic). Split by the files' median ITL (57.42, 56.99, 39.77 ms) against tpsim's (48.28, 48.02, 26.02): the step is short by 9.1, 9.0 and 13.8 ms, and the 16-bit files' TPOT carries a further 12.8 ms of stalls over their ITL that tpsim cannot have (it runs 43-46 requests at most, no preemption, its pool half used, median TTFT 77-80 ms; the files' median TTFT is 210 / 172 ms but their p90 9.8 / 2.6 s: those runs queued, as if the real KV pool were smaller than the assumed gpu_memory_utilization 0.95 leaves). The FP8 file has no queue (median TTFT 66.7 ms, TPOT = ITL within 0.4 %), so its +52.0 % is the step alone: 39.8 ms against tpsim's 26.0 at its 27 running at most; the same model's gap is 6.8 ms at 1 req/s (31.95 / 25.12, tpsim 11 running at most), 13.7 ms here and 15.7 ms at 8 req/s (43.59 / 27.90, 54 running): vLLM 0.8.5's FP8 step grows with the batch faster than tpsim's (the per-token activation quant and cutlass scaled_mm at M 16-64, not read here). Not located, not fitted";
@@ -1543,6 +1555,10 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
         let deploys39 = crate::deploys39::DEPLOYS39_SOURCES
             .iter()
             .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
+        // tests/tests/deploys40.rs (deploys40: rtx6kpro's Kimi-K2.6 DCP 1 matrix on 8× RTX PRO 6000, patched vLLM)
+        let deploys40 = crate::deploys40::DEPLOYS40_SOURCES
+            .iter()
+            .any(|(src, model)| r.source.starts_with(src) && r.model == *model);
         assert!(
             qwen35
                 || breadth
@@ -1584,6 +1600,7 @@ fn every_row_is_compared_or_skipped_with_a_reason() {
                 || deploys37
                 || deploys38
                 || deploys39
+                || deploys40
                 || compared.contains(&key)
                 || skipped.contains(&key),
             "throughput.tsv row neither compared nor skipped: {} | {} | {} | {}",

@@ -938,6 +938,18 @@ const ROW_TESTS: &[(&str, fn())] = &[
         "deploys39::validation_plx_pro6000_x2_vllm_0_19_1_qwen35_122b_nvfp4",
         crate::deploys39::validation_plx_pro6000_x2_vllm_0_19_1_qwen35_122b_nvfp4,
     ),
+    (
+        "deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_ctx0",
+        crate::deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_ctx0,
+    ),
+    (
+        "deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx",
+        crate::deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx,
+    ),
+    (
+        "deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx_batch",
+        crate::deploys40::validation_festr_pro6000_x8_vllm_kimi_k26_dcp1_long_ctx_batch,
+    ),
 ];
 
 /// The figures the README and the book state.
@@ -1053,6 +1065,8 @@ fn gpu_of(label: &str) -> &'static str {
 /// The model family of a row, read from the start of its label. Panics on a label it cannot place.
 fn family_of(label: &str) -> &'static str {
     const FAMILIES: &[(&str, &str)] = &[
+        // deploys40: rtx6kpro's Kimi-K2.6 rows (Kimi-K2.5's network, native INT4 experts).
+        ("Kimi-K2.6", "Kimi-K2.6 (MLA MoE, INT4 experts)"),
         // deploys36: club-3090's Qwen3.6-35B-A3B rows (the qwen3.5-35b-a3b preset's shape, alias).
         ("Qwen3.6-35B", "Qwen3.6-35B-A3B (hybrid MoE)"),
         // deploys37: club-3090's Agents-A1 rows (Qwen3.6-35B-A3B's geometry, the same preset).
