@@ -560,3 +560,5 @@ mod sm120fp4_64;
 mod presets64;
 // deploys40 (issue #18): rtx6kpro's Kimi-K2.6 INT4 decode matrix on 8× RTX PRO 6000 (patched vLLM of April 2026, TP 8, DCP 1, no MTP): eighteen out-of-sample rows.
 mod deploys40;
+// ttft64 (issue #18): vLLM's async scheduling holds a request that arrives during a step for one step.
+mod ttft64;
