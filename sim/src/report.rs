@@ -948,8 +948,14 @@ fn engine_warnings(s: &Scenario) -> Vec<String> {
     // (`allreduce_default`, autoar) is the stock engine's behaviour.
     if s.engine.allreduce == AllreduceBackend::Custom && s.engine.allreduce_default.is_none() {
         if tp > 2 && !s.hardware.gpu.nvlink {
+            // Both engines' `custom_all_reduce.py` (SGLang 0.5.9, vLLM 0.19.0): "Custom allreduce is
+            // disabled because it's not supported on more than two PCIe-only GPUs."
+            let engine = match s.engine.kind {
+                crate::scenario::EngineKind::Sglang => "SGLang",
+                crate::scenario::EngineKind::Vllm => "vLLM",
+            };
             w.push(format!(
-                "stock SGLang disables its custom allreduce on more than two PCIe-only GPUs (tp = {tp}); this \
+                "stock {engine} disables its custom allreduce on more than two PCIe-only GPUs (tp = {tp}); this \
                  models a local patch that forces it on"
             ));
         }

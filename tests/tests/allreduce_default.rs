@@ -243,4 +243,25 @@ fn the_local_patch_warning_is_only_for_a_stated_custom_allreduce() {
     let o = crate::common::tpsim(&["run", &stated]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains(WARN) || o.stderr.contains(WARN), "{}", o.stdout);
+    let both = format!("{}{}", o.stdout, o.stderr);
+    assert!(
+        both.contains("stock SGLang disables its custom allreduce"),
+        "{both}"
+    );
+    // The same rule under vLLM names vLLM (`custom_all_reduce.py`, 0.19.0: "not supported on more than
+    // two PCIe-only GPUs"); it said "SGLang" for every engine until stop 64.
+    let vllm = write(
+        "rtx-pro-6000-8x-1switch",
+        "vllm",
+        4,
+        "allreduce = \"custom\"\n",
+        "patch-stated-vllm",
+    );
+    let o = crate::common::tpsim(&["run", &vllm]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let both = format!("{}{}", o.stdout, o.stderr);
+    assert!(
+        both.contains("stock vLLM disables its custom allreduce on more than two PCIe-only GPUs (tp = 4)"),
+        "{both}"
+    );
 }
