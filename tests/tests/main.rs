@@ -546,3 +546,5 @@ mod h200_63;
 mod b200sg63;
 // mi300x63 (issue #18): the DeepSeek-V3.1 8× MI300X SGLang 0.5.7 gap located: it follows the prompt tokens a decode step prefills, and at c 1 the decode context.
 mod mi300x63;
+// speed64 (issue #8 speed): the serving loop's hot paths (power-of-two page division, decode samples recorded in runs) give the figures the slower code gave.
+mod speed64;
