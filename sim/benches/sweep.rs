@@ -5,7 +5,8 @@
 //! seconds" on two cores. Collective outcomes (`comm`) and iteration shape costs
 //! (`decode::shape_cache`) are cached for the whole process, so iterations after the first measure
 //! a sweep's steady state (every shape cached); a cold `tpsim sweep` process builds each shape
-//! once more: time it with `/usr/bin/time` (book/src/sweep.md, sweepfast).
+//! once more: time it with `/usr/bin/time` (book/src/sweep.md, sweepfast). speed64 adds a 16-point
+//! MoE grid (DeepSeek-R1 under SGLang on 8× H200), whose points are dominated by the serving loop.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::PathBuf;
@@ -40,6 +41,22 @@ fn bench(c: &mut Criterion) {
     }
     g.bench_function("seed_1000_points_2_threads", |b| {
         b.iter(|| big.run(None, 2, &|| ()).expect("sweep"))
+    });
+    // speed64: a MoE grid, where the serving loop rather than shape building dominates (640
+    // requests of 819–1,024 + 819–1,024 tokens per point): DeepSeek-R1 FP8 under SGLang 0.5.7 on
+    // 8× H200, concurrency 16/32/64/128 × nccl/custom × mem_fraction_static 0.82/0.86.
+    let moe_file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/validation/deepseek-r1-fp8-h200x8-sglang-tp8-c64.toml");
+    let moe_sets = [
+        "workload.concurrency=16,32,64,128",
+        "engine.allreduce=nccl,custom",
+        "engine.mem_fraction_static=0.82,0.86",
+    ]
+    .map(String::from);
+    let moe = Sweep::new(&moe_file, &moe_sets, &[]).expect("bundled scenario");
+    assert_eq!(moe.len(), 16);
+    g.bench_function("deepseek_r1_sglang_h200_16_points_2_threads", |b| {
+        b.iter(|| moe.run(None, 2, &|| ()).expect("sweep"))
     });
     g.finish();
 }

@@ -263,7 +263,8 @@ pub fn capacity(s: &Scenario, over: Over, targets: &[Target]) -> Result<Capacity
     search(over, targets, |x| {
         let sx = at_load(s, over, x);
         let p = crate::decode::predict_with(&sx, false)?;
-        let r = crate::report::build(&sx, &p);
+        // speed64: a search point never reads the report's fitted constants.
+        let r = crate::report::build_with(&sx, &p, false);
         if r.throughput.is_none() {
             return Ok(Point {
                 x,

@@ -257,7 +257,8 @@ pub fn measure(path: &Path) -> Result<Metrics, RegressError> {
         file: path.display().to_string(),
         source,
     })?;
-    Ok(metrics(&report::build(&s, &p)))
+    // speed64: the metrics never read the report's fitted constants.
+    Ok(metrics(&report::build_with(&s, &p, false)))
 }
 
 /// Every file the scenarios under `root` are read from (scenario files, presets, profiles, …).

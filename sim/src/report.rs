@@ -365,6 +365,15 @@ pub struct Floor {
 
 /// Builds the report object.
 pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
+    build_with(s, p, true)
+}
+
+/// [`build`], with `fitted_constants` left empty unless `fitted` is true. Finding which fitted
+/// constants the collectives read simulates every collective of the prediction again under each
+/// perturbed parameter ([`crate::decode::passes::Costs::params_used`]): 38 % of a sweep point's CPU
+/// (speed64, `perf` of a DeepSeek-R1 SGLang grid), spent for a field that sweep rows, regression
+/// metrics, capacity searches and interval figures never read. Every other field is [`build`]'s.
+pub fn build_with(s: &Scenario, p: &Prediction, fitted: bool) -> RunReport {
     let m = &p.main;
     let c = running(s, p);
     let (verdict, error) = engine_verdict(s, p);
@@ -416,7 +425,7 @@ pub fn build(s: &Scenario, p: &Prediction) -> RunReport {
         collectives: collectives(s, p, c, &fp1),
         spec: spec_report(s, p, decodes),
         floor: floor(s, p, weights, per_pass, decodes.then(|| m.tpot_ms())),
-        fitted_constants: fitted_used(s, p),
+        fitted_constants: if fitted { fitted_used(s, p) } else { Vec::new() },
         model_checks: model_checks(s),
         slo: s.slo.as_ref().filter(|_| serves).map(|slo| SloReport {
             objectives: slo.clone(),

@@ -562,3 +562,5 @@ mod presets64;
 mod deploys40;
 // ttft64 (issue #18): vLLM's async scheduling holds a request that arrives during a step for one step.
 mod ttft64;
+// speed64 (issue #8 speed): the serving loop's hot paths (power-of-two page division, decode samples recorded in runs) give the figures the slower code gave.
+mod speed64;

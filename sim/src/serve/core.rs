@@ -1202,6 +1202,16 @@ fn refuse_head(core: &mut Core, m: &mut Measured) -> bool {
     true
 }
 
+/// Records `k` decode samples of inter-token gap `gap` and per-token time `per_token` (ps) in the
+/// ITL and token-time histograms ([`apply`]'s runs of equal samples).
+#[inline]
+fn record_run(m: &mut Measured, run: Option<(u64, u64, u64)>) {
+    if let Some((gap, per_token, k)) = run {
+        m.itl.record_n(Duration::from_ps(gap), k);
+        m.token_time.record_n(Duration::from_ps(per_token), k);
+    }
+}
+
 /// Applies what one group's iteration produced at `core.now`: tokens to its decodes and extends,
 /// speculative reservations trimmed, finished requests released. Returns the requests finished.
 fn apply(
@@ -1223,6 +1233,10 @@ fn apply(
         });
     }
     let mut finished_any = false;
+    // speed64: the requests of one decode mostly share their gap (all decoded at the last step), so
+    // equal (gap, per-token time) samples are counted in a run and recorded once with their count:
+    // a histogram keeps only counts and exact sums, so the result is that of recording each.
+    let mut run: Option<(u64, u64, u64)> = None;
     for (i, &g) in got_buf.iter().enumerate() {
         let id = core.batch.decode[i];
         let r = &mut core.reqs[id as usize];
@@ -1234,15 +1248,21 @@ fn apply(
         r.produced += got;
         m.decode_tokens += u64::from(got);
         m.request_iterations += 1;
-        let gap = Duration::from_ps(now - r.last_at);
-        m.itl.record(gap);
-        m.token_time
-            .record(Duration::from_ps((now - r.last_at) / u64::from(got)));
+        let gap = now - r.last_at;
+        let per_token = gap / u64::from(got);
+        run = match run {
+            Some((g0, t0, k)) if g0 == gap && t0 == per_token => Some((g0, t0, k + 1)),
+            prev => {
+                record_run(m, prev);
+                Some((gap, per_token, 1))
+            }
+        };
         r.last_at = now;
         if r.produced >= r.output {
             finished_any = true;
         }
     }
+    record_run(m, run);
     // Extends: a request whose every known token is now computed samples one.
     for i in 0..core.batch.extend.len() {
         let (id, tokens) = core.batch.extend[i];
