@@ -562,3 +562,5 @@ mod presets64;
 mod deploys40;
 // ttft64 (issue #18): vLLM's async scheduling holds a request that arrives during a step for one step.
 mod ttft64;
+// cmdsurvey64 (issue #17): launch-command survey rows 253-272 (2026); a shell prompt, SGLang's --dcp-size.
+mod cmdsurvey64;
