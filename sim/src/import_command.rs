@@ -307,8 +307,29 @@ fn stdbuf_end(words: &[String], from: usize) -> usize {
     i
 }
 
+/// cmdsurvey64 (sglang issue 23265, `~$ sglang serve --model-path "MiniMaxAI/MiniMax-M2.7" …`): a
+/// terminal's prompt copied in front of the command. Bash's default prompt `\u@\h:\w\$` ends in `$`,
+/// or `#` for root (Bash manual, "Controlling the Prompt": `\$` "If the effective uid is 0, #,
+/// otherwise $"): a first word ending so (`$`, `~$`, `user@host:~/dir$`, `root@host:/#`), with no
+/// `=` or quote in it, is that prompt, not a program.
+fn is_prompt(w: &str) -> bool {
+    let Some(head) = w.strip_suffix('$').or_else(|| w.strip_suffix('#')) else {
+        return false;
+    };
+    !head.contains(['=', '\'', '"', '$']) && !head.starts_with('-')
+}
+
 /// The launch in one command's words, if it is one.
 fn launch(words: &[String]) -> Result<Option<Launch>, String> {
+    if let Some(p) = words.first().filter(|w| words.len() > 1 && is_prompt(w)) {
+        let mut l = launch(&words[1..])?;
+        if let Some(l) = l.as_mut() {
+            l.notes.push(format!(
+                "`{p}` in front of the program is a shell prompt copied with the command, left out"
+            ));
+        }
+        return Ok(l);
+    }
     let mut env = BTreeMap::new();
     let mut i = 0;
     // `env K=V …`, `sudo -E`, and assignments in front of the program.

@@ -327,7 +327,9 @@ pub(crate) fn keys(l: Launch, version: Option<&str>, model_from: &ModelFrom) -> 
         if f.name == "--compilation-config" && compilation_config(&mut out, f)? {
             continue;
         }
-        let Some((flag, key, kind, negated)) = flags::key_of(f) else {
+        let Some((flag, key, kind, negated)) =
+            flags::key_of(f).filter(|&(flag, ..)| !(sglang && flags::VLLM_ONLY.contains(&flag)))
+        else {
             out.extra.extend(f.written.iter().cloned());
             continue;
         };

@@ -170,6 +170,11 @@ pub const KEYS: &[(&str, &str, Kind)] = &[
     ("--enable-ep-moe", "ep_size", Kind::Special),
 ];
 
+/// cmdsurvey64: [`KEYS`] flags that set a vLLM-only key although an SGLang release lists the same
+/// name (`scenario::extra_args::VLLM_ONLY`: SGLang's own `--dcp-size`): for SGLang they stay in
+/// `engine.extra_args`.
+pub use crate::scenario::extra_args::VLLM_ONLY;
+
 /// Flags that place the ranks on nodes (`engine_args_nodes`): the box and its cluster come from
 /// `--hardware` / `--from`, so these are left out with a note.
 pub const DROPPED: &[&str] = &[

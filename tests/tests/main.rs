@@ -564,3 +564,5 @@ mod deploys40;
 mod ttft64;
 // speed64 (issue #8 speed): the serving loop's hot paths (power-of-two page division, decode samples recorded in runs) give the figures the slower code gave.
 mod speed64;
+// cmdsurvey64 (issue #17): launch-command survey rows 253-272 (2026); a shell prompt, SGLang's --dcp-size.
+mod cmdsurvey64;

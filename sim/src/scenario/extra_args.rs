@@ -271,6 +271,14 @@ const PLAIN_LOAD_FORMATS: &[&str] = &[
     "runai_streamer",
 ];
 
+/// cmdsurvey64 (sglang issue 34260, Kimi-K3 with `--dcp-size 8`): flags of `KEYED` whose key is
+/// vLLM's although an SGLang release lists the same name. SGLang 0.5.15 – 0.5.23 define their own
+/// `--dcp-size|--decode-context-parallel-size` (`server_args.py` field `dcp_size`, "The decode context
+/// parallelism size."), which tpsim does not model: in an SGLang scenario the flag is an extra
+/// argument, accepted by the engine and warned about, not vLLM's `engine.dcp_size` (which
+/// `scenario::dcp` refuses for SGLang as "not an SGLang option").
+pub const VLLM_ONLY: &[&str] = &["--decode-context-parallel-size"];
+
 /// Splits `args` into flags, checks each against `list` (engine `kind`) and classifies it. `Err`
 /// holds the message (the caller names the key).
 pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<ExtraArg>, String> {
@@ -292,6 +300,7 @@ pub fn check(kind: EngineKind, list: &FlagList, args: &[String]) -> Result<Vec<E
         }
         let keyed = KEYED
             .iter()
+            .filter(|(k, _)| !(kind == EngineKind::Sglang && VLLM_ONLY.contains(k)))
             .find(|(k, _)| *k == f.name || Some(*k) == positive.as_deref());
         if let Some((_, key)) = keyed {
             return Err(format!(
