@@ -562,3 +562,5 @@ mod presets64;
 mod deploys40;
 // ttft64 (issue #18): vLLM's async scheduling holds a request that arrives during a step for one step.
 mod ttft64;
+// hwpresets64 (issue #17 point 4): presets for 8x A100 SXM4 NVSwitch (80/40 GB), 2x/4x H200 NVL bridged, 1x GH200 96 GB.
+mod hwpresets64;
