@@ -50,8 +50,9 @@ fn every_bundled_pcie_preset_round_trips_through_its_matrix() {
     // rtx-pro-6000-max-q-8x-kvm-xeon-8468v and shm57's rtx-5090-8x-dual-turin-p2p-aikitoria, stop 60
     // deploys36's rtx-5090-2x-ryzen-9950x3d-gen5x8); NVLink or an xGMI mesh on
     // every pair in the 12 others (B200, GB200, H100 SXM, H200 (one box and two), H20, the bridged
-    // H100 NVL / H100 PCIe / RTX A6000 pairs, MI300X, MI325X, MI355X).
-    assert_eq!((done.len(), nvlink.len()), (59, 12), "{nvlink:?}");
+    // H100 NVL / H100 PCIe / RTX A6000 pairs, MI300X, MI325X, MI355X); hwpresets64 added four NVLink
+    // boxes (8x A100 SXM4 80 / 40 GB on NVSwitch, 2x / 4x H200 NVL bridged) and one GPU (gh200-1x).
+    assert_eq!((done.len(), nvlink.len()), (60, 16), "{nvlink:?}");
     assert!(
         done.contains(&"rtx-pro-6000-8x-3switch-trpro-hierarchy"),
         "{done:?}"

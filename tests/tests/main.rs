@@ -566,3 +566,5 @@ mod ttft64;
 mod speed64;
 // cmdsurvey64 (issue #17): launch-command survey rows 253-272 (2026); a shell prompt, SGLang's --dcp-size.
 mod cmdsurvey64;
+// hwpresets64 (issue #17 point 4): presets for 8x A100 SXM4 NVSwitch (80/40 GB), 2x/4x H200 NVL bridged, 1x GH200 96 GB.
+mod hwpresets64;
