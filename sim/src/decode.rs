@@ -499,11 +499,6 @@ impl serve::IterationCosts for Shapes<'_, '_> {
         let e = &self.b.scenario().engine;
         e.kind == crate::scenario::EngineKind::Sglang && e.overlap_schedule && !self.spec
     }
-    /// ttft64: vLLM's async scheduling (`serve::vllm_async`), from the resolved engine settings.
-    fn vllm_async(&self) -> Option<bool> {
-        let e = &self.b.scenario().engine;
-        serve::vllm_async::schedule_ahead(e.kind, &e.release().version, e.async_scheduling, e.pp, self.spec)
-    }
     fn first_token_delay(&self, prefill: (usize, Duration), next: (usize, Duration)) -> Duration {
         if !self.sglang_overlap() {
             return Duration::ZERO;

@@ -560,8 +560,6 @@ mod sm120fp4_64;
 mod presets64;
 // deploys40 (issue #18): rtx6kpro's Kimi-K2.6 INT4 decode matrix on 8× RTX PRO 6000 (patched vLLM of April 2026, TP 8, DCP 1, no MTP): eighteen out-of-sample rows.
 mod deploys40;
-// ttft64 (issue #18): vLLM's async scheduling holds a request that arrives during a step for one step.
-mod ttft64;
 // speed64 (issue #8 speed): the serving loop's hot paths (power-of-two page division, decode samples recorded in runs) give the figures the slower code gave.
 mod speed64;
 // cmdsurvey64 (issue #17): launch-command survey rows 253-272 (2026); a shell prompt, SGLang's --dcp-size.

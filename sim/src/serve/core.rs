@@ -159,16 +159,6 @@ pub trait IterationCosts {
     fn sglang_overlap(&self) -> bool {
         false
     }
-    /// ttft64: vLLM V1 with async scheduling (`--async-scheduling`, on by default from 0.14) at
-    /// pipeline parallel 1: the engine core schedules step K + 1 before it blocks on step K's result
-    /// (`v1/engine/core.py` `step_with_batch_queue`, a batch queue of `max_concurrent_batches` = 2),
-    /// so a request that reaches it while a step runs is scheduled one step later, as under SGLang's
-    /// overlap loop (`serve::vllm_async`). `Some(true)` where the release also runs the decode
-    /// after the one in which the last running requests reached their `max_tokens` (before
-    /// 0.12.0), `Some(false)` where it skips it, `None`: synchronous (the default).
-    fn vllm_async(&self) -> Option<bool> {
-        None
-    }
 }
 
 /// One busy group's part of a SUM_LEN DP-attention step ([`IterationCosts::dp_sum_len`]):
@@ -838,11 +828,7 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
     // round follows a step) is seen one step later (`held`, with its group); after a decode that
     // left nothing running the GPU runs that decode once more (`tail`, its time) before anything
     // that arrived meanwhile (`hold_until`).
-    // ttft64: vLLM's async scheduling holds arrivals the same way (`serve::vllm_async`); it runs the
-    // trailing decode only before 0.12.0.
-    let vllm_async = costs.vllm_async();
-    let overlap = costs.sglang_overlap() || vllm_async.is_some();
-    let wasted_tail = costs.sglang_overlap() || vllm_async == Some(true);
+    let overlap = costs.sglang_overlap();
     let mut stepped = false;
     let mut tail: Option<u64> = None;
     let mut hold_until = 0u64;
@@ -1056,7 +1042,7 @@ pub fn run<I: Iterator<Item = RequestSpec>, S: Scheduler>(
         m.shape_runs[shape] += 1;
         now += dt.as_ps();
         stepped = true;
-        tail = (st.decode > 0 && wasted_tail).then_some(dt.as_ps());
+        tail = (st.decode > 0).then_some(dt.as_ps());
         if st.decode == 0 {
             m.prefill_iterations += 1;
             m.prefill_time += dt.as_ps();

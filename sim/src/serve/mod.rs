@@ -30,7 +30,6 @@ pub mod sglang_front; // sglfront60: SGLang's request path outside the scheduler
 pub mod sglang_release; // sched54: SGLang's admission and retraction rules by release
 pub mod stats;
 pub mod vllm;
-pub mod vllm_async; // ttft64: vLLM's async scheduling holds an arrival one step
 pub mod vllm_front; // vllmttft61: vLLM's microbatch tokenizer wait and tokenization
 
 use crate::decode::{DecodeError, MemoryPlan};
