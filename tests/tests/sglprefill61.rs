@@ -99,7 +99,10 @@ fn sglprefill61_qwen3_coder_next_pays_the_eager_chain() {
     ));
     let p50 = f(&v["serving"]["ttft_ms"]["p50"]);
     let trtllm_bf16_ms = 48.0 * 6.5e-3;
-    assert!((p50 - (44.12 + added_ms + trtllm_bf16_ms)).abs() < 0.05, "p50 TTFT {p50:.3} ms");
+    assert!(
+        (p50 - (44.12 + added_ms + trtllm_bf16_ms)).abs() < 0.05,
+        "p50 TTFT {p50:.3} ms"
+    );
     let (stat, measured) = stated_ttft(226);
     assert_eq!((stat, measured), ("p50", 168.09));
     assert!(p50 / measured < 0.8, "still a known miss: {:.3}", p50 / measured);
