@@ -23,7 +23,7 @@
 //!
 //! The GEMM (tests/data/nvfp4-gemm-sm120.tsv): FlashInfer PR 3026's RTX 5090 table times the SM120
 //! CUTLASS FP4 GEMM before and after its TRT-LLM port; the "before" kernel is the one vLLM 0.19's
-//! backend ran ([assumed] from the dates: flashinfer issue 3013 of 2026-04-08, "Using FlashInfer
+//! backend ran (\[assumed\] from the dates: flashinfer issue 3013 of 2026-04-08, "Using FlashInfer
 //! CUTLASS Backend for vLLM is Slow on SM120/121", opened the day after deploys39's bench). Its times
 //! are flat in M (M 1 and 64 agree within 1 %) and grow with K almost independently of N: at N = 896
 //! (7 CTAs) 7.41 µs at K 1,024 and 25.41 µs at K 5,120, where 5120 × 5120 reaches only 0.45 TB/s of
@@ -37,10 +37,10 @@
 //! rows, nothing fitted to any throughput row: mean |error| 3.7 %, from −7.1 % to +21.9 %
 //! (`sm120fp4_64::gemm_model_against_pr3026`). The GEMM costs `max(stream, t)`: where tpsim's
 //! weight stream is slower, nothing changes. Applied at M ≤ 128 (one 128-row tile; the table stops
-//! at M 64, [assumed] flat to the tile's height) and CTAs ≤ SMs (the table's largest is 64 CTAs; the
+//! at M 64, \[assumed\] flat to the tile's height) and CTAs ≤ SMs (the table's largest is 64 CTAs; the
 //! gate_up projections here reach 168 of 188 — an extrapolation, said in the book); larger passes
 //! (prefill chunks) keep the template's cost. The RTX PRO 6000 is taken to walk as fast as the RTX
-//! 5090 (same GB202 die) [assumed].
+//! 5090 (same GB202 die) \[assumed\].
 //!
 //! Scope: vLLM 0.16–0.19, SM 12.x, a dense (non-MoE) layer whose MLP is NVFP4 (gated:
 //! `gate_up_proj` + `down_proj`). Not modelled: NVFP4 attention projections, shared experts and
@@ -66,7 +66,7 @@ pub const CTA_SLOWDOWN: f64 = 0.0085;
 
 /// The CUTLASS SM120 FP4 tile's M and N, rows and columns: every SM120 tile of FlashInfer 0.7.4
 /// (`jit/gemm/core.py`, "SM120/121 tile configurations", after PR 3026) has CTA M 128 or 256, with N
-/// from 32 to 256; the kernel before the port is taken at 128 × 128 [assumed].
+/// from 32 to 256; the kernel before the port is taken at 128 × 128 \[assumed\].
 pub const TILE: u64 = 128;
 
 /// Bytes of one NVFP4 activation scale (fp8 e4m3, `scaled_fp4_quant`), per [`NVFP4_GROUP`] elements.
