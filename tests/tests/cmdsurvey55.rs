@@ -141,6 +141,42 @@ pub(crate) fn class_counts(rows: &[Row]) -> [usize; 8] {
     ]
 }
 
+/// Issue #17 point 6, for the surveys from cmdsurvey63 on: every row of `rows` whose outcome is ok,
+/// imported and printed back by `tpsim engine-args`, must carry only flags its simulated release defines
+/// and does not deprecate (checked against the list file by `engine_args_versions`' own reader).
+/// vLLM's `-O<n>` is the release's own shorthand: 0.11's `FlexibleArgumentParser.parse_args` rewrites
+/// it to `-O.level=<n>` before argparse runs (`vllm/utils/__init__.py`), which the list file (argparse's
+/// names) cannot show. Returns the rows checked, in order.
+pub(crate) fn rows_printed_back_with_only_their_releases_flags(rows: &[Row]) -> Vec<u32> {
+    use crate::engine_args_versions::{kinds, unknown_or_deprecated};
+    let mut checked = Vec::new();
+    for r in rows.iter().filter(|r| r.expected == "ok") {
+        let i = build::import(&r.command, &options(r)).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
+        let p = Path::new("imported.toml");
+        let s = tpsim::scenario::load_str(&i.text, p).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
+        let raw = tpsim::scenario::parse_toml(&i.text, p).expect("parses");
+        let c = tpsim::engine_args::command(&s, &raw, &i.text).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
+        let list = tpsim::engine_args_versions::list_for(c.engine, &c.version).expect("a list");
+        let vllm = c.engine == EngineKind::Vllm;
+        let args: Vec<String> = c
+            .args
+            .iter()
+            .filter(|a| !(vllm && a.strip_prefix("-O").is_some_and(|l| l.parse::<u8>().is_ok())))
+            .cloned()
+            .collect();
+        let bad = unknown_or_deprecated(&args, usize::from(vllm), &kinds(&list.file()));
+        assert!(
+            bad.is_empty(),
+            "row {} at {}: {bad:?} in {:?}",
+            r.n,
+            c.version,
+            c.args
+        );
+        checked.push(r.n);
+    }
+    checked
+}
+
 pub(crate) fn row(n: u32) -> Row {
     rows().into_iter().find(|r| r.n == n).expect("row")
 }

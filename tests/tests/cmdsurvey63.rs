@@ -8,13 +8,13 @@
 //! `tpsim engine-args` prints back, for every row that imports, only flags the release defines
 //! (issue #17 point 6).
 
-use crate::cmdsurvey55::{class_counts, has_line, on, options, row, survey_rows};
-use crate::engine_args_versions::{kinds, unknown_or_deprecated};
+use crate::cmdsurvey55::{
+    class_counts, has_line, on, options, row, rows_printed_back_with_only_their_releases_flags, survey_rows,
+};
 use std::path::Path;
 use tpsim::engine_args;
-use tpsim::engine_args_versions::list_for;
 use tpsim::import_command_build as build;
-use tpsim::scenario::{self, EngineKind};
+use tpsim::scenario;
 
 /// Rows 233–252, each naming its source and dated; the classes the book counts: 4 ok (233, 241,
 /// 242, 247), 11 no preset (235, 237, 239, 240, 243, 244, 245, 248 – 251), 2 refused by the release
@@ -75,29 +75,11 @@ fn stdbuf_in_front_of_the_engine_is_read_through() {
 /// and 247 at tpsim's current vLLM; 240 at 0.19.0 since presets64's `qwen3.6-35b-a3b-fp8`).
 #[test]
 fn engine_args_prints_back_only_the_releases_flags() {
-    let mut checked = Vec::new();
-    for r in survey_rows(233..=252, |_| false)
-        .iter()
-        .filter(|r| r.expected == "ok")
-    {
-        let i = build::import(&r.command, &options(r)).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
-        let p = Path::new("imported.toml");
-        let s = scenario::load_str(&i.text, p).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
-        let raw = scenario::parse_toml(&i.text, p).expect("parses");
-        let c = engine_args::command(&s, &raw, &i.text).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
-        let list = list_for(c.engine, &c.version).expect("a list");
-        let positional = usize::from(c.engine == EngineKind::Vllm);
-        let bad = unknown_or_deprecated(&c.args, positional, &kinds(&list.file()));
-        assert!(
-            bad.is_empty(),
-            "row {} at {}: {bad:?} in {:?}",
-            r.n,
-            c.version,
-            c.args
-        );
-        checked.push(r.n);
-    }
-    assert_eq!(checked, [233, 240, 241, 242, 247]);
+    let rows = survey_rows(233..=252, |_| false);
+    assert_eq!(
+        rows_printed_back_with_only_their_releases_flags(&rows),
+        [233, 240, 241, 242, 247]
+    );
 }
 
 /// The survey's option set for row `n`, at SGLang `version` (the later releases its users move to).

@@ -7,13 +7,12 @@
 //! prompt copied in front of the program; SGLang's own `--dcp-size`), and checks that `tpsim
 //! engine-args` prints back, for every row that imports, only flags the release defines.
 
-use crate::cmdsurvey55::{class_counts, has_line, on, options, row, survey_rows};
-use crate::engine_args_versions::{kinds, unknown_or_deprecated};
+use crate::cmdsurvey55::{
+    class_counts, has_line, on, options, row, rows_printed_back_with_only_their_releases_flags, survey_rows,
+};
 use std::path::Path;
-use tpsim::engine_args;
-use tpsim::engine_args_versions::list_for;
 use tpsim::import_command_build as build;
-use tpsim::scenario::{self, EngineKind};
+use tpsim::scenario;
 
 /// Rows 253–272, each naming its source and dated but for 271 (a comment of vllm issue 48602 whose
 /// date was not read; its date column says so). The classes the book counts: 3 ok (253, 254, 272),
@@ -137,39 +136,9 @@ fn sglangs_own_dcp_size_stays_an_extra_argument() {
 /// 0.5.9, 254 at vLLM 0.11.2, 272 at SGLang 0.5.19; 254's `-O3` is taken as vLLM 0.11's parser takes it).
 #[test]
 fn engine_args_prints_back_only_the_releases_flags() {
-    let mut checked = Vec::new();
-    for r in survey_rows(253..=272, |r| r.n == 271)
-        .iter()
-        .filter(|r| r.expected == "ok")
-    {
-        let i = build::import(&r.command, &options(r)).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
-        let p = Path::new("imported.toml");
-        let s = scenario::load_str(&i.text, p).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
-        let raw = scenario::parse_toml(&i.text, p).expect("parses");
-        let c = engine_args::command(&s, &raw, &i.text).unwrap_or_else(|e| panic!("row {}: {e}", r.n));
-        let list = list_for(c.engine, &c.version).expect("a list");
-        let positional = usize::from(c.engine == EngineKind::Vllm);
-        // vLLM 0.11's `FlexibleArgumentParser.parse_args` rewrites `-O3` to `-O.level=3` before
-        // argparse runs (`vllm/utils/__init__.py`, "-O.level={level}"): row 254's `-O3` is the
-        // release's, which the list file (argparse's names) cannot show.
-        let args: Vec<String> = c
-            .args
-            .iter()
-            .filter(|a| {
-                !(c.engine == EngineKind::Vllm
-                    && a.strip_prefix("-O").is_some_and(|l| l.parse::<u8>().is_ok()))
-            })
-            .cloned()
-            .collect();
-        let bad = unknown_or_deprecated(&args, positional, &kinds(&list.file()));
-        assert!(
-            bad.is_empty(),
-            "row {} at {}: {bad:?} in {:?}",
-            r.n,
-            c.version,
-            c.args
-        );
-        checked.push(r.n);
-    }
-    assert_eq!(checked, [253, 254, 272]);
+    let rows = survey_rows(253..=272, |r| r.n == 271);
+    assert_eq!(
+        rows_printed_back_with_only_their_releases_flags(&rows),
+        [253, 254, 272]
+    );
 }
