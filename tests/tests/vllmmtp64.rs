@@ -111,3 +111,16 @@ fn glm5_mtp_draft_under_vllm_0_16_is_sglangs() {
     let s = run_json(&p.display().to_string());
     assert_eq!(entry_bytes(&j, "draft weights"), entry_bytes(&s, "draft weights"));
 }
+
+/// Garbage in `engine.version` with a vLLM MTP draft: exit 2, naming the key and saying the release is
+/// unreadable (never a panic, never a run).
+#[test]
+fn an_unreadable_release_with_mtp_is_refused_by_name() {
+    let o = tpsim(&["run", &mimo("banana")]);
+    assert_eq!(o.code, 2, "{}", o.stdout);
+    assert!(
+        o.stderr.contains("engine.version `banana` is no release number"),
+        "{}",
+        o.stderr
+    );
+}

@@ -80,6 +80,11 @@ impl Resolver<'_> {
                 let module = super::vllm_mtp::module(target.arch);
                 if !module.is_some_and(|m| super::vllm_mtp::at_least(&version, m.since)) {
                     let why = match module {
+                        Some(_) if crate::engine_args_versions::release(&version).is_none() => format!(
+                            "engine.version `{version}` is no release number, so which vLLM maps an MTP module for \
+                             model type {} is unknown (give e.g. \"0.19.0\")",
+                            hf_text_model_type(target.arch)
+                        ),
                         Some(_) if qwen35 => format!(
                             "{} has no qwen3_5_mtp module: Qwen3.5's MTP arrives in vLLM {}.{}.0 \
                              (set engine.version)",
